@@ -1,0 +1,1030 @@
+"""The Powers game aggregate: commands validate against the current state, then record events.
+
+Every event carries its ``actor`` (``gm``, ``system`` or a power id) and its ``audience``
+(domain.visibility). Event bodies (the ``@event`` methods) only fold state: checks, dice,
+entropy and the clock happen in the commands, and their results go into the events.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from copy import deepcopy
+from datetime import datetime, timedelta
+from typing import Any
+
+from eventsourcing.domain import Aggregate, event
+
+from domain import visibility as vis
+from domain.dice import Roller, commitment, seal_difficulty
+from domain.errors import NotFound, RuleViolation
+from domain.ids import GM, SYSTEM
+from domain.powers import rules
+from domain.powers.state import (
+    ActionState, Asset, Consequence, Die, GameState, Pool, PoolAsset, PowerState, Reaction, Window,
+)
+
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "planning_hours": 72,
+    "resistance_hours": 24,
+    "critical_mode": "rolled",   # P-AMB-5
+    "multi_resist_mode": "sum",  # P-AMB-7
+}
+CONSEQUENCE_KINDS = ("lose_actions", "status", "disclose", "note")
+
+
+def canonical(data: Any) -> str:
+    """Canonical JSON, for digests that anyone can recompute."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def digest(data: Any) -> str:
+    """sha256 of canonical JSON."""
+    return hashlib.sha256(canonical(data).encode()).hexdigest()
+
+
+def _iso(moment: datetime) -> str:
+    if moment.tzinfo is None:
+        raise ValueError("times must be timezone-aware (UTC)")
+    return moment.isoformat()
+
+
+def _at(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def _pool_from(data: dict) -> Pool:
+    return Pool(
+        roll_no=data["roll_no"],
+        assets=[PoolAsset(**a) for a in data["assets"]],
+        dice=[Die(**d) for d in data["dice"]],
+        locked=data.get("locked", False),
+    )
+
+
+class Game(Aggregate):
+    """One game of Powers: its calendar, powers, assets, the month's actions, reactions and windows."""
+
+    class Event(Aggregate.Event):
+        """Base of every Game event: after the body folds, count it in its viewers' sequences."""
+
+        def apply(self, aggregate: Any) -> None:
+            super().apply(aggregate)
+            aggregate.state.count_seen(self.audience)
+
+    @event("GameCreated")
+    def __init__(self, name: str, gm_name: str, timezone: str, ruleset: str, rules_version: str,
+                 options: dict, months_per_season: int, actor: str, audience: list) -> None:
+        self.state = GameState(
+            name=name, gm_name=gm_name, timezone=timezone, ruleset=ruleset, rules_version=rules_version,
+            options={**DEFAULT_OPTIONS, **deepcopy(options)}, months_per_season=months_per_season,
+        )
+        self.state.count_seen(audience)
+
+    @classmethod
+    def start(cls, name: str, gm_name: str, timezone: str = "UTC", months_per_season: int = 2,
+              options: dict | None = None) -> Game:
+        """Create a game of Powers (GM-28: 2 or 3 months a season, default 2)."""
+        if not name.strip():
+            raise RuleViolation("a game needs a name", field="name")
+        _check_months(months_per_season)
+        unknown = set(options or {}) - set(DEFAULT_OPTIONS) - {"notify_resister_at"}
+        if unknown:
+            raise RuleViolation(f"unknown game option(s): {', '.join(sorted(unknown))}", field="options")
+        return cls(name=name.strip(), gm_name=gm_name, timezone=timezone, ruleset="powers",
+                   rules_version=rules.RULES_VERSION, options=dict(options or {}),
+                   months_per_season=months_per_season, actor=GM, audience=[vis.PUBLIC])
+
+    # ------------------------------------------------------------------ queries
+
+    def power(self, power_id: str) -> PowerState:
+        """The power, or NotFound."""
+        try:
+            return self.state.powers[power_id]
+        except KeyError:
+            raise NotFound(f"no power {power_id!r} in this game", field="power") from None
+
+    def action(self, action_id: str) -> ActionState:
+        """This month's action, or NotFound."""
+        try:
+            return self.state.actions[action_id]
+        except KeyError:
+            raise NotFound(f"no action {action_id!r} this month", field="action_id") from None
+
+    def open_window(self, kind: str) -> Window | None:
+        """The open window of this kind, if any."""
+        for w in self.state.windows.values():
+            if w.kind == kind and not w.closed:
+                return w
+        return None
+
+    def actions_of(self, power_id: str) -> list[ActionState]:
+        """A power's actions this month, in submission order."""
+        return sorted((a for a in self.state.actions.values() if a.power == power_id), key=lambda a: a.index)
+
+    def slots_used(self, power_id: str) -> tuple[int, int]:
+        """Actions used this month as (public, private), counting actions spent as assets (P-ASSET-2)."""
+        pub = priv = 0
+        for a in self.actions_of(power_id):
+            cost = 1 + a.extra_actions
+            if a.slot == "public":
+                pub += cost
+            else:
+                priv += cost
+        return pub, priv
+
+    def eligible_resisters(self, action: ActionState) -> list[str]:
+        """Powers that may resist this action: its targets, other than its owner (P-RES-1, GM-6)."""
+        if not action.resistible:
+            return []
+        return sorted(p for p in action.targets if p in self.state.powers and p != action.power)
+
+    def pending_resisters(self) -> list[str]:
+        """Eligible resisters of provisional actions that have neither reacted out nor waived (P-AMB-39)."""
+        pending = set()
+        for a in self.state.actions.values():
+            if a.status != "provisional":
+                continue
+            for p in self.eligible_resisters(a):
+                ps = self.state.powers[p]
+                if not ps.done_reacting and ps.reactions_used < ps.reaction_allowance:
+                    pending.add(p)
+        return sorted(pending)
+
+    def credential(self, token_hash: str) -> str | None:
+        """The principal (``gm`` or a power id) a token hash authenticates, if any."""
+        return self.state.credentials.get(token_hash)
+
+    # ------------------------------------------------------------------ setup
+
+    def issue_credential(self, principal: str, token_hash: str) -> None:
+        """Record the hash of a bearer token for the GM or a power (the token itself is never stored)."""
+        if principal != GM:
+            self.power(principal)
+        self._credential_issued(principal=principal, token_hash=token_hash, actor=SYSTEM, audience=[vis.SEALED])
+
+    @event("CredentialIssued")
+    def _credential_issued(self, principal: str, token_hash: str, actor: str, audience: list) -> None:
+        self.state.credentials[token_hash] = principal
+
+    def add_power(self, power_id: str, name: str, cls: str, subclass: str, options: dict | None = None) -> None:
+        """Add a power of any class and subclass, with its monthly quota (P-ACT-1)."""
+        options = dict(options or {})
+        if not name.strip():
+            raise RuleViolation("a power needs a name", field="name")
+        if any(p.name.lower() == name.strip().lower() for p in self.state.powers.values()):
+            raise RuleViolation(f"there is already a power named {name.strip()!r}", field="name")
+        rules.validate_power(cls, subclass, options)
+        q = rules.quota(subclass, options)
+        self._power_added(power_id=power_id, name=name.strip(), cls=cls, subclass=subclass, options=options,
+                          public=q.public, private=q.private, actor=GM, audience=[vis.PUBLIC])
+
+    @event("PowerAdded")
+    def _power_added(self, power_id: str, name: str, cls: str, subclass: str, options: dict, public: int,
+                     private: int, actor: str, audience: list) -> None:
+        self.state.powers[power_id] = PowerState(
+            id=power_id, name=name, cls=cls, subclass=subclass, options=deepcopy(options),
+            public=public, private=private,
+        )
+
+    def grant_asset(self, asset_id: str, power_id: str, name: str, cls: str, rank: int,
+                    assured: bool = False, critical: bool = False, novel: bool = False) -> None:
+        """Give a power an asset; granting an existing asset id to another power shares it (P-ASSET-5, 6)."""
+        self.power(power_id)
+        if cls not in rules.ASSET_CLASSES:
+            raise RuleViolation(
+                f"an asset's class is one of {', '.join(rules.ASSET_CLASSES)}; {cls!r} is not",
+                rule="P-ASSET-1", field="cls",
+            )
+        if not 1 <= rank <= 10:
+            raise RuleViolation("an asset's rank is between 1 and 10", rule="P-DICE-2", field="rank")
+        if cls == "skill" and name not in rules.SKILLS:
+            raise RuleViolation(
+                f"a skill is one of {', '.join(rules.SKILLS)}; {name!r} is not", rule="P-ASSET-3", field="name"
+            )
+        existing = self.state.assets.get(asset_id)
+        if existing is not None:
+            if power_id in existing.holders:
+                raise RuleViolation(f"{self.state.powers[power_id].name} already holds {existing.name!r}",
+                                    field="asset_id")
+            if cls in ("skill", "spell", "item", "consumable"):
+                raise RuleViolation(f"{cls}s cannot be shared between powers", rule="P-ASSET-8", field="asset_id")
+        audience = [vis.PUBLIC] if cls in rules.PUBLIC_ASSET_CLASSES else vis.powers([power_id])
+        self._asset_granted(asset_id=asset_id, power_id=power_id, name=name, cls=cls, rank=rank,
+                            assured=assured, critical=critical, novel=novel, actor=GM, audience=audience)
+
+    @event("AssetGranted")
+    def _asset_granted(self, asset_id: str, power_id: str, name: str, cls: str, rank: int, assured: bool,
+                       critical: bool, novel: bool, actor: str, audience: list) -> None:
+        existing = self.state.assets.get(asset_id)
+        if existing is None:
+            self.state.assets[asset_id] = Asset(id=asset_id, name=name, cls=cls, rank=rank, holders=[power_id],
+                                                assured=assured, critical=critical, novel=novel)
+        else:
+            existing.holders.append(power_id)
+
+    def set_months(self, months: int) -> None:
+        """GM-28: this season has 2 or 3 months, fixed before the final month's Battle closes."""
+        _check_months(months)
+        if self.state.month > months or (self.state.month == months and self.state.step == "cleanup"):
+            raise RuleViolation(f"month {self.state.month} has already begun; the season cannot be {months} months",
+                                rule="P-AMB-2", field="months")
+        self._months_set(months=months, actor=GM, audience=[vis.PUBLIC])
+
+    @event("SeasonLengthSet")
+    def _months_set(self, months: int, actor: str, audience: list) -> None:
+        self.state.months_per_season = months
+
+    # ------------------------------------------------------------------ calendar
+
+    def advance(self, now: datetime, seed: str, roller: Roller | None = None) -> str:
+        """Move to the next step of the calendar (P.1.1, P.1.2); returns the new step.
+
+        ``seed`` is fresh entropy from the caller, committed if a month begins.
+        """
+        s = self.state
+        step = s.step
+        if step == "setup":
+            if not s.powers:
+                raise RuleViolation("add at least one power before the game begins", rule="P.1.2")
+            self._begin_tidings(now)
+        elif step == "tidings":
+            self._begin_month(1, now, seed)
+        elif step == "planning":
+            self._close_planning(now, reason="gm advanced")
+        elif step == "resolution":
+            raise RuleViolation("resolve the month first: Resolution ends when the GM publishes it", rule="P.1.2")
+        elif step == "resistance":
+            w = self.open_window("resistance")
+            if w is not None:
+                raise RuleViolation(
+                    f"the resistance window is open until {w.closes_at}; close it first", rule="P-RES-2"
+                )
+        elif step == "battle":
+            self._seed_revealed(seed=s.seed, commitment=s.seed_commitment, season=s.season, month=s.month,
+                                actor=SYSTEM, audience=[vis.PUBLIC])
+            if s.month < s.months_per_season:
+                self._begin_month(s.month + 1, now, seed)
+            else:
+                self._step_began(step="cleanup", season=s.season, month=s.month, actor=GM, audience=[vis.PUBLIC])
+                self._cleanup_applied(actor=SYSTEM, audience=[vis.PUBLIC])
+        elif step == "cleanup":
+            self._begin_tidings(now)
+        return self.state.step
+
+    def _begin_tidings(self, now: datetime) -> None:
+        self._step_began(step="tidings", season=self.state.season + 1, month=0, actor=GM, audience=[vis.PUBLIC])
+
+    def _begin_month(self, month: int, now: datetime, seed: str) -> None:
+        bytes.fromhex(seed)
+        s = self.state
+        self._step_began(step="planning", season=s.season, month=month, actor=GM, audience=[vis.PUBLIC])
+        self._seed_sealed(seed=seed, actor=SYSTEM, audience=[vis.SEALED])
+        self._seed_committed(commitment=commitment(seed), season=s.season, month=month, actor=SYSTEM,
+                             audience=[vis.PUBLIC])
+        closes = now + timedelta(hours=float(s.options["planning_hours"]))
+        self._window_opened(window_id=f"s{s.season}m{month}-planning", kind="planning", opened_at=_iso(now),
+                            closes_at=_iso(closes), actor=SYSTEM, audience=[vis.PUBLIC])
+
+    @event("StepBegan")
+    def _step_began(self, step: str, season: int, month: int, actor: str, audience: list) -> None:
+        s = self.state
+        if step == "tidings" and season != s.season:
+            s.season_ledger = {}
+        if step == "planning":
+            s.actions = {}
+            s.reactions = {}
+            s.queue = []
+            s.resolved = False
+            for p in s.powers.values():
+                p.debt_this_month = p.debt_next_month
+                p.debt_next_month = 0
+                p.reactions_used = 0
+                p.done_reacting = False
+        s.step, s.season, s.month = step, season, month
+
+    @event("SeedSealed")
+    def _seed_sealed(self, seed: str, actor: str, audience: list) -> None:
+        self.state.seed = seed
+
+    @event("SeedCommitted")
+    def _seed_committed(self, commitment: str, season: int, month: int, actor: str, audience: list) -> None:
+        self.state.seed_commitment = commitment
+
+    @event("SeedRevealed")
+    def _seed_revealed(self, seed: str, commitment: str, season: int, month: int, actor: str,
+                       audience: list) -> None:
+        pass
+
+    @event("CleanupApplied")
+    def _cleanup_applied(self, actor: str, audience: list) -> None:
+        for p in self.state.powers.values():
+            # [003:310] Statuses tick down. Mana dissipates.
+            p.statuses = {k: v - 1 for k, v in p.statuses.items() if v - 1 > 0}
+            p.mana = {}
+
+    @event("WindowOpened")
+    def _window_opened(self, window_id: str, kind: str, opened_at: str, closes_at: str, actor: str,
+                       audience: list) -> None:
+        self.state.windows = {k: w for k, w in self.state.windows.items() if not w.closed}
+        self.state.windows[window_id] = Window(id=window_id, kind=kind, opened_at=opened_at, closes_at=closes_at)
+
+    @event("WindowClosed")
+    def _window_closed(self, window_id: str, reason: str, closed_at: str, actor: str, audience: list) -> None:
+        w = self.state.windows[window_id]
+        w.closed, w.reason, w.closed_at = True, reason, closed_at
+
+    # ------------------------------------------------------------------ planning
+
+    def _check_planning(self, now: datetime) -> None:
+        if self.state.step != "planning":
+            raise RuleViolation(f"actions are submitted during Planning; this is {self.state.step.title()}",
+                                rule="P.1.2")
+        w = self.open_window("planning")
+        if w is not None and now >= _at(w.closes_at):
+            raise RuleViolation(f"the Planning deadline passed at {w.closes_at}", rule="P.1.2", field="deadline")
+
+    def submit_action(self, power_id: str, action_id: str, title: str, *, now: datetime, roller: Roller,
+                      description: str = "", skill: str | None = None, slot: str = "private",
+                      location: str | None = None, targets: list[str] | None = None, resistible: bool = False,
+                      difficulty: int | None = None, assets: list[dict] | None = None, extra_actions: int = 0,
+                      convert: int | None = None, roll: bool = True, actor: str | None = None) -> None:
+        """Submit an action for this month (P-ACT-1); the server rolls its pool now (P-DICE-1..8).
+
+        With ``roll=False`` the action is only proposed, so the GM can set its difficulty
+        (openly or sealed) before the roll (GM-1, GM-2); roll it later with ``roll_action``.
+        """
+        self._check_planning(now)
+        ps = self.power(power_id)
+        if not title.strip():
+            raise RuleViolation("an action needs a title", field="title")
+        if skill is not None and skill not in rules.SKILLS:
+            raise RuleViolation(f"a skill is one of {', '.join(rules.SKILLS)}; {skill!r} is not",
+                                rule="P-ASSET-3", field="skill")
+        targets = list(targets or [])
+        for t in targets:
+            if t not in self.state.powers:
+                raise RuleViolation(f"no power {t!r} to target", field="targets")
+        if difficulty is not None and not 0 <= difficulty <= 50:
+            raise RuleViolation("a difficulty is a whole number from 0 to 50", rule="P-DICE-1", field="difficulty")
+        if action_id in self.state.actions:
+            raise RuleViolation(f"action {action_id!r} already exists", field="action_id")
+        extra = _check_extra(extra_actions)
+        used_pub, used_priv = self.slots_used(power_id)
+        rules.check_action_quota(ps.subclass, rules.Quota(ps.public, ps.private), ps.debt_this_month,
+                                 used_pub, used_priv, slot, 1 + (extra if roll else 0))
+        index = len(self.actions_of(power_id)) + 1
+        self._action_submitted(
+            action_id=action_id, power_id=power_id, index=index, title=title.strip(), description=description,
+            skill=skill, slot=slot, location=location, targets=targets, resistible=bool(resistible),
+            difficulty=difficulty, actor=actor or power_id, audience=vis.powers([power_id]),
+        )
+        if roll:
+            self.roll_action(action_id, now=now, roller=roller, assets=assets or [], extra_actions=extra,
+                             convert=convert, actor=actor)
+
+    @event("ActionSubmitted")
+    def _action_submitted(self, action_id: str, power_id: str, index: int, title: str, description: str,
+                          skill: str | None, slot: str, location: str | None, targets: list, resistible: bool,
+                          difficulty: int | None, actor: str, audience: list) -> None:
+        self.state.actions[action_id] = ActionState(
+            id=action_id, power=power_id, index=index, title=title, description=description, skill=skill,
+            slot=slot, location=location, targets=list(targets), resistible=resistible, difficulty=difficulty,
+        )
+        self.state.powers[power_id].commands += 1
+
+    def roll_action(self, action_id: str, *, now: datetime, roller: Roller, assets: list[dict],
+                    extra_actions: int = 0, convert: int | None = None, actor: str | None = None) -> None:
+        """Roll a submitted action's pool on the server (P-DICE-2); conversions may be locked now or later."""
+        self._check_planning(now)
+        a = self.action(action_id)
+        if a.pool is not None:
+            raise RuleViolation("this action has already been rolled; dice are never rerolled", rule="P-DICE-5",
+                                field="action_id")
+        if a.discarded:
+            raise RuleViolation("this action was discarded", rule="P-DICE-10", field="action_id")
+        ps = self.power(a.power)
+        extra = _check_extra(extra_actions)
+        if extra:
+            used_pub, used_priv = self.slots_used(a.power)
+            rules.check_action_quota(ps.subclass, rules.Quota(ps.public, ps.private), ps.debt_this_month,
+                                     used_pub, used_priv, a.slot, extra)
+        pool = self._build_pool(a.power, assets, skill_tag=a.skill, extra_actions=extra, roller=roller,
+                                is_reaction=False)
+        self._dice_rolled(action_id=action_id, extra_actions=extra, pool=pool, actor=actor or a.power,
+                          audience=vis.powers([a.power]))
+        if convert is not None:
+            self.lock_conversions(action_id, convert=convert, now=now, actor=actor)
+
+    def _build_pool(self, power_id: str, picks: list[dict], *, skill_tag: str | None, extra_actions: int,
+                    roller: Roller, is_reaction: bool, reacting_to_skill: str | None = None) -> dict:
+        chosen: list[tuple[Asset, str]] = []
+        for pick in picks:
+            asset_id = pick.get("asset_id")
+            mode = pick.get("mode", "normal")
+            asset = self.state.assets.get(asset_id)
+            if asset is None or power_id not in asset.holders:
+                rule = "P-RES-3" if is_reaction else "P-ASSET-1"
+                raise RuleViolation(
+                    f"{self.state.powers[power_id].name} holds no asset {asset_id!r}"
+                    + ("; a resister uses only its own assets" if is_reaction else ""),
+                    rule=rule, field="assets",
+                )
+            if any(asset.id == c.id for c, _ in chosen):
+                raise RuleViolation(f"{asset.name!r} is in the pool twice", rule="P-ASSET-1", field="assets")
+            if asset.used_up:
+                raise RuleViolation(f"{asset.name!r} has been used up", rule="P-ASSET-8", field="assets")
+            if mode == "both" or (pick.get("assured") and pick.get("critical")):
+                raise RuleViolation(
+                    f"{asset.name!r} is both assured and critical: choose one benefit, not both",
+                    rule="P-DICE-8", field="assets",
+                )
+            if pick.get("assured"):
+                mode = "assured"
+            elif pick.get("critical"):
+                mode = "critical"
+            rules.check_mode(mode, asset.name, asset.assured, asset.critical, asset.novel)
+            chosen.append((asset, mode))
+        rules.check_pool([(a.cls, a.name, m) for a, m in chosen], skill_tag, is_reaction=is_reaction,
+                         reacting_to_skill=reacting_to_skill)
+        pool_assets = [
+            {"asset_id": a.id, "name": a.name, "cls": a.cls, "rank": a.rank, "mode": m, "undercut": False}
+            for a, m in chosen
+        ]
+        if extra_actions:
+            # P-ASSET-2: an action spent as an asset is rank 1 assured (rank 2 with Personal Touch).
+            rank = 2 if self.state.powers[power_id].options.get("personal_touch") else 1
+            pool_assets.append({"asset_id": "action", "name": "extra action", "cls": "action", "rank": rank,
+                                "mode": "assured", "undercut": False})
+        owners = [a["asset_id"] for a in pool_assets if a["mode"] != "assured" for _ in range(a["rank"])]
+        roll_no = self.state.next_roll
+        faces = roller.faces(roll_no, len(owners)) if owners else []
+        dice = [{"face": f, "asset": owner, "converted": False, "removed": False} for f, owner in zip(faces, owners)]
+        return {"roll_no": roll_no, "assets": pool_assets, "dice": dice, "locked": False}
+
+    @event("DiceRolled")
+    def _dice_rolled(self, action_id: str, extra_actions: int, pool: dict, actor: str, audience: list) -> None:
+        a = self.state.actions[action_id]
+        a.pool = _pool_from(pool)
+        a.extra_actions = extra_actions
+        a.status = "rolled"
+        self.state.next_roll = pool["roll_no"] + 1
+        for pa in pool["assets"]:
+            asset = self.state.assets.get(pa["asset_id"])
+            if asset is not None:
+                asset.novel = False
+                if asset.cls in rules.SINGLE_USE:
+                    asset.used_up = True
+
+    def lock_conversions(self, action_id: str, *, now: datetime, convert: int | None = None,
+                         dice: list[int] | None = None, actor: str | None = None) -> None:
+        """Fix how many 3s and 4s count as successes, each costing a consequence (P-DICE-3, P-DICE-5)."""
+        self._check_planning(now)
+        a = self.action(action_id)
+        if a.pool is None:
+            raise RuleViolation("roll the action before converting dice", rule="P-DICE-5", field="action_id")
+        if a.pool.locked:
+            raise RuleViolation("conversions are fixed with the roll and cannot be changed", rule="P-DICE-5",
+                                field="convert")
+        chosen = self._conversions(a.pool, convert, dice)
+        d = digest({"action_id": a.id, "power": a.power, "title": a.title, "slot": a.slot, "skill": a.skill,
+                    "roll_no": a.pool.roll_no, "faces": [x.face for x in a.pool.dice], "converted": chosen})
+        self._conversions_locked(action_id=action_id, converted=chosen, digest=d, actor=actor or a.power,
+                                 audience=vis.powers([a.power]))
+
+    def _conversions(self, pool: Pool, convert: int | None, dice: list[int] | None) -> list[int]:
+        convertible = [i for i, d in enumerate(pool.dice) if rules.is_convertible(d.face)]
+        if dice is not None:
+            bad = [i for i in dice if i not in convertible]
+            if bad or len(set(dice)) != len(dice):
+                raise RuleViolation(f"only 3s and 4s can be converted; dice {bad} are not 3s or 4s",
+                                    rule="P-DICE-3", field="dice")
+            return sorted(dice)
+        convert = convert or 0
+        if convert < 0:
+            raise RuleViolation("the number of conversions cannot be negative", rule="P-DICE-3", field="convert")
+        if convert > len(convertible):
+            raise RuleViolation(
+                f"you rolled {len(convertible)} 3s and 4s, so you can convert at most {len(convertible)}",
+                rule="P-DICE-3", field="convert",
+            )
+        critical = {pa.asset_id for pa in pool.assets if pa.mode == "critical"}
+        return rules.choose_conversions([(d.face, d.asset) for d in pool.dice], convert, critical)
+
+    @event("ConversionsLocked")
+    def _conversions_locked(self, action_id: str, converted: list, digest: str, actor: str, audience: list) -> None:
+        a = self.state.actions[action_id]
+        for i in converted:
+            a.pool.dice[i].converted = True
+        a.pool.locked = True
+        a.digest = digest
+        a.status = "submitted"
+
+    def discard_action(self, action_id: str, *, now: datetime, actor: str | None = None) -> None:
+        """Mark an action discarded after the roll: no effects, no consequences; the action stays spent
+        (P-DICE-10 as P-AMB-29)."""
+        a = self.action(action_id)
+        pending = any(c.status == "proposed" for c in a.consequences)
+        if self.state.step != "planning" and not (self.state.step == "resolution" and pending):
+            raise RuleViolation(
+                "an action can be discarded until the Planning deadline, or while a consequence is offered",
+                rule="P-AMB-29", field="action_id",
+            )
+        if self.state.step == "planning":
+            self._check_planning(now)
+        if a.discarded:
+            raise RuleViolation("this action is already discarded", rule="P-AMB-29", field="action_id")
+        self._action_discarded(action_id=action_id, actor=actor or a.power, audience=vis.powers([a.power]))
+
+    @event("ActionDiscarded")
+    def _action_discarded(self, action_id: str, actor: str, audience: list) -> None:
+        a = self.state.actions[action_id]
+        a.discarded = True
+        a.status = "discarded"
+
+    # ------------------------------------------------------------------ GM rulings
+
+    def set_difficulty(self, action_id: str, value: int, *, sealed: bool = False, nonce: str = "",
+                       tiers: dict | None = None) -> None:
+        """The GM declares a difficulty openly, or records it secretly, committed by hash before the roll (GM-2)."""
+        a = self.action(action_id)
+        if self.state.resolved or self.state.step not in ("planning", "resolution"):
+            raise RuleViolation("difficulties are set before the month is resolved", rule="GM-2", field="action_id")
+        if not 0 <= value <= 50:
+            raise RuleViolation("a difficulty is a whole number from 0 to 50", rule="P-DICE-1", field="value")
+        tiers = {str(k): str(v) for k, v in (tiers or {}).items()}
+        for k in tiers:
+            if not k.isdigit():
+                raise RuleViolation("difficulty tiers are keyed by a number of successes", rule="GM-2",
+                                    field="tiers")
+        if sealed:
+            if a.pool is not None:
+                raise RuleViolation(
+                    "a secret difficulty must be recorded before the roll it governs; this action has been "
+                    "rolled, so declare it openly", rule="GM-2", field="sealed",
+                )
+            if len(nonce) < 16:
+                raise RuleViolation("a sealed difficulty needs a nonce of at least 16 characters", rule="GM-2")
+            self._difficulty_recorded(action_id=action_id, value=value, nonce=nonce, tiers=tiers, actor=GM,
+                                      audience=[vis.GM_ONLY])
+            self._difficulty_committed(action_id=action_id, commitment=seal_difficulty(value, nonce), actor=GM,
+                                       audience=vis.powers([a.power]))
+        else:
+            self._difficulty_declared(action_id=action_id, value=value, tiers=tiers, after_roll=a.pool is not None,
+                                      actor=GM, audience=vis.powers([a.power]))
+
+    @event("DifficultyDeclared")
+    def _difficulty_declared(self, action_id: str, value: int, tiers: dict, after_roll: bool, actor: str,
+                             audience: list) -> None:
+        a = self.state.actions[action_id]
+        a.difficulty, a.tiers, a.sealed = value, dict(tiers), None
+        self.state.sealed_difficulties.pop(action_id, None)
+
+    @event("DifficultyRecorded")
+    def _difficulty_recorded(self, action_id: str, value: int, nonce: str, tiers: dict, actor: str,
+                             audience: list) -> None:
+        self.state.sealed_difficulties[action_id] = {"value": value, "nonce": nonce, "tiers": dict(tiers)}
+
+    @event("DifficultyCommitted")
+    def _difficulty_committed(self, action_id: str, commitment: str, actor: str, audience: list) -> None:
+        a = self.state.actions[action_id]
+        a.sealed = commitment
+        a.difficulty = None
+
+    def set_ruling(self, action_id: str, *, resistible: bool, resisters: list[str]) -> None:
+        """The GM rules whether an action can be resisted and by whom (GM-6)."""
+        a = self.action(action_id)
+        if self.state.resolved:
+            raise RuleViolation("this month is already resolved", rule="GM-6")
+        for p in resisters:
+            self.power(p)
+        self._ruling_issued(action_id=action_id, resistible=resistible, targets=sorted(set(resisters)), actor=GM,
+                            audience=vis.powers([a.power]))
+
+    @event("RulingIssued")
+    def _ruling_issued(self, action_id: str, resistible: bool, targets: list, actor: str, audience: list) -> None:
+        a = self.state.actions[action_id]
+        a.resistible, a.targets = resistible, list(targets)
+
+    def propose_consequence(self, action_id: str, consequence_id: str, text: str, effects: list[dict]) -> None:
+        """The GM offers the form the consequences take (GM-3); the player accepts it or discards the action."""
+        a = self.action(action_id)
+        if a.pool is None or not a.pool.locked:
+            raise RuleViolation("consequences are offered once the conversions are locked", rule="GM-3")
+        if a.discarded or self.state.resolved:
+            raise RuleViolation("this action can no longer take consequences", rule="GM-3")
+        for e in effects:
+            self._check_effect(e)
+        self._consequence_proposed(action_id=action_id, consequence_id=consequence_id, text=text,
+                                   effects=deepcopy(effects), actor=GM, audience=vis.powers([a.power]))
+
+    def _check_effect(self, e: dict) -> None:
+        kind = e.get("kind")
+        if kind not in CONSEQUENCE_KINDS:
+            raise RuleViolation(f"a consequence effect is one of {', '.join(CONSEQUENCE_KINDS)}", rule="GM-3",
+                                field="effects")
+        if kind == "lose_actions" and not (isinstance(e.get("count"), int) and 1 <= e["count"] <= 5):
+            raise RuleViolation("lose_actions needs a count from 1 to 5", rule="P-ACT-2", field="effects")
+        if kind == "status" and not (e.get("name") and isinstance(e.get("months"), int) and e["months"] >= 1):
+            raise RuleViolation("a status needs a name and a number of months", rule="GM-3", field="effects")
+        if kind == "disclose":
+            self.power(e.get("to", ""))
+            if not e.get("text"):
+                raise RuleViolation("a disclosure says what is disclosed", rule="GM-3", field="effects")
+
+    @event("ConsequenceProposed")
+    def _consequence_proposed(self, action_id: str, consequence_id: str, text: str, effects: list, actor: str,
+                              audience: list) -> None:
+        self.state.actions[action_id].consequences.append(
+            Consequence(id=consequence_id, text=text, effects=deepcopy(effects))
+        )
+
+    def accept_consequence(self, action_id: str, consequence_id: str, actor: str | None = None) -> None:
+        """The player accepts the GM's consequence; its structured effects apply (GM-3, P-ACT-2)."""
+        a = self.action(action_id)
+        c = next((c for c in a.consequences if c.id == consequence_id), None)
+        if c is None:
+            raise NotFound(f"no consequence {consequence_id!r} on this action", field="consequence_id")
+        if c.status != "proposed" or a.discarded:
+            raise RuleViolation("this consequence is no longer open", rule="GM-3", field="consequence_id")
+        self._consequence_accepted(action_id=action_id, consequence_id=consequence_id, actor=actor or a.power,
+                                   audience=vis.powers([a.power]))
+        for e in c.effects:
+            if e["kind"] == "disclose":
+                # P.4: information leaked by a consequence is shown to the power it names.
+                self._visibility_granted(to=e["to"], about=a.power, text=e["text"], action_id=action_id,
+                                         actor=GM, audience=vis.powers([e["to"]]))
+
+    @event("ConsequenceAccepted")
+    def _consequence_accepted(self, action_id: str, consequence_id: str, actor: str, audience: list) -> None:
+        a = self.state.actions[action_id]
+        c = next(c for c in a.consequences if c.id == consequence_id)
+        c.status = "accepted"
+        p = self.state.powers[a.power]
+        for e in c.effects:
+            if e["kind"] == "lose_actions":
+                p.debt_next_month += e["count"]
+            elif e["kind"] == "status":
+                p.statuses[e["name"]] = max(p.statuses.get(e["name"], 0), e["months"])
+
+    @event("VisibilityGranted")
+    def _visibility_granted(self, to: str, about: str, text: str, action_id: str, actor: str, audience: list) -> None:
+        pass
+
+    # ------------------------------------------------------------------ planning closes
+
+    def _close_planning(self, now: datetime, reason: str) -> None:
+        s = self.state
+        w = self.open_window("planning")
+        if w is not None:
+            self._window_closed(window_id=w.id, reason=reason, closed_at=_iso(now), actor=SYSTEM,
+                                audience=[vis.PUBLIC])
+        for a in sorted(s.actions.values(), key=lambda a: (a.power, a.index)):
+            if a.pool is not None and not a.pool.locked:
+                d = digest({"action_id": a.id, "power": a.power, "title": a.title, "slot": a.slot,
+                            "skill": a.skill, "roll_no": a.pool.roll_no, "faces": [x.face for x in a.pool.dice],
+                            "converted": []})
+                self._conversions_locked(action_id=a.id, converted=[], digest=d, actor=SYSTEM,
+                                         audience=vis.powers([a.power]))
+        for p in sorted(s.powers.values(), key=lambda p: p.id):
+            pub, priv = self.slots_used(p.id)
+            missing = max(0, p.public + p.private - p.debt_this_month - pub - priv)
+            if missing:
+                # [003:26] excess actions each convert into rank 2 schemes.
+                ids = [f"scheme-s{s.season}m{s.month}-{p.id}-{i + 1}" for i in range(missing)]
+                self._schemes_granted(power_id=p.id, asset_ids=ids, actor=SYSTEM, audience=vis.powers([p.id]))
+        self._step_began(step="resolution", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
+
+    @event("SchemesGranted")
+    def _schemes_granted(self, power_id: str, asset_ids: list, actor: str, audience: list) -> None:
+        for asset_id in asset_ids:
+            self.state.assets[asset_id] = Asset(id=asset_id, name="scheme", cls="scheme", rank=2, holders=[power_id])
+
+    # ------------------------------------------------------------------ resolution
+
+    def resolve(self, *, now: datetime, roller: Roller, announcement: str = "") -> list[str]:
+        """Resolve the month in the order of P.1.4 and publish it; returns the queue of action ids.
+
+        Undercut shared assets lose their dice (P-ASSET-13), sealed difficulties are revealed,
+        resistible actions stay provisional (P-RES-5) and the resistance window opens (P-RES-2).
+        """
+        s = self.state
+        if s.step != "resolution" or s.resolved:
+            raise RuleViolation(f"the month is resolved during Resolution; this is {s.step.title()}", rule="P.1.2")
+        live = [a for a in s.actions.values() if not a.discarded]
+        entries = [
+            rules.Entry(action_id=a.id, power=a.power, cls=s.powers[a.power].cls, index=a.index,
+                        final_goes_last=s.powers[a.power].subclass == "wizard")
+            for a in live
+        ]
+        flips: list[list[str]] = []
+        for group in rules.tie_groups(entries):
+            roll_no = s.next_roll
+            order = roller.permutation(roll_no, len(group))
+            if sorted(order) != list(range(len(group))):
+                raise AssertionError("a tie-break must be a permutation")
+            ordered = [group[i] for i in order]
+            flips.append(ordered)
+            self._ties_broken(tied=group, order=ordered, roll_no=roll_no, actor=SYSTEM, audience=[vis.GM_ONLY])
+        pending = list(flips)
+
+        def tiebreak(group: list[str]) -> list[str]:
+            return pending.pop(0) if pending else group
+
+        queue = rules.resolution_queue(entries, tiebreak)
+        self._queue_built(queue=queue, actor=GM, audience=[vis.GM_ONLY])
+        ledger = dict(s.season_ledger)
+        provisional = 0
+        for action_id in queue:
+            a = s.actions[action_id]
+            public = a.slot == "public"
+            # P-ASSET-13: a once-a-season asset already used this season is undercut.
+            for pa in (a.pool.assets if a.pool else []):
+                if pa.cls not in rules.ONCE_PER_SEASON:
+                    continue
+                if pa.asset_id in ledger and ledger[pa.asset_id] != action_id:
+                    lost = [i for i, d in enumerate(a.pool.dice) if d.asset == pa.asset_id]
+                    self._asset_undercut(action_id=action_id, asset_id=pa.asset_id, name=pa.name, dice=lost,
+                                         actor=SYSTEM, audience=vis.powers([a.power]))
+                else:
+                    ledger[pa.asset_id] = action_id
+            difficulty = a.difficulty
+            if a.sealed is not None:
+                secret = s.sealed_difficulties[action_id]
+                difficulty = secret["value"]
+                audience = [vis.PUBLIC] if public and not a.resistible else vis.powers([a.power])
+                self._difficulty_revealed(action_id=action_id, value=secret["value"], nonce=secret["nonce"],
+                                          commitment=a.sealed, tiers=secret["tiers"], actor=GM, audience=audience)
+            difficulty = difficulty or 0
+            t = self._tally(a)
+            details = self._details(a, t, difficulty)
+            resisters = self.eligible_resisters(a)
+            if a.resistible and resisters:
+                provisional += 1
+                self._action_provisional(action_id=action_id, successes=t.successes, difficulty=difficulty,
+                                         details=details, actor=SYSTEM, audience=vis.powers([a.power]))
+                # P-AMB-3/P-AMB-45: the resister (and the table, for a public action) learns only the
+                # actor, the action and the pool size until the window closes.
+                notice_audience = [vis.PUBLIC] if public else vis.powers(resisters)
+                self._resistance_offered(action_id=action_id, power_id=a.power,
+                                         power_name=s.powers[a.power].name, title=a.title, skill=a.skill,
+                                         pool_size=t.pool_size, resisters=resisters, actor=SYSTEM,
+                                         audience=notice_audience)
+            else:
+                ok, excess = rules.outcome(t.successes, difficulty)
+                audience = [vis.PUBLIC] if public else vis.powers([a.power])
+                self._action_resolved(action_id=action_id, successes=t.successes, net=t.successes,
+                                      difficulty=difficulty, success=ok, excess=excess, resisted=0,
+                                      details=details, tier=_tier(a, s, t.successes), actor=SYSTEM,
+                                      audience=audience)
+        # Issue-3 style: a digest of the exact set of submissions this resolution consumed.
+        digests = sorted(a.digest for a in live if a.digest)
+        self._resolution_published(announcement=announcement, submissions=digests,
+                                   submissions_digest=digest(digests), actor=GM, audience=[vis.PUBLIC])
+        closes = now + timedelta(hours=float(s.options["resistance_hours"]))
+        window_id = f"s{s.season}m{s.month}-resistance"
+        self._window_opened(window_id=window_id, kind="resistance", opened_at=_iso(now), closes_at=_iso(closes),
+                            actor=SYSTEM, audience=[vis.PUBLIC])
+        self._step_began(step="resistance", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
+        if not provisional:
+            self.close_window(window_id, now=now, reason="nothing to resist")
+        return queue
+
+    def _tally(self, a: ActionState, pool: Pool | None = None) -> rules.Tally:
+        pool = pool if pool is not None else a.pool
+        if pool is None:
+            return rules.Tally(0, 0, 0, 0)
+        groups = []
+        for pa in pool.assets:
+            if pa.undercut:
+                continue
+            dice = [(d.face, d.converted) for d in pool.dice if d.asset == pa.asset_id and not d.removed]
+            groups.append((pa.rank, pa.mode, dice))
+        t = rules.tally(groups, critical_mode=self.state.options.get("critical_mode", "rolled"))
+        full_size = sum(pa.rank for pa in pool.assets)
+        return rules.Tally(t.successes, t.consequences, full_size, t.rolled)
+
+    def _details(self, a: ActionState, t: rules.Tally, difficulty: int) -> dict:
+        pool = a.pool
+        return {
+            "power": a.power, "title": a.title, "slot": a.slot, "skill": a.skill,
+            "faces": [d.face for d in pool.dice] if pool else [],
+            "converted": [i for i, d in enumerate(pool.dice) if d.converted] if pool else [],
+            "assets": [{"name": pa.name, "cls": pa.cls, "rank": pa.rank, "mode": pa.mode, "undercut": pa.undercut}
+                       for pa in pool.assets] if pool else [],
+            "pool_size": t.pool_size, "consequences": t.consequences, "successes": t.successes,
+            "difficulty": difficulty,
+        }
+
+    @event("TiesBroken")
+    def _ties_broken(self, tied: list, order: list, roll_no: int, actor: str, audience: list) -> None:
+        self.state.next_roll = roll_no + 1
+
+    @event("ResolutionQueueBuilt")
+    def _queue_built(self, queue: list, actor: str, audience: list) -> None:
+        self.state.queue = list(queue)
+
+    @event("AssetUndercut")
+    def _asset_undercut(self, action_id: str, asset_id: str, name: str, dice: list, actor: str, audience: list) -> None:
+        pool = self.state.actions[action_id].pool
+        for pa in pool.assets:
+            if pa.asset_id == asset_id:
+                pa.undercut = True
+        for i in dice:
+            pool.dice[i].removed = True
+
+    @event("DifficultyRevealed")
+    def _difficulty_revealed(self, action_id: str, value: int, nonce: str, commitment: str, tiers: dict,
+                             actor: str, audience: list) -> None:
+        a = self.state.actions[action_id]
+        a.difficulty, a.tiers, a.revealed = value, dict(tiers), True
+
+    def _mark_used(self, action_id: str) -> None:
+        a = self.state.actions[action_id]
+        for pa in (a.pool.assets if a.pool else []):
+            if pa.cls in rules.ONCE_PER_SEASON and not pa.undercut:
+                self.state.season_ledger.setdefault(pa.asset_id, action_id)
+
+    @event("ActionProvisional")
+    def _action_provisional(self, action_id: str, successes: int, difficulty: int, details: dict, actor: str,
+                            audience: list) -> None:
+        a = self.state.actions[action_id]
+        a.status, a.successes, a.difficulty = "provisional", successes, difficulty
+        self._mark_used(action_id)
+
+    @event("ResistanceOffered")
+    def _resistance_offered(self, action_id: str, power_id: str, power_name: str, title: str, skill: str | None,
+                            pool_size: int, resisters: list, actor: str, audience: list) -> None:
+        pass
+
+    @event("ActionResolved")
+    def _action_resolved(self, action_id: str, successes: int, net: int, difficulty: int, success: bool,
+                         excess: int, resisted: int, details: dict, tier: str | None, actor: str,
+                         audience: list) -> None:
+        a = self.state.actions[action_id]
+        a.status, a.successes, a.net, a.difficulty = "resolved", successes, net, difficulty
+        a.success, a.excess, a.resisted = success, excess, resisted
+        self._mark_used(action_id)
+
+    @event("ResolutionPublished")
+    def _resolution_published(self, announcement: str, submissions: list, submissions_digest: str, actor: str,
+                              audience: list) -> None:
+        self.state.resolved = True
+
+    # ------------------------------------------------------------------ resistance
+
+    def declare_reaction(self, power_id: str, reaction_id: str, action_id: str, *, now: datetime, roller: Roller,
+                         assets: list[dict], convert: int | None = 0, actor: str | None = None) -> None:
+        """Resist a provisional action alone, with one's own assets (P-RES-1, P-RES-3, P-RES-4)."""
+        ps = self.power(power_id)
+        w = self._check_resistance(now)
+        a = self.state.actions.get(action_id)
+        if a is None or a.status != "provisional" or power_id not in self.eligible_resisters(a):
+            raise NotFound("there is no action you may resist with that id", rule="P-RES-1", field="action_id")
+        if ps.done_reacting:
+            raise RuleViolation("you waived your reaction this month", rule="P-AMB-39", field="action_id")
+        if ps.reactions_used >= ps.reaction_allowance:
+            raise RuleViolation(
+                f"each power gets {ps.reaction_allowance} reaction a month, and you have used it",
+                rule="P-RES-1", field="action_id",
+            )
+        if any(r.power == power_id and r.action_id == action_id for r in self.state.reactions.values()):
+            raise RuleViolation("you have already resisted this action", rule="P-RES-1", field="action_id")
+        if any(p.get("asset_id") == "action" for p in assets):
+            raise RuleViolation("a resister cannot spend actions as assets", rule="P-RES-3", field="assets")
+        pool = self._build_pool(power_id, assets, skill_tag=None, extra_actions=0, roller=roller, is_reaction=True,
+                                reacting_to_skill=a.skill)
+        if convert is not None:
+            p = _pool_from(pool)
+            pool["dice"] = [
+                {**d, "converted": i in self._conversions(p, convert, None)} for i, d in enumerate(pool["dice"])
+            ]
+            pool["locked"] = True
+        self._reaction_declared(reaction_id=reaction_id, power_id=power_id, action_id=action_id, pool=pool,
+                                actor=actor or power_id, audience=vis.powers([power_id]))
+        self._close_if_everyone_acted(w, now)
+
+    def _check_resistance(self, now: datetime) -> Window:
+        w = self.open_window("resistance")
+        if self.state.step != "resistance" or w is None:
+            raise RuleViolation("reactions are declared while the resistance window is open", rule="P-RES-2")
+        if now >= _at(w.closes_at):
+            raise RuleViolation(f"the resistance window closed at {w.closes_at}", rule="P-RES-2", field="deadline")
+        return w
+
+    @event("ReactionDeclared")
+    def _reaction_declared(self, reaction_id: str, power_id: str, action_id: str, pool: dict, actor: str,
+                           audience: list) -> None:
+        self.state.reactions[reaction_id] = Reaction(id=reaction_id, power=power_id, action_id=action_id,
+                                                     pool=_pool_from(pool))
+        p = self.state.powers[power_id]
+        p.reactions_used += 1
+        p.commands += 1
+        self.state.next_roll = pool["roll_no"] + 1
+
+    def lock_reaction(self, reaction_id: str, *, now: datetime, convert: int, actor: str | None = None) -> None:
+        """Fix a reaction's conversions, if they were not fixed with its roll (P-AMB-6)."""
+        self._check_resistance(now)
+        r = self.state.reactions.get(reaction_id)
+        if r is None:
+            raise NotFound(f"no reaction {reaction_id!r}", field="reaction_id")
+        if r.pool.locked:
+            raise RuleViolation("conversions are fixed and cannot be changed", rule="P-DICE-5", field="convert")
+        chosen = self._conversions(r.pool, convert, None)
+        self._reaction_locked(reaction_id=reaction_id, converted=chosen, actor=actor or r.power,
+                              audience=vis.powers([r.power]))
+
+    @event("ReactionConversionsLocked")
+    def _reaction_locked(self, reaction_id: str, converted: list, actor: str, audience: list) -> None:
+        r = self.state.reactions[reaction_id]
+        for i in converted:
+            r.pool.dice[i].converted = True
+        r.pool.locked = True
+
+    def waive_reactions(self, power_id: str, *, now: datetime, actor: str | None = None) -> None:
+        """Waive this month's remaining reactions; silence is a waiver too when the window closes (P-AMB-39)."""
+        ps = self.power(power_id)
+        w = self._check_resistance(now)
+        if ps.done_reacting:
+            raise RuleViolation("you have already waived", rule="P-AMB-39")
+        self._reactions_waived(power_id=power_id, actor=actor or power_id, audience=vis.powers([power_id]))
+        self._close_if_everyone_acted(w, now)
+
+    @event("ReactionsWaived")
+    def _reactions_waived(self, power_id: str, actor: str, audience: list) -> None:
+        p = self.state.powers[power_id]
+        p.done_reacting = True
+        p.commands += 1
+
+    def _close_if_everyone_acted(self, w: Window, now: datetime) -> None:
+        if not self.pending_resisters():
+            self.close_window(w.id, now=now, reason="everyone acted or waived")
+
+    def close_window(self, window_id: str, *, now: datetime, reason: str = "deadline", force: bool = False) -> bool:
+        """Close a window; a no-op (False) if it is already closed, so workers may run it twice.
+
+        Closing Planning converts missing actions into schemes; closing Resistance finalises the
+        provisional actions in queue order with net successes (P-RES-4, P-RES-5) and begins Battle.
+        """
+        w = self.state.windows.get(window_id)
+        if w is None:
+            return False
+        if w.closed:
+            return False
+        due = now >= _at(w.closes_at)
+        if not (due or force or reason != "deadline"):
+            raise RuleViolation(f"this window closes at {w.closes_at}", rule="P-RES-2", field="window_id")
+        if w.kind == "planning":
+            if self.state.step != "planning":
+                return False
+            self._close_planning(now, reason=reason)
+            return True
+        self._window_closed(window_id=window_id, reason=reason, closed_at=_iso(now), actor=SYSTEM,
+                            audience=[vis.PUBLIC])
+        if w.kind == "resistance":
+            self._finalise(now)
+        return True
+
+    def _finalise(self, now: datetime) -> None:
+        s = self.state
+        for r in sorted(s.reactions.values(), key=lambda r: r.pool.roll_no):
+            if not r.pool.locked:
+                self._reaction_locked(reaction_id=r.id, converted=[], actor=SYSTEM, audience=vis.powers([r.power]))
+        for action_id in s.queue:
+            a = s.actions[action_id]
+            if a.status != "provisional":
+                continue
+            reactions = [r for r in s.reactions.values() if r.action_id == action_id]
+            resist = {r.power: self._tally(a, r.pool).successes for r in reactions}
+            net = rules.net_successes(a.successes, list(resist.values()))
+            ok, excess = rules.outcome(net, a.difficulty or 0)
+            t = self._tally(a)
+            public = a.slot == "public"
+            # P.4: a public action becomes fully public; a private one is shown to its owner and the
+            # targets of the resolved action (results only: no dice, no consequences).
+            details = self._details(a, t, a.difficulty or 0) if public else {
+                "power": a.power, "title": a.title, "slot": a.slot}
+            audience = [vis.PUBLIC] if public else vis.powers([a.power, *self.eligible_resisters(a)])
+            self._action_resolved(action_id=action_id, successes=a.successes, net=net, difficulty=a.difficulty or 0,
+                                  success=ok, excess=excess, resisted=sum(resist.values()), details=details,
+                                  tier=_tier(a, s, net), actor=SYSTEM, audience=audience)
+        self._step_began(step="battle", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
+
+
+def _check_months(months: int) -> None:
+    if months not in (2, 3):
+        raise RuleViolation("a season lasts two or three months", rule="P-AMB-2", field="months_per_season")
+
+
+def _check_extra(extra_actions: int) -> int:
+    if extra_actions not in (0, 1):
+        raise RuleViolation(
+            "at most one action can be spent as an asset on a challenge", rule="P-AMB-30", field="extra_actions"
+        )
+    return extra_actions
+
+
+def _tier(a: ActionState, s: GameState, successes: int) -> str | None:
+    """The highest GM difficulty tier reached (GM-2 tiered difficulties, P-EX-1)."""
+    reached = [int(k) for k in a.tiers if successes >= int(k)]
+    return a.tiers[str(max(reached))] if reached else None

@@ -1,0 +1,170 @@
+"""The state a Powers game folds from its events. Plain mutable dataclasses of JSON-native fields,
+so snapshots transcode them and a replay reproduces them field for field.
+
+Only the current month's actions and reactions are kept: earlier months live in the event
+history (and in the phase views), so state and snapshots stay small however long the game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Asset:
+    id: str
+    name: str
+    cls: str
+    rank: int
+    holders: list[str]
+    assured: bool = False
+    critical: bool = False
+    novel: bool = False
+    used_up: bool = False
+
+
+@dataclass
+class PowerState:
+    id: str
+    name: str
+    cls: str
+    subclass: str
+    options: dict
+    public: int
+    private: int
+    debt_this_month: int = 0
+    debt_next_month: int = 0
+    reactions_used: int = 0
+    reaction_allowance: int = 1
+    done_reacting: bool = False
+    statuses: dict = field(default_factory=dict)
+    mana: dict = field(default_factory=dict)
+    commands: int = 0
+
+
+@dataclass
+class Die:
+    face: int
+    asset: str
+    converted: bool = False
+    removed: bool = False
+
+
+@dataclass
+class PoolAsset:
+    asset_id: str
+    name: str
+    cls: str
+    rank: int
+    mode: str
+    undercut: bool = False
+
+
+@dataclass
+class Pool:
+    roll_no: int
+    assets: list[PoolAsset]
+    dice: list[Die]
+    locked: bool = False
+
+
+@dataclass
+class Consequence:
+    id: str
+    text: str
+    effects: list
+    status: str = "proposed"
+
+
+@dataclass
+class ActionState:
+    id: str
+    power: str
+    index: int
+    title: str
+    description: str
+    skill: str | None
+    slot: str
+    location: str | None
+    targets: list[str]
+    resistible: bool
+    extra_actions: int = 0
+    difficulty: int | None = None
+    tiers: dict = field(default_factory=dict)
+    sealed: str | None = None
+    revealed: bool = False
+    pool: Pool | None = None
+    discarded: bool = False
+    status: str = "proposed"
+    consequences: list[Consequence] = field(default_factory=list)
+    digest: str | None = None
+    successes: int | None = None
+    resisted: int = 0
+    net: int | None = None
+    success: bool | None = None
+    excess: int | None = None
+
+
+@dataclass
+class Reaction:
+    id: str
+    power: str
+    action_id: str
+    pool: Pool
+
+
+@dataclass
+class Window:
+    id: str
+    kind: str
+    opened_at: str
+    closes_at: str
+    closed: bool = False
+    reason: str | None = None
+    closed_at: str | None = None
+
+
+@dataclass
+class GameState:
+    name: str
+    gm_name: str
+    timezone: str
+    ruleset: str
+    rules_version: str
+    options: dict
+    months_per_season: int = 2
+    season: int = 0
+    month: int = 0
+    step: str = "setup"
+    powers: dict = field(default_factory=dict)
+    assets: dict = field(default_factory=dict)
+    actions: dict = field(default_factory=dict)
+    reactions: dict = field(default_factory=dict)
+    queue: list = field(default_factory=list)
+    season_ledger: dict = field(default_factory=dict)
+    windows: dict = field(default_factory=dict)
+    sealed_difficulties: dict = field(default_factory=dict)
+    credentials: dict = field(default_factory=dict)
+    seed: str | None = None
+    seed_commitment: str | None = None
+    next_roll: int = 1
+    resolved: bool = False
+    seen: dict = field(default_factory=dict)
+
+    def count_seen(self, audience: list) -> None:
+        """Advance each viewer's gap-free sequence of the events they may see."""
+        if "sealed" in audience:
+            return
+        self.seen["gm"] = self.seen.get("gm", 0) + 1
+        for token in audience:
+            if token != "gm":
+                self.seen[token] = self.seen.get(token, 0) + 1
+
+    def sequence_for(self, viewer: str) -> int:
+        """How many events this viewer ('gm' or a power id) may see so far."""
+        if viewer == "gm":
+            return self.seen.get("gm", 0)
+        return self.seen.get("public", 0) + self.seen.get(f"power:{viewer}", 0)
+
+
+STATE_TYPES = (Asset, PowerState, Die, PoolAsset, Pool, Consequence, ActionState, Reaction, Window, GameState)

@@ -1,0 +1,160 @@
+"""Per-viewer views of a Powers game, computed from state by the rules of P.4 (never in routes).
+
+``viewer`` is ``"gm"`` or a power id. The GM sees everything but the unrevealed month seed;
+a power sees its own sheet and actions, what the table sees, and what the rules let it
+see of others (a resister: actor, action and pool size only, P-AMB-3/P-AMB-45).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.ids import GM
+from domain.powers.game import Game
+from domain.powers.state import ActionState, Pool, PowerState
+
+
+def _pool_view(pool: Pool | None) -> dict | None:
+    if pool is None:
+        return None
+    return {
+        "roll_no": pool.roll_no,
+        "locked": pool.locked,
+        "assets": [
+            {"asset_id": a.asset_id, "name": a.name, "cls": a.cls, "rank": a.rank, "mode": a.mode,
+             "undercut": a.undercut}
+            for a in pool.assets
+        ],
+        "dice": [{"face": d.face, "asset": d.asset, "converted": d.converted, "removed": d.removed}
+                 for d in pool.dice],
+    }
+
+
+def _full_action(game: Game, a: ActionState, *, with_secret: bool, owner: bool = True) -> dict:
+    t = game._tally(a)
+    out = {
+        "action_id": a.id, "power": a.power, "power_name": game.state.powers[a.power].name, "index": a.index,
+        "title": a.title, "description": a.description, "skill": a.skill, "slot": a.slot,
+        "location": a.location, "targets": list(a.targets), "resistible": a.resistible,
+        "status": a.status, "discarded": a.discarded, "extra_actions": a.extra_actions,
+        "difficulty": a.difficulty, "difficulty_sealed": a.sealed is not None and not a.revealed,
+        "difficulty_commitment": a.sealed, "tiers": dict(a.tiers),
+        "pool": _pool_view(a.pool), "pool_size": t.pool_size, "successes": t.successes,
+        "consequences": t.consequences, "digest": a.digest,
+        "consequence_offers": [{"id": c.id, "text": c.text, "effects": c.effects, "status": c.status}
+                               for c in a.consequences],
+        "result": _result(a),
+    }
+    if not owner:
+        # The table sees a public action's pool, dice and result, not the owner's dealings with the GM.
+        for key in ("consequence_offers", "digest", "difficulty_commitment", "extra_actions"):
+            out.pop(key)
+    if with_secret and a.id in game.state.sealed_difficulties and not a.revealed:
+        out["sealed_difficulty"] = game.state.sealed_difficulties[a.id]["value"]
+    return out
+
+
+def _result(a: ActionState) -> dict | None:
+    if a.status != "resolved":
+        return None
+    return {"successes": a.successes, "resisted": a.resisted, "net": a.net, "difficulty": a.difficulty,
+            "success": a.success, "excess": a.excess}
+
+
+def _sheet(game: Game, p: PowerState) -> dict:
+    pub, priv = game.slots_used(p.id)
+    budget = p.public + p.private - p.debt_this_month
+    return {
+        "power_id": p.id, "name": p.name, "cls": p.cls, "subclass": p.subclass, "options": dict(p.options),
+        "quota": {"public": p.public, "private": p.private, "lost_this_month": p.debt_this_month,
+                  "lost_next_month": p.debt_next_month},
+        "used": {"public": pub, "private": priv},
+        "left": {"public": max(0, min(p.public - pub, budget - pub - priv)),
+                 "private": max(0, min(p.private - priv, budget - pub - priv))},
+        "reactions_left": 0 if p.done_reacting else max(0, p.reaction_allowance - p.reactions_used),
+        "statuses": dict(p.statuses), "mana": dict(p.mana),
+        "assets": [
+            {"asset_id": a.id, "name": a.name, "cls": a.cls, "rank": a.rank, "assured": a.assured,
+             "critical": a.critical, "novel": a.novel, "used_up": a.used_up,
+             "used_this_season": a.id in game.state.season_ledger, "shared": len(a.holders) > 1}
+            for a in sorted(game.state.assets.values(), key=lambda a: a.id) if p.id in a.holders
+        ],
+    }
+
+
+def board_view(game: Game, viewer: str) -> dict[str, Any]:
+    """What ``viewer`` may see of the game now (P.4)."""
+    s = game.state
+    is_gm = viewer == GM
+    out: dict[str, Any] = {
+        "viewer": viewer,
+        "game": {"name": s.name, "ruleset": s.ruleset, "rules_version": s.rules_version, "timezone": s.timezone,
+                 "season": s.season, "month": s.month, "months_per_season": s.months_per_season, "step": s.step,
+                 "resolved": s.resolved, "seed_commitment": s.seed_commitment, "options": dict(s.options)},
+        "windows": [
+            {"window_id": w.id, "kind": w.kind, "opened_at": w.opened_at, "closes_at": w.closes_at,
+             "closed": w.closed, "reason": w.reason}
+            for w in s.windows.values()
+        ],
+        "powers": [
+            {"power_id": p.id, "name": p.name, "cls": p.cls, "subclass": p.subclass, "options": dict(p.options)}
+            for p in sorted(s.powers.values(), key=lambda p: p.id)
+        ],
+        "industries": [
+            {"asset_id": a.id, "name": a.name, "rank": a.rank}
+            for a in sorted(s.assets.values(), key=lambda a: a.id) if a.cls == "industry"
+        ],
+        "sequence": s.sequence_for(viewer),
+    }
+    public_results = []
+    for a in _in_order(game):
+        if a.slot != "public" or a.discarded:
+            continue
+        if a.status == "resolved":
+            public_results.append(_full_action(game, a, with_secret=False, owner=is_gm or a.power == viewer))
+        elif a.status == "provisional":
+            public_results.append(_notice(game, a))
+    out["public_actions"] = public_results
+    if is_gm:
+        out["actions"] = [_full_action(game, a, with_secret=True) for a in _in_order(game)]
+        out["queue"] = list(s.queue)
+        out["reactions"] = [
+            {"reaction_id": r.id, "power": r.power, "action_id": r.action_id, "pool": _pool_view(r.pool),
+             "successes": game._tally(s.actions[r.action_id], r.pool).successes}
+            for r in s.reactions.values()
+        ]
+        out["sheets"] = [_sheet(game, p) for p in sorted(s.powers.values(), key=lambda p: p.id)]
+        out["pending_resisters"] = game.pending_resisters() if s.step == "resistance" else []
+        return out
+    me = game.power(viewer)
+    out["me"] = _sheet(game, me)
+    out["my_actions"] = [_full_action(game, a, with_secret=False) for a in game.actions_of(viewer)]
+    out["my_reactions"] = [
+        {"reaction_id": r.id, "action_id": r.action_id, "pool": _pool_view(r.pool),
+         "successes": game._tally(s.actions[r.action_id], r.pool).successes}
+        for r in s.reactions.values() if r.power == viewer
+    ]
+    out["may_resist"] = [
+        _notice(game, a) for a in _in_order(game)
+        if a.status == "provisional" and viewer in game.eligible_resisters(a)
+    ]
+    out["results_shown_to_me"] = [
+        {"action_id": a.id, "power": a.power, "power_name": s.powers[a.power].name, "title": a.title,
+         "result": {"success": a.success, "net": a.net, "excess": a.excess}}
+        for a in _in_order(game)
+        if a.status == "resolved" and a.slot == "private" and a.power != viewer
+        and viewer in game.eligible_resisters(a)
+    ]
+    return out
+
+
+def _notice(game: Game, a: ActionState) -> dict:
+    """P-AMB-3: actor, action and pool size (all ranks, assured included); nothing else."""
+    return {"action_id": a.id, "power": a.power, "power_name": game.state.powers[a.power].name, "title": a.title,
+            "skill": a.skill, "pool_size": game._tally(a).pool_size, "status": "provisional"}
+
+
+def _in_order(game: Game) -> list[ActionState]:
+    s = game.state
+    position = {aid: i for i, aid in enumerate(s.queue)}
+    return sorted(s.actions.values(), key=lambda a: (position.get(a.id, len(position)), a.power, a.index))

@@ -1,0 +1,39 @@
+"""Who may see an event (P.4). Every event carries an ``audience``: a list of these tokens.
+
+- ``public``: everyone at the table;
+- ``gm``: the GM only (the GM sees every audience except ``sealed``);
+- ``power:<id>``: that power;
+- ``sealed``: nobody through any view until a later event discloses it (the month seed,
+  credential hashes). A sealed event is never shown by the API, to the GM included.
+
+An audience never changes once recorded: when something becomes visible to more people
+(a disclosure, a resolved action, a revealed seed) that is a new event with a wider audience.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+PUBLIC = "public"
+GM_ONLY = "gm"
+SEALED = "sealed"
+
+
+def power(power_id: str) -> str:
+    """The audience token of one power."""
+    return f"power:{power_id}"
+
+
+def powers(ids: Iterable[str]) -> list[str]:
+    """Audience for a set of powers (the GM always sees it too)."""
+    return sorted({power(p) for p in ids}) or [GM_ONLY]
+
+
+def can_see(audience: Iterable[str], viewer: str) -> bool:
+    """Whether ``viewer`` (``'gm'`` or a power id) may see an event with this audience."""
+    audience = list(audience)
+    if SEALED in audience:
+        return False
+    if PUBLIC in audience or viewer == "gm":
+        return True
+    return power(viewer) in audience

@@ -1,0 +1,1 @@
+"""Read models and the game service: everything between the domain and the edges (API, workers)."""

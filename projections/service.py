@@ -1,0 +1,421 @@
+"""The game service: an eventsourcing Application that runs commands against one Game aggregate
+each, with optimistic concurrency (a conflicting save is retried on fresh state, bounded, then
+reported as 409), and answers every accepted command with a receipt.
+
+The clock and entropy are injected, so tests can pin them; the store is chosen by the
+environment it is given (SQLite, PostgreSQL or in-memory), never by reading ``os.environ``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime, timezone
+from typing import Any, TypeVar
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
+from eventsourcing.utils import Environment
+
+from domain import visibility as vis
+from domain.dice import Roller, SeededRoller
+from domain.errors import Conflict, DomainError, Forbidden, NotFound, RuleViolation, Unauthorized
+from domain.ids import GM
+from domain.powers import rules
+from domain.powers.game import Game, canonical
+from domain.powers.state import STATE_TYPES
+from domain.powers.views import board_view
+
+log = logging.getLogger("emissary.service")
+
+T = TypeVar("T")
+EVENT_FIELDS_HIDDEN = {"originator_id", "originator_version", "timestamp", "audience", "actor", "originator_topic"}
+
+
+def utcnow() -> datetime:
+    """The production clock."""
+    return datetime.now(timezone.utc)
+
+
+def hash_token(token: str) -> str:
+    """Tokens are stored only as hashes."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class DataclassAsDict(Transcoding):
+    """Snapshot transcoding for the plain dataclasses of domain state."""
+
+    def __init__(self, cls: type) -> None:
+        self.type = cls
+        self.name = f"emissary.{cls.__name__}"
+        self._fields = [f.name for f in fields(cls)]
+
+    def encode(self, obj: Any) -> dict:
+        return {name: getattr(obj, name) for name in self._fields}
+
+    def decode(self, data: dict) -> Any:
+        return self.type(**data)
+
+
+@dataclass
+class Receipt:
+    """What every accepted command returns: sequence number, server time, digest of what was recorded."""
+
+    game_id: str
+    sequence: int
+    recorded_at: str
+    digest: str
+    events: list[str]
+    result: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+class Games(Application):
+    """Commands and queries over Powers games."""
+
+    name = "Emissary"
+
+    def __init__(self, env: dict[str, str] | None = None, *, clock: Callable[[], datetime] = utcnow,
+                 entropy: Callable[[int], str] = secrets.token_hex, snapshot_interval: int = 100,
+                 retries: int = 8, roller_factory: Callable[[Game], Roller] | None = None) -> None:
+        self.snapshotting_intervals = {Game: snapshot_interval}
+        self.clock = clock
+        self.entropy = entropy
+        self.retries = retries
+        self.roller_factory = roller_factory or (lambda game: SeededRoller(game.state.seed or "00"))
+        super().__init__(env={"IS_SNAPSHOTTING_ENABLED": "y", **(env or {"PERSISTENCE_MODULE": "eventsourcing.popo"})})
+
+    def construct_env(self, name: str, env: Any = None) -> Environment:
+        # Only what the composition root passes in: the domain never reads os.environ.
+        return Environment(name, dict(env or {}))
+
+    def register_transcodings(self, transcoder: JSONTranscoder) -> None:
+        super().register_transcodings(transcoder)
+        for cls in STATE_TYPES:
+            transcoder.register(DataclassAsDict(cls))
+
+    # ------------------------------------------------------------------ plumbing
+
+    def get_game(self, game_id: str, version: int | None = None) -> Game:
+        """The game now (or at ``version``), or NotFound."""
+        try:
+            key = uuid.UUID(str(game_id))
+        except ValueError:
+            raise NotFound("no such game", field="game_id") from None
+        try:
+            return self.repository.get(key, version=version)
+        except AggregateNotFoundError:
+            raise NotFound("no such game", field="game_id") from None
+
+    def _run(self, game_id: str, principal: str, command: Callable[[Game], T]) -> tuple[Receipt, T]:
+        """Run a command on fresh state and save; retry on a concurrent save, else 409."""
+        for attempt in range(1, self.retries + 1):
+            game = self.get_game(game_id)
+            result = command(game)
+            try:
+                recordings = self.save(game)
+            except IntegrityError:
+                log.info("concurrent save, retrying game=%s attempt=%s", game_id, attempt)
+                continue
+            events = [r.domain_event for r in recordings]
+            return self._receipt(game, principal, events), result
+        raise Conflict(f"the game was busy; nothing was recorded after {self.retries} attempts, try again")
+
+    def _receipt(self, game: Game, principal: str, events: list[Any]) -> Receipt:
+        shown = [e for e in events if vis.can_see(e.audience, principal)]
+        body = [{"type": type(e).__name__, "data": event_data(e)} for e in shown]
+        recorded_at = (events[-1].timestamp if events else self.clock()).isoformat()
+        return Receipt(game_id=str(game.id), sequence=game.state.sequence_for(principal), recorded_at=recorded_at,
+                       digest=hashlib.sha256(canonical(body).encode()).hexdigest(),
+                       events=[b["type"] for b in body])
+
+    def authenticate(self, game_id: str, token: str | None) -> str:
+        """The principal (``gm`` or a power id) a bearer token stands for in this game."""
+        if not token:
+            raise Unauthorized("send 'Authorization: Bearer <token>'", field="authorization")
+        game = self.get_game(game_id)
+        principal = game.credential(hash_token(token))
+        if principal is None:
+            raise Unauthorized("this token is not valid for this game", field="authorization")
+        return principal
+
+    @staticmethod
+    def require_gm(principal: str) -> None:
+        if principal != GM:
+            raise Forbidden("only the GM may do this", field="authorization")
+
+    @staticmethod
+    def require_power(game: Game, principal: str, power_id: str) -> None:
+        """A power acts for itself; the GM acts for adversaries (GM-10)."""
+        ps = game.power(power_id)
+        if principal == power_id:
+            return
+        if principal == GM and ps.subclass == rules.ADVERSARY:
+            return
+        raise Forbidden("you may act only for your own power", field="power_id")
+
+    def _roller(self, game: Game) -> Roller:
+        return self.roller_factory(game)
+
+    # ------------------------------------------------------------------ setup commands
+
+    def create_game(self, name: str, gm_name: str = "GM", timezone_name: str = "UTC", months_per_season: int = 2,
+                    options: dict | None = None) -> tuple[str, str, Receipt]:
+        """Create a game; returns (game_id, GM token, receipt)."""
+        _check_timezone(timezone_name)
+        game = Game.start(name, gm_name, timezone_name, months_per_season, options)
+        token = secrets.token_urlsafe(24)
+        game.issue_credential(GM, hash_token(token))
+        events = [r.domain_event for r in self.save(game)]
+        return str(game.id), token, self._receipt(game, GM, events)
+
+    def add_power(self, game_id: str, principal: str, name: str, cls: str, subclass: str,
+                  options: dict | None = None) -> tuple[str, str, Receipt]:
+        """GM adds a power; returns (power_id, its token, receipt)."""
+        self.require_gm(principal)
+        token = secrets.token_urlsafe(24)
+        power_id = _slug(name)
+
+        def command(game: Game) -> str:
+            pid = power_id
+            n = 2
+            while pid in game.state.powers or pid == GM:
+                pid, n = f"{power_id}-{n}", n + 1
+            game.add_power(pid, name, cls, subclass, options)
+            game.issue_credential(pid, hash_token(token))
+            return pid
+
+        receipt, pid = self._run(game_id, principal, command)
+        return pid, token, receipt
+
+    def grant_asset(self, game_id: str, principal: str, power_id: str, name: str, cls: str, rank: int,
+                    asset_id: str | None = None, assured: bool = False, critical: bool = False,
+                    novel: bool = False) -> Receipt:
+        self.require_gm(principal)
+        aid = asset_id or f"{cls}-{_slug(name)}-{uuid.uuid4().hex[:6]}"
+        receipt, _ = self._run(game_id, principal, lambda g: g.grant_asset(
+            aid, power_id, name, cls, rank, assured=assured, critical=critical, novel=novel))
+        receipt.result = {"asset_id": aid}
+        return receipt
+
+    def set_months(self, game_id: str, principal: str, months: int) -> Receipt:
+        self.require_gm(principal)
+        return self._run(game_id, principal, lambda g: g.set_months(months))[0]
+
+    def advance(self, game_id: str, principal: str) -> Receipt:
+        """GM moves the calendar on one step."""
+        self.require_gm(principal)
+        seed = self.entropy(32)
+        receipt, step = self._run(game_id, principal, lambda g: g.advance(self.clock(), seed))
+        receipt.result = {"step": step}
+        return receipt
+
+    # ------------------------------------------------------------------ planning
+
+    def submit_action(self, game_id: str, principal: str, power_id: str, **draft: Any) -> Receipt:
+        """Submit (and, unless ``roll`` is false, roll) an action; returns its id and dice in the receipt."""
+        action_id = f"act-{uuid.uuid4().hex[:10]}"
+
+        def command(game: Game) -> dict:
+            self.require_power(game, principal, power_id)
+            game.submit_action(power_id, action_id, now=self.clock(), roller=self._roller(game),
+                               actor=principal, **draft)
+            return self._action_result(game, action_id)
+
+        receipt, result = self._run(game_id, principal, command)
+        receipt.result = result
+        return receipt
+
+    def _action_result(self, game: Game, action_id: str) -> dict:
+        a = game.action(action_id)
+        t = game._tally(a)
+        out: dict[str, Any] = {"action_id": action_id, "status": a.status, "digest": a.digest}
+        if a.pool is not None:
+            out.update({"roll_no": a.pool.roll_no, "faces": [d.face for d in a.pool.dice],
+                        "dice": [{"face": d.face, "asset": d.asset, "converted": d.converted} for d in a.pool.dice],
+                        "locked": a.pool.locked, "successes": t.successes, "consequences": t.consequences,
+                        "pool_size": t.pool_size})
+        return out
+
+    def _own_action(self, game: Game, principal: str, action_id: str):
+        a = game.state.actions.get(action_id)
+        if a is None or (principal != GM and a.power != principal):
+            raise NotFound(f"no action {action_id!r} of yours this month", field="action_id")
+        self.require_power(game, principal, a.power)
+        return a
+
+    def roll_action(self, game_id: str, principal: str, action_id: str, **pool: Any) -> Receipt:
+        def command(game: Game) -> dict:
+            self._own_action(game, principal, action_id)
+            game.roll_action(action_id, now=self.clock(), roller=self._roller(game), actor=principal, **pool)
+            return self._action_result(game, action_id)
+
+        receipt, result = self._run(game_id, principal, command)
+        receipt.result = result
+        return receipt
+
+    def lock_conversions(self, game_id: str, principal: str, action_id: str, convert: int | None = None,
+                         dice: list[int] | None = None) -> Receipt:
+        def command(game: Game) -> dict:
+            self._own_action(game, principal, action_id)
+            game.lock_conversions(action_id, now=self.clock(), convert=convert, dice=dice, actor=principal)
+            return self._action_result(game, action_id)
+
+        receipt, result = self._run(game_id, principal, command)
+        receipt.result = result
+        return receipt
+
+    def discard_action(self, game_id: str, principal: str, action_id: str) -> Receipt:
+        def command(game: Game) -> None:
+            self._own_action(game, principal, action_id)
+            game.discard_action(action_id, now=self.clock(), actor=principal)
+
+        return self._run(game_id, principal, command)[0]
+
+    def set_difficulty(self, game_id: str, principal: str, action_id: str, value: int, sealed: bool = False,
+                       tiers: dict | None = None) -> Receipt:
+        """GM declares a difficulty openly or seals it by hash commitment (GM-2)."""
+        self.require_gm(principal)
+        nonce = self.entropy(16)
+        return self._run(game_id, principal, lambda g: g.set_difficulty(
+            action_id, value, sealed=sealed, nonce=nonce, tiers=tiers))[0]
+
+    def set_ruling(self, game_id: str, principal: str, action_id: str, resistible: bool,
+                   resisters: list[str]) -> Receipt:
+        self.require_gm(principal)
+        return self._run(game_id, principal, lambda g: g.set_ruling(
+            action_id, resistible=resistible, resisters=resisters))[0]
+
+    def propose_consequence(self, game_id: str, principal: str, action_id: str, text: str,
+                            effects: list[dict]) -> Receipt:
+        self.require_gm(principal)
+        cid = f"csq-{uuid.uuid4().hex[:8]}"
+        receipt, _ = self._run(game_id, principal, lambda g: g.propose_consequence(action_id, cid, text, effects))
+        receipt.result = {"consequence_id": cid}
+        return receipt
+
+    def accept_consequence(self, game_id: str, principal: str, action_id: str, consequence_id: str) -> Receipt:
+        def command(game: Game) -> None:
+            self._own_action(game, principal, action_id)
+            game.accept_consequence(action_id, consequence_id, actor=principal)
+
+        return self._run(game_id, principal, command)[0]
+
+    # ------------------------------------------------------------------ resolution and resistance
+
+    def resolve(self, game_id: str, principal: str, announcement: str = "") -> Receipt:
+        """GM resolves the month (P.1.4) and publishes it; the resistance window opens."""
+        self.require_gm(principal)
+        receipt, queue = self._run(game_id, principal, lambda g: g.resolve(
+            now=self.clock(), roller=self._roller(g), announcement=announcement))
+        receipt.result = {"queue": queue}
+        return receipt
+
+    def declare_reaction(self, game_id: str, principal: str, power_id: str, action_id: str,
+                         assets: list[dict], convert: int | None = 0) -> Receipt:
+        """A power resists a provisional action alone (P-RES-1..4)."""
+        reaction_id = f"rx-{uuid.uuid4().hex[:10]}"
+
+        def command(game: Game) -> dict:
+            self.require_power(game, principal, power_id)
+            game.declare_reaction(power_id, reaction_id, action_id, now=self.clock(), roller=self._roller(game),
+                                  assets=assets, convert=convert, actor=principal)
+            r = game.state.reactions[reaction_id]
+            t = game._tally(game.state.actions[action_id], r.pool)
+            return {"reaction_id": reaction_id, "faces": [d.face for d in r.pool.dice], "roll_no": r.pool.roll_no,
+                    "locked": r.pool.locked, "successes": t.successes, "consequences": t.consequences}
+
+        receipt, result = self._run(game_id, principal, command)
+        receipt.result = result
+        return receipt
+
+    def lock_reaction(self, game_id: str, principal: str, reaction_id: str, convert: int) -> Receipt:
+        def command(game: Game) -> None:
+            r = game.state.reactions.get(reaction_id)
+            if r is None or (principal != GM and r.power != principal):
+                raise NotFound(f"no reaction {reaction_id!r} of yours", field="reaction_id")
+            game.lock_reaction(reaction_id, now=self.clock(), convert=convert, actor=principal)
+
+        return self._run(game_id, principal, command)[0]
+
+    def waive(self, game_id: str, principal: str, power_id: str) -> Receipt:
+        def command(game: Game) -> None:
+            self.require_power(game, principal, power_id)
+            game.waive_reactions(power_id, now=self.clock(), actor=principal)
+
+        return self._run(game_id, principal, command)[0]
+
+    def close_window(self, game_id: str, principal: str, window_id: str, force: bool = True) -> Receipt:
+        """Close a window: the GM may close early; the system closes it when due. No-op if already closed."""
+        if principal not in (GM, "system"):
+            raise Forbidden("only the GM may close a window", field="authorization")
+        reason = "closed by the GM" if principal == GM else "deadline"
+
+        def command(game: Game) -> bool:
+            if window_id not in game.state.windows:
+                raise NotFound(f"no open window {window_id!r}", field="window_id")
+            return game.close_window(window_id, now=self.clock(), reason=reason, force=force)
+
+        receipt, closed = self._run(game_id, principal, command)
+        receipt.result = {"closed": closed}
+        return receipt
+
+    # ------------------------------------------------------------------ queries
+
+    def view(self, game_id: str, viewer: str, version: int | None = None) -> dict:
+        """The board as ``viewer`` may see it (P.4), now or at a past version."""
+        return board_view(self.get_game(game_id, version), viewer)
+
+    def visible_events(self, game_id: str, viewer: str, after: int = 0, limit: int = 500) -> list[dict]:
+        """The events ``viewer`` may see, numbered by their own gap-free sequence."""
+        key = self.get_game(game_id).id
+        out: list[dict] = []
+        seq = 0
+        for e in self.events.get(key):
+            if not vis.can_see(e.audience, viewer):
+                continue
+            seq += 1
+            if seq <= after:
+                continue
+            item = {"seq": seq, "type": type(e).__name__, "actor": e.actor, "at": e.timestamp.isoformat(),
+                    "data": event_data(e)}
+            if viewer == GM:
+                item["version"] = e.originator_version
+                item["audience"] = list(e.audience)
+            out.append(item)
+            if len(out) >= limit:
+                break
+        return out
+
+    def iter_events(self, game_id: str) -> Iterator[Any]:
+        return iter(self.events.get(self.get_game(game_id).id))
+
+
+def event_data(e: Any) -> dict:
+    """An event's payload, without the envelope fields."""
+    return {k: v for k, v in e.__dict__.items() if k not in EVENT_FIELDS_HIDDEN}
+
+
+def _slug(name: str) -> str:
+    out = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
+    while "--" in out:
+        out = out.replace("--", "-")
+    return out[:32] or "power"
+
+
+def _check_timezone(name: str) -> None:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise RuleViolation(f"{name!r} is not an IANA time zone (such as Europe/Paris)", field="timezone") from None
+
+
+__all__ = ["Games", "Receipt", "DomainError", "hash_token", "utcnow", "event_data"]

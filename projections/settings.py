@@ -1,0 +1,78 @@
+"""Configuration, from environment variables prefixed ``EMISSARY_`` (see README, Configuration)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from pydantic import field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Every setting has a default that runs the embedded service with no external services."""
+
+    model_config = SettingsConfigDict(env_prefix="EMISSARY_", env_file=".env", extra="ignore")
+
+    env: str = "development"
+    data_dir: Path = Path("data")
+    database_url: str = ""  # empty: SQLite file in data_dir; or postgresql://user:pass@host:port/db
+    host: str = "127.0.0.1"
+    port: int = 8000
+    snapshot_interval: int = 100
+    aggregate_cache_size: int = 1000
+    command_retries: int = 8
+    broker_url: str = "memory://"
+    public_url: str = "http://127.0.0.1:8000"
+
+    @field_validator("env")
+    @classmethod
+    def _known_env(cls, value: str) -> str:
+        if value not in ("development", "test", "production"):
+            raise ValueError("EMISSARY_ENV is development, test or production")
+        return value
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.database_url.startswith(("postgresql://", "postgres://"))
+
+    def eventsourcing_env(self) -> dict[str, str]:
+        """The eventsourcing environment that selects and configures the event store."""
+        env = {
+            "AGGREGATE_CACHE_MAXSIZE": str(self.aggregate_cache_size),
+            "AGGREGATE_CACHE_FASTFORWARD": "y",
+            "IS_SNAPSHOTTING_ENABLED": "y",
+            "CREATE_TABLE": "y",
+        }
+        if self.is_postgres:
+            url = urlparse(self.database_url)
+            env.update({
+                "PERSISTENCE_MODULE": "eventsourcing.postgres",
+                "POSTGRES_DBNAME": url.path.lstrip("/") or "emissary",
+                "POSTGRES_HOST": url.hostname or "127.0.0.1",
+                "POSTGRES_PORT": str(url.port or 5432),
+                "POSTGRES_USER": unquote(url.username or "postgres"),
+                "POSTGRES_PASSWORD": unquote(url.password or ""),
+                "POSTGRES_POOL_SIZE": "10",
+                "POSTGRES_MAX_OVERFLOW": "20",
+                "POSTGRES_CONN_MAX_AGE": "600",
+                "POSTGRES_PRE_PING": "y",
+                "POSTGRES_LOCK_TIMEOUT": "5",
+            })
+            query = dict(part.split("=", 1) for part in url.query.split("&") if "=" in part)
+            if "schema" in query:
+                env["POSTGRES_SCHEMA"] = query["schema"]
+        elif self.database_url.startswith("sqlite://"):
+            path = self.database_url.removeprefix("sqlite://").removeprefix("/")
+            env.update({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path,
+                        "SQLITE_LOCK_TIMEOUT": "10"})
+        elif self.database_url in ("", "file"):
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            env.update({"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                        "SQLITE_DBNAME": str(self.data_dir / "emissary.sqlite3"), "SQLITE_LOCK_TIMEOUT": "10"})
+        elif self.database_url == "memory":
+            env.update({"PERSISTENCE_MODULE": "eventsourcing.popo"})
+        else:
+            raise ValueError(f"EMISSARY_DATABASE_URL must be postgresql://..., sqlite:///path or empty, "
+                             f"not {self.database_url!r}")
+        return env
