@@ -373,6 +373,9 @@ class Game(Aggregate):
         used_pub, used_priv = self.slots_used(power_id)
         rules.check_action_quota(ps.subclass, rules.Quota(ps.public, ps.private), ps.debt_this_month,
                                  used_pub, used_priv, slot, 1 + (extra if roll else 0))
+        if roll:
+            # Validate the pool before recording anything: a refused command records nothing.
+            self._pick_pool(power_id, assets or [], skill_tag=skill, is_reaction=False)
         index = len(self.actions_of(power_id)) + 1
         self._action_submitted(
             action_id=action_id, power_id=power_id, index=index, title=title.strip(), description=description,
@@ -414,10 +417,23 @@ class Game(Aggregate):
         self._dice_rolled(action_id=action_id, extra_actions=extra, pool=pool, actor=actor or a.power,
                           audience=vis.powers([a.power]))
         if convert is not None:
-            self.lock_conversions(action_id, convert=convert, now=now, actor=actor)
+            # Chosen before seeing the dice, ``convert`` means "up to": never more than the 3s and 4s rolled.
+            available = sum(1 for d in pool["dice"] if rules.is_convertible(d["face"]))
+            self.lock_conversions(action_id, convert=min(max(convert, 0), available), now=now, actor=actor)
 
     def _build_pool(self, power_id: str, picks: list[dict], *, skill_tag: str | None, extra_actions: int,
                     roller: Roller, is_reaction: bool, reacting_to_skill: str | None = None) -> dict:
+        chosen = self._pick_pool(power_id, picks, skill_tag=skill_tag, is_reaction=is_reaction,
+                                 reacting_to_skill=reacting_to_skill)
+        pool_assets = [
+            {"asset_id": a.id, "name": a.name, "cls": a.cls, "rank": a.rank, "mode": m, "undercut": False}
+            for a, m in chosen
+        ]
+        return self._roll_pool(power_id, pool_assets, extra_actions, roller)
+
+    def _pick_pool(self, power_id: str, picks: list[dict], *, skill_tag: str | None, is_reaction: bool,
+                   reacting_to_skill: str | None = None) -> list[tuple[Asset, str]]:
+        """Check a pool's assets against the rules (P-ASSET-1, P-ASSET-3, P-DICE-6..9, P-RES-3)."""
         chosen: list[tuple[Asset, str]] = []
         for pick in picks:
             asset_id = pick.get("asset_id")
@@ -447,10 +463,9 @@ class Game(Aggregate):
             chosen.append((asset, mode))
         rules.check_pool([(a.cls, a.name, m) for a, m in chosen], skill_tag, is_reaction=is_reaction,
                          reacting_to_skill=reacting_to_skill)
-        pool_assets = [
-            {"asset_id": a.id, "name": a.name, "cls": a.cls, "rank": a.rank, "mode": m, "undercut": False}
-            for a, m in chosen
-        ]
+        return chosen
+
+    def _roll_pool(self, power_id: str, pool_assets: list[dict], extra_actions: int, roller: Roller) -> dict:
         if extra_actions:
             # P-ASSET-2: an action spent as an asset is rank 1 assured (rank 2 with Personal Touch).
             rank = 2 if self.state.powers[power_id].options.get("personal_touch") else 1
@@ -751,6 +766,8 @@ class Game(Aggregate):
             difficulty = a.difficulty
             if a.sealed is not None:
                 secret = s.sealed_difficulties[action_id]
+                if seal_difficulty(secret["value"], secret["nonce"]) != a.sealed:
+                    raise AssertionError(f"sealed difficulty of {action_id} does not match its commitment")
                 difficulty = secret["value"]
                 audience = [vis.PUBLIC] if public and not a.resistible else vis.powers([a.power])
                 self._difficulty_revealed(action_id=action_id, value=secret["value"], nonce=secret["nonce"],
@@ -896,6 +913,7 @@ class Game(Aggregate):
                                 reacting_to_skill=a.skill)
         if convert is not None:
             p = _pool_from(pool)
+            convert = min(max(convert, 0), sum(1 for d in p.dice if rules.is_convertible(d.face)))
             pool["dice"] = [
                 {**d, "converted": i in self._conversions(p, convert, None)} for i, d in enumerate(pool["dice"])
             ]

@@ -1,0 +1,31 @@
+# Every target bootstraps its own virtual environment on first use (and when pyproject.toml changes).
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test test-fast bench demo clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)  ## the service on http://127.0.0.1:8000, embedded SQLite store in ./data
+	$(BIN)/emissary serve
+
+test: $(STAMP)  ## the whole suite (PostgreSQL tests run when it is reachable, and always in CI)
+	$(BIN)/pytest
+
+test-fast: $(STAMP)  ## domain tests only: no database
+	$(BIN)/pytest tests/domain
+
+bench: $(STAMP)  ## speed ratios, one `name: value` line per figure
+	$(BIN)/python tests/bench.py
+
+demo: $(STAMP)
+	$(BIN)/emissary demo
+
+clean:
+	rm -rf $(VENV) data .pytest_cache .hypothesis test-output

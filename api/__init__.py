@@ -1,0 +1,1 @@
+"""Edges: the FastAPI app (JSON API), and the ``emissary`` command line."""

@@ -1,0 +1,57 @@
+"""The FastAPI app factory: nothing connects at import time."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from api.routes import actions, games
+from domain.errors import DomainError
+from projections.service import Games
+from projections.settings import Settings
+from projections.store import build_games
+
+log = logging.getLogger("emissary.api")
+
+
+def create_app(settings: Settings | None = None, games_service: Games | None = None) -> FastAPI:
+    """Build the app around a game service (built from settings unless given)."""
+    settings = settings or Settings()
+    app = FastAPI(
+        title="Emissary",
+        version="0.1.0",
+        description="Event-sourced play-by-post games. Every accepted command returns a receipt; "
+                    "every refusal names the rule or field.",
+    )
+    app.state.settings = settings
+    app.state.games = games_service or build_games(settings)
+
+    @app.exception_handler(DomainError)
+    def domain_error(request: Request, exc: DomainError) -> JSONResponse:
+        return JSONResponse(status_code=exc.status, content=exc.as_dict())
+
+    @app.exception_handler(RequestValidationError)
+    def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = exc.errors()
+        first = errors[0] if errors else {}
+        where = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path", "header")]
+        field = ".".join(where) or None
+        return JSONResponse(status_code=422, content={
+            "error": "ValidationError", "rule": None, "field": field,
+            "message": f"{field or 'request'}: {first.get('msg', 'invalid')}",
+            "errors": [{"field": ".".join(str(p) for p in e.get("loc", ())[1:]), "message": e.get("msg")}
+                       for e in errors],
+        })
+
+    @app.get("/health", tags=["ops"])
+    def health() -> dict:
+        """Liveness: the service answers and its store is reachable."""
+        app.state.games.recorder.max_notification_id()
+        return {"status": "ok"}
+
+    app.include_router(games.router)
+    app.include_router(actions.router)
+    return app

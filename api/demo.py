@@ -1,0 +1,77 @@
+"""A scripted Powers month, for newcomers: ``emissary demo``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from domain.dice import verify_faces
+from projections.service import Games
+
+
+def play_demo_month(say: Callable[[str], None]) -> Games:
+    """Play Planning > Resolution > Resistance > Battle with a GM and three powers; narrate it."""
+    games = Games()  # in memory: nothing is written anywhere
+    game_id, gm_token, _ = games.create_game("The Shadow over Moria", "Mira (GM)", "Europe/London")
+    say(f"Created game {game_id}; the GM holds a secret token (never stored, only its hash).")
+    wiz, _, _ = games.add_power(game_id, "gm", "Gandalf", "champion", "wizard")
+    rangers, _, _ = games.add_power(game_id, "gm", "Rangers of the North", "conspiracy", "circle")
+    gondor, _, _ = games.add_power(game_id, "gm", "Gondor", "city", "sovereign")
+    say("Powers: Gandalf (Wizard, 5 private actions), the Rangers (Circle, 4 private), Gondor (Sovereign, 4 public).")
+    might = games.grant_asset(game_id, "gm", wiz, "might", "skill", 3).result["asset_id"]
+    blade = games.grant_asset(game_id, "gm", wiz, "Demonhunting blade", "item", 2, assured=True).result["asset_id"]
+    nego = games.grant_asset(game_id, "gm", rangers, "negotiation", "skill", 3).result["asset_id"]
+    guild = games.grant_asset(game_id, "gm", rangers, "Dunedain Archive", "secret", 3).result["asset_id"]
+    vig = games.grant_asset(game_id, "gm", gondor, "might", "skill", 4).result["asset_id"]
+    games.advance(game_id, "gm")
+    games.advance(game_id, "gm")
+    view = games.view(game_id, "gm")
+    say(f"Season 1, month 1: Planning. The month's dice seed is committed: sha256 {view['game']['seed_commitment'][:16]}...")
+
+    r = games.submit_action(game_id, wiz, wiz, title="Duel the Balrog's herald", skill="might", slot="private",
+                            targets=[gondor], resistible=True, difficulty=1,
+                            assets=[{"asset_id": might}, {"asset_id": blade, "mode": "assured"}], convert=1)
+    say(f"Gandalf submits a private, resistible duel. Server roll #{r.result['roll_no']}: {r.result['faces']} "
+        f"+ 2 assured -> {r.result['successes']} successes, {r.result['consequences']} consequence(s). "
+        f"Receipt digest {r.digest[:12]}...")
+    r = games.submit_action(game_id, rangers, rangers, title="Win Elrond over", skill="negotiation", slot="private",
+                            roll=False)
+    talk = r.result["action_id"]
+    games.set_difficulty(game_id, "gm", talk, 4, sealed=True, tiers={"2": "a deal", "4": "full support"})
+    say("The Rangers propose a negotiation; the GM seals its difficulty by hash before any die is rolled (GM-2).")
+    r = games.roll_action(game_id, rangers, talk, assets=[{"asset_id": nego}, {"asset_id": guild}], convert=1)
+    say(f"The Rangers roll {r.result['faces']}: {r.result['successes']} success(es), not knowing the difficulty.")
+    for bad in ({"title": "Fifth public edict", "slot": "public"},):
+        for _ in range(4):
+            games.submit_action(game_id, gondor, gondor, slot="public", title="Edict", assets=[], convert=0)
+        try:
+            games.submit_action(game_id, gondor, gondor, assets=[], convert=0, **bad)
+        except Exception as refused:  # noqa: BLE001 - the demo shows the refusal
+            say(f"Gondor tries a 5th action and is refused: [{refused.rule}] {refused.message}")
+    games.advance(game_id, "gm")
+    say("Planning closes: Gandalf's 4 unused actions and the Rangers' 3 become rank-2 schemes.")
+    r = games.resolve(game_id, "gm", announcement="Storm clouds gather over the Misty Mountains.")
+    say(f"Resolution in rules order: {len(r.result['queue'])} actions; the sealed difficulty is opened "
+        "and checked against its commitment.")
+    seen = games.view(game_id, gondor)["may_resist"][0]
+    say(f"Gondor is told only: {seen['power_name']} acts ('{seen['title']}'), pool size {seen['pool_size']} "
+        "(no dice, no assured flags, no consequences: P-AMB-3).")
+    r = games.declare_reaction(game_id, gondor, gondor, seen["action_id"], [{"asset_id": vig}], convert=0)
+    say(f"Gondor resists alone, with its own might (a reaction uses the action's skill, P-ASSET-3): "
+        f"{r.result['faces']} -> {r.result['successes']} successes.")
+    view = games.view(game_id, wiz)
+    duel = next(a for a in view["my_actions"] if a["title"].startswith("Duel"))
+    res = duel["result"]
+    say(f"The window closes early (everyone acted). Gandalf: {res['successes']} - {res['resisted']} resisted = "
+        f"net {res['net']} vs difficulty {res['difficulty']}: {'success' if res['success'] else 'failure'}.")
+    ranger_view = games.view(game_id, rangers)
+    talk_view = next(a for a in ranger_view["my_actions"] if a["action_id"] == talk)
+    say(f"The Rangers learn the sealed difficulty was {talk_view['difficulty']}: "
+        f"{'success' if talk_view['result']['success'] else 'failure'}.")
+    games.advance(game_id, "gm")
+    revealed = [e for e in games.visible_events(game_id, gondor) if e["type"] == "SeedRevealed"][0]["data"]
+    ok = verify_faces(revealed["seed"], 1, [d["face"] for d in duel["pool"]["dice"]])
+    say(f"Battle passes; month 2 begins. Month 1's seed is revealed; Gandalf's roll #1 verifies: {ok}.")
+    for viewer, label in ((gondor, "Gondor"), (rangers, "the Rangers")):
+        n = len(games.visible_events(game_id, viewer))
+        say(f"{label} may see {n} events; the GM sees {len(games.visible_events(game_id, 'gm'))}.")
+    return games

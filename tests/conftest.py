@@ -1,0 +1,62 @@
+"""Shared fixtures. PostgreSQL tests run whenever it is reachable and never skip when CI=true."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from datetime import datetime, timezone
+
+import pytest
+
+PG_URL = os.environ.get("EMISSARY_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def _pg_reachable() -> str | None:
+    try:
+        import psycopg
+
+        with psycopg.connect(PG_URL.split("?")[0], connect_timeout=3) as conn:
+            conn.execute("select 1")
+        return None
+    except Exception as exc:  # noqa: BLE001 - any failure means "not reachable"
+        return str(exc)
+
+
+@pytest.fixture(scope="session")
+def pg_available() -> None:
+    problem = _pg_reachable()
+    if problem:
+        if IN_CI:
+            pytest.fail(f"PostgreSQL must be reachable in CI at {PG_URL}: {problem}")
+        pytest.skip(f"PostgreSQL not reachable at {PG_URL}: {problem}")
+
+
+@pytest.fixture
+def pg_schema_url(pg_available):
+    """A PostgreSQL URL pointing at a fresh schema, dropped afterwards."""
+    import psycopg
+
+    schema = f"emissary_t_{uuid.uuid4().hex[:12]}"
+    base = PG_URL.split("?")[0]
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    yield f"{base}?schema={schema}"
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture
+def now() -> datetime:
+    return datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.integration)])
+def store_settings(request, tmp_path):
+    """Settings for each real store: the same tests run against SQLite and PostgreSQL."""
+    from projections.settings import Settings
+
+    if request.param == "sqlite":
+        return Settings(data_dir=tmp_path / "data")
+    url = request.getfixturevalue("pg_schema_url")
+    return Settings(database_url=url)

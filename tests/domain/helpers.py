@@ -1,0 +1,36 @@
+"""Builders for domain tests: a game in Planning with powers and assets, the clock pinned."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from domain.dice import FixedRoller
+from domain.powers.game import Game
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+SEED = "ab" * 32
+
+
+def later(hours: float) -> datetime:
+    return NOW + timedelta(hours=hours)
+
+
+def game_in_planning(*powers: tuple[str, str, str], assets: list[tuple] = (), options: dict | None = None) -> Game:
+    """A new game with these ``(id, cls, subclass)`` powers and ``(asset_id, power, name, cls, rank, kw)`` assets,
+    advanced to month 1 Planning."""
+    g = Game.start("Test game", "GM", options=options)
+    for pid, cls, sub, *opts in powers:
+        g.add_power(pid, pid.title(), cls, sub, opts[0] if opts else None)
+    for asset_id, power, name, cls, rank, *kw in assets:
+        g.grant_asset(asset_id, power, name, cls, rank, **(kw[0] if kw else {}))
+    g.advance(NOW, SEED)
+    g.advance(NOW, SEED)
+    assert g.state.step == "planning"
+    return g
+
+
+def submit(g: Game, power: str, action_id: str, faces: list[int] | None = None, **kw) -> None:
+    """Submit an action with the dice given explicitly."""
+    roller = FixedRoller(faces) if faces is not None else FixedRoller()
+    kw.setdefault("now", NOW)
+    g.submit_action(power, action_id, kw.pop("title", action_id), roller=roller, **kw)
