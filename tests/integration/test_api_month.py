@@ -1,0 +1,137 @@
+"""A whole Powers month through the JSON API, on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+
+
+def bearer(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture
+def api(store_settings):
+    app = create_app(store_settings)
+    with TestClient(app) as client:
+        yield client
+    app.state.games.close()
+
+
+def setup_game(api):
+    r = api.post("/games", json={"name": "Middle-earth", "gm_name": "Mira", "timezone": "Europe/Paris"})
+    assert r.status_code == 201, r.text
+    game, gm = r.json()["game_id"], r.json()["gm_token"]
+    tokens = {}
+    for name, cls, sub in (("Gandalf", "champion", "wizard"), ("Rangers", "conspiracy", "circle"),
+                           ("Gondor", "city", "overlord")):
+        r = api.post(f"/games/{game}/powers", json={"name": name, "cls": cls, "subclass": sub}, headers=bearer(gm))
+        assert r.status_code == 201, r.text
+        tokens[r.json()["power_id"]] = r.json()["token"]
+    assets = {}
+    for pid, name, cls, rank, extra in (("gandalf", "might", "skill", 3, {}),
+                                        ("gandalf", "Blade", "item", 2, {"assured": True}),
+                                        ("rangers", "subtlety", "skill", 3, {}),
+                                        ("gondor", "might", "skill", 3, {}),
+                                        ("gondor", "vigilance", "skill", 2, {})):
+        r = api.post(f"/games/{game}/powers/{pid}/assets", json={"name": name, "cls": cls, "rank": rank, **extra},
+                     headers=bearer(gm))
+        assert r.status_code == 201, r.text
+        assets[(pid, name)] = r.json()["result"]["asset_id"]
+    return game, gm, tokens, assets
+
+
+def test_a_gm_and_three_powers_play_a_whole_month_over_http(api):
+    game, gm, tok, assets = setup_game(api)
+    for expected in ("tidings", "planning"):
+        r = api.post(f"/games/{game}/advance", headers=bearer(gm))
+        assert r.status_code == 200 and r.json()["result"]["step"] == expected
+    # Gandalf: a private, resistible duel against Gondor.
+    r = api.post(f"/games/{game}/actions", headers=bearer(tok["gandalf"]), json={
+        "title": "Duel Gondor's champion", "skill": "might", "targets": ["gondor"], "resistible": True,
+        "difficulty": 1, "assets": [{"asset_id": assets[("gandalf", "might")]},
+                                    {"asset_id": assets[("gandalf", "Blade")], "mode": "assured"}]})
+    assert r.status_code == 201, r.text
+    duel = r.json()["result"]
+    assert len(duel["faces"]) == 3 and duel["pool_size"] == 5 and not duel["locked"]
+    r = api.post(f"/games/{game}/actions/{duel['action_id']}/conversions", headers=bearer(tok["gandalf"]),
+                 json={"convert": 0})
+    assert r.status_code == 200 and r.json()["result"]["locked"]
+    receipt_digest = r.json()["result"]["digest"]
+    # Rangers: propose, GM seals a difficulty, then roll.
+    r = api.post(f"/games/{game}/actions", headers=bearer(tok["rangers"]),
+                 json={"title": "Infiltrate the Citadel", "skill": "subtlety", "roll": False})
+    spy = r.json()["result"]["action_id"]
+    r = api.put(f"/games/{game}/actions/{spy}/difficulty", headers=bearer(gm), json={"value": 2, "sealed": True})
+    assert r.status_code == 200, r.text
+    r = api.post(f"/games/{game}/actions/{spy}/roll", headers=bearer(tok["rangers"]),
+                 json={"assets": [{"asset_id": assets[("rangers", "subtlety")]}], "convert": 3})
+    assert r.status_code == 200, r.text
+    # Gondor: a public action, then discards a second one.
+    r = api.post(f"/games/{game}/actions", headers=bearer(tok["gondor"]),
+                 json={"title": "Raise the beacons", "slot": "public", "convert": 0,
+                       "assets": [{"asset_id": assets[("gondor", "vigilance")]}]})
+    assert r.status_code == 201
+    r = api.post(f"/games/{game}/actions", headers=bearer(tok["gondor"]), json={"title": "Tax", "convert": 0})
+    r = api.post(f"/games/{game}/actions/{r.json()['result']['action_id']}/discard", headers=bearer(tok["gondor"]))
+    assert r.status_code == 200
+    # Planning closes; resolution; resistance.
+    assert api.post(f"/games/{game}/advance", headers=bearer(gm)).json()["result"]["step"] == "resolution"
+    r = api.post(f"/games/{game}/resolve", headers=bearer(gm), json={"announcement": "Beacons are lit."})
+    assert r.status_code == 200, r.text
+    queue = r.json()["result"]["queue"]
+    assert queue[0] == spy and queue[-1] == duel["action_id"]  # conspiracy before city; Wizard's final last
+    view = api.get(f"/games/{game}/view", headers=bearer(tok["gondor"])).json()
+    assert [n["pool_size"] for n in view["may_resist"]] == [5]
+    published = [e for e in api.get(f"/games/{game}/events", headers=bearer(tok["gandalf"])).json()
+                 if e["type"] == "ResolutionPublished"][0]["data"]
+    assert receipt_digest in published["submissions"]
+    assert published["submissions_digest"] == hashlib.sha256(
+        json.dumps(sorted(published["submissions"]), separators=(",", ":")).encode()).hexdigest()
+    r = api.post(f"/games/{game}/reactions", headers=bearer(tok["gondor"]), json={
+        "action_id": duel["action_id"], "assets": [{"asset_id": assets[("gondor", "might")]}], "convert": 0})
+    assert r.status_code == 201, r.text
+    view = api.get(f"/games/{game}/view", headers=bearer(tok["gandalf"])).json()
+    assert view["game"]["step"] == "battle"  # everyone eligible acted: the window closed early
+    result = view["my_actions"][0]["result"]
+    assert result["net"] == max(0, result["successes"] - result["resisted"])
+    rangers = api.get(f"/games/{game}/view", headers=bearer(tok["rangers"])).json()
+    assert rangers["my_actions"][0]["difficulty"] == 2 and rangers["my_actions"][0]["result"] is not None
+    assert api.post(f"/games/{game}/advance", headers=bearer(gm)).json()["result"]["step"] == "planning"
+    gm_view = api.get(f"/games/{game}/view", headers=bearer(gm)).json()
+    assert (gm_view["game"]["month"], gm_view["game"]["step"]) == (2, "planning")
+
+
+def test_errors_name_the_rule_or_field_and_change_nothing(api):
+    game, gm, tok, assets = setup_game(api)
+    before = len(api.get(f"/games/{game}/events", headers=bearer(gm)).json())
+    assert api.get(f"/games/{game}/view").status_code == 401
+    assert api.get(f"/games/{game}/view", headers=bearer("nope")).json()["field"] == "authorization"
+    r = api.post(f"/games/{game}/advance", headers=bearer(tok["gondor"]))
+    assert r.status_code == 403 and r.json()["error"] == "Forbidden"
+    assert api.get("/games/00000000-0000-0000-0000-000000000000/view", headers=bearer(gm)).status_code == 404
+    r = api.post(f"/games/{game}/actions", headers=bearer(tok["gondor"]), json={"title": "Too early"})
+    assert r.status_code == 422 and r.json()["rule"] == "P.1.2"
+    r = api.post(f"/games/{game}/actions", headers=bearer(tok["gondor"]), json={"title": "x", "slot": "secret"})
+    assert r.status_code == 422 and r.json()["field"] == "slot"
+    api.post(f"/games/{game}/advance", headers=bearer(gm))
+    api.post(f"/games/{game}/advance", headers=bearer(gm))
+    for _ in range(2):
+        assert api.post(f"/games/{game}/actions", headers=bearer(tok["gondor"]),
+                        json={"title": "Plot", "slot": "private"}).status_code == 201
+    r = api.post(f"/games/{game}/actions", headers=bearer(tok["gondor"]), json={"title": "Plot", "slot": "private"})
+    assert r.status_code == 422
+    assert r.json() == {"error": "RuleViolation", "rule": "P-ACT-1", "field": "slot",
+                        "message": "an Overlord takes 2 private actions a month; this would be the 3rd"}
+    r = api.post(f"/games/{game}/actions", headers=bearer(tok["gondor"]),
+                 json={"title": "x", "slot": "public", "power_id": "rangers"})
+    assert r.status_code == 403
+    after = api.get(f"/games/{game}/events", headers=bearer(gm)).json()
+    # 2 advances (5 events: tidings; planning, seed commit, window) and 2 accepted actions (2 events each)
+    assert len(after) == before + 4 + 4
+    assert api.get("/docs").status_code == 200 and "/games/{game_id}/actions" in api.get("/openapi.json").text
