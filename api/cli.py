@@ -21,7 +21,7 @@ def serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     store = "PostgreSQL" if settings.is_postgres else (settings.database_url or f"SQLite in {settings.data_dir}/")
     print(f"Emissary on http://{host}:{port}  (API docs at /docs; store: {store})", flush=True)
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info", access_log=args.access_log)
     return 0
 
 
@@ -39,6 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     p_serve = sub.add_parser("serve", help="run the web service (embedded SQLite store by default)")
     p_serve.add_argument("--host", default=None)
     p_serve.add_argument("--port", type=int, default=None)
+    p_serve.add_argument("--no-access-log", dest="access_log", action="store_false",
+                         help="do not log every request")
     p_serve.set_defaults(func=serve)
     p_demo = sub.add_parser("demo", help="play one scripted month on a throwaway game and print it")
     p_demo.set_defaults(func=demo)

@@ -9,7 +9,7 @@ from fastapi import Depends, Header, Path, Request
 from projections.service import Games
 
 
-def get_games(request: Request) -> Games:
+async def get_games(request: Request) -> Games:
     return request.app.state.games
 
 

@@ -8,9 +8,11 @@ environment it is given (SQLite, PostgreSQL or in-memory), never by reading ``os
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import secrets
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, fields
@@ -89,7 +91,24 @@ class Games(Application):
         self.entropy = entropy
         self.retries = retries
         self.roller_factory = roller_factory or (lambda game: SeededRoller(game.state.seed or "00"))
+        self._locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
         super().__init__(env={"IS_SNAPSHOTTING_ENABLED": "y", **(env or {"PERSISTENCE_MODULE": "eventsourcing.popo"})})
+
+    def _take_snapshots(self, processing_event: Any) -> None:
+        # Snapshot the aggregate we already hold whenever a save crosses a multiple of the interval,
+        # instead of the library's re-reading it from the store at that exact version.
+        if self.snapshots is None:
+            return
+        for aggregate in processing_event.aggregates.values():
+            interval = self.snapshotting_intervals.get(type(aggregate))
+            versions = [e.originator_version for e in processing_event.events
+                        if e.originator_id == aggregate.id]
+            if not interval or not versions:
+                continue
+            if (min(versions) - 1) // interval != aggregate.version // interval:
+                snapshot_class = getattr(type(aggregate), "Snapshot", type(self).snapshot_class)
+                self.snapshots.put([snapshot_class.take(aggregate)])
 
     def construct_env(self, name: str, env: Any = None) -> Environment:
         # Only what the composition root passes in: the domain never reads os.environ.
@@ -102,29 +121,77 @@ class Games(Application):
 
     # ------------------------------------------------------------------ plumbing
 
-    def get_game(self, game_id: str, version: int | None = None) -> Game:
-        """The game now (or at ``version``), or NotFound."""
+    def get_game(self, game_id: str, version: int | None = None, *, for_update: bool = True) -> Game:
+        """The game now (or at ``version``), or NotFound. Read-only callers pass ``for_update=False``
+        to share the cached aggregate instead of deep-copying it (they must not mutate it)."""
         try:
             key = uuid.UUID(str(game_id))
         except ValueError:
             raise NotFound("no such game", field="game_id") from None
         try:
-            return self.repository.get(key, version=version)
+            return self.repository.get(key, version=version, deepcopy_from_cache=for_update)
         except AggregateNotFoundError:
             raise NotFound("no such game", field="game_id") from None
 
+    def _lock(self, game_id: str) -> threading.Lock:
+        with self._locks_guard:
+            return self._locks.setdefault(str(game_id), threading.Lock())
+
+    def _evict(self, game: Game) -> None:
+        if self.repository.cache is not None:
+            with contextlib.suppress(KeyError):
+                self.repository.cache.get(game.id, evict=True)
+
+    def _cached(self, game_id: str) -> Game | None:
+        """The cached aggregate, without reading the store (None if not cached or no cache)."""
+        if self.repository.cache is None:
+            return None
+        try:
+            return self.repository.cache.get(uuid.UUID(str(game_id)))
+        except (KeyError, ValueError):
+            return None
+
+    def _read(self, game_id: str, query: Callable[[Game], T], version: int | None = None) -> T:
+        """Answer a query from the cached game (fast-forwarded to the store), under the game's lock."""
+        if version is not None:
+            return query(self.get_game(game_id, version, for_update=False))
+        with self._lock(game_id):
+            return query(self.get_game(game_id, for_update=False))
+
     def _run(self, game_id: str, principal: str, command: Callable[[Game], T]) -> tuple[Receipt, T]:
-        """Run a command on fresh state and save; retry on a concurrent save, else 409."""
+        """Run a command on current state and save; retry on a concurrent save, else 409.
+
+        Within one process, commands on one game take turns on the cached aggregate (no deep
+        copy); across processes, the store's optimistic concurrency decides. Any failure evicts
+        the cached aggregate, so a refused or conflicting command leaves no trace in memory either.
+        """
+        fresh = False
         for attempt in range(1, self.retries + 1):
-            game = self.get_game(game_id)
-            result = command(game)
-            try:
-                recordings = self.save(game)
-            except IntegrityError:
-                log.info("concurrent save, retrying game=%s attempt=%s", game_id, attempt)
-                continue
-            events = [r.domain_event for r in recordings]
-            return self._receipt(game, principal, events), result
+            with self._lock(game_id):
+                # The cached aggregate is used as it is (no read of the store): if another process
+                # recorded events meanwhile, our save conflicts and the retry reads them.
+                game = self._cached(game_id) if not fresh else None
+                fresh = game is None
+                game = game or self.get_game(game_id, for_update=False)
+                try:
+                    result = command(game)
+                    recordings = self.save(game)
+                except IntegrityError:
+                    self._evict(game)
+                    fresh = True
+                    log.info("concurrent save, retrying game=%s attempt=%s", game_id, attempt)
+                    continue
+                except DomainError:
+                    self._evict(game)
+                    if fresh:
+                        raise
+                    fresh = True  # refused on cached state: check once more against the store
+                    continue
+                except BaseException:
+                    self._evict(game)
+                    raise
+                events = [r.domain_event for r in recordings]
+                return self._receipt(game, principal, events), result
         raise Conflict(f"the game was busy; nothing was recorded after {self.retries} attempts, try again")
 
     def _receipt(self, game: Game, principal: str, events: list[Any]) -> Receipt:
@@ -139,8 +206,10 @@ class Games(Application):
         """The principal (``gm`` or a power id) a bearer token stands for in this game."""
         if not token:
             raise Unauthorized("send 'Authorization: Bearer <token>'", field="authorization")
-        game = self.get_game(game_id)
-        principal = game.credential(hash_token(token))
+        cached = self._cached(game_id)
+        principal = cached.credential(hash_token(token)) if cached is not None else None
+        if principal is None:  # not cached, or issued by another process since: read the store
+            principal = self._read(game_id, lambda game: game.credential(hash_token(token)))
         if principal is None:
             raise Unauthorized("this token is not valid for this game", field="authorization")
         return principal
@@ -370,11 +439,11 @@ class Games(Application):
 
     def view(self, game_id: str, viewer: str, version: int | None = None) -> dict:
         """The board as ``viewer`` may see it (P.4), now or at a past version."""
-        return board_view(self.get_game(game_id, version), viewer)
+        return self._read(game_id, lambda game: board_view(game, viewer), version)
 
     def visible_events(self, game_id: str, viewer: str, after: int = 0, limit: int = 500) -> list[dict]:
         """The events ``viewer`` may see, numbered by their own gap-free sequence."""
-        key = self.get_game(game_id).id
+        key = self.get_game(game_id, for_update=False).id
         out: list[dict] = []
         seq = 0
         for e in self.events.get(key):
@@ -394,7 +463,7 @@ class Games(Application):
         return out
 
     def iter_events(self, game_id: str) -> Iterator[Any]:
-        return iter(self.events.get(self.get_game(game_id).id))
+        return iter(self.events.get(self.get_game(game_id, for_update=False).id))
 
 
 def event_data(e: Any) -> dict:

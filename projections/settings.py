@@ -56,7 +56,7 @@ class Settings(BaseSettings):
                 "POSTGRES_POOL_SIZE": "10",
                 "POSTGRES_MAX_OVERFLOW": "20",
                 "POSTGRES_CONN_MAX_AGE": "600",
-                "POSTGRES_PRE_PING": "y",
+                "POSTGRES_PRE_PING": "n",
                 "POSTGRES_LOCK_TIMEOUT": "5",
             })
             query = dict(part.split("=", 1) for part in url.query.split("&") if "=" in part)

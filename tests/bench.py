@@ -1,0 +1,229 @@
+"""``make bench``: speed figures as ratios against a baseline measured in the same run.
+
+Prints one ``name: value`` line per figure (names from the issues), then the raw timings as
+comments. Run from the project root: ``python tests/bench.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from eventsourcing.application import Application  # noqa: E402
+from eventsourcing.domain import Aggregate, event  # noqa: E402
+
+from api.app import create_app  # noqa: E402
+from domain.dice import SeededRoller  # noqa: E402
+from domain.powers.game import Game  # noqa: E402
+from projections.service import Games  # noqa: E402
+from projections.settings import Settings  # noqa: E402
+
+NOTES: list[str] = []
+
+
+class Tally(Aggregate):
+    """The bare-store baseline: one tiny event per save."""
+
+    @event("Created")
+    def __init__(self) -> None:
+        self.n = 0
+
+    @event("Counted")
+    def count(self) -> None:
+        self.n += 1
+
+
+class Bare(Application):
+    pass
+
+
+def bare_saves_per_second(env: dict, n: int) -> float:
+    app = Bare(env={k: v for k, v in env.items() if k not in ("IS_SNAPSHOTTING_ENABLED",)})
+    agg = Tally()
+    app.save(agg)
+    start = time.perf_counter()
+    for _ in range(n):
+        agg.count()
+        app.save(agg)
+    elapsed = time.perf_counter() - start
+    app.close()
+    return n / elapsed
+
+
+def serve(settings: Settings):
+    """``emissary serve`` in its own process on a loopback port; returns (base_url, stop)."""
+    import socket
+    import subprocess
+
+    import httpx
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "EMISSARY_DATA_DIR": str(settings.data_dir),
+           "EMISSARY_DATABASE_URL": settings.database_url, "EMISSARY_PORT": str(port)}
+    proc = subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--no-access-log"], env=env,
+                            cwd=str(Path(__file__).resolve().parent.parent), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 30
+    while True:
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if time.time() > deadline or proc.poll() is not None:
+            proc.kill()
+            raise RuntimeError("the server did not start")
+        time.sleep(0.1)
+
+    def stop() -> None:
+        proc.terminate()
+        proc.wait(10)
+
+    return base, stop
+
+
+def api_commands_per_second(settings: Settings, n_powers: int, clients: int = 1) -> float:
+    """Durable commands over HTTP to the real server: every power submits and rolls its 4 actions."""
+    import httpx
+    from concurrent.futures import ThreadPoolExecutor
+
+    base, stop = serve(settings)
+    try:
+        with httpx.Client(base_url=base) as http:
+            r = http.post("/games", json={"name": "bench"})
+            game, gm = r.json()["game_id"], r.json()["gm_token"]
+            h = {"Authorization": f"Bearer {gm}"}
+            tokens = [http.post(f"/games/{game}/powers", headers=h,
+                                json={"name": f"C{i}", "cls": "conspiracy", "subclass": "circle"}).json()["token"]
+                      for i in range(n_powers)]
+            http.post(f"/games/{game}/advance", headers=h)
+            http.post(f"/games/{game}/advance", headers=h)
+
+        def play(chunk: list[str]) -> int:
+            done = 0
+            with httpx.Client(base_url=base) as client:
+                for k in range(4):
+                    for tok in chunk:
+                        r = client.post(f"/games/{game}/actions", headers={"Authorization": f"Bearer {tok}"},
+                                        json={"title": f"plot {k}", "convert": 0})
+                        assert r.status_code == 201, r.text
+                        done += 1
+            return done
+
+        chunks = [tokens[i::clients] for i in range(clients)]
+        start = time.perf_counter()
+        with ThreadPoolExecutor(clients) as pool:
+            count = sum(pool.map(play, chunks))
+        return count / (time.perf_counter() - start)
+    finally:
+        stop()
+
+
+def build_long_game(games: Games, target_events: int) -> Game:
+    """A game of many months (4 powers, 4 actions each, resolved every month) of about ``target_events``."""
+    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    g = Game.start("long", "gm")
+    powers = [("w", "champion", "wizard"), ("c", "conspiracy", "circle"), ("o", "city", "overlord"),
+              ("d", "champion", "dragon")]
+    for pid, cls, sub in powers:
+        g.add_power(pid, pid, cls, sub)
+        g.grant_asset(f"{pid}-might", pid, "might", "skill", 3)
+    seed = "ab" * 32
+    g.advance(now, seed)
+    n = 0
+    while g.version < target_events:
+        g.advance(now, seed)  # -> planning (or tidings/cleanup on the way)
+        if g.state.step != "planning":
+            games.save(g)
+            continue
+        roller = SeededRoller(seed)
+        for pid, _, sub in powers:
+            for k in range(4):
+                slot = "public" if (sub in ("dragon",) or (sub == "overlord" and k < 2)) else "private"
+                n += 1
+                g.submit_action(pid, f"a{n}", f"action {n}", now=now, roller=roller, slot=slot,
+                                assets=[{"asset_id": f"{pid}-might"}], convert=1, targets=["c"],
+                                resistible=(k == 0 and pid != "c"))
+        g.advance(now, seed)
+        g.resolve(now=now, roller=roller)
+        if g.state.step == "resistance":
+            g.close_window(g.open_window("resistance").id, now=now + timedelta(days=2))
+        games.save(g)
+        now += timedelta(days=10)
+    return g
+
+
+def replay_vs_past_version(env: dict, events: int, samples: int = 30) -> tuple[float, float]:
+    """(full replay seconds, mean seconds to get an arbitrary past version with snapshots)."""
+    games = Games(env=env, snapshot_interval=100)
+    g = build_long_game(games, events)
+    gid = g.id
+    games.close()
+    no_cache = {k: v for k, v in env.items() if not k.startswith("AGGREGATE_CACHE")}
+    plain = Games(env=no_cache, snapshot_interval=100)
+    plain.snapshots = None  # full replay: no snapshots
+    plain.repository.snapshot_store = None
+    snap = Games(env=no_cache, snapshot_interval=100)
+    replays = []
+    for _ in range(3):
+        t = time.perf_counter()
+        full = plain.repository.get(gid)
+        replays.append(time.perf_counter() - t)
+    rng = random.Random(7)
+    versions = [rng.randint(1, full.version) for _ in range(samples)]
+    t = time.perf_counter()
+    for v in versions:
+        snap.repository.get(gid, version=v)
+    per_get = (time.perf_counter() - t) / samples
+    NOTES.append(f"# game of {full.version} events: full replay {statistics.median(replays) * 1000:.1f} ms, "
+                 f"past version get {per_get * 1000:.2f} ms")
+    plain.close()
+    snap.close()
+    return statistics.median(replays), per_get
+
+
+def main() -> None:
+    tmp = Path(tempfile.mkdtemp(prefix="emissary-bench-"))
+    sqlite = Settings(data_dir=tmp / "api").eventsourcing_env()
+    # The same store for both: a SQLite file, as the embedded default runs.
+    bare_env = {**sqlite, "SQLITE_DBNAME": str(tmp / "bare.sqlite3")}
+    bare = bare_saves_per_second(bare_env, 2000)
+    api = api_commands_per_second(Settings(data_dir=tmp / "api"), n_powers=100)
+    NOTES.append(f"# sqlite: bare saves {bare:.0f}/s, API commands {api:.0f}/s")
+    print(f"command_vs_bare_store: {api / bare:.2f}")
+    pg_url = os.environ.get("EMISSARY_BENCH_DATABASE_URL", os.environ.get("EMISSARY_DATABASE_URL", ""))
+    if pg_url.startswith("postgres"):
+        schema = f"bench_{uuid.uuid4().hex[:8]}"
+        import psycopg
+
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+        try:
+            settings = Settings(database_url=f"{pg_url}?schema={schema}")
+            pg_bare = bare_saves_per_second(settings.eventsourcing_env(), 1000)
+            pg_api = api_commands_per_second(settings, n_powers=50)
+            NOTES.append(f"# postgres: bare saves {pg_bare:.0f}/s, API commands {pg_api:.0f}/s")
+            print(f"command_vs_bare_store_postgres: {pg_api / pg_bare:.2f}")
+        finally:
+            with psycopg.connect(pg_url, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+    replay, past = replay_vs_past_version({**sqlite, "SQLITE_DBNAME": str(tmp / "long.sqlite3")}, 10_000)
+    print(f"past_version_vs_replay: {replay / past:.1f}")
+    for note in NOTES:
+        print(note)
+
+
+if __name__ == "__main__":
+    main()
