@@ -206,13 +206,17 @@ class Games(Application):
         """The principal (``gm`` or a power id) a bearer token stands for in this game."""
         if not token:
             raise Unauthorized("send 'Authorization: Bearer <token>'", field="authorization")
-        cached = self._cached(game_id)
-        principal = cached.credential(hash_token(token)) if cached is not None else None
+        principal = self.authenticate_cached(game_id, token)
         if principal is None:  # not cached, or issued by another process since: read the store
             principal = self._read(game_id, lambda game: game.credential(hash_token(token)))
         if principal is None:
             raise Unauthorized("this token is not valid for this game", field="authorization")
         return principal
+
+    def authenticate_cached(self, game_id: str, token: str | None) -> str | None:
+        """The principal for a token from the cached game only (no I/O), or None if that cannot tell."""
+        cached = self._cached(game_id) if token else None
+        return cached.credential(hash_token(token)) if cached is not None else None
 
     @staticmethod
     def require_gm(principal: str) -> None:
