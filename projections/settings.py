@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from pydantic import field_validator
+from pydantic import field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -31,6 +31,15 @@ class Settings(BaseSettings):
         if value not in ("development", "test", "production"):
             raise ValueError("EMISSARY_ENV is development, test or production")
         return value
+
+    @model_validator(mode="after")
+    def _production_is_configured(self) -> Settings:
+        if self.env == "production":
+            if not self.is_postgres:
+                raise ValueError("EMISSARY_ENV=production needs EMISSARY_DATABASE_URL=postgresql://...")
+            if "change-me" in self.database_url:
+                raise ValueError("EMISSARY_DATABASE_URL still holds the placeholder password 'change-me'")
+        return self
 
     @property
     def is_postgres(self) -> bool:
