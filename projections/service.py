@@ -9,6 +9,7 @@ environment it is given (SQLite, PostgreSQL or in-memory), never by reading ``os
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import logging
 import secrets
@@ -439,6 +440,110 @@ class Games(Application):
         receipt.result = {"closed": closed}
         return receipt
 
+    # ------------------------------------------------------------------ what powers learn and share
+
+    def share_secret(self, game_id: str, principal: str, power_id: str, asset_id: str, to: str) -> Receipt:
+        """Share a Secret with another power, irrevocably ([003:114])."""
+        def command(game: Game) -> None:
+            self.require_power(game, principal, power_id)
+            game.share_secret(power_id, asset_id, to)
+
+        return self._run(game_id, principal, command)[0]
+
+    def grant_visibility(self, game_id: str, principal: str, to: str, text: str, source: str = "ruling",
+                         about: str | None = None) -> Receipt:
+        """GM: show a power what it learned (a Seeking success, a ruling)."""
+        self.require_gm(principal)
+        return self._run(game_id, principal, lambda g: g.grant_visibility(to, text, source=source, about=about))[0]
+
+    def set_influence(self, game_id: str, principal: str, power_id: str, hex_id: str, amount: int) -> Receipt:
+        self.require_gm(principal)
+        return self._run(game_id, principal, lambda g: g.set_influence(power_id, hex_id, amount))[0]
+
+    def set_timezone(self, game_id: str, principal: str, power_id: str, timezone_name: str) -> Receipt:
+        """A power chooses the time zone its feed and deadlines are shown in."""
+        _check_timezone(timezone_name)
+
+        def command(game: Game) -> None:
+            self.require_power(game, principal, power_id)
+            game.set_timezone(power_id, timezone_name)
+
+        return self._run(game_id, principal, command)[0]
+
+    # ------------------------------------------------------------------ rewind
+
+    def phases(self, game_id: str) -> list[dict]:
+        """Every phase the game has begun, with the version at which it stood fully opened."""
+        out = [{"phase": "setup", "season": 0, "month": 0, "step": "setup", "version": 1}]
+        for e in self.iter_events(game_id):
+            if type(e).__name__ == "StepBegan":
+                out.append({"phase": phase_id(e.season, e.month, e.step), "season": e.season, "month": e.month,
+                            "step": e.step, "version": e.originator_version})
+        return out
+
+    def phase_version(self, game_id: str, phase: str | None, version: int | None) -> int:
+        """The version a phase began at (the latest time it began, after rollbacks), or the version given."""
+        if version is not None:
+            current = self.get_game(game_id, for_update=False).version
+            if not 1 <= version <= current:
+                raise NotFound(f"no version {version}; this game has {current}", field="version")
+            return version
+        if not phase:
+            raise RuleViolation("name a phase (such as s1m1-planning) or a version", field="phase")
+        matches = [p["version"] for p in self.phases(game_id) if p["phase"] == phase]
+        if not matches:
+            raise NotFound(f"this game has no phase {phase!r}", field="phase")
+        return matches[-1]
+
+    def view_at(self, game_id: str, principal: str, *, phase: str | None = None, version: int | None = None,
+                as_viewer: str | None = None) -> dict:
+        """The board as it stood at a past phase or version: the GM as anyone, a player as themselves."""
+        viewer = as_viewer or principal
+        if principal != GM and viewer != principal:
+            raise Forbidden("you may look only at your own view of the past", field="as")
+        v = self.phase_version(game_id, phase, version)
+        game = self.get_game(game_id, v, for_update=False)
+        if viewer != GM and viewer not in game.state.powers:
+            raise NotFound(f"{viewer!r} was not in the game at that time", field="as")
+        out = board_view(game, viewer)
+        out["at"] = {"version": v, "phase": phase} if principal == GM else {"phase": phase}
+        return out
+
+    def rollback(self, game_id: str, principal: str, reason: str, *, phase: str | None = None,
+                 version: int | None = None) -> Receipt:
+        """GM: return the live game to the start of a phase; history stays, marked superseded."""
+        self.require_gm(principal)
+        v = self.phase_version(game_id, phase, version)
+        starts = {p["version"] for p in self.phases(game_id)}
+        if v not in starts:
+            raise RuleViolation("roll back to the start of a phase (see the phase list)", field="version")
+        restored = self.get_game(game_id, v, for_update=False).state
+        seed = self.entropy(32)
+        receipt, _ = self._run(game_id, principal, lambda g: g.rollback(v, restored, reason=reason,
+                                                                        now=self.clock(), seed=seed))
+        receipt.result = {"to_version": v, "phase": phase}
+        return receipt
+
+    def fork(self, game_id: str, principal: str, name: str, reason: str = "", *, phase: str | None = None,
+             version: int | None = None) -> tuple[str, Receipt]:
+        """GM: a new game from this one's history up to a phase (a sandbox); returns (new game id, receipt)."""
+        self.require_gm(principal)
+        v = self.phase_version(game_id, phase, version)
+        source = self.get_game(game_id, for_update=False)
+        new_id = uuid.uuid4()
+        copied = [dataclasses.replace(e, originator_id=new_id)
+                  for e in self.events.get(source.id, lte=v)]
+        self.events.put(copied)
+        interval = self.snapshotting_intervals.get(Game)
+        if self.snapshots is not None and interval:
+            for version_ in range(interval, v + 1, interval):
+                self.take_snapshot(new_id, version=version_)
+        seed = self.entropy(32)
+        receipt, _ = self._run(str(new_id), principal, lambda g: g.mark_forked(
+            str(source.id), v, name=name, reason=reason, seed=seed))
+        receipt.result = {"game_id": str(new_id), "source_game": str(source.id), "source_version": v}
+        return str(new_id), receipt
+
     # ------------------------------------------------------------------ queries
 
     def view(self, game_id: str, viewer: str, version: int | None = None) -> dict:
@@ -468,6 +573,13 @@ class Games(Application):
 
     def iter_events(self, game_id: str) -> Iterator[Any]:
         return iter(self.events.get(self.get_game(game_id, for_update=False).id))
+
+
+def phase_id(season: int, month: int, step: str) -> str:
+    """A phase's name: ``s1-tidings``, ``s1m2-planning``, ``s1-cleanup``."""
+    if step in ("tidings", "cleanup", "setup"):
+        return f"s{season}-{step}" if step != "setup" else "setup"
+    return f"s{season}m{month}-{step}"
 
 
 def event_data(e: Any) -> dict:

@@ -56,6 +56,7 @@ def _at(text: str) -> datetime:
 def _pool_from(data: dict) -> Pool:
     return Pool(
         roll_no=data["roll_no"],
+        commitment=data.get("commitment"),
         assets=[PoolAsset(**a) for a in data["assets"]],
         dice=[Die(**d) for d in data["dice"]],
         locked=data.get("locked", False),
@@ -110,6 +111,10 @@ class Game(Aggregate):
             return self.state.actions[action_id]
         except KeyError:
             raise NotFound(f"no action {action_id!r} this month", field="action_id") from None
+
+    def _audience(self, a: ActionState) -> list[str]:
+        """Who sees an action's own events: its owner and declared collaborators (P.4), and the GM."""
+        return vis.powers([a.power, *a.collaborators])
 
     def open_window(self, kind: str) -> Window | None:
         """The open window of this kind, if any."""
@@ -266,8 +271,8 @@ class Game(Aggregate):
             if s.month < s.months_per_season:
                 self._begin_month(s.month + 1, now, seed)
             else:
-                self._step_began(step="cleanup", season=s.season, month=s.month, actor=GM, audience=[vis.PUBLIC])
                 self._cleanup_applied(actor=SYSTEM, audience=[vis.PUBLIC])
+                self._step_began(step="cleanup", season=s.season, month=s.month, actor=GM, audience=[vis.PUBLIC])
         elif step == "cleanup":
             self._begin_tidings(now)
         return self.state.step
@@ -276,15 +281,20 @@ class Game(Aggregate):
         self._step_began(step="tidings", season=self.state.season + 1, month=0, actor=GM, audience=[vis.PUBLIC])
 
     def _begin_month(self, month: int, now: datetime, seed: str) -> None:
-        bytes.fromhex(seed)
         s = self.state
-        self._step_began(step="planning", season=s.season, month=month, actor=GM, audience=[vis.PUBLIC])
-        self._seed_sealed(seed=seed, actor=SYSTEM, audience=[vis.SEALED])
-        self._seed_committed(commitment=commitment(seed), season=s.season, month=month, actor=SYSTEM,
-                             audience=[vis.PUBLIC])
+        self._commit_seed(seed, s.season, month)
         closes = now + timedelta(hours=float(s.options["planning_hours"]))
         self._window_opened(window_id=f"s{s.season}m{month}-planning", kind="planning", opened_at=_iso(now),
                             closes_at=_iso(closes), actor=SYSTEM, audience=[vis.PUBLIC])
+        # StepBegan comes last, so the version of a phase's StepBegan is the phase fully opened.
+        self._step_began(step="planning", season=s.season, month=month, actor=GM, audience=[vis.PUBLIC])
+
+    def _commit_seed(self, seed: str, season: int, month: int) -> None:
+        """Seal a fresh month seed and publish its hash before any roll it governs."""
+        bytes.fromhex(seed)
+        self._seed_sealed(seed=seed, actor=SYSTEM, audience=[vis.SEALED])
+        self._seed_committed(commitment=commitment(seed), season=season, month=month, actor=SYSTEM,
+                             audience=[vis.PUBLIC])
 
     @event("StepBegan")
     def _step_began(self, step: str, season: int, month: int, actor: str, audience: list) -> None:
@@ -348,7 +358,8 @@ class Game(Aggregate):
                       description: str = "", skill: str | None = None, slot: str = "private",
                       location: str | None = None, targets: list[str] | None = None, resistible: bool = False,
                       difficulty: int | None = None, assets: list[dict] | None = None, extra_actions: int = 0,
-                      convert: int | None = None, roll: bool = True, actor: str | None = None) -> None:
+                      convert: int | None = None, roll: bool = True, collaborators: list[str] | None = None,
+                      actor: str | None = None) -> None:
         """Submit an action for this month (P-ACT-1); the server rolls its pool now (P-DICE-1..8).
 
         With ``roll=False`` the action is only proposed, so the GM can set its difficulty
@@ -365,6 +376,11 @@ class Game(Aggregate):
         for t in targets:
             if t not in self.state.powers:
                 raise RuleViolation(f"no power {t!r} to target", field="targets")
+        collaborators = sorted(set(collaborators or []))
+        for c in collaborators:
+            if c not in self.state.powers or c == power_id:
+                raise RuleViolation(f"{c!r} cannot be a collaborator: name other powers of this game",
+                                    rule="P-DICE-11", field="collaborators")
         if difficulty is not None and not 0 <= difficulty <= 50:
             raise RuleViolation("a difficulty is a whole number from 0 to 50", rule="P-DICE-1", field="difficulty")
         if action_id in self.state.actions:
@@ -380,7 +396,8 @@ class Game(Aggregate):
         self._action_submitted(
             action_id=action_id, power_id=power_id, index=index, title=title.strip(), description=description,
             skill=skill, slot=slot, location=location, targets=targets, resistible=bool(resistible),
-            difficulty=difficulty, actor=actor or power_id, audience=vis.powers([power_id]),
+            difficulty=difficulty, collaborators=collaborators, actor=actor or power_id,
+            audience=vis.powers([power_id, *collaborators]),
         )
         if roll:
             self.roll_action(action_id, now=now, roller=roller, assets=assets or [], extra_actions=extra,
@@ -389,10 +406,11 @@ class Game(Aggregate):
     @event("ActionSubmitted")
     def _action_submitted(self, action_id: str, power_id: str, index: int, title: str, description: str,
                           skill: str | None, slot: str, location: str | None, targets: list, resistible: bool,
-                          difficulty: int | None, actor: str, audience: list) -> None:
+                          difficulty: int | None, collaborators: list, actor: str, audience: list) -> None:
         self.state.actions[action_id] = ActionState(
             id=action_id, power=power_id, index=index, title=title, description=description, skill=skill,
             slot=slot, location=location, targets=list(targets), resistible=resistible, difficulty=difficulty,
+            collaborators=list(collaborators),
         )
         self.state.powers[power_id].commands += 1
 
@@ -415,7 +433,7 @@ class Game(Aggregate):
         pool = self._build_pool(a.power, assets, skill_tag=a.skill, extra_actions=extra, roller=roller,
                                 is_reaction=False)
         self._dice_rolled(action_id=action_id, extra_actions=extra, pool=pool, actor=actor or a.power,
-                          audience=vis.powers([a.power]))
+                          audience=self._audience(a))
         if convert is not None:
             # Chosen before seeing the dice, ``convert`` means "up to": never more than the 3s and 4s rolled.
             available = sum(1 for d in pool["dice"] if rules.is_convertible(d["face"]))
@@ -475,7 +493,8 @@ class Game(Aggregate):
         roll_no = self.state.next_roll
         faces = roller.faces(roll_no, len(owners)) if owners else []
         dice = [{"face": f, "asset": owner, "converted": False, "removed": False} for f, owner in zip(faces, owners)]
-        return {"roll_no": roll_no, "assets": pool_assets, "dice": dice, "locked": False}
+        return {"roll_no": roll_no, "commitment": self.state.seed_commitment, "assets": pool_assets, "dice": dice,
+                "locked": False}
 
     @event("DiceRolled")
     def _dice_rolled(self, action_id: str, extra_actions: int, pool: dict, actor: str, audience: list) -> None:
@@ -505,7 +524,7 @@ class Game(Aggregate):
         d = digest({"action_id": a.id, "power": a.power, "title": a.title, "slot": a.slot, "skill": a.skill,
                     "roll_no": a.pool.roll_no, "faces": [x.face for x in a.pool.dice], "converted": chosen})
         self._conversions_locked(action_id=action_id, converted=chosen, digest=d, actor=actor or a.power,
-                                 audience=vis.powers([a.power]))
+                                 audience=self._audience(a))
 
     def _conversions(self, pool: Pool, convert: int | None, dice: list[int] | None) -> list[int]:
         convertible = [i for i, d in enumerate(pool.dice) if rules.is_convertible(d.face)]
@@ -549,7 +568,7 @@ class Game(Aggregate):
             self._check_planning(now)
         if a.discarded:
             raise RuleViolation("this action is already discarded", rule="P-AMB-29", field="action_id")
-        self._action_discarded(action_id=action_id, actor=actor or a.power, audience=vis.powers([a.power]))
+        self._action_discarded(action_id=action_id, actor=actor or a.power, audience=self._audience(a))
 
     @event("ActionDiscarded")
     def _action_discarded(self, action_id: str, actor: str, audience: list) -> None:
@@ -583,10 +602,10 @@ class Game(Aggregate):
             self._difficulty_recorded(action_id=action_id, value=value, nonce=nonce, tiers=tiers, actor=GM,
                                       audience=[vis.GM_ONLY])
             self._difficulty_committed(action_id=action_id, commitment=seal_difficulty(value, nonce), actor=GM,
-                                       audience=vis.powers([a.power]))
+                                       audience=self._audience(a))
         else:
             self._difficulty_declared(action_id=action_id, value=value, tiers=tiers, after_roll=a.pool is not None,
-                                      actor=GM, audience=vis.powers([a.power]))
+                                      actor=GM, audience=self._audience(a))
 
     @event("DifficultyDeclared")
     def _difficulty_declared(self, action_id: str, value: int, tiers: dict, after_roll: bool, actor: str,
@@ -614,7 +633,7 @@ class Game(Aggregate):
         for p in resisters:
             self.power(p)
         self._ruling_issued(action_id=action_id, resistible=resistible, targets=sorted(set(resisters)), actor=GM,
-                            audience=vis.powers([a.power]))
+                            audience=self._audience(a))
 
     @event("RulingIssued")
     def _ruling_issued(self, action_id: str, resistible: bool, targets: list, actor: str, audience: list) -> None:
@@ -631,7 +650,7 @@ class Game(Aggregate):
         for e in effects:
             self._check_effect(e)
         self._consequence_proposed(action_id=action_id, consequence_id=consequence_id, text=text,
-                                   effects=deepcopy(effects), actor=GM, audience=vis.powers([a.power]))
+                                   effects=deepcopy(effects), actor=GM, audience=self._audience(a))
 
     def _check_effect(self, e: dict) -> None:
         kind = e.get("kind")
@@ -663,12 +682,12 @@ class Game(Aggregate):
         if c.status != "proposed" or a.discarded:
             raise RuleViolation("this consequence is no longer open", rule="GM-3", field="consequence_id")
         self._consequence_accepted(action_id=action_id, consequence_id=consequence_id, actor=actor or a.power,
-                                   audience=vis.powers([a.power]))
+                                   audience=self._audience(a))
         for e in c.effects:
             if e["kind"] == "disclose":
                 # P.4: information leaked by a consequence is shown to the power it names.
                 self._visibility_granted(to=e["to"], about=a.power, text=e["text"], action_id=action_id,
-                                         actor=GM, audience=vis.powers([e["to"]]))
+                                         source="consequence", actor=GM, audience=vis.powers([e["to"]]))
 
     @event("ConsequenceAccepted")
     def _consequence_accepted(self, action_id: str, consequence_id: str, actor: str, audience: list) -> None:
@@ -683,8 +702,157 @@ class Game(Aggregate):
                 p.statuses[e["name"]] = max(p.statuses.get(e["name"], 0), e["months"])
 
     @event("VisibilityGranted")
-    def _visibility_granted(self, to: str, about: str, text: str, action_id: str, actor: str, audience: list) -> None:
+    def _visibility_granted(self, to: str, about: str | None, text: str, action_id: str | None, source: str,
+                            actor: str, audience: list) -> None:
+        self.state.powers[to].grants.append(
+            {"source": source, "about": about, "text": text, "action_id": action_id})
+
+    def grant_visibility(self, to: str, text: str, *, source: str = "ruling", about: str | None = None) -> None:
+        """The GM shows a power something it has learned: a Seeking success, a ruling (P.4, P-ACT-7)."""
+        self.power(to)
+        if about is not None:
+            self.power(about)
+        if source not in ("seeking", "ruling", "consequence"):
+            raise RuleViolation("a grant's source is seeking, ruling or consequence", field="source")
+        if not text.strip():
+            raise RuleViolation("say what the power learns", field="text")
+        self._visibility_granted(to=to, about=about, text=text.strip(), action_id=None, source=source, actor=GM,
+                                 audience=vis.powers([to]))
+
+    def share_secret(self, power_id: str, asset_id: str, to: str) -> None:
+        """Share a Secret with another power; it can never be retracted ([003:114], P-ASSET-8)."""
+        asset = self.state.assets.get(asset_id)
+        if asset is None or power_id not in asset.holders:
+            raise NotFound(f"you hold no asset {asset_id!r}", field="asset_id")
+        if asset.cls != "secret":
+            raise RuleViolation(f"only secrets are shared; {asset.name!r} is a {asset.cls}", rule="P-ASSET-8",
+                                field="asset_id")
+        self.power(to)
+        if to == power_id or to in asset.holders:
+            raise RuleViolation(f"{self.state.powers[to].name} already knows {asset.name!r}", rule="P-ASSET-8",
+                                field="to")
+        self._secret_shared(asset_id=asset_id, from_power=power_id, to=to, name=asset.name, rank=asset.rank,
+                            actor=power_id, audience=vis.powers([power_id, to]))
+
+    @event("SecretShared")
+    def _secret_shared(self, asset_id: str, from_power: str, to: str, name: str, rank: int, actor: str,
+                       audience: list) -> None:
+        self.state.assets[asset_id].holders.append(to)
+
+    def set_influence(self, power_id: str, hex_id: str, amount: int) -> None:
+        """GM records a power's influence in a hex; conspiracies there see each other's (P.4, [003:1104])."""
+        ps = self.power(power_id)
+        if not hex_id.strip():
+            raise RuleViolation("name the hex", field="hex")
+        if not 0 <= amount <= 20:
+            raise RuleViolation("influence is a whole number from 0 to 20", rule="P-INF", field="amount")
+        before = ps.influence.get(hex_id, 0)
+        watchers = [p.id for p in self.state.powers.values()
+                    if p.id != power_id and (p.options.get("incorruptible")
+                                             or (p.cls == "conspiracy" and p.influence.get(hex_id, 0) > 0))]
+        self._influence_set(power_id=power_id, hex_id=hex_id, amount=amount, actor=GM,
+                            audience=vis.powers([power_id, *(watchers if ps.cls == "conspiracy" else [])]))
+        if ps.cls == "conspiracy" and before == 0 and amount > 0:
+            others = {p.id: p.influence[hex_id] for p in self.state.powers.values()
+                      if p.id != power_id and p.cls == "conspiracy" and p.influence.get(hex_id, 0) > 0}
+            if others:
+                self._influence_disclosed(to=power_id, hex_id=hex_id, entries=others, actor=SYSTEM,
+                                          audience=vis.powers([power_id]))
+
+    @event("InfluenceSet")
+    def _influence_set(self, power_id: str, hex_id: str, amount: int, actor: str, audience: list) -> None:
+        influence = self.state.powers[power_id].influence
+        if amount:
+            influence[hex_id] = amount
+        else:
+            influence.pop(hex_id, None)
+
+    @event("InfluenceDisclosed")
+    def _influence_disclosed(self, to: str, hex_id: str, entries: dict, actor: str, audience: list) -> None:
         pass
+
+    def set_timezone(self, power_id: str, timezone: str) -> None:
+        """A power chooses the IANA time zone it sees times in."""
+        self.power(power_id)
+        self._timezone_set(power_id=power_id, timezone=timezone, actor=power_id, audience=vis.powers([power_id]))
+
+    @event("TimezoneSet")
+    def _timezone_set(self, power_id: str, timezone: str, actor: str, audience: list) -> None:
+        self.state.powers[power_id].timezone = timezone
+
+    # ------------------------------------------------------------------ rewind
+
+    def rollback(self, to_version: int, restored: GameState, *, reason: str, now: datetime, seed: str) -> None:
+        """Return the live game to its state at ``to_version`` (a phase start), without deleting history.
+
+        What nobody can unsee survives: disclosures, shared Secrets, everyone's event sequence,
+        credentials; roll numbers never repeat and a fresh seed governs the dice from here, the
+        superseded seed being revealed so the rolls made under it stay verifiable.
+        """
+        if not reason.strip():
+            raise RuleViolation("a rollback needs a reason the players will read", field="reason")
+        if not 1 <= to_version < self.version:
+            raise RuleViolation(f"roll back to an earlier version (1 to {self.version - 1})", field="to_version")
+        s = self.state
+        self._rolled_back(to_version=to_version, from_version=self.version, reason=reason.strip(), actor=GM,
+                          audience=[vis.PUBLIC])
+        merged = deepcopy(restored)
+        merged.seen = deepcopy(s.seen)
+        merged.next_roll = s.next_roll
+        merged.credentials = deepcopy(s.credentials)
+        merged.rollbacks = s.rollbacks + 1
+        for pid, p in merged.powers.items():
+            if pid in s.powers:
+                p.grants = deepcopy(s.powers[pid].grants)
+                p.timezone = s.powers[pid].timezone
+        for asset_id, asset in s.assets.items():
+            if asset.cls == "secret" and asset_id in merged.assets:
+                kept = merged.assets[asset_id].holders
+                kept.extend(h for h in asset.holders if h not in kept and h in merged.powers)
+        for w in merged.windows.values():
+            if not w.closed:
+                hours = s.options["planning_hours"] if w.kind == "planning" else s.options["resistance_hours"]
+                w.closes_at = max(w.closes_at, _iso(now + timedelta(hours=float(hours))), key=_at)
+        self._state_restored(state=merged, actor=SYSTEM, audience=[vis.SEALED])
+        self._fresh_seed(seed, s_old_seed=s.seed if s.seed != merged.seed else None)
+
+    def _fresh_seed(self, seed: str, s_old_seed: str | None = None) -> None:
+        s = self.state
+        for old in {s_old_seed, s.seed} - {None}:
+            self._seed_revealed(seed=old, commitment=commitment(old), season=s.season, month=s.month, actor=SYSTEM,
+                                audience=[vis.PUBLIC])
+        if s.step in ("planning", "resolution", "resistance", "battle"):
+            self._commit_seed(seed, s.season, s.month)
+        else:
+            self._seed_cleared(actor=SYSTEM, audience=[vis.SEALED])
+
+    @event("GameRolledBack")
+    def _rolled_back(self, to_version: int, from_version: int, reason: str, actor: str, audience: list) -> None:
+        pass
+
+    @event("StateRestored")
+    def _state_restored(self, state: GameState, actor: str, audience: list) -> None:
+        self.state = deepcopy(state)
+
+    @event("SeedCleared")
+    def _seed_cleared(self, actor: str, audience: list) -> None:
+        self.state.seed = None
+        self.state.seed_commitment = None
+
+    def mark_forked(self, source_game: str, source_version: int, *, name: str, reason: str, seed: str) -> None:
+        """This game was copied from another game's history up to ``source_version`` (a sandbox)."""
+        if not name.strip():
+            raise RuleViolation("a fork needs a name", field="name")
+        self._forked(source_game=source_game, source_version=source_version, name=name.strip(),
+                     reason=reason.strip(), actor=GM, audience=[vis.PUBLIC])
+        # The copied month seed is known to the original game's future: reveal it and draw a new one.
+        self._fresh_seed(seed)
+
+    @event("GameForked")
+    def _forked(self, source_game: str, source_version: int, name: str, reason: str, actor: str,
+                audience: list) -> None:
+        self.state.forked_from = {"game_id": source_game, "version": source_version, "reason": reason}
+        self.state.name = name
 
     # ------------------------------------------------------------------ planning closes
 
@@ -700,7 +868,7 @@ class Game(Aggregate):
                             "skill": a.skill, "roll_no": a.pool.roll_no, "faces": [x.face for x in a.pool.dice],
                             "converted": []})
                 self._conversions_locked(action_id=a.id, converted=[], digest=d, actor=SYSTEM,
-                                         audience=vis.powers([a.power]))
+                                         audience=self._audience(a))
         for p in sorted(s.powers.values(), key=lambda p: p.id):
             pub, priv = self.slots_used(p.id)
             missing = max(0, p.public + p.private - p.debt_this_month - pub - priv)
@@ -740,7 +908,8 @@ class Game(Aggregate):
                 raise AssertionError("a tie-break must be a permutation")
             ordered = [group[i] for i in order]
             flips.append(ordered)
-            self._ties_broken(tied=group, order=ordered, roll_no=roll_no, actor=SYSTEM, audience=[vis.GM_ONLY])
+            self._ties_broken(tied=group, order=ordered, roll_no=roll_no, commitment=s.seed_commitment, actor=SYSTEM,
+                              audience=[vis.GM_ONLY])
         pending = list(flips)
 
         def tiebreak(group: list[str]) -> list[str]:
@@ -760,7 +929,7 @@ class Game(Aggregate):
                 if pa.asset_id in ledger and ledger[pa.asset_id] != action_id:
                     lost = [i for i, d in enumerate(a.pool.dice) if d.asset == pa.asset_id]
                     self._asset_undercut(action_id=action_id, asset_id=pa.asset_id, name=pa.name, dice=lost,
-                                         actor=SYSTEM, audience=vis.powers([a.power]))
+                                         actor=SYSTEM, audience=self._audience(a))
                 else:
                     ledger[pa.asset_id] = action_id
             difficulty = a.difficulty
@@ -769,7 +938,7 @@ class Game(Aggregate):
                 if seal_difficulty(secret["value"], secret["nonce"]) != a.sealed:
                     raise AssertionError(f"sealed difficulty of {action_id} does not match its commitment")
                 difficulty = secret["value"]
-                audience = [vis.PUBLIC] if public and not a.resistible else vis.powers([a.power])
+                audience = [vis.PUBLIC] if public and not a.resistible else self._audience(a)
                 self._difficulty_revealed(action_id=action_id, value=secret["value"], nonce=secret["nonce"],
                                           commitment=a.sealed, tiers=secret["tiers"], actor=GM, audience=audience)
             difficulty = difficulty or 0
@@ -779,7 +948,7 @@ class Game(Aggregate):
             if a.resistible and resisters:
                 provisional += 1
                 self._action_provisional(action_id=action_id, successes=t.successes, difficulty=difficulty,
-                                         details=details, actor=SYSTEM, audience=vis.powers([a.power]))
+                                         details=details, actor=SYSTEM, audience=self._audience(a))
                 # P-AMB-3/P-AMB-45: the resister (and the table, for a public action) learns only the
                 # actor, the action and the pool size until the window closes.
                 notice_audience = [vis.PUBLIC] if public else vis.powers(resisters)
@@ -789,7 +958,7 @@ class Game(Aggregate):
                                          audience=notice_audience)
             else:
                 ok, excess = rules.outcome(t.successes, difficulty)
-                audience = [vis.PUBLIC] if public else vis.powers([a.power])
+                audience = [vis.PUBLIC] if public else self._audience(a)
                 self._action_resolved(action_id=action_id, successes=t.successes, net=t.successes,
                                       difficulty=difficulty, success=ok, excess=excess, resisted=0,
                                       details=details, tier=_tier(a, s, t.successes), actor=SYSTEM,
@@ -825,6 +994,7 @@ class Game(Aggregate):
         pool = a.pool
         return {
             "power": a.power, "title": a.title, "slot": a.slot, "skill": a.skill,
+            "roll_no": pool.roll_no if pool else None, "commitment": pool.commitment if pool else None,
             "faces": [d.face for d in pool.dice] if pool else [],
             "converted": [i for i, d in enumerate(pool.dice) if d.converted] if pool else [],
             "assets": [{"name": pa.name, "cls": pa.cls, "rank": pa.rank, "mode": pa.mode, "undercut": pa.undercut}
@@ -834,7 +1004,8 @@ class Game(Aggregate):
         }
 
     @event("TiesBroken")
-    def _ties_broken(self, tied: list, order: list, roll_no: int, actor: str, audience: list) -> None:
+    def _ties_broken(self, tied: list, order: list, roll_no: int, commitment: str | None, actor: str,
+                     audience: list) -> None:
         self.state.next_roll = roll_no + 1
 
     @event("ResolutionQueueBuilt")
@@ -1022,7 +1193,7 @@ class Game(Aggregate):
             # targets of the resolved action (results only: no dice, no consequences).
             details = self._details(a, t, a.difficulty or 0) if public else {
                 "power": a.power, "title": a.title, "slot": a.slot}
-            audience = [vis.PUBLIC] if public else vis.powers([a.power, *self.eligible_resisters(a)])
+            audience = [vis.PUBLIC] if public else vis.powers([a.power, *a.collaborators, *self.eligible_resisters(a)])
             self._action_resolved(action_id=action_id, successes=a.successes, net=net, difficulty=a.difficulty or 0,
                                   success=ok, excess=excess, resisted=sum(resist.values()), details=details,
                                   tier=_tier(a, s, net), actor=SYSTEM, audience=audience)

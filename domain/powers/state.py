@@ -40,6 +40,9 @@ class PowerState:
     statuses: dict = field(default_factory=dict)
     mana: dict = field(default_factory=dict)
     commands: int = 0
+    timezone: str | None = None
+    influence: dict = field(default_factory=dict)
+    grants: list = field(default_factory=list)
 
 
 @dataclass
@@ -66,6 +69,7 @@ class Pool:
     assets: list[PoolAsset]
     dice: list[Die]
     locked: bool = False
+    commitment: str | None = None
 
 
 @dataclass
@@ -88,6 +92,7 @@ class ActionState:
     location: str | None
     targets: list[str]
     resistible: bool
+    collaborators: list = field(default_factory=list)
     extra_actions: int = 0
     difficulty: int | None = None
     tiers: dict = field(default_factory=dict)
@@ -150,6 +155,8 @@ class GameState:
     next_roll: int = 1
     resolved: bool = False
     seen: dict = field(default_factory=dict)
+    forked_from: dict | None = None
+    rollbacks: int = 0
 
     def count_seen(self, audience: list) -> None:
         """Advance each viewer's gap-free sequence of the events they may see."""

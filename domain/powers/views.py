@@ -36,6 +36,7 @@ def _full_action(game: Game, a: ActionState, *, with_secret: bool, owner: bool =
         "action_id": a.id, "power": a.power, "power_name": game.state.powers[a.power].name, "index": a.index,
         "title": a.title, "description": a.description, "skill": a.skill, "slot": a.slot,
         "location": a.location, "targets": list(a.targets), "resistible": a.resistible,
+        "collaborators": list(a.collaborators),
         "status": a.status, "discarded": a.discarded, "extra_actions": a.extra_actions,
         "difficulty": a.difficulty, "difficulty_sealed": a.sealed is not None and not a.revealed,
         "difficulty_commitment": a.sealed, "tiers": dict(a.tiers),
@@ -72,7 +73,8 @@ def _sheet(game: Game, p: PowerState) -> dict:
         "left": {"public": max(0, min(p.public - pub, budget - pub - priv)),
                  "private": max(0, min(p.private - priv, budget - pub - priv))},
         "reactions_left": 0 if p.done_reacting else max(0, p.reaction_allowance - p.reactions_used),
-        "statuses": dict(p.statuses), "mana": dict(p.mana),
+        "statuses": dict(p.statuses), "mana": dict(p.mana), "timezone": p.timezone,
+        "influence": dict(p.influence), "learned": [dict(g) for g in p.grants],
         "assets": [
             {"asset_id": a.id, "name": a.name, "cls": a.cls, "rank": a.rank, "assured": a.assured,
              "critical": a.critical, "novel": a.novel, "used_up": a.used_up,
@@ -90,7 +92,8 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
         "viewer": viewer,
         "game": {"name": s.name, "ruleset": s.ruleset, "rules_version": s.rules_version, "timezone": s.timezone,
                  "season": s.season, "month": s.month, "months_per_season": s.months_per_season, "step": s.step,
-                 "resolved": s.resolved, "seed_commitment": s.seed_commitment, "options": dict(s.options)},
+                 "resolved": s.resolved, "seed_commitment": s.seed_commitment, "options": dict(s.options),
+                 "forked_from": dict(s.forked_from) if s.forked_from else None, "rollbacks": s.rollbacks},
         "windows": [
             {"window_id": w.id, "kind": w.kind, "opened_at": w.opened_at, "closes_at": w.closes_at,
              "closed": w.closed, "reason": w.reason}
@@ -134,6 +137,10 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
          "successes": game._tally(s.actions[r.action_id], r.pool).successes}
         for r in s.reactions.values() if r.power == viewer
     ]
+    out["shared_with_me"] = [
+        _full_action(game, a, with_secret=False, owner=False) for a in _in_order(game) if viewer in a.collaborators
+    ]
+    out["influence_seen"] = _influence_seen(game, me)
     out["may_resist"] = [
         _notice(game, a) for a in _in_order(game)
         if a.status == "provisional" and viewer in game.eligible_resisters(a)
@@ -146,6 +153,20 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
         and viewer in game.eligible_resisters(a)
     ]
     return out
+
+
+def _influence_seen(game: Game, me: PowerState) -> list[dict]:
+    """Other powers' influence this viewer may see: conspiracies see each other's where they have
+    influence themselves; Incorruptible sees the whole influence layer ([003:1104])."""
+    seen = []
+    for p in sorted(game.state.powers.values(), key=lambda p: p.id):
+        if p.id == me.id:
+            continue
+        for hex_id, amount in sorted(p.influence.items()):
+            mutual = me.cls == "conspiracy" and p.cls == "conspiracy" and me.influence.get(hex_id, 0) > 0
+            if mutual or me.options.get("incorruptible"):
+                seen.append({"power": p.id, "hex": hex_id, "amount": amount})
+    return seen
 
 
 def _notice(game: Game, a: ActionState) -> dict:
