@@ -8,11 +8,11 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from api.routes import actions, games
+from api.routes import actions, games, history
 from domain.errors import DomainError
 from projections.service import Games
 from projections.settings import Settings
-from projections.store import build_games
+from projections.store import build_games, build_projector
 
 log = logging.getLogger("emissary.api")
 
@@ -28,6 +28,7 @@ def create_app(settings: Settings | None = None, games_service: Games | None = N
     )
     app.state.settings = settings
     app.state.games = games_service or build_games(settings)
+    app.state.projector = build_projector(app.state.games, settings)
 
     @app.exception_handler(DomainError)
     def domain_error(request: Request, exc: DomainError) -> JSONResponse:
@@ -54,4 +55,5 @@ def create_app(settings: Settings | None = None, games_service: Games | None = N
 
     app.include_router(games.router)
     app.include_router(actions.router)
+    app.include_router(history.router)
     return app

@@ -40,6 +40,51 @@ def demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def projections_cmd(args: argparse.Namespace) -> int:
+    """Rebuild every read model from event 1, or catch up."""
+    from projections.store import build_games, build_projector
+
+    settings = Settings()
+    games = build_games(settings)
+    projector = build_projector(games, settings)
+    if args.action == "rebuild":
+        n = projector.rebuild()
+        print(f"rebuilt the read models from {n} events")
+    else:
+        n = projector.catch_up()
+        print(f"applied {n} events; {projector.lag()} behind")
+    return 0
+
+
+def audit_cmd(args: argparse.Namespace) -> int:
+    """Print a game's GM audit log (operators: reads the store directly)."""
+    from api.routes.history import render_rows
+    from projections.store import build_games, build_projector
+
+    settings = Settings()
+    games = build_games(settings)
+    projector = build_projector(games, settings)
+    projector.catch_up()
+    game_id = str(games.get_game(args.game_id, for_update=False).id)
+    rows = projector.audit(game_id, power=args.power, phase=args.phase, event_type=args.type, actor=args.actor)
+    out = render_rows(rows, args.format if args.format != "json" else "jsonl")
+    sys.stdout.write(out.body.decode())
+    return 0
+
+
+def verify_cmd(args: argparse.Namespace) -> int:
+    """Verify an export (JSON Lines of the events you were shown); exit 1 on any mismatch."""
+    import json
+
+    from domain.verify import verify_events
+
+    with open(args.export, encoding="utf-8") as fh:
+        events = [json.loads(line) for line in fh if line.strip()]
+    report = verify_events(events)
+    print(json.dumps(report.as_dict(), indent=2))
+    return 0 if report.ok else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="emissary", description="Event-sourced play-by-post game service")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -52,6 +97,20 @@ def main(argv: list[str] | None = None) -> int:
     p_serve.set_defaults(func=serve)
     p_demo = sub.add_parser("demo", help="play one scripted month on a throwaway game and print it")
     p_demo.set_defaults(func=demo)
+    p_proj = sub.add_parser("projections", help="read models: rebuild from event 1, or catch up")
+    p_proj.add_argument("action", choices=["rebuild", "catch-up"])
+    p_proj.set_defaults(func=projections_cmd)
+    p_audit = sub.add_parser("audit", help="a game's audit log as JSON Lines or CSV")
+    p_audit.add_argument("game_id")
+    p_audit.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+    p_audit.add_argument("--power")
+    p_audit.add_argument("--phase")
+    p_audit.add_argument("--type")
+    p_audit.add_argument("--actor")
+    p_audit.set_defaults(func=audit_cmd)
+    p_verify = sub.add_parser("verify", help="recompute every roll and sealed difficulty in an export")
+    p_verify.add_argument("export", help="a JSON Lines export (GET /games/{id}/export)")
+    p_verify.set_defaults(func=verify_cmd)
     args = parser.parse_args(argv)
     return args.func(args)
 

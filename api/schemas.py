@@ -129,3 +129,39 @@ class ErrorPublic(BaseModel):
     rule: str | None = None
     field: str | None = None
     message: str
+
+
+class RollbackRequest(Strict):
+    reason: str = Field(min_length=1, max_length=2000)
+    phase: str | None = Field(default=None, description="Phase to return to, such as s1m2-planning")
+    version: int | None = None
+
+
+class ForkRequest(Strict):
+    name: str = Field(min_length=1, max_length=120)
+    reason: str = Field(default="", max_length=2000)
+    phase: str | None = None
+    version: int | None = None
+
+
+class ShareSecretRequest(Strict):
+    power_id: str | None = None
+    to: str
+
+
+class GrantRequest(Strict):
+    to: str
+    text: str = Field(min_length=1, max_length=5000)
+    source: Literal["seeking", "ruling", "consequence"] = "ruling"
+    about: str | None = None
+
+
+class InfluenceRequest(Strict):
+    power_id: str
+    hex: str
+    amount: int
+
+
+class TimezoneRequest(Strict):
+    power_id: str | None = None
+    timezone: str

@@ -94,6 +94,8 @@ class Games(Application):
         self.roller_factory = roller_factory or (lambda game: SeededRoller(game.state.seed or "00"))
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
+        # Set by the composition root to the phase index read model: phase -> version in constant time.
+        self.phase_lookup: Callable[[str, str], int | None] | None = None
         super().__init__(env={"IS_SNAPSHOTTING_ENABLED": "y", **(env or {"PERSISTENCE_MODULE": "eventsourcing.popo"})})
 
     def _take_snapshots(self, processing_event: Any) -> None:
@@ -490,6 +492,12 @@ class Games(Application):
             return version
         if not phase:
             raise RuleViolation("name a phase (such as s1m1-planning) or a version", field="phase")
+        if phase == "setup":
+            return 1
+        if self.phase_lookup is not None:
+            found = self.phase_lookup(str(self.get_game(game_id, for_update=False).id), phase)
+            if found is not None:
+                return found
         matches = [p["version"] for p in self.phases(game_id) if p["phase"] == phase]
         if not matches:
             raise NotFound(f"this game has no phase {phase!r}", field="phase")
@@ -570,6 +578,14 @@ class Games(Application):
             if len(out) >= limit:
                 break
         return out
+
+    def timezone_for(self, game_id: str, viewer: str) -> str:
+        """The IANA zone a viewer sees times in: their own choice, else the game's."""
+        def zone(game: Game) -> str:
+            p = game.state.powers.get(viewer)
+            return (p.timezone if p and p.timezone else None) or game.state.timezone
+
+        return self._read(game_id, zone)
 
     def iter_events(self, game_id: str) -> Iterator[Any]:
         return iter(self.events.get(self.get_game(game_id, for_update=False).id))

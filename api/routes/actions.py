@@ -6,6 +6,7 @@ from fastapi import APIRouter
 
 from api.deps import GamesDep, Principal
 from api.schemas import (
+    GrantRequest, InfluenceRequest, ShareSecretRequest, TimezoneRequest,
     ConsequenceRequest, ConvertRequest, DifficultyRequest, ReactionRequest, ReceiptPublic, RollRequest,
     RulingRequest, SubmitActionRequest, WaiveRequest,
 )
@@ -86,3 +87,27 @@ def lock_reaction(game_id: str, reaction_id: str, body: ConvertRequest, games: G
 def waive(game_id: str, body: WaiveRequest, games: GamesDep, me: Principal) -> dict:
     """Waive your reaction this month (P-AMB-39)."""
     return games.waive(game_id, me, body.power_id or me).as_dict()
+
+
+@router.post("/secrets/{asset_id}/share", response_model=ReceiptPublic)
+def share_secret(game_id: str, asset_id: str, body: ShareSecretRequest, games: GamesDep, me: Principal) -> dict:
+    """Share one of your Secrets with another power; it can never be taken back."""
+    return games.share_secret(game_id, me, body.power_id or me, asset_id, body.to).as_dict()
+
+
+@router.post("/grants", status_code=201, response_model=ReceiptPublic)
+def grant(game_id: str, body: GrantRequest, games: GamesDep, me: Principal) -> dict:
+    """GM: show a power what it learned (a Seeking success, a ruling)."""
+    return games.grant_visibility(game_id, me, body.to, body.text, body.source, body.about).as_dict()
+
+
+@router.put("/influence", response_model=ReceiptPublic)
+def set_influence(game_id: str, body: InfluenceRequest, games: GamesDep, me: Principal) -> dict:
+    """GM: record a power's influence in a hex."""
+    return games.set_influence(game_id, me, body.power_id, body.hex, body.amount).as_dict()
+
+
+@router.put("/timezone", response_model=ReceiptPublic)
+def set_timezone(game_id: str, body: TimezoneRequest, games: GamesDep, me: Principal) -> dict:
+    """Choose the time zone your feed and deadlines are shown in."""
+    return games.set_timezone(game_id, me, body.power_id or me, body.timezone).as_dict()

@@ -1,0 +1,149 @@
+"""A thin SQL layer for read models, on SQLite (embedded) or PostgreSQL (production).
+
+Queries are written once with ``?`` placeholders; the PostgreSQL side rewrites them to ``%s``.
+``transaction()`` takes the projection lock for the whole transaction (``BEGIN IMMEDIATE`` on
+SQLite, ``SELECT ... FOR UPDATE`` on the tracking row on PostgreSQL), so several projector
+processes can run without ever applying an event twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from projections.settings import Settings
+
+SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS rm_tracking (name TEXT PRIMARY KEY, position BIGINT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS rm_audit (
+        game_id TEXT NOT NULL, version INTEGER NOT NULL, notification_id BIGINT NOT NULL, type TEXT NOT NULL,
+        actor TEXT NOT NULL, at TEXT NOT NULL, phase TEXT NOT NULL, audience TEXT NOT NULL, shown_to TEXT NOT NULL,
+        data TEXT NOT NULL, superseded_by INTEGER, PRIMARY KEY (game_id, version))""",
+    """CREATE TABLE IF NOT EXISTS rm_feed (
+        game_id TEXT NOT NULL, token TEXT NOT NULL, version INTEGER NOT NULL, type TEXT NOT NULL,
+        actor TEXT NOT NULL, at TEXT NOT NULL, phase TEXT NOT NULL, data TEXT NOT NULL, superseded_by INTEGER,
+        PRIMARY KEY (game_id, token, version))""",
+    """CREATE TABLE IF NOT EXISTS rm_phases (
+        game_id TEXT NOT NULL, version INTEGER NOT NULL, phase TEXT NOT NULL, season INTEGER NOT NULL,
+        month INTEGER NOT NULL, step TEXT NOT NULL, PRIMARY KEY (game_id, version))""",
+    """CREATE TABLE IF NOT EXISTS rm_windows (
+        game_id TEXT NOT NULL, window_id TEXT NOT NULL, kind TEXT NOT NULL, opened_at TEXT NOT NULL,
+        closes_at TEXT NOT NULL, closed INTEGER NOT NULL, reason TEXT, PRIMARY KEY (game_id, window_id))""",
+    """CREATE TABLE IF NOT EXISTS rm_boards (
+        game_id TEXT NOT NULL, viewer TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL,
+        PRIMARY KEY (game_id, viewer))""",
+    """CREATE TABLE IF NOT EXISTS rm_games (
+        game_id TEXT PRIMARY KEY, name TEXT NOT NULL, timezone TEXT NOT NULL, season INTEGER NOT NULL,
+        month INTEGER NOT NULL, step TEXT NOT NULL, version INTEGER NOT NULL, forked_from TEXT)""",
+    """CREATE INDEX IF NOT EXISTS rm_phases_by_name ON rm_phases (game_id, phase, version)""",
+    """CREATE INDEX IF NOT EXISTS rm_windows_due ON rm_windows (closed, closes_at)""",
+]
+TABLES = ["rm_audit", "rm_feed", "rm_phases", "rm_windows", "rm_boards", "rm_games", "rm_tracking"]
+
+
+class ReadModelDB:
+    """Connections and transactions for the read-model tables."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.dialect = "postgres" if settings.is_postgres else "sqlite"
+        self._lock = threading.RLock()
+        if self.dialect == "postgres":
+            from psycopg_pool import ConnectionPool
+
+            env = settings.eventsourcing_env()
+            schema = env.get("POSTGRES_SCHEMA", "public")
+            conninfo = (f"host={env['POSTGRES_HOST']} port={env['POSTGRES_PORT']} dbname={env['POSTGRES_DBNAME']} "
+                        f"user={env['POSTGRES_USER']}" + (f" password={env['POSTGRES_PASSWORD']}"
+                                                          if env.get("POSTGRES_PASSWORD") else ""))
+
+            def configure(conn: Any) -> None:
+                conn.execute(f'SET search_path TO "{schema}"')
+                conn.commit()
+
+            self.pool = ConnectionPool(conninfo, min_size=1, max_size=4, configure=configure, open=True)
+        else:
+            env = settings.eventsourcing_env()
+            if env.get("PERSISTENCE_MODULE") == "eventsourcing.popo":
+                path = ":memory:"
+            else:
+                path = str(Path(env["SQLITE_DBNAME"]).with_suffix("")) + ".readmodels.sqlite3"
+            self.conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
+            if path != ":memory:":
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.create_tables()
+
+    def _sql(self, sql: str) -> str:
+        return re.sub(r"\?", "%s", sql) if self.dialect == "postgres" else sql
+
+    @contextlib.contextmanager
+    def transaction(self, lock_name: str | None = None) -> Iterator[Cursor]:
+        """One transaction; with ``lock_name``, holding that projection's lock until commit."""
+        if self.dialect == "postgres":
+            with self.pool.connection() as conn, conn.transaction():
+                cur = Cursor(self, conn.cursor())
+                if lock_name:
+                    cur.execute("INSERT INTO rm_tracking (name, position) VALUES (?, 0) ON CONFLICT DO NOTHING",
+                                (lock_name,))
+                    cur.execute("SELECT position FROM rm_tracking WHERE name = ? FOR UPDATE", (lock_name,))
+                yield cur
+        else:
+            with self._lock:
+                self.conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield Cursor(self, self.conn.cursor())
+                except BaseException:
+                    self.conn.execute("ROLLBACK")
+                    raise
+                self.conn.execute("COMMIT")
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        """Rows of a read-only query."""
+        if self.dialect == "postgres":
+            with self.pool.connection() as conn:
+                return list(conn.execute(self._sql(sql), params).fetchall())
+        with self._lock:
+            return list(self.conn.execute(sql, params).fetchall())
+
+    def create_tables(self) -> None:
+        with self.transaction() as cur:
+            for ddl in SCHEMA:
+                cur.execute(ddl)
+
+    def drop_tables(self) -> None:
+        with self.transaction() as cur:
+            for table in TABLES:
+                cur.execute(f"DROP TABLE IF EXISTS {table}")
+
+    def close(self) -> None:
+        if self.dialect == "postgres":
+            self.pool.close()
+        else:
+            self.conn.close()
+
+
+class Cursor:
+    """A cursor that speaks ``?`` placeholders on both databases."""
+
+    def __init__(self, db: ReadModelDB, cursor: Any) -> None:
+        self.db = db
+        self.cursor = cursor
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
+        self.cursor.execute(self.db._sql(sql), params)
+        return self
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if rows:
+            self.cursor.executemany(self.db._sql(sql), rows)
+
+    def fetchall(self) -> list[tuple]:
+        return list(self.cursor.fetchall())
+
+    def fetchone(self) -> tuple | None:
+        return self.cursor.fetchone()
