@@ -59,7 +59,9 @@ def verify_events(events: Iterable[dict]) -> Report:
         if e.get("type") == "SeedCommitted":
             committed_at.setdefault(data["commitment"], i)
         elif e.get("type") == "SeedRevealed":
-            if hash_of(data["seed"]) != data["commitment"]:
+            if data["commitment"] not in committed_at:
+                report.mismatches.append(f"event {e.get('seq')}: a seed was revealed that was never committed")
+            elif hash_of(data["seed"]) != data["commitment"]:
                 report.mismatches.append(f"event {e.get('seq')}: revealed seed does not hash to its commitment")
             else:
                 seeds[data["commitment"]] = data["seed"]
