@@ -1,0 +1,258 @@
+"""Security property: in randomly generated Powers games, no player's view, feed, event list, past
+views, receipts or error messages ever carry what that player may not see (P.4).
+
+The model of who may see what is written here from the rules, independently of the implementation:
+every secret is a unique marker string, and ``allowed[marker]`` is the set of powers that may see it,
+which only ever grows (what was seen cannot be unseen, even by a rollback). ``test_the_checker_catches_
+a_planted_leak`` shows the checker fails when the implementation leaks.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import defaultdict
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from domain.errors import DomainError
+from domain.powers import views
+from projections.db import ReadModelDB
+from projections.projector import Projector
+from projections.service import Games
+from projections.settings import Settings
+
+CLASSES = [("champion", "wizard"), ("conspiracy", "circle"), ("city", "overlord"), ("champion", "dragon"),
+           ("conspiracy", "cause")]
+
+act = st.tuples(st.just("act"), st.integers(0, 3), st.booleans(), st.booleans(), st.integers(0, 3), st.booleans(),
+                st.booleans())
+consequence = st.tuples(st.just("consequence"), st.integers(0, 30), st.integers(0, 3))
+react = st.tuples(st.just("react"), st.integers(0, 3), st.integers(0, 30))
+probe = st.tuples(st.just("probe"), st.integers(0, 3), st.integers(0, 30))
+planning_op = st.one_of(act, act, act, consequence, probe,
+                        st.tuples(st.just("share"), st.integers(0, 3), st.integers(0, 3)),
+                        st.tuples(st.just("grant"), st.integers(0, 3)))
+resistance_op = st.one_of(react, react, probe, st.tuples(st.just("waive"), st.integers(0, 3)),
+                          st.tuples(st.just("grant"), st.integers(0, 3)))
+# A month: Planning moves, then Resolution, Resistance moves, the window closing, Battle, and
+# sometimes a rollback to an earlier phase.
+month = st.tuples(st.lists(planning_op, min_size=1, max_size=12), st.lists(resistance_op, max_size=6),
+                  st.one_of(st.none(), st.integers(0, 10)))
+
+
+def as_ops(months: list) -> list[tuple]:
+    ops: list[tuple] = []
+    for planning, resistance, rollback in months:
+        ops += [*planning, ("advance",), ("resolve",), *resistance, ("close",), ("advance",)]
+        if rollback is not None:
+            ops.append(("rollback", rollback))
+    return ops
+
+
+class Leak(AssertionError):
+    """A player was shown a marker they may not see."""
+
+
+class World:
+    """A game driven through the service, with the rules' model of who may see each marker."""
+
+    def __init__(self, n_powers: int) -> None:
+        self.games = Games()
+        self.projector = Projector(self.games, ReadModelDB(Settings(database_url="memory")))
+        self.game_id, _, _ = self.games.create_game("Property", "GM")
+        self.powers: list[str] = []
+        self.allowed: dict[str, set[str]] = defaultdict(set)
+        self.shown: dict[str, list[str]] = defaultdict(list)  # receipts and errors each power was given
+        self.actions: list[dict] = []
+        self.counter = itertools.count()
+        for i in range(n_powers):
+            cls, sub = CLASSES[i]
+            pid = self.games.add_power(self.game_id, "gm", f"P{i}", cls, sub)[0]
+            self.powers.append(pid)
+            secret = f"SS{next(self.counter)}X"
+            aid = self.games.grant_asset(self.game_id, "gm", pid, secret, "secret", 1).result["asset_id"]
+            self.games.grant_asset(self.game_id, "gm", pid, "might", "skill", 2)
+            self.allowed[secret] = {pid}
+            self.allowed[aid] = {pid}  # asset ids embed the name
+        self.games.advance(self.game_id, "gm")
+        self.games.advance(self.game_id, "gm")
+
+    def mark(self, prefix: str, who: set[str]) -> str:
+        marker = f"{prefix}{next(self.counter)}X"
+        self.allowed[marker] |= who
+        return marker
+
+    def record(self, power: str, thing) -> None:
+        self.shown[power].append(json.dumps(thing, default=str))
+
+    def apply(self, o: tuple) -> None:
+        g, gid, P = self.games, self.game_id, self.powers
+        kind = o[0]
+        try:
+            if kind == "act":
+                _, who, public, resistible, target, sealed, collab = o
+                me = P[who % len(P)]
+                other = P[target % len(P)]
+                collaborators = [other] if collab and other != me else []
+                circle = {me, *collaborators}
+                title = self.mark("TT", circle)
+                desc = self.mark("DD", circle)
+                r = g.submit_action(gid, me, me, title=title, description=desc, slot="public" if public else "private",
+                                    targets=[other] if other != me else [], resistible=resistible,
+                                    collaborators=collaborators, roll=not sealed, convert=1)
+                self.record(me, r.as_dict())
+                info = {"id": r.result["action_id"], "owner": me, "title": title, "desc": desc, "circle": circle,
+                        "public": public, "resistible": resistible and other != me, "target": other,
+                        "nonce": None}
+                self.actions.append(info)
+                if sealed:
+                    g.set_difficulty(gid, "gm", info["id"], 2, sealed=True)
+                    nonce = [e for e in g.visible_events(gid, "gm") if e["type"] == "DifficultyRecorded"][-1]
+                    self.allowed[nonce["data"]["nonce"]] = set()
+                    info["nonce"] = nonce["data"]["nonce"]
+                    self.record(me, g.roll_action(gid, me, info["id"], assets=[], convert=0).as_dict())
+            elif kind == "consequence" and self.actions:
+                a = self.actions[o[1] % len(self.actions)]
+                to = P[o[2] % len(P)]
+                text = self.mark("CQ", a["circle"])
+                disclosed = self.mark("DC", a["circle"] | {to})
+                cid = g.propose_consequence(gid, "gm", a["id"], text, [{"kind": "disclose", "to": to,
+                                                                        "text": disclosed}]).result["consequence_id"]
+                self.record(a["owner"], g.accept_consequence(gid, a["owner"], a["id"], cid).as_dict())
+            elif kind == "share":
+                owner, to = P[o[1] % len(P)], P[o[2] % len(P)]
+                view = g.view(gid, owner)["me"]["assets"]
+                secrets = [x for x in view if x["cls"] == "secret"]
+                if secrets:
+                    s = secrets[0]
+                    self.record(owner, g.share_secret(gid, owner, owner, s["asset_id"], to).as_dict())
+                    self.allowed[s["name"]].add(to)
+                    self.allowed[s["asset_id"]].add(to)
+            elif kind == "grant":
+                to = P[o[1] % len(P)]
+                g.grant_visibility(gid, "gm", to, self.mark("GR", {to}), source="seeking")
+            elif kind == "probe" and self.actions:
+                me = P[o[1] % len(P)]
+                a = self.actions[o[2] % len(self.actions)]
+                for probe in (lambda: g.discard_action(gid, me, a["id"]),
+                              lambda: g.lock_conversions(gid, me, a["id"], convert=0),
+                              lambda: g.declare_reaction(gid, me, me, a["id"], [])):
+                    try:
+                        self.record(me, probe().as_dict())
+                    except DomainError as err:
+                        self.record(me, err.as_dict())
+            elif kind == "advance":
+                g.advance(gid, "gm")
+            elif kind == "resolve":
+                g.resolve(gid, "gm", "")
+            elif kind == "react" and self.actions:
+                me = P[o[1] % len(P)]
+                a = self.actions[o[2] % len(self.actions)]
+                self.record(me, g.declare_reaction(gid, me, me, a["id"], []).as_dict())
+            elif kind == "waive":
+                me = P[o[1] % len(P)]
+                self.record(me, g.waive(gid, me, me).as_dict())
+            elif kind == "close":
+                for w in g.view(gid, "gm")["windows"]:
+                    if not w["closed"]:
+                        g.close_window(gid, "gm", w["window_id"])
+            elif kind == "rollback":
+                phases = [p for p in g.phases(gid) if p["phase"] != "setup"]
+                if phases:
+                    p = phases[o[1] % len(phases)]
+                    g.rollback(gid, "gm", "property test", version=p["version"])
+                    self.actions = [a for a in self.actions if a["id"] in g.view(gid, "gm").get("queue", []) or
+                                    any(x["action_id"] == a["id"] for x in g.view(gid, "gm")["actions"])]
+        except DomainError:
+            pass
+        self.follow_the_month()
+
+    def follow_the_month(self) -> None:
+        """Widen the model as the month moves on, by the rules of P.4 (timing read from the GM's board)."""
+        status = {a["action_id"]: a for a in self.games.view(self.game_id, "gm").get("actions", [])}
+        everyone = set(self.powers)
+        for a in self.actions:
+            now = status.get(a["id"])
+            if now is None or now["discarded"]:
+                continue
+            if now["status"] in ("provisional", "resolved"):
+                if a["resistible"]:
+                    self.allowed[a["title"]].add(a["target"])  # who acts and what the action is (P-AMB-3)
+                if a["public"]:
+                    self.allowed[a["title"]] |= everyone
+                if a["nonce"] and not now["difficulty_sealed"]:
+                    public_now = a["public"] and (not a["resistible"] or now["status"] == "resolved")
+                    self.allowed[a["nonce"]] |= everyone if public_now else a["circle"]
+            if now["status"] == "resolved" and a["public"]:
+                # A public action is fully public once resolved (after its window, if resistible: P-AMB-45).
+                self.allowed[a["desc"]] |= everyone
+
+    def check(self) -> None:
+        """Every surface of every player against the model."""
+        g, gid = self.games, self.game_id
+        self.projector.catch_up()
+        key = str(g.get_game(gid).id)
+        for p in self.powers:
+            surfaces = [g.view(gid, p), g.visible_events(gid, p), self.projector.feed(key, p), self.shown[p]]
+            for phase in g.phases(gid):
+                if phase["phase"] != "setup":
+                    try:
+                        surfaces.append(g.view_at(gid, p, version=phase["version"]))
+                    except DomainError as err:
+                        surfaces.append(err.as_dict())
+            try:
+                g.require_gm(p)
+                surfaces.append(self.projector.audit(key))
+            except DomainError as err:
+                surfaces.append(err.as_dict())
+            blob = json.dumps(surfaces, default=str)
+            for marker, who in self.allowed.items():
+                if p not in who and marker in blob:
+                    raise Leak(f"{p} was shown {marker} (allowed: {sorted(who)})")
+
+
+def play(n_powers: int, ops: list[tuple]) -> World:
+    world = World(n_powers)
+    for i, o in enumerate(ops):
+        world.apply(o)
+        if i % 8 == 7:
+            world.check()
+    world.check()
+    return world
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.integers(3, 4), st.lists(month, min_size=1, max_size=3))
+def test_no_player_is_ever_shown_what_the_rules_hide_from_them(n_powers, months):
+    play(n_powers, as_ops(months))
+
+
+def test_the_checker_catches_a_planted_leak(monkeypatch):
+    """A broken implementation that lists every action in every player's view must be caught."""
+    real = views.board_view
+
+    def leaky(game, viewer):
+        out = real(game, viewer)
+        out["debug"] = [a.title for a in game.state.actions.values()]
+        return out
+
+    monkeypatch.setattr("projections.service.board_view", leaky)
+    ops = [("act", 0, False, False, 1, False, False), ("act", 1, False, False, 0, False, False)]
+    with pytest.raises(Leak):
+        play(3, ops)
+
+
+def test_the_checker_catches_a_leaked_sealed_difficulty(monkeypatch):
+    """A broken implementation that shows players the sealed difficulties must be caught."""
+    real = views._full_action
+
+    def leaky(game, a, *, with_secret, owner=True):
+        return real(game, a, with_secret=True, owner=owner) | {
+            "nonce": game.state.sealed_difficulties.get(a.id, {}).get("nonce")}
+
+    monkeypatch.setattr(views, "_full_action", leaky)
+    with pytest.raises(Leak):
+        play(3, [("act", 0, False, False, 1, True, False)])

@@ -1,0 +1,111 @@
+"""The visibility table of P.4: owner, GM, resisters, collaborators, other conspiracies, public,
+and grants that are events in their own right."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from domain.errors import DomainError, Forbidden, NotFound, RuleViolation
+from projections.service import Games
+from tests.scenarios import play_rich_month
+
+
+@pytest.fixture
+def month():
+    games = Games()
+    return games, play_rich_month(games)
+
+
+def text(games: Games, game_id: str, viewer: str) -> str:
+    return json.dumps(games.view(game_id, viewer)) + json.dumps(games.visible_events(game_id, viewer))
+
+
+def test_declared_collaborators_see_the_action_its_dice_and_its_result(month):
+    games, m = month
+    cult = games.view(m.game_id, m.powers["cult"])
+    shared = cult["shared_with_me"]
+    assert [a["title"] for a in shared] == ["PRIVATE-CIRC-PLOT"]
+    assert shared[0]["pool"]["dice"] and shared[0]["result"] is not None
+    assert "consequence_offers" not in shared[0]  # the owner's dealings with the GM stay the owner's
+    assert "PRIVATE-CIRC-PLOT" not in text(games, m.game_id, m.powers["sov"])
+
+
+def test_conspiracies_see_each_others_influence_only_where_they_have_influence(month):
+    games, m = month
+    circ = games.view(m.game_id, m.powers["circ"])
+    assert circ["influence_seen"] == [{"power": m.powers["cult"], "hex": "hex-7", "amount": 1}]  # not hex-9
+    sov = games.view(m.game_id, m.powers["sov"])
+    assert sov["influence_seen"] == []  # a city does not see the influence layer
+    assert "hex-9" not in text(games, m.game_id, m.powers["circ"])
+    assert "hex-7" not in text(games, m.game_id, m.powers["sov"])
+
+
+def test_a_conspiracy_entering_a_hex_learns_who_is_already_there():
+    games = Games()
+    gid, _, _ = games.create_game("Influence")
+    a = games.add_power(gid, "gm", "A", "conspiracy", "circle")[0]
+    b = games.add_power(gid, "gm", "B", "conspiracy", "cult")[0]
+    games.set_influence(gid, "gm", a, "h1", 4)
+    assert "h1" not in text(games, gid, b)
+    games.set_influence(gid, "gm", b, "h1", 1)
+    disclosed = [e for e in games.visible_events(gid, b) if e["type"] == "InfluenceDisclosed"]
+    assert [e["data"]["entries"] for e in disclosed] == [{a: 4}]
+    assert [e["data"]["amount"] for e in games.visible_events(gid, a) if e["type"] == "InfluenceSet"] == [4, 1]
+
+
+def test_incorruptible_sees_the_whole_influence_layer():
+    games = Games()
+    gid, _, _ = games.create_game("Influence")
+    a = games.add_power(gid, "gm", "A", "conspiracy", "circle")[0]
+    seer = games.add_power(gid, "gm", "Seer", "champion", "paragon", {"incorruptible": True})[0]
+    games.set_influence(gid, "gm", a, "h2", 2)
+    assert games.view(gid, seer)["influence_seen"] == [{"power": a, "hex": "h2", "amount": 2}]
+
+
+def test_a_shared_secret_is_held_by_both_and_cannot_be_shared_twice_or_retracted(month):
+    games, m = month
+    wiz = games.view(m.game_id, m.powers["wiz"])["me"]["assets"]
+    assert [a["name"] for a in wiz if a["cls"] == "secret"] == ["SECRET-ASSET-CIRC"]
+    with pytest.raises(RuleViolation):
+        games.share_secret(m.game_id, m.powers["circ"], m.powers["circ"], m.assets["circ-secret"], m.powers["wiz"])
+    with pytest.raises(NotFound):  # the recipient cannot pass off someone else's asset as theirs
+        games.share_secret(m.game_id, m.powers["sov"], m.powers["sov"], m.assets["circ-secret"], m.powers["cult"])
+    assert not hasattr(games, "unshare_secret")
+    assert "SECRET-ASSET-CIRC" not in text(games, m.game_id, m.powers["sov"])
+
+
+def test_only_secrets_can_be_shared(month):
+    games, m = month
+    with pytest.raises(RuleViolation) as err:
+        games.share_secret(m.game_id, m.powers["circ"], m.powers["circ"], m.assets["circ-might"], m.powers["wiz"])
+    assert err.value.rule == "P-ASSET-8"
+
+
+def test_a_seeking_success_is_a_grant_to_the_seeker_alone(month):
+    games, m = month
+    assert games.view(m.game_id, m.powers["wiz"])["me"]["learned"] == [
+        {"source": "seeking", "about": m.powers["cult"], "text": "SEEKING-FOUND-CULT-SHRINE", "action_id": None}]
+    for other in ("circ", "cult", "sov"):
+        assert "SEEKING-FOUND-CULT-SHRINE" not in text(games, m.game_id, m.powers[other])
+
+
+def test_a_resolved_private_actions_result_reaches_its_target_but_not_its_dice(month):
+    games, m = month
+    games.close_window(m.game_id, "gm", "s1m1-resistance")
+    sov = games.view(m.game_id, m.powers["sov"])
+    result = [r for r in sov["results_shown_to_me"] if r["title"] == "PRIVATE-WIZ-DUEL"]
+    assert len(result) == 1 and set(result[0]["result"]) == {"success", "net", "excess"}
+    final = [e for e in games.visible_events(m.game_id, m.powers["sov"])
+             if e["type"] == "ActionResolved" and e["data"]["action_id"] == m.actions["duel"]]
+    assert set(final[0]["data"]["details"]) == {"power", "title", "slot"}
+    assert "DESC-WIZ" not in text(games, m.game_id, m.powers["sov"])
+
+
+def test_players_cannot_read_the_audit_or_act_for_others(month):
+    games, m = month
+    with pytest.raises(Forbidden):
+        games.require_gm(m.powers["sov"])
+    with pytest.raises(DomainError):
+        games.submit_action(m.game_id, m.powers["sov"], m.powers["wiz"], title="impersonate")
