@@ -23,11 +23,11 @@ SCHEMA = [
     """CREATE TABLE IF NOT EXISTS rm_audit (
         game_id TEXT NOT NULL, version INTEGER NOT NULL, notification_id BIGINT NOT NULL, type TEXT NOT NULL,
         actor TEXT NOT NULL, at TEXT NOT NULL, phase TEXT NOT NULL, audience TEXT NOT NULL, shown_to TEXT NOT NULL,
-        data TEXT NOT NULL, superseded_by INTEGER, PRIMARY KEY (game_id, version))""",
+        scope INTEGER NOT NULL, data TEXT NOT NULL, superseded_by INTEGER,
+        PRIMARY KEY (game_id, version)) {without_rowid}""",
     """CREATE TABLE IF NOT EXISTS rm_feed (
-        game_id TEXT NOT NULL, token TEXT NOT NULL, version INTEGER NOT NULL, type TEXT NOT NULL,
-        actor TEXT NOT NULL, at TEXT NOT NULL, phase TEXT NOT NULL, data TEXT NOT NULL, superseded_by INTEGER,
-        PRIMARY KEY (game_id, token, version))""",
+        game_id TEXT NOT NULL, token TEXT NOT NULL, version INTEGER NOT NULL,
+        PRIMARY KEY (game_id, token, version)) {without_rowid}""",
     """CREATE TABLE IF NOT EXISTS rm_phases (
         game_id TEXT NOT NULL, version INTEGER NOT NULL, phase TEXT NOT NULL, season INTEGER NOT NULL,
         month INTEGER NOT NULL, step TEXT NOT NULL, PRIMARY KEY (game_id, version))""",
@@ -111,9 +111,11 @@ class ReadModelDB:
             return list(self.conn.execute(sql, params).fetchall())
 
     def create_tables(self) -> None:
+        # SQLite: tables keyed by (game, version) are stored in key order, which makes appends cheap.
+        without_rowid = "WITHOUT ROWID" if self.dialect == "sqlite" else ""
         with self.transaction() as cur:
             for ddl in SCHEMA:
-                cur.execute(ddl)
+                cur.execute(ddl.replace("{without_rowid}", without_rowid))
 
     def drop_tables(self) -> None:
         with self.transaction() as cur:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+
+import orjson
 import logging
 import threading
 import uuid
@@ -39,15 +41,64 @@ def to_json(data: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), default=default)
 
 
-class Projector:
-    """Keeps the read models up to date with the event store."""
+ENVELOPE = ("timestamp", "actor", "audience", "originator_topic", "originator_id", "originator_version")
 
-    def __init__(self, games: Games, db: ReadModelDB, batch_size: int = 500) -> None:
+
+@dataclasses.dataclass
+class Tracker:
+    """What the projector follows per game between batches: the phase and who is at the table."""
+
+    version: int
+    season: int
+    month: int
+    step: str
+    powers: list
+
+    def follow(self, event: Record) -> None:
+        kind, data = event.kind, event.data
+        if kind == "StepBegan":
+            self.season, self.month, self.step = data["season"], data["month"], data["step"]
+        elif kind == "PowerAdded":
+            self.powers = sorted({*self.powers, data["power_id"]})
+        elif kind == "StateRestored":
+            state = event.event.state
+            self.season, self.month, self.step, self.powers = state.season, state.month, state.step, sorted(
+                state.powers)
+        self.version = event.originator_version
+
+
+@dataclasses.dataclass
+class Record:
+    """One event as the projector reads it."""
+
+    kind: str
+    originator_id: uuid.UUID
+    originator_version: int
+    at: str
+    actor: str
+    audience: list
+    data: dict
+    raw: str | None
+    event: Any
+
+
+class Projector:
+    """Keeps the read models up to date with the event store.
+
+    Per event it needs only the decoded event and a small tracker per game (phase, powers); the
+    per-viewer boards and the windows are rendered once per game per batch, from the game as it
+    stood at the batch's last event (a snapshot and a few events away).
+    """
+
+    def __init__(self, games: Games, db: ReadModelDB, batch_size: int = 1000) -> None:
         self.games = games
         self.db = db
         self.batch_size = batch_size
-        self._folded: dict[uuid.UUID, Game] = {}
+        self._trackers: dict[uuid.UUID, Tracker] = {}
         self._lock = threading.Lock()
+        # The stored JSON of an event can be kept as it is, unless the store compresses or encrypts it.
+        self._raw_json = getattr(games.mapper, "cipher", None) is None and getattr(
+            games.mapper, "compressor", None) is None
 
     # ------------------------------------------------------------------ running
 
@@ -67,7 +118,7 @@ class Projector:
                 try:
                     n = self._one_batch()
                 except BaseException:
-                    self._folded.clear()  # the transaction rolled back: forget what we folded
+                    self._trackers.clear()  # the transaction rolled back: forget what we followed
                     raise
                 if not n:
                     break
@@ -75,13 +126,17 @@ class Projector:
                 batches += 1
         return applied
 
-    def rebuild(self) -> int:
-        """Drop every read model and rebuild it from event 1."""
+    def rebuild(self, batch_size: int = 5000) -> int:
+        """Drop every read model and rebuild it from event 1 (in larger batches than catching up)."""
         with self._lock:
-            self._folded.clear()
+            self._trackers.clear()
             self.db.drop_tables()
             self.db.create_tables()
-        return self.catch_up()
+        usual, self.batch_size = self.batch_size, batch_size
+        try:
+            return self.catch_up()
+        finally:
+            self.batch_size = usual
 
     def _one_batch(self) -> int:
         with self.db.transaction(lock_name=NAME) as cur:
@@ -91,66 +146,85 @@ class Projector:
                 start=position, limit=self.batch_size, inclusive_of_start=False)
             if not notifications:
                 return 0
-            touched: dict[uuid.UUID, Game] = {}
+            touched: dict[uuid.UUID, int] = {}
             rows: dict[str, list[tuple]] = {"audit": [], "feed": [], "phases": []}
             for n in notifications:
-                event = self.games.mapper.to_domain_event(n)
-                game = self._fold(event)
-                touched[game.id] = game
-                self._rows(cur, n.id, event, game, rows)
+                event = self._record(n)
+                tracker = self._follow(event)
+                touched[event.originator_id] = event.originator_version
+                self._rows(cur, n.id, event, tracker, rows)
             cur.executemany("INSERT INTO rm_audit (game_id, version, notification_id, type, actor, at, phase, "
-                            "audience, shown_to, data, superseded_by) VALUES (?,?,?,?,?,?,?,?,?,?,NULL)", rows["audit"])
-            cur.executemany("INSERT INTO rm_feed (game_id, token, version, type, actor, at, phase, data, "
-                            "superseded_by) VALUES (?,?,?,?,?,?,?,?,NULL)", rows["feed"])
+                            "audience, shown_to, scope, data, superseded_by) VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL)",
+                            rows["audit"])
+            cur.executemany("INSERT INTO rm_feed (game_id, token, version) VALUES (?,?,?)", rows["feed"])
             cur.executemany("INSERT INTO rm_phases (game_id, version, phase, season, month, step) "
                             "VALUES (?,?,?,?,?,?)", rows["phases"])
-            for game in touched.values():
-                self._flush_game(cur, game)
+            for game_id, version in touched.items():
+                self._flush_game(cur, self.games.repository.get(game_id, version=version))
             cur.execute("INSERT INTO rm_tracking (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE "
                         "SET position = excluded.position", (NAME, notifications[-1].id))
             return len(notifications)
 
-    def _fold(self, event: Any) -> Game:
-        game_id = event.originator_id
-        game = self._folded.get(game_id)
-        if event.originator_version == 1:
-            game = event.mutate(None)
-        else:
-            if game is None or game.version != event.originator_version - 1:
-                game = self.games.repository.get(game_id, version=event.originator_version - 1)
-            game = event.mutate(game)
-        self._folded[game_id] = game
-        return game
+    def _record(self, n: Any) -> Any:
+        """What the read models need of a notification. The stored JSON is read directly (it is what
+        the rows keep); only a StateRestored, which carries a whole state, is decoded in full."""
+        kind = n.topic.rsplit(".", 1)[-1]
+        if not self._raw_json or kind == "StateRestored":
+            event = self.games.mapper.to_domain_event(n)
+            return Record(kind, n.originator_id, n.originator_version, event.timestamp.isoformat(), event.actor,
+                          list(event.audience), event_data(event), None, event)
+        d = orjson.loads(n.state)
+        return Record(kind, n.originator_id, n.originator_version, d["timestamp"]["_data_"], d["actor"],
+                      d["audience"], d, n.state.decode(), None)
 
-    def _rows(self, cur: Cursor, notification_id: int, event: Any, game: Game, rows: dict[str, list]) -> None:
-        s = game.state
-        kind = type(event).__name__
-        gid = str(game.id)
+    def _follow(self, event: Any) -> Tracker:
+        game_id = event.originator_id
         version = event.originator_version
-        at = event.timestamp.isoformat()
-        phase = phase_id(s.season, s.month, s.step)
-        sealed = vis.SEALED in event.audience
-        data = to_json({"sealed": True} if sealed else event_data(event))
-        shown = [] if sealed else [v for v in [GM, *sorted(s.powers)] if vis.can_see(event.audience, v)]
-        rows["audit"].append((gid, version, notification_id, kind, event.actor, at, phase, to_json(event.audience),
-                              to_json(shown), data))
-        if not sealed:
-            for token in sorted(set(event.audience)):
-                rows["feed"].append((gid, token, version, kind, event.actor, at, phase, data))
+        tracker = self._trackers.get(game_id)
+        if version == 1:
+            tracker = Tracker(0, 0, 0, "setup", [])
+        elif tracker is None or tracker.version != version - 1:
+            s = self.games.repository.get(game_id, version=version - 1).state
+            tracker = Tracker(version - 1, s.season, s.month, s.step, sorted(s.powers))
+        tracker.follow(event)
+        self._trackers[game_id] = tracker
+        return tracker
+
+    def _rows(self, cur: Cursor, notification_id: int, event: Record, tracker: Tracker,
+              rows: dict[str, list]) -> None:
+        kind = event.kind
+        gid = str(event.originator_id)
+        version = event.originator_version
+        at = event.at
+        phase = phase_id(tracker.season, tracker.month, tracker.step)
+        audience = event.audience
+        sealed = vis.SEALED in audience
+        data = SEALED_DATA if sealed else (event.raw if event.raw is not None else to_json(event.data))
+        if sealed:
+            shown, scope = [], SCOPE_SEALED
+        elif vis.PUBLIC in audience:
+            shown, scope = [GM, *tracker.powers], SCOPE_PUBLIC
+        else:
+            shown, scope = [GM, *(p for p in tracker.powers if vis.power(p) in audience)], SCOPE_RESTRICTED
+            # Public events are everyone's: only restricted ones need a row per audience token.
+            for token in sorted(set(audience)):
+                rows["feed"].append((gid, token, version))
+        rows["audit"].append((gid, version, notification_id, kind, event.actor, at, phase, ",".join(audience),
+                              ",".join(shown), scope, data))
         if kind == "StepBegan":
-            rows["phases"].append((gid, version, phase, event.season, event.month, event.step))
+            rows["phases"].append((gid, version, phase, event.data["season"], event.data["month"],
+                                   event.data["step"]))
         if kind == "GameRolledBack":
             # Rows of this batch are not written yet: write them first, so the marking sees them.
             self._write_pending(cur, rows)
-            for table in ("rm_audit", "rm_feed"):
-                cur.execute(f"UPDATE {table} SET superseded_by = ? WHERE game_id = ? AND version > ? AND version < ? "
-                            "AND superseded_by IS NULL", (version, gid, event.to_version, version))
+            cur.execute("UPDATE rm_audit SET superseded_by = ? WHERE game_id = ? AND version > ? AND version < ? "
+                        "AND superseded_by IS NULL", (version, gid, event.data["to_version"], version))
 
     def _write_pending(self, cur: Cursor, rows: dict[str, list]) -> None:
         cur.executemany("INSERT INTO rm_audit (game_id, version, notification_id, type, actor, at, phase, "
-                        "audience, shown_to, data, superseded_by) VALUES (?,?,?,?,?,?,?,?,?,?,NULL)", rows["audit"])
-        cur.executemany("INSERT INTO rm_feed (game_id, token, version, type, actor, at, phase, data, superseded_by) "
-                        "VALUES (?,?,?,?,?,?,?,?,NULL)", rows["feed"])
+                        "audience, shown_to, scope, data, superseded_by) VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL)",
+                        rows["audit"])
+        cur.executemany("INSERT INTO rm_feed (game_id, token, version) VALUES (?,?,?)", rows["feed"])
         cur.executemany("INSERT INTO rm_phases (game_id, version, phase, season, month, step) VALUES (?,?,?,?,?,?)",
                         rows["phases"])
         for key in rows:
@@ -179,18 +253,21 @@ class Projector:
 
     def feed(self, game_id: str, viewer: str, after: int = 0, limit: int = 500) -> list[dict]:
         """The viewer's timeline: what they may see, numbered by their own gap-free sequence."""
-        tokens = [vis.PUBLIC, vis.power(viewer)] if viewer != GM else None
-        where = "game_id = ?" + ("" if tokens is None else " AND token IN (?, ?)")
-        params: list[Any] = [game_id, *(tokens or [])]
+        if viewer == GM:
+            mine = "SELECT version FROM rm_audit WHERE game_id = ? AND scope <> ?"
+            params: list[Any] = [game_id, SCOPE_SEALED]
+        else:
+            mine = ("SELECT version FROM rm_audit WHERE game_id = ? AND scope = ? "
+                    "UNION SELECT version FROM rm_feed WHERE game_id = ? AND token = ?")
+            params = [game_id, SCOPE_PUBLIC, game_id, vis.power(viewer)]
         rows = self.db.query(
-            f"SELECT seq, version, type, actor, at, phase, data, superseded_by FROM ("
-            f"SELECT ROW_NUMBER() OVER (ORDER BY version) AS seq, version, type, actor, at, phase, data, "
-            f"superseded_by FROM (SELECT DISTINCT version, type, actor, at, phase, data, superseded_by FROM rm_feed "
-            f"WHERE {where}) AS mine) AS numbered WHERE seq > ? ORDER BY seq LIMIT ?",
-            (*params, after, limit))
+            f"SELECT n.seq, a.version, a.type, a.actor, a.at, a.phase, a.data, a.superseded_by FROM ("
+            f"SELECT ROW_NUMBER() OVER (ORDER BY version) AS seq, version FROM ({mine}) AS mine) AS n "
+            f"JOIN rm_audit a ON a.game_id = ? AND a.version = n.version WHERE n.seq > ? ORDER BY n.seq LIMIT ?",
+            (*params, game_id, after, limit))
         out = []
         for seq, version, kind, actor, at, phase, data, superseded in rows:
-            item = {"seq": seq, "type": kind, "actor": actor, "at": at, "phase": phase, "data": json.loads(data),
+            item = {"seq": seq, "type": kind, "actor": actor, "at": at, "phase": phase, "data": payload(data),
                     "superseded": superseded is not None}
             if viewer == GM:
                 item["version"] = version
@@ -216,7 +293,8 @@ class Projector:
         for version, kind, act, at, ph, audience, shown, data, superseded in self.db.query(
                 sql + " ORDER BY version", params):
             item = {"version": version, "type": kind, "actor": act, "at": at, "phase": ph,
-                    "audience": json.loads(audience), "shown_to": json.loads(shown), "data": json.loads(data),
+                    "audience": audience.split(","), "shown_to": shown.split(",") if shown else [],
+                    "data": payload(data),
                     "superseded_by": superseded}
             if power and not (act == power or power in item["shown_to"] or _mentions(item["data"], power)):
                 continue
@@ -249,6 +327,15 @@ class Projector:
         keys = {"rm_audit": "game_id, version", "rm_feed": "game_id, token, version", "rm_phases": "game_id, version",
                 "rm_windows": "game_id, window_id", "rm_boards": "game_id, viewer", "rm_games": "game_id"}
         return {t: self.db.query(f"SELECT * FROM {t} ORDER BY {k}") for t, k in keys.items()}
+
+
+SEALED_DATA = to_json({"sealed": True})
+SCOPE_PUBLIC, SCOPE_RESTRICTED, SCOPE_SEALED = 1, 0, -1
+
+
+def payload(data: str) -> dict:
+    """An event's payload from its stored JSON, without the envelope (time, actor, audience)."""
+    return {k: v for k, v in json.loads(data).items() if k not in ENVELOPE}
 
 
 def _mentions(data: dict, power: str) -> bool:

@@ -165,7 +165,9 @@ def build_long_game(games: Games, target_events: int) -> Game:
             continue
         roller = SeededRoller(seed)
         for pid, _, sub in powers:
-            for k in range(4):
+            # Every power uses all its slots, as players do: unused slots would pile up as schemes,
+            # growing the state (not the history) month after month.
+            for k in range(5 if sub == "wizard" else 4):
                 slot = "public" if (sub in ("dragon",) or (sub == "overlord" and k < 2)) else "private"
                 n += 1
                 g.submit_action(pid, f"a{n}", f"action {n}", now=now, roller=roller, slot=slot,
@@ -217,6 +219,82 @@ def ratio(name: str, settings: Settings, bare_env: dict, clients: int, n_powers:
     return api / bare
 
 
+def phase_view_seconds(games: Games, game_id: str, viewer: str, phases: list[str], rounds: int = 3) -> float:
+    """Mean time to render a viewer's view at a past phase: phase index lookup, snapshot get, render."""
+    games.view_at(game_id, "gm", phase=phases[0], as_viewer=viewer)  # warm the connections
+    start = time.perf_counter()
+    n = 0
+    for _ in range(rounds):
+        for phase in phases:
+            games.view_at(game_id, "gm", phase=phase, as_viewer=viewer)
+            n += 1
+    return (time.perf_counter() - start) / n
+
+
+def history_figures(tmp: Path) -> dict[str, float]:
+    """phase_view_vs_replay, phase_view_100k_vs_1k and rebuild_vs_raw_scan, on SQLite files."""
+    from projections.store import build_projector
+
+    out: dict[str, float] = {}
+    views: dict[int, float] = {}
+    for size in (1_000, 10_000, 100_000):
+        settings = Settings(data_dir=tmp / f"hist{size}")
+        env = {k: v for k, v in settings.eventsourcing_env().items() if not k.startswith("AGGREGATE_CACHE")}
+        games = Games(env=env, snapshot_interval=100)
+        game = build_long_game(games, size)
+        projector = build_projector(games, settings)
+        projector.rebuild()
+        phases = [p["phase"] for p in projector.phases(str(game.id))]
+        rng = random.Random(size)
+        sample = rng.sample(phases[: len(phases) * 9 // 10], min(20, len(phases) // 2))
+        views[size] = phase_view_seconds(games, str(game.id), "c", sample)
+        if size == 10_000:
+            t = time.perf_counter()
+            replay = Games(env=env, snapshot_interval=100)
+            replay.snapshots = None
+            replay.repository.snapshot_store = None
+            full = statistics.median([_timed(lambda: replay.repository.get(game.id)) for _ in range(3)])
+            out["phase_view_vs_replay"] = full / views[size]
+            rebuilds, scans = [], []
+            for _ in range(3):  # alternate the two, and take medians: this machine is noisy
+                t = time.perf_counter()
+                applied = projector.rebuild()
+                rebuilds.append(applied / (time.perf_counter() - t))
+                scans.append(raw_scan_rate(games))
+            rebuild_rate, scan = statistics.median(rebuilds), statistics.median(scans)
+            out["rebuild_vs_raw_scan"] = rebuild_rate / scan
+            NOTES.append(f"# {size} events: full replay {full * 1000:.0f} ms, phase view {views[size] * 1000:.2f} ms; "
+                         f"rebuild {rebuild_rate:.0f} events/s, raw scan and decode {scan:.0f} events/s")
+            replay.close()
+        NOTES.append(f"# {game.version} events: phase view {views[size] * 1000:.2f} ms")
+        projector.db.close()
+        games.close()
+    out["phase_view_100k_vs_1k"] = views[100_000] / views[1_000]
+    return out
+
+
+def _timed(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def raw_scan_rate(games: Games) -> float:
+    """Events per second of a bare scan of the notification log, decoding every event."""
+    start = time.perf_counter()
+    n = 0
+    position = 0
+    while True:
+        batch = games.recorder.select_notifications(start=position, limit=5000, inclusive_of_start=False)
+        if not batch:
+            break
+        for notification in batch:
+            games.mapper.to_domain_event(notification)
+        n += len(batch)
+        position = batch[-1].id
+    return n / (time.perf_counter() - start)
+
+
 def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="emissary-bench-"))
     pg_url = os.environ.get("EMISSARY_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
@@ -247,6 +325,7 @@ def main() -> None:
     replay, past = replay_vs_past_version({**sqlite_settings.eventsourcing_env(),
                                            "SQLITE_DBNAME": str(tmp / "long.sqlite3")}, 10_000)
     figures["past_version_vs_replay"] = replay / past
+    figures.update(history_figures(tmp))
     for name, value in figures.items():
         print(f"{name}: {value:.2f}")
     for note in NOTES:

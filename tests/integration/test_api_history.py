@@ -1,0 +1,97 @@
+"""History over HTTP: feed in my time zone, GM audit and export, views of the past, rollback, fork, verify."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from tests.scenarios import play_rich_month
+
+
+def bearer(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture
+def world(store_settings):
+    app = create_app(store_settings)
+    games = app.state.games
+    gid, gm, _ = games.create_game("HTTP history", "GM", "Europe/Paris")
+    tokens = {}
+    for name, cls, sub in (("Ana", "conspiracy", "circle"), ("Bo", "city", "sovereign")):
+        pid, tok, _ = games.add_power(gid, "gm", name, cls, sub)
+        tokens[pid] = tok
+    with TestClient(app) as client:
+        yield client, gid, gm, tokens
+    app.state.projector.db.close()
+    games.close()
+
+
+def test_my_feed_is_in_my_time_zone(world):
+    client, gid, gm, tok = world
+    assert client.put(f"/games/{gid}/timezone", headers=bearer(tok["ana"]),
+                      json={"timezone": "America/New_York"}).status_code == 200
+    feed = client.get(f"/games/{gid}/feed", headers=bearer(tok["ana"])).json()
+    assert feed[0]["timezone"] == "America/New_York" and feed[0]["local_time"].endswith(("-05:00", "-04:00"))
+    bo = client.get(f"/games/{gid}/feed", headers=bearer(tok["bo"])).json()
+    assert bo[0]["timezone"] == "Europe/Paris" and bo[0]["local_time"].endswith(("+01:00", "+02:00"))
+    assert "TimezoneSet" not in [f["type"] for f in bo]
+    r = client.put(f"/games/{gid}/timezone", headers=bearer(tok["ana"]), json={"timezone": "Mars/Olympus"})
+    assert r.status_code == 422 and r.json()["field"] == "timezone"
+
+
+def test_the_audit_is_for_the_gm_and_exports_as_jsonl_and_csv(world):
+    client, gid, gm, tok = world
+    client.post(f"/games/{gid}/advance", headers=bearer(gm))
+    assert client.get(f"/games/{gid}/audit", headers=bearer(tok["ana"])).status_code == 403
+    rows = client.get(f"/games/{gid}/audit", headers=bearer(gm)).json()
+    assert rows[0]["type"] == "GameCreated" and {"actor", "at", "phase", "audience", "shown_to"} <= set(rows[0])
+    jsonl = client.get(f"/games/{gid}/audit?format=jsonl&type=PowerAdded", headers=bearer(gm)).text.splitlines()
+    assert [json.loads(line)["data"]["name"] for line in jsonl] == ["Ana", "Bo"]
+    text = client.get(f"/games/{gid}/audit?format=csv&actor=gm", headers=bearer(gm)).text
+    table = list(csv.DictReader(io.StringIO(text)))
+    assert table and all(r["actor"] == "gm" for r in table) and "shown_to" in table[0]
+
+
+def test_export_then_verify_needs_no_account(world):
+    client, gid, gm, tok = world
+    for _ in range(2):
+        client.post(f"/games/{gid}/advance", headers=bearer(gm))
+    client.post(f"/games/{gid}/actions", headers=bearer(tok["bo"]), json={"title": "Edict", "slot": "public"})
+    client.post(f"/games/{gid}/advance", headers=bearer(gm))
+    client.post(f"/games/{gid}/resolve", headers=bearer(gm), json={})
+    client.post(f"/games/{gid}/advance", headers=bearer(gm))
+    export = client.get(f"/games/{gid}/export", headers=bearer(tok["ana"])).text
+    report = client.post("/verify", content=export, headers={"content-type": "application/x-ndjson"}).json()
+    assert report["ok"] is True and report["seeds_verified"] == 1
+
+
+def test_rollback_fork_and_past_views_over_http(world, store_settings):
+    client, gid, gm, tok = world
+    for _ in range(2):
+        client.post(f"/games/{gid}/advance", headers=bearer(gm))
+    client.post(f"/games/{gid}/actions", headers=bearer(tok["ana"]), json={"title": "Whisper"})
+    phases = client.get(f"/games/{gid}/phases", headers=bearer(tok["ana"])).json()
+    assert [p["phase"] for p in phases] == ["setup", "s1-tidings", "s1m1-planning"] and "version" not in phases[0]
+    past = client.get(f"/games/{gid}/history/view?phase=s1m1-planning", headers=bearer(tok["ana"])).json()
+    assert past["my_actions"] == []
+    assert client.get(f"/games/{gid}/history/view?phase=s1m1-planning&as=bo",
+                      headers=bearer(tok["ana"])).status_code == 403
+    assert client.get(f"/games/{gid}/history/view?phase=s1m1-planning&as=bo",
+                      headers=bearer(gm)).json()["viewer"] == "bo"
+    assert client.post(f"/games/{gid}/rollback", headers=bearer(tok["ana"]),
+                       json={"reason": "no", "phase": "s1-tidings"}).status_code == 403
+    r = client.post(f"/games/{gid}/fork", headers=bearer(gm), json={"name": "Sandbox", "phase": "s1m1-planning"})
+    assert r.status_code == 201
+    fork = r.json()["game_id"]
+    assert client.get(f"/games/{fork}/view", headers=bearer(tok["ana"])).json()["game"]["name"] == "Sandbox"
+    r = client.post(f"/games/{gid}/rollback", headers=bearer(gm), json={"reason": "redo", "phase": "s1m1-planning"})
+    assert r.status_code == 200, r.text
+    assert client.get(f"/games/{gid}/view", headers=bearer(tok["ana"])).json()["my_actions"] == []
+    feed = client.get(f"/games/{gid}/feed", headers=bearer(tok["bo"])).json()
+    assert feed[-1]["type"] != "ActionSubmitted" and any(f["type"] == "GameRolledBack" for f in feed)
