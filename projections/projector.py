@@ -153,12 +153,7 @@ class Projector:
                 tracker = self._follow(event)
                 touched[event.originator_id] = event.originator_version
                 self._rows(cur, n.id, event, tracker, rows)
-            cur.executemany("INSERT INTO rm_audit (game_id, version, notification_id, type, actor, at, phase, "
-                            "audience, shown_to, scope, data, superseded_by) VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL)",
-                            rows["audit"])
-            cur.executemany("INSERT INTO rm_feed (game_id, token, version) VALUES (?,?,?)", rows["feed"])
-            cur.executemany("INSERT INTO rm_phases (game_id, version, phase, season, month, step) "
-                            "VALUES (?,?,?,?,?,?)", rows["phases"])
+            self._write_pending(cur, rows)
             for game_id, version in touched.items():
                 self._flush_game(cur, self.games.repository.get(game_id, version=version))
             cur.execute("INSERT INTO rm_tracking (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE "
