@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from api.routes import actions, games, history
+from api.routes import actions, games, history, windows
 from domain.errors import DomainError
 from projections.service import Games
 from projections.settings import Settings
@@ -17,14 +18,29 @@ from projections.store import build_games, build_projector
 log = logging.getLogger("emissary.api")
 
 
-def create_app(settings: Settings | None = None, games_service: Games | None = None) -> FastAPI:
-    """Build the app around a game service (built from settings unless given)."""
+def create_app(settings: Settings | None = None, games_service: Games | None = None,
+               embedded_workers: bool = False) -> FastAPI:
+    """Build the app around a game service (built from settings unless given). With
+    ``embedded_workers`` and an in-memory broker, an in-process Celery worker and sweep run too."""
     settings = settings or Settings()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        workers = None
+        if embedded_workers and settings.embedded_workers and settings.broker_url.startswith("memory://"):
+            from workers.embedded import EmbeddedWorkers
+
+            workers = EmbeddedWorkers(app.state.games, app.state.projector, settings).start()
+        yield
+        if workers is not None:
+            workers.stop()
+
     app = FastAPI(
         title="Emissary",
         version="0.1.0",
         description="Event-sourced play-by-post games. Every accepted command returns a receipt; "
                     "every refusal names the rule or field.",
+        lifespan=lifespan,
     )
     app.state.settings = settings
     app.state.games = games_service or build_games(settings)
@@ -56,4 +72,10 @@ def create_app(settings: Settings | None = None, games_service: Games | None = N
     app.include_router(games.router)
     app.include_router(actions.router)
     app.include_router(history.router)
+    app.include_router(windows.router)
     return app
+
+
+def create_served_app() -> FastAPI:
+    """The factory ``emissary serve`` runs: settings from the environment, embedded workers if no broker."""
+    return create_app(embedded_workers=True)

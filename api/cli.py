@@ -25,10 +25,11 @@ def serve(args: argparse.Namespace) -> int:
     if args.workers > 1:
         # Several processes: each builds its own app (and cache); the store's optimistic concurrency
         # keeps them consistent, and a command that raced another process is retried.
-        uvicorn.run("api.app:create_app", factory=True, host=host, port=port, workers=args.workers,
+        uvicorn.run("api.app:create_served_app", factory=True, host=host, port=port, workers=args.workers,
                     log_level="info", access_log=args.access_log)
     else:
-        uvicorn.run(create_app(settings), host=host, port=port, log_level="info", access_log=args.access_log)
+        uvicorn.run(create_app(settings, embedded_workers=True), host=host, port=port, log_level="info",
+                    access_log=args.access_log)
     return 0
 
 
@@ -85,6 +86,37 @@ def verify_cmd(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def projector_cmd(args: argparse.Namespace) -> int:
+    """The projection runner: ``--run`` alone, or (default) under its watchdog; ``--check`` for health checks."""
+    from workers import projection_runner
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    settings = Settings()
+    if args.check:
+        position, head = projection_runner.lag(settings)
+        print(f"position={position} head={head} behind={head - position}")
+        return 0 if head - position <= args.max_lag else 1
+    if args.run:
+        projection_runner.run(settings)
+    else:
+        projection_runner.Watchdog(settings).run()
+    return 0
+
+
+def celery_cmd(args: argparse.Namespace) -> int:
+    """Run the Celery worker or beat for this app, restarted if it dies (what deploy/ starts)."""
+    from workers.supervisor import supervise
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    argv = [sys.executable, "-m", "celery", "-A", "workers.app:celery_app", args.role, "--loglevel", "INFO"]
+    if args.role == "worker":
+        argv += ["--queues", "emissary", "--concurrency", str(args.concurrency), "--without-mingle",
+                 "--without-gossip"]
+    else:
+        argv += ["--schedule", args.schedule]
+    return supervise(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="emissary", description="Event-sourced play-by-post game service")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -111,6 +143,17 @@ def main(argv: list[str] | None = None) -> int:
     p_verify = sub.add_parser("verify", help="recompute every roll and sealed difficulty in an export")
     p_verify.add_argument("export", help="a JSON Lines export (GET /games/{id}/export)")
     p_verify.set_defaults(func=verify_cmd)
+    p_projector = sub.add_parser("projector", help="run the projection runner under its watchdog")
+    p_projector.add_argument("--run", action="store_true", help="the runner alone, without the watchdog")
+    p_projector.add_argument("--check", action="store_true", help="exit 1 if the read models are behind")
+    p_projector.add_argument("--max-lag", type=int, default=1000)
+    p_projector.set_defaults(func=projector_cmd)
+    p_worker = sub.add_parser("worker", help="the Celery worker (closes windows, queues reminders)")
+    p_worker.add_argument("--concurrency", type=int, default=2)
+    p_worker.set_defaults(func=celery_cmd, role="worker")
+    p_beat = sub.add_parser("beat", help="Celery beat: sends the window sweep every few seconds")
+    p_beat.add_argument("--schedule", default="data/celerybeat-schedule")
+    p_beat.set_defaults(func=celery_cmd, role="beat")
     args = parser.parse_args(argv)
     return args.func(args)
 

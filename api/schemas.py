@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -165,3 +166,25 @@ class InfluenceRequest(Strict):
 class TimezoneRequest(Strict):
     power_id: str | None = None
     timezone: str
+
+
+class DeadlineRequest(Strict):
+    closes_at: datetime = Field(description="ISO 8601; without an offset it is read in the game's time zone")
+
+
+class ExtensionRequest(Strict):
+    power_id: str | None = None
+    hours: float = Field(gt=0, le=72)
+    reason: str = Field(default="", max_length=2000)
+
+
+class GrantExtensionRequest(Strict):
+    hours: float | None = Field(default=None, gt=0, le=72)
+
+
+class RefuseExtensionRequest(Strict):
+    reason: str = Field(default="", max_length=2000)
+
+
+class ReadyRequest(Strict):
+    power_id: str | None = None

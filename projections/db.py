@@ -13,6 +13,7 @@ import re
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +41,21 @@ SCHEMA = [
     """CREATE TABLE IF NOT EXISTS rm_games (
         game_id TEXT PRIMARY KEY, name TEXT NOT NULL, timezone TEXT NOT NULL, season INTEGER NOT NULL,
         month INTEGER NOT NULL, step TEXT NOT NULL, version INTEGER NOT NULL, forked_from TEXT)""",
+    """CREATE TABLE IF NOT EXISTS rm_outbox (
+        game_id TEXT NOT NULL, version INTEGER NOT NULL, recipient TEXT NOT NULL, kind TEXT NOT NULL,
+        body TEXT NOT NULL, created_at TEXT NOT NULL, status TEXT NOT NULL,
+        PRIMARY KEY (game_id, version, recipient))""",
     """CREATE INDEX IF NOT EXISTS rm_phases_by_name ON rm_phases (game_id, phase, version)""",
     """CREATE INDEX IF NOT EXISTS rm_windows_due ON rm_windows (closed, closes_at)""",
 ]
-TABLES = ["rm_audit", "rm_feed", "rm_phases", "rm_windows", "rm_boards", "rm_games", "rm_tracking"]
+TABLES = ["rm_audit", "rm_feed", "rm_phases", "rm_windows", "rm_boards", "rm_games", "rm_outbox", "rm_tracking"]
+
+
+def utc_key(moment: datetime | str) -> str:
+    """A UTC instant as fixed-width text, so that deadlines compare correctly as strings in SQL."""
+    if isinstance(moment, str):
+        moment = datetime.fromisoformat(moment)
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 class ReadModelDB:

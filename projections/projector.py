@@ -22,7 +22,7 @@ from domain import visibility as vis
 from domain.ids import GM
 from domain.powers.game import Game
 from domain.powers.views import board_view
-from projections.db import Cursor, ReadModelDB
+from projections.db import Cursor, ReadModelDB, utc_key
 from projections.service import Games, event_data, phase_id
 
 log = logging.getLogger("emissary.projector")
@@ -147,7 +147,7 @@ class Projector:
             if not notifications:
                 return 0
             touched: dict[uuid.UUID, int] = {}
-            rows: dict[str, list[tuple]] = {"audit": [], "feed": [], "phases": []}
+            rows: dict[str, list[tuple]] = {"audit": [], "feed": [], "phases": [], "outbox": []}
             for n in notifications:
                 event = self._record(n)
                 tracker = self._follow(event)
@@ -206,6 +206,11 @@ class Projector:
                 rows["feed"].append((gid, token, version))
         rows["audit"].append((gid, version, notification_id, kind, event.actor, at, phase, ",".join(audience),
                               ",".join(shown), scope, data))
+        if kind == "RemindersQueued":
+            for recipient in event.data["recipients"]:
+                rows["outbox"].append((gid, version, recipient, "reminder", to_json(
+                    {"window_id": event.data["window_id"], "closes_at": event.data["closes_at"],
+                     "hours_before": event.data["offset_hours"]}), at))
         if kind == "StepBegan":
             rows["phases"].append((gid, version, phase, event.data["season"], event.data["month"],
                                    event.data["step"]))
@@ -222,6 +227,8 @@ class Projector:
         cur.executemany("INSERT INTO rm_feed (game_id, token, version) VALUES (?,?,?)", rows["feed"])
         cur.executemany("INSERT INTO rm_phases (game_id, version, phase, season, month, step) VALUES (?,?,?,?,?,?)",
                         rows["phases"])
+        cur.executemany("INSERT INTO rm_outbox (game_id, version, recipient, kind, body, created_at, status) "
+                        "VALUES (?,?,?,?,?,?,'queued')", rows["outbox"])
         for key in rows:
             rows[key].clear()
 
@@ -232,7 +239,8 @@ class Projector:
         cur.executemany(
             "INSERT INTO rm_windows (game_id, window_id, kind, opened_at, closes_at, closed, reason) "
             "VALUES (?,?,?,?,?,?,?)",
-            [(gid, w.id, w.kind, w.opened_at, w.closes_at, int(w.closed), w.reason) for w in s.windows.values()])
+            [(gid, w.id, w.kind, w.opened_at, utc_key(w.final_closes_at), int(w.closed), w.reason)
+             for w in s.windows.values()])
         viewers = [GM, *sorted(s.powers)]
         cur.execute("DELETE FROM rm_boards WHERE game_id = ?", (gid,))
         cur.executemany("INSERT INTO rm_boards (game_id, viewer, version, body) VALUES (?,?,?,?)",
@@ -314,13 +322,27 @@ class Projector:
         """Open windows whose deadline has passed (for the workers' sweep)."""
         rows = self.db.query("SELECT game_id, window_id, kind, closes_at FROM rm_windows WHERE closed = 0 "
                              "ORDER BY closes_at LIMIT ?", (limit * 4,))
-        due = [r for r in rows if datetime.fromisoformat(r[3]) <= now][:limit]
+        due = [r for r in rows if r[3] <= utc_key(now)][:limit]
         return [{"game_id": g, "window_id": w, "kind": k, "closes_at": c} for g, w, k, c in due]
+
+    def outbox(self, game_id: str | None = None, recipient: str | None = None) -> list[dict]:
+        """Notifications waiting for delivery (reminders now; everything else with the email issue)."""
+        sql = "SELECT game_id, version, recipient, kind, body, created_at, status FROM rm_outbox WHERE 1 = 1"
+        params: list[Any] = []
+        if game_id:
+            sql += " AND game_id = ?"
+            params.append(game_id)
+        if recipient:
+            sql += " AND recipient = ?"
+            params.append(recipient)
+        return [{"game_id": g, "version": v, "recipient": r, "kind": k, "body": json.loads(b), "created_at": c,
+                 "status": st} for g, v, r, k, b, c, st in self.db.query(sql + " ORDER BY game_id, version", params)]
 
     def dump(self) -> dict[str, list[tuple]]:
         """Every row of every read model, sorted (for rebuild equivalence checks)."""
         keys = {"rm_audit": "game_id, version", "rm_feed": "game_id, token, version", "rm_phases": "game_id, version",
-                "rm_windows": "game_id, window_id", "rm_boards": "game_id, viewer", "rm_games": "game_id"}
+                "rm_windows": "game_id, window_id", "rm_boards": "game_id, viewer", "rm_games": "game_id",
+                "rm_outbox": "game_id, version, recipient"}
         return {t: self.db.query(f"SELECT * FROM {t} ORDER BY {k}") for t, k in keys.items()}
 
 

@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
+from zoneinfo import ZoneInfo
 from typing import Any, TypeVar
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -551,6 +552,75 @@ class Games(Application):
             str(source.id), v, name=name, reason=reason, seed=seed))
         receipt.result = {"game_id": str(new_id), "source_game": str(source.id), "source_version": v}
         return str(new_id), receipt
+
+    # ------------------------------------------------------------------ windows
+
+    def set_deadline(self, game_id: str, principal: str, window_id: str, closes_at: datetime) -> Receipt:
+        """GM: move a window's deadline. A naive time is read in the game's time zone, then kept in UTC."""
+        self.require_gm(principal)
+
+        def command(game: Game) -> None:
+            moment = closes_at
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=ZoneInfo(game.state.timezone))
+            game.set_deadline(window_id, moment.astimezone(timezone.utc), now=self.clock())
+
+        return self._run(game_id, principal, command)[0]
+
+    def request_extension(self, game_id: str, principal: str, power_id: str, window_id: str, hours: float,
+                          reason: str = "") -> Receipt:
+        request_id = f"ext-{uuid.uuid4().hex[:10]}"
+
+        def command(game: Game) -> None:
+            self.require_power(game, principal, power_id)
+            game.request_extension(power_id, window_id, hours, request_id, now=self.clock(), reason=reason)
+
+        receipt, _ = self._run(game_id, principal, command)
+        receipt.result = {"request_id": request_id}
+        return receipt
+
+    def grant_extension(self, game_id: str, principal: str, request_id: str, hours: float | None = None) -> Receipt:
+        """GM: grant an extension request; a second grant of the same request changes nothing."""
+        self.require_gm(principal)
+        receipt, granted = self._run(game_id, principal, lambda g: g.grant_extension(
+            request_id, now=self.clock(), hours=hours))
+        receipt.result = {"granted": granted}
+        return receipt
+
+    def refuse_extension(self, game_id: str, principal: str, request_id: str, reason: str = "") -> Receipt:
+        self.require_gm(principal)
+        return self._run(game_id, principal, lambda g: g.refuse_extension(request_id, reason))[0]
+
+    def declare_ready(self, game_id: str, principal: str, power_id: str) -> Receipt:
+        def command(game: Game) -> None:
+            self.require_power(game, principal, power_id)
+            game.declare_ready(power_id, now=self.clock())
+
+        return self._run(game_id, principal, command)[0]
+
+    def close_due_window(self, game_id: str, window_id: str) -> bool:
+        """Workers: close a window if it is due; a no-op if it is closed, gone, or not due yet."""
+        def command(game: Game) -> bool:
+            w = game.state.windows.get(window_id)
+            if w is None or w.closed or self.clock() < datetime.fromisoformat(w.final_closes_at):
+                return False
+            return game.close_window(window_id, now=self.clock(), reason="deadline")
+
+        _, closed = self._run(game_id, "system", command)
+        return closed
+
+    def queue_due_reminders(self, game_id: str, window_id: str) -> list[str]:
+        """Workers: queue the reminders now due for a window (each offset once); returns who is reminded."""
+        def command(game: Game) -> list[str]:
+            w = game.state.windows.get(window_id)
+            if w is None or w.closed:
+                return []
+            out: list[str] = []
+            for offset in sorted(game.state.options.get("reminder_hours", []), reverse=True):
+                out += game.queue_reminders(window_id, float(offset), now=self.clock())
+            return out
+
+        return self._run(game_id, "system", command)[1]
 
     # ------------------------------------------------------------------ queries
 

@@ -23,6 +23,12 @@ class Settings(BaseSettings):
     aggregate_cache_size: int = 1000
     command_retries: int = 8
     broker_url: str = "memory://"
+    sweep_seconds: float = 5.0
+    eta_lookahead_seconds: float = 120.0
+    claim_seconds: float = 30.0
+    projector_poll_seconds: float = 0.5
+    watchdog_stall_seconds: float = 30.0
+    embedded_workers: bool = True
     public_url: str = "http://127.0.0.1:8000"
 
     @field_validator("env")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from copy import deepcopy
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from eventsourcing.domain import Aggregate, event
@@ -27,6 +27,9 @@ from domain.powers.state import (
 DEFAULT_OPTIONS: dict[str, Any] = {
     "planning_hours": 72,
     "resistance_hours": 24,
+    "reminder_hours": [24, 1],
+    "extension_cap_hours_per_window": 24,  # per power, per window (GM-8)
+    "extension_cap_hours_per_season": 48,  # per power, per season
     "critical_mode": "rolled",   # P-AMB-5
     "multi_resist_mode": "sum",  # P-AMB-7
 }
@@ -311,6 +314,10 @@ class Game(Aggregate):
                 p.debt_next_month = 0
                 p.reactions_used = 0
                 p.done_reacting = False
+                p.ready = False
+        if step == "tidings":
+            for p in s.powers.values():
+                p.extension_hours_used = 0.0
         s.step, s.season, s.month = step, season, month
 
     @event("SeedSealed")
@@ -346,13 +353,14 @@ class Game(Aggregate):
 
     # ------------------------------------------------------------------ planning
 
-    def _check_planning(self, now: datetime) -> None:
+    def _check_planning(self, now: datetime, power_id: str | None = None) -> None:
         if self.state.step != "planning":
             raise RuleViolation(f"actions are submitted during Planning; this is {self.state.step.title()}",
                                 rule="P.1.2")
         w = self.open_window("planning")
-        if w is not None and now >= _at(w.closes_at):
-            raise RuleViolation(f"the Planning deadline passed at {w.closes_at}", rule="P.1.2", field="deadline")
+        if w is not None and now >= _at(w.deadline_for(power_id)):
+            raise RuleViolation(f"the Planning deadline passed at {w.deadline_for(power_id)}", rule="P.1.2",
+                                field="deadline")
 
     def submit_action(self, power_id: str, action_id: str, title: str, *, now: datetime, roller: Roller,
                       description: str = "", skill: str | None = None, slot: str = "private",
@@ -365,7 +373,7 @@ class Game(Aggregate):
         With ``roll=False`` the action is only proposed, so the GM can set its difficulty
         (openly or sealed) before the roll (GM-1, GM-2); roll it later with ``roll_action``.
         """
-        self._check_planning(now)
+        self._check_planning(now, power_id)
         ps = self.power(power_id)
         if not title.strip():
             raise RuleViolation("an action needs a title", field="title")
@@ -417,8 +425,8 @@ class Game(Aggregate):
     def roll_action(self, action_id: str, *, now: datetime, roller: Roller, assets: list[dict],
                     extra_actions: int = 0, convert: int | None = None, actor: str | None = None) -> None:
         """Roll a submitted action's pool on the server (P-DICE-2); conversions may be locked now or later."""
-        self._check_planning(now)
         a = self.action(action_id)
+        self._check_planning(now, a.power)
         if a.pool is not None:
             raise RuleViolation("this action has already been rolled; dice are never rerolled", rule="P-DICE-5",
                                 field="action_id")
@@ -513,8 +521,8 @@ class Game(Aggregate):
     def lock_conversions(self, action_id: str, *, now: datetime, convert: int | None = None,
                          dice: list[int] | None = None, actor: str | None = None) -> None:
         """Fix how many 3s and 4s count as successes, each costing a consequence (P-DICE-3, P-DICE-5)."""
-        self._check_planning(now)
         a = self.action(action_id)
+        self._check_planning(now, a.power)
         if a.pool is None:
             raise RuleViolation("roll the action before converting dice", rule="P-DICE-5", field="action_id")
         if a.pool.locked:
@@ -565,7 +573,7 @@ class Game(Aggregate):
                 rule="P-AMB-29", field="action_id",
             )
         if self.state.step == "planning":
-            self._check_planning(now)
+            self._check_planning(now, a.power)
         if a.discarded:
             raise RuleViolation("this action is already discarded", rule="P-AMB-29", field="action_id")
         self._action_discarded(action_id=action_id, actor=actor or a.power, audience=self._audience(a))
@@ -779,6 +787,154 @@ class Game(Aggregate):
     @event("TimezoneSet")
     def _timezone_set(self, power_id: str, timezone: str, actor: str, audience: list) -> None:
         self.state.powers[power_id].timezone = timezone
+
+    # ------------------------------------------------------------------ windows: deadlines, extensions, reminders
+
+    def window(self, window_id: str) -> Window:
+        w = self.state.windows.get(window_id)
+        if w is None or w.closed:
+            raise NotFound(f"no open window {window_id!r}", field="window_id")
+        return w
+
+    def set_deadline(self, window_id: str, closes_at: datetime, *, now: datetime) -> None:
+        """The GM moves a window's deadline (stored in UTC, so daylight saving never moves it)."""
+        w = self.window(window_id)
+        if closes_at <= now:
+            raise RuleViolation("a new deadline must be in the future", rule="P.1.2", field="closes_at")
+        self._deadline_set(window_id=window_id, closes_at=_iso(closes_at.astimezone(timezone.utc)), actor=GM,
+                           audience=[vis.PUBLIC])
+
+    @event("DeadlineSet")
+    def _deadline_set(self, window_id: str, closes_at: str, actor: str, audience: list) -> None:
+        self.state.windows[window_id].closes_at = closes_at
+
+    def _may_act_in(self, w: Window, power_id: str) -> bool:
+        if w.kind == "planning":
+            return True
+        return power_id in self.pending_resisters()
+
+    def request_extension(self, power_id: str, window_id: str, hours: float, request_id: str, *,
+                          now: datetime, reason: str = "") -> None:
+        """A power asks the GM for more time in a window (P-RES-1 "you can request an extension", GM-8)."""
+        self.power(power_id)
+        w = self.window(window_id)
+        if not 0 < hours <= 72:
+            raise RuleViolation("ask for between a few minutes and 72 hours", rule="GM-8", field="hours")
+        if now >= _at(w.deadline_for(power_id)):
+            raise RuleViolation(f"your deadline in this window passed at {w.deadline_for(power_id)}", rule="GM-8",
+                                field="deadline")
+        if not self._may_act_in(w, power_id):
+            raise RuleViolation("you have nothing left to do in this window", rule="GM-8", field="window_id")
+        if any(r["power"] == power_id and r["status"] == "pending" for r in w.requests.values()):
+            raise RuleViolation("you already have a request waiting for the GM", rule="GM-8", field="window_id")
+        self._extension_requested(request_id=request_id, window_id=window_id, power_id=power_id, hours=hours,
+                                  reason=reason, actor=power_id, audience=vis.powers([power_id]))
+
+    @event("ExtensionRequested")
+    def _extension_requested(self, request_id: str, window_id: str, power_id: str, hours: float, reason: str,
+                             actor: str, audience: list) -> None:
+        self.state.windows[window_id].requests[request_id] = {"power": power_id, "hours": hours,
+                                                              "status": "pending"}
+
+    def _find_request(self, request_id: str) -> tuple[Window, dict]:
+        for w in self.state.windows.values():
+            if request_id in w.requests:
+                return w, w.requests[request_id]
+        raise NotFound(f"no extension request {request_id!r}", field="request_id")
+
+    def grant_extension(self, request_id: str, *, now: datetime, hours: float | None = None) -> bool:
+        """The GM grants a request, within the game's caps; granting twice is a no-op (returns False)."""
+        w, req = self._find_request(request_id)
+        if req["status"] == "granted":
+            return False
+        if req["status"] != "pending" or w.closed:
+            raise RuleViolation("this request is no longer open", rule="GM-8", field="request_id")
+        hours = float(hours if hours is not None else req["hours"])
+        ps = self.state.powers[req["power"]]
+        opts = self.state.options
+        base = _at(w.deadline_for(ps.id))
+        already = (base - _at(w.closes_at)).total_seconds() / 3600
+        if already + hours > float(opts["extension_cap_hours_per_window"]) + 1e-9:
+            raise RuleViolation(
+                f"this game allows at most {opts['extension_cap_hours_per_window']} h of extension per power per "
+                f"window; {ps.name} has {already:g} h already", rule="GM-8", field="hours")
+        if ps.extension_hours_used + hours > float(opts["extension_cap_hours_per_season"]) + 1e-9:
+            raise RuleViolation(
+                f"this game allows at most {opts['extension_cap_hours_per_season']} h of extensions per power per "
+                f"season; {ps.name} has used {ps.extension_hours_used:g} h", rule="GM-8", field="hours")
+        until = _iso(max(base, now) + timedelta(hours=hours))
+        self._extension_granted(request_id=request_id, window_id=w.id, power_id=ps.id, hours=hours, until=until,
+                                actor=GM, audience=vis.powers([ps.id]))
+        return True
+
+    @event("ExtensionGranted")
+    def _extension_granted(self, request_id: str, window_id: str, power_id: str, hours: float, until: str,
+                           actor: str, audience: list) -> None:
+        w = self.state.windows[window_id]
+        w.requests[request_id]["status"] = "granted"
+        w.extensions[power_id] = until
+        self.state.powers[power_id].extension_hours_used += hours
+
+    def refuse_extension(self, request_id: str, reason: str = "") -> None:
+        w, req = self._find_request(request_id)
+        if req["status"] != "pending":
+            raise RuleViolation("this request is no longer open", rule="GM-8", field="request_id")
+        self._extension_refused(request_id=request_id, window_id=w.id, power_id=req["power"], reason=reason,
+                                actor=GM, audience=vis.powers([req["power"]]))
+
+    @event("ExtensionRefused")
+    def _extension_refused(self, request_id: str, window_id: str, power_id: str, reason: str, actor: str,
+                           audience: list) -> None:
+        self.state.windows[window_id].requests[request_id]["status"] = "refused"
+
+    def declare_ready(self, power_id: str, *, now: datetime) -> None:
+        """A power says it has submitted all it will this month; when all have, Planning closes early
+        (P-AMB-39); unused actions become schemes."""
+        self._check_planning(now, power_id)
+        ps = self.power(power_id)
+        if ps.ready:
+            raise RuleViolation("you have already said you are ready", rule="P-AMB-39")
+        self._ready_declared(power_id=power_id, actor=power_id, audience=vis.powers([power_id]))
+        self._close_planning_if_everyone_is_ready(now)
+
+    @event("ReadyDeclared")
+    def _ready_declared(self, power_id: str, actor: str, audience: list) -> None:
+        self.state.powers[power_id].ready = True
+
+    def planning_pending(self) -> list[str]:
+        """Powers that may still act this Planning step: not ready, with actions left."""
+        pending = []
+        for p in self.state.powers.values():
+            pub, priv = self.slots_used(p.id)
+            left = p.public + p.private - p.debt_this_month - pub - priv
+            if not p.ready and left > 0:
+                pending.append(p.id)
+        return sorted(pending)
+
+    def _close_planning_if_everyone_is_ready(self, now: datetime) -> None:
+        if self.state.step == "planning" and not self.planning_pending():
+            self._close_planning(now, reason="everyone is ready")
+
+    def pending_in(self, w: Window) -> list[str]:
+        """Who may still act in this window."""
+        return self.planning_pending() if w.kind == "planning" else self.pending_resisters()
+
+    def queue_reminders(self, window_id: str, offset_hours: float, *, now: datetime) -> list[str]:
+        """Remind those who have not acted, ``offset_hours`` before the deadline; once per window and offset."""
+        w = self.state.windows.get(window_id)
+        if w is None or w.closed or offset_hours in w.reminded:
+            return []
+        if now < _at(w.closes_at) - timedelta(hours=offset_hours):
+            return []
+        recipients = [p for p in self.pending_in(w) if now < _at(w.deadline_for(p))]
+        self._reminders_queued(window_id=window_id, offset_hours=offset_hours, recipients=recipients,
+                               closes_at=w.closes_at, actor=SYSTEM, audience=[vis.GM_ONLY])
+        return recipients
+
+    @event("RemindersQueued")
+    def _reminders_queued(self, window_id: str, offset_hours: float, recipients: list, closes_at: str, actor: str,
+                          audience: list) -> None:
+        self.state.windows[window_id].reminded.append(offset_hours)
 
     # ------------------------------------------------------------------ rewind
 
@@ -1065,7 +1221,7 @@ class Game(Aggregate):
                          assets: list[dict], convert: int | None = 0, actor: str | None = None) -> None:
         """Resist a provisional action alone, with one's own assets (P-RES-1, P-RES-3, P-RES-4)."""
         ps = self.power(power_id)
-        w = self._check_resistance(now)
+        w = self._check_resistance(now, power_id)
         a = self.state.actions.get(action_id)
         if a is None or a.status != "provisional" or power_id not in self.eligible_resisters(a):
             raise NotFound("there is no action you may resist with that id", rule="P-RES-1", field="action_id")
@@ -1093,12 +1249,13 @@ class Game(Aggregate):
                                 actor=actor or power_id, audience=vis.powers([power_id]))
         self._close_if_everyone_acted(w, now)
 
-    def _check_resistance(self, now: datetime) -> Window:
+    def _check_resistance(self, now: datetime, power_id: str | None = None) -> Window:
         w = self.open_window("resistance")
         if self.state.step != "resistance" or w is None:
             raise RuleViolation("reactions are declared while the resistance window is open", rule="P-RES-2")
-        if now >= _at(w.closes_at):
-            raise RuleViolation(f"the resistance window closed at {w.closes_at}", rule="P-RES-2", field="deadline")
+        if now >= _at(w.deadline_for(power_id)):
+            raise RuleViolation(f"the resistance window closed at {w.deadline_for(power_id)}", rule="P-RES-2",
+                                field="deadline")
         return w
 
     @event("ReactionDeclared")
@@ -1113,10 +1270,10 @@ class Game(Aggregate):
 
     def lock_reaction(self, reaction_id: str, *, now: datetime, convert: int, actor: str | None = None) -> None:
         """Fix a reaction's conversions, if they were not fixed with its roll (P-AMB-6)."""
-        self._check_resistance(now)
         r = self.state.reactions.get(reaction_id)
         if r is None:
             raise NotFound(f"no reaction {reaction_id!r}", field="reaction_id")
+        self._check_resistance(now, r.power)
         if r.pool.locked:
             raise RuleViolation("conversions are fixed and cannot be changed", rule="P-DICE-5", field="convert")
         chosen = self._conversions(r.pool, convert, None)
@@ -1133,7 +1290,7 @@ class Game(Aggregate):
     def waive_reactions(self, power_id: str, *, now: datetime, actor: str | None = None) -> None:
         """Waive this month's remaining reactions; silence is a waiver too when the window closes (P-AMB-39)."""
         ps = self.power(power_id)
-        w = self._check_resistance(now)
+        w = self._check_resistance(now, power_id)
         if ps.done_reacting:
             raise RuleViolation("you have already waived", rule="P-AMB-39")
         self._reactions_waived(power_id=power_id, actor=actor or power_id, audience=vis.powers([power_id]))
@@ -1160,9 +1317,9 @@ class Game(Aggregate):
             return False
         if w.closed:
             return False
-        due = now >= _at(w.closes_at)
+        due = now >= _at(w.final_closes_at)
         if not (due or force or reason != "deadline"):
-            raise RuleViolation(f"this window closes at {w.closes_at}", rule="P-RES-2", field="window_id")
+            raise RuleViolation(f"this window closes at {w.final_closes_at}", rule="P-RES-2", field="window_id")
         if w.kind == "planning":
             if self.state.step != "planning":
                 return False

@@ -8,6 +8,7 @@ history (and in the phase views), so state and snapshots stay small however long
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 
 @dataclass
@@ -33,6 +34,8 @@ class PowerState:
     public: int
     private: int
     debt_this_month: int = 0
+    ready: bool = False
+    extension_hours_used: float = 0.0
     debt_next_month: int = 0
     reactions_used: int = 0
     reaction_allowance: int = 1
@@ -127,6 +130,18 @@ class Window:
     closed: bool = False
     reason: str | None = None
     closed_at: str | None = None
+    extensions: dict = field(default_factory=dict)
+    requests: dict = field(default_factory=dict)
+    reminded: list = field(default_factory=list)
+
+    def deadline_for(self, power_id: str | None) -> str:
+        """This power's deadline (ISO, UTC): the window's, or its own extension (GM-8)."""
+        return self.extensions.get(power_id, self.closes_at) if power_id else self.closes_at
+
+    @property
+    def final_closes_at(self) -> str:
+        """When the window closes for everyone: the latest of its deadline and every extension."""
+        return max([self.closes_at, *self.extensions.values()], key=datetime.fromisoformat)
 
 
 @dataclass

@@ -7,11 +7,13 @@ see of others (a resister: actor, action and pool size only, P-AMB-3/P-AMB-45).
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from domain.ids import GM
 from domain.powers.game import Game
-from domain.powers.state import ActionState, Pool, PowerState
+from domain.powers.state import ActionState, Pool, PowerState, Window
 
 
 def _pool_view(pool: Pool | None) -> dict | None:
@@ -73,6 +75,7 @@ def _sheet(game: Game, p: PowerState) -> dict:
         "left": {"public": max(0, min(p.public - pub, budget - pub - priv)),
                  "private": max(0, min(p.private - priv, budget - pub - priv))},
         "reactions_left": 0 if p.done_reacting else max(0, p.reaction_allowance - p.reactions_used),
+        "ready": p.ready, "extension_hours_used": p.extension_hours_used,
         "statuses": dict(p.statuses), "mana": dict(p.mana), "timezone": p.timezone,
         "influence": dict(p.influence), "learned": [dict(g) for g in p.grants],
         "assets": [
@@ -94,11 +97,7 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
                  "season": s.season, "month": s.month, "months_per_season": s.months_per_season, "step": s.step,
                  "resolved": s.resolved, "seed_commitment": s.seed_commitment, "options": dict(s.options),
                  "forked_from": dict(s.forked_from) if s.forked_from else None, "rollbacks": s.rollbacks},
-        "windows": [
-            {"window_id": w.id, "kind": w.kind, "opened_at": w.opened_at, "closes_at": w.closes_at,
-             "closed": w.closed, "reason": w.reason}
-            for w in s.windows.values()
-        ],
+        "windows": [_window(game, w, viewer) for w in s.windows.values()],
         "powers": [
             {"power_id": p.id, "name": p.name, "cls": p.cls, "subclass": p.subclass, "options": dict(p.options)}
             for p in sorted(s.powers.values(), key=lambda p: p.id)
@@ -152,6 +151,24 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
         if a.status == "resolved" and a.slot == "private" and a.power != viewer
         and viewer in game.eligible_resisters(a)
     ]
+    return out
+
+
+def _window(game: Game, w: Window, viewer: str) -> dict:
+    """A window with the viewer's own deadline, in UTC and in the viewer's time zone."""
+    s = game.state
+    p = s.powers.get(viewer)
+    zone = ZoneInfo((p.timezone if p and p.timezone else None) or s.timezone)
+    mine = w.final_closes_at if viewer == GM else w.deadline_for(viewer)
+    out = {"window_id": w.id, "kind": w.kind, "opened_at": w.opened_at, "closes_at": w.closes_at,
+           "my_deadline": mine, "my_deadline_local": datetime.fromisoformat(mine).astimezone(zone).isoformat(),
+           "timezone": zone.key, "closed": w.closed, "reason": w.reason}
+    if viewer == GM:
+        out["extensions"] = dict(w.extensions)
+        out["requests"] = {k: dict(v) for k, v in w.requests.items()}
+        out["pending"] = game.pending_in(w) if not w.closed else []
+    elif p is not None:
+        out["my_requests"] = {k: dict(v) for k, v in w.requests.items() if v["power"] == viewer}
     return out
 
 

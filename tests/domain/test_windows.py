@@ -1,0 +1,146 @@
+"""Timed windows: deadlines, per-power extensions (GM-8), early close (P-AMB-39), reminders, DST."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from domain.dice import FixedRoller
+from domain.errors import RuleViolation
+from domain.powers.views import board_view
+from tests.domain.helpers import NOW, SEED, game_in_planning, later, submit
+
+
+def resistance_game():
+    g = game_in_planning(("a", "champion", "dragon"), ("b", "city", "sovereign"), ("c", "city", "overlord"),
+                         assets=[("a-s", "a", "might", "skill", 2), ("b-s", "b", "might", "skill", 1),
+                                 ("c-s", "c", "might", "skill", 1)])
+    submit(g, "a", "A1", [5, 5], slot="public", targets=["b", "c"], resistible=True, skill="might",
+           assets=[{"asset_id": "a-s"}], convert=0)
+    g.advance(NOW, SEED)
+    g.resolve(now=NOW, roller=FixedRoller())
+    return g
+
+
+def test_p_ex_16_an_extension_keeps_the_window_open_for_that_power_only():
+    """t0+20h C asks; the GM grants until t0+36h; at t0+24h only C may still act; the window closes at t0+36h."""
+    g = resistance_game()
+    g.request_extension("c", "s1m1-resistance", 12, "req-1", now=later(20))
+    assert g.grant_extension("req-1", now=later(20.5)) is True
+    w = g.state.windows["s1m1-resistance"]
+    assert w.deadline_for("c") == (NOW + timedelta(hours=36)).isoformat()
+    assert w.final_closes_at == w.deadline_for("c")
+    with pytest.raises(RuleViolation) as late:
+        g.declare_reaction("b", "rb", "A1", now=later(25), roller=FixedRoller([6]), assets=[{"asset_id": "b-s"}])
+    assert late.value.rule == "P-RES-2"
+    with pytest.raises(RuleViolation):  # a worker at t0+24h must not close it: C still has time
+        g.close_window("s1m1-resistance", now=later(24))
+    g.declare_reaction("c", "rc", "A1", now=later(30), roller=FixedRoller([6]), assets=[{"asset_id": "c-s"}])
+    assert not g.state.windows["s1m1-resistance"].closed  # B has not acted or waived
+    assert g.close_window("s1m1-resistance", now=later(36)) is True
+    assert g.state.actions["A1"].net == 1 and g.state.step == "battle"
+
+
+def test_granting_the_same_request_twice_changes_nothing():
+    g = resistance_game()
+    g.request_extension("c", "s1m1-resistance", 6, "req-1", now=later(1))
+    assert g.grant_extension("req-1", now=later(2)) is True
+    g.collect_events()
+    assert g.grant_extension("req-1", now=later(2)) is False
+    assert g.collect_events() == []
+    assert g.state.powers["c"].extension_hours_used == 6
+
+
+def test_the_extension_policy_caps_hours_per_window_and_per_season():
+    g = resistance_game()
+    g.request_extension("c", "s1m1-resistance", 20, "r1", now=later(1))
+    g.grant_extension("r1", now=later(1))
+    g.request_extension("c", "s1m1-resistance", 8, "r2", now=later(2))
+    with pytest.raises(RuleViolation) as capped:
+        g.grant_extension("r2", now=later(2))
+    assert capped.value.rule == "GM-8" and "24 h of extension per power per window" in capped.value.message
+    g.grant_extension("r2", now=later(2), hours=4)  # the GM may grant less
+    g.state.powers["c"].extension_hours_used = 46
+    g.request_extension("b", "s1m1-resistance", 1, "r3", now=later(3))
+    g.state.powers["b"].extension_hours_used = 47.5
+    with pytest.raises(RuleViolation) as season:
+        g.grant_extension("r3", now=later(3))
+    assert "per power per season" in season.value.message
+
+
+def test_an_extension_request_is_refused_without_anything_left_to_do_or_twice_pending():
+    g = resistance_game()
+    g.waive_reactions("b", now=later(1))
+    with pytest.raises(RuleViolation):
+        g.request_extension("b", "s1m1-resistance", 2, "r1", now=later(2))
+    g.request_extension("c", "s1m1-resistance", 2, "r2", now=later(2))
+    with pytest.raises(RuleViolation):
+        g.request_extension("c", "s1m1-resistance", 2, "r3", now=later(2))
+    g.refuse_extension("r2", "no")
+    assert g.state.windows["s1m1-resistance"].requests["r2"]["status"] == "refused"
+
+
+def test_p_amb_39_planning_closes_early_when_every_power_is_ready():
+    g = game_in_planning(("a", "conspiracy", "circle"), ("b", "city", "sovereign"))
+    for i in range(4):
+        submit(g, "b", f"b{i}", [], slot="public", convert=0)
+    submit(g, "a", "a1", [], convert=0)
+    g.declare_ready("a", now=later(1))  # b has used all its actions: nobody is pending
+    assert g.state.step == "resolution"
+    assert g.state.windows["s1m1-planning"].reason == "everyone is ready"
+    schemes = [a for a in g.state.assets.values() if a.cls == "scheme" and a.holders == ["a"]]
+    assert len(schemes) == 3  # closing Planning still converts a's unused actions
+
+
+def test_planning_stays_open_while_someone_may_still_act():
+    g = game_in_planning(("a", "conspiracy", "circle"), ("b", "city", "sovereign"))
+    g.declare_ready("a", now=later(1))
+    assert g.state.step == "planning" and g.planning_pending() == ["b"]
+
+
+def test_reminders_go_once_per_offset_to_those_who_have_not_acted():
+    g = game_in_planning(("a", "conspiracy", "circle"), ("b", "city", "sovereign"))
+    assert g.queue_reminders("s1m1-planning", 24, now=later(47)) == []  # not yet 24 h before
+    g.declare_ready("a", now=later(40))
+    assert g.queue_reminders("s1m1-planning", 24, now=later(48)) == ["b"]
+    assert g.queue_reminders("s1m1-planning", 24, now=later(49)) == []
+    assert g.queue_reminders("s1m1-planning", 1, now=later(71.5)) == ["b"]
+    queued = [e for e in g.collect_events() if type(e).__name__ == "RemindersQueued"]
+    assert [(e.offset_hours, e.recipients, e.audience) for e in queued] == [(24, ["b"], ["gm"]), (1, ["b"], ["gm"])]
+
+
+def test_deadlines_are_utc_instants_that_daylight_saving_never_moves():
+    """Europe/Paris leaves summer time on 2026-10-25: a 72 h window opened the day before ends 72 real
+    hours later, which is an hour earlier on the local clock."""
+    from domain.powers.game import Game
+
+    opened = datetime(2026, 10, 24, 10, 0, tzinfo=timezone.utc)  # 12:00 in Paris (UTC+2)
+    g = Game.start("DST", "GM", timezone="Europe/Paris")
+    g.add_power("a", "A", "conspiracy", "circle")
+    g.advance(opened, SEED)
+    g.advance(opened, SEED)
+    w = g.state.windows["s1m1-planning"]
+    assert datetime.fromisoformat(w.closes_at) - opened == timedelta(hours=72)
+    local = board_view(g, "a")["windows"][0]["my_deadline_local"]
+    assert local == "2026-10-27T11:00:00+01:00"  # 10:00 UTC; the clocks went back, the instant did not move
+    g.set_deadline("s1m1-planning", datetime(2026, 10, 28, 18, 0, tzinfo=ZoneInfo("Europe/Paris")), now=opened)
+    assert g.state.windows["s1m1-planning"].closes_at == "2026-10-28T17:00:00+00:00"
+
+
+def test_a_deadline_cannot_be_set_in_the_past():
+    g = game_in_planning(("a", "conspiracy", "circle"))
+    with pytest.raises(RuleViolation):
+        g.set_deadline("s1m1-planning", NOW - timedelta(minutes=1), now=NOW)
+
+
+def test_closing_is_idempotent_and_a_late_command_is_refused_before_any_worker_runs():
+    g = game_in_planning(("a", "conspiracy", "circle"))
+    with pytest.raises(RuleViolation) as late:
+        submit(g, "a", "late", [], now=later(72))
+    assert late.value.field == "deadline"
+    assert g.close_window("s1m1-planning", now=later(72)) is True
+    assert g.close_window("s1m1-planning", now=later(72)) is False
+    closes = [e for e in g.collect_events() if type(e).__name__ == "WindowClosed"]
+    assert len(closes) == 1

@@ -1,0 +1,97 @@
+"""Start Emissary's production topology as local processes (no Docker): API, Celery worker, Celery
+beat, projection runner, against the real PostgreSQL and a real Redis."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import redis
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class PrivateRedis:
+    """A redis-server of our own on a free loopback port, so a test may kill and restart it."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.port = free_port()
+        self.workdir = workdir
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> PrivateRedis:
+        self.proc = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                                      "--appendonly", "no", "--dir", str(self.workdir)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 10
+        while True:
+            try:
+                redis.Redis(port=self.port).ping()
+                return self
+            except redis.ConnectionError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.05)
+
+    def kill(self) -> None:
+        if self.proc:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class Topology:
+    """Processes sharing one environment; each logs to its own file under ``logdir``."""
+
+    def __init__(self, env: dict[str, str], logdir: Path) -> None:
+        self.env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
+        self.logdir = logdir
+        self.procs: dict[str, subprocess.Popen] = {}
+        self.runs: dict[str, int] = {}
+
+    def start(self, name: str, *args: str) -> subprocess.Popen:
+        self.runs[name] = self.runs.get(name, 0) + 1
+        log = open(self.logdir / f"{name}.{self.runs[name]}.log", "w")
+        proc = subprocess.Popen([sys.executable, "-m", "api.cli", *args], cwd=ROOT, env=self.env, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        self.procs[name] = proc
+        return proc
+
+    def kill9(self, name: str) -> None:
+        """kill -9 the process and its children (a Celery worker's pool processes too)."""
+        proc = self.procs[name]
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+
+    def stop_all(self) -> None:
+        for name, proc in list(self.procs.items()):
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    continue
+        for proc in self.procs.values():
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+
+    def logs(self) -> str:
+        return "\n".join(f"--- {p.name}\n{p.read_text()[-3000:]}" for p in sorted(self.logdir.glob("*.log")))
