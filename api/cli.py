@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     p_projector.add_argument("--max-lag", type=int, default=1000)
     p_projector.set_defaults(func=projector_cmd)
     p_worker = sub.add_parser("worker", help="the Celery worker (closes windows, queues reminders)")
-    p_worker.add_argument("--concurrency", type=int, default=2)
+    p_worker.add_argument("--concurrency", type=int, default=4)
     p_worker.set_defaults(func=celery_cmd, role="worker")
     p_beat = sub.add_parser("beat", help="Celery beat: sends the window sweep every few seconds")
     p_beat.add_argument("--schedule", default="data/celerybeat-schedule")

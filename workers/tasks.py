@@ -45,7 +45,6 @@ def close_window(game_id: str, window_id: str) -> bool:
         return False
     if closed:
         log.info("window closed game=%s window=%s at=%s", game_id, window_id, runtime.now().isoformat())
-        runtime.projector().catch_up(max_batches=1)
     return closed
 
 
