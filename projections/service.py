@@ -615,10 +615,7 @@ class Games(Application):
             w = game.state.windows.get(window_id)
             if w is None or w.closed:
                 return []
-            out: list[str] = []
-            for offset in sorted(game.state.options.get("reminder_hours", []), reverse=True):
-                out += game.queue_reminders(window_id, float(offset), now=self.clock())
-            return out
+            return game.queue_reminders(window_id, game.state.options.get("reminder_hours", []), now=self.clock())
 
         return self._run(game_id, "system", command)[1]
 

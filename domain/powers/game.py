@@ -919,22 +919,27 @@ class Game(Aggregate):
         """Who may still act in this window."""
         return self.planning_pending() if w.kind == "planning" else self.pending_resisters()
 
-    def queue_reminders(self, window_id: str, offset_hours: float, *, now: datetime) -> list[str]:
-        """Remind those who have not acted, ``offset_hours`` before the deadline; once per window and offset."""
+    def queue_reminders(self, window_id: str, offsets: list[float] | float, *, now: datetime) -> list[str]:
+        """Remind those who have not acted, the given hours before the deadline; once per window and offset.
+        When several offsets fall due together (a short window), only the nearest is sent."""
+        offsets = [offsets] if isinstance(offsets, (int, float)) else list(offsets)
         w = self.state.windows.get(window_id)
-        if w is None or w.closed or offset_hours in w.reminded:
+        if w is None or w.closed:
             return []
-        if now < _at(w.closes_at) - timedelta(hours=offset_hours):
+        closes = _at(w.closes_at)
+        due = sorted(float(o) for o in offsets
+                     if float(o) not in w.reminded and closes - timedelta(hours=float(o)) <= now < closes)
+        if not due:
             return []
         recipients = [p for p in self.pending_in(w) if now < _at(w.deadline_for(p))]
-        self._reminders_queued(window_id=window_id, offset_hours=offset_hours, recipients=recipients,
+        self._reminders_queued(window_id=window_id, offset_hours=due[0], covers=due, recipients=recipients,
                                closes_at=w.closes_at, actor=SYSTEM, audience=[vis.GM_ONLY])
         return recipients
 
     @event("RemindersQueued")
-    def _reminders_queued(self, window_id: str, offset_hours: float, recipients: list, closes_at: str, actor: str,
-                          audience: list) -> None:
-        self.state.windows[window_id].reminded.append(offset_hours)
+    def _reminders_queued(self, window_id: str, offset_hours: float, covers: list, recipients: list, closes_at: str,
+                          actor: str, audience: list) -> None:
+        self.state.windows[window_id].reminded.extend(covers)
 
     # ------------------------------------------------------------------ rewind
 

@@ -106,9 +106,18 @@ def test_reminders_go_once_per_offset_to_those_who_have_not_acted():
     g.declare_ready("a", now=later(40))
     assert g.queue_reminders("s1m1-planning", 24, now=later(48)) == ["b"]
     assert g.queue_reminders("s1m1-planning", 24, now=later(49)) == []
+    assert g.queue_reminders("s1m1-planning", [24, 1], now=later(50)) == []  # 24 h sent, 1 h not due yet
     assert g.queue_reminders("s1m1-planning", 1, now=later(71.5)) == ["b"]
     queued = [e for e in g.collect_events() if type(e).__name__ == "RemindersQueued"]
     assert [(e.offset_hours, e.recipients, e.audience) for e in queued] == [(24, ["b"], ["gm"]), (1, ["b"], ["gm"])]
+
+
+def test_when_several_reminders_fall_due_together_only_the_nearest_is_sent():
+    g = game_in_planning(("a", "conspiracy", "circle"))
+    assert g.queue_reminders("s1m1-planning", [24, 1], now=later(71.5)) == ["a"]
+    queued = [e for e in g.collect_events() if type(e).__name__ == "RemindersQueued"]
+    assert [(e.offset_hours, e.covers) for e in queued] == [(1.0, [1.0, 24.0])]
+    assert g.queue_reminders("s1m1-planning", [24, 1], now=later(71.6)) == []
 
 
 def test_deadlines_are_utc_instants_that_daylight_saving_never_moves():
