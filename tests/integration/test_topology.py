@@ -106,14 +106,20 @@ def test_the_watchdog_restarts_a_dead_projection_runner(running):
     import subprocess
 
     watchdog = topo.procs["projector"]
-    children = subprocess.run(["pgrep", "-P", str(watchdog.pid)], capture_output=True, text=True).stdout.split()
-    assert children, topo.logs()
+
+    def runner_pids() -> list[str]:
+        return subprocess.run(["pgrep", "-P", str(watchdog.pid)], capture_output=True, text=True).stdout.split()
+
+    deadline = time.time() + 20
+    while not (children := runner_pids()):
+        assert time.time() < deadline, topo.logs()
+        time.sleep(0.2)
     os.kill(int(children[0]), signal.SIGKILL)
     with httpx.Client(base_url=base, timeout=10) as http:
         http.post("/games", json={"name": "after the crash"})
-    deadline = time.time() + 20
+    deadline = time.time() + 40
     while True:
-        now = subprocess.run(["pgrep", "-P", str(watchdog.pid)], capture_output=True, text=True).stdout.split()
+        now = runner_pids()
         if now and now != children:
             break
         assert time.time() < deadline, topo.logs()
