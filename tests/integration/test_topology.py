@@ -125,5 +125,8 @@ def test_the_watchdog_restarts_a_dead_projection_runner(running):
         assert time.time() < deadline, topo.logs()
         time.sleep(0.3)
     db = ReadModelDB(settings)
-    assert db.query("SELECT COUNT(*) FROM rm_games")[0][0] >= 1
+    deadline = time.time() + 30
+    while db.query("SELECT COUNT(*) FROM rm_games")[0][0] < 1:  # the new runner projects the new game
+        assert time.time() < deadline, topo.logs()
+        time.sleep(0.3)
     db.close()
