@@ -271,6 +271,13 @@ class Games(Application):
         receipt, pid = self._run(game_id, principal, command)
         return pid, token, receipt
 
+    def reissue_link(self, game_id: str, principal: str, who: str) -> tuple[str, Receipt]:
+        """GM: revoke the sign-in link of the GM or a power and issue a new one; returns the new token."""
+        self.require_gm(principal)
+        token = secrets.token_urlsafe(24)
+        receipt, _ = self._run(game_id, principal, lambda g: g.reissue_credential(who, hash_token(token)))
+        return token, receipt
+
     def grant_asset(self, game_id: str, principal: str, power_id: str, name: str, cls: str, rank: int,
                     asset_id: str | None = None, assured: bool = False, critical: bool = False,
                     novel: bool = False) -> Receipt:

@@ -30,6 +30,7 @@ class Settings(BaseSettings):
     watchdog_stall_seconds: float = 30.0
     embedded_workers: bool = True
     public_url: str = "http://127.0.0.1:8000"
+    secret_key: str = "dev-only-not-secret"
 
     @field_validator("env")
     @classmethod
@@ -45,6 +46,8 @@ class Settings(BaseSettings):
                 raise ValueError("EMISSARY_ENV=production needs EMISSARY_DATABASE_URL=postgresql://...")
             if "change-me" in self.database_url:
                 raise ValueError("EMISSARY_DATABASE_URL still holds the placeholder password 'change-me'")
+            if self.secret_key in ("dev-only-not-secret", "change-me") or len(self.secret_key) < 32:
+                raise ValueError("EMISSARY_SECRET_KEY must be set to 32+ random characters in production")
         return self
 
     @property

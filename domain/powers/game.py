@@ -175,6 +175,17 @@ class Game(Aggregate):
     def _credential_issued(self, principal: str, token_hash: str, actor: str, audience: list) -> None:
         self.state.credentials[token_hash] = principal
 
+    def reissue_credential(self, principal: str, token_hash: str) -> None:
+        """Revoke every token of the GM or a power and issue a new one (a leaked or lost sign-in link)."""
+        if principal != GM:
+            self.power(principal)
+        self._credentials_revoked(principal=principal, actor=GM, audience=[vis.SEALED])
+        self._credential_issued(principal=principal, token_hash=token_hash, actor=GM, audience=[vis.SEALED])
+
+    @event("CredentialsRevoked")
+    def _credentials_revoked(self, principal: str, actor: str, audience: list) -> None:
+        self.state.credentials = {h: p for h, p in self.state.credentials.items() if p != principal}
+
     def add_power(self, power_id: str, name: str, cls: str, subclass: str, options: dict | None = None) -> None:
         """Add a power of any class and subclass, with its monthly quota (P-ACT-1)."""
         options = dict(options or {})

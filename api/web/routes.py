@@ -1,0 +1,422 @@
+"""Pages. Every form posts, the service records or refuses, and the page is shown again (POST,
+redirect, GET) with a receipt, or with the error next to the field it concerns. Pages work without
+JavaScript; a little script adds the countdown and the live conversion preview."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from domain.errors import DomainError, Unauthorized
+from domain.ids import GM
+from domain.powers import rules
+from projections.service import Games
+
+HERE = Path(__file__).parent
+templates = Jinja2Templates(directory=str(HERE / "templates"))
+router = APIRouter(include_in_schema=False)
+
+NEXT_STEP = {"setup": "Begin the game (Tidings)", "tidings": "Open month 1 Planning", "planning": "Close Planning",
+             "resistance": "Go to Battle", "battle": "End the month", "cleanup": "Begin the next season"}
+
+
+def games_of(request: Request) -> Games:
+    return request.app.state.games
+
+
+def session_tokens(request: Request) -> dict[str, str]:
+    return dict(request.session.get("tokens", {}))
+
+
+def who(request: Request, game_id: str) -> str:
+    """The principal this browser is signed in as, for this game."""
+    token = session_tokens(request).get(game_id)
+    return games_of(request).authenticate(game_id, token)
+
+
+def flash(request: Request, **message: Any) -> None:
+    request.session["flash"] = message
+
+
+def back(game_id: str, anchor: str = "") -> RedirectResponse:
+    return RedirectResponse(f"/play/{game_id}{('#' + anchor) if anchor else ''}", status_code=303)
+
+
+def attempt(request: Request, game_id: str, form: str, fn, ok: str, anchor: str = "") -> RedirectResponse:
+    """Run a command; remember its receipt or its refusal (with rule and field) for the next page."""
+    try:
+        receipt = fn()
+    except DomainError as err:
+        flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message)
+        return back(game_id, anchor or form)
+    detail = getattr(receipt, "sequence", None)
+    flash(request, kind="ok", form=form, text=ok,
+          receipt={"sequence": receipt.sequence, "digest": receipt.digest, "at": receipt.recorded_at}
+          if detail is not None else None)
+    return back(game_id, anchor or form)
+
+
+async def form_of(request: Request) -> dict[str, Any]:
+    data = await request.form()
+    out: dict[str, Any] = {}
+    for key in data.keys():
+        values = data.getlist(key)
+        out[key] = values if len(values) > 1 or key.endswith("[]") else values[0]
+    return out
+
+
+def _int(value: Any, default: int | None = None) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+@router.get("/", response_class=HTMLResponse)
+def home(request: Request) -> Response:
+    """My games, with their step and my next deadline."""
+    games = games_of(request)
+    rows = []
+    for game_id, token in session_tokens(request).items():
+        try:
+            me = games.authenticate(game_id, token)
+            view = games.view(game_id, me)
+        except DomainError:
+            continue
+        open_windows = [w for w in view["windows"] if not w["closed"]]
+        rows.append({"game_id": game_id, "me": me, "view": view, "window": open_windows[0] if open_windows else None})
+    return templates.TemplateResponse(request, "home.html", {"rows": rows})
+
+
+@router.get("/signin/{game_id}/{token}")
+def sign_in(request: Request, game_id: str, token: str) -> Response:
+    """The secret link: remember the token in this browser's session cookie."""
+    try:
+        games_of(request).authenticate(game_id, token)
+    except DomainError:
+        return templates.TemplateResponse(request, "message.html", {
+            "title": "This link does not work", "text": "The link was mistyped, or the GM has replaced it. "
+            "Ask your GM for a new one."}, status_code=401)
+    tokens = session_tokens(request)
+    tokens[game_id] = token
+    request.session["tokens"] = tokens
+    return RedirectResponse(f"/play/{game_id}", status_code=303)
+
+
+@router.post("/signout/{game_id}")
+def sign_out(request: Request, game_id: str) -> Response:
+    tokens = session_tokens(request)
+    tokens.pop(game_id, None)
+    request.session["tokens"] = tokens
+    return RedirectResponse("/", status_code=303)
+
+
+@router.get("/new", response_class=HTMLResponse)
+def new_game_page(request: Request) -> Response:
+    return templates.TemplateResponse(request, "new.html", {"flash": request.session.pop("flash", None)})
+
+
+@router.post("/new")
+async def new_game(request: Request) -> Response:
+    """Create a game; this browser becomes its GM."""
+    f = await form_of(request)
+    try:
+        game_id, token, _ = games_of(request).create_game(f.get("name", ""), f.get("gm_name") or "GM",
+                                                          f.get("timezone") or "UTC", _int(f.get("months"), 2))
+    except DomainError as err:
+        flash(request, kind="error", form="new", field=err.field, rule=err.rule, text=err.message)
+        return RedirectResponse("/new", status_code=303)
+    tokens = session_tokens(request)
+    tokens[game_id] = token
+    request.session["tokens"] = tokens
+    request.session["links"] = {GM: _link(request, game_id, token)}
+    return RedirectResponse(f"/play/{game_id}", status_code=303)
+
+
+def _link(request: Request, game_id: str, token: str) -> str:
+    return f"{request.app.state.settings.public_url.rstrip('/')}/signin/{game_id}/{token}"
+
+
+@router.get("/play/{game_id}", response_class=HTMLResponse)
+def board(request: Request, game_id: str, phase: str | None = None) -> Response:
+    """A power's board, or the GM's console; with ``phase``, my view as it stood then."""
+    games = games_of(request)
+    try:
+        me = who(request, game_id)
+    except (Unauthorized, DomainError):
+        return templates.TemplateResponse(request, "message.html", {
+            "title": "Sign in first", "text": "Open the secret link your GM sent you."}, status_code=401)
+    phases = [p for p in games.phases(game_id) if p["phase"] != "setup"]
+    context: dict[str, Any] = {"game_id": game_id, "me": me, "phases": phases, "phase": phase,
+                               "flash": request.session.pop("flash", None), "links": request.session.pop("links", {}),
+                               "skills": rules.SKILLS, "asset_classes": rules.ASSET_CLASSES,
+                               "subclasses": rules.SUBCLASSES, "next_step": NEXT_STEP}
+    if phase:
+        try:
+            context["view"] = games.view_at(game_id, me, phase=phase)
+        except DomainError as err:
+            context["view"] = games.view(game_id, me)
+            context["flash"] = {"kind": "error", "form": "phase", "field": "phase", "rule": err.rule,
+                                "text": err.message}
+            context["phase"] = None
+    else:
+        context["view"] = games.view(game_id, me)
+    zone = ZoneInfo(games.timezone_for(game_id, me))
+    events = games.visible_events(game_id, me, limit=10**6)
+    context["feed"] = [dict(e, local=datetime.fromisoformat(e["at"]).astimezone(zone).strftime("%a %d %b %H:%M"))
+                       for e in events[-40:]][::-1]
+    context["zone"] = zone.key
+    if me == GM:
+        context["flips"] = [e["data"] for e in events if e["type"] == "TiesBroken"][-10:]
+        return templates.TemplateResponse(request, "console.html", context)
+    return templates.TemplateResponse(request, "board.html", context)
+
+
+@router.post("/play/{game_id}/{command}")
+async def command(request: Request, game_id: str, command: str) -> Response:
+    """Every form of the board and the console."""
+    games = games_of(request)
+    try:
+        me = who(request, game_id)
+    except DomainError:
+        return RedirectResponse(f"/play/{game_id}", status_code=303)
+    f = await form_of(request)
+    handler = HANDLERS.get(command)
+    if handler is None:
+        return PlainTextResponse("no such form", status_code=404)
+    return handler(request, games, game_id, me, f)
+
+
+def _picked_assets(f: dict) -> list[dict]:
+    chosen = f.get("asset[]", [])
+    chosen = chosen if isinstance(chosen, list) else [chosen]
+    return [{"asset_id": a, "mode": f.get(f"mode-{a}", "normal")} for a in chosen if a]
+
+
+def _submit(request, games, game_id, me, f):
+    targets = f.get("target[]", [])
+    targets = targets if isinstance(targets, list) else [targets]
+    propose = f.get("propose") == "on"
+    return attempt(request, game_id, "compose", lambda: games.submit_action(
+        game_id, me, me, title=f.get("title", ""), description=f.get("description", ""),
+        skill=f.get("skill") or None, slot=f.get("slot", "private"), location=f.get("location") or None,
+        targets=[t for t in targets if t], resistible=f.get("resistible") == "on",
+        difficulty=_int(f.get("difficulty")), assets=[] if propose else _picked_assets(f),
+        extra_actions=1 if f.get("extra_action") == "on" else 0, roll=not propose),
+        "Action recorded. The server rolled your dice below: choose your conversions and confirm."
+        if not propose else "Proposal sent: the GM will set its difficulty, then you roll.", "actions")
+
+
+def _roll(request, games, game_id, me, f):
+    return attempt(request, game_id, f"action-{f.get('action_id')}", lambda: games.roll_action(
+        game_id, me, f.get("action_id", ""), assets=_picked_assets(f),
+        extra_actions=1 if f.get("extra_action") == "on" else 0), "Rolled. Choose your conversions and confirm.")
+
+
+def _convert(request, games, game_id, me, f):
+    return attempt(request, game_id, f"action-{f.get('action_id')}", lambda: games.lock_conversions(
+        game_id, me, f.get("action_id", ""), convert=_int(f.get("convert"), 0)), "Conversions fixed. Your receipt:")
+
+
+def _discard(request, games, game_id, me, f):
+    return attempt(request, game_id, f"action-{f.get('action_id')}",
+                   lambda: games.discard_action(game_id, me, f.get("action_id", "")),
+                   "Action discarded (it stays spent).")
+
+
+def _accept(request, games, game_id, me, f):
+    return attempt(request, game_id, f"action-{f.get('action_id')}", lambda: games.accept_consequence(
+        game_id, me, f.get("action_id", ""), f.get("consequence_id", "")), "Consequence accepted.")
+
+
+def _ready(request, games, game_id, me, f):
+    return attempt(request, game_id, "ready", lambda: games.declare_ready(game_id, me, me),
+                   "Marked ready for this month.")
+
+
+def _react(request, games, game_id, me, f):
+    return attempt(request, game_id, f"resist-{f.get('action_id')}", lambda: games.declare_reaction(
+        game_id, me, me, f.get("action_id", ""), _picked_assets(f), _int(f.get("convert"), 0)),
+        "Reaction recorded. You will learn the outcome when the window closes.")
+
+
+def _waive(request, games, game_id, me, f):
+    return attempt(request, game_id, "resistance", lambda: games.waive(game_id, me, me), "You waived your reaction.")
+
+
+def _extension(request, games, game_id, me, f):
+    try:
+        hours = float(f.get("hours", ""))
+    except ValueError:
+        flash(request, kind="error", form="extension", field="hours", rule="GM-8", text="give a number of hours")
+        return back(game_id, "extension")
+    return attempt(request, game_id, "extension", lambda: games.request_extension(
+        game_id, me, me, f.get("window_id", ""), hours, f.get("reason", "")),
+        "Extension requested: the GM will answer.")
+
+
+def _gm(fn):
+    def wrapped(request, games, game_id, me, f):
+        if me != GM:
+            flash(request, kind="error", form="gm", field=None, rule=None, text="only the GM may do this")
+            return back(game_id)
+        return fn(request, games, game_id, me, f)
+    return wrapped
+
+
+@_gm
+def _advance(request, games, game_id, me, f):
+    return attempt(request, game_id, "calendar", lambda: games.advance(game_id, me), "The calendar moved on.")
+
+
+@_gm
+def _resolve(request, games, game_id, me, f):
+    return attempt(request, game_id, "calendar", lambda: games.resolve(game_id, me, f.get("announcement", "")),
+                   "Resolved and published; the resistance window is open.")
+
+
+@_gm
+def _difficulty(request, games, game_id, me, f):
+    tiers = {}
+    for line in (f.get("tiers") or "").splitlines():
+        if ":" in line:
+            k, v = line.split(":", 1)
+            tiers[k.strip()] = v.strip()
+    value = _int(f.get("value"))
+    if value is None:
+        flash(request, kind="error", form=f"gm-action-{f.get('action_id')}", field="value", rule="GM-2",
+              text="give the difficulty as a whole number")
+        return back(game_id, f"gm-action-{f.get('action_id')}")
+    return attempt(request, game_id, f"gm-action-{f.get('action_id')}", lambda: games.set_difficulty(
+        game_id, me, f.get("action_id", ""), value, sealed=f.get("sealed") == "on", tiers=tiers),
+        "Difficulty recorded.")
+
+
+@_gm
+def _consequence(request, games, game_id, me, f):
+    effects = []
+    if _int(f.get("lose_actions"), 0):
+        effects.append({"kind": "lose_actions", "count": _int(f.get("lose_actions"))})
+    if f.get("disclose_to") and f.get("disclose_text"):
+        effects.append({"kind": "disclose", "to": f["disclose_to"], "text": f["disclose_text"]})
+    return attempt(request, game_id, f"gm-action-{f.get('action_id')}", lambda: games.propose_consequence(
+        game_id, me, f.get("action_id", ""), f.get("text", ""), effects), "Consequence offered to the player.")
+
+
+@_gm
+def _grant(request, games, game_id, me, f):
+    return attempt(request, game_id, "windows", lambda: games.grant_extension(game_id, me, f.get("request_id", "")),
+                   "Extension granted.")
+
+
+@_gm
+def _refuse(request, games, game_id, me, f):
+    return attempt(request, game_id, "windows", lambda: games.refuse_extension(
+        game_id, me, f.get("request_id", ""), f.get("reason", "")), "Extension refused.")
+
+
+@_gm
+def _close(request, games, game_id, me, f):
+    return attempt(request, game_id, "windows", lambda: games.close_window(game_id, me, f.get("window_id", "")),
+                   "Window closed.")
+
+
+@_gm
+def _add_power(request, games, game_id, me, f):
+    cls, _, sub = (f.get("kind") or "::").partition(":")
+    try:
+        pid, token, receipt = games.add_power(game_id, me, f.get("name", ""), cls, sub)
+    except DomainError as err:
+        flash(request, kind="error", form="powers", field=err.field, rule=err.rule, text=err.message)
+        return back(game_id, "powers")
+    request.session["links"] = {pid: _link(request, game_id, token)}
+    flash(request, kind="ok", form="powers", text=f"{f.get('name')} added. Send them their link (shown once).")
+    return back(game_id, "powers")
+
+
+@_gm
+def _asset(request, games, game_id, me, f):
+    return attempt(request, game_id, "powers", lambda: games.grant_asset(
+        game_id, me, f.get("power_id", ""), f.get("name", ""), f.get("cls", ""), _int(f.get("rank"), 0),
+        assured=f.get("assured") == "on", critical=f.get("critical") == "on", novel=f.get("novel") == "on"),
+        "Asset granted.")
+
+
+@_gm
+def _reissue(request, games, game_id, me, f):
+    try:
+        token, _ = games.reissue_link(game_id, me, f.get("who", ""))
+    except DomainError as err:
+        flash(request, kind="error", form="powers", field=err.field, rule=err.rule, text=err.message)
+        return back(game_id, "powers")
+    if f.get("who") == GM:
+        tokens = session_tokens(request)
+        tokens[game_id] = token
+        request.session["tokens"] = tokens
+    request.session["links"] = {f.get("who"): _link(request, game_id, token)}
+    flash(request, kind="ok", form="powers", text="The old link no longer works. The new one is shown once.")
+    return back(game_id, "powers")
+
+
+@_gm
+def _rollback(request, games, game_id, me, f):
+    return attempt(request, game_id, "rewind", lambda: games.rollback(
+        game_id, me, f.get("reason", ""), phase=f.get("phase") or None), "Rolled back. Every player's feed says so.")
+
+
+@_gm
+def _fork(request, games, game_id, me, f):
+    try:
+        new_id, _ = games.fork(game_id, me, f.get("name", ""), f.get("reason", ""), phase=f.get("phase") or None)
+    except DomainError as err:
+        flash(request, kind="error", form="rewind", field=err.field, rule=err.rule, text=err.message)
+        return back(game_id, "rewind")
+    tokens = session_tokens(request)
+    tokens[new_id] = tokens[game_id]
+    request.session["tokens"] = tokens
+    return RedirectResponse(f"/play/{new_id}", status_code=303)
+
+
+HANDLERS = {"submit": _submit, "roll": _roll, "convert": _convert, "discard": _discard, "accept": _accept,
+            "ready": _ready, "react": _react, "waive": _waive, "extension": _extension, "advance": _advance,
+            "resolve": _resolve, "difficulty": _difficulty, "consequence": _consequence, "grant": _grant,
+            "refuse": _refuse, "close": _close, "add-power": _add_power, "asset": _asset, "reissue": _reissue,
+            "rollback": _rollback, "fork": _fork}
+
+
+@router.get("/play/{game_id}/audit", response_class=HTMLResponse)
+def audit_page(request: Request, game_id: str, power: str | None = None, phase: str | None = None,
+               type: str | None = None, actor: str | None = None, format: str | None = None) -> Response:
+    """GM: the audit log, filtered; as CSV with ``format=csv``."""
+    games = games_of(request)
+    try:
+        me = who(request, game_id)
+        games.require_gm(me)
+    except DomainError as err:
+        return templates.TemplateResponse(request, "message.html", {"title": "GM only", "text": err.message},
+                                          status_code=403)
+    projector = request.app.state.projector
+    projector.catch_up()
+    key = str(games.get_game(game_id, for_update=False).id)
+    rows = projector.audit(key, power=power or None, phase=phase or None, event_type=type or None,
+                           actor=actor or None)
+    if format == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(["version", "type", "actor", "at", "phase", "shown_to", "superseded_by", "data"])
+        for r in rows:
+            writer.writerow([r["version"], r["type"], r["actor"], r["at"], r["phase"], " ".join(r["shown_to"]),
+                             r["superseded_by"] or "", json.dumps(r["data"], sort_keys=True)])
+        return PlainTextResponse(out.getvalue(), media_type="text/csv")
+    return templates.TemplateResponse(request, "audit.html", {
+        "game_id": game_id, "rows": rows, "filters": {"power": power, "phase": phase, "type": type, "actor": actor},
+        "now": datetime.now(timezone.utc)})
