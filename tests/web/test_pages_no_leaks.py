@@ -1,0 +1,92 @@
+"""A page for one power never contains another power's private data (the API leak test, on HTML)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from projections.settings import Settings
+from tests.scenarios import play_rich_month
+
+ALLOWED = {  # marker -> the powers that may see it (P.4); the GM sees all
+    "PRIVATE-WIZ-DUEL": {"wiz", "sov"},  # Sov may resist it: who acts and what the action is
+    "DESC-WIZ": {"wiz"}, "PRIVATE-CIRC-PLOT": {"circ", "cult"}, "DESC-CIRC": {"circ"},
+    "PRIVATE-CULT-RITE": {"cult"}, "SECRET-ASSET-CIRC": {"circ", "wiz"}, "CONSEQUENCE-CIRC": {"circ"},
+    "DISCLOSED-CIRC-TO-SOV": {"circ", "sov"}, "SEEKING-FOUND-CULT-SHRINE": {"wiz"},
+}
+
+
+@pytest.fixture
+def site(tmp_path):
+    app = create_app(Settings(data_dir=tmp_path))
+    games = app.state.games
+    tokens = {}
+    real_add = games.add_power
+
+    def add_power(*args, **kwargs):
+        pid, token, receipt = real_add(*args, **kwargs)
+        tokens[pid] = token
+        return pid, token, receipt
+
+    games.add_power = add_power
+    month = play_rich_month(games)
+    games.add_power = real_add
+    return app, month, tokens
+
+
+def pages_of(app, game_id: str, token: str) -> str:
+    client = TestClient(app)
+    client.get(f"/signin/{game_id}/{token}")
+    html = client.get(f"/play/{game_id}").text + client.get("/").text
+    for phase in ("s1-tidings", "s1m1-planning", "s1m1-resolution", "s1m1-resistance"):
+        html += client.get(f"/play/{game_id}?phase={phase}").text
+    html += client.get(f"/play/{game_id}/audit").text  # refused for players
+    return html
+
+
+def test_no_power_page_shows_what_the_rules_hide(site):
+    app, m, tokens = site
+    for key, pid in m.powers.items():
+        html = pages_of(app, m.game_id, tokens[pid])
+        for marker, who in ALLOWED.items():
+            if key not in who:
+                assert marker not in html, f"{key} sees {marker}"
+
+
+def test_the_gm_console_shows_everything_and_players_cannot_open_it(site):
+    app, m, tokens = site
+    sov = TestClient(app)
+    sov.get(f"/signin/{m.game_id}/{tokens[m.powers['sov']]}")
+    assert "GM console" not in sov.get(f"/play/{m.game_id}").text
+    assert sov.get(f"/play/{m.game_id}/audit").status_code == 403
+    r = sov.post(f"/play/{m.game_id}/advance", follow_redirects=True)
+    assert "only the GM may do this" in r.text
+
+
+def test_a_bad_or_reissued_link_signs_nobody_in(site):
+    app, m, tokens = site
+    client = TestClient(app)
+    assert client.get(f"/signin/{m.game_id}/not-a-token").status_code == 401
+    new_token, _ = app.state.games.reissue_link(m.game_id, "gm", m.powers["sov"])
+    assert client.get(f"/signin/{m.game_id}/{tokens[m.powers['sov']]}").status_code == 401  # the old one
+    assert client.get(f"/signin/{m.game_id}/{new_token}").status_code == 200
+
+
+def test_errors_are_shown_next_to_their_field_with_the_rule(site):
+    app, m, tokens = site
+    games = app.state.games
+    gid, gm, _ = games.create_game("Errors")
+    pid, token, _ = games.add_power(gid, "gm", "Lord", "city", "overlord")
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")
+    client = TestClient(app)
+    client.get(f"/signin/{gid}/{token}")
+    for _ in range(2):
+        client.post(f"/play/{gid}/submit", data={"title": "Plot", "slot": "private"})
+    html = client.post(f"/play/{gid}/submit", data={"title": "Plot", "slot": "private"}).text
+    errors = re.findall(r'<p class="error" role="alert" id="err-compose-(\w+)">([^<]*)<span class="rule">\(([^)]*)\)',
+                        html)
+    assert errors == [("slot", "an Overlord takes 2 private actions a month; this would be the 3rd ", "P-ACT-1")]
