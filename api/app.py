@@ -15,7 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.sessions import SessionMiddleware
 
 from api import web
-from api.routes import actions, games, history, windows
+from api.routes import actions, games, history, mail, windows
 from api.web import routes as web_routes
 from domain.errors import DomainError
 from projections.service import Games
@@ -80,6 +80,7 @@ def create_app(settings: Settings | None = None, games_service: Games | None = N
     app.include_router(actions.router)
     app.include_router(history.router)
     app.include_router(windows.router)
+    app.include_router(mail.router)
     app.add_middleware(SessionMiddleware, secret_key=settings.secret_key, session_cookie="emissary",
                        same_site="lax", https_only=settings.public_url.startswith("https://"), max_age=60 * 86400)
     app.mount("/static", StaticFiles(directory=str(Path(web.__file__).parent / "static")), name="static")

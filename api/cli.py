@@ -117,6 +117,25 @@ def celery_cmd(args: argparse.Namespace) -> int:
     return supervise(argv)
 
 
+def smtpd_cmd(args: argparse.Namespace) -> int:
+    """The SMTP server for turns by email."""
+    import time
+
+    from api import smtpd
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    settings = Settings()
+    controller = smtpd.start(settings, args.host, args.port)
+    print(f"Emissary smtpd on {controller.hostname}:{controller.port} for turns+...@{settings.mail_domain}",
+          flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        controller.stop()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="emissary", description="Event-sourced play-by-post game service")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -154,6 +173,10 @@ def main(argv: list[str] | None = None) -> int:
     p_beat = sub.add_parser("beat", help="Celery beat: sends the window sweep every few seconds")
     p_beat.add_argument("--schedule", default="data/celerybeat-schedule")
     p_beat.set_defaults(func=celery_cmd, role="beat")
+    p_smtpd = sub.add_parser("smtpd", help="the SMTP server that takes turns by email")
+    p_smtpd.add_argument("--host", default=None)
+    p_smtpd.add_argument("--port", type=int, default=None)
+    p_smtpd.set_defaults(func=smtpd_cmd)
     args = parser.parse_args(argv)
     return args.func(args)
 

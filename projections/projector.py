@@ -206,11 +206,17 @@ class Projector:
                 rows["feed"].append((gid, token, version))
         rows["audit"].append((gid, version, notification_id, kind, event.actor, at, phase, ",".join(audience),
                               ",".join(shown), scope, data))
+        note = notification(kind, event.data)
+        if note is not None and not sealed:
+            for recipient in shown[1:]:  # the powers who may see the event (not the GM)
+                rows["outbox"].append((gid, version, recipient, kind, to_json(note), at))
         if kind == "RemindersQueued":
             for recipient in event.data["recipients"]:
                 rows["outbox"].append((gid, version, recipient, "reminder", to_json(
                     {"window_id": event.data["window_id"], "closes_at": event.data["closes_at"],
-                     "hours_before": event.data["offset_hours"]}), at))
+                     "hours_before": event.data["offset_hours"],
+                     "subject": f"Reminder: {event.data['window_id']} closes soon",
+                     "text": f"You have not acted yet; the window closes at {event.data['closes_at']} (UTC)."}), at))
         if kind == "StepBegan":
             rows["phases"].append((gid, version, phase, event.data["season"], event.data["month"],
                                    event.data["step"]))
@@ -353,6 +359,28 @@ SCOPE_PUBLIC, SCOPE_RESTRICTED, SCOPE_SEALED = 1, 0, -1
 def payload(data: str) -> dict:
     """An event's payload from its stored JSON, without the envelope (time, actor, audience)."""
     return {k: v for k, v in json.loads(data).items() if k not in ENVELOPE}
+
+
+NOTIFY_STEPS = {"planning": "Planning has begun: submit your actions.",
+                "resistance": "The month is resolved: the resistance window is open.",
+                "tidings": "A new season begins with Tidings."}
+
+
+def notification(kind: str, data: dict) -> dict | None:
+    """The mail a viewer of this event is sent, built only from the event (which they may see)."""
+    if kind == "StepBegan" and data["step"] in NOTIFY_STEPS:
+        return {"subject": f"Season {data['season']}, month {data['month']}: {data['step']}",
+                "text": NOTIFY_STEPS[data["step"]]}
+    if kind == "ResolutionPublished":
+        return {"subject": "The resolution is published", "text": data.get("announcement") or "See your board."}
+    if kind == "ResistanceOffered":
+        return {"subject": f"You may resist: {data['power_name']}",
+                "text": f"{data['power_name']} acts: {data['title']} (pool size {data['pool_size']})."}
+    if kind == "WindowClosed":
+        return {"subject": f"A window closed: {data['window_id']}", "text": f"Reason: {data['reason']}."}
+    if kind == "GameRolledBack":
+        return {"subject": "The GM rolled the game back", "text": f"Reason: {data['reason']}."}
+    return None
 
 
 def _mentions(data: dict, power: str) -> bool:

@@ -480,6 +480,14 @@ class Games(Application):
 
         return self._run(game_id, principal, command)[0]
 
+    def set_contact(self, game_id: str, principal: str, power_id: str, email: str | None, mode: str) -> Receipt:
+        """Where a power's notifications go (immediate, daily digest, or off)."""
+        def command(game: Game) -> None:
+            self.require_power(game, principal, power_id)
+            game.set_contact(power_id, email, mode)
+
+        return self._run(game_id, principal, command)[0]
+
     # ------------------------------------------------------------------ rewind
 
     def phases(self, game_id: str) -> list[dict]:

@@ -31,6 +31,16 @@ class Settings(BaseSettings):
     embedded_workers: bool = True
     public_url: str = "http://127.0.0.1:8000"
     secret_key: str = "dev-only-not-secret"
+    mail_domain: str = "emissary.local"
+    mail_from: str = "Emissary <noreply@emissary.local>"
+    smtp_host: str = "127.0.0.1"
+    smtp_port: int = 25
+    smtp_tls: str = "none"  # none | starttls | ssl
+    smtp_user: str = ""
+    smtp_password: str = ""
+    smtpd_host: str = "127.0.0.1"
+    smtpd_port: int = 2525
+    inbound_key: str = ""
 
     @field_validator("env")
     @classmethod

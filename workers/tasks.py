@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import smtplib
 from datetime import datetime
 
 from domain.errors import DomainError
@@ -30,9 +32,11 @@ def sweep() -> dict:
     reminders = claims.reminders_due(projector.db, now, _reminder_offsets())
     for game_id, window_id in reminders:
         queue_reminders.delay(game_id, window_id)
-    if due or soon or reminders:
-        log.info("sweep at=%s due=%s eta=%s reminders=%s", now.isoformat(), len(due), len(soon), len(reminders))
-    return {"due": len(due), "eta": len(soon), "reminders": len(reminders)}
+    mails = dispatch_mail(now)
+    if due or soon or reminders or mails["mails"]:
+        log.info("sweep at=%s due=%s eta=%s reminders=%s mails=%s", now.isoformat(), len(due), len(soon),
+                 len(reminders), mails["mails"])
+    return {"due": len(due), "eta": len(soon), "reminders": len(reminders), **mails}
 
 
 @celery_app.task(name="workers.close_window", acks_late=True)
@@ -60,3 +64,66 @@ def queue_reminders(game_id: str, window_id: str) -> list[str]:
 def _reminder_offsets() -> list[float]:
     # Every game may set its own offsets; the sweep looks as far ahead as the largest default.
     return [24.0, 1.0]
+
+
+@celery_app.task(name="workers.deliver_mail", acks_late=True, bind=True, max_retries=8)
+def deliver_mail(self, ledger_id: str) -> str:
+    """Send one queued mail of the ledger over SMTP; retry with backoff; a sent mail is never sent again."""
+    from workers import mail
+
+    db = runtime.projector().db
+    mail.ensure_tables(db)
+    item = mail.row(db, ledger_id)
+    if item is None or item["status"] not in ("queued", "failed"):
+        return item["status"] if item else "missing"
+    try:
+        message_id = mail.Mailer(runtime.settings()).send(item["address"], item["subject"], item["body"])
+    except (OSError, smtplib.SMTPException) as err:
+        final = self.request.retries >= self.max_retries
+        mail.mark(db, ledger_id, "failed" if final else "queued", error=str(err)[:500], attempt=True)
+        if final:
+            log.warning("mail failed for good id=%s to=%s: %s", ledger_id, item["recipient"], err)
+            return "failed"
+        raise self.retry(exc=err, countdown=min(600, 5 * 2 ** self.request.retries)) from err
+    mail.mark(db, ledger_id, "sent", message_id=message_id, attempt=True)
+    log.info("mail sent id=%s to=%s kind=%s", ledger_id, item["recipient"], item["kind"])
+    return "sent"
+
+
+def dispatch_mail(now: datetime) -> dict:
+    """The sweep's part for mail: new notifications into the ledger, digests, and lost sends."""
+    from workers import mail
+
+    db = runtime.projector().db
+    mail.ensure_tables(db)
+    games = runtime.games()
+    sent = digests = 0
+    for note in mail.new_notifications(db):
+        body = json.loads(note["body"])
+        contact = games._read(note["game_id"], lambda g: (
+            g.state.powers[note["recipient"]].email, g.state.powers[note["recipient"]].mail_mode)
+            if note["recipient"] in g.state.powers else (None, "off"))
+        address, mode = contact
+        status = "no address" if not address else ("off" if mode == "off" else
+                                                     "digest" if mode == "digest" else "queued")
+        row_id = mail.record(db, game_id=note["game_id"], version=note["version"], recipient=note["recipient"],
+                             address=address, kind=note["kind"], subject=body.get("subject", note["kind"]),
+                             body=body.get("text", ""), status=status)
+        if row_id and status == "queued":
+            deliver_mail.delay(row_id)
+            sent += 1
+    for game_id, recipient in mail.due_digests(db, now):
+        rows = [r for r in mail.ledger(db, game_id, recipient) if r["status"] == "digest"]
+        address = games._read(game_id, lambda g: g.state.powers[recipient].email)
+        text = "\n\n".join(f"{r['subject']}\n{r['body']}" for r in rows)
+        digest_id = mail.record(db, game_id=game_id, version=None, recipient=recipient, address=address,
+                                kind=f"digest-{rows[-1]['id']}", subject=f"Your daily digest ({len(rows)} notes)",
+                                body=text)
+        for r in rows:
+            mail.mark(db, r["id"], "in digest")
+        if digest_id:
+            deliver_mail.delay(digest_id)
+            digests += 1
+    for row_id in mail.retryable(db):
+        deliver_mail.delay(row_id)
+    return {"mails": sent, "digests": digests}

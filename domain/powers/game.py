@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from copy import deepcopy
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -951,6 +952,39 @@ class Game(Aggregate):
     def _reminders_queued(self, window_id: str, offset_hours: float, covers: list, recipients: list, closes_at: str,
                           actor: str, audience: list) -> None:
         self.state.windows[window_id].reminded.extend(covers)
+
+    # ------------------------------------------------------------------ mail
+
+    MAIL_MEMORY = 500
+
+    def record_mail_turn(self, principal: str, message_id: str, reply: str) -> None:
+        """Remember an accepted mail by its Message-ID, with the reply it got (idempotent intake)."""
+        if not message_id:
+            raise RuleViolation("a mail needs a Message-ID", field="message_id")
+        audience = [vis.GM_ONLY] if principal == GM else vis.powers([principal])
+        self._mail_turn_recorded(message_id=message_id, principal=principal, reply=reply, actor=principal,
+                                 audience=audience)
+
+    @event("MailTurnRecorded")
+    def _mail_turn_recorded(self, message_id: str, principal: str, reply: str, actor: str, audience: list) -> None:
+        replies = self.state.mail_replies
+        replies[message_id] = {"principal": principal, "reply": reply}
+        while len(replies) > self.MAIL_MEMORY:
+            replies.pop(next(iter(replies)))
+
+    def set_contact(self, power_id: str, email: str | None, mode: str = "immediate") -> None:
+        """Where a power's notifications go, and whether at once or as a daily digest."""
+        self.power(power_id)
+        if email is not None and not re.fullmatch(r"[^@\s]+@[^@\s]+\.[^@\s]+", email):
+            raise RuleViolation(f"{email!r} is not an email address", field="email")
+        if mode not in ("immediate", "digest", "off"):
+            raise RuleViolation("notifications are immediate, digest or off", field="mode")
+        self._contact_set(power_id=power_id, email=email, mode=mode, actor=power_id, audience=vis.powers([power_id]))
+
+    @event("ContactSet")
+    def _contact_set(self, power_id: str, email: str | None, mode: str, actor: str, audience: list) -> None:
+        p = self.state.powers[power_id]
+        p.email, p.mail_mode = email, mode
 
     # ------------------------------------------------------------------ rewind
 

@@ -44,6 +44,8 @@ class PowerState:
     mana: dict = field(default_factory=dict)
     commands: int = 0
     timezone: str | None = None
+    email: str | None = None
+    mail_mode: str = "immediate"
     influence: dict = field(default_factory=dict)
     grants: list = field(default_factory=list)
 
@@ -172,6 +174,7 @@ class GameState:
     seen: dict = field(default_factory=dict)
     forked_from: dict | None = None
     rollbacks: int = 0
+    mail_replies: dict = field(default_factory=dict)
 
     def count_seen(self, audience: list) -> None:
         """Advance each viewer's gap-free sequence of the events they may see."""
