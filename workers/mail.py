@@ -70,7 +70,8 @@ def record(db: ReadModelDB, *, game_id: str, version: int | None, recipient: str
     with db.transaction() as cur:
         cur.execute("INSERT INTO mail_ledger (id, game_id, version, recipient, address, kind, subject, body, status, "
                     "created_at) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
-                    (row_id, game_id, version, recipient, address, kind, subject, body, status, now))
+                    (row_id, game_id, version if version is not None else 0, recipient, address, kind, subject,
+                     body, status, now))
         found = cur.execute("SELECT id FROM mail_ledger WHERE id = ?", (row_id,)).fetchone()
     return row_id if found else None
 

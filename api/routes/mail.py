@@ -54,13 +54,10 @@ def inbound_email(body: InboundMailRequest, request: Request, games: GamesDep,
                                                              body.subject)
     db = request.app.state.projector.db
     mail.ensure_tables(db)
-    row_id = mail.record(db, game_id=reply.game_id or "-", version=None, recipient=reply.principal or "unknown",
-                         address=body.sender, kind=f"receipt {body.message_id}", subject=reply.subject,
-                         body=reply.body)
-    if row_id:
-        from workers.tasks import deliver_mail
+    from api.smtpd import record_reply
+    from workers.tasks import deliver_mail
 
-        deliver_mail.delay(row_id)
+    deliver_mail.delay(record_reply(db, reply, body.message_id, body.sender))
     return {"accepted": reply.accepted, "subject": reply.subject, "body": reply.body}
 
 

@@ -1,0 +1,239 @@
+"""Real SMTP exchanges on loopback: turns into `emissary smtpd`, replies and notifications out to a
+local SMTP sink; idempotent by Message-ID; a bad or revoked address records nothing."""
+
+from __future__ import annotations
+
+import json
+import smtplib
+import time
+from email.message import EmailMessage
+
+import pytest
+
+from api import smtpd
+from projections.mail import MailIntake
+from projections.settings import Settings
+from projections.store import build_games, build_projector
+from tests.integration.topology import free_port
+from tests.mail.sink import Sink
+from tests.scenarios import play_rich_month
+from workers import runtime
+
+
+@pytest.fixture
+def sink():
+    s = Sink().start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def server(tmp_path, sink):
+    settings = Settings(data_dir=tmp_path, smtp_port=sink.port, smtpd_port=free_port())
+    controller = smtpd.start(settings)
+    games = controller.handler.intake.games
+    yield settings, games, controller
+    controller.stop()
+
+
+def send(settings: Settings, to: str, body: str, message_id: str, *, html: str | None = None,
+         sender: str = "gandalf@example.org") -> None:
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = to
+    msg["Subject"] = "My turn"
+    msg["Message-ID"] = message_id
+    if html is not None:
+        msg.set_content(html, subtype="html")
+    else:
+        msg.set_content(body)
+    with smtplib.SMTP(settings.smtpd_host, settings.smtpd_port, timeout=10) as smtp:
+        smtp.send_message(msg)
+
+
+def setup_game(games):
+    gid, _, _ = games.create_game("By mail", timezone_name="Europe/Paris")
+    pid, token, _ = games.add_power(gid, "gm", "Gandalf", "champion", "wizard")
+    games.add_power(gid, "gm", "Balrog", "champion", "adversary", {"private_actions": 2})
+    games.grant_asset(gid, "gm", pid, "might", "skill", 3)
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")
+    return gid, pid, token
+
+
+TURN = """Hi GM,
+action: Duel the Balrog
+  skill: might
+  targets: Balrog
+  resistible: yes
+  difficulty: 1
+  assets: might
+  convert: 1
+
+-- 
+Gandalf
+"""
+
+
+def test_a_turn_by_smtp_is_recorded_once_and_answered_with_a_receipt(server, sink):
+    settings, games, controller = server
+    gid, pid, token = setup_game(games)
+    address = MailIntake(games, settings.mail_domain).address_for(gid, token)
+    send(settings, address, TURN, "<turn-1@example.org>")
+    reply = sink.wait_for(1)[0]
+    body = Sink.text(reply)
+    assert reply["To"] == "gandalf@example.org" and reply["Subject"].startswith("Recorded")
+    assert "Action 1" in body and "Roll 1:" in body and "Receipt: sequence" in body
+    assert "Planning closes" in body and "(Europe/Paris)" in body
+    send(settings, address, TURN, "<turn-1@example.org>")  # delivered twice
+    again = sink.wait_for(2)
+    assert len(games.view(gid, pid)["my_actions"]) == 1  # recorded once
+    assert len(again) == 2 and Sink.text(again[1]) == body  # answered again with the very same receipt
+
+
+def test_html_only_mail_and_errors_listed_by_line(server, sink):
+    settings, games, controller = server
+    gid, pid, token = setup_game(games)
+    address = MailIntake(games, settings.mail_domain).address_for(gid, token)
+    send(settings, address, "", "<turn-2@example.org>", html="<p>action: Scout</p><p>&nbsp; slot: public</p>")
+    reply = Sink.text(sink.wait_for(1)[0])
+    assert "Nothing was recorded" in reply and "line 2" in reply and "P-ACT-1" in reply
+    assert games.view(gid, pid)["my_actions"] == []
+
+
+def test_a_valid_from_with_a_wrong_or_revoked_token_records_nothing(server, sink):
+    settings, games, controller = server
+    gid, pid, token = setup_game(games)
+    intake = MailIntake(games, settings.mail_domain)
+    before = games.get_game(gid).version
+    send(settings, f"turns+{gid}.{'x' * 32}@{settings.mail_domain}", "ready", "<bad-1@example.org>")
+    games.reissue_link(gid, "gm", pid)
+    after_reissue = games.get_game(gid).version
+    send(settings, intake.address_for(gid, token), "ready", "<bad-2@example.org>")  # the old address
+    replies = sink.wait_for(2)
+    assert all("not valid" in Sink.text(m) for m in replies)
+    assert before < after_reissue == games.get_game(gid).version  # only the reissue was recorded
+    assert not [e for e in games.iter_events(gid) if type(e).__name__ in ("ReadyDeclared", "MailTurnRecorded")]
+
+
+def test_notifications_go_only_to_those_who_may_see_them_and_the_ledger_tells(tmp_path, sink):
+    """Every outgoing mail, checked against the rules of P.4 like the views are."""
+    from workers.app import celery_app
+    from workers.tasks import dispatch_mail
+
+    settings = Settings(data_dir=tmp_path, smtp_port=sink.port)
+    games = build_games(settings)
+    projector = build_projector(games, settings)
+    runtime.use(games, projector, settings)
+    celery_app.conf.task_always_eager = True
+    try:
+        tokens = {}
+        real_add = games.add_power
+
+        def add_power(*a, **k):
+            out = real_add(*a, **k)
+            tokens[out[0]] = out[1]
+            return out
+
+        games.add_power = add_power
+        m = play_rich_month(games, finish=False)
+        games.add_power = real_add
+        for key, pid in m.powers.items():
+            games.set_contact(m.game_id, pid, pid, f"{key}@example.org", "digest" if key == "cult" else "immediate")
+        games.advance(m.game_id, "gm")
+        games.resolve(m.game_id, "gm", "PUBLIC-ANNOUNCEMENT")
+        games.declare_reaction(m.game_id, m.powers["sov"], m.powers["sov"], m.actions["duel"],
+                               [{"asset_id": m.assets["sov-might"]}], 1)
+        projector.catch_up()
+        from datetime import datetime, timezone
+
+        dispatch_mail(datetime.now(timezone.utc))
+        sink.wait_for(3)
+        time.sleep(0.5)
+        allowed = {"PRIVATE-WIZ-DUEL": {"wiz", "sov"}, "PRIVATE-CIRC-PLOT": {"circ", "cult"},
+                   "PRIVATE-CULT-RITE": {"cult"}, "DISCLOSED-CIRC-TO-SOV": {"circ", "sov"},
+                   "SEEKING-FOUND-CULT-SHRINE": {"wiz"}, "DESC-WIZ": {"wiz"}, "DESC-CIRC": {"circ"}}
+        for key in m.powers:
+            mails = " ".join(Sink.text(x) + x["Subject"] for x in sink.to(f"{key}@example.org"))
+            for marker, who in allowed.items():
+                if key not in who:
+                    assert marker not in mails, f"{key} was mailed {marker}"
+        sov_mail = " ".join(x["Subject"] for x in sink.to("sov@example.org"))
+        assert "You may resist: Wiz" in sov_mail and "The resolution is published" in sov_mail
+        assert sink.to("cult@example.org") == []  # a daily digest, not yet due
+        key = str(games.get_game(m.game_id).id)
+        from workers import mail
+
+        sov_ledger = mail.ledger(projector.db, key, m.powers["sov"])
+        assert sov_ledger and {r["recipient"] for r in sov_ledger} == {m.powers["sov"]}
+        assert {r["status"] for r in sov_ledger} == {"sent"}
+        assert {r["status"] for r in mail.ledger(projector.db, key, m.powers["cult"])} == {"digest"}
+        everyone = mail.ledger(projector.db, key)
+        assert {r["recipient"] for r in everyone} == set(m.powers.values())
+        before = len(sink.messages)
+        dispatch_mail(datetime.now(timezone.utc))  # nothing is sent twice
+        time.sleep(0.3)
+        assert len(sink.messages) == before
+    finally:
+        celery_app.conf.task_always_eager = False
+        projector.db.close()
+        games.close()
+
+
+def test_a_failed_send_is_retried_and_recorded(tmp_path):
+    from workers import mail
+    from workers.app import celery_app
+    from workers.tasks import deliver_mail
+
+    dead_port = free_port()
+    settings = Settings(data_dir=tmp_path, smtp_port=dead_port)
+    games = build_games(settings)
+    projector = build_projector(games, settings)
+    runtime.use(games, projector, settings)
+    mail.ensure_tables(projector.db)
+    row_id = mail.record(projector.db, game_id="g", version=1, recipient="p", address="p@example.org",
+                         kind="note", subject="s", body="b")
+    celery_app.conf.task_always_eager = True
+    try:
+        with pytest.raises(Exception):
+            deliver_mail.apply(args=(row_id,), throw=True)
+        item = mail.row(projector.db, row_id)
+        assert item["status"] == "queued" and item["attempts"] == 1  # it will be tried again
+        sink = Sink()
+        sink.port = dead_port
+        from aiosmtpd.controller import Controller
+
+        sink.controller = Controller(sink, hostname="127.0.0.1", port=dead_port)
+        sink.start()
+        try:
+            assert deliver_mail.apply(args=(row_id,)).get() == "sent"
+            assert mail.row(projector.db, row_id)["status"] == "sent" and len(sink.wait_for(1)) == 1
+        finally:
+            sink.stop()
+    finally:
+        celery_app.conf.task_always_eager = False
+        projector.db.close()
+        games.close()
+
+
+def test_the_http_inbound_endpoint_and_the_players_own_ledger(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+
+    app = create_app(Settings(data_dir=tmp_path, inbound_key="k" * 16))
+    client = TestClient(app)
+    games = app.state.games
+    gid, pid, token = setup_game(games)
+    address = MailIntake(games, "emissary.local").address_for(gid, token)
+    payload = {"to": address, "from": "gandalf@example.org", "subject": "turn", "text": TURN, "message_id": "<h1@x>"}
+    assert client.post("/inbound/email", json=payload).status_code == 403  # no key
+    r = client.post("/inbound/email", json=payload, headers={"x-emissary-inbound-key": "k" * 16})
+    assert r.status_code == 200 and r.json()["accepted"] is True
+    r2 = client.post("/inbound/email", json=payload, headers={"x-emissary-inbound-key": "k" * 16})
+    assert r2.json()["body"] == r.json()["body"] and len(games.view(gid, pid)["my_actions"]) == 1
+    own = client.get(f"/games/{gid}/mail", headers={"Authorization": f"Bearer {token}"}).json()
+    assert [row["kind"].split(" again ")[0] for row in own] == ["receipt <h1@x>", "receipt <h1@x>"]
+    assert own[0]["body"] == own[1]["body"]  # the same receipt, twice
+    other_gid, _, _ = games.create_game("Other")
+    assert client.get(f"/games/{gid}/mail", headers={"Authorization": "Bearer nope"}).status_code == 401
