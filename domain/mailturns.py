@@ -15,7 +15,7 @@ from html.parser import HTMLParser
 GRAMMAR = "MAIL-1"
 ACTION_KEYS = {"slot", "skill", "targets", "target", "resistible", "difficulty", "assets", "extra action", "convert",
                "propose", "description", "collaborators", "location"}
-VERBS = {"action", "convert", "discard", "accept", "resist", "waive", "extension", "ready", "timezone", "advance",
+VERBS = {"action", "roll", "convert", "discard", "accept", "resist", "waive", "extension", "ready", "timezone", "advance",
          "resolve", "difficulty", "grant", "refuse", "close"}
 
 
@@ -183,7 +183,7 @@ def _simple(verb: str, args: list[str], line_text: str, number: int, errors: lis
         return Command(number, verb, {"action": args[0]})
     if verb == "accept" and need(2, "accept <action> <consequence>"):
         return Command(number, verb, {"action": args[0], "consequence": args[1]})
-    if verb == "resist" and need(1, "resist <action> [with <asset>, <asset>] [convert <n>]"):
+    if verb in ("resist", "roll") and need(1, f"{verb} <action> [with <asset>, <asset>] [convert <n>]"):
         rest = " ".join(args[1:])
         convert = 0
         m = re.search(r"\bconvert\s+(\S+)\s*$", rest, re.IGNORECASE)

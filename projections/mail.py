@@ -146,6 +146,11 @@ class MailIntake:
                 roll=not propose, collaborators=[self._power(game, c) for c in a.get("collaborators", [])],
                 actor=me)
             return self._action_lines(game, action_id)
+        if cmd.verb == "roll":
+            action_id = self._action(game, me, a["action"])
+            game.roll_action(action_id, now=now, roller=roller, assets=self._assets(game, me, a["assets"]),
+                             convert=a["convert"], actor=me)
+            return self._action_lines(game, action_id)
         if cmd.verb == "convert":
             action_id = self._action(game, me, a["action"])
             game.lock_conversions(action_id, now=now, convert=a["convert"], actor=me)
