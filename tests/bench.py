@@ -73,7 +73,7 @@ def serve(settings: Settings, workers: int = 1):
     import socket
     import subprocess
 
-    import httpx
+    from tests.integration.topology import wait_healthy
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -85,17 +85,11 @@ def serve(settings: Settings, workers: int = 1):
                             cwd=str(Path(__file__).resolve().parent.parent), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 30
-    while True:
-        try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if time.time() > deadline or proc.poll() is not None:
-            proc.kill()
-            raise RuntimeError("the server did not start")
-        time.sleep(0.1)
+    try:
+        wait_healthy(base, 30, proc)
+    except RuntimeError:
+        proc.kill()
+        raise
 
     def stop() -> None:
         proc.terminate()
@@ -302,7 +296,7 @@ def window_figures(tmp: Path, pg_url: str, count: int = 500, sweep_seconds: floa
     import redis
 
     from projections.store import build_projector
-    from tests.integration.topology import Topology
+    from tests.integration.topology import Topology, make_windows
 
     schema = f"bench_w_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(pg_url, autocommit=True) as conn:
@@ -318,14 +312,7 @@ def window_figures(tmp: Path, pg_url: str, count: int = 500, sweep_seconds: floa
                      "EMISSARY_SWEEP_SECONDS": str(sweep_seconds), "EMISSARY_DATA_DIR": str(logdir)}, logdir)
     try:
         due = datetime.now(timezone.utc) + timedelta(seconds=30 + count * 0.03)
-        ids = []
-        for i in range(count):
-            gid, _, _ = games.create_game(f"w{i}")
-            games.add_power(gid, "gm", "A", "conspiracy", "circle")
-            games.advance(gid, "gm")
-            games.advance(gid, "gm")
-            games.set_deadline(gid, "gm", "s1m1-planning", due)
-            ids.append(gid)
+        ids = make_windows(games, count, due)
         projector.catch_up()
         topo.start("worker", "worker")
         topo.start("beat", "beat", "--schedule", str(logdir / "beat-schedule"))

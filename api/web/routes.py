@@ -51,6 +51,12 @@ def back(game_id: str, anchor: str = "") -> RedirectResponse:
     return RedirectResponse(f"/play/{game_id}{('#' + anchor) if anchor else ''}", status_code=303)
 
 
+def refused(request: Request, game_id: str, form: str, err: DomainError) -> RedirectResponse:
+    """Show a refusal, with its rule and field, next to the form it concerns."""
+    flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message)
+    return back(game_id, form)
+
+
 def attempt(request: Request, game_id: str, form: str, fn, ok: str, anchor: str = "") -> RedirectResponse:
     """Run a command; remember its receipt or its refusal (with rule and field) for the next page."""
     try:
@@ -143,7 +149,10 @@ async def new_game(request: Request) -> Response:
 
 
 def _link(request: Request, game_id: str, token: str) -> str:
-    return f"{request.app.state.settings.public_url.rstrip('/')}/signin/{game_id}/{token}"
+    """The secret sign-in link, and the secret reply address for turns by email."""
+    settings = request.app.state.settings
+    return (f"{settings.public_url.rstrip('/')}/signin/{game_id}/{token}  ·  by email: "
+            f"turns+{game_id}.{token}@{settings.mail_domain}")
 
 
 @router.get("/play/{game_id}", response_class=HTMLResponse)
@@ -336,8 +345,7 @@ def _add_power(request, games, game_id, me, f):
     try:
         pid, token, receipt = games.add_power(game_id, me, f.get("name", ""), cls, sub)
     except DomainError as err:
-        flash(request, kind="error", form="powers", field=err.field, rule=err.rule, text=err.message)
-        return back(game_id, "powers")
+        return refused(request, game_id, "powers", err)
     request.session["links"] = {pid: _link(request, game_id, token)}
     flash(request, kind="ok", form="powers", text=f"{f.get('name')} added. Send them their link (shown once).")
     return back(game_id, "powers")
@@ -356,8 +364,7 @@ def _reissue(request, games, game_id, me, f):
     try:
         token, _ = games.reissue_link(game_id, me, f.get("who", ""))
     except DomainError as err:
-        flash(request, kind="error", form="powers", field=err.field, rule=err.rule, text=err.message)
-        return back(game_id, "powers")
+        return refused(request, game_id, "powers", err)
     if f.get("who") == GM:
         tokens = session_tokens(request)
         tokens[game_id] = token
@@ -378,8 +385,7 @@ def _fork(request, games, game_id, me, f):
     try:
         new_id, _ = games.fork(game_id, me, f.get("name", ""), f.get("reason", ""), phase=f.get("phase") or None)
     except DomainError as err:
-        flash(request, kind="error", form="rewind", field=err.field, rule=err.rule, text=err.message)
-        return back(game_id, "rewind")
+        return refused(request, game_id, "rewind", err)
     tokens = session_tokens(request)
     tokens[new_id] = tokens[game_id]
     request.session["tokens"] = tokens

@@ -13,7 +13,7 @@ import redis
 
 from projections.db import ReadModelDB
 from projections.settings import Settings
-from tests.integration.topology import Topology, free_port
+from tests.integration.topology import Topology, free_port, wait_healthy
 
 pytestmark = pytest.mark.integration
 SWEEP = 1.0
@@ -34,15 +34,10 @@ def running(pg_schema_url, tmp_path):
     topo.start("beat", "beat", "--schedule", str(tmp_path / "beat-schedule"))
     topo.start("projector", "projector")
     base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 30
-    while True:
-        try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        assert time.time() < deadline, topo.logs()
-        time.sleep(0.2)
+    try:
+        wait_healthy(base, 30)
+    except RuntimeError:
+        pytest.fail(topo.logs())
     yield base, topo, Settings(database_url=pg_schema_url)
     topo.stop_all()
     client.flushdb()

@@ -11,7 +11,7 @@ import redis
 
 from projections.settings import Settings
 from projections.store import build_games, build_projector
-from tests.integration.topology import PrivateRedis, Topology
+from tests.integration.topology import PrivateRedis, Topology, make_windows
 
 pytestmark = pytest.mark.integration
 SWEEP = 1.0
@@ -26,19 +26,6 @@ def stack(pg_schema_url, tmp_path):
     yield settings, games, projector, tmp_path
     projector.db.close()
     games.close()
-
-
-def make_windows(games, count: int, due: datetime) -> list[str]:
-    """``count`` games in Planning whose windows all fall due at ``due``."""
-    ids = []
-    for i in range(count):
-        gid, _, _ = games.create_game(f"w{i}")
-        games.add_power(gid, "gm", "A", "conspiracy", "circle")
-        games.advance(gid, "gm")
-        games.advance(gid, "gm")
-        games.set_deadline(gid, "gm", "s1m1-planning", due)
-        ids.append(gid)
-    return ids
 
 
 def closes(games, game_ids: list[str]) -> dict[str, list[datetime]]:

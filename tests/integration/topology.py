@@ -95,3 +95,32 @@ class Topology:
 
     def logs(self) -> str:
         return "\n".join(f"--- {p.name}\n{p.read_text()[-3000:]}" for p in sorted(self.logdir.glob("*.log")))
+
+
+def wait_healthy(base: str, timeout: float = 30, proc: subprocess.Popen | None = None) -> None:
+    """Wait until the API at ``base`` answers /health (or fail if ``proc`` exits first)."""
+    import httpx
+
+    deadline = time.time() + timeout
+    while True:
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if time.time() > deadline or (proc is not None and proc.poll() is not None):
+            raise RuntimeError(f"the API at {base} did not start")
+        time.sleep(0.1)
+
+
+def make_windows(games, count: int, due) -> list[str]:
+    """``count`` games in Planning whose windows all fall due at ``due``."""
+    ids = []
+    for i in range(count):
+        gid, _, _ = games.create_game(f"w{i}")
+        games.add_power(gid, "gm", "A", "conspiracy", "circle")
+        games.advance(gid, "gm")
+        games.advance(gid, "gm")
+        games.set_deadline(gid, "gm", "s1m1-planning", due)
+        ids.append(gid)
+    return ids
