@@ -206,7 +206,7 @@ def test_a_failed_send_is_retried_and_recorded(tmp_path):
         sink.controller = Controller(sink, hostname="127.0.0.1", port=dead_port)
         sink.start()
         try:
-            assert deliver_mail.apply(args=(row_id,)).get() == "sent"
+            assert deliver_mail.apply(args=(row_id,)).result == "sent"
             assert mail.row(projector.db, row_id)["status"] == "sent" and len(sink.wait_for(1)) == 1
         finally:
             sink.stop()
