@@ -9,6 +9,7 @@ environment it is given (SQLite, PostgreSQL or in-memory), never by reading ``os
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import hashlib
 import logging
@@ -158,9 +159,12 @@ class Games(Application):
     def _read(self, game_id: str, query: Callable[[Game], T], version: int | None = None) -> T:
         """Answer a query from the cached game (fast-forwarded to the store), under the game's lock."""
         if version is not None:
+            _check_presented_token(self.get_game(game_id, for_update=False))
             return query(self.get_game(game_id, version, for_update=False))
         with self._lock(game_id):
-            return query(self.get_game(game_id, for_update=False))
+            game = self.get_game(game_id, for_update=False)
+            _check_presented_token(game)
+            return query(game)
 
     def _run(self, game_id: str, principal: str, command: Callable[[Game], T]) -> tuple[Receipt, T]:
         """Run a command on current state and save; retry on a concurrent save, else 409.
@@ -178,6 +182,9 @@ class Games(Application):
                 fresh = game is None
                 game = game or self.get_game(game_id, for_update=False)
                 try:
+                    # A token revoked by another process: the revocation is an event, so a stale cache
+                    # makes this save conflict, and the retry checks the token against fresh state.
+                    _check_presented_token(game)
                     result = command(game)
                     recordings = self.save(game)
                 except IntegrityError:
@@ -210,6 +217,7 @@ class Games(Application):
         """The principal (``gm`` or a power id) a bearer token stands for in this game."""
         if not token:
             raise Unauthorized("send 'Authorization: Bearer <token>'", field="authorization")
+        presented_token.set(None)  # the check below reads the store itself
         principal = self.authenticate_cached(game_id, token)
         if principal is None:  # not cached, or issued by another process since: read the store
             principal = self._read(game_id, lambda game: game.credential(hash_token(token)))
@@ -671,6 +679,17 @@ class Games(Application):
 
     def iter_events(self, game_id: str) -> Iterator[Any]:
         return iter(self.events.get(self.get_game(game_id, for_update=False).id))
+
+
+# The hash of the bearer token this request presented (set by the API for the request's duration).
+presented_token: contextvars.ContextVar[str | None] = contextvars.ContextVar("presented_token", default=None)
+
+
+def _check_presented_token(game: Game) -> None:
+    token_hash = presented_token.get()
+    if token_hash is not None and game.credential(token_hash) is None:
+        raise Unauthorized("this token is not valid for this game (it may have been replaced)",
+                           field="authorization")
 
 
 def phase_id(season: int, month: int, step: str) -> str:

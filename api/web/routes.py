@@ -19,7 +19,7 @@ from fastapi.templating import Jinja2Templates
 from domain.errors import DomainError, Unauthorized
 from domain.ids import GM
 from domain.powers import rules
-from projections.service import Games
+from projections.service import Games, hash_token, presented_token
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=str(HERE / "templates"))
@@ -40,7 +40,9 @@ def session_tokens(request: Request) -> dict[str, str]:
 def who(request: Request, game_id: str) -> str:
     """The principal this browser is signed in as, for this game."""
     token = session_tokens(request).get(game_id)
-    return games_of(request).authenticate(game_id, token)
+    principal = games_of(request).authenticate(game_id, token)
+    presented_token.set(hash_token(token))  # checked again against the state each read and command uses
+    return principal
 
 
 def flash(request: Request, **message: Any) -> None:

@@ -135,3 +135,27 @@ def test_errors_name_the_rule_or_field_and_change_nothing(api):
     # 2 advances (5 events: tidings; planning, seed commit, window) and 2 accepted actions (2 events each)
     assert len(after) == before + 4 + 4
     assert api.get("/docs").status_code == 200 and "/games/{game_id}/actions" in api.get("/openapi.json").text
+
+
+def test_a_link_replaced_by_another_process_stops_working_here_at_once(tmp_path):
+    """Two API processes share a store; one replaces a power's token; the other, whose cache still
+    knows the old token, refuses it for reads and for commands."""
+    from projections.settings import Settings
+    from projections.store import build_games
+
+    settings = Settings(data_dir=tmp_path)
+    app = create_app(settings)
+    with TestClient(app) as api:
+        game, gm, tok, assets = setup_game(api)
+        api.post(f"/games/{game}/advance", headers=bearer(gm))
+        api.post(f"/games/{game}/advance", headers=bearer(gm))
+        assert api.get(f"/games/{game}/view", headers=bearer(tok["gondor"])).status_code == 200  # now cached
+        other = build_games(settings)  # the other process
+        other.reissue_link(game, "gm", "gondor")
+        other.close()
+        r = api.post(f"/games/{game}/actions", headers=bearer(tok["gondor"]), json={"title": "Sneak", "convert": 0})
+        assert r.status_code == 401 and r.json()["field"] == "authorization"
+        assert api.get(f"/games/{game}/view", headers=bearer(tok["gondor"])).status_code == 401
+        assert not [e for e in app.state.games.iter_events(game) if type(e).__name__ == "ActionSubmitted"]
+        assert api.get(f"/games/{game}/view", headers=bearer(tok["rangers"])).status_code == 200
+    app.state.games.close()
