@@ -359,7 +359,7 @@ def main() -> None:
         try:
             pg = Settings(database_url=f"{pg_url}?schema={schema}")
             # The production store, with 4 concurrent writers on both sides (each on its own game/aggregate).
-            figures["command_vs_bare_store"] = ratio("postgres", pg, pg.eventsourcing_env(), 4, 200, workers=2)
+            figures["command_vs_bare_store"] = ratio("postgres", pg, pg.eventsourcing_env(), 4, 200, workers=3)
             figures["command_vs_bare_store_postgres_1_writer"] = ratio("postgres", pg, pg.eventsourcing_env(), 1, 100)
         finally:
             with psycopg.connect(pg_url, autocommit=True) as conn:
