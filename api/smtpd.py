@@ -63,23 +63,13 @@ class TurnHandler:
     def answer(self, rcpt: str, message_id: str, text: str | None, html: str | None, subject: str,
                reply_to: str) -> None:
         reply = self.intake.receive(rcpt, message_id, text, html, subject)
-        row_id = record_reply(self.projector.db, reply, message_id, reply_to)
+        row_id = mail.record_reply(self.projector.db, reply, message_id, reply_to)
         try:
             sent_id = mail.Mailer(self.settings).send(reply_to, reply.subject, reply.body)
             mail.mark(self.projector.db, row_id, "sent", message_id=sent_id, attempt=True)
         except OSError as err:  # the sweep sends it again later
             mail.mark(self.projector.db, row_id, "queued", error=str(err)[:500], attempt=True)
         log.info("mail answered message=%s accepted=%s", message_id, reply.accepted)
-
-
-def record_reply(db, reply, message_id: str, address: str) -> str:
-    """Put the answer to a mail in the ledger; a mail delivered again is answered again, identically."""
-    import uuid
-
-    common = dict(game_id=reply.game_id or "-", version=None, recipient=reply.principal or "unknown",
-                  address=address, subject=reply.subject, body=reply.body)
-    return (mail.record(db, kind=f"receipt {message_id}", **common)
-            or mail.record(db, kind=f"receipt {message_id} again {uuid.uuid4().hex[:8]}", **common))
 
 
 def start(settings: Settings, host: str | None = None, port: int | None = None) -> Controller:

@@ -75,7 +75,7 @@ def own_lines(text: str) -> list[tuple[int, str]]:
     out = []
     for number, raw in enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), start=1):
         line = raw.rstrip()
-        if line == "--" or line == "-- " or raw.startswith("-- ") and not line[3:].strip() or WROTE.match(line.strip()):
+        if line == "--" or WROTE.match(line.strip()):  # a signature ("-- "), or the quoted reply below
             break
         if line.lstrip().startswith(">"):
             continue
@@ -123,7 +123,7 @@ def parse_turn(text: str | None, html: str | None = None) -> Turn:
         verb = words[0].lower().rstrip(":")
         args = words[1:]
         if verb == "action":
-            title = stripped.split(":", 1)[1].strip() if ":" in words[0] or (sep and key == "action") else " ".join(args)
+            title = rest.strip() if sep and key == "action" else " ".join(args)
             if not title:
                 errors.append(LineError(number, "an action needs a title: 'action: Duel the Balrog'"))
                 continue

@@ -27,6 +27,11 @@ log = logging.getLogger("emissary.mail")
 ADDRESS = re.compile(r"^turns\+(?P<game>[0-9a-fA-F-]{36})\.(?P<token>[A-Za-z0-9_-]{16,})@", re.IGNORECASE)
 
 
+def reply_address(domain: str, game_id: str, token: str) -> str:
+    """The secret address a power (or the GM) sends turns to; the token in it says who is writing."""
+    return f"turns+{game_id}.{token}@{domain}"
+
+
 @dataclass
 class MailReply:
     """The answer to a mail: who it goes to and what it says."""
@@ -52,7 +57,7 @@ class MailIntake:
         self.domain = domain
 
     def address_for(self, game_id: str, token: str) -> str:
-        return f"turns+{game_id}.{token}@{self.domain}"
+        return reply_address(self.domain, game_id, token)
 
     def receive(self, recipient: str, message_id: str, text: str | None, html: str | None = None,
                 subject: str = "") -> MailReply:
@@ -112,8 +117,7 @@ class MailIntake:
 
     def _footer(self, game: Game, principal: str) -> list[str]:
         s = game.state
-        p = s.powers.get(principal)
-        zone = ZoneInfo((p.timezone if p and p.timezone else None) or s.timezone)
+        zone = ZoneInfo(game.timezone_for(principal))
         lines = ["", f"Season {s.season}, month {s.month}: {s.step}."]
         for w in s.windows.values():
             if not w.closed:
@@ -133,7 +137,7 @@ class MailIntake:
             raise RuleViolation(f"only the GM may {cmd.verb}", field="command")
         if cmd.verb not in gm_only and me == GM:
             raise RuleViolation("the GM plays adversaries on the web or through the API", field="command")
-        roller = games.roller_factory(game)
+        roller = games._roller(game)
         if cmd.verb == "action":
             action_id = f"act-{uuid.uuid4().hex[:10]}"
             propose = a.get("propose", False)
@@ -168,7 +172,7 @@ class MailIntake:
             game.declare_reaction(me, reaction_id, a["action"], now=now, roller=roller,
                                   assets=self._assets(game, me, a["assets"]), convert=a["convert"], actor=me)
             r = game.state.reactions[reaction_id]
-            t = game._tally(game.state.actions[a["action"]], r.pool)
+            t = game.tally(game.state.actions[a["action"]], r.pool)
             return [f"Resisted: roll {r.pool.roll_no} gave {[d.face for d in r.pool.dice]}: {t.successes} successes."]
         if cmd.verb == "waive":
             game.waive_reactions(me, now=now, actor=me)
@@ -215,7 +219,7 @@ class MailIntake:
         if act.pool is None:
             lines.append("  Proposed: the GM sets the difficulty, then roll it on the web or with 'convert'.")
             return lines
-        t = game._tally(act)
+        t = game.tally(act)
         faces = [d.face for d in act.pool.dice]
         lines.append(f"  Roll {act.pool.roll_no}: {faces}; pool size {t.pool_size}; {t.successes} successes, "
                      f"{t.consequences} consequences{'' if act.pool.locked else ' (conversions not fixed yet)'}.")

@@ -326,7 +326,7 @@ class Games(Application):
 
     def _action_result(self, game: Game, action_id: str) -> dict:
         a = game.action(action_id)
-        t = game._tally(a)
+        t = game.tally(a)
         out: dict[str, Any] = {"action_id": action_id, "status": a.status, "digest": a.digest}
         if a.pool is not None:
             out.update({"roll_no": a.pool.roll_no, "faces": [d.face for d in a.pool.dice],
@@ -419,7 +419,7 @@ class Games(Application):
             game.declare_reaction(power_id, reaction_id, action_id, now=self.clock(), roller=self._roller(game),
                                   assets=assets, convert=convert, actor=principal)
             r = game.state.reactions[reaction_id]
-            t = game._tally(game.state.actions[action_id], r.pool)
+            t = game.tally(game.state.actions[action_id], r.pool)
             return {"reaction_id": reaction_id, "faces": [d.face for d in r.pool.dice], "roll_no": r.pool.roll_no,
                     "locked": r.pool.locked, "successes": t.successes, "consequences": t.consequences}
 
@@ -671,11 +671,7 @@ class Games(Application):
 
     def timezone_for(self, game_id: str, viewer: str) -> str:
         """The IANA zone a viewer sees times in: their own choice, else the game's."""
-        def zone(game: Game) -> str:
-            p = game.state.powers.get(viewer)
-            return (p.timezone if p and p.timezone else None) or game.state.timezone
-
-        return self._read(game_id, zone)
+        return self._read(game_id, lambda game: game.timezone_for(viewer))
 
     def iter_events(self, game_id: str) -> Iterator[Any]:
         return iter(self.events.get(self.get_game(game_id, for_update=False).id))

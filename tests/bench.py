@@ -21,7 +21,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from eventsourcing.application import Application  # noqa: E402
 from eventsourcing.domain import Aggregate, event  # noqa: E402
 
-from api.app import create_app  # noqa: E402
 from domain.dice import SeededRoller  # noqa: E402
 from domain.powers.game import Game  # noqa: E402
 from projections.service import Games  # noqa: E402

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from projections.db import ReadModelDB, utc_key
+from projections.db import ReadModelDB
+from projections.db import utc_key as key  # deadlines as text that sorts, as rm_windows keeps them
 
 DDL = """CREATE TABLE IF NOT EXISTS wk_claims (
     game_id TEXT NOT NULL, window_id TEXT NOT NULL, closes_at TEXT NOT NULL, claimed_until TEXT,
@@ -24,11 +25,6 @@ def ensure_tables(db: ReadModelDB) -> None:
     with db.transaction() as cur:
         cur.execute(DDL)
         cur.execute(REMINDERS_DDL)
-
-
-def key(moment: datetime) -> str:
-    """A UTC timestamp that sorts as text (the form rm_windows.closes_at is kept in)."""
-    return utc_key(moment)
 
 
 def claim_due(db: ReadModelDB, now: datetime, claim_seconds: float, limit: int = 500) -> list[tuple[str, str]]:

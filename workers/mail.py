@@ -76,6 +76,14 @@ def record(db: ReadModelDB, *, game_id: str, version: int | None, recipient: str
     return row_id if found else None
 
 
+def record_reply(db: ReadModelDB, reply, message_id: str, address: str) -> str:
+    """Put the answer to a mail in the ledger; a mail delivered again is answered again, identically."""
+    common = dict(game_id=reply.game_id or "-", version=None, recipient=reply.principal or "unknown",
+                  address=address, subject=reply.subject, body=reply.body)
+    return (record(db, kind=f"receipt {message_id}", **common)
+            or record(db, kind=f"receipt {message_id} again {uuid.uuid4().hex[:8]}", **common))
+
+
 def mark(db: ReadModelDB, row_id: str, status: str, *, message_id: str | None = None, error: str | None = None,
          attempt: bool = False) -> None:
     with db.transaction() as cur:

@@ -54,10 +54,9 @@ def inbound_email(body: InboundMailRequest, request: Request, games: GamesDep,
                                                              body.subject)
     db = request.app.state.projector.db
     mail.ensure_tables(db)
-    from api.smtpd import record_reply
     from workers.tasks import deliver_mail
 
-    deliver_mail.delay(record_reply(db, reply, body.message_id, body.sender))
+    deliver_mail.delay(mail.record_reply(db, reply, body.message_id, body.sender))
     return {"accepted": reply.accepted, "subject": reply.subject, "body": reply.body}
 
 
@@ -86,7 +85,3 @@ def mail_ledger(game_id: str, request: Request, games: GamesDep, me: Principal) 
     mail.ensure_tables(db)
     key = str(games.get_game(game_id, for_update=False).id)
     return mail.ledger(db, key, None if me == "gm" else me)
-
-
-def reply_address(intake: MailIntake, game_id: str, token: str) -> str:
-    return intake.address_for(game_id, token)

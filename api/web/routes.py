@@ -19,6 +19,7 @@ from fastapi.templating import Jinja2Templates
 from domain.errors import DomainError, Unauthorized
 from domain.ids import GM
 from domain.powers import rules
+from projections.mail import reply_address
 from projections.service import Games, hash_token, presented_token
 
 HERE = Path(__file__).parent
@@ -150,11 +151,11 @@ async def new_game(request: Request) -> Response:
     return RedirectResponse(f"/play/{game_id}", status_code=303)
 
 
-def _link(request: Request, game_id: str, token: str) -> str:
+def _link(request: Request, game_id: str, token: str) -> dict[str, str]:
     """The secret sign-in link, and the secret reply address for turns by email."""
     settings = request.app.state.settings
-    return (f"{settings.public_url.rstrip('/')}/signin/{game_id}/{token}  ·  by email: "
-            f"turns+{game_id}.{token}@{settings.mail_domain}")
+    return {"url": f"{settings.public_url.rstrip('/')}/signin/{game_id}/{token}",
+            "address": reply_address(settings.mail_domain, game_id, token)}
 
 
 @router.get("/play/{game_id}", response_class=HTMLResponse)

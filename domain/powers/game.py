@@ -160,6 +160,11 @@ class Game(Aggregate):
                     pending.add(p)
         return sorted(pending)
 
+    def timezone_for(self, viewer: str) -> str:
+        """The IANA zone a viewer sees times in: their own choice, else the game's."""
+        p = self.state.powers.get(viewer)
+        return (p.timezone if p is not None and p.timezone else None) or self.state.timezone
+
     def credential(self, token_hash: str) -> str | None:
         """The principal (``gm`` or a power id) a token hash authenticates, if any."""
         return self.state.credentials.get(token_hash)
@@ -257,7 +262,7 @@ class Game(Aggregate):
 
     # ------------------------------------------------------------------ calendar
 
-    def advance(self, now: datetime, seed: str, roller: Roller | None = None) -> str:
+    def advance(self, now: datetime, seed: str) -> str:
         """Move to the next step of the calendar (P.1.1, P.1.2); returns the new step.
 
         ``seed`` is fresh entropy from the caller, committed if a month begins.
@@ -267,7 +272,7 @@ class Game(Aggregate):
         if step == "setup":
             if not s.powers:
                 raise RuleViolation("add at least one power before the game begins", rule="P.1.2")
-            self._begin_tidings(now)
+            self._begin_tidings()
         elif step == "tidings":
             self._begin_month(1, now, seed)
         elif step == "planning":
@@ -289,10 +294,10 @@ class Game(Aggregate):
                 self._cleanup_applied(actor=SYSTEM, audience=[vis.PUBLIC])
                 self._step_began(step="cleanup", season=s.season, month=s.month, actor=GM, audience=[vis.PUBLIC])
         elif step == "cleanup":
-            self._begin_tidings(now)
+            self._begin_tidings()
         return self.state.step
 
-    def _begin_tidings(self, now: datetime) -> None:
+    def _begin_tidings(self) -> None:
         self._step_began(step="tidings", season=self.state.season + 1, month=0, actor=GM, audience=[vis.PUBLIC])
 
     def _begin_month(self, month: int, now: datetime, seed: str) -> None:
@@ -541,9 +546,8 @@ class Game(Aggregate):
             raise RuleViolation("conversions are fixed with the roll and cannot be changed", rule="P-DICE-5",
                                 field="convert")
         chosen = self._conversions(a.pool, convert, dice)
-        d = digest({"action_id": a.id, "power": a.power, "title": a.title, "slot": a.slot, "skill": a.skill,
-                    "roll_no": a.pool.roll_no, "faces": [x.face for x in a.pool.dice], "converted": chosen})
-        self._conversions_locked(action_id=action_id, converted=chosen, digest=d, actor=actor or a.power,
+        self._conversions_locked(action_id=action_id, converted=chosen, digest=_submission_digest(a, chosen),
+                                 actor=actor or a.power,
                                  audience=self._audience(a))
 
     def _conversions(self, pool: Pool, convert: int | None, dice: list[int] | None) -> list[int]:
@@ -810,7 +814,7 @@ class Game(Aggregate):
 
     def set_deadline(self, window_id: str, closes_at: datetime, *, now: datetime) -> None:
         """The GM moves a window's deadline (stored in UTC, so daylight saving never moves it)."""
-        w = self.window(window_id)
+        self.window(window_id)  # the window must be open
         if closes_at <= now:
             raise RuleViolation("a new deadline must be in the future", rule="P.1.2", field="closes_at")
         self._deadline_set(window_id=window_id, closes_at=_iso(closes_at.astimezone(timezone.utc)), actor=GM,
@@ -1070,10 +1074,7 @@ class Game(Aggregate):
                                 audience=[vis.PUBLIC])
         for a in sorted(s.actions.values(), key=lambda a: (a.power, a.index)):
             if a.pool is not None and not a.pool.locked:
-                d = digest({"action_id": a.id, "power": a.power, "title": a.title, "slot": a.slot,
-                            "skill": a.skill, "roll_no": a.pool.roll_no, "faces": [x.face for x in a.pool.dice],
-                            "converted": []})
-                self._conversions_locked(action_id=a.id, converted=[], digest=d, actor=SYSTEM,
+                self._conversions_locked(action_id=a.id, converted=[], digest=_submission_digest(a, []), actor=SYSTEM,
                                          audience=self._audience(a))
         for p in sorted(s.powers.values(), key=lambda p: p.id):
             pub, priv = self.slots_used(p.id)
@@ -1148,7 +1149,7 @@ class Game(Aggregate):
                 self._difficulty_revealed(action_id=action_id, value=secret["value"], nonce=secret["nonce"],
                                           commitment=a.sealed, tiers=secret["tiers"], actor=GM, audience=audience)
             difficulty = difficulty or 0
-            t = self._tally(a)
+            t = self.tally(a)
             details = self._details(a, t, difficulty)
             resisters = self.eligible_resisters(a)
             if a.resistible and resisters:
@@ -1182,7 +1183,8 @@ class Game(Aggregate):
             self.close_window(window_id, now=now, reason="nothing to resist")
         return queue
 
-    def _tally(self, a: ActionState, pool: Pool | None = None) -> rules.Tally:
+    def tally(self, a: ActionState, pool: Pool | None = None) -> rules.Tally:
+        """The arithmetic of an action's pool (or a reaction's), without undercut assets."""
         pool = pool if pool is not None else a.pool
         if pool is None:
             return rules.Tally(0, 0, 0, 0)
@@ -1391,10 +1393,10 @@ class Game(Aggregate):
             if a.status != "provisional":
                 continue
             reactions = [r for r in s.reactions.values() if r.action_id == action_id]
-            resist = {r.power: self._tally(a, r.pool).successes for r in reactions}
+            resist = {r.power: self.tally(a, r.pool).successes for r in reactions}
             net = rules.net_successes(a.successes, list(resist.values()))
             ok, excess = rules.outcome(net, a.difficulty or 0)
-            t = self._tally(a)
+            t = self.tally(a)
             public = a.slot == "public"
             # P.4: a public action becomes fully public; a private one is shown to its owner and the
             # targets of the resolved action (results only: no dice, no consequences).
@@ -1405,6 +1407,12 @@ class Game(Aggregate):
                                   success=ok, excess=excess, resisted=sum(resist.values()), details=details,
                                   tier=_tier(a, s, net), actor=SYSTEM, audience=audience)
         self._step_began(step="battle", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
+
+
+def _submission_digest(a: ActionState, converted: list[int]) -> str:
+    """The digest of a submission as locked: what its receipt shows and Resolution publishes."""
+    return digest({"action_id": a.id, "power": a.power, "title": a.title, "slot": a.slot, "skill": a.skill,
+                   "roll_no": a.pool.roll_no, "faces": [x.face for x in a.pool.dice], "converted": converted})
 
 
 def _check_months(months: int) -> None:

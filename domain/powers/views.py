@@ -33,7 +33,7 @@ def _pool_view(pool: Pool | None) -> dict | None:
 
 
 def _full_action(game: Game, a: ActionState, *, with_secret: bool, owner: bool = True) -> dict:
-    t = game._tally(a)
+    t = game.tally(a)
     out = {
         "action_id": a.id, "power": a.power, "power_name": game.state.powers[a.power].name, "index": a.index,
         "title": a.title, "description": a.description, "skill": a.skill, "slot": a.slot,
@@ -122,7 +122,7 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
         out["queue"] = list(s.queue)
         out["reactions"] = [
             {"reaction_id": r.id, "power": r.power, "action_id": r.action_id, "pool": _pool_view(r.pool),
-             "successes": game._tally(s.actions[r.action_id], r.pool).successes}
+             "successes": game.tally(s.actions[r.action_id], r.pool).successes}
             for r in s.reactions.values()
         ]
         out["sheets"] = [_sheet(game, p) for p in sorted(s.powers.values(), key=lambda p: p.id)]
@@ -133,7 +133,7 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
     out["my_actions"] = [_full_action(game, a, with_secret=False) for a in game.actions_of(viewer)]
     out["my_reactions"] = [
         {"reaction_id": r.id, "action_id": r.action_id, "pool": _pool_view(r.pool),
-         "successes": game._tally(s.actions[r.action_id], r.pool).successes}
+         "successes": game.tally(s.actions[r.action_id], r.pool).successes}
         for r in s.reactions.values() if r.power == viewer
     ]
     out["shared_with_me"] = [
@@ -158,7 +158,7 @@ def _window(game: Game, w: Window, viewer: str) -> dict:
     """A window with the viewer's own deadline, in UTC and in the viewer's time zone."""
     s = game.state
     p = s.powers.get(viewer)
-    zone = ZoneInfo((p.timezone if p and p.timezone else None) or s.timezone)
+    zone = ZoneInfo(game.timezone_for(viewer))
     mine = w.final_closes_at if viewer == GM else w.deadline_for(viewer)
     out = {"window_id": w.id, "kind": w.kind, "opened_at": w.opened_at, "closes_at": w.closes_at,
            "my_deadline": mine, "my_deadline_local": datetime.fromisoformat(mine).astimezone(zone).isoformat(),
@@ -189,7 +189,7 @@ def _influence_seen(game: Game, me: PowerState) -> list[dict]:
 def _notice(game: Game, a: ActionState) -> dict:
     """P-AMB-3: actor, action and pool size (all ranks, assured included); nothing else."""
     return {"action_id": a.id, "power": a.power, "power_name": game.state.powers[a.power].name, "title": a.title,
-            "skill": a.skill, "pool_size": game._tally(a).pool_size, "status": "provisional"}
+            "skill": a.skill, "pool_size": game.tally(a).pool_size, "status": "provisional"}
 
 
 def _in_order(game: Game) -> list[ActionState]:

@@ -30,7 +30,7 @@ def test_p_ex_1_rangers_negotiate_with_elrond_full_success_with_one_consequence(
     g.resolve(now=NOW, roller=FixedRoller())
     a = g.state.actions["talk"]
     assert (a.successes, a.success, a.excess) == (4, True, 2)
-    assert g._tally(a).consequences == 1
+    assert g.tally(a).consequences == 1
     events = g.collect_events()
     resolved = [e for e in events if type(e).__name__ == "ActionResolved"][-1]
     assert resolved.tier == "full, no artifact"
@@ -78,7 +78,7 @@ def test_p_ex_2_gandalf_duels_the_balrog_and_wins_on_net_successes():
     g = _gandalf_month()
     duel = g.state.actions["duel"]
     assert duel.status == "provisional" and duel.successes == 6
-    assert g._tally(duel).consequences == 3
+    assert g.tally(duel).consequences == 3
     assert board_view(g, "balrog")["may_resist"] == [
         {"action_id": "duel", "power": "gandalf", "power_name": "Gandalf", "title": "Duel the Balrog",
          "skill": "might", "pool_size": 8, "status": "provisional"}
@@ -156,7 +156,7 @@ def test_p_ex_15_undercut_on_a_shared_asset_removes_its_dice_and_their_consequen
     g.collect_events()
     g.resolve(now=NOW, roller=FixedRoller())
     x1 = g.state.actions["X1"]
-    t = g._tally(x1)
+    t = g.tally(x1)
     assert (t.successes, t.consequences) == (1, 0)
     assert g.state.actions["Y1"].successes == 2
     undercuts = [e for e in g.collect_events() if type(e).__name__ == "AssetUndercut"]

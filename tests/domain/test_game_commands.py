@@ -109,7 +109,7 @@ def test_p_dice_6_an_asset_that_is_not_assured_cannot_be_used_assured():
 def test_p_dice_9_a_novel_asset_is_assured_on_first_use_only():
     g = game_in_planning(("c", "conspiracy", "circle"), assets=[("i", "c", "New trick", "item", 2, {"novel": True})])
     submit(g, "c", "a1", [], assets=[{"asset_id": "i", "mode": "assured"}], convert=0)
-    assert g._tally(g.state.actions["a1"]).successes == 2
+    assert g.tally(g.state.actions["a1"]).successes == 2
     refused(g, lambda: submit(g, "c", "a2", [], assets=[{"asset_id": "i", "mode": "assured"}]), "P-DICE-6")
 
 
@@ -118,7 +118,7 @@ def test_p_dice_7_critical_triples_the_assets_rolled_successes_not_its_consequen
     g = game_in_planning(("c", "conspiracy", "circle"),
                          assets=[("i", "c", "Ring", "item", 3, {"critical": True}), ("s", "c", "lore", "skill", 1)])
     submit(g, "c", "a1", [5, 3, 1, 4], assets=[{"asset_id": "i", "mode": "critical"}, {"asset_id": "s"}], convert=1)
-    t = g._tally(g.state.actions["a1"])
+    t = g.tally(g.state.actions["a1"])
     # The conversion goes to the critical asset's 3 first: (5 + 3) x 3 = 6; the skill's 4 stays unconverted.
     assert (t.successes, t.consequences, t.pool_size) == (6, 1, 4)
 
@@ -126,7 +126,7 @@ def test_p_dice_7_critical_triples_the_assets_rolled_successes_not_its_consequen
 def test_p_asset_2_an_extra_action_is_a_rank_one_assured_asset_and_spends_a_slot():
     g = game_in_planning(("c", "conspiracy", "circle"))
     submit(g, "c", "a1", [], extra_actions=1, convert=0)
-    assert g._tally(g.state.actions["a1"]).successes == 1
+    assert g.tally(g.state.actions["a1"]).successes == 1
     assert g.slots_used("c") == (0, 2)
     refused(g, lambda: submit(g, "c", "a2", [], extra_actions=2), "P-AMB-30")
 
@@ -195,7 +195,7 @@ def test_an_unlocked_roll_locks_with_no_conversions_when_planning_closes():
     g = game_in_planning(("c", "conspiracy", "circle"), assets=[("s", "c", "lore", "skill", 2)])
     submit(g, "c", "a1", [3, 4], assets=[{"asset_id": "s"}])
     g.advance(NOW, SEED)
-    assert g.state.actions["a1"].pool.locked and g._tally(g.state.actions["a1"]).consequences == 0
+    assert g.state.actions["a1"].pool.locked and g.tally(g.state.actions["a1"]).consequences == 0
 
 
 def test_actions_are_refused_outside_planning_and_after_its_deadline():

@@ -10,7 +10,6 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from tests.scenarios import play_rich_month
 
 
 def bearer(token: str) -> dict:

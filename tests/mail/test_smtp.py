@@ -3,7 +3,6 @@ local SMTP sink; idempotent by Message-ID; a bad or revoked address records noth
 
 from __future__ import annotations
 
-import json
 import smtplib
 import time
 from email.message import EmailMessage
