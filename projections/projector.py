@@ -325,14 +325,13 @@ class Projector:
         return json.loads(rows[0][0]) if rows else None
 
     def due_windows(self, now: datetime, limit: int = 500) -> list[dict]:
-        """Open windows whose deadline has passed (for the workers' sweep)."""
+        """Open windows whose deadline has passed (the sweep claims them in workers/claims.py)."""
         rows = self.db.query("SELECT game_id, window_id, kind, closes_at FROM rm_windows WHERE closed = 0 "
-                             "ORDER BY closes_at LIMIT ?", (limit * 4,))
-        due = [r for r in rows if r[3] <= utc_key(now)][:limit]
-        return [{"game_id": g, "window_id": w, "kind": k, "closes_at": c} for g, w, k, c in due]
+                             "AND closes_at <= ? ORDER BY closes_at LIMIT ?", (utc_key(now), limit))
+        return [{"game_id": g, "window_id": w, "kind": k, "closes_at": c} for g, w, k, c in rows]
 
     def outbox(self, game_id: str | None = None, recipient: str | None = None) -> list[dict]:
-        """Notifications waiting for delivery (reminders now; everything else with the email issue)."""
+        """Notifications derived from events, one row per recipient who may see them (workers/mail.py sends them)."""
         sql = "SELECT game_id, version, recipient, kind, body, created_at, status FROM rm_outbox WHERE 1 = 1"
         params: list[Any] = []
         if game_id:
