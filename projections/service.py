@@ -443,16 +443,16 @@ class Games(Application):
 
         return self._run(game_id, principal, command)[0]
 
-    def close_window(self, game_id: str, principal: str, window_id: str, force: bool = True) -> Receipt:
-        """Close a window: the GM may close early; the system closes it when due. No-op if already closed."""
-        if principal not in (GM, "system"):
+    def close_window(self, game_id: str, principal: str, window_id: str) -> Receipt:
+        """GM: close a window now, before its deadline if need be; a no-op if it is already closed.
+        (Workers close windows when due with ``close_due_window``.)"""
+        if principal != GM:
             raise Forbidden("only the GM may close a window", field="authorization")
-        reason = "closed by the GM" if principal == GM else "deadline"
 
         def command(game: Game) -> bool:
             if window_id not in game.state.windows:
                 raise NotFound(f"no open window {window_id!r}", field="window_id")
-            return game.close_window(window_id, now=self.clock(), reason=reason, force=force)
+            return game.close_window(window_id, now=self.clock(), reason="closed by the GM", force=True)
 
         receipt, closed = self._run(game_id, principal, command)
         receipt.result = {"closed": closed}
