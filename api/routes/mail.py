@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hmac
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Header, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import GamesDep, Principal
-from api.schemas import ReceiptPublic
+from api.schemas import ContactRequest, ReceiptPublic
+from domain import limits
 from domain.errors import Forbidden
 from projections.mail import MailIntake
 from workers import mail
@@ -24,18 +25,11 @@ class InboundMailRequest(BaseModel):
     subject: str = ""
     text: str | None = None
     html: str | None = None
-    message_id: str
+    message_id: str = Field(max_length=limits.MESSAGE_ID)
 
 
 class BounceRequest(BaseModel):
-    message_id: str
-
-
-class ContactRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    power_id: str | None = None
-    email: str | None
-    mode: Literal["immediate", "digest", "off"] = "immediate"
+    message_id: str = Field(max_length=limits.MESSAGE_ID)
 
 
 def _check_key(request: Request, key: str | None) -> None:
