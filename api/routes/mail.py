@@ -20,11 +20,11 @@ router = APIRouter(tags=["mail"])
 
 class InboundMailRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    to: str
-    sender: str = Field(alias="from")
-    subject: str = ""
-    text: str | None = None
-    html: str | None = None
+    to: str = Field(max_length=limits.HEADER)
+    sender: str = Field(alias="from", max_length=limits.HEADER)
+    subject: str = Field(default="", max_length=limits.HEADER)
+    text: str | None = Field(default=None, max_length=limits.MAIL_TEXT)
+    html: str | None = Field(default=None, max_length=limits.MAIL_TEXT)
     message_id: str = Field(max_length=limits.MESSAGE_ID)
 
 
