@@ -194,3 +194,27 @@ def test_an_unexpected_exception_answers_json_500_and_closes_the_connection(tmp_
     assert any("unexpected error" in rec.message and rec.exc_info for rec in caplog.records)
     app.state.projector.db.close()
     app.state.games.close()
+
+
+@pytest.mark.parametrize("options,field", [
+    ({"resistance_hours": "soon"}, "options.resistance_hours"),
+    ({"planning_hours": 1e308}, "options.planning_hours"),
+    ({"planning_hours": -5}, "options.planning_hours"),
+    ({"notify_resister_at": "resolution"}, "options.notify_resister_at"),
+])
+def test_ill_typed_game_options_are_refused_when_the_game_is_created(api, options, field):
+    client, app, _, _ = api
+    before = stored_events(app)
+    r = client.post("/games", json={"name": "Options", "options": options})
+    assert r.status_code == 422 and r.json()["field"] == field, r.text
+    assert stored_events(app) == before
+
+
+def test_ill_typed_adversary_options_are_refused_when_the_power_is_added(api):
+    client, app, gid, gm = api
+    before = stored_events(app)
+    r = client.post(f"/games/{gid}/powers", headers=gm, json={"name": "Balrog", "cls": "champion",
+                                                             "subclass": "adversary",
+                                                             "options": {"private_actions": "lots"}})
+    assert r.status_code == 422 and r.json()["field"] == "options.private_actions", r.text
+    assert stored_events(app) == before
