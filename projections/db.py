@@ -35,6 +35,9 @@ SCHEMA = [
     """CREATE TABLE IF NOT EXISTS rm_windows (
         game_id TEXT NOT NULL, window_id TEXT NOT NULL, kind TEXT NOT NULL, opened_at TEXT NOT NULL,
         closes_at TEXT NOT NULL, closed INTEGER NOT NULL, reason TEXT, PRIMARY KEY (game_id, window_id))""",
+    """CREATE TABLE IF NOT EXISTS rm_reminders (
+        game_id TEXT NOT NULL, window_id TEXT NOT NULL, hours_before REAL NOT NULL, remind_at TEXT NOT NULL,
+        closes_at TEXT NOT NULL, PRIMARY KEY (game_id, window_id, hours_before))""",
     """CREATE TABLE IF NOT EXISTS rm_boards (
         game_id TEXT NOT NULL, viewer TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL,
         PRIMARY KEY (game_id, viewer))""",
@@ -47,8 +50,9 @@ SCHEMA = [
         PRIMARY KEY (game_id, version, recipient))""",
     """CREATE INDEX IF NOT EXISTS rm_phases_by_name ON rm_phases (game_id, phase, version)""",
     """CREATE INDEX IF NOT EXISTS rm_windows_due ON rm_windows (closed, closes_at)""",
+    """CREATE INDEX IF NOT EXISTS rm_reminders_due ON rm_reminders (remind_at)""",
 ]
-TABLES = ["rm_audit", "rm_feed", "rm_phases", "rm_windows", "rm_boards", "rm_games", "rm_outbox", "rm_tracking"]
+TABLES = ["rm_audit", "rm_feed", "rm_phases", "rm_windows", "rm_reminders", "rm_boards", "rm_games", "rm_outbox", "rm_tracking"]
 
 
 def utc_key(moment: datetime | str) -> str:
