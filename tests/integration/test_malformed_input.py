@@ -218,3 +218,21 @@ def test_ill_typed_adversary_options_are_refused_when_the_power_is_added(api):
                                                              "options": {"private_actions": "lots"}})
     assert r.status_code == 422 and r.json()["field"] == "options.private_actions", r.text
     assert stored_events(app) == before
+
+
+def test_the_web_forms_refuse_overlong_text_by_field_and_record_nothing(api):
+    client, app, gid, gm = api
+    browser = TestClient(app)
+    token = gm["Authorization"].split()[1]
+    assert browser.get(f"/signin/{gid}/{token}", follow_redirects=False).status_code == 303
+    before = stored_events(app)
+    r = browser.post(f"/play/{gid}/add-power", data={"name": "x" * 100_000, "kind": "city:sovereign"},
+                     follow_redirects=False)
+    assert r.status_code == 303
+    page = browser.get(f"/play/{gid}")
+    assert "at most 80 characters" in page.text
+    assert "x" * 1000 not in page.text
+    r = browser.post("/new", data={"name": "G", "timezone": "x" * 100_000}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/new"
+    assert len(r.headers.get("set-cookie", "")) < 4096  # the refusal is not a megabyte in the session cookie
+    assert stored_events(app) == before
