@@ -66,7 +66,7 @@ def _gandalf_month():
            resistible=True, difficulty=1,
            assets=[{"asset_id": "might"}, {"asset_id": "staff"}, {"asset_id": "blade", "mode": "assured"}], convert=3)
     g.propose_consequence("duel", "c1", "lose two actions next month; the party is Despondent",
-                          [{"kind": "lose_actions", "count": 2}, {"kind": "status", "name": "Despondent", "months": 2}])
+                          [{"kind": "lose_actions", "count": 2}, {"kind": "status", "name": "Despondent", "stacks": 2}])
     g.accept_consequence("duel", "c1")
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
