@@ -84,7 +84,6 @@ class Game(Aggregate):
             name=name, gm_name=gm_name, timezone=timezone, ruleset=ruleset, rules_version=rules_version,
             options={**DEFAULT_OPTIONS, **deepcopy(options)}, months_per_season=months_per_season,
         )
-        self.state.count_seen(audience)
 
     @classmethod
     def start(cls, name: str, gm_name: str, timezone: str = "UTC", months_per_season: int = 2,
