@@ -1201,7 +1201,11 @@ class Game(Aggregate):
         pending = list(flips)
 
         def tiebreak(group: list[str]) -> list[str]:
-            return pending.pop(0) if pending else group
+            # tie_groups and resolution_queue walk the same buckets, so each tie meets its own flip.
+            ordered = pending.pop(0)
+            if sorted(ordered) != group:
+                raise AssertionError(f"the flip {ordered} does not break the tie {group}")
+            return ordered
 
         queue = rules.resolution_queue(entries, tiebreak)
         self._queue_built(queue=queue, actor=GM, audience=[vis.GM_ONLY])

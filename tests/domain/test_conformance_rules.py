@@ -6,9 +6,12 @@ from __future__ import annotations
 import copy
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from domain.dice import FixedRoller, SeededRoller, commitment, derive_permutation, seal_difficulty
 from domain.errors import RuleViolation
+from domain.powers import rules
 from domain.powers.game import Game
 from tests.domain.helpers import NOW, SEED, game_in_planning, later, submit
 
@@ -79,6 +82,20 @@ def test_p_amb_24_a_tie_between_actions_that_touch_nothing_in_common_is_a_logged
     for f in flips:
         assert f.order == [f.tied[i] for i in derive_permutation(SEED, f.roll_no, 2)]
     assert queue == ["Sov'1", "Sov1", "Sov2", "Sov'2"]  # roll 5 swaps the pair, roll 6 does not
+
+
+@given(st.lists(st.tuples(st.sampled_from("abcdef"), st.integers(1, 5)), max_size=20, unique=True), st.randoms())
+def test_gm_7_the_flips_are_drawn_for_the_ties_in_the_order_the_queue_meets_them(actions, rnd):
+    """Whatever order the actions are listed in and whatever indexes discards left, ``tie_groups`` lists the
+    ties exactly as ``resolution_queue`` asks for them, so flip k breaks tie k."""
+    cls = {"a": "city", "b": "city", "c": "conspiracy", "d": "conspiracy", "e": "champion", "f": "champion"}
+    entries = [rules.Entry(action_id=f"{p}{k}", power=p, cls=cls[p], index=k, final_goes_last=p == "f")
+               for p, k in actions]
+    rnd.shuffle(entries)
+    asked: list[list[str]] = []
+    queue = rules.resolution_queue(entries, lambda group: asked.append(group) or list(reversed(group)))
+    assert asked == rules.tie_groups(entries)
+    assert sorted(queue) == sorted(e.action_id for e in entries)
 
 
 # ---------------------------------------------------------------- reactions share the action path's bookkeeping
