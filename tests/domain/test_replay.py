@@ -76,8 +76,12 @@ def play(commands) -> Game:
                                                                {"kind": "status", "name": "Shaken", "stacks": 1}])
                 g.accept_consequence(aid, f"c{n}")
             elif kind == "react" and actions:
-                g.declare_reaction(cmd[1][0], f"r{n}", actions[cmd[2] % len(actions)], now=clock, roller=roller,
-                                   assets=[])
+                # Resist with one's once-a-season assets, so the ledger and refusals are replayed too.
+                pid = cmd[1][0]
+                own = [a.id for a in sorted(g.state.assets.values(), key=lambda a: a.id)
+                       if pid in a.holders and a.cls in ("agent", "industry")]
+                g.declare_reaction(pid, f"r{n}", actions[cmd[2] % len(actions)], now=clock, roller=roller,
+                                   assets=[{"asset_id": a} for a in own[:1]])
             elif kind == "waive":
                 g.waive_reactions(cmd[1][0], now=clock)
             elif kind == "close":
