@@ -630,31 +630,28 @@ class Game(Aggregate):
             raise RuleViolation("this action is already discarded", rule="P-AMB-29", field="action_id")
         # P-AMB-29: a discarded action applies no consequences: undo what accepting them applied (the
         # lost actions and the status stacks). A disclosure cannot be unseen, so it stays.
-        p = self.state.powers[a.power]
-        debt, statuses = p.debt_next_month, dict(p.statuses)
+        lost, stacks = 0, {}
         for c in a.consequences:
-            if c.status != "accepted":
-                continue
-            for e in c.effects:
+            for e in (c.effects if c.status == "accepted" else []):
                 if e["kind"] == "lose_actions":
-                    debt -= e["count"]
+                    lost += e["count"]
                 elif e["kind"] == "status":
-                    statuses[e["name"]] = statuses.get(e["name"], 0) - _stacks(e)
+                    stacks[e["name"]] = stacks.get(e["name"], 0) + _stacks(e)
         self._action_discarded(action_id=action_id, actor=actor or a.power, audience=self._audience(a),
-                               debt_next_month=max(0, debt),
-                               statuses={k: v for k, v in statuses.items() if v > 0})
+                               undo={"lose_actions": lost, "statuses": stacks})
 
     @event("ActionDiscarded")
-    def _action_discarded(self, action_id: str, actor: str, audience: list, debt_next_month: int | None = None,
-                          statuses: dict | None = None) -> None:
+    def _action_discarded(self, action_id: str, actor: str, audience: list, undo: dict | None = None) -> None:
         a = self.state.actions[action_id]
         a.discarded = True
         a.status = "discarded"
         for c in a.consequences:
             c.status = {"accepted": "undone", "proposed": "withdrawn"}.get(c.status, c.status)
-        if debt_next_month is not None:
+        if undo:
             p = self.state.powers[a.power]
-            p.debt_next_month, p.statuses = debt_next_month, dict(statuses or {})
+            p.debt_next_month = max(0, p.debt_next_month - undo["lose_actions"])
+            left = {name: p.statuses.get(name, 0) - n for name, n in undo["statuses"].items()}
+            p.statuses = {k: v for k, v in {**p.statuses, **left}.items() if v > 0}
 
     # ------------------------------------------------------------------ GM rulings
 

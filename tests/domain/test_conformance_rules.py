@@ -191,17 +191,23 @@ def test_p_dice_10_discarding_after_accepting_a_consequence_undoes_its_lost_acti
     assert g.state.powers["ov"].statuses == {}
 
 
-def test_p_amb_29_discarding_undoes_only_that_actions_consequences():
-    g = game_in_planning(("ov", "city", "overlord"))
-    submit(g, "ov", "a1", [], convert=0)
+def test_p_amb_29_discarding_undoes_only_that_actions_consequences_and_tells_collaborators_nothing_more():
+    g = game_in_planning(("ov", "city", "overlord"), ("ally", "conspiracy", "circle"))
+    submit(g, "ov", "a1", [], convert=0, collaborators=["ally"])
     submit(g, "ov", "a2", [], convert=0)
-    for aid, count in (("a1", 1), ("a2", 2)):
-        g.propose_consequence(aid, f"c-{aid}", "a setback", [{"kind": "lose_actions", "count": count},
-                                                              {"kind": "status", "name": "Restless", "stacks": 1}])
-        g.accept_consequence(aid, f"c-{aid}")
+    for aid, count, status in (("a1", 1, "Restless"), ("a2", 2, "Restless"), ("a2", 0, "Burning")):
+        effects = [{"kind": "status", "name": status, "stacks": 1}]
+        effects += [{"kind": "lose_actions", "count": count}] if count else []
+        g.propose_consequence(aid, f"c-{aid}-{status}", "a setback", effects)
+        g.accept_consequence(aid, f"c-{aid}-{status}")
+    g.collect_events()
     g.discard_action("a1", now=NOW)
     ov = g.state.powers["ov"]
-    assert (ov.debt_next_month, ov.statuses) == (2, {"Restless": 1})
+    assert (ov.debt_next_month, ov.statuses) == (2, {"Restless": 1, "Burning": 1})
+    (discarded,) = g.collect_events()
+    # The ally sees this event: it carries what a1's own consequences undo, not the owner's other statuses.
+    assert discarded.audience == ["power:ally", "power:ov"]
+    assert discarded.undo == {"lose_actions": 1, "statuses": {"Restless": 1}}
 
 
 # ---------------------------------------------------------------- GM-2: a sealed difficulty is opened, never replaced
