@@ -335,7 +335,8 @@ def test_p_ex_8_delian_tomb_a_third_skill_is_refused():
     err = refused(g, lambda: submit(g, "delver", "floor1", [5, 6, 5, 2, 1], skill="delve", dungeon=True,
                                     assets=[{"asset_id": "delve"}, {"asset_id": "sub"}, {"asset_id": "vig"}]),
                   "P-ASSET-4")
-    assert err.message == "in a dungeon a pool may hold Delve and up to one other skill, not delve + subtlety + vigilance"
+    assert err.message == ("in a dungeon a pool may hold Delve and up to one other skill, "
+                           "not delve + subtlety + vigilance")
 
 
 def test_p_asset_4_two_skills_without_delve_or_outside_a_dungeon_are_refused():

@@ -86,7 +86,8 @@ def test_an_extension_request_is_refused_without_anything_left_to_do_or_twice_pe
     g.waive_reactions("b", now=later(1))
     with pytest.raises(RuleViolation) as nothing_left:
         g.request_extension("b", "s1m1-resistance", 2, "r1", now=later(2))
-    assert nothing_left.value.rule == "GM-8" and nothing_left.value.message == "you have nothing left to do in this window"
+    assert nothing_left.value.rule == "GM-8"
+    assert nothing_left.value.message == "you have nothing left to do in this window"
     g.request_extension("c", "s1m1-resistance", 2, "r2", now=later(2))
     with pytest.raises(RuleViolation) as twice:
         g.request_extension("c", "s1m1-resistance", 2, "r3", now=later(2))
