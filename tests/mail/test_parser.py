@@ -122,3 +122,46 @@ def test_a_mail_is_recorded_whole_or_not_at_all(body_lines, n):
     else:
         assert after == before, reply.body  # nothing at all was recorded
         assert "Nothing was recorded" in reply.body or "not valid" in reply.body
+
+
+def _month(games: Games) -> tuple[str, str]:
+    gid, _, _ = games.create_game("Errors")
+    pid, token, _ = games.add_power(gid, "gm", "A", "conspiracy", "cause")
+    games.add_power(gid, "gm", "B", "city", "sovereign")
+    games.grant_asset(gid, "gm", pid, "might", "skill", 2)
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")
+    return gid, token
+
+
+def test_mail_1_every_refused_line_is_listed_but_not_those_that_need_a_refused_action():
+    """Two independent refusals are both listed; a roll of an action whose line was refused is not
+    checked (it needs that line); ``#2`` still means the mail's second action; nothing is recorded."""
+    games = Games()
+    gid, token = _month(games)
+    intake = MailIntake(games)
+    before = games.get_game(gid).version
+    reply = intake.receive(intake.address_for(gid, token), "<errors@x>", """action: Plot
+  targets: Nobody
+action: Scheme
+  assets: might
+  convert: 1
+roll #1 with might
+timezone Mars/Base
+convert #2 1
+ready
+""")
+    assert not reply.accepted and games.get_game(gid).version == before
+    listed = [line.split(":")[0] for line in reply.body.splitlines() if line.startswith("line ")]
+    assert listed == ["line 1", "line 7", "line 8", "line 6"]  # errors, then the line not checked
+    assert "no power 'Nobody'" in reply.body and "'Mars/Base' is not an IANA time zone" in reply.body
+    assert "P-DICE-5" in reply.body  # #2 is Scheme, rolled with its conversions fixed
+    assert "line 6: needs line 1" in reply.body
+
+
+def test_mail_1_grammar_and_rule_errors_are_listed_together():
+    games = Games()
+    gid, token = _month(games)
+    intake = MailIntake(games)
+    reply = intake.receive(intake.address_for(gid, token), "<both@x>", "timezone Mars/Base\nfly away\n")
+    assert "line 1: 'Mars/Base'" in reply.body and "line 2: I do not understand 'fly'" in reply.body
