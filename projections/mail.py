@@ -26,7 +26,8 @@ from domain.powers.game import Game
 from projections.service import Games
 
 log = logging.getLogger("emissary.mail")
-ADDRESS = re.compile(r"^turns\+(?P<game>[0-9a-fA-F-]{36})\.(?P<token>[A-Za-z0-9_-]{16,})@", re.IGNORECASE)
+MAX_MAIL_BYTES = 2 * 1024 * 1024  # a whole mail, as SMTP DATA or as the JSON a provider posts
+ADDRESS = re.compile(r"^turns\+(?P<game>[0-9a-fA-F-]{36})\.(?P<token>[A-Za-z0-9_-]{16,128})@", re.IGNORECASE)
 
 
 def reply_address(domain: str, game_id: str, token: str) -> str:
