@@ -89,7 +89,9 @@ def hand_off(db, ledger_id: str) -> bool:
     from workers import mail
 
     try:
-        deliver_mail.apply_async((ledger_id,), retry=False)
+        with celery_app.connection_for_write() as conn:  # one quick try: a down broker must not hold the caller
+            conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0.2, timeout=2)
+            deliver_mail.apply_async((ledger_id,), retry=False, connection=conn)
     except (OperationalError, OSError) as err:
         log.warning("mail left for the sweep id=%s: broker unreachable: %s", ledger_id, err)
         return False
