@@ -243,3 +243,121 @@ def test_the_http_inbound_endpoint_and_the_players_own_ledger(tmp_path):
     assert own[0]["body"] == own[1]["body"]  # the same receipt, twice
     other_gid, _, _ = games.create_game("Other")
     assert client.get(f"/games/{gid}/mail", headers={"Authorization": "Bearer nope"}).status_code == 401
+
+
+def ledger_rows(controller) -> list[tuple]:
+    from workers import mail
+
+    db = controller.handler.projector.db
+    mail.ensure_tables(db)
+    return db.query("SELECT recipient, address, status, subject FROM mail_ledger ORDER BY created_at")
+
+
+def test_one_mail_to_50_made_up_addresses_is_refused_at_rcpt_and_queues_no_reply(server, sink):
+    """A forged From:/Reply-To: never receives a reply: unknown tokens are refused before DATA."""
+    settings, games, controller = server
+    gid, pid, token = setup_game(games)
+    made_up = [f"turns+{gid}.{n:032d}@{settings.mail_domain}" for n in range(50)]
+    msg = EmailMessage()
+    msg["From"] = msg["Reply-To"] = "victim@example.com"
+    msg["To"] = ", ".join(made_up)
+    msg["Subject"] = "ready"
+    msg["Message-ID"] = "<flood@example.org>"
+    msg.set_content("ready")
+    with smtplib.SMTP(settings.smtpd_host, settings.smtpd_port, timeout=10) as smtp:
+        with pytest.raises(smtplib.SMTPRecipientsRefused) as refused:
+            smtp.send_message(msg)
+    assert len(refused.value.recipients) == 50
+    assert {code for code, _ in refused.value.recipients.values()} == {550}
+    time.sleep(0.3)
+    assert ledger_rows(controller) == [] and sink.messages == []
+
+
+def test_only_the_configured_mail_domain_is_accepted_at_rcpt(server, sink):
+    settings, games, controller = server
+    gid, pid, token = setup_game(games)
+    for domain in ("elsewhere.example", "emissary.local.evil.example"):
+        with pytest.raises(smtplib.SMTPRecipientsRefused) as refused:
+            send(settings, f"turns+{gid}.{token}@{domain}", "ready", f"<relay-{domain}@example.org>")
+        [(code, text)] = refused.value.recipients.values()
+        assert code == 550 and b"Relaying denied" in text
+    assert ledger_rows(controller) == [] and games.view(gid, pid)["my_actions"] == []
+
+
+def test_a_forged_from_and_reply_to_get_nothing_the_holders_contact_gets_the_reply(server, sink):
+    settings, games, controller = server
+    gid, pid, token = setup_game(games)
+    msg = EmailMessage()
+    msg["From"] = "victim@example.com"
+    msg["Reply-To"] = "other-victim@example.com"
+    msg["To"] = MailIntake(games, settings.mail_domain).address_for(gid, token)
+    msg["Subject"] = "My turn"
+    msg["Message-ID"] = "<forged@example.org>"
+    msg.set_content(TURN)
+    with smtplib.SMTP(settings.smtpd_host, settings.smtpd_port, timeout=10) as smtp:
+        smtp.send_message(msg)
+    [reply] = sink.wait_for(1)
+    time.sleep(0.3)
+    assert len(sink.messages) == 1 and reply["X-Rcpt"] == "gandalf@example.org"
+    assert [(r[0], r[1], r[2]) for r in ledger_rows(controller)] == [(pid, "gandalf@example.org", "sent")]
+
+
+def test_a_valid_token_whose_holder_has_no_contact_is_recorded_not_answered(server, sink):
+    settings, games, controller = server
+    gid, pid, token = setup_game(games)
+    other, other_token, _ = games.add_power(gid, "gm", "Radagast", "champion", "wizard")
+    send(settings, MailIntake(games, settings.mail_domain).address_for(gid, other_token), "ready",
+         "<nocontact@example.org>", sender="victim@example.com")
+    time.sleep(0.5)
+    assert sink.messages == []
+    assert [(r[0], r[1], r[2]) for r in ledger_rows(controller)] == [(other, None, "no address")]
+
+
+def test_mail_1_an_oversized_mail_is_refused_at_smtp_with_552(server, sink):
+    from projections.mail import MAX_MAIL_BYTES
+
+    settings, games, controller = server
+    gid, pid, token = setup_game(games)
+    address = MailIntake(games, settings.mail_domain).address_for(gid, token)
+    huge = "action: Plot\n  description: " + "d" * (5 * 1024 * 1024) + "\n"
+    with smtplib.SMTP(settings.smtpd_host, settings.smtpd_port, timeout=30) as smtp:
+        smtp.ehlo()
+        assert int(smtp.esmtp_features["size"]) == MAX_MAIL_BYTES  # announced, so senders know before
+        with pytest.raises((smtplib.SMTPSenderRefused, smtplib.SMTPDataError)) as refused:
+            smtp.sendmail("gandalf@example.org", [address], f"Subject: big\r\n\r\n{huge}".encode())
+    assert refused.value.smtp_code == 552
+    time.sleep(0.3)
+    assert games.view(gid, pid)["my_actions"] == [] and ledger_rows(controller) == []
+
+
+def raw_send(settings: Settings, to: str, raw: bytes) -> None:
+    with smtplib.SMTP(settings.smtpd_host, settings.smtpd_port, timeout=10) as smtp:
+        smtp.sendmail("gandalf@example.org", [to], raw)
+
+
+def test_latin_1_subjects_are_decoded_encoded_word_and_raw_8_bit(server, sink):
+    settings, games, controller = server
+    gid, pid, token = setup_game(games)
+    address = MailIntake(games, settings.mail_domain).address_for(gid, token)
+    head = f"From: gandalf@example.org\r\nTo: {address}\r\n"
+    raw_send(settings, address, head.encode() + b"Subject: =?iso-8859-1?q?Tour_de_R=E9mi?=\r\n"
+             b"Message-ID: <latin-1@x>\r\n\r\nready\r\n")
+    raw_send(settings, address, head.encode() + b"Subject: Tour de R\xe9mi \xe0 Orl\xe9ans\r\n"
+             b"Message-ID: <latin-2@x>\r\nContent-Type: text/plain; charset=iso-8859-1\r\n"
+             b"Content-Transfer-Encoding: 8bit\r\n\r\ntimezone Europe/Paris\r\n# \xe0 bient\xf4t\r\n")
+    replies = sink.wait_for(2)
+    subjects = ["Recorded: Tour de Rémi", "Recorded: Tour de Rémi à Orléans"]
+    assert sorted(m["Subject"] for m in replies) == subjects
+    assert sorted(r[3] for r in ledger_rows(controller)) == subjects
+
+
+def test_an_unknown_charset_is_decoded_with_replacement_and_answered(server, sink):
+    settings, games, controller = server
+    gid, pid, token = setup_game(games)
+    address = MailIntake(games, settings.mail_domain).address_for(gid, token)
+    raw_send(settings, address, f"From: gandalf@example.org\r\nTo: {address}\r\n".encode() +
+             b"Subject: =?x-klingon?q?Qapla=E9?=\r\nMessage-ID: <klingon@x>\r\n"
+             b"Content-Type: text/plain; charset=x-klingon\r\nContent-Transfer-Encoding: 8bit\r\n\r\n"
+             b"ready\r\n# sign\xe9\r\n")
+    [reply] = sink.wait_for(1)
+    assert reply["Subject"] == "Recorded: Qapla\ufffd" and "Marked ready" in Sink.text(reply)
