@@ -51,10 +51,6 @@ def ensure_tables(db: ReadModelDB) -> None:
     db.mail_ledger_ready = True
 
 
-def _iso(moment: datetime) -> str:
-    return utc_key(moment)
-
-
 class Mailer:
     """Sends one message over SMTP (host, port, TLS and credentials from settings)."""
 
@@ -94,7 +90,7 @@ def record(db: ReadModelDB, *, game_id: str, version: int | None, recipient: str
         cur.execute("INSERT INTO mail_ledger (id, game_id, version, recipient, address, kind, subject, body, status, "
                     "created_at, due_at) VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
                     (row_id, game_id, version if version is not None else 0, recipient, address, kind, subject,
-                     body, status, now, _iso(datetime.now(timezone.utc))))
+                     body, status, now, utc_key(datetime.now(timezone.utc))))
         found = cur.execute("SELECT id FROM mail_ledger WHERE id = ?", (row_id,)).fetchone()
     return row_id if found else None
 
@@ -128,7 +124,7 @@ def claim(db: ReadModelDB, row_id: str, now: datetime) -> bool:
         found = cur.execute(
             "UPDATE mail_ledger SET status = 'sending', due_at = ? WHERE id = ? AND (status IN ('queued', 'failed') "
             "OR (status = 'sending' AND (due_at IS NULL OR due_at <= ?))) RETURNING id",
-            (_iso(now + LEASE), row_id, _iso(now))).fetchone()
+            (utc_key(now + LEASE), row_id, utc_key(now))).fetchone()
     return found is not None
 
 
@@ -136,12 +132,13 @@ def handed(db: ReadModelDB, row_ids: list[str], now: datetime) -> None:
     """Rows handed to the broker: the sweep leaves them to their task for a while."""
     with db.transaction() as cur:
         cur.executemany("UPDATE mail_ledger SET due_at = ? WHERE id = ? AND status = 'queued'",
-                        [(_iso(now + GRACE), row_id) for row_id in row_ids])
+                        [(utc_key(now + GRACE), row_id) for row_id in row_ids])
 
 
 def deliver(db: ReadModelDB, settings: Settings, row_id: str, now: datetime | None = None) -> str:
-    """Send one row of the outbox over SMTP if it is due; on failure queue it again with backoff,
-    until it has failed MAX_ATTEMPTS times. A sent mail is never sent again. Returns the row's status."""
+    """Send one row of the outbox over SMTP unless another worker holds it; on failure queue it again
+    with backoff, until it has failed MAX_ATTEMPTS times. A sent mail is never sent again. Returns
+    the row's status."""
     now = now or datetime.now(timezone.utc)
     if not claim(db, row_id, now):
         item = row(db, row_id)
@@ -154,7 +151,7 @@ def deliver(db: ReadModelDB, settings: Settings, row_id: str, now: datetime | No
         status = "failed" if attempts >= MAX_ATTEMPTS else "queued"
         with db.transaction() as cur:
             cur.execute("UPDATE mail_ledger SET status = ?, attempts = ?, last_error = ?, due_at = ? WHERE id = ?",
-                        (status, attempts, str(err)[:500], _iso(now + _backoff(attempts)), row_id))
+                        (status, attempts, str(err)[:500], utc_key(now + _backoff(attempts)), row_id))
         return status
     mark(db, row_id, "sent", message_id=message_id, attempt=True)
     return "sent"
@@ -203,5 +200,5 @@ def due(db: ReadModelDB, now: datetime, limit: int = 200) -> list[str]:
     """Rows of the outbox due now: never handed to a worker (the broker was down), retrying after a
     failure, or claimed by a worker that died."""
     rows = db.query("SELECT id FROM mail_ledger WHERE status IN ('queued', 'sending') AND "
-                    "(due_at IS NULL OR due_at <= ?) ORDER BY due_at LIMIT ?", (_iso(now), limit))
+                    "(due_at IS NULL OR due_at <= ?) ORDER BY due_at LIMIT ?", (utc_key(now), limit))
     return [r[0] for r in rows]

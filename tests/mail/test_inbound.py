@@ -28,8 +28,9 @@ def sink():
 
 
 @pytest.fixture
-def app(tmp_path, sink):
-    app = create_app(Settings(data_dir=tmp_path, inbound_key=KEY, smtp_port=sink.port))
+def app(store_settings, sink):
+    """The API on each real store (SQLite and PostgreSQL: the outbox's SQL runs on both)."""
+    app = create_app(store_settings.model_copy(update={"inbound_key": KEY, "smtp_port": sink.port}))
     yield app
     app.state.projector.db.close()
     app.state.games.close()

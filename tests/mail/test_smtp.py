@@ -361,3 +361,28 @@ def test_an_unknown_charset_is_decoded_with_replacement_and_answered(server, sin
              b"ready\r\n# sign\xe9\r\n")
     [reply] = sink.wait_for(1)
     assert reply["Subject"] == "Recorded: Qapla\ufffd" and "Marked ready" in Sink.text(reply)
+
+
+def test_a_row_claimed_by_one_worker_is_not_sent_by_another_until_its_lease_lapses(tmp_path):
+    """The outbox hands a row to several workers (broker task, sweep): only the claimant sends it."""
+    from workers import mail
+
+    settings = Settings(data_dir=tmp_path)
+    games = build_games(settings)
+    projector = build_projector(games, settings)
+    try:
+        db = projector.db
+        mail.ensure_tables(db)
+        row_id = mail.record(db, game_id="g", version=1, recipient="p", address="p@example.org", kind="note",
+                             subject="s", body="b")
+        now = datetime.now(timezone.utc)
+        assert mail.due(db, now) == [row_id]
+        assert mail.claim(db, row_id, now) is True
+        assert mail.claim(db, row_id, now + timedelta(minutes=1)) is False  # another worker: not yours
+        assert mail.deliver(db, settings, row_id, now + timedelta(minutes=1)) == "sending"  # nothing sent
+        assert mail.due(db, now + timedelta(minutes=1)) == []
+        later = now + mail.LEASE + timedelta(seconds=1)  # the claimant died: handed out again
+        assert mail.due(db, later) == [row_id] and mail.claim(db, row_id, later) is True
+    finally:
+        projector.db.close()
+        games.close()
