@@ -43,7 +43,7 @@ div.WordSection1
 <p class="MsoNormal">Hi GM,<o:p></o:p></p>
 <p class="MsoNormal"><o:p>&nbsp;</o:p></p>
 <p class="MsoNormal">action: Scout the pass<o:p></o:p></p>
-<p class="MsoNormal">&nbsp; slot: public<o:p></o:p></p>
+<p class="MsoNormal">&nbsp; slot: private<o:p></o:p></p>
 <p class="MsoNormal">&nbsp; description: Riders at dawn.<o:p></o:p></p>
 <p class="MsoNormal">ready<o:p></o:p></p>
 <p class="MsoNormal"><o:p>&nbsp;</o:p></p>
@@ -67,7 +67,7 @@ div.WordSection1
 </html>
 """
 # Gmail: the turn in divs, the quoted notice in a gmail_quote div.
-GMAIL_HTML = """<div dir="ltr"><div>action: Scout the pass</div><div>&nbsp; slot: public</div><div>ready</div><div><br></div><div>Cheers,</div><div>Gandalf</div></div><br><div class="gmail_quote"><div dir="ltr" class="gmail_attr">On Mon, 30 Nov 2026 at 10:00, Emissary &lt;<a href="mailto:noreply@emissary.local">noreply@emissary.local</a>&gt; wrote:<br></div><blockquote class="gmail_quote" style="margin:0px 0px 0px 0.8ex;border-left:1px solid rgb(204,204,204);padding-left:1ex"><div dir="ltr">Planning opens now.<br>action: Example from the notice<br></div>
+GMAIL_HTML = """<div dir="ltr"><div>action: Scout the pass</div><div>&nbsp; slot: private</div><div>ready</div><div><br></div><div>Cheers,</div><div>Gandalf</div></div><br><div class="gmail_quote"><div dir="ltr" class="gmail_attr">On Mon, 30 Nov 2026 at 10:00, Emissary &lt;<a href="mailto:noreply@emissary.local">noreply@emissary.local</a>&gt; wrote:<br></div><blockquote class="gmail_quote" style="margin:0px 0px 0px 0.8ex;border-left:1px solid rgb(204,204,204);padding-left:1ex"><div dir="ltr">Planning opens now.<br>action: Example from the notice<br></div>
 </blockquote></div>
 """
 
@@ -75,7 +75,7 @@ GMAIL_HTML = """<div dir="ltr"><div>action: Scout the pass</div><div>&nbsp; slot
 OUTLOOK_TEXT = """Hi GM,
 
 action: Scout the pass
-  slot: public
+  slot: private
   description: Riders at dawn.
 ready
 
@@ -93,7 +93,7 @@ action: Example from the notice
 """
 
 OUTLOOK_WEB_TEXT = """action: Scout the pass
-  slot: public
+  slot: private
 ready
 
 ________________________________
@@ -106,7 +106,7 @@ action: Example from the notice
 """
 
 GMAIL_TEXT = """action: Scout the pass
-  slot: public
+  slot: private
 ready
 
 On Mon, 30 Nov 2026 at 10:00, Emissary <noreply@emissary.local>

@@ -49,7 +49,7 @@ def test_html_only_mail_is_read():
 def _scout(turn) -> None:
     assert turn.errors == []
     assert [c.verb for c in turn.commands] == ["action", "ready"]
-    assert turn.commands[0].args["title"] == "Scout the pass" and turn.commands[0].args["slot"] == "public"
+    assert turn.commands[0].args["title"] == "Scout the pass" and turn.commands[0].args["slot"] == "private"
 
 
 def test_mail_1_outlook_html_with_a_style_sheet_and_a_quoted_notice_is_read_as_written():

@@ -386,3 +386,22 @@ def test_a_row_claimed_by_one_worker_is_not_sent_by_another_until_its_lease_laps
     finally:
         projector.db.close()
         games.close()
+
+
+def test_mail_1_an_outlook_mail_with_a_style_sheet_and_a_quoted_notice_is_recorded(server, sink):
+    from tests.mail import samples
+
+    settings, games, controller = server
+    gid, pid, token = setup_game(games)
+    msg = EmailMessage()
+    msg["From"] = "gandalf@example.org"
+    msg["To"] = MailIntake(games, settings.mail_domain).address_for(gid, token)
+    msg["Subject"] = "RE: Planning is open"
+    msg["Message-ID"] = "<outlook-1@example.org>"
+    msg.set_content(samples.OUTLOOK_HTML, subtype="html")
+    with smtplib.SMTP(settings.smtpd_host, settings.smtpd_port, timeout=10) as smtp:
+        smtp.send_message(msg)
+    body = Sink.text(sink.wait_for(1)[0])
+    assert "Action 1" in body and "'Scout the pass', private" in body and "Marked ready" in body, body
+    [action] = games.view(gid, pid)["my_actions"]
+    assert action["title"] == "Scout the pass"
