@@ -99,8 +99,8 @@ def record_reply(db: ReadModelDB, reply, message_id: str, address: str | None) -
     """Queue the answer to a mail for the holder's contact address (no address: recorded, not sent);
     a mail delivered again is answered again, identically."""
     common = dict(game_id=reply.game_id or "-", version=None, recipient=reply.principal or "unknown",
-                  address=address, subject=reply.subject, body=reply.body,
-                  status="queued" if address else "no address")
+                  address=address, subject=" ".join(reply.subject.split()),  # a header is one line
+                  body=reply.body, status="queued" if address else "no address")
     return (record(db, kind=f"receipt {message_id}", **common)
             or record(db, kind=f"receipt {message_id} again {uuid.uuid4().hex[:8]}", **common))
 

@@ -185,3 +185,16 @@ def test_with_the_broker_down_intake_succeeds_and_a_worker_sends_the_queued_repl
         assert [x["status"] for x in rows(app)] == ["sent"]
     finally:
         celery_app.conf.broker_url = broker
+
+
+def test_a_subject_with_line_breaks_is_answered_on_one_line(app, sink):
+    games = app.state.games
+    gid, pid, token = setup_game(games)
+    r = TestClient(app).post("/inbound/email", json=payload(games, gid, token, subject="my\r\nBcc: x@y turn"),
+                             headers=HEADERS)
+    assert r.status_code == 200
+    db = app.state.projector.db
+    [row_id] = [r[0] for r in db.query("SELECT id FROM mail_ledger")]
+    assert mail.deliver(db, app.state.settings, row_id) == "sent"
+    [reply] = sink.wait_for(1)
+    assert reply["Subject"] == "Recorded: my Bcc: x@y turn" and reply["Bcc"] is None
