@@ -146,7 +146,7 @@ def deliver(db: ReadModelDB, settings: Settings, row_id: str, now: datetime | No
     item = row(db, row_id)
     try:
         message_id = Mailer(settings).send(item["address"], item["subject"], item["body"])
-    except (OSError, smtplib.SMTPException) as err:
+    except (OSError, smtplib.SMTPException, ValueError) as err:  # ValueError: a header the mail cannot carry
         attempts = item["attempts"] + 1
         status = "failed" if attempts >= MAX_ATTEMPTS else "queued"
         with db.transaction() as cur:
