@@ -54,6 +54,7 @@ def header(message: EmailMessage, name: str) -> str:
 
 
 def part_text(part: EmailMessage) -> str:
+    """The text of a body part, in whatever charset it declares."""
     try:
         return part.get_content()
     except (LookupError, UnicodeError):  # an unknown charset
