@@ -140,7 +140,7 @@ class EffectRequest(Strict):
     kind: Literal["lose_actions", "status", "disclose", "note"]
     count: Number | None = Field(default=None, description="lose_actions: 1 to 5 (P-ACT-2)")
     name: str | None = Field(default=None, max_length=limits.ASSET_NAME, description="status: its name")
-    months: Number | None = Field(default=None, description="status: how many months")
+    stacks: Number | None = Field(default=None, description="status: its stacks, one ticks off at each Cleanup")
     to: Id | None = Field(default=None, description="disclose: the power it is disclosed to")
     text: str | None = Field(default=None, max_length=limits.GRANT_TEXT, description="disclose: what")
 

@@ -27,8 +27,7 @@ IDENTIFIER = 64     # power, action, asset, window, request and consequence ids;
 EMAIL = 254         # RFC 5321: the longest forward path
 TIMEZONE = 64       # the longest IANA names are about 30 characters
 MESSAGE_ID = 998    # RFC 5322: the longest header line
-HEADER = 998        # any mail header (To, From, Subject)
-MAIL_TEXT = 1_000_000  # the body of a mailed turn, text or HTML
+HEADER = 998        # any mail header (From, Subject)
 ITEMS = 50          # targets, collaborators, resisters, pool assets, dice, effects, tiers
 NUMBER = 1_000_000  # the API's sanity bound on any whole number; the rules set the real ranges
 

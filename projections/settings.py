@@ -60,6 +60,14 @@ class Settings(BaseSettings):
                 raise ValueError("EMISSARY_SECRET_KEY must be set to 32+ random characters in production")
         return self
 
+    @model_validator(mode="after")
+    def _inbound_mail_is_keyed(self) -> Settings:
+        # /inbound/email and /inbound/bounce take mail from anyone who knows the key: never open in production.
+        if self.env == "production" and (len(self.inbound_key) < 16 or "change-me" in self.inbound_key):
+            raise ValueError("EMISSARY_INBOUND_KEY must be set to 16+ random characters in production "
+                             "(the key your mail provider sends in X-Emissary-Inbound-Key)")
+        return self
+
     @property
     def is_postgres(self) -> bool:
         return self.database_url.startswith(("postgresql://", "postgres://"))

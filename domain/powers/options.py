@@ -9,15 +9,21 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from domain.errors import RuleViolation
 from domain.powers.rules import ADVERSARY
 
 # A window may be set as long as a year: games last years, and a GM may pause one this way.
 MAX_WINDOW_HOURS = 24 * 366
-Hours = Annotated[float, Field(gt=0, le=MAX_WINDOW_HOURS)]
-CapHours = Annotated[float, Field(ge=0, le=MAX_WINDOW_HOURS)]
+
+
+def _whole(value: float) -> float:
+    return int(value) if value.is_integer() else value  # 30 h stays "30 h" in messages, not "30.0 h"
+
+
+Hours = Annotated[float, Field(gt=0, le=MAX_WINDOW_HOURS), AfterValidator(_whole)]
+CapHours = Annotated[float, Field(ge=0, le=MAX_WINDOW_HOURS), AfterValidator(_whole)]
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "planning_hours": 72,

@@ -78,9 +78,9 @@ def test_gm_texts_are_limited():
     submit(g, "c", "a1", [], convert=0)
     refused_by_field(g, lambda: g.propose_consequence("a1", "csq", MB, []), "text")
     refused_by_field(g, lambda: g.propose_consequence("a1", "csq", "t", [{"kind": "status", "name": MB,
-                                                                            "months": 1}]), "effects")
+                                                                            "stacks": 1}]), "effects")
     refused_by_field(g, lambda: g.propose_consequence("a1", "csq", "t", [{"kind": "status", "name": {"a": 1},
-                                                                            "months": 1}]), "effects")
+                                                                            "stacks": 1}]), "effects")
     refused_by_field(g, lambda: g.propose_consequence("a1", "csq", "t", [{"kind": "disclose", "to": ["s"],
                                                                             "text": "x"}]), "effects")
     refused_by_field(g, lambda: g.set_difficulty("a1", 2, tiers={"3": MB}), "tiers")

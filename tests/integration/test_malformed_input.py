@@ -83,10 +83,11 @@ NOT_JSON_BODIES = {
 
 @pytest.fixture(scope="module")
 def api(tmp_path_factory):
-    app = create_app(Settings(data_dir=tmp_path_factory.mktemp("malformed")))
+    app = create_app(Settings(data_dir=tmp_path_factory.mktemp("malformed"), inbound_key="inbound-key"))
     with TestClient(app) as client:  # raise_server_exceptions: a 500 fails the test
         r = client.post("/games", json={"name": "Malformed"})
-        gid, gm = r.json()["game_id"], {"Authorization": f"Bearer {r.json()['gm_token']}"}
+        gid = r.json()["game_id"]
+        gm = {"Authorization": f"Bearer {r.json()['gm_token']}", "X-Emissary-Inbound-Key": "inbound-key"}
         for name, cls, sub in (("Ana", "conspiracy", "circle"), ("Bo", "city", "sovereign")):
             assert client.post(f"/games/{gid}/powers", headers=gm,
                                json={"name": name, "cls": cls, "subclass": sub}).status_code == 201
@@ -120,11 +121,17 @@ def url(path: str, gid: str) -> str:
          "request_id": "rq-1", "consequence_id": "csq-1"})
 
 
+# A mail's body may be as large as a whole mail (projections.mail.MAX_MAIL_BYTES, 2 MB).
+WITHIN_LIMITS = {("post", "/inbound/email", "text", "1 MB string"), ("post", "/inbound/email", "html", "1 MB string")}
+
+
 def cases():
     app = create_app(Settings(database_url="memory"))
     for (method, path), schema in sorted(routes(app).items()):
         for field in schema["properties"]:
             for label in BAD_VALUES:
+                if (method, path, field, label) in WITHIN_LIMITS:
+                    continue
                 yield pytest.param(method, path, field, label, id=f"{method} {path} {field} {label}")
             nullable = {"type": "null"} in schema["properties"][field].get("anyOf", [])
             if field in schema.get("required", []) and not nullable:
