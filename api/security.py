@@ -176,8 +176,6 @@ class WebSession:
     def rotate(self) -> None:
         """A fresh session id and CSRF token (on sign-in), so that a planted session id is worthless."""
         row = self._ensure()
-        if self.set_cookie:  # created by this request: already fresh
-            return
         self._sid, row.csrf = self.store.rotate(row.sid_hash)
         row.sid_hash = self.store.sid_hash(self._sid)
         self.set_cookie = self._sid

@@ -31,6 +31,9 @@ SCHEMA = [
 ]
 
 
+ANONYMOUS_TTL = timedelta(hours=1)
+
+
 def _utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -72,7 +75,9 @@ class SessionStore:
         """A new session: returns its id (for the cookie only) and its row. Expired sessions are purged."""
         sid = secrets.token_urlsafe(32)
         now = self.clock()
-        row = SessionRow(self.sid_hash(sid), secrets.token_urlsafe(32), dict(data or {}), utc_key(now + self.ttl))
+        # Until it signs in (``rotate``), a session lives an hour at most: anonymous visits cannot pile up.
+        row = SessionRow(self.sid_hash(sid), secrets.token_urlsafe(32), dict(data or {}),
+                         utc_key(now + min(self.ttl, ANONYMOUS_TTL)))
         with self.db.transaction() as cur:
             self._purge(cur, now)
             cur.execute("INSERT INTO web_sessions (sid_hash, csrf, data, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
@@ -98,7 +103,8 @@ class SessionStore:
             cur.execute("UPDATE web_sessions SET data = ? WHERE sid_hash = ?", (json.dumps(data), sid_hash))
 
     def rotate(self, old_hash: str) -> tuple[str, str]:
-        """Give a session a new id and a new CSRF token (on sign-in); returns (new id, new CSRF token)."""
+        """Give a session a new id, a new CSRF token and its full lifetime (on sign-in); returns
+        (new id, new CSRF token)."""
         sid, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         new_hash = self.sid_hash(sid)
         with self.db.transaction() as cur:

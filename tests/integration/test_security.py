@@ -14,7 +14,7 @@ import re
 import threading
 import time
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -466,3 +466,15 @@ def test_rate_limits_in_redis_are_shared_by_every_server_process(tmp_path, redis
     r = TestClient(two).post("/games", json={"name": "x"})
     assert r.status_code == 429
     assert any(redis_prefix in k.decode() for k in redis.Redis.from_url(REDIS_URL).scan_iter(f"*{redis_prefix}*"))
+
+
+def test_an_anonymous_session_lives_an_hour_and_a_signed_in_one_its_full_lifetime(tmp_path):
+    app = make_app(tmp_path, session_ttl_hours=48)
+    gid, _, _, token = game_with_power(app)
+    client = TestClient(app)
+    client.get("/new")
+    (anonymous,) = app.state.sessions.db.query("SELECT expires_at FROM web_sessions")[0]
+    client.get(f"/signin/{gid}/{token}")
+    (signed,) = app.state.sessions.db.query("SELECT expires_at FROM web_sessions")[0]
+    hours = (datetime.fromisoformat(signed) - datetime.fromisoformat(anonymous)).total_seconds() / 3600
+    assert 46.9 < hours < 47.1
