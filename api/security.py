@@ -44,11 +44,13 @@ class RedactTokens(logging.Filter):
 
 
 def install_log_redaction() -> None:
-    """Filter the access log and the error log of uvicorn (idempotent)."""
-    for name in ("uvicorn.access", "uvicorn.error", "emissary"):
-        logger = logging.getLogger(name)
-        if not any(isinstance(f, RedactTokens) for f in logger.filters):
-            logger.addFilter(RedactTokens())
+    """Filter uvicorn's access and error logs, and every handler of the root logger, which all other
+    loggers reach (idempotent)."""
+    targets: list[logging.Filterer] = [logging.getLogger("uvicorn.access"), logging.getLogger("uvicorn.error")]
+    targets += logging.getLogger().handlers
+    for target in targets:
+        if not any(isinstance(f, RedactTokens) for f in target.filters):
+            target.addFilter(RedactTokens())
 
 
 # -------------------------------------------------------------------------------------- body limits

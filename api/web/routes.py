@@ -19,7 +19,6 @@ from jinja2 import pass_context
 from markupsafe import Markup
 
 from api.security import CsrfRefused, check_csrf, check_origin, site_base, web_session
-
 from domain.errors import DomainError, Unauthorized
 from domain.ids import GM
 from domain.powers import rules

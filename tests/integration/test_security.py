@@ -281,7 +281,7 @@ class Lines(logging.Handler):
         self.lines.append(self.format(record))
 
 
-def test_the_access_log_never_contains_a_token(tmp_path):
+def test_the_access_log_never_contains_a_token(tmp_path, capfd):
     app = make_app(tmp_path)
     gid, gm, _, token = game_with_power(app)
     port = free_port()
@@ -307,6 +307,8 @@ def test_the_access_log_never_contains_a_token(tmp_path):
     text = "\n".join(lines.lines)
     assert f"/signin/{gid}/[redacted]" in text and f"/play/{gid}" in text
     assert token not in text and gm not in text
+    printed = "".join(capfd.readouterr())  # what uvicorn's own access log handler printed
+    assert f"/signin/{gid}/[redacted]" in printed and token not in printed and gm not in printed
 
 
 # ---------------------------------------------------------------------------------- body limits
@@ -342,7 +344,7 @@ def test_body_limit_mail_intake_has_a_bigger_cap_than_json_routes(tmp_path):
     client = TestClient(app)
     mail = {"to": "nobody@emissary.local", "from": "a@b.c", "message_id": "<m1@b.c>", "text": "y" * 20_000}
     r = client.post("/inbound/email", json=mail)
-    assert r.status_code != 413
+    assert r.status_code == 200 and r.json()["accepted"] is False  # read, and answered (an unknown address)
     mail["text"] = "y" * 60_000
     r = client.post("/inbound/email", json=mail)
     assert r.status_code == 413 and "50000 bytes" in r.json()["message"]
@@ -366,11 +368,8 @@ def test_body_limit_a_real_server_refuses_a_huge_body_before_reading_it(tmp_path
                 yield b"x" * 1_000_000
 
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
-            try:
-                r = http.post("/games", content=body(), headers={"content-type": "application/json"})
-                assert r.status_code == 413 and "1000000 bytes" in r.json()["message"]
-            except httpx.TransportError:
-                pass  # the server answered 413 and closed while the client was still sending
+            r = http.post("/games", content=body(), headers={"content-type": "application/json"})
+            assert r.status_code == 413 and "1000000 bytes" in r.json()["message"]
             r = http.post("/inbound/email", content=b"x" * 20_000_000, headers={"content-type": "application/json"})
             assert r.status_code == 413 and "10000000 bytes" in r.json()["message"]
     finally:
@@ -406,12 +405,13 @@ def check_rate_limits(app) -> None:
 
     mail = {"to": "nobody@emissary.local", "from": "a@b.c", "message_id": "<m@b.c>", "text": "hi"}
     for _ in range(2):
-        assert client.post("/inbound/email", json=mail).status_code != 429
+        r = client.post("/inbound/email", json=mail)
+        assert r.status_code == 200 and "accepted" in r.json()
     r = client.post("/inbound/email", json=mail)
     assert r.status_code == 429 and "inbound mails" in r.json()["message"]
 
-    for _ in range(2):
-        assert client.post("/verify", content=b"", headers={"content-type": "application/x-ndjson"}).status_code != 429
+    for _ in range(2):  # an empty export: the route runs and names what is missing
+        assert client.post("/verify", content=b"", headers={"content-type": "application/x-ndjson"}).status_code == 422
     r = client.post("/verify", content=b"", headers={"content-type": "application/x-ndjson"})
     assert r.status_code == 429 and int(r.headers["retry-after"]) <= 60
 
@@ -478,3 +478,21 @@ def test_an_anonymous_session_lives_an_hour_and_a_signed_in_one_its_full_lifetim
     (signed,) = app.state.sessions.db.query("SELECT expires_at FROM web_sessions")[0]
     hours = (datetime.fromisoformat(signed) - datetime.fromisoformat(anonymous)).total_seconds() / 3600
     assert 46.9 < hours < 47.1
+
+
+def test_no_log_line_of_the_service_carries_a_sign_in_token(tmp_path):
+    """Anything logged through the root handlers (as `emissary serve` configures them) is redacted too."""
+    import io
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        make_app(tmp_path)
+        logging.getLogger("emissary.api").warning("odd request to %s", "/signin/g-1/SECRET-TOKEN")
+        logging.getLogger("emissary.api").warning("odd request to /signin/g-1/OTHER-TOKEN?x=1")
+    finally:
+        root.removeHandler(handler)
+    text = stream.getvalue()
+    assert "/signin/g-1/[redacted]" in text and "SECRET-TOKEN" not in text and "OTHER-TOKEN" not in text
