@@ -37,6 +37,7 @@ def app(store_settings):
     app = create_app(store_settings)
     yield app
     app.state.games.close()
+    app.state.projector.db.close()
 
 
 def make_app(tmp_path, **settings):
