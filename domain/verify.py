@@ -119,6 +119,9 @@ def parse_export(text: str) -> list[dict]:
         except (ValueError, RecursionError) as err:
             raise InvalidExport(f"line {number} is not JSON ({err})", line=number, field="line") from None
         events.append(check_event(raw, number))
+    if not events:
+        raise InvalidExport("the export is empty: it has one event per line, from GameCreated on", line=None,
+                            field="body")
     return events
 
 

@@ -190,12 +190,14 @@ def test_the_report_says_plainly_what_it_does_not_check(month_done):
     ('{"data":{}}', 1, "type"),
     ('{"type":"TiesBroken","data":{"tied":[1],"order":[],"roll_no":1}}', 1, "data.tied.0"),
     ('{"type":"DifficultyRevealed","data":{"action_id":"a","value":"x","nonce":"n"}}', 1, "data.value"),
+    ("", None, "body"),
+    ("\n  \n", None, "body"),
 ])
 def test_a_malformed_export_is_refused_naming_the_line_and_field(text, line, field):
     with pytest.raises(InvalidExport) as info:
         verify_events(parse_export(text))
     assert (info.value.line, info.value.field) == (line, field), info.value.message
-    assert f"line {line}" in info.value.message
+    assert line is None or f"line {line}" in info.value.message
 
 
 def test_post_verify_answers_422_naming_the_line_and_field(tmp_path):
