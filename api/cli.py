@@ -79,9 +79,13 @@ def verify_cmd(args: argparse.Namespace) -> int:
 
     from domain.verify import InvalidExport, parse_export, verify_events
 
-    with open(args.export, encoding="utf-8", errors="strict") as fh:
-        text = fh.read()
+    with open(args.export, "rb") as fh:
+        raw = fh.read()
     try:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise InvalidExport(f"the export is not UTF-8 text (byte {err.start})", line=None, field="body") from None
         report = verify_events(parse_export(text))
     except InvalidExport as err:
         print(json.dumps(err.as_dict(), indent=2))

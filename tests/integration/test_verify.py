@@ -228,3 +228,10 @@ def test_the_cli_refuses_a_malformed_export_naming_the_line(tmp_path):
     path.write_text('{"type":"SeedRevealed","data":{}}\n')
     bad = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(path)], capture_output=True, text=True)
     assert bad.returncode == 2 and json.loads(bad.stdout)["field"] == "data.seed", bad.stdout + bad.stderr
+
+
+def test_the_cli_refuses_an_export_that_is_not_text(tmp_path):
+    path = tmp_path / "export.jsonl"
+    path.write_bytes(b"\xff\xfe\x00")
+    bad = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(path)], capture_output=True, text=True)
+    assert bad.returncode == 2 and json.loads(bad.stdout)["field"] == "body", bad.stdout + bad.stderr
