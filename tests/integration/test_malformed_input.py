@@ -14,6 +14,8 @@ import math
 import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from fastapi.testclient import TestClient
 
 from api.app import create_app
@@ -256,3 +258,31 @@ def test_the_web_forms_refuse_overlong_text_by_field_and_record_nothing(api):
 
 def _csrf(page: str) -> str:
     return re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(10 ** 40), max_value=10 ** 40)
+    | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=40)
+    | st.sampled_from(["x" * 300, "x" * 70_000, "ana", "bo", "UTC", "2030-01-01T00:00:00Z", "s1m1-planning"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                    HealthCheck.too_slow])
+@given(data=st.data())
+def test_property_any_json_in_any_field_of_any_route_never_answers_500(api, data):
+    """Whatever JSON lands in whatever fields (some of it valid, so commands run), the answer is a
+    success or a 4xx that names its field or rule; never a 500 (the test client would raise)."""
+    client, app, gid, gm = api
+    method, path = data.draw(st.sampled_from(sorted(BASE)))
+    schema = routes(app)[(method, path)]
+    body = dict(BASE[(method, path)])
+    for field in data.draw(st.lists(st.sampled_from(sorted(schema["properties"])), min_size=1, max_size=3)):
+        body[field] = data.draw(JSON)
+    r = client.request(method.upper(), url(path, gid), headers={**gm, "content-type": "application/json"},
+                       content=json.dumps(body))
+    assert r.status_code < 500, r.text[:300]
+    if r.status_code >= 400:
+        error = r.json()
+        assert error["field"] or error["rule"], error
