@@ -20,6 +20,7 @@ from api.ratelimit import RateLimitMiddleware, RateLimits
 from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
 from api.routes import actions, games, history, mail, windows
 from api.web import routes as web_routes
+from domain import limits
 from domain.errors import DomainError
 from projections.service import Games
 from projections.sessions import SessionStore
@@ -119,8 +120,8 @@ def _field(error: dict) -> str:
     """The dotted name of the field a validation error is about (``body`` for the body as a whole)."""
     if error.get("type") == "json_invalid":
         return "body"
-    where = [str(p) for p in error.get("loc", ()) if p not in ("body", "query", "path", "header")]
-    return ".".join(where) or (str(error["loc"][0]) if error.get("loc") else "body")
+    where = [p for p in error.get("loc", ()) if p not in ("body", "query", "path", "header")]
+    return limits.field_name(where) or (str(error["loc"][0]) if error.get("loc") else "body")
 
 
 def _message(error: dict) -> str:

@@ -49,6 +49,13 @@ def check_optional_text(value: Any, field: str, limit: int, *, what: str | None 
     return None if value is None else check_text(value, field, limit, what=what)
 
 
+def field_name(path: Any) -> str:
+    """A field's dotted name from a validation error's path, each part cut to ``IDENTIFIER`` characters
+    (a key of a megabyte is not echoed back)."""
+    parts = [str(p) for p in path]
+    return ".".join(p if len(p) <= IDENTIFIER else p[:IDENTIFIER - 1] + "…" for p in parts)
+
+
 def check_email(value: Any, field: str = "email") -> str:
     """A syntactically valid email address of at most ``EMAIL`` characters, normalized (no DNS look-up)."""
     from email_validator import EmailNotValidError, validate_email

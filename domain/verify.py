@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from domain.dice import commitment as hash_of
 from domain.dice import derive_faces, derive_permutation, seal_difficulty
+from domain import limits
 from domain.errors import RuleViolation
 from domain.powers.game import digest
 
@@ -146,7 +147,7 @@ def check_event(raw: Any, number: int | None) -> dict:
 
 def _invalid(err: ValidationError, where: str, raw: dict, number: int | None, prefix: str) -> InvalidExport:
     first = err.errors()[0]
-    name = ".".join([prefix, *(str(p) for p in first["loc"])] if prefix else [str(p) for p in first["loc"]])
+    name = limits.field_name([prefix, *first["loc"]] if prefix else first["loc"])
     kind = raw.get("type") if isinstance(raw.get("type"), str) else "?"
     return InvalidExport(f"{where} ({kind[:40]}): {name or 'event'}: {first['msg']}", line=number,
                          field=name or "event")

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from domain import limits
 from domain.errors import RuleViolation
 from domain.powers.rules import ADVERSARY
 
@@ -81,7 +82,7 @@ SUBCLASS_PERKS = {"subtle_titan": "dragon", "subtle_titan_upgraded": "dragon", "
 
 def _refusal(err: ValidationError, prefix: str, model: type[BaseModel]) -> RuleViolation:
     first = err.errors()[0]
-    name = ".".join(str(p) for p in first["loc"])
+    name = limits.field_name(first["loc"])
     field = f"{prefix}.{name}" if name else prefix
     if first["type"] == "extra_forbidden":
         known = ", ".join(model.model_fields)

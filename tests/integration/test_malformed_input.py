@@ -73,6 +73,7 @@ BAD_VALUES = {
     "deeply nested": DEEP,
     "list of megabytes": [MB],
     "object of megabytes": {MB[:64]: MB},
+    "object with a megabyte key": {MB: 1},
 }
 NOT_JSON_BODIES = {
     "not json": b"not json",
