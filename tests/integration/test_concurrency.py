@@ -52,8 +52,9 @@ def test_twenty_concurrent_submissions_are_each_recorded_once_or_explicitly_refu
                                                          "subclass": "circle"},
                           headers={"Authorization": f"Bearer {gm}"})
             tokens[r.json()["power_id"]] = r.json()["token"]
-        for _ in range(2):
-            assert http.post(f"/games/{game}/advance", headers={"Authorization": f"Bearer {gm}"}).status_code == 200
+        for step in ("setup", "tidings"):
+            assert http.post(f"/games/{game}/advance", headers={"Authorization": f"Bearer {gm}"},
+                             json={"expected_step": step}).status_code == 200
 
     # 5 submissions per Circle: each may take only 4 private actions, so exactly 4 of the 20 must be refused.
     jobs = [(pid, tok, n) for n in range(5) for pid, tok in tokens.items()]
