@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 from copy import deepcopy
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -76,6 +77,19 @@ class Game(Aggregate):
         def apply(self, aggregate: Any) -> None:
             super().apply(aggregate)
             aggregate.state.count_seen(self.audience)
+
+    # Version 2: GameCreated is counted once in the viewers' sequences (version 1 counted it twice).
+    class_version = 2
+
+    @staticmethod
+    def upcast_v1_v2(aggregate_state: dict) -> None:
+        """A snapshot taken when GameCreated was counted twice: count it once, as replaying the events does."""
+        state = aggregate_state["state"]
+        seen = dict(state.seen)
+        for viewer in ("gm", "public"):
+            if seen.get(viewer, 0) > 0:
+                seen[viewer] -= 1
+        aggregate_state["state"] = replace(state, seen=seen)
 
     @event("GameCreated")
     def __init__(self, name: str, gm_name: str, timezone: str, ruleset: str, rules_version: str,
