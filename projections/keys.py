@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from eventsourcing.persistence import IntegrityError, StoredEvent
+from eventsourcing.persistence import IntegrityError, ProgrammingError, StoredEvent
 from eventsourcing.popo import POPOApplicationRecorder
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
@@ -55,6 +55,12 @@ class PostgresKeyedRecorder(PostgresApplicationRecorder):
         self.select_key_statement = SQL(
             "SELECT game_id, principal, key, fingerprint, receipt FROM {}.{} "
             "WHERE game_id = %s AND principal = %s AND key = %s").format(*table)
+
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        if self.datastore.enable_db_functions and kwargs.get("command_key") is not None:
+            # The database-function path skips _insert_events: the key would be silently lost.
+            raise ProgrammingError("idempotency keys need POSTGRES_ENABLE_DB_FUNCTIONS off")
+        return super().insert_events(stored_events, **kwargs)
 
     def _insert_events(self, curs: Any, stored_events: Sequence[StoredEvent], **kwargs: Any) -> None:
         super()._insert_events(curs, stored_events, **kwargs)
