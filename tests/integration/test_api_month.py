@@ -176,8 +176,8 @@ class SequenceWitness:
         return self.api.get(f"/games/{self.game}/events", headers=bearer(self.tokens[who]),
                             params={"limit": 5000}).json()
 
-    def post(self, who: str, path: str, **kwargs):
-        r = self.api.post(f"/games/{self.game}{path}", headers=bearer(self.tokens[who]), **kwargs)
+    def post(self, who: str, path: str, method: str = "POST", **kwargs):
+        r = self.api.request(method, f"/games/{self.game}{path}", headers=bearer(self.tokens[who]), **kwargs)
         assert r.status_code in (200, 201), r.text
         receipt = r.json().get("receipt", r.json())
         assert receipt["sequence"] == len(self.events(who)), (who, path)
@@ -215,7 +215,7 @@ def test_receipt_sequence_equals_visible_event_count(api):
     w.post("gandalf", f"/actions/{duel}/conversions", json={"convert": 0})
     spy = w.post("rangers", "/actions", json={"title": "Spy", "skill": "subtlety", "roll": False})
     spy = spy["result"]["action_id"]
-    w.api.put(f"/games/{game}/actions/{spy}/difficulty", headers=bearer(gm), json={"value": 2, "sealed": True})
+    w.post("gm", f"/actions/{spy}/difficulty", method="PUT", json={"value": 2, "sealed": True})
     w.post("rangers", f"/actions/{spy}/roll", json={"assets": [{"asset_id": assets["rangers"]}], "convert": 0})
     w.post("gondor", "/actions", json={"title": "Beacons", "slot": "public", "convert": 0})
     w.post("gm", "/advance", json={"expected_step": "planning"})
@@ -224,4 +224,4 @@ def test_receipt_sequence_equals_visible_event_count(api):
                                          "convert": 0})
     w.post("gm", "/advance", json={"expected_step": "battle"})
     assert w.api.get(f"/games/{game}/view", headers=bearer(gm)).json()["game"]["month"] == 2
-    assert w.checked == 17
+    assert w.checked == 18
