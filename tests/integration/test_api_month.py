@@ -177,10 +177,16 @@ class SequenceWitness:
                             params={"limit": 5000}).json()
 
     def post(self, who: str, path: str, method: str = "POST", **kwargs):
-        r = self.api.request(method, f"/games/{self.game}{path}", headers=bearer(self.tokens[who]), **kwargs)
+        headers = {**bearer(self.tokens[who]), "Idempotency-Key": f"{method} {path} {self.checked}"}
+        r = self.api.request(method, f"/games/{self.game}{path}", headers=headers, **kwargs)
         assert r.status_code in (200, 201), r.text
         receipt = r.json().get("receipt", r.json())
         assert receipt["sequence"] == len(self.events(who)), (who, path)
+        # Sent again with its key: the first receipt, and nothing recorded.
+        again = self.api.request(method, f"/games/{self.game}{path}", headers=headers, **kwargs)
+        assert again.status_code == r.status_code and again.json().get("receipt", again.json())["replayed"]
+        assert {**again.json().get("receipt", again.json()), "replayed": False} == receipt, path
+        assert len(self.events(who)) == receipt["sequence"]
         for viewer in self.tokens:
             seen = self.events(viewer)
             assert [e["seq"] for e in seen] == list(range(1, len(seen) + 1))
@@ -192,7 +198,8 @@ class SequenceWitness:
 
 def test_receipt_sequence_equals_visible_event_count(api):
     """Over a whole month, for the GM and every power: each receipt and each view's sequence is the
-    number of events that caller may see at that point (not one more)."""
+    number of events that caller may see at that point (not one more). Every command is also sent a
+    second time with its Idempotency-Key, and answered with its first receipt, recording nothing."""
     r = api.post("/games", json={"name": "Counted", "timezone": "Europe/Paris"})
     game, gm = r.json()["game_id"], r.json()["gm_token"]
     first = r.json()["receipt"]["sequence"]
