@@ -226,3 +226,28 @@ def test_the_table_checks_a_public_actions_digest_once_its_dice_are_public(table
                                          if not w["closed"]))
     report = verify_events(g.visible_events(table.gid, cult))
     assert report.ok and report.submissions_verified == 3, report.as_dict()  # and now the march
+
+
+def test_p_4_every_way_to_roll_a_submission_salts_its_digest():
+    """The API and the mail gateway both pass fresh entropy: no submission is ever digested unsalted,
+    and no two share a salt."""
+    from projections.mail import MailIntake
+
+    games = Games()
+    gid, _, _ = games.create_game("Salts", "GM")
+    pid, token, _ = games.add_power(gid, "gm", "Wiz", "champion", "wizard")
+    might = games.grant_asset(gid, "gm", pid, "might", "skill", 2).result["asset_id"]
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")
+    games.submit_action(gid, pid, pid, title="By the API", skill="might", assets=[{"asset_id": might}], convert=0)
+    proposed = games.submit_action(gid, pid, pid, title="Proposed", roll=False).result["action_id"]
+    games.roll_action(gid, pid, proposed, assets=[], convert=0)
+    intake = MailIntake(games)
+    reply = intake.receive(intake.address_for(gid, token), "<m1@test>", "action: By mail\nskill: might\n"
+                           "assets: might\nconvert: 1\n")
+    assert reply.accepted, reply.body
+    rolled = [e["data"]["pool"] for e in games.visible_events(gid, pid) if e["type"] == "DiceRolled"]
+    assert len(rolled) == 3
+    salts = [pool.get("salt") for pool in rolled]
+    assert all(isinstance(s, str) and len(s) >= 32 for s in salts), salts
+    assert len(set(salts)) == 3
