@@ -31,6 +31,7 @@ from domain.dice import commitment, seal_difficulty
 from domain.errors import DomainError
 from domain.powers import game as powers_game
 from domain.powers import views
+from domain.verify import verify_events
 from projections.db import ReadModelDB
 from projections.projector import Projector
 from projections.service import Games
@@ -264,6 +265,9 @@ class World:
                 if p not in who and marker in blob:
                     raise Leak(f"{p} was shown {marker} (allowed: {sorted(who)})")
             self.check_hashes(p, [*surfaces[:-1], *(json.loads(x) for x in self.shown[p])])
+        for p in self.powers:  # and what each player can check (dice, difficulties, digests) checks out
+            report = verify_events(g.visible_events(gid, p))
+            assert report.ok, (p, report.mismatches)
 
     def submission_digests(self, action_id: str, salt) -> set[str]:
         """Every digest this action's submission could have, over all rolls, with this salt."""
