@@ -134,3 +134,24 @@ def test_a_submission_left_out_of_the_published_resolution_is_caught(month_done)
     assert not report.ok and "missing from the published resolution" in report.mismatches[0]
     published["submissions_digest"] = "0" * 64
     assert any("submissions_digest is not the digest" in x for x in verify_events(events).mismatches)
+
+
+def test_post_verify_checks_the_submission_digests_of_an_export(month_done):
+    """``POST /verify`` (no account needed) reports the digests it checked, and a tampered one."""
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+
+    games, m = month_done
+    events = games.visible_events(m.game_id, m.powers["cult"])
+    with TestClient(create_app(games_service=games)) as api:
+        ok = api.post("/verify", content="".join(json.dumps(e) + "\n" for e in events),
+                      headers={"Content-Type": "application/x-ndjson"})
+        assert ok.status_code == 200 and ok.json()["ok"] is True and ok.json()["submissions_verified"] == 3
+        for e in events:
+            if e["type"] == "DiceRolled" and e["data"]["pool"].get("salt"):
+                e["data"]["pool"]["salt"] = "0" * 32  # a salt that is not the one digested
+        bad = api.post("/verify", content="".join(json.dumps(e) + "\n" for e in events),
+                       headers={"Content-Type": "application/x-ndjson"})
+        assert bad.json()["ok"] is False
+        assert any("digest does not match" in x for x in bad.json()["mismatches"])
