@@ -389,3 +389,11 @@ def test_the_checker_catches_a_receipt_that_commits_to_hidden_events(monkeypatch
     monkeypatch.setattr(Games, "_receipt", leaky)
     with pytest.raises(Leak, match="receipt"):
         play(3, [("act", 0, False, False, 1, False, False), ("consequence", 0, 1)])
+
+
+def test_the_checker_catches_a_difficulty_committed_without_its_nonce(monkeypatch):
+    """A broken implementation that commits to a sealed difficulty as ``sha256("difficulty:<value>")``
+    lets every player try the 51 values against the published commitment: it must be caught."""
+    monkeypatch.setattr(powers_game, "seal_difficulty", lambda value, nonce: commitment(f"difficulty:{value}"))
+    with pytest.raises(Leak, match="recovers the sealed difficulty"):
+        play(3, [("act", 0, False, False, 1, True, False)])
