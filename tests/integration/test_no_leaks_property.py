@@ -283,8 +283,9 @@ class World:
         """No digest or commitment ``p`` was shown confirms a hidden value from the small space it hides."""
         strings = {x for x in _walk(surfaces) if isinstance(x, str) and HEX.match(x)}
         hashes = {x for x in strings if len(x) == 64}
-        keys = {None, ""} | {x["salt"] for x in _walk(surfaces) if isinstance(x, dict) and isinstance(x.get("salt"), str)}
-        keys |= strings  # every salt, nonce or seed the player holds, whatever it is called
+        # Every salt, nonce or seed the player holds, whatever it is called.
+        keys = {None, ""} | strings | {x["salt"] for x in _walk(surfaces)
+                                       if isinstance(x, dict) and isinstance(x.get("salt"), str)}
         for action_id in self.truth:
             if p in self.dice_allowed[action_id]:
                 continue
