@@ -4,6 +4,11 @@ Anyone can run it (``emissary verify export.jsonl`` or ``POST /verify``) on the 
 shown: it needs no access to the server. Each roll names the commitment of the seed it came from;
 once that seed is revealed, the roll is recomputed. A roll whose seed is not yet revealed is
 reported as pending, not as a failure.
+
+Resolution publishes a salted digest of every submission it consumed. Whoever holds a
+submission's salt (its owner and collaborators, the GM; the table, with a public action's dice,
+once it has resolved) recomputes the digest from the dice and conversions they were shown, and
+checks it is among those published; without the salt a digest tells nothing.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from dataclasses import dataclass, field
 
 from domain.dice import commitment as hash_of
 from domain.dice import derive_faces, derive_permutation, seal_difficulty
+from domain.powers.game import digest, submission_digest
 
 
 @dataclass
@@ -24,6 +30,7 @@ class Report:
     tie_breaks_verified: int = 0
     difficulties_verified: int = 0
     seeds_verified: int = 0
+    submissions_verified: int = 0
     mismatches: list[str] = field(default_factory=list)
 
     @property
@@ -33,7 +40,8 @@ class Report:
     def as_dict(self) -> dict:
         return {"ok": self.ok, "rolls_verified": self.rolls_verified, "rolls_pending": self.rolls_pending,
                 "tie_breaks_verified": self.tie_breaks_verified, "difficulties_verified": self.difficulties_verified,
-                "seeds_verified": self.seeds_verified, "mismatches": list(self.mismatches)}
+                "seeds_verified": self.seeds_verified, "submissions_verified": self.submissions_verified,
+                "mismatches": list(self.mismatches)}
 
 
 def _rolls(event: dict) -> Iterable[tuple[int, str | None, list[int]]]:
@@ -116,4 +124,64 @@ def verify_events(events: Iterable[dict]) -> Report:
                 report.mismatches.append(f"{where}: the difficulty was sealed after the roll")
             else:
                 report.difficulties_verified += 1
+    _verify_submissions(events, report)
     return report
+
+
+def _verify_submissions(events: list[dict], report: Report) -> None:
+    """Recompute every submission digest whose salt the viewer holds; each must be published."""
+    actions: dict[str, dict] = {}
+    checked: dict[str, tuple[str, str]] = {}  # action id -> (digest, where), not yet matched to a publication
+    published: list[str] | None = None
+    verified: set[str] = set()
+    for e in events:
+        data = e.get("data", {})
+        kind = e.get("type")
+        where = f"event {e.get('seq')} ({kind})"
+        a = actions.setdefault(data["action_id"], {}) if isinstance(data.get("action_id"), str) else {}
+        if kind == "ActionSubmitted":
+            a.update(power=data["power_id"], title=data["title"], slot=data["slot"], skill=data["skill"])
+        elif kind == "DiceRolled":
+            pool = data.get("pool") or {}
+            a.update(roll_no=pool.get("roll_no"), faces=[d["face"] for d in pool.get("dice", [])])
+            if pool.get("salt") is not None:
+                a["salt"] = pool["salt"]
+        elif kind == "ActionDiscarded":
+            checked.pop(data["action_id"], None)
+        elif kind == "GameRolledBack":
+            checked.clear()  # the history after the rollback decides again what is published
+        elif kind == "ConversionsLocked" and "salt" in a and "faces" in a and "title" in a:
+            expected = submission_digest(data["action_id"], a["power"], a["title"], a["slot"], a["skill"],
+                                         a["roll_no"], a["faces"], data["converted"], a["salt"])
+            if expected != data["digest"]:
+                report.mismatches.append(f"{where}: the submission digest does not match its dice and conversions")
+            else:
+                checked[data["action_id"]] = (expected, where)
+        elif kind in ("ActionResolved", "ActionProvisional") and (data.get("details") or {}).get("salt"):
+            d = data["details"]
+            expected = submission_digest(data["action_id"], d["power"], d["title"], d["slot"], d["skill"],
+                                         d["roll_no"], d["faces"], d["converted"], d["salt"])
+            if published is not None and kind == "ActionResolved" and data["action_id"] not in checked:
+                # A public action resolved after its window: its digest was published with the month.
+                _check_published(report, verified, data["action_id"], expected, published, where)
+            else:
+                checked[data["action_id"]] = (expected, where)
+        elif kind == "ResolutionPublished":
+            published = list(data["submissions"])
+            if digest(sorted(published)) != data["submissions_digest"]:
+                report.mismatches.append(f"{where}: submissions_digest is not the digest of the submissions")
+            for action_id, (expected, at) in checked.items():
+                _check_published(report, verified, action_id, expected, published, at)
+            checked.clear()
+        elif kind == "StepBegan" and data.get("step") == "planning":
+            published = None
+            checked.clear()
+    report.submissions_verified = len(verified)
+
+
+def _check_published(report: Report, verified: set[str], action_id: str, expected: str, published: list[str],
+                     where: str) -> None:
+    if expected in published:
+        verified.add(action_id)
+    else:
+        report.mismatches.append(f"{where}: this submission is missing from the published resolution")

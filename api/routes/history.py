@@ -108,6 +108,7 @@ def fork(game_id: str, body: ForkRequest, games: GamesDep, me: Principal, key: I
 
 @router.post("/verify")
 def verify(export_lines: Annotated[str, Body(media_type="application/x-ndjson")]) -> dict:
-    """Check an export: recompute every roll and sealed difficulty it shows. Needs no account."""
+    """Check an export: recompute every roll, sealed difficulty and salted submission digest it shows.
+    Needs no account."""
     events = [json.loads(line) for line in export_lines.splitlines() if line.strip()]
     return verify_events(events).as_dict()

@@ -408,12 +408,13 @@ class Game(Aggregate):
                       location: str | None = None, targets: list[str] | None = None, resistible: bool = False,
                       difficulty: int | None = None, assets: list[dict] | None = None, extra_actions: int = 0,
                       convert: int | None = None, roll: bool = True, collaborators: list[str] | None = None,
-                      dungeon: bool = False, actor: str | None = None) -> None:
+                      dungeon: bool = False, actor: str | None = None, salt: str | None = None) -> None:
         """Submit an action for this month (P-ACT-1); the server rolls its pool now (P-DICE-1..8).
 
         With ``roll=False`` the action is only proposed, so the GM can set its difficulty
         (openly or sealed) before the roll (GM-1, GM-2); roll it later with ``roll_action``.
         ``dungeon``: a challenge inside a dungeon, where Delve joins up to one other skill (P-ASSET-4).
+        ``salt`` is fresh entropy from the caller for the submission's digest (see ``roll_action``).
         """
         self._check_planning(now, power_id)
         ps = self.power(power_id)
@@ -451,7 +452,7 @@ class Game(Aggregate):
         )
         if roll:
             self.roll_action(action_id, now=now, roller=roller, assets=assets or [], extra_actions=extra,
-                             convert=convert, actor=actor)
+                             convert=convert, actor=actor, salt=salt)
 
     @event("ActionSubmitted")
     def _action_submitted(self, action_id: str, power_id: str, index: int, title: str, description: str,
@@ -466,8 +467,14 @@ class Game(Aggregate):
         self.state.powers[power_id].commands += 1
 
     def roll_action(self, action_id: str, *, now: datetime, roller: Roller, assets: list[dict],
-                    extra_actions: int = 0, convert: int | None = None, actor: str | None = None) -> None:
-        """Roll a submitted action's pool on the server (P-DICE-2); conversions may be locked now or later."""
+                    extra_actions: int = 0, convert: int | None = None, actor: str | None = None,
+                    salt: str | None = None) -> None:
+        """Roll a submitted action's pool on the server (P-DICE-2); conversions may be locked now or later.
+
+        ``salt`` is fresh entropy from the caller (the service passes 16 random bytes): it goes into
+        the submission's digest, which Resolution publishes to the table, and is disclosed only to
+        those who see the submission, so nobody else can recover the dice by trying every roll (P.4).
+        """
         a = self.action(action_id)
         self._check_planning(now, a.power)
         if a.pool is not None:
@@ -483,6 +490,8 @@ class Game(Aggregate):
                                      used_pub, used_priv, a.slot, extra)
         pool = self._build_pool(a.power, assets, skill_tag=a.skill, extra_actions=extra, roller=roller,
                                 is_reaction=False, dungeon=a.dungeon)
+        if salt is not None:
+            pool["salt"] = salt  # told only to the submission's audience, with its dice
         self._dice_rolled(action_id=action_id, extra_actions=extra, pool=pool, actor=actor or a.power,
                           audience=self._audience(a))
         if convert is not None:
@@ -563,6 +572,7 @@ class Game(Aggregate):
     def _dice_rolled(self, action_id: str, extra_actions: int, pool: dict, actor: str, audience: list) -> None:
         a = self.state.actions[action_id]
         a.pool = _pool_from(pool)
+        a.salt = pool.get("salt")
         a.extra_actions = extra_actions
         a.status = "rolled"
         self.state.next_roll = pool["roll_no"] + 1
@@ -1306,7 +1316,7 @@ class Game(Aggregate):
             "assets": [{"name": pa.name, "cls": pa.cls, "rank": pa.rank, "mode": pa.mode, "undercut": pa.undercut}
                        for pa in pool.assets] if pool else [],
             "pool_size": t.pool_size, "consequences": t.consequences, "successes": t.successes,
-            "difficulty": difficulty,
+            "difficulty": difficulty, "salt": a.salt,
         }
 
     @event("TiesBroken")
@@ -1517,10 +1527,20 @@ class Game(Aggregate):
         self._step_began(step="battle", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
 
 
+def submission_digest(action_id: str, power: str, title: str, slot: str, skill: str | None, roll_no: int,
+                      faces: list[int], converted: list[int], salt: str | None) -> str:
+    """The digest of a submission as locked: what its receipt shows and Resolution publishes.
+
+    The secret ``salt`` (disclosed only to those who see the submission, and to the table with a
+    public action's dice once resolved) keeps anyone else from trying every roll against it.
+    """
+    return digest({"action_id": action_id, "power": power, "title": title, "slot": slot, "skill": skill,
+                   "roll_no": roll_no, "faces": list(faces), "converted": list(converted), "salt": salt})
+
+
 def _submission_digest(a: ActionState, converted: list[int]) -> str:
-    """The digest of a submission as locked: what its receipt shows and Resolution publishes."""
-    return digest({"action_id": a.id, "power": a.power, "title": a.title, "slot": a.slot, "skill": a.skill,
-                   "roll_no": a.pool.roll_no, "faces": [x.face for x in a.pool.dice], "converted": converted})
+    return submission_digest(a.id, a.power, a.title, a.slot, a.skill, a.pool.roll_no,
+                             [x.face for x in a.pool.dice], converted, a.salt)
 
 
 def _check_months(months: int) -> None:
