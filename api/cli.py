@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     p_audit.add_argument("--type")
     p_audit.add_argument("--actor")
     p_audit.set_defaults(func=audit_cmd)
-    p_verify = sub.add_parser("verify", help="recompute every roll and sealed difficulty in an export")
+    p_verify = sub.add_parser("verify", help="recompute every roll, sealed difficulty and digest in an export")
     p_verify.add_argument("export", help="a JSON Lines export (GET /games/{id}/export)")
     p_verify.set_defaults(func=verify_cmd)
     p_projector = sub.add_parser("projector", help="run the projection runner under its watchdog")

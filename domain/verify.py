@@ -6,11 +6,15 @@ shown: it needs no access to the server. Each roll names the commitment of the s
 once that seed is revealed, the roll is recomputed. A roll whose seed is not yet revealed is
 reported as pending, not as a failure.
 
-Missing events are found three ways: the viewer's sequence numbers (``seq``) are gap-free; in the
-GM's export (which carries event versions) versions only increase and the roll numbers under each
-seed are gap-free; and each submission's digest (recorded when its conversions lock, published at
-Resolution) covers its id, power, title, slot, skill, roll number, faces and conversions. What the
-report does not check is listed in its ``not_checked`` sentences.
+Resolution publishes a salted digest of every submission it consumed. Whoever holds a
+submission's salt (its owner and collaborators, the GM; the table, with a public action's dice,
+once it has resolved) recomputes the digest from the dice and conversions they were shown, and
+checks it is among those published; without the salt a digest tells nothing.
+
+Missing events are found three ways: the viewer's sequence numbers (``seq``) are gap-free; a
+locked submission whose submission or roll is absent is reported; and in the GM's export (which
+carries event versions and shows every roll) versions only increase and the roll numbers under each
+seed are gap-free. What the report does not check is listed in its ``not_checked`` sentences.
 
 A malformed export is refused with ``InvalidExport``, naming the line and the field.
 """
@@ -22,13 +26,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from domain.dice import commitment as hash_of
 from domain.dice import derive_faces, derive_permutation, seal_difficulty
 from domain import limits
 from domain.errors import RuleViolation
-from domain.powers.game import digest
+from domain.powers.game import digest, submission_digest
 
 HEX64 = r"^[0-9a-f]{64}$"
 MAX_DICE = 10_000  # far above any pool; keeps a hostile export from asking for a billion dice
@@ -67,12 +71,29 @@ class _Pool(_In):
     roll_no: int = Field(ge=0)
     commitment: str | None = None
     dice: list[_Die] = Field(default=[], max_length=MAX_DICE)
+    salt: str | None = None
 
 
 class _Details(_In):
     roll_no: int | None = Field(default=None, ge=0)
     commitment: str | None = None
     faces: list[int] | None = Field(default=None, max_length=MAX_DICE)
+    salt: str | None = None
+    power: str | None = None
+    title: str | None = None
+    slot: str | None = None
+    skill: str | None = None
+    converted: list[int] | None = Field(default=None, max_length=MAX_DICE)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _salted_details_are_whole(cls, data: Any) -> Any:
+        # With a salt, the details carry everything the submission digest covers.
+        if isinstance(data, dict) and data.get("salt") is not None:
+            missing = [k for k in ("power", "title", "slot", "skill", "roll_no", "faces", "converted") if k not in data]
+            if missing:
+                raise ValueError(f"salted details also carry {', '.join(missing)}")
+        return data
 
 
 class _Event(_In):
@@ -92,15 +113,15 @@ SHAPES: dict[str, type[BaseModel]] = {
     "SeedRevealed": _data_model("SeedRevealed", seed=(str, Field(pattern=HEX64)), commitment=(str, ...)),
     "DiceRolled": _data_model("DiceRolled", action_id=(str, ...), pool=(_Pool, ...)),
     "ReactionDeclared": _data_model("ReactionDeclared", action_id=(str, ...), pool=(_Pool, ...)),
-    "ActionResolved": _data_model("ActionResolved", details=(_Details | None, None)),
-    "ActionProvisional": _data_model("ActionProvisional", details=(_Details | None, None)),
+    "ActionResolved": _data_model("ActionResolved", action_id=(str, ...), details=(_Details | None, None)),
+    "ActionProvisional": _data_model("ActionProvisional", action_id=(str, ...), details=(_Details | None, None)),
     "TiesBroken": _data_model("TiesBroken", tied=(list[str], Field(max_length=MAX_DICE)), order=(list[str], ...),
                               roll_no=(int, Field(ge=0)), commitment=(str | None, None)),
     "DifficultyCommitted": _data_model("DifficultyCommitted", action_id=(str, ...), commitment=(str, ...)),
     "DifficultyRevealed": _data_model("DifficultyRevealed", action_id=(str, ...), value=(int, ...),
                                       nonce=(str, ...), commitment=(str | None, None)),
     "ActionSubmitted": _data_model("ActionSubmitted", action_id=(str, ...), power_id=(str, ...), title=(str, ...),
-                                   slot=(str, ...), skill=(str | None, None)),
+                                   slot=(str, ...), skill=(str | None, ...)),
     "ConversionsLocked": _data_model("ConversionsLocked", action_id=(str, ...), converted=(list[int], ...),
                                      digest=(str, ...)),
     "ActionDiscarded": _data_model("ActionDiscarded", action_id=(str, ...)),
@@ -249,9 +270,8 @@ def verify_events(events: Iterable[dict]) -> Report:
     seen_rolls: dict[int, tuple[str | None, list[int]]] = {}
     sealed: dict[str, tuple[str, int]] = {}
     rolled_at: dict[str, int] = {}
-    submitted: dict[str, dict] = {}
-    rolled: dict[str, dict] = {}
-    locked: dict[str, str] = {}  # this month's locked submissions, not discarded: action id -> digest
+    submitted: set[str] = set()
+    rolled: set[str] = set()
     for i, e in enumerate(events):
         data = e.get("data", {})
         kind = e.get("type")
@@ -288,29 +308,20 @@ def verify_events(events: Iterable[dict]) -> Report:
                     report.mismatches.append(f"{where}: tie-break {data['roll_no']} should be {order}")
                 else:
                     report.tie_breaks_verified += 1
-        if kind == "StepBegan" and data.get("step") == "planning" or kind == "GameRolledBack":
-            locked.clear()
         if kind == "ActionSubmitted":
-            submitted[data["action_id"]] = data
+            submitted.add(data["action_id"])
         if kind == "DiceRolled":
             rolled_at.setdefault(data["action_id"], i)
-            rolled[data["action_id"]] = data["pool"]
+            rolled.add(data["action_id"])
             if data["action_id"] not in submitted:
                 report.mismatches.append(f"{where}: action {data['action_id']} was rolled but its submission is "
                                          "missing")
         if kind == "ConversionsLocked":
-            _check_submission(where, data, submitted, rolled, locked, report)
-        if kind == "ActionDiscarded":
-            locked.pop(data["action_id"], None)
-        if kind == "ResolutionPublished":
-            published = list(data["submissions"])
-            if digest(published) != data["submissions_digest"]:
-                report.mismatches.append(f"{where}: the published submissions do not match their digest")
-            for action_id, d in sorted(locked.items()):
-                if d not in published:
-                    report.mismatches.append(f"{where}: the submission of {action_id} (digest {d[:12]}…) is not "
-                                             "among those the resolution consumed")
-            locked.clear()
+            missing = "submission" if data["action_id"] not in submitted else (
+                "dice roll" if data["action_id"] not in rolled else None)
+            if missing:
+                report.mismatches.append(f"{where}: the conversions of {data['action_id']} were locked but its "
+                                         f"{missing} is missing")
         if kind == "DifficultyCommitted":
             sealed[data["action_id"]] = (data["commitment"], i)
         if kind == "DifficultyRevealed":
@@ -321,24 +332,64 @@ def verify_events(events: Iterable[dict]) -> Report:
                 report.mismatches.append(f"{where}: the difficulty was sealed after the roll")
             else:
                 report.difficulties_verified += 1
+    _verify_submissions(events, report)
     return report
 
 
-def _check_submission(where: str, data: dict, submitted: dict, rolled: dict, locked: dict, report: Report) -> None:
-    """A locked submission's digest covers what was submitted and rolled: recompute it."""
-    action_id = data["action_id"]
-    sub, pool = submitted.get(action_id), rolled.get(action_id)
-    if sub is None or pool is None:
-        missing = "submission" if sub is None else "dice roll"
-        report.mismatches.append(f"{where}: the conversions of {action_id} were locked but its {missing} is missing")
-        return
-    expected = digest({
-        "action_id": action_id, "power": sub["power_id"], "title": sub["title"], "slot": sub["slot"],
-        "skill": sub.get("skill"), "roll_no": pool["roll_no"], "faces": [d["face"] for d in pool["dice"]],
-        "converted": list(data["converted"])})
-    if expected != data["digest"]:
-        report.mismatches.append(f"{where}: the submission of {action_id} does not match its digest (its title, "
-                                 "slot, skill or dice were changed)")
-        return
-    locked[action_id] = data["digest"]
-    report.submissions_verified += 1
+def _verify_submissions(events: list[dict], report: Report) -> None:
+    """Recompute every submission digest whose salt the viewer holds; each must be published."""
+    actions: dict[str, dict] = {}
+    checked: dict[str, tuple[str, str]] = {}  # action id -> (digest, where), not yet matched to a publication
+    published: list[str] | None = None
+    verified: set[str] = set()
+    for e in events:
+        data = e.get("data", {})
+        kind = e.get("type")
+        where = f"event {e.get('seq')} ({kind})"
+        a = actions.setdefault(data["action_id"], {}) if isinstance(data.get("action_id"), str) else {}
+        if kind == "ActionSubmitted":
+            a.update(power=data["power_id"], title=data["title"], slot=data["slot"], skill=data["skill"])
+        elif kind == "DiceRolled":
+            pool = data.get("pool") or {}
+            a.update(roll_no=pool.get("roll_no"), faces=[d["face"] for d in pool.get("dice", [])])
+            if pool.get("salt") is not None:
+                a["salt"] = pool["salt"]
+        elif kind == "ActionDiscarded":
+            checked.pop(data["action_id"], None)
+        elif kind == "GameRolledBack":
+            checked.clear()  # the history after the rollback decides again what is published
+        elif kind == "ConversionsLocked" and "salt" in a and "faces" in a and "title" in a:
+            expected = submission_digest(data["action_id"], a["power"], a["title"], a["slot"], a["skill"],
+                                         a["roll_no"], a["faces"], data["converted"], a["salt"])
+            if expected != data["digest"]:
+                report.mismatches.append(f"{where}: the submission digest does not match its dice and conversions")
+            else:
+                checked[data["action_id"]] = (expected, where)
+        elif kind in ("ActionResolved", "ActionProvisional") and (data.get("details") or {}).get("salt"):
+            d = data["details"]
+            expected = submission_digest(data["action_id"], d["power"], d["title"], d["slot"], d["skill"],
+                                         d["roll_no"], d["faces"], d["converted"], d["salt"])
+            if published is not None and kind == "ActionResolved" and data["action_id"] not in checked:
+                # A public action resolved after its window: its digest was published with the month.
+                _check_published(report, verified, data["action_id"], expected, published, where)
+            else:
+                checked[data["action_id"]] = (expected, where)
+        elif kind == "ResolutionPublished":
+            published = list(data["submissions"])
+            if digest(sorted(published)) != data["submissions_digest"]:
+                report.mismatches.append(f"{where}: submissions_digest is not the digest of the submissions")
+            for action_id, (expected, at) in checked.items():
+                _check_published(report, verified, action_id, expected, published, at)
+            checked.clear()
+        elif kind == "StepBegan" and data.get("step") == "planning":
+            published = None
+            checked.clear()
+    report.submissions_verified = len(verified)
+
+
+def _check_published(report: Report, verified: set[str], action_id: str, expected: str, published: list[str],
+                     where: str) -> None:
+    if expected in published:
+        verified.add(action_id)
+    else:
+        report.mismatches.append(f"{where}: this submission is missing from the published resolution")

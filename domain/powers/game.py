@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from copy import deepcopy
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -17,8 +18,8 @@ from eventsourcing.domain import Aggregate, event
 
 from domain import visibility as vis
 from domain.dice import Roller, commitment, seal_difficulty
-from domain.errors import NotFound, RuleViolation
 from domain import limits
+from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.powers import rules
 from domain.powers.options import DEFAULT_OPTIONS, validate_game_options, validate_power_options
@@ -68,6 +69,19 @@ class Game(Aggregate):
         def apply(self, aggregate: Any) -> None:
             super().apply(aggregate)
             aggregate.state.count_seen(self.audience)
+
+    # Version 2: GameCreated is counted once in the viewers' sequences (version 1 counted it twice).
+    class_version = 2
+
+    @staticmethod
+    def upcast_v1_v2(aggregate_state: dict) -> None:
+        """A snapshot taken when GameCreated was counted twice: count it once, as replaying the events does."""
+        state = aggregate_state["state"]
+        seen = dict(state.seen)
+        for viewer in ("gm", "public"):
+            if seen.get(viewer, 0) > 0:
+                seen[viewer] -= 1
+        aggregate_state["state"] = replace(state, seen=seen)
 
     @event("GameCreated")
     def __init__(self, name: str, gm_name: str, timezone: str, ruleset: str, rules_version: str,
@@ -255,11 +269,22 @@ class Game(Aggregate):
 
     # ------------------------------------------------------------------ calendar
 
-    def advance(self, now: datetime, seed: str) -> str:
+    def expect_step(self, expected: str | None) -> None:
+        """Refuse (409, recording nothing) a command that moves the game if the game is no longer at
+        the step its sender saw: a burst of the same click moves the game once."""
+        if expected is None or expected == self.state.step:
+            return
+        s = self.state
+        where = f"{s.step} (season {s.season}, month {s.month})" if s.month else f"{s.step} (season {s.season})"
+        raise Conflict(f"this command was sent for the {expected} step, but the game is now at {where}; "
+                       f"nothing was recorded", field="expected_step")
+
+    def advance(self, now: datetime, seed: str, expected_step: str | None = None) -> str:
         """Move to the next step of the calendar (P.1.1, P.1.2); returns the new step.
 
         ``seed`` is fresh entropy from the caller, committed if a month begins.
         """
+        self.expect_step(expected_step)
         s = self.state
         step = s.step
         if step == "setup":
@@ -377,12 +402,13 @@ class Game(Aggregate):
                       location: str | None = None, targets: list[str] | None = None, resistible: bool = False,
                       difficulty: int | None = None, assets: list[dict] | None = None, extra_actions: int = 0,
                       convert: int | None = None, roll: bool = True, collaborators: list[str] | None = None,
-                      dungeon: bool = False, actor: str | None = None) -> None:
+                      dungeon: bool = False, actor: str | None = None, salt: str | None = None) -> None:
         """Submit an action for this month (P-ACT-1); the server rolls its pool now (P-DICE-1..8).
 
         With ``roll=False`` the action is only proposed, so the GM can set its difficulty
         (openly or sealed) before the roll (GM-1, GM-2); roll it later with ``roll_action``.
         ``dungeon``: a challenge inside a dungeon, where Delve joins up to one other skill (P-ASSET-4).
+        ``salt`` is fresh entropy from the caller for the submission's digest (see ``roll_action``).
         """
         self._check_planning(now, power_id)
         ps = self.power(power_id)
@@ -423,7 +449,7 @@ class Game(Aggregate):
         )
         if roll:
             self.roll_action(action_id, now=now, roller=roller, assets=assets or [], extra_actions=extra,
-                             convert=convert, actor=actor)
+                             convert=convert, actor=actor, salt=salt)
 
     @event("ActionSubmitted")
     def _action_submitted(self, action_id: str, power_id: str, index: int, title: str, description: str,
@@ -438,8 +464,14 @@ class Game(Aggregate):
         self.state.powers[power_id].commands += 1
 
     def roll_action(self, action_id: str, *, now: datetime, roller: Roller, assets: list[dict],
-                    extra_actions: int = 0, convert: int | None = None, actor: str | None = None) -> None:
-        """Roll a submitted action's pool on the server (P-DICE-2); conversions may be locked now or later."""
+                    extra_actions: int = 0, convert: int | None = None, actor: str | None = None,
+                    salt: str | None = None) -> None:
+        """Roll a submitted action's pool on the server (P-DICE-2); conversions may be locked now or later.
+
+        ``salt`` is fresh entropy from the caller (the service passes 16 random bytes): it goes into
+        the submission's digest, which Resolution publishes to the table, and is disclosed only to
+        those who see the submission, so nobody else can recover the dice by trying every roll (P.4).
+        """
         a = self.action(action_id)
         self._check_planning(now, a.power)
         if a.pool is not None:
@@ -455,6 +487,8 @@ class Game(Aggregate):
                                      used_pub, used_priv, a.slot, extra)
         pool = self._build_pool(a.power, assets, skill_tag=a.skill, extra_actions=extra, roller=roller,
                                 is_reaction=False, dungeon=a.dungeon)
+        if salt is not None:
+            pool["salt"] = salt  # told only to the submission's audience, with its dice
         self._dice_rolled(action_id=action_id, extra_actions=extra, pool=pool, actor=actor or a.power,
                           audience=self._audience(a))
         if convert is not None:
@@ -535,6 +569,7 @@ class Game(Aggregate):
     def _dice_rolled(self, action_id: str, extra_actions: int, pool: dict, actor: str, audience: list) -> None:
         a = self.state.actions[action_id]
         a.pool = _pool_from(pool)
+        a.salt = pool.get("salt")
         a.extra_actions = extra_actions
         a.status = "rolled"
         self.state.next_roll = pool["roll_no"] + 1
@@ -1055,23 +1090,11 @@ class Game(Aggregate):
 
     # ------------------------------------------------------------------ mail
 
-    MAIL_MEMORY = 500
-
-    def record_mail_turn(self, principal: str, message_id: str, reply: str) -> None:
-        """Remember an accepted mail by its Message-ID, with the reply it got (idempotent intake)."""
-        if not message_id:
-            raise RuleViolation("a mail needs a Message-ID", field="message_id")
-        limits.check_text(message_id, "message_id", limits.MESSAGE_ID, what="a Message-ID")
-        audience = [vis.GM_ONLY] if principal == GM else vis.powers([principal])
-        self._mail_turn_recorded(message_id=message_id, principal=principal, reply=reply, actor=principal,
-                                 audience=audience)
-
     @event("MailTurnRecorded")
     def _mail_turn_recorded(self, message_id: str, principal: str, reply: str, actor: str, audience: list) -> None:
-        replies = self.state.mail_replies
-        replies[message_id] = {"principal": principal, "reply": reply}
-        while len(replies) > self.MAIL_MEMORY:
-            replies.pop(next(iter(replies)))
+        # No longer recorded: a mail's Message-ID is its idempotency key, kept beside the events.
+        # Stored events of this type still fold, so the mails they remember are still answered once.
+        self.state.mail_replies[message_id] = {"principal": principal, "reply": reply}
 
     def set_contact(self, power_id: str, email: str | None, mode: str = "immediate") -> None:
         """Where a power's notifications go, and whether at once or as a daily digest."""
@@ -1190,12 +1213,14 @@ class Game(Aggregate):
 
     # ------------------------------------------------------------------ resolution
 
-    def resolve(self, *, now: datetime, roller: Roller, announcement: str = "") -> list[str]:
+    def resolve(self, *, now: datetime, roller: Roller, announcement: str = "",
+                expected_step: str | None = None) -> list[str]:
         """Resolve the month in the order of P.1.4 and publish it; returns the queue of action ids.
 
         Undercut shared assets lose their dice (P-ASSET-13), sealed difficulties are revealed,
         resistible actions stay provisional (P-RES-5) and the resistance window opens (P-RES-2).
         """
+        self.expect_step(expected_step)
         s = self.state
         limits.check_text(announcement, "announcement", limits.ANNOUNCEMENT, what="an announcement")
         if s.step != "resolution" or s.resolved:
@@ -1311,7 +1336,7 @@ class Game(Aggregate):
             "assets": [{"name": pa.name, "cls": pa.cls, "rank": pa.rank, "mode": pa.mode, "undercut": pa.undercut}
                        for pa in pool.assets] if pool else [],
             "pool_size": t.pool_size, "consequences": t.consequences, "successes": t.successes,
-            "difficulty": difficulty,
+            "difficulty": difficulty, "salt": a.salt,
         }
 
     @event("TiesBroken")
@@ -1469,12 +1494,14 @@ class Game(Aggregate):
         if not self.pending_resisters():
             self.close_window(w.id, now=now, reason="everyone acted or waived")
 
-    def close_window(self, window_id: str, *, now: datetime, reason: str = "deadline", force: bool = False) -> bool:
+    def close_window(self, window_id: str, *, now: datetime, reason: str = "deadline", force: bool = False,
+                     expected_step: str | None = None) -> bool:
         """Close a window; a no-op (False) if it is already closed, so workers may run it twice.
 
         Closing Planning converts missing actions into schemes; closing Resistance finalises the
         provisional actions in queue order with net successes (P-RES-4, P-RES-5) and begins Battle.
         """
+        self.expect_step(expected_step)
         w = self.state.windows.get(window_id)
         if w is None:
             return False
@@ -1520,10 +1547,20 @@ class Game(Aggregate):
         self._step_began(step="battle", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
 
 
+def submission_digest(action_id: str, power: str, title: str, slot: str, skill: str | None, roll_no: int,
+                      faces: list[int], converted: list[int], salt: str | None) -> str:
+    """The digest of a submission as locked: what its receipt shows and Resolution publishes.
+
+    The secret ``salt`` (disclosed only to those who see the submission, and to the table with a
+    public action's dice once resolved) keeps anyone else from trying every roll against it.
+    """
+    return digest({"action_id": action_id, "power": power, "title": title, "slot": slot, "skill": skill,
+                   "roll_no": roll_no, "faces": list(faces), "converted": list(converted), "salt": salt})
+
+
 def _submission_digest(a: ActionState, converted: list[int]) -> str:
-    """The digest of a submission as locked: what its receipt shows and Resolution publishes."""
-    return digest({"action_id": a.id, "power": a.power, "title": a.title, "slot": a.slot, "skill": a.skill,
-                   "roll_no": a.pool.roll_no, "faces": [x.face for x in a.pool.dice], "converted": converted})
+    return submission_digest(a.id, a.power, a.title, a.slot, a.skill, a.pool.roll_no,
+                             [x.face for x in a.pool.dice], converted, a.salt)
 
 
 def _check_months(months: int) -> None:

@@ -116,7 +116,3 @@ def test_a_valid_contact_address_is_recorded_normalized():
     g.set_contact("c", "Ana@Example.ORG")
     assert g.state.powers["c"].email == "Ana@example.org"
 
-
-def test_a_mail_message_id_is_limited():
-    g = planning()
-    refused_by_field(g, lambda: g.record_mail_turn("c", MB, "ok"), "message_id")

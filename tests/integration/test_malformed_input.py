@@ -34,7 +34,9 @@ BASE = {
     ("post", "/games/{game_id}/powers"): {"name": "P", "cls": "city", "subclass": "sovereign"},
     ("post", "/games/{game_id}/powers/{power_id}/assets"): {"name": "might", "cls": "skill", "rank": 2},
     ("put", "/games/{game_id}/season-length"): {"months": 2},
-    ("post", "/games/{game_id}/resolve"): {"announcement": "a"},
+    ("post", "/games/{game_id}/advance"): {"expected_step": "planning"},
+    ("post", "/games/{game_id}/windows/{window_id}/close"): {"expected_step": "planning"},
+    ("post", "/games/{game_id}/resolve"): {"announcement": "a", "expected_step": "resolution"},
     ("post", "/games/{game_id}/actions"): {"title": "T"},
     ("post", "/games/{game_id}/actions/{action_id}/roll"): {"convert": 0},
     ("post", "/games/{game_id}/actions/{action_id}/conversions"): {"convert": 0},
@@ -100,8 +102,8 @@ def api(tmp_path_factory):
         for name, cls, sub in (("Ana", "conspiracy", "circle"), ("Bo", "city", "sovereign")):
             assert client.post(f"/games/{gid}/powers", headers=gm,
                                json={"name": name, "cls": cls, "subclass": sub}).status_code == 201
-        client.post(f"/games/{gid}/advance", headers=gm)
-        client.post(f"/games/{gid}/advance", headers=gm)
+        for step in ("setup", "tidings"):
+            assert client.post(f"/games/{gid}/advance", headers=gm, json={"expected_step": step}).status_code == 200
         yield client, app, gid, gm
     app.state.projector.db.close()
     app.state.games.close()

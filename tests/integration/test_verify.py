@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from domain.dice import commitment
+from domain.powers.game import digest
 from domain.verify import InvalidExport, parse_export, verify_events
 from projections.service import Games
 from tests.scenarios import play_rich_month
@@ -101,13 +102,59 @@ def test_the_cli_verifies_an_export_file(month_done, tmp_path):
     assert bad.returncode == 1 and json.loads(bad.stdout)["ok"] is False
 
 
-def test_every_locked_submission_is_checked_against_its_digest(month_done):
+def test_p_4_each_viewer_checks_the_published_digests_it_holds_the_salt_of(month_done):
+    """The GM checks every submission against Resolution's published digests; a power checks its own,
+    those it collaborates on, and public ones once their dice are public: no more (P.4)."""
     games, m = month_done
-    gm = verify_events(games.visible_events(m.game_id, "gm"))
-    assert gm.ok, gm.mismatches
-    assert gm.submissions_verified == 4
-    wiz = verify_events(games.visible_events(m.game_id, m.powers["wiz"]))
-    assert wiz.ok and wiz.submissions_verified == 1
+    counts = {viewer: verify_events(games.visible_events(m.game_id, viewer)).submissions_verified
+              for viewer in ["gm", *m.powers.values()]}
+    p = m.powers
+    assert counts == {"gm": 4, p["wiz"]: 2, p["circ"]: 2, p["cult"]: 3, p["sov"]: 1}
+
+
+def test_a_digest_that_does_not_match_the_locked_conversions_is_caught(month_done):
+    games, m = month_done
+    events = games.visible_events(m.game_id, m.powers["wiz"])
+    locked = next(e for e in events if e["type"] == "ConversionsLocked")
+    locked["data"]["converted"] = [] if locked["data"]["converted"] else [0]  # dice are random: any change
+    report = verify_events(events)
+    assert not report.ok and "digest does not match its dice and conversions" in report.mismatches[0]
+
+
+def test_a_submission_left_out_of_the_published_resolution_is_caught(month_done):
+    """The owner of a submission notices a Resolution that did not consume it, even when the published
+    list is otherwise consistent."""
+    games, m = month_done
+    events = games.visible_events(m.game_id, m.powers["wiz"])
+    mine = next(e for e in events if e["type"] == "ConversionsLocked")["data"]["digest"]
+    published = next(e for e in events if e["type"] == "ResolutionPublished")["data"]
+    published["submissions"] = [d for d in published["submissions"] if d != mine]
+    published["submissions_digest"] = digest(sorted(published["submissions"]))
+    report = verify_events(events)
+    assert not report.ok and "missing from the published resolution" in report.mismatches[0]
+    published["submissions_digest"] = "0" * 64
+    assert any("submissions_digest is not the digest" in x for x in verify_events(events).mismatches)
+
+
+def test_post_verify_checks_the_submission_digests_of_an_export(month_done):
+    """``POST /verify`` (no account needed) reports the digests it checked, and a tampered one."""
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+
+    games, m = month_done
+    events = games.visible_events(m.game_id, m.powers["cult"])
+    with TestClient(create_app(games_service=games)) as api:
+        ok = api.post("/verify", content="".join(json.dumps(e) + "\n" for e in events),
+                      headers={"Content-Type": "application/x-ndjson"})
+        assert ok.status_code == 200 and ok.json()["ok"] is True and ok.json()["submissions_verified"] == 3
+        for e in events:
+            if e["type"] == "DiceRolled" and e["data"]["pool"].get("salt"):
+                e["data"]["pool"]["salt"] = "0" * 32  # a salt that is not the one digested
+        bad = api.post("/verify", content="".join(json.dumps(e) + "\n" for e in events),
+                       headers={"Content-Type": "application/x-ndjson"})
+        assert bad.json()["ok"] is False
+        assert any("digest does not match" in x for x in bad.json()["mismatches"])
 
 
 @pytest.mark.parametrize("viewer", ["gm", "wiz"])
@@ -156,18 +203,7 @@ def test_an_edited_title_is_caught_by_the_submission_digest(month_done):
     submitted = next(e for e in events if e["type"] == "ActionSubmitted")
     submitted["data"]["title"] = "Something harmless"
     report = verify_events(events)
-    assert not report.ok and any("does not match its digest" in x for x in report.mismatches)
-
-
-def test_a_submission_left_out_of_the_resolution_is_caught(month_done):
-    games, m = month_done
-    events = games.visible_events(m.game_id, m.powers["wiz"])
-    published = next(e for e in events if e["type"] == "ResolutionPublished")
-    mine = next(e for e in events if e["type"] == "ConversionsLocked")["data"]["digest"]
-    published["data"]["submissions"].remove(mine)
-    report = verify_events(events)
-    assert any("do not match their digest" in x for x in report.mismatches)
-    assert any("not among those the resolution consumed" in x for x in report.mismatches)
+    assert not report.ok and any("submission digest does not match" in x for x in report.mismatches)
 
 
 def test_the_report_says_plainly_what_it_does_not_check(month_done):
