@@ -114,6 +114,8 @@ class SubmitActionRequest(Strict):
     extra_actions: Number = Field(default=0, description="Actions spent as a rank-1 assured asset (P-ASSET-2), 0 or 1")
     convert: Number | None = Field(default=None, description="How many 3s and 4s to convert now; omit to choose later")
     roll: bool = Field(default=True, description="False: propose only, so the GM can set the difficulty first")
+    dungeon: bool = Field(default=False, description="A challenge inside a dungeon: Delve joins up to one other "
+                                                     "skill (P-ASSET-4, P-EX-8)")
 
 
 class RollRequest(Strict):
