@@ -8,6 +8,9 @@ from datetime import datetime, timezone
 
 import pytest
 
+from tests import procs as _procs
+from tests.procs import procs  # noqa: F401 - the fixture, for every test
+
 PG_URL = os.environ.get("EMISSARY_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -21,6 +24,18 @@ def _pg_reachable() -> str | None:
         return None
     except Exception as exc:  # noqa: BLE001 - any failure means "not reachable"
         return str(exc)
+
+
+def pytest_configure(config) -> None:
+    _procs.interrupt_on_sigterm()
+
+
+@pytest.fixture(autouse=True)
+def stop_leftover_processes():
+    """Whatever a test started through tests/procs.py and left running is stopped, with its children."""
+    before = {p.pid for p in _procs.live()}
+    yield
+    _procs.stop_all([p for p in _procs.live() if p.pid not in before])
 
 
 @pytest.fixture(scope="session")
