@@ -8,8 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from tests import procs as _procs
-from tests.procs import procs  # noqa: F401 - the fixture, for every test
+from tests.procs import procs, stop_leftover_processes  # noqa: F401 - fixtures for every test
 
 PG_URL = os.environ.get("EMISSARY_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -27,15 +26,9 @@ def _pg_reachable() -> str | None:
 
 
 def pytest_configure(config) -> None:
-    _procs.interrupt_on_sigterm()
+    from tests.procs import interrupt_on_sigterm
 
-
-@pytest.fixture(autouse=True)
-def stop_leftover_processes():
-    """Whatever a test started through tests/procs.py and left running is stopped, with its children."""
-    before = {p.pid for p in _procs.live()}
-    yield
-    _procs.stop_all([p for p in _procs.live() if p.pid not in before])
+    interrupt_on_sigterm()
 
 
 @pytest.fixture(scope="session")

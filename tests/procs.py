@@ -6,10 +6,13 @@ it) and registers it. ``stop`` sends SIGTERM to the whole group, waits a bounded
 whatever of the group is left, leader gone or not. Three nets make sure nothing outlives the tests:
 
 - the ``procs`` fixture stops what it started at teardown, whether the test passed, failed or raised;
-- the autouse ``stop_leftover_processes`` fixture (tests/conftest.py) stops anything a test started
+- the autouse ``stop_leftover_processes`` fixture stops anything a test started
   through this module and did not stop;
 - an ``atexit`` hook kills every group still registered when the interpreter exits (SIGTERM to the
   test run is turned into KeyboardInterrupt, so teardowns and atexit run then too).
+
+tests/conftest.py imports its fixtures and calls ``interrupt_on_sigterm``; ``pytest -p tests.procs``
+does the same for a test file outside this suite.
 """
 
 from __future__ import annotations
@@ -134,6 +137,18 @@ def interrupt_on_sigterm() -> None:
             raise KeyboardInterrupt(f"signal {signum}")
 
         signal.signal(signal.SIGTERM, interrupt)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    interrupt_on_sigterm()
+
+
+@pytest.fixture(autouse=True)
+def stop_leftover_processes() -> Iterator[None]:
+    """Whatever a test started through this module and left running is stopped, with its children."""
+    before = {p.pid for p in live()}
+    yield
+    stop_all([p for p in live() if p.pid not in before])
 
 
 class Group:
