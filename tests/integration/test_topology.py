@@ -29,18 +29,20 @@ def running(pg_schema_url, tmp_path):
                      "EMISSARY_SWEEP_SECONDS": str(SWEEP), "EMISSARY_CLAIM_SECONDS": "4",
                      "EMISSARY_ETA_LOOKAHEAD_SECONDS": "20", "EMISSARY_DATA_DIR": str(tmp_path),
                      "EMISSARY_PORT": str(port), "EMISSARY_WATCHDOG_STALL_SECONDS": "5"}, tmp_path)
-    topo.start("api", "serve", "--port", str(port), "--no-access-log")
-    topo.start("worker", "worker", "--concurrency", "2")
-    topo.start("beat", "beat", "--schedule", str(tmp_path / "beat-schedule"))
-    topo.start("projector", "projector")
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(base, 30)
-    except RuntimeError:
-        pytest.fail(topo.logs())
-    yield base, topo, Settings(database_url=pg_schema_url)
-    topo.stop_all()
-    client.flushdb()
+    try:  # every process, and its children, stopped whatever happens (a failed start included)
+        topo.start("api", "serve", "--port", str(port), "--no-access-log")
+        topo.start("worker", "worker", "--concurrency", "2")
+        topo.start("beat", "beat", "--schedule", str(tmp_path / "beat-schedule"))
+        topo.start("projector", "projector")
+        base = f"http://127.0.0.1:{port}"
+        try:
+            wait_healthy(base, 60)
+        except RuntimeError:
+            pytest.fail(topo.logs())
+        yield base, topo, Settings(database_url=pg_schema_url)
+    finally:
+        topo.stop_all()
+        client.flushdb()
 
 
 def wait_step(http: httpx.Client, gid: str, gm: dict, step: str, timeout: float = 30) -> dict:
@@ -80,7 +82,8 @@ def test_a_month_plays_itself_through_its_windows(running):
         assert e["actor"] == "system" and e["data"]["reason"] == "deadline"
         lag = (datetime.fromisoformat(e["data"]["closed_at"]) -
                datetime.fromisoformat(opened[e["data"]["window_id"]])).total_seconds()
-        assert 0 <= lag < 3 * SWEEP, (e["data"]["window_id"], lag)
+        # Never early; "on time" within a bound a loaded CI machine keeps (speed is the benchmark's).
+        assert 0 <= lag < 15 * SWEEP, (e["data"]["window_id"], lag)
     # The projection runner keeps the read models at the head of the event store by itself.
     from projections.store import build_games, build_projector
 
