@@ -16,7 +16,7 @@ from psycopg.conninfo import conninfo_to_dict
 from projections.db import ReadModelDB, conninfo
 from projections.settings import Settings
 from projections.store import build_games, build_projector
-from tests.integration.topology import Topology, free_port, make_windows, wait_healthy
+from tests.integration.topology import Topology, free_port, make_windows, private_redis, wait_healthy  # noqa: F401
 
 pytestmark = pytest.mark.integration
 
@@ -73,20 +73,16 @@ PER_PROCESS = POOL + OVERFLOW + READMODEL
 BUDGET = {"api": 1 * PER_PROCESS, "worker": 2 * PER_PROCESS, "beat": 0, "projector": 2 * PER_PROCESS}
 
 
-def test_every_process_of_the_topology_keeps_to_its_connection_budget(pg_schema_url, tmp_path):
+def test_every_process_of_the_topology_keeps_to_its_connection_budget(pg_schema_url, tmp_path, private_redis):
     """The API, a worker, beat and the projection runner, on PostgreSQL, closing windows and answering
     requests: pg_stat_activity, sampled all along, never shows a role above its budget (one pool per
     process, of the configured size, whatever number of tasks ran)."""
-    import redis
-
     marker = f"emissary-t{uuid.uuid4().hex[:8]}"
     settings = Settings(database_url=pg_schema_url)
     games = build_games(settings)
     projector = build_projector(games, settings)
-    client = redis.Redis(host="127.0.0.1", port=6379, db=10)
-    client.flushdb()
     port = free_port()
-    topo = Topology({"EMISSARY_DATABASE_URL": pg_schema_url, "EMISSARY_BROKER_URL": "redis://127.0.0.1:6379/10",
+    topo = Topology({"EMISSARY_DATABASE_URL": pg_schema_url, "EMISSARY_BROKER_URL": private_redis,
                      "EMISSARY_SWEEP_SECONDS": "1", "EMISSARY_CLAIM_SECONDS": "4",
                      "EMISSARY_ETA_LOOKAHEAD_SECONDS": "20", "EMISSARY_DATA_DIR": str(tmp_path),
                      "EMISSARY_PORT": str(port), "EMISSARY_DB_POOL_SIZE": str(POOL),
@@ -135,7 +131,6 @@ def test_every_process_of_the_topology_keeps_to_its_connection_budget(pg_schema_
         topo.stop_all()
         projector.db.close()
         games.close()
-        client.flushdb()
     assert peak.get("api", 0) >= 1 and peak.get("worker", 0) >= 1 and peak.get("projector", 0) >= 1, peak
     over = {role: (n, BUDGET[role]) for role, n in peak.items() if n > BUDGET[role]}
     assert not over, (peak, BUDGET)

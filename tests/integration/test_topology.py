@@ -9,11 +9,10 @@ from datetime import datetime
 
 import httpx
 import pytest
-import redis
 
 from projections.db import ReadModelDB
 from projections.settings import Settings
-from tests.integration.topology import Topology, free_port, wait_healthy
+from tests.integration.topology import Topology, free_port, private_redis, wait_healthy  # noqa: F401
 
 pytestmark = pytest.mark.integration
 SWEEP = 1.0
@@ -21,11 +20,9 @@ WINDOW_SECONDS = 4.0
 
 
 @pytest.fixture
-def running(pg_schema_url, tmp_path):
-    client = redis.Redis(host="127.0.0.1", port=6379, db=8)
-    client.flushdb()
+def running(pg_schema_url, tmp_path, private_redis):
     port = free_port()
-    topo = Topology({"EMISSARY_DATABASE_URL": pg_schema_url, "EMISSARY_BROKER_URL": "redis://127.0.0.1:6379/8",
+    topo = Topology({"EMISSARY_DATABASE_URL": pg_schema_url, "EMISSARY_BROKER_URL": private_redis,
                      "EMISSARY_SWEEP_SECONDS": str(SWEEP), "EMISSARY_CLAIM_SECONDS": "4",
                      "EMISSARY_ETA_LOOKAHEAD_SECONDS": "20", "EMISSARY_DATA_DIR": str(tmp_path),
                      "EMISSARY_PORT": str(port), "EMISSARY_WATCHDOG_STALL_SECONDS": "5"}, tmp_path)
@@ -42,7 +39,6 @@ def running(pg_schema_url, tmp_path):
         yield base, topo, Settings(database_url=pg_schema_url)
     finally:
         topo.stop_all()
-        client.flushdb()
 
 
 def wait_step(http: httpx.Client, gid: str, gm: dict, step: str, timeout: float = 30) -> dict:

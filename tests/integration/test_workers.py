@@ -16,7 +16,7 @@ import redis
 
 from projections.settings import Settings
 from projections.store import build_games, build_projector
-from tests.integration.topology import PrivateRedis, Topology, make_windows
+from tests.integration.topology import PrivateRedis, Topology, make_windows, private_redis  # noqa: F401
 
 pytestmark = pytest.mark.integration
 SWEEP = 1.0
@@ -77,15 +77,6 @@ def topologies(stack):
         topo.stop_all()
 
 
-@pytest.fixture
-def machine_redis():
-    """The machine's Redis (127.0.0.1:6379), on a database of its own for this test."""
-    client = redis.Redis(host="127.0.0.1", port=6379, db=7)
-    client.flushdb()
-    yield "redis://127.0.0.1:6379/7"
-    client.flushdb()
-
-
 def nothing_pending(client: redis.Redis) -> bool:
     """No task waits in the queue, and none is reserved by a worker (acks_late: until it finishes)."""
     return client.llen("emissary") == 0 and client.hlen("unacked") == 0
@@ -141,12 +132,12 @@ def close_gate(settings: Settings, after: int) -> Iterator[CloseGate]:
             gate.open()
 
 
-def test_500_windows_due_at_once_are_each_closed_exactly_once_on_time(stack, machine_redis, topologies):
+def test_500_windows_due_at_once_are_each_closed_exactly_once_on_time(stack, private_redis, topologies):
     settings, games, projector, tmp = stack
     due = datetime.now(timezone.utc) + timedelta(seconds=40)
     ids = make_windows(games, 500, due)
     projector.catch_up()
-    topo = topologies(machine_redis)
+    topo = topologies(private_redis)
     topo.start("worker", "worker", "--concurrency", "2")
     topo.start("beat", "beat", "--schedule", str(tmp / "beat-schedule"))
     seen = wait_for(games, ids, timeout=(due - datetime.now(timezone.utc)).total_seconds() + 120)
@@ -158,12 +149,12 @@ def test_500_windows_due_at_once_are_each_closed_exactly_once_on_time(stack, mac
     assert lags[-1] < 90, lags[-10:]
 
 
-def test_a_worker_killed_mid_sweep_misses_nothing_and_closes_nothing_twice(stack, machine_redis, topologies):
+def test_a_worker_killed_mid_sweep_misses_nothing_and_closes_nothing_twice(stack, private_redis, topologies):
     settings, games, projector, tmp = stack
     due = datetime.now(timezone.utc) + timedelta(seconds=15)
     ids = make_windows(games, 60, due)
     projector.catch_up()
-    topo = topologies(machine_redis)
+    topo = topologies(private_redis)
     with close_gate(settings, after=10) as gate:  # the 11th close, and every later one, waits
         topo.start("worker", "worker", "--concurrency", "2")
         topo.start("beat", "beat", "--schedule", str(tmp / "beat-schedule"))
@@ -178,10 +169,10 @@ def test_a_worker_killed_mid_sweep_misses_nothing_and_closes_nothing_twice(stack
     assert all(len(v) == 1 for v in seen.values()), topo.logs()
 
 
-def test_windows_due_while_beat_is_down_close_when_it_restarts(stack, machine_redis, topologies):
+def test_windows_due_while_beat_is_down_close_when_it_restarts(stack, private_redis, topologies):
     settings, games, projector, tmp = stack
-    topo = topologies(machine_redis)
-    broker = redis.Redis.from_url(machine_redis)
+    topo = topologies(private_redis)
+    broker = redis.Redis.from_url(private_redis)
     topo.start("worker", "worker", "--concurrency", "2")
     topo.start("beat", "beat", "--schedule", str(tmp / "beat-schedule"))
     wait_until(lambda: re.search(r"Task workers.sweep\[\S+\] succeeded", topo.logs()), 60, "a sweep", topo.logs)
@@ -205,7 +196,8 @@ def test_windows_still_close_after_redis_restarts(stack, topologies):
     topo = topologies(broker.url)
     topo.start("worker", "worker", "--concurrency", "2")
     topo.start("beat", "beat", "--schedule", str(tmp / "beat-schedule"))
-    due = datetime.now(timezone.utc) + timedelta(seconds=12)
+    wait_until(lambda: re.search(r"Task workers.sweep\[\S+\] succeeded", topo.logs()), 60, "a sweep", topo.logs)
+    due = datetime.now(timezone.utc) + timedelta(seconds=10)
     ids = make_windows(games, 20, due)
     projector.catch_up()
     # The sweep has scheduled ETA closes: the worker holds them, reserved, in Redis ...

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import redis
 
 from tests import procs
@@ -52,6 +53,17 @@ class PrivateRedis:
     def kill(self) -> None:
         if self.proc:
             procs.kill(self.proc)
+
+
+@pytest.fixture
+def private_redis(tmp_path) -> str:
+    """The URL of a Redis of this test's own: tests running at the same time on one machine (another
+    checkout, another CI job) never take each other's tasks, as they would sharing the machine's Redis."""
+    broker = PrivateRedis(tmp_path).start()
+    try:
+        yield broker.url
+    finally:
+        broker.kill()
 
 
 class Topology:
