@@ -134,3 +134,45 @@ def test_every_process_of_the_topology_keeps_to_its_connection_budget(pg_schema_
     assert peak.get("api", 0) >= 1 and peak.get("worker", 0) >= 1 and peak.get("projector", 0) >= 1, peak
     over = {role: (n, BUDGET[role]) for role, n in peak.items() if n > BUDGET[role]}
     assert not over, (peak, BUDGET)
+
+
+def test_worker_tasks_reuse_the_process_pools(pg_schema_url, monkeypatch):
+    """A worker process builds its service and read models once, on its first task; no task opens a
+    pool of its own afterwards, however many run."""
+    import psycopg_pool
+
+    from workers import runtime
+    from workers.app import celery_app
+    from workers.tasks import close_window, sweep
+
+    settings = Settings(database_url=pg_schema_url)
+    opened: list[int] = []
+    real_init = psycopg_pool.ConnectionPool.__init__
+
+    def counting_init(self, *args, **kwargs):
+        opened.append(1)
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg_pool.ConnectionPool, "__init__", counting_init)
+    monkeypatch.setattr(runtime, "_state", {"settings": settings})  # a fresh worker process
+    celery_app.conf.task_always_eager = True
+    try:
+        sweep()
+        first = len(opened)
+        games = runtime.games()
+        due = datetime.now(timezone.utc) + timedelta(seconds=1)
+        ids = make_windows(games, 3, due)
+        while datetime.now(timezone.utc) <= due:
+            time.sleep(0.05)
+        for _ in range(3):
+            sweep()
+        for gid in ids:
+            close_window(gid, "s1m1-planning")
+        assert first == 2 and len(opened) == first, opened  # the event store's pool and the read models'
+        assert all(games.view(gid, "gm")["game"]["step"] == "resolution" for gid in ids)
+    finally:
+        celery_app.conf.task_always_eager = False
+        if "projector" in runtime._state:
+            runtime._state["projector"].db.close()
+        if "games" in runtime._state:
+            runtime._state["games"].close()
