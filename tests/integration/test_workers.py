@@ -175,7 +175,7 @@ def test_windows_due_while_beat_is_down_close_when_it_restarts(stack, private_re
     broker = redis.Redis.from_url(private_redis)
     topo.start("worker", "worker", "--concurrency", "2")
     topo.start("beat", "beat", "--schedule", str(tmp / "beat-schedule"))
-    wait_until(lambda: re.search(r"Task workers.sweep\[\S+\] succeeded", topo.logs()), 60, "a sweep", topo.logs)
+    wait_until(lambda: re.search(r"Task workers.sweep\[\S+\] succeeded", topo.log("worker")), 60, "a sweep", topo.logs)
     topo.kill9("beat")
     # A sweep beat sent before it died could still schedule the windows below: wait until none is left.
     wait_until(lambda: nothing_pending(broker), 60, "the worker to finish the sweeps beat sent", topo.logs)
@@ -196,12 +196,12 @@ def test_windows_still_close_after_redis_restarts(stack, topologies):
     topo = topologies(broker.url)
     topo.start("worker", "worker", "--concurrency", "2")
     topo.start("beat", "beat", "--schedule", str(tmp / "beat-schedule"))
-    wait_until(lambda: re.search(r"Task workers.sweep\[\S+\] succeeded", topo.logs()), 60, "a sweep", topo.logs)
+    wait_until(lambda: re.search(r"Task workers.sweep\[\S+\] succeeded", topo.log("worker")), 60, "a sweep", topo.logs)
     due = datetime.now(timezone.utc) + timedelta(seconds=10)
     ids = make_windows(games, 20, due)
     projector.catch_up()
     # The sweep has scheduled ETA closes: the worker holds them, reserved, in Redis ...
-    wait_until(lambda: re.search(r"sweep at=\S+ due=\d+ eta=[1-9]", topo.logs()), 60, "ETA closes", topo.logs)
+    wait_until(lambda: re.search(r"sweep at=\S+ due=\d+ eta=[1-9]", topo.log("worker")), 60, "ETA closes", topo.logs)
     assert datetime.now(timezone.utc) < due, "the machine was too slow to kill Redis before the deadline"
     broker.kill()  # ... and they are lost with it: it keeps nothing on disk
     wait_until(lambda: datetime.now(timezone.utc) > due + timedelta(seconds=2), 60, "the deadline to pass")

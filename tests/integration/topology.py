@@ -92,6 +92,10 @@ class Topology:
     def stop_all(self) -> None:
         procs.stop_all(list(self.procs.values()))
 
+    def log(self, name: str) -> str:
+        """Everything the process ``name`` has logged, over all its runs."""
+        return "".join(p.read_text() for p in sorted(self.logdir.glob(f"{name}.*.log")))
+
     def logs(self) -> str:
         return "\n".join(f"--- {p.name}\n{p.read_text()[-3000:]}" for p in sorted(self.logdir.glob("*.log")))
 
