@@ -124,3 +124,30 @@ def test_the_watchdog_restarts_a_dead_projection_runner(running):
         assert time.time() < deadline, topo.logs()
         time.sleep(0.3)
     db.close()
+
+
+def test_the_watchdog_stopped_alone_stops_its_projection_runner(pg_schema_url, tmp_path):
+    """SIGTERM to the watchdog process only (what a process manager sends): its runner, which holds
+    database connections of its own, goes with it instead of living on as an orphan."""
+    import os
+    import signal
+    import subprocess
+
+    from tests import procs
+
+    topo = Topology({"EMISSARY_DATABASE_URL": pg_schema_url, "EMISSARY_DATA_DIR": str(tmp_path)}, tmp_path)
+    watchdog = topo.start("projector", "projector")
+    try:
+        deadline = time.time() + 30
+        while not (runners := subprocess.run(["pgrep", "-P", str(watchdog.pid)], capture_output=True,
+                                             text=True).stdout.split()):
+            assert time.time() < deadline and watchdog.poll() is None, topo.logs()
+            time.sleep(0.1)
+        os.kill(watchdog.pid, signal.SIGTERM)  # the watchdog alone, not its process group
+        watchdog.wait(15)
+        deadline = time.time() + 15
+        while procs.alive(int(runners[0])):
+            assert time.time() < deadline, f"the runner {runners[0]} outlived its watchdog\n{topo.logs()}"
+            time.sleep(0.1)
+    finally:
+        topo.stop_all()
