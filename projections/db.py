@@ -29,6 +29,7 @@ def conninfo(settings: Settings) -> str:
     return make_conninfo(host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"], dbname=env["POSTGRES_DBNAME"],
                          user=env["POSTGRES_USER"], password=env.get("POSTGRES_PASSWORD") or None)
 
+
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS rm_tracking (name TEXT PRIMARY KEY, position BIGINT NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS rm_audit (
