@@ -19,6 +19,17 @@ from typing import Any
 
 from projections.settings import Settings
 
+
+def conninfo(settings: Settings) -> str:
+    """The libpq connection string for the configured PostgreSQL, quoted by psycopg (a password may
+    hold spaces, quotes or backslashes)."""
+    from psycopg.conninfo import make_conninfo
+
+    env = settings.eventsourcing_env()
+    return make_conninfo(host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"], dbname=env["POSTGRES_DBNAME"],
+                         user=env["POSTGRES_USER"], password=env.get("POSTGRES_PASSWORD") or None)
+
+
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS rm_tracking (name TEXT PRIMARY KEY, position BIGINT NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS rm_audit (
@@ -69,19 +80,17 @@ class ReadModelDB:
         self.dialect = "postgres" if settings.is_postgres else "sqlite"
         self._lock = threading.RLock()
         if self.dialect == "postgres":
+            from psycopg import sql
             from psycopg_pool import ConnectionPool
 
-            env = settings.eventsourcing_env()
-            schema = env.get("POSTGRES_SCHEMA", "public")
-            conninfo = (f"host={env['POSTGRES_HOST']} port={env['POSTGRES_PORT']} dbname={env['POSTGRES_DBNAME']} "
-                        f"user={env['POSTGRES_USER']}" + (f" password={env['POSTGRES_PASSWORD']}"
-                                                          if env.get("POSTGRES_PASSWORD") else ""))
+            schema = settings.eventsourcing_env().get("POSTGRES_SCHEMA", "public")
 
             def configure(conn: Any) -> None:
-                conn.execute(f'SET search_path TO "{schema}"')
+                conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
                 conn.commit()
 
-            self.pool = ConnectionPool(conninfo, min_size=1, max_size=4, configure=configure, open=True)
+            self.pool = ConnectionPool(conninfo(settings), min_size=1, max_size=settings.readmodel_pool_size,
+                                       configure=configure, open=True)
         else:
             env = settings.eventsourcing_env()
             if env.get("PERSISTENCE_MODULE") == "eventsourcing.popo":
