@@ -1,9 +1,13 @@
 """Verify an export of a game's events: every roll the viewer could see, and every sealed difficulty.
 
 Anyone can run it (``emissary verify export.jsonl`` or ``POST /verify``) on the events they were
-shown: it needs no access to the server. Each roll names the commitment of the seed it came from;
-once that seed is revealed, the roll is recomputed. A roll whose seed is not yet revealed is
-reported as pending, not as a failure.
+shown: it needs no access to the server. When a month opens, ``SeedCommitted`` publishes the Merkle
+root of the month's roll keys (domain.dice); each roll a viewer was shown carries its own key and
+Merkle path, so the viewer checks at once that the faces come from the key and that the key is the
+one committed for that roll number before the month's first roll. The month seed itself is revealed
+to the GM only: the GM's export also checks the seed against its commitment and root, and every
+key against the seed. Months committed before per-roll keys (no root) verify the old way, from
+the revealed seed; a roll with neither a key nor a revealed seed is reported as pending.
 
 Resolution publishes a salted digest of every submission it consumed. Whoever holds a
 submission's salt (its owner and collaborators, the GM; the table, with a public action's dice,
@@ -13,11 +17,13 @@ checks it is among those published; without the salt a digest tells nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from domain.dice import commitment as hash_of
-from domain.dice import derive_faces, derive_permutation, seal_difficulty
+from domain.dice import (
+    derive_faces_legacy, derive_permutation_legacy, faces_from_key, key_under_root, permutation_from_key, roll_key, roll_tree, seal_difficulty,
+)
 from domain.powers.game import digest, submission_digest
 
 
@@ -30,6 +36,7 @@ class Report:
     tie_breaks_verified: int = 0
     difficulties_verified: int = 0
     seeds_verified: int = 0
+    keys_verified: int = 0  # roll keys checked against their revealed seed (the GM's audit)
     submissions_verified: int = 0
     mismatches: list[str] = field(default_factory=list)
 
@@ -40,39 +47,87 @@ class Report:
     def as_dict(self) -> dict:
         return {"ok": self.ok, "rolls_verified": self.rolls_verified, "rolls_pending": self.rolls_pending,
                 "tie_breaks_verified": self.tie_breaks_verified, "difficulties_verified": self.difficulties_verified,
-                "seeds_verified": self.seeds_verified, "submissions_verified": self.submissions_verified,
-                "mismatches": list(self.mismatches)}
+                "seeds_verified": self.seeds_verified, "keys_verified": self.keys_verified,
+                "submissions_verified": self.submissions_verified, "mismatches": list(self.mismatches)}
 
 
-def _rolls(event: dict) -> Iterable[tuple[int, str | None, list[int]]]:
+@dataclass
+class _Month:
+    """One committed seed: where it was committed, and (since per-roll keys) its root and first roll."""
+
+    at: int
+    root: str | None
+    first_roll: int | None
+    seed: str | None = None
+
+
+def _rolls(event: dict) -> Iterable[tuple[int, str | None, list[int], str | None, list | None]]:
     data = event.get("data", {})
     kind = event.get("type")
     if kind in ("DiceRolled", "ReactionDeclared"):
         pool = data.get("pool") or {}
-        yield pool.get("roll_no"), pool.get("commitment"), [d["face"] for d in pool.get("dice", [])]
+        yield (pool.get("roll_no"), pool.get("commitment"), [d["face"] for d in pool.get("dice", [])],
+               pool.get("key"), pool.get("path"))
     elif kind in ("ActionResolved", "ActionProvisional"):
         details = data.get("details") or {}
         if details.get("roll_no") is not None and "faces" in details:
-            yield details["roll_no"], details.get("commitment"), list(details["faces"])
+            yield (details["roll_no"], details.get("commitment"), list(details["faces"]), details.get("key"),
+                   details.get("path"))
+
+
+def _check_roll(report: Report, where: str, what: str, month: _Month, roll_no: int, key: str | None,
+                path: list | None, shown: list, from_key: Callable[[str], list],
+                legacy: Callable[[str], list]) -> bool | None:
+    """Check one roll (faces or a tie-break order): True if verified, None if pending, False if it fails."""
+    if month.root is None:  # a month committed before per-roll keys: only its seed can tell
+        if month.seed is None:
+            return None
+        expected = legacy(month.seed)
+        if expected != shown:
+            report.mismatches.append(f"{where}: {what} {roll_no} is {shown}, but its seed gives {expected}")
+            return False
+        return True
+    if key is None:
+        if month.seed is None:
+            return None
+        key = roll_key(month.seed, roll_no)
+    elif not key_under_root(month.root, month.first_roll or 0, roll_no, key, path or []):
+        report.mismatches.append(f"{where}: {what} {roll_no}'s key and path do not lead to the month's committed "
+                                 f"root")
+        return False
+    elif month.seed is not None:
+        if roll_key(month.seed, roll_no) != key:
+            report.mismatches.append(f"{where}: {what} {roll_no}'s key does not derive from the revealed seed")
+            return False
+        report.keys_verified += 1
+    expected = from_key(key)
+    if expected != shown:
+        report.mismatches.append(f"{where}: {what} {roll_no} is {shown}, but its key gives {expected}")
+        return False
+    return True
 
 
 def verify_events(events: Iterable[dict]) -> Report:
     """Recompute every visible roll and sealed difficulty in ``events`` (in the order they were recorded)."""
     events = list(events)
     report = Report()
-    committed_at: dict[str, int] = {}
-    seeds: dict[str, str] = {}
+    months: dict[str, _Month] = {}
     for i, e in enumerate(events):
         data = e.get("data", {})
         if e.get("type") == "SeedCommitted":
-            committed_at.setdefault(data["commitment"], i)
+            months.setdefault(data["commitment"], _Month(at=i, root=data.get("root"),
+                                                         first_roll=data.get("first_roll")))
         elif e.get("type") == "SeedRevealed":
-            if data["commitment"] not in committed_at:
+            month = months.get(data["commitment"])
+            if month is None:
                 report.mismatches.append(f"event {e.get('seq')}: a seed was revealed that was never committed")
             elif hash_of(data["seed"]) != data["commitment"]:
                 report.mismatches.append(f"event {e.get('seq')}: revealed seed does not hash to its commitment")
+            elif month.root is not None and roll_tree(data["seed"], month.first_roll).root != month.root:
+                report.mismatches.append(f"event {e.get('seq')}: revealed seed does not give the committed root "
+                                         f"of the month's roll keys")
             else:
-                seeds[data["commitment"]] = data["seed"]
+                month.seed = data["seed"]
                 report.seeds_verified += 1
     seen_rolls: dict[int, tuple[str | None, list[int]]] = {}
     sealed: dict[str, tuple[str, int]] = {}
@@ -80,7 +135,7 @@ def verify_events(events: Iterable[dict]) -> Report:
     for i, e in enumerate(events):
         data = e.get("data", {})
         where = f"event {e.get('seq')} ({e.get('type')})"
-        for roll_no, commit, faces in _rolls(e):
+        for roll_no, commit, faces, key, path in _rolls(e):
             if roll_no is None:
                 continue
             earlier = seen_rolls.get(roll_no)
@@ -90,27 +145,32 @@ def verify_events(events: Iterable[dict]) -> Report:
             if earlier is not None:
                 continue
             seen_rolls[roll_no] = (commit, faces)
-            if commit not in committed_at or committed_at[commit] > i:
+            month = months.get(commit)
+            if month is None or month.at > i:
                 report.mismatches.append(f"{where}: roll {roll_no} uses a seed not committed before it")
                 continue
-            seed = seeds.get(commit)
-            if seed is None:
+            n = len(faces)
+            ok = _check_roll(report, where, "roll", month, roll_no, key, path, faces,
+                             lambda k, n=n: faces_from_key(k, n),
+                             lambda seed, r=roll_no, n=n: derive_faces_legacy(seed, r, n))
+            if ok is None:
                 report.rolls_pending += 1
-            elif derive_faces(seed, roll_no, len(faces)) != faces:
-                report.mismatches.append(f"{where}: roll {roll_no} is {faces}, but its seed gives "
-                                         f"{derive_faces(seed, roll_no, len(faces))}")
-            else:
+            elif ok:
                 report.rolls_verified += 1
         if e.get("type") == "TiesBroken":
-            seed = seeds.get(data.get("commitment"))
-            if seed is None:
-                report.rolls_pending += 1
+            month = months.get(data.get("commitment"))
+            tied = list(data["tied"])
+            if month is None or month.at > i:
+                report.mismatches.append(f"{where}: tie-break {data['roll_no']} uses a seed not committed before it")
             else:
-                tied = list(data["tied"])
-                order = [tied[k] for k in derive_permutation(seed, data["roll_no"], len(tied))]
-                if order != list(data["order"]):
-                    report.mismatches.append(f"{where}: tie-break {data['roll_no']} should be {order}")
-                else:
+                ok = _check_roll(report, where, "tie-break", month, data["roll_no"], data.get("key"), data.get("path"),
+                                 list(data["order"]),
+                                 lambda k: [tied[j] for j in permutation_from_key(k, len(tied))],
+                                 lambda seed: [tied[j] for j in derive_permutation_legacy(seed, data["roll_no"],
+                                                                                          len(tied))])
+                if ok is None:
+                    report.rolls_pending += 1
+                elif ok:
                     report.tie_breaks_verified += 1
         if e.get("type") == "DiceRolled":
             rolled_at.setdefault(data["action_id"], i)

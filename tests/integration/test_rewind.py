@@ -13,7 +13,7 @@ from tests.scenarios import play_rich_month
 def comparable(view: dict) -> dict:
     """A view without bookkeeping that a rollback deliberately keeps moving (sequences, seeds, deadlines)."""
     view = {k: v for k, v in view.items() if k not in ("sequence", "windows", "at")}
-    view["game"] = {k: v for k, v in view["game"].items() if k not in ("seed_commitment", "rollbacks")}
+    view["game"] = {k: v for k, v in view["game"].items() if k not in ("seed_commitment", "seed_root", "rollbacks")}
     return view
 
 
