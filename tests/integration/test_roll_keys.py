@@ -26,7 +26,7 @@ def _roll_keys(events: list[dict]) -> dict[int, str]:
     for e in events:
         if e["type"] in ROLL_EVENTS:
             data = e["data"]["pool"] if e["type"] != "TiesBroken" else e["data"]
-            out[data["roll_no"]] = data["key"]
+            out[data["roll_no"]] = data.get("key")
     return out
 
 
