@@ -27,6 +27,7 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
 from eventsourcing.utils import Environment
 
+from domain import limits
 from domain import visibility as vis
 from domain.dice import Roller, SeededRoller
 from domain.errors import Conflict, DomainError, Forbidden, NotFound, RuleViolation, Unauthorized
@@ -779,6 +780,7 @@ def _slug(name: str) -> str:
 def _check_timezone(name: str) -> None:
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+    limits.check_text(name, "timezone", limits.TIMEZONE, what="a time zone")
     try:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from copy import deepcopy
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
@@ -19,22 +18,15 @@ from eventsourcing.domain import Aggregate, event
 
 from domain import visibility as vis
 from domain.dice import ROLLS_PER_MONTH, Roller, RollLimit, commitment, roll_tree, seal_difficulty
+from domain import limits
 from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.powers import rules
+from domain.powers.options import DEFAULT_OPTIONS, validate_game_options, validate_power_options
 from domain.powers.state import (
     ActionState, Asset, Consequence, Die, GameState, Pool, PoolAsset, PowerState, Reaction, Window,
 )
 
-DEFAULT_OPTIONS: dict[str, Any] = {
-    "planning_hours": 72,
-    "resistance_hours": 24,
-    "reminder_hours": [24, 1],
-    "extension_cap_hours_per_window": 24,  # per power, per window (GM-8)
-    "extension_cap_hours_per_season": 48,  # per power, per season
-    "critical_mode": "rolled",   # P-AMB-5
-    "multi_resist_mode": "sum",  # P-AMB-7
-}
 CONSEQUENCE_KINDS = ("lose_actions", "status", "disclose", "note")
 
 
@@ -105,14 +97,13 @@ class Game(Aggregate):
     def start(cls, name: str, gm_name: str, timezone: str = "UTC", months_per_season: int = 2,
               options: dict | None = None) -> Game:
         """Create a game of Powers (GM-28: 2 or 3 months a season, default 2)."""
-        if not name.strip():
-            raise RuleViolation("a game needs a name", field="name")
+        limits.check_text(name, "name", limits.GAME_NAME, required=True, what="a game's name")
+        limits.check_text(gm_name, "gm_name", limits.GM_NAME, what="the GM's name")
+        limits.check_text(timezone, "timezone", limits.TIMEZONE, what="a time zone")
         _check_months(months_per_season)
-        unknown = set(options or {}) - set(DEFAULT_OPTIONS) - {"notify_resister_at"}
-        if unknown:
-            raise RuleViolation(f"unknown game option(s): {', '.join(sorted(unknown))}", field="options")
+        options = validate_game_options(options)
         return cls(name=name.strip(), gm_name=gm_name, timezone=timezone, ruleset="powers",
-                   rules_version=rules.RULES_VERSION, options=dict(options or {}),
+                   rules_version=rules.RULES_VERSION, options=options,
                    months_per_season=months_per_season, actor=GM, audience=[vis.PUBLIC])
 
     # ------------------------------------------------------------------ queries
@@ -209,11 +200,12 @@ class Game(Aggregate):
 
     def add_power(self, power_id: str, name: str, cls: str, subclass: str, options: dict | None = None) -> None:
         """Add a power of any class and subclass, with its monthly quota (P-ACT-1)."""
-        options = dict(options or {})
-        if not name.strip():
-            raise RuleViolation("a power needs a name", field="name")
+        limits.check_text(name, "name", limits.POWER_NAME, required=True, what="a power's name")
+        limits.check_text(power_id, "power_id", limits.IDENTIFIER)
         if any(p.name.lower() == name.strip().lower() for p in self.state.powers.values()):
             raise RuleViolation(f"there is already a power named {name.strip()!r}", field="name")
+        rules.validate_power(cls, subclass, {})
+        options = validate_power_options(subclass, options)
         rules.validate_power(cls, subclass, options)
         q = rules.quota(subclass, options)
         self._power_added(power_id=power_id, name=name.strip(), cls=cls, subclass=subclass, options=options,
@@ -231,6 +223,8 @@ class Game(Aggregate):
                     assured: bool = False, critical: bool = False, novel: bool = False) -> None:
         """Give a power an asset; granting an existing asset id to another power shares it (P-ASSET-5, 6)."""
         self.power(power_id)
+        limits.check_text(name, "name", limits.ASSET_NAME, required=True, what="an asset's name")
+        limits.check_text(asset_id, "asset_id", limits.IDENTIFIER)
         if cls not in rules.ASSET_CLASSES:
             raise RuleViolation(
                 f"an asset's class is one of {', '.join(rules.ASSET_CLASSES)}; {cls!r} is not",
@@ -442,8 +436,11 @@ class Game(Aggregate):
         """
         self._check_planning(now, power_id)
         ps = self.power(power_id)
-        if not title.strip():
-            raise RuleViolation("an action needs a title", field="title")
+        limits.check_text(title, "title", limits.TITLE, required=True, what="an action's title")
+        limits.check_text(description, "description", limits.DESCRIPTION, what="a description")
+        limits.check_optional_text(location, "location", limits.LOCATION, what="a location")
+        _check_items(targets, "targets")
+        _check_items(collaborators, "collaborators")
         if skill is not None and skill not in rules.SKILLS:
             raise RuleViolation(f"a skill is one of {', '.join(rules.SKILLS)}; {skill!r} is not",
                                 rule="P-ASSET-3", field="skill")
@@ -728,6 +725,9 @@ class Game(Aggregate):
                 "this action's difficulty was sealed before its roll: it is opened at Resolution and can never "
                 "be replaced", rule="GM-2", field="value",
             )
+        _check_items(list(tiers or {}), "tiers")
+        for text in (tiers or {}).values():
+            limits.check_text(text, "tiers", limits.TIER_TEXT, what="a tier's text")
         tiers = {str(k): str(v) for k, v in (tiers or {}).items()}
         for k in tiers:
             if not k.isdigit():
@@ -772,6 +772,7 @@ class Game(Aggregate):
         a = self.action(action_id)
         if self.state.resolved:
             raise RuleViolation("this month is already resolved", rule="GM-6")
+        _check_items(resisters, "resisters")
         for p in resisters:
             self.power(p)
         self._ruling_issued(action_id=action_id, resistible=resistible, targets=sorted(set(resisters)), actor=GM,
@@ -789,27 +790,38 @@ class Game(Aggregate):
             raise RuleViolation("consequences are offered once the conversions are locked", rule="GM-3")
         if a.discarded or self.state.resolved:
             raise RuleViolation("this action can no longer take consequences", rule="GM-3")
+        limits.check_text(consequence_id, "consequence_id", limits.IDENTIFIER)
+        limits.check_text(text, "text", limits.CONSEQUENCE_TEXT, what="a consequence's text")
+        _check_items(effects, "effects")
         for e in effects:
             self._check_effect(e)
         self._consequence_proposed(action_id=action_id, consequence_id=consequence_id, text=text,
                                    effects=deepcopy(effects), actor=GM, audience=self._audience(a))
 
     def _check_effect(self, e: dict) -> None:
+        if not isinstance(e, dict):
+            raise RuleViolation("each consequence effect is an object with a kind", rule="GM-3", field="effects")
         kind = e.get("kind")
         if kind not in CONSEQUENCE_KINDS:
             raise RuleViolation(f"a consequence effect is one of {', '.join(CONSEQUENCE_KINDS)}", rule="GM-3",
                                 field="effects")
         if kind == "lose_actions" and not (isinstance(e.get("count"), int) and 1 <= e["count"] <= 5):
             raise RuleViolation("lose_actions needs a count from 1 to 5", rule="P-ACT-2", field="effects")
-        if kind == "status" and not (e.get("name") and isinstance(e.get("stacks"), int) and e["stacks"] >= 1
+        if kind == "status" and not (isinstance(e.get("name"), str) and e["name"].strip()
+                                     and isinstance(e.get("stacks"), int) and 1 <= e["stacks"] <= 100
                                      and "months" not in e):
             raise RuleViolation(
                 "a status needs a name and a number of stacks, which tick down by one at each Cleanup, once a "
                 "season ([003:310])", rule="GM-3", field="effects")
+        if kind == "status":
+            limits.check_text(e["name"], "effects", limits.ASSET_NAME, what="a status's name")
         if kind == "disclose":
-            self.power(e.get("to", ""))
-            if not e.get("text"):
+            if not isinstance(e.get("to"), str):
+                raise RuleViolation("a disclosure names the power it is disclosed to", rule="GM-3", field="effects")
+            self.power(e["to"])
+            if not isinstance(e.get("text"), str) or not e["text"]:
                 raise RuleViolation("a disclosure says what is disclosed", rule="GM-3", field="effects")
+            limits.check_text(e["text"], "effects", limits.GRANT_TEXT, what="a disclosure")
 
     @event("ConsequenceProposed")
     def _consequence_proposed(self, action_id: str, consequence_id: str, text: str, effects: list, actor: str,
@@ -861,6 +873,7 @@ class Game(Aggregate):
             self.power(about)
         if source not in ("seeking", "ruling", "consequence"):
             raise RuleViolation("a grant's source is seeking, ruling or consequence", field="source")
+        limits.check_text(text, "text", limits.GRANT_TEXT, what="what the power learns")
         if not text.strip():
             raise RuleViolation("say what the power learns", field="text")
         self._visibility_granted(to=to, about=about, text=text.strip(), action_id=None, source=source, actor=GM,
@@ -904,6 +917,7 @@ class Game(Aggregate):
     def set_influence(self, power_id: str, hex_id: str, amount: int) -> None:
         """GM records a power's influence in a hex; conspiracies there see each other's (P.4, [003:1104])."""
         ps = self.power(power_id)
+        limits.check_text(hex_id, "hex", limits.IDENTIFIER, what="a hex")
         if not hex_id.strip():
             raise RuleViolation("name the hex", field="hex")
         if not 0 <= amount <= 20:
@@ -936,6 +950,7 @@ class Game(Aggregate):
     def set_timezone(self, power_id: str, timezone: str) -> None:
         """A power chooses the IANA time zone it sees times in."""
         self.power(power_id)
+        limits.check_text(timezone, "timezone", limits.TIMEZONE, what="a time zone")
         self._timezone_set(power_id=power_id, timezone=timezone, actor=power_id, audience=vis.powers([power_id]))
 
     @event("TimezoneSet")
@@ -972,6 +987,8 @@ class Game(Aggregate):
         """A power asks the GM for more time in a window (P-RES-1 "you can request an extension", GM-8)."""
         self.power(power_id)
         w = self.window(window_id)
+        limits.check_text(reason, "reason", limits.REASON, what="a reason")
+        limits.check_text(request_id, "request_id", limits.IDENTIFIER)
         if not 0 < hours <= 72:
             raise RuleViolation("ask for between a few minutes and 72 hours", rule="GM-8", field="hours")
         if now >= _at(w.deadline_for(power_id)):
@@ -1031,6 +1048,7 @@ class Game(Aggregate):
 
     def refuse_extension(self, request_id: str, reason: str = "") -> None:
         w, req = self._find_request(request_id)
+        limits.check_text(reason, "reason", limits.REASON, what="a reason")
         if req["status"] != "pending":
             raise RuleViolation("this request is no longer open", rule="GM-8", field="request_id")
         self._extension_refused(request_id=request_id, window_id=w.id, power_id=req["power"], reason=reason,
@@ -1106,8 +1124,8 @@ class Game(Aggregate):
     def set_contact(self, power_id: str, email: str | None, mode: str = "immediate") -> None:
         """Where a power's notifications go, and whether at once or as a daily digest."""
         self.power(power_id)
-        if email is not None and not re.fullmatch(r"[^@\s]+@[^@\s]+\.[^@\s]+", email):
-            raise RuleViolation(f"{email!r} is not an email address", field="email")
+        if email is not None:
+            email = limits.check_email(email)
         if mode not in ("immediate", "digest", "off"):
             raise RuleViolation("notifications are immediate, digest or off", field="mode")
         self._contact_set(power_id=power_id, email=email, mode=mode, actor=power_id, audience=vis.powers([power_id]))
@@ -1127,6 +1145,7 @@ class Game(Aggregate):
         made under the superseded seed stay verifiable by their viewers from their keys and paths; the
         seed itself is revealed to the GM only, for the audit (P.4).
         """
+        limits.check_text(reason, "reason", limits.REASON, what="a reason")
         if not reason.strip():
             raise RuleViolation("a rollback needs a reason the players will read", field="reason")
         if not 1 <= to_version < self.version:
@@ -1181,8 +1200,8 @@ class Game(Aggregate):
 
     def mark_forked(self, source_game: str, source_version: int, *, name: str, reason: str, seed: str) -> None:
         """This game was copied from another game's history up to ``source_version`` (a sandbox)."""
-        if not name.strip():
-            raise RuleViolation("a fork needs a name", field="name")
+        limits.check_text(name, "name", limits.GAME_NAME, required=True, what="a fork's name")
+        limits.check_text(reason, "reason", limits.REASON, what="a reason")
         self._forked(source_game=source_game, source_version=source_version, name=name.strip(),
                      reason=reason.strip(), actor=GM, audience=[vis.PUBLIC])
         # The copied month seed may still govern the original game's month: draw a new one, and reveal
@@ -1232,6 +1251,7 @@ class Game(Aggregate):
         """
         self.expect_step(expected_step)
         s = self.state
+        limits.check_text(announcement, "announcement", limits.ANNOUNCEMENT, what="an announcement")
         if s.step != "resolution" or s.resolved:
             raise RuleViolation(f"the month is resolved during Resolution; this is {s.step.title()}", rule="P.1.2")
         live = [a for a in s.actions.values() if not a.discarded]
@@ -1577,6 +1597,11 @@ def _submission_digest(a: ActionState, converted: list[int]) -> str:
 def _check_months(months: int) -> None:
     if months not in (2, 3):
         raise RuleViolation("a season lasts two or three months", rule="P-AMB-2", field="months_per_season")
+
+
+def _check_items(items: Any, field: str) -> None:
+    if items is not None and len(items) > limits.ITEMS:
+        raise RuleViolation(f"{field} lists at most {limits.ITEMS} items", field=field)
 
 
 def _stacks(effect: dict) -> int:

@@ -1,4 +1,5 @@
-"""Dice and secrets anyone can verify: commit-reveal seeds and sealed difficulties, from an export."""
+"""Dice and secrets anyone can verify: per-roll keys under a committed root, the month seed (the GM's
+audit) and sealed difficulties, from an export."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from domain.dice import commitment
 from domain.powers.game import digest
-from domain.verify import verify_events
+from domain.verify import InvalidExport, parse_export, verify_events
 from projections.service import Games
 from tests.scenarios import play_rich_month
 
@@ -19,7 +20,7 @@ from tests.scenarios import play_rich_month
 def month_done():
     games = Games()
     m = play_rich_month(games)
-    games.advance(m.game_id, "gm")  # Battle -> month 2: month 1's seed is revealed
+    games.advance(m.game_id, "gm")  # Battle -> month 2: month 1's seed is revealed to the GM
     return games, m
 
 
@@ -28,9 +29,10 @@ def test_every_viewers_export_verifies_once_the_month_closes(month_done):
     for viewer in ["gm", *m.powers.values()]:
         report = verify_events(games.visible_events(m.game_id, viewer))
         assert report.ok, report.mismatches
-        assert report.seeds_verified == 1
+        assert report.seeds_verified == (1 if viewer == "gm" else 0)  # P.4: the seed goes to the GM only
     gm = verify_events(games.visible_events(m.game_id, "gm"))
     assert gm.rolls_verified == 5 and gm.difficulties_verified == 1 and gm.rolls_pending == 0
+    assert gm.keys_verified == 5 + gm.tie_breaks_verified
     circ = verify_events(games.visible_events(m.game_id, m.powers["circ"]))
     assert circ.difficulties_verified == 1  # the Circle checks its own sealed difficulty
     sov = verify_events(games.visible_events(m.game_id, m.powers["sov"]))
@@ -40,11 +42,11 @@ def test_every_viewers_export_verifies_once_the_month_closes(month_done):
     assert cult.rolls_verified == 3  # its own rite, the plot it collaborates on, the public edict
 
 
-def test_rolls_are_pending_until_the_seed_is_revealed():
+def test_rolls_verify_from_their_keys_before_the_month_closes():
     games = Games()
     m = play_rich_month(games)
     report = verify_events(games.visible_events(m.game_id, m.powers["wiz"]))
-    assert report.ok and report.rolls_verified == 0 and report.rolls_pending >= 1
+    assert report.ok and report.rolls_verified == 2 and report.rolls_pending == 0 and report.seeds_verified == 0
 
 
 def test_a_tampered_roll_is_caught(month_done):
@@ -53,7 +55,7 @@ def test_a_tampered_roll_is_caught(month_done):
     rolled = next(e for e in events if e["type"] == "DiceRolled")
     rolled["data"]["pool"]["dice"][0]["face"] = rolled["data"]["pool"]["dice"][0]["face"] % 6 + 1
     report = verify_events(events)
-    assert not report.ok and "but its seed gives" in report.mismatches[0]
+    assert not report.ok and "but its key gives" in report.mismatches[0]
 
 
 def test_a_changed_sealed_difficulty_is_caught(month_done):
@@ -83,7 +85,7 @@ def test_a_difficulty_sealed_after_its_roll_is_caught(month_done):
     j = next(j for j, e in enumerate(events) if e["type"] == "ConversionsLocked")
     events.insert(j + 1, moved)
     report = verify_events(events)
-    assert not report.ok and "sealed after the roll" in report.mismatches[0]
+    assert not report.ok and any("sealed after the roll" in m for m in report.mismatches)
 
 
 def test_the_cli_verifies_an_export_file(month_done, tmp_path):
@@ -155,3 +157,119 @@ def test_post_verify_checks_the_submission_digests_of_an_export(month_done):
                        headers={"Content-Type": "application/x-ndjson"})
         assert bad.json()["ok"] is False
         assert any("digest does not match" in x for x in bad.json()["mismatches"])
+
+
+@pytest.mark.parametrize("viewer", ["gm", "wiz"])
+def test_a_deleted_dice_roll_is_reported_missing(month_done, viewer):
+    games, m = month_done
+    events = games.visible_events(m.game_id, viewer if viewer == "gm" else m.powers[viewer])
+    i = next(i for i, e in enumerate(events) if e["type"] == "DiceRolled")
+    del events[i]
+    report = verify_events(events)
+    assert not report.ok
+    assert any("missing from your sequence" in x for x in report.mismatches), report.mismatches
+
+
+@pytest.mark.parametrize("viewer", ["gm", "wiz"])
+def test_a_deleted_dice_roll_is_caught_even_with_the_sequence_renumbered(month_done, viewer):
+    games, m = month_done
+    events = games.visible_events(m.game_id, viewer if viewer == "gm" else m.powers[viewer])
+    i = next(i for i, e in enumerate(events) if e["type"] == "DiceRolled")
+    del events[i]
+    for n, e in enumerate(events, start=1):
+        e["seq"] = n
+    report = verify_events(events)
+    assert not report.ok
+    assert any("dice roll is missing" in x for x in report.mismatches), report.mismatches
+
+
+def test_a_gap_in_the_gms_roll_numbers_is_caught(month_done):
+    games, m = month_done
+    events = [e for e in games.visible_events(m.game_id, "gm")
+              if not (e["type"] in ("DiceRolled", "ActionResolved", "ActionProvisional", "ConversionsLocked",
+                                    "ActionSubmitted") and e["data"].get("action_id") == _first_roll(games, m))]
+    for n, e in enumerate(events, start=1):
+        e["seq"] = n
+    report = verify_events(events)
+    assert any("roll numbers are gap-free" in x for x in report.mismatches), report.mismatches
+
+
+def _first_roll(games, m) -> str:
+    rolls = [e for e in games.visible_events(m.game_id, "gm") if e["type"] == "DiceRolled"]
+    return rolls[1]["data"]["action_id"]  # a roll in the middle, so the numbers around it remain
+
+
+def test_an_edited_title_is_caught_by_the_submission_digest(month_done):
+    games, m = month_done
+    events = games.visible_events(m.game_id, m.powers["wiz"])
+    submitted = next(e for e in events if e["type"] == "ActionSubmitted")
+    submitted["data"]["title"] = "Something harmless"
+    report = verify_events(events)
+    assert not report.ok and any("submission digest does not match" in x for x in report.mismatches)
+
+
+def test_the_report_says_plainly_what_it_does_not_check(month_done):
+    games, m = month_done
+    player = verify_events(games.visible_events(m.game_id, m.powers["wiz"])).as_dict()
+    assert any("descriptions" in s for s in player["not_checked"])
+    assert any("only the GM's export shows every roll" in s for s in player["not_checked"])
+    gm = verify_events(games.visible_events(m.game_id, "gm")).as_dict()
+    assert not any("only the GM's export" in s for s in gm["not_checked"])
+
+
+@pytest.mark.parametrize("text,line,field", [
+    ("not json", 1, "line"),
+    ("[1,2,3]", 1, "event"),
+    ('{"type":"SeedRevealed","data":{}}', 1, "data.seed"),
+    ('{"type":"DiceRolled","data":{}}', 1, "data.action_id"),
+    ('{"seq":1,"type":"GameCreated","data":{}}\n{"type":"DiceRolled","data":{"action_id":"a","pool":'
+     '{"roll_no":1,"dice":[{"face":9}]}}}', 2, "data.pool.dice.0.face"),
+    ('{"type":"SeedRevealed","data":{"seed":"zz","commitment":"c"}}', 1, "data.seed"),
+    ('{"data":{}}', 1, "type"),
+    ('{"type":"TiesBroken","data":{"tied":[1],"order":[],"roll_no":1}}', 1, "data.tied.0"),
+    ('{"type":"DifficultyRevealed","data":{"action_id":"a","value":"x","nonce":"n"}}', 1, "data.value"),
+    ("", None, "body"),
+    ("\n  \n", None, "body"),
+])
+def test_a_malformed_export_is_refused_naming_the_line_and_field(text, line, field):
+    with pytest.raises(InvalidExport) as info:
+        verify_events(parse_export(text))
+    assert (info.value.line, info.value.field) == (line, field), info.value.message
+    assert line is None or f"line {line}" in info.value.message
+
+
+def test_post_verify_answers_422_naming_the_line_and_field(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+    from projections.settings import Settings
+
+    app = create_app(Settings(data_dir=tmp_path))
+    with TestClient(app) as client:
+        for text, line, field in [("not json", 1, "line"), ("[1,2,3]", 1, "event"),
+                                  ('{"type":"SeedRevealed","data":{}}', 1, "data.seed"),
+                                  ('{"type":"DiceRolled","data":{}}', 1, "data.action_id"),
+                                  ('\n\n{"type":"DiceRolled","data":{"action_id":"a"}}', 3, "data.pool")]:
+            for content_type in ("application/x-ndjson", "application/json", "text/plain"):
+                r = client.post("/verify", content=text, headers={"content-type": content_type})
+                assert r.status_code == 422, (text, r.text)
+                body = r.json()
+                assert (body["line"], body["field"]) == (line, field), body
+        r = client.post("/verify", content=b"\xff\xfe", headers={"content-type": "application/x-ndjson"})
+        assert r.status_code == 422 and r.json()["field"] == "body"
+    app.state.projector.db.close()
+    app.state.games.close()
+
+
+def test_the_cli_refuses_a_malformed_export_naming_the_line(tmp_path):
+    path = tmp_path / "export.jsonl"
+    path.write_text('{"type":"SeedRevealed","data":{}}\n')
+    bad = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(path)], capture_output=True, text=True)
+    assert bad.returncode == 2 and json.loads(bad.stdout)["field"] == "data.seed", bad.stdout + bad.stderr
+
+
+def test_the_cli_refuses_an_export_that_is_not_text(tmp_path):
+    path = tmp_path / "export.jsonl"
+    path.write_bytes(b"\xff\xfe\x00")
+    bad = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(path)], capture_output=True, text=True)
+    assert bad.returncode == 2 and json.loads(bad.stdout)["field"] == "body", bad.stdout + bad.stderr
