@@ -464,6 +464,7 @@ class Game(Aggregate):
         if roll:
             # Validate the pool before recording anything: a refused command records nothing.
             self._pick_pool(power_id, assets or [], skill_tag=skill, is_reaction=False, dungeon=bool(dungeon))
+            self._roll_proof(self.state.next_roll)  # and that the month's committed block has a roll left
         index = len(self.actions_of(power_id)) + 1
         self._action_submitted(
             action_id=action_id, power_id=power_id, index=index, title=title.strip(), description=description,
