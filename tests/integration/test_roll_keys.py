@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from eventsourcing.persistence import StoredEvent
 
-from domain.dice import ROLLS_PER_MONTH, faces_from_key, roll_key, roll_tree
+from domain.dice import ROLLS_PER_MONTH, commitment, faces_from_key, roll_key, roll_tree
 from domain.verify import verify_events
 from projections.service import Games
 from tests.scenarios import play_rich_month
@@ -163,6 +163,37 @@ def test_the_seed_commitment_publishes_the_root_of_the_months_roll_keys(month_do
     committed = next(e for e in games.visible_events(m.game_id, m.powers["sov"]) if e["type"] == "SeedCommitted")
     assert committed["data"]["rolls"] == ROLLS_PER_MONTH
     assert committed["data"]["root"] == roll_tree(seed, committed["data"]["first_roll"]).root
+
+
+def test_p_4_a_fork_reveals_the_copied_month_seed_to_nobody():
+    """The copied seed may still govern the original's open month: revealed in the fork, even to its GM,
+    it would tell the original's future dice. The fork draws its own seed."""
+    games = Games()
+    m = play_rich_month(games)
+    source_commitment = games.view(m.game_id, "gm")["game"]["seed_commitment"]
+    fork_id, _ = games.fork(m.game_id, "gm", "sandbox", phase="s1m1-resolution")
+    for viewer in ["gm", *m.powers.values()]:
+        events = games.visible_events(fork_id, viewer)
+        assert not [e for e in events if e["type"] == "SeedRevealed"], viewer
+        assert verify_events(events).ok
+    assert games.view(fork_id, "gm")["game"]["seed_commitment"] != source_commitment
+    assert games.get_game(m.game_id).state.seed not in json.dumps(games.visible_events(fork_id, "gm"))
+
+
+def test_the_verifier_rebuilds_a_bounded_number_of_seed_trees(monkeypatch):
+    """A hostile export full of revealed seeds costs at most MAX_SEED_AUDITS tree rebuilds, and says so."""
+    from domain import verify
+
+    monkeypatch.setattr(verify, "MAX_SEED_AUDITS", 2)
+    events = []
+    for i in range(4):
+        seed = f"{i:02x}" * 32
+        events += [{"type": "SeedCommitted", "data": {"commitment": commitment(seed),
+                                                      "root": roll_tree(seed, 1).root, "first_roll": 1}},
+                   {"type": "SeedRevealed", "data": {"seed": seed, "commitment": commitment(seed)}}]
+    report = verify_events(events)
+    assert report.ok and report.seeds_verified == 2
+    assert any("2 revealed seeds after the first 2" in x for x in report.not_checked)
 
 
 LEGACY = Path(__file__).parent / "data" / "legacy_seed_game.json"
