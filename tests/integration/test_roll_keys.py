@@ -201,7 +201,8 @@ LEGACY = Path(__file__).parent / "data" / "legacy_seed_game.json"
 
 def test_a_game_recorded_before_roll_keys_replays_verifies_the_old_way_and_goes_on_with_keys():
     """tests/integration/data/legacy_seed_game.json: a rich month and the next month's opening, recorded
-    by the code before per-roll keys (SeedCommitted without a root, SeedRevealed public)."""
+    by the code before per-roll keys (main at f731b32: SeedCommitted without a root, SeedRevealed public),
+    as the stored records of its event store (``play_rich_month`` and one more advance)."""
     old = json.loads(LEGACY.read_text())
     games = Games()
     games.recorder.insert_events([
