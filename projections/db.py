@@ -88,7 +88,11 @@ class ReadModelDB:
             if path != ":memory:":
                 self.conn.execute("PRAGMA journal_mode=WAL")
                 self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.create_tables()
+        self.auto_migrate = settings.auto_migrate
+        if settings.auto_migrate:  # else (production) `emissary migrate` ran before any process started
+            from projections import migrations
+
+            migrations.upgrade(self)
 
     def _sql(self, sql: str) -> str:
         return re.sub(r"\?", "%s", sql) if self.dialect == "postgres" else sql

@@ -27,6 +27,8 @@ INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS mail_ledger_event ON mail_ledger (gam
 
 
 def ensure_tables(db: ReadModelDB) -> None:
+    if not db.auto_migrate:  # production: `emissary migrate` created them (projections/migrations)
+        return
     with db.transaction() as cur:
         cur.execute(DDL)
         cur.execute(INDEX)

@@ -1,0 +1,99 @@
+"""The schema, created and migrated by ``emissary migrate`` (in development and tests, by whichever
+process opens the database first).
+
+Three kinds of tables, three treatments:
+
+- the event store's tables: created by the event store library (``CREATE_TABLE``), which production
+  turns off everywhere except here;
+- the read models (``rm_*``, in ``projections/db.py``): created if missing; they are never migrated,
+  only rebuilt from the events (``emissary projections rebuild``) when their shape changes;
+- the tables that are never rebuilt, because they record what happened outside the event store (the
+  mail ledger, claims on due windows, reminders sent): Alembic revisions in ``versions/``.
+
+To add or change one of the latter, add ``versions/NNNN_what.py`` whose ``down_revision`` is the latest
+revision. Revisions written in parallel on two branches are fine: ``upgrade`` applies every head.
+Everything runs in one transaction, under a lock (an advisory lock on PostgreSQL, ``BEGIN IMMEDIATE`` on
+SQLite), so that processes starting together migrate once and never see half a schema.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from projections.db import ReadModelDB
+    from projections.settings import Settings
+
+log = logging.getLogger("emissary.migrate")
+HERE = Path(__file__).resolve().parent
+ADVISORY_LOCK = 0x454D4953  # "EMIS": serializes migrations of one database
+
+
+def _config(connection: Any) -> Any:
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(HERE))
+    config.attributes["connection"] = connection
+    return config
+
+
+def upgrade(db: ReadModelDB) -> list[str]:
+    """Create the read models and bring the versioned tables to every head revision, in one locked
+    transaction on the database's own connection. Idempotent. Returns the revisions now current."""
+    from alembic import command
+    from sqlalchemy import create_engine
+    from sqlalchemy.pool import StaticPool
+
+    def run(raw: Any, url: str) -> list[str]:
+        engine = create_engine(url, creator=lambda: raw, poolclass=StaticPool)
+        with engine.connect() as conn:
+            if db.dialect == "postgres":
+                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({ADVISORY_LOCK})")
+            else:
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+            without_rowid = "WITHOUT ROWID" if db.dialect == "sqlite" else ""
+            from projections.db import SCHEMA
+
+            for ddl in SCHEMA:
+                conn.exec_driver_sql(ddl.replace("{without_rowid}", without_rowid))
+            command.upgrade(_config(conn), "heads")
+            revisions = current(conn)
+            conn.commit()
+        return revisions
+
+    if db.dialect == "postgres":
+        with db.pool.connection() as raw:
+            return run(raw, "postgresql+psycopg://")
+    with db._lock:
+        return run(db.conn, "sqlite://")
+
+
+def current(conn: Any) -> list[str]:
+    """The revisions a database is at (on an SQLAlchemy connection)."""
+    from alembic.migration import MigrationContext
+
+    return sorted(MigrationContext.configure(conn).get_current_heads())
+
+
+def heads() -> list[str]:
+    """The latest revisions in ``versions/``."""
+    from alembic.script import ScriptDirectory
+
+    return sorted(ScriptDirectory(str(HERE)).get_heads())
+
+
+def migrate(settings: Settings) -> list[str]:
+    """Everything ``emissary migrate`` does: the event store's tables, the read models, the revisions."""
+    from projections.db import ReadModelDB
+    from projections.service import Games
+
+    games = Games(env={**settings.eventsourcing_env(), "CREATE_TABLE": "y"})
+    games.close()
+    db = ReadModelDB(settings)
+    try:
+        return upgrade(db)
+    finally:
+        db.close()
