@@ -126,6 +126,16 @@ class ReadModelDB:
         with self._lock:
             return list(self.conn.execute(sql, params).fetchall())
 
+    @contextlib.contextmanager
+    def raw_connection(self) -> Iterator[Any]:
+        """The driver's own connection, for this thread alone (migrations run on it)."""
+        if self.dialect == "postgres":
+            with self.pool.connection() as conn:
+                yield conn
+        else:
+            with self._lock:
+                yield self.conn
+
     def create_tables(self) -> None:
         # SQLite: tables keyed by (game, version) are stored in key order, which makes appends cheap.
         without_rowid = "WITHOUT ROWID" if self.dialect == "sqlite" else ""

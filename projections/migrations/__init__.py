@@ -47,28 +47,23 @@ def upgrade(db: ReadModelDB) -> list[str]:
     from sqlalchemy import create_engine
     from sqlalchemy.pool import StaticPool
 
-    def run(raw: Any, url: str) -> list[str]:
+    from projections.db import SCHEMA
+
+    url = "postgresql+psycopg://" if db.dialect == "postgres" else "sqlite://"
+    without_rowid = "WITHOUT ROWID" if db.dialect == "sqlite" else ""
+    with db.raw_connection() as raw:
         engine = create_engine(url, creator=lambda: raw, poolclass=StaticPool)
         with engine.connect() as conn:
             if db.dialect == "postgres":
                 conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({ADVISORY_LOCK})")
             else:
                 conn.exec_driver_sql("BEGIN IMMEDIATE")
-            without_rowid = "WITHOUT ROWID" if db.dialect == "sqlite" else ""
-            from projections.db import SCHEMA
-
             for ddl in SCHEMA:
                 conn.exec_driver_sql(ddl.replace("{without_rowid}", without_rowid))
             command.upgrade(_config(conn), "heads")
             revisions = current(conn)
             conn.commit()
-        return revisions
-
-    if db.dialect == "postgres":
-        with db.pool.connection() as raw:
-            return run(raw, "postgresql+psycopg://")
-    with db._lock:
-        return run(db.conn, "sqlite://")
+    return revisions
 
 
 def current(conn: Any) -> list[str]:
