@@ -10,7 +10,6 @@ import contextlib
 import os
 import re
 import secrets
-import socket
 import subprocess
 import sys
 import time
@@ -106,6 +105,13 @@ def test_env_example_holds_every_setting_production_requires():
     for required in ("EMISSARY_SECRET_KEY", "EMISSARY_INBOUND_KEY", "EMISSARY_PUBLIC_URL", "POSTGRES_PASSWORD"):
         assert required in example, required
     assert settings.public_url.startswith("https://")
+    required = []
+    for key in example:  # and what production cannot do without is there (none of it is optional)
+        try:
+            settings_from(compose_env(filled({k: v for k, v in example.items() if k != key})))
+        except ValueError:
+            required.append(key)
+    assert "EMISSARY_SECRET_KEY" in required  # (POSTGRES_PASSWORD: compose itself refuses to start without)
 
 
 def test_env_example_placeholders_are_refused_until_replaced():
@@ -130,7 +136,10 @@ def test_scaling_the_api_collides_on_no_host_port():
     assert len(host_ports) == len(set(host_ports))
     caddyfile = (DEPLOY / "Caddyfile").read_text()
     assert "{$EMISSARY_PUBLIC_URL}" in caddyfile  # TLS for the public address
-    assert re.search(r"dynamic a \{\s*name api\s*port 8000", caddyfile)  # every api replica
+    # Every api replica: the name `api` looked up again and again, on the port `emissary serve` listens on.
+    assert re.search(r"dynamic a \{\s*name \{\$CADDY_UPSTREAM_HOST:api\}\s*port \{\$CADDY_UPSTREAM_PORT:8000\}",
+                     caddyfile)
+    assert "EMISSARY_PORT" not in SERVICES["api"].get("environment", {}) and "--port" not in SERVICES["api"]["command"]
     assert re.search(r"request_body[^{]*\{\s*max_size \d+MB", caddyfile)  # a body limit
     assert "./Caddyfile:/etc/caddy/Caddyfile:ro" in SERVICES["proxy"]["volumes"]
     assert "EMISSARY_PUBLIC_URL" in SERVICES["proxy"]["environment"]
