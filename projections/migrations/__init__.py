@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("emissary.migrate")
 HERE = Path(__file__).resolve().parent
 ADVISORY_LOCK = 0x454D4953  # "EMIS": serializes migrations of one database
+COMMAND_LOCK = ADVISORY_LOCK + 1  # serializes `emissary migrate` runs (the event store's DDL too)
 
 
 def _config(connection: Any) -> Any:
@@ -81,14 +82,23 @@ def heads() -> list[str]:
 
 
 def migrate(settings: Settings) -> list[str]:
-    """Everything ``emissary migrate`` does: the event store's tables, the read models, the revisions."""
+    """Everything ``emissary migrate`` does: the event store's tables, the read models, the revisions;
+    on PostgreSQL under a lock held for the whole command, so that two runs never race."""
     from projections.db import ReadModelDB
     from projections.service import Games
 
-    games = Games(env={**settings.eventsourcing_env(), "CREATE_TABLE": "y"})
-    games.close()
     db = ReadModelDB(settings)
     try:
-        return upgrade(db)
+        with db.raw_connection() as lock:
+            if db.dialect == "postgres":
+                lock.execute(f"SELECT pg_advisory_lock({COMMAND_LOCK})")
+                lock.commit()
+            try:
+                Games(env={**settings.eventsourcing_env(), "CREATE_TABLE": "y"}).close()
+                return upgrade(db)
+            finally:
+                if db.dialect == "postgres":
+                    lock.execute(f"SELECT pg_advisory_unlock({COMMAND_LOCK})")
+                    lock.commit()
     finally:
         db.close()

@@ -426,3 +426,26 @@ def test_the_proxy_forwards_to_the_api_and_limits_bodies(caddy, tmp_path):
         os.killpg(proxy.pid, 15)
         proxy.wait(10)
         log.close()
+
+
+@pytest.mark.integration
+def test_processes_starting_together_migrate_once(pg_schema_url, tmp_path):
+    # Development and tests: every process migrates when it opens the database, and they start together.
+    from projections import migrations
+
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("EMISSARY_")},
+           "EMISSARY_DATABASE_URL": pg_schema_url, "EMISSARY_DATA_DIR": str(tmp_path)}
+    procs = [subprocess.Popen([sys.executable, "-m", "api.cli", "migrate"], cwd=ROOT, env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for _ in range(4)]
+    try:
+        outputs = [p.communicate(timeout=120)[0] for p in procs]
+    finally:
+        for p in procs:
+            p.kill()
+    assert [p.returncode for p in procs] == [0] * 4, "\n".join(outputs)
+    import psycopg
+
+    base, schema = pg_schema_url.split("?schema=")
+    with psycopg.connect(base) as conn:
+        rows = conn.execute(f'SELECT version_num FROM "{schema}".alembic_version').fetchall()
+    assert sorted(r[0] for r in rows) == migrations.heads()
