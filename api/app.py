@@ -9,16 +9,19 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
+from datetime import timedelta
 from pathlib import Path
 
 from fastapi.staticfiles import StaticFiles
-from starlette.middleware.sessions import SessionMiddleware
 
 from api import web
+from api.ratelimit import RateLimitMiddleware, RateLimits
+from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
 from api.routes import actions, games, history, mail, windows
 from api.web import routes as web_routes
 from domain.errors import DomainError
 from projections.service import Games
+from projections.sessions import SessionStore
 from projections.settings import Settings
 from projections.store import build_games, build_projector
 
@@ -38,6 +41,7 @@ def create_app(settings: Settings | None = None, games_service: Games | None = N
             from workers.embedded import EmbeddedWorkers
 
             workers = EmbeddedWorkers(app.state.games, app.state.projector, settings).start()
+        install_log_redaction()  # again, after the server configured its logging
         yield
         if workers is not None:
             workers.stop()
@@ -52,10 +56,20 @@ def create_app(settings: Settings | None = None, games_service: Games | None = N
     app.state.settings = settings
     app.state.games = games_service or build_games(settings)
     app.state.projector = build_projector(app.state.games, settings)
+    app.state.sessions = SessionStore(app.state.projector.db, settings.secret_key,
+                                      timedelta(hours=settings.session_ttl_hours))
+    app.state.rate_limits = RateLimits(settings)
+    install_log_redaction()
 
     @app.exception_handler(DomainError)
     def domain_error(request: Request, exc: DomainError) -> JSONResponse:
         return JSONResponse(status_code=exc.status, content=exc.as_dict())
+
+    @app.exception_handler(BodyTooLarge)
+    def body_too_large(request: Request, exc: BodyTooLarge) -> JSONResponse:
+        return exc.response()
+
+    app.add_exception_handler(CsrfRefused, web_routes.csrf_refused)
 
     @app.exception_handler(RequestValidationError)
     def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -81,8 +95,9 @@ def create_app(settings: Settings | None = None, games_service: Games | None = N
     app.include_router(history.router)
     app.include_router(windows.router)
     app.include_router(mail.router)
-    app.add_middleware(SessionMiddleware, secret_key=settings.secret_key, session_cookie="emissary",
-                       same_site="lax", https_only=settings.public_url.startswith("https://"), max_age=60 * 86400)
+    app.add_middleware(ServerSessions, store=app.state.sessions, settings=settings)
+    app.add_middleware(BodyLimit, settings=settings)
+    app.add_middleware(RateLimitMiddleware, limits=app.state.rate_limits)  # outermost: refuses before reading
     app.mount("/static", StaticFiles(directory=str(Path(web.__file__).parent / "static")), name="static")
     app.include_router(web_routes.router)
     return app

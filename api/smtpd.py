@@ -1,5 +1,12 @@
 """``emissary smtpd``: an SMTP server (aiosmtpd) that takes turns by email. Each accepted or refused
-mail is answered by mail, recorded in the delivery ledger."""
+mail is answered by mail, recorded in the delivery ledger.
+
+Only secret reply addresses of the configured mail domain whose token is valid are accepted at
+RCPT (anything else: 550, before any data is sent), a mail is at most ``MAX_MAIL_BYTES`` (552),
+and the answer goes only to the contact address the token's holder set, never to ``From:`` or
+``Reply-To:`` (which anyone can forge). Headers and bodies in any charset, raw 8-bit headers
+included, are decoded; an unknown charset is decoded with replacement characters.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +15,13 @@ import email
 import hashlib
 import logging
 from email import policy
+from email.message import EmailMessage
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import Envelope, Session
 
-from projections.mail import ADDRESS, MailIntake
+from domain.errors import DomainError
+from projections.mail import MAX_MAIL_BYTES, MailIntake
 from projections.projector import Projector
 from projections.settings import Settings
 from workers import mail
@@ -20,7 +29,39 @@ from workers import mail
 log = logging.getLogger("emissary.smtpd")
 
 
-def parts(message: email.message.EmailMessage) -> tuple[str | None, str | None]:
+def _text(data: bytes, charset: str | None) -> str:
+    """Bytes in their declared charset; an unknown one as UTF-8, and undeclared bytes as UTF-8 if they
+    are, else Windows-1252 (which reads Latin-1 too); what cannot be read becomes a replacement character."""
+    try:
+        return data.decode(charset or "utf-8")
+    except LookupError:
+        return data.decode("utf-8", errors="replace")
+    except UnicodeDecodeError:
+        return data.decode(charset or "cp1252", errors="replace")
+
+
+def header(message: EmailMessage, name: str) -> str:
+    """A header as text: RFC 2047 encoded-words decoded (policy.default), and raw 8-bit bytes read as
+    UTF-8 or, failing that, Latin-1/Windows-1252 rather than replaced."""
+    for key, raw in message.raw_items():
+        if key.lower() != name.lower():
+            continue
+        if any("\udc80" <= ch <= "\udcff" for ch in raw):  # raw 8-bit bytes (surrogateescape)
+            raw = _text(raw.encode("ascii", "surrogateescape"), None)
+            return str(policy.default.header_factory(name, raw.strip()))
+        return str(message[name])
+    return ""
+
+
+def part_text(part: EmailMessage) -> str:
+    """The text of a body part, in whatever charset it declares."""
+    try:
+        return part.get_content()
+    except (LookupError, UnicodeError):  # an unknown charset
+        return _text(part.get_payload(decode=True) or b"", part.get_content_charset())
+
+
+def parts(message: EmailMessage) -> tuple[str | None, str | None]:
     """The plain and HTML bodies of a mail."""
     text = html = None
     for part in message.walk() if message.is_multipart() else [message]:
@@ -28,9 +69,9 @@ def parts(message: email.message.EmailMessage) -> tuple[str | None, str | None]:
             continue
         kind = part.get_content_type()
         if kind == "text/plain" and text is None:
-            text = part.get_content()
+            text = part_text(part)
         elif kind == "text/html" and html is None:
-            html = part.get_content()
+            html = part_text(part)
     return text, html
 
 
@@ -44,32 +85,40 @@ class TurnHandler:
         mail.ensure_tables(projector.db)
 
     async def handle_RCPT(self, server, session: Session, envelope: Envelope, address: str, rcpt_options):
-        if not ADDRESS.match(address):
-            return "550 No such mailbox"
-        envelope.rcpt_tos.append(address)
+        if address.rpartition("@")[2].lower() != self.intake.domain.lower():
+            return "550 5.7.1 Relaying denied: this server takes mail for its own domain only"
+        holder = await asyncio.get_running_loop().run_in_executor(None, self.intake.holder, address)
+        if holder is None:
+            return "550 5.1.1 No such mailbox"
+        if address.lower() not in (r.lower() for r in envelope.rcpt_tos):
+            envelope.rcpt_tos.append(address)
         return "250 OK"
 
     async def handle_DATA(self, server, session: Session, envelope: Envelope) -> str:
         message = email.message_from_bytes(envelope.content, policy=policy.default)
-        message_id = message["Message-ID"] or f"<{hashlib.sha256(envelope.content).hexdigest()}@unidentified>"
-        reply_to = str(message["Reply-To"] or message["From"] or envelope.mail_from)
+        message_id = header(message, "Message-ID") or \
+            f"<{hashlib.sha256(envelope.content).hexdigest()}@unidentified>"
         text, html = parts(message)
+        subject = header(message, "Subject")
         loop = asyncio.get_running_loop()
-        for rcpt in envelope.rcpt_tos:
-            await loop.run_in_executor(None, self.answer, rcpt, message_id, text, html,
-                                       str(message["Subject"] or ""), reply_to)
+        try:
+            for rcpt in envelope.rcpt_tos:
+                await loop.run_in_executor(None, self.answer, rcpt, message_id, text, html, subject)
+        except DomainError as err:  # the game was busy (409): the sending server tries again later
+            log.warning("mail deferred message=%s: %s", message_id, err.message)
+            return "451 4.3.0 Try again later"
         return "250 Message accepted"
 
-    def answer(self, rcpt: str, message_id: str, text: str | None, html: str | None, subject: str,
-               reply_to: str) -> None:
+    def answer(self, rcpt: str, message_id: str, text: str | None, html: str | None, subject: str) -> None:
         reply = self.intake.receive(rcpt, message_id, text, html, subject)
-        row_id = mail.record_reply(self.projector.db, reply, message_id, reply_to)
-        try:
-            sent_id = mail.Mailer(self.settings).send(reply_to, reply.subject, reply.body)
-            mail.mark(self.projector.db, row_id, "sent", message_id=sent_id, attempt=True)
-        except OSError as err:  # the sweep sends it again later
-            mail.mark(self.projector.db, row_id, "queued", error=str(err)[:500], attempt=True)
-        log.info("mail answered message=%s accepted=%s", message_id, reply.accepted)
+        if reply.principal is None:  # the address was replaced since RCPT: nobody to answer
+            log.info("mail dropped message=%s: the address is no longer valid", message_id)
+            return
+        db = self.projector.db
+        row_id = mail.record_reply(db, reply, message_id, self.intake.contact(reply))
+        status = mail.deliver(db, self.settings, row_id) if mail.row(db, row_id)["status"] == "queued" else \
+            "no address"  # the holder set no contact: recorded only
+        log.info("mail answered message=%s accepted=%s reply=%s", message_id, reply.accepted, status)
 
 
 def start(settings: Settings, host: str | None = None, port: int | None = None) -> Controller:
@@ -79,6 +128,7 @@ def start(settings: Settings, host: str | None = None, port: int | None = None) 
     games = build_games(settings)
     projector = build_projector(games, settings)
     handler = TurnHandler(MailIntake(games, settings.mail_domain), projector, settings)
-    controller = Controller(handler, hostname=host or settings.smtpd_host, port=port or settings.smtpd_port)
+    controller = Controller(handler, hostname=host or settings.smtpd_host, port=port or settings.smtpd_port,
+                            data_size_limit=MAX_MAIL_BYTES)
     controller.start()
     return controller

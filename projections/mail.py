@@ -2,9 +2,11 @@
 
 Each power (and the GM) has a secret reply address ``turns+<game>.<token>@<domain>``: the token,
 not the ``From:`` header, says who is writing; replacing a sign-in link replaces the address. A
-mail is all or nothing: every command of the turn runs in one transaction, and if any line is
-wrong nothing is recorded and the reply lists each error with its line number and rule id. The
-same Message-ID delivered twice is recorded once and answered with the same reply.
+reply goes only to the contact address the token's holder set, never to the ``From:`` of the mail.
+A mail is all or nothing: every command of the turn runs in one transaction, and if any line is
+wrong nothing is recorded and the reply lists each error with its line number and rule id (every
+error but those of lines that need a refused line). The same Message-ID delivered twice is
+recorded once and answered with the same reply.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from domain.powers.game import Game
 from projections.service import Games
 
 log = logging.getLogger("emissary.mail")
-ADDRESS = re.compile(r"^turns\+(?P<game>[0-9a-fA-F-]{36})\.(?P<token>[A-Za-z0-9_-]{16,})@", re.IGNORECASE)
+MAX_MAIL_BYTES = 2 * 1024 * 1024  # a whole mail, as SMTP DATA or as the JSON a provider posts
+ADDRESS = re.compile(r"^turns\+(?P<game>[0-9a-fA-F-]{36})\.(?P<token>[A-Za-z0-9_-]{16,128})@", re.IGNORECASE)
 
 
 def reply_address(domain: str, game_id: str, token: str) -> str:
@@ -43,10 +46,35 @@ class MailReply:
     principal: str | None = None
 
 
-class TurnRefused(Exception):
-    def __init__(self, errors: list[LineError]) -> None:
-        super().__init__("; ".join(map(str, errors)))
+class TurnRefused(RuleViolation):
+    """Some lines of a turn were refused, so none of it is recorded."""
+
+    def __init__(self, errors: list[LineError], unchecked: list[tuple[int, int]] | None = None) -> None:
+        super().__init__("; ".join(map(str, errors)), rule="MAIL-1")
         self.errors = errors
+        self.unchecked = unchecked or []  # (line, the refused line it needs)
+
+
+class _Positions:
+    """The sender's actions this month by position (``#1``, ``#2``), as the mail means them: an
+    action line that was refused keeps its position, so later references still mean what they say."""
+
+    def __init__(self, ids: list[str]) -> None:
+        self.ids: list[str | None] = list(ids)
+        self.lines: list[int | None] = [None] * len(ids)
+
+    def add(self, action_id: str | None, line: int) -> None:
+        self.ids.append(action_id)
+        self.lines.append(line)
+
+    def refused_line(self, cmd: Command) -> int | None:
+        """The line of the refused action this command refers to, if it refers to one."""
+        ref = str(cmd.args.get("action", ""))
+        if cmd.verb in ("roll", "convert", "discard", "accept") and ref[:1] == "#" and ref[1:].isdigit():
+            k = int(ref[1:])
+            if 1 <= k <= len(self.ids) and self.ids[k - 1] is None:
+                return self.lines[k - 1]
+        return None
 
 
 class MailIntake:
@@ -59,9 +87,32 @@ class MailIntake:
     def address_for(self, game_id: str, token: str) -> str:
         return reply_address(self.domain, game_id, token)
 
+    def _match(self, recipient: str) -> re.Match | None:
+        """The game and token of a reply address of this service's mail domain."""
+        address = recipient.strip().strip("<>")
+        m = ADDRESS.match(address)
+        return m if m and address.rpartition("@")[2].lower() == self.domain.lower() else None
+
+    def holder(self, recipient: str) -> tuple[str, str] | None:
+        """(game, principal) whose secret reply address this is, or None (unknown, replaced, other domain)."""
+        m = self._match(recipient)
+        if m is None:
+            return None
+        try:
+            return m.group("game"), self.games.authenticate(m.group("game"), m.group("token"))
+        except DomainError:
+            return None
+
+    def contact(self, reply: MailReply) -> str | None:
+        """The one address a reply may go to: the contact the token's holder set (the GM has none)."""
+        if reply.game_id is None or reply.principal is None:
+            return None
+        who = reply.principal
+        return self.games._read(reply.game_id, lambda g: g.state.powers[who].email if who in g.state.powers else None)
+
     def receive(self, recipient: str, message_id: str, text: str | None, html: str | None = None,
                 subject: str = "") -> MailReply:
-        m = ADDRESS.match(recipient.strip().strip("<>"))
+        m = self._match(recipient)
         refusal = MailReply(False, "Not recorded: unknown address",
                             "This address is not valid (your GM may have replaced it). Nothing was recorded.")
         if m is None:
@@ -78,31 +129,49 @@ class MailIntake:
         turn = parse_turn(text, html)
         if not turn.commands and not turn.errors:
             turn.errors.append(LineError(1, "this mail holds no command", "MAIL-1"))
-        if turn.errors:
-            return self._refused(game_id, principal, subject, turn.errors)
         try:
             reply = self.apply(game_id, principal, turn, message_id)
         except TurnRefused as refused:
-            return self._refused(game_id, principal, subject, refused.errors)
+            return self._refused(game_id, principal, subject, refused)
         return MailReply(True, f"Recorded: {subject}".strip(), reply, game_id, principal)
 
-    def _refused(self, game_id: str, principal: str, subject: str, errors: list[LineError]) -> MailReply:
+    def _refused(self, game_id: str, principal: str, subject: str, refused: TurnRefused) -> MailReply:
         lines = ["Nothing was recorded: the whole mail is refused if any line is wrong.", ""]
-        lines += [str(e) for e in errors]
+        lines += [str(e) for e in refused.errors]
+        if refused.unchecked:
+            lines += ["", "Not checked, because they need a refused line:"]
+            lines += [f"line {line}: needs line {needed}" for line, needed in refused.unchecked]
         lines += ["", "Fix these lines and send the whole turn again."]
         return MailReply(False, f"Not recorded: {subject}".strip(), "\n".join(lines), game_id, principal)
 
     def apply(self, game_id: str, principal: str, turn: Turn, message_id: str) -> str:
-        """Run every command of the turn in one transaction; return the receipt text."""
+        """Run every command of the turn in one transaction; return the receipt text.
+
+        A refused command records nothing, so the commands after it are still checked, and the
+        refusal lists every error but those of lines that need a refused action line."""
         games = self.games
 
         def command(game: Game) -> str:
             out: list[str] = []
+            errors = list(turn.errors)
+            unchecked: list[tuple[int, int]] = []
+            positions = _Positions([a.id for a in game.actions_of(principal)])
             for cmd in turn.commands:
-                try:
-                    out += self._one(game, principal, cmd)
-                except DomainError as err:
-                    raise TurnRefused([LineError(cmd.line, err.message, err.rule)]) from None
+                needed = positions.refused_line(cmd)
+                if needed is not None:
+                    unchecked.append((cmd.line, needed))
+                elif cmd.broken:
+                    pass  # its error is listed already
+                else:
+                    try:
+                        out += self._one(game, principal, cmd, positions)
+                        continue
+                    except DomainError as err:
+                        errors.append(LineError(cmd.line, err.message, err.rule))
+                if cmd.verb == "action":
+                    positions.add(None, cmd.line)
+            if errors:
+                raise TurnRefused(sorted(errors, key=lambda e: e.line), unchecked)
             out += self._footer(game, principal)
             # The receipt covers what the turn recorded; it is stored with the reply, so that the
             # same mail delivered again is answered with the very same receipt.
@@ -128,7 +197,7 @@ class MailIntake:
 
     # ---------------------------------------------------------------- the commands
 
-    def _one(self, game: Game, me: str, cmd: Command) -> list[str]:
+    def _one(self, game: Game, me: str, cmd: Command, positions: _Positions) -> list[str]:
         games = self.games
         now = games.clock()
         a = cmd.args
@@ -149,22 +218,23 @@ class MailIntake:
                 extra_actions=1 if a.get("extra_action") else 0, convert=None if propose else a.get("convert", 0),
                 roll=not propose, collaborators=[self._power(game, c) for c in a.get("collaborators", [])],
                 actor=me)
+            positions.add(action_id, cmd.line)
             return self._action_lines(game, action_id)
         if cmd.verb == "roll":
-            action_id = self._action(game, me, a["action"])
+            action_id = self._action(game, me, a["action"], positions)
             game.roll_action(action_id, now=now, roller=roller, assets=self._assets(game, me, a["assets"]),
                              convert=a["convert"], actor=me)
             return self._action_lines(game, action_id)
         if cmd.verb == "convert":
-            action_id = self._action(game, me, a["action"])
+            action_id = self._action(game, me, a["action"], positions)
             game.lock_conversions(action_id, now=now, convert=a["convert"], actor=me)
             return self._action_lines(game, action_id)
         if cmd.verb == "discard":
-            action_id = self._action(game, me, a["action"])
+            action_id = self._action(game, me, a["action"], positions)
             game.discard_action(action_id, now=now, actor=me)
             return [f"Discarded {game.action(action_id).title!r} (it stays spent)."]
         if cmd.verb == "accept":
-            action_id = self._action(game, me, a["action"])
+            action_id = self._action(game, me, a["action"], positions)
             game.accept_consequence(action_id, a["consequence"], actor=me)
             return [f"Accepted consequence {a['consequence']} on {game.action(action_id).title!r}."]
         if cmd.verb == "resist":
@@ -247,13 +317,12 @@ class MailIntake:
         return out
 
     @staticmethod
-    def _action(game: Game, me: str, ref: str) -> str:
-        mine = game.actions_of(me)
+    def _action(game: Game, me: str, ref: str, positions: _Positions) -> str:
         if ref.startswith("#") and ref[1:].isdigit():
             k = int(ref[1:])
-            if 1 <= k <= len(mine):
-                return mine[k - 1].id
-        for act in mine:
+            if 1 <= k <= len(positions.ids) and positions.ids[k - 1] is not None:
+                return positions.ids[k - 1]
+        for act in game.actions_of(me):
             if act.id == ref:
                 return act.id
         raise NotFound(f"you have no action {ref!r} this month", field="action")

@@ -225,6 +225,14 @@ class Games(Application):
             raise Unauthorized("this token is not valid for this game", field="authorization")
         return principal
 
+    def authenticate_hash(self, game_id: str, token_hash: str) -> str:
+        """The principal for the hash of a token (a browser session keeps only the hash), read from the store."""
+        presented_token.set(None)
+        principal = self._read(game_id, lambda game: game.credential(token_hash))
+        if principal is None:
+            raise Unauthorized("this sign-in is no longer valid (the link was replaced)", field="session")
+        return principal
+
     def authenticate_cached(self, game_id: str, token: str | None) -> str | None:
         """The principal for a token from the cached game only (no I/O), or None if that cannot tell."""
         cached = self._cached(game_id) if token else None

@@ -29,8 +29,17 @@ class Settings(BaseSettings):
     projector_poll_seconds: float = 0.5
     watchdog_stall_seconds: float = 30.0
     embedded_workers: bool = True
-    public_url: str = "http://127.0.0.1:8000"
+    public_url: str = ""  # empty (embedded): links and origin checks follow each request's own address
     secret_key: str = "dev-only-not-secret"
+    session_ttl_hours: float = 14 * 24
+    body_limit_bytes: int = 1_000_000
+    upload_body_limit_bytes: int = 10_000_000  # mail intake and /verify
+    ratelimit_storage_url: str = "memory://"  # or redis://host:6379/0 (shared by every process)
+    ratelimit_key_prefix: str = "emissary"
+    ratelimit_auth_failures: str = "30/minute"
+    ratelimit_create_game: str = "20/minute"
+    ratelimit_mail: str = "60/minute"
+    ratelimit_verify: str = "30/minute"
     mail_domain: str = "emissary.local"
     mail_from: str = "Emissary <noreply@emissary.local>"
     smtp_host: str = "127.0.0.1"
@@ -47,6 +56,24 @@ class Settings(BaseSettings):
     def _known_env(cls, value: str) -> str:
         if value not in ("development", "test", "production"):
             raise ValueError("EMISSARY_ENV is development, test or production")
+        return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url_is_a_url(cls, value: str) -> str:
+        if value and (urlparse(value).scheme not in ("http", "https") or not urlparse(value).netloc):
+            raise ValueError("EMISSARY_PUBLIC_URL is an http(s)://host[:port] address")
+        return value.rstrip("/")
+
+    @field_validator("ratelimit_auth_failures", "ratelimit_create_game", "ratelimit_mail", "ratelimit_verify")
+    @classmethod
+    def _rate_limit(cls, value: str) -> str:
+        from limits import parse_many
+
+        try:
+            parse_many(value)
+        except ValueError as exc:
+            raise ValueError(f"a rate limit is written like '30/minute' or '5/second;100/hour': {exc}") from None
         return value
 
     @model_validator(mode="after")
@@ -68,6 +95,20 @@ class Settings(BaseSettings):
                 raise ValueError("EMISSARY_DATABASE_URL still holds the placeholder password 'change-me'")
             if self.secret_key in ("dev-only-not-secret", "change-me") or len(self.secret_key) < 32:
                 raise ValueError("EMISSARY_SECRET_KEY must be set to 32+ random characters in production")
+            if not self.public_url:
+                raise ValueError("EMISSARY_PUBLIC_URL must be set in production (https://your.host): it is "
+                                 "the address in sign-in links and the only origin forms are accepted from")
+            if self.ratelimit_storage_url.startswith("memory"):
+                raise ValueError("EMISSARY_RATELIMIT_STORAGE_URL must be redis://... in production, so that "
+                                 "every server process counts against the same limits")
+        return self
+
+    @model_validator(mode="after")
+    def _inbound_mail_is_keyed(self) -> Settings:
+        # /inbound/email and /inbound/bounce take mail from anyone who knows the key: never open in production.
+        if self.env == "production" and (len(self.inbound_key) < 16 or "change-me" in self.inbound_key):
+            raise ValueError("EMISSARY_INBOUND_KEY must be set to 16+ random characters in production "
+                             "(the key your mail provider sends in X-Emissary-Inbound-Key)")
         return self
 
     @property

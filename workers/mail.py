@@ -2,6 +2,10 @@
 caused it), an SMTP sender, and the sweep's part (enqueue deliveries, build daily digests).
 
 The ledger lives beside the read models but is never rebuilt: it is the record of what was sent.
+It is also the outbox: a mail is due once its 'queued' row is written, whatever happens to the
+broker; a Celery task is only the fast path. ``deliver`` claims a row before sending it (a lease
+in ``due_at``), so a row handed to several workers is sent once, and the sweep hands out every
+queued row that is due (new, or retrying after a failure with backoff, or whose lease ran out).
 Notifications come from the outbox read model, which holds for each event only the recipients who
 may see it, with a text built from that event alone; so a mail never carries what its reader may
 not see.
@@ -16,22 +20,35 @@ from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from email.utils import make_msgid
 
-from projections.db import ReadModelDB
+from projections.db import ReadModelDB, utc_key
 from projections.settings import Settings
 
 DDL = """CREATE TABLE IF NOT EXISTS mail_ledger (
     id TEXT PRIMARY KEY, game_id TEXT NOT NULL, version INTEGER, recipient TEXT NOT NULL, address TEXT,
     kind TEXT NOT NULL, subject TEXT NOT NULL, body TEXT NOT NULL, message_id TEXT, status TEXT NOT NULL,
-    attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT, created_at TEXT NOT NULL, sent_at TEXT)"""
+    attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT, created_at TEXT NOT NULL, sent_at TEXT, due_at TEXT)"""
 INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS mail_ledger_event ON mail_ledger (game_id, version, recipient, kind)"
+DUE_INDEX = "CREATE INDEX IF NOT EXISTS mail_ledger_due ON mail_ledger (status, due_at)"
+MAX_ATTEMPTS = 9
+LEASE = timedelta(minutes=10)  # a claimed row whose worker died is handed out again after this
+GRACE = timedelta(seconds=60)  # a row handed to the broker is handed out again only if still queued after this
 
 
 def ensure_tables(db: ReadModelDB) -> None:
-    if not db.auto_migrate:  # production: `emissary migrate` created them (projections/migrations)
+    if not db.auto_migrate or getattr(db, "mail_ledger_ready", False):  # production: `emissary migrate` made it
         return
     with db.transaction() as cur:
         cur.execute(DDL)
         cur.execute(INDEX)
+        if db.dialect == "postgres":
+            has_due = cur.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
+                                  "AND table_name = 'mail_ledger' AND column_name = 'due_at'").fetchone()
+        else:
+            has_due = "due_at" in [c[1] for c in cur.execute("PRAGMA table_info(mail_ledger)").fetchall()]
+        if not has_due:  # a ledger made before it was the outbox
+            cur.execute("ALTER TABLE mail_ledger ADD COLUMN due_at TEXT")
+        cur.execute(DUE_INDEX)
+    db.mail_ledger_ready = True
 
 
 class Mailer:
@@ -71,17 +88,19 @@ def record(db: ReadModelDB, *, game_id: str, version: int | None, recipient: str
     now = datetime.now(timezone.utc).isoformat()
     with db.transaction() as cur:
         cur.execute("INSERT INTO mail_ledger (id, game_id, version, recipient, address, kind, subject, body, status, "
-                    "created_at) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
+                    "created_at, due_at) VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
                     (row_id, game_id, version if version is not None else 0, recipient, address, kind, subject,
-                     body, status, now))
+                     body, status, now, utc_key(datetime.now(timezone.utc))))
         found = cur.execute("SELECT id FROM mail_ledger WHERE id = ?", (row_id,)).fetchone()
     return row_id if found else None
 
 
-def record_reply(db: ReadModelDB, reply, message_id: str, address: str) -> str:
-    """Put the answer to a mail in the ledger; a mail delivered again is answered again, identically."""
+def record_reply(db: ReadModelDB, reply, message_id: str, address: str | None) -> str:
+    """Queue the answer to a mail for the holder's contact address (no address: recorded, not sent);
+    a mail delivered again is answered again, identically."""
     common = dict(game_id=reply.game_id or "-", version=None, recipient=reply.principal or "unknown",
-                  address=address, subject=reply.subject, body=reply.body)
+                  address=address, subject=" ".join(reply.subject.split()),  # a header is one line
+                  body=reply.body, status="queued" if address else "no address")
     return (record(db, kind=f"receipt {message_id}", **common)
             or record(db, kind=f"receipt {message_id} again {uuid.uuid4().hex[:8]}", **common))
 
@@ -93,6 +112,49 @@ def mark(db: ReadModelDB, row_id: str, status: str, *, message_id: str | None = 
                     "attempts = attempts + ?, sent_at = CASE WHEN ? = 'sent' THEN ? ELSE sent_at END WHERE id = ?",
                     (status, message_id, error, 1 if attempt else 0, status,
                      datetime.now(timezone.utc).isoformat(), row_id))
+
+
+def _backoff(attempts: int) -> timedelta:
+    return timedelta(seconds=min(600, 5 * 2 ** attempts))
+
+
+def claim(db: ReadModelDB, row_id: str, now: datetime) -> bool:
+    """Take a row for sending if nobody holds it (queued, failed, or claimed by a worker whose lease ran out)."""
+    with db.transaction() as cur:
+        found = cur.execute(
+            "UPDATE mail_ledger SET status = 'sending', due_at = ? WHERE id = ? AND (status IN ('queued', 'failed') "
+            "OR (status = 'sending' AND (due_at IS NULL OR due_at <= ?))) RETURNING id",
+            (utc_key(now + LEASE), row_id, utc_key(now))).fetchone()
+    return found is not None
+
+
+def handed(db: ReadModelDB, row_ids: list[str], now: datetime) -> None:
+    """Rows handed to the broker: the sweep leaves them to their task for a while."""
+    with db.transaction() as cur:
+        cur.executemany("UPDATE mail_ledger SET due_at = ? WHERE id = ? AND status = 'queued'",
+                        [(utc_key(now + GRACE), row_id) for row_id in row_ids])
+
+
+def deliver(db: ReadModelDB, settings: Settings, row_id: str, now: datetime | None = None) -> str:
+    """Send one row of the outbox over SMTP unless another worker holds it; on failure queue it again
+    with backoff, until it has failed MAX_ATTEMPTS times. A sent mail is never sent again. Returns
+    the row's status."""
+    now = now or datetime.now(timezone.utc)
+    if not claim(db, row_id, now):
+        item = row(db, row_id)
+        return item["status"] if item else "missing"
+    item = row(db, row_id)
+    try:
+        message_id = Mailer(settings).send(item["address"], item["subject"], item["body"])
+    except (OSError, smtplib.SMTPException, ValueError) as err:  # ValueError: a header the mail cannot carry
+        attempts = item["attempts"] + 1
+        status = "failed" if attempts >= MAX_ATTEMPTS else "queued"
+        with db.transaction() as cur:
+            cur.execute("UPDATE mail_ledger SET status = ?, attempts = ?, last_error = ?, due_at = ? WHERE id = ?",
+                        (status, attempts, str(err)[:500], utc_key(now + _backoff(attempts)), row_id))
+        return status
+    mark(db, row_id, "sent", message_id=message_id, attempt=True)
+    return "sent"
 
 
 def row(db: ReadModelDB, row_id: str) -> dict | None:
@@ -134,8 +196,9 @@ def due_digests(db: ReadModelDB, now: datetime) -> list[tuple[str, str]]:
     return [(g, r) for g, r in rows]
 
 
-def retryable(db: ReadModelDB, limit: int = 200) -> list[str]:
-    """Rows still queued (their task was lost with a broker restart, say)."""
-    edge = (datetime.now(timezone.utc) - timedelta(minutes=10)).isoformat()
-    rows = db.query("SELECT id FROM mail_ledger WHERE status = 'queued' AND created_at <= ? LIMIT ?", (edge, limit))
+def due(db: ReadModelDB, now: datetime, limit: int = 200) -> list[str]:
+    """Rows of the outbox due now: never handed to a worker (the broker was down), retrying after a
+    failure, or claimed by a worker that died."""
+    rows = db.query("SELECT id FROM mail_ledger WHERE status IN ('queued', 'sending') AND "
+                    "(due_at IS NULL OR due_at <= ?) ORDER BY due_at LIMIT ?", (utc_key(now), limit))
     return [r[0] for r in rows]

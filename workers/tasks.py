@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import smtplib
 from datetime import datetime
 
 from domain.errors import DomainError
@@ -66,28 +65,38 @@ def _reminder_offsets() -> list[float]:
     return [24.0, 1.0]
 
 
-@celery_app.task(name="workers.deliver_mail", acks_late=True, bind=True, max_retries=8)
-def deliver_mail(self, ledger_id: str) -> str:
-    """Send one queued mail of the ledger over SMTP; retry with backoff; a sent mail is never sent again."""
+@celery_app.task(name="workers.deliver_mail", acks_late=True)
+def deliver_mail(ledger_id: str) -> str:
+    """Send one due mail of the outbox over SMTP; a failure is queued again with backoff (the sweep
+    hands it out when due); a sent mail is never sent again."""
     from workers import mail
 
     db = runtime.projector().db
     mail.ensure_tables(db)
-    item = mail.row(db, ledger_id)
-    if item is None or item["status"] not in ("queued", "failed"):
-        return item["status"] if item else "missing"
+    status = mail.deliver(db, runtime.settings(), ledger_id, runtime.now())
+    if status == "sent":
+        log.info("mail sent id=%s", ledger_id)
+    elif status in ("queued", "failed"):
+        log.warning("mail not sent id=%s status=%s", ledger_id, status)
+    return status
+
+
+def hand_off(db, ledger_id: str) -> bool:
+    """Hand a queued row of the outbox to a worker now, if the broker answers; if it does not, the
+    row stays queued and the sweep hands it out (the caller has recorded it, so it is not lost)."""
+    from kombu.exceptions import OperationalError
+
+    from workers import mail
+
     try:
-        message_id = mail.Mailer(runtime.settings()).send(item["address"], item["subject"], item["body"])
-    except (OSError, smtplib.SMTPException) as err:
-        final = self.request.retries >= self.max_retries
-        mail.mark(db, ledger_id, "failed" if final else "queued", error=str(err)[:500], attempt=True)
-        if final:
-            log.warning("mail failed for good id=%s to=%s: %s", ledger_id, item["recipient"], err)
-            return "failed"
-        raise self.retry(exc=err, countdown=min(600, 5 * 2 ** self.request.retries)) from err
-    mail.mark(db, ledger_id, "sent", message_id=message_id, attempt=True)
-    log.info("mail sent id=%s to=%s kind=%s", ledger_id, item["recipient"], item["kind"])
-    return "sent"
+        with celery_app.connection_for_write() as conn:  # one quick try: a down broker must not hold the caller
+            conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0.2, timeout=2)
+            deliver_mail.apply_async((ledger_id,), retry=False, connection=conn)
+    except (OperationalError, OSError) as err:
+        log.warning("mail left for the sweep id=%s: broker unreachable: %s", ledger_id, err)
+        return False
+    mail.handed(db, [ledger_id], runtime.now())
+    return True
 
 
 def dispatch_mail(now: datetime) -> dict:
@@ -111,6 +120,7 @@ def dispatch_mail(now: datetime) -> dict:
                              body=body.get("text", ""), status=status)
         if row_id and status == "queued":
             deliver_mail.delay(row_id)
+            mail.handed(db, [row_id], now)
             sent += 1
     for game_id, recipient in mail.due_digests(db, now):
         rows = [r for r in mail.ledger(db, game_id, recipient) if r["status"] == "digest"]
@@ -124,6 +134,8 @@ def dispatch_mail(now: datetime) -> dict:
         if digest_id:
             deliver_mail.delay(digest_id)
             digests += 1
-    for row_id in mail.retryable(db):
+    again = mail.due(db, now)
+    for row_id in again:
         deliver_mail.delay(row_id)
+    mail.handed(db, again, now)
     return {"mails": sent, "digests": digests}

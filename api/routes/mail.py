@@ -3,32 +3,39 @@
 from __future__ import annotations
 
 import hmac
+import ipaddress
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Depends, Header, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import GamesDep, Principal
 from api.schemas import ReceiptPublic
-from domain.errors import Forbidden
-from projections.mail import MailIntake
+from domain.errors import DomainError, Forbidden, NotFound
+from projections.mail import MAX_MAIL_BYTES, MailIntake
 from workers import mail
 
 router = APIRouter(tags=["mail"])
 
 
+class TooLarge(DomainError):
+    """The mail is larger than the service takes (413)."""
+
+    status = 413
+
+
 class InboundMailRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    to: str
-    sender: str = Field(alias="from")
-    subject: str = ""
-    text: str | None = None
-    html: str | None = None
-    message_id: str
+    to: str = Field(max_length=320)
+    sender: str = Field(alias="from", max_length=998)
+    subject: str = Field(default="", max_length=998)
+    text: str | None = Field(default=None, max_length=MAX_MAIL_BYTES)
+    html: str | None = Field(default=None, max_length=MAX_MAIL_BYTES)
+    message_id: str = Field(min_length=1, max_length=998)
 
 
 class BounceRequest(BaseModel):
-    message_id: str
+    message_id: str = Field(min_length=1, max_length=998)
 
 
 class ContactRequest(BaseModel):
@@ -38,37 +45,62 @@ class ContactRequest(BaseModel):
     mode: Literal["immediate", "digest", "off"] = "immediate"
 
 
-def _check_key(request: Request, key: str | None) -> None:
+def _is_loopback(host: str | None) -> bool:
+    try:
+        return host is not None and ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+async def check_inbound(request: Request,
+                        x_emissary_inbound_key: Annotated[str | None, Header(max_length=200)] = None) -> None:
+    """The provider's key (required in production); with no key set (development, test), only
+    clients on this machine may post. A body over the mail size limit is refused."""
     expected = request.app.state.settings.inbound_key
-    if expected and not hmac.compare_digest(expected, key or ""):
-        raise Forbidden("wrong inbound key", field="x-emissary-inbound-key")
+    if expected:
+        if not hmac.compare_digest(expected.encode(), (x_emissary_inbound_key or "").encode()):
+            raise Forbidden("wrong inbound key", field="x-emissary-inbound-key")
+    elif not _is_loopback(request.client.host if request.client else None):
+        raise Forbidden("EMISSARY_INBOUND_KEY is not set: only clients on this machine may post mail",
+                        field="x-emissary-inbound-key")
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_MAIL_BYTES:
+        raise TooLarge(f"a mail is at most {MAX_MAIL_BYTES} bytes", field="body")
+
+
+InboundKey = Annotated[None, Depends(check_inbound)]
 
 
 @router.post("/inbound/email")
-def inbound_email(body: InboundMailRequest, request: Request, games: GamesDep,
-                  x_emissary_inbound_key: Annotated[str | None, Header()] = None) -> dict:
+def inbound_email(body: InboundMailRequest, request: Request, games: GamesDep, _: InboundKey) -> dict:
     """A mail received by a hosted provider: the same intake as `emissary smtpd`; the reply is queued."""
-    _check_key(request, x_emissary_inbound_key)
     settings = request.app.state.settings
-    reply = MailIntake(games, settings.mail_domain).receive(body.to, body.message_id, body.text, body.html,
-                                                             body.subject)
+    intake = MailIntake(games, settings.mail_domain)
+    reply = intake.receive(body.to, body.message_id, body.text, body.html, body.subject)
+    if reply.principal is None:  # no such reply address: nobody to answer, nothing recorded
+        raise NotFound("no such reply address (it may have been replaced)", field="to")
     db = request.app.state.projector.db
     mail.ensure_tables(db)
-    from workers.tasks import deliver_mail
+    from workers.tasks import hand_off
 
-    deliver_mail.delay(mail.record_reply(db, reply, body.message_id, body.sender))
+    # The reply is queued in the ledger (the outbox) before we answer; the broker is only the fast path.
+    row_id = mail.record_reply(db, reply, body.message_id, intake.contact(reply))
+    if mail.row(db, row_id)["status"] == "queued":
+        hand_off(db, row_id)
     return {"accepted": reply.accepted, "subject": reply.subject, "body": reply.body}
 
 
 @router.post("/inbound/bounce")
-def inbound_bounce(body: BounceRequest, request: Request,
-                   x_emissary_inbound_key: Annotated[str | None, Header()] = None) -> dict:
-    """A provider reports that a mail we sent bounced."""
-    _check_key(request, x_emissary_inbound_key)
+def inbound_bounce(body: BounceRequest, request: Request, _: InboundKey) -> dict:
+    """A provider reports that a mail this service sent bounced (any other Message-ID: 404)."""
     db = request.app.state.projector.db
     mail.ensure_tables(db)
+    bare = body.message_id.strip().strip("<>")
     with db.transaction() as cur:
-        cur.execute("UPDATE mail_ledger SET status = 'bounced' WHERE message_id = ?", (body.message_id,))
+        found = cur.execute("UPDATE mail_ledger SET status = 'bounced' WHERE message_id IN (?, ?) "
+                            "AND status IN ('sent', 'bounced') RETURNING id", (f"<{bare}>", bare)).fetchall()
+    if not found:
+        raise NotFound("no mail sent by this service has this Message-ID", field="message_id")
     return {"ok": True}
 
 

@@ -15,7 +15,10 @@ from zoneinfo import ZoneInfo
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from jinja2 import pass_context
+from markupsafe import Markup
 
+from api.security import CsrfRefused, check_csrf, check_origin, site_base, web_session
 from domain.errors import DomainError, Unauthorized
 from domain.ids import GM
 from domain.powers import rules
@@ -24,6 +27,15 @@ from projections.service import Games, hash_token, presented_token
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=str(HERE / "templates"))
+
+
+@pass_context
+def csrf_field(context: Any) -> Markup:
+    """The hidden field every ``<form method="post">`` carries: this session's CSRF token."""
+    return Markup('<input type="hidden" name="csrf" value="{}">').format(web_session(context["request"]).csrf())
+
+
+templates.env.globals["csrf_field"] = csrf_field
 router = APIRouter(include_in_schema=False)
 
 NEXT_STEP = {"setup": "Begin the game (Tidings)", "tidings": "Open month 1 Planning", "planning": "Close Planning",
@@ -34,20 +46,29 @@ def games_of(request: Request) -> Games:
     return request.app.state.games
 
 
-def session_tokens(request: Request) -> dict[str, str]:
-    return dict(request.session.get("tokens", {}))
-
-
 def who(request: Request, game_id: str) -> str:
-    """The principal this browser is signed in as, for this game."""
-    token = session_tokens(request).get(game_id)
-    principal = games_of(request).authenticate(game_id, token)
-    presented_token.set(hash_token(token))  # checked again against the state each read and command uses
+    """The principal this browser is signed in as, for this game. A session whose token was replaced
+    is signed out of the game."""
+    session = web_session(request)
+    grant = session.grants().get(game_id)
+    if grant is None:
+        raise Unauthorized("sign in with the secret link your GM sent you", field="session")
+    try:
+        principal = games_of(request).authenticate_hash(game_id, grant.token_hash)
+    except Unauthorized:
+        session.revoke(game_id)
+        raise
+    presented_token.set(grant.token_hash)  # checked again against the state each read and command uses
     return principal
 
 
 def flash(request: Request, **message: Any) -> None:
-    request.session["flash"] = message
+    web_session(request).set("flash", message)
+
+
+def csrf_refused(request: Request, exc: CsrfRefused) -> Response:
+    return templates.TemplateResponse(request, "message.html", {"title": "This form was refused",
+                                                                "text": exc.detail}, status_code=403)
 
 
 def back(game_id: str, anchor: str = "") -> RedirectResponse:
@@ -75,11 +96,14 @@ def attempt(request: Request, game_id: str, form: str, fn, ok: str, anchor: str 
 
 
 async def form_of(request: Request) -> dict[str, Any]:
+    """A posted form, once its origin and its CSRF token are checked (else 403)."""
+    check_origin(request, request.app.state.settings)
     data = await request.form()
     out: dict[str, Any] = {}
     for key in data.keys():
         values = data.getlist(key)
         out[key] = values if len(values) > 1 or key.endswith("[]") else values[0]
+    check_csrf(request, out)
     return out
 
 
@@ -95,9 +119,9 @@ def home(request: Request) -> Response:
     """My games, with their step and my next deadline."""
     games = games_of(request)
     rows = []
-    for game_id, token in session_tokens(request).items():
+    for game_id in web_session(request).grants():
         try:
-            me = games.authenticate(game_id, token)
+            me = who(request, game_id)
             view = games.view(game_id, me)
         except DomainError:
             continue
@@ -108,30 +132,44 @@ def home(request: Request) -> Response:
 
 @router.get("/signin/{game_id}/{token}")
 def sign_in(request: Request, game_id: str, token: str) -> Response:
-    """The secret link: remember the token in this browser's session cookie."""
+    """The secret link, exchanged at once for a server-side session (the cookie holds only a random id)
+    and a redirect, so that the token leaves the address bar and is never sent as a Referer."""
+    no_referrer = {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
     try:
-        games_of(request).authenticate(game_id, token)
+        principal = games_of(request).authenticate(game_id, token)
     except DomainError:
         return templates.TemplateResponse(request, "message.html", {
             "title": "This link does not work", "text": "The link was mistyped, or the GM has replaced it. "
-            "Ask your GM for a new one."}, status_code=401)
-    tokens = session_tokens(request)
-    tokens[game_id] = token
-    request.session["tokens"] = tokens
-    return RedirectResponse(f"/play/{game_id}", status_code=303)
+            "Ask your GM for a new one."}, status_code=401, headers=no_referrer)
+    session = web_session(request)
+    session.rotate()
+    session.grant(game_id, principal, hash_token(token))
+    return RedirectResponse(f"/play/{game_id}", status_code=303, headers=no_referrer)
 
 
 @router.post("/signout/{game_id}")
-def sign_out(request: Request, game_id: str) -> Response:
-    tokens = session_tokens(request)
-    tokens.pop(game_id, None)
-    request.session["tokens"] = tokens
+async def sign_out(request: Request, game_id: str) -> Response:
+    """Sign this browser out of a game."""
+    await form_of(request)
+    web_session(request).revoke(game_id)
+    return RedirectResponse("/", status_code=303)
+
+
+@router.post("/signout/{game_id}/everywhere")
+async def sign_out_everywhere(request: Request, game_id: str) -> Response:
+    """Sign every browser signed in as me out of this game (the link itself keeps working)."""
+    await form_of(request)
+    try:
+        me = who(request, game_id)
+    except DomainError:
+        return RedirectResponse("/", status_code=303)
+    request.app.state.sessions.end_principal(game_id, me)
     return RedirectResponse("/", status_code=303)
 
 
 @router.get("/new", response_class=HTMLResponse)
 def new_game_page(request: Request) -> Response:
-    return templates.TemplateResponse(request, "new.html", {"flash": request.session.pop("flash", None)})
+    return templates.TemplateResponse(request, "new.html", {"flash": web_session(request).pop("flash", None)})
 
 
 @router.post("/new")
@@ -144,17 +182,17 @@ async def new_game(request: Request) -> Response:
     except DomainError as err:
         flash(request, kind="error", form="new", field=err.field, rule=err.rule, text=err.message)
         return RedirectResponse("/new", status_code=303)
-    tokens = session_tokens(request)
-    tokens[game_id] = token
-    request.session["tokens"] = tokens
-    request.session["links"] = {GM: _link(request, game_id, token)}
+    session = web_session(request)
+    session.rotate()
+    session.grant(game_id, GM, hash_token(token))
+    session.set("links", {GM: _link(request, game_id, token)})
     return RedirectResponse(f"/play/{game_id}", status_code=303)
 
 
 def _link(request: Request, game_id: str, token: str) -> dict[str, str]:
     """The secret sign-in link, and the secret reply address for turns by email."""
     settings = request.app.state.settings
-    return {"url": f"{settings.public_url.rstrip('/')}/signin/{game_id}/{token}",
+    return {"url": f"{site_base(request, settings)}/signin/{game_id}/{token}",
             "address": reply_address(settings.mail_domain, game_id, token)}
 
 
@@ -169,7 +207,8 @@ def board(request: Request, game_id: str, phase: str | None = None) -> Response:
             "title": "Sign in first", "text": "Open the secret link your GM sent you."}, status_code=401)
     phases = [p for p in games.phases(game_id) if p["phase"] != "setup"]
     context: dict[str, Any] = {"game_id": game_id, "me": me, "phases": phases, "phase": phase,
-                               "flash": request.session.pop("flash", None), "links": request.session.pop("links", {}),
+                               "flash": web_session(request).pop("flash", None),
+                               "links": web_session(request).pop("links", {}),
                                "skills": rules.SKILLS, "asset_classes": rules.ASSET_CLASSES,
                                "subclasses": rules.SUBCLASSES, "next_step": NEXT_STEP}
     if phase:
@@ -197,11 +236,11 @@ def board(request: Request, game_id: str, phase: str | None = None) -> Response:
 async def command(request: Request, game_id: str, command: str) -> Response:
     """Every form of the board and the console."""
     games = games_of(request)
+    f = await form_of(request)
     try:
         me = who(request, game_id)
     except DomainError:
         return RedirectResponse(f"/play/{game_id}", status_code=303)
-    f = await form_of(request)
     handler = HANDLERS.get(command)
     if handler is None:
         return PlainTextResponse("no such form", status_code=404)
@@ -349,7 +388,7 @@ def _add_power(request, games, game_id, me, f):
         pid, token, receipt = games.add_power(game_id, me, f.get("name", ""), cls, sub)
     except DomainError as err:
         return refused(request, game_id, "powers", err)
-    request.session["links"] = {pid: _link(request, game_id, token)}
+    web_session(request).set("links", {pid: _link(request, game_id, token)})
     flash(request, kind="ok", form="powers", text=f"{f.get('name')} added. Send them their link (shown once).")
     return back(game_id, "powers")
 
@@ -368,11 +407,11 @@ def _reissue(request, games, game_id, me, f):
         token, _ = games.reissue_link(game_id, me, f.get("who", ""))
     except DomainError as err:
         return refused(request, game_id, "powers", err)
+    # The old link's sessions end with it: everywhere it was used, that browser is signed out.
+    request.app.state.sessions.end_principal(game_id, f.get("who", ""))
     if f.get("who") == GM:
-        tokens = session_tokens(request)
-        tokens[game_id] = token
-        request.session["tokens"] = tokens
-    request.session["links"] = {f.get("who"): _link(request, game_id, token)}
+        web_session(request).grant(game_id, GM, hash_token(token))
+    web_session(request).set("links", {f.get("who"): _link(request, game_id, token)})
     flash(request, kind="ok", form="powers", text="The old link no longer works. The new one is shown once.")
     return back(game_id, "powers")
 
@@ -389,9 +428,8 @@ def _fork(request, games, game_id, me, f):
         new_id, _ = games.fork(game_id, me, f.get("name", ""), f.get("reason", ""), phase=f.get("phase") or None)
     except DomainError as err:
         return refused(request, game_id, "rewind", err)
-    tokens = session_tokens(request)
-    tokens[new_id] = tokens[game_id]
-    request.session["tokens"] = tokens
+    grant = web_session(request).grants()[game_id]
+    web_session(request).grant(new_id, grant.principal, grant.token_hash)
     return RedirectResponse(f"/play/{new_id}", status_code=303)
 
 

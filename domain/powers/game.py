@@ -84,7 +84,6 @@ class Game(Aggregate):
             name=name, gm_name=gm_name, timezone=timezone, ruleset=ruleset, rules_version=rules_version,
             options={**DEFAULT_OPTIONS, **deepcopy(options)}, months_per_season=months_per_season,
         )
-        self.state.count_seen(audience)
 
     @classmethod
     def start(cls, name: str, gm_name: str, timezone: str = "UTC", months_per_season: int = 2,
@@ -353,7 +352,7 @@ class Game(Aggregate):
     @event("CleanupApplied")
     def _cleanup_applied(self, actor: str, audience: list) -> None:
         for p in self.state.powers.values():
-            # [003:310] Statuses tick down. Mana dissipates.
+            # [003:310] "Cleanup: Statuses tick down. Mana dissipates." Once a season, one stack each.
             p.statuses = {k: v - 1 for k, v in p.statuses.items() if v - 1 > 0}
             p.mana = {}
 
@@ -384,11 +383,12 @@ class Game(Aggregate):
                       location: str | None = None, targets: list[str] | None = None, resistible: bool = False,
                       difficulty: int | None = None, assets: list[dict] | None = None, extra_actions: int = 0,
                       convert: int | None = None, roll: bool = True, collaborators: list[str] | None = None,
-                      actor: str | None = None) -> None:
+                      dungeon: bool = False, actor: str | None = None) -> None:
         """Submit an action for this month (P-ACT-1); the server rolls its pool now (P-DICE-1..8).
 
         With ``roll=False`` the action is only proposed, so the GM can set its difficulty
         (openly or sealed) before the roll (GM-1, GM-2); roll it later with ``roll_action``.
+        ``dungeon``: a challenge inside a dungeon, where Delve joins up to one other skill (P-ASSET-4).
         """
         self._check_planning(now, power_id)
         ps = self.power(power_id)
@@ -416,13 +416,13 @@ class Game(Aggregate):
                                  used_pub, used_priv, slot, 1 + (extra if roll else 0))
         if roll:
             # Validate the pool before recording anything: a refused command records nothing.
-            self._pick_pool(power_id, assets or [], skill_tag=skill, is_reaction=False)
+            self._pick_pool(power_id, assets or [], skill_tag=skill, is_reaction=False, dungeon=bool(dungeon))
         index = len(self.actions_of(power_id)) + 1
         self._action_submitted(
             action_id=action_id, power_id=power_id, index=index, title=title.strip(), description=description,
             skill=skill, slot=slot, location=location, targets=targets, resistible=bool(resistible),
             difficulty=difficulty, collaborators=collaborators, actor=actor or power_id,
-            audience=vis.powers([power_id, *collaborators]),
+            audience=vis.powers([power_id, *collaborators]), dungeon=bool(dungeon),
         )
         if roll:
             self.roll_action(action_id, now=now, roller=roller, assets=assets or [], extra_actions=extra,
@@ -431,11 +431,12 @@ class Game(Aggregate):
     @event("ActionSubmitted")
     def _action_submitted(self, action_id: str, power_id: str, index: int, title: str, description: str,
                           skill: str | None, slot: str, location: str | None, targets: list, resistible: bool,
-                          difficulty: int | None, collaborators: list, actor: str, audience: list) -> None:
+                          difficulty: int | None, collaborators: list, actor: str, audience: list,
+                          dungeon: bool = False) -> None:
         self.state.actions[action_id] = ActionState(
             id=action_id, power=power_id, index=index, title=title, description=description, skill=skill,
             slot=slot, location=location, targets=list(targets), resistible=resistible, difficulty=difficulty,
-            collaborators=list(collaborators),
+            collaborators=list(collaborators), dungeon=dungeon,
         )
         self.state.powers[power_id].commands += 1
 
@@ -456,18 +457,20 @@ class Game(Aggregate):
             rules.check_action_quota(ps.subclass, rules.Quota(ps.public, ps.private), ps.debt_this_month,
                                      used_pub, used_priv, a.slot, extra)
         pool = self._build_pool(a.power, assets, skill_tag=a.skill, extra_actions=extra, roller=roller,
-                                is_reaction=False)
+                                is_reaction=False, dungeon=a.dungeon)
         self._dice_rolled(action_id=action_id, extra_actions=extra, pool=pool, actor=actor or a.power,
                           audience=self._audience(a))
         if convert is not None:
-            # Chosen before seeing the dice, ``convert`` means "up to": never more than the 3s and 4s rolled.
-            available = sum(1 for d in pool["dice"] if rules.is_convertible(d["face"]))
+            # Chosen before seeing the dice, ``convert`` means "up to": never more than the 3s and 4s rolled
+            # where a conversion counts (P-AMB-5).
+            available = len(self._convertible(_pool_from(pool)))
             self.lock_conversions(action_id, convert=min(max(convert, 0), available), now=now, actor=actor)
 
     def _build_pool(self, power_id: str, picks: list[dict], *, skill_tag: str | None, extra_actions: int,
-                    roller: Roller, is_reaction: bool, reacting_to_skill: str | None = None) -> dict:
+                    roller: Roller, is_reaction: bool, reacting_to_skill: str | None = None,
+                    dungeon: bool = False) -> dict:
         chosen = self._pick_pool(power_id, picks, skill_tag=skill_tag, is_reaction=is_reaction,
-                                 reacting_to_skill=reacting_to_skill)
+                                 reacting_to_skill=reacting_to_skill, dungeon=dungeon)
         pool_assets = [
             {"asset_id": a.id, "name": a.name, "cls": a.cls, "rank": a.rank, "mode": m, "undercut": False}
             for a, m in chosen
@@ -475,8 +478,13 @@ class Game(Aggregate):
         return self._roll_pool(power_id, pool_assets, extra_actions, roller)
 
     def _pick_pool(self, power_id: str, picks: list[dict], *, skill_tag: str | None, is_reaction: bool,
-                   reacting_to_skill: str | None = None) -> list[tuple[Asset, str]]:
-        """Check a pool's assets against the rules (P-ASSET-1, P-ASSET-3, P-DICE-6..9, P-RES-3)."""
+                   reacting_to_skill: str | None = None, dungeon: bool = False) -> list[tuple[Asset, str]]:
+        """Check a pool's assets against the rules (P-ASSET-1, P-ASSET-3, P-ASSET-4, P-DICE-6..9, P-RES-3).
+
+        A reaction comes after every action of the month has been through the queue, so a
+        once-a-season asset already in the season ledger is refused outright (P-ASSET-12); an
+        action's is undercut at Resolution instead, in queue order (P-ASSET-13).
+        """
         chosen: list[tuple[Asset, str]] = []
         for pick in picks:
             asset_id = pick.get("asset_id")
@@ -493,6 +501,11 @@ class Game(Aggregate):
                 raise RuleViolation(f"{asset.name!r} is in the pool twice", rule="P-ASSET-1", field="assets")
             if asset.used_up:
                 raise RuleViolation(f"{asset.name!r} has been used up", rule="P-ASSET-8", field="assets")
+            if is_reaction and asset.cls in rules.ONCE_PER_SEASON and asset.id in self.state.season_ledger:
+                raise RuleViolation(
+                    f"{asset.name!r} has already been used this season: an {asset.cls} acts once a season",
+                    rule="P-ASSET-12", field="assets",
+                )
             if mode == "both" or (pick.get("assured") and pick.get("critical")):
                 raise RuleViolation(
                     f"{asset.name!r} is both assured and critical: choose one benefit, not both",
@@ -505,7 +518,7 @@ class Game(Aggregate):
             rules.check_mode(mode, asset.name, asset.assured, asset.critical, asset.novel)
             chosen.append((asset, mode))
         rules.check_pool([(a.cls, a.name, m) for a, m in chosen], skill_tag, is_reaction=is_reaction,
-                         reacting_to_skill=reacting_to_skill)
+                         reacting_to_skill=reacting_to_skill, dungeon=dungeon)
         return chosen
 
     def _roll_pool(self, power_id: str, pool_assets: list[dict], extra_actions: int, roller: Roller) -> dict:
@@ -528,7 +541,12 @@ class Game(Aggregate):
         a.extra_actions = extra_actions
         a.status = "rolled"
         self.state.next_roll = pool["roll_no"] + 1
-        for pa in pool["assets"]:
+        self._spend(pool["assets"])
+
+    def _spend(self, pool_assets: list[dict]) -> None:
+        """Fold what rolling a pool spends, for an action or a reaction alike: a novel asset's surprise
+        (P-DICE-9) and a single-use asset (P-ASSET-8)."""
+        for pa in pool_assets:
             asset = self.state.assets.get(pa["asset_id"])
             if asset is not None:
                 asset.novel = False
@@ -550,24 +568,42 @@ class Game(Aggregate):
                                  actor=actor or a.power,
                                  audience=self._audience(a))
 
+    def _weights(self, pool: Pool) -> dict[str, int]:
+        """Successes one converted die adds, by the asset it belongs to (P-DICE-3, P-AMB-5)."""
+        mode = self.state.options.get("critical_mode", "rolled")
+        return {pa.asset_id: rules.conversion_weight(pa.mode, mode) for pa in pool.assets}
+
+    def _convertible(self, pool: Pool) -> list[int]:
+        """The 3s and 4s whose conversion adds a success (not a rank-mode critical asset's: P-AMB-5)."""
+        weights = self._weights(pool)
+        return [i for i, d in enumerate(pool.dice) if rules.is_convertible(d.face) and weights.get(d.asset, 1) > 0]
+
     def _conversions(self, pool: Pool, convert: int | None, dice: list[int] | None) -> list[int]:
-        convertible = [i for i, d in enumerate(pool.dice) if rules.is_convertible(d.face)]
+        convertible = self._convertible(pool)
         if dice is not None:
-            bad = [i for i in dice if i not in convertible]
+            bad = [i for i in dice if not (0 <= i < len(pool.dice) and rules.is_convertible(pool.dice[i].face))]
             if bad or len(set(dice)) != len(dice):
                 raise RuleViolation(f"only 3s and 4s can be converted; dice {bad} are not 3s or 4s",
                                     rule="P-DICE-3", field="dice")
+            wasted = [i for i in dice if i not in convertible]
+            if wasted:
+                raise RuleViolation(
+                    f"dice {wasted} belong to a critical asset, which counts three times its rank in this game: "
+                    "converting them would cost a consequence and add nothing", rule="P-AMB-5", field="dice")
             return sorted(dice)
         convert = convert or 0
         if convert < 0:
             raise RuleViolation("the number of conversions cannot be negative", rule="P-DICE-3", field="convert")
         if convert > len(convertible):
+            rolled = sum(1 for d in pool.dice if rules.is_convertible(d.face))
+            useless = rolled - len(convertible)
             raise RuleViolation(
-                f"you rolled {len(convertible)} 3s and 4s, so you can convert at most {len(convertible)}",
-                rule="P-DICE-3", field="convert",
+                f"you rolled {rolled} 3s and 4s, so you can convert at most {len(convertible)}"
+                + (f" ({useless} belong to a critical asset, which counts three times its rank in this game)"
+                   if useless else ""),
+                rule="P-AMB-5" if useless and convert <= rolled else "P-DICE-3", field="convert",
             )
-        critical = {pa.asset_id for pa in pool.assets if pa.mode == "critical"}
-        return rules.choose_conversions([(d.face, d.asset) for d in pool.dice], convert, critical)
+        return rules.choose_conversions([(d.face, d.asset) for d in pool.dice], convert, self._weights(pool))
 
     @event("ConversionsLocked")
     def _conversions_locked(self, action_id: str, converted: list, digest: str, actor: str, audience: list) -> None:
@@ -592,13 +628,30 @@ class Game(Aggregate):
             self._check_planning(now, a.power)
         if a.discarded:
             raise RuleViolation("this action is already discarded", rule="P-AMB-29", field="action_id")
-        self._action_discarded(action_id=action_id, actor=actor or a.power, audience=self._audience(a))
+        # P-AMB-29: a discarded action applies no consequences: undo what accepting them applied (the
+        # lost actions and the status stacks). A disclosure cannot be unseen, so it stays.
+        lost, stacks = 0, {}
+        for c in a.consequences:
+            for e in (c.effects if c.status == "accepted" else []):
+                if e["kind"] == "lose_actions":
+                    lost += e["count"]
+                elif e["kind"] == "status":
+                    stacks[e["name"]] = stacks.get(e["name"], 0) + _stacks(e)
+        self._action_discarded(action_id=action_id, actor=actor or a.power, audience=self._audience(a),
+                               undo={"lose_actions": lost, "statuses": stacks})
 
     @event("ActionDiscarded")
-    def _action_discarded(self, action_id: str, actor: str, audience: list) -> None:
+    def _action_discarded(self, action_id: str, actor: str, audience: list, undo: dict | None = None) -> None:
         a = self.state.actions[action_id]
         a.discarded = True
         a.status = "discarded"
+        for c in a.consequences:
+            c.status = {"accepted": "undone", "proposed": "withdrawn"}.get(c.status, c.status)
+        if undo:
+            p = self.state.powers[a.power]
+            p.debt_next_month = max(0, p.debt_next_month - undo["lose_actions"])
+            left = {name: p.statuses.get(name, 0) - n for name, n in undo["statuses"].items()}
+            p.statuses = {k: v for k, v in {**p.statuses, **left}.items() if v > 0}
 
     # ------------------------------------------------------------------ GM rulings
 
@@ -610,6 +663,11 @@ class Game(Aggregate):
             raise RuleViolation("difficulties are set before the month is resolved", rule="GM-2", field="action_id")
         if not 0 <= value <= 50:
             raise RuleViolation("a difficulty is a whole number from 0 to 50", rule="P-DICE-1", field="value")
+        if a.sealed is not None and a.pool is not None:
+            raise RuleViolation(
+                "this action's difficulty was sealed before its roll: it is opened at Resolution and can never "
+                "be replaced", rule="GM-2", field="value",
+            )
         tiers = {str(k): str(v) for k, v in (tiers or {}).items()}
         for k in tiers:
             if not k.isdigit():
@@ -683,8 +741,11 @@ class Game(Aggregate):
                                 field="effects")
         if kind == "lose_actions" and not (isinstance(e.get("count"), int) and 1 <= e["count"] <= 5):
             raise RuleViolation("lose_actions needs a count from 1 to 5", rule="P-ACT-2", field="effects")
-        if kind == "status" and not (e.get("name") and isinstance(e.get("months"), int) and e["months"] >= 1):
-            raise RuleViolation("a status needs a name and a number of months", rule="GM-3", field="effects")
+        if kind == "status" and not (e.get("name") and isinstance(e.get("stacks"), int) and e["stacks"] >= 1
+                                     and "months" not in e):
+            raise RuleViolation(
+                "a status needs a name and a number of stacks, which tick down by one at each Cleanup, once a "
+                "season ([003:310])", rule="GM-3", field="effects")
         if kind == "disclose":
             self.power(e.get("to", ""))
             if not e.get("text"):
@@ -722,7 +783,9 @@ class Game(Aggregate):
         for e in c.effects:
             if e["kind"] == "lose_actions":
                 p.debt_next_month += e["count"]
-            elif e["kind"] == "status":
+            elif e["kind"] == "status" and "stacks" in e:
+                p.statuses[e["name"]] = p.statuses.get(e["name"], 0) + e["stacks"]  # stacks add up ([003:985])
+            elif e["kind"] == "status":  # recorded before stacks: a status lasted the longest "months" given
                 p.statuses[e["name"]] = max(p.statuses.get(e["name"], 0), e["months"])
 
     @event("VisibilityGranted")
@@ -742,6 +805,21 @@ class Game(Aggregate):
             raise RuleViolation("say what the power learns", field="text")
         self._visibility_granted(to=to, about=about, text=text.strip(), action_id=None, source=source, actor=GM,
                                  audience=vis.powers([to]))
+
+    def grant_mana(self, power_id: str, element: str, amount: int) -> None:
+        """The GM records mana a power gains (a favor, a ruling); it dissipates at Cleanup ([003:310])."""
+        self.power(power_id)
+        if not element.strip():
+            raise RuleViolation("name the mana's element", field="element")
+        if not 1 <= amount <= 20:
+            raise RuleViolation("mana is granted 1 to 20 at a time", field="amount")
+        self._mana_granted(power_id=power_id, element=element.strip(), amount=amount, actor=GM,
+                           audience=vis.powers([power_id]))
+
+    @event("ManaGranted")
+    def _mana_granted(self, power_id: str, element: str, amount: int, actor: str, audience: list) -> None:
+        mana = self.state.powers[power_id].mana
+        mana[element] = mana.get(element, 0) + amount
 
     def share_secret(self, power_id: str, asset_id: str, to: str) -> None:
         """Share a Secret with another power; it can never be retracted ([003:114], P-ASSET-8)."""
@@ -1120,7 +1198,11 @@ class Game(Aggregate):
         pending = list(flips)
 
         def tiebreak(group: list[str]) -> list[str]:
-            return pending.pop(0) if pending else group
+            # tie_groups and resolution_queue walk the same buckets, so each tie meets its own flip.
+            ordered = pending.pop(0)
+            if sorted(ordered) != group:
+                raise AssertionError(f"the flip {ordered} does not break the tie {group}")
+            return ordered
 
         queue = rules.resolution_queue(entries, tiebreak)
         self._queue_built(queue=queue, actor=GM, audience=[vis.GM_ONLY])
@@ -1237,9 +1319,13 @@ class Game(Aggregate):
 
     def _mark_used(self, action_id: str) -> None:
         a = self.state.actions[action_id]
-        for pa in (a.pool.assets if a.pool else []):
-            if pa.cls in rules.ONCE_PER_SEASON and not pa.undercut:
-                self.state.season_ledger.setdefault(pa.asset_id, action_id)
+        self._record_season_use([vars(pa) for pa in (a.pool.assets if a.pool else [])], action_id)
+
+    def _record_season_use(self, pool_assets: list[dict], user: str) -> None:
+        """P-ASSET-12: enter the once-a-season assets an action or reaction used into the season ledger."""
+        for pa in pool_assets:
+            if pa["cls"] in rules.ONCE_PER_SEASON and not pa.get("undercut"):
+                self.state.season_ledger.setdefault(pa["asset_id"], user)
 
     @event("ActionProvisional")
     def _action_provisional(self, action_id: str, successes: int, difficulty: int, details: dict, actor: str,
@@ -1292,7 +1378,7 @@ class Game(Aggregate):
                                 reacting_to_skill=a.skill)
         if convert is not None:
             p = _pool_from(pool)
-            convert = min(max(convert, 0), sum(1 for d in p.dice if rules.is_convertible(d.face)))
+            convert = min(max(convert, 0), len(self._convertible(p)))
             pool["dice"] = [
                 {**d, "converted": i in self._conversions(p, convert, None)} for i, d in enumerate(pool["dice"])
             ]
@@ -1319,6 +1405,10 @@ class Game(Aggregate):
         p.reactions_used += 1
         p.commands += 1
         self.state.next_roll = pool["roll_no"] + 1
+        # The same bookkeeping as an action's: what the roll spends, and the season ledger. A reaction
+        # comes after the whole queue, so it uses its once-a-season assets now (P-ASSET-12).
+        self._spend(pool["assets"])
+        self._record_season_use(pool["assets"], reaction_id)
 
     def lock_reaction(self, reaction_id: str, *, now: datetime, convert: int, actor: str | None = None) -> None:
         """Fix a reaction's conversions, if they were not fixed with its roll (P-AMB-6)."""
@@ -1418,6 +1508,11 @@ def _submission_digest(a: ActionState, converted: list[int]) -> str:
 def _check_months(months: int) -> None:
     if months not in (2, 3):
         raise RuleViolation("a season lasts two or three months", rule="P-AMB-2", field="months_per_season")
+
+
+def _stacks(effect: dict) -> int:
+    """A status effect's stacks (``months`` in effects recorded before the field was named for what it is)."""
+    return int(effect.get("stacks", effect.get("months", 0)))
 
 
 def _check_extra(extra_actions: int) -> int:

@@ -146,13 +146,16 @@ class PoolPick:
 
 
 def check_pool(picks: Sequence[tuple[str, str, str]], skill_tag: str | None, *, is_reaction: bool,
-               reacting_to_skill: str | None = None) -> None:
-    """Pool legality: one asset per class (P-ASSET-1), one skill, the action's skill tag (P-ASSET-3).
+               reacting_to_skill: str | None = None, dungeon: bool = False) -> None:
+    """Pool legality: one asset per class (P-ASSET-1), one skill, the action's skill tag (P-ASSET-3);
+    in a dungeon, Delve alongside up to one other skill (P-ASSET-4).
 
     ``picks`` are ``(asset_class, asset_name, mode)``; skill assets are named after their skill.
     """
     seen: dict[str, str] = {}
     for cls, name, _mode in picks:
+        if cls == "skill" and dungeon:
+            continue  # counted below, by the dungeon exception
         if cls in seen:
             what = "skill" if cls == "skill" else cls
             raise RuleViolation(
@@ -161,6 +164,12 @@ def check_pool(picks: Sequence[tuple[str, str, str]], skill_tag: str | None, *, 
             )
         seen[cls] = name
     skill = seen.get("skill")
+    if dungeon:
+        skills = [name for cls, name, _mode in picks if cls == "skill"]
+        _check_dungeon_skills(skills)
+        # Delve is always relevant in a dungeon ([003:479]); the action's tag governs the other skill.
+        others = [s for s in skills if s != "delve"]
+        skill = others[0] if others else None
     if skill is None:
         return
     if is_reaction and reacting_to_skill:
@@ -170,10 +179,19 @@ def check_pool(picks: Sequence[tuple[str, str, str]], skill_tag: str | None, *, 
                 f"a reaction to a {reacting_to_skill} action must use {expected}, not {skill}",
                 rule="P-ASSET-3", field="assets",
             )
-    elif skill_tag and skill != skill_tag:
+    elif skill_tag and skill != skill_tag and not (dungeon and skill_tag == "delve"):
         raise RuleViolation(
             f"this action is tagged {skill_tag}, so it can use only the {skill_tag} skill, not {skill}",
             rule="P-ASSET-3", field="assets",
+        )
+
+
+def _check_dungeon_skills(skills: list[str]) -> None:
+    """P-ASSET-4: in a dungeon a pool may hold Delve and at most one other skill."""
+    if len(skills) > 2 or (len(skills) == 2 and "delve" not in skills) or len(set(skills)) != len(skills):
+        raise RuleViolation(
+            f"in a dungeon a pool may hold Delve and up to one other skill, not {' + '.join(skills)}",
+            rule="P-ASSET-4", field="assets",
         )
 
 
@@ -233,13 +251,23 @@ def tally(groups: Sequence[tuple[int, str, Sequence[tuple[int, bool]]]], *, crit
     return Tally(successes=successes, consequences=consequences, pool_size=pool_size, rolled=rolled)
 
 
-def choose_conversions(dice: Sequence[tuple[int, str]], count: int, critical_assets: set[str]) -> list[int]:
+def conversion_weight(mode: str, critical_mode: str) -> int:
+    """Successes one converted 3 or 4 of an asset used this way adds (P-DICE-3, P-DICE-7 as P-AMB-5):
+    1 for a normal asset, 3 for a critical one whose rolled successes are tripled, and 0 for a critical
+    one under ``critical_mode: "rank"`` (three times its rank, whatever its dice show)."""
+    if mode == "critical":
+        return 0 if critical_mode == "rank" else 3
+    return 1
+
+
+def choose_conversions(dice: Sequence[tuple[int, str]], count: int, weights: dict[str, int]) -> list[int]:
     """Which die indices to convert when the player asks for ``count`` conversions (P-DICE-3).
 
-    3s and 4s of critical assets first (each is worth three successes), then the rest in order.
+    Conversions go where they count most: ``weights`` gives the successes a converted die of each
+    asset adds (``conversion_weight``; 1 if absent); dice that would add nothing are never converted.
     """
-    eligible = [i for i, (face, _) in enumerate(dice) if is_convertible(face)]
-    eligible.sort(key=lambda i: (dice[i][1] not in critical_assets, i))
+    eligible = [i for i, (face, asset) in enumerate(dice) if is_convertible(face) and weights.get(asset, 1) > 0]
+    eligible.sort(key=lambda i: (-weights.get(dice[i][1], 1), i))
     return sorted(eligible[:count])
 
 
@@ -272,40 +300,44 @@ class Entry:
 
 
 def tie_groups(entries: Sequence[Entry]) -> list[list[str]]:
-    """Groups of powers that tie at one activation index (same class): each needs a coin flip (P.1.4, GM-7)."""
-    regular, last = _split_last(entries)
-    groups: list[list[str]] = []
-    for bucket in (*_by_index(regular).values(), last):
-        by_class: dict[int, list[str]] = {}
-        for e in bucket:
-            by_class.setdefault(CLASS_ORDER[e.cls], []).append(e.power)
-        for rank in sorted(by_class):
-            powers = sorted(set(by_class[rank]))
-            if len(powers) > 1:
-                groups.append(powers)
-    return groups
+    """Groups of powers that tie at one activation index (same class), in queue order: each needs a
+    coin flip (P.1.4, GM-7). Every tie is flipped, whatever the actions touch (P-AMB-24)."""
+    return [powers for _, powers in _buckets(entries) if len(powers) > 1]
 
 
 def resolution_queue(entries: Sequence[Entry], tiebreak: Callable[[list[str]], list[str]]) -> list[str]:
     """The order of Resolution (P.1.4): all 1st actions, then all 2nd, ...; champion < conspiracy < city;
     ties by ``tiebreak`` (a logged coin flip); a Wizard's final action goes last.
 
-    ``tiebreak`` receives each tie group from ``tie_groups`` in order and returns it reordered.
+    ``tiebreak`` receives each tie group, in the order ``tie_groups`` lists them, and returns it reordered.
     """
-    regular, last = _split_last(entries)
     queue: list[str] = []
-    for bucket in (*(_by_index(regular)[k] for k in sorted(_by_index(regular))), last):
+    for group, powers in _buckets(entries):
+        if len(powers) > 1:
+            ordered = tiebreak(list(powers))
+            if sorted(ordered) != powers:
+                raise AssertionError(f"a tie-break must reorder {powers}, not give {ordered}")
+            powers = ordered
+        order = {p: i for i, p in enumerate(powers)}
+        queue.extend(e.action_id for e in sorted(group, key=lambda e: (order[e.power], e.index)))
+    return queue
+
+
+def _buckets(entries: Sequence[Entry]) -> list[tuple[list[Entry], list[str]]]:
+    """The queue's buckets in order: by activation index ascending, the Wizards' final actions last; within
+    each, by class. Each bucket is ``(entries, sorted powers)``; one walk shared by ``tie_groups`` and
+    ``resolution_queue``, so the flips and the ties they break always line up."""
+    regular, last = _split_last(entries)
+    by_index = _by_index(regular)
+    out: list[tuple[list[Entry], list[str]]] = []
+    for bucket in (*(by_index[k] for k in sorted(by_index)), last):
         by_class: dict[int, list[Entry]] = {}
         for e in bucket:
             by_class.setdefault(CLASS_ORDER[e.cls], []).append(e)
         for rank in sorted(by_class):
             group = by_class[rank]
-            powers = sorted({e.power for e in group})
-            if len(powers) > 1:
-                powers = tiebreak(powers)
-            order = {p: i for i, p in enumerate(powers)}
-            queue.extend(e.action_id for e in sorted(group, key=lambda e: (order[e.power], e.index)))
-    return queue
+            out.append((group, sorted({e.power for e in group})))
+    return out
 
 
 def _split_last(entries: Sequence[Entry]) -> tuple[list[Entry], list[Entry]]:

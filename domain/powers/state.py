@@ -40,7 +40,7 @@ class PowerState:
     reactions_used: int = 0
     reaction_allowance: int = 1
     done_reacting: bool = False
-    statuses: dict = field(default_factory=dict)
+    statuses: dict = field(default_factory=dict)  # name -> stacks; each Cleanup (once a season) ticks one off
     mana: dict = field(default_factory=dict)
     commands: int = 0
     timezone: str | None = None
@@ -98,6 +98,7 @@ class ActionState:
     targets: list[str]
     resistible: bool
     collaborators: list = field(default_factory=list)
+    dungeon: bool = False  # a challenge inside a dungeon (P-ASSET-4), until the map knows where dungeons are
     extra_actions: int = 0
     difficulty: int | None = None
     tiers: dict = field(default_factory=dict)

@@ -66,7 +66,7 @@ def _gandalf_month():
            resistible=True, difficulty=1,
            assets=[{"asset_id": "might"}, {"asset_id": "staff"}, {"asset_id": "blade", "mode": "assured"}], convert=3)
     g.propose_consequence("duel", "c1", "lose two actions next month; the party is Despondent",
-                          [{"kind": "lose_actions", "count": 2}, {"kind": "status", "name": "Despondent", "months": 2}])
+                          [{"kind": "lose_actions", "count": 2}, {"kind": "status", "name": "Despondent", "stacks": 2}])
     g.accept_consequence("duel", "c1")
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
@@ -185,8 +185,9 @@ def test_p_ex_16_one_reaction_a_month_and_the_window_closes_at_its_deadline():
         g.declare_reaction("b", "rb2", "A2", now=later(4), roller=FixedRoller([6, 6]),
                            assets=[{"asset_id": "b-might"}])
     assert second.value.rule == "P-RES-1"
-    with pytest.raises(RuleViolation):  # not yet due: a worker's close is refused
+    with pytest.raises(RuleViolation) as early:  # not yet due: a worker's close is refused
         g.close_window("s1m1-resistance", now=later(23))
+    assert (early.value.rule, early.value.field) == ("P-RES-2", "window_id")
     assert g.close_window("s1m1-resistance", now=later(24)) is True
     assert g.close_window("s1m1-resistance", now=later(24)) is False  # idempotent
     a1 = g.state.actions["A1"]

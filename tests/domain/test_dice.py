@@ -51,7 +51,7 @@ def test_commitments_bind_their_secret():
 @given(faces, st.integers(0, 12))
 def test_p_dice_3_successes_are_fives_sixes_and_converted_threes_and_fours(fs, convert):
     idx = rules.choose_conversions([(f, "a") for f in fs], min(convert, sum(rules.is_convertible(f) for f in fs)),
-                                   set())
+                                   {})
     dice = [(f, i in idx) for i, f in enumerate(fs)]
     t = rules.tally([(len(fs), "normal", dice)])
     assert t.successes == sum(f >= 5 for f in fs) + len(idx)

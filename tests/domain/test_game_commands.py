@@ -221,8 +221,10 @@ def test_only_an_eligible_resister_may_resist():
     submit(g, "a", "A1", [], slot="public", targets=["b"], resistible=True)
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
-    with pytest.raises(NotFound):
+    with pytest.raises(NotFound) as info:
         g.declare_reaction("c", "r", "A1", now=NOW, roller=FixedRoller(), assets=[])
+    assert (info.value.rule, info.value.field) == ("P-RES-1", "action_id")
+    assert info.value.message == "there is no action you may resist with that id"  # the same as for no such action
 
 
 def test_p_amb_7_several_resisters_are_summed():
@@ -259,8 +261,12 @@ def test_the_calendar_runs_tidings_months_cleanup_and_the_next_season():
 
 def test_cleanup_ticks_statuses_down_and_dissipates_mana():
     g = game_in_planning(("c", "conspiracy", "circle"))
-    g.state.powers["c"].statuses = {"Despondent": 2, "Burning": 1}
-    g.state.powers["c"].mana = {"F": 2}
+    submit(g, "c", "a1", [], convert=0)
+    g.propose_consequence("a1", "c1", "despair and fire", [{"kind": "status", "name": "Despondent", "stacks": 2},
+                                                           {"kind": "status", "name": "Burning", "stacks": 1}])
+    g.accept_consequence("a1", "c1")
+    g.grant_mana("c", "F", 2)
+    assert (g.state.powers["c"].statuses, g.state.powers["c"].mana) == ({"Despondent": 2, "Burning": 1}, {"F": 2})
     for _ in range(8):
         if g.state.step == "resolution":
             g.resolve(now=NOW, roller=FixedRoller())

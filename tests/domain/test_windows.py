@@ -13,10 +13,10 @@ from domain.powers.views import board_view
 from tests.domain.helpers import NOW, SEED, game_in_planning, later, submit
 
 
-def resistance_game():
+def resistance_game(options: dict | None = None):
     g = game_in_planning(("a", "champion", "dragon"), ("b", "city", "sovereign"), ("c", "city", "overlord"),
                          assets=[("a-s", "a", "might", "skill", 2), ("b-s", "b", "might", "skill", 1),
-                                 ("c-s", "c", "might", "skill", 1)])
+                                 ("c-s", "c", "might", "skill", 1)], options=options)
     submit(g, "a", "A1", [5, 5], slot="public", targets=["b", "c"], resistible=True, skill="might",
            assets=[{"asset_id": "a-s"}], convert=0)
     g.advance(NOW, SEED)
@@ -35,8 +35,10 @@ def test_p_ex_16_an_extension_keeps_the_window_open_for_that_power_only():
     with pytest.raises(RuleViolation) as late:
         g.declare_reaction("b", "rb", "A1", now=later(25), roller=FixedRoller([6]), assets=[{"asset_id": "b-s"}])
     assert late.value.rule == "P-RES-2"
-    with pytest.raises(RuleViolation):  # a worker at t0+24h must not close it: C still has time
+    with pytest.raises(RuleViolation) as early:  # a worker at t0+24h must not close it: C still has time
         g.close_window("s1m1-resistance", now=later(24))
+    assert early.value.rule == "P-RES-2" and early.value.field == "window_id"
+    assert early.value.message == f"this window closes at {(NOW + timedelta(hours=36)).isoformat()}"
     g.declare_reaction("c", "rc", "A1", now=later(30), roller=FixedRoller([6]), assets=[{"asset_id": "c-s"}])
     assert not g.state.windows["s1m1-resistance"].closed  # B has not acted or waived
     assert g.close_window("s1m1-resistance", now=later(36)) is True
@@ -54,30 +56,42 @@ def test_granting_the_same_request_twice_changes_nothing():
 
 
 def test_the_extension_policy_caps_hours_per_window_and_per_season():
-    g = resistance_game()
+    """Per window (24 h by default) and per season, counted across the season's windows by the grants
+    themselves; a new season starts afresh."""
+    g = resistance_game(options={"extension_cap_hours_per_season": 30})
     g.request_extension("c", "s1m1-resistance", 20, "r1", now=later(1))
     g.grant_extension("r1", now=later(1))
     g.request_extension("c", "s1m1-resistance", 8, "r2", now=later(2))
     with pytest.raises(RuleViolation) as capped:
         g.grant_extension("r2", now=later(2))
-    assert capped.value.rule == "GM-8" and "24 h of extension per power per window" in capped.value.message
+    assert capped.value.rule == "GM-8" and capped.value.field == "hours"
+    assert "24 h of extension per power per window; C has 20 h already" in capped.value.message
     g.grant_extension("r2", now=later(2), hours=4)  # the GM may grant less
-    g.state.powers["c"].extension_hours_used = 46
-    g.request_extension("b", "s1m1-resistance", 1, "r3", now=later(3))
-    g.state.powers["b"].extension_hours_used = 47.5
+    g.waive_reactions("b", now=later(3))
+    g.waive_reactions("c", now=later(3))
+    g.advance(later(3), SEED)  # month 2, same season: C has used 24 h of its 30
+    g.request_extension("c", "s1m2-planning", 7, "r3", now=later(4))
     with pytest.raises(RuleViolation) as season:
-        g.grant_extension("r3", now=later(3))
-    assert "per power per season" in season.value.message
+        g.grant_extension("r3", now=later(4))
+    assert season.value.rule == "GM-8" and season.value.field == "hours"
+    assert "at most 30 h of extensions per power per season; C has used 24 h" in season.value.message
+    assert g.grant_extension("r3", now=later(4), hours=6) is True  # exactly up to the cap
+    g.request_extension("b", "s1m2-planning", 7, "r4", now=later(5))
+    assert g.grant_extension("r4", now=later(5)) is True  # B has its own 30 h
+    assert (g.state.powers["b"].extension_hours_used, g.state.powers["c"].extension_hours_used) == (7, 30)
 
 
 def test_an_extension_request_is_refused_without_anything_left_to_do_or_twice_pending():
     g = resistance_game()
     g.waive_reactions("b", now=later(1))
-    with pytest.raises(RuleViolation):
+    with pytest.raises(RuleViolation) as nothing_left:
         g.request_extension("b", "s1m1-resistance", 2, "r1", now=later(2))
+    assert nothing_left.value.rule == "GM-8"
+    assert nothing_left.value.message == "you have nothing left to do in this window"
     g.request_extension("c", "s1m1-resistance", 2, "r2", now=later(2))
-    with pytest.raises(RuleViolation):
+    with pytest.raises(RuleViolation) as twice:
         g.request_extension("c", "s1m1-resistance", 2, "r3", now=later(2))
+    assert twice.value.rule == "GM-8" and twice.value.message == "you already have a request waiting for the GM"
     g.refuse_extension("r2", "no")
     assert g.state.windows["s1m1-resistance"].requests["r2"]["status"] == "refused"
 
@@ -140,15 +154,16 @@ def test_deadlines_are_utc_instants_that_daylight_saving_never_moves():
 
 def test_a_deadline_cannot_be_set_in_the_past():
     g = game_in_planning(("a", "conspiracy", "circle"))
-    with pytest.raises(RuleViolation):
+    with pytest.raises(RuleViolation) as past:
         g.set_deadline("s1m1-planning", NOW - timedelta(minutes=1), now=NOW)
+    assert (past.value.rule, past.value.field) == ("P.1.2", "closes_at")
 
 
 def test_closing_is_idempotent_and_a_late_command_is_refused_before_any_worker_runs():
     g = game_in_planning(("a", "conspiracy", "circle"))
     with pytest.raises(RuleViolation) as late:
         submit(g, "a", "late", [], now=later(72))
-    assert late.value.field == "deadline"
+    assert (late.value.rule, late.value.field) == ("P.1.2", "deadline")
     assert g.close_window("s1m1-planning", now=later(72)) is True
     assert g.close_window("s1m1-planning", now=later(72)) is False
     closes = [e for e in g.collect_events() if type(e).__name__ == "WindowClosed"]

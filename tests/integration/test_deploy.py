@@ -26,7 +26,7 @@ DEPLOY = ROOT / "deploy"
 COMPOSE = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())
 SERVICES = COMPOSE["services"]
 EMISSARY = {name: s for name, s in SERVICES.items() if "build" in s}  # the services run from our image
-NEVER_REBUILT = {"mail_ledger", "wk_claims", "wk_reminders"}
+NEVER_REBUILT = {"mail_ledger", "wk_claims", "wk_reminders", "web_sessions", "web_session_grants"}
 READ_MODELS = {"rm_tracking", "rm_audit", "rm_feed", "rm_phases", "rm_windows", "rm_boards", "rm_games", "rm_outbox"}
 
 
@@ -166,11 +166,13 @@ def test_the_image_runs_as_a_non_root_user():
 
 # --- the schema: migrate, and no DDL anywhere else in production ------------------------------------------
 
-def production_env(database_url: str, tmp_path: Path, broker_url: str = "memory://", **extra: str) -> dict[str, str]:
-    """The compose environment (from .env.example, filled in) with this machine's PostgreSQL and Redis."""
+def production_env(database_url: str, tmp_path: Path, redis_url: str = "redis://127.0.0.1:6379",
+                   **extra: str) -> dict[str, str]:
+    """The compose environment (from .env.example, filled in) on this machine's PostgreSQL and Redis."""
     env = compose_env(filled(env_example()))
-    env.update({"EMISSARY_DATABASE_URL": database_url, "EMISSARY_BROKER_URL": broker_url,
-                "EMISSARY_DATA_DIR": str(tmp_path), "EMISSARY_SMTP_HOST": "127.0.0.1", **extra})
+    env = {k: v.replace("redis://redis:6379", redis_url) for k, v in env.items()}
+    env.update({"EMISSARY_DATABASE_URL": database_url, "EMISSARY_DATA_DIR": str(tmp_path),
+                "EMISSARY_SMTP_HOST": "127.0.0.1", **extra})
     return env
 
 
@@ -219,22 +221,30 @@ def test_migrate_creates_the_schema_on_empty_postgresql_and_is_idempotent(pg_sch
 
 
 @pytest.mark.integration
-def test_migrate_adopts_tables_created_before_migrations(pg_schema_url, tmp_path):
+@pytest.mark.parametrize("ledger", ["before the outbox", "as the services make it now"])
+def test_migrate_adopts_tables_created_before_migrations(pg_schema_url, tmp_path, ledger):
+    import importlib
+
     import psycopg
 
+    from projections import sessions
     from workers import claims, mail
 
+    first = importlib.import_module("projections.migrations.versions.0001_ledger_and_claims")
+    made = [first.TABLES["mail_ledger"]] if ledger == "before the outbox" else [mail.DDL, mail.DUE_INDEX]
     base, schema = pg_schema_url.split("?schema=")
     with psycopg.connect(base, autocommit=True) as conn:  # what the services created on their own before
         conn.execute(f'SET search_path TO "{schema}"')
-        for ddl in (mail.DDL, mail.INDEX, claims.DDL, claims.REMINDERS_DDL):
+        for ddl in (*made, mail.INDEX, claims.DDL, claims.REMINDERS_DDL, *sessions.SCHEMA):
             conn.execute(ddl)
         conn.execute("INSERT INTO mail_ledger (id, game_id, recipient, kind, subject, body, status, created_at) "
                      "VALUES ('m1', 'g', 'r', 'k', 's', 'b', 'sent', 'now')")
     done = emissary(production_env(pg_schema_url, tmp_path), "migrate")
     assert done.returncode == 0, done.stdout + done.stderr
     with psycopg.connect(base) as conn:
-        assert conn.execute(f'SELECT id FROM "{schema}".mail_ledger').fetchall() == [("m1",)]
+        assert conn.execute(f'SELECT id, due_at FROM "{schema}".mail_ledger').fetchall() == [("m1", None)]
+        indexes = {r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE schemaname = %s", (schema,))}
+    assert {"mail_ledger_event", "mail_ledger_due", "web_sessions_by_expiry"} <= indexes
 
 
 def test_development_creates_and_migrates_sqlite_by_itself(tmp_path):
@@ -288,7 +298,7 @@ def production(pg_schema_url, tmp_path):
     table), with production settings from .env.example, on a Redis of their own."""
     broker = PrivateRedis(tmp_path).start()  # our own: no task of another test run reaches our worker
     port, smtpd_port = free_port(), free_port()
-    env = production_env(pg_schema_url, tmp_path, broker.url, EMISSARY_PORT=str(port),
+    env = production_env(pg_schema_url, tmp_path, broker.url.removesuffix("/0"), EMISSARY_PORT=str(port),
                          EMISSARY_SMTPD_PORT=str(smtpd_port), EMISSARY_SWEEP_SECONDS="1",
                          EMISSARY_WATCHDOG_STALL_SECONDS="5")
     topo = Topology(env, tmp_path)

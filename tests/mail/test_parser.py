@@ -5,9 +5,10 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.mailturns import parse_turn
+from domain.mailturns import MAX_DESCRIPTION, MAX_TITLE, parse_turn
 from projections.mail import MailIntake
 from projections.service import Games
+from tests.mail import samples
 
 
 def test_a_turn_with_an_action_block_quoted_reply_and_signature():
@@ -43,6 +44,42 @@ def test_html_only_mail_is_read():
     turn = parse_turn(None, "<div>action: Raise the banners</div><div>&nbsp; slot: public</div><p>ready</p>")
     assert [c.verb for c in turn.commands] == ["action", "ready"]
     assert turn.commands[0].args["slot"] == "public"
+
+
+def _scout(turn) -> None:
+    assert turn.errors == []
+    assert [c.verb for c in turn.commands] == ["action", "ready"]
+    assert turn.commands[0].args["title"] == "Scout the pass" and turn.commands[0].args["slot"] == "private"
+
+
+def test_mail_1_outlook_html_with_a_style_sheet_and_a_quoted_notice_is_read_as_written():
+    """Outlook's <style> block and Office XML are markup, and the quoted notice below its
+    From:/Sent: header block is not the sender's turn."""
+    _scout(parse_turn(None, samples.OUTLOOK_HTML))
+    assert parse_turn(None, samples.OUTLOOK_HTML).commands[0].args["description"] == "Riders at dawn."
+
+
+def test_mail_1_gmail_html_quote_is_not_read_as_commands():
+    _scout(parse_turn(None, samples.GMAIL_HTML))
+
+
+def test_mail_1_outlook_original_message_and_header_block_quotes_are_not_read():
+    _scout(parse_turn(samples.OUTLOOK_TEXT))
+    _scout(parse_turn(samples.OUTLOOK_WEB_TEXT))
+
+
+def test_mail_1_a_wrapped_gmail_on_wrote_line_starts_the_quote():
+    _scout(parse_turn(samples.GMAIL_TEXT))
+
+
+def test_mail_1_every_field_obeys_the_api_length_limit():
+    turn = parse_turn(f"action: {'t' * (MAX_TITLE + 1)}\n  slot: public\n"
+                      f"action: Plot\n  description: {'d' * (MAX_DESCRIPTION + 1)}\n"
+                      f"action: Fine\n  description: {'d' * MAX_DESCRIPTION}\n"
+                      f"refuse ext-1 {'r' * 2001}\nresolve {'a' * 20001}\n")
+    assert [(e.line, e.message.split(" is at most")[0]) for e in turn.errors] == [
+        (1, "title"), (4, "description"), (7, "reason"), (8, "announcement")]
+    assert [c.broken for c in turn.commands] == [True, True, False]
 
 
 def test_errors_name_the_line_and_the_rule():
@@ -85,3 +122,46 @@ def test_a_mail_is_recorded_whole_or_not_at_all(body_lines, n):
     else:
         assert after == before, reply.body  # nothing at all was recorded
         assert "Nothing was recorded" in reply.body or "not valid" in reply.body
+
+
+def _month(games: Games) -> tuple[str, str]:
+    gid, _, _ = games.create_game("Errors")
+    pid, token, _ = games.add_power(gid, "gm", "A", "conspiracy", "cause")
+    games.add_power(gid, "gm", "B", "city", "sovereign")
+    games.grant_asset(gid, "gm", pid, "might", "skill", 2)
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")
+    return gid, token
+
+
+def test_mail_1_every_refused_line_is_listed_but_not_those_that_need_a_refused_action():
+    """Two independent refusals are both listed; a roll of an action whose line was refused is not
+    checked (it needs that line); ``#2`` still means the mail's second action; nothing is recorded."""
+    games = Games()
+    gid, token = _month(games)
+    intake = MailIntake(games)
+    before = games.get_game(gid).version
+    reply = intake.receive(intake.address_for(gid, token), "<errors@x>", """action: Plot
+  targets: Nobody
+action: Scheme
+  assets: might
+  convert: 1
+roll #1 with might
+timezone Mars/Base
+convert #2 1
+ready
+""")
+    assert not reply.accepted and games.get_game(gid).version == before
+    listed = [line.split(":")[0] for line in reply.body.splitlines() if line.startswith("line ")]
+    assert listed == ["line 1", "line 7", "line 8", "line 6"]  # errors, then the line not checked
+    assert "no power 'Nobody'" in reply.body and "'Mars/Base' is not an IANA time zone" in reply.body
+    assert "P-DICE-5" in reply.body  # #2 is Scheme, rolled with its conversions fixed
+    assert "line 6: needs line 1" in reply.body
+
+
+def test_mail_1_grammar_and_rule_errors_are_listed_together():
+    games = Games()
+    gid, token = _month(games)
+    intake = MailIntake(games)
+    reply = intake.receive(intake.address_for(gid, token), "<both@x>", "timezone Mars/Base\nfly away\n")
+    assert "line 1: 'Mars/Base'" in reply.body and "line 2: I do not understand 'fly'" in reply.body

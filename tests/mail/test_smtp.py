@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import smtplib
 import time
+from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 
 import pytest
@@ -55,6 +56,7 @@ def setup_game(games):
     pid, token, _ = games.add_power(gid, "gm", "Gandalf", "champion", "wizard")
     games.add_power(gid, "gm", "Balrog", "champion", "adversary", {"private_actions": 2})
     games.grant_asset(gid, "gm", pid, "might", "skill", 3)
+    games.set_contact(gid, pid, pid, "gandalf@example.org", "immediate")
     games.advance(gid, "gm")
     games.advance(gid, "gm")
     return gid, pid, token
@@ -96,7 +98,7 @@ def test_html_only_mail_and_errors_listed_by_line(server, sink):
     address = MailIntake(games, settings.mail_domain).address_for(gid, token)
     send(settings, address, "", "<turn-2@example.org>", html="<p>action: Scout</p><p>&nbsp; slot: public</p>")
     reply = Sink.text(sink.wait_for(1)[0])
-    assert "Nothing was recorded" in reply and "line 2" in reply and "P-ACT-1" in reply
+    assert "Nothing was recorded" in reply and "line 1" in reply and "P-ACT-1" in reply
     assert games.view(gid, pid)["my_actions"] == []
 
 
@@ -105,14 +107,18 @@ def test_a_valid_from_with_a_wrong_or_revoked_token_records_nothing(server, sink
     gid, pid, token = setup_game(games)
     intake = MailIntake(games, settings.mail_domain)
     before = games.get_game(gid).version
-    send(settings, f"turns+{gid}.{'x' * 32}@{settings.mail_domain}", "ready", "<bad-1@example.org>")
+    with pytest.raises(smtplib.SMTPRecipientsRefused) as wrong:
+        send(settings, f"turns+{gid}.{'x' * 32}@{settings.mail_domain}", "ready", "<bad-1@example.org>")
     games.reissue_link(gid, "gm", pid)
     after_reissue = games.get_game(gid).version
-    send(settings, intake.address_for(gid, token), "ready", "<bad-2@example.org>")  # the old address
-    replies = sink.wait_for(2)
-    assert all("not valid" in Sink.text(m) for m in replies)
+    with pytest.raises(smtplib.SMTPRecipientsRefused) as revoked:
+        send(settings, intake.address_for(gid, token), "ready", "<bad-2@example.org>")  # the old address
+    for refused in (wrong.value, revoked.value):
+        assert [code for code, _ in refused.recipients.values()] == [550]
     assert before < after_reissue == games.get_game(gid).version  # only the reissue was recorded
     assert not [e for e in games.iter_events(gid) if type(e).__name__ in ("ReadyDeclared", "MailTurnRecorded")]
+    time.sleep(0.3)
+    assert sink.messages == []  # and nobody was answered
 
 
 def test_notifications_go_only_to_those_who_may_see_them_and_the_ledger_tells(tmp_path, sink):
@@ -194,10 +200,11 @@ def test_a_failed_send_is_retried_and_recorded(tmp_path):
                          kind="note", subject="s", body="b")
     celery_app.conf.task_always_eager = True
     try:
-        with pytest.raises(Exception):
-            deliver_mail.apply(args=(row_id,), throw=True)
+        assert deliver_mail.apply(args=(row_id,)).result == "queued"
         item = mail.row(projector.db, row_id)
         assert item["status"] == "queued" and item["attempts"] == 1  # it will be tried again
+        assert row_id not in mail.due(projector.db, datetime.now(timezone.utc))  # after a backoff
+        assert row_id in mail.due(projector.db, datetime.now(timezone.utc) + timedelta(seconds=11))
         sink = Sink()
         sink.port = dead_port
         from aiosmtpd.controller import Controller
@@ -236,3 +243,165 @@ def test_the_http_inbound_endpoint_and_the_players_own_ledger(tmp_path):
     assert own[0]["body"] == own[1]["body"]  # the same receipt, twice
     other_gid, _, _ = games.create_game("Other")
     assert client.get(f"/games/{gid}/mail", headers={"Authorization": "Bearer nope"}).status_code == 401
+
+
+def ledger_rows(controller) -> list[tuple]:
+    from workers import mail
+
+    db = controller.handler.projector.db
+    mail.ensure_tables(db)
+    return db.query("SELECT recipient, address, status, subject FROM mail_ledger ORDER BY created_at")
+
+
+def test_one_mail_to_50_made_up_addresses_is_refused_at_rcpt_and_queues_no_reply(server, sink):
+    """A forged From:/Reply-To: never receives a reply: unknown tokens are refused before DATA."""
+    settings, games, controller = server
+    gid, pid, token = setup_game(games)
+    made_up = [f"turns+{gid}.{n:032d}@{settings.mail_domain}" for n in range(50)]
+    msg = EmailMessage()
+    msg["From"] = msg["Reply-To"] = "victim@example.com"
+    msg["To"] = ", ".join(made_up)
+    msg["Subject"] = "ready"
+    msg["Message-ID"] = "<flood@example.org>"
+    msg.set_content("ready")
+    with smtplib.SMTP(settings.smtpd_host, settings.smtpd_port, timeout=10) as smtp:
+        with pytest.raises(smtplib.SMTPRecipientsRefused) as refused:
+            smtp.send_message(msg)
+    assert len(refused.value.recipients) == 50
+    assert {code for code, _ in refused.value.recipients.values()} == {550}
+    time.sleep(0.3)
+    assert ledger_rows(controller) == [] and sink.messages == []
+
+
+def test_only_the_configured_mail_domain_is_accepted_at_rcpt(server, sink):
+    settings, games, controller = server
+    gid, pid, token = setup_game(games)
+    for domain in ("elsewhere.example", "emissary.local.evil.example"):
+        with pytest.raises(smtplib.SMTPRecipientsRefused) as refused:
+            send(settings, f"turns+{gid}.{token}@{domain}", "ready", f"<relay-{domain}@example.org>")
+        [(code, text)] = refused.value.recipients.values()
+        assert code == 550 and b"Relaying denied" in text
+    assert ledger_rows(controller) == [] and games.view(gid, pid)["my_actions"] == []
+
+
+def test_a_forged_from_and_reply_to_get_nothing_the_holders_contact_gets_the_reply(server, sink):
+    settings, games, controller = server
+    gid, pid, token = setup_game(games)
+    msg = EmailMessage()
+    msg["From"] = "victim@example.com"
+    msg["Reply-To"] = "other-victim@example.com"
+    msg["To"] = MailIntake(games, settings.mail_domain).address_for(gid, token)
+    msg["Subject"] = "My turn"
+    msg["Message-ID"] = "<forged@example.org>"
+    msg.set_content(TURN)
+    with smtplib.SMTP(settings.smtpd_host, settings.smtpd_port, timeout=10) as smtp:
+        smtp.send_message(msg)
+    [reply] = sink.wait_for(1)
+    time.sleep(0.3)
+    assert len(sink.messages) == 1 and reply["X-Rcpt"] == "gandalf@example.org"
+    assert [(r[0], r[1], r[2]) for r in ledger_rows(controller)] == [(pid, "gandalf@example.org", "sent")]
+
+
+def test_a_valid_token_whose_holder_has_no_contact_is_recorded_not_answered(server, sink):
+    settings, games, controller = server
+    gid, pid, token = setup_game(games)
+    other, other_token, _ = games.add_power(gid, "gm", "Radagast", "champion", "wizard")
+    send(settings, MailIntake(games, settings.mail_domain).address_for(gid, other_token), "ready",
+         "<nocontact@example.org>", sender="victim@example.com")
+    time.sleep(0.5)
+    assert sink.messages == []
+    assert [(r[0], r[1], r[2]) for r in ledger_rows(controller)] == [(other, None, "no address")]
+
+
+def test_mail_1_an_oversized_mail_is_refused_at_smtp_with_552(server, sink):
+    from projections.mail import MAX_MAIL_BYTES
+
+    settings, games, controller = server
+    gid, pid, token = setup_game(games)
+    address = MailIntake(games, settings.mail_domain).address_for(gid, token)
+    huge = "action: Plot\n  description: " + "d" * (5 * 1024 * 1024) + "\n"
+    with smtplib.SMTP(settings.smtpd_host, settings.smtpd_port, timeout=30) as smtp:
+        smtp.ehlo()
+        assert int(smtp.esmtp_features["size"]) == MAX_MAIL_BYTES  # announced, so senders know before
+        with pytest.raises((smtplib.SMTPSenderRefused, smtplib.SMTPDataError)) as refused:
+            smtp.sendmail("gandalf@example.org", [address], f"Subject: big\r\n\r\n{huge}".encode())
+    assert refused.value.smtp_code == 552
+    time.sleep(0.3)
+    assert games.view(gid, pid)["my_actions"] == [] and ledger_rows(controller) == []
+
+
+def raw_send(settings: Settings, to: str, raw: bytes) -> None:
+    with smtplib.SMTP(settings.smtpd_host, settings.smtpd_port, timeout=10) as smtp:
+        smtp.sendmail("gandalf@example.org", [to], raw)
+
+
+def test_latin_1_subjects_are_decoded_encoded_word_and_raw_8_bit(server, sink):
+    settings, games, controller = server
+    gid, pid, token = setup_game(games)
+    address = MailIntake(games, settings.mail_domain).address_for(gid, token)
+    head = f"From: gandalf@example.org\r\nTo: {address}\r\n"
+    raw_send(settings, address, head.encode() + b"Subject: =?iso-8859-1?q?Tour_de_R=E9mi?=\r\n"
+             b"Message-ID: <latin-1@x>\r\n\r\nready\r\n")
+    raw_send(settings, address, head.encode() + b"Subject: Tour de R\xe9mi \xe0 Orl\xe9ans\r\n"
+             b"Message-ID: <latin-2@x>\r\nContent-Type: text/plain; charset=iso-8859-1\r\n"
+             b"Content-Transfer-Encoding: 8bit\r\n\r\ntimezone Europe/Paris\r\n# \xe0 bient\xf4t\r\n")
+    replies = sink.wait_for(2)
+    subjects = ["Recorded: Tour de Rémi", "Recorded: Tour de Rémi à Orléans"]
+    assert sorted(m["Subject"] for m in replies) == subjects
+    assert sorted(r[3] for r in ledger_rows(controller)) == subjects
+
+
+def test_an_unknown_charset_is_decoded_with_replacement_and_answered(server, sink):
+    settings, games, controller = server
+    gid, pid, token = setup_game(games)
+    address = MailIntake(games, settings.mail_domain).address_for(gid, token)
+    raw_send(settings, address, f"From: gandalf@example.org\r\nTo: {address}\r\n".encode() +
+             b"Subject: =?x-klingon?q?Qapla=E9?=\r\nMessage-ID: <klingon@x>\r\n"
+             b"Content-Type: text/plain; charset=x-klingon\r\nContent-Transfer-Encoding: 8bit\r\n\r\n"
+             b"ready\r\n# sign\xe9\r\n")
+    [reply] = sink.wait_for(1)
+    assert reply["Subject"] == "Recorded: Qapla\ufffd" and "Marked ready" in Sink.text(reply)
+
+
+def test_a_row_claimed_by_one_worker_is_not_sent_by_another_until_its_lease_lapses(tmp_path):
+    """The outbox hands a row to several workers (broker task, sweep): only the claimant sends it."""
+    from workers import mail
+
+    settings = Settings(data_dir=tmp_path)
+    games = build_games(settings)
+    projector = build_projector(games, settings)
+    try:
+        db = projector.db
+        mail.ensure_tables(db)
+        row_id = mail.record(db, game_id="g", version=1, recipient="p", address="p@example.org", kind="note",
+                             subject="s", body="b")
+        now = datetime.now(timezone.utc)
+        assert mail.due(db, now) == [row_id]
+        assert mail.claim(db, row_id, now) is True
+        assert mail.claim(db, row_id, now + timedelta(minutes=1)) is False  # another worker: not yours
+        assert mail.deliver(db, settings, row_id, now + timedelta(minutes=1)) == "sending"  # nothing sent
+        assert mail.due(db, now + timedelta(minutes=1)) == []
+        later = now + mail.LEASE + timedelta(seconds=1)  # the claimant died: handed out again
+        assert mail.due(db, later) == [row_id] and mail.claim(db, row_id, later) is True
+    finally:
+        projector.db.close()
+        games.close()
+
+
+def test_mail_1_an_outlook_mail_with_a_style_sheet_and_a_quoted_notice_is_recorded(server, sink):
+    from tests.mail import samples
+
+    settings, games, controller = server
+    gid, pid, token = setup_game(games)
+    msg = EmailMessage()
+    msg["From"] = "gandalf@example.org"
+    msg["To"] = MailIntake(games, settings.mail_domain).address_for(gid, token)
+    msg["Subject"] = "RE: Planning is open"
+    msg["Message-ID"] = "<outlook-1@example.org>"
+    msg.set_content(samples.OUTLOOK_HTML, subtype="html")
+    with smtplib.SMTP(settings.smtpd_host, settings.smtpd_port, timeout=10) as smtp:
+        smtp.send_message(msg)
+    body = Sink.text(sink.wait_for(1)[0])
+    assert "Action 1" in body and "'Scout the pass', private" in body and "Marked ready" in body, body
+    [action] = games.view(gid, pid)["my_actions"]
+    assert action["title"] == "Scout the pass"

@@ -4,6 +4,7 @@ Screenshots of every page land in test-output/screenshots/."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -207,3 +208,31 @@ def test_pages_work_by_keyboard(server, browser):
         page.keyboard.press("Enter")
     page.wait_for_load_state()
     assert "Keyboard game" in page.content() and "GM console" in page.content()
+
+
+def test_a_form_posted_from_another_site_is_refused_in_the_browser(server, browser, tmp_path):
+    """CSRF in a real browser: a page on another port of the same host (same site, so the Lax cookie
+    IS sent) submits a form to the console. The origin check and the missing CSRF token refuse it."""
+    import http.server
+
+    base, app = server
+    games = app.state.games
+    gid, gm_token, _ = games.create_game("Target")
+    (tmp_path / "evil.html").write_text(
+        f'<form id="f" method="post" action="{base}/play/{gid}/add-power"><input name="name" value="Evil">'
+        f'<input name="kind" value="city:overlord"></form><script>document.getElementById("f").submit()</script>')
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    evil = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=evil.serve_forever, daemon=True)
+    thread.start()
+    try:
+        page = browser.new_context().new_page()
+        page.goto(f"{base}/signin/{gid}/{gm_token}")
+        assert "GM console" in page.content()
+        with page.expect_navigation(url=f"{base}/play/{gid}/add-power"):
+            page.goto(f"http://127.0.0.1:{evil.server_address[1]}/evil.html")
+        assert "This form was refused" in page.content()
+        assert "evil" not in games.get_game(gid, for_update=False).state.powers
+    finally:
+        evil.shutdown()
+        evil.server_close()

@@ -37,6 +37,11 @@ def site(tmp_path):
     return app, month, tokens
 
 
+def csrf(client: TestClient, page: str) -> str:
+    """The CSRF token in the forms of a page (every form posts it)."""
+    return re.search(r'name="csrf" value="([^"]+)"', client.get(page).text).group(1)
+
+
 def pages_of(app, game_id: str, token: str) -> str:
     client = TestClient(app)
     client.get(f"/signin/{game_id}/{token}")
@@ -62,7 +67,8 @@ def test_the_gm_console_shows_everything_and_players_cannot_open_it(site):
     sov.get(f"/signin/{m.game_id}/{tokens[m.powers['sov']]}")
     assert "GM console" not in sov.get(f"/play/{m.game_id}").text
     assert sov.get(f"/play/{m.game_id}/audit").status_code == 403
-    r = sov.post(f"/play/{m.game_id}/advance", follow_redirects=True)
+    r = sov.post(f"/play/{m.game_id}/advance", data={"csrf": csrf(sov, f"/play/{m.game_id}")},
+                 follow_redirects=True)
     assert "only the GM may do this" in r.text
 
 
@@ -84,9 +90,10 @@ def test_errors_are_shown_next_to_their_field_with_the_rule(site):
     games.advance(gid, "gm")
     client = TestClient(app)
     client.get(f"/signin/{gid}/{token}")
+    form = {"title": "Plot", "slot": "private", "csrf": csrf(client, f"/play/{gid}")}
     for _ in range(2):
-        client.post(f"/play/{gid}/submit", data={"title": "Plot", "slot": "private"})
-    html = client.post(f"/play/{gid}/submit", data={"title": "Plot", "slot": "private"}).text
+        client.post(f"/play/{gid}/submit", data=form)
+    html = client.post(f"/play/{gid}/submit", data=form).text
     errors = re.findall(r'<p class="error" role="alert" id="err-compose-(\w+)">([^<]*)<span class="rule">\(([^)]*)\)',
                         html)
     assert errors == [("slot", "an Overlord takes 2 private actions a month; this would be the 3rd ", "P-ACT-1")]
