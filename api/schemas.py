@@ -19,6 +19,8 @@ class ReceiptPublic(BaseModel):
     digest: str = Field(description="sha256 of the canonical JSON of what was recorded (as you may see it)")
     events: list[str]
     result: dict[str, Any] = {}
+    replayed: bool = Field(default=False, description="True when this is the first receipt of an Idempotency-Key "
+                                                      "sent again: nothing new was recorded")
 
 
 class CreateGameRequest(Strict):
@@ -31,7 +33,7 @@ class CreateGameRequest(Strict):
 
 class GameCreatedPublic(BaseModel):
     game_id: str
-    gm_token: str = Field(description="Bearer token of the GM; shown once")
+    gm_token: str | None = Field(description="Bearer token of the GM; shown once (null on an Idempotency-Key retry)")
     receipt: ReceiptPublic
 
 
@@ -44,7 +46,8 @@ class AddPowerRequest(Strict):
 
 class PowerAddedPublic(BaseModel):
     power_id: str
-    token: str = Field(description="Bearer token of the power; shown once")
+    token: str | None = Field(description="Bearer token of the power; shown once "
+                                          "(null on an Idempotency-Key retry)")
     receipt: ReceiptPublic
 
 
@@ -106,8 +109,29 @@ class ConsequenceRequest(Strict):
     effects: list[dict[str, Any]] = []
 
 
+Step = Literal["setup", "tidings", "planning", "resolution", "resistance", "battle", "cleanup"]
+EXPECTED_STEP = ("The step you saw the game at (see your view's game.step); if the game has moved on since, "
+                 "the command is refused with 409 and records nothing, so a repeated click moves the game once")
+
+
+class AdvanceRequest(Strict):
+    expected_step: Step = Field(description=EXPECTED_STEP)
+
+
+class CloseWindowRequest(Strict):
+    expected_step: Step = Field(description=EXPECTED_STEP)
+
+
 class ResolveRequest(Strict):
     announcement: str = Field(default="", max_length=20000)
+    expected_step: Step = Field(description=EXPECTED_STEP)
+
+
+class TokenReplacedPublic(BaseModel):
+    power_id: str
+    token: str | None = Field(description="The power's new bearer token; shown once (null when the request is "
+                                          "a retry of one already answered: tokens are kept only as hashes)")
+    receipt: ReceiptPublic
 
 
 class ReactionRequest(Strict):

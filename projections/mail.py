@@ -23,7 +23,7 @@ from domain.errors import DomainError, NotFound, RuleViolation
 from domain.ids import GM
 from domain.mailturns import Command, LineError, Turn, parse_turn
 from domain.powers.game import Game
-from projections.service import Games
+from projections.service import CommandKey, Games
 
 log = logging.getLogger("emissary.mail")
 MAX_MAIL_BYTES = 2 * 1024 * 1024  # a whole mail, as SMTP DATA or as the JSON a provider posts
@@ -123,9 +123,9 @@ class MailIntake:
         except DomainError:
             log.info("mail refused: bad token game=%s message=%s", game_id, message_id)
             return refusal
-        earlier = self.games._read(game_id, lambda g: g.state.mail_replies.get(message_id))
-        if earlier is not None and earlier["principal"] == principal:
-            return MailReply(True, f"Re: {subject}".strip(), earlier["reply"], game_id, principal)
+        earlier = self._first_reply(game_id, principal, message_id)
+        if earlier is not None:
+            return MailReply(True, f"Re: {subject}".strip(), earlier, game_id, principal)
         turn = parse_turn(text, html)
         if not turn.commands and not turn.errors:
             turn.errors.append(LineError(1, "this mail holds no command", "MAIL-1"))
@@ -134,6 +134,17 @@ class MailIntake:
         except TurnRefused as refused:
             return self._refused(game_id, principal, subject, refused)
         return MailReply(True, f"Recorded: {subject}".strip(), reply, game_id, principal)
+
+    def _first_reply(self, game_id: str, principal: str, message_id: str) -> str | None:
+        """The reply a mail with this Message-ID got, kept under it as its idempotency key (and, for mails
+        taken before keys were kept beside the events, from the game's older MailTurnRecorded events)."""
+        if not message_id:
+            return None
+        first = self.games.first_receipt(game_id, principal, CommandKey(f"mail:{message_id}"))
+        if first is not None:
+            return first.result["reply"]
+        legacy = self.games._read(game_id, lambda g: g.state.mail_replies.get(message_id))
+        return legacy["reply"] if legacy is not None and legacy["principal"] == principal else None
 
     def _refused(self, game_id: str, principal: str, subject: str, refused: TurnRefused) -> MailReply:
         lines = ["Nothing was recorded: the whole mail is refused if any line is wrong.", ""]
@@ -178,11 +189,12 @@ class MailIntake:
             receipt = games._receipt(game, principal, list(game._pending_events))
             out += ["", f"Receipt: sequence {receipt.sequence}, recorded {receipt.recorded_at}, "
                         f"digest {receipt.digest}"]
-            reply = "\n".join(out)
-            game.record_mail_turn(principal, message_id, reply)
-            return reply
+            return "\n".join(out)
 
-        return games._run(game_id, principal, command)[1]
+        if not message_id:
+            raise TurnRefused([LineError(1, "a mail needs a Message-ID", "MAIL-1")])
+        key = CommandKey(f"mail:{message_id}")
+        return games._run(game_id, principal, command, key, lambda reply: {"reply": reply}).result["reply"]
 
     def _footer(self, game: Game, principal: str) -> list[str]:
         s = game.state

@@ -12,6 +12,7 @@ import contextlib
 import contextvars
 import dataclasses
 import hashlib
+import json
 import logging
 import secrets
 import threading
@@ -34,6 +35,7 @@ from domain.powers import rules
 from domain.powers.game import Game, canonical
 from domain.powers.state import STATE_TYPES
 from domain.powers.views import board_view
+from projections.keys import RECORDER_TOPICS, KeyRow, POPOKeyedRecorder
 
 log = logging.getLogger("emissary.service")
 
@@ -76,9 +78,19 @@ class Receipt:
     digest: str
     events: list[str]
     result: dict = field(default_factory=dict)
+    replayed: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class CommandKey:
+    """An idempotency key (HTTP ``Idempotency-Key``, a mail's Message-ID) and a fingerprint of the
+    request it came with; an empty fingerprint is not compared (a Message-ID names its mail)."""
+
+    value: str
+    fingerprint: str = ""
 
 
 class Games(Application):
@@ -96,9 +108,19 @@ class Games(Application):
         self.roller_factory = roller_factory or (lambda game: SeededRoller(game.state.seed or "00"))
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
+        self.conflicts = 0  # saves that lost a race with another process (each is retried or reported as 409)
         # Set by the composition root to the phase index read model: phase -> version in constant time.
         self.phase_lookup: Callable[[str, str], int | None] | None = None
-        super().__init__(env={"IS_SNAPSHOTTING_ENABLED": "y", **(env or {"PERSISTENCE_MODULE": "eventsourcing.popo"})})
+        env = {"IS_SNAPSHOTTING_ENABLED": "y", **(env or {"PERSISTENCE_MODULE": "eventsourcing.popo"})}
+        topic = RECORDER_TOPICS.get(env.get("PERSISTENCE_MODULE", ""))
+        if topic:  # the store's recorder, with the idempotency key table beside the events
+            env.setdefault("APPLICATION_RECORDER_TOPIC", topic)
+        super().__init__(env=env)
+
+    def construct_recorder(self) -> Any:
+        if self.env.get("PERSISTENCE_MODULE") == "eventsourcing.popo":
+            return POPOKeyedRecorder()
+        return super().construct_recorder()
 
     def _take_snapshots(self, processing_event: Any) -> None:
         # Snapshot the aggregate we already hold whenever a save crosses a multiple of the interval,
@@ -166,8 +188,13 @@ class Games(Application):
             _check_presented_token(game)
             return query(game)
 
-    def _run(self, game_id: str, principal: str, command: Callable[[Game], T]) -> tuple[Receipt, T]:
+    def _run(self, game_id: str, principal: str, command: Callable[[Game], T], key: CommandKey | None = None,
+             result: Callable[[T], dict] | None = None, key_scope: str | None = None) -> Receipt:
         """Run a command on current state and save; retry on a concurrent save, else 409.
+
+        The receipt's ``result`` is ``result(value)`` of what the command returned (or that value, if
+        a dict). With a key, the receipt is saved under it in the same transaction as the events, and
+        a command whose key is already recorded returns that first receipt and records nothing.
 
         Within one process, commands on one game take turns on the cached aggregate (no deep
         copy); across processes, the store's optimistic concurrency decides. Any failure evicts
@@ -181,15 +208,25 @@ class Games(Application):
                 game = self._cached(game_id) if not fresh else None
                 fresh = game is None
                 game = game or self.get_game(game_id, for_update=False)
+                scope = key_scope or str(game.id)
                 try:
                     # A token revoked by another process: the revocation is an event, so a stale cache
                     # makes this save conflict, and the retry checks the token against fresh state.
                     _check_presented_token(game)
-                    result = command(game)
-                    recordings = self.save(game)
+                    if key is not None:
+                        first = self.first_receipt(scope, principal, key)
+                        if first is not None:
+                            return first
+                    value = command(game)
+                    receipt = self._receipt(game, principal, list(game.pending_events))
+                    receipt.result = result(value) if result else (value if isinstance(value, dict) else {})
+                    row = None if key is None else KeyRow(scope, principal, key.value, key.fingerprint,
+                                                          json.dumps(receipt.as_dict()))
+                    self.save(game, command_key=row)
                 except IntegrityError:
                     self._evict(game)
                     fresh = True
+                    self.conflicts += 1
                     log.info("concurrent save, retrying game=%s attempt=%s", game_id, attempt)
                     continue
                 except DomainError:
@@ -201,9 +238,19 @@ class Games(Application):
                 except BaseException:
                     self._evict(game)
                     raise
-                events = [r.domain_event for r in recordings]
-                return self._receipt(game, principal, events), result
+                return receipt
         raise Conflict(f"the game was busy; nothing was recorded after {self.retries} attempts, try again")
+
+    def first_receipt(self, game_id: str, principal: str, key: CommandKey) -> Receipt | None:
+        """The receipt a command sent with this key first got (marked replayed), or None if the key is
+        new; the same key sent with a different request is refused, naming ``Idempotency-Key``."""
+        row = self.recorder.select_command_key(game_id, principal, key.value)
+        if row is None:
+            return None
+        if key.fingerprint and row.fingerprint and row.fingerprint != key.fingerprint:
+            raise RuleViolation("this Idempotency-Key was already used for a different request; "
+                                "use a new key for a new request", field="Idempotency-Key")
+        return Receipt(**{**json.loads(row.receipt), "replayed": True})
 
     def _receipt(self, game: Game, principal: str, events: list[Any]) -> Receipt:
         shown = [e for e in events if vis.can_see(e.audience, principal)]
@@ -259,18 +306,28 @@ class Games(Application):
     # ------------------------------------------------------------------ setup commands
 
     def create_game(self, name: str, gm_name: str = "GM", timezone_name: str = "UTC", months_per_season: int = 2,
-                    options: dict | None = None) -> tuple[str, str, Receipt]:
-        """Create a game; returns (game_id, GM token, receipt)."""
+                    options: dict | None = None, *, key: CommandKey | None = None) -> tuple[str, str | None, Receipt]:
+        """Create a game; returns (game_id, GM token, receipt). A retry with the key of a game already
+        created returns that game's first receipt and no token (tokens are kept only as hashes)."""
+        if key is not None and (first := self.first_receipt("", "", key)) is not None:
+            return first.game_id, None, first
         _check_timezone(timezone_name)
         game = Game.start(name, gm_name, timezone_name, months_per_season, options)
         token = secrets.token_urlsafe(24)
         game.issue_credential(GM, hash_token(token))
-        events = [r.domain_event for r in self.save(game)]
-        return str(game.id), token, self._receipt(game, GM, events)
+        receipt = self._receipt(game, GM, list(game.pending_events))
+        row = None if key is None else KeyRow("", "", key.value, key.fingerprint, json.dumps(receipt.as_dict()))
+        try:
+            self.save(game, command_key=row)
+        except IntegrityError:
+            if key is None or (first := self.first_receipt("", "", key)) is None:
+                raise
+            return first.game_id, None, first
+        return str(game.id), token, receipt
 
     def add_power(self, game_id: str, principal: str, name: str, cls: str, subclass: str,
-                  options: dict | None = None) -> tuple[str, str, Receipt]:
-        """GM adds a power; returns (power_id, its token, receipt)."""
+                  options: dict | None = None, *, key: CommandKey | None = None) -> tuple[str, str | None, Receipt]:
+        """GM adds a power; returns (power_id, its token, receipt); no token on a replayed key."""
         self.require_gm(principal)
         token = secrets.token_urlsafe(24)
         power_id = _slug(name)
@@ -284,41 +341,44 @@ class Games(Application):
             game.issue_credential(pid, hash_token(token))
             return pid
 
-        receipt, pid = self._run(game_id, principal, command)
-        return pid, token, receipt
+        receipt = self._run(game_id, principal, command, key, lambda pid: {"power_id": pid})
+        return receipt.result["power_id"], None if receipt.replayed else token, receipt
 
-    def reissue_link(self, game_id: str, principal: str, who: str) -> tuple[str, Receipt]:
-        """GM: revoke the sign-in link of the GM or a power and issue a new one; returns the new token."""
+    def reissue_link(self, game_id: str, principal: str, who: str, *,
+                     key: CommandKey | None = None) -> tuple[str | None, Receipt]:
+        """GM: revoke the sign-in link of the GM or a power and issue a new one; returns the new token
+        (None on a replayed key: tokens are kept only as hashes)."""
         self.require_gm(principal)
         token = secrets.token_urlsafe(24)
-        receipt, _ = self._run(game_id, principal, lambda g: g.reissue_credential(who, hash_token(token)))
-        return token, receipt
+        receipt = self._run(game_id, principal, lambda g: g.reissue_credential(who, hash_token(token)), key,
+                            lambda _: {"principal": who})
+        return None if receipt.replayed else token, receipt
 
     def grant_asset(self, game_id: str, principal: str, power_id: str, name: str, cls: str, rank: int,
                     asset_id: str | None = None, assured: bool = False, critical: bool = False,
-                    novel: bool = False) -> Receipt:
+                    novel: bool = False, *, key: CommandKey | None = None) -> Receipt:
         self.require_gm(principal)
         aid = asset_id or f"{cls}-{_slug(name)}-{uuid.uuid4().hex[:6]}"
-        receipt, _ = self._run(game_id, principal, lambda g: g.grant_asset(
-            aid, power_id, name, cls, rank, assured=assured, critical=critical, novel=novel))
-        receipt.result = {"asset_id": aid}
-        return receipt
+        return self._run(game_id, principal, lambda g: g.grant_asset(
+            aid, power_id, name, cls, rank, assured=assured, critical=critical, novel=novel), key,
+            lambda _: {"asset_id": aid})
 
-    def set_months(self, game_id: str, principal: str, months: int) -> Receipt:
+    def set_months(self, game_id: str, principal: str, months: int, *, key: CommandKey | None = None) -> Receipt:
         self.require_gm(principal)
-        return self._run(game_id, principal, lambda g: g.set_months(months))[0]
+        return self._run(game_id, principal, lambda g: g.set_months(months), key)
 
-    def advance(self, game_id: str, principal: str) -> Receipt:
-        """GM moves the calendar on one step."""
+    def advance(self, game_id: str, principal: str, expected_step: str | None = None, *,
+                key: CommandKey | None = None) -> Receipt:
+        """GM moves the calendar on one step, if the game is still at ``expected_step`` (else 409)."""
         self.require_gm(principal)
         seed = self.entropy(32)
-        receipt, step = self._run(game_id, principal, lambda g: g.advance(self.clock(), seed))
-        receipt.result = {"step": step}
-        return receipt
+        return self._run(game_id, principal, lambda g: g.advance(self.clock(), seed, expected_step), key,
+                         lambda step: {"step": step})
 
     # ------------------------------------------------------------------ planning
 
-    def submit_action(self, game_id: str, principal: str, power_id: str, **draft: Any) -> Receipt:
+    def submit_action(self, game_id: str, principal: str, power_id: str, *, key: CommandKey | None = None,
+                      **draft: Any) -> Receipt:
         """Submit (and, unless ``roll`` is false, roll) an action; returns its id and dice in the receipt."""
         action_id = f"act-{uuid.uuid4().hex[:10]}"
 
@@ -328,9 +388,7 @@ class Games(Application):
                                actor=principal, **draft)
             return self._action_result(game, action_id)
 
-        receipt, result = self._run(game_id, principal, command)
-        receipt.result = result
-        return receipt
+        return self._run(game_id, principal, command, key)
 
     def _action_result(self, game: Game, action_id: str) -> dict:
         a = game.action(action_id)
@@ -350,75 +408,72 @@ class Games(Application):
         self.require_power(game, principal, a.power)
         return a
 
-    def roll_action(self, game_id: str, principal: str, action_id: str, **pool: Any) -> Receipt:
+    def roll_action(self, game_id: str, principal: str, action_id: str, *, key: CommandKey | None = None,
+                    **pool: Any) -> Receipt:
         def command(game: Game) -> dict:
             self._own_action(game, principal, action_id)
             game.roll_action(action_id, now=self.clock(), roller=self._roller(game), actor=principal, **pool)
             return self._action_result(game, action_id)
 
-        receipt, result = self._run(game_id, principal, command)
-        receipt.result = result
-        return receipt
+        return self._run(game_id, principal, command, key)
 
     def lock_conversions(self, game_id: str, principal: str, action_id: str, convert: int | None = None,
-                         dice: list[int] | None = None) -> Receipt:
+                         dice: list[int] | None = None, *, key: CommandKey | None = None) -> Receipt:
         def command(game: Game) -> dict:
             self._own_action(game, principal, action_id)
             game.lock_conversions(action_id, now=self.clock(), convert=convert, dice=dice, actor=principal)
             return self._action_result(game, action_id)
 
-        receipt, result = self._run(game_id, principal, command)
-        receipt.result = result
-        return receipt
+        return self._run(game_id, principal, command, key)
 
-    def discard_action(self, game_id: str, principal: str, action_id: str) -> Receipt:
+    def discard_action(self, game_id: str, principal: str, action_id: str, *, key: CommandKey | None = None) -> Receipt:
         def command(game: Game) -> None:
             self._own_action(game, principal, action_id)
             game.discard_action(action_id, now=self.clock(), actor=principal)
 
-        return self._run(game_id, principal, command)[0]
+        return self._run(game_id, principal, command, key)
 
     def set_difficulty(self, game_id: str, principal: str, action_id: str, value: int, sealed: bool = False,
-                       tiers: dict | None = None) -> Receipt:
+                       tiers: dict | None = None, *, key: CommandKey | None = None) -> Receipt:
         """GM declares a difficulty openly or seals it by hash commitment (GM-2)."""
         self.require_gm(principal)
         nonce = self.entropy(16)
         return self._run(game_id, principal, lambda g: g.set_difficulty(
-            action_id, value, sealed=sealed, nonce=nonce, tiers=tiers))[0]
+            action_id, value, sealed=sealed, nonce=nonce, tiers=tiers), key)
 
     def set_ruling(self, game_id: str, principal: str, action_id: str, resistible: bool,
-                   resisters: list[str]) -> Receipt:
+                   resisters: list[str], *, key: CommandKey | None = None) -> Receipt:
         self.require_gm(principal)
         return self._run(game_id, principal, lambda g: g.set_ruling(
-            action_id, resistible=resistible, resisters=resisters))[0]
+            action_id, resistible=resistible, resisters=resisters), key)
 
     def propose_consequence(self, game_id: str, principal: str, action_id: str, text: str,
-                            effects: list[dict]) -> Receipt:
+                            effects: list[dict], *, key: CommandKey | None = None) -> Receipt:
         self.require_gm(principal)
         cid = f"csq-{uuid.uuid4().hex[:8]}"
-        receipt, _ = self._run(game_id, principal, lambda g: g.propose_consequence(action_id, cid, text, effects))
-        receipt.result = {"consequence_id": cid}
-        return receipt
+        return self._run(game_id, principal, lambda g: g.propose_consequence(action_id, cid, text, effects), key,
+                         lambda _: {"consequence_id": cid})
 
-    def accept_consequence(self, game_id: str, principal: str, action_id: str, consequence_id: str) -> Receipt:
+    def accept_consequence(self, game_id: str, principal: str, action_id: str, consequence_id: str, *,
+                           key: CommandKey | None = None) -> Receipt:
         def command(game: Game) -> None:
             self._own_action(game, principal, action_id)
             game.accept_consequence(action_id, consequence_id, actor=principal)
 
-        return self._run(game_id, principal, command)[0]
+        return self._run(game_id, principal, command, key)
 
     # ------------------------------------------------------------------ resolution and resistance
 
-    def resolve(self, game_id: str, principal: str, announcement: str = "") -> Receipt:
+    def resolve(self, game_id: str, principal: str, announcement: str = "", expected_step: str | None = None, *,
+                key: CommandKey | None = None) -> Receipt:
         """GM resolves the month (P.1.4) and publishes it; the resistance window opens."""
         self.require_gm(principal)
-        receipt, queue = self._run(game_id, principal, lambda g: g.resolve(
-            now=self.clock(), roller=self._roller(g), announcement=announcement))
-        receipt.result = {"queue": queue}
-        return receipt
+        return self._run(game_id, principal, lambda g: g.resolve(
+            now=self.clock(), roller=self._roller(g), announcement=announcement, expected_step=expected_step),
+            key, lambda queue: {"queue": queue})
 
     def declare_reaction(self, game_id: str, principal: str, power_id: str, action_id: str,
-                         assets: list[dict], convert: int | None = 0) -> Receipt:
+                         assets: list[dict], convert: int | None = 0, *, key: CommandKey | None = None) -> Receipt:
         """A power resists a provisional action alone (P-RES-1..4)."""
         reaction_id = f"rx-{uuid.uuid4().hex[:10]}"
 
@@ -431,62 +486,64 @@ class Games(Application):
             return {"reaction_id": reaction_id, "faces": [d.face for d in r.pool.dice], "roll_no": r.pool.roll_no,
                     "locked": r.pool.locked, "successes": t.successes, "consequences": t.consequences}
 
-        receipt, result = self._run(game_id, principal, command)
-        receipt.result = result
-        return receipt
+        return self._run(game_id, principal, command, key)
 
-    def lock_reaction(self, game_id: str, principal: str, reaction_id: str, convert: int) -> Receipt:
+    def lock_reaction(self, game_id: str, principal: str, reaction_id: str, convert: int, *,
+                      key: CommandKey | None = None) -> Receipt:
         def command(game: Game) -> None:
             r = game.state.reactions.get(reaction_id)
             if r is None or (principal != GM and r.power != principal):
                 raise NotFound(f"no reaction {reaction_id!r} of yours", field="reaction_id")
             game.lock_reaction(reaction_id, now=self.clock(), convert=convert, actor=principal)
 
-        return self._run(game_id, principal, command)[0]
+        return self._run(game_id, principal, command, key)
 
-    def waive(self, game_id: str, principal: str, power_id: str) -> Receipt:
+    def waive(self, game_id: str, principal: str, power_id: str, *, key: CommandKey | None = None) -> Receipt:
         def command(game: Game) -> None:
             self.require_power(game, principal, power_id)
             game.waive_reactions(power_id, now=self.clock(), actor=principal)
 
-        return self._run(game_id, principal, command)[0]
+        return self._run(game_id, principal, command, key)
 
-    def close_window(self, game_id: str, principal: str, window_id: str) -> Receipt:
+    def close_window(self, game_id: str, principal: str, window_id: str, expected_step: str | None = None, *,
+                     key: CommandKey | None = None) -> Receipt:
         """GM: close a window now, before its deadline if need be; a no-op if it is already closed.
         (Workers close windows when due with ``close_due_window``.)"""
         if principal != GM:
             raise Forbidden("only the GM may close a window", field="authorization")
 
         def command(game: Game) -> bool:
+            game.expect_step(expected_step)
             if window_id not in game.state.windows:
                 raise NotFound(f"no open window {window_id!r}", field="window_id")
             return game.close_window(window_id, now=self.clock(), reason="closed by the GM", force=True)
 
-        receipt, closed = self._run(game_id, principal, command)
-        receipt.result = {"closed": closed}
-        return receipt
+        return self._run(game_id, principal, command, key, lambda closed: {"closed": closed})
 
     # ------------------------------------------------------------------ what powers learn and share
 
-    def share_secret(self, game_id: str, principal: str, power_id: str, asset_id: str, to: str) -> Receipt:
+    def share_secret(self, game_id: str, principal: str, power_id: str, asset_id: str, to: str, *,
+                     key: CommandKey | None = None) -> Receipt:
         """Share a Secret with another power, irrevocably ([003:114])."""
         def command(game: Game) -> None:
             self.require_power(game, principal, power_id)
             game.share_secret(power_id, asset_id, to)
 
-        return self._run(game_id, principal, command)[0]
+        return self._run(game_id, principal, command, key)
 
     def grant_visibility(self, game_id: str, principal: str, to: str, text: str, source: str = "ruling",
-                         about: str | None = None) -> Receipt:
+                         about: str | None = None, *, key: CommandKey | None = None) -> Receipt:
         """GM: show a power what it learned (a Seeking success, a ruling)."""
         self.require_gm(principal)
-        return self._run(game_id, principal, lambda g: g.grant_visibility(to, text, source=source, about=about))[0]
+        return self._run(game_id, principal, lambda g: g.grant_visibility(to, text, source=source, about=about), key)
 
-    def set_influence(self, game_id: str, principal: str, power_id: str, hex_id: str, amount: int) -> Receipt:
+    def set_influence(self, game_id: str, principal: str, power_id: str, hex_id: str, amount: int, *,
+                      key: CommandKey | None = None) -> Receipt:
         self.require_gm(principal)
-        return self._run(game_id, principal, lambda g: g.set_influence(power_id, hex_id, amount))[0]
+        return self._run(game_id, principal, lambda g: g.set_influence(power_id, hex_id, amount), key)
 
-    def set_timezone(self, game_id: str, principal: str, power_id: str, timezone_name: str) -> Receipt:
+    def set_timezone(self, game_id: str, principal: str, power_id: str, timezone_name: str, *,
+                     key: CommandKey | None = None) -> Receipt:
         """A power chooses the time zone its feed and deadlines are shown in."""
         _check_timezone(timezone_name)
 
@@ -494,15 +551,16 @@ class Games(Application):
             self.require_power(game, principal, power_id)
             game.set_timezone(power_id, timezone_name)
 
-        return self._run(game_id, principal, command)[0]
+        return self._run(game_id, principal, command, key)
 
-    def set_contact(self, game_id: str, principal: str, power_id: str, email: str | None, mode: str) -> Receipt:
+    def set_contact(self, game_id: str, principal: str, power_id: str, email: str | None, mode: str, *,
+                    key: CommandKey | None = None) -> Receipt:
         """Where a power's notifications go (immediate, daily digest, or off)."""
         def command(game: Game) -> None:
             self.require_power(game, principal, power_id)
             game.set_contact(power_id, email, mode)
 
-        return self._run(game_id, principal, command)[0]
+        return self._run(game_id, principal, command, key)
 
     # ------------------------------------------------------------------ rewind
 
@@ -550,7 +608,7 @@ class Games(Application):
         return out
 
     def rollback(self, game_id: str, principal: str, reason: str, *, phase: str | None = None,
-                 version: int | None = None) -> Receipt:
+                 version: int | None = None, key: CommandKey | None = None) -> Receipt:
         """GM: return the live game to the start of a phase; history stays, marked superseded."""
         self.require_gm(principal)
         v = self.phase_version(game_id, phase, version)
@@ -559,17 +617,19 @@ class Games(Application):
             raise RuleViolation("roll back to the start of a phase (see the phase list)", field="version")
         restored = self.get_game(game_id, v, for_update=False).state
         seed = self.entropy(32)
-        receipt, _ = self._run(game_id, principal, lambda g: g.rollback(v, restored, reason=reason,
-                                                                        now=self.clock(), seed=seed))
-        receipt.result = {"to_version": v, "phase": phase}
-        return receipt
+        return self._run(game_id, principal, lambda g: g.rollback(v, restored, reason=reason, now=self.clock(),
+                                                                   seed=seed), key,
+                         lambda _: {"to_version": v, "phase": phase})
 
     def fork(self, game_id: str, principal: str, name: str, reason: str = "", *, phase: str | None = None,
-             version: int | None = None) -> tuple[str, Receipt]:
-        """GM: a new game from this one's history up to a phase (a sandbox); returns (new game id, receipt)."""
+             version: int | None = None, key: CommandKey | None = None) -> tuple[str, Receipt]:
+        """GM: a new game from this one's history up to a phase (a sandbox); returns (new game id, receipt).
+        A key is kept under the source game: a retry returns the first fork and copies nothing."""
         self.require_gm(principal)
         v = self.phase_version(game_id, phase, version)
         source = self.get_game(game_id, for_update=False)
+        if key is not None and (first := self.first_receipt(str(source.id), principal, key)) is not None:
+            return first.result["game_id"], first
         new_id = uuid.uuid4()
         copied = [dataclasses.replace(e, originator_id=new_id)
                   for e in self.events.get(source.id, lte=v)]
@@ -579,14 +639,16 @@ class Games(Application):
             for version_ in range(interval, v + 1, interval):
                 self.take_snapshot(new_id, version=version_)
         seed = self.entropy(32)
-        receipt, _ = self._run(str(new_id), principal, lambda g: g.mark_forked(
-            str(source.id), v, name=name, reason=reason, seed=seed))
-        receipt.result = {"game_id": str(new_id), "source_game": str(source.id), "source_version": v}
-        return str(new_id), receipt
+        receipt = self._run(str(new_id), principal, lambda g: g.mark_forked(
+            str(source.id), v, name=name, reason=reason, seed=seed), key,
+            lambda _: {"game_id": str(new_id), "source_game": str(source.id), "source_version": v},
+            key_scope=str(source.id))
+        return receipt.result["game_id"], receipt
 
     # ------------------------------------------------------------------ windows
 
-    def set_deadline(self, game_id: str, principal: str, window_id: str, closes_at: datetime) -> Receipt:
+    def set_deadline(self, game_id: str, principal: str, window_id: str, closes_at: datetime, *,
+                     key: CommandKey | None = None) -> Receipt:
         """GM: move a window's deadline. A naive time is read in the game's time zone, then kept in UTC."""
         self.require_gm(principal)
 
@@ -596,38 +658,36 @@ class Games(Application):
                 moment = moment.replace(tzinfo=ZoneInfo(game.state.timezone))
             game.set_deadline(window_id, moment.astimezone(timezone.utc), now=self.clock())
 
-        return self._run(game_id, principal, command)[0]
+        return self._run(game_id, principal, command, key)
 
     def request_extension(self, game_id: str, principal: str, power_id: str, window_id: str, hours: float,
-                          reason: str = "") -> Receipt:
+                          reason: str = "", *, key: CommandKey | None = None) -> Receipt:
         request_id = f"ext-{uuid.uuid4().hex[:10]}"
 
         def command(game: Game) -> None:
             self.require_power(game, principal, power_id)
             game.request_extension(power_id, window_id, hours, request_id, now=self.clock(), reason=reason)
 
-        receipt, _ = self._run(game_id, principal, command)
-        receipt.result = {"request_id": request_id}
-        return receipt
+        return self._run(game_id, principal, command, key, lambda _: {"request_id": request_id})
 
-    def grant_extension(self, game_id: str, principal: str, request_id: str, hours: float | None = None) -> Receipt:
+    def grant_extension(self, game_id: str, principal: str, request_id: str, hours: float | None = None, *,
+                        key: CommandKey | None = None) -> Receipt:
         """GM: grant an extension request; a second grant of the same request changes nothing."""
         self.require_gm(principal)
-        receipt, granted = self._run(game_id, principal, lambda g: g.grant_extension(
-            request_id, now=self.clock(), hours=hours))
-        receipt.result = {"granted": granted}
-        return receipt
+        return self._run(game_id, principal, lambda g: g.grant_extension(request_id, now=self.clock(), hours=hours),
+                         key, lambda granted: {"granted": granted})
 
-    def refuse_extension(self, game_id: str, principal: str, request_id: str, reason: str = "") -> Receipt:
+    def refuse_extension(self, game_id: str, principal: str, request_id: str, reason: str = "", *,
+                         key: CommandKey | None = None) -> Receipt:
         self.require_gm(principal)
-        return self._run(game_id, principal, lambda g: g.refuse_extension(request_id, reason))[0]
+        return self._run(game_id, principal, lambda g: g.refuse_extension(request_id, reason), key)
 
-    def declare_ready(self, game_id: str, principal: str, power_id: str) -> Receipt:
+    def declare_ready(self, game_id: str, principal: str, power_id: str, *, key: CommandKey | None = None) -> Receipt:
         def command(game: Game) -> None:
             self.require_power(game, principal, power_id)
             game.declare_ready(power_id, now=self.clock())
 
-        return self._run(game_id, principal, command)[0]
+        return self._run(game_id, principal, command, key)
 
     def close_due_window(self, game_id: str, window_id: str) -> bool:
         """Workers: close a window if it is due; a no-op if it is closed, gone, or not due yet."""
@@ -637,8 +697,7 @@ class Games(Application):
                 return False
             return game.close_window(window_id, now=self.clock(), reason="deadline")
 
-        _, closed = self._run(game_id, "system", command)
-        return closed
+        return self._run(game_id, "system", command, result=lambda closed: {"closed": closed}).result["closed"]
 
     def queue_due_reminders(self, game_id: str, window_id: str) -> list[str]:
         """Workers: queue the reminders now due for a window (each offset once); returns who is reminded."""
@@ -648,7 +707,7 @@ class Games(Application):
                 return []
             return game.queue_reminders(window_id, game.state.options.get("reminder_hours", []), now=self.clock())
 
-        return self._run(game_id, "system", command)[1]
+        return self._run(game_id, "system", command, result=lambda who: {"reminded": who}).result["reminded"]
 
     # ------------------------------------------------------------------ queries
 

@@ -113,8 +113,8 @@ def api_commands_per_second(settings: Settings, n_powers: int, clients: int = 1,
                 tokens = [http.post(f"/games/{game}/powers", headers=h,
                                     json={"name": f"C{i}", "cls": "conspiracy", "subclass": "circle"}
                                     ).json()["token"] for i in range(n_powers)]
-                http.post(f"/games/{game}/advance", headers=h)
-                http.post(f"/games/{game}/advance", headers=h)
+                http.post(f"/games/{game}/advance", headers=h, json={"expected_step": "setup"})
+                http.post(f"/games/{game}/advance", headers=h, json={"expected_step": "tidings"})
             return game, tokens
 
         games = [setup(i) for i in range(clients)]

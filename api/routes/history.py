@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 from fastapi import APIRouter, Body, Depends, Query, Request
 from fastapi.responses import PlainTextResponse, Response
 
-from api.deps import GamesDep, Principal
+from api.deps import GamesDep, IdempotencyKey, Principal
 from api.schemas import ForkRequest, ReceiptPublic, RollbackRequest
 from domain.verify import verify_events
 from projections.projector import Projector
@@ -94,15 +94,15 @@ def view_at(game_id: str, games: GamesDep, me: Principal, phase: str | None = No
 
 
 @router.post("/games/{game_id}/rollback", response_model=ReceiptPublic)
-def rollback(game_id: str, body: RollbackRequest, games: GamesDep, me: Principal) -> dict:
+def rollback(game_id: str, body: RollbackRequest, games: GamesDep, me: Principal, key: IdempotencyKey) -> dict:
     """GM: roll the live game back to the start of a phase; nothing is deleted."""
-    return games.rollback(game_id, me, body.reason, phase=body.phase, version=body.version).as_dict()
+    return games.rollback(game_id, me, body.reason, phase=body.phase, version=body.version, key=key).as_dict()
 
 
 @router.post("/games/{game_id}/fork", status_code=201)
-def fork(game_id: str, body: ForkRequest, games: GamesDep, me: Principal) -> dict:
+def fork(game_id: str, body: ForkRequest, games: GamesDep, me: Principal, key: IdempotencyKey) -> dict:
     """GM: a new game from this one's history up to a phase, for "what if" play."""
-    new_id, receipt = games.fork(game_id, me, body.name, body.reason, phase=body.phase, version=body.version)
+    new_id, receipt = games.fork(game_id, me, body.name, body.reason, phase=body.phase, version=body.version, key=key)
     return {"game_id": new_id, "receipt": receipt.as_dict()}
 
 

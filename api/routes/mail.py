@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, Header, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import GamesDep, Principal
+from api.deps import GamesDep, IdempotencyKey, Principal
 from api.schemas import ReceiptPublic
 from domain.errors import DomainError, Forbidden, NotFound
 from projections.mail import MAX_MAIL_BYTES, MailIntake
@@ -105,9 +105,9 @@ def inbound_bounce(body: BounceRequest, request: Request, _: InboundKey) -> dict
 
 
 @router.put("/games/{game_id}/contact", response_model=ReceiptPublic)
-def set_contact(game_id: str, body: ContactRequest, games: GamesDep, me: Principal) -> dict:
+def set_contact(game_id: str, body: ContactRequest, games: GamesDep, me: Principal, key: IdempotencyKey) -> dict:
     """Where my notifications go, and whether at once or as a daily digest."""
-    return games.set_contact(game_id, me, body.power_id or me, body.email, body.mode).as_dict()
+    return games.set_contact(game_id, me, body.power_id or me, body.email, body.mode, key=key).as_dict()
 
 
 @router.get("/games/{game_id}/mail")

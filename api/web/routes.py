@@ -326,12 +326,14 @@ def _gm(fn):
 
 @_gm
 def _advance(request, games, game_id, me, f):
-    return attempt(request, game_id, "calendar", lambda: games.advance(game_id, me), "The calendar moved on.")
+    return attempt(request, game_id, "calendar", lambda: games.advance(game_id, me, f.get("expected_step") or None),
+                   "The calendar moved on.")
 
 
 @_gm
 def _resolve(request, games, game_id, me, f):
-    return attempt(request, game_id, "calendar", lambda: games.resolve(game_id, me, f.get("announcement", "")),
+    return attempt(request, game_id, "calendar", lambda: games.resolve(game_id, me, f.get("announcement", ""),
+                                                                       f.get("expected_step") or None),
                    "Resolved and published; the resistance window is open.")
 
 
@@ -377,7 +379,8 @@ def _refuse(request, games, game_id, me, f):
 
 @_gm
 def _close(request, games, game_id, me, f):
-    return attempt(request, game_id, "windows", lambda: games.close_window(game_id, me, f.get("window_id", "")),
+    return attempt(request, game_id, "windows", lambda: games.close_window(game_id, me, f.get("window_id", ""),
+                                                                           f.get("expected_step") or None),
                    "Window closed.")
 
 

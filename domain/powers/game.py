@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 from copy import deepcopy
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -18,7 +19,7 @@ from eventsourcing.domain import Aggregate, event
 
 from domain import visibility as vis
 from domain.dice import Roller, commitment, seal_difficulty
-from domain.errors import NotFound, RuleViolation
+from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.powers import rules
 from domain.powers.state import (
@@ -76,6 +77,19 @@ class Game(Aggregate):
         def apply(self, aggregate: Any) -> None:
             super().apply(aggregate)
             aggregate.state.count_seen(self.audience)
+
+    # Version 2: GameCreated is counted once in the viewers' sequences (version 1 counted it twice).
+    class_version = 2
+
+    @staticmethod
+    def upcast_v1_v2(aggregate_state: dict) -> None:
+        """A snapshot taken when GameCreated was counted twice: count it once, as replaying the events does."""
+        state = aggregate_state["state"]
+        seen = dict(state.seen)
+        for viewer in ("gm", "public"):
+            if seen.get(viewer, 0) > 0:
+                seen[viewer] -= 1
+        aggregate_state["state"] = replace(state, seen=seen)
 
     @event("GameCreated")
     def __init__(self, name: str, gm_name: str, timezone: str, ruleset: str, rules_version: str,
@@ -261,11 +275,22 @@ class Game(Aggregate):
 
     # ------------------------------------------------------------------ calendar
 
-    def advance(self, now: datetime, seed: str) -> str:
+    def expect_step(self, expected: str | None) -> None:
+        """Refuse (409, recording nothing) a command that moves the game if the game is no longer at
+        the step its sender saw: a burst of the same click moves the game once."""
+        if expected is None or expected == self.state.step:
+            return
+        s = self.state
+        where = f"{s.step} (season {s.season}, month {s.month})" if s.month else f"{s.step} (season {s.season})"
+        raise Conflict(f"this command was sent for the {expected} step, but the game is now at {where}; "
+                       f"nothing was recorded", field="expected_step")
+
+    def advance(self, now: datetime, seed: str, expected_step: str | None = None) -> str:
         """Move to the next step of the calendar (P.1.1, P.1.2); returns the new step.
 
         ``seed`` is fresh entropy from the caller, committed if a month begins.
         """
+        self.expect_step(expected_step)
         s = self.state
         step = s.step
         if step == "setup":
@@ -1037,22 +1062,11 @@ class Game(Aggregate):
 
     # ------------------------------------------------------------------ mail
 
-    MAIL_MEMORY = 500
-
-    def record_mail_turn(self, principal: str, message_id: str, reply: str) -> None:
-        """Remember an accepted mail by its Message-ID, with the reply it got (idempotent intake)."""
-        if not message_id:
-            raise RuleViolation("a mail needs a Message-ID", field="message_id")
-        audience = [vis.GM_ONLY] if principal == GM else vis.powers([principal])
-        self._mail_turn_recorded(message_id=message_id, principal=principal, reply=reply, actor=principal,
-                                 audience=audience)
-
     @event("MailTurnRecorded")
     def _mail_turn_recorded(self, message_id: str, principal: str, reply: str, actor: str, audience: list) -> None:
-        replies = self.state.mail_replies
-        replies[message_id] = {"principal": principal, "reply": reply}
-        while len(replies) > self.MAIL_MEMORY:
-            replies.pop(next(iter(replies)))
+        # No longer recorded: a mail's Message-ID is its idempotency key, kept beside the events.
+        # Stored events of this type still fold, so the mails they remember are still answered once.
+        self.state.mail_replies[message_id] = {"principal": principal, "reply": reply}
 
     def set_contact(self, power_id: str, email: str | None, mode: str = "immediate") -> None:
         """Where a power's notifications go, and whether at once or as a daily digest."""
@@ -1170,12 +1184,14 @@ class Game(Aggregate):
 
     # ------------------------------------------------------------------ resolution
 
-    def resolve(self, *, now: datetime, roller: Roller, announcement: str = "") -> list[str]:
+    def resolve(self, *, now: datetime, roller: Roller, announcement: str = "",
+                expected_step: str | None = None) -> list[str]:
         """Resolve the month in the order of P.1.4 and publish it; returns the queue of action ids.
 
         Undercut shared assets lose their dice (P-ASSET-13), sealed difficulties are revealed,
         resistible actions stay provisional (P-RES-5) and the resistance window opens (P-RES-2).
         """
+        self.expect_step(expected_step)
         s = self.state
         if s.step != "resolution" or s.resolved:
             raise RuleViolation(f"the month is resolved during Resolution; this is {s.step.title()}", rule="P.1.2")
@@ -1448,12 +1464,14 @@ class Game(Aggregate):
         if not self.pending_resisters():
             self.close_window(w.id, now=now, reason="everyone acted or waived")
 
-    def close_window(self, window_id: str, *, now: datetime, reason: str = "deadline", force: bool = False) -> bool:
+    def close_window(self, window_id: str, *, now: datetime, reason: str = "deadline", force: bool = False,
+                     expected_step: str | None = None) -> bool:
         """Close a window; a no-op (False) if it is already closed, so workers may run it twice.
 
         Closing Planning converts missing actions into schemes; closing Resistance finalises the
         provisional actions in queue order with net successes (P-RES-4, P-RES-5) and begins Battle.
         """
+        self.expect_step(expected_step)
         w = self.state.windows.get(window_id)
         if w is None:
             return False

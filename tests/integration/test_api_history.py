@@ -46,7 +46,7 @@ def test_my_feed_is_in_my_time_zone(world):
 
 def test_the_audit_is_for_the_gm_and_exports_as_jsonl_and_csv(world):
     client, gid, gm, tok = world
-    client.post(f"/games/{gid}/advance", headers=bearer(gm))
+    client.post(f"/games/{gid}/advance", headers=bearer(gm), json={"expected_step": "setup"})
     assert client.get(f"/games/{gid}/audit", headers=bearer(tok["ana"])).status_code == 403
     rows = client.get(f"/games/{gid}/audit", headers=bearer(gm)).json()
     assert rows[0]["type"] == "GameCreated" and {"actor", "at", "phase", "audience", "shown_to"} <= set(rows[0])
@@ -59,12 +59,13 @@ def test_the_audit_is_for_the_gm_and_exports_as_jsonl_and_csv(world):
 
 def test_export_then_verify_needs_no_account(world):
     client, gid, gm, tok = world
-    for _ in range(2):
-        client.post(f"/games/{gid}/advance", headers=bearer(gm))
+    for step in ("setup", "tidings"):
+        client.post(f"/games/{gid}/advance", headers=bearer(gm), json={"expected_step": step})
     client.post(f"/games/{gid}/actions", headers=bearer(tok["bo"]), json={"title": "Edict", "slot": "public"})
-    client.post(f"/games/{gid}/advance", headers=bearer(gm))
-    client.post(f"/games/{gid}/resolve", headers=bearer(gm), json={})
-    client.post(f"/games/{gid}/advance", headers=bearer(gm))
+    client.post(f"/games/{gid}/advance", headers=bearer(gm), json={"expected_step": "planning"})
+    client.post(f"/games/{gid}/resolve", headers=bearer(gm), json={"expected_step": "resolution"})
+    r = client.post(f"/games/{gid}/advance", headers=bearer(gm), json={"expected_step": "battle"})
+    assert r.status_code == 200, r.text  # nothing to resist: the resistance window closed at once
     export = client.get(f"/games/{gid}/export", headers=bearer(tok["ana"])).text
     report = client.post("/verify", content=export, headers={"content-type": "application/x-ndjson"}).json()
     assert report["ok"] is True and report["seeds_verified"] == 1
@@ -72,8 +73,8 @@ def test_export_then_verify_needs_no_account(world):
 
 def test_rollback_fork_and_past_views_over_http(world, store_settings):
     client, gid, gm, tok = world
-    for _ in range(2):
-        client.post(f"/games/{gid}/advance", headers=bearer(gm))
+    for step in ("setup", "tidings"):
+        client.post(f"/games/{gid}/advance", headers=bearer(gm), json={"expected_step": step})
     client.post(f"/games/{gid}/actions", headers=bearer(tok["ana"]), json={"title": "Whisper"})
     phases = client.get(f"/games/{gid}/phases", headers=bearer(tok["ana"])).json()
     assert [p["phase"] for p in phases] == ["setup", "s1-tidings", "s1m1-planning"] and "version" not in phases[0]

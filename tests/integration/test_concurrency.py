@@ -52,8 +52,9 @@ def test_twenty_concurrent_submissions_are_each_recorded_once_or_explicitly_refu
                                                          "subclass": "circle"},
                           headers={"Authorization": f"Bearer {gm}"})
             tokens[r.json()["power_id"]] = r.json()["token"]
-        for _ in range(2):
-            assert http.post(f"/games/{game}/advance", headers={"Authorization": f"Bearer {gm}"}).status_code == 200
+        for step in ("setup", "tidings"):
+            assert http.post(f"/games/{game}/advance", headers={"Authorization": f"Bearer {gm}"},
+                             json={"expected_step": step}).status_code == 200
 
     # 5 submissions per Circle: each may take only 4 private actions, so exactly 4 of the 20 must be refused.
     jobs = [(pid, tok, n) for n in range(5) for pid, tok in tokens.items()]
@@ -84,3 +85,33 @@ def test_twenty_concurrent_submissions_are_each_recorded_once_or_explicitly_refu
     assert sum(1 for r in refused if r.status_code == 422) == 20 - 16 - sum(4 - n for n in per_power.values())
     versions = [e.originator_version for e in app.state.games.iter_events(game)]
     assert versions == list(range(1, len(versions) + 1))
+
+
+def test_a_burst_of_twenty_advances_with_the_same_expected_step_moves_the_game_exactly_once(server):
+    """Twenty clicks on "advance" from Tidings: one moves the game to Planning, the others are refused
+    with 409 naming the step the game is now at, and nothing else is recorded (Planning is not closed)."""
+    base, app = server
+    with httpx.Client(base_url=base, timeout=30) as http:
+        r = http.post("/games", json={"name": "Burst"})
+        game, gm = r.json()["game_id"], {"Authorization": f"Bearer {r.json()['gm_token']}"}
+        http.post(f"/games/{game}/powers", headers=gm, json={"name": "A", "cls": "conspiracy", "subclass": "circle"})
+        assert http.post(f"/games/{game}/advance", headers=gm, json={"expected_step": "setup"}).status_code == 200
+    before = app.state.games.get_game(game).version
+    barrier = threading.Barrier(20)
+
+    def click(_):
+        with httpx.Client(base_url=base, timeout=60) as http:
+            barrier.wait()
+            return http.post(f"/games/{game}/advance", headers=gm, json={"expected_step": "tidings"})
+
+    with ThreadPoolExecutor(20) as pool:
+        results = list(pool.map(click, range(20)))
+    moved = [r for r in results if r.status_code == 200]
+    assert len(moved) == 1 and moved[0].json()["result"]["step"] == "planning"
+    for r in results:
+        if r.status_code != 200:
+            assert r.status_code == 409 and r.json()["field"] == "expected_step", r.text
+            assert "now at planning" in r.json()["message"]
+    new = [type(e).__name__ for e in app.state.games.iter_events(game)][before:]
+    assert new == ["SeedSealed", "SeedCommitted", "WindowOpened", "StepBegan"]  # one step, nothing more
+    assert app.state.games.get_game(game).state.step == "planning"

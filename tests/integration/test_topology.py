@@ -63,14 +63,14 @@ def test_a_month_plays_itself_through_its_windows(running):
         a = http.post(f"/games/{gid}/powers", headers=gm, json={"name": "A", "cls": "champion", "subclass": "dragon"})
         b = http.post(f"/games/{gid}/powers", headers=gm, json={"name": "B", "cls": "city", "subclass": "sovereign"})
         ta = {"Authorization": f"Bearer {a.json()['token']}"}
-        http.post(f"/games/{gid}/advance", headers=gm)
-        http.post(f"/games/{gid}/advance", headers=gm)
+        http.post(f"/games/{gid}/advance", headers=gm, json={"expected_step": "setup"})
+        http.post(f"/games/{gid}/advance", headers=gm, json={"expected_step": "tidings"})
         r = http.post(f"/games/{gid}/actions", headers=ta, json={"title": "Raid", "slot": "public",
                                                                   "targets": [b.json()["power_id"]],
                                                                   "resistible": True, "convert": 0})
         assert r.status_code == 201, r.text
         wait_step(http, gid, gm, "resolution")  # the worker closed Planning at its deadline
-        assert http.post(f"/games/{gid}/resolve", headers=gm, json={}).status_code == 200
+        assert http.post(f"/games/{gid}/resolve", headers=gm, json={"expected_step": "resolution"}).status_code == 200
         wait_step(http, gid, gm, "battle")  # ... and the resistance window, nobody having resisted
         audit = http.get(f"/games/{gid}/audit?type=WindowClosed", headers=gm).json()
         opened = {e["data"]["window_id"]: e["data"]["closes_at"]

@@ -1,0 +1,131 @@
+"""Idempotency keys beside the events: the event store's recorders, extended with one table.
+
+A command sent with a key (HTTP ``Idempotency-Key``, a mail's Message-ID) stores its first receipt
+under (game, caller, key) in the same transaction as the events it records, so a retry finds that
+receipt and records nothing, and a crash between the two cannot happen. The recorders are
+eventsourcing's own, with the key row written inside their ``insert_events`` transaction (as its
+process recorders write their tracking row).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from eventsourcing.persistence import IntegrityError, ProgrammingError, StoredEvent
+from eventsourcing.popo import POPOApplicationRecorder
+from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
+from psycopg.sql import SQL, Identifier
+
+KEYS_TABLE = "emissary_command_keys"
+
+
+@dataclass(frozen=True)
+class KeyRow:
+    """One command's key and what it was answered: the scope (game, caller), the key, a fingerprint
+    of the request it was first used for, and the receipt (JSON)."""
+
+    game_id: str
+    principal: str
+    key: str
+    fingerprint: str
+    receipt: str
+
+    @property
+    def params(self) -> tuple[str, str, str, str, str]:
+        return self.game_id, self.principal, self.key, self.fingerprint, self.receipt
+
+
+class PostgresKeyedRecorder(PostgresApplicationRecorder):
+    """PostgreSQL: the key table lives in the store's schema; the key row is inserted before the events
+    table is locked, so two holders of one key queue on its primary key, never deadlock."""
+
+    def __init__(self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events") -> None:
+        super().__init__(datastore, events_table_name=events_table_name)
+        table = Identifier(self.datastore.schema), Identifier(KEYS_TABLE)
+        self.sql_create_statements.append(SQL(
+            "CREATE TABLE IF NOT EXISTS {}.{} (game_id text NOT NULL, principal text NOT NULL, key text NOT NULL, "
+            "fingerprint text NOT NULL, receipt text NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now(), "
+            "PRIMARY KEY (game_id, principal, key))").format(*table))
+        self.insert_key_statement = SQL(
+            "INSERT INTO {}.{} (game_id, principal, key, fingerprint, receipt) VALUES (%s, %s, %s, %s, %s)"
+        ).format(*table)
+        self.select_key_statement = SQL(
+            "SELECT game_id, principal, key, fingerprint, receipt FROM {}.{} "
+            "WHERE game_id = %s AND principal = %s AND key = %s").format(*table)
+
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        if self.datastore.enable_db_functions and kwargs.get("command_key") is not None:
+            # The database-function path skips _insert_events: the key would be silently lost.
+            raise ProgrammingError("idempotency keys need POSTGRES_ENABLE_DB_FUNCTIONS off")
+        return super().insert_events(stored_events, **kwargs)
+
+    def _insert_events(self, curs: Any, stored_events: Sequence[StoredEvent], **kwargs: Any) -> None:
+        super()._insert_events(curs, stored_events, **kwargs)
+        row: KeyRow | None = kwargs.get("command_key")
+        if row is not None:
+            curs.execute(self.insert_key_statement, row.params, prepare=True)
+
+    def select_command_key(self, game_id: str, principal: str, key: str) -> KeyRow | None:
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(self.select_key_statement, (game_id, principal, key), prepare=True)
+            found = curs.fetchone()
+        return KeyRow(**found) if found else None
+
+
+class SQLiteKeyedRecorder(SQLiteApplicationRecorder):
+    """SQLite: the key table beside the events table, written in the same transaction."""
+
+    def construct_create_table_statements(self) -> list[str]:
+        return [*super().construct_create_table_statements(),
+                f"CREATE TABLE IF NOT EXISTS {KEYS_TABLE} (game_id TEXT NOT NULL, principal TEXT NOT NULL, "
+                "key TEXT NOT NULL, fingerprint TEXT NOT NULL, receipt TEXT NOT NULL, "
+                "recorded_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP, PRIMARY KEY (game_id, principal, key))"]
+
+    def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Any:
+        ids = super()._insert_events(c, stored_events, **kwargs)
+        row: KeyRow | None = kwargs.get("command_key")
+        if row is not None:
+            c.execute(f"INSERT INTO {KEYS_TABLE} (game_id, principal, key, fingerprint, receipt) "
+                      "VALUES (?, ?, ?, ?, ?)", row.params)
+        return ids
+
+    def select_command_key(self, game_id: str, principal: str, key: str) -> KeyRow | None:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT game_id, principal, key, fingerprint, receipt FROM {KEYS_TABLE} "
+                      "WHERE game_id = ? AND principal = ? AND key = ?", (game_id, principal, key))
+            found = c.fetchone()
+        return KeyRow(*(found[i] for i in range(5))) if found else None
+
+
+class POPOKeyedRecorder(POPOApplicationRecorder):
+    """In memory (tests, the demo): the same contract under the recorder's own lock."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._keys: dict[tuple[str, str, str], KeyRow] = {}
+
+    def _assert_uniqueness(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> None:
+        super()._assert_uniqueness(stored_events, **kwargs)
+        row: KeyRow | None = kwargs.get("command_key")
+        if row is not None and row.params[:3] in self._keys:
+            raise IntegrityError(f"command key already recorded: {row.key}")
+
+    def _update_table(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Any:
+        ids = super()._update_table(stored_events, **kwargs)
+        row: KeyRow | None = kwargs.get("command_key")
+        if row is not None:
+            self._keys[row.params[:3]] = row
+        return ids
+
+    def select_command_key(self, game_id: str, principal: str, key: str) -> KeyRow | None:
+        with self._database_lock:
+            return self._keys.get((game_id, principal, key))
+
+
+RECORDER_TOPICS = {
+    "eventsourcing.postgres": "projections.keys:PostgresKeyedRecorder",
+    "eventsourcing.sqlite": "projections.keys:SQLiteKeyedRecorder",
+}
