@@ -213,7 +213,8 @@ def test_migrate_creates_the_schema_on_empty_postgresql_and_is_idempotent(pg_sch
     first = emissary(env, "migrate")
     assert first.returncode == 0, first.stdout + first.stderr
     created = tables(pg_schema_url)
-    assert READ_MODELS | NEVER_REBUILT | {"alembic_version", "emissary_events", "emissary_snapshots"} <= created
+    assert READ_MODELS | NEVER_REBUILT | {"alembic_version", "emissary_events", "emissary_snapshots",
+                                         "emissary_command_keys"} <= created
     second = emissary(env, "migrate")
     assert second.returncode == 0, second.stdout + second.stderr
     assert tables(pg_schema_url) == created
@@ -345,8 +346,8 @@ def test_production_topology_migrated_first_passes_every_health_check(production
         assert created.status_code == 201, created.text
         gid, gm = created.json()["game_id"], {"Authorization": f"Bearer {created.json()['gm_token']}"}
         http.post(f"/games/{gid}/powers", headers=gm, json={"name": "A", "cls": "champion", "subclass": "dragon"})
-        http.post(f"/games/{gid}/advance", headers=gm)
-        assert http.post(f"/games/{gid}/advance", headers=gm).status_code == 200
+        assert http.post(f"/games/{gid}/advance", headers=gm, json={"expected_step": "setup"}).status_code == 200
+        assert http.post(f"/games/{gid}/advance", headers=gm, json={"expected_step": "tidings"}).status_code == 200
         deadline = time.time() + 60
         while http.get(f"/games/{gid}/view", headers=gm).json()["game"]["step"] != "resolution":
             assert time.time() < deadline, topo.logs()  # beat, worker and projector did their part
