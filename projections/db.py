@@ -92,7 +92,7 @@ class ReadModelDB:
         if settings.auto_migrate:  # else (production) `emissary migrate` ran before any process started
             from projections import migrations
 
-            migrations.upgrade(self)
+            migrations.ensure_current(self)
 
     def _sql(self, sql: str) -> str:
         return re.sub(r"\?", "%s", sql) if self.dialect == "postgres" else sql

@@ -18,7 +18,10 @@ SQLite), so that processes starting together migrate once and never see half a s
 
 from __future__ import annotations
 
+import ast
+import functools
 import logging
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +42,29 @@ def _config(connection: Any) -> Any:
     config.set_main_option("script_location", str(HERE))
     config.attributes["connection"] = connection
     return config
+
+
+@functools.cache
+def declared_heads() -> list[str]:
+    """The latest revisions, read from ``versions/`` without importing Alembic (which takes a few tenths
+    of a second): what every process that opens an up-to-date database checks, and all it checks."""
+    revisions, parents = set(), set()
+    for path in (HERE / "versions").glob("[!_]*.py"):
+        assignments = dict(re.findall(r"^(revision|down_revision) = (.+)$", path.read_text(), re.MULTILINE))
+        revisions.add(ast.literal_eval(assignments["revision"]))
+        down = ast.literal_eval(assignments["down_revision"])
+        parents.update(down if isinstance(down, tuple | list) else [down] if down else [])
+    return sorted(revisions - parents)
+
+
+def ensure_current(db: ReadModelDB) -> None:
+    """Development and tests: migrate the database this process opens, unless it is already current."""
+    try:
+        current_rows = db.query("SELECT version_num FROM alembic_version")
+    except Exception:  # noqa: BLE001 - no version table yet (each driver raises its own error)
+        current_rows = []
+    if sorted(r[0] for r in current_rows) != declared_heads():
+        upgrade(db)
 
 
 def upgrade(db: ReadModelDB) -> list[str]:

@@ -265,6 +265,7 @@ def test_development_creates_and_migrates_sqlite_by_itself(tmp_path):
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert READ_MODELS | NEVER_REBUILT <= names
     assert [r[0] for r in conn.execute("SELECT version_num FROM alembic_version")] == migrations.heads()
+    assert migrations.declared_heads() == migrations.heads()  # the quick check agrees with Alembic
     conn.close()
     again = emissary({"EMISSARY_DATA_DIR": str(tmp_path)}, "migrate")  # and migrate on SQLite is a no-op
     assert again.returncode == 0, again.stdout + again.stderr
