@@ -143,6 +143,11 @@ def test_scaling_the_api_collides_on_no_host_port():
     assert re.search(r"request_body[^{]*\{\s*max_size \d+MB", caddyfile)  # a body limit
     assert "./Caddyfile:/etc/caddy/Caddyfile:ro" in SERVICES["proxy"]["volumes"]
     assert "EMISSARY_PUBLIC_URL" in SERVICES["proxy"]["environment"]
+    # Behind the proxy, the API takes the client's address from X-Forwarded-For (which Caddy sets, ignoring
+    # what a client sent): else every client would share the proxy's address, and its rate limits.
+    assert SERVICES["api"]["environment"]["FORWARDED_ALLOW_IPS"] == "*"
+    assert SERVICES["api"]["environment"]["EMISSARY_ENV"] == "production"  # the shared environment is kept
+    assert "trusted_proxies" not in caddyfile
 
 
 def test_the_migration_gates_every_other_service():
@@ -431,8 +436,13 @@ def test_the_proxy_forwards_to_the_api_and_limits_bodies(caddy, tmp_path):
             # never seen by the API, which stays up for the next request.
             assert http.post("/games", json={"name": big}).status_code in (413, 502)
             assert http.post("/games", json={"name": "small again"}).status_code == 201
-            inbound = http.post("/inbound/email", content=big, headers={"content-type": "text/plain"})
-            assert inbound.status_code not in (413, 502), inbound.text  # 10 MB for mail: the API answers
+            # 10 MB for mail intake and /verify: the API reads these 2 MB bodies and answers them itself.
+            mail = {"to": "nobody@emissary.local", "from": "a@b.c", "message_id": "<m1@b.c>", "text": big}
+            inbound = http.post("/inbound/email", json=mail)
+            assert inbound.status_code == 404 and inbound.json()["field"] == "to", inbound.text
+            verify = http.post("/verify", content=b"{}\n" * 700_000, headers={"content-type": "application/x-ndjson"})
+            assert verify.status_code < 500 and verify.status_code != 413 and verify.headers["content-type"].startswith(
+                "application/json"), verify.text[:300]
     finally:
         topo.stop_all()
         os.killpg(proxy.pid, 15)
