@@ -3,12 +3,12 @@ process opens the database first).
 
 Three kinds of tables, three treatments:
 
-- the event store's tables: created by the event store library (``CREATE_TABLE``), which production
-  turns off everywhere except here;
+- the event store's tables (with the idempotency keys beside the events, ``projections/keys.py``):
+  created by the event store library (``CREATE_TABLE``), which production turns off everywhere but here;
 - the read models (``rm_*``, in ``projections/db.py``): created if missing; they are never migrated,
   only rebuilt from the events (``emissary projections rebuild``) when their shape changes;
 - the tables that are never rebuilt, because they record what happened outside the event store (the
-  mail ledger, claims on due windows, reminders sent): Alembic revisions in ``versions/``.
+  mail ledger, claims on due windows, reminders sent, web sessions): Alembic revisions in ``versions/``.
 
 To add or change one of the latter, add ``versions/NNNN_what.py`` whose ``down_revision`` is the latest
 revision. Revisions written in parallel on two branches are fine: ``upgrade`` applies every head.
