@@ -13,12 +13,14 @@ from datetime import timedelta
 from pathlib import Path
 
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api import web
 from api.ratelimit import RateLimitMiddleware, RateLimits
 from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
 from api.routes import actions, games, history, mail, windows
 from api.web import routes as web_routes
+from domain import limits
 from domain.errors import DomainError
 from projections.service import Games
 from projections.sessions import SessionStore
@@ -73,16 +75,27 @@ def create_app(settings: Settings | None = None, games_service: Games | None = N
 
     @app.exception_handler(RequestValidationError)
     def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = exc.errors()
-        first = errors[0] if errors else {}
-        where = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path", "header")]
-        field = ".".join(where) or None
+        errors = [{"field": _field(e), "message": _message(e)} for e in exc.errors()]
+        first = errors[0] if errors else {"field": "body", "message": "invalid"}
         return JSONResponse(status_code=422, content={
-            "error": "ValidationError", "rule": None, "field": field,
-            "message": f"{field or 'request'}: {first.get('msg', 'invalid')}",
-            "errors": [{"field": ".".join(str(p) for p in e.get("loc", ())[1:]), "message": e.get("msg")}
-                       for e in errors],
+            "error": "ValidationError", "rule": None, "field": first["field"],
+            "message": f"{first['field']}: {first['message']}", "errors": errors,
         })
+
+    @app.exception_handler(StarletteHTTPException)
+    def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # FastAPI's own refusals (a body it cannot parse, a route or method that does not exist), in our shape.
+        field = "body" if exc.status_code == 400 else None
+        return JSONResponse(status_code=exc.status_code, headers=getattr(exc, "headers", None), content={
+            "error": "HTTPError", "rule": None, "field": field, "message": str(exc.detail)})
+
+    @app.exception_handler(Exception)
+    def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+        # A bug: say so in JSON and close the connection, so no client reuses a connection the server drops.
+        log.error("unexpected error method=%s path=%s", request.method, request.url.path, exc_info=exc)
+        return JSONResponse(status_code=500, headers={"Connection": "close"}, content={
+            "error": "InternalError", "rule": None, "field": None,
+            "message": "something went wrong on our side; nothing you sent was wrong, and it was logged"})
 
     @app.get("/health", tags=["ops"])
     def health() -> dict:
@@ -101,6 +114,20 @@ def create_app(settings: Settings | None = None, games_service: Games | None = N
     app.mount("/static", StaticFiles(directory=str(Path(web.__file__).parent / "static")), name="static")
     app.include_router(web_routes.router)
     return app
+
+
+def _field(error: dict) -> str:
+    """The dotted name of the field a validation error is about (``body`` for the body as a whole)."""
+    if error.get("type") == "json_invalid":
+        return "body"
+    where = [p for p in error.get("loc", ()) if p not in ("body", "query", "path", "header")]
+    return limits.field_name(where) or (str(error["loc"][0]) if error.get("loc") else "body")
+
+
+def _message(error: dict) -> str:
+    if error.get("type") == "json_invalid":
+        return f"the body is not valid JSON ({error.get('ctx', {}).get('error', 'invalid')})"
+    return str(error.get("msg", "invalid"))
 
 
 def create_served_app() -> FastAPI:

@@ -74,14 +74,22 @@ def audit_cmd(args: argparse.Namespace) -> int:
 
 
 def verify_cmd(args: argparse.Namespace) -> int:
-    """Verify an export (JSON Lines of the events you were shown); exit 1 on any mismatch."""
+    """Verify an export (JSON Lines of the events you were shown); exit 1 on any mismatch, 2 if it is malformed."""
     import json
 
-    from domain.verify import verify_events
+    from domain.verify import InvalidExport, parse_export, verify_events
 
-    with open(args.export, encoding="utf-8") as fh:
-        events = [json.loads(line) for line in fh if line.strip()]
-    report = verify_events(events)
+    with open(args.export, "rb") as fh:
+        raw = fh.read()
+    try:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise InvalidExport(f"the export is not UTF-8 text (byte {err.start})", line=None, field="body") from None
+        report = verify_events(parse_export(text))
+    except InvalidExport as err:
+        print(json.dumps(err.as_dict(), indent=2))
+        return 2
     print(json.dumps(report.as_dict(), indent=2))
     return 0 if report.ok else 1
 
@@ -227,7 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_audit.add_argument("--type")
     p_audit.add_argument("--actor")
     p_audit.set_defaults(func=audit_cmd)
-    p_verify = sub.add_parser("verify", help="recompute every roll and sealed difficulty in an export")
+    p_verify = sub.add_parser("verify", help="recompute every roll, sealed difficulty and digest in an export")
     p_verify.add_argument("export", help="a JSON Lines export (GET /games/{id}/export)")
     p_verify.set_defaults(func=verify_cmd)
     p_projector = sub.add_parser("projector", help="run the projection runner under its watchdog")

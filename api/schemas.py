@@ -1,15 +1,45 @@
-"""Request and response schemas (``*Request`` / ``*Public``). Unknown fields are refused by name."""
+"""Request and response schemas (``*Request`` / ``*Public``). Unknown fields are refused by name.
+
+Every text field is bounded by the limits in ``domain/limits.py`` (the commands enforce the same
+limits for every other channel), every number by a sanity bound (the rules set the real ranges and
+name the rule), and NaN or Infinity are never numbers.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from domain import limits
+from domain.errors import DomainError
+from domain.powers.options import PowersOptions
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+def _email(value: str) -> str:
+    try:
+        return limits.check_email(value)
+    except DomainError as err:
+        raise ValueError(err.message) from None
+
+
+def _sane_time(value: datetime) -> datetime:
+    # Far enough for any deadline, near enough that converting between zones cannot overflow.
+    if not 2000 <= value.year <= 9000:
+        raise ValueError("a deadline is between the years 2000 and 9000")
+    return value
+
+
+Id = Annotated[str, Field(max_length=limits.IDENTIFIER)]
+Number = Annotated[int, Field(ge=-limits.NUMBER, le=limits.NUMBER)]
+Version = Annotated[int, Field(ge=1, le=limits.NUMBER * 1000)]
+Email = Annotated[str, Field(max_length=limits.EMAIL), AfterValidator(_email)]
+Moment = Annotated[datetime, AfterValidator(_sane_time)]
 
 
 class ReceiptPublic(BaseModel):
@@ -24,11 +54,12 @@ class ReceiptPublic(BaseModel):
 
 
 class CreateGameRequest(Strict):
-    name: str = Field(min_length=1, max_length=120)
-    gm_name: str = Field(default="GM", max_length=120)
-    timezone: str = Field(default="UTC", description="IANA time zone of the game")
-    months_per_season: int = Field(default=2, description="2 or 3 (GM-28)")
-    options: dict[str, Any] = {}
+    name: str = Field(min_length=1, max_length=limits.GAME_NAME)
+    gm_name: str = Field(default="GM", max_length=limits.GM_NAME)
+    timezone: str = Field(default="UTC", max_length=limits.TIMEZONE, description="IANA time zone of the game")
+    months_per_season: Number = Field(default=2, description="2 or 3 (GM-28)")
+    options: PowersOptions = Field(default_factory=PowersOptions,
+                                   description="Unknown, ill-typed or out-of-range options are refused")
 
 
 class GameCreatedPublic(BaseModel):
@@ -38,10 +69,13 @@ class GameCreatedPublic(BaseModel):
 
 
 class AddPowerRequest(Strict):
-    name: str = Field(min_length=1, max_length=80)
+    name: str = Field(min_length=1, max_length=limits.POWER_NAME)
     cls: Literal["city", "conspiracy", "champion"] = Field(description="P-ACT-1 class")
-    subclass: str = Field(description="sovereign|celestial|overlord|circle|cult|cause|wizard|dragon|paragon|adversary")
-    options: dict[str, Any] = {}
+    subclass: Id = Field(description="sovereign|celestial|overlord|circle|cult|cause|wizard|dragon|paragon|adversary")
+    options: dict[Id, Any] = Field(default={}, max_length=limits.ITEMS,
+                                   description="Perks (personal_touch, incorruptible, subtle_titan, "
+                                               "subtle_titan_upgraded, leading_army); an adversary's "
+                                               "public_actions and private_actions")
 
 
 class PowerAddedPublic(BaseModel):
@@ -52,61 +86,73 @@ class PowerAddedPublic(BaseModel):
 
 
 class GrantAssetRequest(Strict):
-    name: str = Field(min_length=1, max_length=80)
-    cls: str
-    rank: int
-    asset_id: str | None = Field(default=None, description="Reuse an existing id to share the asset (agents, industries)")
+    name: str = Field(min_length=1, max_length=limits.ASSET_NAME)
+    cls: Id
+    rank: Number
+    asset_id: Id | None = Field(default=None, description="Reuse an existing id to share the asset (agents, industries)")
     assured: bool = False
     critical: bool = False
     novel: bool = Field(default=False, description="Newly acquired: assured or critical on first use (P-DICE-9)")
 
 
 class PoolAssetRequest(Strict):
-    asset_id: str
+    asset_id: Id
     mode: Literal["normal", "assured", "critical", "both"] = "normal"
 
 
 class SubmitActionRequest(Strict):
-    power_id: str | None = Field(default=None, description="Defaults to your own power; the GM names an adversary")
-    title: str = Field(min_length=1, max_length=200)
-    description: str = Field(default="", max_length=5000)
-    skill: str | None = None
+    power_id: Id | None = Field(default=None, description="Defaults to your own power; the GM names an adversary")
+    title: str = Field(min_length=1, max_length=limits.TITLE)
+    description: str = Field(default="", max_length=limits.DESCRIPTION)
+    skill: Id | None = None
     slot: Literal["public", "private"] = "private"
-    location: str | None = None
-    targets: list[str] = []
+    location: str | None = Field(default=None, max_length=limits.LOCATION)
+    targets: list[Id] = Field(default=[], max_length=limits.ITEMS)
     resistible: bool = False
-    difficulty: int | None = Field(default=None, description="A listed difficulty of a prespecified action")
-    assets: list[PoolAssetRequest] = []
-    extra_actions: int = Field(default=0, description="Actions spent as a rank-1 assured asset (P-ASSET-2), 0 or 1")
-    convert: int | None = Field(default=None, description="How many 3s and 4s to convert now; omit to choose later")
+    difficulty: Number | None = Field(default=None, description="A listed difficulty of a prespecified action")
+    assets: list[PoolAssetRequest] = Field(default=[], max_length=limits.ITEMS)
+    extra_actions: Number = Field(default=0, description="Actions spent as a rank-1 assured asset (P-ASSET-2), 0 or 1")
+    convert: Number | None = Field(default=None, description="How many 3s and 4s to convert now; omit to choose later")
     roll: bool = Field(default=True, description="False: propose only, so the GM can set the difficulty first")
+    dungeon: bool = Field(default=False, description="A challenge inside a dungeon: Delve joins up to one other "
+                                                     "skill (P-ASSET-4, P-EX-8)")
 
 
 class RollRequest(Strict):
-    assets: list[PoolAssetRequest] = []
-    extra_actions: int = 0
-    convert: int | None = None
+    assets: list[PoolAssetRequest] = Field(default=[], max_length=limits.ITEMS)
+    extra_actions: Number = 0
+    convert: Number | None = None
 
 
 class ConvertRequest(Strict):
-    convert: int | None = None
-    dice: list[int] | None = Field(default=None, description="Exact die indices to convert instead of a count")
+    convert: Number | None = None
+    dice: list[Number] | None = Field(max_length=limits.ITEMS, default=None, description="Exact die indices to convert instead of a count")
 
 
 class DifficultyRequest(Strict):
-    value: int
+    value: Number
     sealed: bool = Field(default=False, description="Record secretly, committed by hash before the roll (GM-2)")
-    tiers: dict[str, str] = {}
+    tiers: dict[Annotated[str, Field(max_length=8)], Annotated[str, Field(max_length=limits.TIER_TEXT)]] = Field(
+        default={}, max_length=limits.ITEMS, description="Successes -> what that tier achieves")
 
 
 class RulingRequest(Strict):
     resistible: bool
-    resisters: list[str] = []
+    resisters: list[Id] = Field(default=[], max_length=limits.ITEMS)
+
+
+class EffectRequest(Strict):
+    kind: Literal["lose_actions", "status", "disclose", "note"]
+    count: Number | None = Field(default=None, description="lose_actions: 1 to 5 (P-ACT-2)")
+    name: str | None = Field(default=None, max_length=limits.ASSET_NAME, description="status: its name")
+    stacks: Number | None = Field(default=None, description="status: its stacks, one ticks off at each Cleanup")
+    to: Id | None = Field(default=None, description="disclose: the power it is disclosed to")
+    text: str | None = Field(default=None, max_length=limits.GRANT_TEXT, description="disclose: what")
 
 
 class ConsequenceRequest(Strict):
-    text: str = Field(min_length=1, max_length=2000)
-    effects: list[dict[str, Any]] = []
+    text: str = Field(min_length=1, max_length=limits.CONSEQUENCE_TEXT)
+    effects: list[EffectRequest] = Field(default=[], max_length=limits.ITEMS)
 
 
 Step = Literal["setup", "tidings", "planning", "resolution", "resistance", "battle", "cleanup"]
@@ -123,7 +169,7 @@ class CloseWindowRequest(Strict):
 
 
 class ResolveRequest(Strict):
-    announcement: str = Field(default="", max_length=20000)
+    announcement: str = Field(default="", max_length=limits.ANNOUNCEMENT)
     expected_step: Step = Field(description=EXPECTED_STEP)
 
 
@@ -135,18 +181,18 @@ class TokenReplacedPublic(BaseModel):
 
 
 class ReactionRequest(Strict):
-    power_id: str | None = None
-    action_id: str
-    assets: list[PoolAssetRequest] = []
-    convert: int | None = 0
+    power_id: Id | None = None
+    action_id: Id
+    assets: list[PoolAssetRequest] = Field(default=[], max_length=limits.ITEMS)
+    convert: Number | None = 0
 
 
 class WaiveRequest(Strict):
-    power_id: str | None = None
+    power_id: Id | None = None
 
 
 class SeasonLengthRequest(Strict):
-    months: int
+    months: Number
 
 
 class ErrorPublic(BaseModel):
@@ -157,49 +203,49 @@ class ErrorPublic(BaseModel):
 
 
 class RollbackRequest(Strict):
-    reason: str = Field(min_length=1, max_length=2000)
-    phase: str | None = Field(default=None, description="Phase to return to, such as s1m2-planning")
-    version: int | None = None
+    reason: str = Field(min_length=1, max_length=limits.REASON)
+    phase: Id | None = Field(default=None, description="Phase to return to, such as s1m2-planning")
+    version: Version | None = None
 
 
 class ForkRequest(Strict):
-    name: str = Field(min_length=1, max_length=120)
-    reason: str = Field(default="", max_length=2000)
-    phase: str | None = None
-    version: int | None = None
+    name: str = Field(min_length=1, max_length=limits.GAME_NAME)
+    reason: str = Field(default="", max_length=limits.REASON)
+    phase: Id | None = None
+    version: Version | None = None
 
 
 class ShareSecretRequest(Strict):
-    power_id: str | None = None
-    to: str
+    power_id: Id | None = None
+    to: Id
 
 
 class GrantRequest(Strict):
-    to: str
-    text: str = Field(min_length=1, max_length=5000)
+    to: Id
+    text: str = Field(min_length=1, max_length=limits.GRANT_TEXT)
     source: Literal["seeking", "ruling", "consequence"] = "ruling"
-    about: str | None = None
+    about: Id | None = None
 
 
 class InfluenceRequest(Strict):
-    power_id: str
-    hex: str
-    amount: int
+    power_id: Id
+    hex: Id
+    amount: Number
 
 
 class TimezoneRequest(Strict):
-    power_id: str | None = None
-    timezone: str
+    power_id: Id | None = None
+    timezone: str = Field(max_length=limits.TIMEZONE)
 
 
 class DeadlineRequest(Strict):
-    closes_at: datetime = Field(description="ISO 8601; without an offset it is read in the game's time zone")
+    closes_at: Moment = Field(description="ISO 8601; without an offset it is read in the game's time zone")
 
 
 class ExtensionRequest(Strict):
-    power_id: str | None = None
+    power_id: Id | None = None
     hours: float = Field(gt=0, le=72)
-    reason: str = Field(default="", max_length=2000)
+    reason: str = Field(default="", max_length=limits.REASON)
 
 
 class GrantExtensionRequest(Strict):
@@ -207,8 +253,14 @@ class GrantExtensionRequest(Strict):
 
 
 class RefuseExtensionRequest(Strict):
-    reason: str = Field(default="", max_length=2000)
+    reason: str = Field(default="", max_length=limits.REASON)
 
 
 class ReadyRequest(Strict):
-    power_id: str | None = None
+    power_id: Id | None = None
+
+
+class ContactRequest(Strict):
+    power_id: Id | None = None
+    email: Email | None = Field(description="A valid address of at most 254 characters, or null for none")
+    mode: Literal["immediate", "digest", "off"] = "immediate"

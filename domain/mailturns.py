@@ -20,18 +20,20 @@ from inscriptis.css_profiles import CSS_PROFILES
 from inscriptis.model.config import ParserConfig
 from lxml.etree import ParserError
 
+from domain import limits
+
 GRAMMAR = "MAIL-1"
 ACTION_KEYS = {"slot", "skill", "targets", "target", "resistible", "difficulty", "assets", "extra action", "convert",
                "propose", "description", "collaborators", "location"}
 VERBS = {"action", "roll", "convert", "discard", "accept", "resist", "waive", "extension", "ready", "timezone", "advance",
          "resolve", "difficulty", "grant", "refuse", "close"}
-# The API's caps (api/schemas.py: SubmitActionRequest, ResolveRequest, ExtensionRequest,
-# RefuseExtensionRequest); a mailed field obeys the same limit as the same field sent to the API.
-MAX_TITLE = 200
-MAX_DESCRIPTION = 5000
-MAX_ANNOUNCEMENT = 20000
-MAX_REASON = 2000
-MAX_NAME = 200  # skill, location, an asset, power or action reference
+# The limits of domain/limits.py, as the API and the commands apply them: a mailed field obeys the
+# same limit as the same field sent any other way.
+MAX_TITLE = limits.TITLE
+MAX_DESCRIPTION = limits.DESCRIPTION
+MAX_ANNOUNCEMENT = limits.ANNOUNCEMENT
+MAX_REASON = limits.REASON
+MAX_NAME = limits.LOCATION  # skill, location, an asset, power or action reference
 LIMITS = {"title": MAX_TITLE, "description": MAX_DESCRIPTION, "announcement": MAX_ANNOUNCEMENT,
           "reason": MAX_REASON, "skill": MAX_NAME, "location": MAX_NAME}
 

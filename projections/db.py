@@ -19,6 +19,17 @@ from typing import Any
 
 from projections.settings import Settings
 
+
+def conninfo(settings: Settings) -> str:
+    """The libpq connection string for the configured PostgreSQL, quoted by psycopg (a password may
+    hold spaces, quotes or backslashes)."""
+    from psycopg.conninfo import make_conninfo
+
+    env = settings.eventsourcing_env()
+    return make_conninfo(host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"], dbname=env["POSTGRES_DBNAME"],
+                         user=env["POSTGRES_USER"], password=env.get("POSTGRES_PASSWORD") or None)
+
+
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS rm_tracking (name TEXT PRIMARY KEY, position BIGINT NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS rm_audit (
@@ -35,6 +46,9 @@ SCHEMA = [
     """CREATE TABLE IF NOT EXISTS rm_windows (
         game_id TEXT NOT NULL, window_id TEXT NOT NULL, kind TEXT NOT NULL, opened_at TEXT NOT NULL,
         closes_at TEXT NOT NULL, closed INTEGER NOT NULL, reason TEXT, PRIMARY KEY (game_id, window_id))""",
+    """CREATE TABLE IF NOT EXISTS rm_reminders (
+        game_id TEXT NOT NULL, window_id TEXT NOT NULL, hours_before REAL NOT NULL, remind_at TEXT NOT NULL,
+        closes_at TEXT NOT NULL, PRIMARY KEY (game_id, window_id, hours_before))""",
     """CREATE TABLE IF NOT EXISTS rm_boards (
         game_id TEXT NOT NULL, viewer TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL,
         PRIMARY KEY (game_id, viewer))""",
@@ -47,8 +61,9 @@ SCHEMA = [
         PRIMARY KEY (game_id, version, recipient))""",
     """CREATE INDEX IF NOT EXISTS rm_phases_by_name ON rm_phases (game_id, phase, version)""",
     """CREATE INDEX IF NOT EXISTS rm_windows_due ON rm_windows (closed, closes_at)""",
+    """CREATE INDEX IF NOT EXISTS rm_reminders_due ON rm_reminders (remind_at)""",
 ]
-TABLES = ["rm_audit", "rm_feed", "rm_phases", "rm_windows", "rm_boards", "rm_games", "rm_outbox", "rm_tracking"]
+TABLES = ["rm_audit", "rm_feed", "rm_phases", "rm_windows", "rm_reminders", "rm_boards", "rm_games", "rm_outbox", "rm_tracking"]
 
 
 def utc_key(moment: datetime | str) -> str:
@@ -65,19 +80,17 @@ class ReadModelDB:
         self.dialect = "postgres" if settings.is_postgres else "sqlite"
         self._lock = threading.RLock()
         if self.dialect == "postgres":
+            from psycopg import sql
             from psycopg_pool import ConnectionPool
 
-            env = settings.eventsourcing_env()
-            schema = env.get("POSTGRES_SCHEMA", "public")
-            conninfo = (f"host={env['POSTGRES_HOST']} port={env['POSTGRES_PORT']} dbname={env['POSTGRES_DBNAME']} "
-                        f"user={env['POSTGRES_USER']}" + (f" password={env['POSTGRES_PASSWORD']}"
-                                                          if env.get("POSTGRES_PASSWORD") else ""))
+            schema = settings.eventsourcing_env().get("POSTGRES_SCHEMA", "public")
 
             def configure(conn: Any) -> None:
-                conn.execute(f'SET search_path TO "{schema}"')
+                conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
                 conn.commit()
 
-            self.pool = ConnectionPool(conninfo, min_size=1, max_size=4, configure=configure, open=True)
+            self.pool = ConnectionPool(conninfo(settings), min_size=1, max_size=settings.readmodel_pool_size,
+                                       configure=configure, open=True)
         else:
             env = settings.eventsourcing_env()
             if env.get("PERSISTENCE_MODULE") == "eventsourcing.popo":

@@ -229,13 +229,13 @@ class MailIntake:
                 difficulty=a.get("difficulty"), assets=[] if propose else self._assets(game, me, a.get("assets", [])),
                 extra_actions=1 if a.get("extra_action") else 0, convert=None if propose else a.get("convert", 0),
                 roll=not propose, collaborators=[self._power(game, c) for c in a.get("collaborators", [])],
-                actor=me)
+                actor=me, salt=games.entropy(16))
             positions.add(action_id, cmd.line)
             return self._action_lines(game, action_id)
         if cmd.verb == "roll":
             action_id = self._action(game, me, a["action"], positions)
             game.roll_action(action_id, now=now, roller=roller, assets=self._assets(game, me, a["assets"]),
-                             convert=a["convert"], actor=me)
+                             convert=a["convert"], actor=me, salt=games.entropy(16))
             return self._action_lines(game, action_id)
         if cmd.verb == "convert":
             action_id = self._action(game, me, a["action"], positions)

@@ -15,7 +15,7 @@ import orjson
 import logging
 import threading
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from domain import visibility as vis
@@ -247,6 +247,14 @@ class Projector:
             "VALUES (?,?,?,?,?,?,?)",
             [(gid, w.id, w.kind, w.opened_at, utc_key(w.final_closes_at), int(w.closed), w.reason)
              for w in s.windows.values()])
+        # Each game's own reminder offsets (the reminder_hours option), as instants the sweep selects in SQL.
+        cur.execute("DELETE FROM rm_reminders WHERE game_id = ?", (gid,))
+        cur.executemany(
+            "INSERT INTO rm_reminders (game_id, window_id, hours_before, remind_at, closes_at) VALUES (?,?,?,?,?) "
+            "ON CONFLICT DO NOTHING",
+            [(gid, w.id, float(h), utc_key(datetime.fromisoformat(w.closes_at) - timedelta(hours=float(h))),
+              utc_key(w.closes_at)) for w in s.windows.values() if not w.closed
+             for h in s.options.get("reminder_hours", [])])
         viewers = [GM, *sorted(s.powers)]
         cur.execute("DELETE FROM rm_boards WHERE game_id = ?", (gid,))
         cur.executemany("INSERT INTO rm_boards (game_id, viewer, version, body) VALUES (?,?,?,?)",
@@ -346,7 +354,8 @@ class Projector:
     def dump(self) -> dict[str, list[tuple]]:
         """Every row of every read model, sorted (for rebuild equivalence checks)."""
         keys = {"rm_audit": "game_id, version", "rm_feed": "game_id, token, version", "rm_phases": "game_id, version",
-                "rm_windows": "game_id, window_id", "rm_boards": "game_id, viewer", "rm_games": "game_id",
+                "rm_windows": "game_id, window_id", "rm_reminders": "game_id, window_id, hours_before",
+                "rm_boards": "game_id, viewer", "rm_games": "game_id",
                 "rm_outbox": "game_id, version, recipient"}
         return {t: self.db.query(f"SELECT * FROM {t} ORDER BY {k}") for t, k in keys.items()}
 

@@ -27,6 +27,7 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
 from eventsourcing.utils import Environment
 
+from domain import limits
 from domain import visibility as vis
 from domain.dice import Roller, SeededRoller
 from domain.errors import Conflict, DomainError, Forbidden, NotFound, RuleViolation, Unauthorized
@@ -385,7 +386,7 @@ class Games(Application):
         def command(game: Game) -> dict:
             self.require_power(game, principal, power_id)
             game.submit_action(power_id, action_id, now=self.clock(), roller=self._roller(game),
-                               actor=principal, **draft)
+                               actor=principal, salt=self.entropy(16), **draft)
             return self._action_result(game, action_id)
 
         return self._run(game_id, principal, command, key)
@@ -393,7 +394,7 @@ class Games(Application):
     def _action_result(self, game: Game, action_id: str) -> dict:
         a = game.action(action_id)
         t = game.tally(a)
-        out: dict[str, Any] = {"action_id": action_id, "status": a.status, "digest": a.digest}
+        out: dict[str, Any] = {"action_id": action_id, "status": a.status, "digest": a.digest, "salt": a.salt}
         if a.pool is not None:
             out.update({"roll_no": a.pool.roll_no, "faces": [d.face for d in a.pool.dice],
                         "dice": [{"face": d.face, "asset": d.asset, "converted": d.converted} for d in a.pool.dice],
@@ -412,7 +413,8 @@ class Games(Application):
                     **pool: Any) -> Receipt:
         def command(game: Game) -> dict:
             self._own_action(game, principal, action_id)
-            game.roll_action(action_id, now=self.clock(), roller=self._roller(game), actor=principal, **pool)
+            game.roll_action(action_id, now=self.clock(), roller=self._roller(game), actor=principal,
+                             salt=self.entropy(16), **pool)
             return self._action_result(game, action_id)
 
         return self._run(game_id, principal, command, key)
@@ -777,6 +779,7 @@ def _slug(name: str) -> str:
 def _check_timezone(name: str) -> None:
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+    limits.check_text(name, "timezone", limits.TIMEZONE, what="a time zone")
     try:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):

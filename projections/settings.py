@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from pydantic import field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -17,6 +17,11 @@ class Settings(BaseSettings):
     env: str = "development"
     data_dir: Path = Path("data")
     database_url: str = ""  # empty: SQLite file in data_dir; or postgresql://user:pass@host:port/db
+    # PostgreSQL connections per process: each process has one event-store pool (pool size kept open,
+    # up to max overflow more under load) and one read-model pool (one kept open, up to its size).
+    db_pool_size: int = Field(2, ge=1)
+    db_max_overflow: int = Field(3, ge=0)
+    readmodel_pool_size: int = Field(3, ge=1)
     host: str = "127.0.0.1"
     port: int = 8000
     snapshot_interval: int = 100
@@ -139,8 +144,8 @@ class Settings(BaseSettings):
                 "POSTGRES_PORT": str(url.port or 5432),
                 "POSTGRES_USER": unquote(url.username or "postgres"),
                 "POSTGRES_PASSWORD": unquote(url.password or ""),
-                "POSTGRES_POOL_SIZE": "10",
-                "POSTGRES_MAX_OVERFLOW": "20",
+                "POSTGRES_POOL_SIZE": str(self.db_pool_size),
+                "POSTGRES_MAX_OVERFLOW": str(self.db_max_overflow),
                 "POSTGRES_CONN_MAX_AGE": "600",
                 "POSTGRES_PRE_PING": "n",
                 "POSTGRES_LOCK_TIMEOUT": "5",

@@ -72,6 +72,7 @@ def serve(settings: Settings, workers: int = 1):
     import socket
     import subprocess
 
+    from tests import procs
     from tests.integration.topology import wait_healthy
 
     with socket.socket() as sock:
@@ -79,20 +80,20 @@ def serve(settings: Settings, workers: int = 1):
         port = sock.getsockname()[1]
     env = {**os.environ, "EMISSARY_DATA_DIR": str(settings.data_dir),
            "EMISSARY_DATABASE_URL": settings.database_url, "EMISSARY_PORT": str(port)}
-    proc = subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--no-access-log",
-                             "--workers", str(workers)], env=env,
-                            cwd=str(Path(__file__).resolve().parent.parent), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    # Its own process group (tests/procs.py): stopping it stops uvicorn's worker processes too.
+    proc = procs.start([sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--no-access-log",
+                        "--workers", str(workers)], env=env,
+                       cwd=str(Path(__file__).resolve().parent.parent), stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(base, 30, proc)
-    except RuntimeError:
-        proc.kill()
+    except BaseException:
+        procs.stop(proc)
         raise
 
     def stop() -> None:
-        proc.terminate()
-        proc.wait(10)
+        procs.stop(proc)
 
     return base, stop
 

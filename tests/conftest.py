@@ -8,6 +8,8 @@ from datetime import datetime, timezone
 
 import pytest
 
+from tests.procs import procs, stop_leftover_processes  # noqa: F401 - fixtures for every test
+
 PG_URL = os.environ.get("EMISSARY_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -21,6 +23,12 @@ def _pg_reachable() -> str | None:
         return None
     except Exception as exc:  # noqa: BLE001 - any failure means "not reachable"
         return str(exc)
+
+
+def pytest_configure(config) -> None:
+    from tests.procs import interrupt_on_sigterm
+
+    interrupt_on_sigterm()
 
 
 @pytest.fixture(scope="session")

@@ -66,18 +66,15 @@ def soon_due(db: ReadModelDB, now: datetime, lookahead_seconds: float, limit: in
     return [(g, w, c) for g, w, c in rows]
 
 
-def reminders_due(db: ReadModelDB, now: datetime, offsets: list[float], limit: int = 500) -> list[tuple[str, str]]:
-    """Open windows entering a reminder period (each window, deadline and offset once)."""
-    out: list[tuple[str, str]] = []
+def reminders_due(db: ReadModelDB, now: datetime, limit: int = 500) -> list[tuple[str, str]]:
+    """Open windows entering one of their game's reminder periods (each window, deadline and offset once)."""
     with db.transaction() as cur:
-        for hours in offsets:
-            edge = key(now + timedelta(hours=hours))
-            rows = cur.execute(
-                "SELECT w.game_id, w.window_id, w.closes_at FROM rm_windows w WHERE w.closed = 0 "
-                "AND w.closes_at > ? AND w.closes_at <= ? AND NOT EXISTS (SELECT 1 FROM wk_reminders r WHERE "
-                "r.game_id = w.game_id AND r.window_id = w.window_id AND r.closes_at = w.closes_at "
-                "AND r.hours_before = ?) LIMIT ?", (key(now), edge, float(hours), limit)).fetchall()
-            cur.executemany("INSERT INTO wk_reminders (game_id, window_id, closes_at, hours_before) VALUES (?,?,?,?) "
-                            "ON CONFLICT DO NOTHING", [(g, w, c, float(hours)) for g, w, c in rows])
-            out += [(g, w) for g, w, _ in rows]
-    return sorted(set(out))
+        rows = cur.execute(
+            "SELECT r.game_id, r.window_id, r.closes_at, r.hours_before FROM rm_reminders r JOIN rm_windows w "
+            "ON w.game_id = r.game_id AND w.window_id = r.window_id WHERE w.closed = 0 AND r.remind_at <= ? "
+            "AND r.closes_at > ? AND NOT EXISTS (SELECT 1 FROM wk_reminders k WHERE k.game_id = r.game_id "
+            "AND k.window_id = r.window_id AND k.closes_at = r.closes_at AND k.hours_before = r.hours_before) "
+            "ORDER BY r.remind_at LIMIT ?", (key(now), key(now), limit)).fetchall()
+        cur.executemany("INSERT INTO wk_reminders (game_id, window_id, closes_at, hours_before) VALUES (?,?,?,?) "
+                        "ON CONFLICT DO NOTHING", [(g, w, c, h) for g, w, c, h in rows])
+    return sorted({(g, w) for g, w, _, _ in rows})

@@ -67,6 +67,10 @@ class Watchdog:
         log.info("projection runner started pid=%s", self.child.pid)
 
     def run(self, stop_after: float | None = None) -> None:
+        def stop(signum: int, _frame: object) -> None:
+            raise SystemExit(128 + signum)  # so that ``finally`` stops the runner and closes the pools
+
+        signal.signal(signal.SIGTERM, stop)
         games = build_games(self.settings)
         projector = build_projector(games, self.settings)
         self.start_child()

@@ -28,7 +28,7 @@ def sweep() -> dict:
     soon = claims.soon_due(projector.db, now, settings.eta_lookahead_seconds)
     for game_id, window_id, closes_at in soon:
         close_window.apply_async((game_id, window_id), eta=datetime.fromisoformat(closes_at.replace("Z", "+00:00")))
-    reminders = claims.reminders_due(projector.db, now, _reminder_offsets())
+    reminders = claims.reminders_due(projector.db, now)
     for game_id, window_id in reminders:
         queue_reminders.delay(game_id, window_id)
     mails = dispatch_mail(now)
@@ -58,11 +58,6 @@ def queue_reminders(game_id: str, window_id: str) -> list[str]:
     if recipients:
         log.info("reminders queued game=%s window=%s to=%s", game_id, window_id, ",".join(recipients))
     return recipients
-
-
-def _reminder_offsets() -> list[float]:
-    # Every game may set its own offsets; the sweep looks as far ahead as the largest default.
-    return [24.0, 1.0]
 
 
 @celery_app.task(name="workers.deliver_mail", acks_late=True)

@@ -65,7 +65,8 @@ def set_ruling(game_id: str, action_id: str, body: RulingRequest, games: GamesDe
 def propose_consequence(game_id: str, action_id: str, body: ConsequenceRequest, games: GamesDep,
                         me: Principal, key: IdempotencyKey) -> dict:
     """GM: offer the form the consequences take (GM-3)."""
-    return games.propose_consequence(game_id, me, action_id, body.text, body.effects, key=key).as_dict()
+    effects = [e.model_dump(exclude_none=True) for e in body.effects]
+    return games.propose_consequence(game_id, me, action_id, body.text, effects, key=key).as_dict()
 
 
 @router.post("/actions/{action_id}/consequences/{consequence_id}/accept", response_model=ReceiptPublic)

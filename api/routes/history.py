@@ -9,12 +9,14 @@ from datetime import datetime
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo
 
-from fastapi import APIRouter, Body, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import PlainTextResponse, Response
 
 from api.deps import GamesDep, IdempotencyKey, Principal
 from api.schemas import ForkRequest, ReceiptPublic, RollbackRequest
-from domain.verify import verify_events
+from starlette.concurrency import run_in_threadpool
+
+from domain.verify import InvalidExport, parse_export, verify_events
 from projections.projector import Projector
 
 router = APIRouter(tags=["history"])
@@ -106,8 +108,15 @@ def fork(game_id: str, body: ForkRequest, games: GamesDep, me: Principal, key: I
     return {"game_id": new_id, "receipt": receipt.as_dict()}
 
 
-@router.post("/verify")
-def verify(export_lines: Annotated[str, Body(media_type="application/x-ndjson")]) -> dict:
-    """Check an export: recompute every roll and sealed difficulty it shows. Needs no account."""
-    events = [json.loads(line) for line in export_lines.splitlines() if line.strip()]
-    return verify_events(events).as_dict()
+@router.post("/verify", openapi_extra={"requestBody": {"required": True, "content": {
+    "application/x-ndjson": {"schema": {"type": "string"}}}}})
+async def verify(request: Request) -> dict:
+    """Check an export: recompute every roll, sealed difficulty and submission digest it shows, and look
+    for missing events; the report lists what it does not check. Needs no account. A line that is not an
+    event is refused (422) naming the line and field."""
+    body = await request.body()
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InvalidExport(f"the export is not UTF-8 text (byte {err.start})", line=None, field="body") from None
+    return await run_in_threadpool(lambda: verify_events(parse_export(text)).as_dict())

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import GamesDep, IdempotencyKey, Principal
-from api.schemas import ReceiptPublic
+from api.schemas import ContactRequest, ReceiptPublic
+from domain import limits
 from domain.errors import DomainError, Forbidden, NotFound
 from projections.mail import MAX_MAIL_BYTES, MailIntake
 from workers import mail
@@ -27,22 +28,15 @@ class TooLarge(DomainError):
 class InboundMailRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
     to: str = Field(max_length=320)
-    sender: str = Field(alias="from", max_length=998)
-    subject: str = Field(default="", max_length=998)
+    sender: str = Field(alias="from", max_length=limits.HEADER)
+    subject: str = Field(default="", max_length=limits.HEADER)
     text: str | None = Field(default=None, max_length=MAX_MAIL_BYTES)
     html: str | None = Field(default=None, max_length=MAX_MAIL_BYTES)
-    message_id: str = Field(min_length=1, max_length=998)
+    message_id: str = Field(min_length=1, max_length=limits.MESSAGE_ID)
 
 
 class BounceRequest(BaseModel):
-    message_id: str = Field(min_length=1, max_length=998)
-
-
-class ContactRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    power_id: str | None = None
-    email: str | None
-    mode: Literal["immediate", "digest", "off"] = "immediate"
+    message_id: str = Field(min_length=1, max_length=limits.MESSAGE_ID)
 
 
 def _is_loopback(host: str | None) -> bool:

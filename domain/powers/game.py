@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from copy import deepcopy
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
@@ -19,22 +18,15 @@ from eventsourcing.domain import Aggregate, event
 
 from domain import visibility as vis
 from domain.dice import Roller, commitment, seal_difficulty
+from domain import limits
 from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.powers import rules
+from domain.powers.options import DEFAULT_OPTIONS, validate_game_options, validate_power_options
 from domain.powers.state import (
     ActionState, Asset, Consequence, Die, GameState, Pool, PoolAsset, PowerState, Reaction, Window,
 )
 
-DEFAULT_OPTIONS: dict[str, Any] = {
-    "planning_hours": 72,
-    "resistance_hours": 24,
-    "reminder_hours": [24, 1],
-    "extension_cap_hours_per_window": 24,  # per power, per window (GM-8)
-    "extension_cap_hours_per_season": 48,  # per power, per season
-    "critical_mode": "rolled",   # P-AMB-5
-    "multi_resist_mode": "sum",  # P-AMB-7
-}
 CONSEQUENCE_KINDS = ("lose_actions", "status", "disclose", "note")
 
 
@@ -103,14 +95,13 @@ class Game(Aggregate):
     def start(cls, name: str, gm_name: str, timezone: str = "UTC", months_per_season: int = 2,
               options: dict | None = None) -> Game:
         """Create a game of Powers (GM-28: 2 or 3 months a season, default 2)."""
-        if not name.strip():
-            raise RuleViolation("a game needs a name", field="name")
+        limits.check_text(name, "name", limits.GAME_NAME, required=True, what="a game's name")
+        limits.check_text(gm_name, "gm_name", limits.GM_NAME, what="the GM's name")
+        limits.check_text(timezone, "timezone", limits.TIMEZONE, what="a time zone")
         _check_months(months_per_season)
-        unknown = set(options or {}) - set(DEFAULT_OPTIONS) - {"notify_resister_at"}
-        if unknown:
-            raise RuleViolation(f"unknown game option(s): {', '.join(sorted(unknown))}", field="options")
+        options = validate_game_options(options)
         return cls(name=name.strip(), gm_name=gm_name, timezone=timezone, ruleset="powers",
-                   rules_version=rules.RULES_VERSION, options=dict(options or {}),
+                   rules_version=rules.RULES_VERSION, options=options,
                    months_per_season=months_per_season, actor=GM, audience=[vis.PUBLIC])
 
     # ------------------------------------------------------------------ queries
@@ -207,11 +198,12 @@ class Game(Aggregate):
 
     def add_power(self, power_id: str, name: str, cls: str, subclass: str, options: dict | None = None) -> None:
         """Add a power of any class and subclass, with its monthly quota (P-ACT-1)."""
-        options = dict(options or {})
-        if not name.strip():
-            raise RuleViolation("a power needs a name", field="name")
+        limits.check_text(name, "name", limits.POWER_NAME, required=True, what="a power's name")
+        limits.check_text(power_id, "power_id", limits.IDENTIFIER)
         if any(p.name.lower() == name.strip().lower() for p in self.state.powers.values()):
             raise RuleViolation(f"there is already a power named {name.strip()!r}", field="name")
+        rules.validate_power(cls, subclass, {})
+        options = validate_power_options(subclass, options)
         rules.validate_power(cls, subclass, options)
         q = rules.quota(subclass, options)
         self._power_added(power_id=power_id, name=name.strip(), cls=cls, subclass=subclass, options=options,
@@ -229,6 +221,8 @@ class Game(Aggregate):
                     assured: bool = False, critical: bool = False, novel: bool = False) -> None:
         """Give a power an asset; granting an existing asset id to another power shares it (P-ASSET-5, 6)."""
         self.power(power_id)
+        limits.check_text(name, "name", limits.ASSET_NAME, required=True, what="an asset's name")
+        limits.check_text(asset_id, "asset_id", limits.IDENTIFIER)
         if cls not in rules.ASSET_CLASSES:
             raise RuleViolation(
                 f"an asset's class is one of {', '.join(rules.ASSET_CLASSES)}; {cls!r} is not",
@@ -408,17 +402,21 @@ class Game(Aggregate):
                       location: str | None = None, targets: list[str] | None = None, resistible: bool = False,
                       difficulty: int | None = None, assets: list[dict] | None = None, extra_actions: int = 0,
                       convert: int | None = None, roll: bool = True, collaborators: list[str] | None = None,
-                      dungeon: bool = False, actor: str | None = None) -> None:
+                      dungeon: bool = False, actor: str | None = None, salt: str | None = None) -> None:
         """Submit an action for this month (P-ACT-1); the server rolls its pool now (P-DICE-1..8).
 
         With ``roll=False`` the action is only proposed, so the GM can set its difficulty
         (openly or sealed) before the roll (GM-1, GM-2); roll it later with ``roll_action``.
         ``dungeon``: a challenge inside a dungeon, where Delve joins up to one other skill (P-ASSET-4).
+        ``salt`` is fresh entropy from the caller for the submission's digest (see ``roll_action``).
         """
         self._check_planning(now, power_id)
         ps = self.power(power_id)
-        if not title.strip():
-            raise RuleViolation("an action needs a title", field="title")
+        limits.check_text(title, "title", limits.TITLE, required=True, what="an action's title")
+        limits.check_text(description, "description", limits.DESCRIPTION, what="a description")
+        limits.check_optional_text(location, "location", limits.LOCATION, what="a location")
+        _check_items(targets, "targets")
+        _check_items(collaborators, "collaborators")
         if skill is not None and skill not in rules.SKILLS:
             raise RuleViolation(f"a skill is one of {', '.join(rules.SKILLS)}; {skill!r} is not",
                                 rule="P-ASSET-3", field="skill")
@@ -451,7 +449,7 @@ class Game(Aggregate):
         )
         if roll:
             self.roll_action(action_id, now=now, roller=roller, assets=assets or [], extra_actions=extra,
-                             convert=convert, actor=actor)
+                             convert=convert, actor=actor, salt=salt)
 
     @event("ActionSubmitted")
     def _action_submitted(self, action_id: str, power_id: str, index: int, title: str, description: str,
@@ -466,8 +464,14 @@ class Game(Aggregate):
         self.state.powers[power_id].commands += 1
 
     def roll_action(self, action_id: str, *, now: datetime, roller: Roller, assets: list[dict],
-                    extra_actions: int = 0, convert: int | None = None, actor: str | None = None) -> None:
-        """Roll a submitted action's pool on the server (P-DICE-2); conversions may be locked now or later."""
+                    extra_actions: int = 0, convert: int | None = None, actor: str | None = None,
+                    salt: str | None = None) -> None:
+        """Roll a submitted action's pool on the server (P-DICE-2); conversions may be locked now or later.
+
+        ``salt`` is fresh entropy from the caller (the service passes 16 random bytes): it goes into
+        the submission's digest, which Resolution publishes to the table, and is disclosed only to
+        those who see the submission, so nobody else can recover the dice by trying every roll (P.4).
+        """
         a = self.action(action_id)
         self._check_planning(now, a.power)
         if a.pool is not None:
@@ -483,6 +487,8 @@ class Game(Aggregate):
                                      used_pub, used_priv, a.slot, extra)
         pool = self._build_pool(a.power, assets, skill_tag=a.skill, extra_actions=extra, roller=roller,
                                 is_reaction=False, dungeon=a.dungeon)
+        if salt is not None:
+            pool["salt"] = salt  # told only to the submission's audience, with its dice
         self._dice_rolled(action_id=action_id, extra_actions=extra, pool=pool, actor=actor or a.power,
                           audience=self._audience(a))
         if convert is not None:
@@ -563,6 +569,7 @@ class Game(Aggregate):
     def _dice_rolled(self, action_id: str, extra_actions: int, pool: dict, actor: str, audience: list) -> None:
         a = self.state.actions[action_id]
         a.pool = _pool_from(pool)
+        a.salt = pool.get("salt")
         a.extra_actions = extra_actions
         a.status = "rolled"
         self.state.next_roll = pool["roll_no"] + 1
@@ -693,6 +700,9 @@ class Game(Aggregate):
                 "this action's difficulty was sealed before its roll: it is opened at Resolution and can never "
                 "be replaced", rule="GM-2", field="value",
             )
+        _check_items(list(tiers or {}), "tiers")
+        for text in (tiers or {}).values():
+            limits.check_text(text, "tiers", limits.TIER_TEXT, what="a tier's text")
         tiers = {str(k): str(v) for k, v in (tiers or {}).items()}
         for k in tiers:
             if not k.isdigit():
@@ -737,6 +747,7 @@ class Game(Aggregate):
         a = self.action(action_id)
         if self.state.resolved:
             raise RuleViolation("this month is already resolved", rule="GM-6")
+        _check_items(resisters, "resisters")
         for p in resisters:
             self.power(p)
         self._ruling_issued(action_id=action_id, resistible=resistible, targets=sorted(set(resisters)), actor=GM,
@@ -754,27 +765,38 @@ class Game(Aggregate):
             raise RuleViolation("consequences are offered once the conversions are locked", rule="GM-3")
         if a.discarded or self.state.resolved:
             raise RuleViolation("this action can no longer take consequences", rule="GM-3")
+        limits.check_text(consequence_id, "consequence_id", limits.IDENTIFIER)
+        limits.check_text(text, "text", limits.CONSEQUENCE_TEXT, what="a consequence's text")
+        _check_items(effects, "effects")
         for e in effects:
             self._check_effect(e)
         self._consequence_proposed(action_id=action_id, consequence_id=consequence_id, text=text,
                                    effects=deepcopy(effects), actor=GM, audience=self._audience(a))
 
     def _check_effect(self, e: dict) -> None:
+        if not isinstance(e, dict):
+            raise RuleViolation("each consequence effect is an object with a kind", rule="GM-3", field="effects")
         kind = e.get("kind")
         if kind not in CONSEQUENCE_KINDS:
             raise RuleViolation(f"a consequence effect is one of {', '.join(CONSEQUENCE_KINDS)}", rule="GM-3",
                                 field="effects")
         if kind == "lose_actions" and not (isinstance(e.get("count"), int) and 1 <= e["count"] <= 5):
             raise RuleViolation("lose_actions needs a count from 1 to 5", rule="P-ACT-2", field="effects")
-        if kind == "status" and not (e.get("name") and isinstance(e.get("stacks"), int) and e["stacks"] >= 1
+        if kind == "status" and not (isinstance(e.get("name"), str) and e["name"].strip()
+                                     and isinstance(e.get("stacks"), int) and 1 <= e["stacks"] <= 100
                                      and "months" not in e):
             raise RuleViolation(
                 "a status needs a name and a number of stacks, which tick down by one at each Cleanup, once a "
                 "season ([003:310])", rule="GM-3", field="effects")
+        if kind == "status":
+            limits.check_text(e["name"], "effects", limits.ASSET_NAME, what="a status's name")
         if kind == "disclose":
-            self.power(e.get("to", ""))
-            if not e.get("text"):
+            if not isinstance(e.get("to"), str):
+                raise RuleViolation("a disclosure names the power it is disclosed to", rule="GM-3", field="effects")
+            self.power(e["to"])
+            if not isinstance(e.get("text"), str) or not e["text"]:
                 raise RuleViolation("a disclosure says what is disclosed", rule="GM-3", field="effects")
+            limits.check_text(e["text"], "effects", limits.GRANT_TEXT, what="a disclosure")
 
     @event("ConsequenceProposed")
     def _consequence_proposed(self, action_id: str, consequence_id: str, text: str, effects: list, actor: str,
@@ -826,6 +848,7 @@ class Game(Aggregate):
             self.power(about)
         if source not in ("seeking", "ruling", "consequence"):
             raise RuleViolation("a grant's source is seeking, ruling or consequence", field="source")
+        limits.check_text(text, "text", limits.GRANT_TEXT, what="what the power learns")
         if not text.strip():
             raise RuleViolation("say what the power learns", field="text")
         self._visibility_granted(to=to, about=about, text=text.strip(), action_id=None, source=source, actor=GM,
@@ -869,6 +892,7 @@ class Game(Aggregate):
     def set_influence(self, power_id: str, hex_id: str, amount: int) -> None:
         """GM records a power's influence in a hex; conspiracies there see each other's (P.4, [003:1104])."""
         ps = self.power(power_id)
+        limits.check_text(hex_id, "hex", limits.IDENTIFIER, what="a hex")
         if not hex_id.strip():
             raise RuleViolation("name the hex", field="hex")
         if not 0 <= amount <= 20:
@@ -901,6 +925,7 @@ class Game(Aggregate):
     def set_timezone(self, power_id: str, timezone: str) -> None:
         """A power chooses the IANA time zone it sees times in."""
         self.power(power_id)
+        limits.check_text(timezone, "timezone", limits.TIMEZONE, what="a time zone")
         self._timezone_set(power_id=power_id, timezone=timezone, actor=power_id, audience=vis.powers([power_id]))
 
     @event("TimezoneSet")
@@ -937,6 +962,8 @@ class Game(Aggregate):
         """A power asks the GM for more time in a window (P-RES-1 "you can request an extension", GM-8)."""
         self.power(power_id)
         w = self.window(window_id)
+        limits.check_text(reason, "reason", limits.REASON, what="a reason")
+        limits.check_text(request_id, "request_id", limits.IDENTIFIER)
         if not 0 < hours <= 72:
             raise RuleViolation("ask for between a few minutes and 72 hours", rule="GM-8", field="hours")
         if now >= _at(w.deadline_for(power_id)):
@@ -996,6 +1023,7 @@ class Game(Aggregate):
 
     def refuse_extension(self, request_id: str, reason: str = "") -> None:
         w, req = self._find_request(request_id)
+        limits.check_text(reason, "reason", limits.REASON, what="a reason")
         if req["status"] != "pending":
             raise RuleViolation("this request is no longer open", rule="GM-8", field="request_id")
         self._extension_refused(request_id=request_id, window_id=w.id, power_id=req["power"], reason=reason,
@@ -1071,8 +1099,8 @@ class Game(Aggregate):
     def set_contact(self, power_id: str, email: str | None, mode: str = "immediate") -> None:
         """Where a power's notifications go, and whether at once or as a daily digest."""
         self.power(power_id)
-        if email is not None and not re.fullmatch(r"[^@\s]+@[^@\s]+\.[^@\s]+", email):
-            raise RuleViolation(f"{email!r} is not an email address", field="email")
+        if email is not None:
+            email = limits.check_email(email)
         if mode not in ("immediate", "digest", "off"):
             raise RuleViolation("notifications are immediate, digest or off", field="mode")
         self._contact_set(power_id=power_id, email=email, mode=mode, actor=power_id, audience=vis.powers([power_id]))
@@ -1091,6 +1119,7 @@ class Game(Aggregate):
         credentials; roll numbers never repeat and a fresh seed governs the dice from here, the
         superseded seed being revealed so the rolls made under it stay verifiable.
         """
+        limits.check_text(reason, "reason", limits.REASON, what="a reason")
         if not reason.strip():
             raise RuleViolation("a rollback needs a reason the players will read", field="reason")
         if not 1 <= to_version < self.version:
@@ -1143,8 +1172,8 @@ class Game(Aggregate):
 
     def mark_forked(self, source_game: str, source_version: int, *, name: str, reason: str, seed: str) -> None:
         """This game was copied from another game's history up to ``source_version`` (a sandbox)."""
-        if not name.strip():
-            raise RuleViolation("a fork needs a name", field="name")
+        limits.check_text(name, "name", limits.GAME_NAME, required=True, what="a fork's name")
+        limits.check_text(reason, "reason", limits.REASON, what="a reason")
         self._forked(source_game=source_game, source_version=source_version, name=name.strip(),
                      reason=reason.strip(), actor=GM, audience=[vis.PUBLIC])
         # The copied month seed is known to the original game's future: reveal it and draw a new one.
@@ -1193,6 +1222,7 @@ class Game(Aggregate):
         """
         self.expect_step(expected_step)
         s = self.state
+        limits.check_text(announcement, "announcement", limits.ANNOUNCEMENT, what="an announcement")
         if s.step != "resolution" or s.resolved:
             raise RuleViolation(f"the month is resolved during Resolution; this is {s.step.title()}", rule="P.1.2")
         live = [a for a in s.actions.values() if not a.discarded]
@@ -1306,7 +1336,7 @@ class Game(Aggregate):
             "assets": [{"name": pa.name, "cls": pa.cls, "rank": pa.rank, "mode": pa.mode, "undercut": pa.undercut}
                        for pa in pool.assets] if pool else [],
             "pool_size": t.pool_size, "consequences": t.consequences, "successes": t.successes,
-            "difficulty": difficulty,
+            "difficulty": difficulty, "salt": a.salt,
         }
 
     @event("TiesBroken")
@@ -1517,15 +1547,30 @@ class Game(Aggregate):
         self._step_began(step="battle", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
 
 
+def submission_digest(action_id: str, power: str, title: str, slot: str, skill: str | None, roll_no: int,
+                      faces: list[int], converted: list[int], salt: str | None) -> str:
+    """The digest of a submission as locked: what its receipt shows and Resolution publishes.
+
+    The secret ``salt`` (disclosed only to those who see the submission, and to the table with a
+    public action's dice once resolved) keeps anyone else from trying every roll against it.
+    """
+    return digest({"action_id": action_id, "power": power, "title": title, "slot": slot, "skill": skill,
+                   "roll_no": roll_no, "faces": list(faces), "converted": list(converted), "salt": salt})
+
+
 def _submission_digest(a: ActionState, converted: list[int]) -> str:
-    """The digest of a submission as locked: what its receipt shows and Resolution publishes."""
-    return digest({"action_id": a.id, "power": a.power, "title": a.title, "slot": a.slot, "skill": a.skill,
-                   "roll_no": a.pool.roll_no, "faces": [x.face for x in a.pool.dice], "converted": converted})
+    return submission_digest(a.id, a.power, a.title, a.slot, a.skill, a.pool.roll_no,
+                             [x.face for x in a.pool.dice], converted, a.salt)
 
 
 def _check_months(months: int) -> None:
     if months not in (2, 3):
         raise RuleViolation("a season lasts two or three months", rule="P-AMB-2", field="months_per_season")
+
+
+def _check_items(items: Any, field: str) -> None:
+    if items is not None and len(items) > limits.ITEMS:
+        raise RuleViolation(f"{field} lists at most {limits.ITEMS} items", field=field)
 
 
 def _stacks(effect: dict) -> int:

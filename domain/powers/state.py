@@ -109,6 +109,7 @@ class ActionState:
     status: str = "proposed"
     consequences: list[Consequence] = field(default_factory=list)
     digest: str | None = None
+    salt: str | None = None
     successes: int | None = None
     resisted: int = 0
     net: int | None = None

@@ -43,14 +43,15 @@ def _full_action(game: Game, a: ActionState, *, with_secret: bool, owner: bool =
         "difficulty": a.difficulty, "difficulty_sealed": a.sealed is not None and not a.revealed,
         "difficulty_commitment": a.sealed, "tiers": dict(a.tiers),
         "pool": _pool_view(a.pool), "pool_size": t.pool_size, "successes": t.successes,
-        "consequences": t.consequences, "digest": a.digest,
+        "consequences": t.consequences, "digest": a.digest, "salt": a.salt,
         "consequence_offers": [{"id": c.id, "text": c.text, "effects": c.effects, "status": c.status}
                                for c in a.consequences],
         "result": _result(a),
     }
     if not owner:
         # The table sees a public action's pool, dice and result, not the owner's dealings with the GM.
-        for key in ("consequence_offers", "digest", "difficulty_commitment", "extra_actions"):
+        # Nor its digest's salt: with it, the digest would give away what the table may not yet see.
+        for key in ("consequence_offers", "digest", "salt", "difficulty_commitment", "extra_actions"):
             out.pop(key)
     if with_secret and a.id in game.state.sealed_difficulties and not a.revealed:
         out["sealed_difficulty"] = game.state.sealed_difficulties[a.id]["value"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 
 from hypothesis import given
@@ -82,3 +83,12 @@ def test_p_res_4_net_successes_never_go_below_zero(s, resist, difficulty):
     assert net == max(0, s - sum(resist))
     ok, excess = rules.outcome(net, difficulty)
     assert ok == (net >= difficulty) and excess == max(0, net - difficulty)
+
+
+def test_readme_states_the_sealed_difficulty_commitment_as_computed():
+    """README promise (issue 9): the documented formula is the one the service uses (GM-2)."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert '`sha256("difficulty:<value>:<nonce>")`' in readme
+    assert seal_difficulty(3, "n0nce") == hashlib.sha256(b"difficulty:3:n0nce").hexdigest()

@@ -95,3 +95,46 @@ def test_rollback_fork_and_past_views_over_http(world, store_settings):
     assert client.get(f"/games/{gid}/view", headers=bearer(tok["ana"])).json()["my_actions"] == []
     feed = client.get(f"/games/{gid}/feed", headers=bearer(tok["bo"])).json()
     assert feed[-1]["type"] != "ActionSubmitted" and any(f["type"] == "GameRolledBack" for f in feed)
+
+
+def _audit_routes(app) -> list[str]:
+    """Every GET route of the JSON API whose path says it is an audit (so a new one is covered too)."""
+    return [p for p, ops in app.openapi()["paths"].items() if "audit" in p and "get" in ops]
+
+
+def test_a_players_token_gets_403_from_every_audit_route_and_the_gms_gets_the_data(world):
+    client, gid, gm, tok = world
+    r = client.post(f"/games/{gid}/advance", headers=bearer(gm), json={"expected_step": "setup"})
+    assert r.status_code == 200, r.text
+    routes = _audit_routes(client.app)
+    assert routes == ["/games/{game_id}/audit"]
+    queries = ["", "?format=json", "?format=jsonl", "?format=csv", "?type=PowerAdded", "?power=bo",
+               "?actor=gm&format=csv", "?phase=setup&format=jsonl"]
+    urls = [r.replace("{game_id}", gid) + q for r in routes for q in queries]
+    for me, token in tok.items():
+        other = next(p for p in tok if p != me)
+        # Another viewer's view of the past is the GM's alone.
+        for url in [*urls, f"/games/{gid}/history/view?phase=s1-tidings&as={other}"]:
+            r = client.get(url, headers=bearer(token))
+            assert r.status_code == 403, (url, r.status_code, r.text[:200])
+            assert r.json()["field"] in ("authorization", "as")
+            assert "PowerAdded" not in r.text and "GameCreated" not in r.text
+    for url in urls:
+        r = client.get(url, headers=bearer(gm))
+        assert r.status_code == 200, (url, r.text[:200])
+        assert "PowerAdded" in r.text, url
+    past = client.get(f"/games/{gid}/history/view?phase=s1-tidings&as=bo", headers=bearer(gm))
+    assert past.json()["viewer"] == "bo"
+
+
+def test_a_players_browser_gets_403_from_the_audit_pages_and_the_gms_gets_the_log(world):
+    client, gid, gm, tok = world
+    player = TestClient(client.app)
+    assert player.get(f"/signin/{gid}/{tok['ana']}", follow_redirects=False).status_code == 303
+    for url in (f"/play/{gid}/audit", f"/play/{gid}/audit?format=csv", f"/play/{gid}/audit?type=PowerAdded"):
+        r = player.get(url)
+        assert r.status_code == 403 and "PowerAdded" not in r.text, (url, r.status_code)
+    master = TestClient(client.app)
+    assert master.get(f"/signin/{gid}/{gm}", follow_redirects=False).status_code == 303
+    page = master.get(f"/play/{gid}/audit?format=csv")
+    assert page.status_code == 200 and "PowerAdded" in page.text

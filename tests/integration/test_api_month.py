@@ -232,3 +232,28 @@ def test_receipt_sequence_equals_visible_event_count(api):
     w.post("gm", "/advance", json={"expected_step": "battle"})
     assert w.api.get(f"/games/{game}/view", headers=bearer(gm)).json()["game"]["month"] == 2
     assert w.checked == 18
+
+
+def test_p_ex_8_delve_and_one_other_skill_in_a_dungeon_over_http(api):
+    """P-ASSET-4 / P-EX-8: the API carries ``dungeon``; inside one, Delve joins one other skill, outside
+    it the same pool is refused (P-ASSET-3), and the refusal records nothing."""
+    r = api.post("/games", json={"name": "Delian Tomb"})
+    game, gm = r.json()["game_id"], r.json()["gm_token"]
+    r = api.post(f"/games/{game}/powers", json={"name": "Delver", "cls": "champion", "subclass": "paragon"},
+                 headers=bearer(gm))
+    token = r.json()["token"]
+    ids = {}
+    for name in ("delve", "subtlety"):
+        r = api.post(f"/games/{game}/powers/delver/assets", json={"name": name, "cls": "skill", "rank": 2},
+                     headers=bearer(gm))
+        ids[name] = r.json()["result"]["asset_id"]
+    for seen in ("setup", "tidings"):
+        assert api.post(f"/games/{game}/advance", headers=bearer(gm), json={"expected_step": seen}).status_code == 200
+    body = {"title": "Floor 1", "skill": "delve", "assets": [{"asset_id": ids["delve"]}, {"asset_id": ids["subtlety"]}]}
+    before = api.get(f"/games/{game}/view", headers=bearer(gm)).json()["sequence"]
+    r = api.post(f"/games/{game}/actions", headers=bearer(token), json=body)
+    assert r.status_code == 422 and r.json()["rule"] == "P-ASSET-3", r.text
+    assert api.get(f"/games/{game}/view", headers=bearer(gm)).json()["sequence"] == before
+    r = api.post(f"/games/{game}/actions", headers=bearer(token), json={**body, "dungeon": True})
+    assert r.status_code == 201, r.text
+    assert r.json()["result"]["pool_size"] == 4

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from domain.errors import DomainError
+from domain.errors import NotFound
 from projections.service import Games
 
 
@@ -53,8 +53,9 @@ def month():
     for p, other in ((s, acts["circ_plot"]), (lo, acts["wiz_duel"])):  # probing others' ids
         for probe in (lambda: games.discard_action(gid, p, other),
                       lambda: games.lock_conversions(gid, p, other, convert=0)):
-            with pytest.raises(DomainError) as err:
+            with pytest.raises(NotFound) as err:  # the same answer as for an id that does not exist
                 probe()
+            assert err.value.field == "action_id" and err.value.message == f"no action {other!r} of yours this month"
             seen[p].append(err.value.as_dict())
     planning = {p: dump(games.view(gid, p)) + dump(games.visible_events(gid, p)) for p in powers.values()}
     seen["planning"] = planning
@@ -62,8 +63,10 @@ def month():
     games.resolve(gid, "gm", "The month turns.")
     snapshots = {p: [dump(games.view(gid, p)), dump(games.visible_events(gid, p))] for p in powers.values()}
     seen[lo].append(games.declare_reaction(gid, lo, lo, acts["wiz_duel"], [{"asset_id": skill[lo]}]).as_dict())
-    with pytest.raises(DomainError) as err:
+    with pytest.raises(NotFound) as err:  # the Wizard may not resist the plot, nor learn that it exists
         games.declare_reaction(gid, w, w, acts["circ_plot"], [{"asset_id": skill[w]}])
+    assert (err.value.rule, err.value.field) == ("P-RES-1", "action_id")
+    assert err.value.message == "there is no action you may resist with that id"
     seen[w].append(err.value.as_dict())
     games.close_window(gid, "gm", "s1m1-resistance")
     return games, gid, powers, acts, seen, snapshots

@@ -5,20 +5,33 @@ The model of who may see what is written here from the rules, independently of t
 every secret is a unique marker string, and ``allowed[marker]`` is the set of powers that may see it,
 which only ever grows (what was seen cannot be unseen, even by a rollback). ``test_the_checker_catches_
 a_planted_leak`` shows the checker fails when the implementation leaks.
+
+Hashes are checked too: a digest or commitment a player sees must not let them confirm what it
+covers by trying the few values it could be. For every sha256 a player was shown, the checker tries
+every dice roll and set of conversions of every action whose dice the player may not see (giving
+the attacker everything else about the action, and every salt or nonce the player holds), every
+difficulty from 0 to 50 under every nonce the player holds, and every 64-hex string the player holds
+as a month seed; and it recomputes every receipt digest from the player's own events, so that a
+receipt commits to nothing the player may not see.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
+import re
 from collections import defaultdict
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from domain.dice import commitment, seal_difficulty
 from domain.errors import DomainError
+from domain.powers import game as powers_game
 from domain.powers import views
+from domain.verify import verify_events
 from projections.db import ReadModelDB
 from projections.projector import Projector
 from projections.service import Games
@@ -56,6 +69,34 @@ class Leak(AssertionError):
     """A player was shown a marker they may not see."""
 
 
+HEX = re.compile(r"^[0-9a-f]{32}$|^[0-9a-f]{64}$")
+ABSENT = object()
+
+
+def _walk(obj):
+    yield obj
+    if isinstance(obj, dict):
+        for v in obj.values():
+            yield from _walk(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _walk(v)
+
+
+def _sha(data) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest()
+
+
+def _rolls(max_dice: int):
+    """Every (faces, conversions) of up to ``max_dice`` six-sided dice."""
+    for n in range(max_dice + 1):
+        for faces in itertools.product(range(1, 7), repeat=n):
+            threes = [i for i, f in enumerate(faces) if f in (3, 4)]
+            for k in range(len(threes) + 1):
+                for converted in itertools.combinations(threes, k):
+                    yield list(faces), list(converted)
+
+
 class World:
     """A game driven through the service, with the rules' model of who may see each marker."""
 
@@ -68,13 +109,18 @@ class World:
         self.shown: dict[str, list[str]] = defaultdict(list)  # receipts and errors each power was given
         self.actions: list[dict] = []
         self.counter = itertools.count()
+        self.might: dict[str, str] = {}
+        self.dice_allowed: dict[str, set[str]] = defaultdict(set)  # action id -> who may see its dice
+        self.truth: dict[str, dict] = {}  # what a digest covers besides dice and salt, as the GM saw it
+        self._digests: dict[tuple, set[str]] = {}
         for i in range(n_powers):
             cls, sub = CLASSES[i]
             pid = self.games.add_power(self.game_id, "gm", f"P{i}", cls, sub)[0]
             self.powers.append(pid)
             secret = f"SS{next(self.counter)}X"
             aid = self.games.grant_asset(self.game_id, "gm", pid, secret, "secret", 1).result["asset_id"]
-            self.games.grant_asset(self.game_id, "gm", pid, "might", "skill", 2)
+            self.might[pid] = self.games.grant_asset(self.game_id, "gm", pid, "might", "skill", 2).result[
+                "asset_id"]
             self.allowed[secret] = {pid}
             self.allowed[aid] = {pid}  # asset ids embed the name
         self.games.advance(self.game_id, "gm")
@@ -102,12 +148,14 @@ class World:
                 desc = self.mark("DD", circle)
                 r = g.submit_action(gid, me, me, title=title, description=desc, slot="public" if public else "private",
                                     targets=[other] if other != me else [], resistible=resistible,
-                                    collaborators=collaborators, roll=not sealed, convert=1)
+                                    collaborators=collaborators, roll=not sealed, convert=1, skill="might",
+                                    assets=[] if sealed else [{"asset_id": self.might[me]}])
                 self.record(me, r.as_dict())
                 info = {"id": r.result["action_id"], "owner": me, "title": title, "desc": desc, "circle": circle,
                         "public": public, "resistible": resistible and other != me, "target": other,
                         "nonce": None}
                 self.actions.append(info)
+                self.dice_allowed[info["id"]] |= circle
                 if sealed:
                     g.set_difficulty(gid, "gm", info["id"], 2, sealed=True)
                     nonce = [e for e in g.visible_events(gid, "gm") if e["type"] == "DifficultyRecorded"][-1]
@@ -176,6 +224,9 @@ class World:
         everyone = set(self.powers)
         for a in self.actions:
             now = status.get(a["id"])
+            if now is not None and now["pool"] is not None:
+                self.truth[a["id"]] = {"action_id": a["id"], "power": now["power"], "title": now["title"],
+                                       "slot": now["slot"], "skill": now["skill"], "roll_no": now["pool"]["roll_no"]}
             if now is None or now["discarded"]:
                 continue
             if now["status"] in ("provisional", "resolved"):
@@ -189,6 +240,7 @@ class World:
             if now["status"] == "resolved" and a["public"]:
                 # A public action is fully public once resolved (after its window, if resistible: P-AMB-45).
                 self.allowed[a["desc"]] |= everyone
+                self.dice_allowed[a["id"]] |= everyone
 
     def check(self) -> None:
         """Every surface of every player against the model."""
@@ -212,6 +264,61 @@ class World:
             for marker, who in self.allowed.items():
                 if p not in who and marker in blob:
                     raise Leak(f"{p} was shown {marker} (allowed: {sorted(who)})")
+            self.check_hashes(p, [*surfaces, *(json.loads(x) for x in self.shown[p])])
+        for p in self.powers:  # and what each player can check (dice, difficulties, digests) checks out
+            report = verify_events(g.visible_events(gid, p))
+            assert report.ok, (p, report.mismatches)
+
+    def submission_digests(self, action_id: str, salt) -> set[str]:
+        """Every digest this action's submission could have, over all rolls, with this salt."""
+        key = (action_id, salt if salt is not ABSENT else "<absent>", salt is ABSENT)
+        if key not in self._digests:
+            base = self.truth[action_id]
+            self._digests[key] = {
+                _sha({**base, "faces": faces, "converted": converted} | ({} if salt is ABSENT else {"salt": salt}))
+                for faces, converted in _rolls(2)}
+        return self._digests[key]
+
+    def check_hashes(self, p: str, surfaces: list) -> None:
+        """No digest or commitment ``p`` was shown confirms a hidden value from the small space it hides."""
+        strings = {x for x in _walk(surfaces) if isinstance(x, str) and HEX.match(x)}
+        hashes = {x for x in strings if len(x) == 64}
+        # Every salt, nonce or seed the player holds, whatever it is called.
+        keys = {None, ""} | strings | {x["salt"] for x in _walk(surfaces)
+                                       if isinstance(x, dict) and isinstance(x.get("salt"), str)}
+        for action_id in self.truth:
+            if p in self.dice_allowed[action_id]:
+                continue
+            for salt in [ABSENT, *keys]:
+                hit = self.submission_digests(action_id, salt) & hashes
+                if hit:
+                    raise Leak(f"{p} recovers the hidden dice of {action_id} from digest {sorted(hit)[0]}")
+        for a in self.actions:
+            if a["nonce"] is None or p in self.allowed[a["nonce"]]:
+                continue
+            sealed = seal_difficulty(2, a["nonce"])  # what this action's commitment is (the value is always 2)
+            for value in range(51):
+                if commitment(f"difficulty:{value}") in hashes or any(
+                        seal_difficulty(value, nonce) == sealed for nonce in keys - {None}):
+                    raise Leak(f"{p} recovers the sealed difficulty {value} of {a['id']}")
+        events = [e for e in surfaces[1]]
+        revealed = {e["data"]["commitment"] for e in events if e["type"] == "SeedRevealed"}
+        for x in strings:
+            if len(x) == 64 and commitment(x) in hashes and commitment(x) not in revealed:
+                raise Leak(f"{p} holds the unrevealed month seed of commitment {commitment(x)}")
+        self.check_receipts(p, events)
+
+    def check_receipts(self, p: str, events: list[dict]) -> None:
+        """Every receipt digest is the digest of a run of the player's own events (the ones it names)."""
+        types = [e["type"] for e in events]
+        for text in self.shown[p]:
+            r = json.loads(text)
+            if "digest" not in r or "events" not in r:
+                continue
+            k = len(r["events"])
+            runs = [events[i:i + k] for i in range(len(events) - k + 1) if types[i:i + k] == r["events"]]
+            if not any(_sha([{"type": e["type"], "data": e["data"]} for e in run]) == r["digest"] for run in runs):
+                raise Leak(f"{p}'s receipt {r['sequence']} commits to events {p} does not see")
 
 
 def play(n_powers: int, ops: list[tuple]) -> World:
@@ -255,4 +362,39 @@ def test_the_checker_catches_a_leaked_sealed_difficulty(monkeypatch):
 
     monkeypatch.setattr(views, "_full_action", leaky)
     with pytest.raises(Leak):
+        play(3, [("act", 0, False, False, 1, True, False)])
+
+
+def test_the_checker_catches_an_unsalted_submission_digest(monkeypatch):
+    """A broken implementation that publishes submission digests without their secret salt lets the
+    other players try every roll against Resolution's published list: it must be caught."""
+
+    def unsalted(a, converted):
+        return powers_game.digest({"action_id": a.id, "power": a.power, "title": a.title, "slot": a.slot,
+                                   "skill": a.skill, "roll_no": a.pool.roll_no,
+                                   "faces": [d.face for d in a.pool.dice], "converted": converted})
+
+    monkeypatch.setattr(powers_game, "_submission_digest", unsalted)
+    with pytest.raises(Leak, match="recovers the hidden dice"):
+        play(3, [("act", 0, False, False, 1, False, False), ("advance",), ("resolve",)])
+
+
+def test_the_checker_catches_a_receipt_that_commits_to_hidden_events(monkeypatch):
+    """A receipt digest over events its holder may not see (here: everything recorded, so accepting a
+    consequence that discloses something to another power) must be caught."""
+    real = Games._receipt
+
+    def leaky(self, game, principal, events):
+        return real(self, game, "gm", events)
+
+    monkeypatch.setattr(Games, "_receipt", leaky)
+    with pytest.raises(Leak, match="receipt"):
+        play(3, [("act", 0, False, False, 1, False, False), ("consequence", 0, 1)])
+
+
+def test_the_checker_catches_a_difficulty_committed_without_its_nonce(monkeypatch):
+    """A broken implementation that commits to a sealed difficulty as ``sha256("difficulty:<value>")``
+    lets every player try the 51 values against the published commitment: it must be caught."""
+    monkeypatch.setattr(powers_game, "seal_difficulty", lambda value, nonce: commitment(f"difficulty:{value}"))
+    with pytest.raises(Leak, match="recovers the sealed difficulty"):
         play(3, [("act", 0, False, False, 1, True, False)])

@@ -30,8 +30,9 @@ def test_a_player_sees_their_own_view_as_it_was_at_a_past_phase(games):
     then = games.view_at(m.game_id, circ, phase="s1m1-planning")
     assert then["game"]["step"] == "planning" and then["my_actions"] == []
     assert games.view(m.game_id, circ)["my_actions"]  # now it has its action
-    with pytest.raises(Forbidden):
+    with pytest.raises(Forbidden) as other:
         games.view_at(m.game_id, circ, phase="s1m1-planning", as_viewer=m.powers["wiz"])
+    assert other.value.field == "as" and "only at your own view" in other.value.message
     gm_as_wiz = games.view_at(m.game_id, "gm", phase="s1m1-resistance", as_viewer=m.powers["wiz"])
     assert gm_as_wiz["viewer"] == m.powers["wiz"] and "actions" not in gm_as_wiz
 
@@ -97,12 +98,14 @@ def test_rollback_needs_a_reason_and_a_phase_start(games):
     m = play_rich_month(games)
     with pytest.raises(RuleViolation) as no_reason:
         games.rollback(m.game_id, "gm", "  ", phase="s1m1-planning")
-    assert no_reason.value.field == "reason"
+    assert no_reason.value.field == "reason" and "needs a reason" in no_reason.value.message
     start = games.phase_version(m.game_id, "s1m1-planning", None)
-    with pytest.raises(RuleViolation):
+    with pytest.raises(RuleViolation) as mid_phase:
         games.rollback(m.game_id, "gm", "mid-phase", version=start + 1)
-    with pytest.raises(Forbidden):
+    assert mid_phase.value.field == "version" and "start of a phase" in mid_phase.value.message
+    with pytest.raises(Forbidden) as player:
         games.rollback(m.game_id, m.powers["sov"], "I lost", phase="s1m1-planning")
+    assert player.value.field == "authorization" and "only the GM" in player.value.message
 
 
 def test_a_fork_shows_every_earlier_phase_exactly_as_the_original(games):

@@ -9,11 +9,10 @@ from datetime import datetime
 
 import httpx
 import pytest
-import redis
 
 from projections.db import ReadModelDB
 from projections.settings import Settings
-from tests.integration.topology import Topology, free_port, wait_healthy
+from tests.integration.topology import Topology, free_port, private_redis, wait_healthy  # noqa: F401
 
 pytestmark = pytest.mark.integration
 SWEEP = 1.0
@@ -21,26 +20,25 @@ WINDOW_SECONDS = 4.0
 
 
 @pytest.fixture
-def running(pg_schema_url, tmp_path):
-    client = redis.Redis(host="127.0.0.1", port=6379, db=8)
-    client.flushdb()
+def running(pg_schema_url, tmp_path, private_redis):
     port = free_port()
-    topo = Topology({"EMISSARY_DATABASE_URL": pg_schema_url, "EMISSARY_BROKER_URL": "redis://127.0.0.1:6379/8",
+    topo = Topology({"EMISSARY_DATABASE_URL": pg_schema_url, "EMISSARY_BROKER_URL": private_redis,
                      "EMISSARY_SWEEP_SECONDS": str(SWEEP), "EMISSARY_CLAIM_SECONDS": "4",
                      "EMISSARY_ETA_LOOKAHEAD_SECONDS": "20", "EMISSARY_DATA_DIR": str(tmp_path),
                      "EMISSARY_PORT": str(port), "EMISSARY_WATCHDOG_STALL_SECONDS": "5"}, tmp_path)
-    topo.start("api", "serve", "--port", str(port), "--no-access-log")
-    topo.start("worker", "worker", "--concurrency", "2")
-    topo.start("beat", "beat", "--schedule", str(tmp_path / "beat-schedule"))
-    topo.start("projector", "projector")
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(base, 30)
-    except RuntimeError:
-        pytest.fail(topo.logs())
-    yield base, topo, Settings(database_url=pg_schema_url)
-    topo.stop_all()
-    client.flushdb()
+    try:  # every process, and its children, stopped whatever happens (a failed start included)
+        topo.start("api", "serve", "--port", str(port), "--no-access-log")
+        topo.start("worker", "worker", "--concurrency", "2")
+        topo.start("beat", "beat", "--schedule", str(tmp_path / "beat-schedule"))
+        topo.start("projector", "projector")
+        base = f"http://127.0.0.1:{port}"
+        try:
+            wait_healthy(base, 60)
+        except RuntimeError:
+            pytest.fail(topo.logs())
+        yield base, topo, Settings(database_url=pg_schema_url)
+    finally:
+        topo.stop_all()
 
 
 def wait_step(http: httpx.Client, gid: str, gm: dict, step: str, timeout: float = 30) -> dict:
@@ -80,7 +78,8 @@ def test_a_month_plays_itself_through_its_windows(running):
         assert e["actor"] == "system" and e["data"]["reason"] == "deadline"
         lag = (datetime.fromisoformat(e["data"]["closed_at"]) -
                datetime.fromisoformat(opened[e["data"]["window_id"]])).total_seconds()
-        assert 0 <= lag < 3 * SWEEP, (e["data"]["window_id"], lag)
+        # Never early; "on time" within a bound a loaded CI machine keeps (speed is the benchmark's).
+        assert 0 <= lag < 15 * SWEEP, (e["data"]["window_id"], lag)
     # The projection runner keeps the read models at the head of the event store by itself.
     from projections.store import build_games, build_projector
 
@@ -125,3 +124,30 @@ def test_the_watchdog_restarts_a_dead_projection_runner(running):
         assert time.time() < deadline, topo.logs()
         time.sleep(0.3)
     db.close()
+
+
+def test_the_watchdog_stopped_alone_stops_its_projection_runner(pg_schema_url, tmp_path):
+    """SIGTERM to the watchdog process only (what a process manager sends): its runner, which holds
+    database connections of its own, goes with it instead of living on as an orphan."""
+    import os
+    import signal
+    import subprocess
+
+    from tests import procs
+
+    topo = Topology({"EMISSARY_DATABASE_URL": pg_schema_url, "EMISSARY_DATA_DIR": str(tmp_path)}, tmp_path)
+    watchdog = topo.start("projector", "projector")
+    try:
+        deadline = time.time() + 30
+        while not (runners := subprocess.run(["pgrep", "-P", str(watchdog.pid)], capture_output=True,
+                                             text=True).stdout.split()):
+            assert time.time() < deadline and watchdog.poll() is None, topo.logs()
+            time.sleep(0.1)
+        os.kill(watchdog.pid, signal.SIGTERM)  # the watchdog alone, not its process group
+        watchdog.wait(15)
+        deadline = time.time() + 15
+        while procs.alive(int(runners[0])):
+            assert time.time() < deadline, f"the runner {runners[0]} outlived its watchdog\n{topo.logs()}"
+            time.sleep(0.1)
+    finally:
+        topo.stop_all()

@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from domain.dice import commitment
-from domain.verify import verify_events
+from domain.powers.game import digest
+from domain.verify import InvalidExport, parse_export, verify_events
 from projections.service import Games
 from tests.scenarios import play_rich_month
 
@@ -82,7 +83,7 @@ def test_a_difficulty_sealed_after_its_roll_is_caught(month_done):
     j = next(j for j, e in enumerate(events) if e["type"] == "ConversionsLocked")
     events.insert(j + 1, moved)
     report = verify_events(events)
-    assert not report.ok and "sealed after the roll" in report.mismatches[0]
+    assert not report.ok and any("sealed after the roll" in m for m in report.mismatches)
 
 
 def test_the_cli_verifies_an_export_file(month_done, tmp_path):
@@ -99,3 +100,174 @@ def test_the_cli_verifies_an_export_file(month_done, tmp_path):
     path.write_text("".join(json.dumps(e) + "\n" for e in tampered))
     bad = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(path)], capture_output=True, text=True)
     assert bad.returncode == 1 and json.loads(bad.stdout)["ok"] is False
+
+
+def test_p_4_each_viewer_checks_the_published_digests_it_holds_the_salt_of(month_done):
+    """The GM checks every submission against Resolution's published digests; a power checks its own,
+    those it collaborates on, and public ones once their dice are public: no more (P.4)."""
+    games, m = month_done
+    counts = {viewer: verify_events(games.visible_events(m.game_id, viewer)).submissions_verified
+              for viewer in ["gm", *m.powers.values()]}
+    p = m.powers
+    assert counts == {"gm": 4, p["wiz"]: 2, p["circ"]: 2, p["cult"]: 3, p["sov"]: 1}
+
+
+def test_a_digest_that_does_not_match_the_locked_conversions_is_caught(month_done):
+    games, m = month_done
+    events = games.visible_events(m.game_id, m.powers["wiz"])
+    locked = next(e for e in events if e["type"] == "ConversionsLocked")
+    locked["data"]["converted"] = [] if locked["data"]["converted"] else [0]  # dice are random: any change
+    report = verify_events(events)
+    assert not report.ok and "digest does not match its dice and conversions" in report.mismatches[0]
+
+
+def test_a_submission_left_out_of_the_published_resolution_is_caught(month_done):
+    """The owner of a submission notices a Resolution that did not consume it, even when the published
+    list is otherwise consistent."""
+    games, m = month_done
+    events = games.visible_events(m.game_id, m.powers["wiz"])
+    mine = next(e for e in events if e["type"] == "ConversionsLocked")["data"]["digest"]
+    published = next(e for e in events if e["type"] == "ResolutionPublished")["data"]
+    published["submissions"] = [d for d in published["submissions"] if d != mine]
+    published["submissions_digest"] = digest(sorted(published["submissions"]))
+    report = verify_events(events)
+    assert not report.ok and "missing from the published resolution" in report.mismatches[0]
+    published["submissions_digest"] = "0" * 64
+    assert any("submissions_digest is not the digest" in x for x in verify_events(events).mismatches)
+
+
+def test_post_verify_checks_the_submission_digests_of_an_export(month_done):
+    """``POST /verify`` (no account needed) reports the digests it checked, and a tampered one."""
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+
+    games, m = month_done
+    events = games.visible_events(m.game_id, m.powers["cult"])
+    with TestClient(create_app(games_service=games)) as api:
+        ok = api.post("/verify", content="".join(json.dumps(e) + "\n" for e in events),
+                      headers={"Content-Type": "application/x-ndjson"})
+        assert ok.status_code == 200 and ok.json()["ok"] is True and ok.json()["submissions_verified"] == 3
+        for e in events:
+            if e["type"] == "DiceRolled" and e["data"]["pool"].get("salt"):
+                e["data"]["pool"]["salt"] = "0" * 32  # a salt that is not the one digested
+        bad = api.post("/verify", content="".join(json.dumps(e) + "\n" for e in events),
+                       headers={"Content-Type": "application/x-ndjson"})
+        assert bad.json()["ok"] is False
+        assert any("digest does not match" in x for x in bad.json()["mismatches"])
+
+
+@pytest.mark.parametrize("viewer", ["gm", "wiz"])
+def test_a_deleted_dice_roll_is_reported_missing(month_done, viewer):
+    games, m = month_done
+    events = games.visible_events(m.game_id, viewer if viewer == "gm" else m.powers[viewer])
+    i = next(i for i, e in enumerate(events) if e["type"] == "DiceRolled")
+    del events[i]
+    report = verify_events(events)
+    assert not report.ok
+    assert any("missing from your sequence" in x for x in report.mismatches), report.mismatches
+
+
+@pytest.mark.parametrize("viewer", ["gm", "wiz"])
+def test_a_deleted_dice_roll_is_caught_even_with_the_sequence_renumbered(month_done, viewer):
+    games, m = month_done
+    events = games.visible_events(m.game_id, viewer if viewer == "gm" else m.powers[viewer])
+    i = next(i for i, e in enumerate(events) if e["type"] == "DiceRolled")
+    del events[i]
+    for n, e in enumerate(events, start=1):
+        e["seq"] = n
+    report = verify_events(events)
+    assert not report.ok
+    assert any("dice roll is missing" in x for x in report.mismatches), report.mismatches
+
+
+def test_a_gap_in_the_gms_roll_numbers_is_caught(month_done):
+    games, m = month_done
+    events = [e for e in games.visible_events(m.game_id, "gm")
+              if not (e["type"] in ("DiceRolled", "ActionResolved", "ActionProvisional", "ConversionsLocked",
+                                    "ActionSubmitted") and e["data"].get("action_id") == _first_roll(games, m))]
+    for n, e in enumerate(events, start=1):
+        e["seq"] = n
+    report = verify_events(events)
+    assert any("roll numbers are gap-free" in x for x in report.mismatches), report.mismatches
+
+
+def _first_roll(games, m) -> str:
+    rolls = [e for e in games.visible_events(m.game_id, "gm") if e["type"] == "DiceRolled"]
+    return rolls[1]["data"]["action_id"]  # a roll in the middle, so the numbers around it remain
+
+
+def test_an_edited_title_is_caught_by_the_submission_digest(month_done):
+    games, m = month_done
+    events = games.visible_events(m.game_id, m.powers["wiz"])
+    submitted = next(e for e in events if e["type"] == "ActionSubmitted")
+    submitted["data"]["title"] = "Something harmless"
+    report = verify_events(events)
+    assert not report.ok and any("submission digest does not match" in x for x in report.mismatches)
+
+
+def test_the_report_says_plainly_what_it_does_not_check(month_done):
+    games, m = month_done
+    player = verify_events(games.visible_events(m.game_id, m.powers["wiz"])).as_dict()
+    assert any("descriptions" in s for s in player["not_checked"])
+    assert any("only the GM's export shows every roll" in s for s in player["not_checked"])
+    gm = verify_events(games.visible_events(m.game_id, "gm")).as_dict()
+    assert not any("only the GM's export" in s for s in gm["not_checked"])
+
+
+@pytest.mark.parametrize("text,line,field", [
+    ("not json", 1, "line"),
+    ("[1,2,3]", 1, "event"),
+    ('{"type":"SeedRevealed","data":{}}', 1, "data.seed"),
+    ('{"type":"DiceRolled","data":{}}', 1, "data.action_id"),
+    ('{"seq":1,"type":"GameCreated","data":{}}\n{"type":"DiceRolled","data":{"action_id":"a","pool":'
+     '{"roll_no":1,"dice":[{"face":9}]}}}', 2, "data.pool.dice.0.face"),
+    ('{"type":"SeedRevealed","data":{"seed":"zz","commitment":"c"}}', 1, "data.seed"),
+    ('{"data":{}}', 1, "type"),
+    ('{"type":"TiesBroken","data":{"tied":[1],"order":[],"roll_no":1}}', 1, "data.tied.0"),
+    ('{"type":"DifficultyRevealed","data":{"action_id":"a","value":"x","nonce":"n"}}', 1, "data.value"),
+    ("", None, "body"),
+    ("\n  \n", None, "body"),
+])
+def test_a_malformed_export_is_refused_naming_the_line_and_field(text, line, field):
+    with pytest.raises(InvalidExport) as info:
+        verify_events(parse_export(text))
+    assert (info.value.line, info.value.field) == (line, field), info.value.message
+    assert line is None or f"line {line}" in info.value.message
+
+
+def test_post_verify_answers_422_naming_the_line_and_field(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+    from projections.settings import Settings
+
+    app = create_app(Settings(data_dir=tmp_path))
+    with TestClient(app) as client:
+        for text, line, field in [("not json", 1, "line"), ("[1,2,3]", 1, "event"),
+                                  ('{"type":"SeedRevealed","data":{}}', 1, "data.seed"),
+                                  ('{"type":"DiceRolled","data":{}}', 1, "data.action_id"),
+                                  ('\n\n{"type":"DiceRolled","data":{"action_id":"a"}}', 3, "data.pool")]:
+            for content_type in ("application/x-ndjson", "application/json", "text/plain"):
+                r = client.post("/verify", content=text, headers={"content-type": content_type})
+                assert r.status_code == 422, (text, r.text)
+                body = r.json()
+                assert (body["line"], body["field"]) == (line, field), body
+        r = client.post("/verify", content=b"\xff\xfe", headers={"content-type": "application/x-ndjson"})
+        assert r.status_code == 422 and r.json()["field"] == "body"
+    app.state.projector.db.close()
+    app.state.games.close()
+
+
+def test_the_cli_refuses_a_malformed_export_naming_the_line(tmp_path):
+    path = tmp_path / "export.jsonl"
+    path.write_text('{"type":"SeedRevealed","data":{}}\n')
+    bad = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(path)], capture_output=True, text=True)
+    assert bad.returncode == 2 and json.loads(bad.stdout)["field"] == "data.seed", bad.stdout + bad.stderr
+
+
+def test_the_cli_refuses_an_export_that_is_not_text(tmp_path):
+    path = tmp_path / "export.jsonl"
+    path.write_bytes(b"\xff\xfe\x00")
+    bad = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(path)], capture_output=True, text=True)
+    assert bad.returncode == 2 and json.loads(bad.stdout)["field"] == "body", bad.stdout + bad.stderr

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from domain.errors import DomainError, Forbidden, NotFound, RuleViolation
+from domain.errors import Forbidden, NotFound, RuleViolation
 from projections.service import Games
 from tests.scenarios import play_rich_month
 
@@ -64,16 +64,77 @@ def test_incorruptible_sees_the_whole_influence_layer():
     assert games.view(gid, seer)["influence_seen"] == [{"power": a, "hex": "h2", "amount": 2}]
 
 
-def test_a_shared_secret_is_held_by_both_and_cannot_be_shared_twice_or_retracted(month):
+def holders_of(games: Games, game_id: str, name: str, powers: dict) -> set[str]:
+    """Who holds the asset called ``name``, as each power's own sheet says."""
+    return {key for key, pid in powers.items()
+            if any(a["name"] == name for a in games.view(game_id, pid)["me"]["assets"])}
+
+
+def test_a_shared_secret_is_held_by_both_and_cannot_be_shared_twice(month):
     games, m = month
-    wiz = games.view(m.game_id, m.powers["wiz"])["me"]["assets"]
+    p = m.powers
+    wiz = games.view(m.game_id, p["wiz"])["me"]["assets"]
     assert [a["name"] for a in wiz if a["cls"] == "secret"] == ["SECRET-ASSET-CIRC"]
-    with pytest.raises(RuleViolation):
-        games.share_secret(m.game_id, m.powers["circ"], m.powers["circ"], m.assets["circ-secret"], m.powers["wiz"])
-    with pytest.raises(NotFound):  # the recipient cannot pass off someone else's asset as theirs
-        games.share_secret(m.game_id, m.powers["sov"], m.powers["sov"], m.assets["circ-secret"], m.powers["cult"])
-    assert not hasattr(games, "unshare_secret")
-    assert "SECRET-ASSET-CIRC" not in text(games, m.game_id, m.powers["sov"])
+    assert [a["shared"] for a in wiz if a["cls"] == "secret"] == [True]
+    with pytest.raises(RuleViolation) as twice:
+        games.share_secret(m.game_id, p["circ"], p["circ"], m.assets["circ-secret"], p["wiz"])
+    assert (twice.value.rule, twice.value.field) == ("P-ASSET-8", "to")
+    assert "already knows" in twice.value.message
+    with pytest.raises(NotFound) as not_theirs:  # one cannot pass off someone else's asset as one's own
+        games.share_secret(m.game_id, p["sov"], p["sov"], m.assets["circ-secret"], p["cult"])
+    assert not_theirs.value.field == "asset_id"
+    assert holders_of(games, m.game_id, "SECRET-ASSET-CIRC", p) == {"circ", "wiz"}
+    assert "SECRET-ASSET-CIRC" not in text(games, m.game_id, p["sov"])
+
+
+def test_p_asset_8_a_shared_secret_stays_shared_across_a_rollback(month):
+    """Rolling back to before the secret was shared does not take it back: what was seen stays seen."""
+    games, m = month
+    p = m.powers
+    games.rollback(m.game_id, "gm", "the GM undoes the month", phase="s1m1-planning")
+    assert games.view(m.game_id, "gm")["game"]["step"] == "planning"
+    assert holders_of(games, m.game_id, "SECRET-ASSET-CIRC", p) == {"circ", "wiz"}
+    assert games.view(m.game_id, p["wiz"])["game"]["rollbacks"] == 1
+
+
+def test_p_asset_8_no_api_mail_or_gm_path_takes_a_shared_secret_back(month):
+    """Try every way one might unshare a secret, as its owner, its new holder and the GM: each is
+    refused (naming what refused it) or leaves both holders holding it, and records nothing."""
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+    from projections.mail import MailIntake
+
+    games, m = month
+    p, gid, secret = m.powers, m.game_id, m.assets["circ-secret"]
+    tokens = {who: games.reissue_link(gid, "gm", who)[0] for who in ("gm", p["circ"], p["wiz"])}
+    before = len(games.visible_events(gid, "gm"))
+    attempts = [
+        ("DELETE", f"/games/{gid}/secrets/{secret}/share", None),
+        ("POST", f"/games/{gid}/secrets/{secret}/unshare", {"to": p["wiz"]}),
+        ("DELETE", f"/games/{gid}/secrets/{secret}", None),
+        ("DELETE", f"/games/{gid}/powers/{p['wiz']}/assets/{secret}", None),
+        ("PUT", f"/games/{gid}/powers/{p['wiz']}/assets/{secret}", {"holders": [p["circ"]]}),
+        ("POST", f"/games/{gid}/secrets/{secret}/share", {"to": p["wiz"], "unshare": True}),
+        ("POST", f"/games/{gid}/secrets/{secret}/share", {"to": p["circ"], "power_id": p["wiz"]}),
+    ]
+    with TestClient(create_app(games_service=games)) as api:
+        for who, token in tokens.items():
+            for method, path, body in attempts:
+                r = api.request(method, path, json=body, headers={"Authorization": f"Bearer {token}"})
+                assert r.status_code in (403, 404, 405, 422), (who, method, path, r.status_code, r.text)
+                if r.status_code in (403, 422):  # refused, naming the field or rule
+                    assert r.json()["field"] or r.json()["rule"], r.json()
+        assert len(games.visible_events(gid, "gm")) == before
+        # The GM re-granting the secret's id to its owner alone does not take it from the other holder.
+        r = api.post(f"/games/{gid}/powers/{p['circ']}/assets", headers={"Authorization": f"Bearer {tokens['gm']}"},
+                     json={"name": "SECRET-ASSET-CIRC", "cls": "secret", "rank": 2, "asset_id": secret})
+        assert r.status_code in (201, 422), r.text
+    intake = MailIntake(games)
+    reply = intake.receive(intake.address_for(gid, tokens[p["circ"]]), "<unshare@test>",
+                           f"unshare {secret} {p['wiz']}\n")
+    assert not reply.accepted and "MAIL-1" in reply.body
+    assert holders_of(games, gid, "SECRET-ASSET-CIRC", p) == {"circ", "wiz"}
 
 
 def test_only_secrets_can_be_shared(month):
@@ -105,7 +166,11 @@ def test_a_resolved_private_actions_result_reaches_its_target_but_not_its_dice(m
 
 def test_players_cannot_read_the_audit_or_act_for_others(month):
     games, m = month
-    with pytest.raises(Forbidden):
+    with pytest.raises(Forbidden) as not_gm:
         games.require_gm(m.powers["sov"])
-    with pytest.raises(DomainError):
+    assert not_gm.value.field == "authorization" and "only the GM" in not_gm.value.message
+    before = len(games.visible_events(m.game_id, "gm"))
+    with pytest.raises(Forbidden) as impersonate:
         games.submit_action(m.game_id, m.powers["sov"], m.powers["wiz"], title="impersonate")
+    assert impersonate.value.field == "power_id" and "your own power" in impersonate.value.message
+    assert len(games.visible_events(m.game_id, "gm")) == before

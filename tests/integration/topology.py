@@ -4,14 +4,16 @@ beat, projection runner, against the real PostgreSQL and a real Redis."""
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pytest
 import redis
+
+from tests import procs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +37,7 @@ class PrivateRedis:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> PrivateRedis:
-        self.proc = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+        self.proc = procs.start(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
                                       "--appendonly", "no", "--dir", str(self.workdir)],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 10
@@ -50,12 +52,24 @@ class PrivateRedis:
 
     def kill(self) -> None:
         if self.proc:
-            self.proc.kill()
-            self.proc.wait()
+            procs.kill(self.proc)
+
+
+@pytest.fixture
+def private_redis(tmp_path) -> str:
+    """The URL of a Redis of this test's own: tests running at the same time on one machine (another
+    checkout, another CI job) never take each other's tasks, as they would sharing the machine's Redis."""
+    broker = PrivateRedis(tmp_path).start()
+    try:
+        yield broker.url
+    finally:
+        broker.kill()
 
 
 class Topology:
-    """Processes sharing one environment; each logs to its own file under ``logdir``."""
+    """Processes sharing one environment; each logs to its own file under ``logdir``. Every process
+    runs in a process group of its own (tests/procs.py): ``stop_all`` ends them with all their
+    children; use it from a fixture or a ``finally``."""
 
     def __init__(self, env: dict[str, str], logdir: Path) -> None:
         self.env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
@@ -63,35 +77,24 @@ class Topology:
         self.procs: dict[str, subprocess.Popen] = {}
         self.runs: dict[str, int] = {}
 
-    def start(self, name: str, *args: str) -> subprocess.Popen:
+    def start(self, name: str, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen:
         self.runs[name] = self.runs.get(name, 0) + 1
-        log = open(self.logdir / f"{name}.{self.runs[name]}.log", "w")
-        proc = subprocess.Popen([sys.executable, "-m", "api.cli", *args], cwd=ROOT, env=self.env, stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        with open(self.logdir / f"{name}.{self.runs[name]}.log", "w") as log:
+            proc = procs.start([sys.executable, "-m", "api.cli", *args], cwd=ROOT, env={**self.env, **(env or {})},
+                               stdout=log, stderr=subprocess.STDOUT)
         self.procs[name] = proc
         return proc
 
     def kill9(self, name: str) -> None:
         """kill -9 the process and its children (a Celery worker's pool processes too)."""
-        proc = self.procs[name]
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
+        procs.kill(self.procs[name])
 
     def stop_all(self) -> None:
-        for name, proc in list(self.procs.items()):
-            if proc.poll() is None:
-                try:
-                    os.killpg(proc.pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    continue
-        for proc in self.procs.values():
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
+        procs.stop_all(list(self.procs.values()))
+
+    def log(self, name: str) -> str:
+        """Everything the process ``name`` has logged, over all its runs."""
+        return "".join(p.read_text() for p in sorted(self.logdir.glob(f"{name}.*.log")))
 
     def logs(self) -> str:
         return "\n".join(f"--- {p.name}\n{p.read_text()[-3000:]}" for p in sorted(self.logdir.glob("*.log")))

@@ -1,0 +1,117 @@
+"""The options of a Powers game and of its powers, as typed schemas with bounds.
+
+An option that is unknown, of the wrong type or out of range is refused when the game (or the
+power) is created, naming the option; nothing is recorded. Every option here is read by the
+rules: there are no options that are accepted and then ignored.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+
+from domain import limits
+from domain.errors import RuleViolation
+from domain.powers.rules import ADVERSARY
+
+# A window may be set as long as a year: games last years, and a GM may pause one this way.
+MAX_WINDOW_HOURS = 24 * 366
+
+
+def _whole(value: float) -> float:
+    return int(value) if value.is_integer() else value  # 30 h stays "30 h" in messages, not "30.0 h"
+
+
+Hours = Annotated[float, Field(gt=0, le=MAX_WINDOW_HOURS), AfterValidator(_whole)]
+CapHours = Annotated[float, Field(ge=0, le=MAX_WINDOW_HOURS), AfterValidator(_whole)]
+
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "planning_hours": 72,
+    "resistance_hours": 24,       # P-RES-2
+    "reminder_hours": [24, 1],
+    "extension_cap_hours_per_window": 24,  # per power, per window (GM-8)
+    "extension_cap_hours_per_season": 48,  # per power, per season
+    "critical_mode": "rolled",   # P-AMB-5
+}
+
+
+class _Options(BaseModel):
+    # strict: "72" or true is not a number of hours; allow_inf_nan: NaN and Infinity are not either.
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
+
+
+class PowersOptions(_Options):
+    """A game's options; each defaults to the recommendation of rules/ANALYSIS.md."""
+
+    planning_hours: Hours = Field(DEFAULT_OPTIONS["planning_hours"],
+                                  description="How long Planning stays open (P.1.2)")
+    resistance_hours: Hours = Field(DEFAULT_OPTIONS["resistance_hours"],
+                                    description="How long the resistance window stays open (P-RES-2)")
+    reminder_hours: list[Hours] = Field(DEFAULT_OPTIONS["reminder_hours"], max_length=5,
+                                        description="Remind who has not acted this many hours before a deadline")
+    extension_cap_hours_per_window: CapHours = Field(DEFAULT_OPTIONS["extension_cap_hours_per_window"],
+                                                     description="GM-8: most extension per power per window")
+    extension_cap_hours_per_season: CapHours = Field(DEFAULT_OPTIONS["extension_cap_hours_per_season"],
+                                                     description="GM-8: most extension per power per season")
+    critical_mode: Literal["rolled", "rank"] = Field(
+        DEFAULT_OPTIONS["critical_mode"],
+        description="P-AMB-5: a critical asset triples its rolled successes, or (rank) three times its rank")
+
+
+class PowerOptions(_Options):
+    """Perks of a player power that change what the rules compute for it."""
+
+    personal_touch: bool = Field(False, description="[003:885] actions spent as assets are rank 2")
+    incorruptible: bool = Field(False, description="[003:761] sees the influence layer")
+    subtle_titan: bool = Field(False, description="Dragon [003:1354]: half the actions are private")
+    subtle_titan_upgraded: bool = Field(False, description="Dragon: every action is private")
+    leading_army: bool = Field(False, description="Paragon [003:1386]: public actions while leading an army")
+
+
+class AdversaryOptions(PowerOptions):
+    """A GM adversary takes fewer actions than a player power: 0 to 4 a month ([003:15], GM-10)."""
+
+    public_actions: int = Field(0, ge=0, le=4)
+    private_actions: int = Field(2, ge=0, le=4)
+
+
+# Perks that only one subclass has: elsewhere they would be accepted and read nowhere.
+SUBCLASS_PERKS = {"subtle_titan": "dragon", "subtle_titan_upgraded": "dragon", "leading_army": "paragon"}
+
+
+def _refusal(err: ValidationError, prefix: str, model: type[BaseModel]) -> RuleViolation:
+    first = err.errors()[0]
+    name = limits.field_name(first["loc"])
+    field = f"{prefix}.{name}" if name else prefix
+    if first["type"] == "extra_forbidden":
+        known = ", ".join(model.model_fields)
+        return RuleViolation(f"{field} is not an option; the options are {known}", field=field)
+    return RuleViolation(f"{field}: {first['msg']}", field=field)
+
+
+def _parse(model: type[BaseModel], options: Any, prefix: str) -> dict[str, Any]:
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise RuleViolation(f"{prefix} must be an object of named options", field=prefix)
+    try:
+        return model.model_validate(options).model_dump(exclude_unset=True)
+    except ValidationError as err:
+        raise _refusal(err, prefix, model) from None
+
+
+def validate_game_options(options: Any) -> dict[str, Any]:
+    """The options a game was created with, checked; only those given (defaults fill in when read)."""
+    return _parse(PowersOptions, options, "options")
+
+
+def validate_power_options(subclass: str, options: Any) -> dict[str, Any]:
+    """A power's options, checked for its subclass (an adversary's action counts, perks)."""
+    model = AdversaryOptions if subclass == ADVERSARY else PowerOptions
+    parsed = _parse(model, options, "options")
+    for perk, owner in SUBCLASS_PERKS.items():
+        if parsed.get(perk) and subclass != owner:
+            raise RuleViolation(f"options.{perk} is a perk of a {owner}, not of a {subclass}",
+                                rule="P-ACT-1", field=f"options.{perk}")
+    return parsed
