@@ -109,22 +109,24 @@ def heads() -> list[str]:
 
 def migrate(settings: Settings) -> list[str]:
     """Everything ``emissary migrate`` does: the event store's tables, the read models, the revisions;
-    on PostgreSQL under a lock held for the whole command, so that two runs never race."""
-    from projections.db import ReadModelDB
+    on PostgreSQL under a lock held (on a connection of its own) for the whole command, so that two runs
+    never race on the event store's tables either."""
+    from projections.db import ReadModelDB, conninfo
     from projections.service import Games
 
-    db = ReadModelDB(settings)
+    lock = None
+    if settings.is_postgres:
+        import psycopg
+
+        lock = psycopg.connect(conninfo(settings), autocommit=True)
+        lock.execute(f"SELECT pg_advisory_lock({COMMAND_LOCK})")
     try:
-        with db.raw_connection() as lock:
-            if db.dialect == "postgres":
-                lock.execute(f"SELECT pg_advisory_lock({COMMAND_LOCK})")
-                lock.commit()
-            try:
-                Games(env={**settings.eventsourcing_env(), "CREATE_TABLE": "y"}).close()
-                return upgrade(db)
-            finally:
-                if db.dialect == "postgres":
-                    lock.execute(f"SELECT pg_advisory_unlock({COMMAND_LOCK})")
-                    lock.commit()
+        Games(env={**settings.eventsourcing_env(), "CREATE_TABLE": "y"}).close()
+        db = ReadModelDB(settings)
+        try:
+            return upgrade(db)
+        finally:
+            db.close()
     finally:
-        db.close()
+        if lock is not None:
+            lock.close()  # ends the session, and so the lock

@@ -27,7 +27,8 @@ COMPOSE = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())
 SERVICES = COMPOSE["services"]
 EMISSARY = {name: s for name, s in SERVICES.items() if "build" in s}  # the services run from our image
 NEVER_REBUILT = {"mail_ledger", "wk_claims", "wk_reminders", "web_sessions", "web_session_grants"}
-READ_MODELS = {"rm_tracking", "rm_audit", "rm_feed", "rm_phases", "rm_windows", "rm_boards", "rm_games", "rm_outbox"}
+READ_MODELS = {"rm_tracking", "rm_audit", "rm_feed", "rm_phases", "rm_windows", "rm_reminders", "rm_boards",
+               "rm_games", "rm_outbox"}
 
 
 def env_example() -> dict[str, str]:
