@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from api.cli import build_parser
-from tests.integration.topology import ROOT, PrivateRedis, Topology, free_port, wait_healthy
+from tests.integration.topology import ROOT, Topology, free_port, private_redis, wait_healthy  # noqa: F401
 
 DEPLOY = ROOT / "deploy"
 COMPOSE = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())
@@ -301,12 +301,11 @@ def role_without_ddl(schema_url: str) -> Iterator[str]:
 
 
 @pytest.fixture
-def production(pg_schema_url, tmp_path):
+def production(pg_schema_url, tmp_path, private_redis):
     """`emissary migrate` (as the schema's owner), then every service (as a role that cannot create a
-    table), with production settings from .env.example, on a Redis of their own."""
-    broker = PrivateRedis(tmp_path).start()  # our own: no task of another test run reaches our worker
+    table), with production settings from .env.example, on a Redis of their own (``private_redis``)."""
     port, smtpd_port = free_port(), free_port()
-    env = production_env(pg_schema_url, tmp_path, broker.url.removesuffix("/0"), EMISSARY_PORT=str(port),
+    env = production_env(pg_schema_url, tmp_path, private_redis.removesuffix("/0"), EMISSARY_PORT=str(port),
                          EMISSARY_SMTPD_PORT=str(smtpd_port), EMISSARY_SWEEP_SECONDS="1",
                          EMISSARY_WATCHDOG_STALL_SECONDS="5")
     topo = Topology(env, tmp_path)
@@ -331,7 +330,6 @@ def production(pg_schema_url, tmp_path):
                 topo.stop_all()
     finally:
         topo.stop_all()
-        broker.kill()
 
 
 def health_until_ok(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
