@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from domain.dice import verify_faces
+from domain.verify import verify_events
 from projections.service import Games
 
 
@@ -68,9 +68,11 @@ def play_demo_month(say: Callable[[str], None]) -> Games:
     say(f"The Rangers learn the sealed difficulty was {talk_view['difficulty']}: "
         f"{'success' if talk_view['result']['success'] else 'failure'}.")
     games.advance(game_id, "gm")
-    revealed = [e for e in games.visible_events(game_id, gondor) if e["type"] == "SeedRevealed"][0]["data"]
-    ok = verify_faces(revealed["seed"], 1, [d["face"] for d in duel["pool"]["dice"]])
-    say(f"Battle passes; month 2 begins. Month 1's seed is revealed; Gandalf's roll #1 verifies: {ok}.")
+    mine = verify_events(games.visible_events(game_id, wiz))
+    audit = verify_events(games.visible_events(game_id, "gm"))
+    say(f"Battle passes; month 2 begins. Gandalf checks the {mine.rolls_verified} rolls he saw from their own keys "
+        f"under the month's committed root; his export verifies: {mine.ok}. Month 1's seed goes to the GM alone, "
+        f"whose export checks it against every roll key: {audit.ok}.")
     for viewer, label in ((gondor, "Gondor"), (rangers, "the Rangers")):
         n = len(games.visible_events(game_id, viewer))
         say(f"{label} may see {n} events; the GM sees {len(games.visible_events(game_id, 'gm'))}.")

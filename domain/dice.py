@@ -1,9 +1,19 @@
-"""Server-side dice: every roll is derived from a committed secret seed and a gap-free roll number.
+"""Server-side dice: every roll comes from its own secret key, committed before the month's first roll.
 
-When a month opens the game publishes ``sha256(seed)``; each roll ``n`` of that month is
-``HMAC-SHA256(seed, "emissary-roll:n:block")`` turned into uniform faces by rejection sampling.
-Nobody, the GM included, can pick a roll: the seed is fixed before any roll and revealed when
-the month closes, so anyone who saw a roll can recompute it (``verify_faces``).
+When a month opens the service draws a secret seed. Roll ``n`` of the month gets the key
+``k_n = HMAC-SHA256(seed, "emissary-roll-key:n")``, and its faces are ``HMAC-SHA256(k_n,
+"emissary-faces:block")`` turned into uniform faces by rejection sampling. The month's keys for
+``ROLLS_PER_MONTH`` roll numbers from the month's first roll are the leaves
+``sha256("emissary-leaf:" || n || ":" || k_n)`` of a Merkle tree, and ``SeedCommitted`` publishes its
+root (and ``sha256(seed)``, for the GM's audit) before any roll. Each roll event then carries, for
+those who may see that roll only, its key and Merkle path: they check the faces come from the key
+and the key sits at position ``n`` under the published root (``verify_roll``). Nobody, the GM
+included, can pick a die, and nobody learns anything about a roll they were not shown: each key has
+256 bits, so a sibling leaf hash gives nothing away. At the month's end the seed is revealed to the
+GM only, who checks every key derives from it.
+
+Months committed before this scheme (``SeedCommitted`` without a root) derived faces straight from
+the seed (``derive_faces_legacy``); their events still replay and verify that way.
 """
 
 from __future__ import annotations
@@ -11,7 +21,18 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol
+
+ROLLS_PER_MONTH = 4096
+"""How many rolls one month's commitment covers (the leaves of its Merkle tree, a power of two).
+A roll past them is refused (``RollLimit``): a month of Powers makes a few dozen rolls."""
+_DEPTH = ROLLS_PER_MONTH.bit_length() - 1
+
+
+class RollLimit(ValueError):
+    """A roll number outside the month's committed block of ``ROLLS_PER_MONTH`` rolls."""
 
 
 def commitment(secret: str) -> str:
@@ -24,7 +45,97 @@ def seal_difficulty(value: int, nonce: str) -> str:
     return commitment(f"difficulty:{value}:{nonce}")
 
 
-def _stream(seed: str, roll_no: int) -> Iterator[int]:
+# ---------------------------------------------------------------- per-roll keys and their Merkle tree
+
+def roll_key(seed: str, roll_no: int) -> str:
+    """The secret key of roll ``roll_no``, derived from the month seed (hex)."""
+    return hmac.digest(bytes.fromhex(seed), f"emissary-roll-key:{roll_no}".encode(), "sha256").hex()
+
+
+def _leaf(roll_no: int, key: bytes) -> bytes:
+    return hashlib.sha256(b"emissary-leaf:" + str(roll_no).encode() + b":" + key).digest()
+
+
+def _node(left: bytes, right: bytes) -> bytes:
+    return hashlib.sha256(b"emissary-node:" + left + right).digest()
+
+
+def _position(first_roll: int, roll_no: int) -> int:
+    pos = roll_no - first_roll
+    if not 0 <= pos < ROLLS_PER_MONTH:
+        raise RollLimit(f"roll {roll_no} is outside this month's committed block of {ROLLS_PER_MONTH} rolls "
+                        f"(rolls {first_roll} to {first_roll + ROLLS_PER_MONTH - 1})")
+    return pos
+
+
+@dataclass(frozen=True)
+class RollTree:
+    """The Merkle tree over one month's roll keys: ``levels[0]`` are the leaves, ``levels[-1]`` the root."""
+
+    seed: str
+    first_roll: int
+    levels: tuple[tuple[bytes, ...], ...]
+
+    @property
+    def root(self) -> str:
+        return self.levels[-1][0].hex()
+
+    def proof(self, roll_no: int) -> tuple[str, list[str]]:
+        """Roll ``roll_no``'s key and Merkle path (sibling hashes from the leaf up), or ``RollLimit``."""
+        pos = _position(self.first_roll, roll_no)
+        path = []
+        for level in self.levels[:-1]:
+            path.append(level[pos ^ 1].hex())
+            pos //= 2
+        return roll_key(self.seed, roll_no), path
+
+
+@lru_cache(maxsize=16)
+def roll_tree(seed: str, first_roll: int) -> RollTree:
+    """The month's tree, for rolls ``first_roll`` .. ``first_roll + ROLLS_PER_MONTH - 1`` (cached per process:
+    a month opening computes it once, in a few milliseconds)."""
+    key = bytes.fromhex(seed)
+    level = tuple(_leaf(n, hmac.digest(key, f"emissary-roll-key:{n}".encode(), "sha256"))
+                  for n in range(first_roll, first_roll + ROLLS_PER_MONTH))
+    levels = [level]
+    while len(level) > 1:
+        level = tuple(_node(level[i], level[i + 1]) for i in range(0, len(level), 2))
+        levels.append(level)
+    return RollTree(seed=seed, first_roll=first_roll, levels=tuple(levels))
+
+
+def merkle_root(roll_no: int, key: str, path: Sequence[str], first_roll: int) -> str:
+    """The root that ``key`` at roll ``roll_no`` and ``path`` lead to (``RollLimit`` if off the block)."""
+    pos = _position(first_roll, roll_no)
+    if len(path) != _DEPTH:
+        raise RollLimit(f"a Merkle path has {_DEPTH} hashes, this one {len(path)}")
+    h = _leaf(roll_no, bytes.fromhex(key))
+    for sibling in path:
+        s = bytes.fromhex(sibling)
+        h = _node(h, s) if pos % 2 == 0 else _node(s, h)
+        pos //= 2
+    return h.hex()
+
+
+def key_under_root(root: str, first_roll: int, roll_no: int, key: str, path: Sequence[str]) -> bool:
+    """Whether ``key`` is roll ``roll_no``'s leaf under the committed ``root``."""
+    try:
+        return hmac.compare_digest(merkle_root(roll_no, key, path, first_roll), root)
+    except (RollLimit, ValueError, TypeError):
+        return False
+
+
+# ---------------------------------------------------------------- faces
+
+def _key_stream(key: str) -> Iterator[int]:
+    k = bytes.fromhex(key)
+    block = 0
+    while True:
+        yield from hmac.digest(k, f"emissary-faces:{block}".encode(), "sha256")
+        block += 1
+
+
+def _legacy_stream(seed: str, roll_no: int) -> Iterator[int]:
     key = bytes.fromhex(seed)
     block = 0
     while True:
@@ -41,15 +152,11 @@ def _uniform(stream: Iterator[int], sides: int) -> int:
     raise AssertionError("unreachable: the stream is infinite")
 
 
-def derive_faces(seed: str, roll_no: int, count: int, sides: int = 6) -> list[int]:
-    """The faces of roll ``roll_no``: ``count`` dice of ``sides`` sides, from the month seed."""
-    stream = _stream(seed, roll_no)
+def _faces(stream: Iterator[int], count: int, sides: int) -> list[int]:
     return [_uniform(stream, sides) for _ in range(count)]
 
 
-def derive_permutation(seed: str, roll_no: int, n: int) -> list[int]:
-    """A uniformly random order of ``range(n)`` (a coin flip when n == 2), by Fisher-Yates."""
-    stream = _stream(seed, roll_no)
+def _permutation(stream: Iterator[int], n: int) -> list[int]:
     order = list(range(n))
     for i in range(n - 1, 0, -1):
         j = _uniform(stream, i + 1) - 1
@@ -57,9 +164,50 @@ def derive_permutation(seed: str, roll_no: int, n: int) -> list[int]:
     return order
 
 
+def faces_from_key(key: str, count: int, sides: int = 6) -> list[int]:
+    """The faces of a roll from its key: ``count`` dice of ``sides`` sides."""
+    return _faces(_key_stream(key), count, sides)
+
+
+def permutation_from_key(key: str, n: int) -> list[int]:
+    """A uniformly random order of ``range(n)`` (a coin flip when n == 2) from a roll's key, by Fisher-Yates."""
+    return _permutation(_key_stream(key), n)
+
+
+def derive_faces(seed: str, roll_no: int, count: int, sides: int = 6) -> list[int]:
+    """The faces of roll ``roll_no``: ``count`` dice of ``sides`` sides, from the month seed."""
+    return faces_from_key(roll_key(seed, roll_no), count, sides)
+
+
+def derive_permutation(seed: str, roll_no: int, n: int) -> list[int]:
+    """Roll ``roll_no`` as an order of ``range(n)``, from the month seed."""
+    return permutation_from_key(roll_key(seed, roll_no), n)
+
+
+def derive_faces_legacy(seed: str, roll_no: int, count: int, sides: int = 6) -> list[int]:
+    """Faces as months committed before per-roll keys derived them: straight from the seed."""
+    return _faces(_legacy_stream(seed, roll_no), count, sides)
+
+
+def derive_permutation_legacy(seed: str, roll_no: int, n: int) -> list[int]:
+    """A tie-break as months committed before per-roll keys derived it."""
+    return _permutation(_legacy_stream(seed, roll_no), n)
+
+
 def verify_faces(seed: str, roll_no: int, faces: Sequence[int], sides: int = 6) -> bool:
     """Whether ``faces`` are exactly what roll ``roll_no`` of this seed gives."""
     return derive_faces(seed, roll_no, len(faces), sides) == list(faces)
+
+
+def verify_roll(root: str, first_roll: int, roll_no: int, key: str, path: Sequence[str],
+                faces: Sequence[int], sides: int = 6) -> str | None:
+    """Check one roll from what its viewers hold: ``None`` if it is sound, else what is wrong."""
+    if not key_under_root(root, first_roll, roll_no, key, path):
+        return f"roll {roll_no}'s key and path do not lead to the month's committed root"
+    expected = faces_from_key(key, len(faces), sides)
+    if expected != list(faces):
+        return f"roll {roll_no} is {list(faces)}, but its key gives {expected}"
+    return None
 
 
 class Roller(Protocol):
@@ -71,15 +219,21 @@ class Roller(Protocol):
 
 
 class SeededRoller:
-    """The production roller: dice derived from the month's committed seed."""
+    """The production roller: dice derived from the month's committed seed (``legacy`` for a month
+    committed before per-roll keys)."""
 
-    def __init__(self, seed: str) -> None:
+    def __init__(self, seed: str, legacy: bool = False) -> None:
         self.seed = seed
+        self.legacy = legacy
 
     def faces(self, roll_no: int, count: int) -> list[int]:
+        if self.legacy:
+            return derive_faces_legacy(self.seed, roll_no, count)
         return derive_faces(self.seed, roll_no, count)
 
     def permutation(self, roll_no: int, n: int) -> list[int]:
+        if self.legacy:
+            return derive_permutation_legacy(self.seed, roll_no, n)
         return derive_permutation(self.seed, roll_no, n)
 
 

@@ -2,9 +2,13 @@
 submission digests, and that no event is missing from the chain.
 
 Anyone can run it (``emissary verify export.jsonl`` or ``POST /verify``) on the events they were
-shown: it needs no access to the server. Each roll names the commitment of the seed it came from;
-once that seed is revealed, the roll is recomputed. A roll whose seed is not yet revealed is
-reported as pending, not as a failure.
+shown: it needs no access to the server. When a month opens, ``SeedCommitted`` publishes the Merkle
+root of the month's roll keys (domain.dice); each roll a viewer was shown carries its own key and
+Merkle path, so the viewer checks at once that the faces come from the key and that the key is the
+one committed for that roll number before the month's first roll. The month seed itself is revealed
+to the GM only: the GM's export also checks the seed against its commitment and root, and every
+key against the seed. Months committed before per-roll keys (no root) verify the old way, from
+the revealed seed; a roll with neither a key nor a revealed seed is reported as pending.
 
 Resolution publishes a salted digest of every submission it consumed. Whoever holds a
 submission's salt (its owner and collaborators, the GM; the table, with a public action's dice,
@@ -22,20 +26,24 @@ A malformed export is refused with ``InvalidExport``, naming the line and the fi
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from domain.dice import commitment as hash_of
-from domain.dice import derive_faces, derive_permutation, seal_difficulty
+from domain.dice import (
+    derive_faces_legacy, derive_permutation_legacy, faces_from_key, key_under_root, permutation_from_key, roll_key,
+    roll_tree, seal_difficulty,
+)
 from domain import limits
 from domain.errors import RuleViolation
 from domain.powers.game import digest, submission_digest
 
 HEX64 = r"^[0-9a-f]{64}$"
 MAX_DICE = 10_000  # far above any pool; keeps a hostile export from asking for a billion dice
+MAX_SEED_AUDITS = 256  # revealed seeds whose tree of roll keys is rebuilt (~10 ms each): ~100 seasons
 
 NOT_CHECKED = [
     "texts that no digest covers (descriptions, names, announcements, consequence texts, reasons): "
@@ -43,7 +51,8 @@ NOT_CHECKED = [
     "events you were not shown, and event times and actors",
     "an export rewritten consistently (renumbered and re-digested): compare the public resolution "
     "digests with another player's export",
-    "rolls whose seed is not revealed yet (counted as pending)",
+    "rolls shown without their key (months committed before per-roll keys) until their seed is revealed "
+    "(counted as pending); players do not get the month seed: it is revealed to the GM alone",
 ]
 NOT_CHECKED_FOR_PLAYERS = "gaps in roll numbers and versions: only the GM's export shows every roll"
 
@@ -72,6 +81,8 @@ class _Pool(_In):
     commitment: str | None = None
     dice: list[_Die] = Field(default=[], max_length=MAX_DICE)
     salt: str | None = None
+    key: str | None = Field(default=None, pattern=HEX64)
+    path: list[str] | None = Field(default=None, max_length=64)
 
 
 class _Details(_In):
@@ -79,6 +90,8 @@ class _Details(_In):
     commitment: str | None = None
     faces: list[int] | None = Field(default=None, max_length=MAX_DICE)
     salt: str | None = None
+    key: str | None = Field(default=None, pattern=HEX64)
+    path: list[str] | None = Field(default=None, max_length=64)
     power: str | None = None
     title: str | None = None
     slot: str | None = None
@@ -109,14 +122,17 @@ def _data_model(name: str, **fields: Any) -> type[BaseModel]:
 
 # The events whose data the verifier reads, with the fields it reads.
 SHAPES: dict[str, type[BaseModel]] = {
-    "SeedCommitted": _data_model("SeedCommitted", commitment=(str, ...)),
+    "SeedCommitted": _data_model("SeedCommitted", commitment=(str, ...), root=(str | None, Field(None, pattern=HEX64)),
+                                 first_roll=(int | None, Field(None, ge=0))),
     "SeedRevealed": _data_model("SeedRevealed", seed=(str, Field(pattern=HEX64)), commitment=(str, ...)),
     "DiceRolled": _data_model("DiceRolled", action_id=(str, ...), pool=(_Pool, ...)),
     "ReactionDeclared": _data_model("ReactionDeclared", action_id=(str, ...), pool=(_Pool, ...)),
     "ActionResolved": _data_model("ActionResolved", action_id=(str, ...), details=(_Details | None, None)),
     "ActionProvisional": _data_model("ActionProvisional", action_id=(str, ...), details=(_Details | None, None)),
     "TiesBroken": _data_model("TiesBroken", tied=(list[str], Field(max_length=MAX_DICE)), order=(list[str], ...),
-                              roll_no=(int, Field(ge=0)), commitment=(str | None, None)),
+                              roll_no=(int, Field(ge=0)), commitment=(str | None, None),
+                              key=(str | None, Field(None, pattern=HEX64)),
+                              path=(list[str] | None, Field(None, max_length=64))),
     "DifficultyCommitted": _data_model("DifficultyCommitted", action_id=(str, ...), commitment=(str, ...)),
     "DifficultyRevealed": _data_model("DifficultyRevealed", action_id=(str, ...), value=(int, ...),
                                       nonce=(str, ...), commitment=(str | None, None)),
@@ -184,6 +200,7 @@ class Report:
     tie_breaks_verified: int = 0
     difficulties_verified: int = 0
     seeds_verified: int = 0
+    keys_verified: int = 0  # roll keys checked against their revealed seed (the GM's audit)
     submissions_verified: int = 0
     mismatches: list[str] = field(default_factory=list)
     not_checked: list[str] = field(default_factory=list)
@@ -196,20 +213,65 @@ class Report:
         return {"ok": self.ok, "events_checked": self.events_checked, "rolls_verified": self.rolls_verified,
                 "rolls_pending": self.rolls_pending, "tie_breaks_verified": self.tie_breaks_verified,
                 "difficulties_verified": self.difficulties_verified, "seeds_verified": self.seeds_verified,
-                "submissions_verified": self.submissions_verified, "mismatches": list(self.mismatches),
+                "keys_verified": self.keys_verified, "submissions_verified": self.submissions_verified,
+                "mismatches": list(self.mismatches),
                 "not_checked": list(self.not_checked)}
 
 
-def _rolls(event: dict) -> Iterable[tuple[int, str | None, list[int]]]:
+@dataclass
+class _Month:
+    """One committed seed: where it was committed, and (since per-roll keys) its root and first roll."""
+
+    at: int
+    root: str | None
+    first_roll: int | None
+    seed: str | None = None
+
+
+def _rolls(event: dict) -> Iterable[tuple[int, str | None, list[int], str | None, list | None]]:
     data = event.get("data", {})
     kind = event.get("type")
     if kind in ("DiceRolled", "ReactionDeclared"):
         pool = data.get("pool") or {}
-        yield pool.get("roll_no"), pool.get("commitment"), [d["face"] for d in pool.get("dice", [])]
+        yield (pool.get("roll_no"), pool.get("commitment"), [d["face"] for d in pool.get("dice", [])],
+               pool.get("key"), pool.get("path"))
     elif kind in ("ActionResolved", "ActionProvisional"):
         details = data.get("details") or {}
         if details.get("roll_no") is not None and details.get("faces") is not None:
-            yield details["roll_no"], details.get("commitment"), list(details["faces"])
+            yield (details["roll_no"], details.get("commitment"), list(details["faces"]), details.get("key"),
+                   details.get("path"))
+
+
+def _check_roll(report: Report, where: str, what: str, month: _Month, roll_no: int, key: str | None,
+                path: list | None, shown: list, from_key: Callable[[str], list],
+                legacy: Callable[[str], list]) -> bool | None:
+    """Check one roll (faces or a tie-break order): True if verified, None if pending, False if it fails."""
+    if month.root is None:  # a month committed before per-roll keys: only its seed can tell
+        if month.seed is None:
+            return None
+        expected = legacy(month.seed)
+        if expected != shown:
+            report.mismatches.append(f"{where}: {what} {roll_no} is {shown}, but its seed gives {expected}")
+            return False
+        return True
+    if key is None:
+        if month.seed is None:
+            return None
+        key = roll_key(month.seed, roll_no)
+    elif not key_under_root(month.root, month.first_roll or 0, roll_no, key, path or []):
+        report.mismatches.append(f"{where}: {what} {roll_no}'s key and path do not lead to the month's committed "
+                                 f"root")
+        return False
+    elif month.seed is not None:
+        if roll_key(month.seed, roll_no) != key:
+            report.mismatches.append(f"{where}: {what} {roll_no}'s key does not derive from the revealed seed")
+            return False
+        report.keys_verified += 1
+    expected = from_key(key)
+    if expected != shown:
+        report.mismatches.append(f"{where}: {what} {roll_no} is {shown}, but its key gives {expected}")
+        return False
+    return True
 
 
 def _check_chain(events: list[dict], report: Report) -> None:
@@ -236,7 +298,7 @@ def _check_chain(events: list[dict], report: Report) -> None:
             report.mismatches.append(f"event version {after} comes after version {before}")
     by_seed: dict[str | None, set[int]] = {}
     for e in events:
-        for roll_no, commit, _ in _rolls(e):
+        for roll_no, commit, *_ in _rolls(e):
             by_seed.setdefault(commit, set()).add(roll_no)
         if e.get("type") == "TiesBroken":
             by_seed.setdefault(e["data"].get("commitment"), set()).add(e["data"]["roll_no"])
@@ -253,20 +315,32 @@ def verify_events(events: Iterable[dict]) -> Report:
     events = [check_event(e, i) for i, e in enumerate(events, start=1)]
     report = Report(events_checked=len(events), not_checked=list(NOT_CHECKED))
     _check_chain(events, report)
-    committed_at: dict[str, int] = {}
-    seeds: dict[str, str] = {}
+    months: dict[str, _Month] = {}
+    audits = skipped = 0
     for i, e in enumerate(events):
         data = e.get("data", {})
         if e.get("type") == "SeedCommitted":
-            committed_at.setdefault(data["commitment"], i)
+            months.setdefault(data["commitment"], _Month(at=i, root=data.get("root"),
+                                                         first_roll=data.get("first_roll")))
         elif e.get("type") == "SeedRevealed":
-            if data["commitment"] not in committed_at:
+            month = months.get(data["commitment"])
+            if month is None:
                 report.mismatches.append(f"event {e.get('seq')}: a seed was revealed that was never committed")
             elif hash_of(data["seed"]) != data["commitment"]:
                 report.mismatches.append(f"event {e.get('seq')}: revealed seed does not hash to its commitment")
+            elif month.root is not None and audits >= MAX_SEED_AUDITS:
+                skipped += 1
+            elif month.root is not None and (month.first_roll is None
+                                             or roll_tree(data["seed"], month.first_roll).root != month.root):
+                report.mismatches.append(f"event {e.get('seq')}: revealed seed does not give the committed root "
+                                         f"of the month's roll keys")
             else:
-                seeds[data["commitment"]] = data["seed"]
+                month.seed = data["seed"]
                 report.seeds_verified += 1
+            audits += month is not None and month.root is not None
+    if skipped:
+        report.not_checked.append(f"{skipped} revealed seeds after the first {MAX_SEED_AUDITS}: their rolls are "
+                                  "checked from their keys only")
     seen_rolls: dict[int, tuple[str | None, list[int]]] = {}
     sealed: dict[str, tuple[str, int]] = {}
     rolled_at: dict[str, int] = {}
@@ -276,7 +350,7 @@ def verify_events(events: Iterable[dict]) -> Report:
         data = e.get("data", {})
         kind = e.get("type")
         where = f"event {e.get('seq')} ({kind})"
-        for roll_no, commit, faces in _rolls(e):
+        for roll_no, commit, faces, key, path in _rolls(e):
             if roll_no is None:
                 continue
             earlier = seen_rolls.get(roll_no)
@@ -286,27 +360,32 @@ def verify_events(events: Iterable[dict]) -> Report:
             if earlier is not None:
                 continue
             seen_rolls[roll_no] = (commit, faces)
-            if commit not in committed_at or committed_at[commit] > i:
+            month = months.get(commit)
+            if month is None or month.at > i:
                 report.mismatches.append(f"{where}: roll {roll_no} uses a seed not committed before it")
                 continue
-            seed = seeds.get(commit)
-            if seed is None:
+            n = len(faces)
+            ok = _check_roll(report, where, "roll", month, roll_no, key, path, faces,
+                             lambda k, n=n: faces_from_key(k, n),
+                             lambda seed, r=roll_no, n=n: derive_faces_legacy(seed, r, n))
+            if ok is None:
                 report.rolls_pending += 1
-            elif derive_faces(seed, roll_no, len(faces)) != faces:
-                report.mismatches.append(f"{where}: roll {roll_no} is {faces}, but its seed gives "
-                                         f"{derive_faces(seed, roll_no, len(faces))}")
-            else:
+            elif ok:
                 report.rolls_verified += 1
         if kind == "TiesBroken":
-            seed = seeds.get(data.get("commitment"))
-            if seed is None:
-                report.rolls_pending += 1
+            month = months.get(data.get("commitment"))
+            tied = list(data["tied"])
+            if month is None or month.at > i:
+                report.mismatches.append(f"{where}: tie-break {data['roll_no']} uses a seed not committed before it")
             else:
-                tied = list(data["tied"])
-                order = [tied[k] for k in derive_permutation(seed, data["roll_no"], len(tied))]
-                if order != list(data["order"]):
-                    report.mismatches.append(f"{where}: tie-break {data['roll_no']} should be {order}")
-                else:
+                ok = _check_roll(report, where, "tie-break", month, data["roll_no"], data.get("key"), data.get("path"),
+                                 list(data["order"]),
+                                 lambda k: [tied[j] for j in permutation_from_key(k, len(tied))],
+                                 lambda seed: [tied[j] for j in derive_permutation_legacy(seed, data["roll_no"],
+                                                                                          len(tied))])
+                if ok is None:
+                    report.rolls_pending += 1
+                elif ok:
                     report.tie_breaks_verified += 1
         if kind == "ActionSubmitted":
             submitted.add(data["action_id"])

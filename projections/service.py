@@ -106,7 +106,8 @@ class Games(Application):
         self.clock = clock
         self.entropy = entropy
         self.retries = retries
-        self.roller_factory = roller_factory or (lambda game: SeededRoller(game.state.seed or "00"))
+        self.roller_factory = roller_factory or (lambda game: SeededRoller(
+            game.state.seed or "00", legacy=game.state.seed is not None and game.state.seed_root is None))
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
         self.conflicts = 0  # saves that lost a race with another process (each is retried or reported as 409)

@@ -17,7 +17,7 @@ from typing import Any
 from eventsourcing.domain import Aggregate, event
 
 from domain import visibility as vis
-from domain.dice import Roller, commitment, seal_difficulty
+from domain.dice import ROLLS_PER_MONTH, Roller, RollLimit, commitment, roll_tree, seal_difficulty
 from domain import limits
 from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
@@ -57,6 +57,8 @@ def _pool_from(data: dict) -> Pool:
         assets=[PoolAsset(**a) for a in data["assets"]],
         dice=[Die(**d) for d in data["dice"]],
         locked=data.get("locked", False),
+        key=data.get("key"),
+        path=data.get("path"),
     )
 
 
@@ -304,8 +306,10 @@ class Game(Aggregate):
                     f"the resistance window is open until {w.closes_at}; close it first", rule="P-RES-2"
                 )
         elif step == "battle":
+            # The seed goes to the GM only, for the audit: with it anyone could recompute the month's
+            # private rolls. Players verify the rolls they saw from each roll's key and path (P.4).
             self._seed_revealed(seed=s.seed, commitment=s.seed_commitment, season=s.season, month=s.month,
-                                actor=SYSTEM, audience=[vis.PUBLIC])
+                                actor=SYSTEM, audience=[vis.GM_ONLY])
             if s.month < s.months_per_season:
                 self._begin_month(s.month + 1, now, seed)
             else:
@@ -328,11 +332,27 @@ class Game(Aggregate):
         self._step_began(step="planning", season=s.season, month=month, actor=GM, audience=[vis.PUBLIC])
 
     def _commit_seed(self, seed: str, season: int, month: int) -> None:
-        """Seal a fresh month seed and publish its hash before any roll it governs."""
+        """Seal a fresh month seed and publish, before any roll it governs, its hash and the Merkle root
+        of the keys of the month's next ``ROLLS_PER_MONTH`` rolls (domain.dice)."""
         bytes.fromhex(seed)
+        first_roll = self.state.next_roll
+        root = roll_tree(seed, first_roll).root
         self._seed_sealed(seed=seed, actor=SYSTEM, audience=[vis.SEALED])
-        self._seed_committed(commitment=commitment(seed), season=season, month=month, actor=SYSTEM,
-                             audience=[vis.PUBLIC])
+        self._seed_committed(commitment=commitment(seed), season=season, month=month, root=root,
+                             first_roll=first_roll, rolls=ROLLS_PER_MONTH, actor=SYSTEM, audience=[vis.PUBLIC])
+
+    def _roll_proof(self, roll_no: int) -> dict:
+        """Roll ``roll_no``'s key and Merkle path under the month's root, for the roll's own audience;
+        nothing for a month committed before per-roll keys."""
+        s = self.state
+        if s.seed is None or s.seed_root is None:
+            return {}
+        try:
+            key, path = roll_tree(s.seed, s.seed_first_roll).proof(roll_no)
+        except RollLimit as err:
+            raise RuleViolation(f"a month allows at most {ROLLS_PER_MONTH} rolls: {err}", rule="P-DICE-2",
+                                field="roll_no") from None
+        return {"key": key, "path": path}
 
     @event("StepBegan")
     def _step_began(self, step: str, season: int, month: int, actor: str, audience: list) -> None:
@@ -360,8 +380,12 @@ class Game(Aggregate):
         self.state.seed = seed
 
     @event("SeedCommitted")
-    def _seed_committed(self, commitment: str, season: int, month: int, actor: str, audience: list) -> None:
+    def _seed_committed(self, commitment: str, season: int, month: int, actor: str, audience: list,
+                        root: str | None = None, first_roll: int | None = None, rolls: int | None = None) -> None:
+        # Events recorded before per-roll keys have no root: that month's dice come from the seed itself.
         self.state.seed_commitment = commitment
+        self.state.seed_root = root
+        self.state.seed_first_roll = first_roll if first_roll is not None else self.state.next_roll
 
     @event("SeedRevealed")
     def _seed_revealed(self, seed: str, commitment: str, season: int, month: int, actor: str,
@@ -440,6 +464,7 @@ class Game(Aggregate):
         if roll:
             # Validate the pool before recording anything: a refused command records nothing.
             self._pick_pool(power_id, assets or [], skill_tag=skill, is_reaction=False, dungeon=bool(dungeon))
+            self._roll_proof(self.state.next_roll)  # and that the month's committed block has a roll left
         index = len(self.actions_of(power_id)) + 1
         self._action_submitted(
             action_id=action_id, power_id=power_id, index=index, title=title.strip(), description=description,
@@ -560,10 +585,11 @@ class Game(Aggregate):
                                 "mode": "assured", "undercut": False})
         owners = [a["asset_id"] for a in pool_assets if a["mode"] != "assured" for _ in range(a["rank"])]
         roll_no = self.state.next_roll
+        proof = self._roll_proof(roll_no)
         faces = roller.faces(roll_no, len(owners)) if owners else []
         dice = [{"face": f, "asset": owner, "converted": False, "removed": False} for f, owner in zip(faces, owners)]
         return {"roll_no": roll_no, "commitment": self.state.seed_commitment, "assets": pool_assets, "dice": dice,
-                "locked": False}
+                "locked": False, **proof}
 
     @event("DiceRolled")
     def _dice_rolled(self, action_id: str, extra_actions: int, pool: dict, actor: str, audience: list) -> None:
@@ -1116,8 +1142,9 @@ class Game(Aggregate):
         """Return the live game to its state at ``to_version`` (a phase start), without deleting history.
 
         What nobody can unsee survives: disclosures, shared Secrets, everyone's event sequence,
-        credentials; roll numbers never repeat and a fresh seed governs the dice from here, the
-        superseded seed being revealed so the rolls made under it stay verifiable.
+        credentials; roll numbers never repeat and a fresh seed governs the dice from here. The rolls
+        made under the superseded seed stay verifiable by their viewers from their keys and paths; the
+        seed itself is revealed to the GM only, for the audit (P.4).
         """
         limits.check_text(reason, "reason", limits.REASON, what="a reason")
         if not reason.strip():
@@ -1147,11 +1174,12 @@ class Game(Aggregate):
         self._state_restored(state=merged, actor=SYSTEM, audience=[vis.SEALED])
         self._fresh_seed(seed, s_old_seed=s.seed if s.seed != merged.seed else None)
 
-    def _fresh_seed(self, seed: str, s_old_seed: str | None = None) -> None:
+    def _fresh_seed(self, seed: str, s_old_seed: str | None = None, reveal: bool = True) -> None:
+        """Commit a fresh seed; superseded seeds go to the GM only, for the audit (P.4)."""
         s = self.state
-        for old in {s_old_seed, s.seed} - {None}:
+        for old in sorted({s_old_seed, s.seed} - {None}) if reveal else []:
             self._seed_revealed(seed=old, commitment=commitment(old), season=s.season, month=s.month, actor=SYSTEM,
-                                audience=[vis.PUBLIC])
+                                audience=[vis.GM_ONLY])
         if s.step in ("planning", "resolution", "resistance", "battle"):
             self._commit_seed(seed, s.season, s.month)
         else:
@@ -1169,6 +1197,7 @@ class Game(Aggregate):
     def _seed_cleared(self, actor: str, audience: list) -> None:
         self.state.seed = None
         self.state.seed_commitment = None
+        self.state.seed_root = None
 
     def mark_forked(self, source_game: str, source_version: int, *, name: str, reason: str, seed: str) -> None:
         """This game was copied from another game's history up to ``source_version`` (a sandbox)."""
@@ -1176,8 +1205,9 @@ class Game(Aggregate):
         limits.check_text(reason, "reason", limits.REASON, what="a reason")
         self._forked(source_game=source_game, source_version=source_version, name=name.strip(),
                      reason=reason.strip(), actor=GM, audience=[vis.PUBLIC])
-        # The copied month seed is known to the original game's future: reveal it and draw a new one.
-        self._fresh_seed(seed)
+        # The copied month seed may still govern the original game's month: draw a new one, and reveal
+        # the copied one nowhere (the original reveals it to its GM when its month closes).
+        self._fresh_seed(seed, reveal=False)
 
     @event("GameForked")
     def _forked(self, source_game: str, source_version: int, name: str, reason: str, actor: str,
@@ -1234,13 +1264,14 @@ class Game(Aggregate):
         flips: list[list[str]] = []
         for group in rules.tie_groups(entries):
             roll_no = s.next_roll
+            proof = self._roll_proof(roll_no)
             order = roller.permutation(roll_no, len(group))
             if sorted(order) != list(range(len(group))):
                 raise AssertionError("a tie-break must be a permutation")
             ordered = [group[i] for i in order]
             flips.append(ordered)
             self._ties_broken(tied=group, order=ordered, roll_no=roll_no, commitment=s.seed_commitment, actor=SYSTEM,
-                              audience=[vis.GM_ONLY])
+                              audience=[vis.GM_ONLY], **proof)
         pending = list(flips)
 
         def tiebreak(group: list[str]) -> list[str]:
@@ -1332,6 +1363,7 @@ class Game(Aggregate):
             "power": a.power, "title": a.title, "slot": a.slot, "skill": a.skill,
             "roll_no": pool.roll_no if pool else None, "commitment": pool.commitment if pool else None,
             "faces": [d.face for d in pool.dice] if pool else [],
+            "key": pool.key if pool else None, "path": pool.path if pool else None,
             "converted": [i for i, d in enumerate(pool.dice) if d.converted] if pool else [],
             "assets": [{"name": pa.name, "cls": pa.cls, "rank": pa.rank, "mode": pa.mode, "undercut": pa.undercut}
                        for pa in pool.assets] if pool else [],
@@ -1341,7 +1373,7 @@ class Game(Aggregate):
 
     @event("TiesBroken")
     def _ties_broken(self, tied: list, order: list, roll_no: int, commitment: str | None, actor: str,
-                     audience: list) -> None:
+                     audience: list, key: str | None = None, path: list | None = None) -> None:
         self.state.next_roll = roll_no + 1
 
     @event("ResolutionQueueBuilt")

@@ -75,6 +75,8 @@ class Pool:
     dice: list[Die]
     locked: bool = False
     commitment: str | None = None
+    key: str | None = None  # the roll's own key and Merkle path (domain.dice), for those who see the roll
+    path: list | None = None
 
 
 @dataclass
@@ -171,6 +173,8 @@ class GameState:
     credentials: dict = field(default_factory=dict)
     seed: str | None = None
     seed_commitment: str | None = None
+    seed_root: str | None = None  # Merkle root of the month's roll keys (None: a month committed before them)
+    seed_first_roll: int = 1
     next_roll: int = 1
     resolved: bool = False
     seen: dict = field(default_factory=dict)

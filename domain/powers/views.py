@@ -96,7 +96,8 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
         "viewer": viewer,
         "game": {"name": s.name, "ruleset": s.ruleset, "rules_version": s.rules_version, "timezone": s.timezone,
                  "season": s.season, "month": s.month, "months_per_season": s.months_per_season, "step": s.step,
-                 "resolved": s.resolved, "seed_commitment": s.seed_commitment, "options": dict(s.options),
+                 "resolved": s.resolved, "seed_commitment": s.seed_commitment, "seed_root": s.seed_root,
+                 "options": dict(s.options),
                  "forked_from": dict(s.forked_from) if s.forked_from else None, "rollbacks": s.rollbacks},
         "windows": [_window(game, w, viewer) for w in s.windows.values()],
         "powers": [

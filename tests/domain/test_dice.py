@@ -8,10 +8,17 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
+import time
+
+import pytest
+
 from domain.dice import (
-    SeededRoller, commitment, derive_faces, derive_permutation, seal_difficulty, verify_faces,
+    ROLLS_PER_MONTH, RollLimit, SeededRoller, commitment, derive_faces, derive_permutation, faces_from_key,
+    key_under_root, merkle_root, roll_key, roll_tree, seal_difficulty, verify_faces, verify_roll,
 )
+from domain.errors import RuleViolation
 from domain.powers import rules
+from tests.domain.helpers import SEED, game_in_planning, submit
 
 seeds = st.binary(min_size=32, max_size=32).map(bytes.hex)
 faces = st.lists(st.integers(1, 6), max_size=12)
@@ -42,6 +49,58 @@ def test_faces_are_roughly_uniform():
 @given(seeds, st.integers(1, 1000), st.integers(1, 8))
 def test_tie_breaks_are_permutations(seed, roll_no, n):
     assert sorted(derive_permutation(seed, roll_no, n)) == list(range(n))
+
+
+@given(seeds, st.integers(1, 5000), st.integers(0, ROLLS_PER_MONTH - 1), st.integers(1, 12))
+def test_p_4_each_roll_key_sits_under_the_month_root_and_gives_its_faces(seed, first_roll, offset, count):
+    n = first_roll + offset
+    tree = roll_tree(seed, first_roll)
+    key, path = tree.proof(n)
+    assert key == roll_key(seed, n) and len(path) == 12
+    assert merkle_root(n, key, path, first_roll) == tree.root
+    faces = derive_faces(seed, n, count)
+    assert faces == faces_from_key(key, count) and verify_roll(tree.root, first_roll, n, key, path, faces) is None
+    assert verify_faces(seed, n, faces)
+
+
+@given(seeds, st.integers(1, 5000), st.integers(0, ROLLS_PER_MONTH - 2))
+def test_p_4_a_key_at_another_roll_number_or_under_another_root_is_refused(seed, first_roll, offset):
+    n = first_roll + offset
+    tree = roll_tree(seed, first_roll)
+    key, path = tree.proof(n)
+    assert not key_under_root(tree.root, first_roll, n + 1, key, path)  # moved to the next roll
+    other_key, other_path = tree.proof(n + 1)
+    assert not key_under_root(tree.root, first_roll, n, other_key, path)  # another roll's key
+    assert not key_under_root(tree.root, first_roll, n, key, other_path)  # another roll's path
+    assert not key_under_root(roll_tree(commitment(seed), first_roll).root, first_roll, n, key, path)
+    faces = faces_from_key(key, 4)
+    tampered = [faces[0] % 6 + 1, *faces[1:]]
+    assert "but its key gives" in verify_roll(tree.root, first_roll, n, key, path, tampered)
+
+
+def test_a_roll_outside_the_months_committed_block_names_the_limit():
+    tree = roll_tree(SEED, 10)
+    with pytest.raises(RollLimit, match=f"block of {ROLLS_PER_MONTH} rolls"):
+        tree.proof(10 + ROLLS_PER_MONTH)
+    with pytest.raises(RollLimit, match="rolls 10 to"):
+        tree.proof(9)
+
+
+def test_p_dice_2_a_month_refuses_a_roll_past_its_committed_block_and_records_nothing():
+    g = game_in_planning(("wiz", "champion", "wizard"), assets=[("might", "wiz", "might", "skill", 2)])
+    g.state.next_roll = g.state.seed_first_roll + ROLLS_PER_MONTH  # as if the month had made 4096 rolls
+    g.collect_events()
+    with pytest.raises(RuleViolation) as err:
+        submit(g, "wiz", "a1", [3, 5], assets=[{"asset_id": "might"}])
+    assert err.value.field == "roll_no" and f"at most {ROLLS_PER_MONTH} rolls" in err.value.message
+    assert g.collect_events() == [] and "a1" not in g.state.actions
+
+
+def test_opening_a_month_builds_its_roll_tree_in_a_few_milliseconds():
+    roll_tree.cache_clear()
+    started = time.perf_counter()
+    roll_tree("ef" * 32, 1)
+    assert time.perf_counter() - started < 0.25  # about 10 ms alone; generous on a busy machine
 
 
 def test_commitments_bind_their_secret():

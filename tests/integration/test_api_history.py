@@ -68,7 +68,11 @@ def test_export_then_verify_needs_no_account(world):
     assert r.status_code == 200, r.text  # nothing to resist: the resistance window closed at once
     export = client.get(f"/games/{gid}/export", headers=bearer(tok["ana"])).text
     report = client.post("/verify", content=export, headers={"content-type": "application/x-ndjson"}).json()
-    assert report["ok"] is True and report["seeds_verified"] == 1
+    assert report["ok"] is True and report["rolls_verified"] == 1 and report["rolls_pending"] == 0
+    assert report["seeds_verified"] == 0  # the seed goes to the GM only (P.4)
+    gm_export = client.get(f"/games/{gid}/export", headers=bearer(gm)).text
+    gm_report = client.post("/verify", content=gm_export, headers={"content-type": "application/x-ndjson"}).json()
+    assert gm_report["ok"] is True and gm_report["seeds_verified"] == 1 and gm_report["keys_verified"] == 1
 
 
 def test_rollback_fork_and_past_views_over_http(world, store_settings):

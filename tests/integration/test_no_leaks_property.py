@@ -13,6 +13,10 @@ the attacker everything else about the action, and every salt or nonce the playe
 difficulty from 0 to 50 under every nonce the player holds, and every 64-hex string the player holds
 as a month seed; and it recomputes every receipt digest from the player's own events, so that a
 receipt commits to nothing the player may not see.
+
+Dice: no player is ever shown a month seed (no ``SeedRevealed`` event, no string equal to a seed
+of the game: the seed goes to the GM alone) nor the key of a roll whose dice it may not see, so
+nothing lets it recompute a hidden roll.
 """
 
 from __future__ import annotations
@@ -264,10 +268,40 @@ class World:
             for marker, who in self.allowed.items():
                 if p not in who and marker in blob:
                     raise Leak(f"{p} was shown {marker} (allowed: {sorted(who)})")
+            self.check_dice_secrets(p, surfaces[1], blob)
             self.check_hashes(p, [*surfaces, *(json.loads(x) for x in self.shown[p])])
         for p in self.powers:  # and what each player can check (dice, difficulties, digests) checks out
             report = verify_events(g.visible_events(gid, p))
             assert report.ok, (p, report.mismatches)
+
+    def dice_secrets(self) -> tuple[set[str], dict[str, set[str]]]:
+        """Every month seed of the game (revealed to the GM, or the open month's), and every roll key
+        with the powers that may see that roll's dice."""
+        g, gid = self.games, self.game_id
+        gm = g.visible_events(gid, "gm", limit=100_000)
+        seeds = {e["data"]["seed"] for e in gm if e["type"] == "SeedRevealed"} | {g.get_game(gid).state.seed}
+        keys: dict[str, set[str]] = {}
+        for e in gm:
+            data = e["data"]
+            if e["type"] == "DiceRolled" and data["pool"].get("key"):
+                keys[data["pool"]["key"]] = self.dice_allowed[data["action_id"]]
+            elif e["type"] == "ReactionDeclared" and data["pool"].get("key"):
+                keys[data["pool"]["key"]] = {data["power_id"]}  # a reaction's dice are the resister's own
+            elif e["type"] == "TiesBroken" and data.get("key"):
+                keys[data["key"]] = set()  # the GM breaks ties
+        return seeds - {None}, keys
+
+    def check_dice_secrets(self, p: str, events: list[dict], blob: str) -> None:
+        """No month seed, and no key of a roll ``p`` may not see, in anything ``p`` was shown."""
+        if any(e["type"] == "SeedRevealed" for e in events):
+            raise Leak(f"{p} was shown a SeedRevealed event: the month seed goes to the GM alone")
+        seeds, keys = self.dice_secrets()
+        for seed in seeds:
+            if seed in blob:
+                raise Leak(f"{p} holds the month seed of commitment {commitment(seed)}")
+        for key, who in keys.items():
+            if p not in who and key in blob:
+                raise Leak(f"{p} holds the key of a roll it may not see (allowed: {sorted(who)})")
 
     def submission_digests(self, action_id: str, salt) -> set[str]:
         """Every digest this action's submission could have, over all rolls, with this salt."""
@@ -398,3 +432,43 @@ def test_the_checker_catches_a_difficulty_committed_without_its_nonce(monkeypatc
     monkeypatch.setattr(powers_game, "seal_difficulty", lambda value, nonce: commitment(f"difficulty:{value}"))
     with pytest.raises(Leak, match="recovers the sealed difficulty"):
         play(3, [("act", 0, False, False, 1, True, False)])
+
+
+def test_the_checker_catches_a_month_seed_shown_to_players(monkeypatch):
+    """A broken implementation that reveals the month seed to the table (as before per-roll keys: then
+    anyone recomputes every private roll of the month) must be caught."""
+    real = Games.visible_events
+
+    def leaky(self, game_id, viewer, after=0, limit=500):
+        out = real(self, game_id, viewer, after, limit)
+        if viewer != "gm":
+            out += [e for e in real(self, game_id, "gm", 0, 100_000) if e["type"] == "SeedRevealed"]
+        return out
+
+    monkeypatch.setattr(Games, "visible_events", leaky)
+    with pytest.raises(Leak, match="SeedRevealed"):
+        play(3, [("act", 0, False, False, 1, False, False), ("advance",), ("resolve",), ("close",), ("advance",)])
+
+
+def test_the_checker_catches_a_seed_under_another_name(monkeypatch):
+    """A month seed shown in a view under any name (here a debug field) must be caught."""
+    real = views.board_view
+
+    def leaky(game, viewer):
+        return real(game, viewer) | {"debug": game.state.seed}
+
+    monkeypatch.setattr("projections.service.board_view", leaky)
+    with pytest.raises(Leak, match="month seed"):
+        play(3, [("act", 0, False, False, 1, False, False)])
+
+
+def test_the_checker_catches_the_key_of_a_roll_shown_to_others(monkeypatch):
+    """A broken implementation that shows every roll's key to every player must be caught."""
+    real = views.board_view
+
+    def leaky(game, viewer):
+        return real(game, viewer) | {"debug": [a.pool.key for a in game.state.actions.values() if a.pool]}
+
+    monkeypatch.setattr("projections.service.board_view", leaky)
+    with pytest.raises(Leak, match="key of a roll"):
+        play(3, [("act", 0, False, False, 1, False, False), ("act", 1, False, False, 0, False, False)])

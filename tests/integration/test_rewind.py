@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from domain.errors import Forbidden, RuleViolation
+from domain.verify import verify_events
 from projections.service import Games
 from projections.store import build_games
 from tests.scenarios import play_rich_month
@@ -13,7 +14,7 @@ from tests.scenarios import play_rich_month
 def comparable(view: dict) -> dict:
     """A view without bookkeeping that a rollback deliberately keeps moving (sequences, seeds, deadlines)."""
     view = {k: v for k, v in view.items() if k not in ("sequence", "windows", "at")}
-    view["game"] = {k: v for k, v in view["game"].items() if k not in ("seed_commitment", "rollbacks")}
+    view["game"] = {k: v for k, v in view["game"].items() if k not in ("seed_commitment", "seed_root", "rollbacks")}
     return view
 
 
@@ -89,9 +90,14 @@ def test_after_a_rollback_dice_come_from_a_fresh_seed_and_roll_numbers_never_rep
     r = games.submit_action(m.game_id, m.powers["wiz"], m.powers["wiz"], title="again",
                             assets=[{"asset_id": m.assets["wiz-might"]}], convert=0)
     assert r.result["roll_no"] > max(rolls_before)
-    revealed = [e["data"]["commitment"] for e in games.visible_events(m.game_id, m.powers["wiz"])
+    revealed = [e["data"]["commitment"] for e in games.visible_events(m.game_id, "gm")
                 if e["type"] == "SeedRevealed"]
-    assert old_commitment in revealed  # the superseded month's rolls stay verifiable
+    assert old_commitment in revealed  # the superseded seed goes to the GM, for the audit
+    wiz = games.visible_events(m.game_id, m.powers["wiz"])
+    assert not [e for e in wiz if e["type"] == "SeedRevealed"]  # P.4: never to a player
+    report = verify_events(wiz)
+    assert report.ok and report.rolls_pending == 0 and report.rolls_verified >= 2, report.mismatches
+    assert verify_events(games.visible_events(m.game_id, "gm")).ok  # the superseded rolls stay verifiable
 
 
 def test_rollback_needs_a_reason_and_a_phase_start(games):

@@ -1,4 +1,5 @@
-"""Dice and secrets anyone can verify: commit-reveal seeds and sealed difficulties, from an export."""
+"""Dice and secrets anyone can verify: per-roll keys under a committed root, the month seed (the GM's
+audit) and sealed difficulties, from an export."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from tests.scenarios import play_rich_month
 def month_done():
     games = Games()
     m = play_rich_month(games)
-    games.advance(m.game_id, "gm")  # Battle -> month 2: month 1's seed is revealed
+    games.advance(m.game_id, "gm")  # Battle -> month 2: month 1's seed is revealed to the GM
     return games, m
 
 
@@ -28,9 +29,10 @@ def test_every_viewers_export_verifies_once_the_month_closes(month_done):
     for viewer in ["gm", *m.powers.values()]:
         report = verify_events(games.visible_events(m.game_id, viewer))
         assert report.ok, report.mismatches
-        assert report.seeds_verified == 1
+        assert report.seeds_verified == (1 if viewer == "gm" else 0)  # P.4: the seed goes to the GM only
     gm = verify_events(games.visible_events(m.game_id, "gm"))
     assert gm.rolls_verified == 5 and gm.difficulties_verified == 1 and gm.rolls_pending == 0
+    assert gm.keys_verified == 5 + gm.tie_breaks_verified
     circ = verify_events(games.visible_events(m.game_id, m.powers["circ"]))
     assert circ.difficulties_verified == 1  # the Circle checks its own sealed difficulty
     sov = verify_events(games.visible_events(m.game_id, m.powers["sov"]))
@@ -40,11 +42,11 @@ def test_every_viewers_export_verifies_once_the_month_closes(month_done):
     assert cult.rolls_verified == 3  # its own rite, the plot it collaborates on, the public edict
 
 
-def test_rolls_are_pending_until_the_seed_is_revealed():
+def test_rolls_verify_from_their_keys_before_the_month_closes():
     games = Games()
     m = play_rich_month(games)
     report = verify_events(games.visible_events(m.game_id, m.powers["wiz"]))
-    assert report.ok and report.rolls_verified == 0 and report.rolls_pending >= 1
+    assert report.ok and report.rolls_verified == 2 and report.rolls_pending == 0 and report.seeds_verified == 0
 
 
 def test_a_tampered_roll_is_caught(month_done):
@@ -53,7 +55,7 @@ def test_a_tampered_roll_is_caught(month_done):
     rolled = next(e for e in events if e["type"] == "DiceRolled")
     rolled["data"]["pool"]["dice"][0]["face"] = rolled["data"]["pool"]["dice"][0]["face"] % 6 + 1
     report = verify_events(events)
-    assert not report.ok and "but its seed gives" in report.mismatches[0]
+    assert not report.ok and "but its key gives" in report.mismatches[0]
 
 
 def test_a_changed_sealed_difficulty_is_caught(month_done):
