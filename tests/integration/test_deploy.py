@@ -93,6 +93,9 @@ def test_every_service_has_its_own_health_check():
             args = parser.parse_args(test[2:])
             assert args.command == "health" and args.service == name, (name, test)
     assert len({tuple(t) for t in checks.values()}) == len(checks), "two services share one health check"
+    # A worker's check pings its own node: `celery inspect ping` alone passes if any worker answers.
+    worker = " ".join(checks["worker"])
+    assert "emissary health worker" in worker and "--node" not in worker or re.search(r" (-d|--destination) ", worker)
     # The image has none, so no service inherits the API's probe (beat and smtpd would show unhealthy).
     assert not re.search(r"^\s*HEALTHCHECK", (DEPLOY / "Dockerfile").read_text(), re.MULTILINE)
 
