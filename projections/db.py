@@ -101,7 +101,11 @@ class ReadModelDB:
             if path != ":memory:":
                 self.conn.execute("PRAGMA journal_mode=WAL")
                 self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.create_tables()
+        self.auto_migrate = settings.auto_migrate
+        if settings.auto_migrate:  # else (production) `emissary migrate` ran before any process started
+            from projections import migrations
+
+            migrations.ensure_current(self)
 
     def _sql(self, sql: str) -> str:
         return re.sub(r"\?", "%s", sql) if self.dialect == "postgres" else sql
@@ -134,6 +138,16 @@ class ReadModelDB:
                 return list(conn.execute(self._sql(sql), params).fetchall())
         with self._lock:
             return list(self.conn.execute(sql, params).fetchall())
+
+    @contextlib.contextmanager
+    def raw_connection(self) -> Iterator[Any]:
+        """The driver's own connection, for this thread alone (migrations run on it)."""
+        if self.dialect == "postgres":
+            with self.pool.connection() as conn:
+                yield conn
+        else:
+            with self._lock:
+                yield self.conn
 
     def create_tables(self) -> None:
         # SQLite: tables keyed by (game, version) are stored in key order, which makes appends cheap.

@@ -64,9 +64,10 @@ class SessionStore:
         self._secret = secret.encode()
         self.ttl = ttl
         self.clock = clock
-        with db.transaction() as cur:
-            for ddl in SCHEMA:
-                cur.execute(ddl)
+        if db.auto_migrate:  # production: `emissary migrate` created them (projections/migrations)
+            with db.transaction() as cur:
+                for ddl in SCHEMA:
+                    cur.execute(ddl)
 
     def sid_hash(self, sid: str) -> str:
         return hmac.new(self._secret, sid.encode(), hashlib.sha256).hexdigest()
