@@ -115,3 +115,9 @@ def test_a_recorded_game_goes_on_and_rolls_back_again(loaded):
     assert any(g["text"] == "AFTER-LOADING" for g in now.state.powers[p["wiz"]].grants)
     for viewer in ["gm", *p.values()]:
         assert now.state.sequence_for(viewer) == len(loaded.visible_events(gid, viewer, limit=100_000))
+    restored = [r for r in loaded.recorder.select_events(key) if r.topic.endswith(".StateRestored")]
+    old_shape, new_shape = json.loads(restored[0].state), json.loads(restored[-1].state)
+    assert "state" in old_shape and "class_version" not in old_shape  # as recorded in 2026-11
+    assert "state" not in new_shape and new_shape["class_version"] == 2
+    assert new_shape["to_version"] == loaded.phase_version(gid, "s1m1-planning", None)
+    assert "PRIVATE-WIZ-DUEL" not in restored[-1].state.decode()  # no superseded action rides along
