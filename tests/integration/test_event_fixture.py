@@ -121,3 +121,17 @@ def test_a_recorded_game_goes_on_and_rolls_back_again(loaded):
     assert "state" not in new_shape and new_shape["class_version"] == 2
     assert new_shape["to_version"] == loaded.phase_version(gid, "s1m1-planning", None)
     assert "PRIVATE-WIZ-DUEL" not in restored[-1].state.decode()  # no superseded action rides along
+
+
+def test_a_fork_of_a_recorded_game_after_its_rollbacks_equals_its_source(loaded):
+    """The copied events include the old whole-state StateRestored events (upcast, written again as
+    version 2 with the state they carried): the sandbox replays to its source's state."""
+    recorded = BY_NAME["rollback"]
+    gid = recorded["game_id"]
+    source = loaded.get_game(gid)
+    fork_id, _ = loaded.fork(gid, GM, "Sandbox of the past", "what if", version=source.version)
+    fork = loaded.get_game(fork_id)
+    plain = _events_only(loaded).get(uuid.UUID(fork_id))
+    assert plain.state == fork.state
+    assert fork.state.actions == source.state.actions and fork.state.rollbacks == source.state.rollbacks == 2
+    assert fork.state.forked_from["version"] == source.version
