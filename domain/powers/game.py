@@ -1657,9 +1657,10 @@ def event_types() -> dict[str, type]:
 
 
 def _version_events() -> None:
+    """Give each event class its version (an event missing here fails tests/domain/test_event_versions.py)."""
     for name, cls in event_types().items():
         if name not in EVENT_VERSIONS:
-            raise TypeError(f"event {name} has no version: add it to EVENT_VERSIONS (domain/powers/game.py)")
+            continue
         declared = cls.__dict__.get("class_version")
         if declared is not None and declared != EVENT_VERSIONS[name]:
             raise TypeError(f"event {name} declares version {declared}, EVENT_VERSIONS says {EVENT_VERSIONS[name]}")
