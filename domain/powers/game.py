@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Iterable
 from copy import deepcopy
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from eventsourcing.domain import Aggregate, event
 
@@ -1176,7 +1177,7 @@ class Game(Aggregate):
         carried = {"seen": deepcopy(s.seen), "next_roll": s.next_roll, "credentials": deepcopy(s.credentials),
                    "rollbacks": s.rollbacks + 1, "powers": powers, "secret_holders": secret_holders,
                    "closes_at": closes_at}
-        self._refolded = {to_version: restored}
+        self.__dict__["_refolded"] = {to_version: restored}  # the state at to_version, for the fold
         try:
             self._state_restored(to_version=to_version, carried=carried, actor=SYSTEM, audience=[vis.SEALED])
         finally:
@@ -1692,8 +1693,9 @@ def fold(game: Game | None, events: Iterable[Any],
                     raise ValueError(f"StateRestored at version {e.originator_version} needs the state at "
                                      f"version {to_version}: give state_at, or every event from version 1")
                 base = fold(None, folded[:to_version]).state
-            assert game is not None
-            game._refolded = {to_version: base}
+            if game is None:
+                raise ValueError(f"StateRestored at version {e.originator_version} before the game was created")
+            game.__dict__["_refolded"] = {to_version: base}
             try:
                 game = e.mutate(game)
             finally:
