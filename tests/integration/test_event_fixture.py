@@ -135,3 +135,20 @@ def test_a_fork_of_a_recorded_game_after_its_rollbacks_equals_its_source(loaded)
     assert plain.state == fork.state
     assert fork.state.actions == source.state.actions and fork.state.rollbacks == source.state.rollbacks == 2
     assert fork.state.forked_from["version"] == source.version
+
+
+def test_another_process_fast_forwards_its_cached_game_over_a_rollback(store_settings, loaded):
+    """Two services on one store: the second holds the game cached, the first rolls it back; the second
+    folds the new StateRestored onto its cached game by re-folding the target version from the store."""
+    recorded = BY_NAME["month"]
+    gid = recorded["game_id"]
+    other = build_games(store_settings)
+    try:
+        before = other.get_game(gid, for_update=False)
+        assert other._cached(gid) is not None and before.state.month == 2
+        loaded.rollback(gid, GM, "back to the first planning", phase="s1m1-planning")
+        after = other.get_game(gid, for_update=False)
+        assert after.version == loaded.get_game(gid).version and after.state == loaded.get_game(gid).state
+        assert after.state.month == 1 and after.state.step == "planning" and after.state.rollbacks == 1
+    finally:
+        other.close()
