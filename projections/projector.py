@@ -60,10 +60,6 @@ class Tracker:
             self.season, self.month, self.step = data["season"], data["month"], data["step"]
         elif kind == "PowerAdded":
             self.powers = sorted({*self.powers, data["power_id"]})
-        elif kind == "StateRestored":
-            state = event.event.state
-            self.season, self.month, self.step, self.powers = state.season, state.month, state.step, sorted(
-                state.powers)
         self.version = event.originator_version
 
 
@@ -162,7 +158,7 @@ class Projector:
 
     def _record(self, n: Any) -> Any:
         """What the read models need of a notification. The stored JSON is read directly (it is what
-        the rows keep); only a StateRestored, which carries a whole state, is decoded in full."""
+        the rows keep); a StateRestored (sealed) is decoded in full."""
         kind = n.topic.rsplit(".", 1)[-1]
         if not self._raw_json or kind == "StateRestored":
             event = self.games.mapper.to_domain_event(n)
@@ -181,7 +177,11 @@ class Projector:
         elif tracker is None or tracker.version != version - 1:
             s = self.games.repository.get(game_id, version=version - 1).state
             tracker = Tracker(version - 1, s.season, s.month, s.step, sorted(s.powers))
-        tracker.follow(event)
+        if event.kind == "StateRestored":  # a rollback: the game as it stood at its target version
+            s = self.games.repository.get(game_id, version=version).state
+            tracker = Tracker(version, s.season, s.month, s.step, sorted(s.powers))
+        else:
+            tracker.follow(event)
         self._trackers[game_id] = tracker
         return tracker
 

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from zoneinfo import ZoneInfo
 from typing import Any, TypeVar
 
-from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.application import AggregateNotFoundError, Application, Repository, project_aggregate
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
 from eventsourcing.utils import Environment
 
@@ -33,7 +33,7 @@ from domain.dice import Roller, SeededRoller
 from domain.errors import Conflict, DomainError, Forbidden, NotFound, RuleViolation, Unauthorized
 from domain.ids import GM
 from domain.powers import rules
-from domain.powers.game import Game, canonical
+from domain.powers.game import Game, canonical, fold
 from domain.powers.state import STATE_TYPES
 from domain.powers.views import board_view
 from projections.keys import RECORDER_TOPICS, KeyRow, POPOKeyedRecorder
@@ -94,6 +94,21 @@ class CommandKey:
     fingerprint: str = ""
 
 
+class GameRepository(Repository):
+    """The library's repository, folding with ``domain.powers.game.fold``: a rollback's StateRestored
+    re-folds the game to its target version, which this repository reads from the store (through a
+    snapshot when one is at or before that version)."""
+
+    def get(self, aggregate_id: Any, *, version: int | None = None, projector_func: Any = None,
+            **kwargs: Any) -> Any:
+        if projector_func is None or projector_func is project_aggregate:
+            projector_func = self._fold
+        return super().get(aggregate_id, version=version, projector_func=projector_func, **kwargs)
+
+    def _fold(self, initial: Any, events: Any) -> Any:
+        return fold(initial, events, lambda gid, v: self._reconstruct_aggregate(gid, v, self._fold).state)
+
+
 class Games(Application):
     """Commands and queries over Powers games."""
 
@@ -123,6 +138,14 @@ class Games(Application):
         if self.env.get("PERSISTENCE_MODULE") == "eventsourcing.popo":
             return POPOKeyedRecorder()
         return super().construct_recorder()
+
+    def construct_repository(self) -> GameRepository:
+        library = super().construct_repository()
+        repository = GameRepository(self.events, snapshot_store=self.snapshots, fastforward=library.fastforward,
+                                    fastforward_skipping=library.fastforward_skipping,
+                                    deepcopy_from_cache=library.deepcopy_from_cache)
+        repository.cache = library.cache
+        return repository
 
     def _take_snapshots(self, processing_event: Any) -> None:
         # Snapshot the aggregate we already hold whenever a save crosses a multiple of the interval,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Iterable
 from copy import deepcopy
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
@@ -1145,6 +1146,10 @@ class Game(Aggregate):
         credentials; roll numbers never repeat and a fresh seed governs the dice from here. The rolls
         made under the superseded seed stay verifiable by their viewers from their keys and paths; the
         seed itself is revealed to the GM only, for the audit (P.4).
+
+        ``restored`` is the game's state at ``to_version`` (the caller folds it from the history). The
+        ``StateRestored`` event records only the target version and what carries over; whoever folds
+        it again re-folds the game to that version first (``fold``).
         """
         limits.check_text(reason, "reason", limits.REASON, what="a reason")
         if not reason.strip():
@@ -1154,25 +1159,30 @@ class Game(Aggregate):
         s = self.state
         self._rolled_back(to_version=to_version, from_version=self.version, reason=reason.strip(), actor=GM,
                           audience=[vis.PUBLIC])
-        merged = deepcopy(restored)
-        merged.seen = deepcopy(s.seen)
-        merged.next_roll = s.next_roll
-        merged.credentials = deepcopy(s.credentials)
-        merged.rollbacks = s.rollbacks + 1
-        for pid, p in merged.powers.items():
-            if pid in s.powers:
-                p.grants = deepcopy(s.powers[pid].grants)
-                p.timezone = s.powers[pid].timezone
+        powers = {pid: {"grants": deepcopy(s.powers[pid].grants), "timezone": s.powers[pid].timezone}
+                  for pid in restored.powers if pid in s.powers}
+        secret_holders = {}
         for asset_id, asset in s.assets.items():
-            if asset.cls == "secret" and asset_id in merged.assets:
-                kept = merged.assets[asset_id].holders
-                kept.extend(h for h in asset.holders if h not in kept and h in merged.powers)
-        for w in merged.windows.values():
+            if asset.cls == "secret" and asset_id in restored.assets:
+                kept = list(restored.assets[asset_id].holders)
+                for h in asset.holders:
+                    if h not in kept and h in restored.powers:
+                        kept.append(h)
+                secret_holders[asset_id] = kept
+        closes_at = {}
+        for w in restored.windows.values():
             if not w.closed:
                 hours = s.options["planning_hours"] if w.kind == "planning" else s.options["resistance_hours"]
-                w.closes_at = max(w.closes_at, _iso(now + timedelta(hours=float(hours))), key=_at)
-        self._state_restored(state=merged, actor=SYSTEM, audience=[vis.SEALED])
-        self._fresh_seed(seed, s_old_seed=s.seed if s.seed != merged.seed else None)
+                closes_at[w.id] = max(w.closes_at, _iso(now + timedelta(hours=float(hours))), key=_at)
+        carried = {"seen": deepcopy(s.seen), "next_roll": s.next_roll, "credentials": deepcopy(s.credentials),
+                   "rollbacks": s.rollbacks + 1, "powers": powers, "secret_holders": secret_holders,
+                   "closes_at": closes_at}
+        self.__dict__["_refolded"] = {to_version: restored}  # the state at to_version, for the fold
+        try:
+            self._state_restored(to_version=to_version, carried=carried, actor=SYSTEM, audience=[vis.SEALED])
+        finally:
+            self.__dict__.pop("_refolded", None)
+        self._fresh_seed(seed, s_old_seed=s.seed if s.seed != self.state.seed else None)
 
     def _fresh_seed(self, seed: str, s_old_seed: str | None = None, reveal: bool = True) -> None:
         """Commit a fresh seed; superseded seeds go to the GM only, for the audit (P.4)."""
@@ -1189,9 +1199,49 @@ class Game(Aggregate):
     def _rolled_back(self, to_version: int, from_version: int, reason: str, actor: str, audience: list) -> None:
         pass
 
-    @event("StateRestored")
-    def _state_restored(self, state: GameState, actor: str, audience: list) -> None:
-        self.state = deepcopy(state)
+    class StateRestored(Event):
+        """A rollback's new state: the game as it stood at ``to_version``, with what carries over.
+
+        Version 2 records the target version and ``carried`` (every viewer's sequence, the next roll
+        number, credentials, the rollback count, each power's grants and time zone, the holders of
+        shared Secrets, the open windows' new deadlines); folding it needs the state at ``to_version``
+        (``fold`` re-folds it). Version 1 embedded the whole state: it is upcast to ``to_version`` None
+        and that state in ``carried["state"]``, which the fold takes as it is.
+        """
+
+        class_version = 2
+        to_version: int | None
+        carried: dict
+        actor: str
+        audience: list
+
+        @staticmethod
+        def upcast_v1_v2(state: dict) -> None:
+            state["to_version"] = None
+            state["carried"] = {"state": state.pop("state")}
+
+    @event(StateRestored)
+    def _state_restored(self, to_version: int | None, carried: dict, actor: str, audience: list) -> None:
+        if to_version is None:  # version 1: the whole state
+            self.state = deepcopy(carried["state"])
+            return
+        base = self.__dict__.get("_refolded", {}).get(to_version)
+        if base is None:
+            raise RuntimeError(f"StateRestored at version {self.version + 1} needs the game's state at version "
+                               f"{to_version}: fold the events with domain.powers.game.fold")
+        merged = deepcopy(base)
+        merged.seen = deepcopy(carried["seen"])
+        merged.next_roll = carried["next_roll"]
+        merged.credentials = deepcopy(carried["credentials"])
+        merged.rollbacks = carried["rollbacks"]
+        for pid, kept in carried["powers"].items():
+            merged.powers[pid].grants = deepcopy(kept["grants"])
+            merged.powers[pid].timezone = kept["timezone"]
+        for asset_id, holders in carried["secret_holders"].items():
+            merged.assets[asset_id].holders = list(holders)
+        for window_id, closes_at in carried["closes_at"].items():
+            merged.windows[window_id].closes_at = closes_at
+        self.state = merged
 
     @event("SeedCleared")
     def _seed_cleared(self, actor: str, audience: list) -> None:
@@ -1577,6 +1627,82 @@ class Game(Aggregate):
                                   success=ok, excess=excess, resisted=sum(resist.values()), details=details,
                                   tier=_tier(a, s, net), actor=SYSTEM, audience=audience)
         self._step_began(step="battle", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
+
+
+# Every event type's shape has a version (DESIGN "Event evolution"). A stored event keeps the version
+# it was written with; changing a shape bumps its version here and adds ``upcast_vN_vN+1`` (a static
+# method turning the stored dict of version N into version N+1) on an explicitly declared event class,
+# as ``Game.StateRestored`` does. tests/domain/test_event_versions.py compares these shapes with the
+# committed manifest, tests/fixtures/event_manifest.json.
+EVENT_VERSIONS: dict[str, int] = {
+    "GameCreated": 1, "CredentialIssued": 1, "CredentialsRevoked": 1, "PowerAdded": 1, "AssetGranted": 1,
+    "SeasonLengthSet": 1, "StepBegan": 1, "SeedSealed": 1, "SeedCommitted": 1, "SeedRevealed": 1,
+    "CleanupApplied": 1, "WindowOpened": 1, "WindowClosed": 1, "ActionSubmitted": 1, "DiceRolled": 1,
+    "ConversionsLocked": 1, "ActionDiscarded": 1, "DifficultyDeclared": 1, "DifficultyRecorded": 1,
+    "DifficultyCommitted": 1, "RulingIssued": 1, "ConsequenceProposed": 1, "ConsequenceAccepted": 1,
+    "VisibilityGranted": 1, "ManaGranted": 1, "SecretShared": 1, "InfluenceSet": 1, "InfluenceDisclosed": 1,
+    "TimezoneSet": 1, "DeadlineSet": 1, "ExtensionRequested": 1, "ExtensionGranted": 1, "ExtensionRefused": 1,
+    "ReadyDeclared": 1, "RemindersQueued": 1, "MailTurnRecorded": 1, "ContactSet": 1, "GameRolledBack": 1,
+    "StateRestored": 2,  # 2: the target version and what carries over, no longer the whole state
+    "SeedCleared": 1, "GameForked": 1, "SchemesGranted": 1, "TiesBroken": 1, "ResolutionQueueBuilt": 1,
+    "AssetUndercut": 1, "DifficultyRevealed": 1, "ActionProvisional": 1, "ResistanceOffered": 1,
+    "ActionResolved": 1, "ResolutionPublished": 1, "ReactionDeclared": 1, "ReactionConversionsLocked": 1,
+    "ReactionsWaived": 1,
+}
+
+
+def event_types() -> dict[str, type]:
+    """Every event type of the game aggregate, by name."""
+    return {name: cls for name, cls in vars(Game).items()
+            if isinstance(cls, type) and issubclass(cls, Game.Event) and name not in ("Event", "Created")}
+
+
+def _version_events() -> None:
+    """Give each event class its version (an event missing here fails tests/domain/test_event_versions.py)."""
+    for name, cls in event_types().items():
+        if name not in EVENT_VERSIONS:
+            continue
+        declared = cls.__dict__.get("class_version")
+        if declared is not None and declared != EVENT_VERSIONS[name]:
+            raise TypeError(f"event {name} declares version {declared}, EVENT_VERSIONS says {EVENT_VERSIONS[name]}")
+        cls.class_version = EVENT_VERSIONS[name]
+
+
+_version_events()
+
+
+def fold(game: Game | None, events: Iterable[Any],
+         state_at: Callable[[Any, int], GameState] | None = None) -> Game | None:
+    """Fold events (and a snapshot first, if any) onto ``game`` (None before it was created).
+
+    Like the library's projector, except that a ``StateRestored`` (version 2) re-folds the game to its
+    target version first: ``state_at(game_id, version)`` gives that state (the repository reads it from
+    the store, through a snapshot when it has one). Without ``state_at``, the events given are folded
+    again up to that version, which needs them to start at version 1.
+    """
+    folded: list[Any] = []
+    for e in events:
+        to_version = getattr(e, "to_version", None) if isinstance(e, Game.StateRestored) else None
+        if to_version is None:
+            game = e.mutate(game)
+        else:
+            if state_at is not None:
+                base = state_at(e.originator_id, to_version)
+            else:
+                if not folded or folded[0].originator_version != 1 or len(folded) < to_version:
+                    raise ValueError(f"StateRestored at version {e.originator_version} needs the state at "
+                                     f"version {to_version}: give state_at, or every event from version 1")
+                base = fold(None, folded[:to_version]).state
+            if game is None:
+                raise ValueError(f"StateRestored at version {e.originator_version} before the game was created")
+            game.__dict__["_refolded"] = {to_version: base}
+            try:
+                game = e.mutate(game)
+            finally:
+                game.__dict__.pop("_refolded", None)
+        if state_at is None:
+            folded.append(e)
+    return game
 
 
 def submission_digest(action_id: str, power: str, title: str, slot: str, skill: str | None, roll_no: int,
