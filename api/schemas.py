@@ -89,7 +89,8 @@ class GrantAssetRequest(Strict):
     name: str = Field(min_length=1, max_length=limits.ASSET_NAME)
     cls: Id
     rank: Number
-    asset_id: Id | None = Field(default=None, description="Reuse an existing id to share the asset (agents, industries)")
+    asset_id: Id | None = Field(default=None,
+                                description="Reuse an existing id to share the asset (agents, industries)")
     assured: bool = False
     critical: bool = False
     novel: bool = Field(default=False, description="Newly acquired: assured or critical on first use (P-DICE-9)")
@@ -126,7 +127,8 @@ class RollRequest(Strict):
 
 class ConvertRequest(Strict):
     convert: Number | None = None
-    dice: list[Number] | None = Field(max_length=limits.ITEMS, default=None, description="Exact die indices to convert instead of a count")
+    dice: list[Number] | None = Field(max_length=limits.ITEMS, default=None,
+                                      description="Exact die indices to convert instead of a count")
 
 
 class DifficultyRequest(Strict):

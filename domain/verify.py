@@ -32,12 +32,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
+from domain import limits
 from domain.dice import commitment as hash_of
 from domain.dice import (
     derive_faces_legacy, derive_permutation_legacy, faces_from_key, key_under_root, permutation_from_key, roll_key,
     roll_tree, seal_difficulty,
 )
-from domain import limits
 from domain.errors import RuleViolation
 from domain.powers.game import digest, submission_digest
 

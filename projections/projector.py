@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-
-import orjson
 import logging
 import threading
 import uuid
 from datetime import datetime, timedelta
 from typing import Any
+
+import orjson
 
 from domain import visibility as vis
 from domain.ids import GM

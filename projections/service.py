@@ -20,8 +20,8 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
-from zoneinfo import ZoneInfo
 from typing import Any, TypeVar
+from zoneinfo import ZoneInfo
 
 from eventsourcing.application import AggregateNotFoundError, Application, Repository, project_aggregate
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding

@@ -81,7 +81,8 @@ class SessionStore:
                          utc_key(now + min(self.ttl, ANONYMOUS_TTL)))
         with self.db.transaction() as cur:
             self._purge(cur, now)
-            cur.execute("INSERT INTO web_sessions (sid_hash, csrf, data, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+            cur.execute("INSERT INTO web_sessions (sid_hash, csrf, data, created_at, expires_at) "
+                        "VALUES (?, ?, ?, ?, ?)",
                         (row.sid_hash, row.csrf, json.dumps(row.data), utc_key(now), row.expires_at))
         return sid, row
 

@@ -101,8 +101,9 @@ def serve(settings: Settings, workers: int = 1):
 def api_commands_per_second(settings: Settings, n_powers: int, clients: int = 1, workers: int = 1) -> float:
     """Durable commands over HTTP to the real server: each client plays its own game, in which every
     power submits and rolls its 4 actions (3 events in one transaction per command)."""
-    import httpx
     from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
 
     base, stop = serve(settings, workers)
     try:

@@ -17,9 +17,9 @@ from typing import Any
 
 from eventsourcing.domain import Aggregate, event
 
+from domain import limits
 from domain import visibility as vis
 from domain.dice import ROLLS_PER_MONTH, Roller, RollLimit, commitment, roll_tree, seal_difficulty
-from domain import limits
 from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.powers import rules

@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from api.cli import build_parser
-from tests.integration.topology import ROOT, Topology, free_port, private_redis, wait_healthy  # noqa: F401
+from tests.integration.topology import ROOT, Topology, free_port, wait_healthy
 
 DEPLOY = ROOT / "deploy"
 COMPOSE = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())

@@ -74,7 +74,8 @@ class Topology:
     def __init__(self, env: dict[str, str], logdir: Path) -> None:
         # Load and topology tests create many games from one address: the rate limits (tested on their own
         # in test_security.py) would refuse them, unless a test sets its own.
-        unlimited = {"EMISSARY_RATELIMIT_CREATE_GAME": "100000/minute", "EMISSARY_RATELIMIT_AUTH_FAILURES": "100000/minute"}
+        unlimited = {"EMISSARY_RATELIMIT_CREATE_GAME": "100000/minute",
+                     "EMISSARY_RATELIMIT_AUTH_FAILURES": "100000/minute"}
         self.env = {**os.environ, **unlimited, **env, "PYTHONUNBUFFERED": "1"}
         self.logdir = logdir
         self.procs: dict[str, subprocess.Popen] = {}
