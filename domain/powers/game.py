@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from copy import deepcopy
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from eventsourcing.domain import Aggregate, event
 
@@ -68,6 +68,10 @@ class Game(Aggregate):
 
     class Event(Aggregate.Event):
         """Base of every Game event: after the body folds, count it in its viewers' sequences."""
+
+        if TYPE_CHECKING:  # every event's class gets its version (_version_events), every event an audience
+            class_version: ClassVar[int]
+            audience: list[str]
 
         def apply(self, aggregate: Any) -> None:
             super().apply(aggregate)
@@ -309,6 +313,8 @@ class Game(Aggregate):
         elif step == "battle":
             # The seed goes to the GM only, for the audit: with it anyone could recompute the month's
             # private rolls. Players verify the rolls they saw from each roll's key and path (P.4).
+            if s.seed is None or s.seed_commitment is None:
+                raise AssertionError(f"season {s.season} month {s.month} reached battle without a committed seed")
             self._seed_revealed(seed=s.seed, commitment=s.seed_commitment, season=s.season, month=s.month,
                                 actor=SYSTEM, audience=[vis.GM_ONLY])
             if s.month < s.months_per_season:
@@ -689,7 +695,8 @@ class Game(Aggregate):
             raise RuleViolation("this action is already discarded", rule="P-AMB-29", field="action_id")
         # P-AMB-29: a discarded action applies no consequences: undo what accepting them applied (the
         # lost actions and the status stacks). A disclosure cannot be unseen, so it stays.
-        lost, stacks = 0, {}
+        lost = 0
+        stacks: dict[str, int] = {}
         for c in a.consequences:
             for e in (c.effects if c.status == "accepted" else []):
                 if e["kind"] == "lose_actions":
@@ -1187,7 +1194,7 @@ class Game(Aggregate):
     def _fresh_seed(self, seed: str, s_old_seed: str | None = None, reveal: bool = True) -> None:
         """Commit a fresh seed; superseded seeds go to the GM only, for the audit (P.4)."""
         s = self.state
-        for old in sorted({s_old_seed, s.seed} - {None}) if reveal else []:
+        for old in sorted({x for x in (s_old_seed, s.seed) if x is not None}) if reveal else []:
             self._seed_revealed(seed=old, commitment=commitment(old), season=s.season, month=s.month, actor=SYSTEM,
                                 audience=[vis.GM_ONLY])
         if s.step in ("planning", "resolution", "resistance", "battle"):
@@ -1651,7 +1658,7 @@ EVENT_VERSIONS: dict[str, int] = {
 }
 
 
-def event_types() -> dict[str, type]:
+def event_types() -> dict[str, type[Game.Event]]:
     """Every event type of the game aggregate, by name."""
     return {name: cls for name, cls in vars(Game).items()
             if isinstance(cls, type) and issubclass(cls, Game.Event) and name not in ("Event", "Created")}
@@ -1692,7 +1699,10 @@ def fold(game: Game | None, events: Iterable[Any],
                 if not folded or folded[0].originator_version != 1 or len(folded) < to_version:
                     raise ValueError(f"StateRestored at version {e.originator_version} needs the state at "
                                      f"version {to_version}: give state_at, or every event from version 1")
-                base = fold(None, folded[:to_version]).state
+                refolded = fold(None, folded[:to_version])
+                if refolded is None:
+                    raise ValueError(f"the events up to version {to_version} do not create the game")
+                base = refolded.state
             if game is None:
                 raise ValueError(f"StateRestored at version {e.originator_version} before the game was created")
             game.__dict__["_refolded"] = {to_version: base}
@@ -1717,6 +1727,8 @@ def submission_digest(action_id: str, power: str, title: str, slot: str, skill: 
 
 
 def _submission_digest(a: ActionState, converted: list[int]) -> str:
+    if a.pool is None:
+        raise AssertionError(f"action {a.id} is digested before it was rolled")
     return submission_digest(a.id, a.power, a.title, a.slot, a.skill, a.pool.roll_no,
                              [x.face for x in a.pool.dice], converted, a.salt)
 
