@@ -33,4 +33,4 @@ demo: $(STAMP)
 	$(BIN)/emissary demo
 
 clean:
-	rm -rf $(VENV) data .pytest_cache .hypothesis test-output
+	rm -rf $(VENV) data .pytest_cache .hypothesis test-output .mypy_cache .ruff_cache
