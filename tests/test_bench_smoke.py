@@ -4,7 +4,6 @@ only that each figure is printed under its name, as a positive number."""
 from __future__ import annotations
 
 import math
-import re
 
 import pytest
 
@@ -28,10 +27,10 @@ def test_bench_read_figures_board_and_event_pages(tmp_path):
 
 def test_bench_command_late_vs_early_plays_months_over_http(tmp_path):
     bench.NOTES.clear()
-    value = bench.command_late_vs_early(tmp_path, actions=12, window=3, n_powers=2)
+    value = bench.command_late_vs_early(tmp_path, actions=12, window=3, n_powers=2, games=2)
     _positive({"command_late_vs_early": value}, {"command_late_vs_early"})
     note = next(n for n in bench.NOTES if n.startswith("# command_late_vs_early"))
-    assert re.search(r"12 actions by 2 powers over 2 months", note), note  # 4 actions a power a month
+    assert "2 pair(s) of games, 2 powers, 2 month(s) to 12 actions" in note, note  # 4 actions a power a month
 
 
 def test_bench_command_vs_bare_store_like_for_like(tmp_path):
