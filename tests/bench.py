@@ -83,6 +83,7 @@ def bare_saves_per_second(env: dict, n: int, clients: int = 1) -> float:
 def _bare_process(conn, env: dict) -> None:
     """One bare-store process: one application (warmed by its first run), runs on request."""
     app = Bare(env=bare_env(env))
+    conn.send("ready")
     try:
         while (job := conn.recv()) is not None:
             conn.send(_bare_saves(app, *job))
@@ -106,6 +107,10 @@ class BareProcesses:
             proc.start()
             self.conns.append(parent)
             self.procs.append(proc)
+            # One at a time: the first creates the tables (concurrent CREATE TABLEs race on PostgreSQL).
+            if not parent.poll(60) or parent.recv() != "ready":
+                self.close()
+                raise RuntimeError("a bare-store process did not start")
 
     def rate(self, n: int, clients: int) -> float:
         """Saves per second of ``n`` saves by ``clients`` writers over all processes."""
