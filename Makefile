@@ -21,8 +21,8 @@ test: $(STAMP)  ## the whole suite (PostgreSQL tests run when it is reachable, a
 test-fast: $(STAMP)  ## domain tests only: no database
 	$(BIN)/pytest tests/domain
 
-bench: $(STAMP)  ## speed ratios, one `name: value` line per figure
-	$(BIN)/python tests/bench.py
+bench: $(STAMP)  ## speed ratios, one `name: value` line per figure (ONLY=name: just that figure's group)
+	$(BIN)/python tests/bench.py $(if $(ONLY),--only $(ONLY))
 
 demo: $(STAMP)
 	$(BIN)/emissary demo

@@ -309,7 +309,7 @@ class TimedASGI:
         await self.app(scope, receive, timed_send)
 
 
-def read_figures(tmp: Path, small: int = 100, large: int = 10_000, runs: int = 9, page: int = 50
+def read_figures(tmp: Path, small: int = 100, large: int = 10_000, runs: int = 15, page: int = 50
                  ) -> dict[str, float]:
     """board_10k_vs_100 and events_page_10k_vs_100: server time of a player's board page, and of one
     page (the newest ``page`` events) of ``/events`` and of the feed, in a ``large``-event game divided
