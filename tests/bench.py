@@ -1,7 +1,7 @@
 """``make bench``: speed figures as ratios against a baseline measured in the same run.
 
 Prints one ``name: value`` line per figure (names from the issues), then the raw timings as
-comments. Run from the project root: ``python tests/bench.py``.
+comments. Run from the project root: ``python tests/bench.py [--only NAME]``.
 """
 
 from __future__ import annotations
@@ -68,16 +68,6 @@ def _bare_saves(app: Application, n: int, clients: int) -> tuple[int, float, flo
 
 def bare_env(env: dict) -> dict:
     return {k: v for k, v in env.items() if k not in ("IS_SNAPSHOTTING_ENABLED",)}
-
-
-def bare_saves_per_second(env: dict, n: int, clients: int = 1) -> float:
-    """Bare eventsourcing saves (one small event each), ``clients`` threads each on its own aggregate."""
-    app = Bare(env=bare_env(env))
-    try:
-        done, start, end = _bare_saves(app, n, clients)
-    finally:
-        app.close()
-    return done / (end - start)
 
 
 def _bare_process(conn, env: dict) -> None:
@@ -217,15 +207,6 @@ def api_play(base: str, games: list[tuple[str, list[str]]]) -> float:
     with ThreadPoolExecutor(len(games)) as pool:
         count = sum(pool.map(play, games))
     return count / (time.perf_counter() - start)
-
-
-def api_commands_per_second(settings: Settings, n_powers: int, clients: int = 1, workers: int = 1) -> float:
-    """Durable commands per second over HTTP to a fresh real server (see ``api_play``)."""
-    base, stop = serve(settings, workers)
-    try:
-        return api_play(base, api_setup_games(base, n_powers, clients))
-    finally:
-        stop()
 
 
 LONG_GAME_POWERS = [("w", "champion", "wizard"), ("c", "conspiracy", "circle"), ("o", "city", "overlord"),
