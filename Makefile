@@ -26,8 +26,8 @@ test: check  ## the checks, then the whole suite (PostgreSQL tests run when it i
 test-fast: $(STAMP)  ## domain tests only: no database
 	$(BIN)/pytest tests/domain
 
-bench: $(STAMP)  ## speed ratios, one `name: value` line per figure
-	$(BIN)/python tests/bench.py
+bench: $(STAMP)  ## speed ratios, one `name: value` line per figure (ONLY=name: just that figure's group)
+	$(BIN)/python tests/bench.py $(if $(ONLY),--only $(ONLY))
 
 demo: $(STAMP)
 	$(BIN)/emissary demo
