@@ -22,6 +22,7 @@ from domain import visibility as vis
 from domain.dice import ROLLS_PER_MONTH, Roller, RollLimit, commitment, roll_tree, seal_difficulty
 from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
+from domain.platform import ruleset as rulesets
 from domain.powers import rules
 from domain.powers.options import DEFAULT_OPTIONS, validate_game_options, validate_power_options
 from domain.powers.state import (
@@ -112,6 +113,12 @@ class Game(Aggregate):
                    months_per_season=months_per_season, actor=GM, audience=[vis.PUBLIC])
 
     # ------------------------------------------------------------------ queries
+
+    @property
+    def ruleset(self) -> rulesets.Ruleset:
+        """The registered ruleset this game was created with (GameCreated records its name and version),
+        or RulesetNotInstalled."""
+        return rulesets.for_game(self.state.ruleset, self.state.rules_version)
 
     def power(self, power_id: str) -> PowerState:
         """The power, or NotFound."""
