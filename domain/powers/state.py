@@ -8,7 +8,8 @@ history (and in the phase views), so state and snapshots stay small however long
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+
+from domain.platform.state import Window
 
 
 @dataclass
@@ -127,27 +128,6 @@ class Reaction:
     pool: Pool
 
 
-@dataclass
-class Window:
-    id: str
-    kind: str
-    opened_at: str
-    closes_at: str
-    closed: bool = False
-    reason: str | None = None
-    closed_at: str | None = None
-    extensions: dict = field(default_factory=dict)
-    requests: dict = field(default_factory=dict)
-    reminded: list = field(default_factory=list)
-
-    def deadline_for(self, power_id: str | None) -> str:
-        """This power's deadline (ISO, UTC): the window's, or its own extension (GM-8)."""
-        return self.extensions.get(power_id, self.closes_at) if power_id else self.closes_at
-
-    @property
-    def final_closes_at(self) -> str:
-        """When the window closes for everyone: the latest of its deadline and every extension."""
-        return max([self.closes_at, *self.extensions.values()], key=datetime.fromisoformat)
 
 
 @dataclass

@@ -1,0 +1,33 @@
+"""The platform's pieces of a game's state: windows (deadlines, extensions, reminders).
+
+A ruleset's state holds these (``domain.powers.state.GameState.windows``). Snapshots name each state
+class by its class name (``emissary.Window``), so a class keeps its name when it moves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+@dataclass
+class Window:
+    id: str
+    kind: str
+    opened_at: str
+    closes_at: str
+    closed: bool = False
+    reason: str | None = None
+    closed_at: str | None = None
+    extensions: dict = field(default_factory=dict)
+    requests: dict = field(default_factory=dict)
+    reminded: list = field(default_factory=list)
+
+    def deadline_for(self, power_id: str | None) -> str:
+        """This power's deadline (ISO, UTC): the window's, or its own extension (GM-8)."""
+        return self.extensions.get(power_id, self.closes_at) if power_id else self.closes_at
+
+    @property
+    def final_closes_at(self) -> str:
+        """When the window closes for everyone: the latest of its deadline and every extension."""
+        return max([self.closes_at, *self.extensions.values()], key=datetime.fromisoformat)
