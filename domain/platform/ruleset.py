@@ -47,6 +47,7 @@ class Ruleset:
     mail_grammar: Callable[..., Any] | None = None                # parse_turn(text, html)
     notify: Callable[[str, dict], dict | None] | None = None       # notify(event kind, payload)
     verify: Callable[..., Any] | None = None                      # verify(events) -> report
+    fold: Callable[[Any, Any], Any] | None = None                 # fold(game or None, stored events) -> game
     description: str = ""
 
     def step(self, name: str) -> Step:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from domain.mailturns import parse_turn
 from domain.platform.ruleset import Ruleset, Step, register
 from domain.powers import rules
-from domain.powers.game import Game
+from domain.powers.game import Game, fold
 from domain.powers.options import PowersOptions
 from domain.powers.views import board_view
 from domain.verify import verify_events
@@ -49,5 +49,6 @@ POWERS = register(Ruleset(
     view=board_view,
     mail_grammar=parse_turn,
     verify=verify_events,
+    fold=fold,
     description="Powers: seasons of secret actions, dice pools and resistance",
 ))
