@@ -1,4 +1,5 @@
-"""The platform's pieces of a game's state: windows (deadlines, extensions, reminders).
+"""The platform's pieces of a game's state: windows (deadlines, extensions, reminders) and every viewer's
+sequence.
 
 A ruleset's state holds these (``domain.powers.state.GameState.windows``). Snapshots name each state
 class by its class name (``emissary.Window``), so a class keeps its name when it moves.
@@ -31,3 +32,28 @@ class Window:
     def final_closes_at(self) -> str:
         """When the window closes for everyone: the latest of its deadline and every extension."""
         return max([self.closes_at, *self.extensions.values()], key=datetime.fromisoformat)
+
+
+class ViewerSequences:
+    """Every viewer's gap-free count of the events they may see (``seen``: audience token -> count).
+
+    A mixin of a ruleset's state dataclass, which declares ``seen: dict``; it adds no field, so snapshots
+    are unchanged.
+    """
+
+    seen: dict
+
+    def count_seen(self, audience: list) -> None:
+        """Advance each viewer's gap-free sequence of the events they may see."""
+        if "sealed" in audience:
+            return
+        self.seen["gm"] = self.seen.get("gm", 0) + 1
+        for token in audience:
+            if token != "gm":
+                self.seen[token] = self.seen.get(token, 0) + 1
+
+    def sequence_for(self, viewer: str) -> int:
+        """How many events this viewer ('gm' or a power id) may see so far."""
+        if viewer == "gm":
+            return self.seen.get("gm", 0)
+        return self.seen.get("public", 0) + self.seen.get(f"power:{viewer}", 0)

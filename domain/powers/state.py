@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from domain.platform.state import Window
+from domain.platform.state import ViewerSequences, Window
 
 
 @dataclass
@@ -128,10 +128,8 @@ class Reaction:
     pool: Pool
 
 
-
-
 @dataclass
-class GameState:
+class GameState(ViewerSequences):
     name: str
     gm_name: str
     timezone: str
@@ -161,21 +159,6 @@ class GameState:
     forked_from: dict | None = None
     rollbacks: int = 0
     mail_replies: dict = field(default_factory=dict)
-
-    def count_seen(self, audience: list) -> None:
-        """Advance each viewer's gap-free sequence of the events they may see."""
-        if "sealed" in audience:
-            return
-        self.seen["gm"] = self.seen.get("gm", 0) + 1
-        for token in audience:
-            if token != "gm":
-                self.seen[token] = self.seen.get(token, 0) + 1
-
-    def sequence_for(self, viewer: str) -> int:
-        """How many events this viewer ('gm' or a power id) may see so far."""
-        if viewer == "gm":
-            return self.seen.get("gm", 0)
-        return self.seen.get("public", 0) + self.seen.get(f"power:{viewer}", 0)
 
 
 STATE_TYPES = (Asset, PowerState, Die, PoolAsset, Pool, Consequence, ActionState, Reaction, Window, GameState)
