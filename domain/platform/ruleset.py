@@ -48,6 +48,7 @@ class Ruleset:
     notify: Callable[[str, dict], dict | None] | None = None       # notify(event kind, payload)
     verify: Callable[..., Any] | None = None                      # verify(events) -> report
     fold: Callable[[Any, Any], Any] | None = None                 # fold(game or None, stored events) -> game
+    loads: frozenset[str] = frozenset()   # earlier versions whose games this one still loads (besides its own)
     description: str = ""
 
     def step(self, name: str) -> Step:
@@ -106,9 +107,15 @@ def get(name: str) -> Ruleset:
 
 
 def for_game(ruleset: str, rules_version: str) -> Ruleset:
-    """The ruleset a stored game was created with, or RulesetNotInstalled saying why it cannot be loaded."""
+    """The ruleset a stored game was created with, if it loads games pinned at that version; else
+    RulesetNotInstalled saying why the game cannot be loaded."""
     try:
-        return get(ruleset)
+        found = get(ruleset)
     except UnknownRuleset as err:
         raise RulesetNotInstalled(f"this game was created with ruleset {ruleset!r} version {rules_version!r}, "
                                   f"which is not installed here ({err.message})", field="ruleset") from None
+    if rules_version != found.version and rules_version not in found.loads:
+        known = ", ".join(sorted({found.version, *found.loads}))
+        raise RulesetNotInstalled(f"this game is pinned at {ruleset!r} version {rules_version!r}; the installed "
+                                  f"{ruleset!r} loads games of version {known}", field="rules_version")
+    return found

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from domain.platform import ruleset as registry
-from domain.platform.ruleset import UnknownRuleset
+from domain.platform.ruleset import RulesetNotInstalled, UnknownRuleset
 from domain.powers import rules
 from domain.powers.game import Game
 from domain.powers.options import PowersOptions
@@ -43,3 +43,22 @@ def test_a_game_is_created_with_the_registered_ruleset_name_and_version():
     game = Game.start("g", "gm")
     assert (game.state.ruleset, game.state.rules_version) == ("powers", POWERS.version)
     assert game.ruleset is POWERS
+
+
+def test_a_game_pinned_at_a_version_the_installed_ruleset_does_not_load_is_refused_naming_both_versions():
+    assert registry.for_game("powers", POWERS.version) is POWERS
+    with pytest.raises(RulesetNotInstalled) as err:
+        registry.for_game("powers", "powers-2031.01")
+    assert err.value.field == "rules_version" and err.value.status == 501
+    assert "'powers-2031.01'" in err.value.message and POWERS.version in err.value.message
+    older = dataclasses.replace(POWERS, version="powers-2027.01", loads=frozenset({POWERS.version}))
+    registry.unregister("powers")
+    try:
+        registry.register(older)
+        assert registry.for_game("powers", POWERS.version) is older  # a newer ruleset still loads older games
+    finally:
+        registry.unregister("powers")
+        registry.register(POWERS)
+    with pytest.raises(RulesetNotInstalled) as gone:
+        registry.for_game("lodge", "lodge-1")
+    assert gone.value.field == "ruleset" and "'lodge'" in gone.value.message and "powers" in gone.value.message
