@@ -11,9 +11,12 @@ reads ``state.powers[seat]`` (``timezone``, ``email``, ``mail_mode``, ``grants``
 ``extension_hours_used``), ``state.windows``, ``state.credentials``, ``state.seen``, the seed fields,
 ``state.next_roll``, ``state.options`` (extension caps) and ``state.mail_replies``.
 
-Stored events are found by topic: events this class defines were recorded, before it existed, as
-``domain.powers.game:Game.<Name>``; those topics resolve to the same classes here (the ruleset's
-aggregate inherits them, and ``domain.powers.game`` registers the old topics).
+Stored events are found by topic. The platform's events are explicit classes with an ``apply`` that
+folds, triggered through ``self.<Name>``, not ``@event`` methods: the library redefines every event
+class a subclass inherits on that subclass (``Game.CredentialIssued``), so a game of Powers records
+and loads them as ``domain.powers.game:Game.<Name>``, the topics they had before this class existed
+(tests/domain/test_platform_game.py). An inherited ``@event`` method would record the base's class
+instead, and the subclass's redefined class could not fold.
 """
 
 from __future__ import annotations
