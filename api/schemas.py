@@ -54,6 +54,8 @@ class ReceiptPublic(BaseModel):
 
 
 class CreateGameRequest(Strict):
+    ruleset: str = Field(default="powers", max_length=limits.IDENTIFIER,
+                         description="The registered ruleset the game is played by (today: powers)")
     name: str = Field(min_length=1, max_length=limits.GAME_NAME)
     gm_name: str = Field(default="GM", max_length=limits.GM_NAME)
     timezone: str = Field(default="UTC", max_length=limits.TIMEZONE, description="IANA time zone of the game")

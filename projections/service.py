@@ -28,10 +28,12 @@ from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcodin
 from eventsourcing.utils import Environment
 
 from domain import limits
+from domain import rulesets as _installed  # noqa: F401  (registers the installed rulesets)
 from domain import visibility as vis
 from domain.dice import Roller, SeededRoller
 from domain.errors import Conflict, DomainError, Forbidden, NotFound, RuleViolation, Unauthorized
 from domain.ids import GM
+from domain.platform import ruleset as rulesets
 from domain.powers import rules
 from domain.powers.game import Game, canonical, fold
 from domain.powers.state import STATE_TYPES
@@ -181,9 +183,11 @@ class Games(Application):
         except ValueError:
             raise NotFound("no such game", field="game_id") from None
         try:
-            return self.repository.get(key, version=version, deepcopy_from_cache=for_update)
+            game = self.repository.get(key, version=version, deepcopy_from_cache=for_update)
         except AggregateNotFoundError:
             raise NotFound("no such game", field="game_id") from None
+        rulesets.for_game(game.state.ruleset, game.state.rules_version)  # installed, else RulesetNotInstalled
+        return game
 
     def _lock(self, game_id: str) -> threading.Lock:
         with self._locks_guard:
@@ -331,13 +335,16 @@ class Games(Application):
     # ------------------------------------------------------------------ setup commands
 
     def create_game(self, name: str, gm_name: str = "GM", timezone_name: str = "UTC", months_per_season: int = 2,
-                    options: dict | None = None, *, key: CommandKey | None = None) -> tuple[str, str | None, Receipt]:
-        """Create a game; returns (game_id, GM token, receipt). A retry with the key of a game already
-        created returns that game's first receipt and no token (tokens are kept only as hashes)."""
+                    options: dict | None = None, *, ruleset: str = "powers",
+                    key: CommandKey | None = None) -> tuple[str, str | None, Receipt]:
+        """Create a game of a registered ruleset (UnknownRuleset, 422, otherwise); returns (game_id, GM token,
+        receipt). A retry with the key of a game already created returns that game's first receipt and no
+        token (tokens are kept only as hashes)."""
         if key is not None and (first := self.first_receipt("", "", key)) is not None:
             return first.game_id, None, first
+        chosen = rulesets.get(ruleset)
         _check_timezone(timezone_name)
-        game = Game.start(name, gm_name, timezone_name, months_per_season, options)
+        game = chosen.start(name, gm_name, timezone_name, months_per_season, options)
         token = secrets.token_urlsafe(24)
         game.issue_credential(GM, hash_token(token))
         receipt = self._receipt(game, GM, list(game.pending_events))
