@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import Depends, Header, Path, Request
 from starlette.concurrency import run_in_threadpool
 
-from projections.service import CommandKey, Games, hash_token, presented_token
+from projections.service import Caller, CommandKey, Games, hash_token
 
 
 async def get_games(request: Request) -> Games:
@@ -19,16 +19,26 @@ async def get_games(request: Request) -> Games:
 GamesDep = Annotated[Games, Depends(get_games)]
 
 
-async def current_principal(games: GamesDep, game_id: Annotated[str, Path()],
-                            authorization: Annotated[str | None, Header()] = None) -> str:
-    """``gm`` or a power id, from ``Authorization: Bearer <token>`` (from memory when it can, else the store)."""
+async def current_caller(request: Request, games: GamesDep, game_id: Annotated[str, Path()],
+                         authorization: Annotated[str | None, Header()] = None) -> Caller:
+    """Who calls, from ``Authorization: Bearer <token>``. A command authenticates from memory when it
+    can: it carries the token's hash, checked again against the state it runs on. A read authenticates
+    against the store's latest state, so a token replaced by another process stops at once."""
     token = None
     if authorization and authorization.lower().startswith("bearer "):
         token = authorization[7:].strip()
-    principal = games.authenticate_cached(game_id, token) or await run_in_threadpool(games.authenticate, game_id, token)
-    # Every read and command of this request checks the token again against the state it uses.
-    presented_token.set(hash_token(token))
-    return principal
+    fresh = request.method in ("GET", "HEAD")
+    principal = (None if fresh else games.authenticate_cached(game_id, token)) or await run_in_threadpool(
+        lambda: games.authenticate(game_id, token, fresh=fresh))
+    return Caller.of(principal, hash_token(token or ""))
+
+
+CurrentCaller = Annotated[Caller, Depends(current_caller)]
+
+
+async def current_principal(caller: CurrentCaller) -> str:
+    """``gm`` or a power id (for reads: what they may see)."""
+    return caller.principal
 
 
 Principal = Annotated[str, Depends(current_principal)]

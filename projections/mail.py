@@ -14,16 +14,19 @@ from __future__ import annotations
 import logging
 import re
 import secrets
-import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from domain.errors import DomainError, NotFound, RuleViolation
 from domain.ids import GM
 from domain.mailturns import Command, LineError, Turn, parse_turn
+from domain.platform import commands as platform
+from domain.platform.commands import Command as CommandType
+from domain.powers import commands as pc
 from domain.powers.game import Game
-from projections.service import CommandKey, Games
+from projections.service import Caller, CommandKey, Games
+from projections.service import Turn as ServiceTurn
 
 log = logging.getLogger("emissary.mail")
 MAX_MAIL_BYTES = 2 * 1024 * 1024  # a whole mail, as SMTP DATA or as the JSON a provider posts
@@ -108,7 +111,7 @@ class MailIntake:
         if reply.game_id is None or reply.principal is None:
             return None
         who = reply.principal
-        return self.games._read(reply.game_id, lambda g: g.state.powers[who].email if who in g.state.powers else None)
+        return self.games.contact_of(reply.game_id, who)[0]
 
     def receive(self, recipient: str, message_id: str, text: str | None, html: str | None = None,
                 subject: str = "") -> MailReply:
@@ -143,7 +146,7 @@ class MailIntake:
         first = self.games.first_receipt(game_id, principal, CommandKey(f"mail:{message_id}"))
         if first is not None:
             return first.result["reply"]
-        legacy = self.games._read(game_id, lambda g: g.state.mail_replies.get(message_id))
+        legacy = self.games.mail_reply(game_id, message_id)
         return legacy["reply"] if legacy is not None and legacy["principal"] == principal else None
 
     def _refused(self, game_id: str, principal: str, subject: str, refused: TurnRefused) -> MailReply:
@@ -156,13 +159,17 @@ class MailIntake:
         return MailReply(False, f"Not recorded: {subject}".strip(), "\n".join(lines), game_id, principal)
 
     def apply(self, game_id: str, principal: str, turn: Turn, message_id: str) -> str:
-        """Run every command of the turn in one transaction; return the receipt text.
+        """Run every command of the turn in one transaction through the game service; return the receipt text.
 
-        A refused command records nothing, so the commands after it are still checked, and the
-        refusal lists every error but those of lines that need a refused action line."""
-        games = self.games
+        Each line becomes a command, built against the game as the lines before it left it, and runs
+        through the same handlers as the API's. A refused command records nothing, so the commands
+        after it are still checked, and the refusal lists every error but those of lines that need a
+        refused action line."""
+        if not message_id:
+            raise TurnRefused([LineError(1, "a mail needs a Message-ID", "MAIL-1")])
 
-        def command(game: Game) -> str:
+        def play(unit: ServiceTurn) -> str:
+            game = unit.game
             out: list[str] = []
             errors = list(turn.errors)
             unchecked: list[tuple[int, int]] = []
@@ -175,7 +182,7 @@ class MailIntake:
                     pass  # its error is listed already
                 else:
                     try:
-                        out += self._one(game, principal, cmd, positions)
+                        out += self._one(unit, principal, cmd, positions)
                         continue
                     except DomainError as err:
                         errors.append(LineError(cmd.line, err.message, err.rule))
@@ -186,15 +193,14 @@ class MailIntake:
             out += self._footer(game, principal)
             # The receipt covers what the turn recorded; it is stored with the reply, so that the
             # same mail delivered again is answered with the very same receipt.
-            receipt = games._receipt(game, principal, list(game._pending_events))
+            receipt = unit.receipt()
             out += ["", f"Receipt: sequence {receipt.sequence}, recorded {receipt.recorded_at}, "
                         f"digest {receipt.digest}"]
             return "\n".join(out)
 
-        if not message_id:
-            raise TurnRefused([LineError(1, "a mail needs a Message-ID", "MAIL-1")])
         key = CommandKey(f"mail:{message_id}")
-        return games._run(game_id, principal, command, key, lambda reply: {"reply": reply}).result["reply"]
+        return self.games.run_turn(Caller.of(principal), game_id, play, key,
+                                   lambda reply: {"reply": reply}).result["reply"]
 
     def _footer(self, game: Game, principal: str) -> list[str]:
         s = game.state
@@ -209,91 +215,93 @@ class MailIntake:
 
     # ---------------------------------------------------------------- the commands
 
-    def _one(self, game: Game, me: str, cmd: Command, positions: _Positions) -> list[str]:
-        games = self.games
-        now = games.clock()
+    def command(self, game: Game, me: str, cmd: Command, positions: _Positions) -> CommandType:
+        """The typed command a mail line means, its references (``#2``, asset and power names) resolved
+        against the game as the lines before it left it."""
         a = cmd.args
         gm_only = {"advance", "resolve", "difficulty", "grant", "refuse", "close"}
         if cmd.verb in gm_only and me != GM:
             raise RuleViolation(f"only the GM may {cmd.verb}", field="command")
         if cmd.verb not in gm_only and me == GM:
             raise RuleViolation("the GM plays adversaries on the web or through the API", field="command")
-        roller = games._roller(game)
         if cmd.verb == "action":
-            action_id = f"act-{uuid.uuid4().hex[:10]}"
             propose = a.get("propose", False)
-            game.submit_action(
-                me, action_id, a["title"], now=now, roller=roller, description=a.get("description", ""),
-                skill=a.get("skill"), slot=a.get("slot", "private"), location=a.get("location"),
+            return pc.SubmitAction(
+                power_id=me, title=a["title"], description=a.get("description", ""), skill=a.get("skill"),
+                slot=a.get("slot", "private"), location=a.get("location"),
                 targets=[self._power(game, t) for t in a.get("targets", [])], resistible=a.get("resistible", False),
                 difficulty=a.get("difficulty"), assets=[] if propose else self._assets(game, me, a.get("assets", [])),
                 extra_actions=1 if a.get("extra_action") else 0, convert=None if propose else a.get("convert", 0),
-                roll=not propose, collaborators=[self._power(game, c) for c in a.get("collaborators", [])],
-                actor=me, salt=games.entropy(16))
-            positions.add(action_id, cmd.line)
-            return self._action_lines(game, action_id)
+                roll=not propose, collaborators=[self._power(game, c) for c in a.get("collaborators", [])])
         if cmd.verb == "roll":
-            action_id = self._action(game, me, a["action"], positions)
-            game.roll_action(action_id, now=now, roller=roller, assets=self._assets(game, me, a["assets"]),
-                             convert=a["convert"], actor=me, salt=games.entropy(16))
-            return self._action_lines(game, action_id)
+            return pc.RollAction(self._action(game, me, a["action"], positions), self._assets(game, me, a["assets"]),
+                                 convert=a["convert"])
         if cmd.verb == "convert":
-            action_id = self._action(game, me, a["action"], positions)
-            game.lock_conversions(action_id, now=now, convert=a["convert"], actor=me)
-            return self._action_lines(game, action_id)
+            return pc.LockConversions(self._action(game, me, a["action"], positions), convert=a["convert"])
         if cmd.verb == "discard":
-            action_id = self._action(game, me, a["action"], positions)
-            game.discard_action(action_id, now=now, actor=me)
-            return [f"Discarded {game.action(action_id).title!r} (it stays spent)."]
+            return pc.DiscardAction(self._action(game, me, a["action"], positions))
         if cmd.verb == "accept":
-            action_id = self._action(game, me, a["action"], positions)
-            game.accept_consequence(action_id, a["consequence"], actor=me)
-            return [f"Accepted consequence {a['consequence']} on {game.action(action_id).title!r}."]
+            return pc.AcceptConsequence(self._action(game, me, a["action"], positions), a["consequence"])
         if cmd.verb == "resist":
-            reaction_id = f"rx-{uuid.uuid4().hex[:10]}"
-            game.declare_reaction(me, reaction_id, a["action"], now=now, roller=roller,
-                                  assets=self._assets(game, me, a["assets"]), convert=a["convert"], actor=me)
-            r = game.state.reactions[reaction_id]
-            t = game.tally(game.state.actions[a["action"]], r.pool)
-            return [f"Resisted: roll {r.pool.roll_no} gave {[d.face for d in r.pool.dice]}: {t.successes} successes."]
+            return pc.DeclareReaction(me, a["action"], self._assets(game, me, a["assets"]), a["convert"])
         if cmd.verb == "waive":
-            game.waive_reactions(me, now=now, actor=me)
-            return ["You waived your reaction this month."]
+            return pc.WaiveReactions(me)
         if cmd.verb == "ready":
-            game.declare_ready(me, now=now)
-            return ["Marked ready for this month."]
+            return platform.DeclareReady(me)
         if cmd.verb == "extension":
-            open_windows = [w for w in game.state.windows.values() if not w.closed]
-            if not open_windows:
-                raise RuleViolation("no window is open", rule="GM-8")
-            game.request_extension(me, open_windows[0].id, a["hours"], f"ext-{uuid.uuid4().hex[:10]}", now=now,
-                                   reason=a["reason"])
-            return [f"Asked the GM for {a['hours']:g} more hours."]
+            return platform.RequestExtension(me, a["hours"], reason=a["reason"])
         if cmd.verb == "timezone":
-            try:
-                ZoneInfo(a["timezone"])
-            except (ZoneInfoNotFoundError, ValueError):
-                raise RuleViolation(f"{a['timezone']!r} is not an IANA time zone", field="timezone") from None
-            game.set_timezone(me, a["timezone"])
-            return [f"Times are now shown in {a['timezone']}."]
+            return platform.SetTimezone(me, a["timezone"])
         if cmd.verb == "advance":
-            return [f"The calendar moved on: {game.advance(now, games.entropy(32))}."]
+            return pc.Advance()
         if cmd.verb == "resolve":
-            queue = game.resolve(now=now, roller=roller, announcement=a["announcement"])
-            return [f"Resolved {len(queue)} actions and published."]
+            return pc.Resolve(announcement=a["announcement"])
         if cmd.verb == "difficulty":
-            game.set_difficulty(a["action"], a["value"], sealed=a["sealed"], nonce=games.entropy(16))
-            return [f"Difficulty of {a['action']} recorded{' (sealed)' if a['sealed'] else ''}."]
+            return pc.SetDifficulty(a["action"], a["value"], sealed=a["sealed"])
         if cmd.verb == "grant":
-            game.grant_extension(a["request"], now=now)
-            return [f"Granted {a['request']}."]
+            return platform.GrantExtension(a["request"])
         if cmd.verb == "refuse":
-            game.refuse_extension(a["request"], a["reason"])
-            return [f"Refused {a['request']}."]
+            return platform.RefuseExtension(a["request"], a["reason"])
         if cmd.verb == "close":
-            game.close_window(a["window"], now=now, reason="closed by the GM", force=True)
-            return [f"Closed {a['window']}."]
+            return platform.CloseWindow(a["window"])
         raise RuleViolation(f"unknown command {cmd.verb!r}", rule="MAIL-1")
+
+    def _one(self, unit: ServiceTurn, me: str, cmd: Command, positions: _Positions) -> list[str]:
+        """Run one line's command in the turn; the lines the reply says of it."""
+        game = unit.game
+        command = self.command(game, me, cmd, positions)
+        result = unit.execute(command) or {}
+        a = cmd.args
+        if isinstance(command, pc.SubmitAction):
+            positions.add(result["action_id"], cmd.line)
+            return self._action_lines(game, result["action_id"])
+        if isinstance(command, (pc.RollAction, pc.LockConversions)):
+            return self._action_lines(game, command.action_id)
+        if isinstance(command, pc.DiscardAction):
+            return [f"Discarded {game.action(command.action_id).title!r} (it stays spent)."]
+        if isinstance(command, pc.AcceptConsequence):
+            return [f"Accepted consequence {a['consequence']} on {game.action(command.action_id).title!r}."]
+        if isinstance(command, pc.DeclareReaction):
+            return [f"Resisted: roll {result['roll_no']} gave {result['faces']}: {result['successes']} successes."]
+        if isinstance(command, pc.WaiveReactions):
+            return ["You waived your reaction this month."]
+        if isinstance(command, platform.DeclareReady):
+            return ["Marked ready for this month."]
+        if isinstance(command, platform.RequestExtension):
+            return [f"Asked the GM for {a['hours']:g} more hours."]
+        if isinstance(command, platform.SetTimezone):
+            return [f"Times are now shown in {a['timezone']}."]
+        if isinstance(command, pc.Advance):
+            return [f"The calendar moved on: {result['step']}."]
+        if isinstance(command, pc.Resolve):
+            return [f"Resolved {len(result['queue'])} actions and published."]
+        if isinstance(command, pc.SetDifficulty):
+            return [f"Difficulty of {a['action']} recorded{' (sealed)' if a['sealed'] else ''}."]
+        if isinstance(command, platform.GrantExtension):
+            return [f"Granted {a['request']}."]
+        if isinstance(command, platform.RefuseExtension):
+            return [f"Refused {a['request']}."]
+        return [f"Closed {a['window']}."]
 
     def _action_lines(self, game: Game, action_id: str) -> list[str]:
         act = game.action(action_id)

@@ -9,7 +9,6 @@ environment it is given (SQLite, PostgreSQL or in-memory), never by reading ``os
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import dataclasses
 import hashlib
 import json
@@ -17,24 +16,24 @@ import logging
 import secrets
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any, TypeVar
-from zoneinfo import ZoneInfo
 
 from eventsourcing.application import AggregateNotFoundError, Application, Repository, project_aggregate
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
 from eventsourcing.utils import Environment
 
-from domain import limits
 from domain import rulesets as _installed  # noqa: F401  (registers the installed rulesets)
 from domain import visibility as vis
 from domain.dice import Roller, SeededRoller
 from domain.errors import Conflict, DomainError, Forbidden, NotFound, RuleViolation, Unauthorized
 from domain.ids import GM
+from domain.platform import commands as platform
 from domain.platform import ruleset as rulesets
-from domain.powers import rules
+from domain.platform.commands import Command, Context, is_system
+from domain.powers import commands as pc
 from domain.powers.game import Game, canonical, fold
 from domain.powers.state import STATE_TYPES
 from domain.powers.views import board_view
@@ -85,6 +84,48 @@ class Receipt:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who sends a command: the principal (``gm``, a power id, or ``system`` for workers), its role, and
+    the hash of the token it presented, checked against the state the command runs on (None when the
+    service itself calls: workers, the CLI, tests)."""
+
+    principal: str
+    role: str
+    token_hash: str | None = None
+
+    @classmethod
+    def of(cls, principal: str, token_hash: str | None = None) -> Caller:
+        """The caller a principal authenticated as: the GM, or a player."""
+        return cls(principal, "gm" if principal == GM else "player", token_hash)
+
+
+SYSTEM_CALLER = Caller("system", "system")
+
+
+class Turn:
+    """The commands of one transaction on one game (``Games.run_turn``): each runs against the game as
+    the previous ones left it; nothing is saved until the turn returns."""
+
+    def __init__(self, games: Games, caller: Caller, game: Game) -> None:
+        self.game = game
+        self.caller = caller
+        self.games = games
+
+    def execute(self, command: Command) -> Any:
+        """Run one command's handler (its ruleset's, or the platform's); returns its result."""
+        if not isinstance(command, Command):
+            raise TypeError(f"not a command: {command!r}")
+        if is_system(command) and self.caller.role != "system":
+            raise Forbidden(f"only the service's workers send {type(command).__name__}", field="command")
+        handler = self.game.ruleset.handler(command)
+        return handler(self.game, command, self.games.context(self.caller))
+
+    def receipt(self) -> Receipt:
+        """The receipt of what this turn has recorded so far, as the caller sees it."""
+        return self.games.receipt_for(self.game, self.caller.principal)
 
 
 @dataclass(frozen=True)
@@ -210,15 +251,13 @@ class Games(Application):
     def _read(self, game_id: str, query: Callable[[Game], T], version: int | None = None) -> T:
         """Answer a query from the cached game (fast-forwarded to the store), under the game's lock."""
         if version is not None:
-            _check_presented_token(self.get_game(game_id, for_update=False))
             return query(self.get_game(game_id, version, for_update=False))
         with self._lock(game_id):
-            game = self.get_game(game_id, for_update=False)
-            _check_presented_token(game)
-            return query(game)
+            return query(self.get_game(game_id, for_update=False))
 
     def _run(self, game_id: str, principal: str, command: Callable[[Game], T], key: CommandKey | None = None,
-             result: Callable[[T], dict] | None = None, key_scope: str | None = None) -> Receipt:
+             result: Callable[[T], dict] | None = None, key_scope: str | None = None,
+             token_hash: str | None = None) -> Receipt:
         """Run a command on current state and save; retry on a concurrent save, else 409.
 
         The receipt's ``result`` is ``result(value)`` of what the command returned (or that value, if
@@ -241,7 +280,7 @@ class Games(Application):
                 try:
                     # A token revoked by another process: the revocation is an event, so a stale cache
                     # makes this save conflict, and the retry checks the token against fresh state.
-                    _check_presented_token(game)
+                    _check_token(game, token_hash)
                     if key is not None:
                         first = self.first_receipt(scope, principal, key)
                         if first is not None:
@@ -281,6 +320,10 @@ class Games(Application):
                                 "use a new key for a new request", field="Idempotency-Key")
         return Receipt(**{**json.loads(row.receipt), "replayed": True})
 
+    def receipt_for(self, game: Game, principal: str) -> Receipt:
+        """The receipt of the events a game holds unsaved, as ``principal`` sees them."""
+        return self._receipt(game, principal, list(game.pending_events))
+
     def _receipt(self, game: Game, principal: str, events: list[Any]) -> Receipt:
         shown = [e for e in events if vis.can_see(e.audience, principal)]
         body = [{"type": type(e).__name__, "data": event_data(e)} for e in shown]
@@ -289,12 +332,12 @@ class Games(Application):
                        digest=hashlib.sha256(canonical(body).encode()).hexdigest(),
                        events=[b["type"] for b in body])
 
-    def authenticate(self, game_id: str, token: str | None) -> str:
-        """The principal (``gm`` or a power id) a bearer token stands for in this game."""
+    def authenticate(self, game_id: str, token: str | None, *, fresh: bool = False) -> str:
+        """The principal (``gm`` or a power id) a bearer token stands for in this game; ``fresh`` reads the
+        store's latest state instead of trusting the cache (a read checks its token so)."""
         if not token:
             raise Unauthorized("send 'Authorization: Bearer <token>'", field="authorization")
-        presented_token.set(None)  # the check below reads the store itself
-        principal = self.authenticate_cached(game_id, token)
+        principal = None if fresh else self.authenticate_cached(game_id, token)
         if principal is None:  # not cached, or issued by another process since: read the store
             principal = self._read(game_id, lambda game: game.credential(hash_token(token)))
         if principal is None:
@@ -303,7 +346,6 @@ class Games(Application):
 
     def authenticate_hash(self, game_id: str, token_hash: str) -> str:
         """The principal for the hash of a token (a browser session keeps only the hash), read from the store."""
-        presented_token.set(None)
         principal = self._read(game_id, lambda game: game.credential(token_hash))
         if principal is None:
             raise Unauthorized("this sign-in is no longer valid (the link was replaced)", field="session")
@@ -319,18 +361,37 @@ class Games(Application):
         if principal != GM:
             raise Forbidden("only the GM may do this", field="authorization")
 
-    @staticmethod
-    def require_power(game: Game, principal: str, power_id: str) -> None:
-        """A power acts for itself; the GM acts for adversaries (GM-10)."""
-        ps = game.power(power_id)
-        if principal == power_id:
-            return
-        if principal == GM and ps.subclass == rules.ADVERSARY:
-            return
-        raise Forbidden("you may act only for your own power", field="power_id")
-
     def _roller(self, game: Game) -> Roller:
         return self.roller_factory(game)
+
+    # ------------------------------------------------------------------ the one command path
+
+    def run(self, caller: Caller, game_id: str, command: Command, key: CommandKey | None = None) -> Receipt:
+        """Run one command for ``caller`` (load, authorize, decide, save, retry on conflict, receipt).
+
+        The handler is the game's ruleset's (or the platform's) for the command's class; its result is
+        the receipt's ``result``. With a key, a retry returns the first receipt and records nothing."""
+        return self.run_turn(caller, game_id, lambda turn: turn.execute(command) or {}, key)
+
+    def run_many(self, caller: Caller, game_id: str, commands: Sequence[Command],
+                 key: CommandKey | None = None) -> Receipt:
+        """Run several commands in one transaction: all are recorded, or (the first refusal is raised) none.
+        The receipt's result lists each command's result."""
+        return self.run_turn(caller, game_id, lambda turn: {"results": [turn.execute(c) or {} for c in commands]},
+                             key)
+
+    def run_turn(self, caller: Caller, game_id: str, turn: Callable[[Turn], T], key: CommandKey | None = None,
+                 result: Callable[[T], dict] | None = None) -> Receipt:
+        """Run a turn, a function that builds and executes commands one after another against the game as
+        they leave it (``turn.execute(command)``), in one transaction: what it returns (through ``result``)
+        is the receipt's result; if it raises, nothing of it is recorded."""
+        return self._run(game_id, caller.principal, lambda game: turn(Turn(self, caller, game)), key, result,
+                         token_hash=caller.token_hash)
+
+    def context(self, caller: Caller) -> Context:
+        """What a handler gets besides the game: the caller, the time, entropy and the game's roller."""
+        return Context(principal=caller.principal, now=self.clock(), entropy=self.entropy, roller=self._roller,
+                       new_id=lambda prefix: f"{prefix}-{uuid.uuid4().hex[:10]}")
 
     # ------------------------------------------------------------------ setup commands
 
@@ -357,243 +418,123 @@ class Games(Application):
             return first.game_id, None, first
         return str(game.id), token, receipt
 
+    # The methods below are the service's convenience API (tests and the CLI use them): each builds
+    # its command and sends it through ``run``, as the HTTP, web, mail and worker channels do.
+
     def add_power(self, game_id: str, principal: str, name: str, cls: str, subclass: str,
                   options: dict | None = None, *, key: CommandKey | None = None) -> tuple[str, str | None, Receipt]:
         """GM adds a power; returns (power_id, its token, receipt); no token on a replayed key."""
-        self.require_gm(principal)
-        token = secrets.token_urlsafe(24)
-        power_id = _slug(name)
-
-        def command(game: Game) -> str:
-            pid = power_id
-            n = 2
-            while pid in game.state.powers or pid == GM:
-                pid, n = f"{power_id}-{n}", n + 1
-            game.add_power(pid, name, cls, subclass, options)
-            game.issue_credential(pid, hash_token(token))
-            return pid
-
-        receipt = self._run(game_id, principal, command, key, lambda pid: {"power_id": pid})
+        token, token_hash = new_token()
+        receipt = self.run(Caller.of(principal), game_id, pc.AddPower(name, cls, subclass, token_hash, options), key)
         return receipt.result["power_id"], None if receipt.replayed else token, receipt
 
     def reissue_link(self, game_id: str, principal: str, who: str, *,
                      key: CommandKey | None = None) -> tuple[str | None, Receipt]:
         """GM: revoke the sign-in link of the GM or a power and issue a new one; returns the new token
         (None on a replayed key: tokens are kept only as hashes)."""
-        self.require_gm(principal)
-        token = secrets.token_urlsafe(24)
-        receipt = self._run(game_id, principal, lambda g: g.reissue_credential(who, hash_token(token)), key,
-                            lambda _: {"principal": who})
+        token, token_hash = new_token()
+        receipt = self.run(Caller.of(principal), game_id, platform.ReissueLink(who, token_hash), key)
         return None if receipt.replayed else token, receipt
 
     def grant_asset(self, game_id: str, principal: str, power_id: str, name: str, cls: str, rank: int,
                     asset_id: str | None = None, assured: bool = False, critical: bool = False,
                     novel: bool = False, *, key: CommandKey | None = None) -> Receipt:
-        self.require_gm(principal)
-        aid = asset_id or f"{cls}-{_slug(name)}-{uuid.uuid4().hex[:6]}"
-        return self._run(game_id, principal, lambda g: g.grant_asset(
-            aid, power_id, name, cls, rank, assured=assured, critical=critical, novel=novel), key,
-            lambda _: {"asset_id": aid})
+        return self.run(Caller.of(principal), game_id,
+                        pc.GrantAsset(power_id, name, cls, rank, asset_id, assured, critical, novel), key)
 
     def set_months(self, game_id: str, principal: str, months: int, *, key: CommandKey | None = None) -> Receipt:
-        self.require_gm(principal)
-        return self._run(game_id, principal, lambda g: g.set_months(months), key)
+        return self.run(Caller.of(principal), game_id, pc.SetMonths(months), key)
 
     def advance(self, game_id: str, principal: str, expected_step: str | None = None, *,
                 key: CommandKey | None = None) -> Receipt:
         """GM moves the calendar on one step, if the game is still at ``expected_step`` (else 409)."""
-        self.require_gm(principal)
-        seed = self.entropy(32)
-        return self._run(game_id, principal, lambda g: g.advance(self.clock(), seed, expected_step), key,
-                         lambda step: {"step": step})
+        return self.run(Caller.of(principal), game_id, pc.Advance(expected_step), key)
 
     # ------------------------------------------------------------------ planning
 
     def submit_action(self, game_id: str, principal: str, power_id: str, *, key: CommandKey | None = None,
                       **draft: Any) -> Receipt:
         """Submit (and, unless ``roll`` is false, roll) an action; returns its id and dice in the receipt."""
-        action_id = f"act-{uuid.uuid4().hex[:10]}"
-
-        def command(game: Game) -> dict:
-            self.require_power(game, principal, power_id)
-            game.submit_action(power_id, action_id, now=self.clock(), roller=self._roller(game),
-                               actor=principal, salt=self.entropy(16), **draft)
-            return self._action_result(game, action_id)
-
-        return self._run(game_id, principal, command, key)
-
-    def _action_result(self, game: Game, action_id: str) -> dict:
-        a = game.action(action_id)
-        t = game.tally(a)
-        out: dict[str, Any] = {"action_id": action_id, "status": a.status, "digest": a.digest, "salt": a.salt}
-        if a.pool is not None:
-            out.update({"roll_no": a.pool.roll_no, "faces": [d.face for d in a.pool.dice],
-                        "dice": [{"face": d.face, "asset": d.asset, "converted": d.converted} for d in a.pool.dice],
-                        "locked": a.pool.locked, "successes": t.successes, "consequences": t.consequences,
-                        "pool_size": t.pool_size})
-        return out
-
-    def _own_action(self, game: Game, principal: str, action_id: str):
-        a = game.state.actions.get(action_id)
-        if a is None or (principal != GM and a.power != principal):
-            raise NotFound(f"no action {action_id!r} of yours this month", field="action_id")
-        self.require_power(game, principal, a.power)
-        return a
+        return self.run(Caller.of(principal), game_id, pc.SubmitAction(power_id=power_id, **draft), key)
 
     def roll_action(self, game_id: str, principal: str, action_id: str, *, key: CommandKey | None = None,
                     **pool: Any) -> Receipt:
-        def command(game: Game) -> dict:
-            self._own_action(game, principal, action_id)
-            game.roll_action(action_id, now=self.clock(), roller=self._roller(game), actor=principal,
-                             salt=self.entropy(16), **pool)
-            return self._action_result(game, action_id)
-
-        return self._run(game_id, principal, command, key)
+        return self.run(Caller.of(principal), game_id, pc.RollAction(action_id, **pool), key)
 
     def lock_conversions(self, game_id: str, principal: str, action_id: str, convert: int | None = None,
                          dice: list[int] | None = None, *, key: CommandKey | None = None) -> Receipt:
-        def command(game: Game) -> dict:
-            self._own_action(game, principal, action_id)
-            game.lock_conversions(action_id, now=self.clock(), convert=convert, dice=dice, actor=principal)
-            return self._action_result(game, action_id)
-
-        return self._run(game_id, principal, command, key)
+        return self.run(Caller.of(principal), game_id, pc.LockConversions(action_id, convert, dice), key)
 
     def discard_action(self, game_id: str, principal: str, action_id: str, *, key: CommandKey | None = None) -> Receipt:
-        def command(game: Game) -> None:
-            self._own_action(game, principal, action_id)
-            game.discard_action(action_id, now=self.clock(), actor=principal)
-
-        return self._run(game_id, principal, command, key)
+        return self.run(Caller.of(principal), game_id, pc.DiscardAction(action_id), key)
 
     def set_difficulty(self, game_id: str, principal: str, action_id: str, value: int, sealed: bool = False,
                        tiers: dict | None = None, *, key: CommandKey | None = None) -> Receipt:
         """GM declares a difficulty openly or seals it by hash commitment (GM-2)."""
-        self.require_gm(principal)
-        nonce = self.entropy(16)
-        return self._run(game_id, principal, lambda g: g.set_difficulty(
-            action_id, value, sealed=sealed, nonce=nonce, tiers=tiers), key)
+        return self.run(Caller.of(principal), game_id, pc.SetDifficulty(action_id, value, sealed, tiers), key)
 
     def set_ruling(self, game_id: str, principal: str, action_id: str, resistible: bool,
                    resisters: list[str], *, key: CommandKey | None = None) -> Receipt:
-        self.require_gm(principal)
-        return self._run(game_id, principal, lambda g: g.set_ruling(
-            action_id, resistible=resistible, resisters=resisters), key)
+        return self.run(Caller.of(principal), game_id, pc.SetRuling(action_id, resistible, resisters), key)
 
     def propose_consequence(self, game_id: str, principal: str, action_id: str, text: str,
                             effects: list[dict], *, key: CommandKey | None = None) -> Receipt:
-        self.require_gm(principal)
-        cid = f"csq-{uuid.uuid4().hex[:8]}"
-        return self._run(game_id, principal, lambda g: g.propose_consequence(action_id, cid, text, effects), key,
-                         lambda _: {"consequence_id": cid})
+        return self.run(Caller.of(principal), game_id, pc.ProposeConsequence(action_id, text, effects), key)
 
     def accept_consequence(self, game_id: str, principal: str, action_id: str, consequence_id: str, *,
                            key: CommandKey | None = None) -> Receipt:
-        def command(game: Game) -> None:
-            self._own_action(game, principal, action_id)
-            game.accept_consequence(action_id, consequence_id, actor=principal)
-
-        return self._run(game_id, principal, command, key)
+        return self.run(Caller.of(principal), game_id, pc.AcceptConsequence(action_id, consequence_id), key)
 
     # ------------------------------------------------------------------ resolution and resistance
 
     def resolve(self, game_id: str, principal: str, announcement: str = "", expected_step: str | None = None, *,
                 key: CommandKey | None = None) -> Receipt:
         """GM resolves the month (P.1.4) and publishes it; the resistance window opens."""
-        self.require_gm(principal)
-        return self._run(game_id, principal, lambda g: g.resolve(
-            now=self.clock(), roller=self._roller(g), announcement=announcement, expected_step=expected_step),
-            key, lambda queue: {"queue": queue})
+        return self.run(Caller.of(principal), game_id, pc.Resolve(expected_step, announcement), key)
 
     def declare_reaction(self, game_id: str, principal: str, power_id: str, action_id: str,
                          assets: list[dict], convert: int | None = 0, *, key: CommandKey | None = None) -> Receipt:
         """A power resists a provisional action alone (P-RES-1..4)."""
-        reaction_id = f"rx-{uuid.uuid4().hex[:10]}"
-
-        def command(game: Game) -> dict:
-            self.require_power(game, principal, power_id)
-            game.declare_reaction(power_id, reaction_id, action_id, now=self.clock(), roller=self._roller(game),
-                                  assets=assets, convert=convert, actor=principal)
-            r = game.state.reactions[reaction_id]
-            t = game.tally(game.state.actions[action_id], r.pool)
-            return {"reaction_id": reaction_id, "faces": [d.face for d in r.pool.dice], "roll_no": r.pool.roll_no,
-                    "locked": r.pool.locked, "successes": t.successes, "consequences": t.consequences}
-
-        return self._run(game_id, principal, command, key)
+        return self.run(Caller.of(principal), game_id, pc.DeclareReaction(power_id, action_id, assets, convert), key)
 
     def lock_reaction(self, game_id: str, principal: str, reaction_id: str, convert: int, *,
                       key: CommandKey | None = None) -> Receipt:
-        def command(game: Game) -> None:
-            r = game.state.reactions.get(reaction_id)
-            if r is None or (principal != GM and r.power != principal):
-                raise NotFound(f"no reaction {reaction_id!r} of yours", field="reaction_id")
-            game.lock_reaction(reaction_id, now=self.clock(), convert=convert, actor=principal)
-
-        return self._run(game_id, principal, command, key)
+        return self.run(Caller.of(principal), game_id, pc.LockReaction(reaction_id, convert), key)
 
     def waive(self, game_id: str, principal: str, power_id: str, *, key: CommandKey | None = None) -> Receipt:
-        def command(game: Game) -> None:
-            self.require_power(game, principal, power_id)
-            game.waive_reactions(power_id, now=self.clock(), actor=principal)
-
-        return self._run(game_id, principal, command, key)
+        return self.run(Caller.of(principal), game_id, pc.WaiveReactions(power_id), key)
 
     def close_window(self, game_id: str, principal: str, window_id: str, expected_step: str | None = None, *,
                      key: CommandKey | None = None) -> Receipt:
         """GM: close a window now, before its deadline if need be; a no-op if it is already closed.
         (Workers close windows when due with ``close_due_window``.)"""
-        if principal != GM:
-            raise Forbidden("only the GM may close a window", field="authorization")
-
-        def command(game: Game) -> bool:
-            game.expect_step(expected_step)
-            if window_id not in game.state.windows:
-                raise NotFound(f"no open window {window_id!r}", field="window_id")
-            return game.close_window(window_id, now=self.clock(), reason="closed by the GM", force=True)
-
-        return self._run(game_id, principal, command, key, lambda closed: {"closed": closed})
+        return self.run(Caller.of(principal), game_id, platform.CloseWindow(window_id, expected_step), key)
 
     # ------------------------------------------------------------------ what powers learn and share
 
     def share_secret(self, game_id: str, principal: str, power_id: str, asset_id: str, to: str, *,
                      key: CommandKey | None = None) -> Receipt:
         """Share a Secret with another power, irrevocably ([003:114])."""
-        def command(game: Game) -> None:
-            self.require_power(game, principal, power_id)
-            game.share_secret(power_id, asset_id, to)
-
-        return self._run(game_id, principal, command, key)
+        return self.run(Caller.of(principal), game_id, pc.ShareSecret(power_id, asset_id, to), key)
 
     def grant_visibility(self, game_id: str, principal: str, to: str, text: str, source: str = "ruling",
                          about: str | None = None, *, key: CommandKey | None = None) -> Receipt:
         """GM: show a power what it learned (a Seeking success, a ruling)."""
-        self.require_gm(principal)
-        return self._run(game_id, principal, lambda g: g.grant_visibility(to, text, source=source, about=about), key)
+        return self.run(Caller.of(principal), game_id, platform.GrantVisibility(to, text, source, about), key)
 
     def set_influence(self, game_id: str, principal: str, power_id: str, hex_id: str, amount: int, *,
                       key: CommandKey | None = None) -> Receipt:
-        self.require_gm(principal)
-        return self._run(game_id, principal, lambda g: g.set_influence(power_id, hex_id, amount), key)
+        return self.run(Caller.of(principal), game_id, pc.SetInfluence(power_id, hex_id, amount), key)
 
     def set_timezone(self, game_id: str, principal: str, power_id: str, timezone_name: str, *,
                      key: CommandKey | None = None) -> Receipt:
         """A power chooses the time zone its feed and deadlines are shown in."""
-        _check_timezone(timezone_name)
-
-        def command(game: Game) -> None:
-            self.require_power(game, principal, power_id)
-            game.set_timezone(power_id, timezone_name)
-
-        return self._run(game_id, principal, command, key)
+        return self.run(Caller.of(principal), game_id, platform.SetTimezone(power_id, timezone_name), key)
 
     def set_contact(self, game_id: str, principal: str, power_id: str, email: str | None, mode: str, *,
                     key: CommandKey | None = None) -> Receipt:
         """Where a power's notifications go (immediate, daily digest, or off)."""
-        def command(game: Game) -> None:
-            self.require_power(game, principal, power_id)
-            game.set_contact(power_id, email, mode)
-
-        return self._run(game_id, principal, command, key)
+        return self.run(Caller.of(principal), game_id, platform.SetContact(power_id, email, mode), key)
 
     # ------------------------------------------------------------------ rewind
 
@@ -683,64 +624,41 @@ class Games(Application):
     def set_deadline(self, game_id: str, principal: str, window_id: str, closes_at: datetime, *,
                      key: CommandKey | None = None) -> Receipt:
         """GM: move a window's deadline. A naive time is read in the game's time zone, then kept in UTC."""
-        self.require_gm(principal)
-
-        def command(game: Game) -> None:
-            moment = closes_at
-            if moment.tzinfo is None:
-                moment = moment.replace(tzinfo=ZoneInfo(game.state.timezone))
-            game.set_deadline(window_id, moment.astimezone(timezone.utc), now=self.clock())
-
-        return self._run(game_id, principal, command, key)
+        return self.run(Caller.of(principal), game_id, platform.SetDeadline(window_id, closes_at), key)
 
     def request_extension(self, game_id: str, principal: str, power_id: str, window_id: str, hours: float,
                           reason: str = "", *, key: CommandKey | None = None) -> Receipt:
-        request_id = f"ext-{uuid.uuid4().hex[:10]}"
-
-        def command(game: Game) -> None:
-            self.require_power(game, principal, power_id)
-            game.request_extension(power_id, window_id, hours, request_id, now=self.clock(), reason=reason)
-
-        return self._run(game_id, principal, command, key, lambda _: {"request_id": request_id})
+        return self.run(Caller.of(principal), game_id, platform.RequestExtension(power_id, hours, window_id, reason),
+                        key)
 
     def grant_extension(self, game_id: str, principal: str, request_id: str, hours: float | None = None, *,
                         key: CommandKey | None = None) -> Receipt:
         """GM: grant an extension request; a second grant of the same request changes nothing."""
-        self.require_gm(principal)
-        return self._run(game_id, principal, lambda g: g.grant_extension(request_id, now=self.clock(), hours=hours),
-                         key, lambda granted: {"granted": granted})
+        return self.run(Caller.of(principal), game_id, platform.GrantExtension(request_id, hours), key)
 
     def refuse_extension(self, game_id: str, principal: str, request_id: str, reason: str = "", *,
                          key: CommandKey | None = None) -> Receipt:
-        self.require_gm(principal)
-        return self._run(game_id, principal, lambda g: g.refuse_extension(request_id, reason), key)
+        return self.run(Caller.of(principal), game_id, platform.RefuseExtension(request_id, reason), key)
 
     def declare_ready(self, game_id: str, principal: str, power_id: str, *, key: CommandKey | None = None) -> Receipt:
-        def command(game: Game) -> None:
-            self.require_power(game, principal, power_id)
-            game.declare_ready(power_id, now=self.clock())
-
-        return self._run(game_id, principal, command, key)
+        return self.run(Caller.of(principal), game_id, platform.DeclareReady(power_id), key)
 
     def close_due_window(self, game_id: str, window_id: str) -> bool:
         """Workers: close a window if it is due; a no-op if it is closed, gone, or not due yet."""
-        def command(game: Game) -> bool:
-            w = game.state.windows.get(window_id)
-            if w is None or w.closed or self.clock() < datetime.fromisoformat(w.final_closes_at):
-                return False
-            return game.close_window(window_id, now=self.clock(), reason="deadline")
-
-        return self._run(game_id, "system", command, result=lambda closed: {"closed": closed}).result["closed"]
+        return self.run(SYSTEM_CALLER, game_id, platform.CloseDueWindow(window_id)).result["closed"]
 
     def queue_due_reminders(self, game_id: str, window_id: str) -> list[str]:
         """Workers: queue the reminders now due for a window (each offset once); returns who is reminded."""
-        def command(game: Game) -> list[str]:
-            w = game.state.windows.get(window_id)
-            if w is None or w.closed:
-                return []
-            return game.queue_reminders(window_id, game.state.options.get("reminder_hours", []), now=self.clock())
+        return self.run(SYSTEM_CALLER, game_id, platform.QueueDueReminders(window_id)).result["reminded"]
 
-        return self._run(game_id, "system", command, result=lambda who: {"reminded": who}).result["reminded"]
+    def mail_reply(self, game_id: str, message_id: str) -> dict | None:
+        """The reply a mail with this Message-ID got, as older games kept it in their state (or None)."""
+        return self._read(game_id, lambda g: g.state.mail_replies.get(message_id))
+
+    def contact_of(self, game_id: str, who: str) -> tuple[str | None, str]:
+        """Where a seat's notifications go: (its address or None, its mode); ``(None, "off")`` for no seat."""
+        return self._read(game_id, lambda g: (g.state.powers[who].email, g.state.powers[who].mail_mode)
+                          if who in g.state.powers else (None, "off"))
 
     # ------------------------------------------------------------------ queries
 
@@ -777,12 +695,8 @@ class Games(Application):
         return iter(self.events.get(self.get_game(game_id, for_update=False).id))
 
 
-# The hash of the bearer token this request presented (set by the API for the request's duration).
-presented_token: contextvars.ContextVar[str | None] = contextvars.ContextVar("presented_token", default=None)
-
-
-def _check_presented_token(game: Game) -> None:
-    token_hash = presented_token.get()
+def _check_token(game: Game, token_hash: str | None) -> None:
+    """The token a caller presented must still be valid in the state its command runs on."""
     if token_hash is not None and game.credential(token_hash) is None:
         raise Unauthorized("this token is not valid for this game (it may have been replaced)",
                            field="authorization")
@@ -800,21 +714,14 @@ def event_data(e: Any) -> dict:
     return {k: v for k, v in e.__dict__.items() if k not in EVENT_FIELDS_HIDDEN}
 
 
-def _slug(name: str) -> str:
-    out = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
-    while "--" in out:
-        out = out.replace("--", "-")
-    return out[:32] or "power"
+_check_timezone = platform.check_timezone
 
 
-def _check_timezone(name: str) -> None:
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-    limits.check_text(name, "timezone", limits.TIMEZONE, what="a time zone")
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise RuleViolation(f"{name!r} is not an IANA time zone (such as Europe/Paris)", field="timezone") from None
+def new_token() -> tuple[str, str]:
+    """A fresh bearer token and its hash (only the hash is recorded)."""
+    token = secrets.token_urlsafe(24)
+    return token, hash_token(token)
 
 
-__all__ = ["Games", "Receipt", "DomainError", "hash_token", "utcnow", "event_data"]
+__all__ = ["Caller", "CommandKey", "Games", "new_token", "Receipt", "SYSTEM_CALLER", "Turn", "DomainError",
+           "hash_token", "utcnow", "event_data"]

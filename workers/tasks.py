@@ -7,6 +7,8 @@ import logging
 from datetime import datetime
 
 from domain.errors import DomainError
+from domain.platform.commands import CloseDueWindow, QueueDueReminders
+from projections.service import SYSTEM_CALLER
 from workers import claims, runtime
 from workers.app import celery_app
 
@@ -42,7 +44,7 @@ def sweep() -> dict:
 def close_window(game_id: str, window_id: str) -> bool:
     """Close one window if it is due; a no-op if closed already (or not yet due, for an early ETA)."""
     try:
-        closed = runtime.games().close_due_window(game_id, window_id)
+        closed = runtime.games().run(SYSTEM_CALLER, game_id, CloseDueWindow(window_id)).result["closed"]
     except DomainError as err:
         log.warning("window not closed game=%s window=%s: %s", game_id, window_id, err.message)
         return False
@@ -54,7 +56,7 @@ def close_window(game_id: str, window_id: str) -> bool:
 @celery_app.task(name="workers.queue_reminders", acks_late=True)
 def queue_reminders(game_id: str, window_id: str) -> list[str]:
     """Record the reminders now due for a window (each offset once per window)."""
-    recipients = runtime.games().queue_due_reminders(game_id, window_id)
+    recipients = runtime.games().run(SYSTEM_CALLER, game_id, QueueDueReminders(window_id)).result["reminded"]
     if recipients:
         log.info("reminders queued game=%s window=%s to=%s", game_id, window_id, ",".join(recipients))
     return recipients
@@ -104,10 +106,7 @@ def dispatch_mail(now: datetime) -> dict:
     sent = digests = 0
     for note in mail.new_notifications(db):
         body = json.loads(note["body"])
-        contact = games._read(note["game_id"], lambda g: (
-            g.state.powers[note["recipient"]].email, g.state.powers[note["recipient"]].mail_mode)
-            if note["recipient"] in g.state.powers else (None, "off"))
-        address, mode = contact
+        address, mode = games.contact_of(note["game_id"], note["recipient"])
         status = "no address" if not address else ("off" if mode == "off" else
                                                      "digest" if mode == "digest" else "queued")
         row_id = mail.record(db, game_id=note["game_id"], version=note["version"], recipient=note["recipient"],
@@ -119,7 +118,7 @@ def dispatch_mail(now: datetime) -> dict:
             sent += 1
     for game_id, recipient in mail.due_digests(db, now):
         rows = [r for r in mail.ledger(db, game_id, recipient) if r["status"] == "digest"]
-        address = games._read(game_id, lambda g: g.state.powers[recipient].email)
+        address = games.contact_of(game_id, recipient)[0]
         text = "\n\n".join(f"{r['subject']}\n{r['body']}" for r in rows)
         digest_id = mail.record(db, game_id=game_id, version=None, recipient=recipient, address=address,
                                 kind=f"digest-{rows[-1]['id']}", subject=f"Your daily digest ({len(rows)} notes)",

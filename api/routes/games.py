@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.deps import GamesDep, IdempotencyKey, Principal
+from api.deps import CurrentCaller, GamesDep, IdempotencyKey, Principal
 from api.schemas import (
     AddPowerRequest, AdvanceRequest, CloseWindowRequest, CreateGameRequest, GameCreatedPublic, GrantAssetRequest,
     PowerAddedPublic, ReceiptPublic, ResolveRequest, SeasonLengthRequest, TokenReplacedPublic,
 )
+from domain.platform.commands import CloseWindow, ReissueLink
+from domain.powers.commands import AddPower, Advance, GrantAsset, Resolve, SetMonths
+from projections.service import new_token
 
 router = APIRouter(prefix="/games", tags=["games"])
 
@@ -23,51 +26,55 @@ def create_game(body: CreateGameRequest, games: GamesDep, key: IdempotencyKey) -
 
 
 @router.post("/{game_id}/powers", status_code=201, response_model=PowerAddedPublic)
-def add_power(game_id: str, body: AddPowerRequest, games: GamesDep, me: Principal, key: IdempotencyKey) -> dict:
+def add_power(game_id: str, body: AddPowerRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey) -> dict:
     """GM: add a power of any class and subclass; the response carries its token (shown once)."""
-    power_id, token, receipt = games.add_power(game_id, me, body.name, body.cls, body.subclass, body.options, key=key)
-    return {"power_id": power_id, "token": token, "receipt": receipt.as_dict()}
+    token, token_hash = new_token()
+    receipt = games.run(caller, game_id, AddPower(body.name, body.cls, body.subclass, token_hash, body.options), key)
+    return {"power_id": receipt.result["power_id"], "token": None if receipt.replayed else token,
+            "receipt": receipt.as_dict()}
 
 
 @router.post("/{game_id}/powers/{power_id}/token", status_code=201, response_model=TokenReplacedPublic)
-def replace_token(game_id: str, power_id: str, games: GamesDep, me: Principal, key: IdempotencyKey) -> dict:
+def replace_token(game_id: str, power_id: str, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey) -> dict:
     """GM: replace a power's token (and its mail address); the old one stops working at once."""
-    token, receipt = games.reissue_link(game_id, me, power_id, key=key)
-    return {"power_id": power_id, "token": token, "receipt": receipt.as_dict()}
+    token, token_hash = new_token()
+    receipt = games.run(caller, game_id, ReissueLink(power_id, token_hash), key)
+    return {"power_id": power_id, "token": None if receipt.replayed else token, "receipt": receipt.as_dict()}
 
 
 @router.post("/{game_id}/powers/{power_id}/assets", status_code=201, response_model=ReceiptPublic)
-def grant_asset(game_id: str, power_id: str, body: GrantAssetRequest, games: GamesDep, me: Principal,
+def grant_asset(game_id: str, power_id: str, body: GrantAssetRequest, games: GamesDep, caller: CurrentCaller,
                 key: IdempotencyKey) -> dict:
     """GM: give a power an asset (reuse an asset id to share it)."""
-    return games.grant_asset(game_id, me, power_id, body.name, body.cls, body.rank, body.asset_id, body.assured,
-                             body.critical, body.novel, key=key).as_dict()
+    command = GrantAsset(power_id, body.name, body.cls, body.rank, body.asset_id, body.assured, body.critical,
+                         body.novel)
+    return games.run(caller, game_id, command, key).as_dict()
 
 
 @router.put("/{game_id}/season-length", response_model=ReceiptPublic)
-def set_season_length(game_id: str, body: SeasonLengthRequest, games: GamesDep, me: Principal,
+def set_season_length(game_id: str, body: SeasonLengthRequest, games: GamesDep, caller: CurrentCaller,
                       key: IdempotencyKey) -> dict:
     """GM: this season has 2 or 3 months (GM-28)."""
-    return games.set_months(game_id, me, body.months, key=key).as_dict()
+    return games.run(caller, game_id, SetMonths(body.months), key).as_dict()
 
 
 @router.post("/{game_id}/advance", response_model=ReceiptPublic)
-def advance(game_id: str, body: AdvanceRequest, games: GamesDep, me: Principal, key: IdempotencyKey) -> dict:
+def advance(game_id: str, body: AdvanceRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey) -> dict:
     """GM: move the calendar on from ``expected_step`` (closing Planning converts missing actions to schemes)."""
-    return games.advance(game_id, me, body.expected_step, key=key).as_dict()
+    return games.run(caller, game_id, Advance(body.expected_step), key).as_dict()
 
 
 @router.post("/{game_id}/resolve", response_model=ReceiptPublic)
-def resolve(game_id: str, body: ResolveRequest, games: GamesDep, me: Principal, key: IdempotencyKey) -> dict:
+def resolve(game_id: str, body: ResolveRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey) -> dict:
     """GM: resolve the month in rules order (P.1.4), publish it and open the resistance window."""
-    return games.resolve(game_id, me, body.announcement, body.expected_step, key=key).as_dict()
+    return games.run(caller, game_id, Resolve(body.expected_step, body.announcement), key).as_dict()
 
 
 @router.post("/{game_id}/windows/{window_id}/close", response_model=ReceiptPublic)
-def close_window(game_id: str, window_id: str, body: CloseWindowRequest, games: GamesDep, me: Principal,
+def close_window(game_id: str, window_id: str, body: CloseWindowRequest, games: GamesDep, caller: CurrentCaller,
                  key: IdempotencyKey) -> dict:
     """GM: close a window now, at ``expected_step`` (a no-op if it is already closed)."""
-    return games.close_window(game_id, me, window_id, body.expected_step, key=key).as_dict()
+    return games.run(caller, game_id, CloseWindow(window_id, body.expected_step), key).as_dict()
 
 
 @router.get("/{game_id}/view")

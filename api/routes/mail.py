@@ -9,10 +9,11 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Header, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import GamesDep, IdempotencyKey, Principal
+from api.deps import CurrentCaller, GamesDep, IdempotencyKey, Principal
 from api.schemas import ContactRequest, ReceiptPublic
 from domain import limits
 from domain.errors import DomainError, Forbidden, NotFound
+from domain.platform.commands import SetContact
 from projections.mail import MAX_MAIL_BYTES, MailIntake
 from workers import mail
 
@@ -99,9 +100,11 @@ def inbound_bounce(body: BounceRequest, request: Request, _: InboundKey) -> dict
 
 
 @router.put("/games/{game_id}/contact", response_model=ReceiptPublic)
-def set_contact(game_id: str, body: ContactRequest, games: GamesDep, me: Principal, key: IdempotencyKey) -> dict:
+def set_contact(game_id: str, body: ContactRequest, games: GamesDep, caller: CurrentCaller,
+                key: IdempotencyKey) -> dict:
     """Where my notifications go, and whether at once or as a daily digest."""
-    return games.set_contact(game_id, me, body.power_id or me, body.email, body.mode, key=key).as_dict()
+    command = SetContact(body.power_id or caller.principal, body.email, body.mode)
+    return games.run(caller, game_id, command, key).as_dict()
 
 
 @router.get("/games/{game_id}/mail")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -21,9 +22,13 @@ from markupsafe import Markup
 from api.security import CsrfRefused, check_csrf, check_origin, site_base, web_session
 from domain.errors import DomainError, Unauthorized
 from domain.ids import GM
+from domain.platform.commands import (
+    CloseWindow, Command, DeclareReady, GrantExtension, RefuseExtension, ReissueLink, RequestExtension,
+)
+from domain.powers import commands as pc
 from domain.powers import rules
 from projections.mail import reply_address
-from projections.service import Games, hash_token, presented_token
+from projections.service import Caller, Games, Receipt, hash_token, new_token
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=str(HERE / "templates"))
@@ -58,7 +63,6 @@ def who(request: Request, game_id: str) -> str:
     except Unauthorized:
         session.revoke(game_id)
         raise
-    presented_token.set(grant.token_hash)  # checked again against the state each read and command uses
     return principal
 
 
@@ -234,7 +238,7 @@ def board(request: Request, game_id: str, phase: str | None = None) -> Response:
 
 @router.post("/play/{game_id}/{command}")
 async def command(request: Request, game_id: str, command: str) -> Response:
-    """Every form of the board and the console."""
+    """Every form of the board and the console: each builds a command and sends it through ``Games.run``."""
     games = games_of(request)
     f = await form_of(request)
     try:
@@ -244,7 +248,13 @@ async def command(request: Request, game_id: str, command: str) -> Response:
     handler = HANDLERS.get(command)
     if handler is None:
         return PlainTextResponse("no such form", status_code=404)
-    return handler(request, games, game_id, me, f)
+    caller = Caller.of(me, web_session(request).grants()[game_id].token_hash)
+    return handler(request, games, game_id, caller, f)
+
+
+def send(games: Games, game_id: str, caller: Caller, build: Callable[[], Command]) -> Callable[[], Receipt]:
+    """What ``attempt`` runs: build the form's command (a bad field is refused, naming it) and run it."""
+    return lambda: games.run(caller, game_id, build())
 
 
 def _picked_assets(f: dict) -> list[dict]:
@@ -253,92 +263,103 @@ def _picked_assets(f: dict) -> list[dict]:
     return [{"asset_id": a, "mode": f.get(f"mode-{a}", "normal")} for a in chosen if a]
 
 
-def _submit(request, games, game_id, me, f):
+def submit_command(me: str, f: dict) -> pc.SubmitAction:
+    """The action the compose form means."""
     targets = f.get("target[]", [])
     targets = targets if isinstance(targets, list) else [targets]
     propose = f.get("propose") == "on"
-    return attempt(request, game_id, "compose", lambda: games.submit_action(
-        game_id, me, me, title=f.get("title", ""), description=f.get("description", ""),
+    return pc.SubmitAction(
+        power_id=me, title=f.get("title", ""), description=f.get("description", ""),
         skill=f.get("skill") or None, slot=f.get("slot", "private"), location=f.get("location") or None,
         targets=[t for t in targets if t], resistible=f.get("resistible") == "on",
         difficulty=_int(f.get("difficulty")), assets=[] if propose else _picked_assets(f),
-        extra_actions=1 if f.get("extra_action") == "on" else 0, roll=not propose),
-        "Action recorded. The server rolled your dice below: choose your conversions and confirm."
-        if not propose else "Proposal sent: the GM will set its difficulty, then you roll.", "actions")
+        extra_actions=1 if f.get("extra_action") == "on" else 0, roll=not propose)
 
 
-def _roll(request, games, game_id, me, f):
-    return attempt(request, game_id, f"action-{f.get('action_id')}", lambda: games.roll_action(
-        game_id, me, f.get("action_id", ""), assets=_picked_assets(f),
-        extra_actions=1 if f.get("extra_action") == "on" else 0), "Rolled. Choose your conversions and confirm.")
+def _submit(request, games, game_id, caller, f):
+    propose = f.get("propose") == "on"
+    return attempt(request, game_id, "compose",
+                   send(games, game_id, caller, lambda: submit_command(caller.principal, f)),
+                   "Action recorded. The server rolled your dice below: choose your conversions and confirm."
+                   if not propose else "Proposal sent: the GM will set its difficulty, then you roll.", "actions")
 
 
-def _convert(request, games, game_id, me, f):
-    return attempt(request, game_id, f"action-{f.get('action_id')}", lambda: games.lock_conversions(
-        game_id, me, f.get("action_id", ""), convert=_int(f.get("convert"), 0)), "Conversions fixed. Your receipt:")
+def _roll(request, games, game_id, caller, f):
+    return attempt(request, game_id, f"action-{f.get('action_id')}", send(games, game_id, caller, lambda: pc.RollAction(
+        f.get("action_id", ""), assets=_picked_assets(f), extra_actions=1 if f.get("extra_action") == "on" else 0)),
+        "Rolled. Choose your conversions and confirm.")
 
 
-def _discard(request, games, game_id, me, f):
+def _convert(request, games, game_id, caller, f):
+    return attempt(request, game_id, f"action-{f.get('action_id')}", send(games, game_id, caller, lambda: (
+        pc.LockConversions(f.get("action_id", ""), convert=_int(f.get("convert"), 0)))),
+        "Conversions fixed. Your receipt:")
+
+
+def _discard(request, games, game_id, caller, f):
     return attempt(request, game_id, f"action-{f.get('action_id')}",
-                   lambda: games.discard_action(game_id, me, f.get("action_id", "")),
+                   send(games, game_id, caller, lambda: pc.DiscardAction(f.get("action_id", ""))),
                    "Action discarded (it stays spent).")
 
 
-def _accept(request, games, game_id, me, f):
-    return attempt(request, game_id, f"action-{f.get('action_id')}", lambda: games.accept_consequence(
-        game_id, me, f.get("action_id", ""), f.get("consequence_id", "")), "Consequence accepted.")
+def _accept(request, games, game_id, caller, f):
+    return attempt(request, game_id, f"action-{f.get('action_id')}", send(games, game_id, caller, lambda: (
+        pc.AcceptConsequence(f.get("action_id", ""), f.get("consequence_id", "")))), "Consequence accepted.")
 
 
-def _ready(request, games, game_id, me, f):
-    return attempt(request, game_id, "ready", lambda: games.declare_ready(game_id, me, me),
+def _ready(request, games, game_id, caller, f):
+    return attempt(request, game_id, "ready", send(games, game_id, caller, lambda: DeclareReady(caller.principal)),
                    "Marked ready for this month.")
 
 
-def _react(request, games, game_id, me, f):
-    return attempt(request, game_id, f"resist-{f.get('action_id')}", lambda: games.declare_reaction(
-        game_id, me, me, f.get("action_id", ""), _picked_assets(f), _int(f.get("convert"), 0)),
+def _react(request, games, game_id, caller, f):
+    return attempt(request, game_id, f"resist-{f.get('action_id')}", send(games, game_id, caller, lambda: (
+        pc.DeclareReaction(caller.principal, f.get("action_id", ""), _picked_assets(f), _int(f.get("convert"), 0)))),
         "Reaction recorded. You will learn the outcome when the window closes.")
 
 
-def _waive(request, games, game_id, me, f):
-    return attempt(request, game_id, "resistance", lambda: games.waive(game_id, me, me), "You waived your reaction.")
+def _waive(request, games, game_id, caller, f):
+    return attempt(request, game_id, "resistance",
+                   send(games, game_id, caller, lambda: pc.WaiveReactions(caller.principal)),
+                   "You waived your reaction.")
 
 
-def _extension(request, games, game_id, me, f):
+def _extension(request, games, game_id, caller, f):
     try:
         hours = float(f.get("hours", ""))
     except ValueError:
         flash(request, kind="error", form="extension", field="hours", rule="GM-8", text="give a number of hours")
         return back(game_id, "extension")
-    return attempt(request, game_id, "extension", lambda: games.request_extension(
-        game_id, me, me, f.get("window_id", ""), hours, f.get("reason", "")),
+    return attempt(request, game_id, "extension", send(games, game_id, caller, lambda: RequestExtension(
+        caller.principal, hours, f.get("window_id", ""), f.get("reason", ""))),
         "Extension requested: the GM will answer.")
 
 
 def _gm(fn):
-    def wrapped(request, games, game_id, me, f):
-        if me != GM:
+    def wrapped(request, games, game_id, caller, f):
+        if caller.principal != GM:
             flash(request, kind="error", form="gm", field=None, rule=None, text="only the GM may do this")
             return back(game_id)
-        return fn(request, games, game_id, me, f)
+        return fn(request, games, game_id, caller, f)
     return wrapped
 
 
 @_gm
-def _advance(request, games, game_id, me, f):
-    return attempt(request, game_id, "calendar", lambda: games.advance(game_id, me, f.get("expected_step") or None),
+def _advance(request, games, game_id, caller, f):
+    return attempt(request, game_id, "calendar",
+                   send(games, game_id, caller, lambda: pc.Advance(f.get("expected_step") or None)),
                    "The calendar moved on.")
 
 
 @_gm
-def _resolve(request, games, game_id, me, f):
-    return attempt(request, game_id, "calendar", lambda: games.resolve(game_id, me, f.get("announcement", ""),
-                                                                       f.get("expected_step") or None),
-                   "Resolved and published; the resistance window is open.")
+def _resolve(request, games, game_id, caller, f):
+    return attempt(request, game_id, "calendar", send(games, game_id, caller, lambda: pc.Resolve(
+        f.get("expected_step") or None, f.get("announcement", ""))),
+        "Resolved and published; the resistance window is open.")
 
 
 @_gm
-def _difficulty(request, games, game_id, me, f):
+def _difficulty(request, games, game_id, caller, f):
     tiers = {}
     for line in (f.get("tiers") or "").splitlines():
         if ":" in line:
@@ -349,86 +370,90 @@ def _difficulty(request, games, game_id, me, f):
         flash(request, kind="error", form=f"gm-action-{f.get('action_id')}", field="value", rule="GM-2",
               text="give the difficulty as a whole number")
         return back(game_id, f"gm-action-{f.get('action_id')}")
-    return attempt(request, game_id, f"gm-action-{f.get('action_id')}", lambda: games.set_difficulty(
-        game_id, me, f.get("action_id", ""), value, sealed=f.get("sealed") == "on", tiers=tiers),
+    return attempt(request, game_id, f"gm-action-{f.get('action_id')}", send(games, game_id, caller, lambda: (
+        pc.SetDifficulty(f.get("action_id", ""), value, sealed=f.get("sealed") == "on", tiers=tiers))),
         "Difficulty recorded.")
 
 
 @_gm
-def _consequence(request, games, game_id, me, f):
-    effects = []
+def _consequence(request, games, game_id, caller, f):
+    effects: list[dict] = []
     if _int(f.get("lose_actions"), 0):
         effects.append({"kind": "lose_actions", "count": _int(f.get("lose_actions"))})
     if f.get("disclose_to") and f.get("disclose_text"):
         effects.append({"kind": "disclose", "to": f["disclose_to"], "text": f["disclose_text"]})
-    return attempt(request, game_id, f"gm-action-{f.get('action_id')}", lambda: games.propose_consequence(
-        game_id, me, f.get("action_id", ""), f.get("text", ""), effects), "Consequence offered to the player.")
+    return attempt(request, game_id, f"gm-action-{f.get('action_id')}", send(games, game_id, caller, lambda: (
+        pc.ProposeConsequence(f.get("action_id", ""), f.get("text", ""), effects))),
+        "Consequence offered to the player.")
 
 
 @_gm
-def _grant(request, games, game_id, me, f):
-    return attempt(request, game_id, "windows", lambda: games.grant_extension(game_id, me, f.get("request_id", "")),
-                   "Extension granted.")
+def _grant(request, games, game_id, caller, f):
+    return attempt(request, game_id, "windows",
+                   send(games, game_id, caller, lambda: GrantExtension(f.get("request_id", ""))), "Extension granted.")
 
 
 @_gm
-def _refuse(request, games, game_id, me, f):
-    return attempt(request, game_id, "windows", lambda: games.refuse_extension(
-        game_id, me, f.get("request_id", ""), f.get("reason", "")), "Extension refused.")
+def _refuse(request, games, game_id, caller, f):
+    return attempt(request, game_id, "windows", send(games, game_id, caller, lambda: RefuseExtension(
+        f.get("request_id", ""), f.get("reason", ""))), "Extension refused.")
 
 
 @_gm
-def _close(request, games, game_id, me, f):
-    return attempt(request, game_id, "windows", lambda: games.close_window(game_id, me, f.get("window_id", ""),
-                                                                           f.get("expected_step") or None),
-                   "Window closed.")
+def _close(request, games, game_id, caller, f):
+    return attempt(request, game_id, "windows", send(games, game_id, caller, lambda: CloseWindow(
+        f.get("window_id", ""), f.get("expected_step") or None)), "Window closed.")
 
 
 @_gm
-def _add_power(request, games, game_id, me, f):
+def _add_power(request, games, game_id, caller, f):
     cls, _, sub = (f.get("kind") or "::").partition(":")
+    token, token_hash = new_token()
     try:
-        pid, token, receipt = games.add_power(game_id, me, f.get("name", ""), cls, sub)
+        receipt = games.run(caller, game_id, pc.AddPower(f.get("name", ""), cls, sub, token_hash))
     except DomainError as err:
         return refused(request, game_id, "powers", err)
-    web_session(request).set("links", {pid: _link(request, game_id, token)})
+    web_session(request).set("links", {receipt.result["power_id"]: _link(request, game_id, token)})
     flash(request, kind="ok", form="powers", text=f"{f.get('name')} added. Send them their link (shown once).")
     return back(game_id, "powers")
 
 
 @_gm
-def _asset(request, games, game_id, me, f):
-    return attempt(request, game_id, "powers", lambda: games.grant_asset(
-        game_id, me, f.get("power_id", ""), f.get("name", ""), f.get("cls", ""), _int(f.get("rank"), 0),
-        assured=f.get("assured") == "on", critical=f.get("critical") == "on", novel=f.get("novel") == "on"),
+def _asset(request, games, game_id, caller, f):
+    return attempt(request, game_id, "powers", send(games, game_id, caller, lambda: pc.GrantAsset(
+        f.get("power_id", ""), f.get("name", ""), f.get("cls", ""), _int(f.get("rank"), 0) or 0,
+        assured=f.get("assured") == "on", critical=f.get("critical") == "on", novel=f.get("novel") == "on")),
         "Asset granted.")
 
 
 @_gm
-def _reissue(request, games, game_id, me, f):
+def _reissue(request, games, game_id, caller, f):
+    token, token_hash = new_token()
     try:
-        token, _ = games.reissue_link(game_id, me, f.get("who", ""))
+        games.run(caller, game_id, ReissueLink(f.get("who", ""), token_hash))
     except DomainError as err:
         return refused(request, game_id, "powers", err)
     # The old link's sessions end with it: everywhere it was used, that browser is signed out.
     request.app.state.sessions.end_principal(game_id, f.get("who", ""))
     if f.get("who") == GM:
-        web_session(request).grant(game_id, GM, hash_token(token))
+        web_session(request).grant(game_id, GM, token_hash)
     web_session(request).set("links", {f.get("who"): _link(request, game_id, token)})
     flash(request, kind="ok", form="powers", text="The old link no longer works. The new one is shown once.")
     return back(game_id, "powers")
 
 
 @_gm
-def _rollback(request, games, game_id, me, f):
+def _rollback(request, games, game_id, caller, f):
     return attempt(request, game_id, "rewind", lambda: games.rollback(
-        game_id, me, f.get("reason", ""), phase=f.get("phase") or None), "Rolled back. Every player's feed says so.")
+        game_id, caller.principal, f.get("reason", ""), phase=f.get("phase") or None),
+        "Rolled back. Every player's feed says so.")
 
 
 @_gm
-def _fork(request, games, game_id, me, f):
+def _fork(request, games, game_id, caller, f):
     try:
-        new_id, _ = games.fork(game_id, me, f.get("name", ""), f.get("reason", ""), phase=f.get("phase") or None)
+        new_id, _ = games.fork(game_id, caller.principal, f.get("name", ""), f.get("reason", ""),
+                               phase=f.get("phase") or None)
     except DomainError as err:
         return refused(request, game_id, "rewind", err)
     grant = web_session(request).grants()[game_id]

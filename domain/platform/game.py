@@ -84,6 +84,10 @@ class PlatformGame(Aggregate):
         """Who may still act in this window (reminders go to them)."""
         raise NotImplementedError
 
+    def acts_for(self, principal: str, seat: str) -> bool:
+        """Whether ``principal`` may act for ``seat`` besides the seat itself (a ruleset may let its GM)."""
+        return False
+
     def _may_act_in(self, w: Window, power_id: str) -> bool:
         """Whether this seat still has something to do in this window (it may then ask for more time)."""
         raise NotImplementedError

@@ -42,7 +42,7 @@ class Ruleset:
     steps: tuple[Step, ...]
     aggregate: type                                  # the game aggregate class of this ruleset
     start: Callable[..., Any]                        # creates a game: start(name, gm_name, timezone, ..., options)
-    commands: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    commands: Mapping[type, Callable[..., Any]] = field(default_factory=dict)  # command class -> handler
     view: Callable[[Any, str], dict[str, Any]] | None = None      # view(game, viewer)
     mail_grammar: Callable[..., Any] | None = None                # parse_turn(text, html)
     notify: Callable[[str, dict], dict | None] | None = None       # notify(event kind, payload)
@@ -50,6 +50,16 @@ class Ruleset:
     fold: Callable[[Any, Any], Any] | None = None                 # fold(game or None, stored events) -> game
     loads: frozenset[str] = frozenset()   # earlier versions whose games this one still loads (besides its own)
     description: str = ""
+
+    def handler(self, command: Any) -> Callable[..., Any]:
+        """The handler of a command: the ruleset's own, else the platform's (every ruleset gets those),
+        else UnknownCommand naming the command."""
+        from domain.platform.commands import PLATFORM_COMMANDS
+
+        found = self.commands.get(type(command)) or PLATFORM_COMMANDS.get(type(command))
+        if found is None:
+            raise UnknownCommand(f"{self.name!r} games take no command {type(command).__name__}", field="command")
+        return found
 
     def step(self, name: str) -> Step:
         """The step of this name, or KeyError."""
@@ -61,6 +71,10 @@ class Ruleset:
 
 class UnknownRuleset(RuleViolation):
     """No ruleset is registered under this name (422: a game is created with a registered ruleset)."""
+
+
+class UnknownCommand(RuleViolation):
+    """This ruleset has no handler for the command sent (422)."""
 
 
 class RulesetNotInstalled(DomainError):

@@ -93,6 +93,10 @@ class Game(PlatformGame):
         except KeyError:
             raise NotFound(f"no power {power_id!r} in this game", field="power") from None
 
+    def acts_for(self, principal: str, seat: str) -> bool:
+        """The GM acts for adversaries (GM-10)."""
+        return principal == GM and self.power(seat).subclass == rules.ADVERSARY
+
     def action(self, action_id: str) -> ActionState:
         """This month's action, or NotFound."""
         try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from domain.mailturns import parse_turn
 from domain.platform.ruleset import Ruleset, Step, register
 from domain.powers import rules
+from domain.powers.commands import POWERS_COMMANDS
 from domain.powers.game import Game, fold
 from domain.powers.options import PowersOptions
 from domain.powers.views import board_view
@@ -29,14 +30,6 @@ POWERS_STEPS = (
 )
 assert tuple(s.name for s in POWERS_STEPS) == rules.STEPS, "POWERS_STEPS must follow rules.STEPS"
 
-POWERS_COMMANDS = {name: getattr(Game, name) for name in (
-    "add_power", "grant_asset", "set_months", "advance", "submit_action", "roll_action", "lock_conversions",
-    "discard_action", "set_difficulty", "set_ruling", "propose_consequence", "accept_consequence",
-    "grant_visibility", "grant_mana", "share_secret", "set_influence", "set_timezone", "set_deadline",
-    "request_extension", "grant_extension", "refuse_extension", "declare_ready", "queue_reminders", "set_contact",
-    "resolve", "declare_reaction", "lock_reaction", "waive_reactions", "close_window", "issue_credential",
-    "reissue_credential", "rollback", "mark_forked",
-)}
 
 POWERS = register(Ruleset(
     name="powers",

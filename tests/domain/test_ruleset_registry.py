@@ -7,8 +7,10 @@ import dataclasses
 import pytest
 
 from domain.platform import ruleset as registry
+from domain.platform.commands import DeclareReady, declare_ready
 from domain.platform.ruleset import RulesetNotInstalled, UnknownRuleset
 from domain.powers import rules
+from domain.powers.commands import SubmitAction, submit_action
 from domain.powers.game import Game
 from domain.powers.options import PowersOptions
 from domain.powers.ruleset import POWERS
@@ -22,7 +24,8 @@ def test_powers_is_registered_with_its_version_options_and_steps():
     assert POWERS.aggregate is Game
     assert tuple(s.name for s in POWERS.steps) == rules.STEPS
     assert POWERS.step("planning").opens == ("planning",)
-    assert POWERS.commands["submit_action"] is Game.submit_action
+    assert POWERS.commands[SubmitAction] is submit_action
+    assert POWERS.handler(DeclareReady("gondor")) is declare_ready  # platform commands: every ruleset gets them
 
 
 def test_an_unknown_ruleset_is_refused_naming_the_field_and_the_registered_ones():

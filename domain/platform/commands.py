@@ -1,0 +1,290 @@
+"""Commands every ruleset gets (DESIGN "Commands"): contacts, time zones, windows, extensions, ready.
+
+A command is a frozen dataclass named as an imperative (``DeclareReady``); its fields are checked
+against their annotations when it is built, so a bad field is refused naming the field before
+anything runs. A handler is a plain function ``(game, command, ctx) -> result``: it checks who may
+do it, calls the aggregate, and returns what the receipt reports (a dict, or None). Every channel
+(JSON API, web forms, mail, workers) builds these and sends them through the one application
+service, which looks the handler up in ``handlers_for(ruleset)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from datetime import datetime, timezone
+from typing import Any, ClassVar, get_type_hints
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import TypeAdapter, ValidationError
+
+from domain import limits
+from domain.errors import Forbidden, NotFound, RuleViolation
+from domain.ids import GM, SYSTEM
+
+_ADAPTERS: dict[type, tuple[tuple[str, TypeAdapter], ...]] = {}
+
+
+def _adapters(cls: type) -> tuple[tuple[str, TypeAdapter], ...]:
+    """A validator for each field of a command class, from its annotations (built once per class)."""
+    found = _ADAPTERS.get(cls)
+    if found is None:
+        hints = get_type_hints(cls)
+        found = _ADAPTERS[cls] = tuple((f.name, TypeAdapter(hints[f.name])) for f in fields(cls))
+    return found
+
+
+@dataclass(frozen=True)
+class Command:
+    """Base of every command: building one with an ill-typed field is refused, naming the field."""
+
+    def __post_init__(self) -> None:
+        for name, adapter in _adapters(type(self)):
+            try:
+                adapter.validate_python(getattr(self, name), strict=True)
+            except ValidationError as err:
+                problem = err.errors()[0].get("msg", "invalid") if err.errors() else "invalid"
+                raise RuleViolation(f"{type(self).__name__}.{name}: {problem}", field=name) from None
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a handler may use besides the game: who is asking, the time, and fresh randomness.
+
+    The application service supplies these (clock, entropy, the game's seeded roller), so handlers
+    read no clock and draw no randomness of their own."""
+
+    principal: str
+    now: datetime
+    entropy: Callable[[int], str]
+    roller: Callable[[Any], Any]
+    new_id: Callable[[str], str]
+
+
+Handler = Callable[[Any, Any, Context], Any]
+
+
+def require_gm(ctx: Context, what: str = "do this") -> None:
+    if ctx.principal != GM:
+        raise Forbidden(f"only the GM may {what}", field="authorization")
+
+
+def require_seat(game: Any, ctx: Context, seat: str) -> None:
+    """A seat acts for itself; a ruleset may let the GM act for some seats (``game.acts_for``)."""
+    game.power(seat)
+    if ctx.principal == seat or game.acts_for(ctx.principal, seat):
+        return
+    raise Forbidden("you may act only for your own power", field="power_id")
+
+
+def check_timezone(name: str) -> None:
+    """An IANA zone name, or RuleViolation naming the field."""
+    limits.check_text(name, "timezone", limits.TIMEZONE, what="a time zone")
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise RuleViolation(f"{name!r} is not an IANA time zone (such as Europe/Paris)", field="timezone") from None
+
+
+# ---------------------------------------------------------------------- commands
+
+
+@dataclass(frozen=True)
+class SetTimezone(Command):
+    """Choose the time zone a seat's feed and deadlines are shown in."""
+
+    power_id: str
+    timezone: str
+
+
+@dataclass(frozen=True)
+class SetContact(Command):
+    """Where a seat's notifications go (immediate, daily digest, or off)."""
+
+    power_id: str
+    email: str | None
+    mode: str = "immediate"
+
+
+@dataclass(frozen=True)
+class SetDeadline(Command):
+    """GM: move a window's deadline; a naive time is read in the game's time zone."""
+
+    window_id: str
+    closes_at: datetime
+
+
+@dataclass(frozen=True)
+class RequestExtension(Command):
+    """Ask the GM for more time in a window (GM-8); no window names the first open one."""
+
+    power_id: str
+    hours: float
+    window_id: str | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class GrantExtension(Command):
+    """GM: grant an extension request; granting it again changes nothing."""
+
+    request_id: str
+    hours: float | None = None
+
+
+@dataclass(frozen=True)
+class RefuseExtension(Command):
+    """GM: refuse an extension request."""
+
+    request_id: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class DeclareReady(Command):
+    """Say a seat has done all it will in this window."""
+
+    power_id: str
+
+
+@dataclass(frozen=True)
+class CloseWindow(Command):
+    """GM: close a window now, before its deadline if need be (a no-op if it is closed)."""
+
+    window_id: str
+    expected_step: str | None = None
+    reason: str = "closed by the GM"
+
+
+@dataclass(frozen=True)
+class CloseDueWindow(Command):
+    """Workers: close a window if it is due (a no-op if closed, gone or not due)."""
+
+    window_id: str
+    system: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class QueueDueReminders(Command):
+    """Workers: queue the reminders now due for a window, each offset once."""
+
+    window_id: str
+    system: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class GrantVisibility(Command):
+    """GM: show a seat what it learned (a ruling, a seeking success)."""
+
+    to: str
+    text: str
+    source: str = "ruling"
+    about: str | None = None
+
+
+@dataclass(frozen=True)
+class ReissueLink(Command):
+    """GM: revoke the sign-in link of the GM or a seat and record the hash of a new one."""
+
+    who: str
+    token_hash: str
+
+
+# ---------------------------------------------------------------------- handlers
+
+
+def set_timezone(game: Any, cmd: SetTimezone, ctx: Context) -> None:
+    check_timezone(cmd.timezone)
+    require_seat(game, ctx, cmd.power_id)
+    game.set_timezone(cmd.power_id, cmd.timezone)
+
+
+def set_contact(game: Any, cmd: SetContact, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.power_id)
+    game.set_contact(cmd.power_id, cmd.email, cmd.mode)
+
+
+def set_deadline(game: Any, cmd: SetDeadline, ctx: Context) -> None:
+    require_gm(ctx)
+    moment = cmd.closes_at
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=ZoneInfo(game.state.timezone))
+    game.set_deadline(cmd.window_id, moment.astimezone(timezone.utc), now=ctx.now)
+
+
+def request_extension(game: Any, cmd: RequestExtension, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.power_id)
+    window_id = cmd.window_id
+    if window_id is None:
+        open_windows = [w for w in game.state.windows.values() if not w.closed]
+        if not open_windows:
+            raise RuleViolation("no window is open", rule="GM-8")
+        window_id = open_windows[0].id
+    request_id = ctx.new_id("ext")
+    game.request_extension(cmd.power_id, window_id, cmd.hours, request_id, now=ctx.now, reason=cmd.reason)
+    return {"request_id": request_id}
+
+
+def grant_extension(game: Any, cmd: GrantExtension, ctx: Context) -> dict:
+    require_gm(ctx)
+    return {"granted": game.grant_extension(cmd.request_id, now=ctx.now, hours=cmd.hours)}
+
+
+def refuse_extension(game: Any, cmd: RefuseExtension, ctx: Context) -> None:
+    require_gm(ctx)
+    game.refuse_extension(cmd.request_id, cmd.reason)
+
+
+def declare_ready(game: Any, cmd: DeclareReady, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.power_id)
+    game.declare_ready(cmd.power_id, now=ctx.now)
+
+
+def close_window(game: Any, cmd: CloseWindow, ctx: Context) -> dict:
+    require_gm(ctx, "close a window")
+    game.expect_step(cmd.expected_step)
+    if cmd.window_id not in game.state.windows:
+        raise NotFound(f"no open window {cmd.window_id!r}", field="window_id")
+    return {"closed": game.close_window(cmd.window_id, now=ctx.now, reason=cmd.reason, force=True)}
+
+
+def close_due_window(game: Any, cmd: CloseDueWindow, ctx: Context) -> dict:
+    w = game.state.windows.get(cmd.window_id)
+    if w is None or w.closed or ctx.now < datetime.fromisoformat(w.final_closes_at):
+        return {"closed": False}
+    return {"closed": game.close_window(cmd.window_id, now=ctx.now, reason="deadline")}
+
+
+def queue_due_reminders(game: Any, cmd: QueueDueReminders, ctx: Context) -> dict:
+    w = game.state.windows.get(cmd.window_id)
+    if w is None or w.closed:
+        return {"reminded": []}
+    return {"reminded": game.queue_reminders(cmd.window_id, game.state.options.get("reminder_hours", []),
+                                             now=ctx.now)}
+
+
+def grant_visibility(game: Any, cmd: GrantVisibility, ctx: Context) -> None:
+    require_gm(ctx)
+    game.grant_visibility(cmd.to, cmd.text, source=cmd.source, about=cmd.about)
+
+
+def reissue_link(game: Any, cmd: ReissueLink, ctx: Context) -> dict:
+    require_gm(ctx)
+    game.reissue_credential(cmd.who, cmd.token_hash)
+    return {"principal": cmd.who}
+
+
+PLATFORM_COMMANDS: Mapping[type, Handler] = {
+    SetTimezone: set_timezone, SetContact: set_contact, SetDeadline: set_deadline,
+    RequestExtension: request_extension, GrantExtension: grant_extension, RefuseExtension: refuse_extension,
+    DeclareReady: declare_ready, CloseWindow: close_window, CloseDueWindow: close_due_window,
+    QueueDueReminders: queue_due_reminders, GrantVisibility: grant_visibility, ReissueLink: reissue_link,
+}
+
+
+def is_system(command: Command) -> bool:
+    """Whether only the service's own workers send this command (the actor is ``system``)."""
+    return bool(getattr(command, "system", False))
+
+
+__all__ = ["Command", "Context", "Handler", "PLATFORM_COMMANDS", "SYSTEM", "is_system"]
