@@ -1,0 +1,167 @@
+"""One command path (issue 11, DESIGN "Commands"): the JSON API, the web forms, the mail intake and the
+workers build the same typed commands and send them through one service entry point, ``Games.run``,
+with an explicit ``Caller``; a mail's turn is one transaction through the same service."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from domain.errors import Forbidden, NotFound, Unauthorized
+from domain.platform.commands import CloseDueWindow, DeclareReady
+from domain.powers.commands import SubmitAction
+from projections.mail import MailIntake
+from projections.service import SYSTEM_CALLER, Caller, Games, event_data, hash_token
+
+ROOT = Path(__file__).resolve().parents[2]
+NOW = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
+
+
+def bearer(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture
+def app(store_settings):
+    app = create_app(store_settings)
+    games = app.state.games
+    games.clock = lambda: NOW  # the same time and entropy on every channel: the events differ only in ids
+    games.entropy = lambda n: "5a" * n
+    yield app
+    games.close()
+    app.state.projector.db.close()
+
+
+def planning(games: Games, name: str) -> tuple[str, str, str]:
+    """A game in month 1 Planning with one power: (game id, power id, its token)."""
+    gid, _, _ = games.create_game(name)
+    pid, token, _ = games.add_power(gid, "gm", "Gondor", "city", "sovereign")
+    games.add_power(gid, "gm", "Mordor", "city", "overlord")
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")
+    return gid, pid, token
+
+
+def recorded_after(games: Games, gid: str, version: int) -> list[tuple[str, str, dict]]:
+    """(type, actor, data) of the events recorded after ``version``, each id of the game's making masked."""
+    out = []
+    ids: dict[str, str] = {}
+    for e in games.iter_events(gid):
+        if e.originator_version <= version:
+            continue
+        data = {k: v for k, v in event_data(e).items() if k != "digest"}  # a digest hashes the action's id
+        for k, v in data.items():
+            if isinstance(v, str) and re.fullmatch(r"(act|rx|ext|csq)-[0-9a-f]{10}", v):
+                data[k] = ids.setdefault(v, f"<{v.split('-')[0]} {len(ids) + 1}>")
+        out.append((type(e).__name__, e.actor, data))
+    return out
+
+
+def test_an_action_and_ready_sent_by_api_web_form_and_mail_record_the_same_events(app):
+    games = app.state.games
+    client = TestClient(app)
+    channels = {}
+
+    gid, pid, token = planning(games, "By API")
+    before = games.get_game(gid).version
+    r = client.post(f"/games/{gid}/actions", headers=bearer(token),
+                    json={"title": "Scout the pass", "slot": "public", "roll": False})
+    assert r.status_code == 201, r.text
+    assert client.post(f"/games/{gid}/ready", headers=bearer(token), json={}).status_code == 200
+    channels["api"] = recorded_after(games, gid, before)
+
+    gid, pid, token = planning(games, "By web form")
+    before = games.get_game(gid).version
+    browser = TestClient(app)
+    assert browser.get(f"/signin/{gid}/{token}", follow_redirects=False).status_code == 303
+    csrf = re.search(r'name="csrf" value="([^"]+)"', browser.get(f"/play/{gid}").text).group(1)
+    r = browser.post(f"/play/{gid}/submit", data={"title": "Scout the pass", "slot": "public", "propose": "on",
+                                                  "csrf": csrf}, follow_redirects=False)
+    assert r.status_code == 303
+    browser.post(f"/play/{gid}/ready", data={"csrf": csrf}, follow_redirects=False)
+    channels["web"] = recorded_after(games, gid, before)
+
+    gid, pid, token = planning(games, "By mail")
+    before = games.get_game(gid).version
+    intake = MailIntake(games)
+    reply = intake.receive(intake.address_for(gid, token), "<turn-1@x>",
+                           "action: Scout the pass\n  slot: public\n  propose: yes\nready\n")
+    assert reply.accepted, reply.body
+    channels["mail"] = recorded_after(games, gid, before)
+
+    types = [t for t, _, _ in channels["api"]]
+    assert "ActionSubmitted" in types and "ReadyDeclared" in types
+    assert channels["web"] == channels["api"]
+    assert channels["mail"] == channels["api"]
+
+
+def test_run_many_is_one_transaction_a_refused_later_command_records_nothing_of_the_earlier_ones():
+    games = Games()
+    gid, pid, token = planning(games, "Many")
+    before = games.get_game(gid).version
+    caller = Caller.of(pid, hash_token(token))
+    with pytest.raises(NotFound) as err:
+        games.run_many(caller, gid, [SubmitAction(power_id=pid, title="Scout", slot="public", roll=False),
+                                     DeclareReady("nobody")])
+    assert err.value.field == "power" and "nobody" in err.value.message
+    assert games.get_game(gid).version == before
+    scout = SubmitAction(power_id=pid, title="Scout", slot="public", roll=False)
+    receipt = games.run_many(caller, gid, [scout, DeclareReady(pid)])
+    assert receipt.result["results"][0]["status"] == "proposed" and receipt.result["results"][1] == {}
+    assert receipt.events == ["ActionSubmitted", "ReadyDeclared"]
+
+
+def test_mail_1_a_refused_later_line_records_nothing_of_the_earlier_ones():
+    games = Games()
+    gid, pid, token = planning(games, "Mail")
+    before = games.get_game(gid).version
+    intake = MailIntake(games)
+    reply = intake.receive(intake.address_for(gid, token), "<two@x>",
+                           "action: Scout the pass\n  slot: public\n  propose: yes\nready\ntimezone Mars/Base\n")
+    assert not reply.accepted and "line 5: 'Mars/Base' is not an IANA time zone" in reply.body
+    assert games.get_game(gid).version == before
+
+
+def test_the_callers_token_is_checked_against_the_state_its_command_runs_on():
+    games = Games()
+    gid, pid, token = planning(games, "Token")
+    old = Caller.of(pid, hash_token(token))
+    games.reissue_link(gid, "gm", pid)
+    with pytest.raises(Unauthorized) as err:
+        games.run(old, gid, DeclareReady(pid))
+    assert err.value.field == "authorization"
+    assert not [e for e in games.iter_events(gid) if type(e).__name__ == "ReadyDeclared"]
+
+
+def test_only_the_services_workers_send_system_commands():
+    games = Games()
+    gid, _, _ = planning(games, "System")
+    window = next(iter(games.get_game(gid).state.windows))
+    with pytest.raises(Forbidden) as err:
+        games.run(Caller.of("gm"), gid, CloseDueWindow(window))
+    assert err.value.field == "command"
+    assert games.run(SYSTEM_CALLER, gid, CloseDueWindow(window)).result == {"closed": False}  # not due yet
+
+
+CHANNELS = [*sorted((ROOT / "api").rglob("*.py")), *sorted((ROOT / "workers").rglob("*.py")),
+            ROOT / "projections" / "mail.py"]
+PRIVATE = re.compile(r"\b(?:games\(\)|games|self\.games|service)\._[a-z]\w*|\._(?:run|read|receipt|roller|cached|lock|"
+                     r"evict|action_result|own_action)\(")
+
+
+def test_no_channel_reaches_into_the_services_private_members():
+    """The API routes, web forms, mail intake and workers call the service's public API (``run`` and the
+    reads), never ``games._run``, ``games._read`` or other private members."""
+    found = [f"{path.relative_to(ROOT)}:{n}: {line.strip()}" for path in CHANNELS
+             for n, line in enumerate(path.read_text().splitlines(), 1) if PRIVATE.search(line)]
+    assert found == []
+
+
+def test_authorization_is_an_explicit_caller_not_a_context_variable():
+    paths = [*CHANNELS, *sorted((ROOT / "projections").rglob("*.py")), *sorted((ROOT / "domain").rglob("*.py"))]
+    assert [str(p.relative_to(ROOT)) for p in paths if re.search(r"contextvars|ContextVar", p.read_text())] == []
