@@ -121,7 +121,7 @@ class Turn:
         if is_system(command) and self.caller.role != "system":
             raise Forbidden(f"only the service's workers send {type(command).__name__}", field="command")
         handler = self.game.ruleset.handler(command)
-        return handler(self.game, command, self.games.context(self.caller))
+        return handler(self.game, command, self.games.context(self.caller, self.game))
 
     def receipt(self) -> Receipt:
         """The receipt of what this turn has recorded so far, as the caller sees it."""
@@ -388,10 +388,12 @@ class Games(Application):
         return self._run(game_id, caller.principal, lambda game: turn(Turn(self, caller, game)), key, result,
                          token_hash=caller.token_hash)
 
-    def context(self, caller: Caller) -> Context:
-        """What a handler gets besides the game: the caller, the time, entropy and the game's roller."""
+    def context(self, caller: Caller, game: Game) -> Context:
+        """What a handler gets besides the game: the caller, the time, entropy, the game's roller, and the
+        game's state at an earlier version (read from the store)."""
         return Context(principal=caller.principal, now=self.clock(), entropy=self.entropy, roller=self._roller,
-                       new_id=lambda prefix: f"{prefix}-{uuid.uuid4().hex[:10]}")
+                       new_id=lambda prefix: f"{prefix}-{uuid.uuid4().hex[:10]}",
+                       state_at=lambda version: self.get_game(str(game.id), version, for_update=False).state)
 
     # ------------------------------------------------------------------ setup commands
 
@@ -589,11 +591,7 @@ class Games(Application):
         starts = {p["version"] for p in self.phases(game_id)}
         if v not in starts:
             raise RuleViolation("roll back to the start of a phase (see the phase list)", field="version")
-        restored = self.get_game(game_id, v, for_update=False).state
-        seed = self.entropy(32)
-        return self._run(game_id, principal, lambda g: g.rollback(v, restored, reason=reason, now=self.clock(),
-                                                                   seed=seed), key,
-                         lambda _: {"to_version": v, "phase": phase})
+        return self.run(Caller.of(principal), game_id, pc.RollBack(v, reason, phase), key)
 
     def fork(self, game_id: str, principal: str, name: str, reason: str = "", *, phase: str | None = None,
              version: int | None = None, key: CommandKey | None = None) -> tuple[str, Receipt]:

@@ -59,6 +59,7 @@ class Context:
     entropy: Callable[[int], str]
     roller: Callable[[Any], Any]
     new_id: Callable[[str], str]
+    state_at: Callable[[int], Any] | None = None  # the game's state at an earlier version (a rollback's target)
 
 
 Handler = Callable[[Any, Any, Context], Any]
