@@ -366,12 +366,14 @@ class Games(Application):
 
     # ------------------------------------------------------------------ the one command path
 
-    def run(self, caller: Caller, game_id: str, command: Command, key: CommandKey | None = None) -> Receipt:
+    def run(self, caller: Caller, game_id: str, command: Command, key: CommandKey | None = None, *,
+            key_scope: str | None = None) -> Receipt:
         """Run one command for ``caller`` (load, authorize, decide, save, retry on conflict, receipt).
 
         The handler is the game's ruleset's (or the platform's) for the command's class; its result is
-        the receipt's ``result``. With a key, a retry returns the first receipt and records nothing."""
-        return self.run_turn(caller, game_id, lambda turn: turn.execute(command) or {}, key)
+        the receipt's ``result``. With a key, a retry returns the first receipt and records nothing (the
+        key is kept under ``key_scope``, by default the game)."""
+        return self.run_turn(caller, game_id, lambda turn: turn.execute(command) or {}, key, key_scope=key_scope)
 
     def run_many(self, caller: Caller, game_id: str, commands: Sequence[Command],
                  key: CommandKey | None = None) -> Receipt:
@@ -381,12 +383,12 @@ class Games(Application):
                              key)
 
     def run_turn(self, caller: Caller, game_id: str, turn: Callable[[Turn], T], key: CommandKey | None = None,
-                 result: Callable[[T], dict] | None = None) -> Receipt:
+                 result: Callable[[T], dict] | None = None, *, key_scope: str | None = None) -> Receipt:
         """Run a turn, a function that builds and executes commands one after another against the game as
         they leave it (``turn.execute(command)``), in one transaction: what it returns (through ``result``)
         is the receipt's result; if it raises, nothing of it is recorded."""
         return self._run(game_id, caller.principal, lambda game: turn(Turn(self, caller, game)), key, result,
-                         token_hash=caller.token_hash)
+                         key_scope=key_scope, token_hash=caller.token_hash)
 
     def context(self, caller: Caller, game: Game) -> Context:
         """What a handler gets besides the game: the caller, the time, entropy, the game's roller, and the
@@ -610,11 +612,8 @@ class Games(Application):
         if self.snapshots is not None and interval:
             for version_ in range(interval, v + 1, interval):
                 self.take_snapshot(new_id, version=version_)
-        seed = self.entropy(32)
-        receipt = self._run(str(new_id), principal, lambda g: g.mark_forked(
-            str(source.id), v, name=name, reason=reason, seed=seed), key,
-            lambda _: {"game_id": str(new_id), "source_game": str(source.id), "source_version": v},
-            key_scope=str(source.id))
+        receipt = self.run(Caller.of(principal), str(new_id), platform.MarkForked(str(source.id), v, name, reason),
+                           key, key_scope=str(source.id))
         return receipt.result["game_id"], receipt
 
     # ------------------------------------------------------------------ windows

@@ -191,6 +191,16 @@ class ReissueLink(Command):
     token_hash: str
 
 
+@dataclass(frozen=True)
+class MarkForked(Command):
+    """GM: mark a game copied from another game's history up to ``source_version`` as its fork (a sandbox)."""
+
+    source_game: str
+    source_version: int
+    name: str
+    reason: str = ""
+
+
 # ---------------------------------------------------------------------- handlers
 
 
@@ -275,11 +285,18 @@ def reissue_link(game: Any, cmd: ReissueLink, ctx: Context) -> dict:
     return {"principal": cmd.who}
 
 
+def mark_forked(game: Any, cmd: MarkForked, ctx: Context) -> dict:
+    require_gm(ctx)
+    game.mark_forked(cmd.source_game, cmd.source_version, name=cmd.name, reason=cmd.reason, seed=ctx.entropy(32))
+    return {"game_id": str(game.id), "source_game": cmd.source_game, "source_version": cmd.source_version}
+
+
 PLATFORM_COMMANDS: Mapping[type, Handler] = {
     SetTimezone: set_timezone, SetContact: set_contact, SetDeadline: set_deadline,
     RequestExtension: request_extension, GrantExtension: grant_extension, RefuseExtension: refuse_extension,
     DeclareReady: declare_ready, CloseWindow: close_window, CloseDueWindow: close_due_window,
     QueueDueReminders: queue_due_reminders, GrantVisibility: grant_visibility, ReissueLink: reissue_link,
+    MarkForked: mark_forked,
 }
 
 
