@@ -19,14 +19,18 @@ async def get_games(request: Request) -> Games:
 GamesDep = Annotated[Games, Depends(get_games)]
 
 
+def _bearer(authorization: str | None) -> str | None:
+    if authorization and authorization.lower().startswith("bearer "):
+        return authorization[7:].strip()
+    return None
+
+
 async def current_caller(request: Request, games: GamesDep, game_id: Annotated[str, Path()],
                          authorization: Annotated[str | None, Header()] = None) -> Caller:
-    """Who calls, from ``Authorization: Bearer <token>``. A command authenticates from memory when it
-    can: it carries the token's hash, checked again against the state it runs on. A read authenticates
-    against the store's latest state, so a token replaced by another process stops at once."""
-    token = None
-    if authorization and authorization.lower().startswith("bearer "):
-        token = authorization[7:].strip()
+    """Who sends a command, from ``Authorization: Bearer <token>``: from memory when it can, since the
+    command carries the token's hash and ``Games.run`` checks it again against the state it runs on
+    (a read authenticates against the store's latest state)."""
+    token = _bearer(authorization)
     fresh = request.method in ("GET", "HEAD")
     principal = (None if fresh else games.authenticate_cached(game_id, token)) or await run_in_threadpool(
         lambda: games.authenticate(game_id, token, fresh=fresh))
@@ -36,9 +40,12 @@ async def current_caller(request: Request, games: GamesDep, game_id: Annotated[s
 CurrentCaller = Annotated[Caller, Depends(current_caller)]
 
 
-async def current_principal(caller: CurrentCaller) -> str:
-    """``gm`` or a power id (for reads: what they may see)."""
-    return caller.principal
+async def current_principal(games: GamesDep, game_id: Annotated[str, Path()],
+                            authorization: Annotated[str | None, Header()] = None) -> str:
+    """``gm`` or a power id, authenticated against the store's latest state: a token replaced by another
+    process stops at once for reads (and for the routes that call the service's convenience methods)."""
+    token = _bearer(authorization)
+    return await run_in_threadpool(lambda: games.authenticate(game_id, token, fresh=True))
 
 
 Principal = Annotated[str, Depends(current_principal)]

@@ -165,3 +165,33 @@ def test_no_channel_reaches_into_the_services_private_members():
 def test_authorization_is_an_explicit_caller_not_a_context_variable():
     paths = [*CHANNELS, *sorted((ROOT / "projections").rglob("*.py")), *sorted((ROOT / "domain").rglob("*.py"))]
     assert [str(p.relative_to(ROOT)) for p in paths if re.search(r"contextvars|ContextVar", p.read_text())] == []
+
+
+def test_a_gm_link_replaced_by_another_process_cannot_roll_back_here(tmp_path):
+    """The rollback and fork routes call the service's convenience methods: their caller is authenticated
+    against the store's latest state, so a GM link replaced by another process stops at once."""
+    from projections.settings import Settings
+    from projections.store import build_games
+
+    settings = Settings(data_dir=tmp_path)
+    app = create_app(settings)
+    try:
+        with TestClient(app) as api:
+            games = app.state.games
+            gid, gm, _ = games.create_game("Two processes")
+            games.add_power(gid, "gm", "Gondor", "city", "sovereign")
+            games.advance(gid, "gm")
+            version = games.get_game(gid).version
+            assert api.get(f"/games/{gid}/view", headers=bearer(gm)).status_code == 200  # the GM is cached here
+            other = build_games(settings)
+            try:
+                other.reissue_link(gid, "gm", "gm")
+            finally:
+                other.close()
+            r = api.post(f"/games/{gid}/rollback", headers=bearer(gm), json={"reason": "oops", "phase": "setup"})
+            assert r.status_code == 401 and r.json()["field"] == "authorization"
+            r = api.post(f"/games/{gid}/advance", headers=bearer(gm), json={"expected_step": "tidings"})
+            assert r.status_code == 401 and r.json()["field"] == "authorization"
+            assert games.get_game(gid).version == version + 2  # only the reissue (revoked, issued) by the other
+    finally:
+        app.state.games.close()
