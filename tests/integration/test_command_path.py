@@ -195,3 +195,25 @@ def test_a_gm_link_replaced_by_another_process_cannot_roll_back_here(tmp_path):
             assert games.get_game(gid).version == version + 2  # only the reissue (revoked, issued) by the other
     finally:
         app.state.games.close()
+
+
+def test_the_close_window_worker_runs_close_due_window_as_system_once(app):
+    from datetime import timedelta
+
+    from workers import runtime, tasks
+
+    games = app.state.games
+    gid, _, _ = planning(games, "Worker")
+    window = next(iter(games.get_game(gid).state.windows))
+    saved = dict(runtime._state)
+    runtime.use(games, app.state.projector, app.state.settings)
+    try:
+        assert tasks.close_window(gid, window) is False  # not due yet: nothing recorded
+        games.clock = lambda: NOW + timedelta(days=60)
+        assert tasks.close_window(gid, window) is True
+        assert tasks.close_window(gid, window) is False  # run twice: closed once
+    finally:
+        runtime._state.clear()
+        runtime._state.update(saved)
+    closes = [e for e in games.iter_events(gid) if type(e).__name__ in ("WindowClosed", "PlanningClosed")]
+    assert len(closes) == 1 and closes[0].actor == "system"
