@@ -135,10 +135,10 @@ class Projector:
                 except BaseException:
                     self._trackers.clear()  # the transaction rolled back: forget what we followed
                     raise
-                if not n:
-                    break
                 applied += n
                 batches += 1
+                if n < self.batch_size:  # the log's end: no need for another transaction to find nothing
+                    break
         return applied
 
     def rebuild(self, batch_size: int = 5000) -> int:
