@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast bench demo clean
+.PHONY: run check test test-fast bench demo clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,17 +15,22 @@ $(STAMP): pyproject.toml
 run: $(STAMP)  ## the service on http://127.0.0.1:8000, embedded SQLite store in ./data
 	$(BIN)/emissary serve
 
-test: $(STAMP)  ## the whole suite (PostgreSQL tests run when it is reachable, and always in CI)
+check: $(STAMP)  ## lint (ruff), import order (isort) and types (mypy on domain/); fix with `ruff check --fix . && isort .`
+	$(BIN)/ruff check .
+	$(BIN)/isort --check-only --diff --quiet .
+	$(BIN)/mypy domain
+
+test: check  ## the checks, then the whole suite (PostgreSQL tests run when it is reachable, and always in CI)
 	$(BIN)/pytest
 
 test-fast: $(STAMP)  ## domain tests only: no database
 	$(BIN)/pytest tests/domain
 
-bench: $(STAMP)  ## speed ratios, one `name: value` line per figure
-	$(BIN)/python tests/bench.py
+bench: $(STAMP)  ## speed ratios, one `name: value` line per figure (ONLY=name: just that figure's group)
+	$(BIN)/python tests/bench.py $(if $(ONLY),--only $(ONLY))
 
 demo: $(STAMP)
 	$(BIN)/emissary demo
 
 clean:
-	rm -rf $(VENV) data .pytest_cache .hypothesis test-output
+	rm -rf $(VENV) data .pytest_cache .hypothesis test-output .mypy_cache .ruff_cache

@@ -4,21 +4,19 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from datetime import timedelta
+from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-
-from datetime import timedelta
-from pathlib import Path
-
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api import web
 from api.ratelimit import RateLimitMiddleware, RateLimits
-from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
 from api.routes import actions, games, history, mail, windows
+from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
 from api.web import routes as web_routes
 from domain import limits
 from domain.errors import DomainError

@@ -1,4 +1,4 @@
-"""The ``emissary`` command line: ``serve`` (the API) and ``demo`` (one scripted month)."""
+"""The ``emissary`` command line: ``serve`` (the API), the other services, ``migrate``, ``health`` and tools."""
 
 from __future__ import annotations
 
@@ -120,8 +120,8 @@ def celery_cmd(args: argparse.Namespace) -> int:
     if args.role == "worker":
         argv += ["--queues", "emissary", "--concurrency", str(args.concurrency), "--without-mingle",
                  "--without-gossip"]
-    else:
-        argv += ["--schedule", args.schedule]
+    else:  # the scheduler touches <schedule>.heartbeat at every tick, for `emissary health beat`
+        argv += ["--schedule", args.schedule, "--scheduler", "workers.heartbeat:HeartbeatScheduler"]
     return supervise(argv)
 
 
@@ -144,7 +144,75 @@ def smtpd_cmd(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def migrate_cmd(args: argparse.Namespace) -> int:
+    """Create the event store's tables and the read models, and apply the schema revisions (idempotent).
+    Production processes create nothing themselves: deploy/ runs this once before they start."""
+    from projections import migrations
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    revisions = migrations.migrate(Settings())
+    print(f"schema at revision {', '.join(revisions)} (latest: {', '.join(migrations.heads())})", flush=True)
+    return 0 if revisions == migrations.heads() else 1
+
+
+def health_cmd(args: argparse.Namespace) -> int:
+    """Health checks, one per service, each probing only its own process: exit 0 if healthy."""
+    import socket
+
+    from workers import heartbeat
+
+    problem: str | None = None
+    if args.service == "api":
+        import urllib.request
+
+        url = args.url or f"http://127.0.0.1:{Settings().port}/health"
+        try:
+            with urllib.request.urlopen(url, timeout=args.timeout) as response:
+                problem = None if response.status == 200 else f"{url} answered {response.status}"
+        except OSError as exc:
+            problem = f"{url}: {exc}"
+    elif args.service == "worker":  # this container's node only: another worker answering proves nothing
+        from workers.app import celery_app
+
+        node = args.node or f"celery@{socket.gethostname()}"
+        replies = celery_app.control.ping(destination=[node], timeout=args.timeout)
+        if not any(node in reply for reply in replies):
+            problem = f"{node} did not answer a ping"
+    elif args.service in ("beat", "projector"):
+        settings = Settings()
+        if args.service == "beat":
+            path = heartbeat.beat_heartbeat(args.schedule)
+            max_age = args.max_age or max(30.0, 6 * settings.sweep_seconds)
+        else:
+            from workers import projection_runner
+
+            path = projection_runner.HEARTBEAT.format(data_dir=settings.data_dir)
+            max_age = args.max_age or max(30.0, 2 * settings.watchdog_stall_seconds)
+        seconds = heartbeat.age(path)
+        if seconds is None or seconds > max_age:
+            problem = f"{path}: {'never written' if seconds is None else f'{seconds:.0f}s old'} (max {max_age:.0f}s)"
+        elif args.service == "projector":
+            from workers import projection_runner
+
+            position, head = projection_runner.lag(settings)
+            if head - position > args.max_lag:
+                problem = f"the read models are {head - position} events behind (max {args.max_lag})"
+    else:  # smtpd
+        import smtplib
+
+        settings = Settings()
+        host, port = args.host or "127.0.0.1", args.port or settings.smtpd_port
+        try:
+            with smtplib.SMTP(host, port, timeout=args.timeout) as smtp:
+                code, _ = smtp.noop()
+                problem = None if code == 250 else f"NOOP answered {code}"
+        except (OSError, smtplib.SMTPException) as exc:
+            problem = f"{host}:{port}: {exc}"
+    print(f"{args.service}: {problem or 'ok'}", flush=True)
+    return 1 if problem else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="emissary", description="Event-sourced play-by-post game service")
     sub = parser.add_subparsers(dest="command", required=True)
     p_serve = sub.add_parser("serve", help="run the web service (embedded SQLite store by default)")
@@ -185,7 +253,24 @@ def main(argv: list[str] | None = None) -> int:
     p_smtpd.add_argument("--host", default=None)
     p_smtpd.add_argument("--port", type=int, default=None)
     p_smtpd.set_defaults(func=smtpd_cmd)
-    args = parser.parse_args(argv)
+    p_migrate = sub.add_parser("migrate", help="create and migrate the schema (run once before the services)")
+    p_migrate.set_defaults(func=migrate_cmd)
+    p_health = sub.add_parser("health", help="a service's health check: exit 0 if healthy (deploy/ uses these)")
+    p_health.add_argument("service", choices=["api", "worker", "beat", "projector", "smtpd"])
+    p_health.add_argument("--url", help="api: the URL to GET (default http://127.0.0.1:$EMISSARY_PORT/health)")
+    p_health.add_argument("--node", help="worker: the node to ping (default celery@$HOSTNAME)")
+    p_health.add_argument("--schedule", default="data/celerybeat-schedule", help="beat: its --schedule")
+    p_health.add_argument("--max-age", type=float, help="beat, projector: seconds a heartbeat stays fresh")
+    p_health.add_argument("--max-lag", type=int, default=1000, help="projector: events the read models may lag")
+    p_health.add_argument("--host", help="smtpd: default 127.0.0.1")
+    p_health.add_argument("--port", type=int, help="smtpd: default $EMISSARY_SMTPD_PORT")
+    p_health.add_argument("--timeout", type=float, default=5.0)
+    p_health.set_defaults(func=health_cmd)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     return args.func(args)
 
 

@@ -25,7 +25,8 @@ def play_demo_month(say: Callable[[str], None]) -> Games:
     games.advance(game_id, "gm")
     games.advance(game_id, "gm")
     view = games.view(game_id, "gm")
-    say(f"Season 1, month 1: Planning. The month's dice seed is committed: sha256 {view['game']['seed_commitment'][:16]}...")
+    say("Season 1, month 1: Planning. The month's dice seed is committed: "
+        f"sha256 {view['game']['seed_commitment'][:16]}...")
 
     r = games.submit_action(game_id, wiz, wiz, title="Duel the Balrog's herald", skill="might", slot="private",
                             targets=[gondor], resistible=True, difficulty=1,

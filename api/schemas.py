@@ -54,6 +54,8 @@ class ReceiptPublic(BaseModel):
 
 
 class CreateGameRequest(Strict):
+    ruleset: str = Field(default="powers", max_length=limits.IDENTIFIER,
+                         description="The registered ruleset the game is played by (today: powers)")
     name: str = Field(min_length=1, max_length=limits.GAME_NAME)
     gm_name: str = Field(default="GM", max_length=limits.GM_NAME)
     timezone: str = Field(default="UTC", max_length=limits.TIMEZONE, description="IANA time zone of the game")
@@ -89,7 +91,8 @@ class GrantAssetRequest(Strict):
     name: str = Field(min_length=1, max_length=limits.ASSET_NAME)
     cls: Id
     rank: Number
-    asset_id: Id | None = Field(default=None, description="Reuse an existing id to share the asset (agents, industries)")
+    asset_id: Id | None = Field(default=None,
+                                description="Reuse an existing id to share the asset (agents, industries)")
     assured: bool = False
     critical: bool = False
     novel: bool = Field(default=False, description="Newly acquired: assured or critical on first use (P-DICE-9)")
@@ -126,7 +129,8 @@ class RollRequest(Strict):
 
 class ConvertRequest(Strict):
     convert: Number | None = None
-    dice: list[Number] | None = Field(max_length=limits.ITEMS, default=None, description="Exact die indices to convert instead of a count")
+    dice: list[Number] | None = Field(max_length=limits.ITEMS, default=None,
+                                      description="Exact die indices to convert instead of a count")
 
 
 class DifficultyRequest(Strict):

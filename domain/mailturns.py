@@ -25,8 +25,8 @@ from domain import limits
 GRAMMAR = "MAIL-1"
 ACTION_KEYS = {"slot", "skill", "targets", "target", "resistible", "difficulty", "assets", "extra action", "convert",
                "propose", "description", "collaborators", "location"}
-VERBS = {"action", "roll", "convert", "discard", "accept", "resist", "waive", "extension", "ready", "timezone", "advance",
-         "resolve", "difficulty", "grant", "refuse", "close"}
+VERBS = {"action", "roll", "convert", "discard", "accept", "resist", "waive", "extension", "ready", "timezone",
+         "advance", "resolve", "difficulty", "grant", "refuse", "close"}
 # The limits of domain/limits.py, as the API and the commands apply them: a mailed field obeys the
 # same limit as the same field sent any other way.
 MAX_TITLE = limits.TITLE
@@ -281,8 +281,8 @@ def _simple(verb: str, args: list[str], line_text: str, number: int, errors: lis
         return Command(number, verb, {"announcement": line_text.split(None, 1)[1] if len(args) else ""})
     if verb == "difficulty" and need(2, "difficulty <action> <n> [sealed]"):
         n = _int(args[1], number, errors, "the difficulty")
-        return Command(number, verb, {"action": args[0], "value": n, "sealed": "sealed" in [x.lower() for x in args[2:]]}) \
-            if n is not None else None
+        sealed = "sealed" in [x.lower() for x in args[2:]]
+        return Command(number, verb, {"action": args[0], "value": n, "sealed": sealed}) if n is not None else None
     if verb in ("grant", "refuse") and need(1, f"{verb} <request>"):
         return Command(number, verb, {"request": args[0], "reason": " ".join(args[1:])})
     if verb == "close" and need(1, "close <window>"):

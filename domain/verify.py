@@ -32,12 +32,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
+from domain import limits
 from domain.dice import commitment as hash_of
 from domain.dice import (
     derive_faces_legacy, derive_permutation_legacy, faces_from_key, key_under_root, permutation_from_key, roll_key,
     roll_tree, seal_difficulty,
 )
-from domain import limits
 from domain.errors import RuleViolation
 from domain.powers.game import digest, submission_digest
 
@@ -185,8 +185,9 @@ def check_event(raw: Any, number: int | None) -> dict:
 def _invalid(err: ValidationError, where: str, raw: dict, number: int | None, prefix: str) -> InvalidExport:
     first = err.errors()[0]
     name = limits.field_name([prefix, *first["loc"]] if prefix else first["loc"])
-    kind = raw.get("type") if isinstance(raw.get("type"), str) else "?"
-    return InvalidExport(f"{where} ({kind[:40]}): {name or 'event'}: {first['msg']}", line=number,
+    kind = raw.get("type")
+    label = kind[:40] if isinstance(kind, str) else "?"
+    return InvalidExport(f"{where} ({label}): {name or 'event'}: {first['msg']}", line=number,
                          field=name or "event")
 
 
@@ -228,7 +229,7 @@ class _Month:
     seed: str | None = None
 
 
-def _rolls(event: dict) -> Iterable[tuple[int, str | None, list[int], str | None, list | None]]:
+def _rolls(event: dict) -> Iterable[tuple[int | None, str | None, list[int], str | None, list | None]]:
     data = event.get("data", {})
     kind = event.get("type")
     if kind in ("DiceRolled", "ReactionDeclared"):
@@ -276,10 +277,10 @@ def _check_roll(report: Report, where: str, what: str, month: _Month, roll_no: i
 
 def _check_chain(events: list[dict], report: Report) -> None:
     """Missing events: gaps in the viewer's sequence; in the GM's export, versions and roll numbers."""
-    seqs = [e.get("seq") for e in events]
-    if all(s is not None for s in seqs) and seqs:
+    seqs = [s for s in (e.get("seq") for e in events) if s is not None]
+    if seqs and len(seqs) == len(events):
         expected = 1
-        for e, s in zip(events, seqs):
+        for s in seqs:
             if s != expected:
                 if s > expected:
                     gap = f"event {expected} is" if s - 1 == expected else f"events {expected} to {s - 1} are"
@@ -289,8 +290,8 @@ def _check_chain(events: list[dict], report: Report) -> None:
             expected = s + 1
     else:
         report.not_checked.append("gaps in the sequence: the export has no seq numbers")
-    versions = [e.get("version") for e in events]
-    if not events or any(v is None for v in versions):
+    versions = [v for v in (e.get("version") for e in events) if v is not None]
+    if not events or len(versions) < len(events):
         report.not_checked.append(NOT_CHECKED_FOR_PLAYERS)
         return
     for before, after in zip(versions, versions[1:]):
@@ -299,7 +300,8 @@ def _check_chain(events: list[dict], report: Report) -> None:
     by_seed: dict[str | None, set[int]] = {}
     for e in events:
         for roll_no, commit, *_ in _rolls(e):
-            by_seed.setdefault(commit, set()).add(roll_no)
+            if roll_no is not None:
+                by_seed.setdefault(commit, set()).add(roll_no)
         if e.get("type") == "TiesBroken":
             by_seed.setdefault(e["data"].get("commitment"), set()).add(e["data"]["roll_no"])
     for commit, numbers in by_seed.items():
@@ -360,14 +362,13 @@ def verify_events(events: Iterable[dict]) -> Report:
             if earlier is not None:
                 continue
             seen_rolls[roll_no] = (commit, faces)
-            month = months.get(commit)
+            month = months.get(commit) if commit is not None else None
             if month is None or month.at > i:
                 report.mismatches.append(f"{where}: roll {roll_no} uses a seed not committed before it")
                 continue
             n = len(faces)
             ok = _check_roll(report, where, "roll", month, roll_no, key, path, faces,
-                             lambda k, n=n: faces_from_key(k, n),
-                             lambda seed, r=roll_no, n=n: derive_faces_legacy(seed, r, n))
+                             lambda k: faces_from_key(k, n), lambda seed: derive_faces_legacy(seed, roll_no, n))
             if ok is None:
                 report.rolls_pending += 1
             elif ok:

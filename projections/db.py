@@ -73,8 +73,8 @@ SCHEMA = [
     """CREATE INDEX IF NOT EXISTS rm_windows_due ON rm_windows (closed, closes_at)""",
     """CREATE INDEX IF NOT EXISTS rm_reminders_due ON rm_reminders (remind_at)""",
 ]
-TABLES = ["rm_audit", "rm_feed", "rm_phases", "rm_windows", "rm_reminders", "rm_boards", "rm_games", "rm_outbox", "rm_tracking",
-          "rm_timeline", "rm_viewers"]
+TABLES = ["rm_audit", "rm_feed", "rm_phases", "rm_windows", "rm_reminders", "rm_boards", "rm_games", "rm_outbox",
+          "rm_tracking", "rm_timeline", "rm_viewers"]
 
 
 def utc_key(moment: datetime | str) -> str:
@@ -112,7 +112,11 @@ class ReadModelDB:
             if path != ":memory:":
                 self.conn.execute("PRAGMA journal_mode=WAL")
                 self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.create_tables()
+        self.auto_migrate = settings.auto_migrate
+        if settings.auto_migrate:  # else (production) `emissary migrate` ran before any process started
+            from projections import migrations
+
+            migrations.ensure_current(self)
 
     def _sql(self, sql: str) -> str:
         return re.sub(r"\?", "%s", sql) if self.dialect == "postgres" else sql
@@ -145,6 +149,16 @@ class ReadModelDB:
                 return list(conn.execute(self._sql(sql), params).fetchall())
         with self._lock:
             return list(self.conn.execute(sql, params).fetchall())
+
+    @contextlib.contextmanager
+    def raw_connection(self) -> Iterator[Any]:
+        """The driver's own connection, for this thread alone (migrations run on it)."""
+        if self.dialect == "postgres":
+            with self.pool.connection() as conn:
+                yield conn
+        else:
+            with self._lock:
+                yield self.conn
 
     def create_tables(self) -> None:
         # SQLite: tables keyed by (game, version) are stored in key order, which makes appends cheap.

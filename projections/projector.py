@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
-
-import orjson
 import logging
 import threading
 import time
 import uuid
 from datetime import datetime, timedelta
 from typing import Any
+
+import orjson
 
 from domain import visibility as vis
 from domain.ids import GM
@@ -63,10 +63,6 @@ class Tracker:
             self.season, self.month, self.step = data["season"], data["month"], data["step"]
         elif kind == "PowerAdded":
             self.powers = sorted({*self.powers, data["power_id"]})
-        elif kind == "StateRestored":
-            state = event.event.state
-            self.season, self.month, self.step, self.powers = state.season, state.month, state.step, sorted(
-                state.powers)
         self.version = event.originator_version
 
 
@@ -185,7 +181,7 @@ class Projector:
 
     def _record(self, n: Any) -> Any:
         """What the read models need of a notification. The stored JSON is read directly (it is what
-        the rows keep); only a StateRestored, which carries a whole state, is decoded in full."""
+        the rows keep); a StateRestored (sealed) is decoded in full."""
         kind = n.topic.rsplit(".", 1)[-1]
         if not self._raw_json or kind == "StateRestored":
             event = self.games.mapper.to_domain_event(n)
@@ -206,7 +202,11 @@ class Projector:
             tracker = Tracker(version - 1, s.season, s.month, s.step, sorted(s.powers))
             tracker.seqs.update(cur.execute("SELECT viewer, seq FROM rm_viewers WHERE game_id = ?",
                                             (str(game_id),)).fetchall())
-        tracker.follow(event)
+        if event.kind == "StateRestored":  # a rollback: the game as it stood at its target version
+            s = self._game_at(game_id, version).state
+            tracker = Tracker(version, s.season, s.month, s.step, sorted(s.powers), seqs=tracker.seqs)
+        else:
+            tracker.follow(event)
         self._trackers[game_id] = tracker
         return tracker
 

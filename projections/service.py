@@ -20,20 +20,22 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
-from zoneinfo import ZoneInfo
 from typing import Any, TypeVar
+from zoneinfo import ZoneInfo
 
-from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.application import AggregateNotFoundError, Application, Repository, project_aggregate
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
 from eventsourcing.utils import Environment
 
 from domain import limits
+from domain import rulesets as _installed  # noqa: F401  (registers the installed rulesets)
 from domain import visibility as vis
 from domain.dice import Roller, SeededRoller
 from domain.errors import Conflict, DomainError, Forbidden, NotFound, RuleViolation, Unauthorized
 from domain.ids import GM
+from domain.platform import ruleset as rulesets
 from domain.powers import rules
-from domain.powers.game import Game, canonical
+from domain.powers.game import Game, canonical, fold
 from domain.powers.state import STATE_TYPES
 from domain.powers.views import board_view
 from projections.keys import RECORDER_TOPICS, KeyRow, POPOKeyedRecorder
@@ -94,6 +96,21 @@ class CommandKey:
     fingerprint: str = ""
 
 
+class GameRepository(Repository):
+    """The library's repository, folding with ``domain.powers.game.fold``: a rollback's StateRestored
+    re-folds the game to its target version, which this repository reads from the store (through a
+    snapshot when one is at or before that version)."""
+
+    def get(self, aggregate_id: Any, *, version: int | None = None, projector_func: Any = None,
+            **kwargs: Any) -> Any:
+        if projector_func is None or projector_func is project_aggregate:
+            projector_func = self._fold
+        return super().get(aggregate_id, version=version, projector_func=projector_func, **kwargs)
+
+    def _fold(self, initial: Any, events: Any) -> Any:
+        return fold(initial, events, lambda gid, v: self._reconstruct_aggregate(gid, v, self._fold).state)
+
+
 class Games(Application):
     """Commands and queries over Powers games."""
 
@@ -129,6 +146,14 @@ class Games(Application):
         if self.env.get("PERSISTENCE_MODULE") == "eventsourcing.popo":
             return POPOKeyedRecorder()
         return super().construct_recorder()
+
+    def construct_repository(self) -> GameRepository:
+        library = super().construct_repository()
+        repository = GameRepository(self.events, snapshot_store=self.snapshots, fastforward=library.fastforward,
+                                    fastforward_skipping=library.fastforward_skipping,
+                                    deepcopy_from_cache=library.deepcopy_from_cache)
+        repository.cache = library.cache
+        return repository
 
     def _take_snapshots(self, processing_event: Any) -> None:
         # Snapshot the aggregate we already hold whenever a save crosses a multiple of the interval,
@@ -184,9 +209,11 @@ class Games(Application):
         except ValueError:
             raise NotFound("no such game", field="game_id") from None
         try:
-            return self.repository.get(key, version=version, deepcopy_from_cache=for_update)
+            game = self.repository.get(key, version=version, deepcopy_from_cache=for_update)
         except AggregateNotFoundError:
             raise NotFound("no such game", field="game_id") from None
+        rulesets.for_game(game.state.ruleset, game.state.rules_version)  # installed, else RulesetNotInstalled
+        return game
 
     def _lock(self, game_id: str) -> threading.Lock:
         with self._locks_guard:
@@ -334,13 +361,16 @@ class Games(Application):
     # ------------------------------------------------------------------ setup commands
 
     def create_game(self, name: str, gm_name: str = "GM", timezone_name: str = "UTC", months_per_season: int = 2,
-                    options: dict | None = None, *, key: CommandKey | None = None) -> tuple[str, str | None, Receipt]:
-        """Create a game; returns (game_id, GM token, receipt). A retry with the key of a game already
-        created returns that game's first receipt and no token (tokens are kept only as hashes)."""
+                    options: dict | None = None, *, ruleset: str = "powers",
+                    key: CommandKey | None = None) -> tuple[str, str | None, Receipt]:
+        """Create a game of a registered ruleset (UnknownRuleset, 422, otherwise); returns (game_id, GM token,
+        receipt). A retry with the key of a game already created returns that game's first receipt and no
+        token (tokens are kept only as hashes)."""
         if key is not None and (first := self.first_receipt("", "", key)) is not None:
             return first.game_id, None, first
+        chosen = rulesets.get(ruleset)
         _check_timezone(timezone_name)
-        game = Game.start(name, gm_name, timezone_name, months_per_season, options)
+        game = chosen.start(name, gm_name, timezone_name, months_per_season, options)
         token = secrets.token_urlsafe(24)
         game.issue_credential(GM, hash_token(token))
         receipt = self._receipt(game, GM, list(game.pending_events))

@@ -64,9 +64,10 @@ class SessionStore:
         self._secret = secret.encode()
         self.ttl = ttl
         self.clock = clock
-        with db.transaction() as cur:
-            for ddl in SCHEMA:
-                cur.execute(ddl)
+        if db.auto_migrate:  # production: `emissary migrate` created them (projections/migrations)
+            with db.transaction() as cur:
+                for ddl in SCHEMA:
+                    cur.execute(ddl)
 
     def sid_hash(self, sid: str) -> str:
         return hmac.new(self._secret, sid.encode(), hashlib.sha256).hexdigest()
@@ -80,7 +81,8 @@ class SessionStore:
                          utc_key(now + min(self.ttl, ANONYMOUS_TTL)))
         with self.db.transaction() as cur:
             self._purge(cur, now)
-            cur.execute("INSERT INTO web_sessions (sid_hash, csrf, data, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+            cur.execute("INSERT INTO web_sessions (sid_hash, csrf, data, created_at, expires_at) "
+                        "VALUES (?, ?, ?, ?, ?)",
                         (row.sid_hash, row.csrf, json.dumps(row.data), utc_key(now), row.expires_at))
         return sid, row
 

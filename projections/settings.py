@@ -87,6 +87,16 @@ class Settings(BaseSettings):
         return value
 
     @model_validator(mode="after")
+    def _no_placeholder_in_production(self) -> Settings:
+        # deploy/.env.example marks what must be filled in with `change-me`: refuse to run with one left.
+        if self.env == "production":
+            left = [f"EMISSARY_{name.upper()}" for name, value in self.model_dump().items()
+                    if isinstance(value, str) and "change-me" in value]
+            if left:
+                raise ValueError(f"{', '.join(left)}: replace the placeholder 'change-me' (deploy/.env.example)")
+        return self
+
+    @model_validator(mode="after")
     def _production_is_configured(self) -> Settings:
         if self.env == "production":
             if not self.is_postgres:
@@ -112,6 +122,12 @@ class Settings(BaseSettings):
         return self
 
     @property
+    def auto_migrate(self) -> bool:
+        """Development and tests create and migrate the schema when they open it; production does not
+        (run ``emissary migrate`` first)."""
+        return self.env != "production"
+
+    @property
     def is_postgres(self) -> bool:
         return self.database_url.startswith(("postgresql://", "postgres://"))
 
@@ -121,7 +137,8 @@ class Settings(BaseSettings):
             "AGGREGATE_CACHE_MAXSIZE": str(self.aggregate_cache_size),
             "AGGREGATE_CACHE_FASTFORWARD": "y",
             "IS_SNAPSHOTTING_ENABLED": "y",
-            "CREATE_TABLE": "y",
+            # Production: `emissary migrate` creates the tables, never a request or a starting process.
+            "CREATE_TABLE": "n" if self.env == "production" else "y",
         }
         if self.is_postgres:
             url = urlparse(self.database_url)

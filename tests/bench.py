@@ -1,11 +1,12 @@
 """``make bench``: speed figures as ratios against a baseline measured in the same run.
 
 Prints one ``name: value`` line per figure (names from the issues), then the raw timings as
-comments. Run from the project root: ``python tests/bench.py``.
+comments. Run from the project root: ``python tests/bench.py [--only NAME]``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import statistics
@@ -13,6 +14,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -45,11 +47,10 @@ class Bare(Application):
     pass
 
 
-def bare_saves_per_second(env: dict, n: int, clients: int = 1) -> float:
-    """Bare eventsourcing saves (one small event each), ``clients`` threads each on its own aggregate."""
+def _bare_saves(app: Application, n: int, clients: int) -> tuple[int, float, float]:
+    """``clients`` threads each save ``n // clients`` tiny events to an aggregate of its own;
+    returns (saves, start, end) on the monotonic clock, which is the same in every process."""
     from concurrent.futures import ThreadPoolExecutor
-
-    app = Bare(env={k: v for k, v in env.items() if k not in ("IS_SNAPSHOTTING_ENABLED",)})
 
     def work(_: int) -> int:
         agg = Tally()
@@ -62,9 +63,64 @@ def bare_saves_per_second(env: dict, n: int, clients: int = 1) -> float:
     start = time.perf_counter()
     with ThreadPoolExecutor(clients) as pool:
         done = sum(pool.map(work, range(clients)))
-    elapsed = time.perf_counter() - start
-    app.close()
-    return done / elapsed
+    return done, start, time.perf_counter()
+
+
+def bare_env(env: dict) -> dict:
+    return {k: v for k, v in env.items() if k not in ("IS_SNAPSHOTTING_ENABLED",)}
+
+
+def _bare_process(conn, env: dict) -> None:
+    """One bare-store process: one application (warmed by its first run), runs on request."""
+    app = Bare(env=bare_env(env))
+    conn.send("ready")
+    try:
+        while (job := conn.recv()) is not None:
+            conn.send(_bare_saves(app, *job))
+    finally:
+        app.close()
+        conn.close()
+
+
+class BareProcesses:
+    """``processes`` processes saving to the bare store, as the server has ``processes`` processes;
+    ``clients`` writer threads in all, spread over them."""
+
+    def __init__(self, env: dict, processes: int) -> None:
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")
+        self.conns, self.procs = [], []
+        for _ in range(processes):
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=_bare_process, args=(child, env), daemon=True)
+            proc.start()
+            self.conns.append(parent)
+            self.procs.append(proc)
+            # One at a time: the first creates the tables (concurrent CREATE TABLEs race on PostgreSQL).
+            if not parent.poll(60) or parent.recv() != "ready":
+                self.close()
+                raise RuntimeError("a bare-store process did not start")
+
+    def rate(self, n: int, clients: int) -> float:
+        """Saves per second of ``n`` saves by ``clients`` writers over all processes."""
+        k = len(self.conns)
+        shares = [clients // k + (1 if i < clients % k else 0) for i in range(k)]
+        busy = [(c, m) for c, m in zip(self.conns, shares) if m]
+        for conn, m in busy:
+            conn.send((n * m // clients, m))
+        results = [conn.recv() for conn, _ in busy]
+        return sum(r[0] for r in results) / (max(r[2] for r in results) - min(r[1] for r in results))
+
+    def close(self) -> None:
+        for conn in self.conns:
+            with contextlib.suppress(OSError):
+                conn.send(None)
+        for proc in self.procs:
+            proc.join(10)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
 
 
 def serve(settings: Settings, workers: int = 1):
@@ -78,8 +134,11 @@ def serve(settings: Settings, workers: int = 1):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
+    # Embedded workers off: what is measured is the command path, not a projector sharing its CPU.
+    # The bench creates more games a minute than the per-client limit allows a person.
     env = {**os.environ, "EMISSARY_DATA_DIR": str(settings.data_dir),
-           "EMISSARY_DATABASE_URL": settings.database_url, "EMISSARY_PORT": str(port)}
+           "EMISSARY_DATABASE_URL": settings.database_url, "EMISSARY_PORT": str(port),
+           "EMISSARY_EMBEDDED_WORKERS": "false", "EMISSARY_RATELIMIT_CREATE_GAME": "100000/minute"}
     # Its own process group (tests/procs.py): stopping it stops uvicorn's worker processes too.
     proc = procs.start([sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--no-access-log",
                         "--workers", str(workers)], env=env,
@@ -98,65 +157,75 @@ def serve(settings: Settings, workers: int = 1):
     return base, stop
 
 
-def api_commands_per_second(settings: Settings, n_powers: int, clients: int = 1, workers: int = 1) -> float:
-    """Durable commands over HTTP to the real server: each client plays its own game, in which every
-    power submits and rolls its 4 actions (3 events in one transaction per command)."""
+def api_setup_games(base: str, n_powers: int, clients: int) -> list[tuple[str, list[str]]]:
+    """One game per client over HTTP, each with ``n_powers`` powers, at month 1 Planning (not timed)."""
     import httpx
+
+    def setup(_: int) -> tuple[str, list[str]]:
+        with httpx.Client(base_url=base) as http:
+            r = http.post("/games", json={"name": "bench"})
+            r.raise_for_status()
+            game, gm = r.json()["game_id"], r.json()["gm_token"]
+            h = {"Authorization": f"Bearer {gm}"}
+            tokens = [http.post(f"/games/{game}/powers", headers=h,
+                                json={"name": f"C{i}", "cls": "conspiracy", "subclass": "circle"}
+                                ).json()["token"] for i in range(n_powers)]
+            http.post(f"/games/{game}/advance", headers=h, json={"expected_step": "setup"})
+            http.post(f"/games/{game}/advance", headers=h, json={"expected_step": "tidings"})
+        return game, tokens
+
+    return [setup(i) for i in range(clients)]
+
+
+def api_play(base: str, games: list[tuple[str, list[str]]]) -> float:
+    """Durable commands per second over HTTP: each client (a thread) plays its own game, in which every
+    power submits and rolls its 4 actions (3 events in one transaction per command)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    base, stop = serve(settings, workers)
-    try:
-        def setup(_: int) -> tuple[str, list[str]]:
-            with httpx.Client(base_url=base) as http:
-                r = http.post("/games", json={"name": "bench"})
-                game, gm = r.json()["game_id"], r.json()["gm_token"]
-                h = {"Authorization": f"Bearer {gm}"}
-                tokens = [http.post(f"/games/{game}/powers", headers=h,
-                                    json={"name": f"C{i}", "cls": "conspiracy", "subclass": "circle"}
-                                    ).json()["token"] for i in range(n_powers)]
-                http.post(f"/games/{game}/advance", headers=h, json={"expected_step": "setup"})
-                http.post(f"/games/{game}/advance", headers=h, json={"expected_step": "tidings"})
-            return game, tokens
+    def play(job: tuple[str, list[str]]) -> int:
+        # A lean keep-alive client, so that the client's own CPU (on the same 2 cores) is not measured.
+        import http.client
+        import json as jsonlib
 
-        games = [setup(i) for i in range(clients)]
+        game, tokens = job
+        done = 0
+        host, port = base.removeprefix("http://").split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=30)
+        for k in range(4):
+            body = jsonlib.dumps({"title": f"plot {k}", "convert": 0})
+            for tok in tokens:
+                conn.request("POST", f"/games/{game}/actions", body=body,
+                             headers={"Authorization": f"Bearer {tok}", "Content-Type": "application/json"})
+                r = conn.getresponse()
+                r.read()
+                assert r.status == 201, r.status
+                done += 1
+        conn.close()
+        return done
 
-        def play(job: tuple[str, list[str]]) -> int:
-            # A lean keep-alive client, so that the client's own CPU (on the same 2 cores) is not measured.
-            import http.client
-            import json as jsonlib
-
-            game, tokens = job
-            done = 0
-            host, port = base.removeprefix("http://").split(":")
-            conn = http.client.HTTPConnection(host, int(port), timeout=30)
-            for k in range(4):
-                body = jsonlib.dumps({"title": f"plot {k}", "convert": 0})
-                for tok in tokens:
-                    conn.request("POST", f"/games/{game}/actions", body=body,
-                                 headers={"Authorization": f"Bearer {tok}", "Content-Type": "application/json"})
-                    r = conn.getresponse()
-                    r.read()
-                    assert r.status == 201, r.status
-                    done += 1
-            conn.close()
-            return done
-
-        start = time.perf_counter()
-        with ThreadPoolExecutor(clients) as pool:
-            count = sum(pool.map(play, games))
-        return count / (time.perf_counter() - start)
-    finally:
-        stop()
+    start = time.perf_counter()
+    with ThreadPoolExecutor(len(games)) as pool:
+        count = sum(pool.map(play, games))
+    return count / (time.perf_counter() - start)
 
 
-def build_long_game(games: Games, target_events: int) -> Game:
-    """A game of many months (4 powers, 4 actions each, resolved every month) of about ``target_events``."""
+LONG_GAME_POWERS = [("w", "champion", "wizard"), ("c", "conspiracy", "circle"), ("o", "city", "overlord"),
+                    ("d", "champion", "dragon")]
+
+
+def build_long_game(games: Games, target_events: int, game: Game | None = None) -> Game:
+    """A game of many months (4 powers, 4 actions each, resolved every month) of about ``target_events``,
+    driven through the domain (not over HTTP), so that a 10,000-event game takes seconds. ``game``: a game
+    in setup that already has the powers of ``LONG_GAME_POWERS`` (e.g. added through the service, with
+    tokens); else one is started here."""
     now = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    g = Game.start("long", "gm")
-    powers = [("w", "champion", "wizard"), ("c", "conspiracy", "circle"), ("o", "city", "overlord"),
-              ("d", "champion", "dragon")]
-    for pid, cls, sub in powers:
-        g.add_power(pid, pid, cls, sub)
+    powers = LONG_GAME_POWERS
+    g = game
+    if g is None:
+        g = Game.start("long", "gm")
+        for pid, cls, sub in powers:
+            g.add_power(pid, pid, cls, sub)
+    for pid, _, _ in powers:
         g.grant_asset(f"{pid}-might", pid, "might", "skill", 3)
     seed = "ab" * 32
     g.advance(now, seed)
@@ -183,6 +252,191 @@ def build_long_game(games: Games, target_events: int) -> Game:
         games.save(g)
         now += timedelta(days=10)
     return g
+
+
+def played_game(games: Games, target_events: int) -> tuple[str, str]:
+    """A long game whose powers were added through the service (so they have tokens), then played
+    through the domain to about ``target_events``; returns (game id, the token of power ``c``)."""
+    from domain.ids import GM
+
+    game_id, _, _ = games.create_game("long", "gm")
+    tokens = {}
+    for pid, cls, sub in LONG_GAME_POWERS:
+        got, token, _ = games.add_power(game_id, GM, pid, cls, sub)
+        assert got == pid, got
+        tokens[pid] = token
+    build_long_game(games, target_events, games.get_game(game_id))
+    return game_id, tokens["c"]
+
+
+class TimedASGI:
+    """Wraps an ASGI app and keeps how long each HTTP request took in the server, from the call to the
+    last byte of the response (no client, no socket)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.last = 0.0
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        start = time.perf_counter()
+
+        async def timed_send(message) -> None:
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                self.last = time.perf_counter() - start
+            await send(message)
+
+        await self.app(scope, receive, timed_send)
+
+
+def read_figures(tmp: Path, small: int = 100, large: int = 10_000, runs: int = 15, page: int = 50
+                 ) -> dict[str, float]:
+    """board_10k_vs_100 and events_page_10k_vs_100: server time of a player's board page, and of one
+    page (the newest ``page`` events) of ``/events`` and of the feed, in a ``large``-event game divided
+    by the same in a ``small``-event game. Both games are in one SQLite store, built through the domain;
+    the read models are caught up before anything is timed; medians of ``runs`` alternating requests."""
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+    from projections.store import build_games
+
+    settings = Settings(data_dir=tmp / "reads", embedded_workers=False)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    builder = build_games(settings)
+    built = {size: played_game(builder, size) for size in (small, large)}
+    builder.close()
+    app = create_app(settings)  # a fresh service, as a server (re)started on this store has
+    games, projector = app.state.games, app.state.projector
+    while projector.catch_up():
+        pass
+    timed = TimedASGI(app)
+    times: dict[tuple[int, str], list[float]] = {}
+    with TestClient(timed) as small_client, TestClient(timed) as large_client:
+        targets = {}
+        for size, client in ((small, small_client), (large, large_client)):
+            game_id, token = built[size]
+            r = client.get(f"/signin/{game_id}/{token}", follow_redirects=False)
+            assert r.status_code == 303, r.status_code
+            n_events = len(games.visible_events(game_id, "c", limit=10**9))
+            n_feed = len(projector.feed(str(games.get_game(game_id, for_update=False).id), "c", 0, 10**9))
+            auth = {"Authorization": f"Bearer {token}"}
+            targets[size] = (client, {
+                "board": (f"/play/{game_id}", {}),
+                "events": (f"/games/{game_id}/events?after={max(0, n_events - page)}&limit={page}", auth),
+                "feed": (f"/games/{game_id}/feed?after={max(0, n_feed - page)}&limit={page}", auth)})
+            NOTES.append(f"# reads: game of {games.get_game(game_id, for_update=False).version} events, "
+                         f"{n_events} visible to the player, {n_feed} in the player's feed")
+        for run in range(runs + 1):  # the first round warms caches and connections
+            for size in (small, large):
+                client, routes = targets[size]
+                for what, (url, headers) in routes.items():
+                    r = client.get(url, headers=headers)
+                    assert r.status_code == 200, (url, r.status_code)
+                    if run:
+                        times.setdefault((size, what), []).append(timed.last)
+    games.close()
+    med = {key: statistics.median(v) for key, v in times.items()}
+    spread = {key: (min(v), max(v)) for key, v in times.items()}
+    for what in ("board", "events", "feed"):
+        NOTES.append(f"# {what}: {small}-event game {med[small, what] * 1000:.1f} ms "
+                     f"({spread[small, what][0] * 1000:.1f}-{spread[small, what][1] * 1000:.1f}), "
+                     f"{large}-event game {med[large, what] * 1000:.1f} ms "
+                     f"({spread[large, what][0] * 1000:.1f}-{spread[large, what][1] * 1000:.1f}); "
+                     f"server time, median of {runs}")
+    ratio_of = {what: med[large, what] / med[small, what] for what in ("board", "events", "feed")}
+    return {"board_10k_vs_100": ratio_of["board"],
+            "events_page_10k_vs_100": max(ratio_of["events"], ratio_of["feed"]),
+            "events_page_10k_vs_100_events": ratio_of["events"],
+            "events_page_10k_vs_100_feed": ratio_of["feed"]}
+
+
+def command_late_vs_early(tmp: Path, actions: int = 1000, window: int = 200, n_powers: int = 5, games: int = 3,
+                          name: str = "command_late_vs_early") -> float:
+    """Action submissions per second (one client, sequential, over HTTP to a real server on SQLite) in
+    the last ``window`` of an ``actions``-action game divided by the first ``window`` of a game. Every
+    power uses its 4 actions a month, and the GM moves the game on month after month between them (not
+    timed). So that the other load on a shared machine hits both alike, the two are timed side by side:
+    an old game is first played to ``actions - window`` actions, then a new game's actions and the old
+    game's last ones alternate. ``games`` such pairs on one warmed server: the median of their ratios."""
+    import http.client
+    import json as jsonlib
+
+    settings = Settings(data_dir=tmp / f"late-{n_powers}")
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    base, stop = serve(settings)
+    host, port = base.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=60)
+
+    def call(method: str, path: str, token: str, body: dict | None = None, ok: tuple = (200, 201)) -> dict:
+        conn.request(method, path, body=jsonlib.dumps(body) if body is not None else None,
+                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        r = conn.getresponse()
+        data = r.read()
+        assert r.status in ok, (method, path, r.status, data[:300])
+        return jsonlib.loads(data) if data else {}
+
+    months: dict[str, int] = {}
+
+    def play() -> Iterator[float]:
+        """A new game; each step submits its next action (moving the game on first when the month's
+        slots are used, untimed) and yields the action's round-trip seconds."""
+        created = call("POST", "/games", "", {"name": "late"})
+        game, gm = created["game_id"], created["gm_token"]
+        tokens = [call("POST", f"/games/{game}/powers", gm,
+                       {"name": f"C{i}", "cls": "conspiracy", "subclass": "circle"})["token"]
+                  for i in range(n_powers)]
+        planned: set[str] = set()
+
+        def to_planning() -> None:
+            """GM: move the game on to the next month's Planning."""
+            while True:
+                view = call("GET", f"/games/{game}/view", gm)
+                step, resolved = view["game"]["step"], view["game"]["resolved"]
+                open_windows = [w["window_id"] for w in view["windows"] if not w["closed"]]
+                if step == "planning" and open_windows and open_windows[0] not in planned:
+                    planned.add(open_windows[0])
+                    return
+                if step == "resolution" and not resolved:
+                    call("POST", f"/games/{game}/resolve", gm, {"expected_step": step})
+                elif step == "resistance" and open_windows:
+                    for wid in open_windows:
+                        call("POST", f"/games/{game}/windows/{wid}/close", gm, {"expected_step": step})
+                else:
+                    call("POST", f"/games/{game}/advance", gm, {"expected_step": step})
+
+        while True:
+            to_planning()
+            months[game] = months.get(game, 0) + 1
+            for k in range(4):
+                for token in tokens:
+                    start = time.perf_counter()
+                    call("POST", f"/games/{game}/actions", token,
+                         {"title": f"plot {months[game]}.{k}", "convert": 0})
+                    yield time.perf_counter() - start
+
+    try:
+        api_play(base, api_setup_games(base, 2, 1))  # warm the server on another game first
+        pairs = []
+        for _ in range(games):
+            old = play()
+            for _ in range(actions - window):
+                next(old)
+            young = play()
+            early, late = [], []
+            for _ in range(window):
+                early.append(next(young))
+                late.append(next(old))
+            pairs.append((window / sum(early), window / sum(late)))
+    finally:
+        conn.close()
+        stop()
+    ratios = sorted(late / early for early, late in pairs)
+    NOTES.append(f"# {name}: {games} pair(s) of games, {n_powers} powers, {max(months.values())} month(s) to "
+                 f"{actions} actions; one client, sequential, SQLite, embedded workers off: first {window} "
+                 f"{', '.join(f'{e:.0f}' for e, _ in pairs)}/s, last {window} "
+                 f"{', '.join(f'{la:.0f}' for _, la in pairs)}/s; ratios {', '.join(f'{r:.2f}' for r in ratios)}")
+    return statistics.median(ratios)
 
 
 def replay_vs_past_version(env: dict, events: int, samples: int = 30) -> tuple[float, float]:
@@ -214,12 +468,30 @@ def replay_vs_past_version(env: dict, events: int, samples: int = 30) -> tuple[f
     return statistics.median(replays), per_get
 
 
-def ratio(name: str, settings: Settings, bare_env: dict, clients: int, n_powers: int, workers: int = 1) -> float:
-    bare = bare_saves_per_second(bare_env, 1200, clients)
-    api = api_commands_per_second(settings, n_powers=n_powers // clients, clients=clients, workers=workers)
-    NOTES.append(f"# {name}: {clients} writer(s), {workers} server process(es): bare saves {bare:.0f}/s, "
-                 f"API commands {api:.0f}/s")
-    return api / bare
+def ratio(name: str, settings: Settings, store_env: dict, clients: int, n_powers: int, workers: int = 1,
+          runs: int = 5, bare_saves: int = 1200) -> float:
+    """API commands per second divided by bare saves per second, like for like: ``workers`` server
+    processes against ``workers`` bare-store processes, ``clients`` writers on both sides, embedded
+    workers off, both sides warmed first, then ``runs`` alternating runs; the median of the runs' ratios."""
+    bare = BareProcesses(store_env, workers)
+    base, stop = serve(settings, workers)
+    try:
+        per_client = max(1, n_powers // clients)
+        bare.rate(max(clients, bare_saves // 10), clients)  # warm: connections, tables, imports
+        api_play(base, api_setup_games(base, max(1, per_client // 10), clients))
+        bares, apis = [], []
+        for _ in range(runs):
+            bares.append(bare.rate(bare_saves, clients))
+            apis.append(api_play(base, api_setup_games(base, per_client, clients)))
+    finally:
+        stop()
+        bare.close()
+    ratios = sorted(a / b for a, b in zip(apis, bares))
+    NOTES.append(f"# {name}: {clients} writer(s), {workers} process(es) each side, {runs} alternating runs: "
+                 f"bare saves median {statistics.median(bares):.0f}/s ({min(bares):.0f}-{max(bares):.0f}), "
+                 f"API commands median {statistics.median(apis):.0f}/s ({min(apis):.0f}-{max(apis):.0f}); "
+                 f"ratios {', '.join(f'{r:.2f}' for r in ratios)}")
+    return statistics.median(ratios)
 
 
 def phase_view_seconds(games: Games, game_id: str, viewer: str, phases: list[str], rounds: int = 3) -> float:
@@ -349,22 +621,18 @@ def window_figures(tmp: Path, pg_url: str, count: int = 500, sweep_seconds: floa
     return {"close_lag_p99_over_sweep": p99 / sweep_seconds, "window_closes_per_s": len(closed) / max(span, 1e-3)}
 
 
-def main() -> None:
-    tmp = Path(tempfile.mkdtemp(prefix="emissary-bench-"))
-    pg_url = os.environ.get("EMISSARY_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
-    schema = f"bench_{uuid.uuid4().hex[:8]}"
-    try:
+def command_figures(tmp: Path, pg_url: str) -> dict[str, float]:
+    """command_vs_bare_store (PostgreSQL, 4 writers, 3 processes each side) and the one-writer figures."""
+    figures: dict[str, float] = {}
+    sqlite_settings = Settings(data_dir=tmp / "api")
+    sqlite_settings.data_dir.mkdir(parents=True, exist_ok=True)
+    sqlite_env = {**sqlite_settings.eventsourcing_env(), "SQLITE_DBNAME": str(tmp / "bare.sqlite3")}
+    if pg_url:
         import psycopg
 
-        with psycopg.connect(pg_url, autocommit=True, connect_timeout=3) as conn:
+        schema = f"bench_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect(pg_url, autocommit=True) as conn:
             conn.execute(f'CREATE SCHEMA "{schema}"')
-    except Exception as exc:  # noqa: BLE001 - PostgreSQL is optional for a local bench
-        NOTES.append(f"# PostgreSQL not reachable ({exc}); command figures on SQLite only")
-        pg_url = ""
-    sqlite_settings = Settings(data_dir=tmp / "api")
-    sqlite_env = {**sqlite_settings.eventsourcing_env(), "SQLITE_DBNAME": str(tmp / "bare.sqlite3")}
-    figures: dict[str, float] = {}
-    if pg_url:
         try:
             pg = Settings(database_url=f"{pg_url}?schema={schema}")
             # The production store, with 4 concurrent writers on both sides (each on its own game/aggregate).
@@ -376,12 +644,66 @@ def main() -> None:
     sqlite_ratio = ratio("sqlite", sqlite_settings, sqlite_env, 1, 100)
     figures.setdefault("command_vs_bare_store", sqlite_ratio)
     figures["command_vs_bare_store_sqlite_1_writer"] = sqlite_ratio
-    replay, past = replay_vs_past_version({**sqlite_settings.eventsourcing_env(),
-                                           "SQLITE_DBNAME": str(tmp / "long.sqlite3")}, 10_000)
-    figures["past_version_vs_replay"] = replay / past
-    figures.update(history_figures(tmp))
-    if pg_url:
-        figures.update(window_figures(tmp, pg_url))
+    return figures
+
+
+def late_vs_early_figures(tmp: Path) -> dict[str, float]:
+    """The game as players play it (5 powers, every slot used, month after month: the history grows);
+    and a crowded month (250 powers, all 1,000 actions in one month: the state grows)."""
+    return {"command_late_vs_early": command_late_vs_early(tmp),
+            "command_late_vs_early_one_month": command_late_vs_early(
+                tmp, n_powers=250, games=1, name="command_late_vs_early_one_month")}
+
+
+def past_version_figures(tmp: Path) -> dict[str, float]:
+    env = {**Settings(data_dir=tmp).eventsourcing_env(), "SQLITE_DBNAME": str(tmp / "long.sqlite3")}
+    replay, past = replay_vs_past_version(env, 10_000)
+    return {"past_version_vs_replay": replay / past}
+
+
+# Each group of figures measured together, and the figures it prints (``--only NAME`` runs one group).
+GROUPS: list[tuple[tuple[str, ...], Callable[[Path, str], dict[str, float]], bool]] = [
+    (("command_vs_bare_store", "command_vs_bare_store_postgres_1_writer", "command_vs_bare_store_sqlite_1_writer"),
+     command_figures, False),
+    (("command_late_vs_early", "command_late_vs_early_one_month"), lambda tmp, pg: late_vs_early_figures(tmp), False),
+    (("board_10k_vs_100", "events_page_10k_vs_100", "events_page_10k_vs_100_events", "events_page_10k_vs_100_feed"),
+     lambda tmp, pg: read_figures(tmp), False),
+    (("past_version_vs_replay",), lambda tmp, pg: past_version_figures(tmp), False),
+    (("phase_view_vs_replay", "phase_view_100k_vs_1k", "rebuild_vs_raw_scan"), lambda tmp, pg: history_figures(tmp),
+     False),
+    (("close_lag_p99_over_sweep", "window_closes_per_s"), window_figures, True),  # needs PostgreSQL
+]
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+    import shutil
+
+    names = [name for group in GROUPS for name in group[0]]
+    parser = argparse.ArgumentParser(description="Speed figures as ratios measured in one run.")
+    parser.add_argument("--only", choices=names, metavar="NAME",
+                        help=f"measure only the figure NAME (and those measured with it): {', '.join(names)}")
+    args = parser.parse_args(argv)
+    tmp = Path(tempfile.mkdtemp(prefix="emissary-bench-"))
+    pg_url = os.environ.get("EMISSARY_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
+    try:
+        import psycopg
+
+        with psycopg.connect(pg_url, autocommit=True, connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+    except Exception as exc:  # noqa: BLE001 - PostgreSQL is optional for a local bench
+        NOTES.append(f"# PostgreSQL not reachable ({exc}); command figures on SQLite only")
+        pg_url = ""
+    figures: dict[str, float] = {}
+    try:
+        for group, measure, needs_pg in GROUPS:
+            if args.only and args.only not in group:
+                continue
+            if needs_pg and not pg_url:
+                continue
+            figures.update(measure(tmp, pg_url))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     for name, value in figures.items():
         print(f"{name}: {value:.2f}")
     for note in NOTES:

@@ -22,6 +22,8 @@ REMINDERS_DDL = """CREATE TABLE IF NOT EXISTS wk_reminders (
 
 
 def ensure_tables(db: ReadModelDB) -> None:
+    if not db.auto_migrate:  # production: `emissary migrate` created them (projections/migrations)
+        return
     with db.transaction() as cur:
         cur.execute(DDL)
         cur.execute(REMINDERS_DDL)

@@ -35,7 +35,7 @@ GRACE = timedelta(seconds=60)  # a row handed to the broker is handed out again 
 
 
 def ensure_tables(db: ReadModelDB) -> None:
-    if getattr(db, "mail_ledger_ready", False):
+    if not db.auto_migrate or getattr(db, "mail_ledger_ready", False):  # production: `emissary migrate` made it
         return
     with db.transaction() as cur:
         cur.execute(DDL)

@@ -11,8 +11,10 @@ import time
 
 from projections.settings import Settings
 from projections.store import build_games, build_projector
+from workers import heartbeat
 
 log = logging.getLogger("emissary.projector")
+HEARTBEAT = "{data_dir}/projector.heartbeat"
 
 
 def run(settings: Settings, stop_after: float | None = None) -> None:
@@ -28,6 +30,7 @@ def run(settings: Settings, stop_after: float | None = None) -> None:
 
     signal.signal(signal.SIGTERM, stop)
     while not stopping and (stop_after is None or time.monotonic() - started < stop_after):
+        heartbeat.touch(HEARTBEAT.format(data_dir=settings.data_dir))  # for `emissary health projector`
         applied = projector.catch_up(max_batches=10)
         if applied:
             log.info("projected events=%s position=%s", applied, projector.position())

@@ -6,9 +6,8 @@ from fastapi import APIRouter
 
 from api.deps import GamesDep, IdempotencyKey, Principal
 from api.schemas import (
-    GrantRequest, InfluenceRequest, ShareSecretRequest, TimezoneRequest,
-    ConsequenceRequest, ConvertRequest, DifficultyRequest, ReactionRequest, ReceiptPublic, RollRequest,
-    RulingRequest, SubmitActionRequest, WaiveRequest,
+    ConsequenceRequest, ConvertRequest, DifficultyRequest, GrantRequest, InfluenceRequest, ReactionRequest,
+    ReceiptPublic, RollRequest, RulingRequest, ShareSecretRequest, SubmitActionRequest, TimezoneRequest, WaiveRequest,
 )
 
 router = APIRouter(prefix="/games/{game_id}", tags=["actions"])

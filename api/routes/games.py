@@ -16,9 +16,10 @@ router = APIRouter(prefix="/games", tags=["games"])
 
 @router.post("", status_code=201, response_model=GameCreatedPublic)
 def create_game(body: CreateGameRequest, games: GamesDep, key: IdempotencyKey) -> dict:
-    """Create a Powers game; the response carries the GM's token (shown once)."""
+    """Create a game of a registered ruleset (default Powers); the response carries the GM's token (shown once)."""
     game_id, token, receipt = games.create_game(body.name, body.gm_name, body.timezone, body.months_per_season,
-                                                body.options.model_dump(exclude_unset=True), key=key)
+                                                body.options.model_dump(exclude_unset=True), ruleset=body.ruleset,
+                                                key=key)
     return {"game_id": game_id, "gm_token": token, "receipt": receipt.as_dict()}
 
 

@@ -11,11 +11,10 @@ from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
 
 from api.deps import GamesDep, IdempotencyKey, Principal
 from api.schemas import ForkRequest, ReceiptPublic, RollbackRequest
-from starlette.concurrency import run_in_threadpool
-
 from domain.verify import InvalidExport, parse_export, verify_events
 from projections.projector import Projector
 

@@ -7,20 +7,22 @@ entropy and the clock happen in the commands, and their results go into the even
 
 from __future__ import annotations
 
-import hashlib
-import json
+from collections.abc import Callable, Iterable
 from copy import deepcopy
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Any
 
-from eventsourcing.domain import Aggregate, event
+from eventsourcing.domain import event
 
-from domain import visibility as vis
-from domain.dice import ROLLS_PER_MONTH, Roller, RollLimit, commitment, roll_tree, seal_difficulty
 from domain import limits
+from domain import visibility as vis
+from domain.dice import Roller, commitment, seal_difficulty
 from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
+from domain.platform.game import PlatformGame, _at, _iso
+from domain.platform.game import canonical as canonical  # re-exported: callers import it from here
+from domain.platform.game import digest
 from domain.powers import rules
 from domain.powers.options import DEFAULT_OPTIONS, validate_game_options, validate_power_options
 from domain.powers.state import (
@@ -28,26 +30,6 @@ from domain.powers.state import (
 )
 
 CONSEQUENCE_KINDS = ("lose_actions", "status", "disclose", "note")
-
-
-def canonical(data: Any) -> str:
-    """Canonical JSON, for digests that anyone can recompute."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
-
-
-def digest(data: Any) -> str:
-    """sha256 of canonical JSON."""
-    return hashlib.sha256(canonical(data).encode()).hexdigest()
-
-
-def _iso(moment: datetime) -> str:
-    if moment.tzinfo is None:
-        raise ValueError("times must be timezone-aware (UTC)")
-    return moment.isoformat()
-
-
-def _at(text: str) -> datetime:
-    return datetime.fromisoformat(text)
 
 
 def _pool_from(data: dict) -> Pool:
@@ -62,15 +44,11 @@ def _pool_from(data: dict) -> Pool:
     )
 
 
-class Game(Aggregate):
+class Game(PlatformGame):
     """One game of Powers: its calendar, powers, assets, the month's actions, reactions and windows."""
 
-    class Event(Aggregate.Event):
-        """Base of every Game event: after the body folds, count it in its viewers' sequences."""
-
-        def apply(self, aggregate: Any) -> None:
-            super().apply(aggregate)
-            aggregate.state.count_seen(self.audience)
+    class Event(PlatformGame.Event):
+        """Base of Powers' own events (the platform's are ``PlatformGame.Event``s)."""
 
     # Version 2: GameCreated is counted once in the viewers' sequences (version 1 counted it twice).
     class_version = 2
@@ -126,13 +104,6 @@ class Game(Aggregate):
         """Who sees an action's own events: its owner and declared collaborators (P.4), and the GM."""
         return vis.powers([a.power, *a.collaborators])
 
-    def open_window(self, kind: str) -> Window | None:
-        """The open window of this kind, if any."""
-        for w in self.state.windows.values():
-            if w.kind == kind and not w.closed:
-                return w
-        return None
-
     def actions_of(self, power_id: str) -> list[ActionState]:
         """A power's actions this month, in submission order."""
         return sorted((a for a in self.state.actions.values() if a.power == power_id), key=lambda a: a.index)
@@ -166,37 +137,7 @@ class Game(Aggregate):
                     pending.add(p)
         return sorted(pending)
 
-    def timezone_for(self, viewer: str) -> str:
-        """The IANA zone a viewer sees times in: their own choice, else the game's."""
-        p = self.state.powers.get(viewer)
-        return (p.timezone if p is not None and p.timezone else None) or self.state.timezone
-
-    def credential(self, token_hash: str) -> str | None:
-        """The principal (``gm`` or a power id) a token hash authenticates, if any."""
-        return self.state.credentials.get(token_hash)
-
     # ------------------------------------------------------------------ setup
-
-    def issue_credential(self, principal: str, token_hash: str) -> None:
-        """Record the hash of a bearer token for the GM or a power (the token itself is never stored)."""
-        if principal != GM:
-            self.power(principal)
-        self._credential_issued(principal=principal, token_hash=token_hash, actor=SYSTEM, audience=[vis.SEALED])
-
-    @event("CredentialIssued")
-    def _credential_issued(self, principal: str, token_hash: str, actor: str, audience: list) -> None:
-        self.state.credentials[token_hash] = principal
-
-    def reissue_credential(self, principal: str, token_hash: str) -> None:
-        """Revoke every token of the GM or a power and issue a new one (a leaked or lost sign-in link)."""
-        if principal != GM:
-            self.power(principal)
-        self._credentials_revoked(principal=principal, actor=GM, audience=[vis.SEALED])
-        self._credential_issued(principal=principal, token_hash=token_hash, actor=GM, audience=[vis.SEALED])
-
-    @event("CredentialsRevoked")
-    def _credentials_revoked(self, principal: str, actor: str, audience: list) -> None:
-        self.state.credentials = {h: p for h, p in self.state.credentials.items() if p != principal}
 
     def add_power(self, power_id: str, name: str, cls: str, subclass: str, options: dict | None = None) -> None:
         """Add a power of any class and subclass, with its monthly quota (P-ACT-1)."""
@@ -308,6 +249,8 @@ class Game(Aggregate):
         elif step == "battle":
             # The seed goes to the GM only, for the audit: with it anyone could recompute the month's
             # private rolls. Players verify the rolls they saw from each roll's key and path (P.4).
+            if s.seed is None or s.seed_commitment is None:
+                raise AssertionError(f"season {s.season} month {s.month} reached battle without a committed seed")
             self._seed_revealed(seed=s.seed, commitment=s.seed_commitment, season=s.season, month=s.month,
                                 actor=SYSTEM, audience=[vis.GM_ONLY])
             if s.month < s.months_per_season:
@@ -331,29 +274,6 @@ class Game(Aggregate):
         # StepBegan comes last, so the version of a phase's StepBegan is the phase fully opened.
         self._step_began(step="planning", season=s.season, month=month, actor=GM, audience=[vis.PUBLIC])
 
-    def _commit_seed(self, seed: str, season: int, month: int) -> None:
-        """Seal a fresh month seed and publish, before any roll it governs, its hash and the Merkle root
-        of the keys of the month's next ``ROLLS_PER_MONTH`` rolls (domain.dice)."""
-        bytes.fromhex(seed)
-        first_roll = self.state.next_roll
-        root = roll_tree(seed, first_roll).root
-        self._seed_sealed(seed=seed, actor=SYSTEM, audience=[vis.SEALED])
-        self._seed_committed(commitment=commitment(seed), season=season, month=month, root=root,
-                             first_roll=first_roll, rolls=ROLLS_PER_MONTH, actor=SYSTEM, audience=[vis.PUBLIC])
-
-    def _roll_proof(self, roll_no: int) -> dict:
-        """Roll ``roll_no``'s key and Merkle path under the month's root, for the roll's own audience;
-        nothing for a month committed before per-roll keys."""
-        s = self.state
-        if s.seed is None or s.seed_root is None:
-            return {}
-        try:
-            key, path = roll_tree(s.seed, s.seed_first_roll).proof(roll_no)
-        except RollLimit as err:
-            raise RuleViolation(f"a month allows at most {ROLLS_PER_MONTH} rolls: {err}", rule="P-DICE-2",
-                                field="roll_no") from None
-        return {"key": key, "path": path}
-
     @event("StepBegan")
     def _step_began(self, step: str, season: int, month: int, actor: str, audience: list) -> None:
         s = self.state
@@ -375,40 +295,12 @@ class Game(Aggregate):
                 p.extension_hours_used = 0.0
         s.step, s.season, s.month = step, season, month
 
-    @event("SeedSealed")
-    def _seed_sealed(self, seed: str, actor: str, audience: list) -> None:
-        self.state.seed = seed
-
-    @event("SeedCommitted")
-    def _seed_committed(self, commitment: str, season: int, month: int, actor: str, audience: list,
-                        root: str | None = None, first_roll: int | None = None, rolls: int | None = None) -> None:
-        # Events recorded before per-roll keys have no root: that month's dice come from the seed itself.
-        self.state.seed_commitment = commitment
-        self.state.seed_root = root
-        self.state.seed_first_roll = first_roll if first_roll is not None else self.state.next_roll
-
-    @event("SeedRevealed")
-    def _seed_revealed(self, seed: str, commitment: str, season: int, month: int, actor: str,
-                       audience: list) -> None:
-        pass
-
     @event("CleanupApplied")
     def _cleanup_applied(self, actor: str, audience: list) -> None:
         for p in self.state.powers.values():
             # [003:310] "Cleanup: Statuses tick down. Mana dissipates." Once a season, one stack each.
             p.statuses = {k: v - 1 for k, v in p.statuses.items() if v - 1 > 0}
             p.mana = {}
-
-    @event("WindowOpened")
-    def _window_opened(self, window_id: str, kind: str, opened_at: str, closes_at: str, actor: str,
-                       audience: list) -> None:
-        self.state.windows = {k: w for k, w in self.state.windows.items() if not w.closed}
-        self.state.windows[window_id] = Window(id=window_id, kind=kind, opened_at=opened_at, closes_at=closes_at)
-
-    @event("WindowClosed")
-    def _window_closed(self, window_id: str, reason: str, closed_at: str, actor: str, audience: list) -> None:
-        w = self.state.windows[window_id]
-        w.closed, w.reason, w.closed_at = True, reason, closed_at
 
     # ------------------------------------------------------------------ planning
 
@@ -688,7 +580,8 @@ class Game(Aggregate):
             raise RuleViolation("this action is already discarded", rule="P-AMB-29", field="action_id")
         # P-AMB-29: a discarded action applies no consequences: undo what accepting them applied (the
         # lost actions and the status stacks). A disclosure cannot be unseen, so it stays.
-        lost, stacks = 0, {}
+        lost = 0
+        stacks: dict[str, int] = {}
         for c in a.consequences:
             for e in (c.effects if c.status == "accepted" else []):
                 if e["kind"] == "lose_actions":
@@ -861,25 +754,6 @@ class Game(Aggregate):
             elif e["kind"] == "status":  # recorded before stacks: a status lasted the longest "months" given
                 p.statuses[e["name"]] = max(p.statuses.get(e["name"], 0), e["months"])
 
-    @event("VisibilityGranted")
-    def _visibility_granted(self, to: str, about: str | None, text: str, action_id: str | None, source: str,
-                            actor: str, audience: list) -> None:
-        self.state.powers[to].grants.append(
-            {"source": source, "about": about, "text": text, "action_id": action_id})
-
-    def grant_visibility(self, to: str, text: str, *, source: str = "ruling", about: str | None = None) -> None:
-        """The GM shows a power something it has learned: a Seeking success, a ruling (P.4, P-ACT-7)."""
-        self.power(to)
-        if about is not None:
-            self.power(about)
-        if source not in ("seeking", "ruling", "consequence"):
-            raise RuleViolation("a grant's source is seeking, ruling or consequence", field="source")
-        limits.check_text(text, "text", limits.GRANT_TEXT, what="what the power learns")
-        if not text.strip():
-            raise RuleViolation("say what the power learns", field="text")
-        self._visibility_granted(to=to, about=about, text=text.strip(), action_id=None, source=source, actor=GM,
-                                 audience=vis.powers([to]))
-
     def grant_mana(self, power_id: str, element: str, amount: int) -> None:
         """The GM records mana a power gains (a favor, a ruling); it dissipates at Cleanup ([003:310])."""
         self.power(power_id)
@@ -948,117 +822,12 @@ class Game(Aggregate):
     def _influence_disclosed(self, to: str, hex_id: str, entries: dict, actor: str, audience: list) -> None:
         pass
 
-    def set_timezone(self, power_id: str, timezone: str) -> None:
-        """A power chooses the IANA time zone it sees times in."""
-        self.power(power_id)
-        limits.check_text(timezone, "timezone", limits.TIMEZONE, what="a time zone")
-        self._timezone_set(power_id=power_id, timezone=timezone, actor=power_id, audience=vis.powers([power_id]))
-
-    @event("TimezoneSet")
-    def _timezone_set(self, power_id: str, timezone: str, actor: str, audience: list) -> None:
-        self.state.powers[power_id].timezone = timezone
-
-    # ------------------------------------------------------------------ windows: deadlines, extensions, reminders
-
-    def window(self, window_id: str) -> Window:
-        w = self.state.windows.get(window_id)
-        if w is None or w.closed:
-            raise NotFound(f"no open window {window_id!r}", field="window_id")
-        return w
-
-    def set_deadline(self, window_id: str, closes_at: datetime, *, now: datetime) -> None:
-        """The GM moves a window's deadline (stored in UTC, so daylight saving never moves it)."""
-        self.window(window_id)  # the window must be open
-        if closes_at <= now:
-            raise RuleViolation("a new deadline must be in the future", rule="P.1.2", field="closes_at")
-        self._deadline_set(window_id=window_id, closes_at=_iso(closes_at.astimezone(timezone.utc)), actor=GM,
-                           audience=[vis.PUBLIC])
-
-    @event("DeadlineSet")
-    def _deadline_set(self, window_id: str, closes_at: str, actor: str, audience: list) -> None:
-        self.state.windows[window_id].closes_at = closes_at
+    # ------------------------------------------------------------------ windows: who may still act
 
     def _may_act_in(self, w: Window, power_id: str) -> bool:
         if w.kind == "planning":
             return True
         return power_id in self.pending_resisters()
-
-    def request_extension(self, power_id: str, window_id: str, hours: float, request_id: str, *,
-                          now: datetime, reason: str = "") -> None:
-        """A power asks the GM for more time in a window (P-RES-1 "you can request an extension", GM-8)."""
-        self.power(power_id)
-        w = self.window(window_id)
-        limits.check_text(reason, "reason", limits.REASON, what="a reason")
-        limits.check_text(request_id, "request_id", limits.IDENTIFIER)
-        if not 0 < hours <= 72:
-            raise RuleViolation("ask for between a few minutes and 72 hours", rule="GM-8", field="hours")
-        if now >= _at(w.deadline_for(power_id)):
-            raise RuleViolation(f"your deadline in this window passed at {w.deadline_for(power_id)}", rule="GM-8",
-                                field="deadline")
-        if not self._may_act_in(w, power_id):
-            raise RuleViolation("you have nothing left to do in this window", rule="GM-8", field="window_id")
-        if any(r["power"] == power_id and r["status"] == "pending" for r in w.requests.values()):
-            raise RuleViolation("you already have a request waiting for the GM", rule="GM-8", field="window_id")
-        self._extension_requested(request_id=request_id, window_id=window_id, power_id=power_id, hours=hours,
-                                  reason=reason, actor=power_id, audience=vis.powers([power_id]))
-
-    @event("ExtensionRequested")
-    def _extension_requested(self, request_id: str, window_id: str, power_id: str, hours: float, reason: str,
-                             actor: str, audience: list) -> None:
-        self.state.windows[window_id].requests[request_id] = {"power": power_id, "hours": hours,
-                                                              "status": "pending"}
-
-    def _find_request(self, request_id: str) -> tuple[Window, dict]:
-        for w in self.state.windows.values():
-            if request_id in w.requests:
-                return w, w.requests[request_id]
-        raise NotFound(f"no extension request {request_id!r}", field="request_id")
-
-    def grant_extension(self, request_id: str, *, now: datetime, hours: float | None = None) -> bool:
-        """The GM grants a request, within the game's caps; granting twice is a no-op (returns False)."""
-        w, req = self._find_request(request_id)
-        if req["status"] == "granted":
-            return False
-        if req["status"] != "pending" or w.closed:
-            raise RuleViolation("this request is no longer open", rule="GM-8", field="request_id")
-        hours = float(hours if hours is not None else req["hours"])
-        ps = self.state.powers[req["power"]]
-        opts = self.state.options
-        base = _at(w.deadline_for(ps.id))
-        already = (base - _at(w.closes_at)).total_seconds() / 3600
-        if already + hours > float(opts["extension_cap_hours_per_window"]) + 1e-9:
-            raise RuleViolation(
-                f"this game allows at most {opts['extension_cap_hours_per_window']} h of extension per power per "
-                f"window; {ps.name} has {already:g} h already", rule="GM-8", field="hours")
-        if ps.extension_hours_used + hours > float(opts["extension_cap_hours_per_season"]) + 1e-9:
-            raise RuleViolation(
-                f"this game allows at most {opts['extension_cap_hours_per_season']} h of extensions per power per "
-                f"season; {ps.name} has used {ps.extension_hours_used:g} h", rule="GM-8", field="hours")
-        until = _iso(max(base, now) + timedelta(hours=hours))
-        self._extension_granted(request_id=request_id, window_id=w.id, power_id=ps.id, hours=hours, until=until,
-                                actor=GM, audience=vis.powers([ps.id]))
-        return True
-
-    @event("ExtensionGranted")
-    def _extension_granted(self, request_id: str, window_id: str, power_id: str, hours: float, until: str,
-                           actor: str, audience: list) -> None:
-        w = self.state.windows[window_id]
-        w.requests[request_id]["status"] = "granted"
-        w.extensions[power_id] = until
-        self.state.powers[power_id].extension_hours_used += hours
-
-    def refuse_extension(self, request_id: str, reason: str = "") -> None:
-        w, req = self._find_request(request_id)
-        limits.check_text(reason, "reason", limits.REASON, what="a reason")
-        if req["status"] != "pending":
-            raise RuleViolation("this request is no longer open", rule="GM-8", field="request_id")
-        self._extension_refused(request_id=request_id, window_id=w.id, power_id=req["power"], reason=reason,
-                                actor=GM, audience=vis.powers([req["power"]]))
-
-    @event("ExtensionRefused")
-    def _extension_refused(self, request_id: str, window_id: str, power_id: str, reason: str, actor: str,
-                           audience: list) -> None:
-        self.state.windows[window_id].requests[request_id]["status"] = "refused"
 
     def declare_ready(self, power_id: str, *, now: datetime) -> None:
         """A power says it has submitted all it will this month; when all have, Planning closes early
@@ -1069,10 +838,6 @@ class Game(Aggregate):
             raise RuleViolation("you have already said you are ready", rule="P-AMB-39")
         self._ready_declared(power_id=power_id, actor=power_id, audience=vis.powers([power_id]))
         self._close_planning_if_everyone_is_ready(now)
-
-    @event("ReadyDeclared")
-    def _ready_declared(self, power_id: str, actor: str, audience: list) -> None:
-        self.state.powers[power_id].ready = True
 
     def planning_pending(self) -> list[str]:
         """Powers that may still act this Planning step: not ready, with actions left."""
@@ -1092,50 +857,6 @@ class Game(Aggregate):
         """Who may still act in this window."""
         return self.planning_pending() if w.kind == "planning" else self.pending_resisters()
 
-    def queue_reminders(self, window_id: str, offsets: list[float] | float, *, now: datetime) -> list[str]:
-        """Remind those who have not acted, the given hours before the deadline; once per window and offset.
-        When several offsets fall due together (a short window), only the nearest is sent."""
-        offsets = [offsets] if isinstance(offsets, (int, float)) else list(offsets)
-        w = self.state.windows.get(window_id)
-        if w is None or w.closed:
-            return []
-        closes = _at(w.closes_at)
-        due = sorted(float(o) for o in offsets
-                     if float(o) not in w.reminded and closes - timedelta(hours=float(o)) <= now < closes)
-        if not due:
-            return []
-        recipients = [p for p in self.pending_in(w) if now < _at(w.deadline_for(p))]
-        self._reminders_queued(window_id=window_id, offset_hours=due[0], covers=due, recipients=recipients,
-                               closes_at=w.closes_at, actor=SYSTEM, audience=[vis.GM_ONLY])
-        return recipients
-
-    @event("RemindersQueued")
-    def _reminders_queued(self, window_id: str, offset_hours: float, covers: list, recipients: list, closes_at: str,
-                          actor: str, audience: list) -> None:
-        self.state.windows[window_id].reminded.extend(covers)
-
-    # ------------------------------------------------------------------ mail
-
-    @event("MailTurnRecorded")
-    def _mail_turn_recorded(self, message_id: str, principal: str, reply: str, actor: str, audience: list) -> None:
-        # No longer recorded: a mail's Message-ID is its idempotency key, kept beside the events.
-        # Stored events of this type still fold, so the mails they remember are still answered once.
-        self.state.mail_replies[message_id] = {"principal": principal, "reply": reply}
-
-    def set_contact(self, power_id: str, email: str | None, mode: str = "immediate") -> None:
-        """Where a power's notifications go, and whether at once or as a daily digest."""
-        self.power(power_id)
-        if email is not None:
-            email = limits.check_email(email)
-        if mode not in ("immediate", "digest", "off"):
-            raise RuleViolation("notifications are immediate, digest or off", field="mode")
-        self._contact_set(power_id=power_id, email=email, mode=mode, actor=power_id, audience=vis.powers([power_id]))
-
-    @event("ContactSet")
-    def _contact_set(self, power_id: str, email: str | None, mode: str, actor: str, audience: list) -> None:
-        p = self.state.powers[power_id]
-        p.email, p.mail_mode = email, mode
-
     # ------------------------------------------------------------------ rewind
 
     def rollback(self, to_version: int, restored: GameState, *, reason: str, now: datetime, seed: str) -> None:
@@ -1145,6 +866,10 @@ class Game(Aggregate):
         credentials; roll numbers never repeat and a fresh seed governs the dice from here. The rolls
         made under the superseded seed stay verifiable by their viewers from their keys and paths; the
         seed itself is revealed to the GM only, for the audit (P.4).
+
+        ``restored`` is the game's state at ``to_version`` (the caller folds it from the history). The
+        ``StateRestored`` event records only the target version and what carries over; whoever folds
+        it again re-folds the game to that version first (``fold``).
         """
         limits.check_text(reason, "reason", limits.REASON, what="a reason")
         if not reason.strip():
@@ -1154,30 +879,35 @@ class Game(Aggregate):
         s = self.state
         self._rolled_back(to_version=to_version, from_version=self.version, reason=reason.strip(), actor=GM,
                           audience=[vis.PUBLIC])
-        merged = deepcopy(restored)
-        merged.seen = deepcopy(s.seen)
-        merged.next_roll = s.next_roll
-        merged.credentials = deepcopy(s.credentials)
-        merged.rollbacks = s.rollbacks + 1
-        for pid, p in merged.powers.items():
-            if pid in s.powers:
-                p.grants = deepcopy(s.powers[pid].grants)
-                p.timezone = s.powers[pid].timezone
+        powers = {pid: {"grants": deepcopy(s.powers[pid].grants), "timezone": s.powers[pid].timezone}
+                  for pid in restored.powers if pid in s.powers}
+        secret_holders = {}
         for asset_id, asset in s.assets.items():
-            if asset.cls == "secret" and asset_id in merged.assets:
-                kept = merged.assets[asset_id].holders
-                kept.extend(h for h in asset.holders if h not in kept and h in merged.powers)
-        for w in merged.windows.values():
+            if asset.cls == "secret" and asset_id in restored.assets:
+                kept = list(restored.assets[asset_id].holders)
+                for h in asset.holders:
+                    if h not in kept and h in restored.powers:
+                        kept.append(h)
+                secret_holders[asset_id] = kept
+        closes_at = {}
+        for w in restored.windows.values():
             if not w.closed:
                 hours = s.options["planning_hours"] if w.kind == "planning" else s.options["resistance_hours"]
-                w.closes_at = max(w.closes_at, _iso(now + timedelta(hours=float(hours))), key=_at)
-        self._state_restored(state=merged, actor=SYSTEM, audience=[vis.SEALED])
-        self._fresh_seed(seed, s_old_seed=s.seed if s.seed != merged.seed else None)
+                closes_at[w.id] = max(w.closes_at, _iso(now + timedelta(hours=float(hours))), key=_at)
+        carried = {"seen": deepcopy(s.seen), "next_roll": s.next_roll, "credentials": deepcopy(s.credentials),
+                   "rollbacks": s.rollbacks + 1, "powers": powers, "secret_holders": secret_holders,
+                   "closes_at": closes_at}
+        self.__dict__["_refolded"] = {to_version: restored}  # the state at to_version, for the fold
+        try:
+            self._state_restored(to_version=to_version, carried=carried, actor=SYSTEM, audience=[vis.SEALED])
+        finally:
+            self.__dict__.pop("_refolded", None)
+        self._fresh_seed(seed, s_old_seed=s.seed if s.seed != self.state.seed else None)
 
     def _fresh_seed(self, seed: str, s_old_seed: str | None = None, reveal: bool = True) -> None:
         """Commit a fresh seed; superseded seeds go to the GM only, for the audit (P.4)."""
         s = self.state
-        for old in sorted({s_old_seed, s.seed} - {None}) if reveal else []:
+        for old in sorted({x for x in (s_old_seed, s.seed) if x is not None}) if reveal else []:
             self._seed_revealed(seed=old, commitment=commitment(old), season=s.season, month=s.month, actor=SYSTEM,
                                 audience=[vis.GM_ONLY])
         if s.step in ("planning", "resolution", "resistance", "battle"):
@@ -1185,35 +915,49 @@ class Game(Aggregate):
         else:
             self._seed_cleared(actor=SYSTEM, audience=[vis.SEALED])
 
-    @event("GameRolledBack")
-    def _rolled_back(self, to_version: int, from_version: int, reason: str, actor: str, audience: list) -> None:
-        pass
+    class StateRestored(Event):
+        """A rollback's new state: the game as it stood at ``to_version``, with what carries over.
 
-    @event("StateRestored")
-    def _state_restored(self, state: GameState, actor: str, audience: list) -> None:
-        self.state = deepcopy(state)
+        Version 2 records the target version and ``carried`` (every viewer's sequence, the next roll
+        number, credentials, the rollback count, each power's grants and time zone, the holders of
+        shared Secrets, the open windows' new deadlines); folding it needs the state at ``to_version``
+        (``fold`` re-folds it). Version 1 embedded the whole state: it is upcast to ``to_version`` None
+        and that state in ``carried["state"]``, which the fold takes as it is.
+        """
 
-    @event("SeedCleared")
-    def _seed_cleared(self, actor: str, audience: list) -> None:
-        self.state.seed = None
-        self.state.seed_commitment = None
-        self.state.seed_root = None
+        class_version = 2
+        to_version: int | None
+        carried: dict
+        actor: str
+        audience: list
 
-    def mark_forked(self, source_game: str, source_version: int, *, name: str, reason: str, seed: str) -> None:
-        """This game was copied from another game's history up to ``source_version`` (a sandbox)."""
-        limits.check_text(name, "name", limits.GAME_NAME, required=True, what="a fork's name")
-        limits.check_text(reason, "reason", limits.REASON, what="a reason")
-        self._forked(source_game=source_game, source_version=source_version, name=name.strip(),
-                     reason=reason.strip(), actor=GM, audience=[vis.PUBLIC])
-        # The copied month seed may still govern the original game's month: draw a new one, and reveal
-        # the copied one nowhere (the original reveals it to its GM when its month closes).
-        self._fresh_seed(seed, reveal=False)
+        @staticmethod
+        def upcast_v1_v2(state: dict) -> None:
+            state["to_version"] = None
+            state["carried"] = {"state": state.pop("state")}
 
-    @event("GameForked")
-    def _forked(self, source_game: str, source_version: int, name: str, reason: str, actor: str,
-                audience: list) -> None:
-        self.state.forked_from = {"game_id": source_game, "version": source_version, "reason": reason}
-        self.state.name = name
+    @event(StateRestored)
+    def _state_restored(self, to_version: int | None, carried: dict, actor: str, audience: list) -> None:
+        if to_version is None:  # version 1: the whole state
+            self.state = deepcopy(carried["state"])
+            return
+        base = self.__dict__.get("_refolded", {}).get(to_version)
+        if base is None:
+            raise RuntimeError(f"StateRestored at version {self.version + 1} needs the game's state at version "
+                               f"{to_version}: fold the events with domain.powers.game.fold")
+        merged = deepcopy(base)
+        merged.seen = deepcopy(carried["seen"])
+        merged.next_roll = carried["next_roll"]
+        merged.credentials = deepcopy(carried["credentials"])
+        merged.rollbacks = carried["rollbacks"]
+        for pid, kept in carried["powers"].items():
+            merged.powers[pid].grants = deepcopy(kept["grants"])
+            merged.powers[pid].timezone = kept["timezone"]
+        for asset_id, holders in carried["secret_holders"].items():
+            merged.assets[asset_id].holders = list(holders)
+        for window_id, closes_at in carried["closes_at"].items():
+            merged.windows[window_id].closes_at = closes_at
+        self.state = merged
 
     # ------------------------------------------------------------------ planning closes
 
@@ -1579,6 +1323,86 @@ class Game(Aggregate):
         self._step_began(step="battle", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
 
 
+# Every event type's shape has a version (DESIGN "Event evolution"). A stored event keeps the version
+# it was written with; changing a shape bumps its version here and adds ``upcast_vN_vN+1`` (a static
+# method turning the stored dict of version N into version N+1) on an explicitly declared event class,
+# as ``Game.StateRestored`` does. tests/domain/test_event_versions.py compares these shapes with the
+# committed manifest, tests/fixtures/event_manifest.json.
+EVENT_VERSIONS: dict[str, int] = {
+    "GameCreated": 1, "CredentialIssued": 1, "CredentialsRevoked": 1, "PowerAdded": 1, "AssetGranted": 1,
+    "SeasonLengthSet": 1, "StepBegan": 1, "SeedSealed": 1, "SeedCommitted": 1, "SeedRevealed": 1,
+    "CleanupApplied": 1, "WindowOpened": 1, "WindowClosed": 1, "ActionSubmitted": 1, "DiceRolled": 1,
+    "ConversionsLocked": 1, "ActionDiscarded": 1, "DifficultyDeclared": 1, "DifficultyRecorded": 1,
+    "DifficultyCommitted": 1, "RulingIssued": 1, "ConsequenceProposed": 1, "ConsequenceAccepted": 1,
+    "VisibilityGranted": 1, "ManaGranted": 1, "SecretShared": 1, "InfluenceSet": 1, "InfluenceDisclosed": 1,
+    "TimezoneSet": 1, "DeadlineSet": 1, "ExtensionRequested": 1, "ExtensionGranted": 1, "ExtensionRefused": 1,
+    "ReadyDeclared": 1, "RemindersQueued": 1, "MailTurnRecorded": 1, "ContactSet": 1, "GameRolledBack": 1,
+    "StateRestored": 2,  # 2: the target version and what carries over, no longer the whole state
+    "SeedCleared": 1, "GameForked": 1, "SchemesGranted": 1, "TiesBroken": 1, "ResolutionQueueBuilt": 1,
+    "AssetUndercut": 1, "DifficultyRevealed": 1, "ActionProvisional": 1, "ResistanceOffered": 1,
+    "ActionResolved": 1, "ResolutionPublished": 1, "ReactionDeclared": 1, "ReactionConversionsLocked": 1,
+    "ReactionsWaived": 1,
+}
+
+
+def event_types() -> dict[str, type[Game.Event]]:
+    """Every event type of the game aggregate, by name (the platform's events, which ``Game`` inherits, are
+    redefined on it: they are stored as ``domain.powers.game:Game.<Name>`` as they always were)."""
+    return {name: cls for name, cls in vars(Game).items()
+            if isinstance(cls, type) and issubclass(cls, Game.Event) and name not in ("Event", "Created")}
+
+
+def _version_events() -> None:
+    """Give each event class its version (an event missing here fails tests/domain/test_event_versions.py)."""
+    for name, cls in event_types().items():
+        if name not in EVENT_VERSIONS:
+            continue
+        declared = cls.__dict__.get("class_version")
+        if declared is not None and declared != EVENT_VERSIONS[name]:
+            raise TypeError(f"event {name} declares version {declared}, EVENT_VERSIONS says {EVENT_VERSIONS[name]}")
+        cls.class_version = EVENT_VERSIONS[name]
+
+
+_version_events()
+
+
+def fold(game: Game | None, events: Iterable[Any],
+         state_at: Callable[[Any, int], GameState] | None = None) -> Game | None:
+    """Fold events (and a snapshot first, if any) onto ``game`` (None before it was created).
+
+    Like the library's projector, except that a ``StateRestored`` (version 2) re-folds the game to its
+    target version first: ``state_at(game_id, version)`` gives that state (the repository reads it from
+    the store, through a snapshot when it has one). Without ``state_at``, the events given are folded
+    again up to that version, which needs them to start at version 1.
+    """
+    folded: list[Any] = []
+    for e in events:
+        to_version = getattr(e, "to_version", None) if isinstance(e, Game.StateRestored) else None
+        if to_version is None:
+            game = e.mutate(game)
+        else:
+            if state_at is not None:
+                base = state_at(e.originator_id, to_version)
+            else:
+                if not folded or folded[0].originator_version != 1 or len(folded) < to_version:
+                    raise ValueError(f"StateRestored at version {e.originator_version} needs the state at "
+                                     f"version {to_version}: give state_at, or every event from version 1")
+                refolded = fold(None, folded[:to_version])
+                if refolded is None:
+                    raise ValueError(f"the events up to version {to_version} do not create the game")
+                base = refolded.state
+            if game is None:
+                raise ValueError(f"StateRestored at version {e.originator_version} before the game was created")
+            game.__dict__["_refolded"] = {to_version: base}
+            try:
+                game = e.mutate(game)
+            finally:
+                game.__dict__.pop("_refolded", None)
+        if state_at is None:
+            folded.append(e)
+    return game
+
+
 def submission_digest(action_id: str, power: str, title: str, slot: str, skill: str | None, roll_no: int,
                       faces: list[int], converted: list[int], salt: str | None) -> str:
     """The digest of a submission as locked: what its receipt shows and Resolution publishes.
@@ -1591,6 +1415,8 @@ def submission_digest(action_id: str, power: str, title: str, slot: str, skill: 
 
 
 def _submission_digest(a: ActionState, converted: list[int]) -> str:
+    if a.pool is None:
+        raise AssertionError(f"action {a.id} is digested before it was rolled")
     return submission_digest(a.id, a.power, a.title, a.slot, a.skill, a.pool.roll_no,
                              [x.face for x in a.pool.dice], converted, a.salt)
 

@@ -8,7 +8,8 @@ history (and in the phase views), so state and snapshots stay small however long
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+
+from domain.platform.state import ViewerSequences, Window
 
 
 @dataclass
@@ -128,30 +129,7 @@ class Reaction:
 
 
 @dataclass
-class Window:
-    id: str
-    kind: str
-    opened_at: str
-    closes_at: str
-    closed: bool = False
-    reason: str | None = None
-    closed_at: str | None = None
-    extensions: dict = field(default_factory=dict)
-    requests: dict = field(default_factory=dict)
-    reminded: list = field(default_factory=list)
-
-    def deadline_for(self, power_id: str | None) -> str:
-        """This power's deadline (ISO, UTC): the window's, or its own extension (GM-8)."""
-        return self.extensions.get(power_id, self.closes_at) if power_id else self.closes_at
-
-    @property
-    def final_closes_at(self) -> str:
-        """When the window closes for everyone: the latest of its deadline and every extension."""
-        return max([self.closes_at, *self.extensions.values()], key=datetime.fromisoformat)
-
-
-@dataclass
-class GameState:
+class GameState(ViewerSequences):
     name: str
     gm_name: str
     timezone: str
@@ -181,21 +159,6 @@ class GameState:
     forked_from: dict | None = None
     rollbacks: int = 0
     mail_replies: dict = field(default_factory=dict)
-
-    def count_seen(self, audience: list) -> None:
-        """Advance each viewer's gap-free sequence of the events they may see."""
-        if "sealed" in audience:
-            return
-        self.seen["gm"] = self.seen.get("gm", 0) + 1
-        for token in audience:
-            if token != "gm":
-                self.seen[token] = self.seen.get(token, 0) + 1
-
-    def sequence_for(self, viewer: str) -> int:
-        """How many events this viewer ('gm' or a power id) may see so far."""
-        if viewer == "gm":
-            return self.seen.get("gm", 0)
-        return self.seen.get("public", 0) + self.seen.get(f"power:{viewer}", 0)
 
 
 STATE_TYPES = (Asset, PowerState, Die, PoolAsset, Pool, Consequence, ActionState, Reaction, Window, GameState)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from domain.dice import FixedRoller
+from domain.errors import RuleViolation
 from domain.powers.game import Game
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
@@ -34,3 +38,15 @@ def submit(g: Game, power: str, action_id: str, faces: list[int] | None = None, 
     roller = FixedRoller(faces) if faces is not None else FixedRoller()
     kw.setdefault("now", NOW)
     g.submit_action(power, action_id, kw.pop("title", action_id), roller=roller, **kw)
+
+
+def refused(g: Game, call, rule: str) -> RuleViolation:
+    """Run a command that must be refused with ``rule``, and check it recorded and changed nothing."""
+    g.collect_events()
+    before = copy.deepcopy(g.state)
+    with pytest.raises(RuleViolation) as info:
+        call()
+    assert info.value.rule == rule, info.value.message
+    assert g.collect_events() == []
+    assert g.state == before
+    return info.value

@@ -14,7 +14,8 @@ def test_p_ex_1_rangers_negotiate_with_elrond_full_success_with_one_consequence(
     """[003:52] "They roll 6,6,5,3,1,1. They take 1 consequence" -> 4 successes, the top tier."""
     g = game_in_planning(
         ("rangers", "conspiracy", "circle"), ("gondor", "city", "sovereign"),
-        assets=[("nego", "rangers", "negotiation", "skill", 3), ("archive", "rangers", "Dunedain archive", "secret", 3)],
+        assets=[("nego", "rangers", "negotiation", "skill", 3),
+                ("archive", "rangers", "Dunedain archive", "secret", 3)],
     )
     g.submit_action("rangers", "talk", "Win Elrond over", now=NOW, roller=FixedRoller(), skill="negotiation",
                     roll=False)
@@ -24,7 +25,8 @@ def test_p_ex_1_rangers_negotiate_with_elrond_full_success_with_one_consequence(
                   assets=[{"asset_id": "nego"}, {"asset_id": "archive"}], convert=1)
     g.propose_consequence("talk", "c1", "Enemies kidnapped one of the emissaries; another power now knows you have "
                           "the artifact and the location of one of your outposts",
-                          [{"kind": "disclose", "to": "gondor", "text": "Rangers hold the artifact; outpost at Weathertop"}])
+                          [{"kind": "disclose", "to": "gondor",
+                            "text": "Rangers hold the artifact; outpost at Weathertop"}])
     g.accept_consequence("talk", "c1")
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())

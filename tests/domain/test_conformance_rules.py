@@ -3,29 +3,14 @@ in rules/ANALYSIS.md (Part P), with the dice given explicitly."""
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.dice import FixedRoller, SeededRoller, commitment, derive_permutation, seal_difficulty
-from domain.errors import RuleViolation
 from domain.powers import rules
 from domain.powers.game import Game
-from tests.domain.helpers import NOW, SEED, game_in_planning, later, submit
-
-
-def refused(g: Game, call, rule: str) -> RuleViolation:
-    """Run a command that must be refused with ``rule``, and check it recorded and changed nothing."""
-    g.collect_events()
-    before = copy.deepcopy(g.state)
-    with pytest.raises(RuleViolation) as info:
-        call()
-    assert info.value.rule == rule, info.value.message
-    assert g.collect_events() == []
-    assert g.state == before
-    return info.value
+from tests.domain.helpers import NOW, SEED, game_in_planning, later, refused, submit
 
 
 def names(events) -> list[str]:

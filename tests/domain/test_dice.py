@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import time
 from collections import Counter
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-import time
-
-import pytest
 
 from domain.dice import (
     ROLLS_PER_MONTH, RollLimit, SeededRoller, commitment, derive_faces, derive_permutation, faces_from_key,

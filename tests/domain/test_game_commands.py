@@ -2,27 +2,13 @@
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 
 from domain.dice import FixedRoller, seal_difficulty
-from domain.errors import NotFound, RuleViolation
+from domain.errors import NotFound
 from domain.powers import rules
 from domain.powers.game import Game
-from tests.domain.helpers import NOW, SEED, game_in_planning, later, submit
-
-
-def refused(g: Game, call, rule: str) -> RuleViolation:
-    """Run a command that must be refused with ``rule``, and check it recorded and changed nothing."""
-    g.collect_events()
-    before = copy.deepcopy(g.state)
-    with pytest.raises(RuleViolation) as info:
-        call()
-    assert info.value.rule == rule, info.value.message
-    assert g.collect_events() == []
-    assert g.state == before
-    return info.value
+from tests.domain.helpers import NOW, SEED, game_in_planning, later, refused, submit
 
 
 @pytest.mark.parametrize("subclass,cls,options,public,private", [

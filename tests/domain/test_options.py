@@ -70,7 +70,8 @@ def test_the_defaults_are_the_schema_defaults():
 
 
 def test_p_amb_5_critical_mode_rank_is_read_by_the_tally():
-    rolled = game_in_planning(("c", "conspiracy", "circle"), assets=[("ag", "c", "Spy", "agent", 3, {"critical": True})])
+    rolled = game_in_planning(("c", "conspiracy", "circle"),
+                              assets=[("ag", "c", "Spy", "agent", 3, {"critical": True})])
     rank = game_in_planning(("c", "conspiracy", "circle"), assets=[("ag", "c", "Spy", "agent", 3, {"critical": True})],
                             options={"critical_mode": "rank"})
     from domain.dice import FixedRoller

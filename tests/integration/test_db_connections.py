@@ -16,7 +16,7 @@ from psycopg.conninfo import conninfo_to_dict
 from projections.db import ReadModelDB, conninfo
 from projections.settings import Settings
 from projections.store import build_games, build_projector
-from tests.integration.topology import Topology, free_port, make_windows, private_redis, wait_healthy  # noqa: F401
+from tests.integration.topology import Topology, free_port, make_windows, wait_healthy
 
 pytestmark = pytest.mark.integration
 

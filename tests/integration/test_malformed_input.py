@@ -14,9 +14,9 @@ import math
 import re
 
 import pytest
+from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from fastapi.testclient import TestClient
 
 from api.app import create_app
 from projections.settings import Settings

@@ -115,7 +115,8 @@ def test_one_idempotency_key_sent_to_every_process_at_once_records_one_action(se
     with httpx.Client(base_url=bases[0], timeout=30) as http:
         r = http.post("/games", json={"name": "One key"})
         game, gm = r.json()["game_id"], {"Authorization": f"Bearer {r.json()['gm_token']}"}
-        r = http.post(f"/games/{game}/powers", headers=gm, json={"name": "A", "cls": "conspiracy", "subclass": "circle"})
+        r = http.post(f"/games/{game}/powers", headers=gm,
+                      json={"name": "A", "cls": "conspiracy", "subclass": "circle"})
         me = {"Authorization": f"Bearer {r.json()['token']}"}
         for step in ("setup", "tidings"):
             http.post(f"/games/{game}/advance", headers=gm, json={"expected_step": step})

@@ -7,7 +7,6 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from projections.settings import Settings
 from workers import runtime
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from projections.db import ReadModelDB
 from projections.settings import Settings
-from tests.integration.topology import Topology, free_port, private_redis, wait_healthy  # noqa: F401
+from tests.integration.topology import Topology, free_port, wait_healthy
 
 pytestmark = pytest.mark.integration
 SWEEP = 1.0

@@ -16,7 +16,7 @@ import redis
 
 from projections.settings import Settings
 from projections.store import build_games, build_projector
-from tests.integration.topology import PrivateRedis, Topology, make_windows, private_redis  # noqa: F401
+from tests.integration.topology import PrivateRedis, Topology, make_windows
 
 pytestmark = pytest.mark.integration
 SWEEP = 1.0

@@ -72,7 +72,11 @@ class Topology:
     children; use it from a fixture or a ``finally``."""
 
     def __init__(self, env: dict[str, str], logdir: Path) -> None:
-        self.env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
+        # Load and topology tests create many games from one address: the rate limits (tested on their own
+        # in test_security.py) would refuse them, unless a test sets its own.
+        unlimited = {"EMISSARY_RATELIMIT_CREATE_GAME": "100000/minute",
+                     "EMISSARY_RATELIMIT_AUTH_FAILURES": "100000/minute"}
+        self.env = {**os.environ, **unlimited, **env, "PYTHONUNBUFFERED": "1"}
         self.logdir = logdir
         self.procs: dict[str, subprocess.Popen] = {}
         self.runs: dict[str, int] = {}

@@ -97,7 +97,8 @@ def test_the_parser_never_crashes(text, html):
 lines = st.sampled_from([
     "action: Plot", "  slot: private", "  slot: public", "  convert: 1", "  assets: might", "  assets: nothing",
     "  targets: B", "  resistible: yes", "convert #1 1", "convert #2 0", "discard #1", "ready", "waive",
-    "extension 4 late", "timezone Europe/Paris", "  propose: yes", "roll #1 with might convert 1", "timezone Mars/Base", "resist act-x", "advance", "hello",
+    "extension 4 late", "timezone Europe/Paris", "  propose: yes", "roll #1 with might convert 1", "timezone Mars/Base",
+    "resist act-x", "advance", "hello",
     "> quoted", "", "# a comment",
 ])
 

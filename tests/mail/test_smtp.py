@@ -73,7 +73,7 @@ action: Duel the Balrog
 
 -- 
 Gandalf
-"""
+"""  # noqa: W291 - "-- " with its space is the signature delimiter (RFC 3676) the parser cuts at
 
 
 def test_a_turn_by_smtp_is_recorded_once_and_answered_with_a_receipt(server, sink):

@@ -1,0 +1,607 @@
+"""The platform's game aggregate: what every ruleset's game has (DESIGN "Rulesets on one platform").
+
+``PlatformGame`` holds the seats' credentials, contacts and time zones, the windows with their
+deadlines, extensions, reminders and readiness, the month seed's commit-reveal and per-roll keys,
+visibility grants, the mail memory, rollback and fork marks, and every viewer's sequence (each
+event, once folded, counts in the sequences of those who may see it). A ruleset's aggregate
+subclasses it (``domain.powers.game.Game``) and adds its rules, its state and its events.
+
+For now "power" is the platform's word for a seat, and the state is the ruleset's: the platform
+reads ``state.powers[seat]`` (``timezone``, ``email``, ``mail_mode``, ``grants``, ``ready``,
+``extension_hours_used``), ``state.windows``, ``state.credentials``, ``state.seen``, the seed fields,
+``state.next_roll``, ``state.options`` (extension caps) and ``state.mail_replies``.
+
+Stored events are found by topic. The platform's events are explicit classes with an ``apply`` that
+folds, triggered through ``self.<Name>``, not ``@event`` methods: the library redefines every event
+class a subclass inherits on that subclass (``Game.CredentialIssued``), so a game of Powers records
+and loads them as ``domain.powers.game:Game.<Name>``, the topics they had before this class existed
+(tests/domain/test_platform_game.py). An inherited ``@event`` method would record the base's class
+instead, and the subclass's redefined class could not fold.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from eventsourcing.domain import Aggregate
+
+from domain import limits
+from domain import visibility as vis
+from domain.dice import ROLLS_PER_MONTH, RollLimit, commitment, roll_tree
+from domain.errors import NotFound, RuleViolation
+from domain.ids import GM, SYSTEM
+from domain.platform import ruleset as rulesets
+from domain.platform.state import Window
+
+
+def canonical(data: Any) -> str:
+    """Canonical JSON, for digests that anyone can recompute."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def digest(data: Any) -> str:
+    """sha256 of canonical JSON."""
+    return hashlib.sha256(canonical(data).encode()).hexdigest()
+
+
+def _iso(moment: datetime) -> str:
+    if moment.tzinfo is None:
+        raise ValueError("times must be timezone-aware (UTC)")
+    return moment.isoformat()
+
+
+def _at(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+class PlatformGame(Aggregate):
+    """The platform's part of one game; a ruleset's aggregate subclasses it."""
+
+    if TYPE_CHECKING:  # the ruleset's aggregate sets it when the game is created
+        state: Any
+
+    class Event(Aggregate.Event):
+        """Base of every game event: after the body folds, count it in its viewers' sequences."""
+
+        if TYPE_CHECKING:  # every event's class gets its version (_version_events), every event an audience
+            class_version: ClassVar[int]
+            audience: list[str]
+
+        def apply(self, aggregate: Any) -> None:
+            super().apply(aggregate)
+            aggregate.state.count_seen(self.audience)
+
+    # ------------------------------------------------------------------ what the ruleset supplies
+
+    def power(self, power_id: str) -> Any:
+        """The seat of this id (today: a power), or NotFound."""
+        raise NotImplementedError
+
+    def pending_in(self, w: Window) -> list[str]:
+        """Who may still act in this window (reminders go to them)."""
+        raise NotImplementedError
+
+    def _may_act_in(self, w: Window, power_id: str) -> bool:
+        """Whether this seat still has something to do in this window (it may then ask for more time)."""
+        raise NotImplementedError
+
+    def _fresh_seed(self, seed: str, s_old_seed: str | None = None, reveal: bool = True) -> None:
+        """Commit a fresh seed (or clear it) as the ruleset's step needs."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ the ruleset
+
+    @property
+    def ruleset(self) -> rulesets.Ruleset:
+        """The registered ruleset this game was created with (GameCreated records its name and version),
+        or RulesetNotInstalled."""
+        return rulesets.for_game(self.state.ruleset, self.state.rules_version)
+
+    # ------------------------------------------------------------------ seats: credentials, time zones, contacts
+
+    def timezone_for(self, viewer: str) -> str:
+        """The IANA zone a viewer sees times in: their own choice, else the game's."""
+        p = self.state.powers.get(viewer)
+        return (p.timezone if p is not None and p.timezone else None) or self.state.timezone
+
+    def credential(self, token_hash: str) -> str | None:
+        """The principal (``gm`` or a power id) a token hash authenticates, if any."""
+        return self.state.credentials.get(token_hash)
+
+    def issue_credential(self, principal: str, token_hash: str) -> None:
+        """Record the hash of a bearer token for the GM or a power (the token itself is never stored)."""
+        if principal != GM:
+            self.power(principal)
+        self._credential_issued(principal=principal, token_hash=token_hash, actor=SYSTEM, audience=[vis.SEALED])
+
+    class CredentialIssued(Event):
+        principal: str
+        token_hash: str
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            game.state.credentials[self.token_hash] = self.principal
+            super().apply(game)
+
+    def _credential_issued(self, principal: str, token_hash: str, actor: str, audience: list) -> None:
+        self.trigger_event(self.CredentialIssued, principal=principal, token_hash=token_hash, actor=actor,
+                           audience=audience)
+
+    def reissue_credential(self, principal: str, token_hash: str) -> None:
+        """Revoke every token of the GM or a power and issue a new one (a leaked or lost sign-in link)."""
+        if principal != GM:
+            self.power(principal)
+        self._credentials_revoked(principal=principal, actor=GM, audience=[vis.SEALED])
+        self._credential_issued(principal=principal, token_hash=token_hash, actor=GM, audience=[vis.SEALED])
+
+    class CredentialsRevoked(Event):
+        principal: str
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            game.state.credentials = {h: p for h, p in game.state.credentials.items() if p != self.principal}
+            super().apply(game)
+
+    def _credentials_revoked(self, principal: str, actor: str, audience: list) -> None:
+        self.trigger_event(self.CredentialsRevoked, principal=principal, actor=actor, audience=audience)
+
+    # ------------------------------------------------------------------ month seed: commit-reveal, roll keys
+
+    def _commit_seed(self, seed: str, season: int, month: int) -> None:
+        """Seal a fresh month seed and publish, before any roll it governs, its hash and the Merkle root
+        of the keys of the month's next ``ROLLS_PER_MONTH`` rolls (domain.dice)."""
+        bytes.fromhex(seed)
+        first_roll = self.state.next_roll
+        root = roll_tree(seed, first_roll).root
+        self._seed_sealed(seed=seed, actor=SYSTEM, audience=[vis.SEALED])
+        self._seed_committed(commitment=commitment(seed), season=season, month=month, root=root,
+                             first_roll=first_roll, rolls=ROLLS_PER_MONTH, actor=SYSTEM, audience=[vis.PUBLIC])
+
+    def _roll_proof(self, roll_no: int) -> dict:
+        """Roll ``roll_no``'s key and Merkle path under the month's root, for the roll's own audience;
+        nothing for a month committed before per-roll keys."""
+        s = self.state
+        if s.seed is None or s.seed_root is None:
+            return {}
+        try:
+            key, path = roll_tree(s.seed, s.seed_first_roll).proof(roll_no)
+        except RollLimit as err:
+            raise RuleViolation(f"a month allows at most {ROLLS_PER_MONTH} rolls: {err}", rule="P-DICE-2",
+                                field="roll_no") from None
+        return {"key": key, "path": path}
+
+    class SeedSealed(Event):
+        seed: str
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            game.state.seed = self.seed
+            super().apply(game)
+
+    def _seed_sealed(self, seed: str, actor: str, audience: list) -> None:
+        self.trigger_event(self.SeedSealed, seed=seed, actor=actor, audience=audience)
+
+    class SeedCommitted(Event):
+        commitment: str
+        season: int
+        month: int
+        actor: str
+        audience: list
+        root: str | None = None
+        first_roll: int | None = None
+        rolls: int | None = None
+
+        def apply(self, game: Any) -> None:
+            # Events recorded before per-roll keys have no root: that month's dice come from the seed itself.
+            game.state.seed_commitment = self.commitment
+            game.state.seed_root = self.root
+            game.state.seed_first_roll = self.first_roll if self.first_roll is not None else game.state.next_roll
+            super().apply(game)
+
+    def _seed_committed(self, commitment: str, season: int, month: int, actor: str, audience: list,
+                        root: str | None = None, first_roll: int | None = None, rolls: int | None = None) -> None:
+        self.trigger_event(self.SeedCommitted, commitment=commitment, season=season, month=month, actor=actor,
+                           audience=audience, root=root, first_roll=first_roll, rolls=rolls)
+
+    class SeedRevealed(Event):
+        seed: str
+        commitment: str
+        season: int
+        month: int
+        actor: str
+        audience: list
+
+    def _seed_revealed(self, seed: str, commitment: str, season: int, month: int, actor: str,
+                       audience: list) -> None:
+        self.trigger_event(self.SeedRevealed, seed=seed, commitment=commitment, season=season, month=month, actor=actor,
+                           audience=audience)
+
+    class SeedCleared(Event):
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            game.state.seed = None
+            game.state.seed_commitment = None
+            game.state.seed_root = None
+            super().apply(game)
+
+    def _seed_cleared(self, actor: str, audience: list) -> None:
+        self.trigger_event(self.SeedCleared, actor=actor, audience=audience)
+
+    # ------------------------------------------------------------------ windows: deadlines, extensions, reminders
+
+    class WindowOpened(Event):
+        window_id: str
+        kind: str
+        opened_at: str
+        closes_at: str
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            game.state.windows = {k: w for k, w in game.state.windows.items() if not w.closed}
+            game.state.windows[self.window_id] = Window(id=self.window_id, kind=self.kind, opened_at=self.opened_at,
+                                                        closes_at=self.closes_at)
+            super().apply(game)
+
+    def _window_opened(self, window_id: str, kind: str, opened_at: str, closes_at: str, actor: str,
+                       audience: list) -> None:
+        self.trigger_event(self.WindowOpened, window_id=window_id, kind=kind, opened_at=opened_at, closes_at=closes_at,
+                           actor=actor, audience=audience)
+
+    class WindowClosed(Event):
+        window_id: str
+        reason: str
+        closed_at: str
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            w = game.state.windows[self.window_id]
+            w.closed, w.reason, w.closed_at = True, self.reason, self.closed_at
+            super().apply(game)
+
+    def _window_closed(self, window_id: str, reason: str, closed_at: str, actor: str, audience: list) -> None:
+        self.trigger_event(self.WindowClosed, window_id=window_id, reason=reason, closed_at=closed_at, actor=actor,
+                           audience=audience)
+
+    def open_window(self, kind: str) -> Window | None:
+        """The open window of this kind, if any."""
+        for w in self.state.windows.values():
+            if w.kind == kind and not w.closed:
+                return w
+        return None
+
+    def window(self, window_id: str) -> Window:
+        w = self.state.windows.get(window_id)
+        if w is None or w.closed:
+            raise NotFound(f"no open window {window_id!r}", field="window_id")
+        return w
+
+    def set_deadline(self, window_id: str, closes_at: datetime, *, now: datetime) -> None:
+        """The GM moves a window's deadline (stored in UTC, so daylight saving never moves it)."""
+        self.window(window_id)  # the window must be open
+        if closes_at <= now:
+            raise RuleViolation("a new deadline must be in the future", rule="P.1.2", field="closes_at")
+        self._deadline_set(window_id=window_id, closes_at=_iso(closes_at.astimezone(timezone.utc)), actor=GM,
+                           audience=[vis.PUBLIC])
+
+    class DeadlineSet(Event):
+        window_id: str
+        closes_at: str
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            game.state.windows[self.window_id].closes_at = self.closes_at
+            super().apply(game)
+
+    def _deadline_set(self, window_id: str, closes_at: str, actor: str, audience: list) -> None:
+        self.trigger_event(self.DeadlineSet, window_id=window_id, closes_at=closes_at, actor=actor, audience=audience)
+
+    def request_extension(self, power_id: str, window_id: str, hours: float, request_id: str, *,
+                          now: datetime, reason: str = "") -> None:
+        """A power asks the GM for more time in a window (P-RES-1 "you can request an extension", GM-8)."""
+        self.power(power_id)
+        w = self.window(window_id)
+        limits.check_text(reason, "reason", limits.REASON, what="a reason")
+        limits.check_text(request_id, "request_id", limits.IDENTIFIER)
+        if not 0 < hours <= 72:
+            raise RuleViolation("ask for between a few minutes and 72 hours", rule="GM-8", field="hours")
+        if now >= _at(w.deadline_for(power_id)):
+            raise RuleViolation(f"your deadline in this window passed at {w.deadline_for(power_id)}", rule="GM-8",
+                                field="deadline")
+        if not self._may_act_in(w, power_id):
+            raise RuleViolation("you have nothing left to do in this window", rule="GM-8", field="window_id")
+        if any(r["power"] == power_id and r["status"] == "pending" for r in w.requests.values()):
+            raise RuleViolation("you already have a request waiting for the GM", rule="GM-8", field="window_id")
+        self._extension_requested(request_id=request_id, window_id=window_id, power_id=power_id, hours=hours,
+                                  reason=reason, actor=power_id, audience=vis.powers([power_id]))
+
+    class ExtensionRequested(Event):
+        request_id: str
+        window_id: str
+        power_id: str
+        hours: float
+        reason: str
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            game.state.windows[self.window_id].requests[self.request_id] = {
+                "power": self.power_id, "hours": self.hours, "status": "pending"}
+            super().apply(game)
+
+    def _extension_requested(self, request_id: str, window_id: str, power_id: str, hours: float, reason: str,
+                             actor: str, audience: list) -> None:
+        self.trigger_event(self.ExtensionRequested, request_id=request_id, window_id=window_id, power_id=power_id,
+                           hours=hours, reason=reason, actor=actor, audience=audience)
+
+    def _find_request(self, request_id: str) -> tuple[Window, dict]:
+        for w in self.state.windows.values():
+            if request_id in w.requests:
+                return w, w.requests[request_id]
+        raise NotFound(f"no extension request {request_id!r}", field="request_id")
+
+    def grant_extension(self, request_id: str, *, now: datetime, hours: float | None = None) -> bool:
+        """The GM grants a request, within the game's caps; granting twice is a no-op (returns False)."""
+        w, req = self._find_request(request_id)
+        if req["status"] == "granted":
+            return False
+        if req["status"] != "pending" or w.closed:
+            raise RuleViolation("this request is no longer open", rule="GM-8", field="request_id")
+        hours = float(hours if hours is not None else req["hours"])
+        ps = self.state.powers[req["power"]]
+        opts = self.state.options
+        base = _at(w.deadline_for(ps.id))
+        already = (base - _at(w.closes_at)).total_seconds() / 3600
+        if already + hours > float(opts["extension_cap_hours_per_window"]) + 1e-9:
+            raise RuleViolation(
+                f"this game allows at most {opts['extension_cap_hours_per_window']} h of extension per power per "
+                f"window; {ps.name} has {already:g} h already", rule="GM-8", field="hours")
+        if ps.extension_hours_used + hours > float(opts["extension_cap_hours_per_season"]) + 1e-9:
+            raise RuleViolation(
+                f"this game allows at most {opts['extension_cap_hours_per_season']} h of extensions per power per "
+                f"season; {ps.name} has used {ps.extension_hours_used:g} h", rule="GM-8", field="hours")
+        until = _iso(max(base, now) + timedelta(hours=hours))
+        self._extension_granted(request_id=request_id, window_id=w.id, power_id=ps.id, hours=hours, until=until,
+                                actor=GM, audience=vis.powers([ps.id]))
+        return True
+
+    class ExtensionGranted(Event):
+        request_id: str
+        window_id: str
+        power_id: str
+        hours: float
+        until: str
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            w = game.state.windows[self.window_id]
+            w.requests[self.request_id]["status"] = "granted"
+            w.extensions[self.power_id] = self.until
+            game.state.powers[self.power_id].extension_hours_used += self.hours
+            super().apply(game)
+
+    def _extension_granted(self, request_id: str, window_id: str, power_id: str, hours: float, until: str,
+                           actor: str, audience: list) -> None:
+        self.trigger_event(self.ExtensionGranted, request_id=request_id, window_id=window_id, power_id=power_id,
+                           hours=hours, until=until, actor=actor, audience=audience)
+
+    def refuse_extension(self, request_id: str, reason: str = "") -> None:
+        w, req = self._find_request(request_id)
+        limits.check_text(reason, "reason", limits.REASON, what="a reason")
+        if req["status"] != "pending":
+            raise RuleViolation("this request is no longer open", rule="GM-8", field="request_id")
+        self._extension_refused(request_id=request_id, window_id=w.id, power_id=req["power"], reason=reason,
+                                actor=GM, audience=vis.powers([req["power"]]))
+
+    class ExtensionRefused(Event):
+        request_id: str
+        window_id: str
+        power_id: str
+        reason: str
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            game.state.windows[self.window_id].requests[self.request_id]["status"] = "refused"
+            super().apply(game)
+
+    def _extension_refused(self, request_id: str, window_id: str, power_id: str, reason: str, actor: str,
+                           audience: list) -> None:
+        self.trigger_event(self.ExtensionRefused, request_id=request_id, window_id=window_id, power_id=power_id,
+                           reason=reason, actor=actor, audience=audience)
+
+    class ReadyDeclared(Event):
+        power_id: str
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            game.state.powers[self.power_id].ready = True
+            super().apply(game)
+
+    def _ready_declared(self, power_id: str, actor: str, audience: list) -> None:
+        self.trigger_event(self.ReadyDeclared, power_id=power_id, actor=actor, audience=audience)
+
+    def queue_reminders(self, window_id: str, offsets: list[float] | float, *, now: datetime) -> list[str]:
+        """Remind those who have not acted, the given hours before the deadline; once per window and offset.
+        When several offsets fall due together (a short window), only the nearest is sent."""
+        offsets = [offsets] if isinstance(offsets, (int, float)) else list(offsets)
+        w = self.state.windows.get(window_id)
+        if w is None or w.closed:
+            return []
+        closes = _at(w.closes_at)
+        due = sorted(float(o) for o in offsets
+                     if float(o) not in w.reminded and closes - timedelta(hours=float(o)) <= now < closes)
+        if not due:
+            return []
+        recipients = [p for p in self.pending_in(w) if now < _at(w.deadline_for(p))]
+        self._reminders_queued(window_id=window_id, offset_hours=due[0], covers=due, recipients=recipients,
+                               closes_at=w.closes_at, actor=SYSTEM, audience=[vis.GM_ONLY])
+        return recipients
+
+    class RemindersQueued(Event):
+        window_id: str
+        offset_hours: float
+        covers: list
+        recipients: list
+        closes_at: str
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            game.state.windows[self.window_id].reminded.extend(self.covers)
+            super().apply(game)
+
+    def _reminders_queued(self, window_id: str, offset_hours: float, covers: list, recipients: list, closes_at: str,
+                          actor: str, audience: list) -> None:
+        self.trigger_event(self.RemindersQueued, window_id=window_id, offset_hours=offset_hours, covers=covers,
+                           recipients=recipients, closes_at=closes_at, actor=actor, audience=audience)
+
+    # ------------------------------------------------------------------ visibility grants
+
+    class VisibilityGranted(Event):
+        to: str
+        about: str | None
+        text: str
+        action_id: str | None
+        source: str
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            game.state.powers[self.to].grants.append(
+                {"source": self.source, "about": self.about, "text": self.text, "action_id": self.action_id})
+            super().apply(game)
+
+    def _visibility_granted(self, to: str, about: str | None, text: str, action_id: str | None, source: str,
+                            actor: str, audience: list) -> None:
+        self.trigger_event(self.VisibilityGranted, to=to, about=about, text=text, action_id=action_id, source=source,
+                           actor=actor, audience=audience)
+
+    def grant_visibility(self, to: str, text: str, *, source: str = "ruling", about: str | None = None) -> None:
+        """The GM shows a power something it has learned: a Seeking success, a ruling (P.4, P-ACT-7)."""
+        self.power(to)
+        if about is not None:
+            self.power(about)
+        if source not in ("seeking", "ruling", "consequence"):
+            raise RuleViolation("a grant's source is seeking, ruling or consequence", field="source")
+        limits.check_text(text, "text", limits.GRANT_TEXT, what="what the power learns")
+        if not text.strip():
+            raise RuleViolation("say what the power learns", field="text")
+        self._visibility_granted(to=to, about=about, text=text.strip(), action_id=None, source=source, actor=GM,
+                                 audience=vis.powers([to]))
+
+    def set_timezone(self, power_id: str, timezone: str) -> None:
+        """A power chooses the IANA time zone it sees times in."""
+        self.power(power_id)
+        limits.check_text(timezone, "timezone", limits.TIMEZONE, what="a time zone")
+        self._timezone_set(power_id=power_id, timezone=timezone, actor=power_id, audience=vis.powers([power_id]))
+
+    class TimezoneSet(Event):
+        power_id: str
+        timezone: str
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            game.state.powers[self.power_id].timezone = self.timezone
+            super().apply(game)
+
+    def _timezone_set(self, power_id: str, timezone: str, actor: str, audience: list) -> None:
+        self.trigger_event(self.TimezoneSet, power_id=power_id, timezone=timezone, actor=actor, audience=audience)
+
+    # ------------------------------------------------------------------ mail memory
+
+    class MailTurnRecorded(Event):
+        message_id: str
+        principal: str
+        reply: str
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            # No longer recorded: a mail's Message-ID is its idempotency key, kept beside the events.
+            # Stored events of this type still fold, so the mails they remember are still answered once.
+            game.state.mail_replies[self.message_id] = {"principal": self.principal, "reply": self.reply}
+            super().apply(game)
+
+    def _mail_turn_recorded(self, message_id: str, principal: str, reply: str, actor: str, audience: list) -> None:
+        self.trigger_event(self.MailTurnRecorded, message_id=message_id, principal=principal, reply=reply, actor=actor,
+                           audience=audience)
+
+    def set_contact(self, power_id: str, email: str | None, mode: str = "immediate") -> None:
+        """Where a power's notifications go, and whether at once or as a daily digest."""
+        self.power(power_id)
+        if email is not None:
+            email = limits.check_email(email)
+        if mode not in ("immediate", "digest", "off"):
+            raise RuleViolation("notifications are immediate, digest or off", field="mode")
+        self._contact_set(power_id=power_id, email=email, mode=mode, actor=power_id, audience=vis.powers([power_id]))
+
+    class ContactSet(Event):
+        power_id: str
+        email: str | None
+        mode: str
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            p = game.state.powers[self.power_id]
+            p.email, p.mail_mode = self.email, self.mode
+            super().apply(game)
+
+    def _contact_set(self, power_id: str, email: str | None, mode: str, actor: str, audience: list) -> None:
+        self.trigger_event(self.ContactSet, power_id=power_id, email=email, mode=mode, actor=actor, audience=audience)
+
+    # ------------------------------------------------------------------ rollback and fork
+
+    class GameRolledBack(Event):
+        to_version: int
+        from_version: int
+        reason: str
+        actor: str
+        audience: list
+
+    def _rolled_back(self, to_version: int, from_version: int, reason: str, actor: str, audience: list) -> None:
+        self.trigger_event(self.GameRolledBack, to_version=to_version, from_version=from_version, reason=reason,
+                           actor=actor, audience=audience)
+
+    def mark_forked(self, source_game: str, source_version: int, *, name: str, reason: str, seed: str) -> None:
+        """This game was copied from another game's history up to ``source_version`` (a sandbox)."""
+        limits.check_text(name, "name", limits.GAME_NAME, required=True, what="a fork's name")
+        limits.check_text(reason, "reason", limits.REASON, what="a reason")
+        self._forked(source_game=source_game, source_version=source_version, name=name.strip(),
+                     reason=reason.strip(), actor=GM, audience=[vis.PUBLIC])
+        # The copied month seed may still govern the original game's month: draw a new one, and reveal
+        # the copied one nowhere (the original reveals it to its GM when its month closes).
+        self._fresh_seed(seed, reveal=False)
+
+    class GameForked(Event):
+        source_game: str
+        source_version: int
+        name: str
+        reason: str
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            game.state.forked_from = {"game_id": self.source_game, "version": self.source_version,
+                                      "reason": self.reason}
+            game.state.name = self.name
+            super().apply(game)
+
+    def _forked(self, source_game: str, source_version: int, name: str, reason: str, actor: str,
+                audience: list) -> None:
+        self.trigger_event(self.GameForked, source_game=source_game, source_version=source_version, name=name,
+                           reason=reason, actor=actor, audience=audience)

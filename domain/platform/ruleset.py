@@ -1,0 +1,121 @@
+"""A ruleset is a value the platform looks up by name (DESIGN "Rulesets on one platform").
+
+A ruleset declares its name and version, its option schema (a pydantic model: unknown or ill-typed
+options are refused when a game is created), its steps as data, its commands, the view for a
+viewer, its mail grammar, its notification texts and the verifier of what it rolls or seals. A
+game records the name and version of its ruleset when it is created (``GameCreated``) and is loaded
+through the ruleset registered under that name.
+
+The registry is a plain mapping filled when a ruleset's module is imported (``register``); the
+platform never imports a ruleset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from pydantic import BaseModel
+
+from domain.errors import DomainError, RuleViolation
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a ruleset's calendar, as data: the windows it opens, what closes them, what runs on entry."""
+
+    name: str
+    opens: tuple[str, ...] = ()
+    closes_on: tuple[str, ...] = ()
+    on_entry: str = ""
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """What one kind of game adds to the platform. Fields are values or callables the platform calls."""
+
+    name: str
+    version: str
+    options: type[BaseModel]
+    steps: tuple[Step, ...]
+    aggregate: type                                  # the game aggregate class of this ruleset
+    start: Callable[..., Any]                        # creates a game: start(name, gm_name, timezone, ..., options)
+    commands: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    view: Callable[[Any, str], dict[str, Any]] | None = None      # view(game, viewer)
+    mail_grammar: Callable[..., Any] | None = None                # parse_turn(text, html)
+    notify: Callable[[str, dict], dict | None] | None = None       # notify(event kind, payload)
+    verify: Callable[..., Any] | None = None                      # verify(events) -> report
+    fold: Callable[[Any, Any], Any] | None = None                 # fold(game or None, stored events) -> game
+    loads: frozenset[str] = frozenset()   # earlier versions whose games this one still loads (besides its own)
+    description: str = ""
+
+    def step(self, name: str) -> Step:
+        """The step of this name, or KeyError."""
+        for s in self.steps:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+
+class UnknownRuleset(RuleViolation):
+    """No ruleset is registered under this name (422: a game is created with a registered ruleset)."""
+
+
+class RulesetNotInstalled(DomainError):
+    """A stored game's ruleset is not registered in this service: the game cannot be loaded (501)."""
+
+    status = 501
+
+
+_REGISTRY: dict[str, Ruleset] = {}
+
+
+def register(ruleset: Ruleset) -> Ruleset:
+    """Register a ruleset under its name; registering the same value again is a no-op, another one under a
+    name already taken is refused."""
+    known = _REGISTRY.get(ruleset.name)
+    if known is not None and known is not ruleset:
+        raise ValueError(f"a ruleset named {ruleset.name!r} is already registered")
+    _REGISTRY[ruleset.name] = ruleset
+    return ruleset
+
+
+def unregister(name: str) -> None:
+    """Remove a ruleset (tests register fakes and remove them)."""
+    _REGISTRY.pop(name, None)
+
+
+def names() -> list[str]:
+    """The names of the registered rulesets, sorted."""
+    return sorted(_REGISTRY)
+
+
+def registered() -> Mapping[str, Ruleset]:
+    """The registry, read-only."""
+    return MappingProxyType(_REGISTRY)
+
+
+def get(name: str) -> Ruleset:
+    """The ruleset registered under ``name``, or UnknownRuleset naming the field and the registered ones."""
+    try:
+        return _REGISTRY[name]
+    except (KeyError, TypeError):
+        raise UnknownRuleset(f"no ruleset named {name!r}; the registered rulesets are: {', '.join(names()) or 'none'}",
+                             field="ruleset") from None
+
+
+def for_game(ruleset: str, rules_version: str) -> Ruleset:
+    """The ruleset a stored game was created with, if it loads games pinned at that version; else
+    RulesetNotInstalled saying why the game cannot be loaded."""
+    try:
+        found = get(ruleset)
+    except UnknownRuleset as err:
+        raise RulesetNotInstalled(f"this game was created with ruleset {ruleset!r} version {rules_version!r}, "
+                                  f"which is not installed here ({err.message})", field="ruleset") from None
+    if rules_version != found.version and rules_version not in found.loads:
+        known = ", ".join(sorted({found.version, *found.loads}))
+        raise RulesetNotInstalled(f"this game is pinned at {ruleset!r} version {rules_version!r}; the installed "
+                                  f"{ruleset!r} loads games of version {known}", field="rules_version")
+    return found

@@ -1,0 +1,59 @@
+"""The platform's pieces of a game's state: windows (deadlines, extensions, reminders) and every viewer's
+sequence.
+
+A ruleset's state holds these (``domain.powers.state.GameState.windows``). Snapshots name each state
+class by its class name (``emissary.Window``), so a class keeps its name when it moves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+@dataclass
+class Window:
+    id: str
+    kind: str
+    opened_at: str
+    closes_at: str
+    closed: bool = False
+    reason: str | None = None
+    closed_at: str | None = None
+    extensions: dict = field(default_factory=dict)
+    requests: dict = field(default_factory=dict)
+    reminded: list = field(default_factory=list)
+
+    def deadline_for(self, power_id: str | None) -> str:
+        """This power's deadline (ISO, UTC): the window's, or its own extension (GM-8)."""
+        return self.extensions.get(power_id, self.closes_at) if power_id else self.closes_at
+
+    @property
+    def final_closes_at(self) -> str:
+        """When the window closes for everyone: the latest of its deadline and every extension."""
+        return max([self.closes_at, *self.extensions.values()], key=datetime.fromisoformat)
+
+
+class ViewerSequences:
+    """Every viewer's gap-free count of the events they may see (``seen``: audience token -> count).
+
+    A mixin of a ruleset's state dataclass, which declares ``seen: dict``; it adds no field, so snapshots
+    are unchanged.
+    """
+
+    seen: dict
+
+    def count_seen(self, audience: list) -> None:
+        """Advance each viewer's gap-free sequence of the events they may see."""
+        if "sealed" in audience:
+            return
+        self.seen["gm"] = self.seen.get("gm", 0) + 1
+        for token in audience:
+            if token != "gm":
+                self.seen[token] = self.seen.get(token, 0) + 1
+
+    def sequence_for(self, viewer: str) -> int:
+        """How many events this viewer ('gm' or a power id) may see so far."""
+        if viewer == "gm":
+            return self.seen.get("gm", 0)
+        return self.seen.get("public", 0) + self.seen.get(f"power:{viewer}", 0)

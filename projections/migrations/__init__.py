@@ -1,0 +1,132 @@
+"""The schema, created and migrated by ``emissary migrate`` (in development and tests, by whichever
+process opens the database first).
+
+Three kinds of tables, three treatments:
+
+- the event store's tables (with the idempotency keys beside the events, ``projections/keys.py``):
+  created by the event store library (``CREATE_TABLE``), which production turns off everywhere but here;
+- the read models (``rm_*``, in ``projections/db.py``): created if missing; they are never migrated,
+  only rebuilt from the events (``emissary projections rebuild``) when their shape changes;
+- the tables that are never rebuilt, because they record what happened outside the event store (the
+  mail ledger, claims on due windows, reminders sent, web sessions): Alembic revisions in ``versions/``.
+
+To add or change one of the latter, add ``versions/NNNN_what.py`` whose ``down_revision`` is the latest
+revision. Revisions written in parallel on two branches are fine: ``upgrade`` applies every head.
+Everything runs in one transaction, under a lock (an advisory lock on PostgreSQL, ``BEGIN IMMEDIATE`` on
+SQLite), so that processes starting together migrate once and never see half a schema.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import logging
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from projections.db import ReadModelDB
+    from projections.settings import Settings
+
+log = logging.getLogger("emissary.migrate")
+HERE = Path(__file__).resolve().parent
+ADVISORY_LOCK = 0x454D4953  # "EMIS": serializes migrations of one database
+COMMAND_LOCK = ADVISORY_LOCK + 1  # serializes `emissary migrate` runs (the event store's DDL too)
+
+
+def _config(connection: Any) -> Any:
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(HERE))
+    config.attributes["connection"] = connection
+    return config
+
+
+@functools.cache
+def declared_heads() -> list[str]:
+    """The latest revisions, read from ``versions/`` without importing Alembic (which takes a few tenths
+    of a second): what every process that opens an up-to-date database checks, and all it checks."""
+    revisions, parents = set(), set()
+    for path in (HERE / "versions").glob("[!_]*.py"):
+        assignments = dict(re.findall(r"^(revision|down_revision) = (.+)$", path.read_text(), re.MULTILINE))
+        revisions.add(ast.literal_eval(assignments["revision"]))
+        down = ast.literal_eval(assignments["down_revision"])
+        parents.update(down if isinstance(down, tuple | list) else [down] if down else [])
+    return sorted(revisions - parents)
+
+
+def ensure_current(db: ReadModelDB) -> None:
+    """Development and tests: migrate the database this process opens, unless it is already current."""
+    try:
+        current_rows = db.query("SELECT version_num FROM alembic_version")
+    except Exception:  # noqa: BLE001 - no version table yet (each driver raises its own error)
+        current_rows = []
+    if sorted(r[0] for r in current_rows) != declared_heads():
+        upgrade(db)
+
+
+def upgrade(db: ReadModelDB) -> list[str]:
+    """Create the read models and bring the versioned tables to every head revision, in one locked
+    transaction on the database's own connection. Idempotent. Returns the revisions now current."""
+    from alembic import command
+    from sqlalchemy import create_engine
+    from sqlalchemy.pool import StaticPool
+
+    from projections.db import SCHEMA
+
+    url = "postgresql+psycopg://" if db.dialect == "postgres" else "sqlite://"
+    without_rowid = "WITHOUT ROWID" if db.dialect == "sqlite" else ""
+    with db.raw_connection() as raw:
+        engine = create_engine(url, creator=lambda: raw, poolclass=StaticPool)
+        with engine.connect() as conn:
+            if db.dialect == "postgres":
+                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({ADVISORY_LOCK})")
+            else:
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+            for ddl in SCHEMA:
+                conn.exec_driver_sql(ddl.replace("{without_rowid}", without_rowid))
+            command.upgrade(_config(conn), "heads")
+            revisions = current(conn)
+            conn.commit()
+    return revisions
+
+
+def current(conn: Any) -> list[str]:
+    """The revisions a database is at (on an SQLAlchemy connection)."""
+    from alembic.migration import MigrationContext
+
+    return sorted(MigrationContext.configure(conn).get_current_heads())
+
+
+def heads() -> list[str]:
+    """The latest revisions in ``versions/``."""
+    from alembic.script import ScriptDirectory
+
+    return sorted(ScriptDirectory(str(HERE)).get_heads())
+
+
+def migrate(settings: Settings) -> list[str]:
+    """Everything ``emissary migrate`` does: the event store's tables, the read models, the revisions;
+    on PostgreSQL under a lock held (on a connection of its own) for the whole command, so that two runs
+    never race on the event store's tables either."""
+    from projections.db import ReadModelDB, conninfo
+    from projections.service import Games
+
+    lock = None
+    if settings.is_postgres:
+        import psycopg
+
+        lock = psycopg.connect(conninfo(settings), autocommit=True)
+        lock.execute(f"SELECT pg_advisory_lock({COMMAND_LOCK})")
+    try:
+        Games(env={**settings.eventsourcing_env(), "CREATE_TABLE": "y"}).close()
+        db = ReadModelDB(settings)
+        try:
+            return upgrade(db)
+        finally:
+            db.close()
+    finally:
+        if lock is not None:
+            lock.close()  # ends the session, and so the lock

@@ -1,0 +1,58 @@
+"""How the contract suite plays each registered ruleset: one driver per ruleset name.
+
+A driver plays a short game through the application service (``Games``) and names what the
+contract needs: a command the rules refuse, the phases to roll back to and fork from, and what a
+rollback deliberately keeps moving (sequences, seeds, deadlines, what nobody can unsee).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from projections.service import Games
+from tests.scenarios import play_rich_month
+
+
+@dataclass(frozen=True)
+class Played:
+    game_id: str
+    viewers: list[str]      # "gm" and every seat
+
+
+@dataclass(frozen=True)
+class Driver:
+    play: Callable[[Games], Played]
+    refused: Callable[[Games, Played], None]         # runs one command that the rules refuse
+    rollback_phase: str
+    fork_phase: str
+    earlier_phases: tuple[str, ...]                  # phases up to and including fork_phase
+    comparable: Callable[[dict, str], dict]          # a view without what a rollback keeps moving
+
+
+def _powers_play(games: Games) -> Played:
+    m = play_rich_month(games)
+    return Played(m.game_id, ["gm", *m.powers.values()])
+
+
+def _powers_refused(games: Games, played: Played) -> None:
+    # The month is at battle: Planning is closed, so a new action is refused (P.1.2).
+    games.submit_action(played.game_id, played.viewers[1], played.viewers[1], title="too late", roll=False)
+
+
+def _powers_comparable(view: dict, viewer: str) -> dict:
+    view = {k: v for k, v in view.items() if k not in ("sequence", "windows", "at")}
+    view["game"] = {k: v for k, v in view["game"].items() if k not in ("seed_commitment", "seed_root", "rollbacks")}
+    if viewer == "gm":
+        view.pop("sheets")
+    else:  # what nobody can unsee survives a rollback: what a power learned, Secrets shared with it (P.4)
+        view["me"] = {k: v for k, v in view["me"].items() if k != "learned"}
+        view["me"]["assets"] = [a for a in view["me"]["assets"] if a["cls"] != "secret"]
+    return view
+
+
+DRIVERS: dict[str, Driver] = {
+    "powers": Driver(play=_powers_play, refused=_powers_refused, rollback_phase="s1m1-planning",
+                     fork_phase="s1m1-resolution", earlier_phases=("s1-tidings", "s1m1-planning", "s1m1-resolution"),
+                     comparable=_powers_comparable),
+}

@@ -1,0 +1,96 @@
+"""A fake ruleset on the platform alone (issue 11): seats join and post to the table. It imports no
+``domain.powers``; a test registers it (``registry.register(FAKE)``) and unregisters it after."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from eventsourcing.domain import event
+from pydantic import BaseModel, ConfigDict
+
+from domain import visibility as vis
+from domain.errors import NotFound, RuleViolation
+from domain.ids import GM
+from domain.platform.game import PlatformGame
+from domain.platform.ruleset import Ruleset, Step
+from domain.platform.state import ViewerSequences, Window
+
+
+@dataclass
+class Seat:
+    id: str
+    name: str
+    timezone: str | None = None
+    email: str | None = None
+    mail_mode: str = "immediate"
+    grants: list = field(default_factory=list)
+    ready: bool = False
+    extension_hours_used: float = 0.0
+
+
+@dataclass
+class TableState(ViewerSequences):
+    name: str
+    ruleset: str
+    rules_version: str
+    timezone: str
+    options: dict = field(default_factory=dict)
+    powers: dict = field(default_factory=dict)     # the platform's seats
+    posts: list = field(default_factory=list)
+    credentials: dict = field(default_factory=dict)
+    windows: dict = field(default_factory=dict)
+    seen: dict = field(default_factory=dict)
+    mail_replies: dict = field(default_factory=dict)
+
+
+class TableOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Table(PlatformGame):
+    """Seats join, then post to the table; a post from a seat that has not joined is refused (TABLE-1)."""
+
+    @event("TableCreated")
+    def __init__(self, name: str, ruleset: str, rules_version: str, timezone: str, actor: str,
+                 audience: list) -> None:
+        self.state = TableState(name=name, ruleset=ruleset, rules_version=rules_version, timezone=timezone)
+
+    @classmethod
+    def start(cls, name: str, gm_name: str = "GM", timezone: str = "UTC", months_per_season: int = 0,
+              options: dict | None = None) -> Table:
+        TableOptions.model_validate(options or {})
+        return cls(name=name, ruleset="table", rules_version="table-1", timezone=timezone, actor=GM,
+                   audience=[vis.PUBLIC])
+
+    def power(self, power_id: str) -> Seat:
+        try:
+            return self.state.powers[power_id]
+        except KeyError:
+            raise NotFound(f"no seat {power_id!r} at this table", field="seat") from None
+
+    def pending_in(self, w: Window) -> list[str]:
+        return sorted(p for p, s in self.state.powers.items() if not s.ready)
+
+    def _may_act_in(self, w: Window, power_id: str) -> bool:
+        return power_id in self.pending_in(w)
+
+    def join(self, seat_id: str, name: str) -> None:
+        self._joined(seat_id=seat_id, name=name, actor=GM, audience=[vis.PUBLIC])
+
+    @event("Joined")
+    def _joined(self, seat_id: str, name: str, actor: str, audience: list) -> None:
+        self.state.powers[seat_id] = Seat(id=seat_id, name=name)
+
+    def post(self, seat_id: str, text: str) -> None:
+        if seat_id not in self.state.powers:
+            raise RuleViolation("join the table before you post", rule="TABLE-1", field="seat")
+        self._posted(seat_id=seat_id, text=text, actor=seat_id, audience=[vis.PUBLIC])
+
+    @event("Posted")
+    def _posted(self, seat_id: str, text: str, actor: str, audience: list) -> None:
+        self.state.posts.append({"seat": seat_id, "text": text})
+
+
+FAKE = Ruleset(name="table", version="table-1", options=TableOptions, steps=(Step("play"),), aggregate=Table,
+               start=Table.start, commands={"join": Table.join, "post": Table.post},
+               view=lambda game, viewer: {"seats": sorted(game.state.powers), "posts": list(game.state.posts)})

@@ -1,0 +1,92 @@
+"""The contract every registered ruleset keeps (issue 11, DESIGN "Rulesets on one platform").
+
+Each test runs once per ruleset in the registry (``domain.rulesets`` registers the installed ones);
+a ruleset is driven by its entry in ``tests/contract/drivers.py``, and a registered ruleset without
+a driver fails here. Replay reproduces state, a refused command records nothing, a rollback equals
+the history view of the phase it returns to, a fork equals its source up to the fork, and every
+viewer's export verifies.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import domain.rulesets  # noqa: F401  (registers the installed rulesets)
+from domain.errors import DomainError
+from domain.platform import ruleset as registry
+from projections.service import Games
+from tests.contract.drivers import DRIVERS, Driver, Played
+
+RULESETS = registry.names()
+
+
+@pytest.fixture(params=RULESETS)
+def ruleset(request: pytest.FixtureRequest) -> registry.Ruleset:
+    return registry.get(request.param)
+
+
+@pytest.fixture
+def driver(ruleset: registry.Ruleset) -> Driver:
+    assert ruleset.name in DRIVERS, f"ruleset {ruleset.name!r} is registered but has no driver in drivers.py"
+    return DRIVERS[ruleset.name]
+
+
+@pytest.fixture
+def games():
+    g = Games(snapshot_interval=7)  # snapshots along the way, so loading goes through them
+    yield g
+    g.close()
+
+
+@pytest.fixture
+def played(games: Games, driver: Driver) -> Played:
+    return driver.play(games)
+
+
+def test_every_registered_ruleset_has_a_driver():
+    assert RULESETS and sorted(set(RULESETS) - set(DRIVERS)) == []
+
+
+def test_replay_from_the_events_alone_reproduces_the_state(games, ruleset, played):
+    loaded = games.get_game(played.game_id, for_update=False)  # through snapshots
+    assert type(loaded) is ruleset.aggregate and loaded.ruleset is ruleset
+    assert ruleset.fold is not None
+    replayed = ruleset.fold(None, list(games.events.get(loaded.id)))
+    assert replayed.version == loaded.version
+    assert replayed.state == loaded.state
+
+
+def test_a_refused_command_records_nothing(games, driver, played):
+    before = games.recorder.max_notification_id()
+    state = games.get_game(played.game_id, for_update=False).state
+    with pytest.raises(DomainError) as refused:
+        driver.refused(games, played)
+    assert refused.value.rule or refused.value.field, "a refusal names its rule or field"
+    assert games.recorder.max_notification_id() == before
+    assert games.get_game(played.game_id, for_update=False).state == state
+
+
+def test_a_rollback_equals_the_history_view_of_the_phase_it_returns_to(games, ruleset, driver, played):
+    before = {v: games.view_at(played.game_id, "gm", phase=driver.rollback_phase, as_viewer=v) for v in played.viewers}
+    games.rollback(played.game_id, "gm", "the contract rolls back", phase=driver.rollback_phase)
+    game = games.get_game(played.game_id, for_update=False)
+    for v in played.viewers:
+        assert ruleset.view is not None
+        assert driver.comparable(ruleset.view(game, v), v) == driver.comparable(before[v], v), v
+    assert ruleset.fold is not None  # and the rolled-back game replays to the same state
+    assert ruleset.fold(None, list(games.events.get(game.id))).state == game.state
+
+
+def test_a_fork_equals_its_source_up_to_the_fork(games, driver, played):
+    fork_id, _ = games.fork(played.game_id, "gm", "contract fork", phase=driver.fork_phase)
+    for phase in driver.earlier_phases:
+        for v in played.viewers:
+            assert (games.view_at(fork_id, "gm", phase=phase, as_viewer=v)
+                    == games.view_at(played.game_id, "gm", phase=phase, as_viewer=v)), (phase, v)
+
+
+def test_every_viewers_export_verifies(games, ruleset, played):
+    assert ruleset.verify is not None
+    for v in played.viewers:
+        report = ruleset.verify(games.visible_events(played.game_id, v))
+        assert report.ok, (v, report.mismatches)

@@ -1,0 +1,57 @@
+"""A second ruleset, of under 100 lines, runs on the platform and the registry alone (issue 11)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from domain.errors import RuleViolation
+from domain.platform import ruleset as registry
+from domain.platform.ruleset import RulesetNotInstalled
+from projections.service import Games
+from tests.contract.fake_ruleset import FAKE, Table
+
+SOURCE = Path(__file__).with_name("fake_ruleset.py")
+
+
+@pytest.fixture
+def table():
+    registry.register(FAKE)
+    try:
+        yield FAKE
+    finally:
+        registry.unregister(FAKE.name)
+
+
+def test_the_fake_ruleset_is_short_and_imports_nothing_of_powers():
+    text = SOURCE.read_text()
+    assert len(text.splitlines()) < 100
+    modules = {n.module for n in ast.walk(ast.parse(text)) if isinstance(n, ast.ImportFrom)}
+    assert "domain.platform.game" in modules and not [m for m in modules if m and m.startswith("domain.powers")]
+
+
+def test_a_game_of_another_ruleset_is_created_loaded_and_replayed_through_its_registered_ruleset(table):
+    games = Games()
+    game_id, token, _ = games.create_game("Tea", ruleset="table")
+    game = games.get_game(game_id)
+    assert type(game) is Table and game.ruleset is FAKE and game.credential is not None and token
+    game.join("ann", "Ann")
+    game.set_timezone("ann", "Europe/Paris")   # the platform's command, on a seat of another ruleset
+    game.post("ann", "hello")
+    games.save(game)
+    loaded = games.get_game(game_id)
+    assert loaded.state == game.state and loaded.timezone_for("ann") == "Europe/Paris"
+    assert loaded.state.sequence_for("ann") == 3 + 1  # TableCreated, Joined, Posted public; TimezoneSet its own
+    topics = [r.topic for r in games.recorder.select_events(loaded.id)]
+    assert "tests.contract.fake_ruleset:Table.TimezoneSet" in topics  # the platform's event, under this ruleset
+    assert FAKE.view is not None and FAKE.view(loaded, "ann")["posts"] == [{"seat": "ann", "text": "hello"}]
+    with pytest.raises(RuleViolation) as refused:
+        loaded.post("bob", "hi")
+    assert refused.value.rule == "TABLE-1" and refused.value.field == "seat"
+    assert not loaded.collect_events()  # a refused command records nothing
+    registry.unregister(FAKE.name)
+    with pytest.raises(RulesetNotInstalled) as gone:
+        games.get_game(game_id)
+    assert "'table'" in gone.value.message and gone.value.field == "ruleset"

@@ -1,0 +1,54 @@
+"""The platform's part of the game aggregate (domain/platform/game.py) under Powers' ``Game``: stored events
+keep their topics, and the platform's events fold and count as they did inside ``Game``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from eventsourcing.utils import get_topic, resolve_topic
+
+from domain import visibility as vis
+from domain.platform.game import PlatformGame
+from domain.powers.game import Game, event_types
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "events_2026_11" / "games.json"
+PLATFORM_EVENTS = {"CredentialIssued", "CredentialsRevoked", "SeedSealed", "SeedCommitted", "SeedRevealed",
+                   "SeedCleared", "WindowOpened", "WindowClosed", "DeadlineSet", "ExtensionRequested",
+                   "ExtensionGranted", "ExtensionRefused", "ReadyDeclared", "RemindersQueued", "VisibilityGranted",
+                   "TimezoneSet", "MailTurnRecorded", "ContactSet", "GameRolledBack", "GameForked"}
+
+
+def test_game_is_a_platform_game_and_the_platform_defines_its_seat_window_seed_and_rewind_events():
+    assert issubclass(Game, PlatformGame)
+    assert {n for n in PLATFORM_EVENTS if n in vars(PlatformGame)} == PLATFORM_EVENTS
+    assert "ActionSubmitted" not in vars(PlatformGame) and "StepBegan" not in vars(PlatformGame)
+
+
+def test_every_event_is_still_recorded_under_its_topic_in_domain_powers_game():
+    topics = {name: get_topic(cls) for name, cls in event_types().items()}
+    assert topics == {name: f"domain.powers.game:Game.{name}" for name in event_types()}
+    assert PLATFORM_EVENTS <= set(topics)
+
+
+def test_every_topic_in_the_november_2026_fixture_resolves_to_an_event_of_the_game():
+    games = json.loads(FIXTURE.read_text())
+    stored = {r["topic"] for g in games["games"] for r in g["events"]}
+    assert {t.rsplit(".", 1)[-1] for t in stored} & PLATFORM_EVENTS
+    for topic in stored:
+        cls = resolve_topic(topic)
+        assert get_topic(cls) == topic
+
+
+def test_a_platform_event_folds_and_counts_in_its_viewers_sequences():
+    game = Game.start("g", "gm")
+    before = dict(game.state.seen)
+    game.issue_credential("gm", "hash")
+    assert game.state.credentials == {"hash": "gm"}
+    assert game.state.seen == before  # sealed: counted in nobody's sequence
+    game.add_power("rangers", "Rangers", "conspiracy", "circle")
+    game.set_timezone("rangers", "Europe/Paris")
+    assert game.timezone_for("rangers") == "Europe/Paris"
+    # PowerAdded is public; TimezoneSet is the power's own; the GM sees both
+    assert game.state.seen == {"gm": before["gm"] + 2, "public": before["public"] + 1, vis.power("rangers"): 1}
+    assert isinstance(game.pending_events[-1], Game.TimezoneSet)

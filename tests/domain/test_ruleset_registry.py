@@ -1,0 +1,64 @@
+"""The ruleset registry (DESIGN "Rulesets on one platform"): a ruleset is a value registered by name."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from domain.platform import ruleset as registry
+from domain.platform.ruleset import RulesetNotInstalled, UnknownRuleset
+from domain.powers import rules
+from domain.powers.game import Game
+from domain.powers.options import PowersOptions
+from domain.powers.ruleset import POWERS
+
+
+def test_powers_is_registered_with_its_version_options_and_steps():
+    assert "powers" in registry.names()
+    assert registry.get("powers") is POWERS
+    assert POWERS.version == rules.RULES_VERSION
+    assert POWERS.options is PowersOptions
+    assert POWERS.aggregate is Game
+    assert tuple(s.name for s in POWERS.steps) == rules.STEPS
+    assert POWERS.step("planning").opens == ("planning",)
+    assert POWERS.commands["submit_action"] is Game.submit_action
+
+
+def test_an_unknown_ruleset_is_refused_naming_the_field_and_the_registered_ones():
+    with pytest.raises(UnknownRuleset) as err:
+        registry.get("chess")
+    assert err.value.field == "ruleset"
+    assert "'chess'" in err.value.message and "powers" in err.value.message
+
+
+def test_a_second_ruleset_under_a_taken_name_is_refused_and_the_same_value_again_is_not():
+    assert registry.register(POWERS) is POWERS
+    with pytest.raises(ValueError, match="'powers' is already registered"):
+        registry.register(dataclasses.replace(POWERS, version="other"))
+    assert registry.get("powers") is POWERS
+
+
+def test_a_game_is_created_with_the_registered_ruleset_name_and_version():
+    game = Game.start("g", "gm")
+    assert (game.state.ruleset, game.state.rules_version) == ("powers", POWERS.version)
+    assert game.ruleset is POWERS
+
+
+def test_a_game_pinned_at_a_version_the_installed_ruleset_does_not_load_is_refused_naming_both_versions():
+    assert registry.for_game("powers", POWERS.version) is POWERS
+    with pytest.raises(RulesetNotInstalled) as err:
+        registry.for_game("powers", "powers-2031.01")
+    assert err.value.field == "rules_version" and err.value.status == 501
+    assert "'powers-2031.01'" in err.value.message and POWERS.version in err.value.message
+    older = dataclasses.replace(POWERS, version="powers-2027.01", loads=frozenset({POWERS.version}))
+    registry.unregister("powers")
+    try:
+        registry.register(older)
+        assert registry.for_game("powers", POWERS.version) is older  # a newer ruleset still loads older games
+    finally:
+        registry.unregister("powers")
+        registry.register(POWERS)
+    with pytest.raises(RulesetNotInstalled) as gone:
+        registry.for_game("lodge", "lodge-1")
+    assert gone.value.field == "ruleset" and "'lodge'" in gone.value.message and "powers" in gone.value.message

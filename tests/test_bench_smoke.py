@@ -1,0 +1,54 @@
+"""The bench's code paths at tiny sizes, so that ``make bench`` cannot rot. Timings are never asserted:
+only that each figure is printed under its name, as a positive number."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from projections.settings import Settings
+from tests import bench
+
+
+def _positive(figures: dict[str, float], names: set[str]) -> None:
+    assert set(figures) == names
+    for name, value in figures.items():
+        assert isinstance(value, float) and math.isfinite(value) and value > 0, (name, value)
+
+
+def test_bench_read_figures_board_and_event_pages(tmp_path):
+    figures = bench.read_figures(tmp_path, small=20, large=150, runs=1, page=10)
+    _positive(figures, {"board_10k_vs_100", "events_page_10k_vs_100", "events_page_10k_vs_100_events",
+                        "events_page_10k_vs_100_feed"})
+    assert figures["events_page_10k_vs_100"] == max(figures["events_page_10k_vs_100_events"],
+                                                    figures["events_page_10k_vs_100_feed"])
+
+
+def test_bench_command_late_vs_early_plays_months_over_http(tmp_path):
+    bench.NOTES.clear()
+    value = bench.command_late_vs_early(tmp_path, actions=12, window=3, n_powers=2, games=2)
+    _positive({"command_late_vs_early": value}, {"command_late_vs_early"})
+    note = next(n for n in bench.NOTES if n.startswith("# command_late_vs_early"))
+    assert "2 pair(s) of games, 2 powers, 2 month(s) to 12 actions" in note, note  # 4 actions a power a month
+
+
+def test_bench_command_vs_bare_store_like_for_like(tmp_path):
+    bench.NOTES.clear()
+    settings = Settings(data_dir=tmp_path / "api")
+    settings.data_dir.mkdir()
+    env = {**settings.eventsourcing_env(), "SQLITE_DBNAME": str(tmp_path / "bare.sqlite3")}
+    value = bench.ratio("sqlite", settings, env, clients=2, n_powers=4, workers=2, runs=3, bare_saves=20)
+    _positive({"command_vs_bare_store": value}, {"command_vs_bare_store"})
+    note = next(n for n in bench.NOTES if n.startswith("# sqlite"))
+    assert "2 process(es) each side, 3 alternating runs" in note and note.count(", ") >= 2, note
+
+
+def test_bench_only_option_names_every_figure(capsys):
+    names = [name for group in bench.GROUPS for name in group[0]]
+    for figure in ("board_10k_vs_100", "events_page_10k_vs_100", "command_late_vs_early", "command_vs_bare_store"):
+        assert figure in names
+    with pytest.raises(SystemExit) as exc:
+        bench.main(["--only", "no_such_figure"])
+    assert exc.value.code == 2
+    assert "invalid choice: 'no_such_figure'" in capsys.readouterr().err
