@@ -23,7 +23,8 @@ def build_projector(games: Games, settings: Settings | None = None) -> Projector
     projector = Projector(games, ReadModelDB(settings))
     games.phase_lookup = projector.phase_start
     games.reads = projector
-    if settings.read_models_sync:  # start up to date (events may have been recorded before), then keep so
-        projector.catch_up()
+    if settings.read_models_sync:  # keep up to date after every write
+        if settings.auto_migrate:  # development and tests: start up to date, though events were recorded before
+            projector.catch_up()
         games.on_recorded.append(projector.catch_up)
     return projector
