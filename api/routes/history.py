@@ -130,7 +130,8 @@ def export(game_id: str, games: GamesDep, me: Principal) -> Response:
 
 
 @router.get("/games/{game_id}/phases")
-def phases(game_id: str, request: Request, response: Response, games: GamesDep, me: Principal, after: int = 0, limit: int = 500, wait_for: WaitFor = None) -> list[dict]:
+def phases(game_id: str, request: Request, response: Response, games: GamesDep, me: Principal, after: int = 0,
+           limit: int = 500, wait_for: WaitFor = None) -> list[dict]:
     """Every phase the game has begun, and where it began; a page of ``limit`` after the first ``after``."""
     read_models_at(request, response, game_id, me, wait_for)
     items, after = games.phases_page(game_id, max(after, 0), clamp(limit))

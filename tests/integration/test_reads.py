@@ -227,11 +227,13 @@ def test_a_page_of_a_5000_event_game_costs_what_a_page_of_a_100_event_game_costs
         with TestClient(app) as api, TestClient(app) as web, TestClient(app) as gm_web:
             web.get(f"/signin/{gid}/{token}")
             gm_web.get(f"/signin/{gid}/{gm_token}")
+            page = {"after": 2, "limit": 10}
             requests = {
-                "events": lambda: api.get(f"/games/{gid}/events", headers=bearer(token), params={"after": 2, "limit": 10}),
-                "feed": lambda: api.get(f"/games/{gid}/feed", headers=bearer(token), params={"after": 2, "limit": 10}),
+                "events": lambda: api.get(f"/games/{gid}/events", headers=bearer(token), params=page),
+                "feed": lambda: api.get(f"/games/{gid}/feed", headers=bearer(token), params=page),
                 "gm events": lambda: api.get(f"/games/{gid}/events", headers=bearer(gm_token), params={"limit": 20}),
-                "phases": lambda: api.get(f"/games/{gid}/phases", headers=bearer(token), params={"after": 1, "limit": 3}),
+                "phases": lambda: api.get(f"/games/{gid}/phases", headers=bearer(token), params={"after": 1,
+                                                                                                "limit": 3}),
                 "audit": lambda: api.get(f"/games/{gid}/audit", headers=bearer(gm_token), params={"limit": 20}),
                 "board": lambda: web.get(f"/play/{gid}"),
                 "console": lambda: gm_web.get(f"/play/{gid}"),
