@@ -59,12 +59,22 @@ SCHEMA = [
         game_id TEXT NOT NULL, version INTEGER NOT NULL, recipient TEXT NOT NULL, kind TEXT NOT NULL,
         body TEXT NOT NULL, created_at TEXT NOT NULL, status TEXT NOT NULL,
         PRIMARY KEY (game_id, version, recipient))""",
+    # Each viewer's timeline: the events they may see, numbered by their own gap-free sequence (one row per
+    # viewer and event), so that a page of /events or of the feed is one range of an index at any game length.
+    """CREATE TABLE IF NOT EXISTS rm_timeline (
+        game_id TEXT NOT NULL, viewer TEXT NOT NULL, seq INTEGER NOT NULL, version INTEGER NOT NULL,
+        PRIMARY KEY (game_id, viewer, seq)) {without_rowid}""",
+    """CREATE TABLE IF NOT EXISTS rm_viewers (
+        game_id TEXT NOT NULL, viewer TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (game_id, viewer))""",
+    """CREATE INDEX IF NOT EXISTS rm_audit_by_type ON rm_audit (game_id, type, version)""",
+    """CREATE INDEX IF NOT EXISTS rm_audit_by_actor ON rm_audit (game_id, actor, version)""",
+    """CREATE INDEX IF NOT EXISTS rm_audit_by_phase ON rm_audit (game_id, phase, version)""",
     """CREATE INDEX IF NOT EXISTS rm_phases_by_name ON rm_phases (game_id, phase, version)""",
     """CREATE INDEX IF NOT EXISTS rm_windows_due ON rm_windows (closed, closes_at)""",
     """CREATE INDEX IF NOT EXISTS rm_reminders_due ON rm_reminders (remind_at)""",
 ]
 TABLES = ["rm_audit", "rm_feed", "rm_phases", "rm_windows", "rm_reminders", "rm_boards", "rm_games", "rm_outbox",
-          "rm_tracking"]
+          "rm_tracking", "rm_timeline", "rm_viewers"]
 
 
 def utc_key(moment: datetime | str) -> str:

@@ -12,6 +12,7 @@ import dataclasses
 import json
 import logging
 import threading
+import time
 import uuid
 from datetime import datetime, timedelta
 from typing import Any
@@ -53,6 +54,8 @@ class Tracker:
     month: int
     step: str
     powers: list
+    # Every viewer's last timeline number (the GM, and every power ever added, even if a rollback removed it).
+    seqs: dict = dataclasses.field(default_factory=lambda: {GM: 0})
 
     def follow(self, event: Record) -> None:
         kind, data = event.kind, event.data
@@ -102,6 +105,18 @@ class Projector:
         rows = self.db.query("SELECT position FROM rm_tracking WHERE name = ?", (NAME,))
         return rows[0][0] if rows else 0
 
+    def wait_for(self, game_id: str, viewer: str, sequence: int, timeout: float, poll: float = 0.05) -> bool:
+        """Wait until the viewer's timeline holds their ``sequence`` (a receipt's), at most ``timeout``
+        seconds; whether it does. Waiting reads one row of ``rm_viewers``: it never projects."""
+        deadline = time.monotonic() + timeout
+        while True:
+            rows = self.db.query("SELECT seq FROM rm_viewers WHERE game_id = ? AND viewer = ?", (game_id, viewer))
+            if (rows[0][0] if rows else 0) >= sequence:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(poll)
+
     def lag(self) -> int:
         """How many notifications the read models are behind the event store."""
         return max(0, (self.games.recorder.max_notification_id() or 0) - self.position())
@@ -116,10 +131,10 @@ class Projector:
                 except BaseException:
                     self._trackers.clear()  # the transaction rolled back: forget what we followed
                     raise
-                if not n:
-                    break
                 applied += n
                 batches += 1
+                if n < self.batch_size:  # the log's end: no need for another transaction to find nothing
+                    break
         return applied
 
     def rebuild(self, batch_size: int = 5000) -> int:
@@ -143,18 +158,26 @@ class Projector:
             if not notifications:
                 return 0
             touched: dict[uuid.UUID, int] = {}
-            rows: dict[str, list[tuple]] = {"audit": [], "feed": [], "phases": [], "outbox": []}
+            rows: dict[str, list[tuple]] = {"audit": [], "feed": [], "phases": [], "outbox": [], "timeline": []}
             for n in notifications:
                 event = self._record(n)
-                tracker = self._follow(event)
+                tracker = self._follow(cur, event)
                 touched[event.originator_id] = event.originator_version
                 self._rows(cur, n.id, event, tracker, rows)
             self._write_pending(cur, rows)
             for game_id, version in touched.items():
-                self._flush_game(cur, self.games.repository.get(game_id, version=version))
+                self._flush_game(cur, self._game_at(game_id, version))
+                cur.executemany("INSERT INTO rm_viewers (game_id, viewer, seq) VALUES (?,?,?) ON CONFLICT (game_id, "
+                                "viewer) DO UPDATE SET seq = excluded.seq",
+                                [(str(game_id), v, n) for v, n in sorted(self._trackers[game_id].seqs.items())])
             cur.execute("INSERT INTO rm_tracking (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE "
                         "SET position = excluded.position", (NAME, notifications[-1].id))
             return len(notifications)
+
+    def _game_at(self, game_id: uuid.UUID, version: int) -> Game:
+        """The game at ``version``: the aggregate this thread just saved, when the projector runs right after
+        a command and it stands there, else from the store (a snapshot and a few events)."""
+        return self.games.just_saved(game_id, version) or self.games.repository.get(game_id, version=version)
 
     def _record(self, n: Any) -> Any:
         """What the read models need of a notification. The stored JSON is read directly (it is what
@@ -168,18 +191,20 @@ class Projector:
         return Record(kind, n.originator_id, n.originator_version, d["timestamp"]["_data_"], d["actor"],
                       d["audience"], d, n.state.decode(), None)
 
-    def _follow(self, event: Any) -> Tracker:
+    def _follow(self, cur: Cursor, event: Any) -> Tracker:
         game_id = event.originator_id
         version = event.originator_version
         tracker = self._trackers.get(game_id)
         if version == 1:
             tracker = Tracker(0, 0, 0, "setup", [])
         elif tracker is None or tracker.version != version - 1:
-            s = self.games.repository.get(game_id, version=version - 1).state
+            s = self._game_at(game_id, version - 1).state
             tracker = Tracker(version - 1, s.season, s.month, s.step, sorted(s.powers))
+            tracker.seqs.update(cur.execute("SELECT viewer, seq FROM rm_viewers WHERE game_id = ?",
+                                            (str(game_id),)).fetchall())
         if event.kind == "StateRestored":  # a rollback: the game as it stood at its target version
-            s = self.games.repository.get(game_id, version=version).state
-            tracker = Tracker(version, s.season, s.month, s.step, sorted(s.powers))
+            s = self._game_at(game_id, version).state
+            tracker = Tracker(version, s.season, s.month, s.step, sorted(s.powers), seqs=tracker.seqs)
         else:
             tracker.follow(event)
         self._trackers[game_id] = tracker
@@ -204,6 +229,15 @@ class Projector:
             # Public events are everyone's: only restricted ones need a row per audience token.
             for token in sorted(set(audience)):
                 rows["feed"].append((gid, token, version))
+        if kind == "PowerAdded" and event.data["power_id"] not in tracker.seqs:
+            self._write_pending(cur, rows)
+            self._start_timeline(cur, gid, event.data["power_id"], version, tracker)
+        # Each viewer's timeline: exactly the events ``vis.can_see`` lets them see, in order.
+        if not sealed:
+            for viewer in tracker.seqs:
+                if viewer == GM or vis.PUBLIC in audience or vis.power(viewer) in audience:
+                    tracker.seqs[viewer] += 1
+                    rows["timeline"].append((gid, viewer, tracker.seqs[viewer], version))
         rows["audit"].append((gid, version, notification_id, kind, event.actor, at, phase, ",".join(audience),
                               ",".join(shown), scope, data))
         note = notification(kind, event.data)
@@ -231,12 +265,26 @@ class Projector:
                         "audience, shown_to, scope, data, superseded_by) VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL)",
                         rows["audit"])
         cur.executemany("INSERT INTO rm_feed (game_id, token, version) VALUES (?,?,?)", rows["feed"])
+        cur.executemany("INSERT INTO rm_timeline (game_id, viewer, seq, version) VALUES (?,?,?,?)", rows["timeline"])
         cur.executemany("INSERT INTO rm_phases (game_id, version, phase, season, month, step) VALUES (?,?,?,?,?,?)",
                         rows["phases"])
         cur.executemany("INSERT INTO rm_outbox (game_id, version, recipient, kind, body, created_at, status) "
                         "VALUES (?,?,?,?,?,?,'queued')", rows["outbox"])
         for key in rows:
             rows[key].clear()
+
+    @staticmethod
+    def _start_timeline(cur: Cursor, gid: str, power_id: str, version: int, tracker: Tracker) -> None:
+        """A power seen for the first time may see every public event before it (and any addressed to it):
+        its timeline starts with them, numbered in order (once per power, in the projector)."""
+        cur.execute("INSERT INTO rm_timeline (game_id, viewer, seq, version) "
+                    "SELECT ?, ?, ROW_NUMBER() OVER (ORDER BY version), version FROM ("
+                    "SELECT version FROM rm_audit WHERE game_id = ? AND scope = ? AND version < ? UNION "
+                    "SELECT version FROM rm_feed WHERE game_id = ? AND token = ? AND version < ?) AS earlier",
+                    (gid, power_id, gid, SCOPE_PUBLIC, version, gid, vis.power(power_id), version))
+        found = cur.execute("SELECT COUNT(*) FROM rm_timeline WHERE game_id = ? AND viewer = ?",
+                            (gid, power_id)).fetchone()
+        tracker.seqs[power_id] = found[0] if found else 0
 
     def _flush_game(self, cur: Cursor, game: Game) -> None:
         s = game.state
@@ -268,47 +316,59 @@ class Projector:
 
     # ------------------------------------------------------------------ queries
 
-    def feed(self, game_id: str, viewer: str, after: int = 0, limit: int = 500) -> list[dict]:
-        """The viewer's timeline: what they may see, numbered by their own gap-free sequence."""
-        if viewer == GM:
-            mine = "SELECT version FROM rm_audit WHERE game_id = ? AND scope <> ?"
-            params: list[Any] = [game_id, SCOPE_SEALED]
-        else:
-            mine = ("SELECT version FROM rm_audit WHERE game_id = ? AND scope = ? "
-                    "UNION SELECT version FROM rm_feed WHERE game_id = ? AND token = ?")
-            params = [game_id, SCOPE_PUBLIC, game_id, vis.power(viewer)]
+    def timeline(self, game_id: str, viewer: str, after: int = 0, limit: int = 500, *,
+                 newest_first: bool = False) -> list[dict]:
+        """The viewer's timeline: what they may see, numbered by their own gap-free sequence; a page of
+        ``limit`` items after ``after`` (or the newest ``limit``), read as one range of an index."""
+        order, where = ("DESC", "") if newest_first else ("", "AND t.seq > ? ")
         rows = self.db.query(
-            f"SELECT n.seq, a.version, a.type, a.actor, a.at, a.phase, a.data, a.superseded_by FROM ("
-            f"SELECT ROW_NUMBER() OVER (ORDER BY version) AS seq, version FROM ({mine}) AS mine) AS n "
-            f"JOIN rm_audit a ON a.game_id = ? AND a.version = n.version WHERE n.seq > ? ORDER BY n.seq LIMIT ?",
-            (*params, game_id, after, limit))
+            "SELECT t.seq, a.version, a.type, a.actor, a.at, a.phase, a.audience, a.data, a.superseded_by "
+            "FROM rm_timeline t JOIN rm_audit a ON a.game_id = t.game_id AND a.version = t.version "
+            f"WHERE t.game_id = ? AND t.viewer = ? {where}ORDER BY t.seq {order} LIMIT ?",
+            (game_id, viewer, *(() if newest_first else (after,)), limit))
         out = []
-        for seq, version, kind, actor, at, phase, data, superseded in rows:
+        for seq, version, kind, actor, at, phase, audience, data, superseded in rows:
             item = {"seq": seq, "type": kind, "actor": actor, "at": at, "phase": phase, "data": payload(data),
                     "superseded": superseded is not None}
             if viewer == GM:
                 item["version"] = version
+                item["audience"] = audience.split(",")
             out.append(item)
         return out
 
-    def audit(self, game_id: str, *, power: str | None = None, phase: str | None = None,
-              event_type: str | None = None, actor: str | None = None) -> list[dict]:
-        """Every event of the game, for the GM: actor, time, phase, audience, who was shown it."""
-        sql = ("SELECT version, type, actor, at, phase, audience, shown_to, data, superseded_by FROM rm_audit "
-               "WHERE game_id = ?")
-        params: list[Any] = [game_id]
-        if phase:
-            sql += " AND phase = ?"
-            params.append(phase)
-        if event_type:
-            sql += " AND type = ?"
-            params.append(event_type)
-        if actor:
-            sql += " AND actor = ?"
-            params.append(actor)
+    def feed(self, game_id: str, viewer: str, after: int = 0, limit: int = 500) -> list[dict]:
+        """The viewer's timeline (see ``timeline``)."""
+        return self.timeline(game_id, viewer, after, limit)
+
+    def latest_of_type(self, game_id: str, event_type: str, limit: int) -> list[dict]:
+        """The newest events of one type, newest first (for the GM)."""
+        rows = self.db.query("SELECT data FROM rm_audit WHERE game_id = ? AND type = ? ORDER BY version DESC LIMIT ?",
+                             (game_id, event_type, limit))
+        return [payload(data) for (data,) in rows]
+
+    def audit_page(self, game_id: str, *, power: str | None = None, phase: str | None = None,
+                   event_type: str | None = None, actor: str | None = None, after: int = 0,
+                   limit: int = 500) -> tuple[list[dict], int | None]:
+        """One page of the audit, for the GM: (rows, the version to continue after, or None at the end).
+
+        At most ``limit`` events are read, in version order, through the index of the most selective
+        filter; the other filters are applied to those, so a page costs the same at any game length
+        and may hold fewer than ``limit`` rows while the returned cursor is not None."""
+        filters = [(col, value) for col, value in (("type", event_type), ("actor", actor), ("phase", phase)) if value]
+        inner = ("SELECT version, type, actor, at, phase, audience, shown_to, data, superseded_by FROM rm_audit "
+                 "WHERE game_id = ? AND version > ?")
+        params: list[Any] = [game_id, after]
+        if filters:
+            inner += f" AND {filters[0][0]} = ?"
+            params.append(filters[0][1])
+        inner += f" ORDER BY version LIMIT {int(limit) + 1}"
+        scanned = self.db.query(inner, params)
+        more = len(scanned) > limit
+        scanned = scanned[:limit]
         out = []
-        for version, kind, act, at, ph, audience, shown, data, superseded in self.db.query(
-                sql + " ORDER BY version", params):
+        for version, kind, act, at, ph, audience, shown, data, superseded in scanned:
+            if any({"type": kind, "actor": act, "phase": ph}[col] != value for col, value in filters[1:]):
+                continue
             item = {"version": version, "type": kind, "actor": act, "at": at, "phase": ph,
                     "audience": audience.split(","), "shown_to": shown.split(",") if shown else [],
                     "data": payload(data),
@@ -316,11 +376,26 @@ class Projector:
             if power and not (act == power or power in item["shown_to"] or _mentions(item["data"], power)):
                 continue
             out.append(item)
+        return out, (scanned[-1][0] if more else None)
+
+    def audit(self, game_id: str, *, power: str | None = None, phase: str | None = None,
+              event_type: str | None = None, actor: str | None = None) -> list[dict]:
+        """Every event of the game, for the GM: actor, time, phase, audience, who was shown it (all pages;
+        for the CLI and exports: requests read one page with ``audit_page``)."""
+        out: list[dict] = []
+        after: int | None = 0
+        while after is not None:
+            rows, after = self.audit_page(game_id, power=power, phase=phase, event_type=event_type, actor=actor,
+                                          after=after, limit=5000)
+            out.extend(rows)
         return out
 
-    def phases(self, game_id: str) -> list[dict]:
+    def phases(self, game_id: str, offset: int = 0, limit: int | None = None, *,
+               newest_first: bool = False) -> list[dict]:
+        """The phases the game began, in order (``offset``/``limit``: a page; phases are few, a dozen a season)."""
+        page = "" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}"
         rows = self.db.query("SELECT version, phase, season, month, step FROM rm_phases WHERE game_id = ? "
-                             "ORDER BY version", (game_id,))
+                             f"ORDER BY version{' DESC' if newest_first else ''}" + page, (game_id,))
         return [{"version": v, "phase": p, "season": se, "month": m, "step": st} for v, p, se, m, st in rows]
 
     def phase_start(self, game_id: str, phase: str) -> int | None:

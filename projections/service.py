@@ -171,6 +171,12 @@ class Games(Application):
         self.conflicts = 0  # saves that lost a race with another process (each is retried or reported as 409)
         # Set by the composition root to the phase index read model: phase -> version in constant time.
         self.phase_lookup: Callable[[str, str], int | None] | None = None
+        # Set by the composition root to the projector: reads come from its read models, never from a replay.
+        self.reads: Any = None
+        # Called after every save (the embedded default brings the read models up to date here, so that a
+        # read right after a write sees it without the read itself projecting).
+        self.on_recorded: list[Callable[[], Any]] = []
+        self._saving = threading.local()
         env = {"IS_SNAPSHOTTING_ENABLED": "y", **(env or {"PERSISTENCE_MODULE": "eventsourcing.popo"})}
         topic = RECORDER_TOPICS.get(env.get("PERSISTENCE_MODULE", ""))
         if topic:  # the store's recorder, with the idempotency key table beside the events
@@ -204,6 +210,26 @@ class Games(Application):
             if (min(versions) - 1) // interval != aggregate.version // interval:
                 snapshot_class = getattr(type(aggregate), "Snapshot", type(self).snapshot_class)
                 self.snapshots.put([snapshot_class.take(aggregate)])
+
+    def save(self, *objs: Any, **kwargs: Any) -> Any:
+        self._saving.games = {o.id: o for o in objs if isinstance(o, Game)}
+        try:
+            return super().save(*objs, **kwargs)
+        finally:
+            self._saving.games = {}
+
+    def just_saved(self, game_id: uuid.UUID, version: int) -> Game | None:
+        """The game this thread is saving, if it stands at ``version`` (the hooks after recording read it
+        instead of the store; it is not mutated meanwhile, its command holding the game's lock)."""
+        game = getattr(self._saving, "games", {}).get(game_id)
+        return game if game is not None and game.version == version else None
+
+    def _notify(self, recordings: list[Any]) -> None:
+        for hook in self.on_recorded:
+            try:
+                hook()
+            except Exception:  # noqa: BLE001 - the write is recorded; the read models catch up later
+                log.exception("a hook after recording failed; the read models lag until the runner catches up")
 
     def construct_env(self, name: str, env: Any = None) -> Environment:
         # Only what the composition root passes in: the domain never reads os.environ.
@@ -545,11 +571,33 @@ class Games(Application):
     def phases(self, game_id: str) -> list[dict]:
         """Every phase the game has begun, with the version at which it stood fully opened."""
         out = [{"phase": "setup", "season": 0, "month": 0, "step": "setup", "version": 1}]
+        if self.reads is not None:
+            return out + self.reads.phases(str(self.get_game(game_id, for_update=False).id))
         for e in self.iter_events(game_id):
             if type(e).__name__ == "StepBegan":
                 out.append({"phase": phase_id(e.season, e.month, e.step), "season": e.season, "month": e.month,
                             "step": e.step, "version": e.originator_version})
         return out
+
+    def recent_phases(self, game_id: str, limit: int = 60) -> list[dict]:
+        """The latest ``limit`` phases the game began (not setup), oldest first: a bounded list for pages."""
+        if self.reads is None:
+            return [p for p in self.phases(game_id) if p["phase"] != "setup"][-limit:]
+        key = str(self.get_game(game_id, for_update=False).id)
+        return self.reads.phases(key, 0, limit, newest_first=True)[::-1]
+
+    def phases_page(self, game_id: str, after: int = 0, limit: int = 100) -> tuple[list[dict], int | None]:
+        """A page of the phase list: the phases after the first ``after``, and the ``after`` of the next page
+        (None at the end). From the phase index (the whole list if no read models are attached)."""
+        if self.reads is None:
+            everything = self.phases(game_id)
+            items = everything[after:after + limit]
+            return items, (after + limit if after + limit < len(everything) else None)
+        setup = [] if after >= 1 else [{"phase": "setup", "season": 0, "month": 0, "step": "setup", "version": 1}]
+        want = limit - len(setup)
+        rows = self.reads.phases(str(self.get_game(game_id, for_update=False).id), max(after - 1, 0), want + 1)
+        items = setup + rows[:want]
+        return items, (after + len(items) if len(rows) > want else None)
 
     def phase_version(self, game_id: str, phase: str | None, version: int | None) -> int:
         """The version a phase began at (the latest time it began, after rollbacks), or the version given."""
@@ -590,8 +638,8 @@ class Games(Application):
         """GM: return the live game to the start of a phase; history stays, marked superseded."""
         self.require_gm(principal)
         v = self.phase_version(game_id, phase, version)
-        starts = {p["version"] for p in self.phases(game_id)}
-        if v not in starts:
+        gid = self.get_game(game_id, for_update=False).id
+        if v != 1 and not any(type(e).__name__ == "StepBegan" for e in self.events.get(gid, gt=v - 1, lte=v)):
             raise RuleViolation("roll back to the start of a phase (see the phase list)", field="version")
         return self.run(Caller.of(principal), game_id, pc.RollBack(v, reason, phase), key)
 
@@ -664,8 +712,11 @@ class Games(Application):
         return self._read(game_id, lambda game: board_view(game, viewer), version)
 
     def visible_events(self, game_id: str, viewer: str, after: int = 0, limit: int = 500) -> list[dict]:
-        """The events ``viewer`` may see, numbered by their own gap-free sequence."""
+        """The events ``viewer`` may see, numbered by their own gap-free sequence: a page from the viewer's
+        timeline read model (read from the event store only when no read models are attached)."""
         key = self.get_game(game_id, for_update=False).id
+        if self.reads is not None:
+            return self.reads.timeline(str(key), viewer, after, limit)
         out: list[dict] = []
         seq = 0
         for e in self.events.get(key):

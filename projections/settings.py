@@ -32,6 +32,11 @@ class Settings(BaseSettings):
     eta_lookahead_seconds: float = 120.0
     claim_seconds: float = 30.0
     projector_poll_seconds: float = 0.5
+    # True (embedded default): the process that records events brings the read models up to date before it
+    # answers, so a read right after a write sees it. False: a projection runner keeps them; reads may lag,
+    # and a client waits for its own write with ``wait_for=<receipt sequence>`` (up to read_wait_seconds).
+    read_models_sync: bool = True
+    read_wait_seconds: float = 5.0
     watchdog_stall_seconds: float = 30.0
     embedded_workers: bool = True
     public_url: str = ""  # empty (embedded): links and origin checks follow each request's own address

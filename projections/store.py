@@ -39,11 +39,14 @@ def _table_creation_lock(settings: Settings) -> Iterator[None]:
 
 def build_projector(games: Games, settings: Settings | None = None) -> Projector:
     """The read models for this service, in the same database (SQLite: a file beside the store)."""
-    projector = Projector(games, ReadModelDB(settings or Settings()))
-
-    def phase_start(game_id: str, phase: str) -> int | None:
-        projector.catch_up()
-        return projector.phase_start(game_id, phase)
-
-    games.phase_lookup = phase_start
+    settings = settings or Settings()
+    if games.env.get("PERSISTENCE_MODULE") == "eventsourcing.popo" and not settings.database_url == "memory":
+        settings = settings.model_copy(update={"database_url": "memory"})  # an in-memory store: read models too
+    projector = Projector(games, ReadModelDB(settings))
+    games.phase_lookup = projector.phase_start
+    games.reads = projector
+    if settings.read_models_sync:  # keep up to date after every write
+        if settings.auto_migrate:  # development and tests: start up to date, though events were recorded before
+            projector.catch_up()
+        games.on_recorded.append(projector.catch_up)
     return projector

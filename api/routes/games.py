@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request, Response
 
 from api.deps import CurrentCaller, GamesDep, IdempotencyKey, Principal
+from api.routes.history import WaitFor, clamp, next_page, read_models_at
 from api.schemas import (
     AddPowerRequest, AdvanceRequest, CloseWindowRequest, CreateGameRequest, GameCreatedPublic, GrantAssetRequest,
     PowerAddedPublic, ReceiptPublic, ResolveRequest, SeasonLengthRequest, TokenReplacedPublic,
@@ -84,6 +85,12 @@ def my_view(game_id: str, games: GamesDep, me: Principal, version: int | None = 
 
 
 @router.get("/{game_id}/events")
-def my_events(game_id: str, games: GamesDep, me: Principal, after: int = 0, limit: int = 500) -> list[dict]:
-    """The events you may see, numbered by your own gap-free sequence."""
-    return games.visible_events(game_id, me, after=after, limit=min(max(limit, 1), 5000))
+def my_events(game_id: str, request: Request, response: Response, games: GamesDep, me: Principal, after: int = 0,
+              limit: int = 500, wait_for: WaitFor = None) -> list[dict]:
+    """The events you may see, numbered by your own gap-free sequence: one page after ``after`` (the next
+    page's cursor in ``X-Next-After`` and ``Link``); ``wait_for=<receipt sequence>`` waits for your write."""
+    read_models_at(request, response, game_id, me, wait_for)
+    limit = clamp(limit)
+    items = games.visible_events(game_id, me, after=after, limit=limit + 1)
+    next_page(request, response, items[limit - 1]["seq"] if len(items) > limit else None)
+    return items[:limit]

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import PlainTextResponse, Response
+from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from api.deps import GamesDep, IdempotencyKey, Principal
@@ -27,14 +27,49 @@ def get_projector(request: Request) -> Projector:
 
 ProjectorDep = Annotated[Projector, Depends(get_projector)]
 
+# Every list is paginated: ``after`` (where the last page ended) and ``limit`` (clamped to 1..MAX_LIMIT).
+MAX_LIMIT = 5000
+WaitFor = Annotated[int | None, Query(ge=0, description="Your receipt's sequence: wait (a few seconds at most) "
+                                                        "until your timeline holds it; 202 if it does not yet")]
+
+
+def clamp(limit: int, default: int = 500) -> int:
+    return min(max(limit if limit is not None else default, 1), MAX_LIMIT)
+
+
+def read_models_at(request: Request, response: Response, game_id: str, me: str, wait_for: int | None) -> None:
+    """With ``wait_for`` (a receipt's sequence), wait until the caller's timeline holds it; if the read
+    models still lag, answer 202 with ``X-Lagging: true`` and the page as it stands."""
+    if wait_for is None:
+        return
+    games, projector = request.app.state.games, request.app.state.projector
+    key = str(games.get_game(game_id, for_update=False).id)
+    if not projector.wait_for(key, me, wait_for, request.app.state.settings.read_wait_seconds):
+        response.status_code = 202
+        response.headers["X-Lagging"] = "true"
+
+
+def next_page(request: Request, response: Response, after: int | None) -> None:
+    """The cursor of the next page, if there is one: ``X-Next-After`` and a ``Link: <...>; rel="next"``."""
+    if after is None:
+        return
+    query = {**request.query_params, "after": str(after)}
+    query.pop("wait_for", None)
+    response.headers["X-Next-After"] = str(after)
+    response.headers["Link"] = f'<{request.url.replace_query_params(**query)}>; rel="next"'
+
 
 @router.get("/games/{game_id}/feed")
-def feed(game_id: str, games: GamesDep, projector: ProjectorDep, me: Principal, after: int = 0,
-         limit: int = 500) -> list[dict]:
-    """Your timeline: what you may see, in your own time zone, numbered by your own sequence."""
-    projector.catch_up()
+def feed(game_id: str, request: Request, response: Response, games: GamesDep, projector: ProjectorDep,
+         me: Principal, after: int = 0, limit: int = 500, wait_for: WaitFor = None) -> list[dict]:
+    """Your timeline: what you may see, in your own time zone, numbered by your own sequence; one page
+    (``after``/``limit``; the next page's cursor in ``X-Next-After`` and ``Link``)."""
+    read_models_at(request, response, game_id, me, wait_for)
+    limit = clamp(limit)
     zone = ZoneInfo(games.timezone_for(game_id, me))
-    items = projector.feed(str(games.get_game(game_id, for_update=False).id), me, after, min(max(limit, 1), 5000))
+    items = projector.feed(str(games.get_game(game_id, for_update=False).id), me, after, limit + 1)
+    next_page(request, response, items[limit - 1]["seq"] if len(items) > limit else None)
+    items = items[:limit]
     for item in items:
         item["local_time"] = datetime.fromisoformat(item["at"]).astimezone(zone).isoformat()
         item["timezone"] = zone.key
@@ -42,15 +77,22 @@ def feed(game_id: str, games: GamesDep, projector: ProjectorDep, me: Principal, 
 
 
 @router.get("/games/{game_id}/audit", response_model=None)
-def audit(game_id: str, games: GamesDep, projector: ProjectorDep, me: Principal, power: str | None = None,
-          phase: str | None = None, type: str | None = None, actor: str | None = None,
-          format: Literal["json", "jsonl", "csv"] = "json") -> Response | list[dict]:
-    """GM: every event with actor, server time, phase, audience and who was shown it; filterable; JSONL/CSV."""
+def audit(game_id: str, request: Request, response: Response, games: GamesDep, projector: ProjectorDep,
+          me: Principal, power: str | None = None, phase: str | None = None, type: str | None = None,
+          actor: str | None = None, format: Literal["json", "jsonl", "csv"] = "json", after: int = 0,
+          limit: int = 500, wait_for: WaitFor = None) -> Response | list[dict]:
+    """GM: every event with actor, server time, phase, audience and who was shown it; filterable; JSONL/CSV;
+    one page of at most ``limit`` events after version ``after`` (next page: ``X-Next-After``, ``Link``)."""
     games.require_gm(me)
-    projector.catch_up()
-    rows = projector.audit(str(games.get_game(game_id, for_update=False).id), power=power, phase=phase,
-                           event_type=type, actor=actor)
-    return render_rows(rows, format)
+    read_models_at(request, response, game_id, me, wait_for)
+    rows, after = projector.audit_page(str(games.get_game(game_id, for_update=False).id), power=power, phase=phase,
+                                       event_type=type, actor=actor, after=after, limit=clamp(limit))
+    next_page(request, response, after)
+    out = render_rows(rows, format)
+    if isinstance(out, Response):
+        out.headers.update({k: v for k, v in response.headers.items() if k.lower().startswith(("x-", "link"))})
+        out.status_code = response.status_code or out.status_code
+    return out
 
 
 def render_rows(rows: list[dict], format: str) -> Response | list[dict]:
@@ -71,16 +113,29 @@ def render_rows(rows: list[dict], format: str) -> Response | list[dict]:
 
 
 @router.get("/games/{game_id}/export")
-def export(game_id: str, games: GamesDep, me: Principal) -> PlainTextResponse:
-    """The events you may see, as JSON Lines: feed this to `emissary verify` or POST /verify."""
-    lines = "".join(json.dumps(e, sort_keys=True) + "\n" for e in games.visible_events(game_id, me, limit=10**9))
-    return PlainTextResponse(lines, media_type="application/x-ndjson")
+def export(game_id: str, games: GamesDep, me: Principal) -> Response:
+    """The events you may see, as JSON Lines: feed this to `emissary verify` or POST /verify. Streamed
+    from your timeline a page at a time."""
+    first = games.visible_events(game_id, me, limit=MAX_LIMIT)
+
+    def lines():
+        page = first
+        while page:
+            yield "".join(json.dumps(e, sort_keys=True) + "\n" for e in page)
+            if len(page) < MAX_LIMIT:
+                return
+            page = games.visible_events(game_id, me, after=page[-1]["seq"], limit=MAX_LIMIT)
+
+    return StreamingResponse(lines(), media_type="application/x-ndjson")
 
 
 @router.get("/games/{game_id}/phases")
-def phases(game_id: str, games: GamesDep, me: Principal) -> list[dict]:
-    """Every phase the game has begun, and where it began."""
-    items = games.phases(game_id)
+def phases(game_id: str, request: Request, response: Response, games: GamesDep, me: Principal, after: int = 0,
+           limit: int = 500, wait_for: WaitFor = None) -> list[dict]:
+    """Every phase the game has begun, and where it began; a page of ``limit`` after the first ``after``."""
+    read_models_at(request, response, game_id, me, wait_for)
+    items, after = games.phases_page(game_id, max(after, 0), clamp(limit))
+    next_page(request, response, after)
     if me != "gm":
         for item in items:
             item.pop("version")

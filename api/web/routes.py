@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Request
@@ -42,6 +43,10 @@ def csrf_field(context: Any) -> Markup:
 
 templates.env.globals["csrf_field"] = csrf_field
 router = APIRouter(include_in_schema=False)
+
+BOARD_FEED = 40  # the newest events of the feed a board shows
+BOARD_PHASES = 60  # the latest phases a board offers to look back at (any other: ?phase=)
+AUDIT_PAGE, AUDIT_MAX = 200, 5000
 
 NEXT_STEP = {"setup": "Begin the game (Tidings)", "tidings": "Open month 1 Planning", "planning": "Close Planning",
              "resistance": "Go to Battle", "battle": "End the month", "cleanup": "Begin the next season"}
@@ -209,7 +214,8 @@ def board(request: Request, game_id: str, phase: str | None = None) -> Response:
     except (Unauthorized, DomainError):
         return templates.TemplateResponse(request, "message.html", {
             "title": "Sign in first", "text": "Open the secret link your GM sent you."}, status_code=401)
-    phases = [p for p in games.phases(game_id) if p["phase"] != "setup"]
+    # Bounded at any game length: the state (a cached aggregate), the latest phases and a page of the feed.
+    phases = games.recent_phases(game_id, BOARD_PHASES)
     context: dict[str, Any] = {"game_id": game_id, "me": me, "phases": phases, "phase": phase,
                                "flash": web_session(request).pop("flash", None),
                                "links": web_session(request).pop("links", {}),
@@ -226,12 +232,14 @@ def board(request: Request, game_id: str, phase: str | None = None) -> Response:
     else:
         context["view"] = games.view(game_id, me)
     zone = ZoneInfo(games.timezone_for(game_id, me))
-    events = games.visible_events(game_id, me, limit=10**6)
+    projector = request.app.state.projector
+    key = str(games.get_game(game_id, for_update=False).id)
+    events = projector.timeline(key, me, limit=BOARD_FEED, newest_first=True)
     context["feed"] = [dict(e, local=datetime.fromisoformat(e["at"]).astimezone(zone).strftime("%a %d %b %H:%M"))
-                       for e in events[-40:]][::-1]
+                       for e in events]
     context["zone"] = zone.key
     if me == GM:
-        context["flips"] = [e["data"] for e in events if e["type"] == "TiesBroken"][-10:]
+        context["flips"] = projector.latest_of_type(key, "TiesBroken", 10)[::-1]
         return templates.TemplateResponse(request, "console.html", context)
     return templates.TemplateResponse(request, "board.html", context)
 
@@ -470,8 +478,9 @@ HANDLERS = {"submit": _submit, "roll": _roll, "convert": _convert, "discard": _d
 
 @router.get("/play/{game_id}/audit", response_class=HTMLResponse)
 def audit_page(request: Request, game_id: str, power: str | None = None, phase: str | None = None,
-               type: str | None = None, actor: str | None = None, format: str | None = None) -> Response:
-    """GM: the audit log, filtered; as CSV with ``format=csv``."""
+               type: str | None = None, actor: str | None = None, format: str | None = None,
+               after: str | None = None, limit: str | None = None) -> Response:
+    """GM: the audit log, filtered, a page at a time (``after`` a version); as CSV with ``format=csv``."""
     games = games_of(request)
     try:
         me = who(request, game_id)
@@ -480,10 +489,16 @@ def audit_page(request: Request, game_id: str, power: str | None = None, phase: 
         return templates.TemplateResponse(request, "message.html", {"title": "GM only", "text": err.message},
                                           status_code=403)
     projector = request.app.state.projector
-    projector.catch_up()
     key = str(games.get_game(game_id, for_update=False).id)
-    rows = projector.audit(key, power=power or None, phase=phase or None, event_type=type or None,
-                           actor=actor or None)
+    start = max(_int(after, 0) or 0, 0)
+    size = min(max(_int(limit, AUDIT_PAGE) or AUDIT_PAGE, 1), AUDIT_MAX)
+    rows, next_after = projector.audit_page(key, power=power or None, phase=phase or None, event_type=type or None,
+                                            actor=actor or None, after=start, limit=size)
+    filters = {"power": power, "phase": phase, "type": type, "actor": actor}
+    query = {k: v for k, v in filters.items() if v}
+    pages = {"after": start, "limit": size,
+             "next": urlencode({**query, "after": next_after, "limit": size}) if next_after is not None else None,
+             "first": urlencode({**query, "limit": size}) if start else None}
     if format == "csv":
         out = io.StringIO()
         writer = csv.writer(out)
@@ -491,7 +506,8 @@ def audit_page(request: Request, game_id: str, power: str | None = None, phase: 
         for r in rows:
             writer.writerow([r["version"], r["type"], r["actor"], r["at"], r["phase"], " ".join(r["shown_to"]),
                              r["superseded_by"] or "", json.dumps(r["data"], sort_keys=True)])
-        return PlainTextResponse(out.getvalue(), media_type="text/csv")
+        headers = {} if next_after is None else {
+            "X-Next-After": str(next_after), "Link": f'</play/{game_id}/audit?format=csv&{pages["next"]}>; rel="next"'}
+        return PlainTextResponse(out.getvalue(), media_type="text/csv", headers=headers)
     return templates.TemplateResponse(request, "audit.html", {
-        "game_id": game_id, "rows": rows, "filters": {"power": power, "phase": phase, "type": type, "actor": actor},
-        "now": datetime.now(timezone.utc)})
+        "game_id": game_id, "rows": rows, "filters": filters, "pages": pages, "now": datetime.now(timezone.utc)})
