@@ -438,6 +438,7 @@ def _verify_submissions(events: list[dict], report: Report) -> None:
             checked.pop(data["action_id"], None)
         elif kind == "GameRolledBack":
             checked.clear()  # the history after the rollback decides again what is published
+            published = None  # a publication it superseded proves nothing about what is resolved next
         elif kind == "ConversionsLocked" and "salt" in a and "faces" in a and "title" in a:
             expected = submission_digest(data["action_id"], a["power"], a["title"], a["slot"], a["skill"],
                                          a["roll_no"], a["faces"], data["converted"], a["salt"])

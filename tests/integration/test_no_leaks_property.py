@@ -28,7 +28,7 @@ import re
 from collections import defaultdict
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from domain.dice import commitment, seal_difficulty
@@ -367,6 +367,15 @@ def play(n_powers: int, ops: list[tuple]) -> World:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.integers(3, 4), st.lists(month, min_size=1, max_size=3))
+# Found by this test: after a rollback into Planning, an export's verification matched the next month's
+# resolved actions against the publication the rollback superseded.
+@example(n_powers=4, months=[
+    ([("consequence", 0, 0), ("act", 0, True, False, 0, True, False)], [("react", 0, 0)], None),
+    ([("act", 0, False, True, 0, False, False), ("grant", 0), ("act", 0, False, True, 0, False, False)],
+     [("react", 0, 0), ("waive", 0), ("react", 0, 0), ("react", 0, 29), ("waive", 2), ("grant", 0)], 5),
+    ([("grant", 0), ("grant", 1), ("share", 2, 1), ("share", 2, 0), ("act", 3, True, True, 1, True, True),
+      ("grant", 1), ("act", 0, True, True, 0, True, False), ("grant", 3), ("act", 2, True, False, 1, True, True),
+      ("share", 1, 1), ("probe", 3, 19), ("grant", 1)], [], None)])
 def test_no_player_is_ever_shown_what_the_rules_hide_from_them(n_powers, months):
     play(n_powers, as_ops(months))
 
