@@ -6,12 +6,20 @@ import os
 import uuid
 from datetime import datetime, timezone
 
+import hypothesis
 import pytest
 
 from tests.procs import procs, stop_leftover_processes  # noqa: F401 - fixtures for every test
 
 PG_URL = os.environ.get("EMISSARY_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
 IN_CI = os.environ.get("CI", "").lower() == "true"
+
+# In CI the property tests run the same examples every time (derandomized), so a landing is never blocked by a
+# case that one run happened to draw; on a developer's machine they keep exploring new ones. A case found either
+# way is kept in the test as an @example.
+hypothesis.settings.register_profile("ci", derandomize=True, print_blob=True)
+if IN_CI:
+    hypothesis.settings.load_profile("ci")
 
 
 def _pg_reachable() -> str | None:
