@@ -33,10 +33,11 @@ from domain.ids import GM
 from domain.platform import commands as platform
 from domain.platform import ruleset as rulesets
 from domain.platform.commands import Command, Context, is_system
+from domain.platform.game import PlatformGame, fold
 from domain.powers import commands as pc
-from domain.powers.game import Game, canonical, fold
+from domain.powers.game import Game, canonical
+from domain.powers.ruleset import phase_id as phase_id  # re-exported: projections.projector names phases with it
 from domain.powers.state import STATE_TYPES
-from domain.powers.views import board_view
 from projections.keys import RECORDER_TOPICS, KeyRow, POPOKeyedRecorder
 
 log = logging.getLogger("emissary.service")
@@ -138,7 +139,7 @@ class CommandKey:
 
 
 class GameRepository(Repository):
-    """The library's repository, folding with ``domain.powers.game.fold``: a rollback's StateRestored
+    """The library's repository, folding with ``domain.platform.game.fold``: a rollback's StateRestored
     re-folds the game to its target version, which this repository reads from the store (through a
     snapshot when one is at or before that version)."""
 
@@ -212,7 +213,7 @@ class Games(Application):
                 self.snapshots.put([snapshot_class.take(aggregate)])
 
     def save(self, *objs: Any, **kwargs: Any) -> Any:
-        self._saving.games = {o.id: o for o in objs if isinstance(o, Game)}
+        self._saving.games = {o.id: o for o in objs if isinstance(o, PlatformGame)}
         try:
             return super().save(*objs, **kwargs)
         finally:
@@ -571,12 +572,13 @@ class Games(Application):
     def phases(self, game_id: str) -> list[dict]:
         """Every phase the game has begun, with the version at which it stood fully opened."""
         out = [{"phase": "setup", "season": 0, "month": 0, "step": "setup", "version": 1}]
+        game = self.get_game(game_id, for_update=False)
         if self.reads is not None:
-            return out + self.reads.phases(str(self.get_game(game_id, for_update=False).id))
-        for e in self.iter_events(game_id):
-            if type(e).__name__ == "StepBegan":
-                out.append({"phase": phase_id(e.season, e.month, e.step), "season": e.season, "month": e.month,
-                            "step": e.step, "version": e.originator_version})
+            return out + self.reads.phases(str(game.id))
+        began = game.ruleset.phase_of
+        for e in self.events.get(game.id):
+            if (phase := began(e)) is not None:  # the ruleset names the phase an event begins
+                out.append({**phase, "version": e.originator_version})
         return out
 
     def recent_phases(self, game_id: str, limit: int = 60) -> list[dict]:
@@ -629,7 +631,7 @@ class Games(Application):
         game = self.get_game(game_id, v, for_update=False)
         if viewer != GM and viewer not in game.state.powers:
             raise NotFound(f"{viewer!r} was not in the game at that time", field="as")
-        out = board_view(game, viewer)
+        out = self._view(game, viewer)
         out["at"] = {"version": v, "phase": phase} if principal == GM else {"phase": phase}
         return out
 
@@ -638,10 +640,11 @@ class Games(Application):
         """GM: return the live game to the start of a phase; history stays, marked superseded."""
         self.require_gm(principal)
         v = self.phase_version(game_id, phase, version)
-        gid = self.get_game(game_id, for_update=False).id
-        if v != 1 and not any(type(e).__name__ == "StepBegan" for e in self.events.get(gid, gt=v - 1, lte=v)):
+        game = self.get_game(game_id, for_update=False)
+        began = game.ruleset.phase_of
+        if v != 1 and not any(began(e) is not None for e in self.events.get(game.id, gt=v - 1, lte=v)):
             raise RuleViolation("roll back to the start of a phase (see the phase list)", field="version")
-        return self.run(Caller.of(principal), game_id, pc.RollBack(v, reason, phase), key)
+        return self.run(Caller.of(principal), game_id, platform.RollBack(v, reason, phase), key)
 
     def fork(self, game_id: str, principal: str, name: str, reason: str = "", *, phase: str | None = None,
              version: int | None = None, key: CommandKey | None = None) -> tuple[str, Receipt]:
@@ -656,7 +659,7 @@ class Games(Application):
         copied = [dataclasses.replace(e, originator_id=new_id)
                   for e in self.events.get(source.id, lte=v)]
         self.events.put(copied)
-        interval = self.snapshotting_intervals.get(Game)
+        interval = self.snapshotting_intervals.get(type(source))
         if self.snapshots is not None and interval:
             for version_ in range(interval, v + 1, interval):
                 self.take_snapshot(new_id, version=version_)
@@ -709,7 +712,15 @@ class Games(Application):
 
     def view(self, game_id: str, viewer: str, version: int | None = None) -> dict:
         """The board as ``viewer`` may see it (P.4), now or at a past version."""
-        return self._read(game_id, lambda game: board_view(game, viewer), version)
+        return self._read(game_id, lambda game: self._view(game, viewer), version)
+
+    @staticmethod
+    def _view(game: Any, viewer: str) -> dict:
+        """The game as ``viewer`` may see it, by the game's ruleset."""
+        view = game.ruleset.view
+        if view is None:
+            raise RuleViolation(f"{game.ruleset.name!r} games declare no view", field="ruleset")
+        return view(game, viewer)
 
     def visible_events(self, game_id: str, viewer: str, after: int = 0, limit: int = 500) -> list[dict]:
         """The events ``viewer`` may see, numbered by their own gap-free sequence: a page from the viewer's
@@ -748,13 +759,6 @@ def _check_token(game: Game, token_hash: str | None) -> None:
     if token_hash is not None and game.credential(token_hash) is None:
         raise Unauthorized("this token is not valid for this game (it may have been replaced)",
                            field="authorization")
-
-
-def phase_id(season: int, month: int, step: str) -> str:
-    """A phase's name: ``s1-tidings``, ``s1m2-planning``, ``s1-cleanup``."""
-    if step in ("tidings", "cleanup", "setup"):
-        return f"s{season}-{step}" if step != "setup" else "setup"
-    return f"s{season}m{month}-{step}"
 
 
 def event_data(e: Any) -> dict:

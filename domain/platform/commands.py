@@ -192,6 +192,15 @@ class ReissueLink(Command):
 
 
 @dataclass(frozen=True)
+class RollBack(Command):
+    """GM: return the live game to the start of a phase (at ``to_version``); history stays, marked superseded."""
+
+    to_version: int
+    reason: str
+    phase: str | None = None
+
+
+@dataclass(frozen=True)
 class MarkForked(Command):
     """GM: mark a game copied from another game's history up to ``source_version`` as its fork (a sandbox)."""
 
@@ -285,6 +294,16 @@ def reissue_link(game: Any, cmd: ReissueLink, ctx: Context) -> dict:
     return {"principal": cmd.who}
 
 
+def roll_back(game: Any, cmd: RollBack, ctx: Context) -> dict:
+    require_gm(ctx)
+    if ctx.state_at is None:
+        raise RuntimeError("a rollback needs the service's state_at")
+    # Out of range, the aggregate refuses it naming ``to_version``; there is no earlier state to read then.
+    restored = ctx.state_at(cmd.to_version) if 1 <= cmd.to_version < game.version else game.state
+    game.rollback(cmd.to_version, restored, reason=cmd.reason, now=ctx.now, seed=ctx.entropy(32))
+    return {"to_version": cmd.to_version, "phase": cmd.phase}
+
+
 def mark_forked(game: Any, cmd: MarkForked, ctx: Context) -> dict:
     require_gm(ctx)
     game.mark_forked(cmd.source_game, cmd.source_version, name=cmd.name, reason=cmd.reason, seed=ctx.entropy(32))
@@ -296,7 +315,7 @@ PLATFORM_COMMANDS: Mapping[type, Handler] = {
     RequestExtension: request_extension, GrantExtension: grant_extension, RefuseExtension: refuse_extension,
     DeclareReady: declare_ready, CloseWindow: close_window, CloseDueWindow: close_due_window,
     QueueDueReminders: queue_due_reminders, GrantVisibility: grant_visibility, ReissueLink: reissue_link,
-    MarkForked: mark_forked,
+    MarkForked: mark_forked, RollBack: roll_back,
 }
 
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Iterable
+from copy import deepcopy
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -93,8 +95,7 @@ class PlatformGame(Aggregate):
         raise NotImplementedError
 
     def _fresh_seed(self, seed: str, s_old_seed: str | None = None, reveal: bool = True) -> None:
-        """Commit a fresh seed (or clear it) as the ruleset's step needs."""
-        raise NotImplementedError
+        """Commit a fresh seed (or clear it) as the ruleset's step needs; a ruleset that rolls no dice needs none."""
 
     # ------------------------------------------------------------------ the ruleset
 
@@ -581,6 +582,60 @@ class PlatformGame(Aggregate):
         self.trigger_event(self.GameRolledBack, to_version=to_version, from_version=from_version, reason=reason,
                            actor=actor, audience=audience)
 
+    def rollback(self, to_version: int, restored: Any, *, reason: str, now: datetime, seed: str) -> None:
+        """Return the live game to its state at ``to_version`` (a phase start), without deleting history.
+
+        ``restored`` is the game's state at ``to_version`` (the service folds it from the history). A
+        public ``GameRolledBack`` tells the table; a sealed ``StateRestored`` records only the target
+        version and what carries over (``carried_over``); whoever folds it re-folds the game to that
+        version first (``fold``). A ruleset with more to carry over (Powers: roll numbers, shared
+        Secrets, deadlines, a fresh seed) overrides this.
+        """
+        limits.check_text(reason, "reason", limits.REASON, what="a reason")
+        if not reason.strip():
+            raise RuleViolation("a rollback needs a reason the players will read", field="reason")
+        if not 1 <= to_version < self.version:
+            raise RuleViolation(f"roll back to an earlier version (1 to {self.version - 1})", field="to_version")
+        self._rolled_back(to_version=to_version, from_version=self.version, reason=reason.strip(), actor=GM,
+                          audience=[vis.PUBLIC])
+        carried = self.carried_over(restored)
+        self.__dict__["_refolded"] = {to_version: restored}  # the state at to_version, for the fold
+        try:
+            self.trigger_event(self.StateRestored, to_version=to_version, carried=carried, actor=SYSTEM,
+                               audience=[vis.SEALED])
+        finally:
+            self.__dict__.pop("_refolded", None)
+
+    def carried_over(self, restored: Any) -> dict:
+        """What nobody can unsee survives a rollback: every viewer's sequence and the credentials; each seat
+        that existed at the target keeps its time zone and visibility grants."""
+        s = self.state
+        return {"seen": deepcopy(s.seen), "credentials": deepcopy(s.credentials),
+                "seats": {pid: {"grants": deepcopy(s.powers[pid].grants), "timezone": s.powers[pid].timezone}
+                          for pid in restored.powers if pid in s.powers}}
+
+    class StateRestored(Event):
+        """A rollback's new state: the state at ``to_version`` (re-folded by ``fold``) with ``carried``."""
+
+        to_version: int
+        carried: dict
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            base = game.__dict__.get("_refolded", {}).get(self.to_version)
+            if base is None:
+                raise RuntimeError(f"StateRestored at version {self.originator_version} needs the game's state at "
+                                   f"version {self.to_version}: fold the events with domain.platform.game.fold")
+            merged = deepcopy(base)
+            merged.seen = deepcopy(self.carried["seen"])
+            merged.credentials = deepcopy(self.carried["credentials"])
+            for pid, kept in self.carried["seats"].items():
+                merged.powers[pid].grants = deepcopy(kept["grants"])
+                merged.powers[pid].timezone = kept["timezone"]
+            game.state = merged
+            super().apply(game)
+
     def mark_forked(self, source_game: str, source_version: int, *, name: str, reason: str, seed: str) -> None:
         """This game was copied from another game's history up to ``source_version`` (a sandbox)."""
         limits.check_text(name, "name", limits.GAME_NAME, required=True, what="a fork's name")
@@ -609,3 +664,39 @@ class PlatformGame(Aggregate):
                 audience: list) -> None:
         self.trigger_event(self.GameForked, source_game=source_game, source_version=source_version, name=name,
                            reason=reason, actor=actor, audience=audience)
+
+
+def fold(game: Any, events: Iterable[Any], state_at: Callable[[Any, int], Any] | None = None) -> Any:
+    """Fold events (and a snapshot first, if any) onto ``game`` (None before it was created), for any ruleset.
+
+    Like the library's projector, except that a ``StateRestored`` with a target version re-folds the
+    game to that version first: ``state_at(game_id, version)`` gives that state (the repository reads
+    it from the store, through a snapshot when it has one). Without ``state_at``, the events given are
+    folded again up to that version, which needs them to start at version 1.
+    """
+    folded: list[Any] = []
+    for e in events:
+        to_version = getattr(e, "to_version", None) if type(e).__name__ == "StateRestored" else None
+        if to_version is None:
+            game = e.mutate(game)
+        else:
+            if state_at is not None:
+                base = state_at(e.originator_id, to_version)
+            else:
+                if not folded or folded[0].originator_version != 1 or len(folded) < to_version:
+                    raise ValueError(f"StateRestored at version {e.originator_version} needs the state at "
+                                     f"version {to_version}: give state_at, or every event from version 1")
+                refolded = fold(None, folded[:to_version])
+                if refolded is None:
+                    raise ValueError(f"the events up to version {to_version} do not create the game")
+                base = refolded.state
+            if game is None:
+                raise ValueError(f"StateRestored at version {e.originator_version} before the game was created")
+            game.__dict__["_refolded"] = {to_version: base}
+            try:
+                game = e.mutate(game)
+            finally:
+                game.__dict__.pop("_refolded", None)
+        if state_at is None:
+            folded.append(e)
+    return game

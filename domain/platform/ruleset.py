@@ -48,6 +48,9 @@ class Ruleset:
     notify: Callable[[str, dict], dict | None] | None = None       # notify(event kind, payload)
     verify: Callable[..., Any] | None = None                      # verify(events) -> report
     fold: Callable[[Any, Any], Any] | None = None                 # fold(game or None, stored events) -> game
+    # phase_of(event) -> the phase the event begins ({"phase": name, "step": ...}), or None: the phase list,
+    # the history view and rollback (which returns to the start of a phase) read phases through it
+    phase_of: Callable[[Any], dict[str, Any] | None] = lambda event: None
     loads: frozenset[str] = frozenset()   # earlier versions whose games this one still loads (besides its own)
     description: str = ""
 

@@ -34,6 +34,21 @@ class Window:
         return max([self.closes_at, *self.extensions.values()], key=datetime.fromisoformat)
 
 
+@dataclass
+class Seat:
+    """A seat with what the platform keeps for it; a ruleset with more to keep declares its own (Powers:
+    ``PowerState``) with these fields."""
+
+    id: str
+    name: str
+    timezone: str | None = None
+    email: str | None = None
+    mail_mode: str = "immediate"
+    grants: list = field(default_factory=list)
+    ready: bool = False
+    extension_hours_used: float = 0.0
+
+
 class ViewerSequences:
     """Every viewer's gap-free count of the events they may see (``seen``: audience token -> count).
 

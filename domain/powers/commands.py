@@ -13,7 +13,9 @@ from typing import Any
 
 from domain.errors import NotFound
 from domain.ids import GM
-from domain.platform.commands import Command, Context, Handler, require_gm, require_seat
+from domain.platform.commands import Command, Context, Handler
+from domain.platform.commands import RollBack as RollBack  # noqa: F401  (a platform command now; kept importable here)
+from domain.platform.commands import require_gm, require_seat
 
 
 @dataclass(frozen=True)
@@ -189,15 +191,6 @@ class SetInfluence(Command):
     amount: int
 
 
-@dataclass(frozen=True)
-class RollBack(Command):
-    """GM: return the live game to the start of a phase (at ``to_version``); history stays, marked superseded."""
-
-    to_version: int
-    reason: str
-    phase: str | None = None
-
-
 # ---------------------------------------------------------------------- handlers
 
 
@@ -349,21 +342,11 @@ def set_influence(game: Any, cmd: SetInfluence, ctx: Context) -> None:
     game.set_influence(cmd.power_id, cmd.hex_id, cmd.amount)
 
 
-def roll_back(game: Any, cmd: RollBack, ctx: Context) -> dict:
-    require_gm(ctx)
-    if ctx.state_at is None:
-        raise RuntimeError("a rollback needs the service's state_at")
-    # Out of range, the aggregate refuses it naming ``to_version``; there is no earlier state to read then.
-    restored = ctx.state_at(cmd.to_version) if 1 <= cmd.to_version < game.version else game.state
-    game.rollback(cmd.to_version, restored, reason=cmd.reason, now=ctx.now, seed=ctx.entropy(32))
-    return {"to_version": cmd.to_version, "phase": cmd.phase}
-
-
 POWERS_COMMANDS: Mapping[type, Handler] = {
     AddPower: add_power, GrantAsset: grant_asset, SetMonths: set_months, Advance: advance,
     SubmitAction: submit_action, RollAction: roll_action, LockConversions: lock_conversions,
     DiscardAction: discard_action, SetDifficulty: set_difficulty, SetRuling: set_ruling,
     ProposeConsequence: propose_consequence, AcceptConsequence: accept_consequence, Resolve: resolve,
     DeclareReaction: declare_reaction, LockReaction: lock_reaction, WaiveReactions: waive_reactions,
-    ShareSecret: share_secret, SetInfluence: set_influence, RollBack: roll_back,
+    ShareSecret: share_secret, SetInfluence: set_influence,
 }

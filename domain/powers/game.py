@@ -23,6 +23,7 @@ from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame, _at, _iso
 from domain.platform.game import canonical as canonical  # re-exported: callers import it from here
 from domain.platform.game import digest
+from domain.platform.game import fold as platform_fold
 from domain.powers import rules
 from domain.powers.options import DEFAULT_OPTIONS, validate_game_options, validate_power_options
 from domain.powers.state import (
@@ -1379,32 +1380,7 @@ def fold(game: Game | None, events: Iterable[Any],
     the store, through a snapshot when it has one). Without ``state_at``, the events given are folded
     again up to that version, which needs them to start at version 1.
     """
-    folded: list[Any] = []
-    for e in events:
-        to_version = getattr(e, "to_version", None) if isinstance(e, Game.StateRestored) else None
-        if to_version is None:
-            game = e.mutate(game)
-        else:
-            if state_at is not None:
-                base = state_at(e.originator_id, to_version)
-            else:
-                if not folded or folded[0].originator_version != 1 or len(folded) < to_version:
-                    raise ValueError(f"StateRestored at version {e.originator_version} needs the state at "
-                                     f"version {to_version}: give state_at, or every event from version 1")
-                refolded = fold(None, folded[:to_version])
-                if refolded is None:
-                    raise ValueError(f"the events up to version {to_version} do not create the game")
-                base = refolded.state
-            if game is None:
-                raise ValueError(f"StateRestored at version {e.originator_version} before the game was created")
-            game.__dict__["_refolded"] = {to_version: base}
-            try:
-                game = e.mutate(game)
-            finally:
-                game.__dict__.pop("_refolded", None)
-        if state_at is None:
-            folded.append(e)
-    return game
+    return platform_fold(game, events, state_at)
 
 
 def submission_digest(action_id: str, power: str, title: str, slot: str, skill: str | None, roll_no: int,

@@ -7,6 +7,8 @@ are declared as data from P.1.1/P.1.2; the aggregate still runs them itself.
 
 from __future__ import annotations
 
+from typing import Any
+
 from domain.mailturns import parse_turn
 from domain.platform.ruleset import Ruleset, Step, register
 from domain.powers import rules
@@ -31,6 +33,21 @@ POWERS_STEPS = (
 assert tuple(s.name for s in POWERS_STEPS) == rules.STEPS, "POWERS_STEPS must follow rules.STEPS"
 
 
+def phase_id(season: int, month: int, step: str) -> str:
+    """A phase's name: ``s1-tidings``, ``s1m2-planning``, ``s1-cleanup``."""
+    if step in ("tidings", "cleanup", "setup"):
+        return f"s{season}-{step}" if step != "setup" else "setup"
+    return f"s{season}m{month}-{step}"
+
+
+def phase_of(event: Any) -> dict[str, Any] | None:
+    """The phase a ``StepBegan`` begins (the version it is recorded at is the phase's start); else None."""
+    if type(event).__name__ != "StepBegan":
+        return None
+    return {"phase": phase_id(event.season, event.month, event.step), "season": event.season, "month": event.month,
+            "step": event.step}
+
+
 POWERS = register(Ruleset(
     name="powers",
     version=rules.RULES_VERSION,
@@ -43,5 +60,6 @@ POWERS = register(Ruleset(
     mail_grammar=parse_turn,
     verify=verify_events,
     fold=fold,
+    phase_of=phase_of,
     description="Powers: seasons of secret actions, dice pools and resistance",
 ))

@@ -1,8 +1,9 @@
 """How the contract suite plays each registered ruleset: one driver per ruleset name.
 
 A driver plays a short game through the application service (``Games``) and names what the
-contract needs: a command the rules refuse, the phases to roll back to and fork from, and what a
-rollback deliberately keeps moving (sequences, seeds, deadlines, what nobody can unsee).
+contract needs: a command the rules refuse, the phases to roll back to and fork from, what a
+rollback deliberately keeps moving (sequences, seeds, deadlines, what nobody can unsee), and what
+each viewer must never see (the no-leak check).
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from projections.service import Games
+from projections.service import Caller, Games
+from tests.contract.fake_ruleset import Join, Post
 from tests.scenarios import play_rich_month
 
 
@@ -28,6 +30,7 @@ class Driver:
     fork_phase: str
     earlier_phases: tuple[str, ...]                  # phases up to and including fork_phase
     comparable: Callable[[dict, str], dict]          # a view without what a rollback keeps moving
+    hidden: Callable[[Played], dict[str, list[str]]]  # viewer -> texts no event or view of theirs may carry
 
 
 def _powers_play(games: Games) -> Played:
@@ -51,8 +54,38 @@ def _powers_comparable(view: dict, viewer: str) -> dict:
     return view
 
 
+def _powers_hidden(played: Played) -> dict[str, list[str]]:
+    # play_rich_month's powers, in the order added: wiz, circ, cult, sov (P.4: private actions, a Secret
+    # shared with wiz only, a disclosure to sov only, a seeking result for wiz only). cult is on circ's
+    # plot, so it sees the plot and its consequence.
+    gm, wiz, circ, cult, sov = played.viewers
+    return {gm: [], wiz: ["PRIVATE-CULT-RITE", "DESC-CIRC", "DISCLOSED-CIRC-TO-SOV"],
+            circ: ["PRIVATE-CULT-RITE", "SEEKING-FOUND-CULT-SHRINE"],
+            cult: ["PRIVATE-WIZ-DUEL", "SECRET-ASSET-CIRC", "SEEKING-FOUND-CULT-SHRINE"],
+            sov: ["PRIVATE-CULT-RITE", "DESC-CIRC", "SECRET-ASSET-CIRC", "SEEKING-FOUND-CULT-SHRINE"]}
+
+
+def _table_play(games: Games) -> Played:
+    game_id, _, _ = games.create_game("Tea", ruleset="table")
+    games.run_many(Caller.of("gm"), game_id, [Join("ann", "Ann"), Join("bob", "Bob")])
+    for seat, text in (("ann", "hello"), ("bob", "hi"), ("ann", "bye")):
+        games.run(Caller.of(seat), game_id, Post(seat, text))
+    return Played(game_id, ["gm", "ann", "bob"])
+
+
+def _table_refused(games: Games, played: Played) -> None:
+    games.run(Caller.of("gm"), played.game_id, Post("cy", "may I?"))  # cy has not joined (TABLE-1)
+
+
+def _table_comparable(view: dict, viewer: str) -> dict:
+    return {k: v for k, v in view.items() if k != "at"}  # a rollback changes nothing else the table shows
+
+
 DRIVERS: dict[str, Driver] = {
     "powers": Driver(play=_powers_play, refused=_powers_refused, rollback_phase="s1m1-planning",
                      fork_phase="s1m1-resolution", earlier_phases=("s1-tidings", "s1m1-planning", "s1m1-resolution"),
-                     comparable=_powers_comparable),
+                     comparable=_powers_comparable, hidden=_powers_hidden),
+    "table": Driver(play=_table_play, refused=_table_refused, rollback_phase="join-bob", fork_phase="join-bob",
+                    earlier_phases=("join-bob",), comparable=_table_comparable,
+                    hidden=lambda played: {v: [] for v in played.viewers}),  # the table hides nothing but credentials
 }

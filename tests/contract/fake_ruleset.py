@@ -1,5 +1,5 @@
-"""A fake ruleset on the platform alone (issue 11): seats join and post to the table. It imports no
-``domain.powers``; a test registers it (``registry.register(FAKE)``) and unregisters it after."""
+"""A fake ruleset on the platform alone (issue 11): seats join and post to the table; each join begins a
+phase. It imports no ``domain.powers``; the contract suite registers it (README "Adding a ruleset")."""
 
 from __future__ import annotations
 
@@ -11,21 +11,11 @@ from pydantic import BaseModel, ConfigDict
 from domain import visibility as vis
 from domain.errors import NotFound, RuleViolation
 from domain.ids import GM
-from domain.platform.game import PlatformGame
+from domain.platform.commands import Command, Context
+from domain.platform.game import PlatformGame, fold
 from domain.platform.ruleset import Ruleset, Step
-from domain.platform.state import ViewerSequences, Window
-
-
-@dataclass
-class Seat:
-    id: str
-    name: str
-    timezone: str | None = None
-    email: str | None = None
-    mail_mode: str = "immediate"
-    grants: list = field(default_factory=list)
-    ready: bool = False
-    extension_hours_used: float = 0.0
+from domain.platform.state import Seat, ViewerSequences, Window
+from domain.verify import verify_events
 
 
 @dataclass
@@ -41,6 +31,18 @@ class TableState(ViewerSequences):
     windows: dict = field(default_factory=dict)
     seen: dict = field(default_factory=dict)
     mail_replies: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Join(Command):
+    seat_id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Post(Command):
+    seat_id: str
+    text: str
 
 
 class TableOptions(BaseModel):
@@ -74,17 +76,17 @@ class Table(PlatformGame):
     def _may_act_in(self, w: Window, power_id: str) -> bool:
         return power_id in self.pending_in(w)
 
-    def join(self, seat_id: str, name: str) -> None:
-        self._joined(seat_id=seat_id, name=name, actor=GM, audience=[vis.PUBLIC])
+    def join(self, cmd: Join, ctx: Context | None = None) -> None:  # a command's handler: (game, command, context)
+        self._joined(seat_id=cmd.seat_id, name=cmd.name, actor=GM, audience=[vis.PUBLIC])
 
     @event("Joined")
     def _joined(self, seat_id: str, name: str, actor: str, audience: list) -> None:
         self.state.powers[seat_id] = Seat(id=seat_id, name=name)
 
-    def post(self, seat_id: str, text: str) -> None:
-        if seat_id not in self.state.powers:
+    def post(self, cmd: Post, ctx: Context | None = None) -> None:
+        if cmd.seat_id not in self.state.powers:
             raise RuleViolation("join the table before you post", rule="TABLE-1", field="seat")
-        self._posted(seat_id=seat_id, text=text, actor=seat_id, audience=[vis.PUBLIC])
+        self._posted(seat_id=cmd.seat_id, text=cmd.text, actor=cmd.seat_id, audience=[vis.PUBLIC])
 
     @event("Posted")
     def _posted(self, seat_id: str, text: str, actor: str, audience: list) -> None:
@@ -92,5 +94,6 @@ class Table(PlatformGame):
 
 
 FAKE = Ruleset(name="table", version="table-1", options=TableOptions, steps=(Step("play"),), aggregate=Table,
-               start=Table.start, commands={"join": Table.join, "post": Table.post},
-               view=lambda game, viewer: {"seats": sorted(game.state.powers), "posts": list(game.state.posts)})
+               start=Table.start, commands={Join: Table.join, Post: Table.post}, fold=fold, verify=verify_events,
+               view=lambda game, viewer: {"seats": sorted(game.state.powers), "posts": list(game.state.posts)},
+               phase_of=lambda e: {"phase": f"join-{e.seat_id}"} if type(e).__name__ == "Joined" else None)

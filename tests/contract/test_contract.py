@@ -1,13 +1,16 @@
 """The contract every registered ruleset keeps (issue 11, DESIGN "Rulesets on one platform").
 
-Each test runs once per ruleset in the registry (``domain.rulesets`` registers the installed ones);
-a ruleset is driven by its entry in ``tests/contract/drivers.py``, and a registered ruleset without
-a driver fails here. Replay reproduces state, a refused command records nothing, a rollback equals
-the history view of the phase it returns to, a fork equals its source up to the fork, and every
-viewer's export verifies.
+Each test runs once per ruleset in the registry (``domain.rulesets`` registers the installed ones)
+and once for the fake ruleset of ``fake_ruleset.py``, which each test registers and removes after; a
+ruleset is driven by its entry in ``tests/contract/drivers.py``, and a registered ruleset without a
+driver fails here. Replay reproduces state, a refused command records nothing, no viewer's events or
+views carry what is hidden from them, a rollback equals the history view of the phase it returns to,
+a fork equals its source up to the fork, and every viewer's export verifies.
 """
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -16,13 +19,21 @@ from domain.errors import DomainError
 from domain.platform import ruleset as registry
 from projections.service import Games
 from tests.contract.drivers import DRIVERS, Driver, Played
+from tests.contract.fake_ruleset import FAKE
 
-RULESETS = registry.names()
+RULESETS = sorted({*registry.names(), FAKE.name})
 
 
 @pytest.fixture(params=RULESETS)
-def ruleset(request: pytest.FixtureRequest) -> registry.Ruleset:
-    return registry.get(request.param)
+def ruleset(request: pytest.FixtureRequest):
+    added = request.param == FAKE.name and FAKE.name not in registry.names()
+    if added:
+        registry.register(FAKE)
+    try:
+        yield registry.get(request.param)
+    finally:
+        if added:
+            registry.unregister(FAKE.name)
 
 
 @pytest.fixture
@@ -44,7 +55,7 @@ def played(games: Games, driver: Driver) -> Played:
 
 
 def test_every_registered_ruleset_has_a_driver():
-    assert RULESETS and sorted(set(RULESETS) - set(DRIVERS)) == []
+    assert "powers" in RULESETS and FAKE.name in RULESETS and sorted(set(RULESETS) - set(DRIVERS)) == []
 
 
 def test_replay_from_the_events_alone_reproduces_the_state(games, ruleset, played):
@@ -64,6 +75,21 @@ def test_a_refused_command_records_nothing(games, driver, played):
     assert refused.value.rule or refused.value.field, "a refusal names its rule or field"
     assert games.recorder.max_notification_id() == before
     assert games.get_game(played.game_id, for_update=False).state == state
+
+
+def test_no_viewers_events_or_views_carry_what_is_hidden_from_them(games, ruleset, driver, played):
+    game = games.get_game(played.game_id, for_update=False)
+    credentials = list(game.state.credentials)  # sealed: no viewer, not even the GM, reads a token hash
+    assert credentials
+    hidden = driver.hidden(played)
+    for v in played.viewers:
+        shown = [games.visible_events(played.game_id, v), games.view(played.game_id, v),
+                 games.view_at(played.game_id, "gm", phase=driver.rollback_phase, as_viewer=v)]
+        text = json.dumps(shown, default=str)
+        leaked = [h for h in [*hidden[v], *credentials] if h in text]
+        assert leaked == [], (v, leaked)
+    seen_by_someone = json.dumps([games.visible_events(played.game_id, v) for v in played.viewers], default=str)
+    assert all(h in seen_by_someone for v in played.viewers for h in hidden[v]), "each hidden text is seen by someone"
 
 
 def test_a_rollback_equals_the_history_view_of_the_phase_it_returns_to(games, ruleset, driver, played):

@@ -11,7 +11,7 @@ from domain.errors import RuleViolation
 from domain.platform import ruleset as registry
 from domain.platform.ruleset import RulesetNotInstalled
 from projections.service import Games
-from tests.contract.fake_ruleset import FAKE, Table
+from tests.contract.fake_ruleset import FAKE, Join, Post, Table
 
 SOURCE = Path(__file__).with_name("fake_ruleset.py")
 
@@ -37,9 +37,9 @@ def test_a_game_of_another_ruleset_is_created_loaded_and_replayed_through_its_re
     game_id, token, _ = games.create_game("Tea", ruleset="table")
     game = games.get_game(game_id)
     assert type(game) is Table and game.ruleset is FAKE and game.credential is not None and token
-    game.join("ann", "Ann")
+    game.join(Join("ann", "Ann"))
     game.set_timezone("ann", "Europe/Paris")   # the platform's command, on a seat of another ruleset
-    game.post("ann", "hello")
+    game.post(Post("ann", "hello"))
     games.save(game)
     loaded = games.get_game(game_id)
     assert loaded.state == game.state and loaded.timezone_for("ann") == "Europe/Paris"
@@ -48,7 +48,7 @@ def test_a_game_of_another_ruleset_is_created_loaded_and_replayed_through_its_re
     assert "tests.contract.fake_ruleset:Table.TimezoneSet" in topics  # the platform's event, under this ruleset
     assert FAKE.view is not None and FAKE.view(loaded, "ann")["posts"] == [{"seat": "ann", "text": "hello"}]
     with pytest.raises(RuleViolation) as refused:
-        loaded.post("bob", "hi")
+        loaded.post(Post("bob", "hi"))
     assert refused.value.rule == "TABLE-1" and refused.value.field == "seat"
     assert not loaded.collect_events()  # a refused command records nothing
     registry.unregister(FAKE.name)
