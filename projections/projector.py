@@ -22,7 +22,6 @@ import orjson
 from domain import visibility as vis
 from domain.ids import GM
 from domain.powers.game import Game
-from domain.powers.views import board_view
 from projections.db import Cursor, ReadModelDB, utc_key
 from projections.service import Games, event_data, phase_id
 
@@ -303,10 +302,6 @@ class Projector:
             [(gid, w.id, float(h), utc_key(datetime.fromisoformat(w.closes_at) - timedelta(hours=float(h))),
               utc_key(w.closes_at)) for w in s.windows.values() if not w.closed
              for h in s.options.get("reminder_hours", [])])
-        viewers = [GM, *sorted(s.powers)]
-        cur.execute("DELETE FROM rm_boards WHERE game_id = ?", (gid,))
-        cur.executemany("INSERT INTO rm_boards (game_id, viewer, version, body) VALUES (?,?,?,?)",
-                        [(gid, v, game.version, to_json(board_view(game, v))) for v in viewers])
         cur.execute("INSERT INTO rm_games (game_id, name, timezone, season, month, step, version, forked_from) "
                     "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (game_id) DO UPDATE SET name = excluded.name, "
                     "timezone = excluded.timezone, season = excluded.season, month = excluded.month, "
@@ -402,10 +397,6 @@ class Projector:
         """The latest version at which ``phase`` began (an indexed lookup: constant time in the game's length)."""
         rows = self.db.query("SELECT MAX(version) FROM rm_phases WHERE game_id = ? AND phase = ?", (game_id, phase))
         return rows[0][0] if rows and rows[0][0] is not None else None
-
-    def board(self, game_id: str, viewer: str) -> dict | None:
-        rows = self.db.query("SELECT body FROM rm_boards WHERE game_id = ? AND viewer = ?", (game_id, viewer))
-        return json.loads(rows[0][0]) if rows else None
 
     def due_windows(self, now: datetime, limit: int = 500) -> list[dict]:
         """Open windows whose deadline has passed (the sweep claims them in workers/claims.py)."""
