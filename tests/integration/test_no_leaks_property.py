@@ -380,6 +380,15 @@ def test_no_player_is_ever_shown_what_the_rules_hide_from_them(n_powers, months)
     play(n_powers, as_ops(months))
 
 
+def plant_view(monkeypatch, leaky) -> None:
+    """Serve Powers' boards through ``leaky``: the registered ruleset is swapped for a copy with that view."""
+    import dataclasses
+
+    from domain.platform import ruleset as rulesets
+
+    monkeypatch.setitem(rulesets._REGISTRY, "powers", dataclasses.replace(rulesets.get("powers"), view=leaky))
+
+
 def test_the_checker_catches_a_planted_leak(monkeypatch):
     """A broken implementation that lists every action in every player's view must be caught."""
     real = views.board_view
@@ -389,7 +398,7 @@ def test_the_checker_catches_a_planted_leak(monkeypatch):
         out["debug"] = [a.title for a in game.state.actions.values()]
         return out
 
-    monkeypatch.setattr("projections.service.board_view", leaky)
+    plant_view(monkeypatch, leaky)
     ops = [("act", 0, False, False, 1, False, False), ("act", 1, False, False, 0, False, False)]
     with pytest.raises(Leak):
         play(3, ops)
@@ -466,7 +475,7 @@ def test_the_checker_catches_a_seed_under_another_name(monkeypatch):
     def leaky(game, viewer):
         return real(game, viewer) | {"debug": game.state.seed}
 
-    monkeypatch.setattr("projections.service.board_view", leaky)
+    plant_view(monkeypatch, leaky)
     with pytest.raises(Leak, match="month seed"):
         play(3, [("act", 0, False, False, 1, False, False)])
 
@@ -478,6 +487,6 @@ def test_the_checker_catches_the_key_of_a_roll_shown_to_others(monkeypatch):
     def leaky(game, viewer):
         return real(game, viewer) | {"debug": [a.pool.key for a in game.state.actions.values() if a.pool]}
 
-    monkeypatch.setattr("projections.service.board_view", leaky)
+    plant_view(monkeypatch, leaky)
     with pytest.raises(Leak, match="key of a roll"):
         play(3, [("act", 0, False, False, 1, False, False), ("act", 1, False, False, 0, False, False)])
