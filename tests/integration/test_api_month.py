@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 
-import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
@@ -13,14 +12,6 @@ from api.app import create_app
 
 def bearer(token: str) -> dict:
     return {"Authorization": f"Bearer {token}"}
-
-
-@pytest.fixture
-def api(store_settings):
-    app = create_app(store_settings)
-    with TestClient(app) as client:
-        yield client
-    app.state.games.close()
 
 
 def setup_game(api):

@@ -8,9 +8,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from fastapi.testclient import TestClient
 
-from api.app import create_app
 from projections.keys import KEYS_TABLE, KeyRow
 from projections.mail import MailIntake
 from projections.service import CommandKey, Games
@@ -21,14 +19,6 @@ def bearer(token: str, key: str | None = None) -> dict:
     if key is not None:
         headers["Idempotency-Key"] = key
     return headers
-
-
-@pytest.fixture
-def api(store_settings):
-    app = create_app(store_settings)
-    with TestClient(app) as client:
-        yield client
-    app.state.games.close()
 
 
 def planning_game(api) -> tuple[str, str, dict[str, str]]:

@@ -4,21 +4,11 @@
 from __future__ import annotations
 
 import pytest
-from fastapi.testclient import TestClient
 
-from api.app import create_app
 from domain.platform import ruleset as registry
 from domain.platform.ruleset import RulesetNotInstalled
 from domain.powers.ruleset import POWERS
 from projections.service import Games
-
-
-@pytest.fixture
-def api(store_settings):
-    app = create_app(store_settings)
-    with TestClient(app) as client:
-        yield client
-    app.state.games.close()
 
 
 def test_a_game_created_with_the_powers_ruleset_records_its_name_and_version(api):
