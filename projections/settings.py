@@ -32,10 +32,12 @@ class Settings(BaseSettings):
     eta_lookahead_seconds: float = 120.0
     claim_seconds: float = 30.0
     projector_poll_seconds: float = 0.5
-    # True (embedded default): the process that records events brings the read models up to date before it
-    # answers, so a read right after a write sees it. False: a projection runner keeps them; reads may lag,
-    # and a client waits for its own write with ``wait_for=<receipt sequence>`` (up to read_wait_seconds).
-    read_models_sync: bool = True
+    # True: the process that records events brings the read models up to date before it answers, so a read
+    # right after a write sees it (the default outside production, where nothing else projects). False: a
+    # projection runner keeps them (production's projector service); reads may lag, and a client waits for
+    # its own write with ``wait_for=<receipt sequence>`` (up to read_wait_seconds). Unset: False in production,
+    # where API processes projecting beside the runner would serialise every command on the projector's lock.
+    read_models_sync: bool | None = None
     read_wait_seconds: float = 5.0
     watchdog_stall_seconds: float = 30.0
     embedded_workers: bool = True
@@ -126,6 +128,11 @@ class Settings(BaseSettings):
         """Development and tests create and migrate the schema when they open it; production does not
         (run ``emissary migrate`` first)."""
         return self.env != "production"
+
+    @property
+    def syncs_read_models(self) -> bool:
+        """Whether the process that records a command also brings the read models up to date (see above)."""
+        return self.read_models_sync if self.read_models_sync is not None else self.env != "production"
 
     @property
     def is_postgres(self) -> bool:

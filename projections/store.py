@@ -45,7 +45,7 @@ def build_projector(games: Games, settings: Settings | None = None) -> Projector
     projector = Projector(games, ReadModelDB(settings))
     games.phase_lookup = projector.phase_start
     games.reads = projector
-    if settings.read_models_sync:  # keep up to date after every write
+    if settings.syncs_read_models:  # keep up to date after every write
         if settings.auto_migrate:  # development and tests: start up to date, though events were recorded before
             projector.catch_up()
         games.on_recorded.append(projector.catch_up)

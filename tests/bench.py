@@ -134,11 +134,13 @@ def serve(settings: Settings, workers: int = 1):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    # Embedded workers off: what is measured is the command path, not a projector sharing its CPU.
+    # Embedded workers off and read models kept by a runner, as in production: what is measured is the
+    # command path (the bare side does no projection either), not a projector sharing its CPU.
     # The bench creates more games a minute than the per-client limit allows a person.
     env = {**os.environ, "EMISSARY_DATA_DIR": str(settings.data_dir),
            "EMISSARY_DATABASE_URL": settings.database_url, "EMISSARY_PORT": str(port),
-           "EMISSARY_EMBEDDED_WORKERS": "false", "EMISSARY_RATELIMIT_CREATE_GAME": "100000/minute"}
+           "EMISSARY_EMBEDDED_WORKERS": "false", "EMISSARY_READ_MODELS_SYNC": "false",
+           "EMISSARY_RATELIMIT_CREATE_GAME": "100000/minute"}
     # Its own process group (tests/procs.py): stopping it stops uvicorn's worker processes too.
     proc = procs.start([sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--no-access-log",
                         "--workers", str(workers)], env=env,

@@ -313,3 +313,14 @@ def test_rm_timeline_pages_use_the_index(tmp_path):
     assert isinstance(db.conn, sqlite3.Connection)
     db.close()
     app.state.games.close()
+
+
+def test_production_leaves_the_read_models_to_its_projector_unless_told_otherwise():
+    """EMISSARY_READ_MODELS_SYNC: on by default where nothing else projects, off in production (the projector
+    service keeps them; API processes projecting too would serialise every command on its lock)."""
+    prod = dict(env="production", database_url="postgresql://u:p@db/emissary", secret_key="s" * 40,
+                inbound_key="i" * 24, public_url="https://emissary.example", ratelimit_storage_url="redis://r:6379/1")
+    assert Settings().syncs_read_models is True
+    assert Settings(**prod).syncs_read_models is False
+    assert Settings(**prod, read_models_sync=True).syncs_read_models is True
+    assert Settings(read_models_sync=False).syncs_read_models is False
