@@ -434,9 +434,13 @@ def test_the_proxy_forwards_to_the_api_and_limits_bodies(caddy, tmp_path):
         with httpx.Client(base_url=base, timeout=10) as http:
             assert http.post("/games", json={"name": "via the proxy"}).status_code == 201
             big = "x" * 2_000_000
-            # Over 1 MB: refused by the proxy (413; Caddy before 2.7 answers 502, caddyserver/caddy#5652),
-            # never seen by the API, which stays up for the next request.
-            assert http.post("/games", json={"name": big}).status_code in (413, 502)
+            # Over 1 MB: refused by the proxy (413; Caddy before 2.7 answers 502 or drops the connection,
+            # caddyserver/caddy#5652), never seen by the API, which stays up for the next request.
+            try:
+                refused: int | str = http.post("/games", json={"name": big}).status_code
+            except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+                refused = "connection closed"
+            assert refused in (413, 502, "connection closed")
             assert http.post("/games", json={"name": "small again"}).status_code == 201
             # 10 MB for mail intake and /verify: the API reads these 2 MB bodies and answers them itself.
             mail = {"to": "nobody@emissary.local", "from": "a@b.c", "message_id": "<m1@b.c>", "text": big}
