@@ -179,21 +179,19 @@ def health_cmd(args: argparse.Namespace) -> int:
         if not any(node in reply for reply in replies):
             problem = f"{node} did not answer a ping"
     elif args.service in ("beat", "projector"):
+        from workers import projection_runner
+
         settings = Settings()
         if args.service == "beat":
             path = heartbeat.beat_heartbeat(args.schedule)
             max_age = args.max_age or max(30.0, 6 * settings.sweep_seconds)
         else:
-            from workers import projection_runner
-
             path = projection_runner.HEARTBEAT.format(data_dir=settings.data_dir)
             max_age = args.max_age or max(30.0, 2 * settings.watchdog_stall_seconds)
         seconds = heartbeat.age(path)
         if seconds is None or seconds > max_age:
             problem = f"{path}: {'never written' if seconds is None else f'{seconds:.0f}s old'} (max {max_age:.0f}s)"
         elif args.service == "projector":
-            from workers import projection_runner
-
             position, head = projection_runner.lag(settings)
             if head - position > args.max_lag:
                 problem = f"the read models are {head - position} events behind (max {args.max_lag})"

@@ -435,10 +435,10 @@ class Games(Application):
         if key is not None and (first := self.first_receipt("", "", key)) is not None:
             return first.game_id, None, first
         chosen = rulesets.get(ruleset)
-        _check_timezone(timezone_name)
+        platform.check_timezone(timezone_name)
         game = chosen.start(name, gm_name, timezone_name, months_per_season, options)
-        token = secrets.token_urlsafe(24)
-        game.issue_credential(GM, hash_token(token))
+        token, token_hash = new_token()
+        game.issue_credential(GM, token_hash)
         receipt = self._receipt(game, GM, list(game.pending_events))
         row = None if key is None else KeyRow("", "", key.value, key.fingerprint, json.dumps(receipt.as_dict()))
         try:
@@ -764,9 +764,6 @@ def _check_token(game: Game, token_hash: str | None) -> None:
 def event_data(e: Any) -> dict:
     """An event's payload, without the envelope fields."""
     return {k: v for k, v in e.__dict__.items() if k not in EVENT_FIELDS_HIDDEN}
-
-
-_check_timezone = platform.check_timezone
 
 
 def new_token() -> tuple[str, str]:

@@ -7,8 +7,6 @@ import logging
 from datetime import datetime
 
 from domain.errors import DomainError
-from domain.platform.commands import CloseDueWindow, QueueDueReminders
-from projections.service import SYSTEM_CALLER
 from workers import claims, runtime
 from workers.app import celery_app
 
@@ -44,7 +42,7 @@ def sweep() -> dict:
 def close_window(game_id: str, window_id: str) -> bool:
     """Close one window if it is due; a no-op if closed already (or not yet due, for an early ETA)."""
     try:
-        closed = runtime.games().run(SYSTEM_CALLER, game_id, CloseDueWindow(window_id)).result["closed"]
+        closed = runtime.games().close_due_window(game_id, window_id)
     except DomainError as err:
         log.warning("window not closed game=%s window=%s: %s", game_id, window_id, err.message)
         return False
@@ -56,7 +54,7 @@ def close_window(game_id: str, window_id: str) -> bool:
 @celery_app.task(name="workers.queue_reminders", acks_late=True)
 def queue_reminders(game_id: str, window_id: str) -> list[str]:
     """Record the reminders now due for a window (each offset once per window)."""
-    recipients = runtime.games().run(SYSTEM_CALLER, game_id, QueueDueReminders(window_id)).result["reminded"]
+    recipients = runtime.games().queue_due_reminders(game_id, window_id)
     if recipients:
         log.info("reminders queued game=%s window=%s to=%s", game_id, window_id, ",".join(recipients))
     return recipients

@@ -10,10 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-
-
-def bearer(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
+from tests.integration.helpers import bearer
 
 
 @pytest.fixture

@@ -8,10 +8,7 @@ import json
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-
-
-def bearer(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
+from tests.integration.helpers import bearer
 
 
 def setup_game(api):

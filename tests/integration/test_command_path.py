@@ -17,13 +17,10 @@ from domain.platform.commands import CloseDueWindow, DeclareReady
 from domain.powers.commands import SubmitAction
 from projections.mail import MailIntake
 from projections.service import SYSTEM_CALLER, Caller, Games, event_data, hash_token
+from tests.integration.helpers import bearer
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
-
-
-def bearer(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
 
 
 @pytest.fixture

@@ -12,13 +12,7 @@ import pytest
 from projections.keys import KEYS_TABLE, KeyRow
 from projections.mail import MailIntake
 from projections.service import CommandKey, Games
-
-
-def bearer(token: str, key: str | None = None) -> dict:
-    headers = {"Authorization": f"Bearer {token}"}
-    if key is not None:
-        headers["Idempotency-Key"] = key
-    return headers
+from tests.integration.helpers import bearer
 
 
 def planning_game(api) -> tuple[str, str, dict[str, str]]:

@@ -17,13 +17,10 @@ from domain import visibility as vis
 from projections.projector import Projector
 from projections.service import Games, event_data
 from projections.settings import Settings
+from tests.integration.helpers import bearer
 from tests.scenarios import play_rich_month
 
 pytestmark = pytest.mark.integration
-
-
-def bearer(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def truth(games: Games, game_id: str, viewer: str) -> list[tuple[int, str, dict]]:
