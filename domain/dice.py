@@ -49,7 +49,11 @@ def seal_difficulty(value: int, nonce: str) -> str:
 
 def roll_key(seed: str, roll_no: int) -> str:
     """The secret key of roll ``roll_no``, derived from the month seed (hex)."""
-    return hmac.digest(bytes.fromhex(seed), f"emissary-roll-key:{roll_no}".encode(), "sha256").hex()
+    return _roll_key_bytes(bytes.fromhex(seed), roll_no).hex()
+
+
+def _roll_key_bytes(seed: bytes, roll_no: int) -> bytes:
+    return hmac.digest(seed, f"emissary-roll-key:{roll_no}".encode(), "sha256")
 
 
 def _leaf(roll_no: int, key: bytes) -> bytes:
@@ -95,7 +99,7 @@ def roll_tree(seed: str, first_roll: int) -> RollTree:
     """The month's tree, for rolls ``first_roll`` .. ``first_roll + ROLLS_PER_MONTH - 1`` (cached per process:
     a month opening computes it once, in a few milliseconds)."""
     key = bytes.fromhex(seed)
-    level = tuple(_leaf(n, hmac.digest(key, f"emissary-roll-key:{n}".encode(), "sha256"))
+    level = tuple(_leaf(n, _roll_key_bytes(key, n))
                   for n in range(first_roll, first_roll + ROLLS_PER_MONTH))
     levels = [level]
     while len(level) > 1:

@@ -33,10 +33,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from domain import limits
-from domain.dice import commitment as hash_of
 from domain.dice import (
-    derive_faces_legacy, derive_permutation_legacy, faces_from_key, key_under_root, permutation_from_key, roll_key,
-    roll_tree, seal_difficulty,
+    commitment, derive_faces_legacy, derive_permutation_legacy, faces_from_key, key_under_root, permutation_from_key,
+    roll_key, roll_tree, seal_difficulty,
 )
 from domain.errors import RuleViolation
 from domain.powers.game import digest, submission_digest
@@ -328,7 +327,7 @@ def verify_events(events: Iterable[dict]) -> Report:
             month = months.get(data["commitment"])
             if month is None:
                 report.mismatches.append(f"event {e.get('seq')}: a seed was revealed that was never committed")
-            elif hash_of(data["seed"]) != data["commitment"]:
+            elif commitment(data["seed"]) != data["commitment"]:
                 report.mismatches.append(f"event {e.get('seq')}: revealed seed does not hash to its commitment")
             elif month.root is not None and audits >= MAX_SEED_AUDITS:
                 skipped += 1

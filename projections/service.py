@@ -33,9 +33,9 @@ from domain.ids import GM
 from domain.platform import commands as platform
 from domain.platform import ruleset as rulesets
 from domain.platform.commands import Command, Context, is_system
-from domain.platform.game import PlatformGame, fold
+from domain.platform.game import PlatformGame, digest, fold
 from domain.powers import commands as pc
-from domain.powers.game import Game, canonical
+from domain.powers.game import Game
 from domain.powers.ruleset import phase_id as phase_id  # re-exported: projections.projector names phases with it
 from domain.powers.state import STATE_TYPES
 from projections.keys import RECORDER_TOPICS, KeyRow, POPOKeyedRecorder
@@ -356,7 +356,7 @@ class Games(Application):
         body = [{"type": type(e).__name__, "data": event_data(e)} for e in shown]
         recorded_at = (events[-1].timestamp if events else self.clock()).isoformat()
         return Receipt(game_id=str(game.id), sequence=game.state.sequence_for(principal), recorded_at=recorded_at,
-                       digest=hashlib.sha256(canonical(body).encode()).hexdigest(),
+                       digest=digest(body),
                        events=[b["type"] for b in body])
 
     def authenticate(self, game_id: str, token: str | None, *, fresh: bool = False) -> str:

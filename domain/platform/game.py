@@ -160,7 +160,6 @@ class PlatformGame(Aggregate):
     def _commit_seed(self, seed: str, season: int, month: int) -> None:
         """Seal a fresh month seed and publish, before any roll it governs, its hash and the Merkle root
         of the keys of the month's next ``ROLLS_PER_MONTH`` rolls (domain.dice)."""
-        bytes.fromhex(seed)
         first_roll = self.state.next_roll
         root = roll_tree(seed, first_roll).root
         self._seed_sealed(seed=seed, actor=SYSTEM, audience=[vis.SEALED])

@@ -7,7 +7,6 @@ entropy and the clock happen in the commands, and their results go into the even
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from copy import deepcopy
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -20,9 +19,7 @@ from domain import visibility as vis
 from domain.dice import Roller, commitment, seal_difficulty
 from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
-from domain.platform.game import PlatformGame, _at, _iso
-from domain.platform.game import canonical as canonical  # re-exported: callers import it from here
-from domain.platform.game import digest
+from domain.platform.game import PlatformGame, _at, _iso, digest
 from domain.platform.game import fold as platform_fold
 from domain.powers import rules
 from domain.powers.options import DEFAULT_OPTIONS, validate_game_options, validate_power_options
@@ -1371,16 +1368,7 @@ def _version_events() -> None:
 _version_events()
 
 
-def fold(game: Game | None, events: Iterable[Any],
-         state_at: Callable[[Any, int], GameState] | None = None) -> Game | None:
-    """Fold events (and a snapshot first, if any) onto ``game`` (None before it was created).
-
-    Like the library's projector, except that a ``StateRestored`` (version 2) re-folds the game to its
-    target version first: ``state_at(game_id, version)`` gives that state (the repository reads it from
-    the store, through a snapshot when it has one). Without ``state_at``, the events given are folded
-    again up to that version, which needs them to start at version 1.
-    """
-    return platform_fold(game, events, state_at)
+fold = platform_fold  # a StateRestored (version 2) re-folds the game to its target version first
 
 
 def submission_digest(action_id: str, power: str, title: str, slot: str, skill: str | None, roll_no: int,
