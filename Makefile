@@ -15,9 +15,9 @@ $(STAMP): pyproject.toml
 run: $(STAMP)  ## the service on http://127.0.0.1:8000, embedded SQLite store in ./data
 	$(BIN)/emissary serve
 
-check: $(STAMP)  ## lint (ruff), import order (isort) and types (mypy on domain/); fix with `ruff check --fix . && isort .`
+check: $(STAMP)  ## lint and import order (ruff check), format (ruff format) and types (mypy on domain/); fix with `ruff check --fix . && ruff format .`
 	$(BIN)/ruff check .
-	$(BIN)/isort --check-only --diff --quiet .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy domain
 
 test: check  ## the checks, then the whole suite (PostgreSQL tests run when it is reachable, and always in CI)

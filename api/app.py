@@ -28,8 +28,9 @@ from projections.store import build_games, build_projector
 log = logging.getLogger("emissary.api")
 
 
-def create_app(settings: Settings | None = None, games_service: Games | None = None,
-               embedded_workers: bool = False) -> FastAPI:
+def create_app(
+    settings: Settings | None = None, games_service: Games | None = None, embedded_workers: bool = False
+) -> FastAPI:
     """Build the app around a game service (built from settings unless given). With
     ``embedded_workers`` and an in-memory broker, an in-process Celery worker and sweep run too."""
     settings = settings or Settings()
@@ -50,14 +51,15 @@ def create_app(settings: Settings | None = None, games_service: Games | None = N
         title="Emissary",
         version="0.1.0",
         description="Event-sourced play-by-post games. Every accepted command returns a receipt; "
-                    "every refusal names the rule or field.",
+        "every refusal names the rule or field.",
         lifespan=lifespan,
     )
     app.state.settings = settings
     app.state.games = games_service or build_games(settings)
     app.state.projector = build_projector(app.state.games, settings)
-    app.state.sessions = SessionStore(app.state.projector.db, settings.secret_key,
-                                      timedelta(hours=settings.session_ttl_hours))
+    app.state.sessions = SessionStore(
+        app.state.projector.db, settings.secret_key, timedelta(hours=settings.session_ttl_hours)
+    )
     app.state.rate_limits = RateLimits(settings)
     install_log_redaction()
 
@@ -75,25 +77,41 @@ def create_app(settings: Settings | None = None, games_service: Games | None = N
     def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [{"field": _field(e), "message": _message(e)} for e in exc.errors()]
         first = errors[0] if errors else {"field": "body", "message": "invalid"}
-        return JSONResponse(status_code=422, content={
-            "error": "ValidationError", "rule": None, "field": first["field"],
-            "message": f"{first['field']}: {first['message']}", "errors": errors,
-        })
+        return JSONResponse(
+            status_code=422,
+            content={
+                "error": "ValidationError",
+                "rule": None,
+                "field": first["field"],
+                "message": f"{first['field']}: {first['message']}",
+                "errors": errors,
+            },
+        )
 
     @app.exception_handler(StarletteHTTPException)
     def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         # FastAPI's own refusals (a body it cannot parse, a route or method that does not exist), in our shape.
         field = "body" if exc.status_code == 400 else None
-        return JSONResponse(status_code=exc.status_code, headers=getattr(exc, "headers", None), content={
-            "error": "HTTPError", "rule": None, "field": field, "message": str(exc.detail)})
+        return JSONResponse(
+            status_code=exc.status_code,
+            headers=getattr(exc, "headers", None),
+            content={"error": "HTTPError", "rule": None, "field": field, "message": str(exc.detail)},
+        )
 
     @app.exception_handler(Exception)
     def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
         # A bug: say so in JSON and close the connection, so no client reuses a connection the server drops.
         log.error("unexpected error method=%s path=%s", request.method, request.url.path, exc_info=exc)
-        return JSONResponse(status_code=500, headers={"Connection": "close"}, content={
-            "error": "InternalError", "rule": None, "field": None,
-            "message": "something went wrong on our side; nothing you sent was wrong, and it was logged"})
+        return JSONResponse(
+            status_code=500,
+            headers={"Connection": "close"},
+            content={
+                "error": "InternalError",
+                "rule": None,
+                "field": None,
+                "message": "something went wrong on our side; nothing you sent was wrong, and it was logged",
+            },
+        )
 
     @app.get("/health", tags=["ops"])
     def health() -> dict:

@@ -25,11 +25,23 @@ def serve(args: argparse.Namespace) -> int:
     if args.workers > 1:
         # Several processes: each builds its own app (and cache); the store's optimistic concurrency
         # keeps them consistent, and a command that raced another process is retried.
-        uvicorn.run("api.app:create_served_app", factory=True, host=host, port=port, workers=args.workers,
-                    log_level="info", access_log=args.access_log)
+        uvicorn.run(
+            "api.app:create_served_app",
+            factory=True,
+            host=host,
+            port=port,
+            workers=args.workers,
+            log_level="info",
+            access_log=args.access_log,
+        )
     else:
-        uvicorn.run(create_app(settings, embedded_workers=True), host=host, port=port, log_level="info",
-                    access_log=args.access_log)
+        uvicorn.run(
+            create_app(settings, embedded_workers=True),
+            host=host,
+            port=port,
+            log_level="info",
+            access_log=args.access_log,
+        )
     return 0
 
 
@@ -118,8 +130,7 @@ def celery_cmd(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     argv = [sys.executable, "-m", "celery", "-A", "workers.app:celery_app", args.role, "--loglevel", "INFO"]
     if args.role == "worker":
-        argv += ["--queues", "emissary", "--concurrency", str(args.concurrency), "--without-mingle",
-                 "--without-gossip"]
+        argv += ["--queues", "emissary", "--concurrency", str(args.concurrency), "--without-mingle", "--without-gossip"]
     else:  # the scheduler touches <schedule>.heartbeat at every tick, for `emissary health beat`
         argv += ["--schedule", args.schedule, "--scheduler", "workers.heartbeat:HeartbeatScheduler"]
     return supervise(argv)
@@ -134,8 +145,7 @@ def smtpd_cmd(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     settings = Settings()
     controller = smtpd.start(settings, args.host, args.port)
-    print(f"Emissary smtpd on {controller.hostname}:{controller.port} for turns+...@{settings.mail_domain}",
-          flush=True)
+    print(f"Emissary smtpd on {controller.hostname}:{controller.port} for turns+...@{settings.mail_domain}", flush=True)
     try:
         while True:
             time.sleep(3600)
@@ -217,8 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_serve.add_argument("--host", default=None)
     p_serve.add_argument("--port", type=int, default=None)
     p_serve.add_argument("--workers", type=int, default=1, help="server processes (default 1)")
-    p_serve.add_argument("--no-access-log", dest="access_log", action="store_false",
-                         help="do not log every request")
+    p_serve.add_argument("--no-access-log", dest="access_log", action="store_false", help="do not log every request")
     p_serve.set_defaults(func=serve)
     p_demo = sub.add_parser("demo", help="play one scripted month on a throwaway game and print it")
     p_demo.set_defaults(func=demo)

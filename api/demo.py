@@ -25,17 +25,32 @@ def play_demo_month(say: Callable[[str], None]) -> Games:
     games.advance(game_id, "gm")
     games.advance(game_id, "gm")
     view = games.view(game_id, "gm")
-    say("Season 1, month 1: Planning. The month's dice seed is committed: "
-        f"sha256 {view['game']['seed_commitment'][:16]}...")
+    say(
+        "Season 1, month 1: Planning. The month's dice seed is committed: "
+        f"sha256 {view['game']['seed_commitment'][:16]}..."
+    )
 
-    r = games.submit_action(game_id, wiz, wiz, title="Duel the Balrog's herald", skill="might", slot="private",
-                            targets=[gondor], resistible=True, difficulty=1,
-                            assets=[{"asset_id": might}, {"asset_id": blade, "mode": "assured"}], convert=1)
-    say(f"Gandalf submits a private, resistible duel. Server roll #{r.result['roll_no']}: {r.result['faces']} "
+    r = games.submit_action(
+        game_id,
+        wiz,
+        wiz,
+        title="Duel the Balrog's herald",
+        skill="might",
+        slot="private",
+        targets=[gondor],
+        resistible=True,
+        difficulty=1,
+        assets=[{"asset_id": might}, {"asset_id": blade, "mode": "assured"}],
+        convert=1,
+    )
+    say(
+        f"Gandalf submits a private, resistible duel. Server roll #{r.result['roll_no']}: {r.result['faces']} "
         f"+ 2 assured -> {r.result['successes']} successes, {r.result['consequences']} consequence(s). "
-        f"Receipt digest {r.digest[:12]}...")
-    r = games.submit_action(game_id, rangers, rangers, title="Win Elrond over", skill="negotiation", slot="private",
-                            roll=False)
+        f"Receipt digest {r.digest[:12]}..."
+    )
+    r = games.submit_action(
+        game_id, rangers, rangers, title="Win Elrond over", skill="negotiation", slot="private", roll=False
+    )
     talk = r.result["action_id"]
     games.set_difficulty(game_id, "gm", talk, 4, sealed=True, tiers={"2": "a deal", "4": "full support"})
     say("The Rangers propose a negotiation; the GM seals its difficulty by hash before any die is rolled (GM-2).")
@@ -51,29 +66,41 @@ def play_demo_month(say: Callable[[str], None]) -> Games:
     games.advance(game_id, "gm")
     say("Planning closes: Gandalf's 4 unused actions and the Rangers' 3 become rank-2 schemes.")
     r = games.resolve(game_id, "gm", announcement="Storm clouds gather over the Misty Mountains.")
-    say(f"Resolution in rules order: {len(r.result['queue'])} actions; the sealed difficulty is opened "
-        "and checked against its commitment.")
+    say(
+        f"Resolution in rules order: {len(r.result['queue'])} actions; the sealed difficulty is opened "
+        "and checked against its commitment."
+    )
     seen = games.view(game_id, gondor)["may_resist"][0]
-    say(f"Gondor is told only: {seen['power_name']} acts ('{seen['title']}'), pool size {seen['pool_size']} "
-        "(no dice, no assured flags, no consequences: P-AMB-3).")
+    say(
+        f"Gondor is told only: {seen['power_name']} acts ('{seen['title']}'), pool size {seen['pool_size']} "
+        "(no dice, no assured flags, no consequences: P-AMB-3)."
+    )
     r = games.declare_reaction(game_id, gondor, gondor, seen["action_id"], [{"asset_id": vig}], convert=0)
-    say(f"Gondor resists alone, with its own might (a reaction uses the action's skill, P-ASSET-3): "
-        f"{r.result['faces']} -> {r.result['successes']} successes.")
+    say(
+        f"Gondor resists alone, with its own might (a reaction uses the action's skill, P-ASSET-3): "
+        f"{r.result['faces']} -> {r.result['successes']} successes."
+    )
     view = games.view(game_id, wiz)
     duel = next(a for a in view["my_actions"] if a["title"].startswith("Duel"))
     res = duel["result"]
-    say(f"The window closes early (everyone acted). Gandalf: {res['successes']} - {res['resisted']} resisted = "
-        f"net {res['net']} vs difficulty {res['difficulty']}: {'success' if res['success'] else 'failure'}.")
+    say(
+        f"The window closes early (everyone acted). Gandalf: {res['successes']} - {res['resisted']} resisted = "
+        f"net {res['net']} vs difficulty {res['difficulty']}: {'success' if res['success'] else 'failure'}."
+    )
     ranger_view = games.view(game_id, rangers)
     talk_view = next(a for a in ranger_view["my_actions"] if a["action_id"] == talk)
-    say(f"The Rangers learn the sealed difficulty was {talk_view['difficulty']}: "
-        f"{'success' if talk_view['result']['success'] else 'failure'}.")
+    say(
+        f"The Rangers learn the sealed difficulty was {talk_view['difficulty']}: "
+        f"{'success' if talk_view['result']['success'] else 'failure'}."
+    )
     games.advance(game_id, "gm")
     mine = verify_events(games.visible_events(game_id, wiz))
     audit = verify_events(games.visible_events(game_id, "gm"))
-    say(f"Battle passes; month 2 begins. Gandalf checks the {mine.rolls_verified} rolls he saw from their own keys "
+    say(
+        f"Battle passes; month 2 begins. Gandalf checks the {mine.rolls_verified} rolls he saw from their own keys "
         f"under the month's committed root; his export verifies: {mine.ok}. Month 1's seed goes to the GM alone, "
-        f"whose export checks it against every roll key: {audit.ok}.")
+        f"whose export checks it against every roll key: {audit.ok}."
+    )
     for viewer, label in ((gondor, "Gondor"), (rangers, "the Rangers")):
         n = len(games.visible_events(game_id, viewer))
         say(f"{label} may see {n} events; the GM sees {len(games.visible_events(game_id, 'gm'))}.")

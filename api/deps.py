@@ -25,23 +25,29 @@ def _bearer(authorization: str | None) -> str | None:
     return None
 
 
-async def current_caller(request: Request, games: GamesDep, game_id: Annotated[str, Path()],
-                         authorization: Annotated[str | None, Header()] = None) -> Caller:
+async def current_caller(
+    request: Request,
+    games: GamesDep,
+    game_id: Annotated[str, Path()],
+    authorization: Annotated[str | None, Header()] = None,
+) -> Caller:
     """Who sends a command, from ``Authorization: Bearer <token>``: from memory when it can, since the
     command carries the token's hash and ``Games.run`` checks it again against the state it runs on
     (a read authenticates against the store's latest state)."""
     token = _bearer(authorization)
     fresh = request.method in ("GET", "HEAD")
     principal = (None if fresh else games.authenticate_cached(game_id, token)) or await run_in_threadpool(
-        lambda: games.authenticate(game_id, token, fresh=fresh))
+        lambda: games.authenticate(game_id, token, fresh=fresh)
+    )
     return Caller.of(principal, hash_token(token or ""))
 
 
 CurrentCaller = Annotated[Caller, Depends(current_caller)]
 
 
-async def current_principal(games: GamesDep, game_id: Annotated[str, Path()],
-                            authorization: Annotated[str | None, Header()] = None) -> str:
+async def current_principal(
+    games: GamesDep, game_id: Annotated[str, Path()], authorization: Annotated[str | None, Header()] = None
+) -> str:
     """``gm`` or a power id, authenticated against the store's latest state: a token replaced by another
     process stops at once for reads (and for the routes that call the service's convenience methods)."""
     token = _bearer(authorization)
@@ -53,10 +59,16 @@ Principal = Annotated[str, Depends(current_principal)]
 
 async def idempotency_key(
     request: Request,
-    idempotency_key: Annotated[str | None, Header(
-        alias="Idempotency-Key", min_length=1, max_length=200,
-        description="Any unique string (a UUID): a retry with the same key returns the first receipt and "
-                    "records nothing new; the same key with a different request is refused (422)")] = None,
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            alias="Idempotency-Key",
+            min_length=1,
+            max_length=200,
+            description="Any unique string (a UUID): a retry with the same key returns the first receipt and "
+            "records nothing new; the same key with a different request is refused (422)",
+        ),
+    ] = None,
 ) -> CommandKey | None:
     """The request's ``Idempotency-Key``, with a fingerprint of the request (method, path, body) it names."""
     if idempotency_key is None:

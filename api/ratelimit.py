@@ -25,8 +25,12 @@ COUNTED = [
 ]
 # Requests that present or check a credential: refused while the client is over its failure budget.
 AUTHENTICATING = re.compile(r"^/(signin|play)/|^/games/[^/]+")
-WHAT = {"auth_failures": "failed sign-ins", "create_game": "new games", "mail": "inbound mails",
-        "verify": "verifications"}
+WHAT = {
+    "auth_failures": "failed sign-ins",
+    "create_game": "new games",
+    "mail": "inbound mails",
+    "verify": "verifications",
+}
 
 
 class RateLimits:
@@ -38,7 +42,8 @@ class RateLimits:
         self.prefix = settings.ratelimit_key_prefix
         self.in_memory = settings.ratelimit_storage_url.startswith("memory")
         self.rules: dict[str, list[RateLimitItem]] = {
-            name: parse_many(getattr(settings, f"ratelimit_{name}")) for name in WHAT}
+            name: parse_many(getattr(settings, f"ratelimit_{name}")) for name in WHAT
+        }
 
     def hit(self, name: str, client: str) -> tuple[int, RateLimitItem] | None:
         """Count one; (seconds to wait, the limit) if that went over a limit, else None."""
@@ -65,9 +70,17 @@ class RateLimits:
 
 def too_many(name: str, wait: int, item: RateLimitItem) -> JSONResponse:
     limit = str(item)  # "30 per 1 minute"
-    return JSONResponse(status_code=429, headers={"Retry-After": str(wait)}, content={
-        "error": "TooManyRequests", "rule": None, "field": None, "limit": limit,
-        "message": f"too many {WHAT[name]} from your address (at most {limit}); try again in {wait} s"})
+    return JSONResponse(
+        status_code=429,
+        headers={"Retry-After": str(wait)},
+        content={
+            "error": "TooManyRequests",
+            "rule": None,
+            "field": None,
+            "limit": limit,
+            "message": f"too many {WHAT[name]} from your address (at most {limit}); try again in {wait} s",
+        },
+    )
 
 
 class RateLimitMiddleware:

@@ -49,19 +49,25 @@ class ReceiptPublic(BaseModel):
     digest: str = Field(description="sha256 of the canonical JSON of what was recorded (as you may see it)")
     events: list[str]
     result: dict[str, Any] = {}
-    replayed: bool = Field(default=False, description="True when this is the first receipt of an Idempotency-Key "
-                                                      "sent again: nothing new was recorded")
+    replayed: bool = Field(
+        default=False,
+        description="True when this is the first receipt of an Idempotency-Key sent again: nothing new was recorded",
+    )
 
 
 class CreateGameRequest(Strict):
-    ruleset: str = Field(default="powers", max_length=limits.IDENTIFIER,
-                         description="The registered ruleset the game is played by (today: powers)")
+    ruleset: str = Field(
+        default="powers",
+        max_length=limits.IDENTIFIER,
+        description="The registered ruleset the game is played by (today: powers)",
+    )
     name: str = Field(min_length=1, max_length=limits.GAME_NAME)
     gm_name: str = Field(default="GM", max_length=limits.GM_NAME)
     timezone: str = Field(default="UTC", max_length=limits.TIMEZONE, description="IANA time zone of the game")
     months_per_season: Number = Field(default=2, description="2 or 3 (GM-28)")
-    options: PowersOptions = Field(default_factory=PowersOptions,
-                                   description="Unknown, ill-typed or out-of-range options are refused")
+    options: PowersOptions = Field(
+        default_factory=PowersOptions, description="Unknown, ill-typed or out-of-range options are refused"
+    )
 
 
 class GameCreatedPublic(BaseModel):
@@ -74,16 +80,18 @@ class AddPowerRequest(Strict):
     name: str = Field(min_length=1, max_length=limits.POWER_NAME)
     cls: Literal["city", "conspiracy", "champion"] = Field(description="P-ACT-1 class")
     subclass: Id = Field(description="sovereign|celestial|overlord|circle|cult|cause|wizard|dragon|paragon|adversary")
-    options: dict[Id, Any] = Field(default={}, max_length=limits.ITEMS,
-                                   description="Perks (personal_touch, incorruptible, subtle_titan, "
-                                               "subtle_titan_upgraded, leading_army); an adversary's "
-                                               "public_actions and private_actions")
+    options: dict[Id, Any] = Field(
+        default={},
+        max_length=limits.ITEMS,
+        description="Perks (personal_touch, incorruptible, subtle_titan, "
+        "subtle_titan_upgraded, leading_army); an adversary's "
+        "public_actions and private_actions",
+    )
 
 
 class PowerAddedPublic(BaseModel):
     power_id: str
-    token: str | None = Field(description="Bearer token of the power; shown once "
-                                          "(null on an Idempotency-Key retry)")
+    token: str | None = Field(description="Bearer token of the power; shown once (null on an Idempotency-Key retry)")
     receipt: ReceiptPublic
 
 
@@ -91,8 +99,9 @@ class GrantAssetRequest(Strict):
     name: str = Field(min_length=1, max_length=limits.ASSET_NAME)
     cls: Id
     rank: Number
-    asset_id: Id | None = Field(default=None,
-                                description="Reuse an existing id to share the asset (agents, industries)")
+    asset_id: Id | None = Field(
+        default=None, description="Reuse an existing id to share the asset (agents, industries)"
+    )
     assured: bool = False
     critical: bool = False
     novel: bool = Field(default=False, description="Newly acquired: assured or critical on first use (P-DICE-9)")
@@ -117,8 +126,9 @@ class SubmitActionRequest(Strict):
     extra_actions: Number = Field(default=0, description="Actions spent as a rank-1 assured asset (P-ASSET-2), 0 or 1")
     convert: Number | None = Field(default=None, description="How many 3s and 4s to convert now; omit to choose later")
     roll: bool = Field(default=True, description="False: propose only, so the GM can set the difficulty first")
-    dungeon: bool = Field(default=False, description="A challenge inside a dungeon: Delve joins up to one other "
-                                                     "skill (P-ASSET-4, P-EX-8)")
+    dungeon: bool = Field(
+        default=False, description="A challenge inside a dungeon: Delve joins up to one other skill (P-ASSET-4, P-EX-8)"
+    )
 
 
 class RollRequest(Strict):
@@ -129,15 +139,17 @@ class RollRequest(Strict):
 
 class ConvertRequest(Strict):
     convert: Number | None = None
-    dice: list[Number] | None = Field(max_length=limits.ITEMS, default=None,
-                                      description="Exact die indices to convert instead of a count")
+    dice: list[Number] | None = Field(
+        max_length=limits.ITEMS, default=None, description="Exact die indices to convert instead of a count"
+    )
 
 
 class DifficultyRequest(Strict):
     value: Number
     sealed: bool = Field(default=False, description="Record secretly, committed by hash before the roll (GM-2)")
     tiers: dict[Annotated[str, Field(max_length=8)], Annotated[str, Field(max_length=limits.TIER_TEXT)]] = Field(
-        default={}, max_length=limits.ITEMS, description="Successes -> what that tier achieves")
+        default={}, max_length=limits.ITEMS, description="Successes -> what that tier achieves"
+    )
 
 
 class RulingRequest(Strict):
@@ -160,8 +172,10 @@ class ConsequenceRequest(Strict):
 
 
 Step = Literal["setup", "tidings", "planning", "resolution", "resistance", "battle", "cleanup"]
-EXPECTED_STEP = ("The step you saw the game at (see your view's game.step); if the game has moved on since, "
-                 "the command is refused with 409 and records nothing, so a repeated click moves the game once")
+EXPECTED_STEP = (
+    "The step you saw the game at (see your view's game.step); if the game has moved on since, "
+    "the command is refused with 409 and records nothing, so a repeated click moves the game once"
+)
 
 
 class AdvanceRequest(Strict):
@@ -179,8 +193,10 @@ class ResolveRequest(Strict):
 
 class TokenReplacedPublic(BaseModel):
     power_id: str
-    token: str | None = Field(description="The power's new bearer token; shown once (null when the request is "
-                                          "a retry of one already answered: tokens are kept only as hashes)")
+    token: str | None = Field(
+        description="The power's new bearer token; shown once (null when the request is "
+        "a retry of one already answered: tokens are kept only as hashes)"
+    )
     receipt: ReceiptPublic
 
 

@@ -55,14 +55,23 @@ def install_log_redaction() -> None:
 
 # -------------------------------------------------------------------------------------- body limits
 
+
 class BodyTooLarge(HTTPException):
     def __init__(self, limit: int, path: str) -> None:
         super().__init__(status_code=413, detail=f"the request body is larger than {limit} bytes, the limit for {path}")
         self.limit = limit
 
     def response(self) -> JSONResponse:
-        return JSONResponse(status_code=413, content={"error": "PayloadTooLarge", "rule": None, "field": "body",
-                                                      "message": self.detail, "limit_bytes": self.limit})
+        return JSONResponse(
+            status_code=413,
+            content={
+                "error": "PayloadTooLarge",
+                "rule": None,
+                "field": "body",
+                "message": self.detail,
+                "limit_bytes": self.limit,
+            },
+        )
 
 
 UPLOAD_PATHS = re.compile(r"^/(inbound/|verify$)")
@@ -115,6 +124,7 @@ class BodyLimit:
 
 # ---------------------------------------------------------------------------------------- sessions
 
+
 class WebSession:
     """This request's browser session: loaded on first use, created on first write."""
 
@@ -143,8 +153,12 @@ class WebSession:
 
     def csrf_matches(self, presented: Any) -> bool:
         row = self.row
-        return (row is not None and isinstance(presented, str) and bool(presented)
-                and hmac.compare_digest(presented.encode(), row.csrf.encode()))
+        return (
+            row is not None
+            and isinstance(presented, str)
+            and bool(presented)
+            and hmac.compare_digest(presented.encode(), row.csrf.encode())
+        )
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.row.data.get(key, default) if self.row is not None else default
@@ -209,8 +223,9 @@ class ServerSessions:
             if message["type"] == "http.response.start" and session.set_cookie is not None:
                 value, age = (session.set_cookie, self.max_age) if session.set_cookie else ("", 0)
                 MutableHeaders(scope=message).append(
-                    "set-cookie", f"{COOKIE}={value}; Path=/; Max-Age={age}; HttpOnly; SameSite=Lax"
-                                  + ("; Secure" if secure else ""))
+                    "set-cookie",
+                    f"{COOKIE}={value}; Path=/; Max-Age={age}; HttpOnly; SameSite=Lax" + ("; Secure" if secure else ""),
+                )
             await send(message)
 
         await self.app(scope, receive, with_cookie)
@@ -221,6 +236,7 @@ def web_session(request: Request) -> WebSession:
 
 
 # ------------------------------------------------------------------------------------ CSRF, origin
+
 
 class CsrfRefused(HTTPException):
     def __init__(self, field: str, message: str) -> None:
@@ -252,11 +268,13 @@ def check_origin(request: Request, settings: Settings) -> None:
         return
     expected = site_origin(request, settings)
     if origin.lower() != expected:
-        raise CsrfRefused("origin", f"origin: a form posted from {origin} is refused; forms are accepted only "
-                                    f"from {expected}")
+        raise CsrfRefused(
+            "origin", f"origin: a form posted from {origin} is refused; forms are accepted only from {expected}"
+        )
 
 
 def check_csrf(request: Request, form: dict[str, Any]) -> None:
     if not web_session(request).csrf_matches(form.get("csrf")):
-        raise CsrfRefused("csrf", "csrf: this form's security token is missing or out of date; reload the page "
-                                  "and try again")
+        raise CsrfRefused(
+            "csrf", "csrf: this form's security token is missing or out of date; reload the page and try again"
+        )

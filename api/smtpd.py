@@ -96,8 +96,7 @@ class TurnHandler:
 
     async def handle_DATA(self, server, session: Session, envelope: Envelope) -> str:
         message = email.message_from_bytes(envelope.content, policy=policy.default)
-        message_id = header(message, "Message-ID") or \
-            f"<{hashlib.sha256(envelope.content).hexdigest()}@unidentified>"
+        message_id = header(message, "Message-ID") or f"<{hashlib.sha256(envelope.content).hexdigest()}@unidentified>"
         text, html = parts(message)
         subject = header(message, "Subject")
         loop = asyncio.get_running_loop()
@@ -116,8 +115,9 @@ class TurnHandler:
             return
         db = self.projector.db
         row_id = mail.record_reply(db, reply, message_id, self.intake.contact(reply))
-        status = mail.deliver(db, self.settings, row_id) if mail.row(db, row_id)["status"] == "queued" else \
-            "no address"  # the holder set no contact: recorded only
+        status = (
+            mail.deliver(db, self.settings, row_id) if mail.row(db, row_id)["status"] == "queued" else "no address"
+        )  # the holder set no contact: recorded only
         log.info("mail answered message=%s accepted=%s reply=%s", message_id, reply.accepted, status)
 
 
@@ -128,7 +128,8 @@ def start(settings: Settings, host: str | None = None, port: int | None = None) 
     games = build_games(settings)
     projector = build_projector(games, settings)
     handler = TurnHandler(MailIntake(games, settings.mail_domain), projector, settings)
-    controller = Controller(handler, hostname=host or settings.smtpd_host, port=port or settings.smtpd_port,
-                            data_size_limit=MAX_MAIL_BYTES)
+    controller = Controller(
+        handler, hostname=host or settings.smtpd_host, port=port or settings.smtpd_port, data_size_limit=MAX_MAIL_BYTES
+    )
     controller.start()
     return controller

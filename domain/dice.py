@@ -47,6 +47,7 @@ def seal_difficulty(value: int, nonce: str) -> str:
 
 # ---------------------------------------------------------------- per-roll keys and their Merkle tree
 
+
 def roll_key(seed: str, roll_no: int) -> str:
     """The secret key of roll ``roll_no``, derived from the month seed (hex)."""
     return _roll_key_bytes(bytes.fromhex(seed), roll_no).hex()
@@ -67,8 +68,10 @@ def _node(left: bytes, right: bytes) -> bytes:
 def _position(first_roll: int, roll_no: int) -> int:
     pos = roll_no - first_roll
     if not 0 <= pos < ROLLS_PER_MONTH:
-        raise RollLimit(f"roll {roll_no} is outside this month's committed block of {ROLLS_PER_MONTH} rolls "
-                        f"(rolls {first_roll} to {first_roll + ROLLS_PER_MONTH - 1})")
+        raise RollLimit(
+            f"roll {roll_no} is outside this month's committed block of {ROLLS_PER_MONTH} rolls "
+            f"(rolls {first_roll} to {first_roll + ROLLS_PER_MONTH - 1})"
+        )
     return pos
 
 
@@ -99,8 +102,7 @@ def roll_tree(seed: str, first_roll: int) -> RollTree:
     """The month's tree, for rolls ``first_roll`` .. ``first_roll + ROLLS_PER_MONTH - 1`` (cached per process:
     a month opening computes it once, in a few milliseconds)."""
     key = bytes.fromhex(seed)
-    level = tuple(_leaf(n, _roll_key_bytes(key, n))
-                  for n in range(first_roll, first_roll + ROLLS_PER_MONTH))
+    level = tuple(_leaf(n, _roll_key_bytes(key, n)) for n in range(first_roll, first_roll + ROLLS_PER_MONTH))
     levels = [level]
     while len(level) > 1:
         level = tuple(_node(level[i], level[i + 1]) for i in range(0, len(level), 2))
@@ -130,6 +132,7 @@ def key_under_root(root: str, first_roll: int, roll_no: int, key: str, path: Seq
 
 
 # ---------------------------------------------------------------- faces
+
 
 def _key_stream(key: str) -> Iterator[int]:
     k = bytes.fromhex(key)
@@ -203,8 +206,9 @@ def verify_faces(seed: str, roll_no: int, faces: Sequence[int], sides: int = 6) 
     return derive_faces(seed, roll_no, len(faces), sides) == list(faces)
 
 
-def verify_roll(root: str, first_roll: int, roll_no: int, key: str, path: Sequence[str],
-                faces: Sequence[int], sides: int = 6) -> str | None:
+def verify_roll(
+    root: str, first_roll: int, roll_no: int, key: str, path: Sequence[str], faces: Sequence[int], sides: int = 6
+) -> str | None:
     """Check one roll from what its viewers hold: ``None`` if it is sound, else what is wrong."""
     if not key_under_root(root, first_roll, roll_no, key, path):
         return f"roll {roll_no}'s key and path do not lead to the month's committed root"

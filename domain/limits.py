@@ -23,12 +23,12 @@ CONSEQUENCE_TEXT = 2000
 GRANT_TEXT = 5000
 REASON = 2000
 TIER_TEXT = 200
-IDENTIFIER = 64     # power, action, asset, window, request and consequence ids; hexes
-EMAIL = 254         # RFC 5321: the longest forward path
-TIMEZONE = 64       # the longest IANA names are about 30 characters
-MESSAGE_ID = 998    # RFC 5322: the longest header line
-HEADER = 998        # any mail header (From, Subject)
-ITEMS = 50          # targets, collaborators, resisters, pool assets, dice, effects, tiers
+IDENTIFIER = 64  # power, action, asset, window, request and consequence ids; hexes
+EMAIL = 254  # RFC 5321: the longest forward path
+TIMEZONE = 64  # the longest IANA names are about 30 characters
+MESSAGE_ID = 998  # RFC 5322: the longest header line
+HEADER = 998  # any mail header (From, Subject)
+ITEMS = 50  # targets, collaborators, resisters, pool assets, dice, effects, tiers
 NUMBER = 1_000_000  # the API's sanity bound on any whole number; the rules set the real ranges
 
 
@@ -53,7 +53,7 @@ def field_name(path: Any) -> str:
     """A field's dotted name from a validation error's path, each part cut to ``IDENTIFIER`` characters
     (a key of a megabyte is not echoed back)."""
     parts = [str(p) for p in path]
-    return ".".join(p if len(p) <= IDENTIFIER else p[:IDENTIFIER - 1] + "…" for p in parts)
+    return ".".join(p if len(p) <= IDENTIFIER else p[: IDENTIFIER - 1] + "…" for p in parts)
 
 
 def check_email(value: Any, field: str = "email") -> str:

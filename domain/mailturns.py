@@ -23,10 +23,39 @@ from lxml.etree import ParserError
 from domain import limits
 
 GRAMMAR = "MAIL-1"
-ACTION_KEYS = {"slot", "skill", "targets", "target", "resistible", "difficulty", "assets", "extra action", "convert",
-               "propose", "description", "collaborators", "location"}
-VERBS = {"action", "roll", "convert", "discard", "accept", "resist", "waive", "extension", "ready", "timezone",
-         "advance", "resolve", "difficulty", "grant", "refuse", "close"}
+ACTION_KEYS = {
+    "slot",
+    "skill",
+    "targets",
+    "target",
+    "resistible",
+    "difficulty",
+    "assets",
+    "extra action",
+    "convert",
+    "propose",
+    "description",
+    "collaborators",
+    "location",
+}
+VERBS = {
+    "action",
+    "roll",
+    "convert",
+    "discard",
+    "accept",
+    "resist",
+    "waive",
+    "extension",
+    "ready",
+    "timezone",
+    "advance",
+    "resolve",
+    "difficulty",
+    "grant",
+    "refuse",
+    "close",
+}
 # The limits of domain/limits.py, as the API and the commands apply them: a mailed field obeys the
 # same limit as the same field sent any other way.
 MAX_TITLE = limits.TITLE
@@ -34,8 +63,14 @@ MAX_DESCRIPTION = limits.DESCRIPTION
 MAX_ANNOUNCEMENT = limits.ANNOUNCEMENT
 MAX_REASON = limits.REASON
 MAX_NAME = limits.LOCATION  # skill, location, an asset, power or action reference
-LIMITS = {"title": MAX_TITLE, "description": MAX_DESCRIPTION, "announcement": MAX_ANNOUNCEMENT,
-          "reason": MAX_REASON, "skill": MAX_NAME, "location": MAX_NAME}
+LIMITS = {
+    "title": MAX_TITLE,
+    "description": MAX_DESCRIPTION,
+    "announcement": MAX_ANNOUNCEMENT,
+    "reason": MAX_REASON,
+    "skill": MAX_NAME,
+    "location": MAX_NAME,
+}
 
 
 @dataclass
@@ -64,9 +99,11 @@ class Turn:
 
 # Quoted mail that HTML marks as such: Gmail's quote (and its "On ... wrote:" line), any
 # blockquote (Apple Mail, Thunderbird), Outlook on the web's reply header and signatures.
-QUOTED_HTML = ("//*[contains(concat(' ', normalize-space(@class), ' '), ' gmail_quote ')]"
-               " | //*[contains(concat(' ', normalize-space(@class), ' '), ' gmail_signature ')]"
-               " | //blockquote | //*[@id='divRplyFwdMsg'] | //*[@id='Signature']")
+QUOTED_HTML = (
+    "//*[contains(concat(' ', normalize-space(@class), ' '), ' gmail_quote ')]"
+    " | //*[contains(concat(' ', normalize-space(@class), ' '), ' gmail_signature ')]"
+    " | //blockquote | //*[@id='divRplyFwdMsg'] | //*[@id='Signature']"
+)
 _HTML_CONFIG = ParserConfig(css=CSS_PROFILES["relaxed"])
 
 
@@ -95,12 +132,16 @@ SALUTATION = re.compile(r"^(hi|hello|dear|hey|greetings)\b[^:]{0,40},?$", re.IGN
 WROTE = re.compile(r"^on\s.{3,300}\swrote:$", re.IGNORECASE | re.DOTALL)
 ORIGINAL = re.compile(r"^-{2,}\s*(original message|forwarded message)\s*-{2,}$", re.IGNORECASE)
 RULE = re.compile(r"^_{10,}$")
-CLOSING = re.compile(r"^(thanks|many thanks|thank you|cheers|regards|best|best regards|best wishes|kind regards|"
-                     r"all the best|yours|yours truly|yours sincerely|sincerely|love|ciao)[,.!]?$", re.IGNORECASE)
+CLOSING = re.compile(
+    r"^(thanks|many thanks|thank you|cheers|regards|best|best regards|best wishes|kind regards|"
+    r"all the best|yours|yours truly|yours sincerely|sincerely|love|ciao)[,.!]?$",
+    re.IGNORECASE,
+)
 # Outlook's header block above a quoted mail, in the languages Outlook writes it in most.
 HEADER_FROM = re.compile(r"^(from|de|von|da|van|fra|från)\s?:\s*\S", re.IGNORECASE)
-HEADER_NEXT = re.compile(r"^(sent|date|envoy[ée]|gesendet|datum|inviato|data|verzonden|enviado|sendt|skickat)\s?:",
-                         re.IGNORECASE)
+HEADER_NEXT = re.compile(
+    r"^(sent|date|envoy[ée]|gesendet|datum|inviato|data|verzonden|enviado|sendt|skickat)\s?:", re.IGNORECASE
+)
 
 
 def _quote_starts(lines: list[str], i: int) -> bool:
@@ -108,10 +149,11 @@ def _quote_starts(lines: list[str], i: int) -> bool:
     line = lines[i].strip()
     if line == "--" or ORIGINAL.match(line) or CLOSING.match(line):
         return True  # a signature, an Outlook quote, or "Thanks, <name>" below the turn
-    if WROTE.match(line) or (line.lower().startswith("on ") and i + 1 < len(lines)
-                             and WROTE.match(f"{line} {lines[i + 1].strip()}")):
+    if WROTE.match(line) or (
+        line.lower().startswith("on ") and i + 1 < len(lines) and WROTE.match(f"{line} {lines[i + 1].strip()}")
+    ):
         return True  # "On <date>, <x> wrote:", which mail programs wrap onto two lines
-    following = [x.strip() for x in lines[i + 1:i + 5]]
+    following = [x.strip() for x in lines[i + 1 : i + 5]]
     if HEADER_FROM.match(line) and any(HEADER_NEXT.match(x) for x in following):
         return True  # From: ... / Sent: ... (Outlook)
     if RULE.match(line) and following and HEADER_FROM.match(following[0]):
@@ -182,8 +224,9 @@ def parse_turn(text: str | None, html: str | None = None) -> Turn:
             block.broken = not _fits("title", title, number, errors)
             commands.append(block)
         elif verb not in VERBS:
-            errors.append(LineError(number, f"I do not understand {words[0]!r}; commands are: "
-                                            f"{', '.join(sorted(VERBS))}"))
+            errors.append(
+                LineError(number, f"I do not understand {words[0]!r}; commands are: {', '.join(sorted(VERBS))}")
+            )
         else:
             cmd = _simple(verb, args, stripped, number, errors)
             if cmd is not None:
@@ -205,7 +248,8 @@ def _action_key(block: Command, key: str, value: str, number: int, errors: list[
     if key in LIMITS and not _fits(key, value, number, errors):
         return
     if key in ("targets", "target", "collaborators", "assets") and not all(
-            _fits(key, item, number, errors) for item in _list(value)):
+        _fits(key, item, number, errors) for item in _list(value)
+    ):
         return
     if key == "slot":
         if value.lower() not in ("public", "private"):
@@ -264,10 +308,13 @@ def _simple(verb: str, args: list[str], line_text: str, number: int, errors: lis
         if m:
             n = _int(m.group(1), number, errors, "convert")
             convert = n or 0
-            rest = rest[:m.start()]
+            rest = rest[: m.start()]
         rest = re.sub(r"^\s*with\s+", "", rest, flags=re.IGNORECASE)
-        return Command(number, verb, {"action": args[0], "assets": [{"ref": r, "mode": "normal"}
-                                                                     for r in _list(rest)], "convert": convert})
+        return Command(
+            number,
+            verb,
+            {"action": args[0], "assets": [{"ref": r, "mode": "normal"} for r in _list(rest)], "convert": convert},
+        )
     if verb == "extension" and need(1, "extension <hours> [reason]"):
         try:
             hours = float(args[0])

@@ -34,8 +34,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from domain import limits
 from domain.dice import (
-    commitment, derive_faces_legacy, derive_permutation_legacy, faces_from_key, key_under_root, permutation_from_key,
-    roll_key, roll_tree, seal_difficulty,
+    commitment,
+    derive_faces_legacy,
+    derive_permutation_legacy,
+    faces_from_key,
+    key_under_root,
+    permutation_from_key,
+    roll_key,
+    roll_tree,
+    seal_difficulty,
 )
 from domain.errors import RuleViolation
 from domain.powers.game import digest, submission_digest
@@ -121,27 +128,45 @@ def _data_model(name: str, **fields: Any) -> type[BaseModel]:
 
 # The events whose data the verifier reads, with the fields it reads.
 SHAPES: dict[str, type[BaseModel]] = {
-    "SeedCommitted": _data_model("SeedCommitted", commitment=(str, ...), root=(str | None, Field(None, pattern=HEX64)),
-                                 first_roll=(int | None, Field(None, ge=0))),
+    "SeedCommitted": _data_model(
+        "SeedCommitted",
+        commitment=(str, ...),
+        root=(str | None, Field(None, pattern=HEX64)),
+        first_roll=(int | None, Field(None, ge=0)),
+    ),
     "SeedRevealed": _data_model("SeedRevealed", seed=(str, Field(pattern=HEX64)), commitment=(str, ...)),
     "DiceRolled": _data_model("DiceRolled", action_id=(str, ...), pool=(_Pool, ...)),
     "ReactionDeclared": _data_model("ReactionDeclared", action_id=(str, ...), pool=(_Pool, ...)),
     "ActionResolved": _data_model("ActionResolved", action_id=(str, ...), details=(_Details | None, None)),
     "ActionProvisional": _data_model("ActionProvisional", action_id=(str, ...), details=(_Details | None, None)),
-    "TiesBroken": _data_model("TiesBroken", tied=(list[str], Field(max_length=MAX_DICE)), order=(list[str], ...),
-                              roll_no=(int, Field(ge=0)), commitment=(str | None, None),
-                              key=(str | None, Field(None, pattern=HEX64)),
-                              path=(list[str] | None, Field(None, max_length=64))),
+    "TiesBroken": _data_model(
+        "TiesBroken",
+        tied=(list[str], Field(max_length=MAX_DICE)),
+        order=(list[str], ...),
+        roll_no=(int, Field(ge=0)),
+        commitment=(str | None, None),
+        key=(str | None, Field(None, pattern=HEX64)),
+        path=(list[str] | None, Field(None, max_length=64)),
+    ),
     "DifficultyCommitted": _data_model("DifficultyCommitted", action_id=(str, ...), commitment=(str, ...)),
-    "DifficultyRevealed": _data_model("DifficultyRevealed", action_id=(str, ...), value=(int, ...),
-                                      nonce=(str, ...), commitment=(str | None, None)),
-    "ActionSubmitted": _data_model("ActionSubmitted", action_id=(str, ...), power_id=(str, ...), title=(str, ...),
-                                   slot=(str, ...), skill=(str | None, ...)),
-    "ConversionsLocked": _data_model("ConversionsLocked", action_id=(str, ...), converted=(list[int], ...),
-                                     digest=(str, ...)),
+    "DifficultyRevealed": _data_model(
+        "DifficultyRevealed", action_id=(str, ...), value=(int, ...), nonce=(str, ...), commitment=(str | None, None)
+    ),
+    "ActionSubmitted": _data_model(
+        "ActionSubmitted",
+        action_id=(str, ...),
+        power_id=(str, ...),
+        title=(str, ...),
+        slot=(str, ...),
+        skill=(str | None, ...),
+    ),
+    "ConversionsLocked": _data_model(
+        "ConversionsLocked", action_id=(str, ...), converted=(list[int], ...), digest=(str, ...)
+    ),
     "ActionDiscarded": _data_model("ActionDiscarded", action_id=(str, ...)),
-    "ResolutionPublished": _data_model("ResolutionPublished", submissions=(list[str], ...),
-                                       submissions_digest=(str, ...)),
+    "ResolutionPublished": _data_model(
+        "ResolutionPublished", submissions=(list[str], ...), submissions_digest=(str, ...)
+    ),
 }
 
 
@@ -157,8 +182,9 @@ def parse_export(text: str) -> list[dict]:
             raise InvalidExport(f"line {number} is not JSON ({err})", line=number, field="line") from None
         events.append(check_event(raw, number))
     if not events:
-        raise InvalidExport("the export is empty: it has one event per line, from GameCreated on", line=None,
-                            field="body")
+        raise InvalidExport(
+            "the export is empty: it has one event per line, from GameCreated on", line=None, field="body"
+        )
     return events
 
 
@@ -166,8 +192,9 @@ def check_event(raw: Any, number: int | None) -> dict:
     """One exported event, checked: an object with a ``type``, and the fields the verifier reads."""
     where = f"line {number}" if number is not None else "an event"
     if not isinstance(raw, dict):
-        raise InvalidExport(f"{where} is not an event: an event is a JSON object with a type and data",
-                            line=number, field="event")
+        raise InvalidExport(
+            f"{where} is not an event: an event is a JSON object with a type and data", line=number, field="event"
+        )
     try:
         event = _Event.model_validate(raw)
     except ValidationError as err:
@@ -186,8 +213,7 @@ def _invalid(err: ValidationError, where: str, raw: dict, number: int | None, pr
     name = limits.field_name([prefix, *first["loc"]] if prefix else first["loc"])
     kind = raw.get("type")
     label = kind[:40] if isinstance(kind, str) else "?"
-    return InvalidExport(f"{where} ({label}): {name or 'event'}: {first['msg']}", line=number,
-                         field=name or "event")
+    return InvalidExport(f"{where} ({label}): {name or 'event'}: {first['msg']}", line=number, field=name or "event")
 
 
 @dataclass
@@ -210,12 +236,19 @@ class Report:
         return not self.mismatches
 
     def as_dict(self) -> dict:
-        return {"ok": self.ok, "events_checked": self.events_checked, "rolls_verified": self.rolls_verified,
-                "rolls_pending": self.rolls_pending, "tie_breaks_verified": self.tie_breaks_verified,
-                "difficulties_verified": self.difficulties_verified, "seeds_verified": self.seeds_verified,
-                "keys_verified": self.keys_verified, "submissions_verified": self.submissions_verified,
-                "mismatches": list(self.mismatches),
-                "not_checked": list(self.not_checked)}
+        return {
+            "ok": self.ok,
+            "events_checked": self.events_checked,
+            "rolls_verified": self.rolls_verified,
+            "rolls_pending": self.rolls_pending,
+            "tie_breaks_verified": self.tie_breaks_verified,
+            "difficulties_verified": self.difficulties_verified,
+            "seeds_verified": self.seeds_verified,
+            "keys_verified": self.keys_verified,
+            "submissions_verified": self.submissions_verified,
+            "mismatches": list(self.mismatches),
+            "not_checked": list(self.not_checked),
+        }
 
 
 @dataclass
@@ -233,18 +266,37 @@ def _rolls(event: dict) -> Iterable[tuple[int | None, str | None, list[int], str
     kind = event.get("type")
     if kind in ("DiceRolled", "ReactionDeclared"):
         pool = data.get("pool") or {}
-        yield (pool.get("roll_no"), pool.get("commitment"), [d["face"] for d in pool.get("dice", [])],
-               pool.get("key"), pool.get("path"))
+        yield (
+            pool.get("roll_no"),
+            pool.get("commitment"),
+            [d["face"] for d in pool.get("dice", [])],
+            pool.get("key"),
+            pool.get("path"),
+        )
     elif kind in ("ActionResolved", "ActionProvisional"):
         details = data.get("details") or {}
         if details.get("roll_no") is not None and details.get("faces") is not None:
-            yield (details["roll_no"], details.get("commitment"), list(details["faces"]), details.get("key"),
-                   details.get("path"))
+            yield (
+                details["roll_no"],
+                details.get("commitment"),
+                list(details["faces"]),
+                details.get("key"),
+                details.get("path"),
+            )
 
 
-def _check_roll(report: Report, where: str, what: str, month: _Month, roll_no: int, key: str | None,
-                path: list | None, shown: list, from_key: Callable[[str], list],
-                legacy: Callable[[str], list]) -> bool | None:
+def _check_roll(
+    report: Report,
+    where: str,
+    what: str,
+    month: _Month,
+    roll_no: int,
+    key: str | None,
+    path: list | None,
+    shown: list,
+    from_key: Callable[[str], list],
+    legacy: Callable[[str], list],
+) -> bool | None:
     """Check one roll (faces or a tie-break order): True if verified, None if pending, False if it fails."""
     if month.root is None:  # a month committed before per-roll keys: only its seed can tell
         if month.seed is None:
@@ -259,8 +311,7 @@ def _check_roll(report: Report, where: str, what: str, month: _Month, roll_no: i
             return None
         key = roll_key(month.seed, roll_no)
     elif not key_under_root(month.root, month.first_roll or 0, roll_no, key, path or []):
-        report.mismatches.append(f"{where}: {what} {roll_no}'s key and path do not lead to the month's committed "
-                                 f"root")
+        report.mismatches.append(f"{where}: {what} {roll_no}'s key and path do not lead to the month's committed root")
         return False
     elif month.seed is not None:
         if roll_key(month.seed, roll_no) != key:
@@ -306,8 +357,9 @@ def _check_chain(events: list[dict], report: Report) -> None:
     for commit, numbers in by_seed.items():
         holes = sorted(set(range(min(numbers), max(numbers) + 1)) - numbers)
         if holes:
-            report.mismatches.append(f"rolls {holes} under seed {str(commit)[:12]}… are missing: roll numbers "
-                                     "are gap-free")
+            report.mismatches.append(
+                f"rolls {holes} under seed {str(commit)[:12]}… are missing: roll numbers are gap-free"
+            )
 
 
 def verify_events(events: Iterable[dict]) -> Report:
@@ -321,8 +373,9 @@ def verify_events(events: Iterable[dict]) -> Report:
     for i, e in enumerate(events):
         data = e.get("data", {})
         if e.get("type") == "SeedCommitted":
-            months.setdefault(data["commitment"], _Month(at=i, root=data.get("root"),
-                                                         first_roll=data.get("first_roll")))
+            months.setdefault(
+                data["commitment"], _Month(at=i, root=data.get("root"), first_roll=data.get("first_roll"))
+            )
         elif e.get("type") == "SeedRevealed":
             month = months.get(data["commitment"])
             if month is None:
@@ -331,17 +384,20 @@ def verify_events(events: Iterable[dict]) -> Report:
                 report.mismatches.append(f"event {e.get('seq')}: revealed seed does not hash to its commitment")
             elif month.root is not None and audits >= MAX_SEED_AUDITS:
                 skipped += 1
-            elif month.root is not None and (month.first_roll is None
-                                             or roll_tree(data["seed"], month.first_roll).root != month.root):
-                report.mismatches.append(f"event {e.get('seq')}: revealed seed does not give the committed root "
-                                         f"of the month's roll keys")
+            elif month.root is not None and (
+                month.first_roll is None or roll_tree(data["seed"], month.first_roll).root != month.root
+            ):
+                report.mismatches.append(
+                    f"event {e.get('seq')}: revealed seed does not give the committed root of the month's roll keys"
+                )
             else:
                 month.seed = data["seed"]
                 report.seeds_verified += 1
             audits += month is not None and month.root is not None
     if skipped:
-        report.not_checked.append(f"{skipped} revealed seeds after the first {MAX_SEED_AUDITS}: their rolls are "
-                                  "checked from their keys only")
+        report.not_checked.append(
+            f"{skipped} revealed seeds after the first {MAX_SEED_AUDITS}: their rolls are checked from their keys only"
+        )
     seen_rolls: dict[int, tuple[str | None, list[int]]] = {}
     sealed: dict[str, tuple[str, int]] = {}
     rolled_at: dict[str, int] = {}
@@ -366,8 +422,18 @@ def verify_events(events: Iterable[dict]) -> Report:
                 report.mismatches.append(f"{where}: roll {roll_no} uses a seed not committed before it")
                 continue
             n = len(faces)
-            ok = _check_roll(report, where, "roll", month, roll_no, key, path, faces,
-                             lambda k: faces_from_key(k, n), lambda seed: derive_faces_legacy(seed, roll_no, n))
+            ok = _check_roll(
+                report,
+                where,
+                "roll",
+                month,
+                roll_no,
+                key,
+                path,
+                faces,
+                lambda k: faces_from_key(k, n),
+                lambda seed: derive_faces_legacy(seed, roll_no, n),
+            )
             if ok is None:
                 report.rolls_pending += 1
             elif ok:
@@ -378,11 +444,18 @@ def verify_events(events: Iterable[dict]) -> Report:
             if month is None or month.at > i:
                 report.mismatches.append(f"{where}: tie-break {data['roll_no']} uses a seed not committed before it")
             else:
-                ok = _check_roll(report, where, "tie-break", month, data["roll_no"], data.get("key"), data.get("path"),
-                                 list(data["order"]),
-                                 lambda k: [tied[j] for j in permutation_from_key(k, len(tied))],
-                                 lambda seed: [tied[j] for j in derive_permutation_legacy(seed, data["roll_no"],
-                                                                                          len(tied))])
+                ok = _check_roll(
+                    report,
+                    where,
+                    "tie-break",
+                    month,
+                    data["roll_no"],
+                    data.get("key"),
+                    data.get("path"),
+                    list(data["order"]),
+                    lambda k: [tied[j] for j in permutation_from_key(k, len(tied))],
+                    lambda seed: [tied[j] for j in derive_permutation_legacy(seed, data["roll_no"], len(tied))],
+                )
                 if ok is None:
                     report.rolls_pending += 1
                 elif ok:
@@ -393,14 +466,19 @@ def verify_events(events: Iterable[dict]) -> Report:
             rolled_at.setdefault(data["action_id"], i)
             rolled.add(data["action_id"])
             if data["action_id"] not in submitted:
-                report.mismatches.append(f"{where}: action {data['action_id']} was rolled but its submission is "
-                                         "missing")
+                report.mismatches.append(
+                    f"{where}: action {data['action_id']} was rolled but its submission is missing"
+                )
         if kind == "ConversionsLocked":
-            missing = "submission" if data["action_id"] not in submitted else (
-                "dice roll" if data["action_id"] not in rolled else None)
+            missing = (
+                "submission"
+                if data["action_id"] not in submitted
+                else ("dice roll" if data["action_id"] not in rolled else None)
+            )
             if missing:
-                report.mismatches.append(f"{where}: the conversions of {data['action_id']} were locked but its "
-                                         f"{missing} is missing")
+                report.mismatches.append(
+                    f"{where}: the conversions of {data['action_id']} were locked but its {missing} is missing"
+                )
         if kind == "DifficultyCommitted":
             sealed[data["action_id"]] = (data["commitment"], i)
         if kind == "DifficultyRevealed":
@@ -439,16 +517,34 @@ def _verify_submissions(events: list[dict], report: Report) -> None:
             checked.clear()  # the history after the rollback decides again what is published
             published = None  # a publication it superseded proves nothing about what is resolved next
         elif kind == "ConversionsLocked" and "salt" in a and "faces" in a and "title" in a:
-            expected = submission_digest(data["action_id"], a["power"], a["title"], a["slot"], a["skill"],
-                                         a["roll_no"], a["faces"], data["converted"], a["salt"])
+            expected = submission_digest(
+                data["action_id"],
+                a["power"],
+                a["title"],
+                a["slot"],
+                a["skill"],
+                a["roll_no"],
+                a["faces"],
+                data["converted"],
+                a["salt"],
+            )
             if expected != data["digest"]:
                 report.mismatches.append(f"{where}: the submission digest does not match its dice and conversions")
             else:
                 checked[data["action_id"]] = (expected, where)
         elif kind in ("ActionResolved", "ActionProvisional") and (data.get("details") or {}).get("salt"):
             d = data["details"]
-            expected = submission_digest(data["action_id"], d["power"], d["title"], d["slot"], d["skill"],
-                                         d["roll_no"], d["faces"], d["converted"], d["salt"])
+            expected = submission_digest(
+                data["action_id"],
+                d["power"],
+                d["title"],
+                d["slot"],
+                d["skill"],
+                d["roll_no"],
+                d["faces"],
+                d["converted"],
+                d["salt"],
+            )
             if published is not None and kind == "ActionResolved" and data["action_id"] not in checked:
                 # A public action resolved after its window: its digest was published with the month.
                 _check_published(report, verified, data["action_id"], expected, published, where)
@@ -467,8 +563,9 @@ def _verify_submissions(events: list[dict], report: Report) -> None:
     report.submissions_verified = len(verified)
 
 
-def _check_published(report: Report, verified: set[str], action_id: str, expected: str, published: list[str],
-                     where: str) -> None:
+def _check_published(
+    report: Report, verified: set[str], action_id: str, expected: str, published: list[str], where: str
+) -> None:
     if expected in published:
         verified.add(action_id)
     else:

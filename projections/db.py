@@ -26,8 +26,13 @@ def conninfo(settings: Settings) -> str:
     from psycopg.conninfo import make_conninfo
 
     env = settings.eventsourcing_env()
-    return make_conninfo(host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"], dbname=env["POSTGRES_DBNAME"],
-                         user=env["POSTGRES_USER"], password=env.get("POSTGRES_PASSWORD") or None)
+    return make_conninfo(
+        host=env["POSTGRES_HOST"],
+        port=env["POSTGRES_PORT"],
+        dbname=env["POSTGRES_DBNAME"],
+        user=env["POSTGRES_USER"],
+        password=env.get("POSTGRES_PASSWORD") or None,
+    )
 
 
 SCHEMA = [
@@ -73,8 +78,19 @@ SCHEMA = [
     """CREATE INDEX IF NOT EXISTS rm_windows_due ON rm_windows (closed, closes_at)""",
     """CREATE INDEX IF NOT EXISTS rm_reminders_due ON rm_reminders (remind_at)""",
 ]
-TABLES = ["rm_audit", "rm_feed", "rm_phases", "rm_windows", "rm_reminders", "rm_boards", "rm_games", "rm_outbox",
-          "rm_tracking", "rm_timeline", "rm_viewers"]
+TABLES = [
+    "rm_audit",
+    "rm_feed",
+    "rm_phases",
+    "rm_windows",
+    "rm_reminders",
+    "rm_boards",
+    "rm_games",
+    "rm_outbox",
+    "rm_tracking",
+    "rm_timeline",
+    "rm_viewers",
+]
 
 
 def utc_key(moment: datetime | str) -> str:
@@ -100,8 +116,9 @@ class ReadModelDB:
                 conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
                 conn.commit()
 
-            self.pool = ConnectionPool(conninfo(settings), min_size=1, max_size=settings.readmodel_pool_size,
-                                       configure=configure, open=True)
+            self.pool = ConnectionPool(
+                conninfo(settings), min_size=1, max_size=settings.readmodel_pool_size, configure=configure, open=True
+            )
         else:
             env = settings.eventsourcing_env()
             if env.get("PERSISTENCE_MODULE") == "eventsourcing.popo":
@@ -128,8 +145,9 @@ class ReadModelDB:
             with self.pool.connection() as conn, conn.transaction():
                 cur = Cursor(self, conn.cursor())
                 if lock_name:
-                    cur.execute("INSERT INTO rm_tracking (name, position) VALUES (?, 0) ON CONFLICT DO NOTHING",
-                                (lock_name,))
+                    cur.execute(
+                        "INSERT INTO rm_tracking (name, position) VALUES (?, 0) ON CONFLICT DO NOTHING", (lock_name,)
+                    )
                     cur.execute("SELECT position FROM rm_tracking WHERE name = ? FOR UPDATE", (lock_name,))
                 yield cur
         else:

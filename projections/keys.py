@@ -45,16 +45,20 @@ class PostgresKeyedRecorder(PostgresApplicationRecorder):
     def __init__(self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events") -> None:
         super().__init__(datastore, events_table_name=events_table_name)
         table = Identifier(self.datastore.schema), Identifier(KEYS_TABLE)
-        self.sql_create_statements.append(SQL(
-            "CREATE TABLE IF NOT EXISTS {}.{} (game_id text NOT NULL, principal text NOT NULL, key text NOT NULL, "
-            "fingerprint text NOT NULL, receipt text NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now(), "
-            "PRIMARY KEY (game_id, principal, key))").format(*table))
+        self.sql_create_statements.append(
+            SQL(
+                "CREATE TABLE IF NOT EXISTS {}.{} (game_id text NOT NULL, principal text NOT NULL, key text NOT NULL, "
+                "fingerprint text NOT NULL, receipt text NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now(), "
+                "PRIMARY KEY (game_id, principal, key))"
+            ).format(*table)
+        )
         self.insert_key_statement = SQL(
             "INSERT INTO {}.{} (game_id, principal, key, fingerprint, receipt) VALUES (%s, %s, %s, %s, %s)"
         ).format(*table)
         self.select_key_statement = SQL(
             "SELECT game_id, principal, key, fingerprint, receipt FROM {}.{} "
-            "WHERE game_id = %s AND principal = %s AND key = %s").format(*table)
+            "WHERE game_id = %s AND principal = %s AND key = %s"
+        ).format(*table)
 
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
         if self.datastore.enable_db_functions and kwargs.get("command_key") is not None:
@@ -79,23 +83,30 @@ class SQLiteKeyedRecorder(SQLiteApplicationRecorder):
     """SQLite: the key table beside the events table, written in the same transaction."""
 
     def construct_create_table_statements(self) -> list[str]:
-        return [*super().construct_create_table_statements(),
-                f"CREATE TABLE IF NOT EXISTS {KEYS_TABLE} (game_id TEXT NOT NULL, principal TEXT NOT NULL, "
-                "key TEXT NOT NULL, fingerprint TEXT NOT NULL, receipt TEXT NOT NULL, "
-                "recorded_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP, PRIMARY KEY (game_id, principal, key))"]
+        return [
+            *super().construct_create_table_statements(),
+            f"CREATE TABLE IF NOT EXISTS {KEYS_TABLE} (game_id TEXT NOT NULL, principal TEXT NOT NULL, "
+            "key TEXT NOT NULL, fingerprint TEXT NOT NULL, receipt TEXT NOT NULL, "
+            "recorded_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP, PRIMARY KEY (game_id, principal, key))",
+        ]
 
     def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Any:
         ids = super()._insert_events(c, stored_events, **kwargs)
         row: KeyRow | None = kwargs.get("command_key")
         if row is not None:
-            c.execute(f"INSERT INTO {KEYS_TABLE} (game_id, principal, key, fingerprint, receipt) "
-                      "VALUES (?, ?, ?, ?, ?)", row.params)
+            c.execute(
+                f"INSERT INTO {KEYS_TABLE} (game_id, principal, key, fingerprint, receipt) VALUES (?, ?, ?, ?, ?)",
+                row.params,
+            )
         return ids
 
     def select_command_key(self, game_id: str, principal: str, key: str) -> KeyRow | None:
         with self.datastore.transaction(commit=False) as c:
-            c.execute(f"SELECT game_id, principal, key, fingerprint, receipt FROM {KEYS_TABLE} "
-                      "WHERE game_id = ? AND principal = ? AND key = ?", (game_id, principal, key))
+            c.execute(
+                f"SELECT game_id, principal, key, fingerprint, receipt FROM {KEYS_TABLE} "
+                "WHERE game_id = ? AND principal = ? AND key = ?",
+                (game_id, principal, key),
+            )
             found = c.fetchone()
         return KeyRow(*(found[i] for i in range(5))) if found else None
 

@@ -113,11 +113,15 @@ class MailIntake:
         who = reply.principal
         return self.games.contact_of(reply.game_id, who)[0]
 
-    def receive(self, recipient: str, message_id: str, text: str | None, html: str | None = None,
-                subject: str = "") -> MailReply:
+    def receive(
+        self, recipient: str, message_id: str, text: str | None, html: str | None = None, subject: str = ""
+    ) -> MailReply:
         m = self._match(recipient)
-        refusal = MailReply(False, "Not recorded: unknown address",
-                            "This address is not valid (your GM may have replaced it). Nothing was recorded.")
+        refusal = MailReply(
+            False,
+            "Not recorded: unknown address",
+            "This address is not valid (your GM may have replaced it). Nothing was recorded.",
+        )
         if m is None:
             return refusal
         game_id, token = m.group("game"), m.group("token")
@@ -194,13 +198,16 @@ class MailIntake:
             # The receipt covers what the turn recorded; it is stored with the reply, so that the
             # same mail delivered again is answered with the very same receipt.
             receipt = unit.receipt()
-            out += ["", f"Receipt: sequence {receipt.sequence}, recorded {receipt.recorded_at}, "
-                        f"digest {receipt.digest}"]
+            out += [
+                "",
+                f"Receipt: sequence {receipt.sequence}, recorded {receipt.recorded_at}, digest {receipt.digest}",
+            ]
             return "\n".join(out)
 
         key = CommandKey(f"mail:{message_id}")
-        return self.games.run_turn(Caller.of(principal), game_id, play, key,
-                                   lambda reply: {"reply": reply}).result["reply"]
+        return self.games.run_turn(Caller.of(principal), game_id, play, key, lambda reply: {"reply": reply}).result[
+            "reply"
+        ]
 
     def _footer(self, game: Game, principal: str) -> list[str]:
         s = game.state
@@ -227,15 +234,27 @@ class MailIntake:
         if cmd.verb == "action":
             propose = a.get("propose", False)
             return pc.SubmitAction(
-                power_id=me, title=a["title"], description=a.get("description", ""), skill=a.get("skill"),
-                slot=a.get("slot", "private"), location=a.get("location"),
-                targets=[self._power(game, t) for t in a.get("targets", [])], resistible=a.get("resistible", False),
-                difficulty=a.get("difficulty"), assets=[] if propose else self._assets(game, me, a.get("assets", [])),
-                extra_actions=1 if a.get("extra_action") else 0, convert=None if propose else a.get("convert", 0),
-                roll=not propose, collaborators=[self._power(game, c) for c in a.get("collaborators", [])])
+                power_id=me,
+                title=a["title"],
+                description=a.get("description", ""),
+                skill=a.get("skill"),
+                slot=a.get("slot", "private"),
+                location=a.get("location"),
+                targets=[self._power(game, t) for t in a.get("targets", [])],
+                resistible=a.get("resistible", False),
+                difficulty=a.get("difficulty"),
+                assets=[] if propose else self._assets(game, me, a.get("assets", [])),
+                extra_actions=1 if a.get("extra_action") else 0,
+                convert=None if propose else a.get("convert", 0),
+                roll=not propose,
+                collaborators=[self._power(game, c) for c in a.get("collaborators", [])],
+            )
         if cmd.verb == "roll":
-            return pc.RollAction(self._action(game, me, a["action"], positions), self._assets(game, me, a["assets"]),
-                                 convert=a["convert"])
+            return pc.RollAction(
+                self._action(game, me, a["action"], positions),
+                self._assets(game, me, a["assets"]),
+                convert=a["convert"],
+            )
         if cmd.verb == "convert":
             return pc.LockConversions(self._action(game, me, a["action"], positions), convert=a["convert"])
         if cmd.verb == "discard":
@@ -311,8 +330,10 @@ class MailIntake:
             return lines
         t = game.tally(act)
         faces = [d.face for d in act.pool.dice]
-        lines.append(f"  Roll {act.pool.roll_no}: {faces}; pool size {t.pool_size}; {t.successes} successes, "
-                     f"{t.consequences} consequences{'' if act.pool.locked else ' (conversions not fixed yet)'}.")
+        lines.append(
+            f"  Roll {act.pool.roll_no}: {faces}; pool size {t.pool_size}; {t.successes} successes, "
+            f"{t.consequences} consequences{'' if act.pool.locked else ' (conversions not fixed yet)'}."
+        )
         if act.digest:
             lines.append(f"  Submission digest: {act.digest}")
         return lines
@@ -329,8 +350,11 @@ class MailIntake:
         out = []
         for pick in picks:
             ref = pick["ref"]
-            mine = [x for x in game.state.assets.values() if me in x.holders and not x.used_up
-                    and (x.id == ref or x.name.lower() == ref.lower())]
+            mine = [
+                x
+                for x in game.state.assets.values()
+                if me in x.holders and not x.used_up and (x.id == ref or x.name.lower() == ref.lower())
+            ]
             if not mine:
                 raise RuleViolation(f"you hold no asset {ref!r}", rule="P-ASSET-1", field="assets")
             out.append({"asset_id": sorted(mine, key=lambda x: x.id)[0].id, "mode": pick["mode"]})

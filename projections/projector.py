@@ -31,6 +31,7 @@ NAME = "emissary-read-models"
 
 def to_json(data: Any) -> str:
     """Canonical JSON for read-model rows (sorted keys; dataclasses, datetimes and UUIDs as plain values)."""
+
     def default(o: Any) -> Any:
         if dataclasses.is_dataclass(o):
             return dataclasses.asdict(o)
@@ -95,8 +96,9 @@ class Projector:
         self._trackers: dict[uuid.UUID, Tracker] = {}
         self._lock = threading.Lock()
         # The stored JSON of an event can be kept as it is, unless the store compresses or encrypts it.
-        self._raw_json = getattr(games.mapper, "cipher", None) is None and getattr(
-            games.mapper, "compressor", None) is None
+        self._raw_json = (
+            getattr(games.mapper, "cipher", None) is None and getattr(games.mapper, "compressor", None) is None
+        )
 
     # ------------------------------------------------------------------ running
 
@@ -153,7 +155,8 @@ class Projector:
             position = cur.execute("SELECT position FROM rm_tracking WHERE name = ?", (NAME,)).fetchone()
             position = position[0] if position else 0
             notifications = self.games.recorder.select_notifications(
-                start=position, limit=self.batch_size, inclusive_of_start=False)
+                start=position, limit=self.batch_size, inclusive_of_start=False
+            )
             if not notifications:
                 return 0
             touched: dict[uuid.UUID, int] = {}
@@ -166,11 +169,16 @@ class Projector:
             self._write_pending(cur, rows)
             for game_id, version in touched.items():
                 self._flush_game(cur, self._game_at(game_id, version))
-                cur.executemany("INSERT INTO rm_viewers (game_id, viewer, seq) VALUES (?,?,?) ON CONFLICT (game_id, "
-                                "viewer) DO UPDATE SET seq = excluded.seq",
-                                [(str(game_id), v, n) for v, n in sorted(self._trackers[game_id].seqs.items())])
-            cur.execute("INSERT INTO rm_tracking (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE "
-                        "SET position = excluded.position", (NAME, notifications[-1].id))
+                cur.executemany(
+                    "INSERT INTO rm_viewers (game_id, viewer, seq) VALUES (?,?,?) ON CONFLICT (game_id, "
+                    "viewer) DO UPDATE SET seq = excluded.seq",
+                    [(str(game_id), v, n) for v, n in sorted(self._trackers[game_id].seqs.items())],
+                )
+            cur.execute(
+                "INSERT INTO rm_tracking (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE "
+                "SET position = excluded.position",
+                (NAME, notifications[-1].id),
+            )
             return len(notifications)
 
     def _game_at(self, game_id: uuid.UUID, version: int) -> Game:
@@ -184,11 +192,29 @@ class Projector:
         kind = n.topic.rsplit(".", 1)[-1]
         if not self._raw_json or kind == "StateRestored":
             event = self.games.mapper.to_domain_event(n)
-            return Record(kind, n.originator_id, n.originator_version, event.timestamp.isoformat(), event.actor,
-                          list(event.audience), event_data(event), None, event)
+            return Record(
+                kind,
+                n.originator_id,
+                n.originator_version,
+                event.timestamp.isoformat(),
+                event.actor,
+                list(event.audience),
+                event_data(event),
+                None,
+                event,
+            )
         d = orjson.loads(n.state)
-        return Record(kind, n.originator_id, n.originator_version, d["timestamp"]["_data_"], d["actor"],
-                      d["audience"], d, n.state.decode(), None)
+        return Record(
+            kind,
+            n.originator_id,
+            n.originator_version,
+            d["timestamp"]["_data_"],
+            d["actor"],
+            d["audience"],
+            d,
+            n.state.decode(),
+            None,
+        )
 
     def _follow(self, cur: Cursor, event: Any) -> Tracker:
         game_id = event.originator_id
@@ -199,8 +225,9 @@ class Projector:
         elif tracker is None or tracker.version != version - 1:
             s = self._game_at(game_id, version - 1).state
             tracker = Tracker(version - 1, s.season, s.month, s.step, sorted(s.powers))
-            tracker.seqs.update(cur.execute("SELECT viewer, seq FROM rm_viewers WHERE game_id = ?",
-                                            (str(game_id),)).fetchall())
+            tracker.seqs.update(
+                cur.execute("SELECT viewer, seq FROM rm_viewers WHERE game_id = ?", (str(game_id),)).fetchall()
+            )
         if event.kind == "StateRestored":  # a rollback: the game as it stood at its target version
             s = self._game_at(game_id, version).state
             tracker = Tracker(version, s.season, s.month, s.step, sorted(s.powers), seqs=tracker.seqs)
@@ -209,8 +236,7 @@ class Projector:
         self._trackers[game_id] = tracker
         return tracker
 
-    def _rows(self, cur: Cursor, notification_id: int, event: Record, tracker: Tracker,
-              rows: dict[str, list]) -> None:
+    def _rows(self, cur: Cursor, notification_id: int, event: Record, tracker: Tracker, rows: dict[str, list]) -> None:
         kind = event.kind
         gid = str(event.originator_id)
         version = event.originator_version
@@ -237,38 +263,74 @@ class Projector:
                 if viewer == GM or vis.PUBLIC in audience or vis.power(viewer) in audience:
                     tracker.seqs[viewer] += 1
                     rows["timeline"].append((gid, viewer, tracker.seqs[viewer], version))
-        rows["audit"].append((gid, version, notification_id, kind, event.actor, at, phase, ",".join(audience),
-                              ",".join(shown), scope, data))
+        rows["audit"].append(
+            (
+                gid,
+                version,
+                notification_id,
+                kind,
+                event.actor,
+                at,
+                phase,
+                ",".join(audience),
+                ",".join(shown),
+                scope,
+                data,
+            )
+        )
         note = notification(kind, event.data)
         if note is not None and not sealed:
             for recipient in shown[1:]:  # the powers who may see the event (not the GM)
                 rows["outbox"].append((gid, version, recipient, kind, to_json(note), at))
         if kind == "RemindersQueued":
             for recipient in event.data["recipients"]:
-                rows["outbox"].append((gid, version, recipient, "reminder", to_json(
-                    {"window_id": event.data["window_id"], "closes_at": event.data["closes_at"],
-                     "hours_before": event.data["offset_hours"],
-                     "subject": f"Reminder: {event.data['window_id']} closes soon",
-                     "text": f"You have not acted yet; the window closes at {event.data['closes_at']} (UTC)."}), at))
+                rows["outbox"].append(
+                    (
+                        gid,
+                        version,
+                        recipient,
+                        "reminder",
+                        to_json(
+                            {
+                                "window_id": event.data["window_id"],
+                                "closes_at": event.data["closes_at"],
+                                "hours_before": event.data["offset_hours"],
+                                "subject": f"Reminder: {event.data['window_id']} closes soon",
+                                "text": (
+                                    f"You have not acted yet; the window closes at {event.data['closes_at']} (UTC)."
+                                ),
+                            }
+                        ),
+                        at,
+                    )
+                )
         if kind == "StepBegan":
-            rows["phases"].append((gid, version, phase, event.data["season"], event.data["month"],
-                                   event.data["step"]))
+            rows["phases"].append((gid, version, phase, event.data["season"], event.data["month"], event.data["step"]))
         if kind == "GameRolledBack":
             # Rows of this batch are not written yet: write them first, so the marking sees them.
             self._write_pending(cur, rows)
-            cur.execute("UPDATE rm_audit SET superseded_by = ? WHERE game_id = ? AND version > ? AND version < ? "
-                        "AND superseded_by IS NULL", (version, gid, event.data["to_version"], version))
+            cur.execute(
+                "UPDATE rm_audit SET superseded_by = ? WHERE game_id = ? AND version > ? AND version < ? "
+                "AND superseded_by IS NULL",
+                (version, gid, event.data["to_version"], version),
+            )
 
     def _write_pending(self, cur: Cursor, rows: dict[str, list]) -> None:
-        cur.executemany("INSERT INTO rm_audit (game_id, version, notification_id, type, actor, at, phase, "
-                        "audience, shown_to, scope, data, superseded_by) VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL)",
-                        rows["audit"])
+        cur.executemany(
+            "INSERT INTO rm_audit (game_id, version, notification_id, type, actor, at, phase, "
+            "audience, shown_to, scope, data, superseded_by) VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL)",
+            rows["audit"],
+        )
         cur.executemany("INSERT INTO rm_feed (game_id, token, version) VALUES (?,?,?)", rows["feed"])
         cur.executemany("INSERT INTO rm_timeline (game_id, viewer, seq, version) VALUES (?,?,?,?)", rows["timeline"])
-        cur.executemany("INSERT INTO rm_phases (game_id, version, phase, season, month, step) VALUES (?,?,?,?,?,?)",
-                        rows["phases"])
-        cur.executemany("INSERT INTO rm_outbox (game_id, version, recipient, kind, body, created_at, status) "
-                        "VALUES (?,?,?,?,?,?,'queued')", rows["outbox"])
+        cur.executemany(
+            "INSERT INTO rm_phases (game_id, version, phase, season, month, step) VALUES (?,?,?,?,?,?)", rows["phases"]
+        )
+        cur.executemany(
+            "INSERT INTO rm_outbox (game_id, version, recipient, kind, body, created_at, status) "
+            "VALUES (?,?,?,?,?,?,'queued')",
+            rows["outbox"],
+        )
         for key in rows:
             rows[key].clear()
 
@@ -276,13 +338,16 @@ class Projector:
     def _start_timeline(cur: Cursor, gid: str, power_id: str, version: int, tracker: Tracker) -> None:
         """A power seen for the first time may see every public event before it (and any addressed to it):
         its timeline starts with them, numbered in order (once per power, in the projector)."""
-        cur.execute("INSERT INTO rm_timeline (game_id, viewer, seq, version) "
-                    "SELECT ?, ?, ROW_NUMBER() OVER (ORDER BY version), version FROM ("
-                    "SELECT version FROM rm_audit WHERE game_id = ? AND scope = ? AND version < ? UNION "
-                    "SELECT version FROM rm_feed WHERE game_id = ? AND token = ? AND version < ?) AS earlier",
-                    (gid, power_id, gid, SCOPE_PUBLIC, version, gid, vis.power(power_id), version))
-        found = cur.execute("SELECT COUNT(*) FROM rm_timeline WHERE game_id = ? AND viewer = ?",
-                            (gid, power_id)).fetchone()
+        cur.execute(
+            "INSERT INTO rm_timeline (game_id, viewer, seq, version) "
+            "SELECT ?, ?, ROW_NUMBER() OVER (ORDER BY version), version FROM ("
+            "SELECT version FROM rm_audit WHERE game_id = ? AND scope = ? AND version < ? UNION "
+            "SELECT version FROM rm_feed WHERE game_id = ? AND token = ? AND version < ?) AS earlier",
+            (gid, power_id, gid, SCOPE_PUBLIC, version, gid, vis.power(power_id), version),
+        )
+        found = cur.execute(
+            "SELECT COUNT(*) FROM rm_timeline WHERE game_id = ? AND viewer = ?", (gid, power_id)
+        ).fetchone()
         tracker.seqs[power_id] = found[0] if found else 0
 
     def _flush_game(self, cur: Cursor, game: Game) -> None:
@@ -292,27 +357,51 @@ class Projector:
         cur.executemany(
             "INSERT INTO rm_windows (game_id, window_id, kind, opened_at, closes_at, closed, reason) "
             "VALUES (?,?,?,?,?,?,?)",
-            [(gid, w.id, w.kind, w.opened_at, utc_key(w.final_closes_at), int(w.closed), w.reason)
-             for w in s.windows.values()])
+            [
+                (gid, w.id, w.kind, w.opened_at, utc_key(w.final_closes_at), int(w.closed), w.reason)
+                for w in s.windows.values()
+            ],
+        )
         # Each game's own reminder offsets (the reminder_hours option), as instants the sweep selects in SQL.
         cur.execute("DELETE FROM rm_reminders WHERE game_id = ?", (gid,))
         cur.executemany(
             "INSERT INTO rm_reminders (game_id, window_id, hours_before, remind_at, closes_at) VALUES (?,?,?,?,?) "
             "ON CONFLICT DO NOTHING",
-            [(gid, w.id, float(h), utc_key(datetime.fromisoformat(w.closes_at) - timedelta(hours=float(h))),
-              utc_key(w.closes_at)) for w in s.windows.values() if not w.closed
-             for h in s.options.get("reminder_hours", [])])
-        cur.execute("INSERT INTO rm_games (game_id, name, timezone, season, month, step, version, forked_from) "
-                    "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (game_id) DO UPDATE SET name = excluded.name, "
-                    "timezone = excluded.timezone, season = excluded.season, month = excluded.month, "
-                    "step = excluded.step, version = excluded.version, forked_from = excluded.forked_from",
-                    (gid, s.name, s.timezone, s.season, s.month, s.step, game.version,
-                     to_json(s.forked_from) if s.forked_from else None))
+            [
+                (
+                    gid,
+                    w.id,
+                    float(h),
+                    utc_key(datetime.fromisoformat(w.closes_at) - timedelta(hours=float(h))),
+                    utc_key(w.closes_at),
+                )
+                for w in s.windows.values()
+                if not w.closed
+                for h in s.options.get("reminder_hours", [])
+            ],
+        )
+        cur.execute(
+            "INSERT INTO rm_games (game_id, name, timezone, season, month, step, version, forked_from) "
+            "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (game_id) DO UPDATE SET name = excluded.name, "
+            "timezone = excluded.timezone, season = excluded.season, month = excluded.month, "
+            "step = excluded.step, version = excluded.version, forked_from = excluded.forked_from",
+            (
+                gid,
+                s.name,
+                s.timezone,
+                s.season,
+                s.month,
+                s.step,
+                game.version,
+                to_json(s.forked_from) if s.forked_from else None,
+            ),
+        )
 
     # ------------------------------------------------------------------ queries
 
-    def timeline(self, game_id: str, viewer: str, after: int = 0, limit: int = 500, *,
-                 newest_first: bool = False) -> list[dict]:
+    def timeline(
+        self, game_id: str, viewer: str, after: int = 0, limit: int = 500, *, newest_first: bool = False
+    ) -> list[dict]:
         """The viewer's timeline: what they may see, numbered by their own gap-free sequence; a page of
         ``limit`` items after ``after`` (or the newest ``limit``), read as one range of an index."""
         order, where = ("DESC", "") if newest_first else ("", "AND t.seq > ? ")
@@ -320,11 +409,19 @@ class Projector:
             "SELECT t.seq, a.version, a.type, a.actor, a.at, a.phase, a.audience, a.data, a.superseded_by "
             "FROM rm_timeline t JOIN rm_audit a ON a.game_id = t.game_id AND a.version = t.version "
             f"WHERE t.game_id = ? AND t.viewer = ? {where}ORDER BY t.seq {order} LIMIT ?",
-            (game_id, viewer, *(() if newest_first else (after,)), limit))
+            (game_id, viewer, *(() if newest_first else (after,)), limit),
+        )
         out = []
         for seq, version, kind, actor, at, phase, audience, data, superseded in rows:
-            item = {"seq": seq, "type": kind, "actor": actor, "at": at, "phase": phase, "data": payload(data),
-                    "superseded": superseded is not None}
+            item = {
+                "seq": seq,
+                "type": kind,
+                "actor": actor,
+                "at": at,
+                "phase": phase,
+                "data": payload(data),
+                "superseded": superseded is not None,
+            }
             if viewer == GM:
                 item["version"] = version
                 item["audience"] = audience.split(",")
@@ -337,21 +434,33 @@ class Projector:
 
     def latest_of_type(self, game_id: str, event_type: str, limit: int) -> list[dict]:
         """The newest events of one type, newest first (for the GM)."""
-        rows = self.db.query("SELECT data FROM rm_audit WHERE game_id = ? AND type = ? ORDER BY version DESC LIMIT ?",
-                             (game_id, event_type, limit))
+        rows = self.db.query(
+            "SELECT data FROM rm_audit WHERE game_id = ? AND type = ? ORDER BY version DESC LIMIT ?",
+            (game_id, event_type, limit),
+        )
         return [payload(data) for (data,) in rows]
 
-    def audit_page(self, game_id: str, *, power: str | None = None, phase: str | None = None,
-                   event_type: str | None = None, actor: str | None = None, after: int = 0,
-                   limit: int = 500) -> tuple[list[dict], int | None]:
+    def audit_page(
+        self,
+        game_id: str,
+        *,
+        power: str | None = None,
+        phase: str | None = None,
+        event_type: str | None = None,
+        actor: str | None = None,
+        after: int = 0,
+        limit: int = 500,
+    ) -> tuple[list[dict], int | None]:
         """One page of the audit, for the GM: (rows, the version to continue after, or None at the end).
 
         At most ``limit`` events are read, in version order, through the index of the most selective
         filter; the other filters are applied to those, so a page costs the same at any game length
         and may hold fewer than ``limit`` rows while the returned cursor is not None."""
         filters = [(col, value) for col, value in (("type", event_type), ("actor", actor), ("phase", phase)) if value]
-        inner = ("SELECT version, type, actor, at, phase, audience, shown_to, data, superseded_by FROM rm_audit "
-                 "WHERE game_id = ? AND version > ?")
+        inner = (
+            "SELECT version, type, actor, at, phase, audience, shown_to, data, superseded_by FROM rm_audit "
+            "WHERE game_id = ? AND version > ?"
+        )
         params: list[Any] = [game_id, after]
         if filters:
             inner += f" AND {filters[0][0]} = ?"
@@ -364,33 +473,52 @@ class Projector:
         for version, kind, act, at, ph, audience, shown, data, superseded in scanned:
             if any({"type": kind, "actor": act, "phase": ph}[col] != value for col, value in filters[1:]):
                 continue
-            item = {"version": version, "type": kind, "actor": act, "at": at, "phase": ph,
-                    "audience": audience.split(","), "shown_to": shown.split(",") if shown else [],
-                    "data": payload(data),
-                    "superseded_by": superseded}
+            item = {
+                "version": version,
+                "type": kind,
+                "actor": act,
+                "at": at,
+                "phase": ph,
+                "audience": audience.split(","),
+                "shown_to": shown.split(",") if shown else [],
+                "data": payload(data),
+                "superseded_by": superseded,
+            }
             if power and not (act == power or power in item["shown_to"] or _mentions(item["data"], power)):
                 continue
             out.append(item)
         return out, (scanned[-1][0] if more else None)
 
-    def audit(self, game_id: str, *, power: str | None = None, phase: str | None = None,
-              event_type: str | None = None, actor: str | None = None) -> list[dict]:
+    def audit(
+        self,
+        game_id: str,
+        *,
+        power: str | None = None,
+        phase: str | None = None,
+        event_type: str | None = None,
+        actor: str | None = None,
+    ) -> list[dict]:
         """Every event of the game, for the GM: actor, time, phase, audience, who was shown it (all pages;
         for the CLI and exports: requests read one page with ``audit_page``)."""
         out: list[dict] = []
         after: int | None = 0
         while after is not None:
-            rows, after = self.audit_page(game_id, power=power, phase=phase, event_type=event_type, actor=actor,
-                                          after=after, limit=5000)
+            rows, after = self.audit_page(
+                game_id, power=power, phase=phase, event_type=event_type, actor=actor, after=after, limit=5000
+            )
             out.extend(rows)
         return out
 
-    def phases(self, game_id: str, offset: int = 0, limit: int | None = None, *,
-               newest_first: bool = False) -> list[dict]:
+    def phases(
+        self, game_id: str, offset: int = 0, limit: int | None = None, *, newest_first: bool = False
+    ) -> list[dict]:
         """The phases the game began, in order (``offset``/``limit``: a page; phases are few, a dozen a season)."""
         page = "" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}"
-        rows = self.db.query("SELECT version, phase, season, month, step FROM rm_phases WHERE game_id = ? "
-                             f"ORDER BY version{' DESC' if newest_first else ''}" + page, (game_id,))
+        rows = self.db.query(
+            "SELECT version, phase, season, month, step FROM rm_phases WHERE game_id = ? "
+            f"ORDER BY version{' DESC' if newest_first else ''}" + page,
+            (game_id,),
+        )
         return [{"version": v, "phase": p, "season": se, "month": m, "step": st} for v, p, se, m, st in rows]
 
     def phase_start(self, game_id: str, phase: str) -> int | None:
@@ -400,8 +528,11 @@ class Projector:
 
     def due_windows(self, now: datetime, limit: int = 500) -> list[dict]:
         """Open windows whose deadline has passed (the sweep claims them in workers/claims.py)."""
-        rows = self.db.query("SELECT game_id, window_id, kind, closes_at FROM rm_windows WHERE closed = 0 "
-                             "AND closes_at <= ? ORDER BY closes_at LIMIT ?", (utc_key(now), limit))
+        rows = self.db.query(
+            "SELECT game_id, window_id, kind, closes_at FROM rm_windows WHERE closed = 0 "
+            "AND closes_at <= ? ORDER BY closes_at LIMIT ?",
+            (utc_key(now), limit),
+        )
         return [{"game_id": g, "window_id": w, "kind": k, "closes_at": c} for g, w, k, c in rows]
 
     def outbox(self, game_id: str | None = None, recipient: str | None = None) -> list[dict]:
@@ -414,15 +545,31 @@ class Projector:
         if recipient:
             sql += " AND recipient = ?"
             params.append(recipient)
-        return [{"game_id": g, "version": v, "recipient": r, "kind": k, "body": json.loads(b), "created_at": c,
-                 "status": st} for g, v, r, k, b, c, st in self.db.query(sql + " ORDER BY game_id, version", params)]
+        return [
+            {
+                "game_id": g,
+                "version": v,
+                "recipient": r,
+                "kind": k,
+                "body": json.loads(b),
+                "created_at": c,
+                "status": st,
+            }
+            for g, v, r, k, b, c, st in self.db.query(sql + " ORDER BY game_id, version", params)
+        ]
 
     def dump(self) -> dict[str, list[tuple]]:
         """Every row of every read model, sorted (for rebuild equivalence checks)."""
-        keys = {"rm_audit": "game_id, version", "rm_feed": "game_id, token, version", "rm_phases": "game_id, version",
-                "rm_windows": "game_id, window_id", "rm_reminders": "game_id, window_id, hours_before",
-                "rm_boards": "game_id, viewer", "rm_games": "game_id",
-                "rm_outbox": "game_id, version, recipient"}
+        keys = {
+            "rm_audit": "game_id, version",
+            "rm_feed": "game_id, token, version",
+            "rm_phases": "game_id, version",
+            "rm_windows": "game_id, window_id",
+            "rm_reminders": "game_id, window_id, hours_before",
+            "rm_boards": "game_id, viewer",
+            "rm_games": "game_id",
+            "rm_outbox": "game_id, version, recipient",
+        }
         return {t: self.db.query(f"SELECT * FROM {t} ORDER BY {k}") for t, k in keys.items()}
 
 
@@ -435,21 +582,27 @@ def payload(data: str) -> dict:
     return {k: v for k, v in json.loads(data).items() if k not in ENVELOPE}
 
 
-NOTIFY_STEPS = {"planning": "Planning has begun: submit your actions.",
-                "resistance": "The month is resolved: the resistance window is open.",
-                "tidings": "A new season begins with Tidings."}
+NOTIFY_STEPS = {
+    "planning": "Planning has begun: submit your actions.",
+    "resistance": "The month is resolved: the resistance window is open.",
+    "tidings": "A new season begins with Tidings.",
+}
 
 
 def notification(kind: str, data: dict) -> dict | None:
     """The mail a viewer of this event is sent, built only from the event (which they may see)."""
     if kind == "StepBegan" and data["step"] in NOTIFY_STEPS:
-        return {"subject": f"Season {data['season']}, month {data['month']}: {data['step']}",
-                "text": NOTIFY_STEPS[data["step"]]}
+        return {
+            "subject": f"Season {data['season']}, month {data['month']}: {data['step']}",
+            "text": NOTIFY_STEPS[data["step"]],
+        }
     if kind == "ResolutionPublished":
         return {"subject": "The resolution is published", "text": data.get("announcement") or "See your board."}
     if kind == "ResistanceOffered":
-        return {"subject": f"You may resist: {data['power_name']}",
-                "text": f"{data['power_name']} acts: {data['title']} (pool size {data['pool_size']})."}
+        return {
+            "subject": f"You may resist: {data['power_name']}",
+            "text": f"{data['power_name']} acts: {data['title']} (pool size {data['pool_size']}).",
+        }
     if kind == "WindowClosed":
         return {"subject": f"A window closed: {data['window_id']}", "text": f"Reason: {data['reason']}."}
     if kind == "GameRolledBack":

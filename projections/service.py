@@ -143,8 +143,7 @@ class GameRepository(Repository):
     re-folds the game to its target version, which this repository reads from the store (through a
     snapshot when one is at or before that version)."""
 
-    def get(self, aggregate_id: Any, *, version: int | None = None, projector_func: Any = None,
-            **kwargs: Any) -> Any:
+    def get(self, aggregate_id: Any, *, version: int | None = None, projector_func: Any = None, **kwargs: Any) -> Any:
         if projector_func is None or projector_func is project_aggregate:
             projector_func = self._fold
         return super().get(aggregate_id, version=version, projector_func=projector_func, **kwargs)
@@ -158,15 +157,25 @@ class Games(Application):
 
     name = "Emissary"
 
-    def __init__(self, env: dict[str, str] | None = None, *, clock: Callable[[], datetime] = utcnow,
-                 entropy: Callable[[int], str] = secrets.token_hex, snapshot_interval: int = 100,
-                 retries: int = 8, roller_factory: Callable[[Game], Roller] | None = None) -> None:
+    def __init__(
+        self,
+        env: dict[str, str] | None = None,
+        *,
+        clock: Callable[[], datetime] = utcnow,
+        entropy: Callable[[int], str] = secrets.token_hex,
+        snapshot_interval: int = 100,
+        retries: int = 8,
+        roller_factory: Callable[[Game], Roller] | None = None,
+    ) -> None:
         self.snapshotting_intervals = {Game: snapshot_interval}
         self.clock = clock
         self.entropy = entropy
         self.retries = retries
-        self.roller_factory = roller_factory or (lambda game: SeededRoller(
-            game.state.seed or "00", legacy=game.state.seed is not None and game.state.seed_root is None))
+        self.roller_factory = roller_factory or (
+            lambda game: SeededRoller(
+                game.state.seed or "00", legacy=game.state.seed is not None and game.state.seed_root is None
+            )
+        )
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
         self.conflicts = 0  # saves that lost a race with another process (each is retried or reported as 409)
@@ -191,9 +200,13 @@ class Games(Application):
 
     def construct_repository(self) -> GameRepository:
         library = super().construct_repository()
-        repository = GameRepository(self.events, snapshot_store=self.snapshots, fastforward=library.fastforward,
-                                    fastforward_skipping=library.fastforward_skipping,
-                                    deepcopy_from_cache=library.deepcopy_from_cache)
+        repository = GameRepository(
+            self.events,
+            snapshot_store=self.snapshots,
+            fastforward=library.fastforward,
+            fastforward_skipping=library.fastforward_skipping,
+            deepcopy_from_cache=library.deepcopy_from_cache,
+        )
         repository.cache = library.cache
         return repository
 
@@ -204,8 +217,7 @@ class Games(Application):
             return
         for aggregate in processing_event.aggregates.values():
             interval = self.snapshotting_intervals.get(type(aggregate))
-            versions = [e.originator_version for e in processing_event.events
-                        if e.originator_id == aggregate.id]
+            versions = [e.originator_version for e in processing_event.events if e.originator_id == aggregate.id]
             if not interval or not versions:
                 continue
             if (min(versions) - 1) // interval != aggregate.version // interval:
@@ -282,9 +294,16 @@ class Games(Application):
         with self._lock(game_id):
             return query(self.get_game(game_id, for_update=False))
 
-    def _run(self, game_id: str, principal: str, command: Callable[[Game], T], key: CommandKey | None = None,
-             result: Callable[[T], dict] | None = None, key_scope: str | None = None,
-             token_hash: str | None = None) -> Receipt:
+    def _run(
+        self,
+        game_id: str,
+        principal: str,
+        command: Callable[[Game], T],
+        key: CommandKey | None = None,
+        result: Callable[[T], dict] | None = None,
+        key_scope: str | None = None,
+        token_hash: str | None = None,
+    ) -> Receipt:
         """Run a command on current state and save; retry on a concurrent save, else 409.
 
         The receipt's ``result`` is ``result(value)`` of what the command returned (or that value, if
@@ -315,8 +334,11 @@ class Games(Application):
                     value = command(game)
                     receipt = self._receipt(game, principal, list(game.pending_events))
                     receipt.result = result(value) if result else (value if isinstance(value, dict) else {})
-                    row = None if key is None else KeyRow(scope, principal, key.value, key.fingerprint,
-                                                          json.dumps(receipt.as_dict()))
+                    row = (
+                        None
+                        if key is None
+                        else KeyRow(scope, principal, key.value, key.fingerprint, json.dumps(receipt.as_dict()))
+                    )
                     self.save(game, command_key=row)
                 except IntegrityError:
                     self._evict(game)
@@ -343,8 +365,10 @@ class Games(Application):
         if row is None:
             return None
         if key.fingerprint and row.fingerprint and row.fingerprint != key.fingerprint:
-            raise RuleViolation("this Idempotency-Key was already used for a different request; "
-                                "use a new key for a new request", field="Idempotency-Key")
+            raise RuleViolation(
+                "this Idempotency-Key was already used for a different request; use a new key for a new request",
+                field="Idempotency-Key",
+            )
         return Receipt(**{**json.loads(row.receipt), "replayed": True})
 
     def receipt_for(self, game: Game, principal: str) -> Receipt:
@@ -355,9 +379,13 @@ class Games(Application):
         shown = [e for e in events if vis.can_see(e.audience, principal)]
         body = [{"type": type(e).__name__, "data": event_data(e)} for e in shown]
         recorded_at = (events[-1].timestamp if events else self.clock()).isoformat()
-        return Receipt(game_id=str(game.id), sequence=game.state.sequence_for(principal), recorded_at=recorded_at,
-                       digest=digest(body),
-                       events=[b["type"] for b in body])
+        return Receipt(
+            game_id=str(game.id),
+            sequence=game.state.sequence_for(principal),
+            recorded_at=recorded_at,
+            digest=digest(body),
+            events=[b["type"] for b in body],
+        )
 
     def authenticate(self, game_id: str, token: str | None, *, fresh: bool = False) -> str:
         """The principal (``gm`` or a power id) a bearer token stands for in this game; ``fresh`` reads the
@@ -393,8 +421,15 @@ class Games(Application):
 
     # ------------------------------------------------------------------ the one command path
 
-    def run(self, caller: Caller, game_id: str, command: Command, key: CommandKey | None = None, *,
-            key_scope: str | None = None) -> Receipt:
+    def run(
+        self,
+        caller: Caller,
+        game_id: str,
+        command: Command,
+        key: CommandKey | None = None,
+        *,
+        key_scope: str | None = None,
+    ) -> Receipt:
         """Run one command for ``caller`` (load, authorize, decide, save, retry on conflict, receipt).
 
         The handler is the game's ruleset's (or the platform's) for the command's class; its result is
@@ -402,33 +437,61 @@ class Games(Application):
         key is kept under ``key_scope``, by default the game)."""
         return self.run_turn(caller, game_id, lambda turn: turn.execute(command) or {}, key, key_scope=key_scope)
 
-    def run_many(self, caller: Caller, game_id: str, commands: Sequence[Command],
-                 key: CommandKey | None = None) -> Receipt:
+    def run_many(
+        self, caller: Caller, game_id: str, commands: Sequence[Command], key: CommandKey | None = None
+    ) -> Receipt:
         """Run several commands in one transaction: all are recorded, or (the first refusal is raised) none.
         The receipt's result lists each command's result."""
-        return self.run_turn(caller, game_id, lambda turn: {"results": [turn.execute(c) or {} for c in commands]},
-                             key)
+        return self.run_turn(caller, game_id, lambda turn: {"results": [turn.execute(c) or {} for c in commands]}, key)
 
-    def run_turn(self, caller: Caller, game_id: str, turn: Callable[[Turn], T], key: CommandKey | None = None,
-                 result: Callable[[T], dict] | None = None, *, key_scope: str | None = None) -> Receipt:
+    def run_turn(
+        self,
+        caller: Caller,
+        game_id: str,
+        turn: Callable[[Turn], T],
+        key: CommandKey | None = None,
+        result: Callable[[T], dict] | None = None,
+        *,
+        key_scope: str | None = None,
+    ) -> Receipt:
         """Run a turn, a function that builds and executes commands one after another against the game as
         they leave it (``turn.execute(command)``), in one transaction: what it returns (through ``result``)
         is the receipt's result; if it raises, nothing of it is recorded."""
-        return self._run(game_id, caller.principal, lambda game: turn(Turn(self, caller, game)), key, result,
-                         key_scope=key_scope, token_hash=caller.token_hash)
+        return self._run(
+            game_id,
+            caller.principal,
+            lambda game: turn(Turn(self, caller, game)),
+            key,
+            result,
+            key_scope=key_scope,
+            token_hash=caller.token_hash,
+        )
 
     def context(self, caller: Caller, game: Game) -> Context:
         """What a handler gets besides the game: the caller, the time, entropy, the game's roller, and the
         game's state at an earlier version (read from the store)."""
-        return Context(principal=caller.principal, now=self.clock(), entropy=self.entropy, roller=self._roller,
-                       new_id=lambda prefix: f"{prefix}-{uuid.uuid4().hex[:10]}",
-                       state_at=lambda version: self.get_game(str(game.id), version, for_update=False).state)
+        return Context(
+            principal=caller.principal,
+            now=self.clock(),
+            entropy=self.entropy,
+            roller=self._roller,
+            new_id=lambda prefix: f"{prefix}-{uuid.uuid4().hex[:10]}",
+            state_at=lambda version: self.get_game(str(game.id), version, for_update=False).state,
+        )
 
     # ------------------------------------------------------------------ setup commands
 
-    def create_game(self, name: str, gm_name: str = "GM", timezone_name: str = "UTC", months_per_season: int = 2,
-                    options: dict | None = None, *, ruleset: str = "powers",
-                    key: CommandKey | None = None) -> tuple[str, str | None, Receipt]:
+    def create_game(
+        self,
+        name: str,
+        gm_name: str = "GM",
+        timezone_name: str = "UTC",
+        months_per_season: int = 2,
+        options: dict | None = None,
+        *,
+        ruleset: str = "powers",
+        key: CommandKey | None = None,
+    ) -> tuple[str, str | None, Receipt]:
         """Create a game of a registered ruleset (UnknownRuleset, 422, otherwise); returns (game_id, GM token,
         receipt). A retry with the key of a game already created returns that game's first receipt and no
         token (tokens are kept only as hashes)."""
@@ -452,118 +515,225 @@ class Games(Application):
     # The methods below are the service's convenience API (tests and the CLI use them): each builds
     # its command and sends it through ``run``, as the HTTP, web, mail and worker channels do.
 
-    def add_power(self, game_id: str, principal: str, name: str, cls: str, subclass: str,
-                  options: dict | None = None, *, key: CommandKey | None = None) -> tuple[str, str | None, Receipt]:
+    def add_power(
+        self,
+        game_id: str,
+        principal: str,
+        name: str,
+        cls: str,
+        subclass: str,
+        options: dict | None = None,
+        *,
+        key: CommandKey | None = None,
+    ) -> tuple[str, str | None, Receipt]:
         """GM adds a power; returns (power_id, its token, receipt); no token on a replayed key."""
         token, token_hash = new_token()
         receipt = self.run(Caller.of(principal), game_id, pc.AddPower(name, cls, subclass, token_hash, options), key)
         return receipt.result["power_id"], None if receipt.replayed else token, receipt
 
-    def reissue_link(self, game_id: str, principal: str, who: str, *,
-                     key: CommandKey | None = None) -> tuple[str | None, Receipt]:
+    def reissue_link(
+        self, game_id: str, principal: str, who: str, *, key: CommandKey | None = None
+    ) -> tuple[str | None, Receipt]:
         """GM: revoke the sign-in link of the GM or a power and issue a new one; returns the new token
         (None on a replayed key: tokens are kept only as hashes)."""
         token, token_hash = new_token()
         receipt = self.run(Caller.of(principal), game_id, platform.ReissueLink(who, token_hash), key)
         return None if receipt.replayed else token, receipt
 
-    def grant_asset(self, game_id: str, principal: str, power_id: str, name: str, cls: str, rank: int,
-                    asset_id: str | None = None, assured: bool = False, critical: bool = False,
-                    novel: bool = False, *, key: CommandKey | None = None) -> Receipt:
-        return self.run(Caller.of(principal), game_id,
-                        pc.GrantAsset(power_id, name, cls, rank, asset_id, assured, critical, novel), key)
+    def grant_asset(
+        self,
+        game_id: str,
+        principal: str,
+        power_id: str,
+        name: str,
+        cls: str,
+        rank: int,
+        asset_id: str | None = None,
+        assured: bool = False,
+        critical: bool = False,
+        novel: bool = False,
+        *,
+        key: CommandKey | None = None,
+    ) -> Receipt:
+        return self.run(
+            Caller.of(principal),
+            game_id,
+            pc.GrantAsset(power_id, name, cls, rank, asset_id, assured, critical, novel),
+            key,
+        )
 
     def set_months(self, game_id: str, principal: str, months: int, *, key: CommandKey | None = None) -> Receipt:
         return self.run(Caller.of(principal), game_id, pc.SetMonths(months), key)
 
-    def advance(self, game_id: str, principal: str, expected_step: str | None = None, *,
-                key: CommandKey | None = None) -> Receipt:
+    def advance(
+        self, game_id: str, principal: str, expected_step: str | None = None, *, key: CommandKey | None = None
+    ) -> Receipt:
         """GM moves the calendar on one step, if the game is still at ``expected_step`` (else 409)."""
         return self.run(Caller.of(principal), game_id, pc.Advance(expected_step), key)
 
     # ------------------------------------------------------------------ planning
 
-    def submit_action(self, game_id: str, principal: str, power_id: str, *, key: CommandKey | None = None,
-                      **draft: Any) -> Receipt:
+    def submit_action(
+        self, game_id: str, principal: str, power_id: str, *, key: CommandKey | None = None, **draft: Any
+    ) -> Receipt:
         """Submit (and, unless ``roll`` is false, roll) an action; returns its id and dice in the receipt."""
         return self.run(Caller.of(principal), game_id, pc.SubmitAction(power_id=power_id, **draft), key)
 
-    def roll_action(self, game_id: str, principal: str, action_id: str, *, key: CommandKey | None = None,
-                    **pool: Any) -> Receipt:
+    def roll_action(
+        self, game_id: str, principal: str, action_id: str, *, key: CommandKey | None = None, **pool: Any
+    ) -> Receipt:
         return self.run(Caller.of(principal), game_id, pc.RollAction(action_id, **pool), key)
 
-    def lock_conversions(self, game_id: str, principal: str, action_id: str, convert: int | None = None,
-                         dice: list[int] | None = None, *, key: CommandKey | None = None) -> Receipt:
+    def lock_conversions(
+        self,
+        game_id: str,
+        principal: str,
+        action_id: str,
+        convert: int | None = None,
+        dice: list[int] | None = None,
+        *,
+        key: CommandKey | None = None,
+    ) -> Receipt:
         return self.run(Caller.of(principal), game_id, pc.LockConversions(action_id, convert, dice), key)
 
     def discard_action(self, game_id: str, principal: str, action_id: str, *, key: CommandKey | None = None) -> Receipt:
         return self.run(Caller.of(principal), game_id, pc.DiscardAction(action_id), key)
 
-    def set_difficulty(self, game_id: str, principal: str, action_id: str, value: int, sealed: bool = False,
-                       tiers: dict | None = None, *, key: CommandKey | None = None) -> Receipt:
+    def set_difficulty(
+        self,
+        game_id: str,
+        principal: str,
+        action_id: str,
+        value: int,
+        sealed: bool = False,
+        tiers: dict | None = None,
+        *,
+        key: CommandKey | None = None,
+    ) -> Receipt:
         """GM declares a difficulty openly or seals it by hash commitment (GM-2)."""
         return self.run(Caller.of(principal), game_id, pc.SetDifficulty(action_id, value, sealed, tiers), key)
 
-    def set_ruling(self, game_id: str, principal: str, action_id: str, resistible: bool,
-                   resisters: list[str], *, key: CommandKey | None = None) -> Receipt:
+    def set_ruling(
+        self,
+        game_id: str,
+        principal: str,
+        action_id: str,
+        resistible: bool,
+        resisters: list[str],
+        *,
+        key: CommandKey | None = None,
+    ) -> Receipt:
         return self.run(Caller.of(principal), game_id, pc.SetRuling(action_id, resistible, resisters), key)
 
-    def propose_consequence(self, game_id: str, principal: str, action_id: str, text: str,
-                            effects: list[dict], *, key: CommandKey | None = None) -> Receipt:
+    def propose_consequence(
+        self,
+        game_id: str,
+        principal: str,
+        action_id: str,
+        text: str,
+        effects: list[dict],
+        *,
+        key: CommandKey | None = None,
+    ) -> Receipt:
         return self.run(Caller.of(principal), game_id, pc.ProposeConsequence(action_id, text, effects), key)
 
-    def accept_consequence(self, game_id: str, principal: str, action_id: str, consequence_id: str, *,
-                           key: CommandKey | None = None) -> Receipt:
+    def accept_consequence(
+        self, game_id: str, principal: str, action_id: str, consequence_id: str, *, key: CommandKey | None = None
+    ) -> Receipt:
         return self.run(Caller.of(principal), game_id, pc.AcceptConsequence(action_id, consequence_id), key)
 
     # ------------------------------------------------------------------ resolution and resistance
 
-    def resolve(self, game_id: str, principal: str, announcement: str = "", expected_step: str | None = None, *,
-                key: CommandKey | None = None) -> Receipt:
+    def resolve(
+        self,
+        game_id: str,
+        principal: str,
+        announcement: str = "",
+        expected_step: str | None = None,
+        *,
+        key: CommandKey | None = None,
+    ) -> Receipt:
         """GM resolves the month (P.1.4) and publishes it; the resistance window opens."""
         return self.run(Caller.of(principal), game_id, pc.Resolve(expected_step, announcement), key)
 
-    def declare_reaction(self, game_id: str, principal: str, power_id: str, action_id: str,
-                         assets: list[dict], convert: int | None = 0, *, key: CommandKey | None = None) -> Receipt:
+    def declare_reaction(
+        self,
+        game_id: str,
+        principal: str,
+        power_id: str,
+        action_id: str,
+        assets: list[dict],
+        convert: int | None = 0,
+        *,
+        key: CommandKey | None = None,
+    ) -> Receipt:
         """A power resists a provisional action alone (P-RES-1..4)."""
         return self.run(Caller.of(principal), game_id, pc.DeclareReaction(power_id, action_id, assets, convert), key)
 
-    def lock_reaction(self, game_id: str, principal: str, reaction_id: str, convert: int, *,
-                      key: CommandKey | None = None) -> Receipt:
+    def lock_reaction(
+        self, game_id: str, principal: str, reaction_id: str, convert: int, *, key: CommandKey | None = None
+    ) -> Receipt:
         return self.run(Caller.of(principal), game_id, pc.LockReaction(reaction_id, convert), key)
 
     def waive(self, game_id: str, principal: str, power_id: str, *, key: CommandKey | None = None) -> Receipt:
         return self.run(Caller.of(principal), game_id, pc.WaiveReactions(power_id), key)
 
-    def close_window(self, game_id: str, principal: str, window_id: str, expected_step: str | None = None, *,
-                     key: CommandKey | None = None) -> Receipt:
+    def close_window(
+        self,
+        game_id: str,
+        principal: str,
+        window_id: str,
+        expected_step: str | None = None,
+        *,
+        key: CommandKey | None = None,
+    ) -> Receipt:
         """GM: close a window now, before its deadline if need be; a no-op if it is already closed.
         (Workers close windows when due with ``close_due_window``.)"""
         return self.run(Caller.of(principal), game_id, platform.CloseWindow(window_id, expected_step), key)
 
     # ------------------------------------------------------------------ what powers learn and share
 
-    def share_secret(self, game_id: str, principal: str, power_id: str, asset_id: str, to: str, *,
-                     key: CommandKey | None = None) -> Receipt:
+    def share_secret(
+        self, game_id: str, principal: str, power_id: str, asset_id: str, to: str, *, key: CommandKey | None = None
+    ) -> Receipt:
         """Share a Secret with another power, irrevocably ([003:114])."""
         return self.run(Caller.of(principal), game_id, pc.ShareSecret(power_id, asset_id, to), key)
 
-    def grant_visibility(self, game_id: str, principal: str, to: str, text: str, source: str = "ruling",
-                         about: str | None = None, *, key: CommandKey | None = None) -> Receipt:
+    def grant_visibility(
+        self,
+        game_id: str,
+        principal: str,
+        to: str,
+        text: str,
+        source: str = "ruling",
+        about: str | None = None,
+        *,
+        key: CommandKey | None = None,
+    ) -> Receipt:
         """GM: show a power what it learned (a Seeking success, a ruling)."""
         return self.run(Caller.of(principal), game_id, platform.GrantVisibility(to, text, source, about), key)
 
-    def set_influence(self, game_id: str, principal: str, power_id: str, hex_id: str, amount: int, *,
-                      key: CommandKey | None = None) -> Receipt:
+    def set_influence(
+        self, game_id: str, principal: str, power_id: str, hex_id: str, amount: int, *, key: CommandKey | None = None
+    ) -> Receipt:
         return self.run(Caller.of(principal), game_id, pc.SetInfluence(power_id, hex_id, amount), key)
 
-    def set_timezone(self, game_id: str, principal: str, power_id: str, timezone_name: str, *,
-                     key: CommandKey | None = None) -> Receipt:
+    def set_timezone(
+        self, game_id: str, principal: str, power_id: str, timezone_name: str, *, key: CommandKey | None = None
+    ) -> Receipt:
         """A power chooses the time zone its feed and deadlines are shown in."""
         return self.run(Caller.of(principal), game_id, platform.SetTimezone(power_id, timezone_name), key)
 
-    def set_contact(self, game_id: str, principal: str, power_id: str, email: str | None, mode: str, *,
-                    key: CommandKey | None = None) -> Receipt:
+    def set_contact(
+        self,
+        game_id: str,
+        principal: str,
+        power_id: str,
+        email: str | None,
+        mode: str,
+        *,
+        key: CommandKey | None = None,
+    ) -> Receipt:
         """Where a power's notifications go (immediate, daily digest, or off)."""
         return self.run(Caller.of(principal), game_id, platform.SetContact(power_id, email, mode), key)
 
@@ -593,7 +763,7 @@ class Games(Application):
         (None at the end). From the phase index (the whole list if no read models are attached)."""
         if self.reads is None:
             everything = self.phases(game_id)
-            items = everything[after:after + limit]
+            items = everything[after : after + limit]
             return items, (after + limit if after + limit < len(everything) else None)
         setup = [] if after >= 1 else [{"phase": "setup", "season": 0, "month": 0, "step": "setup", "version": 1}]
         want = limit - len(setup)
@@ -621,8 +791,15 @@ class Games(Application):
             raise NotFound(f"this game has no phase {phase!r}", field="phase")
         return matches[-1]
 
-    def view_at(self, game_id: str, principal: str, *, phase: str | None = None, version: int | None = None,
-                as_viewer: str | None = None) -> dict:
+    def view_at(
+        self,
+        game_id: str,
+        principal: str,
+        *,
+        phase: str | None = None,
+        version: int | None = None,
+        as_viewer: str | None = None,
+    ) -> dict:
         """The board as it stood at a past phase or version: the GM as anyone, a player as themselves."""
         viewer = as_viewer or principal
         if principal != GM and viewer != principal:
@@ -635,8 +812,16 @@ class Games(Application):
         out["at"] = {"version": v, "phase": phase} if principal == GM else {"phase": phase}
         return out
 
-    def rollback(self, game_id: str, principal: str, reason: str, *, phase: str | None = None,
-                 version: int | None = None, key: CommandKey | None = None) -> Receipt:
+    def rollback(
+        self,
+        game_id: str,
+        principal: str,
+        reason: str,
+        *,
+        phase: str | None = None,
+        version: int | None = None,
+        key: CommandKey | None = None,
+    ) -> Receipt:
         """GM: return the live game to the start of a phase; history stays, marked superseded."""
         self.require_gm(principal)
         v = self.phase_version(game_id, phase, version)
@@ -646,8 +831,17 @@ class Games(Application):
             raise RuleViolation("roll back to the start of a phase (see the phase list)", field="version")
         return self.run(Caller.of(principal), game_id, platform.RollBack(v, reason, phase), key)
 
-    def fork(self, game_id: str, principal: str, name: str, reason: str = "", *, phase: str | None = None,
-             version: int | None = None, key: CommandKey | None = None) -> tuple[str, Receipt]:
+    def fork(
+        self,
+        game_id: str,
+        principal: str,
+        name: str,
+        reason: str = "",
+        *,
+        phase: str | None = None,
+        version: int | None = None,
+        key: CommandKey | None = None,
+    ) -> tuple[str, Receipt]:
         """GM: a new game from this one's history up to a phase (a sandbox); returns (new game id, receipt).
         A key is kept under the source game: a retry returns the first fork and copies nothing."""
         self.require_gm(principal)
@@ -656,36 +850,59 @@ class Games(Application):
         if key is not None and (first := self.first_receipt(str(source.id), principal, key)) is not None:
             return first.result["game_id"], first
         new_id = uuid.uuid4()
-        copied = [dataclasses.replace(e, originator_id=new_id)
-                  for e in self.events.get(source.id, lte=v)]
+        copied = [dataclasses.replace(e, originator_id=new_id) for e in self.events.get(source.id, lte=v)]
         self.events.put(copied)
         interval = self.snapshotting_intervals.get(type(source))
         if self.snapshots is not None and interval:
             for version_ in range(interval, v + 1, interval):
                 self.take_snapshot(new_id, version=version_)
-        receipt = self.run(Caller.of(principal), str(new_id), platform.MarkForked(str(source.id), v, name, reason),
-                           key, key_scope=str(source.id))
+        receipt = self.run(
+            Caller.of(principal),
+            str(new_id),
+            platform.MarkForked(str(source.id), v, name, reason),
+            key,
+            key_scope=str(source.id),
+        )
         return receipt.result["game_id"], receipt
 
     # ------------------------------------------------------------------ windows
 
-    def set_deadline(self, game_id: str, principal: str, window_id: str, closes_at: datetime, *,
-                     key: CommandKey | None = None) -> Receipt:
+    def set_deadline(
+        self, game_id: str, principal: str, window_id: str, closes_at: datetime, *, key: CommandKey | None = None
+    ) -> Receipt:
         """GM: move a window's deadline. A naive time is read in the game's time zone, then kept in UTC."""
         return self.run(Caller.of(principal), game_id, platform.SetDeadline(window_id, closes_at), key)
 
-    def request_extension(self, game_id: str, principal: str, power_id: str, window_id: str, hours: float,
-                          reason: str = "", *, key: CommandKey | None = None) -> Receipt:
-        return self.run(Caller.of(principal), game_id, platform.RequestExtension(power_id, hours, window_id, reason),
-                        key)
+    def request_extension(
+        self,
+        game_id: str,
+        principal: str,
+        power_id: str,
+        window_id: str,
+        hours: float,
+        reason: str = "",
+        *,
+        key: CommandKey | None = None,
+    ) -> Receipt:
+        return self.run(
+            Caller.of(principal), game_id, platform.RequestExtension(power_id, hours, window_id, reason), key
+        )
 
-    def grant_extension(self, game_id: str, principal: str, request_id: str, hours: float | None = None, *,
-                        key: CommandKey | None = None) -> Receipt:
+    def grant_extension(
+        self,
+        game_id: str,
+        principal: str,
+        request_id: str,
+        hours: float | None = None,
+        *,
+        key: CommandKey | None = None,
+    ) -> Receipt:
         """GM: grant an extension request; a second grant of the same request changes nothing."""
         return self.run(Caller.of(principal), game_id, platform.GrantExtension(request_id, hours), key)
 
-    def refuse_extension(self, game_id: str, principal: str, request_id: str, reason: str = "", *,
-                         key: CommandKey | None = None) -> Receipt:
+    def refuse_extension(
+        self, game_id: str, principal: str, request_id: str, reason: str = "", *, key: CommandKey | None = None
+    ) -> Receipt:
         return self.run(Caller.of(principal), game_id, platform.RefuseExtension(request_id, reason), key)
 
     def declare_ready(self, game_id: str, principal: str, power_id: str, *, key: CommandKey | None = None) -> Receipt:
@@ -705,8 +922,12 @@ class Games(Application):
 
     def contact_of(self, game_id: str, who: str) -> tuple[str | None, str]:
         """Where a seat's notifications go: (its address or None, its mode); ``(None, "off")`` for no seat."""
-        return self._read(game_id, lambda g: (g.state.powers[who].email, g.state.powers[who].mail_mode)
-                          if who in g.state.powers else (None, "off"))
+        return self._read(
+            game_id,
+            lambda g: (
+                (g.state.powers[who].email, g.state.powers[who].mail_mode) if who in g.state.powers else (None, "off")
+            ),
+        )
 
     # ------------------------------------------------------------------ queries
 
@@ -736,8 +957,13 @@ class Games(Application):
             seq += 1
             if seq <= after:
                 continue
-            item = {"seq": seq, "type": type(e).__name__, "actor": e.actor, "at": e.timestamp.isoformat(),
-                    "data": event_data(e)}
+            item = {
+                "seq": seq,
+                "type": type(e).__name__,
+                "actor": e.actor,
+                "at": e.timestamp.isoformat(),
+                "data": event_data(e),
+            }
             if viewer == GM:
                 item["version"] = e.originator_version
                 item["audience"] = list(e.audience)
@@ -757,8 +983,7 @@ class Games(Application):
 def _check_token(game: Game, token_hash: str | None) -> None:
     """The token a caller presented must still be valid in the state its command runs on."""
     if token_hash is not None and game.credential(token_hash) is None:
-        raise Unauthorized("this token is not valid for this game (it may have been replaced)",
-                           field="authorization")
+        raise Unauthorized("this token is not valid for this game (it may have been replaced)", field="authorization")
 
 
 def event_data(e: Any) -> dict:
@@ -772,5 +997,16 @@ def new_token() -> tuple[str, str]:
     return token, hash_token(token)
 
 
-__all__ = ["Caller", "CommandKey", "Games", "new_token", "Receipt", "SYSTEM_CALLER", "Turn", "DomainError",
-           "hash_token", "utcnow", "event_data"]
+__all__ = [
+    "Caller",
+    "CommandKey",
+    "Games",
+    "new_token",
+    "Receipt",
+    "SYSTEM_CALLER",
+    "Turn",
+    "DomainError",
+    "hash_token",
+    "utcnow",
+    "event_data",
+]

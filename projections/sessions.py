@@ -58,8 +58,7 @@ class SessionRow:
 class SessionStore:
     """Create, read, rotate and end browser sessions."""
 
-    def __init__(self, db: ReadModelDB, secret: str, ttl: timedelta,
-                 clock: Callable[[], datetime] = _utcnow) -> None:
+    def __init__(self, db: ReadModelDB, secret: str, ttl: timedelta, clock: Callable[[], datetime] = _utcnow) -> None:
         self.db = db
         self._secret = secret.encode()
         self.ttl = ttl
@@ -77,13 +76,15 @@ class SessionStore:
         sid = secrets.token_urlsafe(32)
         now = self.clock()
         # Until it signs in (``rotate``), a session lives an hour at most: anonymous visits cannot pile up.
-        row = SessionRow(self.sid_hash(sid), secrets.token_urlsafe(32), dict(data or {}),
-                         utc_key(now + min(self.ttl, ANONYMOUS_TTL)))
+        row = SessionRow(
+            self.sid_hash(sid), secrets.token_urlsafe(32), dict(data or {}), utc_key(now + min(self.ttl, ANONYMOUS_TTL))
+        )
         with self.db.transaction() as cur:
             self._purge(cur, now)
-            cur.execute("INSERT INTO web_sessions (sid_hash, csrf, data, created_at, expires_at) "
-                        "VALUES (?, ?, ?, ?, ?)",
-                        (row.sid_hash, row.csrf, json.dumps(row.data), utc_key(now), row.expires_at))
+            cur.execute(
+                "INSERT INTO web_sessions (sid_hash, csrf, data, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+                (row.sid_hash, row.csrf, json.dumps(row.data), utc_key(now), row.expires_at),
+            )
         return sid, row
 
     def load(self, sid: str | None) -> SessionRow | None:
@@ -91,13 +92,19 @@ class SessionStore:
         if not sid:
             return None
         h = self.sid_hash(sid)
-        rows = self.db.query("SELECT csrf, data, expires_at FROM web_sessions WHERE sid_hash = ? AND expires_at > ?",
-                             (h, utc_key(self.clock())))
+        rows = self.db.query(
+            "SELECT csrf, data, expires_at FROM web_sessions WHERE sid_hash = ? AND expires_at > ?",
+            (h, utc_key(self.clock())),
+        )
         if not rows:
             return None
         csrf, data, expires_at = rows[0]
-        grants = {g: Grant(p, t) for g, p, t in self.db.query(
-            "SELECT game_id, principal, token_hash FROM web_session_grants WHERE sid_hash = ?", (h,))}
+        grants = {
+            g: Grant(p, t)
+            for g, p, t in self.db.query(
+                "SELECT game_id, principal, token_hash FROM web_session_grants WHERE sid_hash = ?", (h,)
+            )
+        }
         return SessionRow(h, csrf, json.loads(data), expires_at, grants)
 
     def save_data(self, sid_hash: str, data: dict[str, Any]) -> None:
@@ -110,16 +117,20 @@ class SessionStore:
         sid, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         new_hash = self.sid_hash(sid)
         with self.db.transaction() as cur:
-            cur.execute("UPDATE web_sessions SET sid_hash = ?, csrf = ?, expires_at = ? WHERE sid_hash = ?",
-                        (new_hash, csrf, utc_key(self.clock() + self.ttl), old_hash))
+            cur.execute(
+                "UPDATE web_sessions SET sid_hash = ?, csrf = ?, expires_at = ? WHERE sid_hash = ?",
+                (new_hash, csrf, utc_key(self.clock() + self.ttl), old_hash),
+            )
             cur.execute("UPDATE web_session_grants SET sid_hash = ? WHERE sid_hash = ?", (new_hash, old_hash))
         return sid, csrf
 
     def grant(self, sid_hash: str, game_id: str, principal: str, token_hash: str) -> None:
         with self.db.transaction() as cur:
             cur.execute("DELETE FROM web_session_grants WHERE sid_hash = ? AND game_id = ?", (sid_hash, game_id))
-            cur.execute("INSERT INTO web_session_grants (sid_hash, game_id, principal, token_hash) VALUES (?, ?, ?, ?)",
-                        (sid_hash, game_id, principal, token_hash))
+            cur.execute(
+                "INSERT INTO web_session_grants (sid_hash, game_id, principal, token_hash) VALUES (?, ?, ?, ?)",
+                (sid_hash, game_id, principal, token_hash),
+            )
 
     def revoke(self, sid_hash: str, game_id: str) -> None:
         """Sign this session out of one game."""
@@ -129,8 +140,11 @@ class SessionStore:
     def end_principal(self, game_id: str, principal: str) -> int:
         """Sign every session of this principal out of this game; returns how many were signed out."""
         with self.db.transaction() as cur:
-            n = len(cur.execute("SELECT sid_hash FROM web_session_grants WHERE game_id = ? AND principal = ?",
-                                (game_id, principal)).fetchall())
+            n = len(
+                cur.execute(
+                    "SELECT sid_hash FROM web_session_grants WHERE game_id = ? AND principal = ?", (game_id, principal)
+                ).fetchall()
+            )
             cur.execute("DELETE FROM web_session_grants WHERE game_id = ? AND principal = ?", (game_id, principal))
         return n
 
@@ -140,6 +154,9 @@ class SessionStore:
             cur.execute("DELETE FROM web_sessions WHERE sid_hash = ?", (sid_hash,))
 
     def _purge(self, cur: Any, now: datetime) -> None:
-        cur.execute("DELETE FROM web_session_grants WHERE sid_hash IN "
-                    "(SELECT sid_hash FROM web_sessions WHERE expires_at <= ?)", (utc_key(now),))
+        cur.execute(
+            "DELETE FROM web_session_grants WHERE sid_hash IN "
+            "(SELECT sid_hash FROM web_sessions WHERE expires_at <= ?)",
+            (utc_key(now),),
+        )
         cur.execute("DELETE FROM web_sessions WHERE expires_at <= ?", (utc_key(now),))

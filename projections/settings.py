@@ -92,8 +92,11 @@ class Settings(BaseSettings):
     def _no_placeholder_in_production(self) -> Settings:
         # deploy/.env.example marks what must be filled in with `change-me`: refuse to run with one left.
         if self.env == "production":
-            left = [f"EMISSARY_{name.upper()}" for name, value in self.model_dump().items()
-                    if isinstance(value, str) and "change-me" in value]
+            left = [
+                f"EMISSARY_{name.upper()}"
+                for name, value in self.model_dump().items()
+                if isinstance(value, str) and "change-me" in value
+            ]
             if left:
                 raise ValueError(f"{', '.join(left)}: replace the placeholder 'change-me' (deploy/.env.example)")
         return self
@@ -108,19 +111,25 @@ class Settings(BaseSettings):
             if self.secret_key in ("dev-only-not-secret", "change-me") or len(self.secret_key) < 32:
                 raise ValueError("EMISSARY_SECRET_KEY must be set to 32+ random characters in production")
             if not self.public_url:
-                raise ValueError("EMISSARY_PUBLIC_URL must be set in production (https://your.host): it is "
-                                 "the address in sign-in links and the only origin forms are accepted from")
+                raise ValueError(
+                    "EMISSARY_PUBLIC_URL must be set in production (https://your.host): it is "
+                    "the address in sign-in links and the only origin forms are accepted from"
+                )
             if self.ratelimit_storage_url.startswith("memory"):
-                raise ValueError("EMISSARY_RATELIMIT_STORAGE_URL must be redis://... in production, so that "
-                                 "every server process counts against the same limits")
+                raise ValueError(
+                    "EMISSARY_RATELIMIT_STORAGE_URL must be redis://... in production, so that "
+                    "every server process counts against the same limits"
+                )
         return self
 
     @model_validator(mode="after")
     def _inbound_mail_is_keyed(self) -> Settings:
         # /inbound/email and /inbound/bounce take mail from anyone who knows the key: never open in production.
         if self.env == "production" and (len(self.inbound_key) < 16 or "change-me" in self.inbound_key):
-            raise ValueError("EMISSARY_INBOUND_KEY must be set to 16+ random characters in production "
-                             "(the key your mail provider sends in X-Emissary-Inbound-Key)")
+            raise ValueError(
+                "EMISSARY_INBOUND_KEY must be set to 16+ random characters in production "
+                "(the key your mail provider sends in X-Emissary-Inbound-Key)"
+            )
         return self
 
     @property
@@ -149,33 +158,42 @@ class Settings(BaseSettings):
         }
         if self.is_postgres:
             url = urlparse(self.database_url)
-            env.update({
-                "PERSISTENCE_MODULE": "eventsourcing.postgres",
-                "POSTGRES_DBNAME": url.path.lstrip("/") or "emissary",
-                "POSTGRES_HOST": url.hostname or "127.0.0.1",
-                "POSTGRES_PORT": str(url.port or 5432),
-                "POSTGRES_USER": unquote(url.username or "postgres"),
-                "POSTGRES_PASSWORD": unquote(url.password or ""),
-                "POSTGRES_POOL_SIZE": str(self.db_pool_size),
-                "POSTGRES_MAX_OVERFLOW": str(self.db_max_overflow),
-                "POSTGRES_CONN_MAX_AGE": "600",
-                "POSTGRES_PRE_PING": "n",
-                "POSTGRES_LOCK_TIMEOUT": "5",
-            })
+            env.update(
+                {
+                    "PERSISTENCE_MODULE": "eventsourcing.postgres",
+                    "POSTGRES_DBNAME": url.path.lstrip("/") or "emissary",
+                    "POSTGRES_HOST": url.hostname or "127.0.0.1",
+                    "POSTGRES_PORT": str(url.port or 5432),
+                    "POSTGRES_USER": unquote(url.username or "postgres"),
+                    "POSTGRES_PASSWORD": unquote(url.password or ""),
+                    "POSTGRES_POOL_SIZE": str(self.db_pool_size),
+                    "POSTGRES_MAX_OVERFLOW": str(self.db_max_overflow),
+                    "POSTGRES_CONN_MAX_AGE": "600",
+                    "POSTGRES_PRE_PING": "n",
+                    "POSTGRES_LOCK_TIMEOUT": "5",
+                }
+            )
             query = dict(part.split("=", 1) for part in url.query.split("&") if "=" in part)
             if "schema" in query:
                 env["POSTGRES_SCHEMA"] = query["schema"]
         elif self.database_url.startswith("sqlite://"):
             path = self.database_url.removeprefix("sqlite://").removeprefix("/")
-            env.update({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path,
-                        "SQLITE_LOCK_TIMEOUT": "10"})
+            env.update(
+                {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path, "SQLITE_LOCK_TIMEOUT": "10"}
+            )
         elif self.database_url in ("", "file"):
             self.data_dir.mkdir(parents=True, exist_ok=True)
-            env.update({"PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                        "SQLITE_DBNAME": str(self.data_dir / "emissary.sqlite3"), "SQLITE_LOCK_TIMEOUT": "10"})
+            env.update(
+                {
+                    "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                    "SQLITE_DBNAME": str(self.data_dir / "emissary.sqlite3"),
+                    "SQLITE_LOCK_TIMEOUT": "10",
+                }
+            )
         elif self.database_url == "memory":
             env.update({"PERSISTENCE_MODULE": "eventsourcing.popo"})
         else:
-            raise ValueError(f"EMISSARY_DATABASE_URL must be postgresql://..., sqlite:///path or empty, "
-                             f"not {self.database_url!r}")
+            raise ValueError(
+                f"EMISSARY_DATABASE_URL must be postgresql://..., sqlite:///path or empty, not {self.database_url!r}"
+            )
         return env

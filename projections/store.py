@@ -15,8 +15,12 @@ def build_games(settings: Settings | None = None, **kwargs) -> Games:
     """A game service on the store the settings select (SQLite by default, PostgreSQL if configured)."""
     settings = settings or Settings()
     with _table_creation_lock(settings):
-        return Games(env=settings.eventsourcing_env(), snapshot_interval=settings.snapshot_interval,
-                     retries=settings.command_retries, **kwargs)
+        return Games(
+            env=settings.eventsourcing_env(),
+            snapshot_interval=settings.snapshot_interval,
+            retries=settings.command_retries,
+            **kwargs,
+        )
 
 
 @contextmanager

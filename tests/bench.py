@@ -137,15 +137,23 @@ def serve(settings: Settings, workers: int = 1):
     # Embedded workers off and read models kept by a runner, as in production: what is measured is the
     # command path (the bare side does no projection either), not a projector sharing its CPU.
     # The bench creates more games a minute than the per-client limit allows a person.
-    env = {**os.environ, "EMISSARY_DATA_DIR": str(settings.data_dir),
-           "EMISSARY_DATABASE_URL": settings.database_url, "EMISSARY_PORT": str(port),
-           "EMISSARY_EMBEDDED_WORKERS": "false", "EMISSARY_READ_MODELS_SYNC": "false",
-           "EMISSARY_RATELIMIT_CREATE_GAME": "100000/minute"}
+    env = {
+        **os.environ,
+        "EMISSARY_DATA_DIR": str(settings.data_dir),
+        "EMISSARY_DATABASE_URL": settings.database_url,
+        "EMISSARY_PORT": str(port),
+        "EMISSARY_EMBEDDED_WORKERS": "false",
+        "EMISSARY_READ_MODELS_SYNC": "false",
+        "EMISSARY_RATELIMIT_CREATE_GAME": "100000/minute",
+    }
     # Its own process group (tests/procs.py): stopping it stops uvicorn's worker processes too.
-    proc = procs.start([sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--no-access-log",
-                        "--workers", str(workers)], env=env,
-                       cwd=str(Path(__file__).resolve().parent.parent), stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
+    proc = procs.start(
+        [sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--no-access-log", "--workers", str(workers)],
+        env=env,
+        cwd=str(Path(__file__).resolve().parent.parent),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(base, 30, proc)
@@ -169,9 +177,14 @@ def api_setup_games(base: str, n_powers: int, clients: int) -> list[tuple[str, l
             r.raise_for_status()
             game, gm = r.json()["game_id"], r.json()["gm_token"]
             h = {"Authorization": f"Bearer {gm}"}
-            tokens = [http.post(f"/games/{game}/powers", headers=h,
-                                json={"name": f"C{i}", "cls": "conspiracy", "subclass": "circle"}
-                                ).json()["token"] for i in range(n_powers)]
+            tokens = [
+                http.post(
+                    f"/games/{game}/powers",
+                    headers=h,
+                    json={"name": f"C{i}", "cls": "conspiracy", "subclass": "circle"},
+                ).json()["token"]
+                for i in range(n_powers)
+            ]
             http.post(f"/games/{game}/advance", headers=h, json={"expected_step": "setup"})
             http.post(f"/games/{game}/advance", headers=h, json={"expected_step": "tidings"})
         return game, tokens
@@ -196,8 +209,12 @@ def api_play(base: str, games: list[tuple[str, list[str]]]) -> float:
         for k in range(4):
             body = jsonlib.dumps({"title": f"plot {k}", "convert": 0})
             for tok in tokens:
-                conn.request("POST", f"/games/{game}/actions", body=body,
-                             headers={"Authorization": f"Bearer {tok}", "Content-Type": "application/json"})
+                conn.request(
+                    "POST",
+                    f"/games/{game}/actions",
+                    body=body,
+                    headers={"Authorization": f"Bearer {tok}", "Content-Type": "application/json"},
+                )
                 r = conn.getresponse()
                 r.read()
                 assert r.status == 201, r.status
@@ -211,8 +228,12 @@ def api_play(base: str, games: list[tuple[str, list[str]]]) -> float:
     return count / (time.perf_counter() - start)
 
 
-LONG_GAME_POWERS = [("w", "champion", "wizard"), ("c", "conspiracy", "circle"), ("o", "city", "overlord"),
-                    ("d", "champion", "dragon")]
+LONG_GAME_POWERS = [
+    ("w", "champion", "wizard"),
+    ("c", "conspiracy", "circle"),
+    ("o", "city", "overlord"),
+    ("d", "champion", "dragon"),
+]
 
 
 def build_long_game(games: Games, target_events: int, game: Game | None = None) -> Game:
@@ -244,9 +265,18 @@ def build_long_game(games: Games, target_events: int, game: Game | None = None) 
             for k in range(5 if sub == "wizard" else 4):
                 slot = "public" if (sub in ("dragon",) or (sub == "overlord" and k < 2)) else "private"
                 n += 1
-                g.submit_action(pid, f"a{n}", f"action {n}", now=now, roller=roller, slot=slot,
-                                assets=[{"asset_id": f"{pid}-might"}], convert=1, targets=["c"],
-                                resistible=(k == 0 and pid != "c"))
+                g.submit_action(
+                    pid,
+                    f"a{n}",
+                    f"action {n}",
+                    now=now,
+                    roller=roller,
+                    slot=slot,
+                    assets=[{"asset_id": f"{pid}-might"}],
+                    convert=1,
+                    targets=["c"],
+                    resistible=(k == 0 and pid != "c"),
+                )
         g.advance(now, seed)
         g.resolve(now=now, roller=roller)
         if g.state.step == "resistance":
@@ -292,8 +322,7 @@ class TimedASGI:
         await self.app(scope, receive, timed_send)
 
 
-def read_figures(tmp: Path, small: int = 100, large: int = 10_000, runs: int = 15, page: int = 50
-                 ) -> dict[str, float]:
+def read_figures(tmp: Path, small: int = 100, large: int = 10_000, runs: int = 15, page: int = 50) -> dict[str, float]:
     """board_10k_vs_100 and events_page_10k_vs_100: server time of a player's board page, and of one
     page (the newest ``page`` events) of ``/events`` and of the feed, in a ``large``-event game divided
     by the same in a ``small``-event game. Both games are in one SQLite store, built through the domain;
@@ -323,12 +352,18 @@ def read_figures(tmp: Path, small: int = 100, large: int = 10_000, runs: int = 1
             n_events = len(games.visible_events(game_id, "c", limit=10**9))
             n_feed = len(projector.feed(str(games.get_game(game_id, for_update=False).id), "c", 0, 10**9))
             auth = {"Authorization": f"Bearer {token}"}
-            targets[size] = (client, {
-                "board": (f"/play/{game_id}", {}),
-                "events": (f"/games/{game_id}/events?after={max(0, n_events - page)}&limit={page}", auth),
-                "feed": (f"/games/{game_id}/feed?after={max(0, n_feed - page)}&limit={page}", auth)})
-            NOTES.append(f"# reads: game of {games.get_game(game_id, for_update=False).version} events, "
-                         f"{n_events} visible to the player, {n_feed} in the player's feed")
+            targets[size] = (
+                client,
+                {
+                    "board": (f"/play/{game_id}", {}),
+                    "events": (f"/games/{game_id}/events?after={max(0, n_events - page)}&limit={page}", auth),
+                    "feed": (f"/games/{game_id}/feed?after={max(0, n_feed - page)}&limit={page}", auth),
+                },
+            )
+            NOTES.append(
+                f"# reads: game of {games.get_game(game_id, for_update=False).version} events, "
+                f"{n_events} visible to the player, {n_feed} in the player's feed"
+            )
         for run in range(runs + 1):  # the first round warms caches and connections
             for size in (small, large):
                 client, routes = targets[size]
@@ -341,20 +376,30 @@ def read_figures(tmp: Path, small: int = 100, large: int = 10_000, runs: int = 1
     med = {key: statistics.median(v) for key, v in times.items()}
     spread = {key: (min(v), max(v)) for key, v in times.items()}
     for what in ("board", "events", "feed"):
-        NOTES.append(f"# {what}: {small}-event game {med[small, what] * 1000:.1f} ms "
-                     f"({spread[small, what][0] * 1000:.1f}-{spread[small, what][1] * 1000:.1f}), "
-                     f"{large}-event game {med[large, what] * 1000:.1f} ms "
-                     f"({spread[large, what][0] * 1000:.1f}-{spread[large, what][1] * 1000:.1f}); "
-                     f"server time, median of {runs}")
+        NOTES.append(
+            f"# {what}: {small}-event game {med[small, what] * 1000:.1f} ms "
+            f"({spread[small, what][0] * 1000:.1f}-{spread[small, what][1] * 1000:.1f}), "
+            f"{large}-event game {med[large, what] * 1000:.1f} ms "
+            f"({spread[large, what][0] * 1000:.1f}-{spread[large, what][1] * 1000:.1f}); "
+            f"server time, median of {runs}"
+        )
     ratio_of = {what: med[large, what] / med[small, what] for what in ("board", "events", "feed")}
-    return {"board_10k_vs_100": ratio_of["board"],
-            "events_page_10k_vs_100": max(ratio_of["events"], ratio_of["feed"]),
-            "events_page_10k_vs_100_events": ratio_of["events"],
-            "events_page_10k_vs_100_feed": ratio_of["feed"]}
+    return {
+        "board_10k_vs_100": ratio_of["board"],
+        "events_page_10k_vs_100": max(ratio_of["events"], ratio_of["feed"]),
+        "events_page_10k_vs_100_events": ratio_of["events"],
+        "events_page_10k_vs_100_feed": ratio_of["feed"],
+    }
 
 
-def command_late_vs_early(tmp: Path, actions: int = 1000, window: int = 200, n_powers: int = 5, games: int = 3,
-                          name: str = "command_late_vs_early") -> float:
+def command_late_vs_early(
+    tmp: Path,
+    actions: int = 1000,
+    window: int = 200,
+    n_powers: int = 5,
+    games: int = 3,
+    name: str = "command_late_vs_early",
+) -> float:
     """Action submissions per second (one client, sequential, over HTTP to a real server on SQLite) in
     the last ``window`` of an ``actions``-action game divided by the first ``window`` of a game. Every
     power uses its 4 actions a month, and the GM moves the game on month after month between them (not
@@ -371,8 +416,12 @@ def command_late_vs_early(tmp: Path, actions: int = 1000, window: int = 200, n_p
     conn = http.client.HTTPConnection(host, int(port), timeout=60)
 
     def call(method: str, path: str, token: str, body: dict | None = None, ok: tuple = (200, 201)) -> dict:
-        conn.request(method, path, body=jsonlib.dumps(body) if body is not None else None,
-                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        conn.request(
+            method,
+            path,
+            body=jsonlib.dumps(body) if body is not None else None,
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        )
         r = conn.getresponse()
         data = r.read()
         assert r.status in ok, (method, path, r.status, data[:300])
@@ -385,9 +434,12 @@ def command_late_vs_early(tmp: Path, actions: int = 1000, window: int = 200, n_p
         slots are used, untimed) and yields the action's round-trip seconds."""
         created = call("POST", "/games", "", {"name": "late"})
         game, gm = created["game_id"], created["gm_token"]
-        tokens = [call("POST", f"/games/{game}/powers", gm,
-                       {"name": f"C{i}", "cls": "conspiracy", "subclass": "circle"})["token"]
-                  for i in range(n_powers)]
+        tokens = [
+            call("POST", f"/games/{game}/powers", gm, {"name": f"C{i}", "cls": "conspiracy", "subclass": "circle"})[
+                "token"
+            ]
+            for i in range(n_powers)
+        ]
         planned: set[str] = set()
 
         def to_planning() -> None:
@@ -413,8 +465,7 @@ def command_late_vs_early(tmp: Path, actions: int = 1000, window: int = 200, n_p
             for k in range(4):
                 for token in tokens:
                     start = time.perf_counter()
-                    call("POST", f"/games/{game}/actions", token,
-                         {"title": f"plot {months[game]}.{k}", "convert": 0})
+                    call("POST", f"/games/{game}/actions", token, {"title": f"plot {months[game]}.{k}", "convert": 0})
                     yield time.perf_counter() - start
 
     try:
@@ -434,10 +485,12 @@ def command_late_vs_early(tmp: Path, actions: int = 1000, window: int = 200, n_p
         conn.close()
         stop()
     ratios = sorted(late / early for early, late in pairs)
-    NOTES.append(f"# {name}: {games} pair(s) of games, {n_powers} powers, {max(months.values())} month(s) to "
-                 f"{actions} actions; one client, sequential, SQLite, embedded workers off: first {window} "
-                 f"{', '.join(f'{e:.0f}' for e, _ in pairs)}/s, last {window} "
-                 f"{', '.join(f'{la:.0f}' for _, la in pairs)}/s; ratios {', '.join(f'{r:.2f}' for r in ratios)}")
+    NOTES.append(
+        f"# {name}: {games} pair(s) of games, {n_powers} powers, {max(months.values())} month(s) to "
+        f"{actions} actions; one client, sequential, SQLite, embedded workers off: first {window} "
+        f"{', '.join(f'{e:.0f}' for e, _ in pairs)}/s, last {window} "
+        f"{', '.join(f'{la:.0f}' for _, la in pairs)}/s; ratios {', '.join(f'{r:.2f}' for r in ratios)}"
+    )
     return statistics.median(ratios)
 
 
@@ -463,15 +516,25 @@ def replay_vs_past_version(env: dict, events: int, samples: int = 30) -> tuple[f
     for v in versions:
         snap.repository.get(gid, version=v)
     per_get = (time.perf_counter() - t) / samples
-    NOTES.append(f"# game of {full.version} events: full replay {statistics.median(replays) * 1000:.1f} ms, "
-                 f"past version get {per_get * 1000:.2f} ms")
+    NOTES.append(
+        f"# game of {full.version} events: full replay {statistics.median(replays) * 1000:.1f} ms, "
+        f"past version get {per_get * 1000:.2f} ms"
+    )
     plain.close()
     snap.close()
     return statistics.median(replays), per_get
 
 
-def ratio(name: str, settings: Settings, store_env: dict, clients: int, n_powers: int, workers: int = 1,
-          runs: int = 5, bare_saves: int = 1200) -> float:
+def ratio(
+    name: str,
+    settings: Settings,
+    store_env: dict,
+    clients: int,
+    n_powers: int,
+    workers: int = 1,
+    runs: int = 5,
+    bare_saves: int = 1200,
+) -> float:
     """API commands per second divided by bare saves per second, like for like: ``workers`` server
     processes against ``workers`` bare-store processes, ``clients`` writers on both sides, embedded
     workers off, both sides warmed first, then ``runs`` alternating runs; the median of the runs' ratios."""
@@ -489,10 +552,12 @@ def ratio(name: str, settings: Settings, store_env: dict, clients: int, n_powers
         stop()
         bare.close()
     ratios = sorted(a / b for a, b in zip(apis, bares))
-    NOTES.append(f"# {name}: {clients} writer(s), {workers} process(es) each side, {runs} alternating runs: "
-                 f"bare saves median {statistics.median(bares):.0f}/s ({min(bares):.0f}-{max(bares):.0f}), "
-                 f"API commands median {statistics.median(apis):.0f}/s ({min(apis):.0f}-{max(apis):.0f}); "
-                 f"ratios {', '.join(f'{r:.2f}' for r in ratios)}")
+    NOTES.append(
+        f"# {name}: {clients} writer(s), {workers} process(es) each side, {runs} alternating runs: "
+        f"bare saves median {statistics.median(bares):.0f}/s ({min(bares):.0f}-{max(bares):.0f}), "
+        f"API commands median {statistics.median(apis):.0f}/s ({min(apis):.0f}-{max(apis):.0f}); "
+        f"ratios {', '.join(f'{r:.2f}' for r in ratios)}"
+    )
     return statistics.median(ratios)
 
 
@@ -540,8 +605,10 @@ def history_figures(tmp: Path) -> dict[str, float]:
                 scans.append(raw_scan_rate(games))
             rebuild_rate, scan = statistics.median(rebuilds), statistics.median(scans)
             out["rebuild_vs_raw_scan"] = rebuild_rate / scan
-            NOTES.append(f"# {size} events: full replay {full * 1000:.0f} ms, phase view {views[size] * 1000:.2f} ms; "
-                         f"rebuild {rebuild_rate:.0f} events/s, raw scan and decode {scan:.0f} events/s")
+            NOTES.append(
+                f"# {size} events: full replay {full * 1000:.0f} ms, phase view {views[size] * 1000:.2f} ms; "
+                f"rebuild {rebuild_rate:.0f} events/s, raw scan and decode {scan:.0f} events/s"
+            )
             replay.close()
         NOTES.append(f"# {game.version} events: phase view {views[size] * 1000:.2f} ms")
         projector.db.close()
@@ -591,8 +658,15 @@ def window_figures(tmp: Path, pg_url: str, count: int = 500, sweep_seconds: floa
     r.flushdb()
     logdir = tmp / "windows"
     logdir.mkdir(parents=True, exist_ok=True)
-    topo = Topology({"EMISSARY_DATABASE_URL": settings.database_url, "EMISSARY_BROKER_URL": "redis://127.0.0.1:6379/9",
-                     "EMISSARY_SWEEP_SECONDS": str(sweep_seconds), "EMISSARY_DATA_DIR": str(logdir)}, logdir)
+    topo = Topology(
+        {
+            "EMISSARY_DATABASE_URL": settings.database_url,
+            "EMISSARY_BROKER_URL": "redis://127.0.0.1:6379/9",
+            "EMISSARY_SWEEP_SECONDS": str(sweep_seconds),
+            "EMISSARY_DATA_DIR": str(logdir),
+        },
+        logdir,
+    )
     try:
         due = datetime.now(timezone.utc) + timedelta(seconds=30 + count * 0.03)
         ids = make_windows(games, count, due)
@@ -618,8 +692,10 @@ def window_figures(tmp: Path, pg_url: str, count: int = 500, sweep_seconds: floa
     lags = sorted((c - due).total_seconds() for c in closed.values())
     p99 = lags[max(0, int(len(lags) * 0.99) - 1)] if lags else float("inf")
     span = max(lags) if lags else float("inf")
-    NOTES.append(f"# {len(closed)}/{count} windows due at once closed; lag p50 {lags[len(lags) // 2]:.2f}s, "
-                 f"p99 {p99:.2f}s, last {span:.2f}s; sweep every {sweep_seconds}s")
+    NOTES.append(
+        f"# {len(closed)}/{count} windows due at once closed; lag p50 {lags[len(lags) // 2]:.2f}s, "
+        f"p99 {p99:.2f}s, last {span:.2f}s; sweep every {sweep_seconds}s"
+    )
     return {"close_lag_p99_over_sweep": p99 / sweep_seconds, "window_closes_per_s": len(closed) / max(span, 1e-3)}
 
 
@@ -652,9 +728,12 @@ def command_figures(tmp: Path, pg_url: str) -> dict[str, float]:
 def late_vs_early_figures(tmp: Path) -> dict[str, float]:
     """The game as players play it (5 powers, every slot used, month after month: the history grows);
     and a crowded month (250 powers, all 1,000 actions in one month: the state grows)."""
-    return {"command_late_vs_early": command_late_vs_early(tmp),
-            "command_late_vs_early_one_month": command_late_vs_early(
-                tmp, n_powers=250, games=1, name="command_late_vs_early_one_month")}
+    return {
+        "command_late_vs_early": command_late_vs_early(tmp),
+        "command_late_vs_early_one_month": command_late_vs_early(
+            tmp, n_powers=250, games=1, name="command_late_vs_early_one_month"
+        ),
+    }
 
 
 def past_version_figures(tmp: Path) -> dict[str, float]:
@@ -665,14 +744,23 @@ def past_version_figures(tmp: Path) -> dict[str, float]:
 
 # Each group of figures measured together, and the figures it prints (``--only NAME`` runs one group).
 GROUPS: list[tuple[tuple[str, ...], Callable[[Path, str], dict[str, float]], bool]] = [
-    (("command_vs_bare_store", "command_vs_bare_store_postgres_1_writer", "command_vs_bare_store_sqlite_1_writer"),
-     command_figures, False),
+    (
+        ("command_vs_bare_store", "command_vs_bare_store_postgres_1_writer", "command_vs_bare_store_sqlite_1_writer"),
+        command_figures,
+        False,
+    ),
     (("command_late_vs_early", "command_late_vs_early_one_month"), lambda tmp, pg: late_vs_early_figures(tmp), False),
-    (("board_10k_vs_100", "events_page_10k_vs_100", "events_page_10k_vs_100_events", "events_page_10k_vs_100_feed"),
-     lambda tmp, pg: read_figures(tmp), False),
+    (
+        ("board_10k_vs_100", "events_page_10k_vs_100", "events_page_10k_vs_100_events", "events_page_10k_vs_100_feed"),
+        lambda tmp, pg: read_figures(tmp),
+        False,
+    ),
     (("past_version_vs_replay",), lambda tmp, pg: past_version_figures(tmp), False),
-    (("phase_view_vs_replay", "phase_view_100k_vs_1k", "rebuild_vs_raw_scan"), lambda tmp, pg: history_figures(tmp),
-     False),
+    (
+        ("phase_view_vs_replay", "phase_view_100k_vs_1k", "rebuild_vs_raw_scan"),
+        lambda tmp, pg: history_figures(tmp),
+        False,
+    ),
     (("close_lag_p99_over_sweep", "window_closes_per_s"), window_figures, True),  # needs PostgreSQL
 ]
 
@@ -683,8 +771,12 @@ def main(argv: list[str] | None = None) -> None:
 
     names = [name for group in GROUPS for name in group[0]]
     parser = argparse.ArgumentParser(description="Speed figures as ratios measured in one run.")
-    parser.add_argument("--only", choices=names, metavar="NAME",
-                        help=f"measure only the figure NAME (and those measured with it): {', '.join(names)}")
+    parser.add_argument(
+        "--only",
+        choices=names,
+        metavar="NAME",
+        help=f"measure only the figure NAME (and those measured with it): {', '.join(names)}",
+    )
     args = parser.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="emissary-bench-"))
     pg_url = os.environ.get("EMISSARY_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")

@@ -50,7 +50,7 @@ def group_members(pgid: int) -> list[int]:
                 stat = fh.read()
         except OSError:
             continue
-        fields = stat[stat.rfind(")") + 2:].split()  # after "pid (comm) ": state ppid pgrp ...
+        fields = stat[stat.rfind(")") + 2 :].split()  # after "pid (comm) ": state ppid pgrp ...
         if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
             members.append(int(entry))
     return members
@@ -63,7 +63,7 @@ def alive(pid: int) -> bool:
             stat = fh.read()
     except OSError:
         return False
-    return stat[stat.rfind(")") + 2:].split()[0] not in ("Z", "X")
+    return stat[stat.rfind(")") + 2 :].split()[0] not in ("Z", "X")
 
 
 def _signal_group(pgid: int, sig: int) -> None:
@@ -133,6 +133,7 @@ def _kill_everything_left() -> None:
 def interrupt_on_sigterm() -> None:
     """Make SIGTERM to the test run behave like Ctrl-C: fixtures are torn down and atexit runs."""
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL and threading.current_thread() is threading.main_thread():
+
         def interrupt(signum: int, frame: object) -> None:
             raise KeyboardInterrupt(f"signal {signum}")
 

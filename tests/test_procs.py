@@ -16,7 +16,7 @@ from tests.procs import alive
 
 ROOT = Path(__file__).resolve().parents[1]
 
-INNER = '''
+INNER = """
 import os, signal, subprocess, sys
 
 from tests import procs
@@ -48,7 +48,7 @@ def test_interrupted():
     if os.environ.get("INTERRUPT"):
         spawn(procs.start)
         os.kill(os.getpid(), signal.SIGTERM)  # as a CI timeout does
-'''
+"""
 
 
 def run_inner(tmp_path: Path, *, interrupt: bool) -> tuple[subprocess.CompletedProcess, list[int]]:
@@ -57,9 +57,25 @@ def run_inner(tmp_path: Path, *, interrupt: bool) -> tuple[subprocess.CompletedP
     pids = tmp_path / "pids"
     env = {**os.environ, "PIDS_FILE": str(pids), "PYTHONPATH": str(ROOT), "INTERRUPT": "1" if interrupt else ""}
     selection = ["-k", "interrupted"] if interrupt else ["-k", "not interrupted"]
-    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "tests.procs", "-q", "-p", "no:cacheprovider",
-                           str(test_file), *selection], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "tests.procs",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            str(test_file),
+            *selection,
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     started = [int(p) for p in pids.read_text().split()] if pids.exists() else []
     return done, started
 

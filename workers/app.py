@@ -28,8 +28,11 @@ def make_celery(settings: Settings | None = None) -> Celery:
         timezone="UTC",
         enable_utc=True,
         beat_schedule={
-            "sweep-windows": {"task": "workers.sweep", "schedule": settings.sweep_seconds,
-                              "options": {"expires": settings.sweep_seconds * 4}},
+            "sweep-windows": {
+                "task": "workers.sweep",
+                "schedule": settings.sweep_seconds,
+                "options": {"expires": settings.sweep_seconds * 4},
+            },
         },
     )
     return app

@@ -35,18 +35,23 @@ def claim_due(db: ReadModelDB, now: datetime, claim_seconds: float, limit: int =
     until = key(now + timedelta(seconds=claim_seconds))
     skip_locked = " FOR UPDATE SKIP LOCKED" if db.dialect == "postgres" else ""
     with db.transaction() as cur:
-        cur.execute("INSERT INTO wk_claims (game_id, window_id, closes_at) "
-                    "SELECT game_id, window_id, closes_at FROM rm_windows WHERE closed = 0 AND closes_at <= ? "
-                    "ON CONFLICT (game_id, window_id) DO UPDATE SET closes_at = excluded.closes_at",
-                    (now_key,))
+        cur.execute(
+            "INSERT INTO wk_claims (game_id, window_id, closes_at) "
+            "SELECT game_id, window_id, closes_at FROM rm_windows WHERE closed = 0 AND closes_at <= ? "
+            "ON CONFLICT (game_id, window_id) DO UPDATE SET closes_at = excluded.closes_at",
+            (now_key,),
+        )
         rows = cur.execute(
             "SELECT c.game_id, c.window_id FROM wk_claims c JOIN rm_windows w "
             "ON w.game_id = c.game_id AND w.window_id = c.window_id "
             "WHERE w.closed = 0 AND w.closes_at <= ? AND (c.claimed_until IS NULL OR c.claimed_until < ?) "
             f"ORDER BY c.closes_at LIMIT ?{' FOR UPDATE OF c SKIP LOCKED' if skip_locked else ''}",
-            (now_key, now_key, limit)).fetchall()
-        cur.executemany("UPDATE wk_claims SET claimed_until = ?, claims = claims + 1 WHERE game_id = ? AND "
-                        "window_id = ?", [(until, g, w) for g, w in rows])
+            (now_key, now_key, limit),
+        ).fetchall()
+        cur.executemany(
+            "UPDATE wk_claims SET claimed_until = ?, claims = claims + 1 WHERE game_id = ? AND window_id = ?",
+            [(until, g, w) for g, w in rows],
+        )
     return [(g, w) for g, w in rows]
 
 
@@ -59,10 +64,14 @@ def soon_due(db: ReadModelDB, now: datetime, lookahead_seconds: float, limit: in
             "ON c.game_id = w.game_id AND c.window_id = w.window_id "
             "WHERE w.closed = 0 AND w.closes_at > ? AND w.closes_at <= ? "
             "AND (c.eta_for IS NULL OR c.eta_for <> w.closes_at) ORDER BY w.closes_at LIMIT ?",
-            (key(now), horizon, limit)).fetchall()
-        cur.executemany("INSERT INTO wk_claims (game_id, window_id, closes_at, eta_for) VALUES (?,?,?,?) "
-                        "ON CONFLICT (game_id, window_id) DO UPDATE SET eta_for = excluded.eta_for, "
-                        "closes_at = excluded.closes_at", [(g, w, c, c) for g, w, c in rows])
+            (key(now), horizon, limit),
+        ).fetchall()
+        cur.executemany(
+            "INSERT INTO wk_claims (game_id, window_id, closes_at, eta_for) VALUES (?,?,?,?) "
+            "ON CONFLICT (game_id, window_id) DO UPDATE SET eta_for = excluded.eta_for, "
+            "closes_at = excluded.closes_at",
+            [(g, w, c, c) for g, w, c in rows],
+        )
     return [(g, w, c) for g, w, c in rows]
 
 
@@ -74,7 +83,12 @@ def reminders_due(db: ReadModelDB, now: datetime, limit: int = 500) -> list[tupl
             "ON w.game_id = r.game_id AND w.window_id = r.window_id WHERE w.closed = 0 AND r.remind_at <= ? "
             "AND r.closes_at > ? AND NOT EXISTS (SELECT 1 FROM wk_reminders k WHERE k.game_id = r.game_id "
             "AND k.window_id = r.window_id AND k.closes_at = r.closes_at AND k.hours_before = r.hours_before) "
-            "ORDER BY r.remind_at LIMIT ?", (key(now), key(now), limit)).fetchall()
-        cur.executemany("INSERT INTO wk_reminders (game_id, window_id, closes_at, hours_before) VALUES (?,?,?,?) "
-                        "ON CONFLICT DO NOTHING", [(g, w, c, h) for g, w, c, h in rows])
+            "ORDER BY r.remind_at LIMIT ?",
+            (key(now), key(now), limit),
+        ).fetchall()
+        cur.executemany(
+            "INSERT INTO wk_reminders (game_id, window_id, closes_at, hours_before) VALUES (?,?,?,?) "
+            "ON CONFLICT DO NOTHING",
+            [(g, w, c, h) for g, w, c, h in rows],
+        )
     return sorted({(g, w) for g, w, _, _ in rows})

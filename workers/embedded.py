@@ -24,11 +24,19 @@ class EmbeddedWorkers:
         self.app = celery_app
         self.settings = settings
         self.stopping = threading.Event()
-        self.worker = self.app.WorkController(pool_cls="solo", concurrency=1, loglevel="WARNING",
-                                              without_heartbeat=True, without_mingle=True, without_gossip=True,
-                                              queues=["emissary"])
-        self.threads = [threading.Thread(target=self.worker.start, name="emissary-worker", daemon=True),
-                        threading.Thread(target=self._beat, name="emissary-sweep", daemon=True)]
+        self.worker = self.app.WorkController(
+            pool_cls="solo",
+            concurrency=1,
+            loglevel="WARNING",
+            without_heartbeat=True,
+            without_mingle=True,
+            without_gossip=True,
+            queues=["emissary"],
+        )
+        self.threads = [
+            threading.Thread(target=self.worker.start, name="emissary-worker", daemon=True),
+            threading.Thread(target=self._beat, name="emissary-sweep", daemon=True),
+        ]
 
     def start(self) -> EmbeddedWorkers:
         for t in self.threads:

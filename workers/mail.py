@@ -41,8 +41,10 @@ def ensure_tables(db: ReadModelDB) -> None:
         cur.execute(DDL)
         cur.execute(INDEX)
         if db.dialect == "postgres":
-            has_due = cur.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
-                                  "AND table_name = 'mail_ledger' AND column_name = 'due_at'").fetchone()
+            has_due = cur.execute(
+                "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
+                "AND table_name = 'mail_ledger' AND column_name = 'due_at'"
+            ).fetchone()
         else:
             has_due = "due_at" in [c[1] for c in cur.execute("PRAGMA table_info(mail_ledger)").fetchall()]
         if not has_due:  # a ledger made before it was the outbox
@@ -68,8 +70,9 @@ class Mailer:
             msg["Reply-To"] = reply_to
         msg.set_content(body)
         if s.smtp_tls == "ssl":
-            smtp: smtplib.SMTP = smtplib.SMTP_SSL(s.smtp_host, s.smtp_port, context=ssl.create_default_context(),
-                                                  timeout=30)
+            smtp: smtplib.SMTP = smtplib.SMTP_SSL(
+                s.smtp_host, s.smtp_port, context=ssl.create_default_context(), timeout=30
+            )
         else:
             smtp = smtplib.SMTP(s.smtp_host, s.smtp_port, timeout=30)
         with smtp:
@@ -81,16 +84,39 @@ class Mailer:
         return msg["Message-ID"]
 
 
-def record(db: ReadModelDB, *, game_id: str, version: int | None, recipient: str, address: str | None, kind: str,
-           subject: str, body: str, status: str = "queued") -> str | None:
+def record(
+    db: ReadModelDB,
+    *,
+    game_id: str,
+    version: int | None,
+    recipient: str,
+    address: str | None,
+    kind: str,
+    subject: str,
+    body: str,
+    status: str = "queued",
+) -> str | None:
     """Add a row to the ledger (once per event, recipient and kind); returns its id, or None if it was there."""
     row_id = uuid.uuid4().hex
     now = datetime.now(timezone.utc).isoformat()
     with db.transaction() as cur:
-        cur.execute("INSERT INTO mail_ledger (id, game_id, version, recipient, address, kind, subject, body, status, "
-                    "created_at, due_at) VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
-                    (row_id, game_id, version if version is not None else 0, recipient, address, kind, subject,
-                     body, status, now, utc_key(datetime.now(timezone.utc))))
+        cur.execute(
+            "INSERT INTO mail_ledger (id, game_id, version, recipient, address, kind, subject, body, status, "
+            "created_at, due_at) VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
+            (
+                row_id,
+                game_id,
+                version if version is not None else 0,
+                recipient,
+                address,
+                kind,
+                subject,
+                body,
+                status,
+                now,
+                utc_key(datetime.now(timezone.utc)),
+            ),
+        )
         found = cur.execute("SELECT id FROM mail_ledger WHERE id = ?", (row_id,)).fetchone()
     return row_id if found else None
 
@@ -98,24 +124,39 @@ def record(db: ReadModelDB, *, game_id: str, version: int | None, recipient: str
 def record_reply(db: ReadModelDB, reply, message_id: str, address: str | None) -> str:
     """Queue the answer to a mail for the holder's contact address (no address: recorded, not sent);
     a mail delivered again is answered again, identically."""
-    common = dict(game_id=reply.game_id or "-", version=None, recipient=reply.principal or "unknown",
-                  address=address, subject=" ".join(reply.subject.split()),  # a header is one line
-                  body=reply.body, status="queued" if address else "no address")
-    return (record(db, kind=f"receipt {message_id}", **common)
-            or record(db, kind=f"receipt {message_id} again {uuid.uuid4().hex[:8]}", **common))
+    common = dict(
+        game_id=reply.game_id or "-",
+        version=None,
+        recipient=reply.principal or "unknown",
+        address=address,
+        subject=" ".join(reply.subject.split()),  # a header is one line
+        body=reply.body,
+        status="queued" if address else "no address",
+    )
+    return record(db, kind=f"receipt {message_id}", **common) or record(
+        db, kind=f"receipt {message_id} again {uuid.uuid4().hex[:8]}", **common
+    )
 
 
-def mark(db: ReadModelDB, row_id: str, status: str, *, message_id: str | None = None, error: str | None = None,
-         attempt: bool = False) -> None:
+def mark(
+    db: ReadModelDB,
+    row_id: str,
+    status: str,
+    *,
+    message_id: str | None = None,
+    error: str | None = None,
+    attempt: bool = False,
+) -> None:
     with db.transaction() as cur:
-        cur.execute("UPDATE mail_ledger SET status = ?, message_id = COALESCE(?, message_id), last_error = ?, "
-                    "attempts = attempts + ?, sent_at = CASE WHEN ? = 'sent' THEN ? ELSE sent_at END WHERE id = ?",
-                    (status, message_id, error, 1 if attempt else 0, status,
-                     datetime.now(timezone.utc).isoformat(), row_id))
+        cur.execute(
+            "UPDATE mail_ledger SET status = ?, message_id = COALESCE(?, message_id), last_error = ?, "
+            "attempts = attempts + ?, sent_at = CASE WHEN ? = 'sent' THEN ? ELSE sent_at END WHERE id = ?",
+            (status, message_id, error, 1 if attempt else 0, status, datetime.now(timezone.utc).isoformat(), row_id),
+        )
 
 
 def _backoff(attempts: int) -> timedelta:
-    return timedelta(seconds=min(600, 5 * 2 ** attempts))
+    return timedelta(seconds=min(600, 5 * 2**attempts))
 
 
 def claim(db: ReadModelDB, row_id: str, now: datetime) -> bool:
@@ -124,15 +165,18 @@ def claim(db: ReadModelDB, row_id: str, now: datetime) -> bool:
         found = cur.execute(
             "UPDATE mail_ledger SET status = 'sending', due_at = ? WHERE id = ? AND (status IN ('queued', 'failed') "
             "OR (status = 'sending' AND (due_at IS NULL OR due_at <= ?))) RETURNING id",
-            (utc_key(now + LEASE), row_id, utc_key(now))).fetchone()
+            (utc_key(now + LEASE), row_id, utc_key(now)),
+        ).fetchone()
     return found is not None
 
 
 def handed(db: ReadModelDB, row_ids: list[str], now: datetime) -> None:
     """Rows handed to the broker: the sweep leaves them to their task for a while."""
     with db.transaction() as cur:
-        cur.executemany("UPDATE mail_ledger SET due_at = ? WHERE id = ? AND status = 'queued'",
-                        [(utc_key(now + GRACE), row_id) for row_id in row_ids])
+        cur.executemany(
+            "UPDATE mail_ledger SET due_at = ? WHERE id = ? AND status = 'queued'",
+            [(utc_key(now + GRACE), row_id) for row_id in row_ids],
+        )
 
 
 def deliver(db: ReadModelDB, settings: Settings, row_id: str, now: datetime | None = None) -> str:
@@ -150,16 +194,21 @@ def deliver(db: ReadModelDB, settings: Settings, row_id: str, now: datetime | No
         attempts = item["attempts"] + 1
         status = "failed" if attempts >= MAX_ATTEMPTS else "queued"
         with db.transaction() as cur:
-            cur.execute("UPDATE mail_ledger SET status = ?, attempts = ?, last_error = ?, due_at = ? WHERE id = ?",
-                        (status, attempts, str(err)[:500], utc_key(now + _backoff(attempts)), row_id))
+            cur.execute(
+                "UPDATE mail_ledger SET status = ?, attempts = ?, last_error = ?, due_at = ? WHERE id = ?",
+                (status, attempts, str(err)[:500], utc_key(now + _backoff(attempts)), row_id),
+            )
         return status
     mark(db, row_id, "sent", message_id=message_id, attempt=True)
     return "sent"
 
 
 def row(db: ReadModelDB, row_id: str) -> dict | None:
-    rows = db.query("SELECT id, game_id, version, recipient, address, kind, subject, body, status, attempts "
-                    "FROM mail_ledger WHERE id = ?", (row_id,))
+    rows = db.query(
+        "SELECT id, game_id, version, recipient, address, kind, subject, body, status, attempts "
+        "FROM mail_ledger WHERE id = ?",
+        (row_id,),
+    )
     if not rows:
         return None
     keys = ["id", "game_id", "version", "recipient", "address", "kind", "subject", "body", "status", "attempts"]
@@ -168,14 +217,27 @@ def row(db: ReadModelDB, row_id: str) -> dict | None:
 
 def ledger(db: ReadModelDB, game_id: str, recipient: str | None = None) -> list[dict]:
     """The ledger of a game: the GM sees every row; a player their own ("was I told?")."""
-    sql = ("SELECT id, version, recipient, kind, subject, status, attempts, last_error, created_at, sent_at, body "
-           "FROM mail_ledger WHERE game_id = ?")
+    sql = (
+        "SELECT id, version, recipient, kind, subject, status, attempts, last_error, created_at, sent_at, body "
+        "FROM mail_ledger WHERE game_id = ?"
+    )
     params: list = [game_id]
     if recipient:
         sql += " AND recipient = ?"
         params.append(recipient)
-    keys = ["id", "version", "recipient", "kind", "subject", "status", "attempts", "last_error", "created_at",
-            "sent_at", "body"]
+    keys = [
+        "id",
+        "version",
+        "recipient",
+        "kind",
+        "subject",
+        "status",
+        "attempts",
+        "last_error",
+        "created_at",
+        "sent_at",
+        "body",
+    ]
     return [dict(zip(keys, r)) for r in db.query(sql + " ORDER BY created_at, version", params)]
 
 
@@ -184,21 +246,29 @@ def new_notifications(db: ReadModelDB, limit: int = 500) -> list[dict]:
     rows = db.query(
         "SELECT o.game_id, o.version, o.recipient, o.kind, o.body FROM rm_outbox o WHERE NOT EXISTS ("
         "SELECT 1 FROM mail_ledger m WHERE m.game_id = o.game_id AND m.version = o.version "
-        "AND m.recipient = o.recipient AND m.kind = o.kind) ORDER BY o.game_id, o.version LIMIT ?", (limit,))
+        "AND m.recipient = o.recipient AND m.kind = o.kind) ORDER BY o.game_id, o.version LIMIT ?",
+        (limit,),
+    )
     return [{"game_id": g, "version": v, "recipient": r, "kind": k, "body": b} for g, v, r, k, b in rows]
 
 
 def due_digests(db: ReadModelDB, now: datetime) -> list[tuple[str, str]]:
     """(game, recipient) whose queued digest rows are a day old."""
     edge = (now - timedelta(days=1)).isoformat()
-    rows = db.query("SELECT game_id, recipient FROM mail_ledger WHERE status = 'digest' GROUP BY game_id, recipient "
-                    "HAVING MIN(created_at) <= ?", (edge,))
+    rows = db.query(
+        "SELECT game_id, recipient FROM mail_ledger WHERE status = 'digest' GROUP BY game_id, recipient "
+        "HAVING MIN(created_at) <= ?",
+        (edge,),
+    )
     return [(g, r) for g, r in rows]
 
 
 def due(db: ReadModelDB, now: datetime, limit: int = 200) -> list[str]:
     """Rows of the outbox due now: never handed to a worker (the broker was down), retrying after a
     failure, or claimed by a worker that died."""
-    rows = db.query("SELECT id FROM mail_ledger WHERE status IN ('queued', 'sending') AND "
-                    "(due_at IS NULL OR due_at <= ?) ORDER BY due_at LIMIT ?", (utc_key(now), limit))
+    rows = db.query(
+        "SELECT id FROM mail_ledger WHERE status IN ('queued', 'sending') AND "
+        "(due_at IS NULL OR due_at <= ?) ORDER BY due_at LIMIT ?",
+        (utc_key(now), limit),
+    )
     return [r[0] for r in rows]

@@ -85,8 +85,12 @@ class Watchdog:
                     last_position, last_move = position, time.monotonic()
                 stalled = head > position and time.monotonic() - last_move > self.settings.watchdog_stall_seconds
                 if self.child.poll() is not None or stalled:
-                    log.warning("restarting the projection runner: %s (position=%s head=%s)",
-                                "it exited" if self.child.poll() is not None else "stalled", position, head)
+                    log.warning(
+                        "restarting the projection runner: %s (position=%s head=%s)",
+                        "it exited" if self.child.poll() is not None else "stalled",
+                        position,
+                        head,
+                    )
                     self.child.kill()
                     self.child.wait()
                     self.restarts += 1

@@ -33,8 +33,14 @@ def sweep() -> dict:
         queue_reminders.delay(game_id, window_id)
     mails = dispatch_mail(now)
     if due or soon or reminders or mails["mails"]:
-        log.info("sweep at=%s due=%s eta=%s reminders=%s mails=%s", now.isoformat(), len(due), len(soon),
-                 len(reminders), mails["mails"])
+        log.info(
+            "sweep at=%s due=%s eta=%s reminders=%s mails=%s",
+            now.isoformat(),
+            len(due),
+            len(soon),
+            len(reminders),
+            mails["mails"],
+        )
     return {"due": len(due), "eta": len(soon), "reminders": len(reminders), **mails}
 
 
@@ -105,11 +111,20 @@ def dispatch_mail(now: datetime) -> dict:
     for note in mail.new_notifications(db):
         body = json.loads(note["body"])
         address, mode = games.contact_of(note["game_id"], note["recipient"])
-        status = "no address" if not address else ("off" if mode == "off" else
-                                                     "digest" if mode == "digest" else "queued")
-        row_id = mail.record(db, game_id=note["game_id"], version=note["version"], recipient=note["recipient"],
-                             address=address, kind=note["kind"], subject=body.get("subject", note["kind"]),
-                             body=body.get("text", ""), status=status)
+        status = (
+            "no address" if not address else ("off" if mode == "off" else "digest" if mode == "digest" else "queued")
+        )
+        row_id = mail.record(
+            db,
+            game_id=note["game_id"],
+            version=note["version"],
+            recipient=note["recipient"],
+            address=address,
+            kind=note["kind"],
+            subject=body.get("subject", note["kind"]),
+            body=body.get("text", ""),
+            status=status,
+        )
         if row_id and status == "queued":
             deliver_mail.delay(row_id)
             mail.handed(db, [row_id], now)
@@ -118,9 +133,16 @@ def dispatch_mail(now: datetime) -> dict:
         rows = [r for r in mail.ledger(db, game_id, recipient) if r["status"] == "digest"]
         address = games.contact_of(game_id, recipient)[0]
         text = "\n\n".join(f"{r['subject']}\n{r['body']}" for r in rows)
-        digest_id = mail.record(db, game_id=game_id, version=None, recipient=recipient, address=address,
-                                kind=f"digest-{rows[-1]['id']}", subject=f"Your daily digest ({len(rows)} notes)",
-                                body=text)
+        digest_id = mail.record(
+            db,
+            game_id=game_id,
+            version=None,
+            recipient=recipient,
+            address=address,
+            kind=f"digest-{rows[-1]['id']}",
+            subject=f"Your daily digest ({len(rows)} notes)",
+            body=text,
+        )
         for r in rows:
             mail.mark(db, r["id"], "in digest")
         if digest_id:

@@ -7,8 +7,17 @@ from fastapi import APIRouter, Request, Response
 from api.deps import CurrentCaller, GamesDep, IdempotencyKey, Principal
 from api.routes.history import WaitFor, clamp, next_page, read_models_at
 from api.schemas import (
-    AddPowerRequest, AdvanceRequest, CloseWindowRequest, CreateGameRequest, GameCreatedPublic, GrantAssetRequest,
-    PowerAddedPublic, ReceiptPublic, ResolveRequest, SeasonLengthRequest, TokenReplacedPublic,
+    AddPowerRequest,
+    AdvanceRequest,
+    CloseWindowRequest,
+    CreateGameRequest,
+    GameCreatedPublic,
+    GrantAssetRequest,
+    PowerAddedPublic,
+    ReceiptPublic,
+    ResolveRequest,
+    SeasonLengthRequest,
+    TokenReplacedPublic,
 )
 from domain.platform.commands import CloseWindow, ReissueLink
 from domain.powers.commands import AddPower, Advance, GrantAsset, Resolve, SetMonths
@@ -20,9 +29,15 @@ router = APIRouter(prefix="/games", tags=["games"])
 @router.post("", status_code=201, response_model=GameCreatedPublic)
 def create_game(body: CreateGameRequest, games: GamesDep, key: IdempotencyKey) -> dict:
     """Create a game of a registered ruleset (default Powers); the response carries the GM's token (shown once)."""
-    game_id, token, receipt = games.create_game(body.name, body.gm_name, body.timezone, body.months_per_season,
-                                                body.options.model_dump(exclude_unset=True), ruleset=body.ruleset,
-                                                key=key)
+    game_id, token, receipt = games.create_game(
+        body.name,
+        body.gm_name,
+        body.timezone,
+        body.months_per_season,
+        body.options.model_dump(exclude_unset=True),
+        ruleset=body.ruleset,
+        key=key,
+    )
     return {"game_id": game_id, "gm_token": token, "receipt": receipt.as_dict()}
 
 
@@ -31,8 +46,11 @@ def add_power(game_id: str, body: AddPowerRequest, games: GamesDep, caller: Curr
     """GM: add a power of any class and subclass; the response carries its token (shown once)."""
     token, token_hash = new_token()
     receipt = games.run(caller, game_id, AddPower(body.name, body.cls, body.subclass, token_hash, body.options), key)
-    return {"power_id": receipt.result["power_id"], "token": None if receipt.replayed else token,
-            "receipt": receipt.as_dict()}
+    return {
+        "power_id": receipt.result["power_id"],
+        "token": None if receipt.replayed else token,
+        "receipt": receipt.as_dict(),
+    }
 
 
 @router.post("/{game_id}/powers/{power_id}/token", status_code=201, response_model=TokenReplacedPublic)
@@ -44,17 +62,20 @@ def replace_token(game_id: str, power_id: str, games: GamesDep, caller: CurrentC
 
 
 @router.post("/{game_id}/powers/{power_id}/assets", status_code=201, response_model=ReceiptPublic)
-def grant_asset(game_id: str, power_id: str, body: GrantAssetRequest, games: GamesDep, caller: CurrentCaller,
-                key: IdempotencyKey) -> dict:
+def grant_asset(
+    game_id: str, power_id: str, body: GrantAssetRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
+) -> dict:
     """GM: give a power an asset (reuse an asset id to share it)."""
-    command = GrantAsset(power_id, body.name, body.cls, body.rank, body.asset_id, body.assured, body.critical,
-                         body.novel)
+    command = GrantAsset(
+        power_id, body.name, body.cls, body.rank, body.asset_id, body.assured, body.critical, body.novel
+    )
     return games.run(caller, game_id, command, key).as_dict()
 
 
 @router.put("/{game_id}/season-length", response_model=ReceiptPublic)
-def set_season_length(game_id: str, body: SeasonLengthRequest, games: GamesDep, caller: CurrentCaller,
-                      key: IdempotencyKey) -> dict:
+def set_season_length(
+    game_id: str, body: SeasonLengthRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
+) -> dict:
     """GM: this season has 2 or 3 months (GM-28)."""
     return games.run(caller, game_id, SetMonths(body.months), key).as_dict()
 
@@ -72,8 +93,9 @@ def resolve(game_id: str, body: ResolveRequest, games: GamesDep, caller: Current
 
 
 @router.post("/{game_id}/windows/{window_id}/close", response_model=ReceiptPublic)
-def close_window(game_id: str, window_id: str, body: CloseWindowRequest, games: GamesDep, caller: CurrentCaller,
-                 key: IdempotencyKey) -> dict:
+def close_window(
+    game_id: str, window_id: str, body: CloseWindowRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
+) -> dict:
     """GM: close a window now, at ``expected_step`` (a no-op if it is already closed)."""
     return games.run(caller, game_id, CloseWindow(window_id, body.expected_step), key).as_dict()
 
@@ -85,8 +107,16 @@ def my_view(game_id: str, games: GamesDep, me: Principal, version: int | None = 
 
 
 @router.get("/{game_id}/events")
-def my_events(game_id: str, request: Request, response: Response, games: GamesDep, me: Principal, after: int = 0,
-              limit: int = 500, wait_for: WaitFor = None) -> list[dict]:
+def my_events(
+    game_id: str,
+    request: Request,
+    response: Response,
+    games: GamesDep,
+    me: Principal,
+    after: int = 0,
+    limit: int = 500,
+    wait_for: WaitFor = None,
+) -> list[dict]:
     """The events you may see, numbered by your own gap-free sequence: one page after ``after`` (the next
     page's cursor in ``X-Next-After`` and ``Link``); ``wait_for=<receipt sequence>`` waits for your write."""
     read_models_at(request, response, game_id, me, wait_for)

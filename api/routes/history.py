@@ -29,8 +29,14 @@ ProjectorDep = Annotated[Projector, Depends(get_projector)]
 
 # Every list is paginated: ``after`` (where the last page ended) and ``limit`` (clamped to 1..MAX_LIMIT).
 MAX_LIMIT = 5000
-WaitFor = Annotated[int | None, Query(ge=0, description="Your receipt's sequence: wait (a few seconds at most) "
-                                                        "until your timeline holds it; 202 if it does not yet")]
+WaitFor = Annotated[
+    int | None,
+    Query(
+        ge=0,
+        description="Your receipt's sequence: wait (a few seconds at most) "
+        "until your timeline holds it; 202 if it does not yet",
+    ),
+]
 
 
 def clamp(limit: int, default: int = 500) -> int:
@@ -60,8 +66,17 @@ def next_page(request: Request, response: Response, after: int | None) -> None:
 
 
 @router.get("/games/{game_id}/feed")
-def feed(game_id: str, request: Request, response: Response, games: GamesDep, projector: ProjectorDep,
-         me: Principal, after: int = 0, limit: int = 500, wait_for: WaitFor = None) -> list[dict]:
+def feed(
+    game_id: str,
+    request: Request,
+    response: Response,
+    games: GamesDep,
+    projector: ProjectorDep,
+    me: Principal,
+    after: int = 0,
+    limit: int = 500,
+    wait_for: WaitFor = None,
+) -> list[dict]:
     """Your timeline: what you may see, in your own time zone, numbered by your own sequence; one page
     (``after``/``limit``; the next page's cursor in ``X-Next-After`` and ``Link``)."""
     read_models_at(request, response, game_id, me, wait_for)
@@ -77,16 +92,35 @@ def feed(game_id: str, request: Request, response: Response, games: GamesDep, pr
 
 
 @router.get("/games/{game_id}/audit", response_model=None)
-def audit(game_id: str, request: Request, response: Response, games: GamesDep, projector: ProjectorDep,
-          me: Principal, power: str | None = None, phase: str | None = None, type: str | None = None,
-          actor: str | None = None, format: Literal["json", "jsonl", "csv"] = "json", after: int = 0,
-          limit: int = 500, wait_for: WaitFor = None) -> Response | list[dict]:
+def audit(
+    game_id: str,
+    request: Request,
+    response: Response,
+    games: GamesDep,
+    projector: ProjectorDep,
+    me: Principal,
+    power: str | None = None,
+    phase: str | None = None,
+    type: str | None = None,
+    actor: str | None = None,
+    format: Literal["json", "jsonl", "csv"] = "json",
+    after: int = 0,
+    limit: int = 500,
+    wait_for: WaitFor = None,
+) -> Response | list[dict]:
     """GM: every event with actor, server time, phase, audience and who was shown it; filterable; JSONL/CSV;
     one page of at most ``limit`` events after version ``after`` (next page: ``X-Next-After``, ``Link``)."""
     games.require_gm(me)
     read_models_at(request, response, game_id, me, wait_for)
-    rows, after = projector.audit_page(str(games.get_game(game_id, for_update=False).id), power=power, phase=phase,
-                                       event_type=type, actor=actor, after=after, limit=clamp(limit))
+    rows, after = projector.audit_page(
+        str(games.get_game(game_id, for_update=False).id),
+        power=power,
+        phase=phase,
+        event_type=type,
+        actor=actor,
+        after=after,
+        limit=clamp(limit),
+    )
     next_page(request, response, after)
     out = render_rows(rows, format)
     if isinstance(out, Response):
@@ -98,16 +132,21 @@ def audit(game_id: str, request: Request, response: Response, games: GamesDep, p
 def render_rows(rows: list[dict], format: str) -> Response | list[dict]:
     """Rows as JSON, JSON Lines or CSV."""
     if format == "jsonl":
-        return PlainTextResponse("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows),
-                                 media_type="application/x-ndjson")
+        return PlainTextResponse(
+            "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), media_type="application/x-ndjson"
+        )
     if format == "csv":
         out = io.StringIO()
         columns = ["version", "type", "actor", "at", "phase", "audience", "shown_to", "superseded_by", "data"]
         writer = csv.DictWriter(out, fieldnames=columns)
         writer.writeheader()
         for r in rows:
-            writer.writerow({k: json.dumps(r[k], sort_keys=True) if isinstance(r.get(k), (dict, list)) else r.get(k)
-                             for k in columns})
+            writer.writerow(
+                {
+                    k: json.dumps(r[k], sort_keys=True) if isinstance(r.get(k), (dict, list)) else r.get(k)
+                    for k in columns
+                }
+            )
         return PlainTextResponse(out.getvalue(), media_type="text/csv")
     return rows
 
@@ -130,8 +169,16 @@ def export(game_id: str, games: GamesDep, me: Principal) -> Response:
 
 
 @router.get("/games/{game_id}/phases")
-def phases(game_id: str, request: Request, response: Response, games: GamesDep, me: Principal, after: int = 0,
-           limit: int = 500, wait_for: WaitFor = None) -> list[dict]:
+def phases(
+    game_id: str,
+    request: Request,
+    response: Response,
+    games: GamesDep,
+    me: Principal,
+    after: int = 0,
+    limit: int = 500,
+    wait_for: WaitFor = None,
+) -> list[dict]:
     """Every phase the game has begun, and where it began; a page of ``limit`` after the first ``after``."""
     read_models_at(request, response, game_id, me, wait_for)
     items, after = games.phases_page(game_id, max(after, 0), clamp(limit))
@@ -143,8 +190,14 @@ def phases(game_id: str, request: Request, response: Response, games: GamesDep, 
 
 
 @router.get("/games/{game_id}/history/view")
-def view_at(game_id: str, games: GamesDep, me: Principal, phase: str | None = None, version: int | None = None,
-            as_viewer: Annotated[str | None, Query(alias="as")] = None) -> dict:
+def view_at(
+    game_id: str,
+    games: GamesDep,
+    me: Principal,
+    phase: str | None = None,
+    version: int | None = None,
+    as_viewer: Annotated[str | None, Query(alias="as")] = None,
+) -> dict:
     """The board as it stood at a past phase: the GM as anyone, a player as themselves then."""
     return games.view_at(game_id, me, phase=phase, version=version if me == "gm" else None, as_viewer=as_viewer)
 
@@ -162,8 +215,12 @@ def fork(game_id: str, body: ForkRequest, games: GamesDep, me: Principal, key: I
     return {"game_id": new_id, "receipt": receipt.as_dict()}
 
 
-@router.post("/verify", openapi_extra={"requestBody": {"required": True, "content": {
-    "application/x-ndjson": {"schema": {"type": "string"}}}}})
+@router.post(
+    "/verify",
+    openapi_extra={
+        "requestBody": {"required": True, "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}
+    },
+)
 async def verify(request: Request) -> dict:
     """Check an export: recompute every roll, sealed difficulty and submission digest it shows, and look
     for missing events; the report lists what it does not check. Needs no account. A line that is not an

@@ -47,8 +47,9 @@ def _is_loopback(host: str | None) -> bool:
         return False
 
 
-async def check_inbound(request: Request,
-                        x_emissary_inbound_key: Annotated[str | None, Header(max_length=200)] = None) -> None:
+async def check_inbound(
+    request: Request, x_emissary_inbound_key: Annotated[str | None, Header(max_length=200)] = None
+) -> None:
     """The provider's key (required in production); with no key set (development, test), only
     clients on this machine may post. A body over the mail size limit is refused."""
     expected = request.app.state.settings.inbound_key
@@ -56,8 +57,10 @@ async def check_inbound(request: Request,
         if not hmac.compare_digest(expected.encode(), (x_emissary_inbound_key or "").encode()):
             raise Forbidden("wrong inbound key", field="x-emissary-inbound-key")
     elif not _is_loopback(request.client.host if request.client else None):
-        raise Forbidden("EMISSARY_INBOUND_KEY is not set: only clients on this machine may post mail",
-                        field="x-emissary-inbound-key")
+        raise Forbidden(
+            "EMISSARY_INBOUND_KEY is not set: only clients on this machine may post mail",
+            field="x-emissary-inbound-key",
+        )
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > MAX_MAIL_BYTES:
         raise TooLarge(f"a mail is at most {MAX_MAIL_BYTES} bytes", field="body")
@@ -92,16 +95,20 @@ def inbound_bounce(body: BounceRequest, request: Request, _: InboundKey) -> dict
     mail.ensure_tables(db)
     bare = body.message_id.strip().strip("<>")
     with db.transaction() as cur:
-        found = cur.execute("UPDATE mail_ledger SET status = 'bounced' WHERE message_id IN (?, ?) "
-                            "AND status IN ('sent', 'bounced') RETURNING id", (f"<{bare}>", bare)).fetchall()
+        found = cur.execute(
+            "UPDATE mail_ledger SET status = 'bounced' WHERE message_id IN (?, ?) "
+            "AND status IN ('sent', 'bounced') RETURNING id",
+            (f"<{bare}>", bare),
+        ).fetchall()
     if not found:
         raise NotFound("no mail sent by this service has this Message-ID", field="message_id")
     return {"ok": True}
 
 
 @router.put("/games/{game_id}/contact", response_model=ReceiptPublic)
-def set_contact(game_id: str, body: ContactRequest, games: GamesDep, caller: CurrentCaller,
-                key: IdempotencyKey) -> dict:
+def set_contact(
+    game_id: str, body: ContactRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
+) -> dict:
     """Where my notifications go, and whether at once or as a daily digest."""
     command = SetContact(body.power_id or caller.principal, body.email, body.mode)
     return games.run(caller, game_id, command, key).as_dict()

@@ -24,7 +24,13 @@ from api.security import CsrfRefused, check_csrf, check_origin, site_base, web_s
 from domain.errors import DomainError, Unauthorized
 from domain.ids import GM
 from domain.platform.commands import (
-    CloseWindow, Command, DeclareReady, GrantExtension, RefuseExtension, ReissueLink, RequestExtension,
+    CloseWindow,
+    Command,
+    DeclareReady,
+    GrantExtension,
+    RefuseExtension,
+    ReissueLink,
+    RequestExtension,
 )
 from domain.powers import commands as pc
 from domain.powers import rules
@@ -48,8 +54,14 @@ BOARD_FEED = 40  # the newest events of the feed a board shows
 BOARD_PHASES = 60  # the latest phases a board offers to look back at (any other: ?phase=)
 AUDIT_PAGE, AUDIT_MAX = 200, 5000
 
-NEXT_STEP = {"setup": "Begin the game (Tidings)", "tidings": "Open month 1 Planning", "planning": "Close Planning",
-             "resistance": "Go to Battle", "battle": "End the month", "cleanup": "Begin the next season"}
+NEXT_STEP = {
+    "setup": "Begin the game (Tidings)",
+    "tidings": "Open month 1 Planning",
+    "planning": "Close Planning",
+    "resistance": "Go to Battle",
+    "battle": "End the month",
+    "cleanup": "Begin the next season",
+}
 
 
 def games_of(request: Request) -> Games:
@@ -76,8 +88,9 @@ def flash(request: Request, **message: Any) -> None:
 
 
 def csrf_refused(request: Request, exc: CsrfRefused) -> Response:
-    return templates.TemplateResponse(request, "message.html", {"title": "This form was refused",
-                                                                "text": exc.detail}, status_code=403)
+    return templates.TemplateResponse(
+        request, "message.html", {"title": "This form was refused", "text": exc.detail}, status_code=403
+    )
 
 
 def back(game_id: str, anchor: str = "") -> RedirectResponse:
@@ -98,9 +111,15 @@ def attempt(request: Request, game_id: str, form: str, fn, ok: str, anchor: str 
         flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message)
         return back(game_id, anchor or form)
     detail = getattr(receipt, "sequence", None)
-    flash(request, kind="ok", form=form, text=ok,
-          receipt={"sequence": receipt.sequence, "digest": receipt.digest, "at": receipt.recorded_at}
-          if detail is not None else None)
+    flash(
+        request,
+        kind="ok",
+        form=form,
+        text=ok,
+        receipt={"sequence": receipt.sequence, "digest": receipt.digest, "at": receipt.recorded_at}
+        if detail is not None
+        else None,
+    )
     return back(game_id, anchor or form)
 
 
@@ -147,9 +166,16 @@ def sign_in(request: Request, game_id: str, token: str) -> Response:
     try:
         principal = games_of(request).authenticate(game_id, token)
     except DomainError:
-        return templates.TemplateResponse(request, "message.html", {
-            "title": "This link does not work", "text": "The link was mistyped, or the GM has replaced it. "
-            "Ask your GM for a new one."}, status_code=401, headers=no_referrer)
+        return templates.TemplateResponse(
+            request,
+            "message.html",
+            {
+                "title": "This link does not work",
+                "text": "The link was mistyped, or the GM has replaced it. Ask your GM for a new one.",
+            },
+            status_code=401,
+            headers=no_referrer,
+        )
     session = web_session(request)
     session.rotate()
     session.grant(game_id, principal, hash_token(token))
@@ -186,8 +212,9 @@ async def new_game(request: Request) -> Response:
     """Create a game; this browser becomes its GM."""
     f = await form_of(request)
     try:
-        game_id, token, _ = games_of(request).create_game(f.get("name", ""), f.get("gm_name") or "GM",
-                                                          f.get("timezone") or "UTC", _int(f.get("months"), 2))
+        game_id, token, _ = games_of(request).create_game(
+            f.get("name", ""), f.get("gm_name") or "GM", f.get("timezone") or "UTC", _int(f.get("months"), 2)
+        )
     except DomainError as err:
         flash(request, kind="error", form="new", field=err.field, rule=err.rule, text=err.message)
         return RedirectResponse("/new", status_code=303)
@@ -201,8 +228,10 @@ async def new_game(request: Request) -> Response:
 def _link(request: Request, game_id: str, token: str) -> dict[str, str]:
     """The secret sign-in link, and the secret reply address for turns by email."""
     settings = request.app.state.settings
-    return {"url": f"{site_base(request, settings)}/signin/{game_id}/{token}",
-            "address": reply_address(settings.mail_domain, game_id, token)}
+    return {
+        "url": f"{site_base(request, settings)}/signin/{game_id}/{token}",
+        "address": reply_address(settings.mail_domain, game_id, token),
+    }
 
 
 @router.get("/play/{game_id}", response_class=HTMLResponse)
@@ -212,22 +241,38 @@ def board(request: Request, game_id: str, phase: str | None = None) -> Response:
     try:
         me = who(request, game_id)
     except (Unauthorized, DomainError):
-        return templates.TemplateResponse(request, "message.html", {
-            "title": "Sign in first", "text": "Open the secret link your GM sent you."}, status_code=401)
+        return templates.TemplateResponse(
+            request,
+            "message.html",
+            {"title": "Sign in first", "text": "Open the secret link your GM sent you."},
+            status_code=401,
+        )
     # Bounded at any game length: the state (a cached aggregate), the latest phases and a page of the feed.
     phases = games.recent_phases(game_id, BOARD_PHASES)
-    context: dict[str, Any] = {"game_id": game_id, "me": me, "phases": phases, "phase": phase,
-                               "flash": web_session(request).pop("flash", None),
-                               "links": web_session(request).pop("links", {}),
-                               "skills": rules.SKILLS, "asset_classes": rules.ASSET_CLASSES,
-                               "subclasses": rules.SUBCLASSES, "next_step": NEXT_STEP}
+    context: dict[str, Any] = {
+        "game_id": game_id,
+        "me": me,
+        "phases": phases,
+        "phase": phase,
+        "flash": web_session(request).pop("flash", None),
+        "links": web_session(request).pop("links", {}),
+        "skills": rules.SKILLS,
+        "asset_classes": rules.ASSET_CLASSES,
+        "subclasses": rules.SUBCLASSES,
+        "next_step": NEXT_STEP,
+    }
     if phase:
         try:
             context["view"] = games.view_at(game_id, me, phase=phase)
         except DomainError as err:
             context["view"] = games.view(game_id, me)
-            context["flash"] = {"kind": "error", "form": "phase", "field": "phase", "rule": err.rule,
-                                "text": err.message}
+            context["flash"] = {
+                "kind": "error",
+                "form": "phase",
+                "field": "phase",
+                "rule": err.rule,
+                "text": err.message,
+            }
             context["phase"] = None
     else:
         context["view"] = games.view(game_id, me)
@@ -235,8 +280,9 @@ def board(request: Request, game_id: str, phase: str | None = None) -> Response:
     projector = request.app.state.projector
     key = str(games.get_game(game_id, for_update=False).id)
     events = projector.timeline(key, me, limit=BOARD_FEED, newest_first=True)
-    context["feed"] = [dict(e, local=datetime.fromisoformat(e["at"]).astimezone(zone).strftime("%a %d %b %H:%M"))
-                       for e in events]
+    context["feed"] = [
+        dict(e, local=datetime.fromisoformat(e["at"]).astimezone(zone).strftime("%a %d %b %H:%M")) for e in events
+    ]
     context["zone"] = zone.key
     if me == GM:
         context["flips"] = projector.latest_of_type(key, "TiesBroken", 10)[::-1]
@@ -277,59 +323,124 @@ def submit_command(me: str, f: dict) -> pc.SubmitAction:
     targets = targets if isinstance(targets, list) else [targets]
     propose = f.get("propose") == "on"
     return pc.SubmitAction(
-        power_id=me, title=f.get("title", ""), description=f.get("description", ""),
-        skill=f.get("skill") or None, slot=f.get("slot", "private"), location=f.get("location") or None,
-        targets=[t for t in targets if t], resistible=f.get("resistible") == "on",
-        difficulty=_int(f.get("difficulty")), assets=[] if propose else _picked_assets(f),
-        extra_actions=1 if f.get("extra_action") == "on" else 0, roll=not propose)
+        power_id=me,
+        title=f.get("title", ""),
+        description=f.get("description", ""),
+        skill=f.get("skill") or None,
+        slot=f.get("slot", "private"),
+        location=f.get("location") or None,
+        targets=[t for t in targets if t],
+        resistible=f.get("resistible") == "on",
+        difficulty=_int(f.get("difficulty")),
+        assets=[] if propose else _picked_assets(f),
+        extra_actions=1 if f.get("extra_action") == "on" else 0,
+        roll=not propose,
+    )
 
 
 def _submit(request, games, game_id, caller, f):
     propose = f.get("propose") == "on"
-    return attempt(request, game_id, "compose",
-                   send(games, game_id, caller, lambda: submit_command(caller.principal, f)),
-                   "Action recorded. The server rolled your dice below: choose your conversions and confirm."
-                   if not propose else "Proposal sent: the GM will set its difficulty, then you roll.", "actions")
+    return attempt(
+        request,
+        game_id,
+        "compose",
+        send(games, game_id, caller, lambda: submit_command(caller.principal, f)),
+        "Action recorded. The server rolled your dice below: choose your conversions and confirm."
+        if not propose
+        else "Proposal sent: the GM will set its difficulty, then you roll.",
+        "actions",
+    )
 
 
 def _roll(request, games, game_id, caller, f):
-    return attempt(request, game_id, f"action-{f.get('action_id')}", send(games, game_id, caller, lambda: pc.RollAction(
-        f.get("action_id", ""), assets=_picked_assets(f), extra_actions=1 if f.get("extra_action") == "on" else 0)),
-        "Rolled. Choose your conversions and confirm.")
+    return attempt(
+        request,
+        game_id,
+        f"action-{f.get('action_id')}",
+        send(
+            games,
+            game_id,
+            caller,
+            lambda: pc.RollAction(
+                f.get("action_id", ""),
+                assets=_picked_assets(f),
+                extra_actions=1 if f.get("extra_action") == "on" else 0,
+            ),
+        ),
+        "Rolled. Choose your conversions and confirm.",
+    )
 
 
 def _convert(request, games, game_id, caller, f):
-    return attempt(request, game_id, f"action-{f.get('action_id')}", send(games, game_id, caller, lambda: (
-        pc.LockConversions(f.get("action_id", ""), convert=_int(f.get("convert"), 0)))),
-        "Conversions fixed. Your receipt:")
+    return attempt(
+        request,
+        game_id,
+        f"action-{f.get('action_id')}",
+        send(
+            games,
+            game_id,
+            caller,
+            lambda: pc.LockConversions(f.get("action_id", ""), convert=_int(f.get("convert"), 0)),
+        ),
+        "Conversions fixed. Your receipt:",
+    )
 
 
 def _discard(request, games, game_id, caller, f):
-    return attempt(request, game_id, f"action-{f.get('action_id')}",
-                   send(games, game_id, caller, lambda: pc.DiscardAction(f.get("action_id", ""))),
-                   "Action discarded (it stays spent).")
+    return attempt(
+        request,
+        game_id,
+        f"action-{f.get('action_id')}",
+        send(games, game_id, caller, lambda: pc.DiscardAction(f.get("action_id", ""))),
+        "Action discarded (it stays spent).",
+    )
 
 
 def _accept(request, games, game_id, caller, f):
-    return attempt(request, game_id, f"action-{f.get('action_id')}", send(games, game_id, caller, lambda: (
-        pc.AcceptConsequence(f.get("action_id", ""), f.get("consequence_id", "")))), "Consequence accepted.")
+    return attempt(
+        request,
+        game_id,
+        f"action-{f.get('action_id')}",
+        send(games, game_id, caller, lambda: pc.AcceptConsequence(f.get("action_id", ""), f.get("consequence_id", ""))),
+        "Consequence accepted.",
+    )
 
 
 def _ready(request, games, game_id, caller, f):
-    return attempt(request, game_id, "ready", send(games, game_id, caller, lambda: DeclareReady(caller.principal)),
-                   "Marked ready for this month.")
+    return attempt(
+        request,
+        game_id,
+        "ready",
+        send(games, game_id, caller, lambda: DeclareReady(caller.principal)),
+        "Marked ready for this month.",
+    )
 
 
 def _react(request, games, game_id, caller, f):
-    return attempt(request, game_id, f"resist-{f.get('action_id')}", send(games, game_id, caller, lambda: (
-        pc.DeclareReaction(caller.principal, f.get("action_id", ""), _picked_assets(f), _int(f.get("convert"), 0)))),
-        "Reaction recorded. You will learn the outcome when the window closes.")
+    return attempt(
+        request,
+        game_id,
+        f"resist-{f.get('action_id')}",
+        send(
+            games,
+            game_id,
+            caller,
+            lambda: pc.DeclareReaction(
+                caller.principal, f.get("action_id", ""), _picked_assets(f), _int(f.get("convert"), 0)
+            ),
+        ),
+        "Reaction recorded. You will learn the outcome when the window closes.",
+    )
 
 
 def _waive(request, games, game_id, caller, f):
-    return attempt(request, game_id, "resistance",
-                   send(games, game_id, caller, lambda: pc.WaiveReactions(caller.principal)),
-                   "You waived your reaction.")
+    return attempt(
+        request,
+        game_id,
+        "resistance",
+        send(games, game_id, caller, lambda: pc.WaiveReactions(caller.principal)),
+        "You waived your reaction.",
+    )
 
 
 def _extension(request, games, game_id, caller, f):
@@ -338,9 +449,18 @@ def _extension(request, games, game_id, caller, f):
     except ValueError:
         flash(request, kind="error", form="extension", field="hours", rule="GM-8", text="give a number of hours")
         return back(game_id, "extension")
-    return attempt(request, game_id, "extension", send(games, game_id, caller, lambda: RequestExtension(
-        caller.principal, hours, f.get("window_id", ""), f.get("reason", ""))),
-        "Extension requested: the GM will answer.")
+    return attempt(
+        request,
+        game_id,
+        "extension",
+        send(
+            games,
+            game_id,
+            caller,
+            lambda: RequestExtension(caller.principal, hours, f.get("window_id", ""), f.get("reason", "")),
+        ),
+        "Extension requested: the GM will answer.",
+    )
 
 
 def _gm(fn):
@@ -349,21 +469,30 @@ def _gm(fn):
             flash(request, kind="error", form="gm", field=None, rule=None, text="only the GM may do this")
             return back(game_id)
         return fn(request, games, game_id, caller, f)
+
     return wrapped
 
 
 @_gm
 def _advance(request, games, game_id, caller, f):
-    return attempt(request, game_id, "calendar",
-                   send(games, game_id, caller, lambda: pc.Advance(f.get("expected_step") or None)),
-                   "The calendar moved on.")
+    return attempt(
+        request,
+        game_id,
+        "calendar",
+        send(games, game_id, caller, lambda: pc.Advance(f.get("expected_step") or None)),
+        "The calendar moved on.",
+    )
 
 
 @_gm
 def _resolve(request, games, game_id, caller, f):
-    return attempt(request, game_id, "calendar", send(games, game_id, caller, lambda: pc.Resolve(
-        f.get("expected_step") or None, f.get("announcement", ""))),
-        "Resolved and published; the resistance window is open.")
+    return attempt(
+        request,
+        game_id,
+        "calendar",
+        send(games, game_id, caller, lambda: pc.Resolve(f.get("expected_step") or None, f.get("announcement", ""))),
+        "Resolved and published; the resistance window is open.",
+    )
 
 
 @_gm
@@ -375,12 +504,27 @@ def _difficulty(request, games, game_id, caller, f):
             tiers[k.strip()] = v.strip()
     value = _int(f.get("value"))
     if value is None:
-        flash(request, kind="error", form=f"gm-action-{f.get('action_id')}", field="value", rule="GM-2",
-              text="give the difficulty as a whole number")
+        flash(
+            request,
+            kind="error",
+            form=f"gm-action-{f.get('action_id')}",
+            field="value",
+            rule="GM-2",
+            text="give the difficulty as a whole number",
+        )
         return back(game_id, f"gm-action-{f.get('action_id')}")
-    return attempt(request, game_id, f"gm-action-{f.get('action_id')}", send(games, game_id, caller, lambda: (
-        pc.SetDifficulty(f.get("action_id", ""), value, sealed=f.get("sealed") == "on", tiers=tiers))),
-        "Difficulty recorded.")
+    return attempt(
+        request,
+        game_id,
+        f"gm-action-{f.get('action_id')}",
+        send(
+            games,
+            game_id,
+            caller,
+            lambda: pc.SetDifficulty(f.get("action_id", ""), value, sealed=f.get("sealed") == "on", tiers=tiers),
+        ),
+        "Difficulty recorded.",
+    )
 
 
 @_gm
@@ -390,27 +534,46 @@ def _consequence(request, games, game_id, caller, f):
         effects.append({"kind": "lose_actions", "count": _int(f.get("lose_actions"))})
     if f.get("disclose_to") and f.get("disclose_text"):
         effects.append({"kind": "disclose", "to": f["disclose_to"], "text": f["disclose_text"]})
-    return attempt(request, game_id, f"gm-action-{f.get('action_id')}", send(games, game_id, caller, lambda: (
-        pc.ProposeConsequence(f.get("action_id", ""), f.get("text", ""), effects))),
-        "Consequence offered to the player.")
+    return attempt(
+        request,
+        game_id,
+        f"gm-action-{f.get('action_id')}",
+        send(games, game_id, caller, lambda: pc.ProposeConsequence(f.get("action_id", ""), f.get("text", ""), effects)),
+        "Consequence offered to the player.",
+    )
 
 
 @_gm
 def _grant(request, games, game_id, caller, f):
-    return attempt(request, game_id, "windows",
-                   send(games, game_id, caller, lambda: GrantExtension(f.get("request_id", ""))), "Extension granted.")
+    return attempt(
+        request,
+        game_id,
+        "windows",
+        send(games, game_id, caller, lambda: GrantExtension(f.get("request_id", ""))),
+        "Extension granted.",
+    )
 
 
 @_gm
 def _refuse(request, games, game_id, caller, f):
-    return attempt(request, game_id, "windows", send(games, game_id, caller, lambda: RefuseExtension(
-        f.get("request_id", ""), f.get("reason", ""))), "Extension refused.")
+    return attempt(
+        request,
+        game_id,
+        "windows",
+        send(games, game_id, caller, lambda: RefuseExtension(f.get("request_id", ""), f.get("reason", ""))),
+        "Extension refused.",
+    )
 
 
 @_gm
 def _close(request, games, game_id, caller, f):
-    return attempt(request, game_id, "windows", send(games, game_id, caller, lambda: CloseWindow(
-        f.get("window_id", ""), f.get("expected_step") or None)), "Window closed.")
+    return attempt(
+        request,
+        game_id,
+        "windows",
+        send(games, game_id, caller, lambda: CloseWindow(f.get("window_id", ""), f.get("expected_step") or None)),
+        "Window closed.",
+    )
 
 
 @_gm
@@ -428,10 +591,26 @@ def _add_power(request, games, game_id, caller, f):
 
 @_gm
 def _asset(request, games, game_id, caller, f):
-    return attempt(request, game_id, "powers", send(games, game_id, caller, lambda: pc.GrantAsset(
-        f.get("power_id", ""), f.get("name", ""), f.get("cls", ""), _int(f.get("rank"), 0) or 0,
-        assured=f.get("assured") == "on", critical=f.get("critical") == "on", novel=f.get("novel") == "on")),
-        "Asset granted.")
+    return attempt(
+        request,
+        game_id,
+        "powers",
+        send(
+            games,
+            game_id,
+            caller,
+            lambda: pc.GrantAsset(
+                f.get("power_id", ""),
+                f.get("name", ""),
+                f.get("cls", ""),
+                _int(f.get("rank"), 0) or 0,
+                assured=f.get("assured") == "on",
+                critical=f.get("critical") == "on",
+                novel=f.get("novel") == "on",
+            ),
+        ),
+        "Asset granted.",
+    )
 
 
 @_gm
@@ -452,16 +631,21 @@ def _reissue(request, games, game_id, caller, f):
 
 @_gm
 def _rollback(request, games, game_id, caller, f):
-    return attempt(request, game_id, "rewind", lambda: games.rollback(
-        game_id, caller.principal, f.get("reason", ""), phase=f.get("phase") or None),
-        "Rolled back. Every player's feed says so.")
+    return attempt(
+        request,
+        game_id,
+        "rewind",
+        lambda: games.rollback(game_id, caller.principal, f.get("reason", ""), phase=f.get("phase") or None),
+        "Rolled back. Every player's feed says so.",
+    )
 
 
 @_gm
 def _fork(request, games, game_id, caller, f):
     try:
-        new_id, _ = games.fork(game_id, caller.principal, f.get("name", ""), f.get("reason", ""),
-                               phase=f.get("phase") or None)
+        new_id, _ = games.fork(
+            game_id, caller.principal, f.get("name", ""), f.get("reason", ""), phase=f.get("phase") or None
+        )
     except DomainError as err:
         return refused(request, game_id, "rewind", err)
     grant = web_session(request).grants()[game_id]
@@ -469,45 +653,101 @@ def _fork(request, games, game_id, caller, f):
     return RedirectResponse(f"/play/{new_id}", status_code=303)
 
 
-HANDLERS = {"submit": _submit, "roll": _roll, "convert": _convert, "discard": _discard, "accept": _accept,
-            "ready": _ready, "react": _react, "waive": _waive, "extension": _extension, "advance": _advance,
-            "resolve": _resolve, "difficulty": _difficulty, "consequence": _consequence, "grant": _grant,
-            "refuse": _refuse, "close": _close, "add-power": _add_power, "asset": _asset, "reissue": _reissue,
-            "rollback": _rollback, "fork": _fork}
+HANDLERS = {
+    "submit": _submit,
+    "roll": _roll,
+    "convert": _convert,
+    "discard": _discard,
+    "accept": _accept,
+    "ready": _ready,
+    "react": _react,
+    "waive": _waive,
+    "extension": _extension,
+    "advance": _advance,
+    "resolve": _resolve,
+    "difficulty": _difficulty,
+    "consequence": _consequence,
+    "grant": _grant,
+    "refuse": _refuse,
+    "close": _close,
+    "add-power": _add_power,
+    "asset": _asset,
+    "reissue": _reissue,
+    "rollback": _rollback,
+    "fork": _fork,
+}
 
 
 @router.get("/play/{game_id}/audit", response_class=HTMLResponse)
-def audit_page(request: Request, game_id: str, power: str | None = None, phase: str | None = None,
-               type: str | None = None, actor: str | None = None, format: str | None = None,
-               after: str | None = None, limit: str | None = None) -> Response:
+def audit_page(
+    request: Request,
+    game_id: str,
+    power: str | None = None,
+    phase: str | None = None,
+    type: str | None = None,
+    actor: str | None = None,
+    format: str | None = None,
+    after: str | None = None,
+    limit: str | None = None,
+) -> Response:
     """GM: the audit log, filtered, a page at a time (``after`` a version); as CSV with ``format=csv``."""
     games = games_of(request)
     try:
         me = who(request, game_id)
         games.require_gm(me)
     except DomainError as err:
-        return templates.TemplateResponse(request, "message.html", {"title": "GM only", "text": err.message},
-                                          status_code=403)
+        return templates.TemplateResponse(
+            request, "message.html", {"title": "GM only", "text": err.message}, status_code=403
+        )
     projector = request.app.state.projector
     key = str(games.get_game(game_id, for_update=False).id)
     start = max(_int(after, 0) or 0, 0)
     size = min(max(_int(limit, AUDIT_PAGE) or AUDIT_PAGE, 1), AUDIT_MAX)
-    rows, next_after = projector.audit_page(key, power=power or None, phase=phase or None, event_type=type or None,
-                                            actor=actor or None, after=start, limit=size)
+    rows, next_after = projector.audit_page(
+        key,
+        power=power or None,
+        phase=phase or None,
+        event_type=type or None,
+        actor=actor or None,
+        after=start,
+        limit=size,
+    )
     filters = {"power": power, "phase": phase, "type": type, "actor": actor}
     query = {k: v for k, v in filters.items() if v}
-    pages = {"after": start, "limit": size,
-             "next": urlencode({**query, "after": next_after, "limit": size}) if next_after is not None else None,
-             "first": urlencode({**query, "limit": size}) if start else None}
+    pages = {
+        "after": start,
+        "limit": size,
+        "next": urlencode({**query, "after": next_after, "limit": size}) if next_after is not None else None,
+        "first": urlencode({**query, "limit": size}) if start else None,
+    }
     if format == "csv":
         out = io.StringIO()
         writer = csv.writer(out)
         writer.writerow(["version", "type", "actor", "at", "phase", "shown_to", "superseded_by", "data"])
         for r in rows:
-            writer.writerow([r["version"], r["type"], r["actor"], r["at"], r["phase"], " ".join(r["shown_to"]),
-                             r["superseded_by"] or "", json.dumps(r["data"], sort_keys=True)])
-        headers = {} if next_after is None else {
-            "X-Next-After": str(next_after), "Link": f'</play/{game_id}/audit?format=csv&{pages["next"]}>; rel="next"'}
+            writer.writerow(
+                [
+                    r["version"],
+                    r["type"],
+                    r["actor"],
+                    r["at"],
+                    r["phase"],
+                    " ".join(r["shown_to"]),
+                    r["superseded_by"] or "",
+                    json.dumps(r["data"], sort_keys=True),
+                ]
+            )
+        headers = (
+            {}
+            if next_after is None
+            else {
+                "X-Next-After": str(next_after),
+                "Link": f'</play/{game_id}/audit?format=csv&{pages["next"]}>; rel="next"',
+            }
+        )
         return PlainTextResponse(out.getvalue(), media_type="text/csv", headers=headers)
-    return templates.TemplateResponse(request, "audit.html", {
-        "game_id": game_id, "rows": rows, "filters": filters, "pages": pages, "now": datetime.now(timezone.utc)})
+    return templates.TemplateResponse(
+        request,
+        "audit.html",
+        {"game_id": game_id, "rows": rows, "filters": filters, "pages": pages, "now": datetime.now(timezone.utc)},
+    )

@@ -279,8 +279,7 @@ def queue_due_reminders(game: Any, cmd: QueueDueReminders, ctx: Context) -> dict
     w = game.state.windows.get(cmd.window_id)
     if w is None or w.closed:
         return {"reminded": []}
-    return {"reminded": game.queue_reminders(cmd.window_id, game.state.options.get("reminder_hours", []),
-                                             now=ctx.now)}
+    return {"reminded": game.queue_reminders(cmd.window_id, game.state.options.get("reminder_hours", []), now=ctx.now)}
 
 
 def grant_visibility(game: Any, cmd: GrantVisibility, ctx: Context) -> None:
@@ -311,11 +310,20 @@ def mark_forked(game: Any, cmd: MarkForked, ctx: Context) -> dict:
 
 
 PLATFORM_COMMANDS: Mapping[type, Handler] = {
-    SetTimezone: set_timezone, SetContact: set_contact, SetDeadline: set_deadline,
-    RequestExtension: request_extension, GrantExtension: grant_extension, RefuseExtension: refuse_extension,
-    DeclareReady: declare_ready, CloseWindow: close_window, CloseDueWindow: close_due_window,
-    QueueDueReminders: queue_due_reminders, GrantVisibility: grant_visibility, ReissueLink: reissue_link,
-    MarkForked: mark_forked, RollBack: roll_back,
+    SetTimezone: set_timezone,
+    SetContact: set_contact,
+    SetDeadline: set_deadline,
+    RequestExtension: request_extension,
+    GrantExtension: grant_extension,
+    RefuseExtension: refuse_extension,
+    DeclareReady: declare_ready,
+    CloseWindow: close_window,
+    CloseDueWindow: close_due_window,
+    QueueDueReminders: queue_due_reminders,
+    GrantVisibility: grant_visibility,
+    ReissueLink: reissue_link,
+    MarkForked: mark_forked,
+    RollBack: roll_back,
 }
 
 

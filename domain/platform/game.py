@@ -133,8 +133,9 @@ class PlatformGame(Aggregate):
             super().apply(game)
 
     def _credential_issued(self, principal: str, token_hash: str, actor: str, audience: list) -> None:
-        self.trigger_event(self.CredentialIssued, principal=principal, token_hash=token_hash, actor=actor,
-                           audience=audience)
+        self.trigger_event(
+            self.CredentialIssued, principal=principal, token_hash=token_hash, actor=actor, audience=audience
+        )
 
     def reissue_credential(self, principal: str, token_hash: str) -> None:
         """Revoke every token of the GM or a power and issue a new one (a leaked or lost sign-in link)."""
@@ -163,8 +164,16 @@ class PlatformGame(Aggregate):
         first_roll = self.state.next_roll
         root = roll_tree(seed, first_roll).root
         self._seed_sealed(seed=seed, actor=SYSTEM, audience=[vis.SEALED])
-        self._seed_committed(commitment=commitment(seed), season=season, month=month, root=root,
-                             first_roll=first_roll, rolls=ROLLS_PER_MONTH, actor=SYSTEM, audience=[vis.PUBLIC])
+        self._seed_committed(
+            commitment=commitment(seed),
+            season=season,
+            month=month,
+            root=root,
+            first_roll=first_roll,
+            rolls=ROLLS_PER_MONTH,
+            actor=SYSTEM,
+            audience=[vis.PUBLIC],
+        )
 
     def _roll_proof(self, roll_no: int) -> dict:
         """Roll ``roll_no``'s key and Merkle path under the month's root, for the roll's own audience;
@@ -175,8 +184,9 @@ class PlatformGame(Aggregate):
         try:
             key, path = roll_tree(s.seed, s.seed_first_roll).proof(roll_no)
         except RollLimit as err:
-            raise RuleViolation(f"a month allows at most {ROLLS_PER_MONTH} rolls: {err}", rule="P-DICE-2",
-                                field="roll_no") from None
+            raise RuleViolation(
+                f"a month allows at most {ROLLS_PER_MONTH} rolls: {err}", rule="P-DICE-2", field="roll_no"
+            ) from None
         return {"key": key, "path": path}
 
     class SeedSealed(Event):
@@ -208,10 +218,28 @@ class PlatformGame(Aggregate):
             game.state.seed_first_roll = self.first_roll if self.first_roll is not None else game.state.next_roll
             super().apply(game)
 
-    def _seed_committed(self, commitment: str, season: int, month: int, actor: str, audience: list,
-                        root: str | None = None, first_roll: int | None = None, rolls: int | None = None) -> None:
-        self.trigger_event(self.SeedCommitted, commitment=commitment, season=season, month=month, actor=actor,
-                           audience=audience, root=root, first_roll=first_roll, rolls=rolls)
+    def _seed_committed(
+        self,
+        commitment: str,
+        season: int,
+        month: int,
+        actor: str,
+        audience: list,
+        root: str | None = None,
+        first_roll: int | None = None,
+        rolls: int | None = None,
+    ) -> None:
+        self.trigger_event(
+            self.SeedCommitted,
+            commitment=commitment,
+            season=season,
+            month=month,
+            actor=actor,
+            audience=audience,
+            root=root,
+            first_roll=first_roll,
+            rolls=rolls,
+        )
 
     class SeedRevealed(Event):
         seed: str
@@ -221,10 +249,16 @@ class PlatformGame(Aggregate):
         actor: str
         audience: list
 
-    def _seed_revealed(self, seed: str, commitment: str, season: int, month: int, actor: str,
-                       audience: list) -> None:
-        self.trigger_event(self.SeedRevealed, seed=seed, commitment=commitment, season=season, month=month, actor=actor,
-                           audience=audience)
+    def _seed_revealed(self, seed: str, commitment: str, season: int, month: int, actor: str, audience: list) -> None:
+        self.trigger_event(
+            self.SeedRevealed,
+            seed=seed,
+            commitment=commitment,
+            season=season,
+            month=month,
+            actor=actor,
+            audience=audience,
+        )
 
     class SeedCleared(Event):
         actor: str
@@ -251,14 +285,23 @@ class PlatformGame(Aggregate):
 
         def apply(self, game: Any) -> None:
             game.state.windows = {k: w for k, w in game.state.windows.items() if not w.closed}
-            game.state.windows[self.window_id] = Window(id=self.window_id, kind=self.kind, opened_at=self.opened_at,
-                                                        closes_at=self.closes_at)
+            game.state.windows[self.window_id] = Window(
+                id=self.window_id, kind=self.kind, opened_at=self.opened_at, closes_at=self.closes_at
+            )
             super().apply(game)
 
-    def _window_opened(self, window_id: str, kind: str, opened_at: str, closes_at: str, actor: str,
-                       audience: list) -> None:
-        self.trigger_event(self.WindowOpened, window_id=window_id, kind=kind, opened_at=opened_at, closes_at=closes_at,
-                           actor=actor, audience=audience)
+    def _window_opened(
+        self, window_id: str, kind: str, opened_at: str, closes_at: str, actor: str, audience: list
+    ) -> None:
+        self.trigger_event(
+            self.WindowOpened,
+            window_id=window_id,
+            kind=kind,
+            opened_at=opened_at,
+            closes_at=closes_at,
+            actor=actor,
+            audience=audience,
+        )
 
     class WindowClosed(Event):
         window_id: str
@@ -273,8 +316,9 @@ class PlatformGame(Aggregate):
             super().apply(game)
 
     def _window_closed(self, window_id: str, reason: str, closed_at: str, actor: str, audience: list) -> None:
-        self.trigger_event(self.WindowClosed, window_id=window_id, reason=reason, closed_at=closed_at, actor=actor,
-                           audience=audience)
+        self.trigger_event(
+            self.WindowClosed, window_id=window_id, reason=reason, closed_at=closed_at, actor=actor, audience=audience
+        )
 
     def open_window(self, kind: str) -> Window | None:
         """The open window of this kind, if any."""
@@ -294,8 +338,9 @@ class PlatformGame(Aggregate):
         self.window(window_id)  # the window must be open
         if closes_at <= now:
             raise RuleViolation("a new deadline must be in the future", rule="P.1.2", field="closes_at")
-        self._deadline_set(window_id=window_id, closes_at=_iso(closes_at.astimezone(timezone.utc)), actor=GM,
-                           audience=[vis.PUBLIC])
+        self._deadline_set(
+            window_id=window_id, closes_at=_iso(closes_at.astimezone(timezone.utc)), actor=GM, audience=[vis.PUBLIC]
+        )
 
     class DeadlineSet(Event):
         window_id: str
@@ -310,8 +355,9 @@ class PlatformGame(Aggregate):
     def _deadline_set(self, window_id: str, closes_at: str, actor: str, audience: list) -> None:
         self.trigger_event(self.DeadlineSet, window_id=window_id, closes_at=closes_at, actor=actor, audience=audience)
 
-    def request_extension(self, power_id: str, window_id: str, hours: float, request_id: str, *,
-                          now: datetime, reason: str = "") -> None:
+    def request_extension(
+        self, power_id: str, window_id: str, hours: float, request_id: str, *, now: datetime, reason: str = ""
+    ) -> None:
         """A power asks the GM for more time in a window (P-RES-1 "you can request an extension", GM-8)."""
         self.power(power_id)
         w = self.window(window_id)
@@ -320,14 +366,22 @@ class PlatformGame(Aggregate):
         if not 0 < hours <= 72:
             raise RuleViolation("ask for between a few minutes and 72 hours", rule="GM-8", field="hours")
         if now >= _at(w.deadline_for(power_id)):
-            raise RuleViolation(f"your deadline in this window passed at {w.deadline_for(power_id)}", rule="GM-8",
-                                field="deadline")
+            raise RuleViolation(
+                f"your deadline in this window passed at {w.deadline_for(power_id)}", rule="GM-8", field="deadline"
+            )
         if not self._may_act_in(w, power_id):
             raise RuleViolation("you have nothing left to do in this window", rule="GM-8", field="window_id")
         if any(r["power"] == power_id and r["status"] == "pending" for r in w.requests.values()):
             raise RuleViolation("you already have a request waiting for the GM", rule="GM-8", field="window_id")
-        self._extension_requested(request_id=request_id, window_id=window_id, power_id=power_id, hours=hours,
-                                  reason=reason, actor=power_id, audience=vis.powers([power_id]))
+        self._extension_requested(
+            request_id=request_id,
+            window_id=window_id,
+            power_id=power_id,
+            hours=hours,
+            reason=reason,
+            actor=power_id,
+            audience=vis.powers([power_id]),
+        )
 
     class ExtensionRequested(Event):
         request_id: str
@@ -340,13 +394,25 @@ class PlatformGame(Aggregate):
 
         def apply(self, game: Any) -> None:
             game.state.windows[self.window_id].requests[self.request_id] = {
-                "power": self.power_id, "hours": self.hours, "status": "pending"}
+                "power": self.power_id,
+                "hours": self.hours,
+                "status": "pending",
+            }
             super().apply(game)
 
-    def _extension_requested(self, request_id: str, window_id: str, power_id: str, hours: float, reason: str,
-                             actor: str, audience: list) -> None:
-        self.trigger_event(self.ExtensionRequested, request_id=request_id, window_id=window_id, power_id=power_id,
-                           hours=hours, reason=reason, actor=actor, audience=audience)
+    def _extension_requested(
+        self, request_id: str, window_id: str, power_id: str, hours: float, reason: str, actor: str, audience: list
+    ) -> None:
+        self.trigger_event(
+            self.ExtensionRequested,
+            request_id=request_id,
+            window_id=window_id,
+            power_id=power_id,
+            hours=hours,
+            reason=reason,
+            actor=actor,
+            audience=audience,
+        )
 
     def _find_request(self, request_id: str) -> tuple[Window, dict]:
         for w in self.state.windows.values():
@@ -369,14 +435,27 @@ class PlatformGame(Aggregate):
         if already + hours > float(opts["extension_cap_hours_per_window"]) + 1e-9:
             raise RuleViolation(
                 f"this game allows at most {opts['extension_cap_hours_per_window']} h of extension per power per "
-                f"window; {ps.name} has {already:g} h already", rule="GM-8", field="hours")
+                f"window; {ps.name} has {already:g} h already",
+                rule="GM-8",
+                field="hours",
+            )
         if ps.extension_hours_used + hours > float(opts["extension_cap_hours_per_season"]) + 1e-9:
             raise RuleViolation(
                 f"this game allows at most {opts['extension_cap_hours_per_season']} h of extensions per power per "
-                f"season; {ps.name} has used {ps.extension_hours_used:g} h", rule="GM-8", field="hours")
+                f"season; {ps.name} has used {ps.extension_hours_used:g} h",
+                rule="GM-8",
+                field="hours",
+            )
         until = _iso(max(base, now) + timedelta(hours=hours))
-        self._extension_granted(request_id=request_id, window_id=w.id, power_id=ps.id, hours=hours, until=until,
-                                actor=GM, audience=vis.powers([ps.id]))
+        self._extension_granted(
+            request_id=request_id,
+            window_id=w.id,
+            power_id=ps.id,
+            hours=hours,
+            until=until,
+            actor=GM,
+            audience=vis.powers([ps.id]),
+        )
         return True
 
     class ExtensionGranted(Event):
@@ -395,18 +474,33 @@ class PlatformGame(Aggregate):
             game.state.powers[self.power_id].extension_hours_used += self.hours
             super().apply(game)
 
-    def _extension_granted(self, request_id: str, window_id: str, power_id: str, hours: float, until: str,
-                           actor: str, audience: list) -> None:
-        self.trigger_event(self.ExtensionGranted, request_id=request_id, window_id=window_id, power_id=power_id,
-                           hours=hours, until=until, actor=actor, audience=audience)
+    def _extension_granted(
+        self, request_id: str, window_id: str, power_id: str, hours: float, until: str, actor: str, audience: list
+    ) -> None:
+        self.trigger_event(
+            self.ExtensionGranted,
+            request_id=request_id,
+            window_id=window_id,
+            power_id=power_id,
+            hours=hours,
+            until=until,
+            actor=actor,
+            audience=audience,
+        )
 
     def refuse_extension(self, request_id: str, reason: str = "") -> None:
         w, req = self._find_request(request_id)
         limits.check_text(reason, "reason", limits.REASON, what="a reason")
         if req["status"] != "pending":
             raise RuleViolation("this request is no longer open", rule="GM-8", field="request_id")
-        self._extension_refused(request_id=request_id, window_id=w.id, power_id=req["power"], reason=reason,
-                                actor=GM, audience=vis.powers([req["power"]]))
+        self._extension_refused(
+            request_id=request_id,
+            window_id=w.id,
+            power_id=req["power"],
+            reason=reason,
+            actor=GM,
+            audience=vis.powers([req["power"]]),
+        )
 
     class ExtensionRefused(Event):
         request_id: str
@@ -420,10 +514,18 @@ class PlatformGame(Aggregate):
             game.state.windows[self.window_id].requests[self.request_id]["status"] = "refused"
             super().apply(game)
 
-    def _extension_refused(self, request_id: str, window_id: str, power_id: str, reason: str, actor: str,
-                           audience: list) -> None:
-        self.trigger_event(self.ExtensionRefused, request_id=request_id, window_id=window_id, power_id=power_id,
-                           reason=reason, actor=actor, audience=audience)
+    def _extension_refused(
+        self, request_id: str, window_id: str, power_id: str, reason: str, actor: str, audience: list
+    ) -> None:
+        self.trigger_event(
+            self.ExtensionRefused,
+            request_id=request_id,
+            window_id=window_id,
+            power_id=power_id,
+            reason=reason,
+            actor=actor,
+            audience=audience,
+        )
 
     class ReadyDeclared(Event):
         power_id: str
@@ -445,13 +547,23 @@ class PlatformGame(Aggregate):
         if w is None or w.closed:
             return []
         closes = _at(w.closes_at)
-        due = sorted(float(o) for o in offsets
-                     if float(o) not in w.reminded and closes - timedelta(hours=float(o)) <= now < closes)
+        due = sorted(
+            float(o)
+            for o in offsets
+            if float(o) not in w.reminded and closes - timedelta(hours=float(o)) <= now < closes
+        )
         if not due:
             return []
         recipients = [p for p in self.pending_in(w) if now < _at(w.deadline_for(p))]
-        self._reminders_queued(window_id=window_id, offset_hours=due[0], covers=due, recipients=recipients,
-                               closes_at=w.closes_at, actor=SYSTEM, audience=[vis.GM_ONLY])
+        self._reminders_queued(
+            window_id=window_id,
+            offset_hours=due[0],
+            covers=due,
+            recipients=recipients,
+            closes_at=w.closes_at,
+            actor=SYSTEM,
+            audience=[vis.GM_ONLY],
+        )
         return recipients
 
     class RemindersQueued(Event):
@@ -467,10 +579,26 @@ class PlatformGame(Aggregate):
             game.state.windows[self.window_id].reminded.extend(self.covers)
             super().apply(game)
 
-    def _reminders_queued(self, window_id: str, offset_hours: float, covers: list, recipients: list, closes_at: str,
-                          actor: str, audience: list) -> None:
-        self.trigger_event(self.RemindersQueued, window_id=window_id, offset_hours=offset_hours, covers=covers,
-                           recipients=recipients, closes_at=closes_at, actor=actor, audience=audience)
+    def _reminders_queued(
+        self,
+        window_id: str,
+        offset_hours: float,
+        covers: list,
+        recipients: list,
+        closes_at: str,
+        actor: str,
+        audience: list,
+    ) -> None:
+        self.trigger_event(
+            self.RemindersQueued,
+            window_id=window_id,
+            offset_hours=offset_hours,
+            covers=covers,
+            recipients=recipients,
+            closes_at=closes_at,
+            actor=actor,
+            audience=audience,
+        )
 
     # ------------------------------------------------------------------ visibility grants
 
@@ -485,13 +613,23 @@ class PlatformGame(Aggregate):
 
         def apply(self, game: Any) -> None:
             game.state.powers[self.to].grants.append(
-                {"source": self.source, "about": self.about, "text": self.text, "action_id": self.action_id})
+                {"source": self.source, "about": self.about, "text": self.text, "action_id": self.action_id}
+            )
             super().apply(game)
 
-    def _visibility_granted(self, to: str, about: str | None, text: str, action_id: str | None, source: str,
-                            actor: str, audience: list) -> None:
-        self.trigger_event(self.VisibilityGranted, to=to, about=about, text=text, action_id=action_id, source=source,
-                           actor=actor, audience=audience)
+    def _visibility_granted(
+        self, to: str, about: str | None, text: str, action_id: str | None, source: str, actor: str, audience: list
+    ) -> None:
+        self.trigger_event(
+            self.VisibilityGranted,
+            to=to,
+            about=about,
+            text=text,
+            action_id=action_id,
+            source=source,
+            actor=actor,
+            audience=audience,
+        )
 
     def grant_visibility(self, to: str, text: str, *, source: str = "ruling", about: str | None = None) -> None:
         """The GM shows a power something it has learned: a Seeking success, a ruling (P.4, P-ACT-7)."""
@@ -503,8 +641,9 @@ class PlatformGame(Aggregate):
         limits.check_text(text, "text", limits.GRANT_TEXT, what="what the power learns")
         if not text.strip():
             raise RuleViolation("say what the power learns", field="text")
-        self._visibility_granted(to=to, about=about, text=text.strip(), action_id=None, source=source, actor=GM,
-                                 audience=vis.powers([to]))
+        self._visibility_granted(
+            to=to, about=about, text=text.strip(), action_id=None, source=source, actor=GM, audience=vis.powers([to])
+        )
 
     def set_timezone(self, power_id: str, timezone: str) -> None:
         """A power chooses the IANA time zone it sees times in."""
@@ -541,8 +680,14 @@ class PlatformGame(Aggregate):
             super().apply(game)
 
     def _mail_turn_recorded(self, message_id: str, principal: str, reply: str, actor: str, audience: list) -> None:
-        self.trigger_event(self.MailTurnRecorded, message_id=message_id, principal=principal, reply=reply, actor=actor,
-                           audience=audience)
+        self.trigger_event(
+            self.MailTurnRecorded,
+            message_id=message_id,
+            principal=principal,
+            reply=reply,
+            actor=actor,
+            audience=audience,
+        )
 
     def set_contact(self, power_id: str, email: str | None, mode: str = "immediate") -> None:
         """Where a power's notifications go, and whether at once or as a daily digest."""
@@ -578,8 +723,14 @@ class PlatformGame(Aggregate):
         audience: list
 
     def _rolled_back(self, to_version: int, from_version: int, reason: str, actor: str, audience: list) -> None:
-        self.trigger_event(self.GameRolledBack, to_version=to_version, from_version=from_version, reason=reason,
-                           actor=actor, audience=audience)
+        self.trigger_event(
+            self.GameRolledBack,
+            to_version=to_version,
+            from_version=from_version,
+            reason=reason,
+            actor=actor,
+            audience=audience,
+        )
 
     def rollback(self, to_version: int, restored: Any, *, reason: str, now: datetime, seed: str) -> None:
         """Return the live game to its state at ``to_version`` (a phase start), without deleting history.
@@ -595,13 +746,15 @@ class PlatformGame(Aggregate):
             raise RuleViolation("a rollback needs a reason the players will read", field="reason")
         if not 1 <= to_version < self.version:
             raise RuleViolation(f"roll back to an earlier version (1 to {self.version - 1})", field="to_version")
-        self._rolled_back(to_version=to_version, from_version=self.version, reason=reason.strip(), actor=GM,
-                          audience=[vis.PUBLIC])
+        self._rolled_back(
+            to_version=to_version, from_version=self.version, reason=reason.strip(), actor=GM, audience=[vis.PUBLIC]
+        )
         carried = self.carried_over(restored)
         self.__dict__["_refolded"] = {to_version: restored}  # the state at to_version, for the fold
         try:
-            self.trigger_event(self.StateRestored, to_version=to_version, carried=carried, actor=SYSTEM,
-                               audience=[vis.SEALED])
+            self.trigger_event(
+                self.StateRestored, to_version=to_version, carried=carried, actor=SYSTEM, audience=[vis.SEALED]
+            )
         finally:
             self.__dict__.pop("_refolded", None)
 
@@ -609,9 +762,15 @@ class PlatformGame(Aggregate):
         """What nobody can unsee survives a rollback: every viewer's sequence and the credentials; each seat
         that existed at the target keeps its time zone and visibility grants."""
         s = self.state
-        return {"seen": deepcopy(s.seen), "credentials": deepcopy(s.credentials),
-                "seats": {pid: {"grants": deepcopy(s.powers[pid].grants), "timezone": s.powers[pid].timezone}
-                          for pid in restored.powers if pid in s.powers}}
+        return {
+            "seen": deepcopy(s.seen),
+            "credentials": deepcopy(s.credentials),
+            "seats": {
+                pid: {"grants": deepcopy(s.powers[pid].grants), "timezone": s.powers[pid].timezone}
+                for pid in restored.powers
+                if pid in s.powers
+            },
+        }
 
     class StateRestored(Event):
         """A rollback's new state: the state at ``to_version`` (re-folded by ``fold``) with ``carried``."""
@@ -624,8 +783,10 @@ class PlatformGame(Aggregate):
         def apply(self, game: Any) -> None:
             base = game.__dict__.get("_refolded", {}).get(self.to_version)
             if base is None:
-                raise RuntimeError(f"StateRestored at version {self.originator_version} needs the game's state at "
-                                   f"version {self.to_version}: fold the events with domain.platform.game.fold")
+                raise RuntimeError(
+                    f"StateRestored at version {self.originator_version} needs the game's state at "
+                    f"version {self.to_version}: fold the events with domain.platform.game.fold"
+                )
             merged = deepcopy(base)
             merged.seen = deepcopy(self.carried["seen"])
             merged.credentials = deepcopy(self.carried["credentials"])
@@ -639,8 +800,14 @@ class PlatformGame(Aggregate):
         """This game was copied from another game's history up to ``source_version`` (a sandbox)."""
         limits.check_text(name, "name", limits.GAME_NAME, required=True, what="a fork's name")
         limits.check_text(reason, "reason", limits.REASON, what="a reason")
-        self._forked(source_game=source_game, source_version=source_version, name=name.strip(),
-                     reason=reason.strip(), actor=GM, audience=[vis.PUBLIC])
+        self._forked(
+            source_game=source_game,
+            source_version=source_version,
+            name=name.strip(),
+            reason=reason.strip(),
+            actor=GM,
+            audience=[vis.PUBLIC],
+        )
         # The copied month seed may still govern the original game's month: draw a new one, and reveal
         # the copied one nowhere (the original reveals it to its GM when its month closes).
         self._fresh_seed(seed, reveal=False)
@@ -654,15 +821,26 @@ class PlatformGame(Aggregate):
         audience: list
 
         def apply(self, game: Any) -> None:
-            game.state.forked_from = {"game_id": self.source_game, "version": self.source_version,
-                                      "reason": self.reason}
+            game.state.forked_from = {
+                "game_id": self.source_game,
+                "version": self.source_version,
+                "reason": self.reason,
+            }
             game.state.name = self.name
             super().apply(game)
 
-    def _forked(self, source_game: str, source_version: int, name: str, reason: str, actor: str,
-                audience: list) -> None:
-        self.trigger_event(self.GameForked, source_game=source_game, source_version=source_version, name=name,
-                           reason=reason, actor=actor, audience=audience)
+    def _forked(
+        self, source_game: str, source_version: int, name: str, reason: str, actor: str, audience: list
+    ) -> None:
+        self.trigger_event(
+            self.GameForked,
+            source_game=source_game,
+            source_version=source_version,
+            name=name,
+            reason=reason,
+            actor=actor,
+            audience=audience,
+        )
 
 
 def fold(game: Any, events: Iterable[Any], state_at: Callable[[Any, int], Any] | None = None) -> Any:
@@ -683,8 +861,10 @@ def fold(game: Any, events: Iterable[Any], state_at: Callable[[Any, int], Any] |
                 base = state_at(e.originator_id, to_version)
             else:
                 if not folded or folded[0].originator_version != 1 or len(folded) < to_version:
-                    raise ValueError(f"StateRestored at version {e.originator_version} needs the state at "
-                                     f"version {to_version}: give state_at, or every event from version 1")
+                    raise ValueError(
+                        f"StateRestored at version {e.originator_version} needs the state at "
+                        f"version {to_version}: give state_at, or every event from version 1"
+                    )
                 refolded = fold(None, folded[:to_version])
                 if refolded is None:
                     raise ValueError(f"the events up to version {to_version} do not create the game")

@@ -40,18 +40,18 @@ class Ruleset:
     version: str
     options: type[BaseModel]
     steps: tuple[Step, ...]
-    aggregate: type                                  # the game aggregate class of this ruleset
-    start: Callable[..., Any]                        # creates a game: start(name, gm_name, timezone, ..., options)
+    aggregate: type  # the game aggregate class of this ruleset
+    start: Callable[..., Any]  # creates a game: start(name, gm_name, timezone, ..., options)
     commands: Mapping[type, Callable[..., Any]] = field(default_factory=dict)  # command class -> handler
-    view: Callable[[Any, str], dict[str, Any]] | None = None      # view(game, viewer)
-    mail_grammar: Callable[..., Any] | None = None                # parse_turn(text, html)
-    notify: Callable[[str, dict], dict | None] | None = None       # notify(event kind, payload)
-    verify: Callable[..., Any] | None = None                      # verify(events) -> report
-    fold: Callable[[Any, Any], Any] | None = None                 # fold(game or None, stored events) -> game
+    view: Callable[[Any, str], dict[str, Any]] | None = None  # view(game, viewer)
+    mail_grammar: Callable[..., Any] | None = None  # parse_turn(text, html)
+    notify: Callable[[str, dict], dict | None] | None = None  # notify(event kind, payload)
+    verify: Callable[..., Any] | None = None  # verify(events) -> report
+    fold: Callable[[Any, Any], Any] | None = None  # fold(game or None, stored events) -> game
     # phase_of(event) -> the phase the event begins ({"phase": name, "step": ...}), or None: the phase list,
     # the history view and rollback (which returns to the start of a phase) read phases through it
     phase_of: Callable[[Any], dict[str, Any] | None] = lambda event: None
-    loads: frozenset[str] = frozenset()   # earlier versions whose games this one still loads (besides its own)
+    loads: frozenset[str] = frozenset()  # earlier versions whose games this one still loads (besides its own)
     description: str = ""
 
     def handler(self, command: Any) -> Callable[..., Any]:
@@ -119,8 +119,9 @@ def get(name: str) -> Ruleset:
     try:
         return _REGISTRY[name]
     except (KeyError, TypeError):
-        raise UnknownRuleset(f"no ruleset named {name!r}; the registered rulesets are: {', '.join(names()) or 'none'}",
-                             field="ruleset") from None
+        raise UnknownRuleset(
+            f"no ruleset named {name!r}; the registered rulesets are: {', '.join(names()) or 'none'}", field="ruleset"
+        ) from None
 
 
 def for_game(ruleset: str, rules_version: str) -> Ruleset:
@@ -129,10 +130,16 @@ def for_game(ruleset: str, rules_version: str) -> Ruleset:
     try:
         found = get(ruleset)
     except UnknownRuleset as err:
-        raise RulesetNotInstalled(f"this game was created with ruleset {ruleset!r} version {rules_version!r}, "
-                                  f"which is not installed here ({err.message})", field="ruleset") from None
+        raise RulesetNotInstalled(
+            f"this game was created with ruleset {ruleset!r} version {rules_version!r}, "
+            f"which is not installed here ({err.message})",
+            field="ruleset",
+        ) from None
     if rules_version != found.version and rules_version not in found.loads:
         known = ", ".join(sorted({found.version, *found.loads}))
-        raise RulesetNotInstalled(f"this game is pinned at {ruleset!r} version {rules_version!r}; the installed "
-                                  f"{ruleset!r} loads games of version {known}", field="rules_version")
+        raise RulesetNotInstalled(
+            f"this game is pinned at {ruleset!r} version {rules_version!r}; the installed "
+            f"{ruleset!r} loads games of version {known}",
+            field="rules_version",
+        )
     return found

@@ -13,9 +13,8 @@ from typing import Any
 
 from domain.errors import NotFound
 from domain.ids import GM
-from domain.platform.commands import Command, Context, Handler
+from domain.platform.commands import Command, Context, Handler, require_gm, require_seat
 from domain.platform.commands import RollBack as RollBack  # noqa: F401  (a platform command now; kept importable here)
-from domain.platform.commands import require_gm, require_seat
 
 
 @dataclass(frozen=True)
@@ -207,10 +206,17 @@ def action_result(game: Any, action_id: str) -> dict:
     t = game.tally(a)
     out: dict[str, Any] = {"action_id": action_id, "status": a.status, "digest": a.digest, "salt": a.salt}
     if a.pool is not None:
-        out.update({"roll_no": a.pool.roll_no, "faces": [d.face for d in a.pool.dice],
-                    "dice": [{"face": d.face, "asset": d.asset, "converted": d.converted} for d in a.pool.dice],
-                    "locked": a.pool.locked, "successes": t.successes, "consequences": t.consequences,
-                    "pool_size": t.pool_size})
+        out.update(
+            {
+                "roll_no": a.pool.roll_no,
+                "faces": [d.face for d in a.pool.dice],
+                "dice": [{"face": d.face, "asset": d.asset, "converted": d.converted} for d in a.pool.dice],
+                "locked": a.pool.locked,
+                "successes": t.successes,
+                "consequences": t.consequences,
+                "pool_size": t.pool_size,
+            }
+        )
     return out
 
 
@@ -236,8 +242,9 @@ def add_power(game: Any, cmd: AddPower, ctx: Context) -> dict:
 def grant_asset(game: Any, cmd: GrantAsset, ctx: Context) -> dict:
     require_gm(ctx)
     aid = cmd.asset_id or ctx.new_id(f"{cmd.cls}-{_slug(cmd.name)}")
-    game.grant_asset(aid, cmd.power_id, cmd.name, cmd.cls, cmd.rank, assured=cmd.assured, critical=cmd.critical,
-                     novel=cmd.novel)
+    game.grant_asset(
+        aid, cmd.power_id, cmd.name, cmd.cls, cmd.rank, assured=cmd.assured, critical=cmd.critical, novel=cmd.novel
+    )
     return {"asset_id": aid}
 
 
@@ -254,19 +261,43 @@ def advance(game: Any, cmd: Advance, ctx: Context) -> dict:
 def submit_action(game: Any, cmd: SubmitAction, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.power_id)
     action_id = ctx.new_id("act")
-    game.submit_action(cmd.power_id, action_id, cmd.title, now=ctx.now, roller=ctx.roller(game),
-                       description=cmd.description, skill=cmd.skill, slot=cmd.slot, location=cmd.location,
-                       targets=list(cmd.targets), resistible=cmd.resistible, difficulty=cmd.difficulty,
-                       assets=list(cmd.assets), extra_actions=cmd.extra_actions, convert=cmd.convert, roll=cmd.roll,
-                       collaborators=list(cmd.collaborators), dungeon=cmd.dungeon, actor=ctx.principal,
-                       salt=ctx.entropy(16))
+    game.submit_action(
+        cmd.power_id,
+        action_id,
+        cmd.title,
+        now=ctx.now,
+        roller=ctx.roller(game),
+        description=cmd.description,
+        skill=cmd.skill,
+        slot=cmd.slot,
+        location=cmd.location,
+        targets=list(cmd.targets),
+        resistible=cmd.resistible,
+        difficulty=cmd.difficulty,
+        assets=list(cmd.assets),
+        extra_actions=cmd.extra_actions,
+        convert=cmd.convert,
+        roll=cmd.roll,
+        collaborators=list(cmd.collaborators),
+        dungeon=cmd.dungeon,
+        actor=ctx.principal,
+        salt=ctx.entropy(16),
+    )
     return action_result(game, action_id)
 
 
 def roll_action(game: Any, cmd: RollAction, ctx: Context) -> dict:
     _own_action(game, ctx, cmd.action_id)
-    game.roll_action(cmd.action_id, now=ctx.now, roller=ctx.roller(game), assets=list(cmd.assets),
-                     extra_actions=cmd.extra_actions, convert=cmd.convert, actor=ctx.principal, salt=ctx.entropy(16))
+    game.roll_action(
+        cmd.action_id,
+        now=ctx.now,
+        roller=ctx.roller(game),
+        assets=list(cmd.assets),
+        extra_actions=cmd.extra_actions,
+        convert=cmd.convert,
+        actor=ctx.principal,
+        salt=ctx.entropy(16),
+    )
     return action_result(game, cmd.action_id)
 
 
@@ -305,19 +336,36 @@ def accept_consequence(game: Any, cmd: AcceptConsequence, ctx: Context) -> None:
 
 def resolve(game: Any, cmd: Resolve, ctx: Context) -> dict:
     require_gm(ctx)
-    return {"queue": game.resolve(now=ctx.now, roller=ctx.roller(game), announcement=cmd.announcement,
-                                  expected_step=cmd.expected_step)}
+    return {
+        "queue": game.resolve(
+            now=ctx.now, roller=ctx.roller(game), announcement=cmd.announcement, expected_step=cmd.expected_step
+        )
+    }
 
 
 def declare_reaction(game: Any, cmd: DeclareReaction, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.power_id)
     reaction_id = ctx.new_id("rx")
-    game.declare_reaction(cmd.power_id, reaction_id, cmd.action_id, now=ctx.now, roller=ctx.roller(game),
-                          assets=list(cmd.assets), convert=cmd.convert, actor=ctx.principal)
+    game.declare_reaction(
+        cmd.power_id,
+        reaction_id,
+        cmd.action_id,
+        now=ctx.now,
+        roller=ctx.roller(game),
+        assets=list(cmd.assets),
+        convert=cmd.convert,
+        actor=ctx.principal,
+    )
     r = game.state.reactions[reaction_id]
     t = game.tally(game.state.actions[cmd.action_id], r.pool)
-    return {"reaction_id": reaction_id, "faces": [d.face for d in r.pool.dice], "roll_no": r.pool.roll_no,
-            "locked": r.pool.locked, "successes": t.successes, "consequences": t.consequences}
+    return {
+        "reaction_id": reaction_id,
+        "faces": [d.face for d in r.pool.dice],
+        "roll_no": r.pool.roll_no,
+        "locked": r.pool.locked,
+        "successes": t.successes,
+        "consequences": t.consequences,
+    }
 
 
 def lock_reaction(game: Any, cmd: LockReaction, ctx: Context) -> None:
@@ -343,10 +391,22 @@ def set_influence(game: Any, cmd: SetInfluence, ctx: Context) -> None:
 
 
 POWERS_COMMANDS: Mapping[type, Handler] = {
-    AddPower: add_power, GrantAsset: grant_asset, SetMonths: set_months, Advance: advance,
-    SubmitAction: submit_action, RollAction: roll_action, LockConversions: lock_conversions,
-    DiscardAction: discard_action, SetDifficulty: set_difficulty, SetRuling: set_ruling,
-    ProposeConsequence: propose_consequence, AcceptConsequence: accept_consequence, Resolve: resolve,
-    DeclareReaction: declare_reaction, LockReaction: lock_reaction, WaiveReactions: waive_reactions,
-    ShareSecret: share_secret, SetInfluence: set_influence,
+    AddPower: add_power,
+    GrantAsset: grant_asset,
+    SetMonths: set_months,
+    Advance: advance,
+    SubmitAction: submit_action,
+    RollAction: roll_action,
+    LockConversions: lock_conversions,
+    DiscardAction: discard_action,
+    SetDifficulty: set_difficulty,
+    SetRuling: set_ruling,
+    ProposeConsequence: propose_consequence,
+    AcceptConsequence: accept_consequence,
+    Resolve: resolve,
+    DeclareReaction: declare_reaction,
+    LockReaction: lock_reaction,
+    WaiveReactions: waive_reactions,
+    ShareSecret: share_secret,
+    SetInfluence: set_influence,
 }

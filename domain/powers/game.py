@@ -24,7 +24,16 @@ from domain.platform.game import fold as platform_fold
 from domain.powers import rules
 from domain.powers.options import DEFAULT_OPTIONS, validate_game_options, validate_power_options
 from domain.powers.state import (
-    ActionState, Asset, Consequence, Die, GameState, Pool, PoolAsset, PowerState, Reaction, Window,
+    ActionState,
+    Asset,
+    Consequence,
+    Die,
+    GameState,
+    Pool,
+    PoolAsset,
+    PowerState,
+    Reaction,
+    Window,
 )
 
 CONSEQUENCE_KINDS = ("lose_actions", "status", "disclose", "note")
@@ -62,25 +71,49 @@ class Game(PlatformGame):
         aggregate_state["state"] = replace(state, seen=seen)
 
     @event("GameCreated")
-    def __init__(self, name: str, gm_name: str, timezone: str, ruleset: str, rules_version: str,
-                 options: dict, months_per_season: int, actor: str, audience: list) -> None:
+    def __init__(
+        self,
+        name: str,
+        gm_name: str,
+        timezone: str,
+        ruleset: str,
+        rules_version: str,
+        options: dict,
+        months_per_season: int,
+        actor: str,
+        audience: list,
+    ) -> None:
         self.state = GameState(
-            name=name, gm_name=gm_name, timezone=timezone, ruleset=ruleset, rules_version=rules_version,
-            options={**DEFAULT_OPTIONS, **deepcopy(options)}, months_per_season=months_per_season,
+            name=name,
+            gm_name=gm_name,
+            timezone=timezone,
+            ruleset=ruleset,
+            rules_version=rules_version,
+            options={**DEFAULT_OPTIONS, **deepcopy(options)},
+            months_per_season=months_per_season,
         )
 
     @classmethod
-    def start(cls, name: str, gm_name: str, timezone: str = "UTC", months_per_season: int = 2,
-              options: dict | None = None) -> Game:
+    def start(
+        cls, name: str, gm_name: str, timezone: str = "UTC", months_per_season: int = 2, options: dict | None = None
+    ) -> Game:
         """Create a game of Powers (GM-28: 2 or 3 months a season, default 2)."""
         limits.check_text(name, "name", limits.GAME_NAME, required=True, what="a game's name")
         limits.check_text(gm_name, "gm_name", limits.GM_NAME, what="the GM's name")
         limits.check_text(timezone, "timezone", limits.TIMEZONE, what="a time zone")
         _check_months(months_per_season)
         options = validate_game_options(options)
-        return cls(name=name.strip(), gm_name=gm_name, timezone=timezone, ruleset="powers",
-                   rules_version=rules.RULES_VERSION, options=options,
-                   months_per_season=months_per_season, actor=GM, audience=[vis.PUBLIC])
+        return cls(
+            name=name.strip(),
+            gm_name=gm_name,
+            timezone=timezone,
+            ruleset="powers",
+            rules_version=rules.RULES_VERSION,
+            options=options,
+            months_per_season=months_per_season,
+            actor=GM,
+            audience=[vis.PUBLIC],
+        )
 
     # ------------------------------------------------------------------ queries
 
@@ -151,19 +184,52 @@ class Game(PlatformGame):
         options = validate_power_options(subclass, options)
         rules.validate_power(cls, subclass, options)
         q = rules.quota(subclass, options)
-        self._power_added(power_id=power_id, name=name.strip(), cls=cls, subclass=subclass, options=options,
-                          public=q.public, private=q.private, actor=GM, audience=[vis.PUBLIC])
-
-    @event("PowerAdded")
-    def _power_added(self, power_id: str, name: str, cls: str, subclass: str, options: dict, public: int,
-                     private: int, actor: str, audience: list) -> None:
-        self.state.powers[power_id] = PowerState(
-            id=power_id, name=name, cls=cls, subclass=subclass, options=deepcopy(options),
-            public=public, private=private,
+        self._power_added(
+            power_id=power_id,
+            name=name.strip(),
+            cls=cls,
+            subclass=subclass,
+            options=options,
+            public=q.public,
+            private=q.private,
+            actor=GM,
+            audience=[vis.PUBLIC],
         )
 
-    def grant_asset(self, asset_id: str, power_id: str, name: str, cls: str, rank: int,
-                    assured: bool = False, critical: bool = False, novel: bool = False) -> None:
+    @event("PowerAdded")
+    def _power_added(
+        self,
+        power_id: str,
+        name: str,
+        cls: str,
+        subclass: str,
+        options: dict,
+        public: int,
+        private: int,
+        actor: str,
+        audience: list,
+    ) -> None:
+        self.state.powers[power_id] = PowerState(
+            id=power_id,
+            name=name,
+            cls=cls,
+            subclass=subclass,
+            options=deepcopy(options),
+            public=public,
+            private=private,
+        )
+
+    def grant_asset(
+        self,
+        asset_id: str,
+        power_id: str,
+        name: str,
+        cls: str,
+        rank: int,
+        assured: bool = False,
+        critical: bool = False,
+        novel: bool = False,
+    ) -> None:
         """Give a power an asset; granting an existing asset id to another power shares it (P-ASSET-5, 6)."""
         self.power(power_id)
         limits.check_text(name, "name", limits.ASSET_NAME, required=True, what="an asset's name")
@@ -171,7 +237,8 @@ class Game(PlatformGame):
         if cls not in rules.ASSET_CLASSES:
             raise RuleViolation(
                 f"an asset's class is one of {', '.join(rules.ASSET_CLASSES)}; {cls!r} is not",
-                rule="P-ASSET-1", field="cls",
+                rule="P-ASSET-1",
+                field="cls",
             )
         if not 1 <= rank <= 10:
             raise RuleViolation("an asset's rank is between 1 and 10", rule="P-DICE-2", field="rank")
@@ -182,21 +249,51 @@ class Game(PlatformGame):
         existing = self.state.assets.get(asset_id)
         if existing is not None:
             if power_id in existing.holders:
-                raise RuleViolation(f"{self.state.powers[power_id].name} already holds {existing.name!r}",
-                                    field="asset_id")
+                raise RuleViolation(
+                    f"{self.state.powers[power_id].name} already holds {existing.name!r}", field="asset_id"
+                )
             if cls in ("skill", "spell", "item", "consumable"):
                 raise RuleViolation(f"{cls}s cannot be shared between powers", rule="P-ASSET-8", field="asset_id")
         audience = [vis.PUBLIC] if cls in rules.PUBLIC_ASSET_CLASSES else vis.powers([power_id])
-        self._asset_granted(asset_id=asset_id, power_id=power_id, name=name, cls=cls, rank=rank,
-                            assured=assured, critical=critical, novel=novel, actor=GM, audience=audience)
+        self._asset_granted(
+            asset_id=asset_id,
+            power_id=power_id,
+            name=name,
+            cls=cls,
+            rank=rank,
+            assured=assured,
+            critical=critical,
+            novel=novel,
+            actor=GM,
+            audience=audience,
+        )
 
     @event("AssetGranted")
-    def _asset_granted(self, asset_id: str, power_id: str, name: str, cls: str, rank: int, assured: bool,
-                       critical: bool, novel: bool, actor: str, audience: list) -> None:
+    def _asset_granted(
+        self,
+        asset_id: str,
+        power_id: str,
+        name: str,
+        cls: str,
+        rank: int,
+        assured: bool,
+        critical: bool,
+        novel: bool,
+        actor: str,
+        audience: list,
+    ) -> None:
         existing = self.state.assets.get(asset_id)
         if existing is None:
-            self.state.assets[asset_id] = Asset(id=asset_id, name=name, cls=cls, rank=rank, holders=[power_id],
-                                                assured=assured, critical=critical, novel=novel)
+            self.state.assets[asset_id] = Asset(
+                id=asset_id,
+                name=name,
+                cls=cls,
+                rank=rank,
+                holders=[power_id],
+                assured=assured,
+                critical=critical,
+                novel=novel,
+            )
         else:
             existing.holders.append(power_id)
 
@@ -204,8 +301,11 @@ class Game(PlatformGame):
         """GM-28: this season has 2 or 3 months, fixed before the final month's Battle closes."""
         _check_months(months)
         if self.state.month > months or (self.state.month == months and self.state.step == "cleanup"):
-            raise RuleViolation(f"month {self.state.month} has already begun; the season cannot be {months} months",
-                                rule="P-AMB-2", field="months")
+            raise RuleViolation(
+                f"month {self.state.month} has already begun; the season cannot be {months} months",
+                rule="P-AMB-2",
+                field="months",
+            )
         self._months_set(months=months, actor=GM, audience=[vis.PUBLIC])
 
     @event("SeasonLengthSet")
@@ -221,8 +321,10 @@ class Game(PlatformGame):
             return
         s = self.state
         where = f"{s.step} (season {s.season}, month {s.month})" if s.month else f"{s.step} (season {s.season})"
-        raise Conflict(f"this command was sent for the {expected} step, but the game is now at {where}; "
-                       f"nothing was recorded", field="expected_step")
+        raise Conflict(
+            f"this command was sent for the {expected} step, but the game is now at {where}; nothing was recorded",
+            field="expected_step",
+        )
 
     def advance(self, now: datetime, seed: str, expected_step: str | None = None) -> str:
         """Move to the next step of the calendar (P.1.1, P.1.2); returns the new step.
@@ -253,8 +355,14 @@ class Game(PlatformGame):
             # private rolls. Players verify the rolls they saw from each roll's key and path (P.4).
             if s.seed is None or s.seed_commitment is None:
                 raise AssertionError(f"season {s.season} month {s.month} reached battle without a committed seed")
-            self._seed_revealed(seed=s.seed, commitment=s.seed_commitment, season=s.season, month=s.month,
-                                actor=SYSTEM, audience=[vis.GM_ONLY])
+            self._seed_revealed(
+                seed=s.seed,
+                commitment=s.seed_commitment,
+                season=s.season,
+                month=s.month,
+                actor=SYSTEM,
+                audience=[vis.GM_ONLY],
+            )
             if s.month < s.months_per_season:
                 self._begin_month(s.month + 1, now, seed)
             else:
@@ -271,8 +379,14 @@ class Game(PlatformGame):
         s = self.state
         self._commit_seed(seed, s.season, month)
         closes = now + timedelta(hours=float(s.options["planning_hours"]))
-        self._window_opened(window_id=f"s{s.season}m{month}-planning", kind="planning", opened_at=_iso(now),
-                            closes_at=_iso(closes), actor=SYSTEM, audience=[vis.PUBLIC])
+        self._window_opened(
+            window_id=f"s{s.season}m{month}-planning",
+            kind="planning",
+            opened_at=_iso(now),
+            closes_at=_iso(closes),
+            actor=SYSTEM,
+            audience=[vis.PUBLIC],
+        )
         # StepBegan comes last, so the version of a phase's StepBegan is the phase fully opened.
         self._step_began(step="planning", season=s.season, month=month, actor=GM, audience=[vis.PUBLIC])
 
@@ -308,19 +422,39 @@ class Game(PlatformGame):
 
     def _check_planning(self, now: datetime, power_id: str | None = None) -> None:
         if self.state.step != "planning":
-            raise RuleViolation(f"actions are submitted during Planning; this is {self.state.step.title()}",
-                                rule="P.1.2")
+            raise RuleViolation(
+                f"actions are submitted during Planning; this is {self.state.step.title()}", rule="P.1.2"
+            )
         w = self.open_window("planning")
         if w is not None and now >= _at(w.deadline_for(power_id)):
-            raise RuleViolation(f"the Planning deadline passed at {w.deadline_for(power_id)}", rule="P.1.2",
-                                field="deadline")
+            raise RuleViolation(
+                f"the Planning deadline passed at {w.deadline_for(power_id)}", rule="P.1.2", field="deadline"
+            )
 
-    def submit_action(self, power_id: str, action_id: str, title: str, *, now: datetime, roller: Roller,
-                      description: str = "", skill: str | None = None, slot: str = "private",
-                      location: str | None = None, targets: list[str] | None = None, resistible: bool = False,
-                      difficulty: int | None = None, assets: list[dict] | None = None, extra_actions: int = 0,
-                      convert: int | None = None, roll: bool = True, collaborators: list[str] | None = None,
-                      dungeon: bool = False, actor: str | None = None, salt: str | None = None) -> None:
+    def submit_action(
+        self,
+        power_id: str,
+        action_id: str,
+        title: str,
+        *,
+        now: datetime,
+        roller: Roller,
+        description: str = "",
+        skill: str | None = None,
+        slot: str = "private",
+        location: str | None = None,
+        targets: list[str] | None = None,
+        resistible: bool = False,
+        difficulty: int | None = None,
+        assets: list[dict] | None = None,
+        extra_actions: int = 0,
+        convert: int | None = None,
+        roll: bool = True,
+        collaborators: list[str] | None = None,
+        dungeon: bool = False,
+        actor: str | None = None,
+        salt: str | None = None,
+    ) -> None:
         """Submit an action for this month (P-ACT-1); the server rolls its pool now (P-DICE-1..8).
 
         With ``roll=False`` the action is only proposed, so the GM can set its difficulty
@@ -336,8 +470,9 @@ class Game(PlatformGame):
         _check_items(targets, "targets")
         _check_items(collaborators, "collaborators")
         if skill is not None and skill not in rules.SKILLS:
-            raise RuleViolation(f"a skill is one of {', '.join(rules.SKILLS)}; {skill!r} is not",
-                                rule="P-ASSET-3", field="skill")
+            raise RuleViolation(
+                f"a skill is one of {', '.join(rules.SKILLS)}; {skill!r} is not", rule="P-ASSET-3", field="skill"
+            )
         targets = list(targets or [])
         for t in targets:
             if t not in self.state.powers:
@@ -345,46 +480,108 @@ class Game(PlatformGame):
         collaborators = sorted(set(collaborators or []))
         for c in collaborators:
             if c not in self.state.powers or c == power_id:
-                raise RuleViolation(f"{c!r} cannot be a collaborator: name other powers of this game",
-                                    rule="P-DICE-11", field="collaborators")
+                raise RuleViolation(
+                    f"{c!r} cannot be a collaborator: name other powers of this game",
+                    rule="P-DICE-11",
+                    field="collaborators",
+                )
         if difficulty is not None and not 0 <= difficulty <= 50:
             raise RuleViolation("a difficulty is a whole number from 0 to 50", rule="P-DICE-1", field="difficulty")
         if action_id in self.state.actions:
             raise RuleViolation(f"action {action_id!r} already exists", field="action_id")
         extra = _check_extra(extra_actions)
         used_pub, used_priv = self.slots_used(power_id)
-        rules.check_action_quota(ps.subclass, rules.Quota(ps.public, ps.private), ps.debt_this_month,
-                                 used_pub, used_priv, slot, 1 + (extra if roll else 0))
+        rules.check_action_quota(
+            ps.subclass,
+            rules.Quota(ps.public, ps.private),
+            ps.debt_this_month,
+            used_pub,
+            used_priv,
+            slot,
+            1 + (extra if roll else 0),
+        )
         if roll:
             # Validate the pool before recording anything: a refused command records nothing.
             self._pick_pool(power_id, assets or [], skill_tag=skill, is_reaction=False, dungeon=bool(dungeon))
             self._roll_proof(self.state.next_roll)  # and that the month's committed block has a roll left
         index = len(self.actions_of(power_id)) + 1
         self._action_submitted(
-            action_id=action_id, power_id=power_id, index=index, title=title.strip(), description=description,
-            skill=skill, slot=slot, location=location, targets=targets, resistible=bool(resistible),
-            difficulty=difficulty, collaborators=collaborators, actor=actor or power_id,
-            audience=vis.powers([power_id, *collaborators]), dungeon=bool(dungeon),
+            action_id=action_id,
+            power_id=power_id,
+            index=index,
+            title=title.strip(),
+            description=description,
+            skill=skill,
+            slot=slot,
+            location=location,
+            targets=targets,
+            resistible=bool(resistible),
+            difficulty=difficulty,
+            collaborators=collaborators,
+            actor=actor or power_id,
+            audience=vis.powers([power_id, *collaborators]),
+            dungeon=bool(dungeon),
         )
         if roll:
-            self.roll_action(action_id, now=now, roller=roller, assets=assets or [], extra_actions=extra,
-                             convert=convert, actor=actor, salt=salt)
+            self.roll_action(
+                action_id,
+                now=now,
+                roller=roller,
+                assets=assets or [],
+                extra_actions=extra,
+                convert=convert,
+                actor=actor,
+                salt=salt,
+            )
 
     @event("ActionSubmitted")
-    def _action_submitted(self, action_id: str, power_id: str, index: int, title: str, description: str,
-                          skill: str | None, slot: str, location: str | None, targets: list, resistible: bool,
-                          difficulty: int | None, collaborators: list, actor: str, audience: list,
-                          dungeon: bool = False) -> None:
+    def _action_submitted(
+        self,
+        action_id: str,
+        power_id: str,
+        index: int,
+        title: str,
+        description: str,
+        skill: str | None,
+        slot: str,
+        location: str | None,
+        targets: list,
+        resistible: bool,
+        difficulty: int | None,
+        collaborators: list,
+        actor: str,
+        audience: list,
+        dungeon: bool = False,
+    ) -> None:
         self.state.actions[action_id] = ActionState(
-            id=action_id, power=power_id, index=index, title=title, description=description, skill=skill,
-            slot=slot, location=location, targets=list(targets), resistible=resistible, difficulty=difficulty,
-            collaborators=list(collaborators), dungeon=dungeon,
+            id=action_id,
+            power=power_id,
+            index=index,
+            title=title,
+            description=description,
+            skill=skill,
+            slot=slot,
+            location=location,
+            targets=list(targets),
+            resistible=resistible,
+            difficulty=difficulty,
+            collaborators=list(collaborators),
+            dungeon=dungeon,
         )
         self.state.powers[power_id].commands += 1
 
-    def roll_action(self, action_id: str, *, now: datetime, roller: Roller, assets: list[dict],
-                    extra_actions: int = 0, convert: int | None = None, actor: str | None = None,
-                    salt: str | None = None) -> None:
+    def roll_action(
+        self,
+        action_id: str,
+        *,
+        now: datetime,
+        roller: Roller,
+        assets: list[dict],
+        extra_actions: int = 0,
+        convert: int | None = None,
+        actor: str | None = None,
+        salt: str | None = None,
+    ) -> None:
         """Roll a submitted action's pool on the server (P-DICE-2); conversions may be locked now or later.
 
         ``salt`` is fresh entropy from the caller (the service passes 16 random bytes): it goes into
@@ -394,41 +591,68 @@ class Game(PlatformGame):
         a = self.action(action_id)
         self._check_planning(now, a.power)
         if a.pool is not None:
-            raise RuleViolation("this action has already been rolled; dice are never rerolled", rule="P-DICE-5",
-                                field="action_id")
+            raise RuleViolation(
+                "this action has already been rolled; dice are never rerolled", rule="P-DICE-5", field="action_id"
+            )
         if a.discarded:
             raise RuleViolation("this action was discarded", rule="P-DICE-10", field="action_id")
         ps = self.power(a.power)
         extra = _check_extra(extra_actions)
         if extra:
             used_pub, used_priv = self.slots_used(a.power)
-            rules.check_action_quota(ps.subclass, rules.Quota(ps.public, ps.private), ps.debt_this_month,
-                                     used_pub, used_priv, a.slot, extra)
-        pool = self._build_pool(a.power, assets, skill_tag=a.skill, extra_actions=extra, roller=roller,
-                                is_reaction=False, dungeon=a.dungeon)
+            rules.check_action_quota(
+                ps.subclass, rules.Quota(ps.public, ps.private), ps.debt_this_month, used_pub, used_priv, a.slot, extra
+            )
+        pool = self._build_pool(
+            a.power, assets, skill_tag=a.skill, extra_actions=extra, roller=roller, is_reaction=False, dungeon=a.dungeon
+        )
         if salt is not None:
             pool["salt"] = salt  # told only to the submission's audience, with its dice
-        self._dice_rolled(action_id=action_id, extra_actions=extra, pool=pool, actor=actor or a.power,
-                          audience=self._audience(a))
+        self._dice_rolled(
+            action_id=action_id, extra_actions=extra, pool=pool, actor=actor or a.power, audience=self._audience(a)
+        )
         if convert is not None:
             # Chosen before seeing the dice, ``convert`` means "up to": never more than the 3s and 4s rolled
             # where a conversion counts (P-AMB-5).
             available = len(self._convertible(_pool_from(pool)))
             self.lock_conversions(action_id, convert=min(max(convert, 0), available), now=now, actor=actor)
 
-    def _build_pool(self, power_id: str, picks: list[dict], *, skill_tag: str | None, extra_actions: int,
-                    roller: Roller, is_reaction: bool, reacting_to_skill: str | None = None,
-                    dungeon: bool = False) -> dict:
-        chosen = self._pick_pool(power_id, picks, skill_tag=skill_tag, is_reaction=is_reaction,
-                                 reacting_to_skill=reacting_to_skill, dungeon=dungeon)
+    def _build_pool(
+        self,
+        power_id: str,
+        picks: list[dict],
+        *,
+        skill_tag: str | None,
+        extra_actions: int,
+        roller: Roller,
+        is_reaction: bool,
+        reacting_to_skill: str | None = None,
+        dungeon: bool = False,
+    ) -> dict:
+        chosen = self._pick_pool(
+            power_id,
+            picks,
+            skill_tag=skill_tag,
+            is_reaction=is_reaction,
+            reacting_to_skill=reacting_to_skill,
+            dungeon=dungeon,
+        )
         pool_assets = [
             {"asset_id": a.id, "name": a.name, "cls": a.cls, "rank": a.rank, "mode": m, "undercut": False}
             for a, m in chosen
         ]
         return self._roll_pool(power_id, pool_assets, extra_actions, roller)
 
-    def _pick_pool(self, power_id: str, picks: list[dict], *, skill_tag: str | None, is_reaction: bool,
-                   reacting_to_skill: str | None = None, dungeon: bool = False) -> list[tuple[Asset, str]]:
+    def _pick_pool(
+        self,
+        power_id: str,
+        picks: list[dict],
+        *,
+        skill_tag: str | None,
+        is_reaction: bool,
+        reacting_to_skill: str | None = None,
+        dungeon: bool = False,
+    ) -> list[tuple[Asset, str]]:
         """Check a pool's assets against the rules (P-ASSET-1, P-ASSET-3, P-ASSET-4, P-DICE-6..9, P-RES-3).
 
         A reaction comes after every action of the month has been through the queue, so a
@@ -445,7 +669,8 @@ class Game(PlatformGame):
                 raise RuleViolation(
                     f"{self.state.powers[power_id].name} holds no asset {asset_id!r}"
                     + ("; a resister uses only its own assets" if is_reaction else ""),
-                    rule=rule, field="assets",
+                    rule=rule,
+                    field="assets",
                 )
             if any(asset.id == c.id for c, _ in chosen):
                 raise RuleViolation(f"{asset.name!r} is in the pool twice", rule="P-ASSET-1", field="assets")
@@ -454,12 +679,14 @@ class Game(PlatformGame):
             if is_reaction and asset.cls in rules.ONCE_PER_SEASON and asset.id in self.state.season_ledger:
                 raise RuleViolation(
                     f"{asset.name!r} has already been used this season: an {asset.cls} acts once a season",
-                    rule="P-ASSET-12", field="assets",
+                    rule="P-ASSET-12",
+                    field="assets",
                 )
             if mode == "both" or (pick.get("assured") and pick.get("critical")):
                 raise RuleViolation(
                     f"{asset.name!r} is both assured and critical: choose one benefit, not both",
-                    rule="P-DICE-8", field="assets",
+                    rule="P-DICE-8",
+                    field="assets",
                 )
             if pick.get("assured"):
                 mode = "assured"
@@ -467,23 +694,42 @@ class Game(PlatformGame):
                 mode = "critical"
             rules.check_mode(mode, asset.name, asset.assured, asset.critical, asset.novel)
             chosen.append((asset, mode))
-        rules.check_pool([(a.cls, a.name, m) for a, m in chosen], skill_tag, is_reaction=is_reaction,
-                         reacting_to_skill=reacting_to_skill, dungeon=dungeon)
+        rules.check_pool(
+            [(a.cls, a.name, m) for a, m in chosen],
+            skill_tag,
+            is_reaction=is_reaction,
+            reacting_to_skill=reacting_to_skill,
+            dungeon=dungeon,
+        )
         return chosen
 
     def _roll_pool(self, power_id: str, pool_assets: list[dict], extra_actions: int, roller: Roller) -> dict:
         if extra_actions:
             # P-ASSET-2: an action spent as an asset is rank 1 assured (rank 2 with Personal Touch).
             rank = 2 if self.state.powers[power_id].options.get("personal_touch") else 1
-            pool_assets.append({"asset_id": "action", "name": "extra action", "cls": "action", "rank": rank,
-                                "mode": "assured", "undercut": False})
+            pool_assets.append(
+                {
+                    "asset_id": "action",
+                    "name": "extra action",
+                    "cls": "action",
+                    "rank": rank,
+                    "mode": "assured",
+                    "undercut": False,
+                }
+            )
         owners = [a["asset_id"] for a in pool_assets if a["mode"] != "assured" for _ in range(a["rank"])]
         roll_no = self.state.next_roll
         proof = self._roll_proof(roll_no)
         faces = roller.faces(roll_no, len(owners)) if owners else []
         dice = [{"face": f, "asset": owner, "converted": False, "removed": False} for f, owner in zip(faces, owners)]
-        return {"roll_no": roll_no, "commitment": self.state.seed_commitment, "assets": pool_assets, "dice": dice,
-                "locked": False, **proof}
+        return {
+            "roll_no": roll_no,
+            "commitment": self.state.seed_commitment,
+            "assets": pool_assets,
+            "dice": dice,
+            "locked": False,
+            **proof,
+        }
 
     @event("DiceRolled")
     def _dice_rolled(self, action_id: str, extra_actions: int, pool: dict, actor: str, audience: list) -> None:
@@ -505,20 +751,32 @@ class Game(PlatformGame):
                 if asset.cls in rules.SINGLE_USE:
                     asset.used_up = True
 
-    def lock_conversions(self, action_id: str, *, now: datetime, convert: int | None = None,
-                         dice: list[int] | None = None, actor: str | None = None) -> None:
+    def lock_conversions(
+        self,
+        action_id: str,
+        *,
+        now: datetime,
+        convert: int | None = None,
+        dice: list[int] | None = None,
+        actor: str | None = None,
+    ) -> None:
         """Fix how many 3s and 4s count as successes, each costing a consequence (P-DICE-3, P-DICE-5)."""
         a = self.action(action_id)
         self._check_planning(now, a.power)
         if a.pool is None:
             raise RuleViolation("roll the action before converting dice", rule="P-DICE-5", field="action_id")
         if a.pool.locked:
-            raise RuleViolation("conversions are fixed with the roll and cannot be changed", rule="P-DICE-5",
-                                field="convert")
+            raise RuleViolation(
+                "conversions are fixed with the roll and cannot be changed", rule="P-DICE-5", field="convert"
+            )
         chosen = self._conversions(a.pool, convert, dice)
-        self._conversions_locked(action_id=action_id, converted=chosen, digest=_submission_digest(a, chosen),
-                                 actor=actor or a.power,
-                                 audience=self._audience(a))
+        self._conversions_locked(
+            action_id=action_id,
+            converted=chosen,
+            digest=_submission_digest(a, chosen),
+            actor=actor or a.power,
+            audience=self._audience(a),
+        )
 
     def _weights(self, pool: Pool) -> dict[str, int]:
         """Successes one converted die adds, by the asset it belongs to (P-DICE-3, P-AMB-5)."""
@@ -535,13 +793,17 @@ class Game(PlatformGame):
         if dice is not None:
             bad = [i for i in dice if not (0 <= i < len(pool.dice) and rules.is_convertible(pool.dice[i].face))]
             if bad or len(set(dice)) != len(dice):
-                raise RuleViolation(f"only 3s and 4s can be converted; dice {bad} are not 3s or 4s",
-                                    rule="P-DICE-3", field="dice")
+                raise RuleViolation(
+                    f"only 3s and 4s can be converted; dice {bad} are not 3s or 4s", rule="P-DICE-3", field="dice"
+                )
             wasted = [i for i in dice if i not in convertible]
             if wasted:
                 raise RuleViolation(
                     f"dice {wasted} belong to a critical asset, which counts three times its rank in this game: "
-                    "converting them would cost a consequence and add nothing", rule="P-AMB-5", field="dice")
+                    "converting them would cost a consequence and add nothing",
+                    rule="P-AMB-5",
+                    field="dice",
+                )
             return sorted(dice)
         convert = convert or 0
         if convert < 0:
@@ -551,9 +813,13 @@ class Game(PlatformGame):
             useless = rolled - len(convertible)
             raise RuleViolation(
                 f"you rolled {rolled} 3s and 4s, so you can convert at most {len(convertible)}"
-                + (f" ({useless} belong to a critical asset, which counts three times its rank in this game)"
-                   if useless else ""),
-                rule="P-AMB-5" if useless and convert <= rolled else "P-DICE-3", field="convert",
+                + (
+                    f" ({useless} belong to a critical asset, which counts three times its rank in this game)"
+                    if useless
+                    else ""
+                ),
+                rule="P-AMB-5" if useless and convert <= rolled else "P-DICE-3",
+                field="convert",
             )
         return rules.choose_conversions([(d.face, d.asset) for d in pool.dice], convert, self._weights(pool))
 
@@ -574,7 +840,8 @@ class Game(PlatformGame):
         if self.state.step != "planning" and not (self.state.step == "resolution" and pending):
             raise RuleViolation(
                 "an action can be discarded until the Planning deadline, or while a consequence is offered",
-                rule="P-AMB-29", field="action_id",
+                rule="P-AMB-29",
+                field="action_id",
             )
         if self.state.step == "planning":
             self._check_planning(now, a.power)
@@ -585,13 +852,17 @@ class Game(PlatformGame):
         lost = 0
         stacks: dict[str, int] = {}
         for c in a.consequences:
-            for e in (c.effects if c.status == "accepted" else []):
+            for e in c.effects if c.status == "accepted" else []:
                 if e["kind"] == "lose_actions":
                     lost += e["count"]
                 elif e["kind"] == "status":
                     stacks[e["name"]] = stacks.get(e["name"], 0) + _stacks(e)
-        self._action_discarded(action_id=action_id, actor=actor or a.power, audience=self._audience(a),
-                               undo={"lose_actions": lost, "statuses": stacks})
+        self._action_discarded(
+            action_id=action_id,
+            actor=actor or a.power,
+            audience=self._audience(a),
+            undo={"lose_actions": lost, "statuses": stacks},
+        )
 
     @event("ActionDiscarded")
     def _action_discarded(self, action_id: str, actor: str, audience: list, undo: dict | None = None) -> None:
@@ -608,8 +879,9 @@ class Game(PlatformGame):
 
     # ------------------------------------------------------------------ GM rulings
 
-    def set_difficulty(self, action_id: str, value: int, *, sealed: bool = False, nonce: str = "",
-                       tiers: dict | None = None) -> None:
+    def set_difficulty(
+        self, action_id: str, value: int, *, sealed: bool = False, nonce: str = "", tiers: dict | None = None
+    ) -> None:
         """The GM declares a difficulty openly, or records it secretly, committed by hash before the roll (GM-2)."""
         a = self.action(action_id)
         if self.state.resolved or self.state.step not in ("planning", "resolution"):
@@ -619,7 +891,9 @@ class Game(PlatformGame):
         if a.sealed is not None and a.pool is not None:
             raise RuleViolation(
                 "this action's difficulty was sealed before its roll: it is opened at Resolution and can never "
-                "be replaced", rule="GM-2", field="value",
+                "be replaced",
+                rule="GM-2",
+                field="value",
             )
         _check_items(list(tiers or {}), "tiers")
         for text in (tiers or {}).values():
@@ -627,34 +901,45 @@ class Game(PlatformGame):
         tiers = {str(k): str(v) for k, v in (tiers or {}).items()}
         for k in tiers:
             if not k.isdigit():
-                raise RuleViolation("difficulty tiers are keyed by a number of successes", rule="GM-2",
-                                    field="tiers")
+                raise RuleViolation("difficulty tiers are keyed by a number of successes", rule="GM-2", field="tiers")
         if sealed:
             if a.pool is not None:
                 raise RuleViolation(
                     "a secret difficulty must be recorded before the roll it governs; this action has been "
-                    "rolled, so declare it openly", rule="GM-2", field="sealed",
+                    "rolled, so declare it openly",
+                    rule="GM-2",
+                    field="sealed",
                 )
             if len(nonce) < 16:
                 raise RuleViolation("a sealed difficulty needs a nonce of at least 16 characters", rule="GM-2")
-            self._difficulty_recorded(action_id=action_id, value=value, nonce=nonce, tiers=tiers, actor=GM,
-                                      audience=[vis.GM_ONLY])
-            self._difficulty_committed(action_id=action_id, commitment=seal_difficulty(value, nonce), actor=GM,
-                                       audience=self._audience(a))
+            self._difficulty_recorded(
+                action_id=action_id, value=value, nonce=nonce, tiers=tiers, actor=GM, audience=[vis.GM_ONLY]
+            )
+            self._difficulty_committed(
+                action_id=action_id, commitment=seal_difficulty(value, nonce), actor=GM, audience=self._audience(a)
+            )
         else:
-            self._difficulty_declared(action_id=action_id, value=value, tiers=tiers, after_roll=a.pool is not None,
-                                      actor=GM, audience=self._audience(a))
+            self._difficulty_declared(
+                action_id=action_id,
+                value=value,
+                tiers=tiers,
+                after_roll=a.pool is not None,
+                actor=GM,
+                audience=self._audience(a),
+            )
 
     @event("DifficultyDeclared")
-    def _difficulty_declared(self, action_id: str, value: int, tiers: dict, after_roll: bool, actor: str,
-                             audience: list) -> None:
+    def _difficulty_declared(
+        self, action_id: str, value: int, tiers: dict, after_roll: bool, actor: str, audience: list
+    ) -> None:
         a = self.state.actions[action_id]
         a.difficulty, a.tiers, a.sealed = value, dict(tiers), None
         self.state.sealed_difficulties.pop(action_id, None)
 
     @event("DifficultyRecorded")
-    def _difficulty_recorded(self, action_id: str, value: int, nonce: str, tiers: dict, actor: str,
-                             audience: list) -> None:
+    def _difficulty_recorded(
+        self, action_id: str, value: int, nonce: str, tiers: dict, actor: str, audience: list
+    ) -> None:
         self.state.sealed_difficulties[action_id] = {"value": value, "nonce": nonce, "tiers": dict(tiers)}
 
     @event("DifficultyCommitted")
@@ -671,8 +956,13 @@ class Game(PlatformGame):
         _check_items(resisters, "resisters")
         for p in resisters:
             self.power(p)
-        self._ruling_issued(action_id=action_id, resistible=resistible, targets=sorted(set(resisters)), actor=GM,
-                            audience=self._audience(a))
+        self._ruling_issued(
+            action_id=action_id,
+            resistible=resistible,
+            targets=sorted(set(resisters)),
+            actor=GM,
+            audience=self._audience(a),
+        )
 
     @event("RulingIssued")
     def _ruling_issued(self, action_id: str, resistible: bool, targets: list, actor: str, audience: list) -> None:
@@ -691,24 +981,38 @@ class Game(PlatformGame):
         _check_items(effects, "effects")
         for e in effects:
             self._check_effect(e)
-        self._consequence_proposed(action_id=action_id, consequence_id=consequence_id, text=text,
-                                   effects=deepcopy(effects), actor=GM, audience=self._audience(a))
+        self._consequence_proposed(
+            action_id=action_id,
+            consequence_id=consequence_id,
+            text=text,
+            effects=deepcopy(effects),
+            actor=GM,
+            audience=self._audience(a),
+        )
 
     def _check_effect(self, e: dict) -> None:
         if not isinstance(e, dict):
             raise RuleViolation("each consequence effect is an object with a kind", rule="GM-3", field="effects")
         kind = e.get("kind")
         if kind not in CONSEQUENCE_KINDS:
-            raise RuleViolation(f"a consequence effect is one of {', '.join(CONSEQUENCE_KINDS)}", rule="GM-3",
-                                field="effects")
+            raise RuleViolation(
+                f"a consequence effect is one of {', '.join(CONSEQUENCE_KINDS)}", rule="GM-3", field="effects"
+            )
         if kind == "lose_actions" and not (isinstance(e.get("count"), int) and 1 <= e["count"] <= 5):
             raise RuleViolation("lose_actions needs a count from 1 to 5", rule="P-ACT-2", field="effects")
-        if kind == "status" and not (isinstance(e.get("name"), str) and e["name"].strip()
-                                     and isinstance(e.get("stacks"), int) and 1 <= e["stacks"] <= 100
-                                     and "months" not in e):
+        if kind == "status" and not (
+            isinstance(e.get("name"), str)
+            and e["name"].strip()
+            and isinstance(e.get("stacks"), int)
+            and 1 <= e["stacks"] <= 100
+            and "months" not in e
+        ):
             raise RuleViolation(
                 "a status needs a name and a number of stacks, which tick down by one at each Cleanup, once a "
-                "season ([003:310])", rule="GM-3", field="effects")
+                "season ([003:310])",
+                rule="GM-3",
+                field="effects",
+            )
         if kind == "status":
             limits.check_text(e["name"], "effects", limits.ASSET_NAME, what="a status's name")
         if kind == "disclose":
@@ -720,8 +1024,9 @@ class Game(PlatformGame):
             limits.check_text(e["text"], "effects", limits.GRANT_TEXT, what="a disclosure")
 
     @event("ConsequenceProposed")
-    def _consequence_proposed(self, action_id: str, consequence_id: str, text: str, effects: list, actor: str,
-                              audience: list) -> None:
+    def _consequence_proposed(
+        self, action_id: str, consequence_id: str, text: str, effects: list, actor: str, audience: list
+    ) -> None:
         self.state.actions[action_id].consequences.append(
             Consequence(id=consequence_id, text=text, effects=deepcopy(effects))
         )
@@ -734,13 +1039,21 @@ class Game(PlatformGame):
             raise NotFound(f"no consequence {consequence_id!r} on this action", field="consequence_id")
         if c.status != "proposed" or a.discarded:
             raise RuleViolation("this consequence is no longer open", rule="GM-3", field="consequence_id")
-        self._consequence_accepted(action_id=action_id, consequence_id=consequence_id, actor=actor or a.power,
-                                   audience=self._audience(a))
+        self._consequence_accepted(
+            action_id=action_id, consequence_id=consequence_id, actor=actor or a.power, audience=self._audience(a)
+        )
         for e in c.effects:
             if e["kind"] == "disclose":
                 # P.4: information leaked by a consequence is shown to the power it names.
-                self._visibility_granted(to=e["to"], about=a.power, text=e["text"], action_id=action_id,
-                                         source="consequence", actor=GM, audience=vis.powers([e["to"]]))
+                self._visibility_granted(
+                    to=e["to"],
+                    about=a.power,
+                    text=e["text"],
+                    action_id=action_id,
+                    source="consequence",
+                    actor=GM,
+                    audience=vis.powers([e["to"]]),
+                )
 
     @event("ConsequenceAccepted")
     def _consequence_accepted(self, action_id: str, consequence_id: str, actor: str, audience: list) -> None:
@@ -763,8 +1076,9 @@ class Game(PlatformGame):
             raise RuleViolation("name the mana's element", field="element")
         if not 1 <= amount <= 20:
             raise RuleViolation("mana is granted 1 to 20 at a time", field="amount")
-        self._mana_granted(power_id=power_id, element=element.strip(), amount=amount, actor=GM,
-                           audience=vis.powers([power_id]))
+        self._mana_granted(
+            power_id=power_id, element=element.strip(), amount=amount, actor=GM, audience=vis.powers([power_id])
+        )
 
     @event("ManaGranted")
     def _mana_granted(self, power_id: str, element: str, amount: int, actor: str, audience: list) -> None:
@@ -777,18 +1091,28 @@ class Game(PlatformGame):
         if asset is None or power_id not in asset.holders:
             raise NotFound(f"you hold no asset {asset_id!r}", field="asset_id")
         if asset.cls != "secret":
-            raise RuleViolation(f"only secrets are shared; {asset.name!r} is a {asset.cls}", rule="P-ASSET-8",
-                                field="asset_id")
+            raise RuleViolation(
+                f"only secrets are shared; {asset.name!r} is a {asset.cls}", rule="P-ASSET-8", field="asset_id"
+            )
         self.power(to)
         if to == power_id or to in asset.holders:
-            raise RuleViolation(f"{self.state.powers[to].name} already knows {asset.name!r}", rule="P-ASSET-8",
-                                field="to")
-        self._secret_shared(asset_id=asset_id, from_power=power_id, to=to, name=asset.name, rank=asset.rank,
-                            actor=power_id, audience=vis.powers([power_id, to]))
+            raise RuleViolation(
+                f"{self.state.powers[to].name} already knows {asset.name!r}", rule="P-ASSET-8", field="to"
+            )
+        self._secret_shared(
+            asset_id=asset_id,
+            from_power=power_id,
+            to=to,
+            name=asset.name,
+            rank=asset.rank,
+            actor=power_id,
+            audience=vis.powers([power_id, to]),
+        )
 
     @event("SecretShared")
-    def _secret_shared(self, asset_id: str, from_power: str, to: str, name: str, rank: int, actor: str,
-                       audience: list) -> None:
+    def _secret_shared(
+        self, asset_id: str, from_power: str, to: str, name: str, rank: int, actor: str, audience: list
+    ) -> None:
         self.state.assets[asset_id].holders.append(to)
 
     def set_influence(self, power_id: str, hex_id: str, amount: int) -> None:
@@ -800,17 +1124,29 @@ class Game(PlatformGame):
         if not 0 <= amount <= 20:
             raise RuleViolation("influence is a whole number from 0 to 20", rule="P-INF", field="amount")
         before = ps.influence.get(hex_id, 0)
-        watchers = [p.id for p in self.state.powers.values()
-                    if p.id != power_id and (p.options.get("incorruptible")
-                                             or (p.cls == "conspiracy" and p.influence.get(hex_id, 0) > 0))]
-        self._influence_set(power_id=power_id, hex_id=hex_id, amount=amount, actor=GM,
-                            audience=vis.powers([power_id, *(watchers if ps.cls == "conspiracy" else [])]))
+        watchers = [
+            p.id
+            for p in self.state.powers.values()
+            if p.id != power_id
+            and (p.options.get("incorruptible") or (p.cls == "conspiracy" and p.influence.get(hex_id, 0) > 0))
+        ]
+        self._influence_set(
+            power_id=power_id,
+            hex_id=hex_id,
+            amount=amount,
+            actor=GM,
+            audience=vis.powers([power_id, *(watchers if ps.cls == "conspiracy" else [])]),
+        )
         if ps.cls == "conspiracy" and before == 0 and amount > 0:
-            others = {p.id: p.influence[hex_id] for p in self.state.powers.values()
-                      if p.id != power_id and p.cls == "conspiracy" and p.influence.get(hex_id, 0) > 0}
+            others = {
+                p.id: p.influence[hex_id]
+                for p in self.state.powers.values()
+                if p.id != power_id and p.cls == "conspiracy" and p.influence.get(hex_id, 0) > 0
+            }
             if others:
-                self._influence_disclosed(to=power_id, hex_id=hex_id, entries=others, actor=SYSTEM,
-                                          audience=vis.powers([power_id]))
+                self._influence_disclosed(
+                    to=power_id, hex_id=hex_id, entries=others, actor=SYSTEM, audience=vis.powers([power_id])
+                )
 
     @event("InfluenceSet")
     def _influence_set(self, power_id: str, hex_id: str, amount: int, actor: str, audience: list) -> None:
@@ -879,10 +1215,14 @@ class Game(PlatformGame):
         if not 1 <= to_version < self.version:
             raise RuleViolation(f"roll back to an earlier version (1 to {self.version - 1})", field="to_version")
         s = self.state
-        self._rolled_back(to_version=to_version, from_version=self.version, reason=reason.strip(), actor=GM,
-                          audience=[vis.PUBLIC])
-        powers = {pid: {"grants": deepcopy(s.powers[pid].grants), "timezone": s.powers[pid].timezone}
-                  for pid in restored.powers if pid in s.powers}
+        self._rolled_back(
+            to_version=to_version, from_version=self.version, reason=reason.strip(), actor=GM, audience=[vis.PUBLIC]
+        )
+        powers = {
+            pid: {"grants": deepcopy(s.powers[pid].grants), "timezone": s.powers[pid].timezone}
+            for pid in restored.powers
+            if pid in s.powers
+        }
         secret_holders = {}
         for asset_id, asset in s.assets.items():
             if asset.cls == "secret" and asset_id in restored.assets:
@@ -896,9 +1236,15 @@ class Game(PlatformGame):
             if not w.closed:
                 hours = s.options["planning_hours"] if w.kind == "planning" else s.options["resistance_hours"]
                 closes_at[w.id] = max(w.closes_at, _iso(now + timedelta(hours=float(hours))), key=_at)
-        carried = {"seen": deepcopy(s.seen), "next_roll": s.next_roll, "credentials": deepcopy(s.credentials),
-                   "rollbacks": s.rollbacks + 1, "powers": powers, "secret_holders": secret_holders,
-                   "closes_at": closes_at}
+        carried = {
+            "seen": deepcopy(s.seen),
+            "next_roll": s.next_roll,
+            "credentials": deepcopy(s.credentials),
+            "rollbacks": s.rollbacks + 1,
+            "powers": powers,
+            "secret_holders": secret_holders,
+            "closes_at": closes_at,
+        }
         self.__dict__["_refolded"] = {to_version: restored}  # the state at to_version, for the fold
         try:
             self._state_restored(to_version=to_version, carried=carried, actor=SYSTEM, audience=[vis.SEALED])
@@ -910,8 +1256,14 @@ class Game(PlatformGame):
         """Commit a fresh seed; superseded seeds go to the GM only, for the audit (P.4)."""
         s = self.state
         for old in sorted({x for x in (s_old_seed, s.seed) if x is not None}) if reveal else []:
-            self._seed_revealed(seed=old, commitment=commitment(old), season=s.season, month=s.month, actor=SYSTEM,
-                                audience=[vis.GM_ONLY])
+            self._seed_revealed(
+                seed=old,
+                commitment=commitment(old),
+                season=s.season,
+                month=s.month,
+                actor=SYSTEM,
+                audience=[vis.GM_ONLY],
+            )
         if s.step in ("planning", "resolution", "resistance", "battle"):
             self._commit_seed(seed, s.season, s.month)
         else:
@@ -945,8 +1297,10 @@ class Game(PlatformGame):
             return
         base = self.__dict__.get("_refolded", {}).get(to_version)
         if base is None:
-            raise RuntimeError(f"StateRestored at version {self.version + 1} needs the game's state at version "
-                               f"{to_version}: fold the events with domain.powers.game.fold")
+            raise RuntimeError(
+                f"StateRestored at version {self.version + 1} needs the game's state at version "
+                f"{to_version}: fold the events with domain.powers.game.fold"
+            )
         merged = deepcopy(base)
         merged.seen = deepcopy(carried["seen"])
         merged.next_roll = carried["next_roll"]
@@ -967,12 +1321,16 @@ class Game(PlatformGame):
         s = self.state
         w = self.open_window("planning")
         if w is not None:
-            self._window_closed(window_id=w.id, reason=reason, closed_at=_iso(now), actor=SYSTEM,
-                                audience=[vis.PUBLIC])
+            self._window_closed(window_id=w.id, reason=reason, closed_at=_iso(now), actor=SYSTEM, audience=[vis.PUBLIC])
         for a in sorted(s.actions.values(), key=lambda a: (a.power, a.index)):
             if a.pool is not None and not a.pool.locked:
-                self._conversions_locked(action_id=a.id, converted=[], digest=_submission_digest(a, []), actor=SYSTEM,
-                                         audience=self._audience(a))
+                self._conversions_locked(
+                    action_id=a.id,
+                    converted=[],
+                    digest=_submission_digest(a, []),
+                    actor=SYSTEM,
+                    audience=self._audience(a),
+                )
         for p in sorted(s.powers.values(), key=lambda p: p.id):
             pub, priv = self.slots_used(p.id)
             missing = max(0, p.public + p.private - p.debt_this_month - pub - priv)
@@ -989,8 +1347,9 @@ class Game(PlatformGame):
 
     # ------------------------------------------------------------------ resolution
 
-    def resolve(self, *, now: datetime, roller: Roller, announcement: str = "",
-                expected_step: str | None = None) -> list[str]:
+    def resolve(
+        self, *, now: datetime, roller: Roller, announcement: str = "", expected_step: str | None = None
+    ) -> list[str]:
         """Resolve the month in the order of P.1.4 and publish it; returns the queue of action ids.
 
         Undercut shared assets lose their dice (P-ASSET-13), sealed difficulties are revealed,
@@ -1003,8 +1362,13 @@ class Game(PlatformGame):
             raise RuleViolation(f"the month is resolved during Resolution; this is {s.step.title()}", rule="P.1.2")
         live = [a for a in s.actions.values() if not a.discarded]
         entries = [
-            rules.Entry(action_id=a.id, power=a.power, cls=s.powers[a.power].cls, index=a.index,
-                        final_goes_last=s.powers[a.power].subclass == "wizard")
+            rules.Entry(
+                action_id=a.id,
+                power=a.power,
+                cls=s.powers[a.power].cls,
+                index=a.index,
+                final_goes_last=s.powers[a.power].subclass == "wizard",
+            )
             for a in live
         ]
         flips: list[list[str]] = []
@@ -1016,8 +1380,15 @@ class Game(PlatformGame):
                 raise AssertionError("a tie-break must be a permutation")
             ordered = [group[i] for i in order]
             flips.append(ordered)
-            self._ties_broken(tied=group, order=ordered, roll_no=roll_no, commitment=s.seed_commitment, actor=SYSTEM,
-                              audience=[vis.GM_ONLY], **proof)
+            self._ties_broken(
+                tied=group,
+                order=ordered,
+                roll_no=roll_no,
+                commitment=s.seed_commitment,
+                actor=SYSTEM,
+                audience=[vis.GM_ONLY],
+                **proof,
+            )
         pending = list(flips)
 
         def tiebreak(group: list[str]) -> list[str]:
@@ -1035,13 +1406,19 @@ class Game(PlatformGame):
             a = s.actions[action_id]
             public = a.slot == "public"
             # P-ASSET-13: a once-a-season asset already used this season is undercut.
-            for pa in (a.pool.assets if a.pool else []):
+            for pa in a.pool.assets if a.pool else []:
                 if pa.cls not in rules.ONCE_PER_SEASON:
                     continue
                 if pa.asset_id in ledger and ledger[pa.asset_id] != action_id:
                     lost = [i for i, d in enumerate(a.pool.dice) if d.asset == pa.asset_id]
-                    self._asset_undercut(action_id=action_id, asset_id=pa.asset_id, name=pa.name, dice=lost,
-                                         actor=SYSTEM, audience=self._audience(a))
+                    self._asset_undercut(
+                        action_id=action_id,
+                        asset_id=pa.asset_id,
+                        name=pa.name,
+                        dice=lost,
+                        actor=SYSTEM,
+                        audience=self._audience(a),
+                    )
                 else:
                     ledger[pa.asset_id] = action_id
             difficulty = a.difficulty
@@ -1051,38 +1428,78 @@ class Game(PlatformGame):
                     raise AssertionError(f"sealed difficulty of {action_id} does not match its commitment")
                 difficulty = secret["value"]
                 audience = [vis.PUBLIC] if public and not a.resistible else self._audience(a)
-                self._difficulty_revealed(action_id=action_id, value=secret["value"], nonce=secret["nonce"],
-                                          commitment=a.sealed, tiers=secret["tiers"], actor=GM, audience=audience)
+                self._difficulty_revealed(
+                    action_id=action_id,
+                    value=secret["value"],
+                    nonce=secret["nonce"],
+                    commitment=a.sealed,
+                    tiers=secret["tiers"],
+                    actor=GM,
+                    audience=audience,
+                )
             difficulty = difficulty or 0
             t = self.tally(a)
             details = self._details(a, t, difficulty)
             resisters = self.eligible_resisters(a)
             if a.resistible and resisters:
                 provisional += 1
-                self._action_provisional(action_id=action_id, successes=t.successes, difficulty=difficulty,
-                                         details=details, actor=SYSTEM, audience=self._audience(a))
+                self._action_provisional(
+                    action_id=action_id,
+                    successes=t.successes,
+                    difficulty=difficulty,
+                    details=details,
+                    actor=SYSTEM,
+                    audience=self._audience(a),
+                )
                 # P-AMB-3/P-AMB-45: the resister (and the table, for a public action) learns only the
                 # actor, the action and the pool size until the window closes.
                 notice_audience = [vis.PUBLIC] if public else vis.powers(resisters)
-                self._resistance_offered(action_id=action_id, power_id=a.power,
-                                         power_name=s.powers[a.power].name, title=a.title, skill=a.skill,
-                                         pool_size=t.pool_size, resisters=resisters, actor=SYSTEM,
-                                         audience=notice_audience)
+                self._resistance_offered(
+                    action_id=action_id,
+                    power_id=a.power,
+                    power_name=s.powers[a.power].name,
+                    title=a.title,
+                    skill=a.skill,
+                    pool_size=t.pool_size,
+                    resisters=resisters,
+                    actor=SYSTEM,
+                    audience=notice_audience,
+                )
             else:
                 ok, excess = rules.outcome(t.successes, difficulty)
                 audience = [vis.PUBLIC] if public else self._audience(a)
-                self._action_resolved(action_id=action_id, successes=t.successes, net=t.successes,
-                                      difficulty=difficulty, success=ok, excess=excess, resisted=0,
-                                      details=details, tier=_tier(a, s, t.successes), actor=SYSTEM,
-                                      audience=audience)
+                self._action_resolved(
+                    action_id=action_id,
+                    successes=t.successes,
+                    net=t.successes,
+                    difficulty=difficulty,
+                    success=ok,
+                    excess=excess,
+                    resisted=0,
+                    details=details,
+                    tier=_tier(a, s, t.successes),
+                    actor=SYSTEM,
+                    audience=audience,
+                )
         # Issue-3 style: a digest of the exact set of submissions this resolution consumed.
         digests = sorted(a.digest for a in live if a.digest)
-        self._resolution_published(announcement=announcement, submissions=digests,
-                                   submissions_digest=digest(digests), actor=GM, audience=[vis.PUBLIC])
+        self._resolution_published(
+            announcement=announcement,
+            submissions=digests,
+            submissions_digest=digest(digests),
+            actor=GM,
+            audience=[vis.PUBLIC],
+        )
         closes = now + timedelta(hours=float(s.options["resistance_hours"]))
         window_id = f"s{s.season}m{s.month}-resistance"
-        self._window_opened(window_id=window_id, kind="resistance", opened_at=_iso(now), closes_at=_iso(closes),
-                            actor=SYSTEM, audience=[vis.PUBLIC])
+        self._window_opened(
+            window_id=window_id,
+            kind="resistance",
+            opened_at=_iso(now),
+            closes_at=_iso(closes),
+            actor=SYSTEM,
+            audience=[vis.PUBLIC],
+        )
         self._step_began(step="resistance", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
         if not provisional:
             self.close_window(window_id, now=now, reason="nothing to resist")
@@ -1106,20 +1523,41 @@ class Game(PlatformGame):
     def _details(self, a: ActionState, t: rules.Tally, difficulty: int) -> dict:
         pool = a.pool
         return {
-            "power": a.power, "title": a.title, "slot": a.slot, "skill": a.skill,
-            "roll_no": pool.roll_no if pool else None, "commitment": pool.commitment if pool else None,
+            "power": a.power,
+            "title": a.title,
+            "slot": a.slot,
+            "skill": a.skill,
+            "roll_no": pool.roll_no if pool else None,
+            "commitment": pool.commitment if pool else None,
             "faces": [d.face for d in pool.dice] if pool else [],
-            "key": pool.key if pool else None, "path": pool.path if pool else None,
+            "key": pool.key if pool else None,
+            "path": pool.path if pool else None,
             "converted": [i for i, d in enumerate(pool.dice) if d.converted] if pool else [],
-            "assets": [{"name": pa.name, "cls": pa.cls, "rank": pa.rank, "mode": pa.mode, "undercut": pa.undercut}
-                       for pa in pool.assets] if pool else [],
-            "pool_size": t.pool_size, "consequences": t.consequences, "successes": t.successes,
-            "difficulty": difficulty, "salt": a.salt,
+            "assets": [
+                {"name": pa.name, "cls": pa.cls, "rank": pa.rank, "mode": pa.mode, "undercut": pa.undercut}
+                for pa in pool.assets
+            ]
+            if pool
+            else [],
+            "pool_size": t.pool_size,
+            "consequences": t.consequences,
+            "successes": t.successes,
+            "difficulty": difficulty,
+            "salt": a.salt,
         }
 
     @event("TiesBroken")
-    def _ties_broken(self, tied: list, order: list, roll_no: int, commitment: str | None, actor: str,
-                     audience: list, key: str | None = None, path: list | None = None) -> None:
+    def _ties_broken(
+        self,
+        tied: list,
+        order: list,
+        roll_no: int,
+        commitment: str | None,
+        actor: str,
+        audience: list,
+        key: str | None = None,
+        path: list | None = None,
+    ) -> None:
         self.state.next_roll = roll_no + 1
 
     @event("ResolutionQueueBuilt")
@@ -1136,8 +1574,9 @@ class Game(PlatformGame):
             pool.dice[i].removed = True
 
     @event("DifficultyRevealed")
-    def _difficulty_revealed(self, action_id: str, value: int, nonce: str, commitment: str, tiers: dict,
-                             actor: str, audience: list) -> None:
+    def _difficulty_revealed(
+        self, action_id: str, value: int, nonce: str, commitment: str, tiers: dict, actor: str, audience: list
+    ) -> None:
         a = self.state.actions[action_id]
         a.difficulty, a.tiers, a.revealed = value, dict(tiers), True
 
@@ -1152,35 +1591,68 @@ class Game(PlatformGame):
                 self.state.season_ledger.setdefault(pa["asset_id"], user)
 
     @event("ActionProvisional")
-    def _action_provisional(self, action_id: str, successes: int, difficulty: int, details: dict, actor: str,
-                            audience: list) -> None:
+    def _action_provisional(
+        self, action_id: str, successes: int, difficulty: int, details: dict, actor: str, audience: list
+    ) -> None:
         a = self.state.actions[action_id]
         a.status, a.successes, a.difficulty = "provisional", successes, difficulty
         self._mark_used(action_id)
 
     @event("ResistanceOffered")
-    def _resistance_offered(self, action_id: str, power_id: str, power_name: str, title: str, skill: str | None,
-                            pool_size: int, resisters: list, actor: str, audience: list) -> None:
+    def _resistance_offered(
+        self,
+        action_id: str,
+        power_id: str,
+        power_name: str,
+        title: str,
+        skill: str | None,
+        pool_size: int,
+        resisters: list,
+        actor: str,
+        audience: list,
+    ) -> None:
         pass
 
     @event("ActionResolved")
-    def _action_resolved(self, action_id: str, successes: int, net: int, difficulty: int, success: bool,
-                         excess: int, resisted: int, details: dict, tier: str | None, actor: str,
-                         audience: list) -> None:
+    def _action_resolved(
+        self,
+        action_id: str,
+        successes: int,
+        net: int,
+        difficulty: int,
+        success: bool,
+        excess: int,
+        resisted: int,
+        details: dict,
+        tier: str | None,
+        actor: str,
+        audience: list,
+    ) -> None:
         a = self.state.actions[action_id]
         a.status, a.successes, a.net, a.difficulty = "resolved", successes, net, difficulty
         a.success, a.excess, a.resisted = success, excess, resisted
         self._mark_used(action_id)
 
     @event("ResolutionPublished")
-    def _resolution_published(self, announcement: str, submissions: list, submissions_digest: str, actor: str,
-                              audience: list) -> None:
+    def _resolution_published(
+        self, announcement: str, submissions: list, submissions_digest: str, actor: str, audience: list
+    ) -> None:
         self.state.resolved = True
 
     # ------------------------------------------------------------------ resistance
 
-    def declare_reaction(self, power_id: str, reaction_id: str, action_id: str, *, now: datetime, roller: Roller,
-                         assets: list[dict], convert: int | None = 0, actor: str | None = None) -> None:
+    def declare_reaction(
+        self,
+        power_id: str,
+        reaction_id: str,
+        action_id: str,
+        *,
+        now: datetime,
+        roller: Roller,
+        assets: list[dict],
+        convert: int | None = 0,
+        actor: str | None = None,
+    ) -> None:
         """Resist a provisional action alone, with one's own assets (P-RES-1, P-RES-3, P-RES-4)."""
         ps = self.power(power_id)
         w = self._check_resistance(now, power_id)
@@ -1192,14 +1664,22 @@ class Game(PlatformGame):
         if ps.reactions_used >= ps.reaction_allowance:
             raise RuleViolation(
                 f"each power gets {ps.reaction_allowance} reaction a month, and you have used it",
-                rule="P-RES-1", field="action_id",
+                rule="P-RES-1",
+                field="action_id",
             )
         if any(r.power == power_id and r.action_id == action_id for r in self.state.reactions.values()):
             raise RuleViolation("you have already resisted this action", rule="P-RES-1", field="action_id")
         if any(p.get("asset_id") == "action" for p in assets):
             raise RuleViolation("a resister cannot spend actions as assets", rule="P-RES-3", field="assets")
-        pool = self._build_pool(power_id, assets, skill_tag=None, extra_actions=0, roller=roller, is_reaction=True,
-                                reacting_to_skill=a.skill)
+        pool = self._build_pool(
+            power_id,
+            assets,
+            skill_tag=None,
+            extra_actions=0,
+            roller=roller,
+            is_reaction=True,
+            reacting_to_skill=a.skill,
+        )
         if convert is not None:
             p = _pool_from(pool)
             convert = min(max(convert, 0), len(self._convertible(p)))
@@ -1207,8 +1687,14 @@ class Game(PlatformGame):
                 {**d, "converted": i in self._conversions(p, convert, None)} for i, d in enumerate(pool["dice"])
             ]
             pool["locked"] = True
-        self._reaction_declared(reaction_id=reaction_id, power_id=power_id, action_id=action_id, pool=pool,
-                                actor=actor or power_id, audience=vis.powers([power_id]))
+        self._reaction_declared(
+            reaction_id=reaction_id,
+            power_id=power_id,
+            action_id=action_id,
+            pool=pool,
+            actor=actor or power_id,
+            audience=vis.powers([power_id]),
+        )
         self._close_if_everyone_acted(w, now)
 
     def _check_resistance(self, now: datetime, power_id: str | None = None) -> Window:
@@ -1216,15 +1702,18 @@ class Game(PlatformGame):
         if self.state.step != "resistance" or w is None:
             raise RuleViolation("reactions are declared while the resistance window is open", rule="P-RES-2")
         if now >= _at(w.deadline_for(power_id)):
-            raise RuleViolation(f"the resistance window closed at {w.deadline_for(power_id)}", rule="P-RES-2",
-                                field="deadline")
+            raise RuleViolation(
+                f"the resistance window closed at {w.deadline_for(power_id)}", rule="P-RES-2", field="deadline"
+            )
         return w
 
     @event("ReactionDeclared")
-    def _reaction_declared(self, reaction_id: str, power_id: str, action_id: str, pool: dict, actor: str,
-                           audience: list) -> None:
-        self.state.reactions[reaction_id] = Reaction(id=reaction_id, power=power_id, action_id=action_id,
-                                                     pool=_pool_from(pool))
+    def _reaction_declared(
+        self, reaction_id: str, power_id: str, action_id: str, pool: dict, actor: str, audience: list
+    ) -> None:
+        self.state.reactions[reaction_id] = Reaction(
+            id=reaction_id, power=power_id, action_id=action_id, pool=_pool_from(pool)
+        )
         p = self.state.powers[power_id]
         p.reactions_used += 1
         p.commands += 1
@@ -1243,8 +1732,9 @@ class Game(PlatformGame):
         if r.pool.locked:
             raise RuleViolation("conversions are fixed and cannot be changed", rule="P-DICE-5", field="convert")
         chosen = self._conversions(r.pool, convert, None)
-        self._reaction_locked(reaction_id=reaction_id, converted=chosen, actor=actor or r.power,
-                              audience=vis.powers([r.power]))
+        self._reaction_locked(
+            reaction_id=reaction_id, converted=chosen, actor=actor or r.power, audience=vis.powers([r.power])
+        )
 
     @event("ReactionConversionsLocked")
     def _reaction_locked(self, reaction_id: str, converted: list, actor: str, audience: list) -> None:
@@ -1272,8 +1762,15 @@ class Game(PlatformGame):
         if not self.pending_resisters():
             self.close_window(w.id, now=now, reason="everyone acted or waived")
 
-    def close_window(self, window_id: str, *, now: datetime, reason: str = "deadline", force: bool = False,
-                     expected_step: str | None = None) -> bool:
+    def close_window(
+        self,
+        window_id: str,
+        *,
+        now: datetime,
+        reason: str = "deadline",
+        force: bool = False,
+        expected_step: str | None = None,
+    ) -> bool:
         """Close a window; a no-op (False) if it is already closed, so workers may run it twice.
 
         Closing Planning converts missing actions into schemes; closing Resistance finalises the
@@ -1293,8 +1790,9 @@ class Game(PlatformGame):
                 return False
             self._close_planning(now, reason=reason)
             return True
-        self._window_closed(window_id=window_id, reason=reason, closed_at=_iso(now), actor=SYSTEM,
-                            audience=[vis.PUBLIC])
+        self._window_closed(
+            window_id=window_id, reason=reason, closed_at=_iso(now), actor=SYSTEM, audience=[vis.PUBLIC]
+        )
         if w.kind == "resistance":
             self._finalise(now)
         return True
@@ -1316,12 +1814,25 @@ class Game(PlatformGame):
             public = a.slot == "public"
             # P.4: a public action becomes fully public; a private one is shown to its owner and the
             # targets of the resolved action (results only: no dice, no consequences).
-            details = self._details(a, t, a.difficulty or 0) if public else {
-                "power": a.power, "title": a.title, "slot": a.slot}
+            details = (
+                self._details(a, t, a.difficulty or 0)
+                if public
+                else {"power": a.power, "title": a.title, "slot": a.slot}
+            )
             audience = [vis.PUBLIC] if public else vis.powers([a.power, *a.collaborators, *self.eligible_resisters(a)])
-            self._action_resolved(action_id=action_id, successes=a.successes, net=net, difficulty=a.difficulty or 0,
-                                  success=ok, excess=excess, resisted=sum(resist.values()), details=details,
-                                  tier=_tier(a, s, net), actor=SYSTEM, audience=audience)
+            self._action_resolved(
+                action_id=action_id,
+                successes=a.successes,
+                net=net,
+                difficulty=a.difficulty or 0,
+                success=ok,
+                excess=excess,
+                resisted=sum(resist.values()),
+                details=details,
+                tier=_tier(a, s, net),
+                actor=SYSTEM,
+                audience=audience,
+            )
         self._step_began(step="battle", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
 
 
@@ -1331,18 +1842,58 @@ class Game(PlatformGame):
 # as ``Game.StateRestored`` does. tests/domain/test_event_versions.py compares these shapes with the
 # committed manifest, tests/fixtures/event_manifest.json.
 EVENT_VERSIONS: dict[str, int] = {
-    "GameCreated": 1, "CredentialIssued": 1, "CredentialsRevoked": 1, "PowerAdded": 1, "AssetGranted": 1,
-    "SeasonLengthSet": 1, "StepBegan": 1, "SeedSealed": 1, "SeedCommitted": 1, "SeedRevealed": 1,
-    "CleanupApplied": 1, "WindowOpened": 1, "WindowClosed": 1, "ActionSubmitted": 1, "DiceRolled": 1,
-    "ConversionsLocked": 1, "ActionDiscarded": 1, "DifficultyDeclared": 1, "DifficultyRecorded": 1,
-    "DifficultyCommitted": 1, "RulingIssued": 1, "ConsequenceProposed": 1, "ConsequenceAccepted": 1,
-    "VisibilityGranted": 1, "ManaGranted": 1, "SecretShared": 1, "InfluenceSet": 1, "InfluenceDisclosed": 1,
-    "TimezoneSet": 1, "DeadlineSet": 1, "ExtensionRequested": 1, "ExtensionGranted": 1, "ExtensionRefused": 1,
-    "ReadyDeclared": 1, "RemindersQueued": 1, "MailTurnRecorded": 1, "ContactSet": 1, "GameRolledBack": 1,
+    "GameCreated": 1,
+    "CredentialIssued": 1,
+    "CredentialsRevoked": 1,
+    "PowerAdded": 1,
+    "AssetGranted": 1,
+    "SeasonLengthSet": 1,
+    "StepBegan": 1,
+    "SeedSealed": 1,
+    "SeedCommitted": 1,
+    "SeedRevealed": 1,
+    "CleanupApplied": 1,
+    "WindowOpened": 1,
+    "WindowClosed": 1,
+    "ActionSubmitted": 1,
+    "DiceRolled": 1,
+    "ConversionsLocked": 1,
+    "ActionDiscarded": 1,
+    "DifficultyDeclared": 1,
+    "DifficultyRecorded": 1,
+    "DifficultyCommitted": 1,
+    "RulingIssued": 1,
+    "ConsequenceProposed": 1,
+    "ConsequenceAccepted": 1,
+    "VisibilityGranted": 1,
+    "ManaGranted": 1,
+    "SecretShared": 1,
+    "InfluenceSet": 1,
+    "InfluenceDisclosed": 1,
+    "TimezoneSet": 1,
+    "DeadlineSet": 1,
+    "ExtensionRequested": 1,
+    "ExtensionGranted": 1,
+    "ExtensionRefused": 1,
+    "ReadyDeclared": 1,
+    "RemindersQueued": 1,
+    "MailTurnRecorded": 1,
+    "ContactSet": 1,
+    "GameRolledBack": 1,
     "StateRestored": 2,  # 2: the target version and what carries over, no longer the whole state
-    "SeedCleared": 1, "GameForked": 1, "SchemesGranted": 1, "TiesBroken": 1, "ResolutionQueueBuilt": 1,
-    "AssetUndercut": 1, "DifficultyRevealed": 1, "ActionProvisional": 1, "ResistanceOffered": 1,
-    "ActionResolved": 1, "ResolutionPublished": 1, "ReactionDeclared": 1, "ReactionConversionsLocked": 1,
+    "SeedCleared": 1,
+    "GameForked": 1,
+    "SchemesGranted": 1,
+    "TiesBroken": 1,
+    "ResolutionQueueBuilt": 1,
+    "AssetUndercut": 1,
+    "DifficultyRevealed": 1,
+    "ActionProvisional": 1,
+    "ResistanceOffered": 1,
+    "ActionResolved": 1,
+    "ResolutionPublished": 1,
+    "ReactionDeclared": 1,
+    "ReactionConversionsLocked": 1,
     "ReactionsWaived": 1,
 }
 
@@ -1350,8 +1901,11 @@ EVENT_VERSIONS: dict[str, int] = {
 def event_types() -> dict[str, type[Game.Event]]:
     """Every event type of the game aggregate, by name (the platform's events, which ``Game`` inherits, are
     redefined on it: they are stored as ``domain.powers.game:Game.<Name>`` as they always were)."""
-    return {name: cls for name, cls in vars(Game).items()
-            if isinstance(cls, type) and issubclass(cls, Game.Event) and name not in ("Event", "Created")}
+    return {
+        name: cls
+        for name, cls in vars(Game).items()
+        if isinstance(cls, type) and issubclass(cls, Game.Event) and name not in ("Event", "Created")
+    }
 
 
 def _version_events() -> None:
@@ -1371,22 +1925,43 @@ _version_events()
 fold = platform_fold  # a StateRestored (version 2) re-folds the game to its target version first
 
 
-def submission_digest(action_id: str, power: str, title: str, slot: str, skill: str | None, roll_no: int,
-                      faces: list[int], converted: list[int], salt: str | None) -> str:
+def submission_digest(
+    action_id: str,
+    power: str,
+    title: str,
+    slot: str,
+    skill: str | None,
+    roll_no: int,
+    faces: list[int],
+    converted: list[int],
+    salt: str | None,
+) -> str:
     """The digest of a submission as locked: what its receipt shows and Resolution publishes.
 
     The secret ``salt`` (disclosed only to those who see the submission, and to the table with a
     public action's dice once resolved) keeps anyone else from trying every roll against it.
     """
-    return digest({"action_id": action_id, "power": power, "title": title, "slot": slot, "skill": skill,
-                   "roll_no": roll_no, "faces": list(faces), "converted": list(converted), "salt": salt})
+    return digest(
+        {
+            "action_id": action_id,
+            "power": power,
+            "title": title,
+            "slot": slot,
+            "skill": skill,
+            "roll_no": roll_no,
+            "faces": list(faces),
+            "converted": list(converted),
+            "salt": salt,
+        }
+    )
 
 
 def _submission_digest(a: ActionState, converted: list[int]) -> str:
     if a.pool is None:
         raise AssertionError(f"action {a.id} is digested before it was rolled")
-    return submission_digest(a.id, a.power, a.title, a.slot, a.skill, a.pool.roll_no,
-                             [x.face for x in a.pool.dice], converted, a.salt)
+    return submission_digest(
+        a.id, a.power, a.title, a.slot, a.skill, a.pool.roll_no, [x.face for x in a.pool.dice], converted, a.salt
+    )
 
 
 def _check_months(months: int) -> None:

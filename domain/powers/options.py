@@ -28,11 +28,11 @@ CapHours = Annotated[float, Field(ge=0, le=MAX_WINDOW_HOURS), AfterValidator(_wh
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "planning_hours": 72,
-    "resistance_hours": 24,       # P-RES-2
+    "resistance_hours": 24,  # P-RES-2
     "reminder_hours": [24, 1],
     "extension_cap_hours_per_window": 24,  # per power, per window (GM-8)
     "extension_cap_hours_per_season": 48,  # per power, per season
-    "critical_mode": "rolled",   # P-AMB-5
+    "critical_mode": "rolled",  # P-AMB-5
 }
 
 
@@ -44,19 +44,25 @@ class _Options(BaseModel):
 class PowersOptions(_Options):
     """A game's options; each defaults to the recommendation of rules/ANALYSIS.md."""
 
-    planning_hours: Hours = Field(DEFAULT_OPTIONS["planning_hours"],
-                                  description="How long Planning stays open (P.1.2)")
-    resistance_hours: Hours = Field(DEFAULT_OPTIONS["resistance_hours"],
-                                    description="How long the resistance window stays open (P-RES-2)")
-    reminder_hours: list[Hours] = Field(DEFAULT_OPTIONS["reminder_hours"], max_length=5,
-                                        description="Remind who has not acted this many hours before a deadline")
-    extension_cap_hours_per_window: CapHours = Field(DEFAULT_OPTIONS["extension_cap_hours_per_window"],
-                                                     description="GM-8: most extension per power per window")
-    extension_cap_hours_per_season: CapHours = Field(DEFAULT_OPTIONS["extension_cap_hours_per_season"],
-                                                     description="GM-8: most extension per power per season")
+    planning_hours: Hours = Field(DEFAULT_OPTIONS["planning_hours"], description="How long Planning stays open (P.1.2)")
+    resistance_hours: Hours = Field(
+        DEFAULT_OPTIONS["resistance_hours"], description="How long the resistance window stays open (P-RES-2)"
+    )
+    reminder_hours: list[Hours] = Field(
+        DEFAULT_OPTIONS["reminder_hours"],
+        max_length=5,
+        description="Remind who has not acted this many hours before a deadline",
+    )
+    extension_cap_hours_per_window: CapHours = Field(
+        DEFAULT_OPTIONS["extension_cap_hours_per_window"], description="GM-8: most extension per power per window"
+    )
+    extension_cap_hours_per_season: CapHours = Field(
+        DEFAULT_OPTIONS["extension_cap_hours_per_season"], description="GM-8: most extension per power per season"
+    )
     critical_mode: Literal["rolled", "rank"] = Field(
         DEFAULT_OPTIONS["critical_mode"],
-        description="P-AMB-5: a critical asset triples its rolled successes, or (rank) three times its rank")
+        description="P-AMB-5: a critical asset triples its rolled successes, or (rank) three times its rank",
+    )
 
 
 class PowerOptions(_Options):
@@ -112,6 +118,7 @@ def validate_power_options(subclass: str, options: Any) -> dict[str, Any]:
     parsed = _parse(model, options, "options")
     for perk, owner in SUBCLASS_PERKS.items():
         if parsed.get(perk) and subclass != owner:
-            raise RuleViolation(f"options.{perk} is a perk of a {owner}, not of a {subclass}",
-                                rule="P-ACT-1", field=f"options.{perk}")
+            raise RuleViolation(
+                f"options.{perk} is a perk of a {owner}, not of a {subclass}", rule="P-ACT-1", field=f"options.{perk}"
+            )
     return parsed

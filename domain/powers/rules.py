@@ -18,7 +18,16 @@ SUBCLASSES: dict[str, tuple[str, ...]] = {
 ADVERSARY = "adversary"
 
 ASSET_CLASSES = (
-    "skill", "agent", "industry", "army", "secret", "item", "consumable", "spell", "scheme", "design",
+    "skill",
+    "agent",
+    "industry",
+    "army",
+    "secret",
+    "item",
+    "consumable",
+    "spell",
+    "scheme",
+    "design",
     "fragment",
 )
 # P-ASSET-5/6/7: agents, industries and armies act once per season, across all powers.
@@ -49,9 +58,16 @@ class Quota:
 
 
 TITLE = {
-    "sovereign": "a Sovereign", "celestial": "a Celestial", "overlord": "an Overlord",
-    "circle": "a Circle", "cult": "a Cult", "cause": "a Cause", "wizard": "a Wizard",
-    "dragon": "a Dragon", "paragon": "a Paragon", ADVERSARY: "this adversary",
+    "sovereign": "a Sovereign",
+    "celestial": "a Celestial",
+    "overlord": "an Overlord",
+    "circle": "a Circle",
+    "cult": "a Cult",
+    "cause": "a Cause",
+    "wizard": "a Wizard",
+    "dragon": "a Dragon",
+    "paragon": "a Paragon",
+    ADVERSARY: "this adversary",
 }
 
 
@@ -92,14 +108,16 @@ def validate_power(cls: str, subclass: str, options: dict) -> None:
     if subclass != ADVERSARY and subclass not in SUBCLASSES[cls]:
         raise RuleViolation(
             f"a {cls} is one of {', '.join(SUBCLASSES[cls])} (or an adversary); {subclass!r} is not",
-            rule="P-ACT-1", field="subclass",
+            rule="P-ACT-1",
+            field="subclass",
         )
     if subclass == ADVERSARY:
         q = quota(subclass, options)
         if q.total < 0 or q.public < 0 or q.private < 0 or q.total > 4:
             raise RuleViolation(
                 "an adversary takes fewer actions than a player power: 0 to 4 a month",
-                rule="P-ACT-1", field="options",
+                rule="P-ACT-1",
+                field="options",
             )
 
 
@@ -109,8 +127,9 @@ def ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def check_action_quota(subclass: str, q: Quota, debt: int, used_public: int, used_private: int,
-                       slot: str, cost: int) -> None:
+def check_action_quota(
+    subclass: str, q: Quota, debt: int, used_public: int, used_private: int, slot: str, cost: int
+) -> None:
     """Refuse an action (plus any actions spent as assets) that exceeds this month's slots (P-ACT-1, P-ACT-2)."""
     if slot not in ("public", "private"):
         raise RuleViolation("an action's slot is 'public' or 'private'", rule="P-ACT-1", field="slot")
@@ -119,21 +138,21 @@ def check_action_quota(subclass: str, q: Quota, debt: int, used_public: int, use
     who = TITLE.get(subclass, "this power")
     if allowed == 0:
         other = "private" if slot == "public" else "public"
-        raise RuleViolation(
-            f"{who} takes no {slot} actions; use a {other} slot", rule="P-ACT-1", field="slot"
-        )
+        raise RuleViolation(f"{who} takes no {slot} actions; use a {other} slot", rule="P-ACT-1", field="slot")
     if used + cost > allowed:
         raise RuleViolation(
             f"{who} takes {allowed} {slot} action{'s' if allowed != 1 else ''} a month; "
             f"this would be the {ordinal(used + cost)}",
-            rule="P-ACT-1", field="slot",
+            rule="P-ACT-1",
+            field="slot",
         )
     budget = q.total - debt
     if used_public + used_private + cost > budget:
         raise RuleViolation(
             f"this power lost {debt} action{'s' if debt != 1 else ''} this month to consequences and has "
             f"{budget} in all; this would be the {ordinal(used_public + used_private + cost)}",
-            rule="P-ACT-2", field="slot",
+            rule="P-ACT-2",
+            field="slot",
         )
 
 
@@ -145,8 +164,14 @@ class PoolPick:
     mode: str  # "normal" | "assured" | "critical"
 
 
-def check_pool(picks: Sequence[tuple[str, str, str]], skill_tag: str | None, *, is_reaction: bool,
-               reacting_to_skill: str | None = None, dungeon: bool = False) -> None:
+def check_pool(
+    picks: Sequence[tuple[str, str, str]],
+    skill_tag: str | None,
+    *,
+    is_reaction: bool,
+    reacting_to_skill: str | None = None,
+    dungeon: bool = False,
+) -> None:
     """Pool legality: one asset per class (P-ASSET-1), one skill, the action's skill tag (P-ASSET-3);
     in a dungeon, Delve alongside up to one other skill (P-ASSET-4).
 
@@ -160,7 +185,8 @@ def check_pool(picks: Sequence[tuple[str, str, str]], skill_tag: str | None, *, 
             what = "skill" if cls == "skill" else cls
             raise RuleViolation(
                 f"a pool may hold only one {what}; {seen[cls]!r} and {name!r} are both {cls}s",
-                rule="P-ASSET-3" if cls == "skill" else "P-ASSET-1", field="assets",
+                rule="P-ASSET-3" if cls == "skill" else "P-ASSET-1",
+                field="assets",
             )
         seen[cls] = name
     skill = seen.get("skill")
@@ -177,12 +203,14 @@ def check_pool(picks: Sequence[tuple[str, str, str]], skill_tag: str | None, *, 
         if skill != expected:
             raise RuleViolation(
                 f"a reaction to a {reacting_to_skill} action must use {expected}, not {skill}",
-                rule="P-ASSET-3", field="assets",
+                rule="P-ASSET-3",
+                field="assets",
             )
     elif skill_tag and skill != skill_tag and not (dungeon and skill_tag == "delve"):
         raise RuleViolation(
             f"this action is tagged {skill_tag}, so it can use only the {skill_tag} skill, not {skill}",
-            rule="P-ASSET-3", field="assets",
+            rule="P-ASSET-3",
+            field="assets",
         )
 
 
@@ -191,7 +219,8 @@ def _check_dungeon_skills(skills: list[str]) -> None:
     if len(skills) > 2 or (len(skills) == 2 and "delve" not in skills) or len(set(skills)) != len(skills):
         raise RuleViolation(
             f"in a dungeon a pool may hold Delve and up to one other skill, not {' + '.join(skills)}",
-            rule="P-ASSET-4", field="assets",
+            rule="P-ASSET-4",
+            field="assets",
         )
 
 

@@ -21,12 +21,23 @@ from domain.verify import verify_events
 POWERS_STEPS = (
     Step("setup", on_entry="the GM adds powers and grants their starting assets"),
     Step("tidings", on_entry="a new season begins; the GM narrates (P.1.1)"),
-    Step("planning", opens=("planning",), closes_on=("deadline", "every power ready", "gm advanced"),
-         on_entry="commit the month seed; open the planning window (P.1.2)"),
-    Step("resolution", closes_on=("gm publishes the resolution",),
-         on_entry="lock every submission; unused actions become schemes ([003:26])"),
-    Step("resistance", opens=("resistance",), closes_on=("deadline", "every resister acted or waived"),
-         on_entry="offer resistance to the targets of resistible actions (P-RES-1, P-RES-2)"),
+    Step(
+        "planning",
+        opens=("planning",),
+        closes_on=("deadline", "every power ready", "gm advanced"),
+        on_entry="commit the month seed; open the planning window (P.1.2)",
+    ),
+    Step(
+        "resolution",
+        closes_on=("gm publishes the resolution",),
+        on_entry="lock every submission; unused actions become schemes ([003:26])",
+    ),
+    Step(
+        "resistance",
+        opens=("resistance",),
+        closes_on=("deadline", "every resister acted or waived"),
+        on_entry="offer resistance to the targets of resistible actions (P-RES-1, P-RES-2)",
+    ),
     Step("battle", on_entry="finalise the month's actions; the GM resolves battles"),
     Step("cleanup", on_entry="the season ends; reveal the month seed to the GM"),
 )
@@ -44,22 +55,28 @@ def phase_of(event: Any) -> dict[str, Any] | None:
     """The phase a ``StepBegan`` begins (the version it is recorded at is the phase's start); else None."""
     if type(event).__name__ != "StepBegan":
         return None
-    return {"phase": phase_id(event.season, event.month, event.step), "season": event.season, "month": event.month,
-            "step": event.step}
+    return {
+        "phase": phase_id(event.season, event.month, event.step),
+        "season": event.season,
+        "month": event.month,
+        "step": event.step,
+    }
 
 
-POWERS = register(Ruleset(
-    name="powers",
-    version=rules.RULES_VERSION,
-    options=PowersOptions,
-    steps=POWERS_STEPS,
-    aggregate=Game,
-    start=Game.start,
-    commands=POWERS_COMMANDS,
-    view=board_view,
-    mail_grammar=parse_turn,
-    verify=verify_events,
-    fold=fold,
-    phase_of=phase_of,
-    description="Powers: seasons of secret actions, dice pools and resistance",
-))
+POWERS = register(
+    Ruleset(
+        name="powers",
+        version=rules.RULES_VERSION,
+        options=PowersOptions,
+        steps=POWERS_STEPS,
+        aggregate=Game,
+        start=Game.start,
+        commands=POWERS_COMMANDS,
+        view=board_view,
+        mail_grammar=parse_turn,
+        verify=verify_events,
+        fold=fold,
+        phase_of=phase_of,
+        description="Powers: seasons of secret actions, dice pools and resistance",
+    )
+)

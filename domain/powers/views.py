@@ -23,29 +23,51 @@ def _pool_view(pool: Pool | None) -> dict | None:
         "roll_no": pool.roll_no,
         "locked": pool.locked,
         "assets": [
-            {"asset_id": a.asset_id, "name": a.name, "cls": a.cls, "rank": a.rank, "mode": a.mode,
-             "undercut": a.undercut}
+            {
+                "asset_id": a.asset_id,
+                "name": a.name,
+                "cls": a.cls,
+                "rank": a.rank,
+                "mode": a.mode,
+                "undercut": a.undercut,
+            }
             for a in pool.assets
         ],
-        "dice": [{"face": d.face, "asset": d.asset, "converted": d.converted, "removed": d.removed}
-                 for d in pool.dice],
+        "dice": [{"face": d.face, "asset": d.asset, "converted": d.converted, "removed": d.removed} for d in pool.dice],
     }
 
 
 def _full_action(game: Game, a: ActionState, *, with_secret: bool, owner: bool = True) -> dict:
     t = game.tally(a)
     out = {
-        "action_id": a.id, "power": a.power, "power_name": game.state.powers[a.power].name, "index": a.index,
-        "title": a.title, "description": a.description, "skill": a.skill, "slot": a.slot,
-        "location": a.location, "targets": list(a.targets), "resistible": a.resistible,
+        "action_id": a.id,
+        "power": a.power,
+        "power_name": game.state.powers[a.power].name,
+        "index": a.index,
+        "title": a.title,
+        "description": a.description,
+        "skill": a.skill,
+        "slot": a.slot,
+        "location": a.location,
+        "targets": list(a.targets),
+        "resistible": a.resistible,
         "collaborators": list(a.collaborators),
-        "status": a.status, "discarded": a.discarded, "extra_actions": a.extra_actions,
-        "difficulty": a.difficulty, "difficulty_sealed": a.sealed is not None and not a.revealed,
-        "difficulty_commitment": a.sealed, "tiers": dict(a.tiers),
-        "pool": _pool_view(a.pool), "pool_size": t.pool_size, "successes": t.successes,
-        "consequences": t.consequences, "digest": a.digest, "salt": a.salt,
-        "consequence_offers": [{"id": c.id, "text": c.text, "effects": c.effects, "status": c.status}
-                               for c in a.consequences],
+        "status": a.status,
+        "discarded": a.discarded,
+        "extra_actions": a.extra_actions,
+        "difficulty": a.difficulty,
+        "difficulty_sealed": a.sealed is not None and not a.revealed,
+        "difficulty_commitment": a.sealed,
+        "tiers": dict(a.tiers),
+        "pool": _pool_view(a.pool),
+        "pool_size": t.pool_size,
+        "successes": t.successes,
+        "consequences": t.consequences,
+        "digest": a.digest,
+        "salt": a.salt,
+        "consequence_offers": [
+            {"id": c.id, "text": c.text, "effects": c.effects, "status": c.status} for c in a.consequences
+        ],
         "result": _result(a),
     }
     if not owner:
@@ -61,29 +83,59 @@ def _full_action(game: Game, a: ActionState, *, with_secret: bool, owner: bool =
 def _result(a: ActionState) -> dict | None:
     if a.status != "resolved":
         return None
-    return {"successes": a.successes, "resisted": a.resisted, "net": a.net, "difficulty": a.difficulty,
-            "success": a.success, "excess": a.excess}
+    return {
+        "successes": a.successes,
+        "resisted": a.resisted,
+        "net": a.net,
+        "difficulty": a.difficulty,
+        "success": a.success,
+        "excess": a.excess,
+    }
 
 
 def _sheet(game: Game, p: PowerState) -> dict:
     pub, priv = game.slots_used(p.id)
     budget = p.public + p.private - p.debt_this_month
     return {
-        "power_id": p.id, "name": p.name, "cls": p.cls, "subclass": p.subclass, "options": dict(p.options),
-        "quota": {"public": p.public, "private": p.private, "lost_this_month": p.debt_this_month,
-                  "lost_next_month": p.debt_next_month},
+        "power_id": p.id,
+        "name": p.name,
+        "cls": p.cls,
+        "subclass": p.subclass,
+        "options": dict(p.options),
+        "quota": {
+            "public": p.public,
+            "private": p.private,
+            "lost_this_month": p.debt_this_month,
+            "lost_next_month": p.debt_next_month,
+        },
         "used": {"public": pub, "private": priv},
-        "left": {"public": max(0, min(p.public - pub, budget - pub - priv)),
-                 "private": max(0, min(p.private - priv, budget - pub - priv))},
+        "left": {
+            "public": max(0, min(p.public - pub, budget - pub - priv)),
+            "private": max(0, min(p.private - priv, budget - pub - priv)),
+        },
         "reactions_left": 0 if p.done_reacting else max(0, p.reaction_allowance - p.reactions_used),
-        "ready": p.ready, "extension_hours_used": p.extension_hours_used,
-        "statuses": dict(p.statuses), "mana": dict(p.mana), "timezone": p.timezone,
-        "influence": dict(p.influence), "learned": [dict(g) for g in p.grants],
+        "ready": p.ready,
+        "extension_hours_used": p.extension_hours_used,
+        "statuses": dict(p.statuses),
+        "mana": dict(p.mana),
+        "timezone": p.timezone,
+        "influence": dict(p.influence),
+        "learned": [dict(g) for g in p.grants],
         "assets": [
-            {"asset_id": a.id, "name": a.name, "cls": a.cls, "rank": a.rank, "assured": a.assured,
-             "critical": a.critical, "novel": a.novel, "used_up": a.used_up,
-             "used_this_season": a.id in game.state.season_ledger, "shared": len(a.holders) > 1}
-            for a in sorted(game.state.assets.values(), key=lambda a: a.id) if p.id in a.holders
+            {
+                "asset_id": a.id,
+                "name": a.name,
+                "cls": a.cls,
+                "rank": a.rank,
+                "assured": a.assured,
+                "critical": a.critical,
+                "novel": a.novel,
+                "used_up": a.used_up,
+                "used_this_season": a.id in game.state.season_ledger,
+                "shared": len(a.holders) > 1,
+            }
+            for a in sorted(game.state.assets.values(), key=lambda a: a.id)
+            if p.id in a.holders
         ],
     }
 
@@ -94,11 +146,22 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
     is_gm = viewer == GM
     out: dict[str, Any] = {
         "viewer": viewer,
-        "game": {"name": s.name, "ruleset": s.ruleset, "rules_version": s.rules_version, "timezone": s.timezone,
-                 "season": s.season, "month": s.month, "months_per_season": s.months_per_season, "step": s.step,
-                 "resolved": s.resolved, "seed_commitment": s.seed_commitment, "seed_root": s.seed_root,
-                 "options": dict(s.options),
-                 "forked_from": dict(s.forked_from) if s.forked_from else None, "rollbacks": s.rollbacks},
+        "game": {
+            "name": s.name,
+            "ruleset": s.ruleset,
+            "rules_version": s.rules_version,
+            "timezone": s.timezone,
+            "season": s.season,
+            "month": s.month,
+            "months_per_season": s.months_per_season,
+            "step": s.step,
+            "resolved": s.resolved,
+            "seed_commitment": s.seed_commitment,
+            "seed_root": s.seed_root,
+            "options": dict(s.options),
+            "forked_from": dict(s.forked_from) if s.forked_from else None,
+            "rollbacks": s.rollbacks,
+        },
         "windows": [_window(game, w, viewer) for w in s.windows.values()],
         "powers": [
             {"power_id": p.id, "name": p.name, "cls": p.cls, "subclass": p.subclass, "options": dict(p.options)}
@@ -106,7 +169,8 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
         ],
         "industries": [
             {"asset_id": a.id, "name": a.name, "rank": a.rank}
-            for a in sorted(s.assets.values(), key=lambda a: a.id) if a.cls == "industry"
+            for a in sorted(s.assets.values(), key=lambda a: a.id)
+            if a.cls == "industry"
         ],
         "sequence": s.sequence_for(viewer),
     }
@@ -123,8 +187,13 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
         out["actions"] = [_full_action(game, a, with_secret=True) for a in _in_order(game)]
         out["queue"] = list(s.queue)
         out["reactions"] = [
-            {"reaction_id": r.id, "power": r.power, "action_id": r.action_id, "pool": _pool_view(r.pool),
-             "successes": game.tally(s.actions[r.action_id], r.pool).successes}
+            {
+                "reaction_id": r.id,
+                "power": r.power,
+                "action_id": r.action_id,
+                "pool": _pool_view(r.pool),
+                "successes": game.tally(s.actions[r.action_id], r.pool).successes,
+            }
             for r in s.reactions.values()
         ]
         out["sheets"] = [_sheet(game, p) for p in sorted(s.powers.values(), key=lambda p: p.id)]
@@ -134,24 +203,32 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
     out["me"] = _sheet(game, me)
     out["my_actions"] = [_full_action(game, a, with_secret=False) for a in game.actions_of(viewer)]
     out["my_reactions"] = [
-        {"reaction_id": r.id, "action_id": r.action_id, "pool": _pool_view(r.pool),
-         "successes": game.tally(s.actions[r.action_id], r.pool).successes}
-        for r in s.reactions.values() if r.power == viewer
+        {
+            "reaction_id": r.id,
+            "action_id": r.action_id,
+            "pool": _pool_view(r.pool),
+            "successes": game.tally(s.actions[r.action_id], r.pool).successes,
+        }
+        for r in s.reactions.values()
+        if r.power == viewer
     ]
     out["shared_with_me"] = [
         _full_action(game, a, with_secret=False, owner=False) for a in _in_order(game) if viewer in a.collaborators
     ]
     out["influence_seen"] = _influence_seen(game, me)
     out["may_resist"] = [
-        _notice(game, a) for a in _in_order(game)
-        if a.status == "provisional" and viewer in game.eligible_resisters(a)
+        _notice(game, a) for a in _in_order(game) if a.status == "provisional" and viewer in game.eligible_resisters(a)
     ]
     out["results_shown_to_me"] = [
-        {"action_id": a.id, "power": a.power, "power_name": s.powers[a.power].name, "title": a.title,
-         "result": {"success": a.success, "net": a.net, "excess": a.excess}}
+        {
+            "action_id": a.id,
+            "power": a.power,
+            "power_name": s.powers[a.power].name,
+            "title": a.title,
+            "result": {"success": a.success, "net": a.net, "excess": a.excess},
+        }
         for a in _in_order(game)
-        if a.status == "resolved" and a.slot == "private" and a.power != viewer
-        and viewer in game.eligible_resisters(a)
+        if a.status == "resolved" and a.slot == "private" and a.power != viewer and viewer in game.eligible_resisters(a)
     ]
     return out
 
@@ -162,9 +239,17 @@ def _window(game: Game, w: Window, viewer: str) -> dict:
     p = s.powers.get(viewer)
     zone = ZoneInfo(game.timezone_for(viewer))
     mine = w.final_closes_at if viewer == GM else w.deadline_for(viewer)
-    out = {"window_id": w.id, "kind": w.kind, "opened_at": w.opened_at, "closes_at": w.closes_at,
-           "my_deadline": mine, "my_deadline_local": datetime.fromisoformat(mine).astimezone(zone).isoformat(),
-           "timezone": zone.key, "closed": w.closed, "reason": w.reason}
+    out = {
+        "window_id": w.id,
+        "kind": w.kind,
+        "opened_at": w.opened_at,
+        "closes_at": w.closes_at,
+        "my_deadline": mine,
+        "my_deadline_local": datetime.fromisoformat(mine).astimezone(zone).isoformat(),
+        "timezone": zone.key,
+        "closed": w.closed,
+        "reason": w.reason,
+    }
     if viewer == GM:
         out["extensions"] = dict(w.extensions)
         out["requests"] = {k: dict(v) for k, v in w.requests.items()}
@@ -190,8 +275,15 @@ def _influence_seen(game: Game, me: PowerState) -> list[dict]:
 
 def _notice(game: Game, a: ActionState) -> dict:
     """P-AMB-3: actor, action and pool size (all ranks, assured included); nothing else."""
-    return {"action_id": a.id, "power": a.power, "power_name": game.state.powers[a.power].name, "title": a.title,
-            "skill": a.skill, "pool_size": game.tally(a).pool_size, "status": "provisional"}
+    return {
+        "action_id": a.id,
+        "power": a.power,
+        "power_name": game.state.powers[a.power].name,
+        "title": a.title,
+        "skill": a.skill,
+        "pool_size": game.tally(a).pool_size,
+        "status": "provisional",
+    }
 
 
 def _in_order(game: Game) -> list[ActionState]:

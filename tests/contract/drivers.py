@@ -19,17 +19,17 @@ from tests.scenarios import play_rich_month
 @dataclass(frozen=True)
 class Played:
     game_id: str
-    viewers: list[str]      # "gm" and every seat
+    viewers: list[str]  # "gm" and every seat
 
 
 @dataclass(frozen=True)
 class Driver:
     play: Callable[[Games], Played]
-    refused: Callable[[Games, Played], None]         # runs one command that the rules refuse
+    refused: Callable[[Games, Played], None]  # runs one command that the rules refuse
     rollback_phase: str
     fork_phase: str
-    earlier_phases: tuple[str, ...]                  # phases up to and including fork_phase
-    comparable: Callable[[dict, str], dict]          # a view without what a rollback keeps moving
+    earlier_phases: tuple[str, ...]  # phases up to and including fork_phase
+    comparable: Callable[[dict, str], dict]  # a view without what a rollback keeps moving
     hidden: Callable[[Played], dict[str, list[str]]]  # viewer -> texts no event or view of theirs may carry
 
 
@@ -59,10 +59,13 @@ def _powers_hidden(played: Played) -> dict[str, list[str]]:
     # shared with wiz only, a disclosure to sov only, a seeking result for wiz only). cult is on circ's
     # plot, so it sees the plot and its consequence.
     gm, wiz, circ, cult, sov = played.viewers
-    return {gm: [], wiz: ["PRIVATE-CULT-RITE", "DESC-CIRC", "DISCLOSED-CIRC-TO-SOV"],
-            circ: ["PRIVATE-CULT-RITE", "SEEKING-FOUND-CULT-SHRINE"],
-            cult: ["PRIVATE-WIZ-DUEL", "SECRET-ASSET-CIRC", "SEEKING-FOUND-CULT-SHRINE"],
-            sov: ["PRIVATE-CULT-RITE", "DESC-CIRC", "SECRET-ASSET-CIRC", "SEEKING-FOUND-CULT-SHRINE"]}
+    return {
+        gm: [],
+        wiz: ["PRIVATE-CULT-RITE", "DESC-CIRC", "DISCLOSED-CIRC-TO-SOV"],
+        circ: ["PRIVATE-CULT-RITE", "SEEKING-FOUND-CULT-SHRINE"],
+        cult: ["PRIVATE-WIZ-DUEL", "SECRET-ASSET-CIRC", "SEEKING-FOUND-CULT-SHRINE"],
+        sov: ["PRIVATE-CULT-RITE", "DESC-CIRC", "SECRET-ASSET-CIRC", "SEEKING-FOUND-CULT-SHRINE"],
+    }
 
 
 def _table_play(games: Games) -> Played:
@@ -82,10 +85,22 @@ def _table_comparable(view: dict, viewer: str) -> dict:
 
 
 DRIVERS: dict[str, Driver] = {
-    "powers": Driver(play=_powers_play, refused=_powers_refused, rollback_phase="s1m1-planning",
-                     fork_phase="s1m1-resolution", earlier_phases=("s1-tidings", "s1m1-planning", "s1m1-resolution"),
-                     comparable=_powers_comparable, hidden=_powers_hidden),
-    "table": Driver(play=_table_play, refused=_table_refused, rollback_phase="join-bob", fork_phase="join-bob",
-                    earlier_phases=("join-bob",), comparable=_table_comparable,
-                    hidden=lambda played: {v: [] for v in played.viewers}),  # the table hides nothing but credentials
+    "powers": Driver(
+        play=_powers_play,
+        refused=_powers_refused,
+        rollback_phase="s1m1-planning",
+        fork_phase="s1m1-resolution",
+        earlier_phases=("s1-tidings", "s1m1-planning", "s1m1-resolution"),
+        comparable=_powers_comparable,
+        hidden=_powers_hidden,
+    ),
+    "table": Driver(
+        play=_table_play,
+        refused=_table_refused,
+        rollback_phase="join-bob",
+        fork_phase="join-bob",
+        earlier_phases=("join-bob",),
+        comparable=_table_comparable,
+        hidden=lambda played: {v: [] for v in played.viewers},
+    ),  # the table hides nothing but credentials
 }

@@ -25,7 +25,7 @@ class TableState(ViewerSequences):
     rules_version: str
     timezone: str
     options: dict = field(default_factory=dict)
-    powers: dict = field(default_factory=dict)     # the platform's seats
+    powers: dict = field(default_factory=dict)  # the platform's seats
     posts: list = field(default_factory=list)
     credentials: dict = field(default_factory=dict)
     windows: dict = field(default_factory=dict)
@@ -53,16 +53,13 @@ class Table(PlatformGame):
     """Seats join, then post to the table; a post from a seat that has not joined is refused (TABLE-1)."""
 
     @event("TableCreated")
-    def __init__(self, name: str, ruleset: str, rules_version: str, timezone: str, actor: str,
-                 audience: list) -> None:
+    def __init__(self, name: str, ruleset: str, rules_version: str, timezone: str, actor: str, audience: list) -> None:
         self.state = TableState(name=name, ruleset=ruleset, rules_version=rules_version, timezone=timezone)
 
     @classmethod
-    def start(cls, name: str, gm_name: str = "GM", timezone: str = "UTC", months_per_season: int = 0,
-              options: dict | None = None) -> Table:
+    def start(cls, name: str, gm: str = "GM", tz: str = "UTC", months: int = 0, options: dict | None = None) -> Table:
         TableOptions.model_validate(options or {})
-        return cls(name=name, ruleset="table", rules_version="table-1", timezone=timezone, actor=GM,
-                   audience=[vis.PUBLIC])
+        return cls(name=name, ruleset="table", rules_version="table-1", timezone=tz, actor=GM, audience=[vis.PUBLIC])
 
     def power(self, power_id: str) -> Seat:
         try:
@@ -93,7 +90,9 @@ class Table(PlatformGame):
         self.state.posts.append({"seat": seat_id, "text": text})
 
 
+# fmt: off
 FAKE = Ruleset(name="table", version="table-1", options=TableOptions, steps=(Step("play"),), aggregate=Table,
                start=Table.start, commands={Join: Table.join, Post: Table.post}, fold=fold, verify=verify_events,
                view=lambda game, viewer: {"seats": sorted(game.state.powers), "posts": list(game.state.posts)},
                phase_of=lambda e: {"phase": f"join-{e.seat_id}"} if type(e).__name__ == "Joined" else None)
+# fmt: on

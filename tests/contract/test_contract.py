@@ -83,8 +83,11 @@ def test_no_viewers_events_or_views_carry_what_is_hidden_from_them(games, rulese
     assert credentials
     hidden = driver.hidden(played)
     for v in played.viewers:
-        shown = [games.visible_events(played.game_id, v), games.view(played.game_id, v),
-                 games.view_at(played.game_id, "gm", phase=driver.rollback_phase, as_viewer=v)]
+        shown = [
+            games.visible_events(played.game_id, v),
+            games.view(played.game_id, v),
+            games.view_at(played.game_id, "gm", phase=driver.rollback_phase, as_viewer=v),
+        ]
         text = json.dumps(shown, default=str)
         leaked = [h for h in [*hidden[v], *credentials] if h in text]
         assert leaked == [], (v, leaked)
@@ -107,8 +110,9 @@ def test_a_fork_equals_its_source_up_to_the_fork(games, driver, played):
     fork_id, _ = games.fork(played.game_id, "gm", "contract fork", phase=driver.fork_phase)
     for phase in driver.earlier_phases:
         for v in played.viewers:
-            assert (games.view_at(fork_id, "gm", phase=phase, as_viewer=v)
-                    == games.view_at(played.game_id, "gm", phase=phase, as_viewer=v)), (phase, v)
+            assert games.view_at(fork_id, "gm", phase=phase, as_viewer=v) == games.view_at(
+                played.game_id, "gm", phase=phase, as_viewer=v
+            ), (phase, v)
 
 
 def test_every_viewers_export_verifies(games, ruleset, played):

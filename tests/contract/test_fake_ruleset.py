@@ -38,7 +38,7 @@ def test_a_game_of_another_ruleset_is_created_loaded_and_replayed_through_its_re
     game = games.get_game(game_id)
     assert type(game) is Table and game.ruleset is FAKE and game.credential is not None and token
     game.join(Join("ann", "Ann"))
-    game.set_timezone("ann", "Europe/Paris")   # the platform's command, on a seat of another ruleset
+    game.set_timezone("ann", "Europe/Paris")  # the platform's command, on a seat of another ruleset
     game.post(Post("ann", "hello"))
     games.save(game)
     loaded = games.get_game(game_id)

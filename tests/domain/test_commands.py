@@ -15,15 +15,18 @@ from domain.powers import commands as powers
 from domain.powers.ruleset import POWERS
 
 
-@pytest.mark.parametrize("build, field", [
-    (lambda: powers.SubmitAction(power_id="gondor", title=3), "title"),  # type: ignore[arg-type]
-    (lambda: powers.SubmitAction(power_id="gondor", title="Scout", assets="might"), "assets"),  # type: ignore[arg-type]
-    (lambda: powers.Advance(expected_step=5), "expected_step"),  # type: ignore[arg-type]
-    (lambda: powers.SetDifficulty("act-1", value="hard"), "value"),  # type: ignore[arg-type]
-    (lambda: powers.LockConversions("act-1", convert=True), "convert"),  # a bool is no count
-    (lambda: platform.RequestExtension("gondor", hours="many"), "hours"),  # type: ignore[arg-type]
-    (lambda: platform.SetContact("gondor", email=["a@b"]), "email"),  # type: ignore[arg-type]
-])
+@pytest.mark.parametrize(
+    "build, field",
+    [
+        (lambda: powers.SubmitAction(power_id="gondor", title=3), "title"),  # type: ignore[arg-type]
+        (lambda: powers.SubmitAction(power_id="gondor", title="Scout", assets="might"), "assets"),  # type: ignore[arg-type]
+        (lambda: powers.Advance(expected_step=5), "expected_step"),  # type: ignore[arg-type]
+        (lambda: powers.SetDifficulty("act-1", value="hard"), "value"),  # type: ignore[arg-type]
+        (lambda: powers.LockConversions("act-1", convert=True), "convert"),  # a bool is no count
+        (lambda: platform.RequestExtension("gondor", hours="many"), "hours"),  # type: ignore[arg-type]
+        (lambda: platform.SetContact("gondor", email=["a@b"]), "email"),  # type: ignore[arg-type]
+    ],
+)
 def test_a_command_with_a_bad_field_is_refused_naming_the_field(build, field):
     with pytest.raises(RuleViolation) as err:
         build()
@@ -38,8 +41,11 @@ def test_a_well_typed_command_is_built_and_frozen():
 
 
 def _declared(module) -> set[type]:
-    return {c for _, c in inspect.getmembers(module, inspect.isclass)
-            if issubclass(c, platform.Command) and c is not platform.Command and c.__module__ == module.__name__}
+    return {
+        c
+        for _, c in inspect.getmembers(module, inspect.isclass)
+        if issubclass(c, platform.Command) and c is not platform.Command and c.__module__ == module.__name__
+    }
 
 
 def test_every_declared_command_has_a_handler_in_the_ruleset_or_the_platform_mapping():

@@ -13,20 +13,33 @@ from tests.domain.helpers import NOW, SEED, game_in_planning, later, submit
 def test_p_ex_1_rangers_negotiate_with_elrond_full_success_with_one_consequence():
     """[003:52] "They roll 6,6,5,3,1,1. They take 1 consequence" -> 4 successes, the top tier."""
     g = game_in_planning(
-        ("rangers", "conspiracy", "circle"), ("gondor", "city", "sovereign"),
-        assets=[("nego", "rangers", "negotiation", "skill", 3),
-                ("archive", "rangers", "Dunedain archive", "secret", 3)],
+        ("rangers", "conspiracy", "circle"),
+        ("gondor", "city", "sovereign"),
+        assets=[
+            ("nego", "rangers", "negotiation", "skill", 3),
+            ("archive", "rangers", "Dunedain archive", "secret", 3),
+        ],
     )
-    g.submit_action("rangers", "talk", "Win Elrond over", now=NOW, roller=FixedRoller(), skill="negotiation",
-                    roll=False)
-    g.set_difficulty("talk", 2, sealed=True, nonce="n" * 16,
-                     tiers={2: "deal, artifact handed over", 4: "full, no artifact"})
-    g.roll_action("talk", now=NOW, roller=FixedRoller([6, 6, 5, 3, 1, 1]),
-                  assets=[{"asset_id": "nego"}, {"asset_id": "archive"}], convert=1)
-    g.propose_consequence("talk", "c1", "Enemies kidnapped one of the emissaries; another power now knows you have "
-                          "the artifact and the location of one of your outposts",
-                          [{"kind": "disclose", "to": "gondor",
-                            "text": "Rangers hold the artifact; outpost at Weathertop"}])
+    g.submit_action(
+        "rangers", "talk", "Win Elrond over", now=NOW, roller=FixedRoller(), skill="negotiation", roll=False
+    )
+    g.set_difficulty(
+        "talk", 2, sealed=True, nonce="n" * 16, tiers={2: "deal, artifact handed over", 4: "full, no artifact"}
+    )
+    g.roll_action(
+        "talk",
+        now=NOW,
+        roller=FixedRoller([6, 6, 5, 3, 1, 1]),
+        assets=[{"asset_id": "nego"}, {"asset_id": "archive"}],
+        convert=1,
+    )
+    g.propose_consequence(
+        "talk",
+        "c1",
+        "Enemies kidnapped one of the emissaries; another power now knows you have "
+        "the artifact and the location of one of your outposts",
+        [{"kind": "disclose", "to": "gondor", "text": "Rangers hold the artifact; outpost at Weathertop"}],
+    )
     g.accept_consequence("talk", "c1")
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
@@ -39,15 +52,15 @@ def test_p_ex_1_rangers_negotiate_with_elrond_full_success_with_one_consequence(
     assert resolved.audience == ["power:rangers"]  # a private action's result: its owner (and the GM)
     grants = [e for e in events if type(e).__name__ == "VisibilityGranted"]
     assert [(e.to, e.text, e.audience) for e in grants] == [
-        ("gondor", "Rangers hold the artifact; outpost at Weathertop", ["power:gondor"])]
+        ("gondor", "Rangers hold the artifact; outpost at Weathertop", ["power:gondor"])
+    ]
     gondor = board_view(g, "gondor")
     assert "Win Elrond over" not in str(gondor)  # the private action itself stays hidden
 
 
 def test_p_ex_1_alternative_branch_without_conversion_reaches_only_the_deal():
     """convert_3s4s = 0 -> successes 3 -> tier 2 (deal, artifact transferred)."""
-    g = game_in_planning(("rangers", "conspiracy", "circle"),
-                         assets=[("nego", "rangers", "negotiation", "skill", 6)])
+    g = game_in_planning(("rangers", "conspiracy", "circle"), assets=[("nego", "rangers", "negotiation", "skill", 6)])
     g.submit_action("rangers", "talk", "Win Elrond over", now=NOW, roller=FixedRoller(), roll=False)
     g.set_difficulty("talk", 2, tiers={2: "deal", 4: "full"})
     g.roll_action("talk", now=NOW, roller=FixedRoller([6, 6, 5, 3, 1, 1]), assets=[{"asset_id": "nego"}], convert=0)
@@ -59,16 +72,34 @@ def test_p_ex_1_alternative_branch_without_conversion_reaches_only_the_deal():
 
 def _gandalf_month():
     g = game_in_planning(
-        ("gandalf", "champion", "wizard"), ("balrog", "champion", "adversary", {"private_actions": 2}),
-        assets=[("might", "gandalf", "might", "skill", 3), ("staff", "gandalf", "Staff of Orthanc", "item", 3),
-                ("blade", "gandalf", "Demonhunting blade", "consumable", 2, {"assured": True}),
-                ("b-might", "balrog", "might", "skill", 5)],
+        ("gandalf", "champion", "wizard"),
+        ("balrog", "champion", "adversary", {"private_actions": 2}),
+        assets=[
+            ("might", "gandalf", "might", "skill", 3),
+            ("staff", "gandalf", "Staff of Orthanc", "item", 3),
+            ("blade", "gandalf", "Demonhunting blade", "consumable", 2, {"assured": True}),
+            ("b-might", "balrog", "might", "skill", 5),
+        ],
     )
-    submit(g, "gandalf", "duel", [5, 4, 3, 3, 2, 1], title="Duel the Balrog", skill="might", targets=["balrog"],
-           resistible=True, difficulty=1,
-           assets=[{"asset_id": "might"}, {"asset_id": "staff"}, {"asset_id": "blade", "mode": "assured"}], convert=3)
-    g.propose_consequence("duel", "c1", "lose two actions next month; the party is Despondent",
-                          [{"kind": "lose_actions", "count": 2}, {"kind": "status", "name": "Despondent", "stacks": 2}])
+    submit(
+        g,
+        "gandalf",
+        "duel",
+        [5, 4, 3, 3, 2, 1],
+        title="Duel the Balrog",
+        skill="might",
+        targets=["balrog"],
+        resistible=True,
+        difficulty=1,
+        assets=[{"asset_id": "might"}, {"asset_id": "staff"}, {"asset_id": "blade", "mode": "assured"}],
+        convert=3,
+    )
+    g.propose_consequence(
+        "duel",
+        "c1",
+        "lose two actions next month; the party is Despondent",
+        [{"kind": "lose_actions", "count": 2}, {"kind": "status", "name": "Despondent", "stacks": 2}],
+    )
     g.accept_consequence("duel", "c1")
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
@@ -82,12 +113,26 @@ def test_p_ex_2_gandalf_duels_the_balrog_and_wins_on_net_successes():
     assert duel.status == "provisional" and duel.successes == 6
     assert g.tally(duel).consequences == 3
     assert board_view(g, "balrog")["may_resist"] == [
-        {"action_id": "duel", "power": "gandalf", "power_name": "Gandalf", "title": "Duel the Balrog",
-         "skill": "might", "pool_size": 8, "status": "provisional"}
+        {
+            "action_id": "duel",
+            "power": "gandalf",
+            "power_name": "Gandalf",
+            "title": "Duel the Balrog",
+            "skill": "might",
+            "pool_size": 8,
+            "status": "provisional",
+        }
     ]
     g.collect_events()
-    g.declare_reaction("balrog", "rx", "duel", now=later(3), roller=FixedRoller([6, 5, 5, 2, 1]),
-                       assets=[{"asset_id": "b-might"}], convert=0)
+    g.declare_reaction(
+        "balrog",
+        "rx",
+        "duel",
+        now=later(3),
+        roller=FixedRoller([6, 5, 5, 2, 1]),
+        assets=[{"asset_id": "b-might"}],
+        convert=0,
+    )
     names = [type(e).__name__ for e in g.collect_events()]
     # Rewards only after the window closes (P-RES-5): here it closes early, everyone having acted.
     assert names == ["ReactionDeclared", "WindowClosed", "ActionResolved", "StepBegan"]
@@ -123,8 +168,21 @@ def _three_powers(wizard_actions: int):
 def test_p_ex_14_resolution_order_champion_conspiracy_city_wizard_final_last():
     g = _three_powers(5)
     queue = g.resolve(now=NOW, roller=FixedRoller())
-    assert queue == ["Wiz1", "Circ1", "Sov1", "Wiz2", "Circ2", "Sov2", "Wiz3", "Circ3", "Sov3", "Wiz4", "Circ4",
-                     "Sov4", "Wiz5"]
+    assert queue == [
+        "Wiz1",
+        "Circ1",
+        "Sov1",
+        "Wiz2",
+        "Circ2",
+        "Sov2",
+        "Wiz3",
+        "Circ3",
+        "Sov3",
+        "Wiz4",
+        "Circ4",
+        "Sov4",
+        "Wiz5",
+    ]
 
 
 def test_p_ex_14_a_wizard_reduced_to_three_actions_still_resolves_its_final_action_last():
@@ -148,7 +206,8 @@ def test_p_ex_14_two_cities_tie_is_broken_by_a_logged_coin_flip():
 def test_p_ex_15_undercut_on_a_shared_asset_removes_its_dice_and_their_consequences():
     """Y1 used GuildX first; X1 loses GuildX's [5,3] and the consequence on the 3: successes 1 (the 6)."""
     g = game_in_planning(
-        ("y", "champion", "dragon"), ("x", "conspiracy", "circle"),
+        ("y", "champion", "dragon"),
+        ("x", "conspiracy", "circle"),
         assets=[("guildx", "y", "Guild X", "industry", 2), ("skill-x", "x", "craft", "skill", 2)],
     )
     g.grant_asset("guildx", "x", "Guild X", "industry", 2)
@@ -167,12 +226,28 @@ def test_p_ex_15_undercut_on_a_shared_asset_removes_its_dice_and_their_consequen
 
 def _window_game():
     g = game_in_planning(
-        ("a", "champion", "dragon"), ("b", "city", "sovereign"), ("c", "city", "overlord"),
-        assets=[("a-might", "a", "might", "skill", 3), ("b-might", "b", "might", "skill", 2),
-                ("c-might", "c", "might", "skill", 2)],
+        ("a", "champion", "dragon"),
+        ("b", "city", "sovereign"),
+        ("c", "city", "overlord"),
+        assets=[
+            ("a-might", "a", "might", "skill", 3),
+            ("b-might", "b", "might", "skill", 2),
+            ("c-might", "c", "might", "skill", 2),
+        ],
     )
-    submit(g, "a", "A1", [5, 5, 1], slot="public", skill="might", targets=["b", "c"], resistible=True,
-           difficulty=1, assets=[{"asset_id": "a-might"}], convert=0)
+    submit(
+        g,
+        "a",
+        "A1",
+        [5, 5, 1],
+        slot="public",
+        skill="might",
+        targets=["b", "c"],
+        resistible=True,
+        difficulty=1,
+        assets=[{"asset_id": "a-might"}],
+        convert=0,
+    )
     submit(g, "a", "A2", [], slot="public", targets=["b"], resistible=True, difficulty=0)
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
@@ -184,8 +259,7 @@ def test_p_ex_16_one_reaction_a_month_and_the_window_closes_at_its_deadline():
     g.declare_reaction("b", "rb", "A1", now=later(3), roller=FixedRoller([5, 2]), assets=[{"asset_id": "b-might"}])
     assert g.state.powers["b"].reactions_used == 1
     with pytest.raises(RuleViolation) as second:
-        g.declare_reaction("b", "rb2", "A2", now=later(4), roller=FixedRoller([6, 6]),
-                           assets=[{"asset_id": "b-might"}])
+        g.declare_reaction("b", "rb2", "A2", now=later(4), roller=FixedRoller([6, 6]), assets=[{"asset_id": "b-might"}])
     assert second.value.rule == "P-RES-1"
     with pytest.raises(RuleViolation) as early:  # not yet due: a worker's close is refused
         g.close_window("s1m1-resistance", now=later(23))
@@ -195,15 +269,15 @@ def test_p_ex_16_one_reaction_a_month_and_the_window_closes_at_its_deadline():
     a1 = g.state.actions["A1"]
     assert (a1.successes, a1.resisted, a1.net, a1.success) == (2, 1, 1, True)
     with pytest.raises(RuleViolation) as late:
-        g.declare_reaction("c", "rc", "A1", now=later(25), roller=FixedRoller([6, 6]),
-                           assets=[{"asset_id": "c-might"}])
+        g.declare_reaction("c", "rc", "A1", now=later(25), roller=FixedRoller([6, 6]), assets=[{"asset_id": "c-might"}])
     assert late.value.rule == "P-RES-2"
 
 
 def test_p_ex_16_a_late_reaction_is_refused_even_before_any_worker_closed_the_window():
     g = _window_game()
     with pytest.raises(RuleViolation) as late:
-        g.declare_reaction("c", "rc", "A1", now=later(24.01), roller=FixedRoller([6, 6]),
-                           assets=[{"asset_id": "c-might"}])
+        g.declare_reaction(
+            "c", "rc", "A1", now=later(24.01), roller=FixedRoller([6, 6]), assets=[{"asset_id": "c-might"}]
+        )
     assert late.value.rule == "P-RES-2"
     assert g.state.reactions == {}

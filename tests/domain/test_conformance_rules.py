@@ -63,7 +63,9 @@ def test_p_amb_24_a_tie_between_actions_that_touch_nothing_in_common_is_a_logged
     queue = g.resolve(now=NOW, roller=SeededRoller(SEED))
     flips = [e for e in g.collect_events() if type(e).__name__ == "TiesBroken"]
     assert [(f.tied, f.roll_no, f.commitment, f.audience) for f in flips] == [
-        (["sov", "sov2"], 5, commitment(SEED), ["gm"]), (["sov", "sov2"], 6, commitment(SEED), ["gm"])]
+        (["sov", "sov2"], 5, commitment(SEED), ["gm"]),
+        (["sov", "sov2"], 6, commitment(SEED), ["gm"]),
+    ]
     for f in flips:
         assert f.order == [f.tied[i] for i in derive_permutation(SEED, f.roll_no, 2)]
     assert queue == ["Sov'1", "Sov1", "Sov2", "Sov'2"]  # roll 5 swaps the pair, roll 6 does not
@@ -74,8 +76,9 @@ def test_gm_7_the_flips_are_drawn_for_the_ties_in_the_order_the_queue_meets_them
     """Whatever order the actions are listed in and whatever indexes discards left, ``tie_groups`` lists the
     ties exactly as ``resolution_queue`` asks for them, so flip k breaks tie k."""
     cls = {"a": "city", "b": "city", "c": "conspiracy", "d": "conspiracy", "e": "champion", "f": "champion"}
-    entries = [rules.Entry(action_id=f"{p}{k}", power=p, cls=cls[p], index=k, final_goes_last=p == "f")
-               for p, k in actions]
+    entries = [
+        rules.Entry(action_id=f"{p}{k}", power=p, cls=cls[p], index=k, final_goes_last=p == "f") for p, k in actions
+    ]
     rnd.shuffle(entries)
     asked: list[list[str]] = []
     queue = rules.resolution_queue(entries, lambda group: asked.append(group) or list(reversed(group)))
@@ -88,11 +91,23 @@ def test_gm_7_the_flips_are_drawn_for_the_ties_in_the_order_the_queue_meets_them
 
 def _reaction_month(*extra_assets: tuple):
     """A (dragon) attacks B openly, resistibly; B holds a might skill and the given assets."""
-    g = game_in_planning(("a", "champion", "dragon"), ("b", "city", "overlord"),
-                         assets=[("a-s", "a", "might", "skill", 2), ("b-s", "b", "might", "skill", 1),
-                                 *extra_assets])
-    submit(g, "a", "A1", [5, 5], slot="public", skill="might", targets=["b"], resistible=True,
-           assets=[{"asset_id": "a-s"}], convert=0)
+    g = game_in_planning(
+        ("a", "champion", "dragon"),
+        ("b", "city", "overlord"),
+        assets=[("a-s", "a", "might", "skill", 2), ("b-s", "b", "might", "skill", 1), *extra_assets],
+    )
+    submit(
+        g,
+        "a",
+        "A1",
+        [5, 5],
+        slot="public",
+        skill="might",
+        targets=["b"],
+        resistible=True,
+        assets=[{"asset_id": "a-s"}],
+        convert=0,
+    )
     return g
 
 
@@ -100,12 +115,18 @@ def test_p_asset_8_a_consumable_used_in_a_reaction_is_used_up():
     g = _reaction_month(("potion", "b", "Potion of Fury", "consumable", 1))
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
-    g.declare_reaction("b", "rb", "A1", now=later(1), roller=FixedRoller([6, 5]),
-                       assets=[{"asset_id": "b-s"}, {"asset_id": "potion"}], convert=0)
+    g.declare_reaction(
+        "b",
+        "rb",
+        "A1",
+        now=later(1),
+        roller=FixedRoller([6, 5]),
+        assets=[{"asset_id": "b-s"}, {"asset_id": "potion"}],
+        convert=0,
+    )
     assert g.state.actions["A1"].resisted == 2
     g.advance(later(2), SEED)
-    err = refused(g, lambda: submit(g, "b", "B1", [6, 6], now=later(2), assets=[{"asset_id": "potion"}]),
-                  "P-ASSET-8")
+    err = refused(g, lambda: submit(g, "b", "B1", [6, 6], now=later(2), assets=[{"asset_id": "potion"}]), "P-ASSET-8")
     assert err.message == "'Potion of Fury' has been used up"
 
 
@@ -113,12 +134,20 @@ def test_p_dice_9_a_novel_asset_used_assured_in_a_reaction_loses_its_surprise():
     g = _reaction_month(("plan", "b", "Hidden postern", "secret", 2, {"novel": True}))
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
-    g.declare_reaction("b", "rb", "A1", now=later(1), roller=FixedRoller([1]),
-                       assets=[{"asset_id": "b-s"}, {"asset_id": "plan", "mode": "assured"}], convert=0)
+    g.declare_reaction(
+        "b",
+        "rb",
+        "A1",
+        now=later(1),
+        roller=FixedRoller([1]),
+        assets=[{"asset_id": "b-s"}, {"asset_id": "plan", "mode": "assured"}],
+        convert=0,
+    )
     assert g.state.actions["A1"].resisted == 2  # the surprise counted once, in the reaction
     g.advance(later(2), SEED)
-    err = refused(g, lambda: submit(g, "b", "B1", [], now=later(2), assets=[{"asset_id": "plan", "mode": "assured"}]),
-                  "P-DICE-6")
+    err = refused(
+        g, lambda: submit(g, "b", "B1", [], now=later(2), assets=[{"asset_id": "plan", "mode": "assured"}]), "P-DICE-6"
+    )
     assert err.message == "'Hidden postern' is not assured"
 
 
@@ -130,8 +159,18 @@ def test_p_asset_12_an_asset_already_used_this_season_adds_nothing_to_a_reaction
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
     assert g.state.season_ledger == {"x": "B1"}
-    err = refused(g, lambda: g.declare_reaction("b", "rb", "A1", now=later(1), roller=FixedRoller([6, 6, 6]),
-                                                assets=[{"asset_id": "b-s"}, {"asset_id": "x"}]), "P-ASSET-12")
+    err = refused(
+        g,
+        lambda: g.declare_reaction(
+            "b",
+            "rb",
+            "A1",
+            now=later(1),
+            roller=FixedRoller([6, 6, 6]),
+            assets=[{"asset_id": "b-s"}, {"asset_id": "x"}],
+        ),
+        "P-ASSET-12",
+    )
     assert err.field == "assets" and f"an {cls} acts once a season" in err.message
 
 
@@ -139,8 +178,15 @@ def test_p_asset_12_a_reaction_enters_the_season_ledger_so_a_later_action_is_und
     g = _reaction_month(("spy", "b", "Spy", "agent", 2))
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
-    g.declare_reaction("b", "rb", "A1", now=later(1), roller=FixedRoller([6, 2, 5]),
-                       assets=[{"asset_id": "b-s"}, {"asset_id": "spy"}], convert=0)
+    g.declare_reaction(
+        "b",
+        "rb",
+        "A1",
+        now=later(1),
+        roller=FixedRoller([6, 2, 5]),
+        assets=[{"asset_id": "b-s"}, {"asset_id": "spy"}],
+        convert=0,
+    )
     assert g.state.season_ledger == {"spy": "rb"}
     g.advance(later(2), SEED)  # month 2 of the same season
     submit(g, "b", "B1", [6, 6], now=later(2), slot="public", assets=[{"asset_id": "spy"}], convert=0)
@@ -157,12 +203,20 @@ def test_p_asset_12_a_reaction_enters_the_season_ledger_so_a_later_action_is_und
 
 def test_p_dice_10_discarding_after_accepting_a_consequence_undoes_its_lost_actions_and_status():
     """P-AMB-29: a discarded action applies no consequences; the disclosure, once seen, stays seen."""
-    g = game_in_planning(("ov", "city", "overlord"), ("spy", "conspiracy", "circle"),
-                         assets=[("s", "ov", "lore", "skill", 2)])
+    g = game_in_planning(
+        ("ov", "city", "overlord"), ("spy", "conspiracy", "circle"), assets=[("s", "ov", "lore", "skill", 2)]
+    )
     submit(g, "ov", "a1", [3, 4], assets=[{"asset_id": "s"}], convert=2)
-    g.propose_consequence("a1", "c1", "the scouts are lost; the court grows Restless; a spy learns of it",
-                          [{"kind": "lose_actions", "count": 2}, {"kind": "status", "name": "Restless", "stacks": 2},
-                           {"kind": "disclose", "to": "spy", "text": "the Overlord is sending scouts"}])
+    g.propose_consequence(
+        "a1",
+        "c1",
+        "the scouts are lost; the court grows Restless; a spy learns of it",
+        [
+            {"kind": "lose_actions", "count": 2},
+            {"kind": "status", "name": "Restless", "stacks": 2},
+            {"kind": "disclose", "to": "spy", "text": "the Overlord is sending scouts"},
+        ],
+    )
     g.accept_consequence("a1", "c1")
     ov = g.state.powers["ov"]
     assert (ov.debt_next_month, ov.statuses) == (2, {"Restless": 2})
@@ -230,8 +284,11 @@ def test_gm_2_before_the_roll_the_gm_may_still_change_a_sealed_difficulty():
 def test_p_amb_5_in_rank_mode_a_conversion_goes_where_it_counts():
     """critical_mode "rank": the critical Ring counts 3 x 2 = 6 whatever its dice; converting its 3 would
     add nothing, so the one conversion goes to the skill's 4: 7 successes, 1 consequence."""
-    g = game_in_planning(("c", "conspiracy", "circle"), options={"critical_mode": "rank"},
-                         assets=[("ring", "c", "Ring", "item", 2, {"critical": True}), ("s", "c", "lore", "skill", 1)])
+    g = game_in_planning(
+        ("c", "conspiracy", "circle"),
+        options={"critical_mode": "rank"},
+        assets=[("ring", "c", "Ring", "item", 2, {"critical": True}), ("s", "c", "lore", "skill", 1)],
+    )
     submit(g, "c", "a1", [3, 1, 4], assets=[{"asset_id": "ring", "mode": "critical"}, {"asset_id": "s"}], convert=1)
     a = g.state.actions["a1"]
     assert [i for i, d in enumerate(a.pool.dice) if d.converted] == [2]
@@ -240,8 +297,11 @@ def test_p_amb_5_in_rank_mode_a_conversion_goes_where_it_counts():
 
 
 def test_p_amb_5_in_rank_mode_converting_a_critical_assets_die_is_refused():
-    g = game_in_planning(("c", "conspiracy", "circle"), options={"critical_mode": "rank"},
-                         assets=[("ring", "c", "Ring", "item", 2, {"critical": True}), ("s", "c", "lore", "skill", 1)])
+    g = game_in_planning(
+        ("c", "conspiracy", "circle"),
+        options={"critical_mode": "rank"},
+        assets=[("ring", "c", "Ring", "item", 2, {"critical": True}), ("s", "c", "lore", "skill", 1)],
+    )
     submit(g, "c", "a1", [3, 1, 4], assets=[{"asset_id": "ring", "mode": "critical"}, {"asset_id": "s"}])
     err = refused(g, lambda: g.lock_conversions("a1", now=NOW, dice=[0]), "P-AMB-5")
     assert err.field == "dice" and "add nothing" in err.message
@@ -252,8 +312,10 @@ def test_p_amb_5_in_rank_mode_converting_a_critical_assets_die_is_refused():
 
 
 def test_p_amb_5_in_rolled_mode_a_conversion_still_goes_to_the_critical_asset_first():
-    g = game_in_planning(("c", "conspiracy", "circle"),
-                         assets=[("ring", "c", "Ring", "item", 2, {"critical": True}), ("s", "c", "lore", "skill", 1)])
+    g = game_in_planning(
+        ("c", "conspiracy", "circle"),
+        assets=[("ring", "c", "Ring", "item", 2, {"critical": True}), ("s", "c", "lore", "skill", 1)],
+    )
     submit(g, "c", "a1", [3, 1, 4], assets=[{"asset_id": "ring", "mode": "critical"}, {"asset_id": "s"}], convert=1)
     t = g.tally(g.state.actions["a1"])
     assert (t.successes, t.consequences) == (3, 1)
@@ -267,9 +329,12 @@ def test_p_cleanup_status_stacks_tick_down_once_a_season_at_cleanup_and_mana_dis
     final month; a month passing ticks nothing. A status is given in stacks, which add up."""
     g = game_in_planning(("c", "conspiracy", "circle"))
     submit(g, "c", "a1", [], convert=0)
-    g.propose_consequence("a1", "c1", "the cell is Despondent and Burning",
-                          [{"kind": "status", "name": "Despondent", "stacks": 1},
-                           {"kind": "status", "name": "Burning", "stacks": 1}])
+    g.propose_consequence(
+        "a1",
+        "c1",
+        "the cell is Despondent and Burning",
+        [{"kind": "status", "name": "Despondent", "stacks": 1}, {"kind": "status", "name": "Burning", "stacks": 1}],
+    )
     g.accept_consequence("a1", "c1")
     submit(g, "c", "a2", [], convert=0)
     g.propose_consequence("a2", "c2", "more despair", [{"kind": "status", "name": "Despondent", "stacks": 1}])
@@ -289,8 +354,9 @@ def test_p_cleanup_status_stacks_tick_down_once_a_season_at_cleanup_and_mana_dis
 def test_p_cleanup_a_status_given_in_months_is_refused_naming_stacks():
     g = game_in_planning(("c", "conspiracy", "circle"))
     submit(g, "c", "a1", [], convert=0)
-    err = refused(g, lambda: g.propose_consequence("a1", "c1", "x", [{"kind": "status", "name": "D", "months": 2}]),
-                  "GM-3")
+    err = refused(
+        g, lambda: g.propose_consequence("a1", "c1", "x", [{"kind": "status", "name": "D", "months": 2}]), "GM-3"
+    )
     assert err.field == "effects" and "stacks" in err.message and "once a season" in err.message
 
 
@@ -298,17 +364,31 @@ def test_p_cleanup_a_status_given_in_months_is_refused_naming_stacks():
 
 
 def _tomb():
-    return game_in_planning(("delver", "champion", "paragon"),
-                            assets=[("delve", "delver", "delve", "skill", 2), ("sub", "delver", "subtlety", "skill", 2),
-                                    ("vig", "delver", "vigilance", "skill", 1)])
+    return game_in_planning(
+        ("delver", "champion", "paragon"),
+        assets=[
+            ("delve", "delver", "delve", "skill", 2),
+            ("sub", "delver", "subtlety", "skill", 2),
+            ("vig", "delver", "vigilance", "skill", 1),
+        ],
+    )
 
 
 def test_p_ex_8_delian_tomb_delve_and_one_other_skill_clear_floor_1():
     """floors: difficulty 3, 5, 7. Pool {Delve 2, Subtlety 2} inside the dungeon: accepted; dice 5,6 | 5,2
     -> 3 successes -> floor 1 (difficulty 3) cleared, excess 0."""
     g = _tomb()
-    submit(g, "delver", "floor1", [5, 6, 5, 2], skill="delve", dungeon=True, difficulty=3,
-           assets=[{"asset_id": "delve"}, {"asset_id": "sub"}], convert=0)
+    submit(
+        g,
+        "delver",
+        "floor1",
+        [5, 6, 5, 2],
+        skill="delve",
+        dungeon=True,
+        difficulty=3,
+        assets=[{"asset_id": "delve"}, {"asset_id": "sub"}],
+        convert=0,
+    )
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
     a = g.state.actions["floor1"]
@@ -317,17 +397,36 @@ def test_p_ex_8_delian_tomb_delve_and_one_other_skill_clear_floor_1():
 
 def test_p_ex_8_delian_tomb_a_third_skill_is_refused():
     g = _tomb()
-    err = refused(g, lambda: submit(g, "delver", "floor1", [5, 6, 5, 2, 1], skill="delve", dungeon=True,
-                                    assets=[{"asset_id": "delve"}, {"asset_id": "sub"}, {"asset_id": "vig"}]),
-                  "P-ASSET-4")
-    assert err.message == ("in a dungeon a pool may hold Delve and up to one other skill, "
-                           "not delve + subtlety + vigilance")
+    err = refused(
+        g,
+        lambda: submit(
+            g,
+            "delver",
+            "floor1",
+            [5, 6, 5, 2, 1],
+            skill="delve",
+            dungeon=True,
+            assets=[{"asset_id": "delve"}, {"asset_id": "sub"}, {"asset_id": "vig"}],
+        ),
+        "P-ASSET-4",
+    )
+    assert err.message == (
+        "in a dungeon a pool may hold Delve and up to one other skill, not delve + subtlety + vigilance"
+    )
 
 
 def test_p_asset_4_two_skills_without_delve_or_outside_a_dungeon_are_refused():
     g = _tomb()
-    refused(g, lambda: submit(g, "delver", "x", [5, 6, 1], dungeon=True,
-                              assets=[{"asset_id": "sub"}, {"asset_id": "vig"}]), "P-ASSET-4")
-    err = refused(g, lambda: submit(g, "delver", "y", [5, 6, 5, 2], skill="delve",
-                                    assets=[{"asset_id": "delve"}, {"asset_id": "sub"}]), "P-ASSET-3")
+    refused(
+        g,
+        lambda: submit(g, "delver", "x", [5, 6, 1], dungeon=True, assets=[{"asset_id": "sub"}, {"asset_id": "vig"}]),
+        "P-ASSET-4",
+    )
+    err = refused(
+        g,
+        lambda: submit(
+            g, "delver", "y", [5, 6, 5, 2], skill="delve", assets=[{"asset_id": "delve"}, {"asset_id": "sub"}]
+        ),
+        "P-ASSET-3",
+    )
     assert "only one skill" in err.message

@@ -11,8 +11,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.dice import (
-    ROLLS_PER_MONTH, RollLimit, SeededRoller, commitment, derive_faces, derive_permutation, faces_from_key,
-    key_under_root, merkle_root, roll_key, roll_tree, seal_difficulty, verify_faces, verify_roll,
+    ROLLS_PER_MONTH,
+    RollLimit,
+    SeededRoller,
+    commitment,
+    derive_faces,
+    derive_permutation,
+    faces_from_key,
+    key_under_root,
+    merkle_root,
+    roll_key,
+    roll_tree,
+    seal_difficulty,
+    verify_faces,
+    verify_roll,
 )
 from domain.errors import RuleViolation
 from domain.powers import rules
@@ -108,8 +120,7 @@ def test_commitments_bind_their_secret():
 
 @given(faces, st.integers(0, 12))
 def test_p_dice_3_successes_are_fives_sixes_and_converted_threes_and_fours(fs, convert):
-    idx = rules.choose_conversions([(f, "a") for f in fs], min(convert, sum(rules.is_convertible(f) for f in fs)),
-                                   {})
+    idx = rules.choose_conversions([(f, "a") for f in fs], min(convert, sum(rules.is_convertible(f) for f in fs)), {})
     dice = [(f, i in idx) for i, f in enumerate(fs)]
     t = rules.tally([(len(fs), "normal", dice)])
     assert t.successes == sum(f >= 5 for f in fs) + len(idx)

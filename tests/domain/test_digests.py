@@ -55,8 +55,13 @@ def knowledge(objs: list) -> tuple[set[str], set[str], dict[str, dict]]:
             salts.add(node["salt"])
         if isinstance(node.get("action_id"), str):
             info = actions.setdefault(node["action_id"], {})
-            for key, alias in (("power", "power_id"), ("title", None), ("skill", None), ("slot", None),
-                               ("pool_size", None)):
+            for key, alias in (
+                ("power", "power_id"),
+                ("title", None),
+                ("skill", None),
+                ("slot", None),
+                ("pool_size", None),
+            ):
                 value = node.get(key, node.get(alias) if alias else None)
                 if value is not None:
                     info.setdefault(key, value)
@@ -72,8 +77,9 @@ def _sha(data: dict) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def brute_force(action_id: str, info: dict, hashes: set[str], salts: set[str], powers: list[str],
-                max_roll: int = 12) -> list[dict]:
+def brute_force(
+    action_id: str, info: dict, hashes: set[str], salts: set[str], powers: list[str], max_roll: int = 12
+) -> list[dict]:
     """Every (roll, faces, conversions) of this action whose digest, unsalted or salted with a salt the
     viewer holds, is among the hashes the viewer was shown."""
     found = []
@@ -90,9 +96,16 @@ def brute_force(action_id: str, info: dict, hashes: set[str], salts: set[str], p
                             threes = [i for i, f in enumerate(faces) if f in (3, 4)]
                             for k in range(len(threes) + 1):
                                 for converted in itertools.combinations(threes, k):
-                                    body = {"action_id": action_id, "power": power, "title": title, "slot": slot,
-                                            "skill": skill, "roll_no": roll_no, "faces": list(faces),
-                                            "converted": list(converted)}
+                                    body = {
+                                        "action_id": action_id,
+                                        "power": power,
+                                        "title": title,
+                                        "slot": slot,
+                                        "skill": skill,
+                                        "roll_no": roll_no,
+                                        "faces": list(faces),
+                                        "converted": list(converted),
+                                    }
                                     for salt in [ABSENT, None, *salts]:
                                         data = body if salt is ABSENT else {**body, "salt": salt}
                                         if _sha(data) in hashes:
@@ -109,11 +122,16 @@ class Table:
         g = self.games
         self.gid, _, _ = g.create_game("Digests", "GM")
         self.p = {}
-        for key, cls, sub in (("wiz", "champion", "wizard"), ("lord", "city", "overlord"),
-                              ("sov", "city", "sovereign"), ("cult", "conspiracy", "cult")):
+        for key, cls, sub in (
+            ("wiz", "champion", "wizard"),
+            ("lord", "city", "overlord"),
+            ("sov", "city", "sovereign"),
+            ("cult", "conspiracy", "cult"),
+        ):
             self.p[key] = g.add_power(self.gid, "gm", key.title(), cls, sub)[0]
-        self.might = {k: g.grant_asset(self.gid, "gm", pid, "might", "skill", 2).result["asset_id"]
-                      for k, pid in self.p.items()}
+        self.might = {
+            k: g.grant_asset(self.gid, "gm", pid, "might", "skill", 2).result["asset_id"] for k, pid in self.p.items()
+        }
         g.advance(self.gid, "gm")
         g.advance(self.gid, "gm")
         self.shown: dict[str, list] = {pid: [] for pid in self.p.values()}
@@ -122,8 +140,9 @@ class Table:
         self.dice: dict[str, tuple[list[int], list[int]]] = {}
 
     def act(self, key: str, name: str, **kw) -> None:
-        r = self.games.submit_action(self.gid, self.p[key], self.p[key], skill="might",
-                                     assets=[{"asset_id": self.might[key]}], **kw)
+        r = self.games.submit_action(
+            self.gid, self.p[key], self.p[key], skill="might", assets=[{"asset_id": self.might[key]}], **kw
+        )
         self.shown[self.p[key]].append(r.as_dict())
         self.acts[name] = r.result["action_id"]
         self.dice[name] = (r.result["faces"], [i for i, d in enumerate(r.result["dice"]) if d["converted"]])
@@ -131,8 +150,12 @@ class Table:
     def surfaces(self, viewer: str) -> list:
         self.projector.catch_up()
         key = str(self.games.get_game(self.gid).id)
-        return [self.games.view(self.gid, viewer), self.games.visible_events(self.gid, viewer),
-                self.projector.feed(key, viewer), self.shown[viewer]]
+        return [
+            self.games.view(self.gid, viewer),
+            self.games.visible_events(self.gid, viewer),
+            self.projector.feed(key, viewer),
+            self.shown[viewer],
+        ]
 
 
 @pytest.fixture
@@ -194,8 +217,7 @@ def test_p_4_no_published_digest_gives_away_hidden_dice_while_the_window_is_open
 
 def test_p_amb_45_no_published_digest_gives_away_hidden_dice_after_the_window(table):
     g = table.games
-    g.close_window(table.gid, "gm", next(w["window_id"] for w in g.view(table.gid, "gm")["windows"]
-                                         if not w["closed"]))
+    g.close_window(table.gid, "gm", next(w["window_id"] for w in g.view(table.gid, "gm")["windows"] if not w["closed"]))
     assert recovered(table, window_open=False) == []
 
 
@@ -204,8 +226,9 @@ def test_the_owner_can_still_check_its_own_digest_in_the_published_list(table):
     among the published ones, and verify agrees."""
     wiz = table.p["wiz"]
     hashes, salts, actions = knowledge(table.surfaces(wiz))
-    hits = brute_force(table.acts["duel"], actions[table.acts["duel"]], hashes, salts, list(table.p.values()),
-                       max_roll=4)
+    hits = brute_force(
+        table.acts["duel"], actions[table.acts["duel"]], hashes, salts, list(table.p.values()), max_roll=4
+    )
     faces, converted = table.dice["duel"]
     assert [(h["faces"], h["converted"]) for h in hits] == [(faces, converted)]
     events = table.games.visible_events(table.gid, wiz)
@@ -222,8 +245,7 @@ def test_the_table_checks_a_public_actions_digest_once_its_dice_are_public(table
     g, p = table.games, table.p
     cult = p["cult"]
     assert verify_events(g.visible_events(table.gid, cult)).submissions_verified == 2  # its rite, the edict
-    g.close_window(table.gid, "gm", next(w["window_id"] for w in g.view(table.gid, "gm")["windows"]
-                                         if not w["closed"]))
+    g.close_window(table.gid, "gm", next(w["window_id"] for w in g.view(table.gid, "gm")["windows"] if not w["closed"]))
     report = verify_events(g.visible_events(table.gid, cult))
     assert report.ok and report.submissions_verified == 3, report.as_dict()  # and now the march
 
@@ -243,8 +265,9 @@ def test_p_4_every_way_to_roll_a_submission_salts_its_digest():
     proposed = games.submit_action(gid, pid, pid, title="Proposed", roll=False).result["action_id"]
     games.roll_action(gid, pid, proposed, assets=[], convert=0)
     intake = MailIntake(games)
-    reply = intake.receive(intake.address_for(gid, token), "<m1@test>", "action: By mail\nskill: might\n"
-                           "assets: might\nconvert: 1\n")
+    reply = intake.receive(
+        intake.address_for(gid, token), "<m1@test>", "action: By mail\nskill: might\nassets: might\nconvert: 1\n"
+    )
     assert reply.accepted, reply.body
     rolled = [e["data"]["pool"] for e in games.visible_events(gid, pid) if e["type"] == "DiceRolled"]
     assert len(rolled) == 3

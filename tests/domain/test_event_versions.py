@@ -30,17 +30,20 @@ A new event type starts at version 1: add it to EVENT_VERSIONS and to the manife
 
 def declared() -> dict[str, tuple[int | None, list[str]]]:
     """Each event type's version (None if it has none) and its fields, as the code declares them."""
-    return {name: (cls.__dict__.get("class_version"),
-                   sorted(f.name for f in dataclasses.fields(cls) if f.name not in ENVELOPE))
-            for name, cls in event_types().items()}
+    return {
+        name: (
+            cls.__dict__.get("class_version"),
+            sorted(f.name for f in dataclasses.fields(cls) if f.name not in ENVELOPE),
+        )
+        for name, cls in event_types().items()
+    }
 
 
 def upcasters() -> set[str]:
     return {f"{name}.{attr}" for name, cls in event_types().items() for attr in dir(cls) if attr.startswith("upcast_v")}
 
 
-def manifest_problems(manifest: dict, shapes: dict[str, tuple[int | None, list[str]]],
-                      upcast: set[str]) -> list[str]:
+def manifest_problems(manifest: dict, shapes: dict[str, tuple[int | None, list[str]]], upcast: set[str]) -> list[str]:
     """What is wrong between the event types the code declares and the committed manifest."""
     out = []
     for name, (version, fields) in sorted(shapes.items()):
@@ -51,12 +54,17 @@ def manifest_problems(manifest: dict, shapes: dict[str, tuple[int | None, list[s
         if str(version) not in known:
             out.append(f"{name} version {version} is not in the manifest")
         elif known[str(version)] != fields:
-            out.append(f"{name} version {version} has fields {fields}, the manifest {known[str(version)]}: "
-                       f"a changed shape needs a new version and an upcaster")
+            out.append(
+                f"{name} version {version} has fields {fields}, the manifest {known[str(version)]}: "
+                f"a changed shape needs a new version and an upcaster"
+            )
         if known and max(int(v) for v in known) > version:
             out.append(f"{name}: the manifest knows a later version than {version}")
-        out += [f"{name} is at version {version} without upcast_v{v}_v{v + 1}"
-                for v in range(1, version) if f"{name}.upcast_v{v}_v{v + 1}" not in upcast]
+        out += [
+            f"{name} is at version {version} without upcast_v{v}_v{v + 1}"
+            for v in range(1, version)
+            if f"{name}.upcast_v{v}_v{v + 1}" not in upcast
+        ]
     out += [f"the manifest names {name}, which the game no longer has" for name in sorted(set(manifest) - set(shapes))]
     return out
 
@@ -74,14 +82,17 @@ def test_the_manifest_check_refuses_a_changed_shape_a_new_event_and_a_version_wi
     changed = {**shapes, "TimezoneSet": (version, sorted([*fields, "previous"]))}
     assert manifest_problems(manifest, changed, upcasters()) == [
         f"TimezoneSet version {version} has fields {sorted([*fields, 'previous'])}, the manifest {fields}: "
-        "a changed shape needs a new version and an upcaster"]
+        "a changed shape needs a new version and an upcaster"
+    ]
     added = {**shapes, "PowerRenamed": (1, ["actor", "audience", "name", "power_id"])}
     assert manifest_problems(manifest, added, upcasters()) == ["PowerRenamed version 1 is not in the manifest"]
     bumped = {**shapes, "TimezoneSet": (2, fields)}
     assert manifest_problems({**manifest, "TimezoneSet": {"1": fields, "2": fields}}, bumped, upcasters()) == [
-        "TimezoneSet is at version 2 without upcast_v1_v2"]
+        "TimezoneSet is at version 2 without upcast_v1_v2"
+    ]
     assert manifest_problems(manifest, shapes, upcasters() - {"StateRestored.upcast_v1_v2"}) == [
-        "StateRestored is at version 2 without upcast_v1_v2"]
+        "StateRestored is at version 2 without upcast_v1_v2"
+    ]
 
 
 def test_an_event_type_without_a_version_is_refused(monkeypatch):
@@ -98,8 +109,11 @@ def test_an_event_type_without_a_version_is_refused(monkeypatch):
 
 
 def _rolled_back_game() -> tuple[Game, int, list]:
-    g = game_in_planning(("alpha", "conspiracy", "circle"), ("beta", "city", "sovereign"),
-                         assets=[("sec", "alpha", "Hidden vault", "secret", 2)])
+    g = game_in_planning(
+        ("alpha", "conspiracy", "circle"),
+        ("beta", "city", "sovereign"),
+        assets=[("sec", "alpha", "Hidden vault", "secret", 2)],
+    )
     target = g.version
     restored = deepcopy(g.state)
     submit(g, "alpha", "a1", [5, 5], title="TITLE-OF-A-SUPERSEDED-ACTION")
@@ -139,8 +153,9 @@ def test_a_version_1_state_restored_is_upcast_and_folds_to_the_state_it_embeds()
     Game.StateRestored.upcast_v1_v2(stored)
     assert stored["to_version"] is None and isinstance(stored["carried"]["state"], GameState)
     event = object.__new__(Game.StateRestored)
-    object.__setattr__(event, "__dict__", {**stored, "originator_id": g.id, "originator_version": g.version + 1,
-                                           "timestamp": NOW})
+    object.__setattr__(
+        event, "__dict__", {**stored, "originator_id": g.id, "originator_version": g.version + 1, "timestamp": NOW}
+    )
     other = game_in_planning(("gamma", "city", "sovereign"))
     other._id = g.id
     other._version = g.version

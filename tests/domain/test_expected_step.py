@@ -23,11 +23,14 @@ def planning() -> Game:
     return game
 
 
-@pytest.mark.parametrize("command", [
-    lambda g: g.advance(NOW, SEED, "tidings"),
-    lambda g: g.resolve(now=NOW, roller=SeededRoller(SEED), expected_step="resolution"),
-    lambda g: g.close_window("s1m1-planning", now=NOW, force=True, expected_step="resistance"),
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        lambda g: g.advance(NOW, SEED, "tidings"),
+        lambda g: g.resolve(now=NOW, roller=SeededRoller(SEED), expected_step="resolution"),
+        lambda g: g.close_window("s1m1-planning", now=NOW, force=True, expected_step="resistance"),
+    ],
+)
 def test_a_command_sent_for_another_step_is_refused_naming_the_current_one_and_records_nothing(command):
     game = planning()
     with pytest.raises(Conflict) as refused:

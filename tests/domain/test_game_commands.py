@@ -11,15 +11,24 @@ from domain.powers.game import Game
 from tests.domain.helpers import NOW, SEED, game_in_planning, later, refused, submit
 
 
-@pytest.mark.parametrize("subclass,cls,options,public,private", [
-    ("sovereign", "city", {}, 4, 0), ("celestial", "city", {}, 4, 0), ("overlord", "city", {}, 2, 2),
-    ("circle", "conspiracy", {}, 0, 4), ("cult", "conspiracy", {}, 0, 4), ("cause", "conspiracy", {}, 2, 2),
-    ("wizard", "champion", {}, 0, 5), ("dragon", "champion", {}, 4, 0),
-    ("dragon", "champion", {"subtle_titan": True}, 2, 2),
-    ("dragon", "champion", {"subtle_titan_upgraded": True}, 0, 4),
-    ("paragon", "champion", {"leading_army": True}, 4, 0), ("paragon", "champion", {}, 0, 4),
-    ("adversary", "champion", {"private_actions": 2}, 0, 2),
-])
+@pytest.mark.parametrize(
+    "subclass,cls,options,public,private",
+    [
+        ("sovereign", "city", {}, 4, 0),
+        ("celestial", "city", {}, 4, 0),
+        ("overlord", "city", {}, 2, 2),
+        ("circle", "conspiracy", {}, 0, 4),
+        ("cult", "conspiracy", {}, 0, 4),
+        ("cause", "conspiracy", {}, 2, 2),
+        ("wizard", "champion", {}, 0, 5),
+        ("dragon", "champion", {}, 4, 0),
+        ("dragon", "champion", {"subtle_titan": True}, 2, 2),
+        ("dragon", "champion", {"subtle_titan_upgraded": True}, 0, 4),
+        ("paragon", "champion", {"leading_army": True}, 4, 0),
+        ("paragon", "champion", {}, 0, 4),
+        ("adversary", "champion", {"private_actions": 2}, 0, 2),
+    ],
+)
 def test_p_act_1_every_class_and_subclass_gets_its_monthly_slots(subclass, cls, options, public, private):
     g = Game.start("g", "gm")
     g.add_power("p", "P", cls, subclass, options)
@@ -43,8 +52,9 @@ def test_p_act_1_an_overlord_third_private_action_is_refused_in_plain_words():
 
 
 def test_submitting_records_the_action_the_tagged_roll_and_the_locked_conversions():
-    g = game_in_planning(("c", "conspiracy", "circle"),
-                         assets=[("s", "c", "subtlety", "skill", 2), ("ag", "c", "Spy", "agent", 1)])
+    g = game_in_planning(
+        ("c", "conspiracy", "circle"), assets=[("s", "c", "subtlety", "skill", 2), ("ag", "c", "Spy", "agent", 1)]
+    )
     g.collect_events()
     submit(g, "c", "a1", [3, 6, 4], skill="subtlety", assets=[{"asset_id": "s"}, {"asset_id": "ag"}], convert=1)
     events = g.collect_events()
@@ -57,22 +67,30 @@ def test_submitting_records_the_action_the_tagged_roll_and_the_locked_conversion
 
 
 def test_roll_numbers_are_gap_free_across_actions_and_reactions():
-    g = game_in_planning(("c", "conspiracy", "circle"), ("d", "champion", "dragon"),
-                         assets=[("s", "c", "might", "skill", 1), ("t", "d", "might", "skill", 1)])
+    g = game_in_planning(
+        ("c", "conspiracy", "circle"),
+        ("d", "champion", "dragon"),
+        assets=[("s", "c", "might", "skill", 1), ("t", "d", "might", "skill", 1)],
+    )
     submit(g, "c", "a1", [1], assets=[{"asset_id": "s"}], targets=["d"], resistible=True, skill="might")
     submit(g, "d", "a2", [1], slot="public", assets=[{"asset_id": "t"}])
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
     g.declare_reaction("d", "r", "a1", now=NOW, roller=FixedRoller([6]), assets=[{"asset_id": "t"}])
-    assert [g.state.actions["a1"].pool.roll_no, g.state.actions["a2"].pool.roll_no,
-            g.state.reactions["r"].pool.roll_no] == [1, 2, 3]
+    assert [
+        g.state.actions["a1"].pool.roll_no,
+        g.state.actions["a2"].pool.roll_no,
+        g.state.reactions["r"].pool.roll_no,
+    ] == [1, 2, 3]
 
 
 def test_p_asset_1_two_assets_of_one_class_are_refused():
-    g = game_in_planning(("c", "conspiracy", "circle"),
-                         assets=[("ag1", "c", "Spy", "agent", 1), ("ag2", "c", "Thief", "agent", 2)])
-    err = refused(g, lambda: submit(g, "c", "a1", [1, 2, 3],
-                                    assets=[{"asset_id": "ag1"}, {"asset_id": "ag2"}]), "P-ASSET-1")
+    g = game_in_planning(
+        ("c", "conspiracy", "circle"), assets=[("ag1", "c", "Spy", "agent", 1), ("ag2", "c", "Thief", "agent", 2)]
+    )
+    err = refused(
+        g, lambda: submit(g, "c", "a1", [1, 2, 3], assets=[{"asset_id": "ag1"}, {"asset_id": "ag2"}]), "P-ASSET-1"
+    )
     assert "only one agent" in err.message
 
 
@@ -82,8 +100,9 @@ def test_p_asset_3_an_action_tagged_with_a_skill_uses_only_that_skill():
 
 
 def test_p_dice_8_an_asset_is_never_both_assured_and_critical():
-    g = game_in_planning(("c", "conspiracy", "circle"),
-                         assets=[("i", "c", "Ring", "item", 2, {"assured": True, "critical": True})])
+    g = game_in_planning(
+        ("c", "conspiracy", "circle"), assets=[("i", "c", "Ring", "item", 2, {"assured": True, "critical": True})]
+    )
     refused(g, lambda: submit(g, "c", "a1", [], assets=[{"asset_id": "i", "mode": "both"}]), "P-DICE-8")
 
 
@@ -101,8 +120,10 @@ def test_p_dice_9_a_novel_asset_is_assured_on_first_use_only():
 
 def test_p_dice_7_critical_triples_the_assets_rolled_successes_not_its_consequences():
     """P-AMB-5: roll the asset's dice, its successes (converted 3/4s included) x3; consequences not multiplied."""
-    g = game_in_planning(("c", "conspiracy", "circle"),
-                         assets=[("i", "c", "Ring", "item", 3, {"critical": True}), ("s", "c", "lore", "skill", 1)])
+    g = game_in_planning(
+        ("c", "conspiracy", "circle"),
+        assets=[("i", "c", "Ring", "item", 3, {"critical": True}), ("s", "c", "lore", "skill", 1)],
+    )
     submit(g, "c", "a1", [5, 3, 1, 4], assets=[{"asset_id": "i", "mode": "critical"}, {"asset_id": "s"}], convert=1)
     t = g.tally(g.state.actions["a1"])
     # The conversion goes to the critical asset's 3 first: (5 + 3) x 3 = 6; the skill's 4 stays unconverted.
@@ -128,8 +149,7 @@ def test_p_dice_5_conversions_lock_once_and_dice_are_never_rerolled():
     g = game_in_planning(("c", "conspiracy", "circle"), assets=[("s", "c", "lore", "skill", 2)])
     submit(g, "c", "a1", [3, 4], assets=[{"asset_id": "s"}], convert=1)
     refused(g, lambda: g.lock_conversions("a1", now=NOW, convert=2), "P-DICE-5")
-    refused(g, lambda: g.roll_action("a1", now=NOW, roller=FixedRoller([6, 6]), assets=[{"asset_id": "s"}]),
-            "P-DICE-5")
+    refused(g, lambda: g.roll_action("a1", now=NOW, roller=FixedRoller([6, 6]), assets=[{"asset_id": "s"}]), "P-DICE-5")
 
 
 def test_p_amb_29_a_discarded_action_stays_spent_and_is_not_resolved():
@@ -193,13 +213,17 @@ def test_actions_are_refused_outside_planning_and_after_its_deadline():
 
 
 def test_p_res_3_a_resister_uses_only_its_own_assets():
-    g = game_in_planning(("a", "champion", "dragon"), ("b", "city", "sovereign"),
-                         assets=[("a-s", "a", "might", "skill", 1)])
+    g = game_in_planning(
+        ("a", "champion", "dragon"), ("b", "city", "sovereign"), assets=[("a-s", "a", "might", "skill", 1)]
+    )
     submit(g, "a", "A1", [6], slot="public", targets=["b"], resistible=True, assets=[{"asset_id": "a-s"}])
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
-    refused(g, lambda: g.declare_reaction("b", "r", "A1", now=NOW, roller=FixedRoller([6]),
-                                          assets=[{"asset_id": "a-s"}]), "P-RES-3")
+    refused(
+        g,
+        lambda: g.declare_reaction("b", "r", "A1", now=NOW, roller=FixedRoller([6]), assets=[{"asset_id": "a-s"}]),
+        "P-RES-3",
+    )
 
 
 def test_only_an_eligible_resister_may_resist():
@@ -214,11 +238,27 @@ def test_only_an_eligible_resister_may_resist():
 
 
 def test_p_amb_7_several_resisters_are_summed():
-    g = game_in_planning(("a", "champion", "dragon"), ("b", "city", "sovereign"), ("c", "city", "celestial"),
-                         assets=[("a-s", "a", "might", "skill", 4), ("b-s", "b", "might", "skill", 1),
-                                 ("c-s", "c", "might", "skill", 1)])
-    submit(g, "a", "A1", [6, 6, 5, 5], slot="public", targets=["b", "c"], resistible=True, difficulty=2,
-           assets=[{"asset_id": "a-s"}])
+    g = game_in_planning(
+        ("a", "champion", "dragon"),
+        ("b", "city", "sovereign"),
+        ("c", "city", "celestial"),
+        assets=[
+            ("a-s", "a", "might", "skill", 4),
+            ("b-s", "b", "might", "skill", 1),
+            ("c-s", "c", "might", "skill", 1),
+        ],
+    )
+    submit(
+        g,
+        "a",
+        "A1",
+        [6, 6, 5, 5],
+        slot="public",
+        targets=["b", "c"],
+        resistible=True,
+        difficulty=2,
+        assets=[{"asset_id": "a-s"}],
+    )
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
     g.declare_reaction("b", "rb", "A1", now=NOW, roller=FixedRoller([6]), assets=[{"asset_id": "b-s"}])
@@ -239,17 +279,32 @@ def test_the_calendar_runs_tidings_months_cleanup_and_the_next_season():
         steps.append((g.state.season, g.state.month, g.state.step))
     # Resolving with nothing to resist closes the window at once, so Resistance passes straight to Battle.
     assert steps == [
-        (1, 1, "resolution"), (1, 1, "battle"), (1, 2, "planning"), (1, 2, "resolution"), (1, 2, "battle"),
-        (1, 3, "planning"), (1, 3, "resolution"), (1, 3, "battle"), (1, 3, "cleanup"), (2, 0, "tidings"),
-        (2, 1, "planning"), (2, 1, "resolution"), (2, 1, "battle"), (2, 2, "planning"),
+        (1, 1, "resolution"),
+        (1, 1, "battle"),
+        (1, 2, "planning"),
+        (1, 2, "resolution"),
+        (1, 2, "battle"),
+        (1, 3, "planning"),
+        (1, 3, "resolution"),
+        (1, 3, "battle"),
+        (1, 3, "cleanup"),
+        (2, 0, "tidings"),
+        (2, 1, "planning"),
+        (2, 1, "resolution"),
+        (2, 1, "battle"),
+        (2, 2, "planning"),
     ]
 
 
 def test_cleanup_ticks_statuses_down_and_dissipates_mana():
     g = game_in_planning(("c", "conspiracy", "circle"))
     submit(g, "c", "a1", [], convert=0)
-    g.propose_consequence("a1", "c1", "despair and fire", [{"kind": "status", "name": "Despondent", "stacks": 2},
-                                                           {"kind": "status", "name": "Burning", "stacks": 1}])
+    g.propose_consequence(
+        "a1",
+        "c1",
+        "despair and fire",
+        [{"kind": "status", "name": "Despondent", "stacks": 2}, {"kind": "status", "name": "Burning", "stacks": 1}],
+    )
     g.accept_consequence("a1", "c1")
     g.grant_mana("c", "F", 2)
     assert (g.state.powers["c"].statuses, g.state.powers["c"].mana) == ({"Despondent": 2, "Burning": 1}, {"F": 2})

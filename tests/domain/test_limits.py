@@ -31,10 +31,15 @@ def planning() -> Game:
     return game_in_planning(("c", "conspiracy", "circle"), ("s", "city", "sovereign"))
 
 
-@pytest.mark.parametrize("kwargs,field", [
-    ({"name": MB}, "name"), ({"name": "x" * (limits.GAME_NAME + 1)}, "name"), ({"gm_name": MB}, "gm_name"),
-    ({"timezone": MB}, "timezone"),
-])
+@pytest.mark.parametrize(
+    "kwargs,field",
+    [
+        ({"name": MB}, "name"),
+        ({"name": "x" * (limits.GAME_NAME + 1)}, "name"),
+        ({"gm_name": MB}, "gm_name"),
+        ({"timezone": MB}, "timezone"),
+    ],
+)
 def test_a_game_is_not_created_with_overlong_text(kwargs, field):
     args = {"name": "g", "gm_name": "gm", **kwargs}
     with pytest.raises(RuleViolation) as info:
@@ -57,11 +62,16 @@ def test_an_asset_name_is_limited():
     refused_by_field(g, lambda: g.grant_asset("a", "p", MB, "agent", 2), "name")
 
 
-@pytest.mark.parametrize("kwargs,field", [
-    ({"title": MB}, "title"), ({"description": MB}, "description"),
-    ({"description": "d" * (limits.DESCRIPTION + 1)}, "description"), ({"location": MB}, "location"),
-    ({"targets": ["s"] * (limits.ITEMS + 1)}, "targets"),
-])
+@pytest.mark.parametrize(
+    "kwargs,field",
+    [
+        ({"title": MB}, "title"),
+        ({"description": MB}, "description"),
+        ({"description": "d" * (limits.DESCRIPTION + 1)}, "description"),
+        ({"location": MB}, "location"),
+        ({"targets": ["s"] * (limits.ITEMS + 1)}, "targets"),
+    ],
+)
 def test_an_action_text_is_limited(kwargs, field):
     g = planning()
     refused_by_field(g, lambda: submit(g, "c", "a1", [], **kwargs), field)
@@ -77,12 +87,17 @@ def test_gm_texts_are_limited():
     g = planning()
     submit(g, "c", "a1", [], convert=0)
     refused_by_field(g, lambda: g.propose_consequence("a1", "csq", MB, []), "text")
-    refused_by_field(g, lambda: g.propose_consequence("a1", "csq", "t", [{"kind": "status", "name": MB,
-                                                                            "stacks": 1}]), "effects")
-    refused_by_field(g, lambda: g.propose_consequence("a1", "csq", "t", [{"kind": "status", "name": {"a": 1},
-                                                                            "stacks": 1}]), "effects")
-    refused_by_field(g, lambda: g.propose_consequence("a1", "csq", "t", [{"kind": "disclose", "to": ["s"],
-                                                                            "text": "x"}]), "effects")
+    refused_by_field(
+        g, lambda: g.propose_consequence("a1", "csq", "t", [{"kind": "status", "name": MB, "stacks": 1}]), "effects"
+    )
+    refused_by_field(
+        g,
+        lambda: g.propose_consequence("a1", "csq", "t", [{"kind": "status", "name": {"a": 1}, "stacks": 1}]),
+        "effects",
+    )
+    refused_by_field(
+        g, lambda: g.propose_consequence("a1", "csq", "t", [{"kind": "disclose", "to": ["s"], "text": "x"}]), "effects"
+    )
     refused_by_field(g, lambda: g.set_difficulty("a1", 2, tiers={"3": MB}), "tiers")
     refused_by_field(g, lambda: g.grant_visibility("s", MB), "text")
     refused_by_field(g, lambda: g.set_influence("c", MB, 2), "hex")
@@ -104,8 +119,9 @@ def test_rewind_texts_are_limited():
     refused_by_field(g, lambda: g.mark_forked("x", 2, name=MB, reason="", seed=SEED), "name")
 
 
-@pytest.mark.parametrize("email", [MB + "@example.org", "x" * 250 + "@example.org", "not an email", "a@b",
-                                   "a@@example.org"])
+@pytest.mark.parametrize(
+    "email", [MB + "@example.org", "x" * 250 + "@example.org", "not an email", "a@b", "a@@example.org"]
+)
 def test_a_contact_address_is_a_valid_email_of_at_most_254_characters(email):
     g = planning()
     refused_by_field(g, lambda: g.set_contact("c", email), "email")
@@ -115,4 +131,3 @@ def test_a_valid_contact_address_is_recorded_normalized():
     g = planning()
     g.set_contact("c", "Ana@Example.ORG")
     assert g.state.powers["c"].email == "Ana@example.org"
-

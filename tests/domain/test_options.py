@@ -20,28 +20,31 @@ def refused_game(options: dict) -> RuleViolation:
     return info.value
 
 
-@pytest.mark.parametrize("options,field", [
-    ({"resistance_hours": "soon"}, "options.resistance_hours"),   # used to break every later /resolve
-    ({"planning_hours": 1e308}, "options.planning_hours"),        # used to stick the game in Tidings
-    ({"planning_hours": -5}, "options.planning_hours"),           # used to open an expired window
-    ({"planning_hours": 0}, "options.planning_hours"),
-    ({"planning_hours": math.nan}, "options.planning_hours"),
-    ({"planning_hours": math.inf}, "options.planning_hours"),
-    ({"planning_hours": True}, "options.planning_hours"),
-    ({"planning_hours": "72"}, "options.planning_hours"),
-    ({"planning_hours": None}, "options.planning_hours"),
-    ({"reminder_hours": 24}, "options.reminder_hours"),
-    ({"reminder_hours": ["soon"]}, "options.reminder_hours.0"),
-    ({"reminder_hours": [48, -1]}, "options.reminder_hours.1"),
-    ({"reminder_hours": [1, 2, 3, 4, 5, 6]}, "options.reminder_hours"),
-    ({"extension_cap_hours_per_window": -1}, "options.extension_cap_hours_per_window"),
-    ({"extension_cap_hours_per_season": {"a": 1}}, "options.extension_cap_hours_per_season"),
-    ({"critical_mode": "tripled"}, "options.critical_mode"),
-    ({"colour": "red"}, "options.colour"),
-    # P-AMB-7 and the resister's notice were accepted and read nowhere: they are not options.
-    ({"multi_resist_mode": "sum"}, "options.multi_resist_mode"),
-    ({"notify_resister_at": "resolution"}, "options.notify_resister_at"),
-])
+@pytest.mark.parametrize(
+    "options,field",
+    [
+        ({"resistance_hours": "soon"}, "options.resistance_hours"),  # used to break every later /resolve
+        ({"planning_hours": 1e308}, "options.planning_hours"),  # used to stick the game in Tidings
+        ({"planning_hours": -5}, "options.planning_hours"),  # used to open an expired window
+        ({"planning_hours": 0}, "options.planning_hours"),
+        ({"planning_hours": math.nan}, "options.planning_hours"),
+        ({"planning_hours": math.inf}, "options.planning_hours"),
+        ({"planning_hours": True}, "options.planning_hours"),
+        ({"planning_hours": "72"}, "options.planning_hours"),
+        ({"planning_hours": None}, "options.planning_hours"),
+        ({"reminder_hours": 24}, "options.reminder_hours"),
+        ({"reminder_hours": ["soon"]}, "options.reminder_hours.0"),
+        ({"reminder_hours": [48, -1]}, "options.reminder_hours.1"),
+        ({"reminder_hours": [1, 2, 3, 4, 5, 6]}, "options.reminder_hours"),
+        ({"extension_cap_hours_per_window": -1}, "options.extension_cap_hours_per_window"),
+        ({"extension_cap_hours_per_season": {"a": 1}}, "options.extension_cap_hours_per_season"),
+        ({"critical_mode": "tripled"}, "options.critical_mode"),
+        ({"colour": "red"}, "options.colour"),
+        # P-AMB-7 and the resister's notice were accepted and read nowhere: they are not options.
+        ({"multi_resist_mode": "sum"}, "options.multi_resist_mode"),
+        ({"notify_resister_at": "resolution"}, "options.notify_resister_at"),
+    ],
+)
 def test_ill_typed_out_of_range_or_unknown_game_options_are_refused_by_name(options, field):
     err = refused_game(options)
     assert err.field == field, err.message
@@ -58,8 +61,7 @@ def test_an_unknown_option_refusal_lists_the_options_there_are():
 
 
 def test_valid_options_are_recorded_and_defaults_fill_in():
-    g = Game.start("g", "gm", options={"planning_hours": 1 / 3600, "reminder_hours": [48, 2],
-                                       "critical_mode": "rank"})
+    g = Game.start("g", "gm", options={"planning_hours": 1 / 3600, "reminder_hours": [48, 2], "critical_mode": "rank"})
     created = g.collect_events()[0]
     assert created.options == {"planning_hours": 1 / 3600, "reminder_hours": [48.0, 2.0], "critical_mode": "rank"}
     assert g.state.options == {**DEFAULT_OPTIONS, **created.options}
@@ -70,15 +72,26 @@ def test_the_defaults_are_the_schema_defaults():
 
 
 def test_p_amb_5_critical_mode_rank_is_read_by_the_tally():
-    rolled = game_in_planning(("c", "conspiracy", "circle"),
-                              assets=[("ag", "c", "Spy", "agent", 3, {"critical": True})])
-    rank = game_in_planning(("c", "conspiracy", "circle"), assets=[("ag", "c", "Spy", "agent", 3, {"critical": True})],
-                            options={"critical_mode": "rank"})
+    rolled = game_in_planning(
+        ("c", "conspiracy", "circle"), assets=[("ag", "c", "Spy", "agent", 3, {"critical": True})]
+    )
+    rank = game_in_planning(
+        ("c", "conspiracy", "circle"),
+        assets=[("ag", "c", "Spy", "agent", 3, {"critical": True})],
+        options={"critical_mode": "rank"},
+    )
     from domain.dice import FixedRoller
 
     for g in (rolled, rank):
-        g.submit_action("c", "a1", "Plot", now=NOW, roller=FixedRoller([1, 1, 1]),
-                        assets=[{"asset_id": "ag", "mode": "critical"}], convert=0)
+        g.submit_action(
+            "c",
+            "a1",
+            "Plot",
+            now=NOW,
+            roller=FixedRoller([1, 1, 1]),
+            assets=[{"asset_id": "ag", "mode": "critical"}],
+            convert=0,
+        )
     assert rolled.tally(rolled.state.actions["a1"]).successes == 0
     assert rank.tally(rank.state.actions["a1"]).successes == 9
 
@@ -88,17 +101,20 @@ def test_a_game_with_a_long_window_opens_it_on_time():
     assert g.open_window("planning").closes_at == later(24 * 366).isoformat()
 
 
-@pytest.mark.parametrize("subclass,options,field", [
-    ("adversary", {"private_actions": "lots"}, "options.private_actions"),  # used to answer 500
-    ("adversary", {"private_actions": 5}, "options.private_actions"),
-    ("adversary", {"public_actions": -1}, "options.public_actions"),
-    ("adversary", {"public_actions": 1.5}, "options.public_actions"),
-    ("adversary", {"minions": 3}, "options.minions"),
-    ("wizard", {"private_actions": 1}, "options.private_actions"),  # only adversaries set their actions
-    ("wizard", {"personal_touch": "yes"}, "options.personal_touch"),
-    ("sovereign", {"subtle_titan": True}, "options.subtle_titan"),  # a Dragon's perk, read for Dragons only
-    ("wizard", {"leading_army": True}, "options.leading_army"),
-])
+@pytest.mark.parametrize(
+    "subclass,options,field",
+    [
+        ("adversary", {"private_actions": "lots"}, "options.private_actions"),  # used to answer 500
+        ("adversary", {"private_actions": 5}, "options.private_actions"),
+        ("adversary", {"public_actions": -1}, "options.public_actions"),
+        ("adversary", {"public_actions": 1.5}, "options.public_actions"),
+        ("adversary", {"minions": 3}, "options.minions"),
+        ("wizard", {"private_actions": 1}, "options.private_actions"),  # only adversaries set their actions
+        ("wizard", {"personal_touch": "yes"}, "options.personal_touch"),
+        ("sovereign", {"subtle_titan": True}, "options.subtle_titan"),  # a Dragon's perk, read for Dragons only
+        ("wizard", {"leading_army": True}, "options.leading_army"),
+    ],
+)
 def test_ill_typed_or_unknown_power_options_are_refused_by_name(subclass, options, field):
     g = Game.start("g", "gm")
     g.collect_events()
@@ -126,8 +142,17 @@ def test_valid_power_options_are_recorded():
 
 
 def test_a_game_created_before_options_were_typed_still_replays():
-    g = Game(name="old", gm_name="gm", timezone="UTC", ruleset="powers", rules_version="powers-2026.11",
-             options={"multi_resist_mode": "sum"}, months_per_season=2, actor="gm", audience=["public"])
+    g = Game(
+        name="old",
+        gm_name="gm",
+        timezone="UTC",
+        ruleset="powers",
+        rules_version="powers-2026.11",
+        options={"multi_resist_mode": "sum"},
+        months_per_season=2,
+        actor="gm",
+        audience=["public"],
+    )
     g.add_power("c", "C", "conspiracy", "circle")
     g.advance(NOW, SEED)
     g.advance(NOW, SEED)

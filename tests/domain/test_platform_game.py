@@ -13,10 +13,28 @@ from domain.platform.game import PlatformGame
 from domain.powers.game import Game, event_types
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "events_2026_11" / "games.json"
-PLATFORM_EVENTS = {"CredentialIssued", "CredentialsRevoked", "SeedSealed", "SeedCommitted", "SeedRevealed",
-                   "SeedCleared", "WindowOpened", "WindowClosed", "DeadlineSet", "ExtensionRequested",
-                   "ExtensionGranted", "ExtensionRefused", "ReadyDeclared", "RemindersQueued", "VisibilityGranted",
-                   "TimezoneSet", "MailTurnRecorded", "ContactSet", "GameRolledBack", "GameForked"}
+PLATFORM_EVENTS = {
+    "CredentialIssued",
+    "CredentialsRevoked",
+    "SeedSealed",
+    "SeedCommitted",
+    "SeedRevealed",
+    "SeedCleared",
+    "WindowOpened",
+    "WindowClosed",
+    "DeadlineSet",
+    "ExtensionRequested",
+    "ExtensionGranted",
+    "ExtensionRefused",
+    "ReadyDeclared",
+    "RemindersQueued",
+    "VisibilityGranted",
+    "TimezoneSet",
+    "MailTurnRecorded",
+    "ContactSet",
+    "GameRolledBack",
+    "GameForked",
+}
 
 
 def test_game_is_a_platform_game_and_the_platform_defines_its_seat_window_seed_and_rewind_events():

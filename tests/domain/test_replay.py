@@ -15,17 +15,31 @@ from projections.service import Games
 from tests.domain.helpers import NOW, SEED
 
 POWERS = [("wiz", "champion", "wizard"), ("ov", "city", "overlord"), ("cir", "conspiracy", "circle")]
-ASSETS = [("wiz-might", "wiz", "might", "skill", 3), ("ov-might", "ov", "might", "skill", 2),
-          ("cir-sub", "cir", "subtlety", "skill", 2), ("spy", "cir", "Spy", "agent", 1),
-          ("guild", "ov", "Guild", "industry", 2), ("ring", "wiz", "Ring", "item", 2)]
+ASSETS = [
+    ("wiz-might", "wiz", "might", "skill", 3),
+    ("ov-might", "ov", "might", "skill", 2),
+    ("cir-sub", "cir", "subtlety", "skill", 2),
+    ("spy", "cir", "Spy", "agent", 1),
+    ("guild", "ov", "Guild", "industry", 2),
+    ("ring", "wiz", "Ring", "item", 2),
+]
 
-submit = (
-    st.tuples(st.just("submit"), st.sampled_from(POWERS), st.sampled_from(["public", "private", "private"]),
-              st.lists(st.integers(0, 3), max_size=2, unique=True), st.integers(0, 3),
-              st.booleans(), st.booleans())
+submit = st.tuples(
+    st.just("submit"),
+    st.sampled_from(POWERS),
+    st.sampled_from(["public", "private", "private"]),
+    st.lists(st.integers(0, 3), max_size=2, unique=True),
+    st.integers(0, 3),
+    st.booleans(),
+    st.booleans(),
 )
 command = st.one_of(
-    submit, submit, submit, submit, submit, submit,
+    submit,
+    submit,
+    submit,
+    submit,
+    submit,
+    submit,
     st.tuples(st.just("advance")),
     st.tuples(st.just("resolve")),
     st.tuples(st.just("discard"), st.integers(0, 20)),
@@ -59,9 +73,19 @@ def play(commands) -> Game:
                 others = [p for p, _, _ in POWERS if p != pid]
                 own = [a for a in sorted(g.state.assets.values(), key=lambda a: a.id) if pid in a.holders]
                 assets = sorted({own[i % len(own)].id for i in assets}) if own else []
-                g.submit_action(pid, f"a{n}", f"action {n}", now=clock, roller=roller, slot=slot,
-                                assets=[{"asset_id": a} for a in assets], convert=convert, targets=others[:1],
-                                resistible=resistible, roll=roll)
+                g.submit_action(
+                    pid,
+                    f"a{n}",
+                    f"action {n}",
+                    now=clock,
+                    roller=roller,
+                    slot=slot,
+                    assets=[{"asset_id": a} for a in assets],
+                    convert=convert,
+                    targets=others[:1],
+                    resistible=resistible,
+                    roll=roll,
+                )
             elif kind == "advance":
                 g.advance(clock, SEED)
             elif kind == "resolve":
@@ -72,16 +96,29 @@ def play(commands) -> Game:
                 g.set_difficulty(actions[cmd[1] % len(actions)], cmd[2], sealed=cmd[3], nonce="z" * 16)
             elif kind == "consequence" and actions:
                 aid = actions[cmd[1] % len(actions)]
-                g.propose_consequence(aid, f"c{n}", "a setback", [{"kind": "lose_actions", "count": 1},
-                                                               {"kind": "status", "name": "Shaken", "stacks": 1}])
+                g.propose_consequence(
+                    aid,
+                    f"c{n}",
+                    "a setback",
+                    [{"kind": "lose_actions", "count": 1}, {"kind": "status", "name": "Shaken", "stacks": 1}],
+                )
                 g.accept_consequence(aid, f"c{n}")
             elif kind == "react" and actions:
                 # Resist with one's once-a-season assets, so the ledger and refusals are replayed too.
                 pid = cmd[1][0]
-                own = [a.id for a in sorted(g.state.assets.values(), key=lambda a: a.id)
-                       if pid in a.holders and a.cls in ("agent", "industry")]
-                g.declare_reaction(pid, f"r{n}", actions[cmd[2] % len(actions)], now=clock, roller=roller,
-                                   assets=[{"asset_id": a} for a in own[:1]])
+                own = [
+                    a.id
+                    for a in sorted(g.state.assets.values(), key=lambda a: a.id)
+                    if pid in a.holders and a.cls in ("agent", "industry")
+                ]
+                g.declare_reaction(
+                    pid,
+                    f"r{n}",
+                    actions[cmd[2] % len(actions)],
+                    now=clock,
+                    roller=roller,
+                    assets=[{"asset_id": a} for a in own[:1]],
+                )
             elif kind == "waive":
                 g.waive_reactions(cmd[1][0], now=clock)
             elif kind == "close":

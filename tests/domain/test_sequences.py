@@ -30,8 +30,13 @@ def test_a_snapshot_from_when_game_created_was_counted_twice_is_upcast_to_count_
     old_state = {k: v for k, v in now.state.items() if k != "class_version"}  # written by version 1
     old_state["state"] = deepcopy(old_state["state"])
     old_state["state"].seen = {k: v + 1 if k in ("gm", "public") else v for k, v in old_state["state"].seen.items()}
-    old = Snapshot(originator_id=now.originator_id, originator_version=now.originator_version,
-                   timestamp=now.timestamp, topic=now.topic, state=old_state)
+    old = Snapshot(
+        originator_id=now.originator_id,
+        originator_version=now.originator_version,
+        timestamp=now.timestamp,
+        topic=now.topic,
+        state=old_state,
+    )
     assert now.state["class_version"] == 2
     restored = old.mutate(None)
     assert restored.state.seen == game.state.seen

@@ -14,11 +14,29 @@ from tests.domain.helpers import NOW, SEED, game_in_planning, later, submit
 
 
 def resistance_game(options: dict | None = None):
-    g = game_in_planning(("a", "champion", "dragon"), ("b", "city", "sovereign"), ("c", "city", "overlord"),
-                         assets=[("a-s", "a", "might", "skill", 2), ("b-s", "b", "might", "skill", 1),
-                                 ("c-s", "c", "might", "skill", 1)], options=options)
-    submit(g, "a", "A1", [5, 5], slot="public", targets=["b", "c"], resistible=True, skill="might",
-           assets=[{"asset_id": "a-s"}], convert=0)
+    g = game_in_planning(
+        ("a", "champion", "dragon"),
+        ("b", "city", "sovereign"),
+        ("c", "city", "overlord"),
+        assets=[
+            ("a-s", "a", "might", "skill", 2),
+            ("b-s", "b", "might", "skill", 1),
+            ("c-s", "c", "might", "skill", 1),
+        ],
+        options=options,
+    )
+    submit(
+        g,
+        "a",
+        "A1",
+        [5, 5],
+        slot="public",
+        targets=["b", "c"],
+        resistible=True,
+        skill="might",
+        assets=[{"asset_id": "a-s"}],
+        convert=0,
+    )
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
     return g

@@ -30,8 +30,12 @@ def world(store_settings):
 
 def test_my_feed_is_in_my_time_zone(world):
     client, gid, gm, tok = world
-    assert client.put(f"/games/{gid}/timezone", headers=bearer(tok["ana"]),
-                      json={"timezone": "America/New_York"}).status_code == 200
+    assert (
+        client.put(
+            f"/games/{gid}/timezone", headers=bearer(tok["ana"]), json={"timezone": "America/New_York"}
+        ).status_code
+        == 200
+    )
     feed = client.get(f"/games/{gid}/feed", headers=bearer(tok["ana"])).json()
     assert feed[0]["timezone"] == "America/New_York" and feed[0]["local_time"].endswith(("-05:00", "-04:00"))
     bo = client.get(f"/games/{gid}/feed", headers=bearer(tok["bo"])).json()
@@ -81,12 +85,19 @@ def test_rollback_fork_and_past_views_over_http(world, store_settings):
     assert [p["phase"] for p in phases] == ["setup", "s1-tidings", "s1m1-planning"] and "version" not in phases[0]
     past = client.get(f"/games/{gid}/history/view?phase=s1m1-planning", headers=bearer(tok["ana"])).json()
     assert past["my_actions"] == []
-    assert client.get(f"/games/{gid}/history/view?phase=s1m1-planning&as=bo",
-                      headers=bearer(tok["ana"])).status_code == 403
-    assert client.get(f"/games/{gid}/history/view?phase=s1m1-planning&as=bo",
-                      headers=bearer(gm)).json()["viewer"] == "bo"
-    assert client.post(f"/games/{gid}/rollback", headers=bearer(tok["ana"]),
-                       json={"reason": "no", "phase": "s1-tidings"}).status_code == 403
+    assert (
+        client.get(f"/games/{gid}/history/view?phase=s1m1-planning&as=bo", headers=bearer(tok["ana"])).status_code
+        == 403
+    )
+    assert (
+        client.get(f"/games/{gid}/history/view?phase=s1m1-planning&as=bo", headers=bearer(gm)).json()["viewer"] == "bo"
+    )
+    assert (
+        client.post(
+            f"/games/{gid}/rollback", headers=bearer(tok["ana"]), json={"reason": "no", "phase": "s1-tidings"}
+        ).status_code
+        == 403
+    )
     r = client.post(f"/games/{gid}/fork", headers=bearer(gm), json={"name": "Sandbox", "phase": "s1m1-planning"})
     assert r.status_code == 201
     fork = r.json()["game_id"]
@@ -109,8 +120,16 @@ def test_a_players_token_gets_403_from_every_audit_route_and_the_gms_gets_the_da
     assert r.status_code == 200, r.text
     routes = _audit_routes(client.app)
     assert routes == ["/games/{game_id}/audit"]
-    queries = ["", "?format=json", "?format=jsonl", "?format=csv", "?type=PowerAdded", "?power=bo",
-               "?actor=gm&format=csv", "?phase=setup&format=jsonl"]
+    queries = [
+        "",
+        "?format=json",
+        "?format=jsonl",
+        "?format=csv",
+        "?type=PowerAdded",
+        "?power=bo",
+        "?actor=gm&format=csv",
+        "?phase=setup&format=jsonl",
+    ]
     urls = [r.replace("{game_id}", gid) + q for r in routes for q in queries]
     for me, token in tok.items():
         other = next(p for p in tok if p != me)

@@ -16,8 +16,9 @@ from tests.scenarios import play_rich_month
 
 def emissary(*args: str, data_dir) -> subprocess.CompletedProcess:
     env = {**os.environ, "EMISSARY_DATA_DIR": str(data_dir), "EMISSARY_DATABASE_URL": ""}
-    return subprocess.run([sys.executable, "-m", "api.cli", *args], capture_output=True, text=True, env=env,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "api.cli", *args], capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 def test_projections_rebuild_and_audit_from_the_command_line(tmp_path):

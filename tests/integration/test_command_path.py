@@ -66,8 +66,11 @@ def test_an_action_and_ready_sent_by_api_web_form_and_mail_record_the_same_event
 
     gid, pid, token = planning(games, "By API")
     before = games.get_game(gid).version
-    r = client.post(f"/games/{gid}/actions", headers=bearer(token),
-                    json={"title": "Scout the pass", "slot": "public", "roll": False})
+    r = client.post(
+        f"/games/{gid}/actions",
+        headers=bearer(token),
+        json={"title": "Scout the pass", "slot": "public", "roll": False},
+    )
     assert r.status_code == 201, r.text
     assert client.post(f"/games/{gid}/ready", headers=bearer(token), json={}).status_code == 200
     channels["api"] = recorded_after(games, gid, before)
@@ -77,8 +80,11 @@ def test_an_action_and_ready_sent_by_api_web_form_and_mail_record_the_same_event
     browser = TestClient(app)
     assert browser.get(f"/signin/{gid}/{token}", follow_redirects=False).status_code == 303
     csrf = re.search(r'name="csrf" value="([^"]+)"', browser.get(f"/play/{gid}").text).group(1)
-    r = browser.post(f"/play/{gid}/submit", data={"title": "Scout the pass", "slot": "public", "propose": "on",
-                                                  "csrf": csrf}, follow_redirects=False)
+    r = browser.post(
+        f"/play/{gid}/submit",
+        data={"title": "Scout the pass", "slot": "public", "propose": "on", "csrf": csrf},
+        follow_redirects=False,
+    )
     assert r.status_code == 303
     browser.post(f"/play/{gid}/ready", data={"csrf": csrf}, follow_redirects=False)
     channels["web"] = recorded_after(games, gid, before)
@@ -86,8 +92,9 @@ def test_an_action_and_ready_sent_by_api_web_form_and_mail_record_the_same_event
     gid, pid, token = planning(games, "By mail")
     before = games.get_game(gid).version
     intake = MailIntake(games)
-    reply = intake.receive(intake.address_for(gid, token), "<turn-1@x>",
-                           "action: Scout the pass\n  slot: public\n  propose: yes\nready\n")
+    reply = intake.receive(
+        intake.address_for(gid, token), "<turn-1@x>", "action: Scout the pass\n  slot: public\n  propose: yes\nready\n"
+    )
     assert reply.accepted, reply.body
     channels["mail"] = recorded_after(games, gid, before)
 
@@ -103,8 +110,9 @@ def test_run_many_is_one_transaction_a_refused_later_command_records_nothing_of_
     before = games.get_game(gid).version
     caller = Caller.of(pid, hash_token(token))
     with pytest.raises(NotFound) as err:
-        games.run_many(caller, gid, [SubmitAction(power_id=pid, title="Scout", slot="public", roll=False),
-                                     DeclareReady("nobody")])
+        games.run_many(
+            caller, gid, [SubmitAction(power_id=pid, title="Scout", slot="public", roll=False), DeclareReady("nobody")]
+        )
     assert err.value.field == "power" and "nobody" in err.value.message
     assert games.get_game(gid).version == before
     scout = SubmitAction(power_id=pid, title="Scout", slot="public", roll=False)
@@ -118,8 +126,11 @@ def test_mail_1_a_refused_later_line_records_nothing_of_the_earlier_ones():
     gid, pid, token = planning(games, "Mail")
     before = games.get_game(gid).version
     intake = MailIntake(games)
-    reply = intake.receive(intake.address_for(gid, token), "<two@x>",
-                           "action: Scout the pass\n  slot: public\n  propose: yes\nready\ntimezone Mars/Base\n")
+    reply = intake.receive(
+        intake.address_for(gid, token),
+        "<two@x>",
+        "action: Scout the pass\n  slot: public\n  propose: yes\nready\ntimezone Mars/Base\n",
+    )
     assert not reply.accepted and "line 5: 'Mars/Base' is not an IANA time zone" in reply.body
     assert games.get_game(gid).version == before
 
@@ -145,17 +156,26 @@ def test_only_the_services_workers_send_system_commands():
     assert games.run(SYSTEM_CALLER, gid, CloseDueWindow(window)).result == {"closed": False}  # not due yet
 
 
-CHANNELS = [*sorted((ROOT / "api").rglob("*.py")), *sorted((ROOT / "workers").rglob("*.py")),
-            ROOT / "projections" / "mail.py"]
-PRIVATE = re.compile(r"\b(?:games\(\)|games|self\.games|service)\._[a-z]\w*|\._(?:run|read|receipt|roller|cached|lock|"
-                     r"evict|action_result|own_action)\(")
+CHANNELS = [
+    *sorted((ROOT / "api").rglob("*.py")),
+    *sorted((ROOT / "workers").rglob("*.py")),
+    ROOT / "projections" / "mail.py",
+]
+PRIVATE = re.compile(
+    r"\b(?:games\(\)|games|self\.games|service)\._[a-z]\w*|\._(?:run|read|receipt|roller|cached|lock|"
+    r"evict|action_result|own_action)\("
+)
 
 
 def test_no_channel_reaches_into_the_services_private_members():
     """The API routes, web forms, mail intake and workers call the service's public API (``run`` and the
     reads), never ``games._run``, ``games._read`` or other private members."""
-    found = [f"{path.relative_to(ROOT)}:{n}: {line.strip()}" for path in CHANNELS
-             for n, line in enumerate(path.read_text().splitlines(), 1) if PRIVATE.search(line)]
+    found = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for path in CHANNELS
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if PRIVATE.search(line)
+    ]
     assert found == []
 
 

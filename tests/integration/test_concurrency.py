@@ -42,13 +42,19 @@ def test_twenty_concurrent_submissions_are_each_recorded_once_or_explicitly_refu
         game, gm = r.json()["game_id"], r.json()["gm_token"]
         tokens = {}
         for i in range(4):
-            r = http.post(f"/games/{game}/powers", json={"name": f"Circle {i}", "cls": "conspiracy",
-                                                         "subclass": "circle"},
-                          headers={"Authorization": f"Bearer {gm}"})
+            r = http.post(
+                f"/games/{game}/powers",
+                json={"name": f"Circle {i}", "cls": "conspiracy", "subclass": "circle"},
+                headers={"Authorization": f"Bearer {gm}"},
+            )
             tokens[r.json()["power_id"]] = r.json()["token"]
         for step in ("setup", "tidings"):
-            assert http.post(f"/games/{game}/advance", headers={"Authorization": f"Bearer {gm}"},
-                             json={"expected_step": step}).status_code == 200
+            assert (
+                http.post(
+                    f"/games/{game}/advance", headers={"Authorization": f"Bearer {gm}"}, json={"expected_step": step}
+                ).status_code
+                == 200
+            )
 
     # 5 submissions per Circle: each may take only 4 private actions, so exactly 4 of the 20 must be refused.
     jobs = [(pid, tok, n) for n in range(5) for pid, tok in tokens.items()]
@@ -58,8 +64,11 @@ def test_twenty_concurrent_submissions_are_each_recorded_once_or_explicitly_refu
         pid, tok, n = job
         with httpx.Client(base_url=base, timeout=60) as http:
             barrier.wait()
-            return pid, http.post(f"/games/{game}/actions", headers={"Authorization": f"Bearer {tok}"},
-                                  json={"title": f"{pid} plot {n}", "convert": 0})
+            return pid, http.post(
+                f"/games/{game}/actions",
+                headers={"Authorization": f"Bearer {tok}"},
+                json={"title": f"{pid} plot {n}", "convert": 0},
+            )
 
     with ThreadPoolExecutor(len(jobs)) as pool:
         results = list(pool.map(submit, jobs))

@@ -82,17 +82,28 @@ def test_every_process_of_the_topology_keeps_to_its_connection_budget(pg_schema_
     games = build_games(settings)
     projector = build_projector(games, settings)
     port = free_port()
-    topo = Topology({"EMISSARY_DATABASE_URL": pg_schema_url, "EMISSARY_BROKER_URL": private_redis,
-                     "EMISSARY_SWEEP_SECONDS": "1", "EMISSARY_CLAIM_SECONDS": "4",
-                     "EMISSARY_ETA_LOOKAHEAD_SECONDS": "20", "EMISSARY_DATA_DIR": str(tmp_path),
-                     "EMISSARY_PORT": str(port), "EMISSARY_DB_POOL_SIZE": str(POOL),
-                     "EMISSARY_DB_MAX_OVERFLOW": str(OVERFLOW), "EMISSARY_READMODEL_POOL_SIZE": str(READMODEL)},
-                    tmp_path)
+    topo = Topology(
+        {
+            "EMISSARY_DATABASE_URL": pg_schema_url,
+            "EMISSARY_BROKER_URL": private_redis,
+            "EMISSARY_SWEEP_SECONDS": "1",
+            "EMISSARY_CLAIM_SECONDS": "4",
+            "EMISSARY_ETA_LOOKAHEAD_SECONDS": "20",
+            "EMISSARY_DATA_DIR": str(tmp_path),
+            "EMISSARY_PORT": str(port),
+            "EMISSARY_DB_POOL_SIZE": str(POOL),
+            "EMISSARY_DB_MAX_OVERFLOW": str(OVERFLOW),
+            "EMISSARY_READMODEL_POOL_SIZE": str(READMODEL),
+        },
+        tmp_path,
+    )
     peak: dict[str, int] = {}
 
     def sample(conn: psycopg.Connection) -> dict[str, int]:
-        rows = conn.execute("SELECT application_name, count(*) FROM pg_stat_activity "
-                            "WHERE application_name LIKE %s GROUP BY 1", (f"{marker}-%",)).fetchall()
+        rows = conn.execute(
+            "SELECT application_name, count(*) FROM pg_stat_activity WHERE application_name LIKE %s GROUP BY 1",
+            (f"{marker}-%",),
+        ).fetchall()
         now = {name.removeprefix(f"{marker}-"): n for name, n in rows}
         for role, n in now.items():
             peak[role] = max(peak.get(role, 0), n)
@@ -100,10 +111,12 @@ def test_every_process_of_the_topology_keeps_to_its_connection_budget(pg_schema_
 
     try:
         with psycopg.connect(pg_schema_url.split("?")[0], autocommit=True) as conn:
-            for role, args in [("api", ["serve", "--port", str(port), "--no-access-log"]),
-                               ("worker", ["worker", "--concurrency", "2"]),
-                               ("beat", ["beat", "--schedule", str(tmp_path / "beat-schedule")]),
-                               ("projector", ["projector"])]:
+            for role, args in [
+                ("api", ["serve", "--port", str(port), "--no-access-log"]),
+                ("worker", ["worker", "--concurrency", "2"]),
+                ("beat", ["beat", "--schedule", str(tmp_path / "beat-schedule")]),
+                ("projector", ["projector"]),
+            ]:
                 topo.start(role, *args, env={"PGAPPNAME": f"{marker}-{role}"})  # libpq names each connection
             base = f"http://127.0.0.1:{port}"
             wait_healthy(base, 60)
@@ -116,10 +129,14 @@ def test_every_process_of_the_topology_keeps_to_its_connection_budget(pg_schema_
                     sample(conn)
                     r = http.post("/games", json={"name": "busy"})  # the API at work meanwhile
                     assert r.status_code == 201, r.text
-                    http.get(f"/games/{r.json()['game_id']}/view",
-                             headers={"Authorization": f"Bearer {r.json()['gm_token']}"})
-                    closed = conn.execute(f'SELECT count(*) FROM "{settings.eventsourcing_env()["POSTGRES_SCHEMA"]}"'
-                                          ".emissary_events WHERE topic LIKE '%.WindowClosed'").fetchone()[0]
+                    http.get(
+                        f"/games/{r.json()['game_id']}/view",
+                        headers={"Authorization": f"Bearer {r.json()['gm_token']}"},
+                    )
+                    closed = conn.execute(
+                        f'SELECT count(*) FROM "{settings.eventsourcing_env()["POSTGRES_SCHEMA"]}"'
+                        ".emissary_events WHERE topic LIKE '%.WindowClosed'"
+                    ).fetchone()[0]
                     if closed >= len(ids):
                         break
                     assert time.time() < deadline, (closed, topo.logs())

@@ -27,8 +27,17 @@ COMPOSE = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())
 SERVICES = COMPOSE["services"]
 EMISSARY = {name: s for name, s in SERVICES.items() if "build" in s}  # the services run from our image
 NEVER_REBUILT = {"mail_ledger", "wk_claims", "wk_reminders", "web_sessions", "web_session_grants"}
-READ_MODELS = {"rm_tracking", "rm_audit", "rm_feed", "rm_phases", "rm_windows", "rm_reminders", "rm_boards",
-               "rm_games", "rm_outbox"}
+READ_MODELS = {
+    "rm_tracking",
+    "rm_audit",
+    "rm_feed",
+    "rm_phases",
+    "rm_windows",
+    "rm_reminders",
+    "rm_boards",
+    "rm_games",
+    "rm_outbox",
+}
 
 
 def env_example() -> dict[str, str]:
@@ -47,6 +56,7 @@ def filled(example: dict[str, str]) -> dict[str, str]:
 
 def compose_env(dotenv: dict[str, str]) -> dict[str, str]:
     """What an Emissary container's environment holds: env_file, then `environment` (interpolated)."""
+
     def interpolate(value: str) -> str:
         return re.sub(r"\$\{(\w+)[^}]*\}", lambda m: dotenv.get(m.group(1), ""), str(value))
 
@@ -69,6 +79,7 @@ def settings_from(env: dict[str, str]):
 
 
 # --- the compose file, read ------------------------------------------------------------------------------
+
 
 def test_every_service_command_is_an_emissary_cli_command():
     parser = build_parser()
@@ -141,8 +152,9 @@ def test_scaling_the_api_collides_on_no_host_port():
     caddyfile = (DEPLOY / "Caddyfile").read_text()
     assert "{$EMISSARY_PUBLIC_URL}" in caddyfile  # TLS for the public address
     # Every api replica: the name `api` looked up again and again, on the port `emissary serve` listens on.
-    assert re.search(r"dynamic a \{\s*name \{\$CADDY_UPSTREAM_HOST:api\}\s*port \{\$CADDY_UPSTREAM_PORT:8000\}",
-                     caddyfile)
+    assert re.search(
+        r"dynamic a \{\s*name \{\$CADDY_UPSTREAM_HOST:api\}\s*port \{\$CADDY_UPSTREAM_PORT:8000\}", caddyfile
+    )
     assert "EMISSARY_PORT" not in SERVICES["api"].get("environment", {}) and "--port" not in SERVICES["api"]["command"]
     assert re.search(r"request_body[^{]*\{\s*max_size \d+MB", caddyfile)  # a body limit
     assert "./Caddyfile:/etc/caddy/Caddyfile:ro" in SERVICES["proxy"]["volumes"]
@@ -163,8 +175,11 @@ def test_the_migration_gates_every_other_service():
 
 
 def test_the_image_runs_as_a_non_root_user():
-    lines = [line.split() for line in (DEPLOY / "Dockerfile").read_text().splitlines() if line.strip()
-             and not line.startswith("#")]
+    lines = [
+        line.split()
+        for line in (DEPLOY / "Dockerfile").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     users = [i for i, words in enumerate(lines) if words[0] == "USER"]
     assert users, "no USER: the services run as root"
     user = lines[users[-1]][1].split(":")[0]
@@ -175,13 +190,21 @@ def test_the_image_runs_as_a_non_root_user():
 
 # --- the schema: migrate, and no DDL anywhere else in production ------------------------------------------
 
-def production_env(database_url: str, tmp_path: Path, redis_url: str = "redis://127.0.0.1:6379",
-                   **extra: str) -> dict[str, str]:
+
+def production_env(
+    database_url: str, tmp_path: Path, redis_url: str = "redis://127.0.0.1:6379", **extra: str
+) -> dict[str, str]:
     """The compose environment (from .env.example, filled in) on this machine's PostgreSQL and Redis."""
     env = compose_env(filled(env_example()))
     env = {k: v.replace("redis://redis:6379", redis_url) for k, v in env.items()}
-    env.update({"EMISSARY_DATABASE_URL": database_url, "EMISSARY_DATA_DIR": str(tmp_path),
-                "EMISSARY_SMTP_HOST": "127.0.0.1", **extra})
+    env.update(
+        {
+            "EMISSARY_DATABASE_URL": database_url,
+            "EMISSARY_DATA_DIR": str(tmp_path),
+            "EMISSARY_SMTP_HOST": "127.0.0.1",
+            **extra,
+        }
+    )
     return env
 
 
@@ -190,14 +213,22 @@ def tables(schema_url: str) -> set[str]:
 
     base, schema = schema_url.split("?schema=")
     with psycopg.connect(base) as conn:
-        return {r[0] for r in conn.execute("SELECT table_name FROM information_schema.tables WHERE "
-                                           "table_schema = %s", (schema,))}
+        return {
+            r[0]
+            for r in conn.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = %s", (schema,))
+        }
 
 
 def emissary(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("EMISSARY_")}
-    return subprocess.run([sys.executable, "-m", "api.cli", *args], cwd=ROOT, env={**clean, **env},
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "api.cli", *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.mark.integration
@@ -222,8 +253,12 @@ def test_migrate_creates_the_schema_on_empty_postgresql_and_is_idempotent(pg_sch
     first = emissary(env, "migrate")
     assert first.returncode == 0, first.stdout + first.stderr
     created = tables(pg_schema_url)
-    assert READ_MODELS | NEVER_REBUILT | {"alembic_version", "emissary_events", "emissary_snapshots",
-                                         "emissary_command_keys"} <= created
+    assert (
+        READ_MODELS
+        | NEVER_REBUILT
+        | {"alembic_version", "emissary_events", "emissary_snapshots", "emissary_command_keys"}
+        <= created
+    )
     second = emissary(env, "migrate")
     assert second.returncode == 0, second.stdout + second.stderr
     assert tables(pg_schema_url) == created
@@ -247,8 +282,10 @@ def test_migrate_adopts_tables_created_before_migrations(pg_schema_url, tmp_path
         conn.execute(f'SET search_path TO "{schema}"')
         for ddl in (*made, mail.INDEX, claims.DDL, claims.REMINDERS_DDL, *sessions.SCHEMA):
             conn.execute(ddl)
-        conn.execute("INSERT INTO mail_ledger (id, game_id, recipient, kind, subject, body, status, created_at) "
-                     "VALUES ('m1', 'g', 'r', 'k', 's', 'b', 'sent', 'now')")
+        conn.execute(
+            "INSERT INTO mail_ledger (id, game_id, recipient, kind, subject, body, status, created_at) "
+            "VALUES ('m1', 'g', 'r', 'k', 's', 'b', 'sent', 'now')"
+        )
     done = emissary(production_env(pg_schema_url, tmp_path), "migrate")
     assert done.returncode == 0, done.stdout + done.stderr
     with psycopg.connect(base) as conn:
@@ -282,6 +319,7 @@ def test_development_creates_and_migrates_sqlite_by_itself(tmp_path):
 
 # --- the topology, as processes, with production settings -------------------------------------------------
 
+
 @contextlib.contextmanager
 def role_without_ddl(schema_url: str) -> Iterator[str]:
     """A PostgreSQL role that may read and write the migrated tables but create nothing: run as it,
@@ -308,9 +346,15 @@ def production(pg_schema_url, tmp_path, private_redis):
     """`emissary migrate` (as the schema's owner), then every service (as a role that cannot create a
     table), with production settings from .env.example, on a Redis of their own (``private_redis``)."""
     port, smtpd_port = free_port(), free_port()
-    env = production_env(pg_schema_url, tmp_path, private_redis.removesuffix("/0"), EMISSARY_PORT=str(port),
-                         EMISSARY_SMTPD_PORT=str(smtpd_port), EMISSARY_SWEEP_SECONDS="1",
-                         EMISSARY_WATCHDOG_STALL_SECONDS="5")
+    env = production_env(
+        pg_schema_url,
+        tmp_path,
+        private_redis.removesuffix("/0"),
+        EMISSARY_PORT=str(port),
+        EMISSARY_SMTPD_PORT=str(smtpd_port),
+        EMISSARY_SWEEP_SECONDS="1",
+        EMISSARY_WATCHDOG_STALL_SECONDS="5",
+    )
     topo = Topology(env, tmp_path)
     topo.env = {k: v for k, v in topo.env.items() if not (k.startswith("EMISSARY_") and k not in env)}
     try:
@@ -394,6 +438,7 @@ def test_the_projector_health_check_fails_when_its_runner_is_gone(production, tm
 
 # --- the proxy, run from deploy/Caddyfile -----------------------------------------------------------------
 
+
 @pytest.fixture
 def caddy() -> str:
     import shutil
@@ -407,10 +452,19 @@ def caddy() -> str:
 
 
 def test_the_caddyfile_is_valid_for_the_compose_stack(caddy, tmp_path):
-    env = {**os.environ, "EMISSARY_PUBLIC_URL": "https://emissary.example.org", "XDG_DATA_HOME": str(tmp_path),
-           "XDG_CONFIG_HOME": str(tmp_path)}
-    done = subprocess.run([caddy, "validate", "--config", str(DEPLOY / "Caddyfile"), "--adapter", "caddyfile"],
-                          env=env, capture_output=True, text=True, timeout=60)
+    env = {
+        **os.environ,
+        "EMISSARY_PUBLIC_URL": "https://emissary.example.org",
+        "XDG_DATA_HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path),
+    }
+    done = subprocess.run(
+        [caddy, "validate", "--config", str(DEPLOY / "Caddyfile"), "--adapter", "caddyfile"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0 and "Valid configuration" in done.stdout + done.stderr, done.stderr
 
 
@@ -419,12 +473,24 @@ def test_the_proxy_forwards_to_the_api_and_limits_bodies(caddy, tmp_path):
 
     api_port, proxy_port, health_port, admin_port = free_port(), free_port(), free_port(), free_port()
     topo = Topology({"EMISSARY_DATABASE_URL": "memory", "EMISSARY_DATA_DIR": str(tmp_path)}, tmp_path)
-    env = {**os.environ, "EMISSARY_PUBLIC_URL": f"http://127.0.0.1:{proxy_port}", "CADDY_UPSTREAM_HOST": "127.0.0.1",
-           "CADDY_UPSTREAM_PORT": str(api_port), "CADDY_HEALTH_PORT": str(health_port),
-           "CADDY_ADMIN": f"127.0.0.1:{admin_port}", "XDG_DATA_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
+    env = {
+        **os.environ,
+        "EMISSARY_PUBLIC_URL": f"http://127.0.0.1:{proxy_port}",
+        "CADDY_UPSTREAM_HOST": "127.0.0.1",
+        "CADDY_UPSTREAM_PORT": str(api_port),
+        "CADDY_HEALTH_PORT": str(health_port),
+        "CADDY_ADMIN": f"127.0.0.1:{admin_port}",
+        "XDG_DATA_HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path),
+    }
     log = open(tmp_path / "caddy.log", "w")
-    proxy = subprocess.Popen([caddy, "run", "--config", str(DEPLOY / "Caddyfile"), "--adapter", "caddyfile"], env=env,
-                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proxy = subprocess.Popen(
+        [caddy, "run", "--config", str(DEPLOY / "Caddyfile"), "--adapter", "caddyfile"],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         topo.start("api", "serve", "--port", str(api_port), "--no-access-log")
         wait_healthy(f"http://127.0.0.1:{api_port}", 60, topo.procs["api"])
@@ -447,8 +513,11 @@ def test_the_proxy_forwards_to_the_api_and_limits_bodies(caddy, tmp_path):
             inbound = http.post("/inbound/email", json=mail)
             assert inbound.status_code == 404 and inbound.json()["field"] == "to", inbound.text
             verify = http.post("/verify", content=b"{}\n" * 700_000, headers={"content-type": "application/x-ndjson"})
-            assert verify.status_code < 500 and verify.status_code != 413 and verify.headers["content-type"].startswith(
-                "application/json"), verify.text[:300]
+            assert (
+                verify.status_code < 500
+                and verify.status_code != 413
+                and verify.headers["content-type"].startswith("application/json")
+            ), verify.text[:300]
     finally:
         topo.stop_all()
         os.killpg(proxy.pid, 15)
@@ -461,10 +530,22 @@ def test_processes_starting_together_migrate_once(pg_schema_url, tmp_path):
     # Development and tests: every process migrates when it opens the database, and they start together.
     from projections import migrations
 
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("EMISSARY_")},
-           "EMISSARY_DATABASE_URL": pg_schema_url, "EMISSARY_DATA_DIR": str(tmp_path)}
-    procs = [subprocess.Popen([sys.executable, "-m", "api.cli", "migrate"], cwd=ROOT, env=env, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for _ in range(4)]
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("EMISSARY_")},
+        "EMISSARY_DATABASE_URL": pg_schema_url,
+        "EMISSARY_DATA_DIR": str(tmp_path),
+    }
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "api.cli", "migrate"],
+            cwd=ROOT,
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        for _ in range(4)
+    ]
     try:
         outputs = [p.communicate(timeout=120)[0] for p in procs]
     finally:

@@ -26,8 +26,15 @@ BY_NAME = {g["name"]: g for g in RECORDED}
 
 
 def _stored(records: list[dict]) -> list[StoredEvent]:
-    return [StoredEvent(originator_id=uuid.UUID(r["originator_id"]), originator_version=r["originator_version"],
-                        topic=r["topic"], state=r["state"].encode("utf-8")) for r in records]
+    return [
+        StoredEvent(
+            originator_id=uuid.UUID(r["originator_id"]),
+            originator_version=r["originator_version"],
+            topic=r["topic"],
+            state=r["state"].encode("utf-8"),
+        )
+        for r in records
+    ]
 
 
 def contains(recorded, now, where: str = "state") -> None:
@@ -89,11 +96,22 @@ def test_a_game_recorded_in_november_2026_replays_from_its_events_and_from_its_s
 def test_the_fixture_covers_what_it_promises():
     """Rollbacks (one whose target lies after another), a fork, old mail turns, extensions, reactions,
     sealed difficulties, and snapshots taken mid-game."""
+
     def kinds(g):
         return [r["topic"].rsplit(".", 1)[-1] for r in g["events"]]
+
     everything = [k for g in RECORDED for k in kinds(g)]
-    for kind in ("StateRestored", "GameForked", "MailTurnRecorded", "ExtensionGranted", "ExtensionRefused",
-                 "ReactionDeclared", "DifficultyCommitted", "DifficultyRevealed", "ActionResolved"):
+    for kind in (
+        "StateRestored",
+        "GameForked",
+        "MailTurnRecorded",
+        "ExtensionGranted",
+        "ExtensionRefused",
+        "ReactionDeclared",
+        "DifficultyCommitted",
+        "DifficultyRevealed",
+        "ActionResolved",
+    ):
         assert kind in everything, kind
     assert kinds(BY_NAME["rollback"]).count("StateRestored") == 2
     assert all(g["snapshots"] and g["snapshots"][0]["originator_version"] < len(g["events"]) for g in RECORDED)

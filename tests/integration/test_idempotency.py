@@ -20,8 +20,9 @@ def planning_game(api) -> tuple[str, str, dict[str, str]]:
     game, gm = r.json()["game_id"], r.json()["gm_token"]
     tokens = {}
     for name in ("Alpha", "Beta"):
-        r = api.post(f"/games/{game}/powers", json={"name": name, "cls": "conspiracy", "subclass": "circle"},
-                     headers=bearer(gm))
+        r = api.post(
+            f"/games/{game}/powers", json={"name": name, "cls": "conspiracy", "subclass": "circle"}, headers=bearer(gm)
+        )
         tokens[r.json()["power_id"]] = r.json()["token"]
     for step in ("setup", "tidings"):
         assert api.post(f"/games/{game}/advance", headers=bearer(gm), json={"expected_step": step}).status_code == 200
@@ -41,8 +42,9 @@ def test_a_retried_action_submission_returns_the_first_receipt_and_never_rolls_n
     again = api.post(f"/games/{game}/actions", headers=bearer(tok["alpha"], "k-1"), json=dict(reversed(body.items())))
     assert again.status_code == 201, again.text
     assert again.json()["replayed"] is True and first.json()["replayed"] is False
-    assert {k: v for k, v in again.json().items() if k != "replayed"} == \
-        {k: v for k, v in first.json().items() if k != "replayed"}  # same action, same dice, same digest
+    assert {k: v for k, v in again.json().items() if k != "replayed"} == {
+        k: v for k, v in first.json().items() if k != "replayed"
+    }  # same action, same dice, same digest
     assert versions(api, game, gm) == before  # nothing new recorded
     mine = api.get(f"/games/{game}/view", headers=bearer(tok["alpha"])).json()["my_actions"]
     assert [a["action_id"] for a in mine] == [first.json()["result"]["action_id"]]
@@ -53,8 +55,12 @@ def test_a_retried_action_submission_returns_the_first_receipt_and_never_rolls_n
 
 def test_the_same_idempotency_key_with_a_different_request_is_refused_naming_the_header(api):
     game, gm, tok = planning_game(api)
-    assert api.post(f"/games/{game}/actions", headers=bearer(tok["alpha"], "k-1"),
-                    json={"title": "Plot", "convert": 0}).status_code == 201
+    assert (
+        api.post(
+            f"/games/{game}/actions", headers=bearer(tok["alpha"], "k-1"), json={"title": "Plot", "convert": 0}
+        ).status_code
+        == 201
+    )
     before = versions(api, game, gm)
     r = api.post(f"/games/{game}/actions", headers=bearer(tok["alpha"], "k-1"), json={"title": "Other", "convert": 0})
     assert r.status_code == 422 and r.json()["field"] == "Idempotency-Key", r.text
@@ -62,8 +68,12 @@ def test_the_same_idempotency_key_with_a_different_request_is_refused_naming_the
     assert r.status_code == 422 and r.json()["field"] == "Idempotency-Key", r.text
     assert versions(api, game, gm) == before
     # A key is the caller's own: another power's identical key is another command.
-    assert api.post(f"/games/{game}/actions", headers=bearer(tok["beta"], "k-1"),
-                    json={"title": "Plot", "convert": 0}).json()["replayed"] is False
+    assert (
+        api.post(
+            f"/games/{game}/actions", headers=bearer(tok["beta"], "k-1"), json={"title": "Plot", "convert": 0}
+        ).json()["replayed"]
+        is False
+    )
     r = api.post(f"/games/{game}/actions", headers=bearer(tok["alpha"], "x" * 201), json={"title": "Long"})
     assert r.status_code == 422 and r.json()["field"] == "Idempotency-Key"
 
@@ -96,8 +106,7 @@ def test_a_command_that_moves_the_game_names_the_step_it_expects(api):
     r = api.post(f"/games/{game}/windows/s1m1-planning/close", headers=bearer(gm), json={"expected_step": "battle"})
     assert r.status_code == 409 and r.json()["field"] == "expected_step"
     assert versions(api, game, gm) == before  # nothing recorded
-    r = api.post(f"/games/{game}/windows/s1m1-planning/close", headers=bearer(gm),
-                 json={"expected_step": "planning"})
+    r = api.post(f"/games/{game}/windows/s1m1-planning/close", headers=bearer(gm), json={"expected_step": "planning"})
     assert r.status_code == 200 and r.json()["result"] == {"closed": True}
 
 
@@ -141,8 +150,12 @@ def test_the_key_and_the_events_are_written_in_one_transaction(store_settings):
         if store_settings.is_postgres:
             schema = store_settings.database_url.split("schema=")[1]
             with games.recorder.datastore.get_connection() as conn:
-                tables = {r["table_name"] for r in conn.execute(
-                    "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", (schema,))}
+                tables = {
+                    r["table_name"]
+                    for r in conn.execute(
+                        "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", (schema,)
+                    )
+                }
             assert {KEYS_TABLE, "emissary_events"} <= tables
     finally:
         games.close()
@@ -181,8 +194,9 @@ def test_stored_mail_turn_recorded_events_still_replay_and_still_answer_their_ma
     try:
         gid, pid, token = mail_game(games)
         game = games.get_game(gid)
-        game._mail_turn_recorded(message_id="<old@x>", principal=pid, reply="The reply it got.", actor=pid,
-                                 audience=[f"power:{pid}"])
+        game._mail_turn_recorded(
+            message_id="<old@x>", principal=pid, reply="The reply it got.", actor=pid, audience=[f"power:{pid}"]
+        )
         games.save(game)
     finally:
         games.close()

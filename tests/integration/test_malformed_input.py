@@ -67,7 +67,7 @@ RAW_ROUTES = {("post", "/verify")}
 # Every one of these is wrong for every field: no field is a megabyte long, unbounded, or NaN.
 BAD_VALUES = {
     "1 MB string": MB,
-    "huge integer": 10 ** 30,
+    "huge integer": 10**30,
     "huge negative float": -1e308,
     "NaN": math.nan,
     "Infinity": math.inf,
@@ -92,16 +92,26 @@ NOT_JSON_BODIES = {
 
 @pytest.fixture(scope="module")
 def api(tmp_path_factory):
-    app = create_app(Settings(data_dir=tmp_path_factory.mktemp("malformed"), inbound_key="inbound-key",
-                              ratelimit_create_game="100000/minute", ratelimit_mail="100000/minute",
-                              ratelimit_verify="100000/minute"))
+    app = create_app(
+        Settings(
+            data_dir=tmp_path_factory.mktemp("malformed"),
+            inbound_key="inbound-key",
+            ratelimit_create_game="100000/minute",
+            ratelimit_mail="100000/minute",
+            ratelimit_verify="100000/minute",
+        )
+    )
     with TestClient(app) as client:  # raise_server_exceptions: a 500 fails the test
         r = client.post("/games", json={"name": "Malformed"})
         gid = r.json()["game_id"]
         gm = {"Authorization": f"Bearer {r.json()['gm_token']}", "X-Emissary-Inbound-Key": "inbound-key"}
         for name, cls, sub in (("Ana", "conspiracy", "circle"), ("Bo", "city", "sovereign")):
-            assert client.post(f"/games/{gid}/powers", headers=gm,
-                               json={"name": name, "cls": cls, "subclass": sub}).status_code == 201
+            assert (
+                client.post(
+                    f"/games/{gid}/powers", headers=gm, json={"name": name, "cls": cls, "subclass": sub}
+                ).status_code
+                == 201
+            )
         for step in ("setup", "tidings"):
             assert client.post(f"/games/{gid}/advance", headers=gm, json={"expected_step": step}).status_code == 200
         yield client, app, gid, gm
@@ -127,9 +137,20 @@ def routes(app) -> dict[tuple[str, str], dict]:
 
 
 def url(path: str, gid: str) -> str:
-    return path.replace("{game_id}", gid).replace("{power_id}", "ana").format_map(
-        {"action_id": "act-1", "reaction_id": "rx-1", "asset_id": "as-1", "window_id": "s1m1-planning",
-         "request_id": "rq-1", "consequence_id": "csq-1"})
+    return (
+        path.replace("{game_id}", gid)
+        .replace("{power_id}", "ana")
+        .format_map(
+            {
+                "action_id": "act-1",
+                "reaction_id": "rx-1",
+                "asset_id": "as-1",
+                "window_id": "s1m1-planning",
+                "request_id": "rq-1",
+                "consequence_id": "csq-1",
+            }
+        )
+    )
 
 
 # A mail's body may be as large as a whole mail (projections.mail.MAX_MAIL_BYTES, 2 MB).
@@ -165,8 +186,9 @@ def test_a_malformed_field_is_refused_naming_it_and_records_nothing(api, method,
     body = dict(BASE[(method, path)])
     body[field] = None if label == "null" else BAD_VALUES[label]
     before = stored_events(app)
-    r = client.request(method.upper(), url(path, gid), headers={**gm, "content-type": "application/json"},
-                       content=json.dumps(body))  # NaN and Infinity as Python writes them
+    r = client.request(
+        method.upper(), url(path, gid), headers={**gm, "content-type": "application/json"}, content=json.dumps(body)
+    )  # NaN and Infinity as Python writes them
     assert 400 <= r.status_code < 500 and r.status_code not in (401, 403, 404), (r.status_code, r.text[:300])
     error = r.json()
     assert error["field"] == field or error["field"].startswith(f"{field}."), error
@@ -180,16 +202,29 @@ def test_a_body_that_is_not_a_json_object_is_refused_on_every_route(api, label):
     client, app, gid, gm = api
     before = stored_events(app)
     for method, path in sorted(BASE):
-        r = client.request(method.upper(), url(path, gid), headers={**gm, "content-type": "application/json"},
-                           content=NOT_JSON_BODIES[label])
+        r = client.request(
+            method.upper(),
+            url(path, gid),
+            headers={**gm, "content-type": "application/json"},
+            content=NOT_JSON_BODIES[label],
+        )
         assert 400 <= r.status_code < 500, (method, path, r.status_code, r.text[:300])
         assert r.json()["field"] == "body", (method, path, r.json())
     assert stored_events(app) == before
 
 
-@pytest.mark.parametrize("text", ["not json", "[1,2,3]", '{"type":"SeedRevealed","data":{}}',
-                                  '{"type":"DiceRolled","data":{}}', '{"type":"DiceRolled","data":{"action_id":'
-                                  '"a","pool":{"roll_no":1e308,"dice":[{"face":NaN}]}}}', MB, "[" * 100_000])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "not json",
+        "[1,2,3]",
+        '{"type":"SeedRevealed","data":{}}',
+        '{"type":"DiceRolled","data":{}}',
+        '{"type":"DiceRolled","data":{"action_id":"a","pool":{"roll_no":1e308,"dice":[{"face":NaN}]}}}',
+        MB,
+        "[" * 100_000,
+    ],
+)
 def test_verify_refuses_malformed_exports_naming_the_line(api, text):
     client, _, _, _ = api
     r = client.post("/verify", content=text, headers={"content-type": "application/x-ndjson"})
@@ -214,12 +249,15 @@ def test_an_unexpected_exception_answers_json_500_and_closes_the_connection(tmp_
     app.state.games.close()
 
 
-@pytest.mark.parametrize("options,field", [
-    ({"resistance_hours": "soon"}, "options.resistance_hours"),
-    ({"planning_hours": 1e308}, "options.planning_hours"),
-    ({"planning_hours": -5}, "options.planning_hours"),
-    ({"notify_resister_at": "resolution"}, "options.notify_resister_at"),
-])
+@pytest.mark.parametrize(
+    "options,field",
+    [
+        ({"resistance_hours": "soon"}, "options.resistance_hours"),
+        ({"planning_hours": 1e308}, "options.planning_hours"),
+        ({"planning_hours": -5}, "options.planning_hours"),
+        ({"notify_resister_at": "resolution"}, "options.notify_resister_at"),
+    ],
+)
 def test_ill_typed_game_options_are_refused_when_the_game_is_created(api, options, field):
     client, app, _, _ = api
     before = stored_events(app)
@@ -231,9 +269,11 @@ def test_ill_typed_game_options_are_refused_when_the_game_is_created(api, option
 def test_ill_typed_adversary_options_are_refused_when_the_power_is_added(api):
     client, app, gid, gm = api
     before = stored_events(app)
-    r = client.post(f"/games/{gid}/powers", headers=gm, json={"name": "Balrog", "cls": "champion",
-                                                             "subclass": "adversary",
-                                                             "options": {"private_actions": "lots"}})
+    r = client.post(
+        f"/games/{gid}/powers",
+        headers=gm,
+        json={"name": "Balrog", "cls": "champion", "subclass": "adversary", "options": {"private_actions": "lots"}},
+    )
     assert r.status_code == 422 and r.json()["field"] == "options.private_actions", r.text
     assert stored_events(app) == before
 
@@ -244,15 +284,20 @@ def test_the_web_forms_refuse_overlong_text_by_field_and_record_nothing(api):
     token = gm["Authorization"].split()[1]
     assert browser.get(f"/signin/{gid}/{token}", follow_redirects=False).status_code == 303
     before = stored_events(app)
-    r = browser.post(f"/play/{gid}/add-power", data={"name": "x" * 100_000, "kind": "city:sovereign",
-                                                     "csrf": _csrf(browser.get(f"/play/{gid}").text)},
-                     follow_redirects=False)
+    r = browser.post(
+        f"/play/{gid}/add-power",
+        data={"name": "x" * 100_000, "kind": "city:sovereign", "csrf": _csrf(browser.get(f"/play/{gid}").text)},
+        follow_redirects=False,
+    )
     assert r.status_code == 303
     page = browser.get(f"/play/{gid}")
     assert "at most 80 characters" in page.text
     assert "x" * 1000 not in page.text
-    r = browser.post("/new", data={"name": "G", "timezone": "x" * 100_000, "csrf": _csrf(browser.get("/new").text)},
-                     follow_redirects=False)
+    r = browser.post(
+        "/new",
+        data={"name": "G", "timezone": "x" * 100_000, "csrf": _csrf(browser.get("/new").text)},
+        follow_redirects=False,
+    )
     assert r.status_code == 303 and r.headers["location"] == "/new"
     page = browser.get("/new")
     assert "at most 64 characters" in page.text and "x" * 1000 not in page.text
@@ -264,15 +309,20 @@ def _csrf(page: str) -> str:
 
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-(10 ** 40), max_value=10 ** 40)
-    | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=40)
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**40), max_value=10**40)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=40)
     | st.sampled_from(["x" * 300, "x" * 70_000, "ana", "bo", "UTC", "2030-01-01T00:00:00Z", "s1m1-planning"]),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
-    max_leaves=12)
+    max_leaves=12,
+)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                    HealthCheck.too_slow])
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(data=st.data())
 def test_property_any_json_in_any_field_of_any_route_never_answers_500(api, data):
     """Whatever JSON lands in whatever fields (some of it valid, so commands run), the answer is a
@@ -283,8 +333,9 @@ def test_property_any_json_in_any_field_of_any_route_never_answers_500(api, data
     body = dict(BASE[(method, path)])
     for field in data.draw(st.lists(st.sampled_from(sorted(schema["properties"])), min_size=1, max_size=3)):
         body[field] = data.draw(JSON)
-    r = client.request(method.upper(), url(path, gid), headers={**gm, "content-type": "application/json"},
-                       content=json.dumps(body))
+    r = client.request(
+        method.upper(), url(path, gid), headers={**gm, "content-type": "application/json"}, content=json.dumps(body)
+    )
     assert r.status_code < 500, r.text[:300]
     if r.status_code >= 400:
         error = r.json()

@@ -26,8 +26,14 @@ RETRY_LINE = "concurrent save, retrying"
 @pytest.fixture
 def servers(pg_schema_url, tmp_path):
     """Three API processes on the same store (no workers: only the commands sent here write)."""
-    topo = Topology({"EMISSARY_DATABASE_URL": pg_schema_url, "EMISSARY_DATA_DIR": str(tmp_path),
-                     "EMISSARY_EMBEDDED_WORKERS": "false"}, tmp_path)
+    topo = Topology(
+        {
+            "EMISSARY_DATABASE_URL": pg_schema_url,
+            "EMISSARY_DATA_DIR": str(tmp_path),
+            "EMISSARY_EMBEDDED_WORKERS": "false",
+        },
+        tmp_path,
+    )
     bases = []
     try:
         for n in range(SERVERS):
@@ -67,8 +73,11 @@ def test_processes_racing_on_one_game_retry_their_conflicts_and_lose_or_double_n
         game, gm = r.json()["game_id"], {"Authorization": f"Bearer {r.json()['gm_token']}"}
         powers = {}
         for i in range(6):
-            r = http.post(f"/games/{game}/powers", headers=gm,
-                          json={"name": f"Circle {i}", "cls": "conspiracy", "subclass": "circle"})
+            r = http.post(
+                f"/games/{game}/powers",
+                headers=gm,
+                json={"name": f"Circle {i}", "cls": "conspiracy", "subclass": "circle"},
+            )
             powers[r.json()["power_id"]] = {"Authorization": f"Bearer {r.json()['token']}"}
         for step in ("setup", "tidings"):
             assert http.post(f"/games/{game}/advance", headers=gm, json={"expected_step": step}).status_code == 200
@@ -76,17 +85,27 @@ def test_processes_racing_on_one_game_retry_their_conflicts_and_lose_or_double_n
         assert httpx.get(f"{base}/games/{game}/view", headers=gm, timeout=30).status_code == 200
 
     # Round 1: 18 actions (3 for each Circle, within its 4 private slots), spread over the processes.
-    calls = [(bases[n % SERVERS], f"/games/{game}/actions", h, {"title": f"{pid} plot {n}", "convert": 0})
-             for n, (pid, h) in enumerate([(p, h) for p, h in powers.items() for _ in range(3)])]
+    calls = [
+        (bases[n % SERVERS], f"/games/{game}/actions", h, {"title": f"{pid} plot {n}", "convert": 0})
+        for n, (pid, h) in enumerate([(p, h) for p, h in powers.items() for _ in range(3)])
+    ]
     results = race(calls)
     # Then GM grants (no quota) until the store has reported conflicts, at most a few rounds.
     granted: list[str] = []
     for round_ in range(6):
         if conflicts_logged(topo) and round_:
             break
-        grants = race([(bases[n % SERVERS], f"/games/{game}/powers/{pid}/assets", gm,
-                        {"name": f"r{round_} g{n}", "cls": "item", "rank": 1})
-                       for n, pid in enumerate(list(powers) * 3)])
+        grants = race(
+            [
+                (
+                    bases[n % SERVERS],
+                    f"/games/{game}/powers/{pid}/assets",
+                    gm,
+                    {"name": f"r{round_} g{n}", "cls": "item", "rank": 1},
+                )
+                for n, pid in enumerate(list(powers) * 3)
+            ]
+        )
         assert all(r.status_code in (201, 409) for r in grants), [r.text for r in grants]
         granted += [r.json()["result"]["asset_id"] for r in grants if r.status_code == 201]
 
@@ -115,16 +134,18 @@ def test_one_idempotency_key_sent_to_every_process_at_once_records_one_action(se
     with httpx.Client(base_url=bases[0], timeout=30) as http:
         r = http.post("/games", json={"name": "One key"})
         game, gm = r.json()["game_id"], {"Authorization": f"Bearer {r.json()['gm_token']}"}
-        r = http.post(f"/games/{game}/powers", headers=gm,
-                      json={"name": "A", "cls": "conspiracy", "subclass": "circle"})
+        r = http.post(
+            f"/games/{game}/powers", headers=gm, json={"name": "A", "cls": "conspiracy", "subclass": "circle"}
+        )
         me = {"Authorization": f"Bearer {r.json()['token']}"}
         for step in ("setup", "tidings"):
             http.post(f"/games/{game}/advance", headers=gm, json={"expected_step": step})
     for base in bases:
         httpx.get(f"{base}/games/{game}/view", headers=me, timeout=30)
     keyed = {**me, "Idempotency-Key": "one-click"}
-    results = race([(base, f"/games/{game}/actions", keyed, {"title": "Plot", "convert": 0})
-                    for base in bases for _ in range(3)])
+    results = race(
+        [(base, f"/games/{game}/actions", keyed, {"title": "Plot", "convert": 0}) for base in bases for _ in range(3)]
+    )
     assert all(r.status_code == 201 for r in results), [r.text for r in results]
     assert len({r.json()["result"]["action_id"] for r in results}) == 1
     assert len({tuple(r.json()["result"]["faces"]) for r in results}) == 1  # no new dice

@@ -21,8 +21,12 @@ def month():
     games = Games()
     gid, _, _ = games.create_game("Leaks", "GM")
     powers = {}
-    for name, cls, sub in (("Wiz", "champion", "wizard"), ("Circ", "conspiracy", "circle"),
-                           ("Lord", "city", "overlord"), ("Sov", "city", "sovereign")):
+    for name, cls, sub in (
+        ("Wiz", "champion", "wizard"),
+        ("Circ", "conspiracy", "circle"),
+        ("Lord", "city", "overlord"),
+        ("Sov", "city", "sovereign"),
+    ):
         powers[name] = games.add_power(gid, "gm", name, cls, sub)[0]
     w, c, lo, s = powers.values()
     skill = {p: games.grant_asset(gid, "gm", p, "might", "skill", 3).result["asset_id"] for p in powers.values()}
@@ -37,22 +41,50 @@ def month():
         seen[p].append(r.as_dict())
         acts[key] = r.result["action_id"]
 
-    act(w, "wiz_duel", title="SECRET-WIZ-DUEL", description="DESC-WIZ-DUEL", skill="might", targets=[lo],
-        resistible=True, difficulty=1, assets=[{"asset_id": skill[w]}], convert=2)
+    act(
+        w,
+        "wiz_duel",
+        title="SECRET-WIZ-DUEL",
+        description="DESC-WIZ-DUEL",
+        skill="might",
+        targets=[lo],
+        resistible=True,
+        difficulty=1,
+        assets=[{"asset_id": skill[w]}],
+        convert=2,
+    )
     act(c, "circ_plot", title="SECRET-CIRC-PLOT", description="DESC-CIRC-PLOT", roll=False)
     games.set_difficulty(gid, "gm", acts["circ_plot"], 7, sealed=True)
-    seen[c].append(games.roll_action(gid, c, acts["circ_plot"],
-                                     assets=[{"asset_id": secret_item, "mode": "assured"}], convert=1).as_dict())
+    seen[c].append(
+        games.roll_action(
+            gid, c, acts["circ_plot"], assets=[{"asset_id": secret_item, "mode": "assured"}], convert=1
+        ).as_dict()
+    )
     act(lo, "lord_private", title="SECRET-LORD-PRIVATE", description="DESC-LORD", slot="private", convert=0)
-    act(lo, "lord_public", title="PUBLIC-LORD-EDICT", slot="public", targets=[s], resistible=True,
-        assets=[{"asset_id": skill[lo]}], convert=1)
+    act(
+        lo,
+        "lord_public",
+        title="PUBLIC-LORD-EDICT",
+        slot="public",
+        targets=[s],
+        resistible=True,
+        assets=[{"asset_id": skill[lo]}],
+        convert=1,
+    )
     act(s, "sov_public", title="PUBLIC-SOV-BUILD", slot="public", assets=[{"asset_id": skill[s]}], convert=0)
-    cid = games.propose_consequence(gid, "gm", acts["circ_plot"], "CONSEQUENCE-TEXT-CIRC",
-                                    [{"kind": "disclose", "to": s, "text": "DISCLOSED-TO-SOV"}]).result
+    cid = games.propose_consequence(
+        gid,
+        "gm",
+        acts["circ_plot"],
+        "CONSEQUENCE-TEXT-CIRC",
+        [{"kind": "disclose", "to": s, "text": "DISCLOSED-TO-SOV"}],
+    ).result
     seen[c].append(games.accept_consequence(gid, c, acts["circ_plot"], cid["consequence_id"]).as_dict())
     for p, other in ((s, acts["circ_plot"]), (lo, acts["wiz_duel"])):  # probing others' ids
-        for probe in (lambda: games.discard_action(gid, p, other),
-                      lambda: games.lock_conversions(gid, p, other, convert=0)):
+        for probe in (
+            lambda: games.discard_action(gid, p, other),
+            lambda: games.lock_conversions(gid, p, other, convert=0),
+        ):
             with pytest.raises(NotFound) as err:  # the same answer as for an id that does not exist
                 probe()
             assert err.value.field == "action_id" and err.value.message == f"no action {other!r} of yours this month"
@@ -77,8 +109,13 @@ def test_no_player_sees_another_powers_private_action(month):
     w, c, lo, s = powers.values()
     allowed = {  # marker -> powers that may see it (the GM sees all)
         "SECRET-WIZ-DUEL": {w, lo},  # Lord may resist it: told who acts and what the action is (P-AMB-3)
-        "DESC-WIZ-DUEL": {w}, "SECRET-CIRC-PLOT": {c}, "DESC-CIRC-PLOT": {c}, "SECRET-LORD-PRIVATE": {lo},
-        "DESC-LORD": {lo}, "ITEM-CIRC-HIDDEN": {c}, "CONSEQUENCE-TEXT-CIRC": {c},
+        "DESC-WIZ-DUEL": {w},
+        "SECRET-CIRC-PLOT": {c},
+        "DESC-CIRC-PLOT": {c},
+        "SECRET-LORD-PRIVATE": {lo},
+        "DESC-LORD": {lo},
+        "ITEM-CIRC-HIDDEN": {c},
+        "CONSEQUENCE-TEXT-CIRC": {c},
         # A disclosure is about the owner's own secret: the owner accepted it (GM-3); the named power learns it.
         "DISCLOSED-TO-SOV": {s, c},
     }
@@ -116,8 +153,15 @@ def test_a_resister_learns_actor_action_and_pool_size_but_no_dice_until_the_wind
     lord_before = json.loads(snapshots[lo][1])
     about_duel = [e for e in lord_before if e["data"].get("action_id") == acts["wiz_duel"]]
     assert [e["type"] for e in about_duel] == ["ResistanceOffered"]
-    assert set(about_duel[0]["data"]) == {"action_id", "power_id", "power_name", "title", "skill", "pool_size",
-                                          "resisters"}
+    assert set(about_duel[0]["data"]) == {
+        "action_id",
+        "power_id",
+        "power_name",
+        "title",
+        "skill",
+        "pool_size",
+        "resisters",
+    }
     view = json.loads(snapshots[lo][0])
     assert view["may_resist"][0]["pool_size"] == 3
     assert not any(k in dump(view["may_resist"]) for k in ("faces", "dice", "assured", "consequences"))

@@ -41,23 +41,39 @@ from projections.projector import Projector
 from projections.service import Games
 from projections.settings import Settings
 
-CLASSES = [("champion", "wizard"), ("conspiracy", "circle"), ("city", "overlord"), ("champion", "dragon"),
-           ("conspiracy", "cause")]
+CLASSES = [
+    ("champion", "wizard"),
+    ("conspiracy", "circle"),
+    ("city", "overlord"),
+    ("champion", "dragon"),
+    ("conspiracy", "cause"),
+]
 
-act = st.tuples(st.just("act"), st.integers(0, 3), st.booleans(), st.booleans(), st.integers(0, 3), st.booleans(),
-                st.booleans())
+act = st.tuples(
+    st.just("act"), st.integers(0, 3), st.booleans(), st.booleans(), st.integers(0, 3), st.booleans(), st.booleans()
+)
 consequence = st.tuples(st.just("consequence"), st.integers(0, 30), st.integers(0, 3))
 react = st.tuples(st.just("react"), st.integers(0, 3), st.integers(0, 30))
 probe = st.tuples(st.just("probe"), st.integers(0, 3), st.integers(0, 30))
-planning_op = st.one_of(act, act, act, consequence, probe,
-                        st.tuples(st.just("share"), st.integers(0, 3), st.integers(0, 3)),
-                        st.tuples(st.just("grant"), st.integers(0, 3)))
-resistance_op = st.one_of(react, react, probe, st.tuples(st.just("waive"), st.integers(0, 3)),
-                          st.tuples(st.just("grant"), st.integers(0, 3)))
+planning_op = st.one_of(
+    act,
+    act,
+    act,
+    consequence,
+    probe,
+    st.tuples(st.just("share"), st.integers(0, 3), st.integers(0, 3)),
+    st.tuples(st.just("grant"), st.integers(0, 3)),
+)
+resistance_op = st.one_of(
+    react, react, probe, st.tuples(st.just("waive"), st.integers(0, 3)), st.tuples(st.just("grant"), st.integers(0, 3))
+)
 # A month: Planning moves, then Resolution, Resistance moves, the window closing, Battle, and
 # sometimes a rollback to an earlier phase.
-month = st.tuples(st.lists(planning_op, min_size=1, max_size=12), st.lists(resistance_op, max_size=6),
-                  st.one_of(st.none(), st.integers(0, 10)))
+month = st.tuples(
+    st.lists(planning_op, min_size=1, max_size=12),
+    st.lists(resistance_op, max_size=6),
+    st.one_of(st.none(), st.integers(0, 10)),
+)
 
 
 def as_ops(months: list) -> list[tuple]:
@@ -123,8 +139,7 @@ class World:
             self.powers.append(pid)
             secret = f"SS{next(self.counter)}X"
             aid = self.games.grant_asset(self.game_id, "gm", pid, secret, "secret", 1).result["asset_id"]
-            self.might[pid] = self.games.grant_asset(self.game_id, "gm", pid, "might", "skill", 2).result[
-                "asset_id"]
+            self.might[pid] = self.games.grant_asset(self.game_id, "gm", pid, "might", "skill", 2).result["asset_id"]
             self.allowed[secret] = {pid}
             self.allowed[aid] = {pid}  # asset ids embed the name
         self.games.advance(self.game_id, "gm")
@@ -150,14 +165,33 @@ class World:
                 circle = {me, *collaborators}
                 title = self.mark("TT", circle)
                 desc = self.mark("DD", circle)
-                r = g.submit_action(gid, me, me, title=title, description=desc, slot="public" if public else "private",
-                                    targets=[other] if other != me else [], resistible=resistible,
-                                    collaborators=collaborators, roll=not sealed, convert=1, skill="might",
-                                    assets=[] if sealed else [{"asset_id": self.might[me]}])
+                r = g.submit_action(
+                    gid,
+                    me,
+                    me,
+                    title=title,
+                    description=desc,
+                    slot="public" if public else "private",
+                    targets=[other] if other != me else [],
+                    resistible=resistible,
+                    collaborators=collaborators,
+                    roll=not sealed,
+                    convert=1,
+                    skill="might",
+                    assets=[] if sealed else [{"asset_id": self.might[me]}],
+                )
                 self.record(me, r.as_dict())
-                info = {"id": r.result["action_id"], "owner": me, "title": title, "desc": desc, "circle": circle,
-                        "public": public, "resistible": resistible and other != me, "target": other,
-                        "nonce": None}
+                info = {
+                    "id": r.result["action_id"],
+                    "owner": me,
+                    "title": title,
+                    "desc": desc,
+                    "circle": circle,
+                    "public": public,
+                    "resistible": resistible and other != me,
+                    "target": other,
+                    "nonce": None,
+                }
                 self.actions.append(info)
                 self.dice_allowed[info["id"]] |= circle
                 if sealed:
@@ -171,8 +205,9 @@ class World:
                 to = P[o[2] % len(P)]
                 text = self.mark("CQ", a["circle"])
                 disclosed = self.mark("DC", a["circle"] | {to})
-                cid = g.propose_consequence(gid, "gm", a["id"], text, [{"kind": "disclose", "to": to,
-                                                                        "text": disclosed}]).result["consequence_id"]
+                cid = g.propose_consequence(
+                    gid, "gm", a["id"], text, [{"kind": "disclose", "to": to, "text": disclosed}]
+                ).result["consequence_id"]
                 self.record(a["owner"], g.accept_consequence(gid, a["owner"], a["id"], cid).as_dict())
             elif kind == "share":
                 owner, to = P[o[1] % len(P)], P[o[2] % len(P)]
@@ -189,9 +224,11 @@ class World:
             elif kind == "probe" and self.actions:
                 me = P[o[1] % len(P)]
                 a = self.actions[o[2] % len(self.actions)]
-                for probe in (lambda: g.discard_action(gid, me, a["id"]),
-                              lambda: g.lock_conversions(gid, me, a["id"], convert=0),
-                              lambda: g.declare_reaction(gid, me, me, a["id"], [])):
+                for probe in (
+                    lambda: g.discard_action(gid, me, a["id"]),
+                    lambda: g.lock_conversions(gid, me, a["id"], convert=0),
+                    lambda: g.declare_reaction(gid, me, me, a["id"], []),
+                ):
                     try:
                         self.record(me, probe().as_dict())
                     except DomainError as err:
@@ -216,8 +253,12 @@ class World:
                 if phases:
                     p = phases[o[1] % len(phases)]
                     g.rollback(gid, "gm", "property test", version=p["version"])
-                    self.actions = [a for a in self.actions if a["id"] in g.view(gid, "gm").get("queue", []) or
-                                    any(x["action_id"] == a["id"] for x in g.view(gid, "gm")["actions"])]
+                    self.actions = [
+                        a
+                        for a in self.actions
+                        if a["id"] in g.view(gid, "gm").get("queue", [])
+                        or any(x["action_id"] == a["id"] for x in g.view(gid, "gm")["actions"])
+                    ]
         except DomainError:
             pass
         self.follow_the_month()
@@ -229,8 +270,14 @@ class World:
         for a in self.actions:
             now = status.get(a["id"])
             if now is not None and now["pool"] is not None:
-                self.truth[a["id"]] = {"action_id": a["id"], "power": now["power"], "title": now["title"],
-                                       "slot": now["slot"], "skill": now["skill"], "roll_no": now["pool"]["roll_no"]}
+                self.truth[a["id"]] = {
+                    "action_id": a["id"],
+                    "power": now["power"],
+                    "title": now["title"],
+                    "slot": now["slot"],
+                    "skill": now["skill"],
+                    "roll_no": now["pool"]["roll_no"],
+                }
             if now is None or now["discarded"]:
                 continue
             if now["status"] in ("provisional", "resolved"):
@@ -310,7 +357,8 @@ class World:
             base = self.truth[action_id]
             self._digests[key] = {
                 _sha({**base, "faces": faces, "converted": converted} | ({} if salt is ABSENT else {"salt": salt}))
-                for faces, converted in _rolls(2)}
+                for faces, converted in _rolls(2)
+            }
         return self._digests[key]
 
     def check_hashes(self, p: str, surfaces: list) -> None:
@@ -318,8 +366,11 @@ class World:
         strings = {x for x in _walk(surfaces) if isinstance(x, str) and HEX.match(x)}
         hashes = {x for x in strings if len(x) == 64}
         # Every salt, nonce or seed the player holds, whatever it is called.
-        keys = {None, ""} | strings | {x["salt"] for x in _walk(surfaces)
-                                       if isinstance(x, dict) and isinstance(x.get("salt"), str)}
+        keys = (
+            {None, ""}
+            | strings
+            | {x["salt"] for x in _walk(surfaces) if isinstance(x, dict) and isinstance(x.get("salt"), str)}
+        )
         for action_id in self.truth:
             if p in self.dice_allowed[action_id]:
                 continue
@@ -333,7 +384,8 @@ class World:
             sealed = seal_difficulty(2, a["nonce"])  # what this action's commitment is (the value is always 2)
             for value in range(51):
                 if commitment(f"difficulty:{value}") in hashes or any(
-                        seal_difficulty(value, nonce) == sealed for nonce in keys - {None}):
+                    seal_difficulty(value, nonce) == sealed for nonce in keys - {None}
+                ):
                     raise Leak(f"{p} recovers the sealed difficulty {value} of {a['id']}")
         events = [e for e in surfaces[1]]
         revealed = {e["data"]["commitment"] for e in events if e["type"] == "SeedRevealed"}
@@ -350,7 +402,7 @@ class World:
             if "digest" not in r or "events" not in r:
                 continue
             k = len(r["events"])
-            runs = [events[i:i + k] for i in range(len(events) - k + 1) if types[i:i + k] == r["events"]]
+            runs = [events[i : i + k] for i in range(len(events) - k + 1) if types[i : i + k] == r["events"]]
             if not any(_sha([{"type": e["type"], "data": e["data"]} for e in run]) == r["digest"] for run in runs):
                 raise Leak(f"{p}'s receipt {r['sequence']} commits to events {p} does not see")
 
@@ -369,13 +421,35 @@ def play(n_powers: int, ops: list[tuple]) -> World:
 @given(st.integers(3, 4), st.lists(month, min_size=1, max_size=3))
 # Found by this test: after a rollback into Planning, an export's verification matched the next month's
 # resolved actions against the publication the rollback superseded.
-@example(n_powers=4, months=[
-    ([("consequence", 0, 0), ("act", 0, True, False, 0, True, False)], [("react", 0, 0)], None),
-    ([("act", 0, False, True, 0, False, False), ("grant", 0), ("act", 0, False, True, 0, False, False)],
-     [("react", 0, 0), ("waive", 0), ("react", 0, 0), ("react", 0, 29), ("waive", 2), ("grant", 0)], 5),
-    ([("grant", 0), ("grant", 1), ("share", 2, 1), ("share", 2, 0), ("act", 3, True, True, 1, True, True),
-      ("grant", 1), ("act", 0, True, True, 0, True, False), ("grant", 3), ("act", 2, True, False, 1, True, True),
-      ("share", 1, 1), ("probe", 3, 19), ("grant", 1)], [], None)])
+@example(
+    n_powers=4,
+    months=[
+        ([("consequence", 0, 0), ("act", 0, True, False, 0, True, False)], [("react", 0, 0)], None),
+        (
+            [("act", 0, False, True, 0, False, False), ("grant", 0), ("act", 0, False, True, 0, False, False)],
+            [("react", 0, 0), ("waive", 0), ("react", 0, 0), ("react", 0, 29), ("waive", 2), ("grant", 0)],
+            5,
+        ),
+        (
+            [
+                ("grant", 0),
+                ("grant", 1),
+                ("share", 2, 1),
+                ("share", 2, 0),
+                ("act", 3, True, True, 1, True, True),
+                ("grant", 1),
+                ("act", 0, True, True, 0, True, False),
+                ("grant", 3),
+                ("act", 2, True, False, 1, True, True),
+                ("share", 1, 1),
+                ("probe", 3, 19),
+                ("grant", 1),
+            ],
+            [],
+            None,
+        ),
+    ],
+)
 def test_no_player_is_ever_shown_what_the_rules_hide_from_them(n_powers, months):
     play(n_powers, as_ops(months))
 
@@ -410,7 +484,8 @@ def test_the_checker_catches_a_leaked_sealed_difficulty(monkeypatch):
 
     def leaky(game, a, *, with_secret, owner=True):
         return real(game, a, with_secret=True, owner=owner) | {
-            "nonce": game.state.sealed_difficulties.get(a.id, {}).get("nonce")}
+            "nonce": game.state.sealed_difficulties.get(a.id, {}).get("nonce")
+        }
 
     monkeypatch.setattr(views, "_full_action", leaky)
     with pytest.raises(Leak):
@@ -422,9 +497,18 @@ def test_the_checker_catches_an_unsalted_submission_digest(monkeypatch):
     other players try every roll against Resolution's published list: it must be caught."""
 
     def unsalted(a, converted):
-        return powers_game.digest({"action_id": a.id, "power": a.power, "title": a.title, "slot": a.slot,
-                                   "skill": a.skill, "roll_no": a.pool.roll_no,
-                                   "faces": [d.face for d in a.pool.dice], "converted": converted})
+        return powers_game.digest(
+            {
+                "action_id": a.id,
+                "power": a.power,
+                "title": a.title,
+                "slot": a.slot,
+                "skill": a.skill,
+                "roll_no": a.pool.roll_no,
+                "faces": [d.face for d in a.pool.dice],
+                "converted": converted,
+            }
+        )
 
     monkeypatch.setattr(powers_game, "_submission_digest", unsalted)
     with pytest.raises(Leak, match="recovers the hidden dice"):

@@ -35,8 +35,11 @@ def test_rebuilt_read_models_equal_the_incrementally_built_ones_row_for_row(stac
     games._run = real_run
     projector.catch_up()
     incremental = projector.dump()
-    assert len(incremental["rm_audit"]) == games.get_game(m.game_id).version + games.get_game(
-        [g for g, *_ in incremental["rm_games"] if g != str(games.get_game(m.game_id).id)][0]).version
+    assert (
+        len(incremental["rm_audit"])
+        == games.get_game(m.game_id).version
+        + games.get_game([g for g, *_ in incremental["rm_games"] if g != str(games.get_game(m.game_id).id)][0]).version
+    )
     assert projector.rebuild() == len(incremental["rm_audit"])
     assert projector.dump() == incremental
 
@@ -70,8 +73,10 @@ def test_the_audit_shows_actor_time_phase_audience_and_who_was_shown_each_event(
     by_type = projector.audit(gid, event_type="ReactionDeclared")
     assert [a["actor"] for a in by_type] == [m.powers["sov"]]
     by_power = projector.audit(gid, power=m.powers["cult"])
-    assert all(m.powers["cult"] in a["shown_to"] or a["actor"] == m.powers["cult"]
-               or m.powers["cult"] in str(a["data"]) for a in by_power)
+    assert all(
+        m.powers["cult"] in a["shown_to"] or a["actor"] == m.powers["cult"] or m.powers["cult"] in str(a["data"])
+        for a in by_power
+    )
     assert any(a["type"] == "InfluenceSet" for a in by_power)
     by_actor = projector.audit(gid, actor="gm")
     assert by_actor and all(a["actor"] == "gm" for a in by_actor)

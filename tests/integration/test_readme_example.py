@@ -34,17 +34,29 @@ def test_the_readme_api_example_runs_as_written(tmp_path):
     script = readme_api_example()
     assert script.startswith("E=localhost:8000;")
     port = free_port()
-    env = {**os.environ, "EMISSARY_DATA_DIR": str(tmp_path / "data"), "EMISSARY_PORT": str(port),
-           "EMISSARY_EMBEDDED_WORKERS": "false"}
+    env = {
+        **os.environ,
+        "EMISSARY_DATA_DIR": str(tmp_path / "data"),
+        "EMISSARY_PORT": str(port),
+        "EMISSARY_EMBEDDED_WORKERS": "false",
+    }
     env.pop("EMISSARY_DATABASE_URL", None)
     top = Topology(env, tmp_path)
     try:
         top.start("api", "serve")
         wait_healthy(f"http://127.0.0.1:{port}", proc=top.procs["api"])
-        ran = subprocess.run(["bash", "-euo", "pipefail", "-c",
-                              script.replace("E=localhost:8000", f"E=127.0.0.1:{port}", 1)
-                              + '\necho "GAME $G $GM"\n'],
-                             capture_output=True, text=True, timeout=120)
+        ran = subprocess.run(
+            [
+                "bash",
+                "-euo",
+                "pipefail",
+                "-c",
+                script.replace("E=localhost:8000", f"E=127.0.0.1:{port}", 1) + '\necho "GAME $G $GM"\n',
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert ran.returncode == 0, ran.stderr
         lines = [line for line in ran.stdout.splitlines() if line.strip()]
         game_id, gm_token = lines[-1].split()[1:]
@@ -52,8 +64,7 @@ def test_the_readme_api_example_runs_as_written(tmp_path):
         assert answers and not [a for a in answers if "error" in a], ran.stdout
         duel = answers[-1]
         assert duel["result"]["action_id"] and duel["result"]["dice"], duel
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}",
-                          headers={"authorization": f"Bearer {gm_token}"}) as http:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"authorization": f"Bearer {gm_token}"}) as http:
             view = http.get(f"/games/{game_id}/view").json()
         assert {p["power_id"] for p in view["powers"]} == {"gandalf", "balrog"}
         assert view["game"]["step"] == "planning"

@@ -25,8 +25,11 @@ pytestmark = pytest.mark.integration
 
 def truth(games: Games, game_id: str, viewer: str) -> list[tuple[int, str, dict]]:
     """What ``viewer`` may see, straight from the event store: (version, type, data) in order."""
-    return [(e.originator_version, type(e).__name__, event_data(e))
-            for e in games.events.get(games.get_game(game_id).id) if vis.can_see(e.audience, viewer)]
+    return [
+        (e.originator_version, type(e).__name__, event_data(e))
+        for e in games.events.get(games.get_game(game_id).id)
+        if vis.can_see(e.audience, viewer)
+    ]
 
 
 def walk(api: TestClient, path: str, headers: dict, **params) -> tuple[list[dict], int]:
@@ -119,9 +122,12 @@ def test_the_audit_page_is_paginated(table):
     while url:
         r = api.get(url)
         assert r.status_code == 200
-        rows = [int(cell.split("</td>")[0]) for cell in r.text.split("<tr")[2:]
-                if cell.startswith(("><td>", ' class="superseded"><td>'))
-                for cell in [cell.split("<td>", 1)[1]]]
+        rows = [
+            int(cell.split("</td>")[0])
+            for cell in r.text.split("<tr")[2:]
+            if cell.startswith(("><td>", ' class="superseded"><td>'))
+            for cell in [cell.split("<td>", 1)[1]]
+        ]
         assert 0 < len(rows) <= 25
         seen.extend(rows)
         pages += 1
@@ -229,8 +235,9 @@ def test_a_page_of_a_5000_event_game_costs_what_a_page_of_a_100_event_game_costs
                 "events": lambda: api.get(f"/games/{gid}/events", headers=bearer(token), params=page),
                 "feed": lambda: api.get(f"/games/{gid}/feed", headers=bearer(token), params=page),
                 "gm events": lambda: api.get(f"/games/{gid}/events", headers=bearer(gm_token), params={"limit": 20}),
-                "phases": lambda: api.get(f"/games/{gid}/phases", headers=bearer(token), params={"after": 1,
-                                                                                                "limit": 3}),
+                "phases": lambda: api.get(
+                    f"/games/{gid}/phases", headers=bearer(token), params={"after": 1, "limit": 3}
+                ),
                 "audit": lambda: api.get(f"/games/{gid}/audit", headers=bearer(gm_token), params={"limit": 20}),
                 "board": lambda: web.get(f"/play/{gid}"),
                 "console": lambda: gm_web.get(f"/play/{gid}"),
@@ -262,8 +269,11 @@ def test_a_read_right_after_a_write_sees_it_in_the_embedded_default(tmp_path):
         gid = api.post("/games", json={"name": "Now"}).json()
         token, game_id = gid["gm_token"], gid["game_id"]
         for name in ("A", "B", "C"):
-            receipt = api.post(f"/games/{game_id}/powers", headers=bearer(token),
-                               json={"name": name, "cls": "champion", "subclass": "wizard"}).json()["receipt"]
+            receipt = api.post(
+                f"/games/{game_id}/powers",
+                headers=bearer(token),
+                json={"name": name, "cls": "champion", "subclass": "wizard"},
+            ).json()["receipt"]
             for path in ("events", "feed"):
                 page = api.get(f"/games/{game_id}/{path}", headers=bearer(token)).json()
                 assert page[-1]["seq"] == receipt["sequence"] and page[-1]["type"] == "PowerAdded", path
@@ -278,8 +288,11 @@ def test_wait_for_waits_for_the_projector_or_says_the_read_is_lagging(tmp_path):
     with TestClient(app) as api:
         created = api.post("/games", json={"name": "Later"}).json()
         token, game_id = created["gm_token"], created["game_id"]
-        receipt = api.post(f"/games/{game_id}/powers", headers=bearer(token),
-                           json={"name": "A", "cls": "champion", "subclass": "wizard"}).json()["receipt"]
+        receipt = api.post(
+            f"/games/{game_id}/powers",
+            headers=bearer(token),
+            json={"name": "A", "cls": "champion", "subclass": "wizard"},
+        ).json()["receipt"]
         wait = {"wait_for": receipt["sequence"]}
         assert api.get(f"/games/{game_id}/events", headers=bearer(token)).json() == []  # not projected yet
         r = api.get(f"/games/{game_id}/events", headers=bearer(token), params=wait)
@@ -303,7 +316,8 @@ def test_rm_timeline_pages_use_the_index(tmp_path):
     plan = db.conn.execute(
         "EXPLAIN QUERY PLAN SELECT t.seq FROM rm_timeline t JOIN rm_audit a ON a.game_id = t.game_id "
         "AND a.version = t.version WHERE t.game_id = ? AND t.viewer = ? AND t.seq > ? ORDER BY t.seq LIMIT ?",
-        ("g", "gm", 0, 10)).fetchall()
+        ("g", "gm", 0, 10),
+    ).fetchall()
     detail = " ".join(str(row[-1]) for row in plan)
     assert "SEARCH t USING PRIMARY KEY (game_id=? AND viewer=? AND seq>?)" in detail, detail
     assert "SCAN" not in detail and "TEMP B-TREE" not in detail, detail
@@ -315,8 +329,14 @@ def test_rm_timeline_pages_use_the_index(tmp_path):
 def test_production_leaves_the_read_models_to_its_projector_unless_told_otherwise():
     """EMISSARY_READ_MODELS_SYNC: on by default where nothing else projects, off in production (the projector
     service keeps them; API processes projecting too would serialise every command on its lock)."""
-    prod = dict(env="production", database_url="postgresql://u:p@db/emissary", secret_key="s" * 40,
-                inbound_key="i" * 24, public_url="https://emissary.example", ratelimit_storage_url="redis://r:6379/1")
+    prod = dict(
+        env="production",
+        database_url="postgresql://u:p@db/emissary",
+        secret_key="s" * 40,
+        inbound_key="i" * 24,
+        public_url="https://emissary.example",
+        ratelimit_storage_url="redis://r:6379/1",
+    )
     assert Settings().syncs_read_models is True
     assert Settings(**prod).syncs_read_models is False
     assert Settings(**prod, read_models_sync=True).syncs_read_models is True

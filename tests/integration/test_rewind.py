@@ -42,13 +42,13 @@ def test_viewing_the_past_uses_the_phase_index_and_snapshots(games):
     m = play_rich_month(games)
     v = games.phase_version(m.game_id, "s1m1-resolution", None)
     assert games.view_at(m.game_id, "gm", version=v) == games.view_at(m.game_id, "gm", phase="s1m1-resolution") | {
-        "at": {"version": v, "phase": None}}
+        "at": {"version": v, "phase": None}
+    }
 
 
 def test_rollback_returns_the_state_to_the_phase_start_and_keeps_history(games):
     m = play_rich_month(games)
-    before = {v: games.view_at(m.game_id, "gm", phase="s1m1-planning", as_viewer=v)
-              for v in ["gm", *m.powers.values()]}
+    before = {v: games.view_at(m.game_id, "gm", phase="s1m1-planning", as_viewer=v) for v in ["gm", *m.powers.values()]}
     version_before = games.get_game(m.game_id).version
     games.rollback(m.game_id, "gm", "the resolution misapplied a ruling", phase="s1m1-planning")
     after = {v: games.view(m.game_id, v) for v in ["gm", *m.powers.values()]}
@@ -82,16 +82,24 @@ def test_what_was_shared_or_disclosed_cannot_be_unshared_by_a_rollback(games):
 def test_after_a_rollback_dice_come_from_a_fresh_seed_and_roll_numbers_never_repeat(games):
     m = play_rich_month(games)
     old_commitment = games.view(m.game_id, "gm")["game"]["seed_commitment"]
-    rolls_before = {e["data"]["pool"]["roll_no"] for e in games.visible_events(m.game_id, "gm")
-                    if e["type"] in ("DiceRolled", "ReactionDeclared")}
+    rolls_before = {
+        e["data"]["pool"]["roll_no"]
+        for e in games.visible_events(m.game_id, "gm")
+        if e["type"] in ("DiceRolled", "ReactionDeclared")
+    }
     games.rollback(m.game_id, "gm", "again", phase="s1m1-planning")
     view = games.view(m.game_id, "gm")
     assert view["game"]["seed_commitment"] not in (None, old_commitment)
-    r = games.submit_action(m.game_id, m.powers["wiz"], m.powers["wiz"], title="again",
-                            assets=[{"asset_id": m.assets["wiz-might"]}], convert=0)
+    r = games.submit_action(
+        m.game_id,
+        m.powers["wiz"],
+        m.powers["wiz"],
+        title="again",
+        assets=[{"asset_id": m.assets["wiz-might"]}],
+        convert=0,
+    )
     assert r.result["roll_no"] > max(rolls_before)
-    revealed = [e["data"]["commitment"] for e in games.visible_events(m.game_id, "gm")
-                if e["type"] == "SeedRevealed"]
+    revealed = [e["data"]["commitment"] for e in games.visible_events(m.game_id, "gm") if e["type"] == "SeedRevealed"]
     assert old_commitment in revealed  # the superseded seed goes to the GM, for the audit
     wiz = games.visible_events(m.game_id, m.powers["wiz"])
     assert not [e for e in wiz if e["type"] == "SeedRevealed"]  # P.4: never to a player
@@ -136,6 +144,9 @@ def test_a_fork_is_played_on_independently(games: Games):
     games.resolve(fork_id, "gm", "a different story")
     assert games.view(fork_id, "gm")["game"]["step"] == "resistance"
     assert games.get_game(m.game_id).version == original_version
-    announcements = [e["data"]["announcement"] for e in games.visible_events(fork_id, m.powers["sov"])
-                     if e["type"] == "ResolutionPublished"]
+    announcements = [
+        e["data"]["announcement"]
+        for e in games.visible_events(fork_id, m.powers["sov"])
+        if e["type"] == "ResolutionPublished"
+    ]
     assert announcements == ["a different story"]

@@ -60,8 +60,9 @@ def test_p_4_no_player_can_recompute_a_roll_it_was_not_shown(month_done):
     seeds.add(games.get_game(m.game_id).state.seed)  # and the open month's
     assert len(seeds) == 2
     keys = _roll_keys(gm_events)
-    duel = next(e for e in gm_events if e["type"] == "DiceRolled"
-                and e["data"]["action_id"] == m.actions["duel"])["data"]["pool"]
+    duel = next(e for e in gm_events if e["type"] == "DiceRolled" and e["data"]["action_id"] == m.actions["duel"])[
+        "data"
+    ]["pool"]
     for viewer in m.powers.values():
         events = games.visible_events(m.game_id, viewer)
         held = json.dumps([events, games.view(m.game_id, viewer)])
@@ -188,9 +189,13 @@ def test_the_verifier_rebuilds_a_bounded_number_of_seed_trees(monkeypatch):
     events = []
     for i in range(4):
         seed = f"{i:02x}" * 32
-        events += [{"type": "SeedCommitted", "data": {"commitment": commitment(seed),
-                                                      "root": roll_tree(seed, 1).root, "first_roll": 1}},
-                   {"type": "SeedRevealed", "data": {"seed": seed, "commitment": commitment(seed)}}]
+        events += [
+            {
+                "type": "SeedCommitted",
+                "data": {"commitment": commitment(seed), "root": roll_tree(seed, 1).root, "first_roll": 1},
+            },
+            {"type": "SeedRevealed", "data": {"seed": seed, "commitment": commitment(seed)}},
+        ]
     report = verify_events(events)
     assert report.ok and report.seeds_verified == 2
     assert any("2 revealed seeds after the first 2" in x for x in report.not_checked)
@@ -205,9 +210,17 @@ def test_a_game_recorded_before_roll_keys_replays_verifies_the_old_way_and_goes_
     as the stored records of its event store (``play_rich_month`` and one more advance)."""
     old = json.loads(LEGACY.read_text())
     games = Games()
-    games.recorder.insert_events([
-        StoredEvent(originator_id=uuid.UUID(r["originator_id"]), originator_version=r["originator_version"],
-                    topic=r["topic"], state=r["state"].encode()) for r in old["events"]])
+    games.recorder.insert_events(
+        [
+            StoredEvent(
+                originator_id=uuid.UUID(r["originator_id"]),
+                originator_version=r["originator_version"],
+                topic=r["topic"],
+                state=r["state"].encode(),
+            )
+            for r in old["events"]
+        ]
+    )
     gid = old["game_id"]
     game = games.get_game(gid)
     assert game.state.step == "planning" and game.state.month == 2 and game.state.seed_root is None

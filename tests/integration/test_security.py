@@ -69,18 +69,19 @@ def powers_of(app, gid: str) -> set[str]:
 
 # ---------------------------------------------------------------------------------------------- CSRF
 
+
 def test_csrf_a_form_posted_from_another_origin_is_refused_and_records_nothing(app):
     gid, gm, pid, _ = game_with_power(app)
     client = signed_in(app, gid, gm)
     form = {"name": "Evil", "kind": "city:overlord", "csrf": csrf_of(client, gid)}
     before = powers_of(app, gid)
-    for header in ({"Origin": "https://evil.example"}, {"Referer": "https://evil.example/page"},
-                   {"Origin": "null"}):
+    for header in ({"Origin": "https://evil.example"}, {"Referer": "https://evil.example/page"}, {"Origin": "null"}):
         r = client.post(f"/play/{gid}/add-power", data=form, headers=header, follow_redirects=False)
         assert r.status_code == 403 and "origin: a form posted from" in r.text
     assert powers_of(app, gid) == before
-    ok = client.post(f"/play/{gid}/add-power", data=form, headers={"Origin": "http://testserver"},
-                     follow_redirects=False)
+    ok = client.post(
+        f"/play/{gid}/add-power", data=form, headers={"Origin": "http://testserver"}, follow_redirects=False
+    )
     assert ok.status_code == 303 and powers_of(app, gid) == before | {"evil"}
 
 
@@ -90,9 +91,11 @@ def test_csrf_a_form_without_the_session_token_or_with_a_wrong_one_is_refused(ap
     other = signed_in(app, gid, gm)  # the same GM in another browser: its token is not this session's
     same_origin = {"Origin": "http://testserver"}
     before = powers_of(app, gid)
-    for form in ({"name": "Evil", "kind": "city:overlord"},
-                 {"name": "Evil", "kind": "city:overlord", "csrf": "forged"},
-                 {"name": "Evil", "kind": "city:overlord", "csrf": csrf_of(other, gid)}):
+    for form in (
+        {"name": "Evil", "kind": "city:overlord"},
+        {"name": "Evil", "kind": "city:overlord", "csrf": "forged"},
+        {"name": "Evil", "kind": "city:overlord", "csrf": csrf_of(other, gid)},
+    ):
         r = client.post(f"/play/{gid}/add-power", data=form, headers=same_origin, follow_redirects=False)
         assert r.status_code == 403 and "csrf" in r.text
     assert powers_of(app, gid) == before
@@ -109,19 +112,23 @@ def test_csrf_with_a_public_url_only_that_origin_may_post(tmp_path):
     gid, gm, _, _ = game_with_power(app)
     client = signed_in(app, gid, gm, base_url="https://testserver")  # the cookie is Secure
     form = {"name": "Evil", "kind": "city:overlord", "csrf": csrf_of(client, gid)}
-    r = client.post(f"/play/{gid}/add-power", data=form, headers={"Origin": "https://testserver"},
-                    follow_redirects=False)
+    r = client.post(
+        f"/play/{gid}/add-power", data=form, headers={"Origin": "https://testserver"}, follow_redirects=False
+    )
     assert r.status_code == 403 and "https://emissary.example" in r.text
-    r = client.post(f"/play/{gid}/add-power", data=form, headers={"Origin": "https://emissary.example"},
-                    follow_redirects=False)
+    r = client.post(
+        f"/play/{gid}/add-power", data=form, headers={"Origin": "https://emissary.example"}, follow_redirects=False
+    )
     assert r.status_code == 303 and "evil" in powers_of(app, gid)
 
 
 def test_csrf_every_post_form_in_the_templates_carries_the_token():
     forms = []
     for path in TEMPLATES.glob("*.html"):
-        forms += [(path.name, m) for m in re.findall(r"<form[^>]*method=\"?post\"?[^>]*>.{0,40}", path.read_text(),
-                                                     flags=re.I | re.S)]
+        forms += [
+            (path.name, m)
+            for m in re.findall(r"<form[^>]*method=\"?post\"?[^>]*>.{0,40}", path.read_text(), flags=re.I | re.S)
+        ]
     assert len(forms) >= 25
     assert [f for f in forms if "{{ csrf_field() }}" not in f[1]] == []
 
@@ -138,14 +145,18 @@ def test_csrf_every_post_form_on_the_rendered_pages_carries_this_sessions_token(
 
 # ------------------------------------------------------------------------------------------ sessions
 
+
 def test_the_session_cookie_holds_no_token(app):
     gid, gm, pid, token = game_with_power(app)
     client = TestClient(app)
     r = client.get(f"/signin/{gid}/{token}", follow_redirects=False)
     cookie = r.headers["set-cookie"]
     value = client.cookies[COOKIE]
-    blob = value + "".join(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)).decode("latin-1")
-                           for part in value.split(".") if re.fullmatch(r"[\w-]+", part))
+    blob = value + "".join(
+        base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)).decode("latin-1")
+        for part in value.split(".")
+        if re.fullmatch(r"[\w-]+", part)
+    )
     assert token not in blob and gm not in blob and token not in cookie
     assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Secure" not in cookie
     assert len(client.cookies) == 1
@@ -191,12 +202,17 @@ def test_a_reissued_link_ends_that_players_sessions(app):
     gid, gm, pid, token = game_with_power(app)
     player = signed_in(app, gid, token)
     gm_browser = signed_in(app, gid, gm)
-    r = gm_browser.post(f"/play/{gid}/reissue", data={"who": pid, "csrf": csrf_of(gm_browser, gid)},
-                        follow_redirects=False)
+    r = gm_browser.post(
+        f"/play/{gid}/reissue", data={"who": pid, "csrf": csrf_of(gm_browser, gid)}, follow_redirects=False
+    )
     assert r.status_code == 303
     assert player.get(f"/play/{gid}").status_code == 401
-    assert app.state.sessions.db.query("SELECT COUNT(*) FROM web_session_grants WHERE game_id = ? AND principal = ?",
-                                       (gid, pid))[0][0] == 0
+    assert (
+        app.state.sessions.db.query(
+            "SELECT COUNT(*) FROM web_session_grants WHERE game_id = ? AND principal = ?", (gid, pid)
+        )[0][0]
+        == 0
+    )
     console = gm_browser.get(f"/play/{gid}")
     assert console.status_code == 200
     # Replaced by other means (the API): the old token's sessions end too.
@@ -239,6 +255,7 @@ def test_signing_in_gives_a_new_session_id(app):
 
 # --------------------------------------------------------------------------------- sign-in links
 
+
 def test_sign_in_links_follow_the_requests_address_when_no_public_url_is_set(tmp_path):
     app = make_app(tmp_path)
     client = TestClient(app, base_url="http://127.0.0.1:8765")
@@ -253,13 +270,19 @@ def test_sign_in_links_use_the_public_url_when_set(tmp_path):
     app = make_app(tmp_path, public_url="https://emissary.example/")
     client = TestClient(app, base_url="https://emissary.example")
     csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/new").text).group(1)
-    html = client.post("/new", data={"name": "Public", "csrf": csrf}, headers={"Origin": "https://emissary.example"}).text
+    html = client.post(
+        "/new", data={"name": "Public", "csrf": csrf}, headers={"Origin": "https://emissary.example"}
+    ).text
     assert re.search(r"https://emissary\.example/signin/[0-9a-f-]{36}/[\w-]+", html)
 
 
 def test_production_refuses_to_start_without_a_public_url_or_with_in_memory_rate_limits():
-    prod = {"env": "production", "database_url": "postgresql://u:p@db/emissary", "secret_key": "k" * 40,
-            "inbound_key": "i" * 24}
+    prod = {
+        "env": "production",
+        "database_url": "postgresql://u:p@db/emissary",
+        "secret_key": "k" * 40,
+        "inbound_key": "i" * 24,
+    }
     with pytest.raises(ValidationError, match="EMISSARY_PUBLIC_URL must be set in production"):
         Settings(**prod, ratelimit_storage_url="redis://redis:6379/1")
     with pytest.raises(ValidationError, match="EMISSARY_RATELIMIT_STORAGE_URL must be redis"):
@@ -270,6 +293,7 @@ def test_production_refuses_to_start_without_a_public_url_or_with_in_memory_rate
 
 
 # ----------------------------------------------------------------------------------- access log
+
 
 class Lines(logging.Handler):
     def __init__(self) -> None:
@@ -315,11 +339,13 @@ def test_the_access_log_never_contains_a_token(tmp_path, capfd):
 
 # ---------------------------------------------------------------------------------- body limits
 
+
 def test_body_limit_a_declared_oversize_body_is_refused_with_413_naming_the_limit(tmp_path):
     app = make_app(tmp_path, body_limit_bytes=10_000, upload_body_limit_bytes=50_000)
     client = TestClient(app, client=("127.0.0.1", 50000))  # keyless mail intake takes loopback clients only
-    r = client.post("/games", content=b'{"name": "' + b"x" * 20_000 + b'"}',
-                    headers={"content-type": "application/json"})
+    r = client.post(
+        "/games", content=b'{"name": "' + b"x" * 20_000 + b'"}', headers={"content-type": "application/json"}
+    )
     assert r.status_code == 413 and r.json()["field"] == "body" and "10000 bytes" in r.json()["message"]
     assert r.json()["limit_bytes"] == 10_000
     assert client.post("/games", json={"name": "small"}).status_code == 201
@@ -350,8 +376,10 @@ def test_body_limit_mail_intake_has_a_bigger_cap_than_json_routes(tmp_path):
     mail["text"] = "y" * 60_000
     r = client.post("/inbound/email", json=mail)
     assert r.status_code == 413 and "50000 bytes" in r.json()["message"]
-    assert client.post("/verify", content=b"{}\n" * 20_000,
-                       headers={"content-type": "application/x-ndjson"}).status_code == 413
+    assert (
+        client.post("/verify", content=b"{}\n" * 20_000, headers={"content-type": "application/x-ndjson"}).status_code
+        == 413
+    )
 
 
 def test_body_limit_a_real_server_refuses_a_huge_body_before_reading_it(tmp_path):
@@ -365,6 +393,7 @@ def test_body_limit_a_real_server_refuses_a_huge_body_before_reading_it(tmp_path
         while not server.started:
             assert time.time() < deadline, "server did not start"
             time.sleep(0.05)
+
         def body():
             for _ in range(50):
                 yield b"x" * 1_000_000
@@ -381,8 +410,12 @@ def test_body_limit_a_real_server_refuses_a_huge_body_before_reading_it(tmp_path
 
 # ---------------------------------------------------------------------------------- rate limits
 
-LIMITS = {"ratelimit_auth_failures": "5/minute", "ratelimit_create_game": "3/minute", "ratelimit_mail": "2/minute",
-          "ratelimit_verify": "2/minute"}
+LIMITS = {
+    "ratelimit_auth_failures": "5/minute",
+    "ratelimit_create_game": "3/minute",
+    "ratelimit_mail": "2/minute",
+    "ratelimit_verify": "2/minute",
+}
 
 
 def check_rate_limits(app) -> None:
@@ -453,8 +486,7 @@ def redis_prefix():
 
 @pytest.mark.integration
 def test_rate_limits_in_redis(tmp_path, redis_prefix):
-    check_rate_limits(make_app(tmp_path, ratelimit_storage_url=REDIS_URL, ratelimit_key_prefix=redis_prefix,
-                               **LIMITS))
+    check_rate_limits(make_app(tmp_path, ratelimit_storage_url=REDIS_URL, ratelimit_key_prefix=redis_prefix, **LIMITS))
 
 
 @pytest.mark.integration
@@ -493,8 +525,8 @@ def test_no_log_line_of_the_service_carries_a_sign_in_token(tmp_path):
     try:
         make_app(tmp_path)
         log = logging.getLogger("emissary.api.redaction")  # a fresh logger: earlier tests' logging setup may
-        log.disabled, log.propagate = False, True           # have disabled the existing ones or raised
-        log.setLevel(logging.INFO)                          # the root's level (a Celery worker does)
+        log.disabled, log.propagate = False, True  # have disabled the existing ones or raised
+        log.setLevel(logging.INFO)  # the root's level (a Celery worker does)
         log.warning("odd request to %s", "/signin/g-1/SECRET-TOKEN")
         log.warning("odd request to /signin/g-1/OTHER-TOKEN?x=1")
     finally:

@@ -22,10 +22,19 @@ WINDOW_SECONDS = 4.0
 @pytest.fixture
 def running(pg_schema_url, tmp_path, private_redis):
     port = free_port()
-    topo = Topology({"EMISSARY_DATABASE_URL": pg_schema_url, "EMISSARY_BROKER_URL": private_redis,
-                     "EMISSARY_SWEEP_SECONDS": str(SWEEP), "EMISSARY_CLAIM_SECONDS": "4",
-                     "EMISSARY_ETA_LOOKAHEAD_SECONDS": "20", "EMISSARY_DATA_DIR": str(tmp_path),
-                     "EMISSARY_PORT": str(port), "EMISSARY_WATCHDOG_STALL_SECONDS": "5"}, tmp_path)
+    topo = Topology(
+        {
+            "EMISSARY_DATABASE_URL": pg_schema_url,
+            "EMISSARY_BROKER_URL": private_redis,
+            "EMISSARY_SWEEP_SECONDS": str(SWEEP),
+            "EMISSARY_CLAIM_SECONDS": "4",
+            "EMISSARY_ETA_LOOKAHEAD_SECONDS": "20",
+            "EMISSARY_DATA_DIR": str(tmp_path),
+            "EMISSARY_PORT": str(port),
+            "EMISSARY_WATCHDOG_STALL_SECONDS": "5",
+        },
+        tmp_path,
+    )
     try:  # every process, and its children, stopped whatever happens (a failed start included)
         topo.start("api", "serve", "--port", str(port), "--no-access-log")
         topo.start("worker", "worker", "--concurrency", "2")
@@ -55,29 +64,41 @@ def test_a_month_plays_itself_through_its_windows(running):
     base, topo, settings = running
     hours = WINDOW_SECONDS / 3600
     with httpx.Client(base_url=base, timeout=10) as http:
-        r = http.post("/games", json={"name": "Topology", "options": {"planning_hours": hours,
-                                                                       "resistance_hours": hours}})
+        r = http.post(
+            "/games", json={"name": "Topology", "options": {"planning_hours": hours, "resistance_hours": hours}}
+        )
         gid, gm = r.json()["game_id"], {"Authorization": f"Bearer {r.json()['gm_token']}"}
         a = http.post(f"/games/{gid}/powers", headers=gm, json={"name": "A", "cls": "champion", "subclass": "dragon"})
         b = http.post(f"/games/{gid}/powers", headers=gm, json={"name": "B", "cls": "city", "subclass": "sovereign"})
         ta = {"Authorization": f"Bearer {a.json()['token']}"}
         http.post(f"/games/{gid}/advance", headers=gm, json={"expected_step": "setup"})
         http.post(f"/games/{gid}/advance", headers=gm, json={"expected_step": "tidings"})
-        r = http.post(f"/games/{gid}/actions", headers=ta, json={"title": "Raid", "slot": "public",
-                                                                  "targets": [b.json()["power_id"]],
-                                                                  "resistible": True, "convert": 0})
+        r = http.post(
+            f"/games/{gid}/actions",
+            headers=ta,
+            json={
+                "title": "Raid",
+                "slot": "public",
+                "targets": [b.json()["power_id"]],
+                "resistible": True,
+                "convert": 0,
+            },
+        )
         assert r.status_code == 201, r.text
         wait_step(http, gid, gm, "resolution")  # the worker closed Planning at its deadline
         assert http.post(f"/games/{gid}/resolve", headers=gm, json={"expected_step": "resolution"}).status_code == 200
         wait_step(http, gid, gm, "battle")  # ... and the resistance window, nobody having resisted
         audit = http.get(f"/games/{gid}/audit?type=WindowClosed", headers=gm).json()
-        opened = {e["data"]["window_id"]: e["data"]["closes_at"]
-                  for e in http.get(f"/games/{gid}/audit?type=WindowOpened", headers=gm).json()}
+        opened = {
+            e["data"]["window_id"]: e["data"]["closes_at"]
+            for e in http.get(f"/games/{gid}/audit?type=WindowOpened", headers=gm).json()
+        }
     assert sorted(e["data"]["window_id"] for e in audit) == ["s1m1-planning", "s1m1-resistance"]  # each once
     for e in audit:
         assert e["actor"] == "system" and e["data"]["reason"] == "deadline"
-        lag = (datetime.fromisoformat(e["data"]["closed_at"]) -
-               datetime.fromisoformat(opened[e["data"]["window_id"]])).total_seconds()
+        lag = (
+            datetime.fromisoformat(e["data"]["closed_at"]) - datetime.fromisoformat(opened[e["data"]["window_id"]])
+        ).total_seconds()
         # Never early; "on time" within a bound a loaded CI machine keeps (speed is the benchmark's).
         assert 0 <= lag < 15 * SWEEP, (e["data"]["window_id"], lag)
     # The projection runner keeps the read models at the head of the event store by itself.
@@ -139,8 +160,9 @@ def test_the_watchdog_stopped_alone_stops_its_projection_runner(pg_schema_url, t
     watchdog = topo.start("projector", "projector")
     try:
         deadline = time.time() + 30
-        while not (runners := subprocess.run(["pgrep", "-P", str(watchdog.pid)], capture_output=True,
-                                             text=True).stdout.split()):
+        while not (
+            runners := subprocess.run(["pgrep", "-P", str(watchdog.pid)], capture_output=True, text=True).stdout.split()
+        ):
             assert time.time() < deadline and watchdog.poll() is None, topo.logs()
             time.sleep(0.1)
         os.kill(watchdog.pid, signal.SIGTERM)  # the watchdog alone, not its process group

@@ -108,8 +108,10 @@ def test_p_4_each_viewer_checks_the_published_digests_it_holds_the_salt_of(month
     """The GM checks every submission against Resolution's published digests; a power checks its own,
     those it collaborates on, and public ones once their dice are public: no more (P.4)."""
     games, m = month_done
-    counts = {viewer: verify_events(games.visible_events(m.game_id, viewer)).submissions_verified
-              for viewer in ["gm", *m.powers.values()]}
+    counts = {
+        viewer: verify_events(games.visible_events(m.game_id, viewer)).submissions_verified
+        for viewer in ["gm", *m.powers.values()]
+    }
     p = m.powers
     assert counts == {"gm": 4, p["wiz"]: 2, p["circ"]: 2, p["cult"]: 3, p["sov"]: 1}
 
@@ -147,14 +149,20 @@ def test_post_verify_checks_the_submission_digests_of_an_export(month_done):
     games, m = month_done
     events = games.visible_events(m.game_id, m.powers["cult"])
     with TestClient(create_app(games_service=games)) as api:
-        ok = api.post("/verify", content="".join(json.dumps(e) + "\n" for e in events),
-                      headers={"Content-Type": "application/x-ndjson"})
+        ok = api.post(
+            "/verify",
+            content="".join(json.dumps(e) + "\n" for e in events),
+            headers={"Content-Type": "application/x-ndjson"},
+        )
         assert ok.status_code == 200 and ok.json()["ok"] is True and ok.json()["submissions_verified"] == 3
         for e in events:
             if e["type"] == "DiceRolled" and e["data"]["pool"].get("salt"):
                 e["data"]["pool"]["salt"] = "0" * 32  # a salt that is not the one digested
-        bad = api.post("/verify", content="".join(json.dumps(e) + "\n" for e in events),
-                       headers={"Content-Type": "application/x-ndjson"})
+        bad = api.post(
+            "/verify",
+            content="".join(json.dumps(e) + "\n" for e in events),
+            headers={"Content-Type": "application/x-ndjson"},
+        )
         assert bad.json()["ok"] is False
         assert any("digest does not match" in x for x in bad.json()["mismatches"])
 
@@ -185,9 +193,14 @@ def test_a_deleted_dice_roll_is_caught_even_with_the_sequence_renumbered(month_d
 
 def test_a_gap_in_the_gms_roll_numbers_is_caught(month_done):
     games, m = month_done
-    events = [e for e in games.visible_events(m.game_id, "gm")
-              if not (e["type"] in ("DiceRolled", "ActionResolved", "ActionProvisional", "ConversionsLocked",
-                                    "ActionSubmitted") and e["data"].get("action_id") == _first_roll(games, m))]
+    events = [
+        e
+        for e in games.visible_events(m.game_id, "gm")
+        if not (
+            e["type"] in ("DiceRolled", "ActionResolved", "ActionProvisional", "ConversionsLocked", "ActionSubmitted")
+            and e["data"].get("action_id") == _first_roll(games, m)
+        )
+    ]
     for n, e in enumerate(events, start=1):
         e["seq"] = n
     report = verify_events(events)
@@ -217,20 +230,27 @@ def test_the_report_says_plainly_what_it_does_not_check(month_done):
     assert not any("only the GM's export" in s for s in gm["not_checked"])
 
 
-@pytest.mark.parametrize("text,line,field", [
-    ("not json", 1, "line"),
-    ("[1,2,3]", 1, "event"),
-    ('{"type":"SeedRevealed","data":{}}', 1, "data.seed"),
-    ('{"type":"DiceRolled","data":{}}', 1, "data.action_id"),
-    ('{"seq":1,"type":"GameCreated","data":{}}\n{"type":"DiceRolled","data":{"action_id":"a","pool":'
-     '{"roll_no":1,"dice":[{"face":9}]}}}', 2, "data.pool.dice.0.face"),
-    ('{"type":"SeedRevealed","data":{"seed":"zz","commitment":"c"}}', 1, "data.seed"),
-    ('{"data":{}}', 1, "type"),
-    ('{"type":"TiesBroken","data":{"tied":[1],"order":[],"roll_no":1}}', 1, "data.tied.0"),
-    ('{"type":"DifficultyRevealed","data":{"action_id":"a","value":"x","nonce":"n"}}', 1, "data.value"),
-    ("", None, "body"),
-    ("\n  \n", None, "body"),
-])
+@pytest.mark.parametrize(
+    "text,line,field",
+    [
+        ("not json", 1, "line"),
+        ("[1,2,3]", 1, "event"),
+        ('{"type":"SeedRevealed","data":{}}', 1, "data.seed"),
+        ('{"type":"DiceRolled","data":{}}', 1, "data.action_id"),
+        (
+            '{"seq":1,"type":"GameCreated","data":{}}\n{"type":"DiceRolled","data":{"action_id":"a","pool":'
+            '{"roll_no":1,"dice":[{"face":9}]}}}',
+            2,
+            "data.pool.dice.0.face",
+        ),
+        ('{"type":"SeedRevealed","data":{"seed":"zz","commitment":"c"}}', 1, "data.seed"),
+        ('{"data":{}}', 1, "type"),
+        ('{"type":"TiesBroken","data":{"tied":[1],"order":[],"roll_no":1}}', 1, "data.tied.0"),
+        ('{"type":"DifficultyRevealed","data":{"action_id":"a","value":"x","nonce":"n"}}', 1, "data.value"),
+        ("", None, "body"),
+        ("\n  \n", None, "body"),
+    ],
+)
 def test_a_malformed_export_is_refused_naming_the_line_and_field(text, line, field):
     with pytest.raises(InvalidExport) as info:
         verify_events(parse_export(text))
@@ -246,10 +266,13 @@ def test_post_verify_answers_422_naming_the_line_and_field(tmp_path):
 
     app = create_app(Settings(data_dir=tmp_path))
     with TestClient(app) as client:
-        for text, line, field in [("not json", 1, "line"), ("[1,2,3]", 1, "event"),
-                                  ('{"type":"SeedRevealed","data":{}}', 1, "data.seed"),
-                                  ('{"type":"DiceRolled","data":{}}', 1, "data.action_id"),
-                                  ('\n\n{"type":"DiceRolled","data":{"action_id":"a"}}', 3, "data.pool")]:
+        for text, line, field in [
+            ("not json", 1, "line"),
+            ("[1,2,3]", 1, "event"),
+            ('{"type":"SeedRevealed","data":{}}', 1, "data.seed"),
+            ('{"type":"DiceRolled","data":{}}', 1, "data.action_id"),
+            ('\n\n{"type":"DiceRolled","data":{"action_id":"a"}}', 3, "data.pool"),
+        ]:
             for content_type in ("application/x-ndjson", "application/json", "text/plain"):
                 r = client.post("/verify", content=text, headers={"content-type": content_type})
                 assert r.status_code == 422, (text, r.text)

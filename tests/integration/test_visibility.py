@@ -66,8 +66,9 @@ def test_incorruptible_sees_the_whole_influence_layer():
 
 def holders_of(games: Games, game_id: str, name: str, powers: dict) -> set[str]:
     """Who holds the asset called ``name``, as each power's own sheet says."""
-    return {key for key, pid in powers.items()
-            if any(a["name"] == name for a in games.view(game_id, pid)["me"]["assets"])}
+    return {
+        key for key, pid in powers.items() if any(a["name"] == name for a in games.view(game_id, pid)["me"]["assets"])
+    }
 
 
 def test_a_shared_secret_is_held_by_both_and_cannot_be_shared_twice(month):
@@ -127,12 +128,16 @@ def test_p_asset_8_no_api_mail_or_gm_path_takes_a_shared_secret_back(month):
                     assert r.json()["field"] or r.json()["rule"], r.json()
         assert len(games.visible_events(gid, "gm")) == before
         # The GM re-granting the secret's id to its owner alone does not take it from the other holder.
-        r = api.post(f"/games/{gid}/powers/{p['circ']}/assets", headers={"Authorization": f"Bearer {tokens['gm']}"},
-                     json={"name": "SECRET-ASSET-CIRC", "cls": "secret", "rank": 2, "asset_id": secret})
+        r = api.post(
+            f"/games/{gid}/powers/{p['circ']}/assets",
+            headers={"Authorization": f"Bearer {tokens['gm']}"},
+            json={"name": "SECRET-ASSET-CIRC", "cls": "secret", "rank": 2, "asset_id": secret},
+        )
         assert r.status_code in (201, 422), r.text
     intake = MailIntake(games)
-    reply = intake.receive(intake.address_for(gid, tokens[p["circ"]]), "<unshare@test>",
-                           f"unshare {secret} {p['wiz']}\n")
+    reply = intake.receive(
+        intake.address_for(gid, tokens[p["circ"]]), "<unshare@test>", f"unshare {secret} {p['wiz']}\n"
+    )
     assert not reply.accepted and "MAIL-1" in reply.body
     assert holders_of(games, gid, "SECRET-ASSET-CIRC", p) == {"circ", "wiz"}
 
@@ -147,7 +152,8 @@ def test_only_secrets_can_be_shared(month):
 def test_a_seeking_success_is_a_grant_to_the_seeker_alone(month):
     games, m = month
     assert games.view(m.game_id, m.powers["wiz"])["me"]["learned"] == [
-        {"source": "seeking", "about": m.powers["cult"], "text": "SEEKING-FOUND-CULT-SHRINE", "action_id": None}]
+        {"source": "seeking", "about": m.powers["cult"], "text": "SEEKING-FOUND-CULT-SHRINE", "action_id": None}
+    ]
     for other in ("circ", "cult", "sov"):
         assert "SEEKING-FOUND-CULT-SHRINE" not in text(games, m.game_id, m.powers[other])
 
@@ -158,8 +164,11 @@ def test_a_resolved_private_actions_result_reaches_its_target_but_not_its_dice(m
     sov = games.view(m.game_id, m.powers["sov"])
     result = [r for r in sov["results_shown_to_me"] if r["title"] == "PRIVATE-WIZ-DUEL"]
     assert len(result) == 1 and set(result[0]["result"]) == {"success", "net", "excess"}
-    final = [e for e in games.visible_events(m.game_id, m.powers["sov"])
-             if e["type"] == "ActionResolved" and e["data"]["action_id"] == m.actions["duel"]]
+    final = [
+        e
+        for e in games.visible_events(m.game_id, m.powers["sov"])
+        if e["type"] == "ActionResolved" and e["data"]["action_id"] == m.actions["duel"]
+    ]
     assert set(final[0]["data"]["details"]) == {"power", "title", "slot"}
     assert "DESC-WIZ" not in text(games, m.game_id, m.powers["sov"])
 

@@ -37,8 +37,11 @@ def closes(games, game_ids: list[str]) -> dict[str, list[datetime]]:
     """When each game's Planning window was closed (every WindowClosed event for it)."""
     out = {}
     for gid in game_ids:
-        out[gid] = [datetime.fromisoformat(e.closed_at) for e in games.iter_events(gid)
-                    if type(e).__name__ == "WindowClosed" and e.window_id == "s1m1-planning"]
+        out[gid] = [
+            datetime.fromisoformat(e.closed_at)
+            for e in games.iter_events(gid)
+            if type(e).__name__ == "WindowClosed" and e.window_id == "s1m1-planning"
+        ]
     return out
 
 
@@ -67,9 +70,19 @@ def topologies(stack):
     made: list[Topology] = []
 
     def make(broker: str) -> Topology:
-        made.append(Topology({"EMISSARY_DATABASE_URL": settings.database_url, "EMISSARY_BROKER_URL": broker,
-                              "EMISSARY_SWEEP_SECONDS": str(SWEEP), "EMISSARY_CLAIM_SECONDS": "4",
-                              "EMISSARY_ETA_LOOKAHEAD_SECONDS": "20", "EMISSARY_DATA_DIR": str(tmp)}, tmp))
+        made.append(
+            Topology(
+                {
+                    "EMISSARY_DATABASE_URL": settings.database_url,
+                    "EMISSARY_BROKER_URL": broker,
+                    "EMISSARY_SWEEP_SECONDS": str(SWEEP),
+                    "EMISSARY_CLAIM_SECONDS": "4",
+                    "EMISSARY_ETA_LOOKAHEAD_SECONDS": "20",
+                    "EMISSARY_DATA_DIR": str(tmp),
+                },
+                tmp,
+            )
+        )
         return made[-1]
 
     yield make
@@ -102,17 +115,22 @@ class CloseGate:
               END IF;
               RETURN NEW;
             END $$""")
-        self.conn.execute(f'CREATE TRIGGER close_gate BEFORE INSERT ON "{s}".emissary_events '
-                          f'FOR EACH ROW EXECUTE FUNCTION "{s}".close_gate()')
+        self.conn.execute(
+            f'CREATE TRIGGER close_gate BEFORE INSERT ON "{s}".emissary_events '
+            f'FOR EACH ROW EXECUTE FUNCTION "{s}".close_gate()'
+        )
 
     def waiting(self) -> int:
         """How many transactions wait at the gate now."""
-        return self.conn.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
-                                 "AND classid = 0 AND objid = %s", (self.key,)).fetchone()[0]
+        return self.conn.execute(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = 0 AND objid = %s",
+            (self.key,),
+        ).fetchone()[0]
 
     def closed_count(self) -> int:
-        return self.conn.execute(f'SELECT count(*) FROM "{self.schema}".emissary_events '
-                                 "WHERE topic LIKE '%.WindowClosed'").fetchone()[0]
+        return self.conn.execute(
+            f"SELECT count(*) FROM \"{self.schema}\".emissary_events WHERE topic LIKE '%.WindowClosed'"
+        ).fetchone()[0]
 
     def open(self) -> None:
         # Unlock first: a transaction waiting at the gate holds the events table lock DROP TRIGGER needs.

@@ -37,9 +37,23 @@ class PrivateRedis:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> PrivateRedis:
-        self.proc = procs.start(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                                      "--appendonly", "no", "--dir", str(self.workdir)],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = procs.start(
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.workdir),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.time() + 10
         while True:
             try:
@@ -74,8 +88,10 @@ class Topology:
     def __init__(self, env: dict[str, str], logdir: Path) -> None:
         # Load and topology tests create many games from one address: the rate limits (tested on their own
         # in test_security.py) would refuse them, unless a test sets its own.
-        unlimited = {"EMISSARY_RATELIMIT_CREATE_GAME": "100000/minute",
-                     "EMISSARY_RATELIMIT_AUTH_FAILURES": "100000/minute"}
+        unlimited = {
+            "EMISSARY_RATELIMIT_CREATE_GAME": "100000/minute",
+            "EMISSARY_RATELIMIT_AUTH_FAILURES": "100000/minute",
+        }
         self.env = {**os.environ, **unlimited, **env, "PYTHONUNBUFFERED": "1"}
         self.logdir = logdir
         self.procs: dict[str, subprocess.Popen] = {}
@@ -84,8 +100,13 @@ class Topology:
     def start(self, name: str, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen:
         self.runs[name] = self.runs.get(name, 0) + 1
         with open(self.logdir / f"{name}.{self.runs[name]}.log", "w") as log:
-            proc = procs.start([sys.executable, "-m", "api.cli", *args], cwd=ROOT, env={**self.env, **(env or {})},
-                               stdout=log, stderr=subprocess.STDOUT)
+            proc = procs.start(
+                [sys.executable, "-m", "api.cli", *args],
+                cwd=ROOT,
+                env={**self.env, **(env or {})},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         self.procs[name] = proc
         return proc
 

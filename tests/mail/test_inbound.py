@@ -40,8 +40,14 @@ def app(store_settings, sink):
 
 def payload(games, gid: str, token: str, **extra) -> dict:
     address = MailIntake(games, "emissary.local").address_for(gid, token)
-    return {"to": address, "from": "gandalf@example.org", "subject": "turn", "text": TURN, "message_id": "<h1@x>",
-            **extra}
+    return {
+        "to": address,
+        "from": "gandalf@example.org",
+        "subject": "turn",
+        "text": TURN,
+        "message_id": "<h1@x>",
+        **extra,
+    }
 
 
 def rows(app) -> list[dict]:
@@ -52,8 +58,13 @@ def rows(app) -> list[dict]:
 
 
 def test_production_refuses_to_start_without_an_inbound_key():
-    prod = dict(env="production", database_url="postgresql://u:p@db/emissary", secret_key="s" * 40,
-                public_url="https://emissary.example", ratelimit_storage_url="redis://redis:6379/1")
+    prod = dict(
+        env="production",
+        database_url="postgresql://u:p@db/emissary",
+        secret_key="s" * 40,
+        public_url="https://emissary.example",
+        ratelimit_storage_url="redis://redis:6379/1",
+    )
     with pytest.raises(ValidationError, match="EMISSARY_INBOUND_KEY"):
         Settings(**prod)
     with pytest.raises(ValidationError, match="EMISSARY_INBOUND_KEY"):
@@ -92,8 +103,9 @@ def test_the_reply_goes_to_the_holders_contact_never_to_the_forged_sender(app):
     games = app.state.games
     gid, pid, token = setup_game(games)
     client = TestClient(app)
-    r = client.post("/inbound/email", json=payload(games, gid, token, **{"from": "victim@example.com"}),
-                    headers=HEADERS)
+    r = client.post(
+        "/inbound/email", json=payload(games, gid, token, **{"from": "victim@example.com"}), headers=HEADERS
+    )
     assert r.status_code == 200 and r.json()["accepted"] is True
     assert [(x["recipient"], x["address"]) for x in rows(app)] == [(pid, "gandalf@example.org")]
 
@@ -103,8 +115,9 @@ def test_an_unknown_token_is_404_and_nobody_is_answered(app):
     gid, pid, token = setup_game(games)
     client = TestClient(app)
     for to in (f"turns+{gid}.{'x' * 32}@emissary.local", f"turns+{gid}.{token}@elsewhere.example"):
-        r = client.post("/inbound/email", json=payload(games, gid, token, to=to, **{"from": "victim@example.com"}),
-                        headers=HEADERS)
+        r = client.post(
+            "/inbound/email", json=payload(games, gid, token, to=to, **{"from": "victim@example.com"}), headers=HEADERS
+        )
         assert r.status_code == 404 and r.json()["field"] == "to"
     assert rows(app) == [] and games.view(gid, pid)["my_actions"] == []
 
@@ -114,8 +127,11 @@ def test_a_valid_token_whose_holder_has_no_contact_is_recorded_but_not_answered(
     gid, pid, token = setup_game(games)
     other, other_token, _ = games.add_power(gid, "gm", "Radagast", "champion", "wizard")
     client = TestClient(app)
-    r = client.post("/inbound/email", json=payload(games, gid, other_token, text="ready", message_id="<r@x>",
-                                                   **{"from": "victim@example.com"}), headers=HEADERS)
+    r = client.post(
+        "/inbound/email",
+        json=payload(games, gid, other_token, text="ready", message_id="<r@x>", **{"from": "victim@example.com"}),
+        headers=HEADERS,
+    )
     assert r.status_code == 200 and r.json()["accepted"] is True
     assert [(x["recipient"], x["address"], x["status"]) for x in rows(app)] == [(other, None, "no address")]
 
@@ -129,8 +145,9 @@ def test_mail_1_a_mailed_field_obeys_the_api_limit_and_an_oversized_mail_is_413(
     assert r.status_code == 200 and r.json()["accepted"] is False
     assert "line 2: description is at most 5000 characters" in r.json()["body"]
     huge = f"action: Plot\n  description: {'d' * (5 * 1024 * 1024)}\n"
-    r = client.post("/inbound/email", json=payload(games, gid, token, text=huge, message_id="<huge@x>"),
-                    headers=HEADERS)
+    r = client.post(
+        "/inbound/email", json=payload(games, gid, token, text=huge, message_id="<huge@x>"), headers=HEADERS
+    )
     assert r.status_code == 413 and r.json()["field"] == "body"
     assert len(huge) > MAX_MAIL_BYTES and games.view(gid, pid)["my_actions"] == []
     assert [x["kind"] for x in rows(app)] == ["receipt <h1@x>"]  # only the refusal of the first
@@ -142,14 +159,16 @@ def test_a_bounce_is_scoped_to_a_mail_this_service_sent(app):
     client = TestClient(app)
     db = app.state.projector.db
     mail.ensure_tables(db)
-    row_id = mail.record(db, game_id=gid, version=1, recipient=pid, address="gandalf@example.org", kind="note",
-                         subject="s", body="b")
+    row_id = mail.record(
+        db, game_id=gid, version=1, recipient=pid, address="gandalf@example.org", kind="note", subject="s", body="b"
+    )
     mail.mark(db, row_id, "sent", message_id="<sent-1@emissary.local>")
     r = client.post("/inbound/bounce", json={"message_id": "<forged@elsewhere>"}, headers=HEADERS)
     assert r.status_code == 404 and r.json()["field"] == "message_id"
     assert [x["status"] for x in rows(app)] == ["sent"]  # recorded nothing
-    assert client.post("/inbound/bounce", json={"message_id": "sent-1@emissary.local"},
-                       headers=HEADERS).status_code == 200
+    assert (
+        client.post("/inbound/bounce", json={"message_id": "sent-1@emissary.local"}, headers=HEADERS).status_code == 200
+    )
     assert [x["status"] for x in rows(app)] == ["bounced"]
 
 
@@ -208,8 +227,9 @@ def test_with_the_broker_down_intake_succeeds_and_a_worker_sends_the_queued_repl
 def test_a_subject_with_line_breaks_is_answered_on_one_line(app, sink):
     games = app.state.games
     gid, pid, token = setup_game(games)
-    r = TestClient(app).post("/inbound/email", json=payload(games, gid, token, subject="my\r\nBcc: x@y turn"),
-                             headers=HEADERS)
+    r = TestClient(app).post(
+        "/inbound/email", json=payload(games, gid, token, subject="my\r\nBcc: x@y turn"), headers=HEADERS
+    )
     assert r.status_code == 200
     db = app.state.projector.db
     [row_id] = [r[0] for r in db.query("SELECT id FROM mail_ledger")]

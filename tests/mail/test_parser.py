@@ -73,12 +73,18 @@ def test_mail_1_a_wrapped_gmail_on_wrote_line_starts_the_quote():
 
 
 def test_mail_1_every_field_obeys_the_api_length_limit():
-    turn = parse_turn(f"action: {'t' * (MAX_TITLE + 1)}\n  slot: public\n"
-                      f"action: Plot\n  description: {'d' * (MAX_DESCRIPTION + 1)}\n"
-                      f"action: Fine\n  description: {'d' * MAX_DESCRIPTION}\n"
-                      f"refuse ext-1 {'r' * 2001}\nresolve {'a' * 20001}\n")
+    turn = parse_turn(
+        f"action: {'t' * (MAX_TITLE + 1)}\n  slot: public\n"
+        f"action: Plot\n  description: {'d' * (MAX_DESCRIPTION + 1)}\n"
+        f"action: Fine\n  description: {'d' * MAX_DESCRIPTION}\n"
+        f"refuse ext-1 {'r' * 2001}\nresolve {'a' * 20001}\n"
+    )
     assert [(e.line, e.message.split(" is at most")[0]) for e in turn.errors] == [
-        (1, "title"), (4, "description"), (7, "reason"), (8, "announcement")]
+        (1, "title"),
+        (4, "description"),
+        (7, "reason"),
+        (8, "announcement"),
+    ]
     assert [c.broken for c in turn.commands] == [True, True, False]
 
 
@@ -94,13 +100,34 @@ def test_the_parser_never_crashes(text, html):
     assert all(e.line >= 1 for e in turn.errors)
 
 
-lines = st.sampled_from([
-    "action: Plot", "  slot: private", "  slot: public", "  convert: 1", "  assets: might", "  assets: nothing",
-    "  targets: B", "  resistible: yes", "convert #1 1", "convert #2 0", "discard #1", "ready", "waive",
-    "extension 4 late", "timezone Europe/Paris", "  propose: yes", "roll #1 with might convert 1", "timezone Mars/Base",
-    "resist act-x", "advance", "hello",
-    "> quoted", "", "# a comment",
-])
+lines = st.sampled_from(
+    [
+        "action: Plot",
+        "  slot: private",
+        "  slot: public",
+        "  convert: 1",
+        "  assets: might",
+        "  assets: nothing",
+        "  targets: B",
+        "  resistible: yes",
+        "convert #1 1",
+        "convert #2 0",
+        "discard #1",
+        "ready",
+        "waive",
+        "extension 4 late",
+        "timezone Europe/Paris",
+        "  propose: yes",
+        "roll #1 with might convert 1",
+        "timezone Mars/Base",
+        "resist act-x",
+        "advance",
+        "hello",
+        "> quoted",
+        "",
+        "# a comment",
+    ]
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -142,7 +169,10 @@ def test_mail_1_every_refused_line_is_listed_but_not_those_that_need_a_refused_a
     gid, token = _month(games)
     intake = MailIntake(games)
     before = games.get_game(gid).version
-    reply = intake.receive(intake.address_for(gid, token), "<errors@x>", """action: Plot
+    reply = intake.receive(
+        intake.address_for(gid, token),
+        "<errors@x>",
+        """action: Plot
   targets: Nobody
 action: Scheme
   assets: might
@@ -151,7 +181,8 @@ roll #1 with might
 timezone Mars/Base
 convert #2 1
 ready
-""")
+""",
+    )
     assert not reply.accepted and games.get_game(gid).version == before
     listed = [line.split(":")[0] for line in reply.body.splitlines() if line.startswith("line ")]
     assert listed == ["line 1", "line 7", "line 8", "line 6"]  # errors, then the line not checked

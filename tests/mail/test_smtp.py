@@ -36,8 +36,15 @@ def server(tmp_path, sink):
     controller.stop()
 
 
-def send(settings: Settings, to: str, body: str, message_id: str, *, html: str | None = None,
-         sender: str = "gandalf@example.org") -> None:
+def send(
+    settings: Settings,
+    to: str,
+    body: str,
+    message_id: str,
+    *,
+    html: str | None = None,
+    sender: str = "gandalf@example.org",
+) -> None:
     msg = EmailMessage()
     msg["From"] = sender
     msg["To"] = to
@@ -147,17 +154,24 @@ def test_notifications_go_only_to_those_who_may_see_them_and_the_ledger_tells(tm
             games.set_contact(m.game_id, pid, pid, f"{key}@example.org", "digest" if key == "cult" else "immediate")
         games.advance(m.game_id, "gm")
         games.resolve(m.game_id, "gm", "PUBLIC-ANNOUNCEMENT")
-        games.declare_reaction(m.game_id, m.powers["sov"], m.powers["sov"], m.actions["duel"],
-                               [{"asset_id": m.assets["sov-might"]}], 1)
+        games.declare_reaction(
+            m.game_id, m.powers["sov"], m.powers["sov"], m.actions["duel"], [{"asset_id": m.assets["sov-might"]}], 1
+        )
         projector.catch_up()
         from datetime import datetime, timezone
 
         dispatch_mail(datetime.now(timezone.utc))
         sink.wait_for(3)
         time.sleep(0.5)
-        allowed = {"PRIVATE-WIZ-DUEL": {"wiz", "sov"}, "PRIVATE-CIRC-PLOT": {"circ", "cult"},
-                   "PRIVATE-CULT-RITE": {"cult"}, "DISCLOSED-CIRC-TO-SOV": {"circ", "sov"},
-                   "SEEKING-FOUND-CULT-SHRINE": {"wiz"}, "DESC-WIZ": {"wiz"}, "DESC-CIRC": {"circ"}}
+        allowed = {
+            "PRIVATE-WIZ-DUEL": {"wiz", "sov"},
+            "PRIVATE-CIRC-PLOT": {"circ", "cult"},
+            "PRIVATE-CULT-RITE": {"cult"},
+            "DISCLOSED-CIRC-TO-SOV": {"circ", "sov"},
+            "SEEKING-FOUND-CULT-SHRINE": {"wiz"},
+            "DESC-WIZ": {"wiz"},
+            "DESC-CIRC": {"circ"},
+        }
         for key in m.powers:
             mails = " ".join(Sink.text(x) + x["Subject"] for x in sink.to(f"{key}@example.org"))
             for marker, who in allowed.items():
@@ -196,8 +210,9 @@ def test_a_failed_send_is_retried_and_recorded(tmp_path):
     projector = build_projector(games, settings)
     runtime.use(games, projector, settings)
     mail.ensure_tables(projector.db)
-    row_id = mail.record(projector.db, game_id="g", version=1, recipient="p", address="p@example.org",
-                         kind="note", subject="s", body="b")
+    row_id = mail.record(
+        projector.db, game_id="g", version=1, recipient="p", address="p@example.org", kind="note", subject="s", body="b"
+    )
     celery_app.conf.task_always_eager = True
     try:
         assert deliver_mail.apply(args=(row_id,)).result == "queued"
@@ -306,8 +321,13 @@ def test_a_valid_token_whose_holder_has_no_contact_is_recorded_not_answered(serv
     settings, games, controller = server
     gid, pid, token = setup_game(games)
     other, other_token, _ = games.add_power(gid, "gm", "Radagast", "champion", "wizard")
-    send(settings, MailIntake(games, settings.mail_domain).address_for(gid, other_token), "ready",
-         "<nocontact@example.org>", sender="victim@example.com")
+    send(
+        settings,
+        MailIntake(games, settings.mail_domain).address_for(gid, other_token),
+        "ready",
+        "<nocontact@example.org>",
+        sender="victim@example.com",
+    )
     time.sleep(0.5)
     assert sink.messages == []
     assert [(r[0], r[1], r[2]) for r in ledger_rows(controller)] == [(other, None, "no address")]
@@ -340,11 +360,18 @@ def test_latin_1_subjects_are_decoded_encoded_word_and_raw_8_bit(server, sink):
     gid, pid, token = setup_game(games)
     address = MailIntake(games, settings.mail_domain).address_for(gid, token)
     head = f"From: gandalf@example.org\r\nTo: {address}\r\n"
-    raw_send(settings, address, head.encode() + b"Subject: =?iso-8859-1?q?Tour_de_R=E9mi?=\r\n"
-             b"Message-ID: <latin-1@x>\r\n\r\nready\r\n")
-    raw_send(settings, address, head.encode() + b"Subject: Tour de R\xe9mi \xe0 Orl\xe9ans\r\n"
-             b"Message-ID: <latin-2@x>\r\nContent-Type: text/plain; charset=iso-8859-1\r\n"
-             b"Content-Transfer-Encoding: 8bit\r\n\r\ntimezone Europe/Paris\r\n# \xe0 bient\xf4t\r\n")
+    raw_send(
+        settings,
+        address,
+        head.encode() + b"Subject: =?iso-8859-1?q?Tour_de_R=E9mi?=\r\nMessage-ID: <latin-1@x>\r\n\r\nready\r\n",
+    )
+    raw_send(
+        settings,
+        address,
+        head.encode() + b"Subject: Tour de R\xe9mi \xe0 Orl\xe9ans\r\n"
+        b"Message-ID: <latin-2@x>\r\nContent-Type: text/plain; charset=iso-8859-1\r\n"
+        b"Content-Transfer-Encoding: 8bit\r\n\r\ntimezone Europe/Paris\r\n# \xe0 bient\xf4t\r\n",
+    )
     replies = sink.wait_for(2)
     subjects = ["Recorded: Tour de Rémi", "Recorded: Tour de Rémi à Orléans"]
     assert sorted(m["Subject"] for m in replies) == subjects
@@ -355,10 +382,14 @@ def test_an_unknown_charset_is_decoded_with_replacement_and_answered(server, sin
     settings, games, controller = server
     gid, pid, token = setup_game(games)
     address = MailIntake(games, settings.mail_domain).address_for(gid, token)
-    raw_send(settings, address, f"From: gandalf@example.org\r\nTo: {address}\r\n".encode() +
-             b"Subject: =?x-klingon?q?Qapla=E9?=\r\nMessage-ID: <klingon@x>\r\n"
-             b"Content-Type: text/plain; charset=x-klingon\r\nContent-Transfer-Encoding: 8bit\r\n\r\n"
-             b"ready\r\n# sign\xe9\r\n")
+    raw_send(
+        settings,
+        address,
+        f"From: gandalf@example.org\r\nTo: {address}\r\n".encode()
+        + b"Subject: =?x-klingon?q?Qapla=E9?=\r\nMessage-ID: <klingon@x>\r\n"
+        b"Content-Type: text/plain; charset=x-klingon\r\nContent-Transfer-Encoding: 8bit\r\n\r\n"
+        b"ready\r\n# sign\xe9\r\n",
+    )
     [reply] = sink.wait_for(1)
     assert reply["Subject"] == "Recorded: Qapla\ufffd" and "Marked ready" in Sink.text(reply)
 
@@ -373,8 +404,9 @@ def test_a_row_claimed_by_one_worker_is_not_sent_by_another_until_its_lease_laps
     try:
         db = projector.db
         mail.ensure_tables(db)
-        row_id = mail.record(db, game_id="g", version=1, recipient="p", address="p@example.org", kind="note",
-                             subject="s", body="b")
+        row_id = mail.record(
+            db, game_id="g", version=1, recipient="p", address="p@example.org", kind="note", subject="s", body="b"
+        )
         now = datetime.now(timezone.utc)
         assert mail.due(db, now) == [row_id]
         assert mail.claim(db, row_id, now) is True

@@ -21,12 +21,22 @@ from tests.integration.topology import free_port
 
 CHROMIUM = os.environ.get("EMISSARY_CHROMIUM", "/usr/bin/chromium")
 SHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 # Outside CI, a machine without Chromium skips these; in CI they always run (.ci/run installs it).
-pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and os.environ.get("CI") != "true",
-                                reason="Chromium is not installed (apt-get install chromium)")
+pytestmark = pytest.mark.skipif(
+    not shutil.which(CHROMIUM) and os.environ.get("CI") != "true",
+    reason="Chromium is not installed (apt-get install chromium)",
+)
 
 
 @pytest.fixture
@@ -220,7 +230,8 @@ def test_a_form_posted_from_another_site_is_refused_in_the_browser(server, brows
     gid, gm_token, _ = games.create_game("Target")
     (tmp_path / "evil.html").write_text(
         f'<form id="f" method="post" action="{base}/play/{gid}/add-power"><input name="name" value="Evil">'
-        f'<input name="kind" value="city:overlord"></form><script>document.getElementById("f").submit()</script>')
+        f'<input name="kind" value="city:overlord"></form><script>document.getElementById("f").submit()</script>'
+    )
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
     evil = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=evil.serve_forever, daemon=True)

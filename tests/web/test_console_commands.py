@@ -25,7 +25,8 @@ def test_an_advance_form_submitted_twice_moves_the_game_once(tmp_path):
     for _ in range(2):  # the same form, sent twice (a double click, a resent POST)
         client.post(f"/play/{gid}/advance", data={"expected_step": form.group(1), "csrf": csrf})
     assert games.view(gid, "gm")["game"]["step"] == "planning"  # not resolution: Planning stays open
-    html = client.post(f"/play/{gid}/advance", data={"expected_step": "tidings", "csrf": csrf},
-                       follow_redirects=True).text
+    html = client.post(
+        f"/play/{gid}/advance", data={"expected_step": "tidings", "csrf": csrf}, follow_redirects=True
+    ).text
     assert "now at planning" in html
     app.state.games.close()

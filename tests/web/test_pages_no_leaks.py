@@ -13,9 +13,14 @@ from tests.scenarios import play_rich_month
 
 ALLOWED = {  # marker -> the powers that may see it (P.4); the GM sees all
     "PRIVATE-WIZ-DUEL": {"wiz", "sov"},  # Sov may resist it: who acts and what the action is
-    "DESC-WIZ": {"wiz"}, "PRIVATE-CIRC-PLOT": {"circ", "cult"}, "DESC-CIRC": {"circ"},
-    "PRIVATE-CULT-RITE": {"cult"}, "SECRET-ASSET-CIRC": {"circ", "wiz"}, "CONSEQUENCE-CIRC": {"circ"},
-    "DISCLOSED-CIRC-TO-SOV": {"circ", "sov"}, "SEEKING-FOUND-CULT-SHRINE": {"wiz"},
+    "DESC-WIZ": {"wiz"},
+    "PRIVATE-CIRC-PLOT": {"circ", "cult"},
+    "DESC-CIRC": {"circ"},
+    "PRIVATE-CULT-RITE": {"cult"},
+    "SECRET-ASSET-CIRC": {"circ", "wiz"},
+    "CONSEQUENCE-CIRC": {"circ"},
+    "DISCLOSED-CIRC-TO-SOV": {"circ", "sov"},
+    "SEEKING-FOUND-CULT-SHRINE": {"wiz"},
 }
 
 
@@ -67,8 +72,7 @@ def test_the_gm_console_shows_everything_and_players_cannot_open_it(site):
     sov.get(f"/signin/{m.game_id}/{tokens[m.powers['sov']]}")
     assert "GM console" not in sov.get(f"/play/{m.game_id}").text
     assert sov.get(f"/play/{m.game_id}/audit").status_code == 403
-    r = sov.post(f"/play/{m.game_id}/advance", data={"csrf": csrf(sov, f"/play/{m.game_id}")},
-                 follow_redirects=True)
+    r = sov.post(f"/play/{m.game_id}/advance", data={"csrf": csrf(sov, f"/play/{m.game_id}")}, follow_redirects=True)
     assert "only the GM may do this" in r.text
 
 
@@ -94,6 +98,7 @@ def test_errors_are_shown_next_to_their_field_with_the_rule(site):
     for _ in range(2):
         client.post(f"/play/{gid}/submit", data=form)
     html = client.post(f"/play/{gid}/submit", data=form).text
-    errors = re.findall(r'<p class="error" role="alert" id="err-compose-(\w+)">([^<]*)<span class="rule">\(([^)]*)\)',
-                        html)
+    errors = re.findall(
+        r'<p class="error" role="alert" id="err-compose-(\w+)">([^<]*)<span class="rule">\(([^)]*)\)', html
+    )
     assert errors == [("slot", "an Overlord takes 2 private actions a month; this would be the 3rd ", "P-ACT-1")]

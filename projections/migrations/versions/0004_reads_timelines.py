@@ -15,8 +15,18 @@ down_revision = "0003"
 branch_labels = None
 depends_on = None
 
-READ_MODELS = ["rm_audit", "rm_feed", "rm_phases", "rm_windows", "rm_reminders", "rm_boards", "rm_games",
-               "rm_outbox", "rm_timeline", "rm_viewers"]
+READ_MODELS = [
+    "rm_audit",
+    "rm_feed",
+    "rm_phases",
+    "rm_windows",
+    "rm_reminders",
+    "rm_boards",
+    "rm_games",
+    "rm_outbox",
+    "rm_timeline",
+    "rm_viewers",
+]
 
 
 def upgrade() -> None:
