@@ -1899,13 +1899,23 @@ EVENT_VERSIONS: dict[str, int] = {
 
 
 def event_types() -> dict[str, type[Game.Event]]:
-    """Every event type of the game aggregate, by name (the platform's events, which ``Game`` inherits, are
-    redefined on it: they are stored as ``domain.powers.game:Game.<Name>`` as they always were)."""
-    return {
-        name: cls
-        for name, cls in vars(Game).items()
-        if isinstance(cls, type) and issubclass(cls, Game.Event) and name not in ("Event", "Created")
-    }
+    """Every event type a Powers game records, by name: the class each is stored under.
+
+    The library redefines every event class a subclass inherits on that subclass. The platform's events
+    (explicit classes triggered through ``self.<Name>``) are recorded as the redefined
+    ``domain.powers.game:Game.<Name>``, the topics they had before the platform existed. An ``@event``
+    method records the class of the class that defines it, so the events of a feature mixin
+    (``class Magic(PlatformGame)`` in ``domain/powers/magic.py``, a base of ``Game``) are stored as
+    ``domain.powers.magic:Magic.<Name>``, and that class is the one that gets its version.
+    """
+    found: dict[str, type[Game.Event]] = {}
+    for name, cls in vars(Game).items():
+        if not (isinstance(cls, type) and issubclass(cls, Game.Event)) or name in ("Event", "Created"):
+            continue
+        owners = [k for k in Game.__mro__ if isinstance(vars(k).get(name), type)]
+        origin = owners[-1]
+        found[name] = cls if issubclass(PlatformGame, origin) else vars(origin)[name]
+    return found
 
 
 def _version_events() -> None:
