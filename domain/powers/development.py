@@ -194,6 +194,39 @@ class Development(PlatformGame):
             audience=self._own(power_id),
         )
 
+    def pay(self, power_id: str, changes: dict, reason: str, *, rule: str, actor: str) -> None:
+        """Pay a cost from a wallet for another rule (a fee, P-ASSET-5; support, P-SUP-1; an action's cost,
+        [003:146]): a shortfall is refused naming ``rule``, and nothing is recorded."""
+        limits.check_text(reason, "reason", limits.REASON, required=True, what="the reason")
+        spent = dr.check_changes(changes, dr.SPENDABLE, "changes", signed=False)
+        debit = {k: -v for k, v in spent.items()}
+        try:
+            dr.check_balance(self.holdings(power_id).wallet, debit, self._who(power_id))
+        except RuleViolation as err:
+            raise RuleViolation(f"{err.message} ({reason})", rule=rule, field=err.field) from None
+        self._wallet_changed(
+            power_id=power_id, changes=debit, reason=reason.strip(), actor=actor, audience=self._own(power_id)
+        )
+
+    def earn(self, power_id: str, resource: str, amount: int, reason: str, actor: str = SYSTEM) -> int:
+        """A gain another rule computes (respect from Build and Train successes, fear from a battle or a slain
+        agent: P-ASSET-10). Only powers that use respect gain respect, and likewise fear ([003:166]-[003:176]);
+        returns what was credited."""
+        limits.check_text(reason, "reason", limits.REASON, required=True, what="the reason")
+        dr.check_resource(resource, dr.RESOURCES, "resource")
+        if isinstance(amount, bool) or not isinstance(amount, int) or not 0 <= amount <= dr.MAX_AMOUNT:
+            raise RuleViolation(f"a gain is a whole number from 0 to {dr.MAX_AMOUNT}", field="amount")
+        if amount == 0 or (resource in dr.CONTROL and self.holdings(power_id).control != resource):
+            return 0
+        self._wallet_changed(
+            power_id=power_id,
+            changes={resource: amount},
+            reason=reason.strip(),
+            actor=actor,
+            audience=self._own(power_id),
+        )
+        return amount
+
     @event("WalletChanged")
     def _wallet_changed(self, power_id: str, changes: dict, reason: str, actor: str, audience: list) -> None:
         _credit(self._fold_holdings(power_id).wallet, changes)
@@ -685,11 +718,11 @@ class Development(PlatformGame):
                 }
             )
         dr.check_ambition(kind, fame, required, clean)
-        reward = dr.check_changes(reward, dr.WALLET, "reward", signed=False) if reward else {}
-        if "fame" in reward:
-            raise RuleViolation("the fame an ambition gives is its fame score", rule="P-AMBI-1", field="reward.fame")
-        compensation = dr.check_changes(compensation, dr.WALLET, "compensation", signed=False) if compensation else {}
-        self._check_fame_earner(power_id, compensation)
+        # The fame an ambition gives is its score; reward and compensation are resources ([003:190]-[003:208]).
+        reward = dr.check_changes(reward, dr.RESOURCES, "reward", signed=False) if reward else {}
+        compensation = (
+            dr.check_changes(compensation, dr.RESOURCES, "compensation", signed=False) if compensation else {}
+        )
         self._ambition_offered(
             ambition_id=ambition_id,
             power_id=power_id,

@@ -15,7 +15,8 @@ from domain.powers.rules import ADVERSARY, SKILLS
 # here only so that neither can be put into a pool or granted as an asset.
 NOT_ASSETS = ("coin", "respect", "fear", "mana", "favor", "insight", "influence")
 # What a power's wallet holds (mana stays in PowerState.mana, influence in PowerState.influence).
-WALLET = ("coin", "respect", "fear", "favor", "insight", "fame")
+RESOURCES = ("coin", "respect", "fear", "favor", "insight")
+WALLET = (*RESOURCES, "fame")
 CONTROL = ("respect", "fear")  # [003:263] a power uses one of them to exert control
 SPENDABLE = ("coin", "respect", "fear")  # P-ASSET-10: respect and fear are spent like coin
 TRADEABLE = ("coin", "favor", "insight")
@@ -79,7 +80,10 @@ def check_resource(resource: object, allowed: tuple[str, ...], field: str) -> st
         )
     if resource == "fame":
         raise RuleViolation(
-            "fame is spent only on development, during Tidings", rule="P-DEV-1", field=f"{field}.{resource}"
+            "fame is not a resource: it comes from ambitions and the GM, and is spent only on development, "
+            "during Tidings",
+            rule="P-DEV-1",
+            field=f"{field}.{resource}",
         )
     if resource in NOT_ASSETS:
         raise RuleViolation(

@@ -368,6 +368,7 @@ def test_p_ambi_1_fame_scores_lie_in_their_ranges_and_n_central_tasks_achieve_th
     for kind, fame in (("minor", 4), ("minor", 11), ("major", 14), ("major", 26), ("epic", 9)):
         refused(g, lambda k=kind, f=fame: g.offer_ambition("overlord", "a", "Win", k, f, 1, task), "P-AMBI-1")
     refused(g, lambda: g.offer_ambition("overlord", "a", "Win", "minor", 5, 2, task), "P-AMBI-1")  # N > ❗ tasks
+    refused(g, lambda: g.offer_ambition("overlord", "a", "Win", "minor", 5, 1, task, reward={"fame": 3}), "P-DEV-1")
     g.offer_ambition("overlord", "major", "Rule the West", "major", 25, 1, task)
     g.offer_ambition("overlord", "minor", "Win a duel", "minor", 5, 1, task, compensation={"coin": 2})
     g.accept_ambition("overlord", "major")
@@ -550,3 +551,30 @@ def test_a_skill_bought_at_tidings_joins_a_pool_in_the_month_after():
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
     assert g.state.actions["a1"].successes == 1
+
+
+def test_p_asset_10_only_a_power_that_uses_respect_gains_respect_and_likewise_fear():
+    """P-ASSET-10 — "Respect is gained from Build and Train successes. Fear is gained from slaying units and from
+    killing agents." [003:166] "Powers that use respect: • Gain respect equal to their number of successes on town
+    Build actions" and [003:173] "Powers that use fear: …" """
+    g = at_tidings(("gondor", "city", "sovereign"), ("mordor", "city", "overlord"))
+    g.choose_control("gondor", "respect")
+    g.choose_control("mordor", "fear")
+    assert g.earn("gondor", "respect", 2, "2 successes on Build at Osgiliath") == 2
+    assert g.earn("mordor", "respect", 2, "2 successes on Build at Barad-dur") == 0
+    assert g.earn("mordor", "fear", 4, "slew 3 units, the highest of rank 1") == 4
+    assert g.earn("gondor", "coin", 1, "tended Pelargir") == 1
+    assert wallet(g, "gondor") == {"respect": 5, "coin": 1} and wallet(g, "mordor") == {"fear": 7}
+
+
+def test_a_cost_another_rule_charges_is_refused_naming_that_rule_when_the_wallet_falls_short():
+    """[003:146] "Some actions come with additional costs, paid for with resources"; a wallet never goes
+    negative, and the refusal names the rule that charged (here an agent's fee, P-ASSET-5)."""
+    g = at_tidings(("gondor", "city", "sovereign"))
+    g.adjust_resources("gondor", {"coin": 2}, "treasury")
+    err = refused(
+        g, lambda: g.pay("gondor", {"coin": 3}, "the spy's fee", rule="P-ASSET-5", actor="system"), "P-ASSET-5"
+    )
+    assert "the spy's fee" in err.message
+    g.pay("gondor", {"coin": 2}, "the spy's fee", rule="P-ASSET-5", actor="system")
+    assert wallet(g, "gondor") == {"coin": 0}
