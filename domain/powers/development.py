@@ -369,9 +369,17 @@ class Development(PlatformGame):
     def accept_trade(self, power_id: str, trade_id: str, actor: str | None = None) -> None:
         """The other side accepts: both sides move at once, if both wallets still hold what they give."""
         t = self._open_trade(power_id, trade_id, "to")
-        dr.check_balance(
-            self.holdings(t.from_power).wallet, {k: -v for k, v in t.give.items()}, self._who(t.from_power)
-        )
+        try:
+            dr.check_balance(
+                self.holdings(t.from_power).wallet, {k: -v for k, v in t.give.items()}, self._who(t.from_power)
+            )
+        except RuleViolation as err:
+            # The accepting power may learn the offer fails, never what the other wallet holds (P.4).
+            raise RuleViolation(
+                f"{self._who(t.from_power)} no longer holds what it offered; this trade cannot be accepted",
+                rule=err.rule,
+                field="trade_id",
+            ) from None
         dr.check_balance(self.holdings(t.to).wallet, {k: -v for k, v in t.want.items()}, self._who(t.to))
         self._trade_accepted(trade_id=trade_id, actor=actor or power_id, audience=vis.powers([t.from_power, t.to]))
 

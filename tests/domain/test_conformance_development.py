@@ -104,9 +104,15 @@ def test_p_asset_10_a_trade_is_an_offer_both_sides_move_when_the_other_accepts()
     g.spend_insight("rangers", "q1", "Who funds the rebels?")
     refused(g, lambda: g.accept_trade("gondor", "t2"), "P-ASSET-11")
     g.withdraw_trade("rangers", "t2")
+    # The side that accepts learns the offer fails, not what the other wallet holds ([003:330]).
+    g.propose_trade("gondor", "t5", "rangers", {"coin": 2}, {})
+    g.spend_resources("gondor", {"coin": 1}, "a bribe")
+    err = refused(g, lambda: g.accept_trade("rangers", "t5"), "P-ASSET-10")
+    assert "no longer holds what it offered" in err.message and "has 1" not in err.message
+    g.withdraw_trade("gondor", "t5")
     g.propose_trade("rangers", "t3", "gondor", {"coin": 1}, {})
     g.decline_trade("gondor", "t3")
-    assert [t.status for t in g.state.development.trades.values()] == ["accepted", "withdrawn", "declined"]
+    assert [t.status for t in g.state.development.trades.values()] == ["accepted", "withdrawn", "withdrawn", "declined"]
     refused(g, lambda: g.propose_trade("rangers", "t4", "gondor", {"fame": 1}, {}), "P-DEV-1")
 
 
