@@ -252,8 +252,8 @@ class Development(PlatformGame):
             raise RuleViolation(
                 f"a favor is spent on {', '.join(dr.FAVOR_USES)}; not {use!r}", rule="P-ASSET-11", field="use"
             )
-        if use == "mana" and element not in dr.FAVOR_ELEMENTS:
-            raise RuleViolation("a favor's mana is 3 Light or 3 Dark", rule="P-ASSET-11", field="element")
+        if use == "mana":
+            element = dr.favor_element(element)
         if use != "mana":
             limits.check_text(request, "request", limits.REASON, required=True, what="what the favor asks for")
         dr.check_balance(h.wallet, {"favor": -1}, self._who(power_id))
@@ -263,7 +263,7 @@ class Development(PlatformGame):
                 power_id=power_id,
                 question_id=None,
                 use=use,
-                request=f"{dr.FAVOR_MANA} {element} mana",
+                request=f"{dr.FAVOR_MANA} {dr.FAVOR_ELEMENTS[str(element)]} mana",
                 actor=who,
                 audience=self._own(power_id),
             )

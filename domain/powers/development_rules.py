@@ -22,7 +22,8 @@ SPENDABLE = ("coin", "respect", "fear")  # P-ASSET-10: respect and fear are spen
 TRADEABLE = ("coin", "favor", "insight")
 STARTING_CONTROL = 3  # [003:263] "start with 3 of the chosen resources"
 FAVOR_MANA = 3  # P-ASSET-11: a favor is an infusion of 3 Light or Dark mana
-FAVOR_ELEMENTS = ("Light", "Dark")
+# Mana is kept by element code, as the magic rules name them (P-MAG-1: A, F, E, W, L and D).
+FAVOR_ELEMENTS = {"L": "Light", "D": "Dark"}
 FAVOR_USES = ("mana", "miracle", "keyword")
 MAX_AMOUNT = 1000  # one change of a wallet; a typo of 10**9 is refused rather than recorded
 
@@ -350,6 +351,14 @@ def ambition_outcome(required: int, tasks: list[dict]) -> str | None:
 def fame_reward(subclass: str, fame: int) -> int:
     """P-AMBI-1: adversaries earn no fame from their ambitions ([003:194])."""
     return 0 if subclass == ADVERSARY else fame
+
+
+def favor_element(element: object) -> str:
+    """P-ASSET-11: a favor's mana is Light (L) or Dark (D); the code of the element named."""
+    for code, name in FAVOR_ELEMENTS.items():
+        if isinstance(element, str) and element.strip().lower() in (code.lower(), name.lower()):
+            return code
+    raise RuleViolation("a favor's mana is 3 Light or 3 Dark", rule="P-ASSET-11", field="element")
 
 
 def check_skill(name: str) -> None:

@@ -126,7 +126,7 @@ def test_p_asset_11_a_favor_is_an_infusion_of_three_light_or_dark_mana():
     refused(g, lambda: g.spend_favor("cult", "mana", question_id="f0", element="Fire"), "P-ASSET-11")
     refused(g, lambda: g.spend_favor("cult", "wish", question_id="f0"), "P-ASSET-11")
     g.spend_favor("cult", "mana", question_id="f1", element="Dark")
-    assert g.state.powers["cult"].mana == {"Dark": 3} and wallet(g, "cult") == {"favor": 1}
+    assert g.state.powers["cult"].mana == {"D": 3} and wallet(g, "cult") == {"favor": 1}
     assert names(g)[-2:] == ["FavorSpent", "ManaGranted"]
     g.spend_favor("cult", "miracle", question_id="f2", request="Part the river at Derop")
     assert wallet(g, "cult") == {"favor": 0}

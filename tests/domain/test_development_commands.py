@@ -85,4 +85,4 @@ def test_snapshots_and_replays_reproduce_wallets_perks_ambitions_and_trades():
     assert stored.state == live.state
     assert stored.state.development.holdings[a].perks[0]["name"] == "Savior"
     assert all(isinstance(x, dev.Ambition) for x in stored.state.development.ambitions.values())
-    assert stored.state.powers[a].mana == {"Light": 3}
+    assert stored.state.powers[a].mana == {"L": 3}
