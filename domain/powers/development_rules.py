@@ -86,9 +86,12 @@ def check_resource(resource: object, allowed: tuple[str, ...], field: str) -> st
             rule="P-DEV-1",
             field=f"{field}.{resource}",
         )
+    if resource in WALLET:
+        raise RuleViolation(f"{resource} cannot be used here; {', '.join(allowed)} can", field=f"{field}.{resource}")
     if resource in NOT_ASSETS:
         raise RuleViolation(
-            f"{resource} is not kept in a power's wallet here; {', '.join(allowed)} are", field=f"{field}.{resource}"
+            f"{resource} is not kept in a wallet (mana is the magic rules', influence the map's)",
+            field=f"{field}.{resource}",
         )
     raise RuleViolation(f"{resource!r} is not one of {', '.join(allowed)}", field=f"{field}.{resource}")
 
