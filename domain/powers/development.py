@@ -93,6 +93,7 @@ class DevelopmentState:
     ambitions: dict = field(default_factory=dict)
     trades: dict = field(default_factory=dict)
     questions: dict = field(default_factory=dict)
+    perks: dict = field(default_factory=dict)  # perks the GM added to this game's catalogue (P-AMB-42)
 
 
 DEVELOPMENT_TYPES = (Holdings, Task, Ambition, Trade, Question, DevelopmentState)
@@ -442,7 +443,7 @@ class Development(PlatformGame):
             perk = self._perk(name)
             price, rule, rank = dr.perk_price(h.perks_bought), "P-DEV-4", 0
             if kind == "perk":
-                dr.check_perk(perk, ps.cls, ps.subclass, h.control, h.perks, detail)
+                dr.check_perk(perk, ps.cls, ps.subclass, h.control, h.perks, detail, catalogue=self.perk_catalogue())
             else:
                 held = self._held_perk(h, name, detail)
                 if not perk.upgrade:
@@ -523,7 +524,9 @@ class Development(PlatformGame):
         """GM: a starting perk ([003:264]); free, and not counted by New Perk (P-DEV-4)."""
         ps, h = self.power(power_id), self.holdings(power_id)
         limits.check_text(detail, "detail", limits.TITLE, what="the perk's choice")
-        dr.check_perk(self._perk(name), ps.cls, ps.subclass, h.control, h.perks, detail)
+        dr.check_perk(
+            self._perk(name), ps.cls, ps.subclass, h.control, h.perks, detail, catalogue=self.perk_catalogue()
+        )
         self._perk_gained(
             power_id=power_id,
             name=name,
@@ -610,7 +613,16 @@ class Development(PlatformGame):
                     rule="P-DEV-6",
                     field="swap_to",
                 )
-            dr.check_perk(perk, ps.cls, ps.subclass, h.control, h.perks, swap_detail, swap_from=name)
+            dr.check_perk(
+                perk,
+                ps.cls,
+                ps.subclass,
+                h.control,
+                h.perks,
+                swap_detail,
+                catalogue=self.perk_catalogue(),
+                swap_from=name,
+            )
         who = actor or power_id
         self._nerf_settled(
             power_id=power_id, name=name, detail=detail, choice=choice, actor=who, audience=self._own(power_id)
@@ -666,8 +678,41 @@ class Development(PlatformGame):
         if option is not None and not any(p["name"] == name for p in h.perks):
             self.state.powers[power_id].options.pop(option, None)
 
+    def perk_catalogue(self) -> dict[str, dr.Perk]:
+        """The rules' perks and those the GM added to this game (P-DEV-5, P-AMB-42)."""
+        return {**dr.PERKS, **{n: dr.Perk(**spec) for n, spec in self.state.development.perks.items()}}
+
+    def define_perk(
+        self, name: str, group: str, *, upgrade: bool = False, repeatable: bool = False, versus: str | None = None
+    ) -> None:
+        """GM: add a perk the rules text lacks or a house perk (P-AMB-42); perks are public (P.4)."""
+        limits.check_text(name, "name", limits.ASSET_NAME, required=True, what="a perk's name")
+        name = name.strip()
+        dr.check_perk_definition(name, group, versus, self.perk_catalogue())
+        self._perk_defined(
+            name=name,
+            group=group,
+            upgrade=bool(upgrade),
+            repeatable=bool(repeatable),
+            versus=versus,
+            actor=GM,
+            audience=[vis.PUBLIC],
+        )
+
+    @event("PerkDefined")
+    def _perk_defined(
+        self, name: str, group: str, upgrade: bool, repeatable: bool, versus: str | None, actor: str, audience: list
+    ) -> None:
+        self.state.development.perks[name] = {
+            "name": name,
+            "group": group,
+            "upgrade": upgrade,
+            "repeatable": repeatable,
+            "versus": versus,
+        }
+
     def _perk(self, name: str, field_name: str = "name") -> dr.Perk:
-        perk = dr.PERKS.get(name)
+        perk = self.perk_catalogue().get(name)
         if perk is None:
             raise RuleViolation(f"{name!r} is not a perk of the catalogue", rule="P-DEV-5", field=field_name)
         return perk
@@ -1166,6 +1211,17 @@ class GrantPerk(Command):
 
 
 @dataclass(frozen=True)
+class DefinePerk(Command):
+    """GM: add a perk to this game's catalogue, with the group that decides who may take it (P-DEV-5)."""
+
+    name: str
+    group: str
+    upgrade: bool = False
+    repeatable: bool = False
+    versus: str | None = None
+
+
+@dataclass(frozen=True)
 class NerfPerk(Command):
     """GM: nerf a power's perk; the power gets a 1 fame tip and chooses what to do (P-DEV-6)."""
 
@@ -1320,6 +1376,11 @@ def grant_perk(game: Any, cmd: GrantPerk, ctx: Context) -> None:
     game.grant_perk(cmd.power_id, cmd.name, cmd.detail)
 
 
+def define_perk(game: Any, cmd: DefinePerk, ctx: Context) -> None:
+    require_gm(ctx)
+    game.define_perk(cmd.name, cmd.group, upgrade=cmd.upgrade, repeatable=cmd.repeatable, versus=cmd.versus)
+
+
 def nerf_perk(game: Any, cmd: NerfPerk, ctx: Context) -> None:
     require_gm(ctx)
     game.nerf_perk(cmd.power_id, cmd.name, cmd.detail, cmd.reason)
@@ -1388,6 +1449,7 @@ DEVELOPMENT_COMMANDS: Mapping[type, Handler] = {
     AwardFame: award_fame,
     BuyDevelopment: buy_development,
     GrantPerk: grant_perk,
+    DefinePerk: define_perk,
     NerfPerk: nerf_perk,
     SettleNerf: settle_nerf,
     OfferAmbition: offer_ambition,

@@ -6,6 +6,7 @@ data ([003:863]-[003:1406]): the group a perk belongs to decides who may take it
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from domain.errors import RuleViolation
@@ -267,14 +268,34 @@ PERKS: dict[str, Perk] = _versus(
     ("Magical Beast", "Divine Beast"),  # [003:1359]
 )
 
+
+def check_perk_definition(name: str, group: str, versus: str | None, catalogue: Mapping[str, Perk]) -> None:
+    """P-DEV-5, P-AMB-42: the GM adds a perk the text lacks; its group decides who may take it."""
+    if name in catalogue:
+        raise RuleViolation(f"{name!r} is already a perk of the catalogue", rule="P-DEV-5", field="name")
+    if group not in PERK_GROUPS:
+        raise RuleViolation(f"a perk's group is one of {', '.join(PERK_GROUPS)}", rule="P-DEV-5", field="group")
+    if versus is not None and versus not in catalogue:
+        raise RuleViolation(f"{versus!r} is not a perk of the catalogue", rule="P-DEV-5", field="versus")
+
+
 # Perks whose effect the rules already read from a power's options: taking the perk sets the option.
 PERK_OPTIONS = {"Personal Touch": "personal_touch"}
 
 
 def check_perk(
-    perk: Perk, cls: str, subclass: str, control: str | None, held: list[dict], detail: str, *, swap_from: str = ""
+    perk: Perk,
+    cls: str,
+    subclass: str,
+    control: str | None,
+    held: list[dict],
+    detail: str,
+    *,
+    catalogue: Mapping[str, Perk],
+    swap_from: str = "",
 ) -> None:
-    """P-DEV-5: who may take a perk (its group), 🆚 pairs, and a perk taken once unless repeatable."""
+    """P-DEV-5: who may take a perk (its group), 🆚 pairs (either side may name the other), and a perk
+    taken once unless repeatable."""
     if perk.group == "influence" and cls != "conspiracy":
         raise RuleViolation(f"{perk.name}: only Conspiracies can take these perks", rule="P-DEV-5", field="name")
     if perk.group in CONTROL and control != perk.group:
@@ -287,8 +308,9 @@ def check_perk(
     if perk.group in SUBCLASS_GROUPS and subclass != perk.group:
         raise RuleViolation(f"{perk.name} is a perk of a {perk.group.title()}", rule="P-DEV-5", field="name")
     names = {h["name"] for h in held if h["name"] != swap_from}
-    if perk.versus is not None and perk.versus in names:
-        raise RuleViolation(f"{perk.name} and {perk.versus} exclude each other (🆚)", rule="P-DEV-5", field="name")
+    excluded = {n for n in names if n == perk.versus or (n in catalogue and catalogue[n].versus == perk.name)}
+    for other in sorted(excluded):
+        raise RuleViolation(f"{perk.name} and {other} exclude each other (🆚)", rule="P-DEV-5", field="name")
     same = [h for h in held if h["name"] == perk.name and h["name"] != swap_from]
     if same and not perk.repeatable:
         raise RuleViolation(f"this power already has {perk.name}", rule="P-DEV-5", field="name")

@@ -1919,6 +1919,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "AmbitionTaskRevealed": 1,
     "AmbitionEnded": 1,
     "AmbitionClosed": 1,
+    "PerkDefined": 1,
 }
 
 

@@ -584,3 +584,28 @@ def test_a_cost_another_rule_charges_is_refused_naming_that_rule_when_the_wallet
     assert "the spy's fee" in err.message
     g.pay("gondor", {"coin": 2}, "the spy's fee", rule="P-ASSET-5", actor="system")
     assert wallet(g, "gondor") == {"coin": 0}
+
+
+def test_p_dev_5_the_gm_adds_perks_the_text_lacks_with_the_group_that_decides_who_may_take_them():
+    """P-DEV-5 with P-AMB-42 ("Catalogue data has to come from the designer. The engine stays data-driven."):
+    a perk the GM adds is restricted by its group, and a 🆚 it names excludes both ways."""
+    g = at_tidings(("gondor", "city", "sovereign"), ("cult", "conspiracy", "cult"))
+    g.award_fame("gondor", 20, "GM award")
+    g.award_fame("cult", 20, "GM award")
+    g.define_perk("Sea Kings", "sovereign", upgrade=True)
+    g.define_perk("Harbour Spies", "influence", versus="Mass Channel")
+    refused(g, lambda: g.define_perk("Quickdraw", "military"), "P-DEV-5")  # already in the catalogue
+    refused(g, lambda: g.define_perk("Odd", "cosmic"), "P-DEV-5")
+    refused(g, lambda: g.define_perk("Odd", "general", versus="Nothing"), "P-DEV-5")
+    refused(g, lambda: g.buy_development("cult", "perk", "Sea Kings"), "P-DEV-5")
+    assert g.buy_development("gondor", "perk", "Sea Kings") == 5
+    assert g.buy_development("gondor", "upgrade", "Sea Kings") == 7
+    refused(g, lambda: g.buy_development("gondor", "perk", "Harbour Spies"), "P-DEV-5")  # only Conspiracies
+    g.buy_development("cult", "perk", "Mass Channel")
+    err = refused(g, lambda: g.buy_development("cult", "perk", "Harbour Spies"), "P-DEV-5")
+    assert "Harbour Spies and Mass Channel exclude each other" in err.message
+    g.add_power("circle", "Circle", "conspiracy", "circle")
+    g.award_fame("circle", 20, "GM award")
+    g.buy_development("circle", "perk", "Harbour Spies")
+    err = refused(g, lambda: g.buy_development("circle", "perk", "Mass Channel"), "P-DEV-5")  # the other way
+    assert "Mass Channel and Harbour Spies exclude each other" in err.message
