@@ -848,7 +848,7 @@ class Development(PlatformGame):
         held = [
             x.kind for x in self.state.development.ambitions.values() if x.power == power_id and x.status == "active"
         ]
-        dr.check_slot(a.kind, self.power(power_id).subclass, held)
+        dr.check_slot(a.kind, self.power(power_id).subclass, held, starting=self.state.step == "setup")
         who = actor or power_id
         self._ambition_taken(
             ambition_id=ambition_id,

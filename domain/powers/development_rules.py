@@ -345,14 +345,15 @@ def check_ambition(kind: str, fame: int, required: int, tasks: list[dict]) -> No
         )
 
 
-def minor_slots(subclass: str) -> int:
-    """P-AMBI-1: one minor ambition at a time; a Wizard is Multifocused ([003:1294]) and holds two."""
-    return 2 if subclass == "wizard" else 1
+def minor_slots(subclass: str, starting: bool) -> int:
+    """P-AMBI-1: one minor ambition at a time; a Wizard is Multifocused ([003:1294]) and holds two, though it
+    "still start[s] with just one" (before the first season)."""
+    return 2 if subclass == "wizard" and not starting else 1
 
 
-def check_slot(kind: str, subclass: str, held: list[str]) -> None:
+def check_slot(kind: str, subclass: str, held: list[str], *, starting: bool = False) -> None:
     """P-AMBI-1: at most one major and one minor ambition at a time (two minors for a Wizard)."""
-    limit = 1 if kind == MAJOR else minor_slots(subclass)
+    limit = 1 if kind == MAJOR else minor_slots(subclass, starting)
     if sum(1 for k in held if k == kind) >= limit:
         which = "a major ambition" if kind == MAJOR else f"{limit} minor ambition{'s' if limit > 1 else ''}"
         raise RuleViolation(

@@ -401,6 +401,15 @@ def test_p_ambi_1_at_most_one_major_and_one_minor_a_wizard_holds_two_minors():
     refused(g, lambda: g.accept_ambition("overlord", "overlord-minor-1"), "P-AMBI-1")
     g.accept_ambition("gandalf", "gandalf-minor-1")
     refused(g, lambda: g.accept_ambition("gandalf", "gandalf-minor-2"), "P-AMBI-1")
+    # "(You still start with just one)": before the first season a Wizard takes one minor ambition.
+    start = Game.start("Start", "GM")
+    start.add_power("gandalf", "Gandalf", "champion", "wizard")
+    for n in range(2):
+        start.offer_ambition("gandalf", f"m{n}", f"Minor {n}", "minor", 5, 1, task)
+    start.accept_ambition("gandalf", "m0")
+    refused(start, lambda: start.accept_ambition("gandalf", "m1"), "P-AMBI-1")
+    start.advance(NOW, SEED)
+    start.accept_ambition("gandalf", "m1")
     # A power may abandon an ambition at any time, which frees its slot.
     g.abandon_ambition("overlord", "overlord-minor-0")
     g.accept_ambition("overlord", "overlord-minor-1")
