@@ -1,6 +1,7 @@
-"""The read models ask the game's ruleset (issue 11): its notification texts (``notify``), the phases its
-events begin (``phase_of``) and the seats they add (``seat_of``); nothing of Powers is assumed for a game of
-another ruleset. Played with the fake table ruleset of ``fake_ruleset.py``."""
+"""The platform asks the game's ruleset (issue 11): the read models for its notification texts (``notify``),
+the phases its events begin (``phase_of``) and the seats they add (``seat_of``), the mail intake for its
+grammar (``mail_grammar``); nothing of Powers is assumed for a game of another ruleset. Played with the fake
+table ruleset of ``fake_ruleset.py``."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import dataclasses
 
 import pytest
 
+from domain.mailturns import LineError, Turn
 from domain.platform import ruleset as registry
+from projections.mail import MailIntake
 from projections.service import Caller
 from projections.settings import Settings
 from projections.store import build_games, build_projector
@@ -88,3 +91,42 @@ def test_the_phase_index_is_the_phases_the_games_ruleset_names(stack, table):
         ("Posted", "join-ann"),
     ]
     assert projector.phase_start(gid, "join-ann") == joins[0]
+
+
+def test_a_mail_to_a_game_whose_ruleset_has_no_grammar_is_refused_naming_the_ruleset(stack, table):
+    games, _ = stack
+    assert table.mail_grammar is None
+    game_id, gm_token, _ = games.create_game("Tea", ruleset="table")
+    before = games.get_game(game_id).version
+    intake = MailIntake(games, "emissary.local")
+    reply = intake.receive(intake.address_for(game_id, gm_token), "<m1@x>", "ready", subject="turn")
+    assert not reply.accepted and reply.subject == "Not recorded: turn"
+    assert "'table'" in reply.body and "takes no turns by mail" in reply.body and "Nothing was recorded" in reply.body
+    assert games.get_game(game_id).version == before  # nothing recorded, not even the mail's memory
+
+
+def _refuse_every_line(text: str | None, html: str | None = None) -> Turn:
+    return Turn([], [LineError(1, "this grammar takes no turn", "TEST-1")])
+
+
+@pytest.fixture
+def strict_powers():
+    """Powers registered with another grammar for the test (and the real one put back after)."""
+    powers = registry.get("powers")
+    registry.unregister("powers")
+    registry.register(dataclasses.replace(powers, mail_grammar=_refuse_every_line))
+    try:
+        yield
+    finally:
+        registry.unregister("powers")
+        registry.register(powers)
+
+
+def test_the_mail_is_read_by_the_grammar_of_the_games_ruleset(stack, strict_powers):
+    games, _ = stack
+    game_id, gm_token, _ = games.create_game("Tea")
+    before = games.get_game(game_id).version
+    intake = MailIntake(games, "emissary.local")
+    reply = intake.receive(intake.address_for(game_id, gm_token), "<m2@x>", "advance", subject="turn")
+    assert not reply.accepted and "line 1: this grammar takes no turn (TEST-1)" in reply.body
+    assert games.get_game(game_id).version == before
