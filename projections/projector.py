@@ -1,9 +1,13 @@
 """Read models rebuilt from the event store: per-viewer boards and feeds, the GM audit log, the
 phase index, and the open windows with their deadlines.
 
-One code path on SQLite and PostgreSQL: a poller over the application's notification log. Each
-batch of events is applied and the tracking position written in the same transaction, so a
-projector that stops resumes exactly where it was, and two projectors never apply an event twice.
+One code path on SQLite and PostgreSQL: batches read from the application's notification log after
+the tracked position. Each batch of events is applied and its position recorded through the library's
+tracking recorder (``projections.tracking``) in the same transaction, so a projector that stops resumes
+exactly where it was, and two projectors never apply an event twice. Whatever is a ruleset's own comes
+from the game's ruleset: the phases its events begin (``phase_of``), the seats they add (``seat_of``)
+and the texts its viewers are sent (``notify``); the platform adds its reminders. The runner
+(``workers/projection_runner.py``) says why the library's ``ProjectionRunner`` is not used.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
+from eventsourcing.persistence import Tracking
 
 from domain import visibility as vis
 from domain.ids import GM
@@ -25,9 +30,9 @@ from domain.platform.game import PlatformGame
 from domain.platform.ruleset import Ruleset, registered
 from projections.db import Cursor, ReadModelDB, utc_key
 from projections.service import Games, event_data
+from projections.tracking import NAME, ReadModelTracking
 
 log = logging.getLogger("emissary.projector")
-NAME = "emissary-read-models"
 
 
 def to_json(data: Any) -> str:
@@ -101,6 +106,8 @@ class Projector:
         self.db = db
         self.batch_size = batch_size
         self._trackers: dict[uuid.UUID, Tracker] = {}
+        # The library's tracking recorder, over the read models' own database: the position is written with the rows.
+        self.tracking = ReadModelTracking(db, games.name, NAME)
         self._lock = threading.Lock()
         # The stored JSON of an event can be kept as it is, unless the store compresses or encrypts it.
         self._raw_json = (
@@ -110,8 +117,8 @@ class Projector:
     # ------------------------------------------------------------------ running
 
     def position(self) -> int:
-        rows = self.db.query("SELECT position FROM rm_tracking WHERE name = ?", (NAME,))
-        return rows[0][0] if rows else 0
+        """The notification id the read models last applied (0 before the first)."""
+        return self.tracking.max_tracking_id(self.games.name) or 0
 
     def wait_for(self, game_id: str, viewer: str, sequence: int, timeout: float, poll: float = 0.05) -> bool:
         """Wait until the viewer's timeline holds their ``sequence`` (a receipt's), at most ``timeout``
@@ -159,8 +166,7 @@ class Projector:
 
     def _one_batch(self) -> int:
         with self.db.transaction(lock_name=NAME) as cur:
-            position = cur.execute("SELECT position FROM rm_tracking WHERE name = ?", (NAME,)).fetchone()
-            position = position[0] if position else 0
+            position = self.tracking.position(cur)
             notifications = self.games.recorder.select_notifications(
                 start=position, limit=self.batch_size, inclusive_of_start=False
             )
@@ -183,11 +189,8 @@ class Projector:
                     "viewer) DO UPDATE SET seq = excluded.seq",
                     [(str(game_id), v, n) for v, n in sorted(self._trackers[game_id].seqs.items())],
                 )
-            cur.execute(
-                "INSERT INTO rm_tracking (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE "
-                "SET position = excluded.position",
-                (NAME, notifications[-1].id),
-            )
+            # In this transaction: the rows and the position they bring the read models to commit together.
+            self.tracking.record(cur, Tracking(self.games.name, notifications[-1].id))
             return len(notifications)
 
     def _game_at(self, game_id: uuid.UUID, version: int) -> PlatformGame:
