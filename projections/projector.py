@@ -190,7 +190,7 @@ class Projector:
                     [(str(game_id), v, n) for v, n in sorted(self._trackers[game_id].seqs.items())],
                 )
             # In this transaction: the rows and the position they bring the read models to commit together.
-            self.tracking.record(cur, Tracking(self.games.name, notifications[-1].id))
+            self.tracking.record(cur, Tracking(self.games.name, notifications[-1].id), stored=position)
             return len(notifications)
 
     def _game_at(self, game_id: uuid.UUID, version: int) -> PlatformGame:

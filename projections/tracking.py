@@ -38,11 +38,12 @@ class ReadModelTracking(TrackingRecorder):
         row = cur.execute("SELECT position FROM rm_tracking WHERE name = ?", (self.name,)).fetchone()
         return row[0] if row else 0
 
-    def record(self, cur: Cursor, tracking: Tracking) -> None:
-        """Record ``tracking`` in the caller's transaction, the one that writes the rows it accounts for."""
+    def record(self, cur: Cursor, tracking: Tracking, stored: int | None = None) -> None:
+        """Record ``tracking`` in the caller's transaction, the one that writes the rows it accounts for
+        (``stored``: the position the caller read in this transaction, under the projection's lock)."""
         if tracking.application_name != self.application_name:
             raise ValueError(f"these read models follow {self.application_name!r}, not {tracking.application_name!r}")
-        stored = self.position(cur)
+        stored = self.position(cur) if stored is None else stored
         if tracking.notification_id <= stored:
             raise IntegrityError(
                 f"notification {tracking.notification_id} of {tracking.application_name!r} is already applied "

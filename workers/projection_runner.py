@@ -88,11 +88,12 @@ def run(settings: Settings, stop_after: float | None = None) -> None:
     projector = build_projector(games, settings)
     started = time.monotonic()
     stopping = threading.Event()
-    follower = Follower(games.recorder, projector.position(), settings.projector_poll_seconds)
+    follower: Follower | None = None
 
     def stop(*_: object) -> None:
         stopping.set()
-        follower.news.set()
+        if follower is not None:
+            follower.news.set()
 
     signal.signal(signal.SIGTERM, stop)
     try:
@@ -101,10 +102,13 @@ def run(settings: Settings, stop_after: float | None = None) -> None:
             applied = projector.catch_up(max_batches=10)
             if applied:
                 log.info("projected events=%s position=%s", applied, projector.position())
-            else:
-                follower.wait()
+                continue
+            if follower is None:  # subscribed once caught up, so that it never reads the backlog a second time
+                follower = Follower(games.recorder, projector.position(), settings.projector_poll_seconds)
+            follower.wait()
     finally:
-        follower.stop()
+        if follower is not None:
+            follower.stop()
         projector.db.close()
         games.close()
 
