@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from copy import deepcopy
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, ClassVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from eventsourcing.domain import Aggregate
 
@@ -57,6 +58,15 @@ def _iso(moment: datetime) -> str:
 
 def _at(text: str) -> datetime:
     return datetime.fromisoformat(text)
+
+
+def check_timezone(name: str) -> None:
+    """An IANA zone name, or RuleViolation naming the field (a game's zone, or a seat's)."""
+    limits.check_text(name, "timezone", limits.TIMEZONE, what="a time zone")
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise RuleViolation(f"{name!r} is not an IANA time zone (such as Europe/Paris)", field="timezone") from None
 
 
 class PlatformGame(Aggregate):
@@ -648,7 +658,7 @@ class PlatformGame(Aggregate):
     def set_timezone(self, power_id: str, timezone: str) -> None:
         """A power chooses the IANA time zone it sees times in."""
         self.power(power_id)
-        limits.check_text(timezone, "timezone", limits.TIMEZONE, what="a time zone")
+        check_timezone(timezone)
         self._timezone_set(power_id=power_id, timezone=timezone, actor=power_id, audience=vis.powers([power_id]))
 
     class TimezoneSet(Event):

@@ -19,7 +19,7 @@ from domain import visibility as vis
 from domain.dice import Roller, commitment, seal_difficulty
 from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
-from domain.platform.game import PlatformGame, _at, _iso, digest
+from domain.platform.game import PlatformGame, _at, _iso, check_timezone, digest
 from domain.platform.game import fold as platform_fold
 from domain.powers import rules
 from domain.powers.options import DEFAULT_OPTIONS, validate_game_options, validate_power_options
@@ -100,7 +100,7 @@ class Game(PlatformGame):
         """Create a game of Powers (GM-28: 2 or 3 months a season, default 2)."""
         limits.check_text(name, "name", limits.GAME_NAME, required=True, what="a game's name")
         limits.check_text(gm_name, "gm_name", limits.GM_NAME, what="the GM's name")
-        limits.check_text(timezone, "timezone", limits.TIMEZONE, what="a time zone")
+        check_timezone(timezone)
         _check_months(months_per_season)
         options = validate_game_options(options)
         return cls(
