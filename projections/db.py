@@ -78,6 +78,16 @@ SCHEMA = [
     """CREATE INDEX IF NOT EXISTS rm_windows_due ON rm_windows (closed, closes_at)""",
     """CREATE INDEX IF NOT EXISTS rm_reminders_due ON rm_reminders (remind_at)""",
 ]
+
+
+def read_model_ddl(dialect: str) -> list[str]:
+    """The read models' DDL for ``dialect`` (``sqlite`` or ``postgres``): what ``create_tables`` and the
+    migrations run."""
+    # SQLite: tables keyed by (game, version) are stored in key order, which makes appends cheap.
+    without_rowid = "WITHOUT ROWID" if dialect == "sqlite" else ""
+    return [ddl.replace("{without_rowid}", without_rowid) for ddl in SCHEMA]
+
+
 TABLES = [
     "rm_audit",
     "rm_feed",
@@ -179,11 +189,9 @@ class ReadModelDB:
                 yield self.conn
 
     def create_tables(self) -> None:
-        # SQLite: tables keyed by (game, version) are stored in key order, which makes appends cheap.
-        without_rowid = "WITHOUT ROWID" if self.dialect == "sqlite" else ""
         with self.transaction() as cur:
-            for ddl in SCHEMA:
-                cur.execute(ddl.replace("{without_rowid}", without_rowid))
+            for ddl in read_model_ddl(self.dialect):
+                cur.execute(ddl)
 
     def drop_tables(self) -> None:
         with self.transaction() as cur:

@@ -52,7 +52,6 @@ def payload(games, gid: str, token: str, **extra) -> dict:
 
 def rows(app) -> list[dict]:
     db = app.state.projector.db
-    mail.ensure_tables(db)
     keys = ["recipient", "address", "status", "kind", "message_id"]
     return [dict(zip(keys, r)) for r in db.query(f"SELECT {', '.join(keys)} FROM mail_ledger")]
 
@@ -158,7 +157,6 @@ def test_a_bounce_is_scoped_to_a_mail_this_service_sent(app):
     gid, pid, token = setup_game(games)
     client = TestClient(app)
     db = app.state.projector.db
-    mail.ensure_tables(db)
     row_id = mail.record(
         db, game_id=gid, version=1, recipient=pid, address="gandalf@example.org", kind="note", subject="s", body="b"
     )

@@ -209,7 +209,6 @@ def test_a_failed_send_is_retried_and_recorded(tmp_path):
     games = build_games(settings)
     projector = build_projector(games, settings)
     runtime.use(games, projector, settings)
-    mail.ensure_tables(projector.db)
     row_id = mail.record(
         projector.db, game_id="g", version=1, recipient="p", address="p@example.org", kind="note", subject="s", body="b"
     )
@@ -261,10 +260,8 @@ def test_the_http_inbound_endpoint_and_the_players_own_ledger(tmp_path):
 
 
 def ledger_rows(controller) -> list[tuple]:
-    from workers import mail
 
     db = controller.handler.projector.db
-    mail.ensure_tables(db)
     return db.query("SELECT recipient, address, status, subject FROM mail_ledger ORDER BY created_at")
 
 
@@ -403,7 +400,6 @@ def test_a_row_claimed_by_one_worker_is_not_sent_by_another_until_its_lease_laps
     projector = build_projector(games, settings)
     try:
         db = projector.db
-        mail.ensure_tables(db)
         row_id = mail.record(
             db, game_id="g", version=1, recipient="p", address="p@example.org", kind="note", subject="s", body="b"
         )
