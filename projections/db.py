@@ -54,9 +54,6 @@ SCHEMA = [
     """CREATE TABLE IF NOT EXISTS rm_reminders (
         game_id TEXT NOT NULL, window_id TEXT NOT NULL, hours_before REAL NOT NULL, remind_at TEXT NOT NULL,
         closes_at TEXT NOT NULL, PRIMARY KEY (game_id, window_id, hours_before))""",
-    """CREATE TABLE IF NOT EXISTS rm_boards (
-        game_id TEXT NOT NULL, viewer TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL,
-        PRIMARY KEY (game_id, viewer))""",
     """CREATE TABLE IF NOT EXISTS rm_games (
         game_id TEXT PRIMARY KEY, name TEXT NOT NULL, timezone TEXT NOT NULL, season INTEGER NOT NULL,
         month INTEGER NOT NULL, step TEXT NOT NULL, version INTEGER NOT NULL, forked_from TEXT)""",
@@ -94,7 +91,6 @@ TABLES = [
     "rm_phases",
     "rm_windows",
     "rm_reminders",
-    "rm_boards",
     "rm_games",
     "rm_outbox",
     "rm_tracking",

@@ -73,10 +73,32 @@ def upgrade(db: ReadModelDB) -> list[str]:
     """Create the read models and bring the versioned tables to every head revision, in one locked
     transaction on the database's own connection. Idempotent. Returns the revisions now current."""
     from alembic import command
-    from sqlalchemy import create_engine
-    from sqlalchemy.pool import StaticPool
 
     from projections.db import read_model_ddl
+
+    with _locked(db) as conn:
+        for ddl in read_model_ddl(db.dialect):
+            conn.exec_driver_sql(ddl)
+        command.upgrade(_config(conn), "heads")
+        return current(conn)
+
+
+def downgrade(db: ReadModelDB, revision: str) -> list[str]:
+    """Take the versioned tables back to ``revision`` (each later revision's ``downgrade``), as ``upgrade``
+    does forward. Returns the revisions now current."""
+    from alembic import command
+
+    with _locked(db) as conn:
+        command.downgrade(_config(conn), revision)
+        return current(conn)
+
+
+@contextmanager
+def _locked(db: ReadModelDB) -> Iterator[Any]:
+    """An SQLAlchemy connection on the database's own connection, in one transaction (committed at the end)
+    under ``ADVISORY_LOCK`` on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.pool import StaticPool
 
     url = "postgresql+psycopg://" if db.dialect == "postgres" else "sqlite://"
     with db.raw_connection() as raw:
@@ -86,12 +108,8 @@ def upgrade(db: ReadModelDB) -> list[str]:
                 conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({ADVISORY_LOCK})")
             else:
                 conn.exec_driver_sql("BEGIN IMMEDIATE")
-            for ddl in read_model_ddl(db.dialect):
-                conn.exec_driver_sql(ddl)
-            command.upgrade(_config(conn), "heads")
-            revisions = current(conn)
+            yield conn
             conn.commit()
-    return revisions
 
 
 def current(conn: Any) -> list[str]:

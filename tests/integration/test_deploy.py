@@ -34,7 +34,6 @@ READ_MODELS = {
     "rm_phases",
     "rm_windows",
     "rm_reminders",
-    "rm_boards",
     "rm_games",
     "rm_outbox",
 }
@@ -320,6 +319,32 @@ def test_development_creates_and_migrates_sqlite_by_itself(tmp_path):
     conn.close()
     again = emissary({"EMISSARY_DATA_DIR": str(tmp_path)}, "migrate")  # and migrate on SQLite is a no-op
     assert again.returncode == 0, again.stdout + again.stderr
+
+
+def read_model_tables(db) -> set[str]:
+    if db.dialect == "sqlite":
+        return {r[0] for r in db.query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+    return {r[0] for r in db.query(sql)}
+
+
+def test_migration_0005_drops_rm_boards_and_its_downgrade_recreates_it(store_settings):
+    # rm_boards was a read model nothing wrote or read: 0005 drops it on the databases that have it.
+    from projections import migrations
+    from projections.db import ReadModelDB
+
+    db = ReadModelDB(store_settings)  # development and tests: opening it migrates it
+    try:
+        assert migrations.upgrade(db) == migrations.heads() == ["0005_boards"]
+        assert "rm_boards" not in read_model_tables(db) and READ_MODELS <= read_model_tables(db)
+        assert migrations.downgrade(db, "0004_reads") == ["0004_reads"]
+        assert "rm_boards" in read_model_tables(db)
+        with db.transaction() as cur:  # a database from before 0005, with whatever rows it kept
+            cur.execute("INSERT INTO rm_boards (game_id, viewer, version, body) VALUES ('g', 'gm', 1, '{}')")
+        assert migrations.upgrade(db) == ["0005_boards"]
+        assert "rm_boards" not in read_model_tables(db) and READ_MODELS <= read_model_tables(db)
+    finally:
+        db.close()
 
 
 # --- the topology, as processes, with production settings -------------------------------------------------
