@@ -6,7 +6,8 @@ Three kinds of tables, three treatments:
 - the event store's tables (with the idempotency keys beside the events, ``projections/keys.py``):
   created by the event store library (``CREATE_TABLE``), which production turns off everywhere but here;
 - the read models (``rm_*``, in ``projections/db.py``): created if missing; they are never migrated,
-  only rebuilt from the events (``emissary projections rebuild``) when their shape changes;
+  only rebuilt from the events (``emissary projections rebuild``) when their shape changes (a revision
+  drops one no longer kept, as 0005 drops ``rm_boards``);
 - the tables that are never rebuilt, because they record what happened outside the event store (the
   mail ledger, claims on due windows, reminders sent, web sessions): Alembic revisions in ``versions/``.
 

@@ -498,7 +498,7 @@ def test_the_caddyfile_is_valid_for_the_compose_stack(caddy, tmp_path):
     assert done.returncode == 0 and "Valid configuration" in done.stdout + done.stderr, done.stderr
 
 
-def test_the_proxy_forwards_to_the_api_and_limits_bodies(caddy, tmp_path):
+def test_the_proxy_forwards_to_the_api_and_limits_bodies(caddy, tmp_path, procs):
     import httpx
 
     api_port, proxy_port, health_port, admin_port = free_port(), free_port(), free_port(), free_port()
@@ -514,14 +514,13 @@ def test_the_proxy_forwards_to_the_api_and_limits_bodies(caddy, tmp_path):
         "XDG_CONFIG_HOME": str(tmp_path),
     }
     log = open(tmp_path / "caddy.log", "w")
-    proxy = subprocess.Popen(
-        [caddy, "run", "--config", str(DEPLOY / "Caddyfile"), "--adapter", "caddyfile"],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
     try:
+        proxy = procs.start(
+            [caddy, "run", "--config", str(DEPLOY / "Caddyfile"), "--adapter", "caddyfile"],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         topo.start("api", "serve", "--port", str(api_port), "--no-access-log")
         wait_healthy(f"http://127.0.0.1:{api_port}", 60, topo.procs["api"])
         base = f"http://127.0.0.1:{proxy_port}"
@@ -550,13 +549,12 @@ def test_the_proxy_forwards_to_the_api_and_limits_bodies(caddy, tmp_path):
             ), verify.text[:300]
     finally:
         topo.stop_all()
-        os.killpg(proxy.pid, 15)
-        proxy.wait(10)
+        procs.close()  # the proxy's whole process group
         log.close()
 
 
 @pytest.mark.integration
-def test_processes_starting_together_migrate_once(pg_schema_url, tmp_path):
+def test_processes_starting_together_migrate_once(pg_schema_url, tmp_path, procs):
     # Development and tests: every process migrates when it opens the database, and they start together.
     from projections import migrations
 
@@ -565,8 +563,8 @@ def test_processes_starting_together_migrate_once(pg_schema_url, tmp_path):
         "EMISSARY_DATABASE_URL": pg_schema_url,
         "EMISSARY_DATA_DIR": str(tmp_path),
     }
-    procs = [
-        subprocess.Popen(
+    started = [
+        procs.start(
             [sys.executable, "-m", "api.cli", "migrate"],
             cwd=ROOT,
             env=env,
@@ -577,11 +575,10 @@ def test_processes_starting_together_migrate_once(pg_schema_url, tmp_path):
         for _ in range(4)
     ]
     try:
-        outputs = [p.communicate(timeout=120)[0] for p in procs]
+        outputs = [p.communicate(timeout=120)[0] for p in started]
     finally:
-        for p in procs:
-            p.kill()
-    assert [p.returncode for p in procs] == [0] * 4, "\n".join(outputs)
+        procs.close()  # each one's whole process group, even when one of them hangs
+    assert [p.returncode for p in started] == [0] * 4, "\n".join(outputs)
     import psycopg
 
     base, schema = pg_schema_url.split("?schema=")
