@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from api.cli import build_parser
+from tests.integration.helpers import close_services
 from tests.integration.topology import ROOT, Topology, free_port, wait_healthy
 
 DEPLOY = ROOT / "deploy"
@@ -240,8 +241,7 @@ def test_production_processes_create_no_table(pg_schema_url, tmp_path):
     try:
         assert tables(pg_schema_url) == set()  # before: the event store's and the read models' tables
     finally:
-        projector.db.close()
-        games.close()
+        close_services(games, projector)
 
 
 @pytest.mark.integration
@@ -309,8 +309,7 @@ def test_development_creates_and_migrates_sqlite_by_itself(tmp_path):
     settings = Settings(data_dir=tmp_path)
     games = build_games(settings)
     projector = build_projector(games, settings)
-    projector.db.close()
-    games.close()
+    close_services(games, projector)
     conn = sqlite3.connect(tmp_path / "emissary.readmodels.sqlite3")
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert READ_MODELS | NEVER_REBUILT <= names
