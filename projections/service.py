@@ -497,7 +497,6 @@ class Games(Application):
         if key is not None and (first := self.first_receipt("", "", key)) is not None:
             return first.game_id, None, first
         chosen = rulesets.get(ruleset)
-        platform.check_timezone(timezone_name)
         game = chosen.start(name, gm_name, timezone_name, months_per_season, options)
         token, token_hash = new_token()
         game.issue_credential(GM, token_hash)
