@@ -668,8 +668,7 @@ def window_figures(tmp: Path, pg_url: str, count: int = 500, sweep_seconds: floa
         logdir,
     )
     try:
-        due = datetime.now(timezone.utc) + timedelta(seconds=30 + count * 0.03)
-        ids = make_windows(games, count, due)
+        ids, due = make_windows(games, count, timedelta(seconds=10))
         projector.catch_up()
         topo.start("worker", "worker")
         topo.start("beat", "beat", "--schedule", str(logdir / "beat-schedule"))
