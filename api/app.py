@@ -14,16 +14,16 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api import web
+from api.compose import build_games, build_projector
 from api.ratelimit import RateLimitMiddleware, RateLimits
 from api.routes import actions, games, history, mail, windows
 from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
+from api.service import Games
 from api.web import routes as web_routes
 from domain import limits
 from domain.errors import DomainError
-from projections.service import Games
 from projections.sessions import SessionStore
 from projections.settings import Settings
-from projections.store import build_games, build_projector
 
 log = logging.getLogger("emissary.api")
 

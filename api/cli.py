@@ -55,7 +55,7 @@ def demo(args: argparse.Namespace) -> int:
 
 def projections_cmd(args: argparse.Namespace) -> int:
     """Rebuild every read model from event 1, or catch up."""
-    from projections.store import build_games, build_projector
+    from api.compose import build_games, build_projector
 
     settings = Settings()
     games = build_games(settings)
@@ -71,8 +71,8 @@ def projections_cmd(args: argparse.Namespace) -> int:
 
 def audit_cmd(args: argparse.Namespace) -> int:
     """Print a game's GM audit log (operators: reads the store directly)."""
+    from api.compose import build_games, build_projector
     from api.routes.history import render_rows
-    from projections.store import build_games, build_projector
 
     settings = Settings()
     games = build_games(settings)

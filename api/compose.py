@@ -1,13 +1,16 @@
-"""The composition root: build the game service and its read models from settings."""
+"""The composition root: build the game service (with every registered ruleset's commands, ``api.rulesets``)
+and its read models from settings. The API, the CLI and the workers all build theirs here."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from api.rulesets import service_class
+from api.service import Games
 from projections.db import ReadModelDB
+from projections.gamestore import GameStore
 from projections.projector import Projector
-from projections.service import Games
 from projections.settings import Settings
 
 
@@ -15,7 +18,7 @@ def build_games(settings: Settings | None = None, **kwargs) -> Games:
     """A game service on the store the settings select (SQLite by default, PostgreSQL if configured)."""
     settings = settings or Settings()
     with _table_creation_lock(settings):
-        return Games(
+        return service_class()(
             env=settings.eventsourcing_env(),
             snapshot_interval=settings.snapshot_interval,
             retries=settings.command_retries,
@@ -41,7 +44,7 @@ def _table_creation_lock(settings: Settings) -> Iterator[None]:
         yield
 
 
-def build_projector(games: Games, settings: Settings | None = None) -> Projector:
+def build_projector(games: GameStore, settings: Settings | None = None) -> Projector:
     """The read models for this service, in the same database (SQLite: a file beside the store)."""
     settings = settings or Settings()
     if games.env.get("PERSISTENCE_MODULE") == "eventsourcing.popo" and not settings.database_url == "memory":

@@ -22,8 +22,9 @@ import orjson
 from domain import visibility as vis
 from domain.ids import GM
 from domain.powers.game import Game
+from domain.powers.ruleset import phase_id
 from projections.db import Cursor, ReadModelDB, utc_key
-from projections.service import Games, event_data, phase_id
+from projections.gamestore import GameStore, event_data
 
 log = logging.getLogger("emissary.projector")
 NAME = "emissary-read-models"
@@ -89,7 +90,7 @@ class Projector:
     stood at the batch's last event (a snapshot and a few events away).
     """
 
-    def __init__(self, games: Games, db: ReadModelDB, batch_size: int = 1000) -> None:
+    def __init__(self, games: GameStore, db: ReadModelDB, batch_size: int = 1000) -> None:
         self.games = games
         self.db = db
         self.batch_size = batch_size

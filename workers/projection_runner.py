@@ -9,8 +9,8 @@ import subprocess
 import sys
 import time
 
+from api.compose import build_games, build_projector
 from projections.settings import Settings
-from projections.store import build_games, build_projector
 from workers import heartbeat
 
 log = logging.getLogger("emissary.projector")

@@ -19,9 +19,9 @@ from api.schemas import (
     SeasonLengthRequest,
     TokenReplacedPublic,
 )
+from api.service import new_token
 from domain.platform.commands import CloseWindow, ReissueLink
 from domain.powers.commands import AddPower, Advance, GrantAsset, Resolve, SetMonths
-from projections.service import new_token
 
 router = APIRouter(prefix="/games", tags=["games"])
 

@@ -20,7 +20,9 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
 from markupsafe import Markup
 
+from api.mail_intake import reply_address
 from api.security import CsrfRefused, check_csrf, check_origin, site_base, web_session
+from api.service import Caller, Games, Receipt, hash_token, new_token
 from domain.errors import DomainError, Unauthorized
 from domain.ids import GM
 from domain.platform.commands import (
@@ -34,8 +36,6 @@ from domain.platform.commands import (
 )
 from domain.powers import commands as pc
 from domain.powers import rules
-from projections.mail import reply_address
-from projections.service import Caller, Games, Receipt, hash_token, new_token
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=str(HERE / "templates"))

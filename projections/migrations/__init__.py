@@ -112,7 +112,7 @@ def migrate(settings: Settings) -> list[str]:
     on PostgreSQL under a lock held (on a connection of its own) for the whole command, so that two runs
     never race on the event store's tables either."""
     from projections.db import ReadModelDB, conninfo
-    from projections.service import Games
+    from projections.gamestore import GameStore
 
     lock = None
     if settings.is_postgres:
@@ -121,7 +121,7 @@ def migrate(settings: Settings) -> list[str]:
         lock = psycopg.connect(conninfo(settings), autocommit=True)
         lock.execute(f"SELECT pg_advisory_lock({COMMAND_LOCK})")
     try:
-        Games(env={**settings.eventsourcing_env(), "CREATE_TABLE": "y"}).close()
+        GameStore(env={**settings.eventsourcing_env(), "CREATE_TABLE": "y"}).close()
         db = ReadModelDB(settings)
         try:
             return upgrade(db)

@@ -153,7 +153,7 @@ def url(path: str, gid: str) -> str:
     )
 
 
-# A mail's body may be as large as a whole mail (projections.mail.MAX_MAIL_BYTES, 2 MB).
+# A mail's body may be as large as a whole mail (api.mail_intake.MAX_MAIL_BYTES, 2 MB).
 WITHIN_LIMITS = {("post", "/inbound/email", "text", "1 MB string"), ("post", "/inbound/email", "html", "1 MB string")}
 
 

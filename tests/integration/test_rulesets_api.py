@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from api.service import Games
 from domain.platform import ruleset as registry
 from domain.platform.ruleset import RulesetNotInstalled
 from domain.powers.ruleset import POWERS
-from projections.service import Games
 
 
 def test_a_game_created_with_the_powers_ruleset_records_its_name_and_version(api):

@@ -9,10 +9,10 @@ import sys
 
 import pytest
 
+from api.service import Games
 from domain.dice import commitment
 from domain.powers.game import digest
 from domain.verify import InvalidExport, parse_export, verify_events
-from projections.service import Games
 from tests.scenarios import play_rich_month
 
 
