@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.util
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -45,3 +46,16 @@ def service_class() -> type[Games]:
     if not mixins:
         return Games
     return type("RulesetGames", (*mixins, Games), {"__doc__": Games.__doc__})
+
+
+def template_loaders() -> dict[str, Any]:
+    """Each ruleset's ``templates/`` folder, under its name (found without importing the package's modules)."""
+    from jinja2 import FileSystemLoader
+
+    out: dict[str, Any] = {}
+    for ruleset, package in API_PACKAGES.items():
+        spec = importlib.util.find_spec(package)
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            if (Path(folder) / "templates").is_dir():
+                out[ruleset] = FileSystemLoader(str(Path(folder) / "templates"))
+    return out

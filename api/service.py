@@ -22,7 +22,9 @@ from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 from eventsourcing.persistence import IntegrityError
+from pydantic import ValidationError
 
+from domain import limits
 from domain import visibility as vis
 from domain.dice import Roller, SeededRoller
 from domain.errors import Conflict, DomainError, Forbidden, RuleViolation, Unauthorized
@@ -346,6 +348,7 @@ class Games(GameStore):
         if key is not None and (first := self.first_receipt("", "", key)) is not None:
             return first.game_id, None, first
         chosen = rulesets.get(ruleset)
+        checked_options(chosen, options)
         platform.check_timezone(timezone_name)
         game = chosen.start(name, gm_name, timezone_name, months_per_season, options)
         token, token_hash = new_token()
@@ -531,6 +534,27 @@ def _check_token(game: Game, token_hash: str | None) -> None:
     """The token a caller presented must still be valid in the state its command runs on."""
     if token_hash is not None and game.credential(token_hash) is None:
         raise Unauthorized("this token is not valid for this game (it may have been replaced)", field="authorization")
+
+
+def checked_options(ruleset: rulesets.Ruleset, options: Any) -> None:
+    """A new game's options, checked against its ruleset's option schema: an unknown or ill-typed option is
+    refused (422) naming the option and the ruleset, before anything is recorded."""
+    if options is None:
+        return
+    if not isinstance(options, dict):
+        raise RuleViolation(f"options: an object of named options of ruleset {ruleset.name!r}", field="options")
+    try:
+        ruleset.options.model_validate(options)
+    except ValidationError as err:
+        first = err.errors()[0]
+        name = limits.field_name(first["loc"])
+        field = f"options.{name}" if name else "options"
+        if first["type"] == "extra_forbidden":
+            known = ", ".join(ruleset.options.model_fields) or "none"
+            raise RuleViolation(
+                f"{field} is not an option of ruleset {ruleset.name!r}; its options are {known}", field=field
+            ) from None
+        raise RuleViolation(f"{field}: {first['msg']} (ruleset {ruleset.name!r})", field=field) from None
 
 
 def new_token() -> tuple[str, str]:
