@@ -47,7 +47,7 @@ def serve(args: argparse.Namespace) -> int:
 
 def demo(args: argparse.Namespace) -> int:
     """Play one scripted Powers month on a throwaway in-memory game and print what happened."""
-    from api.demo import play_demo_month
+    from api.powers.demo import play_demo_month
 
     play_demo_month(print)
     return 0
