@@ -46,10 +46,15 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def demo(args: argparse.Namespace) -> int:
-    """Play one scripted Powers month on a throwaway in-memory game and print what happened."""
-    from api.powers.demo import play_demo_month
+    """Play the scripted demo of the first ruleset that has one (Powers: one month) on a throwaway in-memory
+    game and print what happened."""
+    from api import rulesets
 
-    play_demo_month(print)
+    demos = rulesets.parts("demo")
+    if not demos:
+        print("no ruleset here has a demo")
+        return 1
+    demos[0].play_demo_month(print)
     return 0
 
 

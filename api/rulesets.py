@@ -4,7 +4,8 @@ This is the only platform file a new ruleset touches. A ruleset's package may ho
 
 - ``service.py`` with ``ServiceMixin``: its convenience commands as methods of the service;
 - ``routes.py`` with ``router``: its JSON routes;
-- ``web.py`` with ``router``: its pages and forms (templates in its ``templates/`` folder).
+- ``web.py`` with ``board`` and ``FORMS``: its pages and forms (templates in its ``templates/`` folder);
+- ``demo.py`` with ``play_demo_month``: what ``emissary demo`` plays.
 
 Importing this module imports no FastAPI: workers build the service through it too.
 """
@@ -26,7 +27,7 @@ API_PACKAGES: dict[str, str] = {
 
 
 def part(ruleset: str, name: str) -> ModuleType | None:
-    """A ruleset package's module ``name`` (``routes``, ``web``, ``service``), or None if it has none."""
+    """A ruleset package's module ``name`` (``routes``, ``web``, ``service``, ``demo``), or None if it has none."""
     package = API_PACKAGES[ruleset]
     module = f"{package}.{name}"
     if importlib.util.find_spec(module) is None:
