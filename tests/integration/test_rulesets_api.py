@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from api.service import Games
@@ -189,3 +191,19 @@ def test_a_rulesets_own_options_are_accepted_for_its_games(api):
     assert r.status_code == 201, r.text
     view = api.get(f"/games/{r.json()['game_id']}/view", headers=bearer(r.json()["gm_token"])).json()
     assert view["game"]["options"]["planning_hours"] == 12
+
+
+def test_a_ruleset_without_pages_gets_the_platforms_page_and_forms_not_powers(api, table):
+    """The board route hands the page to the game's ruleset's web module; one without any says so, and the
+    platform's forms still work for its games while Powers' forms are not forms of this game."""
+    r = api.post("/games", json={"ruleset": "table", "name": "Tea"})
+    gid, gm = r.json()["game_id"], r.json()["gm_token"]
+    page = api.get(f"/signin/{gid}/{gm}")  # follows the redirect to the board
+    assert page.status_code == 200 and "No board here" in page.text, page.text[:300]
+    csrf = re.search(r'name="csrf" value="([^"]+)"', api.get("/new").text).group(1)
+    origin = {"Origin": str(api.base_url)}
+    before = stored(api)
+    r = api.post(f"/play/{gid}/advance", data={"csrf": csrf, "expected_step": "setup"}, headers=origin)
+    assert r.status_code == 404 and stored(api) == before, r.text
+    r = api.post(f"/play/{gid}/ready", data={"csrf": csrf}, headers=origin, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].startswith(f"/play/{gid}"), r.text
