@@ -55,10 +55,10 @@ class ReceiptPublic(BaseModel):
 
 
 class CreateGameRequest(Strict):
-    ruleset: str = Field(
-        default="powers",
+    ruleset: str | None = Field(
+        default=None,
         max_length=limits.IDENTIFIER,
-        description="The registered ruleset the game is played by (today: powers)",
+        description="The registered ruleset the game is played by (omitted: the first installed, powers)",
     )
     name: str = Field(min_length=1, max_length=limits.GAME_NAME)
     gm_name: str = Field(default="GM", max_length=limits.GM_NAME)

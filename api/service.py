@@ -25,6 +25,7 @@ from eventsourcing.persistence import IntegrityError
 from pydantic import ValidationError
 
 from domain import limits
+from domain import rulesets as installed
 from domain import visibility as vis
 from domain.dice import Roller, SeededRoller
 from domain.errors import Conflict, DomainError, Forbidden, RuleViolation, Unauthorized
@@ -339,15 +340,16 @@ class Games(GameStore):
         months_per_season: int = 2,
         options: dict | None = None,
         *,
-        ruleset: str = "powers",
+        ruleset: str | None = None,
         key: CommandKey | None = None,
     ) -> tuple[str, str | None, Receipt]:
-        """Create a game of a registered ruleset (UnknownRuleset, 422, otherwise); returns (game_id, GM token,
+        """Create a game of a registered ruleset (UnknownRuleset, 422, otherwise; by default the first installed,
+        ``domain.rulesets.DEFAULT``), with options its schema accepts; returns (game_id, GM token,
         receipt). A retry with the key of a game already created returns that game's first receipt and no
         token (tokens are kept only as hashes)."""
         if key is not None and (first := self.first_receipt("", "", key)) is not None:
             return first.game_id, None, first
-        chosen = rulesets.get(ruleset)
+        chosen = rulesets.get(installed.DEFAULT if ruleset is None else ruleset)
         checked_options(chosen, options)
         platform.check_timezone(timezone_name)
         game = chosen.start(name, gm_name, timezone_name, months_per_season, options)
