@@ -29,7 +29,7 @@ from domain.ids import GM
 from domain.platform.game import PlatformGame
 from domain.platform.ruleset import Ruleset, registered
 from projections.db import Cursor, ReadModelDB, utc_key
-from projections.service import Games, event_data
+from projections.gamestore import GameStore, event_data
 from projections.tracking import NAME, ReadModelTracking
 
 log = logging.getLogger("emissary.projector")
@@ -101,7 +101,7 @@ class Projector:
     (a snapshot and a few events away).
     """
 
-    def __init__(self, games: Games, db: ReadModelDB, batch_size: int = 1000) -> None:
+    def __init__(self, games: GameStore, db: ReadModelDB, batch_size: int = 1000) -> None:
         self.games = games
         self.db = db
         self.batch_size = batch_size

@@ -10,11 +10,11 @@ from fastapi import APIRouter, Depends, Header, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import CurrentCaller, GamesDep, IdempotencyKey, Principal
+from api.mail_intake import MAX_MAIL_BYTES, MailIntake
 from api.schemas import ContactRequest, ReceiptPublic
 from domain import limits
 from domain.errors import DomainError, Forbidden, NotFound
 from domain.platform.commands import SetContact
-from projections.mail import MAX_MAIL_BYTES, MailIntake
 from workers import mail
 
 router = APIRouter(tags=["mail"])

@@ -132,10 +132,10 @@ def migrate(settings: Settings) -> list[str]:
     on PostgreSQL under a lock held (on a connection of its own) for the whole command, so that two runs
     never race on the event store's tables either."""
     from projections.db import ReadModelDB
-    from projections.service import Games
+    from projections.gamestore import GameStore
 
     with command_lock(settings):
-        Games(env={**settings.eventsourcing_env(), "CREATE_TABLE": "y"}).close()
+        GameStore(env={**settings.eventsourcing_env(), "CREATE_TABLE": "y"}).close()
         db = ReadModelDB(settings)
         try:
             return upgrade(db)

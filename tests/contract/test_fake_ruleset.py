@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from api.service import Games
 from domain.errors import RuleViolation
 from domain.platform import ruleset as registry
 from domain.platform.game import fold
 from domain.platform.ruleset import RulesetNotInstalled
-from projections.service import Games
 from tests.contract.fake_ruleset import FAKE, Join, Post, Table
 
 SOURCE = Path(__file__).with_name("fake_ruleset.py")

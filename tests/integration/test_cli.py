@@ -9,8 +9,8 @@ import os
 import subprocess
 import sys
 
+from api.compose import build_games, build_projector
 from projections.settings import Settings
-from projections.store import build_games, build_projector
 from tests.integration.helpers import close_services
 from tests.scenarios import play_rich_month
 

@@ -13,9 +13,9 @@ import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
+from api.compose import build_games, build_projector
 from projections.db import ReadModelDB, conninfo
 from projections.settings import Settings
-from projections.store import build_games, build_projector
 from tests.integration.helpers import close_services
 from tests.integration.topology import Topology, free_port, make_windows, wait_healthy
 

@@ -233,7 +233,7 @@ def emissary(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess
 
 @pytest.mark.integration
 def test_production_processes_create_no_table(pg_schema_url, tmp_path):
-    from projections.store import build_games, build_projector
+    from api.compose import build_games, build_projector
 
     settings = settings_from(production_env(pg_schema_url, tmp_path))
     games = build_games(settings)
@@ -302,9 +302,9 @@ def test_development_creates_and_migrates_sqlite_by_itself(tmp_path):
     # `make run` needs no setup: opening the store creates every table, at the latest revision.
     import sqlite3
 
+    from api.compose import build_games, build_projector
     from projections import migrations
     from projections.settings import Settings
-    from projections.store import build_games, build_projector
 
     settings = Settings(data_dir=tmp_path)
     games = build_games(settings)

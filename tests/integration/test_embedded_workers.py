@@ -35,7 +35,7 @@ def test_make_run_closes_windows_without_any_external_service(tmp_path):
 @pytest.fixture
 def eager(tmp_path):
     """Run tasks inline (Celery's eager mode) against this process's service and read models."""
-    from projections.store import build_games, build_projector
+    from api.compose import build_games, build_projector
     from workers.app import celery_app
 
     settings = Settings(data_dir=tmp_path)

@@ -51,6 +51,7 @@ BASE = {
     ("post", "/games/{game_id}/grants"): {"to": "bo", "text": "t"},
     ("put", "/games/{game_id}/influence"): {"power_id": "ana", "hex": "h1", "amount": 1},
     ("put", "/games/{game_id}/timezone"): {"timezone": "UTC"},
+    ("post", "/games/{game_id}/commands"): {"command": "SetMonths", "args": {"months": 2}},
     ("post", "/games/{game_id}/rollback"): {"reason": "r"},
     ("post", "/games/{game_id}/fork"): {"name": "F"},
     ("put", "/games/{game_id}/windows/{window_id}/deadline"): {"closes_at": "2030-01-01T00:00:00Z"},
@@ -153,7 +154,7 @@ def url(path: str, gid: str) -> str:
     )
 
 
-# A mail's body may be as large as a whole mail (projections.mail.MAX_MAIL_BYTES, 2 MB).
+# A mail's body may be as large as a whole mail (api.mail_intake.MAX_MAIL_BYTES, 2 MB).
 WITHIN_LIMITS = {("post", "/inbound/email", "text", "1 MB string"), ("post", "/inbound/email", "html", "1 MB string")}
 
 

@@ -31,6 +31,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from api.powers.service import PowersGames
+from api.service import Caller
 from domain.dice import commitment, seal_difficulty
 from domain.errors import DomainError
 from domain.powers import development as dev
@@ -39,7 +41,6 @@ from domain.powers import views
 from domain.verify import verify_events
 from projections.db import ReadModelDB
 from projections.projector import Projector
-from projections.service import Caller, Games
 from projections.settings import Settings
 
 CLASSES = [
@@ -130,7 +131,7 @@ class World:
     """A game driven through the service, with the rules' model of who may see each marker."""
 
     def __init__(self, n_powers: int) -> None:
-        self.games = Games()
+        self.games = PowersGames()
         self.projector = Projector(self.games, ReadModelDB(Settings(database_url="memory")))
         self.game_id, _, _ = self.games.create_game("Property", "GM")
         self.powers: list[str] = []
@@ -581,12 +582,12 @@ def test_the_checker_catches_an_unsalted_submission_digest(monkeypatch):
 def test_the_checker_catches_a_receipt_that_commits_to_hidden_events(monkeypatch):
     """A receipt digest over events its holder may not see (here: everything recorded, so accepting a
     consequence that discloses something to another power) must be caught."""
-    real = Games._receipt
+    real = PowersGames._receipt
 
     def leaky(self, game, principal, events):
         return real(self, game, "gm", events)
 
-    monkeypatch.setattr(Games, "_receipt", leaky)
+    monkeypatch.setattr(PowersGames, "_receipt", leaky)
     with pytest.raises(Leak, match="receipt"):
         play(3, [("act", 0, False, False, 1, False, False), ("consequence", 0, 1)])
 
@@ -602,7 +603,7 @@ def test_the_checker_catches_a_difficulty_committed_without_its_nonce(monkeypatc
 def test_the_checker_catches_a_month_seed_shown_to_players(monkeypatch):
     """A broken implementation that reveals the month seed to the table (as before per-roll keys: then
     anyone recomputes every private roll of the month) must be caught."""
-    real = Games.visible_events
+    real = PowersGames.visible_events
 
     def leaky(self, game_id, viewer, after=0, limit=500):
         out = real(self, game_id, viewer, after, limit)
@@ -610,7 +611,7 @@ def test_the_checker_catches_a_month_seed_shown_to_players(monkeypatch):
             out += [e for e in real(self, game_id, "gm", 0, 100_000) if e["type"] == "SeedRevealed"]
         return out
 
-    monkeypatch.setattr(Games, "visible_events", leaky)
+    monkeypatch.setattr(PowersGames, "visible_events", leaky)
     with pytest.raises(Leak, match="SeedRevealed"):
         play(3, [("act", 0, False, False, 1, False, False), ("advance",), ("resolve",), ("close",), ("advance",)])
 

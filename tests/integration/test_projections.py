@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from projections.store import build_games, build_projector
+from api.compose import build_games, build_projector
 from tests.integration.helpers import close_services
 from tests.scenarios import play_rich_month
 

@@ -12,10 +12,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
+from api.powers.service import PowersGames
+from api.service import event_data
 from api.web.routes import BOARD_FEED, BOARD_PHASES
 from domain import visibility as vis
 from projections.projector import Projector
-from projections.service import Games, event_data
 from projections.settings import Settings
 from tests.integration.helpers import bearer, close_app
 from tests.scenarios import play_rich_month
@@ -23,7 +24,7 @@ from tests.scenarios import play_rich_month
 pytestmark = pytest.mark.integration
 
 
-def truth(games: Games, game_id: str, viewer: str) -> list[tuple[int, str, dict]]:
+def truth(games: PowersGames, game_id: str, viewer: str) -> list[tuple[int, str, dict]]:
     """What ``viewer`` may see, straight from the event store: (version, type, data) in order."""
     return [
         (e.originator_version, type(e).__name__, event_data(e))
@@ -158,7 +159,7 @@ def test_a_read_request_neither_projects_nor_replays(store_settings, monkeypatch
         for who, token in tokens.items():
             api.get(f"/games/{m.game_id}/view", headers=bearer(token))  # the game is cached, as in a server
         monkeypatch.setattr(games.events, "get", no_replay)
-        monkeypatch.setattr(Games, "iter_events", no_projection)
+        monkeypatch.setattr(PowersGames, "iter_events", no_projection)
         monkeypatch.setattr(Projector, "catch_up", no_projection)
         monkeypatch.setattr(Projector, "_one_batch", no_projection)
         for who, token in tokens.items():

@@ -14,7 +14,7 @@ from workers import runtime
 @pytest.fixture
 def eager(store_settings):
     """Tasks run inline (Celery's eager mode) against this process's service and read models."""
-    from projections.store import build_games, build_projector
+    from api.compose import build_games, build_projector
     from workers.app import celery_app
 
     games = build_games(store_settings)

@@ -103,7 +103,7 @@ def test_a_month_plays_itself_through_its_windows(running):
         # Never early; "on time" within a bound a loaded CI machine keeps (speed is the benchmark's).
         assert 0 <= lag < 15 * SWEEP, (e["data"]["window_id"], lag)
     # The projection runner keeps the read models at the head of the event store by itself.
-    from projections.store import build_games, build_projector
+    from api.compose import build_games, build_projector
 
     games = build_games(settings)
     projector = build_projector(games, settings)

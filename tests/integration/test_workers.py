@@ -14,8 +14,8 @@ import psycopg
 import pytest
 import redis
 
+from api.compose import build_games, build_projector
 from projections.settings import Settings
-from projections.store import build_games, build_projector
 from tests.integration.helpers import close_services
 from tests.integration.topology import PrivateRedis, Topology, make_windows
 

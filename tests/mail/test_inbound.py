@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
 from api.app import create_app
-from projections.mail import MAX_MAIL_BYTES, MailIntake
+from api.mail_intake import MAX_MAIL_BYTES, MailIntake
 from projections.settings import Settings
 from tests.integration.helpers import close_app
 from tests.mail.sink import Sink

@@ -11,9 +11,9 @@ from email.message import EmailMessage
 import pytest
 
 from api import smtpd
-from projections.mail import MailIntake
+from api.compose import build_games, build_projector
+from api.mail_intake import MailIntake
 from projections.settings import Settings
-from projections.store import build_games, build_projector
 from tests.integration.helpers import close_services
 from tests.integration.topology import free_port
 from tests.mail.sink import Sink
@@ -330,7 +330,7 @@ def test_a_valid_token_whose_holder_has_no_contact_is_recorded_not_answered(serv
 
 
 def test_mail_1_an_oversized_mail_is_refused_at_smtp_with_552(server, sink):
-    from projections.mail import MAX_MAIL_BYTES
+    from api.mail_intake import MAX_MAIL_BYTES
 
     settings, games, controller = server
     gid, pid, token = setup_game(games)

@@ -1,13 +1,16 @@
-"""The composition root: build the game service and its read models from settings."""
+"""The composition root: build the game service (with every registered ruleset's commands, ``api.rulesets``)
+and its read models from settings. The API, the CLI and the workers all build theirs here."""
 
 from __future__ import annotations
 
 from contextlib import nullcontext
 
+from api.rulesets import service_class
+from api.service import Games
 from projections import migrations
 from projections.db import ReadModelDB
+from projections.gamestore import GameStore
 from projections.projector import Projector
-from projections.service import Games
 from projections.settings import Settings
 
 
@@ -18,7 +21,7 @@ def build_games(settings: Settings | None = None, **kwargs) -> Games:
     # `emissary migrate` holds.
     creates_tables = settings.eventsourcing_env().get("CREATE_TABLE") == "y"
     with migrations.command_lock(settings) if creates_tables else nullcontext():
-        return Games(
+        return service_class()(
             env=settings.eventsourcing_env(),
             snapshot_interval=settings.snapshot_interval,
             retries=settings.command_retries,
@@ -26,7 +29,7 @@ def build_games(settings: Settings | None = None, **kwargs) -> Games:
         )
 
 
-def build_projector(games: Games, settings: Settings | None = None) -> Projector:
+def build_projector(games: GameStore, settings: Settings | None = None) -> Projector:
     """The read models for this service, in the same database (SQLite: a file beside the store)."""
     settings = settings or Settings()
     if games.env.get("PERSISTENCE_MODULE") == "eventsourcing.popo" and not settings.database_url == "memory":
