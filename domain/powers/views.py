@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 from domain.ids import GM
 from domain.powers.game import Game
+from domain.powers.magic import magic_view
 from domain.powers.state import ActionState, Pool, PowerState, Window
 
 
@@ -173,6 +174,7 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
             if a.cls == "industry"
         ],
         "sequence": s.sequence_for(viewer),
+        "magic": magic_view(game, viewer),
     }
     public_results = []
     for a in _in_order(game):
