@@ -385,7 +385,7 @@ def test_p_mag_6_steady_sorcery_and_borrowed_magic_change_the_effective_rank():
         g.teach_spell("w", sid)
     g.teach_spell("pal", "fireball")
     g.grant_magic_perk("w", "steady_sorcery")
-    for i, sid in enumerate(("mend", "heal", "mend")):
+    for i, sid in enumerate(("mend", "heal", "mend", "heal")):
         fill(g, "w", W=2)
         submit(g, "w", f"A{i}", roll=False)
         out = cast(g, sid, "WW", action_id=f"A{i}", cast_id=f"k{i}")
