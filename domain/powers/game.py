@@ -1910,6 +1910,8 @@ EVENT_VERSIONS: dict[str, int] = {
     "SpellCast": 1,
     "RitualWarded": 1,
     "RitualConcluded": 1,
+    "ManaChannelled": 1,
+    "ManaContributed": 1,
 }
 
 

@@ -9,6 +9,9 @@ snapshots transcode it and a replay reproduces it:
   ``conduits`` (id -> ``{"name", "kind", "hex", "tower", "capitol"}``) and ``witchcraft_season``;
 - ``inflation``: successful casts per ritual (per power for power-specific rituals, P-MAG-4);
 - ``casts``: this month's casts (older months are dropped when a later one is cast);
+- ``pools``: mana held by one of this month's actions, not by a power: mana the power gained during that
+  action (P-AMB-37, whatever its cap) and mana collaborators put into a cooperative ritual ([003:523]);
+  what the action's casts do not spend is lost with the action;
 - ``completed``: rituals cast successfully, with their original difficulty (for dispels, P-RES-6).
 
 Hidden information (P.4): mana, spells known and cast, and conduits are the owner's (and the GM's); perks
@@ -116,6 +119,30 @@ def _casts_on(state: Any, action_id: str) -> list[dict]:
         for c in _magic(state).get("casts", {}).values()
         if c.get("action_id") == action_id and (c["season"], c["month"]) == (state.season, state.month)
     ]
+
+
+def pool_of(state: Any, action_id: str) -> dict:
+    """This month's mana pool of an action: ``channelled`` (the owner's, P-AMB-37) and ``contributed``."""
+    pool = _magic(state).get("pools", {}).get(action_id)
+    if pool is None or (pool["season"], pool["month"]) != (state.season, state.month):
+        return {"channelled": {}, "contributed": {}}
+    return pool
+
+
+def _fold_pool(state: Any, action_id: str) -> dict:
+    pools = _magic(state).setdefault("pools", {})
+    for old in [k for k, p in pools.items() if (p["season"], p["month"]) != (state.season, state.month)]:
+        del pools[old]
+    return pools.setdefault(
+        action_id, {"season": state.season, "month": state.month, "channelled": {}, "contributed": {}}
+    )
+
+
+def _add(wallet: dict, mana: Mapping[str, int], sign: int = 1) -> None:
+    for e, n in mana.items():
+        wallet[e] = wallet.get(e, 0) + sign * n
+    for e in [e for e, n in wallet.items() if n <= 0]:
+        del wallet[e]
 
 
 def ritual_of(state: Any, action_id: str) -> dict | None:
@@ -343,6 +370,77 @@ class Magic(PlatformGame):
     def _conduit_removed(self, power_id: str, conduit_id: str, actor: str, audience: list) -> None:
         del _fold_power(self.state, power_id)["conduits"][conduit_id]
 
+    # ------------------------------------------------------------------ mana held by an action
+
+    def _open_action(self, action_id: str, power_id: str | None, now: datetime) -> Any:
+        s = self.state
+        a = s.actions.get(action_id)
+        if a is None or (power_id is not None and a.power != power_id):
+            raise NotFound(f"no action {action_id!r} of this power this month", field="action_id")
+        if s.step != "planning":
+            raise RuleViolation(f"this is done during Planning; this is {s.step.title()}", rule="P.1.2")
+        w = self.open_window("planning")
+        if w is not None and now >= _at(w.deadline_for(a.power)):
+            raise RuleViolation(
+                f"the Planning deadline passed at {w.deadline_for(a.power)}", rule="P.1.2", field="deadline"
+            )
+        if a.discarded:
+            raise RuleViolation("this action was discarded", rule="P-DICE-10", field="action_id")
+        return a
+
+    def channel_mana(self, action_id: str, element: str, amount: int, *, now: datetime) -> None:
+        """GM: the action's power gains mana during that action (P-AMB-37): held by the action whatever the
+        power's storage cap, spent by its casts, and lost with the action if left over."""
+        a = self._open_action(action_id, None, now)
+        mr.check_element(element)
+        if not isinstance(amount, int) or not 1 <= amount <= 20:
+            raise RuleViolation("mana is gained 1 to 20 at a time", rule="P-MAG-1", field="amount")
+        self._mana_channelled(
+            action_id=action_id,
+            power_id=a.power,
+            element=element,
+            amount=amount,
+            actor=GM,
+            audience=vis.powers([a.power]),
+        )
+
+    @event("ManaChannelled")
+    def _mana_channelled(
+        self, action_id: str, power_id: str, element: str, amount: int, actor: str, audience: list
+    ) -> None:
+        _add(_fold_pool(self.state, action_id)["channelled"], {element: amount})
+
+    def contribute_mana(
+        self, power_id: str, action_id: str, mana: list[str], *, now: datetime, actor: str | None = None
+    ) -> None:
+        """A declared collaborator puts mana from its wallet into an action, for the ritual cast in it:
+        "powers can combine their efforts and mana pools to complete a ritual" ([003:523], P-MAG-3); spells
+        cannot use it. Mana the ritual does not spend is lost with the action."""
+        a = self._open_action(action_id, None, now)
+        if power_id not in a.collaborators:
+            raise RuleViolation(
+                "only a declared collaborator of the action puts mana into it", rule="P-DICE-11", field="action_id"
+            )
+        if not mana or len(mana) > 40:
+            raise RuleViolation("contribute 1 to 40 mana", rule="P-MAG-1", field="mana")
+        given = Counter(mr.check_element(e, "mana") for e in mana)
+        mr.check_held(given, self.power(power_id).mana)
+        self._mana_contributed(
+            action_id=action_id,
+            power_id=power_id,
+            owner=a.power,
+            mana=dict(sorted(given.items())),
+            actor=actor or power_id,
+            audience=vis.powers([a.power, power_id]),
+        )
+
+    @event("ManaContributed")
+    def _mana_contributed(
+        self, action_id: str, power_id: str, owner: str, mana: dict, actor: str, audience: list
+    ) -> None:
+        _add(_fold_pool(self.state, action_id)["contributed"], mana)
+        _add(self.state.powers[power_id].mana, mana, -1)
+
     # ------------------------------------------------------------------ casting
 
     def cast_spell(
@@ -401,8 +499,13 @@ class Magic(PlatformGame):
             else 0
         )
         payable = mr.reduced(cost, reduction)
+        pool = pool_of(s, action_id) if action_id else {"channelled": {}, "contributed": {}}
+        usable = [pool["channelled"], *([pool["contributed"]] if spell.speed == "ritual" else [])]
+        held = Counter(ps.mana)
+        for source in usable:
+            held.update(source)
         if pay is None:
-            pay = mr.auto_payment(payable, ps.mana)
+            pay = mr.auto_payment(payable, held)
         if len(pay) > 60:
             raise RuleViolation("a payment lists at most 60 mana", rule="P-MAG-2", field="pay")
         payment = mr.check_payment(
@@ -411,7 +514,16 @@ class Magic(PlatformGame):
             improvised=spell.speed == "fast" and has_perk(s, power_id, "improvised_instants"),
             flexible=has_perk(s, power_id, "elemental_flexibility"),
         )
-        mr.check_held(payment.spent, ps.mana)
+        mr.check_held(payment.spent, held)
+        # The action's own mana goes first: what it does not spend is lost with it (P-AMB-37, [003:523]).
+        need = Counter(payment.spent)
+        pooled: dict[str, dict[str, int]] = {}
+        for name, source in zip(("channelled", "contributed"), usable, strict=False):
+            taken = {e: min(n, need[e]) for e, n in sorted(source.items()) if min(n, need[e]) > 0}
+            need.subtract(taken)
+            if taken:
+                pooled[name] = taken
+        from_wallet = {e: n for e, n in need.items() if n > 0}
         base_rank = mr.rank(spell.speed, cost)
         unique_slow = len({c["spell_id"] for c in earlier if c["speed"] == "slow"})
         eff = mr.effective_rank(
@@ -420,7 +532,7 @@ class Magic(PlatformGame):
             through_army=conduit["kind"] == "army" and has_perk(s, power_id, "borrowed_magic"),
         )
         after = Counter(ps.mana)
-        after.subtract(Counter(payment.spent))
+        after.subtract(Counter(from_wallet))
         caps = caps_of(s, power_id)
         refund = {
             e: 1
@@ -441,6 +553,8 @@ class Magic(PlatformGame):
             "cost": cost.text,
             "reduction": reduction,
             "paid": dict(sorted(payment.spent.items())),
+            "pooled": pooled,
+            "from_wallet": dict(sorted(from_wallet.items())),
             "substitution": payment.substitution,
             "elements": cost.elements,
             "rank": base_rank,
@@ -530,6 +644,8 @@ class Magic(PlatformGame):
         cost: str,
         reduction: int,
         paid: dict,
+        pooled: dict,
+        from_wallet: dict,
         substitution: str | None,
         elements: list,
         rank: int,
@@ -558,6 +674,8 @@ class Magic(PlatformGame):
             "cost": cost,
             "reduction": reduction,
             "paid": dict(paid),
+            "pooled": {k: dict(v) for k, v in pooled.items()},
+            "from_wallet": dict(from_wallet),
             "substitution": substitution,
             "elements": list(elements),
             "rank": rank,
@@ -576,12 +694,11 @@ class Magic(PlatformGame):
         for old in [k for k, c in casts.items() if (c["season"], c["month"]) != (cast["season"], cast["month"])]:
             del casts[old]
         casts[cast_id] = cast
-        ps = s.powers[cast["power_id"]]
-        for e, n in cast["paid"].items():
-            ps.mana[e] = ps.mana.get(e, 0) - n
-        for e, n in cast["refund"].items():
-            ps.mana[e] = ps.mana.get(e, 0) + n
-        ps.mana = {e: n for e, n in ps.mana.items() if n > 0}
+        ps = s.powers[power_id]
+        _add(ps.mana, from_wallet, -1)
+        _add(ps.mana, refund)
+        for source, taken in pooled.items():
+            _add(_fold_pool(s, str(action_id))[source], taken, -1)
         if cast["speed"] == "ritual":
             s.actions[cast["action_id"]].difficulty = cast["difficulty"]
         if influence is not None:
@@ -624,7 +741,8 @@ class Magic(PlatformGame):
         a = s.actions[action_id]
         if ritual is None or a.status != "resolved":
             return
-        refund = {} if a.success or not has_perk(s, a.power, "vessel_heart") else dict(ritual["paid"])
+        # Vessel Heart gives back what the power spent of its own: mana an action held was the action's.
+        refund = {} if a.success or not has_perk(s, a.power, "vessel_heart") else dict(ritual["from_wallet"])
         self._ritual_concluded(
             action_id=action_id,
             cast_id=ritual["cast_id"],
@@ -690,6 +808,24 @@ class GrantMana(Command):
     power_id: str
     element: str
     amount: int
+
+
+@dataclass(frozen=True)
+class ChannelMana(Command):
+    """GM: mana a power gains during one of its actions, spent in it or lost with it (P-AMB-37)."""
+
+    action_id: str
+    element: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class ContributeMana(Command):
+    """A declared collaborator puts mana into an action for its ritual ([003:523])."""
+
+    power_id: str
+    action_id: str
+    mana: list[str]
 
 
 @dataclass(frozen=True)
@@ -772,6 +908,17 @@ def grant_mana(game: Any, cmd: GrantMana, ctx: Context) -> dict:
     return {"mana": dict(game.state.powers[cmd.power_id].mana)}
 
 
+def channel_mana(game: Any, cmd: ChannelMana, ctx: Context) -> None:
+    require_gm(ctx)
+    game.channel_mana(cmd.action_id, cmd.element, cmd.amount, now=ctx.now)
+
+
+def contribute_mana(game: Any, cmd: ContributeMana, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.power_id)
+    game.contribute_mana(cmd.power_id, cmd.action_id, list(cmd.mana), now=ctx.now, actor=ctx.principal)
+    return {"mana": dict(game.state.powers[cmd.power_id].mana)}
+
+
 def define_spell(game: Any, cmd: DefineSpell, ctx: Context) -> dict:
     require_gm(ctx)
     game.define_spell(
@@ -833,6 +980,8 @@ def declare_dispel(game: Any, cmd: DeclareDispel, ctx: Context) -> None:
 
 MAGIC_COMMANDS: Mapping[type, Handler] = {
     GrantMana: grant_mana,
+    ChannelMana: channel_mana,
+    ContributeMana: contribute_mana,
     DefineSpell: define_spell,
     TeachSpell: teach_spell,
     GrantMagicPerk: grant_magic_perk,
@@ -864,6 +1013,13 @@ def _power_magic(state: Any, power_id: str, *, owner: bool) -> dict:
             "known": [spell_summary(state, sp, power_id) | {"perfected": sp.id in perfected} for sp in known if sp],
             "conduits": [dict(c) for _, c in sorted(mine.get("conduits", {}).items())],
             "casts_this_month": [dict(c) for c in _month_casts(state, power_id)],
+            "action_mana": {
+                a.id: {k: dict(v) for k, v in pool_of(state, a.id).items() if k in ("channelled", "contributed")}
+                for a in state.actions.values()
+                if a.power == power_id
+                and a.status not in ("resolved", "discarded")
+                and any(pool_of(state, a.id)[k] for k in ("channelled", "contributed"))
+            },
             "rituals_completed": {
                 k: dict(v) for k, v in sorted(_magic(state).get("completed", {}).items()) if v["power_id"] == power_id
             },

@@ -63,6 +63,12 @@ def ritual_month(g: Game, spell: str, faces: list[int], power: str = "w", action
     g.roll_action(action_id, now=NOW, roller=FixedRoller(faces), assets=[{"asset_id": f"{power}-lore"}], convert=0)
 
 
+def ritual_month_cast_only(g: Game, spell: str, action_id: str, power: str = "w") -> None:
+    """Cast the ritual into an already submitted action, and roll it with a failing pool."""
+    cast(g, spell, power=power, action_id=action_id, cast_id=f"cast-{action_id}")
+    g.roll_action(action_id, now=NOW, roller=FixedRoller([1, 1, 1, 1]), assets=[{"asset_id": f"{power}-lore"}])
+
+
 def resolve_month(g: Game) -> None:
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
@@ -141,6 +147,53 @@ def test_p_mag_1_a_power_cannot_spend_mana_it_does_not_hold():
     fill(g, "w", F=2, W=1)
     err = refused(g, lambda: cast(g, "fireball", "FFWE"), "P-MAG-1")
     assert "1 E" in err.message
+
+
+def test_p_mag_1_mana_gained_during_an_action_is_spent_in_it_whatever_the_cap_or_lost_with_it():
+    """P-AMB-37 "A power whose cap is 0 may still receive mana during an action and spend it within that same
+    action. Any leftover is lost at the end of the action." """
+    g = mage_game(("orc", "champion", "adversary"))
+    g.teach_spell("orc", "fireball")
+    g.set_conduit("orc", "self", "the warlord", "2,2", "person")
+    refused(g, lambda: g.grant_mana("orc", "F", 2), "P-MAG-1")
+    refused(g, lambda: g.channel_mana("orc-act", "Q", 2, now=NOW), "P-MAG-1")
+    g.channel_mana("orc-act", "F", 3, now=NOW)
+    g.channel_mana("orc-act", "E", 2, now=NOW)
+    out = cast(g, "fireball", "FFEE", power="orc")
+    assert (out["pooled"], out["from_wallet"], g.state.powers["orc"].mana) == ({"channelled": {"E": 2, "F": 2}}, {}, {})
+    assert board_view(g, "orc")["magic"]["powers"]["orc"]["action_mana"] == {
+        "orc-act": {"channelled": {"F": 1}, "contributed": {}}
+    }
+    submit(g, "orc", "A2", roll=False)
+    refused(g, lambda: cast(g, "fireball", "FFEE", power="orc", action_id="A2", cast_id="k2"), "P-MAG-1")  # not A2's
+    resolve_month(g)
+    g.advance(NOW, SEED)
+    assert board_view(g, "orc")["magic"]["powers"]["orc"]["action_mana"] == {}
+    assert g.state.powers["orc"].mana == {}
+
+
+def test_p_mag_3_powers_combine_their_mana_pools_to_complete_a_ritual():
+    """P-MAG-3 quoting [003:523] "Unlike spells, powers can combine their efforts and mana pools to complete a
+    ritual." Aaron's ritual costs nine mana, more than a Wizard stores; a collaborator adds its own."""
+    g = mage_game()
+    g.teach_spell("w", "aarons-ritual")
+    fill(g, "w", A=3, W=3, F=2)
+    fill(g, "c", A=2, W=2, F=2)
+    submit(g, "w", "R", roll=False, collaborators=["c"])
+    refused(g, lambda: g.contribute_mana("w", "R", ["A"], now=NOW), "P-DICE-11")  # not its own collaborator
+    refused(g, lambda: g.contribute_mana("c", "w-act", ["A"], now=NOW), "P-DICE-11")
+    refused(g, lambda: g.contribute_mana("c", "R", ["A", "A", "A"], now=NOW), "P-MAG-1")  # holds two
+    g.contribute_mana("c", "R", ["A", "A", "W", "F"], now=NOW)
+    assert g.state.powers["c"].mana == {"W": 1, "F": 1}
+    refused(g, lambda: cast(g, "fireball", "FFFA", action_id="R"), "P-MAG-1")  # a spell cannot use its F
+    out = cast(g, "aarons-ritual", "WWWWAAAAA", action_id="R")
+    assert out["pooled"] == {"contributed": {"A": 2, "W": 1}}
+    assert (out["from_wallet"], g.state.powers["w"].mana) == ({"A": 3, "W": 3}, {"F": 2})
+    assert pool_left(g, "R") == {"F": 1}  # lost with the action
+
+
+def pool_left(g: Game, action_id: str) -> dict:
+    return g.state.magic["pools"][action_id]["contributed"]
 
 
 # ---------------------------------------------------------------- P-MAG-2: paying a cost
@@ -412,8 +465,12 @@ def test_p_mag_6_vessel_heart_refunds_the_mana_of_a_failed_ritual():
     ritual_month(g, "ward", [1, 1, 1, 1], action_id="RW")
     ritual_month(g, "ward", [1, 1, 1, 1], power="z", action_id="RZ")
     assert (g.state.powers["w"].mana, g.state.powers["z"].mana) == ({}, {})
+    fill(g, "w", E=1)
+    submit(g, "w", "RW2", roll=False)
+    g.channel_mana("RW2", "E", 1, now=NOW)  # mana the action held was never the power's to get back
+    ritual_month_cast_only(g, "ward", "RW2")
     resolve_month(g)
-    assert (g.state.powers["w"].mana, g.state.powers["z"].mana) == ({"E": 2}, {})
+    assert (g.state.powers["w"].mana, g.state.powers["z"].mana) == ({"E": 3}, {})
     assert "inflation" not in g.state.magic
 
 

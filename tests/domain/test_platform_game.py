@@ -55,6 +55,8 @@ FEATURE_EVENTS = {
         "SpellCast",
         "RitualWarded",
         "RitualConcluded",
+        "ManaChannelled",
+        "ManaContributed",
     },
 }
 
