@@ -150,6 +150,13 @@ def ritual_of(state: Any, action_id: str) -> dict | None:
     return next((c for c in _casts_on(state, action_id) if c["speed"] == "ritual"), None)
 
 
+def _check_names(**names: Any) -> None:
+    """Ids, letters and hexes are strings (or absent): anything else is refused naming the field."""
+    for name, value in names.items():
+        if value is not None and not isinstance(value, str):
+            raise RuleViolation(f"{name} is a name, not {type(value).__name__}", rule="P-MAG-2", field=name)
+
+
 class Magic(PlatformGame):
     """The magic commands and events of a Powers game (a base of ``domain.powers.game.Game``)."""
 
@@ -225,9 +232,10 @@ class Magic(PlatformGame):
     def teach_spell(self, power_id: str, spell_id: str) -> None:
         """GM: a power learns a spell or ritual (from its class, a perk, a scroll, a design...)."""
         self.power(power_id)
+        _check_names(spell_id=spell_id)
         spell = spell_def(self.state, spell_id)
         if spell is None:
-            raise NotFound(f"no spell {spell_id!r} in this game", field="spell_id")
+            raise NotFound(f"no spell {spell_id!r} in this game", rule="GM-15", field="spell_id")
         if spell.for_power is not None and spell.for_power != power_id:
             raise RuleViolation(
                 "a power's design is its own: the magic of each power is too unique to teach ([003:511])",
@@ -250,6 +258,9 @@ class Magic(PlatformGame):
         """GM: record a perk that changes storage or casting (P-MAG-1, P-MAG-6). Perks are public (P.4);
         which spells a Perfected Spell perfects is told to the power alone."""
         self.power(power_id)
+        _check_names(perk=perk, element=element)
+        if spells is not None and not all(isinstance(x, str) for x in spells):
+            raise RuleViolation("name the perfected spells by their ids", rule="P-MAG-6", field="spells")
         if perk not in mr.MAGIC_PERKS:
             raise RuleViolation(
                 f"a magic perk is one of {', '.join(mr.MAGIC_PERKS)}; {perk!r} is not", rule="P-MAG-6", field="perk"
@@ -267,6 +278,10 @@ class Magic(PlatformGame):
                 raise RuleViolation(f"the power already has {perk}", rule="P-MAG-6", field="perk")
         elif element is not None:
             raise RuleViolation(f"{perk} names no element", rule="P-MAG-6", field="element")
+        if perk == "witchcraft" and self.power(power_id).cls != "conspiracy":
+            raise RuleViolation(
+                "Witchcraft is an influence generation mechanism of a conspiracy", rule="P-INFL-5", field="perk"
+            )
         spells = list(spells or [])
         if perk == "perfected_spell":
             known = _of(self.state, power_id).get("known", [])
@@ -362,8 +377,9 @@ class Magic(PlatformGame):
     def remove_conduit(self, power_id: str, conduit_id: str) -> None:
         """GM: the power can no longer cast through this (an heir died, a shrine was removed)."""
         self.power(power_id)
+        _check_names(conduit_id=conduit_id)
         if conduit_id not in _of(self.state, power_id).get("conduits", {}):
-            raise NotFound(f"the power casts through no {conduit_id!r}", field="conduit_id")
+            raise NotFound(f"the power casts through no {conduit_id!r}", rule="P-MAG-5", field="conduit_id")
         self._conduit_removed(power_id=power_id, conduit_id=conduit_id, actor=GM, audience=vis.powers([power_id]))
 
     @event("ConduitRemoved")
@@ -376,7 +392,7 @@ class Magic(PlatformGame):
         s = self.state
         a = s.actions.get(action_id)
         if a is None or (power_id is not None and a.power != power_id):
-            raise NotFound(f"no action {action_id!r} of this power this month", field="action_id")
+            raise NotFound(f"no action {action_id!r} this month", rule="P-MAG-1", field="action_id")
         if s.step != "planning":
             raise RuleViolation(f"this is done during Planning; this is {s.step.title()}", rule="P.1.2")
         w = self.open_window("planning")
@@ -391,6 +407,7 @@ class Magic(PlatformGame):
     def channel_mana(self, action_id: str, element: str, amount: int, *, now: datetime) -> None:
         """GM: the action's power gains mana during that action (P-AMB-37): held by the action whatever the
         power's storage cap, spent by its casts, and lost with the action if left over."""
+        _check_names(action_id=action_id, element=element)
         a = self._open_action(action_id, None, now)
         mr.check_element(element)
         if not isinstance(amount, int) or not 1 <= amount <= 20:
@@ -416,6 +433,7 @@ class Magic(PlatformGame):
         """A declared collaborator puts mana from its wallet into an action, for the ritual cast in it:
         "powers can combine their efforts and mana pools to complete a ritual" ([003:523], P-MAG-3); spells
         cannot use it. Mana the ritual does not spend is lost with the action."""
+        _check_names(action_id=action_id)
         a = self._open_action(action_id, None, now)
         if power_id not in a.collaborators:
             raise RuleViolation(
@@ -466,6 +484,9 @@ class Magic(PlatformGame):
         """
         s = self.state
         ps = self.power(power_id)
+        _check_names(spell_id=spell_id, through=through, action_id=action_id, target=target)
+        if pay is not None and not all(isinstance(e, str) for e in pay):
+            raise RuleViolation("a payment lists mana by element letter", rule="P-MAG-2", field="pay")
         mine = _of(s, power_id)
         spell = spell_def(s, spell_id)
         if spell is None or spell_id not in mine.get("known", []):
@@ -579,7 +600,7 @@ class Magic(PlatformGame):
         if action_id is not None:
             a = s.actions.get(action_id)
             if a is None or a.power != power_id:
-                raise NotFound(f"no action {action_id!r} of this power this month", field="action_id")
+                raise NotFound(f"no action {action_id!r} of this power this month", rule="P-ACT-3", field="action_id")
             if s.step != "planning":
                 raise RuleViolation(
                     f"spells are cast in an action during Planning; this is {s.step.title()}", rule="P-ACT-3"
@@ -615,9 +636,10 @@ class Magic(PlatformGame):
                 )
             return
         if s.step == "resistance":
-            if not any(r.power == power_id for r in s.reactions.values()):
+            reacting = any(r.power == power_id for r in s.reactions.values())
+            if not reacting and power_id not in self.pending_resisters():  # type: ignore[attr-defined]
                 raise RuleViolation(
-                    "a fast spell outside an action goes with the power's own reaction: declare it first",
+                    "a fast spell outside an action goes with the power's own reaction, and it has none to make",
                     rule="P-RES-3",
                     field="spell_id",
                 )
@@ -787,9 +809,10 @@ class Magic(PlatformGame):
         """GM: this action tries to dispel a permanent ritual; its difficulty is the ritual's original
         difficulty, whatever the ritual costs now (P-RES-6)."""
         s = self.state
+        _check_names(ritual=ritual_cast_id)
         done = _magic(s).get("completed", {}).get(ritual_cast_id)
         if done is None:
-            raise NotFound(f"no ritual {ritual_cast_id!r} was completed in this game", field="ritual")
+            raise NotFound(f"no ritual {ritual_cast_id!r} was completed in this game", rule="P-RES-6", field="ritual")
         spell = spell_def(s, done["spell_id"])
         if spell is None or not spell.permanent:
             raise RuleViolation(

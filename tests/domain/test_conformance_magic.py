@@ -587,7 +587,7 @@ def test_p_res_6_dispelling_a_permanent_ritual_has_its_original_difficulty():
     assert g.state.magic["inflation"] == {"ward": 1}
     g.advance(NOW, SEED)
     submit(g, "z", "D", roll=False)
-    refused_with(g, lambda: g.declare_dispel("D", "nothing"), NotFound, None)
+    refused_with(g, lambda: g.declare_dispel("D", "nothing"), NotFound, "P-RES-6")
     g.declare_dispel("D", cast_id)
     assert g.state.actions["D"].difficulty == 2
 
@@ -677,6 +677,7 @@ def test_p_ex_3_witchcraft_gains_influence_equal_to_fireballs_rank_in_the_target
     targeted hex")."""
     g = mage_game()
     g.teach_spell("c", "fireball")
+    refused(g, lambda: g.grant_magic_perk("w", "witchcraft"), "P-INFL-5")  # a conspiracy's mechanism
     g.grant_magic_perk("c", "witchcraft")
     g.set_conduit("c", "m", "a master", "1,1", "master")
     fill(g, "c", F=2)
@@ -687,3 +688,64 @@ def test_p_ex_3_witchcraft_gains_influence_equal_to_fireballs_rank_in_the_target
     fill(g, "c", F=2, W=2)
     cast(g, "fireball", "FFWW", power="c", through="m", action_id="A1", cast_id="k2")
     assert g.state.powers["c"].influence == {"1,1": 2}  # once per season
+
+
+# ---------------------------------------------------------------- every other refusal names its rule, records nothing
+
+
+def test_magic_refusals_name_their_rule_and_record_nothing():
+    g = mage_game()
+    g.define_spell("art", "Art of W", "fast", "F", for_power="w")
+    g.define_spell("mend", "Mend", "slow", "W")
+    g.teach_spell("w", "mend")
+    fill(g, "w", F=2, W=2)
+    rule_violations = [
+        (lambda: g.teach_spell("c", "art"), "GM-15"),  # another power's design
+        (lambda: g.teach_spell("w", "fireball"), "P-ASSET-8"),  # known already
+        (lambda: g.grant_magic_perk("w", "telekinesis"), "P-MAG-6"),
+        (lambda: g.grant_magic_perk("w", "elemental_specialization"), "P-MAG-1"),  # names no element
+        (lambda: g.grant_magic_perk("w", "vessel_heart", "F"), "P-MAG-6"),
+        (lambda: g.grant_magic_perk("w", "elemental_efficiency", "L"), "P-MAG-6"),  # terrestrial only
+        (lambda: g.grant_magic_perk("w", "perfected_spell", spells=[1]), "P-MAG-6"),
+        (lambda: g.set_conduit("w", "x", "X", "0,0", "dragonfly"), "P-MAG-5"),
+        (lambda: g.set_conduit("w", "x", "X", "north", "person"), "P-ACT-4"),
+        (lambda: g.define_spell("far", "Far", "fast", "F", range=99), "P-MAG-5"),
+        (lambda: g.define_spell("hard", "Hard", "fast", "F", difficulty=3), "P-MAG-3"),
+        (lambda: g.channel_mana("w-act", "F", 0, now=NOW), "P-MAG-1"),
+        (lambda: g.contribute_mana("c", "w-act", [], now=NOW), "P-DICE-11"),
+        (lambda: cast(g, "fireball", "FF", through=["self"]), "P-MAG-2"),
+        (lambda: cast(g, "fireball", [2]), "P-MAG-2"),
+        (lambda: cast(g, "fireball", "FFWW", target="0,0", now=later(24 * 30)), "P.1.2"),  # after the deadline
+    ]
+    for call, rule in rule_violations:
+        refused(g, call, rule)
+    g.grant_magic_perk("w", "vessel_heart")
+    refused(g, lambda: g.grant_magic_perk("w", "vessel_heart"), "P-MAG-6")  # once
+    refused_with(g, lambda: g.teach_spell("w", "nothing"), NotFound, "GM-15")
+    refused_with(g, lambda: g.remove_conduit("w", "nothing"), NotFound, "P-MAG-5")
+    refused_with(g, lambda: cast(g, "fireball", "FF", action_id="c-act"), NotFound, "P-ACT-3")  # not its action
+    submit(g, "w", "S", roll=False)
+    g.set_difficulty("S", 3, sealed=True, nonce="n" * 16)
+    g.define_spell("rite", "Rite", "ritual", "W")
+    g.teach_spell("w", "rite")
+    refused(g, lambda: cast(g, "rite", "W", action_id="S"), "P-MAG-3")  # its difficulty is the ritual's
+    submit(g, "w", "D", [6, 6, 6, 6], assets=[{"asset_id": "w-lore"}], convert=0)
+    g.discard_action("D", now=NOW)
+    refused(g, lambda: cast(g, "fireball", "FFWW", action_id="D"), "P-DICE-10")
+    g.advance(NOW, SEED)
+    refused(g, lambda: g.channel_mana("w-act", "F", 1, now=NOW), "P.1.2")
+    refused(g, lambda: cast(g, "mend", "W", action_id="w-act"), "P-ACT-3")  # Resolution: no casting in actions
+    g.resolve(now=NOW, roller=FixedRoller())
+    assert g.state.step == "battle"
+    g.advance(NOW, SEED)
+    submit(g, "c", "C1", [6, 1, 1], assets=[{"asset_id": "c-lore"}], targets=["w"], resistible=True, convert=0)
+    g.advance(later(1), SEED)
+    g.resolve(now=later(1), roller=FixedRoller())
+    assert g.state.step == "resistance"
+    g.teach_spell("c", "fireball")
+    g.set_conduit("c", "m", "a master", "0,0", "master")
+    fill(g, "c", F=2, W=2)
+    refused(g, lambda: cast(g, "fireball", "FFWW", power="c", through="m", action_id=None), "P-RES-3")
+    assert cast(g, "fireball", "FFWW", action_id=None, now=later(2))["context"] == "resistance"  # w may resist
+    g.declare_reaction("w", "rw", "C1", now=later(2), roller=FixedRoller([1, 1, 1, 1]), assets=[{"asset_id": "w-lore"}])
+    assert g.state.step == "battle"
