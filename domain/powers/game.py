@@ -375,6 +375,7 @@ class Game(Magic, PlatformGame):
 
     def _begin_tidings(self) -> None:
         self._step_began(step="tidings", season=self.state.season + 1, month=0, actor=GM, audience=[vis.PUBLIC])
+        self._season_mana()
 
     def _begin_month(self, month: int, now: datetime, seed: str) -> None:
         s = self.state

@@ -270,8 +270,9 @@ class Magic(PlatformGame):
             if element is None:
                 raise RuleViolation(f"{perk} names an element", rule="P-MAG-1", field="element")
             mr.check_element(element)
-            if perk == "elemental_efficiency" and element not in mr.TERRESTRIAL:
-                raise RuleViolation("choose a terrestrial element (A, F, E or W)", rule="P-MAG-6", field="element")
+            allowed = mr.PERK_ELEMENTS.get(perk, mr.ELEMENTS)
+            if element not in allowed:
+                raise RuleViolation(f"{perk}'s element is one of {', '.join(allowed)}", rule="P-MAG-6", field="element")
             if element in held.get(perk, {}).get("elements", []):
                 raise RuleViolation(f"{perk} needs a different element each time", rule="P-MAG-6", field="element")
             if perk in held and perk not in mr.REPEATABLE_PERKS:
@@ -478,7 +479,8 @@ class Magic(PlatformGame):
 
         In an action (``action_id``, during Planning): any Fast spells, at most one Slow, or one Ritual
         alone (P-ACT-3); a ritual sets its action's difficulty (P-MAG-3). Outside an action, only a Fast
-        spell: in the Battle step (one per power, [003:576]) or alongside the power's own reaction (P-RES-3).
+        spell: in the Battle step (one per power, [003:576]) or with the power's reaction (P-RES-3): while it may
+        still resist, or once it has.
         ``pay`` lists the mana spent (``["F", "F", "W", "E"]``); without it the cost is paid in kind and
         the generic part from the most plentiful mana. Returns what the cast event records.
         """
@@ -512,7 +514,7 @@ class Magic(PlatformGame):
                 field="target",
             )
         cost = current_cost(s, spell, power_id)
-        earlier = [c for c in _month_casts(s, power_id)]
+        earlier = _month_casts(s, power_id)
         perfected = spell.id in mine.get("perks", {}).get("perfected_spell", {}).get("spells", [])
         reduction = (
             mr.perfected_reduction(sum(1 for c in earlier if c["spell_id"] == spell.id))
@@ -727,6 +729,16 @@ class Magic(PlatformGame):
             hex_id, amount = influence["hex"], influence["amount"]
             ps.influence[hex_id] = ps.influence.get(hex_id, 0) + amount
             _fold_power(s, cast["power_id"])["witchcraft_season"] = cast["season"]
+
+    def _season_mana(self) -> None:
+        """At Tidings, perks generate their mana (P-MAG-1), recorded as the GM's grants are."""
+        s = self.state
+        for pid in sorted(s.powers):
+            gained = mr.seasonal_mana(_of(s, pid).get("perks", {}), s.powers[pid].mana, caps_of(s, pid))
+            for element, amount in gained.items():
+                self._mana_granted(  # type: ignore[attr-defined]
+                    power_id=pid, element=element, amount=amount, actor=SYSTEM, audience=vis.powers([pid])
+                )
 
     # ------------------------------------------------------------------ rituals at Resolution
 

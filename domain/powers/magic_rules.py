@@ -42,9 +42,38 @@ OTHER_PERKS = (
     "elemental_efficiency",  # [003:901], repeatable with a different element
     "steady_sorcery",  # [003:913]
     "witchcraft",  # [003:1124]
+    "divine_protector",  # Celestial perk [003:1060]: Light or Dark
+    "divine_beast",  # Dragon perk [003:1360]: Light or Dark
 )
 MAGIC_PERKS = (*STORAGE_EACH, *STORAGE_OF_ELEMENT, *ADD_EACH, *ADD_TO_ELEMENT, *OTHER_PERKS)
-ELEMENT_PERKS = ("specialized_magic", "elemental_specialization", "elemental_efficiency")
+ELEMENT_PERKS = (
+    "specialized_magic",
+    "elemental_specialization",
+    "elemental_efficiency",
+    "magical_protector",
+    "magical_beast",
+    "divine_protector",
+    "divine_beast",
+)
+# The elements a perk's element may be: "your element" is a terrestrial one for Magical Protector and
+# Beast ([003:1028], [003:1325]), Light or Dark for the Divine ones; Elemental Efficiency and
+# Specialization choose "a terrestrial element" ([003:901], [003:903]).
+PERK_ELEMENTS = {
+    "elemental_specialization": TERRESTRIAL,
+    "elemental_efficiency": TERRESTRIAL,
+    "magical_protector": TERRESTRIAL,
+    "magical_beast": TERRESTRIAL,
+    "divine_protector": ("L", "D"),
+    "divine_beast": ("L", "D"),
+}
+# P-MAG-1, mana gained: each Tidings these perks generate mana of their element(s), up to the cap.
+SEASONAL_MANA = {
+    "elemental_specialization": 1,  # [003:903] "gain 1 mana of that element at the start of each season"
+    "magical_protector": 1,  # [003:1058]
+    "magical_beast": 1,  # [003:1358]
+    "divine_protector": 2,  # [003:1060]
+    "divine_beast": 2,  # [003:1360]
+}
 REPEATABLE_PERKS = ("elemental_specialization", "elemental_efficiency")
 PERFECTED_MAX = 3  # one spell, and two more with the upgrade ([003:1310])
 
@@ -251,6 +280,17 @@ def storage_caps(subclass: str, perks: Mapping[str, Mapping]) -> dict[str, int]:
         for e in params.get("elements", []):
             caps[e] += ADD_TO_ELEMENT.get(perk, 0)
     return caps
+
+
+def seasonal_mana(perks: Mapping[str, Mapping], held: Mapping[str, int], caps: Mapping[str, int]) -> dict[str, int]:
+    """P-MAG-1: the mana a power's perks generate at the start of a season, each element up to its cap
+    (what would go beyond it spoils at once)."""
+    due: dict[str, int] = {}
+    for perk, params in perks.items():
+        for e in params.get("elements", []):
+            due[e] = due.get(e, 0) + SEASONAL_MANA.get(perk, 0)
+    gained = {e: min(n, caps.get(e, 0) - held.get(e, 0)) for e, n in due.items()}
+    return {e: n for e, n in sorted(gained.items(), key=lambda kv: ELEMENTS.index(kv[0])) if n > 0}
 
 
 def check_gain(held: Mapping[str, int], element: str, amount: int, caps: Mapping[str, int]) -> None:

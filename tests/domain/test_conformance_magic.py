@@ -141,6 +141,36 @@ def test_p_mag_1_stored_mana_dissipates_at_cleanup_unless_the_power_has_vessel_h
     assert (g.state.powers["w"].mana, g.state.powers["c"].mana) == ({"F": 2}, {})
 
 
+def test_p_mag_1_perks_generate_mana_each_tidings_up_to_the_cap():
+    """P-MAG-1, mana gained: Elemental Specialization "gain 1 mana of that element at the start of each season"
+    ([003:903]); Magical Protector one of the power's element ([003:1058]); Divine Protector two Light or Dark
+    ([003:1060]). What goes beyond a cap spoils."""
+    g = mage_game(("sky", "city", "celestial"))
+    g.grant_magic_perk("w", "elemental_specialization", "F")
+    g.grant_magic_perk("w", "vessel_heart")
+    g.grant_magic_perk("sky", "magical_protector", "E")
+    g.grant_magic_perk("sky", "divine_protector", "L")
+    refused(g, lambda: g.grant_magic_perk("c", "divine_beast", "F"), "P-MAG-6")  # Light or Dark
+    fill(g, "w", F=4)
+    g.collect_events()
+    for _ in range(10):
+        if g.state.step == "tidings":
+            break
+        if g.state.step == "resolution":
+            g.resolve(now=NOW, roller=FixedRoller())
+        else:
+            g.advance(NOW, SEED)
+    assert (g.state.season, g.state.step) == (2, "tidings")
+    assert (g.state.powers["w"].mana, g.state.powers["sky"].mana) == ({"F": 5}, {"E": 1, "L": 2})
+    grants = [e for e in g.collect_events() if type(e).__name__ == "ManaGranted"]
+    assert [(e.power_id, e.element, e.amount, e.actor, e.audience) for e in grants] == [
+        ("sky", "E", 1, "system", ["power:sky"]),
+        ("sky", "L", 2, "system", ["power:sky"]),
+        ("w", "F", 1, "system", ["power:w"]),
+    ]
+    assert mr.seasonal_mana({"elemental_specialization": {"elements": ["F"]}}, {"F": 5}, {"F": 5}) == {}
+
+
 def test_p_mag_1_a_power_cannot_spend_mana_it_does_not_hold():
     """P-MAG-1: casting spends mana from the wallet; paying with mana not held is refused."""
     g = mage_game()
