@@ -1913,6 +1913,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "RitualConcluded": 1,
     "ManaChannelled": 1,
     "ManaContributed": 1,
+    "ManaSpent": 1,
 }
 
 

@@ -145,6 +145,26 @@ def _add(wallet: dict, mana: Mapping[str, int], sign: int = 1) -> None:
         del wallet[e]
 
 
+def _draw(spent: Mapping[str, int], usable: list[dict]) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+    """Where a payment comes from: the action's own mana first (what it does not spend is lost with it,
+    P-AMB-37, [003:523]), then the power's wallet. Returns ``(pooled, from_wallet)``."""
+    need = Counter(spent)
+    pooled: dict[str, dict[str, int]] = {}
+    for name, source in zip(("channelled", "contributed"), usable, strict=False):
+        taken = {e: min(n, need[e]) for e, n in sorted(source.items()) if min(n, need[e]) > 0}
+        need.subtract(taken)
+        if taken:
+            pooled[name] = taken
+    return pooled, {e: n for e, n in sorted(need.items()) if n > 0}
+
+
+def _take(state: Any, power_id: str, action_id: str | None, pooled: Mapping, from_wallet: Mapping) -> None:
+    """Fold a payment: out of the action's pool and the power's wallet."""
+    _add(state.powers[power_id].mana, from_wallet, -1)
+    for source, taken in pooled.items():
+        _add(_fold_pool(state, str(action_id))[source], taken, -1)
+
+
 def ritual_of(state: Any, action_id: str) -> dict | None:
     """The ritual cast as this month's action ``action_id``, if it is one."""
     return next((c for c in _casts_on(state, action_id) if c["speed"] == "ritual"), None)
@@ -460,6 +480,55 @@ class Magic(PlatformGame):
         _add(_fold_pool(self.state, action_id)["contributed"], mana)
         _add(self.state.powers[power_id].mana, mana, -1)
 
+    def pay_mana(
+        self,
+        power_id: str,
+        action_id: str,
+        cost: str,
+        *,
+        now: datetime,
+        pay: list[str] | None = None,
+        actor: str | None = None,
+    ) -> dict:
+        """Pay an action's own mana cost (Uplift Master's ``AW``, Sacrificial Summoning's ``FW``...) by the
+        rules of spell costs (P-MAG-2), from mana the action holds first, then the wallet. The perks that
+        change costs are for spells (P-MAG-6), so none applies here."""
+        _check_names(action_id=action_id, cost=cost)
+        if pay is not None and not all(isinstance(e, str) for e in pay):
+            raise RuleViolation("a payment lists mana by element letter", rule="P-MAG-2", field="pay")
+        self._open_action(action_id, power_id, now)
+        price = mr.parse_cost(cost)
+        usable = [pool_of(self.state, action_id)["channelled"]]
+        held = Counter(self.power(power_id).mana)
+        held.update(usable[0])
+        payment = mr.check_payment(price, pay if pay is not None else mr.auto_payment(price, held))
+        mr.check_held(payment.spent, held)
+        pooled, from_wallet = _draw(payment.spent, usable)
+        record: dict[str, Any] = {
+            "power_id": power_id,
+            "action_id": action_id,
+            "cost": price.text,
+            "paid": dict(sorted(payment.spent.items())),
+            "pooled": pooled,
+            "from_wallet": from_wallet,
+        }
+        self._mana_spent(**record, actor=actor or power_id, audience=vis.powers([power_id]))
+        return record
+
+    @event("ManaSpent")
+    def _mana_spent(
+        self,
+        power_id: str,
+        action_id: str,
+        cost: str,
+        paid: dict,
+        pooled: dict,
+        from_wallet: dict,
+        actor: str,
+        audience: list,
+    ) -> None:
+        _take(self.state, power_id, action_id, pooled, from_wallet)
+
     # ------------------------------------------------------------------ casting
 
     def cast_spell(
@@ -538,15 +607,7 @@ class Magic(PlatformGame):
             flexible=has_perk(s, power_id, "elemental_flexibility"),
         )
         mr.check_held(payment.spent, held)
-        # The action's own mana goes first: what it does not spend is lost with it (P-AMB-37, [003:523]).
-        need = Counter(payment.spent)
-        pooled: dict[str, dict[str, int]] = {}
-        for name, source in zip(("channelled", "contributed"), usable, strict=False):
-            taken = {e: min(n, need[e]) for e, n in sorted(source.items()) if min(n, need[e]) > 0}
-            need.subtract(taken)
-            if taken:
-                pooled[name] = taken
-        from_wallet = {e: n for e, n in need.items() if n > 0}
+        pooled, from_wallet = _draw(payment.spent, usable)
         base_rank = mr.rank(spell.speed, cost)
         unique_slow = len({c["spell_id"] for c in earlier if c["speed"] == "slow"})
         eff = mr.effective_rank(
@@ -719,10 +780,8 @@ class Magic(PlatformGame):
             del casts[old]
         casts[cast_id] = cast
         ps = s.powers[power_id]
-        _add(ps.mana, from_wallet, -1)
+        _take(s, power_id, action_id, pooled, from_wallet)
         _add(ps.mana, refund)
-        for source, taken in pooled.items():
-            _add(_fold_pool(s, str(action_id))[source], taken, -1)
         if cast["speed"] == "ritual":
             s.actions[cast["action_id"]].difficulty = cast["difficulty"]
         if influence is not None:
@@ -864,6 +923,16 @@ class ContributeMana(Command):
 
 
 @dataclass(frozen=True)
+class PayMana(Command):
+    """Pay one's action's mana cost (``AW``), by the rules of spell costs (P-MAG-2)."""
+
+    power_id: str
+    action_id: str
+    cost: str
+    pay: list[str] | None = None
+
+
+@dataclass(frozen=True)
 class DefineSpell(Command):
     """GM: add a spell or ritual to this game, or approve a power's own design (GM-15, P-AMB-42)."""
 
@@ -954,6 +1023,19 @@ def contribute_mana(game: Any, cmd: ContributeMana, ctx: Context) -> dict:
     return {"mana": dict(game.state.powers[cmd.power_id].mana)}
 
 
+def pay_mana(game: Any, cmd: PayMana, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.power_id)
+    out = game.pay_mana(
+        cmd.power_id,
+        cmd.action_id,
+        cmd.cost,
+        now=ctx.now,
+        pay=None if cmd.pay is None else list(cmd.pay),
+        actor=ctx.principal,
+    )
+    return {**out, "mana": dict(game.state.powers[cmd.power_id].mana)}
+
+
 def define_spell(game: Any, cmd: DefineSpell, ctx: Context) -> dict:
     require_gm(ctx)
     game.define_spell(
@@ -1017,6 +1099,7 @@ MAGIC_COMMANDS: Mapping[type, Handler] = {
     GrantMana: grant_mana,
     ChannelMana: channel_mana,
     ContributeMana: contribute_mana,
+    PayMana: pay_mana,
     DefineSpell: define_spell,
     TeachSpell: teach_spell,
     GrantMagicPerk: grant_magic_perk,

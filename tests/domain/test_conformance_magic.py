@@ -256,6 +256,26 @@ def test_p_mag_2_a_short_or_excess_payment_is_refused_naming_what_is_wrong():
     assert "pays 1 more than the cost" in refused(g, lambda: cast(g, "fireball", "FFWEE"), "P-MAG-2").message
 
 
+def test_p_mag_2_an_actions_own_mana_cost_is_paid_by_the_same_rules():
+    """P-MAG-2 applies to every mana cost: Uplift Master "Cost: AW" ([003:1177]) is an Air and a Water; mana
+    gained during the action pays first (P-AMB-37)."""
+    g = mage_game()
+    fill(g, "c", A=2, W=1, F=1)
+    refused(g, lambda: g.pay_mana("c", "c-act", "AW", pay=["A", "F"], now=NOW), "P-MAG-2")
+    refused_with(g, lambda: g.pay_mana("c", "w-act", "AW", now=NOW), NotFound, "P-MAG-1")  # not its action
+    out = g.pay_mana("c", "c-act", "AW", now=NOW)
+    assert (out["paid"], g.state.powers["c"].mana) == ({"A": 1, "W": 1}, {"A": 1, "F": 1})
+    g.channel_mana("c-act", "W", 1, now=NOW)
+    out = g.pay_mana("c", "c-act", "1W", pay=["W", "F"], now=NOW)
+    assert (out["pooled"], out["from_wallet"], g.state.powers["c"].mana) == (
+        {"channelled": {"W": 1}},
+        {"F": 1},
+        {"A": 1},
+    )
+    spent = [e for e in g.collect_events() if type(e).__name__ == "ManaSpent"]
+    assert [e.audience for e in spent] == [["power:c"], ["power:c"]]
+
+
 def test_p_mag_2_the_elements_of_a_spell_are_the_distinct_symbols_of_its_cost():
     """P-MAG-2 "The spell's element set is the set of distinct symbols in the cost, whatever mana was actually
     spent." """

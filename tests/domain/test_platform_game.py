@@ -57,6 +57,7 @@ FEATURE_EVENTS = {
         "RitualConcluded",
         "ManaChannelled",
         "ManaContributed",
+        "ManaSpent",
     },
 }
 
