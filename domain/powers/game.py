@@ -1079,8 +1079,8 @@ class Game(Magic, PlatformGame):
         """
         p = self.power(power_id)
         element = magic_rules.check_element(element.strip() if isinstance(element, str) else element)
-        if not 1 <= amount <= 20:
-            raise RuleViolation("mana is granted 1 to 20 at a time", field="amount")
+        if not isinstance(amount, int) or not 1 <= amount <= 20:
+            raise RuleViolation("mana is granted 1 to 20 at a time", rule="P-MAG-1", field="amount")
         magic_rules.check_gain(p.mana, element, amount, caps_of(self.state, power_id))
         self._mana_granted(power_id=power_id, element=element, amount=amount, actor=GM, audience=vis.powers([power_id]))
 

@@ -84,6 +84,8 @@ def test_p_mag_1_mana_is_air_fire_earth_water_light_or_dark():
     assert g.state.powers["w"].mana == {"A": 1, "F": 1, "E": 1, "W": 1, "L": 1, "D": 1}
     err = refused(g, lambda: g.grant_mana("w", "Q", 1), "P-MAG-1")
     assert "Q" in err.message
+    refused(g, lambda: g.grant_mana("w", "F", 0), "P-MAG-1")
+    refused(g, lambda: g.grant_mana("w", "F", "2"), "P-MAG-1")
 
 
 def test_p_mag_1_each_class_stores_up_to_its_cap_of_each_element():
