@@ -82,7 +82,6 @@ class TurnHandler:
         self.intake = intake
         self.projector = projector
         self.settings = settings
-        mail.ensure_tables(projector.db)
 
     async def handle_RCPT(self, server, session: Session, envelope: Envelope, address: str, rcpt_options):
         if address.rpartition("@")[2].lower() != self.intake.domain.lower():

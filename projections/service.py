@@ -36,7 +36,6 @@ from domain.platform.commands import Command, Context, is_system
 from domain.platform.game import PlatformGame, digest, fold
 from domain.powers import commands as pc
 from domain.powers.game import Game
-from domain.powers.ruleset import phase_id as phase_id  # re-exported: projections.projector names phases with it
 from domain.powers.state import STATE_TYPES
 from projections.keys import RECORDER_TOPICS, KeyRow, POPOKeyedRecorder
 
@@ -498,7 +497,6 @@ class Games(Application):
         if key is not None and (first := self.first_receipt("", "", key)) is not None:
             return first.game_id, None, first
         chosen = rulesets.get(ruleset)
-        platform.check_timezone(timezone_name)
         game = chosen.start(name, gm_name, timezone_name, months_per_season, options)
         token, token_hash = new_token()
         game.issue_credential(GM, token_hash)

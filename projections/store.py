@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import nullcontext
 
+from projections import migrations
 from projections.db import ReadModelDB
 from projections.projector import Projector
 from projections.service import Games
@@ -14,31 +14,16 @@ from projections.settings import Settings
 def build_games(settings: Settings | None = None, **kwargs) -> Games:
     """A game service on the store the settings select (SQLite by default, PostgreSQL if configured)."""
     settings = settings or Settings()
-    with _table_creation_lock(settings):
+    # Outside production each process creates the event store's tables if they are missing, under the lock
+    # `emissary migrate` holds.
+    creates_tables = settings.eventsourcing_env().get("CREATE_TABLE") == "y"
+    with migrations.command_lock(settings) if creates_tables else nullcontext():
         return Games(
             env=settings.eventsourcing_env(),
             snapshot_interval=settings.snapshot_interval,
             retries=settings.command_retries,
             **kwargs,
         )
-
-
-@contextmanager
-def _table_creation_lock(settings: Settings) -> Iterator[None]:
-    """Outside production each process creates the event store's tables if they are missing; on PostgreSQL
-    two processes starting at once would race on that DDL (a duplicate-type error), so they take turns
-    under the lock `emissary migrate` holds."""
-    if not settings.is_postgres or settings.eventsourcing_env().get("CREATE_TABLE") != "y":
-        yield
-        return
-    import psycopg
-
-    from projections.db import conninfo
-    from projections.migrations import COMMAND_LOCK
-
-    with psycopg.connect(conninfo(settings), autocommit=True) as lock:
-        lock.execute(f"SELECT pg_advisory_lock({COMMAND_LOCK})")
-        yield
 
 
 def build_projector(games: Games, settings: Settings | None = None) -> Projector:

@@ -19,9 +19,10 @@ from domain import visibility as vis
 from domain.dice import Roller, commitment, seal_difficulty
 from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
-from domain.platform.game import PlatformGame, _at, _iso, digest
+from domain.platform.game import PlatformGame, _at, _iso, check_timezone, digest
 from domain.platform.game import fold as platform_fold
-from domain.powers import magic_rules, rules
+from domain.powers import development_rules, magic_rules, rules
+from domain.powers.development import Development
 from domain.powers.magic import Magic, caps_of, has_perk
 from domain.powers.options import DEFAULT_OPTIONS, validate_game_options, validate_power_options
 from domain.powers.state import (
@@ -52,7 +53,7 @@ def _pool_from(data: dict) -> Pool:
     )
 
 
-class Game(Magic, PlatformGame):
+class Game(Magic, Development, PlatformGame):
     """One game of Powers: its calendar, powers, assets, the month's actions, reactions and windows."""
 
     class Event(PlatformGame.Event):
@@ -101,7 +102,7 @@ class Game(Magic, PlatformGame):
         """Create a game of Powers (GM-28: 2 or 3 months a season, default 2)."""
         limits.check_text(name, "name", limits.GAME_NAME, required=True, what="a game's name")
         limits.check_text(gm_name, "gm_name", limits.GM_NAME, what="the GM's name")
-        limits.check_text(timezone, "timezone", limits.TIMEZONE, what="a time zone")
+        check_timezone(timezone)
         _check_months(months_per_season)
         options = validate_game_options(options)
         return cls(
@@ -235,6 +236,7 @@ class Game(Magic, PlatformGame):
         self.power(power_id)
         limits.check_text(name, "name", limits.ASSET_NAME, required=True, what="an asset's name")
         limits.check_text(asset_id, "asset_id", limits.IDENTIFIER)
+        development_rules.check_not_resource(cls, "cls")
         if cls not in rules.ASSET_CLASSES:
             raise RuleViolation(
                 f"an asset's class is one of {', '.join(rules.ASSET_CLASSES)}; {cls!r} is not",
@@ -665,6 +667,7 @@ class Game(Magic, PlatformGame):
         chosen: list[tuple[Asset, str]] = []
         for pick in picks:
             asset_id = pick.get("asset_id")
+            development_rules.check_not_resource(pick.get("resource", asset_id), "assets")
             mode = pick.get("mode", "normal")
             asset = self.state.assets.get(asset_id)
             if asset is None or power_id not in asset.holders:
@@ -1201,32 +1204,26 @@ class Game(Magic, PlatformGame):
 
     # ------------------------------------------------------------------ rewind
 
+    # Powers' StateRestored (version 2) has always kept the seats under "powers".
+    CARRIED_SEATS = "powers"
+
     def rollback(self, to_version: int, restored: GameState, *, reason: str, now: datetime, seed: str) -> None:
-        """Return the live game to its state at ``to_version`` (a phase start), without deleting history.
+        """The platform's rollback (``carried_over`` says what survives), then a fresh seed governs the
+        dice from here; a superseded seed goes to the GM only, for the audit (P.4)."""
+        superseded = self.state.seed
+        super().rollback(to_version, restored, reason=reason, now=now, seed=seed)
+        self._fresh_seed(seed, s_old_seed=superseded if superseded != self.state.seed else None)
 
-        What nobody can unsee survives: disclosures, shared Secrets, everyone's event sequence,
-        credentials; roll numbers never repeat and a fresh seed governs the dice from here. The rolls
-        made under the superseded seed stay verifiable by their viewers from their keys and paths; the
-        seed itself is revealed to the GM only, for the audit (P.4).
+    def carried_over(self, restored: GameState, now: datetime) -> dict:
+        """What nobody can unsee survives a rollback (the platform's: every viewer's sequence, credentials,
+        each power's grants and time zone), and Powers': roll numbers never repeat, the rollback count,
+        the holders of shared Secrets; the open windows at the target get a full window from ``now``.
 
-        ``restored`` is the game's state at ``to_version`` (the caller folds it from the history). The
-        ``StateRestored`` event records only the target version and what carries over; whoever folds
-        it again re-folds the game to that version first (``fold``).
+        The rolls made under the superseded seed stay verifiable by their viewers from their keys and
+        paths (``rollback`` draws a fresh seed).
         """
-        limits.check_text(reason, "reason", limits.REASON, what="a reason")
-        if not reason.strip():
-            raise RuleViolation("a rollback needs a reason the players will read", field="reason")
-        if not 1 <= to_version < self.version:
-            raise RuleViolation(f"roll back to an earlier version (1 to {self.version - 1})", field="to_version")
         s = self.state
-        self._rolled_back(
-            to_version=to_version, from_version=self.version, reason=reason.strip(), actor=GM, audience=[vis.PUBLIC]
-        )
-        powers = {
-            pid: {"grants": deepcopy(s.powers[pid].grants), "timezone": s.powers[pid].timezone}
-            for pid in restored.powers
-            if pid in s.powers
-        }
+        platform = super().carried_over(restored, now)
         secret_holders = {}
         for asset_id, asset in s.assets.items():
             if asset.cls == "secret" and asset_id in restored.assets:
@@ -1240,21 +1237,25 @@ class Game(Magic, PlatformGame):
             if not w.closed:
                 hours = s.options["planning_hours"] if w.kind == "planning" else s.options["resistance_hours"]
                 closes_at[w.id] = max(w.closes_at, _iso(now + timedelta(hours=float(hours))), key=_at)
-        carried = {
-            "seen": deepcopy(s.seen),
+        return {  # in the order version 2 has always stored
+            "seen": platform["seen"],
             "next_roll": s.next_roll,
-            "credentials": deepcopy(s.credentials),
+            "credentials": platform["credentials"],
             "rollbacks": s.rollbacks + 1,
-            "powers": powers,
+            "powers": platform["powers"],
             "secret_holders": secret_holders,
             "closes_at": closes_at,
         }
-        self.__dict__["_refolded"] = {to_version: restored}  # the state at to_version, for the fold
-        try:
-            self._state_restored(to_version=to_version, carried=carried, actor=SYSTEM, audience=[vis.SEALED])
-        finally:
-            self.__dict__.pop("_refolded", None)
-        self._fresh_seed(seed, s_old_seed=s.seed if s.seed != self.state.seed else None)
+
+    def _merge_carried(self, merged: GameState, carried: dict) -> GameState:
+        merged = super()._merge_carried(merged, carried)
+        merged.next_roll = carried["next_roll"]
+        merged.rollbacks = carried["rollbacks"]
+        for asset_id, holders in carried["secret_holders"].items():
+            merged.assets[asset_id].holders = list(holders)
+        for window_id, closes_at in carried["closes_at"].items():
+            merged.windows[window_id].closes_at = closes_at
+        return merged
 
     def _fresh_seed(self, seed: str, s_old_seed: str | None = None, reveal: bool = True) -> None:
         """Commit a fresh seed; superseded seeds go to the GM only, for the audit (P.4)."""
@@ -1273,51 +1274,20 @@ class Game(Magic, PlatformGame):
         else:
             self._seed_cleared(actor=SYSTEM, audience=[vis.SEALED])
 
-    class StateRestored(Event):
+    class StateRestored(PlatformGame.StateRestored, Event):
         """A rollback's new state: the game as it stood at ``to_version``, with what carries over.
 
-        Version 2 records the target version and ``carried`` (every viewer's sequence, the next roll
-        number, credentials, the rollback count, each power's grants and time zone, the holders of
-        shared Secrets, the open windows' new deadlines); folding it needs the state at ``to_version``
-        (``fold`` re-folds it). Version 1 embedded the whole state: it is upcast to ``to_version`` None
-        and that state in ``carried["state"]``, which the fold takes as it is.
+        Version 2 records the target version and ``carried`` (``carried_over``); folding it needs the
+        state at ``to_version`` (``fold`` re-folds it). Version 1 embedded the whole state: it is upcast
+        to ``to_version`` None and that state in ``carried["state"]``, which the fold takes as it is.
         """
 
         class_version = 2
-        to_version: int | None
-        carried: dict
-        actor: str
-        audience: list
 
         @staticmethod
         def upcast_v1_v2(state: dict) -> None:
             state["to_version"] = None
             state["carried"] = {"state": state.pop("state")}
-
-    @event(StateRestored)
-    def _state_restored(self, to_version: int | None, carried: dict, actor: str, audience: list) -> None:
-        if to_version is None:  # version 1: the whole state
-            self.state = deepcopy(carried["state"])
-            return
-        base = self.__dict__.get("_refolded", {}).get(to_version)
-        if base is None:
-            raise RuntimeError(
-                f"StateRestored at version {self.version + 1} needs the game's state at version "
-                f"{to_version}: fold the events with domain.powers.game.fold"
-            )
-        merged = deepcopy(base)
-        merged.seen = deepcopy(carried["seen"])
-        merged.next_roll = carried["next_roll"]
-        merged.credentials = deepcopy(carried["credentials"])
-        merged.rollbacks = carried["rollbacks"]
-        for pid, kept in carried["powers"].items():
-            merged.powers[pid].grants = deepcopy(kept["grants"])
-            merged.powers[pid].timezone = kept["timezone"]
-        for asset_id, holders in carried["secret_holders"].items():
-            merged.assets[asset_id].holders = list(holders)
-        for window_id, closes_at in carried["closes_at"].items():
-            merged.windows[window_id].closes_at = closes_at
-        self.state = merged
 
     # ------------------------------------------------------------------ planning closes
 
@@ -1914,6 +1884,28 @@ EVENT_VERSIONS: dict[str, int] = {
     "ManaChannelled": 1,
     "ManaContributed": 1,
     "ManaSpent": 1,
+    "ControlChosen": 1,
+    "WalletChanged": 1,
+    "FavorSpent": 1,
+    "InsightSpent": 1,
+    "QuestionAnswered": 1,
+    "TradeProposed": 1,
+    "TradeAccepted": 1,
+    "TradeClosed": 1,
+    "DevelopmentBought": 1,
+    "PerkGained": 1,
+    "PerkNerfed": 1,
+    "NerfSettled": 1,
+    "PerkLost": 1,
+    "AmbitionOffered": 1,
+    "AmbitionMysteriesRecorded": 1,
+    "AmbitionTaken": 1,
+    "AmbitionDeclined": 1,
+    "AmbitionTaskChanged": 1,
+    "AmbitionTaskRevealed": 1,
+    "AmbitionEnded": 1,
+    "AmbitionClosed": 1,
+    "PerkDefined": 1,
 }
 
 

@@ -8,7 +8,7 @@ import json
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from tests.integration.helpers import bearer
+from tests.integration.helpers import bearer, close_app
 
 
 def setup_game(api):
@@ -212,7 +212,7 @@ def test_a_link_replaced_by_another_process_stops_working_here_at_once(tmp_path)
         assert api.get(f"/games/{game}/view", headers=bearer(tok["gondor"])).status_code == 401
         assert not [e for e in app.state.games.iter_events(game) if type(e).__name__ == "ActionSubmitted"]
         assert api.get(f"/games/{game}/view", headers=bearer(tok["rangers"])).status_code == 200
-    app.state.games.close()
+    close_app(app)
 
 
 class SequenceWitness:

@@ -17,7 +17,7 @@ from domain.platform.commands import CloseDueWindow, DeclareReady
 from domain.powers.commands import SubmitAction
 from projections.mail import MailIntake
 from projections.service import SYSTEM_CALLER, Caller, Games, event_data, hash_token
-from tests.integration.helpers import bearer
+from tests.integration.helpers import bearer, close_app
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
@@ -30,8 +30,7 @@ def app(store_settings):
     games.clock = lambda: NOW  # the same time and entropy on every channel: the events differ only in ids
     games.entropy = lambda n: "5a" * n
     yield app
-    games.close()
-    app.state.projector.db.close()
+    close_app(app)
 
 
 def planning(games: Games, name: str) -> tuple[str, str, str]:
@@ -211,7 +210,7 @@ def test_a_gm_link_replaced_by_another_process_cannot_roll_back_here(tmp_path):
             assert r.status_code == 401 and r.json()["field"] == "authorization"
             assert games.get_game(gid).version == version + 2  # only the reissue (revoked, issued) by the other
     finally:
-        app.state.games.close()
+        close_app(app)
 
 
 def test_the_close_window_worker_runs_close_due_window_as_system_once(app):

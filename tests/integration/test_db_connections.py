@@ -16,6 +16,7 @@ from psycopg.conninfo import conninfo_to_dict
 from projections.db import ReadModelDB, conninfo
 from projections.settings import Settings
 from projections.store import build_games, build_projector
+from tests.integration.helpers import close_services
 from tests.integration.topology import Topology, free_port, make_windows, wait_healthy
 
 pytestmark = pytest.mark.integration
@@ -146,8 +147,7 @@ def test_every_process_of_the_topology_keeps_to_its_connection_budget(pg_schema_
                 time.sleep(0.2)
     finally:
         topo.stop_all()
-        projector.db.close()
-        games.close()
+        close_services(games, projector)
     assert peak.get("api", 0) >= 1 and peak.get("worker", 0) >= 1 and peak.get("projector", 0) >= 1, peak
     over = {role: (n, BUDGET[role]) for role, n in peak.items() if n > BUDGET[role]}
     assert not over, (peak, BUDGET)

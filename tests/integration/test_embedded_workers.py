@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from projections.settings import Settings
+from tests.integration.helpers import close_services
 from workers import runtime
 
 
@@ -44,8 +45,7 @@ def eager(tmp_path):
     celery_app.conf.task_always_eager = True
     yield games, projector
     celery_app.conf.task_always_eager = False
-    projector.db.close()
-    games.close()
+    close_services(games, projector)
 
 
 def test_the_sweep_queues_reminders_once_into_the_outbox(eager, monkeypatch):

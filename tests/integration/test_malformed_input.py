@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from api.app import create_app
 from projections.settings import Settings
+from tests.integration.helpers import close_app
 
 # Close to a megabyte, yet under the body limit (EMISSARY_BODY_LIMIT_BYTES, 1,000,000), so that the schema
 # itself must refuse it by name; a larger body is refused whole (413, "body"), below.
@@ -115,8 +116,7 @@ def api(tmp_path_factory):
         for step in ("setup", "tidings"):
             assert client.post(f"/games/{gid}/advance", headers=gm, json={"expected_step": step}).status_code == 200
         yield client, app, gid, gm
-    app.state.projector.db.close()
-    app.state.games.close()
+    close_app(app)
 
 
 def routes(app) -> dict[tuple[str, str], dict]:
@@ -168,7 +168,7 @@ def cases():
             nullable = {"type": "null"} in schema["properties"][field].get("anyOf", [])
             if field in schema.get("required", []) and not nullable:
                 yield pytest.param(method, path, field, "null", id=f"{method} {path} {field} null")
-    app.state.games.close()
+    close_app(app)
 
 
 def stored_events(app) -> int:
@@ -245,8 +245,7 @@ def test_an_unexpected_exception_answers_json_500_and_closes_the_connection(tmp_
     assert r.headers["connection"] == "close"
     assert r.json()["error"] == "InternalError" and "a bug" not in r.text
     assert any("unexpected error" in rec.message and rec.exc_info for rec in caplog.records)
-    app.state.projector.db.close()
-    app.state.games.close()
+    close_app(app)
 
 
 @pytest.mark.parametrize(

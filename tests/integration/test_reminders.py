@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from tests.integration.helpers import close_services
 from workers import runtime
 
 
@@ -22,8 +23,7 @@ def eager(store_settings):
     celery_app.conf.task_always_eager = True
     yield games, projector
     celery_app.conf.task_always_eager = False
-    projector.db.close()
-    games.close()
+    close_services(games, projector)
 
 
 def _planning_game(games, name: str, options: dict | None = None) -> tuple[str, str]:

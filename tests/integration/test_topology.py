@@ -12,6 +12,7 @@ import pytest
 
 from projections.db import ReadModelDB
 from projections.settings import Settings
+from tests.integration.helpers import close_services
 from tests.integration.topology import Topology, free_port, wait_healthy
 
 pytestmark = pytest.mark.integration
@@ -110,8 +111,7 @@ def test_a_month_plays_itself_through_its_windows(running):
     while projector.position() < (games.recorder.max_notification_id() or 0):
         assert time.time() < deadline, topo.logs()
         time.sleep(0.2)
-    projector.db.close()
-    games.close()
+    close_services(games, projector)
 
 
 def test_the_watchdog_restarts_a_dead_projection_runner(running):

@@ -13,6 +13,7 @@ from domain.dice import commitment
 from domain.powers.game import digest
 from domain.verify import InvalidExport, parse_export, verify_events
 from projections.service import Games
+from tests.integration.helpers import close_app
 from tests.scenarios import play_rich_month
 
 
@@ -280,8 +281,7 @@ def test_post_verify_answers_422_naming_the_line_and_field(tmp_path):
                 assert (body["line"], body["field"]) == (line, field), body
         r = client.post("/verify", content=b"\xff\xfe", headers={"content-type": "application/x-ndjson"})
         assert r.status_code == 422 and r.json()["field"] == "body"
-    app.state.projector.db.close()
-    app.state.games.close()
+    close_app(app)
 
 
 def test_the_cli_refuses_a_malformed_export_naming_the_line(tmp_path):

@@ -16,6 +16,7 @@ import redis
 
 from projections.settings import Settings
 from projections.store import build_games, build_projector
+from tests.integration.helpers import close_services
 from tests.integration.topology import PrivateRedis, Topology, make_windows
 
 pytestmark = pytest.mark.integration
@@ -29,8 +30,7 @@ def stack(pg_schema_url, tmp_path):
     games = build_games(settings)
     projector = build_projector(games, settings)
     yield settings, games, projector, tmp_path
-    projector.db.close()
-    games.close()
+    close_services(games, projector)
 
 
 def closes(games, game_ids: list[str]) -> dict[str, list[datetime]]:
