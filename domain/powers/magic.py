@@ -55,13 +55,34 @@ def _fold_power(state: Any, power_id: str) -> dict:
     return powers.setdefault(power_id, {"perks": {}, "known": [], "conduits": {}})
 
 
+def perks_of(state: Any, power_id: str) -> dict[str, dict]:
+    """The power's magic perks (perk -> ``{"elements", "spells"}``): those it holds through development
+    (``domain.powers.development``: bought with fame or granted at the start, named as the rules name them,
+    their choice an element) and those the GM recorded here (class features' choices, Witchcraft)."""
+    out = {
+        k: {"elements": list(v["elements"]), "spells": list(v["spells"])}
+        for k, v in _of(state, power_id).get("perks", {}).items()
+    }
+    development = getattr(state, "development", None)
+    holdings = development.holdings.get(power_id) if development is not None else None
+    for held in holdings.perks if holdings is not None else []:
+        key = mr.perk_key(held["name"])
+        if key not in mr.MAGIC_PERKS:
+            continue
+        params = out.setdefault(key, {"elements": [], "spells": []})
+        element = mr.element_named(held.get("detail", ""))
+        if key in mr.ELEMENT_PERKS and element is not None and element not in params["elements"]:
+            params["elements"].append(element)
+    return out
+
+
 def caps_of(state: Any, power_id: str) -> dict[str, int]:
     """P-MAG-1: the power's storage cap per element, from its class and magic perks."""
-    return mr.storage_caps(state.powers[power_id].subclass, _of(state, power_id).get("perks", {}))
+    return mr.storage_caps(state.powers[power_id].subclass, perks_of(state, power_id))
 
 
 def has_perk(state: Any, power_id: str, perk: str) -> bool:
-    return perk in _of(state, power_id).get("perks", {})
+    return perk in perks_of(state, power_id)
 
 
 def spell_def(state: Any, spell_id: str) -> Spell | None:
@@ -285,7 +306,7 @@ class Magic(PlatformGame):
             raise RuleViolation(
                 f"a magic perk is one of {', '.join(mr.MAGIC_PERKS)}; {perk!r} is not", rule="P-MAG-6", field="perk"
             )
-        held = _of(self.state, power_id).get("perks", {})
+        held = perks_of(self.state, power_id)
         if perk in mr.ELEMENT_PERKS:
             if element is None:
                 raise RuleViolation(f"{perk} names an element", rule="P-MAG-1", field="element")
@@ -584,7 +605,8 @@ class Magic(PlatformGame):
             )
         cost = current_cost(s, spell, power_id)
         earlier = _month_casts(s, power_id)
-        perfected = spell.id in mine.get("perks", {}).get("perfected_spell", {}).get("spells", [])
+        perks = perks_of(s, power_id)
+        perfected = spell.id in perks.get("perfected_spell", {}).get("spells", [])
         reduction = (
             mr.perfected_reduction(sum(1 for c in earlier if c["spell_id"] == spell.id))
             if perfected and spell.speed != "ritual"
@@ -620,7 +642,7 @@ class Magic(PlatformGame):
         caps = caps_of(s, power_id)
         refund = {
             e: 1
-            for e in mine.get("perks", {}).get("elemental_efficiency", {}).get("elements", [])
+            for e in perks.get("elemental_efficiency", {}).get("elements", [])
             if e in cost.elements and after[e] + 1 <= caps[e]
         }
         record: dict[str, Any] = {
@@ -793,7 +815,7 @@ class Magic(PlatformGame):
         """At Tidings, perks generate their mana (P-MAG-1), recorded as the GM's grants are."""
         s = self.state
         for pid in sorted(s.powers):
-            gained = mr.seasonal_mana(_of(s, pid).get("perks", {}), s.powers[pid].mana, caps_of(s, pid))
+            gained = mr.seasonal_mana(perks_of(s, pid), s.powers[pid].mana, caps_of(s, pid))
             for element, amount in gained.items():
                 self._mana_granted(  # type: ignore[attr-defined]
                     power_id=pid, element=element, amount=amount, actor=SYSTEM, audience=vis.powers([pid])
@@ -1116,18 +1138,18 @@ MAGIC_COMMANDS: Mapping[type, Handler] = {
 def _power_magic(state: Any, power_id: str, *, owner: bool) -> dict:
     mine = _of(state, power_id)
     out: dict[str, Any] = {
-        "perks": {k: {"elements": list(v.get("elements", []))} for k, v in sorted(mine.get("perks", {}).items())}
+        "perks": {k: {"elements": list(v["elements"])} for k, v in sorted(perks_of(state, power_id).items())}
     }
     if not owner:
         return out  # P.4: perks are public; mana, spells and conduits are not
     ps = state.powers[power_id]
-    perfected = mine.get("perks", {}).get("perfected_spell", {}).get("spells", [])
+    perfected = perks_of(state, power_id).get("perfected_spell", {}).get("spells", [])
     known = [spell_def(state, sid) for sid in mine.get("known", [])]
     out.update(
         {
             "mana": dict(ps.mana),
             "caps": caps_of(state, power_id),
-            "vessel_heart": "vessel_heart" in mine.get("perks", {}),
+            "vessel_heart": has_perk(state, power_id, "vessel_heart"),
             "known": [spell_summary(state, sp, power_id) | {"perfected": sp.id in perfected} for sp in known if sp],
             "conduits": [dict(c) for _, c in sorted(mine.get("conduits", {}).items())],
             "casts_this_month": [dict(c) for c in _month_casts(state, power_id)],

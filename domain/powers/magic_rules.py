@@ -95,6 +95,19 @@ CAPITOL_DOUBLES = ("celestial", "overlord")
 CONDUIT_KINDS = ("person", "heir", "master", "mage", "shrine", "outpost", "army", "cultist", "influence", "other")
 
 
+def perk_key(name: str) -> str:
+    """A perk as the rules name it ("Vessel Heart") -> its key here ("vessel_heart")."""
+    return "_".join(str(name).lower().replace("’", "").replace("'", "").split())
+
+
+def element_named(text: str) -> str | None:
+    """A perk's choice as an element: its letter (``F``) or its name (``Fire``), else None."""
+    word = str(text).strip()
+    if word.upper() in ELEMENTS and len(word) == 1:
+        return word.upper()
+    return next((e for e, name in ELEMENT_NAMES.items() if name.lower() == word.lower()), None)
+
+
 def check_element(element: str, field: str = "element") -> str:
     """P-MAG-1: mana is one of A, F, E, W, L (Light) or D (Dark)."""
     if element not in ELEMENTS:

@@ -117,6 +117,29 @@ def test_p_mag_1_perks_raise_the_caps():
     assert mr.storage_caps("wizard", g.state.magic["powers"]["w"]["perks"])["F"] == 5
 
 
+def test_p_mag_1_perks_a_power_holds_through_development_count_as_its_magic_perks():
+    """P-MAG-1/P-MAG-6: a perk bought or granted as development (domain.powers.development) is the same perk:
+    Elemental Specialization chosen as "Fire" stores two more Fire, and Vessel Heart keeps mana at Cleanup."""
+    g = mage_game()
+    g.grant_perk("w", "Elemental Specialization", "Fire")
+    g.grant_perk("w", "Vessel Heart")
+    fill(g, "w", F=5)
+    refused(g, lambda: g.grant_mana("w", "F", 1), "P-MAG-1")
+    refused(g, lambda: g.grant_magic_perk("w", "vessel_heart"), "P-MAG-6")  # it has it already
+    assert board_view(g, "c")["magic"]["powers"]["w"]["perks"] == {
+        "elemental_specialization": {"elements": ["F"]},
+        "vessel_heart": {"elements": []},
+    }
+    for _ in range(10):
+        if g.state.step == "cleanup":
+            break
+        if g.state.step == "resolution":
+            g.resolve(now=NOW, roller=FixedRoller())
+        else:
+            g.advance(NOW, SEED)
+    assert g.state.powers["w"].mana == {"F": 5}
+
+
 def test_p_mag_1_an_adversary_without_a_storage_perk_holds_no_mana():
     """P-MAG-1 "A power without a storage perk cannot hold mana across steps." """
     g = mage_game(("orc", "champion", "adversary"))
