@@ -16,6 +16,7 @@ from domain.ids import GM
 from domain.platform.commands import Command, Context, Handler, require_gm, require_seat
 from domain.platform.commands import RollBack as RollBack  # noqa: F401  (a platform command now; kept importable here)
 from domain.powers.development import DEVELOPMENT_COMMANDS
+from domain.powers.magic import MAGIC_COMMANDS
 
 
 @dataclass(frozen=True)
@@ -410,5 +411,6 @@ POWERS_COMMANDS: Mapping[type, Handler] = {
     WaiveReactions: waive_reactions,
     ShareSecret: share_secret,
     SetInfluence: set_influence,
+    **MAGIC_COMMANDS,
     **DEVELOPMENT_COMMANDS,
 }

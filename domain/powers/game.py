@@ -21,8 +21,9 @@ from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame, _at, _iso, check_timezone, digest
 from domain.platform.game import fold as platform_fold
-from domain.powers import development_rules, rules
+from domain.powers import development_rules, magic_rules, rules
 from domain.powers.development import Development
+from domain.powers.magic import Magic, caps_of, has_perk
 from domain.powers.options import DEFAULT_OPTIONS, validate_game_options, validate_power_options
 from domain.powers.state import (
     ActionState,
@@ -52,7 +53,7 @@ def _pool_from(data: dict) -> Pool:
     )
 
 
-class Game(Development, PlatformGame):
+class Game(Magic, Development, PlatformGame):
     """One game of Powers: its calendar, powers, assets, the month's actions, reactions and windows."""
 
     class Event(PlatformGame.Event):
@@ -376,6 +377,7 @@ class Game(Development, PlatformGame):
 
     def _begin_tidings(self) -> None:
         self._step_began(step="tidings", season=self.state.season + 1, month=0, actor=GM, audience=[vis.PUBLIC])
+        self._season_mana()
 
     def _begin_month(self, month: int, now: datetime, seed: str) -> None:
         s = self.state
@@ -418,7 +420,8 @@ class Game(Development, PlatformGame):
         for p in self.state.powers.values():
             # [003:310] "Cleanup: Statuses tick down. Mana dissipates." Once a season, one stack each.
             p.statuses = {k: v - 1 for k, v in p.statuses.items() if v - 1 > 0}
-            p.mana = {}
+            if not has_perk(self.state, p.id, "vessel_heart"):  # [003:909] Vessel Heart keeps it (P-MAG-1)
+                p.mana = {}
 
     # ------------------------------------------------------------------ planning
 
@@ -1073,15 +1076,16 @@ class Game(Development, PlatformGame):
                 p.statuses[e["name"]] = max(p.statuses.get(e["name"], 0), e["months"])
 
     def grant_mana(self, power_id: str, element: str, amount: int) -> None:
-        """The GM records mana a power gains (a favor, a ruling); it dissipates at Cleanup ([003:310])."""
-        self.power(power_id)
-        if not element.strip():
-            raise RuleViolation("name the mana's element", field="element")
-        if not 1 <= amount <= 20:
-            raise RuleViolation("mana is granted 1 to 20 at a time", field="amount")
-        self._mana_granted(
-            power_id=power_id, element=element.strip(), amount=amount, actor=GM, audience=vis.powers([power_id])
-        )
+        """The GM records mana a power gains (a favor, a ruling); it dissipates at Cleanup ([003:310]).
+
+        P-MAG-1: mana is of an element (A, F, E, W, L or D), and a power stores at most its cap of each.
+        """
+        p = self.power(power_id)
+        element = magic_rules.check_element(element.strip() if isinstance(element, str) else element)
+        if not isinstance(amount, int) or not 1 <= amount <= 20:
+            raise RuleViolation("mana is granted 1 to 20 at a time", rule="P-MAG-1", field="amount")
+        magic_rules.check_gain(p.mana, element, amount, caps_of(self.state, power_id))
+        self._mana_granted(power_id=power_id, element=element, amount=amount, actor=GM, audience=vis.powers([power_id]))
 
     @event("ManaGranted")
     def _mana_granted(self, power_id: str, element: str, amount: int, actor: str, audience: list) -> None:
@@ -1451,6 +1455,7 @@ class Game(Development, PlatformGame):
                     actor=SYSTEM,
                     audience=audience,
                 )
+                self._conclude_ritual(action_id)
         # Issue-3 style: a digest of the exact set of submissions this resolution consumed.
         digests = sorted(a.digest for a in live if a.digest)
         self._resolution_published(
@@ -1778,7 +1783,8 @@ class Game(Development, PlatformGame):
                 continue
             reactions = [r for r in s.reactions.values() if r.action_id == action_id]
             resist = {r.power: self.tally(a, r.pool).successes for r in reactions}
-            net = rules.net_successes(a.successes, list(resist.values()))
+            ritual = self._ritual_resisted(a, resist)  # P-RES-6: a ritual is warded off, not reduced
+            net, resisted = ritual or (rules.net_successes(a.successes, list(resist.values())), sum(resist.values()))
             ok, excess = rules.outcome(net, a.difficulty or 0)
             t = self.tally(a)
             public = a.slot == "public"
@@ -1797,12 +1803,13 @@ class Game(Development, PlatformGame):
                 difficulty=a.difficulty or 0,
                 success=ok,
                 excess=excess,
-                resisted=sum(resist.values()),
+                resisted=resisted,
                 details=details,
                 tier=_tier(a, s, net),
                 actor=SYSTEM,
                 audience=audience,
             )
+            self._conclude_ritual(action_id)
         self._step_began(step="battle", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
 
 
@@ -1865,6 +1872,18 @@ EVENT_VERSIONS: dict[str, int] = {
     "ReactionDeclared": 1,
     "ReactionConversionsLocked": 1,
     "ReactionsWaived": 1,
+    "SpellDefined": 1,
+    "SpellLearned": 1,
+    "MagicPerkGranted": 1,
+    "SpellsPerfected": 1,
+    "ConduitSet": 1,
+    "ConduitRemoved": 1,
+    "SpellCast": 1,
+    "RitualWarded": 1,
+    "RitualConcluded": 1,
+    "ManaChannelled": 1,
+    "ManaContributed": 1,
+    "ManaSpent": 1,
     "ControlChosen": 1,
     "WalletChanged": 1,
     "FavorSpent": 1,

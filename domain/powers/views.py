@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 from domain.ids import GM
 from domain.powers.development import development_view
 from domain.powers.game import Game
+from domain.powers.magic import magic_view
 from domain.powers.state import ActionState, Pool, PowerState, Window
 
 
@@ -174,6 +175,7 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
             if a.cls == "industry"
         ],
         "sequence": s.sequence_for(viewer),
+        "magic": magic_view(game, viewer),
         "development": development_view(game, viewer),
     }
     public_results = []

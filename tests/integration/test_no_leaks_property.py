@@ -37,7 +37,7 @@ from domain.dice import commitment, seal_difficulty
 from domain.errors import DomainError
 from domain.powers import development as dev
 from domain.powers import game as powers_game
-from domain.powers import views
+from domain.powers import magic, views
 from domain.verify import verify_events
 from projections.db import ReadModelDB
 from projections.projector import Projector
@@ -72,6 +72,7 @@ planning_op = st.one_of(
     probe,
     st.tuples(st.just("share"), st.integers(0, 3), st.integers(0, 3)),
     st.tuples(st.just("grant"), st.integers(0, 3)),
+    st.tuples(st.just("magic"), st.integers(0, 3)),
     development_op,
 )
 resistance_op = st.one_of(
@@ -232,6 +233,17 @@ class World:
             elif kind == "grant":
                 to = P[o[1] % len(P)]
                 g.grant_visibility(gid, "gm", to, self.mark("GR", {to}), source="seeking")
+            elif kind == "magic":
+                # P.4: a power's spells, conduits and mana are its own (and the GM's).
+                me, gm = P[o[1] % len(P)], Caller.of("gm")
+                spell = f"spell{next(self.counter)}"
+                g.run(gm, gid, magic.DefineSpell(spell, self.mark("MG", {me}), "fast", "F", for_power=me))
+                g.run(gm, gid, magic.TeachSpell(me, spell))
+                through = g.run(gm, gid, magic.SetConduit(me, self.mark("MC", {me}), "0,0")).result["conduit_id"]
+                g.run(gm, gid, magic.GrantMana(me, "F", 1))
+                mine = [a["id"] for a in self.actions if a["owner"] == me]
+                cast = magic.CastSpell(me, spell, through, action_id=mine[-1] if mine else None, pay=["F"])
+                self.record(me, g.run(Caller.of(me), gid, cast).as_dict())
             elif kind == "probe" and self.actions:
                 me = P[o[1] % len(P)]
                 a = self.actions[o[2] % len(self.actions)]
@@ -514,6 +526,18 @@ def test_the_checker_catches_a_planted_leak(monkeypatch):
     ops = [("act", 0, False, False, 1, False, False), ("act", 1, False, False, 0, False, False)]
     with pytest.raises(Leak):
         play(3, ops)
+
+
+def test_the_checker_catches_leaked_spells(monkeypatch):
+    """A broken implementation that shows every player the GM's magic (every power's spells) must be caught."""
+    real = views.board_view
+
+    def leaky(game, viewer):
+        return real(game, viewer) | {"magic": magic.magic_view(game, "gm")}
+
+    plant_view(monkeypatch, leaky)
+    with pytest.raises(Leak, match="MG"):
+        play(3, [("act", 0, False, False, 1, False, False), ("magic", 0)])
 
 
 def test_the_checker_catches_a_leaked_ambition_task(monkeypatch):
