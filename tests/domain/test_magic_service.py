@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from api.powers.service import PowersGames as Games
+from api.service import Caller
 from domain.errors import Forbidden, RuleViolation
 from domain.powers import magic as m
-from projections.service import Caller, Games
 from tests.domain.test_conformance_magic import cast, fill, mage_game, resolve_month, ritual_month
 
 
