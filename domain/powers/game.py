@@ -35,6 +35,7 @@ from domain.powers.state import (
     Reaction,
     Window,
 )
+from domain.powers.world import World
 
 CONSEQUENCE_KINDS = ("lose_actions", "status", "disclose", "note")
 
@@ -51,7 +52,7 @@ def _pool_from(data: dict) -> Pool:
     )
 
 
-class Game(PlatformGame):
+class Game(World, PlatformGame):
     """One game of Powers: its calendar, powers, assets, the month's actions, reactions and windows."""
 
     class Event(PlatformGame.Event):
@@ -339,6 +340,7 @@ class Game(PlatformGame):
                 raise RuleViolation("add at least one power before the game begins", rule="P.1.2")
             self._begin_tidings()
         elif step == "tidings":
+            self._world_end_tidings()
             self._begin_month(1, now, seed)
         elif step == "planning":
             self._close_planning(now, reason="gm advanced")
@@ -363,9 +365,11 @@ class Game(PlatformGame):
                 actor=SYSTEM,
                 audience=[vis.GM_ONLY],
             )
+            self._world_month_ends()
             if s.month < s.months_per_season:
                 self._begin_month(s.month + 1, now, seed)
             else:
+                self._world_cleanup()
                 self._cleanup_applied(actor=SYSTEM, audience=[vis.PUBLIC])
                 self._step_began(step="cleanup", season=s.season, month=s.month, actor=GM, audience=[vis.PUBLIC])
         elif step == "cleanup":
@@ -374,6 +378,7 @@ class Game(PlatformGame):
 
     def _begin_tidings(self) -> None:
         self._step_began(step="tidings", season=self.state.season + 1, month=0, actor=GM, audience=[vis.PUBLIC])
+        self._world_tidings()
 
     def _begin_month(self, month: int, now: datetime, seed: str) -> None:
         s = self.state
@@ -500,6 +505,7 @@ class Game(PlatformGame):
             slot,
             1 + (extra if roll else 0),
         )
+        dungeon = self.check_location(power_id, location, assets or [] if roll else []) or dungeon
         if roll:
             # Validate the pool before recording anything: a refused command records nothing.
             self._pick_pool(power_id, assets or [], skill_tag=skill, is_reaction=False, dungeon=bool(dungeon))
@@ -603,6 +609,7 @@ class Game(PlatformGame):
             rules.check_action_quota(
                 ps.subclass, rules.Quota(ps.public, ps.private), ps.debt_this_month, used_pub, used_priv, a.slot, extra
             )
+        self.check_reach(a.location, assets)
         pool = self._build_pool(
             a.power, assets, skill_tag=a.skill, extra_actions=extra, roller=roller, is_reaction=False, dungeon=a.dungeon
         )
@@ -1117,36 +1124,16 @@ class Game(PlatformGame):
 
     def set_influence(self, power_id: str, hex_id: str, amount: int) -> None:
         """GM records a power's influence in a hex; conspiracies there see each other's (P.4, [003:1104])."""
-        ps = self.power(power_id)
+        self.power(power_id)
         limits.check_text(hex_id, "hex", limits.IDENTIFIER, what="a hex")
         if not hex_id.strip():
             raise RuleViolation("name the hex", field="hex")
         if not 0 <= amount <= 20:
             raise RuleViolation("influence is a whole number from 0 to 20", rule="P-INF", field="amount")
-        before = ps.influence.get(hex_id, 0)
-        watchers = [
-            p.id
-            for p in self.state.powers.values()
-            if p.id != power_id
-            and (p.options.get("incorruptible") or (p.cls == "conspiracy" and p.influence.get(hex_id, 0) > 0))
-        ]
-        self._influence_set(
-            power_id=power_id,
-            hex_id=hex_id,
-            amount=amount,
-            actor=GM,
-            audience=vis.powers([power_id, *(watchers if ps.cls == "conspiracy" else [])]),
-        )
-        if ps.cls == "conspiracy" and before == 0 and amount > 0:
-            others = {
-                p.id: p.influence[hex_id]
-                for p in self.state.powers.values()
-                if p.id != power_id and p.cls == "conspiracy" and p.influence.get(hex_id, 0) > 0
-            }
-            if others:
-                self._influence_disclosed(
-                    to=power_id, hex_id=hex_id, entries=others, actor=SYSTEM, audience=vis.powers([power_id])
-                )
+        if self.state.world.hexes:
+            hex_id = self._map_hex(hex_id, "hex", "P-INFL-1")
+        self._put_influence(power_id, hex_id, amount, GM)
+        self._check_conspiracy_claims(power_id)
 
     @event("InfluenceSet")
     def _influence_set(self, power_id: str, hex_id: str, amount: int, actor: str, audience: list) -> None:
@@ -1481,6 +1468,7 @@ class Game(PlatformGame):
                     actor=SYSTEM,
                     audience=audience,
                 )
+                self._world_resolved(action_id)
         # Issue-3 style: a digest of the exact set of submissions this resolution consumed.
         digests = sorted(a.digest for a in live if a.digest)
         self._resolution_published(
@@ -1833,6 +1821,7 @@ class Game(PlatformGame):
                 actor=SYSTEM,
                 audience=audience,
             )
+            self._world_resolved(action_id)
         self._step_began(step="battle", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
 
 
@@ -1895,6 +1884,33 @@ EVENT_VERSIONS: dict[str, int] = {
     "ReactionDeclared": 1,
     "ReactionConversionsLocked": 1,
     "ReactionsWaived": 1,
+    "MapDeclared": 1,
+    "MapAmended": 1,
+    "MapPublished": 1,
+    "FeaturesShown": 1,
+    "FeatureLearned": 1,
+    "ClaimSet": 1,
+    "ClaimLost": 1,
+    "InfluenceSpent": 1,
+    "InfluenceShifted": 1,
+    "MechanismsSet": 1,
+    "InfluenceGenerated": 1,
+    "ActionAimed": 1,
+    "InfiltrationAnnounced": 1,
+    "TaxesCollected": 1,
+    "FeatureOwned": 1,
+    "FloorCleared": 1,
+    "ThreatReduced": 1,
+    "RuinCleared": 1,
+    "FeatureRebuilt": 1,
+    "ModuleBuilt": 1,
+    "TownChanged": 1,
+    "WorldSeasonBegan": 1,
+    "MaintenanceDue": 1,
+    "MaintenancePaid": 1,
+    "StrongholdInoperable": 1,
+    "TownsCleanedUp": 1,
+    "IndustriesChanged": 1,
 }
 
 

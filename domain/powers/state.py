@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from domain.platform.state import ViewerSequences, Window
+from domain.powers.world_state import WorldState
 
 
 @dataclass
@@ -159,6 +160,19 @@ class GameState(ViewerSequences):
     forked_from: dict | None = None
     rollbacks: int = 0
     mail_replies: dict = field(default_factory=dict)
+    world: WorldState = field(default_factory=WorldState)
 
 
-STATE_TYPES = (Asset, PowerState, Die, PoolAsset, Pool, Consequence, ActionState, Reaction, Window, GameState)
+STATE_TYPES = (
+    Asset,
+    PowerState,
+    Die,
+    PoolAsset,
+    Pool,
+    Consequence,
+    ActionState,
+    Reaction,
+    Window,
+    GameState,
+    WorldState,
+)

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 from domain.ids import GM
 from domain.powers.game import Game
 from domain.powers.state import ActionState, Pool, PowerState, Window
+from domain.powers.world import influence_seen, map_view
 
 
 def _pool_view(pool: Pool | None) -> dict | None:
@@ -173,6 +174,7 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
             if a.cls == "industry"
         ],
         "sequence": s.sequence_for(viewer),
+        "map": map_view(game, viewer),
     }
     public_results = []
     for a in _in_order(game):
@@ -260,17 +262,8 @@ def _window(game: Game, w: Window, viewer: str) -> dict:
 
 
 def _influence_seen(game: Game, me: PowerState) -> list[dict]:
-    """Other powers' influence this viewer may see: conspiracies see each other's where they have
-    influence themselves; Incorruptible sees the whole influence layer ([003:1104])."""
-    seen = []
-    for p in sorted(game.state.powers.values(), key=lambda p: p.id):
-        if p.id == me.id:
-            continue
-        for hex_id, amount in sorted(p.influence.items()):
-            mutual = me.cls == "conspiracy" and p.cls == "conspiracy" and me.influence.get(hex_id, 0) > 0
-            if mutual or me.options.get("incorruptible"):
-                seen.append({"power": p.id, "hex": hex_id, "amount": amount})
-    return seen
+    """Other powers' influence this viewer may see (P.4, [003:1104]): ``domain.powers.world.influence_seen``."""
+    return influence_seen(game, me)
 
 
 def _notice(game: Game, a: ActionState) -> dict:

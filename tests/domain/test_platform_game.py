@@ -11,6 +11,7 @@ from eventsourcing.utils import get_topic, resolve_topic
 from domain import visibility as vis
 from domain.platform.game import PlatformGame
 from domain.powers.game import Game, event_types
+from domain.powers.world import World
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "events_2026_11" / "games.json"
 PLATFORM_EVENTS = {
@@ -45,7 +46,13 @@ def test_game_is_a_platform_game_and_the_platform_defines_its_seat_window_seed_a
 
 def test_every_event_is_still_recorded_under_its_topic_in_domain_powers_game():
     topics = {name: get_topic(cls) for name, cls in event_types().items()}
-    assert topics == {name: f"domain.powers.game:Game.{name}" for name in event_types()}
+    # A feature mixin's events are stored under the mixin (domain.powers.world:World.<Name>).
+    world = {n for n, c in vars(World).items() if isinstance(c, type) and n in topics and n not in vars(PlatformGame)}
+    assert topics == {
+        name: f"domain.powers.world:World.{name}" if name in world else f"domain.powers.game:Game.{name}"
+        for name in event_types()
+    }
+    assert "MapDeclared" in world and "InfluenceSet" not in world
     assert PLATFORM_EVENTS <= set(topics)
 
 
