@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from domain.dice import FixedRoller
 from domain.powers import world_rules as wr
 from domain.powers.world import map_view
 from tests.domain.helpers import NOW, SEED, refused
