@@ -1911,6 +1911,8 @@ EVENT_VERSIONS: dict[str, int] = {
     "StrongholdInoperable": 1,
     "TownsCleanedUp": 1,
     "IndustriesChanged": 1,
+    "DurableHeld": 1,
+    "AimsClosed": 1,
 }
 
 

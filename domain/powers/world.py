@@ -34,7 +34,9 @@ from domain.powers import hexmap
 from domain.powers import world_rules as wr
 
 MAP_ITEMS = 5000  # hexes, towns or features in one declaration: a campaign map, not an unbounded list
-AIMS = ("delve", "clear", "town", "infiltrate", "module")
+AIMS = ("delve", "clear", "town", "infiltrate", "module", "workers_unite", "channel")
+# The rules name no element per terrain ("a mana of the terrain element", [003:1129]): the GM declares it per hex.
+ELEMENTS = ("A", "F", "E", "W")
 MAINTAINED = "maintained"
 
 
@@ -97,7 +99,17 @@ class World(PlatformGame):
             hid = _hex(h.get("hex"))
             terrain = limits.check_text(h.get("terrain", "plains"), "terrain", limits.IDENTIFIER, what="a terrain")
             name = limits.check_text(h.get("name", ""), "name", limits.POWER_NAME, what="a hex's name")
-            out_hexes[hid] = {"terrain": terrain.strip().lower(), "road": bool(h.get("road", False)), "name": name}
+            element = h.get("element")
+            if element is not None and element not in ELEMENTS:
+                raise RuleViolation(
+                    f"a hex's mana element is one of {', '.join(ELEMENTS)}", rule="P-INFL-6", field="hexes"
+                )
+            out_hexes[hid] = {
+                "terrain": terrain.strip().lower(),
+                "road": bool(h.get("road", False)),
+                "name": name,
+                "element": element,
+            }
         known_hexes = {h for h in (base.hexes if base else {}) if h not in gone} | set(out_hexes)
         out_towns: dict[str, dict] = {}
         for t in towns:
@@ -472,17 +484,8 @@ class World(PlatformGame):
         if not isinstance(amounts, dict) or not amounts or len(amounts) > 7:
             raise RuleViolation("spend from the action's hex and its six neighbours", rule="P-INFL-2", field="amounts")
         spent = {self._map_hex(h, "amounts", "P-INFL-2"): _int(n, "amounts", 1, 1000) for h, n in amounts.items()}
-        wr.check_spend(a.location, ps.influence, spent)
-        self._influence_spent(
-            power_id=power_id,
-            action_id=action_id,
-            amounts=spent,
-            actor=actor or power_id,
-            audience=self._g()._audience(a),
-        )
-        for h, n in sorted(spent.items()):
-            self._put_influence(power_id, h, ps.influence.get(h, 0) - n, actor or power_id)
-        self._check_conspiracy_claims(power_id)
+        wr.check_spend(_hex(a.location), ps.influence, spent)
+        self._pay_influence(a, spent, actor or power_id)
 
     @event("InfluenceSpent")
     def _influence_spent(self, power_id: str, action_id: str, amounts: dict, actor: str, audience: list) -> None:
@@ -616,6 +619,10 @@ class World(PlatformGame):
                     )
                 record["module"] = module
                 difficulty = wr.module_complexity(len(f["modules"]))
+        elif aim == "workers_unite":
+            difficulty, resisters = self._plan_workers_unite(a, feature_id or "", params, record)
+        elif aim == "channel":
+            self._plan_channel(a, params, record)
         elif aim == "infiltrate":
             t = self._town(town_id or "")
             self._at(a, t["hex"])
@@ -642,6 +649,10 @@ class World(PlatformGame):
             difficulty, resisters, effect = self._town_plan(a.power, town_id or "", t, str(kind), params)
             record["effect"] = effect
         self._action_aimed(action_id=action_id, aim=record, actor=actor or a.power, audience=g._audience(a))
+        if record.get("paid"):
+            # The cost is paid when the action is taken ([003:28]); influence by the rule of P-INFL-2 or the
+            # action's own text (Channel Influence: 1 at each of its locations).
+            self._pay_influence(a, record["paid"], actor or a.power)
         if difficulty is not None:
             g._difficulty_declared(
                 action_id=action_id,
@@ -668,6 +679,62 @@ class World(PlatformGame):
                     actor=SYSTEM,
                     audience=vis.powers(told),
                 )
+
+    def _plan_workers_unite(self, a: Any, feature_id: str, params: dict, record: dict) -> tuple[int, list[str]]:
+        """Workers, Unite! (P-INFL-6): an industry in a town the conspiracy claims; cost and difficulty half its
+        complexity, rounded down (P-AMB-27); its former loyal power may resist."""
+        f = self._feature(feature_id)
+        if self.state.powers[a.power].cls != "conspiracy":
+            raise RuleViolation("Workers, Unite! is a conspiracy action", rule="P-INFL-6", field="action_id")
+        if not (f["town"] and wr.feature_type(f["kind"]).industry):
+            raise RuleViolation(f"{f['name']!r} is not an industry of a town", rule="P-INFL-6", field="feature_id")
+        town = self.state.world.towns[f["town"]]
+        if town["claims"].get("conspiracy", {}).get("power") != a.power:
+            raise RuleViolation(f"Workers, Unite! needs a claim on {town['name']}", rule="P-INFL-6", field="feature_id")
+        self._at(a, f["hex"])
+        cost, difficulty = wr.workers_unite(wr.complexity(f["kind"], f["upgrades"], f.get("mount")))
+        record.update({"feature_id": feature_id, "paid": self._influence_payment(a, cost, params)})
+        return difficulty, [f["controller"]] if f["controller"] and f["controller"] != a.power else []
+
+    def _influence_payment(self, a: Any, cost: int, params: dict) -> dict[str, int]:
+        """Where an action's influence cost comes from: ``params["amounts"]``, or all from the action's hex;
+        either way by the rule of P-INFL-2, and exactly the cost."""
+        amounts = params.get("amounts") or {_hex(a.location or ""): cost}
+        if not isinstance(amounts, dict):
+            raise RuleViolation("amounts are {hex: influence}", rule="P-INFL-2", field="params")
+        paid = {self._map_hex(h, "params", "P-INFL-2"): _int(n, "params", 1, 1000) for h, n in amounts.items()}
+        if sum(paid.values()) != cost:
+            raise RuleViolation(f"this action costs {cost} influence, not {sum(paid.values())}", rule="P-INFL-2")
+        wr.check_spend(_hex(a.location or ""), self.state.powers[a.power].influence, paid)
+        return paid
+
+    def _plan_channel(self, a: Any, params: dict, record: dict) -> None:
+        """Channel Influence (P-INFL-6): "Spend 1 Influence at up to 3 locations, generating a mana of the
+        terrain element from each." """
+        if self.state.powers[a.power].cls != "conspiracy":
+            raise RuleViolation("Channel Influence is a conspiracy action", rule="P-INFL-6", field="action_id")
+        hexes = params.get("hexes")
+        if not isinstance(hexes, list) or not 1 <= len(hexes) <= 3:
+            raise RuleViolation("channel influence at 1 to 3 locations", rule="P-INFL-6", field="params")
+        places = [self._map_hex(h, "params", "P-INFL-6") for h in hexes]
+        if len(set(places)) != len(places):
+            raise RuleViolation("channel at distinct locations", rule="P-INFL-6", field="params")
+        held = self.state.powers[a.power].influence
+        for h in places:
+            if held.get(h, 0) < 1:
+                raise RuleViolation(f"you have no influence in {h} to channel", rule="P-INFL-6", field="params")
+            if self.state.world.hexes[h]["element"] is None:
+                raise RuleViolation(f"the GM has given {h} no mana element", rule="P-INFL-6", field="params")
+        record.update({"paid": {h: 1 for h in places}, "mana": [self.state.world.hexes[h]["element"] for h in places]})
+
+    def _pay_influence(self, a: Any, paid: dict, actor: str) -> None:
+        ps = self.state.powers[a.power]
+        self._influence_spent(
+            power_id=a.power, action_id=a.id, amounts=dict(paid), actor=actor, audience=self._g()._audience(a)
+        )
+        for h, n in sorted(paid.items()):
+            self._put_influence(a.power, h, ps.influence.get(h, 0) - n, actor)
+        self._check_conspiracy_claims(a.power)
 
     def _at(self, a: Any, hex_id: str) -> None:
         if a.location is None or _hex(a.location) != hex_id:
@@ -760,7 +827,9 @@ class World(PlatformGame):
                 audience=g._audience(a),
             )
         elif aim["aim"] == "clear":
-            f = w.features[aim["feature_id"]]
+            f = w.features.get(aim["feature_id"])
+            if f is None or f["kind"] != "ruin" or f["threat"] == 0:
+                return  # cleared earlier in the queue this month
             left = wr.ruin_progress(f["threat"], f["difficulty"], a.net or 0)
             self._threat_reduced(
                 feature_id=aim["feature_id"],
@@ -794,8 +863,25 @@ class World(PlatformGame):
             )
         elif aim["aim"] == "infiltrate":
             self._claim(aim["town_id"], a.power, "infiltrated", actor=SYSTEM)
+        elif aim["aim"] == "workers_unite":
+            if aim["feature_id"] in w.features:
+                self._feature_owned(
+                    feature_id=aim["feature_id"], power_id=a.power, actor=SYSTEM, audience=g._audience(a)
+                )
+        elif aim["aim"] == "channel":
+            for element in aim["mana"]:
+                g._mana_granted(
+                    power_id=a.power, element=element, amount=1, actor=SYSTEM, audience=vis.powers([a.power])
+                )
         else:
             effect = aim["effect"]
+            target = (effect.get("upgrade") or {}).get("feature_id") or effect.get("demolish")
+            if target is not None and target not in w.features:
+                return  # demolished earlier in the queue this month
+            if "build" in effect and effect["build"]["id"] in w.features:
+                return
+            if "demolish" in effect and self._durable_holds(effect["demolish"]):
+                return
             # The town is public, so its change is too; who acted is not (a private action stays private).
             by = a.power if a.slot == "public" else None
             t = w.towns[aim["town_id"]]
@@ -812,6 +898,18 @@ class World(PlatformGame):
                 self._feature_owned(
                     feature_id=effect["build"]["id"], power_id=a.power, actor=SYSTEM, audience=g._audience(a)
                 )
+
+    def _durable_holds(self, feature_id: str) -> bool:
+        """Durable: "Ignores the first effect each season that would disrupt or damage it" (P-FEAT-1)."""
+        f = self.state.world.features[feature_id]
+        if "durable" not in f["upgrades"] or f.get("durable_used"):
+            return False
+        self._durable_held(feature_id=feature_id, actor=SYSTEM, audience=[vis.PUBLIC])
+        return True
+
+    @event("DurableHeld")
+    def _durable_held(self, feature_id: str, actor: str, audience: list) -> None:
+        self.state.world.features[feature_id]["durable_used"] = True
 
     def _working_features(self, town_id: str) -> list[dict]:
         stopped = _stopped_ids(self, town_id)
@@ -938,6 +1036,8 @@ class World(PlatformGame):
         w.generated = {}
         for t in w.towns.values():
             t["feeds"] = 0
+        for f in w.features.values():
+            f["durable_used"] = False
 
     @event("MaintenanceDue")
     def _maintenance_due(self, feature_id: str, power_id: str, coin: int, actor: str, audience: list) -> None:
@@ -980,8 +1080,11 @@ class World(PlatformGame):
         f["inoperable"], f["maintenance_due"] = True, None
 
     def _world_month_ends(self) -> None:
-        """The end of a month: a Prison removes Uprising, 1 or 2 when Specialized (P-FEAT-1)."""
+        """The end of a month: a Prison removes Uprising, 1 or 2 when Specialized (P-FEAT-1); the month's aims
+        are done with (the history keeps them)."""
         w = self.state.world
+        if w.aims:
+            self._aims_closed(actor=SYSTEM, audience=[vis.GM_ONLY])
         relief: dict[str, int] = {}
         for f in w.features.values():
             if f["kind"] == "prison" and f["town"] and not _stopped(self, f["town"], f):
@@ -1021,6 +1124,10 @@ class World(PlatformGame):
                     actor=SYSTEM,
                     audience=[vis.PUBLIC],
                 )
+
+    @event("AimsClosed")
+    def _aims_closed(self, actor: str, audience: list) -> None:
+        self.state.world.aims = {}
 
     @event("TownsCleanedUp")
     def _towns_cleaned_up(self, towns: dict, actor: str, audience: list) -> None:

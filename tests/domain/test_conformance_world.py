@@ -37,7 +37,7 @@ def test_p_act_4_the_gm_declares_the_map_as_data_and_amends_it():
     g.amend_map(hexes=[{"hex": "5,0", "terrain": "coast", "road": True}], remove=["1,1"])
     view = map_view(g, "city")
     hexes = {h["hex"]: h for h in view["hexes"]}
-    assert hexes["5,0"] == {"hex": "5,0", "terrain": "coast", "road": True, "name": ""}
+    assert hexes["5,0"] == {"hex": "5,0", "terrain": "coast", "road": True, "name": "", "element": None}
     assert "1,1" not in hexes
     assert view["towns"][0]["name"] == "Derop"
     # A town must stand on a hex of the map: refused naming the rule, nothing recorded.
@@ -512,3 +512,74 @@ def test_p_infl_6_conspiracy_action_costs_and_difficulties():
     assert wr.infiltrate_difficulty(2, 3) == 5
     assert wr.has_most_influence(3, [2, 1]) and not wr.has_most_influence(2, [2])
     assert wr.keeps_claim({"1,0": 1}, "0,0") and not wr.keeps_claim({"2,0": 1}, "0,0")
+
+
+def test_p_infl_6_workers_unite_pays_half_the_complexity_and_wins_the_industry():
+    """P-INFL-6: Workers, Unite! "Attempt to bring an industry in a claimed town completely into your employ. On a
+    success, they become loyal only to you. If they were loyal to another power, that power may resist. Cost:
+    Influence equal to half the industry's complexity. Difficulty: half the industry's complexity" (rounded
+    down, P-AMB-27). The cost is paid by the rule of P-INFL-2."""
+    g = _conspiracies(
+        features=[{"id": "col", "kind": "college", "town": "derop", "controller": "city", "upgrades": ["durable"]}],
+        assets=[("neg", "cult", "negotiation", "skill", 4)],
+    )
+    g.set_influence("cult", "0,0", 2)
+    g.set_influence("cult", "1,0", 2)
+    act(g, "cult", "wu", "0,0", [6, 6, 6, 6], assets=[{"asset_id": "neg"}])
+    refused(g, lambda: g.aim_action("wu", "workers_unite", feature_id="col"), "P-INFL-6")  # no claim yet
+    g.set_claim("derop", "cult")
+    refused(g, lambda: g.aim_action("wu", "workers_unite", feature_id="col"), "P-INFL-2")  # 4 > 2 in the hex
+    refused(
+        g,
+        lambda: g.aim_action("wu", "workers_unite", feature_id="col", params={"amounts": {"0,0": 2, "1,0": 2}}),
+        "P-INFL-2",
+    )
+    g.set_influence("cult", "0,0", 3)
+    g.aim_action("wu", "workers_unite", feature_id="col", params={"amounts": {"0,0": 3, "1,0": 1}})
+    a = g.state.actions["wu"]
+    assert (a.difficulty, a.resistible, a.targets) == (4, True, ["city"])  # complexity 8 (6 + Durable)
+    assert g.state.powers["cult"].influence == {"1,0": 1}
+    resolve_month(g)
+    assert g.state.world.features["col"]["controller"] == "cult"
+    assert "conspiracy" in g.state.world.towns["derop"]["claims"]  # influence next door keeps the claim
+
+
+def test_p_infl_6_channel_influence_spends_one_at_each_location_for_its_element():
+    """P-INFL-6: Channel Influence "Spend 1 Influence at up to 3 locations, generating a mana of the terrain
+    element from each." The element of each hex is data the GM declares."""
+    hexes = [{"hex": "0,0", "element": "E"}, {"hex": "1,0", "element": "F"}, {"hex": "2,0"}, {"hex": "3,0"}]
+    g = world_game(("cult", "conspiracy", "cult"), hexes=hexes, assets=[("lore", "cult", "lore", "skill", 1)])
+    for h in ("0,0", "1,0", "2,0"):
+        g.set_influence("cult", h, 1)
+    act(g, "cult", "ch", "0,0", [6], assets=[{"asset_id": "lore"}])
+    refused(g, lambda: g.aim_action("ch", "channel", params={"hexes": ["0,0", "2,0"]}), "P-INFL-6")  # no element
+    refused(g, lambda: g.aim_action("ch", "channel", params={"hexes": ["0,0", "3,0"]}), "P-INFL-6")  # no influence
+    g.aim_action("ch", "channel", params={"hexes": ["0,0", "1,0"]})
+    assert g.state.powers["cult"].influence == {"2,0": 1}
+    resolve_month(g)
+    assert g.state.powers["cult"].mana == {"E": 1, "F": 1}
+
+
+def test_p_feat_1_durable_ignores_the_first_demolition_each_season():
+    """P-FEAT-1: Durable "Ignores the first effect each season that would disrupt or damage it" (a per-season
+    flag). Demolish: "Other powers with a claim on the town can resist. Difficulty: 1." """
+    g = world_game(
+        ("city", "city", "sovereign"),
+        ("wiz", "champion", "wizard"),
+        towns=[TOWN],
+        features=[{"id": "mine", "kind": "extractor", "town": "derop", "upgrades": ["durable"]}],
+        assets=[("might", "wiz", "might", "skill", 2)],
+    )
+    g.set_claim("derop", "city")
+    g.set_claim("derop", "wiz")
+    act(g, "wiz", "d1", "0,0", [6, 6], assets=[{"asset_id": "might"}])
+    g.aim_action("d1", "town", town_id="derop", kind="demolish", params={"feature_id": "mine"})
+    a = g.state.actions["d1"]
+    assert (a.difficulty, a.resistible, a.targets) == (1, True, ["city"])
+    resolve_month(g)
+    assert "mine" in g.state.world.features  # the first blow this season is ignored
+    g.advance(NOW, SEED)
+    act(g, "wiz", "d2", "0,0", [6, 6], assets=[{"asset_id": "might"}])
+    g.aim_action("d2", "town", town_id="derop", kind="demolish", params={"feature_id": "mine"})
+    resolve_month(g)
+    assert "mine" not in g.state.world.features
