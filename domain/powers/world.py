@@ -122,6 +122,15 @@ class World(PlatformGame):
         for tid, t in base.towns.items() if base else []:
             if tid not in gone and tid not in out_towns and t["hex"] not in known_hexes:
                 raise RuleViolation(f"town {tid!r} stands on {t['hex']}, which is removed", rule="P-ACT-4")
+        for fid, f in base.features.items() if base else []:
+            if fid in gone or fid in out_features:
+                continue
+            if f["hex"] not in known_hexes or (f["town"] is not None and f["town"] not in known_towns):
+                raise RuleViolation(
+                    f"feature {fid!r} stands on {f['town'] or f['hex']}, which is removed: remove it too",
+                    rule="P-ACT-4",
+                    field="remove",
+                )
         return {"hexes": out_hexes, "towns": out_towns, "features": out_features}
 
     def _check_town(self, t: Any, known_hexes: set, base: Any) -> dict:
@@ -189,6 +198,17 @@ class World(PlatformGame):
             hid = _hex(f.get("hex"))
         if hid not in known_hexes:
             raise RuleViolation(f"feature {fid!r} is on {hid}, which is not on the map", rule="P-ACT-4")
+        for key in ("upgrades", "modules", "floors", "known_to"):
+            if not isinstance(f.get(key, []), list) or len(f.get(key, [])) > limits.ITEMS:
+                raise RuleViolation(f"a feature's {key} is a list", rule="P-FEAT-1", field=key)
+        if any(not isinstance(fl, dict) for fl in f.get("floors", [])):
+            raise RuleViolation("each floor is an object with a difficulty", rule="P-FEAT-4", field="floors")
+        if f.get("becomes") is not None and not isinstance(f["becomes"], dict):
+            raise RuleViolation("what a ruin becomes is a feature: {kind, modules}", rule="P-FEAT-4")
+        if kind == "herd" and f.get("mount") not in (None, *wr.HERD_MOUNTS):
+            raise RuleViolation(f"a herd's mounts are one of {', '.join(wr.HERD_MOUNTS)}", rule="P-FEAT-1")
+        if f.get("asset_id") is not None:
+            limits.check_text(f["asset_id"], "asset_id", limits.IDENTIFIER, what="an asset id")
         upgrades = [str(u) for u in f.get("upgrades", [])]
         wr.check_upgrades(kind, upgrades)
         modules = [str(m) for m in f.get("modules", [])]
@@ -813,6 +833,8 @@ class World(PlatformGame):
             return
         w = self.state.world
         g = self._g()
+        if aim.get("feature_id") not in (None, *w.features) or aim.get("town_id") not in (None, *w.towns):
+            return  # the GM took what it aimed at off the map since
         if aim["aim"] == "delve":
             f = w.features[aim["feature_id"]]
             floor = aim["floor"]
@@ -879,6 +901,8 @@ class World(PlatformGame):
             if target is not None and target not in w.features:
                 return  # demolished earlier in the queue this month
             if "build" in effect and effect["build"]["id"] in w.features:
+                return
+            if "trade" in effect and effect["trade"]["with"] not in w.towns:
                 return
             if "demolish" in effect and self._durable_holds(effect["demolish"]):
                 return

@@ -43,6 +43,17 @@ def test_p_act_4_the_gm_declares_the_map_as_data_and_amends_it():
     # A town must stand on a hex of the map: refused naming the rule, nothing recorded.
     refused(g, lambda: g.amend_map(towns=[{"id": "x", "hex": "9,9"}]), "P-ACT-4")
     refused(g, lambda: g.amend_map(hexes=[{"hex": "north"}]), "P-ACT-4")
+    # Nothing is left standing on a removed hex or town: remove it too, or keep the hex.
+    g.amend_map(features=[{"id": "den", "kind": "outpost", "hex": "2,0"}])
+    refused(g, lambda: g.amend_map(remove=["2,0"]), "P-ACT-4")
+    refused(
+        g, lambda: g.amend_map(features=[{"id": "w", "kind": "farm", "town": "derop"}], remove=["derop"]), "P-ACT-4"
+    )
+    g.amend_map(remove=["2,0", "den"])
+    assert "den" not in g.state.world.features and "2,0" not in g.state.world.hexes
+    refused(
+        g, lambda: g.amend_map(features=[{"id": "h", "kind": "herd", "hex": "0,0", "mount": "unicorns"}]), "P-FEAT-1"
+    )
 
 
 def test_p_act_4_an_action_on_an_unknown_hex_is_refused():
