@@ -64,7 +64,7 @@ class World(PlatformGame):
         """The GM declares the whole map as data, replacing any earlier one (P-ACT-4)."""
         data = self._check_map(hexes, towns or [], features or [], base=None)
         self._map_declared(**data, actor=GM, audience=[vis.GM_ONLY])
-        self._publish_map(set(data["features"]))
+        self._publish_map(data, removed=[], whole=True)
 
     def amend_map(
         self,
@@ -82,8 +82,10 @@ class World(PlatformGame):
             if x not in w.features and x not in w.towns and x not in w.hexes:
                 raise NotFound(f"no hex, town or feature {x!r} on the map", field="remove")
         data = self._check_map(hexes or [], towns or [], features or [], base=w, removed=removed)
+        # The table hears of removed hexes, towns and public features only: a hidden feature's id is its own.
+        seen = [x for x in removed if x in w.hexes or x in w.towns or (x in w.features and w.features[x]["public"])]
         self._map_amended(**data, removed=removed, actor=GM, audience=[vis.GM_ONLY])
-        self._publish_map(set(data["features"]))
+        self._publish_map(data, removed=seen, whole=False)
 
     def _check_map(
         self, hexes: list, towns: list, features: list, base: Any, removed: list | None = None
@@ -282,21 +284,29 @@ class World(PlatformGame):
         w.features.update(deepcopy(features))
         w.claim_seq = max([c["since"] for t in w.towns.values() for c in t["claims"].values()] + [w.claim_seq])
 
-    def _publish_map(self, changed_features: set) -> None:
-        """Tell the table what it may see of the map now, and each power the hidden features it may see."""
-        self._map_published(map=map_view(self, vis.PUBLIC), actor=GM, audience=[vis.PUBLIC])
+    def _publish_map(self, data: dict, removed: list, whole: bool) -> None:
+        """Tell the table what it may see of what changed on the map (all of it when it is declared), and each
+        power the hidden features it may see."""
+        public = map_view(self, vis.PUBLIC)
+        changed = {key: set(data[key]) for key in ("hexes", "towns", "features")}
+        changed["towns"] |= {f["town"] for f in data["features"].values() if f["town"]}
+        if not whole:
+            public["hexes"] = [h for h in public["hexes"] if h["hex"] in changed["hexes"]]
+            public["towns"] = [t for t in public["towns"] if t["id"] in changed["towns"]]
+            public["features"] = [f for f in public["features"] if f["id"] in changed["features"]]
+        self._map_published(map=public, removed=removed, whole=whole, actor=GM, audience=[vis.PUBLIC])
         w = self.state.world
         for pid in sorted(self.state.powers):
             mine = {
                 fid: _feature_view(self, fid, pid)
-                for fid in sorted(changed_features)
+                for fid in sorted(changed["features"])
                 if fid in w.features and not w.features[fid]["public"] and _sees_feature(self, fid, pid)
             }
             if mine:
                 self._features_shown(power_id=pid, features=mine, actor=GM, audience=vis.powers([pid]))
 
     @event("MapPublished")
-    def _map_published(self, map: dict, actor: str, audience: list) -> None:
+    def _map_published(self, map: dict, removed: list, whole: bool, actor: str, audience: list) -> None:
         pass  # the public part of the map, for the table's feed; the state changed in MapDeclared/MapAmended
 
     @event("FeaturesShown")
@@ -341,7 +351,10 @@ class World(PlatformGame):
         w = self.state.world
         if not w.hexes or location is None:
             return False
-        hid = hexmap.hex_id(*hexmap.parse_hex(location))
+        try:
+            hid = hexmap.hex_id(*hexmap.parse_hex(location))
+        except RuleViolation as err:
+            raise RuleViolation(err.message, rule="P-ACT-4", field="location") from None
         if hid not in w.hexes:
             raise RuleViolation(
                 f"an action is located on a hex of the map; {location!r} is not on it", rule="P-ACT-4", field="location"

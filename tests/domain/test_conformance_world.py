@@ -149,6 +149,16 @@ def test_p_4_the_public_map_event_carries_only_public_facts():
     assert published.audience == ["public"] and "Smugglers" not in str(published.map)
     shown = [e for e in events if type(e).__name__ == "FeaturesShown"]
     assert [(e.power_id, e.audience, list(e.features)) for e in shown] == [("cult", ["power:cult"], ["den"])]
+    # An amendment tells the table what changed that it may see; a hidden feature's removal stays hidden.
+    g.amend_map(
+        hexes=[{"hex": "7,0", "terrain": "hills"}],
+        features=[{"id": "ruin", "kind": "ruin", "hex": "7,0"}],
+        remove=["den"],
+    )
+    amended = [e for e in g.collect_events() if type(e).__name__ == "MapPublished"]
+    assert [(e.whole, [h["hex"] for h in e.map["hexes"]], e.map["features"], e.removed) for e in amended] == [
+        (False, ["7,0"], [], [])
+    ]
 
 
 # ---------------------------------------------------------------------- towns (P-TOWN-1..4)
