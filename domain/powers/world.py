@@ -322,7 +322,7 @@ class World(PlatformGame):
         self._feature_learned(
             power_id=to,
             feature_id=feature_id,
-            feature=_feature_view(self, feature_id, to, force=True),
+            feature=_feature_view(self, feature_id, to),
             actor=GM,
             audience=vis.powers([to]),
         )
@@ -613,6 +613,13 @@ class World(PlatformGame):
             raise RuleViolation("this action is already aimed", rule="P-ACT-4", field="action_id")
         if aim not in AIMS:
             raise RuleViolation(f"an action is aimed at one of {', '.join(AIMS)}", rule="P-ACT-4", field="aim")
+        if a.sealed is not None:
+            raise RuleViolation(
+                "the GM sealed this action's difficulty, which can never be replaced: aim an action before its "
+                "difficulty is sealed",
+                rule="GM-2",
+                field="action_id",
+            )
         params = dict(params or {})
         record: dict = {"aim": aim, "power": a.power}
         difficulty: int | None = None
@@ -662,6 +669,8 @@ class World(PlatformGame):
             ps = self.state.powers[a.power]
             if ps.cls != "conspiracy":
                 raise RuleViolation("only conspiracies infiltrate", rule="P-INFL-6", field="action_id")
+            if t["claims"].get("conspiracy", {}).get("power") == a.power:
+                raise RuleViolation(f"{ps.name} already claims {t['name']}", rule="P-TOWN-1", field="town_id")
             others = [
                 p.influence.get(t["hex"], 0)
                 for p in self.state.powers.values()
@@ -1149,10 +1158,15 @@ class World(PlatformGame):
                 changes[tid] = {"population": pop, "statuses": statuses}
         if not changes:
             return
-        before = {tid: _stopped_ids(self, tid) for tid in changes}
+
+        # The table's record names the public industries only: a hidden one is its controller's to know.
+        def stopped(tid: str) -> list[str]:
+            return [fid for fid in _stopped_ids(self, tid) if _sees_feature(self, fid, vis.PUBLIC)]
+
+        before = {tid: stopped(tid) for tid in changes}
         self._towns_cleaned_up(towns=changes, actor=SYSTEM, audience=[vis.PUBLIC])
         for tid in changes:
-            after = _stopped_ids(self, tid)
+            after = stopped(tid)
             if after != before[tid]:
                 self._industries_changed(
                     town_id=tid,
@@ -1235,7 +1249,7 @@ def _stopped_ids(game: Any, town_id: str) -> list[str]:
     return wr.stopped_industries(wr.effective_population(t["population"], t["statuses"]), industries, t["stop_order"])
 
 
-def _feature_view(game: Any, feature_id: str, viewer: str, force: bool = False) -> dict:
+def _feature_view(game: Any, feature_id: str, viewer: str) -> dict:
     """A feature as ``viewer`` may see it: its controller and what is inside a stronghold only to its
     controller (and the GM); a dungeon's floors up to the one the viewer reached (P.4, P-FEAT-3, P-FEAT-4)."""
     f = game.state.world.features[feature_id]
@@ -1326,7 +1340,7 @@ def map_view(game: Any, viewer: str) -> dict[str, Any]:
             ),
             "statuses": dict(t["statuses"]),
             "claims": claims,
-            "stopped": _stopped_ids(game, tid),
+            "stopped": [fid for fid in _stopped_ids(game, tid) if _sees_feature(game, fid, viewer)],
             "features": features,
         }
         if viewer == GM or viewer in claims.values():

@@ -604,3 +604,30 @@ def test_p_feat_1_durable_ignores_the_first_demolition_each_season():
     g.aim_action("d2", "town", town_id="derop", kind="demolish", params={"feature_id": "mine"})
     resolve_month(g)
     assert "mine" not in g.state.world.features
+
+
+def test_p_4_a_hidden_industry_stays_hidden_when_it_stops():
+    """P.4: "Other landscape features can be public or private": an industry the GM keeps hidden is not named
+    to the table when the town shrinks and it stops (P-TOWN-3), in the view or the Cleanup record."""
+    g = world_game(
+        ("city", "city", "sovereign"),
+        ("cult", "conspiracy", "cult"),
+        towns=[{**TOWN, "population": 3, "statuses": {"sickened": 1}}],
+        features=[{"id": "secret-lab", "kind": "guild", "town": "derop", "public": False, "controller": "cult"}],
+    )
+    g.collect_events()
+    to_next_season(g)
+    assert "secret-lab" not in str(map_view(g, "city")) and "secret-lab" not in str(map_view(g, "public"))
+    assert map_view(g, "cult")["towns"][0]["stopped"] == ["secret-lab"]
+    public = [e for e in g.collect_events() if "public" in e.audience]
+    assert "secret-lab" not in str([e.__dict__ for e in public])
+
+
+def test_gm_2_an_action_with_a_sealed_difficulty_is_not_aimed_at_a_formula():
+    """GM-2: a secret difficulty is committed before the roll and can never be replaced, so an action whose
+    difficulty the GM sealed cannot take a difficulty from a formula afterwards."""
+    g = world_game(("city", "city", "sovereign"), towns=[TOWN])
+    g.set_claim("derop", "city")
+    act(g, "city", "tax", "0,0")
+    g.set_difficulty("tax", 3, sealed=True, nonce="n" * 16)
+    refused(g, lambda: g.aim_action("tax", "town", town_id="derop", kind="tax"), "GM-2")
