@@ -1391,7 +1391,7 @@ class Game(World, PlatformGame):
         provisional = 0
         for action_id in queue:
             a = s.actions[action_id]
-            public = a.slot == "public"
+            public = self.is_public(a)
             # P-ASSET-13: a once-a-season asset already used this season is undercut.
             for pa in a.pool.assets if a.pool else []:
                 if pa.cls not in rules.ONCE_PER_SEASON:
@@ -1799,7 +1799,7 @@ class Game(World, PlatformGame):
             net = rules.net_successes(a.successes, list(resist.values()))
             ok, excess = rules.outcome(net, a.difficulty or 0)
             t = self.tally(a)
-            public = a.slot == "public"
+            public = self.is_public(a)
             # P.4: a public action becomes fully public; a private one is shown to its owner and the
             # targets of the resolved action (results only: no dice, no consequences).
             details = (

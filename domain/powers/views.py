@@ -178,7 +178,7 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
     }
     public_results = []
     for a in _in_order(game):
-        if a.slot != "public" or a.discarded:
+        if not game.is_public(a) or a.discarded:
             continue
         if a.status == "resolved":
             public_results.append(_full_action(game, a, with_secret=False, owner=is_gm or a.power == viewer))
@@ -230,7 +230,10 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
             "result": {"success": a.success, "net": a.net, "excess": a.excess},
         }
         for a in _in_order(game)
-        if a.status == "resolved" and a.slot == "private" and a.power != viewer and viewer in game.eligible_resisters(a)
+        if a.status == "resolved"
+        and not game.is_public(a)
+        and a.power != viewer
+        and viewer in game.eligible_resisters(a)
     ]
     return out
 

@@ -365,6 +365,22 @@ class World(PlatformGame):
             for fid, f in w.features.items()
         )
 
+    def is_public(self, a: Any) -> bool:
+        """Whether an action is shown to the table: a public action, unless it is taken inside its owner's
+        stronghold, where "any actions taken here become Private" (P-FEAT-3, P-AMB-32: whichever slot it used)."""
+        if a.slot != "public":
+            return False
+        if a.location is None or not self.state.world.hexes:
+            return True
+        try:
+            here = _hex(a.location)
+        except RuleViolation:
+            return True
+        return not any(
+            f["kind"] == "stronghold" and f["hex"] == here and f["controller"] == a.power and not f["inoperable"]
+            for f in self.state.world.features.values()
+        )
+
     def check_reach(self, location: str | None, assets: list[dict]) -> None:
         """Every asset must be within its mobility of the action's location (P-ACT-4)."""
         w = self.state.world
@@ -929,7 +945,7 @@ class World(PlatformGame):
             if "demolish" in effect and self._durable_holds(effect["demolish"]):
                 return
             # The town is public, so its change is too; who acted is not (a private action stays private).
-            by = a.power if a.slot == "public" else None
+            by = a.power if self.is_public(a) else None
             t = w.towns[aim["town_id"]]
             coin = wr.town_wealth(t["wealth"], t["statuses"], self._working_features(aim["town_id"]))
             self._town_changed(

@@ -631,3 +631,26 @@ def test_gm_2_an_action_with_a_sealed_difficulty_is_not_aimed_at_a_formula():
     act(g, "city", "tax", "0,0")
     g.set_difficulty("tax", 3, sealed=True, nonce="n" * 16)
     refused(g, lambda: g.aim_action("tax", "town", town_id="derop", kind="tax"), "GM-2")
+
+
+def test_p_feat_3_actions_taken_inside_ones_stronghold_are_private():
+    """P-FEAT-3: "any actions taken here become Private" ([003:445]); P-AMB-32: "an action located in a
+    stronghold is private whichever slot it uses" - it still counts against the slot it used."""
+    g = world_game(
+        ("dragon", "champion", "dragon"),
+        ("city", "city", "sovereign"),
+        features=[{"id": "lair", "kind": "stronghold", "hex": "3,0", "controller": "dragon"}],
+        planning=False,
+    )
+    g.advance(NOW, SEED)
+    g.pay_maintenance("lair", "dragon")  # an inoperable stronghold would shelter nothing
+    g.advance(NOW, SEED)
+    act(g, "dragon", "inside", "3,0", [], title="Hoard the gold")
+    act(g, "dragon", "outside", "2,0", [], title="Burn the fields")
+    assert g.slots_used("dragon") == (2, 0)
+    g.collect_events()
+    resolve_month(g)
+    resolved = {e.action_id: e.audience for e in g.collect_events() if type(e).__name__ == "ActionResolved"}
+    assert resolved == {"inside": ["power:dragon"], "outside": ["public"]}
+    seen = [a["title"] for a in board_view(g, "city")["public_actions"]]
+    assert seen == ["Burn the fields"]

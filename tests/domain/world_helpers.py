@@ -42,12 +42,13 @@ def world_game(
 
 def act(g: Game, power: str, action_id: str, location: str | None, faces: list[int] | None = None, **kw) -> None:
     """Submit an action at ``location``; rolled now with ``faces`` if given, else only proposed."""
+    title = kw.pop("title", action_id)
     kw.setdefault("skill", None)
     kw.setdefault("slot", "public" if g.state.powers[power].private == 0 else "private")
     if faces is None:
-        g.submit_action(power, action_id, action_id, now=NOW, roller=FixedRoller(), location=location, roll=False, **kw)
+        g.submit_action(power, action_id, title, now=NOW, roller=FixedRoller(), location=location, roll=False, **kw)
     else:
-        g.submit_action(power, action_id, action_id, now=NOW, roller=FixedRoller(faces), location=location, **kw)
+        g.submit_action(power, action_id, title, now=NOW, roller=FixedRoller(faces), location=location, **kw)
 
 
 def resolve_month(g: Game) -> None:
