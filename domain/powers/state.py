@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from domain.platform.state import ViewerSequences, Window
+from domain.powers.development import DEVELOPMENT_TYPES, DevelopmentState
 from domain.powers.world_state import WorldState
 
 
@@ -161,6 +162,7 @@ class GameState(ViewerSequences):
     rollbacks: int = 0
     mail_replies: dict = field(default_factory=dict)
     world: WorldState = field(default_factory=WorldState)
+    development: DevelopmentState = field(default_factory=DevelopmentState)  # wallets, perks, ambitions, trades
 
 
 STATE_TYPES = (
@@ -175,4 +177,5 @@ STATE_TYPES = (
     Window,
     GameState,
     WorldState,
+    *DEVELOPMENT_TYPES,
 )

@@ -12,6 +12,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from domain.ids import GM
+from domain.powers.development import development_view
 from domain.powers.game import Game
 from domain.powers.state import ActionState, Pool, PowerState, Window
 from domain.powers.world import influence_seen, map_view
@@ -175,6 +176,7 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
         ],
         "sequence": s.sequence_for(viewer),
         "map": map_view(game, viewer),
+        "development": development_view(game, viewer),
     }
     public_results = []
     for a in _in_order(game):

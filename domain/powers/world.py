@@ -955,6 +955,7 @@ class World(PlatformGame):
                 self._taxes_collected(
                     town_id=aim["town_id"], power_id=a.power, coin=coin, actor=SYSTEM, audience=g._audience(a)
                 )
+                g.earn(a.power, "coin", coin, f"taxes of {t['name']}")
             if "build" in effect:
                 # Loyal to its builder ([003:365]); who that is stays with the builder unless the action was public.
                 self._feature_owned(
@@ -980,7 +981,7 @@ class World(PlatformGame):
 
     @event("TaxesCollected")
     def _taxes_collected(self, town_id: str, power_id: str, coin: int, actor: str, audience: list) -> None:
-        pass  # coin goes to the power's wallet when wallets exist; the record is here
+        pass  # the record of the town's taxes; the coin itself goes into the wallet (WalletChanged)
 
     @event("FeatureOwned")
     def _feature_owned(self, feature_id: str, power_id: str, actor: str, audience: list) -> None:
@@ -1112,6 +1113,14 @@ class World(PlatformGame):
             raise NotFound(f"you hold no stronghold {feature_id!r}", field="feature_id")
         if self.state.step != "tidings" or not f["maintenance_due"]:
             raise RuleViolation("maintenance is paid during Tidings, when it is due", rule="P-FEAT-3")
+        # The coin comes out of the owner's wallet; a shortfall is refused naming P-FEAT-3.
+        self._g().pay(
+            power_id,
+            {"coin": f["maintenance_due"]},
+            f"maintenance of {f['name']}",
+            rule="P-FEAT-3",
+            actor=actor or power_id,
+        )
         self._maintenance_paid(
             feature_id=feature_id,
             power_id=power_id,

@@ -232,6 +232,7 @@ def test_p_town_2_town_actions_need_a_claim_and_apply_their_formula():
     assert t["statuses"] == {"taxed": 1, "uprising": 2}
     taxed = [e for e in g.collect_events() if type(e).__name__ == "TaxesCollected"]
     assert [(e.power_id, e.coin, e.audience) for e in taxed] == [("city", 2, ["power:city"])]
+    assert g.holdings("city").wallet.get("coin") == 2  # "Gain coins equal to the wealth of the town"
 
 
 def test_p_town_2_feed_doubles_within_a_season_and_build_is_loyal_to_the_builder():
@@ -381,8 +382,11 @@ def test_p_feat_3_strongholds_modules_and_maintenance():
     g.advance(NOW, SEED)  # the first Tidings: maintenance falls due
     due = [e for e in g.collect_events() if type(e).__name__ == "MaintenanceDue"]
     assert [(e.feature_id, e.coin) for e in due] == [("hold", 2), ("keep", 3)]
+    refused(g, lambda: g.pay_maintenance("keep", "wiz"), "P-FEAT-3")  # an empty wallet cannot pay
+    g.adjust_resources("wiz", {"coin": 9}, "a hoard")
     g.pay_maintenance("keep", "wiz")
     g.pay_maintenance("hold", "wiz")
+    assert g.holdings("wiz").wallet["coin"] == 4
     g.advance(NOW, SEED)
     act(g, "wiz", "mod", "3,0")
     g.aim_action("mod", "module", feature_id="keep", params={"module": "barracks"})
@@ -399,8 +403,9 @@ def test_p_feat_3_strongholds_modules_and_maintenance():
     g.advance(NOW, SEED)  # Tidings
     due = [e for e in g.collect_events() if type(e).__name__ == "MaintenanceDue"]
     assert [(e.feature_id, e.coin, e.audience) for e in due] == [("hold", 2, ["power:wiz"]), ("keep", 4, ["power:wiz"])]
-    g.pay_maintenance("keep", "wiz")
+    g.pay_maintenance("keep", "wiz")  # 4 coin: all there is, so the other goes unpaid
     refused(g, lambda: g.pay_maintenance("keep", "wiz"), "P-FEAT-3")
+    refused(g, lambda: g.pay_maintenance("hold", "wiz"), "P-FEAT-3")
     g.advance(NOW, SEED)  # Tidings ends: the unpaid one becomes inoperable
     assert g.state.world.features["hold"]["inoperable"] is True
     assert g.state.world.features["keep"]["inoperable"] is False
@@ -643,6 +648,7 @@ def test_p_feat_3_actions_taken_inside_ones_stronghold_are_private():
         planning=False,
     )
     g.advance(NOW, SEED)
+    g.adjust_resources("dragon", {"coin": 2}, "a hoard")
     g.pay_maintenance("lair", "dragon")  # an inoperable stronghold would shelter nothing
     g.advance(NOW, SEED)
     act(g, "dragon", "inside", "3,0", [], title="Hoard the gold")

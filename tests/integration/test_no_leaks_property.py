@@ -33,12 +33,13 @@ from hypothesis import strategies as st
 
 from domain.dice import commitment, seal_difficulty
 from domain.errors import DomainError
+from domain.powers import development as dev
 from domain.powers import game as powers_game
 from domain.powers import views
 from domain.verify import verify_events
 from projections.db import ReadModelDB
 from projections.projector import Projector
-from projections.service import Games
+from projections.service import Caller, Games
 from projections.settings import Settings
 
 WORLD_HEXES = ["0,0", "1,0", "0,1"]
@@ -59,8 +60,15 @@ probe = st.tuples(st.just("probe"), st.integers(0, 3), st.integers(0, 30))
 # The world (domain.powers.world): hidden features with marker names, what a power learns, and influence.
 world_op = st.one_of(
     st.tuples(st.just("feature"), st.integers(0, 3), st.booleans(), st.sampled_from(["outpost", "stronghold"])),
-    st.tuples(st.just("reveal"), st.integers(0, 30), st.integers(0, 3)),
+    st.tuples(st.just("learn"), st.integers(0, 30), st.integers(0, 3)),
     st.tuples(st.just("influence"), st.integers(0, 3), st.sampled_from(WORLD_HEXES), st.integers(0, 3)),
+)
+# Wallets, trades and ambitions (domain/powers/development.py): their reasons, notes and tasks are markers.
+development_op = st.one_of(
+    st.tuples(st.just("wallet"), st.integers(0, 3)),
+    st.tuples(st.just("trade"), st.integers(0, 3), st.integers(0, 3)),
+    st.tuples(st.just("ambition"), st.integers(0, 3)),
+    st.tuples(st.just("reveal"), st.integers(0, 3)),
 )
 planning_op = st.one_of(
     world_op,
@@ -71,6 +79,7 @@ planning_op = st.one_of(
     probe,
     st.tuples(st.just("share"), st.integers(0, 3), st.integers(0, 3)),
     st.tuples(st.just("grant"), st.integers(0, 3)),
+    development_op,
 )
 resistance_op = st.one_of(
     react, react, probe, st.tuples(st.just("waive"), st.integers(0, 3)), st.tuples(st.just("grant"), st.integers(0, 3))
@@ -143,6 +152,7 @@ class World:
         self._digests: dict[tuple, set[str]] = {}
         self.features: list[tuple[str, str]] = []
         self.influence_allowed: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self.ambitions: list[tuple[str, str, str]] = []
         for i in range(n_powers):
             cls, sub = CLASSES[i]
             pid = self.games.add_power(self.game_id, "gm", f"P{i}", cls, sub)[0]
@@ -243,8 +253,10 @@ class World:
                         self.record(me, probe().as_dict())
                     except DomainError as err:
                         self.record(me, err.as_dict())
-            elif kind in ("feature", "reveal", "influence"):
+            elif kind in ("feature", "learn", "influence"):
                 self.apply_world(o)
+            elif kind in ("wallet", "trade", "ambition", "reveal"):
+                self.develop(o)
             elif kind == "advance":
                 g.advance(gid, "gm")
             elif kind == "resolve":
@@ -294,7 +306,7 @@ class World:
             feature |= {"protection": secret} if kind == "stronghold" else {}
             g.run(gm, gid, world.AmendMap(hexes=hexes, features=[feature]))
             self.features.append((fid, name))
-        elif o[0] == "reveal" and self.features:
+        elif o[0] == "learn" and self.features:
             fid, name = self.features[o[1] % len(self.features)]
             to = P[o[2] % len(P)]
             g.run(gm, gid, world.RevealFeature(fid, to))
@@ -328,6 +340,31 @@ class World:
         for q, h in seen:
             if q != p and p not in self.influence_allowed[(q, h)]:
                 raise Leak(f"{p} was shown {q}'s influence in {h}")
+
+    def develop(self, o: tuple) -> None:
+        """A wallet's ledger and a trade are their powers' (and the GM's); an ambition's name is public once
+        taken, its tasks its power's, a ❓ task nobody's until the task before it is done (P.4)."""
+        g, gid, P, gm = self.games, self.game_id, self.powers, Caller.of("gm")
+        me = P[o[1] % len(P)]
+        if o[0] == "wallet":
+            g.run(gm, gid, dev.AdjustResources(me, {"coin": 2, "insight": 1}, self.mark("WL", {me})))
+        elif o[0] == "trade":
+            other = P[o[2] % len(P)]
+            note = self.mark("TR", {me, other})
+            trade = g.run(Caller.of(me), gid, dev.ProposeTrade(me, other, want={"coin": 1}, note=note))
+            self.record(me, trade.as_dict())
+            self.record(other, g.run(Caller.of(other), gid, dev.AcceptTrade(other, trade.result["trade_id"])).as_dict())
+        elif o[0] == "ambition":
+            name, task, mystery = self.mark("AN", {me}), self.mark("AT", {me}), self.mark("MY", set())
+            tasks = [{"text": task}, {"text": mystery, "central": True, "mysterious": True}]
+            aid = g.run(gm, gid, dev.OfferAmbition(me, name, "minor", 5, 1, tasks)).result["ambition_id"]
+            self.ambitions.append((aid, me, mystery))
+            self.record(me, g.run(Caller.of(me), gid, dev.AcceptAmbition(me, aid)).as_dict())
+            self.allowed[name] |= set(P)
+        elif o[0] == "reveal" and self.ambitions:
+            aid, owner, mystery = self.ambitions[o[1] % len(self.ambitions)]
+            g.run(gm, gid, dev.CompleteTask(aid, "t1"))
+            self.allowed[mystery].add(owner)
 
     def follow_the_month(self) -> None:
         """Widen the model as the month moves on, by the rules of P.4 (timing read from the GM's board)."""
@@ -543,6 +580,32 @@ def test_the_checker_catches_a_planted_leak(monkeypatch):
     ops = [("act", 0, False, False, 1, False, False), ("act", 1, False, False, 0, False, False)]
     with pytest.raises(Leak):
         play(3, ops)
+
+
+def test_the_checker_catches_a_leaked_ambition_task(monkeypatch):
+    """A broken implementation that shows every ambition's tasks, ❓ ones included, to every player must be caught."""
+    real = views.board_view
+
+    def leaky(game, viewer):
+        out = real(game, viewer)
+        out["debug"] = [t.text for a in game.state.development.ambitions.values() for t in a.tasks]
+        return out
+
+    plant_view(monkeypatch, leaky)
+    with pytest.raises(Leak, match="MY"):
+        play(3, [("ambition", 0)])
+
+
+def test_the_checker_catches_a_public_ledger(monkeypatch):
+    """A broken implementation that records a wallet's changes for the whole table must be caught."""
+    real = dev.Development._wallet_changed
+
+    def leaky(self, power_id, changes, reason, actor, audience):
+        return real(self, power_id=power_id, changes=changes, reason=reason, actor=actor, audience=["public"])
+
+    monkeypatch.setattr(dev.Development, "_wallet_changed", leaky)
+    with pytest.raises(Leak, match="WL"):
+        play(3, [("wallet", 0)])
 
 
 def test_the_checker_catches_a_leaked_sealed_difficulty(monkeypatch):
