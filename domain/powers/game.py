@@ -1233,6 +1233,7 @@ class Game(World, Development, PlatformGame):
             "rollbacks": s.rollbacks + 1,
             "powers": powers,
             "secret_holders": secret_holders,
+            "known_features": self.known_features(),
             "closes_at": closes_at,
         }
         self.__dict__["_refolded"] = {to_version: restored}  # the state at to_version, for the fold
@@ -1304,6 +1305,7 @@ class Game(World, Development, PlatformGame):
         for window_id, closes_at in carried["closes_at"].items():
             merged.windows[window_id].closes_at = closes_at
         self.state = merged
+        self.keep_known_features(carried.get("known_features", {}))
 
     # ------------------------------------------------------------------ planning closes
 

@@ -327,6 +327,17 @@ class World(PlatformGame):
             audience=vis.powers([to]),
         )
 
+    def known_features(self) -> dict[str, list[str]]:
+        """Who learned each hidden feature: what a rollback carries over, as what was seen cannot be unseen."""
+        return {fid: list(f["known_to"]) for fid, f in sorted(self.state.world.features.items()) if f["known_to"]}
+
+    def keep_known_features(self, known: dict) -> None:
+        """Fold what a rollback carried over (``known_features``) into the restored world: state only."""
+        for fid, powers in known.items():
+            f = self.state.world.features.get(fid)
+            if f is not None:
+                f["known_to"] = sorted({*f["known_to"], *(p for p in powers if p in self.state.powers)})
+
     @event("FeatureLearned")
     def _feature_learned(self, power_id: str, feature_id: str, feature: dict, actor: str, audience: list) -> None:
         f = self.state.world.features[feature_id]

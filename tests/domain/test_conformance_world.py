@@ -660,3 +660,23 @@ def test_p_feat_3_actions_taken_inside_ones_stronghold_are_private():
     assert resolved == {"inside": ["power:dragon"], "outside": ["public"]}
     seen = [a["title"] for a in board_view(g, "city")["public_actions"]]
     assert seen == ["Burn the fields"]
+
+
+def test_p_4_what_a_power_learned_of_the_map_survives_a_rollback():
+    """P.4: visibility grants "cannot be revoked": a hidden feature a power found stays known to it when the GM
+    rolls the game back to before it was found."""
+    from domain.powers.game import fold
+
+    g = world_game(
+        ("city", "city", "sovereign"),
+        ("cult", "conspiracy", "cult"),
+        features=[{"id": "den", "kind": "outpost", "name": "Smugglers den", "hex": "1,1", "controller": "cult"}],
+    )
+    start = g.version
+    events = list(g.collect_events())
+    g.reveal_feature("den", "city")
+    restored = fold(None, events).state
+    g.rollback(start, restored, reason="a ruling undone", now=NOW, seed=SEED)
+    assert "den" in {f["id"] for f in map_view(g, "city")["features"]}
+    assert "den" not in {f["id"] for f in map_view(g, "public")["features"]}
+    assert fold(None, [*events, *g.collect_events()]).state == g.state  # and the history folds to it
