@@ -680,3 +680,45 @@ def test_p_4_what_a_power_learned_of_the_map_survives_a_rollback():
     assert "den" in {f["id"] for f in map_view(g, "city")["features"]}
     assert "den" not in {f["id"] for f in map_view(g, "public")["features"]}
     assert fold(None, [*events, *g.collect_events()]).state == g.state  # and the history folds to it
+
+
+def test_p_town_2_trade_roads_and_upgrade_take_their_formulas_and_effects():
+    """P-TOWN-2: Trade "Each town gains wealth equal to the number of new resources they have access to ...
+    Unclaimed towns cannot trade ... increased by a further 2 if the towns are not claimed by the same power";
+    Lay Roads "Difficulty: 3, increased to 6 for hexes with difficult terrain"; Upgrade "Difficulty: The
+    complexity of the new feature, plus the number of other existing features", less 1 (P-AMB-26)."""
+    g = world_game(
+        ("city", "city", "sovereign"),
+        ("wiz", "champion", "wizard"),
+        towns=[TOWN, {"id": "lake", "hex": "1,0", "population": 2, "wealth": 1}, {"id": "wild", "hex": "2,0"}],
+        features=[
+            {"id": "guild", "kind": "guild", "town": "derop"},
+            {"id": "farm", "kind": "farm", "town": "derop"},
+        ],
+        assets=[("craft", "city", "craft", "skill", 6)],
+    )
+    g.set_claim("derop", "city")
+    g.set_claim("lake", "wiz")
+    act(g, "city", "trade", "0,0", [6] * 6, assets=[{"asset_id": "craft"}])
+    refused(
+        g, lambda: g.aim_action("trade", "town", town_id="derop", kind="trade", params={"with": "wild"}), "P-TOWN-2"
+    )
+    g.aim_action(
+        "trade",
+        "town",
+        town_id="derop",
+        kind="trade",
+        params={"with": "lake", "new_resources": 2, "excess_mobility": 1},
+    )
+    assert g.state.actions["trade"].difficulty == 3  # 1 excess mobility, +2: not one claimant of both
+    act(g, "city", "roads", "0,0", [6] * 6, assets=[{"asset_id": "craft"}])
+    g.aim_action("roads", "town", town_id="derop", kind="lay_roads", params={"hex": "0,1"})
+    assert g.state.actions["roads"].difficulty == 6  # mountains
+    act(g, "city", "up", "0,0", [6] * 6, assets=[{"asset_id": "craft"}])
+    g.aim_action("up", "town", town_id="derop", kind="upgrade", params={"feature_id": "guild", "upgrades": ["durable"]})
+    assert g.state.actions["up"].difficulty == 5  # complexity 3 + 2, one other feature, less 1
+    resolve_month(g)
+    w = g.state.world
+    assert (w.towns["derop"]["wealth"], w.towns["lake"]["wealth"]) == (4, 3)
+    assert w.hexes["0,1"]["road"] is True
+    assert w.features["guild"]["upgrades"] == ["durable"]
