@@ -37,7 +37,7 @@ MAP_ITEMS = 5000  # hexes, towns or features in one declaration: a campaign map,
 AIMS = ("delve", "clear", "town", "infiltrate", "module", "workers_unite", "channel")
 # The rules name no element per terrain ("a mana of the terrain element", [003:1129]): the GM declares it per hex.
 ELEMENTS = ("A", "F", "E", "W")
-MAINTAINED = "maintained"
+GM_FACTS = ("new_resources", "excess_mobility", "rooted_agent_ranks", "agents_died")
 
 
 def _int(value: Any, field: str, low: int = 0, high: int = limits.NUMBER) -> int:
@@ -636,7 +636,10 @@ class World(PlatformGame):
         a = g.action(action_id)
         if self.state.step != "planning" or a.discarded:
             raise RuleViolation("an action is aimed during Planning, before it is resolved", rule="P-ACT-4")
-        if action_id in self.state.world.aims:
+        earlier = self.state.world.aims.get(action_id)
+        # The GM may aim an action again, to complete it with the facts only the GM gives (GM_FACTS), as long
+        # as nothing was paid for the first aim.
+        if earlier is not None and (actor != GM or earlier.get("paid")):
             raise RuleViolation("this action is already aimed", rule="P-ACT-4", field="action_id")
         if aim not in AIMS:
             raise RuleViolation(f"an action is aimed at one of {', '.join(AIMS)}", rule="P-ACT-4", field="aim")
@@ -715,6 +718,15 @@ class World(PlatformGame):
             t = self._town(town_id or "")
             self._at(a, t["hex"])
             record.update({"town_id": town_id, "kind": kind})
+            if actor not in (None, GM) and any(k in params for k in GM_FACTS):
+                # How many resources are new to a town, how far goods travel, the rooted agents' ranks and who
+                # died: facts of the world only the GM knows, and they set the difficulty and the reward.
+                raise RuleViolation(
+                    f"the GM gives {', '.join(k for k in GM_FACTS if k in params)}: aim without them and the GM "
+                    "completes the action",
+                    rule="P-TOWN-2",
+                    field="params",
+                )
             difficulty, resisters, effect = self._town_plan(a.power, town_id or "", t, str(kind), params)
             record["effect"] = effect
         self._action_aimed(action_id=action_id, aim=record, actor=actor or a.power, audience=g._audience(a))

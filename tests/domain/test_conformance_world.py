@@ -703,13 +703,15 @@ def test_p_town_2_trade_roads_and_upgrade_take_their_formulas_and_effects():
     refused(
         g, lambda: g.aim_action("trade", "town", town_id="derop", kind="trade", params={"with": "wild"}), "P-TOWN-2"
     )
-    g.aim_action(
-        "trade",
-        "town",
-        town_id="derop",
-        kind="trade",
-        params={"with": "lake", "new_resources": 2, "excess_mobility": 1},
+    facts = {"with": "lake", "new_resources": 2, "excess_mobility": 1}
+    # How many resources are new and how far goods travel are the GM's to say: a player aims without them.
+    refused(
+        g, lambda: g.aim_action("trade", "town", town_id="derop", kind="trade", params=facts, actor="city"), "P-TOWN-2"
     )
+    g.aim_action("trade", "town", town_id="derop", kind="trade", params={"with": "lake"}, actor="city")
+    assert g.state.actions["trade"].difficulty == 2
+    refused(g, lambda: g.aim_action("trade", "town", town_id="derop", kind="tax", actor="city"), "P-ACT-4")
+    g.aim_action("trade", "town", town_id="derop", kind="trade", params=facts, actor="gm")
     assert g.state.actions["trade"].difficulty == 3  # 1 excess mobility, +2: not one claimant of both
     act(g, "city", "roads", "0,0", [6] * 6, assets=[{"asset_id": "craft"}])
     g.aim_action("roads", "town", town_id="derop", kind="lay_roads", params={"hex": "0,1"})
