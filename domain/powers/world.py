@@ -1551,7 +1551,8 @@ def _aim_action(game: Any, cmd: AimAction, ctx: Context) -> dict:
     a = game.state.actions.get(cmd.action_id)
     if a is None or (ctx.principal != GM and a.power != ctx.principal):
         raise NotFound(f"no action {cmd.action_id!r} of yours this month", field="action_id")
-    require_seat(game, ctx, a.power)
+    if ctx.principal != GM:  # the GM completes an action with the facts only the GM gives (GM_FACTS)
+        require_seat(game, ctx, a.power)
     game.aim_action(
         cmd.action_id,
         cmd.aim,

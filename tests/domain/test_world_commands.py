@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.errors import Forbidden, NotFound
+from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.powers import world
 from domain.powers.ruleset import POWERS
 from projections.service import Caller, Games
@@ -55,3 +55,24 @@ def test_a_power_aims_and_spends_only_for_its_own_actions(table):
     assert receipt.result == {"action_id": aid, "difficulty": 0}
     games.run(Caller.of(cult), gid, world.SpendInfluence(cult, aid, {"0,0": 1}))
     assert games.view(gid, cult)["me"]["influence"] == {"0,0": 2}
+
+
+def test_the_gm_completes_a_town_action_with_the_facts_only_the_gm_knows(table):
+    games, gid, city, _ = table
+    towns = [TOWN, {"id": "lake", "hex": "1,0", "population": 2}]
+    games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=towns))
+    games.run(Caller.of("gm"), gid, world.SetClaim("derop", city))
+    games.run(Caller.of("gm"), gid, world.SetClaim("lake", city))
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")
+    aid = games.submit_action(gid, city, city, title="Trade", slot="public", location="0,0", roll=False).result[
+        "action_id"
+    ]
+    facts = {"with": "lake", "new_resources": 1, "excess_mobility": 2}
+    with pytest.raises(RuleViolation):
+        games.run(Caller.of(city), gid, world.AimAction(aid, "town", town_id="derop", kind="trade", params=facts))
+    games.run(
+        Caller.of(city), gid, world.AimAction(aid, "town", town_id="derop", kind="trade", params={"with": "lake"})
+    )
+    receipt = games.run(Caller.of("gm"), gid, world.AimAction(aid, "town", town_id="derop", kind="trade", params=facts))
+    assert receipt.result["difficulty"] == 2  # one power claims both towns: no +2
