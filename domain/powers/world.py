@@ -1317,13 +1317,8 @@ def _feature_view(game: Any, feature_id: str, viewer: str) -> dict:
         out.update(
             {
                 "mobility": wr.mobility(f["kind"], f["upgrades"]),
-                "rank": ft.rank
-                + (
-                    1
-                    if "specialized" in f["upgrades"]
-                    and f["kind"] in ("extractor", "farm", "guild", "training_grounds")
-                    else 0
-                ),
+                "rank": wr.asset_rank(f["kind"], f["upgrades"]),
+                "critical": wr.is_critical(f["kind"], f["upgrades"]),
                 "fee": ft.fee,
                 "wealth": wr.wealth(f["kind"], f["upgrades"], f["stored"]),
                 "working": not (f["town"] and feature_id in _stopped_ids(game, f["town"])),

@@ -138,6 +138,21 @@ def mobility(kind: str, upgrades: Sequence[str] = ()) -> int:
     return t.mobility + t.extended_adds if t.extended_adds is not None else 2 * t.mobility
 
 
+def asset_rank(kind: str, upgrades: Sequence[str] = ()) -> int:
+    """The rank of the asset a feature provides: Specialized adds +1 to Extractors, Farms, Guilds and Training
+    Grounds; a Vast Caravansary is rank 2 (P-FEAT-1)."""
+    t = feature_type(kind)
+    if kind == "caravansary" and "vast" in upgrades:
+        return 2
+    plus = "specialized" in upgrades and kind in ("extractor", "farm", "guild", "training_grounds")
+    return t.rank + (1 if plus else 0)
+
+
+def is_critical(kind: str, upgrades: Sequence[str] = ()) -> bool:
+    """A Specialized Port or Caravansary "Becomes Critical"; so is a Specialized Herd for Train (P-FEAT-1)."""
+    return "specialized" in upgrades and kind in ("port", "caravansary", "herd")
+
+
 def wealth(kind: str, upgrades: Sequence[str] = (), stored: int = 0) -> int:
     """The wealth a feature adds to its town (P-FEAT-1). A Bank adds a third of its stored coin, at most 3,
     or 6 when Specialized ([003:413]); Commercial adds +2; Port and Caravansary upgrades add +1 each."""

@@ -324,6 +324,17 @@ def test_p_feat_1_the_feature_catalogue_is_data():
     assert [wr.wealth("bank", [], s) for s in (2, 7, 30)] == [0, 2, 3]
     assert wr.wealth("bank", ["specialized"], 30) == 6
     assert wr.complexity("herd", [], "drakes") == 7
+    assert [
+        wr.asset_rank("guild"),
+        wr.asset_rank("guild", ["specialized"]),
+        wr.asset_rank("college", ["specialized"]),
+    ] == [
+        2,
+        3,
+        3,
+    ]
+    assert wr.asset_rank("caravansary", ["vast"]) == 2 and wr.is_critical("port", ["specialized"])
+    assert not wr.is_critical("guild", ["specialized"])
     violates("P-FEAT-1", lambda: wr.check_upgrades("farm", ["commercial"]))
     violates("P-FEAT-1", lambda: wr.feature_type("castle"))
     # A Prison at the end of each month.
