@@ -37,6 +37,7 @@ from domain.powers.state import (
     Reaction,
     Window,
 )
+from domain.powers.world import World, keep_known_features
 
 CONSEQUENCE_KINDS = ("lose_actions", "status", "disclose", "note")
 
@@ -53,7 +54,7 @@ def _pool_from(data: dict) -> Pool:
     )
 
 
-class Game(Magic, Development, PlatformGame):
+class Game(Magic, World, Development, PlatformGame):
     """One game of Powers: its calendar, powers, assets, the month's actions, reactions and windows."""
 
     class Event(PlatformGame.Event):
@@ -342,6 +343,7 @@ class Game(Magic, Development, PlatformGame):
                 raise RuleViolation("add at least one power before the game begins", rule="P.1.2")
             self._begin_tidings()
         elif step == "tidings":
+            self._world_end_tidings()
             self._begin_month(1, now, seed)
         elif step == "planning":
             self._close_planning(now, reason="gm advanced")
@@ -366,9 +368,11 @@ class Game(Magic, Development, PlatformGame):
                 actor=SYSTEM,
                 audience=[vis.GM_ONLY],
             )
+            self._world_month_ends()
             if s.month < s.months_per_season:
                 self._begin_month(s.month + 1, now, seed)
             else:
+                self._world_cleanup()
                 self._cleanup_applied(actor=SYSTEM, audience=[vis.PUBLIC])
                 self._step_began(step="cleanup", season=s.season, month=s.month, actor=GM, audience=[vis.PUBLIC])
         elif step == "cleanup":
@@ -378,6 +382,7 @@ class Game(Magic, Development, PlatformGame):
     def _begin_tidings(self) -> None:
         self._step_began(step="tidings", season=self.state.season + 1, month=0, actor=GM, audience=[vis.PUBLIC])
         self._season_mana()
+        self._world_tidings()
 
     def _begin_month(self, month: int, now: datetime, seed: str) -> None:
         s = self.state
@@ -505,6 +510,7 @@ class Game(Magic, Development, PlatformGame):
             slot,
             1 + (extra if roll else 0),
         )
+        dungeon = self.check_location(power_id, location, assets or [] if roll else []) or dungeon
         if roll:
             # Validate the pool before recording anything: a refused command records nothing.
             self._pick_pool(power_id, assets or [], skill_tag=skill, is_reaction=False, dungeon=bool(dungeon))
@@ -608,6 +614,7 @@ class Game(Magic, Development, PlatformGame):
             rules.check_action_quota(
                 ps.subclass, rules.Quota(ps.public, ps.private), ps.debt_this_month, used_pub, used_priv, a.slot, extra
             )
+        self.check_reach(a.location, assets)
         pool = self._build_pool(
             a.power, assets, skill_tag=a.skill, extra_actions=extra, roller=roller, is_reaction=False, dungeon=a.dungeon
         )
@@ -1124,36 +1131,16 @@ class Game(Magic, Development, PlatformGame):
 
     def set_influence(self, power_id: str, hex_id: str, amount: int) -> None:
         """GM records a power's influence in a hex; conspiracies there see each other's (P.4, [003:1104])."""
-        ps = self.power(power_id)
+        self.power(power_id)
         limits.check_text(hex_id, "hex", limits.IDENTIFIER, what="a hex")
         if not hex_id.strip():
             raise RuleViolation("name the hex", field="hex")
         if not 0 <= amount <= 20:
             raise RuleViolation("influence is a whole number from 0 to 20", rule="P-INF", field="amount")
-        before = ps.influence.get(hex_id, 0)
-        watchers = [
-            p.id
-            for p in self.state.powers.values()
-            if p.id != power_id
-            and (p.options.get("incorruptible") or (p.cls == "conspiracy" and p.influence.get(hex_id, 0) > 0))
-        ]
-        self._influence_set(
-            power_id=power_id,
-            hex_id=hex_id,
-            amount=amount,
-            actor=GM,
-            audience=vis.powers([power_id, *(watchers if ps.cls == "conspiracy" else [])]),
-        )
-        if ps.cls == "conspiracy" and before == 0 and amount > 0:
-            others = {
-                p.id: p.influence[hex_id]
-                for p in self.state.powers.values()
-                if p.id != power_id and p.cls == "conspiracy" and p.influence.get(hex_id, 0) > 0
-            }
-            if others:
-                self._influence_disclosed(
-                    to=power_id, hex_id=hex_id, entries=others, actor=SYSTEM, audience=vis.powers([power_id])
-                )
+        if self.state.world.hexes:
+            hex_id = self._map_hex(hex_id, "hex", "P-INFL-1")
+        self._put_influence(power_id, hex_id, amount, GM)
+        self._check_conspiracy_claims(power_id)
 
     @event("InfluenceSet")
     def _influence_set(self, power_id: str, hex_id: str, amount: int, actor: str, audience: list) -> None:
@@ -1245,6 +1232,7 @@ class Game(Magic, Development, PlatformGame):
             "powers": platform["powers"],
             "secret_holders": secret_holders,
             "closes_at": closes_at,
+            "known_features": self.known_features(),  # added with the map; older rollbacks carry none
         }
 
     def _merge_carried(self, merged: GameState, carried: dict) -> GameState:
@@ -1255,6 +1243,7 @@ class Game(Magic, Development, PlatformGame):
             merged.assets[asset_id].holders = list(holders)
         for window_id, closes_at in carried["closes_at"].items():
             merged.windows[window_id].closes_at = closes_at
+        keep_known_features(merged, carried.get("known_features", {}))
         return merged
 
     def _fresh_seed(self, seed: str, s_old_seed: str | None = None, reveal: bool = True) -> None:
@@ -1378,7 +1367,7 @@ class Game(Magic, Development, PlatformGame):
         provisional = 0
         for action_id in queue:
             a = s.actions[action_id]
-            public = a.slot == "public"
+            public = self.is_public(a)
             # P-ASSET-13: a once-a-season asset already used this season is undercut.
             for pa in a.pool.assets if a.pool else []:
                 if pa.cls not in rules.ONCE_PER_SEASON:
@@ -1456,6 +1445,7 @@ class Game(Magic, Development, PlatformGame):
                     audience=audience,
                 )
                 self._conclude_ritual(action_id)
+                self._world_resolved(action_id)
         # Issue-3 style: a digest of the exact set of submissions this resolution consumed.
         digests = sorted(a.digest for a in live if a.digest)
         self._resolution_published(
@@ -1787,7 +1777,7 @@ class Game(Magic, Development, PlatformGame):
             net, resisted = ritual or (rules.net_successes(a.successes, list(resist.values())), sum(resist.values()))
             ok, excess = rules.outcome(net, a.difficulty or 0)
             t = self.tally(a)
-            public = a.slot == "public"
+            public = self.is_public(a)
             # P.4: a public action becomes fully public; a private one is shown to its owner and the
             # targets of the resolved action (results only: no dice, no consequences).
             details = (
@@ -1810,6 +1800,7 @@ class Game(Magic, Development, PlatformGame):
                 audience=audience,
             )
             self._conclude_ritual(action_id)
+            self._world_resolved(action_id)
         self._step_began(step="battle", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
 
 
@@ -1884,6 +1875,35 @@ EVENT_VERSIONS: dict[str, int] = {
     "ManaChannelled": 1,
     "ManaContributed": 1,
     "ManaSpent": 1,
+    "MapDeclared": 1,
+    "MapAmended": 1,
+    "MapPublished": 1,
+    "FeaturesShown": 1,
+    "FeatureLearned": 1,
+    "ClaimSet": 1,
+    "ClaimLost": 1,
+    "InfluenceSpent": 1,
+    "InfluenceShifted": 1,
+    "MechanismsSet": 1,
+    "InfluenceGenerated": 1,
+    "ActionAimed": 1,
+    "InfiltrationAnnounced": 1,
+    "TaxesCollected": 1,
+    "FeatureOwned": 1,
+    "FloorCleared": 1,
+    "ThreatReduced": 1,
+    "RuinCleared": 1,
+    "FeatureRebuilt": 1,
+    "ModuleBuilt": 1,
+    "TownChanged": 1,
+    "WorldSeasonBegan": 1,
+    "MaintenanceDue": 1,
+    "MaintenancePaid": 1,
+    "StrongholdInoperable": 1,
+    "TownsCleanedUp": 1,
+    "IndustriesChanged": 1,
+    "DurableHeld": 1,
+    "AimsClosed": 1,
     "ControlChosen": 1,
     "WalletChanged": 1,
     "FavorSpent": 1,

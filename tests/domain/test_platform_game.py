@@ -61,6 +61,7 @@ def test_every_event_is_still_recorded_under_its_topic_in_domain_powers_game():
     assert topics == {name: own.get(name, f"domain.powers.game:Game.{name}") for name in event_types()}
     assert PLATFORM_EVENTS <= set(topics) and not PLATFORM_EVENTS & set(own)
     assert "WalletChanged" in own and "SpellCast" in own and "ActionSubmitted" not in own
+    assert "WalletChanged" in own and "MapDeclared" in own and "ActionSubmitted" not in own
 
 
 def test_every_topic_in_the_november_2026_fixture_resolves_to_an_event_of_the_game():
