@@ -105,7 +105,7 @@ def test_a_mail_to_a_game_whose_ruleset_has_no_grammar_is_refused_naming_the_rul
     assert games.get_game(game_id).version == before  # nothing recorded, not even the mail's memory
 
 
-def _refuse_every_line(text: str | None, html: str | None = None) -> Turn:
+def _refuse_every_line(text: str | None, html: str | None = None, seat: str = "gm") -> Turn:
     return Turn([], [LineError(1, "this grammar takes no turn", "TEST-1")])
 
 
