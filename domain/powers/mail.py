@@ -20,6 +20,8 @@ from domain.ids import GM
 from domain.mailturns import SALUTATION, Command, LineError, Turn, body_text, items, own_lines, whole, yes
 from domain.platform import commands as platform
 from domain.powers import commands as pc
+from domain.powers import development as dev
+from domain.powers import magic
 
 ACTION_KEYS = {
     "slot",
@@ -54,6 +56,10 @@ VERBS = {
     "refuse",
     "close",
 }
+# Wallets, trades, favors, development and ambitions (domain/powers/development.py) and magic
+# (domain/powers/magic.py): what a power does there, one line each.
+FEATURE_VERBS = {"control", "spend", "trade", "favor", "insight", "buy", "ambition", "cast", "contribute", "pay"}
+VERBS |= FEATURE_VERBS
 # The limits of domain/limits.py, as the API and the commands apply them: a mailed field obeys the
 # same limit as the same field sent any other way.
 MAX_TITLE = limits.TITLE
@@ -68,6 +74,10 @@ LIMITS = {
     "reason": MAX_REASON,
     "skill": MAX_NAME,
     "location": MAX_NAME,
+    "note": MAX_REASON,
+    "request": MAX_REASON,
+    "question": MAX_REASON,
+    "detail": MAX_TITLE,
 }
 
 
@@ -108,6 +118,10 @@ def parse_turn(text: str | None, html: str | None = None, seat: str = GM) -> Pow
             errors.append(
                 LineError(number, f"I do not understand {words[0]!r}; commands are: {', '.join(sorted(VERBS))}")
             )
+        elif verb in FEATURE_VERBS:
+            cmd = _feature(verb, stripped.split(None, 1)[1] if args else "", number, errors)
+            if cmd is not None:
+                commands.append(cmd)
         else:
             cmd = _simple(verb, args, stripped, number, errors)
             if cmd is not None:
@@ -218,8 +232,108 @@ def _simple(verb: str, args: list[str], line_text: str, number: int, errors: lis
     return None
 
 
+USAGE = {
+    "control": "control respect|fear",
+    "spend": "spend <n> <resource>[, <n> <resource>] for <reason>",
+    "trade": "trade offer <power> give <n> <resource>[, ...] for <n> <resource>[, ...] [note <text>]; "
+    "trade accept|decline|withdraw <trade>",
+    "favor": "favor mana Light|Dark; favor miracle|keyword <request>",
+    "insight": "insight <question>",
+    "buy": "buy skill|rank <skill>; buy perk|upgrade <perk>[: <choice>]",
+    "ambition": "ambition accept|decline|abandon <ambition>",
+    "cast": "cast <spell> [through <conduit>] [at <hex>] [in <action>] [pay <mana>]",
+    "contribute": "contribute <mana> to <action>",
+    "pay": "pay <cost> for <action> [with <mana>]",
+}
+TRADE_OFFER = re.compile(
+    r"^offer\s+(?P<to>.+?)(?:\s+give\s+(?P<give>.+?))?(?:\s+for\s+(?P<want>.+?))?(?:\s+note\s+(?P<note>.+))?$",
+    re.IGNORECASE,
+)
+CAST = re.compile(
+    r"^(?P<spell>.+?)(?:\s+through\s+(?P<through>.+?))?(?:\s+at\s+(?P<target>\S+))?"
+    r"(?:\s+in\s+(?P<action>\S+))?(?:\s+pay\s+(?P<pay>.+?))?$",
+    re.IGNORECASE,
+)
+
+
+def _amounts(text: str, number: int, errors: list[LineError], what: str) -> dict[str, int] | None:
+    """``2 coin, 1 favor`` as {resource: amount}; the rules check the resources and amounts."""
+    out: dict[str, int] = {}
+    for item in items(text):
+        parts = item.split()
+        if len(parts) != 2:
+            errors.append(LineError(number, f"{what} lists amounts such as '2 coin, 1 favor', not {item!r}"))
+            return None
+        n = whole(parts[0], number, errors, f"the amount of {parts[1]}")
+        if n is None:
+            return None
+        out[parts[1].lower()] = out.get(parts[1].lower(), 0) + n
+    return out
+
+
+def _mana(text: str) -> list[str]:
+    """Mana by element letter, however spaced: ``FFW``, ``F F W``, ``F, F, W``."""
+    return [c.upper() for c in text if not c.isspace() and c != ","]
+
+
+def _feature(verb: str, rest: str, number: int, errors: list[LineError]) -> Command | None:
+    """A line of wallets, trades, development, ambitions or magic: its fields, which the rules then check."""
+    before = len(errors)
+    words = rest.split()
+    sub = words[0].lower() if words else ""
+    tail = rest.split(None, 1)[1].strip() if len(words) > 1 else ""
+    args: dict | None = None
+    if verb == "control" and len(words) == 1:
+        args = {"resource": sub}
+    elif verb == "spend" and (m := re.match(r"^(?P<amounts>.+?)\s+for\s+(?P<reason>.+)$", rest, re.IGNORECASE)):
+        changes = _amounts(m.group("amounts"), number, errors, "spend")
+        if changes is not None and _fits("reason", m.group("reason"), number, errors):
+            args = {"changes": changes, "reason": m.group("reason")}
+    elif verb == "trade" and sub == "offer" and (m := TRADE_OFFER.match(rest)):
+        give = _amounts(m.group("give") or "", number, errors, "give")
+        want = _amounts(m.group("want") or "", number, errors, "for")
+        note = m.group("note") or ""
+        if give is not None and want is not None and _fits("note", note, number, errors):
+            if _fits("reference", m.group("to"), number, errors):
+                args = {"how": "offer", "to": m.group("to"), "give": give, "want": want, "note": note}
+    elif verb in ("trade", "ambition") and len(words) == 2:
+        how = ("accept", "decline", "withdraw") if verb == "trade" else ("accept", "decline", "abandon")
+        if sub in how and _fits("reference", words[1], number, errors):
+            args = {"how": sub, "id": words[1]}
+    elif verb == "favor" and sub == "mana" and len(words) <= 2:
+        args = {"use": "mana", "element": words[1] if len(words) == 2 else None, "request": ""}
+    elif verb == "favor" and tail and _fits("request", tail, number, errors):
+        args = {"use": sub, "element": None, "request": tail}
+    elif verb == "insight" and rest and _fits("question", rest, number, errors):
+        args = {"question": rest}
+    elif verb == "buy" and tail:
+        name, _, detail = tail.partition(":")
+        if _fits("reference", name.strip(), number, errors) and _fits("detail", detail.strip(), number, errors):
+            args = {"kind": sub, "name": name.strip(), "detail": detail.strip()}
+    elif verb == "cast" and rest and (m := CAST.match(rest)):
+        refs = [m.group(k) for k in ("spell", "through", "target", "action") if m.group(k)]
+        if all(_fits("reference", r, number, errors) for r in refs):
+            args = {k: m.group(k) for k in ("spell", "through", "target", "action")}
+            args["pay"] = _mana(m.group("pay")) if m.group("pay") else None
+    elif verb == "contribute" and (m := re.match(r"^(?P<mana>.+?)\s+to\s+(?P<action>\S+)$", rest, re.IGNORECASE)):
+        if _fits("reference", m.group("action"), number, errors):
+            args = {"mana": _mana(m.group("mana")), "action_id": m.group("action")}
+    elif verb == "pay" and (
+        m := re.match(r"^(?P<cost>\S+)\s+for\s+(?P<action>\S+)(?:\s+with\s+(?P<pay>.+))?$", rest, re.IGNORECASE)
+    ):
+        if _fits("reference", m.group("action"), number, errors):
+            args = {"cost": m.group("cost").upper(), "action": m.group("action")}
+            args["pay"] = _mana(m.group("pay")) if m.group("pay") else None
+    if args is None:
+        if len(errors) == before:
+            errors.append(LineError(number, f"usage: {USAGE[verb]}"))
+        return None
+    return Command(number, verb, args)
+
+
 GM_ONLY = {"advance", "resolve", "difficulty", "grant", "refuse", "close"}
-REFERS = ("roll", "convert", "discard", "accept")  # the lines that name an action of the mail by position
+# the lines that name an action of the mail by position
+REFERS = ("roll", "convert", "discard", "accept", "cast", "pay")
 
 
 @dataclass
@@ -303,7 +417,39 @@ class PowersTurn(Turn):
             return platform.RefuseExtension(a["request"], a["reason"])
         if cmd.verb == "close":
             return platform.CloseWindow(a["window"])
+        if cmd.verb in FEATURE_VERBS:
+            return self._feature(game, cmd)
         return super().command(game, cmd)
+
+    def _feature(self, game: Any, cmd: Command) -> Any:
+        me, a, verb = self.seat, cmd.args, cmd.verb
+        if verb == "control":
+            return dev.ChooseControl(me, a["resource"])
+        if verb == "spend":
+            return dev.SpendResources(me, a["changes"], a["reason"])
+        if verb == "trade":
+            if a["how"] == "offer":
+                return dev.ProposeTrade(me, _power(game, a["to"], "to"), a["give"], a["want"], a["note"])
+            trade = {"accept": dev.AcceptTrade, "decline": dev.DeclineTrade, "withdraw": dev.WithdrawTrade}[a["how"]]
+            return trade(me, a["id"])
+        if verb == "favor":
+            return dev.SpendFavor(me, a["use"], element=a["element"], request=a["request"])
+        if verb == "insight":
+            return dev.SpendInsight(me, a["question"])
+        if verb == "buy":
+            return dev.BuyDevelopment(me, a["kind"], a["name"], a["detail"])
+        if verb == "ambition":
+            ambition = {"accept": dev.AcceptAmbition, "decline": dev.DeclineAmbition, "abandon": dev.AbandonAmbition}
+            return ambition[a["how"]](me, a["id"])
+        if verb == "cast":
+            mine = magic.magic_view(game, me)["powers"][me]
+            action = self._action(game, a["action"]) if a["action"] else None
+            return magic.CastSpell(
+                me, _spell(mine, a["spell"]), _conduit(mine, a["through"]), a["target"], action, a["pay"]
+            )
+        if verb == "contribute":
+            return magic.ContributeMana(me, a["action_id"], a["mana"])
+        return magic.PayMana(me, self._action(game, a["action"]), a["cost"], a["pay"])
 
     def recorded(self, game: Any, cmd: Command, command: Any, result: dict) -> list[str]:
         a = cmd.args
@@ -337,7 +483,9 @@ class PowersTurn(Turn):
             return [f"Granted {a['request']}."]
         if isinstance(command, platform.RefuseExtension):
             return [f"Refused {a['request']}."]
-        return [f"Closed {a['window']}."]
+        if isinstance(command, platform.CloseWindow):
+            return [f"Closed {a['window']}."]
+        return _feature_lines(game, command, result)
 
     def footer(self, game: Any) -> list[str]:
         s = game.state
@@ -378,11 +526,72 @@ def _action_lines(game: Any, action_id: str) -> list[str]:
     return lines
 
 
-def _power(game: Any, ref: str) -> str:
+def _power(game: Any, ref: str, field: str = "targets") -> str:
     for p in game.state.powers.values():
         if ref in (p.id,) or ref.lower() == p.name.lower():
             return p.id
-    raise NotFound(f"no power {ref!r} in this game", field="targets")
+    raise NotFound(f"no power {ref!r} in this game", field=field)
+
+
+def _spell(mine: dict, ref: str) -> str:
+    """A spell the power knows, by id or name; another is passed on as written, for the rules to refuse."""
+    for sp in mine.get("known", []):
+        if ref.lower() in (sp["spell_id"].lower(), sp["name"].lower()):
+            return str(sp["spell_id"])
+    return ref
+
+
+def _conduit(mine: dict, ref: str | None) -> str:
+    """One of the power's conduits, by id or name; none named, its only one (P-MAG-5)."""
+    conduits = mine.get("conduits", [])
+    if ref is None:
+        if len(conduits) == 1:
+            return str(conduits[0]["id"])
+        raise RuleViolation("name the conduit you cast through: 'through <conduit>'", rule="P-MAG-5", field="through")
+    for c in conduits:
+        if ref.lower() in (c["id"].lower(), c["name"].lower()):
+            return str(c["id"])
+    return ref
+
+
+def _wallet(changes: dict[str, int]) -> str:
+    return ", ".join(f"{n} {resource}" for resource, n in changes.items()) or "nothing"
+
+
+def _feature_lines(game: Any, command: Any, result: dict) -> list[str]:
+    """What the reply says of a wallet, trade, development, ambition or magic line."""
+    name = {p.id: p.name for p in game.state.powers.values()}
+    if isinstance(command, dev.ChooseControl):
+        return [f"You exert control with {command.resource}."]
+    if isinstance(command, dev.SpendResources):
+        return [f"Spent {_wallet(command.changes)}: {command.reason}."]
+    if isinstance(command, dev.ProposeTrade):
+        return [
+            f"Offered trade {result['trade_id']} to {name[command.to]}: you give {_wallet(command.give)}, "
+            f"for {_wallet(command.want)}."
+        ]
+    if isinstance(command, (dev.AcceptTrade, dev.DeclineTrade, dev.WithdrawTrade)):
+        done = {dev.AcceptTrade: "Accepted", dev.DeclineTrade: "Declined", dev.WithdrawTrade: "Withdrew"}
+        return [f"{done[type(command)]} trade {command.trade_id}."]
+    if isinstance(command, dev.SpendFavor):
+        if command.use == "mana":
+            return [f"Spent a favor on {command.element} mana."]
+        return [f"Spent a favor on a {command.use}: request {result['question_id']}; the GM answers."]
+    if isinstance(command, dev.SpendInsight):
+        return [f"Spent an insight: question {result['question_id']}; the GM answers."]
+    if isinstance(command, dev.BuyDevelopment):
+        return [f"Bought {command.kind} {command.name} for {result['price']} fame."]
+    if isinstance(command, (dev.AcceptAmbition, dev.DeclineAmbition, dev.AbandonAmbition)):
+        taken = {dev.AcceptAmbition: "Accepted", dev.DeclineAmbition: "Declined", dev.AbandonAmbition: "Abandoned"}
+        return [f"{taken[type(command)]} ambition {command.ambition_id}."]
+    if isinstance(command, magic.CastSpell):
+        return [
+            f"Cast {result['name']} at {result['target']} (rank {result['rank']}), paying {_wallet(result['paid'])}; "
+            f"mana left: {_wallet(result['mana'])}."
+        ]
+    if isinstance(command, magic.ContributeMana):
+        return [f"Put {', '.join(command.mana)} into {command.action_id}; mana left: {_wallet(result['mana'])}."]
+    return [f"Paid {result['cost']} for {command.action_id}; mana left: {_wallet(result['mana'])}."]
 
 
 def _assets(game: Any, me: str, picks: list[dict]) -> list[dict]:
