@@ -58,7 +58,9 @@ VERBS = {
 }
 # Wallets, trades, favors, development and ambitions (domain/powers/development.py) and magic
 # (domain/powers/magic.py): what a power does there, one line each.
-FEATURE_VERBS = {"control", "spend", "trade", "favor", "insight", "buy", "ambition", "cast", "contribute", "pay"}
+PLAYER_FEATURES = {"control", "spend", "trade", "favor", "insight", "buy", "ambition", "cast", "contribute", "pay"}
+GM_FEATURES = {"adjust", "award", "answer", "task", "mana", "channel", "teach", "dispel"}
+FEATURE_VERBS = PLAYER_FEATURES | GM_FEATURES
 VERBS |= FEATURE_VERBS
 # The limits of domain/limits.py, as the API and the commands apply them: a mailed field obeys the
 # same limit as the same field sent any other way.
@@ -78,6 +80,7 @@ LIMITS = {
     "request": MAX_REASON,
     "question": MAX_REASON,
     "detail": MAX_TITLE,
+    "answer": limits.GRANT_TEXT,
 }
 
 
@@ -244,6 +247,14 @@ USAGE = {
     "cast": "cast <spell> [through <conduit>] [at <hex>] [in <action>] [pay <mana>]",
     "contribute": "contribute <mana> to <action>",
     "pay": "pay <cost> for <action> [with <mana>]",
+    "adjust": "adjust <power> <+n|-n> <resource>[, ...] for <reason>",
+    "award": "award <power> <n> fame for <reason>",
+    "answer": "answer <question> <answer>",
+    "task": "task done <ambition> <task> [fame <n>]; task lost <ambition> <task> <reason>",
+    "mana": "mana <power> <n> <element>",
+    "channel": "channel <n> <element> into <action>",
+    "teach": "teach <spell> to <power>",
+    "dispel": "dispel <ritual cast> with <action>",
 }
 TRADE_OFFER = re.compile(
     r"^offer\s+(?P<to>.+?)(?:\s+give\s+(?P<give>.+?))?(?:\s+for\s+(?P<want>.+?))?(?:\s+note\s+(?P<note>.+))?$",
@@ -274,6 +285,46 @@ def _amounts(text: str, number: int, errors: list[LineError], what: str) -> dict
 def _mana(text: str) -> list[str]:
     """Mana by element letter, however spaced: ``FFW``, ``F F W``, ``F, F, W``."""
     return [c.upper() for c in text if not c.isspace() and c != ","]
+
+
+def _gm_feature(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | None:
+    """A GM's line of wallets, fame, questions, ambitions' tasks or magic: its fields, or None."""
+    words = rest.split()
+    if verb == "adjust" and (m := re.match(r"^(?P<power>.+?)\s+(?P<changes>[+-]?\d.*?)\s+for\s+(?P<reason>.+)$", rest)):
+        changes = _amounts(m.group("changes"), number, errors, "adjust")
+        if changes is not None and _fits("reason", m.group("reason"), number, errors):
+            return {"power": m.group("power"), "changes": changes, "reason": m.group("reason")}
+    elif verb == "award" and (
+        m := re.match(r"^(?P<power>.+?)\s+(?P<n>\S+)\s+fame\s+for\s+(?P<reason>.+)$", rest, re.IGNORECASE)
+    ):
+        n = whole(m.group("n"), number, errors, "the fame")
+        if n is not None and _fits("reason", m.group("reason"), number, errors):
+            return {"power": m.group("power"), "amount": n, "reason": m.group("reason")}
+    elif verb == "answer" and len(words) > 1 and _fits("answer", rest.split(None, 1)[1], number, errors):
+        return {"question": words[0], "answer": rest.split(None, 1)[1]}
+    elif verb == "task" and len(words) >= 3 and words[0].lower() == "done":
+        if len(words) == 3:
+            return {"how": "done", "ambition": words[1], "task": words[2], "fame": None}
+        if len(words) == 5 and words[3].lower() == "fame":
+            n = whole(words[4], number, errors, "the fame")
+            return {"how": "done", "ambition": words[1], "task": words[2], "fame": n} if n is not None else None
+    elif verb == "task" and len(words) >= 4 and words[0].lower() == "lost":
+        reason = rest.split(None, 3)[3]
+        if _fits("reason", reason, number, errors):
+            return {"how": "lost", "ambition": words[1], "task": words[2], "reason": reason}
+    elif verb == "mana" and (m := re.match(r"^(?P<power>.+?)\s+(?P<n>\S+)\s+(?P<element>\S+)$", rest)):
+        n = whole(m.group("n"), number, errors, "the mana")
+        return {"power": m.group("power"), "amount": n, "element": m.group("element")} if n is not None else None
+    elif verb == "channel" and (
+        m := re.match(r"^(?P<n>\S+)\s+(?P<element>\S+)\s+into\s+(?P<action>\S+)$", rest, re.IGNORECASE)
+    ):
+        n = whole(m.group("n"), number, errors, "the mana")
+        return {"amount": n, "element": m.group("element"), "action_id": m.group("action")} if n is not None else None
+    elif verb == "teach" and (m := re.match(r"^(?P<spell>\S+)\s+to\s+(?P<power>.+)$", rest, re.IGNORECASE)):
+        return {"spell": m.group("spell"), "power": m.group("power")}
+    elif verb == "dispel" and (m := re.match(r"^(?P<ritual>\S+)\s+with\s+(?P<action>\S+)$", rest, re.IGNORECASE)):
+        return {"ritual": m.group("ritual"), "action_id": m.group("action")}
+    return None
 
 
 def _feature(verb: str, rest: str, number: int, errors: list[LineError]) -> Command | None:
@@ -324,6 +375,8 @@ def _feature(verb: str, rest: str, number: int, errors: list[LineError]) -> Comm
         if _fits("reference", m.group("action"), number, errors):
             args = {"cost": m.group("cost").upper(), "action": m.group("action")}
             args["pay"] = _mana(m.group("pay")) if m.group("pay") else None
+    if verb in GM_FEATURES:
+        args = _gm_feature(verb, rest, number, errors)
     if args is None:
         if len(errors) == before:
             errors.append(LineError(number, f"usage: {USAGE[verb]}"))
@@ -331,7 +384,7 @@ def _feature(verb: str, rest: str, number: int, errors: list[LineError]) -> Comm
     return Command(number, verb, args)
 
 
-GM_ONLY = {"advance", "resolve", "difficulty", "grant", "refuse", "close"}
+GM_ONLY = {"advance", "resolve", "difficulty", "grant", "refuse", "close", *GM_FEATURES}
 # the lines that name an action of the mail by position
 REFERS = ("roll", "convert", "discard", "accept", "cast", "pay")
 
@@ -449,7 +502,25 @@ class PowersTurn(Turn):
             )
         if verb == "contribute":
             return magic.ContributeMana(me, a["action_id"], a["mana"])
-        return magic.PayMana(me, self._action(game, a["action"]), a["cost"], a["pay"])
+        if verb == "pay":
+            return magic.PayMana(me, self._action(game, a["action"]), a["cost"], a["pay"])
+        if verb == "adjust":
+            return dev.AdjustResources(_power(game, a["power"], "power_id"), a["changes"], a["reason"])
+        if verb == "award":
+            return dev.AwardFame(_power(game, a["power"], "power_id"), a["amount"], a["reason"])
+        if verb == "answer":
+            return dev.AnswerQuestion(a["question"], a["answer"])
+        if verb == "task" and a["how"] == "done":
+            return dev.CompleteTask(a["ambition"], a["task"], a["fame"])
+        if verb == "task":
+            return dev.LoseTask(a["ambition"], a["task"], a["reason"])
+        if verb == "mana":
+            return magic.GrantMana(_power(game, a["power"], "power_id"), a["element"], a["amount"])
+        if verb == "channel":
+            return magic.ChannelMana(a["action_id"], a["element"], a["amount"])
+        if verb == "teach":
+            return magic.TeachSpell(_power(game, a["power"], "power_id"), a["spell"])
+        return magic.DeclareDispel(a["action_id"], a["ritual"])
 
     def recorded(self, game: Any, cmd: Command, command: Any, result: dict) -> list[str]:
         a = cmd.args
@@ -591,7 +662,32 @@ def _feature_lines(game: Any, command: Any, result: dict) -> list[str]:
         ]
     if isinstance(command, magic.ContributeMana):
         return [f"Put {', '.join(command.mana)} into {command.action_id}; mana left: {_wallet(result['mana'])}."]
-    return [f"Paid {result['cost']} for {command.action_id}; mana left: {_wallet(result['mana'])}."]
+    if isinstance(command, magic.PayMana):
+        return [f"Paid {result['cost']} for {command.action_id}; mana left: {_wallet(result['mana'])}."]
+    return _gm_lines(name, command, result)
+
+
+def _gm_lines(name: dict[str, str], command: Any, result: dict) -> list[str]:
+    """What the reply says of a GM's wallet, fame, question, task or magic line."""
+    if isinstance(command, dev.AdjustResources):
+        changes = ", ".join(f"{n:+d} {resource}" for resource, n in command.changes.items())
+        return [f"{name[command.power_id]}: {changes} ({command.reason})."]
+    if isinstance(command, dev.AwardFame):
+        return [f"Awarded {name[command.power_id]} {command.amount} fame ({command.reason})."]
+    if isinstance(command, dev.AnswerQuestion):
+        return [f"Answered {command.question_id}."]
+    if isinstance(command, dev.CompleteTask):
+        return [f"Task {command.task_id} of {command.ambition_id} is done."]
+    if isinstance(command, dev.LoseTask):
+        return [f"Task {command.task_id} of {command.ambition_id} is lost ({command.reason})."]
+    if isinstance(command, magic.GrantMana):
+        held = _wallet(result["mana"])
+        return [f"Granted {name[command.power_id]} {command.amount} {command.element}: it holds {held}."]
+    if isinstance(command, magic.ChannelMana):
+        return [f"Channelled {command.amount} {command.element} into {command.action_id}."]
+    if isinstance(command, magic.TeachSpell):
+        return [f"Taught {command.spell_id} to {name[command.power_id]}."]
+    return [f"{command.action_id} tries to dispel {command.ritual}."]
 
 
 def _assets(game: Any, me: str, picks: list[dict]) -> list[dict]:

@@ -21,14 +21,16 @@ def _mail(games: PowersGames, gid: str, token: str, body: str) -> MailReply:
     return intake.receive(intake.address_for(gid, token), f"<feature-{next(_ids)}@x>", body, subject="turn")
 
 
-def _refused(games: PowersGames, gid: str, token: str, body: str, rule: str, line: int = 1) -> str:
+def _refused(games: PowersGames, gid: str, token: str, body: str, rule: str | None, line: int = 1) -> str:
     """The mail is refused naming ``rule`` on ``line`` (its only error), and nothing at all is recorded."""
     before = games.get_game(gid).version
     reply = _mail(games, gid, token, body)
     assert not reply.accepted, reply.body
     assert games.get_game(gid).version == before
     errors = [x for x in reply.body.splitlines() if x.startswith("line ")]
-    assert len(errors) == 1 and errors[0].startswith(f"line {line}:") and errors[0].endswith(f"({rule})"), reply.body
+    assert (
+        len(errors) == 1 and errors[0].startswith(f"line {line}:") and errors[0].endswith(f"({rule})" if rule else "")
+    ), reply.body
     return reply.body
 
 
@@ -154,8 +156,9 @@ def test_an_offered_ambition_is_accepted_or_declined_by_mail():
 def _mages() -> tuple[PowersGames, str, dict[str, tuple[str, str]], str]:
     """A Wizard who knows Fireball, with FFF W mana and one conduit, in Planning; and the Circle."""
     games = PowersGames()
-    gid, _, _ = games.create_game("Magic by mail", "GM")
+    gid, gm_token, _ = games.create_game("Magic by mail", "GM")
     seats = {
+        "gm": ("gm", gm_token),
         "wizard": games.add_power(gid, "gm", "Wizard", "champion", "wizard")[:2],
         "circle": games.add_power(gid, "gm", "Circle", "conspiracy", "circle")[:2],
     }
@@ -235,3 +238,56 @@ def test_the_feature_lines_read_their_fields():
         {"how": "offer", "to": "Minas Tirith", "give": {"coin": 3}, "want": {}, "note": ""},
         {"use": "mana", "element": None, "request": ""},
     ]
+
+
+def test_the_gm_adjusts_wallets_and_awards_fame_by_mail():
+    games, gid, seats = _table()
+    gondor, gm = seats["gondor"][0], seats["gm"][1]
+    reply = _mail(games, gid, gm, "adjust Gondor +5 coin, 2 favor for taxes\naward gondor 2 fame for the song")
+    assert reply.accepted, reply.body
+    assert "Gondor: +5 coin, +2 favor (taxes)." in reply.body and "Awarded Gondor 2 fame (the song)." in reply.body
+    assert {k: v for k, v in _wallet(games, gid, gondor).items() if v} == {"coin": 5, "favor": 2, "fame": 2}
+    _refused(games, gid, gm, "adjust Gondor -6 coin for a fine", "P-ASSET-10")  # a wallet never goes negative
+    assert "fame must be positive" in _refused(games, gid, gm, "award Gondor -1 fame for spite", None)
+
+
+def test_the_gm_answers_questions_and_rules_on_tasks_by_mail():
+    games, gid, seats = _table()
+    (pid, token), gm = seats["gondor"], seats["gm"][1]
+    _give(games, gid, pid, insight=1)
+    question = _mail(games, gid, token, "insight Where is it?").body.split("question ")[1].split(";")[0]
+    tasks = [{"text": "Win at the ford", "central": True}, {"text": "Hold it", "central": False}]
+    aid = games.run(Caller.of("gm"), gid, dev.OfferAmbition(pid, "Ford", "minor", 6, 1, tasks)).result["ambition_id"]
+    _mail(games, gid, token, f"ambition accept {aid}")
+    _refused(games, gid, gm, f"task done {aid} t1 fame 7", "P-AMBI-1")  # a share is 0 to 6
+    body = f"answer {question} In the Shire.\ntask lost {aid} t2 the ford fell\ntask done {aid} t1"
+    reply = _mail(games, gid, gm, body)
+    assert reply.accepted, reply.body
+    assert f"Answered {question}." in reply.body and f"Task t2 of {aid} is lost (the ford fell)." in reply.body
+    state = games.get_game(gid).state.development
+    assert state.questions[question].answer == "In the Shire."
+    assert [t.status for t in state.ambitions[aid].tasks] == ["done", "lost"]
+    assert state.ambitions[aid].status == "achieved"
+
+
+def test_the_gm_grants_mana_channels_and_teaches_by_mail():
+    games, gid, seats, _ = _mages()
+    wiz, gm = seats["wizard"][0], seats["gm"][1]
+    action_id = games.submit_action(gid, wiz, wiz, title="Raise the storm", roll=False).result["action_id"]
+    reply = _mail(games, gid, gm, f"mana Wizard 1 A\nchannel 2 E into {action_id}\nteach aarons-ritual to Wizard")
+    assert reply.accepted, reply.body
+    assert (
+        "Granted Wizard 1 A: it holds 3 F, 1 W, 1 A." in reply.body and "Taught aarons-ritual to Wizard." in reply.body
+    )
+    assert games.get_game(gid).state.powers[wiz].mana == {"A": 1, "F": 3, "W": 1}
+    assert "aarons-ritual" in [s["spell_id"] for s in games.view(gid, wiz)["magic"]["powers"][wiz]["known"]]
+    _refused(games, gid, gm, "teach no-such-spell to Wizard", "GM-15")
+    _refused(games, gid, gm, f"dispel cast-nothing with {action_id}", "P-RES-6")
+
+
+def test_a_player_may_not_send_the_gms_lines():
+    games, gid, seats = _table()
+    before = games.get_game(gid).version
+    reply = _mail(games, gid, seats["gondor"][1], "award Gondor 9 fame for me\nmana Gondor 3 F")
+    assert not reply.accepted and games.get_game(gid).version == before
+    assert "line 1: only the GM may award" in reply.body and "line 2: only the GM may mana" in reply.body
