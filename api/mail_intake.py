@@ -6,7 +6,9 @@ reply goes only to the contact address the token's holder set, never to the ``Fr
 A mail is all or nothing: every command of the turn runs in one transaction, and if any line is
 wrong nothing is recorded and the reply lists each error with its line number and rule id (every
 error but those of lines that need a refused line). The same Message-ID delivered twice is
-recorded once and answered with the same reply.
+recorded once and answered with the same reply. The intake knows no ruleset: the game's ruleset's
+grammar (``Ruleset.mail_grammar``) reads the mail for the sender's seat, builds each line's typed
+command and writes the reply's lines (domain/mailturns.py holds the contract).
 """
 
 from __future__ import annotations
