@@ -58,7 +58,19 @@ VERBS = {
 }
 # Wallets, trades, favors, development and ambitions (domain/powers/development.py) and magic
 # (domain/powers/magic.py): what a power does there, one line each.
-PLAYER_FEATURES = {"control", "spend", "trade", "favor", "insight", "buy", "ambition", "cast", "contribute", "pay"}
+PLAYER_FEATURES = {
+    "control",
+    "spend",
+    "trade",
+    "favor",
+    "insight",
+    "buy",
+    "nerf",
+    "ambition",
+    "cast",
+    "contribute",
+    "pay",
+}
 GM_FEATURES = {"adjust", "award", "answer", "task", "mana", "channel", "teach", "dispel"}
 FEATURE_VERBS = PLAYER_FEATURES | GM_FEATURES
 VERBS |= FEATURE_VERBS
@@ -243,6 +255,7 @@ USAGE = {
     "favor": "favor mana Light|Dark; favor miracle|keyword <request>",
     "insight": "insight <question>",
     "buy": "buy skill|rank <skill>; buy perk|upgrade <perk>[: <choice>]",
+    "nerf": "nerf keep|refund <perk>[: <choice>]; nerf swap <perk>[: <choice>] for <perk>[: <choice>]",
     "ambition": "ambition accept|decline|abandon <ambition>",
     "cast": "cast <spell> [through <conduit>] [at <hex>] [in <action>] [pay <mana>]",
     "contribute": "contribute <mana> to <action>",
@@ -361,6 +374,17 @@ def _feature(verb: str, rest: str, number: int, errors: list[LineError]) -> Comm
         name, _, detail = tail.partition(":")
         if _fits("reference", name.strip(), number, errors) and _fits("detail", detail.strip(), number, errors):
             args = {"kind": sub, "name": name.strip(), "detail": detail.strip()}
+    elif verb == "nerf" and sub in ("keep", "refund", "swap") and tail:
+        perk, _, swap = tail.partition(" for ") if sub == "swap" else (tail, "", "")
+        if sub != "swap" or swap.strip():
+            name, _, detail = perk.partition(":")
+            to, _, to_detail = swap.partition(":")
+            fields = [name, to]
+            if all(_fits("reference", f.strip(), number, errors) for f in fields) and all(
+                _fits("detail", d.strip(), number, errors) for d in (detail, to_detail)
+            ):
+                args = {"choice": sub, "name": name.strip(), "detail": detail.strip()}
+                args |= {"swap_to": to.strip(), "swap_detail": to_detail.strip()}
     elif verb == "cast" and rest and (m := CAST.match(rest)):
         refs = [m.group(k) for k in ("spell", "through", "target", "action") if m.group(k)]
         if all(_fits("reference", r, number, errors) for r in refs):
@@ -491,6 +515,8 @@ class PowersTurn(Turn):
             return dev.SpendInsight(me, a["question"])
         if verb == "buy":
             return dev.BuyDevelopment(me, a["kind"], a["name"], a["detail"])
+        if verb == "nerf":
+            return dev.SettleNerf(me, a["name"], a["choice"], a["detail"], a["swap_to"], a["swap_detail"])
         if verb == "ambition":
             ambition = {"accept": dev.AcceptAmbition, "decline": dev.DeclineAmbition, "abandon": dev.AbandonAmbition}
             return ambition[a["how"]](me, a["id"])
@@ -652,6 +678,9 @@ def _feature_lines(game: Any, command: Any, result: dict) -> list[str]:
         return [f"Spent an insight: question {result['question_id']}; the GM answers."]
     if isinstance(command, dev.BuyDevelopment):
         return [f"Bought {command.kind} {command.name} for {result['price']} fame."]
+    if isinstance(command, dev.SettleNerf):
+        settled = {"keep": "Kept", "refund": "Refunded", "swap": "Swapped"}[command.choice]
+        return [f"{settled} the nerfed {command.name}{f' for {command.swap_to}' if command.swap_to else ''}."]
     if isinstance(command, (dev.AcceptAmbition, dev.DeclineAmbition, dev.AbandonAmbition)):
         taken = {dev.AcceptAmbition: "Accepted", dev.DeclineAmbition: "Declined", dev.AbandonAmbition: "Abandoned"}
         return [f"{taken[type(command)]} ambition {command.ambition_id}."]

@@ -291,3 +291,27 @@ def test_a_player_may_not_send_the_gms_lines():
     reply = _mail(games, gid, seats["gondor"][1], "award Gondor 9 fame for me\nmana Gondor 3 F")
     assert not reply.accepted and games.get_game(gid).version == before
     assert "line 1: only the GM may award" in reply.body and "line 2: only the GM may mana" in reply.body
+
+
+def test_a_nerfed_perk_is_refunded_by_mail():
+    games, gid, seats = _table()
+    pid, token = seats["gondor"]
+    gm = Caller.of("gm")
+    games.run(gm, gid, dev.AdjustResources(pid, {"fame": 9}, "start"))
+    games.run(Caller.of(pid), gid, dev.ChooseControl(pid, "respect"))
+    price = games.run(Caller.of(pid), gid, dev.BuyDevelopment(pid, "perk", "Savior")).result["price"]
+    _refused(games, gid, token, "nerf keep Savior", "P-DEV-6")  # not nerfed yet
+    games.run(gm, gid, dev.NerfPerk(pid, "Savior", reason="too strong"))
+    fame = _wallet(games, gid, pid)["fame"]
+    _refused(games, gid, token, "nerf swap Savior for", "MAIL-1")
+    reply = _mail(games, gid, token, "nerf refund Savior")
+    assert reply.accepted and "Refunded the nerfed Savior." in reply.body, reply.body
+    assert _wallet(games, gid, pid)["fame"] == fame + price
+    assert "Savior" not in [p["name"] for p in games.get_game(gid).state.development.holdings[pid].perks]
+    assert parse_turn("nerf swap Sworn Enemy: Mordor for Savior").commands[0].args == {
+        "choice": "swap",
+        "name": "Sworn Enemy",
+        "detail": "Mordor",
+        "swap_to": "Savior",
+        "swap_detail": "",
+    }
