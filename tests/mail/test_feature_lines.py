@@ -315,3 +315,19 @@ def test_a_nerfed_perk_is_refunded_by_mail():
         "swap_to": "Savior",
         "swap_detail": "",
     }
+
+
+def test_a_cast_or_payment_in_a_refused_action_of_the_mail_is_not_checked():
+    """MAIL-1: ``#1`` still means the mail's first action when its line was refused; a cast or a payment in
+    it needs that line, so it is listed as not checked rather than run against another action."""
+    games, gid, seats, _ = _mages()
+    wiz, token = seats["wizard"]
+    games.submit_action(gid, wiz, wiz, title="Earlier", roll=False)  # the month's first action is #1
+    before = games.get_game(gid).version
+    reply = _mail(games, gid, token, "action: Burn\n  targets: Nobody\ncast fireball in #2\npay FW for #2\n")
+    assert not reply.accepted and games.get_game(gid).version == before
+    assert [x for x in reply.body.splitlines() if x.startswith("line ")] == [
+        "line 1: no power 'Nobody' in this game",
+        "line 3: needs line 1",
+        "line 4: needs line 1",
+    ]
