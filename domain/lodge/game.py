@@ -350,8 +350,6 @@ class LodgeGame(PlatformGame):
             raise RuleViolation(f"no Spell Card in slot {slot!r}", field="slot")
         if sheet["slots"][slot]["casts"] >= self.package["casts_per_slot_per_turn"]:
             raise RuleViolation(f"slot {slot} was cast this turn already", rule="LH-7", field="slot")
-        if mage_id not in self.state.positions:
-            raise RuleViolation("your Mage is not in the Lodge", field="mage_id")
         card = self.catalogue.cards[sheet["slots"][slot]["card"]]
         self._check_target(card, target, mage_id)
         engine = self._engine()
