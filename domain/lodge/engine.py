@@ -53,7 +53,6 @@ class Engine:
         self._changes: list[dict] = []
         self._occurred: list[tuple[str, str, str]] = []  # (trigger, where, model) seen while resolving
         self._fired: set[str] = set()  # tokens fired in this chain (L-AMB-9)
-        self._effects = 0
         self._current_target: str | None = None
         self._target_room: str | None = None
 
@@ -107,7 +106,6 @@ class Engine:
     def _resolve_one(
         self, phrases: list[Phrase], source: Source, target: str | None, choices: Choices, trigger: dict | None
     ) -> None:
-        self._effects += 1
         effect = f"{source.card}#{len(self.records)}"
         self._current_target = target
         self._target_room = target if target in self.s.rooms else None

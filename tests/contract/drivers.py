@@ -112,7 +112,7 @@ DRIVERS: dict[str, Driver] = {
 
 
 def _lodge_play(games: Games) -> Played:
-    from tests.domain.lodge_helpers import play_lodge_turn  # noqa: PLC0415
+    from tests.domain.lodge_helpers import play_lodge_turn
 
     game_id = play_lodge_turn(games)
     return Played(game_id, ["gm", "ann", "bob", "cy"])
