@@ -32,6 +32,7 @@ OPS: dict[str, str] = {
     "remove_evocation": "remove an Evocation",
     "health": "raise an Evocation's Health by N",
     "discard_spell": "discard a Spell Card",
+    "defeat": "defeat the target Mage",
 }
 NEEDS_AMOUNT = {"damage", "heal", "move", "instability", "steal_pp", "health"}
 
@@ -54,6 +55,7 @@ class Phrase(_Strict):
         "remove_evocation",
         "health",
         "discard_spell",
+        "defeat",
     ]
     amount: int | None = Field(default=None, ge=0, le=20)
     # whom the phrase reaches: the chosen target, the resolver's own Mage, every Model in the resolver's Room,
@@ -185,6 +187,8 @@ def describe(phrase: Phrase) -> str:
             return f"Steal {n} Power Points from the target"
         case "health":
             return f"Raise the target Evocation's Health by {n}"
+        case "defeat":
+            return "The target Mage is defeated"
         case "discard_spell":
             return f"The target discards their Spell in slot {phrase.slot}"
     return OPS[phrase.op].capitalize()

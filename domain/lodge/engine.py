@@ -223,7 +223,8 @@ class Engine:
         targets, skipped = self.reach(p, source, target)
         applied: list[str] = []
         for t in targets:
-            a, s = getattr(self, f"_{p.op}")(p, source, t, choices, moves)
+            op = "defeat_op" if p.op == "defeat" else p.op
+            a, s = getattr(self, f"_{op}")(p, source, t, choices, moves)
             applied += a
             skipped += s
         return applied, skipped
@@ -257,6 +258,7 @@ class Engine:
         return ([f"{placed} Damage to {t}"] if placed else []), skipped
 
     def _defeat(self, t: str, src: Source) -> None:
+        """L-EVO-4 for an Evocation; for a Mage, L-DEF-1 and L-DEF-2, then the package's house rule."""
         track = damage_track(self.s, t)
         returned = dict(Counter(track))
         if t in self.s.evocations:  # L-EVO-4 (R16)
@@ -269,6 +271,15 @@ class Engine:
             self.change({"op": "pp", "who": who, "amount": pp, "why": f"defeat of {t}"})
         cell = self.cat.cell_of(self.s.mages[t]["colour"])
         self.change({"op": "mage_down", "mage": t, "returned": returned, "cell": cell, "defeated_by": by})
+
+    def _defeat_op(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+        """An Effect that defeats a Mage outright: its resolver takes the Trophy (R36)."""
+        if (d := self._dummy(t, "defeat", "R24")) is not None:
+            return [], d
+        if t not in self.s.mages or t not in self.s.positions:
+            return [], [self.skip("defeat", f"{t} is not a Mage in the Lodge", "R3")]
+        self._defeat(t, src)
+        return [f"{t} defeated"], []
 
     def _heal(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
         amount = p.amount or 0

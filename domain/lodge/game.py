@@ -338,6 +338,59 @@ class LodgeGame(PlatformGame):
         if card.target.range == "same_room" and s.positions.get(target) != s.positions.get(actor_model or ""):
             raise RuleViolation(f"{target!r} is not in your Room", rule="LH-1", field="target")
 
+    def legal_targets(self, card: Card, actor_model: str | None) -> list[str | None]:
+        """The targets the server offers for a card (LH-1): the Dummy Target is offered to every effect that
+        targets Models, unless it needs an archetype or is a Physical Attack (L-DUMMY-1, L-DUMMY-2)."""
+        if card.target.kind == "none":
+            return [None]
+        s = self.state
+        pool = {
+            "room": sorted(s.rooms),
+            "mage": sorted(m for m in s.mages if m in s.positions),
+            "evocation": sorted(s.evocations),
+            "model": sorted(s.positions),
+        }[card.target.kind]
+        out: list[str | None] = []
+        for t in pool:
+            try:
+                self._check_target(card, t, actor_model)
+            except RuleViolation:
+                continue
+            out.append(t)
+        if card.target.kind == "model" and not card.target.archetype and not card.physical_attack:
+            out.append(DUMMY)
+        return out
+
+    def choices_for(self, mage_id: str) -> dict:
+        """What a Mage may do now, as lists to choose from (L.3); empty outside a phase that allows it."""
+        phase = self._phase_rules()
+        may = set(phase["may"]) if phase else set()
+        sheet = self.state.mages[mage_id]
+        out: dict[str, Any] = {"may": sorted(may)}
+        if "CastSpell" in may:
+            out["spells"] = {
+                slot: {"card": c["card"], "targets": self.legal_targets(self.catalogue.cards[c["card"]], mage_id)}
+                for slot, c in sheet["slots"].items()
+                if c["card"] and c["casts"] < self.package["casts_per_slot_per_turn"]
+            }
+        if "PhysicalAction" in may and mage_id in self.state.positions:
+            out["physical_actions"] = {
+                a.id: self.legal_targets(a, mage_id)
+                for a in self.catalogue.physical_actions
+                if sheet["physical"][a.id] == "available"
+            }
+            here = self.state.positions[mage_id]
+            out["steps"] = [
+                r for r in self.catalogue.room_by_id[here].adjacent if self.catalogue.room_by_id[r].cell_of is None
+            ]
+        if "CommandEvocation" in may:
+            out["evocations"] = {
+                e: {"speed": self.catalogue.evocation_by_id[ev["card"]].speed, "room": self.state.positions.get(e)}
+                for e, ev in sorted(self.state.evocations.items())
+                if ev["controller"] == mage_id and not ev["acted"]
+            }
+        return out
+
     def _record(self, engine: Engine, actor: str) -> None:
         for kind, data, changes in engine.records:
             self._emit(kind, data, changes, actor=actor)

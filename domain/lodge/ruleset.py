@@ -252,6 +252,7 @@ def board_view(game: LodgeGame, viewer: str) -> dict[str, Any]:
         "black_rose": {"power_points": s.black_rose["pp"], "trophies": list(s.black_rose["trophies"])},
         "offers": [dict(o) for _, o in sorted(s.offers.items()) if host or o["mage"] == viewer],
         "dummy": DUMMY,
+        "choices": game.choices_for(viewer) if viewer in s.mages and s.phase not in ("setup", "ended") else None,
         "ended": s.ended,
         "sequence": s.sequence_for(viewer),
         "windows": [{"id": w.id, "kind": w.kind, "closes_at": w.closes_at} for w in s.windows.values() if not w.closed],

@@ -9,8 +9,9 @@ from pydantic import ValidationError
 from domain.errors import RuleViolation
 from domain.lodge.catalogue import Card, default_catalogue
 from domain.lodge.engine import Choices
+from domain.lodge.ruleset import board_view
 from domain.lodge.state import DUMMY
-from tests.domain.lodge_helpers import arrange, at, kinds, lodge, phrases, recorded, slot, summoned
+from tests.domain.lodge_helpers import NOW, arrange, at, kinds, lodge, phrases, recorded, slot, summoned
 
 
 def cast(g, mage, card, target=None, where="I", **choices):
@@ -306,3 +307,29 @@ def test_l_move_3_no_mage_moves_into_a_cell_but_an_effect_may_place_one_in_their
     assert p["status"] == "applied" and g.state.positions["ann"] == "cell-red"
     g.physical_action("ann", "walk", None, Choices(moves=["hall"]))  # out of a Cell is a move like any other
     assert g.state.positions["ann"] == "hall"
+
+
+def test_l_dummy_1_the_server_offers_the_dummy_among_the_legal_targets_of_effects_that_target_models():
+    """L-DUMMY-1 [002:R21] with LH-1: the player picks from the legal targets the server computes; the Dummy is
+    always offered for effects that target Models (not for an archetype, R23, nor a Physical Attack, R27)."""
+    g = lodge()
+    for where, card in zip(("QUICK", "I", "II", "III"), ("firebolt", "tame", "banish", "unravel"), strict=True):
+        slot(g, "ann", card, where)
+    hound = summoned(g, "bob", "hound", "hall")
+    choices = board_view(g, "ann")["choices"]
+    assert choices["spells"]["QUICK"]["targets"] == ["ann", "bob", "cy", hound, DUMMY]
+    assert choices["spells"]["I"]["targets"] == [hound]  # Tame targets a beast
+    assert choices["spells"]["II"]["targets"] == [hound] and DUMMY not in choices["spells"]["III"]["targets"]
+    assert DUMMY not in choices["physical_actions"]["strike"] and "cell-red" not in choices["steps"]
+    assert board_view(g, "bob")["choices"]["spells"] == {}  # bob sees his own choices, not ann's cards
+
+
+@pytest.mark.parametrize(("restricted", "removed"), [(True, False), (False, True)])
+def test_l_evo_5_removal_by_an_effect_that_is_not_a_spell_follows_the_option(restricted, removed):
+    """L-EVO-5 with L-AMB-6: R17/R18 restrict a "non-Forgotten Spell"; by default every non-Forgotten Effect
+    that removes another Mage's Evocation is restricted too (``non_spell_removal_restricted``)."""
+    g = lodge(non_spell_removal_restricted=restricted)
+    ev = summoned(g, "bob", "golem", "hall")  # Health 5
+    g.advance(now=NOW)
+    g.black_rose_act("uproot", ev)
+    assert (ev not in g.state.evocations) is removed

@@ -104,6 +104,9 @@ def test_l_def_1_who_inflicted_the_defeating_damage_gains_a_trophy_of_the_defeat
     assert g.state.mages["ann"]["trophies"] == ["cy"] and g.state.mages["bob"]["trophies"] == []
     assert g.state.mages["cy"]["trophy_tokens"] == tokens - 1
     assert g.state.mages["cy"]["damage"] == [] and g.state.positions["cy"] == "cell-green"  # the house rule
+    g = lodge()
+    cast(g, "bob", "doom", "ann")  # an Effect that defeats a Mage outright
+    assert g.state.mages["bob"]["trophies"] == ["ann"] and g.state.positions["ann"] == "cell-red"
 
 
 def test_l_def_2_ties_for_damage_on_a_defeat_gain_one_less_unless_one_or_less():
