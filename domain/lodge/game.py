@@ -580,3 +580,47 @@ class LodgeGame(PlatformGame):
         scores = {m: sheet["pp"] + per * len(sheet["trophies"]) for m, sheet in sorted(self.state.mages.items())}
         scores[BLACK_ROSE] = self.state.black_rose["pp"] + per * len(self.state.black_rose["trophies"])
         self._emit("GameEnded", {"scores": scores}, [{"op": "ended", "scores": scores}])
+
+
+# Every Lodge event type's version (DESIGN "Event evolution"): a changed shape bumps it and adds an upcaster;
+# tests/domain/test_lodge_game.py holds the fields of each version in tests/fixtures/lodge_event_manifest.json.
+EVENT_VERSIONS: dict[str, int] = {
+    name: 1
+    for name in (
+        "LodgeCreated",
+        "MageAdded",
+        "SpellsPrepared",
+        "DeckShuffled",
+        "TurnBegan",
+        "PhaseBegan",
+        "SpellRevealed",
+        "PhysicalActionUsed",
+        "EvocationCommanded",
+        "BlackRoseActed",
+        "PhraseResolved",
+        "EffectResolved",
+        "PersistentPlaced",
+        "PersistentSkipped",
+        "PersistentEnded",
+        "CellOfferMade",
+        "CellOfferClosed",
+        "Passed",
+        "CleanupBegan",
+        "PersistentTokensReturned",
+        "EvocationsRotated",
+        "PhysicalActionTokensFlipped",
+        "RoomsToRebuild",
+        "RoomScored",
+        "RoomFlipped",
+        "GameEnded",
+    )
+}
+
+
+def lodge_event_types() -> dict[str, type]:
+    """The event classes the Lodge defines (the platform's own are versioned with the platform)."""
+    return {name: getattr(LodgeGame, name) for name in EVENT_VERSIONS}
+
+
+for _name, _cls in lodge_event_types().items():
+    setattr(_cls, "class_version", EVENT_VERSIONS[_name])  # typed as a plain type here

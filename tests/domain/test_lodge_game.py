@@ -4,8 +4,10 @@ Clean-up scoring played through the application service."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
@@ -14,6 +16,7 @@ from api.rulesets import service_class
 from api.service import Caller
 from domain.errors import RuleViolation
 from domain.lodge.catalogue import DATA, default_catalogue, describe, load_catalogue
+from domain.lodge.game import EVENT_VERSIONS, LodgeGame, lodge_event_types
 from domain.lodge.package import PACKAGES, installed_package, load_package
 from domain.lodge.ruleset import (
     LODGE,
@@ -125,3 +128,18 @@ def test_three_turns_with_cleanup_scoring_through_the_service(games):
         games.run(gm, game_id, AdvancePhase("prepare"))
     with pytest.raises(RuleViolation):
         games.run(cy, game_id, CommandEvocation("cy", "ev1"))
+
+
+def test_every_lodge_event_type_has_a_version_and_its_fields_are_in_the_manifest():
+    """DESIGN "Event evolution": a stored event's shape never changes silently. To change one, bump its version
+    in domain/lodge/game.py EVENT_VERSIONS, add an upcaster, and add the new fields to the manifest."""
+    manifest = json.loads((Path(__file__).parents[1] / "fixtures" / "lodge_event_manifest.json").read_text())
+    envelope = {"originator_id", "originator_version", "timestamp", "originator_topic"}
+    for name, cls in lodge_event_types().items():
+        assert cls.class_version == EVENT_VERSIONS[name]
+        fields = sorted(f.name for f in dataclasses.fields(cls) if f.name not in envelope)
+        assert manifest[name][str(cls.class_version)] == fields, name
+    game = LodgeGame.start("Lodge")
+    game.add_mage("ann", "Ann", "red")
+    recorded = {type(e).__name__ for e in game.collect_events()}
+    assert recorded <= set(EVENT_VERSIONS) | {"CredentialIssued"}
