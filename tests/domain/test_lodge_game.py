@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from api.compose import build_games, build_projector
 from api.rulesets import service_class
 from api.service import Caller
 from domain.errors import RuleViolation
@@ -27,6 +28,7 @@ from domain.lodge.ruleset import (
     PhysicalAction,
     PrepareSpells,
 )
+from projections.settings import Settings
 from tests.domain.lodge_helpers import play_lodge_turn
 
 
@@ -143,3 +145,26 @@ def test_every_lodge_event_type_has_a_version_and_its_fields_are_in_the_manifest
     game.add_mage("ann", "Ann", "red")
     recorded = {type(e).__name__ for e in game.collect_events()}
     assert recorded <= set(EVENT_VERSIONS) | {"CredentialIssued"}
+
+
+def test_the_read_models_follow_a_lodge_game_its_phases_and_each_mages_timeline(tmp_path):
+    games = build_games(Settings(data_dir=tmp_path / "data"))
+    projector = build_projector(games, Settings(data_dir=tmp_path / "data"))
+    try:
+        gid = play_lodge_turn(games)
+        projector.catch_up()
+        assert [p["phase"] for p in games.phases(gid)] == [
+            "setup",
+            "t1-prepare",
+            "t1-actions",
+            "t1-black-rose",
+            "t1-cleanup",
+            "t2-prepare",
+        ]
+        feed = json.dumps(projector.feed(gid, "bob"))
+        assert "RoomScored" in feed and "oblivion" not in feed and "plunder" not in feed
+        assert "restoration" in json.dumps(projector.feed(gid, "bob"))  # his own face-down card
+        assert projector.outbox(gid) == []  # the Lodge declares no notification texts yet
+    finally:
+        projector.db.close()
+        games.close()
