@@ -65,6 +65,13 @@ class Engine:
     def record(self, kind: str, data: dict, changes: list | None = None) -> None:
         self.records.append((kind, data, changes if changes is not None else []))
 
+    def emit(self, kind: str, data: dict, *changes: dict) -> None:
+        """Apply these changes to the scratch board and record them as one event."""
+        self._changes = []
+        for ch in changes:
+            self.change(ch)
+        self.record(kind, data, self._changes)
+
     def colour_of(self, who: str) -> str:
         return "black" if who == BLACK_ROSE else self.s.mages[who]["colour"]
 

@@ -406,11 +406,10 @@ class LodgeGame(PlatformGame):
         card = self.catalogue.cards[sheet["slots"][slot]["card"]]
         self._check_target(card, target, mage_id)
         engine = self._engine()
-        engine.change({"op": "reveal", "mage": mage_id, "slot": slot})
-        engine.record(
+        engine.emit(
             "SpellRevealed",
             {"mage": mage_id, "slot": slot, "card": card.id, "name": card.name, "target": target},
-            engine._changes,
+            {"op": "reveal", "mage": mage_id, "slot": slot},
         )
         if card.persistent is not None:
             engine.place_token(mage_id, slot, card, target)
@@ -431,8 +430,11 @@ class LodgeGame(PlatformGame):
             raise RuleViolation("your Mage is not in the Lodge", field="mage_id")
         self._check_target(card, target, mage_id)
         engine = self._engine()
-        engine.change({"op": "physical", "mage": mage_id, "action": action, "side": "used"})
-        engine.record("PhysicalActionUsed", {"mage": mage_id, "action": action, "target": target}, engine._changes)
+        engine.emit(
+            "PhysicalActionUsed",
+            {"mage": mage_id, "action": action, "target": target},
+            {"op": "physical", "mage": mage_id, "action": action, "side": "used"},
+        )
         src = Source(mage_id, "physical", card.id, model=mage_id, physical_attack=card.physical_attack)
         engine.resolve(card.phrases, src, target, choices)
         self._record(engine, mage_id)
@@ -451,11 +453,10 @@ class LodgeGame(PlatformGame):
         if len(moves) > card.speed:
             raise RuleViolation(f"{card.name} has Speed {card.speed}", rule="L-EVO-1", field="moves")
         engine = self._engine()
-        engine.change({"op": "acted", "evocation": evocation})
-        engine.record(
+        engine.emit(
             "EvocationCommanded",
             {"mage": mage_id, "evocation": evocation, "card": card.id, "moves": list(moves), "attack": attack},
-            engine._changes,
+            {"op": "acted", "evocation": evocation},
         )
         src = Source(mage_id, "evocation", card.id, model=evocation, physical_attack=True)
         phrases = []
@@ -503,8 +504,11 @@ class LodgeGame(PlatformGame):
         if self.state.positions.get(mage_id) != self.catalogue.cell_of(sheet["colour"]):
             raise RuleViolation("only a Mage in their own Cell resolves from it", rule="L-PERS-5", field="offer_id")
         engine = self._engine()
-        engine.change({"op": "offer_done", "id": offer_id})
-        engine.record("CellOfferClosed", {"offer": offer_id, "mage": mage_id, "accepted": accept}, engine._changes)
+        engine.emit(
+            "CellOfferClosed",
+            {"offer": offer_id, "mage": mage_id, "accepted": accept},
+            {"op": "offer_done", "id": offer_id},
+        )
         if accept:
             card = self.catalogue.cards[offer["card"]]
             assert card.persistent is not None
