@@ -274,6 +274,24 @@ def phase_of(event: Any) -> dict[str, Any] | None:
     return None
 
 
+def notify(kind: str, payload: dict) -> dict | None:
+    """The texts a Mage is sent: a phase begins, a Room is rebuilt and scored, the game ends."""
+    d = payload.get("data", {})
+    if kind == "PhaseBegan":
+        who = "every Mage" if d["acts"] == "every mage" else "the host"
+        return {
+            "subject": f"Turn {d['turn']}: {d['phase']}",
+            "text": f"The {d['phase']} phase has begun: {who} may {', '.join(d['may'])}.",
+        }
+    if kind == "RoomScored":
+        gains = ", ".join(f"{who} {pp}" for who, pp in sorted(d["pp"].items()))
+        return {"subject": f"{d['room']} is rebuilt", "text": f"Power Points for the rebuilt {d['room']}: {gains}."}
+    if kind == "GameEnded":
+        scores = ", ".join(f"{who} {pp}" for who, pp in sorted(d["scores"].items(), key=lambda x: -x[1]))
+        return {"subject": "The game has ended", "text": f"Final Power Points: {scores}."}
+    return None
+
+
 def seat_of(event: Any) -> str | None:
     return event.data["mage"] if type(event).__name__ == "MageAdded" else None
 
@@ -303,6 +321,7 @@ LODGE = register(
         commands=LODGE_COMMANDS,
         state_types=(LodgeState,),
         view=board_view,
+        notify=notify,
         verify=verify_events,
         fold=fold,
         phase_of=phase_of,

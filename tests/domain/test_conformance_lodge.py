@@ -9,6 +9,7 @@ from pydantic import ValidationError
 from domain.errors import RuleViolation
 from domain.lodge.catalogue import Card, default_catalogue
 from domain.lodge.engine import Choices
+from domain.lodge.game import LodgeGame
 from domain.lodge.ruleset import board_view
 from domain.lodge.state import DUMMY
 from tests.domain.lodge_helpers import NOW, arrange, at, kinds, lodge, phrases, recorded, slot, summoned
@@ -333,3 +334,19 @@ def test_l_evo_5_removal_by_an_effect_that_is_not_a_spell_follows_the_option(res
     g.advance(now=NOW)
     g.black_rose_act("uproot", ev)
     assert (ev not in g.state.evocations) is removed
+
+
+def test_l_pers_4_a_spell_card_replaced_in_its_slot_ends_its_persistent_effect():
+    """L-PERS-4 [002:R9]: "The Persistent Effect ends when the Spell Card is removed from the Mage Sheet for any
+    reason" (here: the Mage puts another card in its slot while the token is out)."""
+    g = LodgeGame.start("Lodge")
+    g.add_mage("ann", "Ann", "red")
+    g.add_mage("bob", "Bob", "blue")
+    g.begin(now=NOW, seed="seed")
+    slot(g, "ann", "thornskin")
+    arrange(g, {"op": "token", "mage": "ann", "slot": "I", "card": "thornskin", "kind": "mage", "target": "ann"})
+    g.collect_events()
+    g.prepare_spells("ann", {"I": "firebolt", "II": "mend"})
+    events = recorded(g)
+    assert kinds(events) == ["PersistentEnded", "SpellsPrepared"] and g.state.tokens == {}
+    assert events[0][1] == {"mage": "ann", "slot": "I", "why": "its Spell Card left the Mage Sheet"}

@@ -164,7 +164,14 @@ def test_the_read_models_follow_a_lodge_game_its_phases_and_each_mages_timeline(
         feed = json.dumps(projector.feed(gid, "bob"))
         assert "RoomScored" in feed and "oblivion" not in feed and "plunder" not in feed
         assert "restoration" in json.dumps(projector.feed(gid, "bob"))  # his own face-down card
-        assert projector.outbox(gid) == []  # the Lodge declares no notification texts yet
+        sent = [(n["recipient"], n["body"]["subject"]) for n in projector.outbox(gid) if n["recipient"] == "bob"]
+        assert sent == [
+            ("bob", "Turn 1: prepare"),
+            ("bob", "Turn 1: actions"),
+            ("bob", "Turn 1: black-rose"),
+            ("bob", "library is rebuilt"),
+            ("bob", "Turn 2: prepare"),
+        ]
     finally:
         projector.db.close()
         games.close()
