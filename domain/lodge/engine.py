@@ -524,6 +524,7 @@ class Engine:
         kind = "room" if target in self.s.rooms else "mage" if target in self.s.mages else "evocation"
         on = {"room": f"in {target}", "mage": f"on the Mage Sheet of {target}", "evocation": f"on the card of {target}"}
         self.change({"op": "token", "mage": mage, "slot": slot, "card": card.id, "kind": kind, "target": target})
+        self._fired.add(key)  # the effect that places a token does not also trigger it (L-AMB-9)
         self.record(
             "PersistentPlaced",
             {"mage": mage, "slot": slot, "card": card.id, "target": target, "on": on[kind]},

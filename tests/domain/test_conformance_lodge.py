@@ -78,7 +78,7 @@ def test_l_eff_3_an_effect_is_resolved_even_if_nothing_applied_and_after_resolut
     resolved = [d for k, d in events if k == "EffectResolved"]
     assert resolved[0]["card"] == "firebolt" and resolved[0]["statuses"] == ["skipped"]
     assert resolved[1]["card"] == "echo" and resolved[1]["trigger"]["on"] == "effect_resolved"
-    assert g.state.rooms["crypt"]["slots"][0] == "ann"
+    assert g.state.rooms["crypt"]["slots"] == ["ann", None, None, None]  # once: not after its own casting
 
 
 # ---------------------------------------------------------------------- L-PERS
