@@ -44,8 +44,9 @@ class Choices:
 
 
 class Engine:
-    def __init__(self, state: LodgeState, catalogue: Catalogue, package: dict, options: dict) -> None:
+    def __init__(self, state: LodgeState, catalogue: Catalogue, package: dict, options: dict, at: int = 0) -> None:
         self.s = state
+        self.at = at  # the game's version when the command began: effect ids are unique in the game
         self.cat = catalogue
         self.package = package
         self.options = options
@@ -113,7 +114,7 @@ class Engine:
     def _resolve_one(
         self, phrases: list[Phrase], source: Source, target: str | None, choices: Choices, trigger: dict | None
     ) -> None:
-        effect = f"{source.card}#{len(self.records)}"
+        effect = f"{source.card}@{self.at}.{len(self.records)}"
         self._current_target = target
         self._target_room = target if target in self.s.rooms else None
         moves = list(choices.moves)

@@ -298,7 +298,7 @@ class LodgeGame(PlatformGame):
         )
 
     def _engine(self) -> Engine:
-        return Engine(deepcopy(self.state), self.catalogue, self.package, self.state.options)
+        return Engine(deepcopy(self.state), self.catalogue, self.package, self.state.options, self.version)
 
     def _check_target(self, card: Card, target: str | None, actor_model: str | None) -> None:
         kind = card.target.kind
