@@ -5,8 +5,9 @@ Adding a ruleset adds its package under ``domain/`` and one import here.
 
 from __future__ import annotations
 
+from domain.lodge.ruleset import LODGE
 from domain.platform.ruleset import Ruleset
 from domain.powers.ruleset import POWERS
 
-INSTALLED: tuple[Ruleset, ...] = (POWERS,)
+INSTALLED: tuple[Ruleset, ...] = (POWERS, LODGE)
 DEFAULT: str = INSTALLED[0].name  # the ruleset of a game created without naming one

@@ -106,3 +106,41 @@ DRIVERS: dict[str, Driver] = {
         hidden=lambda played: {v: [] for v in played.viewers},
     ),  # the table hides nothing but credentials
 }
+
+
+# ---------------------------------------------------------------------- lodge (issue 15)
+
+
+def _lodge_play(games: Games) -> Played:
+    from tests.domain.lodge_helpers import play_lodge_turn
+
+    game_id = play_lodge_turn(games)
+    return Played(game_id, ["gm", "ann", "bob", "cy"])
+
+
+def _lodge_refused(games: Games, played: Played) -> None:
+    from domain.lodge.ruleset import CastSpell
+
+    # The game is at t2-prepare: casting is not among the phase's commands (LH-7).
+    games.run(Caller.of("ann"), played.game_id, CastSpell("ann", "I", "bob"))
+
+
+def _lodge_comparable(view: dict, viewer: str) -> dict:
+    return {k: v for k, v in view.items() if k not in ("sequence", "windows", "at")}
+
+
+def _lodge_hidden(played: Played) -> dict[str, list[str]]:
+    # Each Mage's slot III card stays face down: only its owner and the host see it (L.4).
+    secret = {"ann": "oblivion", "bob": "restoration", "cy": "plunder"}
+    return {"gm": [], **{v: [c for m, c in secret.items() if m != v] for v in secret}}
+
+
+DRIVERS["lodge"] = Driver(
+    play=_lodge_play,
+    refused=_lodge_refused,
+    rollback_phase="t1-actions",
+    fork_phase="t1-black-rose",
+    earlier_phases=("t1-prepare", "t1-actions", "t1-black-rose"),
+    comparable=_lodge_comparable,
+    hidden=_lodge_hidden,
+)

@@ -63,8 +63,8 @@ def test_a_game_pinned_at_a_version_the_installed_ruleset_does_not_load_is_refus
         registry.unregister("powers")
         registry.register(POWERS)
     with pytest.raises(RulesetNotInstalled) as gone:
-        registry.for_game("lodge", "lodge-1")
-    assert gone.value.field == "ruleset" and "'lodge'" in gone.value.message and "powers" in gone.value.message
+        registry.for_game("chess", "chess-1")
+    assert gone.value.field == "ruleset" and "'chess'" in gone.value.message and "powers" in gone.value.message
 
 
 def test_powers_declares_its_notification_texts_phases_and_seats():

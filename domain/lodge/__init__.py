@@ -1,0 +1,1 @@
+"""Mages in a Lodge: the effect engine with cards as data (ANALYSIS Part L)."""

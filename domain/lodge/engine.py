@@ -1,0 +1,533 @@
+"""The effect resolution machine (L.1.2, R1-R4) and the Persistent Effect lifecycle (L.1.3, R5-R10).
+
+``Engine`` resolves effects on a scratch copy of the state and returns what happened as event records
+``(kind, data, changes)``: one ``PhraseResolved`` per phrase, in printed order (R2), each applied in full
+or with the parts that cannot apply skipped and the reason and rule recorded (R3); then ``EffectResolved``
+even if nothing applied (R4), after which "after an Effect resolves" triggers fire (L-EFF-3). The game
+records the same records as events; folding their changes reproduces the scratch state.
+
+A player's choices (targets, each ``Move 1`` step, which cubes to heal) arrive with the command (L.3);
+a choice the rules do not allow is refused before anything is recorded.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from domain.errors import RuleViolation
+from domain.lodge.catalogue import Card, Catalogue, Phrase, describe
+from domain.lodge.scoring import score_defeat
+from domain.lodge.state import BLACK_ROSE, DUMMY, LodgeState, apply_change, damage_track
+
+Record = tuple[str, dict, list]
+
+
+@dataclass(frozen=True)
+class Source:
+    """Who resolves an effect and from what: the resolver (a Mage id or the Black Rose), the Model that
+    acts for it (the Mage, or an Evocation), the kind of source and whether it is a Forgotten Spell."""
+
+    resolver: str
+    kind: str  # spell, physical, evocation, black_rose, persistent
+    card: str
+    model: str | None = None
+    forgotten: bool = False
+    physical_attack: bool = False
+    token: str | None = None  # the Persistent Token whose effect this is
+
+
+@dataclass
+class Choices:
+    moves: list[str] = field(default_factory=list)  # one Room per Move 1 step (LH-2)
+    heal: list[int] | None = None  # which cubes, by position on the track left to right (LH-3)
+
+
+class Engine:
+    def __init__(self, state: LodgeState, catalogue: Catalogue, package: dict, options: dict, at: int = 0) -> None:
+        self.s = state
+        self.at = at  # the game's version when the command began: effect ids are unique in the game
+        self.cat = catalogue
+        self.package = package
+        self.options = options
+        self.records: list[Record] = []
+        self._changes: list[dict] = []
+        self._occurred: list[tuple[str, str, str]] = []  # (trigger, where, model) seen while resolving
+        self._fired: set[str] = set()  # tokens fired in this chain (L-AMB-9)
+        self._current_target: str | None = None
+        self._target_room: str | None = None
+
+    # ------------------------------------------------------------------ plumbing
+
+    def change(self, ch: dict) -> None:
+        apply_change(self.s, ch)
+        self._changes.append(ch)
+
+    def record(self, kind: str, data: dict, changes: list | None = None) -> None:
+        self.records.append((kind, data, changes if changes is not None else []))
+
+    def emit(self, kind: str, data: dict, *changes: dict) -> None:
+        """Apply these changes to the scratch board and record them as one event."""
+        self._changes = []
+        for ch in changes:
+            self.change(ch)
+        self.record(kind, data, self._changes)
+
+    def colour_of(self, who: str) -> str:
+        return "black" if who == BLACK_ROSE else self.s.mages[who]["colour"]
+
+    def controller(self, model: str) -> str | None:
+        if model in self.s.mages:
+            return model
+        ev = self.s.evocations.get(model)
+        return ev["controller"] if ev else None
+
+    def health(self, model: str) -> int:
+        if model in self.s.mages:
+            return int(self.package["mage_health"])
+        ev = self.s.evocations[model]
+        return self.cat.evocation_by_id[ev["card"]].health + ev["health_mod"]
+
+    def room_of(self, model: str | None) -> str | None:
+        return self.s.positions.get(model) if model else None
+
+    def models_in(self, room: str) -> list[str]:
+        return sorted(m for m, r in self.s.positions.items() if r == room)
+
+    def is_cell(self, room: str) -> bool:
+        return self.cat.room_by_id[room].cell_of is not None
+
+    # ------------------------------------------------------------------ R1-R4
+
+    def resolve(
+        self,
+        phrases: list[Phrase],
+        source: Source,
+        target: str | None,
+        choices: Choices | None = None,
+        trigger: dict | None = None,
+    ) -> None:
+        """Resolve one effect, then the persistent effects it triggered (each at most once per chain)."""
+        self._resolve_one(phrases, source, target, choices or Choices(), trigger)
+        self._fire_triggers(source)
+
+    def _resolve_one(
+        self, phrases: list[Phrase], source: Source, target: str | None, choices: Choices, trigger: dict | None
+    ) -> None:
+        effect = f"{source.card}@{self.at}.{len(self.records)}"
+        self._current_target = target
+        self._target_room = target if target in self.s.rooms else None
+        moves = list(choices.moves)
+        statuses = []
+        for i, phrase in enumerate(phrases):  # R2: in printed order
+            self._changes = []
+            applied, skipped = self._phrase(phrase, source, target, choices, moves)
+            status = "applied" if not skipped else "skipped" if not applied else "partly applied"
+            statuses.append(status)
+            self.record(
+                "PhraseResolved",
+                {
+                    "effect": effect,
+                    "card": source.card,
+                    "resolver": source.resolver,
+                    "index": i,
+                    "words": describe(phrase),
+                    "phrase": phrase.model_dump(exclude_defaults=True),
+                    "status": status,
+                    "applied": applied,
+                    "skipped": skipped,
+                },
+                self._changes,
+            )
+        if moves:
+            raise RuleViolation("more Move steps were chosen than the effect allows", rule="L-MOVE-1", field="moves")
+        self._changes = []
+        self.record(  # R4: resolved once every phrase was attempted, even if none applied
+            "EffectResolved",
+            {
+                "effect": effect,
+                "card": source.card,
+                "resolver": source.resolver,
+                "target": target,
+                "statuses": statuses,
+                "trigger": trigger,
+            },
+        )
+        self._occurred.append(("effect_resolved", source.token or "", ""))
+
+    def _fire_triggers(self, root: Source) -> None:
+        """L-PERS-1: every active Persistent Token whose condition occurred resolves its effect; a token fires
+        at most once per chain and its own resolution cannot trigger it again (L-AMB-9)."""
+        if root.token:
+            self._fired.add(root.token)
+        while self._occurred:
+            trig, where, model = self._occurred.pop(0)
+            for key, tok in sorted(self.s.tokens.items()):
+                if key in self._fired:
+                    continue
+                card = self.cat.cards[tok["card"]]
+                assert card.persistent is not None
+                if card.persistent.trigger != trig:
+                    continue
+                if trig == "enters_room" and not (tok["kind"] == "room" and tok["target"] == where):
+                    continue
+                if trig == "damaged" and tok["target"] != where:
+                    continue
+                if trig == "effect_resolved" and where == key:
+                    continue
+                self._fired.add(key)
+                target = model if trig == "enters_room" else tok["target"]
+                src = Source(
+                    tok["mage"], "persistent", tok["card"], model=tok["mage"], forgotten=card.forgotten, token=key
+                )
+                self._offer_from_cells(key, tok, target, trig)
+                self._resolve_one(
+                    card.persistent.phrases, src, target, Choices(), {"token": key, "on": trig, "model": model}
+                )
+
+    def _offer_from_cells(self, key: str, tok: dict, target: str, trig: str) -> None:
+        """L-PERS-5 (R10): a Mage in their own Cell may also resolve a Revealed Card's Persistent Effect
+        when its condition occurs; the offer waits for their choice (LH-5) until Clean-up."""
+        if not self.s.mages[tok["mage"]]["slots"][tok["slot"]]["revealed"]:
+            return
+        for mage, sheet in sorted(self.s.mages.items()):
+            if self.s.positions.get(mage) == self.cat.cell_of(sheet["colour"]):
+                oid = f"offer-{self.s.next_id}"
+                self._changes = []
+                self.change(
+                    {"op": "offer", "id": oid, "mage": mage, "token": key, "card": tok["card"], "target": target}
+                )
+                self.record(
+                    "CellOfferMade", {"offer": oid, "mage": mage, "card": tok["card"], "on": trig}, self._changes
+                )
+
+    # ------------------------------------------------------------------ targets
+
+    def reach(self, phrase: Phrase, source: Source, target: str | None) -> tuple[list[str], list[dict]]:
+        """The Models (or Rooms) a phrase reaches, and the parts skipped because there are none."""
+        if phrase.to == "target":
+            return ([target] if target else []), ([] if target else [self.skip("target", "no target", "R3")])
+        if phrase.to == "self":
+            if source.model is None:
+                return [], [self.skip("self", "the Black Rose has no Model", "R3")]
+            return [source.model], []
+        room = self.room_of(source.model)
+        if room is None:
+            return [], [self.skip(phrase.to, "the resolver is not in the Lodge", "R3")]
+        if phrase.to == "here":
+            return [room], []
+        models = self.models_in(room)
+        return models, ([] if models else [self.skip("models", f"no Model in {room}", "R3")])
+
+    @staticmethod
+    def skip(part: str, reason: str, rule: str) -> dict:
+        return {"part": part, "reason": reason, "rule": rule}
+
+    # ------------------------------------------------------------------ the phrases
+
+    def _phrase(
+        self, p: Phrase, source: Source, target: str | None, choices: Choices, moves: list[str]
+    ) -> tuple[list[str], list[dict]]:
+        targets, skipped = self.reach(p, source, target)
+        applied: list[str] = []
+        for t in targets:
+            op = "defeat_op" if p.op == "defeat" else p.op
+            a, s = getattr(self, f"_{op}")(p, source, t, choices, moves)
+            applied += a
+            skipped += s
+        return applied, skipped
+
+    def _dummy(self, t: str, what: str, rule: str) -> list[dict] | None:
+        return [self.skip(what, f"the Dummy Target ignores this ({rule})", "L-DUMMY-2")] if t == DUMMY else None
+
+    def _damage(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+        amount = p.amount or 0
+        if (d := self._dummy(t, f"{amount} Damage", "R24")) is not None:
+            return [], d
+        if t not in self.s.positions:
+            return [], [self.skip(f"{amount} Damage to {t}", f"{t} is not in the Lodge", "R3")]
+        own = self.controller(t) == src.resolver
+        if own and not p.hits_own:
+            rule = "L-IMM-2" if src.kind == "evocation" else "L-IMM-1"
+            return [], [self.skip(f"{amount} Damage to {t}", f"{t} ignores Damage from its own side", rule)]
+        placed = 0
+        for _ in range(amount):
+            if len(damage_track(self.s, t)) >= self.health(t):
+                break
+            self.change({"op": "cube", "model": t, "by": src.resolver, "dealt_by": src.model})
+            placed += 1
+        skipped = []
+        if placed < amount:
+            skipped.append(self.skip(f"{amount - placed} Damage to {t}", f"{t} was defeated first", "L-AMB-10"))
+        if placed:
+            self._occurred.append(("damaged", t, t))
+        if len(damage_track(self.s, t)) >= self.health(t):
+            self._defeat(t, src)
+        return ([f"{placed} Damage to {t}"] if placed else []), skipped
+
+    def _defeat(self, t: str, src: Source) -> None:
+        """L-EVO-4 for an Evocation; for a Mage, L-DEF-1 and L-DEF-2, then the package's house rule."""
+        track = damage_track(self.s, t)
+        returned = dict(Counter(track))
+        if t in self.s.evocations:  # L-EVO-4 (R16)
+            self.change({"op": "evocation_gone", "evocation": t, "returned": returned, "defeated_by": src.resolver})
+            return
+        by = src.resolver  # L-DEF-1 (R36): the trophy goes to whoever inflicted the defeating Damage
+        if by != t and self.s.mages[t]["trophy_tokens"] > 0:
+            self.change({"op": "trophy", "to": by, "of": t})
+        for who, pp in sorted(score_defeat(returned, self.package.get("defeat_pp", [])).items()):  # L-DEF-2
+            self.change({"op": "pp", "who": who, "amount": pp, "why": f"defeat of {t}"})
+        cell = self.cat.cell_of(self.s.mages[t]["colour"])
+        self.change({"op": "mage_down", "mage": t, "returned": returned, "cell": cell, "defeated_by": by})
+
+    def _defeat_op(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+        """An Effect that defeats a Mage outright: its resolver takes the Trophy (R36)."""
+        if (d := self._dummy(t, "defeat", "R24")) is not None:
+            return [], d
+        if t not in self.s.mages or t not in self.s.positions:
+            return [], [self.skip("defeat", f"{t} is not a Mage in the Lodge", "R3")]
+        self._defeat(t, src)
+        return [f"{t} defeated"], []
+
+    def _heal(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+        amount = p.amount or 0
+        if (d := self._dummy(t, f"Heal {amount}", "R26")) is not None:
+            return [], d
+        if t not in self.s.positions:
+            return [], [self.skip(f"Heal {amount} on {t}", f"{t} is not in the Lodge", "R3")]
+        track = damage_track(self.s, t)
+        n = min(amount, len(track))
+        rightmost = list(range(len(track) - n, len(track)))
+        avatar = src.model in self.s.mages and self.s.mages[src.model]["avatar"] and t in self.s.mages
+        chosen = sorted(set(ch.heal)) if ch.heal is not None else rightmost
+        if len(chosen) > amount or any(not 0 <= i < len(track) for i in chosen):
+            raise RuleViolation(
+                f"choose at most {amount} of the {len(track)} cubes on {t}", rule="L-HEAL-1", field="heal"
+            )
+        if avatar and chosen != list(range(len(track) - len(chosen), len(track))):
+            raise RuleViolation("an Avatar heals a Mage's cubes starting from the right", rule="L-HEAL-2", field="heal")
+        owners = []
+        for i in sorted(chosen, reverse=True):
+            owners.append(track[i])
+            self.change({"op": "uncube", "model": t, "index": i, "returned_to": track[i]})
+        skipped = []
+        if len(chosen) < amount:
+            skipped.append(
+                self.skip(f"Heal {amount - len(chosen)}", f"only {len(chosen)} cubes healed on {t}", "L-HEAL-1")
+            )
+        return ([f"healed {len(chosen)} on {t}: " + ", ".join(owners)] if chosen else []), skipped
+
+    def _step_rooms(self, model: str) -> list[str]:
+        here = self.s.positions[model]
+        rooms = self.cat.room_by_id[here].adjacent
+        return [r for r in rooms if not (model in self.s.mages and self.is_cell(r))]
+
+    def _move(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+        amount = p.amount or 0
+        if (d := self._dummy(t, f"Move {amount}", "R25")) is not None:
+            return [], d
+        if t not in self.s.positions:
+            return [], [self.skip(f"Move {amount}", f"{t} is not in the Lodge", "R3")]
+        applied: list[str] = []
+        for step in range(amount):  # L-MOVE-1: N single steps, each to an adjacent Room
+            legal = self._step_rooms(t)
+            if not legal:
+                return applied, [self.skip(f"Move {amount - step}", "no adjacent Room it may enter", "L-MOVE-3")]
+            if not mv:
+                raise RuleViolation(
+                    f"choose a Room for Move step {step + 1} of {t}: one of {', '.join(legal)}",
+                    rule="L-MOVE-1",
+                    field="moves",
+                )
+            room = mv.pop(0)
+            if room not in legal:
+                rule = "L-MOVE-3" if room in self.cat.room_by_id and self.is_cell(room) else "L-MOVE-1"
+                raise RuleViolation(
+                    f"{t} cannot move to {room!r}; it may move to {', '.join(legal)}", rule=rule, field="moves"
+                )
+            self.change({"op": "move", "model": t, "from": self.s.positions[t], "room": room})
+            self._occurred.append(("enters_room", room, t))
+            applied.append(f"{t} to {room}")
+        return applied, []
+
+    def _place(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+        if (d := self._dummy(t, "Place", "R25")) is not None:
+            return [], d
+        if p.room == "own_cell":
+            if t not in self.s.mages:
+                return [], [self.skip("Place", f"{t} has no Cell", "L-MOVE-3")]
+            room = self.cat.cell_of(self.s.mages[t]["colour"])
+        elif p.room == "here":
+            room = self.room_of(src.model)
+        else:
+            room = self._target_room
+        if room is None:
+            return [], [self.skip("Place", "no Room to place in", "R3")]
+        if t in self.s.mages and self.is_cell(room) and room != self.cat.cell_of(self.s.mages[t]["colour"]):
+            return [], [self.skip("Place", f"a Mage is placed only in their own Cell, not {room}", "L-MOVE-3")]
+        came = self.s.positions.get(t)
+        self.change({"op": "move", "model": t, "from": came, "room": room, "from_reserve": came is None})
+        self._occurred.append(("enters_room", room, t))
+        return [f"{t} placed in {room}" + (" from the reserve" if came is None else "")], []
+
+    def _instability(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+        amount = p.amount or 0
+        if t not in self.s.rooms:
+            return [], [self.skip(f"{amount} Instability", f"{t} is not a Room", "R3")]
+        slots = self.s.rooms[t]["slots"]
+        placed = 0
+        for i, s in enumerate(slots):  # L-INST-1 (R32): vacant slots from the left
+            if placed == amount:
+                break
+            if s is None:
+                self.change({"op": "instability", "room": t, "slot": i, "by": src.resolver})
+                placed += 1
+        skipped = []
+        if placed < amount:
+            skipped.append(self.skip(f"{amount - placed} Instability", f"no vacant slot in {t}", "L-INST-1"))
+        return ([f"{placed} Instability in {t}"] if placed else []), skipped
+
+    def _gain_pp(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+        amount = p.amount
+        if p.per is not None:
+            target = self._current_target
+            if target == DUMMY:
+                return [], [self.skip(f"Power Points per {p.per}", "refers to a Dummy Target value (R26)", "L-DUMMY-2")]
+            if p.per == "target_strength":
+                ev = self.s.evocations.get(target or "")
+                if ev is None:
+                    return [], [self.skip("Power Points per Strength", "the target has no Strength", "R3")]
+                amount = self.cat.evocation_by_id[ev["card"]].strength
+            else:
+                if target not in self.s.mages:
+                    return [], [self.skip("Power Points per Trophy", "the target has no Trophies", "R3")]
+                amount = len(self.s.mages[target]["trophies"])
+        who = src.resolver
+        self.change({"op": "pp", "who": who, "amount": amount or 0, "why": src.card})
+        return [f"{who} gains {amount} Power Points"], []
+
+    def _steal_pp(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+        amount = p.amount or 0
+        if (d := self._dummy(t, f"steal {amount} Power Points", "R24")) is not None:
+            return [], d
+        owner = self.controller(t)
+        if owner is None or owner == src.resolver:
+            return [], [self.skip("steal Power Points", "nobody else's to steal", "R3")]
+        n = min(amount, self.s.mages[owner]["pp"])
+        if n:
+            self.change({"op": "pp", "who": owner, "amount": -n, "why": src.card})
+            self.change({"op": "pp", "who": src.resolver, "amount": n, "why": src.card})
+        skipped = [self.skip(f"steal {amount - n}", f"{owner} has only {n}", "R3")] if n < amount else []
+        return ([f"{n} Power Points from {owner}"] if n else []), skipped
+
+    def _steal_trophy(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+        if (d := self._dummy(t, "take a Trophy", "R24")) is not None:
+            return [], d
+        if t not in self.s.mages or not self.s.mages[t]["trophies"]:
+            return [], [self.skip("take a Trophy", f"{t} holds no Trophy", "R3")]
+        of = self.s.mages[t]["trophies"][-1]
+        self.change({"op": "trophy", "to": src.resolver, "of": of, "from": t})
+        return [f"Trophy of {of} from {t}"], []
+
+    def _summon(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+        who = src.resolver
+        if who not in self.s.mages or self.s.mages[who]["bases"] <= 0:
+            return [], [self.skip("summon", "no Evocation Base left", "R3")]
+        if not self.s.deck:
+            return [], [self.skip("summon", "the Evocation deck is empty", "R3")]
+        if t not in self.s.rooms:
+            return [], [self.skip("summon", f"{t} is not a Room", "R3")]
+        room = t
+        eid = f"ev{self.s.next_id}"
+        card = self.s.deck[0]
+        self.change({"op": "summon", "evocation": eid, "card": card, "controller": who, "room": room})
+        self._occurred.append(("enters_room", room, eid))
+        return [f"{self.cat.evocation_by_id[card].name} ({eid}) summoned in {room}"], []
+
+    def _remove_evocation(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+        if (d := self._dummy(t, "remove", "R25")) is not None:
+            return [], d
+        ev = self.s.evocations.get(t)
+        if ev is None:
+            return [], [self.skip("remove", f"{t} is not an Evocation in the Lodge", "R3")]
+        own = ev["controller"] == src.resolver
+        restricted = src.kind == "spell" or self.options.get("non_spell_removal_restricted", True)
+        if not own and not src.forgotten and restricted:  # L-EVO-5: R19, R20, then R17 and R18
+            card = self.cat.evocation_by_id[ev["card"]]
+            if card.forgotten:
+                return [], [
+                    self.skip(
+                        "remove", "a non-Forgotten Spell cannot remove another's Forgotten Evocation (R17)", "L-EVO-5"
+                    )
+                ]
+            if self.health(t) > 3:
+                return [], [self.skip("remove", f"its current Health is {self.health(t)} > 3 (R18)", "L-EVO-5")]
+        self.change(
+            {
+                "op": "evocation_gone",
+                "evocation": t,
+                "returned": dict(Counter(ev["damage"])),
+                "removed_by": src.resolver,
+            }
+        )
+        return [f"{t} removed"], []
+
+    def _health(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+        if (d := self._dummy(t, "Health", "R26")) is not None:
+            return [], d
+        if t not in self.s.evocations:
+            return [], [self.skip("Health", f"{t} is not an Evocation", "R3")]
+        self.change({"op": "health", "evocation": t, "amount": p.amount})
+        return [f"{t} Health +{p.amount}"], []
+
+    def _discard_spell(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+        if (d := self._dummy(t, "discard a Spell", "R24")) is not None:
+            return [], d
+        slot = p.slot or "I"
+        if t not in self.s.mages or self.s.mages[t]["slots"][slot]["card"] is None:
+            return [], [self.skip("discard", f"no Spell in slot {slot} of {t}", "R3")]
+        self.discard(t, slot, "its Spell Card was discarded")
+        return [f"{t} discards slot {slot}"], []
+
+    def discard(self, mage: str, slot: str, why: str) -> None:
+        """A Spell Card leaves the Mage Sheet: its Persistent Effect ends and the token returns (L-PERS-4)."""
+        self.change({"op": "discard_spell", "mage": mage, "slot": slot})
+        if f"{mage}:{slot}" in self.s.tokens:
+            self.change({"op": "untoken", "mage": mage, "slot": slot, "why": why})
+
+    def place_token(self, mage: str, slot: str, card: Card, target: str | None) -> None:
+        """L-PERS-2/3 (R7, R8): the caster's token of the slot goes on the target: a Mage's Sheet, an Evocation's
+        card, or in a Room; one token per slot, so a slot whose token is out places none."""
+        self._changes = []
+        key = f"{mage}:{slot}"
+        if key in self.s.tokens:
+            self.record(
+                "PersistentSkipped",
+                {
+                    "mage": mage,
+                    "slot": slot,
+                    "card": card.id,
+                    "reason": f"the Persistent Token of slot {slot} is already in play (L-PERS-2)",
+                },
+            )
+            return
+        if target is None or target == DUMMY:
+            self.record(
+                "PersistentSkipped",
+                {
+                    "mage": mage,
+                    "slot": slot,
+                    "card": card.id,
+                    "reason": "no target to hold the Persistent Token (L-DUMMY-2)",
+                },
+            )
+            return
+        kind = "room" if target in self.s.rooms else "mage" if target in self.s.mages else "evocation"
+        on = {"room": f"in {target}", "mage": f"on the Mage Sheet of {target}", "evocation": f"on the card of {target}"}
+        self.change({"op": "token", "mage": mage, "slot": slot, "card": card.id, "kind": kind, "target": target})
+        self._fired.add(key)  # the effect that places a token does not also trigger it (L-AMB-9)
+        self.record(
+            "PersistentPlaced",
+            {"mage": mage, "slot": slot, "card": card.id, "target": target, "on": on[kind]},
+            self._changes,
+        )

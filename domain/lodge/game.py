@@ -1,0 +1,630 @@
+"""The Lodge game aggregate on the platform: Mages at a Lodge, spells and physical actions resolved by the
+effect engine, the host's phases from the pinned rules package, and Clean-up (C1-C6 of L.1.1).
+
+The host sits in the platform's GM seat (the platform has no host role yet). Every Lodge event carries
+``data`` (what the audit shows) and ``changes`` (what folding it does to the board, ``apply_change``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from copy import deepcopy
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from eventsourcing.domain import event
+
+from domain import limits
+from domain import visibility as vis
+from domain.errors import NotFound, RuleViolation
+from domain.ids import GM, SYSTEM
+from domain.lodge.catalogue import SLOTS, Card, Catalogue, Phrase, default_catalogue
+from domain.lodge.engine import Choices, Engine, Source
+from domain.lodge.package import installed_package
+from domain.lodge.scoring import score_room
+from domain.lodge.state import BLACK_ROSE, DUMMY, LodgeState, apply_change
+from domain.platform.game import PlatformGame, check_timezone
+from domain.platform.state import Seat, Window
+
+RULES_VERSION = "lodge-1"
+COLOURS = ("red", "blue", "green", "yellow")
+
+
+class LodgeGame(PlatformGame):
+    """One game of the Lodge."""
+
+    @event("LodgeCreated")
+    def __init__(
+        self,
+        name: str,
+        ruleset: str,
+        rules_version: str,
+        timezone: str,
+        options: dict,
+        package: dict,
+        catalogue: str,
+        actor: str,
+        audience: list,
+    ) -> None:
+        self.state = LodgeState(
+            name=name, ruleset=ruleset, rules_version=rules_version, timezone=timezone, options=options
+        )
+        self.state.package = deepcopy(package)
+        slots = {r.id: r.slots for r in self.catalogue.rooms}
+        apply_change(self.state, {"op": "rooms", "slots": slots})
+
+    @classmethod
+    def start(
+        cls, name: str, gm_name: str = "Host", tz: str = "UTC", months: int = 0, options: dict | None = None
+    ) -> LodgeGame:
+        """A new game pins its rules package (LH-7): the whole package is recorded in ``LodgeCreated``."""
+        from domain.lodge.ruleset import LodgeOptions
+
+        limits.check_text(name, "name", limits.GAME_NAME, required=True, what="a game's name")
+        check_timezone(tz)
+        opts = LodgeOptions.model_validate(options or {})
+        package = installed_package(opts.package).model_dump(mode="json")
+        if opts.defeat_pp is not None:  # a house rule set at creation (L-AMB-4)
+            package["defeat_pp"] = list(opts.defeat_pp)
+        return cls(
+            name=name.strip(),
+            ruleset="lodge",
+            rules_version=RULES_VERSION,
+            timezone=tz,
+            options=opts.model_dump(mode="json"),
+            package=package,
+            catalogue=default_catalogue().version,
+            actor=GM,
+            audience=[vis.PUBLIC],
+        )
+
+    # ------------------------------------------------------------------ the events
+
+    class Change(PlatformGame.Event):
+        """Base of the Lodge's events: fold ``changes`` onto the board, then count the viewers' sequences."""
+
+        data: dict
+        changes: list
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            for ch in self.changes:
+                apply_change(game.state, ch)
+            super().apply(game)
+
+    class MageAdded(Change): ...
+
+    class SpellsPrepared(Change): ...
+
+    class DeckShuffled(Change): ...
+
+    class TurnBegan(Change): ...
+
+    class PhaseBegan(Change): ...
+
+    class SpellRevealed(Change): ...
+
+    class PhysicalActionUsed(Change): ...
+
+    class EvocationCommanded(Change): ...
+
+    class BlackRoseActed(Change): ...
+
+    class PhraseResolved(Change): ...
+
+    class EffectResolved(Change): ...
+
+    class PersistentPlaced(Change): ...
+
+    class PersistentSkipped(Change): ...
+
+    class PersistentEnded(Change): ...
+
+    class CellOfferMade(Change): ...
+
+    class CellOfferClosed(Change): ...
+
+    class Passed(Change): ...
+
+    class CleanupBegan(Change): ...
+
+    class PersistentTokensReturned(Change): ...
+
+    class EvocationsRotated(Change): ...
+
+    class PhysicalActionTokensFlipped(Change): ...
+
+    class RoomsToRebuild(Change): ...
+
+    class RoomScored(Change): ...
+
+    class RoomFlipped(Change): ...
+
+    class GameEnded(Change): ...
+
+    def _emit(
+        self, kind: str, data: dict, changes: list | None = None, actor: str = SYSTEM, audience: list | None = None
+    ) -> None:
+        self.trigger_event(
+            getattr(self, kind), data=data, changes=changes or [], actor=actor, audience=audience or [vis.PUBLIC]
+        )
+
+    # ------------------------------------------------------------------ the platform's questions
+
+    @property
+    def catalogue(self) -> Catalogue:
+        return default_catalogue()
+
+    @property
+    def package(self) -> dict:
+        return self.state.package
+
+    def power(self, power_id: str) -> Seat:
+        try:
+            return self.state.powers[power_id]
+        except KeyError:
+            raise NotFound(f"no Mage {power_id!r} in this Lodge", field="mage_id") from None
+
+    def pending_in(self, w: Window) -> list[str]:
+        phase = self._phase_rules()
+        if phase is None or phase["acts"] == "host" or w.kind != phase["name"]:
+            return []
+        return sorted(m for m, seat in self.state.powers.items() if not seat.ready)
+
+    def _may_act_in(self, w: Window, power_id: str) -> bool:
+        return power_id in self.pending_in(w)
+
+    def expect_step(self, expected: str | None) -> None:
+        if expected is not None and expected != self.state.phase:
+            raise RuleViolation(f"the game is at {self.state.phase!r}, not {expected!r}", rule="LH-7", field="phase")
+
+    def close_window(self, window_id: str, *, now: datetime, reason: str = "", force: bool = False) -> bool:
+        """Closing the phase's window ends the phase (the host, or the deadline)."""
+        w = self.state.windows.get(window_id)
+        if w is None or w.closed:
+            return False
+        self.advance(now=now, reason=reason or "deadline")
+        return True
+
+    def declare_ready(self, power_id: str, *, now: datetime) -> None:
+        self.pass_turn(power_id)
+
+    # ------------------------------------------------------------------ setup
+
+    def add_mage(self, mage_id: str, name: str, colour: str, avatar: bool = False) -> None:
+        limits.check_text(mage_id, "mage_id", limits.IDENTIFIER, required=True)
+        if self.state.phase != "setup":
+            raise RuleViolation("Mages join before the first turn", rule="LH-7", field="mage_id")
+        if mage_id in self.state.powers or mage_id in (DUMMY, BLACK_ROSE, GM):
+            raise RuleViolation(f"{mage_id!r} is taken", field="mage_id")
+        if colour not in COLOURS or any(m["colour"] == colour for m in self.state.mages.values()):
+            raise RuleViolation(f"choose a free colour of {', '.join(COLOURS)}", field="colour")
+        p = self.package
+        mage = {
+            "op": "mage",
+            "mage": mage_id,
+            "room": p["start_room"],
+            "colour": colour,
+            "avatar": avatar,
+            "damage": [],
+            "trophies": [],
+            "trophy_tokens": p["trophy_tokens"],
+            "pp": 0,
+            "bases": p["evocation_bases"],
+            "slots": {s: {"card": None, "revealed": False, "casts": 0} for s in SLOTS},
+            "physical": {a.id: "available" for a in self.catalogue.physical_actions},
+        }
+        self._emit(
+            "MageAdded",
+            {"mage": mage_id, "name": name, "colour": colour, "avatar": avatar},
+            [{"op": "seat", "mage": mage_id, "name": name}, mage],
+            actor=GM,
+        )
+
+    def begin(self, *, now: datetime, seed: str) -> None:
+        """The host starts the game: the Evocation deck is shuffled (its order sealed: nobody sees it, L.4)."""
+        if self.state.phase != "setup":
+            raise RuleViolation("the game has begun", rule="LH-7", field="phase")
+        if len(self.state.mages) < 2:
+            raise RuleViolation("a Lodge needs at least two Mages", rule="LH-7", field="mages")
+        order = [e.id for e in self.catalogue.evocations]
+        random.Random(seed).shuffle(order)
+        self._emit("DeckShuffled", {"cards": len(order)}, [{"op": "deck", "order": order}], audience=[vis.SEALED])
+        self._begin_turn(1, now)
+
+    def _begin_turn(self, turn: int, now: datetime) -> None:
+        self._emit("TurnBegan", {"turn": turn}, [{"op": "new_turn"}])
+        self._begin_phase(turn, self.package["phases"][0], now)
+
+    def _begin_phase(self, turn: int, phase: dict, now: datetime) -> None:
+        self._emit(
+            "PhaseBegan",
+            {"turn": turn, "phase": phase["name"], "acts": phase["acts"], "may": phase["may"]},
+            [{"op": "phase", "turn": turn, "phase": phase["name"]}],
+        )
+        closes = now.astimezone(timezone.utc) + timedelta(hours=phase["hours"])
+        self._window_opened(
+            window_id=f"t{turn}-{phase['name']}",
+            kind=phase["name"],
+            opened_at=now.astimezone(timezone.utc).isoformat(),
+            closes_at=closes.isoformat(),
+            actor=SYSTEM,
+            audience=[vis.PUBLIC],
+        )
+
+    def _phase_rules(self) -> dict | None:
+        return next((p for p in self.package["phases"] if p["name"] == self.state.phase), None)
+
+    def _allowed(self, command: str) -> None:
+        phase = self._phase_rules()
+        if phase is None or command not in phase["may"]:
+            raise RuleViolation(
+                f"{command} is not allowed in phase {self.state.phase!r} of this rules package",
+                rule="LH-7",
+                field="phase",
+            )
+
+    def _mage(self, mage_id: str) -> dict:
+        self.power(mage_id)
+        return self.state.mages[mage_id]
+
+    # ------------------------------------------------------------------ phases
+
+    def prepare_spells(self, mage_id: str, cards: dict[str, str]) -> None:
+        """A Mage puts Spell Cards face down in their slots; only they and the host see them (L.4). A card
+        replaced leaves the Mage Sheet, which ends its Persistent Effect (L-PERS-4)."""
+        self._allowed("PrepareSpells")
+        sheet = self._mage(mage_id)
+        for slot, card in cards.items():
+            if slot not in SLOTS:
+                raise RuleViolation(f"slots are {', '.join(SLOTS)}", field="cards")
+            if card not in {c.id for c in self.catalogue.spells}:
+                raise RuleViolation(f"no Spell Card {card!r}", field="cards")
+        for slot in sorted(cards):
+            if sheet["slots"][slot]["card"] is not None and f"{mage_id}:{slot}" in self.state.tokens:
+                self._emit(
+                    "PersistentEnded",
+                    {"mage": mage_id, "slot": slot, "why": "its Spell Card left the Mage Sheet"},
+                    [{"op": "untoken", "mage": mage_id, "slot": slot}],
+                )
+        self._emit(
+            "SpellsPrepared",
+            {"mage": mage_id, "cards": dict(cards)},
+            [{"op": "slots", "mage": mage_id, "cards": dict(cards)}],
+            actor=mage_id,
+            audience=vis.powers([mage_id]),
+        )
+
+    def _engine(self) -> Engine:
+        return Engine(deepcopy(self.state), self.catalogue, self.package, self.state.options, self.version)
+
+    def _check_target(self, card: Card, target: str | None, actor_model: str | None) -> None:
+        kind = card.target.kind
+        if kind == "none":
+            if target is not None:
+                raise RuleViolation(f"{card.name} takes no target", field="target")
+            return
+        if target is None:
+            raise RuleViolation(f"{card.name} needs a target", rule="LH-1", field="target")
+        if target == DUMMY:
+            if kind != "model":
+                raise RuleViolation(
+                    "the Dummy Target is offered only to effects that target Models", rule="L-DUMMY-1", field="target"
+                )
+            if card.target.archetype:
+                raise RuleViolation("the Dummy Target has no archetype (R23)", rule="L-DUMMY-2", field="target")
+            if card.physical_attack:
+                raise RuleViolation(
+                    "the Dummy Target cannot be the target of a Physical Attack (R27)", rule="L-DUMMY-2", field="target"
+                )
+            return
+        s = self.state
+        ok = {
+            "room": target in s.rooms,
+            "mage": target in s.mages and target in s.positions,
+            "evocation": target in s.evocations,
+            "model": target in s.positions,
+        }[kind]
+        if not ok:
+            raise RuleViolation(
+                f"{target!r} is not a legal target of {card.name} (a {kind})", rule="LH-1", field="target"
+            )
+        if card.target.archetype:
+            ev = s.evocations.get(target)
+            if ev is None or self.catalogue.evocation_by_id[ev["card"]].archetype != card.target.archetype:
+                raise RuleViolation(f"{card.name} targets a {card.target.archetype}", rule="LH-1", field="target")
+        if card.target.range == "same_room" and s.positions.get(target) != s.positions.get(actor_model or ""):
+            raise RuleViolation(f"{target!r} is not in your Room", rule="LH-1", field="target")
+
+    def legal_targets(self, card: Card, actor_model: str | None) -> list[str | None]:
+        """The targets the server offers for a card (LH-1): the Dummy Target is offered to every effect that
+        targets Models, unless it needs an archetype or is a Physical Attack (L-DUMMY-1, L-DUMMY-2)."""
+        if card.target.kind == "none":
+            return [None]
+        s = self.state
+        pool = {
+            "room": sorted(s.rooms),
+            "mage": sorted(m for m in s.mages if m in s.positions),
+            "evocation": sorted(s.evocations),
+            "model": sorted(s.positions),
+        }[card.target.kind]
+        out: list[str | None] = []
+        for t in pool:
+            try:
+                self._check_target(card, t, actor_model)
+            except RuleViolation:
+                continue
+            out.append(t)
+        if card.target.kind == "model" and not card.target.archetype and not card.physical_attack:
+            out.append(DUMMY)
+        return out
+
+    def choices_for(self, mage_id: str) -> dict:
+        """What a Mage may do now, as lists to choose from (L.3); empty outside a phase that allows it."""
+        phase = self._phase_rules()
+        may = set(phase["may"]) if phase else set()
+        sheet = self.state.mages[mage_id]
+        out: dict[str, Any] = {"may": sorted(may)}
+        if "CastSpell" in may:
+            out["spells"] = {
+                slot: {"card": c["card"], "targets": self.legal_targets(self.catalogue.cards[c["card"]], mage_id)}
+                for slot, c in sheet["slots"].items()
+                if c["card"] and c["casts"] < self.package["casts_per_slot_per_turn"]
+            }
+        if "PhysicalAction" in may and mage_id in self.state.positions:
+            out["physical_actions"] = {
+                a.id: self.legal_targets(a, mage_id)
+                for a in self.catalogue.physical_actions
+                if sheet["physical"][a.id] == "available"
+            }
+            here = self.state.positions[mage_id]
+            out["steps"] = [
+                r for r in self.catalogue.room_by_id[here].adjacent if self.catalogue.room_by_id[r].cell_of is None
+            ]
+        if "CommandEvocation" in may:
+            out["evocations"] = {
+                e: {"speed": self.catalogue.evocation_by_id[ev["card"]].speed, "room": self.state.positions.get(e)}
+                for e, ev in sorted(self.state.evocations.items())
+                if ev["controller"] == mage_id and not ev["acted"]
+            }
+        return out
+
+    def _record(self, engine: Engine, actor: str) -> None:
+        for kind, data, changes in engine.records:
+            self._emit(kind, data, changes, actor=actor)
+
+    def cast_spell(self, mage_id: str, slot: str, target: str | None, choices: Choices) -> None:
+        """Reveal the Spell in a slot and resolve its effect; a Persistent spell places its token (L.1.3)."""
+        self._allowed("CastSpell")
+        sheet = self._mage(mage_id)
+        if slot not in SLOTS or sheet["slots"][slot]["card"] is None:
+            raise RuleViolation(f"no Spell Card in slot {slot!r}", field="slot")
+        if sheet["slots"][slot]["casts"] >= self.package["casts_per_slot_per_turn"]:
+            raise RuleViolation(f"slot {slot} was cast this turn already", rule="LH-7", field="slot")
+        card = self.catalogue.cards[sheet["slots"][slot]["card"]]
+        self._check_target(card, target, mage_id)
+        engine = self._engine()
+        engine.emit(
+            "SpellRevealed",
+            {"mage": mage_id, "slot": slot, "card": card.id, "name": card.name, "target": target},
+            {"op": "reveal", "mage": mage_id, "slot": slot},
+        )
+        if card.persistent is not None:
+            engine.place_token(mage_id, slot, card, target)
+        src = Source(mage_id, "spell", card.id, model=mage_id, forgotten=card.forgotten)
+        engine.resolve(card.phrases, src, target, choices)
+        self._record(engine, mage_id)
+
+    def physical_action(self, mage_id: str, action: str, target: str | None, choices: Choices) -> None:
+        """Spend a Physical Action Token (flipped to its used side until Clean-up C3) and resolve its effect."""
+        self._allowed("PhysicalAction")
+        sheet = self._mage(mage_id)
+        card = next((a for a in self.catalogue.physical_actions if a.id == action), None)
+        if card is None:
+            raise RuleViolation(f"no Physical Action {action!r}", field="action")
+        if sheet["physical"][action] != "available":
+            raise RuleViolation(f"your {card.name} token is spent until Clean-up", rule="LH-7", field="action")
+        if mage_id not in self.state.positions:
+            raise RuleViolation("your Mage is not in the Lodge", field="mage_id")
+        self._check_target(card, target, mage_id)
+        engine = self._engine()
+        engine.emit(
+            "PhysicalActionUsed",
+            {"mage": mage_id, "action": action, "target": target},
+            {"op": "physical", "mage": mage_id, "action": action, "side": "used"},
+        )
+        src = Source(mage_id, "physical", card.id, model=mage_id, physical_attack=card.physical_attack)
+        engine.resolve(card.phrases, src, target, choices)
+        self._record(engine, mage_id)
+
+    def command_evocation(self, mage_id: str, evocation: str, moves: list[str], attack: str | None) -> None:
+        """An Evocation takes up to Speed ``Move 1`` steps (L-EVO-1), then may attack a Model in its Room for
+        Damage equal to its Strength, a Physical Attack in its controller's colour (L-EVO-2, L-EVO-3)."""
+        self._allowed("CommandEvocation")
+        self._mage(mage_id)
+        ev = self.state.evocations.get(evocation)
+        if ev is None or ev["controller"] != mage_id:
+            raise RuleViolation(f"you control no Evocation {evocation!r}", field="evocation")
+        if ev["acted"]:
+            raise RuleViolation("this Evocation has acted this turn", rule="LH-7", field="evocation")
+        card = self.catalogue.evocation_by_id[ev["card"]]
+        if len(moves) > card.speed:
+            raise RuleViolation(f"{card.name} has Speed {card.speed}", rule="L-EVO-1", field="moves")
+        engine = self._engine()
+        engine.emit(
+            "EvocationCommanded",
+            {"mage": mage_id, "evocation": evocation, "card": card.id, "moves": list(moves), "attack": attack},
+            {"op": "acted", "evocation": evocation},
+        )
+        src = Source(mage_id, "evocation", card.id, model=evocation, physical_attack=True)
+        phrases = []
+        if moves:
+            phrases.append(Phrase(op="move", amount=len(moves), to="self"))
+        if attack is not None:
+            if attack == DUMMY:
+                raise RuleViolation(
+                    "the Dummy Target cannot be the target of a Physical Attack (R27)", rule="L-DUMMY-2", field="attack"
+                )
+            if attack not in self.state.positions:
+                raise RuleViolation(f"no Model {attack!r} in the Lodge", field="attack")
+            if engine.controller(attack) == mage_id:
+                raise RuleViolation(
+                    "an Evocation does not inflict Damage on its own side (R40)", rule="L-IMM-2", field="attack"
+                )
+            where = moves[-1] if moves else self.state.positions.get(evocation)
+            if self.state.positions.get(attack) != where:
+                raise RuleViolation(f"{attack!r} is not in the Evocation's Room", rule="LH-1", field="attack")
+            phrases.append(Phrase(op="damage", amount=card.strength, to="target"))
+        if not phrases:
+            raise RuleViolation("move or attack", field="moves")
+        engine.resolve(phrases, src, attack, Choices(moves=list(moves)))
+        self._record(engine, mage_id)
+
+    def black_rose_act(self, card_id: str, target: str | None) -> None:
+        """The host resolves a Black Rose card; the Black Rose scores and takes Trophies like a Mage."""
+        self._allowed("BlackRoseAct")
+        card = next((c for c in self.catalogue.black_rose if c.id == card_id), None)
+        if card is None:
+            raise RuleViolation(f"no Black Rose card {card_id!r}", field="card")
+        self._check_target(card, target, None)
+        engine = self._engine()
+        engine.record("BlackRoseActed", {"card": card.id, "name": card.name, "target": target})
+        engine.resolve(card.phrases, Source(BLACK_ROSE, "black_rose", card.id), target, Choices())
+        self._record(engine, GM)
+
+    def resolve_from_cell(self, mage_id: str, offer_id: str, accept: bool, choices: Choices) -> None:
+        """L-PERS-5: a Mage in their Cell resolves (or declines) an offered Persistent Effect (LH-5)."""
+        self._allowed("ResolveFromCell" if accept else "DeclineFromCell")
+        offer = self.state.offers.get(offer_id)
+        if offer is None or offer["mage"] != mage_id:
+            raise RuleViolation(f"you have no offer {offer_id!r}", rule="L-PERS-5", field="offer_id")
+        sheet = self._mage(mage_id)
+        if self.state.positions.get(mage_id) != self.catalogue.cell_of(sheet["colour"]):
+            raise RuleViolation("only a Mage in their own Cell resolves from it", rule="L-PERS-5", field="offer_id")
+        engine = self._engine()
+        engine.emit(
+            "CellOfferClosed",
+            {"offer": offer_id, "mage": mage_id, "accepted": accept},
+            {"op": "offer_done", "id": offer_id},
+        )
+        if accept:
+            card = self.catalogue.cards[offer["card"]]
+            assert card.persistent is not None
+            src = Source(mage_id, "persistent", card.id, model=mage_id, forgotten=card.forgotten)
+            engine.resolve(card.persistent.phrases, src, offer["target"], choices, {"offer": offer_id})
+        self._record(engine, mage_id)
+
+    def pass_turn(self, mage_id: str) -> None:
+        self._allowed("Pass")
+        self._mage(mage_id)
+        self._emit("Passed", {"mage": mage_id}, [{"op": "ready", "mage": mage_id}], actor=mage_id)
+
+    # ------------------------------------------------------------------ advancing and Clean-up
+
+    def advance(self, *, now: datetime, reason: str = "host") -> None:
+        """End the current phase: the next phase of the package, or Clean-up and the next turn."""
+        if self.state.phase in ("setup", "ended"):
+            raise RuleViolation(f"the game is at {self.state.phase!r}", rule="LH-7", field="phase")
+        w = self.open_window(self.state.phase)
+        if w is not None:
+            self._window_closed(
+                window_id=w.id, reason=reason, closed_at=now.isoformat(), actor=GM, audience=[vis.PUBLIC]
+            )
+        names = [p["name"] for p in self.package["phases"]]
+        i = names.index(self.state.phase)
+        if i + 1 < len(names):
+            self._begin_phase(self.state.turn, self.package["phases"][i + 1], now)
+            return
+        self.cleanup()
+        if self.state.turn >= self.package["game_end"]["after_turns"]:
+            self._end_game()
+        else:
+            self._begin_turn(self.state.turn + 1, now)
+
+    def cleanup(self) -> None:
+        """Clean-up in the order of L.1.1: C1 tokens back, C2 Evocations rotated (Crown of the Summoner),
+        C3 Physical Action Tokens flipped, C4 the Rooms to rebuild, C5 each scored, C6 each flipped."""
+        s = self.state
+        self._emit("CleanupBegan", {"turn": s.turn}, [{"op": "phase", "turn": s.turn, "phase": "cleanup"}])
+        back = [{"op": "untoken", "mage": t["mage"], "slot": t["slot"]} for _, t in sorted(s.tokens.items())]
+        self._emit("PersistentTokensReturned", {"tokens": sorted(s.tokens)}, back)  # C1 (R41)
+        if s.options.get("crown_of_the_summoner"):  # C2 (R42)
+            self._emit(
+                "EvocationsRotated", {"mages": sorted(s.mages)}, [{"op": "rotate", "mage": m} for m in sorted(s.mages)]
+            )
+        flips = [
+            {"op": "physical", "mage": m, "action": a, "side": "available"}
+            for m, sheet in sorted(s.mages.items())
+            for a, side in sorted(sheet["physical"].items())
+            if side != "available"
+        ]
+        self._emit("PhysicalActionTokensFlipped", {"flipped": len(flips)}, flips)  # C3 (R43)
+        full = sorted(r for r, room in s.rooms.items() if room["must_rebuild"])
+        self._emit("RoomsToRebuild", {"rooms": full})  # C4 (R44)
+        for r in full:  # C5 (R45-R50), one event per Room
+            room = s.rooms[r]
+            counts = dict(Counter(o for o in room["slots"] if o is not None))
+            banner = self.package["banners"][r][room["side"]]
+            pp = score_room(counts, banner, s.options.get("ranking_mode", "dense"))
+            self._emit(
+                "RoomScored",
+                {"room": r, "side": room["side"], "banner": list(banner), "counts": counts, "pp": pp},
+                [{"op": "pp", "who": who, "amount": n, "why": f"rebuilt {r}"} for who, n in sorted(pp.items())],
+            )
+        for r in full:  # C6 (R31): flipped; the cubes go back to their owners (L-AMB-13)
+            self._emit(
+                "RoomFlipped", {"room": r, "returned": dict(Counter(s.rooms[r]["slots"]))}, [{"op": "flip", "room": r}]
+            )
+
+    def _end_game(self) -> None:
+        """The game end of the package: Trophies add Power Points (R37)."""
+        per = self.package["game_end"]["trophy_pp"]
+        scores = {m: sheet["pp"] + per * len(sheet["trophies"]) for m, sheet in sorted(self.state.mages.items())}
+        scores[BLACK_ROSE] = self.state.black_rose["pp"] + per * len(self.state.black_rose["trophies"])
+        self._emit("GameEnded", {"scores": scores}, [{"op": "ended", "scores": scores}])
+
+
+# Every Lodge event type's version (DESIGN "Event evolution"): a changed shape bumps it and adds an upcaster;
+# tests/domain/test_lodge_game.py holds the fields of each version in tests/fixtures/lodge_event_manifest.json.
+EVENT_VERSIONS: dict[str, int] = {
+    name: 1
+    for name in (
+        "LodgeCreated",
+        "MageAdded",
+        "SpellsPrepared",
+        "DeckShuffled",
+        "TurnBegan",
+        "PhaseBegan",
+        "SpellRevealed",
+        "PhysicalActionUsed",
+        "EvocationCommanded",
+        "BlackRoseActed",
+        "PhraseResolved",
+        "EffectResolved",
+        "PersistentPlaced",
+        "PersistentSkipped",
+        "PersistentEnded",
+        "CellOfferMade",
+        "CellOfferClosed",
+        "Passed",
+        "CleanupBegan",
+        "PersistentTokensReturned",
+        "EvocationsRotated",
+        "PhysicalActionTokensFlipped",
+        "RoomsToRebuild",
+        "RoomScored",
+        "RoomFlipped",
+        "GameEnded",
+    )
+}
+
+
+def lodge_event_types() -> dict[str, type]:
+    """The event classes the Lodge defines (the platform's own are versioned with the platform)."""
+    return {name: getattr(LodgeGame, name) for name in EVENT_VERSIONS}
+
+
+for _name, _cls in lodge_event_types().items():
+    setattr(_cls, "class_version", EVENT_VERSIONS[_name])  # typed as a plain type here

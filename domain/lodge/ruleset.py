@@ -1,0 +1,332 @@
+"""The Lodge as a ruleset value (issue 15), registered as "lodge": its options, steps as data, typed
+commands and handlers, and the view for a viewer (L.4).
+
+The host sits in the platform's GM seat until the platform has a host role.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from domain.lodge.catalogue import SLOTS
+from domain.lodge.engine import Choices
+from domain.lodge.game import RULES_VERSION, LodgeGame
+from domain.lodge.package import DEFAULT_PACKAGE, installed_package
+from domain.lodge.state import BLACK_ROSE, DUMMY, LodgeState
+from domain.platform.commands import Command, Context, require_gm, require_seat
+from domain.platform.game import fold
+from domain.platform.ruleset import Ruleset, Step, register
+from domain.verify import verify_events
+
+
+class LodgeOptions(BaseModel):
+    """A Lodge game's options, fixed when it is created."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    package: str = DEFAULT_PACKAGE  # the host's rules package the game pins (LH-7)
+    ranking_mode: Literal["dense", "competition"] = "dense"  # L-AMB-1
+    non_spell_removal_restricted: bool = True  # L-AMB-6
+    crown_of_the_summoner: bool = False  # LH-6 (R42)
+    defeat_pp: list[int] | None = None  # the defeat Power Point table, if the host sets one (L-AMB-4)
+
+
+# ---------------------------------------------------------------------- commands
+
+
+@dataclass(frozen=True)
+class AddMage(Command):
+    """Host: seat a Mage of a colour (an Avatar heals from the right, L-HEAL-2)."""
+
+    mage_id: str
+    name: str
+    colour: str
+    avatar: bool = False
+
+
+@dataclass(frozen=True)
+class BeginGame(Command):
+    """Host: shuffle the Evocation deck and begin the first turn."""
+
+
+@dataclass(frozen=True)
+class AdvancePhase(Command):
+    """Host: end the phase named (the next one, or Clean-up and the next turn)."""
+
+    expected_phase: str
+
+
+@dataclass(frozen=True)
+class PrepareSpells(Command):
+    """Put Spell Cards face down in slots (QUICK, I, II, III)."""
+
+    mage_id: str
+    cards: dict[str, str]
+
+
+@dataclass(frozen=True)
+class CastSpell(Command):
+    """Reveal and cast the Spell in a slot, with the choices its phrases ask for (L.3)."""
+
+    mage_id: str
+    slot: str
+    target: str | None = None
+    moves: list[str] = field(default_factory=list)
+    heal: list[int] | None = None
+
+
+@dataclass(frozen=True)
+class PhysicalAction(Command):
+    mage_id: str
+    action: str
+    target: str | None = None
+    moves: list[str] = field(default_factory=list)
+    heal: list[int] | None = None
+
+
+@dataclass(frozen=True)
+class CommandEvocation(Command):
+    mage_id: str
+    evocation: str
+    moves: list[str] = field(default_factory=list)
+    attack: str | None = None
+
+
+@dataclass(frozen=True)
+class BlackRoseAct(Command):
+    """Host: resolve a Black Rose card."""
+
+    card: str
+    target: str | None = None
+
+
+@dataclass(frozen=True)
+class ResolveFromCell(Command):
+    mage_id: str
+    offer_id: str
+    accept: bool = True
+    moves: list[str] = field(default_factory=list)
+    heal: list[int] | None = None
+
+
+@dataclass(frozen=True)
+class Pass(Command):
+    mage_id: str
+
+
+def _add_mage(game: LodgeGame, cmd: AddMage, ctx: Context) -> None:
+    require_gm(ctx, "seat a Mage")
+    game.add_mage(cmd.mage_id, cmd.name, cmd.colour, cmd.avatar)
+
+
+def _begin(game: LodgeGame, cmd: BeginGame, ctx: Context) -> None:
+    require_gm(ctx, "begin the game")
+    game.begin(now=ctx.now, seed=ctx.entropy(32))
+
+
+def _advance(game: LodgeGame, cmd: AdvancePhase, ctx: Context) -> dict:
+    require_gm(ctx, "end a phase")
+    game.expect_step(cmd.expected_phase)
+    game.advance(now=ctx.now)
+    return {"turn": game.state.turn, "phase": game.state.phase}
+
+
+def _prepare(game: LodgeGame, cmd: PrepareSpells, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.mage_id)
+    game.prepare_spells(cmd.mage_id, dict(cmd.cards))
+
+
+def _cast(game: LodgeGame, cmd: CastSpell, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.mage_id)
+    game.cast_spell(cmd.mage_id, cmd.slot, cmd.target, Choices(list(cmd.moves), cmd.heal))
+
+
+def _physical(game: LodgeGame, cmd: PhysicalAction, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.mage_id)
+    game.physical_action(cmd.mage_id, cmd.action, cmd.target, Choices(list(cmd.moves), cmd.heal))
+
+
+def _evocation(game: LodgeGame, cmd: CommandEvocation, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.mage_id)
+    game.command_evocation(cmd.mage_id, cmd.evocation, list(cmd.moves), cmd.attack)
+
+
+def _black_rose(game: LodgeGame, cmd: BlackRoseAct, ctx: Context) -> None:
+    require_gm(ctx, "act for the Black Rose")
+    game.black_rose_act(cmd.card, cmd.target)
+
+
+def _from_cell(game: LodgeGame, cmd: ResolveFromCell, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.mage_id)
+    game.resolve_from_cell(cmd.mage_id, cmd.offer_id, cmd.accept, Choices(list(cmd.moves), cmd.heal))
+
+
+def _pass(game: LodgeGame, cmd: Pass, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.mage_id)
+    game.pass_turn(cmd.mage_id)
+
+
+LODGE_COMMANDS: dict[type, Callable[..., Any]] = {
+    AddMage: _add_mage,
+    BeginGame: _begin,
+    AdvancePhase: _advance,
+    PrepareSpells: _prepare,
+    CastSpell: _cast,
+    PhysicalAction: _physical,
+    CommandEvocation: _evocation,
+    BlackRoseAct: _black_rose,
+    ResolveFromCell: _from_cell,
+    Pass: _pass,
+}
+
+# ---------------------------------------------------------------------- views (L.4)
+
+
+def board_view(game: LodgeGame, viewer: str) -> dict[str, Any]:
+    """The Lodge as ``viewer`` sees it: everything physical on the board for everyone; unrevealed Spell Cards
+    for their owner and the host only; the Evocation deck's order for nobody (its size only)."""
+    s: LodgeState = game.state
+    host = viewer == "gm"
+
+    def sheet(mage: str) -> dict:
+        m = s.mages[mage]
+        slots = {}
+        for slot in SLOTS:
+            card = m["slots"][slot]
+            shown = card["revealed"] or host or viewer == mage
+            slots[slot] = {
+                "card": card["card"] if shown else None,
+                "face": "up" if card["revealed"] else ("down" if card["card"] else "empty"),
+                "casts": card["casts"],
+            }
+        return {
+            "name": s.powers[mage].name,
+            "colour": m["colour"],
+            "avatar": m["avatar"],
+            "room": s.positions.get(mage),
+            "damage": list(m["damage"]),
+            "trophies": list(m["trophies"]),
+            "power_points": m["pp"],
+            "evocation_bases": m["bases"],
+            "physical_actions": dict(m["physical"]),
+            "slots": slots,
+            "ready": s.powers[mage].ready,
+        }
+
+    return {
+        "game": {
+            "name": s.name,
+            "ruleset": s.ruleset,
+            "rules_version": s.rules_version,
+            "turn": s.turn,
+            "phase": s.phase,
+            "package": {
+                "id": s.package["id"],
+                "version": s.package["version"],
+                "house_rules": s.package["house_rules"],
+            },
+        },
+        "rooms": {
+            r: {"side": room["side"], "slots": list(room["slots"]), "must_rebuild": room["must_rebuild"]}
+            for r, room in sorted(s.rooms.items())
+        },
+        "mages": {m: sheet(m) for m in sorted(s.mages)},
+        "evocations": {
+            e: {
+                "card": ev["card"],
+                "controller": ev["controller"],
+                "room": s.positions.get(e),
+                "damage": list(ev["damage"]),
+                "health_mod": ev["health_mod"],
+                "rotated": ev["rotated"],
+                "acted": ev["acted"],
+            }
+            for e, ev in sorted(s.evocations.items())
+        },
+        "persistent_tokens": [dict(t) for _, t in sorted(s.tokens.items())],
+        "evocation_deck": {"cards": len(s.deck)},
+        "black_rose": {"power_points": s.black_rose["pp"], "trophies": list(s.black_rose["trophies"])},
+        "offers": [dict(o) for _, o in sorted(s.offers.items()) if host or o["mage"] == viewer],
+        "dummy": DUMMY,
+        "choices": game.choices_for(viewer) if viewer in s.mages and s.phase not in ("setup", "ended") else None,
+        "ended": s.ended,
+        "sequence": s.sequence_for(viewer),
+        "windows": [{"id": w.id, "kind": w.kind, "closes_at": w.closes_at} for w in s.windows.values() if not w.closed],
+    }
+
+
+def phase_of(event: Any) -> dict[str, Any] | None:
+    """``t1-prepare``, ``t1-actions``, ``t1-cleanup``: the phase a PhaseBegan or CleanupBegan begins."""
+    name = type(event).__name__
+    if name == "PhaseBegan":
+        return {
+            "phase": f"t{event.data['turn']}-{event.data['phase']}",
+            "season": event.data["turn"],
+            "month": 0,
+            "step": event.data["phase"],
+        }
+    if name == "CleanupBegan":
+        return {"phase": f"t{event.data['turn']}-cleanup", "season": event.data["turn"], "month": 0, "step": "cleanup"}
+    return None
+
+
+def notify(kind: str, payload: dict) -> dict | None:
+    """The texts a Mage is sent: a phase begins, a Room is rebuilt and scored, the game ends."""
+    d = payload.get("data", {})
+    if kind == "PhaseBegan":
+        who = "every Mage" if d["acts"] == "every mage" else "the host"
+        return {
+            "subject": f"Turn {d['turn']}: {d['phase']}",
+            "text": f"The {d['phase']} phase has begun: {who} may {', '.join(d['may'])}.",
+        }
+    if kind == "RoomScored":
+        gains = ", ".join(f"{who} {pp}" for who, pp in sorted(d["pp"].items()))
+        return {"subject": f"{d['room']} is rebuilt", "text": f"Power Points for the rebuilt {d['room']}: {gains}."}
+    if kind == "GameEnded":
+        scores = ", ".join(f"{who} {pp}" for who, pp in sorted(d["scores"].items(), key=lambda x: -x[1]))
+        return {"subject": "The game has ended", "text": f"Final Power Points: {scores}."}
+    return None
+
+
+def seat_of(event: Any) -> str | None:
+    return event.data["mage"] if type(event).__name__ == "MageAdded" else None
+
+
+LODGE_STEPS = (
+    Step("setup", on_entry="the host seats the Mages and begins the game"),
+    *(
+        Step(
+            p.name,
+            opens=(p.name,),
+            closes_on=("deadline", "host advances"),
+            on_entry=f"{p.acts} may {', '.join(p.may)}",
+        )
+        for p in installed_package(DEFAULT_PACKAGE).phases
+    ),
+    Step("cleanup", on_entry="C1-C6 (L.1.1): tokens back, Crown rotation, Physical Action Tokens, rooms scored"),
+)
+
+LODGE = register(
+    Ruleset(
+        name="lodge",
+        version=RULES_VERSION,
+        options=LodgeOptions,
+        steps=LODGE_STEPS,
+        aggregate=LodgeGame,
+        start=LodgeGame.start,
+        commands=LODGE_COMMANDS,
+        state_types=(LodgeState,),
+        view=board_view,
+        notify=notify,
+        verify=verify_events,
+        fold=fold,
+        phase_of=phase_of,
+        seat_of=seat_of,
+        description="Mages in a Lodge: effects as data, evocations, instability and rebuilt rooms",
+    )
+)
+__all__ = ["BLACK_ROSE", "DUMMY", "LODGE"]

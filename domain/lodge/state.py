@@ -1,0 +1,157 @@
+"""The Lodge's state: the platform's seats and windows, and the board as plain data (rooms, models, Mage
+Sheets, Evocations, Persistent Tokens, the Evocation deck), changed only by ``apply_change``.
+
+Every Lodge event carries the atomic changes it makes; folding an event applies them in order, so the
+engine that computed them and the replay of the stored events reach the same state.
+"""
+
+from __future__ import annotations
+
+from copy import deepcopy
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain.platform.state import Seat, ViewerSequences
+
+BLACK_ROSE = "black-rose"
+DUMMY = "dummy"
+
+
+@dataclass
+class LodgeState(ViewerSequences):
+    name: str
+    ruleset: str
+    rules_version: str
+    timezone: str
+    options: dict = field(default_factory=dict)
+    package: dict = field(default_factory=dict)  # the pinned rules package, as recorded when the game was created
+    powers: dict = field(default_factory=dict)  # the platform's seats (one per Mage)
+    credentials: dict = field(default_factory=dict)
+    windows: dict = field(default_factory=dict)
+    seen: dict = field(default_factory=dict)
+    mail_replies: dict = field(default_factory=dict)
+    seed: str | None = None
+    seed_root: str | None = None
+    turn: int = 0
+    phase: str = "setup"
+    rooms: dict = field(default_factory=dict)  # id -> {side, slots: [owner|None], must_rebuild}
+    positions: dict = field(default_factory=dict)  # model id -> room id (absent: in the reserve)
+    mages: dict = field(default_factory=dict)  # id -> the Mage Sheet
+    evocations: dict = field(default_factory=dict)  # id -> {card, controller, damage, health_mod, rotated, acted}
+    tokens: dict = field(default_factory=dict)  # "mage:slot" -> a Persistent Token on its target
+    deck: list = field(default_factory=list)  # the Evocation Card deck, top first (nobody sees its order)
+    black_rose: dict = field(default_factory=lambda: {"pp": 0, "trophies": []})
+    offers: dict = field(default_factory=dict)  # L-PERS-5: optional resolutions from a Cell
+    next_id: int = 1
+    ended: dict | None = None
+
+
+def pp_holder(state: LodgeState, who: str) -> dict:
+    return state.black_rose if who == BLACK_ROSE else state.mages[who]
+
+
+def damage_track(state: LodgeState, model: str) -> list:
+    return state.mages[model]["damage"] if model in state.mages else state.evocations[model]["damage"]
+
+
+def apply_change(state: LodgeState, ch: dict[str, Any]) -> None:
+    """Fold one atomic change onto the board."""
+    op = ch["op"]
+    if op == "cube":
+        damage_track(state, ch["model"]).append(ch["by"])
+    elif op == "uncube":
+        damage_track(state, ch["model"]).pop(ch["index"])
+    elif op == "move":
+        state.positions[ch["model"]] = ch["room"]
+    elif op == "instability":
+        room = state.rooms[ch["room"]]
+        room["slots"][ch["slot"]] = ch["by"]
+        room["must_rebuild"] = all(s is not None for s in room["slots"]) and bool(room["slots"])
+    elif op == "pp":
+        pp_holder(state, ch["who"])["pp"] += ch["amount"]
+    elif op == "trophy":
+        if ch.get("from"):
+            pp_holder(state, ch["from"])["trophies"].remove(ch["of"])
+        else:
+            state.mages[ch["of"]]["trophy_tokens"] -= 1
+        pp_holder(state, ch["to"])["trophies"].append(ch["of"])
+    elif op == "summon":
+        state.deck.remove(ch["card"])
+        state.evocations[ch["evocation"]] = {
+            "card": ch["card"],
+            "controller": ch["controller"],
+            "damage": [],
+            "health_mod": 0,
+            "rotated": False,
+            "acted": False,
+        }
+        state.mages[ch["controller"]]["bases"] -= 1
+        state.positions[ch["evocation"]] = ch["room"]
+        state.next_id += 1
+    elif op == "evocation_gone":  # defeated (R16) or removed: model out, card to the deck's bottom, base home
+        ev = state.evocations.pop(ch["evocation"])
+        state.positions.pop(ch["evocation"], None)
+        state.deck.append(ev["card"])
+        state.mages[ev["controller"]]["bases"] += 1
+    elif op == "mage_down":  # a defeated Mage: cubes back to their owners, the Mage in their Cell (house rule)
+        state.mages[ch["mage"]]["damage"] = []
+        state.positions[ch["mage"]] = ch["cell"]
+    elif op == "health":
+        state.evocations[ch["evocation"]]["health_mod"] += ch["amount"]
+    elif op == "reveal":
+        state.mages[ch["mage"]]["slots"][ch["slot"]]["revealed"] = True
+        state.mages[ch["mage"]]["slots"][ch["slot"]]["casts"] += 1
+    elif op == "discard_spell":
+        state.mages[ch["mage"]]["slots"][ch["slot"]] = {"card": None, "revealed": False, "casts": 0}
+    elif op == "token":
+        state.tokens[f"{ch['mage']}:{ch['slot']}"] = {k: ch[k] for k in ("mage", "slot", "card", "kind", "target")}
+    elif op == "untoken":
+        state.tokens.pop(f"{ch['mage']}:{ch['slot']}", None)
+    elif op == "physical":
+        state.mages[ch["mage"]]["physical"][ch["action"]] = ch["side"]
+    elif op == "acted":
+        state.evocations[ch["evocation"]]["acted"] = True
+    elif op == "offer":
+        state.offers[ch["id"]] = {k: v for k, v in ch.items() if k != "op"}
+        state.next_id += 1
+    elif op == "offer_done":
+        state.offers.pop(ch["id"], None)
+    elif op == "phase":
+        state.turn, state.phase = ch["turn"], ch["phase"]
+        for seat in state.powers.values():
+            seat.ready = False
+    elif op == "ready":
+        state.powers[ch["mage"]].ready = True
+    elif op == "mage":
+        state.mages[ch["mage"]] = deepcopy({k: v for k, v in ch.items() if k not in ("op", "mage", "room")})
+        state.positions[ch["mage"]] = ch["room"]
+    elif op == "seat":
+        state.powers[ch["mage"]] = Seat(id=ch["mage"], name=ch["name"])
+    elif op == "slots":
+        for slot, card in ch["cards"].items():
+            state.mages[ch["mage"]]["slots"][slot] = {"card": card, "revealed": False, "casts": 0}
+    elif op == "deck":
+        state.deck = list(ch["order"])
+    elif op == "rooms":
+        state.rooms = {r: {"side": "A", "slots": [None] * n, "must_rebuild": False} for r, n in ch["slots"].items()}
+    elif op == "flip":
+        room = state.rooms[ch["room"]]
+        room["side"] = "B" if room["side"] == "A" else "A"
+        room["slots"] = [None] * len(room["slots"])
+        room["must_rebuild"] = False
+    elif op == "rotate":
+        for ev in state.evocations.values():
+            if ev["controller"] == ch["mage"]:
+                ev["rotated"] = True
+    elif op == "new_turn":  # what a turn uses up is available again
+        for sheet in state.mages.values():
+            for slot in sheet["slots"].values():
+                slot["casts"] = 0
+        for ev in state.evocations.values():
+            ev["acted"] = False
+        state.offers = {}
+    elif op == "ended":
+        state.ended = dict(ch["scores"])
+        state.phase = "ended"
+    else:  # pragma: no cover - a change the engine never makes
+        raise ValueError(f"unknown change {op!r}")

@@ -1,0 +1,112 @@
+"""Setting up Lodge games for the conformance tests and the contract driver.
+
+``lodge`` seats Mages and stops at the first Actions phase; ``arrange`` folds board changes for a
+scenario's starting position (the cards in a slot, a Model's Room, cubes already placed), as a worked
+example states its position; ``kinds`` and ``data`` read what a command recorded."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from api.service import Caller, Games
+from domain.lodge.game import LodgeGame
+from domain.lodge.ruleset import (
+    AddMage,
+    AdvancePhase,
+    BeginGame,
+    BlackRoseAct,
+    CastSpell,
+    PhysicalAction,
+    PrepareSpells,
+)
+from domain.lodge.state import apply_change
+
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+def lodge(
+    mages: tuple[str, ...] = ("ann", "bob", "cy"),
+    avatar: tuple[str, ...] = (),
+    deck: list | None = None,
+    **options: Any,
+) -> LodgeGame:
+    colours = dict(zip(("ann", "bob", "cy", "dee"), ("red", "blue", "green", "yellow"), strict=True))
+    g = LodgeGame.start("Lodge", options=options or None)
+    for m in mages:
+        g.add_mage(m, m.title(), colours[m], m in avatar)
+    g.begin(now=NOW, seed="seed")
+    if deck is not None:
+        apply_change(g.state, {"op": "deck", "order": list(deck)})
+    g.advance(now=NOW)  # prepare -> actions
+    g.collect_events()
+    return g
+
+
+def arrange(g: LodgeGame, *changes: dict) -> None:
+    for ch in changes:
+        apply_change(g.state, ch)
+
+
+def at(g: LodgeGame, **rooms: str) -> None:
+    arrange(g, *({"op": "move", "model": m, "room": r} for m, r in rooms.items()))
+
+
+def slot(g: LodgeGame, mage: str, card: str, where: str = "I") -> None:
+    arrange(g, {"op": "slots", "mage": mage, "cards": {where: card}})
+
+
+def summoned(g: LodgeGame, mage: str, card: str, room: str) -> str:
+    eid = f"ev{g.state.next_id}"
+    g.state.deck = [card, *[c for c in g.state.deck if c != card]]
+    arrange(g, {"op": "summon", "evocation": eid, "card": card, "controller": mage, "room": room})
+    return eid
+
+
+def cubes(g: LodgeGame, model: str, *owners: str) -> None:
+    arrange(g, *({"op": "cube", "model": model, "by": o} for o in owners))
+
+
+def recorded(g: LodgeGame) -> list[tuple[str, dict]]:
+    return [(type(e).__name__, getattr(e, "data", {})) for e in g.collect_events()]
+
+
+def kinds(events: list[tuple[str, dict]]) -> list[str]:
+    return [k for k, _ in events]
+
+
+def phrases(events: list[tuple[str, dict]]) -> list[dict]:
+    return [d for k, d in events if k == "PhraseResolved"]
+
+
+def play_lodge_turn(games: Games) -> str:
+    """Three Mages play turn 1 through the service, Clean-up scores the Library, and turn 2 begins; each
+    Mage's slot III card stays face down throughout."""
+    game_id, _, _ = games.create_game("Lodge", ruleset="lodge")
+    gm, ann, bob, cy = (Caller.of(p) for p in ("gm", "ann", "bob", "cy"))
+    games.run_many(
+        gm,
+        game_id,
+        [
+            AddMage("ann", "Ann", "red"),
+            AddMage("bob", "Bob", "blue", avatar=True),
+            AddMage("cy", "Cy", "green"),
+            BeginGame(),
+        ],
+    )
+    ann_cards = {"QUICK": "unravel", "I": "firebolt", "II": "ward", "III": "oblivion"}
+    games.run(ann, game_id, PrepareSpells("ann", ann_cards))
+    games.run(bob, game_id, PrepareSpells("bob", {"QUICK": "tremor", "I": "mend", "III": "restoration"}))
+    games.run(cy, game_id, PrepareSpells("cy", {"I": "call-beast", "III": "plunder"}))
+    games.run(gm, game_id, AdvancePhase("prepare"))
+    games.run(ann, game_id, CastSpell("ann", "QUICK", "library"))
+    games.run(bob, game_id, CastSpell("bob", "QUICK", "library"))
+    games.run(ann, game_id, CastSpell("ann", "II", "library"))
+    games.run(ann, game_id, CastSpell("ann", "I", "bob"))
+    games.run(bob, game_id, PhysicalAction("bob", "walk", moves=["library"]))  # the Ward strikes as bob enters
+    games.run(bob, game_id, CastSpell("bob", "I", "bob", heal=[1, 2]))
+    games.run(cy, game_id, CastSpell("cy", "I"))
+    games.run(gm, game_id, AdvancePhase("actions"))
+    games.run(gm, game_id, BlackRoseAct("bloom", "crypt"))
+    games.run(gm, game_id, AdvancePhase("black-rose"))
+    return game_id

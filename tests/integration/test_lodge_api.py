@@ -1,0 +1,47 @@
+"""The Lodge through the platform's JSON API with no route of its own (issue 15): its typed commands reach
+the game through ``POST /games/{id}/commands``; three turns end with Clean-up scoring and the game end, and a
+Mage's view through the API hides another Mage's face-down Spell (L.4)."""
+
+from __future__ import annotations
+
+MAGES = ("ann", "bob")
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_three_lodge_turns_with_cleanup_scoring_through_the_api(api):
+    r = api.post("/games", json={"ruleset": "lodge", "name": "Lodge"})
+    assert r.status_code == 201, r.text
+    gid, host = r.json()["game_id"], r.json()["gm_token"]
+
+    def send(token: str, command: str, **args) -> dict:
+        r = api.post(f"/games/{gid}/commands", headers=bearer(token), json={"command": command, "args": args})
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    send(host, "AddMage", mage_id="ann", name="Ann", colour="red")
+    send(host, "AddMage", mage_id="bob", name="Bob", colour="blue")
+    send(host, "BeginGame")
+    ann, bob = (
+        api.post(f"/games/{gid}/powers/{m}/token", headers=bearer(host)).json()["token"] for m in ("ann", "bob")
+    )
+    scored = []
+    for turn in (1, 2, 3):
+        send(ann, "PrepareSpells", mage_id="ann", cards={"QUICK": "unravel", "III": "oblivion"})
+        send(host, "AdvancePhase", expected_phase="prepare")
+        receipt = send(ann, "CastSpell", mage_id="ann", slot="QUICK", target="observatory")
+        assert receipt["events"] == ["SpellRevealed", "PhraseResolved", "EffectResolved"]
+        send(bob, "PhysicalAction", mage_id="bob", action="walk", moves=["library" if turn % 2 else "hall"])
+        send(host, "AdvancePhase", expected_phase="actions")
+        send(host, "AdvancePhase", expected_phase="black-rose")
+        view = api.get(f"/games/{gid}/view", headers=bearer(bob)).json()
+        scored.append(view["mages"]["ann"]["power_points"])
+        assert view["mages"]["ann"]["slots"]["III"] == {"card": None, "face": "down", "casts": 0}
+    assert scored == [4, 4 + 5, 4 + 5 + 4]  # the Observatory's banners: side A [3,1,1], side B [4,2,1]
+    assert view["game"]["phase"] == "ended" and view["ended"] == {"ann": 13, "bob": 0, "black-rose": 0}
+    mine = api.get(f"/games/{gid}/view", headers=bearer(ann)).json()
+    assert mine["mages"]["ann"]["slots"]["III"]["card"] == "oblivion"
+    r = api.post(f"/games/{gid}/commands", headers=bearer(bob), json={"command": "Pass", "args": {"mage_id": "ann"}})
+    assert r.status_code == 403, r.text  # a Mage acts only for themselves
