@@ -22,6 +22,7 @@ from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame, _at, _iso, digest
 from domain.platform.game import fold as platform_fold
 from domain.powers import rules
+from domain.powers.catalogue import Catalogue
 from domain.powers.options import DEFAULT_OPTIONS, validate_game_options, validate_power_options
 from domain.powers.state import (
     ActionState,
@@ -51,7 +52,7 @@ def _pool_from(data: dict) -> Pool:
     )
 
 
-class Game(PlatformGame):
+class Game(Catalogue, PlatformGame):
     """One game of Powers: its calendar, powers, assets, the month's actions, reactions and windows."""
 
     class Event(PlatformGame.Event):
@@ -145,10 +146,10 @@ class Game(PlatformGame):
 
     def slots_used(self, power_id: str) -> tuple[int, int]:
         """Actions used this month as (public, private), counting actions spent as assets (P-ASSET-2)."""
-        pub = priv = 0
+        pub, priv = self._shared_slots(power_id)
         for a in self.actions_of(power_id):
             cost = 1 + a.extra_actions
-            if a.slot == "public":
+            if self._charged_slot(a) == "public":
                 pub += cost
             else:
                 priv += cost
@@ -400,6 +401,7 @@ class Game(PlatformGame):
             s.reactions = {}
             s.queue = []
             s.resolved = False
+            self._catalogue_month_began()
             for p in s.powers.values():
                 p.debt_this_month = p.debt_next_month
                 p.debt_next_month = 0
@@ -502,9 +504,17 @@ class Game(PlatformGame):
         )
         if roll:
             # Validate the pool before recording anything: a refused command records nothing.
-            self._pick_pool(power_id, assets or [], skill_tag=skill, is_reaction=False, dungeon=bool(dungeon))
+            self._pick_pool(
+                power_id,
+                assets or [],
+                skill_tag=skill,
+                is_reaction=False,
+                dungeon=bool(dungeon),
+                where={"location": location, "against": targets},
+            )
             self._roll_proof(self.state.next_roll)  # and that the month's committed block has a roll left
         index = len(self.actions_of(power_id)) + 1
+        shown = self._slot_at(location, slot)  # a stronghold makes it private, whatever slot paid (P-AMB-32)
         self._action_submitted(
             action_id=action_id,
             power_id=power_id,
@@ -512,7 +522,7 @@ class Game(PlatformGame):
             title=title.strip(),
             description=description,
             skill=skill,
-            slot=slot,
+            slot=shown,
             location=location,
             targets=targets,
             resistible=bool(resistible),
@@ -522,6 +532,10 @@ class Game(PlatformGame):
             audience=vis.powers([power_id, *collaborators]),
             dungeon=bool(dungeon),
         )
+        if shown != slot:
+            self._action_made_private(
+                action_id=action_id, charged=slot, reason="stronghold", actor=SYSTEM, audience=vis.powers([power_id])
+            )
         if roll:
             self.roll_action(
                 action_id,
@@ -601,10 +615,23 @@ class Game(PlatformGame):
         if extra:
             used_pub, used_priv = self.slots_used(a.power)
             rules.check_action_quota(
-                ps.subclass, rules.Quota(ps.public, ps.private), ps.debt_this_month, used_pub, used_priv, a.slot, extra
+                ps.subclass,
+                rules.Quota(ps.public, ps.private),
+                ps.debt_this_month,
+                used_pub,
+                used_priv,
+                self._charged_slot(a),
+                extra,
             )
         pool = self._build_pool(
-            a.power, assets, skill_tag=a.skill, extra_actions=extra, roller=roller, is_reaction=False, dungeon=a.dungeon
+            a.power,
+            assets,
+            skill_tag=a.skill,
+            extra_actions=extra,
+            roller=roller,
+            is_reaction=False,
+            dungeon=a.dungeon,
+            where={"location": a.location, "against": list(a.targets)},
         )
         if salt is not None:
             pool["salt"] = salt  # told only to the submission's audience, with its dice
@@ -628,6 +655,7 @@ class Game(PlatformGame):
         is_reaction: bool,
         reacting_to_skill: str | None = None,
         dungeon: bool = False,
+        where: dict | None = None,
     ) -> dict:
         chosen = self._pick_pool(
             power_id,
@@ -636,6 +664,7 @@ class Game(PlatformGame):
             is_reaction=is_reaction,
             reacting_to_skill=reacting_to_skill,
             dungeon=dungeon,
+            where=where,
         )
         pool_assets = [
             {"asset_id": a.id, "name": a.name, "cls": a.cls, "rank": a.rank, "mode": m, "undercut": False}
@@ -652,6 +681,7 @@ class Game(PlatformGame):
         is_reaction: bool,
         reacting_to_skill: str | None = None,
         dungeon: bool = False,
+        where: dict | None = None,
     ) -> list[tuple[Asset, str]]:
         """Check a pool's assets against the rules (P-ASSET-1, P-ASSET-3, P-ASSET-4, P-DICE-6..9, P-RES-3).
 
@@ -701,6 +731,7 @@ class Game(PlatformGame):
             reacting_to_skill=reacting_to_skill,
             dungeon=dungeon,
         )
+        self._check_terms(power_id, chosen, where)  # fees, loyalty, mobility, professions (P-ASSET-5..7)
         return chosen
 
     def _roll_pool(self, power_id: str, pool_assets: list[dict], extra_actions: int, roller: Roller) -> dict:
@@ -956,6 +987,7 @@ class Game(PlatformGame):
         _check_items(resisters, "resisters")
         for p in resisters:
             self.power(p)
+        self._check_ruling(a, resistible)
         self._ruling_issued(
             action_id=action_id,
             resistible=resistible,
@@ -1421,6 +1453,8 @@ class Game(PlatformGame):
                     )
                 else:
                     ledger[pa.asset_id] = action_id
+            if self._on_resolving(a, ledger):
+                continue  # a duel declared at the wrong place is lost (P-ACT-6)
             difficulty = a.difficulty
             if a.sealed is not None:
                 secret = s.sealed_difficulties[action_id]
@@ -1481,6 +1515,7 @@ class Game(PlatformGame):
                     actor=SYSTEM,
                     audience=audience,
                 )
+                self._after_resolved(a, {})
         # Issue-3 style: a digest of the exact set of submissions this resolution consumed.
         digests = sorted(a.digest for a in live if a.digest)
         self._resolution_published(
@@ -1507,6 +1542,7 @@ class Game(PlatformGame):
 
     def tally(self, a: ActionState, pool: Pool | None = None) -> rules.Tally:
         """The arithmetic of an action's pool (or a reaction's), without undercut assets."""
+        own = pool is None
         pool = pool if pool is not None else a.pool
         if pool is None:
             return rules.Tally(0, 0, 0, 0)
@@ -1518,6 +1554,9 @@ class Game(PlatformGame):
             groups.append((pa.rank, pa.mode, dice))
         t = rules.tally(groups, critical_mode=self.state.options.get("critical_mode", "rolled"))
         full_size = sum(pa.rank for pa in pool.assets)
+        if own:  # the action's own: its collaborators' pools add their successes (P-DICE-11)
+            shared, size = self._shared_tally(a)
+            return rules.Tally(t.successes + shared, t.consequences, full_size + size, t.rolled)
         return rules.Tally(t.successes, t.consequences, full_size, t.rolled)
 
     def _details(self, a: ActionState, t: rules.Tally, difficulty: int) -> dict:
@@ -1583,6 +1622,7 @@ class Game(PlatformGame):
     def _mark_used(self, action_id: str) -> None:
         a = self.state.actions[action_id]
         self._record_season_use([vars(pa) for pa in (a.pool.assets if a.pool else [])], action_id)
+        self._record_season_use(self._shared_assets(action_id), action_id)
 
     def _record_season_use(self, pool_assets: list[dict], user: str) -> None:
         """P-ASSET-12: enter the once-a-season assets an action or reaction used into the season ledger."""
@@ -1808,7 +1848,7 @@ class Game(PlatformGame):
                 continue
             reactions = [r for r in s.reactions.values() if r.action_id == action_id]
             resist = {r.power: self.tally(a, r.pool).successes for r in reactions}
-            net = rules.net_successes(a.successes, list(resist.values()))
+            net = self._net_after_resistance(a, resist)
             ok, excess = rules.outcome(net, a.difficulty or 0)
             t = self.tally(a)
             public = a.slot == "public"
@@ -1833,6 +1873,7 @@ class Game(PlatformGame):
                 actor=SYSTEM,
                 audience=audience,
             )
+            self._after_resolved(a, resist)
         self._step_began(step="battle", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
 
 
@@ -1895,6 +1936,23 @@ EVENT_VERSIONS: dict[str, int] = {
     "ReactionDeclared": 1,
     "ReactionConversionsLocked": 1,
     "ReactionsWaived": 1,
+    # domain.powers.catalogue
+    "ExtraDiceRolled": 1,
+    "FreeActionTaken": 1,
+    "QuotaChanged": 1,
+    "StrongholdRecorded": 1,
+    "ActionMadePrivate": 1,
+    "AssetTermsSet": 1,
+    "FeesDue": 1,
+    "ExtraReactionGained": 1,
+    "ReactionUsed": 1,
+    "ClassActionDeclared": 1,
+    "ActionLost": 1,
+    "ClassActionOutcome": 1,
+    "TargetResult": 1,
+    "ShareRolled": 1,
+    "ShareUndercut": 1,
+    "TrueLocationRecorded": 1,
 }
 
 

@@ -159,6 +159,7 @@ class GameState(ViewerSequences):
     forked_from: dict | None = None
     rollbacks: int = 0
     mail_replies: dict = field(default_factory=dict)
+    catalogue: dict = field(default_factory=dict)  # domain.powers.catalogue: class actions, shares, terms...
 
 
 STATE_TYPES = (Asset, PowerState, Die, PoolAsset, Pool, Consequence, ActionState, Reaction, Window, GameState)
