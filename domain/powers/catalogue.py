@@ -60,7 +60,7 @@ class Catalogue(PlatformGame):
         """Fold: a month's Planning clears the month's catalogue records and extra reactions (P-RES-1)."""
         c = _cat(self.state)
         for key in MONTHLY:
-            c[key] = {}
+            c.pop(key, None)  # absent, not empty: a month without catalogue records folds as before it existed
         for p in self.state.powers.values():
             p.reaction_allowance = 1
 
