@@ -64,6 +64,11 @@ class Catalogue(PlatformGame):
         for p in self.state.powers.values():
             p.reaction_allowance = 1
 
+    def _reactions_to_buy(self, ps: Any) -> int:
+        """Extra reactions a power's perks could still buy this month (P-RES-1): the window waits for them."""
+        taken = _cat(self.state).get("extra_reactions", {}).get(ps.id, [])
+        return sum(1 for perk in cr.EXTRA_REACTION_PERKS if ps.options.get(perk) and perk not in taken)
+
     def _charged_slot(self, a: Any) -> str:
         """The slot an action spends: a stronghold makes an action private whatever slot paid for it (P-AMB-32)."""
         return str(_cat(self.state).get("charged", {}).get(a.id, a.slot))
@@ -123,7 +128,19 @@ class Catalogue(PlatformGame):
                     power_id,
                     location=where.get("location"),
                     against=[p for p in where.get("against", []) if p != power_id],
+                    bases=self._bases(power_id),
                 )
+
+    def _bases(self, power_id: str) -> list[str] | None:
+        """Where a power's followers work from (P-ASSET-5): a conspiracy's influenced hexes, a champion's hex
+        (as the GM recorded it); a city's claimed towns are the map's, so not checked here."""
+        ps = self.state.powers[power_id]
+        if ps.cls == "conspiracy":
+            return sorted(h for h, n in ps.influence.items() if n > 0)
+        where = _cat(self.state).get("locations", {}).get(power_id)
+        if ps.cls == "champion" and where:
+            return [where]
+        return None
 
     def _net_after_resistance(self, a: Any, resist: dict) -> int:
         """Summed resistance for an outcome that concerns everyone; an action with an effect per target keeps

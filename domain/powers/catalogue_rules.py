@@ -277,11 +277,14 @@ def check_asset_terms(
     *,
     location: str | None,
     against: Sequence[str],
+    bases: Sequence[str] | None = None,
 ) -> None:
     """One pool asset against its terms (P-ASSET-5, P-ASSET-6, P-ASSET-7).
 
     ``asset`` is ``{id, name, cls}``; ``terms`` what the GM recorded (fee, loyal_to, mobility, home,
-    rooted, follower, hex, profession, personal). ``against`` are the powers the action works against.
+    rooted, follower, hex, profession, personal). ``against`` are the powers the action works against;
+    ``bases`` where a follower may work from (a conspiracy's influenced hexes, a champion's own hex), or None
+    where that is not known here (a city's claimed towns belong to the map).
     """
     cls, name = asset["cls"], asset["name"]
     if cls == "industry" and terms.get("loyal_to") and terms["loyal_to"] in against:
@@ -321,6 +324,22 @@ def check_asset_terms(
                 rule="P-ASSET-5",
                 field="assets",
             )
+    if cls == "agent":
+        _check_follower(name, terms, location, bases)
+
+
+def _check_follower(name: str, terms: Mapping[str, Any], location: str | None, bases: Sequence[str] | None) -> None:
+    """[003:101] a follower works as if based in any claimed town (a City), any influenced hex (a Conspiracy),
+    or moves with its Champion: the action must be within its mobility of one of those (P-ASSET-5)."""
+    if not terms.get("follower") or not location or bases is None:
+        return
+    reach = int(terms.get("mobility", DEFAULT_AGENT_MOBILITY))
+    if not any(hexmap.distance(b, location) <= reach for b in bases):
+        raise RuleViolation(
+            f"{name!r} is a follower: it works within {reach} hexes of where you are based, and {location} is not",
+            rule="P-ASSET-5",
+            field="assets",
+        )
 
 
 def fee_due(cls: str, terms: Mapping[str, Any], power_id: str) -> int:

@@ -169,7 +169,7 @@ class Game(Catalogue, PlatformGame):
                 continue
             for p in self.eligible_resisters(a):
                 ps = self.state.powers[p]
-                if not ps.done_reacting and ps.reactions_used < ps.reaction_allowance:
+                if not ps.done_reacting and ps.reactions_used < ps.reaction_allowance + self._reactions_to_buy(ps):
                     pending.add(p)
         return sorted(pending)
 

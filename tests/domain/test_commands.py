@@ -11,6 +11,7 @@ import pytest
 from domain.errors import RuleViolation
 from domain.platform import commands as platform
 from domain.platform.ruleset import UnknownCommand
+from domain.powers import catalogue_commands
 from domain.powers import commands as powers
 from domain.powers.ruleset import POWERS
 
@@ -49,7 +50,7 @@ def _declared(module) -> set[type]:
 
 
 def test_every_declared_command_has_a_handler_in_the_ruleset_or_the_platform_mapping():
-    assert _declared(powers) == set(powers.POWERS_COMMANDS)
+    assert _declared(powers) | _declared(catalogue_commands) == set(powers.POWERS_COMMANDS)
     assert _declared(platform) == set(platform.PLATFORM_COMMANDS)
     assert dict(POWERS.commands) == dict(powers.POWERS_COMMANDS)
     assert POWERS.handler(platform.DeclareReady("gondor")) is platform.declare_ready

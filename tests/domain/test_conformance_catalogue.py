@@ -6,11 +6,13 @@ from __future__ import annotations
 import pytest
 
 from domain.dice import FixedRoller, SeededRoller
+from domain.errors import Forbidden, RuleViolation
+from domain.powers import catalogue_commands as cc
 from domain.powers import catalogue_rules as cr
 from domain.powers.game import Game
 from domain.powers.views import board_view
 from domain.verify import verify_events
-from projections.service import event_data
+from projections.service import Caller, Games, event_data
 from tests.domain.helpers import NOW, SEED, game_in_planning, later, refused, submit
 
 
@@ -227,10 +229,15 @@ def test_p_act_2_desperate_reaction_borrows_an_action_from_next_month():
     """[003:875] "You can use up to one additional reaction each month by spending an action from the next
     month." The budget of next month is debited in advance (P-ACT-2)."""
     g = _attacked({"desperate_reaction": True})
-    g.gain_extra_reaction("b", "desperate_reaction", now=later(1))
-    refused(g, lambda: g.gain_extra_reaction("b", "desperate_reaction", now=later(1)), "P-RES-1")  # once a month
     g.declare_reaction("b", "r1", "A1", now=later(1), roller=FixedRoller([5, 2]), assets=[{"asset_id": "b-might"}])
-    assert g.state.step == "resistance"  # a second reaction is still due
+    assert g.state.step == "resistance"  # the perk could still buy a reaction: the window waits
+    refused(
+        g,
+        lambda: g.declare_reaction("b", "r2", "A2", now=later(2), roller=FixedRoller([5, 5]), assets=[]),
+        "P-RES-1",
+    )
+    g.gain_extra_reaction("b", "desperate_reaction", now=later(2))
+    refused(g, lambda: g.gain_extra_reaction("b", "desperate_reaction", now=later(2)), "P-RES-1")  # once a month
     g.declare_reaction("b", "r2", "A2", now=later(2), roller=FixedRoller([]), assets=[])
     assert g.state.powers["b"].reactions_used == 2 and g.state.step == "battle"
     g.advance(later(3), SEED)
@@ -622,6 +629,23 @@ def test_p_asset_5_an_agent_charges_its_fee_each_time_unless_loyal_and_a_rooted_
     assert fees == [("Near", 2, ["power:a"])]  # the loyal sage waives its fee
 
 
+def test_p_asset_5_a_follower_works_from_where_its_power_is_based():
+    """[003:101] a follower works as if based in any influenced hex (a Conspiracy) or moves with its Champion."""
+    g = game_in_planning(
+        ("circ", "conspiracy", "circle"),
+        ("wiz", "champion", "wizard"),
+        assets=[("acolyte", "circ", "Acolyte", "agent", 1), ("squire", "wiz", "Squire", "agent", 1)],
+    )
+    g.set_asset_terms("acolyte", {"follower": True, "mobility": 1})
+    g.set_asset_terms("squire", {"follower": True})
+    g.set_influence("circ", "5,0", 1)
+    refused(g, lambda: submit(g, "circ", "X", [5], location="0,0", assets=[{"asset_id": "acolyte"}]), "P-ASSET-5")
+    submit(g, "circ", "Near", [5], location="4,0", assets=[{"asset_id": "acolyte"}], convert=0)
+    g.record_location("wiz", "0,0")
+    refused(g, lambda: submit(g, "wiz", "X", [5], location="0,4", assets=[{"asset_id": "squire"}]), "P-ASSET-5")
+    submit(g, "wiz", "Along", [5], location="0,3", assets=[{"asset_id": "squire"}], convert=0)
+
+
 def test_p_asset_6_a_loyal_industry_refuses_to_act_against_its_power_and_waives_its_fee():
     """[003:106] "industries loyal to a power will refuse to act against them and will waive the fee for that
     power." """
@@ -913,3 +937,45 @@ def test_p_2_12_commandeer_is_announced_publicly_even_from_a_private_slot():
     propose(g, "wiz", "cmd", "commandeer", {"town": "0,0"})
     declared = [e for e in g.collect_events() if type(e).__name__ == "ClassActionDeclared"]
     assert [e.audience for e in declared] == [["public"]]
+
+
+# ---------------------------------------------------------------- the commands, through the one command path
+
+
+def test_p_2_12_the_catalogue_commands_run_through_the_service_and_refusals_name_their_rule():
+    """Every channel sends these commands through ``Games.run``: a player's class action, a collaborator joining
+    it, the GM's dice; a refusal names its rule and records nothing."""
+    games = Games()
+    gid, _, _ = games.create_game("Catalogue", "GM")
+    gm = Caller.of("gm")
+    ov = games.add_power(gid, "gm", "Overlord", "city", "overlord")[0]
+    circ = games.add_power(gid, "gm", "Circle", "conspiracy", "circle")[0]
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")
+    r = games.run(
+        Caller.of(ov),
+        gid,
+        cc.SubmitClassAction(
+            ov,
+            "recruit_mercenaries",
+            {"size": 2, "mercenary_armies": 1, "capitol_population": 5},
+            slot="public",
+            collaborators=[circ],
+            convert=0,
+        ),
+    )
+    assert (r.result["difficulty"], r.result["kind"], r.result["status"]) == (3, "recruit_mercenaries", "submitted")
+    joined = games.run(Caller.of(circ), gid, cc.JoinAction(circ, r.result["action_id"]))
+    assert joined.result["action_id"] == r.result["action_id"]
+    rolled = games.run(gm, gid, cc.RollDice(dice="2d10", power_id=ov))
+    assert len(rolled.result["faces"]) == 2 and rolled.result["dice"] == "2d10"
+    before = len(games.visible_events(gid, "gm", limit=10_000))
+    with pytest.raises(RuleViolation) as err:
+        games.run(Caller.of(circ), gid, cc.SubmitClassAction(circ, "annex", {"towns_claimed": 1}))
+    assert err.value.rule == "P.2.12"
+    with pytest.raises(Forbidden):
+        games.run(Caller.of(circ), gid, cc.RollDice(dice="1d4"))
+    assert len(games.visible_events(gid, "gm", limit=10_000)) == before
+    board = games.view(gid, circ)
+    assert board["catalogue"]["shares"][r.result["action_id"]][0]["power"] == circ
+    assert "counters" in board["catalogue"] and "locations" not in board["catalogue"]

@@ -35,10 +35,11 @@ from domain.dice import commitment, seal_difficulty
 from domain.errors import DomainError
 from domain.powers import game as powers_game
 from domain.powers import views
+from domain.powers.catalogue_commands import RecordLocation, SetAssetTerms, SubmitDuel
 from domain.verify import verify_events
 from projections.db import ReadModelDB
 from projections.projector import Projector
-from projections.service import Games
+from projections.service import Caller, Games
 from projections.settings import Settings
 
 CLASSES = [
@@ -63,6 +64,7 @@ planning_op = st.one_of(
     probe,
     st.tuples(st.just("share"), st.integers(0, 3), st.integers(0, 3)),
     st.tuples(st.just("grant"), st.integers(0, 3)),
+    st.tuples(st.just("catalogue"), st.integers(0, 3), st.integers(0, 3), st.booleans(), st.booleans()),
 )
 resistance_op = st.one_of(
     react, react, probe, st.tuples(st.just("waive"), st.integers(0, 3)), st.tuples(st.just("grant"), st.integers(0, 3))
@@ -218,6 +220,8 @@ class World:
                     self.record(owner, g.share_secret(gid, owner, owner, s["asset_id"], to).as_dict())
                     self.allowed[s["name"]].add(to)
                     self.allowed[s["asset_id"]].add(to)
+            elif kind == "catalogue":
+                self.catalogue(*o[1:])
             elif kind == "grant":
                 to = P[o[1] % len(P)]
                 g.grant_visibility(gid, "gm", to, self.mark("GR", {to}), source="seeking")
@@ -262,6 +266,33 @@ class World:
         except DomainError:
             pass
         self.follow_the_month()
+
+    def catalogue(self, who: int, target: int, public: bool, right_place: bool) -> None:
+        """Class catalogue (domain.powers.catalogue): a private army's terms, and a duel whose target's true
+        place only the GM knows (P-ACT-6)."""
+        g, gid, P = self.games, self.game_id, self.powers
+        me, other = P[who % len(P)], P[target % len(P)]
+        army = self.mark("AR", {me})
+        aid = g.grant_asset(gid, "gm", me, army, "army", 1).result["asset_id"]
+        self.allowed[aid] = {me}
+        g.run(Caller.of("gm"), gid, SetAssetTerms(aid, {"profession": self.mark("PR", {me}), "hex": "0,0"}))
+        if other == me:
+            return
+        g.run(Caller.of("gm"), gid, RecordLocation(other, "0,0"))
+        title, desc = self.mark("TT", {me}), self.mark("DD", {me})
+        duel = SubmitDuel(
+            me,
+            other,
+            "0,0" if right_place else "1,0",
+            title=title,
+            description=desc,
+            slot="public" if public else "private",
+        )
+        r = g.run(Caller.of(me), gid, duel)
+        self.record(me, r.as_dict())
+        info = {"id": r.result["action_id"], "owner": me, "title": title, "desc": desc, "circle": {me}}
+        self.actions.append({**info, "public": public, "resistible": True, "target": other, "nonce": None})
+        self.dice_allowed[info["id"]] |= {me}
 
     def follow_the_month(self) -> None:
         """Widen the model as the month moves on, by the rules of P.4 (timing read from the GM's board)."""
