@@ -257,8 +257,7 @@ class Catalogue(PlatformGame):
         taken = g.tally(a).consequences
         kind = _cat(self.state).get("kinds", {}).get(a.id, {})
         kinds = list(kind.get("kinds", []))
-        if a.skill == "negotiation":
-            kinds.append("negotiation")
+        kinds += {"negotiation": ["negotiation"], "craft": ["crafting"]}.get(a.skill or "", [])
         return cr.effective_consequences(taken, kinds, self.state.powers[a.power].options)
 
     # ------------------------------------------------------------------ P-DICE-13: dice outside challenges
@@ -286,13 +285,10 @@ class Catalogue(PlatformGame):
         if (dice is None) == (purpose is None):
             raise RuleViolation("give either the dice (NdX) or the rule's roll (purpose)", rule="P-DICE-13")
         if dice is not None:
-            spec = cr.parse_dice(dice)
-            label = purpose_label = "gm"
+            spec, label = cr.parse_dice(dice), "gm"
         else:
             influence = s.powers[power_id].influence if power_id else {}
-            spec = cr.fixed_roll(str(purpose), params, influence)
-            purpose_label = str(purpose)
-            label = purpose_label
+            spec, label = cr.fixed_roll(str(purpose), params, influence), str(purpose)
         if s.seed is None or s.seed_commitment is None:
             raise RuleViolation(
                 "dice come from the month's committed seed, and no month is open: roll during a month",
@@ -671,8 +667,6 @@ class Catalogue(PlatformGame):
         full = cr.prepare(kind, params, ps.options, st)
         difficulty = ca.difficulty(full)
         targets = list(submit.pop("targets", []) or [])
-        if ca.resistible and not targets and kind != "inquisition":
-            targets = []
         submit.setdefault("skill", ca.skill)
         submit.setdefault("title", kind.replace("_", " ").title())
         location = submit.get("location") or full.get("hex")
@@ -691,6 +685,7 @@ class Catalogue(PlatformGame):
             difficulty=difficulty,
             formula=ca.formula,
             cost=ca.cost,
+            price=cr.price(kind, full),
             declared=list(ca.declared),
             kinds=list(ca.kinds),
             per_target=ca.per_target,
@@ -732,6 +727,7 @@ class Catalogue(PlatformGame):
             difficulty=1,
             formula="1 [003:54]",
             cost="",
+            price={},
             declared=[],
             kinds=["duel"],
             per_target=False,
@@ -788,6 +784,7 @@ class Catalogue(PlatformGame):
             difficulty=difficulty,
             formula="influence 1, hidden armies 2, creatures and hidden objects 3" + (", doubled" if broad else ""),
             cost="",
+            price={},
             declared=[],
             kinds=[],
             per_target=False,
@@ -807,6 +804,7 @@ class Catalogue(PlatformGame):
         difficulty: int,
         formula: str,
         cost: str,
+        price: dict,
         declared: list,
         kinds: list,
         per_target: bool,
@@ -821,6 +819,7 @@ class Catalogue(PlatformGame):
             "difficulty": difficulty,
             "formula": formula,
             "cost": cost,
+            "price": deepcopy(price),
             "declared": list(declared),
             "kinds": list(kinds),
             "per_target": per_target,
@@ -976,10 +975,22 @@ def _check_params(params: dict) -> None:
     if len(params) > limits.ITEMS:
         raise RuleViolation(f"params lists at most {limits.ITEMS} items", field="params")
     for k, v in params.items():
-        if not isinstance(k, str) or len(k) > 64:
+        if not isinstance(k, str) or len(k) > limits.IDENTIFIER:
             raise RuleViolation("a parameter's name is a short text", field="params")
-        if isinstance(v, str):
-            limits.check_text(v, f"params.{k}", limits.IDENTIFIER)
+        _check_value(v, f"params.{k}", depth=0)
+
+
+def _check_value(v: Any, name: str, depth: int) -> None:
+    """Parameters are small JSON: short texts, numbers, booleans, and short lists and objects of them."""
+    if isinstance(v, str):
+        limits.check_text(v, name, limits.IDENTIFIER)
+    elif isinstance(v, (list, dict)):
+        if depth >= 2 or len(v) > limits.ITEMS:
+            raise RuleViolation(f"{name} holds at most {limits.ITEMS} items, two levels deep", field=name)
+        for item in v.values() if isinstance(v, dict) else v:
+            _check_value(item, name, depth + 1)
+    elif v is not None and not isinstance(v, (int, float, bool)):
+        raise RuleViolation(f"{name} is a text, a number, a boolean or a list of them", field=name)
 
 
 def catalogue_view(game: Any, viewer: str) -> dict:

@@ -698,6 +698,24 @@ def class_action(kind: str, cls: str, subclass: str, options: Mapping[str, Any])
     return ca
 
 
+def price(kind: str, params: Mapping[str, Any]) -> dict:
+    """What a class action costs, as amounts the wallets, mana pools and influence map debit (P.2.12); the
+    rules' "Cost:" lines. Costs are paid at the start of the action ([003:28])."""
+    if kind == "recruit_mercenaries":
+        return {"coin": 2 * int(params["size"])}
+    if kind == "loyalist_levy":
+        return {"coin": int(params["size"])}
+    if kind in ("reshape_the_land", "saboteurs"):
+        return {"influence": {"hex": params["hex"], "amount": 3 if kind == "reshape_the_land" else 2}}
+    if kind == "hidden_runes":
+        return {"mana": {"element_of": params["hex"], "amount": int(params["rank"])}}
+    if kind == "uplift_master":
+        return {"mana": {"A": 1, "W": 1}}
+    if kind in ("sacrificial_summoning", "rise_fingers"):
+        return {"mana": {"F": 1, "W": 1}}
+    return {}
+
+
 @dataclass(frozen=True)
 class Standing:
     """What the catalogue knows of a power when it takes a class action: its influence per hex, and the

@@ -979,3 +979,85 @@ def test_p_2_12_the_catalogue_commands_run_through_the_service_and_refusals_name
     board = games.view(gid, circ)
     assert board["catalogue"]["shares"][r.result["action_id"]][0]["power"] == circ
     assert "counters" in board["catalogue"] and "locations" not in board["catalogue"]
+
+
+def test_p_2_12_a_class_actions_cost_is_recorded_as_amounts_to_debit():
+    """[003:1094] "Cost: 2 Coin per unit."; [003:1173] "Cost: 3 Influence."; [003:1224] "Cost: FW"."""
+    assert cr.price("recruit_mercenaries", {"size": 3}) == {"coin": 6}
+    assert cr.price("reshape_the_land", {"hex": "0,0"}) == {"influence": {"hex": "0,0", "amount": 3}}
+    assert cr.price("sacrificial_summoning", {}) == {"mana": {"F": 1, "W": 1}}
+    g = game_in_planning(("ov", "city", "overlord"))
+    propose(
+        g, "ov", "m", "recruit_mercenaries", {"size": 2, "mercenary_armies": 0, "capitol_population": 4}, slot="public"
+    )
+    assert g.state.catalogue["kinds"]["m"]["price"] == {"coin": 4}
+
+
+# ---------------------------------------------------------------- worked examples through the catalogue
+
+
+def test_p_ex_2_gandalf_duels_the_balrog_through_the_duel_action():
+    """P-EX-2 as a Duel (P-ACT-6): difficulty 1 and resistible come from the action; S 6, resisted by 3, net 3."""
+    g = game_in_planning(
+        ("gandalf", "champion", "wizard"),
+        ("balrog", "champion", "adversary", {"private_actions": 2}),
+        assets=[
+            ("might", "gandalf", "might", "skill", 3),
+            ("staff", "gandalf", "Staff of Orthanc", "item", 3),
+            ("blade", "gandalf", "Demonhunting blade", "consumable", 2, {"assured": True}),
+            ("b-might", "balrog", "might", "skill", 5),
+        ],
+    )
+    g.record_location("balrog", "2,3")  # Moria
+    g.submit_duel(
+        "gandalf",
+        "duel",
+        "balrog",
+        "2,3",
+        now=NOW,
+        roller=FixedRoller([5, 4, 3, 3, 2, 1]),
+        skill="might",
+        assets=[{"asset_id": "might"}, {"asset_id": "staff"}, {"asset_id": "blade", "mode": "assured"}],
+        convert=3,
+    )
+    to_resistance(g)
+    duel = g.state.actions["duel"]
+    assert (duel.status, duel.successes, duel.difficulty) == ("provisional", 6, 1)
+    assert board_view(g, "balrog")["may_resist"][0]["pool_size"] == 8
+    g.declare_reaction(
+        "balrog", "rx", "duel", now=later(3), roller=FixedRoller([6, 5, 5, 2, 1]), assets=[{"asset_id": "b-might"}]
+    )
+    assert (duel.resisted, duel.net, duel.success, duel.excess) == (3, 3, True, 2)
+    assert g.state.catalogue["kinds"]["duel"]["outcome"] == {"success": True, "target": "balrog", "defeated": True}
+
+
+def test_p_ex_16_a_second_reaction_is_accepted_once_a_perk_granted_extra_reaction_is_paid():
+    """P-EX-16: "t0+4h: power B Resist(another action) -> rejected unless a perk-granted extra reaction is
+    paid (scheme / A mana / next-month action)"."""
+    g = game_in_planning(
+        ("a", "champion", "dragon"),
+        ("b", "city", "sovereign", {"prepared_reaction": True}),
+        assets=[("a-might", "a", "might", "skill", 3), ("b-might", "b", "might", "skill", 2)],
+    )
+    submit(
+        g,
+        "a",
+        "A1",
+        [5, 5, 1],
+        slot="public",
+        skill="might",
+        targets=["b"],
+        resistible=True,
+        difficulty=1,
+        assets=[{"asset_id": "a-might"}],
+        convert=0,
+    )
+    submit(g, "a", "A2", [], slot="public", targets=["b"], resistible=True, difficulty=0)
+    g.advance(NOW, SEED)
+    g.resolve(now=NOW, roller=FixedRoller())
+    g.grant_asset("plan", "b", "scheme", "scheme", 2)
+    g.declare_reaction("b", "rb", "A1", now=later(3), roller=FixedRoller([5, 2]), assets=[{"asset_id": "b-might"}])
+    refused(g, lambda: g.declare_reaction("b", "rb2", "A2", now=later(4), roller=FixedRoller([]), assets=[]), "P-RES-1")
+    g.gain_extra_reaction("b", "prepared_reaction", now=later(4), scheme_id="plan")
+    g.declare_reaction("b", "rb2", "A2", now=later(4), roller=FixedRoller([]), assets=[])
+    assert g.state.powers["b"].reactions_used == 2 and g.state.step == "battle"
