@@ -945,6 +945,41 @@ class Catalogue(PlatformGame):
             if d["asset"] == asset_id:
                 d["removed"] = True
 
+    # ------------------------------------------------------------------ Tidings: Dread Growth (P.2.12)
+
+    def dread_growth(self, power_id: str, units: int) -> dict:
+        """A Dragon's army grows each Tidings: 1 unit, or 2 below the most it has had ([003:1327]). ``units`` is
+        the army's size now (armies belong to the map); the catalogue keeps the maximum reached."""
+        g: Any = self
+        ps = g.power(power_id)
+        if ps.subclass != "dragon":
+            raise RuleViolation("Dread Growth is a Dragon's [003:1327]", rule="P.2.12", field="power_id")
+        if self.state.step != "tidings":
+            raise RuleViolation("Dread Growth happens during Tidings [003:1327]", rule="P.2.12")
+        if not isinstance(units, int) or isinstance(units, bool) or not 0 <= units <= 100:
+            raise RuleViolation("units is a whole number from 0 to 100", rule="P.2.12", field="units")
+        k = _cat(self.state).get("counters", {}).get(power_id, {})
+        if k.get("dread_growth_season") == self.state.season:
+            raise RuleViolation("the army has grown this season", rule="P.2.12")
+        gain, maximum = cr.dread_growth(units, int(k.get("dread_maximum", units)))
+        self._dread_grown(
+            power_id=power_id,
+            units=units,
+            gain=gain,
+            maximum=maximum,
+            season=self.state.season,
+            actor=GM,
+            audience=vis.powers([power_id]),  # a Subtle Titan's army is Stealthy: its size is not the table's
+        )
+        return {"gain": gain, "units": units + gain, "maximum": maximum}
+
+    @event("DreadGrown")
+    def _dread_grown(
+        self, power_id: str, units: int, gain: int, maximum: int, season: int, actor: str, audience: list
+    ) -> None:
+        k = _cat(self.state).setdefault("counters", {}).setdefault(power_id, {})
+        k["dread_maximum"], k["dread_growth_season"] = maximum, season
+
     # ------------------------------------------------------------------ GM: true locations (P-ACT-6)
 
     def record_location(self, power_id: str, hex_id: str) -> None:

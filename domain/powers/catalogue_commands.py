@@ -150,6 +150,14 @@ class JoinAction(Command):
     slot: str = "private"
 
 
+@dataclass(frozen=True)
+class DreadGrowth(Command):
+    """GM, at Tidings: a Dragon's army grows by 1, or 2 below its maximum (P.2.12, [003:1327])."""
+
+    power_id: str
+    units: int
+
+
 # ---------------------------------------------------------------------- handlers
 
 
@@ -290,7 +298,13 @@ def join_action(game: Any, cmd: JoinAction, ctx: Context) -> dict:
     )
 
 
+def dread_growth(game: Any, cmd: DreadGrowth, ctx: Context) -> dict:
+    require_gm(ctx)
+    return game.dread_growth(cmd.power_id, cmd.units)
+
+
 CATALOGUE_COMMANDS: Mapping[type, Handler] = {
+    DreadGrowth: dread_growth,
     RollDice: roll_dice,
     TakeFreeAction: take_free_action,
     ChangeQuotaPerk: change_quota_perk,

@@ -698,6 +698,13 @@ def class_action(kind: str, cls: str, subclass: str, options: Mapping[str, Any])
     return ca
 
 
+def dread_growth(units: int, maximum: int) -> tuple[int, int]:
+    """[003:1327] "At the start of each season, during Tidings, gain 1 unit in your army, keeping track of the
+    maximum reached. If you are less than the maximum, gain 2 instead." Returns (gain, new maximum)."""
+    gain = 2 if units < maximum else 1
+    return gain, max(maximum, units + gain)
+
+
 def price(kind: str, params: Mapping[str, Any]) -> dict:
     """What a class action costs, as amounts the wallets, mana pools and influence map debit (P.2.12); the
     rules' "Cost:" lines. Costs are paid at the start of the action ([003:28])."""

@@ -1953,6 +1953,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "ShareRolled": 1,
     "ShareUndercut": 1,
     "TrueLocationRecorded": 1,
+    "DreadGrown": 1,
 }
 
 

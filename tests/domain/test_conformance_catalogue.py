@@ -1061,3 +1061,23 @@ def test_p_ex_16_a_second_reaction_is_accepted_once_a_perk_granted_extra_reactio
     g.gain_extra_reaction("b", "prepared_reaction", now=later(4), scheme_id="plan")
     g.declare_reaction("b", "rb2", "A2", now=later(4), roller=FixedRoller([]), assets=[])
     assert g.state.powers["b"].reactions_used == 2 and g.state.step == "battle"
+
+
+def test_p_2_12_dread_growth_adds_one_unit_each_tidings_or_two_below_the_maximum():
+    """[003:1327] "At the start of each season, during Tidings, gain 1 unit in your army, keeping track of the
+    maximum reached. If you are less than the maximum, gain 2 instead." """
+    g = Game.start("t", "GM")
+    g.add_power("dra", "Dra", "champion", "dragon")
+    g.add_power("wiz", "Wiz", "champion", "wizard")
+    g.advance(NOW, SEED)
+    assert g.dread_growth("dra", 6) == {"gain": 1, "units": 7, "maximum": 7}
+    refused(g, lambda: g.dread_growth("dra", 7), "P.2.12")  # once a season
+    refused(g, lambda: g.dread_growth("wiz", 3), "P.2.12")
+    g.advance(NOW, SEED)
+    refused(g, lambda: g.dread_growth("dra", 7), "P.2.12")  # Tidings only
+    while g.state.step != "tidings":
+        if g.state.step == "resolution":
+            g.resolve(now=NOW, roller=FixedRoller())
+        else:
+            g.advance(NOW, SEED)
+    assert g.dread_growth("dra", 4) == {"gain": 2, "units": 6, "maximum": 7}  # lost units in battle
