@@ -20,9 +20,14 @@ def names(events) -> list[str]:
     return [type(e).__name__ for e in events]
 
 
-def export(events, viewer: str | None = None) -> list[dict]:
-    """The events as an export a viewer downloads (every event, numbered, for the GM's audit)."""
-    return [{"seq": i, "type": type(e).__name__, "data": event_data(e)} for i, e in enumerate(events, start=1)]
+def export(events, gm: bool = False) -> list[dict]:
+    """The events as an export a viewer downloads, numbered; the GM's carries versions, for the audit of roll
+    numbers (gap-free under each seed)."""
+    out = [{"seq": i, "type": type(e).__name__, "data": event_data(e)} for i, e in enumerate(events, start=1)]
+    if gm:
+        for item, e in zip(out, events):
+            item["version"] = e.originator_version
+    return out
 
 
 def propose(g: Game, power: str, action_id: str, kind: str, params: dict, **kw):
@@ -59,14 +64,16 @@ def test_p_dice_13_a_d10_roll_comes_from_the_committed_seed_and_verifies_like_an
     """[003:1262] "Roll an Xd10 attack..." and other fixed rolls: "The service must support these fixed
     rolls" (P-DICE-13), through the same committed dice as challenges, so a viewer checks them."""
     g = game_in_planning(("gm-power", "city", "sovereign"))
+    g.submit_action("gm-power", "before", "Before", now=NOW, roller=SeededRoller(SEED), slot="public")
     out = g.roll_dice("r1", roller=SeededRoller(SEED), dice="3d10", public=True)
+    g.submit_action("gm-power", "after", "After", now=NOW, roller=SeededRoller(SEED), slot="public")
     assert len(out["faces"]) == 3 and all(1 <= f <= 10 for f in out["faces"])
     assert out["total"] == sum(out["faces"])
     events = g.collect_events()
     rolled = [e for e in events if type(e).__name__ == "ExtraDiceRolled"]
     assert [(e.dice, e.sides, e.audience) for e in rolled] == [("3d10", 10, ["public"])]
-    report = verify_events(export(events))
-    assert report.ok and report.rolls_verified == 1
+    report = verify_events(export(events, gm=True))
+    assert report.ok and report.rolls_verified == 3, report.mismatches  # roll numbers are gap-free with it
     forged = export(events)
     for item in forged:
         if item["type"] == "ExtraDiceRolled":
