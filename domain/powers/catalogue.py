@@ -223,8 +223,11 @@ class Catalogue(PlatformGame):
                     actor=SYSTEM,
                     audience=vis.powers([a.power, *a.collaborators, t]) if t in self.state.powers else audience,
                 )
-            outputs: dict = {"removed": {t: r["excess"] for t, r in per.items()}}
-            outputs["fear"] = sum(outputs["removed"].values())  # [003:955] Fear = influence removed
+            if kind["kind"] == "inquisition":
+                outputs: dict = {"removed": {t: r["excess"] for t, r in per.items()}}
+                outputs["fear"] = sum(outputs["removed"].values())  # [003:955] Fear = influence removed
+            else:
+                outputs = {"per_target": per}
         elif kind["kind"] in ("targeted_seeking", "broad_seeking"):
             broad = kind["kind"] == "broad_seeking"
             outputs = {
@@ -944,6 +947,36 @@ class Catalogue(PlatformGame):
         for d in sh["pool"]["dice"]:
             if d["asset"] == asset_id:
                 d["removed"] = True
+
+    # ------------------------------------------------------------------ GM: resistance per target (P-RES-4)
+
+    def rule_per_target(self, action_id: str) -> None:
+        """GM: this action's effect falls on each target separately, so each resister's successes reduce only its
+        own share (P-RES-4 as P-AMB-7); by default several resisters' successes add up against the action."""
+        g: Any = self
+        a = g.action(action_id)
+        if self.state.resolved:
+            raise RuleViolation("this month is already resolved", rule="P-RES-4")
+        if not a.resistible or len(a.targets) < 2:
+            raise RuleViolation("resistance per target is for a resistible action with several targets", rule="P-RES-4")
+        if action_id in _cat(self.state).get("kinds", {}):
+            raise RuleViolation("this catalogue action already says how it is resisted", rule="P-RES-4")
+        self._class_action_declared(
+            action_id=action_id,
+            power_id=a.power,
+            kind="per_target",
+            params={"targets": list(a.targets)},
+            difficulty=int(a.difficulty or 0),
+            formula="each target's resistance reduces its own share (P-AMB-7)",
+            cost="",
+            price={},
+            declared=[],
+            kinds=[],
+            per_target=True,
+            season=self.state.season,
+            actor=GM,
+            audience=g._audience(a),
+        )
 
     # ------------------------------------------------------------------ Tidings: Dread Growth (P.2.12)
 

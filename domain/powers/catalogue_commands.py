@@ -158,6 +158,13 @@ class DreadGrowth(Command):
     units: int
 
 
+@dataclass(frozen=True)
+class RulePerTarget(Command):
+    """GM: each target's resistance reduces only its own share of this action (P-RES-4, P-AMB-7)."""
+
+    action_id: str
+
+
 # ---------------------------------------------------------------------- handlers
 
 
@@ -303,7 +310,13 @@ def dread_growth(game: Any, cmd: DreadGrowth, ctx: Context) -> dict:
     return game.dread_growth(cmd.power_id, cmd.units)
 
 
+def rule_per_target(game: Any, cmd: RulePerTarget, ctx: Context) -> None:
+    require_gm(ctx)
+    game.rule_per_target(cmd.action_id)
+
+
 CATALOGUE_COMMANDS: Mapping[type, Handler] = {
+    RulePerTarget: rule_per_target,
     DreadGrowth: dread_growth,
     RollDice: roll_dice,
     TakeFreeAction: take_free_action,

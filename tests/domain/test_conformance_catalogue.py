@@ -1088,3 +1088,44 @@ def test_p_2_12_dread_growth_adds_one_unit_each_tidings_or_two_below_the_maximum
         else:
             g.advance(NOW, SEED)
     assert g.dread_growth("dra", 4) == {"gain": 2, "units": 6, "maximum": 7}  # lost units in battle
+
+
+def test_p_res_4_the_gm_may_rule_any_action_with_several_targets_resisted_per_target():
+    """P-AMB-7: "For an outcome that concerns everyone ... net = S - sum S_resist_i. For an effect on several
+    targets, apply each resister's successes to that resister's share only"."""
+    g = game_in_planning(
+        ("a", "champion", "dragon"),
+        ("b", "city", "sovereign"),
+        ("c", "city", "celestial"),
+        assets=[
+            ("a-s", "a", "might", "skill", 3),
+            ("b-s", "b", "might", "skill", 2),
+            ("c-s", "c", "might", "skill", 2),
+        ],
+    )
+    submit(
+        g,
+        "a",
+        "Raid",
+        [6, 6, 5],
+        slot="public",
+        targets=["b", "c"],
+        resistible=True,
+        difficulty=1,
+        assets=[{"asset_id": "a-s"}],
+        convert=0,
+    )
+    submit(g, "a", "Solo", [], slot="public", targets=["b"], resistible=True)
+    refused(g, lambda: g.rule_per_target("Solo"), "P-RES-4")  # one target: nothing to split
+    g.rule_per_target("Raid")
+    to_resistance(g)
+    g.declare_reaction("b", "rb", "Raid", now=later(1), roller=FixedRoller([6, 6]), assets=[{"asset_id": "b-s"}])
+    g.declare_reaction("c", "rc", "Raid", now=later(1), roller=FixedRoller([6, 1]), assets=[{"asset_id": "c-s"}])
+    raid = g.state.actions["Raid"]
+    per = g.state.catalogue["kinds"]["Raid"]["per_target_results"]
+    assert per == {
+        "b": {"resisted": 2, "net": 1, "success": True, "excess": 0},
+        "c": {"resisted": 1, "net": 2, "success": True, "excess": 1},
+    }
+    assert (raid.net, raid.resisted) == (3, 3)  # summed, the raid would have failed everyone: 3 - 3 = 0 < 1
+    assert board_view(g, "b")["catalogue"]["class_actions"]["Raid"]["per_target_results"] == {"b": per["b"]}
