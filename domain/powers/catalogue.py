@@ -938,6 +938,96 @@ class Catalogue(PlatformGame):
         g: Any = self
         g._spend(pool["assets"])
 
+    def propose_share_consequence(
+        self, action_id: str, power_id: str, consequence_id: str, text: str, effects: list[dict]
+    ) -> None:
+        """GM: the form a collaborator's own consequences take; each power answers for its own pool (P-DICE-11)."""
+        g: Any = self
+        a = g.action(action_id)
+        share = self._share(action_id, power_id)
+        if a.discarded or self.state.resolved:
+            raise RuleViolation("this action can no longer take consequences", rule="GM-3")
+        limits.check_text(consequence_id, "consequence_id", limits.IDENTIFIER)
+        limits.check_text(text, "text", limits.CONSEQUENCE_TEXT, what="a consequence's text")
+        if len(effects) > limits.ITEMS:
+            raise RuleViolation(f"effects lists at most {limits.ITEMS} items", field="effects")
+        for e in effects:
+            g._check_effect(e)
+        if any(c["id"] == consequence_id for c in share.get("consequences", [])):
+            raise RuleViolation(f"consequence {consequence_id!r} already exists", field="consequence_id")
+        self._share_consequence_proposed(
+            action_id=action_id,
+            power_id=power_id,
+            consequence_id=consequence_id,
+            text=text,
+            effects=deepcopy(effects),
+            actor=GM,
+            audience=g._audience(a),
+        )
+
+    def accept_share_consequence(
+        self, power_id: str, action_id: str, consequence_id: str, actor: str | None = None
+    ) -> None:
+        """A collaborator accepts the consequence of its own pool: its effects fall on it (P-DICE-11, P-ACT-2)."""
+        g: Any = self
+        a = g.action(action_id)
+        share = self._share(action_id, power_id)
+        c = next((c for c in share.get("consequences", []) if c["id"] == consequence_id), None)
+        if c is None:
+            raise NotFound(f"no consequence {consequence_id!r} on your part of this action", field="consequence_id")
+        if c["status"] != "proposed" or a.discarded:
+            raise RuleViolation("this consequence is no longer open", rule="GM-3", field="consequence_id")
+        self._share_consequence_accepted(
+            action_id=action_id,
+            power_id=power_id,
+            consequence_id=consequence_id,
+            actor=actor or power_id,
+            audience=g._audience(a),
+        )
+        for e in c["effects"]:
+            if e["kind"] == "disclose":  # P.4: what a consequence leaks goes to the power it names
+                g._visibility_granted(
+                    to=e["to"],
+                    about=power_id,
+                    text=e["text"],
+                    action_id=action_id,
+                    source="consequence",
+                    actor=GM,
+                    audience=vis.powers([e["to"]]),
+                )
+
+    def _share(self, action_id: str, power_id: str) -> dict:
+        for sh in _cat(self.state).get("shares", {}).get(action_id, []):
+            if sh["power"] == power_id:
+                return dict(sh)
+        raise NotFound(f"{power_id!r} has not joined action {action_id!r}", rule="P-DICE-11", field="power_id")
+
+    @event("ShareConsequenceProposed")
+    def _share_consequence_proposed(
+        self, action_id: str, power_id: str, consequence_id: str, text: str, effects: list, actor: str, audience: list
+    ) -> None:
+        for sh in _cat(self.state)["shares"][action_id]:
+            if sh["power"] == power_id:
+                sh.setdefault("consequences", []).append(
+                    {"id": consequence_id, "text": text, "effects": deepcopy(effects), "status": "proposed"}
+                )
+
+    @event("ShareConsequenceAccepted")
+    def _share_consequence_accepted(
+        self, action_id: str, power_id: str, consequence_id: str, actor: str, audience: list
+    ) -> None:
+        p = self.state.powers[power_id]
+        for sh in _cat(self.state)["shares"][action_id]:
+            for c in sh.get("consequences", []) if sh["power"] == power_id else []:
+                if c["id"] != consequence_id:
+                    continue
+                c["status"] = "accepted"
+                for e in c["effects"]:
+                    if e["kind"] == "lose_actions":
+                        p.debt_next_month += e["count"]
+                    elif e["kind"] == "status":
+                        p.statuses[e["name"]] = p.statuses.get(e["name"], 0) + e["stacks"]
+
     @event("ShareUndercut")
     def _share_undercut(self, action_id: str, share: int, asset_id: str, name: str, actor: str, audience: list) -> None:
         sh = _cat(self.state)["shares"][action_id][share]

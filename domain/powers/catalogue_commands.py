@@ -165,6 +165,25 @@ class RulePerTarget(Command):
     action_id: str
 
 
+@dataclass(frozen=True)
+class ProposeShareConsequence(Command):
+    """GM: the form a collaborator's own consequences take (P-DICE-11, GM-3)."""
+
+    action_id: str
+    power_id: str
+    text: str
+    effects: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class AcceptShareConsequence(Command):
+    """A collaborator accepts the consequence of its own pool (P-DICE-11)."""
+
+    power_id: str
+    action_id: str
+    consequence_id: str
+
+
 # ---------------------------------------------------------------------- handlers
 
 
@@ -315,7 +334,21 @@ def rule_per_target(game: Any, cmd: RulePerTarget, ctx: Context) -> None:
     game.rule_per_target(cmd.action_id)
 
 
+def propose_share_consequence(game: Any, cmd: ProposeShareConsequence, ctx: Context) -> dict:
+    require_gm(ctx)
+    cid = ctx.new_id("csq")
+    game.propose_share_consequence(cmd.action_id, cmd.power_id, cid, cmd.text, list(cmd.effects))
+    return {"consequence_id": cid}
+
+
+def accept_share_consequence(game: Any, cmd: AcceptShareConsequence, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.power_id)
+    game.accept_share_consequence(cmd.power_id, cmd.action_id, cmd.consequence_id, actor=ctx.principal)
+
+
 CATALOGUE_COMMANDS: Mapping[type, Handler] = {
+    ProposeShareConsequence: propose_share_consequence,
+    AcceptShareConsequence: accept_share_consequence,
     RulePerTarget: rule_per_target,
     DreadGrowth: dread_growth,
     RollDice: roll_dice,

@@ -1954,6 +1954,8 @@ EVENT_VERSIONS: dict[str, int] = {
     "ShareUndercut": 1,
     "TrueLocationRecorded": 1,
     "DreadGrown": 1,
+    "ShareConsequenceProposed": 1,
+    "ShareConsequenceAccepted": 1,
 }
 
 

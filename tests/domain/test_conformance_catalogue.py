@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from domain.dice import FixedRoller, SeededRoller
-from domain.errors import Forbidden, RuleViolation
+from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.powers import catalogue_commands as cc
 from domain.powers import catalogue_rules as cr
 from domain.powers.game import Game
@@ -1129,3 +1129,16 @@ def test_p_res_4_the_gm_may_rule_any_action_with_several_targets_resisted_per_ta
     }
     assert (raid.net, raid.resisted) == (3, 3)  # summed, the raid would have failed everyone: 3 - 3 = 0 < 1
     assert board_view(g, "b")["catalogue"]["class_actions"]["Raid"]["per_target_results"] == {"b": per["b"]}
+
+
+def test_p_dice_11_a_collaborator_answers_for_the_consequences_of_its_own_pool():
+    """[003:40] "each power has final control and responsibility for consequences within their pool"."""
+    g = _shared()
+    g.join_action("b", "Build", now=NOW, roller=FixedRoller([6, 3]), assets=[{"asset_id": "b-skill"}], convert=1)
+    with pytest.raises(NotFound) as err:
+        g.propose_share_consequence("Build", "c", "k", "no part of it", [])
+    assert err.value.rule == "P-DICE-11"
+    g.propose_share_consequence("Build", "b", "k1", "the circle's masons talk", [{"kind": "lose_actions", "count": 1}])
+    g.accept_share_consequence("b", "Build", "k1")
+    assert (g.state.powers["b"].debt_next_month, g.state.powers["a"].debt_next_month) == (1, 0)
+    refused(g, lambda: g.accept_share_consequence("b", "Build", "k1"), "GM-3")  # accepted once
