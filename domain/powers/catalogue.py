@@ -996,6 +996,23 @@ class Catalogue(PlatformGame):
                     audience=vis.powers([e["to"]]),
                 )
 
+    def _undo_shares(self, action_id: str) -> None:
+        """Fold: a discarded shared action applies no consequences, the collaborators' included (P-AMB-29); their
+        actions stay spent. A disclosure cannot be unseen, so it stays."""
+        for sh in _cat(self.state).get("shares", {}).get(action_id, []):
+            p = self.state.powers[sh["power"]]
+            for c in sh.get("consequences", []):
+                was, c["status"] = (
+                    c["status"],
+                    {"accepted": "undone", "proposed": "withdrawn"}.get(c["status"], c["status"]),
+                )
+                for e in c["effects"] if was == "accepted" else []:
+                    if e["kind"] == "lose_actions":
+                        p.debt_next_month = max(0, p.debt_next_month - e["count"])
+                    elif e["kind"] == "status":
+                        left = p.statuses.get(e["name"], 0) - e["stacks"]
+                        p.statuses = {k: v for k, v in {**p.statuses, e["name"]: left}.items() if v > 0}
+
     def _share(self, action_id: str, power_id: str) -> dict:
         for sh in _cat(self.state).get("shares", {}).get(action_id, []):
             if sh["power"] == power_id:

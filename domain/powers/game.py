@@ -907,6 +907,7 @@ class Game(Catalogue, PlatformGame):
             p.debt_next_month = max(0, p.debt_next_month - undo["lose_actions"])
             left = {name: p.statuses.get(name, 0) - n for name, n in undo["statuses"].items()}
             p.statuses = {k: v for k, v in {**p.statuses, **left}.items() if v > 0}
+        self._undo_shares(action_id)  # collaborators' consequences are undone with it (P-AMB-29, P-DICE-11)
 
     # ------------------------------------------------------------------ GM rulings
 

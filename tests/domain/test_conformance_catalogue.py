@@ -1142,3 +1142,5 @@ def test_p_dice_11_a_collaborator_answers_for_the_consequences_of_its_own_pool()
     g.accept_share_consequence("b", "Build", "k1")
     assert (g.state.powers["b"].debt_next_month, g.state.powers["a"].debt_next_month) == (1, 0)
     refused(g, lambda: g.accept_share_consequence("b", "Build", "k1"), "GM-3")  # accepted once
+    g.discard_action("Build", now=NOW)  # P-AMB-29: a discarded action applies no consequences, anyone's
+    assert g.state.powers["b"].debt_next_month == 0 and g.slots_used("b") == (0, 1)  # the action stays spent
