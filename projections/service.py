@@ -36,7 +36,6 @@ from domain.platform.commands import Command, Context, is_system
 from domain.platform.game import PlatformGame, digest, fold
 from domain.powers import commands as pc
 from domain.powers.game import Game
-from domain.powers.ruleset import phase_id as phase_id  # re-exported: projections.projector names phases with it
 from domain.powers.state import STATE_TYPES
 from projections.keys import RECORDER_TOPICS, KeyRow, POPOKeyedRecorder
 

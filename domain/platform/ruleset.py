@@ -51,6 +51,9 @@ class Ruleset:
     # phase_of(event) -> the phase the event begins ({"phase": name, "step": ...}), or None: the phase list,
     # the history view and rollback (which returns to the start of a phase) read phases through it
     phase_of: Callable[[Any], dict[str, Any] | None] = lambda event: None
+    # seat_of(event) -> the seat the event adds to the table, or None: the read models start that seat's timeline
+    # and show it the events it may see from then on
+    seat_of: Callable[[Any], str | None] = lambda event: None
     loads: frozenset[str] = frozenset()  # earlier versions whose games this one still loads (besides its own)
     description: str = ""
 

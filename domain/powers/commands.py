@@ -16,6 +16,7 @@ from domain.ids import GM
 from domain.platform.commands import Command, Context, Handler, require_gm, require_seat
 from domain.platform.commands import RollBack as RollBack  # noqa: F401  (a platform command now; kept importable here)
 from domain.powers.catalogue_commands import CATALOGUE_COMMANDS
+from domain.powers.development import DEVELOPMENT_COMMANDS
 
 
 @dataclass(frozen=True)
@@ -411,4 +412,5 @@ POWERS_COMMANDS: Mapping[type, Handler] = {
     ShareSecret: share_secret,
     SetInfluence: set_influence,
     **CATALOGUE_COMMANDS,
+    **DEVELOPMENT_COMMANDS,
 }

@@ -21,8 +21,9 @@ from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame, _at, _iso, digest
 from domain.platform.game import fold as platform_fold
-from domain.powers import rules
+from domain.powers import development_rules, rules
 from domain.powers.catalogue import Catalogue
+from domain.powers.development import Development
 from domain.powers.options import DEFAULT_OPTIONS, validate_game_options, validate_power_options
 from domain.powers.state import (
     ActionState,
@@ -52,7 +53,7 @@ def _pool_from(data: dict) -> Pool:
     )
 
 
-class Game(Catalogue, PlatformGame):
+class Game(Catalogue, Development, PlatformGame):
     """One game of Powers: its calendar, powers, assets, the month's actions, reactions and windows."""
 
     class Event(PlatformGame.Event):
@@ -235,6 +236,7 @@ class Game(Catalogue, PlatformGame):
         self.power(power_id)
         limits.check_text(name, "name", limits.ASSET_NAME, required=True, what="an asset's name")
         limits.check_text(asset_id, "asset_id", limits.IDENTIFIER)
+        development_rules.check_not_resource(cls, "cls")
         if cls not in rules.ASSET_CLASSES:
             raise RuleViolation(
                 f"an asset's class is one of {', '.join(rules.ASSET_CLASSES)}; {cls!r} is not",
@@ -692,6 +694,7 @@ class Game(Catalogue, PlatformGame):
         chosen: list[tuple[Asset, str]] = []
         for pick in picks:
             asset_id = pick.get("asset_id")
+            development_rules.check_not_resource(pick.get("resource", asset_id), "assets")
             mode = pick.get("mode", "normal")
             asset = self.state.assets.get(asset_id)
             if asset is None or power_id not in asset.holders:
@@ -1957,6 +1960,28 @@ EVENT_VERSIONS: dict[str, int] = {
     "DreadGrown": 1,
     "ShareConsequenceProposed": 1,
     "ShareConsequenceAccepted": 1,
+    "ControlChosen": 1,
+    "WalletChanged": 1,
+    "FavorSpent": 1,
+    "InsightSpent": 1,
+    "QuestionAnswered": 1,
+    "TradeProposed": 1,
+    "TradeAccepted": 1,
+    "TradeClosed": 1,
+    "DevelopmentBought": 1,
+    "PerkGained": 1,
+    "PerkNerfed": 1,
+    "NerfSettled": 1,
+    "PerkLost": 1,
+    "AmbitionOffered": 1,
+    "AmbitionMysteriesRecorded": 1,
+    "AmbitionTaken": 1,
+    "AmbitionDeclined": 1,
+    "AmbitionTaskChanged": 1,
+    "AmbitionTaskRevealed": 1,
+    "AmbitionEnded": 1,
+    "AmbitionClosed": 1,
+    "PerkDefined": 1,
 }
 
 

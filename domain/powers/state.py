@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from domain.platform.state import ViewerSequences, Window
+from domain.powers.development import DEVELOPMENT_TYPES, DevelopmentState
 
 
 @dataclass
@@ -160,6 +161,19 @@ class GameState(ViewerSequences):
     rollbacks: int = 0
     mail_replies: dict = field(default_factory=dict)
     catalogue: dict = field(default_factory=dict)  # domain.powers.catalogue: class actions, shares, terms...
+    development: DevelopmentState = field(default_factory=DevelopmentState)  # wallets, perks, ambitions, trades
 
 
-STATE_TYPES = (Asset, PowerState, Die, PoolAsset, Pool, Consequence, ActionState, Reaction, Window, GameState)
+STATE_TYPES = (
+    Asset,
+    PowerState,
+    Die,
+    PoolAsset,
+    Pool,
+    Consequence,
+    ActionState,
+    Reaction,
+    Window,
+    GameState,
+    *DEVELOPMENT_TYPES,
+)

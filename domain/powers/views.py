@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 from domain.ids import GM
 from domain.powers.catalogue import catalogue_view
+from domain.powers.development import development_view
 from domain.powers.game import Game
 from domain.powers.state import ActionState, Pool, PowerState, Window
 
@@ -175,6 +176,7 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
             if a.cls == "industry"
         ],
         "sequence": s.sequence_for(viewer),
+        "development": development_view(game, viewer),
     }
     public_results = []
     for a in _in_order(game):

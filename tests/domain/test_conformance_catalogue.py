@@ -1144,3 +1144,12 @@ def test_p_dice_11_a_collaborator_answers_for_the_consequences_of_its_own_pool()
     refused(g, lambda: g.accept_share_consequence("b", "Build", "k1"), "GM-3")  # accepted once
     g.discard_action("Build", now=NOW)  # P-AMB-29: a discarded action applies no consequences, anyone's
     assert g.state.powers["b"].debt_next_month == 0 and g.slots_used("b") == (0, 1)  # the action stays spent
+
+
+def test_p_res_1_a_perk_gained_through_development_buys_its_extra_reaction():
+    """The perk the GM grants (P-DEV-5) is the one the catalogue reads: Desperate Reaction [003:875]."""
+    g = _attacked({})
+    refused(g, lambda: g.gain_extra_reaction("b", "desperate_reaction", now=later(1)), "P-RES-1")
+    g.grant_perk("b", "Desperate Reaction")
+    g.gain_extra_reaction("b", "desperate_reaction", now=later(1))
+    assert g.state.powers["b"].reaction_allowance == 2

@@ -68,3 +68,14 @@ def test_importing_the_platform_loads_no_ruleset():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PLATFORM.parents[1]
     ).stdout.strip()
     assert out == "[]"
+
+
+def test_the_read_models_import_no_ruleset():
+    """Issue 11: what is a ruleset's own (notification texts, the phases and seats its events begin and add)
+    the read models ask of the game's ruleset; they import none."""
+    root = PLATFORM.parents[1]
+    for name in ("projections/projector.py", "projections/tracking.py", "workers/projection_runner.py"):
+        tree = ast.parse((root / name).read_text())
+        modules = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        modules += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        assert [m for m in modules if m.startswith(RULESETS)] == [], name

@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 
 from domain.dice import commitment, seal_difficulty
 from domain.errors import DomainError
+from domain.powers import development as dev
 from domain.powers import game as powers_game
 from domain.powers import views
 from domain.powers.catalogue_commands import RecordLocation, SetAssetTerms, SubmitDuel
@@ -56,6 +57,13 @@ act = st.tuples(
 consequence = st.tuples(st.just("consequence"), st.integers(0, 30), st.integers(0, 3))
 react = st.tuples(st.just("react"), st.integers(0, 3), st.integers(0, 30))
 probe = st.tuples(st.just("probe"), st.integers(0, 3), st.integers(0, 30))
+# Wallets, trades and ambitions (domain/powers/development.py): their reasons, notes and tasks are markers.
+development_op = st.one_of(
+    st.tuples(st.just("wallet"), st.integers(0, 3)),
+    st.tuples(st.just("trade"), st.integers(0, 3), st.integers(0, 3)),
+    st.tuples(st.just("ambition"), st.integers(0, 3)),
+    st.tuples(st.just("reveal"), st.integers(0, 3)),
+)
 planning_op = st.one_of(
     act,
     act,
@@ -65,6 +73,7 @@ planning_op = st.one_of(
     st.tuples(st.just("share"), st.integers(0, 3), st.integers(0, 3)),
     st.tuples(st.just("grant"), st.integers(0, 3)),
     st.tuples(st.just("catalogue"), st.integers(0, 3), st.integers(0, 3), st.booleans(), st.booleans()),
+    development_op,
 )
 resistance_op = st.one_of(
     react, react, probe, st.tuples(st.just("waive"), st.integers(0, 3)), st.tuples(st.just("grant"), st.integers(0, 3))
@@ -135,6 +144,7 @@ class World:
         self.dice_allowed: dict[str, set[str]] = defaultdict(set)  # action id -> who may see its dice
         self.truth: dict[str, dict] = {}  # what a digest covers besides dice and salt, as the GM saw it
         self._digests: dict[tuple, set[str]] = {}
+        self.ambitions: list[tuple[str, str, str]] = []
         for i in range(n_powers):
             cls, sub = CLASSES[i]
             pid = self.games.add_power(self.game_id, "gm", f"P{i}", cls, sub)[0]
@@ -237,6 +247,8 @@ class World:
                         self.record(me, probe().as_dict())
                     except DomainError as err:
                         self.record(me, err.as_dict())
+            elif kind in ("wallet", "trade", "ambition", "reveal"):
+                self.develop(o)
             elif kind == "advance":
                 g.advance(gid, "gm")
             elif kind == "resolve":
@@ -293,6 +305,31 @@ class World:
         info = {"id": r.result["action_id"], "owner": me, "title": title, "desc": desc, "circle": {me}}
         self.actions.append({**info, "public": public, "resistible": True, "target": other, "nonce": None})
         self.dice_allowed[info["id"]] |= {me}
+
+    def develop(self, o: tuple) -> None:
+        """A wallet's ledger and a trade are their powers' (and the GM's); an ambition's name is public once
+        taken, its tasks its power's, a ❓ task nobody's until the task before it is done (P.4)."""
+        g, gid, P, gm = self.games, self.game_id, self.powers, Caller.of("gm")
+        me = P[o[1] % len(P)]
+        if o[0] == "wallet":
+            g.run(gm, gid, dev.AdjustResources(me, {"coin": 2, "insight": 1}, self.mark("WL", {me})))
+        elif o[0] == "trade":
+            other = P[o[2] % len(P)]
+            note = self.mark("TR", {me, other})
+            trade = g.run(Caller.of(me), gid, dev.ProposeTrade(me, other, want={"coin": 1}, note=note))
+            self.record(me, trade.as_dict())
+            self.record(other, g.run(Caller.of(other), gid, dev.AcceptTrade(other, trade.result["trade_id"])).as_dict())
+        elif o[0] == "ambition":
+            name, task, mystery = self.mark("AN", {me}), self.mark("AT", {me}), self.mark("MY", set())
+            tasks = [{"text": task}, {"text": mystery, "central": True, "mysterious": True}]
+            aid = g.run(gm, gid, dev.OfferAmbition(me, name, "minor", 5, 1, tasks)).result["ambition_id"]
+            self.ambitions.append((aid, me, mystery))
+            self.record(me, g.run(Caller.of(me), gid, dev.AcceptAmbition(me, aid)).as_dict())
+            self.allowed[name] |= set(P)
+        elif o[0] == "reveal" and self.ambitions:
+            aid, owner, mystery = self.ambitions[o[1] % len(self.ambitions)]
+            g.run(gm, gid, dev.CompleteTask(aid, "t1"))
+            self.allowed[mystery].add(owner)
 
     def follow_the_month(self) -> None:
         """Widen the model as the month moves on, by the rules of P.4 (timing read from the GM's board)."""
@@ -507,6 +544,32 @@ def test_the_checker_catches_a_planted_leak(monkeypatch):
     ops = [("act", 0, False, False, 1, False, False), ("act", 1, False, False, 0, False, False)]
     with pytest.raises(Leak):
         play(3, ops)
+
+
+def test_the_checker_catches_a_leaked_ambition_task(monkeypatch):
+    """A broken implementation that shows every ambition's tasks, ❓ ones included, to every player must be caught."""
+    real = views.board_view
+
+    def leaky(game, viewer):
+        out = real(game, viewer)
+        out["debug"] = [t.text for a in game.state.development.ambitions.values() for t in a.tasks]
+        return out
+
+    plant_view(monkeypatch, leaky)
+    with pytest.raises(Leak, match="MY"):
+        play(3, [("ambition", 0)])
+
+
+def test_the_checker_catches_a_public_ledger(monkeypatch):
+    """A broken implementation that records a wallet's changes for the whole table must be caught."""
+    real = dev.Development._wallet_changed
+
+    def leaky(self, power_id, changes, reason, actor, audience):
+        return real(self, power_id=power_id, changes=changes, reason=reason, actor=actor, audience=["public"])
+
+    monkeypatch.setattr(dev.Development, "_wallet_changed", leaky)
+    with pytest.raises(Leak, match="WL"):
+        play(3, [("wallet", 0)])
 
 
 def test_the_checker_catches_a_leaked_sealed_difficulty(monkeypatch):
