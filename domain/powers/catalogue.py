@@ -169,31 +169,12 @@ class Catalogue(PlatformGame):
                     )
                 else:
                     ledger[pa["asset_id"]] = a.id
-        payers = [(a.power, [vars(pa) for pa in (a.pool.assets if a.pool else [])])]
-        payers += [(sh["power"], sh["pool"]["assets"]) for sh in c.get("shares", {}).get(a.id, [])]
-        for payer, assets in payers:
-            fees = []
-            for pa in assets:
-                if pa.get("undercut"):
-                    continue
-                fee = cr.fee_due(pa["cls"], c.get("terms", {}).get(pa["asset_id"], {}), payer)
-                if fee:
-                    fees.append({"asset_id": pa["asset_id"], "name": pa["name"], "fee": fee})
-            if fees:
-                self._fees_due(
-                    action_id=a.id,
-                    power_id=payer,
-                    fees=fees,
-                    total=sum(f["fee"] for f in fees),
-                    actor=SYSTEM,
-                    audience=vis.powers([payer]),
-                )
         kind = c.get("kinds", {}).get(a.id, {})
+        audience = [vis.PUBLIC] if a.slot == "public" else vis.powers([a.power, *a.collaborators])
         if kind.get("kind") == "duel":
             target, declared = kind["params"].get("target"), kind["params"].get("location")
             true = c.get("locations", {}).get(target)
             if true is not None and true != declared:
-                audience = [vis.PUBLIC] if a.slot == "public" else vis.powers([a.power, *a.collaborators])
                 self._action_lost(
                     action_id=a.id,
                     reason=f"the duel was declared at {declared}, but the target was not there [003:54]",
@@ -201,7 +182,69 @@ class Catalogue(PlatformGame):
                     audience=audience,
                 )
                 return True
+        coin = int(kind.get("price", {}).get("coin", 0))
+        if coin:
+            # [003:28] costs are paid at the start of the action: one its power cannot pay does not happen.
+            g: Any = self
+            try:
+                g.pay(
+                    a.power, {"coin": coin}, f"{kind['kind'].replace('_', ' ')}: its cost", rule="P.2.12", actor=SYSTEM
+                )
+            except RuleViolation:
+                self._action_lost(
+                    action_id=a.id,
+                    reason=f"its cost of {coin} coin could not be paid [003:28]",
+                    actor=SYSTEM,
+                    audience=vis.powers([a.power, *a.collaborators]),  # a wallet is private (P.4)
+                )
+                return True
+        payers = [(a.power, [vars(pa) for pa in (a.pool.assets if a.pool else [])])]
+        payers += [(sh["power"], sh["pool"]["assets"]) for sh in c.get("shares", {}).get(a.id, [])]
+        for payer, assets in payers:
+            self._charge_fees(a.id, payer, assets)
         return False
+
+    def _charge_fees(self, action_id: str, payer: str, assets: list[dict]) -> None:
+        """Each agent, industry and army that acted charges its fee unless loyal to the payer (P-ASSET-5,
+        P-ASSET-6): paid from the wallet if it can be; else recorded unpaid, for the GM (GM-27)."""
+        g: Any = self
+        terms = _cat(self.state).get("terms", {})
+        fees = []
+        for pa in assets:
+            fee = 0 if pa.get("undercut") else cr.fee_due(pa["cls"], terms.get(pa["asset_id"], {}), payer)
+            if fee:
+                fees.append({"asset_id": pa["asset_id"], "name": pa["name"], "fee": fee})
+        if not fees:
+            return
+        total = sum(f["fee"] for f in fees)
+        try:
+            g.pay(payer, {"coin": total}, "fees of the assets that acted", rule="P-ASSET-5", actor=SYSTEM)
+            paid = True
+        except RuleViolation:
+            paid = False
+        self._fees_due(
+            action_id=action_id,
+            power_id=payer,
+            fees=fees,
+            total=total,
+            paid=paid,
+            actor=SYSTEM,
+            audience=vis.powers([payer]),
+        )
+
+    def _credit(self, a: Any, outputs: dict) -> None:
+        """What a successful class action earns goes into its power's wallet (P-ASSET-10, P.2.12)."""
+        g: Any = self
+        kind = _cat(self.state)["kinds"][a.id]["kind"]
+        gains = {
+            "inquisition": ("fear", outputs.get("fear", 0)),
+            "health_drive": ("respect", outputs.get("respect", 0)),
+            "sack": ("coin", outputs.get("coin", 0)),
+            "slaughter": (g.holdings(a.power).control or "fear", outputs.get("fear_or_respect", 0)),
+        }
+        resource, amount = gains.get(kind, ("coin", 0))
+        if amount:
+            g.earn(a.power, resource, int(amount), f"{kind.replace('_', ' ')} [P.2.12]")
 
     def _after_resolved(self, a: Any, resist: dict) -> None:
         """Once an action's result is final: what its class action yields (P.2.12), what a seeking uncovers
@@ -249,6 +292,7 @@ class Catalogue(PlatformGame):
             actor=SYSTEM,
             audience=audience,
         )
+        self._credit(a, outputs)
 
     def _per_target(self, a: Any, kind: dict) -> list[str]:
         given = kind["params"].get("targets")
@@ -391,6 +435,8 @@ class Catalogue(PlatformGame):
             actor=power_id,
             audience=vis.powers([power_id]),
         )
+        if gained.get("fear"):
+            g.earn(power_id, "fear", gained["fear"], f"executed {asset.name} ([003:176])", actor=power_id)
         return {"kind": kind, "asset_id": asset.id, "gained": gained}
 
     @event("FreeActionTaken")
@@ -491,7 +537,9 @@ class Catalogue(PlatformGame):
         _cat(self.state).setdefault("terms", {})[asset_id] = dict(terms)
 
     @event("FeesDue")
-    def _fees_due(self, action_id: str, power_id: str, fees: list, total: int, actor: str, audience: list) -> None:
+    def _fees_due(
+        self, action_id: str, power_id: str, fees: list, total: int, paid: bool, actor: str, audience: list
+    ) -> None:
         pass
 
     # ------------------------------------------------------------------ P-RES-1, P-ACT-2: extra reactions

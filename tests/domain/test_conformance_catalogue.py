@@ -144,8 +144,9 @@ def test_p_act_5_executing_an_agent_in_your_power_costs_no_action_even_with_none
     for k in range(4):
         submit(g, "sov", f"A{k}", [], slot="public")
     before = g.slots_used("sov")
+    g.choose_control("sov", "fear")
     out = g.take_free_action("sov", "execute_agent", asset_id="spy")
-    assert out["gained"] == {"fear": 2}
+    assert out["gained"] == {"fear": 2} and g.holdings("sov").wallet == {"fear": 5}
     assert g.slots_used("sov") == before
     assert g.state.assets["spy"].holders == [] and g.state.assets["spy"].used_up
     refused(g, lambda: g.take_free_action("sov", "execute_agent", asset_id="thug"), "P-ACT-5")  # not loyal
@@ -498,6 +499,7 @@ def test_p_res_4_inquisition_applies_each_targets_resistance_to_that_target_only
         ("c2", "conspiracy", "cult"),
         assets=[("law", "inq", "might", "skill", 4), ("c1-eye", "c1", "might", "skill", 3)],
     )
+    g.choose_control("inq", "fear")
     g.submit_class_action(
         "inq",
         "inq1",
@@ -523,6 +525,7 @@ def test_p_res_4_inquisition_applies_each_targets_resistance_to_that_target_only
     assert (inq.net, inq.resisted) == (4, 3)  # not 4 - 3 for everyone, as a summed resistance would give
     outcome = next(e for e in events if type(e).__name__ == "ClassActionOutcome")
     assert outcome.outputs == {"removed": {"c1": 1, "c2": 4}, "fear": 5}
+    assert g.holdings("inq").wallet == {"fear": 8}  # 3 to start with and 5 for the influence removed
 
 
 # ---------------------------------------------------------------- P-DICE-11: shared actions
@@ -626,14 +629,27 @@ def test_p_asset_5_an_agent_charges_its_fee_each_time_unless_loyal_and_a_rooted_
     )
     g.set_asset_terms("spy", {"fee": 2, "rooted": True, "home": "0,0"})
     g.set_asset_terms("sage", {"fee": 3, "loyal_to": "a"})
+    g.adjust_resources("a", {"coin": 3}, "treasury")
     refused(g, lambda: submit(g, "a", "Far", [5, 5], location="4,0", assets=[{"asset_id": "spy"}]), "P-ASSET-5")
     submit(g, "a", "Near", [5, 5], location="3,0", assets=[{"asset_id": "spy"}], convert=0)
     submit(g, "a", "Wise", [5], assets=[{"asset_id": "sage"}], convert=0)
     g.advance(NOW, SEED)
     g.collect_events()
     g.resolve(now=NOW, roller=FixedRoller())
-    fees = [(e.action_id, e.total, e.audience) for e in g.collect_events() if type(e).__name__ == "FeesDue"]
-    assert fees == [("Near", 2, ["power:a"])]  # the loyal sage waives its fee
+    fees = [(e.action_id, e.total, e.paid, e.audience) for e in g.collect_events() if type(e).__name__ == "FeesDue"]
+    assert fees == [("Near", 2, True, ["power:a"])]  # the loyal sage waives its fee
+    assert g.holdings("a").wallet == {"coin": 1}
+
+
+def test_p_asset_5_a_fee_the_wallet_cannot_pay_is_recorded_unpaid_for_the_gm():
+    g = game_in_planning(("a", "city", "overlord"), assets=[("spy", "a", "Spy", "agent", 1)])
+    g.set_asset_terms("spy", {"fee": 2})
+    submit(g, "a", "Spy", [5], assets=[{"asset_id": "spy"}], convert=0)
+    g.advance(NOW, SEED)
+    g.collect_events()
+    g.resolve(now=NOW, roller=FixedRoller())
+    fees = [(e.total, e.paid) for e in g.collect_events() if type(e).__name__ == "FeesDue"]
+    assert fees == [(2, False)] and g.holdings("a").wallet == {}
 
 
 def test_p_asset_5_a_follower_works_from_where_its_power_is_based():
@@ -904,6 +920,7 @@ def test_p_2_12_health_drive_pays_two_respect_a_success_once_per_town_a_season()
     g = game_in_planning(
         ("sov", "city", "sovereign", {"health_drive": True}), assets=[("s", "sov", "might", "skill", 3)]
     )
+    g.choose_control("sov", "respect")
     g.submit_class_action(
         "sov",
         "hd",
@@ -935,6 +952,7 @@ def test_p_2_12_health_drive_pays_two_respect_a_success_once_per_town_a_season()
     outcome = next(e for e in g.collect_events() if type(e).__name__ == "ClassActionOutcome")
     assert outcome.outputs == {"respect": 6, "population": 1}
     assert outcome.audience == ["power:sov"]  # resources are private (P.4)
+    assert g.holdings("sov").wallet == {"respect": 9}  # 3 to start with ([003:263]) and 6 earned
 
 
 def test_p_2_12_commandeer_is_announced_publicly_even_from_a_private_slot():
@@ -998,6 +1016,33 @@ def test_p_2_12_a_class_actions_cost_is_recorded_as_amounts_to_debit():
         g, "ov", "m", "recruit_mercenaries", {"size": 2, "mercenary_armies": 0, "capitol_population": 4}, slot="public"
     )
     assert g.state.catalogue["kinds"]["m"]["price"] == {"coin": 4}
+
+
+def test_p_2_12_a_class_action_whose_cost_cannot_be_paid_at_its_turn_is_lost_and_one_paid_debits_the_wallet():
+    """[003:28] "Costs are paid at the start of each action"; Recruit Mercenaries "Cost: 2 Coin per unit"."""
+    g = game_in_planning(("ov", "city", "overlord"), assets=[("s", "ov", "negotiation", "skill", 4)])
+    g.adjust_resources("ov", {"coin": 5}, "treasury")
+    params = {"size": 2, "mercenary_armies": 0, "capitol_population": 4}
+    for k in (1, 2):
+        g.submit_class_action(
+            "ov",
+            f"m{k}",
+            "recruit_mercenaries",
+            params,
+            now=NOW,
+            roller=FixedRoller([6, 6, 6, 6] if k == 1 else []),
+            slot="public",
+            assets=[{"asset_id": "s"}] if k == 1 else [],
+            convert=0,
+        )
+    g.advance(NOW, SEED)
+    g.collect_events()
+    g.resolve(now=NOW, roller=FixedRoller())
+    events = g.collect_events()
+    assert g.holdings("ov").wallet == {"coin": 1}  # 4 paid for the first; 1 left is short of the second's 4
+    lost = [(e.action_id, e.audience) for e in events if type(e).__name__ == "ActionLost"]
+    assert lost == [("m2", ["power:ov"])]
+    assert g.state.actions["m1"].success is True
 
 
 # ---------------------------------------------------------------- worked examples through the catalogue
