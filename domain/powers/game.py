@@ -799,6 +799,8 @@ class Game(Catalogue, Development, PlatformGame):
         self._check_planning(now, a.power)
         if a.pool is None:
             raise RuleViolation("roll the action before converting dice", rule="P-DICE-5", field="action_id")
+        if a.discarded:  # its submission is no longer resolved or published: nothing of it is locked
+            raise RuleViolation("this action was discarded", rule="P-DICE-10", field="action_id")
         if a.pool.locked:
             raise RuleViolation(
                 "conversions are fixed with the roll and cannot be changed", rule="P-DICE-5", field="convert"

@@ -1198,3 +1198,12 @@ def test_p_res_1_a_perk_gained_through_development_buys_its_extra_reaction():
     g.grant_perk("b", "Desperate Reaction")
     g.gain_extra_reaction("b", "desperate_reaction", now=later(1))
     assert g.state.powers["b"].reaction_allowance == 2
+
+
+def test_p_dice_10_a_discarded_actions_conversions_can_no_longer_be_locked():
+    """Found by the no-leak property test with a duel rolled without its conversions: a lock after the discard
+    recorded a digest that Resolution (which skips discarded actions) never published."""
+    g = game_in_planning(("a", "champion", "dragon"), ("b", "city", "sovereign"))
+    g.submit_duel("a", "d", "b", "0,0", now=NOW, roller=FixedRoller([]), slot="public")
+    g.discard_action("d", now=NOW)
+    refused(g, lambda: g.lock_conversions("d", now=NOW, convert=0), "P-DICE-10")

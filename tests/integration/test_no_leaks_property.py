@@ -518,6 +518,9 @@ def play(n_powers: int, ops: list[tuple]) -> World:
         ),
     ],
 )
+# Found by this test: a duel rolled without its conversions, discarded, then locked: Resolution never
+# published the digest the lock recorded.
+@example(n_powers=3, months=[([("catalogue", 2, 0, False, False), ("probe", 2, 0)], [], None)])
 def test_no_player_is_ever_shown_what_the_rules_hide_from_them(n_powers, months):
     play(n_powers, as_ops(months))
 
