@@ -1361,7 +1361,8 @@ class Game(Catalogue, Development, PlatformGame):
         if w is not None:
             self._window_closed(window_id=w.id, reason=reason, closed_at=_iso(now), actor=SYSTEM, audience=[vis.PUBLIC])
         for a in sorted(s.actions.values(), key=lambda a: (a.power, a.index)):
-            if a.pool is not None and not a.pool.locked:
+            # A discarded action is not resolved nor published: locking it would record an unpublished digest.
+            if a.pool is not None and not a.pool.locked and not a.discarded:
                 self._conversions_locked(
                     action_id=a.id,
                     converted=[],

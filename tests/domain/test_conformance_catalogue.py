@@ -1207,3 +1207,6 @@ def test_p_dice_10_a_discarded_actions_conversions_can_no_longer_be_locked():
     g.submit_duel("a", "d", "b", "0,0", now=NOW, roller=FixedRoller([]), slot="public")
     g.discard_action("d", now=NOW)
     refused(g, lambda: g.lock_conversions("d", now=NOW, convert=0), "P-DICE-10")
+    g.collect_events()
+    g.advance(NOW, SEED)  # nor does Planning's close lock it
+    assert "ConversionsLocked" not in names(g.collect_events())
