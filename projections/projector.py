@@ -1,4 +1,4 @@
-"""Read models rebuilt from the event store: per-viewer boards and feeds, the GM audit log, the
+"""Read models rebuilt from the event store: per-viewer timelines and feeds, the GM audit log, the
 phase index, and the open windows with their deadlines.
 
 One code path on SQLite and PostgreSQL: batches read from the application's notification log after
@@ -29,7 +29,7 @@ from domain.ids import GM
 from domain.platform.game import PlatformGame
 from domain.platform.ruleset import Ruleset, registered
 from projections.db import Cursor, ReadModelDB, utc_key
-from projections.service import Games, event_data
+from projections.gamestore import GameStore, event_data
 from projections.tracking import NAME, ReadModelTracking
 
 log = logging.getLogger("emissary.projector")
@@ -97,11 +97,11 @@ class Projector:
     """Keeps the read models up to date with the event store.
 
     Per event it needs only the decoded event and a small tracker per game (phase, powers); the
-    per-viewer boards and the windows are rendered once per game per batch, from the game as it
-    stood at the batch's last event (a snapshot and a few events away).
+    windows are rendered once per game per batch, from the game as it stood at the batch's last event
+    (a snapshot and a few events away).
     """
 
-    def __init__(self, games: Games, db: ReadModelDB, batch_size: int = 1000) -> None:
+    def __init__(self, games: GameStore, db: ReadModelDB, batch_size: int = 1000) -> None:
         self.games = games
         self.db = db
         self.batch_size = batch_size
@@ -620,7 +620,6 @@ class Projector:
             "rm_phases": "game_id, version",
             "rm_windows": "game_id, window_id",
             "rm_reminders": "game_id, window_id, hours_before",
-            "rm_boards": "game_id, viewer",
             "rm_games": "game_id",
             "rm_outbox": "game_id, version, recipient",
         }

@@ -30,8 +30,8 @@ import threading
 import time
 from typing import Any
 
+from api.compose import build_games, build_projector
 from projections.settings import Settings
-from projections.store import build_games, build_projector
 from workers import heartbeat
 
 log = logging.getLogger("emissary.projector")

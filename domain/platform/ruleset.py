@@ -43,6 +43,7 @@ class Ruleset:
     aggregate: type  # the game aggregate class of this ruleset
     start: Callable[..., Any]  # creates a game: start(name, gm_name, timezone, ..., options)
     commands: Mapping[type, Callable[..., Any]] = field(default_factory=dict)  # command class -> handler
+    state_types: tuple[type, ...] = ()  # the dataclasses its state holds (snapshots of its games encode them)
     view: Callable[[Any, str], dict[str, Any]] | None = None  # view(game, viewer)
     mail_grammar: Callable[..., Any] | None = None  # parse_turn(text, html)
     notify: Callable[[str, dict], dict | None] | None = None  # notify(event kind, payload)

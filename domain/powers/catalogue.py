@@ -1,7 +1,7 @@
 """The class catalogue and the partial rules of Powers: a mixin of ``Game`` (ANALYSIS.md P.2.1-P.2.4, P.2.12).
 
 - P-DICE-13: dice outside challenges (d4, d10...), from the month's committed seed, verifiable like any roll;
-- P-ACT-5: free actions; P-ACT-1: quotas that change in play, strongholds always private;
+- P-ACT-5: free actions; P-ACT-1: quotas that change in play (strongholds: domain.powers.world);
 - P-RES-1, P-ACT-2: extra reactions paid by perks; P-RES-7: reactions that are not resistances;
 - P-ACT-6: the duel; P-ACT-7: seeking; P.2.12: class actions with their formulas; P-DICE-12;
 - P-DICE-11: collaborators spend an action and add their own pool; P-RES-4: per-target resistance;
@@ -29,7 +29,7 @@ from domain.powers import catalogue_rules as cr
 from domain.powers import hexmap, rules
 from domain.powers.options import validate_power_options
 
-MONTHLY = ("extra_reactions", "triggered", "kinds", "shares", "charged")
+MONTHLY = ("extra_reactions", "triggered", "kinds", "shares")
 TERMS: dict[str, type] = {
     "fee": int,
     "loyal_to": str,
@@ -69,10 +69,6 @@ class Catalogue(PlatformGame):
         taken = _cat(self.state).get("extra_reactions", {}).get(ps.id, [])
         return sum(1 for perk in cr.EXTRA_REACTION_PERKS if ps.options.get(perk) and perk not in taken)
 
-    def _charged_slot(self, a: Any) -> str:
-        """The slot an action spends: a stronghold makes an action private whatever slot paid for it (P-AMB-32)."""
-        return str(_cat(self.state).get("charged", {}).get(a.id, a.slot))
-
     def _shared_slots(self, power_id: str) -> tuple[int, int]:
         """Actions a collaborator spent joining others' actions this month (P-DICE-11)."""
         pub = priv = 0
@@ -101,12 +97,6 @@ class Catalogue(PlatformGame):
         for sh in _cat(self.state).get("shares", {}).get(action_id, []):
             out.extend(sh["pool"]["assets"])
         return out
-
-    def _slot_at(self, location: str | None, slot: str) -> str:
-        """P-ACT-1 [003:445]: any action taken in a stronghold becomes private."""
-        if location and location in _cat(self.state).get("strongholds", {}):
-            return "private"
-        return slot
 
     def _check_ruling(self, a: Any, resistible: bool) -> None:
         """Seeking cannot be resisted (P-ACT-7)."""
@@ -485,21 +475,6 @@ class Catalogue(PlatformGame):
     ) -> None:
         p = self.state.powers[power_id]
         p.options, p.public, p.private = deepcopy(options), public, private
-
-    def record_stronghold(self, hex_id: str, power_id: str) -> None:
-        """GM: a power's stronghold stands in this hex; actions taken there become private (P-ACT-1, [003:445])."""
-        g: Any = self
-        g.power(power_id)
-        hexmap.parse_hex(hex_id)
-        self._stronghold_recorded(hex_id=hex_id, power_id=power_id, actor=GM, audience=vis.powers([power_id]))
-
-    @event("StrongholdRecorded")
-    def _stronghold_recorded(self, hex_id: str, power_id: str, actor: str, audience: list) -> None:
-        _cat(self.state).setdefault("strongholds", {})[hex_id] = power_id
-
-    @event("ActionMadePrivate")
-    def _action_made_private(self, action_id: str, charged: str, reason: str, actor: str, audience: list) -> None:
-        _cat(self.state).setdefault("charged", {})[action_id] = charged
 
     # ------------------------------------------------------------------ P-ASSET-5..7: terms
 
@@ -1219,8 +1194,8 @@ def _check_value(v: Any, name: str, depth: int) -> None:
 def catalogue_view(game: Any, viewer: str) -> dict:
     """The catalogue's part of a board (P.4): the GM sees it all; a power its own class actions and their
     outcomes, its share of actions resolved per target, its collaborations, its extra and triggered
-    reactions, the terms of assets it holds (and of industries, which are public), its strongholds and
-    counters. True locations stay with the GM."""
+    reactions, the terms of assets it holds (and of industries, which are public) and its counters. True
+    locations stay with the GM."""
     c = deepcopy(_cat(game.state))
     if viewer == GM:
         return c
@@ -1246,6 +1221,5 @@ def catalogue_view(game: Any, viewer: str) -> dict:
             for aid, t in c.get("terms", {}).items()
             if aid in s.assets and (viewer in s.assets[aid].holders or s.assets[aid].cls in rules.PUBLIC_ASSET_CLASSES)
         },
-        "strongholds": sorted(h for h, p in c.get("strongholds", {}).items() if p == viewer),
         "counters": c.get("counters", {}).get(viewer, {}),
     }

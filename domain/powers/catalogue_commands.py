@@ -44,14 +44,6 @@ class ChangeQuotaPerk(Command):
 
 
 @dataclass(frozen=True)
-class RecordStronghold(Command):
-    """GM: a power's stronghold stands in this hex; actions taken there are private (P-ACT-1)."""
-
-    hex_id: str
-    power_id: str
-
-
-@dataclass(frozen=True)
 class RecordLocation(Command):
     """GM: where a power's champion or leader truly is, for duels (P-ACT-6)."""
 
@@ -216,11 +208,6 @@ def change_quota_perk(game: Any, cmd: ChangeQuotaPerk, ctx: Context) -> dict:
     return game.change_quota_perk(cmd.power_id, cmd.perk, cmd.value)
 
 
-def record_stronghold(game: Any, cmd: RecordStronghold, ctx: Context) -> None:
-    require_gm(ctx)
-    game.record_stronghold(cmd.hex_id, cmd.power_id)
-
-
 def record_location(game: Any, cmd: RecordLocation, ctx: Context) -> None:
     require_gm(ctx)
     game.record_location(cmd.power_id, cmd.hex_id)
@@ -354,7 +341,6 @@ CATALOGUE_COMMANDS: Mapping[type, Handler] = {
     RollDice: roll_dice,
     TakeFreeAction: take_free_action,
     ChangeQuotaPerk: change_quota_perk,
-    RecordStronghold: record_stronghold,
     RecordLocation: record_location,
     SetAssetTerms: set_asset_terms,
     GainExtraReaction: gain_extra_reaction,

@@ -19,11 +19,12 @@ from domain import visibility as vis
 from domain.dice import Roller, commitment, seal_difficulty
 from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
-from domain.platform.game import PlatformGame, _at, _iso, digest
+from domain.platform.game import PlatformGame, _at, _iso, check_timezone, digest
 from domain.platform.game import fold as platform_fold
-from domain.powers import development_rules, rules
+from domain.powers import development_rules, magic_rules, rules
 from domain.powers.catalogue import Catalogue
 from domain.powers.development import Development
+from domain.powers.magic import Magic, caps_of, has_perk
 from domain.powers.options import DEFAULT_OPTIONS, validate_game_options, validate_power_options
 from domain.powers.state import (
     ActionState,
@@ -37,6 +38,7 @@ from domain.powers.state import (
     Reaction,
     Window,
 )
+from domain.powers.world import World, keep_known_features
 
 CONSEQUENCE_KINDS = ("lose_actions", "status", "disclose", "note")
 
@@ -53,7 +55,7 @@ def _pool_from(data: dict) -> Pool:
     )
 
 
-class Game(Catalogue, Development, PlatformGame):
+class Game(Catalogue, Magic, World, Development, PlatformGame):
     """One game of Powers: its calendar, powers, assets, the month's actions, reactions and windows."""
 
     class Event(PlatformGame.Event):
@@ -102,7 +104,7 @@ class Game(Catalogue, Development, PlatformGame):
         """Create a game of Powers (GM-28: 2 or 3 months a season, default 2)."""
         limits.check_text(name, "name", limits.GAME_NAME, required=True, what="a game's name")
         limits.check_text(gm_name, "gm_name", limits.GM_NAME, what="the GM's name")
-        limits.check_text(timezone, "timezone", limits.TIMEZONE, what="a time zone")
+        check_timezone(timezone)
         _check_months(months_per_season)
         options = validate_game_options(options)
         return cls(
@@ -150,7 +152,7 @@ class Game(Catalogue, Development, PlatformGame):
         pub, priv = self._shared_slots(power_id)
         for a in self.actions_of(power_id):
             cost = 1 + a.extra_actions
-            if self._charged_slot(a) == "public":
+            if a.slot == "public":
                 pub += cost
             else:
                 priv += cost
@@ -342,6 +344,7 @@ class Game(Catalogue, Development, PlatformGame):
                 raise RuleViolation("add at least one power before the game begins", rule="P.1.2")
             self._begin_tidings()
         elif step == "tidings":
+            self._world_end_tidings()
             self._begin_month(1, now, seed)
         elif step == "planning":
             self._close_planning(now, reason="gm advanced")
@@ -366,9 +369,11 @@ class Game(Catalogue, Development, PlatformGame):
                 actor=SYSTEM,
                 audience=[vis.GM_ONLY],
             )
+            self._world_month_ends()
             if s.month < s.months_per_season:
                 self._begin_month(s.month + 1, now, seed)
             else:
+                self._world_cleanup()
                 self._cleanup_applied(actor=SYSTEM, audience=[vis.PUBLIC])
                 self._step_began(step="cleanup", season=s.season, month=s.month, actor=GM, audience=[vis.PUBLIC])
         elif step == "cleanup":
@@ -377,6 +382,8 @@ class Game(Catalogue, Development, PlatformGame):
 
     def _begin_tidings(self) -> None:
         self._step_began(step="tidings", season=self.state.season + 1, month=0, actor=GM, audience=[vis.PUBLIC])
+        self._season_mana()
+        self._world_tidings()
 
     def _begin_month(self, month: int, now: datetime, seed: str) -> None:
         s = self.state
@@ -420,7 +427,8 @@ class Game(Catalogue, Development, PlatformGame):
         for p in self.state.powers.values():
             # [003:310] "Cleanup: Statuses tick down. Mana dissipates." Once a season, one stack each.
             p.statuses = {k: v - 1 for k, v in p.statuses.items() if v - 1 > 0}
-            p.mana = {}
+            if not has_perk(self.state, p.id, "vessel_heart"):  # [003:909] Vessel Heart keeps it (P-MAG-1)
+                p.mana = {}
 
     # ------------------------------------------------------------------ planning
 
@@ -504,6 +512,7 @@ class Game(Catalogue, Development, PlatformGame):
             slot,
             1 + (extra if roll else 0),
         )
+        dungeon = self.check_location(power_id, location, assets or [] if roll else []) or dungeon
         if roll:
             # Validate the pool before recording anything: a refused command records nothing.
             self._pick_pool(
@@ -516,7 +525,6 @@ class Game(Catalogue, Development, PlatformGame):
             )
             self._roll_proof(self.state.next_roll)  # and that the month's committed block has a roll left
         index = len(self.actions_of(power_id)) + 1
-        shown = self._slot_at(location, slot)  # a stronghold makes it private, whatever slot paid (P-AMB-32)
         self._action_submitted(
             action_id=action_id,
             power_id=power_id,
@@ -524,7 +532,7 @@ class Game(Catalogue, Development, PlatformGame):
             title=title.strip(),
             description=description,
             skill=skill,
-            slot=shown,
+            slot=slot,
             location=location,
             targets=targets,
             resistible=bool(resistible),
@@ -534,10 +542,6 @@ class Game(Catalogue, Development, PlatformGame):
             audience=vis.powers([power_id, *collaborators]),
             dungeon=bool(dungeon),
         )
-        if shown != slot:
-            self._action_made_private(
-                action_id=action_id, charged=slot, reason="stronghold", actor=SYSTEM, audience=vis.powers([power_id])
-            )
         if roll:
             self.roll_action(
                 action_id,
@@ -617,14 +621,9 @@ class Game(Catalogue, Development, PlatformGame):
         if extra:
             used_pub, used_priv = self.slots_used(a.power)
             rules.check_action_quota(
-                ps.subclass,
-                rules.Quota(ps.public, ps.private),
-                ps.debt_this_month,
-                used_pub,
-                used_priv,
-                self._charged_slot(a),
-                extra,
+                ps.subclass, rules.Quota(ps.public, ps.private), ps.debt_this_month, used_pub, used_priv, a.slot, extra
             )
+        self.check_reach(a.location, assets)
         pool = self._build_pool(
             a.power,
             assets,
@@ -1108,15 +1107,16 @@ class Game(Catalogue, Development, PlatformGame):
                 p.statuses[e["name"]] = max(p.statuses.get(e["name"], 0), e["months"])
 
     def grant_mana(self, power_id: str, element: str, amount: int) -> None:
-        """The GM records mana a power gains (a favor, a ruling); it dissipates at Cleanup ([003:310])."""
-        self.power(power_id)
-        if not element.strip():
-            raise RuleViolation("name the mana's element", field="element")
-        if not 1 <= amount <= 20:
-            raise RuleViolation("mana is granted 1 to 20 at a time", field="amount")
-        self._mana_granted(
-            power_id=power_id, element=element.strip(), amount=amount, actor=GM, audience=vis.powers([power_id])
-        )
+        """The GM records mana a power gains (a favor, a ruling); it dissipates at Cleanup ([003:310]).
+
+        P-MAG-1: mana is of an element (A, F, E, W, L or D), and a power stores at most its cap of each.
+        """
+        p = self.power(power_id)
+        element = magic_rules.check_element(element.strip() if isinstance(element, str) else element)
+        if not isinstance(amount, int) or not 1 <= amount <= 20:
+            raise RuleViolation("mana is granted 1 to 20 at a time", rule="P-MAG-1", field="amount")
+        magic_rules.check_gain(p.mana, element, amount, caps_of(self.state, power_id))
+        self._mana_granted(power_id=power_id, element=element, amount=amount, actor=GM, audience=vis.powers([power_id]))
 
     @event("ManaGranted")
     def _mana_granted(self, power_id: str, element: str, amount: int, actor: str, audience: list) -> None:
@@ -1155,36 +1155,16 @@ class Game(Catalogue, Development, PlatformGame):
 
     def set_influence(self, power_id: str, hex_id: str, amount: int) -> None:
         """GM records a power's influence in a hex; conspiracies there see each other's (P.4, [003:1104])."""
-        ps = self.power(power_id)
+        self.power(power_id)
         limits.check_text(hex_id, "hex", limits.IDENTIFIER, what="a hex")
         if not hex_id.strip():
             raise RuleViolation("name the hex", field="hex")
         if not 0 <= amount <= 20:
             raise RuleViolation("influence is a whole number from 0 to 20", rule="P-INF", field="amount")
-        before = ps.influence.get(hex_id, 0)
-        watchers = [
-            p.id
-            for p in self.state.powers.values()
-            if p.id != power_id
-            and (p.options.get("incorruptible") or (p.cls == "conspiracy" and p.influence.get(hex_id, 0) > 0))
-        ]
-        self._influence_set(
-            power_id=power_id,
-            hex_id=hex_id,
-            amount=amount,
-            actor=GM,
-            audience=vis.powers([power_id, *(watchers if ps.cls == "conspiracy" else [])]),
-        )
-        if ps.cls == "conspiracy" and before == 0 and amount > 0:
-            others = {
-                p.id: p.influence[hex_id]
-                for p in self.state.powers.values()
-                if p.id != power_id and p.cls == "conspiracy" and p.influence.get(hex_id, 0) > 0
-            }
-            if others:
-                self._influence_disclosed(
-                    to=power_id, hex_id=hex_id, entries=others, actor=SYSTEM, audience=vis.powers([power_id])
-                )
+        if self.state.world.hexes:
+            hex_id = self._map_hex(hex_id, "hex", "P-INFL-1")
+        self._put_influence(power_id, hex_id, amount, GM)
+        self._check_conspiracy_claims(power_id)
 
     @event("InfluenceSet")
     def _influence_set(self, power_id: str, hex_id: str, amount: int, actor: str, audience: list) -> None:
@@ -1235,32 +1215,26 @@ class Game(Catalogue, Development, PlatformGame):
 
     # ------------------------------------------------------------------ rewind
 
+    # Powers' StateRestored (version 2) has always kept the seats under "powers".
+    CARRIED_SEATS = "powers"
+
     def rollback(self, to_version: int, restored: GameState, *, reason: str, now: datetime, seed: str) -> None:
-        """Return the live game to its state at ``to_version`` (a phase start), without deleting history.
+        """The platform's rollback (``carried_over`` says what survives), then a fresh seed governs the
+        dice from here; a superseded seed goes to the GM only, for the audit (P.4)."""
+        superseded = self.state.seed
+        super().rollback(to_version, restored, reason=reason, now=now, seed=seed)
+        self._fresh_seed(seed, s_old_seed=superseded if superseded != self.state.seed else None)
 
-        What nobody can unsee survives: disclosures, shared Secrets, everyone's event sequence,
-        credentials; roll numbers never repeat and a fresh seed governs the dice from here. The rolls
-        made under the superseded seed stay verifiable by their viewers from their keys and paths; the
-        seed itself is revealed to the GM only, for the audit (P.4).
+    def carried_over(self, restored: GameState, now: datetime) -> dict:
+        """What nobody can unsee survives a rollback (the platform's: every viewer's sequence, credentials,
+        each power's grants and time zone), and Powers': roll numbers never repeat, the rollback count,
+        the holders of shared Secrets; the open windows at the target get a full window from ``now``.
 
-        ``restored`` is the game's state at ``to_version`` (the caller folds it from the history). The
-        ``StateRestored`` event records only the target version and what carries over; whoever folds
-        it again re-folds the game to that version first (``fold``).
+        The rolls made under the superseded seed stay verifiable by their viewers from their keys and
+        paths (``rollback`` draws a fresh seed).
         """
-        limits.check_text(reason, "reason", limits.REASON, what="a reason")
-        if not reason.strip():
-            raise RuleViolation("a rollback needs a reason the players will read", field="reason")
-        if not 1 <= to_version < self.version:
-            raise RuleViolation(f"roll back to an earlier version (1 to {self.version - 1})", field="to_version")
         s = self.state
-        self._rolled_back(
-            to_version=to_version, from_version=self.version, reason=reason.strip(), actor=GM, audience=[vis.PUBLIC]
-        )
-        powers = {
-            pid: {"grants": deepcopy(s.powers[pid].grants), "timezone": s.powers[pid].timezone}
-            for pid in restored.powers
-            if pid in s.powers
-        }
+        platform = super().carried_over(restored, now)
         secret_holders = {}
         for asset_id, asset in s.assets.items():
             if asset.cls == "secret" and asset_id in restored.assets:
@@ -1274,21 +1248,27 @@ class Game(Catalogue, Development, PlatformGame):
             if not w.closed:
                 hours = s.options["planning_hours"] if w.kind == "planning" else s.options["resistance_hours"]
                 closes_at[w.id] = max(w.closes_at, _iso(now + timedelta(hours=float(hours))), key=_at)
-        carried = {
-            "seen": deepcopy(s.seen),
+        return {  # in the order version 2 has always stored
+            "seen": platform["seen"],
             "next_roll": s.next_roll,
-            "credentials": deepcopy(s.credentials),
+            "credentials": platform["credentials"],
             "rollbacks": s.rollbacks + 1,
-            "powers": powers,
+            "powers": platform["powers"],
             "secret_holders": secret_holders,
             "closes_at": closes_at,
+            "known_features": self.known_features(),  # added with the map; older rollbacks carry none
         }
-        self.__dict__["_refolded"] = {to_version: restored}  # the state at to_version, for the fold
-        try:
-            self._state_restored(to_version=to_version, carried=carried, actor=SYSTEM, audience=[vis.SEALED])
-        finally:
-            self.__dict__.pop("_refolded", None)
-        self._fresh_seed(seed, s_old_seed=s.seed if s.seed != self.state.seed else None)
+
+    def _merge_carried(self, merged: GameState, carried: dict) -> GameState:
+        merged = super()._merge_carried(merged, carried)
+        merged.next_roll = carried["next_roll"]
+        merged.rollbacks = carried["rollbacks"]
+        for asset_id, holders in carried["secret_holders"].items():
+            merged.assets[asset_id].holders = list(holders)
+        for window_id, closes_at in carried["closes_at"].items():
+            merged.windows[window_id].closes_at = closes_at
+        keep_known_features(merged, carried.get("known_features", {}))
+        return merged
 
     def _fresh_seed(self, seed: str, s_old_seed: str | None = None, reveal: bool = True) -> None:
         """Commit a fresh seed; superseded seeds go to the GM only, for the audit (P.4)."""
@@ -1307,51 +1287,20 @@ class Game(Catalogue, Development, PlatformGame):
         else:
             self._seed_cleared(actor=SYSTEM, audience=[vis.SEALED])
 
-    class StateRestored(Event):
+    class StateRestored(PlatformGame.StateRestored, Event):
         """A rollback's new state: the game as it stood at ``to_version``, with what carries over.
 
-        Version 2 records the target version and ``carried`` (every viewer's sequence, the next roll
-        number, credentials, the rollback count, each power's grants and time zone, the holders of
-        shared Secrets, the open windows' new deadlines); folding it needs the state at ``to_version``
-        (``fold`` re-folds it). Version 1 embedded the whole state: it is upcast to ``to_version`` None
-        and that state in ``carried["state"]``, which the fold takes as it is.
+        Version 2 records the target version and ``carried`` (``carried_over``); folding it needs the
+        state at ``to_version`` (``fold`` re-folds it). Version 1 embedded the whole state: it is upcast
+        to ``to_version`` None and that state in ``carried["state"]``, which the fold takes as it is.
         """
 
         class_version = 2
-        to_version: int | None
-        carried: dict
-        actor: str
-        audience: list
 
         @staticmethod
         def upcast_v1_v2(state: dict) -> None:
             state["to_version"] = None
             state["carried"] = {"state": state.pop("state")}
-
-    @event(StateRestored)
-    def _state_restored(self, to_version: int | None, carried: dict, actor: str, audience: list) -> None:
-        if to_version is None:  # version 1: the whole state
-            self.state = deepcopy(carried["state"])
-            return
-        base = self.__dict__.get("_refolded", {}).get(to_version)
-        if base is None:
-            raise RuntimeError(
-                f"StateRestored at version {self.version + 1} needs the game's state at version "
-                f"{to_version}: fold the events with domain.powers.game.fold"
-            )
-        merged = deepcopy(base)
-        merged.seen = deepcopy(carried["seen"])
-        merged.next_roll = carried["next_roll"]
-        merged.credentials = deepcopy(carried["credentials"])
-        merged.rollbacks = carried["rollbacks"]
-        for pid, kept in carried["powers"].items():
-            merged.powers[pid].grants = deepcopy(kept["grants"])
-            merged.powers[pid].timezone = kept["timezone"]
-        for asset_id, holders in carried["secret_holders"].items():
-            merged.assets[asset_id].holders = list(holders)
-        for window_id, closes_at in carried["closes_at"].items():
-            merged.windows[window_id].closes_at = closes_at
-        self.state = merged
 
     # ------------------------------------------------------------------ planning closes
 
@@ -1443,7 +1392,7 @@ class Game(Catalogue, Development, PlatformGame):
         provisional = 0
         for action_id in queue:
             a = s.actions[action_id]
-            public = a.slot == "public"
+            public = self.is_public(a)
             # P-ASSET-13: a once-a-season asset already used this season is undercut.
             for pa in a.pool.assets if a.pool else []:
                 if pa.cls not in rules.ONCE_PER_SEASON:
@@ -1522,6 +1471,8 @@ class Game(Catalogue, Development, PlatformGame):
                     actor=SYSTEM,
                     audience=audience,
                 )
+                self._conclude_ritual(action_id)
+                self._world_resolved(action_id)
                 self._after_resolved(a, {})
         # Issue-3 style: a digest of the exact set of submissions this resolution consumed.
         digests = sorted(a.digest for a in live if a.digest)
@@ -1855,10 +1806,11 @@ class Game(Catalogue, Development, PlatformGame):
                 continue
             reactions = [r for r in s.reactions.values() if r.action_id == action_id]
             resist = {r.power: self.tally(a, r.pool).successes for r in reactions}
-            net = self._net_after_resistance(a, resist)
+            ritual = self._ritual_resisted(a, resist)  # P-RES-6: a ritual is warded off, not reduced
+            net, resisted = ritual or (self._net_after_resistance(a, resist), sum(resist.values()))
             ok, excess = rules.outcome(net, a.difficulty or 0)
             t = self.tally(a)
-            public = a.slot == "public"
+            public = self.is_public(a)
             # P.4: a public action becomes fully public; a private one is shown to its owner and the
             # targets of the resolved action (results only: no dice, no consequences).
             details = (
@@ -1874,12 +1826,14 @@ class Game(Catalogue, Development, PlatformGame):
                 difficulty=a.difficulty or 0,
                 success=ok,
                 excess=excess,
-                resisted=sum(resist.values()),
+                resisted=resisted,
                 details=details,
                 tier=_tier(a, s, net),
                 actor=SYSTEM,
                 audience=audience,
             )
+            self._conclude_ritual(action_id)
+            self._world_resolved(action_id)
             self._after_resolved(a, resist)
         self._step_began(step="battle", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
 
@@ -1947,8 +1901,6 @@ EVENT_VERSIONS: dict[str, int] = {
     "ExtraDiceRolled": 1,
     "FreeActionTaken": 1,
     "QuotaChanged": 1,
-    "StrongholdRecorded": 1,
-    "ActionMadePrivate": 1,
     "AssetTermsSet": 1,
     "FeesDue": 1,
     "ExtraReactionGained": 1,
@@ -1963,6 +1915,47 @@ EVENT_VERSIONS: dict[str, int] = {
     "DreadGrown": 1,
     "ShareConsequenceProposed": 1,
     "ShareConsequenceAccepted": 1,
+    "SpellDefined": 1,
+    "SpellLearned": 1,
+    "MagicPerkGranted": 1,
+    "SpellsPerfected": 1,
+    "ConduitSet": 1,
+    "ConduitRemoved": 1,
+    "SpellCast": 1,
+    "RitualWarded": 1,
+    "RitualConcluded": 1,
+    "ManaChannelled": 1,
+    "ManaContributed": 1,
+    "ManaSpent": 1,
+    "MapDeclared": 1,
+    "MapAmended": 1,
+    "MapPublished": 1,
+    "FeaturesShown": 1,
+    "FeatureLearned": 1,
+    "ClaimSet": 1,
+    "ClaimLost": 1,
+    "InfluenceSpent": 1,
+    "InfluenceShifted": 1,
+    "MechanismsSet": 1,
+    "InfluenceGenerated": 1,
+    "ActionAimed": 1,
+    "InfiltrationAnnounced": 1,
+    "TaxesCollected": 1,
+    "FeatureOwned": 1,
+    "FloorCleared": 1,
+    "ThreatReduced": 1,
+    "RuinCleared": 1,
+    "FeatureRebuilt": 1,
+    "ModuleBuilt": 1,
+    "TownChanged": 1,
+    "WorldSeasonBegan": 1,
+    "MaintenanceDue": 1,
+    "MaintenancePaid": 1,
+    "StrongholdInoperable": 1,
+    "TownsCleanedUp": 1,
+    "IndustriesChanged": 1,
+    "DurableHeld": 1,
+    "AimsClosed": 1,
     "ControlChosen": 1,
     "WalletChanged": 1,
     "FavorSpent": 1,

@@ -17,6 +17,7 @@ from domain.powers.commands import POWERS_COMMANDS
 from domain.powers.game import Game, fold
 from domain.powers.notify import notify
 from domain.powers.options import PowersOptions
+from domain.powers.state import STATE_TYPES
 from domain.powers.views import board_view
 from domain.verify import verify_events
 
@@ -79,6 +80,7 @@ POWERS = register(
         aggregate=Game,
         start=Game.start,
         commands=POWERS_COMMANDS,
+        state_types=STATE_TYPES,
         view=board_view,
         mail_grammar=parse_turn,
         notify=notify,

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from domain.platform.state import ViewerSequences, Window
 from domain.powers.development import DEVELOPMENT_TYPES, DevelopmentState
+from domain.powers.world_state import WorldState
 
 
 @dataclass
@@ -161,6 +162,8 @@ class GameState(ViewerSequences):
     rollbacks: int = 0
     mail_replies: dict = field(default_factory=dict)
     catalogue: dict = field(default_factory=dict)  # domain.powers.catalogue: class actions, shares, terms...
+    magic: dict = field(default_factory=dict)  # domain.powers.magic: spells, perks, conduits, casts (P.2.9)
+    world: WorldState = field(default_factory=WorldState)
     development: DevelopmentState = field(default_factory=DevelopmentState)  # wallets, perks, ambitions, trades
 
 
@@ -175,5 +178,6 @@ STATE_TYPES = (
     Reaction,
     Window,
     GameState,
+    WorldState,
     *DEVELOPMENT_TYPES,
 )

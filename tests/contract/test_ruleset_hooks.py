@@ -9,12 +9,12 @@ import dataclasses
 
 import pytest
 
+from api.compose import build_games, build_projector
+from api.mail_intake import MailIntake
+from api.service import Caller
 from domain.mailturns import LineError, Turn
 from domain.platform import ruleset as registry
-from projections.mail import MailIntake
-from projections.service import Caller
 from projections.settings import Settings
-from projections.store import build_games, build_projector
 from tests.contract.fake_ruleset import FAKE, Join, Post
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from api.powers.service import PowersGames
+from api.service import Caller
 from domain.dice import FixedRoller, SeededRoller
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.powers import catalogue_commands as cc
@@ -12,7 +14,7 @@ from domain.powers import catalogue_rules as cr
 from domain.powers.game import Game
 from domain.powers.views import board_view
 from domain.verify import verify_events
-from projections.service import Caller, Games, event_data
+from projections.gamestore import event_data
 from tests.domain.helpers import NOW, SEED, game_in_planning, later, refused, submit
 
 
@@ -201,30 +203,13 @@ def test_p_act_1_subtle_titan_gained_in_play_makes_half_a_dragons_actions_privat
     refused(g, lambda: g.change_quota_perk("dra", "leading_army", True), "P-ACT-1")  # a Paragon's, not a Dragon's
 
 
-def test_p_act_1_an_action_taken_in_a_stronghold_is_private_whatever_slot_paid_for_it():
-    """[003:445] "any actions taken here become Private" (P-AMB-32: whichever slot it uses)."""
-    g = game_in_planning(("sov", "city", "sovereign"), ("other", "city", "celestial"))
-    g.record_stronghold("1,1", "sov")
-    submit(g, "sov", "Keep", [], slot="public", location="1,1")
-    submit(g, "sov", "Square", [], slot="public", location="0,0")
-    keep = g.state.actions["Keep"]
-    assert keep.slot == "private"
-    assert g.slots_used("sov") == (2, 0)  # paid from the public slots a Sovereign has
-    g.advance(NOW, SEED)
-    g.collect_events()
-    g.resolve(now=NOW, roller=FixedRoller())
-    resolved = {e.action_id: e.audience for e in g.collect_events() if type(e).__name__ == "ActionResolved"}
-    assert resolved == {"Keep": ["power:sov"], "Square": ["public"]}
-    assert "Keep" not in str(board_view(g, "other"))
-
-
 # ---------------------------------------------------------------- P-RES-1, P-ACT-2: extra reactions
 
 
-def _attacked(defender_opts: dict, *assets):
+def _attacked(defender_opts: dict, *assets, defender: tuple[str, str] = ("city", "sovereign")):
     g = game_in_planning(
         ("a", "champion", "dragon"),
-        ("b", "city", "sovereign", defender_opts),
+        ("b", *defender, defender_opts),
         assets=[("b-might", "b", "might", "skill", 2), *assets],
     )
     for k in (1, 2):
@@ -259,7 +244,11 @@ def test_p_act_2_desperate_reaction_borrows_an_action_from_next_month():
 def test_p_res_1_each_perk_buys_at_most_one_extra_reaction_a_month_and_is_paid_for():
     """[003:883] Prepared Reaction spends a scheme ("The scheme does not apply as an asset to the resistance
     roll"); [003:911] Mystic Reactions an A mana; each "up to one additional" a month; no perk, none."""
-    g = _attacked({"prepared_reaction": True, "mystic_reactions": True}, ("plan", "b", "scheme", "scheme", 2))
+    g = _attacked(
+        {"prepared_reaction": True, "mystic_reactions": True},
+        ("plan", "b", "scheme", "scheme", 2),
+        defender=("conspiracy", "circle"),  # a Circle stores mana ([003:1155]): a Sovereign no Air
+    )
     refused(g, lambda: g.gain_extra_reaction("b", "desperate_reaction", now=later(1)), "P-RES-1")  # not its perk
     refused(g, lambda: g.gain_extra_reaction("b", "mystic_reactions", now=later(1)), "P-RES-1")  # no A mana
     g.grant_mana("b", "A", 1)
@@ -970,7 +959,7 @@ def test_p_2_12_commandeer_is_announced_publicly_even_from_a_private_slot():
 def test_p_2_12_the_catalogue_commands_run_through_the_service_and_refusals_name_their_rule():
     """Every channel sends these commands through ``Games.run``: a player's class action, a collaborator joining
     it, the GM's dice; a refusal names its rule and records nothing."""
-    games = Games()
+    games = PowersGames()
     gid, _, _ = games.create_game("Catalogue", "GM")
     gm = Caller.of("gm")
     ov = games.add_power(gid, "gm", "Overlord", "city", "overlord")[0]

@@ -7,11 +7,12 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from api.powers.service import PowersGames as Games
+from api.service import Caller
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.powers import development as dev
 from domain.powers import development_rules as dr
 from domain.powers.game import Game
-from projections.service import Caller, Games
 from tests.domain.helpers import NOW, SEED
 
 

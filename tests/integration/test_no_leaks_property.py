@@ -31,18 +31,20 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from api.powers.service import PowersGames
+from api.service import Caller
 from domain.dice import commitment, seal_difficulty
 from domain.errors import DomainError
 from domain.powers import development as dev
 from domain.powers import game as powers_game
-from domain.powers import views
+from domain.powers import magic, views
 from domain.powers.catalogue_commands import RecordLocation, SetAssetTerms, SubmitDuel
 from domain.verify import verify_events
 from projections.db import ReadModelDB
 from projections.projector import Projector
-from projections.service import Caller, Games
 from projections.settings import Settings
 
+WORLD_HEXES = ["0,0", "1,0", "0,1"]
 CLASSES = [
     ("champion", "wizard"),
     ("conspiracy", "circle"),
@@ -57,6 +59,12 @@ act = st.tuples(
 consequence = st.tuples(st.just("consequence"), st.integers(0, 30), st.integers(0, 3))
 react = st.tuples(st.just("react"), st.integers(0, 3), st.integers(0, 30))
 probe = st.tuples(st.just("probe"), st.integers(0, 3), st.integers(0, 30))
+# The world (domain.powers.world): hidden features with marker names, what a power learns, and influence.
+world_op = st.one_of(
+    st.tuples(st.just("feature"), st.integers(0, 3), st.booleans(), st.sampled_from(["outpost", "stronghold"])),
+    st.tuples(st.just("learn"), st.integers(0, 30), st.integers(0, 3)),
+    st.tuples(st.just("influence"), st.integers(0, 3), st.sampled_from(WORLD_HEXES), st.integers(0, 3)),
+)
 # Wallets, trades and ambitions (domain/powers/development.py): their reasons, notes and tasks are markers.
 development_op = st.one_of(
     st.tuples(st.just("wallet"), st.integers(0, 3)),
@@ -65,6 +73,7 @@ development_op = st.one_of(
     st.tuples(st.just("reveal"), st.integers(0, 3)),
 )
 planning_op = st.one_of(
+    world_op,
     act,
     act,
     act,
@@ -73,6 +82,7 @@ planning_op = st.one_of(
     st.tuples(st.just("share"), st.integers(0, 3), st.integers(0, 3)),
     st.tuples(st.just("grant"), st.integers(0, 3)),
     st.tuples(st.just("catalogue"), st.integers(0, 3), st.integers(0, 3), st.booleans(), st.booleans()),
+    st.tuples(st.just("magic"), st.integers(0, 3)),
     development_op,
 )
 resistance_op = st.one_of(
@@ -132,7 +142,7 @@ class World:
     """A game driven through the service, with the rules' model of who may see each marker."""
 
     def __init__(self, n_powers: int) -> None:
-        self.games = Games()
+        self.games = PowersGames()
         self.projector = Projector(self.games, ReadModelDB(Settings(database_url="memory")))
         self.game_id, _, _ = self.games.create_game("Property", "GM")
         self.powers: list[str] = []
@@ -144,6 +154,8 @@ class World:
         self.dice_allowed: dict[str, set[str]] = defaultdict(set)  # action id -> who may see its dice
         self.truth: dict[str, dict] = {}  # what a digest covers besides dice and salt, as the GM saw it
         self._digests: dict[tuple, set[str]] = {}
+        self.features: list[tuple[str, str]] = []
+        self.influence_allowed: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.ambitions: list[tuple[str, str, str]] = []
         for i in range(n_powers):
             cls, sub = CLASSES[i]
@@ -235,6 +247,17 @@ class World:
             elif kind == "grant":
                 to = P[o[1] % len(P)]
                 g.grant_visibility(gid, "gm", to, self.mark("GR", {to}), source="seeking")
+            elif kind == "magic":
+                # P.4: a power's spells, conduits and mana are its own (and the GM's).
+                me, gm = P[o[1] % len(P)], Caller.of("gm")
+                spell = f"spell{next(self.counter)}"
+                g.run(gm, gid, magic.DefineSpell(spell, self.mark("MG", {me}), "fast", "F", for_power=me))
+                g.run(gm, gid, magic.TeachSpell(me, spell))
+                through = g.run(gm, gid, magic.SetConduit(me, self.mark("MC", {me}), "0,0")).result["conduit_id"]
+                g.run(gm, gid, magic.GrantMana(me, "F", 1))
+                mine = [a["id"] for a in self.actions if a["owner"] == me]
+                cast = magic.CastSpell(me, spell, through, action_id=mine[-1] if mine else None, pay=["F"])
+                self.record(me, g.run(Caller.of(me), gid, cast).as_dict())
             elif kind == "probe" and self.actions:
                 me = P[o[1] % len(P)]
                 a = self.actions[o[2] % len(self.actions)]
@@ -247,6 +270,8 @@ class World:
                         self.record(me, probe().as_dict())
                     except DomainError as err:
                         self.record(me, err.as_dict())
+            elif kind in ("feature", "learn", "influence"):
+                self.apply_world(o)
             elif kind in ("wallet", "trade", "ambition", "reveal"):
                 self.develop(o)
             elif kind == "advance":
@@ -278,6 +303,60 @@ class World:
         except DomainError:
             pass
         self.follow_the_month()
+        self.follow_the_influence()
+
+    def apply_world(self, o: tuple) -> None:
+        """A world step: the GM adds a feature (its name, and a stronghold's protection, are markers), shows a
+        hidden feature to a power, or sets a power's influence (P.4)."""
+        from api.service import Caller
+        from domain.powers import world
+
+        g, gid, P, gm = self.games, self.game_id, self.powers, Caller.of("gm")
+        if o[0] == "feature":
+            _, who, public, kind = o
+            owner = P[who % len(P)]
+            fid = f"f{next(self.counter)}"
+            name = self.mark("FE", set(P) if public or kind == "stronghold" else {owner})
+            secret = self.mark("PR", {owner})  # what protects a stronghold is its owner's alone
+            hexes = [{"hex": h} for h in WORLD_HEXES]
+            feature = {"id": fid, "kind": kind, "name": name, "hex": "1,0", "controller": owner, "public": public}
+            feature |= {"protection": secret} if kind == "stronghold" else {}
+            g.run(gm, gid, world.AmendMap(hexes=hexes, features=[feature]))
+            self.features.append((fid, name))
+        elif o[0] == "learn" and self.features:
+            fid, name = self.features[o[1] % len(self.features)]
+            to = P[o[2] % len(P)]
+            g.run(gm, gid, world.RevealFeature(fid, to))
+            self.allowed[name].add(to)
+        elif o[0] == "influence":
+            _, who, hex_, amount = o
+            g.set_influence(gid, "gm", P[who % len(P)], hex_, amount)
+
+    def follow_the_influence(self) -> None:
+        """P.4: a conspiracy may see another's influence in a hex while both have influence there (what it saw
+        stays seen); Incorruptible aside, nobody else sees it. Read from the GM's board, the game's truth."""
+        sheets = self.games.view(self.game_id, "gm").get("sheets", [])
+        conspiracies = [x for x in sheets if x["cls"] == "conspiracy"]
+        for a in conspiracies:
+            for b in conspiracies:
+                for h in set(a["influence"]) & set(b["influence"]):
+                    self.influence_allowed[(a["power_id"], h)].add(b["power_id"])
+
+    def check_influence(self, p: str, surfaces: list) -> None:
+        """No surface of ``p`` shows another power's influence in a hex where P.4 hides it from ``p``."""
+        seen = []
+        for x in _walk(surfaces):
+            if not isinstance(x, dict):
+                continue
+            if x.get("type") == "InfluenceSet" and isinstance(x.get("data"), dict):
+                seen.append((x["data"]["power_id"], x["data"]["hex_id"]))
+            elif x.get("type") == "InfluenceDisclosed" and isinstance(x.get("data"), dict):
+                seen += [(q, x["data"]["hex_id"]) for q in x["data"]["entries"]]
+            elif set(x) == {"power", "hex", "amount"}:
+                seen.append((x["power"], x["hex"]))
+        for q, h in seen:
+            if q != p and p not in self.influence_allowed[(q, h)]:
+                raise Leak(f"{p} was shown {q}'s influence in {h}")
 
     def catalogue(self, who: int, target: int, public: bool, right_place: bool) -> None:
         """Class catalogue (domain.powers.catalogue): a private army's terms, and a duel whose target's true
@@ -384,6 +463,7 @@ class World:
                 if p not in who and marker in blob:
                     raise Leak(f"{p} was shown {marker} (allowed: {sorted(who)})")
             self.check_dice_secrets(p, surfaces[1], blob)
+            self.check_influence(p, surfaces)
             self.check_hashes(p, [*surfaces, *(json.loads(x) for x in self.shown[p])])
         for p in self.powers:  # and what each player can check (dice, difficulties, digests) checks out
             report = verify_events(g.visible_events(gid, p))
@@ -549,6 +629,18 @@ def test_the_checker_catches_a_planted_leak(monkeypatch):
         play(3, ops)
 
 
+def test_the_checker_catches_leaked_spells(monkeypatch):
+    """A broken implementation that shows every player the GM's magic (every power's spells) must be caught."""
+    real = views.board_view
+
+    def leaky(game, viewer):
+        return real(game, viewer) | {"magic": magic.magic_view(game, "gm")}
+
+    plant_view(monkeypatch, leaky)
+    with pytest.raises(Leak, match="MG"):
+        play(3, [("act", 0, False, False, 1, False, False), ("magic", 0)])
+
+
 def test_the_checker_catches_a_leaked_ambition_task(monkeypatch):
     """A broken implementation that shows every ambition's tasks, ❓ ones included, to every player must be caught."""
     real = views.board_view
@@ -615,12 +707,12 @@ def test_the_checker_catches_an_unsalted_submission_digest(monkeypatch):
 def test_the_checker_catches_a_receipt_that_commits_to_hidden_events(monkeypatch):
     """A receipt digest over events its holder may not see (here: everything recorded, so accepting a
     consequence that discloses something to another power) must be caught."""
-    real = Games._receipt
+    real = PowersGames._receipt
 
     def leaky(self, game, principal, events):
         return real(self, game, "gm", events)
 
-    monkeypatch.setattr(Games, "_receipt", leaky)
+    monkeypatch.setattr(PowersGames, "_receipt", leaky)
     with pytest.raises(Leak, match="receipt"):
         play(3, [("act", 0, False, False, 1, False, False), ("consequence", 0, 1)])
 
@@ -636,7 +728,7 @@ def test_the_checker_catches_a_difficulty_committed_without_its_nonce(monkeypatc
 def test_the_checker_catches_a_month_seed_shown_to_players(monkeypatch):
     """A broken implementation that reveals the month seed to the table (as before per-roll keys: then
     anyone recomputes every private roll of the month) must be caught."""
-    real = Games.visible_events
+    real = PowersGames.visible_events
 
     def leaky(self, game_id, viewer, after=0, limit=500):
         out = real(self, game_id, viewer, after, limit)
@@ -644,7 +736,7 @@ def test_the_checker_catches_a_month_seed_shown_to_players(monkeypatch):
             out += [e for e in real(self, game_id, "gm", 0, 100_000) if e["type"] == "SeedRevealed"]
         return out
 
-    monkeypatch.setattr(Games, "visible_events", leaky)
+    monkeypatch.setattr(PowersGames, "visible_events", leaky)
     with pytest.raises(Leak, match="SeedRevealed"):
         play(3, [("act", 0, False, False, 1, False, False), ("advance",), ("resolve",), ("close",), ("advance",)])
 
@@ -671,3 +763,21 @@ def test_the_checker_catches_the_key_of_a_roll_shown_to_others(monkeypatch):
     plant_view(monkeypatch, leaky)
     with pytest.raises(Leak, match="key of a roll"):
         play(3, [("act", 0, False, False, 1, False, False), ("act", 1, False, False, 0, False, False)])
+
+
+def test_the_checker_catches_a_hidden_feature_shown_to_the_table(monkeypatch):
+    """A broken implementation that shows every feature on the map to everyone must be caught."""
+    from domain.powers import world
+
+    monkeypatch.setattr(world, "_sees_feature", lambda game, feature_id, viewer: True)
+    with pytest.raises(Leak, match="FE"):
+        play(3, [("feature", 0, False, "outpost")])
+
+
+def test_the_checker_catches_influence_shown_to_a_city(monkeypatch):
+    """A broken implementation that shows a conspiracy's influence to every power must be caught."""
+    from domain.powers import world
+
+    monkeypatch.setattr(world, "_influence_watchers", lambda game, hex_id, power_id: list(game.state.powers))
+    with pytest.raises(Leak, match="influence"):
+        play(3, [("influence", 1, "0,0", 2)])

@@ -6,7 +6,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from projections.store import build_games, build_projector
+from api.compose import build_games, build_projector
+from tests.integration.helpers import close_services
 from tests.scenarios import play_rich_month
 
 
@@ -15,8 +16,7 @@ def stack(store_settings):
     games = build_games(store_settings)
     projector = build_projector(games, store_settings)
     yield games, projector
-    projector.db.close()
-    games.close()
+    close_services(games, projector)
 
 
 def test_rebuilt_read_models_equal_the_incrementally_built_ones_row_for_row(stack):

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from api.service import Caller, CommandKey, Games
+from api.service import Turn as ServiceTurn
 from domain.errors import DomainError, NotFound, RuleViolation
 from domain.ids import GM
 from domain.mailturns import Command, LineError, Turn
@@ -25,8 +27,6 @@ from domain.platform import commands as platform
 from domain.platform.commands import Command as CommandType
 from domain.powers import commands as pc
 from domain.powers.game import Game
-from projections.service import Caller, CommandKey, Games
-from projections.service import Turn as ServiceTurn
 
 log = logging.getLogger("emissary.mail")
 MAX_MAIL_BYTES = 2 * 1024 * 1024  # a whole mail, as SMTP DATA or as the JSON a provider posts

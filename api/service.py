@@ -1,0 +1,579 @@
+"""The application service (DESIGN "Commands"): ``run(caller, game_id, command, key)`` loads the game,
+authorizes the caller, decides through the game's ruleset's handler (or the platform's), saves with
+optimistic concurrency (a conflicting save is retried on fresh state, bounded, then reported as 409),
+keeps the idempotency key with the events, and answers every accepted command with a receipt. HTTP
+routes, web forms, the mail intake and workers all call it; persistence and reads are the store's
+(``projections.gamestore.GameStore``), which it extends.
+
+The clock and entropy are injected, so tests can pin them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import secrets
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from typing import Any, TypeVar
+
+from eventsourcing.persistence import IntegrityError
+from pydantic import ValidationError
+
+from domain import limits
+from domain import rulesets as installed
+from domain import visibility as vis
+from domain.dice import Roller, SeededRoller
+from domain.errors import Conflict, DomainError, Forbidden, RuleViolation, Unauthorized
+from domain.ids import GM
+from domain.platform import commands as platform
+from domain.platform import ruleset as rulesets
+from domain.platform.commands import Command, Context, is_system
+from domain.platform.game import PlatformGame, digest
+from projections.gamestore import GameStore, event_data
+from projections.keys import KeyRow
+
+log = logging.getLogger("emissary.service")
+
+T = TypeVar("T")
+Game = PlatformGame  # any ruleset's game aggregate
+
+
+def utcnow() -> datetime:
+    """The production clock."""
+    return datetime.now(timezone.utc)
+
+
+def hash_token(token: str) -> str:
+    """Tokens are stored only as hashes."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass
+class Receipt:
+    """What every accepted command returns: sequence number, server time, digest of what was recorded."""
+
+    game_id: str
+    sequence: int
+    recorded_at: str
+    digest: str
+    events: list[str]
+    result: dict = field(default_factory=dict)
+    replayed: bool = False
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who sends a command: the principal (``gm``, a power id, or ``system`` for workers), its role, and
+    the hash of the token it presented, checked against the state the command runs on (None when the
+    service itself calls: workers, the CLI, tests)."""
+
+    principal: str
+    role: str
+    token_hash: str | None = None
+
+    @classmethod
+    def of(cls, principal: str, token_hash: str | None = None) -> Caller:
+        """The caller a principal authenticated as: the GM, or a player."""
+        return cls(principal, "gm" if principal == GM else "player", token_hash)
+
+
+SYSTEM_CALLER = Caller("system", "system")
+
+
+class Turn:
+    """The commands of one transaction on one game (``Games.run_turn``): each runs against the game as
+    the previous ones left it; nothing is saved until the turn returns."""
+
+    def __init__(self, games: Games, caller: Caller, game: Game) -> None:
+        self.game = game
+        self.caller = caller
+        self.games = games
+
+    def execute(self, command: Command) -> Any:
+        """Run one command's handler (its ruleset's, or the platform's); returns its result."""
+        if not isinstance(command, Command):
+            raise TypeError(f"not a command: {command!r}")
+        if is_system(command) and self.caller.role != "system":
+            raise Forbidden(f"only the service's workers send {type(command).__name__}", field="command")
+        handler = self.game.ruleset.handler(command)
+        return handler(self.game, command, self.games.context(self.caller, self.game))
+
+    def receipt(self) -> Receipt:
+        """The receipt of what this turn has recorded so far, as the caller sees it."""
+        return self.games.receipt_for(self.game, self.caller.principal)
+
+
+@dataclass(frozen=True)
+class CommandKey:
+    """An idempotency key (HTTP ``Idempotency-Key``, a mail's Message-ID) and a fingerprint of the
+    request it came with; an empty fingerprint is not compared (a Message-ID names its mail)."""
+
+    value: str
+    fingerprint: str = ""
+
+
+class Games(GameStore):
+    """The application service: runs commands of any registered ruleset (and the platform's) against one
+    game aggregate each, and answers every accepted command with a receipt."""
+
+    def __init__(
+        self,
+        env: dict[str, str] | None = None,
+        *,
+        clock: Callable[[], datetime] = utcnow,
+        entropy: Callable[[int], str] = secrets.token_hex,
+        snapshot_interval: int = 100,
+        retries: int = 8,
+        roller_factory: Callable[[Game], Roller] | None = None,
+    ) -> None:
+        self.clock = clock
+        self.entropy = entropy
+        self.retries = retries
+        self.roller_factory = roller_factory or (
+            lambda game: SeededRoller(
+                game.state.seed or "00", legacy=game.state.seed is not None and game.state.seed_root is None
+            )
+        )
+        self.conflicts = 0  # saves that lost a race with another process (each is retried or reported as 409)
+        super().__init__(env, snapshot_interval=snapshot_interval)
+
+    def _run(
+        self,
+        game_id: str,
+        principal: str,
+        command: Callable[[Game], T],
+        key: CommandKey | None = None,
+        result: Callable[[T], dict] | None = None,
+        key_scope: str | None = None,
+        token_hash: str | None = None,
+    ) -> Receipt:
+        """Run a command on current state and save; retry on a concurrent save, else 409.
+
+        The receipt's ``result`` is ``result(value)`` of what the command returned (or that value, if
+        a dict). With a key, the receipt is saved under it in the same transaction as the events, and
+        a command whose key is already recorded returns that first receipt and records nothing.
+
+        Within one process, commands on one game take turns on the cached aggregate (no deep
+        copy); across processes, the store's optimistic concurrency decides. Any failure evicts
+        the cached aggregate, so a refused or conflicting command leaves no trace in memory either.
+        """
+        fresh = False
+        for attempt in range(1, self.retries + 1):
+            with self._lock(game_id):
+                # The cached aggregate is used as it is (no read of the store): if another process
+                # recorded events meanwhile, our save conflicts and the retry reads them.
+                game = self._cached(game_id) if not fresh else None
+                fresh = game is None
+                game = game or self.get_game(game_id, for_update=False)
+                scope = key_scope or str(game.id)
+                try:
+                    # A token revoked by another process: the revocation is an event, so a stale cache
+                    # makes this save conflict, and the retry checks the token against fresh state.
+                    _check_token(game, token_hash)
+                    if key is not None:
+                        first = self.first_receipt(scope, principal, key)
+                        if first is not None:
+                            return first
+                    value = command(game)
+                    receipt = self._receipt(game, principal, list(game.pending_events))
+                    receipt.result = result(value) if result else (value if isinstance(value, dict) else {})
+                    row = (
+                        None
+                        if key is None
+                        else KeyRow(scope, principal, key.value, key.fingerprint, json.dumps(receipt.as_dict()))
+                    )
+                    self.save(game, command_key=row)
+                except IntegrityError:
+                    self._evict(game)
+                    fresh = True
+                    self.conflicts += 1
+                    log.info("concurrent save, retrying game=%s attempt=%s", game_id, attempt)
+                    continue
+                except DomainError:
+                    self._evict(game)
+                    if fresh:
+                        raise
+                    fresh = True  # refused on cached state: check once more against the store
+                    continue
+                except BaseException:
+                    self._evict(game)
+                    raise
+                return receipt
+        raise Conflict(f"the game was busy; nothing was recorded after {self.retries} attempts, try again")
+
+    def first_receipt(self, game_id: str, principal: str, key: CommandKey) -> Receipt | None:
+        """The receipt a command sent with this key first got (marked replayed), or None if the key is
+        new; the same key sent with a different request is refused, naming ``Idempotency-Key``."""
+        row = self.recorder.select_command_key(game_id, principal, key.value)
+        if row is None:
+            return None
+        if key.fingerprint and row.fingerprint and row.fingerprint != key.fingerprint:
+            raise RuleViolation(
+                "this Idempotency-Key was already used for a different request; use a new key for a new request",
+                field="Idempotency-Key",
+            )
+        return Receipt(**{**json.loads(row.receipt), "replayed": True})
+
+    def receipt_for(self, game: Game, principal: str) -> Receipt:
+        """The receipt of the events a game holds unsaved, as ``principal`` sees them."""
+        return self._receipt(game, principal, list(game.pending_events))
+
+    def _receipt(self, game: Game, principal: str, events: list[Any]) -> Receipt:
+        shown = [e for e in events if vis.can_see(e.audience, principal)]
+        body = [{"type": type(e).__name__, "data": event_data(e)} for e in shown]
+        recorded_at = (events[-1].timestamp if events else self.clock()).isoformat()
+        return Receipt(
+            game_id=str(game.id),
+            sequence=game.state.sequence_for(principal),
+            recorded_at=recorded_at,
+            digest=digest(body),
+            events=[b["type"] for b in body],
+        )
+
+    def authenticate(self, game_id: str, token: str | None, *, fresh: bool = False) -> str:
+        """The principal (``gm`` or a power id) a bearer token stands for in this game; ``fresh`` reads the
+        store's latest state instead of trusting the cache (a read checks its token so)."""
+        if not token:
+            raise Unauthorized("send 'Authorization: Bearer <token>'", field="authorization")
+        principal = None if fresh else self.authenticate_cached(game_id, token)
+        if principal is None:  # not cached, or issued by another process since: read the store
+            principal = self._read(game_id, lambda game: game.credential(hash_token(token)))
+        if principal is None:
+            raise Unauthorized("this token is not valid for this game", field="authorization")
+        return principal
+
+    def authenticate_hash(self, game_id: str, token_hash: str) -> str:
+        """The principal for the hash of a token (a browser session keeps only the hash), read from the store."""
+        principal = self._read(game_id, lambda game: game.credential(token_hash))
+        if principal is None:
+            raise Unauthorized("this sign-in is no longer valid (the link was replaced)", field="session")
+        return principal
+
+    def authenticate_cached(self, game_id: str, token: str | None) -> str | None:
+        """The principal for a token from the cached game only (no I/O), or None if that cannot tell."""
+        cached = self._cached(game_id) if token else None
+        return cached.credential(hash_token(token)) if cached is not None else None
+
+    @staticmethod
+    def require_gm(principal: str) -> None:
+        if principal != GM:
+            raise Forbidden("only the GM may do this", field="authorization")
+
+    def _roller(self, game: Game) -> Roller:
+        return self.roller_factory(game)
+
+    # ------------------------------------------------------------------ the one command path
+
+    def run(
+        self,
+        caller: Caller,
+        game_id: str,
+        command: Command,
+        key: CommandKey | None = None,
+        *,
+        key_scope: str | None = None,
+    ) -> Receipt:
+        """Run one command for ``caller`` (load, authorize, decide, save, retry on conflict, receipt).
+
+        The handler is the game's ruleset's (or the platform's) for the command's class; its result is
+        the receipt's ``result``. With a key, a retry returns the first receipt and records nothing (the
+        key is kept under ``key_scope``, by default the game)."""
+        return self.run_turn(caller, game_id, lambda turn: turn.execute(command) or {}, key, key_scope=key_scope)
+
+    def run_many(
+        self, caller: Caller, game_id: str, commands: Sequence[Command], key: CommandKey | None = None
+    ) -> Receipt:
+        """Run several commands in one transaction: all are recorded, or (the first refusal is raised) none.
+        The receipt's result lists each command's result."""
+        return self.run_turn(caller, game_id, lambda turn: {"results": [turn.execute(c) or {} for c in commands]}, key)
+
+    def run_turn(
+        self,
+        caller: Caller,
+        game_id: str,
+        turn: Callable[[Turn], T],
+        key: CommandKey | None = None,
+        result: Callable[[T], dict] | None = None,
+        *,
+        key_scope: str | None = None,
+    ) -> Receipt:
+        """Run a turn, a function that builds and executes commands one after another against the game as
+        they leave it (``turn.execute(command)``), in one transaction: what it returns (through ``result``)
+        is the receipt's result; if it raises, nothing of it is recorded."""
+        return self._run(
+            game_id,
+            caller.principal,
+            lambda game: turn(Turn(self, caller, game)),
+            key,
+            result,
+            key_scope=key_scope,
+            token_hash=caller.token_hash,
+        )
+
+    def context(self, caller: Caller, game: Game) -> Context:
+        """What a handler gets besides the game: the caller, the time, entropy, the game's roller, and the
+        game's state at an earlier version (read from the store)."""
+        return Context(
+            principal=caller.principal,
+            now=self.clock(),
+            entropy=self.entropy,
+            roller=self._roller,
+            new_id=lambda prefix: f"{prefix}-{uuid.uuid4().hex[:10]}",
+            state_at=lambda version: self.get_game(str(game.id), version, for_update=False).state,
+        )
+
+    # ------------------------------------------------------------------ setup commands
+
+    def create_game(
+        self,
+        name: str,
+        gm_name: str = "GM",
+        timezone_name: str = "UTC",
+        months_per_season: int = 2,
+        options: dict | None = None,
+        *,
+        ruleset: str | None = None,
+        key: CommandKey | None = None,
+    ) -> tuple[str, str | None, Receipt]:
+        """Create a game of a registered ruleset (UnknownRuleset, 422, otherwise; by default the first installed,
+        ``domain.rulesets.DEFAULT``), with options its schema accepts; returns (game_id, GM token,
+        receipt). A retry with the key of a game already created returns that game's first receipt and no
+        token (tokens are kept only as hashes)."""
+        if key is not None and (first := self.first_receipt("", "", key)) is not None:
+            return first.game_id, None, first
+        chosen = rulesets.get(installed.DEFAULT if ruleset is None else ruleset)
+        checked_options(chosen, options)
+        game = chosen.start(name, gm_name, timezone_name, months_per_season, options)
+        token, token_hash = new_token()
+        game.issue_credential(GM, token_hash)
+        receipt = self._receipt(game, GM, list(game.pending_events))
+        row = None if key is None else KeyRow("", "", key.value, key.fingerprint, json.dumps(receipt.as_dict()))
+        try:
+            self.save(game, command_key=row)
+        except IntegrityError:
+            if key is None or (first := self.first_receipt("", "", key)) is None:
+                raise
+            return first.game_id, None, first
+        return str(game.id), token, receipt
+
+    # The methods below are the service's convenience API (tests and the CLI use them): each builds
+    # its command and sends it through ``run``, as the HTTP, web, mail and worker channels do.
+
+    # The methods below are the platform's convenience API (tests and the CLI use them): each builds
+    # its command and sends it through ``run``, as the HTTP, web, mail and worker channels do; a ruleset's
+    # own are in its package under api/ (``api.powers.service``).
+
+    def reissue_link(
+        self, game_id: str, principal: str, who: str, *, key: CommandKey | None = None
+    ) -> tuple[str | None, Receipt]:
+        """GM: revoke the sign-in link of the GM or a power and issue a new one; returns the new token
+        (None on a replayed key: tokens are kept only as hashes)."""
+        token, token_hash = new_token()
+        receipt = self.run(Caller.of(principal), game_id, platform.ReissueLink(who, token_hash), key)
+        return None if receipt.replayed else token, receipt
+
+    def close_window(
+        self,
+        game_id: str,
+        principal: str,
+        window_id: str,
+        expected_step: str | None = None,
+        *,
+        key: CommandKey | None = None,
+    ) -> Receipt:
+        """GM: close a window now, before its deadline if need be; a no-op if it is already closed.
+        (Workers close windows when due with ``close_due_window``.)"""
+        return self.run(Caller.of(principal), game_id, platform.CloseWindow(window_id, expected_step), key)
+
+    def grant_visibility(
+        self,
+        game_id: str,
+        principal: str,
+        to: str,
+        text: str,
+        source: str = "ruling",
+        about: str | None = None,
+        *,
+        key: CommandKey | None = None,
+    ) -> Receipt:
+        """GM: show a power what it learned (a Seeking success, a ruling)."""
+        return self.run(Caller.of(principal), game_id, platform.GrantVisibility(to, text, source, about), key)
+
+    def set_timezone(
+        self, game_id: str, principal: str, power_id: str, timezone_name: str, *, key: CommandKey | None = None
+    ) -> Receipt:
+        """A power chooses the time zone its feed and deadlines are shown in."""
+        return self.run(Caller.of(principal), game_id, platform.SetTimezone(power_id, timezone_name), key)
+
+    def set_contact(
+        self,
+        game_id: str,
+        principal: str,
+        power_id: str,
+        email: str | None,
+        mode: str,
+        *,
+        key: CommandKey | None = None,
+    ) -> Receipt:
+        """Where a power's notifications go (immediate, daily digest, or off)."""
+        return self.run(Caller.of(principal), game_id, platform.SetContact(power_id, email, mode), key)
+
+    def rollback(
+        self,
+        game_id: str,
+        principal: str,
+        reason: str,
+        *,
+        phase: str | None = None,
+        version: int | None = None,
+        key: CommandKey | None = None,
+    ) -> Receipt:
+        """GM: return the live game to the start of a phase; history stays, marked superseded."""
+        self.require_gm(principal)
+        v = self.phase_version(game_id, phase, version)
+        game = self.get_game(game_id, for_update=False)
+        began = game.ruleset.phase_of
+        if v != 1 and not any(began(e) is not None for e in self.events.get(game.id, gt=v - 1, lte=v)):
+            raise RuleViolation("roll back to the start of a phase (see the phase list)", field="version")
+        return self.run(Caller.of(principal), game_id, platform.RollBack(v, reason, phase), key)
+
+    def fork(
+        self,
+        game_id: str,
+        principal: str,
+        name: str,
+        reason: str = "",
+        *,
+        phase: str | None = None,
+        version: int | None = None,
+        key: CommandKey | None = None,
+    ) -> tuple[str, Receipt]:
+        """GM: a new game from this one's history up to a phase (a sandbox); returns (new game id, receipt).
+        A key is kept under the source game: a retry returns the first fork and copies nothing."""
+        self.require_gm(principal)
+        v = self.phase_version(game_id, phase, version)
+        source = self.get_game(game_id, for_update=False)
+        if key is not None and (first := self.first_receipt(str(source.id), principal, key)) is not None:
+            return first.result["game_id"], first
+        new_id = uuid.uuid4()
+        copied = [dataclasses.replace(e, originator_id=new_id) for e in self.events.get(source.id, lte=v)]
+        self.events.put(copied)
+        interval = self.snapshotting_intervals.get(type(source))
+        if self.snapshots is not None and interval:
+            for version_ in range(interval, v + 1, interval):
+                self.take_snapshot(new_id, version=version_)
+        receipt = self.run(
+            Caller.of(principal),
+            str(new_id),
+            platform.MarkForked(str(source.id), v, name, reason),
+            key,
+            key_scope=str(source.id),
+        )
+        return receipt.result["game_id"], receipt
+
+    # ------------------------------------------------------------------ windows
+
+    def set_deadline(
+        self, game_id: str, principal: str, window_id: str, closes_at: datetime, *, key: CommandKey | None = None
+    ) -> Receipt:
+        """GM: move a window's deadline. A naive time is read in the game's time zone, then kept in UTC."""
+        return self.run(Caller.of(principal), game_id, platform.SetDeadline(window_id, closes_at), key)
+
+    def request_extension(
+        self,
+        game_id: str,
+        principal: str,
+        power_id: str,
+        window_id: str,
+        hours: float,
+        reason: str = "",
+        *,
+        key: CommandKey | None = None,
+    ) -> Receipt:
+        return self.run(
+            Caller.of(principal), game_id, platform.RequestExtension(power_id, hours, window_id, reason), key
+        )
+
+    def grant_extension(
+        self,
+        game_id: str,
+        principal: str,
+        request_id: str,
+        hours: float | None = None,
+        *,
+        key: CommandKey | None = None,
+    ) -> Receipt:
+        """GM: grant an extension request; a second grant of the same request changes nothing."""
+        return self.run(Caller.of(principal), game_id, platform.GrantExtension(request_id, hours), key)
+
+    def refuse_extension(
+        self, game_id: str, principal: str, request_id: str, reason: str = "", *, key: CommandKey | None = None
+    ) -> Receipt:
+        return self.run(Caller.of(principal), game_id, platform.RefuseExtension(request_id, reason), key)
+
+    def declare_ready(self, game_id: str, principal: str, power_id: str, *, key: CommandKey | None = None) -> Receipt:
+        return self.run(Caller.of(principal), game_id, platform.DeclareReady(power_id), key)
+
+    def close_due_window(self, game_id: str, window_id: str) -> bool:
+        """Workers: close a window if it is due; a no-op if it is closed, gone, or not due yet."""
+        return self.run(SYSTEM_CALLER, game_id, platform.CloseDueWindow(window_id)).result["closed"]
+
+    def queue_due_reminders(self, game_id: str, window_id: str) -> list[str]:
+        """Workers: queue the reminders now due for a window (each offset once); returns who is reminded."""
+        return self.run(SYSTEM_CALLER, game_id, platform.QueueDueReminders(window_id)).result["reminded"]
+
+
+def _check_token(game: Game, token_hash: str | None) -> None:
+    """The token a caller presented must still be valid in the state its command runs on."""
+    if token_hash is not None and game.credential(token_hash) is None:
+        raise Unauthorized("this token is not valid for this game (it may have been replaced)", field="authorization")
+
+
+def checked_options(ruleset: rulesets.Ruleset, options: Any) -> None:
+    """A new game's options, checked against its ruleset's option schema: an unknown or ill-typed option is
+    refused (422) naming the option and the ruleset, before anything is recorded."""
+    if options is None:
+        return
+    if not isinstance(options, dict):
+        raise RuleViolation(f"options: an object of named options of ruleset {ruleset.name!r}", field="options")
+    try:
+        ruleset.options.model_validate(options)
+    except ValidationError as err:
+        first = err.errors()[0]
+        name = limits.field_name(first["loc"])
+        field = f"options.{name}" if name else "options"
+        if first["type"] == "extra_forbidden":
+            known = ", ".join(ruleset.options.model_fields) or "none"
+            raise RuleViolation(
+                f"{field} is not an option of ruleset {ruleset.name!r}; its options are {known}", field=field
+            ) from None
+        raise RuleViolation(f"{field}: {first['msg']} (ruleset {ruleset.name!r})", field=field) from None
+
+
+def new_token() -> tuple[str, str]:
+    """A fresh bearer token and its hash (only the hash is recorded)."""
+    token = secrets.token_urlsafe(24)
+    return token, hash_token(token)
+
+
+__all__ = [
+    "Caller",
+    "CommandKey",
+    "Games",
+    "new_token",
+    "Receipt",
+    "SYSTEM_CALLER",
+    "Turn",
+    "DomainError",
+    "hash_token",
+    "utcnow",
+    "event_data",
+]
