@@ -122,11 +122,13 @@ class Catalogue(PlatformGame):
                 )
 
     def _bases(self, power_id: str) -> list[str] | None:
-        """Where a power's followers work from (P-ASSET-5): a conspiracy's influenced hexes, a champion's hex
-        (as the GM recorded it); a city's claimed towns are the map's, so not checked here."""
+        """Where a power's followers work from (P-ASSET-5): a conspiracy's influenced hexes, a city's claimed
+        towns (on the map, once the GM declared it), a champion's hex (as the GM recorded it)."""
         ps = self.state.powers[power_id]
         if ps.cls == "conspiracy":
             return sorted(h for h, n in ps.influence.items() if n > 0)
+        if ps.cls == "city" and self._world_towns():
+            return sorted({t["hex"] for t in self._claimed_towns(power_id)})
         where = _cat(self.state).get("locations", {}).get(power_id)
         if ps.cls == "champion" and where:
             return [where]
@@ -671,7 +673,16 @@ class Catalogue(PlatformGame):
             last_channel=0,
             health_drives=list(k.get("health_drives", {}).get(str(s.season), [])),
             royal_guard_rank=int(k.get("royal_guard_rank", 0)),
+            towns_claimed=len(self._claimed_towns(power_id)) if self._world_towns() else None,
         )
+
+    def _world_towns(self) -> dict:
+        world = getattr(self.state, "world", None)
+        return dict(getattr(world, "towns", {}) or {})
+
+    def _claimed_towns(self, power_id: str) -> list[dict]:
+        """The towns a power claims on the map (P-TOWN-1), if the GM declared towns."""
+        return [t for t in self._world_towns().values() if any(c["power"] == power_id for c in t["claims"].values())]
 
     def submit_class_action(
         self, power_id: str, action_id: str, kind: str, params: dict | None = None, **submit: Any

@@ -738,12 +738,15 @@ class Standing:
     last_channel: int = 0
     health_drives: Sequence[str] = ()  # towns driven this season
     royal_guard_rank: int = 0
+    towns_claimed: int | None = None  # from the map's claims (P-TOWN-1) when the GM has declared towns
 
 
 def prepare(kind: str, params: Mapping[str, Any], options: Mapping[str, Any], st: Standing) -> dict:
     """Check a class action's own limits and fill in the inputs the catalogue computes (P.2.12). Returns
     the parameters the difficulty formula reads."""
     p = dict(params)
+    if kind == "annex" and st.towns_claimed is not None:
+        p["towns_claimed"] = st.towns_claimed  # the map knows: what the submitter said does not count
     if kind == "coming_of_age":
         cap = 5 if options.get("big_family") else 3
         if st.heirs >= cap:

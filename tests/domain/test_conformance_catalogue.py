@@ -16,6 +16,7 @@ from domain.powers.views import board_view
 from domain.verify import verify_events
 from projections.gamestore import event_data
 from tests.domain.helpers import NOW, SEED, game_in_planning, later, refused, submit
+from tests.domain.world_helpers import world_game
 
 
 def names(events) -> list[str]:
@@ -1199,3 +1200,23 @@ def test_p_dice_10_a_discarded_actions_conversions_can_no_longer_be_locked():
     g.collect_events()
     g.advance(NOW, SEED)  # nor does Planning's close lock it
     assert "ConversionsLocked" not in names(g.collect_events())
+
+
+def test_p_2_12_annex_counts_the_towns_claimed_on_the_map_not_what_the_submitter_says():
+    """[003:965] "Difficulty: The number of towns you already claim": once the GM declared the map, its claims
+    (P-TOWN-1) decide; a city's followers work from its claimed towns ([003:101], P-ASSET-5)."""
+    towns = [
+        {"id": "derop", "name": "Derop", "hex": "0,0", "population": 5, "wealth": 2},
+        {"id": "caliph", "name": "Caliph", "hex": "1,0", "population": 3, "wealth": 1},
+    ]
+    g = world_game(("sov", "city", "sovereign"), towns=towns, assets=[("clerk", "sov", "Clerk", "agent", 1)])
+    g.set_claim("derop", "sov")
+    out = propose(g, "sov", "ann", "annex", {"towns_claimed": 0, "town": "caliph"}, slot="public")
+    assert out["difficulty"] == 1
+    g.set_asset_terms("clerk", {"follower": True, "mobility": 0})
+    refused(
+        g,
+        lambda: submit(g, "sov", "X", [5], slot="public", location="1,0", assets=[{"asset_id": "clerk"}]),
+        "P-ASSET-5",
+    )
+    submit(g, "sov", "Ledger", [5], slot="public", location="0,0", assets=[{"asset_id": "clerk"}], convert=0)
