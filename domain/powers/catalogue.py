@@ -703,6 +703,9 @@ class Catalogue(PlatformGame):
             st = cr.Standing(**{**vars(st), "last_channel": int(last)})
         full = cr.prepare(kind, params, ps.options, st)
         difficulty = ca.difficulty(full)
+        # What it costs and yields reads its inputs too: check them now, not when Resolution reaches it.
+        price = cr.price(kind, full)
+        ca.yields(full, {"success": True, "successes": 0, "excess": 0})
         targets = list(submit.pop("targets", []) or [])
         submit.setdefault("skill", ca.skill)
         submit.setdefault("title", kind.replace("_", " ").title())
@@ -722,7 +725,7 @@ class Catalogue(PlatformGame):
             difficulty=difficulty,
             formula=ca.formula,
             cost=ca.cost,
-            price=cr.price(kind, full),
+            price=price,
             declared=list(ca.declared),
             kinds=list(ca.kinds),
             per_target=ca.per_target,

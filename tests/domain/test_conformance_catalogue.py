@@ -1220,3 +1220,16 @@ def test_p_2_12_annex_counts_the_towns_claimed_on_the_map_not_what_the_submitter
         "P-ASSET-5",
     )
     submit(g, "sov", "Ledger", [5], slot="public", location="0,0", assets=[{"asset_id": "clerk"}], convert=0)
+
+
+@pytest.mark.parametrize(
+    ("kind", "who", "params"),
+    [
+        ("rise_fingers", ("conspiracy", "cult"), {"hex": "0,0"}),  # units slain: what the new army is capped at
+        ("health_drive", ("city", "sovereign", {"health_drive": True}), {"town": "derop"}),  # population
+        ("sack", ("champion", "dragon"), {"uprising": 1, "opposing_units": 0}),  # wealth: the coin gained
+    ],
+)
+def test_p_2_12_an_input_the_outcome_needs_is_required_at_submission_not_at_resolution(kind, who, params):
+    g = game_in_planning(("p", *who))
+    refused(g, lambda: propose(g, "p", "act", kind, params, slot="public"), "P.2.12")
