@@ -196,6 +196,13 @@ class Catalogue(PlatformGame):
             self._charge_fees(a.id, payer, assets)
         return False
 
+    def _catalogue_month_opened(self) -> None:
+        """At the start of each month: Little Cruelties gains 1 Fear ([003:957], P.2.12)."""
+        g: Any = self
+        for p in sorted(self.state.powers.values(), key=lambda p: p.id):
+            if p.options.get("little_cruelties"):
+                g.earn(p.id, "fear", 1, "Little Cruelties: a month begins ([003:957])")
+
     def _charge_fees(self, action_id: str, payer: str, assets: list[dict]) -> None:
         """Each agent, industry and army that acted charges its fee unless loyal to the payer (P-ASSET-5,
         P-ASSET-6): paid from the wallet if it can be; else recorded unpaid, for the GM (GM-27)."""

@@ -299,6 +299,7 @@ PERK_OPTIONS = {
             "Big Family",
             "Many Masters",
             "Molotovs",
+            "Little Cruelties",
         )
     },
 }

@@ -399,6 +399,7 @@ class Game(Catalogue, Magic, World, Development, PlatformGame):
         )
         # StepBegan comes last, so the version of a phase's StepBegan is the phase fully opened.
         self._step_began(step="planning", season=s.season, month=month, actor=GM, audience=[vis.PUBLIC])
+        self._catalogue_month_opened()
 
     @event("StepBegan")
     def _step_began(self, step: str, season: int, month: int, actor: str, audience: list) -> None:

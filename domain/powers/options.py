@@ -87,6 +87,7 @@ class PowerOptions(_Options):
     big_family: bool = Field(False, description="Sovereign: up to 5 heirs instead of 3 ([003:1009])")
     many_masters: bool = Field(False, description="Circle: up to 4 masters instead of 3 ([003:1177])")
     molotovs: bool = Field(False, description="Cause [003:1270]: Saboteurs may inflict Burn, difficulty +1")
+    little_cruelties: bool = Field(False, description="[003:957] gain 1 Fear at the start of each month")
 
 
 class AdversaryOptions(PowerOptions):

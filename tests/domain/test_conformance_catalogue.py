@@ -1233,3 +1233,19 @@ def test_p_2_12_annex_counts_the_towns_claimed_on_the_map_not_what_the_submitter
 def test_p_2_12_an_input_the_outcome_needs_is_required_at_submission_not_at_resolution(kind, who, params):
     g = game_in_planning(("p", *who))
     refused(g, lambda: propose(g, "p", "act", kind, params, slot="public"), "P.2.12")
+
+
+def test_p_2_12_little_cruelties_gain_one_fear_at_the_start_of_each_month():
+    """[003:957] "Little Cruelties: At the start of each month, gain 1 Fear." """
+    g = Game.start("t", "GM")
+    g.add_power("cruel", "Cruel", "city", "overlord")
+    g.add_power("kind", "Kind", "city", "sovereign")
+    g.choose_control("cruel", "fear")
+    g.choose_control("kind", "fear")
+    g.grant_perk("cruel", "Little Cruelties")
+    g.advance(NOW, SEED)
+    assert g.holdings("cruel").wallet == {"fear": 3}  # Tidings is no month
+    g.advance(NOW, SEED)
+    assert (g.holdings("cruel").wallet, g.holdings("kind").wallet) == ({"fear": 4}, {"fear": 3})
+    next_month(g)
+    assert g.holdings("cruel").wallet == {"fear": 5}
