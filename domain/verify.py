@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
@@ -137,6 +137,17 @@ SHAPES: dict[str, type[BaseModel]] = {
     "SeedRevealed": _data_model("SeedRevealed", seed=(str, Field(pattern=HEX64)), commitment=(str, ...)),
     "DiceRolled": _data_model("DiceRolled", action_id=(str, ...), pool=(_Pool, ...)),
     "ReactionDeclared": _data_model("ReactionDeclared", action_id=(str, ...), pool=(_Pool, ...)),
+    "ShareRolled": _data_model("ShareRolled", action_id=(str, ...), pool=(_Pool, ...)),
+    "ReactionUsed": _data_model("ReactionUsed", reaction_id=(str, ...), pool=(_Pool | None, None)),
+    "ExtraDiceRolled": _data_model(
+        "ExtraDiceRolled",
+        roll_no=(int, Field(ge=0)),
+        commitment=(str | None, None),
+        sides=(int, Field(ge=2, le=100)),
+        faces=(list[Annotated[int, Field(ge=1, le=100)]], Field(max_length=MAX_DICE)),
+        key=(str | None, Field(None, pattern=HEX64)),
+        path=(list[str] | None, Field(None, max_length=64)),
+    ),
     "ActionResolved": _data_model("ActionResolved", action_id=(str, ...), details=(_Details | None, None)),
     "ActionProvisional": _data_model("ActionProvisional", action_id=(str, ...), details=(_Details | None, None)),
     "TiesBroken": _data_model(
@@ -261,17 +272,28 @@ class _Month:
     seed: str | None = None
 
 
-def _rolls(event: dict) -> Iterable[tuple[int | None, str | None, list[int], str | None, list | None]]:
+def _rolls(event: dict) -> Iterable[tuple[int | None, str | None, list[int], str | None, list | None, int]]:
+    """Each roll an event shows: number, seed commitment, faces, key, Merkle path and the dice's sides."""
     data = event.get("data", {})
     kind = event.get("type")
-    if kind in ("DiceRolled", "ReactionDeclared"):
-        pool = data.get("pool") or {}
+    if kind in ("DiceRolled", "ReactionDeclared", "ShareRolled", "ReactionUsed") and data.get("pool"):
+        pool = data["pool"]
         yield (
             pool.get("roll_no"),
             pool.get("commitment"),
             [d["face"] for d in pool.get("dice", [])],
             pool.get("key"),
             pool.get("path"),
+            6,
+        )
+    elif kind == "ExtraDiceRolled":  # P-DICE-13: d4, d10... outside challenges, from the same committed keys
+        yield (
+            data["roll_no"],
+            data.get("commitment"),
+            list(data["faces"]),
+            data.get("key"),
+            data.get("path"),
+            data["sides"],
         )
     elif kind in ("ActionResolved", "ActionProvisional"):
         details = data.get("details") or {}
@@ -282,6 +304,7 @@ def _rolls(event: dict) -> Iterable[tuple[int | None, str | None, list[int], str
                 list(details["faces"]),
                 details.get("key"),
                 details.get("path"),
+                6,
             )
 
 
@@ -407,7 +430,7 @@ def verify_events(events: Iterable[dict]) -> Report:
         data = e.get("data", {})
         kind = e.get("type")
         where = f"event {e.get('seq')} ({kind})"
-        for roll_no, commit, faces, key, path in _rolls(e):
+        for roll_no, commit, faces, key, path, sides in _rolls(e):
             if roll_no is None:
                 continue
             earlier = seen_rolls.get(roll_no)
@@ -431,8 +454,8 @@ def verify_events(events: Iterable[dict]) -> Report:
                 key,
                 path,
                 faces,
-                lambda k: faces_from_key(k, n),
-                lambda seed: derive_faces_legacy(seed, roll_no, n),
+                lambda k: faces_from_key(k, n, sides),
+                lambda seed: derive_faces_legacy(seed, roll_no, n, sides),
             )
             if ok is None:
                 report.rolls_pending += 1

@@ -280,7 +280,29 @@ def check_perk_definition(name: str, group: str, versus: str | None, catalogue: 
 
 
 # Perks whose effect the rules already read from a power's options: taking the perk sets the option.
-PERK_OPTIONS = {"Personal Touch": "personal_touch"}
+PERK_OPTIONS = {
+    "Personal Touch": "personal_touch",
+    # read by the class catalogue (domain.powers.catalogue)
+    **{
+        name: name.lower().replace(" ", "_")
+        for name in (
+            "Confident Duelist",
+            "Confident Negotiator",
+            "Confident Crafter",
+            "Confident Ritualist",
+            "Flexible Summoning",
+            "Desperate Reaction",
+            "Prepared Reaction",
+            "Mystic Reactions",
+            "Inquisition",
+            "Health Drive",
+            "Big Family",
+            "Many Masters",
+            "Molotovs",
+            "Little Cruelties",
+        )
+    },
+}
 
 
 def check_perk(

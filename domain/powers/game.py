@@ -22,6 +22,7 @@ from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame, _at, _iso, check_timezone, digest
 from domain.platform.game import fold as platform_fold
 from domain.powers import development_rules, magic_rules, rules
+from domain.powers.catalogue import Catalogue
 from domain.powers.development import Development
 from domain.powers.magic import Magic, caps_of, has_perk
 from domain.powers.options import DEFAULT_OPTIONS, validate_game_options, validate_power_options
@@ -54,7 +55,7 @@ def _pool_from(data: dict) -> Pool:
     )
 
 
-class Game(Magic, World, Development, PlatformGame):
+class Game(Catalogue, Magic, World, Development, PlatformGame):
     """One game of Powers: its calendar, powers, assets, the month's actions, reactions and windows."""
 
     class Event(PlatformGame.Event):
@@ -148,7 +149,7 @@ class Game(Magic, World, Development, PlatformGame):
 
     def slots_used(self, power_id: str) -> tuple[int, int]:
         """Actions used this month as (public, private), counting actions spent as assets (P-ASSET-2)."""
-        pub = priv = 0
+        pub, priv = self._shared_slots(power_id)
         for a in self.actions_of(power_id):
             cost = 1 + a.extra_actions
             if a.slot == "public":
@@ -171,7 +172,7 @@ class Game(Magic, World, Development, PlatformGame):
                 continue
             for p in self.eligible_resisters(a):
                 ps = self.state.powers[p]
-                if not ps.done_reacting and ps.reactions_used < ps.reaction_allowance:
+                if not ps.done_reacting and ps.reactions_used < ps.reaction_allowance + self._reactions_to_buy(ps):
                     pending.add(p)
         return sorted(pending)
 
@@ -398,6 +399,7 @@ class Game(Magic, World, Development, PlatformGame):
         )
         # StepBegan comes last, so the version of a phase's StepBegan is the phase fully opened.
         self._step_began(step="planning", season=s.season, month=month, actor=GM, audience=[vis.PUBLIC])
+        self._catalogue_month_opened()
 
     @event("StepBegan")
     def _step_began(self, step: str, season: int, month: int, actor: str, audience: list) -> None:
@@ -409,6 +411,7 @@ class Game(Magic, World, Development, PlatformGame):
             s.reactions = {}
             s.queue = []
             s.resolved = False
+            self._catalogue_month_began()
             for p in s.powers.values():
                 p.debt_this_month = p.debt_next_month
                 p.debt_next_month = 0
@@ -513,7 +516,14 @@ class Game(Magic, World, Development, PlatformGame):
         dungeon = self.check_location(power_id, location, assets or [] if roll else []) or dungeon
         if roll:
             # Validate the pool before recording anything: a refused command records nothing.
-            self._pick_pool(power_id, assets or [], skill_tag=skill, is_reaction=False, dungeon=bool(dungeon))
+            self._pick_pool(
+                power_id,
+                assets or [],
+                skill_tag=skill,
+                is_reaction=False,
+                dungeon=bool(dungeon),
+                where={"location": location, "against": targets},
+            )
             self._roll_proof(self.state.next_roll)  # and that the month's committed block has a roll left
         index = len(self.actions_of(power_id)) + 1
         self._action_submitted(
@@ -616,7 +626,14 @@ class Game(Magic, World, Development, PlatformGame):
             )
         self.check_reach(a.location, assets)
         pool = self._build_pool(
-            a.power, assets, skill_tag=a.skill, extra_actions=extra, roller=roller, is_reaction=False, dungeon=a.dungeon
+            a.power,
+            assets,
+            skill_tag=a.skill,
+            extra_actions=extra,
+            roller=roller,
+            is_reaction=False,
+            dungeon=a.dungeon,
+            where={"location": a.location, "against": list(a.targets)},
         )
         if salt is not None:
             pool["salt"] = salt  # told only to the submission's audience, with its dice
@@ -640,6 +657,7 @@ class Game(Magic, World, Development, PlatformGame):
         is_reaction: bool,
         reacting_to_skill: str | None = None,
         dungeon: bool = False,
+        where: dict | None = None,
     ) -> dict:
         chosen = self._pick_pool(
             power_id,
@@ -648,6 +666,7 @@ class Game(Magic, World, Development, PlatformGame):
             is_reaction=is_reaction,
             reacting_to_skill=reacting_to_skill,
             dungeon=dungeon,
+            where=where,
         )
         pool_assets = [
             {"asset_id": a.id, "name": a.name, "cls": a.cls, "rank": a.rank, "mode": m, "undercut": False}
@@ -664,6 +683,7 @@ class Game(Magic, World, Development, PlatformGame):
         is_reaction: bool,
         reacting_to_skill: str | None = None,
         dungeon: bool = False,
+        where: dict | None = None,
     ) -> list[tuple[Asset, str]]:
         """Check a pool's assets against the rules (P-ASSET-1, P-ASSET-3, P-ASSET-4, P-DICE-6..9, P-RES-3).
 
@@ -714,6 +734,7 @@ class Game(Magic, World, Development, PlatformGame):
             reacting_to_skill=reacting_to_skill,
             dungeon=dungeon,
         )
+        self._check_terms(power_id, chosen, where)  # fees, loyalty, mobility, professions (P-ASSET-5..7)
         return chosen
 
     def _roll_pool(self, power_id: str, pool_assets: list[dict], extra_actions: int, roller: Roller) -> dict:
@@ -778,6 +799,8 @@ class Game(Magic, World, Development, PlatformGame):
         self._check_planning(now, a.power)
         if a.pool is None:
             raise RuleViolation("roll the action before converting dice", rule="P-DICE-5", field="action_id")
+        if a.discarded:  # its submission is no longer resolved or published: nothing of it is locked
+            raise RuleViolation("this action was discarded", rule="P-DICE-10", field="action_id")
         if a.pool.locked:
             raise RuleViolation(
                 "conversions are fixed with the roll and cannot be changed", rule="P-DICE-5", field="convert"
@@ -889,6 +912,7 @@ class Game(Magic, World, Development, PlatformGame):
             p.debt_next_month = max(0, p.debt_next_month - undo["lose_actions"])
             left = {name: p.statuses.get(name, 0) - n for name, n in undo["statuses"].items()}
             p.statuses = {k: v for k, v in {**p.statuses, **left}.items() if v > 0}
+        self._undo_shares(action_id)  # collaborators' consequences are undone with it (P-AMB-29, P-DICE-11)
 
     # ------------------------------------------------------------------ GM rulings
 
@@ -969,6 +993,7 @@ class Game(Magic, World, Development, PlatformGame):
         _check_items(resisters, "resisters")
         for p in resisters:
             self.power(p)
+        self._check_ruling(a, resistible)
         self._ruling_issued(
             action_id=action_id,
             resistible=resistible,
@@ -1286,7 +1311,8 @@ class Game(Magic, World, Development, PlatformGame):
         if w is not None:
             self._window_closed(window_id=w.id, reason=reason, closed_at=_iso(now), actor=SYSTEM, audience=[vis.PUBLIC])
         for a in sorted(s.actions.values(), key=lambda a: (a.power, a.index)):
-            if a.pool is not None and not a.pool.locked:
+            # A discarded action is not resolved nor published: locking it would record an unpublished digest.
+            if a.pool is not None and not a.pool.locked and not a.discarded:
                 self._conversions_locked(
                     action_id=a.id,
                     converted=[],
@@ -1384,6 +1410,8 @@ class Game(Magic, World, Development, PlatformGame):
                     )
                 else:
                     ledger[pa.asset_id] = action_id
+            if self._on_resolving(a, ledger):
+                continue  # a duel declared at the wrong place is lost (P-ACT-6)
             difficulty = a.difficulty
             if a.sealed is not None:
                 secret = s.sealed_difficulties[action_id]
@@ -1446,6 +1474,7 @@ class Game(Magic, World, Development, PlatformGame):
                 )
                 self._conclude_ritual(action_id)
                 self._world_resolved(action_id)
+                self._after_resolved(a, {})
         # Issue-3 style: a digest of the exact set of submissions this resolution consumed.
         digests = sorted(a.digest for a in live if a.digest)
         self._resolution_published(
@@ -1472,6 +1501,7 @@ class Game(Magic, World, Development, PlatformGame):
 
     def tally(self, a: ActionState, pool: Pool | None = None) -> rules.Tally:
         """The arithmetic of an action's pool (or a reaction's), without undercut assets."""
+        own = pool is None
         pool = pool if pool is not None else a.pool
         if pool is None:
             return rules.Tally(0, 0, 0, 0)
@@ -1483,6 +1513,9 @@ class Game(Magic, World, Development, PlatformGame):
             groups.append((pa.rank, pa.mode, dice))
         t = rules.tally(groups, critical_mode=self.state.options.get("critical_mode", "rolled"))
         full_size = sum(pa.rank for pa in pool.assets)
+        if own:  # the action's own: its collaborators' pools add their successes (P-DICE-11)
+            shared, size = self._shared_tally(a)
+            return rules.Tally(t.successes + shared, t.consequences, full_size + size, t.rolled)
         return rules.Tally(t.successes, t.consequences, full_size, t.rolled)
 
     def _details(self, a: ActionState, t: rules.Tally, difficulty: int) -> dict:
@@ -1548,6 +1581,7 @@ class Game(Magic, World, Development, PlatformGame):
     def _mark_used(self, action_id: str) -> None:
         a = self.state.actions[action_id]
         self._record_season_use([vars(pa) for pa in (a.pool.assets if a.pool else [])], action_id)
+        self._record_season_use(self._shared_assets(action_id), action_id)
 
     def _record_season_use(self, pool_assets: list[dict], user: str) -> None:
         """P-ASSET-12: enter the once-a-season assets an action or reaction used into the season ledger."""
@@ -1774,7 +1808,7 @@ class Game(Magic, World, Development, PlatformGame):
             reactions = [r for r in s.reactions.values() if r.action_id == action_id]
             resist = {r.power: self.tally(a, r.pool).successes for r in reactions}
             ritual = self._ritual_resisted(a, resist)  # P-RES-6: a ritual is warded off, not reduced
-            net, resisted = ritual or (rules.net_successes(a.successes, list(resist.values())), sum(resist.values()))
+            net, resisted = ritual or (self._net_after_resistance(a, resist), sum(resist.values()))
             ok, excess = rules.outcome(net, a.difficulty or 0)
             t = self.tally(a)
             public = self.is_public(a)
@@ -1801,6 +1835,7 @@ class Game(Magic, World, Development, PlatformGame):
             )
             self._conclude_ritual(action_id)
             self._world_resolved(action_id)
+            self._after_resolved(a, resist)
         self._step_began(step="battle", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
 
 
@@ -1863,6 +1898,24 @@ EVENT_VERSIONS: dict[str, int] = {
     "ReactionDeclared": 1,
     "ReactionConversionsLocked": 1,
     "ReactionsWaived": 1,
+    # domain.powers.catalogue
+    "ExtraDiceRolled": 1,
+    "FreeActionTaken": 1,
+    "QuotaChanged": 1,
+    "AssetTermsSet": 1,
+    "FeesDue": 1,
+    "ExtraReactionGained": 1,
+    "ReactionUsed": 1,
+    "ClassActionDeclared": 1,
+    "ActionLost": 1,
+    "ClassActionOutcome": 1,
+    "TargetResult": 1,
+    "ShareRolled": 1,
+    "ShareUndercut": 1,
+    "TrueLocationRecorded": 1,
+    "DreadGrown": 1,
+    "ShareConsequenceProposed": 1,
+    "ShareConsequenceAccepted": 1,
     "SpellDefined": 1,
     "SpellLearned": 1,
     "MagicPerkGranted": 1,

@@ -73,6 +73,21 @@ class PowerOptions(_Options):
     subtle_titan: bool = Field(False, description="Dragon [003:1354]: half the actions are private")
     subtle_titan_upgraded: bool = Field(False, description="Dragon: every action is private")
     leading_army: bool = Field(False, description="Paragon [003:1386]: public actions while leading an army")
+    # Perks read by the class catalogue (domain.powers.catalogue).
+    confident_duelist: bool = Field(False, description="[003:867] ignore the 1st and 5th consequences when dueling")
+    confident_negotiator: bool = Field(False, description="[003:869] the same when negotiating")
+    confident_crafter: bool = Field(False, description="[003:871] the same when crafting")
+    confident_ritualist: bool = Field(False, description="[003:873] the same when casting rituals")
+    flexible_summoning: bool = Field(False, description="Cult [003:1228]: ignore the 2nd consequence summoning")
+    desperate_reaction: bool = Field(False, description="[003:875] an extra reaction for an action of next month")
+    prepared_reaction: bool = Field(False, description="[003:883] an extra reaction for a scheme")
+    mystic_reactions: bool = Field(False, description="[003:911] an extra reaction for an A mana")
+    inquisition: bool = Field(False, description="[003:955] the Inquisition action")
+    health_drive: bool = Field(False, description="[003:947] the Health Drive action")
+    big_family: bool = Field(False, description="Sovereign: up to 5 heirs instead of 3 ([003:1009])")
+    many_masters: bool = Field(False, description="Circle: up to 4 masters instead of 3 ([003:1177])")
+    molotovs: bool = Field(False, description="Cause [003:1270]: Saboteurs may inflict Burn, difficulty +1")
+    little_cruelties: bool = Field(False, description="[003:957] gain 1 Fear at the start of each month")
 
 
 class AdversaryOptions(PowerOptions):
@@ -83,7 +98,15 @@ class AdversaryOptions(PowerOptions):
 
 
 # Perks that only one subclass has: elsewhere they would be accepted and read nowhere.
-SUBCLASS_PERKS = {"subtle_titan": "dragon", "subtle_titan_upgraded": "dragon", "leading_army": "paragon"}
+SUBCLASS_PERKS = {
+    "subtle_titan": "dragon",
+    "subtle_titan_upgraded": "dragon",
+    "leading_army": "paragon",
+    "flexible_summoning": "cult",
+    "big_family": "sovereign",
+    "many_masters": "circle",
+    "molotovs": "cause",
+}
 
 
 def _refusal(err: ValidationError, prefix: str, model: type[BaseModel]) -> RuleViolation:

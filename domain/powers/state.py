@@ -161,6 +161,7 @@ class GameState(ViewerSequences):
     forked_from: dict | None = None
     rollbacks: int = 0
     mail_replies: dict = field(default_factory=dict)
+    catalogue: dict = field(default_factory=dict)  # domain.powers.catalogue: class actions, shares, terms...
     magic: dict = field(default_factory=dict)  # domain.powers.magic: spells, perks, conduits, casts (P.2.9)
     world: WorldState = field(default_factory=WorldState)
     development: DevelopmentState = field(default_factory=DevelopmentState)  # wallets, perks, ambitions, trades

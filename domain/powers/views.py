@@ -12,6 +12,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from domain.ids import GM
+from domain.powers.catalogue import catalogue_view
 from domain.powers.development import development_view
 from domain.powers.game import Game
 from domain.powers.magic import magic_view
@@ -66,6 +67,7 @@ def _full_action(game: Game, a: ActionState, *, with_secret: bool, owner: bool =
         "pool_size": t.pool_size,
         "successes": t.successes,
         "consequences": t.consequences,
+        "effective_consequences": game.effective_consequences(a),  # after perks that ignore some (P-DICE-12)
         "digest": a.digest,
         "salt": a.salt,
         "consequence_offers": [
@@ -204,6 +206,7 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
         ]
         out["sheets"] = [_sheet(game, p) for p in sorted(s.powers.values(), key=lambda p: p.id)]
         out["pending_resisters"] = game.pending_resisters() if s.step == "resistance" else []
+        out["catalogue"] = catalogue_view(game, viewer)
         return out
     me = game.power(viewer)
     out["me"] = _sheet(game, me)
@@ -239,6 +242,7 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
         and a.power != viewer
         and viewer in game.eligible_resisters(a)
     ]
+    out["catalogue"] = catalogue_view(game, viewer)
     return out
 
 

@@ -38,6 +38,7 @@ from domain.errors import DomainError
 from domain.powers import development as dev
 from domain.powers import game as powers_game
 from domain.powers import magic, views
+from domain.powers.catalogue_commands import RecordLocation, SetAssetTerms, SubmitDuel
 from domain.verify import verify_events
 from projections.db import ReadModelDB
 from projections.projector import Projector
@@ -80,6 +81,7 @@ planning_op = st.one_of(
     probe,
     st.tuples(st.just("share"), st.integers(0, 3), st.integers(0, 3)),
     st.tuples(st.just("grant"), st.integers(0, 3)),
+    st.tuples(st.just("catalogue"), st.integers(0, 3), st.integers(0, 3), st.booleans(), st.booleans()),
     st.tuples(st.just("magic"), st.integers(0, 3)),
     development_op,
 )
@@ -240,6 +242,8 @@ class World:
                     self.record(owner, g.share_secret(gid, owner, owner, s["asset_id"], to).as_dict())
                     self.allowed[s["name"]].add(to)
                     self.allowed[s["asset_id"]].add(to)
+            elif kind == "catalogue":
+                self.catalogue(*o[1:])
             elif kind == "grant":
                 to = P[o[1] % len(P)]
                 g.grant_visibility(gid, "gm", to, self.mark("GR", {to}), source="seeking")
@@ -353,6 +357,33 @@ class World:
         for q, h in seen:
             if q != p and p not in self.influence_allowed[(q, h)]:
                 raise Leak(f"{p} was shown {q}'s influence in {h}")
+
+    def catalogue(self, who: int, target: int, public: bool, right_place: bool) -> None:
+        """Class catalogue (domain.powers.catalogue): a private army's terms, and a duel whose target's true
+        place only the GM knows (P-ACT-6)."""
+        g, gid, P = self.games, self.game_id, self.powers
+        me, other = P[who % len(P)], P[target % len(P)]
+        army = self.mark("AR", {me})
+        aid = g.grant_asset(gid, "gm", me, army, "army", 1).result["asset_id"]
+        self.allowed[aid] = {me}
+        g.run(Caller.of("gm"), gid, SetAssetTerms(aid, {"profession": self.mark("PR", {me}), "hex": "0,0"}))
+        if other == me:
+            return
+        g.run(Caller.of("gm"), gid, RecordLocation(other, "0,0"))
+        title, desc = self.mark("TT", {me}), self.mark("DD", {me})
+        duel = SubmitDuel(
+            me,
+            other,
+            "0,0" if right_place else "1,0",
+            title=title,
+            description=desc,
+            slot="public" if public else "private",
+        )
+        r = g.run(Caller.of(me), gid, duel)
+        self.record(me, r.as_dict())
+        info = {"id": r.result["action_id"], "owner": me, "title": title, "desc": desc, "circle": {me}}
+        self.actions.append({**info, "public": public, "resistible": True, "target": other, "nonce": None})
+        self.dice_allowed[info["id"]] |= {me}
 
     def develop(self, o: tuple) -> None:
         """A wallet's ledger and a trade are their powers' (and the GM's); an ambition's name is public once
@@ -567,6 +598,9 @@ def play(n_powers: int, ops: list[tuple]) -> World:
         ),
     ],
 )
+# Found by this test: a duel rolled without its conversions, discarded, then locked: Resolution never
+# published the digest the lock recorded.
+@example(n_powers=3, months=[([("catalogue", 2, 0, False, False), ("probe", 2, 0)], [], None)])
 def test_no_player_is_ever_shown_what_the_rules_hide_from_them(n_powers, months):
     play(n_powers, as_ops(months))
 

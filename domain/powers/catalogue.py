@@ -1,0 +1,1246 @@
+"""The class catalogue and the partial rules of Powers: a mixin of ``Game`` (ANALYSIS.md P.2.1-P.2.4, P.2.12).
+
+- P-DICE-13: dice outside challenges (d4, d10...), from the month's committed seed, verifiable like any roll;
+- P-ACT-5: free actions; P-ACT-1: quotas that change in play (strongholds: domain.powers.world);
+- P-RES-1, P-ACT-2: extra reactions paid by perks; P-RES-7: reactions that are not resistances;
+- P-ACT-6: the duel; P-ACT-7: seeking; P.2.12: class actions with their formulas; P-DICE-12;
+- P-DICE-11: collaborators spend an action and add their own pool; P-RES-4: per-target resistance;
+- P-ASSET-5..7: the terms of agents, industries and armies (fees, loyalty, mobility, professions).
+
+State lives in ``GameState.catalogue`` (plain JSON data, so snapshots and replays reproduce it); what
+belongs to one month is cleared when the next month's Planning begins.
+"""
+
+from __future__ import annotations
+
+from copy import deepcopy
+from datetime import datetime
+from typing import Any
+
+from eventsourcing.domain import event
+
+from domain import limits
+from domain import visibility as vis
+from domain.dice import Roller
+from domain.errors import NotFound, RuleViolation
+from domain.ids import GM, SYSTEM
+from domain.platform.game import PlatformGame
+from domain.powers import catalogue_rules as cr
+from domain.powers import hexmap, rules
+from domain.powers.options import validate_power_options
+
+MONTHLY = ("extra_reactions", "triggered", "kinds", "shares")
+TERMS: dict[str, type] = {
+    "fee": int,
+    "loyal_to": str,
+    "mobility": int,
+    "home": str,
+    "rooted": bool,
+    "follower": bool,
+    "hex": str,
+    "profession": str,
+    "personal": bool,
+    "levy": bool,
+    "origin": str,
+}
+QUOTA_PERKS = ("leading_army", "subtle_titan", "subtle_titan_upgraded")
+
+
+def _cat(state: Any) -> dict:
+    out: dict = state.catalogue
+    return out
+
+
+class Catalogue(PlatformGame):
+    """Commands and events of the class catalogue and the partial rules."""
+
+    # ------------------------------------------------------------------ hooks the aggregate calls
+
+    def _catalogue_month_began(self) -> None:
+        """Fold: a month's Planning clears the month's catalogue records and extra reactions (P-RES-1)."""
+        c = _cat(self.state)
+        for key in MONTHLY:
+            c.pop(key, None)  # absent, not empty: a month without catalogue records folds as before it existed
+        for p in self.state.powers.values():
+            p.reaction_allowance = 1
+
+    def _reactions_to_buy(self, ps: Any) -> int:
+        """Extra reactions a power's perks could still buy this month (P-RES-1): the window waits for them."""
+        taken = _cat(self.state).get("extra_reactions", {}).get(ps.id, [])
+        return sum(1 for perk in cr.EXTRA_REACTION_PERKS if ps.options.get(perk) and perk not in taken)
+
+    def _shared_slots(self, power_id: str) -> tuple[int, int]:
+        """Actions a collaborator spent joining others' actions this month (P-DICE-11)."""
+        pub = priv = 0
+        for shares in _cat(self.state).get("shares", {}).values():
+            for sh in shares:
+                if sh["power"] == power_id:
+                    if sh["slot"] == "public":
+                        pub += 1
+                    else:
+                        priv += 1
+        return pub, priv
+
+    def _shared_tally(self, a: Any) -> tuple[int, int]:
+        """The collaborators' successes and pool size added to an action (P-DICE-11 as P-AMB-43)."""
+        g: Any = self
+        successes = size = 0
+        for sh in _cat(self.state).get("shares", {}).get(a.id, []):
+            t = g.tally(a, _pool(sh["pool"]))
+            successes += t.successes
+            size += t.pool_size
+        return successes, size
+
+    def _shared_assets(self, action_id: str) -> list[dict]:
+        """The collaborators' pool assets of an action, for the season ledger (P-ASSET-12)."""
+        out: list[dict] = []
+        for sh in _cat(self.state).get("shares", {}).get(action_id, []):
+            out.extend(sh["pool"]["assets"])
+        return out
+
+    def _check_ruling(self, a: Any, resistible: bool) -> None:
+        """Seeking cannot be resisted (P-ACT-7)."""
+        kind = _cat(self.state).get("kinds", {}).get(a.id, {}).get("kind")
+        if resistible and kind in ("targeted_seeking", "broad_seeking"):
+            raise RuleViolation("seeking cannot be resisted [003:58]", rule="P-ACT-7", field="resistible")
+
+    def _check_terms(self, power_id: str, chosen: list, where: dict | None) -> None:
+        """Each agent, industry and army in a pool, against the terms the GM recorded (P-ASSET-5..7)."""
+        where = where or {}
+        terms = _cat(self.state).get("terms", {})
+        for asset, _mode in chosen:
+            t = terms.get(asset.id, {})
+            # An asset the GM granted without terms is taken as granted: the GM vouched it can help.
+            if t:
+                cr.check_asset_terms(
+                    {"id": asset.id, "name": asset.name, "cls": asset.cls},
+                    t,
+                    power_id,
+                    location=where.get("location"),
+                    against=[p for p in where.get("against", []) if p != power_id],
+                    bases=self._bases(power_id),
+                )
+
+    def _bases(self, power_id: str) -> list[str] | None:
+        """Where a power's followers work from (P-ASSET-5): a conspiracy's influenced hexes, a city's claimed
+        towns (on the map, once the GM declared it), a champion's hex (as the GM recorded it)."""
+        ps = self.state.powers[power_id]
+        if ps.cls == "conspiracy":
+            return sorted(h for h, n in ps.influence.items() if n > 0)
+        if ps.cls == "city" and self._world_towns():
+            return sorted({t["hex"] for t in self._claimed_towns(power_id)})
+        where = _cat(self.state).get("locations", {}).get(power_id)
+        if ps.cls == "champion" and where:
+            return [where]
+        return None
+
+    def _net_after_resistance(self, a: Any, resist: dict) -> int:
+        """Summed resistance for an outcome that concerns everyone; an action with an effect per target keeps
+        its successes, each target's resistance applying to its own share only (P-RES-4 as P-AMB-7)."""
+        if _cat(self.state).get("kinds", {}).get(a.id, {}).get("per_target"):
+            return int(a.successes)
+        return rules.net_successes(a.successes, list(resist.values()))
+
+    def _on_resolving(self, a: Any, ledger: dict) -> bool:
+        """At an action's turn in the queue: undercut collaborators' used-up assets (P-ASSET-13), charge the
+        fees (P-ASSET-5, P-ASSET-6), and lose a duel declared at the wrong place (P-ACT-6). True if lost."""
+        s = self.state
+        c = _cat(s)
+        for n, sh in enumerate(c.get("shares", {}).get(a.id, [])):
+            for pa in sh["pool"]["assets"]:
+                if pa["cls"] not in rules.ONCE_PER_SEASON:
+                    continue
+                if pa["asset_id"] in ledger and ledger[pa["asset_id"]] != a.id:
+                    self._share_undercut(
+                        action_id=a.id,
+                        share=n,
+                        asset_id=pa["asset_id"],
+                        name=pa["name"],
+                        actor=SYSTEM,
+                        audience=vis.powers([sh["power"]]),
+                    )
+                else:
+                    ledger[pa["asset_id"]] = a.id
+        kind = c.get("kinds", {}).get(a.id, {})
+        audience = [vis.PUBLIC] if a.slot == "public" else vis.powers([a.power, *a.collaborators])
+        if kind.get("kind") == "duel":
+            target, declared = kind["params"].get("target"), kind["params"].get("location")
+            true = c.get("locations", {}).get(target)
+            if true is not None and true != declared:
+                self._action_lost(
+                    action_id=a.id,
+                    reason=f"the duel was declared at {declared}, but the target was not there [003:54]",
+                    actor=SYSTEM,
+                    audience=audience,
+                )
+                return True
+        coin = int(kind.get("price", {}).get("coin", 0))
+        if coin:
+            # [003:28] costs are paid at the start of the action: one its power cannot pay does not happen.
+            g: Any = self
+            try:
+                g.pay(
+                    a.power, {"coin": coin}, f"{kind['kind'].replace('_', ' ')}: its cost", rule="P.2.12", actor=SYSTEM
+                )
+            except RuleViolation:
+                self._action_lost(
+                    action_id=a.id,
+                    reason=f"its cost of {coin} coin could not be paid [003:28]",
+                    actor=SYSTEM,
+                    audience=vis.powers([a.power, *a.collaborators]),  # a wallet is private (P.4)
+                )
+                return True
+        payers = [(a.power, [vars(pa) for pa in (a.pool.assets if a.pool else [])])]
+        payers += [(sh["power"], sh["pool"]["assets"]) for sh in c.get("shares", {}).get(a.id, [])]
+        for payer, assets in payers:
+            self._charge_fees(a.id, payer, assets)
+        return False
+
+    def _catalogue_month_opened(self) -> None:
+        """At the start of each month: Little Cruelties gains 1 Fear ([003:957], P.2.12)."""
+        g: Any = self
+        for p in sorted(self.state.powers.values(), key=lambda p: p.id):
+            if p.options.get("little_cruelties"):
+                g.earn(p.id, "fear", 1, "Little Cruelties: a month begins ([003:957])")
+
+    def _charge_fees(self, action_id: str, payer: str, assets: list[dict]) -> None:
+        """Each agent, industry and army that acted charges its fee unless loyal to the payer (P-ASSET-5,
+        P-ASSET-6): paid from the wallet if it can be; else recorded unpaid, for the GM (GM-27)."""
+        g: Any = self
+        terms = _cat(self.state).get("terms", {})
+        fees = []
+        for pa in assets:
+            fee = 0 if pa.get("undercut") else cr.fee_due(pa["cls"], terms.get(pa["asset_id"], {}), payer)
+            if fee:
+                fees.append({"asset_id": pa["asset_id"], "name": pa["name"], "fee": fee})
+        if not fees:
+            return
+        total = sum(f["fee"] for f in fees)
+        try:
+            g.pay(payer, {"coin": total}, "fees of the assets that acted", rule="P-ASSET-5", actor=SYSTEM)
+            paid = True
+        except RuleViolation:
+            paid = False
+        self._fees_due(
+            action_id=action_id,
+            power_id=payer,
+            fees=fees,
+            total=total,
+            paid=paid,
+            actor=SYSTEM,
+            audience=vis.powers([payer]),
+        )
+
+    def _credit(self, a: Any, outputs: dict) -> None:
+        """What a successful class action earns goes into its power's wallet (P-ASSET-10, P.2.12)."""
+        g: Any = self
+        kind = _cat(self.state)["kinds"][a.id]["kind"]
+        gains = {
+            "inquisition": ("fear", outputs.get("fear", 0)),
+            "health_drive": ("respect", outputs.get("respect", 0)),
+            "sack": ("coin", outputs.get("coin", 0)),
+            "slaughter": (g.holdings(a.power).control or "fear", outputs.get("fear_or_respect", 0)),
+        }
+        resource, amount = gains.get(kind, ("coin", 0))
+        if amount:
+            g.earn(a.power, resource, int(amount), f"{kind.replace('_', ' ')} [P.2.12]")
+
+    def _after_resolved(self, a: Any, resist: dict) -> None:
+        """Once an action's result is final: what its class action yields (P.2.12), what a seeking uncovers
+        (P-ACT-7), and each target's own result for an effect per target (P-RES-4)."""
+        c = _cat(self.state)
+        kind = c.get("kinds", {}).get(a.id)
+        if kind is None:
+            return
+        audience = vis.powers([a.power, *a.collaborators])
+        result = {"success": bool(a.success), "successes": int(a.net or 0), "excess": int(a.excess or 0)}
+        if kind.get("per_target"):
+            targets = self._per_target(a, kind)
+            per = cr.per_target_results(int(a.successes), int(a.difficulty or 0), resist, targets)
+            for t, r in per.items():
+                self._target_result(
+                    action_id=a.id,
+                    target=t,
+                    result=r,
+                    actor=SYSTEM,
+                    audience=vis.powers([a.power, *a.collaborators, t]) if t in self.state.powers else audience,
+                )
+            if kind["kind"] == "inquisition":
+                outputs: dict = {"removed": {t: r["excess"] for t, r in per.items()}}
+                outputs["fear"] = sum(outputs["removed"].values())  # [003:955] Fear = influence removed
+            else:
+                outputs = {"per_target": per}
+        elif kind["kind"] in ("targeted_seeking", "broad_seeking"):
+            broad = kind["kind"] == "broad_seeking"
+            outputs = {
+                "area": cr.seeking_area(kind["params"]["hex"], broad),
+                "detected": cr.seeking_detects(int(a.net or 0), broad, kind["params"].get("named")),
+                "thresholds": cr.seeking_thresholds(broad),
+            }
+        elif kind["kind"] == "duel":
+            outputs = {"target": kind["params"].get("target"), "defeated": bool(a.success)}
+        else:
+            ca = cr.CLASS_ACTIONS[kind["kind"]]
+            outputs = ca.yields(dict(kind["params"]), result)
+        self._class_action_outcome(
+            action_id=a.id,
+            power_id=a.power,
+            kind=kind["kind"],
+            success=bool(a.success),
+            outputs=outputs,
+            actor=SYSTEM,
+            audience=audience,
+        )
+        self._credit(a, outputs)
+
+    def _per_target(self, a: Any, kind: dict) -> list[str]:
+        given = kind["params"].get("targets")
+        return list(given) if isinstance(given, list) and given else list(a.targets)
+
+    def effective_consequences(self, a: Any) -> int:
+        """Consequences that count after perks that ignore some (P-DICE-12)."""
+        g: Any = self
+        taken = g.tally(a).consequences
+        kind = _cat(self.state).get("kinds", {}).get(a.id, {})
+        kinds = list(kind.get("kinds", []))
+        kinds += {"negotiation": ["negotiation"], "craft": ["crafting"]}.get(a.skill or "", [])
+        return cr.effective_consequences(taken, kinds, self.state.powers[a.power].options)
+
+    # ------------------------------------------------------------------ P-DICE-13: dice outside challenges
+
+    def roll_dice(
+        self,
+        roll_id: str,
+        *,
+        roller: Roller,
+        dice: str | None = None,
+        purpose: str | None = None,
+        power_id: str | None = None,
+        params: dict | None = None,
+        public: bool = False,
+        actor: str = GM,
+    ) -> dict:
+        """Roll NdX outside a challenge from the month's committed seed (P-DICE-13): explicit dice, or one of
+        the rolls the rules fix (``purpose``). The roll carries its key and Merkle path, for its audience."""
+        g: Any = self
+        s = self.state
+        limits.check_text(roll_id, "roll_id", limits.IDENTIFIER)
+        params = dict(params or {})
+        if power_id is not None:
+            g.power(power_id)
+        if (dice is None) == (purpose is None):
+            raise RuleViolation("give either the dice (NdX) or the rule's roll (purpose)", rule="P-DICE-13")
+        if dice is not None:
+            spec, label = cr.parse_dice(dice), "gm"
+        else:
+            influence = s.powers[power_id].influence if power_id else {}
+            spec, label = cr.fixed_roll(str(purpose), params, influence), str(purpose)
+        if s.seed is None or s.seed_commitment is None:
+            raise RuleViolation(
+                "dice come from the month's committed seed, and no month is open: roll during a month",
+                rule="P-DICE-13",
+            )
+        roll_no = s.next_roll
+        proof = g._roll_proof(roll_no)
+        faces = roller.faces(roll_no, spec.count, sides=spec.sides)
+        if len(faces) != spec.count or not all(1 <= f <= spec.sides for f in faces):
+            raise AssertionError(f"roll {roll_no} is not {spec.text}: {faces}")
+        result = cr.dice_result(spec, faces)
+        audience = [vis.PUBLIC] if public else (vis.powers([power_id]) if power_id else [vis.GM_ONLY])
+        self._extra_dice_rolled(
+            roll_id=roll_id,
+            power_id=power_id,
+            purpose=label,
+            dice=spec.text,
+            count=spec.count,
+            sides=spec.sides,
+            modifier=spec.modifier,
+            params=params,
+            roll_no=roll_no,
+            commitment=s.seed_commitment,
+            faces=list(faces),
+            result=result,
+            actor=actor,
+            audience=audience,
+            **proof,
+        )
+        return {"roll_id": roll_id, "roll_no": roll_no, "dice": spec.text, "faces": list(faces), **result}
+
+    @event("ExtraDiceRolled")
+    def _extra_dice_rolled(
+        self,
+        roll_id: str,
+        power_id: str | None,
+        purpose: str,
+        dice: str,
+        count: int,
+        sides: int,
+        modifier: int,
+        params: dict,
+        roll_no: int,
+        commitment: str,
+        faces: list,
+        result: dict,
+        actor: str,
+        audience: list,
+        key: str | None = None,
+        path: list | None = None,
+    ) -> None:
+        self.state.next_roll = roll_no + 1
+
+    # ------------------------------------------------------------------ P-ACT-5: free actions
+
+    def take_free_action(self, power_id: str, kind: str, *, asset_id: str | None = None, note: str = "") -> dict:
+        """Something the rules make free: it spends no action (P-ACT-5)."""
+        g: Any = self
+        ps = g.power(power_id)
+        source = cr.check_free_action(kind)
+        limits.check_text(note, "note", limits.DESCRIPTION, what="a note")
+        if self.state.step == "setup":
+            raise RuleViolation("the game has not begun", rule="P-ACT-5")
+        asset = self.state.assets.get(asset_id) if asset_id else None
+        if asset is None or power_id not in asset.holders or asset.used_up:
+            raise NotFound(f"{ps.name} holds no asset {asset_id!r}", rule="P-ACT-5", field="asset_id")
+        terms = _cat(self.state).get("terms", {}).get(asset.id, {})
+        gained: dict = {}
+        if kind == "execute_agent":
+            if asset.cls != "agent":
+                raise RuleViolation(f"{asset.name!r} is not an agent", rule="P-ACT-5", field="asset_id")
+            if terms.get("loyal_to") != power_id:
+                raise RuleViolation(
+                    f"{asset.name!r} is not in your power: only an agent loyal to you is executed freely",
+                    rule="P-ACT-5",
+                    field="asset_id",
+                )
+            gained = {"fear": asset.rank}  # [003:176] fear equal to the agent's rank (P-ASSET-10)
+        elif kind == "disband_levy":
+            if asset.cls != "army" or not terms.get("levy"):
+                raise RuleViolation(f"{asset.name!r} is not a levy", rule="P-ACT-5", field="asset_id")
+            if not terms.get("origin") or terms.get("hex") != terms.get("origin"):
+                raise RuleViolation(
+                    f"a levy is disbanded freely only in its origin town ({terms.get('origin')}); "
+                    f"{asset.name!r} is at {terms.get('hex')}",
+                    rule="P-ACT-5",
+                    field="asset_id",
+                )
+        self._free_action_taken(
+            power_id=power_id,
+            kind=kind,
+            asset_id=asset.id,
+            name=asset.name,
+            note=note,
+            source=source,
+            gained=gained,
+            actor=power_id,
+            audience=vis.powers([power_id]),
+        )
+        if gained.get("fear"):
+            g.earn(power_id, "fear", gained["fear"], f"executed {asset.name} ([003:176])", actor=power_id)
+        return {"kind": kind, "asset_id": asset.id, "gained": gained}
+
+    @event("FreeActionTaken")
+    def _free_action_taken(
+        self,
+        power_id: str,
+        kind: str,
+        asset_id: str,
+        name: str,
+        note: str,
+        source: str,
+        gained: dict,
+        actor: str,
+        audience: list,
+    ) -> None:
+        asset = self.state.assets[asset_id]
+        asset.holders = []
+        asset.used_up = True
+        _cat(self.state).get("terms", {}).pop(asset_id, None)
+
+    # ------------------------------------------------------------------ P-ACT-1: quotas that change in play
+
+    def change_quota_perk(self, power_id: str, perk: str, value: bool) -> dict:
+        """GM: a perk that changes a power's monthly quota is gained, lost, or starts to apply (P-ACT-1): the
+        Paragon leading an army, the Dragon's Subtle Titan and its upgrade. Slots already spent stay spent."""
+        g: Any = self
+        ps = g.power(power_id)
+        if perk not in QUOTA_PERKS:
+            raise RuleViolation(f"the perks that change a quota are {', '.join(QUOTA_PERKS)}", rule="P-ACT-1")
+        options = {**ps.options, perk: bool(value)}
+        options = validate_power_options(ps.subclass, options)
+        q = rules.quota(ps.subclass, options)
+        self._quota_changed(
+            power_id=power_id,
+            options=options,
+            public=q.public,
+            private=q.private,
+            actor=GM,
+            audience=[vis.PUBLIC],
+        )
+        return {"public": q.public, "private": q.private}
+
+    @event("QuotaChanged")
+    def _quota_changed(
+        self, power_id: str, options: dict, public: int, private: int, actor: str, audience: list
+    ) -> None:
+        p = self.state.powers[power_id]
+        p.options, p.public, p.private = deepcopy(options), public, private
+
+    # ------------------------------------------------------------------ P-ASSET-5..7: terms
+
+    def set_asset_terms(self, asset_id: str, terms: dict) -> None:
+        """GM: an agent's, industry's or army's fee, loyalty, mobility, home, profession... (P-ASSET-5..7)."""
+        asset = self.state.assets.get(asset_id)
+        if asset is None:
+            raise NotFound(f"no asset {asset_id!r}", field="asset_id")
+        if asset.cls not in ("agent", "industry", "army"):
+            raise RuleViolation(
+                f"terms are for agents, industries and armies; {asset.name!r} is a {asset.cls}", rule="P-ASSET-5"
+            )
+        if not isinstance(terms, dict):
+            raise RuleViolation("terms are an object of named fields", rule="P-ASSET-5", field="terms")
+        clean: dict = {}
+        g: Any = self
+        for k, v in terms.items():
+            typ = TERMS.get(k)
+            if typ is None:
+                raise RuleViolation(f"terms.{k} is not a term; they are {', '.join(TERMS)}", field=f"terms.{k}")
+            if not _term_ok(typ, v):
+                raise RuleViolation(f"terms.{k} is a {typ.__name__}", field=f"terms.{k}")
+            if k in ("home", "hex", "origin"):
+                hexmap.parse_hex(v)
+            if k == "loyal_to":
+                g.power(v)
+            clean[k] = v
+        if clean.get("personal") and clean.get("profession"):
+            raise RuleViolation("a Personal Army cannot take profession keywords [003:110]", rule="P-ASSET-7")
+        audience = [vis.PUBLIC] if asset.cls in rules.PUBLIC_ASSET_CLASSES else vis.powers(asset.holders)
+        self._asset_terms_set(asset_id=asset_id, terms=clean, actor=GM, audience=audience)
+
+    @event("AssetTermsSet")
+    def _asset_terms_set(self, asset_id: str, terms: dict, actor: str, audience: list) -> None:
+        _cat(self.state).setdefault("terms", {})[asset_id] = dict(terms)
+
+    @event("FeesDue")
+    def _fees_due(
+        self, action_id: str, power_id: str, fees: list, total: int, paid: bool, actor: str, audience: list
+    ) -> None:
+        pass
+
+    # ------------------------------------------------------------------ P-RES-1, P-ACT-2: extra reactions
+
+    def gain_extra_reaction(self, power_id: str, perk: str, *, now: datetime, scheme_id: str | None = None) -> None:
+        """Pay a perk's price for one more reaction this month (P-RES-1): Desperate Reaction spends an action
+        of next month (P-ACT-2), Prepared Reaction a scheme (not an asset of the roll), Mystic Reactions an A
+        mana."""
+        g: Any = self
+        ps = g.power(power_id)
+        g._check_resistance(now, power_id)
+        if ps.done_reacting:
+            raise RuleViolation("you waived your reactions this month", rule="P-AMB-39")
+        taken = _cat(self.state).get("extra_reactions", {}).get(power_id, [])
+        cr.check_extra_reaction(perk, ps.options, taken)
+        paid: dict = {}
+        if perk == "desperate_reaction":
+            paid = {"next_month_actions": 1}
+        elif perk == "prepared_reaction":
+            scheme = self.state.assets.get(scheme_id) if scheme_id else None
+            if scheme is None or power_id not in scheme.holders or scheme.cls != "scheme" or scheme.used_up:
+                raise RuleViolation("Prepared Reaction spends a scheme you hold", rule="P-RES-1", field="scheme_id")
+            paid = {"scheme": scheme.id}
+        else:
+            if int(ps.mana.get("A", 0)) < 1:
+                raise RuleViolation("Mystic Reactions spends an A mana, and you have none", rule="P-RES-1")
+            paid = {"mana": {"A": 1}}
+        self._extra_reaction_gained(
+            power_id=power_id, perk=perk, paid=paid, actor=power_id, audience=vis.powers([power_id])
+        )
+
+    @event("ExtraReactionGained")
+    def _extra_reaction_gained(self, power_id: str, perk: str, paid: dict, actor: str, audience: list) -> None:
+        p = self.state.powers[power_id]
+        _cat(self.state).setdefault("extra_reactions", {}).setdefault(power_id, []).append(perk)
+        p.reaction_allowance += 1
+        p.debt_next_month += int(paid.get("next_month_actions", 0))
+        if paid.get("scheme"):
+            self.state.assets[paid["scheme"]].used_up = True
+        for element, n in paid.get("mana", {}).items():
+            p.mana[element] = p.mana.get(element, 0) - n
+            if p.mana[element] <= 0:
+                p.mana.pop(element)
+
+    # ------------------------------------------------------------------ P-RES-7: reactions that are not resistances
+
+    def use_reaction(
+        self,
+        power_id: str,
+        reaction_id: str,
+        kind: str,
+        *,
+        now: datetime,
+        roller: Roller,
+        trigger: str | None = None,
+        fee: int | None = None,
+        assets: list[dict] | None = None,
+        convert: int = 0,
+        note: str = "",
+    ) -> dict:
+        """A triggered response that uses a reaction without resisting anything (P-RES-7): Gate Guardians
+        (a pool against the mustering army's fee; the excess is the guardians' size), the Celestial's
+        teleport home, a Satellite Shrine's removal."""
+        g: Any = self
+        ps = g.power(power_id)
+        w = g._check_resistance(now, power_id)
+        rk = cr.reaction_kind(kind, ps.subclass)
+        limits.check_text(reaction_id, "reaction_id", limits.IDENTIFIER)
+        limits.check_text(note, "note", limits.DESCRIPTION, what="a note")
+        if ps.done_reacting:
+            raise RuleViolation("you waived your reactions this month", rule="P-AMB-39")
+        if ps.reactions_used >= ps.reaction_allowance:
+            raise RuleViolation(
+                f"each power gets {ps.reaction_allowance} reaction a month, and you have used it",
+                rule="P-RES-1",
+                field="kind",
+            )
+        if reaction_id in self.state.reactions or reaction_id in _cat(self.state).get("triggered", {}):
+            raise RuleViolation(f"reaction {reaction_id!r} already exists", field="reaction_id")
+        if trigger is not None and trigger not in self.state.actions:
+            raise NotFound(f"no action {trigger!r} this month to react to", rule="P-RES-7", field="trigger")
+        if kind in ("gate_guardians", "satellite_shrine") and trigger is None:
+            raise RuleViolation(f"{kind.replace('_', ' ')} answers an action: name it", rule="P-RES-7", field="trigger")
+        pool = None
+        outcome: dict = {}
+        if rk.rolls:
+            if fee is None or not 0 <= fee <= 20:
+                raise RuleViolation("Gate Guardians' difficulty is the mustering army's fee (0 to 20)", rule="P-RES-7")
+            pool = g._build_pool(
+                power_id, list(assets or []), skill_tag=None, extra_actions=0, roller=roller, is_reaction=True
+            )
+            p = _pool(pool)
+            chosen = set(g._conversions(p, min(max(convert, 0), len(g._convertible(p))), None))
+            pool["dice"] = [{**d, "converted": i in chosen} for i, d in enumerate(pool["dice"])]
+            pool["locked"] = True
+            t = g.tally(None, _pool(pool))
+            ok, excess = rules.outcome(t.successes, fee)
+            outcome = {"successes": t.successes, "difficulty": fee, "success": ok, "guardians": excess}
+        self._reaction_used(
+            reaction_id=reaction_id,
+            power_id=power_id,
+            kind=kind,
+            trigger=trigger,
+            note=note,
+            pool=pool,
+            outcome=outcome,
+            actor=power_id,
+            audience=vis.powers([power_id]),
+        )
+        g._close_if_everyone_acted(w, now)
+        return {"reaction_id": reaction_id, "kind": kind, **outcome}
+
+    @event("ReactionUsed")
+    def _reaction_used(
+        self,
+        reaction_id: str,
+        power_id: str,
+        kind: str,
+        trigger: str | None,
+        note: str,
+        pool: dict | None,
+        outcome: dict,
+        actor: str,
+        audience: list,
+    ) -> None:
+        p = self.state.powers[power_id]
+        p.reactions_used += 1
+        p.commands += 1
+        _cat(self.state).setdefault("triggered", {})[reaction_id] = {
+            "power": power_id,
+            "kind": kind,
+            "trigger": trigger,
+            "outcome": dict(outcome),
+        }
+        if pool is not None:
+            self.state.next_roll = pool["roll_no"] + 1
+            g: Any = self
+            g._spend(pool["assets"])
+            g._record_season_use(pool["assets"], reaction_id)
+
+    # ------------------------------------------------------------------ P.2.12, P-ACT-6, P-ACT-7: catalogue actions
+
+    def _standing(self, power_id: str) -> cr.Standing:
+        s = self.state
+        k = _cat(s).get("counters", {}).get(power_id, {})
+        return cr.Standing(
+            season=s.season,
+            influence=dict(s.powers[power_id].influence),
+            heirs=int(k.get("heirs", 0)),
+            masters=int(k.get("masters", 0)),
+            runes=dict(k.get("runes", {})),
+            saboteurs_this_season=int(k.get("saboteurs", {}).get(str(s.season), 0)),
+            last_coming_of_age=int(k.get("last_coming_of_age", 0)),
+            last_channel=0,
+            health_drives=list(k.get("health_drives", {}).get(str(s.season), [])),
+            royal_guard_rank=int(k.get("royal_guard_rank", 0)),
+            towns_claimed=len(self._claimed_towns(power_id)) if self._world_towns() else None,
+        )
+
+    def _world_towns(self) -> dict:
+        world = getattr(self.state, "world", None)
+        return dict(getattr(world, "towns", {}) or {})
+
+    def _claimed_towns(self, power_id: str) -> list[dict]:
+        """The towns a power claims on the map (P-TOWN-1), if the GM declared towns."""
+        return [t for t in self._world_towns().values() if any(c["power"] == power_id for c in t["claims"].values())]
+
+    def submit_class_action(
+        self, power_id: str, action_id: str, kind: str, params: dict | None = None, **submit: Any
+    ) -> dict:
+        """Submit a class action (P.2.12): its difficulty comes from its formula, its limits are checked, and
+        ``submit`` goes on to ``submit_action`` (now, roller, assets, convert, slot, location...)."""
+        g: Any = self
+        ps = g.power(power_id)
+        params = dict(params or {})
+        _check_params(params)
+        ca = cr.class_action(kind, ps.cls, ps.subclass, ps.options)
+        st = self._standing(power_id)
+        if kind == "channel":
+            town = params.get("town")
+            if not isinstance(town, str) or not town:
+                raise RuleViolation("Channel names a claimed town", rule="P.2.12", field="params.town")
+            last = _cat(self.state).get("counters", {}).get(power_id, {}).get("last_channel", {}).get(town, 0)
+            st = cr.Standing(**{**vars(st), "last_channel": int(last)})
+        full = cr.prepare(kind, params, ps.options, st)
+        difficulty = ca.difficulty(full)
+        # What it costs and yields reads its inputs too: check them now, not when Resolution reaches it.
+        price = cr.price(kind, full)
+        ca.yields(full, {"success": True, "successes": 0, "excess": 0})
+        targets = list(submit.pop("targets", []) or [])
+        submit.setdefault("skill", ca.skill)
+        submit.setdefault("title", kind.replace("_", " ").title())
+        location = submit.get("location") or full.get("hex")
+        if location is not None:
+            submit["location"] = location
+        title = submit.pop("title")
+        g.submit_action(
+            power_id, action_id, title, difficulty=difficulty, resistible=ca.resistible, targets=targets, **submit
+        )
+        audience = [vis.PUBLIC] if ca.public else g._audience(g.action(action_id))
+        self._class_action_declared(
+            action_id=action_id,
+            power_id=power_id,
+            kind=kind,
+            params=full,
+            difficulty=difficulty,
+            formula=ca.formula,
+            cost=ca.cost,
+            price=price,
+            declared=list(ca.declared),
+            kinds=list(ca.kinds),
+            per_target=ca.per_target,
+            season=self.state.season,
+            actor=submit.get("actor") or power_id,
+            audience=audience,
+        )
+        return {"action_id": action_id, "kind": kind, "difficulty": difficulty, "formula": ca.formula}
+
+    def submit_duel(
+        self, power_id: str, action_id: str, target: str, location: str, *, target_is_power: bool = True, **submit: Any
+    ) -> dict:
+        """Duel (P-ACT-6): difficulty 1, resistible by the target; the target's location is declared now, and
+        the action is lost at Resolution if the target was elsewhere."""
+        g: Any = self
+        g.power(power_id)
+        hexmap.parse_hex(location)
+        limits.check_text(target, "target", limits.IDENTIFIER)
+        if target_is_power:
+            g.power(target)
+            if target == power_id:
+                raise RuleViolation("a duel is against someone else", rule="P-ACT-6", field="target")
+        title = submit.pop("title", "Duel")
+        g.submit_action(
+            power_id,
+            action_id,
+            title,
+            difficulty=1,
+            resistible=True,
+            targets=[target] if target_is_power else [],
+            location=location,
+            **submit,
+        )
+        self._class_action_declared(
+            action_id=action_id,
+            power_id=power_id,
+            kind="duel",
+            params={"target": target, "location": location},
+            difficulty=1,
+            formula="1 [003:54]",
+            cost="",
+            price={},
+            declared=[],
+            kinds=["duel"],
+            per_target=False,
+            season=self.state.season,
+            actor=submit.get("actor") or power_id,
+            audience=g._audience(g.action(action_id)),
+        )
+        return {"action_id": action_id, "kind": "duel", "difficulty": 1}
+
+    def submit_seeking(
+        self,
+        power_id: str,
+        action_id: str,
+        hex_id: str,
+        *,
+        broad: bool = False,
+        named: str | None = None,
+        **submit: Any,
+    ) -> dict:
+        """Targeted or Broad Seeking (P-ACT-7): cannot be resisted; what it uncovers is computed from its
+        successes at Resolution (1 influence, 2 hidden armies, 3 creatures and hidden objects; doubled for
+        Broad Seeking, which covers the hex and its neighbours; +1 assured against the one thing named)."""
+        g: Any = self
+        g.power(power_id)
+        hexmap.parse_hex(hex_id)
+        if named is not None and named not in cr.SEEK_CATEGORIES:
+            raise RuleViolation(
+                f"seek one of {', '.join(cr.SEEK_CATEGORIES)}, not {named!r}", rule="P-ACT-7", field="named"
+            )
+        if broad and named is not None:
+            raise RuleViolation(
+                "only Targeted Seeking names one thing for an assured success", rule="P-ACT-7", field="named"
+            )
+        if submit.pop("resistible", False):
+            raise RuleViolation("seeking cannot be resisted [003:58]", rule="P-ACT-7", field="resistible")
+        kind = "broad_seeking" if broad else "targeted_seeking"
+        difficulty = min(cr.seeking_thresholds(broad).values())
+        title = submit.pop("title", kind.replace("_", " ").title())
+        g.submit_action(
+            power_id,
+            action_id,
+            title,
+            difficulty=difficulty,
+            resistible=False,
+            skill=submit.pop("skill", "vigilance"),
+            location=hex_id,
+            **submit,
+        )
+        self._class_action_declared(
+            action_id=action_id,
+            power_id=power_id,
+            kind=kind,
+            params={"hex": hex_id, "named": named},
+            difficulty=difficulty,
+            formula="influence 1, hidden armies 2, creatures and hidden objects 3" + (", doubled" if broad else ""),
+            cost="",
+            price={},
+            declared=[],
+            kinds=[],
+            per_target=False,
+            season=self.state.season,
+            actor=submit.get("actor") or power_id,
+            audience=g._audience(g.action(action_id)),
+        )
+        return {"action_id": action_id, "kind": kind, "thresholds": cr.seeking_thresholds(broad)}
+
+    @event("ClassActionDeclared")
+    def _class_action_declared(
+        self,
+        action_id: str,
+        power_id: str,
+        kind: str,
+        params: dict,
+        difficulty: int,
+        formula: str,
+        cost: str,
+        price: dict,
+        declared: list,
+        kinds: list,
+        per_target: bool,
+        season: int,
+        actor: str,
+        audience: list,
+    ) -> None:
+        c = _cat(self.state)
+        c.setdefault("kinds", {})[action_id] = {
+            "kind": kind,
+            "params": deepcopy(params),
+            "difficulty": difficulty,
+            "formula": formula,
+            "cost": cost,
+            "price": deepcopy(price),
+            "declared": list(declared),
+            "kinds": list(kinds),
+            "per_target": per_target,
+        }
+        k = c.setdefault("counters", {}).setdefault(power_id, {})
+        if kind == "saboteurs":  # P-AMB-38: each use raises the next this season, succeeded or not
+            uses = k.setdefault("saboteurs", {})
+            uses[str(season)] = uses.get(str(season), 0) + 1
+        if kind == "health_drive":
+            k.setdefault("health_drives", {}).setdefault(str(season), []).append(params.get("town"))
+
+    @event("ActionLost")
+    def _action_lost(self, action_id: str, reason: str, actor: str, audience: list) -> None:
+        a = self.state.actions[action_id]
+        a.status, a.success, a.net, a.excess, a.successes = "resolved", False, 0, 0, 0
+        g: Any = self
+        g._mark_used(action_id)
+
+    @event("ClassActionOutcome")
+    def _class_action_outcome(
+        self, action_id: str, power_id: str, kind: str, success: bool, outputs: dict, actor: str, audience: list
+    ) -> None:
+        s = self.state
+        k = _cat(s).setdefault("counters", {}).setdefault(power_id, {})
+        kinds = _cat(s).get("kinds", {})
+        if action_id in kinds:
+            kinds[action_id]["outcome"] = {"success": success, **deepcopy(outputs)}
+        if kind == "coming_of_age":
+            k["last_coming_of_age"] = s.season  # the counter restarts at each use, success or not
+        if kind == "channel":
+            k.setdefault("last_channel", {})[kinds[action_id]["params"]["town"]] = s.season
+        if not success:
+            return
+        if kind == "coming_of_age":
+            k["heirs"] = k.get("heirs", 0) + 1
+        elif kind == "uplift_master":
+            k["masters"] = k.get("masters", 0) + 1
+        elif kind == "hidden_runes":
+            k.setdefault("runes", {})[outputs["rune"]["hex"]] = outputs["rune"]["rank"]
+        elif kind == "grand_knighting":
+            k["royal_guard_rank"] = int(outputs.get("rank") or 0)
+
+    @event("TargetResult")
+    def _target_result(self, action_id: str, target: str, result: dict, actor: str, audience: list) -> None:
+        kinds = _cat(self.state).get("kinds", {})
+        if action_id in kinds:
+            kinds[action_id].setdefault("per_target_results", {})[target] = dict(result)
+
+    # ------------------------------------------------------------------ P-DICE-11: shared actions
+
+    def join_action(
+        self,
+        power_id: str,
+        action_id: str,
+        *,
+        now: datetime,
+        roller: Roller,
+        assets: list[dict] | None = None,
+        convert: int = 0,
+        slot: str = "private",
+        actor: str | None = None,
+    ) -> dict:
+        """A declared collaborator spends one of its own actions and rolls its own pool into a shared action
+        (P-DICE-11): the successes add up (P-AMB-43); its consequences stay its own."""
+        g: Any = self
+        ps = g.power(power_id)
+        a = g.action(action_id)
+        g._check_planning(now, power_id)
+        if power_id not in a.collaborators:
+            raise RuleViolation(
+                f"{ps.name} is not a declared collaborator of this action", rule="P-DICE-11", field="action_id"
+            )
+        if a.discarded:
+            raise RuleViolation("this action was discarded", rule="P-DICE-10", field="action_id")
+        if any(sh["power"] == power_id for sh in _cat(self.state).get("shares", {}).get(action_id, [])):
+            raise RuleViolation("you have already joined this action", rule="P-DICE-11", field="action_id")
+        used_pub, used_priv = g.slots_used(power_id)
+        rules.check_action_quota(
+            ps.subclass, rules.Quota(ps.public, ps.private), ps.debt_this_month, used_pub, used_priv, slot, 1
+        )
+        pool = g._build_pool(
+            power_id,
+            list(assets or []),
+            skill_tag=a.skill,
+            extra_actions=0,
+            roller=roller,
+            is_reaction=False,
+            dungeon=a.dungeon,
+            where={"location": a.location, "against": list(a.targets)},
+        )
+        p = _pool(pool)
+        chosen = set(g._conversions(p, min(max(convert, 0), len(g._convertible(p))), None))
+        pool["dice"] = [{**d, "converted": i in chosen} for i, d in enumerate(pool["dice"])]
+        pool["locked"] = True
+        self._share_rolled(
+            action_id=action_id,
+            power_id=power_id,
+            slot=slot,
+            pool=pool,
+            actor=actor or power_id,
+            audience=g._audience(a),
+        )
+        t = g.tally(a, _pool(pool))
+        return {"action_id": action_id, "faces": [d["face"] for d in pool["dice"]], "successes": t.successes}
+
+    @event("ShareRolled")
+    def _share_rolled(self, action_id: str, power_id: str, slot: str, pool: dict, actor: str, audience: list) -> None:
+        _cat(self.state).setdefault("shares", {}).setdefault(action_id, []).append(
+            {"power": power_id, "slot": slot, "pool": deepcopy(pool)}
+        )
+        self.state.next_roll = pool["roll_no"] + 1
+        self.state.powers[power_id].commands += 1
+        g: Any = self
+        g._spend(pool["assets"])
+
+    def propose_share_consequence(
+        self, action_id: str, power_id: str, consequence_id: str, text: str, effects: list[dict]
+    ) -> None:
+        """GM: the form a collaborator's own consequences take; each power answers for its own pool (P-DICE-11)."""
+        g: Any = self
+        a = g.action(action_id)
+        share = self._share(action_id, power_id)
+        if a.discarded or self.state.resolved:
+            raise RuleViolation("this action can no longer take consequences", rule="GM-3")
+        limits.check_text(consequence_id, "consequence_id", limits.IDENTIFIER)
+        limits.check_text(text, "text", limits.CONSEQUENCE_TEXT, what="a consequence's text")
+        if len(effects) > limits.ITEMS:
+            raise RuleViolation(f"effects lists at most {limits.ITEMS} items", field="effects")
+        for e in effects:
+            g._check_effect(e)
+        if any(c["id"] == consequence_id for c in share.get("consequences", [])):
+            raise RuleViolation(f"consequence {consequence_id!r} already exists", field="consequence_id")
+        self._share_consequence_proposed(
+            action_id=action_id,
+            power_id=power_id,
+            consequence_id=consequence_id,
+            text=text,
+            effects=deepcopy(effects),
+            actor=GM,
+            audience=g._audience(a),
+        )
+
+    def accept_share_consequence(
+        self, power_id: str, action_id: str, consequence_id: str, actor: str | None = None
+    ) -> None:
+        """A collaborator accepts the consequence of its own pool: its effects fall on it (P-DICE-11, P-ACT-2)."""
+        g: Any = self
+        a = g.action(action_id)
+        share = self._share(action_id, power_id)
+        c = next((c for c in share.get("consequences", []) if c["id"] == consequence_id), None)
+        if c is None:
+            raise NotFound(f"no consequence {consequence_id!r} on your part of this action", field="consequence_id")
+        if c["status"] != "proposed" or a.discarded:
+            raise RuleViolation("this consequence is no longer open", rule="GM-3", field="consequence_id")
+        self._share_consequence_accepted(
+            action_id=action_id,
+            power_id=power_id,
+            consequence_id=consequence_id,
+            actor=actor or power_id,
+            audience=g._audience(a),
+        )
+        for e in c["effects"]:
+            if e["kind"] == "disclose":  # P.4: what a consequence leaks goes to the power it names
+                g._visibility_granted(
+                    to=e["to"],
+                    about=power_id,
+                    text=e["text"],
+                    action_id=action_id,
+                    source="consequence",
+                    actor=GM,
+                    audience=vis.powers([e["to"]]),
+                )
+
+    def _undo_shares(self, action_id: str) -> None:
+        """Fold: a discarded shared action applies no consequences, the collaborators' included (P-AMB-29); their
+        actions stay spent. A disclosure cannot be unseen, so it stays."""
+        for sh in _cat(self.state).get("shares", {}).get(action_id, []):
+            p = self.state.powers[sh["power"]]
+            for c in sh.get("consequences", []):
+                was, c["status"] = (
+                    c["status"],
+                    {"accepted": "undone", "proposed": "withdrawn"}.get(c["status"], c["status"]),
+                )
+                for e in c["effects"] if was == "accepted" else []:
+                    if e["kind"] == "lose_actions":
+                        p.debt_next_month = max(0, p.debt_next_month - e["count"])
+                    elif e["kind"] == "status":
+                        left = p.statuses.get(e["name"], 0) - e["stacks"]
+                        p.statuses = {k: v for k, v in {**p.statuses, e["name"]: left}.items() if v > 0}
+
+    def _share(self, action_id: str, power_id: str) -> dict:
+        for sh in _cat(self.state).get("shares", {}).get(action_id, []):
+            if sh["power"] == power_id:
+                return dict(sh)
+        raise NotFound(f"{power_id!r} has not joined action {action_id!r}", rule="P-DICE-11", field="power_id")
+
+    @event("ShareConsequenceProposed")
+    def _share_consequence_proposed(
+        self, action_id: str, power_id: str, consequence_id: str, text: str, effects: list, actor: str, audience: list
+    ) -> None:
+        for sh in _cat(self.state)["shares"][action_id]:
+            if sh["power"] == power_id:
+                sh.setdefault("consequences", []).append(
+                    {"id": consequence_id, "text": text, "effects": deepcopy(effects), "status": "proposed"}
+                )
+
+    @event("ShareConsequenceAccepted")
+    def _share_consequence_accepted(
+        self, action_id: str, power_id: str, consequence_id: str, actor: str, audience: list
+    ) -> None:
+        p = self.state.powers[power_id]
+        for sh in _cat(self.state)["shares"][action_id]:
+            for c in sh.get("consequences", []) if sh["power"] == power_id else []:
+                if c["id"] != consequence_id:
+                    continue
+                c["status"] = "accepted"
+                for e in c["effects"]:
+                    if e["kind"] == "lose_actions":
+                        p.debt_next_month += e["count"]
+                    elif e["kind"] == "status":
+                        p.statuses[e["name"]] = p.statuses.get(e["name"], 0) + e["stacks"]
+
+    @event("ShareUndercut")
+    def _share_undercut(self, action_id: str, share: int, asset_id: str, name: str, actor: str, audience: list) -> None:
+        sh = _cat(self.state)["shares"][action_id][share]
+        for pa in sh["pool"]["assets"]:
+            if pa["asset_id"] == asset_id:
+                pa["undercut"] = True
+        for d in sh["pool"]["dice"]:
+            if d["asset"] == asset_id:
+                d["removed"] = True
+
+    # ------------------------------------------------------------------ GM: resistance per target (P-RES-4)
+
+    def rule_per_target(self, action_id: str) -> None:
+        """GM: this action's effect falls on each target separately, so each resister's successes reduce only its
+        own share (P-RES-4 as P-AMB-7); by default several resisters' successes add up against the action."""
+        g: Any = self
+        a = g.action(action_id)
+        if self.state.resolved:
+            raise RuleViolation("this month is already resolved", rule="P-RES-4")
+        if not a.resistible or len(a.targets) < 2:
+            raise RuleViolation("resistance per target is for a resistible action with several targets", rule="P-RES-4")
+        if action_id in _cat(self.state).get("kinds", {}):
+            raise RuleViolation("this catalogue action already says how it is resisted", rule="P-RES-4")
+        self._class_action_declared(
+            action_id=action_id,
+            power_id=a.power,
+            kind="per_target",
+            params={"targets": list(a.targets)},
+            difficulty=int(a.difficulty or 0),
+            formula="each target's resistance reduces its own share (P-AMB-7)",
+            cost="",
+            price={},
+            declared=[],
+            kinds=[],
+            per_target=True,
+            season=self.state.season,
+            actor=GM,
+            audience=g._audience(a),
+        )
+
+    # ------------------------------------------------------------------ Tidings: Dread Growth (P.2.12)
+
+    def dread_growth(self, power_id: str, units: int) -> dict:
+        """A Dragon's army grows each Tidings: 1 unit, or 2 below the most it has had ([003:1327]). ``units`` is
+        the army's size now (armies belong to the map); the catalogue keeps the maximum reached."""
+        g: Any = self
+        ps = g.power(power_id)
+        if ps.subclass != "dragon":
+            raise RuleViolation("Dread Growth is a Dragon's [003:1327]", rule="P.2.12", field="power_id")
+        if self.state.step != "tidings":
+            raise RuleViolation("Dread Growth happens during Tidings [003:1327]", rule="P.2.12")
+        if not isinstance(units, int) or isinstance(units, bool) or not 0 <= units <= 100:
+            raise RuleViolation("units is a whole number from 0 to 100", rule="P.2.12", field="units")
+        k = _cat(self.state).get("counters", {}).get(power_id, {})
+        if k.get("dread_growth_season") == self.state.season:
+            raise RuleViolation("the army has grown this season", rule="P.2.12")
+        gain, maximum = cr.dread_growth(units, int(k.get("dread_maximum", units)))
+        self._dread_grown(
+            power_id=power_id,
+            units=units,
+            gain=gain,
+            maximum=maximum,
+            season=self.state.season,
+            actor=GM,
+            audience=vis.powers([power_id]),  # a Subtle Titan's army is Stealthy: its size is not the table's
+        )
+        return {"gain": gain, "units": units + gain, "maximum": maximum}
+
+    @event("DreadGrown")
+    def _dread_grown(
+        self, power_id: str, units: int, gain: int, maximum: int, season: int, actor: str, audience: list
+    ) -> None:
+        k = _cat(self.state).setdefault("counters", {}).setdefault(power_id, {})
+        k["dread_maximum"], k["dread_growth_season"] = maximum, season
+
+    # ------------------------------------------------------------------ GM: true locations (P-ACT-6)
+
+    def record_location(self, power_id: str, hex_id: str) -> None:
+        """GM: where a power's champion or leader truly is; a duel declared elsewhere is lost (P-ACT-6)."""
+        g: Any = self
+        g.power(power_id)
+        hexmap.parse_hex(hex_id)
+        self._location_recorded(power_id=power_id, hex_id=hex_id, actor=GM, audience=[vis.GM_ONLY])
+
+    @event("TrueLocationRecorded")
+    def _location_recorded(self, power_id: str, hex_id: str, actor: str, audience: list) -> None:
+        _cat(self.state).setdefault("locations", {})[power_id] = hex_id
+
+
+def _term_ok(typ: type, value: Any) -> bool:
+    if typ is int:  # a fee or a mobility: a whole number, never a bool
+        return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 100
+    return isinstance(value, typ)
+
+
+def _pool(data: dict) -> Any:
+    from domain.powers.game import _pool_from  # the aggregate's own reading of a pool
+
+    return _pool_from(data)
+
+
+def _check_params(params: dict) -> None:
+    if len(params) > limits.ITEMS:
+        raise RuleViolation(f"params lists at most {limits.ITEMS} items", field="params")
+    for k, v in params.items():
+        if not isinstance(k, str) or len(k) > limits.IDENTIFIER:
+            raise RuleViolation("a parameter's name is a short text", field="params")
+        _check_value(v, f"params.{k}", depth=0)
+
+
+def _check_value(v: Any, name: str, depth: int) -> None:
+    """Parameters are small JSON: short texts, numbers, booleans, and short lists and objects of them."""
+    if isinstance(v, str):
+        limits.check_text(v, name, limits.IDENTIFIER)
+    elif isinstance(v, (list, dict)):
+        if depth >= 2 or len(v) > limits.ITEMS:
+            raise RuleViolation(f"{name} holds at most {limits.ITEMS} items, two levels deep", field=name)
+        for item in v.values() if isinstance(v, dict) else v:
+            _check_value(item, name, depth + 1)
+    elif v is not None and not isinstance(v, (int, float, bool)):
+        raise RuleViolation(f"{name} is a text, a number, a boolean or a list of them", field=name)
+
+
+def catalogue_view(game: Any, viewer: str) -> dict:
+    """The catalogue's part of a board (P.4): the GM sees it all; a power its own class actions and their
+    outcomes, its share of actions resolved per target, its collaborations, its extra and triggered
+    reactions, the terms of assets it holds (and of industries, which are public) and its counters. True
+    locations stay with the GM."""
+    c = deepcopy(_cat(game.state))
+    if viewer == GM:
+        return c
+    s = game.state
+    mine = {aid for aid, a in s.actions.items() if a.power == viewer or viewer in a.collaborators}
+    actions = {}
+    for aid, k in c.get("kinds", {}).items():
+        if aid in mine:
+            actions[aid] = k
+        elif viewer in k.get("per_target_results", {}):
+            actions[aid] = {"kind": k["kind"], "per_target_results": {viewer: k["per_target_results"][viewer]}}
+    return {
+        "class_actions": actions,
+        "shares": {
+            aid: [{"power": sh["power"], "slot": sh["slot"], "pool": sh["pool"]} for sh in shares]
+            for aid, shares in c.get("shares", {}).items()
+            if aid in mine
+        },
+        "extra_reactions": c.get("extra_reactions", {}).get(viewer, []),
+        "triggered_reactions": {r: t for r, t in c.get("triggered", {}).items() if t["power"] == viewer},
+        "terms": {
+            aid: t
+            for aid, t in c.get("terms", {}).items()
+            if aid in s.assets and (viewer in s.assets[aid].holders or s.assets[aid].cls in rules.PUBLIC_ASSET_CLASSES)
+        },
+        "counters": c.get("counters", {}).get(viewer, {}),
+    }
