@@ -65,9 +65,9 @@ class PostgresKeyedRecorder(PostgresApplicationRecorder):
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
         """The library's transaction (key row, table lock, NOTIFY, events) in one round trip to the server.
 
-        The library pipelines the statements but wraps them in a nested ``conn.transaction()``, which
-        syncs the pipeline four times: on entering (with nothing queued), after the insert, on COMMIT and
-        on leaving; each is a wait for the server, three of them while the table lock is held. Here
+        The library pipelines the statements but inside a nested ``conn.transaction()``, so it syncs the
+        pipeline five times a save (after the insert, on COMMIT, on leaving each pipeline level...), each a
+        wait for the server, most of them while the table lock is held. Here
         BEGIN .. COMMIT go in one pipeline with one sync: the statements, the lock and its scope are the
         library's, and the save returns only once COMMIT has answered (durability is unchanged). If a
         statement fails, the server skips the rest, COMMIT included, and the block is rolled back."""
@@ -78,25 +78,25 @@ class PostgresKeyedRecorder(PostgresApplicationRecorder):
             return super().insert_events(stored_events, **kwargs)
         if not stored_events:
             return super().insert_events(stored_events, **kwargs)
-        failure: Exception | None = None
-        notification_ids: Sequence[int] | None = None
         with self.datastore.get_connection() as conn:
             assert conn.autocommit  # the pool's connections: BEGIN and COMMIT are ours to send
-            with conn.pipeline() as pipeline:
+            begin, curs, end = conn.cursor(), conn.cursor(), conn.cursor()
+            try:
                 try:
-                    with conn.cursor() as begin, conn.cursor() as curs, conn.cursor() as end:
+                    # Leaving the pipeline sends its one Sync and waits for every result, COMMIT's included;
+                    # the first error is raised there.
+                    with conn.pipeline():
                         begin.execute(SQL("BEGIN"))
                         self._insert_events(begin, stored_events, **kwargs)
                         self._insert_stored_events(curs, stored_events, **kwargs)
                         end.execute(SQL("COMMIT"))
-                        pipeline.sync()
-                        notification_ids = self._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
-                except Exception as exc:  # noqa: BLE001 - raised below, once the pipeline is closed
-                    failure = exc
-            if failure is not None:
-                conn.rollback()  # the failed block (nothing of it was committed), so the pooled connection is clean
-                raise failure
-        return notification_ids
+                except Exception:
+                    conn.rollback()  # the failed block (nothing of it was committed): the pooled connection is clean
+                    raise
+                return self._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
+            finally:
+                for cursor in (begin, curs, end):
+                    cursor.close()
 
     def _insert_events(self, curs: Any, stored_events: Sequence[StoredEvent], **kwargs: Any) -> None:
         super()._insert_events(curs, stored_events, **kwargs)
