@@ -8,9 +8,11 @@ import pytest
 from eventsourcing.persistence import IntegrityError
 from psycopg.pq import PGconn
 
+from domain.errors import Unauthorized
+from domain.platform.commands import ReissueLink
 from domain.powers.commands import SubmitAction
 from projections.keys import KeyRow
-from projections.service import Caller, CommandKey
+from projections.service import Caller, CommandKey, hash_token
 from projections.settings import Settings
 from projections.store import build_games
 
@@ -90,3 +92,36 @@ def test_a_key_already_recorded_refuses_the_whole_save(games, pg_schema_url):
     assert _rows(pg_schema_url, "emissary_events") == events
     replay = games.run(Caller.of(power), game_id, _plot(power), CommandKey("k"))
     assert replay.replayed and _rows(pg_schema_url, "emissary_events") == events
+
+
+def test_a_keyed_command_does_not_look_its_key_up_first_and_a_repeat_still_gets_the_first_receipt(games, monkeypatch):
+    """The key's row goes first in the save's transaction, so a new key costs no SELECT before the command;
+    a repeat fails on that row, records nothing, and is answered with the first receipt."""
+    game_id, power = _planning(games)
+    lookups = []
+    real_select = games.recorder.select_command_key
+
+    def counting_select(*args):
+        lookups.append(args)
+        return real_select(*args)
+
+    monkeypatch.setattr(games.recorder, "select_command_key", counting_select)
+    first = games.run(Caller.of(power), game_id, _plot(power), CommandKey("once", "f"))
+    assert lookups == []
+    version = games.get_game(game_id).version
+    again = games.run(Caller.of(power), game_id, _plot(power), CommandKey("once", "f"))
+    assert again.replayed and {**again.as_dict(), "replayed": False} == first.as_dict()
+    assert games.get_game(game_id).version == version
+
+
+def test_a_repeat_with_a_replaced_token_is_refused_not_answered(games):
+    """The first receipt is read only after the caller's token has been checked against the store."""
+    game_id, power = _planning(games)
+    token_hash = hash_token("old")
+    games.run(Caller.of("gm"), game_id, ReissueLink(power, token_hash))
+    games.run(Caller.of(power, token_hash), game_id, _plot(power), CommandKey("once"))
+    games.run(Caller.of("gm"), game_id, ReissueLink(power, hash_token("new")))
+    version = games.get_game(game_id).version
+    with pytest.raises(Unauthorized, match="replaced"):
+        games.run(Caller.of(power, token_hash), game_id, _plot(power), CommandKey("once"))
+    assert games.get_game(game_id).version == version
