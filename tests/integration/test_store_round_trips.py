@@ -6,7 +6,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 from eventsourcing.persistence import IntegrityError
-from psycopg.pq import PGconn
+from psycopg._pipeline_base import BasePipeline
 
 from domain.errors import Unauthorized
 from domain.platform.commands import ReissueLink
@@ -52,13 +52,13 @@ def test_a_command_with_its_key_reaches_postgresql_in_one_sync(games, monkeypatc
     the command's key row, lock, NOTIFY, events and COMMIT go in one."""
     game_id, power = _planning(games)
     syncs = []
-    real_sync = PGconn.pipeline_sync
+    real_sync = BasePipeline._enqueue_sync  # every Sync a pipeline sends, with either libpq wrapper
 
     def counting_sync(self):
         syncs.append(1)
         return real_sync(self)
 
-    monkeypatch.setattr(PGconn, "pipeline_sync", counting_sync)
+    monkeypatch.setattr(BasePipeline, "_enqueue_sync", counting_sync)
     receipt = games.run(Caller.of(power), game_id, _plot(power), CommandKey("k"))
     assert receipt.events == ["ActionSubmitted", "DiceRolled", "ConversionsLocked"]
     assert len(syncs) == 1, syncs
