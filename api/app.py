@@ -13,17 +13,17 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from api import web
+from api import rulesets, web
+from api.compose import build_games, build_projector
 from api.ratelimit import RateLimitMiddleware, RateLimits
-from api.routes import actions, games, history, mail, windows
+from api.routes import commands, games, history, mail, windows
 from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
+from api.service import Games
 from api.web import routes as web_routes
 from domain import limits
 from domain.errors import DomainError
-from projections.service import Games
 from projections.sessions import SessionStore
 from projections.settings import Settings
-from projections.store import build_games, build_projector
 
 log = logging.getLogger("emissary.api")
 
@@ -120,15 +120,20 @@ def create_app(
         return {"status": "ok"}
 
     app.include_router(games.router)
-    app.include_router(actions.router)
+    app.include_router(commands.router)
     app.include_router(history.router)
     app.include_router(windows.router)
     app.include_router(mail.router)
+    for routes in rulesets.parts("routes"):  # each ruleset's JSON routes, beside its pages (api.rulesets)
+        app.include_router(routes.router)
     app.add_middleware(ServerSessions, store=app.state.sessions, settings=settings)
     app.add_middleware(BodyLimit, settings=settings)
     app.add_middleware(RateLimitMiddleware, limits=app.state.rate_limits)  # outermost: refuses before reading
     app.mount("/static", StaticFiles(directory=str(Path(web.__file__).parent / "static")), name="static")
     app.include_router(web_routes.router)
+    for pages in rulesets.parts("web"):  # a ruleset's own pages, if it has any besides its board and forms
+        if hasattr(pages, "router"):
+            app.include_router(pages.router)
     return app
 
 

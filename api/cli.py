@@ -46,16 +46,21 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def demo(args: argparse.Namespace) -> int:
-    """Play one scripted Powers month on a throwaway in-memory game and print what happened."""
-    from api.demo import play_demo_month
+    """Play the scripted demo of the first ruleset that has one (Powers: one month) on a throwaway in-memory
+    game and print what happened."""
+    from api import rulesets
 
-    play_demo_month(print)
+    demos = rulesets.parts("demo")
+    if not demos:
+        print("no ruleset here has a demo")
+        return 1
+    demos[0].play_demo_month(print)
     return 0
 
 
 def projections_cmd(args: argparse.Namespace) -> int:
     """Rebuild every read model from event 1, or catch up."""
-    from projections.store import build_games, build_projector
+    from api.compose import build_games, build_projector
 
     settings = Settings()
     games = build_games(settings)
@@ -71,8 +76,8 @@ def projections_cmd(args: argparse.Namespace) -> int:
 
 def audit_cmd(args: argparse.Namespace) -> int:
     """Print a game's GM audit log (operators: reads the store directly)."""
+    from api.compose import build_games, build_projector
     from api.routes.history import render_rows
-    from projections.store import build_games, build_projector
 
     settings = Settings()
     games = build_games(settings)

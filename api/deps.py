@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import Depends, Header, Path, Request
 from starlette.concurrency import run_in_threadpool
 
-from projections.service import Caller, CommandKey, Games, hash_token
+from api.service import Caller, CommandKey, Games, hash_token
 
 
 async def get_games(request: Request) -> Games:

@@ -20,8 +20,8 @@ from email.message import EmailMessage
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import Envelope, Session
 
+from api.mail_intake import MAX_MAIL_BYTES, MailIntake
 from domain.errors import DomainError
-from projections.mail import MAX_MAIL_BYTES, MailIntake
 from projections.projector import Projector
 from projections.settings import Settings
 from workers import mail
@@ -82,7 +82,6 @@ class TurnHandler:
         self.intake = intake
         self.projector = projector
         self.settings = settings
-        mail.ensure_tables(projector.db)
 
     async def handle_RCPT(self, server, session: Session, envelope: Envelope, address: str, rcpt_options):
         if address.rpartition("@")[2].lower() != self.intake.domain.lower():
@@ -123,7 +122,7 @@ class TurnHandler:
 
 def start(settings: Settings, host: str | None = None, port: int | None = None) -> Controller:
     """Start the SMTP server in a background thread; returns its controller (``.stop()`` to stop)."""
-    from projections.store import build_games, build_projector
+    from api.compose import build_games, build_projector
 
     games = build_games(settings)
     projector = build_projector(games, settings)

@@ -9,3 +9,4 @@ from domain.platform.ruleset import Ruleset
 from domain.powers.ruleset import POWERS
 
 INSTALLED: tuple[Ruleset, ...] = (POWERS,)
+DEFAULT: str = INSTALLED[0].name  # the ruleset of a game created without naming one

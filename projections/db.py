@@ -54,9 +54,6 @@ SCHEMA = [
     """CREATE TABLE IF NOT EXISTS rm_reminders (
         game_id TEXT NOT NULL, window_id TEXT NOT NULL, hours_before REAL NOT NULL, remind_at TEXT NOT NULL,
         closes_at TEXT NOT NULL, PRIMARY KEY (game_id, window_id, hours_before))""",
-    """CREATE TABLE IF NOT EXISTS rm_boards (
-        game_id TEXT NOT NULL, viewer TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL,
-        PRIMARY KEY (game_id, viewer))""",
     """CREATE TABLE IF NOT EXISTS rm_games (
         game_id TEXT PRIMARY KEY, name TEXT NOT NULL, timezone TEXT NOT NULL, season INTEGER NOT NULL,
         month INTEGER NOT NULL, step TEXT NOT NULL, version INTEGER NOT NULL, forked_from TEXT)""",
@@ -78,13 +75,22 @@ SCHEMA = [
     """CREATE INDEX IF NOT EXISTS rm_windows_due ON rm_windows (closed, closes_at)""",
     """CREATE INDEX IF NOT EXISTS rm_reminders_due ON rm_reminders (remind_at)""",
 ]
+
+
+def read_model_ddl(dialect: str) -> list[str]:
+    """The read models' DDL for ``dialect`` (``sqlite`` or ``postgres``): what ``create_tables`` and the
+    migrations run."""
+    # SQLite: tables keyed by (game, version) are stored in key order, which makes appends cheap.
+    without_rowid = "WITHOUT ROWID" if dialect == "sqlite" else ""
+    return [ddl.replace("{without_rowid}", without_rowid) for ddl in SCHEMA]
+
+
 TABLES = [
     "rm_audit",
     "rm_feed",
     "rm_phases",
     "rm_windows",
     "rm_reminders",
-    "rm_boards",
     "rm_games",
     "rm_outbox",
     "rm_tracking",
@@ -179,11 +185,9 @@ class ReadModelDB:
                 yield self.conn
 
     def create_tables(self) -> None:
-        # SQLite: tables keyed by (game, version) are stored in key order, which makes appends cheap.
-        without_rowid = "WITHOUT ROWID" if self.dialect == "sqlite" else ""
         with self.transaction() as cur:
-            for ddl in SCHEMA:
-                cur.execute(ddl.replace("{without_rowid}", without_rowid))
+            for ddl in read_model_ddl(self.dialect):
+                cur.execute(ddl)
 
     def drop_tables(self) -> None:
         with self.transaction() as cur:

@@ -1,9 +1,13 @@
-"""Read models rebuilt from the event store: per-viewer boards and feeds, the GM audit log, the
+"""Read models rebuilt from the event store: per-viewer timelines and feeds, the GM audit log, the
 phase index, and the open windows with their deadlines.
 
-One code path on SQLite and PostgreSQL: a poller over the application's notification log. Each
-batch of events is applied and the tracking position written in the same transaction, so a
-projector that stops resumes exactly where it was, and two projectors never apply an event twice.
+One code path on SQLite and PostgreSQL: batches read from the application's notification log after
+the tracked position. Each batch of events is applied and its position recorded through the library's
+tracking recorder (``projections.tracking``) in the same transaction, so a projector that stops resumes
+exactly where it was, and two projectors never apply an event twice. Whatever is a ruleset's own comes
+from the game's ruleset: the phases its events begin (``phase_of``), the seats they add (``seat_of``)
+and the texts its viewers are sent (``notify``); the platform adds its reminders. The runner
+(``workers/projection_runner.py``) says why the library's ``ProjectionRunner`` is not used.
 """
 
 from __future__ import annotations
@@ -18,15 +22,17 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
+from eventsourcing.persistence import Tracking
 
 from domain import visibility as vis
 from domain.ids import GM
-from domain.powers.game import Game
+from domain.platform.game import PlatformGame
+from domain.platform.ruleset import Ruleset, registered
 from projections.db import Cursor, ReadModelDB, utc_key
-from projections.service import Games, event_data, phase_id
+from projections.gamestore import GameStore, event_data
+from projections.tracking import NAME, ReadModelTracking
 
 log = logging.getLogger("emissary.projector")
-NAME = "emissary-read-models"
 
 
 def to_json(data: Any) -> str:
@@ -47,23 +53,28 @@ ENVELOPE = ("timestamp", "actor", "audience", "originator_topic", "originator_id
 
 @dataclasses.dataclass
 class Tracker:
-    """What the projector follows per game between batches: the phase and who is at the table."""
+    """What the projector follows per game between batches: the game's ruleset, its phase and who is at the
+    table. The phase is the one the ruleset's ``phase_of`` last named (``setup`` until it names one)."""
 
     version: int
-    season: int
-    month: int
-    step: str
+    phase: str
     powers: list
+    ruleset: Ruleset | None  # None: the game's ruleset is not installed here (no phases, no notifications)
     # Every viewer's last timeline number (the GM, and every power ever added, even if a rollback removed it).
     seqs: dict = dataclasses.field(default_factory=lambda: {GM: 0})
 
-    def follow(self, event: Record) -> None:
-        kind, data = event.kind, event.data
-        if kind == "StepBegan":
-            self.season, self.month, self.step = data["season"], data["month"], data["step"]
-        elif kind == "PowerAdded":
-            self.powers = sorted({*self.powers, data["power_id"]})
+    def follow(self, event: Record, began: dict | None, seat: str | None) -> None:
+        if began is not None:
+            self.phase = began["phase"]
+        if seat is not None:
+            self.powers = sorted({*self.powers, seat})
         self.version = event.originator_version
+
+
+def ruleset_named(name: str | None) -> Ruleset | None:
+    """The registered ruleset of this name, or None (a game of a ruleset not installed here is still
+    projected: its audit and timelines, without phases or notifications)."""
+    return registered().get(name) if name else None
 
 
 @dataclasses.dataclass
@@ -78,22 +89,25 @@ class Record:
     audience: list
     data: dict
     raw: str | None
-    event: Any
+    event: Any  # the decoded event, or None until a ruleset hook needs it (``Projector._decoded``)
+    notification: Any = None
 
 
 class Projector:
     """Keeps the read models up to date with the event store.
 
     Per event it needs only the decoded event and a small tracker per game (phase, powers); the
-    per-viewer boards and the windows are rendered once per game per batch, from the game as it
-    stood at the batch's last event (a snapshot and a few events away).
+    windows are rendered once per game per batch, from the game as it stood at the batch's last event
+    (a snapshot and a few events away).
     """
 
-    def __init__(self, games: Games, db: ReadModelDB, batch_size: int = 1000) -> None:
+    def __init__(self, games: GameStore, db: ReadModelDB, batch_size: int = 1000) -> None:
         self.games = games
         self.db = db
         self.batch_size = batch_size
         self._trackers: dict[uuid.UUID, Tracker] = {}
+        # The library's tracking recorder, over the read models' own database: the position is written with the rows.
+        self.tracking = ReadModelTracking(db, games.name, NAME)
         self._lock = threading.Lock()
         # The stored JSON of an event can be kept as it is, unless the store compresses or encrypts it.
         self._raw_json = (
@@ -103,8 +117,8 @@ class Projector:
     # ------------------------------------------------------------------ running
 
     def position(self) -> int:
-        rows = self.db.query("SELECT position FROM rm_tracking WHERE name = ?", (NAME,))
-        return rows[0][0] if rows else 0
+        """The notification id the read models last applied (0 before the first)."""
+        return self.tracking.max_tracking_id(self.games.name) or 0
 
     def wait_for(self, game_id: str, viewer: str, sequence: int, timeout: float, poll: float = 0.05) -> bool:
         """Wait until the viewer's timeline holds their ``sequence`` (a receipt's), at most ``timeout``
@@ -152,8 +166,7 @@ class Projector:
 
     def _one_batch(self) -> int:
         with self.db.transaction(lock_name=NAME) as cur:
-            position = cur.execute("SELECT position FROM rm_tracking WHERE name = ?", (NAME,)).fetchone()
-            position = position[0] if position else 0
+            position = self.tracking.position(cur)
             notifications = self.games.recorder.select_notifications(
                 start=position, limit=self.batch_size, inclusive_of_start=False
             )
@@ -163,9 +176,11 @@ class Projector:
             rows: dict[str, list[tuple]] = {"audit": [], "feed": [], "phases": [], "outbox": [], "timeline": []}
             for n in notifications:
                 event = self._record(n)
-                tracker = self._follow(cur, event)
+                if event.kind == "StateRestored":  # its phase is read from the rows written so far
+                    self._write_pending(cur, rows)
+                tracker, began, seat = self._follow(cur, event)
                 touched[event.originator_id] = event.originator_version
-                self._rows(cur, n.id, event, tracker, rows)
+                self._rows(cur, n.id, event, tracker, began, seat, rows)
             self._write_pending(cur, rows)
             for game_id, version in touched.items():
                 self._flush_game(cur, self._game_at(game_id, version))
@@ -174,14 +189,11 @@ class Projector:
                     "viewer) DO UPDATE SET seq = excluded.seq",
                     [(str(game_id), v, n) for v, n in sorted(self._trackers[game_id].seqs.items())],
                 )
-            cur.execute(
-                "INSERT INTO rm_tracking (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE "
-                "SET position = excluded.position",
-                (NAME, notifications[-1].id),
-            )
+            # In this transaction: the rows and the position they bring the read models to commit together.
+            self.tracking.record(cur, Tracking(self.games.name, notifications[-1].id), stored=position)
             return len(notifications)
 
-    def _game_at(self, game_id: uuid.UUID, version: int) -> Game:
+    def _game_at(self, game_id: uuid.UUID, version: int) -> PlatformGame:
         """The game at ``version``: the aggregate this thread just saved, when the projector runs right after
         a command and it stands there, else from the store (a snapshot and a few events)."""
         return self.games.just_saved(game_id, version) or self.games.repository.get(game_id, version=version)
@@ -202,6 +214,7 @@ class Projector:
                 event_data(event),
                 None,
                 event,
+                n,
             )
         d = orjson.loads(n.state)
         return Record(
@@ -214,34 +227,70 @@ class Projector:
             d,
             n.state.decode(),
             None,
+            n,
         )
 
-    def _follow(self, cur: Cursor, event: Any) -> Tracker:
+    def _decoded(self, event: Record) -> Any:
+        """The domain event itself, decoded once, for the ruleset's hooks (``phase_of``)."""
+        if event.event is None:
+            event.event = self.games.mapper.to_domain_event(event.notification)
+        return event.event
+
+    def _follow(self, cur: Cursor, event: Record) -> tuple[Tracker, dict | None, str | None]:
+        """The game's tracker after ``event``; the phase the event begins and the seat it adds, by the game's
+        ruleset (or None)."""
         game_id = event.originator_id
         version = event.originator_version
         tracker = self._trackers.get(game_id)
         if version == 1:
-            tracker = Tracker(0, 0, 0, "setup", [])
+            name = event.data.get("ruleset") or getattr(self._decoded(event), "ruleset", None)  # upcast if older
+            tracker = Tracker(0, "setup", [], ruleset_named(name))
         elif tracker is None or tracker.version != version - 1:
             s = self._game_at(game_id, version - 1).state
-            tracker = Tracker(version - 1, s.season, s.month, s.step, sorted(s.powers))
+            tracker = Tracker(
+                version - 1, self._phase_at(cur, game_id, version - 1), sorted(s.powers), ruleset_named(s.ruleset)
+            )
             tracker.seqs.update(
                 cur.execute("SELECT viewer, seq FROM rm_viewers WHERE game_id = ?", (str(game_id),)).fetchall()
             )
+        began = seat = None
+        if tracker.ruleset is not None:  # the ruleset reads its own events (a decoded event, upcast)
+            began = tracker.ruleset.phase_of(self._decoded(event))
+            seat = tracker.ruleset.seat_of(self._decoded(event))
         if event.kind == "StateRestored":  # a rollback: the game as it stood at its target version
             s = self._game_at(game_id, version).state
-            tracker = Tracker(version, s.season, s.month, s.step, sorted(s.powers), seqs=tracker.seqs)
+            to_version = self._decoded(event).to_version
+            tracker = Tracker(
+                version, self._phase_at(cur, game_id, to_version), sorted(s.powers), tracker.ruleset, tracker.seqs
+            )
         else:
-            tracker.follow(event)
+            tracker.follow(event, began, seat)
         self._trackers[game_id] = tracker
-        return tracker
+        return tracker, began, seat
 
-    def _rows(self, cur: Cursor, notification_id: int, event: Record, tracker: Tracker, rows: dict[str, list]) -> None:
+    @staticmethod
+    def _phase_at(cur: Cursor, game_id: uuid.UUID, version: int) -> str:
+        """The phase the game stood in after ``version`` (the audit row of that version says it)."""
+        row = cur.execute(
+            "SELECT phase FROM rm_audit WHERE game_id = ? AND version = ?", (str(game_id), version)
+        ).fetchone()
+        return row[0] if row else "setup"
+
+    def _rows(
+        self,
+        cur: Cursor,
+        notification_id: int,
+        event: Record,
+        tracker: Tracker,
+        began: dict | None,
+        seat: str | None,
+        rows: dict[str, list],
+    ) -> None:
         kind = event.kind
         gid = str(event.originator_id)
         version = event.originator_version
         at = event.at
-        phase = phase_id(tracker.season, tracker.month, tracker.step)
+        phase = tracker.phase
         audience = event.audience
         sealed = vis.SEALED in audience
         data = SEALED_DATA if sealed else (event.raw if event.raw is not None else to_json(event.data))
@@ -254,9 +303,9 @@ class Projector:
             # Public events are everyone's: only restricted ones need a row per audience token.
             for token in sorted(set(audience)):
                 rows["feed"].append((gid, token, version))
-        if kind == "PowerAdded" and event.data["power_id"] not in tracker.seqs:
+        if seat is not None and seat not in tracker.seqs:
             self._write_pending(cur, rows)
-            self._start_timeline(cur, gid, event.data["power_id"], version, tracker)
+            self._start_timeline(cur, gid, seat, version, tracker)
         # Each viewer's timeline: exactly the events ``vis.can_see`` lets them see, in order.
         if not sealed:
             for viewer in tracker.seqs:
@@ -278,8 +327,10 @@ class Projector:
                 data,
             )
         )
-        note = notification(kind, event.data)
-        if note is not None and not sealed:
+        # The ruleset's texts (a ruleset without ``notify`` sends none); the platform's own follow.
+        notify = tracker.ruleset.notify if tracker.ruleset is not None else None
+        note = notify(kind, event.data) if notify is not None and not sealed else None
+        if note is not None:
             for recipient in shown[1:]:  # the powers who may see the event (not the GM)
                 rows["outbox"].append((gid, version, recipient, kind, to_json(note), at))
         if kind == "RemindersQueued":
@@ -304,8 +355,10 @@ class Projector:
                         at,
                     )
                 )
-        if kind == "StepBegan":
-            rows["phases"].append((gid, version, phase, event.data["season"], event.data["month"], event.data["step"]))
+        if began is not None:  # the phase index: the phases the game's ruleset says its events begin
+            rows["phases"].append(
+                (gid, version, began["phase"], began.get("season", 0), began.get("month", 0), began.get("step", ""))
+            )
         if kind == "GameRolledBack":
             # Rows of this batch are not written yet: write them first, so the marking sees them.
             self._write_pending(cur, rows)
@@ -350,7 +403,7 @@ class Projector:
         ).fetchone()
         tracker.seqs[power_id] = found[0] if found else 0
 
-    def _flush_game(self, cur: Cursor, game: Game) -> None:
+    def _flush_game(self, cur: Cursor, game: PlatformGame) -> None:
         s = game.state
         gid = str(game.id)
         cur.execute("DELETE FROM rm_windows WHERE game_id = ?", (gid,))
@@ -389,11 +442,12 @@ class Projector:
                 gid,
                 s.name,
                 s.timezone,
-                s.season,
-                s.month,
-                s.step,
+                # The calendar columns are Powers' words; another ruleset's game may have no such fields.
+                getattr(s, "season", 0),
+                getattr(s, "month", 0),
+                getattr(s, "step", ""),
                 game.version,
-                to_json(s.forked_from) if s.forked_from else None,
+                to_json(s.forked_from) if getattr(s, "forked_from", None) else None,
             ),
         )
 
@@ -566,7 +620,6 @@ class Projector:
             "rm_phases": "game_id, version",
             "rm_windows": "game_id, window_id",
             "rm_reminders": "game_id, window_id, hours_before",
-            "rm_boards": "game_id, viewer",
             "rm_games": "game_id",
             "rm_outbox": "game_id, version, recipient",
         }
@@ -580,34 +633,6 @@ SCOPE_PUBLIC, SCOPE_RESTRICTED, SCOPE_SEALED = 1, 0, -1
 def payload(data: str) -> dict:
     """An event's payload from its stored JSON, without the envelope (time, actor, audience)."""
     return {k: v for k, v in json.loads(data).items() if k not in ENVELOPE}
-
-
-NOTIFY_STEPS = {
-    "planning": "Planning has begun: submit your actions.",
-    "resistance": "The month is resolved: the resistance window is open.",
-    "tidings": "A new season begins with Tidings.",
-}
-
-
-def notification(kind: str, data: dict) -> dict | None:
-    """The mail a viewer of this event is sent, built only from the event (which they may see)."""
-    if kind == "StepBegan" and data["step"] in NOTIFY_STEPS:
-        return {
-            "subject": f"Season {data['season']}, month {data['month']}: {data['step']}",
-            "text": NOTIFY_STEPS[data["step"]],
-        }
-    if kind == "ResolutionPublished":
-        return {"subject": "The resolution is published", "text": data.get("announcement") or "See your board."}
-    if kind == "ResistanceOffered":
-        return {
-            "subject": f"You may resist: {data['power_name']}",
-            "text": f"{data['power_name']} acts: {data['title']} (pool size {data['pool_size']}).",
-        }
-    if kind == "WindowClosed":
-        return {"subject": f"A window closed: {data['window_id']}", "text": f"Reason: {data['reason']}."}
-    if kind == "GameRolledBack":
-        return {"subject": "The GM rolled the game back", "text": f"Reason: {data['reason']}."}
-    return None
 
 
 def _mentions(data: dict, power: str) -> bool:

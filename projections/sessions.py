@@ -3,7 +3,8 @@
 The browser holds only a random session id (in an HttpOnly cookie). The store keys a session by a
 keyed hash of that id and keeps, per game, the principal it is signed in as and the *hash* of the
 token it presented: a bearer token never reaches the cookie, and a replaced token ends every session
-that used it (the hash no longer matches the game's credential).
+that used it (the hash no longer matches the game's credential). The tables are the migrations'
+(``projections/migrations``), there once the read-model database is open.
 """
 
 from __future__ import annotations
@@ -18,18 +19,6 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from projections.db import ReadModelDB, utc_key
-
-SCHEMA = [
-    """CREATE TABLE IF NOT EXISTS web_sessions (
-        sid_hash TEXT PRIMARY KEY, csrf TEXT NOT NULL, data TEXT NOT NULL, created_at TEXT NOT NULL,
-        expires_at TEXT NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS web_session_grants (
-        sid_hash TEXT NOT NULL, game_id TEXT NOT NULL, principal TEXT NOT NULL, token_hash TEXT NOT NULL,
-        PRIMARY KEY (sid_hash, game_id))""",
-    """CREATE INDEX IF NOT EXISTS web_session_grants_by_principal ON web_session_grants (game_id, principal)""",
-    """CREATE INDEX IF NOT EXISTS web_sessions_by_expiry ON web_sessions (expires_at)""",
-]
-
 
 ANONYMOUS_TTL = timedelta(hours=1)
 
@@ -63,10 +52,6 @@ class SessionStore:
         self._secret = secret.encode()
         self.ttl = ttl
         self.clock = clock
-        if db.auto_migrate:  # production: `emissary migrate` created them (projections/migrations)
-            with db.transaction() as cur:
-                for ddl in SCHEMA:
-                    cur.execute(ddl)
 
     def sid_hash(self, sid: str) -> str:
         return hmac.new(self._secret, sid.encode(), hashlib.sha256).hexdigest()

@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from eventsourcing.application import Application  # noqa: E402
 from eventsourcing.domain import Aggregate, event  # noqa: E402
 
+from api.powers.service import PowersGames  # noqa: E402
 from domain.dice import SeededRoller  # noqa: E402
 from domain.powers.game import Game  # noqa: E402
-from projections.service import Games  # noqa: E402
 from projections.settings import Settings  # noqa: E402
 
 NOTES: list[str] = []
@@ -96,10 +96,10 @@ def writer_homes(clients: int, processes: int) -> list[int]:
 def events_per_command() -> int:
     """How many events the benchmarked command (a power submits and rolls an action) records in its one
     transaction, counted on an in-memory game: the bare side saves that many per save."""
+    from api.service import Caller
     from domain.powers.commands import SubmitAction
-    from projections.service import Caller
 
-    games = Games()
+    games = PowersGames()
     game_id, _, _ = games.create_game("count")
     power, _, _ = games.add_power(game_id, "gm", "C0", "conspiracy", "circle")
     games.advance(game_id, "gm", expected_step="setup")
@@ -299,7 +299,7 @@ LONG_GAME_POWERS = [
 ]
 
 
-def build_long_game(games: Games, target_events: int, game: Game | None = None) -> Game:
+def build_long_game(games: PowersGames, target_events: int, game: Game | None = None) -> Game:
     """A game of many months (4 powers, 4 actions each, resolved every month) of about ``target_events``,
     driven through the domain (not over HTTP), so that a 10,000-event game takes seconds. ``game``: a game
     in setup that already has the powers of ``LONG_GAME_POWERS`` (e.g. added through the service, with
@@ -349,7 +349,7 @@ def build_long_game(games: Games, target_events: int, game: Game | None = None) 
     return g
 
 
-def played_game(games: Games, target_events: int) -> tuple[str, str]:
+def played_game(games: PowersGames, target_events: int) -> tuple[str, str]:
     """A long game whose powers were added through the service (so they have tokens), then played
     through the domain to about ``target_events``; returns (game id, the token of power ``c``)."""
     from domain.ids import GM
@@ -393,7 +393,7 @@ def read_figures(tmp: Path, small: int = 100, large: int = 10_000, runs: int = 1
     from fastapi.testclient import TestClient
 
     from api.app import create_app
-    from projections.store import build_games
+    from api.compose import build_games
 
     settings = Settings(data_dir=tmp / "reads", embedded_workers=False)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -559,15 +559,15 @@ def command_late_vs_early(
 
 def replay_vs_past_version(env: dict, events: int, samples: int = 30) -> tuple[float, float]:
     """(full replay seconds, mean seconds to get an arbitrary past version with snapshots)."""
-    games = Games(env=env, snapshot_interval=100)
+    games = PowersGames(env=env, snapshot_interval=100)
     g = build_long_game(games, events)
     gid = g.id
     games.close()
     no_cache = {k: v for k, v in env.items() if not k.startswith("AGGREGATE_CACHE")}
-    plain = Games(env=no_cache, snapshot_interval=100)
+    plain = PowersGames(env=no_cache, snapshot_interval=100)
     plain.snapshots = None  # full replay: no snapshots
     plain.repository.snapshot_store = None
-    snap = Games(env=no_cache, snapshot_interval=100)
+    snap = PowersGames(env=no_cache, snapshot_interval=100)
     replays = []
     for _ in range(3):
         t = time.perf_counter()
@@ -632,7 +632,7 @@ def ratio(
     return statistics.median(ratios)
 
 
-def phase_view_seconds(games: Games, game_id: str, viewer: str, phases: list[str], rounds: int = 3) -> float:
+def phase_view_seconds(games: PowersGames, game_id: str, viewer: str, phases: list[str], rounds: int = 3) -> float:
     """Mean time to render a viewer's view at a past phase: phase index lookup, snapshot get, render."""
     games.view_at(game_id, "gm", phase=phases[0], as_viewer=viewer)  # warm the connections
     start = time.perf_counter()
@@ -646,14 +646,14 @@ def phase_view_seconds(games: Games, game_id: str, viewer: str, phases: list[str
 
 def history_figures(tmp: Path) -> dict[str, float]:
     """phase_view_vs_replay, phase_view_100k_vs_1k and rebuild_vs_raw_scan, on SQLite files."""
-    from projections.store import build_projector
+    from api.compose import build_projector
 
     out: dict[str, float] = {}
     views: dict[int, float] = {}
     for size in (1_000, 10_000, 100_000):
         settings = Settings(data_dir=tmp / f"hist{size}")
         env = {k: v for k, v in settings.eventsourcing_env().items() if not k.startswith("AGGREGATE_CACHE")}
-        games = Games(env=env, snapshot_interval=100)
+        games = PowersGames(env=env, snapshot_interval=100)
         game = build_long_game(games, size)
         projector = build_projector(games, settings)
         projector.rebuild()
@@ -663,7 +663,7 @@ def history_figures(tmp: Path) -> dict[str, float]:
         views[size] = phase_view_seconds(games, str(game.id), "c", sample)
         if size == 10_000:
             t = time.perf_counter()
-            replay = Games(env=env, snapshot_interval=100)
+            replay = PowersGames(env=env, snapshot_interval=100)
             replay.snapshots = None
             replay.repository.snapshot_store = None
             full = statistics.median([_timed(lambda: replay.repository.get(game.id)) for _ in range(3)])
@@ -694,7 +694,7 @@ def _timed(fn) -> float:
     return time.perf_counter() - t
 
 
-def raw_scan_rate(games: Games) -> float:
+def raw_scan_rate(games: PowersGames) -> float:
     """Events per second of a bare scan of the notification log, decoding every event."""
     start = time.perf_counter()
     n = 0
@@ -716,14 +716,14 @@ def window_figures(tmp: Path, pg_url: str, count: int = 500, sweep_seconds: floa
     import psycopg
     import redis
 
-    from projections.store import build_projector
+    from api.compose import build_projector
     from tests.integration.topology import Topology, make_windows
 
     schema = f"bench_w_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
     settings = Settings(database_url=f"{pg_url}?schema={schema}")
-    games = Games(env=settings.eventsourcing_env(), snapshot_interval=100)
+    games = PowersGames(env=settings.eventsourcing_env(), snapshot_interval=100)
     projector = build_projector(games, settings)
     r = redis.Redis(host="127.0.0.1", port=6379, db=9)
     r.flushdb()
@@ -739,8 +739,7 @@ def window_figures(tmp: Path, pg_url: str, count: int = 500, sweep_seconds: floa
         logdir,
     )
     try:
-        due = datetime.now(timezone.utc) + timedelta(seconds=30 + count * 0.03)
-        ids = make_windows(games, count, due)
+        ids, due = make_windows(games, count, timedelta(seconds=10))
         projector.catch_up()
         topo.start("worker", "worker")
         topo.start("beat", "beat", "--schedule", str(logdir / "beat-schedule"))

@@ -17,9 +17,10 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 # In CI the property tests run the same examples every time (derandomized), so a landing is never blocked by a
 # case that one run happened to draw; on a developer's machine they keep exploring new ones. A case found either
 # way is kept in the test as an @example.
-hypothesis.settings.register_profile("ci", derandomize=True, print_blob=True)
-if IN_CI:
-    hypothesis.settings.load_profile("ci")
+# No per-example deadline: tests assert behaviour, never wall-clock time (a loaded machine is slow, not wrong).
+hypothesis.settings.register_profile("default", deadline=None)
+hypothesis.settings.register_profile("ci", derandomize=True, print_blob=True, deadline=None)
+hypothesis.settings.load_profile("ci" if IN_CI else "default")
 
 
 def _pg_reachable() -> str | None:

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from projections.service import Games
+from api.powers.service import PowersGames
 
 
 @dataclass
 class Month:
-    games: Games
+    games: PowersGames
     game_id: str
     powers: dict[str, str]
     actions: dict[str, str] = field(default_factory=dict)
     assets: dict[str, str] = field(default_factory=dict)
 
 
-def play_rich_month(games: Games, *, finish: bool = True) -> Month:
+def play_rich_month(games: PowersGames, *, finish: bool = True) -> Month:
     """Four powers; private, public, collaborative, sealed and resistible actions; a disclosure;
     a shared secret; influence; a reaction; resolution and the window closing."""
     gid, _, _ = games.create_game("Rich month", "GM", "Europe/Paris")

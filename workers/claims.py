@@ -3,7 +3,7 @@ window to a close task, and hand it again only if the claim expired without the 
 
 On PostgreSQL the claim rows are taken with ``FOR UPDATE SKIP LOCKED``; on SQLite the sweep's
 ``BEGIN IMMEDIATE`` transaction serializes sweeps. Claims live in their own table, which the
-projector never rebuilds.
+projector never rebuilds (the migrations', ``projections/migrations``).
 """
 
 from __future__ import annotations
@@ -12,21 +12,6 @@ from datetime import datetime, timedelta
 
 from projections.db import ReadModelDB
 from projections.db import utc_key as key  # deadlines as text that sorts, as rm_windows keeps them
-
-DDL = """CREATE TABLE IF NOT EXISTS wk_claims (
-    game_id TEXT NOT NULL, window_id TEXT NOT NULL, closes_at TEXT NOT NULL, claimed_until TEXT,
-    eta_for TEXT, claims INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (game_id, window_id))"""
-REMINDERS_DDL = """CREATE TABLE IF NOT EXISTS wk_reminders (
-    game_id TEXT NOT NULL, window_id TEXT NOT NULL, closes_at TEXT NOT NULL, hours_before REAL NOT NULL,
-    PRIMARY KEY (game_id, window_id, closes_at, hours_before))"""
-
-
-def ensure_tables(db: ReadModelDB) -> None:
-    if not db.auto_migrate:  # production: `emissary migrate` created them (projections/migrations)
-        return
-    with db.transaction() as cur:
-        cur.execute(DDL)
-        cur.execute(REMINDERS_DDL)
 
 
 def claim_due(db: ReadModelDB, now: datetime, claim_seconds: float, limit: int = 500) -> list[tuple[str, str]]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import logging
 import threading
 
+from api.service import Games
 from projections.projector import Projector
-from projections.service import Games
 from projections.settings import Settings
 from workers import runtime
 

@@ -1,7 +1,8 @@
 """Mail out: a delivery ledger (queued, sent, failed, bounced; each row linked to the event that
 caused it), an SMTP sender, and the sweep's part (enqueue deliveries, build daily digests).
 
-The ledger lives beside the read models but is never rebuilt: it is the record of what was sent.
+The ledger lives beside the read models but is never rebuilt: it is the record of what was sent (its
+table is the migrations', ``projections/migrations``).
 It is also the outbox: a mail is due once its 'queued' row is written, whatever happens to the
 broker; a Celery task is only the fast path. ``deliver`` claims a row before sending it (a lease
 in ``due_at``), so a row handed to several workers is sent once, and the sweep hands out every
@@ -23,34 +24,9 @@ from email.utils import make_msgid
 from projections.db import ReadModelDB, utc_key
 from projections.settings import Settings
 
-DDL = """CREATE TABLE IF NOT EXISTS mail_ledger (
-    id TEXT PRIMARY KEY, game_id TEXT NOT NULL, version INTEGER, recipient TEXT NOT NULL, address TEXT,
-    kind TEXT NOT NULL, subject TEXT NOT NULL, body TEXT NOT NULL, message_id TEXT, status TEXT NOT NULL,
-    attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT, created_at TEXT NOT NULL, sent_at TEXT, due_at TEXT)"""
-INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS mail_ledger_event ON mail_ledger (game_id, version, recipient, kind)"
-DUE_INDEX = "CREATE INDEX IF NOT EXISTS mail_ledger_due ON mail_ledger (status, due_at)"
 MAX_ATTEMPTS = 9
 LEASE = timedelta(minutes=10)  # a claimed row whose worker died is handed out again after this
 GRACE = timedelta(seconds=60)  # a row handed to the broker is handed out again only if still queued after this
-
-
-def ensure_tables(db: ReadModelDB) -> None:
-    if not db.auto_migrate or getattr(db, "mail_ledger_ready", False):  # production: `emissary migrate` made it
-        return
-    with db.transaction() as cur:
-        cur.execute(DDL)
-        cur.execute(INDEX)
-        if db.dialect == "postgres":
-            has_due = cur.execute(
-                "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
-                "AND table_name = 'mail_ledger' AND column_name = 'due_at'"
-            ).fetchone()
-        else:
-            has_due = "due_at" in [c[1] for c in cur.execute("PRAGMA table_info(mail_ledger)").fetchall()]
-        if not has_due:  # a ledger made before it was the outbox
-            cur.execute("ALTER TABLE mail_ledger ADD COLUMN due_at TEXT")
-        cur.execute(DUE_INDEX)
-    db.mail_ledger_ready = True
 
 
 class Mailer:

@@ -1,43 +1,116 @@
 """The projection runner (keeps the read models up to date) and its watchdog, which restarts the
-runner when it falls behind the event store without making progress, or dies."""
+runner when it falls behind the event store without making progress, or dies.
+
+Of the library's projection machinery (``eventsourcing.projection``), the runner uses the recorder's
+subscription to learn of new events, and the projector the tracking recorder (``projections.tracking``:
+the position written in the same transaction as the read-model rows). The library's ``ProjectionRunner``
+with a ``Projection`` does not fit, for three reasons:
+
+- it applies one event at a time (``process_event(event, tracking)``), each with its own tracking record;
+  the read models render each game's boards and windows once per batch, from the game as it stands at the
+  batch's last event, in one transaction per batch: per event, a 1,000-event batch would load and render a
+  game up to 1,000 times;
+- it needs a recorder with ``subscribe``, which the library's SQLite recorder (the default store, ``make
+  run``) does not have (eventsourcing 9.5: NotImplementedError);
+- it builds its own application from a class and an environment, and its view through the library's
+  infrastructure factory; the embedded mode projects in the process that recorded a command, on that
+  service (``Games.on_recorded``), right after the write, and the read models live in ``ReadModelDB``.
+
+``EventSourcedProjection`` records new events, not read-model rows: it does not apply here either.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import signal
 import subprocess
 import sys
+import threading
 import time
+from typing import Any
 
+from api.compose import build_games, build_projector
 from projections.settings import Settings
-from projections.store import build_games, build_projector
 from workers import heartbeat
 
 log = logging.getLogger("emissary.projector")
 HEARTBEAT = "{data_dir}/projector.heartbeat"
 
 
+class Follower:
+    """Wakes the runner when the event store records something new: through the recorder's subscription
+    (the library's: PostgreSQL LISTEN/NOTIFY, the in-memory store) where the store has one, else after
+    ``poll_seconds`` (SQLite). The runner reads the events itself, in batches from its tracked position
+    (``Projector.catch_up``): the subscription only says when to."""
+
+    def __init__(self, recorder: Any, gt: int, poll_seconds: float) -> None:
+        self.poll_seconds = poll_seconds
+        self.news = threading.Event()
+        self.subscription: Any = None
+        with contextlib.suppress(NotImplementedError):
+            self.subscription = recorder.subscribe(gt=gt or None).__enter__()
+        self._thread: threading.Thread | None = None
+        if self.subscription is not None:
+            self._thread = threading.Thread(target=self._listen, name="emissary-projector-follow", daemon=True)
+            self._thread.start()
+
+    @property
+    def subscribed(self) -> bool:
+        return self.subscription is not None
+
+    def _listen(self) -> None:
+        try:
+            for _ in self.subscription:  # each new notification: the runner catches up from its own position
+                self.news.set()
+        except Exception:  # noqa: BLE001 - the runner falls back to polling; the watchdog sees a stalled runner
+            log.exception("the event store's subscription failed; polling instead")
+            self.subscription = None
+        self.news.set()
+
+    def wait(self) -> None:
+        """Until there may be something new (or ``poll_seconds``, so the heartbeat and a stop are seen)."""
+        self.news.wait(self.poll_seconds)
+        self.news.clear()
+
+    def stop(self) -> None:
+        subscription, self.subscription = self.subscription, None
+        if subscription is not None:
+            subscription.__exit__(None, None, None)  # stops it and joins its threads
+        self.news.set()
+        if self._thread is not None:
+            self._thread.join(5)
+
+
 def run(settings: Settings, stop_after: float | None = None) -> None:
-    """Catch up, then poll for new events, forever (or for ``stop_after`` seconds)."""
+    """Catch up, then follow the event store for new events, forever (or for ``stop_after`` seconds)."""
     games = build_games(settings)
     projector = build_projector(games, settings)
     started = time.monotonic()
-    stopping = False
+    stopping = threading.Event()
+    follower: Follower | None = None
 
     def stop(*_: object) -> None:
-        nonlocal stopping
-        stopping = True
+        stopping.set()
+        if follower is not None:
+            follower.news.set()
 
     signal.signal(signal.SIGTERM, stop)
-    while not stopping and (stop_after is None or time.monotonic() - started < stop_after):
-        heartbeat.touch(HEARTBEAT.format(data_dir=settings.data_dir))  # for `emissary health projector`
-        applied = projector.catch_up(max_batches=10)
-        if applied:
-            log.info("projected events=%s position=%s", applied, projector.position())
-        else:
-            time.sleep(settings.projector_poll_seconds)
-    projector.db.close()
-    games.close()
+    try:
+        while not stopping.is_set() and (stop_after is None or time.monotonic() - started < stop_after):
+            heartbeat.touch(HEARTBEAT.format(data_dir=settings.data_dir))  # for `emissary health projector`
+            applied = projector.catch_up(max_batches=10)
+            if applied:
+                log.info("projected events=%s position=%s", applied, projector.position())
+                continue
+            if follower is None:  # subscribed once caught up, so that it never reads the backlog a second time
+                follower = Follower(games.recorder, projector.position(), settings.projector_poll_seconds)
+            follower.wait()
+    finally:
+        if follower is not None:
+            follower.stop()
+        projector.db.close()
+        games.close()
 
 
 def lag(settings: Settings) -> tuple[int, int]:

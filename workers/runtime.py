@@ -5,10 +5,10 @@ from __future__ import annotations
 import threading
 from datetime import datetime, timezone
 
+from api.compose import build_games, build_projector
+from api.service import Games
 from projections.projector import Projector
-from projections.service import Games
 from projections.settings import Settings
-from projections.store import build_games, build_projector
 
 _lock = threading.Lock()
 _state: dict = {}

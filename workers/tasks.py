@@ -19,7 +19,6 @@ def sweep() -> dict:
     for windows due within minutes; queue due reminders."""
     projector = runtime.projector()
     settings = runtime.settings()
-    claims.ensure_tables(projector.db)
     projector.catch_up(max_batches=4)  # the runner keeps up; this guards against a stalled runner
     now = runtime.now()
     due = claims.claim_due(projector.db, now, settings.claim_seconds)
@@ -73,7 +72,6 @@ def deliver_mail(ledger_id: str) -> str:
     from workers import mail
 
     db = runtime.projector().db
-    mail.ensure_tables(db)
     status = mail.deliver(db, runtime.settings(), ledger_id, runtime.now())
     if status == "sent":
         log.info("mail sent id=%s", ledger_id)
@@ -105,7 +103,6 @@ def dispatch_mail(now: datetime) -> dict:
     from workers import mail
 
     db = runtime.projector().db
-    mail.ensure_tables(db)
     games = runtime.games()
     sent = digests = 0
     for note in mail.new_notifications(db):

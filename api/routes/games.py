@@ -1,4 +1,4 @@
-"""Games: create, set up, advance, view, events."""
+"""Games of any ruleset: create, replace a sign-in link, close a window, view, events."""
 
 from __future__ import annotations
 
@@ -7,50 +7,32 @@ from fastapi import APIRouter, Request, Response
 from api.deps import CurrentCaller, GamesDep, IdempotencyKey, Principal
 from api.routes.history import WaitFor, clamp, next_page, read_models_at
 from api.schemas import (
-    AddPowerRequest,
-    AdvanceRequest,
     CloseWindowRequest,
     CreateGameRequest,
     GameCreatedPublic,
-    GrantAssetRequest,
-    PowerAddedPublic,
     ReceiptPublic,
-    ResolveRequest,
-    SeasonLengthRequest,
     TokenReplacedPublic,
 )
+from api.service import new_token
 from domain.platform.commands import CloseWindow, ReissueLink
-from domain.powers.commands import AddPower, Advance, GrantAsset, Resolve, SetMonths
-from projections.service import new_token
 
 router = APIRouter(prefix="/games", tags=["games"])
 
 
 @router.post("", status_code=201, response_model=GameCreatedPublic)
 def create_game(body: CreateGameRequest, games: GamesDep, key: IdempotencyKey) -> dict:
-    """Create a game of a registered ruleset (default Powers); the response carries the GM's token (shown once)."""
+    """Create a game of a registered ruleset (default Powers), with options its option schema accepts; the response
+    carries the GM's token (shown once)."""
     game_id, token, receipt = games.create_game(
         body.name,
         body.gm_name,
         body.timezone,
         body.months_per_season,
-        body.options.model_dump(exclude_unset=True),
+        body.options,
         ruleset=body.ruleset,
         key=key,
     )
     return {"game_id": game_id, "gm_token": token, "receipt": receipt.as_dict()}
-
-
-@router.post("/{game_id}/powers", status_code=201, response_model=PowerAddedPublic)
-def add_power(game_id: str, body: AddPowerRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey) -> dict:
-    """GM: add a power of any class and subclass; the response carries its token (shown once)."""
-    token, token_hash = new_token()
-    receipt = games.run(caller, game_id, AddPower(body.name, body.cls, body.subclass, token_hash, body.options), key)
-    return {
-        "power_id": receipt.result["power_id"],
-        "token": None if receipt.replayed else token,
-        "receipt": receipt.as_dict(),
-    }
 
 
 @router.post("/{game_id}/powers/{power_id}/token", status_code=201, response_model=TokenReplacedPublic)
@@ -59,37 +41,6 @@ def replace_token(game_id: str, power_id: str, games: GamesDep, caller: CurrentC
     token, token_hash = new_token()
     receipt = games.run(caller, game_id, ReissueLink(power_id, token_hash), key)
     return {"power_id": power_id, "token": None if receipt.replayed else token, "receipt": receipt.as_dict()}
-
-
-@router.post("/{game_id}/powers/{power_id}/assets", status_code=201, response_model=ReceiptPublic)
-def grant_asset(
-    game_id: str, power_id: str, body: GrantAssetRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
-) -> dict:
-    """GM: give a power an asset (reuse an asset id to share it)."""
-    command = GrantAsset(
-        power_id, body.name, body.cls, body.rank, body.asset_id, body.assured, body.critical, body.novel
-    )
-    return games.run(caller, game_id, command, key).as_dict()
-
-
-@router.put("/{game_id}/season-length", response_model=ReceiptPublic)
-def set_season_length(
-    game_id: str, body: SeasonLengthRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
-) -> dict:
-    """GM: this season has 2 or 3 months (GM-28)."""
-    return games.run(caller, game_id, SetMonths(body.months), key).as_dict()
-
-
-@router.post("/{game_id}/advance", response_model=ReceiptPublic)
-def advance(game_id: str, body: AdvanceRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey) -> dict:
-    """GM: move the calendar on from ``expected_step`` (closing Planning converts missing actions to schemes)."""
-    return games.run(caller, game_id, Advance(body.expected_step), key).as_dict()
-
-
-@router.post("/{game_id}/resolve", response_model=ReceiptPublic)
-def resolve(game_id: str, body: ResolveRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey) -> dict:
-    """GM: resolve the month in rules order (P.1.4), publish it and open the resistance window."""
-    return games.run(caller, game_id, Resolve(body.expected_step, body.announcement), key).as_dict()
 
 
 @router.post("/{game_id}/windows/{window_id}/close", response_model=ReceiptPublic)

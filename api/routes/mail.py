@@ -10,11 +10,11 @@ from fastapi import APIRouter, Depends, Header, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import CurrentCaller, GamesDep, IdempotencyKey, Principal
+from api.mail_intake import MAX_MAIL_BYTES, MailIntake
 from api.schemas import ContactRequest, ReceiptPublic
 from domain import limits
 from domain.errors import DomainError, Forbidden, NotFound
 from domain.platform.commands import SetContact
-from projections.mail import MAX_MAIL_BYTES, MailIntake
 from workers import mail
 
 router = APIRouter(tags=["mail"])
@@ -78,7 +78,6 @@ def inbound_email(body: InboundMailRequest, request: Request, games: GamesDep, _
     if reply.principal is None:  # no such reply address: nobody to answer, nothing recorded
         raise NotFound("no such reply address (it may have been replaced)", field="to")
     db = request.app.state.projector.db
-    mail.ensure_tables(db)
     from workers.tasks import hand_off
 
     # The reply is queued in the ledger (the outbox) before we answer; the broker is only the fast path.
@@ -92,7 +91,6 @@ def inbound_email(body: InboundMailRequest, request: Request, games: GamesDep, _
 def inbound_bounce(body: BounceRequest, request: Request, _: InboundKey) -> dict:
     """A provider reports that a mail this service sent bounced (any other Message-ID: 404)."""
     db = request.app.state.projector.db
-    mail.ensure_tables(db)
     bare = body.message_id.strip().strip("<>")
     with db.transaction() as cur:
         found = cur.execute(
@@ -118,6 +116,5 @@ def set_contact(
 def mail_ledger(game_id: str, request: Request, games: GamesDep, me: Principal) -> list[dict]:
     """The delivery ledger: the GM sees every mail; a player their own ("was I told?")."""
     db = request.app.state.projector.db
-    mail.ensure_tables(db)
     key = str(games.get_game(game_id, for_update=False).id)
     return mail.ledger(db, key, None if me == "gm" else me)

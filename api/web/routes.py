@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
@@ -17,10 +18,13 @@ from zoneinfo import ZoneInfo
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
-from jinja2 import pass_context
+from jinja2 import ChoiceLoader, FileSystemLoader, PrefixLoader, pass_context
 from markupsafe import Markup
 
+from api import rulesets
+from api.mail_intake import reply_address
 from api.security import CsrfRefused, check_csrf, check_origin, site_base, web_session
+from api.service import Caller, Games, Receipt, hash_token, new_token
 from domain.errors import DomainError, Unauthorized
 from domain.ids import GM
 from domain.platform.commands import (
@@ -32,13 +36,13 @@ from domain.platform.commands import (
     ReissueLink,
     RequestExtension,
 )
-from domain.powers import commands as pc
-from domain.powers import rules
-from projections.mail import reply_address
-from projections.service import Caller, Games, Receipt, hash_token, new_token
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=str(HERE / "templates"))
+# A ruleset's templates are named after it ("powers/board.html") and may extend the platform's ("base.html").
+templates.env.loader = ChoiceLoader(
+    [FileSystemLoader(str(HERE / "templates")), PrefixLoader(rulesets.template_loaders())]
+)
 
 
 @pass_context
@@ -53,15 +57,6 @@ router = APIRouter(include_in_schema=False)
 BOARD_FEED = 40  # the newest events of the feed a board shows
 BOARD_PHASES = 60  # the latest phases a board offers to look back at (any other: ?phase=)
 AUDIT_PAGE, AUDIT_MAX = 200, 5000
-
-NEXT_STEP = {
-    "setup": "Begin the game (Tidings)",
-    "tidings": "Open month 1 Planning",
-    "planning": "Close Planning",
-    "resistance": "Go to Battle",
-    "battle": "End the month",
-    "cleanup": "Begin the next season",
-}
 
 
 def games_of(request: Request) -> Games:
@@ -256,10 +251,6 @@ def board(request: Request, game_id: str, phase: str | None = None) -> Response:
         "phase": phase,
         "flash": web_session(request).pop("flash", None),
         "links": web_session(request).pop("links", {}),
-        "skills": rules.SKILLS,
-        "asset_classes": rules.ASSET_CLASSES,
-        "subclasses": rules.SUBCLASSES,
-        "next_step": NEXT_STEP,
     }
     if phase:
         try:
@@ -284,10 +275,14 @@ def board(request: Request, game_id: str, phase: str | None = None) -> Response:
         dict(e, local=datetime.fromisoformat(e["at"]).astimezone(zone).strftime("%a %d %b %H:%M")) for e in events
     ]
     context["zone"] = zone.key
-    if me == GM:
-        context["flips"] = projector.latest_of_type(key, "TiesBroken", 10)[::-1]
-        return templates.TemplateResponse(request, "console.html", context)
-    return templates.TemplateResponse(request, "board.html", context)
+    pages = ruleset_web(games, game_id)
+    if pages is None:
+        return templates.TemplateResponse(
+            request,
+            "message.html",
+            {"title": "No board here", "text": "This game's ruleset has no pages yet; play it through the JSON API."},
+        )
+    return pages.board(request, key, context)
 
 
 @router.post("/play/{game_id}/{command}")
@@ -299,111 +294,23 @@ async def command(request: Request, game_id: str, command: str) -> Response:
         me = who(request, game_id)
     except DomainError:
         return RedirectResponse(f"/play/{game_id}", status_code=303)
-    handler = HANDLERS.get(command)
+    pages = ruleset_web(games, game_id)
+    handler = FORMS.get(command) or (pages.FORMS.get(command) if pages is not None else None)
     if handler is None:
         return PlainTextResponse("no such form", status_code=404)
     caller = Caller.of(me, web_session(request).grants()[game_id].token_hash)
     return handler(request, games, game_id, caller, f)
 
 
+def ruleset_web(games: Games, game_id: str) -> ModuleType | None:
+    """The pages and forms of the game's ruleset (its package's ``web`` module), or None if it has none."""
+    name = games.get_game(game_id, for_update=False).ruleset.name
+    return rulesets.part(name, "web") if name in rulesets.API_PACKAGES else None
+
+
 def send(games: Games, game_id: str, caller: Caller, build: Callable[[], Command]) -> Callable[[], Receipt]:
     """What ``attempt`` runs: build the form's command (a bad field is refused, naming it) and run it."""
     return lambda: games.run(caller, game_id, build())
-
-
-def _picked_assets(f: dict) -> list[dict]:
-    chosen = f.get("asset[]", [])
-    chosen = chosen if isinstance(chosen, list) else [chosen]
-    return [{"asset_id": a, "mode": f.get(f"mode-{a}", "normal")} for a in chosen if a]
-
-
-def submit_command(me: str, f: dict) -> pc.SubmitAction:
-    """The action the compose form means."""
-    targets = f.get("target[]", [])
-    targets = targets if isinstance(targets, list) else [targets]
-    propose = f.get("propose") == "on"
-    return pc.SubmitAction(
-        power_id=me,
-        title=f.get("title", ""),
-        description=f.get("description", ""),
-        skill=f.get("skill") or None,
-        slot=f.get("slot", "private"),
-        location=f.get("location") or None,
-        targets=[t for t in targets if t],
-        resistible=f.get("resistible") == "on",
-        difficulty=_int(f.get("difficulty")),
-        assets=[] if propose else _picked_assets(f),
-        extra_actions=1 if f.get("extra_action") == "on" else 0,
-        roll=not propose,
-    )
-
-
-def _submit(request, games, game_id, caller, f):
-    propose = f.get("propose") == "on"
-    return attempt(
-        request,
-        game_id,
-        "compose",
-        send(games, game_id, caller, lambda: submit_command(caller.principal, f)),
-        "Action recorded. The server rolled your dice below: choose your conversions and confirm."
-        if not propose
-        else "Proposal sent: the GM will set its difficulty, then you roll.",
-        "actions",
-    )
-
-
-def _roll(request, games, game_id, caller, f):
-    return attempt(
-        request,
-        game_id,
-        f"action-{f.get('action_id')}",
-        send(
-            games,
-            game_id,
-            caller,
-            lambda: pc.RollAction(
-                f.get("action_id", ""),
-                assets=_picked_assets(f),
-                extra_actions=1 if f.get("extra_action") == "on" else 0,
-            ),
-        ),
-        "Rolled. Choose your conversions and confirm.",
-    )
-
-
-def _convert(request, games, game_id, caller, f):
-    return attempt(
-        request,
-        game_id,
-        f"action-{f.get('action_id')}",
-        send(
-            games,
-            game_id,
-            caller,
-            lambda: pc.LockConversions(f.get("action_id", ""), convert=_int(f.get("convert"), 0)),
-        ),
-        "Conversions fixed. Your receipt:",
-    )
-
-
-def _discard(request, games, game_id, caller, f):
-    return attempt(
-        request,
-        game_id,
-        f"action-{f.get('action_id')}",
-        send(games, game_id, caller, lambda: pc.DiscardAction(f.get("action_id", ""))),
-        "Action discarded (it stays spent).",
-    )
-
-
-def _accept(request, games, game_id, caller, f):
-    return attempt(
-        request,
-        game_id,
-        f"action-{f.get('action_id')}",
-        send(games, game_id, caller, lambda: pc.AcceptConsequence(f.get("action_id", ""), f.get("consequence_id", ""))),
-        "Consequence accepted.",
-    )
 
 
 def _ready(request, games, game_id, caller, f):
@@ -413,33 +320,6 @@ def _ready(request, games, game_id, caller, f):
         "ready",
         send(games, game_id, caller, lambda: DeclareReady(caller.principal)),
         "Marked ready for this month.",
-    )
-
-
-def _react(request, games, game_id, caller, f):
-    return attempt(
-        request,
-        game_id,
-        f"resist-{f.get('action_id')}",
-        send(
-            games,
-            game_id,
-            caller,
-            lambda: pc.DeclareReaction(
-                caller.principal, f.get("action_id", ""), _picked_assets(f), _int(f.get("convert"), 0)
-            ),
-        ),
-        "Reaction recorded. You will learn the outcome when the window closes.",
-    )
-
-
-def _waive(request, games, game_id, caller, f):
-    return attempt(
-        request,
-        game_id,
-        "resistance",
-        send(games, game_id, caller, lambda: pc.WaiveReactions(caller.principal)),
-        "You waived your reaction.",
     )
 
 
@@ -474,76 +354,6 @@ def _gm(fn):
 
 
 @_gm
-def _advance(request, games, game_id, caller, f):
-    return attempt(
-        request,
-        game_id,
-        "calendar",
-        send(games, game_id, caller, lambda: pc.Advance(f.get("expected_step") or None)),
-        "The calendar moved on.",
-    )
-
-
-@_gm
-def _resolve(request, games, game_id, caller, f):
-    return attempt(
-        request,
-        game_id,
-        "calendar",
-        send(games, game_id, caller, lambda: pc.Resolve(f.get("expected_step") or None, f.get("announcement", ""))),
-        "Resolved and published; the resistance window is open.",
-    )
-
-
-@_gm
-def _difficulty(request, games, game_id, caller, f):
-    tiers = {}
-    for line in (f.get("tiers") or "").splitlines():
-        if ":" in line:
-            k, v = line.split(":", 1)
-            tiers[k.strip()] = v.strip()
-    value = _int(f.get("value"))
-    if value is None:
-        flash(
-            request,
-            kind="error",
-            form=f"gm-action-{f.get('action_id')}",
-            field="value",
-            rule="GM-2",
-            text="give the difficulty as a whole number",
-        )
-        return back(game_id, f"gm-action-{f.get('action_id')}")
-    return attempt(
-        request,
-        game_id,
-        f"gm-action-{f.get('action_id')}",
-        send(
-            games,
-            game_id,
-            caller,
-            lambda: pc.SetDifficulty(f.get("action_id", ""), value, sealed=f.get("sealed") == "on", tiers=tiers),
-        ),
-        "Difficulty recorded.",
-    )
-
-
-@_gm
-def _consequence(request, games, game_id, caller, f):
-    effects: list[dict] = []
-    if _int(f.get("lose_actions"), 0):
-        effects.append({"kind": "lose_actions", "count": _int(f.get("lose_actions"))})
-    if f.get("disclose_to") and f.get("disclose_text"):
-        effects.append({"kind": "disclose", "to": f["disclose_to"], "text": f["disclose_text"]})
-    return attempt(
-        request,
-        game_id,
-        f"gm-action-{f.get('action_id')}",
-        send(games, game_id, caller, lambda: pc.ProposeConsequence(f.get("action_id", ""), f.get("text", ""), effects)),
-        "Consequence offered to the player.",
-    )
-
-
-@_gm
 def _grant(request, games, game_id, caller, f):
     return attempt(
         request,
@@ -573,43 +383,6 @@ def _close(request, games, game_id, caller, f):
         "windows",
         send(games, game_id, caller, lambda: CloseWindow(f.get("window_id", ""), f.get("expected_step") or None)),
         "Window closed.",
-    )
-
-
-@_gm
-def _add_power(request, games, game_id, caller, f):
-    cls, _, sub = (f.get("kind") or "::").partition(":")
-    token, token_hash = new_token()
-    try:
-        receipt = games.run(caller, game_id, pc.AddPower(f.get("name", ""), cls, sub, token_hash))
-    except DomainError as err:
-        return refused(request, game_id, "powers", err)
-    web_session(request).set("links", {receipt.result["power_id"]: _link(request, game_id, token)})
-    flash(request, kind="ok", form="powers", text=f"{f.get('name')} added. Send them their link (shown once).")
-    return back(game_id, "powers")
-
-
-@_gm
-def _asset(request, games, game_id, caller, f):
-    return attempt(
-        request,
-        game_id,
-        "powers",
-        send(
-            games,
-            game_id,
-            caller,
-            lambda: pc.GrantAsset(
-                f.get("power_id", ""),
-                f.get("name", ""),
-                f.get("cls", ""),
-                _int(f.get("rank"), 0) or 0,
-                assured=f.get("assured") == "on",
-                critical=f.get("critical") == "on",
-                novel=f.get("novel") == "on",
-            ),
-        ),
-        "Asset granted.",
     )
 
 
@@ -653,29 +426,17 @@ def _fork(request, games, game_id, caller, f):
     return RedirectResponse(f"/play/{new_id}", status_code=303)
 
 
-HANDLERS = {
-    "submit": _submit,
-    "roll": _roll,
-    "convert": _convert,
-    "discard": _discard,
-    "accept": _accept,
+FORMS = {
     "ready": _ready,
-    "react": _react,
-    "waive": _waive,
     "extension": _extension,
-    "advance": _advance,
-    "resolve": _resolve,
-    "difficulty": _difficulty,
-    "consequence": _consequence,
     "grant": _grant,
     "refuse": _refuse,
     "close": _close,
-    "add-power": _add_power,
-    "asset": _asset,
     "reissue": _reissue,
     "rollback": _rollback,
     "fork": _fork,
 }
+"""The platform's forms; a ruleset's are the ``FORMS`` of its ``web`` module (``api.rulesets``)."""
 
 
 @router.get("/play/{game_id}/audit", response_class=HTMLResponse)

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from copy import deepcopy
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, ClassVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from eventsourcing.domain import Aggregate
 
@@ -57,6 +58,15 @@ def _iso(moment: datetime) -> str:
 
 def _at(text: str) -> datetime:
     return datetime.fromisoformat(text)
+
+
+def check_timezone(name: str) -> None:
+    """An IANA zone name, or RuleViolation naming the field (a game's zone, or a seat's)."""
+    limits.check_text(name, "timezone", limits.TIMEZONE, what="a time zone")
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise RuleViolation(f"{name!r} is not an IANA time zone (such as Europe/Paris)", field="timezone") from None
 
 
 class PlatformGame(Aggregate):
@@ -648,7 +658,7 @@ class PlatformGame(Aggregate):
     def set_timezone(self, power_id: str, timezone: str) -> None:
         """A power chooses the IANA time zone it sees times in."""
         self.power(power_id)
-        limits.check_text(timezone, "timezone", limits.TIMEZONE, what="a time zone")
+        check_timezone(timezone)
         self._timezone_set(power_id=power_id, timezone=timezone, actor=power_id, audience=vis.powers([power_id]))
 
     class TimezoneSet(Event):
@@ -738,18 +748,26 @@ class PlatformGame(Aggregate):
         ``restored`` is the game's state at ``to_version`` (the service folds it from the history). A
         public ``GameRolledBack`` tells the table; a sealed ``StateRestored`` records only the target
         version and what carries over (``carried_over``); whoever folds it re-folds the game to that
-        version first (``fold``). A ruleset with more to carry over (Powers: roll numbers, shared
-        Secrets, deadlines, a fresh seed) overrides this.
+        version first (``fold``). A ruleset with more to carry over overrides ``carried_over`` and
+        ``_merge_carried``; one that rolls dice draws a fresh seed after it (``_fresh_seed``).
         """
+        reason = self._check_rollback(to_version, reason)
+        self._rolled_back(
+            to_version=to_version, from_version=self.version, reason=reason, actor=GM, audience=[vis.PUBLIC]
+        )
+        self._restore(to_version, restored, self.carried_over(restored, now))
+
+    def _check_rollback(self, to_version: int, reason: str) -> str:
+        """The reason, stripped, if a rollback to ``to_version`` may happen; else RuleViolation."""
         limits.check_text(reason, "reason", limits.REASON, what="a reason")
         if not reason.strip():
             raise RuleViolation("a rollback needs a reason the players will read", field="reason")
         if not 1 <= to_version < self.version:
             raise RuleViolation(f"roll back to an earlier version (1 to {self.version - 1})", field="to_version")
-        self._rolled_back(
-            to_version=to_version, from_version=self.version, reason=reason.strip(), actor=GM, audience=[vis.PUBLIC]
-        )
-        carried = self.carried_over(restored)
+        return reason.strip()
+
+    def _restore(self, to_version: int, restored: Any, carried: dict) -> None:
+        """Record the sealed ``StateRestored``, folding it onto ``restored`` (the state at ``to_version``)."""
         self.__dict__["_refolded"] = {to_version: restored}  # the state at to_version, for the fold
         try:
             self.trigger_event(
@@ -758,42 +776,56 @@ class PlatformGame(Aggregate):
         finally:
             self.__dict__.pop("_refolded", None)
 
-    def carried_over(self, restored: Any) -> dict:
+    # The key ``carried`` keeps each seat's grants and time zone under; a ruleset whose stored events
+    # use another name for it keeps that name.
+    CARRIED_SEATS: ClassVar[str] = "seats"
+
+    def carried_over(self, restored: Any, now: datetime) -> dict:
         """What nobody can unsee survives a rollback: every viewer's sequence and the credentials; each seat
         that existed at the target keeps its time zone and visibility grants."""
         s = self.state
         return {
             "seen": deepcopy(s.seen),
             "credentials": deepcopy(s.credentials),
-            "seats": {
+            self.CARRIED_SEATS: {
                 pid: {"grants": deepcopy(s.powers[pid].grants), "timezone": s.powers[pid].timezone}
                 for pid in restored.powers
                 if pid in s.powers
             },
         }
 
-    class StateRestored(Event):
-        """A rollback's new state: the state at ``to_version`` (re-folded by ``fold``) with ``carried``."""
+    def _merge_carried(self, merged: Any, carried: dict) -> Any:
+        """``merged`` (a copy of the state at the target) with what ``carried_over`` kept."""
+        merged.seen = deepcopy(carried["seen"])
+        merged.credentials = deepcopy(carried["credentials"])
+        for pid, kept in carried[self.CARRIED_SEATS].items():
+            merged.powers[pid].grants = deepcopy(kept["grants"])
+            merged.powers[pid].timezone = kept["timezone"]
+        return merged
 
-        to_version: int
+    class StateRestored(Event):
+        """A rollback's new state: the state at ``to_version`` (re-folded by ``fold``) with ``carried``.
+
+        ``to_version`` None is an older shape a ruleset's upcaster gives, that embedded the whole
+        state in ``carried["state"]``: the fold takes it as it is.
+        """
+
+        to_version: int | None
         carried: dict
         actor: str
         audience: list
 
         def apply(self, game: Any) -> None:
-            base = game.__dict__.get("_refolded", {}).get(self.to_version)
-            if base is None:
-                raise RuntimeError(
-                    f"StateRestored at version {self.originator_version} needs the game's state at "
-                    f"version {self.to_version}: fold the events with domain.platform.game.fold"
-                )
-            merged = deepcopy(base)
-            merged.seen = deepcopy(self.carried["seen"])
-            merged.credentials = deepcopy(self.carried["credentials"])
-            for pid, kept in self.carried["seats"].items():
-                merged.powers[pid].grants = deepcopy(kept["grants"])
-                merged.powers[pid].timezone = kept["timezone"]
-            game.state = merged
+            if self.to_version is None:
+                game.state = deepcopy(self.carried["state"])
+            else:
+                base = game.__dict__.get("_refolded", {}).get(self.to_version)
+                if base is None:
+                    raise RuntimeError(
+                        f"StateRestored at version {self.originator_version} needs the game's state at "
+                        f"version {self.to_version}: fold the events with domain.platform.game.fold"
+                    )
+                game.state = game._merge_carried(deepcopy(base), self.carried)
             super().apply(game)
 
     def mark_forked(self, source_game: str, source_version: int, *, name: str, reason: str, seed: str) -> None:

@@ -43,6 +43,7 @@ class Ruleset:
     aggregate: type  # the game aggregate class of this ruleset
     start: Callable[..., Any]  # creates a game: start(name, gm_name, timezone, ..., options)
     commands: Mapping[type, Callable[..., Any]] = field(default_factory=dict)  # command class -> handler
+    state_types: tuple[type, ...] = ()  # the dataclasses its state holds (snapshots of its games encode them)
     view: Callable[[Any, str], dict[str, Any]] | None = None  # view(game, viewer)
     mail_grammar: Callable[..., Any] | None = None  # parse_turn(text, html)
     notify: Callable[[str, dict], dict | None] | None = None  # notify(event kind, payload)
@@ -51,6 +52,9 @@ class Ruleset:
     # phase_of(event) -> the phase the event begins ({"phase": name, "step": ...}), or None: the phase list,
     # the history view and rollback (which returns to the start of a phase) read phases through it
     phase_of: Callable[[Any], dict[str, Any] | None] = lambda event: None
+    # seat_of(event) -> the seat the event adds to the table, or None: the read models start that seat's timeline
+    # and show it the events it may see from then on
+    seat_of: Callable[[Any], str | None] = lambda event: None
     loads: frozenset[str] = frozenset()  # earlier versions whose games this one still loads (besides its own)
     description: str = ""
 

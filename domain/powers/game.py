@@ -19,9 +19,11 @@ from domain import visibility as vis
 from domain.dice import Roller, commitment, seal_difficulty
 from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
-from domain.platform.game import PlatformGame, _at, _iso, digest
+from domain.platform.game import PlatformGame, _at, _iso, check_timezone, digest
 from domain.platform.game import fold as platform_fold
-from domain.powers import rules
+from domain.powers import development_rules, magic_rules, rules
+from domain.powers.development import Development
+from domain.powers.magic import Magic, caps_of, has_perk
 from domain.powers.options import DEFAULT_OPTIONS, validate_game_options, validate_power_options
 from domain.powers.state import (
     ActionState,
@@ -35,6 +37,7 @@ from domain.powers.state import (
     Reaction,
     Window,
 )
+from domain.powers.world import World, keep_known_features
 
 CONSEQUENCE_KINDS = ("lose_actions", "status", "disclose", "note")
 
@@ -51,7 +54,7 @@ def _pool_from(data: dict) -> Pool:
     )
 
 
-class Game(PlatformGame):
+class Game(Magic, World, Development, PlatformGame):
     """One game of Powers: its calendar, powers, assets, the month's actions, reactions and windows."""
 
     class Event(PlatformGame.Event):
@@ -100,7 +103,7 @@ class Game(PlatformGame):
         """Create a game of Powers (GM-28: 2 or 3 months a season, default 2)."""
         limits.check_text(name, "name", limits.GAME_NAME, required=True, what="a game's name")
         limits.check_text(gm_name, "gm_name", limits.GM_NAME, what="the GM's name")
-        limits.check_text(timezone, "timezone", limits.TIMEZONE, what="a time zone")
+        check_timezone(timezone)
         _check_months(months_per_season)
         options = validate_game_options(options)
         return cls(
@@ -234,6 +237,7 @@ class Game(PlatformGame):
         self.power(power_id)
         limits.check_text(name, "name", limits.ASSET_NAME, required=True, what="an asset's name")
         limits.check_text(asset_id, "asset_id", limits.IDENTIFIER)
+        development_rules.check_not_resource(cls, "cls")
         if cls not in rules.ASSET_CLASSES:
             raise RuleViolation(
                 f"an asset's class is one of {', '.join(rules.ASSET_CLASSES)}; {cls!r} is not",
@@ -339,6 +343,7 @@ class Game(PlatformGame):
                 raise RuleViolation("add at least one power before the game begins", rule="P.1.2")
             self._begin_tidings()
         elif step == "tidings":
+            self._world_end_tidings()
             self._begin_month(1, now, seed)
         elif step == "planning":
             self._close_planning(now, reason="gm advanced")
@@ -363,9 +368,11 @@ class Game(PlatformGame):
                 actor=SYSTEM,
                 audience=[vis.GM_ONLY],
             )
+            self._world_month_ends()
             if s.month < s.months_per_season:
                 self._begin_month(s.month + 1, now, seed)
             else:
+                self._world_cleanup()
                 self._cleanup_applied(actor=SYSTEM, audience=[vis.PUBLIC])
                 self._step_began(step="cleanup", season=s.season, month=s.month, actor=GM, audience=[vis.PUBLIC])
         elif step == "cleanup":
@@ -374,6 +381,8 @@ class Game(PlatformGame):
 
     def _begin_tidings(self) -> None:
         self._step_began(step="tidings", season=self.state.season + 1, month=0, actor=GM, audience=[vis.PUBLIC])
+        self._season_mana()
+        self._world_tidings()
 
     def _begin_month(self, month: int, now: datetime, seed: str) -> None:
         s = self.state
@@ -416,7 +425,8 @@ class Game(PlatformGame):
         for p in self.state.powers.values():
             # [003:310] "Cleanup: Statuses tick down. Mana dissipates." Once a season, one stack each.
             p.statuses = {k: v - 1 for k, v in p.statuses.items() if v - 1 > 0}
-            p.mana = {}
+            if not has_perk(self.state, p.id, "vessel_heart"):  # [003:909] Vessel Heart keeps it (P-MAG-1)
+                p.mana = {}
 
     # ------------------------------------------------------------------ planning
 
@@ -500,6 +510,7 @@ class Game(PlatformGame):
             slot,
             1 + (extra if roll else 0),
         )
+        dungeon = self.check_location(power_id, location, assets or [] if roll else []) or dungeon
         if roll:
             # Validate the pool before recording anything: a refused command records nothing.
             self._pick_pool(power_id, assets or [], skill_tag=skill, is_reaction=False, dungeon=bool(dungeon))
@@ -603,6 +614,7 @@ class Game(PlatformGame):
             rules.check_action_quota(
                 ps.subclass, rules.Quota(ps.public, ps.private), ps.debt_this_month, used_pub, used_priv, a.slot, extra
             )
+        self.check_reach(a.location, assets)
         pool = self._build_pool(
             a.power, assets, skill_tag=a.skill, extra_actions=extra, roller=roller, is_reaction=False, dungeon=a.dungeon
         )
@@ -662,6 +674,7 @@ class Game(PlatformGame):
         chosen: list[tuple[Asset, str]] = []
         for pick in picks:
             asset_id = pick.get("asset_id")
+            development_rules.check_not_resource(pick.get("resource", asset_id), "assets")
             mode = pick.get("mode", "normal")
             asset = self.state.assets.get(asset_id)
             if asset is None or power_id not in asset.holders:
@@ -1070,15 +1083,16 @@ class Game(PlatformGame):
                 p.statuses[e["name"]] = max(p.statuses.get(e["name"], 0), e["months"])
 
     def grant_mana(self, power_id: str, element: str, amount: int) -> None:
-        """The GM records mana a power gains (a favor, a ruling); it dissipates at Cleanup ([003:310])."""
-        self.power(power_id)
-        if not element.strip():
-            raise RuleViolation("name the mana's element", field="element")
-        if not 1 <= amount <= 20:
-            raise RuleViolation("mana is granted 1 to 20 at a time", field="amount")
-        self._mana_granted(
-            power_id=power_id, element=element.strip(), amount=amount, actor=GM, audience=vis.powers([power_id])
-        )
+        """The GM records mana a power gains (a favor, a ruling); it dissipates at Cleanup ([003:310]).
+
+        P-MAG-1: mana is of an element (A, F, E, W, L or D), and a power stores at most its cap of each.
+        """
+        p = self.power(power_id)
+        element = magic_rules.check_element(element.strip() if isinstance(element, str) else element)
+        if not isinstance(amount, int) or not 1 <= amount <= 20:
+            raise RuleViolation("mana is granted 1 to 20 at a time", rule="P-MAG-1", field="amount")
+        magic_rules.check_gain(p.mana, element, amount, caps_of(self.state, power_id))
+        self._mana_granted(power_id=power_id, element=element, amount=amount, actor=GM, audience=vis.powers([power_id]))
 
     @event("ManaGranted")
     def _mana_granted(self, power_id: str, element: str, amount: int, actor: str, audience: list) -> None:
@@ -1117,36 +1131,16 @@ class Game(PlatformGame):
 
     def set_influence(self, power_id: str, hex_id: str, amount: int) -> None:
         """GM records a power's influence in a hex; conspiracies there see each other's (P.4, [003:1104])."""
-        ps = self.power(power_id)
+        self.power(power_id)
         limits.check_text(hex_id, "hex", limits.IDENTIFIER, what="a hex")
         if not hex_id.strip():
             raise RuleViolation("name the hex", field="hex")
         if not 0 <= amount <= 20:
             raise RuleViolation("influence is a whole number from 0 to 20", rule="P-INF", field="amount")
-        before = ps.influence.get(hex_id, 0)
-        watchers = [
-            p.id
-            for p in self.state.powers.values()
-            if p.id != power_id
-            and (p.options.get("incorruptible") or (p.cls == "conspiracy" and p.influence.get(hex_id, 0) > 0))
-        ]
-        self._influence_set(
-            power_id=power_id,
-            hex_id=hex_id,
-            amount=amount,
-            actor=GM,
-            audience=vis.powers([power_id, *(watchers if ps.cls == "conspiracy" else [])]),
-        )
-        if ps.cls == "conspiracy" and before == 0 and amount > 0:
-            others = {
-                p.id: p.influence[hex_id]
-                for p in self.state.powers.values()
-                if p.id != power_id and p.cls == "conspiracy" and p.influence.get(hex_id, 0) > 0
-            }
-            if others:
-                self._influence_disclosed(
-                    to=power_id, hex_id=hex_id, entries=others, actor=SYSTEM, audience=vis.powers([power_id])
-                )
+        if self.state.world.hexes:
+            hex_id = self._map_hex(hex_id, "hex", "P-INFL-1")
+        self._put_influence(power_id, hex_id, amount, GM)
+        self._check_conspiracy_claims(power_id)
 
     @event("InfluenceSet")
     def _influence_set(self, power_id: str, hex_id: str, amount: int, actor: str, audience: list) -> None:
@@ -1197,32 +1191,26 @@ class Game(PlatformGame):
 
     # ------------------------------------------------------------------ rewind
 
+    # Powers' StateRestored (version 2) has always kept the seats under "powers".
+    CARRIED_SEATS = "powers"
+
     def rollback(self, to_version: int, restored: GameState, *, reason: str, now: datetime, seed: str) -> None:
-        """Return the live game to its state at ``to_version`` (a phase start), without deleting history.
+        """The platform's rollback (``carried_over`` says what survives), then a fresh seed governs the
+        dice from here; a superseded seed goes to the GM only, for the audit (P.4)."""
+        superseded = self.state.seed
+        super().rollback(to_version, restored, reason=reason, now=now, seed=seed)
+        self._fresh_seed(seed, s_old_seed=superseded if superseded != self.state.seed else None)
 
-        What nobody can unsee survives: disclosures, shared Secrets, everyone's event sequence,
-        credentials; roll numbers never repeat and a fresh seed governs the dice from here. The rolls
-        made under the superseded seed stay verifiable by their viewers from their keys and paths; the
-        seed itself is revealed to the GM only, for the audit (P.4).
+    def carried_over(self, restored: GameState, now: datetime) -> dict:
+        """What nobody can unsee survives a rollback (the platform's: every viewer's sequence, credentials,
+        each power's grants and time zone), and Powers': roll numbers never repeat, the rollback count,
+        the holders of shared Secrets; the open windows at the target get a full window from ``now``.
 
-        ``restored`` is the game's state at ``to_version`` (the caller folds it from the history). The
-        ``StateRestored`` event records only the target version and what carries over; whoever folds
-        it again re-folds the game to that version first (``fold``).
+        The rolls made under the superseded seed stay verifiable by their viewers from their keys and
+        paths (``rollback`` draws a fresh seed).
         """
-        limits.check_text(reason, "reason", limits.REASON, what="a reason")
-        if not reason.strip():
-            raise RuleViolation("a rollback needs a reason the players will read", field="reason")
-        if not 1 <= to_version < self.version:
-            raise RuleViolation(f"roll back to an earlier version (1 to {self.version - 1})", field="to_version")
         s = self.state
-        self._rolled_back(
-            to_version=to_version, from_version=self.version, reason=reason.strip(), actor=GM, audience=[vis.PUBLIC]
-        )
-        powers = {
-            pid: {"grants": deepcopy(s.powers[pid].grants), "timezone": s.powers[pid].timezone}
-            for pid in restored.powers
-            if pid in s.powers
-        }
+        platform = super().carried_over(restored, now)
         secret_holders = {}
         for asset_id, asset in s.assets.items():
             if asset.cls == "secret" and asset_id in restored.assets:
@@ -1236,21 +1224,27 @@ class Game(PlatformGame):
             if not w.closed:
                 hours = s.options["planning_hours"] if w.kind == "planning" else s.options["resistance_hours"]
                 closes_at[w.id] = max(w.closes_at, _iso(now + timedelta(hours=float(hours))), key=_at)
-        carried = {
-            "seen": deepcopy(s.seen),
+        return {  # in the order version 2 has always stored
+            "seen": platform["seen"],
             "next_roll": s.next_roll,
-            "credentials": deepcopy(s.credentials),
+            "credentials": platform["credentials"],
             "rollbacks": s.rollbacks + 1,
-            "powers": powers,
+            "powers": platform["powers"],
             "secret_holders": secret_holders,
             "closes_at": closes_at,
+            "known_features": self.known_features(),  # added with the map; older rollbacks carry none
         }
-        self.__dict__["_refolded"] = {to_version: restored}  # the state at to_version, for the fold
-        try:
-            self._state_restored(to_version=to_version, carried=carried, actor=SYSTEM, audience=[vis.SEALED])
-        finally:
-            self.__dict__.pop("_refolded", None)
-        self._fresh_seed(seed, s_old_seed=s.seed if s.seed != self.state.seed else None)
+
+    def _merge_carried(self, merged: GameState, carried: dict) -> GameState:
+        merged = super()._merge_carried(merged, carried)
+        merged.next_roll = carried["next_roll"]
+        merged.rollbacks = carried["rollbacks"]
+        for asset_id, holders in carried["secret_holders"].items():
+            merged.assets[asset_id].holders = list(holders)
+        for window_id, closes_at in carried["closes_at"].items():
+            merged.windows[window_id].closes_at = closes_at
+        keep_known_features(merged, carried.get("known_features", {}))
+        return merged
 
     def _fresh_seed(self, seed: str, s_old_seed: str | None = None, reveal: bool = True) -> None:
         """Commit a fresh seed; superseded seeds go to the GM only, for the audit (P.4)."""
@@ -1269,51 +1263,20 @@ class Game(PlatformGame):
         else:
             self._seed_cleared(actor=SYSTEM, audience=[vis.SEALED])
 
-    class StateRestored(Event):
+    class StateRestored(PlatformGame.StateRestored, Event):
         """A rollback's new state: the game as it stood at ``to_version``, with what carries over.
 
-        Version 2 records the target version and ``carried`` (every viewer's sequence, the next roll
-        number, credentials, the rollback count, each power's grants and time zone, the holders of
-        shared Secrets, the open windows' new deadlines); folding it needs the state at ``to_version``
-        (``fold`` re-folds it). Version 1 embedded the whole state: it is upcast to ``to_version`` None
-        and that state in ``carried["state"]``, which the fold takes as it is.
+        Version 2 records the target version and ``carried`` (``carried_over``); folding it needs the
+        state at ``to_version`` (``fold`` re-folds it). Version 1 embedded the whole state: it is upcast
+        to ``to_version`` None and that state in ``carried["state"]``, which the fold takes as it is.
         """
 
         class_version = 2
-        to_version: int | None
-        carried: dict
-        actor: str
-        audience: list
 
         @staticmethod
         def upcast_v1_v2(state: dict) -> None:
             state["to_version"] = None
             state["carried"] = {"state": state.pop("state")}
-
-    @event(StateRestored)
-    def _state_restored(self, to_version: int | None, carried: dict, actor: str, audience: list) -> None:
-        if to_version is None:  # version 1: the whole state
-            self.state = deepcopy(carried["state"])
-            return
-        base = self.__dict__.get("_refolded", {}).get(to_version)
-        if base is None:
-            raise RuntimeError(
-                f"StateRestored at version {self.version + 1} needs the game's state at version "
-                f"{to_version}: fold the events with domain.powers.game.fold"
-            )
-        merged = deepcopy(base)
-        merged.seen = deepcopy(carried["seen"])
-        merged.next_roll = carried["next_roll"]
-        merged.credentials = deepcopy(carried["credentials"])
-        merged.rollbacks = carried["rollbacks"]
-        for pid, kept in carried["powers"].items():
-            merged.powers[pid].grants = deepcopy(kept["grants"])
-            merged.powers[pid].timezone = kept["timezone"]
-        for asset_id, holders in carried["secret_holders"].items():
-            merged.assets[asset_id].holders = list(holders)
-        for window_id, closes_at in carried["closes_at"].items():
-            merged.windows[window_id].closes_at = closes_at
-        self.state = merged
 
     # ------------------------------------------------------------------ planning closes
 
@@ -1404,7 +1367,7 @@ class Game(PlatformGame):
         provisional = 0
         for action_id in queue:
             a = s.actions[action_id]
-            public = a.slot == "public"
+            public = self.is_public(a)
             # P-ASSET-13: a once-a-season asset already used this season is undercut.
             for pa in a.pool.assets if a.pool else []:
                 if pa.cls not in rules.ONCE_PER_SEASON:
@@ -1481,6 +1444,8 @@ class Game(PlatformGame):
                     actor=SYSTEM,
                     audience=audience,
                 )
+                self._conclude_ritual(action_id)
+                self._world_resolved(action_id)
         # Issue-3 style: a digest of the exact set of submissions this resolution consumed.
         digests = sorted(a.digest for a in live if a.digest)
         self._resolution_published(
@@ -1808,10 +1773,11 @@ class Game(PlatformGame):
                 continue
             reactions = [r for r in s.reactions.values() if r.action_id == action_id]
             resist = {r.power: self.tally(a, r.pool).successes for r in reactions}
-            net = rules.net_successes(a.successes, list(resist.values()))
+            ritual = self._ritual_resisted(a, resist)  # P-RES-6: a ritual is warded off, not reduced
+            net, resisted = ritual or (rules.net_successes(a.successes, list(resist.values())), sum(resist.values()))
             ok, excess = rules.outcome(net, a.difficulty or 0)
             t = self.tally(a)
-            public = a.slot == "public"
+            public = self.is_public(a)
             # P.4: a public action becomes fully public; a private one is shown to its owner and the
             # targets of the resolved action (results only: no dice, no consequences).
             details = (
@@ -1827,12 +1793,14 @@ class Game(PlatformGame):
                 difficulty=a.difficulty or 0,
                 success=ok,
                 excess=excess,
-                resisted=sum(resist.values()),
+                resisted=resisted,
                 details=details,
                 tier=_tier(a, s, net),
                 actor=SYSTEM,
                 audience=audience,
             )
+            self._conclude_ritual(action_id)
+            self._world_resolved(action_id)
         self._step_began(step="battle", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
 
 
@@ -1895,6 +1863,69 @@ EVENT_VERSIONS: dict[str, int] = {
     "ReactionDeclared": 1,
     "ReactionConversionsLocked": 1,
     "ReactionsWaived": 1,
+    "SpellDefined": 1,
+    "SpellLearned": 1,
+    "MagicPerkGranted": 1,
+    "SpellsPerfected": 1,
+    "ConduitSet": 1,
+    "ConduitRemoved": 1,
+    "SpellCast": 1,
+    "RitualWarded": 1,
+    "RitualConcluded": 1,
+    "ManaChannelled": 1,
+    "ManaContributed": 1,
+    "ManaSpent": 1,
+    "MapDeclared": 1,
+    "MapAmended": 1,
+    "MapPublished": 1,
+    "FeaturesShown": 1,
+    "FeatureLearned": 1,
+    "ClaimSet": 1,
+    "ClaimLost": 1,
+    "InfluenceSpent": 1,
+    "InfluenceShifted": 1,
+    "MechanismsSet": 1,
+    "InfluenceGenerated": 1,
+    "ActionAimed": 1,
+    "InfiltrationAnnounced": 1,
+    "TaxesCollected": 1,
+    "FeatureOwned": 1,
+    "FloorCleared": 1,
+    "ThreatReduced": 1,
+    "RuinCleared": 1,
+    "FeatureRebuilt": 1,
+    "ModuleBuilt": 1,
+    "TownChanged": 1,
+    "WorldSeasonBegan": 1,
+    "MaintenanceDue": 1,
+    "MaintenancePaid": 1,
+    "StrongholdInoperable": 1,
+    "TownsCleanedUp": 1,
+    "IndustriesChanged": 1,
+    "DurableHeld": 1,
+    "AimsClosed": 1,
+    "ControlChosen": 1,
+    "WalletChanged": 1,
+    "FavorSpent": 1,
+    "InsightSpent": 1,
+    "QuestionAnswered": 1,
+    "TradeProposed": 1,
+    "TradeAccepted": 1,
+    "TradeClosed": 1,
+    "DevelopmentBought": 1,
+    "PerkGained": 1,
+    "PerkNerfed": 1,
+    "NerfSettled": 1,
+    "PerkLost": 1,
+    "AmbitionOffered": 1,
+    "AmbitionMysteriesRecorded": 1,
+    "AmbitionTaken": 1,
+    "AmbitionDeclined": 1,
+    "AmbitionTaskChanged": 1,
+    "AmbitionTaskRevealed": 1,
+    "AmbitionEnded": 1,
+    "AmbitionClosed": 1,
+    "PerkDefined": 1,
 }
 
 

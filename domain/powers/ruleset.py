@@ -1,7 +1,8 @@
 """Powers as a ruleset value: the platform looks it up by the name a game was created with.
 
 A first slice of DESIGN "Rulesets on one platform": the fields point at the existing Powers code
-(the aggregate's command methods, ``board_view``, the mail grammar, the export verifier). The steps
+(the aggregate's command methods, ``board_view``, the mail grammar, the notification texts, the export
+verifier). The steps
 are declared as data from P.1.1/P.1.2; the aggregate still runs them itself.
 """
 
@@ -14,7 +15,9 @@ from domain.platform.ruleset import Ruleset, Step, register
 from domain.powers import rules
 from domain.powers.commands import POWERS_COMMANDS
 from domain.powers.game import Game, fold
+from domain.powers.notify import notify
 from domain.powers.options import PowersOptions
+from domain.powers.state import STATE_TYPES
 from domain.powers.views import board_view
 from domain.verify import verify_events
 
@@ -63,6 +66,11 @@ def phase_of(event: Any) -> dict[str, Any] | None:
     }
 
 
+def seat_of(event: Any) -> str | None:
+    """The power a ``PowerAdded`` adds to the table; else None."""
+    return event.power_id if type(event).__name__ == "PowerAdded" else None
+
+
 POWERS = register(
     Ruleset(
         name="powers",
@@ -72,11 +80,14 @@ POWERS = register(
         aggregate=Game,
         start=Game.start,
         commands=POWERS_COMMANDS,
+        state_types=STATE_TYPES,
         view=board_view,
         mail_grammar=parse_turn,
+        notify=notify,
         verify=verify_events,
         fold=fold,
         phase_of=phase_of,
+        seat_of=seat_of,
         description="Powers: seasons of secret actions, dice pools and resistance",
     )
 )

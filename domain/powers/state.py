@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from domain.platform.state import ViewerSequences, Window
+from domain.powers.development import DEVELOPMENT_TYPES, DevelopmentState
+from domain.powers.world_state import WorldState
 
 
 @dataclass
@@ -159,6 +161,22 @@ class GameState(ViewerSequences):
     forked_from: dict | None = None
     rollbacks: int = 0
     mail_replies: dict = field(default_factory=dict)
+    magic: dict = field(default_factory=dict)  # domain.powers.magic: spells, perks, conduits, casts (P.2.9)
+    world: WorldState = field(default_factory=WorldState)
+    development: DevelopmentState = field(default_factory=DevelopmentState)  # wallets, perks, ambitions, trades
 
 
-STATE_TYPES = (Asset, PowerState, Die, PoolAsset, Pool, Consequence, ActionState, Reaction, Window, GameState)
+STATE_TYPES = (
+    Asset,
+    PowerState,
+    Die,
+    PoolAsset,
+    Pool,
+    Consequence,
+    ActionState,
+    Reaction,
+    Window,
+    GameState,
+    WorldState,
+    *DEVELOPMENT_TYPES,
+)

@@ -12,8 +12,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from domain.ids import GM
+from domain.powers.development import development_view
 from domain.powers.game import Game
+from domain.powers.magic import magic_view
 from domain.powers.state import ActionState, Pool, PowerState, Window
+from domain.powers.world import influence_seen, map_view
 
 
 def _pool_view(pool: Pool | None) -> dict | None:
@@ -173,10 +176,13 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
             if a.cls == "industry"
         ],
         "sequence": s.sequence_for(viewer),
+        "magic": magic_view(game, viewer),
+        "map": map_view(game, viewer),
+        "development": development_view(game, viewer),
     }
     public_results = []
     for a in _in_order(game):
-        if a.slot != "public" or a.discarded:
+        if not game.is_public(a) or a.discarded:
             continue
         if a.status == "resolved":
             public_results.append(_full_action(game, a, with_secret=False, owner=is_gm or a.power == viewer))
@@ -228,7 +234,10 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
             "result": {"success": a.success, "net": a.net, "excess": a.excess},
         }
         for a in _in_order(game)
-        if a.status == "resolved" and a.slot == "private" and a.power != viewer and viewer in game.eligible_resisters(a)
+        if a.status == "resolved"
+        and not game.is_public(a)
+        and a.power != viewer
+        and viewer in game.eligible_resisters(a)
     ]
     return out
 
@@ -260,17 +269,8 @@ def _window(game: Game, w: Window, viewer: str) -> dict:
 
 
 def _influence_seen(game: Game, me: PowerState) -> list[dict]:
-    """Other powers' influence this viewer may see: conspiracies see each other's where they have
-    influence themselves; Incorruptible sees the whole influence layer ([003:1104])."""
-    seen = []
-    for p in sorted(game.state.powers.values(), key=lambda p: p.id):
-        if p.id == me.id:
-            continue
-        for hex_id, amount in sorted(p.influence.items()):
-            mutual = me.cls == "conspiracy" and p.cls == "conspiracy" and me.influence.get(hex_id, 0) > 0
-            if mutual or me.options.get("incorruptible"):
-                seen.append({"power": p.id, "hex": hex_id, "amount": amount})
-    return seen
+    """Other powers' influence this viewer may see (P.4, [003:1104]): ``domain.powers.world.influence_seen``."""
+    return influence_seen(game, me)
 
 
 def _notice(game: Game, a: ActionState) -> dict:

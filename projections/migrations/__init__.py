@@ -6,7 +6,8 @@ Three kinds of tables, three treatments:
 - the event store's tables (with the idempotency keys beside the events, ``projections/keys.py``):
   created by the event store library (``CREATE_TABLE``), which production turns off everywhere but here;
 - the read models (``rm_*``, in ``projections/db.py``): created if missing; they are never migrated,
-  only rebuilt from the events (``emissary projections rebuild``) when their shape changes;
+  only rebuilt from the events (``emissary projections rebuild``) when their shape changes (a revision
+  drops one no longer kept, as 0005 drops ``rm_boards``);
 - the tables that are never rebuilt, because they record what happened outside the event store (the
   mail ledger, claims on due windows, reminders sent, web sessions): Alembic revisions in ``versions/``.
 
@@ -22,6 +23,8 @@ import ast
 import functools
 import logging
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -71,13 +74,34 @@ def upgrade(db: ReadModelDB) -> list[str]:
     """Create the read models and bring the versioned tables to every head revision, in one locked
     transaction on the database's own connection. Idempotent. Returns the revisions now current."""
     from alembic import command
+
+    from projections.db import read_model_ddl
+
+    with _locked(db) as conn:
+        for ddl in read_model_ddl(db.dialect):
+            conn.exec_driver_sql(ddl)
+        command.upgrade(_config(conn), "heads")
+        return current(conn)
+
+
+def downgrade(db: ReadModelDB, revision: str) -> list[str]:
+    """Take the versioned tables back to ``revision`` (each later revision's ``downgrade``), as ``upgrade``
+    does forward. Returns the revisions now current."""
+    from alembic import command
+
+    with _locked(db) as conn:
+        command.downgrade(_config(conn), revision)
+        return current(conn)
+
+
+@contextmanager
+def _locked(db: ReadModelDB) -> Iterator[Any]:
+    """An SQLAlchemy connection on the database's own connection, in one transaction (committed at the end)
+    under ``ADVISORY_LOCK`` on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite."""
     from sqlalchemy import create_engine
     from sqlalchemy.pool import StaticPool
 
-    from projections.db import SCHEMA
-
     url = "postgresql+psycopg://" if db.dialect == "postgres" else "sqlite://"
-    without_rowid = "WITHOUT ROWID" if db.dialect == "sqlite" else ""
     with db.raw_connection() as raw:
         engine = create_engine(url, creator=lambda: raw, poolclass=StaticPool)
         with engine.connect() as conn:
@@ -85,12 +109,8 @@ def upgrade(db: ReadModelDB) -> list[str]:
                 conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({ADVISORY_LOCK})")
             else:
                 conn.exec_driver_sql("BEGIN IMMEDIATE")
-            for ddl in SCHEMA:
-                conn.exec_driver_sql(ddl.replace("{without_rowid}", without_rowid))
-            command.upgrade(_config(conn), "heads")
-            revisions = current(conn)
+            yield conn
             conn.commit()
-    return revisions
 
 
 def current(conn: Any) -> list[str]:
@@ -111,22 +131,31 @@ def migrate(settings: Settings) -> list[str]:
     """Everything ``emissary migrate`` does: the event store's tables, the read models, the revisions;
     on PostgreSQL under a lock held (on a connection of its own) for the whole command, so that two runs
     never race on the event store's tables either."""
-    from projections.db import ReadModelDB, conninfo
-    from projections.service import Games
+    from projections.db import ReadModelDB
+    from projections.gamestore import GameStore
 
-    lock = None
-    if settings.is_postgres:
-        import psycopg
-
-        lock = psycopg.connect(conninfo(settings), autocommit=True)
-        lock.execute(f"SELECT pg_advisory_lock({COMMAND_LOCK})")
-    try:
-        Games(env={**settings.eventsourcing_env(), "CREATE_TABLE": "y"}).close()
+    with command_lock(settings):
+        GameStore(env={**settings.eventsourcing_env(), "CREATE_TABLE": "y"}).close()
         db = ReadModelDB(settings)
         try:
             return upgrade(db)
         finally:
             db.close()
-    finally:
-        if lock is not None:
-            lock.close()  # ends the session, and so the lock
+
+
+@contextmanager
+def command_lock(settings: Settings) -> Iterator[None]:
+    """On PostgreSQL, hold ``COMMAND_LOCK`` for the block, on a connection of its own: ``emissary migrate``
+    runs under it, and so does a process that creates the event store's tables by itself (development and
+    tests), since two processes starting at once would race on that DDL (a duplicate-type error).
+    Elsewhere (SQLite) nothing: its writes are serialized already."""
+    if not settings.is_postgres:
+        yield
+        return
+    import psycopg
+
+    from projections.db import conninfo
+
+    with psycopg.connect(conninfo(settings), autocommit=True) as lock:  # closing it ends the session, and the lock
+        lock.execute(f"SELECT pg_advisory_lock({COMMAND_LOCK})")
+        yield

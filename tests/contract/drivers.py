@@ -1,6 +1,7 @@
 """How the contract suite plays each registered ruleset: one driver per ruleset name.
 
-A driver plays a short game through the application service (``Games``) and names what the
+A driver plays a short game through the application service (``api.service.Games``, with
+every ruleset's commands mixed in as the composition root builds it) and names what the
 contract needs: a command the rules refuse, the phases to roll back to and fork from, what a
 rollback deliberately keeps moving (sequences, seeds, deadlines, what nobody can unsee), and what
 each viewer must never see (the no-leak check).
@@ -11,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from projections.service import Caller, Games
+from api.powers.service import PowersGames
+from api.service import Caller, Games
 from tests.contract.fake_ruleset import Join, Post
 from tests.scenarios import play_rich_month
 
@@ -33,12 +35,12 @@ class Driver:
     hidden: Callable[[Played], dict[str, list[str]]]  # viewer -> texts no event or view of theirs may carry
 
 
-def _powers_play(games: Games) -> Played:
+def _powers_play(games: PowersGames) -> Played:
     m = play_rich_month(games)
     return Played(m.game_id, ["gm", *m.powers.values()])
 
 
-def _powers_refused(games: Games, played: Played) -> None:
+def _powers_refused(games: PowersGames, played: Played) -> None:
     # The month is at battle: Planning is closed, so a new action is refused (P.1.2).
     games.submit_action(played.game_id, played.viewers[1], played.viewers[1], title="too late", roll=False)
 

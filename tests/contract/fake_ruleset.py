@@ -94,5 +94,6 @@ class Table(PlatformGame):
 FAKE = Ruleset(name="table", version="table-1", options=TableOptions, steps=(Step("play"),), aggregate=Table,
                start=Table.start, commands={Join: Table.join, Post: Table.post}, fold=fold, verify=verify_events,
                view=lambda game, viewer: {"seats": sorted(game.state.powers), "posts": list(game.state.posts)},
-               phase_of=lambda e: {"phase": f"join-{e.seat_id}"} if type(e).__name__ == "Joined" else None)
+               phase_of=lambda e: {"phase": f"join-{e.seat_id}"} if type(e).__name__ == "Joined" else None,
+               seat_of=lambda e: e.seat_id if type(e).__name__ == "Joined" else None)
 # fmt: on

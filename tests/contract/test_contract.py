@@ -15,9 +15,10 @@ import json
 import pytest
 
 import domain.rulesets  # noqa: F401  (registers the installed rulesets)
+from api.rulesets import service_class
+from api.service import Games
 from domain.errors import DomainError
 from domain.platform import ruleset as registry
-from projections.service import Games
 from tests.contract.drivers import DRIVERS, Driver, Played
 from tests.contract.fake_ruleset import FAKE
 
@@ -44,7 +45,7 @@ def driver(ruleset: registry.Ruleset) -> Driver:
 
 @pytest.fixture
 def games():
-    g = Games(snapshot_interval=7)  # snapshots along the way, so loading goes through them
+    g = service_class()(snapshot_interval=7)  # snapshots along the way, so loading goes through them
     yield g
     g.close()
 

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import ast
+from copy import deepcopy
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from api.service import Games
 from domain.errors import RuleViolation
 from domain.platform import ruleset as registry
+from domain.platform.game import fold
 from domain.platform.ruleset import RulesetNotInstalled
-from projections.service import Games
 from tests.contract.fake_ruleset import FAKE, Join, Post, Table
 
 SOURCE = Path(__file__).with_name("fake_ruleset.py")
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -55,3 +59,31 @@ def test_a_game_of_another_ruleset_is_created_loaded_and_replayed_through_its_re
     with pytest.raises(RulesetNotInstalled) as gone:
         games.get_game(game_id)
     assert "'table'" in gone.value.message and gone.value.field == "ruleset"
+
+
+def test_the_platforms_rollback_checks_its_target_and_carries_the_seats_over_on_another_ruleset():
+    """The platform's rollback helpers (``_check_rollback``, ``_restore``) serve every ruleset: a target
+    that is not an earlier version, or a blank reason, is refused and records nothing; a rollback keeps
+    what nobody can unsee (a seat's time zone, every viewer's sequence) and re-folds from the history."""
+    game = Table.start("Tea")
+    game.join(Join("ann", "Ann"))
+    target, restored = game.version, deepcopy(game.state)
+    game.set_timezone("ann", "Europe/Paris")
+    game.post(Post("ann", "hello"))
+    history = game.collect_events()
+    for to_version, reason, field in ((game.version, "again", "to_version"), (0, "again", "to_version")):
+        with pytest.raises(RuleViolation) as refused:
+            game.rollback(to_version, deepcopy(restored), reason=reason, now=NOW, seed="s")
+        assert refused.value.field == field and not game.collect_events()
+    with pytest.raises(RuleViolation, match="reason the players will read"):
+        game.rollback(target, deepcopy(restored), reason="  ", now=NOW, seed="s")
+    assert not game.collect_events()
+    before = game.state.sequence_for("ann")
+    game.rollback(target, deepcopy(restored), reason=" a post was wrong ", now=NOW, seed="s")
+    recorded = game.collect_events()
+    assert [type(e).__name__ for e in recorded] == ["GameRolledBack", "StateRestored"]
+    assert recorded[0].reason == "a post was wrong"
+    assert recorded[1].carried["seats"]["ann"]["timezone"] == "Europe/Paris"
+    assert game.state.posts == [] and game.timezone_for("ann") == "Europe/Paris"
+    assert game.state.sequence_for("ann") > before  # sequences never go back
+    assert fold(None, history + recorded).state == game.state

@@ -19,11 +19,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from api.powers.service import PowersGames
 from domain.powers.rules import SKILLS
 from domain.verify import verify_events
 from projections.db import ReadModelDB
 from projections.projector import Projector
-from projections.service import Games
 from projections.settings import Settings
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -117,7 +117,7 @@ class Table:
     """A month through the service, with everything each power was shown."""
 
     def __init__(self) -> None:
-        self.games = Games()
+        self.games = PowersGames()
         self.projector = Projector(self.games, ReadModelDB(Settings(database_url="memory")))
         g = self.games
         self.gid, _, _ = g.create_game("Digests", "GM")
@@ -253,9 +253,9 @@ def test_the_table_checks_a_public_actions_digest_once_its_dice_are_public(table
 def test_p_4_every_way_to_roll_a_submission_salts_its_digest():
     """The API and the mail gateway both pass fresh entropy: no submission is ever digested unsalted,
     and no two share a salt."""
-    from projections.mail import MailIntake
+    from api.mail_intake import MailIntake
 
-    games = Games()
+    games = PowersGames()
     gid, _, _ = games.create_game("Salts", "GM")
     pid, token, _ = games.add_power(gid, "gm", "Wiz", "champion", "wizard")
     might = games.grant_asset(gid, "gm", pid, "might", "skill", 2).result["asset_id"]

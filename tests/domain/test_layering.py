@@ -68,3 +68,68 @@ def test_importing_the_platform_loads_no_ruleset():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PLATFORM.parents[1]
     ).stdout.strip()
     assert out == "[]"
+
+
+ROOT = PLATFORM.parents[1]
+
+
+def imports_of(path: Path) -> set[str]:
+    """The absolute modules a file imports (no relative imports outside domain/)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            out |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+    return out
+
+
+def importing(paths: list[Path], prefixes: tuple[str, ...]) -> list[str]:
+    return sorted(
+        f"{p.relative_to(ROOT)} imports {m}"
+        for p in paths
+        for m in imports_of(p)
+        if any(m == bad or m.startswith(bad + ".") for bad in prefixes)
+    )
+
+
+def test_projections_are_persistence_and_reads_and_import_nothing_of_the_application_layer():
+    """DESIGN "Commands": the application layer (load, decide, save, retry, receipt) is not a read model."""
+    assert importing(sorted((ROOT / "projections").rglob("*.py")), ("api", "workers")) == []
+
+
+# The mail grammar's dispatch still builds Powers commands itself; the ruleset's own grammar replaces it.
+NOT_YET_GENERIC = {"api/mail_intake.py"}
+
+
+def test_the_platforms_api_names_no_ruleset_outside_the_ruleset_registry():
+    """A new ruleset adds its folder under api/ and changes no platform file but api/rulesets.py."""
+    platform_api = [
+        p
+        for p in sorted((ROOT / "api").rglob("*.py"))
+        if "powers" not in p.relative_to(ROOT / "api").parts
+        and p.name != "rulesets.py"
+        and str(p.relative_to(ROOT)) not in NOT_YET_GENERIC
+    ]
+    assert platform_api, "api/ has no modules"
+    assert importing(platform_api, ("domain.powers", "api.powers")) == []
+
+
+def test_workers_build_the_service_from_api_without_loading_the_web_framework():
+    code = (
+        "import sys, api, api.compose, api.service, workers.runtime, workers.tasks\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('fastapi', 'starlette', 'uvicorn')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_the_read_models_import_no_ruleset():
+    """Issue 11: what is a ruleset's own (notification texts, the phases and seats its events begin and add)
+    the read models ask of the game's ruleset; they import none."""
+    root = PLATFORM.parents[1]
+    for name in ("projections/projector.py", "projections/tracking.py", "workers/projection_runner.py"):
+        tree = ast.parse((root / name).read_text())
+        modules = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        modules += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        assert [m for m in modules if m.startswith(RULESETS)] == [], name

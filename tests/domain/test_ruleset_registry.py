@@ -65,3 +65,19 @@ def test_a_game_pinned_at_a_version_the_installed_ruleset_does_not_load_is_refus
     with pytest.raises(RulesetNotInstalled) as gone:
         registry.for_game("lodge", "lodge-1")
     assert gone.value.field == "ruleset" and "'lodge'" in gone.value.message and "powers" in gone.value.message
+
+
+def test_powers_declares_its_notification_texts_phases_and_seats():
+    """The read models ask these of the game's ruleset (issue 11); Powers' own texts live in domain/powers."""
+    assert POWERS.notify is not None and POWERS.mail_grammar is not None
+    assert POWERS.notify("StepBegan", {"season": 1, "month": 2, "step": "planning"}) == {
+        "subject": "Season 1, month 2: planning",
+        "text": "Planning has begun: submit your actions.",
+    }
+    assert POWERS.notify("StepBegan", {"season": 1, "month": 2, "step": "battle"}) is None  # no mail for every step
+    assert POWERS.notify("PowerAdded", {"power_id": "p1"}) is None
+    game = Game.start("Seats", "GM")
+    game.add_power("p-a", "A", "champion", "dragon")
+    events = game.collect_events()
+    assert [POWERS.seat_of(e) for e in events if POWERS.seat_of(e) is not None] == ["p-a"]
+    assert [POWERS.phase_of(e) for e in events] == [None] * len(events)  # setup begins no phase of its own

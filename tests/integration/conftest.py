@@ -5,6 +5,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
+from tests.integration.helpers import close_app
 from tests.integration.topology import private_redis  # noqa: F401 - a fixture
 
 
@@ -14,4 +15,4 @@ def api(store_settings):
     app = create_app(store_settings)
     with TestClient(app) as client:
         yield client
-    app.state.games.close()
+    close_app(app)

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from tests.integration.helpers import bearer
+from tests.integration.helpers import bearer, close_app
 
 
 @pytest.fixture
@@ -24,8 +24,7 @@ def world(store_settings):
         tokens[pid] = tok
     with TestClient(app) as client:
         yield client, gid, gm, tokens
-    app.state.projector.db.close()
-    games.close()
+    close_app(app)
 
 
 def test_my_feed_is_in_my_time_zone(world):

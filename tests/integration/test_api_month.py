@@ -8,7 +8,7 @@ import json
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from tests.integration.helpers import bearer
+from tests.integration.helpers import bearer, close_app
 
 
 def setup_game(api):
@@ -194,8 +194,8 @@ def test_errors_name_the_rule_or_field_and_change_nothing(api):
 def test_a_link_replaced_by_another_process_stops_working_here_at_once(tmp_path):
     """Two API processes share a store; one replaces a power's token; the other, whose cache still
     knows the old token, refuses it for reads and for commands."""
+    from api.compose import build_games
     from projections.settings import Settings
-    from projections.store import build_games
 
     settings = Settings(data_dir=tmp_path)
     app = create_app(settings)
@@ -212,7 +212,7 @@ def test_a_link_replaced_by_another_process_stops_working_here_at_once(tmp_path)
         assert api.get(f"/games/{game}/view", headers=bearer(tok["gondor"])).status_code == 401
         assert not [e for e in app.state.games.iter_events(game) if type(e).__name__ == "ActionSubmitted"]
         assert api.get(f"/games/{game}/view", headers=bearer(tok["rangers"])).status_code == 200
-    app.state.games.close()
+    close_app(app)
 
 
 class SequenceWitness:

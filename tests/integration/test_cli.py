@@ -9,8 +9,9 @@ import os
 import subprocess
 import sys
 
+from api.compose import build_games, build_projector
 from projections.settings import Settings
-from projections.store import build_games, build_projector
+from tests.integration.helpers import close_services
 from tests.scenarios import play_rich_month
 
 
@@ -29,8 +30,7 @@ def test_projections_rebuild_and_audit_from_the_command_line(tmp_path):
     projector.catch_up()
     before = projector.dump()
     version = games.get_game(m.game_id).version
-    games.close()
-    projector.db.close()
+    close_services(games, projector)
     out = emissary("projections", "rebuild", data_dir=tmp_path)
     assert out.returncode == 0 and f"from {version} events" in out.stdout
     games = build_games(settings)

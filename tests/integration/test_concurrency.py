@@ -12,6 +12,7 @@ import uvicorn
 
 from api.app import create_app
 from projections.settings import Settings
+from tests.integration.helpers import close_app
 from tests.integration.topology import free_port
 
 pytestmark = pytest.mark.integration
@@ -32,7 +33,7 @@ def server(pg_schema_url):
     yield f"http://127.0.0.1:{port}", app
     srv.should_exit = True
     thread.join(10)
-    app.state.games.close()
+    close_app(app)
 
 
 def test_twenty_concurrent_submissions_are_each_recorded_once_or_explicitly_refused(server):

@@ -13,9 +13,10 @@ import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
+from api.compose import build_games, build_projector
 from projections.db import ReadModelDB, conninfo
 from projections.settings import Settings
-from projections.store import build_games, build_projector
+from tests.integration.helpers import close_services
 from tests.integration.topology import Topology, free_port, make_windows, wait_healthy
 
 pytestmark = pytest.mark.integration
@@ -120,8 +121,7 @@ def test_every_process_of_the_topology_keeps_to_its_connection_budget(pg_schema_
                 topo.start(role, *args, env={"PGAPPNAME": f"{marker}-{role}"})  # libpq names each connection
             base = f"http://127.0.0.1:{port}"
             wait_healthy(base, 60)
-            due = datetime.now(timezone.utc) + timedelta(seconds=6)
-            ids = make_windows(games, 30, due)
+            ids, due = make_windows(games, 30, timedelta(seconds=6))
             projector.catch_up()
             with httpx.Client(base_url=base, timeout=10) as http:
                 deadline = time.time() + 120
@@ -146,8 +146,7 @@ def test_every_process_of_the_topology_keeps_to_its_connection_budget(pg_schema_
                 time.sleep(0.2)
     finally:
         topo.stop_all()
-        projector.db.close()
-        games.close()
+        close_services(games, projector)
     assert peak.get("api", 0) >= 1 and peak.get("worker", 0) >= 1 and peak.get("projector", 0) >= 1, peak
     over = {role: (n, BUDGET[role]) for role, n in peak.items() if n > BUDGET[role]}
     assert not over, (peak, BUDGET)
@@ -177,8 +176,7 @@ def test_worker_tasks_reuse_the_process_pools(pg_schema_url, monkeypatch):
         sweep()
         first = len(opened)
         games = runtime.games()
-        due = datetime.now(timezone.utc) + timedelta(seconds=1)
-        ids = make_windows(games, 3, due)
+        ids, due = make_windows(games, 3, timedelta(seconds=1))
         while datetime.now(timezone.utc) <= due:
             time.sleep(0.05)
         for _ in range(3):

@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from api.cli import build_parser
+from tests.integration.helpers import close_services
 from tests.integration.topology import ROOT, Topology, free_port, wait_healthy
 
 DEPLOY = ROOT / "deploy"
@@ -34,7 +35,6 @@ READ_MODELS = {
     "rm_phases",
     "rm_windows",
     "rm_reminders",
-    "rm_boards",
     "rm_games",
     "rm_outbox",
 }
@@ -233,7 +233,7 @@ def emissary(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess
 
 @pytest.mark.integration
 def test_production_processes_create_no_table(pg_schema_url, tmp_path):
-    from projections.store import build_games, build_projector
+    from api.compose import build_games, build_projector
 
     settings = settings_from(production_env(pg_schema_url, tmp_path))
     games = build_games(settings)
@@ -241,8 +241,7 @@ def test_production_processes_create_no_table(pg_schema_url, tmp_path):
     try:
         assert tables(pg_schema_url) == set()  # before: the event store's and the read models' tables
     finally:
-        projector.db.close()
-        games.close()
+        close_services(games, projector)
 
 
 @pytest.mark.integration
@@ -266,21 +265,26 @@ def test_migrate_creates_the_schema_on_empty_postgresql_and_is_idempotent(pg_sch
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("ledger", ["before the outbox", "as the services make it now"])
+@pytest.mark.parametrize("ledger", ["before the outbox", "with the outbox's column"])
 def test_migrate_adopts_tables_created_before_migrations(pg_schema_url, tmp_path, ledger):
     import importlib
 
     import psycopg
 
-    from projections import sessions
-    from workers import claims, mail
-
     first = importlib.import_module("projections.migrations.versions.0001_ledger_and_claims")
-    made = [first.TABLES["mail_ledger"]] if ledger == "before the outbox" else [mail.DDL, mail.DUE_INDEX]
+    third = importlib.import_module("projections.migrations.versions.0003_web_sessions")
+    # What the services created on their own before migrations existed (the revisions copy that DDL); the
+    # later services also gave the ledger the outbox's column and index.
+    made = [*first.TABLES.values(), *first.INDEXES, *third.DDL]
+    if ledger == "with the outbox's column":
+        made += [
+            "ALTER TABLE mail_ledger ADD COLUMN due_at TEXT",
+            "CREATE INDEX IF NOT EXISTS mail_ledger_due ON mail_ledger (status, due_at)",
+        ]
     base, schema = pg_schema_url.split("?schema=")
-    with psycopg.connect(base, autocommit=True) as conn:  # what the services created on their own before
+    with psycopg.connect(base, autocommit=True) as conn:
         conn.execute(f'SET search_path TO "{schema}"')
-        for ddl in (*made, mail.INDEX, claims.DDL, claims.REMINDERS_DDL, *sessions.SCHEMA):
+        for ddl in made:
             conn.execute(ddl)
         conn.execute(
             "INSERT INTO mail_ledger (id, game_id, recipient, kind, subject, body, status, created_at) "
@@ -298,15 +302,14 @@ def test_development_creates_and_migrates_sqlite_by_itself(tmp_path):
     # `make run` needs no setup: opening the store creates every table, at the latest revision.
     import sqlite3
 
+    from api.compose import build_games, build_projector
     from projections import migrations
     from projections.settings import Settings
-    from projections.store import build_games, build_projector
 
     settings = Settings(data_dir=tmp_path)
     games = build_games(settings)
     projector = build_projector(games, settings)
-    projector.db.close()
-    games.close()
+    close_services(games, projector)
     conn = sqlite3.connect(tmp_path / "emissary.readmodels.sqlite3")
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert READ_MODELS | NEVER_REBUILT <= names
@@ -315,6 +318,32 @@ def test_development_creates_and_migrates_sqlite_by_itself(tmp_path):
     conn.close()
     again = emissary({"EMISSARY_DATA_DIR": str(tmp_path)}, "migrate")  # and migrate on SQLite is a no-op
     assert again.returncode == 0, again.stdout + again.stderr
+
+
+def read_model_tables(db) -> set[str]:
+    if db.dialect == "sqlite":
+        return {r[0] for r in db.query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+    return {r[0] for r in db.query(sql)}
+
+
+def test_migration_0005_drops_rm_boards_and_its_downgrade_recreates_it(store_settings):
+    # rm_boards was a read model nothing wrote or read: 0005 drops it on the databases that have it.
+    from projections import migrations
+    from projections.db import ReadModelDB
+
+    db = ReadModelDB(store_settings)  # development and tests: opening it migrates it
+    try:
+        assert migrations.upgrade(db) == migrations.heads() == ["0005_boards"]
+        assert "rm_boards" not in read_model_tables(db) and READ_MODELS <= read_model_tables(db)
+        assert migrations.downgrade(db, "0004_reads") == ["0004_reads"]
+        assert "rm_boards" in read_model_tables(db)
+        with db.transaction() as cur:  # a database from before 0005, with whatever rows it kept
+            cur.execute("INSERT INTO rm_boards (game_id, viewer, version, body) VALUES ('g', 'gm', 1, '{}')")
+        assert migrations.upgrade(db) == ["0005_boards"]
+        assert "rm_boards" not in read_model_tables(db) and READ_MODELS <= read_model_tables(db)
+    finally:
+        db.close()
 
 
 # --- the topology, as processes, with production settings -------------------------------------------------
@@ -468,7 +497,7 @@ def test_the_caddyfile_is_valid_for_the_compose_stack(caddy, tmp_path):
     assert done.returncode == 0 and "Valid configuration" in done.stdout + done.stderr, done.stderr
 
 
-def test_the_proxy_forwards_to_the_api_and_limits_bodies(caddy, tmp_path):
+def test_the_proxy_forwards_to_the_api_and_limits_bodies(caddy, tmp_path, procs):
     import httpx
 
     api_port, proxy_port, health_port, admin_port = free_port(), free_port(), free_port(), free_port()
@@ -484,14 +513,13 @@ def test_the_proxy_forwards_to_the_api_and_limits_bodies(caddy, tmp_path):
         "XDG_CONFIG_HOME": str(tmp_path),
     }
     log = open(tmp_path / "caddy.log", "w")
-    proxy = subprocess.Popen(
-        [caddy, "run", "--config", str(DEPLOY / "Caddyfile"), "--adapter", "caddyfile"],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
     try:
+        proxy = procs.start(
+            [caddy, "run", "--config", str(DEPLOY / "Caddyfile"), "--adapter", "caddyfile"],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         topo.start("api", "serve", "--port", str(api_port), "--no-access-log")
         wait_healthy(f"http://127.0.0.1:{api_port}", 60, topo.procs["api"])
         base = f"http://127.0.0.1:{proxy_port}"
@@ -520,13 +548,12 @@ def test_the_proxy_forwards_to_the_api_and_limits_bodies(caddy, tmp_path):
             ), verify.text[:300]
     finally:
         topo.stop_all()
-        os.killpg(proxy.pid, 15)
-        proxy.wait(10)
+        procs.close()  # the proxy's whole process group
         log.close()
 
 
 @pytest.mark.integration
-def test_processes_starting_together_migrate_once(pg_schema_url, tmp_path):
+def test_processes_starting_together_migrate_once(pg_schema_url, tmp_path, procs):
     # Development and tests: every process migrates when it opens the database, and they start together.
     from projections import migrations
 
@@ -535,8 +562,8 @@ def test_processes_starting_together_migrate_once(pg_schema_url, tmp_path):
         "EMISSARY_DATABASE_URL": pg_schema_url,
         "EMISSARY_DATA_DIR": str(tmp_path),
     }
-    procs = [
-        subprocess.Popen(
+    started = [
+        procs.start(
             [sys.executable, "-m", "api.cli", "migrate"],
             cwd=ROOT,
             env=env,
@@ -547,11 +574,10 @@ def test_processes_starting_together_migrate_once(pg_schema_url, tmp_path):
         for _ in range(4)
     ]
     try:
-        outputs = [p.communicate(timeout=120)[0] for p in procs]
+        outputs = [p.communicate(timeout=120)[0] for p in started]
     finally:
-        for p in procs:
-            p.kill()
-    assert [p.returncode for p in procs] == [0] * 4, "\n".join(outputs)
+        procs.close()  # each one's whole process group, even when one of them hangs
+    assert [p.returncode for p in started] == [0] * 4, "\n".join(outputs)
     import psycopg
 
     base, schema = pg_schema_url.split("?schema=")

@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from projections.settings import Settings
+from tests.integration.helpers import close_services
 from workers import runtime
 
 
@@ -34,7 +35,7 @@ def test_make_run_closes_windows_without_any_external_service(tmp_path):
 @pytest.fixture
 def eager(tmp_path):
     """Run tasks inline (Celery's eager mode) against this process's service and read models."""
-    from projections.store import build_games, build_projector
+    from api.compose import build_games, build_projector
     from workers.app import celery_app
 
     settings = Settings(data_dir=tmp_path)
@@ -44,8 +45,7 @@ def eager(tmp_path):
     celery_app.conf.task_always_eager = True
     yield games, projector
     celery_app.conf.task_always_eager = False
-    projector.db.close()
-    games.close()
+    close_services(games, projector)
 
 
 def test_the_sweep_queues_reminders_once_into_the_outbox(eager, monkeypatch):

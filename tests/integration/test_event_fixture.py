@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from eventsourcing.persistence import StoredEvent
 
+from api.compose import build_games
 from domain.ids import GM
-from projections.store import build_games
 from tests.fixtures.make_events_fixture import facts
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "events_2026_11" / "games.json"

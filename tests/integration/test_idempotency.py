@@ -9,9 +9,10 @@ import uuid
 
 import pytest
 
+from api.mail_intake import MailIntake
+from api.powers.service import PowersGames
+from api.service import CommandKey
 from projections.keys import KEYS_TABLE, KeyRow
-from projections.mail import MailIntake
-from projections.service import CommandKey, Games
 from tests.integration.helpers import bearer
 
 
@@ -129,7 +130,7 @@ def test_replacing_a_powers_token_over_the_api_stops_the_old_one_at_once(api):
 
 def test_the_key_and_the_events_are_written_in_one_transaction(store_settings):
     """A key row with events that conflict is not kept; events with a key already used are not kept."""
-    from projections.store import build_games
+    from api.compose import build_games
 
     games = build_games(store_settings)
     try:
@@ -161,7 +162,7 @@ def test_the_key_and_the_events_are_written_in_one_transaction(store_settings):
         games.close()
 
 
-def mail_game(games: Games) -> tuple[str, str, str]:
+def mail_game(games: PowersGames) -> tuple[str, str, str]:
     gid, _, _ = games.create_game("By mail")
     pid, token, _ = games.add_power(gid, "gm", "Alpha", "conspiracy", "circle")
     games.advance(gid, "gm")
@@ -170,7 +171,7 @@ def mail_game(games: Games) -> tuple[str, str, str]:
 
 
 def test_a_mail_message_id_is_remembered_without_limit_and_answered_with_its_first_reply():
-    games = Games()
+    games = PowersGames()
     gid, pid, token = mail_game(games)
     intake = MailIntake(games)
     to = intake.address_for(gid, token)
@@ -187,8 +188,8 @@ def test_a_mail_message_id_is_remembered_without_limit_and_answered_with_its_fir
 
 
 def test_stored_mail_turn_recorded_events_still_replay_and_still_answer_their_mail(store_settings):
-    """Games recorded before keys moved beside the events keep their MailTurnRecorded events."""
-    from projections.store import build_games
+    """PowersGames recorded before keys moved beside the events keep their MailTurnRecorded events."""
+    from api.compose import build_games
 
     games = build_games(store_settings)
     try:
@@ -211,7 +212,7 @@ def test_stored_mail_turn_recorded_events_still_replay_and_still_answer_their_ma
 
 
 def test_a_key_is_scoped_to_its_game_and_caller():
-    games = Games()
+    games = PowersGames()
     gid, pid, _ = mail_game(games)
     other, _, _ = mail_game(games)
     key = CommandKey(str(uuid.uuid4()), "same")

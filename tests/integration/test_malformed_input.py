@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from api.app import create_app
 from projections.settings import Settings
+from tests.integration.helpers import close_app
 
 # Close to a megabyte, yet under the body limit (EMISSARY_BODY_LIMIT_BYTES, 1,000,000), so that the schema
 # itself must refuse it by name; a larger body is refused whole (413, "body"), below.
@@ -50,6 +51,7 @@ BASE = {
     ("post", "/games/{game_id}/grants"): {"to": "bo", "text": "t"},
     ("put", "/games/{game_id}/influence"): {"power_id": "ana", "hex": "h1", "amount": 1},
     ("put", "/games/{game_id}/timezone"): {"timezone": "UTC"},
+    ("post", "/games/{game_id}/commands"): {"command": "SetMonths", "args": {"months": 2}},
     ("post", "/games/{game_id}/rollback"): {"reason": "r"},
     ("post", "/games/{game_id}/fork"): {"name": "F"},
     ("put", "/games/{game_id}/windows/{window_id}/deadline"): {"closes_at": "2030-01-01T00:00:00Z"},
@@ -115,8 +117,7 @@ def api(tmp_path_factory):
         for step in ("setup", "tidings"):
             assert client.post(f"/games/{gid}/advance", headers=gm, json={"expected_step": step}).status_code == 200
         yield client, app, gid, gm
-    app.state.projector.db.close()
-    app.state.games.close()
+    close_app(app)
 
 
 def routes(app) -> dict[tuple[str, str], dict]:
@@ -153,7 +154,7 @@ def url(path: str, gid: str) -> str:
     )
 
 
-# A mail's body may be as large as a whole mail (projections.mail.MAX_MAIL_BYTES, 2 MB).
+# A mail's body may be as large as a whole mail (api.mail_intake.MAX_MAIL_BYTES, 2 MB).
 WITHIN_LIMITS = {("post", "/inbound/email", "text", "1 MB string"), ("post", "/inbound/email", "html", "1 MB string")}
 
 
@@ -168,7 +169,7 @@ def cases():
             nullable = {"type": "null"} in schema["properties"][field].get("anyOf", [])
             if field in schema.get("required", []) and not nullable:
                 yield pytest.param(method, path, field, "null", id=f"{method} {path} {field} null")
-    app.state.games.close()
+    close_app(app)
 
 
 def stored_events(app) -> int:
@@ -245,8 +246,7 @@ def test_an_unexpected_exception_answers_json_500_and_closes_the_connection(tmp_
     assert r.headers["connection"] == "close"
     assert r.json()["error"] == "InternalError" and "a bug" not in r.text
     assert any("unexpected error" in rec.message and rec.exc_info for rec in caplog.records)
-    app.state.projector.db.close()
-    app.state.games.close()
+    close_app(app)
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
+from api.compose import build_games
 from projections.settings import Settings
-from projections.store import build_games
 from tests.integration.topology import Topology, free_port, wait_healthy
 
 pytestmark = pytest.mark.integration

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from api.powers.service import PowersGames
 from domain.errors import NotFound
-from projections.service import Games
 
 
 def dump(obj) -> str:
@@ -18,7 +18,7 @@ def dump(obj) -> str:
 @pytest.fixture
 def month():
     """A month with private, public, resistible and sealed actions; returns what each viewer saw."""
-    games = Games()
+    games = PowersGames()
     gid, _, _ = games.create_game("Leaks", "GM")
     powers = {}
     for name, cls, sub in (

@@ -31,16 +31,19 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from api.powers.service import PowersGames
+from api.service import Caller
 from domain.dice import commitment, seal_difficulty
 from domain.errors import DomainError
+from domain.powers import development as dev
 from domain.powers import game as powers_game
-from domain.powers import views
+from domain.powers import magic, views
 from domain.verify import verify_events
 from projections.db import ReadModelDB
 from projections.projector import Projector
-from projections.service import Games
 from projections.settings import Settings
 
+WORLD_HEXES = ["0,0", "1,0", "0,1"]
 CLASSES = [
     ("champion", "wizard"),
     ("conspiracy", "circle"),
@@ -55,7 +58,21 @@ act = st.tuples(
 consequence = st.tuples(st.just("consequence"), st.integers(0, 30), st.integers(0, 3))
 react = st.tuples(st.just("react"), st.integers(0, 3), st.integers(0, 30))
 probe = st.tuples(st.just("probe"), st.integers(0, 3), st.integers(0, 30))
+# The world (domain.powers.world): hidden features with marker names, what a power learns, and influence.
+world_op = st.one_of(
+    st.tuples(st.just("feature"), st.integers(0, 3), st.booleans(), st.sampled_from(["outpost", "stronghold"])),
+    st.tuples(st.just("learn"), st.integers(0, 30), st.integers(0, 3)),
+    st.tuples(st.just("influence"), st.integers(0, 3), st.sampled_from(WORLD_HEXES), st.integers(0, 3)),
+)
+# Wallets, trades and ambitions (domain/powers/development.py): their reasons, notes and tasks are markers.
+development_op = st.one_of(
+    st.tuples(st.just("wallet"), st.integers(0, 3)),
+    st.tuples(st.just("trade"), st.integers(0, 3), st.integers(0, 3)),
+    st.tuples(st.just("ambition"), st.integers(0, 3)),
+    st.tuples(st.just("reveal"), st.integers(0, 3)),
+)
 planning_op = st.one_of(
+    world_op,
     act,
     act,
     act,
@@ -63,6 +80,8 @@ planning_op = st.one_of(
     probe,
     st.tuples(st.just("share"), st.integers(0, 3), st.integers(0, 3)),
     st.tuples(st.just("grant"), st.integers(0, 3)),
+    st.tuples(st.just("magic"), st.integers(0, 3)),
+    development_op,
 )
 resistance_op = st.one_of(
     react, react, probe, st.tuples(st.just("waive"), st.integers(0, 3)), st.tuples(st.just("grant"), st.integers(0, 3))
@@ -121,7 +140,7 @@ class World:
     """A game driven through the service, with the rules' model of who may see each marker."""
 
     def __init__(self, n_powers: int) -> None:
-        self.games = Games()
+        self.games = PowersGames()
         self.projector = Projector(self.games, ReadModelDB(Settings(database_url="memory")))
         self.game_id, _, _ = self.games.create_game("Property", "GM")
         self.powers: list[str] = []
@@ -133,6 +152,9 @@ class World:
         self.dice_allowed: dict[str, set[str]] = defaultdict(set)  # action id -> who may see its dice
         self.truth: dict[str, dict] = {}  # what a digest covers besides dice and salt, as the GM saw it
         self._digests: dict[tuple, set[str]] = {}
+        self.features: list[tuple[str, str]] = []
+        self.influence_allowed: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self.ambitions: list[tuple[str, str, str]] = []
         for i in range(n_powers):
             cls, sub = CLASSES[i]
             pid = self.games.add_power(self.game_id, "gm", f"P{i}", cls, sub)[0]
@@ -221,6 +243,17 @@ class World:
             elif kind == "grant":
                 to = P[o[1] % len(P)]
                 g.grant_visibility(gid, "gm", to, self.mark("GR", {to}), source="seeking")
+            elif kind == "magic":
+                # P.4: a power's spells, conduits and mana are its own (and the GM's).
+                me, gm = P[o[1] % len(P)], Caller.of("gm")
+                spell = f"spell{next(self.counter)}"
+                g.run(gm, gid, magic.DefineSpell(spell, self.mark("MG", {me}), "fast", "F", for_power=me))
+                g.run(gm, gid, magic.TeachSpell(me, spell))
+                through = g.run(gm, gid, magic.SetConduit(me, self.mark("MC", {me}), "0,0")).result["conduit_id"]
+                g.run(gm, gid, magic.GrantMana(me, "F", 1))
+                mine = [a["id"] for a in self.actions if a["owner"] == me]
+                cast = magic.CastSpell(me, spell, through, action_id=mine[-1] if mine else None, pay=["F"])
+                self.record(me, g.run(Caller.of(me), gid, cast).as_dict())
             elif kind == "probe" and self.actions:
                 me = P[o[1] % len(P)]
                 a = self.actions[o[2] % len(self.actions)]
@@ -233,6 +266,10 @@ class World:
                         self.record(me, probe().as_dict())
                     except DomainError as err:
                         self.record(me, err.as_dict())
+            elif kind in ("feature", "learn", "influence"):
+                self.apply_world(o)
+            elif kind in ("wallet", "trade", "ambition", "reveal"):
+                self.develop(o)
             elif kind == "advance":
                 g.advance(gid, "gm")
             elif kind == "resolve":
@@ -262,6 +299,85 @@ class World:
         except DomainError:
             pass
         self.follow_the_month()
+        self.follow_the_influence()
+
+    def apply_world(self, o: tuple) -> None:
+        """A world step: the GM adds a feature (its name, and a stronghold's protection, are markers), shows a
+        hidden feature to a power, or sets a power's influence (P.4)."""
+        from api.service import Caller
+        from domain.powers import world
+
+        g, gid, P, gm = self.games, self.game_id, self.powers, Caller.of("gm")
+        if o[0] == "feature":
+            _, who, public, kind = o
+            owner = P[who % len(P)]
+            fid = f"f{next(self.counter)}"
+            name = self.mark("FE", set(P) if public or kind == "stronghold" else {owner})
+            secret = self.mark("PR", {owner})  # what protects a stronghold is its owner's alone
+            hexes = [{"hex": h} for h in WORLD_HEXES]
+            feature = {"id": fid, "kind": kind, "name": name, "hex": "1,0", "controller": owner, "public": public}
+            feature |= {"protection": secret} if kind == "stronghold" else {}
+            g.run(gm, gid, world.AmendMap(hexes=hexes, features=[feature]))
+            self.features.append((fid, name))
+        elif o[0] == "learn" and self.features:
+            fid, name = self.features[o[1] % len(self.features)]
+            to = P[o[2] % len(P)]
+            g.run(gm, gid, world.RevealFeature(fid, to))
+            self.allowed[name].add(to)
+        elif o[0] == "influence":
+            _, who, hex_, amount = o
+            g.set_influence(gid, "gm", P[who % len(P)], hex_, amount)
+
+    def follow_the_influence(self) -> None:
+        """P.4: a conspiracy may see another's influence in a hex while both have influence there (what it saw
+        stays seen); Incorruptible aside, nobody else sees it. Read from the GM's board, the game's truth."""
+        sheets = self.games.view(self.game_id, "gm").get("sheets", [])
+        conspiracies = [x for x in sheets if x["cls"] == "conspiracy"]
+        for a in conspiracies:
+            for b in conspiracies:
+                for h in set(a["influence"]) & set(b["influence"]):
+                    self.influence_allowed[(a["power_id"], h)].add(b["power_id"])
+
+    def check_influence(self, p: str, surfaces: list) -> None:
+        """No surface of ``p`` shows another power's influence in a hex where P.4 hides it from ``p``."""
+        seen = []
+        for x in _walk(surfaces):
+            if not isinstance(x, dict):
+                continue
+            if x.get("type") == "InfluenceSet" and isinstance(x.get("data"), dict):
+                seen.append((x["data"]["power_id"], x["data"]["hex_id"]))
+            elif x.get("type") == "InfluenceDisclosed" and isinstance(x.get("data"), dict):
+                seen += [(q, x["data"]["hex_id"]) for q in x["data"]["entries"]]
+            elif set(x) == {"power", "hex", "amount"}:
+                seen.append((x["power"], x["hex"]))
+        for q, h in seen:
+            if q != p and p not in self.influence_allowed[(q, h)]:
+                raise Leak(f"{p} was shown {q}'s influence in {h}")
+
+    def develop(self, o: tuple) -> None:
+        """A wallet's ledger and a trade are their powers' (and the GM's); an ambition's name is public once
+        taken, its tasks its power's, a ❓ task nobody's until the task before it is done (P.4)."""
+        g, gid, P, gm = self.games, self.game_id, self.powers, Caller.of("gm")
+        me = P[o[1] % len(P)]
+        if o[0] == "wallet":
+            g.run(gm, gid, dev.AdjustResources(me, {"coin": 2, "insight": 1}, self.mark("WL", {me})))
+        elif o[0] == "trade":
+            other = P[o[2] % len(P)]
+            note = self.mark("TR", {me, other})
+            trade = g.run(Caller.of(me), gid, dev.ProposeTrade(me, other, want={"coin": 1}, note=note))
+            self.record(me, trade.as_dict())
+            self.record(other, g.run(Caller.of(other), gid, dev.AcceptTrade(other, trade.result["trade_id"])).as_dict())
+        elif o[0] == "ambition":
+            name, task, mystery = self.mark("AN", {me}), self.mark("AT", {me}), self.mark("MY", set())
+            tasks = [{"text": task}, {"text": mystery, "central": True, "mysterious": True}]
+            aid = g.run(gm, gid, dev.OfferAmbition(me, name, "minor", 5, 1, tasks)).result["ambition_id"]
+            self.ambitions.append((aid, me, mystery))
+            self.record(me, g.run(Caller.of(me), gid, dev.AcceptAmbition(me, aid)).as_dict())
+            self.allowed[name] |= set(P)
+        elif o[0] == "reveal" and self.ambitions:
+            aid, owner, mystery = self.ambitions[o[1] % len(self.ambitions)]
+            g.run(gm, gid, dev.CompleteTask(aid, "t1"))
+            self.allowed[mystery].add(owner)
 
     def follow_the_month(self) -> None:
         """Widen the model as the month moves on, by the rules of P.4 (timing read from the GM's board)."""
@@ -316,6 +432,7 @@ class World:
                 if p not in who and marker in blob:
                     raise Leak(f"{p} was shown {marker} (allowed: {sorted(who)})")
             self.check_dice_secrets(p, surfaces[1], blob)
+            self.check_influence(p, surfaces)
             self.check_hashes(p, [*surfaces, *(json.loads(x) for x in self.shown[p])])
         for p in self.powers:  # and what each player can check (dice, difficulties, digests) checks out
             report = verify_events(g.visible_events(gid, p))
@@ -478,6 +595,44 @@ def test_the_checker_catches_a_planted_leak(monkeypatch):
         play(3, ops)
 
 
+def test_the_checker_catches_leaked_spells(monkeypatch):
+    """A broken implementation that shows every player the GM's magic (every power's spells) must be caught."""
+    real = views.board_view
+
+    def leaky(game, viewer):
+        return real(game, viewer) | {"magic": magic.magic_view(game, "gm")}
+
+    plant_view(monkeypatch, leaky)
+    with pytest.raises(Leak, match="MG"):
+        play(3, [("act", 0, False, False, 1, False, False), ("magic", 0)])
+
+
+def test_the_checker_catches_a_leaked_ambition_task(monkeypatch):
+    """A broken implementation that shows every ambition's tasks, ❓ ones included, to every player must be caught."""
+    real = views.board_view
+
+    def leaky(game, viewer):
+        out = real(game, viewer)
+        out["debug"] = [t.text for a in game.state.development.ambitions.values() for t in a.tasks]
+        return out
+
+    plant_view(monkeypatch, leaky)
+    with pytest.raises(Leak, match="MY"):
+        play(3, [("ambition", 0)])
+
+
+def test_the_checker_catches_a_public_ledger(monkeypatch):
+    """A broken implementation that records a wallet's changes for the whole table must be caught."""
+    real = dev.Development._wallet_changed
+
+    def leaky(self, power_id, changes, reason, actor, audience):
+        return real(self, power_id=power_id, changes=changes, reason=reason, actor=actor, audience=["public"])
+
+    monkeypatch.setattr(dev.Development, "_wallet_changed", leaky)
+    with pytest.raises(Leak, match="WL"):
+        play(3, [("wallet", 0)])
+
+
 def test_the_checker_catches_a_leaked_sealed_difficulty(monkeypatch):
     """A broken implementation that shows players the sealed difficulties must be caught."""
     real = views._full_action
@@ -518,12 +673,12 @@ def test_the_checker_catches_an_unsalted_submission_digest(monkeypatch):
 def test_the_checker_catches_a_receipt_that_commits_to_hidden_events(monkeypatch):
     """A receipt digest over events its holder may not see (here: everything recorded, so accepting a
     consequence that discloses something to another power) must be caught."""
-    real = Games._receipt
+    real = PowersGames._receipt
 
     def leaky(self, game, principal, events):
         return real(self, game, "gm", events)
 
-    monkeypatch.setattr(Games, "_receipt", leaky)
+    monkeypatch.setattr(PowersGames, "_receipt", leaky)
     with pytest.raises(Leak, match="receipt"):
         play(3, [("act", 0, False, False, 1, False, False), ("consequence", 0, 1)])
 
@@ -539,7 +694,7 @@ def test_the_checker_catches_a_difficulty_committed_without_its_nonce(monkeypatc
 def test_the_checker_catches_a_month_seed_shown_to_players(monkeypatch):
     """A broken implementation that reveals the month seed to the table (as before per-roll keys: then
     anyone recomputes every private roll of the month) must be caught."""
-    real = Games.visible_events
+    real = PowersGames.visible_events
 
     def leaky(self, game_id, viewer, after=0, limit=500):
         out = real(self, game_id, viewer, after, limit)
@@ -547,7 +702,7 @@ def test_the_checker_catches_a_month_seed_shown_to_players(monkeypatch):
             out += [e for e in real(self, game_id, "gm", 0, 100_000) if e["type"] == "SeedRevealed"]
         return out
 
-    monkeypatch.setattr(Games, "visible_events", leaky)
+    monkeypatch.setattr(PowersGames, "visible_events", leaky)
     with pytest.raises(Leak, match="SeedRevealed"):
         play(3, [("act", 0, False, False, 1, False, False), ("advance",), ("resolve",), ("close",), ("advance",)])
 
@@ -574,3 +729,21 @@ def test_the_checker_catches_the_key_of_a_roll_shown_to_others(monkeypatch):
     plant_view(monkeypatch, leaky)
     with pytest.raises(Leak, match="key of a roll"):
         play(3, [("act", 0, False, False, 1, False, False), ("act", 1, False, False, 0, False, False)])
+
+
+def test_the_checker_catches_a_hidden_feature_shown_to_the_table(monkeypatch):
+    """A broken implementation that shows every feature on the map to everyone must be caught."""
+    from domain.powers import world
+
+    monkeypatch.setattr(world, "_sees_feature", lambda game, feature_id, viewer: True)
+    with pytest.raises(Leak, match="FE"):
+        play(3, [("feature", 0, False, "outpost")])
+
+
+def test_the_checker_catches_influence_shown_to_a_city(monkeypatch):
+    """A broken implementation that shows a conspiracy's influence to every power must be caught."""
+    from domain.powers import world
+
+    monkeypatch.setattr(world, "_influence_watchers", lambda game, hex_id, power_id: list(game.state.powers))
+    with pytest.raises(Leak, match="influence"):
+        play(3, [("influence", 1, "0,0", 2)])

@@ -6,7 +6,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from projections.store import build_games, build_projector
+from api.compose import build_games, build_projector
+from tests.integration.helpers import close_services
 from tests.scenarios import play_rich_month
 
 
@@ -15,8 +16,7 @@ def stack(store_settings):
     games = build_games(store_settings)
     projector = build_projector(games, store_settings)
     yield games, projector
-    projector.db.close()
-    games.close()
+    close_services(games, projector)
 
 
 def test_rebuilt_read_models_equal_the_incrementally_built_ones_row_for_row(stack):
@@ -129,3 +129,60 @@ def test_two_projectors_never_apply_an_event_twice(stack, store_settings):
     assert [a["version"] for a in projector.audit(gid)] == list(range(1, games.get_game(m.game_id).version + 1))
     assert projector.lag() == 0
     other.db.close()
+
+
+def test_the_position_is_the_library_tracking_recorded_with_the_rows_and_never_twice(stack, monkeypatch):
+    """The tracking recorder (eventsourcing's interface over rm_tracking) commits with the rows or not at all."""
+    from eventsourcing.persistence import IntegrityError, Tracking
+
+    games, projector = stack
+    games.on_recorded.clear()  # the projector runs only when told to
+    m = play_rich_month(games, finish=False)
+    gid = str(games.get_game(m.game_id).id)
+    head = games.recorder.max_notification_id()
+    real_flush = projector._flush_game
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(projector, "_flush_game", fail)
+    with pytest.raises(RuntimeError):
+        projector.catch_up()
+    # The failed batch left neither rows nor a position: it is applied again, in full, by the next catch-up.
+    assert projector.tracking.max_tracking_id(games.name) is None and projector.audit(gid) == []
+    monkeypatch.setattr(projector, "_flush_game", real_flush)
+    assert projector.catch_up() == head and projector.position() == head
+    assert len(projector.audit(gid)) == games.get_game(m.game_id).version
+    projector.tracking.wait(games.name, head, timeout=0.1)  # the library's wait: the position is reached
+    with pytest.raises(IntegrityError):
+        projector.tracking.insert_tracking(Tracking(games.name, head))  # an event is never applied twice
+    assert projector.position() == head
+    with pytest.raises(TimeoutError):
+        projector.tracking.wait(games.name, head + 1, timeout=0.2)
+
+
+def test_the_runner_is_woken_by_the_stores_subscription_where_it_has_one(stack, store_settings):
+    """PostgreSQL: the library's subscription (LISTEN/NOTIFY) wakes the runner at once; SQLite has none, and
+    the runner polls."""
+    import time
+
+    from workers.projection_runner import Follower
+
+    games, projector = stack
+    games.on_recorded.clear()  # the runner's projector, not the writer's
+    poll = 30 if store_settings.is_postgres else 0.3
+    follower = Follower(games.recorder, projector.position(), poll_seconds=poll)
+    try:
+        assert follower.subscribed is store_settings.is_postgres
+        time.sleep(0.3)
+        assert not follower.news.is_set()  # nothing new yet: the read models stand at the head
+        started = time.monotonic()
+        games.create_game("Woken")
+        follower.wait()
+        waited = time.monotonic() - started
+        assert waited < (5 if store_settings.is_postgres else 2)
+        if not store_settings.is_postgres:
+            assert waited >= 0.3  # no subscription: it slept its poll interval
+        assert projector.catch_up() > 0
+    finally:
+        follower.stop()

@@ -12,18 +12,19 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
+from api.powers.service import PowersGames
+from api.service import event_data
 from api.web.routes import BOARD_FEED, BOARD_PHASES
 from domain import visibility as vis
 from projections.projector import Projector
-from projections.service import Games, event_data
 from projections.settings import Settings
-from tests.integration.helpers import bearer
+from tests.integration.helpers import bearer, close_app
 from tests.scenarios import play_rich_month
 
 pytestmark = pytest.mark.integration
 
 
-def truth(games: Games, game_id: str, viewer: str) -> list[tuple[int, str, dict]]:
+def truth(games: PowersGames, game_id: str, viewer: str) -> list[tuple[int, str, dict]]:
     """What ``viewer`` may see, straight from the event store: (version, type, data) in order."""
     return [
         (e.originator_version, type(e).__name__, event_data(e))
@@ -63,8 +64,7 @@ def table(store_settings):
     fork_gm = games.reissue_link(fork_id, "gm", "gm")[0]
     with TestClient(app) as api:
         yield api, games, m, tokens, fork_id, fork_gm
-    app.state.projector.db.close()
-    games.close()
+    close_app(app)
 
 
 def test_cursors_cover_every_visible_event_exactly_once_per_viewer(table):
@@ -159,7 +159,7 @@ def test_a_read_request_neither_projects_nor_replays(store_settings, monkeypatch
         for who, token in tokens.items():
             api.get(f"/games/{m.game_id}/view", headers=bearer(token))  # the game is cached, as in a server
         monkeypatch.setattr(games.events, "get", no_replay)
-        monkeypatch.setattr(Games, "iter_events", no_projection)
+        monkeypatch.setattr(PowersGames, "iter_events", no_projection)
         monkeypatch.setattr(Projector, "catch_up", no_projection)
         monkeypatch.setattr(Projector, "_one_batch", no_projection)
         for who, token in tokens.items():
@@ -248,8 +248,7 @@ def test_a_page_of_a_5000_event_game_costs_what_a_page_of_a_100_event_game_costs
                 with Meter(app) as meter:
                     assert request().status_code == 200, name
                 costs[size, name] = meter.counts
-        app.state.projector.db.close()
-        app.state.games.close()
+        close_app(app)
     for name in requests:
         small, big = costs[100, name], costs[5000, name]
         assert big["queries"] == small["queries"] and big["store reads"] == small["store reads"], (name, small, big)
@@ -322,8 +321,7 @@ def test_rm_timeline_pages_use_the_index(tmp_path):
     assert "SEARCH t USING PRIMARY KEY (game_id=? AND viewer=? AND seq>?)" in detail, detail
     assert "SCAN" not in detail and "TEMP B-TREE" not in detail, detail
     assert isinstance(db.conn, sqlite3.Connection)
-    db.close()
-    app.state.games.close()
+    close_app(app)
 
 
 def test_production_leaves_the_read_models_to_its_projector_unless_told_otherwise():

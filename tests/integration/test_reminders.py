@@ -7,13 +7,14 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from tests.integration.helpers import close_services
 from workers import runtime
 
 
 @pytest.fixture
 def eager(store_settings):
     """Tasks run inline (Celery's eager mode) against this process's service and read models."""
-    from projections.store import build_games, build_projector
+    from api.compose import build_games, build_projector
     from workers.app import celery_app
 
     games = build_games(store_settings)
@@ -22,8 +23,7 @@ def eager(store_settings):
     celery_app.conf.task_always_eager = True
     yield games, projector
     celery_app.conf.task_always_eager = False
-    projector.db.close()
-    games.close()
+    close_services(games, projector)
 
 
 def _planning_game(games, name: str, options: dict | None = None) -> tuple[str, str]:

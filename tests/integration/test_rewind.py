@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from api.compose import build_games
+from api.powers.service import PowersGames
 from domain.errors import Forbidden, RuleViolation
 from domain.verify import verify_events
-from projections.service import Games
-from projections.store import build_games
 from tests.scenarios import play_rich_month
 
 
@@ -137,7 +137,7 @@ def test_a_fork_shows_every_earlier_phase_exactly_as_the_original(games):
     assert now["seed_commitment"] != games.view_at(m.game_id, "gm", phase="s1m1-resolution")["game"]["seed_commitment"]
 
 
-def test_a_fork_is_played_on_independently(games: Games):
+def test_a_fork_is_played_on_independently(games: PowersGames):
     m = play_rich_month(games)
     fork_id, _ = games.fork(m.game_id, "gm", "sandbox", phase="s1m1-resolution")
     original_version = games.get_game(m.game_id).version

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from eventsourcing.persistence import StoredEvent
 
+from api.powers.service import PowersGames
 from domain.dice import ROLLS_PER_MONTH, commitment, faces_from_key, roll_key, roll_tree
 from domain.verify import verify_events
-from projections.service import Games
 from tests.scenarios import play_rich_month
 
 HEX64 = re.compile(r"\b[0-9a-f]{64}\b")
@@ -45,7 +45,7 @@ def _rolls_seen(events: list[dict]) -> set[int]:
 
 @pytest.fixture
 def month_done():
-    games = Games()
+    games = PowersGames()
     m = play_rich_month(games)
     games.advance(m.game_id, "gm")  # Battle -> month 2: month 1's seed is revealed to the GM
     return games, m
@@ -89,14 +89,14 @@ def test_p_4_a_player_verifies_its_own_rolls_from_their_keys_without_the_seed(mo
         assert report.seeds_verified == 0 and report.rolls_pending == 0
         assert report.rolls_verified == len(_rolls_seen(events)) >= 1
     # And at once, before the month closes.
-    fresh = Games()
+    fresh = PowersGames()
     live = play_rich_month(fresh)
     events = fresh.visible_events(live.game_id, live.powers["wiz"])
     report = verify_events(events)
     assert report.ok and report.rolls_pending == 0 and report.rolls_verified == len(_rolls_seen(events)) == 2
 
 
-def _own_roll(games: Games, m, who: str = "wiz") -> tuple[list[dict], dict]:
+def _own_roll(games: PowersGames, m, who: str = "wiz") -> tuple[list[dict], dict]:
     events = games.visible_events(m.game_id, m.powers[who])
     return events, next(e for e in events if e["type"] == "DiceRolled")["data"]["pool"]
 
@@ -169,7 +169,7 @@ def test_the_seed_commitment_publishes_the_root_of_the_months_roll_keys(month_do
 def test_p_4_a_fork_reveals_the_copied_month_seed_to_nobody():
     """The copied seed may still govern the original's open month: revealed in the fork, even to its GM,
     it would tell the original's future dice. The fork draws its own seed."""
-    games = Games()
+    games = PowersGames()
     m = play_rich_month(games)
     source_commitment = games.view(m.game_id, "gm")["game"]["seed_commitment"]
     fork_id, _ = games.fork(m.game_id, "gm", "sandbox", phase="s1m1-resolution")
@@ -209,7 +209,7 @@ def test_a_game_recorded_before_roll_keys_replays_verifies_the_old_way_and_goes_
     by the code before per-roll keys (main at f731b32: SeedCommitted without a root, SeedRevealed public),
     as the stored records of its event store (``play_rich_month`` and one more advance)."""
     old = json.loads(LEGACY.read_text())
-    games = Games()
+    games = PowersGames()
     games.recorder.insert_events(
         [
             StoredEvent(

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from api.app import create_app
 from api.security import COOKIE
 from projections.settings import Settings
+from tests.integration.helpers import close_app
 from tests.integration.topology import free_port
 
 REDIS_URL = os.environ.get("EMISSARY_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -36,8 +37,7 @@ TEMPLATES = Path(__file__).resolve().parents[2] / "api" / "web" / "templates"
 def app(store_settings):
     app = create_app(store_settings)
     yield app
-    app.state.games.close()
-    app.state.projector.db.close()
+    close_app(app)
 
 
 def make_app(tmp_path, **settings):

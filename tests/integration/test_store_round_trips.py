@@ -8,13 +8,13 @@ import pytest
 from eventsourcing.persistence import IntegrityError
 from psycopg._pipeline_base import BasePipeline
 
+from api.compose import build_games
+from api.service import Caller, CommandKey, hash_token
 from domain.errors import Unauthorized
 from domain.platform.commands import ReissueLink
 from domain.powers.commands import SubmitAction
 from projections.keys import KeyRow
-from projections.service import Caller, CommandKey, hash_token
 from projections.settings import Settings
-from projections.store import build_games
 
 pytestmark = pytest.mark.integration
 

@@ -12,6 +12,7 @@ import pytest
 
 from projections.db import ReadModelDB
 from projections.settings import Settings
+from tests.integration.helpers import close_services
 from tests.integration.topology import Topology, free_port, wait_healthy
 
 pytestmark = pytest.mark.integration
@@ -102,7 +103,7 @@ def test_a_month_plays_itself_through_its_windows(running):
         # Never early; "on time" within a bound a loaded CI machine keeps (speed is the benchmark's).
         assert 0 <= lag < 15 * SWEEP, (e["data"]["window_id"], lag)
     # The projection runner keeps the read models at the head of the event store by itself.
-    from projections.store import build_games, build_projector
+    from api.compose import build_games, build_projector
 
     games = build_games(settings)
     projector = build_projector(games, settings)
@@ -110,8 +111,7 @@ def test_a_month_plays_itself_through_its_windows(running):
     while projector.position() < (games.recorder.max_notification_id() or 0):
         assert time.time() < deadline, topo.logs()
         time.sleep(0.2)
-    projector.db.close()
-    games.close()
+    close_services(games, projector)
 
 
 def test_the_watchdog_restarts_a_dead_projection_runner(running):

@@ -9,16 +9,17 @@ import sys
 
 import pytest
 
+from api.powers.service import PowersGames
 from domain.dice import commitment
 from domain.powers.game import digest
 from domain.verify import InvalidExport, parse_export, verify_events
-from projections.service import Games
+from tests.integration.helpers import close_app
 from tests.scenarios import play_rich_month
 
 
 @pytest.fixture
 def month_done():
-    games = Games()
+    games = PowersGames()
     m = play_rich_month(games)
     games.advance(m.game_id, "gm")  # Battle -> month 2: month 1's seed is revealed to the GM
     return games, m
@@ -43,7 +44,7 @@ def test_every_viewers_export_verifies_once_the_month_closes(month_done):
 
 
 def test_rolls_verify_from_their_keys_before_the_month_closes():
-    games = Games()
+    games = PowersGames()
     m = play_rich_month(games)
     report = verify_events(games.visible_events(m.game_id, m.powers["wiz"]))
     assert report.ok and report.rolls_verified == 2 and report.rolls_pending == 0 and report.seeds_verified == 0
@@ -280,8 +281,7 @@ def test_post_verify_answers_422_naming_the_line_and_field(tmp_path):
                 assert (body["line"], body["field"]) == (line, field), body
         r = client.post("/verify", content=b"\xff\xfe", headers={"content-type": "application/x-ndjson"})
         assert r.status_code == 422 and r.json()["field"] == "body"
-    app.state.projector.db.close()
-    app.state.games.close()
+    close_app(app)
 
 
 def test_the_cli_refuses_a_malformed_export_naming_the_line(tmp_path):

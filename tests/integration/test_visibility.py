@@ -7,18 +7,18 @@ import json
 
 import pytest
 
+from api.powers.service import PowersGames
 from domain.errors import Forbidden, NotFound, RuleViolation
-from projections.service import Games
 from tests.scenarios import play_rich_month
 
 
 @pytest.fixture
 def month():
-    games = Games()
+    games = PowersGames()
     return games, play_rich_month(games)
 
 
-def text(games: Games, game_id: str, viewer: str) -> str:
+def text(games: PowersGames, game_id: str, viewer: str) -> str:
     return json.dumps(games.view(game_id, viewer)) + json.dumps(games.visible_events(game_id, viewer))
 
 
@@ -43,7 +43,7 @@ def test_conspiracies_see_each_others_influence_only_where_they_have_influence(m
 
 
 def test_a_conspiracy_entering_a_hex_learns_who_is_already_there():
-    games = Games()
+    games = PowersGames()
     gid, _, _ = games.create_game("Influence")
     a = games.add_power(gid, "gm", "A", "conspiracy", "circle")[0]
     b = games.add_power(gid, "gm", "B", "conspiracy", "cult")[0]
@@ -56,7 +56,7 @@ def test_a_conspiracy_entering_a_hex_learns_who_is_already_there():
 
 
 def test_incorruptible_sees_the_whole_influence_layer():
-    games = Games()
+    games = PowersGames()
     gid, _, _ = games.create_game("Influence")
     a = games.add_power(gid, "gm", "A", "conspiracy", "circle")[0]
     seer = games.add_power(gid, "gm", "Seer", "champion", "paragon", {"incorruptible": True})[0]
@@ -64,7 +64,7 @@ def test_incorruptible_sees_the_whole_influence_layer():
     assert games.view(gid, seer)["influence_seen"] == [{"power": a, "hex": "h2", "amount": 2}]
 
 
-def holders_of(games: Games, game_id: str, name: str, powers: dict) -> set[str]:
+def holders_of(games: PowersGames, game_id: str, name: str, powers: dict) -> set[str]:
     """Who holds the asset called ``name``, as each power's own sheet says."""
     return {
         key for key, pid in powers.items() if any(a["name"] == name for a in games.view(game_id, pid)["me"]["assets"])
@@ -104,7 +104,7 @@ def test_p_asset_8_no_api_mail_or_gm_path_takes_a_shared_secret_back(month):
     from fastapi.testclient import TestClient
 
     from api.app import create_app
-    from projections.mail import MailIntake
+    from api.mail_intake import MailIntake
 
     games, m = month
     p, gid, secret = m.powers, m.game_id, m.assets["circ-secret"]

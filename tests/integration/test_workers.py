@@ -14,8 +14,9 @@ import psycopg
 import pytest
 import redis
 
+from api.compose import build_games, build_projector
 from projections.settings import Settings
-from projections.store import build_games, build_projector
+from tests.integration.helpers import close_services
 from tests.integration.topology import PrivateRedis, Topology, make_windows
 
 pytestmark = pytest.mark.integration
@@ -29,8 +30,7 @@ def stack(pg_schema_url, tmp_path):
     games = build_games(settings)
     projector = build_projector(games, settings)
     yield settings, games, projector, tmp_path
-    projector.db.close()
-    games.close()
+    close_services(games, projector)
 
 
 def closes(games, game_ids: list[str]) -> dict[str, list[datetime]]:
@@ -152,8 +152,7 @@ def close_gate(settings: Settings, after: int) -> Iterator[CloseGate]:
 
 def test_500_windows_due_at_once_are_each_closed_exactly_once_on_time(stack, private_redis, topologies):
     settings, games, projector, tmp = stack
-    due = datetime.now(timezone.utc) + timedelta(seconds=40)
-    ids = make_windows(games, 500, due)
+    ids, due = make_windows(games, 500, timedelta(seconds=40))
     projector.catch_up()
     topo = topologies(private_redis)
     topo.start("worker", "worker", "--concurrency", "2")
@@ -169,8 +168,7 @@ def test_500_windows_due_at_once_are_each_closed_exactly_once_on_time(stack, pri
 
 def test_a_worker_killed_mid_sweep_misses_nothing_and_closes_nothing_twice(stack, private_redis, topologies):
     settings, games, projector, tmp = stack
-    due = datetime.now(timezone.utc) + timedelta(seconds=15)
-    ids = make_windows(games, 60, due)
+    ids, due = make_windows(games, 60, timedelta(seconds=15))
     projector.catch_up()
     topo = topologies(private_redis)
     with close_gate(settings, after=10) as gate:  # the 11th close, and every later one, waits
@@ -197,8 +195,7 @@ def test_windows_due_while_beat_is_down_close_when_it_restarts(stack, private_re
     topo.kill9("beat")
     # A sweep beat sent before it died could still schedule the windows below: wait until none is left.
     wait_until(lambda: nothing_pending(broker), 60, "the worker to finish the sweeps beat sent", topo.logs)
-    due = datetime.now(timezone.utc) + timedelta(seconds=5)
-    ids = make_windows(games, 20, due)
+    ids, due = make_windows(games, 20, timedelta(seconds=5))
     projector.catch_up()
     wait_until(lambda: datetime.now(timezone.utc) > due + timedelta(seconds=3), 60, "the deadline to pass")
     assert not any(closes(games, ids).values())  # nothing closes them while beat is down
@@ -215,8 +212,7 @@ def test_windows_still_close_after_redis_restarts(stack, topologies):
     topo.start("worker", "worker", "--concurrency", "2")
     topo.start("beat", "beat", "--schedule", str(tmp / "beat-schedule"))
     wait_until(lambda: re.search(r"Task workers.sweep\[\S+\] succeeded", topo.log("worker")), 60, "a sweep", topo.logs)
-    due = datetime.now(timezone.utc) + timedelta(seconds=10)
-    ids = make_windows(games, 20, due)
+    ids, due = make_windows(games, 20, timedelta(seconds=10))
     projector.catch_up()
     # The sweep has scheduled ETA closes: the worker holds them, reserved, in Redis ...
     wait_until(lambda: re.search(r"sweep at=\S+ due=\d+ eta=[1-9]", topo.log("worker")), 60, "ETA closes", topo.logs)

@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -141,14 +142,22 @@ def wait_healthy(base: str, timeout: float = 30, proc: subprocess.Popen | None =
         time.sleep(0.1)
 
 
-def make_windows(games, count: int, due) -> list[str]:
-    """``count`` games in Planning whose windows all fall due at ``due``."""
+def make_windows(games, count: int, lead: timedelta) -> tuple[list[str], datetime]:
+    """``count`` games in Planning whose windows all fall due ``lead`` after they are all set up: (ids, due).
+
+    The due time is chosen once the games exist, with room for setting the deadlines themselves (about a
+    quarter of the time one game took to set up, each), so a loaded machine makes the test slower, never
+    makes a deadline fall in the past before it is set."""
     ids = []
+    began = time.monotonic()
     for i in range(count):
         gid, _, _ = games.create_game(f"w{i}")
         games.add_power(gid, "gm", "A", "conspiracy", "circle")
         games.advance(gid, "gm")
         games.advance(gid, "gm")
-        games.set_deadline(gid, "gm", "s1m1-planning", due)
         ids.append(gid)
-    return ids
+    setting = (time.monotonic() - began) / 4 * 2
+    due = datetime.now(timezone.utc) + lead + timedelta(seconds=setting)
+    for gid in ids:
+        games.set_deadline(gid, "gm", "s1m1-planning", due)
+    return ids, due

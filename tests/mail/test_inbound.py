@@ -12,8 +12,9 @@ from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
 from api.app import create_app
-from projections.mail import MAX_MAIL_BYTES, MailIntake
+from api.mail_intake import MAX_MAIL_BYTES, MailIntake
 from projections.settings import Settings
+from tests.integration.helpers import close_app
 from tests.mail.sink import Sink
 from tests.mail.test_smtp import TURN, setup_game
 from workers import mail, runtime
@@ -34,8 +35,7 @@ def app(store_settings, sink):
     """The API on each real store (SQLite and PostgreSQL: the outbox's SQL runs on both)."""
     app = create_app(store_settings.model_copy(update={"inbound_key": KEY, "smtp_port": sink.port}))
     yield app
-    app.state.projector.db.close()
-    app.state.games.close()
+    close_app(app)
 
 
 def payload(games, gid: str, token: str, **extra) -> dict:
@@ -52,7 +52,6 @@ def payload(games, gid: str, token: str, **extra) -> dict:
 
 def rows(app) -> list[dict]:
     db = app.state.projector.db
-    mail.ensure_tables(db)
     keys = ["recipient", "address", "status", "kind", "message_id"]
     return [dict(zip(keys, r)) for r in db.query(f"SELECT {', '.join(keys)} FROM mail_ledger")]
 
@@ -85,8 +84,7 @@ def test_without_a_key_only_clients_on_this_machine_may_post_mail(tmp_path):
         local = TestClient(app, client=("127.0.0.1", 40000))
         assert local.post("/inbound/email", json=payload(games, gid, token)).json()["accepted"] is True
     finally:
-        app.state.projector.db.close()
-        app.state.games.close()
+        close_app(app)
 
 
 def test_a_wrong_key_is_refused_and_records_nothing(app):
@@ -158,7 +156,6 @@ def test_a_bounce_is_scoped_to_a_mail_this_service_sent(app):
     gid, pid, token = setup_game(games)
     client = TestClient(app)
     db = app.state.projector.db
-    mail.ensure_tables(db)
     row_id = mail.record(
         db, game_id=gid, version=1, recipient=pid, address="gandalf@example.org", kind="note", subject="s", body="b"
     )

@@ -5,9 +5,10 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from api.mail_intake import MailIntake
+from api.powers.service import PowersGames
+from api.service import CommandKey
 from domain.mailturns import MAX_DESCRIPTION, MAX_TITLE, parse_turn
-from projections.mail import MailIntake
-from projections.service import CommandKey, Games
 from tests.mail import samples
 
 
@@ -133,7 +134,7 @@ lines = st.sampled_from(
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(lines, max_size=12), st.integers(0, 10**6))
 def test_a_mail_is_recorded_whole_or_not_at_all(body_lines, n):
-    games = Games()
+    games = PowersGames()
     gid, _, _ = games.create_game("Fuzz")
     pid, token, _ = games.add_power(gid, "gm", "A", "conspiracy", "cause")
     games.add_power(gid, "gm", "B", "city", "sovereign")
@@ -152,7 +153,7 @@ def test_a_mail_is_recorded_whole_or_not_at_all(body_lines, n):
         assert "Nothing was recorded" in reply.body or "not valid" in reply.body
 
 
-def _month(games: Games) -> tuple[str, str]:
+def _month(games: PowersGames) -> tuple[str, str]:
     gid, _, _ = games.create_game("Errors")
     pid, token, _ = games.add_power(gid, "gm", "A", "conspiracy", "cause")
     games.add_power(gid, "gm", "B", "city", "sovereign")
@@ -165,7 +166,7 @@ def _month(games: Games) -> tuple[str, str]:
 def test_mail_1_every_refused_line_is_listed_but_not_those_that_need_a_refused_action():
     """Two independent refusals are both listed; a roll of an action whose line was refused is not
     checked (it needs that line); ``#2`` still means the mail's second action; nothing is recorded."""
-    games = Games()
+    games = PowersGames()
     gid, token = _month(games)
     intake = MailIntake(games)
     before = games.get_game(gid).version
@@ -192,7 +193,7 @@ ready
 
 
 def test_mail_1_grammar_and_rule_errors_are_listed_together():
-    games = Games()
+    games = PowersGames()
     gid, token = _month(games)
     intake = MailIntake(games)
     reply = intake.receive(intake.address_for(gid, token), "<both@x>", "timezone Mars/Base\nfly away\n")

@@ -11,9 +11,10 @@ from email.message import EmailMessage
 import pytest
 
 from api import smtpd
-from projections.mail import MailIntake
+from api.compose import build_games, build_projector
+from api.mail_intake import MailIntake
 from projections.settings import Settings
-from projections.store import build_games, build_projector
+from tests.integration.helpers import close_services
 from tests.integration.topology import free_port
 from tests.mail.sink import Sink
 from tests.scenarios import play_rich_month
@@ -195,8 +196,7 @@ def test_notifications_go_only_to_those_who_may_see_them_and_the_ledger_tells(tm
         assert len(sink.messages) == before
     finally:
         celery_app.conf.task_always_eager = False
-        projector.db.close()
-        games.close()
+        close_services(games, projector)
 
 
 def test_a_failed_send_is_retried_and_recorded(tmp_path):
@@ -209,7 +209,6 @@ def test_a_failed_send_is_retried_and_recorded(tmp_path):
     games = build_games(settings)
     projector = build_projector(games, settings)
     runtime.use(games, projector, settings)
-    mail.ensure_tables(projector.db)
     row_id = mail.record(
         projector.db, game_id="g", version=1, recipient="p", address="p@example.org", kind="note", subject="s", body="b"
     )
@@ -233,8 +232,7 @@ def test_a_failed_send_is_retried_and_recorded(tmp_path):
             sink.stop()
     finally:
         celery_app.conf.task_always_eager = False
-        projector.db.close()
-        games.close()
+        close_services(games, projector)
 
 
 def test_the_http_inbound_endpoint_and_the_players_own_ledger(tmp_path):
@@ -261,10 +259,8 @@ def test_the_http_inbound_endpoint_and_the_players_own_ledger(tmp_path):
 
 
 def ledger_rows(controller) -> list[tuple]:
-    from workers import mail
 
     db = controller.handler.projector.db
-    mail.ensure_tables(db)
     return db.query("SELECT recipient, address, status, subject FROM mail_ledger ORDER BY created_at")
 
 
@@ -334,7 +330,7 @@ def test_a_valid_token_whose_holder_has_no_contact_is_recorded_not_answered(serv
 
 
 def test_mail_1_an_oversized_mail_is_refused_at_smtp_with_552(server, sink):
-    from projections.mail import MAX_MAIL_BYTES
+    from api.mail_intake import MAX_MAIL_BYTES
 
     settings, games, controller = server
     gid, pid, token = setup_game(games)
@@ -403,7 +399,6 @@ def test_a_row_claimed_by_one_worker_is_not_sent_by_another_until_its_lease_laps
     projector = build_projector(games, settings)
     try:
         db = projector.db
-        mail.ensure_tables(db)
         row_id = mail.record(
             db, game_id="g", version=1, recipient="p", address="p@example.org", kind="note", subject="s", body="b"
         )
@@ -416,8 +411,7 @@ def test_a_row_claimed_by_one_worker_is_not_sent_by_another_until_its_lease_laps
         later = now + mail.LEASE + timedelta(seconds=1)  # the claimant died: handed out again
         assert mail.due(db, later) == [row_id] and mail.claim(db, row_id, later) is True
     finally:
-        projector.db.close()
-        games.close()
+        close_services(games, projector)
 
 
 def test_mail_1_an_outlook_mail_with_a_style_sheet_and_a_quoted_notice_is_recorded(server, sink):

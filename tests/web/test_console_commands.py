@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from projections.settings import Settings
+from tests.integration.helpers import close_app
 
 
 def test_an_advance_form_submitted_twice_moves_the_game_once(tmp_path):
@@ -29,4 +30,4 @@ def test_an_advance_form_submitted_twice_moves_the_game_once(tmp_path):
         f"/play/{gid}/advance", data={"expected_step": "tidings", "csrf": csrf}, follow_redirects=True
     ).text
     assert "now at planning" in html
-    app.state.games.close()
+    close_app(app)

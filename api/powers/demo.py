@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from api.powers.service import PowersGames
 from domain.verify import verify_events
-from projections.service import Games
 
 
-def play_demo_month(say: Callable[[str], None]) -> Games:
+def play_demo_month(say: Callable[[str], None]) -> PowersGames:
     """Play Planning > Resolution > Resistance > Battle with a GM and three powers; narrate it."""
-    games = Games()  # in memory: nothing is written anywhere
+    games = PowersGames()  # in memory: nothing is written anywhere
     game_id, gm_token, _ = games.create_game("The Shadow over Moria", "Mira (GM)", "Europe/London")
     say(f"Created game {game_id}; the GM holds a secret token (never stored, only its hash).")
     wiz, _, _ = games.add_power(game_id, "gm", "Gandalf", "champion", "wizard")

@@ -18,15 +18,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from api.service import Caller, CommandKey, Games
+from api.service import Turn as ServiceTurn
 from domain.errors import DomainError, NotFound, RuleViolation
 from domain.ids import GM
-from domain.mailturns import Command, LineError, Turn, parse_turn
+from domain.mailturns import Command, LineError, Turn
 from domain.platform import commands as platform
 from domain.platform.commands import Command as CommandType
 from domain.powers import commands as pc
 from domain.powers.game import Game
-from projections.service import Caller, CommandKey, Games
-from projections.service import Turn as ServiceTurn
 
 log = logging.getLogger("emissary.mail")
 MAX_MAIL_BYTES = 2 * 1024 * 1024  # a whole mail, as SMTP DATA or as the JSON a provider posts
@@ -133,7 +133,10 @@ class MailIntake:
         earlier = self._first_reply(game_id, principal, message_id)
         if earlier is not None:
             return MailReply(True, f"Re: {subject}".strip(), earlier, game_id, principal)
-        turn = parse_turn(text, html)
+        ruleset = self.games.get_game(game_id, for_update=False).ruleset  # the game's own grammar reads the mail
+        if ruleset.mail_grammar is None:
+            return self._no_grammar(game_id, principal, subject, ruleset.name)
+        turn = ruleset.mail_grammar(text, html)
         if not turn.commands and not turn.errors:
             turn.errors.append(LineError(1, "this mail holds no command", "MAIL-1"))
         try:
@@ -152,6 +155,18 @@ class MailIntake:
             return first.result["reply"]
         legacy = self.games.mail_reply(game_id, message_id)
         return legacy["reply"] if legacy is not None and legacy["principal"] == principal else None
+
+    @staticmethod
+    def _no_grammar(game_id: str, principal: str, subject: str, name: str) -> MailReply:
+        """The reply to a mail for a game whose ruleset declares no mail grammar: nothing is read or recorded."""
+        return MailReply(
+            False,
+            f"Not recorded: {subject}".strip(),
+            f"This game is played under the ruleset {name!r}, which takes no turns by mail. Nothing was "
+            "recorded: play on the web or through the API.",
+            game_id,
+            principal,
+        )
 
     def _refused(self, game_id: str, principal: str, subject: str, refused: TurnRefused) -> MailReply:
         lines = ["Nothing was recorded: the whole mail is refused if any line is wrong.", ""]

@@ -1,21 +1,27 @@
-"""The composition root: build the game service and its read models from settings."""
+"""The composition root: build the game service (with every registered ruleset's commands, ``api.rulesets``)
+and its read models from settings. The API, the CLI and the workers all build theirs here."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import nullcontext
 
+from api.rulesets import service_class
+from api.service import Games
+from projections import migrations
 from projections.db import ReadModelDB
+from projections.gamestore import GameStore
 from projections.projector import Projector
-from projections.service import Games
 from projections.settings import Settings
 
 
 def build_games(settings: Settings | None = None, **kwargs) -> Games:
     """A game service on the store the settings select (SQLite by default, PostgreSQL if configured)."""
     settings = settings or Settings()
-    with _table_creation_lock(settings):
-        return Games(
+    # Outside production each process creates the event store's tables if they are missing, under the lock
+    # `emissary migrate` holds.
+    creates_tables = settings.eventsourcing_env().get("CREATE_TABLE") == "y"
+    with migrations.command_lock(settings) if creates_tables else nullcontext():
+        return service_class()(
             env=settings.eventsourcing_env(),
             snapshot_interval=settings.snapshot_interval,
             retries=settings.command_retries,
@@ -23,25 +29,7 @@ def build_games(settings: Settings | None = None, **kwargs) -> Games:
         )
 
 
-@contextmanager
-def _table_creation_lock(settings: Settings) -> Iterator[None]:
-    """Outside production each process creates the event store's tables if they are missing; on PostgreSQL
-    two processes starting at once would race on that DDL (a duplicate-type error), so they take turns
-    under the lock `emissary migrate` holds."""
-    if not settings.is_postgres or settings.eventsourcing_env().get("CREATE_TABLE") != "y":
-        yield
-        return
-    import psycopg
-
-    from projections.db import conninfo
-    from projections.migrations import COMMAND_LOCK
-
-    with psycopg.connect(conninfo(settings), autocommit=True) as lock:
-        lock.execute(f"SELECT pg_advisory_lock({COMMAND_LOCK})")
-        yield
-
-
-def build_projector(games: Games, settings: Settings | None = None) -> Projector:
+def build_projector(games: GameStore, settings: Settings | None = None) -> Projector:
     """The read models for this service, in the same database (SQLite: a file beside the store)."""
     settings = settings or Settings()
     if games.env.get("PERSISTENCE_MODULE") == "eventsourcing.popo" and not settings.database_url == "memory":

@@ -1,43 +1,53 @@
-"""Actions and reactions: submit, roll, convert, discard, GM rulings, consequences, resistance."""
+"""Powers' JSON routes: powers and their assets, the calendar (advance, resolve, season length), actions and
+reactions (submit, roll, convert, discard, GM rulings, consequences, resistance), secrets and influence."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 
 from api.deps import CurrentCaller, GamesDep, IdempotencyKey
-from api.schemas import (
+from api.powers.schemas import (
+    AddPowerRequest,
+    AdvanceRequest,
     ConsequenceRequest,
     ConvertRequest,
     DifficultyRequest,
-    GrantRequest,
+    GrantAssetRequest,
     InfluenceRequest,
+    PowerAddedPublic,
     ReactionRequest,
-    ReceiptPublic,
+    ResolveRequest,
     RollRequest,
     RulingRequest,
+    SeasonLengthRequest,
     ShareSecretRequest,
     SubmitActionRequest,
-    TimezoneRequest,
     WaiveRequest,
 )
-from domain.platform.commands import GrantVisibility, SetTimezone
+from api.schemas import ReceiptPublic
+from api.service import new_token
 from domain.powers.commands import (
     AcceptConsequence,
+    AddPower,
+    Advance,
     DeclareReaction,
     DiscardAction,
+    GrantAsset,
     LockConversions,
     LockReaction,
     ProposeConsequence,
+    Resolve,
     RollAction,
     SetDifficulty,
     SetInfluence,
+    SetMonths,
     SetRuling,
     ShareSecret,
     SubmitAction,
     WaiveReactions,
 )
 
-router = APIRouter(prefix="/games/{game_id}", tags=["actions"])
+router = APIRouter(prefix="/games/{game_id}", tags=["powers"])
 
 
 def _assets(items) -> list[dict]:
@@ -143,10 +153,47 @@ def share_secret(
     return games.run(caller, game_id, command, key).as_dict()
 
 
-@router.post("/grants", status_code=201, response_model=ReceiptPublic)
-def grant(game_id: str, body: GrantRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey) -> dict:
-    """GM: show a power what it learned (a Seeking success, a ruling)."""
-    return games.run(caller, game_id, GrantVisibility(body.to, body.text, body.source, body.about), key).as_dict()
+@router.post("/powers", status_code=201, response_model=PowerAddedPublic)
+def add_power(game_id: str, body: AddPowerRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey) -> dict:
+    """GM: add a power of any class and subclass; the response carries its token (shown once)."""
+    token, token_hash = new_token()
+    receipt = games.run(caller, game_id, AddPower(body.name, body.cls, body.subclass, token_hash, body.options), key)
+    return {
+        "power_id": receipt.result["power_id"],
+        "token": None if receipt.replayed else token,
+        "receipt": receipt.as_dict(),
+    }
+
+
+@router.post("/powers/{power_id}/assets", status_code=201, response_model=ReceiptPublic)
+def grant_asset(
+    game_id: str, power_id: str, body: GrantAssetRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
+) -> dict:
+    """GM: give a power an asset (reuse an asset id to share it)."""
+    command = GrantAsset(
+        power_id, body.name, body.cls, body.rank, body.asset_id, body.assured, body.critical, body.novel
+    )
+    return games.run(caller, game_id, command, key).as_dict()
+
+
+@router.put("/season-length", response_model=ReceiptPublic)
+def set_season_length(
+    game_id: str, body: SeasonLengthRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
+) -> dict:
+    """GM: this season has 2 or 3 months (GM-28)."""
+    return games.run(caller, game_id, SetMonths(body.months), key).as_dict()
+
+
+@router.post("/advance", response_model=ReceiptPublic)
+def advance(game_id: str, body: AdvanceRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey) -> dict:
+    """GM: move the calendar on from ``expected_step`` (closing Planning converts missing actions to schemes)."""
+    return games.run(caller, game_id, Advance(body.expected_step), key).as_dict()
+
+
+@router.post("/resolve", response_model=ReceiptPublic)
+def resolve(game_id: str, body: ResolveRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey) -> dict:
+    """GM: resolve the month in rules order (P.1.4), publish it and open the resistance window."""
+    return games.run(caller, game_id, Resolve(body.expected_step, body.announcement), key).as_dict()
 
 
 @router.put("/influence", response_model=ReceiptPublic)
@@ -155,11 +202,3 @@ def set_influence(
 ) -> dict:
     """GM: record a power's influence in a hex."""
     return games.run(caller, game_id, SetInfluence(body.power_id, body.hex, body.amount), key).as_dict()
-
-
-@router.put("/timezone", response_model=ReceiptPublic)
-def set_timezone(
-    game_id: str, body: TimezoneRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
-) -> dict:
-    """Choose the time zone your feed and deadlines are shown in."""
-    return games.run(caller, game_id, SetTimezone(body.power_id or caller.principal, body.timezone), key).as_dict()

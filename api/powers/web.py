@@ -1,0 +1,284 @@
+"""Powers' pages and forms: the board of a power and the GM's console (``templates/``), and the forms they
+post (``FORMS``, dispatched by ``POST /play/{game_id}/{form}`` of ``api.web.routes``). Each form builds a
+Powers command and sends it through ``Games.run``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import Response
+
+from api.security import web_session
+from api.service import new_token
+from api.web.routes import _gm, _int, _link, attempt, back, flash, refused, send, templates
+from domain.errors import DomainError
+from domain.ids import GM
+from domain.powers import commands as pc
+from domain.powers import rules
+
+NEXT_STEP = {
+    "setup": "Begin the game (Tidings)",
+    "tidings": "Open month 1 Planning",
+    "planning": "Close Planning",
+    "resistance": "Go to Battle",
+    "battle": "End the month",
+    "cleanup": "Begin the next season",
+}
+
+
+def _picked_assets(f: dict) -> list[dict]:
+    chosen = f.get("asset[]", [])
+    chosen = chosen if isinstance(chosen, list) else [chosen]
+    return [{"asset_id": a, "mode": f.get(f"mode-{a}", "normal")} for a in chosen if a]
+
+
+def board(request: Request, key: str, context: dict[str, Any]) -> Response:
+    """A power's board, or the GM's console, from the platform's context (view, feed, phases, flash)."""
+    context.update(
+        skills=rules.SKILLS, asset_classes=rules.ASSET_CLASSES, subclasses=rules.SUBCLASSES, next_step=NEXT_STEP
+    )
+    if context["me"] == GM:
+        context["flips"] = request.app.state.projector.latest_of_type(key, "TiesBroken", 10)[::-1]
+        return templates.TemplateResponse(request, "powers/console.html", context)
+    return templates.TemplateResponse(request, "powers/board.html", context)
+
+
+def submit_command(me: str, f: dict) -> pc.SubmitAction:
+    """The action the compose form means."""
+    targets = f.get("target[]", [])
+    targets = targets if isinstance(targets, list) else [targets]
+    propose = f.get("propose") == "on"
+    return pc.SubmitAction(
+        power_id=me,
+        title=f.get("title", ""),
+        description=f.get("description", ""),
+        skill=f.get("skill") or None,
+        slot=f.get("slot", "private"),
+        location=f.get("location") or None,
+        targets=[t for t in targets if t],
+        resistible=f.get("resistible") == "on",
+        difficulty=_int(f.get("difficulty")),
+        assets=[] if propose else _picked_assets(f),
+        extra_actions=1 if f.get("extra_action") == "on" else 0,
+        roll=not propose,
+    )
+
+
+def _submit(request, games, game_id, caller, f):
+    propose = f.get("propose") == "on"
+    return attempt(
+        request,
+        game_id,
+        "compose",
+        send(games, game_id, caller, lambda: submit_command(caller.principal, f)),
+        "Action recorded. The server rolled your dice below: choose your conversions and confirm."
+        if not propose
+        else "Proposal sent: the GM will set its difficulty, then you roll.",
+        "actions",
+    )
+
+
+def _roll(request, games, game_id, caller, f):
+    return attempt(
+        request,
+        game_id,
+        f"action-{f.get('action_id')}",
+        send(
+            games,
+            game_id,
+            caller,
+            lambda: pc.RollAction(
+                f.get("action_id", ""),
+                assets=_picked_assets(f),
+                extra_actions=1 if f.get("extra_action") == "on" else 0,
+            ),
+        ),
+        "Rolled. Choose your conversions and confirm.",
+    )
+
+
+def _convert(request, games, game_id, caller, f):
+    return attempt(
+        request,
+        game_id,
+        f"action-{f.get('action_id')}",
+        send(
+            games,
+            game_id,
+            caller,
+            lambda: pc.LockConversions(f.get("action_id", ""), convert=_int(f.get("convert"), 0)),
+        ),
+        "Conversions fixed. Your receipt:",
+    )
+
+
+def _discard(request, games, game_id, caller, f):
+    return attempt(
+        request,
+        game_id,
+        f"action-{f.get('action_id')}",
+        send(games, game_id, caller, lambda: pc.DiscardAction(f.get("action_id", ""))),
+        "Action discarded (it stays spent).",
+    )
+
+
+def _accept(request, games, game_id, caller, f):
+    return attempt(
+        request,
+        game_id,
+        f"action-{f.get('action_id')}",
+        send(games, game_id, caller, lambda: pc.AcceptConsequence(f.get("action_id", ""), f.get("consequence_id", ""))),
+        "Consequence accepted.",
+    )
+
+
+def _react(request, games, game_id, caller, f):
+    return attempt(
+        request,
+        game_id,
+        f"resist-{f.get('action_id')}",
+        send(
+            games,
+            game_id,
+            caller,
+            lambda: pc.DeclareReaction(
+                caller.principal, f.get("action_id", ""), _picked_assets(f), _int(f.get("convert"), 0)
+            ),
+        ),
+        "Reaction recorded. You will learn the outcome when the window closes.",
+    )
+
+
+def _waive(request, games, game_id, caller, f):
+    return attempt(
+        request,
+        game_id,
+        "resistance",
+        send(games, game_id, caller, lambda: pc.WaiveReactions(caller.principal)),
+        "You waived your reaction.",
+    )
+
+
+@_gm
+def _advance(request, games, game_id, caller, f):
+    return attempt(
+        request,
+        game_id,
+        "calendar",
+        send(games, game_id, caller, lambda: pc.Advance(f.get("expected_step") or None)),
+        "The calendar moved on.",
+    )
+
+
+@_gm
+def _resolve(request, games, game_id, caller, f):
+    return attempt(
+        request,
+        game_id,
+        "calendar",
+        send(games, game_id, caller, lambda: pc.Resolve(f.get("expected_step") or None, f.get("announcement", ""))),
+        "Resolved and published; the resistance window is open.",
+    )
+
+
+@_gm
+def _difficulty(request, games, game_id, caller, f):
+    tiers = {}
+    for line in (f.get("tiers") or "").splitlines():
+        if ":" in line:
+            k, v = line.split(":", 1)
+            tiers[k.strip()] = v.strip()
+    value = _int(f.get("value"))
+    if value is None:
+        flash(
+            request,
+            kind="error",
+            form=f"gm-action-{f.get('action_id')}",
+            field="value",
+            rule="GM-2",
+            text="give the difficulty as a whole number",
+        )
+        return back(game_id, f"gm-action-{f.get('action_id')}")
+    return attempt(
+        request,
+        game_id,
+        f"gm-action-{f.get('action_id')}",
+        send(
+            games,
+            game_id,
+            caller,
+            lambda: pc.SetDifficulty(f.get("action_id", ""), value, sealed=f.get("sealed") == "on", tiers=tiers),
+        ),
+        "Difficulty recorded.",
+    )
+
+
+@_gm
+def _consequence(request, games, game_id, caller, f):
+    effects: list[dict] = []
+    if _int(f.get("lose_actions"), 0):
+        effects.append({"kind": "lose_actions", "count": _int(f.get("lose_actions"))})
+    if f.get("disclose_to") and f.get("disclose_text"):
+        effects.append({"kind": "disclose", "to": f["disclose_to"], "text": f["disclose_text"]})
+    return attempt(
+        request,
+        game_id,
+        f"gm-action-{f.get('action_id')}",
+        send(games, game_id, caller, lambda: pc.ProposeConsequence(f.get("action_id", ""), f.get("text", ""), effects)),
+        "Consequence offered to the player.",
+    )
+
+
+@_gm
+def _add_power(request, games, game_id, caller, f):
+    cls, _, sub = (f.get("kind") or "::").partition(":")
+    token, token_hash = new_token()
+    try:
+        receipt = games.run(caller, game_id, pc.AddPower(f.get("name", ""), cls, sub, token_hash))
+    except DomainError as err:
+        return refused(request, game_id, "powers", err)
+    web_session(request).set("links", {receipt.result["power_id"]: _link(request, game_id, token)})
+    flash(request, kind="ok", form="powers", text=f"{f.get('name')} added. Send them their link (shown once).")
+    return back(game_id, "powers")
+
+
+@_gm
+def _asset(request, games, game_id, caller, f):
+    return attempt(
+        request,
+        game_id,
+        "powers",
+        send(
+            games,
+            game_id,
+            caller,
+            lambda: pc.GrantAsset(
+                f.get("power_id", ""),
+                f.get("name", ""),
+                f.get("cls", ""),
+                _int(f.get("rank"), 0) or 0,
+                assured=f.get("assured") == "on",
+                critical=f.get("critical") == "on",
+                novel=f.get("novel") == "on",
+            ),
+        ),
+        "Asset granted.",
+    )
+
+
+FORMS = {
+    "submit": _submit,
+    "roll": _roll,
+    "convert": _convert,
+    "discard": _discard,
+    "accept": _accept,
+    "react": _react,
+    "waive": _waive,
+    "advance": _advance,
+    "resolve": _resolve,
+    "difficulty": _difficulty,
+    "consequence": _consequence,
+    "add-power": _add_power,
+    "asset": _asset,
+}

@@ -1,0 +1,62 @@
+"""The rulesets the API serves: ruleset name -> its package under ``api/`` (README "Adding a ruleset").
+
+This is the only platform file a new ruleset touches. A ruleset's package may hold any of:
+
+- ``service.py`` with ``ServiceMixin``: its convenience commands as methods of the service;
+- ``routes.py`` with ``router``: its JSON routes;
+- ``web.py`` with ``board`` and ``FORMS``: its pages and forms (templates in its ``templates/`` folder);
+- ``demo.py`` with ``play_demo_month``: what ``emissary demo`` plays.
+
+Importing this module imports no FastAPI: workers build the service through it too.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from api.service import Games
+
+API_PACKAGES: dict[str, str] = {
+    "powers": "api.powers",
+}
+
+
+def part(ruleset: str, name: str) -> ModuleType | None:
+    """A ruleset package's module ``name`` (``routes``, ``web``, ``service``, ``demo``), or None if it has none."""
+    package = API_PACKAGES[ruleset]
+    module = f"{package}.{name}"
+    if importlib.util.find_spec(module) is None:
+        return None
+    return importlib.import_module(module)
+
+
+def parts(name: str) -> list[ModuleType]:
+    """The module ``name`` of every ruleset package that has one, in registry order."""
+    return [m for ruleset in API_PACKAGES if (m := part(ruleset, name)) is not None]
+
+
+@functools.cache
+def service_class() -> type[Games]:
+    """The application service with every ruleset's convenience commands mixed in."""
+    mixins: tuple[Any, ...] = tuple(m.ServiceMixin for m in parts("service") if hasattr(m, "ServiceMixin"))
+    if not mixins:
+        return Games
+    return type("RulesetGames", (*mixins, Games), {"__doc__": Games.__doc__})
+
+
+def template_loaders() -> dict[str, Any]:
+    """Each ruleset's ``templates/`` folder, under its name (found without importing the package's modules)."""
+    from jinja2 import FileSystemLoader
+
+    out: dict[str, Any] = {}
+    for ruleset, package in API_PACKAGES.items():
+        spec = importlib.util.find_spec(package)
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            if (Path(folder) / "templates").is_dir():
+                out[ruleset] = FileSystemLoader(str(Path(folder) / "templates"))
+    return out

@@ -1,0 +1,35 @@
+"""Powers' notification texts: the mail a viewer of an event is sent (issue 11: a ruleset's texts live in
+the ruleset; the projector asks the game's ruleset and sends nothing for events it does not name).
+
+Built only from the event's payload, which every recipient may see: the projector sends a notification
+only to the seats the event is shown to, never for a sealed event.
+"""
+
+from __future__ import annotations
+
+NOTIFY_STEPS = {
+    "planning": "Planning has begun: submit your actions.",
+    "resistance": "The month is resolved: the resistance window is open.",
+    "tidings": "A new season begins with Tidings.",
+}
+
+
+def notify(kind: str, data: dict) -> dict | None:
+    """The subject and text sent to the viewers of a Powers event of this kind, or None (no mail)."""
+    if kind == "StepBegan" and data["step"] in NOTIFY_STEPS:
+        return {
+            "subject": f"Season {data['season']}, month {data['month']}: {data['step']}",
+            "text": NOTIFY_STEPS[data["step"]],
+        }
+    if kind == "ResolutionPublished":
+        return {"subject": "The resolution is published", "text": data.get("announcement") or "See your board."}
+    if kind == "ResistanceOffered":
+        return {
+            "subject": f"You may resist: {data['power_name']}",
+            "text": f"{data['power_name']} acts: {data['title']} (pool size {data['pool_size']}).",
+        }
+    if kind == "WindowClosed":
+        return {"subject": f"A window closed: {data['window_id']}", "text": f"Reason: {data['reason']}."}
+    if kind == "GameRolledBack":
+        return {"subject": "The GM rolled the game back", "text": f"Reason: {data['reason']}."}
+    return None

@@ -1,0 +1,351 @@
+"""The game store: the eventsourcing Application that persists games (events, snapshots, the
+idempotency key table beside them) and answers the reads over them (a game at a version, the phase
+list, views, a viewer's events). The projector, the migrations and every read path use it; the
+commands run through its subclass, the application service ``api.service.Games``.
+
+It knows no ruleset: a stored game is loaded through the ruleset registered under the name it
+recorded, and the snapshot transcodings come from each registered ruleset's state types.
+The store is chosen by the environment it is given (SQLite, PostgreSQL or in-memory), never by
+reading ``os.environ``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import fields
+from typing import Any, TypeVar
+
+from eventsourcing.application import AggregateNotFoundError, Application, Repository, project_aggregate
+from eventsourcing.persistence import JSONTranscoder, Transcoding
+from eventsourcing.utils import Environment
+
+from domain import rulesets as _installed  # noqa: F401  (registers the installed rulesets)
+from domain import visibility as vis
+from domain.errors import Forbidden, NotFound, RuleViolation
+from domain.ids import GM
+from domain.platform import ruleset as rulesets
+from domain.platform.game import PlatformGame, fold
+from domain.platform.state import Seat, Window
+from projections.keys import RECORDER_TOPICS, POPOKeyedRecorder
+
+log = logging.getLogger("emissary.store")
+
+T = TypeVar("T")
+EVENT_FIELDS_HIDDEN = {"originator_id", "originator_version", "timestamp", "audience", "actor", "originator_topic"}
+PLATFORM_STATE_TYPES = (Window, Seat)
+Game = PlatformGame  # any ruleset's game aggregate
+
+
+class DataclassAsDict(Transcoding):
+    """Snapshot transcoding for the plain dataclasses of domain state."""
+
+    def __init__(self, cls: type) -> None:
+        self.type = cls
+        self.name = f"emissary.{cls.__name__}"
+        self._fields = [f.name for f in fields(cls)]
+
+    def encode(self, obj: Any) -> dict:
+        return {name: getattr(obj, name) for name in self._fields}
+
+    def decode(self, data: dict) -> Any:
+        return self.type(**data)
+
+
+class GameRepository(Repository):
+    """The library's repository, folding with ``domain.platform.game.fold``: a rollback's StateRestored
+    re-folds the game to its target version, which this repository reads from the store (through a
+    snapshot when one is at or before that version)."""
+
+    def get(self, aggregate_id: Any, *, version: int | None = None, projector_func: Any = None, **kwargs: Any) -> Any:
+        if projector_func is None or projector_func is project_aggregate:
+            projector_func = self._fold
+        return super().get(aggregate_id, version=version, projector_func=projector_func, **kwargs)
+
+    def _fold(self, initial: Any, events: Any) -> Any:
+        return fold(initial, events, lambda gid, v: self._reconstruct_aggregate(gid, v, self._fold).state)
+
+
+class GameStore(Application):
+    """Games persisted and read: load a game (now or at a version), save, snapshot, and the reads."""
+
+    name = "Emissary"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # The library names a subclass's tables and environment prefix after the class; the command service
+        # and the ruleset mixins over it read and write this same store, so they keep its name.
+        named = "name" in cls.__dict__
+        super().__init_subclass__(**kwargs)
+        if not named:
+            cls.name = GameStore.name
+
+    def __init__(self, env: dict[str, str] | None = None, *, snapshot_interval: int = 100) -> None:
+        # Snapshots for every ruleset whose state the transcoder can encode (it declares its state types).
+        self.snapshotting_intervals = {
+            r.aggregate: snapshot_interval for r in rulesets.registered().values() if r.state_types
+        }
+        self._locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+        # Set by the composition root to the phase index read model: phase -> version in constant time.
+        self.phase_lookup: Callable[[str, str], int | None] | None = None
+        # Set by the composition root to the projector: reads come from its read models, never from a replay.
+        self.reads: Any = None
+        # Called after every save (the embedded default brings the read models up to date here, so that a
+        # read right after a write sees it without the read itself projecting).
+        self.on_recorded: list[Callable[[], Any]] = []
+        self._saving = threading.local()
+        env = {"IS_SNAPSHOTTING_ENABLED": "y", **(env or {"PERSISTENCE_MODULE": "eventsourcing.popo"})}
+        topic = RECORDER_TOPICS.get(env.get("PERSISTENCE_MODULE", ""))
+        if topic:  # the store's recorder, with the idempotency key table beside the events
+            env.setdefault("APPLICATION_RECORDER_TOPIC", topic)
+        super().__init__(env=env)
+
+    def construct_recorder(self) -> Any:
+        if self.env.get("PERSISTENCE_MODULE") == "eventsourcing.popo":
+            return POPOKeyedRecorder()
+        return super().construct_recorder()
+
+    def construct_repository(self) -> GameRepository:
+        library = super().construct_repository()
+        repository = GameRepository(
+            self.events,
+            snapshot_store=self.snapshots,
+            fastforward=library.fastforward,
+            fastforward_skipping=library.fastforward_skipping,
+            deepcopy_from_cache=library.deepcopy_from_cache,
+        )
+        repository.cache = library.cache
+        return repository
+
+    def _take_snapshots(self, processing_event: Any) -> None:
+        # Snapshot the aggregate we already hold whenever a save crosses a multiple of the interval,
+        # instead of the library's re-reading it from the store at that exact version.
+        if self.snapshots is None:
+            return
+        for aggregate in processing_event.aggregates.values():
+            interval = self.snapshotting_intervals.get(type(aggregate))
+            versions = [e.originator_version for e in processing_event.events if e.originator_id == aggregate.id]
+            if not interval or not versions:
+                continue
+            if (min(versions) - 1) // interval != aggregate.version // interval:
+                snapshot_class = getattr(type(aggregate), "Snapshot", type(self).snapshot_class)
+                self.snapshots.put([snapshot_class.take(aggregate)])
+
+    def save(self, *objs: Any, **kwargs: Any) -> Any:
+        self._saving.games = {o.id: o for o in objs if isinstance(o, PlatformGame)}
+        try:
+            return super().save(*objs, **kwargs)
+        finally:
+            self._saving.games = {}
+
+    def just_saved(self, game_id: uuid.UUID, version: int) -> Game | None:
+        """The game this thread is saving, if it stands at ``version`` (the hooks after recording read it
+        instead of the store; it is not mutated meanwhile, its command holding the game's lock)."""
+        game = getattr(self._saving, "games", {}).get(game_id)
+        return game if game is not None and game.version == version else None
+
+    def _notify(self, recordings: list[Any]) -> None:
+        for hook in self.on_recorded:
+            try:
+                hook()
+            except Exception:  # noqa: BLE001 - the write is recorded; the read models catch up later
+                log.exception("a hook after recording failed; the read models lag until the runner catches up")
+
+    def construct_env(self, name: str, env: Any = None) -> Environment:
+        # Only what the composition root passes in: the domain never reads os.environ.
+        return Environment(name, dict(env or {}))
+
+    def register_transcodings(self, transcoder: JSONTranscoder) -> None:
+        super().register_transcodings(transcoder)
+        types = dict.fromkeys(PLATFORM_STATE_TYPES)
+        for ruleset in rulesets.registered().values():
+            types.update(dict.fromkeys(ruleset.state_types))
+        for cls in types:
+            transcoder.register(DataclassAsDict(cls))
+
+    # ------------------------------------------------------------------ plumbing
+
+    def get_game(self, game_id: str, version: int | None = None, *, for_update: bool = True) -> Game:
+        """The game now (or at ``version``), or NotFound. Read-only callers pass ``for_update=False``
+        to share the cached aggregate instead of deep-copying it (they must not mutate it)."""
+        try:
+            key = uuid.UUID(str(game_id))
+        except ValueError:
+            raise NotFound("no such game", field="game_id") from None
+        try:
+            game = self.repository.get(key, version=version, deepcopy_from_cache=for_update)
+        except AggregateNotFoundError:
+            raise NotFound("no such game", field="game_id") from None
+        rulesets.for_game(game.state.ruleset, game.state.rules_version)  # installed, else RulesetNotInstalled
+        return game
+
+    def _lock(self, game_id: str) -> threading.Lock:
+        with self._locks_guard:
+            return self._locks.setdefault(str(game_id), threading.Lock())
+
+    def _evict(self, game: Game) -> None:
+        if self.repository.cache is not None:
+            with contextlib.suppress(KeyError):
+                self.repository.cache.get(game.id, evict=True)
+
+    def _cached(self, game_id: str) -> Game | None:
+        """The cached aggregate, without reading the store (None if not cached or no cache)."""
+        if self.repository.cache is None:
+            return None
+        try:
+            return self.repository.cache.get(uuid.UUID(str(game_id)))
+        except (KeyError, ValueError):
+            return None
+
+    def _read(self, game_id: str, query: Callable[[Game], T], version: int | None = None) -> T:
+        """Answer a query from the cached game (fast-forwarded to the store), under the game's lock."""
+        if version is not None:
+            return query(self.get_game(game_id, version, for_update=False))
+        with self._lock(game_id):
+            return query(self.get_game(game_id, for_update=False))
+
+    # ------------------------------------------------------------------ rewind
+
+    def phases(self, game_id: str) -> list[dict]:
+        """Every phase the game has begun, with the version at which it stood fully opened."""
+        out = [{"phase": "setup", "season": 0, "month": 0, "step": "setup", "version": 1}]
+        game = self.get_game(game_id, for_update=False)
+        if self.reads is not None:
+            return out + self.reads.phases(str(game.id))
+        began = game.ruleset.phase_of
+        for e in self.events.get(game.id):
+            if (phase := began(e)) is not None:  # the ruleset names the phase an event begins
+                out.append({**phase, "version": e.originator_version})
+        return out
+
+    def recent_phases(self, game_id: str, limit: int = 60) -> list[dict]:
+        """The latest ``limit`` phases the game began (not setup), oldest first: a bounded list for pages."""
+        if self.reads is None:
+            return [p for p in self.phases(game_id) if p["phase"] != "setup"][-limit:]
+        key = str(self.get_game(game_id, for_update=False).id)
+        return self.reads.phases(key, 0, limit, newest_first=True)[::-1]
+
+    def phases_page(self, game_id: str, after: int = 0, limit: int = 100) -> tuple[list[dict], int | None]:
+        """A page of the phase list: the phases after the first ``after``, and the ``after`` of the next page
+        (None at the end). From the phase index (the whole list if no read models are attached)."""
+        if self.reads is None:
+            everything = self.phases(game_id)
+            items = everything[after : after + limit]
+            return items, (after + limit if after + limit < len(everything) else None)
+        setup = [] if after >= 1 else [{"phase": "setup", "season": 0, "month": 0, "step": "setup", "version": 1}]
+        want = limit - len(setup)
+        rows = self.reads.phases(str(self.get_game(game_id, for_update=False).id), max(after - 1, 0), want + 1)
+        items = setup + rows[:want]
+        return items, (after + len(items) if len(rows) > want else None)
+
+    def phase_version(self, game_id: str, phase: str | None, version: int | None) -> int:
+        """The version a phase began at (the latest time it began, after rollbacks), or the version given."""
+        if version is not None:
+            current = self.get_game(game_id, for_update=False).version
+            if not 1 <= version <= current:
+                raise NotFound(f"no version {version}; this game has {current}", field="version")
+            return version
+        if not phase:
+            raise RuleViolation("name a phase (such as s1m1-planning) or a version", field="phase")
+        if phase == "setup":
+            return 1
+        if self.phase_lookup is not None:
+            found = self.phase_lookup(str(self.get_game(game_id, for_update=False).id), phase)
+            if found is not None:
+                return found
+        matches = [p["version"] for p in self.phases(game_id) if p["phase"] == phase]
+        if not matches:
+            raise NotFound(f"this game has no phase {phase!r}", field="phase")
+        return matches[-1]
+
+    def view_at(
+        self,
+        game_id: str,
+        principal: str,
+        *,
+        phase: str | None = None,
+        version: int | None = None,
+        as_viewer: str | None = None,
+    ) -> dict:
+        """The board as it stood at a past phase or version: the GM as anyone, a player as themselves."""
+        viewer = as_viewer or principal
+        if principal != GM and viewer != principal:
+            raise Forbidden("you may look only at your own view of the past", field="as")
+        v = self.phase_version(game_id, phase, version)
+        game = self.get_game(game_id, v, for_update=False)
+        if viewer != GM and viewer not in game.state.powers:
+            raise NotFound(f"{viewer!r} was not in the game at that time", field="as")
+        out = self._view(game, viewer)
+        out["at"] = {"version": v, "phase": phase} if principal == GM else {"phase": phase}
+        return out
+
+    def mail_reply(self, game_id: str, message_id: str) -> dict | None:
+        """The reply a mail with this Message-ID got, as older games kept it in their state (or None)."""
+        return self._read(game_id, lambda g: g.state.mail_replies.get(message_id))
+
+    def contact_of(self, game_id: str, who: str) -> tuple[str | None, str]:
+        """Where a seat's notifications go: (its address or None, its mode); ``(None, "off")`` for no seat."""
+        return self._read(
+            game_id,
+            lambda g: (
+                (g.state.powers[who].email, g.state.powers[who].mail_mode) if who in g.state.powers else (None, "off")
+            ),
+        )
+
+    # ------------------------------------------------------------------ queries
+
+    def view(self, game_id: str, viewer: str, version: int | None = None) -> dict:
+        """The board as ``viewer`` may see it (P.4), now or at a past version."""
+        return self._read(game_id, lambda game: self._view(game, viewer), version)
+
+    @staticmethod
+    def _view(game: Any, viewer: str) -> dict:
+        """The game as ``viewer`` may see it, by the game's ruleset."""
+        view = game.ruleset.view
+        if view is None:
+            raise RuleViolation(f"{game.ruleset.name!r} games declare no view", field="ruleset")
+        return view(game, viewer)
+
+    def visible_events(self, game_id: str, viewer: str, after: int = 0, limit: int = 500) -> list[dict]:
+        """The events ``viewer`` may see, numbered by their own gap-free sequence: a page from the viewer's
+        timeline read model (read from the event store only when no read models are attached)."""
+        key = self.get_game(game_id, for_update=False).id
+        if self.reads is not None:
+            return self.reads.timeline(str(key), viewer, after, limit)
+        out: list[dict] = []
+        seq = 0
+        for e in self.events.get(key):
+            if not vis.can_see(e.audience, viewer):
+                continue
+            seq += 1
+            if seq <= after:
+                continue
+            item = {
+                "seq": seq,
+                "type": type(e).__name__,
+                "actor": e.actor,
+                "at": e.timestamp.isoformat(),
+                "data": event_data(e),
+            }
+            if viewer == GM:
+                item["version"] = e.originator_version
+                item["audience"] = list(e.audience)
+            out.append(item)
+            if len(out) >= limit:
+                break
+        return out
+
+    def timezone_for(self, game_id: str, viewer: str) -> str:
+        """The IANA zone a viewer sees times in: their own choice, else the game's."""
+        return self._read(game_id, lambda game: game.timezone_for(viewer))
+
+    def iter_events(self, game_id: str) -> Iterator[Any]:
+        return iter(self.events.get(self.get_game(game_id, for_update=False).id))
+
+
+def event_data(e: Any) -> dict:
+    """An event's payload, without the envelope fields."""
+    return {k: v for k, v in e.__dict__.items() if k not in EVENT_FIELDS_HIDDEN}

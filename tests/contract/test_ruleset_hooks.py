@@ -1,0 +1,132 @@
+"""The platform asks the game's ruleset (issue 11): the read models for its notification texts (``notify``),
+the phases its events begin (``phase_of``) and the seats they add (``seat_of``), the mail intake for its
+grammar (``mail_grammar``); nothing of Powers is assumed for a game of another ruleset. Played with the fake
+table ruleset of ``fake_ruleset.py``."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from api.compose import build_games, build_projector
+from api.mail_intake import MailIntake
+from api.service import Caller
+from domain.mailturns import LineError, Turn
+from domain.platform import ruleset as registry
+from projections.settings import Settings
+from tests.contract.fake_ruleset import FAKE, Join, Post
+
+
+def _posted(kind: str, data: dict) -> dict | None:
+    return {"subject": f"{data['seat_id']} wrote", "text": data["text"]} if kind == "Posted" else None
+
+
+@pytest.fixture
+def stack(tmp_path):
+    games = build_games(Settings(data_dir=tmp_path / "data"))
+    projector = build_projector(games, Settings(data_dir=tmp_path / "data"))
+    yield games, projector
+    projector.db.close()
+    games.close()
+
+
+@pytest.fixture
+def table(request):
+    ruleset = getattr(request, "param", FAKE)
+    registry.register(ruleset)
+    try:
+        yield ruleset
+    finally:
+        registry.unregister(ruleset.name)
+
+
+def _play(games) -> str:
+    game_id, _, _ = games.create_game("Tea", ruleset="table")
+    games.run_many(Caller.of("gm"), game_id, [Join("ann", "Ann"), Join("bob", "Bob")])
+    games.run(Caller.of("ann"), game_id, Post("ann", "hello"))
+    return str(games.get_game(game_id).id)
+
+
+@pytest.mark.parametrize("table", [dataclasses.replace(FAKE, notify=_posted)], indirect=True)
+def test_the_outbox_holds_the_texts_of_the_games_ruleset(stack, table):
+    games, projector = stack
+    gid = _play(games)
+    projector.catch_up()
+    sent = [(n["recipient"], n["kind"], n["body"]) for n in projector.outbox(gid)]
+    # Only the ruleset's own texts (a table knows no step, resolution or resistance), to every seat shown the post.
+    assert sent == [
+        ("ann", "Posted", {"subject": "ann wrote", "text": "hello"}),
+        ("bob", "Posted", {"subject": "ann wrote", "text": "hello"}),
+    ]
+    # The seats its seat_of names were followed: each has a timeline from the events it may see.
+    assert [e["type"] for e in projector.feed(gid, "bob")] == ["TableCreated", "Joined", "Joined", "Posted"]
+
+
+def test_a_ruleset_without_notify_sends_no_ruleset_notifications(stack, table):
+    games, projector = stack
+    assert table.notify is None
+    gid = _play(games)
+    projector.catch_up()
+    assert projector.outbox(gid) == []
+    assert len(projector.audit(gid)) == games.get_game(gid).version  # every event was projected all the same
+
+
+def test_the_phase_index_is_the_phases_the_games_ruleset_names(stack, table):
+    games, projector = stack
+    gid = _play(games)
+    projector.catch_up()
+    joins = [e["version"] for e in projector.audit(gid) if e["type"] == "Joined"]
+    assert [(p["version"], p["phase"]) for p in projector.phases(gid)] == list(zip(joins, ["join-ann", "join-bob"]))
+    assert [e["phase"] for e in projector.audit(gid)][-2:] == ["join-bob", "join-bob"]  # the post is in bob's phase
+    assert [p["phase"] for p in games.phases(gid)] == ["setup", "join-ann", "join-bob"]
+
+    # A rollback to a phase: the events after it are in that phase again (read from the index, not Powers' steps).
+    games.rollback(gid, "gm", "ann spoke too soon", phase="join-ann")
+    games.run(Caller.of("ann"), gid, Post("ann", "again"))
+    projector.catch_up()
+    assert [(e["type"], e["phase"]) for e in projector.audit(gid)][-3:] == [
+        ("GameRolledBack", "join-bob"),
+        ("StateRestored", "join-ann"),
+        ("Posted", "join-ann"),
+    ]
+    assert projector.phase_start(gid, "join-ann") == joins[0]
+
+
+def test_a_mail_to_a_game_whose_ruleset_has_no_grammar_is_refused_naming_the_ruleset(stack, table):
+    games, _ = stack
+    assert table.mail_grammar is None
+    game_id, gm_token, _ = games.create_game("Tea", ruleset="table")
+    before = games.get_game(game_id).version
+    intake = MailIntake(games, "emissary.local")
+    reply = intake.receive(intake.address_for(game_id, gm_token), "<m1@x>", "ready", subject="turn")
+    assert not reply.accepted and reply.subject == "Not recorded: turn"
+    assert "'table'" in reply.body and "takes no turns by mail" in reply.body and "Nothing was recorded" in reply.body
+    assert games.get_game(game_id).version == before  # nothing recorded, not even the mail's memory
+
+
+def _refuse_every_line(text: str | None, html: str | None = None) -> Turn:
+    return Turn([], [LineError(1, "this grammar takes no turn", "TEST-1")])
+
+
+@pytest.fixture
+def strict_powers():
+    """Powers registered with another grammar for the test (and the real one put back after)."""
+    powers = registry.get("powers")
+    registry.unregister("powers")
+    registry.register(dataclasses.replace(powers, mail_grammar=_refuse_every_line))
+    try:
+        yield
+    finally:
+        registry.unregister("powers")
+        registry.register(powers)
+
+
+def test_the_mail_is_read_by_the_grammar_of_the_games_ruleset(stack, strict_powers):
+    games, _ = stack
+    game_id, gm_token, _ = games.create_game("Tea")
+    before = games.get_game(game_id).version
+    intake = MailIntake(games, "emissary.local")
+    reply = intake.receive(intake.address_for(game_id, gm_token), "<m2@x>", "advance", subject="turn")
+    assert not reply.accepted and "line 1: this grammar takes no turn (TEST-1)" in reply.body
+    assert games.get_game(game_id).version == before

@@ -1,0 +1,79 @@
+"""The world's commands through the one command path: who may send each, and what its receipt says."""
+
+from __future__ import annotations
+
+import pytest
+
+from api.powers.service import PowersGames as Games
+from api.service import Caller
+from domain.errors import Forbidden, NotFound, RuleViolation
+from domain.powers import world
+from domain.powers.ruleset import POWERS
+from tests.domain.world_helpers import HEXES
+
+TOWN = {"id": "derop", "hex": "0,0", "population": 3}
+
+
+@pytest.fixture
+def table():
+    games = Games()
+    gid, _, _ = games.create_game("World")
+    city = games.add_power(gid, "gm", "City", "city", "sovereign")[0]
+    cult = games.add_power(gid, "gm", "Cult", "conspiracy", "cult")[0]
+    return games, gid, city, cult
+
+
+def test_every_world_command_is_a_powers_command():
+    for command, handler in world.WORLD_COMMANDS.items():
+        assert POWERS.handler(command.__new__(command)) is handler
+
+
+def test_only_the_gm_declares_and_amends_the_map(table):
+    games, gid, city, _ = table
+    with pytest.raises(Forbidden):
+        games.run(Caller.of(city), gid, world.DeclareMap(hexes=HEXES))
+    games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=[TOWN]))
+    with pytest.raises(Forbidden):
+        games.run(Caller.of(city), gid, world.AmendMap(remove=["4,0"]))
+    with pytest.raises(Forbidden):
+        games.run(Caller.of(city), gid, world.SetClaim("derop", city))
+    games.run(Caller.of("gm"), gid, world.SetClaim("derop", city))
+    assert games.view(gid, city)["map"]["towns"][0]["claims"] == {"city": city}
+
+
+def test_a_power_aims_and_spends_only_for_its_own_actions(table):
+    games, gid, city, cult = table
+    games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=[TOWN]))
+    games.set_influence(gid, "gm", cult, "0,0", 3)
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")
+    aid = games.submit_action(gid, cult, cult, title="Whispers", location="0,0", roll=False).result["action_id"]
+    with pytest.raises(NotFound):
+        games.run(Caller.of(city), gid, world.AimAction(aid, "infiltrate", town_id="derop"))
+    with pytest.raises(Forbidden):
+        games.run(Caller.of(city), gid, world.SpendInfluence(cult, aid, {"0,0": 1}))
+    receipt = games.run(Caller.of(cult), gid, world.AimAction(aid, "infiltrate", town_id="derop"))
+    assert receipt.result == {"action_id": aid, "difficulty": 0}
+    games.run(Caller.of(cult), gid, world.SpendInfluence(cult, aid, {"0,0": 1}))
+    assert games.view(gid, cult)["me"]["influence"] == {"0,0": 2}
+
+
+def test_the_gm_completes_a_town_action_with_the_facts_only_the_gm_knows(table):
+    games, gid, city, _ = table
+    towns = [TOWN, {"id": "lake", "hex": "1,0", "population": 2}]
+    games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=towns))
+    games.run(Caller.of("gm"), gid, world.SetClaim("derop", city))
+    games.run(Caller.of("gm"), gid, world.SetClaim("lake", city))
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")
+    aid = games.submit_action(gid, city, city, title="Trade", slot="public", location="0,0", roll=False).result[
+        "action_id"
+    ]
+    facts = {"with": "lake", "new_resources": 1, "excess_mobility": 2}
+    with pytest.raises(RuleViolation):
+        games.run(Caller.of(city), gid, world.AimAction(aid, "town", town_id="derop", kind="trade", params=facts))
+    games.run(
+        Caller.of(city), gid, world.AimAction(aid, "town", town_id="derop", kind="trade", params={"with": "lake"})
+    )
+    receipt = games.run(Caller.of("gm"), gid, world.AimAction(aid, "town", town_id="derop", kind="trade", params=facts))
+    assert receipt.result["difficulty"] == 2  # one power claims both towns: no +2
