@@ -17,7 +17,7 @@ import logging
 import secrets
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any, TypeVar
 
@@ -66,7 +66,8 @@ class Receipt:
     replayed: bool = False
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        # Shallow: the result is already plain JSON data, and asdict's deep copy of it cost every command.
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass(frozen=True)
@@ -174,14 +175,15 @@ class Games(GameStore):
                 fresh = game is None
                 game = game or self.get_game(game_id, for_update=False)
                 scope = key_scope or str(game.id)
+                authorized = False
                 try:
                     # A token revoked by another process: the revocation is an event, so a stale cache
                     # makes this save conflict, and the retry checks the token against fresh state.
                     _check_token(game, token_hash)
-                    if key is not None:
-                        first = self.first_receipt(scope, principal, key)
-                        if first is not None:
-                            return first
+                    authorized = True
+                    # A key already recorded is not looked up first (a round trip every keyed command would
+                    # pay): its row is written first in the save's transaction, so a repeat fails on it and
+                    # records nothing, and the first receipt is read then (below).
                     value = command(game)
                     receipt = self._receipt(game, principal, list(game.pending_events))
                     receipt.result = result(value) if result else (value if isinstance(value, dict) else {})
@@ -193,16 +195,26 @@ class Games(GameStore):
                     self.save(game, command_key=row)
                 except IntegrityError:
                     self._evict(game)
+                    if key is not None and authorized and fresh:
+                        first = self.first_receipt(scope, principal, key)
+                        if first is not None:
+                            return first
                     fresh = True
                     self.conflicts += 1
                     log.info("concurrent save, retrying game=%s attempt=%s", game_id, attempt)
                     continue
                 except DomainError:
                     self._evict(game)
-                    if fresh:
-                        raise
-                    fresh = True  # refused on cached state: check once more against the store
-                    continue
+                    if not fresh:
+                        fresh = True  # refused on cached state: check once more against the store
+                        continue
+                    # Refused on fresh state: a repeat of a command already recorded under its key (which
+                    # may refuse itself, an action already submitted say) returns the first receipt.
+                    if key is not None and authorized:
+                        first = self.first_receipt(scope, principal, key)
+                        if first is not None:
+                            return first
+                    raise
                 except BaseException:
                     self._evict(game)
                     raise

@@ -75,39 +75,73 @@ def _position(first_roll: int, roll_no: int) -> int:
     return pos
 
 
+_BLOCK = 64
+"""Rolls per block: a tree keeps its levels from the block roots up only, and a proof recomputes the
+leaves of its own block (64 keys, a fraction of a millisecond) instead of every tree holding all 8,191
+nodes; so a process keeps the trees of a thousand months (about 10 KB each), where it kept 16 and, serving
+more games than that, rebuilt a tree (4,096 keys) for nearly every roll."""
+
+
+@lru_cache(maxsize=1024)
+def _block(seed: str, first_roll: int, block: int) -> tuple[tuple[bytes, ...], ...]:
+    """A block's levels, cached: a month's rolls are numbered in order, so its proofs hit one block 64 times
+    in a row (about 8 KB a block)."""
+    return tuple(tuple(level) for level in _block_levels(bytes.fromhex(seed), first_roll, block))
+
+
+def _block_levels(key: bytes, first_roll: int, block: int) -> list[list[bytes]]:
+    """The levels of block ``block``'s subtree: its ``_BLOCK`` leaves up to its root."""
+    start = first_roll + block * _BLOCK
+    digest, sha256 = hmac.digest, hashlib.sha256
+    level = [
+        sha256(b"emissary-leaf:%d:%b" % (n, digest(key, b"emissary-roll-key:%d" % n, "sha256"))).digest()
+        for n in range(start, start + _BLOCK)
+    ]
+    levels = [level]
+    while len(level) > 1:
+        level = [sha256(b"emissary-node:" + level[i] + level[i + 1]).digest() for i in range(0, len(level), 2)]
+        levels.append(level)
+    return levels
+
+
 @dataclass(frozen=True)
 class RollTree:
-    """The Merkle tree over one month's roll keys: ``levels[0]`` are the leaves, ``levels[-1]`` the root."""
+    """The Merkle tree over one month's roll keys, kept from the block roots up: ``top[0]`` are the roots of
+    the blocks of ``_BLOCK`` rolls, ``top[-1]`` the month's root."""
 
     seed: str
     first_roll: int
-    levels: tuple[tuple[bytes, ...], ...]
+    top: tuple[tuple[bytes, ...], ...]
 
     @property
     def root(self) -> str:
-        return self.levels[-1][0].hex()
+        return self.top[-1][0].hex()
 
     def proof(self, roll_no: int) -> tuple[str, list[str]]:
         """Roll ``roll_no``'s key and Merkle path (sibling hashes from the leaf up), or ``RollLimit``."""
         pos = _position(self.first_roll, roll_no)
+        block, inner = divmod(pos, _BLOCK)
         path = []
-        for level in self.levels[:-1]:
-            path.append(level[pos ^ 1].hex())
-            pos //= 2
+        for level in _block(self.seed, self.first_roll, block)[:-1]:
+            path.append(level[inner ^ 1].hex())
+            inner //= 2
+        for level in self.top[:-1]:
+            path.append(level[block ^ 1].hex())
+            block //= 2
         return roll_key(self.seed, roll_no), path
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=1024)
 def roll_tree(seed: str, first_roll: int) -> RollTree:
     """The month's tree, for rolls ``first_roll`` .. ``first_roll + ROLLS_PER_MONTH - 1`` (cached per process:
-    a month opening computes it once, in a few milliseconds)."""
+    a month opening computes it once, in tens of milliseconds)."""
     key = bytes.fromhex(seed)
-    level = tuple(_leaf(n, _roll_key_bytes(key, n)) for n in range(first_roll, first_roll + ROLLS_PER_MONTH))
-    levels = [level]
+    level = tuple(_block_levels(key, first_roll, b)[-1][0] for b in range(ROLLS_PER_MONTH // _BLOCK))
+    top = [level]
     while len(level) > 1:
         level = tuple(_node(level[i], level[i + 1]) for i in range(0, len(level), 2))
-        levels.append(level)
-    return RollTree(seed=seed, first_roll=first_roll, levels=tuple(levels))
+        top.append(level)
+    return RollTree(seed=seed, first_roll=first_roll, top=tuple(top))
 
 
 def merkle_root(roll_no: int, key: str, path: Sequence[str], first_roll: int) -> str:

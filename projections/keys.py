@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from eventsourcing.persistence import IntegrityError, ProgrammingError, StoredEvent
+from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError, ProgrammingError, StoredEvent
 from eventsourcing.popo import POPOApplicationRecorder
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
+from eventsourcing.utils import retry
 from psycopg.sql import SQL, Identifier
 
 KEYS_TABLE = "emissary_command_keys"
@@ -60,11 +61,42 @@ class PostgresKeyedRecorder(PostgresApplicationRecorder):
             "WHERE game_id = %s AND principal = %s AND key = %s"
         ).format(*table)
 
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
-        if self.datastore.enable_db_functions and kwargs.get("command_key") is not None:
-            # The database-function path skips _insert_events: the key would be silently lost.
-            raise ProgrammingError("idempotency keys need POSTGRES_ENABLE_DB_FUNCTIONS off")
-        return super().insert_events(stored_events, **kwargs)
+        """The library's transaction (key row, table lock, NOTIFY, events) in one round trip to the server.
+
+        The library pipelines the statements but inside a nested ``conn.transaction()``, so it syncs the
+        pipeline five times a save (after the insert, on COMMIT, on leaving each pipeline level...), each a
+        wait for the server, most of them while the table lock is held. Here
+        BEGIN .. COMMIT go in one pipeline with one sync: the statements, the lock and its scope are the
+        library's, and the save returns only once COMMIT has answered (durability is unchanged). If a
+        statement fails, the server skips the rest, COMMIT included, and the block is rolled back."""
+        if self.datastore.enable_db_functions:
+            if kwargs.get("command_key") is not None:
+                # The database-function path skips _insert_events: the key would be silently lost.
+                raise ProgrammingError("idempotency keys need POSTGRES_ENABLE_DB_FUNCTIONS off")
+            return super().insert_events(stored_events, **kwargs)
+        if not stored_events:
+            return super().insert_events(stored_events, **kwargs)
+        with self.datastore.get_connection() as conn:
+            assert conn.autocommit  # the pool's connections: BEGIN and COMMIT are ours to send
+            begin, curs, end = conn.cursor(), conn.cursor(), conn.cursor()
+            try:
+                try:
+                    # Leaving the pipeline sends its one Sync and waits for every result, COMMIT's included;
+                    # the first error is raised there.
+                    with conn.pipeline():
+                        begin.execute(SQL("BEGIN"))
+                        self._insert_events(begin, stored_events, **kwargs)
+                        self._insert_stored_events(curs, stored_events, **kwargs)
+                        end.execute(SQL("COMMIT"))
+                except Exception:
+                    conn.rollback()  # the failed block (nothing of it was committed): the pooled connection is clean
+                    raise
+                return self._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
+            finally:
+                for cursor in (begin, curs, end):
+                    cursor.close()
 
     def _insert_events(self, curs: Any, stored_events: Sequence[StoredEvent], **kwargs: Any) -> None:
         super()._insert_events(curs, stored_events, **kwargs)

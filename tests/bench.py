@@ -32,7 +32,7 @@ NOTES: list[str] = []
 
 
 class Tally(Aggregate):
-    """The bare-store baseline: one tiny event per save."""
+    """The bare-store baseline: tiny events, as many per save as one command records (``events_per_command``)."""
 
     @event("Created")
     def __init__(self) -> None:
@@ -47,8 +47,8 @@ class Bare(Application):
     pass
 
 
-def _bare_saves(app: Application, n: int, clients: int) -> tuple[int, float, float]:
-    """``clients`` threads each save ``n // clients`` tiny events to an aggregate of its own;
+def _bare_saves(app: Application, n: int, clients: int, events: int = 1) -> tuple[int, float, float]:
+    """``clients`` threads each make ``n // clients`` saves of ``events`` tiny events to an aggregate of its own;
     returns (saves, start, end) on the monotonic clock, which is the same in every process."""
     from concurrent.futures import ThreadPoolExecutor
 
@@ -56,7 +56,8 @@ def _bare_saves(app: Application, n: int, clients: int) -> tuple[int, float, flo
         agg = Tally()
         app.save(agg)
         for _ in range(n // clients):
-            agg.count()
+            for _ in range(events):
+                agg.count()
             app.save(agg)
         return n // clients
 
@@ -82,6 +83,32 @@ def _bare_process(conn, env: dict) -> None:
         conn.close()
 
 
+def writer_shares(clients: int, processes: int) -> list[int]:
+    """How many of ``clients`` writers each of ``processes`` processes gets, on both sides of the comparison."""
+    return [clients // processes + (1 if i < clients % processes else 0) for i in range(processes)]
+
+
+def writer_homes(clients: int, processes: int) -> list[int]:
+    """The process each writer uses: writer ``i`` of ``writer_shares``, in order."""
+    return [p for p, m in enumerate(writer_shares(clients, processes)) for _ in range(m)]
+
+
+def events_per_command() -> int:
+    """How many events the benchmarked command (a power submits and rolls an action) records in its one
+    transaction, counted on an in-memory game: the bare side saves that many per save."""
+    from api.service import Caller
+    from domain.powers.commands import SubmitAction
+
+    games = PowersGames()
+    game_id, _, _ = games.create_game("count")
+    power, _, _ = games.add_power(game_id, "gm", "C0", "conspiracy", "circle")
+    games.advance(game_id, "gm", expected_step="setup")
+    games.advance(game_id, "gm", expected_step="tidings")
+    before = games.get_game(game_id).version
+    games.run(Caller.of(power), game_id, SubmitAction(power_id=power, title="count", convert=0))
+    return games.get_game(game_id).version - before
+
+
 class BareProcesses:
     """``processes`` processes saving to the bare store, as the server has ``processes`` processes;
     ``clients`` writer threads in all, spread over them."""
@@ -102,13 +129,12 @@ class BareProcesses:
                 self.close()
                 raise RuntimeError("a bare-store process did not start")
 
-    def rate(self, n: int, clients: int) -> float:
-        """Saves per second of ``n`` saves by ``clients`` writers over all processes."""
-        k = len(self.conns)
-        shares = [clients // k + (1 if i < clients % k else 0) for i in range(k)]
+    def rate(self, n: int, clients: int, events: int = 1) -> float:
+        """Saves per second of ``n`` saves (of ``events`` events each) by ``clients`` writers over all processes."""
+        shares = writer_shares(clients, len(self.conns))
         busy = [(c, m) for c, m in zip(self.conns, shares) if m]
         for conn, m in busy:
-            conn.send((n * m // clients, m))
+            conn.send((n * m // clients, m, events))
         results = [conn.recv() for conn, _ in busy]
         return sum(r[0] for r in results) / (max(r[2] for r in results) - min(r[1] for r in results))
 
@@ -123,7 +149,7 @@ class BareProcesses:
                 proc.join()
 
 
-def serve(settings: Settings, workers: int = 1):
+def serve(settings: Settings, workers: int = 1, timeout: float = 90):
     """``emissary serve`` in its own process on a loopback port; returns (base_url, stop)."""
     import socket
     import subprocess
@@ -156,7 +182,8 @@ def serve(settings: Settings, workers: int = 1):
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_healthy(base, 30, proc)
+        # Generous: on the shared 2 cores, a server's imports alone can take tens of seconds.
+        wait_healthy(base, timeout, proc)
     except BaseException:
         procs.stop(proc)
         raise
@@ -167,11 +194,46 @@ def serve(settings: Settings, workers: int = 1):
     return base, stop
 
 
-def api_setup_games(base: str, n_powers: int, clients: int) -> list[tuple[str, list[str]]]:
-    """One game per client over HTTP, each with ``n_powers`` powers, at month 1 Planning (not timed)."""
+def serve_processes(settings: Settings, processes: int) -> tuple[list[str], Callable[[], None]]:
+    """``processes`` one-process servers on one store; returns (their base URLs, stop).
+
+    Not ``serve --workers N``: its workers share one listening socket, and the kernel hands each
+    keep-alive client to whichever worker wakes first (4 clients on 3 workers land 2-1-1, 2-2 or even
+    4-0-0), while the bare side's writers are spread evenly. Separate servers, with each client pinned
+    to one the way a writer is pinned to a bare process (``writer_homes``), make both sides alike."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    # The first alone, so that it creates the tables before the others start (as BareProcesses does).
+    started = [serve(settings)]
+    try:
+        with ThreadPoolExecutor(max(1, processes - 1)) as pool:
+            futures = [pool.submit(serve, settings) for _ in range(processes - 1)]
+            for future in futures:
+                with contextlib.suppress(Exception):
+                    started.append(future.result())
+            for future in futures:
+                future.result()  # raise the first failure, if any, after keeping every server to stop it
+    except BaseException:
+        for _, stop in started:
+            stop()
+        raise
+
+    def stop_all() -> None:
+        for _, stop in started:
+            stop()
+
+    return [base for base, _ in started], stop_all
+
+
+def api_setup_games(bases: list[str], n_powers: int, clients: int) -> list[tuple[str, str, list[str]]]:
+    """One game per client over HTTP, each with ``n_powers`` powers, at month 1 Planning (not timed), on the
+    server the client will play on; returns (base, game, power tokens) per client."""
     import httpx
 
-    def setup(_: int) -> tuple[str, list[str]]:
+    homes = writer_homes(clients, len(bases))
+
+    def setup(i: int) -> tuple[str, str, list[str]]:
+        base = bases[homes[i]]
         with httpx.Client(base_url=base) as http:
             r = http.post("/games", json={"name": "bench"})
             r.raise_for_status()
@@ -187,22 +249,23 @@ def api_setup_games(base: str, n_powers: int, clients: int) -> list[tuple[str, l
             ]
             http.post(f"/games/{game}/advance", headers=h, json={"expected_step": "setup"})
             http.post(f"/games/{game}/advance", headers=h, json={"expected_step": "tidings"})
-        return game, tokens
+        return base, game, tokens
 
     return [setup(i) for i in range(clients)]
 
 
-def api_play(base: str, games: list[tuple[str, list[str]]]) -> float:
-    """Durable commands per second over HTTP: each client (a thread) plays its own game, in which every
-    power submits and rolls its 4 actions (3 events in one transaction per command)."""
+def api_play(games: list[tuple[str, str, list[str]]]) -> float:
+    """Durable commands per second over HTTP: each client (a thread) plays its own game on its own server,
+    in which every power submits and rolls its 4 actions (``events_per_command`` events in one transaction
+    per command)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    def play(job: tuple[str, list[str]]) -> int:
+    def play(job: tuple[str, str, list[str]]) -> int:
         # A lean keep-alive client, so that the client's own CPU (on the same 2 cores) is not measured.
         import http.client
         import json as jsonlib
 
-        game, tokens = job
+        base, game, tokens = job
         done = 0
         host, port = base.removeprefix("http://").split(":")
         conn = http.client.HTTPConnection(host, int(port), timeout=30)
@@ -469,7 +532,7 @@ def command_late_vs_early(
                     yield time.perf_counter() - start
 
     try:
-        api_play(base, api_setup_games(base, 2, 1))  # warm the server on another game first
+        api_play(api_setup_games([base], 2, 1))  # warm the server on another game first
         pairs = []
         for _ in range(games):
             old = play()
@@ -536,24 +599,32 @@ def ratio(
     bare_saves: int = 1200,
 ) -> float:
     """API commands per second divided by bare saves per second, like for like: ``workers`` server
-    processes against ``workers`` bare-store processes, ``clients`` writers on both sides, embedded
-    workers off, both sides warmed first, then ``runs`` alternating runs; the median of the runs' ratios."""
+    processes against ``workers`` bare-store processes, ``clients`` writers on both sides spread over them
+    alike (``writer_shares``), each bare save recording as many events in its transaction as one command
+    does, embedded workers off, both sides warmed first, then ``runs`` alternating runs; the median of the
+    runs' ratios."""
+    events = events_per_command()
     bare = BareProcesses(store_env, workers)
-    base, stop = serve(settings, workers)
+    try:
+        bases, stop = serve_processes(settings, workers)
+    except BaseException:
+        bare.close()
+        raise
     try:
         per_client = max(1, n_powers // clients)
-        bare.rate(max(clients, bare_saves // 10), clients)  # warm: connections, tables, imports
-        api_play(base, api_setup_games(base, max(1, per_client // 10), clients))
+        bare.rate(max(clients, bare_saves // 10), clients, events)  # warm: connections, tables, imports
+        api_play(api_setup_games(bases, max(1, per_client // 10), clients))
         bares, apis = [], []
         for _ in range(runs):
-            bares.append(bare.rate(bare_saves, clients))
-            apis.append(api_play(base, api_setup_games(base, per_client, clients)))
+            bares.append(bare.rate(bare_saves, clients, events))
+            apis.append(api_play(api_setup_games(bases, per_client, clients)))
     finally:
         stop()
         bare.close()
     ratios = sorted(a / b for a, b in zip(apis, bares))
     NOTES.append(
-        f"# {name}: {clients} writer(s), {workers} process(es) each side, {runs} alternating runs: "
+        f"# {name}: {clients} writer(s), {workers} process(es) each side, {runs} alternating runs, "
+        f"{events} event(s) per command and per bare save: "
         f"bare saves median {statistics.median(bares):.0f}/s ({min(bares):.0f}-{max(bares):.0f}), "
         f"API commands median {statistics.median(apis):.0f}/s ({min(apis):.0f}-{max(apis):.0f}); "
         f"ratios {', '.join(f'{r:.2f}' for r in ratios)}"

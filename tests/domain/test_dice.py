@@ -160,3 +160,14 @@ def test_readme_states_the_sealed_difficulty_commitment_as_computed():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert '`sha256("difficulty:<value>:<nonce>")`' in readme
     assert seal_difficulty(3, "n0nce") == hashlib.sha256(b"difficulty:3:n0nce").hexdigest()
+
+
+def test_a_months_tree_stays_cached_while_more_months_than_the_old_cache_held_are_open():
+    """A process serving many games keeps each open month's tree: it used to keep 16, and the 17th game's
+    rolls evicted the first's, which then rebuilt its whole tree (4,096 keys) for nearly every roll."""
+    tree = roll_tree(SEED, 3)
+    for i in range(17):
+        roll_tree(f"{i:064x}", 3)
+    assert roll_tree(SEED, 3) is tree
+    key, path = tree.proof(3 + 100)
+    assert merkle_root(3 + 100, key, path, 3) == tree.root

@@ -1,0 +1,127 @@
+"""A command's transaction on PostgreSQL: one round trip to the server, and a refused save leaves nothing behind,
+neither in the store nor on the pooled connection the next command gets."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from eventsourcing.persistence import IntegrityError
+from psycopg._pipeline_base import BasePipeline
+
+from api.compose import build_games
+from api.service import Caller, CommandKey, hash_token
+from domain.errors import Unauthorized
+from domain.platform.commands import ReissueLink
+from domain.powers.commands import SubmitAction
+from projections.keys import KeyRow
+from projections.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def games(pg_schema_url):
+    """The service on PostgreSQL with one pooled connection: what one save leaves on it, the next one gets."""
+    service = build_games(
+        Settings(database_url=pg_schema_url, read_models_sync=False, db_pool_size=1, db_max_overflow=0)
+    )
+    yield service
+    service.close()
+
+
+def _planning(games) -> tuple[str, str]:
+    game_id, _, _ = games.create_game("round trips")
+    power, _, _ = games.add_power(game_id, "gm", "C0", "conspiracy", "circle")
+    games.advance(game_id, "gm", expected_step="setup")
+    games.advance(game_id, "gm", expected_step="tidings")
+    return game_id, power
+
+
+def _plot(power: str) -> SubmitAction:
+    return SubmitAction(power_id=power, title="plot", convert=0)
+
+
+def _rows(url: str, table: str) -> int:
+    base, schema = url.split("?schema=")
+    with psycopg.connect(base, autocommit=True) as conn:
+        return conn.execute(f'SELECT count(*) FROM "{schema}"."{table}"').fetchone()[0]
+
+
+def test_a_command_with_its_key_reaches_postgresql_in_one_sync(games, monkeypatch):
+    """The library's recorder syncs its pipeline four times a save (three of them holding the table lock);
+    the command's key row, lock, NOTIFY, events and COMMIT go in one."""
+    game_id, power = _planning(games)
+    syncs = []
+    real_sync = BasePipeline._enqueue_sync  # every Sync a pipeline sends, with either libpq wrapper
+
+    def counting_sync(self):
+        syncs.append(1)
+        return real_sync(self)
+
+    monkeypatch.setattr(BasePipeline, "_enqueue_sync", counting_sync)
+    receipt = games.run(Caller.of(power), game_id, _plot(power), CommandKey("k"))
+    assert receipt.events == ["ActionSubmitted", "DiceRolled", "ConversionsLocked"]
+    assert len(syncs) == 1, syncs
+
+
+def test_a_save_that_loses_a_race_records_nothing_and_leaves_the_connection_clean(games, pg_schema_url):
+    game_id, power = _planning(games)
+    events = _rows(pg_schema_url, "emissary_events")
+    first, second = games.get_game(game_id), games.get_game(game_id)
+    for game in (first, second):
+        game.trigger_event(type(game).CredentialsRevoked, principal="nobody", actor="gm", audience=["sealed"])
+    games.save(first)
+    with pytest.raises(IntegrityError):
+        games.save(second, command_key=KeyRow(game_id, "gm", "lost", "", "{}"))
+    assert _rows(pg_schema_url, "emissary_events") == events + 1
+    assert _rows(pg_schema_url, "emissary_command_keys") == 0  # the key row went with the events' transaction
+    # The one pooled connection is out of the failed transaction: the next command records.
+    receipt = games.run(Caller.of(power), game_id, SubmitAction(power_id=power, title="plot", convert=0))
+    assert receipt.events == ["ActionSubmitted", "DiceRolled", "ConversionsLocked"]
+    assert _rows(pg_schema_url, "emissary_events") == events + 4
+
+
+def test_a_key_already_recorded_refuses_the_whole_save(games, pg_schema_url):
+    game_id, power = _planning(games)
+    games.run(Caller.of(power), game_id, _plot(power), CommandKey("k"))
+    events = _rows(pg_schema_url, "emissary_events")
+    game = games.get_game(game_id)
+    game.trigger_event(type(game).CredentialsRevoked, principal="nobody", actor="gm", audience=["sealed"])
+    with pytest.raises(IntegrityError):
+        games.save(game, command_key=KeyRow(game_id, power, "k", "", "{}"))
+    assert _rows(pg_schema_url, "emissary_events") == events
+    replay = games.run(Caller.of(power), game_id, _plot(power), CommandKey("k"))
+    assert replay.replayed and _rows(pg_schema_url, "emissary_events") == events
+
+
+def test_a_keyed_command_does_not_look_its_key_up_first_and_a_repeat_still_gets_the_first_receipt(games, monkeypatch):
+    """The key's row goes first in the save's transaction, so a new key costs no SELECT before the command;
+    a repeat fails on that row, records nothing, and is answered with the first receipt."""
+    game_id, power = _planning(games)
+    lookups = []
+    real_select = games.recorder.select_command_key
+
+    def counting_select(*args):
+        lookups.append(args)
+        return real_select(*args)
+
+    monkeypatch.setattr(games.recorder, "select_command_key", counting_select)
+    first = games.run(Caller.of(power), game_id, _plot(power), CommandKey("once", "f"))
+    assert lookups == []
+    version = games.get_game(game_id).version
+    again = games.run(Caller.of(power), game_id, _plot(power), CommandKey("once", "f"))
+    assert again.replayed and {**again.as_dict(), "replayed": False} == first.as_dict()
+    assert games.get_game(game_id).version == version
+
+
+def test_a_repeat_with_a_replaced_token_is_refused_not_answered(games):
+    """The first receipt is read only after the caller's token has been checked against the store."""
+    game_id, power = _planning(games)
+    token_hash = hash_token("old")
+    games.run(Caller.of("gm"), game_id, ReissueLink(power, token_hash))
+    games.run(Caller.of(power, token_hash), game_id, _plot(power), CommandKey("once"))
+    games.run(Caller.of("gm"), game_id, ReissueLink(power, hash_token("new")))
+    version = games.get_game(game_id).version
+    with pytest.raises(Unauthorized, match="replaced"):
+        games.run(Caller.of(power, token_hash), game_id, _plot(power), CommandKey("once"))
+    assert games.get_game(game_id).version == version
