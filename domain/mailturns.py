@@ -1,18 +1,21 @@
-"""The plain-text turn grammar for play by email (README, "Playing by email").
+"""Play by email, the platform's part: what is not the sender's turn is left out, and the contract a
+ruleset's mail grammar keeps (README, "Playing by email").
 
-A turn is a list of commands, one per line, in any case; an ``action:`` line opens a block of
-``key: value`` lines. What is not the sender's turn is left out: quoted replies (``>`` lines, and
-everything from an "On ... wrote:" line, an Outlook "-----Original Message-----" line or
-"From: ... Sent: ..." header block, Gmail's quote), signatures (from a ``-- `` line or a closing
-such as "Thanks,"), and the markup and style sheets of HTML mail. Every field obeys the same
-length limit as the API. Parsing never raises: it returns the commands and, for every line it
-cannot read, an error with the line number.
+Left out of a mail: quoted replies (``>`` lines, and everything from an "On ... wrote:" line, an Outlook
+"-----Original Message-----" line or "From: ... Sent: ..." header block, Gmail's quote), signatures (from
+a ``-- `` line or a closing such as "Thanks,"), and the markup and style sheets of HTML mail.
+
+A ruleset's grammar (``Ruleset.mail_grammar(text, html, seat)``) reads the sender's lines into a ``Turn``:
+its command lines and, for every line it cannot read, an error with the line number. Reading never
+raises. The intake then runs the turn in one transaction, asking the turn for each line's typed command
+against the game as the lines before it left it, and for the reply texts; it knows nothing of the rules.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import lxml.html
 from inscriptis import Inscriptis
@@ -20,61 +23,15 @@ from inscriptis.css_profiles import CSS_PROFILES
 from inscriptis.model.config import ParserConfig
 from lxml.etree import ParserError
 
-from domain import limits
+from domain.errors import RuleViolation
 
 GRAMMAR = "MAIL-1"
-ACTION_KEYS = {
-    "slot",
-    "skill",
-    "targets",
-    "target",
-    "resistible",
-    "difficulty",
-    "assets",
-    "extra action",
-    "convert",
-    "propose",
-    "description",
-    "collaborators",
-    "location",
-}
-VERBS = {
-    "action",
-    "roll",
-    "convert",
-    "discard",
-    "accept",
-    "resist",
-    "waive",
-    "extension",
-    "ready",
-    "timezone",
-    "advance",
-    "resolve",
-    "difficulty",
-    "grant",
-    "refuse",
-    "close",
-}
-# The limits of domain/limits.py, as the API and the commands apply them: a mailed field obeys the
-# same limit as the same field sent any other way.
-MAX_TITLE = limits.TITLE
-MAX_DESCRIPTION = limits.DESCRIPTION
-MAX_ANNOUNCEMENT = limits.ANNOUNCEMENT
-MAX_REASON = limits.REASON
-MAX_NAME = limits.LOCATION  # skill, location, an asset, power or action reference
-LIMITS = {
-    "title": MAX_TITLE,
-    "description": MAX_DESCRIPTION,
-    "announcement": MAX_ANNOUNCEMENT,
-    "reason": MAX_REASON,
-    "skill": MAX_NAME,
-    "location": MAX_NAME,
-}
 
 
 @dataclass
 class Command:
+    """One command line (or block of lines) of a mail, as a grammar read it."""
+
     line: int
     verb: str
     args: dict = field(default_factory=dict)
@@ -93,8 +50,34 @@ class LineError:
 
 @dataclass
 class Turn:
+    """What a grammar read from a mail for one seat. The intake runs ``commands`` in order in one transaction
+    and asks the turn (a ruleset's grammar subclasses it) what each line means; these defaults run nothing."""
+
     commands: list[Command]
     errors: list[LineError]
+
+    def start(self, game: Any) -> None:
+        """The transaction begins (again, if a concurrent save made it retry) on this game."""
+
+    def needs(self, cmd: Command) -> int | None:
+        """The line of a refused command this one refers to: it is then listed as not checked, not run."""
+        return None
+
+    def command(self, game: Any, cmd: Command) -> Any:
+        """The typed command the line means, built against the game as the lines before it left it; a
+        DomainError refuses the line."""
+        raise RuleViolation(f"unknown command {cmd.verb!r}", rule=GRAMMAR)
+
+    def recorded(self, game: Any, cmd: Command, command: Any, result: dict) -> list[str]:
+        """What the reply says of a line whose command was recorded (``result`` is its handler's)."""
+        return []
+
+    def refused(self, cmd: Command) -> None:
+        """The line was refused (or not checked): later lines that refer to it must not mean another."""
+
+    def footer(self, game: Any) -> list[str]:
+        """The lines the reply ends with, under those of the commands (the step, the deadlines...)."""
+        return []
 
 
 # Quoted mail that HTML marks as such: Gmail's quote (and its "On ... wrote:" line), any
@@ -174,7 +157,8 @@ def own_lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def _int(value: str, line: int, errors: list[LineError], what: str) -> int | None:
+def whole(value: str, line: int, errors: list[LineError], what: str) -> int | None:
+    """A whole number, or None with the error listed."""
     try:
         return int(value.strip())
     except ValueError:
@@ -182,156 +166,11 @@ def _int(value: str, line: int, errors: list[LineError], what: str) -> int | Non
         return None
 
 
-def _yes(value: str) -> bool:
+def yes(value: str) -> bool:
+    """A yes/no field."""
     return value.strip().lower() in ("yes", "y", "true", "1", "on")
 
 
-def _list(value: str) -> list[str]:
+def items(value: str) -> list[str]:
+    """A comma-separated list."""
     return [v.strip() for v in value.split(",") if v.strip()]
-
-
-def parse_turn(text: str | None, html: str | None = None) -> Turn:
-    """Read a turn; never raises."""
-    commands: list[Command] = []
-    errors: list[LineError] = []
-    block: Command | None = None
-    first = True
-    for number, line in own_lines(body_text(text, html)):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        if first and SALUTATION.match(stripped):
-            first = False
-            continue  # "Hi GM," on the first line
-        first = False
-        head, sep, rest = stripped.partition(":")
-        key = head.strip().lower()
-        if block is not None and sep and key in ACTION_KEYS and (line[:1].isspace() or key != "difficulty"):
-            before = len(errors)
-            _action_key(block, key, rest.strip(), number, errors)
-            block.broken = block.broken or len(errors) > before
-            continue
-        block = None
-        words = stripped.split()
-        verb = words[0].lower().rstrip(":")
-        args = words[1:]
-        if verb == "action":
-            title = rest.strip() if sep and key == "action" else " ".join(args)
-            if not title:
-                errors.append(LineError(number, "an action needs a title: 'action: Duel the Balrog'"))
-                continue
-            block = Command(number, "action", {"title": title})
-            block.broken = not _fits("title", title, number, errors)
-            commands.append(block)
-        elif verb not in VERBS:
-            errors.append(
-                LineError(number, f"I do not understand {words[0]!r}; commands are: {', '.join(sorted(VERBS))}")
-            )
-        else:
-            cmd = _simple(verb, args, stripped, number, errors)
-            if cmd is not None:
-                commands.append(cmd)
-    return Turn(commands, errors)
-
-
-def _fits(name: str, value: str, number: int, errors: list[LineError]) -> bool:
-    """Whether a field is within the API's length limit for it; if not, say so."""
-    limit = LIMITS.get(name, MAX_NAME)
-    if len(value) <= limit:
-        return True
-    errors.append(LineError(number, f"{name} is at most {limit} characters, not {len(value)}", None))
-    return False
-
-
-def _action_key(block: Command, key: str, value: str, number: int, errors: list[LineError]) -> None:
-    a = block.args
-    if key in LIMITS and not _fits(key, value, number, errors):
-        return
-    if key in ("targets", "target", "collaborators", "assets") and not all(
-        _fits(key, item, number, errors) for item in _list(value)
-    ):
-        return
-    if key == "slot":
-        if value.lower() not in ("public", "private"):
-            errors.append(LineError(number, "slot is public or private", "P-ACT-1"))
-        a["slot"] = value.lower()
-    elif key in ("targets", "target"):
-        a["targets"] = _list(value)
-    elif key == "collaborators":
-        a["collaborators"] = _list(value)
-    elif key in ("resistible", "propose", "extra action"):
-        a[key.replace(" ", "_")] = _yes(value)
-    elif key in ("difficulty", "convert"):
-        n = _int(value, number, errors, key)
-        if n is not None:
-            a[key] = n
-    elif key == "assets":
-        picks = []
-        for item in _list(value):
-            parts = item.split()
-            mode = parts[-1].lower() if len(parts) > 1 and parts[-1].lower() in ("assured", "critical") else "normal"
-            name = " ".join(parts[:-1]) if mode != "normal" else item
-            picks.append({"ref": name, "mode": mode})
-        a["assets"] = picks
-    else:
-        a[key] = value
-
-
-def _simple(verb: str, args: list[str], line_text: str, number: int, errors: list[LineError]) -> Command | None:
-    def need(n: int, usage: str) -> bool:
-        if len(args) < n:
-            errors.append(LineError(number, f"usage: {usage}"))
-            return False
-        return True
-
-    text = line_text.split(None, 1)[1] if args else ""
-    if verb == "resolve" and not _fits("announcement", text, number, errors):
-        return None
-    if verb in ("extension", "refuse") and not _fits("reason", " ".join(args[1:]), number, errors):
-        return None
-    if verb != "resolve" and not all(_fits("reference", arg, number, errors) for arg in args[:1]):
-        return None
-
-    if verb in ("waive", "ready", "advance"):
-        return Command(number, verb)
-    if verb == "convert" and need(2, "convert <action> <how many>"):
-        n = _int(args[1], number, errors, "the number of conversions")
-        return Command(number, verb, {"action": args[0], "convert": n}) if n is not None else None
-    if verb == "discard" and need(1, "discard <action>"):
-        return Command(number, verb, {"action": args[0]})
-    if verb == "accept" and need(2, "accept <action> <consequence>"):
-        return Command(number, verb, {"action": args[0], "consequence": args[1]})
-    if verb in ("resist", "roll") and need(1, f"{verb} <action> [with <asset>, <asset>] [convert <n>]"):
-        rest = " ".join(args[1:])
-        convert = 0
-        m = re.search(r"\bconvert\s+(\S+)\s*$", rest, re.IGNORECASE)
-        if m:
-            n = _int(m.group(1), number, errors, "convert")
-            convert = n or 0
-            rest = rest[: m.start()]
-        rest = re.sub(r"^\s*with\s+", "", rest, flags=re.IGNORECASE)
-        return Command(
-            number,
-            verb,
-            {"action": args[0], "assets": [{"ref": r, "mode": "normal"} for r in _list(rest)], "convert": convert},
-        )
-    if verb == "extension" and need(1, "extension <hours> [reason]"):
-        try:
-            hours = float(args[0])
-        except ValueError:
-            errors.append(LineError(number, f"hours must be a number, not {args[0]!r}", "GM-8"))
-            return None
-        return Command(number, verb, {"hours": hours, "reason": " ".join(args[1:])})
-    if verb == "timezone" and need(1, "timezone <Area/City>"):
-        return Command(number, verb, {"timezone": args[0]})
-    if verb == "resolve":
-        return Command(number, verb, {"announcement": line_text.split(None, 1)[1] if len(args) else ""})
-    if verb == "difficulty" and need(2, "difficulty <action> <n> [sealed]"):
-        n = _int(args[1], number, errors, "the difficulty")
-        sealed = "sealed" in [x.lower() for x in args[2:]]
-        return Command(number, verb, {"action": args[0], "value": n, "sealed": sealed}) if n is not None else None
-    if verb in ("grant", "refuse") and need(1, f"{verb} <request>"):
-        return Command(number, verb, {"request": args[0], "reason": " ".join(args[1:])})
-    if verb == "close" and need(1, "close <window>"):
-        return Command(number, verb, {"window": args[0]})
-    return None

@@ -45,7 +45,7 @@ class Ruleset:
     commands: Mapping[type, Callable[..., Any]] = field(default_factory=dict)  # command class -> handler
     state_types: tuple[type, ...] = ()  # the dataclasses its state holds (snapshots of its games encode them)
     view: Callable[[Any, str], dict[str, Any]] | None = None  # view(game, viewer)
-    mail_grammar: Callable[..., Any] | None = None  # parse_turn(text, html)
+    mail_grammar: Callable[..., Any] | None = None  # read(text, html, seat) -> domain.mailturns.Turn
     notify: Callable[[str, dict], dict | None] | None = None  # notify(event kind, payload)
     verify: Callable[..., Any] | None = None  # verify(events) -> report
     fold: Callable[[Any, Any], Any] | None = None  # fold(game or None, stored events) -> game

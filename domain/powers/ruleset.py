@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.mailturns import parse_turn
 from domain.platform.ruleset import Ruleset, Step, register
 from domain.powers import rules
 from domain.powers.commands import POWERS_COMMANDS
 from domain.powers.game import Game, fold
+from domain.powers.mail import parse_turn
 from domain.powers.notify import notify
 from domain.powers.options import PowersOptions
 from domain.powers.state import STATE_TYPES

@@ -12,7 +12,7 @@ import pytest
 from api.compose import build_games, build_projector
 from api.mail_intake import MailIntake
 from api.service import Caller
-from domain.mailturns import LineError, Turn
+from domain.mailturns import Command, LineError, Turn, own_lines
 from domain.platform import ruleset as registry
 from projections.settings import Settings
 from tests.contract.fake_ruleset import FAKE, Join, Post
@@ -105,7 +105,7 @@ def test_a_mail_to_a_game_whose_ruleset_has_no_grammar_is_refused_naming_the_rul
     assert games.get_game(game_id).version == before  # nothing recorded, not even the mail's memory
 
 
-def _refuse_every_line(text: str | None, html: str | None = None) -> Turn:
+def _refuse_every_line(text: str | None, html: str | None = None, seat: str = "gm") -> Turn:
     return Turn([], [LineError(1, "this grammar takes no turn", "TEST-1")])
 
 
@@ -130,3 +130,49 @@ def test_the_mail_is_read_by_the_grammar_of_the_games_ruleset(stack, strict_powe
     reply = intake.receive(intake.address_for(game_id, gm_token), "<m2@x>", "advance", subject="turn")
     assert not reply.accepted and "line 1: this grammar takes no turn (TEST-1)" in reply.body
     assert games.get_game(game_id).version == before
+
+
+class _TableTurn(Turn):
+    """The table's own grammar: ``join <seat> <name>`` and ``post <seat> <text>``, one a line."""
+
+    def command(self, game, cmd: Command):
+        return (
+            Join(cmd.args["seat"], cmd.args["rest"]) if cmd.verb == "join" else Post(cmd.args["seat"], cmd.args["rest"])
+        )
+
+    def recorded(self, game, cmd: Command, command, result: dict) -> list[str]:
+        return [f"{cmd.verb}ed: {cmd.args['seat']} ({len(game.state.posts)} posts)"]
+
+    def footer(self, game) -> list[str]:
+        return ["", f"{len(game.state.powers)} seats at the table."]
+
+
+def _table_grammar(text: str | None, html: str | None = None, seat: str = "gm") -> Turn:
+    commands, errors = [], []
+    for number, line in own_lines(text or ""):
+        words = line.split(None, 2)
+        if len(words) == 3 and words[0] in ("join", "post"):
+            commands.append(Command(number, words[0], {"seat": words[1], "rest": words[2]}))
+        elif line.strip():
+            errors.append(LineError(number, "a table takes join and post", "TABLE-0"))
+    return _TableTurn(commands, errors)
+
+
+@pytest.mark.parametrize("table", [dataclasses.replace(FAKE, mail_grammar=_table_grammar)], indirect=True)
+def test_the_intake_runs_another_rulesets_mail_turn_whole_through_the_service(stack, table):
+    """Issue 11: the intake knows no ruleset; the table's grammar builds the table's commands and replies."""
+    games, _ = stack
+    game_id, gm_token, _ = games.create_game("Tea", ruleset="table")
+    intake = MailIntake(games, "emissary.local")
+    address = intake.address_for(game_id, gm_token)
+    reply = intake.receive(address, "<t1@x>", "join ann Ann\npost ann hello all\n", subject="turn")
+    assert reply.accepted, reply.body
+    assert reply.body.startswith("joined: ann (0 posts)\nposted: ann (1 posts)\n\n1 seats at the table.\n")
+    assert games.view(game_id, "gm")["posts"] == [{"seat": "ann", "text": "hello all"}]
+    before = games.get_game(game_id).version
+    refused = intake.receive(address, "<t2@x>", "post ann again\npost bob hi\ndance\n", subject="turn")
+    assert not refused.accepted and games.get_game(game_id).version == before
+    assert "line 2: join the table before you post (TABLE-1)" in refused.body
+    assert "line 3: a table takes join and post (TABLE-0)" in refused.body
+    again = intake.receive(address, "<t1@x>", "join ann Ann\npost ann hello all\n", subject="turn")
+    assert again.body == reply.body and games.get_game(game_id).version == before  # the same Message-ID

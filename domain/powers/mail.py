@@ -1,0 +1,734 @@
+"""Powers' mail grammar (README, "Playing by email"): the lines of a turn, the typed commands they mean for
+the sender's seat, and the texts of the reply.
+
+A turn is a list of commands, one per line, in any case; an ``action:`` line opens a block of ``key: value``
+lines. Every field obeys the same length limit as the API. ``#1``, ``#2`` name the sender's actions this
+month by position, as the mail means them: an action line that was refused keeps its position.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from domain import limits
+from domain.errors import NotFound, RuleViolation
+from domain.ids import GM
+from domain.mailturns import SALUTATION, Command, LineError, Turn, body_text, items, own_lines, whole, yes
+from domain.platform import commands as platform
+from domain.powers import commands as pc
+from domain.powers import development as dev
+from domain.powers import magic
+
+ACTION_KEYS = {
+    "slot",
+    "skill",
+    "targets",
+    "target",
+    "resistible",
+    "difficulty",
+    "assets",
+    "extra action",
+    "convert",
+    "propose",
+    "description",
+    "collaborators",
+    "location",
+}
+VERBS = {
+    "action",
+    "roll",
+    "convert",
+    "discard",
+    "accept",
+    "resist",
+    "waive",
+    "extension",
+    "ready",
+    "timezone",
+    "advance",
+    "resolve",
+    "difficulty",
+    "grant",
+    "refuse",
+    "close",
+}
+# Wallets, trades, favors, development and ambitions (domain/powers/development.py) and magic
+# (domain/powers/magic.py): what a power does there, one line each.
+PLAYER_FEATURES = {
+    "control",
+    "spend",
+    "trade",
+    "favor",
+    "insight",
+    "buy",
+    "nerf",
+    "ambition",
+    "cast",
+    "contribute",
+    "pay",
+}
+GM_FEATURES = {"adjust", "award", "answer", "task", "mana", "channel", "teach", "dispel"}
+FEATURE_VERBS = PLAYER_FEATURES | GM_FEATURES
+VERBS |= FEATURE_VERBS
+# The limits of domain/limits.py, as the API and the commands apply them: a mailed field obeys the
+# same limit as the same field sent any other way.
+MAX_TITLE = limits.TITLE
+MAX_DESCRIPTION = limits.DESCRIPTION
+MAX_ANNOUNCEMENT = limits.ANNOUNCEMENT
+MAX_REASON = limits.REASON
+MAX_NAME = limits.LOCATION  # skill, location, an asset, power or action reference
+LIMITS = {
+    "title": MAX_TITLE,
+    "description": MAX_DESCRIPTION,
+    "announcement": MAX_ANNOUNCEMENT,
+    "reason": MAX_REASON,
+    "skill": MAX_NAME,
+    "location": MAX_NAME,
+    "note": MAX_REASON,
+    "request": MAX_REASON,
+    "question": MAX_REASON,
+    "detail": MAX_TITLE,
+    "answer": limits.GRANT_TEXT,
+}
+
+
+def parse_turn(text: str | None, html: str | None = None, seat: str = GM) -> PowersTurn:
+    """Read a turn for a seat; never raises."""
+    commands: list[Command] = []
+    errors: list[LineError] = []
+    block: Command | None = None
+    first = True
+    for number, line in own_lines(body_text(text, html)):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if first and SALUTATION.match(stripped):
+            first = False
+            continue  # "Hi GM," on the first line
+        first = False
+        head, sep, rest = stripped.partition(":")
+        key = head.strip().lower()
+        if block is not None and sep and key in ACTION_KEYS and (line[:1].isspace() or key != "difficulty"):
+            before = len(errors)
+            _action_key(block, key, rest.strip(), number, errors)
+            block.broken = block.broken or len(errors) > before
+            continue
+        block = None
+        words = stripped.split()
+        verb = words[0].lower().rstrip(":")
+        args = words[1:]
+        if verb == "action":
+            title = rest.strip() if sep and key == "action" else " ".join(args)
+            if not title:
+                errors.append(LineError(number, "an action needs a title: 'action: Duel the Balrog'"))
+                continue
+            block = Command(number, "action", {"title": title})
+            block.broken = not _fits("title", title, number, errors)
+            commands.append(block)
+        elif verb not in VERBS:
+            errors.append(
+                LineError(number, f"I do not understand {words[0]!r}; commands are: {', '.join(sorted(VERBS))}")
+            )
+        elif verb in FEATURE_VERBS:
+            cmd = _feature(verb, stripped.split(None, 1)[1] if args else "", number, errors)
+            if cmd is not None:
+                commands.append(cmd)
+        else:
+            cmd = _simple(verb, args, stripped, number, errors)
+            if cmd is not None:
+                commands.append(cmd)
+    return PowersTurn(commands, errors, seat)
+
+
+def _fits(name: str, value: str, number: int, errors: list[LineError]) -> bool:
+    """Whether a field is within the API's length limit for it; if not, say so."""
+    limit = LIMITS.get(name, MAX_NAME)
+    if len(value) <= limit:
+        return True
+    errors.append(LineError(number, f"{name} is at most {limit} characters, not {len(value)}", None))
+    return False
+
+
+def _action_key(block: Command, key: str, value: str, number: int, errors: list[LineError]) -> None:
+    a = block.args
+    if key in LIMITS and not _fits(key, value, number, errors):
+        return
+    if key in ("targets", "target", "collaborators", "assets") and not all(
+        _fits(key, item, number, errors) for item in items(value)
+    ):
+        return
+    if key == "slot":
+        if value.lower() not in ("public", "private"):
+            errors.append(LineError(number, "slot is public or private", "P-ACT-1"))
+        a["slot"] = value.lower()
+    elif key in ("targets", "target"):
+        a["targets"] = items(value)
+    elif key == "collaborators":
+        a["collaborators"] = items(value)
+    elif key in ("resistible", "propose", "extra action"):
+        a[key.replace(" ", "_")] = yes(value)
+    elif key in ("difficulty", "convert"):
+        n = whole(value, number, errors, key)
+        if n is not None:
+            a[key] = n
+    elif key == "assets":
+        picks = []
+        for item in items(value):
+            parts = item.split()
+            mode = parts[-1].lower() if len(parts) > 1 and parts[-1].lower() in ("assured", "critical") else "normal"
+            name = " ".join(parts[:-1]) if mode != "normal" else item
+            picks.append({"ref": name, "mode": mode})
+        a["assets"] = picks
+    else:
+        a[key] = value
+
+
+def _simple(verb: str, args: list[str], line_text: str, number: int, errors: list[LineError]) -> Command | None:
+    def need(n: int, usage: str) -> bool:
+        if len(args) < n:
+            errors.append(LineError(number, f"usage: {usage}"))
+            return False
+        return True
+
+    text = line_text.split(None, 1)[1] if args else ""
+    if verb == "resolve" and not _fits("announcement", text, number, errors):
+        return None
+    if verb in ("extension", "refuse") and not _fits("reason", " ".join(args[1:]), number, errors):
+        return None
+    if verb != "resolve" and not all(_fits("reference", arg, number, errors) for arg in args[:1]):
+        return None
+
+    if verb in ("waive", "ready", "advance"):
+        return Command(number, verb)
+    if verb == "convert" and need(2, "convert <action> <how many>"):
+        n = whole(args[1], number, errors, "the number of conversions")
+        return Command(number, verb, {"action": args[0], "convert": n}) if n is not None else None
+    if verb == "discard" and need(1, "discard <action>"):
+        return Command(number, verb, {"action": args[0]})
+    if verb == "accept" and need(2, "accept <action> <consequence>"):
+        return Command(number, verb, {"action": args[0], "consequence": args[1]})
+    if verb in ("resist", "roll") and need(1, f"{verb} <action> [with <asset>, <asset>] [convert <n>]"):
+        rest = " ".join(args[1:])
+        convert = 0
+        m = re.search(r"\bconvert\s+(\S+)\s*$", rest, re.IGNORECASE)
+        if m:
+            n = whole(m.group(1), number, errors, "convert")
+            convert = n or 0
+            rest = rest[: m.start()]
+        rest = re.sub(r"^\s*with\s+", "", rest, flags=re.IGNORECASE)
+        return Command(
+            number,
+            verb,
+            {"action": args[0], "assets": [{"ref": r, "mode": "normal"} for r in items(rest)], "convert": convert},
+        )
+    if verb == "extension" and need(1, "extension <hours> [reason]"):
+        try:
+            hours = float(args[0])
+        except ValueError:
+            errors.append(LineError(number, f"hours must be a number, not {args[0]!r}", "GM-8"))
+            return None
+        return Command(number, verb, {"hours": hours, "reason": " ".join(args[1:])})
+    if verb == "timezone" and need(1, "timezone <Area/City>"):
+        return Command(number, verb, {"timezone": args[0]})
+    if verb == "resolve":
+        return Command(number, verb, {"announcement": line_text.split(None, 1)[1] if len(args) else ""})
+    if verb == "difficulty" and need(2, "difficulty <action> <n> [sealed]"):
+        n = whole(args[1], number, errors, "the difficulty")
+        sealed = "sealed" in [x.lower() for x in args[2:]]
+        return Command(number, verb, {"action": args[0], "value": n, "sealed": sealed}) if n is not None else None
+    if verb in ("grant", "refuse") and need(1, f"{verb} <request>"):
+        return Command(number, verb, {"request": args[0], "reason": " ".join(args[1:])})
+    if verb == "close" and need(1, "close <window>"):
+        return Command(number, verb, {"window": args[0]})
+    return None
+
+
+USAGE = {
+    "control": "control respect|fear",
+    "spend": "spend <n> <resource>[, <n> <resource>] for <reason>",
+    "trade": "trade offer <power> give <n> <resource>[, ...] for <n> <resource>[, ...] [note <text>]; "
+    "trade accept|decline|withdraw <trade>",
+    "favor": "favor mana Light|Dark; favor miracle|keyword <request>",
+    "insight": "insight <question>",
+    "buy": "buy skill|rank <skill>; buy perk|upgrade <perk>[: <choice>]",
+    "nerf": "nerf keep|refund <perk>[: <choice>]; nerf swap <perk>[: <choice>] for <perk>[: <choice>]",
+    "ambition": "ambition accept|decline|abandon <ambition>",
+    "cast": "cast <spell> [through <conduit>] [at <hex>] [in <action>] [pay <mana>]",
+    "contribute": "contribute <mana> to <action>",
+    "pay": "pay <cost> for <action> [with <mana>]",
+    "adjust": "adjust <power> <+n|-n> <resource>[, ...] for <reason>",
+    "award": "award <power> <n> fame for <reason>",
+    "answer": "answer <question> <answer>",
+    "task": "task done <ambition> <task> [fame <n>]; task lost <ambition> <task> <reason>",
+    "mana": "mana <power> <n> <element>",
+    "channel": "channel <n> <element> into <action>",
+    "teach": "teach <spell> to <power>",
+    "dispel": "dispel <ritual cast> with <action>",
+}
+TRADE_OFFER = re.compile(
+    r"^offer\s+(?P<to>.+?)(?:\s+give\s+(?P<give>.+?))?(?:\s+for\s+(?P<want>.+?))?(?:\s+note\s+(?P<note>.+))?$",
+    re.IGNORECASE,
+)
+CAST = re.compile(
+    r"^(?P<spell>.+?)(?:\s+through\s+(?P<through>.+?))?(?:\s+at\s+(?P<target>\S+))?"
+    r"(?:\s+in\s+(?P<action>\S+))?(?:\s+pay\s+(?P<pay>.+?))?$",
+    re.IGNORECASE,
+)
+
+
+def _amounts(text: str, number: int, errors: list[LineError], what: str) -> dict[str, int] | None:
+    """``2 coin, 1 favor`` as {resource: amount}; the rules check the resources and amounts."""
+    out: dict[str, int] = {}
+    for item in items(text):
+        parts = item.split()
+        if len(parts) != 2:
+            errors.append(LineError(number, f"{what} lists amounts such as '2 coin, 1 favor', not {item!r}"))
+            return None
+        n = whole(parts[0], number, errors, f"the amount of {parts[1]}")
+        if n is None:
+            return None
+        out[parts[1].lower()] = out.get(parts[1].lower(), 0) + n
+    return out
+
+
+def _mana(text: str) -> list[str]:
+    """Mana by element letter, however spaced: ``FFW``, ``F F W``, ``F, F, W``."""
+    return [c.upper() for c in text if not c.isspace() and c != ","]
+
+
+def _gm_feature(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | None:
+    """A GM's line of wallets, fame, questions, ambitions' tasks or magic: its fields, or None."""
+    words = rest.split()
+    if verb == "adjust" and (m := re.match(r"^(?P<power>.+?)\s+(?P<changes>[+-]?\d.*?)\s+for\s+(?P<reason>.+)$", rest)):
+        changes = _amounts(m.group("changes"), number, errors, "adjust")
+        if changes is not None and _fits("reason", m.group("reason"), number, errors):
+            return {"power": m.group("power"), "changes": changes, "reason": m.group("reason")}
+    elif verb == "award" and (
+        m := re.match(r"^(?P<power>.+?)\s+(?P<n>\S+)\s+fame\s+for\s+(?P<reason>.+)$", rest, re.IGNORECASE)
+    ):
+        n = whole(m.group("n"), number, errors, "the fame")
+        if n is not None and _fits("reason", m.group("reason"), number, errors):
+            return {"power": m.group("power"), "amount": n, "reason": m.group("reason")}
+    elif verb == "answer" and len(words) > 1 and _fits("answer", rest.split(None, 1)[1], number, errors):
+        return {"question": words[0], "answer": rest.split(None, 1)[1]}
+    elif verb == "task" and len(words) >= 3 and words[0].lower() == "done":
+        if len(words) == 3:
+            return {"how": "done", "ambition": words[1], "task": words[2], "fame": None}
+        if len(words) == 5 and words[3].lower() == "fame":
+            n = whole(words[4], number, errors, "the fame")
+            return {"how": "done", "ambition": words[1], "task": words[2], "fame": n} if n is not None else None
+    elif verb == "task" and len(words) >= 4 and words[0].lower() == "lost":
+        reason = rest.split(None, 3)[3]
+        if _fits("reason", reason, number, errors):
+            return {"how": "lost", "ambition": words[1], "task": words[2], "reason": reason}
+    elif verb == "mana" and (m := re.match(r"^(?P<power>.+?)\s+(?P<n>\S+)\s+(?P<element>\S+)$", rest)):
+        n = whole(m.group("n"), number, errors, "the mana")
+        return {"power": m.group("power"), "amount": n, "element": m.group("element")} if n is not None else None
+    elif verb == "channel" and (
+        m := re.match(r"^(?P<n>\S+)\s+(?P<element>\S+)\s+into\s+(?P<action>\S+)$", rest, re.IGNORECASE)
+    ):
+        n = whole(m.group("n"), number, errors, "the mana")
+        return {"amount": n, "element": m.group("element"), "action_id": m.group("action")} if n is not None else None
+    elif verb == "teach" and (m := re.match(r"^(?P<spell>\S+)\s+to\s+(?P<power>.+)$", rest, re.IGNORECASE)):
+        return {"spell": m.group("spell"), "power": m.group("power")}
+    elif verb == "dispel" and (m := re.match(r"^(?P<ritual>\S+)\s+with\s+(?P<action>\S+)$", rest, re.IGNORECASE)):
+        return {"ritual": m.group("ritual"), "action_id": m.group("action")}
+    return None
+
+
+def _feature(verb: str, rest: str, number: int, errors: list[LineError]) -> Command | None:
+    """A line of wallets, trades, development, ambitions or magic: its fields, which the rules then check."""
+    before = len(errors)
+    words = rest.split()
+    sub = words[0].lower() if words else ""
+    tail = rest.split(None, 1)[1].strip() if len(words) > 1 else ""
+    args: dict | None = None
+    if verb == "control" and len(words) == 1:
+        args = {"resource": sub}
+    elif verb == "spend" and (m := re.match(r"^(?P<amounts>.+?)\s+for\s+(?P<reason>.+)$", rest, re.IGNORECASE)):
+        changes = _amounts(m.group("amounts"), number, errors, "spend")
+        if changes is not None and _fits("reason", m.group("reason"), number, errors):
+            args = {"changes": changes, "reason": m.group("reason")}
+    elif verb == "trade" and sub == "offer" and (m := TRADE_OFFER.match(rest)):
+        give = _amounts(m.group("give") or "", number, errors, "give")
+        want = _amounts(m.group("want") or "", number, errors, "for")
+        note = m.group("note") or ""
+        if give is not None and want is not None and _fits("note", note, number, errors):
+            if _fits("reference", m.group("to"), number, errors):
+                args = {"how": "offer", "to": m.group("to"), "give": give, "want": want, "note": note}
+    elif verb in ("trade", "ambition") and len(words) == 2:
+        how = ("accept", "decline", "withdraw") if verb == "trade" else ("accept", "decline", "abandon")
+        if sub in how and _fits("reference", words[1], number, errors):
+            args = {"how": sub, "id": words[1]}
+    elif verb == "favor" and sub == "mana" and len(words) <= 2:
+        args = {"use": "mana", "element": words[1] if len(words) == 2 else None, "request": ""}
+    elif verb == "favor" and tail and _fits("request", tail, number, errors):
+        args = {"use": sub, "element": None, "request": tail}
+    elif verb == "insight" and rest and _fits("question", rest, number, errors):
+        args = {"question": rest}
+    elif verb == "buy" and tail:
+        name, _, detail = tail.partition(":")
+        if _fits("reference", name.strip(), number, errors) and _fits("detail", detail.strip(), number, errors):
+            args = {"kind": sub, "name": name.strip(), "detail": detail.strip()}
+    elif verb == "nerf" and sub in ("keep", "refund", "swap") and tail:
+        perk, _, swap = tail.partition(" for ") if sub == "swap" else (tail, "", "")
+        if sub != "swap" or swap.strip():
+            name, _, detail = perk.partition(":")
+            to, _, to_detail = swap.partition(":")
+            fields = [name, to]
+            if all(_fits("reference", f.strip(), number, errors) for f in fields) and all(
+                _fits("detail", d.strip(), number, errors) for d in (detail, to_detail)
+            ):
+                args = {"choice": sub, "name": name.strip(), "detail": detail.strip()}
+                args |= {"swap_to": to.strip(), "swap_detail": to_detail.strip()}
+    elif verb == "cast" and rest and (m := CAST.match(rest)):
+        refs = [m.group(k) for k in ("spell", "through", "target", "action") if m.group(k)]
+        if all(_fits("reference", r, number, errors) for r in refs):
+            args = {k: m.group(k) for k in ("spell", "through", "target", "action")}
+            args["pay"] = _mana(m.group("pay")) if m.group("pay") else None
+    elif verb == "contribute" and (m := re.match(r"^(?P<mana>.+?)\s+to\s+(?P<action>\S+)$", rest, re.IGNORECASE)):
+        if _fits("reference", m.group("action"), number, errors):
+            args = {"mana": _mana(m.group("mana")), "action_id": m.group("action")}
+    elif verb == "pay" and (
+        m := re.match(r"^(?P<cost>\S+)\s+for\s+(?P<action>\S+)(?:\s+with\s+(?P<pay>.+))?$", rest, re.IGNORECASE)
+    ):
+        if _fits("reference", m.group("action"), number, errors):
+            args = {"cost": m.group("cost").upper(), "action": m.group("action")}
+            args["pay"] = _mana(m.group("pay")) if m.group("pay") else None
+    if verb in GM_FEATURES:
+        args = _gm_feature(verb, rest, number, errors)
+    if args is None:
+        if len(errors) == before:
+            errors.append(LineError(number, f"usage: {USAGE[verb]}"))
+        return None
+    return Command(number, verb, args)
+
+
+GM_ONLY = {"advance", "resolve", "difficulty", "grant", "refuse", "close", *GM_FEATURES}
+# the lines that name an action of the mail by position
+REFERS = ("roll", "convert", "discard", "accept", "cast", "pay")
+
+
+@dataclass
+class PowersTurn(Turn):
+    """A Powers turn for one seat: builds each line's typed command and says what it recorded."""
+
+    seat: str = GM
+    ids: list[str | None] = field(default_factory=list)  # the seat's actions this month by position, None if refused
+    lines: list[int | None] = field(default_factory=list)  # the mail line of each, None if made before the mail
+
+    def start(self, game: Any) -> None:
+        self.ids = [a.id for a in game.actions_of(self.seat)]
+        self.lines = [None] * len(self.ids)
+
+    def needs(self, cmd: Command) -> int | None:
+        ref = str(cmd.args.get("action", ""))
+        if cmd.verb in REFERS and ref[:1] == "#" and ref[1:].isdigit():
+            k = int(ref[1:])
+            if 1 <= k <= len(self.ids) and self.ids[k - 1] is None:
+                return self.lines[k - 1]
+        return None
+
+    def refused(self, cmd: Command) -> None:
+        if cmd.verb == "action":
+            self.ids.append(None)
+            self.lines.append(cmd.line)
+
+    def command(self, game: Any, cmd: Command) -> Any:
+        """The typed command a mail line means, its references (``#2``, asset and power names) resolved
+        against the game as the lines before it left it."""
+        me, a = self.seat, cmd.args
+        if cmd.verb in GM_ONLY and me != GM:
+            raise RuleViolation(f"only the GM may {cmd.verb}", field="command")
+        if cmd.verb not in GM_ONLY and me == GM:
+            raise RuleViolation("the GM plays adversaries on the web or through the API", field="command")
+        if cmd.verb == "action":
+            propose = a.get("propose", False)
+            return pc.SubmitAction(
+                power_id=me,
+                title=a["title"],
+                description=a.get("description", ""),
+                skill=a.get("skill"),
+                slot=a.get("slot", "private"),
+                location=a.get("location"),
+                targets=[_power(game, t) for t in a.get("targets", [])],
+                resistible=a.get("resistible", False),
+                difficulty=a.get("difficulty"),
+                assets=[] if propose else _assets(game, me, a.get("assets", [])),
+                extra_actions=1 if a.get("extra_action") else 0,
+                convert=None if propose else a.get("convert", 0),
+                roll=not propose,
+                collaborators=[_power(game, c) for c in a.get("collaborators", [])],
+            )
+        if cmd.verb == "roll":
+            return pc.RollAction(self._action(game, a["action"]), _assets(game, me, a["assets"]), convert=a["convert"])
+        if cmd.verb == "convert":
+            return pc.LockConversions(self._action(game, a["action"]), convert=a["convert"])
+        if cmd.verb == "discard":
+            return pc.DiscardAction(self._action(game, a["action"]))
+        if cmd.verb == "accept":
+            return pc.AcceptConsequence(self._action(game, a["action"]), a["consequence"])
+        if cmd.verb == "resist":
+            return pc.DeclareReaction(me, a["action"], _assets(game, me, a["assets"]), a["convert"])
+        if cmd.verb == "waive":
+            return pc.WaiveReactions(me)
+        if cmd.verb == "ready":
+            return platform.DeclareReady(me)
+        if cmd.verb == "extension":
+            return platform.RequestExtension(me, a["hours"], reason=a["reason"])
+        if cmd.verb == "timezone":
+            return platform.SetTimezone(me, a["timezone"])
+        if cmd.verb == "advance":
+            return pc.Advance()
+        if cmd.verb == "resolve":
+            return pc.Resolve(announcement=a["announcement"])
+        if cmd.verb == "difficulty":
+            return pc.SetDifficulty(a["action"], a["value"], sealed=a["sealed"])
+        if cmd.verb == "grant":
+            return platform.GrantExtension(a["request"])
+        if cmd.verb == "refuse":
+            return platform.RefuseExtension(a["request"], a["reason"])
+        if cmd.verb == "close":
+            return platform.CloseWindow(a["window"])
+        if cmd.verb in FEATURE_VERBS:
+            return self._feature(game, cmd)
+        return super().command(game, cmd)
+
+    def _feature(self, game: Any, cmd: Command) -> Any:
+        me, a, verb = self.seat, cmd.args, cmd.verb
+        if verb == "control":
+            return dev.ChooseControl(me, a["resource"])
+        if verb == "spend":
+            return dev.SpendResources(me, a["changes"], a["reason"])
+        if verb == "trade":
+            if a["how"] == "offer":
+                return dev.ProposeTrade(me, _power(game, a["to"], "to"), a["give"], a["want"], a["note"])
+            trade = {"accept": dev.AcceptTrade, "decline": dev.DeclineTrade, "withdraw": dev.WithdrawTrade}[a["how"]]
+            return trade(me, a["id"])
+        if verb == "favor":
+            return dev.SpendFavor(me, a["use"], element=a["element"], request=a["request"])
+        if verb == "insight":
+            return dev.SpendInsight(me, a["question"])
+        if verb == "buy":
+            return dev.BuyDevelopment(me, a["kind"], a["name"], a["detail"])
+        if verb == "nerf":
+            return dev.SettleNerf(me, a["name"], a["choice"], a["detail"], a["swap_to"], a["swap_detail"])
+        if verb == "ambition":
+            ambition = {"accept": dev.AcceptAmbition, "decline": dev.DeclineAmbition, "abandon": dev.AbandonAmbition}
+            return ambition[a["how"]](me, a["id"])
+        if verb == "cast":
+            mine = magic.magic_view(game, me)["powers"][me]
+            action = self._action(game, a["action"]) if a["action"] else None
+            return magic.CastSpell(
+                me, _spell(mine, a["spell"]), _conduit(mine, a["through"]), a["target"], action, a["pay"]
+            )
+        if verb == "contribute":
+            return magic.ContributeMana(me, a["action_id"], a["mana"])
+        if verb == "pay":
+            return magic.PayMana(me, self._action(game, a["action"]), a["cost"], a["pay"])
+        if verb == "adjust":
+            return dev.AdjustResources(_power(game, a["power"], "power_id"), a["changes"], a["reason"])
+        if verb == "award":
+            return dev.AwardFame(_power(game, a["power"], "power_id"), a["amount"], a["reason"])
+        if verb == "answer":
+            return dev.AnswerQuestion(a["question"], a["answer"])
+        if verb == "task" and a["how"] == "done":
+            return dev.CompleteTask(a["ambition"], a["task"], a["fame"])
+        if verb == "task":
+            return dev.LoseTask(a["ambition"], a["task"], a["reason"])
+        if verb == "mana":
+            return magic.GrantMana(_power(game, a["power"], "power_id"), a["element"], a["amount"])
+        if verb == "channel":
+            return magic.ChannelMana(a["action_id"], a["element"], a["amount"])
+        if verb == "teach":
+            return magic.TeachSpell(_power(game, a["power"], "power_id"), a["spell"])
+        return magic.DeclareDispel(a["action_id"], a["ritual"])
+
+    def recorded(self, game: Any, cmd: Command, command: Any, result: dict) -> list[str]:
+        a = cmd.args
+        if isinstance(command, pc.SubmitAction):
+            self.ids.append(result["action_id"])
+            self.lines.append(cmd.line)
+            return _action_lines(game, result["action_id"])
+        if isinstance(command, (pc.RollAction, pc.LockConversions)):
+            return _action_lines(game, command.action_id)
+        if isinstance(command, pc.DiscardAction):
+            return [f"Discarded {game.action(command.action_id).title!r} (it stays spent)."]
+        if isinstance(command, pc.AcceptConsequence):
+            return [f"Accepted consequence {a['consequence']} on {game.action(command.action_id).title!r}."]
+        if isinstance(command, pc.DeclareReaction):
+            return [f"Resisted: roll {result['roll_no']} gave {result['faces']}: {result['successes']} successes."]
+        if isinstance(command, pc.WaiveReactions):
+            return ["You waived your reaction this month."]
+        if isinstance(command, platform.DeclareReady):
+            return ["Marked ready for this month."]
+        if isinstance(command, platform.RequestExtension):
+            return [f"Asked the GM for {a['hours']:g} more hours."]
+        if isinstance(command, platform.SetTimezone):
+            return [f"Times are now shown in {a['timezone']}."]
+        if isinstance(command, pc.Advance):
+            return [f"The calendar moved on: {result['step']}."]
+        if isinstance(command, pc.Resolve):
+            return [f"Resolved {len(result['queue'])} actions and published."]
+        if isinstance(command, pc.SetDifficulty):
+            return [f"Difficulty of {a['action']} recorded{' (sealed)' if a['sealed'] else ''}."]
+        if isinstance(command, platform.GrantExtension):
+            return [f"Granted {a['request']}."]
+        if isinstance(command, platform.RefuseExtension):
+            return [f"Refused {a['request']}."]
+        if isinstance(command, platform.CloseWindow):
+            return [f"Closed {a['window']}."]
+        return _feature_lines(game, command, result)
+
+    def footer(self, game: Any) -> list[str]:
+        s = game.state
+        zone = ZoneInfo(game.timezone_for(self.seat))
+        lines = ["", f"Season {s.season}, month {s.month}: {s.step}."]
+        for w in s.windows.values():
+            if not w.closed:
+                mine = w.deadline_for(self.seat if self.seat != GM else None)
+                local = datetime.fromisoformat(mine).astimezone(zone).strftime("%a %d %b %Y %H:%M %Z")
+                lines.append(f"{w.kind.capitalize()} closes {local} ({zone.key}).")
+        return lines
+
+    def _action(self, game: Any, ref: str) -> str:
+        if ref.startswith("#") and ref[1:].isdigit():
+            k = int(ref[1:])
+            if 1 <= k <= len(self.ids) and self.ids[k - 1] is not None:
+                return self.ids[k - 1]  # type: ignore[return-value]
+        for act in game.actions_of(self.seat):
+            if act.id == ref:
+                return act.id
+        raise NotFound(f"you have no action {ref!r} this month", field="action")
+
+
+def _action_lines(game: Any, action_id: str) -> list[str]:
+    act = game.action(action_id)
+    lines = [f"Action {act.index} ({action_id}): {act.title!r}, {act.slot}."]
+    if act.pool is None:
+        lines.append("  Proposed: the GM sets the difficulty, then roll it on the web or with 'convert'.")
+        return lines
+    t = game.tally(act)
+    faces = [d.face for d in act.pool.dice]
+    lines.append(
+        f"  Roll {act.pool.roll_no}: {faces}; pool size {t.pool_size}; {t.successes} successes, "
+        f"{t.consequences} consequences{'' if act.pool.locked else ' (conversions not fixed yet)'}."
+    )
+    if act.digest:
+        lines.append(f"  Submission digest: {act.digest}")
+    return lines
+
+
+def _power(game: Any, ref: str, field: str = "targets") -> str:
+    for p in game.state.powers.values():
+        if ref in (p.id,) or ref.lower() == p.name.lower():
+            return p.id
+    raise NotFound(f"no power {ref!r} in this game", field=field)
+
+
+def _spell(mine: dict, ref: str) -> str:
+    """A spell the power knows, by id or name; another is passed on as written, for the rules to refuse."""
+    for sp in mine.get("known", []):
+        if ref.lower() in (sp["spell_id"].lower(), sp["name"].lower()):
+            return str(sp["spell_id"])
+    return ref
+
+
+def _conduit(mine: dict, ref: str | None) -> str:
+    """One of the power's conduits, by id or name; none named, its only one (P-MAG-5)."""
+    conduits = mine.get("conduits", [])
+    if ref is None:
+        if len(conduits) == 1:
+            return str(conduits[0]["id"])
+        raise RuleViolation("name the conduit you cast through: 'through <conduit>'", rule="P-MAG-5", field="through")
+    for c in conduits:
+        if ref.lower() in (c["id"].lower(), c["name"].lower()):
+            return str(c["id"])
+    return ref
+
+
+def _wallet(changes: dict[str, int]) -> str:
+    return ", ".join(f"{n} {resource}" for resource, n in changes.items()) or "nothing"
+
+
+def _feature_lines(game: Any, command: Any, result: dict) -> list[str]:
+    """What the reply says of a wallet, trade, development, ambition or magic line."""
+    name = {p.id: p.name for p in game.state.powers.values()}
+    if isinstance(command, dev.ChooseControl):
+        return [f"You exert control with {command.resource}."]
+    if isinstance(command, dev.SpendResources):
+        return [f"Spent {_wallet(command.changes)}: {command.reason}."]
+    if isinstance(command, dev.ProposeTrade):
+        return [
+            f"Offered trade {result['trade_id']} to {name[command.to]}: you give {_wallet(command.give)}, "
+            f"for {_wallet(command.want)}."
+        ]
+    if isinstance(command, (dev.AcceptTrade, dev.DeclineTrade, dev.WithdrawTrade)):
+        done = {dev.AcceptTrade: "Accepted", dev.DeclineTrade: "Declined", dev.WithdrawTrade: "Withdrew"}
+        return [f"{done[type(command)]} trade {command.trade_id}."]
+    if isinstance(command, dev.SpendFavor):
+        if command.use == "mana":
+            return [f"Spent a favor on {command.element} mana."]
+        return [f"Spent a favor on a {command.use}: request {result['question_id']}; the GM answers."]
+    if isinstance(command, dev.SpendInsight):
+        return [f"Spent an insight: question {result['question_id']}; the GM answers."]
+    if isinstance(command, dev.BuyDevelopment):
+        return [f"Bought {command.kind} {command.name} for {result['price']} fame."]
+    if isinstance(command, dev.SettleNerf):
+        settled = {"keep": "Kept", "refund": "Refunded", "swap": "Swapped"}[command.choice]
+        return [f"{settled} the nerfed {command.name}{f' for {command.swap_to}' if command.swap_to else ''}."]
+    if isinstance(command, (dev.AcceptAmbition, dev.DeclineAmbition, dev.AbandonAmbition)):
+        taken = {dev.AcceptAmbition: "Accepted", dev.DeclineAmbition: "Declined", dev.AbandonAmbition: "Abandoned"}
+        return [f"{taken[type(command)]} ambition {command.ambition_id}."]
+    if isinstance(command, magic.CastSpell):
+        return [
+            f"Cast {result['name']} at {result['target']} (rank {result['rank']}), paying {_wallet(result['paid'])}; "
+            f"mana left: {_wallet(result['mana'])}."
+        ]
+    if isinstance(command, magic.ContributeMana):
+        return [f"Put {', '.join(command.mana)} into {command.action_id}; mana left: {_wallet(result['mana'])}."]
+    if isinstance(command, magic.PayMana):
+        return [f"Paid {result['cost']} for {command.action_id}; mana left: {_wallet(result['mana'])}."]
+    return _gm_lines(name, command, result)
+
+
+def _gm_lines(name: dict[str, str], command: Any, result: dict) -> list[str]:
+    """What the reply says of a GM's wallet, fame, question, task or magic line."""
+    if isinstance(command, dev.AdjustResources):
+        changes = ", ".join(f"{n:+d} {resource}" for resource, n in command.changes.items())
+        return [f"{name[command.power_id]}: {changes} ({command.reason})."]
+    if isinstance(command, dev.AwardFame):
+        return [f"Awarded {name[command.power_id]} {command.amount} fame ({command.reason})."]
+    if isinstance(command, dev.AnswerQuestion):
+        return [f"Answered {command.question_id}."]
+    if isinstance(command, dev.CompleteTask):
+        return [f"Task {command.task_id} of {command.ambition_id} is done."]
+    if isinstance(command, dev.LoseTask):
+        return [f"Task {command.task_id} of {command.ambition_id} is lost ({command.reason})."]
+    if isinstance(command, magic.GrantMana):
+        held = _wallet(result["mana"])
+        return [f"Granted {name[command.power_id]} {command.amount} {command.element}: it holds {held}."]
+    if isinstance(command, magic.ChannelMana):
+        return [f"Channelled {command.amount} {command.element} into {command.action_id}."]
+    if isinstance(command, magic.TeachSpell):
+        return [f"Taught {command.spell_id} to {name[command.power_id]}."]
+    return [f"{command.action_id} tries to dispel {command.ritual}."]
+
+
+def _assets(game: Any, me: str, picks: list[dict]) -> list[dict]:
+    out = []
+    for pick in picks:
+        ref = pick["ref"]
+        mine = [
+            x
+            for x in game.state.assets.values()
+            if me in x.holders and not x.used_up and (x.id == ref or x.name.lower() == ref.lower())
+        ]
+        if not mine:
+            raise RuleViolation(f"you hold no asset {ref!r}", rule="P-ASSET-1", field="assets")
+        out.append({"asset_id": sorted(mine, key=lambda x: x.id)[0].id, "mode": pick["mode"]})
+    return out
