@@ -7,6 +7,7 @@ rule id, shown next to the form that sent it."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -58,22 +59,19 @@ def opt_words(f: dict, key: str) -> list[str] | None:
     return words(f, key) or None
 
 
+# One "name amount" or "name=amount", then a comma, a semicolon or the end; a name may hold a comma ("0,0").
+AMOUNT = re.compile(r"\s*([^\s=;][^=;]*?)\s*(?:=\s*|\s+)([-+]?\d+)\s*(?:[,;]|$)")
+
+
 def amounts(f: dict, key: str) -> dict[str, int]:
-    """Amounts typed as ``coin 3, favor 1`` (or ``coin=3``; for influence, ``0,0=2; 1,0=1``)."""
-    raw = text(f, key)
-    parts = raw.split(";") if ";" in raw or "=" in raw else raw.split(",")
-    out: dict[str, int] = {}
-    for part in parts:
-        part = part.strip()
-        if not part:
-            continue
-        name, sep, number = part.rpartition("=") if "=" in part else part.rpartition(" ")
-        try:
-            out[name.strip()] = int(number)
-        except ValueError:
-            raise RuleViolation(f"{key}: write each as 'name amount', e.g. 'coin 3, favor 1'", field=key) from None
-        if not sep or not name.strip():
+    """Amounts typed as ``coin 3, favor 1`` or ``coin=3; favor=1`` (for influence, ``0,0=2, 1,0=1``)."""
+    raw, pos, out = text(f, key).strip(), 0, {}
+    while pos < len(raw):
+        m = AMOUNT.match(raw, pos)
+        if m is None:
             raise RuleViolation(f"{key}: write each as 'name amount', e.g. 'coin 3, favor 1'", field=key)
+        out[m.group(1)] = int(m.group(2))
+        pos = m.end()
     return out
 
 

@@ -213,3 +213,16 @@ def test_the_gm_runs_any_other_command_by_name_with_json_fields(table):
     assert "take no command" in errors(html, "gm-command")[0][0]
     html = seats["gm"].post("gm-command", command="AddPower", args="{}")
     assert "issues a sign-in link" in errors(html, "gm-command")[0][0]
+
+
+def test_a_trade_and_a_wallet_are_shown_only_to_their_powers(table):
+    """P.4: a wallet and a trade are their powers' own; a third power's board shows neither."""
+    games, gid, ids, seats = table
+    circ, token, _ = games.add_power(gid, "gm", "Circ", "conspiracy", "circle")
+    seats["circ"] = Seat(seats["gm"].client.app, gid, token)
+    seats["gm"].post("adjust-resources", power_id=ids["city"], changes="coin=17; insight=2", reason="SECRET-PURSE")
+    seats["city"].post("propose-trade", to=ids["cult"], give="coin 13", want="insight 1", note="SECRET-DEAL")
+    city, cult, third = (seats[k].page() for k in ("city", "cult", "circ"))
+    assert "SECRET-DEAL" in city and "SECRET-DEAL" in cult
+    assert "SECRET-DEAL" not in third and "coin 13" not in third and "<td>17</td>" not in third
+    assert "<td>17</td>" in city  # the offer moves nothing until it is accepted
