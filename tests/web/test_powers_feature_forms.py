@@ -226,3 +226,18 @@ def test_a_trade_and_a_wallet_are_shown_only_to_their_powers(table):
     assert "SECRET-DEAL" in city and "SECRET-DEAL" in cult
     assert "SECRET-DEAL" not in third and "coin 13" not in third and "<td>17</td>" not in third
     assert "<td>17</td>" in city  # the offer moves nothing until it is accepted
+
+
+def test_influence_is_shifted_in_tidings_through_the_form(table):
+    games, gid, ids, seats = table
+    seats["gm"].post("declare-map", map=json.dumps(MAP))
+    games.set_influence(gid, "gm", ids["cult"], "0,0", 3)
+    html = seats["cult"].post("shift-influence", shifts="0,0 > 1,0")  # in Setup: refused
+    assert errors(html, "world")[0][1] == "P-INFL-3"
+    games.advance(gid, "gm")
+    assert f'action="/play/{gid}/shift-influence"' in seats["cult"].page()
+    assert f'action="/play/{gid}/shift-influence"' not in seats["city"].page()  # influence is a conspiracy's
+    html = seats["cult"].post("shift-influence", shifts="0,0 -> 1,0\n")
+    assert "Influence shifted." in html
+    assert games.view(gid, ids["cult"])["me"]["influence"] == {"0,0": 2, "1,0": 1}
+    assert "your influence 1" in html  # the map redrawn with it
