@@ -9,6 +9,8 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import Response
 
+from api.powers.forms import FEATURE_FORMS
+from api.powers.mapsvg import map_figure
 from api.security import web_session
 from api.service import new_token
 from api.web.routes import _gm, _int, _link, attempt, back, flash, refused, send, templates
@@ -37,6 +39,16 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     """A power's board, or the GM's console, from the platform's context (view, feed, phases, flash)."""
     context.update(
         skills=rules.SKILLS, asset_classes=rules.ASSET_CLASSES, subclasses=rules.SUBCLASSES, next_step=NEXT_STEP
+    )
+    # The map is drawn from the viewer's own view (``board_view``'s "map"), never from the game's state.
+    names = {p["power_id"]: p["name"] for p in context["view"]["powers"]}
+    context.update(
+        names=names,
+        fig=map_figure(context["view"], names),
+        viewer_is_gm=context["me"] == GM,
+        map_title="The map as the GM sees it"
+        if context["me"] == GM
+        else f"The map as {names.get(context['me'], context['me'])} knows it",
     )
     if context["me"] == GM:
         context["flips"] = request.app.state.projector.latest_of_type(key, "TiesBroken", 10)[::-1]
@@ -281,4 +293,5 @@ FORMS = {
     "consequence": _consequence,
     "add-power": _add_power,
     "asset": _asset,
+    **FEATURE_FORMS,
 }

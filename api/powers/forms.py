@@ -1,0 +1,423 @@
+"""The board's and the console's forms for wallets and trades, development, ambitions, magic and the map
+(``domain.powers.development``, ``magic``, ``world``). Each form names a command class and how its fields
+read from the posted form; the command is checked field by field as the JSON route checks it
+(``api.routes.commands.build``) and sent through ``Games.run``, so a refusal is the same error, with its
+rule id, shown next to the form that sent it."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from api.routes.commands import ISSUED, build, command_class
+from api.web.routes import attempt, back, flash
+from domain.errors import RuleViolation
+from domain.ids import GM
+from domain.platform.commands import Command
+from domain.powers import development as dev
+from domain.powers import magic, world
+
+Args = Callable[[dict, str], dict[str, Any]]  # (posted form, principal) -> the command's fields
+
+
+# ---------------------------------------------------------------------- reading fields
+
+
+def text(f: dict, key: str) -> str:
+    value = f.get(key, "")
+    return value if isinstance(value, str) else ""
+
+
+def opt(f: dict, key: str) -> str | None:
+    return text(f, key).strip() or None
+
+
+def whole(f: dict, key: str) -> int:
+    try:
+        return int(text(f, key).strip())
+    except ValueError:
+        raise RuleViolation(f"{key}: give a whole number", field=key) from None
+
+
+def opt_whole(f: dict, key: str) -> int | None:
+    return whole(f, key) if text(f, key).strip() else None
+
+
+def flag(f: dict, key: str) -> bool:
+    return f.get(key) == "on"
+
+
+def words(f: dict, key: str) -> list[str]:
+    """A list typed as words separated by commas or spaces: ``F, F W``."""
+    return [w for w in text(f, key).replace(",", " ").split() if w]
+
+
+def opt_words(f: dict, key: str) -> list[str] | None:
+    return words(f, key) or None
+
+
+# One "name amount" or "name=amount", then a comma, a semicolon or the end; a name may hold a comma ("0,0").
+AMOUNT = re.compile(r"\s*([^\s=;][^=;]*?)\s*(?:=\s*|\s+)([-+]?\d+)\s*(?:[,;]|$)")
+
+
+def amounts(f: dict, key: str) -> dict[str, int]:
+    """Amounts typed as ``coin 3, favor 1`` or ``coin=3; favor=1`` (for influence, ``0,0=2, 1,0=1``)."""
+    raw, pos, out = text(f, key).strip(), 0, {}
+    while pos < len(raw):
+        m = AMOUNT.match(raw, pos)
+        if m is None:
+            raise RuleViolation(f"{key}: write each as 'name amount', e.g. 'coin 3, favor 1'", field=key)
+        out[m.group(1)] = int(m.group(2))
+        pos = m.end()
+    return out
+
+
+def data(f: dict, key: str, default: Any = None) -> Any:
+    raw = text(f, key).strip()
+    if not raw:
+        return default
+    try:
+        return json.loads(raw)
+    except ValueError as err:
+        raise RuleViolation(f"{key}: not JSON ({err.msg}, line {err.lineno})", field=key) from None
+
+
+def json_object(f: dict, key: str, fields: tuple[str, ...]) -> dict[str, Any]:
+    """A JSON object whose keys are among ``fields`` (the map's hexes, towns, features)."""
+    value = data(f, key, {})
+    if not isinstance(value, dict):
+        raise RuleViolation(f"{key}: a JSON object with {', '.join(fields)}", field=key)
+    unknown = sorted(set(value) - set(fields))
+    if unknown:
+        raise RuleViolation(f"{key}: {unknown[0]!r} is not one of {', '.join(fields)}", field=key)
+    return value
+
+
+def shifts(f: dict, key: str) -> list[list[str]]:
+    """Influence shifts, one a line: ``0,0 > 1,0`` (from, to)."""
+    out = []
+    for line in text(f, key).splitlines():
+        if not line.strip():
+            continue
+        a, sep, b = line.replace("->", ">").partition(">")
+        if not sep:
+            raise RuleViolation(f"{key}: one shift a line, 'from > to' (e.g. '0,0 > 1,0')", field=key)
+        out.append([a.strip(), b.strip()])
+    return out
+
+
+def tasks(f: dict, key: str) -> list[dict[str, Any]]:
+    """An ambition's tasks, one a line; a leading ``!`` marks a central task, ``?`` a mysterious one."""
+    out = []
+    for line in text(f, key).splitlines():
+        line = line.strip()
+        central = mysterious = False
+        while line[:1] in ("!", "?"):
+            central, mysterious = central or line[0] == "!", mysterious or line[0] == "?"
+            line = line[1:].strip()
+        if line:
+            out.append({"text": line, "central": central, "mysterious": mysterious})
+    return out
+
+
+# ---------------------------------------------------------------------- the forms
+
+
+@dataclass(frozen=True)
+class Form:
+    command: type[Command]
+    section: str  # where the receipt or the error is shown (the section's anchor)
+    ok: str
+    args: Args
+    gm: bool = False
+
+
+def _me(f: dict, me: str) -> dict[str, Any]:
+    return {"power_id": me}
+
+
+def _traded(f: dict, me: str) -> dict[str, Any]:
+    return {"power_id": me, "trade_id": text(f, "trade_id")}
+
+
+def _ambition(f: dict, me: str) -> dict[str, Any]:
+    return {"power_id": me, "ambition_id": text(f, "ambition_id")}
+
+
+SPECS: dict[str, Form] = {
+    # wallets, trades, fame (P-ASSET-9..11, P-DEV-1..6, P-AMBI-1)
+    "choose-control": Form(
+        dev.ChooseControl, "wallet", "Control chosen.", lambda f, me: {**_me(f, me), "resource": text(f, "resource")}
+    ),
+    "spend-resources": Form(
+        dev.SpendResources,
+        "wallet",
+        "Spent.",
+        lambda f, me: {**_me(f, me), "changes": amounts(f, "changes"), "reason": text(f, "reason")},
+    ),
+    "propose-trade": Form(
+        dev.ProposeTrade,
+        "trades",
+        "Trade offered: it happens when they accept.",
+        lambda f, me: {
+            **_me(f, me),
+            "to": text(f, "to"),
+            "give": amounts(f, "give"),
+            "want": amounts(f, "want"),
+            "note": text(f, "note"),
+        },
+    ),
+    "accept-trade": Form(dev.AcceptTrade, "trades", "Trade accepted: both sides moved.", _traded),
+    "decline-trade": Form(dev.DeclineTrade, "trades", "Trade declined.", _traded),
+    "withdraw-trade": Form(dev.WithdrawTrade, "trades", "Trade withdrawn.", _traded),
+    "spend-favor": Form(
+        dev.SpendFavor,
+        "wallet",
+        "Favor spent.",
+        lambda f, me: {
+            **_me(f, me),
+            "use": text(f, "use"),
+            "element": opt(f, "element"),
+            "request": text(f, "request"),
+        },
+    ),
+    "spend-insight": Form(
+        dev.SpendInsight,
+        "wallet",
+        "Question sent to the GM.",
+        lambda f, me: {**_me(f, me), "question": text(f, "question")},
+    ),
+    "buy": Form(
+        dev.BuyDevelopment,
+        "development",
+        "Bought.",
+        lambda f, me: {**_me(f, me), "kind": text(f, "kind"), "name": text(f, "name"), "detail": text(f, "detail")},
+    ),
+    "settle-nerf": Form(
+        dev.SettleNerf,
+        "development",
+        "Nerf settled.",
+        lambda f, me: {
+            **_me(f, me),
+            "name": text(f, "name"),
+            "choice": text(f, "choice"),
+            "swap_to": text(f, "swap_to"),
+            "swap_detail": text(f, "swap_detail"),
+        },
+    ),
+    "accept-ambition": Form(dev.AcceptAmbition, "ambitions", "Ambition taken.", _ambition),
+    "decline-ambition": Form(dev.DeclineAmbition, "ambitions", "Ambition declined.", _ambition),
+    "abandon-ambition": Form(dev.AbandonAmbition, "ambitions", "Ambition abandoned.", _ambition),
+    # magic (P-MAG-1..6, P-ACT-3)
+    "cast": Form(
+        magic.CastSpell,
+        "magic",
+        "Cast.",
+        lambda f, me: {
+            **_me(f, me),
+            "spell_id": text(f, "spell_id"),
+            "through": text(f, "through"),
+            "target": opt(f, "target"),
+            "action_id": opt(f, "action_id"),
+            "pay": opt_words(f, "pay"),
+        },
+    ),
+    "pay-mana": Form(
+        magic.PayMana,
+        "magic",
+        "Mana paid.",
+        lambda f, me: {
+            **_me(f, me),
+            "action_id": text(f, "action_id"),
+            "cost": text(f, "cost"),
+            "pay": opt_words(f, "pay"),
+        },
+    ),
+    "contribute-mana": Form(
+        magic.ContributeMana,
+        "magic",
+        "Mana put into the action.",
+        lambda f, me: {**_me(f, me), "action_id": text(f, "action_id"), "mana": words(f, "mana")},
+    ),
+    # the map (P-ACT-4, P-TOWN-2, P-FEAT-3/4, P-INFL-2/3)
+    "aim": Form(
+        world.AimAction,
+        "world",
+        "Action aimed.",
+        lambda f, me: {
+            "action_id": text(f, "action_id"),
+            "aim": text(f, "aim"),
+            "feature_id": opt(f, "feature_id"),
+            "town_id": opt(f, "town_id"),
+            "floor": opt_whole(f, "floor"),
+            "kind": opt(f, "kind"),
+            "params": data(f, "params", {}),
+        },
+    ),
+    "spend-influence": Form(
+        world.SpendInfluence,
+        "world",
+        "Influence spent on the action.",
+        lambda f, me: {**_me(f, me), "action_id": text(f, "action_id"), "amounts": amounts(f, "amounts")},
+    ),
+    "shift-influence": Form(
+        world.ShiftInfluence, "world", "Influence shifted.", lambda f, me: {**_me(f, me), "shifts": shifts(f, "shifts")}
+    ),
+    "pay-maintenance": Form(
+        world.PayMaintenance,
+        "world",
+        "Maintenance paid.",
+        lambda f, me: {**_me(f, me), "feature_id": text(f, "feature_id")},
+    ),
+    # the GM's
+    "declare-map": Form(
+        world.DeclareMap,
+        "gm-map",
+        "Map declared.",
+        lambda f, me: json_object(f, "map", ("hexes", "towns", "features")),
+        gm=True,
+    ),
+    "amend-map": Form(
+        world.AmendMap,
+        "gm-map",
+        "Map amended.",
+        lambda f, me: json_object(f, "map", ("hexes", "towns", "features", "remove")),
+        gm=True,
+    ),
+    "reveal-feature": Form(
+        world.RevealFeature,
+        "gm-map",
+        "Feature shown to the power.",
+        lambda f, me: {"feature_id": text(f, "feature_id"), "to": text(f, "to")},
+        gm=True,
+    ),
+    "set-claim": Form(
+        world.SetClaim,
+        "gm-map",
+        "Claim recorded.",
+        lambda f, me: {"town_id": text(f, "town_id"), "power_id": text(f, "power_id"), "reason": text(f, "reason")},
+        gm=True,
+    ),
+    "adjust-resources": Form(
+        dev.AdjustResources,
+        "gm-wallets",
+        "Wallet adjusted.",
+        lambda f, me: {"power_id": text(f, "power_id"), "changes": amounts(f, "changes"), "reason": text(f, "reason")},
+        gm=True,
+    ),
+    "award-fame": Form(
+        dev.AwardFame,
+        "gm-wallets",
+        "Fame awarded.",
+        lambda f, me: {"power_id": text(f, "power_id"), "amount": whole(f, "amount"), "reason": text(f, "reason")},
+        gm=True,
+    ),
+    "offer-ambition": Form(
+        dev.OfferAmbition,
+        "gm-ambitions",
+        "Ambition offered.",
+        lambda f, me: {
+            "power_id": text(f, "power_id"),
+            "name": text(f, "name"),
+            "kind": text(f, "kind"),
+            "fame": whole(f, "fame"),
+            "required": whole(f, "required"),
+            "tasks": tasks(f, "tasks"),
+            "type": text(f, "type"),
+            "reward": amounts(f, "reward"),
+            "reward_text": text(f, "reward_text"),
+        },
+        gm=True,
+    ),
+    "define-spell": Form(
+        magic.DefineSpell,
+        "gm-magic",
+        "Spell defined.",
+        lambda f, me: {
+            "spell_id": text(f, "spell_id"),
+            "name": text(f, "name"),
+            "speed": text(f, "speed"),
+            "cost": text(f, "cost"),
+            "range": whole(f, "range") if text(f, "range").strip() else 0,
+            "difficulty": opt_whole(f, "difficulty"),
+            "power_specific": flag(f, "power_specific"),
+            "for_power": opt(f, "for_power"),
+        },
+        gm=True,
+    ),
+    "teach-spell": Form(
+        magic.TeachSpell,
+        "gm-magic",
+        "Spell taught.",
+        lambda f, me: {"power_id": text(f, "power_id"), "spell_id": text(f, "spell_id")},
+        gm=True,
+    ),
+    "grant-mana": Form(
+        magic.GrantMana,
+        "gm-magic",
+        "Mana granted.",
+        lambda f, me: {"power_id": text(f, "power_id"), "element": text(f, "element"), "amount": whole(f, "amount")},
+        gm=True,
+    ),
+    "set-conduit": Form(
+        magic.SetConduit,
+        "gm-magic",
+        "Conduit set.",
+        lambda f, me: {
+            "power_id": text(f, "power_id"),
+            "name": text(f, "name"),
+            "hex_id": text(f, "hex_id"),
+            "kind": text(f, "kind") or "person",
+            "tower": flag(f, "tower"),
+            "capitol": flag(f, "capitol"),
+        },
+        gm=True,
+    ),
+}
+
+
+def _any_command(f: dict, me: str, games: Any, game_id: str) -> Command:
+    """The GM's catch-all: any command of the game's ruleset by name, its fields as a JSON object."""
+    cls = command_class(games.get_game(game_id, for_update=False).ruleset, text(f, "command").strip())
+    if any(getattr(field, "name", None) == ISSUED for field in cls.__dataclass_fields__.values()):
+        raise RuleViolation(f"{cls.__name__} issues a sign-in link: use its own form", field="command")
+    args = data(f, "args", {})
+    if not isinstance(args, dict):
+        raise RuleViolation("args: a JSON object of the command's fields", field="args")
+    return build(cls, args)
+
+
+def _handler(spec: Form) -> Callable:
+    def handle(request, games, game_id, caller, f):
+        if spec.gm and caller.principal != GM:
+            flash(request, kind="error", form="gm", field=None, rule=None, text="only the GM may do this")
+            return back(game_id)
+        return attempt(
+            request,
+            game_id,
+            spec.section,
+            lambda: games.run(caller, game_id, build(spec.command, spec.args(f, caller.principal))),
+            spec.ok,
+        )
+
+    return handle
+
+
+def _gm_command(request, games, game_id, caller, f):
+    if caller.principal != GM:
+        flash(request, kind="error", form="gm", field=None, rule=None, text="only the GM may do this")
+        return back(game_id)
+    return attempt(
+        request,
+        game_id,
+        "gm-command",
+        lambda: games.run(caller, game_id, _any_command(f, caller.principal, games, game_id)),
+        f"{text(f, 'command')} recorded.",
+    )
+
+
+FEATURE_FORMS: dict[str, Callable] = {name: _handler(spec) for name, spec in SPECS.items()}
+FEATURE_FORMS["gm-command"] = _gm_command
