@@ -221,7 +221,7 @@ def verify_roll(
 class Roller(Protocol):
     """Where a command's dice come from. The service derives them from the month seed; tests give them."""
 
-    def faces(self, roll_no: int, count: int) -> list[int]: ...
+    def faces(self, roll_no: int, count: int, sides: int = 6) -> list[int]: ...
 
     def permutation(self, roll_no: int, n: int) -> list[int]: ...
 
@@ -234,10 +234,10 @@ class SeededRoller:
         self.seed = seed
         self.legacy = legacy
 
-    def faces(self, roll_no: int, count: int) -> list[int]:
+    def faces(self, roll_no: int, count: int, sides: int = 6) -> list[int]:
         if self.legacy:
-            return derive_faces_legacy(self.seed, roll_no, count)
-        return derive_faces(self.seed, roll_no, count)
+            return derive_faces_legacy(self.seed, roll_no, count, sides)
+        return derive_faces(self.seed, roll_no, count, sides)
 
     def permutation(self, roll_no: int, n: int) -> list[int]:
         if self.legacy:
@@ -252,12 +252,14 @@ class FixedRoller:
         self.rolls = [list(r) for r in rolls]
         self.permutations = [list(p) for p in permutations]
 
-    def faces(self, roll_no: int, count: int) -> list[int]:
+    def faces(self, roll_no: int, count: int, sides: int = 6) -> list[int]:
         if not self.rolls:
             raise AssertionError(f"FixedRoller has no roll left for roll {roll_no}")
         faces = self.rolls.pop(0)
         if len(faces) != count:
             raise AssertionError(f"roll {roll_no} needs {count} dice, the test gave {len(faces)}")
+        if any(not 1 <= f <= sides for f in faces):
+            raise AssertionError(f"roll {roll_no} is of d{sides}, the test gave {faces}")
         return faces
 
     def permutation(self, roll_no: int, n: int) -> list[int]:

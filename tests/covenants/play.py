@@ -1,0 +1,103 @@
+"""Scripted covenant games for tests: seat three covenants, begin, and play through the service."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from domain.covenants.commands import (
+    AddCovenant,
+    BeginGame,
+    Challenge,
+    ChooseArt,
+    Discard,
+    Generate,
+    Keep,
+    Move,
+    Pass,
+    SealBid,
+)
+from domain.errors import RuleViolation
+from projections.service import Caller, Games
+
+ARTS = {"ann": ["Cr", "In", "Co", "Im", "Vi"], "bob": ["Pe", "Im", "Vi", "Re", "Mu"], "cy": ["Re", "Mu", "An", "Aq", "Te"]}
+
+
+@dataclass
+class Table:
+    games: Games
+    game_id: str
+    seats: list[str]
+    notes: dict = field(default_factory=dict)
+
+    def view(self, viewer: str) -> dict:
+        return self.games.view(self.game_id, viewer)
+
+    def run(self, seat: str, command: object) -> dict:
+        return self.games.run(Caller.of(seat), self.game_id, command).result  # type: ignore[arg-type]
+
+    def turn(self) -> list[str]:
+        return self.view("gm")["game"]["turn"]
+
+    def phase(self) -> str:
+        return self.view("gm")["game"]["phase"]
+
+    def mage(self, seat: str) -> str:
+        return next(c["id"] for c in self.view("gm")["covenants"][seat]["cards"] if c["kind"] == "mage")
+
+
+def seat_three(games: Games) -> Table:
+    game_id, _, _ = games.create_game("Tribunal", ruleset="covenants", options={"players": 3})
+    games.run_many(
+        Caller.of("gm"),
+        game_id,
+        [
+            AddCovenant("ann", "Ann", "Fengheld", host=True, arts=ARTS["ann"]),
+            AddCovenant("bob", "Bob", "Crintera", arts=ARTS["bob"]),
+            AddCovenant("cy", "Cy", "Valnastium", arts=ARTS["cy"]),
+        ],
+    )
+    games.run(Caller.of("gm"), game_id, BeginGame())
+    return Table(games, game_id, ["ann", "bob", "cy"])
+
+
+def move_all(t: Table, squares: list[int]) -> None:
+    for seat, square in zip(list(t.turn()), squares):
+        t.run(seat, Move(seat, square))
+
+
+def create_all(t: Table) -> None:
+    """Each seat at turn generates its card and keeps it if it can, else discards it."""
+    while t.phase() == "create":
+        seat = t.turn()[0]
+        card = t.run(seat, Generate(seat))["card_id"]
+        if card is None:
+            continue
+        try:
+            t.run(seat, Keep(seat, card))
+        except RuleViolation:
+            t.run(seat, Discard(seat, card))
+
+
+def pass_main(t: Table) -> None:
+    while t.phase() == "main":
+        seat = t.turn()[0]
+        t.run(seat, Pass(seat))
+
+
+def play_to_a_sealed_bid(games: Games) -> Table:
+    """A first cycle, then Ann challenges Bob; in the Resolve Certamen phase only Ann's bid is sealed."""
+    t = seat_three(games)
+    move_all(t, [1, 3, 5])
+    create_all(t)
+    assert t.phase() == "main"
+    while t.turn()[0] != "ann":
+        t.run(t.turn()[0], Pass(t.turn()[0]))
+    challenge = t.run("ann", Challenge("ann", t.mage("ann"), t.mage("bob")))["challenge_id"]
+    pass_main(t)
+    assert t.phase() == "certamen"
+    t.run("ann", ChooseArt("ann", challenge, "Cr"))
+    t.run("bob", ChooseArt("bob", challenge, "Vi"))
+    t.run("ann", SealBid("ann", challenge, 2))
+    mine = next(c for c in t.view("ann")["challenges"] if c["id"] == challenge)
+    t.notes.update(challenge=challenge, ann_nonce=mine["my_bid"]["nonce"])
+    return t
