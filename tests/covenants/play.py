@@ -19,7 +19,11 @@ from domain.covenants.commands import (
 from domain.errors import RuleViolation
 from projections.service import Caller, Games
 
-ARTS = {"ann": ["Cr", "In", "Co", "Im", "Vi"], "bob": ["Pe", "Im", "Vi", "Re", "Mu"], "cy": ["Re", "Mu", "An", "Aq", "Te"]}
+ARTS = {
+    "ann": ["Cr", "In", "Co", "Im", "Vi"],
+    "bob": ["Pe", "Im", "Vi", "Re", "Mu"],
+    "cy": ["Re", "Mu", "An", "Aq", "Te"],
+}
 
 
 @dataclass
