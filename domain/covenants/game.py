@@ -17,10 +17,11 @@ from eventsourcing.domain import event
 
 from domain import visibility as vis
 from domain.covenants import rules
+from domain.covenants.errors import RuleViolation
 from domain.covenants.house import FORMS, TECHNIQUES, HousePackage
 from domain.covenants.state import Card, CovenantSeat, CovenantState
 from domain.dice import Roller, commitment
-from domain.errors import NotFound, RuleViolation
+from domain.errors import NotFound
 from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame
 from domain.platform.roles import HOST

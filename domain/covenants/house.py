@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from domain.errors import RuleViolation
+from domain.covenants.errors import RuleViolation
 
 SQUARE_KINDS = ("property", "improvement", "personnel", "item", "magic")
 TECHNIQUES = ("Cr", "In", "Mu", "Pe", "Re")

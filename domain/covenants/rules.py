@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
-from domain.errors import RuleViolation
+from domain.covenants.errors import RuleViolation
 
 RULES_VERSION = "covenants-1"
 

@@ -17,10 +17,10 @@ from domain import visibility as vis
 from domain.covenants import house as houses
 from domain.covenants import rules
 from domain.covenants.commands import COVENANT_COMMANDS
+from domain.covenants.errors import RuleViolation
 from domain.covenants.game import CovenantGame
 from domain.covenants.verify import verify_covenant_events
 from domain.covenants.views import table_view
-from domain.errors import RuleViolation
 from domain.ids import GM
 from domain.platform.game import fold
 from domain.platform.roles import AUDITOR, HOST, OBSERVER, PLAYER, PRIVILEGES, RULE, WINDOWS, Roles

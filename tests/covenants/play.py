@@ -15,7 +15,9 @@ from domain.covenants.commands import (
     Move,
     Pass,
     SealBid,
+    Support,
 )
+from domain.dice import FixedRoller
 from domain.errors import RuleViolation
 from projections.service import Caller, Games
 
@@ -105,3 +107,48 @@ def play_to_a_sealed_bid(games: Games) -> Table:
     mine = next(c for c in t.view("ann")["challenges"] if c["id"] == challenge)
     t.notes.update(challenge=challenge, ann_nonce=mine["my_bid"]["nonce"])
     return t
+
+
+class Dice(FixedRoller):
+    """Explicit dice for worked examples: tests push each roll's faces before the command that rolls them."""
+
+    def push(self, *rolls: list[int]) -> Dice:
+        self.rolls.extend(list(r) for r in rolls)
+        return self
+
+
+def fixed_three(dice: Dice, starting_face: int = 1) -> Table:
+    """Three covenants whose dice come from ``dice``; the starting-player draw shows ``starting_face`` (of d3)."""
+    games = Games(roller_factory=lambda game: dice)
+    dice.push([starting_face])
+    return seat_three(games)
+
+
+def events_of(t: Table) -> int:
+    return t.games.recorder.max_notification_id() or 0
+
+
+def pass_create(t: Table) -> None:
+    while t.phase() == "create":
+        seat = t.turn()[0]
+        t.run(seat, Pass(seat))
+
+
+def reckon(t: Table, starve: dict | None = None) -> None:
+    while t.phase() == "reckoning":
+        seat = t.turn()[0]
+        t.run(seat, Support(seat, list((starve or {}).get(seat, []))))
+
+
+def skip_season(t: Table, squares: tuple[int, int, int] = (1, 2, 3)) -> None:
+    """A quiet season: everyone moves, passes Create/Play and Main; the first to move next goes to End."""
+    move_all(t, list(squares))
+    pass_create(t)
+    pass_main(t)
+    while t.phase() == "events":
+        seat = t.turn()[0]
+        t.run(seat, Pass(seat))
+    assert t.phase() == "move", t.phase()
+    seat = t.turn()[0]
+    t.run(seat, Move(seat, 10))
+    reckon(t)
