@@ -268,6 +268,8 @@ class CovenantGame(PlatformGame):
     ) -> None:
         s = self.state
         s.cycle, s.phase, s.turn = cycle, phase, list(turn)
+        # A-SPELL-3: a spell of N seasons ends at the beginning of the phase it was cast in, N seasons on.
+        s.effects = [e for e in s.effects if not (e.get("until") == s.seasons_begun and e.get("phase") == phase)]
         s.passed, s.acted, s.extra_round, s.turn_done = [], False, False, False
 
     def _advance_from(self, phase: str) -> None:

@@ -51,15 +51,16 @@ class Table:
         return next(c["id"] for c in self.view("gm")["covenants"][seat]["cards"] if c["kind"] == "mage")
 
 
-def seat_three(games: Games) -> Table:
-    game_id, _, _ = games.create_game("Tribunal", ruleset="covenants", options={"players": 3})
+def seat_three(games: Games, arts: dict | None = None, options: dict | None = None) -> Table:
+    arts = {**ARTS, **(arts or {})}
+    game_id, _, _ = games.create_game("Tribunal", ruleset="covenants", options={"players": 3, **(options or {})})
     games.run_many(
         Caller.of("gm"),
         game_id,
         [
-            AddCovenant("ann", "Ann", "Fengheld", host=True, arts=ARTS["ann"]),
-            AddCovenant("bob", "Bob", "Crintera", arts=ARTS["bob"]),
-            AddCovenant("cy", "Cy", "Valnastium", arts=ARTS["cy"]),
+            AddCovenant("ann", "Ann", "Fengheld", host=True, arts=arts["ann"]),
+            AddCovenant("bob", "Bob", "Crintera", arts=arts["bob"]),
+            AddCovenant("cy", "Cy", "Valnastium", arts=arts["cy"]),
         ],
     )
     games.run(Caller.of("gm"), game_id, BeginGame())
@@ -117,11 +118,33 @@ class Dice(FixedRoller):
         return self
 
 
-def fixed_three(dice: Dice, starting_face: int = 1) -> Table:
+def fixed_three(dice: Dice, starting_face: int = 1, arts: dict | None = None, options: dict | None = None) -> Table:
     """Three covenants whose dice come from ``dice``; the starting-player draw shows ``starting_face`` (of d3)."""
     games = Games(roller_factory=lambda game: dice)
     dice.push([starting_face])
-    return seat_three(games)
+    return seat_three(games, arts, options)
+
+
+def generate_and_keep(t: Table, dice: Dice, faces: dict[str, int | None]) -> dict[str, str]:
+    """Create/Play: each seat in turn rolls the face given (None: passes) and keeps the card."""
+    kept = {}
+    while t.phase() == "create":
+        seat = t.turn()[0]
+        face = faces.get(seat)
+        if face is None:
+            t.run(seat, Pass(seat))
+            continue
+        dice.push([face])
+        card = t.run(seat, Generate(seat))["card_id"]
+        t.run(seat, Keep(seat, card))
+        kept[seat] = card
+    return kept
+
+
+def pass_until(t: Table, seat: str) -> None:
+    """Main: the others pass until it is ``seat``'s turn."""
+    while t.turn()[0] != seat:
+        t.run(t.turn()[0], Pass(t.turn()[0]))
 
 
 def events_of(t: Table) -> int:
