@@ -10,7 +10,6 @@ to everyone when the season ends.
 from __future__ import annotations
 
 import hashlib
-from copy import deepcopy
 from typing import Any
 
 from eventsourcing.domain import event
@@ -269,7 +268,7 @@ class CovenantGame(PlatformGame):
         s = self.state
         s.cycle, s.phase, s.turn = cycle, phase, list(turn)
         # A-SPELL-3: a spell of N seasons ends at the beginning of the phase it was cast in, N seasons on.
-        s.effects = [e for e in s.effects if not (e.get("until") == s.seasons_begun and e.get("phase") == phase)]
+        _expire(s, lambda e: e.get("until") == s.seasons_begun and e.get("phase") == phase)
         s.passed, s.acted, s.extra_round, s.turn_done = [], False, False, False
 
     def _advance_from(self, phase: str) -> None:
@@ -925,7 +924,7 @@ class CovenantGame(PlatformGame):
         s.season = (s.season + 1) % 4
         if s.season == 0:
             s.year += 1
-        s.effects = [e for e in s.effects if e.get("until") is None or e["until"] > s.seasons_begun]
+        _expire(s, lambda e: e.get("until") is not None and e["until"] <= s.seasons_begun)
         s.events_in_play = []
 
     def _yearly_reckoning(self) -> None:
@@ -937,7 +936,8 @@ class CovenantGame(PlatformGame):
             p = s.powers[seat]
             cursed = any(c["curse"] == 6 for c in self._curses(seat))
             points[seat] = rules.yearly_points(p.provision, p.gold, p.vis, curse6=cursed)
-            spent[seat] = {"gold": p.gold // 2 * 2, "vis": p.vis}
+            consumes = s.options.get("yearly_consumes", True)  # A-AMB-9, a campaign flag
+            spent[seat] = {"gold": p.gold // 2 * 2, "vis": p.vis} if consumes else {"gold": 0, "vis": 0}
         scores = {seat: s.powers[seat].score for seat in s.order}
         gained: dict[str, int] = {seat: 0 for seat in s.order}
         for seat in s.order:
@@ -1059,8 +1059,12 @@ class CovenantGame(PlatformGame):
             game.state.next_roll = max(game.state.next_roll, self.carried.get("next_roll", 0))
 
 
-def copy_state(state: CovenantState) -> CovenantState:
-    return deepcopy(state)
+def _expire(s: CovenantState, ended: Any) -> None:
+    """Drop the effects that ended; a changed substance returns to what it was (A-SPELL-3)."""
+    for e in [e for e in s.effects if ended(e)]:
+        if "was" in e and e["target"] in s.cards:
+            s.cards[e["target"]].substance = e["was"]
+    s.effects = [e for e in s.effects if not ended(e)]
 
 
 __all__ = ["CovenantGame", "bid_commitment", "commitment"]

@@ -44,6 +44,7 @@ class CovenantOptions(BaseModel):
     house_package: dict | None = None
     target_score: int = Field(25, ge=1, le=200)
     main_extra_round: bool = True  # A-AMB-5: one extra round after everyone passed
+    yearly_consumes: bool = True  # A-AMB-9: gold and vis turned into points are spent
     extension_cap_hours_per_window: float = 48
     extension_cap_hours_per_season: float = 96
     reminder_hours: list[float] = [24, 2]

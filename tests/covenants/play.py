@@ -121,7 +121,7 @@ class Dice(FixedRoller):
 def fixed_three(dice: Dice, starting_face: int = 1, arts: dict | None = None, options: dict | None = None) -> Table:
     """Three covenants whose dice come from ``dice``; the starting-player draw shows ``starting_face`` (of d3)."""
     games = Games(roller_factory=lambda game: dice)
-    dice.push([starting_face])
+    dice.rolls.insert(0, [starting_face])  # the draw comes first, whatever the test pushed for later
     return seat_three(games, arts, options)
 
 
