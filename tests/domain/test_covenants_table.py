@@ -1,0 +1,101 @@
+"""The covenant game on the platform: roles without a GM, hidden facts, a whole game to 25 points."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from domain.covenants.commands import AddCovenant, RuleOnAction, TakeAction
+from domain.covenants.ruleset import COVENANTS
+from domain.covenants.verify import verify_covenant_events
+from domain.errors import Forbidden, RuleViolation
+from domain.platform import roles
+from domain.platform.commands import GrantVisibility, SetDeadline
+from domain.powers.ruleset import POWERS
+from projections.service import Caller, Games
+from tests.covenants.play import (
+    events_of,
+    move_all,
+    pass_create,
+    play_to_a_sealed_bid,
+    seat_three,
+    skip_season,
+)
+
+
+def test_the_covenant_game_declares_a_host_and_no_gm_and_powers_keeps_its_gm():
+    assert roles.GM not in COVENANTS.roles.declared and roles.HOST in COVENANTS.roles.declared
+    assert COVENANTS.roles.organiser == roles.AUDITOR
+    assert POWERS.roles.declared == (roles.GM, roles.PLAYER, roles.OBSERVER)
+    assert COVENANTS.roles.may({roles.HOST}, roles.RULE) and not COVENANTS.roles.may({roles.HOST}, roles.HISTORY)
+    assert not COVENANTS.roles.may({roles.PLAYER}, roles.RULE)
+
+
+def test_the_host_rules_on_custom_actions_and_grants_what_a_seat_learned_a_player_may_not():
+    t = seat_three(Games())
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    t.run(t.turn()[0], TakeAction(t.turn()[0], "custom", "we hire a cartographer"))
+    before = events_of(t)
+    with pytest.raises(Forbidden, match="only the host or the auditor may rule"):
+        t.run("bob", RuleOnAction(0, True))
+    assert events_of(t) == before
+    t.run("ann", RuleOnAction(0, True, "granted, for 1 gold"))  # ann holds the host role
+    assert t.view("cy")["actions"][0]["ruling"] == {"approved": True, "note": "granted, for 1 gold"}
+    with pytest.raises(Forbidden):
+        t.run("cy", GrantVisibility("bob", "BOB-LEARNS-THE-SOURCE"))
+    t.run("ann", GrantVisibility("bob", "BOB-LEARNS-THE-SOURCE"))
+    granted = [e for e in t.games.visible_events(t.game_id, "bob") if e["type"] == "VisibilityGranted"]
+    assert granted[0]["actor"] == "ann"
+
+
+def test_a_playing_host_sees_no_other_players_hidden_facts():
+    games = Games()
+    t = play_to_a_sealed_bid(games)  # ann, the host, sealed her bid; now bob seals his
+    from domain.covenants.commands import SealBid
+
+    t.run("bob", SealBid("bob", t.notes["challenge"], 1))
+    bob_nonce = t.view("bob")["challenges"][0]["my_bid"]["nonce"]
+    t.run("ann", GrantVisibility("cy", "CY-LEARNS-A-SECRET"))
+    ann_sees = str([games.visible_events(t.game_id, "ann"), games.view(t.game_id, "ann")])
+    assert "CY-LEARNS-A-SECRET" not in ann_sees
+    assert "CY-LEARNS-A-SECRET" in str(games.visible_events(t.game_id, "cy"))
+    assert "my_bid" not in str(games.view(t.game_id, "cy")["challenges"])
+    # bob's bid stays sealed to the host until it is opened (A-AMB-7); the auditor sees it
+    assert bob_nonce not in str([games.view(t.game_id, "ann"), games.visible_events(t.game_id, "ann")])
+    assert bob_nonce in str(games.view(t.game_id, "gm"))
+
+
+def test_a_second_host_and_a_fifth_covenant_are_refused():
+    games = Games()
+    game_id, _, _ = games.create_game("T", ruleset="covenants", options={"players": 4})
+    gm = Caller.of("gm")
+    games.run(gm, game_id, AddCovenant("a", "A", "A", host=True))
+    with pytest.raises(RuleViolation, match="already has a host"):
+        games.run(gm, game_id, AddCovenant("b", "B", "B", host=True))
+    for s in "bcd":
+        games.run(gm, game_id, AddCovenant(s, s, s))
+    with pytest.raises(RuleViolation, match="two to four"):
+        games.run(gm, game_id, AddCovenant("e", "E", "E"))
+    with pytest.raises(RuleViolation) as err:
+        games.create_game("T", ruleset="covenants", options={"players": 5})
+    assert err.value.field == "players"
+    with pytest.raises(Forbidden):
+        games.run(Caller.of("b"), game_id, SetDeadline("w", datetime.now(timezone.utc)))  # windows: host only
+
+
+def test_a_whole_game_is_played_to_25_points_with_seeded_dice_and_every_export_verifies():
+    games = Games()
+    t = seat_three(games, options={"yearly_consumes": False})
+    seasons = 0
+    while t.phase() != "over":
+        skip_season(t)
+        seasons += 1
+        assert seasons <= 24
+    v = t.view("cy")
+    assert seasons == 20 and v["game"]["winners"] == ["ann", "bob", "cy"]
+    assert all(c["score"] >= 25 for c in v["covenants"].values())
+    for viewer in ("gm", "ann", "bob", "cy"):
+        report = verify_covenant_events(games.visible_events(t.game_id, viewer, limit=100_000))
+        assert report.ok and report.rolls_verified == 1 and report.seeds_verified >= 19, report
