@@ -267,6 +267,7 @@ class CovenantGame(PlatformGame):
     ) -> None:
         s = self.state
         s.cycle, s.phase, s.turn = cycle, phase, list(turn)
+        s.spells_cast = []  # A-SPELL-5: a spell may be countered only within its own phase
         # A-SPELL-3: a spell of N seasons ends at the beginning of the phase it was cast in, N seasons on.
         _expire(s, lambda e: e.get("until") == s.seasons_begun and e.get("phase") == phase)
         s.passed, s.acted, s.extra_round, s.turn_done = [], False, False, False
@@ -520,6 +521,8 @@ class CovenantGame(PlatformGame):
         if not mage.active:
             raise RuleViolation("an inactive mage cannot cast", rule="A-LIM-2", field="mage_id")
         rules.check_phase(sp.phases, s.phase, sp.seasons, self.season_name)
+        if sp.counters:
+            return self._counter(seat, mage, spell, target, vis_amount)
         if s.phase == "main":
             self._require_turn(seat, "main")
         rules.check_cast_arts(sp.arts, mage.arts)
@@ -553,10 +556,12 @@ class CovenantGame(PlatformGame):
         marked = rules.marks_aggression(target_covenant=target_cov or None, caster_covenant=seat, harmful=sp.harmful)
         outcome.update(strength=strength, magnitude=magnitude, marked=marked, recast=recast)
         until = rules.expires_at(s.seasons_begun, sp.duration_seasons) if sp.duration_seasons else None
+        damage = magnitude * sp.damage_per_pawn if magnitude is not None else 0
+        outcome["spell_id"] = spell_id = f"sp{self.version + 1}"  # the version of its SpellCast: unique
         self._spell_cast(
             seat=seat, mage_id=mage_id, spell=spell, target=target, vis=vis_amount, strength=strength,
             magnitude=magnitude, marked=marked, until=until, phase=s.phase, ritual=sp.ritual, actor=seat,
-            audience=PUBLIC,
+            audience=PUBLIC, spell_id=spell_id, damage=damage,
         )  # fmt: skip
         if magnitude is not None and sp.damage_per_pawn:
             self._damage(target, magnitude * sp.damage_per_pawn, seat)
@@ -568,6 +573,7 @@ class CovenantGame(PlatformGame):
     def _spell_cast(
         self, seat: str, mage_id: str, spell: str, target: str, vis: int, strength: int, magnitude: int | None,
         marked: bool, until: int | None, phase: str, ritual: bool, actor: str, audience: list,
+        spell_id: str = "", damage: int = 0,
     ) -> None:  # fmt: skip
         s = self.state
         s.powers[seat].vis -= vis
@@ -576,8 +582,13 @@ class CovenantGame(PlatformGame):
             s.powers[seat].marked = True
         if magnitude is None:
             return
+        s.spells_cast.append(
+            {"id": spell_id, "seat": seat, "spell": spell, "target": target, "strength": strength, "damage": damage}
+        )
         sp = self.house.spells[spell]
-        effect: dict[str, Any] = {"spell": spell, "target": target, "until": until, "phase": phase, "by": seat}
+        effect: dict[str, Any] = {
+            "spell": spell, "target": target, "until": until, "phase": phase, "by": seat, "spell_id": spell_id,
+        }  # fmt: skip
         if sp.aegis:
             effect["aegis"] = rules.aegis_value(vis)
         if sp.sets_substance and target in s.cards:
@@ -585,6 +596,52 @@ class CovenantGame(PlatformGame):
             s.cards[target].substance = sp.sets_substance
         if until is not None or sp.aegis or sp.sets_substance:
             s.effects.append(effect)
+
+    def _counter(self, seat: str, mage: Card, spell: str, target: str, vis_amount: int) -> dict:
+        """A-SPELL-5: a counter cast in the phase of the spell it targets, out of turn; if its pawns exceed that
+        spell's strength, compensating events undo what the spell did (its damage, its effect)."""
+        s = self.state
+        sp = self.house.spells[spell]
+        if not mage.active:
+            raise RuleViolation("an inactive mage cannot cast", rule="A-LIM-2", field="mage_id")
+        hit = next((x for x in s.spells_cast if x["id"] == target), None)
+        if hit is None:
+            raise RuleViolation("a counter targets a spell cast in this phase", rule="A-SPELL-5", field="target")
+        form = self.house.spells[hit["spell"]].arts[-1]
+        rules.check_cast_arts([*sp.arts, form], mage.arts)
+        if spell in mage.cast_this_season:
+            raise RuleViolation("a regular spell is cast once per season by a mage", rule="A-SPELL-2")
+        if vis_amount < 1 or vis_amount > s.powers[seat].vis:
+            raise RuleViolation(f"you hold {s.powers[seat].vis} vis", rule="A-SPELL-1", field="vis")
+        success = rules.counters(vis_amount, hit["strength"])
+        self._spell_countered(seat=seat, mage_id=mage.id, spell=spell, target=target, vis=vis_amount,
+                              success=success, actor=seat, audience=PUBLIC)  # fmt: skip
+        if success and hit["damage"] and hit["target"] in s.cards:
+            c = s.cards[hit["target"]]
+            d = self.house.cards.get(c.name)
+            left = max(0, c.damage - hit["damage"])
+            active = rules.is_active_after_damage(
+                animate=bool(d and d.animate), might_type=d.might_type if d else None, might=d.might if d else 0,
+                structure=bool(d and d.structure), damage=left,
+            ) and not c.inactive_until  # fmt: skip
+            self._damage_reversed(card_id=c.id, damage=left, active=active, actor=SYSTEM, audience=PUBLIC)
+        return {"spell": spell, "target": target, "vis": vis_amount, "countered": success}
+
+    @event("SpellCountered")
+    def _spell_countered(
+        self, seat: str, mage_id: str, spell: str, target: str, vis: int, success: bool, actor: str, audience: list
+    ) -> None:
+        s = self.state
+        s.powers[seat].vis -= vis
+        s.cards[mage_id].cast_this_season.append(spell)
+        if success:
+            s.spells_cast = [x for x in s.spells_cast if x["id"] != target]
+            _expire(s, lambda e: e.get("spell_id") == target)
+
+    @event("DamageReversed")
+    def _damage_reversed(self, card_id: str, damage: int, active: bool, actor: str, audience: list) -> None:
+        c = self.state.cards[card_id]
+        c.damage, c.active = damage, active
 
     # ------------------------------------------------------------------ Main: custom actions (H-8)
 

@@ -97,4 +97,5 @@ class CovenantState(ViewerSequences):
     seen: dict = field(default_factory=dict)
     mail_replies: dict = field(default_factory=dict)
     forked_from: dict | None = None
+    spells_cast: list = field(default_factory=list)  # this phase's spells, which a counter may still undo (A-SPELL-5)
     actions: list = field(default_factory=list)  # custom Main Phase actions and the host's rulings (H-8)

@@ -168,10 +168,29 @@ def test_a_spell_4_strength_is_vis_less_aegis_and_mr_of_a_rival_target():
     assert out["strength"] == 2 and card(t, t.mage("bob"))["damage"] == 2  # the mage's MR 1
 
 
-def test_a_spell_5_a_counter_succeeds_when_its_pawns_exceed_the_strength():
+def test_a_spell_5_a_counter_succeeds_when_its_pawns_exceed_the_strength_and_undoes_the_spell():
     """A-SPELL-5 [000:614] "This spell counters the target spell if the number of pawns expended exceeds the
-    spell strength of the target."."""
+    spell strength of the target." [000:111] "Spells take effect immediately, but can be countered at any time
+    within the same phase. If this happens after some consequence of the spell, those consequences must also be
+    reversed."."""
     assert rules.counters(3, 2) and not rules.counters(2, 2)
+    d = Dice()
+    counter = ["Pe", "Vi", "Ig", "Re", "Mu"]
+    t = fixed_three(d, arts={"ann": ["Cr", "Ig", "Vi", "An", "Au"], "bob": counter, "cy": counter})
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    grogs = of_kind(t, "bob", "grogs")[0]["id"]
+    cast = t.run("ann", Cast("ann", t.mage("ann"), "Sphere of Flame", grogs, 1))
+    assert card(t, grogs)["damage"] == 1 and not card(t, grogs)["active"]
+    failed = t.run("bob", Cast("bob", t.mage("bob"), "Counterspell", cast["spell_id"], 1))
+    assert failed["countered"] is False and card(t, grogs)["damage"] == 1  # 1 pawn does not exceed strength 1
+    refused(t, "bob", Cast("bob", t.mage("bob"), "Counterspell", cast["spell_id"], 2), "A-SPELL-2")
+    assert t.turn()[0] == "bob"  # cy counters out of turn, in the same phase
+    done = t.run("cy", Cast("cy", t.mage("cy"), "Counterspell", cast["spell_id"], 2))
+    assert done["countered"] is True and card(t, grogs)["damage"] == 0 and card(t, grogs)["active"]
+    assert t.view("ann")["covenants"]["cy"]["vis"] == 2 and t.view("ann")["covenants"]["bob"]["vis"] == 3
+    t.run("bob", Pass("bob"))
+    refused(t, "ann", Cast("ann", t.mage("ann"), "Counterspell", cast["spell_id"], 2), "A-SPELL-5")  # undone
 
 
 def test_a_spell_6_a_mage_may_not_raise_its_own_abilities():
