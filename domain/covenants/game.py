@@ -247,14 +247,22 @@ class CovenantGame(PlatformGame):
         order = rules.clockwise(s.order, s.starting) if s.starting else list(s.order)
         if phase == "create":
             order = [p for p in order if s.powers[p].square != rules.EVENT_SQUARE]
+        due: list[dict] = []
         if phase == "events":
-            order = [p for p in order if s.powers[p].square == rules.EVENT_SQUARE and not s.held_events]
+            if s.seasons_begun > 4 and s.events_phase_season != s.seasons_begun:  # the season's first
+                due = [h for h in s.held_events if h["season"] == self.season_name]
+            waiting = [h for h in s.held_events if h not in due]
+            order = [p for p in order if s.powers[p].square == rules.EVENT_SQUARE and not waiting]
+            holders = list(dict.fromkeys(h["seat"] for h in due))
+            order = holders + [p for p in order if p not in holders]
         if phase == "certamen":
             order = [p for p in order if any(ch["challenger"] == p for ch in s.challenges.values())]
         self._phase_began(
             year=s.year, season=s.season, cycle=cycle, phase=phase, turn=order, actor=SYSTEM, audience=PUBLIC
         )
-        if phase == "events" and (s.seasons_begun <= 4 or not order):
+        if due:  # A-EVT-1 [000:16]: held events are unrotated in the order they were generated
+            self._held_released(events=due, actor=SYSTEM, audience=PUBLIC)
+        elif phase == "events" and (s.seasons_begun <= 4 or not order):
             self._advance_from("events")  # A-AMB-2: only after the first four seasons
         elif phase == "certamen" and not s.challenges:
             self._advance_from("certamen")
@@ -268,6 +276,8 @@ class CovenantGame(PlatformGame):
         s = self.state
         s.cycle, s.phase, s.turn = cycle, phase, list(turn)
         s.spells_cast = []  # A-SPELL-5: a spell may be countered only within its own phase
+        if phase == "events":
+            s.events_phase_season = s.seasons_begun
         # A-SPELL-3: a spell of N seasons ends at the beginning of the phase it was cast in, N seasons on.
         _expire(s, lambda e: e.get("until") == s.seasons_begun and e.get("phase") == phase)
         s.passed, s.acted, s.extra_round, s.turn_done = [], False, False, False
@@ -400,6 +410,9 @@ class CovenantGame(PlatformGame):
         if phase not in ("create", "main", "events"):
             raise RuleViolation(f"nobody passes in the {phase} phase", rule="A-ORDER-1")
         self._require_turn(seat, phase)
+        pe = self.state.pending_event
+        if pe is not None and pe["seat"] == seat:
+            raise RuleViolation("play, hold or discard the event you drew first", rule="A-EVT-1")
         self._end_turn(seat, acted=False)
 
     def keep(self, seat: str, card_id: str, attach_to: str | None = None, art: str | None = None) -> None:
@@ -1075,6 +1088,8 @@ class CovenantGame(PlatformGame):
             rules.check_directed(name, target, [tuple(x) for x in self.state.directed_history], active)
             self._event_played(event_name=name, seat=seat, target=target, actor=seat, audience=PUBLIC)
         elif choice == "hold":
+            if pe.get("season"):
+                raise RuleViolation("a held event fires now: play it or discard it", rule="A-EVT-1", field="choice")
             if season not in rules.SEASONS or season == self.season_name:
                 raise RuleViolation("hold a directed event for a different season", rule="A-EVT-1", field="season")
             self._event_held(event_name=name, seat=seat, season=season, actor=seat, audience=PUBLIC)
@@ -1082,7 +1097,25 @@ class CovenantGame(PlatformGame):
             self._event_held(event_name=name, seat=seat, season="", actor=seat, audience=PUBLIC)
         else:
             raise RuleViolation("play, hold or discard", rule="A-EVT-1", field="choice")
+        if self.state.released:
+            self._release_next(actor=seat, audience=PUBLIC)
+            nxt = self.state.pending_event
+            if nxt is not None and nxt["seat"] == seat:
+                return
         self._end_turn(seat, acted=True)
+
+    @event("ReleasedEventDecided")
+    def _release_next(self, actor: str, audience: list) -> None:
+        s = self.state
+        s.released = s.released[1:]
+        s.pending_event = dict(s.released[0]) if s.released else None
+
+    @event("HeldEventsReleased")
+    def _held_released(self, events: list, actor: str, audience: list) -> None:
+        s = self.state
+        s.held_events = [h for h in s.held_events if h not in events]
+        s.released = [dict(h) for h in events]
+        s.pending_event = dict(s.released[0])
 
     @event("EventPlayed")
     def _event_played(self, event_name: str, seat: str, target: str | None, actor: str, audience: list) -> None:

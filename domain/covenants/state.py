@@ -83,6 +83,8 @@ class CovenantState(ViewerSequences):
     effects: list = field(default_factory=list)  # spells in effect: {"spell", "target", "until", ...}
     events_in_play: list = field(default_factory=list)
     held_events: list = field(default_factory=list)
+    released: list = field(default_factory=list)  # held events firing this Events Phase, in generated order
+    events_phase_season: int = 0  # the season whose first Events Phase has begun
     directed_history: list = field(default_factory=list)
     pending_event: dict | None = None
     next_card: int = 1

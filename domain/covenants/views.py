@@ -52,6 +52,7 @@ def table_view(game: Any, viewer: str) -> dict[str, Any]:
         "effects": [dict(e) for e in s.effects],
         "events_in_play": list(s.events_in_play),
         "held_events": [dict(h) for h in s.held_events],
+        "pending_event": dict(s.pending_event) if s.pending_event else None,
         "actions": [dict(a) for a in s.actions],
         "challenges": [_challenge(ch, viewer) for ch in s.challenges.values()],
         "sequence": s.sequence_for(viewer),

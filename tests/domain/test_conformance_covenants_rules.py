@@ -500,6 +500,30 @@ def test_a_evt_1_a_global_event_is_played_in_its_season_a_directed_one_played_he
     assert err.value.field == "amount"
 
 
+def test_a_evt_1_a_held_directed_event_fires_at_the_first_events_phase_of_its_season():
+    """A-EVT-1 [000:16] "During the matching season's first Events Phase, held Events are unrotated in the order
+    they were generated and take effect immediately, under the control of the player(s) who generated them,
+    regardless of who (if anyone) occupies the Events square that round."."""
+    d = Dice()
+    t = to_year_two_events(d)
+    d.push([8])  # Dragon Attack (directed): bob holds it for Summer
+    t.run("bob", DrawEvent("bob"))
+    refused(t, "bob", Pass("bob"), "A-EVT-1")
+    t.run("bob", DecideEvent("bob", "hold", season="summer"))
+    assert t.view("cy")["held_events"] == [{"event": "Dragon Attack", "seat": "bob", "season": "summer"}]
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    move_all(t, [1, 2, 3])  # nobody on the Event square
+    pass_create(t)
+    assert t.phase() == "events" and t.turn() == ["bob"]
+    assert t.view("ann")["pending_event"] == {"event": "Dragon Attack", "seat": "bob", "season": "summer"}
+    refused(t, "bob", DecideEvent("bob", "hold", season="autumn"), "A-EVT-1")
+    t.run("bob", DecideEvent("bob", "play", target="ann"))
+    v = t.view("cy")
+    assert v["events_in_play"] == ["Dragon Attack"] and v["held_events"] == [] and v["game"]["phase"] == "main"
+
+
 def test_a_evt_2_a_directed_event_on_a_target_once_a_game_and_held_for_another_season():
     """A-EVT-2 [000:57] "The same target may not be" "chosen more than once for the same type of Directed Event
     per game" [000:60] "No more than two Directed Events directed toward a particular target"."""
