@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
 
 from domain.covenants.game import CovenantGame
-from domain.platform.commands import Command, Context, Handler, require, require_seat
-from domain.platform.roles import RULE
+from domain.errors import NotFound
+from domain.platform.commands import CloseDueWindow, CloseWindow, Command, Context, Handler, require, require_seat
+from domain.platform.roles import RULE, WINDOWS
 
 
 @dataclass(frozen=True)
@@ -252,24 +255,58 @@ def decide_event(game: CovenantGame, cmd: DecideEvent, ctx: Context) -> None:
     game.decide_event(cmd.seat_id, cmd.choice, cmd.target, cmd.season)
 
 
+def close_window(game: CovenantGame, cmd: CloseWindow, ctx: Context) -> dict:
+    """The host (or the auditor) closes a turn's window now: the seat's silence counts (H-9)."""
+    require(game, ctx, WINDOWS, "close a window")
+    game.expect_step(cmd.expected_step)
+    if cmd.window_id not in game.state.windows:
+        raise NotFound(f"no open window {cmd.window_id!r}", field="window_id")
+    return {
+        "closed": game.close_window(cmd.window_id, now=ctx.now, reason=cmd.reason, force=True, seed=ctx.entropy(32))
+    }
+
+
+def close_due_window(game: CovenantGame, cmd: CloseDueWindow, ctx: Context) -> dict:
+    """Workers: a turn's deadline passed; silence counts as the default choice (H-9)."""
+    w = game.state.windows.get(cmd.window_id)
+    if w is None or w.closed or ctx.now < datetime.fromisoformat(w.final_closes_at):
+        return {"closed": False}
+    return {"closed": game.close_window(cmd.window_id, now=ctx.now, reason="deadline", seed=ctx.entropy(32))}
+
+
+def _windowed(handler: Handler) -> Handler:
+    """Every covenant command leaves the seat at turn with an open window and a deadline (H-9)."""
+
+    def run(game: CovenantGame, cmd: Any, ctx: Context) -> Any:
+        result = handler(game, cmd, ctx)
+        game.sync_window(now=ctx.now)
+        return result
+
+    run.__name__ = handler.__name__
+    run.__doc__ = handler.__doc__
+    return run
+
+
 COVENANT_COMMANDS: dict[type, Handler] = {
-    AddCovenant: add_covenant,
-    BeginGame: begin_game,
-    Move: move,
-    Generate: generate,
-    Keep: keep,
-    Discard: discard,
-    Pass: pass_turn,
-    Cast: cast,
-    TakeAction: take_action,
-    RuleOnAction: rule_on_action,
-    Convert: convert,
-    Challenge: challenge,
-    ChooseArt: choose_art,
-    SealBid: seal_bid,
-    ResolveCertamen: resolve_certamen,
-    Forfeit: forfeit,
-    Support: support,
-    DrawEvent: draw_event,
-    DecideEvent: decide_event,
+    CloseWindow: close_window,
+    CloseDueWindow: close_due_window,
+    AddCovenant: _windowed(add_covenant),
+    BeginGame: _windowed(begin_game),
+    Move: _windowed(move),
+    Generate: _windowed(generate),
+    Keep: _windowed(keep),
+    Discard: _windowed(discard),
+    Pass: _windowed(pass_turn),
+    Cast: _windowed(cast),
+    TakeAction: _windowed(take_action),
+    RuleOnAction: _windowed(rule_on_action),
+    Convert: _windowed(convert),
+    Challenge: _windowed(challenge),
+    ChooseArt: _windowed(choose_art),
+    SealBid: _windowed(seal_bid),
+    ResolveCertamen: _windowed(resolve_certamen),
+    Forfeit: _windowed(forfeit),
+    Support: _windowed(support),
+    DrawEvent: _windowed(draw_event),
+    DecideEvent: _windowed(decide_event),
 }

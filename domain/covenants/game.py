@@ -10,6 +10,7 @@ to everyone when the season ends.
 from __future__ import annotations
 
 import hashlib
+from datetime import datetime, timedelta
 from typing import Any
 
 from eventsourcing.domain import event
@@ -20,7 +21,7 @@ from domain.covenants.errors import RuleViolation
 from domain.covenants.house import FORMS, TECHNIQUES, HousePackage
 from domain.covenants.state import Card, CovenantSeat, CovenantState
 from domain.dice import Roller, commitment
-from domain.errors import NotFound
+from domain.errors import Conflict, NotFound
 from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame
 from domain.platform.roles import HOST
@@ -28,6 +29,7 @@ from domain.platform.state import Window
 
 PUBLIC = [vis.PUBLIC]
 STARTING_CARDS = ("Villagers", "Villagers", "Grogs")
+TURN_PHASES = ("move", "create", "events", "main", "certamen", "reckoning")
 
 
 def bid_commitment(challenge_id: str, seat: str, vis_amount: int, nonce: str) -> str:
@@ -1134,6 +1136,89 @@ class CovenantGame(PlatformGame):
             s.held_events.append({"event": event_name, "seat": seat, "season": season})
         else:
             s.discard.append({"id": f"event:{event_name}", "name": event_name})
+
+    # ------------------------------------------------------------------ windows: a deadline on every turn (H-9)
+
+    def sync_window(self, *, now: datetime) -> None:
+        """After a command: the seat whose turn it is has an open window with a deadline; a window whose turn
+        is over closes. A game played by post always says who is awaited, and until when."""
+        s = self.state
+        whose = s.turn[0] if s.turn and s.phase in TURN_PHASES else None
+        kind = f"{s.phase}:{whose}:{s.seasons_begun}:{s.cycle}" if whose else None
+        for w in list(s.windows.values()):
+            if not w.closed and w.kind != kind:
+                self._window_closed(window_id=w.id, reason="turn over", closed_at=now.isoformat(), actor=SYSTEM,
+                                    audience=PUBLIC)  # fmt: skip
+        if kind is not None and self.open_window(kind) is None:
+            hours = float(s.options.get("turn_hours", 48))
+            self._window_opened(
+                window_id=f"w{self.version + 1}", kind=kind, opened_at=now.isoformat(),
+                closes_at=(now + timedelta(hours=hours)).isoformat(), actor=SYSTEM, audience=PUBLIC,
+            )  # fmt: skip
+
+    def close_window(
+        self, window_id: str, *, now: datetime, reason: str = "deadline", force: bool = False, seed: str = ""
+    ) -> bool:
+        """The deadline of a turn passed (or the host closed it): silence counts as the default choice (H-9)."""
+        w = self.state.windows.get(window_id)
+        if w is None or w.closed:
+            return False
+        if not force and now < datetime.fromisoformat(w.final_closes_at):
+            raise RuleViolation(f"this window closes at {w.final_closes_at}", rule="H-9", field="window_id")
+        phase, seat, _, _ = w.kind.split(":")
+        s = self.state
+        self._window_closed(window_id=window_id, reason=reason, closed_at=now.isoformat(), actor=SYSTEM,
+                            audience=PUBLIC)  # fmt: skip
+        if s.phase == phase and s.turn and s.turn[0] == seat:
+            self._silence(seat, phase, seed)
+        self.sync_window(now=now)
+        return True
+
+    def _silence(self, seat: str, phase: str, seed: str) -> None:
+        """What a seat's silence at its deadline does: the first legal move (moving is mandatory), a pass, the
+        drawn event discarded, or support that starves what the covenant cannot pay for."""
+        s = self.state
+        if phase == "move":
+            self.move(seat, self.legal_moves(seat)[0])
+        elif phase == "events" and s.pending_event is not None and s.pending_event["seat"] == seat:
+            self.decide_event(seat, "discard")
+        elif phase in ("create", "events", "main"):
+            self._end_turn(seat, acted=False)
+        elif phase == "certamen":
+            for ch in [c for c in s.challenges.values() if c["challenger"] == seat]:
+                self._certamen_resolved(challenge_id=ch["id"], result={"winner": None, "cancelled": True},
+                                        bids={}, actor=SYSTEM, audience=PUBLIC)  # fmt: skip
+            self._end_turn(seat, acted=False)
+        elif phase == "reckoning":
+            starve: list[str] = []
+            costly = sorted(self.covenant_cards(seat), key=lambda c: -self._upkeep(c))
+            while True:
+                try:
+                    if not seed:  # the season may end here: its next seed must be fresh and secret
+                        raise RuntimeError("closing a Reckoning turn needs fresh entropy for the next seed")
+                    self.support(seat, starve, seed=seed)
+                    return
+                except RuleViolation:
+                    if len(starve) == len(costly):
+                        raise
+                    starve.append(costly[len(starve)].id)
+
+    def _upkeep(self, c: Card) -> int:
+        d = self.house.cards.get(c.name)
+        return (d.upkeep.provision + d.upkeep.gold + d.upkeep.vis) if d else 0
+
+    def declare_ready(self, power_id: str, *, now: datetime) -> None:
+        """A seat says it has done all it will for now (the platform's readiness)."""
+        self.power(power_id)
+        self._ready_declared(power_id=power_id, actor=power_id, audience=PUBLIC)
+
+    def expect_step(self, expected: str | None) -> None:
+        """Refuse a command sent for a phase the game has left (a burst of the same click moves it once)."""
+        if expected is not None and expected != self.state.phase:
+            raise Conflict(
+                f"this command was sent for the {expected} phase, but the game is at {self.state.phase}",
+                field="expected_step",
+            )
 
     # ------------------------------------------------------------------ rollback
 

@@ -55,6 +55,11 @@ def table_view(game: Any, viewer: str) -> dict[str, Any]:
         "pending_event": dict(s.pending_event) if s.pending_event else None,
         "actions": [dict(a) for a in s.actions],
         "challenges": [_challenge(ch, viewer) for ch in s.challenges.values()],
+        "windows": [
+            {"id": w.id, "kind": w.kind, "closes_at": w.deadline_for(viewer if viewer in s.powers else None)}
+            for w in s.windows.values()
+            if not w.closed
+        ],
         "sequence": s.sequence_for(viewer),
     }
     if viewer in s.powers:

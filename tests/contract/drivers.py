@@ -97,7 +97,7 @@ def _covenants_refused(games: Games, played: Played) -> None:
 
 
 def _covenants_comparable(view: dict, viewer: str) -> dict:
-    view = {k: v for k, v in view.items() if k not in ("sequence", "at")}
+    view = {k: v for k, v in view.items() if k not in ("sequence", "at", "windows")}
     view["game"] = {k: v for k, v in view["game"].items() if k != "seed_commitment"}
     return view
 

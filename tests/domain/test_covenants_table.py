@@ -11,7 +11,7 @@ from domain.covenants.ruleset import COVENANTS
 from domain.covenants.verify import verify_covenant_events
 from domain.errors import Forbidden, RuleViolation
 from domain.platform import roles
-from domain.platform.commands import GrantVisibility, SetDeadline
+from domain.platform.commands import CloseWindow, GrantVisibility, SetDeadline
 from domain.powers.ruleset import POWERS
 from projections.service import Caller, Games
 from tests.covenants.play import (
@@ -99,3 +99,24 @@ def test_a_whole_game_is_played_to_25_points_with_seeded_dice_and_every_export_v
     for viewer in ("gm", "ann", "bob", "cy"):
         report = verify_covenant_events(games.visible_events(t.game_id, viewer, limit=100_000))
         assert report.ok and report.rolls_verified == 1 and report.seeds_verified >= 19, report
+
+
+def test_every_turn_has_a_deadline_and_silence_at_it_counts_as_the_default_choice():
+    """H-9: "Every player sends an explicit Satisfied/Pass; the phase closes once all have passed in a row. A
+    timeout worker treats silence as a pass." Moving is mandatory, so a silent mover takes the first legal
+    square."""
+    now = [datetime(2026, 3, 1, 12, tzinfo=timezone.utc)]
+    games = Games(clock=lambda: now[0])
+    t = seat_three(games)
+    first = t.turn()[0]
+    (window,) = t.view(first)["windows"]
+    assert window["kind"].startswith(f"move:{first}:") and window["closes_at"] == "2026-03-03T12:00:00+00:00"
+    assert games.close_due_window(t.game_id, window["id"]) is False  # not due yet
+    now[0] = datetime(2026, 3, 3, 12, 1, tzinfo=timezone.utc)
+    assert games.close_due_window(t.game_id, window["id"]) is True
+    v = t.view("gm")
+    assert v["covenants"][first]["square"] == 1 and v["game"]["turn"][0] != first
+    with pytest.raises(Forbidden):
+        t.run("bob", CloseWindow(v["windows"][0]["id"]))
+    t.run("ann", CloseWindow(v["windows"][0]["id"]))  # the host closes the next mover's turn now
+    assert t.view("gm")["covenants"][v["game"]["turn"][0]]["square"] == 1
