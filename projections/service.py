@@ -167,7 +167,12 @@ class Games(Application):
         retries: int = 8,
         roller_factory: Callable[[Game], Roller] | None = None,
     ) -> None:
+        # Every installed ruleset's games are snapshotted along the way (a ruleset registered later, such as a
+        # test's fake, is not).
         self.snapshotting_intervals = {Game: snapshot_interval}
+        for installed in rulesets.registered().values():
+            if installed.state_types:
+                self.snapshotting_intervals.setdefault(installed.aggregate, snapshot_interval)
         self.clock = clock
         self.entropy = entropy
         self.retries = retries
@@ -250,7 +255,10 @@ class Games(Application):
 
     def register_transcodings(self, transcoder: JSONTranscoder) -> None:
         super().register_transcodings(transcoder)
-        for cls in STATE_TYPES:
+        types = list(STATE_TYPES)
+        for installed in rulesets.registered().values():
+            types += [cls for cls in installed.state_types if cls not in types]
+        for cls in types:
             transcoder.register(DataclassAsDict(cls))
 
     # ------------------------------------------------------------------ plumbing

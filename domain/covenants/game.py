@@ -29,6 +29,7 @@ from domain.platform.state import Window
 
 PUBLIC = [vis.PUBLIC]
 STARTING_CARDS = ("Villagers", "Villagers", "Grogs")
+_HOUSES: dict[str, HousePackage] = {}
 TURN_PHASES = ("move", "create", "events", "main", "certamen", "reckoning")
 
 
@@ -74,11 +75,13 @@ class CovenantGame(PlatformGame):
 
     @property
     def house(self) -> HousePackage:
-        cached = self.__dict__.get("_house")
-        if cached is None or cached[0] is not self.state.house:
-            cached = (self.state.house, HousePackage.model_validate(self.state.house))
-            self.__dict__["_house"] = cached
-        return cached[1]
+        """The pinned house rules, parsed once per content hash (kept outside the aggregate, so snapshots and
+        copies of a game carry only its data)."""
+        key = self.state.pin["sha256"]
+        found = _HOUSES.get(key)
+        if found is None:
+            found = _HOUSES[key] = HousePackage.model_validate(self.state.house)
+        return found
 
     def hosts(self) -> list[str]:
         return [s for s, seat in self.state.powers.items() if HOST in seat.roles]

@@ -19,12 +19,14 @@ from domain.covenants import rules
 from domain.covenants.commands import COVENANT_COMMANDS
 from domain.covenants.errors import RuleViolation
 from domain.covenants.game import CovenantGame
+from domain.covenants.state import Card, CovenantSeat, CovenantState
 from domain.covenants.verify import verify_covenant_events
 from domain.covenants.views import table_view
 from domain.ids import GM
 from domain.platform.game import fold
 from domain.platform.roles import AUDITOR, HOST, OBSERVER, PLAYER, PRIVILEGES, RULE, WINDOWS, Roles
 from domain.platform.ruleset import Ruleset, Step, register
+from domain.platform.state import Window
 
 COVENANT_ROLES = Roles(
     declared=(HOST, PLAYER, OBSERVER, AUDITOR),
@@ -114,6 +116,7 @@ COVENANTS = register(
         fold=fold,
         phase_of=phase_of,
         roles=COVENANT_ROLES,
+        state_types=(CovenantSeat, Card, CovenantState, Window),
         description="The covenant game (Ars Magica seed): 2-4 covenants, no GM, played to 25 points",
     )
 )

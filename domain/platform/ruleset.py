@@ -55,6 +55,7 @@ class Ruleset:
     loads: frozenset[str] = frozenset()  # earlier versions whose games this one still loads (besides its own)
     description: str = ""
     roles: Roles = WITH_GM  # the roles at its table and what each may do (domain.platform.roles)
+    state_types: tuple[type, ...] = ()  # the dataclasses of its state, which snapshots transcode
 
     def handler(self, command: Any) -> Callable[..., Any]:
         """The handler of a command: the ruleset's own, else the platform's (every ruleset gets those),
