@@ -384,13 +384,18 @@ class CovenantGame(PlatformGame):
         if kind not in self.house.generators:
             raise RuleViolation(f"the {kind} square generates no resource card", rule="A-TRACK-2")
         gen = self.house.generators[kind]
-        if mouse and not any(c.name == "Familiar: Mouse" and c.active for c in self.covenant_cards(seat)):
-            raise RuleViolation("only a covenant with an active Mouse may change a roll by up to 2", rule="A-GEN-1")
+        mice = [c for c in self.covenant_cards(seat) if c.name == "Familiar: Mouse" and c.active]
+        free = [c for c in mice if "mouse" not in c.cast_this_season]  # A-AMB-6: once a season per Mouse
+        if mouse and not free:
+            raise RuleViolation(
+                "only an active Mouse not used this season may change a roll by up to 2", rule="A-GEN-1"
+            )
         cursed = any(c["curse"] == 1 for c in self._curses(seat))
         faces = self._roll(roller(self), seat, f"{kind} generation", 2 if cursed else 1, gen.die)
         value, _ = rules.modified_roll(faces, gen.die, cursed=cursed, mouse=mouse)
         name = gen.faces.get(value)
-        self._generated(seat=seat, kind=kind, value=value, card=name, actor=seat, audience=PUBLIC)
+        self._generated(seat=seat, kind=kind, value=value, card=name, actor=seat, audience=PUBLIC,
+                        mouse_card=free[0].id if mouse else None)  # fmt: skip
         card_id = None
         if name is not None:
             d = self.house.cards[name]
@@ -404,8 +409,13 @@ class CovenantGame(PlatformGame):
         return card_id
 
     @event("CardGenerated")
-    def _generated(self, seat: str, kind: str, value: int, card: str | None, actor: str, audience: list) -> None:
+    def _generated(
+        self, seat: str, kind: str, value: int, card: str | None, actor: str, audience: list,
+        mouse_card: str | None = None,
+    ) -> None:  # fmt: skip
         self.state.turn_done = True
+        if mouse_card is not None:
+            self.state.cards[mouse_card].cast_this_season.append("mouse")
 
     def _curses(self, seat: str) -> list[dict]:
         return [e for e in self.state.effects if e.get("curse") and e.get("covenant") == seat]

@@ -216,3 +216,26 @@ def test_a_gen_4_random_arts_for_a_starting_mage():
     into the list of Forms."."""
     tech, form, _, _ = rules.random_arts([6, 2, 2, 4], [3, 4, 20, 11], house.TECHNIQUES, house.FORMS)
     assert tech == ["In", "Pe"] and form == ["Aq", "Vi", "Ig"]
+
+
+def test_a_gen_1_the_mouse_changes_one_generation_roll_a_season():
+    """A-GEN-1 step 4 [000:405] "While the Mouse is in play, you may add or subtract up to 2 to any single
+    Resource or Event card generation dice roll once per season." (A-AMB-6: counted per Mouse per season)."""
+    d = Dice()
+    t = fixed_three(d)
+    move_all(t, [5, 1, 2])
+    d.push([5])  # Familiar: Mouse
+    t.run("ann", Keep("ann", t.run("ann", Generate("ann"))["card_id"]))
+    pass_create(t)
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    move_all(t, [4, 1, 2])  # ann on Item (d6)
+    d.push([3])  # 3 + 2 = 5: the Girdle instead of the Leather Shield
+    card = t.run("ann", Generate("ann", mouse=2))["card_id"]
+    assert t.view("gm")["covenants"]["ann"]["cards"][-1]["name"] == "Enchanted Item: Girdle of Magical Finesse"
+    t.run("ann", Discard("ann", card))
+    pass_create(t)
+    pass_main(t)
+    move_all(t, [6, 3, 4])  # a second cycle of the same season: ann on Property
+    refused(t, "ann", Generate("ann", mouse=-1), "A-GEN-1")
