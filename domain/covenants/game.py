@@ -260,13 +260,23 @@ class CovenantGame(PlatformGame):
             order = [p for p in order if s.powers[p].square == rules.EVENT_SQUARE and not waiting]
             holders = list(dict.fromkeys(h["seat"] for h in due))
             order = holders + [p for p in order if p not in holders]
+            if s.seasons_begun > 4 and any(p.marked for p in s.powers.values()):
+                order += [p for p in s.order if s.powers[p].square == rules.EVENT_SQUARE and p not in order]
         if phase == "certamen":
             order = [p for p in order if any(ch["challenger"] == p for ch in s.challenges.values())]
         self._phase_began(
             year=s.year, season=s.season, cycle=cycle, phase=phase, turn=order, actor=SYSTEM, audience=PUBLIC
         )
+        quaesitor = None
+        if phase == "events" and s.seasons_begun > 4 and not due:
+            on_event = [p for p in s.order if s.powers[p].square == rules.EVENT_SQUARE]
+            marked = [p for p in s.order if s.powers[p].marked]
+            if on_event and marked and "Quaesitor Investigation" not in s.events_in_play:
+                quaesitor = on_event[0]
         if due:  # A-EVT-1 [000:16]: held events are unrotated in the order they were generated
             self._held_released(events=due, actor=SYSTEM, audience=PUBLIC)
+        elif quaesitor is not None:  # A-AGG-1 [000:100], A-AMB-19: created whatever is on hold
+            self._quaesitor_created(seat=quaesitor, actor=SYSTEM, audience=PUBLIC)
         elif phase == "events" and (s.seasons_begun <= 4 or not order):
             self._advance_from("events")  # A-AMB-2: only after the first four seasons
         elif phase == "certamen" and not s.challenges:
@@ -1095,6 +1105,13 @@ class CovenantGame(PlatformGame):
         if pe is None or pe["seat"] != seat:
             raise RuleViolation("you hold no directed event to decide", rule="A-EVT-1")
         name = pe["event"]
+        if pe.get("quaesitor"):
+            marked = [p for p in self.state.order if self.state.powers[p].marked]
+            if choice != "play" or target is None or target not in marked:
+                raise RuleViolation(f"apply the Investigation to a marked covenant: {marked}", rule="A-AGG-1",
+                                    field="target")  # fmt: skip
+            self._investigated(seat=seat, target=target, actor=seat, audience=PUBLIC)
+            return
         if choice == "play":
             if target is None:
                 raise RuleViolation("a directed event needs a target", rule="A-EVT-2", field="target")
@@ -1125,12 +1142,24 @@ class CovenantGame(PlatformGame):
         s.released = s.released[1:]
         s.pending_event = dict(s.released[0]) if s.released else None
 
+    @event("QuaesitorInvestigationCreated")
+    def _quaesitor_created(self, seat: str, actor: str, audience: list) -> None:
+        self.state.pending_event = {"seat": seat, "event": "Quaesitor Investigation", "quaesitor": True}
+
     @event("HeldEventsReleased")
     def _held_released(self, events: list, actor: str, audience: list) -> None:
         s = self.state
         s.held_events = [h for h in s.held_events if h not in events]
         s.released = [dict(h) for h in events]
         s.pending_event = dict(s.released[0])
+
+    @event("InvestigationApplied")
+    def _investigated(self, seat: str, target: str, actor: str, audience: list) -> None:
+        s = self.state
+        s.powers[target].marked = False  # [000:100] "the target covenant is unmarked"
+        s.events_in_play.append("Quaesitor Investigation")
+        s.directed_history.append(["Quaesitor Investigation", target])
+        s.pending_event = None
 
     @event("EventPlayed")
     def _event_played(self, event_name: str, seat: str, target: str | None, actor: str, audience: list) -> None:

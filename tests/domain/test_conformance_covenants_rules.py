@@ -325,6 +325,35 @@ def test_a_agg_1_any_spell_at_a_rival_marks_a_harmful_one_at_home_too():
     assert not t.view("cy")["covenants"]["bob"]["marked"]
 
 
+def test_a_agg_1_while_a_covenant_is_marked_an_occupied_events_phase_creates_a_quaesitor_investigation():
+    """A-AGG-1 [000:100] "while there are marked covenants, a "Quaesitor Investigation" Event card is
+    automatically created during any Events Phase when the Event square is occupied, unless there is an
+    Investigation already in progress. The player on the Event square decides where to apply the Investigation
+    and the target covenant is unmarked."."""
+    d = Dice()
+    t = fixed_three(d, arts=LIGHTNING)
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    t.run("ann", Cast("ann", t.mage("ann"), "Arc of Lightning", t.mage("cy"), 2))  # ann is marked
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    for _ in range(3):
+        skip_season(t)
+    assert t.view("gm")["game"]["starting_player"] == "ann"  # her spent vis left her the lowest score
+    move_all(t, [1, 9, 2])  # bob stands on the Event square
+    pass_create(t)
+    assert t.view("cy")["pending_event"] == {"seat": "bob", "event": "Quaesitor Investigation", "quaesitor": True}
+    refused(t, "bob", DecideEvent("bob", "play", target="cy"), "A-AGG-1")  # cy is not marked
+    refused(t, "bob", DecideEvent("bob", "discard"), "A-AGG-1")
+    t.run("bob", DecideEvent("bob", "play", target="ann"))
+    v = t.view("cy")
+    assert not v["covenants"]["ann"]["marked"] and "Quaesitor Investigation" in v["events_in_play"]
+    assert t.turn() == ["bob"]  # then bob may still draw his own event, or pass
+    t.run("bob", Pass("bob"))
+    assert t.phase() == "main"
+
+
 # ---------------------------------------------------------------- A-CERT
 
 
