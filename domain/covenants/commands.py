@@ -99,6 +99,25 @@ class Convert(Command):
 
 
 @dataclass(frozen=True)
+class OfferTrade(Command):
+    """Offer another covenant gold, vis or provision for theirs, at a rate you agree (H-10)."""
+
+    seat_id: str
+    to: str
+    give: dict[str, int]
+    get: dict[str, int]
+
+
+@dataclass(frozen=True)
+class AnswerTrade(Command):
+    """Accept (an atomic swap) or refuse a trade offered to you; the offerer may withdraw it."""
+
+    seat_id: str
+    trade_id: str
+    accept: bool
+
+
+@dataclass(frozen=True)
 class Challenge(Command):
     seat_id: str
     mage_id: str
@@ -212,6 +231,18 @@ def convert(game: CovenantGame, cmd: Convert, ctx: Context) -> dict:
     return {"got": game.convert(cmd.seat_id, cmd.give, cmd.amount, cmd.get)}
 
 
+def offer_trade(game: CovenantGame, cmd: OfferTrade, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    trade_id = ctx.new_id("trade")
+    game.offer_trade(cmd.seat_id, cmd.to, dict(cmd.give), dict(cmd.get), trade_id)
+    return {"trade_id": trade_id}
+
+
+def answer_trade(game: CovenantGame, cmd: AnswerTrade, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.seat_id)
+    game.answer_trade(cmd.seat_id, cmd.trade_id, cmd.accept)
+
+
 def challenge(game: CovenantGame, cmd: Challenge, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
     challenge_id = ctx.new_id("cert")
@@ -301,6 +332,8 @@ COVENANT_COMMANDS: dict[type, Handler] = {
     TakeAction: _windowed(take_action),
     RuleOnAction: _windowed(rule_on_action),
     Convert: _windowed(convert),
+    OfferTrade: _windowed(offer_trade),
+    AnswerTrade: _windowed(answer_trade),
     Challenge: _windowed(challenge),
     ChooseArt: _windowed(choose_art),
     SealBid: _windowed(seal_bid),

@@ -727,6 +727,69 @@ class CovenantGame(PlatformGame):
         setattr(p, give, getattr(p, give) - amount)
         setattr(p, get, getattr(p, get) + got)
 
+    # ------------------------------------------------------------------ Main: trades (H-10, A-ECON-1)
+
+    def offer_trade(self, seat: str, to: str, give: dict, get: dict, trade_id: str) -> None:
+        """A Main Phase action: offer another covenant an exchange at a rate the two agree ([000:636])."""
+        self._require_turn(seat, "main")
+        self.power(to)
+        if to == seat:
+            raise RuleViolation("trade with another covenant", rule="A-ECON-1", field="to")
+        for side, amounts in (("give", give), ("get", get)):
+            if set(amounts) - {"gold", "vis", "provision"} or any(
+                not isinstance(v, int) or v < 0 for v in amounts.values()
+            ):
+                raise RuleViolation("a trade moves whole gold, vis and provision", rule="A-ECON-1", field=side)
+        if not any(give.values()) and not any(get.values()):
+            raise RuleViolation("a trade moves something", rule="A-ECON-1", field="give")
+        self._check_holds(seat, give, "give")
+        self._trade_offered(trade_id=trade_id, seat=seat, to=to, give=dict(give), get=dict(get), actor=seat,
+                            audience=PUBLIC)  # fmt: skip
+        self._end_turn(seat, acted=True)
+
+    def _check_holds(self, seat: str, amounts: dict, where: str) -> None:
+        p = self.state.powers[seat]
+        short = [k for k, v in amounts.items() if getattr(p, k) < v]
+        if short:
+            raise RuleViolation(f"{seat} does not hold the {', '.join(short)} of this trade", rule="A-ECON-1",
+                                field=where)  # fmt: skip
+
+    @event("TradeOffered")
+    def _trade_offered(
+        self, trade_id: str, seat: str, to: str, give: dict, get: dict, actor: str, audience: list
+    ) -> None:
+        self.state.trades[trade_id] = {"id": trade_id, "from": seat, "to": to, "give": give, "get": get}
+
+    def answer_trade(self, seat: str, trade_id: str, accept: bool) -> None:
+        """The other covenant accepts (both sides move at once, or nothing does) or refuses; the offerer may
+        withdraw."""
+        tr = self.state.trades.get(trade_id)
+        if tr is None:
+            raise NotFound(f"no open trade {trade_id!r}", field="trade_id")
+        if accept:
+            if seat != tr["to"]:
+                raise RuleViolation("only the covenant offered a trade accepts it", rule="A-ECON-1")
+            if "Famine" in self.state.events_in_play and (tr["give"].get("provision") or tr["get"].get("provision")):
+                raise RuleViolation("no conversion to or from provision during a Famine", rule="A-ECON-1")
+            self._check_holds(tr["from"], tr["give"], "give")
+            self._check_holds(tr["to"], tr["get"], "get")
+        elif seat not in (tr["to"], tr["from"]):
+            raise RuleViolation("only the two covenants of a trade close it", rule="A-ECON-1")
+        self._trade_closed(trade_id=trade_id, accepted=accept, actor=seat, audience=PUBLIC)
+
+    @event("TradeClosed")
+    def _trade_closed(self, trade_id: str, accepted: bool, actor: str, audience: list) -> None:
+        s = self.state
+        tr = s.trades.pop(trade_id)
+        if accepted:
+            a, b = s.powers[tr["from"]], s.powers[tr["to"]]
+            for k, v in tr["give"].items():
+                setattr(a, k, getattr(a, k) - v)
+                setattr(b, k, getattr(b, k) + v)
+            for k, v in tr["get"].items():
+                setattr(b, k, getattr(b, k) - v)
+                setattr(a, k, getattr(a, k) + v)
+
     # ------------------------------------------------------------------ Certamen (A-CERT-1..3)
 
     def challenge(self, seat: str, mage_id: str, target_mage: str, challenge_id: str) -> None:

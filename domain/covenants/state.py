@@ -100,4 +100,5 @@ class CovenantState(ViewerSequences):
     mail_replies: dict = field(default_factory=dict)
     forked_from: dict | None = None
     spells_cast: list = field(default_factory=list)  # this phase's spells, which a counter may still undo (A-SPELL-5)
+    trades: dict = field(default_factory=dict)  # open offers between covenants (H-10)
     actions: list = field(default_factory=list)  # custom Main Phase actions and the host's rulings (H-8)

@@ -54,6 +54,7 @@ def table_view(game: Any, viewer: str) -> dict[str, Any]:
         "held_events": [dict(h) for h in s.held_events],
         "pending_event": dict(s.pending_event) if s.pending_event else None,
         "actions": [dict(a) for a in s.actions],
+        "trades": [dict(tr) for tr in s.trades.values()],
         "challenges": [_challenge(ch, viewer) for ch in s.challenges.values()],
         "windows": [
             {"id": w.id, "kind": w.kind, "closes_at": w.deadline_for(viewer if viewer in s.powers else None)}

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from domain.covenants.commands import AddCovenant, RuleOnAction, TakeAction
+from domain.covenants.commands import AddCovenant, Pass, RuleOnAction, TakeAction
 from domain.covenants.ruleset import COVENANTS
 from domain.covenants.verify import verify_covenant_events
 from domain.errors import Forbidden, RuleViolation
@@ -15,7 +15,9 @@ from domain.platform.commands import CloseWindow, GrantVisibility, SetDeadline
 from domain.powers.ruleset import POWERS
 from projections.service import Caller, Games
 from tests.covenants.play import (
+    Dice,
     events_of,
+    fixed_three,
     move_all,
     pass_create,
     play_to_a_sealed_bid,
@@ -120,3 +122,28 @@ def test_every_turn_has_a_deadline_and_silence_at_it_counts_as_the_default_choic
         t.run("bob", CloseWindow(v["windows"][0]["id"]))
     t.run("ann", CloseWindow(v["windows"][0]["id"]))  # the host closes the next mover's turn now
     assert t.view("gm")["covenants"][v["game"]["turn"][0]]["square"] == 1
+
+
+def test_trades_are_offered_in_the_main_phase_and_accepted_as_one_atomic_swap():
+    """H-10 [000:636] "Covenants may trade among themselves but negotiate their own rates": an offer, then an
+    acceptance that moves both sides at once, or a refusal that moves nothing."""
+    from domain.covenants.commands import AnswerTrade, OfferTrade
+
+    t = fixed_three(Dice())  # ann starts
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    trade = t.run("ann", OfferTrade("ann", "bob", {"gold": 3}, {"vis": 2}))["trade_id"]
+    assert t.view("cy")["trades"][0]["give"] == {"gold": 3} and t.turn()[0] == "bob"
+    for seat, accept in (("cy", True), ("ann", True)):
+        before = events_of(t)
+        with pytest.raises(RuleViolation, match="A-ECON-1"):
+            t.run(seat, AnswerTrade(seat, trade, accept))
+        assert events_of(t) == before
+    t.run("bob", AnswerTrade("bob", trade, True))
+    v = t.view("cy")["covenants"]
+    assert (v["ann"]["gold"], v["ann"]["vis"], v["bob"]["gold"], v["bob"]["vis"]) == (1, 6, 7, 2)
+    t.run("bob", Pass("bob"))
+    t.run("cy", Pass("cy"))
+    second = t.run("ann", OfferTrade("ann", "cy", {"vis": 6}, {"gold": 4}))["trade_id"]
+    t.run("cy", AnswerTrade("cy", second, False))  # refused: nothing moves
+    assert t.view("bob")["trades"] == [] and t.view("bob")["covenants"]["ann"]["vis"] == 6
