@@ -61,9 +61,18 @@ class Tracker:
         kind, data = event.kind, event.data
         if kind == "StepBegan":
             self.season, self.month, self.step = data["season"], data["month"], data["step"]
-        elif kind == "PowerAdded":
-            self.powers = sorted({*self.powers, data["power_id"]})
+        elif seat_added(kind, data):
+            self.powers = sorted({*self.powers, seat_added(kind, data)})
         self.version = event.originator_version
+
+
+def seat_added(kind: str, data: dict) -> str:
+    """The seat an event adds to a game ("" for none): a Powers power, or a covenant of the covenant game."""
+    if kind == "PowerAdded":
+        return data["power_id"]
+    if kind == "CovenantAdded":
+        return data["seat_id"]
+    return ""
 
 
 @dataclasses.dataclass
@@ -254,9 +263,10 @@ class Projector:
             # Public events are everyone's: only restricted ones need a row per audience token.
             for token in sorted(set(audience)):
                 rows["feed"].append((gid, token, version))
-        if kind == "PowerAdded" and event.data["power_id"] not in tracker.seqs:
+        seat = seat_added(kind, event.data)
+        if seat and seat not in tracker.seqs:
             self._write_pending(cur, rows)
-            self._start_timeline(cur, gid, event.data["power_id"], version, tracker)
+            self._start_timeline(cur, gid, seat, version, tracker)
         # Each viewer's timeline: exactly the events ``vis.can_see`` lets them see, in order.
         if not sealed:
             for viewer in tracker.seqs:

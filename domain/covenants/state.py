@@ -102,3 +102,13 @@ class CovenantState(ViewerSequences):
     spells_cast: list = field(default_factory=list)  # this phase's spells, which a counter may still undo (A-SPELL-5)
     trades: dict = field(default_factory=dict)  # open offers between covenants (H-10)
     actions: list = field(default_factory=list)  # custom Main Phase actions and the host's rulings (H-8)
+
+    # The read models (projections.projector) index every game by season, month and step; a covenant season
+    # has no months, and its step is its phase. Properties, not fields: snapshots carry only the fields.
+    @property
+    def month(self) -> int:
+        return 0
+
+    @property
+    def step(self) -> str:
+        return self.phase

@@ -147,3 +147,23 @@ def test_trades_are_offered_in_the_main_phase_and_accepted_as_one_atomic_swap():
     second = t.run("ann", OfferTrade("ann", "cy", {"vis": 6}, {"gold": 4}))["trade_id"]
     t.run("cy", AnswerTrade("cy", second, False))  # refused: nothing moves
     assert t.view("bob")["trades"] == [] and t.view("bob")["covenants"]["ann"]["vis"] == 6
+
+
+def test_the_read_models_give_each_covenant_seat_its_own_timeline():
+    """The projector indexes a covenant game as it does a Powers game: each viewer's timeline is exactly what
+    ``visible_events`` lets them see, sealed bids included (A.4)."""
+    from projections.db import ReadModelDB
+    from projections.projector import Projector
+    from projections.settings import Settings
+
+    games = Games()
+    projector = Projector(games, ReadModelDB(Settings(database_url="memory")))
+    t = play_to_a_sealed_bid(games)
+    projector.catch_up()
+    for viewer in ("gm", "ann", "bob", "cy"):
+        shown = [(e["seq"], e["type"]) for e in games.visible_events(t.game_id, viewer, limit=1000)]
+        indexed = [(e["seq"], e["type"]) for e in projector.timeline(t.game_id, viewer, 0, 1000)]
+        assert indexed == shown and shown, viewer
+    bob = [e["type"] for e in projector.timeline(t.game_id, "bob", 0, 1000)]
+    ann = [e["type"] for e in projector.timeline(t.game_id, "ann", 0, 1000)]
+    assert "CertamenBidSealed" in ann and "CertamenBidSealed" not in bob
