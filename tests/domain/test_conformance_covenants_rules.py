@@ -15,6 +15,7 @@ from domain.covenants.commands import (
     DecideEvent,
     DrawEvent,
     Forfeit,
+    Generate,
     Keep,
     Move,
     Pass,
@@ -93,7 +94,7 @@ def test_a_lim_1_caps_town_villagers_holdings_per_grogs_and_unique_cards():
     t = fixed_three(d)
     move_all(t, [1, 2, 3])
     d.push([19])  # a Town: no Expansion in play, two Villagers
-    town = t.run("ann", __import__("domain.covenants.commands", fromlist=["Generate"]).Generate("ann"))["card_id"]
+    town = t.run("ann", Generate("ann"))["card_id"]
     refused(t, "ann", Keep("ann", town), "A-LIM-1")
 
 
@@ -249,7 +250,7 @@ def test_a_spell_9_an_art_studied_from_a_lab_takes_three_season_ends():
             t.run(seat, Pass(seat))
             continue
         d.push([1])  # an Art card
-        art = t.run("ann", __import__("domain.covenants.commands", fromlist=["Generate"]).Generate("ann"))["card_id"]
+        art = t.run("ann", Generate("ann"))["card_id"]
         t.run("ann", Keep("ann", art, attach_to=t.mage("ann"), art="Au"))
     assert card(t, art)["counters"] == 3
     pass_main(t)
