@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from domain.covenants.commands import AddCovenant, Pass, RuleOnAction, TakeAction
+from domain.covenants.commands import AddCovenant, Move, Pass, RuleOnAction, TakeAction
 from domain.covenants.ruleset import COVENANTS
 from domain.covenants.verify import verify_covenant_events
 from domain.errors import Forbidden, RuleViolation
@@ -20,6 +20,7 @@ from tests.covenants.play import (
     fixed_three,
     move_all,
     pass_create,
+    pass_main,
     play_to_a_sealed_bid,
     seat_three,
     skip_season,
@@ -167,3 +168,26 @@ def test_the_read_models_give_each_covenant_seat_its_own_timeline():
     bob = [e["type"] for e in projector.timeline(t.game_id, "bob", 0, 1000)]
     ann = [e["type"] for e in projector.timeline(t.game_id, "ann", 0, 1000)]
     assert "CertamenBidSealed" in ann and "CertamenBidSealed" not in bob
+
+
+def test_silence_at_a_reckoning_deadline_supports_what_the_covenant_can_pay_and_the_season_goes_on():
+    """H-9 at the Reckoning: a silent covenant's cards are supported from what it has; the season then ends
+    with a fresh seed committed for the next one."""
+    now = [datetime(2026, 3, 1, 12, tzinfo=timezone.utc)]
+    games = Games(clock=lambda: now[0])
+    t = seat_three(games)
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    pass_main(t)
+    first = t.turn()[0]
+    t.run(first, Move(first, 10))
+    assert t.phase() == "reckoning"
+    commitment = t.view("gm")["game"]["seed_commitment"]
+    while t.phase() == "reckoning":
+        (window,) = t.view("gm")["windows"]
+        assert games.close_due_window(t.game_id, window["id"]) is False  # each turn gets its own 48 hours
+        now[0] += timedelta(hours=49)
+        assert games.close_due_window(t.game_id, window["id"]) is True
+    v = t.view("gm")
+    assert v["game"]["season"] == "summer" and v["game"]["seed_commitment"] != commitment
+    assert all(len(c["cards"]) == 4 for c in v["covenants"].values())  # everything was supported
