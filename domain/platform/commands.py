@@ -20,6 +20,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
+from domain.platform.roles import HISTORY, LINKS, RULE, WINDOWS
 
 _ADAPTERS: dict[type, tuple[tuple[str, TypeAdapter], ...]] = {}
 
@@ -67,6 +68,19 @@ Handler = Callable[[Any, Any, Context], Any]
 def require_gm(ctx: Context, what: str = "do this") -> None:
     if ctx.principal != GM:
         raise Forbidden(f"only the GM may {what}", field="authorization")
+
+
+def require(game: Any, ctx: Context, privilege: str, what: str = "do this") -> None:
+    """The caller's roles at this table must hold the privilege (a GM, or a host where the ruleset says so)."""
+    if game.may(ctx.principal, privilege):
+        return
+    names = [role_name(r) for r in game.ruleset.roles.holders(privilege)] or ["nobody"]
+    raise Forbidden(f"only the {' or the '.join(names)} may {what}", field="authorization")
+
+
+def role_name(role: str) -> str:
+    """A role as a refusal names it."""
+    return "GM" if role == GM else role
 
 
 def require_seat(game: Any, ctx: Context, seat: str) -> None:
@@ -214,11 +228,11 @@ def set_contact(game: Any, cmd: SetContact, ctx: Context) -> None:
 
 
 def set_deadline(game: Any, cmd: SetDeadline, ctx: Context) -> None:
-    require_gm(ctx)
+    require(game, ctx, WINDOWS)
     moment = cmd.closes_at
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=ZoneInfo(game.state.timezone))
-    game.set_deadline(cmd.window_id, moment.astimezone(timezone.utc), now=ctx.now)
+    game.set_deadline(cmd.window_id, moment.astimezone(timezone.utc), now=ctx.now, actor=ctx.principal)
 
 
 def request_extension(game: Any, cmd: RequestExtension, ctx: Context) -> dict:
@@ -235,13 +249,13 @@ def request_extension(game: Any, cmd: RequestExtension, ctx: Context) -> dict:
 
 
 def grant_extension(game: Any, cmd: GrantExtension, ctx: Context) -> dict:
-    require_gm(ctx)
-    return {"granted": game.grant_extension(cmd.request_id, now=ctx.now, hours=cmd.hours)}
+    require(game, ctx, WINDOWS)
+    return {"granted": game.grant_extension(cmd.request_id, now=ctx.now, hours=cmd.hours, actor=ctx.principal)}
 
 
 def refuse_extension(game: Any, cmd: RefuseExtension, ctx: Context) -> None:
-    require_gm(ctx)
-    game.refuse_extension(cmd.request_id, cmd.reason)
+    require(game, ctx, WINDOWS)
+    game.refuse_extension(cmd.request_id, cmd.reason, actor=ctx.principal)
 
 
 def declare_ready(game: Any, cmd: DeclareReady, ctx: Context) -> None:
@@ -250,7 +264,7 @@ def declare_ready(game: Any, cmd: DeclareReady, ctx: Context) -> None:
 
 
 def close_window(game: Any, cmd: CloseWindow, ctx: Context) -> dict:
-    require_gm(ctx, "close a window")
+    require(game, ctx, WINDOWS, "close a window")
     game.expect_step(cmd.expected_step)
     if cmd.window_id not in game.state.windows:
         raise NotFound(f"no open window {cmd.window_id!r}", field="window_id")
@@ -272,18 +286,18 @@ def queue_due_reminders(game: Any, cmd: QueueDueReminders, ctx: Context) -> dict
 
 
 def grant_visibility(game: Any, cmd: GrantVisibility, ctx: Context) -> None:
-    require_gm(ctx)
-    game.grant_visibility(cmd.to, cmd.text, source=cmd.source, about=cmd.about)
+    require(game, ctx, RULE)
+    game.grant_visibility(cmd.to, cmd.text, source=cmd.source, about=cmd.about, actor=ctx.principal)
 
 
 def reissue_link(game: Any, cmd: ReissueLink, ctx: Context) -> dict:
-    require_gm(ctx)
+    require(game, ctx, LINKS)
     game.reissue_credential(cmd.who, cmd.token_hash)
     return {"principal": cmd.who}
 
 
 def roll_back(game: Any, cmd: RollBack, ctx: Context) -> dict:
-    require_gm(ctx)
+    require(game, ctx, HISTORY)
     if ctx.state_at is None:
         raise RuntimeError("a rollback needs the service's state_at")
     # Out of range, the aggregate refuses it naming ``to_version``; there is no earlier state to read then.
@@ -293,7 +307,7 @@ def roll_back(game: Any, cmd: RollBack, ctx: Context) -> dict:
 
 
 def mark_forked(game: Any, cmd: MarkForked, ctx: Context) -> dict:
-    require_gm(ctx)
+    require(game, ctx, HISTORY)
     game.mark_forked(cmd.source_game, cmd.source_version, name=cmd.name, reason=cmd.reason, seed=ctx.entropy(32))
     return {"game_id": str(game.id), "source_game": cmd.source_game, "source_version": cmd.source_version}
 

@@ -115,6 +115,23 @@ class PlatformGame(Aggregate):
         or RulesetNotInstalled."""
         return rulesets.for_game(self.state.ruleset, self.state.rules_version)
 
+    # ------------------------------------------------------------------ roles
+
+    def roles_of(self, principal: str) -> frozenset[str]:
+        """The roles a principal holds at this table: the organiser's for ``gm``, a seat's own (its ruleset's
+        seated role, plus any it was given), none for anyone else."""
+        declared = self.ruleset.roles
+        if principal == GM:
+            return frozenset({declared.organiser})
+        seat = self.state.powers.get(principal)
+        if seat is None:
+            return frozenset()
+        return frozenset({declared.seated, *getattr(seat, "roles", ())})
+
+    def may(self, principal: str, privilege: str) -> bool:
+        """Whether a principal's roles hold this privilege (domain.platform.roles)."""
+        return self.ruleset.roles.may(self.roles_of(principal), privilege)
+
     # ------------------------------------------------------------------ seats: credentials, time zones, contacts
 
     def timezone_for(self, viewer: str) -> str:
@@ -343,13 +360,13 @@ class PlatformGame(Aggregate):
             raise NotFound(f"no open window {window_id!r}", field="window_id")
         return w
 
-    def set_deadline(self, window_id: str, closes_at: datetime, *, now: datetime) -> None:
+    def set_deadline(self, window_id: str, closes_at: datetime, *, now: datetime, actor: str = GM) -> None:
         """The GM moves a window's deadline (stored in UTC, so daylight saving never moves it)."""
         self.window(window_id)  # the window must be open
         if closes_at <= now:
             raise RuleViolation("a new deadline must be in the future", rule="P.1.2", field="closes_at")
         self._deadline_set(
-            window_id=window_id, closes_at=_iso(closes_at.astimezone(timezone.utc)), actor=GM, audience=[vis.PUBLIC]
+            window_id=window_id, closes_at=_iso(closes_at.astimezone(timezone.utc)), actor=actor, audience=[vis.PUBLIC]
         )
 
     class DeadlineSet(Event):
@@ -430,7 +447,7 @@ class PlatformGame(Aggregate):
                 return w, w.requests[request_id]
         raise NotFound(f"no extension request {request_id!r}", field="request_id")
 
-    def grant_extension(self, request_id: str, *, now: datetime, hours: float | None = None) -> bool:
+    def grant_extension(self, request_id: str, *, now: datetime, hours: float | None = None, actor: str = GM) -> bool:
         """The GM grants a request, within the game's caps; granting twice is a no-op (returns False)."""
         w, req = self._find_request(request_id)
         if req["status"] == "granted":
@@ -463,7 +480,7 @@ class PlatformGame(Aggregate):
             power_id=ps.id,
             hours=hours,
             until=until,
-            actor=GM,
+            actor=actor,
             audience=vis.powers([ps.id]),
         )
         return True
@@ -498,7 +515,7 @@ class PlatformGame(Aggregate):
             audience=audience,
         )
 
-    def refuse_extension(self, request_id: str, reason: str = "") -> None:
+    def refuse_extension(self, request_id: str, reason: str = "", *, actor: str = GM) -> None:
         w, req = self._find_request(request_id)
         limits.check_text(reason, "reason", limits.REASON, what="a reason")
         if req["status"] != "pending":
@@ -508,7 +525,7 @@ class PlatformGame(Aggregate):
             window_id=w.id,
             power_id=req["power"],
             reason=reason,
-            actor=GM,
+            actor=actor,
             audience=vis.powers([req["power"]]),
         )
 
@@ -641,7 +658,9 @@ class PlatformGame(Aggregate):
             audience=audience,
         )
 
-    def grant_visibility(self, to: str, text: str, *, source: str = "ruling", about: str | None = None) -> None:
+    def grant_visibility(
+        self, to: str, text: str, *, source: str = "ruling", about: str | None = None, actor: str = GM
+    ) -> None:
         """The GM shows a power something it has learned: a Seeking success, a ruling (P.4, P-ACT-7)."""
         self.power(to)
         if about is not None:
@@ -652,7 +671,7 @@ class PlatformGame(Aggregate):
         if not text.strip():
             raise RuleViolation("say what the power learns", field="text")
         self._visibility_granted(
-            to=to, about=about, text=text.strip(), action_id=None, source=source, actor=GM, audience=vis.powers([to])
+            to=to, about=about, text=text.strip(), action_id=None, source=source, actor=actor, audience=vis.powers([to])
         )
 
     def set_timezone(self, power_id: str, timezone: str) -> None:

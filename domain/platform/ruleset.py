@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from domain.errors import DomainError, RuleViolation
+from domain.platform.roles import WITH_GM, Roles
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class Ruleset:
     seat_of: Callable[[Any], str | None] = lambda event: None
     loads: frozenset[str] = frozenset()  # earlier versions whose games this one still loads (besides its own)
     description: str = ""
+    roles: Roles = WITH_GM  # the roles at its table and what each may do (domain.platform.roles)
 
     def handler(self, command: Any) -> Callable[..., Any]:
         """The handler of a command: the ruleset's own, else the platform's (every ruleset gets those),

@@ -47,6 +47,7 @@ class Seat:
     grants: list = field(default_factory=list)
     ready: bool = False
     extension_hours_used: float = 0.0
+    roles: list = field(default_factory=list)  # besides the ruleset's seated role (domain.platform.roles)
 
 
 class ViewerSequences:

@@ -10,11 +10,13 @@ each viewer must never see (the no-leak check).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from api.powers.service import PowersGames
 from api.service import Caller, Games
+from domain.covenants.commands import Move
 from tests.contract.fake_ruleset import Join, Post
+from tests.covenants.play import play_to_a_sealed_bid
 from tests.scenarios import play_rich_month
 
 
@@ -22,6 +24,7 @@ from tests.scenarios import play_rich_month
 class Played:
     game_id: str
     viewers: list[str]  # "gm" and every seat
+    secrets: dict = field(default_factory=dict)  # what the play learned that some viewers must not see
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,27 @@ def _table_comparable(view: dict, viewer: str) -> dict:
     return {k: v for k, v in view.items() if k != "at"}  # a rollback changes nothing else the table shows
 
 
+def _covenants_play(games: Games) -> Played:
+    t = play_to_a_sealed_bid(games)
+    return Played(t.game_id, ["gm", *t.seats], secrets=dict(t.notes))
+
+
+def _covenants_refused(games: Games, played: Played) -> None:
+    games.run(Caller.of("bob"), played.game_id, Move("bob", 9))  # the Resolve Certamen phase, not Move (A-ORDER-1)
+
+
+def _covenants_comparable(view: dict, viewer: str) -> dict:
+    view = {k: v for k, v in view.items() if k not in ("sequence", "at", "windows")}
+    view["game"] = {k: v for k, v in view["game"].items() if k != "seed_commitment"}
+    return view
+
+
+def _covenants_hidden(played: Played) -> dict[str, list[str]]:
+    # A.4: Ann's sealed Certamen bid (its nonce) stays hers, and the auditor's, until both bids are in.
+    nonce = played.secrets["ann_nonce"]
+    return {"gm": [], "ann": [], "bob": [nonce], "cy": [nonce]}
+
+
 DRIVERS: dict[str, Driver] = {
     "powers": Driver(
         play=_powers_play,
@@ -95,6 +119,15 @@ DRIVERS: dict[str, Driver] = {
         earlier_phases=("s1-tidings", "s1m1-planning", "s1m1-resolution"),
         comparable=_powers_comparable,
         hidden=_powers_hidden,
+    ),
+    "covenants": Driver(
+        play=_covenants_play,
+        refused=_covenants_refused,
+        rollback_phase="y1-spring-c1-main",
+        fork_phase="y1-spring-c1-certamen",
+        earlier_phases=("y1-spring-c1-move", "y1-spring-c1-create", "y1-spring-c1-main", "y1-spring-c1-certamen"),
+        comparable=_covenants_comparable,
+        hidden=_covenants_hidden,
     ),
     "table": Driver(
         play=_table_play,

@@ -10,7 +10,7 @@ from pathlib import Path
 import domain.platform
 
 PLATFORM = Path(domain.platform.__file__).parent
-RULESETS = ("domain.powers", "domain.lodge")
+RULESETS = ("domain.powers", "domain.lodge", "domain.covenants")
 INFRASTRUCTURE = ("projections", "api", "workers", "sqlalchemy", "fastapi", "celery", "redis", "psycopg")
 
 

@@ -1,0 +1,345 @@
+"""The covenant game's typed commands and their handlers (A.3: every player choice is a command)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from domain.covenants.game import CovenantGame
+from domain.errors import NotFound
+from domain.platform.commands import CloseDueWindow, CloseWindow, Command, Context, Handler, require, require_seat
+from domain.platform.roles import RULE, WINDOWS
+
+
+@dataclass(frozen=True)
+class AddCovenant(Command):
+    """Seat a covenant before the game begins; ``host`` gives the seat the host role; no ``arts``: rolled."""
+
+    seat_id: str
+    name: str
+    covenant: str
+    host: bool = False
+    arts: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class BeginGame(Command):
+    """Draw the starting player with the committed dice and deal the starting cards (A-ORDER-2, H-1)."""
+
+
+@dataclass(frozen=True)
+class Move(Command):
+    seat_id: str
+    square: int
+
+
+@dataclass(frozen=True)
+class Generate(Command):
+    """Roll this square's generator (A-TRACK-2); ``mouse`` is the Mouse familiar's +/-2 (A-GEN-1)."""
+
+    seat_id: str
+    mouse: int = 0
+
+
+@dataclass(frozen=True)
+class Keep(Command):
+    seat_id: str
+    card_id: str
+    attach_to: str | None = None
+    art: str | None = None
+
+
+@dataclass(frozen=True)
+class Discard(Command):
+    seat_id: str
+    card_id: str
+
+
+@dataclass(frozen=True)
+class Pass(Command):
+    """Pass your turn (Create/Play, Events, Main: silence at the deadline counts as this, H-9)."""
+
+    seat_id: str
+
+
+@dataclass(frozen=True)
+class Cast(Command):
+    seat_id: str
+    mage_id: str
+    spell: str
+    target: str
+    vis: int
+
+
+@dataclass(frozen=True)
+class TakeAction(Command):
+    """A Main Phase action from the house rules' list; a custom one waits for the host's ruling (H-8)."""
+
+    seat_id: str
+    action: str
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class RuleOnAction(Command):
+    """The host (or the auditor) rules on a custom action."""
+
+    index: int
+    approved: bool
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Convert(Command):
+    seat_id: str
+    give: str
+    amount: int
+    get: str
+
+
+@dataclass(frozen=True)
+class OfferTrade(Command):
+    """Offer another covenant gold, vis or provision for theirs, at a rate you agree (H-10)."""
+
+    seat_id: str
+    to: str
+    give: dict[str, int]
+    get: dict[str, int]
+
+
+@dataclass(frozen=True)
+class AnswerTrade(Command):
+    """Accept (an atomic swap) or refuse a trade offered to you; the offerer may withdraw it."""
+
+    seat_id: str
+    trade_id: str
+    accept: bool
+
+
+@dataclass(frozen=True)
+class Challenge(Command):
+    seat_id: str
+    mage_id: str
+    target_mage: str
+
+
+@dataclass(frozen=True)
+class ChooseArt(Command):
+    seat_id: str
+    challenge_id: str
+    art: str
+
+
+@dataclass(frozen=True)
+class SealBid(Command):
+    """A sealed Certamen bid: only its hash is public until both bids are in (A-AMB-7)."""
+
+    seat_id: str
+    challenge_id: str
+    vis: int
+
+
+@dataclass(frozen=True)
+class ResolveCertamen(Command):
+    seat_id: str
+    challenge_id: str
+
+
+@dataclass(frozen=True)
+class Forfeit(Command):
+    seat_id: str
+    challenge_id: str
+
+
+@dataclass(frozen=True)
+class Support(Command):
+    """Allocate this season's resources at the Reckoning; the starved cards are discarded (A-RECK-1)."""
+
+    seat_id: str
+    starve: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class DrawEvent(Command):
+    seat_id: str
+
+
+@dataclass(frozen=True)
+class DecideEvent(Command):
+    seat_id: str
+    choice: str
+    target: str | None = None
+    season: str | None = None
+
+
+def add_covenant(game: CovenantGame, cmd: AddCovenant, ctx: Context) -> dict:
+    require(game, ctx, RULE, "seat a covenant")
+    game.add_covenant(cmd.seat_id, cmd.name, cmd.covenant, host=cmd.host, arts=list(cmd.arts), actor=ctx.principal)
+    return {"seat_id": cmd.seat_id}
+
+
+def begin_game(game: CovenantGame, cmd: BeginGame, ctx: Context) -> dict:
+    require(game, ctx, RULE, "begin the game")
+    game.begin(seed=ctx.entropy(32), roller=ctx.roller, actor=ctx.principal)
+    return {"starting": game.state.starting}
+
+
+def move(game: CovenantGame, cmd: Move, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    game.move(cmd.seat_id, cmd.square)
+    return {"square": cmd.square, "phase": game.state.phase}
+
+
+def generate(game: CovenantGame, cmd: Generate, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return {"card_id": game.generate(cmd.seat_id, ctx.roller, mouse=cmd.mouse)}
+
+
+def keep(game: CovenantGame, cmd: Keep, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.seat_id)
+    game.keep(cmd.seat_id, cmd.card_id, cmd.attach_to, cmd.art)
+
+
+def discard(game: CovenantGame, cmd: Discard, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.seat_id)
+    game.discard(cmd.seat_id, cmd.card_id)
+
+
+def pass_turn(game: CovenantGame, cmd: Pass, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.seat_id)
+    game.pass_turn(cmd.seat_id)
+
+
+def cast(game: CovenantGame, cmd: Cast, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.cast(cmd.seat_id, cmd.mage_id, cmd.spell, cmd.target, cmd.vis)
+
+
+def take_action(game: CovenantGame, cmd: TakeAction, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.seat_id)
+    game.take_action(cmd.seat_id, cmd.action, cmd.text)
+
+
+def rule_on_action(game: CovenantGame, cmd: RuleOnAction, ctx: Context) -> None:
+    require(game, ctx, RULE, "rule on a custom action")
+    game.rule_on_action(cmd.index, cmd.approved, cmd.note, ctx.principal)
+
+
+def convert(game: CovenantGame, cmd: Convert, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return {"got": game.convert(cmd.seat_id, cmd.give, cmd.amount, cmd.get)}
+
+
+def offer_trade(game: CovenantGame, cmd: OfferTrade, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    trade_id = ctx.new_id("trade")
+    game.offer_trade(cmd.seat_id, cmd.to, dict(cmd.give), dict(cmd.get), trade_id)
+    return {"trade_id": trade_id}
+
+
+def answer_trade(game: CovenantGame, cmd: AnswerTrade, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.seat_id)
+    game.answer_trade(cmd.seat_id, cmd.trade_id, cmd.accept)
+
+
+def challenge(game: CovenantGame, cmd: Challenge, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    challenge_id = ctx.new_id("cert")
+    game.challenge(cmd.seat_id, cmd.mage_id, cmd.target_mage, challenge_id)
+    return {"challenge_id": challenge_id}
+
+
+def choose_art(game: CovenantGame, cmd: ChooseArt, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.seat_id)
+    game.choose_art(cmd.seat_id, cmd.challenge_id, cmd.art)
+
+
+def seal_bid(game: CovenantGame, cmd: SealBid, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.seat_id)
+    game.seal_bid(cmd.seat_id, cmd.challenge_id, cmd.vis, ctx.entropy(16))
+
+
+def resolve_certamen(game: CovenantGame, cmd: ResolveCertamen, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    result = game.resolve_certamen(cmd.seat_id, cmd.challenge_id)
+    return result
+
+
+def forfeit(game: CovenantGame, cmd: Forfeit, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.seat_id)
+    game.forfeit(cmd.seat_id, cmd.challenge_id)
+
+
+def support(game: CovenantGame, cmd: Support, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.support(cmd.seat_id, list(cmd.starve), seed=ctx.entropy(32))
+
+
+def draw_event(game: CovenantGame, cmd: DrawEvent, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.draw_event(cmd.seat_id, ctx.roller)
+
+
+def decide_event(game: CovenantGame, cmd: DecideEvent, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.seat_id)
+    game.decide_event(cmd.seat_id, cmd.choice, cmd.target, cmd.season)
+
+
+def close_window(game: CovenantGame, cmd: CloseWindow, ctx: Context) -> dict:
+    """The host (or the auditor) closes a turn's window now: the seat's silence counts (H-9)."""
+    require(game, ctx, WINDOWS, "close a window")
+    game.expect_step(cmd.expected_step)
+    if cmd.window_id not in game.state.windows:
+        raise NotFound(f"no open window {cmd.window_id!r}", field="window_id")
+    return {
+        "closed": game.close_window(cmd.window_id, now=ctx.now, reason=cmd.reason, force=True, seed=ctx.entropy(32))
+    }
+
+
+def close_due_window(game: CovenantGame, cmd: CloseDueWindow, ctx: Context) -> dict:
+    """Workers: a turn's deadline passed; silence counts as the default choice (H-9)."""
+    w = game.state.windows.get(cmd.window_id)
+    if w is None or w.closed or ctx.now < datetime.fromisoformat(w.final_closes_at):
+        return {"closed": False}
+    return {"closed": game.close_window(cmd.window_id, now=ctx.now, reason="deadline", seed=ctx.entropy(32))}
+
+
+def _windowed(handler: Handler) -> Handler:
+    """Every covenant command leaves the seat at turn with an open window and a deadline (H-9)."""
+
+    def run(game: CovenantGame, cmd: Any, ctx: Context) -> Any:
+        result = handler(game, cmd, ctx)
+        game.sync_window(now=ctx.now)
+        return result
+
+    run.__name__ = handler.__name__
+    run.__doc__ = handler.__doc__
+    return run
+
+
+COVENANT_COMMANDS: dict[type, Handler] = {
+    CloseWindow: close_window,
+    CloseDueWindow: close_due_window,
+    AddCovenant: _windowed(add_covenant),
+    BeginGame: _windowed(begin_game),
+    Move: _windowed(move),
+    Generate: _windowed(generate),
+    Keep: _windowed(keep),
+    Discard: _windowed(discard),
+    Pass: _windowed(pass_turn),
+    Cast: _windowed(cast),
+    TakeAction: _windowed(take_action),
+    RuleOnAction: _windowed(rule_on_action),
+    Convert: _windowed(convert),
+    OfferTrade: _windowed(offer_trade),
+    AnswerTrade: _windowed(answer_trade),
+    Challenge: _windowed(challenge),
+    ChooseArt: _windowed(choose_art),
+    SealBid: _windowed(seal_bid),
+    ResolveCertamen: _windowed(resolve_certamen),
+    Forfeit: _windowed(forfeit),
+    Support: _windowed(support),
+    DrawEvent: _windowed(draw_event),
+    DecideEvent: _windowed(decide_event),
+}

@@ -1,0 +1,1350 @@
+"""The covenant game's aggregate (ANALYSIS Part A): a ``PlatformGame`` with its own state and events.
+
+Commands check everything first (``domain.covenants.rules``) and then record past-tense events whose
+bodies only fold. Every die comes from the platform's committed roller (``DieRolled`` carries the
+roll number, the season seed's commitment and, for everyone, the roll's key and Merkle path), so a
+starting-player draw or a card generation can be checked by any player. The season seed is revealed
+to everyone when the season ends.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timedelta
+from typing import Any
+
+from eventsourcing.domain import event
+
+from domain import visibility as vis
+from domain.covenants import rules
+from domain.covenants.errors import RuleViolation
+from domain.covenants.house import FORMS, TECHNIQUES, HousePackage
+from domain.covenants.state import Card, CovenantSeat, CovenantState
+from domain.dice import Roller, commitment
+from domain.errors import Conflict, NotFound
+from domain.ids import GM, SYSTEM
+from domain.platform.game import PlatformGame
+from domain.platform.roles import HOST
+from domain.platform.state import Window
+
+PUBLIC = [vis.PUBLIC]
+STARTING_CARDS = ("Villagers", "Villagers", "Grogs")
+_HOUSES: dict[str, HousePackage] = {}
+TURN_PHASES = ("move", "create", "events", "main", "certamen", "reckoning")
+
+
+def bid_commitment(challenge_id: str, seat: str, vis_amount: int, nonce: str) -> str:
+    """The public hash of a sealed Certamen bid (A-AMB-7)."""
+    return hashlib.sha256(f"certamen-bid:{challenge_id}:{seat}:{vis_amount}:{nonce}".encode()).hexdigest()
+
+
+class CovenantGame(PlatformGame):
+    """One game of the covenant game."""
+
+    state: CovenantState
+
+    @event("CovenantGameCreated")
+    def __init__(
+        self, name: str, ruleset: str, rules_version: str, timezone: str, options: dict, house: dict, pin: dict,
+        actor: str, audience: list,
+    ) -> None:  # fmt: skip
+        self.state = CovenantState(
+            name=name, ruleset=ruleset, rules_version=rules_version, timezone=timezone, options=options,
+            house=house, pin=pin,
+        )  # fmt: skip
+
+    # ------------------------------------------------------------------ what the platform asks
+
+    def power(self, power_id: str) -> CovenantSeat:
+        try:
+            return self.state.powers[power_id]
+        except (KeyError, TypeError):
+            raise NotFound(f"no covenant {power_id!r} at this table", field="seat") from None
+
+    def pending_in(self, w: Window) -> list[str]:
+        return list(self.state.turn)
+
+    def _may_act_in(self, w: Window, power_id: str) -> bool:
+        return power_id in self.state.turn
+
+    def _fresh_seed(self, seed: str, s_old_seed: str | None = None, reveal: bool = True) -> None:
+        if self.state.phase in ("setup", "over"):
+            self._seed_cleared(actor=SYSTEM, audience=[vis.SEALED])
+        else:
+            self._commit_seed(seed, self.state.seasons_begun, 0)
+
+    @property
+    def house(self) -> HousePackage:
+        """The pinned house rules, parsed once per content hash (kept outside the aggregate, so snapshots and
+        copies of a game carry only its data)."""
+        key = self.state.pin["sha256"]
+        found = _HOUSES.get(key)
+        if found is None:
+            found = _HOUSES[key] = HousePackage.model_validate(self.state.house)
+        return found
+
+    def hosts(self) -> list[str]:
+        return [s for s, seat in self.state.powers.items() if HOST in seat.roles]
+
+    @property
+    def season_name(self) -> str:
+        return rules.SEASONS[self.state.season]
+
+    def card(self, card_id: str) -> Card:
+        c = self.state.cards.get(card_id)
+        if c is None:
+            raise NotFound(f"no card {card_id!r} in play", field="card_id")
+        return c
+
+    def covenant_cards(self, seat: str, *, pending: bool = False) -> list[Card]:
+        return [c for c in self.state.cards.values() if c.owner == seat and (pending or not c.pending)]
+
+    def _require_turn(self, seat: str, phase: str) -> None:
+        if self.state.phase != phase:
+            raise RuleViolation(f"it is the {self.state.phase} phase, not the {phase} phase", rule="A-ORDER-1")
+        if not self.state.turn or self.state.turn[0] != seat:
+            whose = self.state.turn[0] if self.state.turn else "nobody"
+            raise RuleViolation(f"it is {whose}'s turn, clockwise from the starting player", rule="A-ORDER-1")
+
+    # ------------------------------------------------------------------ dice
+
+    def _roll(self, roller: Roller, seat: str | None, purpose: str, count: int, sides: int) -> list[int]:
+        """Roll ``count`` dice of ``sides`` through the committed roller, and record the roll for everyone."""
+        s = self.state
+        if s.seed_commitment is None:
+            raise RuleViolation("no seed is committed: dice are rolled only in play", rule="A-ORDER-2")
+        roll_no = s.next_roll
+        proof = self._roll_proof(roll_no)
+        faces = roller.faces(roll_no, count, sides)
+        self._die_rolled(
+            seat=seat, purpose=purpose, sides=sides, faces=list(faces), roll_no=roll_no,
+            commitment=s.seed_commitment, key=proof.get("key"), path=proof.get("path"), actor=SYSTEM, audience=PUBLIC,
+        )  # fmt: skip
+        return list(faces)
+
+    @event("DieRolled")
+    def _die_rolled(
+        self, seat: str | None, purpose: str, sides: int, faces: list, roll_no: int, commitment: str,
+        key: str | None, path: list | None, actor: str, audience: list,
+    ) -> None:  # fmt: skip
+        self.state.next_roll = roll_no + 1
+
+    # ------------------------------------------------------------------ setup
+
+    def add_covenant(self, seat_id: str, name: str, covenant: str, *, host: bool, arts: list[str], actor: str) -> None:
+        s = self.state
+        if s.phase != "setup":
+            raise RuleViolation("covenants join before the game begins", rule="A-ORDER-2", field="seat_id")
+        if seat_id in s.powers or seat_id in (GM, SYSTEM):
+            raise RuleViolation(f"the seat {seat_id!r} is taken", field="seat_id")
+        if len(s.powers) >= 4:
+            raise RuleViolation("the game is for two to four players", rule="A-ORDER-2", field="seat_id")
+        if host and self.hosts():
+            raise RuleViolation("this table already has a host", field="host")
+        bad = [a for a in arts if a not in TECHNIQUES + FORMS]
+        if arts and (bad or len(set(arts)) != 5):
+            raise RuleViolation("a starting mage has five different Arts ([000:4])", rule="A-GEN-4", field="arts")
+        self._covenant_added(
+            seat_id=seat_id, name=name, covenant=covenant, roles=[HOST] if host else [], arts=list(arts),
+            actor=actor, audience=PUBLIC,
+        )  # fmt: skip
+
+    @event("CovenantAdded")
+    def _covenant_added(
+        self, seat_id: str, name: str, covenant: str, roles: list, arts: list, actor: str, audience: list
+    ) -> None:
+        self.state.powers[seat_id] = CovenantSeat(
+            id=seat_id, name=name, covenant=covenant, roles=list(roles), arts=list(arts)
+        )
+        self.state.order.append(seat_id)
+
+    def begin(self, *, seed: str, roller: Any, actor: str) -> None:
+        """A-ORDER-2 / H-1: draw the starting player with the committed dice; deal the starting cards ([000:4])."""
+        s = self.state
+        if s.phase != "setup":
+            raise RuleViolation("the game has begun", rule="A-ORDER-2")
+        players = int(s.options.get("players", 0)) or len(s.powers)
+        if not 2 <= len(s.powers) <= 4 or len(s.powers) != players:
+            raise RuleViolation(
+                f"the game begins with its {players} covenants ({len(s.powers)} have joined)", rule="A-ORDER-2"
+            )
+        self._commit_seed(seed, 1, 0)
+        dice = roller(self)
+        face = self._roll(dice, None, "starting player", 1, len(s.order))[0]
+        starting = s.order[face - 1]
+        self._game_begun(starting=starting, actor=actor, audience=PUBLIC)
+        for seat in rules.clockwise(s.order, starting):
+            arts = list(s.powers[seat].arts)
+            if not arts:
+                arts = self._random_arts(dice, seat)
+            self._new_card(seat, "Starting Mage", arts=arts, source="setup")
+            for name in STARTING_CARDS:
+                self._new_card(seat, name, source="setup")
+        self._begin_season()
+
+    def _random_arts(self, dice: Roller, seat: str) -> list[str]:
+        """A-GEN-4: roll d6 for two Techniques and d20 for three Forms, rerolling as the text says."""
+        tech: list[str] = []
+        while len(tech) < 2:
+            face = self._roll(dice, seat, "starting mage Technique", 1, 6)[0]
+            t, _, _, _ = rules.random_arts([face], [], TECHNIQUES, FORMS)
+            if t and t[0] not in tech:
+                tech.append(t[0])
+        form: list[str] = []
+        while len(form) < 3:
+            face = self._roll(dice, seat, "starting mage Form", 1, 20)[0]
+            _, f, _, _ = rules.random_arts([], [face], TECHNIQUES, FORMS)
+            if f[0] not in form:
+                form.append(f[0])
+        return tech + form
+
+    @event("GameBegun")
+    def _game_begun(self, starting: str, actor: str, audience: list) -> None:
+        self.state.starting = starting
+
+    def _new_card(
+        self, seat: str | None, name: str, *, arts: list | None = None, source: str, pending: bool = False
+    ) -> str:
+        card_id = f"c{self.state.next_card}"
+        self._card_created(card_id=card_id, name=name, owner=seat, arts=list(arts or []), pending=pending,
+                           source=source, actor=SYSTEM, audience=PUBLIC)  # fmt: skip
+        return card_id
+
+    @event("CardCreated")
+    def _card_created(
+        self, card_id: str, name: str, owner: str | None, arts: list, pending: bool, source: str, actor: str,
+        audience: list,
+    ) -> None:  # fmt: skip
+        d = self.house.cards[name] if name in self.house.cards else None
+        self.state.cards[card_id] = Card(
+            id=card_id, name=name, owner=owner, kind=d.kind if d else "event", pending=pending,
+            substance=d.substance if d else "", arts=list(arts or (d.arts if d else [])),
+        )  # fmt: skip
+        self.state.next_card += 1
+
+    # ------------------------------------------------------------------ the calendar
+
+    def _begin_season(self) -> None:
+        s = self.state
+        self._season_began(year=s.year, season=s.season, actor=SYSTEM, audience=PUBLIC)
+        for c in list(s.cards.values()):  # A-GEN-3: construction ends at the first qualifying Move Phase
+            if c.inactive_until and self.season_name in c.inactive_until.split(","):
+                self._card_turned(card_id=c.id, active=True, reason="construction done", actor=SYSTEM, audience=PUBLIC)
+        self._next_cycle()
+
+    @event("SeasonBegan")
+    def _season_began(self, year: int, season: int, actor: str, audience: list) -> None:
+        s = self.state
+        s.seasons_begun += 1
+        s.cycle = 0
+        for seat in s.powers.values():  # A-AMB-3: tokens go back to Begin each season
+            seat.square, seat.moved_this_season, seat.supported = 0, False, False
+        for c in s.cards.values():
+            c.cast_this_season = []
+            c.new_damage = False
+            c.inactive_all_season = not c.active
+
+    def _next_cycle(self) -> None:
+        self._phase(self.state.cycle + 1, "move")
+
+    def _phase(self, cycle: int, phase: str) -> None:
+        s = self.state
+        order = rules.clockwise(s.order, s.starting) if s.starting else list(s.order)
+        if phase == "create":
+            order = [p for p in order if s.powers[p].square != rules.EVENT_SQUARE]
+        due: list[dict] = []
+        if phase == "events":
+            if s.seasons_begun > 4 and s.events_phase_season != s.seasons_begun:  # the season's first
+                due = [h for h in s.held_events if h["season"] == self.season_name]
+            waiting = [h for h in s.held_events if h not in due]
+            order = [p for p in order if s.powers[p].square == rules.EVENT_SQUARE and not waiting]
+            holders = list(dict.fromkeys(h["seat"] for h in due))
+            order = holders + [p for p in order if p not in holders]
+            if s.seasons_begun > 4 and any(p.marked for p in s.powers.values()):
+                order += [p for p in s.order if s.powers[p].square == rules.EVENT_SQUARE and p not in order]
+        if phase == "certamen":
+            order = [p for p in order if any(ch["challenger"] == p for ch in s.challenges.values())]
+        self._phase_began(
+            year=s.year, season=s.season, cycle=cycle, phase=phase, turn=order, actor=SYSTEM, audience=PUBLIC
+        )
+        quaesitor = None
+        if phase == "events" and s.seasons_begun > 4 and not due:
+            on_event = [p for p in s.order if s.powers[p].square == rules.EVENT_SQUARE]
+            marked = [p for p in s.order if s.powers[p].marked]
+            if on_event and marked and "Quaesitor Investigation" not in s.events_in_play:
+                quaesitor = on_event[0]
+        if due:  # A-EVT-1 [000:16]: held events are unrotated in the order they were generated
+            self._held_released(events=due, actor=SYSTEM, audience=PUBLIC)
+        elif quaesitor is not None:  # A-AGG-1 [000:100], A-AMB-19: created whatever is on hold
+            self._quaesitor_created(seat=quaesitor, actor=SYSTEM, audience=PUBLIC)
+        elif phase == "events" and (s.seasons_begun <= 4 or not order):
+            self._advance_from("events")  # A-AMB-2: only after the first four seasons
+        elif phase == "certamen" and not s.challenges:
+            self._advance_from("certamen")
+        elif phase in ("create", "reckoning") and not order:
+            self._advance_from(phase)
+
+    @event("PhaseBegan")
+    def _phase_began(
+        self, year: int, season: int, cycle: int, phase: str, turn: list, actor: str, audience: list
+    ) -> None:
+        s = self.state
+        s.cycle, s.phase, s.turn = cycle, phase, list(turn)
+        s.spells_cast = []  # A-SPELL-5: a spell may be countered only within its own phase
+        if phase == "events":
+            s.events_phase_season = s.seasons_begun
+        # A-SPELL-3: a spell of N seasons ends at the beginning of the phase it was cast in, N seasons on.
+        _expire(s, lambda e: e.get("until") == s.seasons_begun and e.get("phase") == phase)
+        s.passed, s.acted, s.extra_round, s.turn_done = [], False, False, False
+
+    def _advance_from(self, phase: str) -> None:
+        s = self.state
+        if phase == "move":
+            self._phase(s.cycle, "create")
+        elif phase == "create":
+            for c in list(s.cards.values()):  # A-GEN-2: what was not kept is created, then discarded
+                if c.pending:
+                    self._card_discarded(card_id=c.id, reason="not kept by the end of the phase", actor=SYSTEM,
+                                         audience=PUBLIC)  # fmt: skip
+            self._phase(s.cycle, "events")
+        elif phase == "events":
+            self._phase(s.cycle, "main")
+        elif phase == "main":
+            self._phase(s.cycle, "certamen")
+        elif phase == "certamen":
+            self._next_cycle()
+
+    @event("TurnPassed")
+    def _turn_passed(self, seat: str, phase: str, acted: bool, actor: str, audience: list) -> None:
+        s = self.state
+        if s.turn and s.turn[0] == seat:
+            s.turn.pop(0)
+        s.turn_done = False
+        if phase == "main":
+            if acted:
+                s.acted = True
+            else:
+                s.passed.append(seat)
+
+    def _end_turn(self, seat: str, *, acted: bool) -> None:
+        s = self.state
+        phase = s.phase
+        self._turn_passed(seat=seat, phase=phase, acted=acted, actor=seat, audience=PUBLIC)
+        if s.turn:
+            return
+        if phase != "main":
+            self._advance_from(phase)
+            return
+        # A-AMB-5: rounds of one action each until a round where everyone passes; then one extra round.
+        everyone_passed = not s.acted and len(s.passed) >= len(s.order)
+        if s.extra_round or (everyone_passed and not self.state.options.get("main_extra_round", True)):
+            self._advance_from("main")
+        elif everyone_passed:
+            self._main_round(extra=True)
+        else:
+            self._main_round(extra=False)
+
+    def _main_round(self, extra: bool) -> None:
+        s = self.state
+        order = rules.clockwise(s.order, s.starting) if s.starting else list(s.order)
+        self._main_round_began(turn=order, extra=extra, actor=SYSTEM, audience=PUBLIC)
+
+    @event("MainRoundBegan")
+    def _main_round_began(self, turn: list, extra: bool, actor: str, audience: list) -> None:
+        s = self.state
+        s.turn, s.passed, s.acted, s.extra_round = list(turn), [], False, extra
+
+    # ------------------------------------------------------------------ Move (A-TRACK-1)
+
+    def legal_moves(self, seat: str) -> list[int]:
+        s = self.state
+        p = self.power(seat)
+        occupied = any(o.square == rules.EVENT_SQUARE for k, o in s.powers.items() if k != seat)
+        return rules.legal_moves(p.square, not p.moved_this_season, occupied)
+
+    def move(self, seat: str, square: int) -> None:
+        self._require_turn(seat, "move")
+        s = self.state
+        p = self.power(seat)
+        occupied = any(o.square == rules.EVENT_SQUARE for k, o in s.powers.items() if k != seat)
+        rules.check_move(p.square, square, not p.moved_this_season, occupied)
+        self._token_moved(seat=seat, square=square, actor=seat, audience=PUBLIC)
+        if square == rules.END_SQUARE:  # A-AMB-4: everyone joins it and the Reckoning begins at once
+            self._phase(s.cycle, "reckoning")
+            return
+        self._end_turn(seat, acted=True)
+
+    @event("TokenMoved")
+    def _token_moved(self, seat: str, square: int, actor: str, audience: list) -> None:
+        s = self.state
+        s.powers[seat].square = square
+        s.powers[seat].moved_this_season = True
+        if square == rules.END_SQUARE:
+            for p in s.powers.values():
+                p.square = rules.END_SQUARE
+
+    # ------------------------------------------------------------------ Create/Play (A-TRACK-2, A-TURN-1, A-GEN)
+
+    def generate(self, seat: str, roller: Any, *, mouse: int = 0) -> str | None:
+        self._require_turn(seat, "create")
+        s = self.state
+        if s.turn_done:
+            raise RuleViolation("one card per Create/Play turn", rule="A-TURN-1")
+        kind = rules.square_kind(s.powers[seat].square)
+        if kind not in self.house.generators:
+            raise RuleViolation(f"the {kind} square generates no resource card", rule="A-TRACK-2")
+        gen = self.house.generators[kind]
+        mice = [c for c in self.covenant_cards(seat) if c.name == "Familiar: Mouse" and c.active]
+        free = [c for c in mice if "mouse" not in c.cast_this_season]  # A-AMB-6: once a season per Mouse
+        if mouse and not free:
+            raise RuleViolation(
+                "only an active Mouse not used this season may change a roll by up to 2", rule="A-GEN-1"
+            )
+        cursed = any(c["curse"] == 1 for c in self._curses(seat))
+        faces = self._roll(roller(self), seat, f"{kind} generation", 2 if cursed else 1, gen.die)
+        value, _ = rules.modified_roll(faces, gen.die, cursed=cursed, mouse=mouse)
+        name = gen.faces.get(value)
+        self._generated(seat=seat, kind=kind, value=value, card=name, actor=seat, audience=PUBLIC,
+                        mouse_card=free[0].id if mouse else None)  # fmt: skip
+        card_id = None
+        if name is not None:
+            d = self.house.cards[name]
+            in_play = {c.name for c in s.cards.values()}
+            if d.unique and name in in_play:  # A-GEN-1 step 6 / A-EX-1: no card, the turn is used
+                name = None
+            else:
+                card_id = self._new_card(seat, name, source=kind, pending=True)
+        if card_id is None:
+            self._end_turn(seat, acted=True)
+        return card_id
+
+    @event("CardGenerated")
+    def _generated(
+        self, seat: str, kind: str, value: int, card: str | None, actor: str, audience: list,
+        mouse_card: str | None = None,
+    ) -> None:  # fmt: skip
+        self.state.turn_done = True
+        if mouse_card is not None:
+            self.state.cards[mouse_card].cast_this_season.append("mouse")
+
+    def _curses(self, seat: str) -> list[dict]:
+        return [e for e in self.state.effects if e.get("curse") and e.get("covenant") == seat]
+
+    def pass_turn(self, seat: str) -> None:
+        phase = self.state.phase
+        if phase not in ("create", "main", "events"):
+            raise RuleViolation(f"nobody passes in the {phase} phase", rule="A-ORDER-1")
+        self._require_turn(seat, phase)
+        pe = self.state.pending_event
+        if pe is not None and pe["seat"] == seat:
+            raise RuleViolation("play, hold or discard the event you drew first", rule="A-EVT-1")
+        self._end_turn(seat, acted=False)
+
+    def keep(self, seat: str, card_id: str, attach_to: str | None = None, art: str | None = None) -> None:
+        """H-3: keep a card created this phase, paying for it (A-GEN-2, A-GEN-3, A-LIM-1)."""
+        s = self.state
+        c = self.card(card_id)
+        if c.owner != seat or not c.pending:
+            raise RuleViolation("keep a card you created this phase", rule="A-GEN-2", field="card_id")
+        if s.phase != "create":
+            raise RuleViolation("a card is kept in the Create/Play phase it was created in", rule="A-GEN-2")
+        d = self.house.cards[c.name]
+        covenant = [{"kind": x.kind, "name": x.name, "active": x.active} for x in self.covenant_cards(seat)]
+        in_play = {x.name for x in s.cards.values() if not x.pending}
+        rules.check_caps(d.kind, c.name, covenant, unique=d.unique, in_play_names=in_play)
+        p = s.powers[seat]
+        if p.gold < d.cost.gold or p.vis < d.cost.vis:
+            raise RuleViolation(f"{c.name} costs {d.cost.gold} gold and {d.cost.vis} vis", rule="A-GEN-2")
+        until = None
+        if d.qualifying_seasons and self.season_name not in d.qualifying_seasons:
+            until = ",".join(d.qualifying_seasons)  # A-GEN-3: paid for, under construction until then
+        if art is not None and (d.kind != "art" or art not in TECHNIQUES + FORMS):
+            raise RuleViolation("an Art card carries one of the fifteen Arts", rule="A-SPELL-9", field="art")
+        if attach_to is not None:
+            self.card(attach_to)
+        self._card_kept(card_id=card_id, seat=seat, gold=d.cost.gold, vis=d.cost.vis, inactive_until=until,
+                        attach_to=attach_to, art=art, actor=seat, audience=PUBLIC)  # fmt: skip
+        if d.kind == "town":  # A-LIM-1: a Town discards four Villagers
+            for v in [x for x in self.covenant_cards(seat) if x.kind == "villagers"][:4]:
+                self._card_discarded(card_id=v.id, reason="a Town was founded", actor=seat, audience=PUBLIC)
+        self._end_generated_turn(seat)
+
+    def _end_generated_turn(self, seat: str) -> None:
+        """The Create/Play turn of a seat that generated its card ends once it keeps or discards it."""
+        s = self.state
+        if s.phase == "create" and s.turn and s.turn[0] == seat and s.turn_done:
+            self._end_turn(seat, acted=True)
+
+    @event("CardKept")
+    def _card_kept(
+        self, card_id: str, seat: str, gold: int, vis: int, inactive_until: str | None, attach_to: str | None,
+        art: str | None, actor: str, audience: list,
+    ) -> None:  # fmt: skip
+        s = self.state
+        c = s.cards[card_id]
+        c.pending = False
+        c.attached_to = attach_to
+        if inactive_until:
+            c.active, c.inactive_until = False, inactive_until
+        if art:
+            c.arts = [art]
+            if attach_to is not None:
+                c.counters = 3  # A-SPELL-9: three study counters
+        s.powers[seat].gold -= gold
+        s.powers[seat].vis -= vis
+
+    def discard(self, seat: str, card_id: str) -> None:
+        """H-3: create a card and discard it (A-GEN-2)."""
+        c = self.card(card_id)
+        if c.owner != seat:
+            raise RuleViolation("discard only your own cards", rule="A-GEN-2", field="card_id")
+        self._card_discarded(card_id=card_id, reason="discarded by its owner", actor=seat, audience=PUBLIC)
+        self._end_generated_turn(seat)
+
+    @event("CardDiscarded")
+    def _card_discarded(self, card_id: str, reason: str, actor: str, audience: list) -> None:
+        s = self.state
+        c = s.cards.pop(card_id)
+        s.discard.append({"id": c.id, "name": c.name})
+        for other in s.cards.values():
+            if other.attached_to == card_id:
+                other.attached_to = None
+
+    @event("CardTurned")
+    def _card_turned(self, card_id: str, active: bool, reason: str, actor: str, audience: list) -> None:
+        c = self.state.cards[card_id]
+        c.active = active
+        if active:
+            c.inactive_until = None
+
+    @event("CardDamaged")
+    def _card_damaged(self, card_id: str, damage: int, active: bool, actor: str, audience: list) -> None:
+        c = self.state.cards[card_id]
+        c.damage += damage
+        c.active = active
+        c.new_damage = True
+
+    def _damage(self, card_id: str, amount: int, actor: str) -> None:
+        """A-DMG-1..3: the card's damage grows; it turns inactive as its kind says; a destroyed structure goes."""
+        c = self.state.cards[card_id]
+        d = self.house.cards.get(c.name)
+        total = c.damage + amount
+        active = c.active and rules.is_active_after_damage(
+            animate=bool(d and d.animate), might_type=d.might_type if d else None, might=d.might if d else 0,
+            structure=bool(d and d.structure), damage=total,
+        )  # fmt: skip
+        self._card_damaged(card_id=card_id, damage=amount, active=active, actor=actor, audience=PUBLIC)
+        if rules.destroyed(structure=bool(d and d.structure), damage=total):
+            self._card_discarded(card_id=card_id, reason="destroyed", actor=SYSTEM, audience=PUBLIC)
+        if c.owner is not None and c.kind == "grogs":
+            self._check_holdings(c.owner)
+
+    def _check_holdings(self, seat: str) -> None:
+        """A-LIM-1 with A-AMB-11: Vis Sources and Mines beyond 2 per active Grogs go at once."""
+        cards = self.covenant_cards(seat)
+        excess = rules.unsupported_holdings([{"kind": c.kind, "active": c.active} for c in cards])
+        for c in [c for c in cards if c.kind in ("vis_source", "mine")][:excess]:
+            self._card_discarded(card_id=c.id, reason="unguarded: too few active Grogs", actor=SYSTEM, audience=PUBLIC)
+
+    # ------------------------------------------------------------------ Main: spells (A-SPELL, A-AGG)
+
+    def cast(self, seat: str, mage_id: str, spell: str, target: str, vis_amount: int, *, named: bool = False) -> dict:
+        s = self.state
+        sp = self.house.spells.get(spell)
+        if sp is None:
+            raise RuleViolation(f"no spell {spell!r} in this game's house rules", field="spell")
+        mage = self.card(mage_id)
+        if mage.owner != seat or mage.kind != "mage":
+            raise RuleViolation("cast with one of your mages", rule="A-SPELL-1", field="mage_id")
+        if not mage.active:
+            raise RuleViolation("an inactive mage cannot cast", rule="A-LIM-2", field="mage_id")
+        rules.check_phase(sp.phases, s.phase, sp.seasons, self.season_name)
+        if sp.counters:
+            return self._counter(seat, mage, spell, target, vis_amount)
+        if s.phase == "main":
+            self._require_turn(seat, "main")
+        rules.check_cast_arts(sp.arts, mage.arts)
+        if not sp.ritual and spell in mage.cast_this_season:
+            raise RuleViolation("a regular spell is cast once per season by a mage", rule="A-SPELL-2")
+        if vis_amount < 1 or vis_amount > s.powers[seat].vis:
+            raise RuleViolation(f"you hold {s.powers[seat].vis} vis", rule="A-SPELL-1", field="vis")
+        outcome: dict[str, Any] = {"spell": spell, "target": target, "vis": vis_amount}
+        if sp.target == "covenant":
+            target_cov = self.power(target).id
+            strength = vis_amount
+            recast = any(e["spell"] == spell and e["target"] == target for e in s.effects)
+        else:
+            t = self.card(target)
+            d = self.house.cards.get(t.name)
+            if d is not None and d.untargetable and t.name not in sp.names and not named:
+                raise RuleViolation(f"{t.name} is an untargetable structure", rule="A-LIM-3", field="target")
+            if t.id == mage.id:
+                meets = not sp.forms or t.substance in sp.forms
+                rules.check_self_target(sp.raises_own, sp.self_allowed, meets)
+            if sp.forms and t.substance not in sp.forms:  # A-SPELL-7: its substance now decides
+                raise RuleViolation(f"{spell} targets {sp.forms}; {t.name} is {t.substance}", rule="A-SPELL-7")
+            target_cov = t.owner or ""
+            rival = t.owner is not None and t.owner != seat
+            aegis = max((e.get("aegis", 0) for e in s.effects if e["target"] == t.owner), default=0)
+            strength = rules.spell_strength(vis_amount, rival=rival, aegis=aegis, mr=[d.mr if d else 0])
+            recast = sp.ritual and any(e["spell"] == spell and e["target"] == target for e in s.effects)
+        magnitude = rules.effective_magnitude(strength, sp.min_vis, sp.max_vis)
+        if recast:  # A-SPELL-2 / A-AMB-12: the vis is spent, nothing happens
+            magnitude = None
+        marked = rules.marks_aggression(target_covenant=target_cov or None, caster_covenant=seat, harmful=sp.harmful)
+        outcome.update(strength=strength, magnitude=magnitude, marked=marked, recast=recast)
+        until = rules.expires_at(s.seasons_begun, sp.duration_seasons) if sp.duration_seasons else None
+        damage = magnitude * sp.damage_per_pawn if magnitude is not None else 0
+        outcome["spell_id"] = spell_id = f"sp{self.version + 1}"  # the version of its SpellCast: unique
+        self._spell_cast(
+            seat=seat, mage_id=mage_id, spell=spell, target=target, vis=vis_amount, strength=strength,
+            magnitude=magnitude, marked=marked, until=until, phase=s.phase, ritual=sp.ritual, actor=seat,
+            audience=PUBLIC, spell_id=spell_id, damage=damage,
+        )  # fmt: skip
+        if magnitude is not None and sp.damage_per_pawn:
+            self._damage(target, magnitude * sp.damage_per_pawn, seat)
+        if s.phase == "main":
+            self._end_turn(seat, acted=True)
+        return outcome
+
+    @event("SpellCast")
+    def _spell_cast(
+        self, seat: str, mage_id: str, spell: str, target: str, vis: int, strength: int, magnitude: int | None,
+        marked: bool, until: int | None, phase: str, ritual: bool, actor: str, audience: list,
+        spell_id: str = "", damage: int = 0,
+    ) -> None:  # fmt: skip
+        s = self.state
+        s.powers[seat].vis -= vis
+        s.cards[mage_id].cast_this_season.append(spell)
+        if marked:
+            s.powers[seat].marked = True
+        if magnitude is None:
+            return
+        s.spells_cast.append(
+            {"id": spell_id, "seat": seat, "spell": spell, "target": target, "strength": strength, "damage": damage}
+        )
+        sp = self.house.spells[spell]
+        effect: dict[str, Any] = {
+            "spell": spell, "target": target, "until": until, "phase": phase, "by": seat, "spell_id": spell_id,
+        }  # fmt: skip
+        if sp.aegis:
+            effect["aegis"] = rules.aegis_value(vis)
+        if sp.sets_substance and target in s.cards:
+            effect["was"] = s.cards[target].substance
+            s.cards[target].substance = sp.sets_substance
+        if until is not None or sp.aegis or sp.sets_substance:
+            s.effects.append(effect)
+
+    def _counter(self, seat: str, mage: Card, spell: str, target: str, vis_amount: int) -> dict:
+        """A-SPELL-5: a counter cast in the phase of the spell it targets, out of turn; if its pawns exceed that
+        spell's strength, compensating events undo what the spell did (its damage, its effect)."""
+        s = self.state
+        sp = self.house.spells[spell]
+        if not mage.active:
+            raise RuleViolation("an inactive mage cannot cast", rule="A-LIM-2", field="mage_id")
+        hit = next((x for x in s.spells_cast if x["id"] == target), None)
+        if hit is None:
+            raise RuleViolation("a counter targets a spell cast in this phase", rule="A-SPELL-5", field="target")
+        form = self.house.spells[hit["spell"]].arts[-1]
+        rules.check_cast_arts([*sp.arts, form], mage.arts)
+        if spell in mage.cast_this_season:
+            raise RuleViolation("a regular spell is cast once per season by a mage", rule="A-SPELL-2")
+        if vis_amount < 1 or vis_amount > s.powers[seat].vis:
+            raise RuleViolation(f"you hold {s.powers[seat].vis} vis", rule="A-SPELL-1", field="vis")
+        success = rules.counters(vis_amount, hit["strength"])
+        self._spell_countered(seat=seat, mage_id=mage.id, spell=spell, target=target, vis=vis_amount,
+                              success=success, actor=seat, audience=PUBLIC)  # fmt: skip
+        if success and hit["damage"] and hit["target"] in s.cards:
+            c = s.cards[hit["target"]]
+            d = self.house.cards.get(c.name)
+            left = max(0, c.damage - hit["damage"])
+            active = rules.is_active_after_damage(
+                animate=bool(d and d.animate), might_type=d.might_type if d else None, might=d.might if d else 0,
+                structure=bool(d and d.structure), damage=left,
+            ) and not c.inactive_until  # fmt: skip
+            self._damage_reversed(card_id=c.id, damage=left, active=active, actor=SYSTEM, audience=PUBLIC)
+        return {"spell": spell, "target": target, "vis": vis_amount, "countered": success}
+
+    @event("SpellCountered")
+    def _spell_countered(
+        self, seat: str, mage_id: str, spell: str, target: str, vis: int, success: bool, actor: str, audience: list
+    ) -> None:
+        s = self.state
+        s.powers[seat].vis -= vis
+        s.cards[mage_id].cast_this_season.append(spell)
+        if success:
+            s.spells_cast = [x for x in s.spells_cast if x["id"] != target]
+            _expire(s, lambda e: e.get("spell_id") == target)
+
+    @event("DamageReversed")
+    def _damage_reversed(self, card_id: str, damage: int, active: bool, actor: str, audience: list) -> None:
+        c = self.state.cards[card_id]
+        c.damage, c.active = damage, active
+
+    # ------------------------------------------------------------------ Main: custom actions (H-8)
+
+    def take_action(self, seat: str, action: str, text: str) -> None:
+        self._require_turn(seat, "main")
+        a = self.house.main_actions.get(action)
+        if a is None:
+            raise RuleViolation(f"the Main Phase actions are {sorted(self.house.main_actions)}", field="action")
+        self._action_taken(seat=seat, action=action, text=text, needs_ruling=a.host_approves, actor=seat,
+                           audience=PUBLIC)  # fmt: skip
+        self._end_turn(seat, acted=True)
+
+    @event("ActionTaken")
+    def _action_taken(self, seat: str, action: str, text: str, needs_ruling: bool, actor: str, audience: list) -> None:
+        self.state.actions.append(
+            {"seat": seat, "action": action, "text": text, "ruling": None if needs_ruling else "none needed"}
+        )
+
+    def rule_on_action(self, index: int, approved: bool, note: str, actor: str) -> None:
+        if not 0 <= index < len(self.state.actions) or self.state.actions[index]["ruling"] is not None:
+            raise RuleViolation("no custom action awaits a ruling there", field="index")
+        self._action_ruled(index=index, approved=approved, note=note, actor=actor, audience=PUBLIC)
+
+    @event("ActionRuled")
+    def _action_ruled(self, index: int, approved: bool, note: str, actor: str, audience: list) -> None:
+        self.state.actions[index]["ruling"] = {"approved": approved, "note": note}
+
+    # ------------------------------------------------------------------ Main: conversions (A-ECON-1)
+
+    def convert(self, seat: str, give: str, amount: int, get: str) -> int:
+        s = self.state
+        if s.phase != "main":
+            raise RuleViolation("conversions happen in the Main Phase", rule="A-ECON-1")
+        market = "Market Fair" in s.events_in_play or any(c.kind == "town" for c in self.covenant_cards(seat))
+        famine = "Famine" in s.events_in_play
+        got = rules.convert(give, amount, get, market=market, famine=famine)
+        if getattr(s.powers[seat], give) < amount:
+            raise RuleViolation(f"you hold {getattr(s.powers[seat], give)} {give}", rule="A-ECON-1", field="amount")
+        self._converted(seat=seat, give=give, amount=amount, get=get, got=got, actor=seat, audience=PUBLIC)
+        return got
+
+    @event("Converted")
+    def _converted(self, seat: str, give: str, amount: int, get: str, got: int, actor: str, audience: list) -> None:
+        p = self.state.powers[seat]
+        setattr(p, give, getattr(p, give) - amount)
+        setattr(p, get, getattr(p, get) + got)
+
+    # ------------------------------------------------------------------ Main: trades (H-10, A-ECON-1)
+
+    def offer_trade(self, seat: str, to: str, give: dict, get: dict, trade_id: str) -> None:
+        """A Main Phase action: offer another covenant an exchange at a rate the two agree ([000:636])."""
+        self._require_turn(seat, "main")
+        self.power(to)
+        if to == seat:
+            raise RuleViolation("trade with another covenant", rule="A-ECON-1", field="to")
+        for side, amounts in (("give", give), ("get", get)):
+            if set(amounts) - {"gold", "vis", "provision"} or any(
+                not isinstance(v, int) or v < 0 for v in amounts.values()
+            ):
+                raise RuleViolation("a trade moves whole gold, vis and provision", rule="A-ECON-1", field=side)
+        if not any(give.values()) and not any(get.values()):
+            raise RuleViolation("a trade moves something", rule="A-ECON-1", field="give")
+        self._check_holds(seat, give, "give")
+        self._trade_offered(trade_id=trade_id, seat=seat, to=to, give=dict(give), get=dict(get), actor=seat,
+                            audience=PUBLIC)  # fmt: skip
+        self._end_turn(seat, acted=True)
+
+    def _check_holds(self, seat: str, amounts: dict, where: str) -> None:
+        p = self.state.powers[seat]
+        short = [k for k, v in amounts.items() if getattr(p, k) < v]
+        if short:
+            raise RuleViolation(f"{seat} does not hold the {', '.join(short)} of this trade", rule="A-ECON-1",
+                                field=where)  # fmt: skip
+
+    @event("TradeOffered")
+    def _trade_offered(
+        self, trade_id: str, seat: str, to: str, give: dict, get: dict, actor: str, audience: list
+    ) -> None:
+        self.state.trades[trade_id] = {"id": trade_id, "from": seat, "to": to, "give": give, "get": get}
+
+    def answer_trade(self, seat: str, trade_id: str, accept: bool) -> None:
+        """The other covenant accepts (both sides move at once, or nothing does) or refuses; the offerer may
+        withdraw."""
+        tr = self.state.trades.get(trade_id)
+        if tr is None:
+            raise NotFound(f"no open trade {trade_id!r}", field="trade_id")
+        if accept:
+            if seat != tr["to"]:
+                raise RuleViolation("only the covenant offered a trade accepts it", rule="A-ECON-1")
+            if "Famine" in self.state.events_in_play and (tr["give"].get("provision") or tr["get"].get("provision")):
+                raise RuleViolation("no conversion to or from provision during a Famine", rule="A-ECON-1")
+            self._check_holds(tr["from"], tr["give"], "give")
+            self._check_holds(tr["to"], tr["get"], "get")
+        elif seat not in (tr["to"], tr["from"]):
+            raise RuleViolation("only the two covenants of a trade close it", rule="A-ECON-1")
+        self._trade_closed(trade_id=trade_id, accepted=accept, actor=seat, audience=PUBLIC)
+
+    @event("TradeClosed")
+    def _trade_closed(self, trade_id: str, accepted: bool, actor: str, audience: list) -> None:
+        s = self.state
+        tr = s.trades.pop(trade_id)
+        if accepted:
+            a, b = s.powers[tr["from"]], s.powers[tr["to"]]
+            for k, v in tr["give"].items():
+                setattr(a, k, getattr(a, k) - v)
+                setattr(b, k, getattr(b, k) + v)
+            for k, v in tr["get"].items():
+                setattr(b, k, getattr(b, k) - v)
+                setattr(a, k, getattr(a, k) + v)
+
+    # ------------------------------------------------------------------ Certamen (A-CERT-1..3)
+
+    def challenge(self, seat: str, mage_id: str, target_mage: str, challenge_id: str) -> None:
+        self._require_turn(seat, "main")
+        s = self.state
+        mine, theirs = self.card(mage_id), self.card(target_mage)
+        if mine.owner != seat or mine.kind != "mage" or theirs.kind != "mage" or theirs.owner in (None, seat):
+            raise RuleViolation("a challenge is from your mage to an opponent's mage", rule="A-CERT-1")
+        if not (mine.active and theirs.active):
+            raise RuleViolation("both mages must be active", rule="A-CERT-1")
+        engaged = {m for ch in s.challenges.values() for m in (ch["mage"], ch["target_mage"])}
+        if mage_id in engaged or target_mage in engaged:
+            raise RuleViolation("a mage may be in one challenge at a time", rule="A-CERT-1")
+        if any(ch["challenger"] == seat and ch["cycle"] == s.cycle for ch in s.challenges.values()):
+            raise RuleViolation("one challenge per player per Main Phase", rule="A-CERT-1")
+        rival = theirs.owner or ""
+        if any(ch["target"] == rival for ch in s.challenges.values()) or rival in self._challenged_this_season():
+            raise RuleViolation("a player's mages are challenged once a season", rule="A-CERT-1")
+        last = s.powers[seat].last_challenged.get(rival)
+        if last is not None and s.seasons_begun - last < 2:  # A-AMB-7: a whole season in between
+            raise RuleViolation("challenge the same player again after a full season has passed", rule="A-CERT-1")
+        self._challenge_issued(
+            challenge_id=challenge_id, challenger=seat, mage=mage_id, target=rival, target_mage=target_mage,
+            cycle=s.cycle, season=s.seasons_begun, actor=seat, audience=PUBLIC,
+        )  # fmt: skip
+        self._end_turn(seat, acted=True)
+
+    def _challenged_this_season(self) -> set[str]:
+        """The players one of whose mages was challenged this season (A-CERT-1)."""
+        now = self.state.seasons_begun
+        return {r for p in self.state.powers.values() for r, season in p.last_challenged.items() if season == now}
+
+    @event("ChallengeIssued")
+    def _challenge_issued(
+        self, challenge_id: str, challenger: str, mage: str, target: str, target_mage: str, cycle: int, season: int,
+        actor: str, audience: list,
+    ) -> None:  # fmt: skip
+        s = self.state
+        s.challenges[challenge_id] = {
+            "id": challenge_id, "challenger": challenger, "mage": mage, "target": target, "target_mage": target_mage,
+            "cycle": cycle, "technique": None, "form": None, "bids": {}, "sealed": {}, "distracted": [], "bonus": {},
+        }  # fmt: skip
+        s.powers[challenger].last_challenged[target] = season
+
+    def _challenge(self, challenge_id: str) -> dict:
+        ch = self.state.challenges.get(challenge_id)
+        if ch is None:
+            raise NotFound(f"no challenge {challenge_id!r}", field="challenge_id")
+        return ch
+
+    def choose_art(self, seat: str, challenge_id: str, art: str) -> None:
+        """A-CERT-2: the challenger picks the Technique, the challenged player the Form."""
+        ch = self._challenge(challenge_id)
+        allowed: tuple[str, ...]
+        if seat == ch["challenger"]:
+            which, allowed = "technique", TECHNIQUES
+        elif seat == ch["target"]:
+            which, allowed = "form", FORMS
+        else:
+            raise RuleViolation("only the two players of a challenge choose its Arts", rule="A-CERT-2")
+        if art not in allowed or ch[which] is not None:
+            raise RuleViolation(f"choose a {which} once, one of {list(allowed)}", rule="A-CERT-2", field="art")
+        self._art_chosen(challenge_id=challenge_id, which=which, art=art, actor=seat, audience=PUBLIC)
+
+    @event("CertamenArtChosen")
+    def _art_chosen(self, challenge_id: str, which: str, art: str, actor: str, audience: list) -> None:
+        self.state.challenges[challenge_id][which] = art
+
+    def seal_bid(self, seat: str, challenge_id: str, vis_amount: int, nonce: str) -> None:
+        """A-AMB-7: a sealed bid; only its hash is public until both are in."""
+        ch = self._challenge(challenge_id)
+        if seat not in (ch["challenger"], ch["target"]):
+            raise RuleViolation("only the two players of a challenge bid", rule="A-CERT-3")
+        if seat in ch["sealed"]:
+            raise RuleViolation("your bid is sealed already", rule="A-CERT-3")
+        if not 0 <= vis_amount <= self.state.powers[seat].vis:
+            raise RuleViolation(f"you hold {self.state.powers[seat].vis} vis", rule="A-CERT-3", field="vis")
+        digest_ = bid_commitment(challenge_id, seat, vis_amount, nonce)
+        self._bid_sealed(challenge_id=challenge_id, seat=seat, vis=vis_amount, nonce=nonce, actor=seat,
+                         audience=vis.powers([seat]))  # fmt: skip
+        self._bid_committed(challenge_id=challenge_id, seat=seat, commitment=digest_, actor=seat, audience=PUBLIC)
+
+    @event("CertamenBidSealed")
+    def _bid_sealed(self, challenge_id: str, seat: str, vis: int, nonce: str, actor: str, audience: list) -> None:
+        self.state.challenges[challenge_id]["bids"][seat] = {"vis": vis, "nonce": nonce}
+
+    @event("CertamenBidCommitted")
+    def _bid_committed(self, challenge_id: str, seat: str, commitment: str, actor: str, audience: list) -> None:
+        self.state.challenges[challenge_id]["sealed"][seat] = commitment
+
+    def resolve_certamen(self, seat: str, challenge_id: str) -> dict:
+        """A-CERT-2/-3: resolve a challenge in the Resolve Certamen phase, on its challenger's turn."""
+        self._require_turn(seat, "certamen")
+        ch = self._challenge(challenge_id)
+        if ch["challenger"] != seat:
+            raise RuleViolation("a player resolves his own challenges", rule="A-CERT-2")
+        a, b = self.state.cards.get(ch["mage"]), self.state.cards.get(ch["target_mage"])
+        a_on, b_on = bool(a and a.active), bool(b and b.active)
+        result: dict[str, Any]
+        if not a_on and not b_on:
+            result = {"winner": None, "cancelled": True}
+        elif a_on != b_on:
+            result = {"winner": ch["challenger"] if a_on else ch["target"], "by_default": True}
+        else:
+            if ch["technique"] is None or ch["form"] is None:
+                raise RuleViolation("the challenger picks the Technique and the challenged the Form", rule="A-CERT-2")
+            if len(ch["sealed"]) < 2:
+                raise RuleViolation("both bids must be sealed before they are opened", rule="A-CERT-3")
+            assert a is not None and b is not None
+            scores = {}
+            for side, card in ((ch["challenger"], a), (ch["target"], b)):
+                d = self.house.cards[card.name]
+                girdle = "Enchanted Item: Girdle of Magical Finesse"
+                bonus = sum(1 for x in self.state.cards.values() if x.attached_to == card.id and x.name == girdle)
+                scores[side] = rules.certamen_score(
+                    d.certamen, card.arts, ch["technique"], ch["form"], ch["bids"][side]["vis"],
+                    bonus=bonus + ch["bonus"].get(side, 0), distracted=side in ch["distracted"],
+                )  # fmt: skip
+            top = max(scores.values())
+            leaders = [k for k, v in scores.items() if v == top]
+            result = {"winner": leaders[0] if len(leaders) == 1 else None, "scores": scores}
+        result["winnings"] = self._winnings(ch, result.get("winner"))
+        bids = {k: v for k, v in ch["bids"].items()} if "scores" in result else {}
+        self._certamen_resolved(challenge_id=challenge_id, result=result, bids=bids, actor=seat, audience=PUBLIC)
+        if not any(c["challenger"] == seat for c in self.state.challenges.values()):
+            self._end_turn(seat, acted=True)
+        return result
+
+    def _winnings(self, ch: dict, winner: str | None) -> dict:
+        if winner is None:
+            return {}
+        loser = ch["target"] if winner == ch["challenger"] else ch["challenger"]
+        for kind in self.house.certamen.winnings:  # in the package's order of preference
+            if kind == "tribute":
+                return {"tribute": 1, "from": loser, "to": winner}
+            if getattr(self.state.powers[loser], kind) > 0:
+                return {kind: 1, "from": loser, "to": winner}
+        return {}
+
+    @event("CertamenResolved")
+    def _certamen_resolved(self, challenge_id: str, result: dict, bids: dict, actor: str, audience: list) -> None:
+        s = self.state
+        ch = s.challenges.pop(challenge_id)
+        for side, bid in bids.items():
+            s.powers[side].vis -= bid["vis"]  # A-AMB-7: spent whatever the result
+        w = result.get("winnings") or {}
+        if "tribute" in w:
+            s.powers[w["from"]].tribute.append({"to": w["to"], "points": w["tribute"], "permanent": False})
+        for kind in ("vis", "gold"):
+            if kind in w:
+                setattr(s.powers[w["from"]], kind, getattr(s.powers[w["from"]], kind) - w[kind])
+                setattr(s.powers[w["to"]], kind, getattr(s.powers[w["to"]], kind) + w[kind])
+        del ch
+
+    def forfeit(self, seat: str, challenge_id: str) -> None:
+        """A-CERT-2: the challenged covenant forfeits and pays the house rules' penalty."""
+        ch = self._challenge(challenge_id)
+        if seat != ch["target"]:
+            raise RuleViolation("only the challenged covenant may forfeit", rule="A-CERT-2")
+        pen = self.house.certamen.forfeit_penalty
+        p = self.state.powers[seat]
+        if p.gold < pen.gold or p.vis < pen.vis:
+            raise RuleViolation("you cannot pay the forfeit penalty", rule="A-CERT-2")
+        self._forfeited(challenge_id=challenge_id, seat=seat, gold=pen.gold, vis=pen.vis, actor=seat, audience=PUBLIC)
+        challenger = ch["challenger"]
+        if self.state.phase == "certamen" and not any(
+            c["challenger"] == challenger for c in self.state.challenges.values()
+        ) and self.state.turn and self.state.turn[0] == challenger:  # fmt: skip
+            self._end_turn(challenger, acted=True)
+
+    @event("CertamenForfeited")
+    def _forfeited(self, challenge_id: str, seat: str, gold: int, vis: int, actor: str, audience: list) -> None:
+        s = self.state
+        ch = s.challenges.pop(challenge_id)
+        s.powers[seat].gold -= gold
+        s.powers[seat].vis -= vis
+        s.powers[ch["challenger"]].gold += gold
+        s.powers[ch["challenger"]].vis += vis
+
+    # ------------------------------------------------------------------ Reckoning (A-RECK-1..6)
+
+    def support(self, seat: str, starve: list[str], *, seed: str) -> dict:
+        """A-RECK-1: tally this season's production and pay the upkeep of every card not starved."""
+        self._require_turn(seat, "reckoning")
+        s = self.state
+        cards = self.covenant_cards(seat)
+        ids = {c.id for c in cards}
+        bad = [c for c in starve if c not in ids]
+        if bad:
+            raise RuleViolation(f"{bad} are not your cards", rule="A-RECK-1", field="starve")
+        season = self.season_name
+        made = {"provision": 0, "gold": 0, "vis": 0}
+        need = {"provision": 0, "gold": 0, "vis": 0}
+        mines = 2 if any(c.name == "Companion: Numismator, Alchemist" for c in cards) else 1
+        for c in cards:
+            d = self.house.cards.get(c.name)
+            if d is None:
+                continue
+            if c.active and season in d.produces_in:
+                made["provision"] += d.production.provision
+                made["gold"] += d.production.gold * (mines if c.kind == "mine" else 1)
+                made["vis"] += d.production.vis
+            if c.id in starve:
+                continue
+            if season in d.upkeep_in:
+                need["provision"] += d.upkeep.provision
+                need["gold"] += d.upkeep.gold
+                need["vis"] += d.upkeep.vis
+            if season == "winter":
+                need["gold"] += d.winter_upkeep.gold
+                need["vis"] += d.winter_upkeep.vis
+        if "Famine" in s.events_in_play:
+            made["provision"] -= rules.famine_loss(made["provision"])
+        p = s.powers[seat]
+        have = {"provision": p.provision + made["provision"], "gold": p.gold + made["gold"], "vis": p.vis + made["vis"]}
+        short = [k for k in need if need[k] > have[k]]
+        if short:
+            raise RuleViolation(
+                f"you cannot support every card: short of {', '.join(short)}; starve some (they are discarded)",
+                rule="A-RECK-1",
+                field="starve",
+            )
+        after = {k: have[k] - need[k] for k in have}
+        self._supported(seat=seat, starved=list(starve), made=made, paid=need, after=after, actor=seat, audience=PUBLIC)
+        for card_id in starve:
+            self._card_discarded(card_id=card_id, reason="unsupported at the Reckoning", actor=SYSTEM, audience=PUBLIC)
+        self._turn_passed(seat=seat, phase="reckoning", acted=True, actor=seat, audience=PUBLIC)
+        if not s.turn:
+            self._end_season(seed)
+        return {"made": made, "paid": need, "after": after}
+
+    @event("SupportAllocated")
+    def _supported(
+        self, seat: str, starved: list, made: dict, paid: dict, after: dict, actor: str, audience: list
+    ) -> None:
+        p = self.state.powers[seat]
+        p.provision, p.gold, p.vis = after["provision"], after["gold"], after["vis"]
+        p.supported = True
+
+    def _end_season(self, seed: str) -> None:
+        s = self.state
+        for c in list(s.cards.values()):  # A-DMG-4 then A-DMG-1: heal, then winter discards inactive beings
+            d = self.house.cards.get(c.name)
+            if d is None or not d.animate or d.might_type not in (None, "mundane"):
+                continue
+            healed = rules.passive_heal(c.damage, c.inactive_all_season and not c.active, c.new_damage)
+            if healed != c.damage:
+                self._card_healed(card_id=c.id, damage=healed, actor=SYSTEM, audience=PUBLIC)
+        if self.season_name == "winter":
+            for c in list(s.cards.values()):
+                d = self.house.cards.get(c.name)
+                if d is not None and d.animate and d.might_type in (None, "mundane") and not c.active and c.owner:
+                    self._card_discarded(card_id=c.id, reason="inactive at the end of Winter", actor=SYSTEM,
+                                         audience=PUBLIC)  # fmt: skip
+        for c in list(s.cards.values()):  # A-SPELL-9: study counters
+            if c.counters:
+                self._counter_removed(card_id=c.id, actor=SYSTEM, audience=PUBLIC)
+        self._seed_revealed(seed=s.seed or "", commitment=s.seed_commitment or "", season=s.seasons_begun, month=0,
+                            actor=SYSTEM, audience=PUBLIC)  # fmt: skip
+        if self.season_name == "winter":
+            self._yearly_reckoning()
+            if s.winners:
+                return
+        self._season_ended(actor=SYSTEM, audience=PUBLIC)
+        self._commit_seed(seed, s.seasons_begun + 1, 0)
+        self._begin_season()
+
+    @event("CardHealed")
+    def _card_healed(self, card_id: str, damage: int, actor: str, audience: list) -> None:
+        c = self.state.cards[card_id]
+        c.damage = damage
+        if damage == 0:
+            c.active = True  # A-DMG-1: healed fully, active again
+
+    @event("StudyCounterRemoved")
+    def _counter_removed(self, card_id: str, actor: str, audience: list) -> None:
+        s = self.state
+        c = s.cards[card_id]
+        c.counters -= 1
+        if c.counters == 0 and c.attached_to in s.cards and c.arts:
+            mage = s.cards[c.attached_to]
+            mage.arts = sorted(set(mage.arts) | set(c.arts))
+
+    @event("SeasonEnded")
+    def _season_ended(self, actor: str, audience: list) -> None:
+        s = self.state
+        if s.season != 3:
+            for p in s.powers.values():  # A-RECK-2: provisions do not carry over
+                p.provision = 0
+        s.season = (s.season + 1) % 4
+        if s.season == 0:
+            s.year += 1
+        _expire(s, lambda e: e.get("until") is not None and e["until"] <= s.seasons_begun)
+        s.events_in_play = []
+
+    def _yearly_reckoning(self) -> None:
+        """A-RECK-3..6 with A-AMB-9: the Winter surplus becomes points (converted gold and vis are spent);
+        tribute comes off this year's points, then the score; 25 or more wins; else the lowest score starts."""
+        s = self.state
+        points, scores, spent = {}, {}, {}
+        for seat in rules.clockwise(s.order, s.starting or s.order[0]):
+            p = s.powers[seat]
+            cursed = any(c["curse"] == 6 for c in self._curses(seat))
+            points[seat] = rules.yearly_points(p.provision, p.gold, p.vis, curse6=cursed)
+            consumes = s.options.get("yearly_consumes", True)  # A-AMB-9, a campaign flag
+            spent[seat] = {"gold": p.gold // 2 * 2, "vis": p.vis} if consumes else {"gold": 0, "vis": 0}
+        scores = {seat: s.powers[seat].score for seat in s.order}
+        gained: dict[str, int] = {seat: 0 for seat in s.order}
+        for seat in s.order:
+            owed = s.powers[seat].tribute
+            total = sum(t["points"] for t in owed)
+            new, from_year, from_score = rules.apply_tribute(points[seat], scores[seat], total)
+            scores[seat] = new
+            paid = from_year + from_score
+            for t in owed:
+                take = min(t["points"], paid)
+                paid -= take
+                if t["to"] is not None:
+                    gained[t["to"]] += take
+        for seat, g in gained.items():
+            scores[seat] += g
+        won = rules.winners(scores, int(s.options.get("target_score", 25)))
+        starting = s.starting or s.order[0]
+        nxt = None if won else rules.next_starting_player(s.order, scores, starting)
+        self._year_reckoned(points=points, scores=scores, spent=spent, winners=won, starting=nxt, actor=SYSTEM,
+                            audience=PUBLIC)  # fmt: skip
+
+    @event("YearReckoned")
+    def _year_reckoned(
+        self, points: dict, scores: dict, spent: dict, winners: list, starting: str | None, actor: str, audience: list
+    ) -> None:
+        s = self.state
+        for seat, p in s.powers.items():
+            p.score = scores[seat]
+            p.provision = 0
+            p.gold -= spent[seat]["gold"]
+            p.vis -= spent[seat]["vis"]
+            p.tribute = [t for t in p.tribute if t["permanent"]]
+        s.winners = list(winners)
+        if winners:
+            s.phase, s.turn = "over", []
+        elif starting is not None:
+            s.starting = starting
+
+    # ------------------------------------------------------------------ Events (A-EVT-1..4)
+
+    def draw_event(self, seat: str, roller: Any) -> dict:
+        self._require_turn(seat, "events")
+        gen = self.house.event_generator
+        face = self._roll(roller(self), seat, "event generation", 1, gen.die)[0]
+        name = gen.faces.get(face)
+        result: dict[str, Any] = {"face": face, "event": name}
+        if name is None or name in self.state.events_in_play or any(h["event"] == name for h in self.state.held_events):
+            result["event"] = None  # A-AMB-21: an event in play is not drawn again
+            self._event_drawn(seat=seat, event_name="", kind="", actor=seat, audience=PUBLIC)
+            self._end_turn(seat, acted=True)
+            return result
+        e = self.house.events[name]
+        self._event_drawn(seat=seat, event_name=name, kind=e.kind, actor=seat, audience=PUBLIC)
+        if e.kind == "global":  # A-EVT-1: played if the season fits, else discarded (created first)
+            if self.season_name in e.seasons:
+                self._event_played(event_name=name, seat=seat, target=None, actor=seat, audience=PUBLIC)
+                result["played"] = True
+            else:
+                result["played"] = False
+            self._end_turn(seat, acted=True)
+        return result
+
+    @event("EventDrawn")
+    def _event_drawn(self, seat: str, event_name: str, kind: str, actor: str, audience: list) -> None:
+        self.state.pending_event = {"seat": seat, "event": event_name} if kind == "directed" else None
+
+    def decide_event(self, seat: str, choice: str, target: str | None = None, season: str | None = None) -> None:
+        """H-5: play a directed event on a target, hold it for another season, or discard it (A-EVT-1/-2)."""
+        pe = self.state.pending_event
+        if pe is None or pe["seat"] != seat:
+            raise RuleViolation("you hold no directed event to decide", rule="A-EVT-1")
+        name = pe["event"]
+        if pe.get("quaesitor"):
+            marked = [p for p in self.state.order if self.state.powers[p].marked]
+            if choice != "play" or target is None or target not in marked:
+                raise RuleViolation(f"apply the Investigation to a marked covenant: {marked}", rule="A-AGG-1",
+                                    field="target")  # fmt: skip
+            self._investigated(seat=seat, target=target, actor=seat, audience=PUBLIC)
+            return
+        if choice == "play":
+            if target is None:
+                raise RuleViolation("a directed event needs a target", rule="A-EVT-2", field="target")
+            self.power(target)
+            active = sum(1 for e in self.state.effects if e.get("event") and e.get("target") == target)
+            rules.check_directed(name, target, [tuple(x) for x in self.state.directed_history], active)
+            self._event_played(event_name=name, seat=seat, target=target, actor=seat, audience=PUBLIC)
+        elif choice == "hold":
+            if pe.get("season"):
+                raise RuleViolation("a held event fires now: play it or discard it", rule="A-EVT-1", field="choice")
+            if season not in rules.SEASONS or season == self.season_name:
+                raise RuleViolation("hold a directed event for a different season", rule="A-EVT-1", field="season")
+            self._event_held(event_name=name, seat=seat, season=season, actor=seat, audience=PUBLIC)
+        elif choice == "discard":
+            self._event_held(event_name=name, seat=seat, season="", actor=seat, audience=PUBLIC)
+        else:
+            raise RuleViolation("play, hold or discard", rule="A-EVT-1", field="choice")
+        if self.state.released:
+            self._release_next(actor=seat, audience=PUBLIC)
+            nxt = self.state.pending_event
+            if nxt is not None and nxt["seat"] == seat:
+                return
+        self._end_turn(seat, acted=True)
+
+    @event("ReleasedEventDecided")
+    def _release_next(self, actor: str, audience: list) -> None:
+        s = self.state
+        s.released = s.released[1:]
+        s.pending_event = dict(s.released[0]) if s.released else None
+
+    @event("QuaesitorInvestigationCreated")
+    def _quaesitor_created(self, seat: str, actor: str, audience: list) -> None:
+        self.state.pending_event = {"seat": seat, "event": "Quaesitor Investigation", "quaesitor": True}
+
+    @event("HeldEventsReleased")
+    def _held_released(self, events: list, actor: str, audience: list) -> None:
+        s = self.state
+        s.held_events = [h for h in s.held_events if h not in events]
+        s.released = [dict(h) for h in events]
+        s.pending_event = dict(s.released[0])
+
+    @event("InvestigationApplied")
+    def _investigated(self, seat: str, target: str, actor: str, audience: list) -> None:
+        s = self.state
+        s.powers[target].marked = False  # [000:100] "the target covenant is unmarked"
+        s.events_in_play.append("Quaesitor Investigation")
+        s.directed_history.append(["Quaesitor Investigation", target])
+        s.pending_event = None
+
+    @event("EventPlayed")
+    def _event_played(self, event_name: str, seat: str, target: str | None, actor: str, audience: list) -> None:
+        s = self.state
+        s.events_in_play.append(event_name)
+        s.pending_event = None
+        if target is not None:
+            s.directed_history.append([event_name, target])
+            s.effects.append({"spell": event_name, "event": True, "target": target, "until": s.seasons_begun + 1})
+
+    @event("EventHeld")
+    def _event_held(self, event_name: str, seat: str, season: str, actor: str, audience: list) -> None:
+        s = self.state
+        s.pending_event = None
+        if season:
+            s.held_events.append({"event": event_name, "seat": seat, "season": season})
+        else:
+            s.discard.append({"id": f"event:{event_name}", "name": event_name})
+
+    # ------------------------------------------------------------------ windows: a deadline on every turn (H-9)
+
+    def sync_window(self, *, now: datetime) -> None:
+        """After a command: the seat whose turn it is has an open window with a deadline; a window whose turn
+        is over closes. A game played by post always says who is awaited, and until when."""
+        s = self.state
+        whose = s.turn[0] if s.turn and s.phase in TURN_PHASES else None
+        kind = f"{s.phase}:{whose}:{s.seasons_begun}:{s.cycle}" if whose else None
+        for w in list(s.windows.values()):
+            if not w.closed and w.kind != kind:
+                self._window_closed(window_id=w.id, reason="turn over", closed_at=now.isoformat(), actor=SYSTEM,
+                                    audience=PUBLIC)  # fmt: skip
+        if kind is not None and self.open_window(kind) is None:
+            hours = float(s.options.get("turn_hours", 48))
+            self._window_opened(
+                window_id=f"w{self.version + 1}", kind=kind, opened_at=now.isoformat(),
+                closes_at=(now + timedelta(hours=hours)).isoformat(), actor=SYSTEM, audience=PUBLIC,
+            )  # fmt: skip
+
+    def close_window(
+        self, window_id: str, *, now: datetime, reason: str = "deadline", force: bool = False, seed: str = ""
+    ) -> bool:
+        """The deadline of a turn passed (or the host closed it): silence counts as the default choice (H-9)."""
+        w = self.state.windows.get(window_id)
+        if w is None or w.closed:
+            return False
+        if not force and now < datetime.fromisoformat(w.final_closes_at):
+            raise RuleViolation(f"this window closes at {w.final_closes_at}", rule="H-9", field="window_id")
+        phase, seat, _, _ = w.kind.split(":")
+        s = self.state
+        self._window_closed(window_id=window_id, reason=reason, closed_at=now.isoformat(), actor=SYSTEM,
+                            audience=PUBLIC)  # fmt: skip
+        if s.phase == phase and s.turn and s.turn[0] == seat:
+            self._silence(seat, phase, seed)
+        self.sync_window(now=now)
+        return True
+
+    def _silence(self, seat: str, phase: str, seed: str) -> None:
+        """What a seat's silence at its deadline does: the first legal move (moving is mandatory), a pass, the
+        drawn event discarded, or support that starves what the covenant cannot pay for."""
+        s = self.state
+        if phase == "move":
+            self.move(seat, self.legal_moves(seat)[0])
+        elif phase == "events" and s.pending_event is not None and s.pending_event["seat"] == seat:
+            self.decide_event(seat, "discard")
+        elif phase in ("create", "events", "main"):
+            self._end_turn(seat, acted=False)
+        elif phase == "certamen":
+            for ch in [c for c in s.challenges.values() if c["challenger"] == seat]:
+                self._certamen_resolved(challenge_id=ch["id"], result={"winner": None, "cancelled": True},
+                                        bids={}, actor=SYSTEM, audience=PUBLIC)  # fmt: skip
+            self._end_turn(seat, acted=False)
+        elif phase == "reckoning":
+            starve: list[str] = []
+            costly = sorted(self.covenant_cards(seat), key=lambda c: -self._upkeep(c))
+            while True:
+                try:
+                    if not seed:  # the season may end here: its next seed must be fresh and secret
+                        raise RuntimeError("closing a Reckoning turn needs fresh entropy for the next seed")
+                    self.support(seat, starve, seed=seed)
+                    return
+                except RuleViolation:
+                    if len(starve) == len(costly):
+                        raise
+                    starve.append(costly[len(starve)].id)
+
+    def _upkeep(self, c: Card) -> int:
+        d = self.house.cards.get(c.name)
+        return (d.upkeep.provision + d.upkeep.gold + d.upkeep.vis) if d else 0
+
+    def declare_ready(self, power_id: str, *, now: datetime) -> None:
+        """A seat says it has done all it will for now (the platform's readiness)."""
+        self.power(power_id)
+        self._ready_declared(power_id=power_id, actor=power_id, audience=PUBLIC)
+
+    def expect_step(self, expected: str | None) -> None:
+        """Refuse a command sent for a phase the game has left (a burst of the same click moves it once)."""
+        if expected is not None and expected != self.state.phase:
+            raise Conflict(
+                f"this command was sent for the {expected} phase, but the game is at {self.state.phase}",
+                field="expected_step",
+            )
+
+    # ------------------------------------------------------------------ rollback
+
+    def carried_over(self, restored: Any, now: datetime) -> dict:
+        carried = super().carried_over(restored, now)
+        carried["next_roll"] = self.state.next_roll
+        return carried
+
+    def _merge_carried(self, merged: Any, carried: dict) -> Any:
+        merged = super()._merge_carried(merged, carried)
+        # A rollback never reuses a roll number: a roll after it is a new roll, not a silent reroll.
+        merged.next_roll = max(merged.next_roll, carried.get("next_roll", 0))
+        return merged
+
+
+def _expire(s: CovenantState, ended: Any) -> None:
+    """Drop the effects that ended; a changed substance returns to what it was (A-SPELL-3)."""
+    for e in [e for e in s.effects if ended(e)]:
+        if "was" in e and e["target"] in s.cards:
+            s.cards[e["target"]].substance = e["was"]
+    s.effects = [e for e in s.effects if not ended(e)]
+
+
+__all__ = ["CovenantGame", "bid_commitment", "commitment"]

@@ -1,0 +1,128 @@
+"""The covenant game as a ruleset value (DESIGN "Rulesets on one platform"): registered as ``covenants``.
+
+No GM: the organising credential is the auditor (A.4 "Host / auditor: everything"), one seat may hold
+the host role (rulings on gaps and custom actions, windows; H-8, H-14), and a host who plays sees the
+table as a player.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from domain import limits
+from domain import visibility as vis
+from domain.covenants import house as houses
+from domain.covenants import rules
+from domain.covenants.commands import COVENANT_COMMANDS
+from domain.covenants.errors import RuleViolation
+from domain.covenants.game import CovenantGame
+from domain.covenants.state import Card, CovenantSeat, CovenantState
+from domain.covenants.verify import verify_covenant_events
+from domain.covenants.views import table_view
+from domain.ids import GM
+from domain.platform.game import fold
+from domain.platform.roles import AUDITOR, HOST, OBSERVER, PLAYER, PRIVILEGES, RULE, WINDOWS, Roles
+from domain.platform.ruleset import Ruleset, Step, register
+from domain.platform.state import Window
+
+COVENANT_ROLES = Roles(
+    declared=(HOST, PLAYER, OBSERVER, AUDITOR),
+    organiser=AUDITOR,
+    seated=PLAYER,
+    grants=MappingProxyType({HOST: frozenset({RULE, WINDOWS}), AUDITOR: PRIVILEGES}),
+)
+
+
+class CovenantOptions(BaseModel):
+    """A game's options: how many covenants (2-4), which house rules package, the score that wins."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    players: int = Field(3, ge=2, le=4)
+    house: str = "default"  # "default" or "custom" (then ``house_package`` holds it)
+    house_package: dict | None = None
+    target_score: int = Field(25, ge=1, le=200)
+    main_extra_round: bool = True  # A-AMB-5: one extra round after everyone passed
+    yearly_consumes: bool = True  # A-AMB-9: gold and vis turned into points are spent
+    extension_cap_hours_per_window: float = 48
+    extension_cap_hours_per_season: float = 96
+    reminder_hours: list[float] = [24, 2]
+
+
+def start(name: str, gm_name: str = "", tz: str = "UTC", months: int = 0, options: dict | None = None) -> CovenantGame:
+    limits.check_text(name, "name", limits.GAME_NAME, required=True, what="a game's name")
+    from pydantic import ValidationError
+
+    try:
+        opts = CovenantOptions.model_validate(options or {})
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "options"
+        raise RuleViolation(f"option {where}: {first.get('msg')}", field=where) from None
+    if opts.house == "default":
+        package = houses.DEFAULT
+    elif opts.house == "custom" and opts.house_package is not None:
+        package = houses.load(opts.house_package)
+    else:
+        raise RuleViolation("house is 'default', or 'custom' with a house_package", rule="A-GEN-0", field="house")
+    stored = opts.model_dump(mode="json", exclude={"house_package"})
+    return CovenantGame(
+        name=name.strip(),
+        ruleset="covenants",
+        rules_version=rules.RULES_VERSION,
+        timezone=tz,
+        options=stored,
+        house=package.model_dump(mode="json"),
+        pin=package.pin(),
+        actor=GM,
+        audience=[vis.PUBLIC],
+    )
+
+
+STEPS = (
+    Step("setup", on_entry="the organiser or host seats two to four covenants"),
+    Step("move", opens=("move",), closes_on=("every player moved", "a token reached End"), on_entry="A.1.2 #1"),
+    Step("create", opens=("create",), closes_on=("every player generated or passed",), on_entry="A.1.2 #2"),
+    Step("events", opens=("events",), closes_on=("the event was played, held or discarded",), on_entry="A.1.2 #3"),
+    Step("main", opens=("main",), closes_on=("a round where everyone passed, then one more round",), on_entry="#4"),
+    Step("certamen", opens=("certamen",), closes_on=("every challenge resolved",), on_entry="A.1.2 #5"),
+    Step("reckoning", opens=("reckoning",), closes_on=("every player allocated support",), on_entry="A.1.2 R"),
+    Step("over", on_entry="a score of 25 or more at the Yearly Reckoning: the highest wins (A-RECK-5)"),
+)
+
+
+def phase_of(event: Any) -> dict[str, Any] | None:
+    """A ``PhaseBegan`` begins a phase: ``y1-spring-c2-main``."""
+    if type(event).__name__ != "PhaseBegan":
+        return None
+    season = rules.SEASONS[event.season]
+    return {"phase": f"y{event.year}-{season}-c{event.cycle}-{event.phase}", "step": event.phase}
+
+
+def seat_of(event: Any) -> str | None:
+    """The covenant a ``CovenantAdded`` seats at the table; else None."""
+    return event.seat_id if type(event).__name__ == "CovenantAdded" else None
+
+
+COVENANTS = register(
+    Ruleset(
+        name="covenants",
+        version=rules.RULES_VERSION,
+        options=CovenantOptions,
+        steps=STEPS,
+        aggregate=CovenantGame,
+        start=start,
+        commands=COVENANT_COMMANDS,
+        view=table_view,
+        verify=verify_covenant_events,
+        fold=fold,
+        phase_of=phase_of,
+        seat_of=seat_of,
+        roles=COVENANT_ROLES,
+        state_types=(CovenantSeat, Card, CovenantState, Window),
+        description="The covenant game (Ars Magica seed): 2-4 covenants, no GM, played to 25 points",
+    )
+)

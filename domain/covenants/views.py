@@ -1,0 +1,86 @@
+"""What a viewer sees of a covenant game (A.4): everything but the discard pile's order and contents, sealed
+Certamen bids and the season seed. The auditor (the organising credential) sees every bid; a host who
+plays sees what any player sees."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from domain.covenants import rules
+from domain.ids import GM
+
+
+def table_view(game: Any, viewer: str) -> dict[str, Any]:
+    s = game.state
+    whose = s.turn[0] if s.turn else None
+    view: dict[str, Any] = {
+        "game": {
+            "name": s.name,
+            "ruleset": s.ruleset,
+            "rules_version": s.rules_version,
+            "house": dict(s.pin),
+            "year": s.year,
+            "season": rules.SEASONS[s.season],
+            "cycle": s.cycle,
+            "phase": s.phase,
+            "starting_player": s.starting,
+            "order": list(s.order),
+            "whose_turn": whose,
+            "turn": list(s.turn),
+            "seed_commitment": s.seed_commitment,
+            "winners": list(s.winners),
+            "forked_from": s.forked_from,
+        },
+        "covenants": {
+            seat: {
+                "name": p.name,
+                "covenant": p.covenant,
+                "roles": list(p.roles),
+                "square": p.square,
+                "gold": p.gold,
+                "vis": p.vis,
+                "provision": p.provision,
+                "score": p.score,
+                "marked": p.marked,
+                "tribute": list(p.tribute),
+                "cards": [_card(c) for c in s.cards.values() if c.owner == seat],
+            }
+            for seat, p in s.powers.items()
+        },
+        "discard": {"count": len(s.discard)},  # face down ([000:8])
+        "effects": [dict(e) for e in s.effects],
+        "events_in_play": list(s.events_in_play),
+        "held_events": [dict(h) for h in s.held_events],
+        "pending_event": dict(s.pending_event) if s.pending_event else None,
+        "actions": [dict(a) for a in s.actions],
+        "trades": [dict(tr) for tr in s.trades.values()],
+        "challenges": [_challenge(ch, viewer) for ch in s.challenges.values()],
+        "windows": [
+            {"id": w.id, "kind": w.kind, "closes_at": w.deadline_for(viewer if viewer in s.powers else None)}
+            for w in s.windows.values()
+            if not w.closed
+        ],
+        "sequence": s.sequence_for(viewer),
+    }
+    if viewer in s.powers:
+        view["me"] = {"seat": viewer, "learned": list(s.powers[viewer].grants)}
+        if whose == viewer and s.phase == "move":
+            view["me"]["legal_moves"] = game.legal_moves(viewer)
+    if viewer == GM:
+        view["discard"]["cards"] = [dict(d) for d in s.discard]
+    return view
+
+
+def _card(c: Any) -> dict[str, Any]:
+    return {k: v for k, v in asdict(c).items() if k not in ("new_damage", "inactive_all_season")}
+
+
+def _challenge(ch: dict, viewer: str) -> dict[str, Any]:
+    shown = {k: v for k, v in ch.items() if k not in ("bids", "sealed")}
+    shown["sealed"] = sorted(ch["sealed"])  # who has bid, never how much (A-AMB-7)
+    if viewer == GM:
+        shown["bids"] = {k: dict(v) for k, v in ch["bids"].items()}
+    elif viewer in ch["bids"]:
+        shown["my_bid"] = dict(ch["bids"][viewer])
+    return shown
