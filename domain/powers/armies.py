@@ -14,8 +14,9 @@ survives.
 
 Who sees what (P.4, [003:326]): "Scores and keywords of visible armies are default public"; a non-visible army
 (Stealthy, dispersed, or hidden by the GM, e.g. inside an outpost) is seen by its controller, the GM and those
-the GM says detected it. Wounds, routs, Experience (an asset, [003:324]), fees owed, garrison and pending
-level-ups are the controller's: the battle shows wounds on the battlemap, the map does not.
+the GM says detected it. Wounds, routs, Experience (an asset, [003:324]), fees owed and pending level-ups are
+the controller's: the battle shows wounds on the battlemap, the map does not. An army is recorded whole for its
+controller (``ArmyPlaced``) and its public card for those who see it (``ArmySighted``).
 """
 
 from __future__ import annotations
@@ -220,7 +221,7 @@ class Armies(PlatformGame):
         self._record_army(army)
 
     def _record_army(self, army: dict, actor: str = GM) -> None:
-        self._army_placed(army=army, actor=actor, audience=self._audience_of(army))
+        self._place(army, actor)
         if army["controller"] and not army["personal"]:
             # The army as an asset of its controller (P-ASSET-7: a profession keyword makes it help outside
             # combat); its rank follows the army's.
@@ -236,6 +237,18 @@ class Armies(PlatformGame):
                 actor=SYSTEM,
                 audience=self._owner_of(army),
             )
+
+    def _place(self, army: dict, actor: str) -> None:
+        """The whole army goes to its controller (its wounds and Experience are theirs); the table, or those who
+        detected it, see the card P.4 makes public."""
+        self._army_placed(army=army, actor=actor, audience=self._owner_of(army))
+        seen = self._audience_of(army)
+        if seen != self._owner_of(army):
+            self._army_sighted(army_id=army["id"], card=_public_card(self, army), actor=actor, audience=seen)
+
+    @event("ArmySighted")
+    def _army_sighted(self, army_id: str, card: dict, actor: str, audience: list) -> None:
+        pass  # the feed's record of what the table saw; the army itself is in ArmyPlaced
 
     @event("ArmyPlaced")
     def _army_placed(self, army: dict, actor: str, audience: list) -> None:
@@ -293,7 +306,8 @@ class Armies(PlatformGame):
         if ar.size(army) != 0 or not army["units"]:
             raise RuleViolation(f"{army['name']} is not fully dispersed by rout", rule="P-ARMY-7", field="army_id")
         record = {**deepcopy(army), "fled": len(army["units"]), "season": self.state.season}
-        self._army_dispersed(army_id=army_id, record=record, actor=GM, audience=self._audience_of(army))
+        # The record keeps its wounds and Experience: the controller's; the army leaves the others' boards.
+        self._army_dispersed(army_id=army_id, record=record, actor=GM, audience=self._owner_of(army))
         if army["controller"]:
             self._g()._asset_granted(
                 asset_id=f"{army_id}.cowards{self.state.season}",
@@ -555,7 +569,7 @@ class Armies(PlatformGame):
                 card = s.armies.cards[levy["card"]]
                 army.update({"experience": list(card["experience"]), "levy_size": card["levy_size"]})
             if army["id"] in s.assets:  # a card raised again: its asset comes back to its controller
-                self._army_placed(army=army, actor=SYSTEM, audience=self._audience_of(army))
+                self._place(army, SYSTEM)
                 self._army_restored(army_id=army["id"], power_id=a.power, actor=SYSTEM, audience=self._owner_of(army))
             else:
                 self._record_army(army, actor=SYSTEM)
@@ -583,7 +597,7 @@ class Armies(PlatformGame):
                 army.pop(k, None)
             if d["controller"] != a.power:
                 army.update({"loyal": False, "experience": [], "garrison": army["hex"]})
-            self._army_placed(army=army, actor=SYSTEM, audience=self._audience_of(army))
+            self._place(army, SYSTEM)
             self._army_restored(army_id=army["id"], power_id=a.power, actor=SYSTEM, audience=self._owner_of(army))
 
     @event("ArmyRestored")
@@ -951,6 +965,8 @@ def _public_card(game: Any, army: dict) -> dict:
         "keywords": list(army["keywords"]),
         "premium": army["premium"],
         "titanic": army["titanic"],
+        "garrison": army["garrison"],
+        "mustered": army["mustered"],
     }
 
 
@@ -959,8 +975,6 @@ def _full_card(game: Any, army: dict) -> dict:
         **_public_card(game, army),
         "units": deepcopy(army["units"]),
         "wounds_to_die": army["wounds_to_die"],
-        "garrison": army["garrison"],
-        "mustered": army["mustered"],
         "loyal": army["loyal"],
         "personal": army["personal"],
         "visible": visible(army),

@@ -1953,6 +1953,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "SupportSettled": 1,
     "SupportUnpaid": 1,
     "ArmyRecovered": 1,
+    "ArmySighted": 1,
 }
 
 
