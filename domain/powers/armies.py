@@ -261,6 +261,24 @@ class Armies(PlatformGame):
             raise RuleViolation(f"{h} is not on the map", rule="P-ACT-4", field="hex")
         return h
 
+    def detect_army(self, army_id: str, power_id: str) -> None:
+        """GM: a power detected a non-visible army (Seeking, [003:497]); it sees its card from now on (P.4)."""
+        army = self.army(army_id)
+        self.power(power_id)
+        if visible(army) or power_id == army["controller"] or power_id in army["seen_by"]:
+            raise RuleViolation(f"{power_id} already sees {army['name']}", rule="P.4", field="power_id")
+        self._army_detected(
+            army_id=army_id,
+            power_id=power_id,
+            card=_public_card(self, army),
+            actor=GM,
+            audience=vis.powers([power_id]),
+        )
+
+    @event("ArmyDetected")
+    def _army_detected(self, army_id: str, power_id: str, card: dict, actor: str, audience: list) -> None:
+        self.state.armies.armies[army_id]["seen_by"].append(power_id)
+
     def set_support_bonus(self, power_id: str, bonus: int) -> None:
         """GM: what a power's effects add to its support limit (P-SUP-2: Paragon 5, Warbacked, Crusader and
         Warmaster +5 each, a Champion's other army-making effects)."""
@@ -713,7 +731,7 @@ class Armies(PlatformGame):
         self, army_id: str, power_id: str, choices: list, new_class: str | None = None, actor: str | None = None
     ) -> None:
         """P-ARMY-3/4: "select three bonuses from the rolled options (repetitions allowed)"; rank +1 and fee +1.
-        A Levy chooses its new class, which is one of the three (P-AMB-18)."""
+        A Levy chooses its new class, which is one of the three (P-AMB-18; two with the campaign option)."""
         army = self._own_army(army_id, power_id)
         lu = army["level_up"]
         if lu is None or lu["faces"] is None:
@@ -722,7 +740,8 @@ class Armies(PlatformGame):
             raise RuleViolation("a Levy chooses a new class when it levels up", rule="P-ARMY-4", field="new_class")
         if not isinstance(choices, list):
             raise RuleViolation("choices is a list of bonuses", rule="P-ARMY-4", field="choices")
-        picked = ar.check_choices(ar.level_up_options(lu["faces"]), choices, 3, new_class)
+        count = int(self.state.options.get("levelup_bonuses", 3))
+        picked = ar.check_choices(ar.level_up_options(lu["faces"]), choices, count, new_class)
         stats = {k: deepcopy(army[k]) for k in _STAT_KEYS}
         if new_class is not None:
             stats = ar.change_class(stats, army["cls"], new_class)
@@ -1047,6 +1066,14 @@ class PlaceArmy(Command):
 
 
 @dataclass(frozen=True)
+class DetectArmy(Command):
+    """GM: a power detected a non-visible army (P.4)."""
+
+    army_id: str
+    power_id: str
+
+
+@dataclass(frozen=True)
 class SetSupportBonus(Command):
     """GM: what a power's effects add to its support limit (P-SUP-2)."""
 
@@ -1160,6 +1187,11 @@ def _place_army(game: Any, cmd: PlaceArmy, ctx: Context) -> None:
     )
 
 
+def _detect_army(game: Any, cmd: DetectArmy, ctx: Context) -> None:
+    require_gm(ctx)
+    game.detect_army(cmd.army_id, cmd.power_id)
+
+
 def _set_support_bonus(game: Any, cmd: SetSupportBonus, ctx: Context) -> None:
     require_gm(ctx)
     game.set_support_bonus(cmd.power_id, cmd.bonus)
@@ -1222,6 +1254,7 @@ def _pay_support(game: Any, cmd: PaySupport, ctx: Context) -> None:
 ARMY_COMMANDS: Mapping[type, Handler] = {
     DefineArmyType: _define_army_type,
     PlaceArmy: _place_army,
+    DetectArmy: _detect_army,
     SetSupportBonus: _set_support_bonus,
     GrantExperience: _grant_experience,
     RecordDispersal: _record_dispersal,

@@ -1954,6 +1954,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "SupportUnpaid": 1,
     "ArmyRecovered": 1,
     "ArmySighted": 1,
+    "ArmyDetected": 1,
 }
 
 

@@ -482,7 +482,31 @@ def test_p_4_hidden_armies_and_wounds_are_not_shown_to_others():
     own = {a["army_id"]: a for a in armies_view(g, "city")["armies"]}
     assert set(own) == {"guard", "scouts"} and own["guard"]["experience"][0]["rank"] == 1
     assert "Night Scouts" not in str(board_view(g, "rival"))
+    refused(g, lambda: g.detect_army("guard", "rival"), "P.4")  # a visible army needs no detecting
+    g.detect_army("scouts", "rival")  # Seeking found them
+    assert [x["army_id"] for x in armies_view(g, "rival")["armies"]] == ["guard", "scouts"]
     assert {a["army_id"] for a in board_view(g, "gm")["armies"]["armies"]} == {"guard", "scouts"}
+
+
+# ---------------------------------------------------------------------- P-AMB-18
+
+
+def test_p_amb_18_two_bonuses_a_level_is_a_campaign_option():
+    """P-AMB-18: "Training gives 3 bonuses, and choosing a class counts as one of them ... Campaign option: 2
+    bonuses per level." With it, the Stoneshatterers' "+ Defense, +Valiant" is a whole level-up."""
+    g = Game.start("Armies", "GM", options={"levelup_bonuses": 2})
+    g.add_power("city", "City", "city", "sovereign")
+    g.grant_asset("cmd", "city", "command", "skill", 3)
+    g.declare_map(HEXES, [DEROP], [])
+    g.place_army("guard", "Guard", "0,0", 4, controller="city", block=block(rank=1, cls="hammers"))
+    g.advance(NOW, SEED)
+    g.advance(NOW, SEED)
+    aimed(g, "t", "train", {"army_id": "guard"}, [6, 6, 6])
+    resolve_month(g)
+    g.roll_level_up("guard", "city", FixedRoller([4, 6, 1]))
+    refused(g, lambda: g.choose_level_up("guard", "city", ["defense", "presence", "defense"]), "P-ARMY-4")
+    g.choose_level_up("guard", "city", ["defense", {"bonus": "keyword", "keyword": "valiant"}])
+    assert g.army("guard")["defense"] == 5 and "valiant" in g.army("guard")["keywords"]
 
 
 # ---------------------------------------------------------------------- P-EX-6
