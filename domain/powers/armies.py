@@ -8,9 +8,10 @@ difficulty by the rule's formula, and its effect is recorded when it resolves (`
 Season bookkeeping runs from ``Game.advance``: support is settled at the end of Tidings, mustered armies go
 home and recover at Cleanup.
 
-What the battle sub-machine (P-BAT-*) reads is all on the army: its hex, units (wounds and routs per unit),
-stats, armor (base and tier), keywords, statuses, momentum, its Experience assets and the wounds a unit
-survives.
+The battle sub-machine (P-BAT-*) records through ``grant_experience`` (P-BAT-13), ``record_dispersal`` (a rout
+that leaves no active unit) and ``_fee_due`` (a fee after a battle, P-SUP-3). What it reads is all on the army:
+its hex, units (wounds and routs per unit), stats, armor (base and tier), keywords, statuses, momentum, its
+Experience assets and the wounds a unit survives.
 
 Who sees what (P.4, [003:326]): "Scores and keywords of visible armies are default public"; a non-visible army
 (Stealthy, dispersed, or hidden by the GM, e.g. inside an outpost) is seen by its controller, the GM and those
@@ -893,6 +894,18 @@ class Armies(PlatformGame):
             if units != army["units"]:
                 self._army_recovered(army_id=army_id, units=units, actor=SYSTEM, audience=self._owner_of(army))
 
+    def keep_scars(self, army_id: str, power_id: str, keep: bool, actor: str | None = None) -> None:
+        """Orcs "may choose to leave a wound present as a scar instead of healing it" (P-ARMY-9): their wounds stay
+        through the season's recovery while ``keep`` holds."""
+        army = self._own_army(army_id, power_id)
+        if army["ancestry"] != "orcs":
+            raise RuleViolation("only orc armies keep their wounds as scars", rule="P-ARMY-9", field="army_id")
+        self._scars_kept(army_id=army_id, keep=bool(keep), actor=actor or power_id, audience=self._owner_of(army))
+
+    @event("ScarsKept")
+    def _scars_kept(self, army_id: str, keep: bool, actor: str, audience: list) -> None:
+        self.state.armies.armies[army_id]["keep_scars"] = keep
+
     @event("ArmyRecovered")
     def _army_recovered(self, army_id: str, units: list, actor: str, audience: list) -> None:
         self.state.armies.armies[army_id]["units"] = deepcopy(units)
@@ -953,6 +966,7 @@ def _new_army(
             "momentum": 0,
             "fee_due": 0,
             "level_up": None,
+            "keep_scars": False,
         }
     )
     return army
@@ -1006,6 +1020,7 @@ def _full_card(game: Any, army: dict) -> dict:
         "statuses": dict(army["statuses"]),
         "fee_due": army["fee_due"],
         "level_up": deepcopy(army["level_up"]),
+        "keep_scars": army.get("keep_scars", False),
     }
 
 
@@ -1132,6 +1147,15 @@ class DiscardTrain(Command):
 
 
 @dataclass(frozen=True)
+class KeepScars(Command):
+    """An orc army keeps its wounds as scars through recovery, or heals them again (P-ARMY-9)."""
+
+    power_id: str
+    army_id: str
+    keep: bool = True
+
+
+@dataclass(frozen=True)
 class PayArmyFee(Command):
     """Pay an army's fee (P-SUP-3)."""
 
@@ -1231,6 +1255,11 @@ def _discard_train(game: Any, cmd: DiscardTrain, ctx: Context) -> None:
     game.discard_train(cmd.army_id, cmd.power_id, actor=ctx.principal)
 
 
+def _keep_scars(game: Any, cmd: KeepScars, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.power_id)
+    game.keep_scars(cmd.army_id, cmd.power_id, cmd.keep, actor=ctx.principal)
+
+
 def _pay_army_fee(game: Any, cmd: PayArmyFee, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.pay_army_fee(cmd.army_id, cmd.power_id, cmd.resource, actor=ctx.principal)
@@ -1262,6 +1291,7 @@ ARMY_COMMANDS: Mapping[type, Handler] = {
     RollLevelUp: _roll_level_up,
     ChooseLevelUp: _choose_level_up,
     DiscardTrain: _discard_train,
+    KeepScars: _keep_scars,
     PayArmyFee: _pay_army_fee,
     DesertArmy: _desert_army,
     DisbandArmy: _disband_army,

@@ -274,10 +274,11 @@ def premium_block(block: dict, premium_keyword: str) -> dict:
 
 def recover(army: dict) -> list[dict]:
     """P-ARMY-9: "any routed units return and each army heals a number of wounds equal to half their size"
-    (rounded down, P-AMB-27); Ageless "Heals half as many wounds". The most wounded units heal first, so the
-    healing keeps the most units from the edge of death."""
+    (rounded down, P-AMB-27); Ageless "Heals half as many wounds"; Orcs "may choose to leave a wound present as
+    a scar instead of healing it" ([003:789]). The most wounded units heal first, so the healing keeps the most
+    units from the edge of death."""
     units = [{"wounds": u["wounds"], "routed": False} for u in army["units"]]
-    heal = len(units) // 2
+    heal = 0 if army.get("keep_scars") else len(units) // 2
     if "ageless" in army["keywords"]:
         heal //= 2
     for _ in range(heal):

@@ -1642,6 +1642,7 @@ class Game(Armies, Magic, World, Development, PlatformGame):
             raise RuleViolation("you have already resisted this action", rule="P-RES-1", field="action_id")
         if any(p.get("asset_id") == "action" for p in assets):
             raise RuleViolation("a resister cannot spend actions as assets", rule="P-RES-3", field="assets")
+        self._armies_check_pool(None, power_id, a.location, assets)
         pool = self._build_pool(
             power_id,
             assets,
@@ -1955,6 +1956,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "ArmyRecovered": 1,
     "ArmySighted": 1,
     "ArmyDetected": 1,
+    "ScarsKept": 1,
 }
 
 

@@ -334,6 +334,19 @@ def test_p_army_9_recovery_at_the_end_of_the_season():
     assert not any(u["routed"] for u in guard)
     assert sum(u["wounds"] for u in guard) == 1  # 4 units heal 2 of 3 wounds
     assert sum(u["wounds"] for u in g.army("elves")["units"]) == 2  # Ageless: 1
+    # Orcs may keep their wounds as scars.
+    g2 = game(planning=False)
+    g2.place_army("orcs", "Orcs", "1,0", 4, controller="city", block=block(ancestry="orcs"))
+    refused(g2, lambda: g2.keep_scars("guard", "city", True), "P-ARMY-9")
+    g2.keep_scars("orcs", "city", True)
+    g2.advance(NOW, SEED)
+    g2.advance(NOW, SEED)
+    g2.state.armies.armies["orcs"]["units"][0]["wounds"] = 1  # a wound from a real battle
+    resolve_month(g2)
+    g2.advance(NOW, SEED)
+    resolve_month(g2)
+    g2.advance(NOW, SEED)
+    assert g2.army("orcs")["units"][0]["wounds"] == 1
 
 
 # ---------------------------------------------------------------------- P-SUP-1..3
@@ -430,6 +443,31 @@ def test_p_asset_7_an_army_helps_outside_combat_only_with_a_profession_in_its_he
     resolve_month(g)
     g.advance(NOW, SEED)
     refused(g, use("eng", "1,0"), "P-ASSET-7")  # once per season
+    # A reaction is held to the same rule: the army helps only in the hex of the action it resists.
+    g.grant_asset("might", "hero", "might", "skill", 1)
+    g.submit_action(
+        "hero",
+        "push",
+        "push",
+        now=NOW,
+        roller=FixedRoller([6]),
+        location="0,0",
+        slot="private",
+        targets=["city"],
+        resistible=True,
+        assets=[{"asset_id": "might"}],
+    )
+    g.advance(NOW, SEED)
+    g.resolve(now=NOW, roller=FixedRoller())
+    assert g.state.step == "resistance"
+    g.place_army("eng2", "Sappers", "1,0", 3, controller="city", block=block(keywords=["engineers"]))
+    refused(
+        g,
+        lambda: g.declare_reaction(
+            "city", "r", "push", now=NOW, roller=FixedRoller([6, 6]), assets=[{"asset_id": "eng2"}]
+        ),
+        "P-ASSET-7",
+    )
 
 
 def test_p_asset_14_experience_is_a_one_use_asset_of_its_army():
