@@ -104,7 +104,7 @@ def _block(data: Any, rule: str = "P-ARMY-8") -> dict:
     out["element"] = element
     out["cls"] = str(data.get("cls", "levy"))
     ancestry = data.get("ancestry")
-    if ancestry is not None and ancestry not in at.ANCESTRIES:
+    if ancestry is not None and (not isinstance(ancestry, str) or ancestry not in at.ANCESTRIES):
         raise RuleViolation(f"{ancestry!r} is not an ancestry", rule=rule, field="ancestry")
     out["ancestry"] = ancestry
     out["premium"] = bool(data.get("premium", False))
@@ -479,8 +479,9 @@ class Armies(PlatformGame):
             stats: dict = {k: deepcopy(card[k]) for k in _STAT_KEYS}
             name = card["name"]
         else:
-            stats = ar.levy_stats(str(params.get("ancestry")), params.get("bonus") or {})
-            stats.update({"ancestry": params.get("ancestry"), "rank": 1, "tier": 0})
+            bonus = params.get("bonus")
+            stats = ar.levy_stats(str(params.get("ancestry")), bonus if isinstance(bonus, dict) else {})
+            stats.update({"ancestry": str(params.get("ancestry")), "rank": 1, "tier": 0})
             stats.update({"premium": False, "titanic": False, "wondrous": False})
             name = limits.check_text(params.get("name"), "name", limits.ASSET_NAME, required=True, what="a name")
         if army_id in s.armies.armies or (army_id in s.assets and card_id is None):

@@ -75,7 +75,7 @@ def check_choices(options: list[str], choices: list[Any], count: int, new_class:
     for c in choices:
         item = c if isinstance(c, dict) else {"bonus": c}
         bonus = item.get("bonus")
-        if bonus not in options:
+        if not isinstance(bonus, str) or bonus not in options:
             raise RuleViolation(
                 f"{bonus!r} was not rolled; the rolled options are {', '.join(sorted(set(options)))}",
                 rule="P-ARMY-4",
@@ -83,7 +83,7 @@ def check_choices(options: list[str], choices: list[Any], count: int, new_class:
             )
         if bonus == "keyword":
             kw = item.get("keyword")
-            if kw not in at.LEVEL_UP_KEYWORDS:
+            if not isinstance(kw, str) or kw not in at.LEVEL_UP_KEYWORDS:
                 raise RuleViolation(
                     "a level-up keyword is a General, Terrain or Profession keyword", rule="P-ARMY-4", field="choices"
                 )
@@ -204,7 +204,7 @@ def levy_stats(ancestry: str, bonus: dict) -> dict:
     stats["armor_base"] += a["mods"].get("armor", 0)
     stats["element"] = a["element"]
     stats["keywords"] = list(a["keywords"])
-    if bonus.get("bonus") not in at.BONUSES:
+    if not isinstance(bonus.get("bonus"), str) or bonus.get("bonus") not in at.BONUSES:
         raise RuleViolation(f"a level-up bonus is one of {', '.join(at.BONUSES)}", rule="P-ARMY-5", field="bonus")
     return apply_bonus(stats, check_choices(list(at.BONUSES), [bonus], 1, None)[0])
 

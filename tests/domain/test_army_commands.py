@@ -4,17 +4,19 @@ season of events, and loading it from snapshots, reproduces the state the battle
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from api.powers.service import PowersGames as Games
 from api.service import Caller
 from domain.dice import FixedRoller
-from domain.errors import Forbidden
+from domain.errors import DomainError, Forbidden
 from domain.powers import armies as a
 from domain.powers import world
 from tests.domain.helpers import NOW, SEED
 from tests.domain.test_conformance_armies import aimed, block, game
 from tests.domain.test_replay import replay
-from tests.domain.world_helpers import resolve_month
+from tests.domain.world_helpers import act, resolve_month
 
 
 def test_army_commands_go_through_the_ruleset_with_who_may_give_them():
@@ -73,3 +75,30 @@ def test_stored_events_and_snapshots_reproduce_the_armies():
     assert app.repository.get(g.id).state == g.state
     for version in range(1, g.version + 1, 4):
         assert app.repository.get(g.id, version=version).state == replay(events[:version]).state
+
+
+KEYS = ["army_id", "path", "moves", "regarrison", "town_id", "size", "ancestry", "bonus", "keyword", "card", "tier"]
+KEYS += ["name", "die", "attack", "morale", "presence", "defense", "keywords", "cls", "premium", "titanic", "element"]
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 12) | st.sampled_from(["0,0", "1,0", "guard", "derop", "keyword", "x"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(KEYS), inner, max_size=5),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(a.ARMY_AIMS), st.dictionaries(st.sampled_from(KEYS), JSON, max_size=5), JSON)
+def test_any_json_given_to_the_army_commands_is_refused_or_recorded_never_a_crash(kind, params, junk):
+    """The generic command route passes clients' JSON into these dicts: a bad value is a refusal, never a 500."""
+    g = game()
+    act(g, "city", "x", "0,0")
+    for call in (
+        lambda: g.aim_army_action("x", kind, params),
+        lambda: g.place_army("new", "New", "1,0", 2, controller="city", block=block() | params),
+        lambda: g.define_army_type("t", junk if isinstance(junk, dict) else block()),
+        lambda: g.pay_support("city", params),
+    ):
+        try:
+            call()
+        except DomainError:
+            pass
