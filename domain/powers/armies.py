@@ -159,8 +159,17 @@ class Armies(PlatformGame):
     def _owner_of(self, army: dict) -> list[str]:
         return vis.powers([army["controller"]] if army["controller"] else [])
 
+    def _perks(self, power_id: str) -> set[str]:
+        """The perks a power holds (domain.powers.development), by the names the rules give them."""
+        holdings = self.state.development.holdings.get(power_id)
+        return {p["name"] for p in holdings.perks} if holdings is not None else set()
+
+    def units_counted(self, power_id: str) -> int:
+        """P-SUP-1: the units a power's armies count against its limit."""
+        return ar.units_counted(self.armies_of(power_id), "Privateers" in self._perks(power_id))
+
     def support_limit(self, power_id: str) -> int:
-        """P-SUP-2, from the towns a power claims (world) and its influence."""
+        """P-SUP-2, from the towns a power claims (world), its influence, its perks and what the GM records."""
         p = self.power(power_id)
         pops = [
             t["population"]
@@ -168,11 +177,12 @@ class Armies(PlatformGame):
             if power_id in {c["power"] for c in t["claims"].values()}
         ]
         influenced = sum(1 for n in p.influence.values() if n >= 1)
-        return ar.support_limit(p.cls, pops, influenced, self.state.armies.bonus.get(power_id, 0))
+        bonus = self.state.armies.bonus.get(power_id, 0) + ar.effects_support(p.subclass, self._perks(power_id))
+        return ar.support_limit(p.cls, pops, influenced, bonus)
 
     def support_due(self, power_id: str) -> int:
         """P-SUP-1: the units beyond the support limit."""
-        return ar.support_due(self.support_limit(power_id), ar.units_counted(self.armies_of(power_id)))
+        return ar.support_due(self.support_limit(power_id), self.units_counted(power_id))
 
     # ------------------------------------------------------------------ the GM's armies and types
 
@@ -281,8 +291,8 @@ class Armies(PlatformGame):
         self.state.armies.armies[army_id]["seen_by"].append(power_id)
 
     def set_support_bonus(self, power_id: str, bonus: int) -> None:
-        """GM: what a power's effects add to its support limit (P-SUP-2: Paragon 5, Warbacked, Crusader and
-        Warmaster +5 each, a Champion's other army-making effects)."""
+        """GM: what a power's other effects add to its support limit (P-SUP-2; the Paragon's 5 and the perks
+        Warbacked, Crusader and Warmaster are counted from the power's class and perks)."""
         self.power(power_id)
         _int(bonus, "bonus", 0, 1000, "P-SUP-2")
         self._support_bonus_set(power_id=power_id, bonus=bonus, actor=GM, audience=vis.powers([power_id]))
@@ -425,7 +435,7 @@ class Armies(PlatformGame):
             army = self._own_army(str(m.get("army_id")), power_id)
             if any(o["army_id"] == army["id"] for o in out):
                 raise RuleViolation(f"{army['name']} moves once in a muster", rule="P-ARMY-1", field="moves")
-            if army["mustered"]:
+            if army["mustered"] and "Forced March" not in self._perks(power_id):  # [003:919]
                 raise RuleViolation(
                     f"{army['name']} is not in its garrison: a muster moves armies from their garrisons",
                     rule="P-ARMY-1",
@@ -1047,7 +1057,7 @@ def armies_view(game: Any, viewer: str) -> dict[str, Any]:
 def _support(game: Any, power_id: str) -> dict:
     return {
         "limit": game.support_limit(power_id),
-        "units": ar.units_counted(game.armies_of(power_id)),
+        "units": game.units_counted(power_id),
         "due": game.support_due(power_id),
         "settled": deepcopy(game.state.armies.support.get(power_id)),
     }

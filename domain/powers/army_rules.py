@@ -304,10 +304,28 @@ def support_limit(cls: str, claimed_populations: list[int], influenced_hexes: in
     return base + bonus
 
 
-def units_counted(armies: list[dict]) -> int:
+# P-SUP-2: what effects add to the limit. Paragon "You have a support limit of 5" ([003:1386]); Warbacked
+# ([003:1350]), Crusader ([003:1394]) and Warmaster ([003:1405]) "+5 Support Limit" each.
+SUPPORT_PERKS = {"Warbacked": 5, "Crusader": 5, "Warmaster": 5}
+SUPPORT_SUBCLASS = {"paragon": 5}
+
+
+def effects_support(subclass: str, perks: set[str]) -> int:
+    """P-SUP-2: the support limit a power's class features and perks give it."""
+    return SUPPORT_SUBCLASS.get(subclass, 0) + sum(n for perk, n in SUPPORT_PERKS.items() if perk in perks)
+
+
+def units_counted(armies: list[dict], privateers: bool = False) -> int:
     """P-SUP-1: "every unit in each army that is controlled by you" counts, loyal armies too ("do still count
-    against support limit"); Juggernaut "Counts as +2 size" ([003:760]). Routed units are still the power's."""
-    return sum(len(a["units"]) + (2 if "juggernaut" in a["keywords"] else 0) for a in armies)
+    against support limit"); Juggernaut "Counts as +2 size" ([003:760]). Routed units are still the power's.
+    Privateers: "Your largest mercenary army does not count towards your support limit" ([003:1098])."""
+
+    def counted(a: dict) -> int:
+        return len(a["units"]) + (2 if "juggernaut" in a["keywords"] else 0)
+
+    total = sum(counted(a) for a in armies)
+    mercenaries = [counted(a) for a in armies if "mercenary" in a["keywords"]]
+    return total - (max(mercenaries) if privateers and mercenaries else 0)
 
 
 def support_due(limit: int, units: int) -> int:

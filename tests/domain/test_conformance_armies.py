@@ -127,6 +127,8 @@ def test_p_army_2_mustered_armies_return_to_their_garrisons_at_cleanup():
         lambda: g2.aim_army_action("again", "muster", {"moves": [{"army_id": "guard", "path": ["1,0", "2,0"]}]}),
         "P-ARMY-1",
     )
+    g2.grant_perk("city", "Forced March")  # "you can move armies which are not in their garrisons"
+    g2.aim_army_action("again", "muster", {"moves": [{"army_id": "guard", "path": ["1,0", "2,0"]}]})
 
 
 # ---------------------------------------------------------------------- P-ARMY-3, P-ARMY-4
@@ -359,10 +361,18 @@ def test_p_sup_2_the_support_limit():
     assert ar.support_limit("city", [1, 5, 3, 2, 4], 0, 0) == 14
     assert ar.support_limit("conspiracy", [9], 3, 0) == 3
     assert ar.support_limit("champion", [], 0, 5) == 5
-    g = game(powers=(("city", "city", "sovereign"), ("hero", "champion", "paragon")))
+    g = game(powers=(("city", "city", "overlord"), ("hero", "champion", "paragon")))
     assert g.support_limit("city") == 8  # Derop 6 + Fort 2
-    g.set_support_bonus("hero", 5)
-    assert g.support_limit("hero") == 5
+    assert g.support_limit("hero") == 5  # the Paragon's "support limit of 5"
+    g.grant_perk("hero", "Crusader")
+    assert g.support_limit("hero") == 10  # "+5 Support Limit"
+    g.set_support_bonus("hero", 2)  # another effect, as the GM records it
+    assert g.support_limit("hero") == 12
+    # Privateers: "Your largest mercenary army does not count towards your support limit."
+    g.place_army("sell", "Sellswords", "1,0", 3, controller="city", block=block(keywords=["mercenary"]))
+    assert g.units_counted("city") == 7
+    g.grant_perk("city", "Privateers")
+    assert g.units_counted("city") == 4
 
 
 def test_p_sup_1_paying_for_units_beyond_the_limit_at_tidings():
