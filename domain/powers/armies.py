@@ -680,10 +680,13 @@ class Armies(PlatformGame):
         self.state.armies.armies[army_id]["fee_due"] = 0
 
     def desert_army(self, army_id: str, to: str | None, reason: str) -> None:
-        """GM: an army whose fee went unpaid deserts, and may join another power (P-SUP-3, a GM decision)."""
+        """GM: an army whose fee went unpaid deserts, and may join another power (P-SUP-3, a GM decision); so may
+        one of a power that left its support unpaid at the end of Tidings (P-SUP-1)."""
         army = self.army(army_id)
         limits.check_text(reason, "reason", limits.REASON, required=True, what="the reason")
-        if not army["fee_due"]:
+        support = self.state.armies.support.get(army["controller"] or "", {})
+        unsupported = support.get("season") == self.state.season and support.get("paid") is None
+        if not army["fee_due"] and not unsupported:
             raise RuleViolation(f"{army['name']} is owed no fee: it has no cause to desert", rule="P-SUP-3")
         if to is not None:
             self.power(to)

@@ -400,6 +400,8 @@ def test_p_sup_1_paying_for_units_beyond_the_limit_at_tidings():
     g2.advance(NOW, SEED)
     assert "SupportUnpaid" in names(g2.collect_events())
     assert g2.state.armies.support["city"]["due"] == 3
+    g2.desert_army("guard", None, "unsupported")  # the GM rules what follows: here, the army leaves
+    assert g2.army("guard")["controller"] is None
 
 
 def test_p_sup_3_army_fees():
