@@ -22,6 +22,7 @@ from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame, _at, _iso, check_timezone, digest
 from domain.platform.game import fold as platform_fold
 from domain.powers import development_rules, magic_rules, rules
+from domain.powers.armies import Armies
 from domain.powers.catalogue import Catalogue
 from domain.powers.development import Development
 from domain.powers.magic import Magic, caps_of, has_perk
@@ -55,7 +56,7 @@ def _pool_from(data: dict) -> Pool:
     )
 
 
-class Game(Catalogue, Magic, World, Development, PlatformGame):
+class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
     """One game of Powers: its calendar, powers, assets, the month's actions, reactions and windows."""
 
     class Event(PlatformGame.Event):
@@ -345,6 +346,7 @@ class Game(Catalogue, Magic, World, Development, PlatformGame):
             self._begin_tidings()
         elif step == "tidings":
             self._world_end_tidings()
+            self._armies_end_tidings()
             self._begin_month(1, now, seed)
         elif step == "planning":
             self._close_planning(now, reason="gm advanced")
@@ -374,6 +376,7 @@ class Game(Catalogue, Magic, World, Development, PlatformGame):
                 self._begin_month(s.month + 1, now, seed)
             else:
                 self._world_cleanup()
+                self._armies_cleanup()
                 self._cleanup_applied(actor=SYSTEM, audience=[vis.PUBLIC])
                 self._step_began(step="cleanup", season=s.season, month=s.month, actor=GM, audience=[vis.PUBLIC])
         elif step == "cleanup":
@@ -524,6 +527,7 @@ class Game(Catalogue, Magic, World, Development, PlatformGame):
                 dungeon=bool(dungeon),
                 where={"location": location, "against": targets},
             )
+            self._armies_check_pool(None, power_id, location, assets or [])
             self._roll_proof(self.state.next_roll)  # and that the month's committed block has a roll left
         index = len(self.actions_of(power_id)) + 1
         self._action_submitted(
@@ -625,6 +629,7 @@ class Game(Catalogue, Magic, World, Development, PlatformGame):
                 ps.subclass, rules.Quota(ps.public, ps.private), ps.debt_this_month, used_pub, used_priv, a.slot, extra
             )
         self.check_reach(a.location, assets)
+        self._armies_check_pool(action_id, a.power, a.location, assets)
         pool = self._build_pool(
             a.power,
             assets,
@@ -1475,6 +1480,7 @@ class Game(Catalogue, Magic, World, Development, PlatformGame):
                 self._conclude_ritual(action_id)
                 self._world_resolved(action_id)
                 self._after_resolved(a, {})
+                self._armies_resolved(action_id)
         # Issue-3 style: a digest of the exact set of submissions this resolution consumed.
         digests = sorted(a.digest for a in live if a.digest)
         self._resolution_published(
@@ -1670,6 +1676,7 @@ class Game(Catalogue, Magic, World, Development, PlatformGame):
             raise RuleViolation("you have already resisted this action", rule="P-RES-1", field="action_id")
         if any(p.get("asset_id") == "action" for p in assets):
             raise RuleViolation("a resister cannot spend actions as assets", rule="P-RES-3", field="assets")
+        self._armies_check_pool(None, power_id, a.location, assets)
         pool = self._build_pool(
             power_id,
             assets,
@@ -1836,6 +1843,7 @@ class Game(Catalogue, Magic, World, Development, PlatformGame):
             self._conclude_ritual(action_id)
             self._world_resolved(action_id)
             self._after_resolved(a, resist)
+            self._armies_resolved(action_id)
         self._step_began(step="battle", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
 
 
@@ -1979,6 +1987,29 @@ EVENT_VERSIONS: dict[str, int] = {
     "AmbitionEnded": 1,
     "AmbitionClosed": 1,
     "PerkDefined": 1,
+    "ArmyTypeDefined": 1,
+    "ArmyPlaced": 1,
+    "SupportBonusSet": 1,
+    "ExperienceGained": 1,
+    "ArmyDispersed": 1,
+    "ArmyActionAimed": 1,
+    "ArmyRestored": 1,
+    "ArmyMoved": 1,
+    "ArmyFeeDue": 1,
+    "ArmyFeePaid": 1,
+    "ArmyDeserted": 1,
+    "TrainSucceeded": 1,
+    "LevelUpRolled": 1,
+    "ArmyLeveledUp": 1,
+    "TrainDiscarded": 1,
+    "ArmyArmed": 1,
+    "ArmyDisbanded": 1,
+    "SupportSettled": 1,
+    "SupportUnpaid": 1,
+    "ArmyRecovered": 1,
+    "ArmySighted": 1,
+    "ArmyDetected": 1,
+    "ScarsKept": 1,
 }
 
 

@@ -33,6 +33,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "extension_cap_hours_per_window": 24,  # per power, per window (GM-8)
     "extension_cap_hours_per_season": 48,  # per power, per season
     "critical_mode": "rolled",  # P-AMB-5
+    "levelup_bonuses": 3,  # P-AMB-18
 }
 
 
@@ -62,6 +63,10 @@ class PowersOptions(_Options):
     critical_mode: Literal["rolled", "rank"] = Field(
         DEFAULT_OPTIONS["critical_mode"],
         description="P-AMB-5: a critical asset triples its rolled successes, or (rank) three times its rank",
+    )
+    levelup_bonuses: Literal[2, 3] = Field(
+        DEFAULT_OPTIONS["levelup_bonuses"],
+        description="P-AMB-18: bonuses chosen at each level-up (a Levy's new class is one of them)",
     )
 
 

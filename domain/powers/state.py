@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from domain.platform.state import ViewerSequences, Window
+from domain.powers.armies import ARMIES_TYPES, ArmiesState
 from domain.powers.development import DEVELOPMENT_TYPES, DevelopmentState
 from domain.powers.world_state import WorldState
 
@@ -165,6 +166,7 @@ class GameState(ViewerSequences):
     magic: dict = field(default_factory=dict)  # domain.powers.magic: spells, perks, conduits, casts (P.2.9)
     world: WorldState = field(default_factory=WorldState)
     development: DevelopmentState = field(default_factory=DevelopmentState)  # wallets, perks, ambitions, trades
+    armies: ArmiesState = field(default_factory=ArmiesState)  # domain.powers.armies (P.2.10, P.2.6)
 
 
 STATE_TYPES = (
@@ -180,4 +182,5 @@ STATE_TYPES = (
     GameState,
     WorldState,
     *DEVELOPMENT_TYPES,
+    *ARMIES_TYPES,
 )

@@ -12,6 +12,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from domain.ids import GM
+from domain.powers.armies import armies_view
 from domain.powers.catalogue import catalogue_view
 from domain.powers.development import development_view
 from domain.powers.game import Game
@@ -181,6 +182,7 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
         "magic": magic_view(game, viewer),
         "map": map_view(game, viewer),
         "development": development_view(game, viewer),
+        "armies": armies_view(game, viewer),
     }
     public_results = []
     for a in _in_order(game):

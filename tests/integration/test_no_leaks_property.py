@@ -72,8 +72,11 @@ development_op = st.one_of(
     st.tuples(st.just("ambition"), st.integers(0, 3)),
     st.tuples(st.just("reveal"), st.integers(0, 3)),
 )
+# Armies (domain/powers/armies.py): a Stealthy army and its Experience are its controller's (P.4 [003:326]).
+army_op = st.tuples(st.just("army"), st.integers(0, 3), st.booleans())
 planning_op = st.one_of(
     world_op,
+    army_op,
     act,
     act,
     act,
@@ -274,6 +277,8 @@ class World:
                 self.apply_world(o)
             elif kind in ("wallet", "trade", "ambition", "reveal"):
                 self.develop(o)
+            elif kind == "army":
+                self.apply_army(o)
             elif kind == "advance":
                 g.advance(gid, "gm")
             elif kind == "resolve":
@@ -331,6 +336,21 @@ class World:
         elif o[0] == "influence":
             _, who, hex_, amount = o
             g.set_influence(gid, "gm", P[who % len(P)], hex_, amount)
+
+    def apply_army(self, o: tuple) -> None:
+        """The GM places an army (its name a marker: public if visible, its controller's if Stealthy) and gives it
+        Experience (an asset, its controller's)."""
+        from domain.powers import armies, world
+
+        g, gid, gm, (_, who, stealthy) = self.games, self.game_id, Caller.of("gm"), o
+        owner = self.powers[who % len(self.powers)]
+        army_id = self.mark("AR", {owner} if stealthy else set(self.powers))
+        block = {k: {"die": 4, "bonus": 0} for k in ("attack", "morale", "presence")}
+        block |= {"defense": 3, "keywords": ["stealthy"] if stealthy else [], "cls": "levy"}
+        g.run(gm, gid, world.AmendMap(hexes=[{"hex": h} for h in WORLD_HEXES]))
+        g.run(gm, gid, armies.PlaceArmy(army_id, self.mark("AN", self.allowed[army_id]), "0,1", 3, owner, block=block))
+        g.run(gm, gid, armies.GrantExperience(army_id, 1))
+        self.allowed[f"{army_id}.xp1"] = {owner}
 
     def follow_the_influence(self) -> None:
         """P.4: a conspiracy may see another's influence in a hex while both have influence there (what it saw
@@ -639,6 +659,20 @@ def test_the_checker_catches_leaked_spells(monkeypatch):
     plant_view(monkeypatch, leaky)
     with pytest.raises(Leak, match="MG"):
         play(3, [("act", 0, False, False, 1, False, False), ("magic", 0)])
+
+
+def test_the_checker_catches_leaked_hidden_armies(monkeypatch):
+    """A broken implementation that shows every player the GM's armies (Stealthy ones, Experience) must be caught."""
+    from domain.powers import armies
+
+    real = views.board_view
+
+    def leaky(game, viewer):
+        return real(game, viewer) | {"armies": armies.armies_view(game, "gm")}
+
+    plant_view(monkeypatch, leaky)
+    with pytest.raises(Leak, match="AR|AN"):
+        play(3, [("army", 0, True)])
 
 
 def test_the_checker_catches_a_leaked_ambition_task(monkeypatch):
