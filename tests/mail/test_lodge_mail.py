@@ -106,3 +106,20 @@ def test_a_line_the_grammar_cannot_read_is_listed_with_its_number():
     body = _refused(games, gid, tokens["ann"], "prepare firebolt in I\nfireball bob", "MAIL-1", 2)
     assert "I do not understand 'fireball'" in body
     _refused(games, gid, tokens["ann"], "heal 2 red", "MAIL-1", 1)  # a heal line belongs below a cast
+
+
+def test_indented_move_lines_are_the_steps_of_the_cast_above_them():
+    games, gid, tokens = _table()
+    assert _mail(games, gid, tokens["ann"], "prepare gust in II").accepted
+    _to_actions(games, gid)
+    reply = _mail(games, gid, tokens["ann"], "cast gust in II on bob\n  move library\n  move observatory")
+    assert reply.accepted, reply.body
+    state = games.get_game(gid).state
+    assert state.positions["bob"] == "observatory" and state.positions["ann"] == "hall"  # Gust moved Bob
+    assert state.mages["ann"]["physical"]["walk"] == "available"  # and the move lines spent no Walk
+
+
+def test_choose_names_an_offer_of_the_sender_or_is_refused_by_l_pers_5():
+    games, gid, tokens = _table()
+    _to_actions(games, gid)
+    _refused(games, gid, tokens["ann"], "choose offer-99", "L-PERS-5", 1)
