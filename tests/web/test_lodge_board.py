@@ -96,3 +96,22 @@ def test_the_page_shows_rooms_cubes_and_choices_as_lists_and_its_forms_post_to_t
         headers={"origin": "http://testserver"},
     )
     assert "LH-7" in client.get(f"/play/{gid}").text  # the slot was cast this turn: refused, with its rule
+
+
+def test_the_host_seats_a_mage_from_the_page_and_gets_their_link(tmp_path):
+    app = create_app(Settings(data_dir=tmp_path))
+    gid, gm_token, _ = app.state.games.create_game("Lodge", ruleset="lodge")
+    client, html = page(app, gid, gm_token)
+    assert "Seat the Mage" in html
+    csrf = re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+    r = client.post(
+        f"/play/{gid}/add-mage",
+        data={"csrf": csrf, "mage_id": "ann", "name": "Ann", "colour": "red"},
+        follow_redirects=False,
+        headers={"origin": "http://testserver"},
+    )
+    assert r.status_code == 303, r.text
+    after = client.get(f"/play/{gid}").text
+    assert 'id="sheet-ann"' in after and f"/signin/{gid}/" in after and "turns+" in after
+    token = re.search(rf"/signin/{gid}/([A-Za-z0-9_-]+)", after).group(1)
+    assert app.state.games.authenticate(gid, token) == "ann"  # the link shown signs Ann in
