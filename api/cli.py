@@ -225,6 +225,64 @@ def health_cmd(args: argparse.Namespace) -> int:
     return 1 if problem else 0
 
 
+def cards_check_cmd(args: argparse.Namespace) -> int:
+    """Validate a Lodge card catalogue against its schema and print every card's phrases in words; exit 1 (and
+    name the card and field) if the file is wrong."""
+    import json
+
+    from pydantic import ValidationError
+
+    from domain.lodge.catalogue import Catalogue, describe
+
+    try:
+        with open(args.file, encoding="utf-8") as fh:
+            raw = json.load(fh)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        print(f"{args.file}: not a readable JSON catalogue: {err}", file=sys.stderr)
+        return 1
+    try:
+        catalogue = Catalogue.model_validate(raw)
+    except ValidationError as err:
+        for problem in err.errors():
+            print(f"{args.file}: {_where(raw, problem['loc'])}: {problem['msg']}", file=sys.stderr)
+        return 1
+    print(f"catalogue {catalogue.version}: {len(catalogue.rooms)} rooms, {len(catalogue.evocations)} evocations")
+    for kind, cards in (
+        ("spell", catalogue.spells),
+        ("physical action", catalogue.physical_actions),
+        ("black rose", catalogue.black_rose),
+    ):
+        for card in cards:
+            target = card.target.kind + (f" ({card.target.archetype})" if card.target.archetype else "")
+            print(f"{card.id} ({kind}, {card.name}; target: {target})")
+            for n, phrase in enumerate(card.phrases, 1):
+                print(f"  {n}. {describe(phrase)}")
+            if card.persistent is not None:
+                print(f"  persistent, when {card.persistent.trigger.replace('_', ' ')}:")
+                for phrase in card.persistent.phrases:
+                    print(f"    - {describe(phrase)}")
+    for evocation in catalogue.evocations:
+        print(
+            f"{evocation.id} (evocation, {evocation.name}; {evocation.archetype}, speed {evocation.speed}, "
+            f"strength {evocation.strength}, health {evocation.health})"
+        )
+    return 0
+
+
+def _where(raw: object, loc: tuple) -> str:
+    """A validation error's place in words: the card (by its id) and the field, e.g.
+    ``spells[3] 'quake', field phrases[0].amount``."""
+    if not loc:
+        return "the catalogue"
+    if len(loc) >= 2 and isinstance(loc[1], int) and isinstance(raw, dict):
+        entries = raw.get(str(loc[0]))
+        entry = entries[loc[1]] if isinstance(entries, list) and loc[1] < len(entries) else None
+        name = f" {entry['id']!r}" if isinstance(entry, dict) and isinstance(entry.get("id"), str) else ""
+        field = "".join(f"[{x}]" if isinstance(x, int) else f".{x}" for x in loc[2:]).lstrip(".")
+        return f"{loc[0]}[{loc[1]}]{name}" + (f", field {field}" if field else "")
+    return "field " + "".join(f"[{x}]" if isinstance(x, int) else f".{x}" for x in loc).lstrip(".")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="emissary", description="Event-sourced play-by-post game service")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -278,6 +336,11 @@ def build_parser() -> argparse.ArgumentParser:
     p_health.add_argument("--port", type=int, help="smtpd: default $EMISSARY_SMTPD_PORT")
     p_health.add_argument("--timeout", type=float, default=5.0)
     p_health.set_defaults(func=health_cmd)
+    p_cards = sub.add_parser("cards", help="Lodge card catalogues")
+    cards_sub = p_cards.add_subparsers(dest="cards_command", required=True)
+    p_check = cards_sub.add_parser("check", help="validate a catalogue file and print each card's phrases in words")
+    p_check.add_argument("file", help="a catalogue file (JSON), e.g. domain/lodge/data/cards.json")
+    p_check.set_defaults(func=cards_check_cmd)
     return parser
 
 

@@ -292,6 +292,13 @@ def notify(kind: str, payload: dict) -> dict | None:
     return None
 
 
+def read_mail(text: str | None, html: str | None, seat: str) -> Any:
+    """The mail grammar (domain/lodge/mail.py), imported when a mail comes: it builds this module's commands."""
+    from domain.lodge.mail import parse_turn
+
+    return parse_turn(text, html, seat)
+
+
 def seat_of(event: Any) -> str | None:
     return event.data["mage"] if type(event).__name__ == "MageAdded" else None
 
@@ -326,6 +333,7 @@ LODGE = register(
         fold=fold,
         phase_of=phase_of,
         seat_of=seat_of,
+        mail_grammar=read_mail,
         description="Mages in a Lodge: effects as data, evocations, instability and rebuilt rooms",
     )
 )

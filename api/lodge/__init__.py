@@ -1,0 +1,1 @@
+"""The Lodge's API package (README "Adding a ruleset"): its pages and forms (``web.py``)."""

@@ -1,0 +1,201 @@
+"""The Lodge's page and forms (issue 15): the board as the viewer may see it (``board_view``, L.4) and the
+forms it posts to ``POST /play/{game_id}/{form}`` of ``api.web.routes``. Every choice is offered as a list
+the server computed (L.3); each form builds a Lodge command and sends it through ``Games.run``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import Response
+
+from api.security import web_session
+from api.service import new_token
+from api.web.routes import _gm, _link, attempt, back, flash, refused, send, templates
+from domain.errors import DomainError, RuleViolation
+from domain.ids import GM
+from domain.lodge import ruleset as lr
+from domain.lodge.catalogue import SLOTS, describe
+from domain.platform.commands import ReissueLink
+
+
+def _list(f: dict, name: str) -> list[str]:
+    """A multi-valued field (``moves[]``), without its empty choices."""
+    values = f.get(name, [])
+    return [v for v in (values if isinstance(values, list) else [values]) if v]
+
+
+def _heal(f: dict) -> list[int] | None:
+    """The cubes ticked to heal, by position on the track; none ticked leaves the engine's default."""
+    chosen = _list(f, "heal[]")
+    try:
+        return sorted(int(x) for x in chosen) if chosen else None
+    except ValueError:
+        raise RuleViolation("cubes are chosen by their position on the track", field="heal") from None
+
+
+def board(request: Request, key: str, context: dict[str, Any]) -> Response:
+    """The Lodge as the viewer sees it, from the platform's context (view, feed, phases, flash). The page is
+    drawn from the view alone, and the catalogue's public card texts: never from the game's state."""
+    game = request.app.state.games.get_game(context["game_id"], for_update=False)
+    catalogue = game.catalogue
+    view = context["view"]
+    host = context["me"] == GM
+    cards = {c.id: c for c in [*catalogue.spells, *catalogue.physical_actions, *catalogue.black_rose]}
+    context.update(
+        viewer_is_host=host,
+        slots=SLOTS,
+        rooms={r.id: r for r in catalogue.rooms},
+        evocation_cards=catalogue.evocation_by_id,
+        # what a card does, in words, for the cards the viewer may see
+        texts={cid: [describe(p) for p in c.phrases] for cid, c in cards.items()},
+        spell_cards=catalogue.spells if view["game"]["phase"] == "prepare" and not host else [],
+        black_rose_cards=catalogue.black_rose if host else [],
+        models=sorted({*view["mages"], *view["evocations"]}),
+    )
+    return templates.TemplateResponse(request, "lodge/board.html", context)
+
+
+def _prepare(request, games, game_id, caller, f):
+    cards = {slot: f[f"slot-{slot}"] for slot in SLOTS if f.get(f"slot-{slot}")}
+    return attempt(
+        request,
+        game_id,
+        "prepare",
+        send(games, game_id, caller, lambda: lr.PrepareSpells(caller.principal, cards)),
+        "Spells prepared face down.",
+    )
+
+
+def _cast(request, games, game_id, caller, f):
+    return attempt(
+        request,
+        game_id,
+        f"cast-{f.get('slot')}",
+        send(
+            games,
+            game_id,
+            caller,
+            lambda: lr.CastSpell(
+                caller.principal, f.get("slot", ""), f.get("target") or None, _list(f, "moves[]"), _heal(f)
+            ),
+        ),
+        "Spell cast.",
+    )
+
+
+def _physical(request, games, game_id, caller, f):
+    return attempt(
+        request,
+        game_id,
+        f"physical-{f.get('action')}",
+        send(
+            games,
+            game_id,
+            caller,
+            lambda: lr.PhysicalAction(
+                caller.principal, f.get("action", ""), f.get("target") or None, _list(f, "moves[]"), _heal(f)
+            ),
+        ),
+        "Physical Action taken.",
+    )
+
+
+def _evocation(request, games, game_id, caller, f):
+    return attempt(
+        request,
+        game_id,
+        f"evocation-{f.get('evocation')}",
+        send(
+            games,
+            game_id,
+            caller,
+            lambda: lr.CommandEvocation(
+                caller.principal, f.get("evocation", ""), _list(f, "moves[]"), f.get("attack") or None
+            ),
+        ),
+        "Evocation commanded.",
+    )
+
+
+def _choose(request, games, game_id, caller, f):
+    accept = f.get("accept") != "no"
+    return attempt(
+        request,
+        game_id,
+        f"offer-{f.get('offer_id')}",
+        send(
+            games,
+            game_id,
+            caller,
+            lambda: lr.ResolveFromCell(caller.principal, f.get("offer_id", ""), accept, _list(f, "moves[]"), _heal(f)),
+        ),
+        "Persistent Effect resolved from your Cell." if accept else "Persistent Effect declined.",
+    )
+
+
+def _pass(request, games, game_id, caller, f):
+    return attempt(
+        request, game_id, "pass", send(games, game_id, caller, lambda: lr.Pass(caller.principal)), "You passed."
+    )
+
+
+@_gm
+def _add_mage(request, games, game_id, caller, f):
+    mage = f.get("mage_id", "")
+    try:
+        games.run(
+            caller,
+            game_id,
+            lr.AddMage(mage, f.get("name", ""), f.get("colour", ""), avatar=f.get("avatar") == "on"),
+        )
+        token, token_hash = new_token()
+        games.run(caller, game_id, ReissueLink(mage, token_hash))
+    except DomainError as err:
+        return refused(request, game_id, "mages", err)
+    web_session(request).set("links", {mage: _link(request, game_id, token)})
+    flash(request, kind="ok", form="mages", text=f"{f.get('name')} seated. Send them their link (shown once).")
+    return back(game_id, "mages")
+
+
+@_gm
+def _begin(request, games, game_id, caller, f):
+    return attempt(
+        request, game_id, "host", send(games, game_id, caller, lambda: lr.BeginGame()), "The game has begun."
+    )
+
+
+@_gm
+def _advance(request, games, game_id, caller, f):
+    return attempt(
+        request,
+        game_id,
+        "host",
+        send(games, game_id, caller, lambda: lr.AdvancePhase(f.get("expected_phase", ""))),
+        "Phase ended.",
+    )
+
+
+@_gm
+def _black_rose(request, games, game_id, caller, f):
+    return attempt(
+        request,
+        game_id,
+        "black-rose",
+        send(games, game_id, caller, lambda: lr.BlackRoseAct(f.get("card", ""), f.get("target") or None)),
+        "The Black Rose acted.",
+    )
+
+
+FORMS = {
+    "prepare": _prepare,
+    "cast": _cast,
+    "physical": _physical,
+    "evocation": _evocation,
+    "choose": _choose,
+    "pass": _pass,
+    "add-mage": _add_mage,
+    "begin": _begin,
+    "advance-phase": _advance,
+    "black-rose": _black_rose,
+}

@@ -1,0 +1,117 @@
+"""The Lodge's page (issue 15): the board as the viewer may see it (L.4), its choices offered as lists, and
+forms that post to the same service. A Mage's page never shows another Mage's unrevealed Spell Cards nor the
+Evocation deck's order."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from api.service import Caller, new_token
+from domain.lodge.ruleset import AddMage, AdvancePhase, BeginGame, CastSpell, PrepareSpells
+from domain.platform.commands import ReissueLink
+from projections.settings import Settings
+
+ANN = {"QUICK": "unravel", "I": "firebolt", "III": "oblivion"}  # oblivion stays face down
+BOB = {"I": "mend", "III": "restoration"}  # restoration stays face down
+
+
+@pytest.fixture
+def site(tmp_path):
+    """Ann (red) and Bob (blue) in the Actions phase of turn 1: Ann cast Firebolt on Bob; each keeps a
+    Spell face down."""
+    app = create_app(Settings(data_dir=tmp_path))
+    games = app.state.games
+    gid, gm_token, _ = games.create_game("Lodge", ruleset="lodge")
+    gm = Caller.of("gm")
+    games.run_many(gm, gid, [AddMage("ann", "Ann", "red"), AddMage("bob", "Bob", "blue"), BeginGame()])
+    tokens = {"gm": gm_token}
+    for mage in ("ann", "bob"):
+        token, token_hash = new_token()
+        games.run(gm, gid, ReissueLink(mage, token_hash))
+        tokens[mage] = token
+    games.run(Caller.of("ann"), gid, PrepareSpells("ann", ANN))
+    games.run(Caller.of("bob"), gid, PrepareSpells("bob", BOB))
+    games.run(gm, gid, AdvancePhase("prepare"))
+    games.run(Caller.of("ann"), gid, CastSpell("ann", "I", "bob"))
+    return app, gid, tokens
+
+
+def page(app, gid: str, token: str) -> tuple[TestClient, str]:
+    client = TestClient(app)
+    client.get(f"/signin/{gid}/{token}")
+    r = client.get(f"/play/{gid}")
+    assert r.status_code == 200, r.text
+    return client, r.text
+
+
+def test_a_mage_page_hides_the_other_mages_face_down_spells_and_the_deck_order(site):
+    app, gid, tokens = site
+    game = app.state.games.get_game(gid, for_update=False)
+    deck = list(game.state.deck)
+    assert deck  # the Evocation deck was shuffled at the start
+    _, bob = page(app, gid, tokens["bob"])
+    assert "firebolt" in bob  # Ann's revealed Spell is on the board for everyone
+    assert "oblivion" not in bob and "unravel" not in bob  # Ann's face-down Spells are hers and the host's
+    assert "restoration" in bob and "mend" in bob  # Bob sees his own
+    assert "a face-down card" in bob
+    order = [d if isinstance(d, str) else d.get("card", "") for d in deck]
+    assert not any(f"{a}, {b}" in bob or f"{a} {b}" in bob for a, b in zip(order, order[1:], strict=False))
+    assert not any(card in bob for card in set(order))  # no Evocation is summoned: no deck card is named at all
+    assert f"Evocation deck: {len(deck)} cards" in bob
+    _, ann = page(app, gid, tokens["ann"])
+    assert "restoration" not in ann and "oblivion" in ann
+    _, host = page(app, gid, tokens["gm"])
+    assert "oblivion" in host and "restoration" in host  # the host sees every Mage's sheet
+    assert not any(card in host for card in set(order))  # nobody sees the deck order
+
+
+def test_the_page_shows_rooms_cubes_and_choices_as_lists_and_its_forms_post_to_the_service(site):
+    app, gid, tokens = site
+    client, html = page(app, gid, tokens["bob"])
+    assert 'id="room-library"' in html and 'id="sheet-ann"' in html
+    assert html.count('<span class="cube">ann</span>') == 2  # Firebolt's two cubes on Bob's track
+    cast = re.search(r'<form method="post" action="/play/[^"]+/cast" id="cast-I">(.*?)</form>', html, re.S)
+    assert cast is not None  # Bob's Mend, with the legal targets as a list
+    assert re.search(r'<select name="target">.*<option value="bob">', cast.group(1), re.S)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+    # heal the first of Bob's cubes by its position: the form posts the list choice to the service
+    r = client.post(
+        f"/play/{gid}/cast",
+        data={"csrf": csrf, "slot": "I", "target": "bob", "heal[]": ["0"]},
+        follow_redirects=False,
+        headers={"origin": "http://testserver"},
+    )
+    assert r.status_code == 303, r.text
+    assert app.state.games.get_game(gid, for_update=False).state.mages["bob"]["damage"] == ["ann"]
+    after = client.get(f"/play/{gid}").text
+    assert "Spell cast." in after
+    r = client.post(
+        f"/play/{gid}/cast",
+        data={"csrf": csrf, "slot": "I", "target": "bob"},
+        follow_redirects=False,
+        headers={"origin": "http://testserver"},
+    )
+    assert "LH-7" in client.get(f"/play/{gid}").text  # the slot was cast this turn: refused, with its rule
+
+
+def test_the_host_seats_a_mage_from_the_page_and_gets_their_link(tmp_path):
+    app = create_app(Settings(data_dir=tmp_path))
+    gid, gm_token, _ = app.state.games.create_game("Lodge", ruleset="lodge")
+    client, html = page(app, gid, gm_token)
+    assert "Seat the Mage" in html
+    csrf = re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+    r = client.post(
+        f"/play/{gid}/add-mage",
+        data={"csrf": csrf, "mage_id": "ann", "name": "Ann", "colour": "red"},
+        follow_redirects=False,
+        headers={"origin": "http://testserver"},
+    )
+    assert r.status_code == 303, r.text
+    after = client.get(f"/play/{gid}").text
+    assert 'id="sheet-ann"' in after and f"/signin/{gid}/" in after and "turns+" in after
+    token = re.search(rf"/signin/{gid}/([A-Za-z0-9_-]+)", after).group(1)
+    assert app.state.games.authenticate(gid, token) == "ann"  # the link shown signs Ann in
