@@ -677,6 +677,29 @@ def test_p_asset_6_a_loyal_industry_refuses_to_act_against_its_power_and_waives_
     assert cr.fee_due("industry", {"fee": 1, "loyal_to": "a"}, "b") == 1
 
 
+def test_p_asset_6_a_claimant_pays_an_industrys_fee_when_it_acts_and_the_power_it_is_loyal_to_pays_none():
+    """P-ASSET-6 "Any power with a claim on the town may use it by paying its fee. A loyal industry ... waives the
+    fee for that power." [003:106]"""
+    g = game_in_planning(
+        ("a", "city", "overlord"),
+        ("b", "city", "sovereign"),
+        assets=[("mill", "a", "Mill", "industry", 2), ("forge", "a", "Forge", "industry", 1)],
+    )
+    g.grant_asset("mill", "b", "Mill", "industry", 2)
+    g.set_asset_terms("mill", {"fee": 1, "loyal_to": "a"})
+    g.set_asset_terms("forge", {"fee": 2, "loyal_to": "a"})
+    g.adjust_resources("a", {"coin": 3}, "treasury")
+    g.adjust_resources("b", {"coin": 3}, "treasury")
+    submit(g, "b", "Grind", [5, 5], slot="public", assets=[{"asset_id": "mill"}], convert=0)
+    submit(g, "a", "Smith", [5], slot="public", assets=[{"asset_id": "forge"}], convert=0)
+    g.advance(NOW, SEED)
+    g.collect_events()
+    g.resolve(now=NOW, roller=FixedRoller())
+    fees = [(e.action_id, e.power_id, e.total, e.paid) for e in g.collect_events() if type(e).__name__ == "FeesDue"]
+    assert fees == [("Grind", "b", 1, True)]
+    assert (g.holdings("a").wallet, g.holdings("b").wallet) == ({"coin": 3}, {"coin": 2})
+
+
 def test_p_asset_7_only_an_army_with_a_profession_helps_outside_combat_and_only_where_it_was_mustered():
     """[003:110] "Armies without such keywords are not organized to be helpful outside of combat. Once mustered
     to a new hex, an army can only be used in the new hex ... A Personal Army ... never assists in a
