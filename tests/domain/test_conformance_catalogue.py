@@ -96,6 +96,23 @@ def test_p_dice_13_the_extractor_rolls_1d4_and_yields_on_4_or_more_specialized_a
     assert {tuple(e.audience) for e in rolled} == {("power:sov",)}  # the power's own roll, not the table's
 
 
+def test_p_dice_13_a_college_rolls_1d4_for_its_insights_rank_and_a_random_build_rolls_d6s():
+    """P-DICE-13: College [003:404] "When used, also gain an insight of rank 1d4." Random build [003:687] "you roll
+    many d6 and just take the first three unique bonuses for each level" (the GM asks for as many as it takes)."""
+    g = game_in_planning(("sov", "city", "sovereign"))
+    out = g.roll_dice("c1", roller=FixedRoller([3]), purpose="college", power_id="sov")
+    assert (out["dice"], out["values"], out["total"]) == ("1d4", [3], 3)
+    out = g.roll_dice("rb", roller=FixedRoller([2, 2, 5, 1, 5, 6]), purpose="random_build", power_id="sov")
+    assert (out["dice"], out["values"]) == ("6d6", [2, 2, 5, 1, 5, 6])
+    out = g.roll_dice("rb2", roller=FixedRoller([4] * 9), purpose="random_build", params={"count": 9})
+    assert out["dice"] == "9d6"
+    refused(
+        g,
+        lambda: g.roll_dice("rb3", roller=FixedRoller([1]), purpose="random_build", params={"count": "many"}),
+        "P-DICE-13",
+    )
+
+
 def test_p_dice_13_saboteurs_roll_one_d10_per_influence_in_the_hex_and_a_level_up_three_plus_excess():
     """[003:1262] "Xd10 ... where X is your influence in its hex"; level-up: 3 dice plus one per excess."""
     g = game_in_planning(("cause", "conspiracy", "cause"))
