@@ -539,6 +539,24 @@ def test_p_infl_6_infiltrate_claims_a_town_where_the_conspiracy_has_the_most_inf
     assert "conspiracy" not in g.state.world.towns["derop"]["claims"]
 
 
+def test_p_infl_6_a_successful_infiltration_takes_the_town_from_the_conspiracy_that_claimed_it():
+    """P-INFL-6: Infiltrate "On success, other conspiracies lose any claims to this town." Difficulty "The number
+    of towns you already claim, plus the sum of other influences in the town": here 0 + 1."""
+    g = _conspiracies(assets=[("sub", "cult", "subtlety", "skill", 2)])
+    g.set_influence("circle", "0,0", 1)
+    g.set_claim("derop", "circle")
+    g.set_influence("cult", "0,0", 2)
+    act(g, "cult", "inf", "0,0")
+    g.aim_action("inf", "infiltrate", town_id="derop")
+    a = g.state.actions["inf"]
+    assert (a.difficulty, a.targets) == (1, ["circle"])
+    g.roll_action("inf", now=NOW, roller=FixedRoller([6, 1]), assets=[{"asset_id": "sub"}])
+    resolve_month(g)
+    assert g.state.actions["inf"].success is True
+    assert g.state.world.towns["derop"]["claims"]["conspiracy"]["power"] == "cult"
+    assert "circle" not in str(g.state.world.towns["derop"]["claims"])
+
+
 def test_p_infl_6_conspiracy_action_costs_and_difficulties():
     """P-INFL-6: Into the Fold "Cost: Influence equal to the agent's rank. Difficulty: the agent's rank", three
     excess successes make a follower; Workers, Unite! half the complexity (rounded down, P-AMB-27); Heretical
