@@ -301,6 +301,26 @@ def test_p_res_7_the_celestials_teleport_home_uses_the_reaction_without_resistin
     assert g.state.actions["A1"].resisted == 0  # nothing was subtracted
 
 
+def test_p_res_7_a_satellite_shrines_removal_answers_an_action_and_uses_the_reaction():
+    """P-RES-7: "Some reaction uses are triggered responses rather than dice subtractions: ... Satellite Shrine
+    removal ([003:1056])." [003:1056] "They are an action to remove, and when they are removed in a town where you
+    maintain a claim, you can react." It answers a named action, rolls nothing, subtracts nothing, and is a
+    Celestial's."""
+    g = game_in_planning(("a", "champion", "dragon"), ("cel", "city", "celestial"), ("sov", "city", "sovereign"))
+    submit(g, "a", "A1", [], slot="public", targets=["cel"], resistible=True, difficulty=0)
+    to_resistance(g)
+    refused(g, lambda: g.use_reaction("cel", "s0", "satellite_shrine", now=later(1), roller=FixedRoller()), "P-RES-7")
+    refused(
+        g,
+        lambda: g.use_reaction("sov", "s1", "satellite_shrine", now=later(1), roller=FixedRoller(), trigger="A1"),
+        "P-RES-7",
+    )
+    out = g.use_reaction("cel", "s2", "satellite_shrine", now=later(1), roller=FixedRoller(), trigger="A1")
+    assert out == {"reaction_id": "s2", "kind": "satellite_shrine"}
+    assert g.state.powers["cel"].reactions_used == 1 and g.state.reactions == {}
+    assert g.state.actions["A1"].resisted == 0
+
+
 def test_p_res_7_gate_guardians_roll_against_the_mustering_armys_fee_and_the_excess_is_their_size():
     """[003:1232] "The difficulty is equal to the army's fee, and the number of excess successes is the size
     of the army." Only a Cult has it."""
