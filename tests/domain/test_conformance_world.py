@@ -235,6 +235,40 @@ def test_p_town_2_town_actions_need_a_claim_and_apply_their_formula():
     assert g.holdings("city").wallet.get("coin") == 2  # "Gain coins equal to the wealth of the town"
 
 
+def test_p_town_2_slumlord_taxes_by_population_and_a_prison_takes_fear():
+    """P-TOWN-2 Tax: "Slumlord: +coin = population and adds Uprising instead of Taxed. Prison: may take Fear by
+    population instead." [003:893] "When taxing, you may gain coin equal to the population rather than the
+    wealth. Adds 'Uprising' instead of 'Taxed'." [003:416] "When you tax in this town, you can generate Fear
+    based on the population rather than coin based on the wealth." Population is effective (P-TOWN-3)."""
+    g = world_game(
+        ("city", "city", "sovereign"),
+        towns=[
+            {**TOWN, "population": 5, "statuses": {"depopulated": 1}},
+            {"id": "maleran", "name": "Maleran", "hex": "2,0", "population": 4, "wealth": 1},
+        ],
+        features=[{"id": "jail", "kind": "prison", "town": "maleran"}],
+        assets=[("might", "city", "might", "skill", 3)],
+    )
+    g.set_claim("derop", "city")
+    g.set_claim("maleran", "city")
+    g.choose_control("city", "fear")
+    act(g, "city", "t1", "0,0")
+    refused(
+        g, lambda: g.aim_action("t1", "town", town_id="derop", kind="tax", params={"take": "population"}), "P-TOWN-2"
+    )
+    refused(g, lambda: g.aim_action("t1", "town", town_id="derop", kind="tax", params={"take": "fear"}), "P-TOWN-2")
+    g.grant_perk("city", "Slumlord")
+    g.aim_action("t1", "town", town_id="derop", kind="tax", params={"take": "population"})
+    assert g.state.actions["t1"].difficulty == 1
+    g.roll_action("t1", now=NOW, roller=FixedRoller([6, 6, 1]), assets=[{"asset_id": "might"}], convert=0)
+    act(g, "city", "t2", "2,0")
+    g.aim_action("t2", "town", town_id="maleran", kind="tax", params={"take": "fear"})
+    resolve_month(g)
+    assert g.state.world.towns["derop"]["statuses"] == {"depopulated": 1, "uprising": 2}
+    assert g.holdings("city").wallet == {"coin": 4, "fear": 3 + 4}  # 5 - 1 depopulated; Maleran's 4 in Fear
+    assert g.state.world.towns["maleran"]["statuses"] == {"taxed": 1, "uprising": 1}
+
+
 def test_p_town_2_feed_doubles_within_a_season_and_build_is_loyal_to_the_builder():
     """P-TOWN-2: Feed "Increase the population of this town by 1. Difficulty: Current population, doubled for
     each time this action has been taken in this town this season." Build: "It is loyal to you." """
