@@ -725,6 +725,8 @@ class World(PlatformGame):
                 )
             difficulty, resisters, effect = self._town_plan(a.power, town_id or "", t, str(kind), params)
             record["effect"] = effect
+            if kind == "tax":
+                record["take"] = params.get("take", "wealth")
         self._action_aimed(action_id=action_id, aim=record, actor=actor or a.power, audience=g._audience(a))
         if record.get("paid"):
             # The cost is paid when the action is taken ([003:28]); influence by the rule of P-INFL-2 or the
@@ -819,6 +821,31 @@ class World(PlatformGame):
                 f"this action must be located at {hex_id}, where its target is", rule="P-ACT-4", field="location"
             )
 
+    def _tax_take(self, power_id: str, town_id: str, params: dict) -> str:
+        """What a Tax takes (P-TOWN-2): coin by the town's wealth; coin by its population with Slumlord
+        ([003:893]); Fear by its population where a working Prison stands in the town ([003:416])."""
+        take = params.get("take", "wealth")
+        if take == "wealth":
+            return take
+        if take == "population":
+            held = self._g().holdings(power_id).perks
+            if self.state.powers[power_id].options.get("slumlord") or any(
+                p["name"].strip().lower() == "slumlord" for p in held
+            ):
+                return take
+            raise RuleViolation("taxing by population needs the Slumlord perk [003:893]", rule="P-TOWN-2")
+        if take == "fear":
+            w = self.state.world
+            if any(
+                f["kind"] == "prison" and f["town"] == town_id and not _stopped(self, town_id, f)
+                for f in w.features.values()
+            ):
+                return take
+            raise RuleViolation("taxing in Fear needs a working Prison in the town [003:416]", rule="P-TOWN-2")
+        raise RuleViolation(
+            "a Tax takes wealth, population (Slumlord) or fear (a Prison)", rule="P-TOWN-2", field="params"
+        )
+
     def _town_plan(self, power_id: str, town_id: str, t: dict, kind: str, params: dict) -> tuple[int, list[str], dict]:
         """A town action's difficulty, resisters and effect by its formula (P-TOWN-2). Each needs a claim."""
         if kind not in wr.TOWN_ACTIONS:
@@ -829,7 +856,10 @@ class World(PlatformGame):
         w = self.state.world
         here = [(fid, f) for fid, f in sorted(w.features.items()) if f["town"] == town_id]
         if kind == "tax":
-            return wr.tax_difficulty(t["statuses"]), [], {"statuses": {"taxed": 1, "uprising": 1}}
+            # Slumlord [003:893]: "Adds 'Uprising' instead of 'Taxed'", on top of the Uprising every Tax adds.
+            by_population = self._tax_take(power_id, town_id, params) == "population"
+            statuses = {"uprising": 2} if by_population else {"taxed": 1, "uprising": 1}
+            return wr.tax_difficulty(t["statuses"]), [], {"statuses": statuses}
         if kind == "feed":
             return wr.feed_difficulty(t["population"], t["feeds"]), [], {"population": 1}
         if kind == "lay_roads":
@@ -967,10 +997,15 @@ class World(PlatformGame):
             by = a.power if self.is_public(a) else None
             t = w.towns[aim["town_id"]]
             coin = wr.town_wealth(t["wealth"], t["statuses"], self._working_features(aim["town_id"]))
+            take = aim.get("take", "wealth")
+            if take != "wealth":
+                coin = wr.effective_population(t["population"], t["statuses"])
             self._town_changed(
                 town_id=aim["town_id"], kind=aim["kind"], effect=effect, by=by, actor=SYSTEM, audience=[vis.PUBLIC]
             )
-            if aim["kind"] == "tax":
+            if aim["kind"] == "tax" and take == "fear":
+                g.earn(a.power, "fear", coin, f"taxes of {t['name']} taken in Fear (a Prison)")
+            elif aim["kind"] == "tax":
                 self._taxes_collected(
                     town_id=aim["town_id"], power_id=a.power, coin=coin, actor=SYSTEM, audience=g._audience(a)
                 )

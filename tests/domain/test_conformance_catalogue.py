@@ -96,6 +96,23 @@ def test_p_dice_13_the_extractor_rolls_1d4_and_yields_on_4_or_more_specialized_a
     assert {tuple(e.audience) for e in rolled} == {("power:sov",)}  # the power's own roll, not the table's
 
 
+def test_p_dice_13_a_college_rolls_1d4_for_its_insights_rank_and_a_random_build_rolls_d6s():
+    """P-DICE-13: College [003:404] "When used, also gain an insight of rank 1d4." Random build [003:687] "you roll
+    many d6 and just take the first three unique bonuses for each level" (the GM asks for as many as it takes)."""
+    g = game_in_planning(("sov", "city", "sovereign"))
+    out = g.roll_dice("c1", roller=FixedRoller([3]), purpose="college", power_id="sov")
+    assert (out["dice"], out["values"], out["total"]) == ("1d4", [3], 3)
+    out = g.roll_dice("rb", roller=FixedRoller([2, 2, 5, 1, 5, 6]), purpose="random_build", power_id="sov")
+    assert (out["dice"], out["values"]) == ("6d6", [2, 2, 5, 1, 5, 6])
+    out = g.roll_dice("rb2", roller=FixedRoller([4] * 9), purpose="random_build", params={"count": 9})
+    assert out["dice"] == "9d6"
+    refused(
+        g,
+        lambda: g.roll_dice("rb3", roller=FixedRoller([1]), purpose="random_build", params={"count": "many"}),
+        "P-DICE-13",
+    )
+
+
 def test_p_dice_13_saboteurs_roll_one_d10_per_influence_in_the_hex_and_a_level_up_three_plus_excess():
     """[003:1262] "Xd10 ... where X is your influence in its hex"; level-up: 3 dice plus one per excess."""
     g = game_in_planning(("cause", "conspiracy", "cause"))
@@ -282,6 +299,26 @@ def test_p_res_7_the_celestials_teleport_home_uses_the_reaction_without_resistin
     refused(g, lambda: g.use_reaction("sov", "x", "teleport_home", now=later(2), roller=FixedRoller()), "P-RES-7")
     g.waive_reactions("sov", now=later(2))
     assert g.state.actions["A1"].resisted == 0  # nothing was subtracted
+
+
+def test_p_res_7_a_satellite_shrines_removal_answers_an_action_and_uses_the_reaction():
+    """P-RES-7: "Some reaction uses are triggered responses rather than dice subtractions: ... Satellite Shrine
+    removal ([003:1056])." [003:1056] "They are an action to remove, and when they are removed in a town where you
+    maintain a claim, you can react." It answers a named action, rolls nothing, subtracts nothing, and is a
+    Celestial's."""
+    g = game_in_planning(("a", "champion", "dragon"), ("cel", "city", "celestial"), ("sov", "city", "sovereign"))
+    submit(g, "a", "A1", [], slot="public", targets=["cel"], resistible=True, difficulty=0)
+    to_resistance(g)
+    refused(g, lambda: g.use_reaction("cel", "s0", "satellite_shrine", now=later(1), roller=FixedRoller()), "P-RES-7")
+    refused(
+        g,
+        lambda: g.use_reaction("sov", "s1", "satellite_shrine", now=later(1), roller=FixedRoller(), trigger="A1"),
+        "P-RES-7",
+    )
+    out = g.use_reaction("cel", "s2", "satellite_shrine", now=later(1), roller=FixedRoller(), trigger="A1")
+    assert out == {"reaction_id": "s2", "kind": "satellite_shrine"}
+    assert g.state.powers["cel"].reactions_used == 1 and g.state.reactions == {}
+    assert g.state.actions["A1"].resisted == 0
 
 
 def test_p_res_7_gate_guardians_roll_against_the_mustering_armys_fee_and_the_excess_is_their_size():
@@ -675,6 +712,29 @@ def test_p_asset_6_a_loyal_industry_refuses_to_act_against_its_power_and_waives_
     submit(g, "b", "Grind", [5, 5], slot="public", assets=[{"asset_id": "mill"}], convert=0)
     assert cr.fee_due("industry", {"fee": 1, "loyal_to": "a"}, "a") == 0
     assert cr.fee_due("industry", {"fee": 1, "loyal_to": "a"}, "b") == 1
+
+
+def test_p_asset_6_a_claimant_pays_an_industrys_fee_when_it_acts_and_the_power_it_is_loyal_to_pays_none():
+    """P-ASSET-6 "Any power with a claim on the town may use it by paying its fee. A loyal industry ... waives the
+    fee for that power." [003:106]"""
+    g = game_in_planning(
+        ("a", "city", "overlord"),
+        ("b", "city", "sovereign"),
+        assets=[("mill", "a", "Mill", "industry", 2), ("forge", "a", "Forge", "industry", 1)],
+    )
+    g.grant_asset("mill", "b", "Mill", "industry", 2)
+    g.set_asset_terms("mill", {"fee": 1, "loyal_to": "a"})
+    g.set_asset_terms("forge", {"fee": 2, "loyal_to": "a"})
+    g.adjust_resources("a", {"coin": 3}, "treasury")
+    g.adjust_resources("b", {"coin": 3}, "treasury")
+    submit(g, "b", "Grind", [5, 5], slot="public", assets=[{"asset_id": "mill"}], convert=0)
+    submit(g, "a", "Smith", [5], slot="public", assets=[{"asset_id": "forge"}], convert=0)
+    g.advance(NOW, SEED)
+    g.collect_events()
+    g.resolve(now=NOW, roller=FixedRoller())
+    fees = [(e.action_id, e.power_id, e.total, e.paid) for e in g.collect_events() if type(e).__name__ == "FeesDue"]
+    assert fees == [("Grind", "b", 1, True)]
+    assert (g.holdings("a").wallet, g.holdings("b").wallet) == ({"coin": 3}, {"coin": 2})
 
 
 def test_p_asset_7_only_an_army_with_a_profession_helps_outside_combat_and_only_where_it_was_mustered():

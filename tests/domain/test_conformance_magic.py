@@ -765,6 +765,30 @@ def test_p_ex_3_witchcraft_gains_influence_equal_to_fireballs_rank_in_the_target
     assert g.state.powers["c"].influence == {"1,1": 2}  # once per season
 
 
+# ---------------------------------------------------------------- P-EX-7: Aaron's ritual [003:237]
+
+
+def test_p_ex_7_aarons_ritual_is_difficulty_6_by_override_and_its_nine_mana_need_a_cooperative_ritual():
+    """P-EX-7 BladeOfAaronNoda: task "Cast Aaron's ritual ... Cost: WWWWAAAAA, Difficulty 6". "The cost has no
+    generic component, so the formula gives rank 0 / difficulty 0. The stated Difficulty 6 must be an explicit
+    override (P-AMB-35). Also: 9 mana exceeds most storage caps (e.g. 3 per element) -> needs a cooperative
+    ritual ([003:505])." """
+    cost = mr.parse_cost("WWWWAAAAA")
+    assert (mr.rank("ritual", cost), mr.ritual_difficulty(cost)) == (0, 0)
+    assert mr.ritual_difficulty(cost, 6) == 6
+    g = mage_game()
+    g.teach_spell("w", "aarons-ritual")
+    refused(g, lambda: g.grant_mana("w", "A", 4), "P-MAG-1")  # a Wizard stores 3 of each element
+    fill(g, "w", A=3, W=3)
+    submit(g, "w", "R", roll=False, collaborators=["c"])
+    refused(g, lambda: cast(g, "aarons-ritual", "WWWWAAAAA", action_id="R"), "P-MAG-1")  # alone it is short
+    fill(g, "c", A=2, W=1)
+    g.contribute_mana("c", "R", ["A", "A", "W"], now=NOW)
+    out = cast(g, "aarons-ritual", "WWWWAAAAA", action_id="R")
+    assert (out["rank"], out["difficulty"], out["paid"]) == (0, 6, {"A": 5, "W": 4})
+    assert g.state.actions["R"].difficulty == 6
+
+
 # ---------------------------------------------------------------- every other refusal names its rule, records nothing
 
 

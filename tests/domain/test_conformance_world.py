@@ -235,6 +235,40 @@ def test_p_town_2_town_actions_need_a_claim_and_apply_their_formula():
     assert g.holdings("city").wallet.get("coin") == 2  # "Gain coins equal to the wealth of the town"
 
 
+def test_p_town_2_slumlord_taxes_by_population_and_a_prison_takes_fear():
+    """P-TOWN-2 Tax: "Slumlord: +coin = population and adds Uprising instead of Taxed. Prison: may take Fear by
+    population instead." [003:893] "When taxing, you may gain coin equal to the population rather than the
+    wealth. Adds 'Uprising' instead of 'Taxed'." [003:416] "When you tax in this town, you can generate Fear
+    based on the population rather than coin based on the wealth." Population is effective (P-TOWN-3)."""
+    g = world_game(
+        ("city", "city", "sovereign"),
+        towns=[
+            {**TOWN, "population": 5, "statuses": {"depopulated": 1}},
+            {"id": "maleran", "name": "Maleran", "hex": "2,0", "population": 4, "wealth": 1},
+        ],
+        features=[{"id": "jail", "kind": "prison", "town": "maleran"}],
+        assets=[("might", "city", "might", "skill", 3)],
+    )
+    g.set_claim("derop", "city")
+    g.set_claim("maleran", "city")
+    g.choose_control("city", "fear")
+    act(g, "city", "t1", "0,0")
+    refused(
+        g, lambda: g.aim_action("t1", "town", town_id="derop", kind="tax", params={"take": "population"}), "P-TOWN-2"
+    )
+    refused(g, lambda: g.aim_action("t1", "town", town_id="derop", kind="tax", params={"take": "fear"}), "P-TOWN-2")
+    g.grant_perk("city", "Slumlord")
+    g.aim_action("t1", "town", town_id="derop", kind="tax", params={"take": "population"})
+    assert g.state.actions["t1"].difficulty == 1
+    g.roll_action("t1", now=NOW, roller=FixedRoller([6, 6, 1]), assets=[{"asset_id": "might"}], convert=0)
+    act(g, "city", "t2", "2,0")
+    g.aim_action("t2", "town", town_id="maleran", kind="tax", params={"take": "fear"})
+    resolve_month(g)
+    assert g.state.world.towns["derop"]["statuses"] == {"depopulated": 1, "uprising": 2}
+    assert g.holdings("city").wallet == {"coin": 4, "fear": 3 + 4}  # 5 - 1 depopulated; Maleran's 4 in Fear
+    assert g.state.world.towns["maleran"]["statuses"] == {"taxed": 1, "uprising": 1}
+
+
 def test_p_town_2_feed_doubles_within_a_season_and_build_is_loyal_to_the_builder():
     """P-TOWN-2: Feed "Increase the population of this town by 1. Difficulty: Current population, doubled for
     each time this action has been taken in this town this season." Build: "It is loyal to you." """
@@ -537,6 +571,24 @@ def test_p_infl_6_infiltrate_claims_a_town_where_the_conspiracy_has_the_most_inf
     g.advance(NOW, SEED)
     g.set_influence("cult", "0,0", 0)
     assert "conspiracy" not in g.state.world.towns["derop"]["claims"]
+
+
+def test_p_infl_6_a_successful_infiltration_takes_the_town_from_the_conspiracy_that_claimed_it():
+    """P-INFL-6: Infiltrate "On success, other conspiracies lose any claims to this town." Difficulty "The number
+    of towns you already claim, plus the sum of other influences in the town": here 0 + 1."""
+    g = _conspiracies(assets=[("sub", "cult", "subtlety", "skill", 2)])
+    g.set_influence("circle", "0,0", 1)
+    g.set_claim("derop", "circle")
+    g.set_influence("cult", "0,0", 2)
+    act(g, "cult", "inf", "0,0")
+    g.aim_action("inf", "infiltrate", town_id="derop")
+    a = g.state.actions["inf"]
+    assert (a.difficulty, a.targets) == (1, ["circle"])
+    g.roll_action("inf", now=NOW, roller=FixedRoller([6, 1]), assets=[{"asset_id": "sub"}])
+    resolve_month(g)
+    assert g.state.actions["inf"].success is True
+    assert g.state.world.towns["derop"]["claims"]["conspiracy"]["power"] == "cult"
+    assert "circle" not in str(g.state.world.towns["derop"]["claims"])
 
 
 def test_p_infl_6_conspiracy_action_costs_and_difficulties():

@@ -77,6 +77,33 @@ def test_p_ex_8_delian_tomb_floors_are_revealed_one_by_one_to_the_delver_only():
     refused(g, lambda: g.aim_action("r2", "delve", feature_id="tomb", floor=2), "P-FEAT-4")
 
 
+def test_p_ex_8_delian_tomb_floors_have_difficulties_3_5_7_and_are_cleared_in_order():
+    """P-EX-8 [003:481]-[003:485]: floors [{n: 1, difficulty: 3}, {n: 2, difficulty: 5}, {n: 3, difficulty: 7}];
+    each cleared floor reveals the next to the delver only, and the last reveals none."""
+    g = world_game(
+        ("delver", "champion", "wizard"),
+        ("rival", "champion", "wizard"),
+        features=[TOMB],
+        assets=[("delve", "delver", "delve", "skill", 4), ("sub", "delver", "subtlety", "skill", 3)],
+    )
+    pool = [{"asset_id": "delve"}, {"asset_id": "sub"}]
+    cleared = []
+    for floor, difficulty, faces in ((1, 3, [6, 6, 5, 1, 1, 1, 1]), (2, 5, [6, 6, 6, 5, 5, 1, 1]), (3, 7, [6] * 7)):
+        while g.state.step != "planning":
+            g.advance(NOW, SEED)
+        act(g, "delver", f"f{floor}", "2,0", faces, assets=pool, convert=0)
+        g.aim_action(f"f{floor}", "delve", feature_id="tomb", floor=floor)
+        assert g.state.actions[f"f{floor}"].difficulty == difficulty
+        g.collect_events()
+        resolve_month(g)
+        assert (g.state.actions[f"f{floor}"].successes, g.state.actions[f"f{floor}"].success) == (difficulty, True)
+        cleared += [e for e in g.collect_events() if type(e).__name__ == "FloorCleared"]
+    assert [(e.floor, (e.next_floor or {}).get("difficulty")) for e in cleared] == [(1, 5), (2, 7), (3, None)]
+    assert all(e.audience == ["power:delver"] for e in cleared)
+    delver = next(f for f in map_view(g, "delver")["features"] if f["id"] == "tomb")
+    assert [f["difficulty"] for f in delver["floors"]] == [3, 5, 7] and delver["cleared"] == 3
+
+
 def test_p_ex_9_the_fallen_castle_ruin():
     """P-EX-9 [003:493]: threat 13, difficulty 2. A clear action with 5 successes -> threat 10 (excess 3); with
     2 successes -> threat 10 (excess 0, the action succeeds with no progress); threat 0 -> the rewards (4

@@ -160,6 +160,7 @@ class World:
         self.features: list[tuple[str, str]] = []
         self.influence_allowed: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.ambitions: list[tuple[str, str, str]] = []
+        self.wallets: dict[str, set[tuple]] = defaultdict(set)  # every wallet each power held, as the GM saw it
         for i in range(n_powers):
             cls, sub = CLASSES[i]
             pid = self.games.add_power(self.game_id, "gm", f"P{i}", cls, sub)[0]
@@ -171,6 +172,7 @@ class World:
             self.allowed[aid] = {pid}  # asset ids embed the name
         self.games.advance(self.game_id, "gm")
         self.games.advance(self.game_id, "gm")
+        self.follow_the_wallets()
 
     def mark(self, prefix: str, who: set[str]) -> str:
         marker = f"{prefix}{next(self.counter)}X"
@@ -411,7 +413,9 @@ class World:
         g, gid, P, gm = self.games, self.game_id, self.powers, Caller.of("gm")
         me = P[o[1] % len(P)]
         if o[0] == "wallet":
-            g.run(gm, gid, dev.AdjustResources(me, {"coin": 2, "insight": 1}, self.mark("WL", {me})))
+            # A different insight per power keeps one power's wallet from looking like another's.
+            changes = {"coin": 1000, "insight": P.index(me) + 1}
+            g.run(gm, gid, dev.AdjustResources(me, changes, self.mark("WL", {me})))
         elif o[0] == "trade":
             other = P[o[2] % len(P)]
             note = self.mark("TR", {me, other})
@@ -429,6 +433,26 @@ class World:
             aid, owner, mystery = self.ambitions[o[1] % len(self.ambitions)]
             g.run(gm, gid, dev.CompleteTask(aid, "t1"))
             self.allowed[mystery].add(owner)
+        self.follow_the_wallets()
+
+    def follow_the_wallets(self) -> None:
+        """Record every wallet as the GM's board shows it, the game's truth."""
+        sheets = self.games.view(self.game_id, "gm").get("development", {}).get("sheets", {})
+        for pid, sheet in sheets.items():
+            self.wallets[pid].add(tuple(sorted(sheet["wallet"].items())))
+
+    def check_wallets(self, p: str, surfaces: list) -> None:
+        """No surface of ``p`` shows another power's wallet or a change to it ([003:330] "A power's non-asset
+        resources such as coin, respect, fear, and mana are private")."""
+        theirs = set().union(*(w for q, w in self.wallets.items() if q != p)) - self.wallets[p]
+        for x in _walk(surfaces):
+            if not isinstance(x, dict):
+                continue
+            data = x.get("data")
+            if x.get("type") == "WalletChanged" and isinstance(data, dict) and data.get("power_id") != p:
+                raise Leak(f"{p} was shown a change to {data.get('power_id')}'s wallet")
+            if isinstance(x.get("wallet"), dict) and tuple(sorted(x["wallet"].items())) in theirs:
+                raise Leak(f"{p} was shown another power's wallet {x['wallet']}")
 
     def follow_the_month(self) -> None:
         """Widen the model as the month moves on, by the rules of P.4 (timing read from the GM's board)."""
@@ -465,6 +489,7 @@ class World:
         g, gid = self.games, self.game_id
         self.projector.catch_up()
         key = str(g.get_game(gid).id)
+        self.follow_the_wallets()
         for p in self.powers:
             surfaces = [g.view(gid, p), g.visible_events(gid, p), self.projector.feed(key, p), self.shown[p]]
             for phase in g.phases(gid):
@@ -484,6 +509,7 @@ class World:
                     raise Leak(f"{p} was shown {marker} (allowed: {sorted(who)})")
             self.check_dice_secrets(p, surfaces[1], blob)
             self.check_influence(p, surfaces)
+            self.check_wallets(p, [*surfaces, *(json.loads(x) for x in self.shown[p])])
             self.check_hashes(p, [*surfaces, *(json.loads(x) for x in self.shown[p])])
         for p in self.powers:  # and what each player can check (dice, difficulties, digests) checks out
             report = verify_events(g.visible_events(gid, p))
@@ -815,3 +841,52 @@ def test_the_checker_catches_influence_shown_to_a_city(monkeypatch):
     monkeypatch.setattr(world, "_influence_watchers", lambda game, hex_id, power_id: list(game.state.powers))
     with pytest.raises(Leak, match="influence"):
         play(3, [("influence", 1, "0,0", 2)])
+
+
+def test_the_checker_catches_influence_shown_in_a_view(monkeypatch):
+    """A broken implementation whose map and board show every power's influence to every power must be caught
+    (P.4: "other non-conspiracy powers don't automatically know how much influence you have in each hex")."""
+    from domain.powers import world
+
+    def everyone(game, me):
+        return [
+            {"power": p.id, "hex": h, "amount": n}
+            for p in game.state.powers.values()
+            if p.id != me.id
+            for h, n in p.influence.items()
+        ]
+
+    monkeypatch.setattr(world, "influence_seen", everyone)
+    monkeypatch.setattr(views, "influence_seen", everyone)
+    with pytest.raises(Leak, match="influence"):
+        play(3, [("influence", 1, "0,0", 2)])
+
+
+def test_the_checker_catches_map_knowledge_shown_to_a_power_that_did_not_learn_it(monkeypatch):
+    """A broken implementation that shows a hidden feature to the table once any power has learned of it must be
+    caught: what one power learned about the map is its own (P.4)."""
+    from domain.powers import world
+
+    real = world._sees_feature
+
+    def leaky(game, feature_id, viewer):
+        return real(game, feature_id, viewer) or bool(game.state.world.features[feature_id]["known_to"])
+
+    monkeypatch.setattr(world, "_sees_feature", leaky)
+    play(3, [("feature", 0, False, "outpost")])  # nobody learned of it yet: nothing leaks
+    with pytest.raises(Leak, match="FE"):
+        play(3, [("feature", 0, False, "outpost"), ("learn", 0, 1)])
+
+
+def test_the_checker_catches_a_wallet_shown_to_another_power(monkeypatch):
+    """A broken implementation that shows every power's wallet on every board must be caught ([003:330] "A
+    power's non-asset resources such as coin, respect, fear, and mana are private")."""
+    real = dev.development_view
+
+    def leaky(game, viewer):
+        return real(game, viewer) | {"sheets": real(game, "gm")["sheets"]}
+
+    monkeypatch.setattr(dev, "development_view", leaky)
+    monkeypatch.setattr(views, "development_view", leaky)
+    with pytest.raises(Leak, match="wallet"):
+        play(3, [("wallet", 0)])
