@@ -120,3 +120,17 @@ def test_the_gm_records_claims_and_shows_a_hidden_feature_by_mail():
     reply = _mail(games, gid, gm, "unclaim Bree from Gondor by conquest")
     assert reply.accepted and "Gondor no longer claims bree (conquest)." in reply.body, reply.body
     _refused(games, gid, seats["gondor"][1], "claim Tharbad for Gondor", None)  # the GM's line
+
+
+def test_an_action_is_aimed_at_a_feature_by_mail_once_the_power_may_see_it():
+    games, gid, seats = _table(steps=2)
+    pid, token = seats["saruman"]
+    body = "action: Into the barrow\n  location: 1,1\naim #1 delve at Barrow-downs floor 1"
+    refused = _refused(games, gid, token, body, None, line=3)  # hidden from Saruman (P.4): not even named
+    assert "no feature 'barrow' on the map" in refused
+    games.run(Caller.of("gm"), gid, world.RevealFeature("barrow", pid))
+    reply = _mail(games, gid, token, body)
+    assert reply.accepted and "to delve at barrow: difficulty 2." in reply.body, reply.body
+    (action,) = games.get_game(gid).actions_of(pid)
+    assert games.get_game(gid).state.world.aims[action.id]["feature_id"] == "barrow"
+    _refused(games, gid, token, "aim #1 clear at Barrow-downs", "P-ACT-4")  # aimed once
