@@ -4,6 +4,9 @@ features. Each line runs the same handler as the API's; each refusal names its r
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from api.powers.service import PowersGames
 from api.service import Caller
 from domain.powers import development as dev
@@ -134,3 +137,17 @@ def test_an_action_is_aimed_at_a_feature_by_mail_once_the_power_may_see_it():
     (action,) = games.get_game(gid).actions_of(pid)
     assert games.get_game(gid).state.world.aims[action.id]["feature_id"] == "barrow"
     _refused(games, gid, token, "aim #1 clear at Barrow-downs", "P-ACT-4")  # aimed once
+
+
+def test_every_example_line_of_the_readmes_playing_by_email_section_is_read():
+    """The README's examples are mail as written (its ``#`` comments aside): none is a line the grammar refuses."""
+    text = (Path(__file__).parents[2] / "README.md").read_text()
+    section = text.split("## Playing by email", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```\n(.*?)```", section, re.DOTALL)
+    assert len(blocks) >= 4
+    verbs = set()
+    for block in blocks:  # one mail each: the first ends in a signature, which ends what is read
+        turn = parse_turn("\n".join(re.sub(r"\s{2,}#.*$", "", line) for line in block.splitlines()))
+        assert turn.errors == [], block
+        verbs |= {c.verb for c in turn.commands}
+    assert {"aim", "influence", "maintain", "class", "claim", "unclaim", "reveal"} <= verbs
