@@ -46,15 +46,21 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def demo(args: argparse.Namespace) -> int:
-    """Play the scripted demo of the first ruleset that has one (Powers: one month) on a throwaway in-memory
-    game and print what happened."""
+    """Play the scripted demo of the first ruleset that has one (Powers: one month, or with ``--season`` a
+    whole season of its map, wallets, development, magic and class actions) on a throwaway in-memory game and
+    print what happened."""
     from api import rulesets
 
     demos = rulesets.parts("demo")
+    if args.season:
+        demos = [d for d in demos if hasattr(d, "play_demo_season")]
     if not demos:
-        print("no ruleset here has a demo")
+        print("no ruleset here has that demo")
         return 1
-    demos[0].play_demo_month(print)
+    if args.season:
+        demos[0].play_demo_season(print)
+    else:
+        demos[0].play_demo_month(print)
     return 0
 
 
@@ -293,6 +299,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_serve.add_argument("--no-access-log", dest="access_log", action="store_false", help="do not log every request")
     p_serve.set_defaults(func=serve)
     p_demo = sub.add_parser("demo", help="play one scripted month on a throwaway game and print it")
+    p_demo.add_argument(
+        "--season", action="store_true", help="a whole scripted season: map, influence, wallets, magic, Cleanup"
+    )
     p_demo.set_defaults(func=demo)
     p_proj = sub.add_parser("projections", help="read models: rebuild from event 1, or catch up")
     p_proj.add_argument("action", choices=["rebuild", "catch-up"])

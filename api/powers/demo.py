@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from api.powers.season_demo import play_demo_season
 from api.powers.service import PowersGames
 from domain.verify import verify_events
+
+__all__ = ["play_demo_month", "play_demo_season"]
 
 
 def play_demo_month(say: Callable[[str], None]) -> PowersGames:

@@ -19,9 +19,10 @@ from domain.errors import NotFound, RuleViolation
 from domain.ids import GM
 from domain.mailturns import SALUTATION, Command, LineError, Turn, body_text, items, own_lines, whole, yes
 from domain.platform import commands as platform
+from domain.powers import catalogue_commands as cc
 from domain.powers import commands as pc
 from domain.powers import development as dev
-from domain.powers import magic
+from domain.powers import magic, world
 
 ACTION_KEYS = {
     "slot",
@@ -38,8 +39,11 @@ ACTION_KEYS = {
     "collaborators",
     "location",
 }
+# A class action (P.2.12) is a block as an action is, its inputs on a ``with:`` line.
+CLASS_KEYS = (ACTION_KEYS - {"propose", "resistible", "difficulty"}) | {"with", "title"}
 VERBS = {
     "action",
+    "class",
     "roll",
     "convert",
     "discard",
@@ -70,8 +74,12 @@ PLAYER_FEATURES = {
     "cast",
     "contribute",
     "pay",
+    "aim",
+    "influence",
+    "maintain",
 }
-GM_FEATURES = {"adjust", "award", "answer", "task", "mana", "channel", "teach", "dispel"}
+# The map's GM lines (domain/powers/world.py): claims on towns and hidden features shown.
+GM_FEATURES = {"adjust", "award", "answer", "task", "mana", "channel", "teach", "dispel", "claim", "unclaim", "reveal"}
 FEATURE_VERBS = PLAYER_FEATURES | GM_FEATURES
 VERBS |= FEATURE_VERBS
 # The limits of domain/limits.py, as the API and the commands apply them: a mailed field obeys the
@@ -112,7 +120,8 @@ def parse_turn(text: str | None, html: str | None = None, seat: str = GM) -> Pow
         first = False
         head, sep, rest = stripped.partition(":")
         key = head.strip().lower()
-        if block is not None and sep and key in ACTION_KEYS and (line[:1].isspace() or key != "difficulty"):
+        keys = CLASS_KEYS if block is not None and block.verb == "class" else ACTION_KEYS
+        if block is not None and sep and key in keys and (line[:1].isspace() or key != "difficulty"):
             before = len(errors)
             _action_key(block, key, rest.strip(), number, errors)
             block.broken = block.broken or len(errors) > before
@@ -128,6 +137,14 @@ def parse_turn(text: str | None, html: str | None = None, seat: str = GM) -> Pow
                 continue
             block = Command(number, "action", {"title": title})
             block.broken = not _fits("title", title, number, errors)
+            commands.append(block)
+        elif verb == "class":
+            kind = rest.strip() if sep and key == "class" else " ".join(args)
+            if not kind:
+                errors.append(LineError(number, "a class action needs its kind: 'class: annex'"))
+                continue
+            block = Command(number, "class", {"kind": kind.lower().replace(" ", "_")})
+            block.broken = not _fits("reference", kind, number, errors)
             commands.append(block)
         elif verb not in VERBS:
             errors.append(
@@ -175,6 +192,8 @@ def _action_key(block: Command, key: str, value: str, number: int, errors: list[
         n = whole(value, number, errors, key)
         if n is not None:
             a[key] = n
+    elif key == "with":
+        a["params"] = _params(value, number, errors)
     elif key == "assets":
         picks = []
         for item in items(value):
@@ -185,6 +204,20 @@ def _action_key(block: Command, key: str, value: str, number: int, errors: list[
         a["assets"] = picks
     else:
         a[key] = value
+
+
+def _params(value: str, number: int, errors: list[LineError]) -> dict[str, Any]:
+    """A class action's inputs, ``towns_claimed 1, town tharbad``: whole numbers as numbers, the rest as
+    written; the rules check the names and values."""
+    out: dict[str, Any] = {}
+    for item in items(value):
+        name, _, raw = item.partition(" ")
+        if not raw.strip():
+            errors.append(LineError(number, f"with lists inputs such as 'towns_claimed 1, town tharbad', not {item!r}"))
+            continue
+        raw = raw.strip()
+        out[name.lower()] = int(raw) if re.fullmatch(r"-?\d+", raw) else raw
+    return out
 
 
 def _simple(verb: str, args: list[str], line_text: str, number: int, errors: list[LineError]) -> Command | None:
@@ -268,7 +301,21 @@ USAGE = {
     "channel": "channel <n> <element> into <action>",
     "teach": "teach <spell> to <power>",
     "dispel": "dispel <ritual cast> with <action>",
+    "aim": "aim <action> <delve|clear|town|infiltrate|module|workers_unite|channel> at <town|feature> "
+    "[floor <n>] [as <town action>] [with <town>]",
+    "influence": "influence spend <n> at <hex>[, <n> at <hex>] on <action>; "
+    "influence shift <hex> to <hex>[, <hex> to <hex>]",
+    "maintain": "maintain <stronghold>",
+    "claim": "claim <town> for <power> [by <annex|commandeer|infiltrate|ruling>]",
+    "unclaim": "unclaim <town> from <power> [by <reason>]",
+    "reveal": "reveal <feature> to <power>",
 }
+AIM = re.compile(
+    r"^(?P<action>\S+)\s+(?P<aim>\S+)(?:\s+at\s+(?P<at>.+?))?(?:\s+floor\s+(?P<floor>\S+))?"
+    r"(?:\s+as\s+(?P<kind>\S+))?(?:\s+with\s+(?P<with>.+?))?$",
+    re.IGNORECASE,
+)
+HEX = re.compile(r"^-?\d+,-?\d+$")
 TRADE_OFFER = re.compile(
     r"^offer\s+(?P<to>.+?)(?:\s+give\s+(?P<give>.+?))?(?:\s+for\s+(?P<want>.+?))?(?:\s+note\s+(?P<note>.+))?$",
     re.IGNORECASE,
@@ -337,6 +384,72 @@ def _gm_feature(verb: str, rest: str, number: int, errors: list[LineError]) -> d
         return {"spell": m.group("spell"), "power": m.group("power")}
     elif verb == "dispel" and (m := re.match(r"^(?P<ritual>\S+)\s+with\s+(?P<action>\S+)$", rest, re.IGNORECASE)):
         return {"ritual": m.group("ritual"), "action_id": m.group("action")}
+    elif verb in ("claim", "unclaim") and (
+        m := re.match(
+            r"^(?P<town>.+?)\s+(?:for|from)\s+(?P<power>.+?)(?:\s+by\s+(?P<reason>.+))?$", rest, re.IGNORECASE
+        )
+    ):
+        refs = [m.group("town"), m.group("power")]
+        if all(_fits("reference", r, number, errors) for r in refs) and _fits(
+            "reason", m.group("reason") or "", number, errors
+        ):
+            return {
+                "town": m.group("town"),
+                "power": m.group("power"),
+                "reason": (m.group("reason") or "ruling").lower(),
+            }
+    elif verb == "reveal" and (m := re.match(r"^(?P<feature>.+?)\s+to\s+(?P<power>.+)$", rest, re.IGNORECASE)):
+        if _fits("reference", m.group("feature"), number, errors) and _fits(
+            "reference", m.group("power"), number, errors
+        ):
+            return {"feature": m.group("feature"), "power": m.group("power")}
+    return None
+
+
+def _hex_items(value: str) -> list[str]:
+    """A list of items that name hexes: a hex is ``q,r`` with no space, so only a comma followed by a space
+    (or a semicolon) separates two items."""
+    return [v.strip() for v in re.split(r",\s+|;", value) if v.strip()]
+
+
+def _world_feature(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | None:
+    """A power's line of the map: aim an action, spend or shift influence, pay a stronghold's upkeep."""
+    words = rest.split()
+    if verb == "maintain" and rest and _fits("reference", rest, number, errors):
+        return {"feature": rest}
+    if verb == "aim" and (m := AIM.match(rest)):
+        floor = whole(m.group("floor"), number, errors, "the floor") if m.group("floor") else None
+        refs = [m.group(k) for k in ("action", "at", "kind", "with") if m.group(k)]
+        if (floor is not None or not m.group("floor")) and all(_fits("reference", r, number, errors) for r in refs):
+            return {k: m.group(k) for k in ("action", "at", "kind", "with")} | {
+                "aim": m.group("aim").lower(),
+                "floor": floor,
+            }
+    if (
+        verb == "influence"
+        and words[:1] == ["spend"]
+        and (m := re.match(r"^spend\s+(?P<amounts>.+?)\s+on\s+(?P<action>\S+)$", rest, re.IGNORECASE))
+    ):
+        amounts: dict[str, int] = {}
+        for item in _hex_items(m.group("amounts")):
+            parts = item.split()
+            if len(parts) != 3 or parts[1].lower() != "at" or not HEX.match(parts[2]):
+                errors.append(LineError(number, f"influence spend lists '<n> at <hex>', not {item!r}"))
+                return None
+            n = whole(parts[0], number, errors, f"the influence at {parts[2]}")
+            if n is None:
+                return None
+            amounts[parts[2]] = amounts.get(parts[2], 0) + n
+        return {"action": m.group("action"), "amounts": amounts}
+    if verb == "influence" and words[:1] == ["shift"] and len(words) > 1:
+        shifts = []
+        for item in _hex_items(rest.split(None, 1)[1]):
+            parts = item.split()
+            if len(parts) != 3 or parts[1].lower() != "to" or not (HEX.match(parts[0]) and HEX.match(parts[2])):
+                errors.append(LineError(number, f"influence shift lists '<hex> to <hex>', not {item!r}"))
+                return None
+            shifts.append([parts[0], parts[2]])
+        return {"shifts": shifts}
     return None
 
 
@@ -399,6 +512,8 @@ def _feature(verb: str, rest: str, number: int, errors: list[LineError]) -> Comm
         if _fits("reference", m.group("action"), number, errors):
             args = {"cost": m.group("cost").upper(), "action": m.group("action")}
             args["pay"] = _mana(m.group("pay")) if m.group("pay") else None
+    elif verb in ("aim", "influence", "maintain"):
+        args = _world_feature(verb, rest, number, errors)
     if verb in GM_FEATURES:
         args = _gm_feature(verb, rest, number, errors)
     if args is None:
@@ -410,7 +525,7 @@ def _feature(verb: str, rest: str, number: int, errors: list[LineError]) -> Comm
 
 GM_ONLY = {"advance", "resolve", "difficulty", "grant", "refuse", "close", *GM_FEATURES}
 # the lines that name an action of the mail by position
-REFERS = ("roll", "convert", "discard", "accept", "cast", "pay")
+REFERS = ("roll", "convert", "discard", "accept", "cast", "pay", "aim", "influence")
 
 
 @dataclass
@@ -434,7 +549,7 @@ class PowersTurn(Turn):
         return None
 
     def refused(self, cmd: Command) -> None:
-        if cmd.verb == "action":
+        if cmd.verb in ("action", "class"):
             self.ids.append(None)
             self.lines.append(cmd.line)
 
@@ -462,6 +577,21 @@ class PowersTurn(Turn):
                 extra_actions=1 if a.get("extra_action") else 0,
                 convert=None if propose else a.get("convert", 0),
                 roll=not propose,
+                collaborators=[_power(game, c) for c in a.get("collaborators", [])],
+            )
+        if cmd.verb == "class":
+            return cc.SubmitClassAction(
+                power_id=me,
+                kind=a["kind"],
+                params=dict(a.get("params", {})),
+                title=a.get("title"),
+                description=a.get("description", ""),
+                slot=a.get("slot", "private"),
+                location=a.get("location"),
+                targets=[_power(game, t) for t in a.get("targets", [])],
+                assets=_assets(game, me, a.get("assets", [])),
+                extra_actions=1 if a.get("extra_action") else 0,
+                convert=a.get("convert", 0),
                 collaborators=[_power(game, c) for c in a.get("collaborators", [])],
             )
         if cmd.verb == "roll":
@@ -530,6 +660,28 @@ class PowersTurn(Turn):
             return magic.ContributeMana(me, a["action_id"], a["mana"])
         if verb == "pay":
             return magic.PayMana(me, self._action(game, a["action"]), a["cost"], a["pay"])
+        if verb == "aim":
+            town, feature = _place(game, a["at"]) if a["at"] else (None, None)
+            params = {"with": _place(game, a["with"])[0] or a["with"]} if a["with"] else {}
+            return world.AimAction(
+                self._action(game, a["action"]), a["aim"], feature, town, a["floor"], a["kind"], params
+            )
+        if verb == "influence" and "shifts" in a:
+            return world.ShiftInfluence(me, a["shifts"])
+        if verb == "influence":
+            return world.SpendInfluence(me, self._action(game, a["action"]), a["amounts"])
+        if verb == "maintain":
+            return world.PayMaintenance(me, _place(game, a["feature"])[1] or a["feature"])
+        if verb == "claim":
+            return world.SetClaim(
+                _place(game, a["town"])[0] or a["town"], _power(game, a["power"], "power_id"), a["reason"]
+            )
+        if verb == "unclaim":
+            return world.DropClaim(
+                _place(game, a["town"])[0] or a["town"], _power(game, a["power"], "power_id"), a["reason"]
+            )
+        if verb == "reveal":
+            return world.RevealFeature(_place(game, a["feature"])[1] or a["feature"], _power(game, a["power"], "to"))
         if verb == "adjust":
             return dev.AdjustResources(_power(game, a["power"], "power_id"), a["changes"], a["reason"])
         if verb == "award":
@@ -554,6 +706,14 @@ class PowersTurn(Turn):
             self.ids.append(result["action_id"])
             self.lines.append(cmd.line)
             return _action_lines(game, result["action_id"])
+        if isinstance(command, cc.SubmitClassAction):
+            self.ids.append(result["action_id"])
+            self.lines.append(cmd.line)
+            kind = command.kind.replace("_", " ")
+            return [
+                f"Class action {kind}: difficulty {result['difficulty']}.",
+                *_action_lines(game, result["action_id"]),
+            ]
         if isinstance(command, (pc.RollAction, pc.LockConversions)):
             return _action_lines(game, command.action_id)
         if isinstance(command, pc.DiscardAction):
@@ -630,6 +790,19 @@ def _power(game: Any, ref: str, field: str = "targets") -> str:
     raise NotFound(f"no power {ref!r} in this game", field=field)
 
 
+def _place(game: Any, ref: str) -> tuple[str | None, str | None]:
+    """A town (first) or a feature of the map, by id or name; one not found is passed on as written, for the
+    rules to refuse."""
+    w = game.state.world
+    for tid, t in w.towns.items():
+        if ref.lower() in (tid.lower(), str(t.get("name", "")).lower()):
+            return tid, None
+    for fid, f in w.features.items():
+        if ref.lower() in (fid.lower(), str(f.get("name", "")).lower()):
+            return None, fid
+    return None, None
+
+
 def _spell(mine: dict, ref: str) -> str:
     """A spell the power knows, by id or name; another is passed on as written, for the rules to refuse."""
     for sp in mine.get("known", []):
@@ -693,7 +866,24 @@ def _feature_lines(game: Any, command: Any, result: dict) -> list[str]:
         return [f"Put {', '.join(command.mana)} into {command.action_id}; mana left: {_wallet(result['mana'])}."]
     if isinstance(command, magic.PayMana):
         return [f"Paid {result['cost']} for {command.action_id}; mana left: {_wallet(result['mana'])}."]
+    if isinstance(command, world.AimAction):
+        at = command.town_id or command.feature_id
+        return [f"Aimed {command.action_id} to {command.aim} at {at}: difficulty {result['difficulty']}."]
+    if isinstance(command, (world.SpendInfluence, world.ShiftInfluence)):
+        held = game.state.powers[command.power_id].influence
+        what = (
+            f"Spent influence {_influence(command.amounts)} on {command.action_id}"
+            if isinstance(command, world.SpendInfluence)
+            else "Shifted influence " + ", ".join(f"{a} to {b}" for a, b in command.shifts)
+        )
+        return [f"{what}; influence now: {_influence(held)}."]
+    if isinstance(command, world.PayMaintenance):
+        return [f"Paid the maintenance of {command.feature_id}."]
     return _gm_lines(name, command, result)
+
+
+def _influence(held: dict[str, int]) -> str:
+    return ", ".join(f"{n} at {h}" for h, n in sorted(held.items()) if n) or "none"
 
 
 def _gm_lines(name: dict[str, str], command: Any, result: dict) -> list[str]:
@@ -716,6 +906,12 @@ def _gm_lines(name: dict[str, str], command: Any, result: dict) -> list[str]:
         return [f"Channelled {command.amount} {command.element} into {command.action_id}."]
     if isinstance(command, magic.TeachSpell):
         return [f"Taught {command.spell_id} to {name[command.power_id]}."]
+    if isinstance(command, world.SetClaim):
+        return [f"{name[command.power_id]} claims {command.town_id} ({command.reason})."]
+    if isinstance(command, world.DropClaim):
+        return [f"{name[command.power_id]} no longer claims {command.town_id} ({command.reason})."]
+    if isinstance(command, world.RevealFeature):
+        return [f"Showed {command.feature_id} to {name[command.to]}."]
     return [f"{command.action_id} tries to dispel {command.ritual}."]
 
 

@@ -47,3 +47,30 @@ def test_the_demo_plays_a_month(tmp_path):
     out = emissary("demo", data_dir=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "this would be the 5th" in out.stdout and "verifies: True" in out.stdout
+
+
+def test_the_season_demo_plays_a_season_of_the_map_wallets_magic_and_cleanup(tmp_path):
+    """Each number below is the rules' arithmetic on the demo's explicit dice and amounts."""
+    out = emissary("demo", "--season", data_dir=tmp_path)
+    assert out.returncode == 0, out.stderr
+    said = out.stdout
+    # P-INFL-3: 4 at 0,0 shifts one to each of two neighbours down a gradient of two.
+    assert "(P-INFL-3): now 1 at -1,0, 2 at 0,0, 1 at 1,0." in said
+    # P-FEAT-3: 2 coin + 1 for the one module, out of 5.
+    assert "(P-FEAT-3): 2 coin left." in said
+    assert "Saruman buys the skill lore for 2 fame in Tidings (P-DEV-1): 4 fame left." in said
+    # The trade moves both sides at once: 3 + 2 coin and 1 - 1 favor; 6 - 2 coin and 0 + 1 favor.
+    assert "Rangers: 5 coin, 0 favor; Gondor: 4 coin, 1 favor." in said
+    # FFFW pays Fireball at rank 2; the Air mana is left, and dissipates at Cleanup.
+    assert "paying FFFW: rank 2 (P-MAG-2); mana left: 1 A." in said
+    assert "mana dissipates: Saruman holds none." in said
+    # P-INFL-2: 2 from the action's hex and 1 from a neighbour leave only -1,0.
+    assert "(P-INFL-2), leaving 1 at -1,0." in said
+    assert "Annex on Tharbad (P.2.12): difficulty 1" in said
+    # Gondor's [6, 3] takes one success off Saruman's two.
+    assert "Gondor resists the burning with its might: [6, 3] -> 1 success(es)." in said
+    assert "'Burn the Tharbad bridge': 2 - 1 resisted = net 1 vs difficulty 1: success." in said
+    assert "the ambition is achieved, worth 6 fame (P-AMBI-1); the Rangers now hold 12 fame." in said
+    # P-TOWN-4: Sickened 2 costs Bree a person (3 -> 2) and ticks down to 1.
+    assert "(now population 2) and the status ticks down to {'sickened': 1}" in said
+    assert "Season 2 opens: tidings." in said
