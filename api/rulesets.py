@@ -23,6 +23,7 @@ from api.service import Games
 
 API_PACKAGES: dict[str, str] = {
     "powers": "api.powers",
+    "covenants": "api.covenants",
 }
 
 
