@@ -46,15 +46,23 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def demo(args: argparse.Namespace) -> int:
-    """Play the scripted demo of the first ruleset that has one (Powers: one month) on a throwaway in-memory
-    game and print what happened."""
+    """Play the scripted demo of a ruleset (by default the first that has one: Powers, one month; the
+    covenant game: one year) on a throwaway in-memory game and print what happened."""
     from api import rulesets
 
-    demos = rulesets.parts("demo")
+    if args.ruleset is None:
+        demos = rulesets.parts("demo")
+    elif args.ruleset in rulesets.API_PACKAGES:
+        demos = [m for m in [rulesets.part(args.ruleset, "demo")] if m is not None]
+    else:
+        print(f"no ruleset {args.ruleset!r} here; there are: {', '.join(rulesets.API_PACKAGES)}")
+        return 1
     if not demos:
         print("no ruleset here has a demo")
         return 1
-    demos[0].play_demo_month(print)
+    # a ruleset's demo module offers ``play_demo`` (the covenant game) or ``play_demo_month`` (Powers)
+    play = getattr(demos[0], "play_demo", None) or demos[0].play_demo_month
+    play(print)
     return 0
 
 
@@ -235,6 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_serve.add_argument("--no-access-log", dest="access_log", action="store_false", help="do not log every request")
     p_serve.set_defaults(func=serve)
     p_demo = sub.add_parser("demo", help="play one scripted month on a throwaway game and print it")
+    p_demo.add_argument("--ruleset", default=None, help="whose demo to play (default: the first that has one)")
     p_demo.set_defaults(func=demo)
     p_proj = sub.add_parser("projections", help="read models: rebuild from event 1, or catch up")
     p_proj.add_argument("action", choices=["rebuild", "catch-up"])
