@@ -9,10 +9,10 @@ import itertools
 import pytest
 
 from api.mail_intake import MailIntake, MailReply
-from api.service import Caller, new_token
+from api.service import Caller, Games, new_token
 from domain.covenants.mail import parse_turn
 from domain.platform.commands import ReissueLink
-from tests.covenants.play import Dice, Table, fixed_three
+from tests.covenants.play import Dice, Table, create_all, fixed_three, move_all, pass_main, seat_three
 
 _ids = itertools.count()
 STONE = "Incantation of the Stone Warrior"
@@ -131,3 +131,28 @@ def test_the_grammar_reads_each_lines_fields():
         ("action", {"action": "Build a tower", "text": "west wing"}),
         ("generate", {"words": [], "mouse": -2}),
     ]
+
+
+def test_a_certamen_is_fought_by_mail_and_a_sealed_bid_is_hidden_from_the_other_side():
+    t = seat_three(Games())
+    tokens = _tokens(t)
+    move_all(t, [1, 3, 5])
+    create_all(t)
+    while t.turn()[0] != "ann":
+        _turn_by_mail(t, tokens, "pass")
+    reply = _mail(t, tokens["ann"], f"challenge {t.mage('bob')}")
+    assert reply.accepted and "issued" in reply.body, reply.body
+    pass_main(t)
+    assert t.phase() == "certamen"
+    assert _mail(t, tokens["ann"], "art Cr\nbid 2").accepted  # the one challenge ann is in
+    before = t.games.get_game(t.game_id).version
+    refused = _mail(t, tokens["cy"], "bid 1")  # cy is in no challenge: the line cannot mean one
+    assert not refused.accepted and "(MAIL-1)" in refused.body and t.games.get_game(t.game_id).version == before
+    challenge = t.view("gm")["challenges"][0]
+    assert challenge["bids"]["ann"]["vis"] == 2
+    theirs = t.view("bob")["challenges"][0]
+    assert theirs["sealed"] == ["ann"] and "bids" not in theirs and "my_bid" not in theirs
+    assert _mail(t, tokens["bob"], "art Vi\nbid 1").accepted
+    reply = _mail(t, tokens["ann"], "resolve")  # the challenger resolves, in the one challenge it is in
+    assert reply.accepted, reply.body
+    assert t.view("gm")["challenges"] == []
