@@ -90,3 +90,32 @@ def test_a_players_page_shows_the_discard_piles_size_and_not_its_cards_or_order(
         assert f"Discard pile: {len(pile)} cards" in page and 'id="discard-order"' not in page
         assert not any(d["id"] in page for d in pile)
     close_app(app)
+
+
+def test_a_card_is_generated_and_discarded_and_a_turn_passed_through_the_tables_forms(tmp_path):
+    app = create_app(Settings(data_dir=tmp_path))
+    t = seat_three(app.state.games)
+    move_all(t, [1, 3, 5])
+    assert t.phase() == "create"
+    seat = t.turn()[0]
+    client = _signed_in(app, t.game_id, seat)
+    page = client.get(f"/play/{t.game_id}").text
+    assert f'/play/{t.game_id}/generate"' in page and f'/play/{t.game_id}/pass"' in page
+    page = client.post(f"/play/{t.game_id}/generate", data={"csrf": _csrf(page)}, follow_redirects=True).text
+    pending = [c for c in t.view(seat)["covenants"][seat]["cards"] if c["pending"]]
+    if pending:  # the seeded roll made a card: the page offers to keep or discard it, and no second roll
+        assert f'name="card_id" value="{pending[0]["id"]}"' in page and f"/play/{t.game_id}/generate" not in page
+        page = client.post(
+            f"/play/{t.game_id}/discard",
+            data={"card_id": pending[0]["id"], "csrf": _csrf(page)},
+            follow_redirects=True,
+        ).text
+        assert "Discarded." in page and t.view("gm")["discard"]["count"] == 1
+    assert t.turn()[0] != seat  # the turn moved on either way
+    nxt = t.turn()[0]
+    other = _signed_in(app, t.game_id, nxt)
+    page = other.post(
+        f"/play/{t.game_id}/pass", data={"csrf": _csrf(other.get(f"/play/{t.game_id}").text)}, follow_redirects=True
+    ).text
+    assert "Passed." in page and t.turn()[0] != nxt
+    close_app(app)
