@@ -161,7 +161,7 @@ def parse_turn(text: str | None, html: str | None = None, seat: str = GM) -> Cov
     return CovenantTurn(commands, errors, seat)
 
 
-def _one(found: list[str], what: str, line: int) -> str:
+def _one(found: list[str], what: str) -> str:
     if len(found) != 1:
         raise RuleViolation(f"name the {what}: you have {len(found)} to choose from", rule=GRAMMAR)
     return found[0]
@@ -183,9 +183,9 @@ class CovenantTurn(Turn):
             case "generate":
                 return cc.Generate(seat, a.get("mouse", 0))
             case "keep":
-                return cc.Keep(seat, self._pending(game, words, cmd.line), a.get("on"), a.get("art"))
+                return cc.Keep(seat, self._pending(game, words), a.get("on"), a.get("art"))
             case "discard":
-                return cc.Discard(seat, self._pending(game, words, cmd.line))
+                return cc.Discard(seat, self._pending(game, words))
             case "pass":
                 return cc.Pass(seat)
             case "cast":
@@ -193,13 +193,13 @@ class CovenantTurn(Turn):
             case "challenge":
                 return cc.Challenge(seat, a.get("with") or self._mage(game), words[0])
             case "art":
-                return cc.ChooseArt(seat, a.get("in") or self._challenge(game, cmd.line), words[0])
+                return cc.ChooseArt(seat, a.get("in") or self._challenge(game), words[0])
             case "bid":
-                return cc.SealBid(seat, a.get("in") or self._challenge(game, cmd.line), a["n"])
+                return cc.SealBid(seat, a.get("in") or self._challenge(game), a["n"])
             case "resolve":
-                return cc.ResolveCertamen(seat, words[0] if words else self._challenge(game, cmd.line))
+                return cc.ResolveCertamen(seat, words[0] if words else self._challenge(game))
             case "forfeit":
-                return cc.Forfeit(seat, words[0] if words else self._challenge(game, cmd.line))
+                return cc.Forfeit(seat, words[0] if words else self._challenge(game))
             case "support":
                 return cc.Support(seat, list(a["starve"]))
             case "convert":
@@ -214,19 +214,19 @@ class CovenantTurn(Turn):
                 return cc.AnswerTrade(seat, words[0], cmd.verb == "accept")
         raise RuleViolation(f"unknown command {cmd.verb!r}", rule=GRAMMAR)
 
-    def _pending(self, game: Any, words: list[str], line: int) -> str:
+    def _pending(self, game: Any, words: list[str]) -> str:
         """The card named, or the one this covenant generated and has not kept or discarded (A-GEN-2)."""
         if words:
             return words[0]
-        return _one([c.id for c in game.covenant_cards(self.seat, pending=True) if c.pending], "card", line)
+        return _one([c.id for c in game.covenant_cards(self.seat, pending=True) if c.pending], "card")
 
     def _mage(self, game: Any) -> str:
         mages = [c.id for c in game.covenant_cards(self.seat) if c.kind == "mage" and c.active]
-        return _one(mages, "mage ('with <mage>')", 0)
+        return _one(mages, "mage ('with <mage>')")
 
-    def _challenge(self, game: Any, line: int) -> str:
+    def _challenge(self, game: Any) -> str:
         mine = [k for k, ch in game.state.challenges.items() if self.seat in (ch["challenger"], ch["target"])]
-        return _one(mine, "challenge ('in <challenge>')", line)
+        return _one(mine, "challenge ('in <challenge>')")
 
     def recorded(self, game: Any, cmd: Command, command: Any, result: dict) -> list[str]:
         s = game.state
