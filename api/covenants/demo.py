@@ -57,7 +57,7 @@ def _season(t: _Table) -> None:
         if card is None:
             t.say(f"{t.names[seat]} rolls its generator and gets no card.")
             continue
-        name = t.games.get_game(t.game_id, for_update=False).card(card).name
+        name = next(c["name"] for c in t.view()["covenants"][seat]["cards"] if c["id"] == card)
         try:
             t.run(seat, cc.Keep(seat, card))
             t.say(f"{t.names[seat]} generates {name} and keeps it.")
