@@ -46,12 +46,18 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def demo(args: argparse.Namespace) -> int:
-    """Play the scripted demo of the first ruleset that has one (Powers: one month, or with ``--season`` a
-    whole season of its map, wallets, development, magic and class actions) on a throwaway in-memory game and
-    print what happened."""
+    """Play the scripted demo of a ruleset (by default the first that has one: Powers, one month, or with
+    ``--season`` a whole season of its map, wallets, development, magic and class actions; the covenant game:
+    one year) on a throwaway in-memory game and print what happened."""
     from api import rulesets
 
-    demos = rulesets.parts("demo")
+    if args.ruleset is None:
+        demos = rulesets.parts("demo")
+    elif args.ruleset in rulesets.API_PACKAGES:
+        demos = [m for m in [rulesets.part(args.ruleset, "demo")] if m is not None]
+    else:
+        print(f"no ruleset {args.ruleset!r} here; there are: {', '.join(rulesets.API_PACKAGES)}")
+        return 1
     if args.season:
         demos = [d for d in demos if hasattr(d, "play_demo_season")]
     if not demos:
@@ -59,8 +65,10 @@ def demo(args: argparse.Namespace) -> int:
         return 1
     if args.season:
         demos[0].play_demo_season(print)
-    else:
-        demos[0].play_demo_month(print)
+        return 0
+    # a ruleset's demo module offers ``play_demo`` (the covenant game) or ``play_demo_month`` (Powers)
+    play = getattr(demos[0], "play_demo", None) or demos[0].play_demo_month
+    play(print)
     return 0
 
 
@@ -302,6 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_demo.add_argument(
         "--season", action="store_true", help="a whole scripted season: map, influence, wallets, magic, Cleanup"
     )
+    p_demo.add_argument("--ruleset", default=None, help="whose demo to play (default: the first that has one)")
     p_demo.set_defaults(func=demo)
     p_proj = sub.add_parser("projections", help="read models: rebuild from event 1, or catch up")
     p_proj.add_argument("action", choices=["rebuild", "catch-up"])

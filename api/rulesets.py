@@ -5,7 +5,7 @@ This is the only platform file a new ruleset touches. A ruleset's package may ho
 - ``service.py`` with ``ServiceMixin``: its convenience commands as methods of the service;
 - ``routes.py`` with ``router``: its JSON routes;
 - ``web.py`` with ``board`` and ``FORMS``: its pages and forms (templates in its ``templates/`` folder);
-- ``demo.py`` with ``play_demo_month``: what ``emissary demo`` plays.
+- ``demo.py`` with ``play_demo`` (or ``play_demo_month``): what ``emissary demo --ruleset NAME`` plays.
 
 Importing this module imports no FastAPI: workers build the service through it too.
 """
@@ -23,6 +23,7 @@ from api.service import Games
 
 API_PACKAGES: dict[str, str] = {
     "powers": "api.powers",
+    "covenants": "api.covenants",
     "lodge": "api.lodge",
 }
 

@@ -19,6 +19,7 @@ from domain.covenants import rules
 from domain.covenants.commands import COVENANT_COMMANDS
 from domain.covenants.errors import RuleViolation
 from domain.covenants.game import CovenantGame
+from domain.covenants.mail import parse_turn
 from domain.covenants.state import Card, CovenantSeat, CovenantState
 from domain.covenants.verify import verify_covenant_events
 from domain.covenants.views import table_view
@@ -118,6 +119,7 @@ COVENANTS = register(
         commands=COVENANT_COMMANDS,
         view=table_view,
         verify=verify_covenant_events,
+        mail_grammar=parse_turn,
         fold=fold,
         phase_of=phase_of,
         seat_of=seat_of,

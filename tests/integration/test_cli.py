@@ -74,3 +74,21 @@ def test_the_season_demo_plays_a_season_of_the_map_wallets_magic_and_cleanup(tmp
     # P-TOWN-4: Sickened 2 costs Bree a person (3 -> 2) and ticks down to 1.
     assert "(now population 2) and the status ticks down to {'sickened': 1}" in said
     assert "Season 2 opens: tidings." in said
+
+
+def test_the_covenant_demo_plays_a_year_for_three_covenants_and_narrates_it(tmp_path):
+    out = emissary("demo", "--ruleset", "covenants", data_dir=tmp_path)
+    assert out.returncode == 0, out.stderr
+    seasons = [line for line in out.stdout.splitlines() if line.startswith("== Year 1, ")]
+    assert [s.split(",")[1].split(":")[0].strip() for s in seasons] == ["spring", "summer", "autumn", "winter"]
+    for covenant in ("Fengheld", "Crintera", "Valnastium"):
+        assert out.stdout.count(f"{covenant} moves to square") == 4
+        assert out.stdout.count(f"{covenant} supports its cards") == 4
+    assert "A year is over: now year 2, spring." in out.stdout
+    assert "export verifies: True" in out.stdout
+    assert "Season 1, month 1: Planning" not in out.stdout  # not Powers' demo
+
+
+def test_the_demo_of_an_unknown_ruleset_is_refused_naming_those_there_are(tmp_path):
+    out = emissary("demo", "--ruleset", "chess", data_dir=tmp_path)
+    assert out.returncode == 1 and "no ruleset 'chess'" in out.stdout and "covenants" in out.stdout

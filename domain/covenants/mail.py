@@ -1,0 +1,251 @@
+"""The covenant game's mail grammar (README, "Playing by email"): one line per command, in any case, for the
+covenant whose secret address the mail came to. What a line leaves out is read from the table as the lines
+before it left it: ``keep`` keeps the card the covenant just generated, ``cast`` casts with its one active
+mage, ``bid`` bids in the one challenge it is in.
+
+    move 3                       support                    challenge <their mage> [with <my mage>]
+    generate [mouse +2]          support starve <card>, ... art Cr [in <challenge>]
+    keep [<card>] [on <card>] [art Cr]                      bid 2 [in <challenge>]
+    discard [<card>]             convert 2 gold to vis      resolve [<challenge>] / forfeit [<challenge>]
+    pass                         action <name>[: text]      draw / event <choice> [on <target>] [in <season>]
+    cast <spell> on <target> [with <mage>] [vis 1]          accept <trade> / refuse <trade>
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from domain.covenants import commands as cc
+from domain.errors import RuleViolation
+from domain.ids import GM
+from domain.mailturns import GRAMMAR, SALUTATION, Command, LineError, Turn, body_text, items, own_lines, whole
+
+USAGE = {
+    "move": "move <square>",
+    "generate": "generate [mouse <+/-2>]",
+    "keep": "keep [<card>] [on <card>] [art <art>]",
+    "discard": "discard [<card>]",
+    "pass": "pass",
+    "cast": "cast <spell> on <target> [with <mage>] [vis <n>]",
+    "challenge": "challenge <their mage> [with <my mage>]",
+    "art": "art <art> [in <challenge>]",
+    "bid": "bid <vis> [in <challenge>]",
+    "resolve": "resolve [<challenge>]",
+    "forfeit": "forfeit [<challenge>]",
+    "support": "support [starve <card>, <card>]",
+    "convert": "convert <amount> <gold|vis|provision> to <gold|vis|provision>",
+    "action": "action <name>[: text]",
+    "draw": "draw",
+    "event": "event <choice> [on <target>] [in <season>]",
+    "accept": "accept <trade>",
+    "refuse": "refuse <trade>",
+}
+CAST = re.compile(
+    r"^\S+\s+(?P<spell>.+)\s+on\s+(?P<on>\S+)(?:\s+with\s+(?P<with>\S+))?(?:\s+vis\s+(?P<vis>\S+))?$", re.I
+)
+# ``word <value>`` options a line may end with, after its positional words.
+OPTIONS = {
+    "keep": ("on", "art"),
+    "challenge": ("with",),
+    "art": ("in",),
+    "bid": ("in",),
+    "event": ("on", "in"),
+    "generate": ("mouse",),
+}
+
+
+def _split(verb: str, words: list[str]) -> tuple[list[str], dict[str, str]] | None:
+    """A line's positional words and its options; None if an option is given twice or without a value."""
+    names = OPTIONS.get(verb, ())
+    positional: list[str] = []
+    opts: dict[str, str] = {}
+    i = 0
+    while i < len(words):
+        w = words[i].lower()
+        if w in names:
+            if i + 1 >= len(words) or w in opts:
+                return None
+            opts[w] = words[i + 1]
+            i += 2
+        elif opts:
+            return None  # positional words come first
+        else:
+            positional.append(words[i])
+            i += 1
+    return positional, opts
+
+
+def _read(number: int, stripped: str, errors: list[LineError]) -> Command | None:
+    words = stripped.split()
+    verb = words[0].lower().rstrip(":")
+    if verb not in USAGE:
+        errors.append(LineError(number, f"unknown command {verb!r}; a line is one of: {', '.join(USAGE)}"))
+        return None
+    if verb == "action":
+        name, _, text = stripped[len(words[0]) :].partition(":")
+        if not name.strip():
+            errors.append(LineError(number, f"write it as '{USAGE[verb]}'"))
+            return None
+        return Command(number, verb, {"action": name.strip(), "text": text.strip()})
+    if verb == "support":
+        rest = words[1:]
+        if rest and rest[0].lower() != "starve":
+            errors.append(LineError(number, f"write it as '{USAGE[verb]}'"))
+            return None
+        return Command(number, verb, {"starve": items(" ".join(rest[1:]))})
+    if verb == "cast":
+        # a spell's name has spaces ("Aegis of the Hearth"): it runs up to the last " on "
+        m = CAST.match(stripped)
+        if m is None:
+            errors.append(LineError(number, f"a spell needs a target: '{USAGE[verb]}'"))
+            return None
+        cast: dict[str, Any] = {"words": [m["spell"]], "on": m["on"]} | ({"with": m["with"]} if m["with"] else {})
+        if m["vis"] is not None:
+            vis = whole(m["vis"], number, errors, "vis")
+            if vis is None:
+                return None
+            cast["vis"] = vis
+        return Command(number, verb, cast)
+    split = _split(verb, words[1:])
+    arity = {"move": 1, "challenge": 1, "art": 1, "bid": 1, "accept": 1, "refuse": 1, "event": 1}
+    optional = {"keep", "discard", "resolve", "forfeit"}
+    if split is None:
+        errors.append(LineError(number, f"write it as '{USAGE[verb]}'"))
+        return None
+    positional, opts = split
+    if verb == "convert":
+        if len(positional) != 4 or positional[2].lower() != "to":
+            errors.append(LineError(number, f"write it as '{USAGE[verb]}'"))
+            return None
+        amount = whole(positional[0], number, errors, "the amount")
+        if amount is None:
+            return None
+        return Command(number, verb, {"amount": amount, "give": positional[1].lower(), "get": positional[3].lower()})
+    wanted = arity.get(verb, 0)
+    if (verb in optional and len(positional) > 1) or (verb not in optional and len(positional) != wanted):
+        errors.append(LineError(number, f"write it as '{USAGE[verb]}'"))
+        return None
+    args: dict[str, Any] = {"words": positional, **opts}
+    for key, what in (("vis", "vis"), ("mouse", "the Mouse's change")):
+        if key in opts:
+            value = whole(opts[key], number, errors, what)
+            if value is None:
+                return None
+            args[key] = value
+    if verb in ("move", "bid"):
+        value = whole(positional[0], number, errors, "the square" if verb == "move" else "the bid")
+        if value is None:
+            return None
+        args["n"] = value
+    return Command(number, verb, args)
+
+
+def parse_turn(text: str | None, html: str | None = None, seat: str = GM) -> CovenantTurn:
+    """Read a turn for a covenant's seat; never raises."""
+    commands: list[Command] = []
+    errors: list[LineError] = []
+    first = True
+    for number, line in own_lines(body_text(text, html)):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if first and SALUTATION.match(stripped):
+            first = False
+            continue
+        first = False
+        cmd = _read(number, stripped, errors)
+        if cmd is not None:
+            commands.append(cmd)
+    return CovenantTurn(commands, errors, seat)
+
+
+def _one(found: list[str], what: str) -> str:
+    if len(found) != 1:
+        raise RuleViolation(f"name the {what}: you have {len(found)} to choose from", rule=GRAMMAR)
+    return found[0]
+
+
+@dataclass
+class CovenantTurn(Turn):
+    seat: str = GM
+
+    def command(self, game: Any, cmd: Command) -> Any:
+        seat = self.seat
+        if seat not in game.state.powers:
+            raise RuleViolation("only a covenant plays a turn by mail", rule=GRAMMAR)
+        a = cmd.args
+        words = a.get("words", [])
+        match cmd.verb:
+            case "move":
+                return cc.Move(seat, a["n"])
+            case "generate":
+                return cc.Generate(seat, a.get("mouse", 0))
+            case "keep":
+                return cc.Keep(seat, self._pending(game, words), a.get("on"), a.get("art"))
+            case "discard":
+                return cc.Discard(seat, self._pending(game, words))
+            case "pass":
+                return cc.Pass(seat)
+            case "cast":
+                return cc.Cast(seat, a.get("with") or self._mage(game), words[0], a["on"], a.get("vis", 1))
+            case "challenge":
+                return cc.Challenge(seat, a.get("with") or self._mage(game), words[0])
+            case "art":
+                return cc.ChooseArt(seat, a.get("in") or self._challenge(game), words[0])
+            case "bid":
+                return cc.SealBid(seat, a.get("in") or self._challenge(game), a["n"])
+            case "resolve":
+                return cc.ResolveCertamen(seat, words[0] if words else self._challenge(game))
+            case "forfeit":
+                return cc.Forfeit(seat, words[0] if words else self._challenge(game))
+            case "support":
+                return cc.Support(seat, list(a["starve"]))
+            case "convert":
+                return cc.Convert(seat, a["give"], a["amount"], a["get"])
+            case "action":
+                return cc.TakeAction(seat, a["action"], a["text"])
+            case "draw":
+                return cc.DrawEvent(seat)
+            case "event":
+                return cc.DecideEvent(seat, words[0], a.get("on"), a.get("in"))
+            case "accept" | "refuse":
+                return cc.AnswerTrade(seat, words[0], cmd.verb == "accept")
+        raise RuleViolation(f"unknown command {cmd.verb!r}", rule=GRAMMAR)
+
+    def _pending(self, game: Any, words: list[str]) -> str:
+        """The card named, or the one this covenant generated and has not kept or discarded (A-GEN-2)."""
+        if words:
+            return words[0]
+        return _one([c.id for c in game.covenant_cards(self.seat, pending=True) if c.pending], "card")
+
+    def _mage(self, game: Any) -> str:
+        mages = [c.id for c in game.covenant_cards(self.seat) if c.kind == "mage" and c.active]
+        return _one(mages, "mage ('with <mage>')")
+
+    def _challenge(self, game: Any) -> str:
+        mine = [k for k, ch in game.state.challenges.items() if self.seat in (ch["challenger"], ch["target"])]
+        return _one(mine, "challenge ('in <challenge>')")
+
+    def recorded(self, game: Any, cmd: Command, command: Any, result: dict) -> list[str]:
+        s = game.state
+        if cmd.verb == "generate":
+            card = result.get("card_id")
+            made = f"generated {game.card(card).name} ({card})" if card else "generated no card"
+            return [f"line {cmd.line}: {made}"]
+        if cmd.verb == "bid":
+            return [f"line {cmd.line}: your bid is sealed; the others see only that you bid"]
+        if cmd.verb == "challenge":
+            return [f"line {cmd.line}: challenge {result.get('challenge_id')} issued"]
+        return [f"line {cmd.line}: {cmd.verb} recorded" + (f" (phase now {s.phase})" if s.phase else "")]
+
+    def footer(self, game: Any) -> list[str]:
+        s = game.state
+        p = s.powers.get(self.seat)
+        out = ["", f"Year {s.year}, {game.season_name}, cycle {s.cycle}: {s.phase} phase."]
+        if s.turn:
+            out.append("Your turn." if s.turn[0] == self.seat else f"Waiting for {s.turn[0]}.")
+        if p is not None:
+            out.append(f"You hold {p.gold} gold, {p.vis} vis, {p.provision} provision; score {p.score}.")
+        return out

@@ -1,0 +1,121 @@
+"""The covenant game's web table (issue 14): the track, every covenant's cards, gold, vis and score, whose
+move it is and the viewer's legal moves as forms posting to the same service; a player's page carries no
+other covenant's sealed bid and no order of the discard pile (A.4)."""
+
+from __future__ import annotations
+
+import re
+
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from api.service import Caller, new_token
+from domain.covenants.commands import Discard, Generate
+from domain.platform.commands import ReissueLink
+from projections.settings import Settings
+from tests.covenants.play import move_all, play_to_a_sealed_bid, seat_three
+from tests.integration.helpers import close_app
+
+
+def _signed_in(app, gid: str, seat: str) -> TestClient:
+    token, digest = new_token()
+    app.state.games.run(Caller.of("gm"), gid, ReissueLink(seat, digest))
+    client = TestClient(app)
+    client.get(f"/signin/{gid}/{token}")
+    return client
+
+
+def _csrf(page: str) -> str:
+    return re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+
+
+def test_the_table_shows_every_covenant_and_offers_the_seat_at_turn_its_legal_moves(tmp_path):
+    app = create_app(Settings(data_dir=tmp_path))
+    t = seat_three(app.state.games)
+    first = t.turn()[0]
+    other = t.turn()[-1]  # still not at turn after the first seat moves
+    page = _signed_in(app, t.game_id, first).get(f"/play/{t.game_id}").text
+    for seat, cov in t.view("gm")["covenants"].items():
+        assert cov["covenant"] in page and all(c["id"] in page for c in cov["cards"])
+    assert "Your move." in page and "Score" in page and "Vis" in page
+    offered = re.findall(r'<option value="(\d+)">\d+: ', page)
+    assert [int(s) for s in offered] == t.view(first)["me"]["legal_moves"]
+    waiting = _signed_in(app, t.game_id, other)
+    page_other = waiting.get(f"/play/{t.game_id}").text
+    assert "Waiting for" in page_other and f'/play/{t.game_id}/move"' not in page_other
+
+    client = _signed_in(app, t.game_id, first)
+    html = client.post(
+        f"/play/{t.game_id}/move",
+        data={"square": offered[0], "csrf": _csrf(client.get(f"/play/{t.game_id}").text)},
+        follow_redirects=True,
+    ).text
+    assert "Moved." in html and t.view("gm")["covenants"][first]["square"] == int(offered[0])
+    before = t.games.recorder.max_notification_id()
+    html = waiting.post(
+        f"/play/{t.game_id}/move", data={"square": "1", "csrf": _csrf(page_other)}, follow_redirects=True
+    ).text
+    assert 'role="alert"' in html and t.games.recorder.max_notification_id() == before  # not its turn
+    close_app(app)
+
+
+def test_a_players_page_shows_no_sealed_bid_of_another_nor_the_discard_piles_order(tmp_path):
+    app = create_app(Settings(data_dir=tmp_path))
+    t = play_to_a_sealed_bid(app.state.games)
+    nonce = t.notes["ann_nonce"]
+    ann = _signed_in(app, t.game_id, "ann").get(f"/play/{t.game_id}").text
+    assert nonce in ann  # the bidder sees its own sealed bid
+    for seat in ("bob", "cy"):
+        page = _signed_in(app, t.game_id, seat).get(f"/play/{t.game_id}").text
+        assert "Certamen" in page and "sealed bids from: ann" in page
+        assert nonce not in page and "your sealed bid" not in page and "the bids (auditor)" not in page
+    close_app(app)
+
+
+def test_a_players_page_shows_the_discard_piles_size_and_not_its_cards_or_order(tmp_path):
+    app = create_app(Settings(data_dir=tmp_path))
+    t = seat_three(app.state.games)
+    move_all(t, [1, 3, 5])
+    while t.phase() == "create":  # every generated card is discarded, face down ([000:8])
+        seat = t.turn()[0]
+        card = t.run(seat, Generate(seat))["card_id"]
+        if card is not None:
+            t.run(seat, Discard(seat, card))
+    pile = t.view("gm")["discard"]["cards"]
+    assert pile, "the seeded game generated no card to discard; the test needs a pile to hide"
+    auditor = _signed_in(app, t.game_id, "gm").get(f"/play/{t.game_id}").text
+    assert 'id="discard-order"' in auditor and all(d["id"] in auditor for d in pile)  # A.4: the auditor sees all
+    for seat in t.seats:
+        page = _signed_in(app, t.game_id, seat).get(f"/play/{t.game_id}").text
+        assert f"Discard pile: {len(pile)} cards" in page and 'id="discard-order"' not in page
+        assert not any(d["id"] in page for d in pile)
+    close_app(app)
+
+
+def test_a_card_is_generated_and_discarded_and_a_turn_passed_through_the_tables_forms(tmp_path):
+    app = create_app(Settings(data_dir=tmp_path))
+    t = seat_three(app.state.games)
+    move_all(t, [1, 3, 5])
+    assert t.phase() == "create"
+    seat = t.turn()[0]
+    client = _signed_in(app, t.game_id, seat)
+    page = client.get(f"/play/{t.game_id}").text
+    assert f'/play/{t.game_id}/generate"' in page and f'/play/{t.game_id}/pass"' in page
+    page = client.post(f"/play/{t.game_id}/generate", data={"csrf": _csrf(page)}, follow_redirects=True).text
+    pending = [c for c in t.view(seat)["covenants"][seat]["cards"] if c["pending"]]
+    if pending:  # the seeded roll made a card: the page offers to keep or discard it, and no second roll
+        assert f'name="card_id" value="{pending[0]["id"]}"' in page and f"/play/{t.game_id}/generate" not in page
+        page = client.post(
+            f"/play/{t.game_id}/discard",
+            data={"card_id": pending[0]["id"], "csrf": _csrf(page)},
+            follow_redirects=True,
+        ).text
+        assert "Discarded." in page and t.view("gm")["discard"]["count"] == 1
+    assert t.turn()[0] != seat  # the turn moved on either way
+    nxt = t.turn()[0]
+    other = _signed_in(app, t.game_id, nxt)
+    page = other.post(
+        f"/play/{t.game_id}/pass", data={"csrf": _csrf(other.get(f"/play/{t.game_id}").text)}, follow_redirects=True
+    ).text
+    assert "Passed." in page and t.turn()[0] != nxt
+    close_app(app)
