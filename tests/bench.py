@@ -795,6 +795,97 @@ def command_figures(tmp: Path, pg_url: str) -> dict[str, float]:
     return figures
 
 
+def covenants_turn_vs_powers_action(tmp: Path, runs: int = 30, seasons: int = 3, months: int = 3) -> float:
+    """Server time of one Create/Play turn of the covenant game (the seat at turn generates a card and keeps
+    it, or discards it if it cannot) divided by the server time of one Powers action submission, like for
+    like: one in-process service (``build_games``) on one SQLite store, timed around the service's ``run``
+    (no HTTP), both warmed by a first game, then ``runs`` alternating samples; medians. Games of similar
+    length: a covenant game plays ``seasons`` seasons (3 seats), a Powers game ``months`` months (3 powers,
+    4 actions a month each), and a new game of each starts when one is done (the moves between are untimed)."""
+    from api.compose import build_games
+    from api.service import Caller
+    from domain.covenants.commands import Discard, Generate, Keep, Pass
+    from domain.errors import RuleViolation
+    from domain.powers.commands import SubmitAction
+    from tests.covenants.play import move_all, pass_main, seat_three
+
+    settings = Settings(data_dir=tmp / "turns", embedded_workers=False)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    games = build_games(settings)
+    lengths: dict[str, list[int]] = {"covenants": [], "powers": []}
+
+    def covenant_turns() -> Iterator[float]:
+        while True:
+            t = seat_three(games)
+            for season in range(seasons):
+                move_all(t, [3 * season + 1, 3 * season + 2, 3 * season + 3])
+                while t.phase() == "create":
+                    seat = t.turn()[0]
+                    start = time.perf_counter()
+                    card = t.run(seat, Generate(seat))["card_id"]
+                    if card is not None:
+                        try:
+                            t.run(seat, Keep(seat, card))
+                        except RuleViolation:
+                            t.run(seat, Discard(seat, card))
+                    yield time.perf_counter() - start
+                pass_main(t)
+                while t.phase() == "events":
+                    t.run(t.turn()[0], Pass(t.turn()[0]))
+            lengths["covenants"].append(games.get_game(t.game_id, for_update=False).version)
+
+    def powers_actions() -> Iterator[float]:
+        while True:
+            game_id, _, _ = games.create_game("powers", "gm")
+            powers = [games.add_power(game_id, "gm", f"C{i}", "conspiracy", "circle")[0] for i in range(3)]
+            planned: set[str] = set()
+            for month in range(months):
+                while True:
+                    view = games.view(game_id, "gm")
+                    step, resolved = view["game"]["step"], view["game"]["resolved"]
+                    open_windows = [w["window_id"] for w in view["windows"] if not w["closed"]]
+                    if step == "planning" and open_windows and open_windows[0] not in planned:
+                        planned.add(open_windows[0])
+                        break
+                    if step == "resolution" and not resolved:
+                        games.resolve(game_id, "gm", expected_step=step)
+                    elif step == "resistance" and open_windows:
+                        for wid in open_windows:
+                            games.close_window(game_id, "gm", wid)
+                    else:
+                        games.advance(game_id, "gm", expected_step=step)
+                for k in range(4):
+                    for power in powers:
+                        start = time.perf_counter()
+                        games.run(
+                            Caller.of(power), game_id, SubmitAction(power_id=power, title=f"p{month}.{k}", convert=0)
+                        )
+                        yield time.perf_counter() - start
+            lengths["powers"].append(games.get_game(game_id, for_update=False).version)
+
+    try:
+        turns, actions = covenant_turns(), powers_actions()
+        warm = max(9 * seasons, 12 * months)  # a whole first game of each
+        for _ in range(warm):
+            next(turns)
+            next(actions)
+        turn_times, action_times = [], []
+        for _ in range(runs):
+            turn_times.append(next(turns))
+            action_times.append(next(actions))
+    finally:
+        games.close()
+    turn, action = statistics.median(turn_times), statistics.median(action_times)
+    NOTES.append(
+        f"# covenants_turn_vs_powers_action: one in-process service on SQLite, timed around run; "
+        f"Create/Play turn {turn * 1000:.2f} ms (median of {runs}, {min(turn_times) * 1000:.2f}-"
+        f"{max(turn_times) * 1000:.2f}), Powers action {action * 1000:.2f} ms ({min(action_times) * 1000:.2f}-"
+        f"{max(action_times) * 1000:.2f}); games of {', '.join(map(str, lengths['covenants']))} (covenants) and "
+        f"{', '.join(map(str, lengths['powers']))} (Powers) events"
+    )
+    return turn / action
+
+
 def late_vs_early_figures(tmp: Path) -> dict[str, float]:
     """The game as players play it (5 powers, every slot used, month after month: the history grows);
     and a crowded month (250 powers, all 1,000 actions in one month: the state grows)."""
@@ -826,6 +917,11 @@ GROUPS: list[tuple[tuple[str, ...], Callable[[Path, str], dict[str, float]], boo
         False,
     ),
     (("past_version_vs_replay",), lambda tmp, pg: past_version_figures(tmp), False),
+    (
+        ("covenants_turn_vs_powers_action",),
+        lambda tmp, pg: {"covenants_turn_vs_powers_action": covenants_turn_vs_powers_action(tmp)},
+        False,
+    ),
     (
         ("phase_view_vs_replay", "phase_view_100k_vs_1k", "rebuild_vs_raw_scan"),
         lambda tmp, pg: history_figures(tmp),

@@ -49,9 +49,23 @@ def test_bench_command_vs_bare_store_like_for_like(tmp_path):
 
 def test_bench_only_option_names_every_figure(capsys):
     names = [name for group in bench.GROUPS for name in group[0]]
-    for figure in ("board_10k_vs_100", "events_page_10k_vs_100", "command_late_vs_early", "command_vs_bare_store"):
+    for figure in (
+        "board_10k_vs_100",
+        "events_page_10k_vs_100",
+        "command_late_vs_early",
+        "command_vs_bare_store",
+        "covenants_turn_vs_powers_action",
+    ):
         assert figure in names
     with pytest.raises(SystemExit) as exc:
         bench.main(["--only", "no_such_figure"])
     assert exc.value.code == 2
     assert "invalid choice: 'no_such_figure'" in capsys.readouterr().err
+
+
+def test_bench_covenants_turn_vs_powers_action_alternates_on_one_service(tmp_path):
+    bench.NOTES.clear()
+    value = bench.covenants_turn_vs_powers_action(tmp_path, runs=3, seasons=1, months=1)
+    _positive({"covenants_turn_vs_powers_action": value}, {"covenants_turn_vs_powers_action"})
+    note = next(n for n in bench.NOTES if n.startswith("# covenants_turn_vs_powers_action"))
+    assert "median of 3" in note and "(covenants)" in note and "(Powers)" in note, note
