@@ -886,6 +886,92 @@ def covenants_turn_vs_powers_action(tmp: Path, runs: int = 30, seasons: int = 3,
     return turn / action
 
 
+def lodge_long_package(turns: int) -> dict:
+    """The default rules package with its game end moved to ``turns`` turns (the installed one ends after 3)."""
+    from domain.lodge.package import DEFAULT_PACKAGE, installed_package
+
+    package = installed_package(DEFAULT_PACKAGE)
+    return package.model_copy(update={"game_end": package.game_end.model_copy(update={"after_turns": turns})})
+
+
+def effect_phrases_per_s_vs_events_saved(tmp: Path, turns: int = 60, runs: int = 5, warm_turns: int = 6) -> float:
+    """Lodge phrases resolved per second in a long scripted game divided by bare saves per second on the same
+    store, like for like: one in-process service (``build_games``) on SQLite, timed around the service's
+    ``run`` for every Mage command that resolves phrases (two spell casts and a walk a turn); the bare side
+    saves as many tiny events in each transaction as such a command records (the median, counted). The game
+    pins the default package with its end moved past ``turns`` turns; the Mages' preparing and the host's
+    moving the phases on are untimed. Both sides warmed, then ``runs`` alternating runs of equal shares of
+    the turns; the median of the runs' ratios."""
+    from unittest import mock
+
+    from api.compose import build_games
+    from api.service import Caller
+    from domain.lodge.ruleset import AddMage, AdvancePhase, BeginGame, CastSpell, PhysicalAction, PrepareSpells
+
+    settings = Settings(data_dir=tmp / "lodge", embedded_workers=False)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    long = lodge_long_package(turns + warm_turns)
+    with mock.patch("domain.lodge.game.installed_package", lambda name: long):
+        games = build_games(settings)
+        game_id, _, _ = games.create_game("Lodge", ruleset="lodge")
+    bare = Bare(env=bare_env({**settings.eventsourcing_env(), "SQLITE_DBNAME": str(tmp / "lodge-bare.sqlite3")}))
+    gm, ann, bob = (Caller.of(p) for p in ("gm", "ann", "bob"))
+    games.run_many(gm, game_id, [AddMage("ann", "Ann", "red"), AddMage("bob", "Bob", "blue"), BeginGame()])
+    per_cast: list[int] = []
+
+    def play_turn(n: int) -> tuple[int, float, int]:
+        """One turn; returns (phrases resolved, seconds in the Mages' commands, those commands)."""
+        phrases, seconds, casts = 0, 0.0, 0
+        games.run(ann, game_id, PrepareSpells("ann", {"QUICK": "unravel"}))
+        games.run(bob, game_id, PrepareSpells("bob", {"QUICK": "tremor"}))
+        games.run(gm, game_id, AdvancePhase("prepare"))
+        walk = PhysicalAction("bob", "walk", moves=["hall" if n % 2 else "library"])
+        for caster, command in (
+            (ann, CastSpell("ann", "QUICK", "observatory")),
+            (bob, CastSpell("bob", "QUICK", "library")),
+            (bob, walk),  # entering a Room resolves its phrases too
+        ):
+            start = time.perf_counter()
+            receipt = games.run(caster, game_id, command)
+            seconds += time.perf_counter() - start
+            phrases += receipt.events.count("PhraseResolved")
+            per_cast.append(len(receipt.events))
+            casts += 1
+        games.run(gm, game_id, AdvancePhase("actions"))
+        games.run(gm, game_id, AdvancePhase("black-rose"))
+        return phrases, seconds, casts
+
+    try:
+        for n in range(warm_turns):
+            play_turn(n)
+        events = max(1, round(statistics.median(per_cast)))
+        _bare_saves(bare, 20, 1, events)  # warm: connection, tables, imports
+        share = max(1, turns // runs)
+        ratios, rates, bares = [], [], []
+        n = warm_turns
+        for _ in range(runs):
+            phrases, seconds, casts = 0, 0.0, 0
+            for _ in range(share):
+                p, s, c = play_turn(n)
+                phrases, seconds, casts = phrases + p, seconds + s, casts + c
+                n += 1
+            saves, start, end = _bare_saves(bare, casts, 1, events)
+            rates.append(phrases / seconds)
+            bares.append(saves / (end - start))
+            ratios.append(rates[-1] / bares[-1])
+        length = games.get_game(game_id, for_update=False).version
+    finally:
+        games.close()
+        bare.close()
+    NOTES.append(
+        f"# effect_phrases_per_s_vs_events_saved: one Lodge game of {n} turns, {length} events, SQLite, in-process "
+        f"service timed around run; {events} events a Mage command; phrases {', '.join(f'{r:.0f}' for r in rates)}/s, "
+        f"bare saves {', '.join(f'{b:.0f}' for b in bares)}/s; {runs} alternating runs, ratios "
+        f"{', '.join(f'{r:.2f}' for r in sorted(ratios))}"
+    )
+    return statistics.median(ratios)
+
+
 def late_vs_early_figures(tmp: Path) -> dict[str, float]:
     """The game as players play it (5 powers, every slot used, month after month: the history grows);
     and a crowded month (250 powers, all 1,000 actions in one month: the state grows)."""
@@ -920,6 +1006,11 @@ GROUPS: list[tuple[tuple[str, ...], Callable[[Path, str], dict[str, float]], boo
     (
         ("covenants_turn_vs_powers_action",),
         lambda tmp, pg: {"covenants_turn_vs_powers_action": covenants_turn_vs_powers_action(tmp)},
+        False,
+    ),
+    (
+        ("effect_phrases_per_s_vs_events_saved",),
+        lambda tmp, pg: {"effect_phrases_per_s_vs_events_saved": effect_phrases_per_s_vs_events_saved(tmp)},
         False,
     ),
     (

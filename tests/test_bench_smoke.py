@@ -55,6 +55,7 @@ def test_bench_only_option_names_every_figure(capsys):
         "command_late_vs_early",
         "command_vs_bare_store",
         "covenants_turn_vs_powers_action",
+        "effect_phrases_per_s_vs_events_saved",
     ):
         assert figure in names
     with pytest.raises(SystemExit) as exc:
@@ -69,3 +70,11 @@ def test_bench_covenants_turn_vs_powers_action_alternates_on_one_service(tmp_pat
     _positive({"covenants_turn_vs_powers_action": value}, {"covenants_turn_vs_powers_action"})
     note = next(n for n in bench.NOTES if n.startswith("# covenants_turn_vs_powers_action"))
     assert "median of 3" in note and "(covenants)" in note and "(Powers)" in note, note
+
+
+def test_bench_effect_phrases_per_s_vs_events_saved_plays_a_long_lodge_game(tmp_path):
+    bench.NOTES.clear()
+    value = bench.effect_phrases_per_s_vs_events_saved(tmp_path, turns=4, runs=2, warm_turns=1)
+    _positive({"effect_phrases_per_s_vs_events_saved": value}, {"effect_phrases_per_s_vs_events_saved"})
+    note = next(n for n in bench.NOTES if n.startswith("# effect_phrases_per_s_vs_events_saved"))
+    assert "one Lodge game of 5 turns" in note and "2 alternating runs" in note, note
