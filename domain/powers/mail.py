@@ -1002,7 +1002,7 @@ USAGE |= {
     "duel": "duel <power> at <hex> [skill <skill>] [with <asset>, <asset>] [convert <n>] [public]",
     "seek": "seek <hex> [broad] [named <name>] [with <asset>, <asset>] [convert <n>] [public]",
     "join": "join <action> [with <asset>, <asset>] [convert <n>] [public]",
-    "free": "free <execute|disband> <asset> [note <text>]",
+    "free": "free execute_agent|disband_levy <asset> [note <text>]",
     "reaction": "reaction extra <perk>; reaction <kind> [on <trigger>] [fee <n>] [note <text>]",
     "share": "share accept <action> <consequence>",
     "army": "army muster|train|forge|levy|gather <action> [with <name> <value>, ...]; "
@@ -1155,13 +1155,15 @@ def _more_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> 
         )
         return [f"{what}: difficulty {result.get('difficulty')}.", *_action_lines(game, result["action_id"])]
     if isinstance(command, cc.JoinAction):
-        return [f"Joined {command.action_id}: roll {result}."]
+        got = f"rolled {result.get('faces')}, {result.get('successes')} successes" if result else "joined"
+        return [f"Joined {command.action_id}: {got}."]
     if isinstance(command, cc.TakeFreeAction):
         return [f"Took the free action {command.kind} with {command.asset_id}."]
     if isinstance(command, cc.GainExtraReaction):
         return [f"One more reaction this month, through {command.perk}."]
     if isinstance(command, cc.UseReaction):
-        return [f"Used the reaction {command.kind}: {result}."]
+        shown = ", ".join(f"{k} {v}" for k, v in result.items() if k not in ("reaction_id", "kind"))
+        return [f"Used the reaction {command.kind} ({result.get('reaction_id')}){': ' + shown if shown else ''}."]
     if isinstance(command, cc.AcceptShareConsequence):
         return [f"Accepted consequence {command.consequence_id} of your share in {command.action_id}."]
     if isinstance(command, armies.PaySupport):
@@ -1169,7 +1171,7 @@ def _more_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> 
     if isinstance(command, armies.AimArmyAction):
         return [f"Aimed {command.action_id} to {command.kind}."]
     if isinstance(command, armies.RollLevelUp):
-        return [f"Level-up of {command.army_id}: {result}."]
+        return [f"Level-up of {command.army_id} rolled {result['faces']}: choose its bonuses."]
     if isinstance(command, armies.ChooseLevelUp):
         return [f"Level-up of {command.army_id} chosen."]
     if isinstance(command, armies.DiscardTrain):
@@ -1181,7 +1183,7 @@ def _more_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> 
     if isinstance(command, armies.DisbandArmy):
         return [f"Disbanded {command.army_id}."]
     if isinstance(command, cc.RollDice):
-        return [f"Rolled {command.dice or command.purpose}: {result}."]
+        return [f"Rolled {result['dice']} (roll {result['roll_no']}): {result['faces']}."]
     if isinstance(command, cc.SetAssetTerms):
         return [f"Terms of {command.asset_id} set: {command.terms}."]
     if isinstance(command, cc.ChangeQuotaPerk):

@@ -81,11 +81,34 @@ def test_p_act_7_seeking_is_mailed_and_naming_a_thing_broadly_is_refused():
     assert len(games.get_game(gid).actions_of(pid)) == 1
 
 
-def test_joining_a_free_action_and_reactions_are_refused_by_their_rules():
+def test_p_dice_11_a_declared_collaborator_joins_by_mail_and_another_is_refused():
+    """P-DICE-11: a declared collaborator spends an action and rolls its own pool into the shared action."""
+    games, gid, seats = _table(steps=2)
+    pid, token = seats["gondor"]
+    body = "action: Strike\n  slot: public\n  location: 0,0\n  collaborators: Rangers\n  difficulty: 1"
+    assert _mail(games, gid, token, body).accepted
+    (action,) = games.get_game(gid).actions_of(pid)
+    _refused(games, gid, token, f"join {action.id}", "P-DICE-11")  # Gondor is not its own collaborator
+    _refused(games, gid, token, f"share accept {action.id} csq-1", "P-DICE-11")  # Gondor has no share
+    _refused(games, gid, seats["rangers"][1], f"join {action.id} public", "P-ACT-1")  # a Circle acts privately
+    reply = _mail(games, gid, seats["rangers"][1], f"join {action.id}")
+    assert reply.accepted and f"Joined {action.id}: rolled" in reply.body, reply.body
+
+
+def test_p_act_5_a_free_action_names_its_kind():
+    """P-ACT-5: the free actions are executing an agent and disbanding a levy."""
     games, gid, seats = _table(steps=2)
     _, token = seats["gondor"]
     _refused(games, gid, token, "free execute Nobody", "P-ACT-5")
-    _refused(games, gid, seats["rangers"][1], "join act-nothing", None)
+    _refused(games, gid, token, "free execute_agent Nobody", "P-ACT-5")  # Gondor holds no such asset
+
+
+def test_p_res_2_reactions_by_mail_wait_for_the_resistance_window():
+    """P-RES-2: "reactions are declared while the resistance window is open"."""
+    games, gid, seats = _table(steps=2)
+    _, token = seats["gondor"]
+    _refused(games, gid, token, "reaction extra Vigilant", "P-RES-2")
+    _refused(games, gid, token, "reaction gate_guardians on act-x fee 1", "P-RES-2")
 
 
 def test_p_sup_1_support_is_paid_by_mail_in_tidings_only():
@@ -107,6 +130,11 @@ def test_p_army_3_an_action_is_aimed_at_training_by_mail_and_a_forge_beyond_the_
     pid, token = seats["gondor"]
     games.run(Caller.of("gm"), gid, armies.PlaceArmy("guard", "Guard", "0,0", 3, pid, block=block()))
     _refused(games, gid, token, "army levelup nowhere", None)  # no army of Gondor
+    _refused(games, gid, token, "army choose Guard attack", "P-ARMY-3")  # no level-up rolled
+    _refused(games, gid, token, "army discard Guard", "P-ARMY-3")  # no Train
+    _refused(games, gid, token, "army scars keep Guard", "P-ARMY-9")  # not an orc army
+    _refused(games, gid, token, "army fee Guard coin", "P-SUP-3")  # no fee owed
+    _refused(games, gid, token, "army disband Guard", "P-ARMY-5")  # not in Tidings
     head = "action: Drill\n  location: 0,0\n  slot: public\n  propose: yes\n"
     _refused(games, gid, token, head + "army forge #1 with army_id Guard, tier 99", "P-ARMY-6", line=5)
     reply = _mail(games, gid, token, head + "army train #1 with army_id Guard")
@@ -122,7 +150,7 @@ def test_p_dice_13_the_gm_rolls_dice_by_mail():
     _refused(games, gid, token, "dice 2d6", "P-DICE-13")  # no month is open yet: no committed seed
     games.advance(gid, "gm")
     reply = _mail(games, gid, token, "dice 2d6 for Gondor")
-    assert reply.accepted and "Rolled 2d6:" in reply.body, reply.body
+    assert reply.accepted and "Rolled 2d6 (roll " in reply.body, reply.body
     _refused(games, gid, token, "dice nonsense", "P-DICE-13")
     _refused(games, gid, seats["gondor"][1], "dice 2d6", None)  # only the GM
 
