@@ -141,3 +141,64 @@ def test_the_gm_defines_an_army_type_on_the_console(table):
     html = seats["gm"].post("define-army-type", type_id="ents", block=json.dumps(block()))
     assert "Army type defined." in html
     assert "ents" in games.get_game(gid).state.armies.types
+
+
+@pytest.mark.parametrize(
+    ("form", "fields", "rule"),
+    [
+        ("roll-level-up", {}, "P-ARMY-3"),
+        ("choose-level-up", {"choices": "attack"}, "P-ARMY-3"),
+        ("discard-train", {}, "P-ARMY-3"),
+        ("keep-scars", {"keep": "keep"}, "P-ARMY-9"),
+        ("pay-army-fee", {"resource": "coin"}, "P-SUP-3"),
+        ("disband-army", {}, "P-ARMY-5"),
+    ],
+)
+def test_the_army_forms_refuse_by_their_rules_and_record_nothing(table, form, fields, rule):
+    games, gid, ids, seats = table
+    games.run(Caller.of("gm"), gid, armies.PlaceArmy("guard", "Guard", "0,0", 3, ids["city"], block=block()))
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")
+    before = _version(games, gid)
+    html = seats["city"].post(form, army_id="guard", **fields)
+    assert [r for _, r in errors(html, "armies")] == [rule]
+    assert _version(games, gid) == before
+
+
+def test_p_dice_11_a_declared_collaborator_joins_from_the_board(table):
+    """P-DICE-11: a declared collaborator spends an action and rolls its own pool into the shared action."""
+    games, gid, ids, seats = table
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")
+    submit = pc.SubmitAction(
+        ids["city"], "Strike", slot="public", location="0,0", difficulty=1, collaborators=[ids["cult"]]
+    )
+    action_id = games.run(Caller.of(ids["city"]), gid, submit).result["action_id"]
+    before = _version(games, gid)
+    html = seats["city"].post("join-action", action_id=action_id)
+    assert errors(html, "catalogue") == [("City is not a declared collaborator of this action", "P-DICE-11")]
+    assert _version(games, gid) == before
+    html = seats["cult"].post("join-action", action_id=action_id)
+    assert "Joined the action: your pool is rolled." in html
+    assert _version(games, gid) > before
+
+
+def test_p_act_1_the_gm_changes_a_quota_perk_on_the_console(table):
+    """P-ACT-1: a perk that changes a power's monthly quota starts or stops applying by the GM's word."""
+    games, gid, ids, seats = table
+    hero = games.add_power(gid, "gm", "Aragorn", "champion", "paragon")[0]
+    before = _version(games, gid)
+    html = seats["gm"].post("change-quota-perk", power_id=ids["city"], perk="leading_army", value="on")
+    assert [r for _, r in errors(html, "gm-catalogue")] == ["P-ACT-1"]
+    assert _version(games, gid) == before
+    html = seats["gm"].post("change-quota-perk", power_id=hero, perk="leading_army", value="on")
+    assert "Quota perk changed." in html
+
+
+def test_a_power_sees_only_its_own_armies_in_its_armies_section(table):
+    games, gid, ids, seats = table
+    games.run(Caller.of("gm"), gid, armies.PlaceArmy("guard", "Guard", "0,0", 3, ids["city"], block=block()))
+    mine = seats["city"].page().split('id="armies-h"', 1)[1].split("</section>", 1)[0]
+    theirs = seats["cult"].page().split('id="armies-h"', 1)[1].split("</section>", 1)[0]
+    assert "Guard (guard)" in mine
+    assert "guard" not in theirs and "No armies." in theirs
