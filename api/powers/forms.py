@@ -296,7 +296,24 @@ SPECS: dict[str, Form] = {
         "Maintenance paid.",
         lambda f, me: {**_me(f, me), "feature_id": text(f, "feature_id")},
     ),
-    # the catalogue (P-ACT-5..7, P-DICE-11, P-RES-1/7)
+    # the catalogue (P.2.12, P-ACT-5..7, P-DICE-11, P-RES-1/7)
+    "class-action": Form(
+        cc.SubmitClassAction,
+        "catalogue",
+        "Class action submitted and rolled.",
+        lambda f, me: {
+            **_me(f, me),
+            "kind": text(f, "kind").strip().lower().replace(" ", "_"),
+            "params": data(f, "params", {}),
+            "title": opt(f, "title"),
+            "description": text(f, "description"),
+            "slot": text(f, "slot") or "private",
+            "location": opt(f, "location"),
+            "targets": words(f, "targets"),
+            "collaborators": words(f, "collaborators"),
+            **_pool(f),
+        },
+    ),
     "duel": Form(
         cc.SubmitDuel,
         "catalogue",

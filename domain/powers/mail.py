@@ -757,8 +757,9 @@ class PowersTurn(Turn):
         if verb == "duel":
             return cc.SubmitDuel(
                 me,
-                _power(game, a["target"], "target"),
+                a["target"] if a["character"] else _power(game, a["target"], "target"),
                 a["location"],
+                target_is_power=not a["character"],
                 skill=a["skill"],
                 slot=a["slot"],
                 assets=_assets(game, me, a["assets"]),
@@ -999,7 +1000,7 @@ def _assets(game: Any, me: str, picks: list[dict]) -> list[dict]:
 MORE_PLAYER = {"duel", "seek", "join", "free", "reaction", "share", "army", "support"}
 MORE_GM = {"dice", "terms", "quota"}
 USAGE |= {
-    "duel": "duel <power> at <hex> [skill <skill>] [with <asset>, <asset>] [convert <n>] [public]",
+    "duel": "duel <power>|character <name> at <hex> [skill <skill>] [with <asset>, <asset>] [convert <n>] [public]",
     "seek": "seek <hex> [broad] [named <name>] [with <asset>, <asset>] [convert <n>] [public]",
     "join": "join <action> [with <asset>, <asset>] [convert <n>] [public]",
     "free": "free execute_agent|disband_levy <asset> [note <text>]",
@@ -1051,7 +1052,15 @@ def _more(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | 
             m := re.match(r"^(?P<target>.+?)\s+at\s+(?P<at>\S+)(?:\s+skill\s+(?P<skill>.+))?$", head, re.IGNORECASE)
         ):
             if all(_fits("reference", v, number, errors) for v in m.groups() if v):
-                return {"target": m.group("target"), "location": m.group("at"), "skill": m.group("skill"), **pool}
+                target, character = m.group("target"), False
+                if target.lower().startswith("character "):
+                    target, character = target.split(None, 1)[1], True
+                return {
+                    "target": target,
+                    "character": character,
+                    "location": m.group("at"),
+                    "skill": m.group("skill"),
+                } | pool
         if verb == "seek" and (
             m := re.match(r"^(?P<hex>\S+)(?P<broad>\s+broad)?(?:\s+named\s+(?P<named>.+))?$", head, re.IGNORECASE)
         ):
@@ -1150,9 +1159,10 @@ def _asset_ref(game: Any, ref: str) -> str:
 def _more_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> list[str] | None:
     """What the reply says of a catalogue or armies line; None for another command."""
     if isinstance(command, (cc.SubmitDuel, cc.SubmitSeeking)):
-        what = (
-            f"Duel of {name.get(command.target, command.target)}" if isinstance(command, cc.SubmitDuel) else "Seeking"
-        )
+        what = "Seeking"
+        if isinstance(command, cc.SubmitDuel):
+            who = name.get(command.target, command.target)
+            what = f"Duel of {who}" if command.target_is_power else f"Duel of the character {who}"
         return [f"{what}: difficulty {result.get('difficulty')}.", *_action_lines(game, result["action_id"])]
     if isinstance(command, cc.JoinAction):
         got = f"rolled {result.get('faces')}, {result.get('successes')} successes" if result else "joined"

@@ -42,6 +42,7 @@ def test_the_new_lines_parse_into_their_fields():
     duel, seek, choose, dice, terms = (c.args for c in turn.commands)
     assert duel == {
         "target": "Rangers",
+        "character": False,
         "location": "0,0",
         "skill": "might",
         "assets": [{"ref": "Sword", "mode": "normal"}, {"ref": "Spear", "mode": "normal"}],
@@ -67,6 +68,9 @@ def test_p_act_6_a_duel_is_mailed_and_a_duel_against_oneself_is_refused():
     assert "Duel of Rangers: difficulty 1." in reply.body
     (action,) = games.get_game(gid).actions_of(pid)
     assert action.targets == [seats["rangers"][0]] and action.location == "0,0"
+    reply = _mail(games, gid, token, "duel character Witch-king at 1,0 public")
+    assert reply.accepted and "Duel of the character Witch-king: difficulty 1." in reply.body, reply.body
+    _refused(games, gid, token, "duel Witch-king at 1,0 public", None)  # not a power: say "character"
 
 
 def test_p_act_7_seeking_is_mailed_and_naming_a_thing_broadly_is_refused():

@@ -202,3 +202,22 @@ def test_a_power_sees_only_its_own_armies_in_its_armies_section(table):
     theirs = seats["cult"].page().split('id="armies-h"', 1)[1].split("</section>", 1)[0]
     assert "Guard (guard)" in mine
     assert "guard" not in theirs and "No armies." in theirs
+
+
+def test_p_2_12_a_class_action_is_sent_from_the_board_with_its_inputs(table):
+    """P.2.12: a class action's difficulty comes from its formula and inputs; another class's is refused."""
+    games, gid, ids, seats = table
+    towns = [{"id": "bree", "name": "Bree", "hex": "0,0", "population": 3}]
+    games.run(Caller.of("gm"), gid, world.AmendMap(towns=towns))
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")
+    games.run(Caller.of("gm"), gid, world.SetClaim("bree", ids["city"], "annex"))
+    before = _version(games, gid)
+    html = seats["cult"].post("class-action", kind="annex", params=json.dumps({"towns_claimed": 0}))
+    assert [r for _, r in errors(html, "catalogue")] == ["P.2.12"]
+    assert _version(games, gid) == before
+    params = json.dumps({"towns_claimed": 1, "town": "bree"})
+    html = seats["city"].post("class-action", kind="annex", params=params, slot="public", location="0,0")
+    assert "Class action submitted and rolled." in html
+    (action,) = games.get_game(gid).actions_of(ids["city"])
+    assert action.slot == "public" and action.location == "0,0"
