@@ -17,8 +17,9 @@ from api.web.routes import attempt, back, flash
 from domain.errors import RuleViolation
 from domain.ids import GM
 from domain.platform.commands import Command
+from domain.powers import armies, magic, world
+from domain.powers import catalogue_commands as cc
 from domain.powers import development as dev
-from domain.powers import magic, world
 
 Args = Callable[[dict, str], dict[str, Any]]  # (posted form, principal) -> the command's fields
 
@@ -121,6 +122,29 @@ def tasks(f: dict, key: str) -> list[dict[str, Any]]:
         if line:
             out.append({"text": line, "central": central, "mysterious": mysterious})
     return out
+
+
+def picks(f: dict, key: str) -> list[dict[str, Any]]:
+    """Assets put into a pool, by id, separated by commas or spaces; ``id:assured`` or ``id:critical`` for a mode."""
+    out = []
+    for w in words(f, key):
+        asset, _, mode = w.partition(":")
+        out.append({"asset_id": asset, "mode": mode or "normal"})
+    return out
+
+
+def choices(f: dict, key: str) -> list[Any]:
+    """Level-up bonuses separated by commas; ``keyword valiant`` names a keyword bonus (P-ARMY-4)."""
+    out: list[Any] = []
+    for item in (i.strip() for i in text(f, key).split(",")):
+        if item:
+            kind, _, keyword = item.partition(" ")
+            out.append({"bonus": "keyword", "keyword": keyword.strip()} if kind == "keyword" else item)
+    return out
+
+
+def _pool(f: dict) -> dict[str, Any]:
+    return {"assets": picks(f, "assets"), "convert": whole(f, "convert") if text(f, "convert").strip() else 0}
 
 
 # ---------------------------------------------------------------------- the forms
@@ -272,7 +296,182 @@ SPECS: dict[str, Form] = {
         "Maintenance paid.",
         lambda f, me: {**_me(f, me), "feature_id": text(f, "feature_id")},
     ),
+    # the catalogue (P.2.12, P-ACT-5..7, P-DICE-11, P-RES-1/7)
+    "class-action": Form(
+        cc.SubmitClassAction,
+        "catalogue",
+        "Class action submitted and rolled.",
+        lambda f, me: {
+            **_me(f, me),
+            "kind": text(f, "kind").strip().lower().replace(" ", "_"),
+            "params": data(f, "params", {}),
+            "title": opt(f, "title"),
+            "description": text(f, "description"),
+            "slot": text(f, "slot") or "private",
+            "location": opt(f, "location"),
+            "targets": words(f, "targets"),
+            "collaborators": words(f, "collaborators"),
+            **_pool(f),
+        },
+    ),
+    "duel": Form(
+        cc.SubmitDuel,
+        "catalogue",
+        "Duel submitted and rolled.",
+        lambda f, me: {
+            **_me(f, me),
+            "target": text(f, "target"),
+            "location": text(f, "location"),
+            "target_is_power": not flag(f, "character"),
+            "skill": opt(f, "skill"),
+            "slot": text(f, "slot") or "private",
+            **_pool(f),
+        },
+    ),
+    "seek": Form(
+        cc.SubmitSeeking,
+        "catalogue",
+        "Seeking submitted and rolled.",
+        lambda f, me: {
+            **_me(f, me),
+            "hex_id": text(f, "hex_id"),
+            "broad": flag(f, "broad"),
+            "named": opt(f, "named"),
+            "slot": text(f, "slot") or "private",
+            **_pool(f),
+        },
+    ),
+    "join-action": Form(
+        cc.JoinAction,
+        "catalogue",
+        "Joined the action: your pool is rolled.",
+        lambda f, me: {
+            **_me(f, me),
+            "action_id": text(f, "action_id"),
+            "slot": text(f, "slot") or "private",
+            **_pool(f),
+        },
+    ),
+    "accept-share": Form(
+        cc.AcceptShareConsequence,
+        "catalogue",
+        "Consequence of your share accepted.",
+        lambda f, me: {**_me(f, me), "action_id": text(f, "action_id"), "consequence_id": text(f, "consequence_id")},
+    ),
+    "free-action": Form(
+        cc.TakeFreeAction,
+        "catalogue",
+        "Free action taken.",
+        lambda f, me: {**_me(f, me), "kind": text(f, "kind"), "asset_id": text(f, "asset_id"), "note": text(f, "note")},
+    ),
+    "extra-reaction": Form(
+        cc.GainExtraReaction,
+        "catalogue",
+        "One more reaction this month.",
+        lambda f, me: {**_me(f, me), "perk": text(f, "perk"), "scheme_id": opt(f, "scheme_id")},
+    ),
+    "use-reaction": Form(
+        cc.UseReaction,
+        "catalogue",
+        "Reaction used.",
+        lambda f, me: {
+            **_me(f, me),
+            "kind": text(f, "kind"),
+            "trigger": opt(f, "trigger"),
+            "fee": opt_whole(f, "fee"),
+            "note": text(f, "note"),
+            **_pool(f),
+        },
+    ),
+    # armies (P-ARMY-3..9, P-SUP-1..3)
+    "aim-army": Form(
+        armies.AimArmyAction,
+        "armies",
+        "Action aimed at armies.",
+        lambda f, me: {"action_id": text(f, "action_id"), "kind": text(f, "kind"), "params": data(f, "params", {})},
+    ),
+    "roll-level-up": Form(
+        armies.RollLevelUp,
+        "armies",
+        "Level-up rolled: choose its bonuses.",
+        lambda f, me: {**_me(f, me), "army_id": text(f, "army_id")},
+    ),
+    "choose-level-up": Form(
+        armies.ChooseLevelUp,
+        "armies",
+        "Level-up chosen.",
+        lambda f, me: {
+            **_me(f, me),
+            "army_id": text(f, "army_id"),
+            "choices": choices(f, "choices"),
+            "new_class": opt(f, "new_class"),
+        },
+    ),
+    "discard-train": Form(
+        armies.DiscardTrain,
+        "armies",
+        "Level-up discarded; the Experience is refunded.",
+        lambda f, me: {**_me(f, me), "army_id": text(f, "army_id")},
+    ),
+    "keep-scars": Form(
+        armies.KeepScars,
+        "armies",
+        "Scars settled.",
+        lambda f, me: {**_me(f, me), "army_id": text(f, "army_id"), "keep": text(f, "keep") != "heal"},
+    ),
+    "pay-army-fee": Form(
+        armies.PayArmyFee,
+        "armies",
+        "Fee paid.",
+        lambda f, me: {**_me(f, me), "army_id": text(f, "army_id"), "resource": text(f, "resource") or "coin"},
+    ),
+    "disband-army": Form(
+        armies.DisbandArmy,
+        "armies",
+        "Army disbanded.",
+        lambda f, me: {**_me(f, me), "army_id": text(f, "army_id")},
+    ),
+    "pay-support": Form(
+        armies.PaySupport,
+        "armies",
+        "Support paid.",
+        lambda f, me: {**_me(f, me), "changes": amounts(f, "changes")},
+    ),
     # the GM's
+    "roll-dice": Form(
+        cc.RollDice,
+        "gm-catalogue",
+        "Rolled.",
+        lambda f, me: {
+            "dice": opt(f, "dice"),
+            "purpose": opt(f, "purpose"),
+            "power_id": opt(f, "power_id"),
+            "params": data(f, "params", {}),
+            "public": flag(f, "public"),
+        },
+        gm=True,
+    ),
+    "set-asset-terms": Form(
+        cc.SetAssetTerms,
+        "gm-catalogue",
+        "Terms set.",
+        lambda f, me: {"asset_id": text(f, "asset_id"), "terms": data(f, "terms", {})},
+        gm=True,
+    ),
+    "change-quota-perk": Form(
+        cc.ChangeQuotaPerk,
+        "gm-catalogue",
+        "Quota perk changed.",
+        lambda f, me: {"power_id": text(f, "power_id"), "perk": text(f, "perk"), "value": text(f, "value") != "off"},
+        gm=True,
+    ),
+    "define-army-type": Form(
+        armies.DefineArmyType,
+        "gm-catalogue",
+        "Army type defined.",
+        lambda f, me: {"type_id": text(f, "type_id"), "block": data(f, "block", {})},
+        gm=True,
+    ),
     "declare-map": Form(
         world.DeclareMap,
         "gm-map",

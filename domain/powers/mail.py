@@ -19,10 +19,11 @@ from domain.errors import NotFound, RuleViolation
 from domain.ids import GM
 from domain.mailturns import SALUTATION, Command, LineError, Turn, body_text, items, own_lines, whole, yes
 from domain.platform import commands as platform
+from domain.powers import armies, magic, world
 from domain.powers import catalogue_commands as cc
 from domain.powers import commands as pc
 from domain.powers import development as dev
-from domain.powers import magic, world
+from domain.powers.armies import ARMY_AIMS
 
 ACTION_KEYS = {
     "slot",
@@ -514,6 +515,8 @@ def _feature(verb: str, rest: str, number: int, errors: list[LineError]) -> Comm
             args["pay"] = _mana(m.group("pay")) if m.group("pay") else None
     elif verb in ("aim", "influence", "maintain"):
         args = _world_feature(verb, rest, number, errors)
+    elif verb in MORE_PLAYER or verb in MORE_GM:
+        args = _more(verb, rest, number, errors)
     if verb in GM_FEATURES:
         args = _gm_feature(verb, rest, number, errors)
     if args is None:
@@ -525,7 +528,7 @@ def _feature(verb: str, rest: str, number: int, errors: list[LineError]) -> Comm
 
 GM_ONLY = {"advance", "resolve", "difficulty", "grant", "refuse", "close", *GM_FEATURES}
 # the lines that name an action of the mail by position
-REFERS = ("roll", "convert", "discard", "accept", "cast", "pay", "aim", "influence")
+REFERS = ("roll", "convert", "discard", "accept", "cast", "pay", "aim", "influence", "army")
 
 
 @dataclass
@@ -549,7 +552,7 @@ class PowersTurn(Turn):
         return None
 
     def refused(self, cmd: Command) -> None:
-        if cmd.verb in ("action", "class"):
+        if cmd.verb in ("action", "class", "duel", "seek"):
             self.ids.append(None)
             self.lines.append(cmd.line)
 
@@ -630,6 +633,8 @@ class PowersTurn(Turn):
 
     def _feature(self, game: Any, cmd: Command) -> Any:
         me, a, verb = self.seat, cmd.args, cmd.verb
+        if verb in MORE_PLAYER or verb in MORE_GM:
+            return self._more(game, cmd)
         if verb == "control":
             return dev.ChooseControl(me, a["resource"])
         if verb == "spend":
@@ -706,6 +711,9 @@ class PowersTurn(Turn):
             self.ids.append(result["action_id"])
             self.lines.append(cmd.line)
             return _action_lines(game, result["action_id"])
+        if isinstance(command, (cc.SubmitDuel, cc.SubmitSeeking)):
+            self.ids.append(result["action_id"])
+            self.lines.append(cmd.line)
         if isinstance(command, cc.SubmitClassAction):
             self.ids.append(result["action_id"])
             self.lines.append(cmd.line)
@@ -743,6 +751,59 @@ class PowersTurn(Turn):
         if isinstance(command, platform.CloseWindow):
             return [f"Closed {a['window']}."]
         return _feature_lines(game, command, result)
+
+    def _more(self, game: Any, cmd: Command) -> Any:
+        me, a, verb = self.seat, cmd.args, cmd.verb
+        if verb == "duel":
+            return cc.SubmitDuel(
+                me,
+                a["target"] if a["character"] else _power(game, a["target"], "target"),
+                a["location"],
+                target_is_power=not a["character"],
+                skill=a["skill"],
+                slot=a["slot"],
+                assets=_assets(game, me, a["assets"]),
+                convert=a["convert"],
+            )
+        if verb == "seek":
+            assets = _assets(game, me, a["assets"])
+            return cc.SubmitSeeking(
+                me, a["hex"], a["broad"], a["named"], slot=a["slot"], assets=assets, convert=a["convert"]
+            )
+        if verb == "join":
+            return cc.JoinAction(me, a["action_id"], _assets(game, me, a["assets"]), a["convert"], a["slot"])
+        if verb == "free":
+            return cc.TakeFreeAction(me, a["kind"], _asset_ref(game, a["asset"]), a["note"])
+        if verb == "reaction" and "extra" in a:
+            return cc.GainExtraReaction(me, a["extra"])
+        if verb == "reaction":
+            return cc.UseReaction(me, a["kind"], a["trigger"], a["fee"], note=a["note"])
+        if verb == "share":
+            return cc.AcceptShareConsequence(me, a["action_id"], a["consequence"])
+        if verb == "support":
+            return armies.PaySupport(me, a["changes"])
+        if verb == "dice":
+            power = _power(game, a["power"], "power_id") if a["power"] else None
+            return cc.RollDice(a["dice"], a["purpose"], power, public=a["public"])
+        if verb == "terms":
+            return cc.SetAssetTerms(_asset_ref(game, a["asset"]), a["terms"])
+        if verb == "quota":
+            return cc.ChangeQuotaPerk(_power(game, a["power"], "power_id"), a["perk"], a["value"])
+        how = a["how"]
+        if how == "aim":
+            params = dict(a["params"])
+            if "army_id" in params:
+                params["army_id"] = _army(game, me, str(params["army_id"]))
+            return armies.AimArmyAction(self._action(game, a["action"]), a["kind"], params)
+        army = _army(game, me, a["army"])
+        if how == "choose":
+            return armies.ChooseLevelUp(me, army, a["choices"], a["new_class"])
+        if how == "scars":
+            return armies.KeepScars(me, army, a["keep"])
+        if how == "fee":
+            return armies.PayArmyFee(me, army, a["resource"])
+        own = {"levelup": armies.RollLevelUp, "discard": armies.DiscardTrain, "disband": armies.DisbandArmy}
+        return own[how](me, army)
 
     def footer(self, game: Any) -> list[str]:
         s = game.state
@@ -879,7 +940,8 @@ def _feature_lines(game: Any, command: Any, result: dict) -> list[str]:
         return [f"{what}; influence now: {_influence(held)}."]
     if isinstance(command, world.PayMaintenance):
         return [f"Paid the maintenance of {command.feature_id}."]
-    return _gm_lines(name, command, result)
+    more = _more_lines(game, name, command, result)
+    return more if more is not None else _gm_lines(name, command, result)
 
 
 def _influence(held: dict[str, int]) -> str:
@@ -928,3 +990,217 @@ def _assets(game: Any, me: str, picks: list[dict]) -> list[dict]:
             raise RuleViolation(f"you hold no asset {ref!r}", rule="P-ASSET-1", field="assets")
         out.append({"asset_id": sorted(mine, key=lambda x: x.id)[0].id, "mode": pick["mode"]})
     return out
+
+
+# ---------------------------------------------------------------------- the catalogue's and the armies' lines
+# (domain/powers/catalogue_commands.py, domain/powers/armies.py): duels, seeking, joining an action, free
+# actions, reactions that are not resistances, a collaborator's consequence, the armies' aims and upkeep; the
+# GM's dice, asset terms and quota perks.
+
+MORE_PLAYER = {"duel", "seek", "join", "free", "reaction", "share", "army", "support"}
+MORE_GM = {"dice", "terms", "quota"}
+USAGE |= {
+    "duel": "duel <power>|character <name> at <hex> [skill <skill>] [with <asset>, <asset>] [convert <n>] [public]",
+    "seek": "seek <hex> [broad] [named <name>] [with <asset>, <asset>] [convert <n>] [public]",
+    "join": "join <action> [with <asset>, <asset>] [convert <n>] [public]",
+    "free": "free execute_agent|disband_levy <asset> [note <text>]",
+    "reaction": "reaction extra <perk>; reaction <kind> [on <trigger>] [fee <n>] [note <text>]",
+    "share": "share accept <action> <consequence>",
+    "army": "army muster|train|forge|levy|gather <action> [with <name> <value>, ...]; "
+    "army levelup|discard|disband <army>; army choose <army> <bonus>[, keyword <keyword>] [class <class>]; "
+    "army scars keep|heal <army>; army fee <army> [coin|<resource>]",
+    "support": "support <n> <resource>[, <n> <resource>]",
+    "dice": "dice <NdX>|<purpose> [for <power>] [public]",
+    "terms": "terms <asset> <name> <value>[, <name> <value>]",
+    "quota": "quota <power> <perk> on|off",
+}
+DICE = re.compile(r"^\d*d\d+$", re.IGNORECASE)
+ARMY_OWN = {"levelup", "discard", "disband", "fee"}
+
+
+def _pool_tail(rest: str, number: int, errors: list[LineError]) -> tuple[str, dict] | None:
+    """A line's trailing ``[with <asset>, <asset>] [convert <n>] [public]``: what comes before it, and the pool."""
+    pool: dict[str, Any] = {"assets": [], "convert": 0, "slot": "private"}
+    m = re.search(r"\s+public\s*$", rest, re.IGNORECASE)
+    if m:
+        pool["slot"], rest = "public", rest[: m.start()]
+    m = re.search(r"\s+convert\s+(\S+)\s*$", rest, re.IGNORECASE)
+    if m:
+        n = whole(m.group(1), number, errors, "convert")
+        if n is None:
+            return None
+        pool["convert"], rest = n, rest[: m.start()]
+    m = re.search(r"(?:^|\s+)with\s+(.+)$", rest, re.IGNORECASE)
+    if m:
+        refs = items(m.group(1))
+        if not all(_fits("assets", r, number, errors) for r in refs):
+            return None
+        pool["assets"], rest = [{"ref": r, "mode": "normal"} for r in refs], rest[: m.start()]
+    return rest.strip(), pool
+
+
+def _more(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | None:
+    """A line of the catalogue or of the armies: its fields, which the rules then check."""
+    words = rest.split()
+    sub = words[0].lower() if words else ""
+    if verb in ("duel", "seek", "join"):
+        split = _pool_tail(rest, number, errors)
+        if split is None:
+            return None
+        head, pool = split
+        if verb == "duel" and (
+            m := re.match(r"^(?P<target>.+?)\s+at\s+(?P<at>\S+)(?:\s+skill\s+(?P<skill>.+))?$", head, re.IGNORECASE)
+        ):
+            if all(_fits("reference", v, number, errors) for v in m.groups() if v):
+                target, character = m.group("target"), False
+                if target.lower().startswith("character "):
+                    target, character = target.split(None, 1)[1], True
+                return {
+                    "target": target,
+                    "character": character,
+                    "location": m.group("at"),
+                    "skill": m.group("skill"),
+                } | pool
+        if verb == "seek" and (
+            m := re.match(r"^(?P<hex>\S+)(?P<broad>\s+broad)?(?:\s+named\s+(?P<named>.+))?$", head, re.IGNORECASE)
+        ):
+            if all(_fits("reference", v, number, errors) for v in (m.group("hex"), m.group("named") or "")):
+                return {"hex": m.group("hex"), "broad": bool(m.group("broad")), "named": m.group("named"), **pool}
+        if verb == "join" and len(head.split()) == 1 and _fits("reference", head, number, errors):
+            return {"action_id": head, **pool}
+        return None
+    if verb == "free" and len(words) >= 2:
+        m = re.match(r"^(?P<kind>\S+)\s+(?P<asset>.+?)(?:\s+note\s+(?P<note>.+))?$", rest, re.IGNORECASE)
+        if (
+            m
+            and _fits("reference", m.group("asset"), number, errors)
+            and _fits("note", m.group("note") or "", number, errors)
+        ):
+            return {"kind": m.group("kind").lower(), "asset": m.group("asset"), "note": m.group("note") or ""}
+        return None
+    if verb == "reaction" and sub == "extra" and len(words) == 2:
+        return {"extra": words[1]}
+    if verb == "reaction" and words:
+        m = re.match(
+            r"^(?P<kind>\S+)(?:\s+on\s+(?P<trigger>\S+))?(?:\s+fee\s+(?P<fee>\S+))?(?:\s+note\s+(?P<note>.+))?$",
+            rest,
+            re.IGNORECASE,
+        )
+        if m and _fits("note", m.group("note") or "", number, errors):
+            fee = whole(m.group("fee"), number, errors, "the fee") if m.group("fee") else None
+            if fee is None and m.group("fee"):
+                return None
+            return {
+                "kind": m.group("kind").lower(),
+                "trigger": m.group("trigger"),
+                "fee": fee,
+                "note": m.group("note") or "",
+            }
+        return None
+    if verb == "share" and sub == "accept" and len(words) == 3:
+        return {"action_id": words[1], "consequence": words[2]}
+    if verb == "army":
+        return _army_line(sub, words, rest, number, errors)
+    if verb == "support" and rest:
+        changes = _amounts(rest, number, errors, "support")
+        return {"changes": changes} if changes is not None else None
+    if verb == "dice" and words:
+        m = re.match(r"^(?P<what>\S+)(?:\s+for\s+(?P<power>.+?))?(?P<public>\s+public)?$", rest, re.IGNORECASE)
+        if m and all(_fits("reference", v, number, errors) for v in (m.group("what"), m.group("power") or "")):
+            what = m.group("what")
+            dice, purpose = (what.lower(), None) if DICE.match(what) else (None, what)
+            return {"dice": dice, "purpose": purpose, "power": m.group("power"), "public": bool(m.group("public"))}
+        return None
+    if verb == "terms" and len(words) >= 3 and _fits("reference", words[0], number, errors):
+        terms = _params(rest.split(None, 1)[1], number, errors)
+        return {"asset": words[0], "terms": terms} if terms else None
+    if verb == "quota" and len(words) == 3 and words[2].lower() in ("on", "off"):
+        return {"power": words[0], "perk": words[1], "value": words[2].lower() == "on"}
+    return None
+
+
+def _army_line(sub: str, words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    if sub in ARMY_AIMS and len(words) >= 2 and _fits("reference", words[1], number, errors):
+        m = re.match(r"^\S+\s+\S+(?:\s+with\s+(?P<params>.+))?$", rest, re.IGNORECASE)
+        if m is None:
+            return None
+        params = _params(m.group("params"), number, errors) if m.group("params") else {}
+        return {"how": "aim", "kind": sub, "action": words[1], "params": params}
+    if sub in ARMY_OWN and len(words) in (2, 3) and (sub == "fee" or len(words) == 2):
+        return {"how": sub, "army": words[1], "resource": words[2].lower() if len(words) == 3 else "coin"}
+    if sub == "scars" and len(words) == 3 and words[1].lower() in ("keep", "heal"):
+        return {"how": "scars", "army": words[2], "keep": words[1].lower() == "keep"}
+    if sub == "choose" and len(words) >= 3:
+        m = re.match(r"^choose\s+(?P<army>\S+)\s+(?P<choices>.+?)(?:\s+class\s+(?P<cls>\S+))?$", rest, re.IGNORECASE)
+        if m:
+            choices: list[Any] = []
+            for item in items(m.group("choices")):
+                kind, _, keyword = item.partition(" ")
+                choices.append({"bonus": "keyword", "keyword": keyword.strip()} if kind == "keyword" else item)
+            return {"how": "choose", "army": m.group("army"), "choices": choices, "new_class": m.group("cls")}
+    return None
+
+
+def _army(game: Any, me: str, ref: str) -> str:
+    """One of the seat's armies by id or name; another is passed on as written, for the rules to refuse."""
+    for aid, army in game.state.armies.armies.items():
+        if ref.lower() in (aid.lower(), str(army.get("name", "")).lower()) and army.get("controller") == me:
+            return str(aid)
+    return ref
+
+
+def _asset_ref(game: Any, ref: str) -> str:
+    for x in game.state.assets.values():
+        if ref.lower() in (x.id.lower(), x.name.lower()):
+            return str(x.id)
+    return ref
+
+
+def _more_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> list[str] | None:
+    """What the reply says of a catalogue or armies line; None for another command."""
+    if isinstance(command, (cc.SubmitDuel, cc.SubmitSeeking)):
+        what = "Seeking"
+        if isinstance(command, cc.SubmitDuel):
+            who = name.get(command.target, command.target)
+            what = f"Duel of {who}" if command.target_is_power else f"Duel of the character {who}"
+        return [f"{what}: difficulty {result.get('difficulty')}.", *_action_lines(game, result["action_id"])]
+    if isinstance(command, cc.JoinAction):
+        got = f"rolled {result.get('faces')}, {result.get('successes')} successes" if result else "joined"
+        return [f"Joined {command.action_id}: {got}."]
+    if isinstance(command, cc.TakeFreeAction):
+        return [f"Took the free action {command.kind} with {command.asset_id}."]
+    if isinstance(command, cc.GainExtraReaction):
+        return [f"One more reaction this month, through {command.perk}."]
+    if isinstance(command, cc.UseReaction):
+        shown = ", ".join(f"{k} {v}" for k, v in result.items() if k not in ("reaction_id", "kind"))
+        return [f"Used the reaction {command.kind} ({result.get('reaction_id')}){': ' + shown if shown else ''}."]
+    if isinstance(command, cc.AcceptShareConsequence):
+        return [f"Accepted consequence {command.consequence_id} of your share in {command.action_id}."]
+    if isinstance(command, armies.PaySupport):
+        return [f"Paid support: {_wallet(command.changes)}."]
+    if isinstance(command, armies.AimArmyAction):
+        return [f"Aimed {command.action_id} to {command.kind}."]
+    if isinstance(command, armies.RollLevelUp):
+        return [f"Level-up of {command.army_id} rolled {result['faces']}: choose its bonuses."]
+    if isinstance(command, armies.ChooseLevelUp):
+        return [f"Level-up of {command.army_id} chosen."]
+    if isinstance(command, armies.DiscardTrain):
+        return [f"Discarded the level-up of {command.army_id}."]
+    if isinstance(command, armies.KeepScars):
+        return [f"{command.army_id} {'keeps its scars' if command.keep else 'heals its scars'}."]
+    if isinstance(command, armies.PayArmyFee):
+        return [f"Paid the fee of {command.army_id} in {command.resource}."]
+    if isinstance(command, armies.DisbandArmy):
+        return [f"Disbanded {command.army_id}."]
+    if isinstance(command, cc.RollDice):
+        return [f"Rolled {result['dice']} (roll {result['roll_no']}): {result['faces']}."]
+    if isinstance(command, cc.SetAssetTerms):
+        return [f"Terms of {command.asset_id} set: {command.terms}."]
+    if isinstance(command, cc.ChangeQuotaPerk):
+        return [f"{name[command.power_id]}: {command.perk} {'on' if command.value else 'off'}."]
+    return None
+
+
+FEATURE_VERBS |= MORE_PLAYER | MORE_GM
+VERBS |= MORE_PLAYER | MORE_GM
+GM_ONLY |= MORE_GM
