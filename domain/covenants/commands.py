@@ -173,6 +173,14 @@ class DecideEvent(Command):
     season: str | None = None
 
 
+@dataclass(frozen=True)
+class PayTax(Command):
+    """Pay the Tax and Tithe assessed at this season's Main Phase (A-EVT-4); unpaid at Reckoning it becomes a
+    permanent tribute (A-RECK-4)."""
+
+    seat_id: str
+
+
 def add_covenant(game: CovenantGame, cmd: AddCovenant, ctx: Context) -> dict:
     require(game, ctx, RULE, "seat a covenant")
     game.add_covenant(cmd.seat_id, cmd.name, cmd.covenant, host=cmd.host, arts=list(cmd.arts), actor=ctx.principal)
@@ -286,6 +294,11 @@ def decide_event(game: CovenantGame, cmd: DecideEvent, ctx: Context) -> None:
     game.decide_event(cmd.seat_id, cmd.choice, cmd.target, cmd.season)
 
 
+def pay_tax(game: CovenantGame, cmd: PayTax, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return {"paid": game.pay_tax(cmd.seat_id)}
+
+
 def close_window(game: CovenantGame, cmd: CloseWindow, ctx: Context) -> dict:
     """The host (or the auditor) closes a turn's window now: the seat's silence counts (H-9)."""
     require(game, ctx, WINDOWS, "close a window")
@@ -342,4 +355,5 @@ COVENANT_COMMANDS: dict[type, Handler] = {
     Support: _windowed(support),
     DrawEvent: _windowed(draw_event),
     DecideEvent: _windowed(decide_event),
+    PayTax: _windowed(pay_tax),
 }

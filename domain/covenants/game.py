@@ -283,6 +283,56 @@ class CovenantGame(PlatformGame):
             self._advance_from("certamen")
         elif phase in ("create", "reckoning") and not order:
             self._advance_from(phase)
+        if phase == "main" and "Tax and Tithe" in s.events_in_play:
+            self._assess_tax()
+
+    def _assess_tax(self) -> None:
+        """A-EVT-4 [000:667]: "The tax is assessed at the beginning of the Main Phase of the season this card is
+        played (subsequent conversions or additions and subtractions to gold do not change the tax)"."""
+        s = self.state
+        if s.tax_assessed == s.seasons_begun:
+            return
+        taxes = {}
+        for seat in s.order:
+            capacity = 0
+            for c in self.covenant_cards(seat):
+                d = self.house.cards.get(c.name)
+                if d is not None and c.active:
+                    capacity += d.production.provision
+            taxes[seat] = rules.tax(capacity, s.powers[seat].gold)
+        self._tax_assessed(taxes=taxes, actor=SYSTEM, audience=PUBLIC)
+
+    @event("TaxAssessed")
+    def _tax_assessed(self, taxes: dict, actor: str, audience: list) -> None:
+        s = self.state
+        s.tax_assessed = s.seasons_begun
+        for seat, amount in taxes.items():
+            s.powers[seat].tax_owed = amount
+
+    def pay_tax(self, seat: str) -> int:
+        """A-EVT-4: the assessed tax is paid in gold ("Vis is not acceptable") any time before the Reckoning."""
+        p = self.power(seat)
+        if not p.tax_owed:
+            raise RuleViolation("you owe no tax", rule="A-EVT-4")
+        if self.state.phase in ("reckoning", "over") and p.supported:
+            raise RuleViolation("the tax is due by your Reckoning", rule="A-EVT-4")
+        if p.gold < p.tax_owed:
+            raise RuleViolation(f"the tax is {p.tax_owed} gold and you hold {p.gold}", rule="A-EVT-4", field="gold")
+        amount = p.tax_owed
+        self._tax_paid(seat=seat, gold=amount, actor=seat, audience=PUBLIC)
+        return amount
+
+    @event("TaxPaid")
+    def _tax_paid(self, seat: str, gold: int, actor: str, audience: list) -> None:
+        p = self.state.powers[seat]
+        p.gold -= gold
+        p.tax_owed = 0
+
+    @event("PermanentTributeImposed")
+    def _permanent_tribute(self, seat: str, points: int, reason: str, actor: str, audience: list) -> None:
+        p = self.state.powers[seat]
+        p.tribute.append({"to": None, "points": points, "permanent": True})
+        p.tax_owed = 0
 
     @event("PhaseBegan")
     def _phase_began(
@@ -1014,6 +1064,9 @@ class CovenantGame(PlatformGame):
             )
         after = {k: have[k] - need[k] for k in have}
         self._supported(seat=seat, starved=list(starve), made=made, paid=need, after=after, actor=seat, audience=PUBLIC)
+        if p.tax_owed:  # A-RECK-4 [000:667] "If the tax cannot be paid by the time of Reckoning, the covenant must
+            # accept a permanent tribute of 1 point owed to the lord."
+            self._permanent_tribute(seat=seat, points=1, reason="Tax and Tithe unpaid", actor=SYSTEM, audience=PUBLIC)
         for card_id in starve:
             self._card_discarded(card_id=card_id, reason="unsupported at the Reckoning", actor=SYSTEM, audience=PUBLIC)
         self._turn_passed(seat=seat, phase="reckoning", acted=True, actor=seat, audience=PUBLIC)
