@@ -181,6 +181,14 @@ class PayTax(Command):
     seat_id: str
 
 
+@dataclass(frozen=True)
+class FaceHedgeMage(Command):
+    """At the end of the Main Phase, give up a Vis Source to a Hedge Mage Attack, or (None) face its curse."""
+
+    seat_id: str
+    give_up: str | None = None
+
+
 def add_covenant(game: CovenantGame, cmd: AddCovenant, ctx: Context) -> dict:
     require(game, ctx, RULE, "seat a covenant")
     game.add_covenant(cmd.seat_id, cmd.name, cmd.covenant, host=cmd.host, arts=list(cmd.arts), actor=ctx.principal)
@@ -299,6 +307,11 @@ def pay_tax(game: CovenantGame, cmd: PayTax, ctx: Context) -> dict:
     return {"paid": game.pay_tax(cmd.seat_id)}
 
 
+def face_hedge_mage(game: CovenantGame, cmd: FaceHedgeMage, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.face_hedge_mage(cmd.seat_id, cmd.give_up, ctx.roller)
+
+
 def close_window(game: CovenantGame, cmd: CloseWindow, ctx: Context) -> dict:
     """The host (or the auditor) closes a turn's window now: the seat's silence counts (H-9)."""
     require(game, ctx, WINDOWS, "close a window")
@@ -356,4 +369,5 @@ COVENANT_COMMANDS: dict[type, Handler] = {
     DrawEvent: _windowed(draw_event),
     DecideEvent: _windowed(decide_event),
     PayTax: _windowed(pay_tax),
+    FaceHedgeMage: _windowed(face_hedge_mage),
 }

@@ -30,7 +30,7 @@ from domain.platform.state import Window
 PUBLIC = [vis.PUBLIC]
 STARTING_CARDS = ("Villagers", "Villagers", "Grogs")
 _HOUSES: dict[str, HousePackage] = {}
-TURN_PHASES = ("move", "create", "events", "main", "certamen", "reckoning")
+TURN_PHASES = ("move", "create", "events", "main", "hedge", "certamen", "reckoning")
 
 
 def bid_commitment(challenge_id: str, seat: str, vis_amount: int, nonce: str) -> str:
@@ -264,6 +264,8 @@ class CovenantGame(PlatformGame):
                 order += [p for p in s.order if s.powers[p].square == rules.EVENT_SQUARE and p not in order]
         if phase == "certamen":
             order = [p for p in order if any(ch["challenger"] == p for ch in s.challenges.values())]
+        if phase == "hedge":
+            order = [p for p in order if p in self._hedge_claims()]
         self._phase_began(
             year=s.year, season=s.season, cycle=cycle, phase=phase, turn=order, actor=SYSTEM, audience=PUBLIC
         )
@@ -334,6 +336,45 @@ class CovenantGame(PlatformGame):
         p.tribute.append({"to": None, "points": points, "permanent": True})
         p.tax_owed = 0
 
+    def _hedge_claims(self) -> list[str]:
+        """Covenants a Hedge Mage Attack claims a Vis Source from at the end of this Main Phase ([000:744]); a
+        covenant whose every Vis Source is already gone has nothing left to be claimed."""
+        s = self.state
+        return [
+            e["target"]
+            for e in s.effects
+            if e.get("spell") == "Hedge Mage Attack" and e.get("event") and not e.get("answered")
+            and any(c.kind == "vis_source" for c in self.covenant_cards(e["target"]))
+        ]  # fmt: skip
+
+    def face_hedge_mage(self, seat: str, give_up: str | None, roller: Any) -> dict:
+        """A-EVT-4 [000:748] "At the end of the Main Phase, the covenant must either give up (discard) a Vis Source
+        of its choice or face the Hedge Mage's curse. The curse is determined by rolling a 6-sided die"."""
+        self._require_turn(seat, "hedge")
+        if give_up is not None:
+            mine = [c.id for c in self.covenant_cards(seat) if c.kind == "vis_source"]
+            if give_up not in mine:
+                raise RuleViolation(f"give up one of your Vis Sources: {mine}", rule="A-EVT-4", field="give_up")
+            self._hedge_faced(seat=seat, curse=0, actor=seat, audience=PUBLIC)
+            self._card_discarded(card_id=give_up, reason="given up to the Hedge Mage", actor=SYSTEM, audience=PUBLIC)
+            self._end_turn(seat, acted=True)
+            return {"given_up": give_up}
+        cursed = any(c["curse"] == 1 for c in self._curses(seat))  # A-GEN-1: curse 1 rolls every die twice
+        faces = self._roll(roller(self), seat, "hedge mage curse", 2 if cursed else 1, 6)
+        curse = min(faces)
+        self._hedge_faced(seat=seat, curse=curse, actor=seat, audience=PUBLIC)
+        self._end_turn(seat, acted=True)
+        return {"curse": curse}
+
+    @event("HedgeMageFaced")
+    def _hedge_faced(self, seat: str, curse: int, actor: str, audience: list) -> None:
+        s = self.state
+        for e in s.effects:
+            if e.get("spell") == "Hedge Mage Attack" and e.get("target") == seat:
+                e["answered"] = True
+        if curse:  # the curse outlasts the event: the card names no end to it
+            s.effects.append({"curse": curse, "covenant": seat, "source": "Hedge Mage Attack"})
+
     @event("PhaseBegan")
     def _phase_began(
         self, year: int, season: int, cycle: int, phase: str, turn: list, actor: str, audience: list
@@ -360,6 +401,8 @@ class CovenantGame(PlatformGame):
         elif phase == "events":
             self._phase(s.cycle, "main")
         elif phase == "main":
+            self._phase(s.cycle, "hedge" if self._hedge_claims() else "certamen")
+        elif phase == "hedge":
             self._phase(s.cycle, "certamen")
         elif phase == "certamen":
             self._next_cycle()
@@ -1232,6 +1275,9 @@ class CovenantGame(PlatformGame):
             if target is None:
                 raise RuleViolation("a directed event needs a target", rule="A-EVT-2", field="target")
             self.power(target)
+            if name == "Hedge Mage Attack" and not any(c.kind == "vis_source" for c in self.covenant_cards(target)):
+                raise RuleViolation("a Hedge Mage Attack targets a covenant with a Vis Source in play",
+                                    rule="A-EVT-2", field="target")  # fmt: skip
             active = sum(1 for e in self.state.effects if e.get("event") and e.get("target") == target)
             rules.check_directed(name, target, [tuple(x) for x in self.state.directed_history], active)
             self._event_played(event_name=name, seat=seat, target=target, actor=seat, audience=PUBLIC)
@@ -1341,6 +1387,11 @@ class CovenantGame(PlatformGame):
         elif phase == "events" and s.pending_event is not None and s.pending_event["seat"] == seat:
             self.decide_event(seat, "discard")
         elif phase in ("create", "events", "main"):
+            self._end_turn(seat, acted=False)
+        elif phase == "hedge":  # silence gives up a Vis Source: the curse would need the seat's own roll
+            source = next(c.id for c in self.covenant_cards(seat) if c.kind == "vis_source")
+            self._hedge_faced(seat=seat, curse=0, actor=SYSTEM, audience=PUBLIC)
+            self._card_discarded(card_id=source, reason="given up to the Hedge Mage", actor=SYSTEM, audience=PUBLIC)
             self._end_turn(seat, acted=False)
         elif phase == "certamen":
             for ch in [c for c in s.challenges.values() if c["challenger"] == seat]:

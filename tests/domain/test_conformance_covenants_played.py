@@ -6,9 +6,19 @@ from __future__ import annotations
 import pytest
 
 from domain.covenants import rules
-from domain.covenants.commands import DrawEvent, Move, PayTax, Support
+from domain.covenants.commands import DecideEvent, DrawEvent, FaceHedgeMage, Move, PayTax, Support
 from domain.errors import RuleViolation
-from tests.covenants.play import Dice, events_of, fixed_three, move_all, pass_create, pass_main, skip_season
+from domain.platform.commands import CloseWindow
+from tests.covenants.play import (
+    Dice,
+    events_of,
+    fixed_three,
+    generate_and_keep,
+    move_all,
+    pass_create,
+    pass_main,
+    skip_season,
+)
 
 
 def refused(t, seat, command, rule):
@@ -78,3 +88,73 @@ def test_a_evt_4_the_tax_is_paid_in_gold_the_covenant_holds():
     v = t.view("gm")["covenants"]
     assert all(v[seat]["gold"] < v[seat]["tax_owed"] == 2 for seat in t.seats), v
     refused(t, "ann", PayTax("ann"), "A-EVT-4")
+
+
+def vis_source_under_a_hedge_mage(d: Dice):
+    """Year two, Spring: Ann keeps Grogs then a Vis Source; Bob, on the Event square, directs a Hedge Mage Attack
+    at her; the Main Phase passes, and the Hedge Mage claims the source."""
+    t = fixed_three(d)
+    for _ in range(4):
+        skip_season(t)
+    squares = {"ann": 3, "bob": 1, "cy": 2}  # personnel for Ann
+    for seat in list(t.turn()):
+        t.run(seat, Move(seat, squares[seat]))
+    generate_and_keep(t, d, {"ann": 1})  # Grogs: a Vis Source needs a Grogs card in play (A-LIM-1)
+    pass_main(t)
+    squares = {"ann": 6, "bob": 9, "cy": 4}  # property for Ann, the Event square for Bob
+    for seat in list(t.turn()):
+        t.run(seat, Move(seat, squares[seat]))
+    source = generate_and_keep(t, d, {"ann": 15})["ann"]  # Equinox Vis Source
+    assert t.phase() == "events" and t.turn() == ["bob"]
+    d.push([10])  # Hedge Mage Attack (directed)
+    t.run("bob", DrawEvent("bob"))
+    refused(t, "bob", DecideEvent("bob", "play", target="cy"), "A-EVT-2")  # cy has no Vis Source to claim
+    t.run("bob", DecideEvent("bob", "play", target="ann"))
+    pass_main(t)
+    assert t.phase() == "hedge" and t.turn() == ["ann"]
+    return t, source
+
+
+def test_a_evt_4_a_hedge_mage_curse_is_rolled_when_the_covenant_keeps_its_vis_source():
+    """A-EVT-4 "Hedge Mage Attack | d6 on the curse table (1–6) | that curse" with [000:748] "At the end of the Main
+    Phase, the covenant must either give up (discard) a Vis Source of its choice or face the Hedge Mage's curse.
+    The curse is determined by rolling a 6-sided die"."""
+    d = Dice()
+    t, source = vis_source_under_a_hedge_mage(d)
+    refused(t, "bob", FaceHedgeMage("bob"), "A-ORDER-1")  # not Bob's to answer
+    mage = t.mage("ann")
+    refused(t, "ann", FaceHedgeMage("ann", give_up=mage), "A-EVT-4")  # only a Vis Source may be given up
+    d.push([6])
+    assert t.run("ann", FaceHedgeMage("ann"))["curse"] == 6
+    v = t.view("cy")
+    assert {"curse": 6, "covenant": "ann", "source": "Hedge Mage Attack"} in v["effects"]
+    assert any(c["id"] == source for c in v["covenants"]["ann"]["cards"])  # she kept her source
+    assert t.phase() == "move"
+
+
+def test_a_evt_4_giving_up_the_vis_source_spares_the_covenant_the_curse():
+    """A-EVT-4 [000:748] "the covenant must either give up (discard) a Vis Source of its choice or face the Hedge
+    Mage's curse."."""
+    d = Dice()
+    t, source = vis_source_under_a_hedge_mage(d)
+    rolls = len(d.rolls)
+    t.run("ann", FaceHedgeMage("ann", give_up=source))
+    v = t.view("cy")
+    assert len(d.rolls) == rolls  # no die is rolled
+    assert not any(e.get("curse") for e in v["effects"])
+    assert not any(c["id"] == source for c in v["covenants"]["ann"]["cards"])
+    assert t.phase() == "move"
+
+
+def test_a_evt_4_silence_before_the_hedge_mage_gives_up_a_vis_source():
+    """H-9 with A-EVT-4 [000:748]: the claimed covenant "must either give up (discard) a Vis Source of its choice or
+    face the Hedge Mage's curse"; its silence at the deadline gives up the source (the curse would need its roll)."""
+    d = Dice()
+    t, source = vis_source_under_a_hedge_mage(d)
+    (window,) = t.view("ann")["windows"]
+    assert window["kind"].startswith("hedge:ann:")
+    t.run("ann", CloseWindow(window["id"]))  # Ann hosts: she closes her own turn now
+    v = t.view("cy")
+    assert not any(e.get("curse") for e in v["effects"])
+    assert not any(c["id"] == source for c in v["covenants"]["ann"]["cards"])
+    assert t.phase() == "move"
