@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from domain.covenants import rules
-from domain.covenants.commands import DecideEvent, DrawEvent, FaceHedgeMage, Move, PayTax, Support
+from domain.covenants.commands import DecideEvent, DrawEvent, FaceHedgeMage, Generate, Move, Pass, PayTax, Support
 from domain.errors import RuleViolation
 from domain.platform.commands import CloseWindow
 from tests.covenants.play import (
@@ -90,10 +90,10 @@ def test_a_evt_4_the_tax_is_paid_in_gold_the_covenant_holds():
     refused(t, "ann", PayTax("ann"), "A-EVT-4")
 
 
-def vis_source_under_a_hedge_mage(d: Dice):
+def vis_source_under_a_hedge_mage(d: Dice, options: dict | None = None):
     """Year two, Spring: Ann keeps Grogs then a Vis Source; Bob, on the Event square, directs a Hedge Mage Attack
     at her; the Main Phase passes, and the Hedge Mage claims the source."""
-    t = fixed_three(d)
+    t = fixed_three(d, options=options)
     for _ in range(4):
         skip_season(t)
     squares = {"ann": 3, "bob": 1, "cy": 2}  # personnel for Ann
@@ -158,3 +158,60 @@ def test_a_evt_4_silence_before_the_hedge_mage_gives_up_a_vis_source():
     assert not any(e.get("curse") for e in v["effects"])
     assert not any(c["id"] == source for c in v["covenants"]["ann"]["cards"])
     assert t.phase() == "move"
+
+
+def reckon_after(t, starve: dict | None = None) -> dict:
+    """The Reckoning: each covenant supports (starving what ``starve`` names); its holdings after support."""
+    after = {}
+    while t.phase() == "reckoning":
+        seat = t.turn()[0]
+        after[seat] = t.run(seat, Support(seat, list((starve or {}).get(seat, []))))["after"]
+    return after
+
+
+def cursed(d: Dice, curse: int, options: dict | None = None):
+    """Ann keeps her source and rolls ``curse``; Bob ends the season; Ann cannot feed her Grogs and starves them."""
+    t, source = vis_source_under_a_hedge_mage(d, options)
+    d.push([curse])
+    t.run("ann", FaceHedgeMage("ann"))
+    t.run("bob", Move("bob", 10))
+    grogs = next(c["id"] for c in t.view("ann")["covenants"]["ann"]["cards"] if c["name"] == "Grogs")
+    reckon_after(t, {"ann": [grogs]})
+    assert t.view("gm")["game"]["phase"] == "move"
+    return t
+
+
+def test_a_gen_1_hedge_curse_1_rolls_a_generation_die_twice_and_keeps_the_lesser():
+    """A-GEN-1 step 1 "Hedge Mage curse 1. [000:751] "1: Every time the covenant's player rolls a die, he" "must roll
+    it twice and use the lesser value." → roll = min(d, d)", the curse laid by a Hedge Mage Attack in play."""
+    d = Dice()
+    t = cursed(d, 1)
+    squares = {"ann": 3, "bob": 1, "cy": 2}  # personnel for Ann
+    for seat in list(t.turn()):
+        t.run(seat, Move(seat, squares[seat]))
+    while t.turn()[0] != "ann":
+        t.run(t.turn()[0], Pass(t.turn()[0]))
+    d.push([12, 7])  # Lady Luisa would be 8+; the lesser, 7, is Alonzo
+    card = t.run("ann", Generate("ann"))["card_id"]
+    names = {c["id"]: c["name"] for c in t.view("ann")["covenants"]["ann"]["cards"]}
+    assert names[card] == "Companion: Alonzo, Son of a Merchant"
+
+
+def test_a_reck_6_hedge_curse_6_takes_a_point_from_the_yearly_surplus():
+    """A-RECK-6 "Hedge Mage curse 6. [000:762] "6: At every Yearly Reckoning, the covenant's surplus" "is reduced by
+    1 point."", the curse laid by a Hedge Mage Attack in play."""
+    d = Dice()
+    t = cursed(d, 6, {"yearly_consumes": False})  # the first year's holdings stay: a surplus to reduce
+    skip_season(t)  # Summer
+    skip_season(t)  # Autumn
+    scores = {seat: c["score"] for seat, c in t.view("gm")["covenants"].items()}
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    after = reckon_after(t)
+    v = t.view("gm")["covenants"]
+    for seat in t.seats:
+        points = rules.yearly_points(after[seat]["provision"], after[seat]["gold"], after[seat]["vis"])
+        assert points >= 1  # a surplus the curse can reduce
+        assert v[seat]["score"] == scores[seat] + (points - 1 if seat == "ann" else points)
