@@ -189,6 +189,16 @@ class FaceHedgeMage(Command):
     give_up: str | None = None
 
 
+@dataclass(frozen=True)
+class FaceBandits(Command):
+    """At the end of the Main Phase, pay a Wave of Bandits 1 gold, or fight it and allocate the damage it deals
+    (card id -> damage)."""
+
+    seat_id: str
+    fight: bool
+    allocation: dict[str, int] | None = None
+
+
 def add_covenant(game: CovenantGame, cmd: AddCovenant, ctx: Context) -> dict:
     require(game, ctx, RULE, "seat a covenant")
     game.add_covenant(cmd.seat_id, cmd.name, cmd.covenant, host=cmd.host, arts=list(cmd.arts), actor=ctx.principal)
@@ -312,6 +322,11 @@ def face_hedge_mage(game: CovenantGame, cmd: FaceHedgeMage, ctx: Context) -> dic
     return game.face_hedge_mage(cmd.seat_id, cmd.give_up, ctx.roller)
 
 
+def face_bandits(game: CovenantGame, cmd: FaceBandits, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.face_bandits(cmd.seat_id, cmd.fight, dict(cmd.allocation) if cmd.allocation else None)
+
+
 def close_window(game: CovenantGame, cmd: CloseWindow, ctx: Context) -> dict:
     """The host (or the auditor) closes a turn's window now: the seat's silence counts (H-9)."""
     require(game, ctx, WINDOWS, "close a window")
@@ -370,4 +385,5 @@ COVENANT_COMMANDS: dict[type, Handler] = {
     DecideEvent: _windowed(decide_event),
     PayTax: _windowed(pay_tax),
     FaceHedgeMage: _windowed(face_hedge_mage),
+    FaceBandits: _windowed(face_bandits),
 }

@@ -30,7 +30,8 @@ from domain.platform.state import Window
 PUBLIC = [vis.PUBLIC]
 STARTING_CARDS = ("Villagers", "Villagers", "Grogs")
 _HOUSES: dict[str, HousePackage] = {}
-TURN_PHASES = ("move", "create", "events", "main", "hedge", "certamen", "reckoning")
+TURN_PHASES = ("move", "create", "events", "main", "hedge", "bandits", "certamen", "reckoning")
+BANDITS_MIGHT = 4  # [000:676] the Wave of Bandits: "Mundane Might: 4"
 
 
 def bid_commitment(challenge_id: str, seat: str, vis_amount: int, nonce: str) -> str:
@@ -266,6 +267,8 @@ class CovenantGame(PlatformGame):
             order = [p for p in order if any(ch["challenger"] == p for ch in s.challenges.values())]
         if phase == "hedge":
             order = [p for p in order if p in self._hedge_claims()]
+        if phase == "bandits":  # [000:679] "beginning with the covenant belonging to the starting player"
+            order = [p for p in order if p in self._bandits_due()]
         self._phase_began(
             year=s.year, season=s.season, cycle=cycle, phase=phase, turn=order, actor=SYSTEM, audience=PUBLIC
         )
@@ -281,6 +284,8 @@ class CovenantGame(PlatformGame):
             self._quaesitor_created(seat=quaesitor, actor=SYSTEM, audience=PUBLIC)
         elif phase == "events" and (s.seasons_begun <= 4 or not order):
             self._advance_from("events")  # A-AMB-2: only after the first four seasons
+        elif phase in ("hedge", "bandits") and not order:
+            self._advance_from(phase)
         elif phase == "certamen" and not s.challenges:
             self._advance_from("certamen")
         elif phase in ("create", "reckoning") and not order:
@@ -375,6 +380,91 @@ class CovenantGame(PlatformGame):
         if curse:  # the curse outlasts the event: the card names no end to it
             s.effects.append({"curse": curse, "covenant": seat, "source": "Hedge Mage Attack"})
 
+    def _bandits_due(self) -> list[str]:
+        """Covenants yet to pay off or fight this season's Wave of Bandits."""
+        s = self.state
+        if "Wave of Bandits" not in s.events_in_play or s.bandits.get("discarded"):
+            return []
+        return [p for p in s.order if p not in s.bandits.get("answered", [])]
+
+    def _battle_line(self, seat: str) -> list[Card]:
+        """A-BAT-1: the covenant's beings of Mundane Might (the inactive ones receive damage but deal none)."""
+        out = []
+        for c in self.covenant_cards(seat):
+            d = self.house.cards.get(c.name)
+            if d is not None and d.animate and d.might_type == "mundane" and d.might > 0:
+                out.append(c)
+        return out
+
+    def _capacity(self, c: Card) -> int:
+        """A-BAT-1: a being's Might plus the shields and armour attached to it (A-AMB-22)."""
+        bonus = 0
+        for x in self.state.cards.values():
+            dx = self.house.cards.get(x.name)
+            if x.attached_to == c.id and dx is not None:
+                bonus += dx.capacity_bonus
+        return self.house.cards[c.name].might + bonus
+
+    def _attack(self, beings: list[Card]) -> int:
+        weapons: dict[str, int] = {}
+        for x in self.state.cards.values():
+            dx = self.house.cards.get(x.name)
+            if x.attached_to is not None and dx is not None and dx.weapon_bonus:
+                weapons[x.attached_to] = weapons.get(x.attached_to, 0) + dx.weapon_bonus
+        return rules.attack_total(
+            [{"might": self.house.cards[c.name].might, "active": c.active, "weapon": weapons.get(c.id, 0)}
+             for c in beings]
+        )  # fmt: skip
+
+    def face_bandits(self, seat: str, fight: bool, allocation: dict[str, int] | None) -> dict:
+        """A-EVT-4 [000:679] "At the end of the Main Phase, beginning with the covenant belonging to the starting
+        player, each covenant must decide whether to engage the bandits in mundane battle or to pay them off with 1
+        gold"; in battle, the covenant allocates the Bandits' Might 4 as damage to its beings (A-BAT-1, H-6)."""
+        self._require_turn(seat, "bandits")
+        p = self.power(seat)
+        if not fight:
+            if p.gold < 1:
+                raise RuleViolation("paying the bandits off takes 1 gold", rule="A-EVT-4", field="fight")
+            self._bandits_faced(seat=seat, fought=False, dealt=0, actor=seat, audience=PUBLIC)
+            self._end_turn(seat, acted=True)
+            return {"paid": 1}
+        beings = self._battle_line(seat)
+        capacities = {c.id: self._capacity(c) for c in beings}
+        taken = dict(allocation or {})
+        if beings:
+            rules.check_allocation(BANDITS_MIGHT, capacities, taken)
+        elif taken:
+            raise RuleViolation("you have no beings of Mundane Might to take damage", rule="A-BAT-1",
+                                field="allocation")  # fmt: skip
+        dealt = self._attack(beings)
+        self._bandits_faced(seat=seat, fought=True, dealt=dealt, actor=seat, audience=PUBLIC)
+        for card_id, amount in taken.items():
+            if amount:
+                self._damage(card_id, amount, seat)
+        self._end_turn(seat, acted=True)
+        return {"dealt": dealt, "taken": taken}
+
+    @event("BanditsFaced")
+    def _bandits_faced(self, seat: str, fought: bool, dealt: int, actor: str, audience: list) -> None:
+        s = self.state
+        b = s.bandits or {"damage": 0, "answered": [], "fought": []}
+        b["answered"] = [*b.get("answered", []), seat]
+        if fought:
+            b["fought"] = [*b.get("fought", []), seat]
+            b["damage"] = b.get("damage", 0) + dealt
+        else:
+            s.powers[seat].gold -= 1
+        s.bandits = b
+
+    @event("BanditsLooted")
+    def _bandits_looted(self, seat: str, gold: int, actor: str, audience: list) -> None:
+        self.state.powers[seat].gold -= gold
+
+    @event("BanditsSeasonEnded")
+    def _bandits_season_ended(self, discarded: bool, actor: str, audience: list) -> None:
+        s = self.state
+        s.bandits = {"discarded": True} if discarded else {"damage": 0, "answered": [], "fought": []}
+
     @event("PhaseBegan")
     def _phase_began(
         self, year: int, season: int, cycle: int, phase: str, turn: list, actor: str, audience: list
@@ -401,8 +491,10 @@ class CovenantGame(PlatformGame):
         elif phase == "events":
             self._phase(s.cycle, "main")
         elif phase == "main":
-            self._phase(s.cycle, "hedge" if self._hedge_claims() else "certamen")
+            self._phase(s.cycle, "hedge" if self._hedge_claims() else "bandits" if self._bandits_due() else "certamen")
         elif phase == "hedge":
+            self._phase(s.cycle, "bandits" if self._bandits_due() else "certamen")
+        elif phase == "bandits":
             self._phase(s.cycle, "certamen")
         elif phase == "certamen":
             self._next_cycle()
@@ -1127,6 +1219,14 @@ class CovenantGame(PlatformGame):
 
     def _end_season(self, seed: str) -> None:
         s = self.state
+        if "Wave of Bandits" in s.events_in_play and s.bandits:
+            for seat in s.bandits.get("fought", []):  # [000:681] "if at the end of the season the battle was waged
+                # the covenant has no active Grogs in play, the covenant loses all the gold it owns" (no Treasury
+                # card is in the house package, so all of it)
+                if not any(c.kind == "grogs" and c.active for c in self.covenant_cards(seat)) and s.powers[seat].gold:
+                    self._bandits_looted(seat=seat, gold=s.powers[seat].gold, actor=SYSTEM, audience=PUBLIC)
+            self._bandits_season_ended(discarded=s.bandits.get("damage", 0) >= BANDITS_MIGHT, actor=SYSTEM,
+                                       audience=PUBLIC)  # fmt: skip
         for c in list(s.cards.values()):  # A-DMG-4 then A-DMG-1: heal, then winter discards inactive beings
             d = self.house.cards.get(c.name)
             if d is None or not d.animate or d.might_type not in (None, "mundane"):
@@ -1328,6 +1428,8 @@ class CovenantGame(PlatformGame):
         s = self.state
         s.events_in_play.append(event_name)
         s.pending_event = None
+        if event_name == "Wave of Bandits":
+            s.bandits = {"damage": 0, "answered": [], "fought": []}
         if target is not None:
             s.directed_history.append([event_name, target])
             s.effects.append({"spell": event_name, "event": True, "target": target, "until": s.seasons_begun + 1})
@@ -1388,6 +1490,18 @@ class CovenantGame(PlatformGame):
             self.decide_event(seat, "discard")
         elif phase in ("create", "events", "main"):
             self._end_turn(seat, acted=False)
+        elif phase == "bandits":  # silence pays the bandits off if it can, else fights, capacity first
+            if s.powers[seat].gold >= 1:
+                self.face_bandits(seat, False, None)
+            else:
+                left, alloc = BANDITS_MIGHT, {}
+                beings = self._battle_line(seat)
+                for c in beings:
+                    alloc[c.id] = min(left, self._capacity(c))
+                    left -= alloc[c.id]
+                if beings and left:
+                    alloc[beings[0].id] += left
+                self.face_bandits(seat, True, alloc)
         elif phase == "hedge":  # silence gives up a Vis Source: the curse would need the seat's own roll
             source = next(c.id for c in self.covenant_cards(seat) if c.kind == "vis_source")
             self._hedge_faced(seat=seat, curse=0, actor=SYSTEM, audience=PUBLIC)

@@ -86,6 +86,7 @@ class CovenantState(ViewerSequences):
     held_events: list = field(default_factory=list)
     released: list = field(default_factory=list)  # held events firing this Events Phase, in generated order
     events_phase_season: int = 0  # the season whose first Events Phase has begun
+    bandits: dict = field(default_factory=dict)  # Wave of Bandits: {"damage": n, "answered": [...], "fought": [...]}
     tax_assessed: int = 0  # the season whose Tax and Tithe was assessed (once, at its first Main Phase)
     directed_history: list = field(default_factory=list)
     pending_event: dict | None = None

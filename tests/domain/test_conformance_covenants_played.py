@@ -6,7 +6,18 @@ from __future__ import annotations
 import pytest
 
 from domain.covenants import rules
-from domain.covenants.commands import DecideEvent, DrawEvent, FaceHedgeMage, Generate, Move, Pass, PayTax, Support
+from domain.covenants.commands import (
+    DecideEvent,
+    DrawEvent,
+    FaceBandits,
+    FaceHedgeMage,
+    Generate,
+    Keep,
+    Move,
+    Pass,
+    PayTax,
+    Support,
+)
 from domain.errors import RuleViolation
 from domain.platform.commands import CloseWindow
 from tests.covenants.play import (
@@ -215,3 +226,59 @@ def test_a_reck_6_hedge_curse_6_takes_a_point_from_the_yearly_surplus():
         points = rules.yearly_points(after[seat]["provision"], after[seat]["gold"], after[seat]["vis"])
         assert points >= 1  # a surplus the curse can reduce
         assert v[seat]["score"] == scores[seat] + (points - 1 if seat == "ann" else points)
+
+
+def moves(t, squares: dict) -> None:
+    for seat in list(t.turn()):
+        t.run(seat, Move(seat, squares[seat]))
+
+
+def test_a_ex_12_a_covenant_fights_the_wave_of_bandits_and_allocates_its_damage():
+    """A-EX-12 (derived) "covenant with Grogs A (MM 2, Sword +1), Grogs B (MM 2) ...; Wave of Bandits (MM 4); player
+    chooses to fight / then: covenant deals 2+1+2 = 5 → Bandits damage 5 ≥ 4 → Bandits discarded at season end /
+    Bandits deal 4 → must fill capacities first ... → both damaged → both inactive / at season end no active Grogs
+    → lose all 3 gold outside a Treasury ([000:683])"; A-BAT-1 "Each being first takes up to its capacity ... Only
+    after every being has reached capacity may surplus be assigned."; H-6 "The receiving player allocates"."""
+    d = Dice()
+    t = fixed_three(d, options={"yearly_consumes": False})  # everyone keeps gold to pay with
+    for _ in range(4):
+        skip_season(t)
+    moves(t, {"ann": 3, "bob": 1, "cy": 2})
+    grogs_a = generate_and_keep(t, d, {"ann": 1})["ann"]
+    pass_main(t)
+    moves(t, {"ann": 4, "bob": 5, "cy": 6})
+    d.push([1])  # a Sword, for Grogs A
+    while t.turn()[0] != "ann":
+        t.run(t.turn()[0], Pass(t.turn()[0]))
+    sword = t.run("ann", Generate("ann"))["card_id"]
+    t.run("ann", Keep("ann", sword, attach_to=grogs_a))
+    pass_create(t)
+    pass_main(t)
+    moves(t, {"ann": 8, "bob": 9, "cy": 7})
+    grogs_b = generate_and_keep(t, d, {"ann": 2})["ann"]
+    d.push([5])  # Wave of Bandits, a global event for any season
+    assert t.run("bob", DrawEvent("bob"))["played"] is True
+    pass_main(t)
+    assert t.phase() == "bandits" and t.turn() == ["bob", "cy", "ann"]  # from the starting player
+    gold = {seat: c["gold"] for seat, c in t.view("gm")["covenants"].items()}
+    refused(t, "ann", FaceBandits("ann", fight=True, allocation={grogs_a: 2, grogs_b: 2}), "A-ORDER-1")
+    t.run("bob", FaceBandits("bob", fight=False))
+    t.run("cy", FaceBandits("cy", fight=False))
+    refused(t, "ann", FaceBandits("ann", fight=True, allocation={grogs_a: 3, grogs_b: 1}), "A-BAT-1")  # A over cap
+    refused(t, "ann", FaceBandits("ann", fight=True, allocation={grogs_a: 2, grogs_b: 1}), "A-BAT-1")  # not all 4
+    refused(t, "ann", FaceBandits("ann", fight=True, allocation={sword: 4}), "A-BAT-1")  # not a being
+    # Her starting Grogs fights too: 2 + 1 (Sword) + 2 + 2; the 4 damage may leave one being short of capacity.
+    assert t.run("ann", FaceBandits("ann", fight=True, allocation={grogs_a: 2, grogs_b: 2}))["dealt"] == 7
+    v = t.view("gm")["covenants"]
+    assert v["bob"]["gold"] == gold["bob"] - 1 and v["cy"]["gold"] == gold["cy"] - 1
+    cards = {c["id"]: c for c in v["ann"]["cards"]}
+    assert cards[grogs_a]["damage"] == 2 and cards[grogs_b]["damage"] == 2
+    assert not cards[grogs_a]["active"] and not cards[grogs_b]["active"]
+    assert t.phase() == "move"
+    t.run("bob", Move("bob", 10))
+    starting = next(c for c in cards if cards[c]["name"] == "Grogs" and c not in (grogs_a, grogs_b))
+    assert cards[starting]["active"] and cards[starting]["damage"] == 0
+    reckon_after(t, {"ann": [grogs_a, grogs_b, starting]})  # she cannot feed them: no active Grogs remain
+    v = t.view("gm")
+    assert gold["ann"] > 0 and v["covenants"]["ann"]["gold"] == 0  # fought, and no active Grogs at the season end
+    assert v["covenants"]["bob"]["gold"] > 0
