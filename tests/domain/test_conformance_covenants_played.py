@@ -233,13 +233,8 @@ def moves(t, squares: dict) -> None:
         t.run(seat, Move(seat, squares[seat]))
 
 
-def test_a_ex_12_a_covenant_fights_the_wave_of_bandits_and_allocates_its_damage():
-    """A-EX-12 (derived) "covenant with Grogs A (MM 2, Sword +1), Grogs B (MM 2) ...; Wave of Bandits (MM 4); player
-    chooses to fight / then: covenant deals 2+1+2 = 5 → Bandits damage 5 ≥ 4 → Bandits discarded at season end /
-    Bandits deal 4 → must fill capacities first ... → both damaged → both inactive / at season end no active Grogs
-    → lose all 3 gold outside a Treasury ([000:683])"; A-BAT-1 "Each being first takes up to its capacity ... Only
-    after every being has reached capacity may surplus be assigned."; H-6 "The receiving player allocates"."""
-    d = Dice()
+def bandits_at_the_end_of_main(d: Dice):
+    """Year two, Spring: Ann keeps Grogs A with a Sword and Grogs B; Bob draws a Wave of Bandits; Main ends."""
     t = fixed_three(d, options={"yearly_consumes": False})  # everyone keeps gold to pay with
     for _ in range(4):
         skip_season(t)
@@ -260,6 +255,17 @@ def test_a_ex_12_a_covenant_fights_the_wave_of_bandits_and_allocates_its_damage(
     assert t.run("bob", DrawEvent("bob"))["played"] is True
     pass_main(t)
     assert t.phase() == "bandits" and t.turn() == ["bob", "cy", "ann"]  # from the starting player
+    return t, grogs_a, grogs_b, sword
+
+
+def test_a_ex_12_a_covenant_fights_the_wave_of_bandits_and_allocates_its_damage():
+    """A-EX-12 (derived) "covenant with Grogs A (MM 2, Sword +1), Grogs B (MM 2) ...; Wave of Bandits (MM 4); player
+    chooses to fight / then: covenant deals 2+1+2 = 5 → Bandits damage 5 ≥ 4 → Bandits discarded at season end /
+    Bandits deal 4 → must fill capacities first ... → both damaged → both inactive / at season end no active Grogs
+    → lose all 3 gold outside a Treasury ([000:683])"; A-BAT-1 "Each being first takes up to its capacity ... Only
+    after every being has reached capacity may surplus be assigned."; H-6 "The receiving player allocates"."""
+    d = Dice()
+    t, grogs_a, grogs_b, sword = bandits_at_the_end_of_main(d)
     gold = {seat: c["gold"] for seat, c in t.view("gm")["covenants"].items()}
     refused(t, "ann", FaceBandits("ann", fight=True, allocation={grogs_a: 2, grogs_b: 2}), "A-ORDER-1")
     t.run("bob", FaceBandits("bob", fight=False))
@@ -282,3 +288,15 @@ def test_a_ex_12_a_covenant_fights_the_wave_of_bandits_and_allocates_its_damage(
     v = t.view("gm")
     assert gold["ann"] > 0 and v["covenants"]["ann"]["gold"] == 0  # fought, and no active Grogs at the season end
     assert v["covenants"]["bob"]["gold"] > 0
+
+
+def test_a_evt_4_silence_before_the_bandits_pays_them_off():
+    """H-9 with A-EVT-4 [000:679] "each covenant must decide whether to engage the bandits in mundane battle or to
+    pay them off with 1 gold": a covenant silent at its deadline pays, if it holds the gold."""
+    d = Dice()
+    t, *_ = bandits_at_the_end_of_main(d)
+    gold = t.view("gm")["covenants"]["bob"]["gold"]
+    (window,) = t.view("bob")["windows"]
+    assert window["kind"].startswith("bandits:bob:")
+    t.run("ann", CloseWindow(window["id"]))  # the host closes Bob's turn now
+    assert t.view("gm")["covenants"]["bob"]["gold"] == gold - 1 and t.turn() == ["cy", "ann"]
