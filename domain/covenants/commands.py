@@ -199,6 +199,15 @@ class FaceBandits(Command):
     allocation: dict[str, int] | None = None
 
 
+@dataclass(frozen=True)
+class UseMouse(Command):
+    """Seen the generation roll, change it by up to 2 with the Mouse (A-GEN-1); ``card_id`` is the card it made."""
+
+    seat_id: str
+    card_id: str
+    by: int
+
+
 def add_covenant(game: CovenantGame, cmd: AddCovenant, ctx: Context) -> dict:
     require(game, ctx, RULE, "seat a covenant")
     game.add_covenant(cmd.seat_id, cmd.name, cmd.covenant, host=cmd.host, arts=list(cmd.arts), actor=ctx.principal)
@@ -327,6 +336,11 @@ def face_bandits(game: CovenantGame, cmd: FaceBandits, ctx: Context) -> dict:
     return game.face_bandits(cmd.seat_id, cmd.fight, dict(cmd.allocation) if cmd.allocation else None)
 
 
+def use_mouse(game: CovenantGame, cmd: UseMouse, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return {"card_id": game.use_mouse(cmd.seat_id, cmd.card_id, cmd.by)}
+
+
 def close_window(game: CovenantGame, cmd: CloseWindow, ctx: Context) -> dict:
     """The host (or the auditor) closes a turn's window now: the seat's silence counts (H-9)."""
     require(game, ctx, WINDOWS, "close a window")
@@ -386,4 +400,5 @@ COVENANT_COMMANDS: dict[type, Handler] = {
     PayTax: _windowed(pay_tax),
     FaceHedgeMage: _windowed(face_hedge_mage),
     FaceBandits: _windowed(face_bandits),
+    UseMouse: _windowed(use_mouse),
 }

@@ -609,8 +609,48 @@ class CovenantGame(PlatformGame):
         mouse_card: str | None = None,
     ) -> None:  # fmt: skip
         self.state.turn_done = True
+        self.state.last_generation = {"seat": seat, "kind": kind, "value": value}
         if mouse_card is not None:
             self.state.cards[mouse_card].cast_this_season.append("mouse")
+
+    def use_mouse(self, seat: str, card_id: str, by: int) -> str | None:
+        """A-GEN-1 step 4 [000:405] "you may add or subtract up to 2 to any single Resource or Event card generation
+        dice roll once per season": seen the roll, the player changes it while the card it made is still pending;
+        that card goes back and the changed value makes the card instead (A-AMB-6: once a season per Mouse)."""
+        self._require_turn(seat, "create")
+        s = self.state
+        c = s.cards.get(card_id)
+        lg = s.last_generation
+        if c is None or c.owner != seat or not c.pending or lg.get("seat") != seat or not s.turn_done:
+            raise RuleViolation("the Mouse changes the roll of the card you just generated", rule="A-GEN-1",
+                                field="card_id")  # fmt: skip
+        free = [m for m in self.covenant_cards(seat) if m.name == "Familiar: Mouse" and m.active
+                and "mouse" not in m.cast_this_season]  # fmt: skip
+        if not free:
+            raise RuleViolation("only an active Mouse not used this season may change a roll", rule="A-GEN-1")
+        if by == 0 or abs(by) > 2:
+            raise RuleViolation("the Mouse adds or subtracts 1 or 2", rule="A-GEN-1", field="by")
+        gen = self.house.generators[lg["kind"]]
+        value = min(gen.die, max(1, lg["value"] + by))
+        name = gen.faces.get(value)
+        self._roll_changed(seat=seat, value=value, card=name, mouse_card=free[0].id, actor=seat, audience=PUBLIC)
+        self._card_discarded(card_id=card_id, reason="the Mouse changed its roll", actor=SYSTEM, audience=PUBLIC)
+        new_id = None
+        if name is not None:
+            d = self.house.cards[name]
+            if not (d.unique and name in {x.name for x in s.cards.values()}):
+                new_id = self._new_card(seat, name, source=lg["kind"], pending=True)
+        if new_id is None:
+            self._end_generated_turn(seat)
+        return new_id
+
+    @event("RollChangedByMouse")
+    def _roll_changed(
+        self, seat: str, value: int, card: str | None, mouse_card: str, actor: str, audience: list
+    ) -> None:
+        s = self.state
+        s.last_generation = {**s.last_generation, "value": value}
+        s.cards[mouse_card].cast_this_season.append("mouse")
 
     def _curses(self, seat: str) -> list[dict]:
         return [e for e in self.state.effects if e.get("curse") and e.get("covenant") == seat]

@@ -87,6 +87,7 @@ class CovenantState(ViewerSequences):
     released: list = field(default_factory=list)  # held events firing this Events Phase, in generated order
     events_phase_season: int = 0  # the season whose first Events Phase has begun
     bandits: dict = field(default_factory=dict)  # Wave of Bandits: {"damage": n, "answered": [...], "fought": [...]}
+    last_generation: dict = field(default_factory=dict)  # {"seat", "kind", "value"}: the Mouse may change it after
     tax_assessed: int = 0  # the season whose Tax and Tithe was assessed (once, at its first Main Phase)
     directed_history: list = field(default_factory=list)
     pending_event: dict | None = None

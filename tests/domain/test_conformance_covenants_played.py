@@ -8,6 +8,7 @@ import pytest
 from domain.covenants import rules
 from domain.covenants.commands import (
     DecideEvent,
+    Discard,
     DrawEvent,
     FaceBandits,
     FaceHedgeMage,
@@ -17,6 +18,7 @@ from domain.covenants.commands import (
     Pass,
     PayTax,
     Support,
+    UseMouse,
 )
 from domain.errors import RuleViolation
 from domain.platform.commands import CloseWindow
@@ -28,6 +30,7 @@ from tests.covenants.play import (
     move_all,
     pass_create,
     pass_main,
+    reckon,
     skip_season,
 )
 
@@ -300,3 +303,33 @@ def test_a_evt_4_silence_before_the_bandits_pays_them_off():
     assert window["kind"].startswith("bandits:bob:")
     t.run("ann", CloseWindow(window["id"]))  # the host closes Bob's turn now
     assert t.view("gm")["covenants"]["bob"]["gold"] == gold - 1 and t.turn() == ["cy", "ann"]
+
+
+def test_a_gen_1_the_mouse_changes_the_roll_after_it_is_seen():
+    """A-GEN-1 step 4 "Familiar: Mouse. ±0..2, once per season: [000:405] "you may add or subtract up to 2 to any
+    single Resource or Event card generation dice roll once per season."": the player sees the roll, then changes
+    it; the changed value makes the card."""
+    d = Dice()
+    t = fixed_three(d)
+    move_all(t, [5, 1, 2])
+    d.push([5])  # Familiar: Mouse
+    t.run("ann", Keep("ann", t.run("ann", Generate("ann"))["card_id"]))
+    pass_create(t)
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    move_all(t, [4, 1, 2])  # ann on Item (d6)
+    while t.turn()[0] != "ann":
+        t.run(t.turn()[0], Pass(t.turn()[0]))
+    d.push([3])  # the Leather Shield; seen, Ann adds 2: 5, the Girdle
+    shield = t.run("ann", Generate("ann"))["card_id"]
+    names = {c["id"]: c["name"] for c in t.view("ann")["covenants"]["ann"]["cards"]}
+    assert names[shield] == "Mundane Item (Shield): Leather Shield"
+    refused(t, "ann", UseMouse("ann", shield, 3), "A-GEN-1")  # up to 2
+    refused(t, "bob", UseMouse("bob", shield, 1), "A-ORDER-1")
+    girdle = t.run("ann", UseMouse("ann", shield, 2))["card_id"]
+    names = {c["id"]: c["name"] for c in t.view("ann")["covenants"]["ann"]["cards"]}
+    assert shield not in names and names[girdle] == "Enchanted Item: Girdle of Magical Finesse"
+    refused(t, "ann", UseMouse("ann", girdle, -1), "A-GEN-1")  # once a season
+    t.run("ann", Discard("ann", girdle))
+    assert t.turn()[0] != "ann"
