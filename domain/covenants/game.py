@@ -1375,7 +1375,8 @@ class CovenantGame(PlatformGame):
     def draw_event(self, seat: str, roller: Any) -> dict:
         self._require_turn(seat, "events")
         gen = self.house.event_generator
-        face = self._roll(roller(self), seat, "event generation", 1, gen.die)[0]
+        cursed = any(c["curse"] == 1 for c in self._curses(seat))  # A-GEN-1 step 1: every die the player rolls
+        face = min(self._roll(roller(self), seat, "event generation", 2 if cursed else 1, gen.die))
         name = gen.faces.get(face)
         result: dict[str, Any] = {"face": face, "event": name}
         if name is None or name in self.state.events_in_play or any(h["event"] == name for h in self.state.held_events):

@@ -333,3 +333,16 @@ def test_a_gen_1_the_mouse_changes_the_roll_after_it_is_seen():
     refused(t, "ann", UseMouse("ann", girdle, -1), "A-GEN-1")  # once a season
     t.run("ann", Discard("ann", girdle))
     assert t.turn()[0] != "ann"
+
+
+def test_a_evt_3_hedge_curse_1_rolls_the_event_die_twice_too():
+    """A-EVT-3 "Every roll is an RNG event, and the Hedge curse #1 applies to it." with [000:751] "1: Every time the
+    covenant's player rolls a die, he must roll it twice and use the lesser value."."""
+    d = Dice()
+    t = cursed(d, 1)
+    moves(t, {"ann": 9, "bob": 1, "cy": 2})
+    pass_create(t)
+    assert t.phase() == "events" and t.turn() == ["ann"]
+    d.push([8, 1])  # a Dragon Attack, or the Market Fair: the lesser
+    result = t.run("ann", DrawEvent("ann"))
+    assert result["face"] == 1 and result["event"] == "Market Fair"
