@@ -173,6 +173,41 @@ class DecideEvent(Command):
     season: str | None = None
 
 
+@dataclass(frozen=True)
+class PayTax(Command):
+    """Pay the Tax and Tithe assessed at this season's Main Phase (A-EVT-4); unpaid at Reckoning it becomes a
+    permanent tribute (A-RECK-4)."""
+
+    seat_id: str
+
+
+@dataclass(frozen=True)
+class FaceHedgeMage(Command):
+    """At the end of the Main Phase, give up a Vis Source to a Hedge Mage Attack, or (None) face its curse."""
+
+    seat_id: str
+    give_up: str | None = None
+
+
+@dataclass(frozen=True)
+class FaceBandits(Command):
+    """At the end of the Main Phase, pay a Wave of Bandits 1 gold, or fight it and allocate the damage it deals
+    (card id -> damage)."""
+
+    seat_id: str
+    fight: bool
+    allocation: dict[str, int] | None = None
+
+
+@dataclass(frozen=True)
+class UseMouse(Command):
+    """Seen the generation roll, change it by up to 2 with the Mouse (A-GEN-1); ``card_id`` is the card it made."""
+
+    seat_id: str
+    card_id: str
+    by: int
+
+
 def add_covenant(game: CovenantGame, cmd: AddCovenant, ctx: Context) -> dict:
     require(game, ctx, RULE, "seat a covenant")
     game.add_covenant(cmd.seat_id, cmd.name, cmd.covenant, host=cmd.host, arts=list(cmd.arts), actor=ctx.principal)
@@ -286,6 +321,26 @@ def decide_event(game: CovenantGame, cmd: DecideEvent, ctx: Context) -> None:
     game.decide_event(cmd.seat_id, cmd.choice, cmd.target, cmd.season)
 
 
+def pay_tax(game: CovenantGame, cmd: PayTax, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return {"paid": game.pay_tax(cmd.seat_id)}
+
+
+def face_hedge_mage(game: CovenantGame, cmd: FaceHedgeMage, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.face_hedge_mage(cmd.seat_id, cmd.give_up, ctx.roller)
+
+
+def face_bandits(game: CovenantGame, cmd: FaceBandits, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.face_bandits(cmd.seat_id, cmd.fight, dict(cmd.allocation) if cmd.allocation else None)
+
+
+def use_mouse(game: CovenantGame, cmd: UseMouse, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return {"card_id": game.use_mouse(cmd.seat_id, cmd.card_id, cmd.by)}
+
+
 def close_window(game: CovenantGame, cmd: CloseWindow, ctx: Context) -> dict:
     """The host (or the auditor) closes a turn's window now: the seat's silence counts (H-9)."""
     require(game, ctx, WINDOWS, "close a window")
@@ -342,4 +397,8 @@ COVENANT_COMMANDS: dict[type, Handler] = {
     Support: _windowed(support),
     DrawEvent: _windowed(draw_event),
     DecideEvent: _windowed(decide_event),
+    PayTax: _windowed(pay_tax),
+    FaceHedgeMage: _windowed(face_hedge_mage),
+    FaceBandits: _windowed(face_bandits),
+    UseMouse: _windowed(use_mouse),
 }

@@ -30,7 +30,8 @@ from domain.platform.state import Window
 PUBLIC = [vis.PUBLIC]
 STARTING_CARDS = ("Villagers", "Villagers", "Grogs")
 _HOUSES: dict[str, HousePackage] = {}
-TURN_PHASES = ("move", "create", "events", "main", "certamen", "reckoning")
+TURN_PHASES = ("move", "create", "events", "main", "hedge", "bandits", "certamen", "reckoning")
+BANDITS_MIGHT = 4  # [000:676] the Wave of Bandits: "Mundane Might: 4"
 
 
 def bid_commitment(challenge_id: str, seat: str, vis_amount: int, nonce: str) -> str:
@@ -264,6 +265,10 @@ class CovenantGame(PlatformGame):
                 order += [p for p in s.order if s.powers[p].square == rules.EVENT_SQUARE and p not in order]
         if phase == "certamen":
             order = [p for p in order if any(ch["challenger"] == p for ch in s.challenges.values())]
+        if phase == "hedge":
+            order = [p for p in order if p in self._hedge_claims()]
+        if phase == "bandits":  # [000:679] "beginning with the covenant belonging to the starting player"
+            order = [p for p in order if p in self._bandits_due()]
         self._phase_began(
             year=s.year, season=s.season, cycle=cycle, phase=phase, turn=order, actor=SYSTEM, audience=PUBLIC
         )
@@ -279,10 +284,186 @@ class CovenantGame(PlatformGame):
             self._quaesitor_created(seat=quaesitor, actor=SYSTEM, audience=PUBLIC)
         elif phase == "events" and (s.seasons_begun <= 4 or not order):
             self._advance_from("events")  # A-AMB-2: only after the first four seasons
+        elif phase in ("hedge", "bandits") and not order:
+            self._advance_from(phase)
         elif phase == "certamen" and not s.challenges:
             self._advance_from("certamen")
         elif phase in ("create", "reckoning") and not order:
             self._advance_from(phase)
+        if phase == "main" and "Tax and Tithe" in s.events_in_play:
+            self._assess_tax()
+
+    def _assess_tax(self) -> None:
+        """A-EVT-4 [000:667]: "The tax is assessed at the beginning of the Main Phase of the season this card is
+        played (subsequent conversions or additions and subtractions to gold do not change the tax)"."""
+        s = self.state
+        if s.tax_assessed == s.seasons_begun:
+            return
+        taxes = {}
+        for seat in s.order:
+            capacity = 0
+            for c in self.covenant_cards(seat):
+                d = self.house.cards.get(c.name)
+                if d is not None and c.active:
+                    capacity += d.production.provision
+            taxes[seat] = rules.tax(capacity, s.powers[seat].gold)
+        self._tax_assessed(taxes=taxes, actor=SYSTEM, audience=PUBLIC)
+
+    @event("TaxAssessed")
+    def _tax_assessed(self, taxes: dict, actor: str, audience: list) -> None:
+        s = self.state
+        s.tax_assessed = s.seasons_begun
+        for seat, amount in taxes.items():
+            s.powers[seat].tax_owed = amount
+
+    def pay_tax(self, seat: str) -> int:
+        """A-EVT-4: the assessed tax is paid in gold ("Vis is not acceptable") any time before the Reckoning."""
+        p = self.power(seat)
+        if not p.tax_owed:
+            raise RuleViolation("you owe no tax", rule="A-EVT-4")
+        if self.state.phase in ("reckoning", "over") and p.supported:
+            raise RuleViolation("the tax is due by your Reckoning", rule="A-EVT-4")
+        if p.gold < p.tax_owed:
+            raise RuleViolation(f"the tax is {p.tax_owed} gold and you hold {p.gold}", rule="A-EVT-4", field="gold")
+        amount = p.tax_owed
+        self._tax_paid(seat=seat, gold=amount, actor=seat, audience=PUBLIC)
+        return amount
+
+    @event("TaxPaid")
+    def _tax_paid(self, seat: str, gold: int, actor: str, audience: list) -> None:
+        p = self.state.powers[seat]
+        p.gold -= gold
+        p.tax_owed = 0
+
+    @event("PermanentTributeImposed")
+    def _permanent_tribute(self, seat: str, points: int, reason: str, actor: str, audience: list) -> None:
+        p = self.state.powers[seat]
+        p.tribute.append({"to": None, "points": points, "permanent": True})
+        p.tax_owed = 0
+
+    def _hedge_claims(self) -> list[str]:
+        """Covenants a Hedge Mage Attack claims a Vis Source from at the end of this Main Phase ([000:744]); a
+        covenant whose every Vis Source is already gone has nothing left to be claimed."""
+        s = self.state
+        return [
+            e["target"]
+            for e in s.effects
+            if e.get("spell") == "Hedge Mage Attack" and e.get("event") and not e.get("answered")
+            and any(c.kind == "vis_source" for c in self.covenant_cards(e["target"]))
+        ]  # fmt: skip
+
+    def face_hedge_mage(self, seat: str, give_up: str | None, roller: Any) -> dict:
+        """A-EVT-4 [000:748] "At the end of the Main Phase, the covenant must either give up (discard) a Vis Source
+        of its choice or face the Hedge Mage's curse. The curse is determined by rolling a 6-sided die"."""
+        self._require_turn(seat, "hedge")
+        if give_up is not None:
+            mine = [c.id for c in self.covenant_cards(seat) if c.kind == "vis_source"]
+            if give_up not in mine:
+                raise RuleViolation(f"give up one of your Vis Sources: {mine}", rule="A-EVT-4", field="give_up")
+            self._hedge_faced(seat=seat, curse=0, actor=seat, audience=PUBLIC)
+            self._card_discarded(card_id=give_up, reason="given up to the Hedge Mage", actor=SYSTEM, audience=PUBLIC)
+            self._end_turn(seat, acted=True)
+            return {"given_up": give_up}
+        cursed = any(c["curse"] == 1 for c in self._curses(seat))  # A-GEN-1: curse 1 rolls every die twice
+        faces = self._roll(roller(self), seat, "hedge mage curse", 2 if cursed else 1, 6)
+        curse = min(faces)
+        self._hedge_faced(seat=seat, curse=curse, actor=seat, audience=PUBLIC)
+        self._end_turn(seat, acted=True)
+        return {"curse": curse}
+
+    @event("HedgeMageFaced")
+    def _hedge_faced(self, seat: str, curse: int, actor: str, audience: list) -> None:
+        s = self.state
+        for e in s.effects:
+            if e.get("spell") == "Hedge Mage Attack" and e.get("target") == seat:
+                e["answered"] = True
+        if curse:  # the curse outlasts the event: the card names no end to it
+            s.effects.append({"curse": curse, "covenant": seat, "source": "Hedge Mage Attack"})
+
+    def _bandits_due(self) -> list[str]:
+        """Covenants yet to pay off or fight this season's Wave of Bandits."""
+        s = self.state
+        if "Wave of Bandits" not in s.events_in_play or s.bandits.get("discarded"):
+            return []
+        return [p for p in s.order if p not in s.bandits.get("answered", [])]
+
+    def _battle_line(self, seat: str) -> list[Card]:
+        """A-BAT-1: the covenant's beings of Mundane Might (the inactive ones receive damage but deal none)."""
+        out = []
+        for c in self.covenant_cards(seat):
+            d = self.house.cards.get(c.name)
+            if d is not None and d.animate and d.might_type == "mundane" and d.might > 0:
+                out.append(c)
+        return out
+
+    def _capacity(self, c: Card) -> int:
+        """A-BAT-1: a being's Might plus the shields and armour attached to it (A-AMB-22)."""
+        bonus = 0
+        for x in self.state.cards.values():
+            dx = self.house.cards.get(x.name)
+            if x.attached_to == c.id and dx is not None:
+                bonus += dx.capacity_bonus
+        return self.house.cards[c.name].might + bonus
+
+    def _attack(self, beings: list[Card]) -> int:
+        weapons: dict[str, int] = {}
+        for x in self.state.cards.values():
+            dx = self.house.cards.get(x.name)
+            if x.attached_to is not None and dx is not None and dx.weapon_bonus:
+                weapons[x.attached_to] = weapons.get(x.attached_to, 0) + dx.weapon_bonus
+        return rules.attack_total(
+            [{"might": self.house.cards[c.name].might, "active": c.active, "weapon": weapons.get(c.id, 0)}
+             for c in beings]
+        )  # fmt: skip
+
+    def face_bandits(self, seat: str, fight: bool, allocation: dict[str, int] | None) -> dict:
+        """A-EVT-4 [000:679] "At the end of the Main Phase, beginning with the covenant belonging to the starting
+        player, each covenant must decide whether to engage the bandits in mundane battle or to pay them off with 1
+        gold"; in battle, the covenant allocates the Bandits' Might 4 as damage to its beings (A-BAT-1, H-6)."""
+        self._require_turn(seat, "bandits")
+        p = self.power(seat)
+        if not fight:
+            if p.gold < 1:
+                raise RuleViolation("paying the bandits off takes 1 gold", rule="A-EVT-4", field="fight")
+            self._bandits_faced(seat=seat, fought=False, dealt=0, actor=seat, audience=PUBLIC)
+            self._end_turn(seat, acted=True)
+            return {"paid": 1}
+        beings = self._battle_line(seat)
+        capacities = {c.id: self._capacity(c) for c in beings}
+        taken = dict(allocation or {})
+        if beings:
+            rules.check_allocation(BANDITS_MIGHT, capacities, taken)
+        elif taken:
+            raise RuleViolation("you have no beings of Mundane Might to take damage", rule="A-BAT-1",
+                                field="allocation")  # fmt: skip
+        dealt = self._attack(beings)
+        self._bandits_faced(seat=seat, fought=True, dealt=dealt, actor=seat, audience=PUBLIC)
+        for card_id, amount in taken.items():
+            if amount:
+                self._damage(card_id, amount, seat)
+        self._end_turn(seat, acted=True)
+        return {"dealt": dealt, "taken": taken}
+
+    @event("BanditsFaced")
+    def _bandits_faced(self, seat: str, fought: bool, dealt: int, actor: str, audience: list) -> None:
+        s = self.state
+        b = s.bandits or {"damage": 0, "answered": [], "fought": []}
+        b["answered"] = [*b.get("answered", []), seat]
+        if fought:
+            b["fought"] = [*b.get("fought", []), seat]
+            b["damage"] = b.get("damage", 0) + dealt
+        else:
+            s.powers[seat].gold -= 1
+        s.bandits = b
+
+    @event("BanditsLooted")
+    def _bandits_looted(self, seat: str, gold: int, actor: str, audience: list) -> None:
+        self.state.powers[seat].gold -= gold
+
+    @event("BanditsSeasonEnded")
+    def _bandits_season_ended(self, discarded: bool, actor: str, audience: list) -> None:
+        s = self.state
+        s.bandits = {"discarded": True} if discarded else {"damage": 0, "answered": [], "fought": []}
 
     @event("PhaseBegan")
     def _phase_began(
@@ -310,6 +491,10 @@ class CovenantGame(PlatformGame):
         elif phase == "events":
             self._phase(s.cycle, "main")
         elif phase == "main":
+            self._phase(s.cycle, "hedge" if self._hedge_claims() else "bandits" if self._bandits_due() else "certamen")
+        elif phase == "hedge":
+            self._phase(s.cycle, "bandits" if self._bandits_due() else "certamen")
+        elif phase == "bandits":
             self._phase(s.cycle, "certamen")
         elif phase == "certamen":
             self._next_cycle()
@@ -424,8 +609,48 @@ class CovenantGame(PlatformGame):
         mouse_card: str | None = None,
     ) -> None:  # fmt: skip
         self.state.turn_done = True
+        self.state.last_generation = {"seat": seat, "kind": kind, "value": value}
         if mouse_card is not None:
             self.state.cards[mouse_card].cast_this_season.append("mouse")
+
+    def use_mouse(self, seat: str, card_id: str, by: int) -> str | None:
+        """A-GEN-1 step 4 [000:405] "you may add or subtract up to 2 to any single Resource or Event card generation
+        dice roll once per season": seen the roll, the player changes it while the card it made is still pending;
+        that card goes back and the changed value makes the card instead (A-AMB-6: once a season per Mouse)."""
+        self._require_turn(seat, "create")
+        s = self.state
+        c = s.cards.get(card_id)
+        lg = s.last_generation
+        if c is None or c.owner != seat or not c.pending or lg.get("seat") != seat or not s.turn_done:
+            raise RuleViolation("the Mouse changes the roll of the card you just generated", rule="A-GEN-1",
+                                field="card_id")  # fmt: skip
+        free = [m for m in self.covenant_cards(seat) if m.name == "Familiar: Mouse" and m.active
+                and "mouse" not in m.cast_this_season]  # fmt: skip
+        if not free:
+            raise RuleViolation("only an active Mouse not used this season may change a roll", rule="A-GEN-1")
+        if by == 0 or abs(by) > 2:
+            raise RuleViolation("the Mouse adds or subtracts 1 or 2", rule="A-GEN-1", field="by")
+        gen = self.house.generators[lg["kind"]]
+        value = min(gen.die, max(1, lg["value"] + by))
+        name = gen.faces.get(value)
+        self._roll_changed(seat=seat, value=value, card=name, mouse_card=free[0].id, actor=seat, audience=PUBLIC)
+        self._card_discarded(card_id=card_id, reason="the Mouse changed its roll", actor=SYSTEM, audience=PUBLIC)
+        new_id = None
+        if name is not None:
+            d = self.house.cards[name]
+            if not (d.unique and name in {x.name for x in s.cards.values()}):
+                new_id = self._new_card(seat, name, source=lg["kind"], pending=True)
+        if new_id is None:
+            self._end_generated_turn(seat)
+        return new_id
+
+    @event("RollChangedByMouse")
+    def _roll_changed(
+        self, seat: str, value: int, card: str | None, mouse_card: str, actor: str, audience: list
+    ) -> None:
+        s = self.state
+        s.last_generation = {**s.last_generation, "value": value}
+        s.cards[mouse_card].cast_this_season.append("mouse")
 
     def _curses(self, seat: str) -> list[dict]:
         return [e for e in self.state.effects if e.get("curse") and e.get("covenant") == seat]
@@ -1014,6 +1239,9 @@ class CovenantGame(PlatformGame):
             )
         after = {k: have[k] - need[k] for k in have}
         self._supported(seat=seat, starved=list(starve), made=made, paid=need, after=after, actor=seat, audience=PUBLIC)
+        if p.tax_owed:  # A-RECK-4 [000:667] "If the tax cannot be paid by the time of Reckoning, the covenant must
+            # accept a permanent tribute of 1 point owed to the lord."
+            self._permanent_tribute(seat=seat, points=1, reason="Tax and Tithe unpaid", actor=SYSTEM, audience=PUBLIC)
         for card_id in starve:
             self._card_discarded(card_id=card_id, reason="unsupported at the Reckoning", actor=SYSTEM, audience=PUBLIC)
         self._turn_passed(seat=seat, phase="reckoning", acted=True, actor=seat, audience=PUBLIC)
@@ -1031,6 +1259,14 @@ class CovenantGame(PlatformGame):
 
     def _end_season(self, seed: str) -> None:
         s = self.state
+        if "Wave of Bandits" in s.events_in_play and s.bandits:
+            for seat in s.bandits.get("fought", []):  # [000:681] "if at the end of the season the battle was waged
+                # the covenant has no active Grogs in play, the covenant loses all the gold it owns" (no Treasury
+                # card is in the house package, so all of it)
+                if not any(c.kind == "grogs" and c.active for c in self.covenant_cards(seat)) and s.powers[seat].gold:
+                    self._bandits_looted(seat=seat, gold=s.powers[seat].gold, actor=SYSTEM, audience=PUBLIC)
+            self._bandits_season_ended(discarded=s.bandits.get("damage", 0) >= BANDITS_MIGHT, actor=SYSTEM,
+                                       audience=PUBLIC)  # fmt: skip
         for c in list(s.cards.values()):  # A-DMG-4 then A-DMG-1: heal, then winter discards inactive beings
             d = self.house.cards.get(c.name)
             if d is None or not d.animate or d.might_type not in (None, "mundane"):
@@ -1139,7 +1375,8 @@ class CovenantGame(PlatformGame):
     def draw_event(self, seat: str, roller: Any) -> dict:
         self._require_turn(seat, "events")
         gen = self.house.event_generator
-        face = self._roll(roller(self), seat, "event generation", 1, gen.die)[0]
+        cursed = any(c["curse"] == 1 for c in self._curses(seat))  # A-GEN-1 step 1: every die the player rolls
+        face = min(self._roll(roller(self), seat, "event generation", 2 if cursed else 1, gen.die))
         name = gen.faces.get(face)
         result: dict[str, Any] = {"face": face, "event": name}
         if name is None or name in self.state.events_in_play or any(h["event"] == name for h in self.state.held_events):
@@ -1179,6 +1416,9 @@ class CovenantGame(PlatformGame):
             if target is None:
                 raise RuleViolation("a directed event needs a target", rule="A-EVT-2", field="target")
             self.power(target)
+            if name == "Hedge Mage Attack" and not any(c.kind == "vis_source" for c in self.covenant_cards(target)):
+                raise RuleViolation("a Hedge Mage Attack targets a covenant with a Vis Source in play",
+                                    rule="A-EVT-2", field="target")  # fmt: skip
             active = sum(1 for e in self.state.effects if e.get("event") and e.get("target") == target)
             rules.check_directed(name, target, [tuple(x) for x in self.state.directed_history], active)
             self._event_played(event_name=name, seat=seat, target=target, actor=seat, audience=PUBLIC)
@@ -1229,6 +1469,8 @@ class CovenantGame(PlatformGame):
         s = self.state
         s.events_in_play.append(event_name)
         s.pending_event = None
+        if event_name == "Wave of Bandits":
+            s.bandits = {"damage": 0, "answered": [], "fought": []}
         if target is not None:
             s.directed_history.append([event_name, target])
             s.effects.append({"spell": event_name, "event": True, "target": target, "until": s.seasons_begun + 1})
@@ -1288,6 +1530,23 @@ class CovenantGame(PlatformGame):
         elif phase == "events" and s.pending_event is not None and s.pending_event["seat"] == seat:
             self.decide_event(seat, "discard")
         elif phase in ("create", "events", "main"):
+            self._end_turn(seat, acted=False)
+        elif phase == "bandits":  # silence pays the bandits off if it can, else fights, capacity first
+            if s.powers[seat].gold >= 1:
+                self.face_bandits(seat, False, None)
+            else:
+                left, alloc = BANDITS_MIGHT, {}
+                beings = self._battle_line(seat)
+                for c in beings:
+                    alloc[c.id] = min(left, self._capacity(c))
+                    left -= alloc[c.id]
+                if beings and left:
+                    alloc[beings[0].id] += left
+                self.face_bandits(seat, True, alloc)
+        elif phase == "hedge":  # silence gives up a Vis Source: the curse would need the seat's own roll
+            source = next(c.id for c in self.covenant_cards(seat) if c.kind == "vis_source")
+            self._hedge_faced(seat=seat, curse=0, actor=SYSTEM, audience=PUBLIC)
+            self._card_discarded(card_id=source, reason="given up to the Hedge Mage", actor=SYSTEM, audience=PUBLIC)
             self._end_turn(seat, acted=False)
         elif phase == "certamen":
             for ch in [c for c in s.challenges.values() if c["challenger"] == seat]:

@@ -89,6 +89,18 @@ STEPS = (
     Step("create", opens=("create",), closes_on=("every player generated or passed",), on_entry="A.1.2 #2"),
     Step("events", opens=("events",), closes_on=("the event was played, held or discarded",), on_entry="A.1.2 #3"),
     Step("main", opens=("main",), closes_on=("a round where everyone passed, then one more round",), on_entry="#4"),
+    Step(
+        "hedge",
+        opens=("hedge",),
+        closes_on=("each claimed covenant gave up a Vis Source or faced the curse",),
+        on_entry="Hedge Mage Attack [000:748], at the end of the Main Phase",
+    ),
+    Step(
+        "bandits",
+        opens=("bandits",),
+        closes_on=("each covenant paid the bandits off or fought them",),
+        on_entry="Wave of Bandits [000:679], at the end of the Main Phase",
+    ),
     Step("certamen", opens=("certamen",), closes_on=("every challenge resolved",), on_entry="A.1.2 #5"),
     Step("reckoning", opens=("reckoning",), closes_on=("every player allocated support",), on_entry="A.1.2 R"),
     Step("over", on_entry="a score of 25 or more at the Yearly Reckoning: the highest wins (A-RECK-5)"),

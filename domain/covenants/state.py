@@ -24,6 +24,7 @@ class CovenantSeat:
     score: int = 0
     marked: bool = False
     tribute: list = field(default_factory=list)  # [{"to": seat or None, "points": n, "permanent": bool}]
+    tax_owed: int = 0  # Tax and Tithe, assessed at the Main Phase (A-EVT-4); unpaid at Reckoning: tribute (A-RECK-4)
     last_challenged: dict = field(default_factory=dict)  # rival seat -> season index of the last challenge
     supported: bool = False
     timezone: str | None = None
@@ -85,6 +86,9 @@ class CovenantState(ViewerSequences):
     held_events: list = field(default_factory=list)
     released: list = field(default_factory=list)  # held events firing this Events Phase, in generated order
     events_phase_season: int = 0  # the season whose first Events Phase has begun
+    bandits: dict = field(default_factory=dict)  # Wave of Bandits: {"damage": n, "answered": [...], "fought": [...]}
+    last_generation: dict = field(default_factory=dict)  # {"seat", "kind", "value"}: the Mouse may change it after
+    tax_assessed: int = 0  # the season whose Tax and Tithe was assessed (once, at its first Main Phase)
     directed_history: list = field(default_factory=list)
     pending_event: dict | None = None
     next_card: int = 1

@@ -44,6 +44,7 @@ def table_view(game: Any, viewer: str) -> dict[str, Any]:
                 "score": p.score,
                 "marked": p.marked,
                 "tribute": list(p.tribute),
+                "tax_owed": p.tax_owed,
                 "cards": [_card(c) for c in s.cards.values() if c.owner == seat],
             }
             for seat, p in s.powers.items()
