@@ -19,7 +19,7 @@ from domain import limits
 from domain import visibility as vis
 from domain.errors import NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
-from domain.lodge.catalogue import SLOTS, Card, Catalogue, Phrase, default_catalogue
+from domain.lodge.catalogue import SLOTS, Card, Catalogue, Phrase, default_catalogue, installed_pin, pinned_catalogue
 from domain.lodge.engine import Choices, Engine, Source
 from domain.lodge.package import installed_package
 from domain.lodge.scoring import score_room
@@ -44,6 +44,7 @@ class LodgeGame(PlatformGame):
         options: dict,
         package: dict,
         catalogue: str,
+        catalogue_pin: dict | None,
         actor: str,
         audience: list,
     ) -> None:
@@ -51,6 +52,7 @@ class LodgeGame(PlatformGame):
             name=name, ruleset=ruleset, rules_version=rules_version, timezone=timezone, options=options
         )
         self.state.package = deepcopy(package)
+        self.state.catalogue = deepcopy(catalogue_pin) if catalogue_pin else {}
         slots = {r.id: r.slots for r in self.catalogue.rooms}
         apply_change(self.state, {"op": "rooms", "slots": slots})
 
@@ -75,6 +77,7 @@ class LodgeGame(PlatformGame):
             options=opts.model_dump(mode="json"),
             package=package,
             catalogue=default_catalogue().version,
+            catalogue_pin=installed_pin(),
             actor=GM,
             audience=[vis.PUBLIC],
         )
@@ -155,7 +158,9 @@ class LodgeGame(PlatformGame):
 
     @property
     def catalogue(self) -> Catalogue:
-        return default_catalogue()
+        """The catalogue the game pinned when it was created, or refused (LH-7); a game created before pins
+        were recorded (LodgeCreated version 1) plays with the installed one, as it always did."""
+        return pinned_catalogue(self.state.catalogue) if self.state.catalogue else default_catalogue()
 
     @property
     def package(self) -> dict:
@@ -591,7 +596,6 @@ class LodgeGame(PlatformGame):
 EVENT_VERSIONS: dict[str, int] = {
     name: 1
     for name in (
-        "LodgeCreated",
         "MageAdded",
         "SpellsPrepared",
         "DeckShuffled",
@@ -618,7 +622,7 @@ EVENT_VERSIONS: dict[str, int] = {
         "RoomFlipped",
         "GameEnded",
     )
-}
+} | {"LodgeCreated": 2}  # 2: the catalogue pinned by name, version and content hash
 
 
 def lodge_event_types() -> dict[str, type]:
@@ -628,3 +632,11 @@ def lodge_event_types() -> dict[str, type]:
 
 for _name, _cls in lodge_event_types().items():
     setattr(_cls, "class_version", EVENT_VERSIONS[_name])  # typed as a plain type here
+
+
+def _upcast_created_v1_v2(state: dict) -> None:
+    """Version 1 recorded only the catalogue's version: no pin, so the game keeps the installed catalogue."""
+    state["catalogue_pin"] = None
+
+
+setattr(lodge_event_types()["LodgeCreated"], "upcast_v1_v2", staticmethod(_upcast_created_v1_v2))

@@ -170,6 +170,18 @@ def _pass(game: LodgeGame, cmd: Pass, ctx: Context) -> None:
     game.pass_turn(cmd.mage_id)
 
 
+def _pinned(handler: Callable[..., Any]) -> Callable[..., Any]:
+    """Every command first finds the catalogue the game pinned, so a game whose catalogue is gone is refused
+    before anything happens in it (LH-7), whatever the command touches."""
+
+    def run(game: LodgeGame, cmd: Any, ctx: Context) -> Any:
+        game.catalogue  # noqa: B018 - raises RuleViolation when the pinned catalogue is not installed or kept
+        return handler(game, cmd, ctx)
+
+    run.__doc__ = handler.__doc__
+    return run
+
+
 LODGE_COMMANDS: dict[type, Callable[..., Any]] = {
     AddMage: _add_mage,
     BeginGame: _begin,
@@ -182,6 +194,7 @@ LODGE_COMMANDS: dict[type, Callable[..., Any]] = {
     ResolveFromCell: _from_cell,
     Pass: _pass,
 }
+LODGE_COMMANDS = {kind: _pinned(handler) for kind, handler in LODGE_COMMANDS.items()}
 
 # ---------------------------------------------------------------------- views (L.4)
 

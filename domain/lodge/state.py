@@ -25,6 +25,7 @@ class LodgeState(ViewerSequences):
     timezone: str
     options: dict = field(default_factory=dict)
     package: dict = field(default_factory=dict)  # the pinned rules package, as recorded when the game was created
+    catalogue: dict = field(default_factory=dict)  # the pinned card catalogue: name, version, sha256 ({}: unpinned)
     powers: dict = field(default_factory=dict)  # the platform's seats (one per Mage)
     credentials: dict = field(default_factory=dict)
     windows: dict = field(default_factory=dict)
