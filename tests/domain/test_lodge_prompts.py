@@ -1,0 +1,109 @@
+"""Player choices as prompts (L.3, issue 15): an effect that needs a choice its command did not make pauses,
+offers the legal options on a platform window with a deadline, and resolves when the chooser answers or,
+at the deadline, with the recorded default. Played through the application service."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from api.rulesets import service_class
+from api.service import Caller
+from domain.errors import RuleViolation
+from domain.lodge.ruleset import AddMage, AdvancePhase, AnswerChoice, BeginGame, CastSpell, PrepareSpells
+
+
+@pytest.fixture
+def games():
+    g = service_class()(entropy=lambda n: "ab" * n)
+    yield g
+    g.close()
+
+
+def _gust_ready(games) -> str:
+    """Ann holds Gust (Move 2 on its target) in slot I, at the Actions phase; every Mage stands in the Hall."""
+    game_id, _, _ = games.create_game("Lodge", ruleset="lodge")
+    gm = Caller.of("gm")
+    games.run_many(gm, game_id, [AddMage("ann", "Ann", "red"), AddMage("bob", "Bob", "blue"), BeginGame()])
+    games.run(Caller.of("ann"), game_id, PrepareSpells("ann", {"I": "gust"}))
+    games.run(gm, game_id, AdvancePhase("prepare"))
+    return game_id
+
+
+def _kinds(games, game_id: str, viewer: str) -> list[str]:
+    return [e["type"] for e in games.visible_events(game_id, viewer)]
+
+
+def _moves(games, game_id: str) -> list[tuple[str, str]]:
+    game = games.get_game(game_id)
+    return [
+        (c["from"], c["room"])
+        for e in games.events.get(game.id)
+        for c in getattr(e, "changes", [])
+        if c["op"] == "move" and c.get("model") == "bob"
+    ]
+
+
+def test_l_move_1_each_move_step_left_open_is_a_prompt_the_mover_answers_from_the_legal_rooms(games):
+    """L-MOVE-1 [002:R28]: "When a Model performs "Move," its controller moves it to an adjacent Room; they repeat
+    this operation a number of times equal to the number indicated after the word "Move"." (LH-2: the player
+    picks one adjacent Room per step.)"""
+    game_id = _gust_ready(games)
+    ann = Caller.of("ann")
+    games.run(ann, game_id, CastSpell("ann", "I", "bob"))  # no moves named: each step is asked for
+    (prompt,) = games.view(game_id, "ann")["prompts"]
+    assert prompt["question"] == "Move step 1 of bob" and "library" in prompt["options"]
+    assert prompt["default"] == prompt["options"][0] and prompt["rule"] == "L-MOVE-1"
+    assert games.view(game_id, "gm")["prompts"] == [prompt] and games.view(game_id, "bob")["prompts"] == []
+    assert "ChoiceOffered" not in _kinds(games, game_id, "bob") and "ChoiceOffered" in _kinds(games, game_id, "ann")
+    assert "ChoiceOffered" in _kinds(games, game_id, "gm")
+    game = games.get_game(game_id)
+    assert game.state.windows[prompt["choice"]].kind == "choice" and not game.state.windows[prompt["choice"]].closed
+    assert _moves(games, game_id) == [] and game.state.mages["ann"]["slots"]["I"]["revealed"] is False
+    games.run(ann, game_id, AnswerChoice("ann", prompt["choice"], "library"))
+    (second,) = games.view(game_id, "ann")["prompts"]
+    assert second["question"] == "Move step 2 of bob" and "observatory" in second["options"]
+    open_windows = [w["id"] for w in games.view(game_id, "gm")["windows"]]
+    assert prompt["choice"] not in open_windows and second["choice"] in open_windows
+    games.run(ann, game_id, AnswerChoice("ann", second["choice"], "observatory"))
+    assert games.view(game_id, "ann")["prompts"] == []
+    assert _moves(games, game_id) == [("hall", "library"), ("library", "observatory")]
+    kinds = _kinds(games, game_id, "ann")
+    assert kinds.count("ChoiceAnswered") == 2 and kinds.count("SpellRevealed") == 1
+
+
+def test_l_move_1_an_unanswered_prompt_takes_its_recorded_default_at_the_deadline(games):
+    """L-MOVE-1 [002:R28]: "they repeat this operation a number of times equal to the number indicated after the
+    word "Move"": the phrase applies in full (R2), so at the deadline each open step takes its default."""
+    game_id = _gust_ready(games)
+    games.run(Caller.of("ann"), game_id, CastSpell("ann", "I", "bob"))
+    game = games.get_game(game_id)
+    for step in (1, 2):
+        (prompt,) = games.view(game_id, "ann")["prompts"]
+        games.clock = lambda step=step: game.created_on + timedelta(days=30 * step)
+        assert games.close_due_window(game_id, prompt["choice"]) is True
+    defaulted = [e["data"] for e in games.visible_events(game_id, "ann") if e["type"] == "ChoiceDefaulted"]
+    assert len(defaulted) == 2 and games.view(game_id, "ann")["prompts"] == []
+    first = games.get_game(game_id).catalogue.room_by_id["hall"].adjacent[0]
+    assert _moves(games, game_id)[0] == ("hall", first)
+    assert games.get_game(game_id).state.phase == "actions"  # a choice's deadline does not end the phase
+
+
+def test_l_move_3_an_illegal_answer_is_refused_naming_the_rule_and_records_nothing(games):
+    """L-MOVE-3 [002:R30]: "You cannot move your Mage or another Mage into a Cell, however some Game Effects may
+    place a Mage into their Cell"; with L-MOVE-1, each step goes to an adjacent Room. An answer outside the
+    options the server computed is refused naming the rule it breaks, and nothing is recorded."""
+    game_id = _gust_ready(games)
+    ann = Caller.of("ann")
+    games.run(ann, game_id, CastSpell("ann", "I", "bob"))
+    (prompt,) = games.view(game_id, "ann")["prompts"]
+    before = games.recorder.max_notification_id()
+    for option, rule in (("sanctum", "L-MOVE-1"), ("cell-blue", "L-MOVE-3")):
+        with pytest.raises(RuleViolation, match=rule) as refused:
+            games.run(ann, game_id, AnswerChoice("ann", prompt["choice"], option))
+        assert refused.value.rule == rule and refused.value.field == "option"
+    with pytest.raises(Exception, match="no open choice"):
+        games.run(Caller.of("bob"), game_id, AnswerChoice("bob", prompt["choice"], "library"))
+    assert games.recorder.max_notification_id() == before
+    assert games.view(game_id, "ann")["prompts"] == [prompt]
