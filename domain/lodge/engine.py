@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import combinations
 
 from domain.errors import RuleViolation
 from domain.lodge.catalogue import Card, Catalogue, Phrase, describe
@@ -45,6 +46,7 @@ class Choices:
     moves: list[str] = field(default_factory=list)  # one Room per Move 1 step (LH-2)
     heal: list[int] | None = None  # which cubes, by position on the track left to right (LH-3)
     prompt: bool = False  # a step not answered in advance is asked for (ChoiceNeeded) rather than refused
+    heal_colours: list[str] | None = None  # a prompt's answer: whose cubes to heal, each the rightmost of its owner
 
 
 class ChoiceNeeded(Exception):
@@ -313,6 +315,21 @@ class Engine:
         n = min(amount, len(track))
         rightmost = list(range(len(track) - n, len(track)))
         avatar = src.model in self.s.mages and self.s.mages[src.model]["avatar"] and t in self.s.mages
+        if ch.heal is None and ch.heal_colours is None and ch.prompt and not avatar and n < len(track):
+            # LH-3 / LH-4 (L-AMB-7): Heal N on more than N cubes applies in full several ways; the resolving Mage
+            # picks whose cubes (the cubes of one owner are alike); the default is the rightmost N, as before
+            options = sorted({",".join(sorted(c)) for c in combinations(track, n)})
+            if len(options) > 1:
+                default = ",".join(sorted(track[len(track) - n :]))
+                raise ChoiceNeeded("heal", f"whose {n} cubes to heal on {t}", options, default, "L-HEAL-1", "heal")
+        if ch.heal is None and ch.heal_colours is not None:
+            left = list(enumerate(track))
+            picked = []
+            for colour in ch.heal_colours:
+                i = next(i for i, c in reversed(left) if c == colour)
+                left = [(j, c) for j, c in left if j != i]
+                picked.append(i)
+            ch = Choices(ch.moves, sorted(picked))
         chosen = sorted(set(ch.heal)) if ch.heal is not None else rightmost
         if len(chosen) > amount or any(not 0 <= i < len(track) for i in chosen):
             raise RuleViolation(

@@ -478,9 +478,10 @@ class LodgeGame(PlatformGame):
                 raise RuleViolation(
                     f"choose {need.question}: one of {', '.join(need.options)}", rule=need.rule
                 ) from None
-            self._offer_choice(command, list(choices.moves), need, now)
+            answers = {"moves": list(choices.moves), "heal_colours": choices.heal_colours}
+            self._offer_choice(command, answers, need, now)
 
-    def _offer_choice(self, command: dict, answers: list[str], need: ChoiceNeeded, now: datetime) -> None:
+    def _offer_choice(self, command: dict, answers: dict, need: ChoiceNeeded, now: datetime) -> None:
         mage = command["mage"]
         cid = f"choice-{self.version}"
         audience = vis.powers([mage])  # the host sees every event
@@ -546,7 +547,12 @@ class LodgeGame(PlatformGame):
             audience=audience,
         )
         cmd = prompt["command"]
-        choices = Choices([*prompt["answers"], option], cmd.get("heal"), prompt=True)
+        answers = prompt["answers"]
+        choices = Choices(list(answers["moves"]), cmd.get("heal"), prompt=True, heal_colours=answers["heal_colours"])
+        if prompt["kind"] == "move":
+            choices.moves.append(option)
+        else:
+            choices.heal_colours = option.split(",") if option else []
         if cmd["command"] == "CastSpell":
             self.cast_spell(mage, cmd["slot"], cmd["target"], choices, now)
         else:

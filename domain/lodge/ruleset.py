@@ -151,14 +151,14 @@ def _prepare(game: LodgeGame, cmd: PrepareSpells, ctx: Context) -> None:
 
 def _cast(game: LodgeGame, cmd: CastSpell, ctx: Context) -> None:
     require_seat(game, ctx, cmd.mage_id)
-    # moves named in the command answer in advance; none named leaves each step to a prompt (L.3)
-    choices = Choices(list(cmd.moves), cmd.heal, prompt=not cmd.moves)
+    # choices named in the command answer in advance; a command naming none leaves each to a prompt (L.3)
+    choices = Choices(list(cmd.moves), cmd.heal, prompt=not cmd.moves and cmd.heal is None)
     game.cast_spell(cmd.mage_id, cmd.slot, cmd.target, choices, ctx.now)
 
 
 def _physical(game: LodgeGame, cmd: PhysicalAction, ctx: Context) -> None:
     require_seat(game, ctx, cmd.mage_id)
-    choices = Choices(list(cmd.moves), cmd.heal, prompt=not cmd.moves)
+    choices = Choices(list(cmd.moves), cmd.heal, prompt=not cmd.moves and cmd.heal is None)
     game.physical_action(cmd.mage_id, cmd.action, cmd.target, choices, ctx.now)
 
 

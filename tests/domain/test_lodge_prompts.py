@@ -107,3 +107,36 @@ def test_l_move_3_an_illegal_answer_is_refused_naming_the_rule_and_records_nothi
         games.run(Caller.of("bob"), game_id, AnswerChoice("bob", prompt["choice"], "library"))
     assert games.recorder.max_notification_id() == before
     assert games.view(game_id, "ann")["prompts"] == [prompt]
+
+
+def test_lh_4_whose_cubes_a_heal_takes_is_a_prompt_among_the_maximal_subsets_with_the_rightmost_by_default():
+    """L-HEAL-1 [002:R33]: "when Healing Damage the Mage chooses a number of Damage Cubes equal to or less than
+    the amount indicated by the Effect"; [002:R34] "you can choose any color combination of Damage Cubes to Heal
+    from those assigned to the target". LH-4 / L-AMB-7: where several maximal applicable subsets exist, the
+    resolving Mage chooses one. Mend (Heal 2) on a track of red, blue, red, green can heal four different pairs of
+    owners; the offer lists them, an answer outside them is refused naming the rule and records nothing, and the
+    deadline takes the rightmost two."""
+    from domain.lodge.engine import Choices
+    from tests.domain.lodge_helpers import NOW, cubes, lodge, recorded, slot
+
+    g = lodge()
+    slot(g, "ann", "mend")
+    cubes(g, "bob", "red", "blue", "red", "green")
+    g.cast_spell("ann", "I", "bob", Choices(prompt=True), now=NOW)
+    ((kind, offered),) = [(k, d) for k, d in recorded(g) if k.startswith("Choice")]
+    assert kind == "ChoiceOffered" and offered["options"] == ["blue,green", "blue,red", "green,red", "red,red"]
+    assert offered["default"] == "green,red" and g.state.mages["bob"]["damage"] == ["red", "blue", "red", "green"]
+    with pytest.raises(RuleViolation, match="L-HEAL-1"):
+        g.answer_choice("ann", offered["choice"], "blue,blue", now=NOW)
+    assert recorded(g) == []
+    g.answer_choice("ann", offered["choice"], "red,red", now=NOW)
+    assert g.state.mages["bob"]["damage"] == ["blue", "green"] and g.state.prompts == {}
+
+    g = lodge()
+    slot(g, "ann", "mend")
+    cubes(g, "bob", "red", "blue", "red", "green")
+    g.cast_spell("ann", "I", "bob", Choices(prompt=True), now=NOW)
+    (choice,) = g.state.prompts
+    assert g.close_window(choice, now=NOW + timedelta(days=2)) is True
+    assert g.state.mages["bob"]["damage"] == ["red", "blue"]
+    assert [k for k, _ in recorded(g) if k.startswith("Choice")] == ["ChoiceOffered", "ChoiceDefaulted"]
