@@ -179,6 +179,8 @@ class LodgeGame(PlatformGame):
             raise NotFound(f"no Mage {power_id!r} in this Lodge", field="mage_id") from None
 
     def pending_in(self, w: Window) -> list[str]:
+        if w.id in self.state.prompts:  # a choice's window waits for its chooser only
+            return [self.state.prompts[w.id]["mage"]]
         phase = self._phase_rules()
         if phase is None or phase["acts"] == "host" or w.kind != phase["name"]:
             return []

@@ -59,7 +59,8 @@ def test_l_move_1_each_move_step_left_open_is_a_prompt_the_mover_answers_from_th
     assert "ChoiceOffered" not in _kinds(games, game_id, "bob") and "ChoiceOffered" in _kinds(games, game_id, "ann")
     assert "ChoiceOffered" in _kinds(games, game_id, "gm")
     game = games.get_game(game_id)
-    assert game.state.windows[prompt["choice"]].kind == "choice" and not game.state.windows[prompt["choice"]].closed
+    window = game.state.windows[prompt["choice"]]
+    assert window.kind == "choice" and not window.closed and game.pending_in(window) == ["ann"]
     assert _moves(games, game_id) == [] and game.state.mages["ann"]["slots"]["I"]["revealed"] is False
     games.run(ann, game_id, AnswerChoice("ann", prompt["choice"], "library"))
     (second,) = games.view(game_id, "ann")["prompts"]
