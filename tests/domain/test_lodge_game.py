@@ -213,3 +213,15 @@ def test_the_game_pins_its_catalogue_and_refuses_to_go_on_when_it_is_neither_ins
     (tmp_path / "kept" / "lodge-cards-1.json").write_text(kept.read_text())  # the shipped version kept
     games.run(Caller.of("ann"), game_id, PrepareSpells("ann", {"QUICK": "unravel"}))
     assert games.get_game(game_id).catalogue.spells[0].name == installed["spells"][0]["name"]
+
+
+def test_a_lodge_created_before_the_catalogue_pin_is_upcast_and_plays_with_the_installed_catalogue():
+    """DESIGN "Event evolution": LodgeCreated version 1 recorded only the catalogue's version; its upcaster adds
+    no pin, and such a game keeps the installed catalogue, as it did when it was recorded."""
+    created = lodge_event_types()["LodgeCreated"]
+    stored = {"name": "Lodge", "catalogue": "lodge-cards-1"}
+    created.upcast_v1_v2(stored)
+    assert stored == {"name": "Lodge", "catalogue": "lodge-cards-1", "catalogue_pin": None}
+    game = LodgeGame.start("Lodge")
+    game.state.catalogue = {}
+    assert game.catalogue is default_catalogue()
