@@ -135,6 +135,8 @@ class LodgeGame(PlatformGame):
 
     class ChoiceDefaulted(Change): ...
 
+    class ChoiceLapsed(Change): ...
+
     class Passed(Change): ...
 
     class CleanupBegan(Change): ...
@@ -473,6 +475,13 @@ class LodgeGame(PlatformGame):
     def _resolving(self, command: dict, choices: Choices, now: datetime | None, resolve: Any) -> None:
         """Resolve an effect; when it stops for a choice the command left open, offer it instead: the
         ``ChoiceOffered`` event (seen by the chooser and the host) and a window with a deadline."""
+        waiting = sorted(c for c, p in self.state.prompts.items() if p["mage"] == command["mage"])
+        if waiting:  # R1: an effect resolves in full before the next begins
+            raise RuleViolation(
+                f"answer {waiting[0]} first: the effect waiting for it has not resolved (L-EFF-1)",
+                rule="L-EFF-1",
+                field="choice_id",
+            )
         try:
             resolve()
         except ChoiceNeeded as need:
@@ -548,6 +557,21 @@ class LodgeGame(PlatformGame):
             actor=SYSTEM,
             audience=audience,
         )
+        try:
+            self._resume(prompt, option, now)
+        except RuleViolation as err:
+            if kind == "ChoiceAnswered":
+                raise  # the chooser is told, and nothing is recorded
+            # at the deadline the game has moved on (another phase, say): the effect lapses, recorded with why,
+            # so the window still closes once
+            self._emit(
+                "ChoiceLapsed",
+                {"choice": choice_id, "mage": mage, "reason": str(err), "rule": err.rule},
+                audience=audience,
+            )
+
+    def _resume(self, prompt: dict, option: str, now: datetime) -> None:
+        mage = prompt["mage"]
         cmd = prompt["command"]
         answers = prompt["answers"]
         choices = Choices(list(answers["moves"]), cmd.get("heal"), prompt=True, heal_colours=answers["heal_colours"])
@@ -731,6 +755,7 @@ EVENT_VERSIONS: dict[str, int] = {
         "ChoiceOffered",
         "ChoiceAnswered",
         "ChoiceDefaulted",
+        "ChoiceLapsed",
         "Passed",
         "CleanupBegan",
         "PersistentTokensReturned",

@@ -141,3 +141,32 @@ def test_lh_4_whose_cubes_a_heal_takes_is_a_prompt_among_the_maximal_subsets_wit
     assert g.close_window(choice, now=NOW + timedelta(days=2)) is True
     assert g.state.mages["bob"]["damage"] == ["red", "blue"]
     assert [k for k, _ in recorded(g) if k.startswith("Choice")] == ["ChoiceOffered", "ChoiceDefaulted"]
+
+
+def test_l_eff_1_while_an_effect_waits_for_its_choice_its_resolver_starts_no_other(games):
+    """L-EFF-1 [002:R1]: an Effect resolves in full, phrase after phrase; one waiting for its resolver's choice
+    has not resolved, so the same Mage's next effect is refused naming the rule, and nothing is recorded."""
+    game_id = _gust_ready(games)
+    ann = Caller.of("ann")
+    games.run(ann, game_id, CastSpell("ann", "I", "bob"))
+    before = games.recorder.max_notification_id()
+    with pytest.raises(RuleViolation, match="L-EFF-1"):
+        games.run(ann, game_id, CastSpell("ann", "I", "bob"))
+    assert games.recorder.max_notification_id() == before
+
+
+def test_a_choice_whose_effect_can_no_longer_resolve_lapses_at_its_deadline_and_its_window_closes(games):
+    """LH-7: the host ended the Actions phase while a choice waited; at its deadline the effect may not resolve
+    in the Black Rose's phase, so the default is recorded, the lapse with its reason, and the window closes once."""
+    game_id = _gust_ready(games)
+    games.run(Caller.of("ann"), game_id, CastSpell("ann", "I", "bob"))
+    (prompt,) = games.view(game_id, "ann")["prompts"]
+    games.run(Caller.of("gm"), game_id, AdvancePhase("actions"))
+    game = games.get_game(game_id)
+    games.clock = lambda: game.created_on + timedelta(days=30)
+    assert games.close_due_window(game_id, prompt["choice"]) is True
+    kinds = _kinds(games, game_id, "ann")
+    assert kinds[-3:] == ["ChoiceDefaulted", "WindowClosed", "ChoiceLapsed"] and _moves(games, game_id) == []
+    (lapsed,) = [e["data"] for e in games.visible_events(game_id, "ann") if e["type"] == "ChoiceLapsed"]
+    assert lapsed["data"]["rule"] == "LH-7"
+    assert games.close_due_window(game_id, prompt["choice"]) is False
