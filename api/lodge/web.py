@@ -134,6 +134,17 @@ def _choose(request, games, game_id, caller, f):
     )
 
 
+def _answer(request, games, game_id, caller, f):
+    choice = f.get("choice_id", "")
+    return attempt(
+        request,
+        game_id,
+        f"prompt-{choice}",
+        send(games, game_id, caller, lambda: lr.AnswerChoice(caller.principal, choice, f.get("option", ""))),
+        "Choice answered.",
+    )
+
+
 def _pass(request, games, game_id, caller, f):
     return attempt(
         request, game_id, "pass", send(games, game_id, caller, lambda: lr.Pass(caller.principal)), "You passed."
@@ -193,6 +204,7 @@ FORMS = {
     "physical": _physical,
     "evocation": _evocation,
     "choose": _choose,
+    "answer": _answer,
     "pass": _pass,
     "add-mage": _add_mage,
     "begin": _begin,

@@ -9,6 +9,7 @@ code. ``describe`` says a phrase in words.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from pathlib import Path
 from typing import Literal
@@ -16,6 +17,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 DATA = Path(__file__).with_name("data")
+INSTALLED = DATA / "cards.json"  # the catalogue new games pin
+KEPT = DATA / "catalogues"  # shipped versions kept by version, so games pinned to them still load
 SLOTS = ("QUICK", "I", "II", "III")  # a Mage's spell slots, one Persistent Token each (L-PERS-2)
 
 # Every primitive a phrase may use, and whether it needs an amount.
@@ -119,6 +122,7 @@ class EvocationCard(_Strict):
 
 
 class Catalogue(_Strict):
+    name: str = "lodge-cards"
     version: str
     rooms: list[Room]
     evocations: list[EvocationCard]
@@ -159,9 +163,43 @@ def load_catalogue(path: Path | str) -> Catalogue:
     return Catalogue.model_validate(json.loads(Path(path).read_text()))
 
 
-@functools.cache
+def content_hash(path: Path | str) -> str:
+    """The catalogue's content hash: sha256 of its canonical JSON, so reformatting the file does not change it."""
+    canonical = json.dumps(json.loads(Path(path).read_text()), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
 def default_catalogue() -> Catalogue:
-    return load_catalogue(DATA / "cards.json")
+    return load_catalogue_cached(str(INSTALLED))
+
+
+@functools.cache
+def load_catalogue_cached(path: str) -> Catalogue:
+    return load_catalogue(path)
+
+
+def installed_pin() -> dict:
+    """What a new game records of the installed catalogue: its name, version and content hash."""
+    cat = default_catalogue()
+    return {"name": cat.name, "version": cat.version, "sha256": content_hash(INSTALLED)}
+
+
+def pinned_catalogue(pin: dict) -> Catalogue:
+    """The catalogue a game pinned: the installed one if its content hash matches, else the shipped version kept
+    under ``data/catalogues/<version>.json`` with that hash; otherwise the game cannot go on, because
+    replaying it with other cards would change what its recorded effects meant (LH-7)."""
+    candidates = [INSTALLED, KEPT / f"{pin['version']}.json"]
+    for path in candidates:
+        if path.is_file() and content_hash(path) == pin["sha256"]:
+            return load_catalogue_cached(str(path))
+    from domain.errors import RuleViolation
+
+    raise RuleViolation(
+        f"this game pinned the card catalogue {pin['name']} {pin['version']} (sha256 {pin['sha256'][:12]}), "
+        "which is neither the installed catalogue nor a kept version (LH-7)",
+        rule="LH-7",
+        field="catalogue",
+    )
 
 
 def describe(phrase: Phrase) -> str:

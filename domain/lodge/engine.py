@@ -6,14 +6,18 @@ or with the parts that cannot apply skipped and the reason and rule recorded (R3
 even if nothing applied (R4), after which "after an Effect resolves" triggers fire (L-EFF-3). The game
 records the same records as events; folding their changes reproduces the scratch state.
 
-A player's choices (targets, each ``Move 1`` step, which cubes to heal) arrive with the command (L.3);
-a choice the rules do not allow is refused before anything is recorded.
+A player's choices (targets, each ``Move 1`` step, which cubes to heal) arrive with the command (L.3), or,
+when the command leaves them to a prompt (``Choices.prompt``), the engine stops at the first one it needs
+and raises ``ChoiceNeeded`` with the legal options it computed; nothing of the effect is recorded until the
+chooser answers (or the deadline picks the default) and the effect resolves again with that answer. A
+choice the rules do not allow is refused before anything is recorded.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import combinations
 
 from domain.errors import RuleViolation
 from domain.lodge.catalogue import Card, Catalogue, Phrase, describe
@@ -41,6 +45,18 @@ class Source:
 class Choices:
     moves: list[str] = field(default_factory=list)  # one Room per Move 1 step (LH-2)
     heal: list[int] | None = None  # which cubes, by position on the track left to right (LH-3)
+    prompt: bool = False  # a step not answered in advance is asked for (ChoiceNeeded) rather than refused
+    heal_colours: list[str] | None = None  # a prompt's answer: whose cubes to heal, each the rightmost of its owner
+
+
+class ChoiceNeeded(Exception):
+    """The effect needs a choice the command did not make: ``options`` are the legal ones, ``default`` the one
+    the deadline takes, ``rule`` the rule an answer outside ``options`` breaks."""
+
+    def __init__(self, kind: str, question: str, options: list[str], default: str, rule: str, field: str) -> None:
+        super().__init__(question)
+        self.kind, self.question, self.options, self.default = kind, question, options, default
+        self.rule, self.field = rule, field
 
 
 class Engine:
@@ -299,6 +315,21 @@ class Engine:
         n = min(amount, len(track))
         rightmost = list(range(len(track) - n, len(track)))
         avatar = src.model in self.s.mages and self.s.mages[src.model]["avatar"] and t in self.s.mages
+        if ch.heal is None and ch.heal_colours is None and ch.prompt and not avatar and n < len(track):
+            # LH-3 / LH-4 (L-AMB-7): Heal N on more than N cubes applies in full several ways; the resolving Mage
+            # picks whose cubes (the cubes of one owner are alike); the default is the rightmost N, as before
+            options = sorted({",".join(sorted(c)) for c in combinations(track, n)})
+            if len(options) > 1:
+                default = ",".join(sorted(track[len(track) - n :]))
+                raise ChoiceNeeded("heal", f"whose {n} cubes to heal on {t}", options, default, "L-HEAL-1", "heal")
+        if ch.heal is None and ch.heal_colours is not None:
+            left = list(enumerate(track))
+            picked = []
+            for colour in ch.heal_colours:
+                i = next(i for i, c in reversed(left) if c == colour)
+                left = [(j, c) for j, c in left if j != i]
+                picked.append(i)
+            ch = Choices(ch.moves, sorted(picked))
         chosen = sorted(set(ch.heal)) if ch.heal is not None else rightmost
         if len(chosen) > amount or any(not 0 <= i < len(track) for i in chosen):
             raise RuleViolation(
@@ -333,6 +364,10 @@ class Engine:
             legal = self._step_rooms(t)
             if not legal:
                 return applied, [self.skip(f"Move {amount - step}", "no adjacent Room it may enter", "L-MOVE-3")]
+            if not mv and ch.prompt:
+                # LH-2: the player picks; at the deadline the first adjacent Room in the catalogue's order, so
+                # the phrase still applies in full as R2 asks
+                raise ChoiceNeeded("move", f"Move step {step + 1} of {t}", legal, legal[0], "L-MOVE-1", "moves")
             if not mv:
                 raise RuleViolation(
                     f"choose a Room for Move step {step + 1} of {t}: one of {', '.join(legal)}",

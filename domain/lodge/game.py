@@ -19,8 +19,8 @@ from domain import limits
 from domain import visibility as vis
 from domain.errors import NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
-from domain.lodge.catalogue import SLOTS, Card, Catalogue, Phrase, default_catalogue
-from domain.lodge.engine import Choices, Engine, Source
+from domain.lodge.catalogue import SLOTS, Card, Catalogue, Phrase, default_catalogue, installed_pin, pinned_catalogue
+from domain.lodge.engine import ChoiceNeeded, Choices, Engine, Source
 from domain.lodge.package import installed_package
 from domain.lodge.scoring import score_room
 from domain.lodge.state import BLACK_ROSE, DUMMY, LodgeState, apply_change
@@ -44,6 +44,7 @@ class LodgeGame(PlatformGame):
         options: dict,
         package: dict,
         catalogue: str,
+        catalogue_pin: dict | None,
         actor: str,
         audience: list,
     ) -> None:
@@ -51,6 +52,7 @@ class LodgeGame(PlatformGame):
             name=name, ruleset=ruleset, rules_version=rules_version, timezone=timezone, options=options
         )
         self.state.package = deepcopy(package)
+        self.state.catalogue = deepcopy(catalogue_pin) if catalogue_pin else {}
         slots = {r.id: r.slots for r in self.catalogue.rooms}
         apply_change(self.state, {"op": "rooms", "slots": slots})
 
@@ -75,6 +77,7 @@ class LodgeGame(PlatformGame):
             options=opts.model_dump(mode="json"),
             package=package,
             catalogue=default_catalogue().version,
+            catalogue_pin=installed_pin(),
             actor=GM,
             audience=[vis.PUBLIC],
         )
@@ -126,6 +129,14 @@ class LodgeGame(PlatformGame):
 
     class CellOfferClosed(Change): ...
 
+    class ChoiceOffered(Change): ...
+
+    class ChoiceAnswered(Change): ...
+
+    class ChoiceDefaulted(Change): ...
+
+    class ChoiceLapsed(Change): ...
+
     class Passed(Change): ...
 
     class CleanupBegan(Change): ...
@@ -155,7 +166,9 @@ class LodgeGame(PlatformGame):
 
     @property
     def catalogue(self) -> Catalogue:
-        return default_catalogue()
+        """The catalogue the game pinned when it was created, or refused (LH-7); a game created before pins
+        were recorded (LodgeCreated version 1) plays with the installed one, as it always did."""
+        return pinned_catalogue(self.state.catalogue) if self.state.catalogue else default_catalogue()
 
     @property
     def package(self) -> dict:
@@ -168,6 +181,8 @@ class LodgeGame(PlatformGame):
             raise NotFound(f"no Mage {power_id!r} in this Lodge", field="mage_id") from None
 
     def pending_in(self, w: Window) -> list[str]:
+        if w.id in self.state.prompts:  # a choice's window waits for its chooser only
+            return [self.state.prompts[w.id]["mage"]]
         phase = self._phase_rules()
         if phase is None or phase["acts"] == "host" or w.kind != phase["name"]:
             return []
@@ -185,6 +200,9 @@ class LodgeGame(PlatformGame):
         w = self.state.windows.get(window_id)
         if w is None or w.closed:
             return False
+        if window_id in self.state.prompts:
+            self._settle_choice(window_id, self.state.prompts[window_id]["default"], "ChoiceDefaulted", now)
+            return True
         self.advance(now=now, reason=reason or "deadline")
         return True
 
@@ -395,8 +413,14 @@ class LodgeGame(PlatformGame):
         for kind, data, changes in engine.records:
             self._emit(kind, data, changes, actor=actor)
 
-    def cast_spell(self, mage_id: str, slot: str, target: str | None, choices: Choices) -> None:
+    def cast_spell(
+        self, mage_id: str, slot: str, target: str | None, choices: Choices, now: datetime | None = None
+    ) -> None:
         """Reveal the Spell in a slot and resolve its effect; a Persistent spell places its token (L.1.3)."""
+        command = {"command": "CastSpell", "mage": mage_id, "slot": slot, "target": target, "heal": choices.heal}
+        self._resolving(command, choices, now, lambda: self._cast_spell(mage_id, slot, target, choices))
+
+    def _cast_spell(self, mage_id: str, slot: str, target: str | None, choices: Choices) -> None:
         self._allowed("CastSpell")
         sheet = self._mage(mage_id)
         if slot not in SLOTS or sheet["slots"][slot]["card"] is None:
@@ -417,8 +441,15 @@ class LodgeGame(PlatformGame):
         engine.resolve(card.phrases, src, target, choices)
         self._record(engine, mage_id)
 
-    def physical_action(self, mage_id: str, action: str, target: str | None, choices: Choices) -> None:
+    def physical_action(
+        self, mage_id: str, action: str, target: str | None, choices: Choices, now: datetime | None = None
+    ) -> None:
         """Spend a Physical Action Token (flipped to its used side until Clean-up C3) and resolve its effect."""
+        command: dict[str, Any] = {"command": "PhysicalAction", "mage": mage_id, "action": action, "target": target}
+        command["heal"] = choices.heal
+        self._resolving(command, choices, now, lambda: self._physical_action(mage_id, action, target, choices))
+
+    def _physical_action(self, mage_id: str, action: str, target: str | None, choices: Choices) -> None:
         self._allowed("PhysicalAction")
         sheet = self._mage(mage_id)
         card = next((a for a in self.catalogue.physical_actions if a.id == action), None)
@@ -438,6 +469,120 @@ class LodgeGame(PlatformGame):
         src = Source(mage_id, "physical", card.id, model=mage_id, physical_attack=card.physical_attack)
         engine.resolve(card.phrases, src, target, choices)
         self._record(engine, mage_id)
+
+    # ------------------------------------------------------------------ prompts (L.3)
+
+    def _resolving(self, command: dict, choices: Choices, now: datetime | None, resolve: Any) -> None:
+        """Resolve an effect; when it stops for a choice the command left open, offer it instead: the
+        ``ChoiceOffered`` event (seen by the chooser and the host) and a window with a deadline."""
+        waiting = sorted(c for c, p in self.state.prompts.items() if p["mage"] == command["mage"])
+        if waiting:  # R1: an effect resolves in full before the next begins
+            raise RuleViolation(
+                f"answer {waiting[0]} first: the effect waiting for it has not resolved (L-EFF-1)",
+                rule="L-EFF-1",
+                field="choice_id",
+            )
+        try:
+            resolve()
+        except ChoiceNeeded as need:
+            if now is None:  # a caller without a clock cannot wait for an answer
+                raise RuleViolation(
+                    f"choose {need.question}: one of {', '.join(need.options)}", rule=need.rule
+                ) from None
+            answers = {"moves": list(choices.moves), "heal_colours": choices.heal_colours}
+            self._offer_choice(command, answers, need, now)
+
+    def _offer_choice(self, command: dict, answers: dict, need: ChoiceNeeded, now: datetime) -> None:
+        mage = command["mage"]
+        cid = f"choice-{self.version}"
+        audience = vis.powers([mage])  # the host sees every event
+        offered = {
+            "choice": cid,
+            "mage": mage,
+            "kind": need.kind,
+            "question": need.question,
+            "options": list(need.options),
+            "default": need.default,
+            "rule": need.rule,
+        }
+        prompt = {"op": "prompt", "id": cid, **offered, "command": command, "answers": answers, "field": need.field}
+        prompt.pop("choice")
+        self._emit("ChoiceOffered", offered, [prompt], actor=mage, audience=audience)
+        closes = now.astimezone(timezone.utc) + timedelta(hours=float(self.package.get("choice_hours", 24)))
+        self._window_opened(
+            window_id=cid,
+            kind="choice",
+            opened_at=now.astimezone(timezone.utc).isoformat(),
+            closes_at=closes.isoformat(),
+            actor=SYSTEM,
+            audience=audience,
+        )
+
+    def answer_choice(self, mage_id: str, choice_id: str, option: str, *, now: datetime) -> None:
+        """The chooser picks one of the options the server computed; anything else is refused naming the rule
+        the option would break, and nothing is recorded."""
+        prompt = self.state.prompts.get(choice_id)
+        if prompt is None or prompt["mage"] != mage_id:
+            raise NotFound(f"you have no open choice {choice_id!r}", field="choice_id")
+        if option not in prompt["options"]:
+            rule = prompt["rule"]
+            room = self.catalogue.room_by_id.get(option)
+            if prompt["kind"] == "move" and room is not None and room.cell_of is not None:
+                rule = "L-MOVE-3"  # a Mage enters no Cell by moving (R30)
+            raise RuleViolation(
+                f"{option!r} is not a legal answer to {prompt['question']} ({rule}): one of "
+                + ", ".join(prompt["options"]),
+                rule=rule,
+                field="option",
+            )
+        self._settle_choice(choice_id, option, "ChoiceAnswered", now)
+
+    def _settle_choice(self, choice_id: str, option: str, kind: str, now: datetime) -> None:
+        """Record the answer (or the default at the deadline), close the window, and resolve the effect again
+        from the start with every answer so far: nothing of it was recorded while it waited."""
+        prompt = self.state.prompts[choice_id]
+        mage = prompt["mage"]
+        audience = vis.powers([mage])
+        self._emit(
+            kind,
+            {"choice": choice_id, "mage": mage, "option": option, "rule": prompt["rule"]},
+            [{"op": "prompt_done", "id": choice_id}],
+            actor=mage if kind == "ChoiceAnswered" else SYSTEM,
+            audience=audience,
+        )
+        self._window_closed(
+            window_id=choice_id,
+            reason="answered" if kind == "ChoiceAnswered" else "deadline",
+            closed_at=now.astimezone(timezone.utc).isoformat(),
+            actor=SYSTEM,
+            audience=audience,
+        )
+        try:
+            self._resume(prompt, option, now)
+        except RuleViolation as err:
+            if kind == "ChoiceAnswered":
+                raise  # the chooser is told, and nothing is recorded
+            # at the deadline the game has moved on (another phase, say): the effect lapses, recorded with why,
+            # so the window still closes once
+            self._emit(
+                "ChoiceLapsed",
+                {"choice": choice_id, "mage": mage, "reason": str(err), "rule": err.rule},
+                audience=audience,
+            )
+
+    def _resume(self, prompt: dict, option: str, now: datetime) -> None:
+        mage = prompt["mage"]
+        cmd = prompt["command"]
+        answers = prompt["answers"]
+        choices = Choices(list(answers["moves"]), cmd.get("heal"), prompt=True, heal_colours=answers["heal_colours"])
+        if prompt["kind"] == "move":
+            choices.moves.append(option)
+        else:
+            choices.heal_colours = option.split(",") if option else []
+        if cmd["command"] == "CastSpell":
+            self.cast_spell(mage, cmd["slot"], cmd["target"], choices, now)
+        else:
+            self.physical_action(mage, cmd["action"], cmd["target"], choices, now)
 
     def command_evocation(self, mage_id: str, evocation: str, moves: list[str], attack: str | None) -> None:
         """An Evocation takes up to Speed ``Move 1`` steps (L-EVO-1), then may attack a Model in its Room for
@@ -591,7 +736,6 @@ class LodgeGame(PlatformGame):
 EVENT_VERSIONS: dict[str, int] = {
     name: 1
     for name in (
-        "LodgeCreated",
         "MageAdded",
         "SpellsPrepared",
         "DeckShuffled",
@@ -608,6 +752,10 @@ EVENT_VERSIONS: dict[str, int] = {
         "PersistentEnded",
         "CellOfferMade",
         "CellOfferClosed",
+        "ChoiceOffered",
+        "ChoiceAnswered",
+        "ChoiceDefaulted",
+        "ChoiceLapsed",
         "Passed",
         "CleanupBegan",
         "PersistentTokensReturned",
@@ -618,7 +766,7 @@ EVENT_VERSIONS: dict[str, int] = {
         "RoomFlipped",
         "GameEnded",
     )
-}
+} | {"LodgeCreated": 2}  # 2: the catalogue pinned by name, version and content hash
 
 
 def lodge_event_types() -> dict[str, type]:
@@ -628,3 +776,11 @@ def lodge_event_types() -> dict[str, type]:
 
 for _name, _cls in lodge_event_types().items():
     setattr(_cls, "class_version", EVENT_VERSIONS[_name])  # typed as a plain type here
+
+
+def _upcast_created_v1_v2(state: dict) -> None:
+    """Version 1 recorded only the catalogue's version: no pin, so the game keeps the installed catalogue."""
+    state["catalogue_pin"] = None
+
+
+setattr(lodge_event_types()["LodgeCreated"], "upcast_v1_v2", staticmethod(_upcast_created_v1_v2))

@@ -7,6 +7,7 @@ One command a line, in any case::
     cast firebolt in I on bob      reveal and cast the Spell in a slot (``on <target>`` if it has one)
     move library                   walk to an adjacent Room (the Walk Physical Action)
     choose <offer>                 resolve a Persistent Effect offered in your Cell (``choose <offer> decline``)
+    choose <choice> <option>       answer a choice an effect waits for with one of its options (L.3)
     pass                           you are done for this phase
 
 Indented ``move <room>`` lines and ``heal <n> <colours>`` lines directly below a ``cast`` or ``choose`` line are
@@ -22,7 +23,7 @@ from typing import Any
 
 from domain.errors import RuleViolation
 from domain.lodge.catalogue import SLOTS
-from domain.lodge.ruleset import CastSpell, PhysicalAction, PrepareSpells, ResolveFromCell
+from domain.lodge.ruleset import AnswerChoice, CastSpell, PhysicalAction, PrepareSpells, ResolveFromCell
 from domain.lodge.ruleset import Pass as PassCmd
 from domain.lodge.state import BLACK_ROSE, damage_track
 from domain.mailturns import GRAMMAR, SALUTATION, Command, LineError, Turn, body_text, own_lines
@@ -91,6 +92,8 @@ def _line(verb: str, args: list[str], number: int, errors: list[LineError]) -> C
             return None
         return Command(number, "prepare", {"card": low[0], "slot": _slot(args[2])})
     if verb == "choose":
+        if len(args) == 2 and low[0].startswith("choice-"):
+            return Command(number, "answer", {"choice": low[0], "option": low[1]})
         if len(args) == 2 and low[1] == "decline":
             return Command(number, "choose", {"offer": args[0], "accept": False})
         if len(args) != 1:
@@ -145,6 +148,8 @@ class LodgeTurn(Turn):
             return PrepareSpells(mage, {a["slot"]: a["card"]})
         if cmd.verb == "move":
             return PhysicalAction(mage, WALK, moves=list(a["moves"]))
+        if cmd.verb == "answer":
+            return AnswerChoice(mage, a["choice"], a["option"])
         heal = self._heal(game, cmd)
         if cmd.verb == "choose":
             return ResolveFromCell(mage, a["offer"], a["accept"], list(a.get("moves", [])), heal)
@@ -191,10 +196,17 @@ class LodgeTurn(Turn):
             return [f"You walk to {a['moves'][0]}."]
         if cmd.verb == "choose":
             return [f"You {'resolve' if a['accept'] else 'decline'} {a['offer']}."]
+        if cmd.verb == "answer":
+            return [f"You answer {a['choice']}: {a['option']}."]
         return ["You pass."]
 
     def footer(self, game: Any) -> list[str]:
         s = game.state
         mage = s.mages.get(self.seat)
         where = f"; you are in {s.positions.get(self.seat)}" if mage is not None else ""
-        return ["", f"Turn {s.turn}, phase {s.phase}{where}."]
+        waiting = [
+            f"{cid} waits for you: {p['question']}; one of {', '.join(p['options'])} (default {p['default']})."
+            for cid, p in sorted(s.prompts.items())
+            if p["mage"] == self.seat
+        ]
+        return ["", f"Turn {s.turn}, phase {s.phase}{where}.", *waiting]

@@ -70,6 +70,7 @@ class RulesPackage(_Strict):
     on_mage_defeat: str = ""
     banners: dict[str, dict[Literal["A", "B"], tuple[int, int, int]]]
     game_end: GameEnd
+    choice_hours: float = Field(default=24, gt=0, le=24 * 14)  # how long a prompt waits for its chooser (L.3)
 
     @model_validator(mode="after")
     def _unique_phases(self) -> RulesPackage:

@@ -114,6 +114,15 @@ class ResolveFromCell(Command):
 
 
 @dataclass(frozen=True)
+class AnswerChoice(Command):
+    """Answer a choice an effect waits for (L.3) with one of the options it offered."""
+
+    mage_id: str
+    choice_id: str
+    option: str
+
+
+@dataclass(frozen=True)
 class Pass(Command):
     mage_id: str
 
@@ -142,12 +151,20 @@ def _prepare(game: LodgeGame, cmd: PrepareSpells, ctx: Context) -> None:
 
 def _cast(game: LodgeGame, cmd: CastSpell, ctx: Context) -> None:
     require_seat(game, ctx, cmd.mage_id)
-    game.cast_spell(cmd.mage_id, cmd.slot, cmd.target, Choices(list(cmd.moves), cmd.heal))
+    # choices named in the command answer in advance; a command naming none leaves each to a prompt (L.3)
+    choices = Choices(list(cmd.moves), cmd.heal, prompt=not cmd.moves and cmd.heal is None)
+    game.cast_spell(cmd.mage_id, cmd.slot, cmd.target, choices, ctx.now)
 
 
 def _physical(game: LodgeGame, cmd: PhysicalAction, ctx: Context) -> None:
     require_seat(game, ctx, cmd.mage_id)
-    game.physical_action(cmd.mage_id, cmd.action, cmd.target, Choices(list(cmd.moves), cmd.heal))
+    choices = Choices(list(cmd.moves), cmd.heal, prompt=not cmd.moves and cmd.heal is None)
+    game.physical_action(cmd.mage_id, cmd.action, cmd.target, choices, ctx.now)
+
+
+def _answer(game: LodgeGame, cmd: AnswerChoice, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.mage_id)
+    game.answer_choice(cmd.mage_id, cmd.choice_id, cmd.option, now=ctx.now)
 
 
 def _evocation(game: LodgeGame, cmd: CommandEvocation, ctx: Context) -> None:
@@ -170,6 +187,18 @@ def _pass(game: LodgeGame, cmd: Pass, ctx: Context) -> None:
     game.pass_turn(cmd.mage_id)
 
 
+def _pinned(handler: Callable[..., Any]) -> Callable[..., Any]:
+    """Every command first finds the catalogue the game pinned, so a game whose catalogue is gone is refused
+    before anything happens in it (LH-7), whatever the command touches."""
+
+    def run(game: LodgeGame, cmd: Any, ctx: Context) -> Any:
+        game.catalogue  # noqa: B018 - raises RuleViolation when the pinned catalogue is not installed or kept
+        return handler(game, cmd, ctx)
+
+    run.__doc__ = handler.__doc__
+    return run
+
+
 LODGE_COMMANDS: dict[type, Callable[..., Any]] = {
     AddMage: _add_mage,
     BeginGame: _begin,
@@ -180,8 +209,10 @@ LODGE_COMMANDS: dict[type, Callable[..., Any]] = {
     CommandEvocation: _evocation,
     BlackRoseAct: _black_rose,
     ResolveFromCell: _from_cell,
+    AnswerChoice: _answer,
     Pass: _pass,
 }
+LODGE_COMMANDS = {kind: _pinned(handler) for kind, handler in LODGE_COMMANDS.items()}
 
 # ---------------------------------------------------------------------- views (L.4)
 
@@ -251,6 +282,11 @@ def board_view(game: LodgeGame, viewer: str) -> dict[str, Any]:
         "evocation_deck": {"cards": len(s.deck)},
         "black_rose": {"power_points": s.black_rose["pp"], "trophies": list(s.black_rose["trophies"])},
         "offers": [dict(o) for _, o in sorted(s.offers.items()) if host or o["mage"] == viewer],
+        "prompts": [
+            {"choice": c, **{k: p[k] for k in ("mage", "kind", "question", "options", "default", "rule")}}
+            for c, p in sorted(s.prompts.items())
+            if host or p["mage"] == viewer
+        ],
         "dummy": DUMMY,
         "choices": game.choices_for(viewer) if viewer in s.mages and s.phase not in ("setup", "ended") else None,
         "ended": s.ended,

@@ -25,6 +25,7 @@ class LodgeState(ViewerSequences):
     timezone: str
     options: dict = field(default_factory=dict)
     package: dict = field(default_factory=dict)  # the pinned rules package, as recorded when the game was created
+    catalogue: dict = field(default_factory=dict)  # the pinned card catalogue: name, version, sha256 ({}: unpinned)
     powers: dict = field(default_factory=dict)  # the platform's seats (one per Mage)
     credentials: dict = field(default_factory=dict)
     windows: dict = field(default_factory=dict)
@@ -42,6 +43,7 @@ class LodgeState(ViewerSequences):
     deck: list = field(default_factory=list)  # the Evocation Card deck, top first (nobody sees its order)
     black_rose: dict = field(default_factory=lambda: {"pp": 0, "trophies": []})
     offers: dict = field(default_factory=dict)  # L-PERS-5: optional resolutions from a Cell
+    prompts: dict = field(default_factory=dict)  # L.3: choices an effect waits for, each with its window
     next_id: int = 1
     ended: dict | None = None
 
@@ -116,6 +118,10 @@ def apply_change(state: LodgeState, ch: dict[str, Any]) -> None:
         state.next_id += 1
     elif op == "offer_done":
         state.offers.pop(ch["id"], None)
+    elif op == "prompt":
+        state.prompts[ch["id"]] = {k: v for k, v in ch.items() if k != "op"}
+    elif op == "prompt_done":
+        state.prompts.pop(ch["id"], None)
     elif op == "phase":
         state.turn, state.phase = ch["turn"], ch["phase"]
         for seat in state.powers.values():

@@ -175,3 +175,53 @@ def test_the_read_models_follow_a_lodge_game_its_phases_and_each_mages_timeline(
     finally:
         projector.db.close()
         games.close()
+
+
+def test_the_game_pins_its_catalogue_and_refuses_to_go_on_when_it_is_neither_installed_nor_kept(
+    games, tmp_path, monkeypatch
+):
+    """LH-7: the game pins what the excerpt leaves out, and the cards it plays with. A game records the card
+    catalogue's name, version and content hash when it is created; a later command runs with that catalogue,
+    the installed one or a shipped version kept by version, and is refused when neither has that hash."""
+    from domain.lodge import catalogue as catalogue_module
+
+    installed = json.loads((DATA / "cards.json").read_text())
+    kept = DATA / "catalogues" / f"{installed['version']}.json"
+    assert catalogue_module.content_hash(kept) == catalogue_module.content_hash(DATA / "cards.json")
+    game_id = play_lodge_turn(games)  # at t2-prepare
+    (created,) = [e for e in games.events.get(games.get_game(game_id).id) if type(e).__name__ == "LodgeCreated"]
+    assert created.catalogue_pin == {
+        "name": "lodge-cards",
+        "version": installed["version"],
+        "sha256": catalogue_module.content_hash(DATA / "cards.json"),
+    }
+    changed = dict(installed, version="lodge-cards-2")
+    changed["spells"] = [dict(c, name=c["name"].upper()) for c in installed["spells"]]
+    (tmp_path / "cards.json").write_text(json.dumps(changed))
+    (tmp_path / "kept").mkdir()
+    monkeypatch.setattr(catalogue_module, "INSTALLED", tmp_path / "cards.json")
+    monkeypatch.setattr(catalogue_module, "KEPT", tmp_path / "kept")
+    before = games.recorder.max_notification_id()
+    for command in (PrepareSpells("ann", {"QUICK": "unravel"}), AdvancePhase("prepare")):
+        with pytest.raises(RuleViolation, match="LH-7") as refused:
+            games.run(Caller.of("gm" if isinstance(command, AdvancePhase) else "ann"), game_id, command)
+        assert refused.value.rule == "LH-7" and refused.value.field == "catalogue"
+        assert "lodge-cards-1" in str(refused.value)
+    assert games.recorder.max_notification_id() == before
+    new_id, _, _ = games.create_game("Lodge", ruleset="lodge")  # a new game pins the newly installed one
+    assert games.get_game(new_id).state.catalogue["version"] == "lodge-cards-2"
+    (tmp_path / "kept" / "lodge-cards-1.json").write_text(kept.read_text())  # the shipped version kept
+    games.run(Caller.of("ann"), game_id, PrepareSpells("ann", {"QUICK": "unravel"}))
+    assert games.get_game(game_id).catalogue.spells[0].name == installed["spells"][0]["name"]
+
+
+def test_a_lodge_created_before_the_catalogue_pin_is_upcast_and_plays_with_the_installed_catalogue():
+    """DESIGN "Event evolution": LodgeCreated version 1 recorded only the catalogue's version; its upcaster adds
+    no pin, and such a game keeps the installed catalogue, as it did when it was recorded."""
+    created = lodge_event_types()["LodgeCreated"]
+    stored = {"name": "Lodge", "catalogue": "lodge-cards-1"}
+    created.upcast_v1_v2(stored)
+    assert stored == {"name": "Lodge", "catalogue": "lodge-cards-1", "catalogue_pin": None}
+    game = LodgeGame.start("Lodge")
+    game.state.catalogue = {}
+    assert game.catalogue is default_catalogue()

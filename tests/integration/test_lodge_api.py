@@ -45,3 +45,29 @@ def test_three_lodge_turns_with_cleanup_scoring_through_the_api(api):
     assert mine["mages"]["ann"]["slots"]["III"]["card"] == "oblivion"
     r = api.post(f"/games/{gid}/commands", headers=bearer(bob), json={"command": "Pass", "args": {"mage_id": "ann"}})
     assert r.status_code == 403, r.text  # a Mage acts only for themselves
+
+
+def test_a_walk_without_its_room_is_a_prompt_answered_through_the_api(api):
+    """L.3 through ``POST /games/{id}/commands``: the Walk waits for its Room, the chooser's view lists the
+    options, an illegal answer is refused naming its rule (L-MOVE-1) and recording nothing, a legal one moves."""
+    r = api.post("/games", json={"ruleset": "lodge", "name": "Lodge"})
+    gid, host = r.json()["game_id"], r.json()["gm_token"]
+
+    def send(token: str, command: str, **args):
+        return api.post(f"/games/{gid}/commands", headers=bearer(token), json={"command": command, "args": args})
+
+    for mage, colour in (("ann", "red"), ("bob", "blue")):
+        assert send(host, "AddMage", mage_id=mage, name=mage.title(), colour=colour).status_code == 200
+    send(host, "BeginGame")
+    send(host, "AdvancePhase", expected_phase="prepare")
+    bob = api.post(f"/games/{gid}/powers/bob/token", headers=bearer(host)).json()["token"]
+    r = send(bob, "PhysicalAction", mage_id="bob", action="walk")
+    assert r.status_code == 200 and r.json()["events"] == ["ChoiceOffered", "WindowOpened"], r.text
+    (prompt,) = api.get(f"/games/{gid}/view", headers=bearer(bob)).json()["prompts"]
+    assert "library" in prompt["options"] and prompt["rule"] == "L-MOVE-1"
+    r = send(bob, "AnswerChoice", mage_id="bob", choice_id=prompt["choice"], option="sanctum")
+    assert r.status_code == 422 and "L-MOVE-1" in r.text, r.text
+    r = send(bob, "AnswerChoice", mage_id="bob", choice_id=prompt["choice"], option="library")
+    assert r.status_code == 200, r.text
+    view = api.get(f"/games/{gid}/view", headers=bearer(bob)).json()
+    assert view["prompts"] == [] and view["mages"]["bob"]["room"] == "library"

@@ -123,3 +123,22 @@ def test_choose_names_an_offer_of_the_sender_or_is_refused_by_l_pers_5():
     games, gid, tokens = _table()
     _to_actions(games, gid)
     _refused(games, gid, tokens["ann"], "choose offer-99", "L-PERS-5", 1)
+
+
+def test_a_move_step_left_open_by_mail_is_offered_in_the_reply_and_answered_with_choose():
+    """L.3: a cast whose Move steps the mail does not give waits for them; the reply names the choice, its
+    options and its default, and ``choose <choice> <option>`` answers it (an illegal option names its rule)."""
+    games, gid, tokens = _table()
+    assert _mail(games, gid, tokens["ann"], "prepare gust in I").accepted
+    _to_actions(games, gid)
+    reply = _mail(games, gid, tokens["ann"], "cast gust in I on bob")
+    assert reply.accepted, reply.body
+    (choice,) = games.get_game(gid).state.prompts
+    assert f"{choice} waits for you: Move step 1 of bob; one of library" in reply.body
+    _refused(games, gid, tokens["ann"], f"choose {choice} sanctum", "L-MOVE-1", 1)
+    reply = _mail(games, gid, tokens["ann"], f"choose {choice} library")
+    assert reply.accepted and f"You answer {choice}: library." in reply.body, reply.body
+    assert games.get_game(gid).state.positions["bob"] == "hall"  # one step answered, the second is asked for
+    (second,) = games.get_game(gid).state.prompts
+    assert _mail(games, gid, tokens["ann"], f"choose {second} observatory").accepted
+    assert games.get_game(gid).state.positions["bob"] == "observatory"

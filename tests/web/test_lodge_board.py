@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from api.service import Caller, new_token
-from domain.lodge.ruleset import AddMage, AdvancePhase, BeginGame, CastSpell, PrepareSpells
+from domain.lodge.ruleset import AddMage, AdvancePhase, BeginGame, CastSpell, PhysicalAction, PrepareSpells
 from domain.platform.commands import ReissueLink
 from projections.settings import Settings
 
@@ -115,3 +115,28 @@ def test_the_host_seats_a_mage_from_the_page_and_gets_their_link(tmp_path):
     assert 'id="sheet-ann"' in after and f"/signin/{gid}/" in after and "turns+" in after
     token = re.search(rf"/signin/{gid}/([A-Za-z0-9_-]+)", after).group(1)
     assert app.state.games.authenticate(gid, token) == "ann"  # the link shown signs Ann in
+
+
+def test_a_choice_an_effect_waits_for_is_offered_as_a_list_to_its_chooser_and_answered_from_the_page(site):
+    """L.3: Bob's Walk (Move 1), used without naming the Room, waits for Bob's choice; his page lists the Rooms
+    (the default selected) and the form answers it. Ann's page does not show it."""
+    app, gid, tokens = site
+    games = app.state.games
+    games.run(Caller.of("bob"), gid, PhysicalAction("bob", "walk"))
+    (choice,) = games.get_game(gid, for_update=False).state.prompts
+    client, html = page(app, gid, tokens["bob"])
+    form = re.search(rf'<form method="post" action="/play/[^"]+/answer" id="prompt-{choice}">(.*?)</form>', html, re.S)
+    assert form is not None and "<button" in form.group(1), html
+    options = re.findall(r'<option value="([^"]+)"', form.group(1))
+    assert "library" in options and re.search(r'<option value="[^"]+" selected>', form.group(1))
+    assert f'id="prompt-{choice}"' not in page(app, gid, tokens["ann"])[1]
+    csrf = re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+    r = client.post(
+        f"/play/{gid}/answer",
+        data={"csrf": csrf, "choice_id": choice, "option": "library"},
+        follow_redirects=False,
+        headers={"origin": "http://testserver"},
+    )
+    assert r.status_code == 303, r.text
+    after = games.get_game(gid, for_update=False).state
+    assert after.prompts == {} and after.positions["bob"] == "library"
