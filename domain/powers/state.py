@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from domain.platform.state import ViewerSequences, Window
 from domain.powers.armies import ARMIES_TYPES, ArmiesState
 from domain.powers.development import DEVELOPMENT_TYPES, DevelopmentState
+from domain.powers.options import DEFAULT_OPTIONS
 from domain.powers.world_state import WorldState
 
 
@@ -167,6 +168,11 @@ class GameState(ViewerSequences):
     world: WorldState = field(default_factory=WorldState)
     development: DevelopmentState = field(default_factory=DevelopmentState)  # wallets, perks, ambitions, trades
     armies: ArmiesState = field(default_factory=ArmiesState)  # domain.powers.armies (P.2.10, P.2.6)
+
+    def __post_init__(self) -> None:
+        # A game folded from its events gets every option's default merged in when it is created (GameCreated);
+        # a snapshot taken before an option existed must load the same state, so a decoded state gets them too.
+        self.options = {**DEFAULT_OPTIONS, **self.options}
 
 
 STATE_TYPES = (
