@@ -615,10 +615,7 @@ class Catalogue(PlatformGame):
             pool = g._build_pool(
                 power_id, list(assets or []), skill_tag=None, extra_actions=0, roller=roller, is_reaction=True
             )
-            p = _pool(pool)
-            chosen = set(g._conversions(p, min(max(convert, 0), len(g._convertible(p))), None))
-            pool["dice"] = [{**d, "converted": i in chosen} for i, d in enumerate(pool["dice"])]
-            pool["locked"] = True
+            g._lock_conversions_now(pool, convert)
             t = g.tally(None, _pool(pool))
             ok, excess = rules.outcome(t.successes, fee)
             outcome = {"successes": t.successes, "difficulty": fee, "success": ok, "guardians": excess}
@@ -957,10 +954,7 @@ class Catalogue(PlatformGame):
             dungeon=a.dungeon,
             where={"location": a.location, "against": list(a.targets)},
         )
-        p = _pool(pool)
-        chosen = set(g._conversions(p, min(max(convert, 0), len(g._convertible(p))), None))
-        pool["dice"] = [{**d, "converted": i in chosen} for i, d in enumerate(pool["dice"])]
-        pool["locked"] = True
+        g._lock_conversions_now(pool, convert)
         self._share_rolled(
             action_id=action_id,
             power_id=power_id,

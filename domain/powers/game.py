@@ -824,6 +824,15 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
         mode = self.state.options.get("critical_mode", "rolled")
         return {pa.asset_id: rules.conversion_weight(pa.mode, mode) for pa in pool.assets}
 
+    def _lock_conversions_now(self, pool: dict, convert: int) -> dict:
+        """Convert up to ``convert`` of a freshly rolled pool's 3s and 4s as ``_conversions`` picks them, and lock
+        it (a pool rolled and converted in one command: a reaction, a share, a guardian's roll)."""
+        p = _pool_from(pool)
+        chosen = set(self._conversions(p, min(max(convert, 0), len(self._convertible(p))), None))
+        pool["dice"] = [{**d, "converted": i in chosen} for i, d in enumerate(pool["dice"])]
+        pool["locked"] = True
+        return pool
+
     def _convertible(self, pool: Pool) -> list[int]:
         """The 3s and 4s whose conversion adds a success (not a rank-mode critical asset's: P-AMB-5)."""
         weights = self._weights(pool)
@@ -1687,12 +1696,7 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
             reacting_to_skill=a.skill,
         )
         if convert is not None:
-            p = _pool_from(pool)
-            convert = min(max(convert, 0), len(self._convertible(p)))
-            pool["dice"] = [
-                {**d, "converted": i in self._conversions(p, convert, None)} for i, d in enumerate(pool["dice"])
-            ]
-            pool["locked"] = True
+            self._lock_conversions_now(pool, convert)
         self._reaction_declared(
             reaction_id=reaction_id,
             power_id=power_id,
