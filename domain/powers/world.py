@@ -1132,11 +1132,13 @@ class World(PlatformGame):
         if not w.hexes:
             return
         self._world_season_began(season=self.state.season, actor=SYSTEM, audience=[vis.PUBLIC])
+        raised: dict[str, dict[str, int]] = {}
         for fid, f in sorted(w.features.items()):
             owner = f["controller"]
             if f["kind"] == "outpost" and owner and self.state.powers[owner].cls == "conspiracy":
                 have = self.state.powers[owner].influence.get(f["hex"], 0)
                 if wr.outpost_floor(have) != have:
+                    raised.setdefault(owner, {})[f["hex"]] = wr.outpost_floor(have) - have
                     self._put_influence(owner, f["hex"], wr.outpost_floor(have), SYSTEM)
             if f["kind"] == "stronghold" and owner and not f["inoperable"]:
                 self._maintenance_due(
@@ -1146,6 +1148,84 @@ class World(PlatformGame):
                     actor=SYSTEM,
                     audience=vis.powers([owner]),
                 )
+        # Mercurial swaps "before resetting the influence in your outposts" [003:931], yet the reset is automatic:
+        # keep what the reset added so a swap can be worked out on the earlier values and the reset redone.
+        for pid in sorted(self.state.powers):
+            if self.state.powers[pid].cls == "conspiracy" and self._has_perk(pid, "mercurial"):
+                self._outposts_reset(power_id=pid, raised=raised.get(pid, {}), actor=SYSTEM, audience=vis.powers([pid]))
+
+    def rule_subtle(self, action_id: str, feature_id: str, *, overcome: bool = False) -> None:
+        """The GM rules that an action targets something inside a stronghold by subtle means (GM-22). [003:445]
+        "powers must find a way to overcome this immunity in order to target anything inside this stronghold
+        subtly. Unsubtle means, such as magic or invading a stronghold with an army naturally bypass this
+        immunity": refused (P-FEAT-3) unless the action's power holds the stronghold or the GM rules that it
+        overcame the secret protection."""
+        a = self._g().action(action_id)
+        if self.state.step != "planning" or a.discarded or self.state.resolved:
+            raise RuleViolation("an action is ruled subtle during Planning, before it is resolved", rule="P-FEAT-3")
+        f = self._feature(feature_id)
+        if f["kind"] != "stronghold":
+            raise RuleViolation(f"{f['name']} is not a stronghold", rule="P-FEAT-3", field="feature_id")
+        # An inoperable stronghold shelters nothing, as it keeps nothing private (P-FEAT-3, unpaid maintenance).
+        if f["controller"] != a.power and not overcome and not f["inoperable"]:
+            raise RuleViolation(
+                f"anything inside {f['name']} is immune to subtle targeting: overcome its protection first, or act "
+                "by unsubtle means such as magic or an army",
+                rule="P-FEAT-3",
+                field="feature_id",
+            )
+        self._subtle_ruled(
+            action_id=action_id,
+            feature_id=feature_id,
+            overcome=bool(overcome),
+            actor=GM,
+            audience=vis.powers([a.power]),
+        )
+
+    @event("SubtleRuled")
+    def _subtle_ruled(self, action_id: str, feature_id: str, overcome: bool, actor: str, audience: list) -> None:
+        self.state.world.subtle[action_id] = {"feature_id": feature_id, "overcome": overcome}
+
+    def _has_perk(self, power_id: str, name: str) -> bool:
+        return any(p["name"].strip().lower() == name for p in self._g().holdings(power_id).perks)
+
+    @event("OutpostsReset")
+    def _outposts_reset(self, power_id: str, raised: dict, actor: str, audience: list) -> None:
+        self.state.world.mercurial[power_id] = {"raised": dict(raised), "swaps": 0}
+
+    def mercurial_swap(self, power_id: str, a: str, b: str, actor: str | None = None) -> None:
+        """Mercurial [003:931]: "During Tidings, before resetting the influence in your outposts, swap your
+        influence between any two hexes twice." The swap works on the influence as it was before the outpost
+        reset, then the reset is applied again (P-INFL-4)."""
+        ps = self.power(power_id)
+        if ps.cls != "conspiracy" or not self._has_perk(power_id, "mercurial"):
+            raise RuleViolation("swapping influence needs the Mercurial perk [003:931]", rule="P-INFL-4")
+        record = self.state.world.mercurial.get(power_id)
+        if self.state.step != "tidings" or record is None:
+            raise RuleViolation("the Mercurial swap happens during Tidings", rule="P-INFL-4")
+        if record["swaps"] >= wr.MERCURIAL_SWAPS:
+            raise RuleViolation("Mercurial swaps influence twice each Tidings", rule="P-INFL-4")
+        ha, hb = self._map_hex(a, "a", "P-INFL-4"), self._map_hex(b, "b", "P-INFL-4")
+        if ha == hb:
+            raise RuleViolation("swap influence between two different hexes", rule="P-INFL-4", field="b")
+        outposts = {
+            f["hex"]
+            for f in self.state.world.features.values()
+            if f["kind"] == "outpost" and f["controller"] == power_id
+        }
+        held, raised = wr.mercurial_swap(ps.influence, record["raised"], outposts, ha, hb)
+        self._mercurial_swapped(
+            power_id=power_id, a=ha, b=hb, raised=raised, actor=actor or power_id, audience=vis.powers([power_id])
+        )
+        for h in sorted(set(held) | set(ps.influence)):
+            if held.get(h, 0) != ps.influence.get(h, 0):
+                self._put_influence(power_id, h, held.get(h, 0), actor or power_id)
+        self._check_conspiracy_claims(power_id)
+
+    @event("MercurialSwapped")
+    def _mercurial_swapped(self, power_id: str, a: str, b: str, raised: dict, actor: str, audience: list) -> None:
+        record = self.state.world.mercurial[power_id]
+        record["raised"], record["swaps"] = dict(raised), record["swaps"] + 1
 
     @event("WorldSeasonBegan")
     def _world_season_began(self, season: int, actor: str, audience: list) -> None:
@@ -1208,7 +1288,7 @@ class World(PlatformGame):
         """The end of a month: a Prison removes Uprising, 1 or 2 when Specialized (P-FEAT-1); the month's aims
         are done with (the history keeps them)."""
         w = self.state.world
-        if w.aims:
+        if w.aims or w.subtle:
             self._aims_closed(actor=SYSTEM, audience=[vis.GM_ONLY])
         relief: dict[str, int] = {}
         for f in w.features.values():
@@ -1257,7 +1337,7 @@ class World(PlatformGame):
 
     @event("AimsClosed")
     def _aims_closed(self, actor: str, audience: list) -> None:
-        self.state.world.aims = {}
+        self.state.world.aims, self.state.world.subtle = {}, {}
 
     @event("TownsCleanedUp")
     def _towns_cleaned_up(self, towns: dict, actor: str, audience: list) -> None:
@@ -1541,6 +1621,24 @@ class GenerateInfluence(Command):
 
 
 @dataclass(frozen=True)
+class RuleSubtle(Command):
+    """GM: an action targets something inside a stronghold by subtle means (P-FEAT-3, GM-22)."""
+
+    action_id: str
+    feature_id: str
+    overcome: bool = False
+
+
+@dataclass(frozen=True)
+class MercurialSwap(Command):
+    """Swap a conspiracy's influence between two hexes during Tidings (Mercurial, P-INFL-4)."""
+
+    power_id: str
+    a: str
+    b: str
+
+
+@dataclass(frozen=True)
 class PayMaintenance(Command):
     """Pay a stronghold's maintenance this Tidings (P-FEAT-3)."""
 
@@ -1617,7 +1715,19 @@ def _pay_maintenance(game: Any, cmd: PayMaintenance, ctx: Context) -> None:
     game.pay_maintenance(cmd.feature_id, cmd.power_id, actor=ctx.principal)
 
 
+def _rule_subtle(game: Any, cmd: RuleSubtle, ctx: Context) -> None:
+    require_gm(ctx, "rule an action subtle")
+    game.rule_subtle(cmd.action_id, cmd.feature_id, overcome=cmd.overcome)
+
+
+def _mercurial_swap(game: Any, cmd: MercurialSwap, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.power_id)
+    game.mercurial_swap(cmd.power_id, cmd.a, cmd.b, actor=ctx.principal)
+
+
 WORLD_COMMANDS: Mapping[type, Handler] = {
+    MercurialSwap: _mercurial_swap,
+    RuleSubtle: _rule_subtle,
     DeclareMap: _declare_map,
     AmendMap: _amend_map,
     RevealFeature: _reveal_feature,

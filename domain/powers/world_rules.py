@@ -378,6 +378,24 @@ def outpost_floor(current: int) -> int:
     return max(current, OUTPOST_FLOOR)
 
 
+MERCURIAL_SWAPS = 2  # [003:931] "swap your influence between any two hexes twice"
+
+
+def mercurial_swap(
+    held: Mapping[str, int], raised: Mapping[str, int], outposts: set[str], a: str, b: str
+) -> tuple[dict[str, int], dict[str, int]]:
+    """Mercurial [003:931]: swap the influence of hexes ``a`` and ``b`` as it stood before the outpost reset
+    (``raised`` is what the reset added), then raise the outposts again (P-INFL-4). Returns the new influence
+    and what the reset now adds."""
+    before = {h: n - raised.get(h, 0) for h, n in held.items()}
+    before[a], before[b] = before.get(b, 0), before.get(a, 0)
+    again = {h: outpost_floor(before.get(h, 0)) - before.get(h, 0) for h in sorted(outposts)}
+    again = {h: n for h, n in again.items() if n}
+    after = {h: n + again.get(h, 0) for h, n in before.items()}
+    after.update({h: outpost_floor(before.get(h, 0)) for h in again})
+    return {h: n for h, n in after.items() if n}, again
+
+
 MECHANISMS = ("coercion", "emissaries", "intimidation", "sacrifice", "witchcraft")
 
 

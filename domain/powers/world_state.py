@@ -22,4 +22,8 @@ class WorldState:
     claim_seq: int = 0  # claims are ordered by when they were made: the earliest is the senior (P-TOWN-1)
     mechanisms: dict = field(default_factory=dict)  # power -> the generation mechanisms it has (P-INFL-5)
     generated: dict = field(default_factory=dict)  # power -> mechanisms that fired this season
-    aims: dict = field(default_factory=dict)  # this month's action id -> what it is aimed at (a floor, a town)
+    # Mercurial holder -> {"raised": {hex: influence the outpost reset added}, "swaps": used this Tidings}
+    mercurial: dict = field(default_factory=dict)
+    aims: dict = field(default_factory=dict)
+    # this month's action id -> {"feature_id", "overcome"}: the GM ruled it targets inside that stronghold subtly
+    subtle: dict = field(default_factory=dict)  # this month's action id -> what it is aimed at (a floor, a town)

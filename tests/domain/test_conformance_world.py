@@ -527,6 +527,37 @@ def test_p_infl_4_outposts_rise_to_three_at_tidings():
     assert wr.outpost_floor(1) == 3 and wr.outpost_floor(5) == 5
 
 
+def test_p_infl_4_mercurial_swaps_before_the_outpost_reset():
+    """P-INFL-4: "At Tidings each outpost is raised to at least 3 influence, inf = max(inf, 3). Mercurial's swap
+    happens before this reset." Mercurial [003:931]: "During Tidings, before resetting the influence in your
+    outposts, swap your influence between any two hexes twice." """
+    g = _conspiracies(features=[{"id": "o1", "kind": "outpost", "hex": "1,1", "controller": "cult"}])
+    g.grant_perk("cult", "Mercurial")
+    g.set_influence("cult", "1,1", 1)
+    g.set_influence("cult", "2,0", 5)
+    to_next_season(g)
+    # The reset already raised the outpost 1 -> 3; the swap works on the values before it: 1,1 had 1, 2,0 had 5.
+    assert g.state.powers["cult"].influence == {"1,1": 3, "2,0": 5}
+    g.mercurial_swap("cult", "1,1", "2,0")
+    # After the swap the outpost holds 5 (no raise needed) and 2,0 holds the earlier 1, not the raised 3.
+    assert g.state.powers["cult"].influence == {"1,1": 5, "2,0": 1}
+    # Swapping the outpost with an empty hex: the outpost is raised again from 0, the 5 moves out.
+    g.mercurial_swap("cult", "1,1", "0,0")
+    assert g.state.powers["cult"].influence == {"1,1": 3, "2,0": 1, "0,0": 5}
+    # Twice each Tidings, no more; refused naming the rule, nothing recorded.
+    refused(g, lambda: g.mercurial_swap("cult", "0,0", "2,0"), "P-INFL-4")
+    # Only a Mercurial holder swaps, only during Tidings, between two hexes of the map.
+    refused(g, lambda: g.mercurial_swap("circle", "0,0", "2,0"), "P-INFL-4")
+    g.advance(NOW, SEED)  # month 1 Planning
+    refused(g, lambda: g.mercurial_swap("cult", "0,0", "2,0"), "P-INFL-4")
+    to_next_season(g)
+    refused(g, lambda: g.mercurial_swap("cult", "0,0", "0,0"), "P-INFL-4")
+    refused(g, lambda: g.mercurial_swap("cult", "0,0", "9,9"), "P-INFL-4")
+    g.mercurial_swap("cult", "0,0", "2,0")  # a new Tidings, two new swaps
+    assert g.state.powers["cult"].influence == {"1,1": 3, "2,0": 5, "0,0": 1}
+    assert wr.mercurial_swap({"1,1": 3, "2,0": 5}, {"1,1": 2}, {"1,1"}, "1,1", "2,0") == ({"1,1": 5, "2,0": 1}, {})
+
+
 def test_p_infl_5_each_generation_mechanism_fires_once_a_season():
     """P-INFL-5: "Each mechanism fires once per season and needs its own counter." Coercion, Emissaries,
     Sacrifice and Witchcraft give the rank; Intimidation the greatest level of the opposed armies."""
@@ -699,6 +730,47 @@ def test_gm_2_an_action_with_a_sealed_difficulty_is_not_aimed_at_a_formula():
     act(g, "city", "tax", "0,0")
     g.set_difficulty("tax", 3, sealed=True, nonce="n" * 16)
     refused(g, lambda: g.aim_action("tax", "town", town_id="derop", kind="tax"), "GM-2")
+
+
+def test_p_feat_3_anything_inside_a_stronghold_is_immune_to_subtle_targeting():
+    """P-FEAT-3: "Anything inside is immune to subtle targeting" - [003:445] "powers must find a way to overcome
+    this immunity in order to target anything inside this stronghold subtly. Unsubtle means, such as magic or
+    invading a stronghold with an army naturally bypass this immunity." Whether a means is subtle, and whether
+    the protection was overcome, is the GM's ruling (GM-22)."""
+    g = world_game(
+        ("dragon", "champion", "dragon"),
+        ("city", "city", "sovereign"),
+        features=[
+            {"id": "lair", "kind": "stronghold", "hex": "3,0", "controller": "dragon"},
+            {"id": "den", "kind": "outpost", "hex": "2,0", "controller": "city"},
+        ],
+        planning=False,
+    )
+    g.advance(NOW, SEED)
+    g.adjust_resources("dragon", {"coin": 2}, "a hoard")
+    g.pay_maintenance("lair", "dragon")
+    g.advance(NOW, SEED)
+    act(g, "city", "spy", "3,0", title="Steal the egg")
+    act(g, "city", "bold", "3,0", title="Storm the gate")
+    act(g, "dragon", "hoard", "3,0", title="Count the gold")
+    before = len(g.collect_events())
+    refused(g, lambda: g.rule_subtle("spy", "lair"), "P-FEAT-3")
+    refused(g, lambda: g.rule_subtle("spy", "den"), "P-FEAT-3")  # not a stronghold
+    assert len(g.collect_events()) == 0 and before > 0
+    # Not ruled subtle (an army, magic), the action goes ahead; the owner may act subtly in its own stronghold.
+    g.rule_subtle("hoard", "lair")
+    # The GM rules the protection overcome: the subtle action may then target what is inside.
+    g.rule_subtle("spy", "lair", overcome=True)
+    ruled = [e for e in g.collect_events() if type(e).__name__ == "SubtleRuled"]
+    assert [(e.action_id, e.overcome, e.audience) for e in ruled] == [
+        ("hoard", False, ["power:dragon"]),
+        ("spy", True, ["power:city"]),
+    ]
+    assert g.state.world.subtle["spy"] == {"feature_id": "lair", "overcome": True}
+    resolve_month(g)
+    refused(g, lambda: g.rule_subtle("bold", "lair", overcome=True), "P-FEAT-3")  # not after Planning
+    g.advance(NOW, SEED)  # the month ends: its rulings are done with
+    assert g.state.world.subtle == {}
 
 
 def test_p_feat_3_actions_taken_inside_ones_stronghold_are_private():
