@@ -1965,6 +1965,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "OutpostsReset": 1,
     "MercurialSwapped": 1,
     "SubtleRuled": 1,
+    "ManaGardensUsed": 1,
     "MaintenanceDue": 1,
     "MaintenancePaid": 1,
     "StrongholdInoperable": 1,

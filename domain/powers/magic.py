@@ -6,7 +6,8 @@ snapshots transcode it and a replay reproduces it:
 
 - ``spells``: spells the GM defined for this game (the shipped ones are ``domain.powers.spells.CATALOGUE``);
 - ``powers[power_id]``: ``perks`` (perk -> ``{"elements": [...], "spells": [...]}``), ``known`` spell ids,
-  ``conduits`` (id -> ``{"name", "kind", "hex", "tower", "capitol"}``) and ``witchcraft_season``;
+  ``conduits`` (id -> ``{"name", "kind", "hex", "tower", "capitol"}``), ``witchcraft_season`` and ``gardens``
+  (stronghold id -> the season its Mana Gardens last reduced a ritual, [003:453]);
 - ``inflation``: successful casts per ritual (per power for power-specific rituals, P-MAG-4);
 - ``casts``: this month's casts (older months are dropped when a later one is cast);
 - ``pools``: mana held by one of this month's actions, not by a power: mana the power gained during that
@@ -613,6 +614,12 @@ class Magic(PlatformGame):
             else 0
         )
         payable = mr.reduced(cost, reduction)
+        garden = self._mana_garden(power_id, conduit["hex"]) if spell.speed == "ritual" else None
+        gardens = 0
+        if garden is not None:
+            # P-AMB-28: the count starts at the start of the epic (season 0) when the gardens were never used.
+            gardens = max(0, s.season - mine.get("gardens", {}).get(garden, 0))
+            payable = mr.gardens_reduced(payable, gardens, s.world.hexes[conduit["hex"]]["element"])
         pool = pool_of(s, action_id) if action_id else {"channelled": {}, "contributed": {}}
         usable = [pool["channelled"], *([pool["contributed"]] if spell.speed == "ritual" else [])]
         held = Counter(ps.mana)
@@ -677,8 +684,38 @@ class Magic(PlatformGame):
             if has_perk(s, power_id, "witchcraft") and mine.get("witchcraft_season") != s.season
             else None,
         }
+        if garden is not None and gardens:
+            self._mana_gardens_used(
+                power_id=power_id,
+                feature_id=garden,
+                cast_id=cast_id,
+                reduction=gardens,
+                season=s.season,
+                actor=actor or power_id,
+                audience=vis.powers([power_id]),
+            )
         self._spell_cast(**record, actor=actor or power_id, audience=vis.powers([power_id]))
         return record
+
+    def _mana_garden(self, power_id: str, hex_id: str) -> str | None:
+        """The working stronghold of this power with Mana Gardens at ``hex_id``, where a ritual is conducted
+        "here" ([003:453]); an inoperable one (unpaid maintenance, P-FEAT-3) collects nothing."""
+        for fid, f in sorted(self.state.world.features.items()):
+            if (
+                f["kind"] == "stronghold"
+                and f["hex"] == hex_id
+                and f["controller"] == power_id
+                and not f["inoperable"]
+                and "mana_gardens" in f["modules"]
+            ):
+                return fid
+        return None
+
+    @event("ManaGardensUsed")
+    def _mana_gardens_used(
+        self, power_id: str, feature_id: str, cast_id: str, reduction: int, season: int, actor: str, audience: list
+    ) -> None:
+        _fold_power(self.state, power_id).setdefault("gardens", {})[feature_id] = season
 
     def _check_cast_context(self, power_id: str, spell: Spell, action_id: str | None, now: datetime) -> None:
         s = self.state

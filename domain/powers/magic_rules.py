@@ -189,6 +189,19 @@ def reduced(cost: Cost, by: int) -> Cost:
     return Cost(generic, cost.symbols[left:])
 
 
+def gardens_reduced(cost: Cost, by: int, element: str | None) -> Cost:
+    """Mana Gardens [003:453] (P-FEAT-3): "reduce the cost by 1 mana of that element (including generic mana) for
+    every Tidings since you last used this ability". The element is the stronghold hex's, the territory the
+    gardens collect from: its symbols go first, as only that mana pays them, then the generic part."""
+    symbols, generic = list(cost.symbols), cost.generic
+    for _ in range(max(0, by)):
+        if element is not None and element in symbols:
+            symbols.remove(element)
+        elif generic:
+            generic -= 1
+    return Cost(generic, tuple(symbols))
+
+
 def effective_rank(base: int, *, unique_slow_before: int = 0, through_army: bool = False) -> int:
     """P-MAG-6: Steady Sorcery adds 1 per unique slow spell already cast this month; Borrowed Magic, cast
     through an army, takes 1 off (never below 0)."""

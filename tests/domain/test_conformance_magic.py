@@ -13,6 +13,7 @@ from domain.powers import magic_rules as mr
 from domain.powers.game import Game
 from domain.powers.views import board_view
 from tests.domain.helpers import NOW, SEED, game_in_planning, later, refused, submit
+from tests.domain.world_helpers import act, to_next_season, world_game
 
 
 def mage_game(*extra: tuple, assets: list[tuple] = ()) -> Game:
@@ -356,6 +357,61 @@ def test_p_mag_3_a_ritual_with_a_stated_difficulty_keeps_it():
     out = cast(g, "aarons-ritual", action_id="R")
     assert (out["rank"], out["difficulty"], out["paid"]) == (0, 6, {"A": 5, "W": 4})
     assert g.state.actions["R"].difficulty == 6
+
+
+def test_p_feat_3_mana_gardens_reduce_a_ritual_by_the_tidings_since_their_last_use():
+    """P-FEAT-3, Mana Gardens ([003:453]): "When you conduct a ritual here, reduce the cost by 1 mana of that
+    element (including generic mana) for every Tidings since you last used this ability." P-AMB-28: the count
+    starts at the start of the epic. The element is the stronghold hex's; the difficulty keeps the full cost."""
+    g = world_game(
+        ("w", "champion", "wizard"),
+        assets=[("w-lore", "w", "lore", "skill", 4)],
+        hexes=[{"hex": "0,0", "element": "E"}, {"hex": "1,0", "element": "E"}],
+        features=[{"id": "keep", "kind": "stronghold", "hex": "0,0", "controller": "w", "modules": ["mana_gardens"]}],
+        planning=False,
+    )
+    g.define_spell("wall", "Wall of Earth", "ritual", "3EE")
+    g.teach_spell("w", "wall")
+    g.set_conduit("w", "self", "the wizard", "0,0", "person")
+    g.set_conduit("w", "far", "an apprentice", "1,0", "person")
+
+    def tidings_then_planning() -> None:
+        g.adjust_resources("w", {"coin": 3}, "upkeep")
+        g.pay_maintenance("keep", "w")  # an inoperable stronghold collects nothing
+        g.advance(NOW, SEED)
+
+    def ritual(action_id: str, pay: str, through: str = "self") -> dict:
+        act(g, "w", action_id, "0,0")
+        return cast(g, "wall", pay, action_id=action_id, cast_id=f"k-{action_id}", through=through)
+
+    g.advance(NOW, SEED)  # the first Tidings: one since the start of the epic
+    tidings_then_planning()
+    fill(g, "w", E=3, A=3)
+    # Conducted elsewhere, the ritual costs its whole 3EE: four mana is refused, nothing recorded.
+    act(g, "w", "R0", "1,0")
+    refused(g, lambda: cast(g, "wall", "EAAA", action_id="R0", cast_id="k0", through="far"), "P-MAG-2")
+    out = ritual("R1", "EAAA")  # 3EE less one E
+    assert out["paid"] == {"A": 3, "E": 1} and out["difficulty"] == 6
+    used = [e for e in g.collect_events() if type(e).__name__ == "ManaGardensUsed"]
+    assert [(e.feature_id, e.reduction, e.audience) for e in used] == [("keep", 1, ["power:w"])]
+    fill(g, "w", A=3)
+    # Just used: no Tidings since, so the next ritual there this season pays the whole 3EE.
+    assert ritual("R1b", "EEAAA")["paid"] == {"A": 3, "E": 2}
+    g.roll_action("R1b", now=NOW, roller=FixedRoller([1, 1, 1, 1]), assets=[{"asset_id": "w-lore"}])
+    g.roll_action("R1", now=NOW, roller=FixedRoller([1, 1, 1, 1]), assets=[{"asset_id": "w-lore"}])
+    g.roll_action("R0", now=NOW, roller=FixedRoller([1, 1, 1, 1]), assets=[{"asset_id": "w-lore"}])
+    to_next_season(g)
+    tidings_then_planning()
+    to_next_season(g)
+    tidings_then_planning()
+    fill(g, "w", E=3, A=3)
+    act(g, "w", "R2", "0,0")
+    # Two Tidings since: 3EE less E and E; paying an E too is refused, nothing recorded.
+    refused(g, lambda: cast(g, "wall", "EAAA", action_id="R2", cast_id="k2"), "P-MAG-2")
+    out = cast(g, "wall", "AAA", action_id="R2", cast_id="k2")
+    assert out["paid"] == {"A": 3}
+    assert mr.gardens_reduced(mr.parse_cost("3EE"), 4, "E") == mr.parse_cost("1")
+    assert mr.gardens_reduced(mr.parse_cost("1F"), 3, None) == mr.parse_cost("F")
 
 
 # ---------------------------------------------------------------- P-MAG-4: ritual cost inflation
