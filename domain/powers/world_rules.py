@@ -387,7 +387,8 @@ def mercurial_swap(
     """Mercurial [003:931]: swap the influence of hexes ``a`` and ``b`` as it stood before the outpost reset
     (``raised`` is what the reset added), then raise the outposts again (P-INFL-4). Returns the new influence
     and what the reset now adds."""
-    before = {h: n - raised.get(h, 0) for h, n in held.items()}
+    # Influence shifted out of a raised outpost since the reset cannot take it below nothing.
+    before = {h: max(0, n - raised.get(h, 0)) for h, n in held.items()}
     before[a], before[b] = before.get(b, 0), before.get(a, 0)
     again = {h: outpost_floor(before.get(h, 0)) - before.get(h, 0) for h in sorted(outposts)}
     again = {h: n for h, n in again.items() if n}

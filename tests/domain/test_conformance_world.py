@@ -556,6 +556,9 @@ def test_p_infl_4_mercurial_swaps_before_the_outpost_reset():
     g.mercurial_swap("cult", "0,0", "2,0")  # a new Tidings, two new swaps
     assert g.state.powers["cult"].influence == {"1,1": 3, "2,0": 5, "0,0": 1}
     assert wr.mercurial_swap({"1,1": 3, "2,0": 5}, {"1,1": 2}, {"1,1"}, "1,1", "2,0") == ({"1,1": 5, "2,0": 1}, {})
+    # Influence shifted out of the raised outpost since the reset: its earlier value is nothing, never less.
+    shifted = wr.mercurial_swap({"1,1": 1, "2,0": 4}, {"1,1": 3}, {"1,1"}, "2,0", "0,0")
+    assert shifted == ({"1,1": 3, "0,0": 4}, {"1,1": 3})
 
 
 def test_p_infl_5_each_generation_mechanism_fires_once_a_season():
