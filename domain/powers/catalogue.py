@@ -27,6 +27,7 @@ from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame
 from domain.powers import catalogue_rules as cr
 from domain.powers import hexmap, rules
+from domain.powers.magic import caps_of
 from domain.powers.options import validate_power_options
 
 MONTHLY = ("extra_reactions", "triggered", "kinds", "shares")
@@ -292,6 +293,46 @@ class Catalogue(PlatformGame):
             audience=audience,
         )
         self._credit(a, outputs)
+        if a.success:
+            self._apply_to_world(a, kind, outputs)
+
+    def _map_town(self, ref: Any) -> str | None:
+        """The town a class action names, by its id or its hex, if the GM put it on the map."""
+        towns = self._world_towns()
+        if not isinstance(ref, str):
+            return None
+        if ref in towns:
+            return ref
+        return next((tid for tid, t in sorted(towns.items()) if t["hex"] == ref), None)
+
+    def _apply_to_world(self, a: Any, kind: dict, outputs: dict) -> None:
+        """What a successful class action does to the map, through the world's own records (P.2.12): Sack and
+        Slaughter lower the town and raise its Uprising, Annex and Commandeer claim it, Channel gains the mana
+        of its hex's element up to the storage cap (P-MAG-1). Towns not on the map stay as recorded."""
+        g: Any = self
+        town = self._map_town(kind["params"].get("town"))
+        if town is None:
+            return
+        name = kind["kind"]
+        if name in ("sack", "slaughter"):
+            harm = {k: outputs[k] for k in ("wealth", "population") if k in outputs}
+            harm["statuses"] = {"uprising": int(outputs.get("uprising", 0))}
+            by = a.power if g.is_public(a) else None
+            g.harm_town(town, harm, f"{name} [P.2.12]", by)
+        elif name in ("annex", "commandeer"):
+            g._claim(town, a.power, f"{name} [P.2.12]", actor=SYSTEM)
+            if name == "commandeer":
+                g.renounce_claims(a.power, town, "commandeered another town [003:1276]")
+        elif name == "channel":
+            element = self.state.world.hexes.get(self.state.world.towns[town]["hex"], {}).get("element")
+            if element is None:
+                return
+            have = int(self.state.powers[a.power].mana.get(element, 0))
+            amount = min(int(outputs.get("mana", 0)), caps_of(self.state, a.power).get(element, 0) - have)
+            if amount > 0:
+                g._mana_granted(
+                    power_id=a.power, element=element, amount=amount, actor=SYSTEM, audience=vis.powers([a.power])
+                )
 
     def _per_target(self, a: Any, kind: dict) -> list[str]:
         given = kind["params"].get("targets")

@@ -1961,6 +1961,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "FeatureRebuilt": 1,
     "ModuleBuilt": 1,
     "TownChanged": 1,
+    "TownHarmed": 1,
     "WorldSeasonBegan": 1,
     "MaintenanceDue": 1,
     "MaintenancePaid": 1,
