@@ -1164,6 +1164,51 @@ class Catalogue(PlatformGame):
             audience=g._audience(a),
         )
 
+    # ------------------------------------------------------------------ Blighted Neighborhood (P.2.12)
+
+    def choose_blighted_town(self, power_id: str, town_id: str) -> None:
+        """Blighted Neighborhood ([003:959]): "Choose a town you claim ... if you claim no town chosen this way,
+        choose another claimed town." A town once chosen stays chosen while the power claims it."""
+        g: Any = self
+        ps = g.power(power_id)
+        if not ps.options.get("blighted_neighborhood"):
+            raise RuleViolation("choosing a blighted town needs Blighted Neighborhood", rule="P.2.12", field="power_id")
+        town = self._map_town(town_id)
+        if town is None or town not in {t for t, _ in self._claims_of(power_id)}:
+            raise RuleViolation(f"{ps.name} claims no town {town_id!r}", rule="P.2.12", field="town_id")
+        held = _cat(self.state).get("blighted", {}).get(power_id)
+        if held is not None and held in {t for t, _ in self._claims_of(power_id)}:
+            raise RuleViolation(
+                "you still claim the town you chose; choose another only once you claim it no more [003:959]",
+                rule="P.2.12",
+                field="town_id",
+            )
+        self._blighted_town_chosen(power_id=power_id, town_id=town, actor=power_id, audience=vis.powers([power_id]))
+
+    def _claims_of(self, power_id: str) -> list[tuple[str, dict]]:
+        return [
+            (tid, t)
+            for tid, t in sorted(self._world_towns().items())
+            if any(c["power"] == power_id for c in t["claims"].values())
+        ]
+
+    @event("BlightedTownChosen")
+    def _blighted_town_chosen(self, power_id: str, town_id: str, actor: str, audience: list) -> None:
+        _cat(self.state).setdefault("blighted", {})[power_id] = town_id
+
+    def _catalogue_cleanup(self) -> None:
+        """At each Cleanup, the blighted town loses 1 population and 1 wealth and its power gains 5 Fear
+        ([003:959]); a town the power no longer claims is spared."""
+        g: Any = self
+        for power_id, town in sorted(_cat(self.state).get("blighted", {}).items()):
+            p = self.state.powers.get(power_id)
+            if p is None or not p.options.get("blighted_neighborhood"):
+                continue
+            if town not in {t for t, _ in self._claims_of(power_id)}:
+                continue
+            g.harm_town(town, {"population": -1, "wealth": -1}, "Blighted Neighborhood [003:959]", None)
+            g.earn(power_id, "fear", 5, "Blighted Neighborhood: Cleanup ([003:959])")
+
     # ------------------------------------------------------------------ Tidings: Dread Growth (P.2.12)
 
     def dread_growth(self, power_id: str, units: int) -> dict:

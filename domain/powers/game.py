@@ -375,6 +375,7 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
             if s.month < s.months_per_season:
                 self._begin_month(s.month + 1, now, seed)
             else:
+                self._catalogue_cleanup()
                 self._world_cleanup()
                 self._armies_cleanup()
                 self._cleanup_applied(actor=SYSTEM, audience=[vis.PUBLIC])
@@ -1962,6 +1963,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "ModuleBuilt": 1,
     "TownChanged": 1,
     "TownHarmed": 1,
+    "BlightedTownChosen": 1,
     "WorldSeasonBegan": 1,
     "MaintenanceDue": 1,
     "MaintenancePaid": 1,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from domain.dice import FixedRoller
 from domain.powers.game import Game
-from tests.domain.helpers import NOW
-from tests.domain.world_helpers import HEXES, resolve_month, world_game
+from tests.domain.helpers import NOW, refused
+from tests.domain.world_helpers import HEXES, resolve_month, to_next_season, world_game
 
 DEROP = {"id": "derop", "hex": "1,0", "population": 4, "wealth": 3}
 
@@ -114,3 +114,34 @@ def test_p_2_12_channel_gains_mana_of_the_towns_element_for_each_season_since_it
     g = channel_game(None)
     events = succeed(g, "sov", "ch", "channel", {"town": "derop"})
     assert "ManaGranted" not in names(events) and not g.state.powers["sov"].mana
+
+
+def test_p_2_12_blighted_neighborhood_lowers_the_chosen_town_each_cleanup_for_five_fear():
+    """[003:959] "Blighted Neighborhood: Choose a town you claim. During each Cleanup Step, reduce its population
+    and wealth by 1 and gain 5 Fear. During your action declarations for the first month of each season, if you
+    claim no town chosen this way, choose another claimed town." """
+    vale = {"id": "vale", "hex": "3,0", "population": 2, "wealth": 1}
+    town = {**DEROP, "claims": {"city": "sov"}}
+    g = world_game(
+        ("sov", "city", "sovereign", {"blighted_neighborhood": True}),
+        ("old", "city", "sovereign"),
+        towns=[town, vale],
+    )
+    refused(g, lambda: g.choose_blighted_town("sov", "vale"), "P.2.12")  # not a town it claims
+    refused(g, lambda: g.choose_blighted_town("old", "derop"), "P.2.12")  # no Blighted Neighborhood
+    g.choose_blighted_town("sov", "derop")
+    g.choose_control("sov", "fear")  # only a power that uses fear gains it ([003:166])
+    refused(g, lambda: g.choose_blighted_town("sov", "derop"), "P.2.12")  # still claimed: it stays chosen
+    fear = g.holdings("sov").wallet.get("fear", 0)
+    g.collect_events()
+    to_next_season(g)
+    t = g.state.world.towns["derop"]
+    assert (t["population"], t["wealth"]) == (3, 2)
+    assert g.holdings("sov").wallet.get("fear", 0) == fear + 5
+    harmed = [e for e in g.collect_events() if type(e).__name__ == "TownHarmed"]
+    assert [(e.audience, e.by) for e in harmed] == [(["public"], None)]  # the town is public, who blights it is not
+    g.drop_claim("derop", "sov")
+    g.set_claim("derop", "old")  # the sovereign lost its claim: the town is spared, and it may choose again
+    g.set_claim("vale", "sov")
+    g.choose_blighted_town("sov", "vale")
+    assert g.state.catalogue["blighted"] == {"sov": "vale"}
