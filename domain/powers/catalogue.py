@@ -47,6 +47,14 @@ TERMS: dict[str, type] = {
 QUOTA_PERKS = ("leading_army", "subtle_titan", "subtle_titan_upgraded")
 
 
+# The inputs of a class action's formula that the map holds once the GM declared the town (P-TOWN-2, P-TOWN-4).
+_FROM_THE_MAP = {
+    "sack": ("uprising", "wealth"),
+    "slaughter": ("uprising", "depopulated", "population"),
+    "health_drive": ("population",),
+}
+
+
 def _cat(state: Any) -> dict:
     out: dict = state.catalogue
     return out
@@ -740,10 +748,19 @@ class Catalogue(PlatformGame):
         _check_params(params)
         ca = cr.class_action(kind, ps.cls, ps.subclass, ps.options)
         st = self._standing(power_id)
+        on_map = self._map_town(params.get("town"))
+        if on_map is not None and kind in _FROM_THE_MAP:
+            # The map knows the town: what the submitter said of it does not count ("the new Wealth", [003:1339]).
+            t = self._world_towns()[on_map]
+            params.update(
+                {k: t["statuses"].get(k, 0) if k in t["statuses"] or k not in t else t[k] for k in _FROM_THE_MAP[kind]}
+            )
         if kind == "channel":
             town = params.get("town")
             if not isinstance(town, str) or not town:
                 raise RuleViolation("Channel names a claimed town", rule="P.2.12", field="params.town")
+            if self._world_towns() and on_map not in {t for t, _ in self._claims_of(power_id)}:
+                raise RuleViolation("Channel selects a town you claim [003:967]", rule="P.2.12", field="params.town")
             last = _cat(self.state).get("counters", {}).get(power_id, {}).get("last_channel", {}).get(town, 0)
             st = cr.Standing(**{**vars(st), "last_channel": int(last)})
         full = cr.prepare(kind, params, ps.options, st)

@@ -40,7 +40,8 @@ def test_p_2_12_sack_lowers_the_towns_wealth_by_one_and_applies_two_uprising():
     """[003:1339] "Sack: Reduce the wealth of a claimed town you are in by 1, then gain Coin equal to the new
     Wealth. Apply 2 "Uprising"." """
     g = world_game(("drg", "champion", "dragon"), towns=[DEROP], assets=[("agent", "drg", "might", "skill", 3)])
-    events = succeed(g, "drg", "sk", "sack", {"town": "derop", "uprising": 0, "opposing_units": 0, "wealth": 3})
+    # The map's wealth counts, not what the dragon declared: 3 - 1 = 2 coin.
+    events = succeed(g, "drg", "sk", "sack", {"town": "derop", "uprising": 0, "opposing_units": 0, "wealth": 9})
     t = g.state.world.towns["derop"]
     assert (t["wealth"], t["population"], t["statuses"]) == (2, 4, {"uprising": 2})
     harmed = next(e for e in events if type(e).__name__ == "TownHarmed")
@@ -94,8 +95,9 @@ def test_p_2_12_commandeer_claims_the_town_and_renounces_all_claims_on_other_tow
 def channel_game(perk: str | None) -> Game:
     hexes = [{**h, "element": "F"} if h["hex"] == "1,0" else h for h in HEXES]
     town = {**DEROP, "claims": {"city": "sov"}}
+    vale = {"id": "vale", "hex": "3,0", "population": 2, "wealth": 1}
     g = world_game(
-        ("sov", "city", "sovereign"), towns=[town], hexes=hexes, assets=[("agent", "sov", "might", "skill", 3)]
+        ("sov", "city", "sovereign"), towns=[town, vale], hexes=hexes, assets=[("agent", "sov", "might", "skill", 3)]
     )
     if perk is not None:
         g.grant_magic_perk("sov", perk)
@@ -107,6 +109,9 @@ def test_p_2_12_channel_gains_mana_of_the_towns_element_for_each_season_since_it
     last time this action was taken there." The mana element of a hex is the GM's (P-INFL-6); the storage cap
     holds (P-MAG-1: "you must have a special perk to be able to channel or store mana")."""
     g = channel_game("novice_mages")
+    unclaimed = {"town": "vale"}
+    kw = {"now": NOW, "roller": FixedRoller(), "roll": False, "slot": "public"}
+    refused(g, lambda: g.submit_class_action("sov", "ch2", "channel", unclaimed, **kw), "P.2.12")
     events = succeed(g, "sov", "ch", "channel", {"town": "derop"})
     granted = [e for e in events if type(e).__name__ == "ManaGranted"]
     assert [(e.element, e.amount, e.audience) for e in granted] == [("F", 1, ["power:sov"])]
