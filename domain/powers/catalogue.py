@@ -1340,4 +1340,5 @@ def catalogue_view(game: Any, viewer: str) -> dict:
             if aid in s.assets and (viewer in s.assets[aid].holders or s.assets[aid].cls in rules.PUBLIC_ASSET_CLASSES)
         },
         "counters": c.get("counters", {}).get(viewer, {}),
+        "blighted_town": c.get("blighted", {}).get(viewer),  # its own choice; the town's decline is public
     }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from domain.dice import FixedRoller
 from domain.powers.game import Game
+from domain.powers.views import board_view
 from tests.domain.helpers import NOW, refused
 from tests.domain.world_helpers import HEXES, resolve_month, to_next_season, world_game
 
@@ -135,6 +136,8 @@ def test_p_2_12_blighted_neighborhood_lowers_the_chosen_town_each_cleanup_for_fi
     refused(g, lambda: g.choose_blighted_town("sov", "vale"), "P.2.12")  # not a town it claims
     refused(g, lambda: g.choose_blighted_town("old", "derop"), "P.2.12")  # no Blighted Neighborhood
     g.choose_blighted_town("sov", "derop")
+    boards = {v: board_view(g, v)["catalogue"] for v in ("sov", "old")}
+    assert (boards["sov"]["blighted_town"], boards["old"]["blighted_town"]) == ("derop", None)  # P.4: its own
     g.choose_control("sov", "fear")  # only a power that uses fear gains it ([003:166])
     refused(g, lambda: g.choose_blighted_town("sov", "derop"), "P.2.12")  # still claimed: it stays chosen
     fear = g.holdings("sov").wallet.get("fear", 0)
