@@ -3,7 +3,14 @@ claims made and mana gained, through the world's own records, with the dice give
 
 from __future__ import annotations
 
+import pytest
+
+from api.powers.service import PowersGames
+from api.service import Caller
 from domain.dice import FixedRoller
+from domain.errors import Forbidden, RuleViolation
+from domain.powers import catalogue_commands as cc
+from domain.powers import world
 from domain.powers.game import Game
 from domain.powers.views import board_view
 from tests.domain.helpers import NOW, refused
@@ -153,3 +160,24 @@ def test_p_2_12_blighted_neighborhood_lowers_the_chosen_town_each_cleanup_for_fi
     g.set_claim("vale", "sov")
     g.choose_blighted_town("sov", "vale")
     assert g.state.catalogue["blighted"] == {"sov": "vale"}
+
+
+def test_p_2_12_blighted_neighborhood_is_chosen_through_the_service_by_the_power_alone():
+    """[003:959] "Choose a town you claim." The choice runs through ``Games.run`` like every command: the power
+    chooses, others are refused, and a refusal names its rule and records nothing."""
+    games = PowersGames()
+    gid, _, _ = games.create_game("Blight", "GM")
+    sov = games.add_power(gid, "gm", "Sovereign", "city", "sovereign", {"blighted_neighborhood": True})[0]
+    other = games.add_power(gid, "gm", "Other", "city", "sovereign")[0]
+    town = {**DEROP, "claims": {"city": sov}}
+    games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=[town]))
+    with pytest.raises(Forbidden):
+        games.run(Caller.of(other), gid, cc.ChooseBlightedTown(sov, "derop"))
+    before = len(games.visible_events(gid, "gm", limit=10_000))
+    with pytest.raises(RuleViolation, match="claims no town") as err:
+        games.run(Caller.of(sov), gid, cc.ChooseBlightedTown(sov, "elsewhere"))
+    assert err.value.rule == "P.2.12"
+    assert len(games.visible_events(gid, "gm", limit=10_000)) == before
+    games.run(Caller.of(sov), gid, cc.ChooseBlightedTown(sov, "derop"))
+    assert games.view(gid, sov)["catalogue"]["blighted_town"] == "derop"
+    assert games.view(gid, other)["catalogue"]["blighted_town"] is None
