@@ -749,6 +749,8 @@ class Catalogue(PlatformGame):
         ca = cr.class_action(kind, ps.cls, ps.subclass, ps.options)
         st = self._standing(power_id)
         on_map = self._map_town(params.get("town"))
+        if on_map is not None:
+            params["town"] = on_map  # by id, whether named by id or hex: "once per town" counts the same town
         if on_map is not None and kind in _FROM_THE_MAP:
             # The map knows the town: what the submitter said of it does not count ("the new Wealth", [003:1339]).
             t = self._world_towns()[on_map]

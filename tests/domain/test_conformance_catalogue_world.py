@@ -71,6 +71,7 @@ def test_p_2_12_slaughter_lowers_the_towns_population_by_one_and_applies_two_upr
     )
     t = g.state.world.towns["derop"]
     assert (t["population"], t["wealth"], t["statuses"]) == (3, 3, {"uprising": 3})
+    assert g.state.catalogue["kinds"]["sl"]["params"]["town"] == "derop"  # named by its hex, recorded by its id
 
 
 def test_p_2_12_annex_claims_the_town_for_the_city_in_place_of_the_city_that_claimed_it():
