@@ -27,6 +27,7 @@ from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame
 from domain.powers import catalogue_rules as cr
 from domain.powers import hexmap, rules
+from domain.powers.magic import caps_of
 from domain.powers.options import validate_power_options
 
 MONTHLY = ("extra_reactions", "triggered", "kinds", "shares")
@@ -44,6 +45,14 @@ TERMS: dict[str, type] = {
     "origin": str,
 }
 QUOTA_PERKS = ("leading_army", "subtle_titan", "subtle_titan_upgraded")
+
+
+# The inputs of a class action's formula that the map holds once the GM declared the town (P-TOWN-2, P-TOWN-4).
+_FROM_THE_MAP = {
+    "sack": ("uprising", "wealth"),
+    "slaughter": ("uprising", "depopulated", "population"),
+    "health_drive": ("population",),
+}
 
 
 def _cat(state: Any) -> dict:
@@ -292,6 +301,46 @@ class Catalogue(PlatformGame):
             audience=audience,
         )
         self._credit(a, outputs)
+        if a.success:
+            self._apply_to_world(a, kind, outputs)
+
+    def _map_town(self, ref: Any) -> str | None:
+        """The town a class action names, by its id or its hex, if the GM put it on the map."""
+        towns = self._world_towns()
+        if not isinstance(ref, str):
+            return None
+        if ref in towns:
+            return ref
+        return next((tid for tid, t in sorted(towns.items()) if t["hex"] == ref), None)
+
+    def _apply_to_world(self, a: Any, kind: dict, outputs: dict) -> None:
+        """What a successful class action does to the map, through the world's own records (P.2.12): Sack and
+        Slaughter lower the town and raise its Uprising, Annex and Commandeer claim it, Channel gains the mana
+        of its hex's element up to the storage cap (P-MAG-1). Towns not on the map stay as recorded."""
+        g: Any = self
+        town = self._map_town(kind["params"].get("town"))
+        if town is None:
+            return
+        name = kind["kind"]
+        if name in ("sack", "slaughter"):
+            harm = {k: outputs[k] for k in ("wealth", "population") if k in outputs}
+            harm["statuses"] = {"uprising": int(outputs.get("uprising", 0))}
+            by = a.power if g.is_public(a) else None
+            g.harm_town(town, harm, f"{name} [P.2.12]", by)
+        elif name in ("annex", "commandeer"):
+            g._claim(town, a.power, f"{name} [P.2.12]", actor=SYSTEM)
+            if name == "commandeer":
+                g.renounce_claims(a.power, town, "commandeered another town [003:1276]")
+        elif name == "channel":
+            element = self.state.world.hexes.get(self.state.world.towns[town]["hex"], {}).get("element")
+            if element is None:
+                return
+            have = int(self.state.powers[a.power].mana.get(element, 0))
+            amount = min(int(outputs.get("mana", 0)), caps_of(self.state, a.power).get(element, 0) - have)
+            if amount > 0:
+                g._mana_granted(
+                    power_id=a.power, element=element, amount=amount, actor=SYSTEM, audience=vis.powers([a.power])
+                )
 
     def _per_target(self, a: Any, kind: dict) -> list[str]:
         given = kind["params"].get("targets")
@@ -699,10 +748,21 @@ class Catalogue(PlatformGame):
         _check_params(params)
         ca = cr.class_action(kind, ps.cls, ps.subclass, ps.options)
         st = self._standing(power_id)
+        on_map = self._map_town(params.get("town"))
+        if on_map is not None:
+            params["town"] = on_map  # by id, whether named by id or hex: "once per town" counts the same town
+        if on_map is not None and kind in _FROM_THE_MAP:
+            # The map knows the town: what the submitter said of it does not count ("the new Wealth", [003:1339]).
+            t = self._world_towns()[on_map]
+            params.update(
+                {k: t["statuses"].get(k, 0) if k in t["statuses"] or k not in t else t[k] for k in _FROM_THE_MAP[kind]}
+            )
         if kind == "channel":
             town = params.get("town")
             if not isinstance(town, str) or not town:
                 raise RuleViolation("Channel names a claimed town", rule="P.2.12", field="params.town")
+            if self._world_towns() and on_map not in {t for t, _ in self._claims_of(power_id)}:
+                raise RuleViolation("Channel selects a town you claim [003:967]", rule="P.2.12", field="params.town")
             last = _cat(self.state).get("counters", {}).get(power_id, {}).get("last_channel", {}).get(town, 0)
             st = cr.Standing(**{**vars(st), "last_channel": int(last)})
         full = cr.prepare(kind, params, ps.options, st)
@@ -1123,6 +1183,51 @@ class Catalogue(PlatformGame):
             audience=g._audience(a),
         )
 
+    # ------------------------------------------------------------------ Blighted Neighborhood (P.2.12)
+
+    def choose_blighted_town(self, power_id: str, town_id: str) -> None:
+        """Blighted Neighborhood ([003:959]): "Choose a town you claim ... if you claim no town chosen this way,
+        choose another claimed town." A town once chosen stays chosen while the power claims it."""
+        g: Any = self
+        ps = g.power(power_id)
+        if not ps.options.get("blighted_neighborhood"):
+            raise RuleViolation("choosing a blighted town needs Blighted Neighborhood", rule="P.2.12", field="power_id")
+        town = self._map_town(town_id)
+        if town is None or town not in {t for t, _ in self._claims_of(power_id)}:
+            raise RuleViolation(f"{ps.name} claims no town {town_id!r}", rule="P.2.12", field="town_id")
+        held = _cat(self.state).get("blighted", {}).get(power_id)
+        if held is not None and held in {t for t, _ in self._claims_of(power_id)}:
+            raise RuleViolation(
+                "you still claim the town you chose; choose another only once you claim it no more [003:959]",
+                rule="P.2.12",
+                field="town_id",
+            )
+        self._blighted_town_chosen(power_id=power_id, town_id=town, actor=power_id, audience=vis.powers([power_id]))
+
+    def _claims_of(self, power_id: str) -> list[tuple[str, dict]]:
+        return [
+            (tid, t)
+            for tid, t in sorted(self._world_towns().items())
+            if any(c["power"] == power_id for c in t["claims"].values())
+        ]
+
+    @event("BlightedTownChosen")
+    def _blighted_town_chosen(self, power_id: str, town_id: str, actor: str, audience: list) -> None:
+        _cat(self.state).setdefault("blighted", {})[power_id] = town_id
+
+    def _catalogue_cleanup(self) -> None:
+        """At each Cleanup, the blighted town loses 1 population and 1 wealth and its power gains 5 Fear
+        ([003:959]); a town the power no longer claims is spared."""
+        g: Any = self
+        for power_id, town in sorted(_cat(self.state).get("blighted", {}).items()):
+            p = self.state.powers.get(power_id)
+            if p is None or not p.options.get("blighted_neighborhood"):
+                continue
+            if town not in {t for t, _ in self._claims_of(power_id)}:
+                continue
+            g.harm_town(town, {"population": -1, "wealth": -1}, "Blighted Neighborhood [003:959]", None)
+            g.earn(power_id, "fear", 5, "Blighted Neighborhood: Cleanup ([003:959])")
+
     # ------------------------------------------------------------------ Tidings: Dread Growth (P.2.12)
 
     def dread_growth(self, power_id: str, units: int) -> dict:
@@ -1237,4 +1342,5 @@ def catalogue_view(game: Any, viewer: str) -> dict:
             if aid in s.assets and (viewer in s.assets[aid].holders or s.assets[aid].cls in rules.PUBLIC_ASSET_CLASSES)
         },
         "counters": c.get("counters", {}).get(viewer, {}),
+        "blighted_town": c.get("blighted", {}).get(viewer),  # its own choice; the town's decline is public
     }

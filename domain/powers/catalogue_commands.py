@@ -44,6 +44,14 @@ class ChangeQuotaPerk(Command):
 
 
 @dataclass(frozen=True)
+class ChooseBlightedTown(Command):
+    """A power with Blighted Neighborhood chooses the claimed town it blights ([003:959], P.2.12)."""
+
+    power_id: str
+    town_id: str
+
+
+@dataclass(frozen=True)
 class RecordLocation(Command):
     """GM: where a power's champion or leader truly is, for duels (P-ACT-6)."""
 
@@ -208,6 +216,11 @@ def change_quota_perk(game: Any, cmd: ChangeQuotaPerk, ctx: Context) -> dict:
     return game.change_quota_perk(cmd.power_id, cmd.perk, cmd.value)
 
 
+def choose_blighted_town(game: Any, cmd: ChooseBlightedTown, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.power_id)
+    game.choose_blighted_town(cmd.power_id, cmd.town_id)
+
+
 def record_location(game: Any, cmd: RecordLocation, ctx: Context) -> None:
     require_gm(ctx)
     game.record_location(cmd.power_id, cmd.hex_id)
@@ -342,6 +355,7 @@ CATALOGUE_COMMANDS: Mapping[type, Handler] = {
     TakeFreeAction: take_free_action,
     ChangeQuotaPerk: change_quota_perk,
     RecordLocation: record_location,
+    ChooseBlightedTown: choose_blighted_town,
     SetAssetTerms: set_asset_terms,
     GainExtraReaction: gain_extra_reaction,
     UseReaction: use_reaction,

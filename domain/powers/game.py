@@ -375,6 +375,7 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
             if s.month < s.months_per_season:
                 self._begin_month(s.month + 1, now, seed)
             else:
+                self._catalogue_cleanup()
                 self._world_cleanup()
                 self._armies_cleanup()
                 self._cleanup_applied(actor=SYSTEM, audience=[vis.PUBLIC])
@@ -1961,6 +1962,8 @@ EVENT_VERSIONS: dict[str, int] = {
     "FeatureRebuilt": 1,
     "ModuleBuilt": 1,
     "TownChanged": 1,
+    "TownHarmed": 1,
+    "BlightedTownChosen": 1,
     "WorldSeasonBegan": 1,
     "OutpostsReset": 1,
     "MercurialSwapped": 1,

@@ -93,6 +93,9 @@ class PowerOptions(_Options):
     many_masters: bool = Field(False, description="Circle: up to 4 masters instead of 3 ([003:1177])")
     molotovs: bool = Field(False, description="Cause [003:1270]: Saboteurs may inflict Burn, difficulty +1")
     little_cruelties: bool = Field(False, description="[003:957] gain 1 Fear at the start of each month")
+    blighted_neighborhood: bool = Field(
+        False, description="[003:959] a claimed town loses 1 population and wealth each Cleanup, for 5 Fear"
+    )
 
 
 class AdversaryOptions(PowerOptions):

@@ -1123,6 +1123,42 @@ class World(PlatformGame):
         if "demolish" in effect:
             w.features.pop(effect["demolish"], None)
 
+    def harm_town(self, town_id: str, harm: dict, reason: str, by: str | None, actor: str = SYSTEM) -> dict:
+        """Lower a town's population and wealth and add statuses to it (Sack, Slaughter, Blighted Neighborhood,
+        P.2.12); neither falls below 0. The town is public, so the change is too (P.4); ``by`` names who did it
+        only when that was public. Returns the change made."""
+        t = self._town(town_id)
+        change = {k: max(int(harm[k]), -t[k]) for k in ("population", "wealth") if harm.get(k)}
+        statuses = {k: int(v) for k, v in harm.get("statuses", {}).items() if v}
+        self._town_harmed(
+            town_id=town_id, change=change, statuses=statuses, reason=reason, by=by, actor=actor, audience=[vis.PUBLIC]
+        )
+        return change
+
+    @event("TownHarmed")
+    def _town_harmed(
+        self, town_id: str, change: dict, statuses: dict, reason: str, by: str | None, actor: str, audience: list
+    ) -> None:
+        t = self.state.world.towns[town_id]
+        for k, v in change.items():
+            t[k] += v
+        for k, v in statuses.items():
+            t["statuses"][k] = t["statuses"].get(k, 0) + v
+
+    def renounce_claims(self, power_id: str, keep: str, reason: str, actor: str = SYSTEM) -> None:
+        """A power gives up its claims on every town but ``keep`` (Commandeer, [003:1276])."""
+        cls = self.state.powers[power_id].cls
+        for tid, t in sorted(self.state.world.towns.items()):
+            if tid != keep and t["claims"].get(cls, {}).get("power") == power_id:
+                self._claim_lost(
+                    town_id=tid,
+                    power_id=power_id,
+                    cls=cls,
+                    reason=reason,
+                    actor=actor,
+                    audience=self._claim_audience(tid, power_id),
+                )
+
     # ------------------------------------------------------------------ the season (Tidings, Cleanup)
 
     def _world_tidings(self) -> None:

@@ -1,0 +1,184 @@
+"""What the class actions of P.2.12 do to the map once they succeed (rules/ANALYSIS.md P.2.12): towns lowered,
+claims made and mana gained, through the world's own records, with the dice given explicitly."""
+
+from __future__ import annotations
+
+import pytest
+
+from api.powers.service import PowersGames
+from api.service import Caller
+from domain.dice import FixedRoller
+from domain.errors import Forbidden, RuleViolation
+from domain.powers import catalogue_commands as cc
+from domain.powers import world
+from domain.powers.game import Game
+from domain.powers.views import board_view
+from tests.domain.helpers import NOW, refused
+from tests.domain.world_helpers import HEXES, resolve_month, to_next_season, world_game
+
+DEROP = {"id": "derop", "hex": "1,0", "population": 4, "wealth": 3}
+
+
+def names(events) -> list[str]:
+    return [type(e).__name__ for e in events]
+
+
+def succeed(g: Game, power: str, action_id: str, kind: str, params: dict, **kw) -> list:
+    """Submit a class action with three successes on the dice (its one agent rolls 6, 5, 5), resolve the
+    month, and return the events recorded from the submission on."""
+    g.collect_events()
+    kw.setdefault("slot", "public" if g.state.powers[power].private == 0 else "private")
+    g.submit_class_action(
+        power,
+        action_id,
+        kind,
+        params,
+        now=NOW,
+        roller=FixedRoller([6, 5, 5]),
+        assets=[{"asset_id": "agent"}],
+        convert=0,
+        **kw,
+    )
+    resolve_month(g)
+    assert g.state.actions[action_id].success
+    return g.collect_events()
+
+
+def test_p_2_12_sack_lowers_the_towns_wealth_by_one_and_applies_two_uprising():
+    """[003:1339] "Sack: Reduce the wealth of a claimed town you are in by 1, then gain Coin equal to the new
+    Wealth. Apply 2 "Uprising"." """
+    g = world_game(("drg", "champion", "dragon"), towns=[DEROP], assets=[("agent", "drg", "might", "skill", 3)])
+    # The map's wealth counts, not what the dragon declared: 3 - 1 = 2 coin.
+    events = succeed(g, "drg", "sk", "sack", {"town": "derop", "uprising": 0, "opposing_units": 0, "wealth": 9})
+    t = g.state.world.towns["derop"]
+    assert (t["wealth"], t["population"], t["statuses"]) == (2, 4, {"uprising": 2})
+    harmed = next(e for e in events if type(e).__name__ == "TownHarmed")
+    assert harmed.audience == ["public"]  # a town is public (P.4)
+    assert g.holdings("drg").wallet.get("coin") == 2
+
+
+def test_p_2_12_slaughter_lowers_the_towns_population_by_one_and_applies_two_uprising():
+    """[003:1338] "Slaughter: Reduce the population of a claimed town you are in by 1, then gain Fear or Respect
+    equal to the new population. Apply 2 "Uprising"." """
+    town = {**DEROP, "statuses": {"uprising": 1}}
+    g = world_game(("drg", "champion", "dragon"), towns=[town], assets=[("agent", "drg", "might", "skill", 3)])
+    succeed(
+        g,
+        "drg",
+        "sl",
+        "slaughter",
+        {"town": "1,0", "uprising": 1, "depopulated": 0, "opposing_units": 0, "population": 4},
+    )
+    t = g.state.world.towns["derop"]
+    assert (t["population"], t["wealth"], t["statuses"]) == (3, 3, {"uprising": 3})
+    assert g.state.catalogue["kinds"]["sl"]["params"]["town"] == "derop"  # named by its hex, recorded by its id
+
+
+def test_p_2_12_annex_claims_the_town_for_the_city_in_place_of_the_city_that_claimed_it():
+    """[003:965] "Annex - Select a town where you control an army, and attempt to claim it." One claimant of
+    each type (P-TOWN-1): the new city's claim replaces the old city's."""
+    town = {**DEROP, "claims": {"city": "old"}}
+    g = world_game(
+        ("sov", "city", "sovereign"),
+        ("old", "city", "sovereign"),
+        towns=[town],
+        assets=[("agent", "sov", "might", "skill", 3)],
+    )
+    events = succeed(g, "sov", "ann", "annex", {"town": "derop"})
+    assert g.state.world.towns["derop"]["claims"]["city"]["power"] == "sov"
+    assert names(events).count("ClaimLost") == 1 and names(events).count("ClaimSet") == 1
+
+
+def test_p_2_12_commandeer_claims_the_town_and_renounces_all_claims_on_other_towns():
+    """[003:1276] "Commandeer - Claim a town you stand in until you leave it. Announced publicly, and renounces
+    all claims on other towns." """
+    other = {"id": "vale", "hex": "3,0", "population": 2, "wealth": 1, "claims": {"champion": "wiz"}}
+    g = world_game(("wiz", "champion", "wizard"), towns=[DEROP, other], assets=[("agent", "wiz", "might", "skill", 3)])
+    events = succeed(g, "wiz", "cmd", "commandeer", {"town": "derop"})
+    towns = g.state.world.towns
+    assert towns["derop"]["claims"]["champion"]["power"] == "wiz"
+    assert "champion" not in towns["vale"]["claims"]
+    assert [e.audience for e in events if type(e).__name__ in ("ClaimSet", "ClaimLost")] == [["public"], ["public"]]
+
+
+def channel_game(perk: str | None) -> Game:
+    hexes = [{**h, "element": "F"} if h["hex"] == "1,0" else h for h in HEXES]
+    town = {**DEROP, "claims": {"city": "sov"}}
+    vale = {"id": "vale", "hex": "3,0", "population": 2, "wealth": 1}
+    g = world_game(
+        ("sov", "city", "sovereign"), towns=[town, vale], hexes=hexes, assets=[("agent", "sov", "might", "skill", 3)]
+    )
+    if perk is not None:
+        g.grant_magic_perk("sov", perk)
+    return g
+
+
+def test_p_2_12_channel_gains_mana_of_the_towns_element_for_each_season_since_it_was_last_channelled():
+    """[003:967] "Channel - Select a claimed town. Gain one mana matching its element for every season since the
+    last time this action was taken there." The mana element of a hex is the GM's (P-INFL-6); the storage cap
+    holds (P-MAG-1: "you must have a special perk to be able to channel or store mana")."""
+    g = channel_game("novice_mages")
+    unclaimed = {"town": "vale"}
+    kw = {"now": NOW, "roller": FixedRoller(), "roll": False, "slot": "public"}
+    refused(g, lambda: g.submit_class_action("sov", "ch2", "channel", unclaimed, **kw), "P.2.12")
+    events = succeed(g, "sov", "ch", "channel", {"town": "derop"})
+    granted = [e for e in events if type(e).__name__ == "ManaGranted"]
+    assert [(e.element, e.amount, e.audience) for e in granted] == [("F", 1, ["power:sov"])]
+    assert g.state.powers["sov"].mana == {"F": 1}
+    g = channel_game(None)
+    events = succeed(g, "sov", "ch", "channel", {"town": "derop"})
+    assert "ManaGranted" not in names(events) and not g.state.powers["sov"].mana
+
+
+def test_p_2_12_blighted_neighborhood_lowers_the_chosen_town_each_cleanup_for_five_fear():
+    """[003:959] "Blighted Neighborhood: Choose a town you claim. During each Cleanup Step, reduce its population
+    and wealth by 1 and gain 5 Fear. During your action declarations for the first month of each season, if you
+    claim no town chosen this way, choose another claimed town." """
+    vale = {"id": "vale", "hex": "3,0", "population": 2, "wealth": 1}
+    town = {**DEROP, "claims": {"city": "sov"}}
+    g = world_game(
+        ("sov", "city", "sovereign", {"blighted_neighborhood": True}),
+        ("old", "city", "sovereign"),
+        towns=[town, vale],
+    )
+    refused(g, lambda: g.choose_blighted_town("sov", "vale"), "P.2.12")  # not a town it claims
+    refused(g, lambda: g.choose_blighted_town("old", "derop"), "P.2.12")  # no Blighted Neighborhood
+    g.choose_blighted_town("sov", "derop")
+    boards = {v: board_view(g, v)["catalogue"] for v in ("sov", "old")}
+    assert (boards["sov"]["blighted_town"], boards["old"]["blighted_town"]) == ("derop", None)  # P.4: its own
+    g.choose_control("sov", "fear")  # only a power that uses fear gains it ([003:166])
+    refused(g, lambda: g.choose_blighted_town("sov", "derop"), "P.2.12")  # still claimed: it stays chosen
+    fear = g.holdings("sov").wallet.get("fear", 0)
+    g.collect_events()
+    to_next_season(g)
+    t = g.state.world.towns["derop"]
+    assert (t["population"], t["wealth"]) == (3, 2)
+    assert g.holdings("sov").wallet.get("fear", 0) == fear + 5
+    harmed = [e for e in g.collect_events() if type(e).__name__ == "TownHarmed"]
+    assert [(e.audience, e.by) for e in harmed] == [(["public"], None)]  # the town is public, who blights it is not
+    g.drop_claim("derop", "sov")
+    g.set_claim("derop", "old")  # the sovereign lost its claim: the town is spared, and it may choose again
+    g.set_claim("vale", "sov")
+    g.choose_blighted_town("sov", "vale")
+    assert g.state.catalogue["blighted"] == {"sov": "vale"}
+
+
+def test_p_2_12_blighted_neighborhood_is_chosen_through_the_service_by_the_power_alone():
+    """[003:959] "Choose a town you claim." The choice runs through ``Games.run`` like every command: the power
+    chooses, others are refused, and a refusal names its rule and records nothing."""
+    games = PowersGames()
+    gid, _, _ = games.create_game("Blight", "GM")
+    sov = games.add_power(gid, "gm", "Sovereign", "city", "sovereign", {"blighted_neighborhood": True})[0]
+    other = games.add_power(gid, "gm", "Other", "city", "sovereign")[0]
+    town = {**DEROP, "claims": {"city": sov}}
+    games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=[town]))
+    with pytest.raises(Forbidden):
+        games.run(Caller.of(other), gid, cc.ChooseBlightedTown(sov, "derop"))
+    before = len(games.visible_events(gid, "gm", limit=10_000))
+    with pytest.raises(RuleViolation, match="claims no town") as err:
+        games.run(Caller.of(sov), gid, cc.ChooseBlightedTown(sov, "elsewhere"))
+    assert err.value.rule == "P.2.12"
+    assert len(games.visible_events(gid, "gm", limit=10_000)) == before
+    games.run(Caller.of(sov), gid, cc.ChooseBlightedTown(sov, "derop"))
+    assert games.view(gid, sov)["catalogue"]["blighted_town"] == "derop"
+    assert games.view(gid, other)["catalogue"]["blighted_town"] is None
