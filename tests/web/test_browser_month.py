@@ -116,7 +116,7 @@ def test_a_gm_and_three_powers_play_a_month_in_the_browser(server, browser):
     assert unlabelled(gandalf) == []
 
     # Gandalf: a private duel that Gondor may resist; the server rolls; conversions are confirmed.
-    gandalf.get_by_label("Title").fill("Duel the Witch-king")
+    gandalf.get_by_label("Title", exact=True).fill("Duel the Witch-king")
     gandalf.get_by_label("Skill tag").select_option("might")
     gandalf.get_by_label("Gondor").check()
     gandalf.get_by_label("Can be resisted").check()
@@ -130,7 +130,7 @@ def test_a_gm_and_three_powers_play_a_month_in_the_browser(server, browser):
     assert "Conversions fixed" in gandalf.content() and "Receipt: sequence" in gandalf.content()
 
     # Rangers: propose; the GM seals a difficulty; then the Rangers roll.
-    rangers.get_by_label("Title").fill("Spy on Minas Tirith")
+    rangers.get_by_label("Title", exact=True).fill("Spy on Minas Tirith")
     rangers.get_by_label("Propose only: the GM sets the difficulty first, then I roll").check()
     rangers.get_by_role("button", name="Submit and roll").click()
     gm.reload()
@@ -158,7 +158,7 @@ def test_a_gm_and_three_powers_play_a_month_in_the_browser(server, browser):
     gondor.reload()
     assert "granted" in gondor.content()
     shot(gondor, "05-extension-granted")
-    gondor.get_by_label("Title").fill("Light the beacons")
+    gondor.get_by_label("Title", exact=True).fill("Light the beacons")
     gondor.get_by_label("Public (4 left)").check()
     gondor.get_by_role("button", name="Submit and roll").click()
     gondor.get_by_role("button", name="Confirm conversions").click()
