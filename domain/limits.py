@@ -65,3 +65,10 @@ def check_email(value: Any, field: str = "email") -> str:
         return validate_email(value, check_deliverability=False).normalized
     except EmailNotValidError as err:
         raise RuleViolation(f"{value!r} is not an email address: {err}", field=field) from None
+
+
+def whole_number(value: Any, field: str, low: int, high: int, rule: str) -> int:
+    """``value`` if it is a whole number (not a bool) from ``low`` to ``high``; else refused naming ``rule``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise RuleViolation(f"{field} is a whole number from {low} to {high}", rule=rule, field=field)
+    return value

@@ -60,14 +60,11 @@ ARMIES_TYPES = (ArmiesState,)
 
 
 def _int(value: Any, field: str, low: int, high: int, rule: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise RuleViolation(f"{field} is a whole number from {low} to {high}", rule=rule, field=field)
-    return value
+    return limits.whole_number(value, field, low, high, rule)
 
 
 def _hex(value: Any, field: str = "hex") -> str:
-    q, r = hexmap.parse_hex(value if isinstance(value, str) else "")
-    return hexmap.hex_id(q, r)
+    return hexmap.normal_hex(value)  # refusals name the field "hex", as they always have
 
 
 def visible(army: dict) -> bool:

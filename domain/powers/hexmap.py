@@ -28,6 +28,12 @@ def hex_id(q: int, r: int) -> str:
     return f"{q},{r}"
 
 
+def normal_hex(value: object) -> str:
+    """A hex id as given, checked and written the one way (``"q,r"``); refused naming P-ACT-4 otherwise."""
+    q, r = parse_hex(value if isinstance(value, str) else "")
+    return hex_id(q, r)
+
+
 def neighbours(hex_: str) -> list[str]:
     """The six hexes around ``hex_`` ("surrounding hexes", [003:1108]), whether or not the map has them."""
     q, r = parse_hex(hex_)

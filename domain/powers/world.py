@@ -44,14 +44,11 @@ GM_FACTS = ("new_resources", "excess_mobility", "rooted_agent_ranks", "agents_di
 
 
 def _int(value: Any, field: str, low: int = 0, high: int = limits.NUMBER) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise RuleViolation(f"{field} is a whole number from {low} to {high}", rule="P-FEAT-1", field=field)
-    return value
+    return limits.whole_number(value, field, low, high, "P-FEAT-1")
 
 
 def _hex(value: Any, field: str = "hex") -> str:
-    q, r = hexmap.parse_hex(value if isinstance(value, str) else "")
-    return hexmap.hex_id(q, r)
+    return hexmap.normal_hex(value)  # refusals name the field "hex", as they always have
 
 
 class World(PlatformGame):
