@@ -140,7 +140,7 @@ def test_a_certamen_is_fought_by_mail_and_a_sealed_bid_is_hidden_from_the_other_
     create_all(t)
     while t.turn()[0] != "ann":
         _turn_by_mail(t, tokens, "pass")
-    reply = _mail(t, tokens["ann"], f"challenge {t.mage('bob')}")
+    reply = _mail(t, tokens["ann"], f"challenge {t.mage('bob')} with {t.mage('ann')}")  # the dice may give ann two
     assert reply.accepted and "issued" in reply.body, reply.body
     pass_main(t)
     assert t.phase() == "certamen"
