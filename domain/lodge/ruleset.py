@@ -32,6 +32,8 @@ class LodgeOptions(BaseModel):
     ranking_mode: Literal["dense", "competition"] = "dense"  # L-AMB-1
     non_spell_removal_restricted: bool = True  # L-AMB-6
     crown_of_the_summoner: bool = False  # LH-6 (R42)
+    # hours before a window's deadline (a phase's, or a prompt's) to remind whoever has not acted (L.3)
+    reminder_hours: list[float] = [12, 2]
     defeat_pp: list[int] | None = None  # the defeat Power Point table, if the host sets one (L-AMB-4)
 
 
@@ -169,17 +171,20 @@ def _answer(game: LodgeGame, cmd: AnswerChoice, ctx: Context) -> None:
 
 def _evocation(game: LodgeGame, cmd: CommandEvocation, ctx: Context) -> None:
     require_seat(game, ctx, cmd.mage_id)
-    game.command_evocation(cmd.mage_id, cmd.evocation, list(cmd.moves), cmd.attack)
+    # naming neither steps nor an attack leaves each to a prompt (L-EVO-1, L-EVO-2)
+    choices = Choices(list(cmd.moves), prompt=not cmd.moves and cmd.attack is None)
+    game.command_evocation(cmd.mage_id, cmd.evocation, list(cmd.moves), cmd.attack, ctx.now, choices)
 
 
 def _black_rose(game: LodgeGame, cmd: BlackRoseAct, ctx: Context) -> None:
     require_gm(ctx, "act for the Black Rose")
-    game.black_rose_act(cmd.card, cmd.target)
+    game.black_rose_act(cmd.card, cmd.target, ctx.now)
 
 
 def _from_cell(game: LodgeGame, cmd: ResolveFromCell, ctx: Context) -> None:
     require_seat(game, ctx, cmd.mage_id)
-    game.resolve_from_cell(cmd.mage_id, cmd.offer_id, cmd.accept, Choices(list(cmd.moves), cmd.heal))
+    choices = Choices(list(cmd.moves), cmd.heal, prompt=not cmd.moves and cmd.heal is None)
+    game.resolve_from_cell(cmd.mage_id, cmd.offer_id, cmd.accept, choices, ctx.now)
 
 
 def _pass(game: LodgeGame, cmd: Pass, ctx: Context) -> None:
@@ -291,7 +296,12 @@ def board_view(game: LodgeGame, viewer: str) -> dict[str, Any]:
         "choices": game.choices_for(viewer) if viewer in s.mages and s.phase not in ("setup", "ended") else None,
         "ended": s.ended,
         "sequence": s.sequence_for(viewer),
-        "windows": [{"id": w.id, "kind": w.kind, "closes_at": w.closes_at} for w in s.windows.values() if not w.closed],
+        # a choice's window is its chooser's (and the host's): its existence says nothing to anyone else
+        "windows": [
+            {"id": w.id, "kind": w.kind, "closes_at": w.closes_at}
+            for w in s.windows.values()
+            if not w.closed and (w.id not in s.prompts or host or s.prompts[w.id]["mage"] == viewer)
+        ],
     }
 
 
