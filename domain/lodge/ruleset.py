@@ -329,6 +329,12 @@ def notify(kind: str, payload: dict) -> dict | None:
             "subject": f"Turn {d['turn']}: {d['phase']}",
             "text": f"The {d['phase']} phase has begun: {who} may {', '.join(d['may'])}.",
         }
+    if kind == "ChoiceOffered":  # seen by its chooser alone (and the host), so sent to them alone
+        return {
+            "subject": f"A choice waits for you: {d['question']}",
+            "text": f"{d['choice']}: {d['question']}; one of {', '.join(d['options'])}. Answer with "
+            f"'choose {d['choice']} <option>' (or on the board); at the deadline: {d['default']} ({d['rule']}).",
+        }
     if kind == "RoomScored":
         gains = ", ".join(f"{who} {pp}" for who, pp in sorted(d["pp"].items()))
         return {"subject": f"{d['room']} is rebuilt", "text": f"Power Points for the rebuilt {d['room']}: {gains}."}
