@@ -288,7 +288,11 @@ def board_view(game: LodgeGame, viewer: str) -> dict[str, Any]:
         "black_rose": {"power_points": s.black_rose["pp"], "trophies": list(s.black_rose["trophies"])},
         "offers": [dict(o) for _, o in sorted(s.offers.items()) if host or o["mage"] == viewer],
         "prompts": [
-            {"choice": c, **{k: p[k] for k in ("mage", "kind", "question", "options", "default", "rule")}}
+            {
+                "choice": c,
+                **{k: p[k] for k in ("mage", "kind", "question", "options", "default", "rule")},
+                "closes_at": s.windows[c].closes_at if c in s.windows else None,
+            }
             for c, p in sorted(s.prompts.items())
             if host or p["mage"] == viewer
         ],
