@@ -385,13 +385,15 @@ class LodgeGame(PlatformGame):
         """LH-1 (R21, R22): a target the command leaves open is chosen from the legal ones the server computes:
         asked for when more than one is legal, taken when only one is, and refused (``_check_target``) when none
         is. The deadline's default is the Dummy Target when it is offered (R22: it resolves as much of the
-        effect as possible without touching any Model), else the first legal target in the server's order."""
+        effect as possible without touching any Model), else the Room the Mage stands in when it is legal, else
+        the first legal target in the server's order."""
         if target is not None or card.target.kind == "none" or not choices.prompt:
             return target
         legal = [t for t in self.legal_targets(card, mage_id) if t is not None]
         if len(legal) <= 1:
             return legal[0] if legal else None
-        default = DUMMY if DUMMY in legal else legal[0]
+        here = self.state.positions.get(mage_id)
+        default = DUMMY if DUMMY in legal else here if here in legal else legal[0]
         return ask(choices, mage_id, "target", f"the target of {card.name}", legal, default, "LH-1")
 
     def choices_for(self, mage_id: str) -> dict:

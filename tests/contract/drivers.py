@@ -145,9 +145,8 @@ DRIVERS: dict[str, Driver] = {
 
 
 def _lodge_play(games: Games) -> Played:
-    from tests.domain.lodge_helpers import play_lodge_turn
-
     from domain.lodge.ruleset import AdvancePhase, CastSpell
+    from tests.domain.lodge_helpers import play_lodge_turn
 
     game_id = play_lodge_turn(games)
     # Turn 2's Actions: Cy casts her face-down Plunder without a target, so a prompt names the card and lists its

@@ -257,3 +257,17 @@ def test_l_eff_2_which_trophy_a_take_phrase_takes_is_the_resolvers_choice_among_
     refused(g, "L-EFF-2", "ann", o["choice"], "ann")
     g.answer_choice("ann", o["choice"], "cy", now=NOW)
     assert g.state.mages["ann"]["trophies"] == ["cy"] and g.state.mages["bob"]["trophies"] == ["dee"]
+
+
+def test_l_dummy_1_a_room_target_left_open_defaults_to_the_casters_room_at_the_deadline():
+    """LH-1 (no Dummy for a Room, L-DUMMY-1 [002:R21] "an Effect that targets Models"): Tremor cast without a
+    target asks among the Rooms, the Dummy not among them; at the deadline it takes the Room Ann stands in."""
+    g = lodge()
+    at(g, ann="crypt")
+    slot(g, "ann", "tremor")
+    g.cast_spell("ann", "I", None, Choices(prompt=True), now=NOW)
+    (o,) = offered(recorded(g))
+    assert DUMMY not in o["options"] and "library" in o["options"] and o["default"] == "crypt"
+    refused(g, "L-DUMMY-1", "ann", o["choice"], DUMMY)
+    g.close_window(o["choice"], now=LATER)
+    assert g.state.rooms["crypt"]["slots"] == ["ann", "ann", None, None]
