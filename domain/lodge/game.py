@@ -836,6 +836,7 @@ class LodgeGame(PlatformGame):
             self._begin_phase(self.state.turn, self.package["phases"][i + 1], now)
             return
         self.cleanup()
+        self._lapse_cell_offers(now)
         if self.state.turn >= self.package["game_end"]["after_turns"]:
             self._end_game()
         else:
@@ -874,6 +875,25 @@ class LodgeGame(PlatformGame):
         for r in full:  # C6 (R31): flipped; the cubes go back to their owners (L-AMB-13)
             self._emit(
                 "RoomFlipped", {"room": r, "returned": dict(Counter(s.rooms[r]["slots"]))}, [{"op": "flip", "room": r}]
+            )
+
+    def _lapse_cell_offers(self, now: datetime) -> None:
+        """LH-5: a Cell offer lasts until Clean-up, when the Persistent Tokens go back (C1, L-AMB-8); a prompt
+        still open for one is declined then, its lapse recorded, and its window closed."""
+        for cid, prompt in sorted(self.state.prompts.items()):
+            if prompt["kind"] != "cell":
+                continue
+            self._close_prompt(cid, DECLINE, "ChoiceDefaulted", now)
+            self._emit(
+                "ChoiceLapsed",
+                {
+                    "choice": cid,
+                    "mage": prompt["mage"],
+                    "reason": "a Cell offer lasts until Clean-up, when the Persistent Tokens go back",
+                    "rule": "L-PERS-5",
+                },
+                [{"op": "offer_done", "id": prompt["command"]["offer"]}],
+                audience=vis.powers([prompt["mage"]]),
             )
 
     def _end_game(self) -> None:

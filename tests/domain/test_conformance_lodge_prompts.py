@@ -271,3 +271,23 @@ def test_l_dummy_1_a_room_target_left_open_defaults_to_the_casters_room_at_the_d
     refused(g, "L-DUMMY-1", "ann", o["choice"], DUMMY)
     g.close_window(o["choice"], now=LATER)
     assert g.state.rooms["crypt"]["slots"] == ["ann", "ann", None, None]
+
+
+def test_l_pers_5_a_cell_offer_still_open_at_clean_up_lapses_and_its_window_closes():
+    """L-PERS-5 [002:R10] with LH-5 and L-AMB-8: the Persistent Effect offered lasts no longer than Clean-up's C1
+    ([002:R41] "All Mages then discard each Persistent Token"), so its prompt is declined then, the lapse
+    recorded with the rule, and the window closed; nothing waits for Cy in turn 2."""
+    g = lodge()
+    o = _ward_offer(g)
+    g.advance(now=NOW)  # actions -> black-rose
+    g.advance(now=NOW)  # black-rose -> Clean-up -> turn 2
+    events = recorded(g)
+    (lapsed,) = [d for k, d in events if k == "ChoiceLapsed"]
+    assert lapsed["choice"] == o["choice"] and lapsed["rule"] == "L-PERS-5"
+    assert [d["option"] for k, d in events if k == "ChoiceDefaulted"] == [DECLINE]
+    assert g.state.prompts == {} and g.state.offers == {}
+    kinds = [k for k, _ in events]
+    at_lapse = kinds.index("ChoiceDefaulted")
+    assert kinds[at_lapse : at_lapse + 3] == ["ChoiceDefaulted", "WindowClosed", "ChoiceLapsed"]
+    assert all(w.closed for w in g.state.windows.values() if w.id == o["choice"])
+    assert board_view(g, "cy")["prompts"] == [] and g.state.mages["bob"]["damage"] == ["ann"]
