@@ -291,3 +291,29 @@ def test_l_pers_5_a_cell_offer_still_open_at_clean_up_lapses_and_its_window_clos
     assert kinds[at_lapse : at_lapse + 3] == ["ChoiceDefaulted", "WindowClosed", "ChoiceLapsed"]
     assert all(w.closed for w in g.state.windows.values() if w.id == o["choice"])
     assert board_view(g, "cy")["prompts"] == [] and g.state.mages["bob"]["damage"] == ["ann"]
+
+
+def test_l_pers_5_a_choice_inside_an_effect_resolved_from_a_cell_is_asked_of_the_mage_in_the_cell():
+    """L-PERS-5 [002:R10] with L-HEAL-1 [002:R34] "you can choose any color combination of Damage Cubes to Heal":
+    Bob's revealed Regrowth fires when Ann's Firebolt damages him; Bob picks whose cube it heals, then Cy, in her
+    own Cell, is offered the same effect, accepts, and picks whose cube her resolution heals."""
+    g = lodge()
+    at(g, cy="cell-green")
+    slot(g, "bob", "regrowth", "II")
+    g.cast_spell("bob", "II", "bob", Choices(), now=NOW)
+    cubes(g, "bob", "cy", "cy")
+    slot(g, "ann", "firebolt")
+    recorded(g)
+    g.cast_spell("ann", "I", "bob", Choices(), now=NOW)
+    (bobs,) = offered(recorded(g))
+    assert (bobs["mage"], bobs["kind"]) == ("bob", "heal")
+    g.answer_choice("bob", bobs["choice"], "cy", now=NOW)
+    assert g.state.mages["bob"]["damage"] == ["cy", "ann", "ann"]
+    (cell,) = offered(recorded(g))
+    assert (cell["mage"], cell["kind"], cell["options"]) == ("cy", "cell", [RESOLVE, DECLINE])
+    g.answer_choice("cy", cell["choice"], RESOLVE, now=NOW)
+    (heal,) = offered(recorded(g))
+    assert (heal["mage"], heal["kind"], heal["options"]) == ("cy", "heal", ["ann", "cy"])
+    assert g.state.offers  # the offer closes with its resolution, which waits for Cy's answer
+    g.answer_choice("cy", heal["choice"], "ann", now=NOW)
+    assert g.state.mages["bob"]["damage"] == ["cy", "ann"] and g.state.offers == {} and g.state.prompts == {}
