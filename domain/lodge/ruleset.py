@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from domain.lodge.catalogue import SLOTS
 from domain.lodge.engine import Choices
@@ -33,7 +33,7 @@ class LodgeOptions(BaseModel):
     non_spell_removal_restricted: bool = True  # L-AMB-6
     crown_of_the_summoner: bool = False  # LH-6 (R42)
     # hours before a window's deadline (a phase's, or a prompt's) to remind whoever has not acted (L.3)
-    reminder_hours: list[float] = [12, 2]
+    reminder_hours: list[Annotated[float, Field(gt=0, le=24 * 14)]] = [12, 2]
     defeat_pp: list[int] | None = None  # the defeat Power Point table, if the host sets one (L-AMB-4)
 
 

@@ -227,3 +227,13 @@ def test_a_prompt_reminds_its_chooser_alone_before_its_deadline(games):
     assert games.queue_due_reminders(game_id, prompt["choice"]) == []  # once per offset
     games.clock = lambda: datetime.fromisoformat(closes) - timedelta(hours=1)
     assert games.queue_due_reminders(game_id, prompt["choice"]) == ["ann"]
+
+
+def test_the_reminder_hours_are_a_game_option_checked_when_the_game_is_created(games):
+    """L.3 on the platform's windows: a host sets when Mages are reminded before a deadline; a reminder after
+    the deadline (a negative offset) is refused naming the option, and nothing is created."""
+    game_id, _, _ = games.create_game("Lodge", ruleset="lodge", options={"reminder_hours": [6]})
+    assert games.get_game(game_id).state.options["reminder_hours"] == [6]
+    with pytest.raises(RuleViolation) as refused:
+        games.create_game("Lodge", ruleset="lodge", options={"reminder_hours": [-1]})
+    assert refused.value.field == "options.reminder_hours.0"
