@@ -82,6 +82,14 @@ def caps_of(state: Any, power_id: str) -> dict[str, int]:
     return mr.storage_caps(state.powers[power_id].subclass, perks_of(state, power_id))
 
 
+def kept_gain(state: Any, power_id: str, element: str, amount: int) -> int:
+    """How much of ``amount`` mana an action's outcome leaves a power: up to its storage cap (P-MAG-1); the rest
+    is lost with the action that made it (P-AMB-37: a power whose cap is 0 spends such mana within that action
+    or loses it). Both Channel (P.2.12) and Channel Influence (P-INFL-6) follow this one rule."""
+    have = int(state.powers[power_id].mana.get(element, 0))
+    return max(0, min(int(amount), caps_of(state, power_id).get(element, 0) - have))
+
+
 def has_perk(state: Any, power_id: str, perk: str) -> bool:
     return perk in perks_of(state, power_id)
 
