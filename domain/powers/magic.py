@@ -37,7 +37,7 @@ from domain.platform.commands import Command, Context, Handler, require_gm, requ
 from domain.platform.game import PlatformGame, _at
 from domain.powers import hexmap
 from domain.powers import magic_rules as mr
-from domain.powers.spells import CATALOGUE, Spell
+from domain.powers.spells import CATALOGUE, NAMED_WITHOUT_COST, Spell
 
 MAX_RANGE = 30
 
@@ -284,6 +284,13 @@ class Magic(PlatformGame):
         self.power(power_id)
         _check_names(spell_id=spell_id)
         spell = spell_def(self.state, spell_id)
+        if spell is None and spell_id in NAMED_WITHOUT_COST:
+            raise RuleViolation(
+                f"{NAMED_WITHOUT_COST[spell_id]} is named by the rules without a cost: the GM defines it first "
+                "(DefineSpell, with its speed and cost)",
+                rule="P-AMB-42",
+                field="spell_id",
+            )
         if spell is None:
             raise NotFound(f"no spell {spell_id!r} in this game", rule="GM-15", field="spell_id")
         if spell.for_power is not None and spell.for_power != power_id:
