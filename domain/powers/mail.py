@@ -1213,7 +1213,18 @@ def _more_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> 
 # development and the catalogue that had no line before (issue 12's channels).
 
 LATE_PLAYER = {"swap", "blight"}
-LATE_GM = {"subtle", "mechanisms", "generate", "perk", "conduit", "locate", "dread", "pertarget", "consequence"}
+LATE_GM = {
+    "subtle",
+    "mechanisms",
+    "generate",
+    "perk",
+    "conduit",
+    "locate",
+    "dread",
+    "pertarget",
+    "consequence",
+    "spell",
+}
 USAGE |= {
     "swap": "swap <hex> with <hex>",
     "blight": "blight <town>",
@@ -1223,7 +1234,9 @@ USAGE |= {
     "perk": "perk grant <power> <perk>[: <choice>]; perk nerf <power> <perk>[: <choice>] [for <reason>]; "
     "perk magic <power> <perk> [element <E>] [spells <spell>, <spell>]; "
     "perk define <name> group <group> [upgrade] [repeatable] [versus <perk>]",
-    "conduit": "conduit remove <power> <conduit>",
+    "conduit": "conduit set <power> <id> at <hex> [kind <kind>] [tower] [capitol]: <name>; conduit remove <power> <id>",
+    "spell": "spell <id> fast|slow|ritual <cost> [range <n>] [difficulty <n>] [permanent] [specific] [for <power>]: "
+    "<name>",
     "locate": "locate <power> <hex>",
     "dread": "dread <power> <units>",
     "pertarget": "pertarget <action>",
@@ -1237,6 +1250,12 @@ PERK_DEFINE = re.compile(
     r"(?:\s+versus\s+(?P<versus>.+))?$",
     re.IGNORECASE,
 )
+CONDUIT_SET = re.compile(
+    r"^set\s+(?P<power>\S+)\s+(?P<id>\S+)\s+at\s+(?P<hex>\S+)(?:\s+kind\s+(?P<kind>\S+))?"
+    r"(?P<flags>(?:\s+(?:tower|capitol))*)\s*:\s*(?P<name>.+)$",
+    re.IGNORECASE,
+)
+SPELL = re.compile(r"^(?P<id>\S+)\s+(?P<speed>\S+)\s+(?P<cost>\S+)(?P<opts>[^:]*):\s*(?P<name>.+)$", re.IGNORECASE)
 PERK_MAGIC = re.compile(
     r"^magic\s+(?P<power>\S+)\s+(?P<perk>\S+)(?:\s+element\s+(?P<element>\S+))?(?:\s+spells\s+(?P<spells>.+))?$",
     re.IGNORECASE,
@@ -1296,6 +1315,37 @@ def _late(verb: str, words: list[str], rest: str, number: int, errors: list[Line
         }
     if verb == "conduit" and sub == "remove" and len(words) == 3:
         return {"power": words[1], "conduit": words[2]}
+    if verb == "conduit" and sub == "set" and (m := CONDUIT_SET.match(rest)):
+        flags = (m.group("flags") or "").lower().split()
+        if _fits("reference", m.group("name"), number, errors):
+            return {"how": "set", "power": m.group("power"), "conduit": m.group("id"), "hex": m.group("hex")} | {
+                "kind": (m.group("kind") or "person").lower(),
+                "tower": "tower" in flags,
+                "capitol": "capitol" in flags,
+                "name": m.group("name").strip(),
+            }
+        return None
+    if verb == "spell" and (m := SPELL.match(rest)):
+        opts = (m.group("opts") or "").split()
+        out: dict[str, Any] = {"spell_id": m.group("id"), "speed": m.group("speed").lower(), "cost": m.group("cost")}
+        out |= {"name": m.group("name").strip(), "range": 0, "difficulty": None, "permanent": None}
+        out |= {"power_specific": False, "for_power": None}
+        while opts:
+            word = opts.pop(0).lower()
+            if word in ("range", "difficulty", "for") and opts:
+                value = opts.pop(0)
+                if word == "for":
+                    out["for_power"] = value
+                    continue
+                n = whole(value, number, errors, f"the {word}")
+                if n is None:
+                    return None
+                out[word] = n
+            elif word in ("permanent", "specific"):
+                out["permanent" if word == "permanent" else "power_specific"] = True
+            else:
+                return None
+        return out if _fits("reference", out["name"], number, errors) else None
     if verb == "locate" and len(words) == 2:
         return {"power": words[0], "hex": words[1]}
     if verb == "dread" and len(words) == 2:
@@ -1334,8 +1384,31 @@ def _late_command(game: Any, me: str, a: dict, verb: str) -> Any:
         if a["how"] == "grant":
             return dev.GrantPerk(power, a["name"], a["detail"])
         return dev.NerfPerk(power, a["name"], a["detail"], a["reason"])
+    if verb == "conduit" and a.get("how") == "set":
+        return magic.SetConduit(
+            _power(game, a["power"], "power_id"),
+            a["name"],
+            a["hex"],
+            a["kind"],
+            conduit_id=a["conduit"],
+            tower=a["tower"],
+            capitol=a["capitol"],
+        )
     if verb == "conduit":
         return magic.RemoveConduit(_power(game, a["power"], "power_id"), a["conduit"])
+    if verb == "spell":
+        for_power = _power(game, a["for_power"], "for_power") if a["for_power"] else None
+        return magic.DefineSpell(
+            a["spell_id"],
+            a["name"],
+            a["speed"],
+            a["cost"],
+            a["range"],
+            a["difficulty"],
+            a["power_specific"],
+            a["permanent"],
+            for_power,
+        )
     if verb == "locate":
         return cc.RecordLocation(_power(game, a["power"], "power_id"), a["hex"])
     if verb == "dread":
@@ -1367,6 +1440,12 @@ def _late_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> 
         return [f"Defined the perk {command.name} ({command.group})."]
     if isinstance(command, magic.GrantMagicPerk):
         return [f"Granted {name[command.power_id]} the magic perk {command.perk}."]
+    if isinstance(command, magic.SetConduit):
+        return [
+            f"{name[command.power_id]} casts through {command.name} ({result.get('conduit_id')}) at {command.hex_id}."
+        ]
+    if isinstance(command, magic.DefineSpell):
+        return [f"Defined the {command.speed} spell {command.name} ({command.spell_id}), cost {command.cost}."]
     if isinstance(command, magic.RemoveConduit):
         return [f"{name[command.power_id]} no longer casts through {command.conduit_id}."]
     if isinstance(command, cc.RecordLocation):

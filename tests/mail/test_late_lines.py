@@ -169,3 +169,25 @@ def test_a_refused_mail_line_gives_the_apis_error(line, command):
     with pytest.raises(DomainError) as api:
         games.run(Caller.of("gm"), gid, command(ids))
     assert api.value.message in err and err.endswith(f"({api.value.rule})"), (err, api.value.message)
+
+
+def test_p_amb_42_the_gm_defines_freeze_river_and_sets_a_conduit_by_mail():
+    """P-AMB-42: Freeze River ([003:507]) has the cost the GM gives it; teaching it first is refused naming
+    P-AMB-42. P-MAG-5: a conduit is where a power casts through."""
+    games, gid, seats = _table()
+    gm, rangers = seats["gm"][1], seats["rangers"][0]
+    _refused(games, gid, gm, "teach freeze-river to Rangers", "P-AMB-42")
+    _refused(games, gid, gm, "spell freeze-river slow 1XX range 3: Freeze River", "P-MAG-1")  # X is no element
+    reply = _mail(
+        games,
+        gid,
+        gm,
+        "spell freeze-river slow 1WW range 3: Freeze River\nteach freeze-river to Rangers\n"
+        "conduit set Rangers circle at 0,0 kind person tower: the stone circle",
+    )
+    assert reply.accepted, reply.body
+    assert "Defined the slow spell Freeze River (freeze-river), cost 1WW." in reply.body
+    assert "Rangers casts through the stone circle (circle) at 0,0." in reply.body
+    state = games.get_game(gid).state
+    assert state.magic["spells"]["freeze-river"]["range"] == 3
+    assert state.magic["powers"][rangers]["conduits"]["circle"]["tower"] is True
