@@ -19,6 +19,7 @@ from domain.ids import GM
 from domain.platform.commands import Command
 from domain.powers import armies, magic, world
 from domain.powers import catalogue_commands as cc
+from domain.powers import commands as pc
 from domain.powers import development as dev
 
 Args = Callable[[dict, str], dict[str, Any]]  # (posted form, principal) -> the command's fields
@@ -568,6 +569,13 @@ SPECS: dict[str, Form] = {
             "feature_id": text(f, "feature_id"),
             "overcome": flag(f, "overcome"),
         },
+        gm=True,
+    ),
+    "set-influence": Form(
+        pc.SetInfluence,
+        "gm-map",
+        "Influence recorded.",
+        lambda f, me: {"power_id": text(f, "power_id"), "hex_id": text(f, "hex_id"), "amount": whole(f, "amount")},
         gm=True,
     ),
     "set-mechanisms": Form(

@@ -1178,7 +1178,7 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
         if not hex_id.strip():
             raise RuleViolation("name the hex", field="hex")
         if not 0 <= amount <= 20:
-            raise RuleViolation("influence is a whole number from 0 to 20", rule="P-INF", field="amount")
+            raise RuleViolation("influence is a whole number from 0 to 20", rule="P-INFL-1", field="amount")
         if self.state.world.hexes:
             hex_id = self._map_hex(hex_id, "hex", "P-INFL-1")
         self._put_influence(power_id, hex_id, amount, GM)

@@ -27,6 +27,7 @@ OUTPOST = {"id": "o1", "kind": "outpost", "hex": "1,1", "controller": None}
 
 # The forms issue 12 added; every other issue-12 command already had one (tests/web/test_powers_feature_forms.py).
 GM_FORMS = (
+    "set-influence",
     "drop-claim",
     "rule-subtle",
     "set-mechanisms",
@@ -92,6 +93,7 @@ def test_a_player_cannot_send_a_gm_form(table, name):
 
 # (form, posted fields, the section it answers in): each refused by the rules, to compare with the API's error.
 REFUSALS = [
+    ("set-influence", {"power_id": "{cult}", "hex_id": "0,0", "amount": "21"}, "gm-map"),
     ("drop-claim", {"town_id": "derop", "power_id": "{city}"}, "gm-map"),
     ("rule-subtle", {"action_id": "{act}", "feature_id": "o1"}, "gm-map"),
     ("set-mechanisms", {"power_id": "{city}", "mechanisms": "ports"}, "gm-map"),
@@ -154,7 +156,7 @@ def test_p_infl_4_a_mercurial_conspiracy_swaps_influence_from_its_board(table):
     games, gid, ids, seats = table
     cult = ids["cult"]
     assert "Starting perk granted." in seats["gm"].post("grant-perk", power_id=cult, name="Mercurial")
-    games.run(Caller.of("gm"), gid, pc.SetInfluence(cult, "1,1", 1))
+    assert "Influence recorded." in seats["gm"].post("set-influence", power_id=cult, hex_id="1,1", amount="1")
     html = seats["cult"].post("mercurial-swap", a="1,1", b="2,0")
     assert errors(html, "world") == [("the Mercurial swap happens during Tidings", "P-INFL-4")]
     games.run(Caller.of("gm"), gid, pc.SetInfluence(cult, "2,0", 5))
