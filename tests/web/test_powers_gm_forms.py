@@ -216,3 +216,16 @@ def test_p_ambi_1_the_gm_completes_and_loses_tasks_from_the_console(table):
     assert "Task done." in seats["gm"].post("complete-task", ambition_id=amb["ambition_id"], task_id=t1)
     tasks = games.view(gid, city)["development"]["mine"]["ambitions"][0]["tasks"]
     assert [t["status"] for t in tasks] == ["done", "lost"]
+
+
+@pytest.mark.parametrize("name", GM_FORMS + PLAYER_FORMS)
+def test_a_new_form_posted_empty_or_garbled_is_refused_with_a_message_and_records_nothing(table, name):
+    """No 500: a form sent with its fields missing, or with nonsense in every field, is answered on the page with
+    the error next to the form, and nothing is recorded."""
+    games, gid, ids, seats = table
+    seat = seats["gm"] if SPECS[name].gm else seats["cult"]
+    before = _version(games, gid)
+    for fields in ({}, dict.fromkeys(("power_id", "action_id", "amount", "units", "ranks", "effects", "a"), "\x00{")):
+        html = seat.post(name, **fields)
+        assert errors(html, SPECS[name].section), name
+    assert _version(games, gid) == before
