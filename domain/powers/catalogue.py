@@ -399,9 +399,10 @@ class Catalogue(PlatformGame):
         k.setdefault("runes", {})[hex] = rank
         k.setdefault("rune_assets", {})[hex] = asset_id
 
-    def live_runes(self, power_id: str) -> dict[str, int]:
+    def live_runes(self, power_id: str, *, placed_only: bool = False) -> dict[str, int]:
         """[003:1161] "Each hex can have at most one of your runes": the hexes where this power has a rune, placed
-        and not yet expended, or being placed by one of its Hidden Runes actions this month."""
+        and not yet expended, or (unless ``placed_only``) being placed by one of its Hidden Runes actions this
+        month."""
         s = self.state
         k = _cat(s).get("counters", {}).get(power_id, {})
         placed = k.get("rune_assets", {})
@@ -411,7 +412,7 @@ class Catalogue(PlatformGame):
             if h in placed and (asset is None or asset.used_up or power_id not in asset.holders):
                 continue  # expended (P-ASSET-8: single use) or destroyed
             live[h] = int(rank)
-        for aid, kd in _cat(s).get("kinds", {}).items():
+        for aid, kd in ({} if placed_only else _cat(s).get("kinds", {})).items():
             a = s.actions.get(aid)
             if kd["kind"] == "hidden_runes" and a is not None and a.power == power_id and not a.discarded:
                 if "outcome" not in kd:

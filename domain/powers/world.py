@@ -1557,6 +1557,14 @@ def map_view(game: Any, viewer: str) -> dict[str, Any]:
         mine = [{"power": me.id, "hex": h, "amount": n} for h, n in sorted(me.influence.items())]
         out["influence"] = mine + influence_seen(game, me)
         out["mechanisms"] = {"available": list(w.mechanisms.get(viewer, [])), "used": list(w.generated.get(viewer, []))}
+    # A Circle's runes are hidden ([003:1161] "destroyed for free by other powers when detected"): its own, and
+    # every power's for the GM.
+    live = getattr(game, "live_runes", None)
+    if live is not None:
+        owners = sorted(game.state.powers) if viewer == GM else ([viewer] if me is not None else [])
+        out["runes"] = [
+            {"power": p, "hex": h, "rank": r} for p in owners for h, r in sorted(live(p, placed_only=True).items())
+        ]
     return out
 
 

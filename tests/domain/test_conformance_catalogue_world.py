@@ -9,10 +9,12 @@ from api.powers.service import PowersGames
 from api.service import Caller
 from domain.dice import FixedRoller
 from domain.errors import Forbidden, RuleViolation
+from domain.ids import GM
 from domain.powers import catalogue_commands as cc
 from domain.powers import world
 from domain.powers.game import Game
 from domain.powers.views import board_view
+from domain.powers.world import map_view
 from tests.domain.helpers import NOW, SEED, refused
 from tests.domain.world_helpers import HEXES, resolve_month, to_next_season, world_game
 
@@ -189,7 +191,11 @@ def test_p_2_12_hidden_runes_place_a_rune_asset_in_the_hex_usable_once_there_onl
     with rank up to that amount of influence." [003:1161] "A rune can be expended once as part of any ritual or
     challenge targeting that hex ... Each hex can have at most one of your runes." The rune is the Circle's
     private asset (P.4); once expended, the hex may hold a new one."""
-    g = world_game(("circ", "conspiracy", "circle"), assets=[("agent", "circ", "subtlety", "skill", 3)])
+    g = world_game(
+        ("circ", "conspiracy", "circle"),
+        ("city", "city", "sovereign"),
+        assets=[("agent", "circ", "subtlety", "skill", 3)],
+    )
     g.set_influence("circ", "1,0", 2)
     # one rune per hex, counted from the moment it is declared: a second this month is refused
     g.submit_class_action(
@@ -209,6 +215,11 @@ def test_p_2_12_hidden_runes_place_a_rune_asset_in_the_hex_usable_once_there_onl
     rune = g.state.assets["rune-r3"]
     assert (rune.cls, rune.rank, rune.holders, rune.name) == ("rune", 2, ["circ"], "Rune at 1,0")
     assert g.live_runes("circ") == {"1,0": 2}
+    # on the Circle's map and the GM's, never on another power's (P.4: hidden until detected)
+    assert map_view(g, "circ")["runes"] == [{"power": "circ", "hex": "1,0", "rank": 2}]
+    assert map_view(g, GM)["runes"] == [{"power": "circ", "hex": "1,0", "rank": 2}]
+    assert map_view(g, "city")["runes"] == []
+    assert "rune-r3" not in str(board_view(g, "city"))
     g.advance(NOW, SEED)  # month 2 Planning
     assert g.state.step == "planning"
     # only in a challenge in its hex
@@ -237,7 +248,7 @@ def test_p_2_12_hidden_runes_place_a_rune_asset_in_the_hex_usable_once_there_onl
         slot="private",
         convert=0,
     )
-    assert g.state.assets["rune-r3"].used_up and g.live_runes("circ") == {}
+    assert g.state.assets["rune-r3"].used_up and g.live_runes("circ") == {} and map_view(g, "circ")["runes"] == []
     # expended: the hex may hold a new rune
     g.submit_class_action(
         "circ", "r4", "hidden_runes", {"hex": "1,0", "rank": 1}, now=NOW, roller=FixedRoller(), roll=False
