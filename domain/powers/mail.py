@@ -8,6 +8,7 @@ month by position, as the mail means them: an action line that was refused keeps
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -1224,6 +1225,8 @@ LATE_GM = {
     "pertarget",
     "consequence",
     "spell",
+    "map",
+    "offer",
 }
 USAGE |= {
     "swap": "swap <hex> with <hex>",
@@ -1238,6 +1241,9 @@ USAGE |= {
     "spell": "spell <id> fast|slow|ritual <cost> [range <n>] [difficulty <n>] [permanent] [specific] [for <power>]: "
     "<name>",
     "locate": "locate <power> <hex>",
+    "map": 'map declare|amend <JSON object>, e.g. map amend {"hexes": [{"hex": "5,0", "terrain": "coast"}]}',
+    "offer": "offer <power> minor|major <fame> fame, <n> central[, type <type>]: <name>; <task>; !<central task>; "
+    "?<mysterious task>",
     "dread": "dread <power> <units>",
     "pertarget": "pertarget <action>",
     "consequence": "consequence <action> for <power>: <text>",
@@ -1256,6 +1262,11 @@ CONDUIT_SET = re.compile(
     re.IGNORECASE,
 )
 SPELL = re.compile(r"^(?P<id>\S+)\s+(?P<speed>\S+)\s+(?P<cost>\S+)(?P<opts>[^:]*):\s*(?P<name>.+)$", re.IGNORECASE)
+OFFER = re.compile(
+    r"^(?P<power>.+?)\s+(?P<kind>minor|major)\s+(?P<fame>\S+)\s+fame,\s*(?P<n>\S+)\s+central"
+    r"(?:,\s*type\s+(?P<type>\S+))?\s*:\s*(?P<rest>.+)$",
+    re.IGNORECASE,
+)
 PERK_MAGIC = re.compile(
     r"^magic\s+(?P<power>\S+)\s+(?P<perk>\S+)(?:\s+element\s+(?P<element>\S+))?(?:\s+spells\s+(?P<spells>.+))?$",
     re.IGNORECASE,
@@ -1346,6 +1357,45 @@ def _late(verb: str, words: list[str], rest: str, number: int, errors: list[Line
             else:
                 return None
         return out if _fits("reference", out["name"], number, errors) else None
+    if verb == "map" and sub in ("declare", "amend") and len(words) > 1:
+        try:
+            value = json.loads(rest.split(None, 1)[1])
+        except json.JSONDecodeError as err:
+            errors.append(LineError(number, f"map {sub} takes a JSON object: {err.msg}"))
+            return None
+        except RecursionError:
+            errors.append(LineError(number, f"map {sub} takes a JSON object, not one nested this deep"))
+            return None
+        keys = ("hexes", "towns", "features") + (("remove",) if sub == "amend" else ())
+        if not isinstance(value, dict) or set(value) - set(keys):
+            errors.append(LineError(number, f"map {sub} takes a JSON object of {', '.join(keys)}", "P-ACT-4"))
+            return None
+        return {"how": sub, "map": value}
+    if verb == "offer" and (m := OFFER.match(rest)):
+        fame, required = (
+            whole(m.group("fame"), number, errors, "the fame"),
+            whole(m.group("n"), number, errors, "central"),
+        )
+        if fame is None or required is None:
+            return None
+        name, *tasks = [t.strip() for t in m.group("rest").split(";")]
+        parsed: list[dict[str, Any]] = []
+        texts: list[str] = []
+        for t in tasks:
+            central = mysterious = False
+            while t[:1] in ("!", "?"):
+                central, mysterious = central or t[0] == "!", mysterious or t[0] == "?"
+                t = t[1:].strip()
+            if t:
+                parsed.append({"text": t, "central": central, "mysterious": mysterious})
+                texts.append(t)
+        if _fits("title", name, number, errors) and all(_fits("title", t, number, errors) for t in texts):
+            return {"power": m.group("power"), "kind": m.group("kind").lower(), "fame": fame, "required": required} | {
+                "type": m.group("type") or "",
+                "name": name,
+                "tasks": parsed,
+            }
+        return None
     if verb == "locate" and len(words) == 2:
         return {"power": words[0], "hex": words[1]}
     if verb == "dread" and len(words) == 2:
@@ -1409,6 +1459,13 @@ def _late_command(game: Any, me: str, a: dict, verb: str) -> Any:
             a["permanent"],
             for_power,
         )
+    if verb == "map" and a["how"] == "declare":
+        return world.DeclareMap(**{"hexes": [], **a["map"]})
+    if verb == "map":
+        return world.AmendMap(**a["map"])
+    if verb == "offer":
+        power = _power(game, a["power"], "power_id")
+        return dev.OfferAmbition(power, a["name"], a["kind"], a["fame"], a["required"], a["tasks"], type=a["type"])
     if verb == "locate":
         return cc.RecordLocation(_power(game, a["power"], "power_id"), a["hex"])
     if verb == "dread":
@@ -1446,6 +1503,14 @@ def _late_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> 
         ]
     if isinstance(command, magic.DefineSpell):
         return [f"Defined the {command.speed} spell {command.name} ({command.spell_id}), cost {command.cost}."]
+    if isinstance(command, (world.DeclareMap, world.AmendMap)):
+        done = "Declared" if isinstance(command, world.DeclareMap) else "Amended"
+        counts = f"{len(command.hexes)} hexes, {len(command.towns)} towns, {len(command.features)} features"
+        return [f"{done} the map: {counts}."]
+    if isinstance(command, dev.OfferAmbition):
+        return [
+            f"Offered {name[command.power_id]} the {command.kind} ambition {command.name} ({result['ambition_id']})."
+        ]
     if isinstance(command, magic.RemoveConduit):
         return [f"{name[command.power_id]} no longer casts through {command.conduit_id}."]
     if isinstance(command, cc.RecordLocation):

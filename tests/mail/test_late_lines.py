@@ -191,3 +191,21 @@ def test_p_amb_42_the_gm_defines_freeze_river_and_sets_a_conduit_by_mail():
     state = games.get_game(gid).state
     assert state.magic["spells"]["freeze-river"]["range"] == 3
     assert state.magic["powers"][rangers]["conduits"]["circle"]["tower"] is True
+
+
+def test_p_act_4_the_gm_amends_the_map_and_offers_an_ambition_by_mail():
+    """P-ACT-4: the map is data the GM declares (JSON on one line); P-AMBI-1: an ambition's tasks, ``!`` central,
+    ``?`` mysterious (GM-11)."""
+    games, gid, seats = _table()
+    gm, gondor = seats["gm"][1], seats["gondor"][0]
+    _refused(games, gid, gm, 'map amend {"towns": [{"id": "x", "hex": "9,9"}]}', "P-ACT-4")  # off the map
+    _refused(games, gid, gm, 'map amend {"rivers": []}', "P-ACT-4")
+    _refused(games, gid, gm, "map amend {not json", "MAIL-1")
+    reply = _mail(games, gid, gm, 'map amend {"hexes": [{"hex": "5,0", "terrain": "coast", "road": true}]}')
+    assert reply.accepted and "Amended the map: 1 hexes, 0 towns, 0 features." in reply.body, reply.body
+    assert games.get_game(gid).state.world.hexes["5,0"]["terrain"] == "coast"
+    _refused(games, gid, gm, "offer Gondor minor 2 fame, 1 central: Crown; !Win", "P-AMBI-1")  # minor: 5 to 10
+    reply = _mail(games, gid, gm, "offer Gondor minor 5 fame, 1 central, type glory: Crown; !Win the war; ?Hidden")
+    assert reply.accepted and "Offered Gondor the minor ambition Crown" in reply.body, reply.body
+    (amb,) = games.view(gid, "gm")["development"]["sheets"][gondor]["ambitions"]
+    assert [(t["central"], t["mysterious"]) for t in amb["tasks"]] == [(True, False), (False, True)]
