@@ -255,27 +255,27 @@ def test_p_2_12_hidden_runes_place_a_rune_asset_in_the_hex_usable_once_there_onl
     )
 
 
+FINGER_BLOCK = {
+    "rank": 2,
+    "defense": 4,
+    "attack": {"die": 6, "bonus": 0},
+    "morale": {"die": 6, "bonus": 0},
+    "presence": {"die": 4, "bonus": 0},
+    "armor": 2,
+    "fee": 2,
+    "mobility": 2,
+    "keywords": [],
+    "cls": "infantry",
+    "element": "D",
+}
+
+
 def finger_game() -> Game:
     g = world_game(
         ("cult", "conspiracy", "cult"),
         assets=[("agent", "cult", "might", "skill", 3)],
     )
-    g.define_army_type(
-        "cult-fingers",
-        {
-            "rank": 2,
-            "defense": 4,
-            "attack": {"die": 6, "bonus": 0},
-            "morale": {"die": 6, "bonus": 0},
-            "presence": {"die": 4, "bonus": 0},
-            "armor": 2,
-            "fee": 2,
-            "mobility": 2,
-            "keywords": [],
-            "cls": "infantry",
-            "element": "D",
-        },
-    )
+    g.define_army_type("cult-fingers", FINGER_BLOCK)
     return g
 
 
@@ -343,3 +343,39 @@ def test_p_2_12_sacrificial_summoning_converts_the_army_into_a_finger_army_of_th
     assert "thralls" not in g.state.armies.armies
     army = g.state.armies.armies["fingers-sac"]
     assert (army["hex"], len(army["units"]), army["controller"]) == ("3,0", 5, "cult")
+
+
+def test_p_2_12_runes_and_finger_armies_replay_from_their_events():
+    """The rune (RunePlaced) and the Finger Army (ArmyPlaced and the Cult's asset) are folded by their events
+    alone: replaying the game's events reproduces the state, as every event must (DESIGN, "The event model")."""
+    from tests.domain.test_replay import replay
+
+    g = world_game(
+        ("cult", "conspiracy", "cult"),
+        ("circ", "conspiracy", "circle"),
+        assets=[("agent", "cult", "might", "skill", 3), ("sub", "circ", "subtlety", "skill", 3)],
+    )
+    g.define_army_type("cult-fingers", FINGER_BLOCK)
+    g.set_influence("circ", "1,0", 2)
+    kw = {"now": NOW, "convert": 0}
+    g.submit_class_action(
+        "cult",
+        "rise",
+        "rise_fingers",
+        {"hex": "2,0", "units_slain": 4, "type": "cult-fingers"},
+        roller=FixedRoller([6, 5, 5]),
+        assets=[{"asset_id": "agent"}],
+        **kw,
+    )
+    g.submit_class_action(
+        "circ",
+        "rune",
+        "hidden_runes",
+        {"hex": "1,0", "rank": 2},
+        roller=FixedRoller([6, 5, 5]),
+        assets=[{"asset_id": "sub"}],
+        **kw,
+    )
+    resolve_month(g)
+    assert "fingers-rise" in g.state.armies.armies and "rune-rune" in g.state.assets
+    assert replay(list(g._pending_events)).state == g.state
