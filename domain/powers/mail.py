@@ -1227,6 +1227,7 @@ LATE_GM = {
     "spell",
     "map",
     "offer",
+    "record",
 }
 USAGE |= {
     "swap": "swap <hex> with <hex>",
@@ -1241,6 +1242,7 @@ USAGE |= {
     "spell": "spell <id> fast|slow|ritual <cost> [range <n>] [difficulty <n>] [permanent] [specific] [for <power>]: "
     "<name>",
     "locate": "locate <power> <hex>",
+    "record": "record influence <power> <n> at <hex>",
     "map": 'map declare|amend <JSON object>, e.g. map amend {"hexes": [{"hex": "5,0", "terrain": "coast"}]}',
     "offer": "offer <power> minor|major <fame> fame, <n> central[, type <type>]: <name>; <task>; !<central task>; "
     "?<mysterious task>",
@@ -1396,6 +1398,13 @@ def _late(verb: str, words: list[str], rest: str, number: int, errors: list[Line
                 "tasks": parsed,
             }
         return None
+    if (
+        verb == "record"
+        and sub == "influence"
+        and (m := re.match(r"^influence\s+(?P<power>.+?)\s+(?P<n>\S+)\s+at\s+(?P<hex>\S+)$", rest, re.IGNORECASE))
+    ):
+        n = whole(m.group("n"), number, errors, "the influence")
+        return {"power": m.group("power"), "amount": n, "hex": m.group("hex")} if n is not None else None
     if verb == "locate" and len(words) == 2:
         return {"power": words[0], "hex": words[1]}
     if verb == "dread" and len(words) == 2:
@@ -1466,6 +1475,8 @@ def _late_command(game: Any, me: str, a: dict, verb: str) -> Any:
     if verb == "offer":
         power = _power(game, a["power"], "power_id")
         return dev.OfferAmbition(power, a["name"], a["kind"], a["fame"], a["required"], a["tasks"], type=a["type"])
+    if verb == "record":
+        return pc.SetInfluence(_power(game, a["power"], "power_id"), a["hex"], a["amount"])
     if verb == "locate":
         return cc.RecordLocation(_power(game, a["power"], "power_id"), a["hex"])
     if verb == "dread":
@@ -1511,6 +1522,8 @@ def _late_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> 
         return [
             f"Offered {name[command.power_id]} the {command.kind} ambition {command.name} ({result['ambition_id']})."
         ]
+    if isinstance(command, pc.SetInfluence):
+        return [f"{name[command.power_id]} has {command.amount} influence at {command.hex_id}."]
     if isinstance(command, magic.RemoveConduit):
         return [f"{name[command.power_id]} no longer casts through {command.conduit_id}."]
     if isinstance(command, cc.RecordLocation):

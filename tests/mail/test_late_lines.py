@@ -201,6 +201,10 @@ def test_p_act_4_the_gm_amends_the_map_and_offers_an_ambition_by_mail():
     _refused(games, gid, gm, 'map amend {"towns": [{"id": "x", "hex": "9,9"}]}', "P-ACT-4")  # off the map
     _refused(games, gid, gm, 'map amend {"rivers": []}', "P-ACT-4")
     _refused(games, gid, gm, "map amend {not json", "MAIL-1")
+    _refused(games, gid, gm, "record influence Rangers 21 at 0,0", "P-INFL-1")
+    reply = _mail(games, gid, gm, "record influence Rangers 3 at 2,0")
+    assert reply.accepted and "Rangers has 3 influence at 2,0." in reply.body, reply.body
+    assert games.get_game(gid).state.powers[seats["rangers"][0]].influence["2,0"] == 3
     reply = _mail(games, gid, gm, 'map amend {"hexes": [{"hex": "5,0", "terrain": "coast", "road": true}]}')
     assert reply.accepted and "Amended the map: 1 hexes, 0 towns, 0 features." in reply.body, reply.body
     assert games.get_game(gid).state.world.hexes["5,0"]["terrain"] == "coast"
