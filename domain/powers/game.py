@@ -529,6 +529,7 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
                 where={"location": location, "against": targets},
             )
             self._armies_check_pool(None, power_id, location, assets or [])
+            self._runes_check_pool(location, assets or [])
             self._roll_proof(self.state.next_roll)  # and that the month's committed block has a roll left
         index = len(self.actions_of(power_id)) + 1
         self._action_submitted(
@@ -631,6 +632,7 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
             )
         self.check_reach(a.location, assets)
         self._armies_check_pool(action_id, a.power, a.location, assets)
+        self._runes_check_pool(a.location, assets)
         pool = self._build_pool(
             a.power,
             assets,
@@ -1176,7 +1178,7 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
         if not hex_id.strip():
             raise RuleViolation("name the hex", field="hex")
         if not 0 <= amount <= 20:
-            raise RuleViolation("influence is a whole number from 0 to 20", rule="P-INF", field="amount")
+            raise RuleViolation("influence is a whole number from 0 to 20", rule="P-INFL-1", field="amount")
         if self.state.world.hexes:
             hex_id = self._map_hex(hex_id, "hex", "P-INFL-1")
         self._put_influence(power_id, hex_id, amount, GM)
@@ -1687,6 +1689,7 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
         if any(p.get("asset_id") == "action" for p in assets):
             raise RuleViolation("a resister cannot spend actions as assets", rule="P-RES-3", field="assets")
         self._armies_check_pool(None, power_id, a.location, assets)
+        self._runes_check_pool(a.location, assets)
         pool = self._build_pool(
             power_id,
             assets,
@@ -1922,6 +1925,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "ClassActionDeclared": 1,
     "ActionLost": 1,
     "ClassActionOutcome": 1,
+    "RunePlaced": 1,
     "TargetResult": 1,
     "ShareRolled": 1,
     "ShareUndercut": 1,

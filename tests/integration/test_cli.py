@@ -74,6 +74,12 @@ def test_the_season_demo_plays_a_season_of_the_map_wallets_magic_and_cleanup(tmp
     # P-TOWN-4: Sickened 2 costs Bree a person (3 -> 2) and ticks down to 1.
     assert "(now population 2) and the status ticks down to {'sickened': 1}" in said
     assert "Season 2 opens: tidings." in said
+    # P.2.12 Hidden Runes: rank 1 <= the 1 influence left at -1,0; [6, 5, 1] is 2 successes against 1; the rune is
+    # the Rangers' private asset (P.4), not on Saruman's board.
+    assert "difficulty 1, rolled [6, 5, 1]." in said
+    assert "a rank 1 Rune at -1,0 is the Rangers' asset" in said and "Saruman's board shows 0 runes." in said
+    # P-INFL-4: Mercurial swaps the 1 at -1,0 with the 0 at 0,0.
+    assert "between -1,0 and 0,0 (P-INFL-4): now 1 at 0,0." in said
 
 
 def test_the_covenant_demo_plays_a_year_for_three_covenants_and_narrates_it(tmp_path):
