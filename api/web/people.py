@@ -140,7 +140,9 @@ def confirm_page(request: Request, token: str) -> Response:
     """The mailed link: a button that signs in (a mail scanner that fetches the link uses nothing)."""
     if not links(request).is_live(token):
         return _link_does_not_work(request)
-    return templates.TemplateResponse(request, "signin_confirm.html", {"token": token}, headers=NO_REFERRER)
+    # Same-origin only: its own form must still send an Origin (with no-referrer a browser sends "null").
+    headers = {"Referrer-Policy": "same-origin", "Cache-Control": "no-store"}
+    return templates.TemplateResponse(request, "signin_confirm.html", {"token": token}, headers=headers)
 
 
 @router.post("/signin/email/{token}")
@@ -246,7 +248,7 @@ def my_seats(request: Request, email: str, zone: str | None) -> list[dict[str, A
             deadline = datetime.fromisoformat(w.deadline_for(seat)).astimezone(ZoneInfo(shown_zone))
             windows.append(
                 {
-                    "kind": w.kind.replace("_", " "),
+                    "kind": w.kind.split(":")[0].replace("_", " "),  # "move:bob:1:1" is a move window
                     "deadline": deadline.isoformat(),
                     "local": deadline.strftime("%a %d %b %Y, %H:%M"),
                     "waiting": waiting,
