@@ -193,7 +193,8 @@ def test_a_person_never_reaches_another_addresss_seats(site, sink):
 def test_signing_out_ends_the_person_but_not_the_links(site, sink):
     app, g = site
     client = signed_in(app, sink, ANN)
-    client.get(f"/signin/{g['powers']}/{g['ann_token']}")
+    client.get(f"/signin/{g['powers']}/{g['ann_token']}")  # a fresh session id: the person comes along
+    assert "Tribunal" in client.get("/me").text
     out = client.post("/me/signout", data={"csrf": csrf(client, "/me")})
     assert out.status_code == 200 and "Sign in by email" in out.text
     assert client.get("/me", follow_redirects=False).status_code == 303
@@ -227,3 +228,14 @@ def test_migration_0006_people_adds_the_sign_in_tables_and_has_the_read_models_r
         assert projector.db.query("SELECT email, seat FROM rm_seat_contacts") == [(ANN, pid)]
     finally:
         close_services(games, projector)
+
+
+def test_asking_for_links_is_rate_limited_per_client(store_settings, sink):
+    """Past ``EMISSARY_RATELIMIT_SIGNIN_MAIL`` a client's requests for links get 429, whatever the address."""
+    settings = store_settings.model_copy(update={"smtp_port": sink.port, "ratelimit_signin_mail": "2/minute"})
+    app = create_app(settings)
+    try:
+        client = TestClient(app)
+        assert [ask(client, f"x{i}@example.org").status_code for i in range(3)] == [200, 200, 429]
+    finally:
+        close_services(app.state.games, app.state.projector)
