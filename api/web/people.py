@@ -73,13 +73,14 @@ async def ask_for_link(request: Request) -> Response:
         )
     task = None
     db = request.app.state.projector.db
-    if people.seats_of(db, email):
-        token = links(request).issue(email)
-        if token is not None:
-            url = f"{site_base(request, settings)}/signin/email/{token}"
-            task = BackgroundTask(send_link, settings, db, email, url)
-        else:
-            log.info("sign-in link refused: too many asked for this address lately")
+    # A link is issued (its hash stored, the address's share counted) whatever the address, so that the
+    # answer costs the same; it is mailed only where some seat's contact is the address.
+    token = links(request).issue(email)
+    if token is None:
+        log.info("sign-in link refused: too many asked for this address lately")
+    elif people.seats_of(db, email):
+        url = f"{site_base(request, settings)}/signin/email/{token}"
+        task = BackgroundTask(send_link, settings, db, email, url)
     minutes = f"{settings.signin_link_minutes:g}"
     return templates.TemplateResponse(
         request,

@@ -216,7 +216,10 @@ def sign_in(request: Request, game_id: str, token: str) -> Response:
 async def sign_out(request: Request, game_id: str) -> Response:
     """Sign this browser out of a game."""
     await form_of(request)
-    web_session(request).revoke(game_id)
+    session = web_session(request)
+    if game_id not in session.grants() and session.person() is not None:
+        session.sign_out_person()  # at this board as a person signed in by email (issue 17)
+    session.revoke(game_id)
     return RedirectResponse("/", status_code=303)
 
 

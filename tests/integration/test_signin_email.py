@@ -192,6 +192,7 @@ def test_a_person_never_reaches_another_addresss_seats(site, sink):
 
 def test_signing_out_ends_the_person_but_not_the_links(site, sink):
     app, g = site
+    app.state.signin_links.per_address = 10  # four sign-ins of one address within the hour
     client = signed_in(app, sink, ANN)
     client.get(f"/signin/{g['powers']}/{g['ann_token']}")  # a fresh session id: the person comes along
     assert "Tribunal" in client.get("/me").text
@@ -201,6 +202,10 @@ def test_signing_out_ends_the_person_but_not_the_links(site, sink):
     assert "Gandalf" in client.get(f"/play/{g['powers']}").text  # signed in by its link, that stays
     other = signed_in(app, sink, ANN, n=2)
     another = signed_in(app, sink, ANN, n=3)
+    at_board = signed_in(app, sink, ANN, n=4)  # "Sign out" on a board opened as the person signs the person out
+    at_board.get(f"/me/play/{g['powers']}?seat={g['ann']}")
+    at_board.post(f"/signout/{g['powers']}", data={"csrf": csrf(at_board, f"/play/{g['powers']}")})
+    assert at_board.get("/me", follow_redirects=False).status_code == 303
     other.post("/me/signout/everywhere", data={"csrf": csrf(other, "/me")})
     assert another.get("/me", follow_redirects=False).status_code == 303
 
