@@ -244,3 +244,23 @@ def test_asking_for_links_is_rate_limited_per_client(store_settings, sink):
         assert [ask(client, f"x{i}@example.org").status_code for i in range(3)] == [200, 200, 429]
     finally:
         close_services(app.state.games, app.state.projector)
+
+
+def test_a_rollback_that_restores_a_contact_restores_the_seat_to_its_person(site, sink):
+    """``rm_seat_contacts`` follows the game as it stands: a contact changed in a phase that is rolled back
+    is the earlier address again (and the seat is that person's again)."""
+    app, g = site
+    games = app.state.games
+    start = games.get_game(g["powers"], for_update=False).version
+    games.set_contact(g["powers"], g["ann"], g["ann"], "gandalf@elsewhere.org", "immediate")
+    ann = signed_in(app, sink, ANN)
+    assert "Middle-earth" not in ann.get("/me").text
+    games.rollback(g["powers"], "gm", "the contact was changed by mistake", version=start)
+    assert "Middle-earth" in ann.get("/me").text
+    assert ann.get(f"/me/play/{g['powers']}?seat={g['ann']}").status_code == 200
+
+
+def test_a_mailed_links_token_never_reaches_a_log():
+    from api.security import redact
+
+    assert redact("GET /signin/email/s3cr3t-t0ken HTTP/1.1") == "GET /signin/email/[redacted] HTTP/1.1"
