@@ -195,11 +195,11 @@ async def set_timezone(request: Request) -> Response:
 def open_seat(request: Request, game_id: str, seat: str = "") -> Response:
     """Open one of my seats' boards (which seat, when an address holds several in a game)."""
     session = web_session(request)
-    if session.person() is None:
+    person = session.person()
+    if person is None:
         return RedirectResponse("/signin", status_code=303)
-    seats = dict(session.get("seats") or {})
-    seats[game_id] = seat
-    session.set("seats", seats)
+    if (game_id, seat) in people.seats_of(request.app.state.projector.db, person.email):  # only my own are kept
+        session.set("seats", {**(session.get("seats") or {}), game_id: seat})
     return RedirectResponse(f"/play/{game_id}", status_code=303)
 
 

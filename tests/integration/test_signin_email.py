@@ -264,3 +264,17 @@ def test_a_mailed_links_token_never_reaches_a_log():
     from api.security import redact
 
     assert redact("GET /signin/email/s3cr3t-t0ken HTTP/1.1") == "GET /signin/email/[redacted] HTTP/1.1"
+
+
+def test_a_person_with_two_seats_in_one_game_opens_the_one_they_choose(site, sink):
+    app, g = site
+    games = app.state.games
+    saruman, _, _ = games.add_power(g["powers"], "gm", "Saruman", "champion", "wizard")
+    games.set_contact(g["powers"], saruman, saruman, ANN, "immediate")
+    ann = signed_in(app, sink, ANN)
+    mine = ann.get("/me").text
+    assert "Gandalf" in mine and "Saruman" in mine
+    for seat, name, other in ((saruman, "Saruman", "Gandalf"), (g["ann"], "Gandalf", "Saruman")):
+        board = ann.get(f"/me/play/{g['powers']}?seat={seat}").text
+        sheet = board.split("My power sheet", 1)[1][:400]
+        assert name in sheet and other not in sheet

@@ -101,6 +101,7 @@ def test_a_person_signs_in_by_email_in_the_browser_and_opens_a_board_without_its
         phone.get_by_role("button", name="Sign in").click()
         phone.wait_for_url("**/me")
         assert phone.get_by_role("heading", name="My games").is_visible()
+        assert unlabelled(phone) == []
         games = phone.locator("li.my-game")
         assert games.count() == 2
         middle = games.filter(has_text="Middle-earth")
