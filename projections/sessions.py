@@ -125,17 +125,28 @@ class SessionStore:
         return sid, csrf
 
     def sign_in_person(self, sid_hash: str, email: str) -> None:
-        """This session is now the person who reads mail at ``email`` (rotate the session first)."""
+        """This session is now the person who reads mail at ``email`` (rotate the session first), with the
+        time zone they chose on another device, if any."""
         with self.db.transaction() as cur:
             cur.execute("DELETE FROM web_session_people WHERE sid_hash = ?", (sid_hash,))
+            chosen = cur.execute(
+                "SELECT timezone FROM web_session_people WHERE email = ? AND timezone IS NOT NULL "
+                "ORDER BY signed_in_at DESC LIMIT 1",
+                (email,),
+            ).fetchone()
             cur.execute(
-                "INSERT INTO web_session_people (sid_hash, email, timezone, signed_in_at) VALUES (?, ?, NULL, ?)",
-                (sid_hash, email, utc_key(self.clock())),
+                "INSERT INTO web_session_people (sid_hash, email, timezone, signed_in_at) VALUES (?, ?, ?, ?)",
+                (sid_hash, email, chosen[0] if chosen else None, utc_key(self.clock())),
             )
 
     def set_person_timezone(self, sid_hash: str, zone: str | None) -> None:
+        """The zone this person sees times in, on every device they are signed in on."""
         with self.db.transaction() as cur:
-            cur.execute("UPDATE web_session_people SET timezone = ? WHERE sid_hash = ?", (zone, sid_hash))
+            cur.execute(
+                "UPDATE web_session_people SET timezone = ? WHERE email = "
+                "(SELECT email FROM web_session_people WHERE sid_hash = ?)",
+                (zone, sid_hash),
+            )
 
     def sign_out_person(self, sid_hash: str) -> None:
         """This session is no longer signed in as a person (its games signed in by link stay)."""

@@ -113,6 +113,10 @@ def test_my_games_says_waiting_on_you_until_the_seat_has_acted(site, sink):
     # The person's own zone, once chosen, is the one deadlines are shown in.
     client.post("/me/timezone", data={"timezone": "Asia/Tokyo", "csrf": csrf(client, "/me")})
     assert "(Asia/Tokyo)" in client.get("/me").text
+    # On another device too.
+    assert "(Asia/Tokyo)" in signed_in(app, sink, ANN, n=2).get("/me").text
+    refused = client.post("/me/timezone", data={"timezone": "Mars/Olympus", "csrf": csrf(client, "/me")})
+    assert "is not a time zone" in refused.text and "(Asia/Tokyo)" in refused.text
 
 
 def test_a_sign_in_link_works_once(site, sink):
