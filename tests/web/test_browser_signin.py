@@ -16,6 +16,7 @@ from api.app import create_app
 from projections.settings import Settings
 from tests.integration.topology import free_port
 from tests.mail.sink import Sink
+from tests.web.axe import violations
 from tests.web.test_browser_month import ARGS, CHROMIUM, SHOTS, pytestmark, shot, unlabelled  # noqa: F401
 
 ANN = "ann@example.org"
@@ -88,20 +89,22 @@ def test_a_person_signs_in_by_email_in_the_browser_and_opens_a_board_without_its
     for width in (1280, 360):
         page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
         page.goto(f"{base}/signin")
-        assert unlabelled(page) == []
+        assert unlabelled(page) == [] and violations(page) == []
         page.get_by_label("Email address").fill(ANN)
         page.get_by_role("button", name="Mail me a sign-in link").click()
         assert "a sign-in link is on its way" in page.get_by_role("status").inner_text()
+        assert violations(page) == []
         shot(page, f"signin-asked-{width}")
         mails = sink.wait_for(1 if width == 1280 else 2)
         link = LINK.search(Sink.text(sink.to(ANN)[-1])).group(1)
         # The link: on another device (a fresh context) it signs in all the same.
         phone = browser.new_context(viewport={"width": width, "height": 900}).new_page()
         phone.goto(link)
+        assert violations(phone) == []
         phone.get_by_role("button", name="Sign in").click()
         phone.wait_for_url("**/me")
         assert phone.get_by_role("heading", name="My games").is_visible()
-        assert unlabelled(phone) == []
+        assert unlabelled(phone) == [] and violations(phone) == []
         games = phone.locator("li.my-game")
         assert games.count() == 2
         middle = games.filter(has_text="Middle-earth")
@@ -117,6 +120,7 @@ def test_a_person_signs_in_by_email_in_the_browser_and_opens_a_board_without_its
             " return [b.backgroundColor, b.color]; }"
         )
         assert contrast(dark["card"], dark["muted"]) >= 4.5 and contrast(*badge) >= 4.5, (dark, badge)
+        assert violations(phone) == []
         shot(phone, f"my-games-dark-{width}")
         phone.emulate_media(color_scheme="light")
         middle.get_by_role("link", name="Middle-earth").click()
@@ -126,7 +130,7 @@ def test_a_person_signs_in_by_email_in_the_browser_and_opens_a_board_without_its
         # The link was used: a second try says so.
         again = browser.new_context().new_page()
         again.goto(link)
-        assert "does not work" in again.content()
+        assert "does not work" in again.content() and violations(again) == []
         assert len(mails) >= 1
 
 
