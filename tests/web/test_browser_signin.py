@@ -189,6 +189,7 @@ def test_dark_mode_changes_the_colours_and_keeps_body_text_readable(server, brow
                 assert contrast(colours["bg"], colours["link"]) >= 4.5, (scheme, path, colours)
             if colours["muted"] and colours["card"]:
                 assert contrast(colours["card"], colours["muted"]) >= 4.5, (scheme, path, colours)
+            assert violations(page) == [], (scheme, path)  # axe's colour-contrast rule included
             shot(page, f"{scheme}-{names[path]}")
     for path in pages:
         light, dark = seen["light", path], seen["dark", path]
