@@ -82,7 +82,10 @@ class SignInLinks:
         token = secrets.token_urlsafe(32)
         with self.db.transaction() as cur:
             # Links long expired are forgotten; those still counted by the window are kept.
-            cur.execute("DELETE FROM signin_links WHERE expires_at <= ? AND created_at <= ?", _old(now, self))
+            cur.execute(
+                "DELETE FROM signin_links WHERE expires_at <= ? AND created_at <= ?",
+                (utc_key(now), utc_key(now - self.window)),
+            )
             (recent,) = cur.execute(
                 "SELECT COUNT(*) FROM signin_links WHERE email = ? AND created_at > ?",
                 (key, utc_key(now - self.window)),
@@ -113,7 +116,3 @@ class SignInLinks:
                 (now, token_hash(token), now),
             ).fetchone()
         return found[0] if found else None
-
-
-def _old(now: datetime, links: SignInLinks) -> tuple[str, str]:
-    return utc_key(now), utc_key(now - links.window)

@@ -282,3 +282,23 @@ def test_a_person_with_two_seats_in_one_game_opens_the_one_they_choose(site, sin
         board = ann.get(f"/me/play/{g['powers']}?seat={seat}").text
         sheet = board.split("My power sheet", 1)[1][:400]
         assert name in sheet and other not in sheet
+
+
+def test_sign_in_links_keep_a_hash_work_once_expire_and_are_forgotten():
+    from projections.db import ReadModelDB
+    from projections.people import SignInLinks
+    from projections.settings import Settings
+
+    db = ReadModelDB(Settings(database_url="memory"))
+    now = [datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)]
+    links = SignInLinks(db, timedelta(minutes=30), 2, timedelta(minutes=60), clock=lambda: now[0])
+    first, second = links.issue("Ann@Example.org"), links.issue("ann@example.org")
+    assert first and second and links.issue("ANN@example.org") is None  # two an hour, whatever the case
+    assert first not in repr(db.query("SELECT * FROM signin_links"))
+    assert links.use(first) == "ann@example.org" and links.use(first) is None
+    now[0] += timedelta(minutes=31)
+    assert not links.is_live(second) and links.use(second) is None
+    now[0] += timedelta(minutes=30)  # past the window: a new link, and the old ones are forgotten
+    assert links.issue(ANN) is not None
+    assert db.query("SELECT COUNT(*) FROM signin_links")[0][0] == 1
+    db.close()
