@@ -243,7 +243,7 @@ def my_seats(request: Request, email: str, zone: str | None) -> list[dict[str, A
             if w.closed:
                 continue
             try:
-                waiting = seat in game.pending_in(w)
+                waiting = game.waits_on(w, seat)
             except NotImplementedError:
                 waiting = False
             deadline = datetime.fromisoformat(w.deadline_for(seat)).astimezone(ZoneInfo(shown_zone))

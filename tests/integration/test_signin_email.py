@@ -302,3 +302,27 @@ def test_sign_in_links_keep_a_hash_work_once_expire_and_are_forgotten():
     assert links.issue(ANN) is not None
     assert db.query("SELECT COUNT(*) FROM signin_links")[0][0] == 1
     db.close()
+
+
+def test_a_game_played_in_turns_waits_on_you_only_at_your_turn(site, sink):
+    """Covenants' turn windows (H-9) wait on the seat whose turn it is: a covenant is not "waiting on you"
+    while another covenant is to move, and is once the turn is its own."""
+    from domain.covenants.commands import Move
+    from tests.covenants.play import Table
+
+    app, g = site
+    t = Table(app.state.games, g["covenants"], ["ann", "bob", "cy"])
+    last = t.turn()[-1]  # the order is drawn: the seat that moves last this phase
+    app.state.games.set_contact(g["covenants"], last, last, "dee@example.org", "immediate")
+    dee = signed_in(app, sink, "dee@example.org")
+
+    def row() -> str:
+        html = dee.get("/me").text
+        return html[html.index("Tribunal") :].split("</li>")[0]
+
+    assert len(t.turn()) > 1 and "waiting on you" not in row() and "your move" not in row()
+    square = 1
+    while t.turn()[0] != last:
+        t.run(t.turn()[0], Move(t.turn()[0], square))
+        square += 2
+    assert "waiting on you" in row() and "your move" in row()
