@@ -28,6 +28,7 @@ from domain import visibility as vis
 from domain.ids import GM
 from domain.platform.game import PlatformGame
 from domain.platform.ruleset import Ruleset, registered
+from projections import people
 from projections.db import Cursor, ReadModelDB, utc_key
 from projections.gamestore import GameStore, event_data
 from projections.tracking import NAME, ReadModelTracking
@@ -450,6 +451,7 @@ class Projector:
                 to_json(s.forked_from) if getattr(s, "forked_from", None) else None,
             ),
         )
+        people.flush_seats(cur, gid, s.powers)  # issue 17: whose contact is which address
 
     # ------------------------------------------------------------------ queries
 
@@ -621,6 +623,7 @@ class Projector:
             "rm_windows": "game_id, window_id",
             "rm_reminders": "game_id, window_id, hours_before",
             "rm_games": "game_id",
+            "rm_seat_contacts": "email, game_id, seat",
             "rm_outbox": "game_id, version, recipient",
         }
         return {t: self.db.query(f"SELECT * FROM {t} ORDER BY {k}") for t, k in keys.items()}

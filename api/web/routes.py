@@ -36,6 +36,7 @@ from domain.platform.commands import (
     ReissueLink,
     RequestExtension,
 )
+from projections import people
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=str(HERE / "templates"))
@@ -69,6 +70,9 @@ def who(request: Request, game_id: str) -> str:
     session = web_session(request)
     grant = session.grants().get(game_id)
     if grant is None:
+        seat = person_seat(request, game_id)  # a person signed in by email, at a seat whose contact is theirs
+        if seat is not None:
+            return seat
         raise Unauthorized("sign in with the secret link your GM sent you", field="session")
     try:
         principal = games_of(request).authenticate_hash(game_id, grant.token_hash)
@@ -76,6 +80,37 @@ def who(request: Request, game_id: str) -> str:
         session.revoke(game_id)
         raise
     return principal
+
+
+def person_seat(request: Request, game_id: str) -> str | None:
+    """The seat a person signed in by email holds in this game (the one they chose on My games if several):
+    one the read model lists under their address, whose contact the game itself still says is theirs."""
+    person = web_session(request).person()
+    if person is None:
+        return None
+    listed = [seat for g, seat in people.seats_of(request.app.state.projector.db, person.email) if g == game_id]
+    chosen = (web_session(request).get("seats") or {}).get(game_id)
+    games = games_of(request)
+    for seat in sorted(listed, key=lambda s: s != chosen):
+        try:
+            email = games.contact_of(game_id, seat)[0]
+        except DomainError:
+            return None
+        if email and people.address_key(email) == people.address_key(person.email):
+            return seat
+    return None
+
+
+def caller_for(request: Request, game_id: str, me: str) -> Caller:
+    """The caller a form runs as: with the hash of the link's token, or as the person signed in by email."""
+    session = web_session(request)
+    grant = session.grants().get(game_id)
+    person = session.person()
+    if grant is not None:
+        return Caller.of(me, grant.token_hash)
+    if person is not None:
+        return Caller.of_person(me, person.email)
+    raise Unauthorized("sign in first", field="session")
 
 
 def flash(request: Request, **message: Any) -> None:
@@ -181,7 +216,10 @@ def sign_in(request: Request, game_id: str, token: str) -> Response:
 async def sign_out(request: Request, game_id: str) -> Response:
     """Sign this browser out of a game."""
     await form_of(request)
-    web_session(request).revoke(game_id)
+    session = web_session(request)
+    if game_id not in session.grants() and session.person() is not None:
+        session.sign_out_person()  # at this board as a person signed in by email (issue 17)
+    session.revoke(game_id)
     return RedirectResponse("/", status_code=303)
 
 
@@ -298,7 +336,7 @@ async def command(request: Request, game_id: str, command: str) -> Response:
     handler = FORMS.get(command) or (pages.FORMS.get(command) if pages is not None else None)
     if handler is None:
         return PlainTextResponse("no such form", status_code=404)
-    caller = Caller.of(me, web_session(request).grants()[game_id].token_hash)
+    caller = caller_for(request, game_id, me)
     return handler(request, games, game_id, caller, f)
 
 

@@ -27,7 +27,15 @@ DEPLOY = ROOT / "deploy"
 COMPOSE = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())
 SERVICES = COMPOSE["services"]
 EMISSARY = {name: s for name, s in SERVICES.items() if "build" in s}  # the services run from our image
-NEVER_REBUILT = {"mail_ledger", "wk_claims", "wk_reminders", "web_sessions", "web_session_grants"}
+NEVER_REBUILT = {
+    "mail_ledger",
+    "wk_claims",
+    "wk_reminders",
+    "web_sessions",
+    "web_session_grants",
+    "signin_links",
+    "web_session_people",
+}
 READ_MODELS = {
     "rm_tracking",
     "rm_audit",
@@ -37,6 +45,7 @@ READ_MODELS = {
     "rm_reminders",
     "rm_games",
     "rm_outbox",
+    "rm_seat_contacts",
 }
 
 
@@ -334,13 +343,13 @@ def test_migration_0005_drops_rm_boards_and_its_downgrade_recreates_it(store_set
 
     db = ReadModelDB(store_settings)  # development and tests: opening it migrates it
     try:
-        assert migrations.upgrade(db) == migrations.heads() == ["0005_boards"]
+        assert migrations.upgrade(db) == migrations.heads() == ["0006_people"]
         assert "rm_boards" not in read_model_tables(db) and READ_MODELS <= read_model_tables(db)
         assert migrations.downgrade(db, "0004_reads") == ["0004_reads"]
         assert "rm_boards" in read_model_tables(db)
         with db.transaction() as cur:  # a database from before 0005, with whatever rows it kept
             cur.execute("INSERT INTO rm_boards (game_id, viewer, version, body) VALUES ('g', 'gm', 1, '{}')")
-        assert migrations.upgrade(db) == ["0005_boards"]
+        assert migrations.upgrade(db) == ["0006_people"]
         assert "rm_boards" not in read_model_tables(db) and READ_MODELS <= read_model_tables(db)
     finally:
         db.close()
