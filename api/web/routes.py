@@ -36,6 +36,8 @@ from domain.platform.commands import (
     ReissueLink,
     RequestExtension,
 )
+from domain.platform.feed import describe_event, phase_title
+from domain.platform.feed import who as who_is
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=str(HERE / "templates"))
@@ -76,6 +78,29 @@ def who(request: Request, game_id: str) -> str:
         session.revoke(game_id)
         raise
     return principal
+
+
+def local_time(iso: str | None, zone: ZoneInfo) -> str:
+    """A recorded instant (ISO, UTC) as its viewer reads it: "Mon 30 Nov 2026, 14:05 CET" in their zone."""
+    if not iso:
+        return ""
+    moment = datetime.fromisoformat(str(iso))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(zone).strftime("%a %d %b %Y, %H:%M %Z")
+
+
+def local_receipt(message: dict | None, zone: ZoneInfo) -> dict | None:
+    """A flash whose receipt carries its time in the viewer's zone as well (``at_local``)."""
+    if message and message.get("receipt") and message["receipt"].get("at"):
+        message = {**message, "receipt": {**message["receipt"], "at_local": local_time(message["receipt"]["at"], zone)}}
+    return message
+
+
+def seat_names(game: Any) -> dict[str, str]:
+    """Every seat's public name (the GM's too), for lines in words."""
+    names = {pid: getattr(seat, "name", pid) for pid, seat in getattr(game.state, "powers", {}).items()}
+    return {GM: "the GM", **names}
 
 
 def flash(request: Request, **message: Any) -> None:
@@ -230,7 +255,7 @@ def _link(request: Request, game_id: str, token: str) -> dict[str, str]:
 
 
 @router.get("/play/{game_id}", response_class=HTMLResponse)
-def board(request: Request, game_id: str, phase: str | None = None) -> Response:
+def board(request: Request, game_id: str, phase: str | None = None, at: str | None = None) -> Response:
     """A power's board, or the GM's console; with ``phase``, my view as it stood then."""
     games = games_of(request)
     try:
@@ -243,19 +268,28 @@ def board(request: Request, game_id: str, phase: str | None = None) -> Response:
             status_code=401,
         )
     # Bounded at any game length: the state (a cached aggregate), the latest phases and a page of the feed.
-    phases = games.recent_phases(game_id, BOARD_PHASES)
+    game = games.get_game(game_id, for_update=False)
+    ruleset = game.ruleset
+    phases = [dict(p, title=phase_title(ruleset, p["phase"])) for p in games.recent_phases(game_id, BOARD_PHASES)]
+    zone = ZoneInfo(games.timezone_for(game_id, me))
     context: dict[str, Any] = {
         "game_id": game_id,
         "me": me,
         "phases": phases,
         "phase": phase,
-        "flash": web_session(request).pop("flash", None),
+        "phase_title": phase_title(ruleset, phase) if phase else None,
+        "phase_at": "start" if at == "start" else "end",
+        "flash": local_receipt(web_session(request).pop("flash", None), zone),
         "links": web_session(request).pop("links", {}),
     }
+    up_to = None
     if phase:
         try:
-            context["view"] = games.view_at(game_id, me, phase=phase)
+            start, end = games.phase_span(game_id, phase)
+            up_to = start if at == "start" else end
+            context["view"] = games.view_at(game_id, me, phase=phase, version=up_to)
         except DomainError as err:
+            up_to = None
             context["view"] = games.view(game_id, me)
             context["flash"] = {
                 "kind": "error",
@@ -265,15 +299,31 @@ def board(request: Request, game_id: str, phase: str | None = None) -> Response:
                 "text": err.message,
             }
             context["phase"] = None
+            context["phase_title"] = None
     else:
         context["view"] = games.view(game_id, me)
-    zone = ZoneInfo(games.timezone_for(game_id, me))
     projector = request.app.state.projector
-    key = str(games.get_game(game_id, for_update=False).id)
-    events = projector.timeline(key, me, limit=BOARD_FEED, newest_first=True)
+    key = str(game.id)
+    before = _int(request.query_params.get("before"))
+    events = projector.timeline(key, me, limit=BOARD_FEED + 1, newest_first=True, before=before, up_to_version=up_to)
+    names = seat_names(game)
     context["feed"] = [
-        dict(e, local=datetime.fromisoformat(e["at"]).astimezone(zone).strftime("%a %d %b %H:%M")) for e in events
+        dict(
+            e,
+            local=local_time(e["at"], zone),
+            text=describe_event(ruleset, e["type"], e["data"], names),
+            by=who_is(e["actor"], names),
+        )
+        for e in events[:BOARD_FEED]
     ]
+    keep = {"phase": phase, "at": at} if phase else {}
+    keep = {k: v for k, v in keep.items() if v}
+    top = context["feed"][0]["seq"] if context["feed"] else None
+    context["feed_pages"] = {
+        "older": urlencode({**keep, "before": context["feed"][-1]["seq"]}) if len(events) > BOARD_FEED else None,
+        "newer": urlencode({**keep, "before": top + BOARD_FEED + 1}) if before is not None and top else None,
+        "newest": urlencode(keep) if before is not None else None,
+    }
     context["zone"] = zone.key
     pages = ruleset_web(games, game_id)
     if pages is None:
