@@ -36,7 +36,7 @@ from domain.platform.commands import (
     ReissueLink,
     RequestExtension,
 )
-from domain.platform.feed import describe_event, phase_title
+from domain.platform.feed import describe_event, phase_title, words
 from domain.platform.feed import who as who_is
 
 HERE = Path(__file__).parent
@@ -54,6 +54,17 @@ def csrf_field(context: Any) -> Markup:
 
 
 templates.env.globals["csrf_field"] = csrf_field
+
+
+def readable(iso: str | None) -> str:
+    """A local ISO time (with its offset) in words: "Thu 03 Dec 2026, 02:46"."""
+    try:
+        return datetime.fromisoformat(str(iso)).strftime("%a %d %b %Y, %H:%M")
+    except ValueError:
+        return str(iso or "")
+
+
+templates.env.filters["readable"] = readable
 router = APIRouter(include_in_schema=False)
 
 BOARD_FEED = 40  # the newest events of the feed a board shows
@@ -511,7 +522,24 @@ def audit_page(
             request, "message.html", {"title": "GM only", "text": err.message}, status_code=403
         )
     projector = request.app.state.projector
-    key = str(games.get_game(game_id, for_update=False).id)
+    game = games.get_game(game_id, for_update=False)
+    key = str(game.id)
+    zone = ZoneInfo(games.timezone_for(game_id, me))
+    names = seat_names(game)
+    choices = {
+        "power": [(pid, name) for pid, name in names.items() if pid != GM],
+        "actor": [*names.items(), ("system", "the service")],
+        "type": [(t, words(t)) for t in projector.event_types(key)],
+        "phase": [
+            ("setup", phase_title(game.ruleset, "setup")),
+            *((p["phase"], phase_title(game.ruleset, p["phase"])) for p in games.recent_phases(game_id, BOARD_PHASES)),
+        ],
+    }
+    # Filters are choices by name; a value typed into the address is matched by id or name, in any case.
+    power, actor, type, phase = (
+        _choice(value, choices[name])
+        for name, value in (("power", power), ("actor", actor), ("type", type), ("phase", phase))
+    )
     start = max(_int(after, 0) or 0, 0)
     size = min(max(_int(limit, AUDIT_PAGE) or AUDIT_PAGE, 1), AUDIT_MAX)
     rows, next_after = projector.audit_page(
@@ -557,8 +585,31 @@ def audit_page(
             }
         )
         return PlainTextResponse(out.getvalue(), media_type="text/csv", headers=headers)
+    for r in rows:
+        r["local"] = local_time(r["at"], zone)
+        r["words"] = words(r["type"])
     return templates.TemplateResponse(
         request,
         "audit.html",
-        {"game_id": game_id, "rows": rows, "filters": filters, "pages": pages, "now": datetime.now(timezone.utc)},
+        {
+            "game_id": game_id,
+            "rows": rows,
+            "filters": filters,
+            "choices": choices,
+            "names": names,
+            "zone": zone.key,
+            "pages": pages,
+            "now": datetime.now(timezone.utc),
+        },
     )
+
+
+def _choice(value: str | None, choices: list[tuple[str, str]]) -> str | None:
+    """The id of the choice a filter value names, by id or by name, in any case (else the value as given)."""
+    if not value:
+        return None
+    wanted = value.strip().casefold()
+    for key, label in choices:
+        if wanted in (key.casefold(), str(label).casefold()):
+            return key
+    return value

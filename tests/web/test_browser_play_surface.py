@@ -62,3 +62,51 @@ def test_the_feed_reads_in_words_with_my_numbers_a_page_at_a_time(server, browse
     gm_lines = feed_lines(gm)
     assert "Gandalf submitted “Duel the Witch-king” (private). by Gandalf" in "\n".join(gm_lines)
     assert gm_lines[0].startswith(f"#{games.visible_events(gid, 'gm', limit=1000)[-1]['seq']} ")
+
+
+def test_times_are_in_my_zone_and_the_audit_filters_are_choices_by_name(server, browser):  # noqa: F811
+    """Receipts, the feed and the audit show times in the viewer's own zone in words, never raw UTC ISO; the
+    audit's filters are selects of powers and event kinds by name, and a name typed in any case finds the same."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    base, app = server
+    games = app.state.games
+    gid, gm_token, tokens = rich_game(app)
+    games.set_timezone(gid, "gondor", "gondor", "America/New_York")
+    gondor = signed_in(browser, base, gid, tokens["gondor"], width=360)
+    gondor.get_by_label("Title", exact=True).fill("Light the beacons")
+    gondor.get_by_role("button", name="Submit and roll").click()
+    receipt = gondor.locator("p.receipt")
+    stamp = receipt.locator("time")
+    iso = stamp.get_attribute("datetime")
+    expected = datetime.fromisoformat(iso).astimezone(ZoneInfo("America/New_York")).strftime("%a %d %b %Y, %H:%M %Z")
+    assert stamp.inner_text() == expected and expected.endswith(("EST", "EDT"))
+    assert "+00:00" not in receipt.inner_text()
+    assert "(times in America/New_York)" in gondor.locator("#feed h2").inner_text()
+    first = gondor.locator("#feed time").first
+    assert first.inner_text() == datetime.fromisoformat(first.get_attribute("datetime")).astimezone(
+        ZoneInfo("America/New_York")
+    ).strftime("%a %d %b %Y, %H:%M %Z")
+    shot(gondor, "play17-03-receipt-in-my-zone")
+
+    gm = signed_in(browser, base, gid, gm_token)
+    gm.goto(f"{base}/play/{gid}/audit")
+    cells = gm.locator("tbody tr td:nth-child(4)").all_inner_texts()
+    assert cells and all(c.endswith(("CET", "CEST")) and "+00:00" not in c for c in cells)
+    gm.get_by_label("Power (acting, shown or named)").select_option(label="Gandalf")
+    gm.get_by_role("button", name="Filter").click()
+    assert "power=gandalf" in gm.url
+    by_choice = gm.locator("tbody tr").count()
+    assert 0 < by_choice < len(cells)
+    shot(gm, "play17-04-audit-filtered-by-name")
+    for typed in ("Gandalf", "GANDALF", "gandalf"):
+        gm.goto(f"{base}/play/{gid}/audit?power={typed}")
+        assert gm.locator("tbody tr").count() == by_choice, typed
+    gm.goto(f"{base}/play/{gid}/audit")
+    gm.get_by_label("Event").select_option(label="Step began")
+    gm.get_by_role("button", name="Filter").click()
+    kinds = gm.locator("tbody tr td:nth-child(2)").all_inner_texts()
+    assert kinds and all(k.startswith("Step began") for k in kinds)
+    gm.goto(f"{base}/play/{gid}/audit?type=stepbegan")
+    assert gm.locator("tbody tr").count() == len(kinds)
