@@ -13,11 +13,12 @@ from api.powers.forms import FEATURE_FORMS
 from api.powers.mapsvg import map_figure
 from api.security import web_session
 from api.service import new_token
-from api.web.routes import _gm, _int, _link, attempt, back, flash, refused, send, templates
+from api.web.routes import _gm, _int, _link, attempt, back, confirm_first, flash, refused, send, templates
 from domain.errors import DomainError
 from domain.ids import GM
 from domain.powers import commands as pc
 from domain.powers import rules
+from domain.powers.ruleset import phase_id
 
 NEXT_STEP = {
     "setup": "Begin the game (Tidings)",
@@ -51,9 +52,19 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
         else f"The map as {names.get(context['me'], context['me'])} knows it",
     )
     if context["me"] == GM:
+        context["rollback_default"] = rollback_default(context["view"]["game"], context["phases"])
         context["flips"] = request.app.state.projector.latest_of_type(key, "TiesBroken", 10)[::-1]
         return templates.TemplateResponse(request, "powers/console.html", context)
     return templates.TemplateResponse(request, "powers/board.html", context)
+
+
+def rollback_default(g: dict, phases: list[dict]) -> str | None:
+    """The phase a rollback offers first: the latest phase before the one the game is in (issue 17), never
+    the earliest."""
+    current = phase_id(g["season"], g["month"], g["step"])
+    here = max((i for i, p in enumerate(phases) if p["phase"] == current), default=len(phases))
+    earlier = [p["phase"] for p in phases[:here] if p["phase"] != current]
+    return earlier[-1] if earlier else None
 
 
 def submit_command(me: str, f: dict) -> pc.SubmitAction:
@@ -126,6 +137,16 @@ def _convert(request, games, game_id, caller, f):
 
 
 def _discard(request, games, game_id, caller, f):
+    ask = confirm_first(
+        request,
+        game_id,
+        f,
+        "Discard this action?",
+        "A discarded action is not resolved, and the action it used stays spent for this month.",
+        "Yes, discard it",
+    )
+    if ask is not None:
+        return ask
     return attempt(
         request,
         game_id,
@@ -174,6 +195,17 @@ def _waive(request, games, game_id, caller, f):
 
 @_gm
 def _advance(request, games, game_id, caller, f):
+    if f.get("expected_step") == "planning":
+        ask = confirm_first(
+            request,
+            game_id,
+            f,
+            "Close Planning now?",
+            "No power can submit, roll or change an action once Planning is closed, even before its deadline.",
+            "Yes, close Planning",
+        )
+        if ask is not None:
+            return ask
     return attempt(
         request,
         game_id,

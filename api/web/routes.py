@@ -114,6 +114,48 @@ def seat_names(game: Any) -> dict[str, str]:
     return {GM: "the GM", **names}
 
 
+def rollback_banner(projector: Any, key: str, ruleset: Any, phases: list[dict]) -> dict | None:
+    """The latest rollback, while no phase has begun since it (every board shows it with its reason)."""
+    latest = projector.latest_of_type(key, "GameRolledBack", 1)
+    if not latest:
+        return None
+    rolled = latest[0]
+    if phases and phases[-1]["version"] > rolled["from_version"]:
+        return None  # a phase began after the rollback: the table has moved on
+    to = [p for p in phases if p["version"] == rolled["to_version"]]
+    return {
+        "reason": rolled.get("reason") or "",
+        "to": phase_title(ruleset, to[-1]["phase"]) if to else f"version {rolled['to_version']}",
+    }
+
+
+def confirm_first(
+    request: Request, game_id: str, f: dict[str, Any], question: str, detail: str, button: str
+) -> Response | None:
+    """A destructive form asks once more on a page of its own (no JavaScript needed): None once the form
+    carries ``confirm=yes``, else the page that posts it again, with every field it had, and that answer."""
+    if f.get("confirm") == "yes":
+        return None
+    fields = [
+        (k, v)
+        for k, values in f.items()
+        if k not in ("csrf", "confirm")
+        for v in (values if isinstance(values, list) else [values])
+    ]
+    return templates.TemplateResponse(
+        request,
+        "confirm.html",
+        {
+            "game_id": game_id,
+            "action": request.url.path,
+            "fields": fields,
+            "question": question,
+            "detail": detail,
+            "button": button,
+        },
+    )
+
+
 def flash(request: Request, **message: Any) -> None:
     web_session(request).set("flash", message)
 
@@ -315,6 +357,7 @@ def board(request: Request, game_id: str, phase: str | None = None, at: str | No
         context["view"] = games.view(game_id, me)
     projector = request.app.state.projector
     key = str(game.id)
+    context["rollback_banner"] = None if phase else rollback_banner(projector, key, ruleset, phases)
     before = _int(request.query_params.get("before"))
     events = projector.timeline(key, me, limit=BOARD_FEED + 1, newest_first=True, before=before, up_to_version=up_to)
     names = seat_names(game)
@@ -438,6 +481,17 @@ def _refuse(request, games, game_id, caller, f):
 
 @_gm
 def _close(request, games, game_id, caller, f):
+    window = f.get("window_id", "")
+    ask = confirm_first(
+        request,
+        game_id,
+        f,
+        f"Close {phase_title(games.get_game(game_id, for_update=False).ruleset, window) or 'this window'} now?",
+        "Nobody can act in it once it is closed, even before its deadline.",
+        "Yes, close it now",
+    )
+    if ask is not None:
+        return ask
     return attempt(
         request,
         game_id,
@@ -465,6 +519,18 @@ def _reissue(request, games, game_id, caller, f):
 
 @_gm
 def _rollback(request, games, game_id, caller, f):
+    ruleset = games.get_game(game_id, for_update=False).ruleset
+    ask = confirm_first(
+        request,
+        game_id,
+        f,
+        f"Roll the game back to the start of {phase_title(ruleset, f.get('phase') or '') or 'the phase'}?",
+        "Everything after it is undone for every player (the audit keeps it, marked superseded); every board "
+        f"shows your reason until the next phase: “{f.get('reason', '')}”.",
+        "Yes, roll back",
+    )
+    if ask is not None:
+        return ask
     return attempt(
         request,
         game_id,
@@ -476,6 +542,17 @@ def _rollback(request, games, game_id, caller, f):
 
 @_gm
 def _fork(request, games, game_id, caller, f):
+    ruleset = games.get_game(game_id, for_update=False).ruleset
+    ask = confirm_first(
+        request,
+        game_id,
+        f,
+        f"Fork a sandbox game from {phase_title(ruleset, f.get('phase') or '') or 'this phase'}?",
+        "A new game is made from this one's history up to that phase; this game goes on unchanged.",
+        "Yes, fork",
+    )
+    if ask is not None:
+        return ask
     try:
         new_id, _ = games.fork(
             game_id, caller.principal, f.get("name", ""), f.get("reason", ""), phase=f.get("phase") or None

@@ -167,6 +167,7 @@ def test_a_gm_and_three_powers_play_a_month_in_the_browser(server, browser):
     # The GM closes Planning, resolves in rules order, and publishes.
     gm.reload()
     gm.get_by_role("button", name="Close Planning", exact=True).click()
+    gm.get_by_role("button", name="Yes, close Planning").click()  # issue 17: destructive actions ask first
     gm.get_by_label("Announcement to the table").fill("The beacons are lit!")
     gm.get_by_role("button", name="Resolve and publish").click()
     assert "Resolved and published" in gm.content()

@@ -110,3 +110,72 @@ def test_times_are_in_my_zone_and_the_audit_filters_are_choices_by_name(server, 
     assert kinds and all(k.startswith("Step began") for k in kinds)
     gm.goto(f"{base}/play/{gid}/audit?type=stepbegan")
     assert gm.locator("tbody tr").count() == len(kinds)
+
+
+def test_destructive_actions_ask_first_without_javascript_and_a_rollback_is_announced(server, browser):  # noqa: F811
+    """Close Planning, discard, roll back and fork each ask on a page of their own (JavaScript off), and do
+    nothing until confirmed; rollback offers the latest earlier phase, not the earliest; after a rollback
+    every player's board shows a banner with the GM's reason until the next phase begins."""
+    base, app = server
+    games = app.state.games
+    gid, gm_token, tokens = rich_game(app)
+    step = lambda: games.get_game(gid, for_update=False).state.step  # noqa: E731
+    gm = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900}).new_page()
+    gm.goto(f"{base}/signin/{gid}/{gm_token}")
+    gondor = browser.new_context(java_script_enabled=False, viewport={"width": 360, "height": 800}).new_page()
+    gondor.goto(f"{base}/signin/{gid}/{tokens['gondor']}")
+
+    gondor.get_by_label("Title", exact=True).fill("Light the beacons")
+    gondor.get_by_role("button", name="Submit and roll").click()
+    gondor.get_by_role("button", name="Discard").click()
+    assert "Discard this action?" in gondor.content()
+    shot(gondor, "play17-05-confirm-discard")
+    gondor.get_by_role("link", name="No, go back").click()
+    assert games.view(gid, "gondor")["my_actions"][0]["discarded"] is False
+    gondor.get_by_role("button", name="Discard").click()
+    gondor.get_by_role("button", name="Yes, discard it").click()
+    assert "Action discarded" in gondor.content() and games.view(gid, "gondor")["my_actions"][0]["discarded"]
+
+    gm.get_by_role("button", name="Close Planning", exact=True).click()
+    assert "Close Planning now?" in gm.content() and step() == "planning"
+    shot(gm, "play17-06-confirm-close-planning")
+    gm.get_by_role("link", name="No, go back").click()
+    assert step() == "planning"
+    gm.get_by_role("button", name="Close Planning", exact=True).click()
+    gm.get_by_role("button", name="Yes, close Planning").click()
+    assert step() == "resolution"
+    gm.get_by_role("button", name="Resolve and publish").click()
+    gm.goto(f"{base}/play/{gid}")
+    assert step() == "battle"
+    gm.get_by_role("button", name="End the month").click()
+    assert step() == "planning" and games.get_game(gid, for_update=False).state.month == 2
+
+    rb = gm.locator("#rb-phase")
+    offered = rb.locator("option").all_inner_texts()
+    assert offered[0] == "Season 1: Tidings"
+    chosen = rb.locator("option:checked").inner_text()
+    assert chosen == offered[-2] != offered[0]  # the latest phase before month 2's Planning
+    gm.locator("#fk-name").fill("Sandbox")
+    gm.get_by_role("button", name="Fork", exact=True).click()
+    assert "Fork a sandbox game from" in gm.content()
+    gm.get_by_role("link", name="No, go back").click()
+    gm.locator("#rb-phase").select_option(label="Season 1, month 1: Planning")
+    gm.locator("#rb-reason").fill("Gondor's beacon was lost in the post")
+    gm.get_by_role("button", name="Roll back", exact=True).click()
+    assert "Roll the game back to the start of Season 1, month 1: Planning?" in gm.content()
+    assert games.get_game(gid, for_update=False).state.month == 2  # nothing yet
+    shot(gm, "play17-07-confirm-rollback")
+    gm.get_by_role("button", name="Yes, roll back").click()
+    assert games.get_game(gid, for_update=False).state.month == 1 and step() == "planning"
+    for pid in tokens:
+        page = signed_in(browser, base, gid, tokens[pid], width=360)
+        banner = page.locator("#rolled-back")
+        assert "rolled the game back to Season 1, month 1: Planning" in banner.inner_text()
+        assert "Gondor's beacon was lost in the post" in banner.inner_text()
+        if pid == "gondor":
+            shot(page, "play17-08-rollback-banner")
+    gm.goto(f"{base}/play/{gid}")
+    gm.get_by_role("button", name="Close Planning", exact=True).click()
+    gm.get_by_role("button", name="Yes, close Planning").click()
+    gondor.goto(f"{base}/play/{gid}")
+    assert gondor.locator("#rolled-back").count() == 0  # the next phase began
