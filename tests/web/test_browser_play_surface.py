@@ -179,3 +179,39 @@ def test_destructive_actions_ask_first_without_javascript_and_a_rollback_is_anno
     gm.get_by_role("button", name="Yes, close Planning").click()
     gondor.goto(f"{base}/play/{gid}")
     assert gondor.locator("#rolled-back").count() == 0  # the next phase began
+
+
+def test_an_earlier_phase_shows_how_it_ended_and_began_without_a_countdown(server, browser):  # noqa: F811
+    """An earlier phase is shown as it ended (the actions submitted in it), or as it began on request, with
+    no live countdown, the feed cut at that point, and every phase named in words."""
+    base, app = server
+    games = app.state.games
+    gid, gm_token, tokens = rich_game(app)
+    games.submit_action(gid, "gondor", "gondor", title="Light the beacons", slot="public", roll=False)
+    for _ in range(3):  # close Planning, resolve, end the month: month 2 Planning
+        if games.get_game(gid, for_update=False).state.step == "resolution":
+            games.resolve(gid, "gm", "The beacons are lit")
+        else:
+            games.advance(gid, "gm")
+    assert games.get_game(gid, for_update=False).state.month == 2
+    gondor = signed_in(browser, base, gid, tokens["gondor"])
+    assert gondor.locator("time[data-countdown]").count() == 1  # now: month 2's deadline, counting down
+    options = gondor.locator("#phase option").all_inner_texts()
+    assert "Season 1, month 1: Planning" in options and "Season 1: Tidings" in options
+    assert not any(re.match(r"s\d", o) for o in options)
+    gondor.locator("#phase").select_option(label="Season 1, month 1: Planning")
+    gondor.get_by_role("button", name="Show").click()
+    assert "as it ended" in gondor.locator(".past").inner_text()
+    assert "Light the beacons" in gondor.locator("#actions").inner_text()  # not "None yet"
+    assert gondor.locator("time[data-countdown]").count() == 0 and gondor.locator(".countdown").count() == 0
+    feed = "\n".join(feed_lines(gondor))
+    assert "Season 1, month 1: Planning began." in feed
+    assert "Resolution began" not in feed and "The beacons are lit" not in feed  # cut at the phase's end
+    assert "Up to the end of Season 1, month 1: Planning" in gondor.locator("#feed").inner_text()
+    shot(gondor, "play17-09-earlier-phase-as-it-ended")
+    gondor.get_by_role("link", name="See it as it began").click()
+    assert "as it began" in gondor.locator(".past").inner_text()
+    assert "None yet" in gondor.locator("#actions").inner_text()
+    assert gondor.locator("time[data-countdown]").count() == 0 and gondor.locator(".countdown").count() == 0
+    assert "was to close" in gondor.content()  # the deadline as it stood, not counting down
+    shot(gondor, "play17-10-earlier-phase-as-it-began")
