@@ -114,6 +114,18 @@ def seat_names(game: Any) -> dict[str, str]:
     return {GM: "the GM", **names}
 
 
+def kept_links(request: Request, game_id: str) -> dict[str, dict[str, str]]:
+    """The sign-in links this browser was shown for a game, each kept until the GM dismisses it (issue 17):
+    a form that makes a link leaves it in the session's ``links``; the next page keeps it under its game."""
+    session = web_session(request)
+    fresh = session.pop("links", None) or {}
+    kept = session.get("kept_links") or {}
+    if fresh:
+        kept = {**kept, game_id: {**kept.get(game_id, {}), **fresh}}
+        session.set("kept_links", kept)
+    return kept.get(game_id, {})
+
+
 def rollback_banner(projector: Any, key: str, ruleset: Any, phases: list[dict]) -> dict | None:
     """The latest rollback, while no phase has begun since it (every board shows it with its reason)."""
     latest = projector.latest_of_type(key, "GameRolledBack", 1)
@@ -333,7 +345,7 @@ def board(request: Request, game_id: str, phase: str | None = None, at: str | No
         "phase_title": phase_title(ruleset, phase) if phase else None,
         "phase_at": "start" if at == "start" else "end",
         "flash": local_receipt(web_session(request).pop("flash", None), zone),
-        "links": web_session(request).pop("links", {}),
+        "links": kept_links(request, game_id),
     }
     up_to = None
     if phase:
@@ -564,7 +576,17 @@ def _fork(request, games, game_id, caller, f):
     return RedirectResponse(f"/play/{new_id}", status_code=303)
 
 
+def _dismiss_link(request, games, game_id, caller, f):
+    """Stop listing a sign-in link in this browser (the link itself keeps working)."""
+    session = web_session(request)
+    kept = session.get("kept_links") or {}
+    mine = {k: v for k, v in kept.get(game_id, {}).items() if k != f.get("who")}
+    session.set("kept_links", {**kept, game_id: mine})
+    return back(game_id, "links")
+
+
 FORMS = {
+    "dismiss-link": _dismiss_link,
     "ready": _ready,
     "extension": _extension,
     "grant": _grant,

@@ -215,3 +215,48 @@ def test_an_earlier_phase_shows_how_it_ended_and_began_without_a_countdown(serve
     assert gondor.locator("time[data-countdown]").count() == 0 and gondor.locator(".countdown").count() == 0
     assert "was to close" in gondor.content()  # the deadline as it stood, not counting down
     shot(gondor, "play17-10-earlier-phase-as-it-began")
+
+
+def test_every_new_link_stays_listed_with_copy_until_dismissed_and_fits_a_phone(server, browser):  # noqa: F811
+    """The console keeps each new seat's sign-in link listed (a read-only field, selectable without
+    JavaScript, and a Copy button with it) until the GM dismisses it; at 360 px nothing overflows."""
+    base, app = server
+    games = app.state.games
+    gid, gm_token, _ = games.create_game("Links", "GM", "UTC")
+    gm = signed_in(browser, base, gid, gm_token, width=360)
+    for name, kind in (("Gandalf", "champion:wizard"), ("Rangers", "conspiracy:circle"), ("Gondor", "city:sovereign")):
+        gm.locator("#pname").fill(name)
+        gm.locator("#pkind").select_option(kind)
+        gm.get_by_role("button", name="Add", exact=True).click()
+    fields = {n: gm.get_by_label(f"Sign-in link for {n}") for n in ("Gandalf", "Rangers", "Gondor")}
+    for name, field in fields.items():
+        assert field.get_attribute("readonly") is not None and f"/signin/{gid}/" in field.input_value(), name
+    assert gm.evaluate("document.documentElement.scrollWidth") <= 360
+    shot(gm, "play17-11-links-kept-phone")
+    copy = gm.locator('#links button[data-copy="link-rangers"]')
+    assert copy.is_visible() and copy.inner_text() == "Copy"
+    copy.click()
+    assert copy.inner_text() == "Copied"
+    gm.reload()  # still listed on the next page
+    assert gm.get_by_label("Sign-in link for Gandalf").count() == 1
+    gm.get_by_role("button", name="Dismiss the link for Rangers").click()
+    assert gm.get_by_label("Sign-in link for Rangers").count() == 0
+    assert (
+        gm.get_by_label("Sign-in link for Gondor").count() == 1
+        and gm.get_by_label("Sign-in link for Gandalf").count() == 1
+    )
+    gondor_link = gm.get_by_label("Sign-in link for Gondor").input_value()
+    player = browser.new_context().new_page()
+    player.goto(gondor_link)
+    assert "Gondor" in player.title()
+    # Without JavaScript: no Copy button, the link is in a field to select and copy.
+    plain = browser.new_context(java_script_enabled=False, viewport={"width": 360, "height": 800}).new_page()
+    plain.goto(f"{base}/signin/{gid}/{gm_token}")
+    assert plain.locator("#links").count() == 0  # this browser was shown no links
+    plain.locator("#pname").fill("Rohan")
+    plain.get_by_role("button", name="Add", exact=True).click()
+    field = plain.get_by_label("Sign-in link for Rohan")
+    assert field.is_visible() and field.get_attribute("readonly") is not None and "/signin/" in field.input_value()
+    assert not plain.locator('button[data-copy="link-rohan"]').is_visible()  # no script: select the text
+    assert plain.evaluate("document.documentElement.scrollWidth") <= 360
+    shot(plain, "play17-12-link-without-javascript")
