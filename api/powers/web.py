@@ -51,11 +51,42 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
         if context["me"] == GM
         else f"The map as {names.get(context['me'], context['me'])} knows it",
     )
+    context.update(kept=kept_compose(context.get("flash")), resistance_assets=resistance_assets)
     if context["me"] == GM:
         context["rollback_default"] = rollback_default(context["view"]["game"], context["phases"])
         context["flips"] = request.app.state.projector.latest_of_type(key, "TiesBroken", 10)[::-1]
         return templates.TemplateResponse(request, "powers/console.html", context)
     return templates.TemplateResponse(request, "powers/board.html", context)
+
+
+def kept_compose(message: dict | None) -> dict[str, Any]:
+    """What was typed into the compose form, when it was refused (shown again; issue 17); else nothing."""
+    kept: dict[str, Any] = {}
+    if message and message.get("kind") == "error" and message.get("form") == "compose":
+        kept = dict(message.get("values") or {})
+    for key in ("target[]", "asset[]"):
+        value = kept.get(key, [])
+        kept[key] = value if isinstance(value, list) else [value]
+    return kept
+
+
+def resistance_assets(assets: list[dict], action_skill: str | None) -> list[dict]:
+    """The assets a resister may put in its pool, one row for identical ones (three schemes alike are one
+    choice: a pool holds one of a class, P-ASSET-1): not used up (P-ASSET-8), no agent, industry or army
+    already used this season (P-ASSET-12), and of skills only the one answering the action's (P-ASSET-3)."""
+    skill = rules.reaction_skill_for(action_skill)
+    seen: set[tuple] = set()
+    out = []
+    for a in assets:
+        if a.get("used_up") or (a["cls"] in rules.ONCE_PER_SEASON and a.get("used_this_season")):
+            continue
+        if a["cls"] == "skill" and skill and a["name"] != skill:
+            continue
+        same = (a["name"], a["cls"], a["rank"], a.get("assured"), a.get("critical"), a.get("novel"))
+        if same not in seen:
+            seen.add(same)
+            out.append(a)
+    return out
 
 
 def rollback_default(g: dict, phases: list[dict]) -> str | None:
@@ -99,6 +130,7 @@ def _submit(request, games, game_id, caller, f):
         if not propose
         else "Proposal sent: the GM will set its difficulty, then you roll.",
         "actions",
+        keep=f,
     )
 
 

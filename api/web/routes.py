@@ -188,12 +188,16 @@ def refused(request: Request, game_id: str, form: str, err: DomainError) -> Redi
     return back(game_id, form)
 
 
-def attempt(request: Request, game_id: str, form: str, fn, ok: str, anchor: str = "") -> RedirectResponse:
-    """Run a command; remember its receipt or its refusal (with rule and field) for the next page."""
+def attempt(
+    request: Request, game_id: str, form: str, fn, ok: str, anchor: str = "", keep: dict | None = None
+) -> RedirectResponse:
+    """Run a command; remember its receipt or its refusal (with rule and field) for the next page. With
+    ``keep`` (the posted form), a refused form is shown again with what was typed (``values``)."""
     try:
         receipt = fn()
     except DomainError as err:
-        flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message)
+        values = {k: v for k, v in (keep or {}).items() if k != "csrf"} or None
+        flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message, values=values)
         return back(game_id, anchor or form)
     detail = getattr(receipt, "sequence", None)
     flash(

@@ -260,3 +260,74 @@ def test_every_new_link_stays_listed_with_copy_until_dismissed_and_fits_a_phone(
     assert not plain.locator('button[data-copy="link-rohan"]').is_visible()  # no script: select the text
     assert plain.evaluate("document.documentElement.scrollWidth") <= 360
     shot(plain, "play17-12-link-without-javascript")
+
+
+def test_forms_offer_only_what_is_possible_and_keep_what_was_typed(server, browser):  # noqa: F811
+    """A refused action keeps what was typed; a Wizard is offered no public slot; a proposal has no "Roll
+    now" until its difficulty is set, then offers assured use; "actions left" goes after Planning; the
+    resistance form lists only the assets that apply (one row for identical schemes); the waiver is
+    confirmed; "Go to Battle" is not offered while the resistance window is open."""
+    base, app = server
+    games = app.state.games
+    gid, gm_token, tokens = rich_game(app)
+    games.grant_asset(gid, "gm", "gondor", "subtlety", "skill", 1)
+    games.grant_asset(gid, "gm", "rangers", "Old map", "item", 1, assured=True)
+    gandalf = signed_in(browser, base, gid, tokens["gandalf"], width=360)
+    assert gandalf.get_by_label(re.compile(r"^Public")).count() == 0  # a Wizard takes no public actions
+    assert gandalf.get_by_label("Private (5 left)").is_checked()
+    gandalf.get_by_label("Title", exact=True).fill("Scry the tower")
+    gandalf.get_by_label("What you do").fill("Look into the palantir")
+    gandalf.get_by_label("Skill tag").select_option("lore")
+    gandalf.get_by_label("Gondor").check()
+    gandalf.locator("#compose input[name='asset[]']").first.check()
+    gandalf.get_by_role("button", name="Submit and roll").click()
+    assert "P-ASSET-3" in gandalf.locator("#compose").inner_text()
+    assert gandalf.get_by_label("Title", exact=True).input_value() == "Scry the tower"
+    assert gandalf.get_by_label("What you do").input_value() == "Look into the palantir"
+    assert gandalf.get_by_label("Skill tag").input_value() == "lore"
+    assert gandalf.get_by_label("Gondor").is_checked()
+    assert gandalf.locator("#compose input[name='asset[]']").first.is_checked()
+    shot(gandalf, "play17-13-refused-form-keeps-input")
+
+    rangers = signed_in(browser, base, gid, tokens["rangers"])
+    rangers.get_by_label("Title", exact=True).fill("Spy on Minas Tirith")
+    rangers.get_by_label("Propose only: the GM sets the difficulty first, then I roll").check()
+    rangers.get_by_role("button", name="Submit and roll").click()
+    card = rangers.locator("article", has_text="Spy on Minas Tirith")
+    assert "Waiting for the GM to set the difficulty" in card.inner_text()
+    assert card.get_by_role("button", name="Roll now").count() == 0
+    proposal = games.view(gid, "rangers")["my_actions"][0]["action_id"]
+    games.set_difficulty(gid, "gm", proposal, 2)
+    rangers.reload()
+    card = rangers.locator("article", has_text="Spy on Minas Tirith")
+    assert card.get_by_role("button", name="Roll now").count() == 1
+    options = card.locator("select[name^='mode-']").locator("option").all_inner_texts()
+    assert options == ["rolled", "assured"]
+
+    games.submit_action(
+        gid,
+        "gandalf",
+        "gandalf",
+        title="Duel the Witch-king",
+        skill="might",
+        targets=["gondor"],
+        resistible=True,
+        difficulty=1,
+        assets=[{"asset_id": games.view(gid, "gandalf")["me"]["assets"][0]["asset_id"]}],
+        convert=0,
+    )
+    games.advance(gid, "gm")  # Planning closes: unused actions become schemes
+    games.resolve(gid, "gm", "The beacons are lit")
+    gondor = signed_in(browser, base, gid, tokens["gondor"], width=360)
+    assert "Actions left this month" not in gondor.locator("#sheet").locator("..").inner_text()
+    resist = gondor.locator("#resistance")
+    offered = resist.locator("input[name='asset[]']").evaluate_all("els => els.map(e => e.parentElement.innerText)")
+    assert sorted(o.strip() for o in offered) == ["might (skill, rank 2)", "scheme (scheme, rank 2)"], offered
+    assert len([a for a in games.view(gid, "gondor")["me"]["assets"] if a["cls"] == "scheme"]) == 4
+    shot(gondor, "play17-14-resistance-only-assets-that-apply")
+    gm = signed_in(browser, base, gid, gm_token)
+    assert gm.get_by_role("button", name="Go to Battle").count() == 0
+    assert "Battle begins when the resistance window closes" in gm.content()
+    gondor.get_by_role("button", name="Waive my reaction").click()
+    assert "You waived your reaction." in gondor.content()
+    shot(gondor, "play17-15-waived")
