@@ -18,6 +18,7 @@ from domain.errors import DomainError
 from domain.ids import GM
 from domain.powers import commands as pc
 from domain.powers import rules
+from domain.powers.feed import result_words
 from domain.powers.ruleset import phase_id
 
 NEXT_STEP = {
@@ -51,7 +52,13 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
         if context["me"] == GM
         else f"The map as {names.get(context['me'], context['me'])} knows it",
     )
-    context.update(kept=kept_compose(context.get("flash")), resistance_assets=resistance_assets)
+    context.update(
+        kept=kept_compose(context.get("flash")), resistance_assets=resistance_assets, result_words=result_words
+    )
+    if context["phase"] is None and context["view"]["game"]["step"] in ("resistance", "battle"):
+        # This month's resolution, as the GM announced it (a public event), on every board and the console.
+        published = request.app.state.projector.latest_of_type(key, "ResolutionPublished", 1)
+        context["announcement"] = published[0].get("announcement") if published else None
     if context["me"] == GM:
         context["rollback_default"] = rollback_default(context["view"]["game"], context["phases"])
         context["flips"] = request.app.state.projector.latest_of_type(key, "TiesBroken", 10)[::-1]

@@ -39,17 +39,30 @@ def _quoted(title: Any) -> str:
     return f"“{title}”" if title else "an action"
 
 
+def result_words(result: Mapping[str, Any]) -> str:
+    """An action's result as a sentence (issue 17): "Succeeded: 3 successes, 1 taken away by resistance, net 2
+    against difficulty 2 (1 to spare)."; with no difficulty to beat, "Done (no difficulty was set): 0 successes."."""
+    successes = result.get("successes", 0) or 0
+    counted = f"{successes} success{'es' if successes != 1 else ''}"
+    difficulty = result.get("difficulty") or 0
+    resisted = result.get("resisted") or 0
+    if not difficulty and not resisted:
+        return f"Done (no difficulty was set): {counted}."
+    parts = [counted]
+    if resisted:
+        parts.append(f"{resisted} taken away by resistance, net {result.get('net', 0)}")
+    outcome = "Succeeded" if result.get("success") else "Failed"
+    spare = result.get("excess") or 0
+    return f"{outcome}: {', '.join(parts)} against difficulty {difficulty}" + (
+        f" ({spare} to spare)." if result.get("success") and spare else "."
+    )
+
+
 def _result(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
     details = data.get("details") or {}
     title = _quoted(details.get("title"))
     by = who(details.get("power"), names) if details.get("power") else "someone"
-    successes = data.get("successes", 0)
-    outcome = "succeeded" if data.get("success") else "failed"
-    parts = [f"{successes} success{'es' if successes != 1 else ''}"]
-    if data.get("resisted"):
-        parts.append(f"{data['resisted']} taken away by resistance")
-    parts.append(f"net {data.get('net', 0)} against difficulty {data.get('difficulty', 0)}")
-    return f"{title} by {by} {outcome}: {', '.join(parts)}."
+    return f"{title} by {by}: {result_words(data)}"
 
 
 def describe(kind: str, data: Mapping[str, Any], names: Mapping[str, str]) -> str | None:

@@ -331,3 +331,53 @@ def test_forms_offer_only_what_is_possible_and_keep_what_was_typed(server, brows
     gondor.get_by_role("button", name="Waive my reaction").click()
     assert "You waived your reaction." in gondor.content()
     shot(gondor, "play17-15-waived")
+
+
+def test_results_read_in_words_and_the_resolution_is_on_every_board(server, browser):  # noqa: F811
+    """The GM's announcement is on every board and the console (and in the feed); an action with no
+    difficulty reads "Done", never "success — 0 successes, net 0 against 0"; a resisted one says how many
+    successes resistance took away."""
+    base, app = server
+    games = app.state.games
+    gid, gm_token, tokens = rich_game(app)
+    might = {p: games.view(gid, p)["me"]["assets"][0]["asset_id"] for p in tokens}
+    games.submit_action(
+        gid,
+        "gandalf",
+        "gandalf",
+        title="Duel the Witch-king",
+        skill="might",
+        targets=["gondor"],
+        resistible=True,
+        difficulty=1,
+        assets=[{"asset_id": might["gandalf"]}],
+        convert=0,
+    )
+    games.submit_action(gid, "rangers", "rangers", title="Keep watch", convert=0)
+    games.advance(gid, "gm")
+    games.resolve(gid, "gm", "The beacons are lit! Rohan answers.")
+    games.declare_reaction(
+        gid,
+        "gondor",
+        "gondor",
+        games.view(gid, "gandalf")["my_actions"][0]["action_id"],
+        [{"asset_id": might["gondor"]}],
+        0,
+    )
+    assert games.get_game(gid, for_update=False).state.step == "battle"
+    for pid, token in [*tokens.items(), ("gm", gm_token)]:
+        page = signed_in(browser, base, gid, token, width=360)
+        assert "The beacons are lit! Rohan answers." in page.locator("#announcement").inner_text(), pid
+        assert "The GM published the resolution: The beacons are lit! Rohan answers." in "\n".join(feed_lines(page))
+        if pid == "rangers":
+            result = page.locator("#actions p.result").inner_text()
+            assert result == "Result: Done (no difficulty was set): 0 successes.", result
+            shot(page, "play17-16-announcement-and-result")
+        if pid == "gandalf":
+            result = page.locator("#actions p.result").inner_text()
+            assert re.fullmatch(
+                r"Result: (Succeeded|Failed): \d+ success(es)?(, \d+ taken away by resistance, net \d+)? "
+                r"against difficulty 1( \(\d+ to spare\))?\.",
+                result,
+            ), result
+            assert "net 0 against 0" not in page.content()
