@@ -381,3 +381,39 @@ def test_results_read_in_words_and_the_resolution_is_on_every_board(server, brow
                 result,
             ), result
             assert "net 0 against 0" not in page.content()
+
+
+def test_every_die_is_drawn_with_words_and_the_preview_needs_no_javascript(server, browser):  # noqa: F811
+    """Assured dice are drawn (as many dice as the pool's size), each die says in words what it counts for,
+    a legend explains them, and the conversion choices are counted by the server (JavaScript off); the count
+    shown for a choice is the one the action gets when it is confirmed."""
+    base, app = server
+    games = app.state.games
+    gid, gm_token, tokens = rich_game(app)
+    games.grant_asset(gid, "gm", "gandalf", "Staff", "item", 2, assured=True)
+    gandalf = browser.new_context(java_script_enabled=False, viewport={"width": 360, "height": 800}).new_page()
+    gandalf.goto(f"{base}/signin/{gid}/{tokens['gandalf']}")
+    gandalf.get_by_label("Title", exact=True).fill("Light the Staff")
+    boxes = gandalf.locator("#compose input[name='asset[]']")
+    boxes.nth(0).check()
+    boxes.nth(1).check()
+    gandalf.locator("#compose select[name^='mode-']").select_option("assured")
+    gandalf.get_by_role("button", name="Submit and roll").click()
+    card = gandalf.locator("#actions article").first
+    assert "Pool size 4" in card.inner_text()
+    dice = card.locator("ul.dice li")
+    assert dice.count() == 4 and card.locator("ul.dice li.assured").count() == 2
+    words = [t.split("\n")[-1] for t in dice.all_inner_texts()]
+    assert all(w in ("success", "may convert", "no success", "assured") for w in words), words
+    assert "Assured: a success without a roll." in card.locator(".legend").inner_text()
+    choices = card.locator("ul.preview li").all_inner_texts()
+    convertible = words.count("may convert")
+    assert len(choices) == convertible + 1
+    base_successes = words.count("success") + 2
+    assert choices[0] == f"Convert 0: {base_successes} success{'es' if base_successes != 1 else ''}, 0 consequences"
+    shot(gandalf, "play17-17-dice-drawn-with-words")
+    card.locator("input[name=convert]").fill(str(convertible))
+    card.get_by_role("button", name="Confirm conversions").click()
+    action = games.view(gid, "gandalf")["my_actions"][0]
+    expected = choices[-1].split(": ", 1)[1]
+    assert expected.startswith(f"{action['successes']} success") and f"{action['consequences']} consequence" in expected
