@@ -123,6 +123,15 @@ def phase_title(phase: str) -> str | None:
     return f"Year {parts[0][1:]}, {parts[1]}, cycle {parts[2][1:]}: {parts[3].capitalize()}"
 
 
+def describe(kind: str, data: Any, names: Any) -> str | None:
+    """A covenant game's event in words (its feed; the platform's words for the rest)."""
+    if kind == "PhaseBegan":
+        season = rules.SEASONS[data["season"]]
+        name = "y{}-{}-c{}-{}".format(data["year"], season, data["cycle"], data["phase"])
+        return f"{phase_title(name)} began."
+    return None
+
+
 def seat_of(event: Any) -> str | None:
     """The covenant a ``CovenantAdded`` seats at the table; else None."""
     return event.seat_id if type(event).__name__ == "CovenantAdded" else None
@@ -144,6 +153,7 @@ COVENANTS = register(
         phase_of=phase_of,
         seat_of=seat_of,
         phase_title=phase_title,
+        describe=describe,
         roles=COVENANT_ROLES,
         state_types=(CovenantSeat, Card, CovenantState, Window),
         description="The covenant game (Ars Magica seed): 2-4 covenants, no GM, played to 25 points",
