@@ -140,12 +140,3 @@ def test_a_choice_an_effect_waits_for_is_offered_as_a_list_to_its_chooser_and_an
     assert r.status_code == 303, r.text
     after = games.get_game(gid, for_update=False).state
     assert after.prompts == {} and after.positions["bob"] == "library"
-
-
-def test_the_feed_reads_in_the_lodge_s_own_words(site):
-    """Issue 17: the Lodge words its own events in the feed (``Ruleset.describe``); no class name shows."""
-    app, gid, tokens = site
-    _, bob = page(app, gid, tokens["bob"])
-    feed = bob[bob.index('id="feed"') :]
-    assert "The actions phase has begun" in feed
-    assert "PhaseBegan" not in feed and "MageAdded" not in feed
