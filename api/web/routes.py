@@ -27,6 +27,7 @@ from api.security import CsrfRefused, check_csrf, check_origin, site_base, web_s
 from api.service import Caller, Games, Receipt, hash_token, new_token
 from domain.errors import DomainError, Unauthorized
 from domain.ids import GM
+from domain.platform import feed as words_of
 from domain.platform.commands import (
     CloseWindow,
     Command,
@@ -36,8 +37,6 @@ from domain.platform.commands import (
     ReissueLink,
     RequestExtension,
 )
-from domain.platform.feed import describe_event, phase_title, words
-from domain.platform.feed import who as who_is
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=str(HERE / "templates"))
@@ -137,7 +136,7 @@ def rollback_banner(projector: Any, key: str, ruleset: Any, phases: list[dict]) 
     to = [p for p in phases if p["version"] == rolled["to_version"]]
     return {
         "reason": rolled.get("reason") or "",
-        "to": phase_title(ruleset, to[-1]["phase"]) if to else f"version {rolled['to_version']}",
+        "to": words_of.phase_title(ruleset, to[-1]["phase"]) if to else f"version {rolled['to_version']}",
     }
 
 
@@ -339,14 +338,16 @@ def board(request: Request, game_id: str, phase: str | None = None, at: str | No
     # Bounded at any game length: the state (a cached aggregate), the latest phases and a page of the feed.
     game = games.get_game(game_id, for_update=False)
     ruleset = game.ruleset
-    phases = [dict(p, title=phase_title(ruleset, p["phase"])) for p in games.recent_phases(game_id, BOARD_PHASES)]
+    phases = [
+        dict(p, title=words_of.phase_title(ruleset, p["phase"])) for p in games.recent_phases(game_id, BOARD_PHASES)
+    ]
     zone = ZoneInfo(games.timezone_for(game_id, me))
     context: dict[str, Any] = {
         "game_id": game_id,
         "me": me,
         "phases": phases,
         "phase": phase,
-        "phase_title": phase_title(ruleset, phase) if phase else None,
+        "phase_title": words_of.phase_title(ruleset, phase) if phase else None,
         "phase_at": "start" if at == "start" else "end",
         "flash": local_receipt(web_session(request).pop("flash", None), zone),
         "links": kept_links(request, game_id),
@@ -381,8 +382,8 @@ def board(request: Request, game_id: str, phase: str | None = None, at: str | No
         dict(
             e,
             local=local_time(e["at"], zone),
-            text=describe_event(ruleset, e["type"], e["data"], names),
-            by=who_is(e["actor"], names),
+            text=words_of.describe_event(ruleset, e["type"], e["data"], names),
+            by=words_of.who(e["actor"], names),
         )
         for e in events[:BOARD_FEED]
     ]
@@ -497,12 +498,12 @@ def _refuse(request, games, game_id, caller, f):
 
 @_gm
 def _close(request, games, game_id, caller, f):
-    window = f.get("window_id", "")
+    window = words_of.phase_title(games.get_game(game_id, for_update=False).ruleset, f.get("window_id", ""))
     ask = confirm_first(
         request,
         game_id,
         f,
-        f"Close {phase_title(games.get_game(game_id, for_update=False).ruleset, window) or 'this window'} now?",
+        f"Close {window or 'this window'} now?",
         "Nobody can act in it once it is closed, even before its deadline.",
         "Yes, close it now",
     )
@@ -540,7 +541,7 @@ def _rollback(request, games, game_id, caller, f):
         request,
         game_id,
         f,
-        f"Roll the game back to the start of {phase_title(ruleset, f.get('phase') or '') or 'the phase'}?",
+        f"Roll the game back to the start of {words_of.phase_title(ruleset, f.get('phase') or '') or 'the phase'}?",
         "Everything after it is undone for every player (the audit keeps it, marked superseded); every board "
         f"shows your reason until the next phase: “{f.get('reason', '')}”.",
         "Yes, roll back",
@@ -563,7 +564,7 @@ def _fork(request, games, game_id, caller, f):
         request,
         game_id,
         f,
-        f"Fork a sandbox game from {phase_title(ruleset, f.get('phase') or '') or 'this phase'}?",
+        f"Fork a sandbox game from {words_of.phase_title(ruleset, f.get('phase') or '') or 'this phase'}?",
         "A new game is made from this one's history up to that phase; this game goes on unchanged.",
         "Yes, fork",
     )
@@ -632,10 +633,13 @@ def audit_page(
     choices = {
         "power": [(pid, name) for pid, name in names.items() if pid != GM],
         "actor": [*names.items(), ("system", "the service")],
-        "type": [(t, words(t)) for t in projector.event_types(key)],
+        "type": [(t, words_of.words(t)) for t in projector.event_types(key)],
         "phase": [
-            ("setup", phase_title(game.ruleset, "setup")),
-            *((p["phase"], phase_title(game.ruleset, p["phase"])) for p in games.recent_phases(game_id, BOARD_PHASES)),
+            ("setup", words_of.phase_title(game.ruleset, "setup")),
+            *(
+                (p["phase"], words_of.phase_title(game.ruleset, p["phase"]))
+                for p in games.recent_phases(game_id, BOARD_PHASES)
+            ),
         ],
     }
     # Filters are choices by name; a value typed into the address is matched by id or name, in any case.
@@ -690,7 +694,7 @@ def audit_page(
         return PlainTextResponse(out.getvalue(), media_type="text/csv", headers=headers)
     for r in rows:
         r["local"] = local_time(r["at"], zone)
-        r["words"] = words(r["type"])
+        r["words"] = words_of.words(r["type"])
     return templates.TemplateResponse(
         request,
         "audit.html",
