@@ -90,6 +90,69 @@ def who(request: Request, game_id: str) -> str:
     return principal
 
 
+def flash(request: Request, **message: Any) -> None:
+    web_session(request).set("flash", message)
+
+
+def csrf_refused(request: Request, exc: CsrfRefused) -> Response:
+    return templates.TemplateResponse(
+        request, "message.html", {"title": "This form was refused", "text": exc.detail}, status_code=403
+    )
+
+
+def back(game_id: str, anchor: str = "") -> RedirectResponse:
+    return RedirectResponse(f"/play/{game_id}{('#' + anchor) if anchor else ''}", status_code=303)
+
+
+def refused(request: Request, game_id: str, form: str, err: DomainError) -> RedirectResponse:
+    """Show a refusal, with its rule and field, next to the form it concerns."""
+    flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message)
+    return back(game_id, form)
+
+
+def attempt(
+    request: Request, game_id: str, form: str, fn, ok: str, anchor: str = "", keep: dict | None = None
+) -> RedirectResponse:
+    """Run a command; remember its receipt or its refusal (with rule and field) for the next page. With
+    ``keep`` (the posted form), a refused form is shown again with what was typed (``values``)."""
+    try:
+        receipt = fn()
+    except DomainError as err:
+        values = {k: v for k, v in (keep or {}).items() if k != "csrf"} or None
+        flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message, values=values)
+        return back(game_id, anchor or form)
+    detail = getattr(receipt, "sequence", None)
+    flash(
+        request,
+        kind="ok",
+        form=form,
+        text=ok,
+        receipt={"sequence": receipt.sequence, "digest": receipt.digest, "at": receipt.recorded_at}
+        if detail is not None
+        else None,
+    )
+    return back(game_id, anchor or form)
+
+
+async def form_of(request: Request) -> dict[str, Any]:
+    """A posted form, once its origin and its CSRF token are checked (else 403)."""
+    check_origin(request, request.app.state.settings)
+    data = await request.form()
+    out: dict[str, Any] = {}
+    for key in data.keys():
+        values = data.getlist(key)
+        out[key] = values if len(values) > 1 or key.endswith("[]") else values[0]
+    check_csrf(request, out)
+    return out
+
+
+def _int(value: Any, default: int | None = None) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
 def local_time(iso: str | None, zone: ZoneInfo) -> str:
     """A recorded instant (ISO, UTC) as its viewer reads it: "Mon 30 Nov 2026, 14:05 CET" in their zone."""
     if not iso:
@@ -165,69 +228,6 @@ def confirm_first(
             "button": button,
         },
     )
-
-
-def flash(request: Request, **message: Any) -> None:
-    web_session(request).set("flash", message)
-
-
-def csrf_refused(request: Request, exc: CsrfRefused) -> Response:
-    return templates.TemplateResponse(
-        request, "message.html", {"title": "This form was refused", "text": exc.detail}, status_code=403
-    )
-
-
-def back(game_id: str, anchor: str = "") -> RedirectResponse:
-    return RedirectResponse(f"/play/{game_id}{('#' + anchor) if anchor else ''}", status_code=303)
-
-
-def refused(request: Request, game_id: str, form: str, err: DomainError) -> RedirectResponse:
-    """Show a refusal, with its rule and field, next to the form it concerns."""
-    flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message)
-    return back(game_id, form)
-
-
-def attempt(
-    request: Request, game_id: str, form: str, fn, ok: str, anchor: str = "", keep: dict | None = None
-) -> RedirectResponse:
-    """Run a command; remember its receipt or its refusal (with rule and field) for the next page. With
-    ``keep`` (the posted form), a refused form is shown again with what was typed (``values``)."""
-    try:
-        receipt = fn()
-    except DomainError as err:
-        values = {k: v for k, v in (keep or {}).items() if k != "csrf"} or None
-        flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message, values=values)
-        return back(game_id, anchor or form)
-    detail = getattr(receipt, "sequence", None)
-    flash(
-        request,
-        kind="ok",
-        form=form,
-        text=ok,
-        receipt={"sequence": receipt.sequence, "digest": receipt.digest, "at": receipt.recorded_at}
-        if detail is not None
-        else None,
-    )
-    return back(game_id, anchor or form)
-
-
-async def form_of(request: Request) -> dict[str, Any]:
-    """A posted form, once its origin and its CSRF token are checked (else 403)."""
-    check_origin(request, request.app.state.settings)
-    data = await request.form()
-    out: dict[str, Any] = {}
-    for key in data.keys():
-        values = data.getlist(key)
-        out[key] = values if len(values) > 1 or key.endswith("[]") else values[0]
-    check_csrf(request, out)
-    return out
-
-
-def _int(value: Any, default: int | None = None) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return default
 
 
 @router.get("/", response_class=HTMLResponse)
