@@ -94,6 +94,9 @@ def describe(kind: str, data: Mapping[str, Any], names: Mapping[str, str]) -> st
         return "An action was discarded (it stays spent)."
     if kind == "DifficultyRecorded":
         return f"The GM set a difficulty of {data.get('value')}."
+    if kind == "DifficultyDeclared":
+        after = " after the roll" if data.get("after_roll") else ""
+        return f"The GM set the difficulty of an action to {data.get('value')}{after}."
     if kind == "DifficultyCommitted":
         return "The GM set a sealed difficulty (revealed at Resolution)."
     if kind == "DifficultyRevealed":
