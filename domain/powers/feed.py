@@ -39,9 +39,11 @@ def _quoted(title: Any) -> str:
     return f"“{title}”" if title else "an action"
 
 
-def result_words(result: Mapping[str, Any]) -> str:
+def result_words(result: Mapping[str, Any], resisted_by: str | None = None) -> str:
     """An action's result as a sentence (issue 17): "Succeeded: 3 successes, 1 taken away by resistance, net 2
-    against difficulty 2 (1 to spare)."; with no difficulty to beat, "Done (no difficulty was set): 0 successes."."""
+    against difficulty 2 (1 to spare)."; with no difficulty to beat, "Done (no difficulty was set): 0 successes.".
+    ``resisted_by`` names the resister when the reader can tell who it was anyway (the action's one target):
+    with several targets, which of them resisted stays theirs (reactions are private, P-RES-3)."""
     successes = result.get("successes", 0) or 0
     counted = f"{successes} success{'es' if successes != 1 else ''}"
     difficulty = result.get("difficulty") or 0
@@ -50,7 +52,8 @@ def result_words(result: Mapping[str, Any]) -> str:
         return f"Done (no difficulty was set): {counted}."
     parts = [counted]
     if resisted:
-        parts.append(f"{resisted} taken away by resistance, net {result.get('net', 0)}")
+        by = f"{resisted_by}'s resistance" if resisted_by else "resistance"
+        parts.append(f"{resisted} taken away by {by}, net {result.get('net', 0)}")
     outcome = "Succeeded" if result.get("success") else "Failed"
     spare = result.get("excess") or 0
     return f"{outcome}: {', '.join(parts)} against difficulty {difficulty}" + (

@@ -336,11 +336,12 @@ def test_forms_offer_only_what_is_possible_and_keep_what_was_typed(server, brows
 def test_results_read_in_words_and_the_resolution_is_on_every_board(server, browser):  # noqa: F811
     """The GM's announcement is on every board and the console (and in the feed); an action with no
     difficulty reads "Done", never "success — 0 successes, net 0 against 0"; a resisted one says how many
-    successes resistance took away."""
+    successes resistance took away, naming the resister when the action had one target."""
     base, app = server
     games = app.state.games
     gid, gm_token, tokens = rich_game(app)
     might = {p: games.view(gid, p)["me"]["assets"][0]["asset_id"] for p in tokens}
+    sure = {p: games.grant_asset(gid, "gm", p, "Sure hand", "item", 1, assured=True).result["asset_id"] for p in tokens}
     games.submit_action(
         gid,
         "gandalf",
@@ -350,7 +351,7 @@ def test_results_read_in_words_and_the_resolution_is_on_every_board(server, brow
         targets=["gondor"],
         resistible=True,
         difficulty=1,
-        assets=[{"asset_id": might["gandalf"]}],
+        assets=[{"asset_id": might["gandalf"]}, {"asset_id": sure["gandalf"], "mode": "assured"}],
         convert=0,
     )
     games.submit_action(gid, "rangers", "rangers", title="Keep watch", convert=0)
@@ -361,7 +362,7 @@ def test_results_read_in_words_and_the_resolution_is_on_every_board(server, brow
         "gondor",
         "gondor",
         games.view(gid, "gandalf")["my_actions"][0]["action_id"],
-        [{"asset_id": might["gondor"]}],
+        [{"asset_id": might["gondor"]}, {"asset_id": sure["gondor"], "mode": "assured"}],
         0,
     )
     assert games.get_game(gid, for_update=False).state.step == "battle"
@@ -376,7 +377,7 @@ def test_results_read_in_words_and_the_resolution_is_on_every_board(server, brow
         if pid == "gandalf":
             result = page.locator("#actions p.result").inner_text()
             assert re.fullmatch(
-                r"Result: (Succeeded|Failed): \d+ success(es)?(, \d+ taken away by resistance, net \d+)? "
+                r"Result: (Succeeded|Failed): \d+ success(es)?(, [1-9]\d* taken away by Gondor's resistance, net \d+) "
                 r"against difficulty 1( \(\d+ to spare\))?\.",
                 result,
             ), result
