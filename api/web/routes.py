@@ -634,12 +634,9 @@ def audit_page(
         "power": [(pid, name) for pid, name in names.items() if pid != GM],
         "actor": [*names.items(), ("system", "the service")],
         "type": [(t, words_of.words(t)) for t in projector.event_types(key)],
-        "phase": [
-            ("setup", words_of.phase_title(game.ruleset, "setup")),
-            *(
-                (p["phase"], words_of.phase_title(game.ruleset, p["phase"]))
-                for p in games.recent_phases(game_id, BOARD_PHASES)
-            ),
+        "phase": [  # each phase once, even if a rollback began it again
+            (name, words_of.phase_title(game.ruleset, name))
+            for name in dict.fromkeys(["setup", *(p["phase"] for p in games.recent_phases(game_id, BOARD_PHASES))])
         ],
     }
     # Filters are choices by name; a value typed into the address is matched by id or name, in any case.
