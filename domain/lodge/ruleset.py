@@ -324,6 +324,18 @@ def phase_of(event: Any) -> dict[str, Any] | None:
     return None
 
 
+def phase_title(phase: str) -> str | None:
+    """``t1-prepare`` -> "Turn 1: Prepare"."""
+    turn, _, step = phase.partition("-")
+    return f"Turn {turn[1:]}: {step.capitalize()}" if turn[1:].isdigit() and step else None
+
+
+def describe(kind: str, payload: Any, names: Any) -> str | None:
+    """A Lodge event in words (its feed): the texts a Mage is mailed; the platform's words for the rest."""
+    note = notify(kind, dict(payload))
+    return note["text"] if note is not None else None
+
+
 def notify(kind: str, payload: dict) -> dict | None:
     """The texts a Mage is sent: a phase begins, a Room is rebuilt and scored, the game ends."""
     d = payload.get("data", {})
@@ -389,6 +401,8 @@ LODGE = register(
         fold=fold,
         phase_of=phase_of,
         seat_of=seat_of,
+        phase_title=phase_title,
+        describe=describe,
         mail_grammar=read_mail,
         description="Mages in a Lodge: effects as data, evocations, instability and rebuilt rooms",
     )

@@ -841,6 +841,22 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
         weights = self._weights(pool)
         return [i for i, d in enumerate(pool.dice) if rules.is_convertible(d.face) and weights.get(d.asset, 1) > 0]
 
+    def conversion_preview(self, a: ActionState) -> list[dict]:
+        """What each number of conversions would give an action's rolled pool (issue 17: the board shows it
+        without JavaScript): the successes (its collaborators' too, P-DICE-11) and consequences for 0, 1, ...
+        conversions, the dice chosen as ``LockConversions`` would choose them (P-DICE-3, P-AMB-5)."""
+        pool = a.pool
+        if pool is None:
+            return []
+        shared, _ = self._shared_tally(a)
+        out = []
+        for n in range(len(self._convertible(pool)) + 1):
+            chosen = set(self._conversions(pool, n, None))
+            trial = replace(pool, dice=[replace(d, converted=i in chosen) for i, d in enumerate(pool.dice)])
+            t = self.tally(a, trial)
+            out.append({"convert": n, "successes": t.successes + shared, "consequences": t.consequences})
+        return out
+
     def _conversions(self, pool: Pool, convert: int | None, dice: list[int] | None) -> list[int]:
         convertible = self._convertible(pool)
         if dice is not None:

@@ -81,6 +81,8 @@ def _full_action(game: Game, a: ActionState, *, with_secret: bool, owner: bool =
         # Nor its digest's salt: with it, the digest would give away what the table may not yet see.
         for key in ("consequence_offers", "digest", "salt", "difficulty_commitment", "extra_actions"):
             out.pop(key)
+    if owner and a.pool is not None and not a.pool.locked:  # the choices of conversions, counted (P-DICE-3)
+        out["preview"] = game.conversion_preview(a)
     if with_secret and a.id in game.state.sealed_difficulties and not a.revealed:
         out["sealed_difficulty"] = game.state.sealed_difficulties[a.id]["value"]
     return out
