@@ -81,6 +81,7 @@ class Battles(PlatformGame):
         _fee_due: Any
         earn: Any
         _owner_of: Any
+        set_influence: Any
         _perks: Any
 
     # ------------------------------------------------------------------ queries
@@ -487,7 +488,11 @@ class Battles(PlatformGame):
         delayed = {aid: hexmap.distance(self.army(aid)["hex"], b["hex"]) for aid in reinforcements}
         if assets:
             self._battle_assets_revealed(
-                battle_id=b["id"], power_id=power_id, assets=list(assets), actor=power_id, audience=vis.powers([power_id])
+                battle_id=b["id"],
+                power_id=power_id,
+                assets=list(assets),
+                actor=power_id,
+                audience=vis.powers([power_id]),
             )
         self._battle_setup_submitted(
             battle_id=b["id"],
@@ -504,9 +509,7 @@ class Battles(PlatformGame):
         )
 
     @event("BattleAssetsRevealed")
-    def _battle_assets_revealed(
-        self, battle_id: str, power_id: str, assets: list, actor: str, audience: list
-    ) -> None:
+    def _battle_assets_revealed(self, battle_id: str, power_id: str, assets: list, actor: str, audience: list) -> None:
         b = self._battles()[battle_id]
         b.setdefault("assets", {})[power_id] = list(assets)
 
@@ -551,7 +554,11 @@ class Battles(PlatformGame):
             w = self.state.windows.get(b["window"])
             if w is not None and not w.closed:
                 self._window_closed(
-                    window_id=w.id, reason="nobody to wait for", closed_at=_iso(now), actor=SYSTEM, audience=[vis.PUBLIC]
+                    window_id=w.id,
+                    reason="nobody to wait for",
+                    closed_at=_iso(now),
+                    actor=SYSTEM,
+                    audience=[vis.PUBLIC],
                 )
             step = b["step"]
             if step == "setup":
@@ -587,9 +594,11 @@ class Battles(PlatformGame):
             army = s.armies.armies[aid]
             side = listed[aid]["side"]
             mates = [s.armies.armies[x] for x in listed if x != aid and listed[x]["side"] == side]
-            m = br.starting_momentum(army, mates)
-            if m != army["momentum"]:
-                changes[aid] = {"momentum": m}
+            entered = br.add_statuses(army, br.starting_statuses(army))
+            entered["momentum"] = br.starting_momentum(army, mates)
+            d = _diff(army, entered)
+            if d:
+                changes[aid] = d
         self._battle_started(
             battle_id=b["id"],
             deployed=sorted(listed),
@@ -620,7 +629,15 @@ class Battles(PlatformGame):
             for aid, e in sorted(b["armies"].items())
             if e["where"] == "delayed" and br.arrives(self.state.armies.armies[aid])
         ]
-        self._battle_round_began(battle_id=b["id"], round=r, actor=SYSTEM, audience=self._audience_b(b))
+        changes = {}
+        for aid in self._fighting(b):
+            army = self.state.armies.armies[aid]
+            d = _diff(army, br.add_statuses(army, br.round_statuses(army, r)))
+            if d:
+                changes[aid] = d
+        self._battle_round_began(
+            battle_id=b["id"], round=r, changes=changes, actor=SYSTEM, audience=self._audience_b(b)
+        )
         if arriving:
             self._deploy(b, SYSTEM, arriving, roller)
         self._open_step(b, "deployment", self._reserve_powers(b), now)
@@ -635,25 +652,26 @@ class Battles(PlatformGame):
         return [p for p in self._powers_of(b) if self._reserve(b, p)]
 
     @event("BattleRoundBegan")
-    def _battle_round_began(self, battle_id: str, round: int, actor: str, audience: list) -> None:
+    def _battle_round_began(self, battle_id: str, round: int, changes: dict, actor: str, audience: list) -> None:
         b = self._battles()[battle_id]
+        _apply(self.state, changes)
         b.update({"round": round, "presence": {}, "attacked": {}, "exhausted": [], "turns": 0})
 
     def _deploy(self, b: dict, who: str, army_ids: list[str], roller: Roller) -> None:
         s = self.state
-        joined = {
-            aid: {"side": self._side_of(b, who), "power": who} for aid in army_ids if aid not in b["armies"]
-        }
+        joined = {aid: {"side": self._side_of(b, who), "power": who} for aid in army_ids if aid not in b["armies"]}
         rolls: list[dict] = []
         changes: dict[str, dict] = {}
         on_field = self._fighting(b)
         sides = {**{a: e["side"] for a, e in b["armies"].items()}, **{a: j["side"] for a, j in joined.items()}}
         for aid in army_ids:
             army = {**s.armies.armies[aid], "side": sides[aid]}  # the rules tell opposed from friendly by side
-            others = [{**s.armies.armies[x], "side": sides[x]} for x in on_field]
+            others = [{**s.armies.armies[x], "side": sides[x]} for x in on_field if sides[x] != sides[aid]]
             for target_id, dice, threshold in br.deployment_checks(army, others):
                 target = {**s.armies.armies[target_id], **changes.get(target_id, {})}
-                faces = self._roll(roller, rolls, f"deployment morale of {target_id}", dice, br.die_size(target, "morale"))
+                faces = self._roll(
+                    roller, rolls, f"deployment morale of {target_id}", dice, br.die_size(target, "morale")
+                )
                 ok = br.count_successes(faces, target["morale"]["bonus"], threshold)
                 routs = br.deployment_routs(dice, ok)
                 if routs:
@@ -710,7 +728,11 @@ class Battles(PlatformGame):
         if army_ids:
             self._deploy(b, power_id, list(dict.fromkeys(army_ids)), roller)
         self._battle_acted(
-            battle_id=battle_id, power_id=power_id, step="deployment", by_default=False, actor=actor,
+            battle_id=battle_id,
+            power_id=power_id,
+            step="deployment",
+            by_default=False,
+            actor=actor,
             audience=self._audience_b(b),
         )
         self._after_act(b, now, roller)
@@ -758,7 +780,11 @@ class Battles(PlatformGame):
                 audience=self._audience_b(b),
             )
         self._battle_acted(
-            battle_id=battle_id, power_id=power_id, step="spellcasting", by_default=False, actor=actor,
+            battle_id=battle_id,
+            power_id=power_id,
+            step="spellcasting",
+            by_default=False,
+            actor=actor,
             audience=self._audience_b(b),
         )
         self._after_act(b, now, roller)
@@ -856,7 +882,9 @@ class Battles(PlatformGame):
         goal = order.get("goal") or "advance"
         if cmd in ("slay", "charge"):
             if target_id is None or target_id not in self._fighting(b, _other(side)):
-                raise RuleViolation("attack an enemy army on the field: name the target", rule="P-BAT-2", field="target")
+                raise RuleViolation(
+                    "attack an enemy army on the field: name the target", rule="P-BAT-2", field="target"
+                )
         if cmd in ("hold", "charge") and goal not in b["goals"]:
             raise RuleViolation(f"no goal {goal!r} in this battle", rule="P-BAT-8", field="goal")
         if cmd == "charge":
@@ -866,12 +894,23 @@ class Battles(PlatformGame):
         if cmd in ("slay", "charge"):
             assert target_id is not None
             target = deepcopy(s.armies.armies[target_id])
-            faces = self._roll(roller, rolls, f"attack of {army_id}", br.check_dice(army, "attack"), br.die_size(army, "attack"))
+            enemies = [s.armies.armies[x] for x in self._fighting(b, _other(side))]
+            br.check_target(army, target, enemies)
+            faces = self._roll(
+                roller, rolls, f"attack of {army_id}", br.check_dice(army, "attack"), br.die_size(army, "attack")
+            )
             earlier = b["attacked"].get(target_id, 0)
             target, h = br.attack(
-                army, target, faces, command=cmd, escalation=b["sides"][side]["escalation"], earlier_attacks=earlier
+                army,
+                target,
+                faces,
+                command=cmd,
+                escalation=b["sides"][side]["escalation"],
+                earlier_attacks=earlier,
+                terrain=b["terrain"] or None,
             )
             hit = dataclasses.asdict(h)
+            army = br.attacker_momentum(army, h)
             if h.routs_due > 0 and ar.size(target) > 0:
                 mfaces = self._roll(
                     roller, rolls, f"morale of {target_id}", br.morale_dice(target), br.die_size(target, "morale")
@@ -883,7 +922,7 @@ class Battles(PlatformGame):
             faces = self._roll(
                 roller, rolls, f"presence of {army_id}", br.check_dice(army, "presence"), br.die_size(army, "presence")
             )
-            presence = br.presence(army, faces, threshold, command=cmd)
+            presence = br.presence(army, faces, threshold, command=cmd, wall_goal=goal == "walls")
         own = _diff(s.armies.armies[army_id], army)
         if own:
             changes[army_id] = own
@@ -933,6 +972,8 @@ class Battles(PlatformGame):
             b["acted"].append(power_id)
         if target is not None:
             b["attacked"][target] = b["attacked"].get(target, 0) + 1
+            if hit and hit.get("slain"):
+                b.setdefault("kills", []).append([army_id, target, hit["slain"]])
         if goal is not None and presence:
             mine = b["presence"].setdefault(army_id, {})
             mine[goal] = mine.get(goal, 0) + presence
@@ -1022,14 +1063,26 @@ class Battles(PlatformGame):
                 audience=self._audience_b(b),
             )
         self._battle_acted(
-            battle_id=battle_id, power_id=power_id, step="goals", by_default=False, actor=actor,
+            battle_id=battle_id,
+            power_id=power_id,
+            step="goals",
+            by_default=False,
+            actor=actor,
             audience=self._audience_b(b),
         )
         self._after_act(b, now, roller)
 
     @event("BattleTermsOffered")
     def _battle_terms_offered(
-        self, battle_id: str, round: int, power_id: str, side: str, terms: str, escalation: int, actor: str, audience: list
+        self,
+        battle_id: str,
+        round: int,
+        power_id: str,
+        side: str,
+        terms: str,
+        escalation: int,
+        actor: str,
+        audience: list,
     ) -> None:
         b = self._battles()[battle_id]
         b["sides"][side]["escalation"] = escalation
@@ -1089,9 +1142,9 @@ class Battles(PlatformGame):
         for aid in self._fighting(b):
             army = deepcopy(s.armies.armies[aid])
             frightened = None
-            if army["statuses"].get("Frightened"):
+            if br.cleanup_dice(army):
                 frightened = self._roll(
-                    roller, rolls, f"frightened morale of {aid}", br.morale_dice(army), br.die_size(army, "morale")
+                    roller, rolls, f"frightened morale of {aid}", br.cleanup_dice(army), br.die_size(army, "morale")
                 )
             after, said = br.cleanup(army, frightened)
             lines += [f"{army['name']}: {x}" for x in said]
@@ -1198,7 +1251,18 @@ class Battles(PlatformGame):
         after = {aid: deepcopy(s.armies.armies[aid]) for aid in b["armies"] if aid in s.armies.armies}
         fear_users = {p for p in self._powers_of(b) if self._control_of(p) == "fear"}
         scoundrels = {p for p in self._powers_of(b) if "Scoundrels" in self._perks(p)}
-        math = br.after_battle(before, after, fear_users=fear_users, scoundrels=scoundrels)
+        sides = {aid: e["side"] for aid, e in b["armies"].items()}
+        intimidators = {p for p in self._powers_of(b) if "Intimidation" in self._perks(p)}
+        math = br.after_battle(
+            before,
+            after,
+            fear_users=fear_users,
+            scoundrels=scoundrels,
+            kills=[tuple(k) for k in b.get("kills", [])],
+            sides=sides,
+            intimidators=intimidators,
+        )
+        cleared = {aid: _diff(a, br.clear_battle(a)) for aid, a in after.items() if a["units"]}
         destroyed = sorted(aid for aid, a in after.items() if not a["units"])  # every unit slain (P-BAT-4)
         fled = sorted(aid for aid, a in after.items() if a["units"] and ar.size(a) == 0)  # routed: P-ARMY-7
         self._battle_ended(
@@ -1211,9 +1275,12 @@ class Battles(PlatformGame):
                 "survivors": list(math.survivors),
                 "fear": dict(math.fear),
                 "coin": dict(math.coin),
+                "influence": dict(math.influence),
+                "lost": list(math.lost),
                 "destroyed": destroyed,
                 "dispersed": fled,
             },
+            changes={k: v for k, v in cleared.items() if v},
             actor=SYSTEM,
             audience=self._audience_b(b),
         )
@@ -1239,6 +1306,10 @@ class Battles(PlatformGame):
         for p, n in sorted(math.coin.items()):
             if n:
                 self.earn(p, "coin", min(n, 1000), f"battle {b['id']} (Scoundrels)")
+        for p, n in sorted(math.influence.items()):  # Intimidation (P-INFL-5): influence in the battle's hex
+            if n:
+                have = self.state.powers[p].influence.get(b["hex"], 0)
+                self.set_influence(p, b["hex"], min(20, have + n))
 
     def _control_of(self, p: str) -> str | None:
         h = self.state.development.holdings.get(p)
@@ -1246,10 +1317,19 @@ class Battles(PlatformGame):
 
     @event("BattleEnded")
     def _battle_ended(
-        self, battle_id: str, round: int, reason: str, winner: str | None, aftermath: dict, actor: str, audience: list
+        self,
+        battle_id: str,
+        round: int,
+        reason: str,
+        winner: str | None,
+        aftermath: dict,
+        changes: dict,
+        actor: str,
+        audience: list,
     ) -> None:
         s = self.state
         b = self._battles()[battle_id]
+        _apply(s, changes)
         b.update({"step": "ended", "result": {"reason": reason, "winner": winner, **deepcopy(aftermath)}})
         for aid in aftermath["destroyed"]:
             army = s.armies.armies.pop(aid, None)
@@ -1555,7 +1635,12 @@ def _declare(game: Any, cmd: DeclareBattle, ctx: Context) -> dict:
     if ctx.principal != GM and ctx.principal != cmd.power_id:
         raise RuleViolation("declare for your own power", field="power_id")
     game.declare_battle(
-        cmd.battle_id, cmd.hex, cmd.power_id, list(cmd.enemies), list(cmd.allies), now=ctx.now,
+        cmd.battle_id,
+        cmd.hex,
+        cmd.power_id,
+        list(cmd.enemies),
+        list(cmd.allies),
+        now=ctx.now,
         actor=GM if ctx.principal == GM else cmd.power_id,
     )
     return {"battle_id": cmd.battle_id, "window_id": game.battle(cmd.battle_id)["window"]}
@@ -1596,7 +1681,9 @@ def _setup(game: Any, cmd: SubmitBattleSetup, ctx: Context) -> dict:
 
 def _deploy(game: Any, cmd: DeployArmies, ctx: Context) -> dict:
     _seat(game, ctx, cmd.power_id)
-    game.deploy_armies(cmd.battle_id, cmd.power_id, list(cmd.armies), now=ctx.now, roller=ctx.roller(game), actor=ctx.principal)
+    game.deploy_armies(
+        cmd.battle_id, cmd.power_id, list(cmd.armies), now=ctx.now, roller=ctx.roller(game), actor=ctx.principal
+    )
     return _window_of(game, cmd.battle_id)
 
 
@@ -1632,7 +1719,9 @@ def _offer(game: Any, cmd: OfferTerms, ctx: Context) -> dict:
 
 def _answer(game: Any, cmd: AnswerTerms, ctx: Context) -> dict:
     _seat(game, ctx, cmd.power_id)
-    game.answer_terms(cmd.battle_id, cmd.power_id, cmd.accept, now=ctx.now, roller=ctx.roller(game), actor=ctx.principal)
+    game.answer_terms(
+        cmd.battle_id, cmd.power_id, cmd.accept, now=ctx.now, roller=ctx.roller(game), actor=ctx.principal
+    )
     return _window_of(game, cmd.battle_id)
 
 

@@ -23,7 +23,8 @@ from domain.platform.game import PlatformGame, _at, _iso, check_timezone, digest
 from domain.platform.game import fold as platform_fold
 from domain.powers import development_rules, magic_rules, rules
 from domain.powers.armies import Armies
-from domain.powers.battle import BATTLE_EVENT_VERSIONS, WINDOW_KIND as BATTLE_WINDOW, Battles
+from domain.powers.battle import BATTLE_EVENT_VERSIONS, Battles
+from domain.powers.battle import WINDOW_KIND as BATTLE_WINDOW
 from domain.powers.catalogue import Catalogue
 from domain.powers.development import Development
 from domain.powers.magic import Magic, caps_of, has_perk
@@ -1823,7 +1824,9 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
 
     def _month_roller(self) -> Roller:
         """The month's committed dice (the service passes its own roller; this is the same derivation)."""
-        return SeededRoller(self.state.seed or "00", legacy=self.state.seed is not None and self.state.seed_root is None)
+        return SeededRoller(
+            self.state.seed or "00", legacy=self.state.seed is not None and self.state.seed_root is None
+        )
 
     # The platform's window commands pass the service's roller to ``close_window`` (a battle's deadline rolls).
     CLOSES_WITH_DICE = True

@@ -1,0 +1,236 @@
+"""The battle sub-machine in the aggregate (P.1.3): declaration (P-AMB-1, walls), setup, the seven rounds with a
+window per step, defaults at deadlines, the aftermath (P-BAT-13), replay, and what each viewer sees (P.4)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from domain.dice import SeededRoller
+from domain.errors import RuleViolation
+from domain.powers.battle import battle_report, battle_view
+from domain.powers.views import board_view
+from tests.domain.battle_helpers import HEX, battle_game, order_for
+from tests.domain.helpers import NOW, SEED
+from tests.domain.test_replay import replay
+from tests.domain.world_helpers import names
+
+ROLLER = SeededRoller(SEED)
+
+
+def declare(g, **kw):
+    g.declare_battle("b1", HEX, "north", ["south"], ["east"], now=NOW, actor=kw.pop("actor", "north"))
+
+
+def setup_all(g, now=NOW):
+    g.submit_battle_setup(
+        "b1",
+        "north",
+        goals=[{"name": "Hold the ford", "threshold": 2}],
+        armies=["n1", "n2"],
+        standing={"n2": {"command": "rest"}},
+        assets=["north-spy"],
+        champion=False,
+        reinforcements=["n3"],
+        now=now,
+        roller=ROLLER,
+        actor="north",
+    )
+    g.submit_battle_setup(
+        "b1",
+        "east",
+        goals=[],
+        armies=["e1"],
+        standing={},
+        assets=[],
+        champion=True,
+        reinforcements=[],
+        now=now,
+        roller=ROLLER,
+        actor="east",
+    )
+    g.submit_battle_setup(
+        "b1",
+        "south",
+        goals=[],
+        armies=["s1", "s2", "s3"],
+        standing={},
+        assets=[],
+        champion=False,
+        reinforcements=[],
+        now=now,
+        roller=ROLLER,
+        actor="south",
+    )
+
+
+def pass_step(g, b, now=NOW):
+    """Everyone the current non-command window waits for passes."""
+    step = b["step"]
+    for p in g.battle_pending(b):
+        if step == "deployment":
+            g.deploy_armies("b1", p, [], now=now, roller=ROLLER, actor=p)
+        elif step == "spellcasting":
+            g.cast_battle_spell("b1", p, None, None, now=now, roller=ROLLER, actor=p)
+        elif step == "goals":
+            g.offer_terms("b1", p, None, now=now, roller=ROLLER, actor=p)
+        elif step == "surrender":
+            g.answer_terms("b1", p, False, now=now, roller=ROLLER, actor=p)
+        elif step == "cleanup":
+            g.retreat_or_rout("b1", p, [], {}, now=now, roller=ROLLER, actor=p)
+
+
+def play(g, now=NOW):
+    b = g.battle("b1")
+    windows = []
+    while b["step"] != "ended":
+        windows.append(b["window"])
+        if b["step"] == "commands":
+            p = b["turn"]["power"]
+            o = order_for(g, "b1", p, b["round"])
+            g.give_command("b1", p, o.pop("army_id"), o.pop("command"), **o, now=now, roller=ROLLER, actor=p)
+        else:
+            pass_step(g, b, now)
+    return windows
+
+
+def test_p_amb_1_a_battle_is_played_through_seven_rounds_with_a_window_per_step():
+    """P.1.3: setup, then per round Deployment > Spellcasting > Commands > Goals > Cleanup, each a window;
+    P-BAT-10: at most 7 rounds; P-BAT-14: a reinforcement marked Delayed X arrives when X reaches 0."""
+    g = battle_game()
+    g.grant_asset("north-spy", "north", "Spy", "agent", 2)
+    declare(g)
+    b = g.battle("b1")
+    assert b["step"] == "setup" and g.open_window("battle") is not None
+    setup_all(g)
+    assert g.state.armies.armies["n3"]["statuses"].get("Delayed", 0) >= 0
+    play(g)
+    b = g.battle("b1")
+    assert b["step"] == "ended"
+    assert b["result"]["reason"] == "7 rounds fought" or b["result"]["winner"] is not None
+    opened = [e for e in g._pending_events if type(e).__name__ == "WindowOpened" and e.kind == "battle"]
+    steps = {e.window_id.split("-")[2] for e in opened if "-r" in e.window_id}
+    assert {"r1", "r7"} <= {e.window_id.split("-")[1] for e in opened if "-r" in e.window_id} or b["round"] < 7
+    assert {"deployment", "spellcasting", "commands", "goals", "cleanup"} <= steps
+    assert "n3" in b["armies"] and b["armies"]["n3"]["where"] in ("deployed", "retreated")
+    # every battle window is closed; the month may end
+    assert all(w.closed for w in g.state.windows.values() if w.kind == "battle")
+    g.advance(NOW, SEED)
+
+
+def test_the_battle_replays_from_its_events():
+    g = battle_game()
+    g.grant_asset("north-spy", "north", "Spy", "agent", 2)
+    declare(g)
+    setup_all(g)
+    play(g)
+    assert replay(list(g._pending_events)).state == g.state
+
+
+def test_p_bat_13_after_the_battle_experience_and_fees():
+    """P-BAT-13: survivors gain Experience of rank E (armies that lost units); fees are due (P-SUP-3)."""
+    g = battle_game()
+    g.grant_asset("north-spy", "north", "Spy", "agent", 2)
+    declare(g)
+    setup_all(g)
+    play(g)
+    res = g.battle("b1")["result"]
+    ended = [type(e).__name__ for e in g._pending_events]
+    assert "BattleEnded" in ended and "ArmyFeeDue" in ended
+    if res["experience_rank"]:
+        assert "ExperienceGained" in ended
+    for aid in res["destroyed"]:
+        assert aid not in g.state.armies.armies
+
+
+def test_p_amb_1_the_campaign_option_lets_only_the_gm_declare():
+    g = battle_game({"battle_declared_by": "gm"})
+    with pytest.raises(RuleViolation) as err:
+        declare(g)
+    assert err.value.rule == "P-AMB-1"
+    declare(g, actor="gm")
+    assert g.battle("b1")["declared_by"] == "north"
+
+
+def test_p_amb_1_a_battle_needs_opposed_armies_in_the_hex():
+    g = battle_game()
+    with pytest.raises(RuleViolation) as err:
+        g.declare_battle("b1", "4,0", "north", ["south"], now=NOW, actor="north")
+    assert err.value.rule == "P-AMB-1"
+    assert not g.state.battles
+
+
+def test_walls_block_a_declaration_by_armies_that_arrived_this_month():
+    """[003:435] (P.1.3 Walls): armies outside the walls cannot declare a battle against armies inside the walls
+    before a full month in the location."""
+    g = battle_game(features=[{"id": "w", "kind": "wooden_walls", "hex": HEX, "controller": "south"}])
+    g.state.armies.aims["x"] = {
+        "kind": "muster",
+        "season": g.state.season,
+        "month": g.state.month,
+        "power": "north",
+        "moves": [{"army_id": "n1", "path": ["1,0", HEX], "cost": 1, "regarrison": False}],
+    }
+    with pytest.raises(RuleViolation) as err:
+        declare(g)
+    assert err.value.rule == "P-FEAT-2"
+    del g.state.armies.aims["x"]
+    declare(g)
+    assert "walls" in g.battle("b1")["goals"]
+
+
+def test_a_deadline_applies_the_gms_default_recorded_as_events():
+    """By post: commands not given by the deadline follow the GM's default (hold, or the standing order)."""
+    g = battle_game()
+    g.grant_asset("north-spy", "north", "Spy", "agent", 2)
+    declare(g)
+    g.set_battle_terrain("b1", "open plain", "", "standing")
+    w = g.open_window("battle")
+    late = NOW + timedelta(hours=25)
+    g.close_window(w.id, now=late, roller=ROLLER)  # nobody set up: each power's armies in the hex, in id order
+    b = g.battle("b1")
+    assert b["sides"]["B"]["order"] == ["s1", "s2", "s3"]
+    while b["step"] != "commands":
+        w = g.open_window("battle")
+        late += timedelta(hours=25)
+        g.close_window(w.id, now=late, roller=ROLLER)
+    w = g.open_window("battle")
+    late += timedelta(hours=25)
+    g.close_window(w.id, now=late, roller=ROLLER)
+    given = [e for e in g._pending_events if type(e).__name__ == "BattleCommandGiven"]
+    assert given[-1].by_default and given[-1].command == "hold" and given[-1].goal == "advance"
+
+
+def test_commands_refused_out_of_turn_name_the_rule():
+    g = battle_game()
+    g.grant_asset("north-spy", "north", "Spy", "agent", 2)
+    declare(g)
+    setup_all(g)
+    b = g.battle("b1")
+    while b["step"] != "commands":
+        pass_step(g, b)
+    p = b["turn"]["power"]
+    other = "south" if p != "south" else "north"
+    before = len(g._pending_events)
+    with pytest.raises(RuleViolation):
+        g.give_command("b1", other, "s1" if other == "south" else "n1", "rest", now=NOW, roller=ROLLER, actor=other)
+    assert len(g._pending_events) == before
+
+
+def test_p4_secret_assets_go_to_the_gm_only_and_outsiders_see_only_the_declaration():
+    g = battle_game()
+    g.add_power("west", "West", "city", "sovereign")
+    g.grant_asset("north-spy", "north", "Spy", "agent", 2)
+    declare(g)
+    setup_all(g)
+    assert battle_view(g, "b1", "gm")["secret_assets"] == {"north": ["north-spy"]}
+    assert battle_view(g, "b1", "north")["secret_assets"] == {"north": ["north-spy"]}
+    assert battle_view(g, "b1", "south")["secret_assets"] == {}
+    outsider = battle_view(g, "b1", "west")
+    assert "armies" not in outsider and "secret_assets" not in outsider
+    assert "north-spy" not in str(board_view(g, "south")["battles"])
+    report = battle_report(list(g._pending_events), "b1", "south")
+    assert "north-spy" not in str(report)
+    assert "north-spy" in str(battle_report(list(g._pending_events), "b1", "gm"))
+    assert names([]) == []
