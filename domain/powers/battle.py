@@ -51,6 +51,7 @@ from domain.powers import army_rules as ar
 from domain.powers import battle_rules as br
 from domain.powers import hexmap
 from domain.powers import world_rules as wr
+from domain.powers.armies import visible
 from domain.powers.magic import _of as _magic_of
 from domain.powers.magic import spell_def
 
@@ -205,6 +206,8 @@ class Battles(PlatformGame):
         if any(self._in_battle(p, h) for p in [by, *allies, *enemies]):
             raise RuleViolation(f"a battle is already being fought in {h}", rule="P.1.3", field="hex")
         here = {p: [a for a in self._armies_at(h) if a["controller"] == p] for p in [by, *allies, *enemies]}
+        if actor != GM:  # a power declares against the armies it sees (P.4): a refusal tells it nothing hidden
+            here.update({e: [a for a in here[e] if visible(a) or by in a["seen_by"]] for e in enemies})
         if not here[by] or not any(here[e] for e in enemies):
             raise RuleViolation(
                 f"a battle needs opposed armies in {h}: {by}'s and an enemy's", rule="P-AMB-1", field="hex"
@@ -588,7 +591,6 @@ class Battles(PlatformGame):
         fewest = min(count.values()) if count else 0
         seizers = {self._side_of(b, p) for p, n in count.items() if n == fewest}
         initiative = seizers.pop() if len(seizers) == 1 else "B"
-        before = {aid: deepcopy(s.armies.armies[aid]) for aid in b["armies"] if aid in s.armies.armies}
         changes: dict[str, dict] = {}
         for aid in listed:
             army = s.armies.armies[aid]
@@ -603,7 +605,6 @@ class Battles(PlatformGame):
             battle_id=b["id"],
             deployed=sorted(listed),
             initiative=initiative,
-            before=before,
             changes=changes,
             actor=SYSTEM,
             audience=self._audience_b(b),
@@ -611,9 +612,13 @@ class Battles(PlatformGame):
 
     @event("BattleStarted")
     def _battle_started(
-        self, battle_id: str, deployed: list, initiative: str, before: dict, changes: dict, actor: str, audience: list
+        self, battle_id: str, deployed: list, initiative: str, changes: dict, actor: str, audience: list
     ) -> None:
         b = self._battles()[battle_id]
+        # The armies as they enter (P-BAT-13 counts losses from here): folded from the state, never carried in an
+        # event, since an army's whole record (its Experience) is its controller's (P.4).
+        armies = self.state.armies.armies
+        before = {aid: deepcopy(armies[aid]) for aid in b["armies"] if aid in armies}
         for aid in deployed:
             b["armies"][aid]["where"] = "deployed"
         b["initiative"] = initiative
@@ -1128,7 +1133,7 @@ class Battles(PlatformGame):
         accepted = [o for o in b["offers"] if o["answer"] is True]
         if accepted:
             loser = _other(accepted[0]["side"])
-            self._end_battle(b, f"side {loser} accepted terms: {accepted[0]['terms']}", _other(loser), now)
+            self._end_battle(b, f"side {loser} accepted terms", _other(loser), now)
         else:
             self._begin_cleanup(b, now, roller)
 
@@ -1439,10 +1444,13 @@ def battle_view(game: Any, battle_id: str, viewer: str) -> dict:
         "sides": {k: {"powers": list(v["powers"])} for k, v in b["sides"].items()},
         "step": b["step"],
         "round": b["round"],
-        "result": deepcopy(b["result"]) if b["step"] == "ended" else None,
+        "result": None,
     }
+    if b["step"] == "ended":  # the table learns who won; the losses and gains are the battle's powers' (P.4)
+        out["result"] = {k: b["result"][k] for k in ("reason", "winner")}
     if not inside:
         return out
+    out["result"] = deepcopy(b["result"])
     out.update(
         {
             "terrain": b["terrain"],
