@@ -86,7 +86,12 @@ def _set_status(army: dict, name: str, value: int) -> None:
 
 
 def has(army: dict, keyword: str) -> bool:
-    return keyword in army.get("keywords", ()) or army.get("ancestry") == keyword or army.get("cls") == keyword
+    """A keyword of the army, its class or ancestry by name, or a keyword its ancestry brings ([003:775]-[003:791]
+    "Gnolls: A, Skirmisher")."""
+    if keyword in army.get("keywords", ()) or army.get("ancestry") == keyword or army.get("cls") == keyword:
+        return True
+    ancestry = at.ANCESTRIES.get(army.get("ancestry") or "")
+    return ancestry is not None and keyword in ancestry["keywords"]
 
 
 def size(army: dict) -> int:
@@ -285,6 +290,8 @@ def attack(
     damage: str | None = None,
     kind: str | None = None,
     terrain: str | None = None,
+    modifier: int = 0,
+    dodge: int = 0,
 ) -> tuple[dict, Hit]:
     """P-BAT-2 basic attack ([003:606]), P-BAT-4 wounds and deaths, P-BAT-5 armor and resistance, P-BAT-6 the
     Bloodied level. Returns the new target and the Hit.
@@ -297,7 +304,11 @@ def attack(
       the caller spends the momentum with ``spend_momentum``). ``"hammers"`` makes the damage Crush ([003:696]).
     - ``reactions`` the target chose: ``"tortoise"`` (+3 defense against ranged/airborne, spends its momentum),
       ``"dervishes"`` (once per round: spend a momentum, the remaining momentum is added to Defense until
-      Cleanup). Their momentum is spent on the returned target.
+      Cleanup). Their momentum is spent on the returned target. ``dodge``: momentum an Agile target spends "to
+      dodge incoming attacks, absorbing wounds like armor" ([003:720]), one wound a momentum, after armor; only
+      what absorbs a wound is spent.
+    - ``modifier``: any other static change to the attack dice (Archers' and Monsters' -1 to strike two armies
+      with one roll, [003:692], [003:711]: the caller calls ``attack`` once per target with the same faces).
     - armor soaks each point first if the damage is untyped or the target has Arcanists ([003:749]); then the
       element resists wounds (P-BAT-5); the rest are wounds allocated by ``allocation`` (one unit index per wound,
       or per pair with Slayer; the defender's choice, or the attacker's with Bloodlust, ``allocator``), the rest
@@ -360,7 +371,7 @@ def attack(
         threshold //= 2
     if "slayer" in options:
         threshold *= 2
-    bonus = int(attacker["attack"]["bonus"]) + (1 if command == "slay" else 0) + escalation
+    bonus = int(attacker["attack"]["bonus"]) + (1 if command == "slay" else 0) + escalation + modifier
     bonus += terrain_bonus(attacker, terrain)
     successes = count_successes(faces, bonus, threshold)
     if "needler" in options:
@@ -380,6 +391,18 @@ def attack(
         if dealt:
             packets.append(dealt)
     out["armor"] = armor
+    if dodge:
+        if not has(out, "agile"):
+            raise RuleViolation(f"{out.get('name', out['id'])} is not Agile", rule="P-BAT-2", field="dodge")
+        if dodge < 0 or dodge > out.get("momentum", 0):
+            raise RuleViolation(f"{out.get('name', out['id'])} cannot spend {dodge} momentum", rule="P-BAT-3")
+        dodged = 0
+        while dodged < dodge and packets:
+            packets[-1] -= 1
+            dodged += 1
+            if packets[-1] == 0:
+                packets.pop()
+        out["momentum"] -= dodged
     # Element resistance takes wounds off the instance of damage (P-BAT-5).
     resisted = 0
     resist = resistance(out, damage)
@@ -668,6 +691,67 @@ def add_statuses(army: dict, statuses: dict[str, int]) -> dict:
     return out
 
 
+def restore_armor(army: dict, momentum: int) -> dict:
+    """Shieldbearers: "When commanded, this army can spend momentum to restore up to twice that much armor"
+    ([003:700]); capped at the maximum (P-AMB-15); Burning forbids it ([003:807])."""
+    if not has(army, "shieldbearers"):
+        raise RuleViolation(f"{army.get('name', army.get('id'))} is not Shieldbearers", rule="P-BAT-3")
+    if status(army, "Burning") > 0:
+        raise RuleViolation("a Burning army cannot restore armor", rule="P-BAT-12")
+    out = spend_momentum(army, momentum)
+    out["armor"] = min(max_armor(out), current_armor(out) + 2 * momentum)
+    return out
+
+
+# P-BAT-3: what each basic command does: (attacks, applies presence, momentum it spends).
+COMMAND_PARTS: dict[str, tuple[bool, bool, int]] = {
+    "slay": (True, False, 0),
+    "hold": (False, True, 0),
+    "charge": (True, True, 1),
+    "rest": (False, False, 0),
+}
+
+
+def command_parts(command: str, army: dict | None = None) -> tuple[bool, bool, int]:
+    """P-BAT-3 [003:585]-[003:588]: Slay attacks, Hold applies presence, Charge spends a momentum to do both, Rest
+    gains a momentum and restores armor. Refuses an unknown command, and a Charge with no momentum (naming
+    P-BAT-3)."""
+    if command not in COMMAND_PARTS:
+        raise RuleViolation(f"a command is one of {', '.join(COMMANDS)}", rule="P-BAT-3", field="command")
+    parts = COMMAND_PARTS[command]
+    if army is not None and parts[2] > int(army.get("momentum", 0)):
+        raise RuleViolation(
+            f"{army.get('name', army.get('id'))} has no momentum to {command}", rule="P-BAT-3", field="momentum"
+        )
+    return parts
+
+
+def check_special(name: str, used: Iterable[str]) -> None:
+    """P-BAT-3 [003:590]: "Generally, these special commands can only be used once per battle"."""
+    if name in set(used):
+        raise RuleViolation(f"{name} has been used this battle: a special command is once per battle", rule="P-BAT-3")
+
+
+def first_initiative(deployed: dict[str, int], *, defender: str | None = None) -> str | None:
+    """P.1.3 [003:578] "the power with fewer deployed armies seizes the initiative at the start of the battle";
+    P-AMB-22: sides are compared by the armies deployed at the start, a tie goes to the defender (the side that
+    did not declare); with no defender named, None (the caller flips a logged coin)."""
+    if not deployed:
+        return None
+    fewest = min(deployed.values())
+    sides = [s for s, n in deployed.items() if n == fewest]
+    if len(sides) == 1:
+        return sides[0]
+    return defender if defender in sides else None
+
+
+def battle_ends(round_no: int, sides: dict[str, list[dict]], *, surrendered: bool = False) -> bool:
+    """P-BAT-10 [003:651]: "A battle ends when only one side has active armies remaining or at the end of 7
+    rounds" (or when terms of surrender are accepted). ``round_no``: the round just finished."""
+    active = [s for s, armies in sides.items() if any(not destroyed(a) for a in armies)]
+    return surrendered or len(active) <= 1 or round_no >= MAX_ROUNDS
+
+
 def offer_surrender(escalation: int) -> int:
     """P-BAT-9 [003:580]: "Any side with escalation may spend 1 escalation to offer terms of surrender ... the
     escalation is spent either way". Refused, naming P-BAT-9, with none."""
@@ -716,9 +800,36 @@ def repulsive_checks(army: dict, allies: list[dict]) -> list[tuple[str, int, int
 # ---------------------------------------------------------------------- P-BAT-12 cleanup
 
 
+def _burn(army: dict, lines: list[str]) -> dict:
+    """P-BAT-12 Burning: "Take 1 wound from Burn each cleanup" ([003:807])."""
+    out = deepcopy(army)
+    name = out.get("name", out.get("id"))
+    if status(out, "Burning") <= 0 or size(out) == 0:
+        return out
+    if resistance(out, "burn"):
+        lines.append(f"{name} resists the burn")
+    elif has(out, "arcanists") and current_armor(out) > 0:
+        out["armor"] = current_armor(out) - 1
+        lines.append(f"{name} burns: 1 armor lost")
+    else:
+        i = _default_unit(out["units"], set())
+        if i is not None:
+            u = out["units"][i]
+            u["wounds"] += 1
+            u["new"] = u.get("new", 0) + 1
+            if u["new"] > status(out, "Bloodied"):
+                _set_status(out, "Bloodied", u["new"])
+            slain = u["wounds"] >= wounds_to_die(out)
+            if slain:
+                out["units"].pop(i)
+            lines.append(f"{name} burns: 1 wound" + (", a unit slain" if slain else ""))
+    return out
+
+
 def cleanup_dice(army: dict) -> int:
-    """The morale dice Frightened needs at this Cleanup (0 when not Frightened)."""
-    return morale_dice(army) if status(army, "Frightened") > 0 and size(army) > 0 else 0
+    """The morale dice Frightened needs at this Cleanup (0 when not Frightened), counted after Burning."""
+    burnt = _burn(army, [])
+    return morale_dice(burnt) if status(burnt, "Frightened") > 0 and size(burnt) > 0 else 0
 
 
 def cleanup(army: dict, frightened_faces: list[int] | None = None) -> tuple[dict, list[str]]:
@@ -731,28 +842,9 @@ def cleanup(army: dict, frightened_faces: list[int] | None = None) -> tuple[dict
        Delayed do not (see the module docstring).
     4. The Dervishes' guard ends with the round.
     Returns the new army and the report lines."""
-    out = deepcopy(army)
     lines: list[str] = []
-    name = out.get("name", out.get("id"))
-    if status(out, "Burning") > 0 and size(out) > 0:
-        wound = 0 if resistance(out, "burn") else 1
-        if wound and has(out, "arcanists") and current_armor(out) > 0:
-            out["armor"] = current_armor(out) - 1
-            lines.append(f"{name} burns: 1 armor lost")
-        elif wound:
-            i = _default_unit(out["units"], set())
-            if i is not None:
-                u = out["units"][i]
-                u["wounds"] += 1
-                u["new"] = u.get("new", 0) + 1
-                if u["new"] > status(out, "Bloodied"):
-                    _set_status(out, "Bloodied", u["new"])
-                slain = u["wounds"] >= wounds_to_die(out)
-                if slain:
-                    out["units"].pop(i)
-                lines.append(f"{name} burns: 1 wound" + (", a unit slain" if slain else ""))
-        else:
-            lines.append(f"{name} resists the burn")
+    name = army.get("name", army.get("id"))
+    out = _burn(army, lines)
     x = status(out, "Frightened")
     if x > 0 and size(out) > 0:
         if frightened_faces is None:
