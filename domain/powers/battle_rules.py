@@ -12,7 +12,8 @@ Battle-time keys this module reads and writes on an army dict (absent means the 
   case-insensitive. ``Bloodied`` is kept here as the army's level (P-BAT-6); it is a tracker and does not tick
   down at Cleanup (ticking it would re-trigger routs on every new first wound, against [003:610]). ``Delayed``
   ticks only through ``tick_delayed`` (P-BAT-14), not in ``cleanup``.
-- ``dervish_defense``: Defense the Dervishes' guard adds until Cleanup [0] (P-BAT-2).
+- ``dervish_defense``, ``dervish_used``: the Dervishes' guard until Cleanup [0] (P-BAT-2).
+- ``triggered``: the momentum triggers already fired this round [none] (P-BAT-7 ``momentum_trigger``).
 - ``mortal``: overrides whether an army is mortal [mortal unless undead or a never-mortal titan] (P-BAT-11).
 
 Decisions (the recommended ones of the P-AMB table unless said):
@@ -118,9 +119,12 @@ def wounds_to_die(army: dict) -> int:
 
 def mortal(army: dict) -> bool:
     """[003:793] "Skeletons, Zombies, Wraiths, and Ghouls are undead, not mortal"; Angels, Demons, Devils and
-    Dragons are never mortal. An army may say so itself (``army["mortal"]``)."""
+    Dragons are never mortal, nor wondrous armies ("Creatures that were never mortal gain an ancestry based on their
+    element", [003:797]). An army may say so itself (``army["mortal"]``)."""
     if "mortal" in army:
         return bool(army["mortal"])
+    if army.get("wondrous"):
+        return False
     return army.get("ancestry") not in at.UNDEAD and army.get("cls") not in NEVER_MORTAL_CLASSES
 
 
@@ -234,6 +238,23 @@ def attack_kind(attacker: dict, *, from_command: bool = True) -> str:
     return "melee"
 
 
+def damage_types(attacker: dict, *, round_no: int = 1, command: str = "slay") -> tuple[str, ...]:
+    """The elemental damage an army's keywords and class let it deal this attack (besides untyped): Hammers
+    Crush for a momentum ([003:696]), Stampeding Crush with Charge ([003:754]), Firespitting Burn on odd rounds
+    ([003:755]), Frigid Frost on even rounds ([003:756]), Stormblooded Shock ([003:757]). Spells and items may
+    give others: ``attack`` takes any ``damage`` the caller allows."""
+    out: list[str] = []
+    if attacker.get("cls") == "hammers" or (has(attacker, "stampeding") and command == "charge"):
+        out.append("crush")
+    if has(attacker, "firespitting") and round_no % 2 == 1:
+        out.append("burn")
+    if has(attacker, "frigid") and round_no % 2 == 0:
+        out.append("frost")
+    if has(attacker, "stormblooded"):
+        out.append("shock")
+    return tuple(out)
+
+
 def valid_targets(attacker: dict, enemies: list[dict], *, kind: str | None = None) -> list[str]:
     """P-BAT-12: Flying "cannot be targeted by melee attacks"; Taunt: "Enemy armies must make their melee attacks
     against you if able" ([003:818]-[003:819]). Returns the ids the attack may target."""
@@ -343,6 +364,10 @@ def attack(
         raise RuleViolation("escalation is never negative", rule="P-BAT-8", field="escalation")
     _check_faces(attacker, "attack", faces, "P-BAT-1", damage=damage)
     kind = kind or attack_kind(attacker)
+    if kind == "melee" and status(target, "Flying") > 0:
+        raise RuleViolation(
+            f"{target.get('name', target['id'])} is Flying: melee attacks cannot target it", rule="P-BAT-12"
+        )
 
     out = deepcopy(target)
     tags = {kind}
@@ -663,6 +688,95 @@ def starting_momentum(army: dict, same_side: list[dict], *, round_no: int = 1) -
     return max(0, min(base, size(army)))
 
 
+TRIGGERS = (
+    "attacked",
+    "attacks",
+    "presence",
+    "goal_won",
+    "goal_lost",
+    "enemy_routs",
+    "round_end",
+    "deployment",
+    "spell",
+)
+# Elemental ancestries ([003:798]-[003:803]): the trigger that gains them a momentum, the first time each round.
+ELEMENTAL_TRIGGER = {"A": "presence", "F": "attacks", "E": "attacked", "W": "goal_lost", "D": "enemy_routs"}
+
+
+def elemental_ancestry(army: dict) -> str | None:
+    """[003:797] "Creatures that were never mortal gain an ancestry based on their element": an army with no
+    ancestry but an element."""
+    return army.get("element") if army.get("ancestry") is None else None
+
+
+def momentum_trigger(
+    army: dict,
+    trigger: str,
+    *,
+    round_no: int = 1,
+    attacker: dict | None = None,
+    spell_element: str | None = None,
+    spell_rank: int | None = None,
+    unharmed: bool = False,
+    sunlight: bool = False,
+    centenium: bool = False,
+) -> dict:
+    """P-BAT-7: momentum an ancestry gains (or loses) when something happens to it in battle ([003:775]-[003:803]).
+    ``trigger`` is one of TRIGGERS; "first time each round" triggers are remembered in ``army["triggered"]`` until
+    Cleanup. Capped at the size; Skeletons gain none (``gain_momentum``).
+
+    - attacked: Earth elementals (first each round); Halflings "when attacked by a larger army"; Wraiths "the
+      first time each round they are attacked by a mortal army" (``attacker``).
+    - attacks / presence / goal_lost / enemy_routs: Fire / Air / Water / Dark elementals, first each round.
+    - goal_won: Drakes "at the end of each round their side wins a goal".
+    - round_end: Harpies "when they end a round without receiving a wound or routing" (``unharmed``); Light
+      elementals "at the end of the first four rounds ... in sunlight, or at the end of just the first round".
+    - deployment: Orcs "if they are wounded"; Antinium "each round a Centenium is on the battlefield on their
+      side" (``centenium``).
+    - spell: Ashborn lose all momentum when a Water spell is cast, gain one for a Fire spell; Triumph Elves "if
+      an ally cast a spell with rank matching the round number" (``spell_element``, ``spell_rank``).
+    (Deep Dwarves, Mountain Dwarves, Diverse, Zombies and Ghouls: ``attack``, ``attacker_momentum``,
+    ``ally_momentum``; Horselords: ``starting_momentum``.)"""
+    if trigger not in TRIGGERS:
+        raise RuleViolation(f"a momentum trigger is one of {', '.join(TRIGGERS)}", rule="P-BAT-7", field="trigger")
+    anc = army.get("ancestry")
+    fired = set(army.get("triggered", ()))
+    gain = 0
+    first = trigger not in fired
+    element = elemental_ancestry(army)
+    if element is not None and ELEMENTAL_TRIGGER.get(element) == trigger and first:
+        gain += 1
+    if trigger == "attacked" and attacker is not None:
+        if anc == "halflings" and size(attacker) > size(army):
+            gain += 1
+        if anc == "wraiths" and mortal(attacker) and first:
+            gain += 1
+    elif trigger == "goal_won" and anc == "drakes" and first:
+        gain += 1
+    elif trigger == "round_end":
+        if anc == "harpies" and unharmed:
+            gain += 1
+        if element == "L" and round_no <= (4 if sunlight else 1):
+            gain += 1
+    elif trigger == "deployment":
+        if anc == "orcs" and any(u["wounds"] > 0 for u in army["units"]):
+            gain += 1
+        if anc == "antinium" and centenium:
+            gain += 1
+    elif trigger == "spell":
+        if anc == "ashborn" and spell_element == "W":
+            out = deepcopy(army)
+            out["momentum"] = 0
+            return out
+        if anc == "ashborn" and spell_element == "F":
+            gain += 1
+        if anc == "triumph_elves" and spell_rank is not None and spell_rank == round_no:
+            gain += 1
+    out = gain_momentum(army, gain)
+    out["triggered"] = sorted(fired | {trigger})
+    return out
+
+
 def starting_statuses(army: dict) -> dict[str, int]:
     """Statuses an army enters a battle with: Stealthy "starts battles with Strengthened 1" ([003:739]); a War
     Balloon "Starts combat with Flying 1" ([003:712])."""
@@ -800,6 +914,24 @@ def repulsive_checks(army: dict, allies: list[dict]) -> list[tuple[str, int, int
 # ---------------------------------------------------------------------- P-BAT-12 cleanup
 
 
+def _wound(out: dict, lines: list[str], why: str) -> None:
+    """One wound that is not an attack's (Burn, the Awesome Power's distance): on the least wounded active unit
+    ([003:612]); it counts for Bloodied but forces no routs (only an attack does, [003:610])."""
+    name = out.get("name", out.get("id"))
+    i = _default_unit(out["units"], set())
+    if i is None:
+        return
+    u = out["units"][i]
+    u["wounds"] += 1
+    u["new"] = u.get("new", 0) + 1
+    if u["new"] > status(out, "Bloodied"):
+        _set_status(out, "Bloodied", u["new"])
+    slain = u["wounds"] >= wounds_to_die(out)
+    if slain:
+        out["units"].pop(i)
+    lines.append(f"{name} {why}: 1 wound" + (", a unit slain" if slain else ""))
+
+
 def _burn(army: dict, lines: list[str]) -> dict:
     """P-BAT-12 Burning: "Take 1 wound from Burn each cleanup" ([003:807])."""
     out = deepcopy(army)
@@ -812,18 +944,21 @@ def _burn(army: dict, lines: list[str]) -> dict:
         out["armor"] = current_armor(out) - 1
         lines.append(f"{name} burns: 1 armor lost")
     else:
-        i = _default_unit(out["units"], set())
-        if i is not None:
-            u = out["units"][i]
-            u["wounds"] += 1
-            u["new"] = u.get("new", 0) + 1
-            if u["new"] > status(out, "Bloodied"):
-                _set_status(out, "Bloodied", u["new"])
-            slain = u["wounds"] >= wounds_to_die(out)
-            if slain:
-                out["units"].pop(i)
-            lines.append(f"{name} burns: 1 wound" + (", a unit slain" if slain else ""))
+        _wound(out, lines, "burns")
     return out
+
+
+def awesome_power_wounds(army: dict, distance: int) -> tuple[dict, list[str]]:
+    """P-BAT-11: the Celestial's Awesome Power: "when fighting outside your capitol, you take wounds at the start
+    of each battle equal to your range distance from your capitol" ([003:1028]). ``distance``: hexes from the
+    capitol (0 inside it). Wounds, not attacks: no rout check."""
+    if distance < 0:
+        raise RuleViolation("a distance is never negative", rule="P-BAT-11", field="distance")
+    out = deepcopy(army)
+    lines: list[str] = []
+    for _ in range(distance):
+        _wound(out, lines, f"fights {distance} hexes from its capitol")
+    return cap_momentum(out), lines
 
 
 def cleanup_dice(army: dict) -> int:
@@ -863,8 +998,8 @@ def cleanup(army: dict, frightened_faces: list[int] | None = None) -> tuple[dict
         else:
             del out["statuses"][k]
             lines.append(f"{name}: {k} ends")
-    out.pop("dervish_defense", None)
-    out.pop("dervish_used", None)
+    for k in ("dervish_defense", "dervish_used", "triggered"):
+        out.pop(k, None)
     return cap_momentum(out), lines
 
 
@@ -894,7 +1029,7 @@ def clear_battle(army: dict) -> dict:
     Bloodied, the per-unit new wounds, the battle statuses). Wounds and routs stay until the season's recovery
     (P-ARMY-9)."""
     out = deepcopy(army)
-    for k in ("armor", "dervish_defense", "dervish_used"):
+    for k in ("armor", "dervish_defense", "dervish_used", "triggered"):
         out.pop(k, None)
     out["units"] = [{"wounds": u["wounds"], "routed": u["routed"]} for u in out["units"]]
     out["statuses"] = {}

@@ -789,3 +789,90 @@ def test_P_EX_12_assassinate_tie_scores_for_nobody():
         }
     }
     assert br.score_goals(r3) == {goal: "D"}
+
+
+# ---------------------------------------------------------------------- more keyword effects
+
+
+def test_P_BAT_12_melee_attack_on_a_flying_army_is_refused():
+    """P-BAT-12 [003:819] Flying: "You cannot be targeted by melee attacks"; ranged attacks still reach it."""
+    flyer = army("f", units=2, statuses={"Flying": 1})
+    refuses("P-BAT-12", br.attack, army("m", units=1), flyer, [6])
+    _, hit = br.attack(army("a", units=1, cls="archers"), flyer, [6], command="attack")
+    assert sum(hit.wounds) == 1
+
+
+def test_P_BAT_6_wallkeepers_add_the_wall_rank_to_morale():
+    """P-BAT-6 [003:730] Wallkeepers: "While defending with an untaken wall, this army gains a bonus to their morale
+    equal to the wall's rank"."""
+    w = army("w", units=2, ancestry="drakes")
+    assert br.morale(w, [2, 1], 4, 2, wall_rank=2)[1] == 1
+    assert br.morale(w, [2, 1], 4, 2)[1] == 2
+    assert br.morale(army("x", units=2), [2, 1], 4, 2, wall_rank=2)[1] == 2
+
+
+def test_P_BAT_5_damage_types_keywords_give():
+    """P-BAT-5: Hammers Crush ([003:696]), Stampeding Crush with Charge ([003:754]), Firespitting Burn on odd rounds
+    ([003:755]), Frigid Frost on even rounds ([003:756]), Stormblooded Shock ([003:757])."""
+    assert br.damage_types(army(cls="hammers")) == ("crush",)
+    stamp = army(keywords=["stampeding"])
+    assert (br.damage_types(stamp), br.damage_types(stamp, command="charge")) == ((), ("crush",))
+    ash = army(ancestry="ashborn")
+    assert (br.damage_types(ash, round_no=1), br.damage_types(ash, round_no=2)) == (("burn",), ())
+    frigid = army(keywords=["frigid"])
+    assert (br.damage_types(frigid, round_no=1), br.damage_types(frigid, round_no=2)) == ((), ("frost",))
+    assert br.damage_types(army(keywords=["stormblooded"])) == ("shock",)
+
+
+def test_P_BAT_7_ancestry_momentum_triggers():
+    """P-BAT-7 [003:775]-[003:803]: Halflings when attacked by a larger army, Wraiths the first time each round a
+    mortal army attacks them, an Earth elemental the first time each round it is attacked, Harpies ending a round
+    unharmed, Drakes when their side wins a goal, Orcs wounded at deployment, Ashborn losing all momentum to a
+    Water spell, Triumph Elves when an ally's spell rank matches the round; Cleanup forgets the round's triggers."""
+    big, small = army("big", units=5), army("small", units=2)
+    assert br.momentum_trigger(army("h", units=3, ancestry="halflings"), "attacked", attacker=big)["momentum"] == 1
+    assert br.momentum_trigger(army("h", units=3, ancestry="halflings"), "attacked", attacker=small)["momentum"] == 0
+    w = br.momentum_trigger(army("w", units=3, ancestry="wraiths"), "attacked", attacker=big)
+    assert w["momentum"] == 1
+    assert br.momentum_trigger(w, "attacked", attacker=big)["momentum"] == 1  # once a round
+    w2 = br.momentum_trigger(br.cleanup(w)[0], "attacked", attacker=big)
+    assert w2["momentum"] == 2
+    assert (
+        br.momentum_trigger(army("w", ancestry="wraiths"), "attacked", attacker=army("s", ancestry="skeletons"))[
+            "momentum"
+        ]
+        == 0
+    )
+    earth = army("e", units=3, element="E", wondrous=True)
+    assert br.momentum_trigger(earth, "attacked", attacker=small)["momentum"] == 1
+    assert br.momentum_trigger(army("hp", ancestry="harpies"), "round_end", unharmed=True)["momentum"] == 1
+    assert br.momentum_trigger(army("hp", ancestry="harpies"), "round_end")["momentum"] == 0
+    assert br.momentum_trigger(army("d", ancestry="drakes"), "goal_won")["momentum"] == 1
+    assert br.momentum_trigger(with_wounds(army("o", ancestry="orcs"), 1, 0), "deployment")["momentum"] == 1
+    assert br.momentum_trigger(army("o", ancestry="orcs"), "deployment")["momentum"] == 0
+    assert br.momentum_trigger(army("a", ancestry="ashborn", momentum=3), "spell", spell_element="W")["momentum"] == 0
+    elves = army("t", ancestry="triumph_elves")
+    assert br.momentum_trigger(elves, "spell", spell_rank=2, round_no=2)["momentum"] == 1
+    assert br.momentum_trigger(elves, "spell", spell_rank=1, round_no=2)["momentum"] == 0
+    light = army("l", element="L", wondrous=True)
+    assert [br.momentum_trigger(light, "round_end", round_no=r)["momentum"] for r in (1, 2)] == [1, 0]
+    assert br.momentum_trigger(light, "round_end", round_no=4, sunlight=True)["momentum"] == 1
+    refuses("P-BAT-7", br.momentum_trigger, elves, "sneezes")
+
+
+def test_P_BAT_11_awesome_power_wounds_by_distance_from_capitol():
+    """P-BAT-11 [003:1028] the Celestial's Awesome Power: "you take wounds at the start of each battle equal to your
+    range distance from your capitol"; wounds, not an attack, so no rout check."""
+    celestial = army("cel", units=6, cls="giant", titanic=True, element="E")
+    new, lines = br.awesome_power_wounds(celestial, 3)
+    assert [u["wounds"] for u in new["units"]] == [1, 1, 1, 0, 0, 0] and len(lines) == 3
+    assert br.awesome_power_wounds(celestial, 0)[0]["units"] == celestial["units"]
+    refuses("P-BAT-11", br.awesome_power_wounds, celestial, -1)
+
+
+def test_P_BAT_11_wondrous_and_never_mortal_armies_ignore_the_demon():
+    """P-BAT-11: only mortal armies check against a Demon: undead ([003:793]), wondrous creatures ([003:797]) and
+    Angels, Demons, Devils, Dragons are not mortal."""
+    demon = army("dm", units=1, cls="demon", titanic=True)
+    others = [army("ent", wondrous=True, element="E"), army("dr", cls="dragon", titanic=True), army("m")]
+    assert [c[0] for c in br.deployment_checks(demon, others)] == ["m"]
