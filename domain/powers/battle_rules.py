@@ -1062,6 +1062,7 @@ def after_battle(
     kills: Iterable[tuple[str, str, int]] = (),
     sides: dict[str, str] | None = None,
     intimidators: Iterable[str] = frozenset(),
+    winner: str | None = None,
 ) -> Aftermath:
     """P-BAT-13 [003:651]: "count the armies that permanently lost at least one unit. Every army that survived the
     battle gains a one-use Experience asset of that rank" (P-AMB-40: the count over all sides). Routed units are
@@ -1073,8 +1074,9 @@ def after_battle(
       army is a scoundrel by keyword or by being in ``scoundrels``.
     - Fees ([003:625]) "paid after the army moves or fights a battle": each fighting army's fee to its controller,
       unless loyal or personal.
-    - Intimidation (P-INFL-5): each power in ``intimidators`` gains influence = the highest rank among armies
-      opposed to it (``sides``: army id -> side)."""
+    - Intimidation ([003:1120] "when you win a battle in a hex, gain influence there equal to the greatest level of
+      the opposed armies", P-INFL-5, P-AMB-41 level = rank): each power in ``intimidators`` on the ``winner``
+      side (``sides``: army id -> side) gains it; no winner, no influence. Once a season is the caller's count."""
     lost = tuple(
         sorted(a for a, b in before.items() if len((after.get(a) or {"units": []})["units"]) < len(b["units"]))
     )
@@ -1103,9 +1105,11 @@ def after_battle(
         if power and not b.get("loyal") and not b.get("personal") and b.get("fee", 0):
             fees[power] = fees.get(power, 0) + int(b["fee"])
     influence: dict[str, int] = {}
-    if sides:
+    if sides and winner is not None:
         for power in intimidators:
             mine = {sides[a] for a, b in before.items() if b.get("controller") == power and a in sides}
+            if winner not in mine:
+                continue
             ranks = [int(b["rank"]) for a, b in before.items() if a in sides and sides[a] not in mine]
             if mine and ranks:
                 influence[power] = max(ranks)

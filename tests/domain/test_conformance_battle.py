@@ -670,10 +670,13 @@ def test_P_BAT_13_fear_scoundrels_fees_intimidation():
         kills=kills,
         sides={"a": "x", "b": "y", "c": "y"},
         intimidators={"p1"},
+        winner="x",
     )
     assert m.fear == {"p1": 3 + 3} and m.coin == {"p1": 3}
     assert m.fees == {"p1": 2, "p2": 1} and m.influence == {"p1": 3}
     assert br.after_battle(before, before, kills=kills).fear == {}
+    lost = br.after_battle(before, before, sides={"a": "x", "b": "y", "c": "y"}, intimidators={"p1"}, winner="y")
+    assert lost.influence == {}
 
 
 def test_P_BAT_13_clear_battle_restores_armor_keeps_wounds():
