@@ -25,6 +25,12 @@ Decisions (the recommended ones of the P-AMB table unless said):
   max(0, routs_due - successes); Demon/Devil "missing successes" = dice rolled - successes; Frightened and
   Repulsive use routs_due = size // 2.
 - P-AMB-44: Delayed drops by 1 at each round's Cleanup; the army arrives at the next Deployment once it is 0.
+- P-EX-5 / P-AMB-17: the Derop levy example is reproduced three ways in tests/domain/test_conformance_battle.py:
+  the analysis's recommended "reproduces text" fixture (Defense 4, morale d4+1: 1 wound, 1 routed), and the
+  rule-consistent fixtures A (the prose's Defense 3: 2 wounds, 1 routed) and B (the stat block, morale d6: 1
+  wound, 2 routed). The rules here are the same for all three; only the stats differ.
+- P-BAT-9: whether mortal armies accept terms on their own is "a morale check whose parameters are unspecified":
+  the GM decides it; ``morale`` and ``count_successes`` compute whatever check the GM names.
 """
 
 from __future__ import annotations
@@ -864,6 +870,14 @@ def battle_ends(round_no: int, sides: dict[str, list[dict]], *, surrendered: boo
     rounds" (or when terms of surrender are accepted). ``round_no``: the round just finished."""
     active = [s for s, armies in sides.items() if any(not destroyed(a) for a in armies)]
     return surrendered or len(active) <= 1 or round_no >= MAX_ROUNDS
+
+
+def pass_momentum(giver: dict, receiver: dict, n: int = 1) -> tuple[dict, dict]:
+    """Supports: "This unit may pass momentum on to other units" ([003:702]): the giver spends ``n``, the receiver
+    gains them (capped at its size; Skeletons gain none, P-BAT-7)."""
+    if not has(giver, "supports"):
+        raise RuleViolation(f"{giver.get('name', giver.get('id'))} is not Supports", rule="P-BAT-7")
+    return spend_momentum(giver, n), gain_momentum(receiver, n)
 
 
 def offer_surrender(escalation: int) -> int:

@@ -879,3 +879,11 @@ def test_P_BAT_11_wondrous_and_never_mortal_armies_ignore_the_demon():
     demon = army("dm", units=1, cls="demon", titanic=True)
     others = [army("ent", wondrous=True, element="E"), army("dr", cls="dragon", titanic=True), army("m")]
     assert [c[0] for c in br.deployment_checks(demon, others)] == ["m"]
+
+
+def test_P_BAT_7_supports_pass_momentum():
+    """P-BAT-7 [003:702] Supports: "This unit may pass momentum on to other units"; the receiver is still capped."""
+    giver, receiver = br.pass_momentum(army("s", cls="supports", momentum=3), army("r", units=2, momentum=1), 2)
+    assert (giver["momentum"], receiver["momentum"]) == (1, 2)
+    refuses("P-BAT-7", br.pass_momentum, army("x", momentum=3), army("r"), 1)
+    refuses("P-BAT-3", br.pass_momentum, army("s", cls="supports", momentum=0), army("r"), 1)
