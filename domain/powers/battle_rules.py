@@ -12,7 +12,8 @@ Battle-time keys this module reads and writes on an army dict (absent means the 
   case-insensitive. ``Bloodied`` is kept here as the army's level (P-BAT-6); it is a tracker and does not tick
   down at Cleanup (ticking it would re-trigger routs on every new first wound, against [003:610]). ``Delayed``
   ticks only through ``tick_delayed`` (P-BAT-14), not in ``cleanup``.
-- ``dervish_defense``: Defense the Dervishes' guard adds until Cleanup [0] (P-BAT-2).
+- ``dervish_defense``, ``dervish_used``: the Dervishes' guard until Cleanup [0] (P-BAT-2).
+- ``triggered``: the momentum triggers already fired this round [none] (P-BAT-7 ``momentum_trigger``).
 - ``mortal``: overrides whether an army is mortal [mortal unless undead or a never-mortal titan] (P-BAT-11).
 
 Decisions (the recommended ones of the P-AMB table unless said):
@@ -24,6 +25,12 @@ Decisions (the recommended ones of the P-AMB table unless said):
   max(0, routs_due - successes); Demon/Devil "missing successes" = dice rolled - successes; Frightened and
   Repulsive use routs_due = size // 2.
 - P-AMB-44: Delayed drops by 1 at each round's Cleanup; the army arrives at the next Deployment once it is 0.
+- P-EX-5 / P-AMB-17: the Derop levy example is reproduced three ways in tests/domain/test_conformance_battle.py:
+  the analysis's recommended "reproduces text" fixture (Defense 4, morale d4+1: 1 wound, 1 routed), and the
+  rule-consistent fixtures A (the prose's Defense 3: 2 wounds, 1 routed) and B (the stat block, morale d6: 1
+  wound, 2 routed). The rules here are the same for all three; only the stats differ.
+- P-BAT-9: whether mortal armies accept terms on their own is "a morale check whose parameters are unspecified":
+  the GM decides it; ``morale`` and ``count_successes`` compute whatever check the GM names.
 """
 
 from __future__ import annotations
@@ -86,7 +93,12 @@ def _set_status(army: dict, name: str, value: int) -> None:
 
 
 def has(army: dict, keyword: str) -> bool:
-    return keyword in army.get("keywords", ()) or army.get("ancestry") == keyword or army.get("cls") == keyword
+    """A keyword of the army, its class or ancestry by name, or a keyword its ancestry brings ([003:775]-[003:791]
+    "Gnolls: A, Skirmisher")."""
+    if keyword in army.get("keywords", ()) or army.get("ancestry") == keyword or army.get("cls") == keyword:
+        return True
+    ancestry = at.ANCESTRIES.get(army.get("ancestry") or "")
+    return ancestry is not None and keyword in ancestry["keywords"]
 
 
 def size(army: dict) -> int:
@@ -113,9 +125,12 @@ def wounds_to_die(army: dict) -> int:
 
 def mortal(army: dict) -> bool:
     """[003:793] "Skeletons, Zombies, Wraiths, and Ghouls are undead, not mortal"; Angels, Demons, Devils and
-    Dragons are never mortal. An army may say so itself (``army["mortal"]``)."""
+    Dragons are never mortal, nor wondrous armies ("Creatures that were never mortal gain an ancestry based on their
+    element", [003:797]). An army may say so itself (``army["mortal"]``)."""
     if "mortal" in army:
         return bool(army["mortal"])
+    if army.get("wondrous"):
+        return False
     return army.get("ancestry") not in at.UNDEAD and army.get("cls") not in NEVER_MORTAL_CLASSES
 
 
@@ -229,6 +244,23 @@ def attack_kind(attacker: dict, *, from_command: bool = True) -> str:
     return "melee"
 
 
+def damage_types(attacker: dict, *, round_no: int = 1, command: str = "slay") -> tuple[str, ...]:
+    """The elemental damage an army's keywords and class let it deal this attack (besides untyped): Hammers
+    Crush for a momentum ([003:696]), Stampeding Crush with Charge ([003:754]), Firespitting Burn on odd rounds
+    ([003:755]), Frigid Frost on even rounds ([003:756]), Stormblooded Shock ([003:757]). Spells and items may
+    give others: ``attack`` takes any ``damage`` the caller allows."""
+    out: list[str] = []
+    if attacker.get("cls") == "hammers" or (has(attacker, "stampeding") and command == "charge"):
+        out.append("crush")
+    if has(attacker, "firespitting") and round_no % 2 == 1:
+        out.append("burn")
+    if has(attacker, "frigid") and round_no % 2 == 0:
+        out.append("frost")
+    if has(attacker, "stormblooded"):
+        out.append("shock")
+    return tuple(out)
+
+
 def valid_targets(attacker: dict, enemies: list[dict], *, kind: str | None = None) -> list[str]:
     """P-BAT-12: Flying "cannot be targeted by melee attacks"; Taunt: "Enemy armies must make their melee attacks
     against you if able" ([003:818]-[003:819]). Returns the ids the attack may target."""
@@ -285,6 +317,8 @@ def attack(
     damage: str | None = None,
     kind: str | None = None,
     terrain: str | None = None,
+    modifier: int = 0,
+    dodge: int = 0,
 ) -> tuple[dict, Hit]:
     """P-BAT-2 basic attack ([003:606]), P-BAT-4 wounds and deaths, P-BAT-5 armor and resistance, P-BAT-6 the
     Bloodied level. Returns the new target and the Hit.
@@ -297,7 +331,11 @@ def attack(
       the caller spends the momentum with ``spend_momentum``). ``"hammers"`` makes the damage Crush ([003:696]).
     - ``reactions`` the target chose: ``"tortoise"`` (+3 defense against ranged/airborne, spends its momentum),
       ``"dervishes"`` (once per round: spend a momentum, the remaining momentum is added to Defense until
-      Cleanup). Their momentum is spent on the returned target.
+      Cleanup). Their momentum is spent on the returned target. ``dodge``: momentum an Agile target spends "to
+      dodge incoming attacks, absorbing wounds like armor" ([003:720]), one wound a momentum, after armor; only
+      what absorbs a wound is spent.
+    - ``modifier``: any other static change to the attack dice (Archers' and Monsters' -1 to strike two armies
+      with one roll, [003:692], [003:711]: the caller calls ``attack`` once per target with the same faces).
     - armor soaks each point first if the damage is untyped or the target has Arcanists ([003:749]); then the
       element resists wounds (P-BAT-5); the rest are wounds allocated by ``allocation`` (one unit index per wound,
       or per pair with Slayer; the defender's choice, or the attacker's with Bloodlust, ``allocator``), the rest
@@ -332,6 +370,10 @@ def attack(
         raise RuleViolation("escalation is never negative", rule="P-BAT-8", field="escalation")
     _check_faces(attacker, "attack", faces, "P-BAT-1", damage=damage)
     kind = kind or attack_kind(attacker)
+    if kind == "melee" and status(target, "Flying") > 0:
+        raise RuleViolation(
+            f"{target.get('name', target['id'])} is Flying: melee attacks cannot target it", rule="P-BAT-12"
+        )
 
     out = deepcopy(target)
     tags = {kind}
@@ -360,7 +402,7 @@ def attack(
         threshold //= 2
     if "slayer" in options:
         threshold *= 2
-    bonus = int(attacker["attack"]["bonus"]) + (1 if command == "slay" else 0) + escalation
+    bonus = int(attacker["attack"]["bonus"]) + (1 if command == "slay" else 0) + escalation + modifier
     bonus += terrain_bonus(attacker, terrain)
     successes = count_successes(faces, bonus, threshold)
     if "needler" in options:
@@ -380,6 +422,18 @@ def attack(
         if dealt:
             packets.append(dealt)
     out["armor"] = armor
+    if dodge:
+        if not has(out, "agile"):
+            raise RuleViolation(f"{out.get('name', out['id'])} is not Agile", rule="P-BAT-2", field="dodge")
+        if dodge < 0 or dodge > out.get("momentum", 0):
+            raise RuleViolation(f"{out.get('name', out['id'])} cannot spend {dodge} momentum", rule="P-BAT-3")
+        dodged = 0
+        while dodged < dodge and packets:
+            packets[-1] -= 1
+            dodged += 1
+            if packets[-1] == 0:
+                packets.pop()
+        out["momentum"] -= dodged
     # Element resistance takes wounds off the instance of damage (P-BAT-5).
     resisted = 0
     resist = resistance(out, damage)
@@ -640,6 +694,95 @@ def starting_momentum(army: dict, same_side: list[dict], *, round_no: int = 1) -
     return max(0, min(base, size(army)))
 
 
+TRIGGERS = (
+    "attacked",
+    "attacks",
+    "presence",
+    "goal_won",
+    "goal_lost",
+    "enemy_routs",
+    "round_end",
+    "deployment",
+    "spell",
+)
+# Elemental ancestries ([003:798]-[003:803]): the trigger that gains them a momentum, the first time each round.
+ELEMENTAL_TRIGGER = {"A": "presence", "F": "attacks", "E": "attacked", "W": "goal_lost", "D": "enemy_routs"}
+
+
+def elemental_ancestry(army: dict) -> str | None:
+    """[003:797] "Creatures that were never mortal gain an ancestry based on their element": an army with no
+    ancestry but an element."""
+    return army.get("element") if army.get("ancestry") is None else None
+
+
+def momentum_trigger(
+    army: dict,
+    trigger: str,
+    *,
+    round_no: int = 1,
+    attacker: dict | None = None,
+    spell_element: str | None = None,
+    spell_rank: int | None = None,
+    unharmed: bool = False,
+    sunlight: bool = False,
+    centenium: bool = False,
+) -> dict:
+    """P-BAT-7: momentum an ancestry gains (or loses) when something happens to it in battle ([003:775]-[003:803]).
+    ``trigger`` is one of TRIGGERS; "first time each round" triggers are remembered in ``army["triggered"]`` until
+    Cleanup. Capped at the size; Skeletons gain none (``gain_momentum``).
+
+    - attacked: Earth elementals (first each round); Halflings "when attacked by a larger army"; Wraiths "the
+      first time each round they are attacked by a mortal army" (``attacker``).
+    - attacks / presence / goal_lost / enemy_routs: Fire / Air / Water / Dark elementals, first each round.
+    - goal_won: Drakes "at the end of each round their side wins a goal".
+    - round_end: Harpies "when they end a round without receiving a wound or routing" (``unharmed``); Light
+      elementals "at the end of the first four rounds ... in sunlight, or at the end of just the first round".
+    - deployment: Orcs "if they are wounded"; Antinium "each round a Centenium is on the battlefield on their
+      side" (``centenium``).
+    - spell: Ashborn lose all momentum when a Water spell is cast, gain one for a Fire spell; Triumph Elves "if
+      an ally cast a spell with rank matching the round number" (``spell_element``, ``spell_rank``).
+    (Deep Dwarves, Mountain Dwarves, Diverse, Zombies and Ghouls: ``attack``, ``attacker_momentum``,
+    ``ally_momentum``; Horselords: ``starting_momentum``.)"""
+    if trigger not in TRIGGERS:
+        raise RuleViolation(f"a momentum trigger is one of {', '.join(TRIGGERS)}", rule="P-BAT-7", field="trigger")
+    anc = army.get("ancestry")
+    fired = set(army.get("triggered", ()))
+    gain = 0
+    first = trigger not in fired
+    element = elemental_ancestry(army)
+    if element is not None and ELEMENTAL_TRIGGER.get(element) == trigger and first:
+        gain += 1
+    if trigger == "attacked" and attacker is not None:
+        if anc == "halflings" and size(attacker) > size(army):
+            gain += 1
+        if anc == "wraiths" and mortal(attacker) and first:
+            gain += 1
+    elif trigger == "goal_won" and anc == "drakes" and first:
+        gain += 1
+    elif trigger == "round_end":
+        if anc == "harpies" and unharmed:
+            gain += 1
+        if element == "L" and round_no <= (4 if sunlight else 1):
+            gain += 1
+    elif trigger == "deployment":
+        if anc == "orcs" and any(u["wounds"] > 0 for u in army["units"]):
+            gain += 1
+        if anc == "antinium" and centenium:
+            gain += 1
+    elif trigger == "spell":
+        if anc == "ashborn" and spell_element == "W":
+            out = deepcopy(army)
+            out["momentum"] = 0
+            return out
+        if anc == "ashborn" and spell_element == "F":
+            gain += 1
+        if anc == "triumph_elves" and spell_rank is not None and spell_rank == round_no:
+            gain += 1
+    out = gain_momentum(army, gain)
+    out["triggered"] = sorted(fired | {trigger})
+    return out
+
+
 def starting_statuses(army: dict) -> dict[str, int]:
     """Statuses an army enters a battle with: Stealthy "starts battles with Strengthened 1" ([003:739]); a War
     Balloon "Starts combat with Flying 1" ([003:712])."""
@@ -666,6 +809,75 @@ def add_statuses(army: dict, statuses: dict[str, int]) -> dict:
     for name, x in statuses.items():
         _set_status(out, name, status(out, name) + x)
     return out
+
+
+def restore_armor(army: dict, momentum: int) -> dict:
+    """Shieldbearers: "When commanded, this army can spend momentum to restore up to twice that much armor"
+    ([003:700]); capped at the maximum (P-AMB-15); Burning forbids it ([003:807])."""
+    if not has(army, "shieldbearers"):
+        raise RuleViolation(f"{army.get('name', army.get('id'))} is not Shieldbearers", rule="P-BAT-3")
+    if status(army, "Burning") > 0:
+        raise RuleViolation("a Burning army cannot restore armor", rule="P-BAT-12")
+    out = spend_momentum(army, momentum)
+    out["armor"] = min(max_armor(out), current_armor(out) + 2 * momentum)
+    return out
+
+
+# P-BAT-3: what each basic command does: (attacks, applies presence, momentum it spends).
+COMMAND_PARTS: dict[str, tuple[bool, bool, int]] = {
+    "slay": (True, False, 0),
+    "hold": (False, True, 0),
+    "charge": (True, True, 1),
+    "rest": (False, False, 0),
+}
+
+
+def command_parts(command: str, army: dict | None = None) -> tuple[bool, bool, int]:
+    """P-BAT-3 [003:585]-[003:588]: Slay attacks, Hold applies presence, Charge spends a momentum to do both, Rest
+    gains a momentum and restores armor. Refuses an unknown command, and a Charge with no momentum (naming
+    P-BAT-3)."""
+    if command not in COMMAND_PARTS:
+        raise RuleViolation(f"a command is one of {', '.join(COMMANDS)}", rule="P-BAT-3", field="command")
+    parts = COMMAND_PARTS[command]
+    if army is not None and parts[2] > int(army.get("momentum", 0)):
+        raise RuleViolation(
+            f"{army.get('name', army.get('id'))} has no momentum to {command}", rule="P-BAT-3", field="momentum"
+        )
+    return parts
+
+
+def check_special(name: str, used: Iterable[str]) -> None:
+    """P-BAT-3 [003:590]: "Generally, these special commands can only be used once per battle"."""
+    if name in set(used):
+        raise RuleViolation(f"{name} has been used this battle: a special command is once per battle", rule="P-BAT-3")
+
+
+def first_initiative(deployed: dict[str, int], *, defender: str | None = None) -> str | None:
+    """P.1.3 [003:578] "the power with fewer deployed armies seizes the initiative at the start of the battle";
+    P-AMB-22: sides are compared by the armies deployed at the start, a tie goes to the defender (the side that
+    did not declare); with no defender named, None (the caller flips a logged coin)."""
+    if not deployed:
+        return None
+    fewest = min(deployed.values())
+    sides = [s for s, n in deployed.items() if n == fewest]
+    if len(sides) == 1:
+        return sides[0]
+    return defender if defender in sides else None
+
+
+def battle_ends(round_no: int, sides: dict[str, list[dict]], *, surrendered: bool = False) -> bool:
+    """P-BAT-10 [003:651]: "A battle ends when only one side has active armies remaining or at the end of 7
+    rounds" (or when terms of surrender are accepted). ``round_no``: the round just finished."""
+    active = [s for s, armies in sides.items() if any(not destroyed(a) for a in armies)]
+    return surrendered or len(active) <= 1 or round_no >= MAX_ROUNDS
+
+
+def pass_momentum(giver: dict, receiver: dict, n: int = 1) -> tuple[dict, dict]:
+    """Supports: "This unit may pass momentum on to other units" ([003:702]): the giver spends ``n``, the receiver
+    gains them (capped at its size; Skeletons gain none, P-BAT-7)."""
+    if not has(giver, "supports"):
+        raise RuleViolation(f"{giver.get('name', giver.get('id'))} is not Supports", rule="P-BAT-7")
+    return spend_momentum(giver, n), gain_momentum(receiver, n)
 
 
 def offer_surrender(escalation: int) -> int:
@@ -716,9 +928,57 @@ def repulsive_checks(army: dict, allies: list[dict]) -> list[tuple[str, int, int
 # ---------------------------------------------------------------------- P-BAT-12 cleanup
 
 
+def _wound(out: dict, lines: list[str], why: str) -> None:
+    """One wound that is not an attack's (Burn, the Awesome Power's distance): on the least wounded active unit
+    ([003:612]); it counts for Bloodied but forces no routs (only an attack does, [003:610])."""
+    name = out.get("name", out.get("id"))
+    i = _default_unit(out["units"], set())
+    if i is None:
+        return
+    u = out["units"][i]
+    u["wounds"] += 1
+    u["new"] = u.get("new", 0) + 1
+    if u["new"] > status(out, "Bloodied"):
+        _set_status(out, "Bloodied", u["new"])
+    slain = u["wounds"] >= wounds_to_die(out)
+    if slain:
+        out["units"].pop(i)
+    lines.append(f"{name} {why}: 1 wound" + (", a unit slain" if slain else ""))
+
+
+def _burn(army: dict, lines: list[str]) -> dict:
+    """P-BAT-12 Burning: "Take 1 wound from Burn each cleanup" ([003:807])."""
+    out = deepcopy(army)
+    name = out.get("name", out.get("id"))
+    if status(out, "Burning") <= 0 or size(out) == 0:
+        return out
+    if resistance(out, "burn"):
+        lines.append(f"{name} resists the burn")
+    elif has(out, "arcanists") and current_armor(out) > 0:
+        out["armor"] = current_armor(out) - 1
+        lines.append(f"{name} burns: 1 armor lost")
+    else:
+        _wound(out, lines, "burns")
+    return out
+
+
+def awesome_power_wounds(army: dict, distance: int) -> tuple[dict, list[str]]:
+    """P-BAT-11: the Celestial's Awesome Power: "when fighting outside your capitol, you take wounds at the start
+    of each battle equal to your range distance from your capitol" ([003:1028]). ``distance``: hexes from the
+    capitol (0 inside it). Wounds, not attacks: no rout check."""
+    if distance < 0:
+        raise RuleViolation("a distance is never negative", rule="P-BAT-11", field="distance")
+    out = deepcopy(army)
+    lines: list[str] = []
+    for _ in range(distance):
+        _wound(out, lines, f"fights {distance} hexes from its capitol")
+    return cap_momentum(out), lines
+
+
 def cleanup_dice(army: dict) -> int:
-    """The morale dice Frightened needs at this Cleanup (0 when not Frightened)."""
-    return morale_dice(army) if status(army, "Frightened") > 0 and size(army) > 0 else 0
+    """The morale dice Frightened needs at this Cleanup (0 when not Frightened), counted after Burning."""
+    burnt = _burn(army, [])
+    return morale_dice(burnt) if status(burnt, "Frightened") > 0 and size(burnt) > 0 else 0
 
 
 def cleanup(army: dict, frightened_faces: list[int] | None = None) -> tuple[dict, list[str]]:
@@ -731,28 +991,9 @@ def cleanup(army: dict, frightened_faces: list[int] | None = None) -> tuple[dict
        Delayed do not (see the module docstring).
     4. The Dervishes' guard ends with the round.
     Returns the new army and the report lines."""
-    out = deepcopy(army)
     lines: list[str] = []
-    name = out.get("name", out.get("id"))
-    if status(out, "Burning") > 0 and size(out) > 0:
-        wound = 0 if resistance(out, "burn") else 1
-        if wound and has(out, "arcanists") and current_armor(out) > 0:
-            out["armor"] = current_armor(out) - 1
-            lines.append(f"{name} burns: 1 armor lost")
-        elif wound:
-            i = _default_unit(out["units"], set())
-            if i is not None:
-                u = out["units"][i]
-                u["wounds"] += 1
-                u["new"] = u.get("new", 0) + 1
-                if u["new"] > status(out, "Bloodied"):
-                    _set_status(out, "Bloodied", u["new"])
-                slain = u["wounds"] >= wounds_to_die(out)
-                if slain:
-                    out["units"].pop(i)
-                lines.append(f"{name} burns: 1 wound" + (", a unit slain" if slain else ""))
-        else:
-            lines.append(f"{name} resists the burn")
+    name = army.get("name", army.get("id"))
+    out = _burn(army, lines)
     x = status(out, "Frightened")
     if x > 0 and size(out) > 0:
         if frightened_faces is None:
@@ -771,8 +1012,8 @@ def cleanup(army: dict, frightened_faces: list[int] | None = None) -> tuple[dict
         else:
             del out["statuses"][k]
             lines.append(f"{name}: {k} ends")
-    out.pop("dervish_defense", None)
-    out.pop("dervish_used", None)
+    for k in ("dervish_defense", "dervish_used", "triggered"):
+        out.pop(k, None)
     return cap_momentum(out), lines
 
 
@@ -802,7 +1043,7 @@ def clear_battle(army: dict) -> dict:
     Bloodied, the per-unit new wounds, the battle statuses). Wounds and routs stay until the season's recovery
     (P-ARMY-9)."""
     out = deepcopy(army)
-    for k in ("armor", "dervish_defense", "dervish_used"):
+    for k in ("armor", "dervish_defense", "dervish_used", "triggered"):
         out.pop(k, None)
     out["units"] = [{"wounds": u["wounds"], "routed": u["routed"]} for u in out["units"]]
     out["statuses"] = {}
@@ -835,6 +1076,7 @@ def after_battle(
     kills: Iterable[tuple[str, str, int]] = (),
     sides: dict[str, str] | None = None,
     intimidators: Iterable[str] = frozenset(),
+    winner: str | None = None,
 ) -> Aftermath:
     """P-BAT-13 [003:651]: "count the armies that permanently lost at least one unit. Every army that survived the
     battle gains a one-use Experience asset of that rank" (P-AMB-40: the count over all sides). Routed units are
@@ -846,8 +1088,9 @@ def after_battle(
       army is a scoundrel by keyword or by being in ``scoundrels``.
     - Fees ([003:625]) "paid after the army moves or fights a battle": each fighting army's fee to its controller,
       unless loyal or personal.
-    - Intimidation (P-INFL-5): each power in ``intimidators`` gains influence = the highest rank among armies
-      opposed to it (``sides``: army id -> side)."""
+    - Intimidation ([003:1120] "when you win a battle in a hex, gain influence there equal to the greatest level of
+      the opposed armies", P-INFL-5, P-AMB-41 level = rank): each power in ``intimidators`` on the ``winner``
+      side (``sides``: army id -> side) gains it; no winner, no influence. Once a season is the caller's count."""
     lost = tuple(
         sorted(a for a, b in before.items() if len((after.get(a) or {"units": []})["units"]) < len(b["units"]))
     )
@@ -876,9 +1119,11 @@ def after_battle(
         if power and not b.get("loyal") and not b.get("personal") and b.get("fee", 0):
             fees[power] = fees.get(power, 0) + int(b["fee"])
     influence: dict[str, int] = {}
-    if sides:
+    if sides and winner is not None:
         for power in intimidators:
             mine = {sides[a] for a, b in before.items() if b.get("controller") == power and a in sides}
+            if winner not in mine:
+                continue
             ranks = [int(b["rank"]) for a, b in before.items() if a in sides and sides[a] not in mine]
             if mine and ranks:
                 influence[power] = max(ranks)
