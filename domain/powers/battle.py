@@ -17,7 +17,7 @@ Decisions taken (recorded here, as STYLE asks):
 - Walls (P.1.3, [003:435]): armies outside the walls cannot declare against those inside until they have spent a
   full month there: a declarer whose armies in the hex moved there by a muster resolved this month is refused
   when a walls feature (or a stronghold) of an enemy stands in the hex.
-- Initiative at the start: the power with fewer deployed armies seizes it ([003:578]); on a tie, the defenders.
+- Initiative at the start: the side with fewer deployed armies seizes it ([003:578], P-AMB-22); a tie: the defenders.
 - Multi-power sides take turns by power, each power commanding one army a turn; when a side has no army left to
   command, the other side commands on.
 - Fast spells in the spellcasting step are recorded for the battle (one per power per round, a fast spell the
@@ -585,12 +585,8 @@ class Battles(PlatformGame):
         ([003:578]); starting momentum (P-BAT-7)."""
         s = self.state
         listed = {aid: e for aid, e in b["armies"].items() if e["where"] == "reserve"}
-        count: dict[str, int] = {}
-        for e in listed.values():
-            count[e["power"]] = count.get(e["power"], 0) + 1
-        fewest = min(count.values()) if count else 0
-        seizers = {self._side_of(b, p) for p, n in count.items() if n == fewest}
-        initiative = seizers.pop() if len(seizers) == 1 else "B"
+        count = {side: sum(1 for e in listed.values() if e["side"] == side) for side in ("A", "B")}
+        initiative = br.first_initiative(count, defender="B") or "B"  # P-AMB-22: sides compared; a tie: defenders
         changes: dict[str, dict] = {}
         for aid in listed:
             army = s.armies.armies[aid]
@@ -1266,6 +1262,7 @@ class Battles(PlatformGame):
             kills=[tuple(k) for k in b.get("kills", [])],
             sides=sides,
             intimidators=intimidators,
+            winner=winner,
         )
         cleared = {aid: _diff(a, br.clear_battle(a)) for aid, a in after.items() if a["units"]}
         destroyed = sorted(aid for aid, a in after.items() if not a["units"])  # every unit slain (P-BAT-4)
