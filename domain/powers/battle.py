@@ -18,6 +18,9 @@ Decisions taken (recorded here, as STYLE asks):
   full month there: a declarer whose armies in the hex moved there by a muster resolved this month is refused
   when a walls feature (or a stronghold) of an enemy stands in the hex.
 - Initiative at the start: the side with fewer deployed armies seizes it ([003:578], P-AMB-22); a tie: the defenders.
+- The Commands step is one window for the round (a turn needs no window of its own: by post, a window a turn
+  would stretch a battle over weeks); it waits for the power whose turn it is, and at its deadline every army not
+  commanded takes the default, in turn order.
 - Multi-power sides take turns by power, each power commanding one army a turn; when a side has no army left to
   command, the other side commands on.
 - Fast spells in the spellcasting step are recorded for the battle (one per power per round, a fast spell the
@@ -281,7 +284,7 @@ class Battles(PlatformGame):
     def _battle_declared(self, battle: dict, actor: str, audience: list) -> None:
         b = deepcopy(battle)
         b.update({"armies": {}, "window": None, "eligible": [], "acted": [], "presence": {}, "attacked": {}})
-        b.update({"turn": None, "turns": 0, "initiative": None, "offers": [], "before": {}, "result": None})
+        b.update({"turn": None, "initiative": None, "offers": [], "before": {}, "result": None})
         self.state.battles.setdefault("battles", {})[b["id"]] = b
 
     def set_battle_terrain(self, battle_id: str, terrain: str, effects: str, default: str) -> None:
@@ -313,8 +316,7 @@ class Battles(PlatformGame):
 
     def _open_step(self, b: dict, step: str, eligible: list[str], now: datetime, turn: dict | None = None) -> None:
         r = b["round"]
-        suffix = f"-{b['turns'] + 1}" if step == "commands" else ""
-        window_id = f"{b['id']}-setup" if step == "setup" else f"{b['id']}-r{r}-{step}{suffix}"
+        window_id = f"{b['id']}-setup" if step == "setup" else f"{b['id']}-r{r}-{step}"
         self._battle_step_began(
             battle_id=b["id"],
             round=r,
@@ -349,8 +351,12 @@ class Battles(PlatformGame):
         b = self._battles()[battle_id]
         b.update({"round": round, "step": step, "window": window_id, "eligible": list(eligible), "acted": []})
         b["turn"] = deepcopy(turn)
-        if step == "commands":
-            b["turns"] += 1
+
+    @event("BattleTurnBegan")
+    def _battle_turn_began(self, battle_id: str, round: int, turn: dict, actor: str, audience: list) -> None:
+        """The next turn of the Commands step, in the same window (it waits for the power whose turn it is)."""
+        b = self._battles()[battle_id]
+        b.update({"turn": deepcopy(turn), "eligible": [turn["power"]], "acted": []})
 
     @event("BattleActed")
     def _battle_acted(
@@ -361,25 +367,20 @@ class Battles(PlatformGame):
             b["acted"].append(power_id)
 
     def _after_act(self, b: dict, now: datetime, roller: Roller) -> None:
-        """Everyone this step waited for has acted: close its window early and run the battle on."""
-        if self.battle_pending(b):
-            return
-        w = self.state.windows.get(b["window"])
-        if w is not None and not w.closed:
-            self._window_closed(
-                window_id=w.id, reason="everyone acted", closed_at=_iso(now), actor=SYSTEM, audience=[vis.PUBLIC]
-            )
-        self._run_on(b, now, roller)
+        """Everyone this step waited for has acted: the battle runs on (closing the step's window early)."""
+        if not self.battle_pending(b):
+            self._run_on(b, now, roller)
 
     def battle_window_closed(self, window_id: str, now: datetime, roller: Roller) -> None:
         """A battle window's deadline passed (workers) or the GM closed it: apply the GM's default for whoever
         has not acted, recorded as events, and run the battle on."""
         b = self._battle_of_window(window_id)
-        if b is None or b["step"] == "ended":
-            return
-        for p in self.battle_pending(b):
-            self._default_for(b, p, now, roller)
-        self._run_on(b, now, roller)
+        # The Commands step is one window: at its deadline every army not commanded yet takes the default, turn by
+        # turn, in the order the turns would have come.
+        while b is not None and b["step"] != "ended" and b["window"] == window_id:
+            for p in self.battle_pending(b):
+                self._default_for(b, p, now, roller)
+            self._run_on(b, now, roller)
 
     def _default_for(self, b: dict, p: str, now: datetime, roller: Roller) -> None:
         step = b["step"]
@@ -554,11 +555,13 @@ class Battles(PlatformGame):
     def _run_on(self, b: dict, now: datetime, roller: Roller) -> None:
         """Resolve the step whose decisions are all in, then begin steps until one waits for someone."""
         while b["step"] != "ended" and not self.battle_pending(b):
+            if b["step"] == "commands" and self._next_turn(b, now, first=False):
+                continue  # the next turn, in the same window
             w = self.state.windows.get(b["window"])
             if w is not None and not w.closed:
                 self._window_closed(
                     window_id=w.id,
-                    reason="nobody to wait for",
+                    reason="everyone acted",
                     closed_at=_iso(now),
                     actor=SYSTEM,
                     audience=[vis.PUBLIC],
@@ -572,7 +575,7 @@ class Battles(PlatformGame):
             elif step == "spellcasting":
                 self._next_turn(b, now, first=True)
             elif step == "commands":
-                self._next_turn(b, now, first=False)
+                self._score_goals(b, now)
             elif step == "goals":
                 self._after_goals(b, now, roller)
             elif step == "surrender":
@@ -656,7 +659,7 @@ class Battles(PlatformGame):
     def _battle_round_began(self, battle_id: str, round: int, changes: dict, actor: str, audience: list) -> None:
         b = self._battles()[battle_id]
         _apply(self.state, changes)
-        b.update({"round": round, "presence": {}, "attacked": {}, "exhausted": [], "turns": 0})
+        b.update({"round": round, "presence": {}, "attacked": {}, "exhausted": []})
 
     def _deploy(self, b: dict, who: str, army_ids: list[str], roller: Roller) -> None:
         s = self.state
@@ -805,27 +808,34 @@ class Battles(PlatformGame):
             if aid not in b["exhausted"] and (power_id is None or b["armies"][aid]["power"] == power_id)
         ]
 
-    def _next_turn(self, b: dict, now: datetime, *, first: bool) -> None:
+    def _next_turn(self, b: dict, now: datetime, *, first: bool) -> bool:
         """Sides alternate, the initiative side first; a side of several powers alternates its powers
-        ([003:577], [003:578]); when nobody has an army left to command, the Goals step."""
+        ([003:577], [003:578]). The first turn opens the Commands window; the next ones begin in it. False when
+        nobody has an army left to command (then the Goals step; at the first turn, at once)."""
         if first:
             side = b["initiative"]
+        elif b["turn"] is None:
+            return False
         else:
             last = b["turn"]["side"]
             side = _other(last) if self._commandable(b, _other(last)) else last
         if not self._commandable(b, side):
             side = _other(side)
         if not self._commandable(b, side):
-            self._score_goals(b, now)
-            return
+            if first:
+                self._open_step(b, "commands", [], now)
+            return False
         powers = b["sides"][side]["powers"]
         last_power = (b.get("last_power") or {}).get(side)
         start = (powers.index(last_power) + 1) if last_power in powers else 0
-        for i in range(len(powers)):
-            p = powers[(start + i) % len(powers)]
-            if self._commandable(b, side, p):
-                self._open_step(b, "commands", [p], now, turn={"side": side, "power": p})
-                return
+        turn = {"side": side, "power": next(p for p in (powers * 2)[start:] if self._commandable(b, side, p))}
+        if first:
+            self._open_step(b, "commands", [turn["power"]], now, turn=turn)
+        else:
+            self._battle_turn_began(
+                battle_id=b["id"], round=b["round"], turn=turn, actor=SYSTEM, audience=self._audience_b(b)
+            )
+        return True
 
     def give_command(
         self,
@@ -1493,6 +1503,7 @@ REPORTED = (
     "BattleStarted",
     "BattleRoundBegan",
     "BattleStepBegan",
+    "BattleTurnBegan",
     "BattleDeployed",
     "BattleSpellCast",
     "BattleCommandGiven",

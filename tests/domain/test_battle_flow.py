@@ -199,7 +199,13 @@ def test_a_deadline_applies_the_gms_default_recorded_as_events():
     late += timedelta(hours=25)
     g.close_window(w.id, now=late, roller=ROLLER)
     given = [e for e in g._pending_events if type(e).__name__ == "BattleCommandGiven"]
-    assert given[-1].by_default and given[-1].command == "hold" and given[-1].goal == "advance"
+    # One deadline resolves the rest of the round's commands, turn by turn: every army on the field took the
+    # default (hold on Advance: no standing order was given), and the battle went on to its Goals.
+    assert len(given) == 6 and all(e.by_default and e.command == "hold" and e.goal == "advance" for e in given)
+    sides = [b["armies"][e.army_id]["side"] for e in given]
+    first = sides[0]
+    assert sides == [first, "B" if first == "A" else "A"] * 3  # sides alternate, the initiative side first
+    assert b["step"] in ("goals", "cleanup") and b["round"] == 1
 
 
 def test_commands_refused_out_of_turn_name_the_rule():
