@@ -885,7 +885,7 @@ class Battles(PlatformGame):
         cmd = order["command"]
         rolls: list[dict] = []
         changes: dict[str, dict] = {}
-        army = deepcopy(s.armies.armies[army_id])
+        army = s.armies.armies[army_id]  # the rules return new dicts, never changing theirs
         hit: dict | None = None
         routs = 0
         presence = 0
@@ -904,7 +904,7 @@ class Battles(PlatformGame):
             army = br.cap_momentum(br.rest(army))
         if cmd in ("slay", "charge"):
             assert target_id is not None
-            target = deepcopy(s.armies.armies[target_id])
+            target = s.armies.armies[target_id]
             enemies = [s.armies.armies[x] for x in self._fighting(b, _other(side))]
             br.check_target(army, target, enemies)
             faces = self._roll(
@@ -1151,7 +1151,7 @@ class Battles(PlatformGame):
         changes: dict[str, dict] = {}
         lines: list[str] = []
         for aid in self._fighting(b):
-            army = deepcopy(s.armies.armies[aid])
+            army = s.armies.armies[aid]
             frightened = None
             if br.cleanup_dice(army):
                 frightened = self._roll(
