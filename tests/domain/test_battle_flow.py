@@ -240,3 +240,86 @@ def test_p4_secret_assets_go_to_the_gm_only_and_outsiders_see_only_the_declarati
     assert "north-spy" not in str(report)
     assert "north-spy" in str(battle_report(list(g._pending_events), "b1", "gm"))
     assert names([]) == []
+
+
+def test_the_workers_close_a_due_battle_window_and_remind_who_has_not_acted():
+    """The workers' path (workers.tasks.close_window -> Games.close_due_window -> CloseDueWindow): a battle window
+    closes only when due, with the service's dice, and the default is recorded; reminders go to who is pending."""
+    from api.powers.service import PowersGames
+    from api.service import Caller
+    from domain.powers import armies, battle, world
+    from tests.domain.test_conformance_armies import block
+
+    clock = [NOW]
+    games = PowersGames(clock=lambda: clock[0])
+    gid, _, _ = games.create_game("Workers", "GM")
+    for name in ("North", "South"):
+        games.add_power(gid, "gm", name, "city", "sovereign")
+    gm = Caller.of("gm")
+    games.run(gm, gid, world.DeclareMap(hexes=[{"hex": HEX}], towns=[], features=[]))
+    for aid, power in (("n1", "north"), ("s1", "south")):
+        games.run(gm, gid, armies.PlaceArmy(aid, aid, HEX, 3, power, block=block(defense=6, armor=4)))
+    for _ in range(3):
+        games.advance(gid, "gm")
+    games.resolve(gid, "gm", "")
+    games.run(Caller.of("north"), gid, battle.DeclareBattle("b1", HEX, "north", ["south"]))
+    games.run(Caller.of("north"), gid, battle.SubmitBattleSetup("b1", "north", armies=["n1"]))
+    assert not games.close_due_window(gid, "b1-setup")  # not due yet: nothing happens
+    clock[0] = NOW + timedelta(hours=23, minutes=30)
+    assert games.queue_due_reminders(gid, "b1-setup") == ["south"]
+    clock[0] = NOW + timedelta(hours=25)
+    assert games.close_due_window(gid, "b1-setup")
+    b = games.view(gid, "gm")["battles"][0]
+    assert b["sides"]["B"]["order"] == ["s1"]  # south's default setup, recorded
+    assert b["step"] == "commands" and b["window"] == "b1-r1-commands"
+    clock[0] += timedelta(hours=25)
+    assert games.close_due_window(gid, "b1-r1-commands")  # both armies take the default, with dice
+    events = games.visible_events(gid, "gm", limit=10_000)
+    given = [e["data"] for e in events if e["type"] == "BattleCommandGiven"]
+    assert len(given) == 2 and all(g["by_default"] and g["rolls"] for g in given)
+
+
+class MaxRoller:
+    """Every die shows its highest face."""
+
+    def faces(self, roll_no, count, sides=6):
+        return [sides] * count
+
+    def permutation(self, roll_no, n):
+        return list(range(n))
+
+
+def test_p_bat_9_terms_spend_escalation_and_an_accepted_offer_ends_the_battle():
+    """P-BAT-8: Advance gives +1 Escalation; P-BAT-9 [003:580]: a side with escalation spends 1 to offer terms, the
+    recipient accepts or declines; a side without escalation cannot offer (refused naming P-BAT-9)."""
+    g = battle_game()
+    g.grant_asset("north-spy", "north", "Spy", "agent", 2)
+    declare(g)
+    setup_all(g)
+    b = g.battle("b1")
+    roll = MaxRoller()
+    while b["step"] != "goals":
+        if b["step"] == "commands":
+            p = b["turn"]["power"]
+            army = g._commandable(b, b["turn"]["side"], p)[0]
+            if b["turn"]["side"] == "A":
+                g.give_command("b1", p, army, "hold", goal="advance", now=NOW, roller=roll, actor=p)
+            else:
+                g.give_command("b1", p, army, "rest", now=NOW, roller=roll, actor=p)
+        else:
+            pass_step(g, b)
+    assert b["scores"][-1]["winners"]["advance"] == "A"
+    assert b["sides"]["A"]["escalation"] == 1 and b["sides"]["B"]["escalation"] == 0
+    assert sorted(g.battle_pending(b)) == ["east", "north"]  # only a side with escalation may offer
+    g.offer_terms("b1", "north", "leave the ford", now=NOW, roller=roll, actor="north")
+    assert b["sides"]["A"]["escalation"] == 0  # spent, whatever the answer
+    with pytest.raises(RuleViolation) as err:
+        g.offer_terms("b1", "east", "and pay", now=NOW, roller=roll, actor="east")
+    assert err.value.rule == "P-BAT-9"
+    g.offer_terms("b1", "east", None, now=NOW, roller=roll, actor="east")
+    assert b["step"] == "surrender" and g.battle_pending(b) == ["south"]
+    g.answer_terms("b1", "south", True, now=NOW, roller=roll, actor="south")
+    assert b["step"] == "ended" and b["result"]["winner"] == "A"
+    assert b["result"]["reason"] == "side B accepted terms"
+    outsider = battle_view(g, "b1", "gm")
+    assert outsider["offers"][0]["answer"] is True
