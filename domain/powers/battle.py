@@ -224,7 +224,12 @@ class Battles(PlatformGame):
         goals = {g: {"A": t[0], "B": t[1]} for g, t in br.BASE_GOALS.items()}
         walls = self._walls_at(h)
         if walls is not None:
-            goals["walls"] = {"A": walls["attacker"], "B": walls["defender"], "name": walls["name"]}
+            goals["walls"] = {
+                "A": walls["attacker"],
+                "B": walls["defender"],
+                "name": walls["name"],
+                "wallkeepers": walls.get("wallkeepers_morale", 0),  # Wallkeepers' morale on untaken walls
+            }
         self._battle_declared(
             battle={
                 "id": battle_id,
@@ -608,6 +613,9 @@ class Battles(PlatformGame):
             actor=SYSTEM,
             audience=self._audience_b(b),
         )
+        self._deploy(
+            b, SYSTEM, [a for s_ in ("A", "B") for a in b["sides"][s_]["order"] if a in listed], roller, at_start=True
+        )
 
     @event("BattleStarted")
     def _battle_started(
@@ -661,26 +669,43 @@ class Battles(PlatformGame):
         _apply(self.state, changes)
         b.update({"round": round, "presence": {}, "attacked": {}, "exhausted": []})
 
-    def _deploy(self, b: dict, who: str, army_ids: list[str], roller: Roller) -> None:
+    def _deploy(self, b: dict, who: str, army_ids: list[str], roller: Roller, *, at_start: bool = False) -> None:
+        """Armies take the field; their deployment triggers roll (P-BAT-11): a Demon's or Devil's opposed mortal
+        armies, a Repulsive army's mortal allies. At the start all listed armies deploy at once."""
         s = self.state
         joined = {aid: {"side": self._side_of(b, who), "power": who} for aid in army_ids if aid not in b["armies"]}
         rolls: list[dict] = []
         changes: dict[str, dict] = {}
-        on_field = self._fighting(b)
+        on_field = [x for x in self._fighting(b) if x not in army_ids] + (list(army_ids) if at_start else [])
         sides = {**{a: e["side"] for a, e in b["armies"].items()}, **{a: j["side"] for a, j in joined.items()}}
+
+        def now_of(x: str) -> dict:
+            return {**s.armies.armies[x], **changes.get(x, {}), "side": sides[x]}  # side: opposed or friendly
+
         for aid in army_ids:
-            army = {**s.armies.armies[aid], "side": sides[aid]}  # the rules tell opposed from friendly by side
-            others = [{**s.armies.armies[x], "side": sides[x]} for x in on_field if sides[x] != sides[aid]]
+            army = now_of(aid)
+            others = [now_of(x) for x in on_field if sides[x] != sides[aid]]
             for target_id, dice, threshold in br.deployment_checks(army, others):
-                target = {**s.armies.armies[target_id], **changes.get(target_id, {})}
+                target = now_of(target_id)
                 faces = self._roll(
                     roller, rolls, f"deployment morale of {target_id}", dice, br.die_size(target, "morale")
                 )
                 ok = br.count_successes(faces, target["morale"]["bonus"], threshold)
                 routs = br.deployment_routs(dice, ok)
                 if routs:
-                    changes.setdefault(target_id, {})["units"] = _rout(target["units"], routs)
-            on_field.append(aid)
+                    changes.setdefault(target_id, {})["units"] = br.rout(target, routs)[0]["units"]
+            allies = [now_of(x) for x in on_field if sides[x] == sides[aid] and x != aid]
+            for target_id, dice, threshold, due in br.repulsive_checks(army, allies):
+                target = now_of(target_id)
+                faces = self._roll(
+                    roller, rolls, f"repulsion morale of {target_id}", dice, br.die_size(target, "morale")
+                )
+                after, _ = br.morale(target, faces, threshold, due)
+                changes.setdefault(target_id, {})["units"] = after["units"]
+            if aid not in on_field:
+                on_field.append(aid)
+        if at_start and not rolls:
+            return
         self._battle_deployed(
             battle_id=b["id"],
             round=b["round"],
@@ -926,8 +951,15 @@ class Battles(PlatformGame):
                 mfaces = self._roll(
                     roller, rolls, f"morale of {target_id}", br.morale_dice(target), br.die_size(target, "morale")
                 )
-                target, routs = br.morale(target, mfaces, army["rank"], h.routs_due)
+                wall = b["goals"]["walls"].get("wallkeepers", 0) if b["walls"] and side == "A" else 0
+                target, routs = br.morale(target, mfaces, army["rank"], h.routs_due, wall_rank=wall)
             changes[target_id] = _diff(s.armies.armies[target_id], br.cap_momentum(target))
+            for ally_id in self._fighting(b, _other(side)):  # Mountain Dwarves: an ally's armor broken (P-BAT-7)
+                if ally_id != target_id:
+                    ally = s.armies.armies[ally_id]
+                    gained = _diff(ally, br.ally_momentum(ally, h))
+                    if gained:
+                        changes[ally_id] = gained
         if cmd in ("hold", "charge"):
             threshold = b["goals"][goal][side]
             faces = self._roll(
@@ -1399,15 +1431,6 @@ def _advance_rolls(state: Any, rolls: list) -> None:
 def _diff(before: dict, after: dict) -> dict:
     """The battle's changes to an army (units, statuses, momentum, armor...): only what changed."""
     return {k: deepcopy(v) for k, v in after.items() if before.get(k) != v}
-
-
-def _rout(units: list, n: int) -> list:
-    """Rout n active units, the most wounded first (the defender's allocation by default, P-BAT-6)."""
-    out = deepcopy(units)
-    active = sorted((i for i, u in enumerate(out) if not u["routed"]), key=lambda i: -out[i]["wounds"])
-    for i in active[:n]:
-        out[i]["routed"] = True
-    return out
 
 
 # ---------------------------------------------------------------------- per-viewer views (P.4)

@@ -323,3 +323,39 @@ def test_p_bat_9_terms_spend_escalation_and_an_accepted_offer_ends_the_battle():
     assert b["result"]["reason"] == "side B accepted terms"
     outsider = battle_view(g, "b1", "gm")
     assert outsider["offers"][0]["answer"] is True
+
+
+def test_p_bat_11_a_demon_deployed_at_the_start_makes_opposed_mortal_armies_check_morale():
+    """P-BAT-11 [003:708]: "When this army is deployed, opposed mortal armies make a morale check with threshold 2;
+    routing a unit for each missing success" (the analysis' decision: missing against the dice rolled). With
+    every die a 1, each of south's three armies routs all its units' worth of dice; north's own army does not roll."""
+    from tests.domain.battle_helpers import sturdy
+
+    g = battle_game()
+    g.place_army("d1", "Imps", HEX, 2, controller="north", block=sturdy(cls="demon", titanic=True, wondrous=True))
+    g.declare_battle("b1", HEX, "north", ["south"], now=NOW, actor="north")
+
+    class Ones:
+        def faces(self, roll_no, count, sides=6):
+            return [1] * count
+
+    for p, armies in (("north", ["d1"]), ("south", ["s1", "s2", "s3"])):
+        g.submit_battle_setup(
+            "b1",
+            p,
+            goals=[],
+            armies=armies,
+            standing={},
+            assets=[],
+            champion=False,
+            reinforcements=[],
+            now=NOW,
+            roller=Ones(),
+            actor=p,
+        )
+    deployed = [e for e in g._pending_events if type(e).__name__ == "BattleDeployed"]
+    assert len(deployed) == 1
+    assert [r["what"] for r in deployed[0].rolls] == [f"deployment morale of {a}" for a in ("s1", "s2", "s3")]
+    for a in ("s1", "s2", "s3"):
+        assert all(u["routed"] for u in g.state.armies.armies[a]["units"])
+    assert not any(u["routed"] for u in g.state.armies.armies["n1"]["units"])
