@@ -321,7 +321,7 @@ class Battles(PlatformGame):
 
     def _open_step(self, b: dict, step: str, eligible: list[str], now: datetime, turn: dict | None = None) -> None:
         r = b["round"]
-        window_id = f"{b['id']}-setup" if step == "setup" else f"{b['id']}-r{r}-{step}"
+        window_id = f"{WINDOW_KIND}-{b['id']}-" + ("setup" if step == "setup" else f"r{r}-{step}")
         self._battle_step_began(
             battle_id=b["id"],
             round=r,

@@ -110,8 +110,8 @@ def test_p_amb_1_a_battle_is_played_through_seven_rounds_with_a_window_per_step(
     assert b["step"] == "ended"
     assert b["result"]["reason"] == "7 rounds fought" or b["result"]["winner"] is not None
     opened = [e for e in g._pending_events if type(e).__name__ == "WindowOpened" and e.kind == "battle"]
-    steps = {e.window_id.split("-")[2] for e in opened if "-r" in e.window_id}
-    assert {"r1", "r7"} <= {e.window_id.split("-")[1] for e in opened if "-r" in e.window_id} or b["round"] < 7
+    steps = {e.window_id.split("-")[3] for e in opened if "-r" in e.window_id}
+    assert b["round"] == 7 and {f"battle-b1-r{r}-commands" for r in range(1, 8)} <= {e.window_id for e in opened}
     assert {"deployment", "spellcasting", "commands", "goals", "cleanup"} <= steps
     assert "n3" in b["armies"] and b["armies"]["n3"]["where"] in ("deployed", "retreated")
     # every battle window is closed; the month may end
@@ -264,16 +264,16 @@ def test_the_workers_close_a_due_battle_window_and_remind_who_has_not_acted():
     games.resolve(gid, "gm", "")
     games.run(Caller.of("north"), gid, battle.DeclareBattle("b1", HEX, "north", ["south"]))
     games.run(Caller.of("north"), gid, battle.SubmitBattleSetup("b1", "north", armies=["n1"]))
-    assert not games.close_due_window(gid, "b1-setup")  # not due yet: nothing happens
+    assert not games.close_due_window(gid, "battle-b1-setup")  # not due yet: nothing happens
     clock[0] = NOW + timedelta(hours=23, minutes=30)
-    assert games.queue_due_reminders(gid, "b1-setup") == ["south"]
+    assert games.queue_due_reminders(gid, "battle-b1-setup") == ["south"]
     clock[0] = NOW + timedelta(hours=25)
-    assert games.close_due_window(gid, "b1-setup")
+    assert games.close_due_window(gid, "battle-b1-setup")
     b = games.view(gid, "gm")["battles"][0]
     assert b["sides"]["B"]["order"] == ["s1"]  # south's default setup, recorded
-    assert b["step"] == "commands" and b["window"] == "b1-r1-commands"
+    assert b["step"] == "commands" and b["window"] == "battle-b1-r1-commands"
     clock[0] += timedelta(hours=25)
-    assert games.close_due_window(gid, "b1-r1-commands")  # both armies take the default, with dice
+    assert games.close_due_window(gid, "battle-b1-r1-commands")  # both armies take the default, with dice
     events = games.visible_events(gid, "gm", limit=10_000)
     given = [e["data"] for e in events if e["type"] == "BattleCommandGiven"]
     assert len(given) == 2 and all(g["by_default"] and g["rolls"] for g in given)
@@ -359,3 +359,21 @@ def test_p_bat_11_a_demon_deployed_at_the_start_makes_opposed_mortal_armies_chec
     for a in ("s1", "s2", "s3"):
         assert all(u["routed"] for u in g.state.armies.armies[a]["units"])
     assert not any(u["routed"] for u in g.state.armies.armies["n1"]["units"])
+
+
+def test_battle_notifications_tell_who_is_awaited_not_every_window_closing():
+    """By post, a battle's powers are mailed when a step waits for someone and at each turn; a battle window's
+    closing is not mailed (it would be one mail a step to every seat)."""
+    from domain.powers.notify import notify
+
+    g = battle_game()
+    declare(g)
+    began = [e for e in g._pending_events if type(e).__name__ == "BattleStepBegan"][-1]
+    note = notify("BattleStepBegan", {k: v for k, v in began.__dict__.items()})
+    assert (
+        note is not None and "north" in note["text"] and began.audience == ["power:east", "power:north", "power:south"]
+    )
+    assert notify("WindowClosed", {"window_id": "battle-b1-setup", "reason": "deadline"}) is None
+    assert notify("WindowClosed", {"window_id": "s1m1-planning", "reason": "deadline"}) is not None
+    turn = {"battle_id": "b1", "round": 1, "turn": {"side": "A", "power": "north"}}
+    assert "north" in notify("BattleTurnBegan", turn)["subject"]

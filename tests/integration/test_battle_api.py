@@ -128,7 +128,7 @@ def play_battle(api, game, gm, tok, spy):
         enemies=["south"],
         allies=["east"],
     )
-    assert r["result"]["window_id"] == "b1-setup"
+    assert r["result"]["window_id"] == "battle-b1-setup"
     command(api, game, gm, "SetBattleTerrain", battle_id="b1", terrain="a shallow ford", default="hold")
     command(
         api,
@@ -206,10 +206,10 @@ def test_a_scripted_battle_of_three_powers_and_six_armies_plays_seven_rounds_ove
     )
     events = gm_events(api, game, gm)
     opened = [e["data"]["window_id"] for e in events if e["type"] == "WindowOpened" and e["data"]["kind"] == "battle"]
-    assert opened[0] == "b1-setup"
+    assert opened[0] == "battle-b1-setup"
     for r in range(1, 8):
         for step in STEPS:
-            assert any(w.startswith(f"b1-r{r}-{step}") for w in opened), (r, step)
+            assert any(w.startswith(f"battle-b1-r{r}-{step}") for w in opened), (r, step)
     closed = {e["data"]["window_id"]: e["data"]["reason"] for e in events if e["type"] == "WindowClosed"}
     assert set(opened) <= set(closed)
     assert closed[gm_closed] == "closed by the GM"

@@ -123,7 +123,7 @@ def test_the_scripted_battle_plays_seven_rounds_by_mail():
     opened = [e["data"]["window_id"] for e in events if e["type"] == "WindowOpened" and e["data"]["kind"] == "battle"]
     for r in range(1, 8):
         for step in STEPS:
-            assert any(w.startswith(f"{bid}-r{r}-{step}") for w in opened), (r, step)
+            assert any(w.startswith(f"battle-{bid}-r{r}-{step}") for w in opened), (r, step)
     given = [e["data"] for e in events if e["type"] == "BattleCommandGiven"]
     assert any(c["command"] == "slay" and c["target"] == "s1" for c in given)
     assert any(e["type"] == "BattleSpellCast" for e in events)
