@@ -6,7 +6,7 @@ round's Deployment > Spellcasting > Commands > Goals > Cleanup, is a chain of pl
 each opens with a deadline (``battle_hours``), is reminded, may be extended, and closes early once everyone it
 waits for has acted. At a deadline the GM's default for the battle is applied and recorded as events: a command
 not given is ``hold`` on Advance, or the army's standing order (``default="standing"``); a setup not given
-deploys the power's armies in the hex in id order with no goals; the other steps pass.
+deploys the power's visible armies in the hex in id order with no goals; the other steps pass.
 
 The rules themselves (checks, attacks, morale, goals, cleanup, the aftermath) are ``domain.powers.battle_rules``;
 this module only rolls the dice they ask for on the game's committed dice service and records what they return.
@@ -390,7 +390,8 @@ class Battles(PlatformGame):
     def _default_for(self, b: dict, p: str, now: datetime, roller: Roller) -> None:
         step = b["step"]
         if step == "setup":
-            armies = [a["id"] for a in self._armies_at(b["hex"]) if a["controller"] == p]
+            # Its armies the table sees: a Stealthy or hidden army stays out of sight unless its power sends it (P.4).
+            armies = [a["id"] for a in self._armies_at(b["hex"]) if a["controller"] == p and visible(a)]
             self._record_setup(b, p, [], armies, {}, [], False, [], by_default=True)
         elif step == "commands":
             self._default_command(b, p, roller)
