@@ -461,6 +461,14 @@ class Battles(PlatformGame):
             if aid not in armies and aid not in reinforcements:
                 raise RuleViolation(f"{aid} is not in your list", rule="P-BAT-3", field="standing")
             orders[aid] = self._check_order(b, side, order)
+        if champion:  # [003:561] "Any champions may also declare their involvement if they are also in that hex"
+            where = self.state.catalogue.get("locations", {}).get(power_id)
+            if self.power(power_id).cls != "champion" or (where is not None and where != b["hex"]):
+                raise RuleViolation(
+                    f"a champion in {b['hex']} may join its battle: {power_id} is not one",
+                    rule="P.1.3",
+                    field="champion",
+                )
         for a in assets:
             if not isinstance(a, str) or a not in self.state.assets or power_id not in self.state.assets[a].holders:
                 raise NotFound(f"you hold no asset {a!r}", field="assets")

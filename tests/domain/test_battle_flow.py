@@ -44,7 +44,7 @@ def setup_all(g, now=NOW):
         armies=["e1"],
         standing={},
         assets=[],
-        champion=True,
+        champion=False,
         reinforcements=[],
         now=now,
         roller=ROLLER,
@@ -377,3 +377,57 @@ def test_battle_notifications_tell_who_is_awaited_not_every_window_closing():
     assert notify("WindowClosed", {"window_id": "s1m1-planning", "reason": "deadline"}) is not None
     turn = {"battle_id": "b1", "round": 1, "turn": {"side": "A", "power": "north"}}
     assert "north" in notify("BattleTurnBegan", turn)["subject"]
+
+
+def test_p_1_3_a_champion_in_the_hex_opts_in_and_a_city_has_none_to_send():
+    """[003:561] "Any champions may also declare their involvement if they are also in that hex" (P.1.3)."""
+    g = battle_game()
+    g.add_power("hero", "Hero", "champion", "wizard")
+    g.declare_battle("b1", HEX, "north", ["south"], ["hero"], now=NOW, actor="north")
+    with pytest.raises(RuleViolation) as err:
+        g.submit_battle_setup(
+            "b1",
+            "north",
+            goals=[],
+            armies=["n1"],
+            standing={},
+            assets=[],
+            champion=True,
+            reinforcements=[],
+            now=NOW,
+            roller=ROLLER,
+            actor="north",
+        )
+    assert err.value.rule == "P.1.3" and err.value.field == "champion"
+    g.submit_battle_setup(
+        "b1",
+        "hero",
+        goals=[],
+        armies=[],
+        standing={},
+        assets=[],
+        champion=True,
+        reinforcements=[],
+        now=NOW,
+        roller=ROLLER,
+        actor="hero",
+    )
+    assert g.battle("b1")["sides"]["A"]["champions"] == ["hero"]
+    g2 = battle_game()
+    g2.add_power("hero", "Hero", "champion", "wizard")
+    g2.state.catalogue.setdefault("locations", {})["hero"] = "4,0"
+    g2.declare_battle("b1", HEX, "north", ["south"], ["hero"], now=NOW, actor="north")
+    with pytest.raises(RuleViolation):
+        g2.submit_battle_setup(
+            "b1",
+            "hero",
+            goals=[],
+            armies=[],
+            standing={},
+            assets=[],
+            champion=True,
+            reinforcements=[],
+            now=NOW,
+            roller=ROLLER,
+            actor="hero",
+        )

@@ -143,7 +143,7 @@ def play_battle(api, game, gm, tok, spy):
         reinforcements=["n3"],
         standing={"n2": {"command": "rest"}},
     )
-    command(api, game, tok["east"], "SubmitBattleSetup", battle_id="b1", power_id="east", armies=["e1"], champion=True)
+    command(api, game, tok["east"], "SubmitBattleSetup", battle_id="b1", power_id="east", armies=["e1"])
     command(api, game, tok["south"], "SubmitBattleSetup", battle_id="b1", power_id="south", armies=["s1", "s2", "s3"])
     gm_closed = None
     for _ in range(400):

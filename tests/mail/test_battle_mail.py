@@ -101,7 +101,7 @@ def test_the_scripted_battle_plays_seven_rounds_by_mail():
     _refused(games, gid, tok["south"], "deploy none", "P.1.3")
     for power, line in (
         ("north", "setup n1, n2 goals Hold the ford reinforcements n3 reveal Spy in the ford"),
-        ("east", "setup e1 champion"),
+        ("east", "setup e1"),
         ("south", "setup s1, s2, s3"),
     ):
         reply = _mail(games, gid, tok[power], line)
