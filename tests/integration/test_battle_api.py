@@ -222,6 +222,14 @@ def test_a_scripted_battle_of_three_powers_and_six_armies_plays_seven_rounds_ove
     commands = [e["data"] for e in events if e["type"] == "BattleCommandGiven"]
     assert {c["command"] for c in commands} >= {"slay", "hold"}
     assert all(c["rolls"] for c in commands if c["command"] in ("slay", "hold"))
+    # The report, round by round, as each viewer saw it: the GM in full, south without north's secret asset.
+    gm_report = api.get(f"/games/{game}/battles/b1/report", headers=bearer(gm)).json()
+    south_report = api.get(f"/games/{game}/battles/b1/report", headers=bearer(tok["south"])).json()
+    assert [r["round"] for r in gm_report] == list(range(8)) == [r["round"] for r in south_report]
+    kinds = {e["event"] for r in gm_report for e in r["events"]}
+    assert {"BattleAssetsRevealed", "BattleCommandGiven", "BattleGoalsScored", "BattleEnded"} <= kinds
+    assert "BattleAssetsRevealed" not in {e["event"] for r in south_report for e in r["events"]}
+    assert any(e["event"] == "BattleCommandGiven" and e["rolls"] for e in south_report[3]["events"])
     # The month can end now that the battle has.
     r = api.post(f"/games/{game}/advance", headers=bearer(gm), json={"expected_step": "battle"})
     assert r.status_code == 200, r.text
