@@ -1679,9 +1679,10 @@ class SetBattleStatus(Command):
 
 
 def _declare(game: Any, cmd: DeclareBattle, ctx: Context) -> dict:
-    require_seat(game, ctx, cmd.power_id)
-    if ctx.principal != GM and ctx.principal != cmd.power_id:
-        raise RuleViolation("declare for your own power", field="power_id")
+    if ctx.principal == GM:
+        game.power(cmd.power_id)  # the GM declares for any power (P-AMB-1: in some campaigns only the GM does)
+    else:
+        require_seat(game, ctx, cmd.power_id)
     game.declare_battle(
         cmd.battle_id,
         cmd.hex,

@@ -431,3 +431,30 @@ def test_p_1_3_a_champion_in_the_hex_opts_in_and_a_city_has_none_to_send():
             roller=ROLLER,
             actor="hero",
         )
+
+
+def test_p_amb_1_through_the_service_a_power_declares_for_itself_and_the_gm_for_any_power():
+    from api.powers.service import PowersGames
+    from api.service import Caller
+    from domain.errors import Forbidden
+    from domain.powers import armies, battle, world
+    from tests.domain.test_conformance_armies import block
+
+    games = PowersGames()
+    gid, _, _ = games.create_game("Declarers", "GM", options={"battle_declared_by": "gm"})
+    for name in ("North", "South"):
+        games.add_power(gid, "gm", name, "city", "sovereign")
+    gm = Caller.of("gm")
+    games.run(gm, gid, world.DeclareMap(hexes=[{"hex": HEX}], towns=[], features=[]))
+    for aid, power in (("n1", "north"), ("s1", "south")):
+        games.run(gm, gid, armies.PlaceArmy(aid, aid, HEX, 3, power, block=block()))
+    for _ in range(3):
+        games.advance(gid, "gm")
+    games.resolve(gid, "gm", "")
+    with pytest.raises(Forbidden):
+        games.run(Caller.of("south"), gid, battle.DeclareBattle("b1", HEX, "north", ["south"]))
+    with pytest.raises(RuleViolation) as err:
+        games.run(Caller.of("north"), gid, battle.DeclareBattle("b1", HEX, "north", ["south"]))
+    assert err.value.rule == "P-AMB-1"
+    games.run(gm, gid, battle.DeclareBattle("b1", HEX, "north", ["south"]))
+    assert games.view(gid, "south")["battles"][0]["declared_by"] == "north"
