@@ -20,16 +20,15 @@ BLOCK = {
     "keywords": [],
     "cls": "infantry",
 }
-# side A: north (n1, n2; n3 a reinforcement from 3,0) and east (e1; e2 deployed in round 4); side B: south.
+# Six armies: side A north (n1; n3 a reinforcement from 3,0, Delayed 1) and east (e1); side B south (s1, s2; s3
+# deployed in round 4).
 ARMIES = [
     ("n1", "north", HEX, 4),
-    ("n2", "north", HEX, 4),
     ("e1", "east", HEX, 4),
     ("s1", "south", HEX, 4),
     ("s2", "south", HEX, 4),
     ("s3", "south", HEX, 4),
     ("n3", "north", "3,0", 2),
-    ("e2", "east", HEX, 2),
 ]
 STEPS = ("deployment", "spellcasting", "commands", "goals", "cleanup")
 
@@ -137,14 +136,14 @@ def play_battle(api, game, gm, tok, spy):
         "SubmitBattleSetup",
         battle_id="b1",
         power_id="north",
-        armies=["n1", "n2"],
+        armies=["n1"],
         goals=[{"name": "Hold the ford", "threshold": 2}],
         assets=[spy],
         reinforcements=["n3"],
-        standing={"n2": {"command": "rest"}},
+        standing={"n1": {"command": "rest"}},
     )
     command(api, game, tok["east"], "SubmitBattleSetup", battle_id="b1", power_id="east", armies=["e1"])
-    command(api, game, tok["south"], "SubmitBattleSetup", battle_id="b1", power_id="south", armies=["s1", "s2", "s3"])
+    command(api, game, tok["south"], "SubmitBattleSetup", battle_id="b1", power_id="south", armies=["s1", "s2"])
     gm_closed = None
     for _ in range(400):
         view = api.get(f"/games/{game}/battles/b1", headers=bearer(gm)).json()
@@ -168,7 +167,7 @@ def play_battle(api, game, gm, tok, spy):
                 "DeployArmies",
                 battle_id="b1",
                 power_id=p,
-                armies=["e2"] if p == "east" and r_no == 4 else [],
+                armies=["s3"] if p == "south" and r_no == 4 else [],
             )
         elif step == "spellcasting":
             spell = {"spell_id": "fireball", "target": "s1"} if r_no == 2 else {}
@@ -204,6 +203,7 @@ def test_a_scripted_battle_of_three_powers_and_six_armies_plays_seven_rounds_ove
     assert view["round"] == 7 and view["result"]["reason"] in ("7 rounds fought", "only one side has active armies"), (
         view["result"]
     )
+    assert len(ARMIES) == 6 and {a["army_id"] for a in view["armies"]} == {a[0] for a in ARMIES}
     events = gm_events(api, game, gm)
     opened = [e["data"]["window_id"] for e in events if e["type"] == "WindowOpened" and e["data"]["kind"] == "battle"]
     assert opened[0] == "battle-b1-setup"
@@ -215,9 +215,9 @@ def test_a_scripted_battle_of_three_powers_and_six_armies_plays_seven_rounds_ove
     assert closed[gm_closed] == "closed by the GM"
     defaults = [e for e in events if e["type"] == "BattleActed" and e["data"]["by_default"]]
     assert {e["data"]["power_id"] for e in defaults if e["data"]["step"] == "cleanup"} == {"north", "east", "south"}
-    # e2 joined in round 4's deployment; the reinforcement n3 arrived when its Delayed reached 0.
+    # s3 joined in round 4's deployment; the reinforcement n3 arrived when its Delayed reached 0.
     deployed = [e["data"] for e in events if e["type"] == "BattleDeployed"]
-    assert any(d["armies"] == ["e2"] and d["round"] == 4 for d in deployed)
+    assert any(d["armies"] == ["s3"] and d["round"] == 4 for d in deployed)
     assert any(d["armies"] == ["n3"] for d in deployed)
     commands = [e["data"] for e in events if e["type"] == "BattleCommandGiven"]
     assert {c["command"] for c in commands} >= {"slay", "hold"}
@@ -275,7 +275,7 @@ def test_battle_refusals_name_the_rule_and_the_views_follow_p4(api):
         "SubmitBattleSetup",
         battle_id="b1",
         power_id="north",
-        armies=["n1", "n2"],
+        armies=["n1"],
         assets=[spy],
     )
     south = api.get(f"/games/{game}/battles/b1", headers=bearer(tok["south"])).json()

@@ -41,13 +41,13 @@ def test_a_battle_is_declared_set_up_and_commanded_from_the_board(fight):
     games, gid, seats = fight
     html = seats["north"].post("declare-battle", battle_id="b1", hex=HEX, enemies="south", allies="east")
     assert "Battle declared" in html and "Battle b1 at 2,0" in html
-    html = seats["north"].post("battle-setup", battle_id="b1", armies="n1, n2", goals="Hold the ford", assets="spyford")
+    html = seats["north"].post("battle-setup", battle_id="b1", armies="n1", goals="Hold the ford", assets="spyford")
     assert "Setup recorded." in html
     seats["east"].post("battle-setup", battle_id="b1", armies="e1")
-    seats["south"].post("battle-setup", battle_id="b1", armies="s1, s2, s3")
-    page = seats["east"].page()
-    assert "Deploy armies" in page  # east has e2 in the hex, outside the battle: Deployment waits for it
-    assert "Deployment recorded." in seats["east"].post("battle-deploy", battle_id="b1", armies="")
+    seats["south"].post("battle-setup", battle_id="b1", armies="s1, s2")
+    page = seats["south"].page()
+    assert "Deploy armies" in page  # south has s3 in the hex, outside the battle: Deployment waits for it
+    assert "Deployment recorded." in seats["south"].post("battle-deploy", battle_id="b1", armies="")
     view = games.view(gid, "gm")["battles"][0]
     assert view["step"] == "commands"
     turn = view["turn"]["power"]
