@@ -461,6 +461,8 @@ class Battles(PlatformGame):
             if aid not in armies and aid not in reinforcements:
                 raise RuleViolation(f"{aid} is not in your list", rule="P-BAT-3", field="standing")
             orders[aid] = self._check_order(b, side, order)
+            if orders[aid]["command"] == "special":
+                raise RuleViolation("a standing order is slay, hold, charge or rest", rule="P-BAT-3", field="standing")
         if champion:  # [003:561] "Any champions may also declare their involvement if they are also in that hex"
             where = self.state.catalogue.get("locations", {}).get(power_id)
             if self.power(power_id).cls != "champion" or (where is not None and where != b["hex"]):
@@ -476,13 +478,19 @@ class Battles(PlatformGame):
         self._after_act(b, now, roller)
 
     def _check_order(self, b: dict, side: str, order: Any) -> dict:
-        if not isinstance(order, dict) or order.get("command") not in br.COMMANDS:
+        if not isinstance(order, dict) or order.get("command") not in (*br.COMMANDS, "special"):
             raise RuleViolation(
-                f"an order is {{command, target, goal}}; a command is one of {', '.join(br.COMMANDS)}",
+                f"an order is {{command, target, goal}}; a command is one of {', '.join(br.COMMANDS)} or special",
                 rule="P-BAT-3",
                 field="command",
             )
         out = {"command": order["command"], "target": order.get("target"), "goal": order.get("goal")}
+        if out["command"] == "special":  # [003:590] a class's special command, once per battle; the GM rules it
+            name = order.get("special")
+            if not isinstance(name, str) or not name.strip():
+                raise RuleViolation("a special command has its name", rule="P-BAT-3", field="special")
+            limits.check_text(name, "special", limits.IDENTIFIER, required=True, what="a special command")
+            out["special"] = name.strip().lower()
         if out["goal"] is not None and out["goal"] not in self._goal_keys(b):
             raise RuleViolation(f"no goal {out['goal']!r} in this battle", rule="P-BAT-8", field="goal")
         return out
@@ -883,8 +891,10 @@ class Battles(PlatformGame):
         now: datetime,
         roller: Roller,
         actor: str,
+        special: str | None = None,
     ) -> dict:
-        """Commands ([003:577]): the power whose turn it is commands one of its armies, which is exhausted."""
+        """Commands ([003:577]): the power whose turn it is commands one of its armies, which is exhausted. A special
+        command (``special``: its name) is once per army per battle ([003:590], P-BAT-3); its effect is the GM's."""
         b = self.battle(battle_id)
         self._check_turn(b, power_id, "commands", now)
         side = b["turn"]["side"]
@@ -894,7 +904,9 @@ class Battles(PlatformGame):
                 rule="P-BAT-3",
                 field="army_id",
             )
-        order = self._check_order(b, side, {"command": command, "target": target, "goal": goal})
+        order = self._check_order(b, side, {"command": command, "target": target, "goal": goal, "special": special})
+        if command == "special":
+            br.check_special(order["special"], b.get("specials", {}).get(army_id, []))
         out = self._execute(b, power_id, army_id, order, roller, by_default=False, actor=actor)
         self._after_act(b, now, roller)
         return out
@@ -975,6 +987,8 @@ class Battles(PlatformGame):
                 roller, rolls, f"presence of {army_id}", br.check_dice(army, "presence"), br.die_size(army, "presence")
             )
             presence = br.presence(army, faces, threshold, command=cmd, wall_goal=goal == "walls")
+        if cmd == "special":
+            goal = order["special"]  # recorded as the command's goal: its name, for the report and the GM
         own = _diff(s.armies.armies[army_id], army)
         if own:
             changes[army_id] = own
@@ -985,7 +999,7 @@ class Battles(PlatformGame):
             army_id=army_id,
             command=cmd,
             target=target_id if cmd in ("slay", "charge") else None,
-            goal=goal if cmd in ("hold", "charge") else None,
+            goal=goal if cmd in ("hold", "charge", "special") else None,
             rolls=rolls,
             hit=hit,
             routs=routs,
@@ -1026,7 +1040,9 @@ class Battles(PlatformGame):
             b["attacked"][target] = b["attacked"].get(target, 0) + 1
             if hit and hit.get("slain"):
                 b.setdefault("kills", []).append([army_id, target, hit["slain"]])
-        if goal is not None and presence:
+        if command == "special" and goal is not None:
+            b.setdefault("specials", {}).setdefault(army_id, []).append(goal)
+        elif goal is not None and presence:
             mine = b["presence"].setdefault(army_id, {})
             mine[goal] = mine.get(goal, 0) + presence
         _apply(s, changes)
@@ -1637,6 +1653,7 @@ class GiveCommand(Command):
     command: str
     target: str | None = None
     goal: str | None = None
+    special: str | None = None  # a special command's name (command "special"), once per battle
 
 
 @dataclass(frozen=True)
@@ -1756,6 +1773,7 @@ def _command(game: Any, cmd: GiveCommand, ctx: Context) -> dict:
         now=ctx.now,
         roller=ctx.roller(game),
         actor=ctx.principal,
+        special=cmd.special,
     )
     return {**out, **_window_of(game, cmd.battle_id)}
 

@@ -1221,7 +1221,7 @@ USAGE |= {
     "[champion]",
     "deploy": "deploy <army>[, <army>] | deploy none",
     "spell": "spell <spell> [on <army>] | spell none",
-    "command": "command <army> slay|hold|charge|rest [target] [goal]",
+    "command": "command <army> slay|hold|charge|rest [target] [goal]; command <army> special <name>",
     "surrender": "surrender offer <terms> | surrender pass | surrender accept | surrender decline",
     "retreat": "retreat <army>[, <army>] | retreat none | retreat rout <army> <unit>[, <unit>]",
 }
@@ -1322,9 +1322,11 @@ def _battle_command(game: Any, me: str, cmd: Command) -> Any:
             target = _battle_army(game, b, more.pop(0))
         if a["command"] in ("hold", "charge") and more:
             goal = more.pop(0).lower()
+        special = more.pop(0) if a["command"] == "special" and more else None
         if more:
             raise RuleViolation(f"usage: {USAGE['command']}", field="command")
-        return battle.GiveCommand(bid, me, _army(game, me, a["army"]), a["command"], target, goal)
+        army = _army(game, me, a["army"])
+        return battle.GiveCommand(bid, me, army, a["command"], target, goal, special=special)
     if verb == "surrender":
         if a["how"] in ("accept", "decline"):
             return battle.AnswerTerms(bid, me, a["how"] == "accept")

@@ -458,3 +458,31 @@ def test_p_amb_1_through_the_service_a_power_declares_for_itself_and_the_gm_for_
     assert err.value.rule == "P-AMB-1"
     games.run(gm, gid, battle.DeclareBattle("b1", HEX, "north", ["south"]))
     assert games.view(gid, "south")["battles"][0]["declared_by"] == "north"
+
+
+def test_p_bat_3_a_special_command_is_once_per_battle():
+    """P-BAT-3 [003:590]: "Generally, these special commands can only be used once per battle" (per army)."""
+    g = battle_game()
+    g.grant_asset("north-spy", "north", "Spy", "agent", 2)
+    declare(g)
+    setup_all(g)
+    b = g.battle("b1")
+    used = {}
+    refused = 0
+    while b["step"] != "ended" and b["round"] <= 2:
+        if b["step"] != "commands":
+            pass_step(g, b)
+            continue
+        p = b["turn"]["power"]
+        army = g._commandable(b, b["turn"]["side"], p)[0]
+        if used.get(army):
+            before = len(g._pending_events)
+            with pytest.raises(RuleViolation) as err:
+                g.give_command("b1", p, army, "special", special="shield wall", now=NOW, roller=ROLLER, actor=p)
+            assert err.value.rule == "P-BAT-3" and len(g._pending_events) == before
+            refused += 1
+            g.give_command("b1", p, army, "rest", now=NOW, roller=ROLLER, actor=p)
+        else:
+            g.give_command("b1", p, army, "special", special="shield wall", now=NOW, roller=ROLLER, actor=p)
+            used[army] = True
+    assert refused >= 4 and b["specials"] == {a: ["shield wall"] for a in used}
