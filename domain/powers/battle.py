@@ -755,7 +755,10 @@ class Battles(PlatformGame):
             b["before"][aid] = deepcopy(self.state.armies.armies[aid])
         for aid in armies:
             b["armies"][aid]["where"] = "deployed"
-            self.state.armies.armies[aid]["statuses"].pop("Delayed", None)
+            army = self.state.armies.armies[aid]
+            army["statuses"].pop("Delayed", None)
+            if army["hex"] != b["hex"]:  # a reinforcement has marched to the battle: it goes home at Cleanup
+                army["hex"], army["mustered"] = b["hex"], b["hex"] != army["garrison"]
         _apply(self.state, changes)
         _advance_rolls(self.state, rolls)
 

@@ -114,6 +114,7 @@ def test_p_amb_1_a_battle_is_played_through_seven_rounds_with_a_window_per_step(
     assert b["round"] == 7 and {f"battle-b1-r{r}-commands" for r in range(1, 8)} <= {e.window_id for e in opened}
     assert {"deployment", "spellcasting", "commands", "goals", "cleanup"} <= steps
     assert "n3" in b["armies"] and b["armies"]["n3"]["where"] in ("deployed", "retreated")
+    assert g.state.armies.armies["n3"]["hex"] == HEX and g.state.armies.armies["n3"]["mustered"]
     # every battle window is closed; the month may end
     assert all(w.closed for w in g.state.windows.values() if w.kind == "battle")
     g.advance(NOW, SEED)
