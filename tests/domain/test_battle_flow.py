@@ -487,3 +487,49 @@ def test_p_bat_3_a_special_command_is_once_per_battle():
             g.give_command("b1", p, army, "special", special="shield wall", now=NOW, roller=ROLLER, actor=p)
             used[army] = True
     assert refused >= 4 and b["specials"] == {a: ["shield wall"] for a in used}
+
+
+def test_gm_8_a_power_the_battle_waits_for_may_ask_for_more_time_and_keeps_its_window_open():
+    """Battle windows are platform windows: the power awaited asks for an extension (GM-8); one with nothing to do
+    in the step is refused; the window closes for everyone at the latest deadline."""
+    g = battle_game()
+    declare(g)
+    w = g.open_window("battle")
+    g.request_extension("south", w.id, 12, "r1", now=NOW)
+    g.grant_extension("r1", now=NOW)
+    g.submit_battle_setup(
+        "b1",
+        "north",
+        goals=[],
+        armies=["n1"],
+        standing={},
+        assets=[],
+        champion=False,
+        reinforcements=[],
+        now=NOW,
+        roller=ROLLER,
+        actor="north",
+    )
+    with pytest.raises(RuleViolation) as err:
+        g.request_extension("north", w.id, 12, "r2", now=NOW)
+    assert err.value.rule == "GM-8"
+    late = NOW + timedelta(hours=25)
+    with pytest.raises(RuleViolation):
+        g.close_window(w.id, now=late, roller=ROLLER)  # south's extension runs to 36 hours
+    assert g.battle("b1")["step"] == "setup"
+    g.submit_battle_setup(
+        "b1",
+        "south",
+        goals=[],
+        armies=["s1"],
+        standing={},
+        assets=[],
+        champion=False,
+        reinforcements=[],
+        now=late,
+        roller=ROLLER,
+        actor="south",
+    )
+    assert g.battle("b1")["step"] == "setup" and g.battle_pending(g.battle("b1")) == ["east"]
+    g.close_window(w.id, now=NOW + timedelta(hours=37), roller=ROLLER)
+    assert g.battle("b1")["sides"]["A"]["order"] == ["n1", "e1"]  # east's default: its armies in the hex
