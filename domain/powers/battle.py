@@ -1467,8 +1467,8 @@ def _diff(before: dict, after: dict) -> dict:
 def _army_line(game: Any, aid: str, e: dict, viewer: str) -> dict:
     army = game.state.armies.armies.get(aid)
     out: dict[str, Any] = {"army_id": aid, "side": e["side"], "power": e["power"], "where": e["where"]}
-    if army is None:
-        return {**out, "gone": True}
+    if army is None:  # slain to the last unit, or dispersed after the battle
+        return {**out, "gone": True, "size": 0, "units": []}
     out.update(
         {
             "name": army["name"],
