@@ -719,9 +719,14 @@ class Battles(PlatformGame):
                 )
                 after, _ = br.morale(target, faces, threshold, due)
                 changes.setdefault(target_id, {})["units"] = after["units"]
+            entering = now_of(aid)  # Orcs wounded, Antinium: momentum as they deploy (P-BAT-7)
+            entered = br.momentum_trigger({k: v for k, v in entering.items() if k != "side"}, "deployment")
+            d = _diff(s.armies.armies[aid], entered)
+            if d:
+                changes.setdefault(aid, {}).update(d)
             if aid not in on_field:
                 on_field.append(aid)
-        if at_start and not rolls:
+        if at_start and not rolls and not changes:
             return
         self._battle_deployed(
             battle_id=b["id"],
@@ -970,13 +975,17 @@ class Battles(PlatformGame):
                 terrain=b["terrain"] or None,
             )
             hit = dataclasses.asdict(h)
-            army = br.attacker_momentum(army, h)
+            r_no = b["round"]
+            army = br.momentum_trigger(br.attacker_momentum(army, h), "attacks", round_no=r_no)  # P-BAT-7
+            target = br.momentum_trigger(target, "attacked", round_no=r_no, attacker=army)
             if h.routs_due > 0 and ar.size(target) > 0:
                 mfaces = self._roll(
                     roller, rolls, f"morale of {target_id}", br.morale_dice(target), br.die_size(target, "morale")
                 )
                 wall = b["goals"]["walls"].get("wallkeepers", 0) if b["walls"] and side == "A" else 0
                 target, routs = br.morale(target, mfaces, army["rank"], h.routs_due, wall_rank=wall)
+                if routs:  # Dark elementals: an enemy routs
+                    army = br.momentum_trigger(army, "enemy_routs", round_no=r_no)
             changes[target_id] = _diff(s.armies.armies[target_id], br.cap_momentum(target))
             for ally_id in self._fighting(b, _other(side)):  # Mountain Dwarves: an ally's armor broken (P-BAT-7)
                 if ally_id != target_id:
@@ -990,6 +999,7 @@ class Battles(PlatformGame):
                 roller, rolls, f"presence of {army_id}", br.check_dice(army, "presence"), br.die_size(army, "presence")
             )
             presence = br.presence(army, faces, threshold, command=cmd, wall_goal=goal == "walls")
+            army = br.momentum_trigger(army, "presence", round_no=b["round"])  # Air elementals (P-BAT-7)
         if cmd == "special":
             goal = order["special"]  # recorded as the command's goal: its name, for the report and the GM
         own = _diff(s.armies.armies[army_id], army)
@@ -1078,10 +1088,23 @@ class Battles(PlatformGame):
                 initiative = side
             elif g == "walls" and side == "A":
                 walls = False
+        changes: dict[str, dict] = {}
+        for aid in self._fighting(b):  # Drakes gain when their side wins a goal; Water elementals when it loses one
+            side = b["armies"][aid]["side"]
+            army = self.state.armies.armies[aid]
+            after = army
+            if any(w == side for w in winners.values()):
+                after = br.momentum_trigger(after, "goal_won", round_no=b["round"])
+            if any(w == _other(side) for w in winners.values()):
+                after = br.momentum_trigger(after, "goal_lost", round_no=b["round"])
+            d = _diff(army, after)
+            if d:
+                changes[aid] = d
         self._battle_goals_scored(
             battle_id=b["id"],
             round=b["round"],
             successes=successes,
+            changes=changes,
             winners=winners,
             escalation=escalation,
             initiative=initiative,
@@ -1098,6 +1121,7 @@ class Battles(PlatformGame):
         battle_id: str,
         round: int,
         successes: dict,
+        changes: dict,
         winners: dict,
         escalation: dict,
         initiative: str,
@@ -1106,6 +1130,7 @@ class Battles(PlatformGame):
         audience: list,
     ) -> None:
         b = self._battles()[battle_id]
+        _apply(self.state, changes)
         for side, n in escalation.items():
             b["sides"][side]["escalation"] = n
         b.update({"initiative": initiative, "walls": walls, "offers": []})

@@ -533,3 +533,41 @@ def test_gm_8_a_power_the_battle_waits_for_may_ask_for_more_time_and_keeps_its_w
     assert g.battle("b1")["step"] == "setup" and g.battle_pending(g.battle("b1")) == ["east"]
     g.close_window(w.id, now=NOW + timedelta(hours=37), roller=ROLLER)
     assert g.battle("b1")["sides"]["A"]["order"] == ["n1", "e1"]  # east's default: its armies in the hex
+
+
+def test_p_bat_7_ancestry_momentum_triggers_fire_in_the_flow():
+    """P-BAT-7 ([003:775]-[003:803], battle_rules.momentum_trigger): Drakes gain a momentum at the end of a round
+    their side wins a goal; the flow calls the trigger where it happens."""
+    from tests.domain.battle_helpers import sturdy
+
+    g = battle_game()
+    g.place_army("dk", "Drakes", HEX, 3, controller="north", block=sturdy(ancestry="drakes", element="F"))
+    g.declare_battle("b1", HEX, "north", ["south"], now=NOW, actor="north")
+    roll = MaxRoller()
+    for p, armies in (("north", ["dk"]), ("south", ["s1"])):
+        g.submit_battle_setup(
+            "b1",
+            p,
+            goals=[],
+            armies=armies,
+            standing={},
+            assets=[],
+            champion=False,
+            reinforcements=[],
+            now=NOW,
+            roller=roll,
+            actor=p,
+        )
+    b = g.battle("b1")
+    while b["step"] != "commands":
+        pass_step(g, b)
+    assert g.state.armies.armies["dk"]["momentum"] == 0
+    while b["step"] == "commands":
+        p = b["turn"]["power"]
+        army = g._commandable(b, b["turn"]["side"], p)[0]
+        if p == "north":
+            g.give_command("b1", p, army, "hold", goal="advance", now=NOW, roller=roll, actor=p)
+        else:
+            g.give_command("b1", p, army, "rest", now=NOW, roller=roll, actor=p)
+    assert b["scores"][-1]["winners"]["advance"] == "A"
+    assert g.state.armies.armies["dk"]["momentum"] == 1
