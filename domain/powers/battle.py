@@ -661,7 +661,8 @@ class Battles(PlatformGame):
         changes = {}
         for aid in self._fighting(b):
             army = self.state.armies.armies[aid]
-            d = _diff(army, br.add_statuses(army, br.round_statuses(army, r)))
+            flying = br.round_statuses(army, r)
+            d = _diff(army, br.add_statuses(army, flying)) if flying else {}
             if d:
                 changes[aid] = d
         self._battle_round_began(
@@ -987,7 +988,7 @@ class Battles(PlatformGame):
                 if routs:  # Dark elementals: an enemy routs
                     army = br.momentum_trigger(army, "enemy_routs", round_no=r_no)
             changes[target_id] = _diff(s.armies.armies[target_id], br.cap_momentum(target))
-            for ally_id in self._fighting(b, _other(side)):  # Mountain Dwarves: an ally's armor broken (P-BAT-7)
+            for ally_id in self._fighting(b, _other(side)) if h.armor_broken else []:  # Mountain Dwarves (P-BAT-7)
                 if ally_id != target_id:
                     ally = s.armies.armies[ally_id]
                     gained = _diff(ally, br.ally_momentum(ally, h))
