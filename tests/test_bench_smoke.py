@@ -78,3 +78,13 @@ def test_bench_effect_phrases_per_s_vs_events_saved_plays_a_long_lodge_game(tmp_
     _positive({"effect_phrases_per_s_vs_events_saved": value}, {"effect_phrases_per_s_vs_events_saved"})
     note = next(n for n in bench.NOTES if n.startswith("# effect_phrases_per_s_vs_events_saved"))
     assert "one Lodge game of 5 turns" in note and "2 alternating runs" in note, note
+
+
+def test_bench_battle_round_vs_command_plays_rounds_by_deadline(tmp_path):
+    bench.NOTES.clear()
+    figures = bench.battle_round_vs_command(tmp_path, runs=2, warm=1)
+    _positive(figures, {"battle_round_vs_command", "battle_round_vs_command_all_windows"})
+    assert figures["battle_round_vs_command_all_windows"] >= figures["battle_round_vs_command"]
+    note = next(n for n in bench.NOTES if n.startswith("# battle_round_vs_command"))
+    assert "a round of 8 armies resolved at its Commands deadline" in note and "median of 2" in note, note
+    assert "battle_round_vs_command" in [name for group in bench.GROUPS for name in group[0]]

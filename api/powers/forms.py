@@ -17,7 +17,7 @@ from api.web.routes import attempt, back, flash
 from domain.errors import RuleViolation
 from domain.ids import GM
 from domain.platform.commands import Command
-from domain.powers import armies, magic, world
+from domain.powers import armies, battle, magic, world
 from domain.powers import catalogue_commands as cc
 from domain.powers import commands as pc
 from domain.powers import development as dev
@@ -402,6 +402,93 @@ SPECS: dict[str, Form] = {
             "note": text(f, "note"),
             **_pool(f),
         },
+    ),
+    # battles (domain.powers.battle, P.1.3)
+    "declare-battle": Form(
+        battle.DeclareBattle,
+        "battles",
+        "Battle declared: its setup window is open.",
+        lambda f, me: {
+            "battle_id": text(f, "battle_id"),
+            "hex": text(f, "hex"),
+            "power_id": me,
+            "enemies": words(f, "enemies"),
+            "allies": words(f, "allies"),
+        },
+    ),
+    "battle-setup": Form(
+        battle.SubmitBattleSetup,
+        "battles",
+        "Setup recorded.",
+        lambda f, me: {
+            "battle_id": text(f, "battle_id"),
+            "power_id": me,
+            "armies": words(f, "armies"),
+            "goals": [{"name": g.strip()} for g in text(f, "goals").split(",") if g.strip()],
+            "reinforcements": words(f, "reinforcements"),
+            "assets": words(f, "assets"),
+            "champion": flag(f, "champion"),
+        },
+    ),
+    "battle-deploy": Form(
+        battle.DeployArmies,
+        "battles",
+        "Deployment recorded.",
+        lambda f, me: {"battle_id": text(f, "battle_id"), "power_id": me, "armies": words(f, "armies")},
+    ),
+    "battle-spell": Form(
+        battle.CastBattleSpell,
+        "battles",
+        "Spellcasting recorded.",
+        lambda f, me: {
+            "battle_id": text(f, "battle_id"),
+            "power_id": me,
+            "spell_id": opt(f, "spell_id"),
+            "target": opt(f, "target"),
+        },
+    ),
+    "battle-command": Form(
+        battle.GiveCommand,
+        "battles",
+        "Command given: the army is exhausted.",
+        lambda f, me: {
+            "battle_id": text(f, "battle_id"),
+            "power_id": me,
+            "army_id": text(f, "army_id"),
+            "command": text(f, "command"),
+            "target": opt(f, "target"),
+            "goal": opt(f, "goal"),
+        },
+    ),
+    "battle-terms": Form(
+        battle.OfferTerms,
+        "battles",
+        "Recorded.",
+        lambda f, me: {"battle_id": text(f, "battle_id"), "power_id": me, "terms": opt(f, "terms")},
+    ),
+    "battle-answer": Form(
+        battle.AnswerTerms,
+        "battles",
+        "Answer recorded.",
+        lambda f, me: {"battle_id": text(f, "battle_id"), "power_id": me, "accept": flag(f, "accept")},
+    ),
+    "battle-retreat": Form(
+        battle.RetreatArmies,
+        "battles",
+        "Cleanup recorded.",
+        lambda f, me: {"battle_id": text(f, "battle_id"), "power_id": me, "retreat": words(f, "retreat")},
+    ),
+    "battle-terrain": Form(
+        battle.SetBattleTerrain,
+        "battles",
+        "Terrain and default set.",
+        lambda f, me: {
+            "battle_id": text(f, "battle_id"),
+            "terrain": text(f, "terrain"),
+            "effects": text(f, "effects"),
+            "default": text(f, "default") or "hold",
+        },
+        gm=True,
     ),
     # armies (P-ARMY-3..9, P-SUP-1..3)
     "aim-army": Form(

@@ -16,13 +16,15 @@ from eventsourcing.domain import event
 
 from domain import limits
 from domain import visibility as vis
-from domain.dice import Roller, commitment, seal_difficulty
+from domain.dice import Roller, SeededRoller, commitment, seal_difficulty
 from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame, _at, _iso, check_timezone, digest
 from domain.platform.game import fold as platform_fold
 from domain.powers import development_rules, magic_rules, rules
 from domain.powers.armies import Armies
+from domain.powers.battle import BATTLE_EVENT_VERSIONS, Battles
+from domain.powers.battle import WINDOW_KIND as BATTLE_WINDOW
 from domain.powers.catalogue import Catalogue
 from domain.powers.development import Development
 from domain.powers.magic import Magic, caps_of, has_perk
@@ -56,7 +58,7 @@ def _pool_from(data: dict) -> Pool:
     )
 
 
-class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
+class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
     """One game of Powers: its calendar, powers, assets, the month's actions, reactions and windows."""
 
     class Event(PlatformGame.Event):
@@ -359,6 +361,11 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
                     f"the resistance window is open until {w.closes_at}; close it first", rule="P-RES-2"
                 )
         elif step == "battle":
+            fighting = [b["id"] for b in self.active_battles()]
+            if fighting:
+                raise RuleViolation(
+                    f"every battle must end before the month does: {', '.join(fighting)}", rule="P.1.1", field="step"
+                )
             # The seed goes to the GM only, for the audit: with it anyone could recompute the month's
             # private rolls. Players verify the rolls they saw from each roll's key and path (P.4).
             if s.seed is None or s.seed_commitment is None:
@@ -1217,6 +1224,8 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
     def _may_act_in(self, w: Window, power_id: str) -> bool:
         if w.kind == "planning":
             return True
+        if w.kind == BATTLE_WINDOW:
+            return self._battle_may_act(w, power_id)
         return power_id in self.pending_resisters()
 
     def declare_ready(self, power_id: str, *, now: datetime) -> None:
@@ -1245,6 +1254,8 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
 
     def pending_in(self, w: Window) -> list[str]:
         """Who may still act in this window."""
+        if w.kind == BATTLE_WINDOW:
+            return self._battle_pending_in(w)
         return self.planning_pending() if w.kind == "planning" else self.pending_resisters()
 
     # ------------------------------------------------------------------ rewind
@@ -1800,6 +1811,7 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
         reason: str = "deadline",
         force: bool = False,
         expected_step: str | None = None,
+        roller: Roller | None = None,
     ) -> bool:
         """Close a window; a no-op (False) if it is already closed, so workers may run it twice.
 
@@ -1825,7 +1837,18 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
         )
         if w.kind == "resistance":
             self._finalise(now)
+        elif w.kind == BATTLE_WINDOW:  # the GM's default for whoever has not acted, then the battle runs on
+            self.battle_window_closed(window_id, now, roller or self._month_roller())
         return True
+
+    def _month_roller(self) -> Roller:
+        """The month's committed dice (the service passes its own roller; this is the same derivation)."""
+        return SeededRoller(
+            self.state.seed or "00", legacy=self.state.seed is not None and self.state.seed_root is None
+        )
+
+    # The platform's window commands pass the service's roller to ``close_window`` (a battle's deadline rolls).
+    CLOSES_WITH_DICE = True
 
     def _finalise(self, now: datetime) -> None:
         s = self.state
@@ -2041,6 +2064,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "ArmySighted": 1,
     "ArmyDetected": 1,
     "ScarsKept": 1,
+    **BATTLE_EVENT_VERSIONS,  # domain.powers.battle
 }
 
 

@@ -518,6 +518,8 @@ def _feature(verb: str, rest: str, number: int, errors: list[LineError]) -> Comm
         args = _world_feature(verb, rest, number, errors)
     elif verb in MORE_PLAYER or verb in MORE_GM:
         args = _more(verb, rest, number, errors)
+    elif verb in BATTLE_VERBS:
+        args = _battle_line(verb, rest, number, errors)
     if verb in GM_FEATURES:
         args = _gm_feature(verb, rest, number, errors)
     if args is None:
@@ -634,6 +636,8 @@ class PowersTurn(Turn):
 
     def _feature(self, game: Any, cmd: Command) -> Any:
         me, a, verb = self.seat, cmd.args, cmd.verb
+        if verb in BATTLE_VERBS:
+            return _battle_command(game, me, cmd)
         if verb in MORE_PLAYER or verb in MORE_GM:
             return self._more(game, cmd)
         if verb == "control":
@@ -944,6 +948,8 @@ def _feature_lines(game: Any, command: Any, result: dict) -> list[str]:
     if isinstance(command, world.PayMaintenance):
         return [f"Paid the maintenance of {command.feature_id}."]
     more = _more_lines(game, name, command, result)
+    if more is None:
+        more = _battle_lines(game, name, command, result)
     return more if more is not None else _gm_lines(name, command, result)
 
 
@@ -1224,7 +1230,7 @@ LATE_GM = {
     "dread",
     "pertarget",
     "consequence",
-    "spell",
+    "grimoire",
     "map",
     "offer",
     "record",
@@ -1239,7 +1245,7 @@ USAGE |= {
     "perk magic <power> <perk> [element <E>] [spells <spell>, <spell>]; "
     "perk define <name> group <group> [upgrade] [repeatable] [versus <perk>]",
     "conduit": "conduit set <power> <id> at <hex> [kind <kind>] [tower] [capitol]: <name>; conduit remove <power> <id>",
-    "spell": "spell <id> fast|slow|ritual <cost> [range <n>] [difficulty <n>] [permanent] [specific] [for <power>]: "
+    "grimoire": "grimoire <id> fast|slow|ritual <cost> [range <n>] [difficulty <n>] [permanent] [specific] [for <power>]: "
     "<name>",
     "locate": "locate <power> <hex>",
     "record": "record influence <power> <n> at <hex>",
@@ -1338,7 +1344,7 @@ def _late(verb: str, words: list[str], rest: str, number: int, errors: list[Line
                 "name": m.group("name").strip(),
             }
         return None
-    if verb == "spell" and (m := SPELL.match(rest)):
+    if verb == "grimoire" and (m := SPELL.match(rest)):
         opts = (m.group("opts") or "").split()
         out: dict[str, Any] = {"spell_id": m.group("id"), "speed": m.group("speed").lower(), "cost": m.group("cost")}
         out |= {"name": m.group("name").strip(), "range": 0, "difficulty": None, "permanent": None}
@@ -1455,7 +1461,7 @@ def _late_command(game: Any, me: str, a: dict, verb: str) -> Any:
         )
     if verb == "conduit":
         return magic.RemoveConduit(_power(game, a["power"], "power_id"), a["conduit"])
-    if verb == "spell":
+    if verb == "grimoire":
         for_power = _power(game, a["for_power"], "for_power") if a["for_power"] else None
         return magic.DefineSpell(
             a["spell_id"],
@@ -1542,3 +1548,173 @@ MORE_GM |= LATE_GM
 FEATURE_VERBS |= MORE_PLAYER | MORE_GM
 VERBS |= MORE_PLAYER | MORE_GM
 GM_ONLY |= MORE_GM
+
+
+# ---------------------------------------------------------------------- battles (domain/powers/battle.py)
+# One line each, for the sender's battle in progress (README "Playing by email", battles):
+BATTLE_VERBS = {"declare", "setup", "deploy", "spell", "command", "surrender", "retreat"}
+USAGE |= {
+    "declare": "declare battle at <hex> against <power>[, <power>] [with <ally>, <ally>]",
+    "setup": "setup <army>[, <army>] [goals <goal>[, <goal>]] [reinforcements <army>, ...] [reveal <asset>, ...] "
+    "[champion]",
+    "deploy": "deploy <army>[, <army>] | deploy none",
+    "spell": "spell <spell> [on <army>] | spell none",
+    "command": "command <army> slay|hold|charge|rest [target] [goal]; command <army> special <name>",
+    "surrender": "surrender offer <terms> | surrender pass | surrender accept | surrender decline",
+    "retreat": "retreat <army>[, <army>] | retreat none | retreat rout <army> <unit>[, <unit>]",
+}
+SETUP = re.compile(
+    r"^(?P<armies>.*?)(?:\s+goals\s+(?P<goals>.+?))?(?:\s+reinforcements\s+(?P<reinf>.+?))?"
+    r"(?:\s+reveal\s+(?P<assets>.+?))?(?P<champion>\s+champion)?$",
+    re.IGNORECASE,
+)
+
+
+def _battle_line(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | None:
+    """A battle line: its fields, which the battle then checks."""
+    words = rest.split()
+    sub = words[0].lower() if words else ""
+    if not all(_fits("reference", w, number, errors) for w in words if len(w) > 0) and verb != "surrender":
+        return None
+    if verb == "declare" and (
+        m := re.match(
+            r"^battle\s+at\s+(?P<hex>\S+)\s+against\s+(?P<enemies>.+?)(?:\s+with\s+(?P<allies>.+))?$",
+            rest,
+            re.IGNORECASE,
+        )
+    ):
+        return {"hex": m.group("hex"), "enemies": items(m.group("enemies")), "allies": items(m.group("allies") or "")}
+    if verb == "setup" and rest and (m := SETUP.match(rest)):
+        return {
+            "armies": items(m.group("armies")),
+            "goals": items(m.group("goals") or ""),
+            "reinforcements": items(m.group("reinf") or ""),
+            "assets": items(m.group("assets") or ""),
+            "champion": bool(m.group("champion")),
+        }
+    if verb == "deploy" and rest:
+        return {"armies": [] if sub == "none" else items(rest)}
+    if verb == "spell" and words:
+        if sub == "none":
+            return {"spell": None, "target": None}
+        m = re.match(r"^(?P<spell>\S+)(?:\s+on\s+(?P<target>\S+))?$", rest, re.IGNORECASE)
+        return {"spell": m.group("spell"), "target": m.group("target")} if m else None
+    if verb == "command" and 2 <= len(words) <= 4:
+        return {"army": words[0], "command": words[1].lower(), "more": words[2:]}
+    if verb == "surrender" and sub in ("pass", "accept", "decline") and len(words) == 1:
+        return {"how": sub}
+    if verb == "surrender" and sub == "offer" and len(words) > 1:
+        terms = rest.split(None, 1)[1].strip()
+        return {"how": "offer", "terms": terms} if _fits("reason", terms, number, errors) else None
+    if verb == "retreat" and sub == "rout" and len(words) >= 3:
+        units = [whole(u, number, errors, "a unit") for u in items(rest.split(None, 2)[2])]
+        if any(u is None for u in units):
+            return None
+        return {"retreat": [], "routs": {words[1]: units}}
+    if verb == "retreat" and words:
+        return {"retreat": [] if sub == "none" else items(rest), "routs": {}}
+    return None
+
+
+def _my_battle(game: Any, me: str) -> dict:
+    """The sender's battle in progress (a power fights one battle at a time: one per hex it stands in)."""
+    mine = [b for b in game.active_battles() if me in game._powers_of(b)]
+    if not mine:
+        raise NotFound("you are in no battle now", field="battle_id")
+    waiting = [b for b in mine if me in game.battle_pending(b)]
+    return (waiting or mine)[0]
+
+
+def _battle_command(game: Any, me: str, cmd: Command) -> Any:
+    from domain.powers import battle
+
+    a, verb = cmd.args, cmd.verb
+    if verb == "declare":
+        s = game.state
+        hex_id = a["hex"]
+        enemies = [_power(game, e, "enemies") for e in a["enemies"]]
+        allies = [_power(game, x, "allies") for x in a["allies"]]
+        bid = f"s{s.season}m{s.month}-{hex_id.replace(',', '_').replace('-', 'm')}"
+        return battle.DeclareBattle(bid, hex_id, me, enemies, allies)
+    b = _my_battle(game, me)
+    bid = b["id"]
+    if verb == "setup":
+        return battle.SubmitBattleSetup(
+            bid,
+            me,
+            armies=[_army(game, me, x) for x in a["armies"]],
+            goals=[{"name": g} for g in a["goals"]],
+            assets=[_asset_ref(game, x) for x in a["assets"]],
+            champion=a["champion"],
+            reinforcements=[_army(game, me, x) for x in a["reinforcements"]],
+        )
+    if verb == "deploy":
+        return battle.DeployArmies(bid, me, [_army(game, me, x) for x in a["armies"]])
+    if verb == "spell":
+        target = _battle_army(game, b, a["target"]) if a["target"] else None
+        return battle.CastBattleSpell(bid, me, a["spell"], target)
+    if verb == "command":
+        more = list(a["more"])
+        target = goal = None
+        if a["command"] in ("slay", "charge") and more:
+            target = _battle_army(game, b, more.pop(0))
+        if a["command"] in ("hold", "charge") and more:
+            goal = more.pop(0).lower()
+        special = more.pop(0) if a["command"] == "special" and more else None
+        if more:
+            raise RuleViolation(f"usage: {USAGE['command']}", field="command")
+        army = _army(game, me, a["army"])
+        return battle.GiveCommand(bid, me, army, a["command"], target, goal, special=special)
+    if verb == "surrender":
+        if a["how"] in ("accept", "decline"):
+            return battle.AnswerTerms(bid, me, a["how"] == "accept")
+        return battle.OfferTerms(bid, me, a.get("terms"))
+    routs = {_army(game, me, k): v for k, v in a["routs"].items()}
+    return battle.RetreatArmies(bid, me, [_army(game, me, x) for x in a["retreat"]], routs)
+
+
+def _battle_army(game: Any, b: dict, ref: str) -> str:
+    """An army in this battle by id or name (as the battlemap shows it)."""
+    for aid in b["armies"]:
+        army = game.state.armies.armies.get(aid)
+        if ref.lower() in (aid.lower(), str((army or {}).get("name", "")).lower()):
+            return str(aid)
+    return ref
+
+
+def _battle_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> list[str] | None:
+    """What the reply says of a battle line, and where the battle stands now."""
+    from domain.powers import battle
+
+    if type(command) not in battle.BATTLE_COMMANDS:
+        return None
+    b = game.battle(command.battle_id)
+    out = []
+    if isinstance(command, battle.GiveCommand):
+        said = f"{command.army_id} {command.command}"
+        said += f" {command.target}" if command.target else ""
+        said += f" on {command.goal}" if command.goal else ""
+        hit = result.get("hit")
+        dice = "; ".join(str(f) for f in result.get("rolls", []))
+        out.append(
+            f"Commanded {said}: rolled {dice or 'nothing'}"
+            + (f"; {hit['successes']} successes, {hit['slain']} slain" if hit else "")
+            + (f"; {result['presence']} presence" if command.command in ("hold", "charge") else "")
+            + (f"; {result['routs']} routed" if result.get("routs") else "")
+            + "."
+        )
+    elif isinstance(command, battle.DeclareBattle):
+        out.append(f"Declared battle {command.battle_id} at {command.hex}.")
+    else:
+        out.append(f"Battle {b['id']}: {type(command).__name__} recorded.")
+    if b["step"] == "ended":
+        out.append(f"The battle has ended: {b['result']['reason']}.")
+    else:
+        waiting = ", ".join(name.get(p, p) for p in game.battle_pending(b)) or "nobody"
+        turn = f" ({name.get(b['turn']['power'], '')}'s turn)" if b["step"] == "commands" and b["turn"] else ""
+        out.append(f"Battle {b['id']}, round {b['round']}: {b['step']}{turn}; waiting for {waiting}.")
+    return out
+
+
+FEATURE_VERBS |= BATTLE_VERBS
+VERBS |= BATTLE_VERBS

@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 from domain.ids import GM
 from domain.powers.armies import armies_view
+from domain.powers.battle import battles_view
 from domain.powers.catalogue import catalogue_view
 from domain.powers.development import development_view
 from domain.powers.game import Game
@@ -185,6 +186,7 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
         "map": map_view(game, viewer),
         "development": development_view(game, viewer),
         "armies": armies_view(game, viewer),
+        "battles": battles_view(game, viewer),
     }
     public_results = []
     for a in _in_order(game):

@@ -177,12 +177,12 @@ def test_p_amb_42_the_gm_defines_freeze_river_and_sets_a_conduit_by_mail():
     games, gid, seats = _table()
     gm, rangers = seats["gm"][1], seats["rangers"][0]
     _refused(games, gid, gm, "teach freeze-river to Rangers", "P-AMB-42")
-    _refused(games, gid, gm, "spell freeze-river slow 1XX range 3: Freeze River", "P-MAG-1")  # X is no element
+    _refused(games, gid, gm, "grimoire freeze-river slow 1XX range 3: Freeze River", "P-MAG-1")  # X is no element
     reply = _mail(
         games,
         gid,
         gm,
-        "spell freeze-river slow 1WW range 3: Freeze River\nteach freeze-river to Rangers\n"
+        "grimoire freeze-river slow 1WW range 3: Freeze River\nteach freeze-river to Rangers\n"
         "conduit set Rangers circle at 0,0 kind person tower: the stone circle",
     )
     assert reply.accepted, reply.body
