@@ -1245,8 +1245,8 @@ USAGE |= {
     "perk magic <power> <perk> [element <E>] [spells <spell>, <spell>]; "
     "perk define <name> group <group> [upgrade] [repeatable] [versus <perk>]",
     "conduit": "conduit set <power> <id> at <hex> [kind <kind>] [tower] [capitol]: <name>; conduit remove <power> <id>",
-    "grimoire": "grimoire <id> fast|slow|ritual <cost> [range <n>] [difficulty <n>] [permanent] [specific] [for <power>]: "
-    "<name>",
+    "grimoire": "grimoire <id> fast|slow|ritual <cost> [range <n>] [difficulty <n>] [permanent] [specific] "
+    "[for <power>]: <name>",
     "locate": "locate <power> <hex>",
     "record": "record influence <power> <n> at <hex>",
     "map": 'map declare|amend <JSON object>, e.g. map amend {"hexes": [{"hex": "5,0", "terrain": "coast"}]}',
