@@ -141,3 +141,18 @@ def test_a_refused_army_line_gives_the_apis_error(line, command):
         games.run(Caller.of("gm"), gid, command(ids))
     assert api.value.message in err, (err, api.value.message)
     assert err.endswith(f"({api.value.rule})") if api.value.rule else err.endswith(api.value.message), err
+
+
+def test_p_sup_3_an_unsupported_army_deserts_to_another_power_by_mail():
+    """P-SUP-1/P-SUP-3: a power that left its units beyond the support limit unpaid at the end of Tidings may see
+    an army desert, perhaps to another power (the GM's ruling, here by mail)."""
+    games, gid, seats = _table()
+    gm, gondor, rangers = seats["gm"][1], seats["gondor"][0], seats["rangers"][0]
+    games.run(Caller.of("gm"), gid, armies.DefineArmyType("fingers", FINGER_BLOCK))
+    games.run(Caller.of("gm"), gid, armies.PlaceArmy("host", "Host", "1,0", 6, controller=gondor, type_id="fingers"))
+    _refused(games, gid, gm, "desert Host to Rangers for unsupported", "P-SUP-3")  # nothing owed yet
+    games.advance(gid, "gm")  # Tidings
+    games.advance(gid, "gm")  # its end: the support beyond the limit is unpaid
+    reply = _mail(games, gid, gm, "desert Host to Rangers for unsupported")
+    assert reply.accepted and "Host (host) deserted to Rangers: unsupported." in reply.body, reply.body
+    assert games.get_game(gid).state.armies.armies["host"]["controller"] == rangers

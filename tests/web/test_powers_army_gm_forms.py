@@ -161,3 +161,18 @@ def test_p_sup_2_and_p_asset_14_support_bonus_and_experience_from_the_console(ta
     seats["gm"].post("place-army", army_id="rogue", name="Rogue", hex="2,0", units="2", type_id="fingers")
     html = seats["gm"].post("grant-experience", army_id="rogue", rank="2")
     assert errors(html, "gm-armies")[0][1] == "P-ASSET-14"
+
+
+def test_p_sup_3_an_unsupported_army_deserts_from_the_console(table):
+    """P-SUP-1/P-SUP-3: units beyond the support limit left unpaid at the end of Tidings; the GM rules that the
+    army deserts to another power. Before anything is owed the desertion is refused naming P-SUP-3."""
+    games, gid, ids, seats = table
+    placed = {"name": "Host", "hex": "1,0", "units": "6", "controller": ids["city"], "type_id": "fingers"}
+    assert "Army placed." in seats["gm"].post("place-army", army_id="host", **placed)
+    html = seats["gm"].post("desert-army", army_id="host", to=ids["cult"], reason="unsupported")
+    assert errors(html, "gm-armies")[0][1] == "P-SUP-3"
+    games.advance(gid, "gm")  # Tidings
+    games.advance(gid, "gm")  # its end: the support beyond the limit is unpaid
+    html = seats["gm"].post("desert-army", army_id="host", to=ids["cult"], reason="unsupported")
+    assert "The army deserted." in html, errors(html, "gm-armies")
+    assert games.get_game(gid).state.armies.armies["host"]["controller"] == ids["cult"]
