@@ -1571,7 +1571,7 @@ PLACE = re.compile(
     r"(?:\s+named\s+(?P<name>.+?))?(?:\s+block\s+(?P<block>\{.*\}))?$",
     re.IGNORECASE | re.DOTALL,
 )
-DESERT = re.compile(r"^(?P<army>\S+)(?:\s+to\s+(?P<to>.+?))?\s+for\s+(?P<reason>.+)$", re.IGNORECASE)
+DESERT = re.compile(r"^(?P<army>.+?)(?:\s+to\s+(?P<to>.+?))?\s+for\s+(?P<reason>.+)$", re.IGNORECASE)
 
 
 def _json_block(text: str, what: str, number: int, errors: list[LineError]) -> dict | None:
