@@ -244,6 +244,7 @@ def _cleanup(
         f"{held['fame_awarded']} fame (P-AMBI-1); the Rangers now hold {fame} fame."
     )
     games.advance(gid, "gm")  # battle -> month 2 planning
+    games.run(GM, gid, magic.GrantMana(rangers, "E", 1))  # the rune's cost: 1 mana (P.2.12, P-MAG-2)
     dice.rolls.append([6, 5, 1])
     rune = games.run(
         Caller.of(rangers),
@@ -258,7 +259,7 @@ def _cleanup(
     ).result
     say(
         f"Month 2: the Rangers take the Circle's Hidden Runes at -1,0, rank 1 (at most their influence there, "
-        f"P.2.12): difficulty {rune['difficulty']}, rolled {rune['faces']}."
+        f"P.2.12), paying 1 mana (P-MAG-2): difficulty {rune['difficulty']}, rolled {rune['faces']}."
     )
     games.advance(gid, "gm")
     games.resolve(gid, "gm", announcement="A quiet month.")

@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import Response
 
+from api.powers.army_forms import ARMY_GM_FORMS
 from api.powers.forms import FEATURE_FORMS
 from api.powers.mapsvg import map_figure
 from api.security import web_session
@@ -365,4 +366,5 @@ FORMS = {
     "add-power": _add_power,
     "asset": _asset,
     **FEATURE_FORMS,
+    **ARMY_GM_FORMS,
 }

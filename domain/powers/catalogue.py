@@ -27,7 +27,8 @@ from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame
 from domain.powers import catalogue_rules as cr
 from domain.powers import hexmap, rules
-from domain.powers.magic import kept_gain
+from domain.powers import magic_rules as mr
+from domain.powers.magic import _draw, kept_gain, pool_of
 from domain.powers.options import validate_power_options
 
 MONTHLY = ("extra_reactions", "triggered", "kinds", "shares")
@@ -214,6 +215,8 @@ class Catalogue(PlatformGame):
                     audience=vis.powers([a.power, *a.collaborators]),  # a wallet is private (P.4)
                 )
                 return True
+        if kind.get("price", {}).get("mana_cost") and not self._paid_in_mana(a, kind):
+            return True
         payers = [(a.power, [vars(pa) for pa in (a.pool.assets if a.pool else [])])]
         payers += [(sh["power"], sh["pool"]["assets"]) for sh in c.get("shares", {}).get(a.id, [])]
         for payer, assets in payers:
@@ -857,6 +860,72 @@ class Catalogue(PlatformGame):
             )
         params.update({"army_size": len(army["units"]), "army_rank": army["rank"]})  # the map knows
 
+    # ------------------------------------------------------------------ P.2.12 mana costs (P-MAG-2)
+
+    def _priced_in_mana(self, power_id: str, kind: str, ca: cr.ClassAction, price: dict) -> dict:
+        """A class action that costs mana (Hidden Runes, Uplift Master, Sacrificial Summoning, Rise, Fingers;
+        P.2.12) records its cost as a P-MAG-2 cost (``mana_cost``), the rune's in its hex's element on the
+        map, and is refused at submission (naming P-MAG-2, recording nothing) if the power cannot pay it.
+        Decision: it is debited at its turn in the queue, where coin prices are ([003:28] "Costs are paid at
+        the start of each action"); mana gained during the action by then pays first (P-AMB-37)."""
+        element = None
+        if "element_of" in price.get("mana", {}):
+            h = self.state.world.hexes.get(hexmap.normal_hex(price["mana"]["element_of"]))
+            element = h.get("element") if h else None
+        cost = cr.mana_cost(price, element)
+        if cost is None:
+            return price
+        self._check_mana_cost(power_id, cost, self.state.powers[power_id].mana, kind, ca.source)
+        return {**price, "mana_cost": cost}
+
+    @staticmethod
+    def _check_mana_cost(power_id: str, cost: str, held: dict, kind: str, source: str) -> dict:
+        """The mana a P-MAG-2 cost spends from ``held``, or a refusal naming P-MAG-2 and the action's rule."""
+        price = mr.parse_cost(cost)
+        try:
+            payment = mr.check_payment(price, mr.auto_payment(price, held))
+            mr.check_held(payment.spent, held)
+        except RuleViolation as e:
+            raise RuleViolation(
+                f"{kind.replace('_', ' ').title()} costs {cost} mana (P.2.12, {source}); {power_id} cannot pay it: "
+                f"{e.message}",
+                rule="P-MAG-2",
+                field="mana",
+            ) from None
+        return dict(sorted(payment.spent.items()))
+
+    def _paid_in_mana(self, a: Any, kind: dict) -> bool:
+        """At the action's turn: pay its mana cost by P-MAG-2, from the mana the action holds first, then the
+        wallet; one that cannot be paid now is lost ([003:28]). True if paid."""
+        cost = kind["price"]["mana_cost"]
+        usable = [pool_of(self.state, a.id)["channelled"]]
+        held = dict(self.state.powers[a.power].mana)
+        for e, n in usable[0].items():
+            held[e] = held.get(e, 0) + n
+        try:
+            spent = self._check_mana_cost(a.power, cost, held, kind["kind"], "")
+        except RuleViolation:
+            self._action_lost(
+                action_id=a.id,
+                reason=f"its cost of {cost} mana could not be paid (P-MAG-2) [003:28]",
+                actor=SYSTEM,
+                audience=vis.powers([a.power, *a.collaborators]),  # mana is private (P.4)
+            )
+            return False
+        pooled, from_wallet = _draw(spent, usable)
+        g: Any = self
+        g._mana_spent(
+            power_id=a.power,
+            action_id=a.id,
+            cost=cost,
+            paid=spent,
+            pooled=pooled,
+            from_wallet=from_wallet,
+            actor=SYSTEM,
+            audience=vis.powers([a.power]),
+        )
+        return True
+
     def submit_class_action(
         self, power_id: str, action_id: str, kind: str, params: dict | None = None, **submit: Any
     ) -> dict:
@@ -892,6 +961,7 @@ class Catalogue(PlatformGame):
         # What it costs and yields reads its inputs too: check them now, not when Resolution reaches it.
         price = cr.price(kind, full)
         ca.yields(full, {"success": True, "successes": 0, "excess": 0})
+        price = self._priced_in_mana(power_id, kind, ca, price)
         targets = list(submit.pop("targets", []) or [])
         submit.setdefault("skill", ca.skill)
         submit.setdefault("title", kind.replace("_", " ").title())

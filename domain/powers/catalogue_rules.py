@@ -723,6 +723,23 @@ def price(kind: str, params: Mapping[str, Any]) -> dict:
     return {}
 
 
+def mana_cost(price_: Mapping[str, Any], element: str | None = None) -> str | None:
+    """A class action's mana price as a P-MAG-2 cost (``<generic><element letters>``), or None if it costs no
+    mana: Uplift Master ``AW`` ([003:1177]); Sacrificial Summoning and Rise, Fingers ``FW`` ([003:1224],
+    [003:1230]); Hidden Runes "mana of the rune's rank matching the terrain's element" ([003:1175]), so
+    ``EE`` for a rank 2 rune in an Earth hex. ``element`` is the hex's element as the GM declared it on the
+    map (the rules name no element per terrain, [003:1129]). Decision: where the map gives the hex no
+    element (or there is no map) the rune's mana is generic, ``2`` for rank 2: the service cannot tell which
+    element matches, and the GM can still rule on it."""
+    mana = price_.get("mana")
+    if not mana:
+        return None
+    if "element_of" in mana:
+        amount = int(mana["amount"])
+        return element * amount if element else str(amount)
+    return "".join(e * int(n) for e, n in sorted(mana.items()))
+
+
 @dataclass(frozen=True)
 class Standing:
     """What the catalogue knows of a power when it takes a class action: its influence per hex, and the

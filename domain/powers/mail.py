@@ -761,6 +761,8 @@ class PowersTurn(Turn):
         me, a, verb = self.seat, cmd.args, cmd.verb
         if verb in LATE_PLAYER or verb in LATE_GM:
             return _late_command(game, me, a, verb)
+        if verb in ARMY_GM:
+            return _army_gm_command(game, a, verb)
         if verb == "duel":
             return cc.SubmitDuel(
                 me,
@@ -1054,6 +1056,8 @@ def _more(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | 
     sub = words[0].lower() if words else ""
     if verb in LATE_PLAYER or verb in LATE_GM:
         return _late(verb, words, rest, number, errors)
+    if verb in ARMY_GM:
+        return _army_gm(verb, words, rest, number, errors)
     if verb in ("duel", "seek", "join"):
         split = _pool_tail(rest, number, errors)
         if split is None:
@@ -1172,6 +1176,9 @@ def _more_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> 
     late = _late_lines(game, name, command, result)
     if late is not None:
         return late
+    army_gm = _army_gm_lines(game, name, command)
+    if army_gm is not None:
+        return army_gm
     if isinstance(command, (cc.SubmitDuel, cc.SubmitSeeking)):
         what = "Seeking"
         if isinstance(command, cc.SubmitDuel):
@@ -1718,3 +1725,153 @@ def _battle_lines(game: Any, name: dict[str, str], command: Any, result: dict) -
 
 FEATURE_VERBS |= BATTLE_VERBS
 VERBS |= BATTLE_VERBS
+
+
+# ---------------------------------------------------------------------- the GM's army lines
+# Defining army types and placing, showing, supporting, dispersing and deserting armies (domain/powers/armies.py),
+# which went only by the API or the web's JSON catch-all (issue 12's channels). An army by id or name.
+
+ARMY_GM = {"armytype", "place", "detect", "supportbonus", "experience", "disperse", "desert"}
+USAGE |= {
+    "armytype": 'armytype <id> <JSON stat block>, e.g. armytype fingers {"rank": 2, "defense": 4, ...}',
+    "place": "place <army id> at <hex> units <n> [for <power>] [type <type>] [garrison <id>] [loyal] [personal] "
+    "[hidden] [named <name>] [block <JSON stat block>]",
+    "detect": "detect <army> by <power>",
+    "supportbonus": "supportbonus <power> <n>",
+    "experience": "experience <army> rank <n>",
+    "disperse": "disperse <army>",
+    "desert": "desert <army> [to <power>] for <reason>",
+}
+PLACE = re.compile(
+    r"^(?P<army>\S+)\s+at\s+(?P<hex>\S+)\s+units\s+(?P<units>\S+)(?P<opts>.*?)"
+    r"(?:\s+named\s+(?P<name>.+?))?(?:\s+block\s+(?P<block>\{.*\}))?$",
+    re.IGNORECASE | re.DOTALL,
+)
+DESERT = re.compile(r"^(?P<army>.+?)(?:\s+to\s+(?P<to>.+?))?\s+for\s+(?P<reason>.+)$", re.IGNORECASE)
+
+
+def _json_block(text: str, what: str, number: int, errors: list[LineError]) -> dict | None:
+    try:
+        value = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        errors.append(LineError(number, f"{what} takes a stat block as a JSON object", "P-ARMY-8"))
+        return None
+    if not isinstance(value, dict):
+        errors.append(LineError(number, f"{what} takes a stat block as a JSON object", "P-ARMY-8"))
+        return None
+    return value
+
+
+def _army_gm(verb: str, words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    """A GM's army line: its fields, which the rules then check."""
+    if verb == "armytype" and len(words) >= 2:
+        block = _json_block(rest.split(None, 1)[1], "armytype", number, errors)
+        return {"type_id": words[0], "block": block} if block is not None else None
+    if verb == "place" and (m := PLACE.match(rest)):
+        units = whole(m.group("units"), number, errors, "the units")
+        if units is None:
+            return None
+        out: dict[str, Any] = {"army": m.group("army"), "hex": m.group("hex"), "units": units, "name": m.group("army")}
+        out |= {"for": None, "type": None, "garrison": None, "loyal": False, "personal": False, "hidden": False}
+        opts = m.group("opts").split()
+        while opts:
+            word = opts.pop(0).lower()
+            if word in ("for", "type", "garrison") and opts:
+                out[word] = opts.pop(0)
+            elif word in ("loyal", "personal", "hidden"):
+                out[word] = True
+            else:
+                return None
+        if m.group("name") and _fits("reference", m.group("name").strip(), number, errors):
+            out["name"] = m.group("name").strip()
+        out["block"] = None
+        if m.group("block"):
+            out["block"] = _json_block(m.group("block"), "place", number, errors)
+            if out["block"] is None:
+                return None
+        return out
+    if verb == "detect" and (m := re.match(r"^(?P<army>.+?)\s+by\s+(?P<power>.+)$", rest, re.IGNORECASE)):
+        return {"army": m.group("army"), "power": m.group("power")}
+    if verb == "supportbonus" and len(words) >= 2:
+        bonus = whole(words[-1], number, errors, "the bonus")
+        return {"power": " ".join(words[:-1]), "bonus": bonus} if bonus is not None else None
+    if verb == "experience" and (m := re.match(r"^(?P<army>.+?)\s+rank\s+(?P<rank>\S+)$", rest, re.IGNORECASE)):
+        rank = whole(m.group("rank"), number, errors, "the rank")
+        return {"army": m.group("army"), "rank": rank} if rank is not None else None
+    if verb == "disperse" and rest:
+        return {"army": rest}
+    if verb == "desert" and (m := DESERT.match(rest)):
+        if _fits("reason", m.group("reason"), number, errors):
+            return {"army": m.group("army"), "to": m.group("to"), "reason": m.group("reason")}
+    return None
+
+
+def _any_army(game: Any, ref: str) -> str:
+    """Any army by id or name (the GM's); one not found is passed on as written, for the rules to refuse."""
+    for aid, army in game.state.armies.armies.items():
+        if ref.lower() in (aid.lower(), str(army.get("name", "")).lower()):
+            return str(aid)
+    return ref
+
+
+def _army_gm_command(game: Any, a: dict, verb: str) -> Any:
+    """The typed command of a GM's army line."""
+    if verb == "armytype":
+        return armies.DefineArmyType(a["type_id"], a["block"])
+    if verb == "place":
+        return armies.PlaceArmy(
+            a["army"],
+            a["name"],
+            a["hex"],
+            a["units"],
+            controller=_power(game, a["for"], "controller") if a["for"] else None,
+            type_id=a["type"],
+            block=a["block"],
+            garrison=a["garrison"],
+            loyal=a["loyal"],
+            personal=a["personal"],
+            hidden=a["hidden"],
+        )
+    if verb == "detect":
+        return armies.DetectArmy(_any_army(game, a["army"]), _power(game, a["power"], "power_id"))
+    if verb == "supportbonus":
+        return armies.SetSupportBonus(_power(game, a["power"], "power_id"), a["bonus"])
+    if verb == "experience":
+        return armies.GrantExperience(_any_army(game, a["army"]), a["rank"])
+    if verb == "disperse":
+        return armies.RecordDispersal(_any_army(game, a["army"]))
+    to = _power(game, a["to"], "to") if a["to"] else None
+    return armies.DesertArmy(_any_army(game, a["army"]), a["reason"], to)
+
+
+def _army_gm_lines(game: Any, name: dict[str, str], command: Any) -> list[str] | None:
+    """What the reply says of a GM's army line; None for another command."""
+
+    def army(army_id: str) -> str:
+        known = game.state.armies.armies.get(army_id) or game.state.armies.dispersed.get(army_id) or {}
+        return f"{known.get('name', army_id)} ({army_id})"
+
+    if isinstance(command, armies.DefineArmyType):
+        return [f"Defined the army type {command.type_id}."]
+    if isinstance(command, armies.PlaceArmy):
+        who = name.get(command.controller, command.controller) if command.controller else "nobody (rogue)"
+        hidden = ", hidden" if command.hidden else ""
+        return [f"Placed {army(command.army_id)} at {command.hex}: {command.units} units, of {who}{hidden}."]
+    if isinstance(command, armies.DetectArmy):
+        return [f"{name[command.power_id]} sees {army(command.army_id)} from now on."]
+    if isinstance(command, armies.SetSupportBonus):
+        return [f"{name[command.power_id]}'s support limit bonus is {command.bonus}."]
+    if isinstance(command, armies.GrantExperience):
+        return [f"{army(command.army_id)} gains an Experience of rank {command.rank}."]
+    if isinstance(command, armies.RecordDispersal):
+        return [f"{army(command.army_id)} dispersed by rout."]
+    if isinstance(command, armies.DesertArmy):
+        to = f" to {name[command.to]}" if command.to else ""
+        return [f"{army(command.army_id)} deserted{to}: {command.reason}."]
+    return None
+
+
+MORE_GM |= ARMY_GM
+FEATURE_VERBS |= ARMY_GM
+VERBS |= ARMY_GM
+GM_ONLY |= ARMY_GM

@@ -835,6 +835,8 @@ def test_p_2_12_hidden_runes_rank_is_at_most_the_influence_in_the_hex_one_rune_p
     rune's rank." [003:1161] "Each hex can have at most one of your runes." """
     g = game_in_planning(("circ", "conspiracy", "circle"), assets=[("sub", "circ", "subtlety", "skill", 2)])
     g.set_influence("circ", "0,0", 2)
+    g.grant_mana("circ", "A", 2)  # each rune costs its rank in mana (P-MAG-2); no map, so any element
+    g.grant_mana("circ", "W", 2)
     refused(g, lambda: propose(g, "circ", "r", "hidden_runes", {"hex": "0,0", "rank": 3}), "P.2.12")
     out = g.submit_class_action(
         "circ", "r1", "hidden_runes", {"hex": "0,0", "rank": 2}, now=NOW, roller=FixedRoller([]), extra_actions=1
@@ -920,6 +922,8 @@ def test_p_2_12_class_action_difficulties_follow_their_formulas(kind, who, param
     """P.2.12: each class action's difficulty is computed from its formula, as data."""
     g = game_in_planning(("p", *who))
     g.set_influence("p", "0,0", 5)
+    for element in "AFW" if kind in ("uplift_master", "sacrificial_summoning", "rise_fingers") else "":
+        g.grant_mana("p", element, 1)  # Uplift Master costs AW, the Fingers FW (P-MAG-2)
     slot = "public" if who[1] in ("overlord", "dragon", "celestial", "sovereign", "cause") else "private"
     out = g.submit_class_action("p", "act", kind, params, now=NOW, roller=FixedRoller(), roll=False, slot=slot)
     assert out["difficulty"] == difficulty == g.state.actions["act"].difficulty
@@ -947,6 +951,8 @@ def test_p_2_12_recruit_mercenaries_number_at_most_half_the_capitols_population(
 def test_p_2_12_rise_fingers_raises_an_army_of_the_excess_at_most_the_units_slain():
     """[003:1230] "size equal to the number of excess successes, to a maximum of the number of units slain"."""
     g = game_in_planning(("cult", "conspiracy", "cult"), assets=[("s", "cult", "might", "skill", 5)])
+    g.grant_mana("cult", "F", 1)  # Cost: FW (P-MAG-2)
+    g.grant_mana("cult", "W", 1)
     g.submit_class_action(
         "cult",
         "rise",

@@ -197,6 +197,8 @@ def test_p_2_12_hidden_runes_place_a_rune_asset_in_the_hex_usable_once_there_onl
         assets=[("agent", "circ", "subtlety", "skill", 3)],
     )
     g.set_influence("circ", "1,0", 2)
+    g.grant_mana("circ", "A", 2)  # the runes' cost: their rank in mana, any element on this map (P-MAG-2)
+    g.grant_mana("circ", "E", 1)
     # one rune per hex, counted from the moment it is declared: a second this month is refused
     g.submit_class_action(
         "circ", "r1", "hidden_runes", {"hex": "1,0", "rank": 2}, now=NOW, roller=FixedRoller(), roll=False
@@ -276,6 +278,8 @@ def finger_game() -> Game:
         assets=[("agent", "cult", "might", "skill", 3)],
     )
     g.define_army_type("cult-fingers", FINGER_BLOCK)
+    g.grant_mana("cult", "F", 1)  # Rise, Fingers and Sacrificial Summoning cost FW (P-MAG-2)
+    g.grant_mana("cult", "W", 1)
     return g
 
 
@@ -357,6 +361,8 @@ def test_p_2_12_runes_and_finger_armies_replay_from_their_events():
     )
     g.define_army_type("cult-fingers", FINGER_BLOCK)
     g.set_influence("circ", "1,0", 2)
+    for power, element in (("cult", "F"), ("cult", "W"), ("circ", "A"), ("circ", "E")):
+        g.grant_mana(power, element, 1)  # FW for the Fingers, 2 for the rune (P-MAG-2)
     kw = {"now": NOW, "convert": 0}
     g.submit_class_action(
         "cult",

@@ -153,5 +153,7 @@ def test_every_example_line_of_the_readmes_playing_by_email_section_is_read():
     assert {"aim", "influence", "maintain", "class", "claim", "unclaim", "reveal"} <= verbs
     assert {"duel", "seek", "join", "share", "free", "reaction", "army", "support", "dice", "terms", "quota"} <= verbs
     assert {"swap", "blight", "subtle", "mechanisms", "generate", "perk", "grimoire", "conduit", "locate"} <= verbs
+    assert {"swap", "blight", "subtle", "mechanisms", "generate", "perk", "spell", "conduit", "locate"} <= verbs
+    assert {"armytype", "place", "detect", "supportbonus", "experience", "disperse", "desert"} <= verbs
     assert {"dread", "pertarget", "consequence", "map", "offer"} <= verbs
     assert {"declare", "setup", "deploy", "spell", "command", "surrender", "retreat"} <= verbs  # battles

@@ -1,0 +1,71 @@
+"""The console's forms for the GM's army commands (``domain.powers.armies``) that went only by the API or the
+JSON catch-all: placing, showing, dispersing and deserting armies, a support bonus and an Experience asset.
+Each builds its command as the JSON route does (``api.routes.commands.build``) and sends it through
+``Games.run``, so a refusal is the API's error, with its rule id, shown next to the form; nothing is recorded."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from api.powers.forms import Form, _handler, data, flag, opt, text, whole
+from domain.powers import armies
+
+
+def _place(f: dict, me: str) -> dict[str, Any]:
+    """A typed army (``type_id``) or one with its own stat block as JSON (``block``)."""
+    return {
+        "army_id": text(f, "army_id"),
+        "name": text(f, "name"),
+        "hex": text(f, "hex"),
+        "units": whole(f, "units"),
+        "controller": opt(f, "controller"),
+        "type_id": opt(f, "type_id"),
+        "block": data(f, "block"),
+        "garrison": opt(f, "garrison"),
+        "loyal": flag(f, "loyal"),
+        "personal": flag(f, "personal"),
+        "hidden": flag(f, "hidden"),
+    }
+
+
+ARMY_GM_SPECS: dict[str, Form] = {
+    "place-army": Form(armies.PlaceArmy, "gm-armies", "Army placed.", _place, gm=True),
+    "detect-army": Form(
+        armies.DetectArmy,
+        "gm-armies",
+        "The power sees the army now.",
+        lambda f, me: {"army_id": text(f, "army_id"), "power_id": text(f, "power_id")},
+        gm=True,
+    ),
+    "set-support-bonus": Form(
+        armies.SetSupportBonus,
+        "gm-armies",
+        "Support bonus recorded.",
+        lambda f, me: {"power_id": text(f, "power_id"), "bonus": whole(f, "bonus")},
+        gm=True,
+    ),
+    "grant-experience": Form(
+        armies.GrantExperience,
+        "gm-armies",
+        "Experience granted.",
+        lambda f, me: {"army_id": text(f, "army_id"), "rank": whole(f, "rank")},
+        gm=True,
+    ),
+    "record-dispersal": Form(
+        armies.RecordDispersal,
+        "gm-armies",
+        "Dispersal recorded.",
+        lambda f, me: {"army_id": text(f, "army_id")},
+        gm=True,
+    ),
+    "desert-army": Form(
+        armies.DesertArmy,
+        "gm-armies",
+        "The army deserted.",
+        lambda f, me: {"army_id": text(f, "army_id"), "reason": text(f, "reason"), "to": opt(f, "to")},
+        gm=True,
+    ),
+}
+
+ARMY_GM_FORMS: dict[str, Callable] = {name: _handler(spec) for name, spec in ARMY_GM_SPECS.items()}
