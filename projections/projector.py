@@ -505,10 +505,14 @@ class Projector:
         return self.timeline(game_id, viewer, after, limit)
 
     def latest_of_type(self, game_id: str, event_type: str, limit: int) -> list[dict]:
-        """The newest events of one type, newest first (for the GM)."""
+        """The newest events of one type, newest first (for the GM). The versions come from the type's index
+        alone (a covering range), then the rows by key: asked in one query, SQLite's planner walks the whole
+        game's history backwards instead, for a type that is rare or absent (issue 17: every board asks for
+        the latest rollback), so the board's time grew with the game's length."""
         rows = self.db.query(
-            "SELECT data FROM rm_audit WHERE game_id = ? AND type = ? ORDER BY version DESC LIMIT ?",
-            (game_id, event_type, limit),
+            "SELECT data FROM rm_audit WHERE game_id = ? AND version IN (SELECT version FROM rm_audit"
+            " WHERE game_id = ? AND type = ? ORDER BY version DESC LIMIT ?) ORDER BY version DESC",
+            (game_id, game_id, event_type, limit),
         )
         return [payload(data) for (data,) in rows]
 

@@ -349,19 +349,20 @@ def build_long_game(games: PowersGames, target_events: int, game: Game | None = 
     return g
 
 
-def played_game(games: PowersGames, target_events: int) -> tuple[str, str]:
+def played_game(games: PowersGames, target_events: int) -> tuple[str, str, str]:
     """A long game whose powers were added through the service (so they have tokens), then played
-    through the domain to about ``target_events``; returns (game id, the token of power ``c``)."""
+    through the domain to about ``target_events``; returns (game id, the token of power ``c``, the GM's token)."""
     from domain.ids import GM
 
-    game_id, _, _ = games.create_game("long", "gm")
+    game_id, gm_token, _ = games.create_game("long", "gm")
+    assert gm_token is not None
     tokens = {}
     for pid, cls, sub in LONG_GAME_POWERS:
         got, token, _ = games.add_power(game_id, GM, pid, cls, sub)
         assert got == pid, got
         tokens[pid] = token
     build_long_game(games, target_events, games.get_game(game_id))
-    return game_id, tokens["c"]
+    return game_id, tokens["c"], gm_token
 
 
 class TimedASGI:
@@ -388,8 +389,10 @@ class TimedASGI:
 def read_figures(tmp: Path, small: int = 100, large: int = 10_000, runs: int = 15, page: int = 50) -> dict[str, float]:
     """board_10k_vs_100 and events_page_10k_vs_100: server time of a player's board page, and of one
     page (the newest ``page`` events) of ``/events`` and of the feed, in a ``large``-event game divided
-    by the same in a ``small``-event game. Both games are in one SQLite store, built through the domain;
-    the read models are caught up before anything is timed; medians of ``runs`` alternating requests."""
+    by the same in a ``small``-event game. board_console_10k_vs_100 (issue 17): the player's board and
+    the GM's console together, timed alike (each from its own signed-in client). Both games are in one
+    SQLite store, built through the domain; the read models are caught up before anything is timed;
+    medians of ``runs`` alternating requests."""
     from fastapi.testclient import TestClient
 
     from api.app import create_app
@@ -406,12 +409,21 @@ def read_figures(tmp: Path, small: int = 100, large: int = 10_000, runs: int = 1
         pass
     timed = TimedASGI(app)
     times: dict[tuple[int, str], list[float]] = {}
-    with TestClient(timed) as small_client, TestClient(timed) as large_client:
+    with (
+        TestClient(timed) as small_client,
+        TestClient(timed) as large_client,
+        TestClient(timed) as small_gm,
+        TestClient(timed) as large_gm,
+    ):
         targets = {}
-        for size, client in ((small, small_client), (large, large_client)):
-            game_id, token = built[size]
+        gm_clients = {}
+        for size, client, gm_client in ((small, small_client, small_gm), (large, large_client, large_gm)):
+            game_id, token, gm_token = built[size]
             r = client.get(f"/signin/{game_id}/{token}", follow_redirects=False)
             assert r.status_code == 303, r.status_code
+            r = gm_client.get(f"/signin/{game_id}/{gm_token}", follow_redirects=False)
+            assert r.status_code == 303, r.status_code
+            gm_clients[size] = (gm_client, f"/play/{game_id}")
             n_events = len(games.visible_events(game_id, "c", limit=10**9))
             n_feed = len(projector.feed(str(games.get_game(game_id, for_update=False).id), "c", 0, 10**9))
             auth = {"Authorization": f"Bearer {token}"}
@@ -435,10 +447,15 @@ def read_figures(tmp: Path, small: int = 100, large: int = 10_000, runs: int = 1
                     assert r.status_code == 200, (url, r.status_code)
                     if run:
                         times.setdefault((size, what), []).append(timed.last)
+                gm_client, console = gm_clients[size]
+                r = gm_client.get(console)
+                assert r.status_code == 200 and "GM console" in r.text, (console, r.status_code)
+                if run:
+                    times.setdefault((size, "console"), []).append(timed.last)
     games.close()
     med = {key: statistics.median(v) for key, v in times.items()}
     spread = {key: (min(v), max(v)) for key, v in times.items()}
-    for what in ("board", "events", "feed"):
+    for what in ("board", "console", "events", "feed"):
         NOTES.append(
             f"# {what}: {small}-event game {med[small, what] * 1000:.1f} ms "
             f"({spread[small, what][0] * 1000:.1f}-{spread[small, what][1] * 1000:.1f}), "
@@ -447,8 +464,13 @@ def read_figures(tmp: Path, small: int = 100, large: int = 10_000, runs: int = 1
             f"server time, median of {runs}"
         )
     ratio_of = {what: med[large, what] / med[small, what] for what in ("board", "events", "feed")}
+    both = {
+        size: statistics.median(b + c for b, c in zip(times[size, "board"], times[size, "console"]))
+        for size in (small, large)
+    }
     return {
         "board_10k_vs_100": ratio_of["board"],
+        "board_console_10k_vs_100": both[large] / both[small],
         "events_page_10k_vs_100": max(ratio_of["events"], ratio_of["feed"]),
         "events_page_10k_vs_100_events": ratio_of["events"],
         "events_page_10k_vs_100_feed": ratio_of["feed"],
@@ -1115,7 +1137,13 @@ GROUPS: list[tuple[tuple[str, ...], Callable[[Path, str], dict[str, float]], boo
     ),
     (("command_late_vs_early", "command_late_vs_early_one_month"), lambda tmp, pg: late_vs_early_figures(tmp), False),
     (
-        ("board_10k_vs_100", "events_page_10k_vs_100", "events_page_10k_vs_100_events", "events_page_10k_vs_100_feed"),
+        (
+            "board_10k_vs_100",
+            "board_console_10k_vs_100",
+            "events_page_10k_vs_100",
+            "events_page_10k_vs_100_events",
+            "events_page_10k_vs_100_feed",
+        ),
         lambda tmp, pg: read_figures(tmp),
         False,
     ),

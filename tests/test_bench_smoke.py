@@ -21,7 +21,13 @@ def test_bench_read_figures_board_and_event_pages(tmp_path):
     figures = bench.read_figures(tmp_path, small=20, large=150, runs=1, page=10)
     _positive(
         figures,
-        {"board_10k_vs_100", "events_page_10k_vs_100", "events_page_10k_vs_100_events", "events_page_10k_vs_100_feed"},
+        {
+            "board_10k_vs_100",
+            "board_console_10k_vs_100",
+            "events_page_10k_vs_100",
+            "events_page_10k_vs_100_events",
+            "events_page_10k_vs_100_feed",
+        },
     )
     assert figures["events_page_10k_vs_100"] == max(
         figures["events_page_10k_vs_100_events"], figures["events_page_10k_vs_100_feed"]
