@@ -95,7 +95,8 @@ def test_times_are_in_my_zone_and_the_audit_filters_are_choices_by_name(server, 
     cells = gm.locator("tbody tr td:nth-child(4)").all_inner_texts()
     assert cells and all(c.endswith(("CET", "CEST")) and "+00:00" not in c for c in cells)
     gm.get_by_label("Power (acting, shown or named)").select_option(label="Gandalf")
-    gm.get_by_role("button", name="Filter").click()
+    with gm.expect_navigation():
+        gm.get_by_role("button", name="Filter").click()
     assert "power=gandalf" in gm.url
     by_choice = gm.locator("tbody tr").count()
     assert 0 < by_choice < len(cells)
@@ -105,7 +106,8 @@ def test_times_are_in_my_zone_and_the_audit_filters_are_choices_by_name(server, 
         assert gm.locator("tbody tr").count() == by_choice, typed
     gm.goto(f"{base}/play/{gid}/audit")
     gm.get_by_label("Event").select_option(label="Step began")
-    gm.get_by_role("button", name="Filter").click()
+    with gm.expect_navigation():
+        gm.get_by_role("button", name="Filter").click()
     kinds = gm.locator("tbody tr td:nth-child(2)").all_inner_texts()
     assert kinds and all(k.startswith("Step began") for k in kinds)
     gm.goto(f"{base}/play/{gid}/audit?type=stepbegan")
