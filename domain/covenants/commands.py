@@ -65,11 +65,14 @@ class Pass(Command):
 
 @dataclass(frozen=True)
 class Cast(Command):
+    """Cast a spell; ``mother_may_i``: the covenant's player says it, as the Hedge Mage's curse 2 asks (H-12)."""
+
     seat_id: str
     mage_id: str
     spell: str
     target: str
     vis: int
+    mother_may_i: bool = False
 
 
 @dataclass(frozen=True)
@@ -248,7 +251,7 @@ def pass_turn(game: CovenantGame, cmd: Pass, ctx: Context) -> None:
 
 def cast(game: CovenantGame, cmd: Cast, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return game.cast(cmd.seat_id, cmd.mage_id, cmd.spell, cmd.target, cmd.vis)
+    return game.cast(cmd.seat_id, cmd.mage_id, cmd.spell, cmd.target, cmd.vis, mother_may_i=cmd.mother_may_i)
 
 
 def take_action(game: CovenantGame, cmd: TakeAction, ctx: Context) -> None:

@@ -773,7 +773,14 @@ class CovenantGame(PlatformGame):
 
     # ------------------------------------------------------------------ Main: spells (A-SPELL, A-AGG)
 
-    def cast(self, seat: str, mage_id: str, spell: str, target: str, vis_amount: int, *, named: bool = False) -> dict:
+    def cast(
+        self, seat: str, mage_id: str, spell: str, target: str, vis_amount: int, *, named: bool = False,
+        mother_may_i: bool = False,
+    ) -> dict:  # fmt: skip
+        """A-SPELL-1..8 with the Hedge Mage's curses on the caster's covenant (A-EVT-4 [000:753]-[000:760]): 2, a
+        spell cast without "Mother may I" is countered (H-12: the phrase is a field of the command); 3 and 4, a
+        Te or Cr spell needs one more pawn (the extra pawn is spent and adds no strength); 5, the Magical
+        Resistance of the cursed covenant's beings is 1 less (at least 0)."""
         s = self.state
         sp = self.house.spells.get(spell)
         if sp is None:
@@ -784,8 +791,9 @@ class CovenantGame(PlatformGame):
         if not mage.active:
             raise RuleViolation("an inactive mage cannot cast", rule="A-LIM-2", field="mage_id")
         rules.check_phase(sp.phases, s.phase, sp.seasons, self.season_name)
+        curses = {c["curse"] for c in self._curses(seat)}
         if sp.counters:
-            return self._counter(seat, mage, spell, target, vis_amount)
+            return self._counter(seat, mage, spell, target, vis_amount, mother_may_i=mother_may_i)
         if s.phase == "main":
             self._require_turn(seat, "main")
         rules.check_cast_arts(sp.arts, mage.arts)
@@ -793,11 +801,19 @@ class CovenantGame(PlatformGame):
             raise RuleViolation("a regular spell is cast once per season by a mage", rule="A-SPELL-2")
         if vis_amount < 1 or vis_amount > s.powers[seat].vis:
             raise RuleViolation(f"you hold {s.powers[seat].vis} vis", rule="A-SPELL-1", field="vis")
+        extra = rules.curse_surcharge(curses, sp.arts)
+        if vis_amount - extra < 1:
+            raise RuleViolation(
+                f"the Hedge Mage's curse asks {extra} more pawn(s) of vis for this spell", rule="A-EVT-4", field="vis"
+            )
+        power = vis_amount - extra  # the pawns that give the spell its strength
         outcome: dict[str, Any] = {"spell": spell, "target": target, "vis": vis_amount}
+        if extra:
+            outcome["curse_surcharge"] = extra
         if sp.target == "covenant":
             target_cov = self.power(target).id
-            strength = vis_amount
-            recast = any(e["spell"] == spell and e["target"] == target for e in s.effects)
+            strength = power
+            recast = any(e.get("spell") == spell and e.get("target") == target for e in s.effects)
         else:
             t = self.card(target)
             d = self.house.cards.get(t.name)
@@ -810,12 +826,18 @@ class CovenantGame(PlatformGame):
                 raise RuleViolation(f"{spell} targets {sp.forms}; {t.name} is {t.substance}", rule="A-SPELL-7")
             target_cov = t.owner or ""
             rival = t.owner is not None and t.owner != seat
-            aegis = max((e.get("aegis", 0) for e in s.effects if e["target"] == t.owner), default=0)
-            strength = rules.spell_strength(vis_amount, rival=rival, aegis=aegis, mr=[d.mr if d else 0])
-            recast = sp.ritual and any(e["spell"] == spell and e["target"] == target for e in s.effects)
+            aegis = max((e.get("aegis", 0) for e in s.effects if e.get("target") == t.owner), default=0)
+            mr = d.mr if d else 0
+            if t.owner is not None and any(c["curse"] == 5 for c in self._curses(t.owner)):
+                mr = max(0, mr - 1)  # curse 5 [000:759]
+            strength = rules.spell_strength(power, rival=rival, aegis=aegis, mr=[mr])
+            recast = sp.ritual and any(e.get("spell") == spell and e.get("target") == target for e in s.effects)
         magnitude = rules.effective_magnitude(strength, sp.min_vis, sp.max_vis)
         if recast:  # A-SPELL-2 / A-AMB-12: the vis is spent, nothing happens
             magnitude = None
+        if 2 in curses and not mother_may_i:  # curse 2 [000:753]: "else that spell is automatically countered"
+            magnitude = None
+            outcome["countered"] = 'curse 2: the covenant\'s player did not say "Mother may I"'
         marked = rules.marks_aggression(target_covenant=target_cov or None, caster_covenant=seat, harmful=sp.harmful)
         outcome.update(strength=strength, magnitude=magnitude, marked=marked, recast=recast)
         until = rules.expires_at(s.seasons_begun, sp.duration_seasons) if sp.duration_seasons else None
@@ -860,7 +882,9 @@ class CovenantGame(PlatformGame):
         if until is not None or sp.aegis or sp.sets_substance:
             s.effects.append(effect)
 
-    def _counter(self, seat: str, mage: Card, spell: str, target: str, vis_amount: int) -> dict:
+    def _counter(
+        self, seat: str, mage: Card, spell: str, target: str, vis_amount: int, *, mother_may_i: bool = False
+    ) -> dict:
         """A-SPELL-5: a counter cast in the phase of the spell it targets, out of turn; if its pawns exceed that
         spell's strength, compensating events undo what the spell did (its damage, its effect)."""
         s = self.state
@@ -876,7 +900,9 @@ class CovenantGame(PlatformGame):
             raise RuleViolation("a regular spell is cast once per season by a mage", rule="A-SPELL-2")
         if vis_amount < 1 or vis_amount > s.powers[seat].vis:
             raise RuleViolation(f"you hold {s.powers[seat].vis} vis", rule="A-SPELL-1", field="vis")
-        success = rules.counters(vis_amount, hit["strength"])
+        extra = rules.curse_surcharge({c["curse"] for c in self._curses(seat)}, [*sp.arts, form])
+        said = mother_may_i or not any(c["curse"] == 2 for c in self._curses(seat))
+        success = said and vis_amount - extra >= 1 and rules.counters(vis_amount - extra, hit["strength"])
         self._spell_countered(seat=seat, mage_id=mage.id, spell=spell, target=target, vis=vis_amount,
                               success=success, actor=seat, audience=PUBLIC)  # fmt: skip
         if success and hit["damage"] and hit["target"] in s.cards:

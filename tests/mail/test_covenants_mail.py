@@ -9,10 +9,10 @@ import itertools
 import pytest
 
 from api.mail_intake import MailIntake, MailReply
-from api.service import Caller, Games, new_token
+from api.service import Caller, new_token
 from domain.covenants.mail import parse_turn
 from domain.platform.commands import ReissueLink
-from tests.covenants.play import Dice, Table, create_all, fixed_three, move_all, pass_main, seat_three
+from tests.covenants.play import Dice, Table, fixed_three, generate_and_keep, move_all, pass_main
 
 _ids = itertools.count()
 STONE = "Incantation of the Stone Warrior"
@@ -134,13 +134,16 @@ def test_the_grammar_reads_each_lines_fields():
 
 
 def test_a_certamen_is_fought_by_mail_and_a_sealed_bid_is_hidden_from_the_other_side():
-    t = seat_three(Games())
+    d = Dice()
+    t = fixed_three(d)  # explicit dice: Ann starts, and her Personnel roll makes a second mage, Sempiris
     tokens = _tokens(t)
-    move_all(t, [1, 3, 5])
-    create_all(t)
-    while t.turn()[0] != "ann":
-        _turn_by_mail(t, tokens, "pass")
-    reply = _mail(t, tokens["ann"], f"challenge {t.mage('bob')} with {t.mage('ann')}")  # the dice may give ann two
+    move_all(t, [3, 1, 5])
+    generate_and_keep(t, d, {"ann": 15})
+    mages = [c["id"] for c in t.view("gm")["covenants"]["ann"]["cards"] if c["kind"] == "mage"]
+    assert len(mages) == 2 and t.turn()[0] == "ann"
+    refused = _mail(t, tokens["ann"], f"challenge {t.mage('bob')}")  # two mages: the line must name hers
+    assert not refused.accepted and "(MAIL-1)" in refused.body, refused.body
+    reply = _mail(t, tokens["ann"], f"challenge {t.mage('bob')} with {t.mage('ann')}")
     assert reply.accepted and "issued" in reply.body, reply.body
     pass_main(t)
     assert t.phase() == "certamen"
