@@ -211,6 +211,38 @@ class UseMouse(Command):
     by: int
 
 
+@dataclass(frozen=True)
+class RollChaos(Command):
+    """Season of Chaos: roll the d6 at the beginning of the Main Phase; on an even roll, choose a rival (A-EVT-3)."""
+
+    seat_id: str
+
+
+@dataclass(frozen=True)
+class ChooseRival(Command):
+    """Season of Chaos: the covenant you will fight at the end of the Main Phase (A-EX-7)."""
+
+    seat_id: str
+    rival: str
+
+
+@dataclass(frozen=True)
+class AvertBattle(Command):
+    """Season of Chaos: the rival chosen pays 4 gold to the chooser to avert the battle, or (False) accepts it."""
+
+    seat_id: str
+    pay: bool
+
+
+@dataclass(frozen=True)
+class AllocateDamage(Command):
+    """A battle at the end of the Main Phase: the damage your covenant takes, card id -> points, capacity first
+    (A-BAT-1, H-6)."""
+
+    seat_id: str
+    allocation: dict[str, int] = field(default_factory=dict)
+
+
 def add_covenant(game: CovenantGame, cmd: AddCovenant, ctx: Context) -> dict:
     require(game, ctx, RULE, "seat a covenant")
     game.add_covenant(cmd.seat_id, cmd.name, cmd.covenant, host=cmd.host, arts=list(cmd.arts), actor=ctx.principal)
@@ -344,6 +376,26 @@ def use_mouse(game: CovenantGame, cmd: UseMouse, ctx: Context) -> dict:
     return {"card_id": game.use_mouse(cmd.seat_id, cmd.card_id, cmd.by)}
 
 
+def roll_chaos(game: CovenantGame, cmd: RollChaos, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.roll_chaos(cmd.seat_id, ctx.roller)
+
+
+def choose_rival(game: CovenantGame, cmd: ChooseRival, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.seat_id)
+    game.choose_rival(cmd.seat_id, cmd.rival)
+
+
+def avert_battle(game: CovenantGame, cmd: AvertBattle, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.avert_battle(cmd.seat_id, cmd.pay)
+
+
+def allocate_damage(game: CovenantGame, cmd: AllocateDamage, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.allocate_damage(cmd.seat_id, dict(cmd.allocation))
+
+
 def close_window(game: CovenantGame, cmd: CloseWindow, ctx: Context) -> dict:
     """The host (or the auditor) closes a turn's window now: the seat's silence counts (H-9)."""
     require(game, ctx, WINDOWS, "close a window")
@@ -404,4 +456,8 @@ COVENANT_COMMANDS: dict[type, Handler] = {
     FaceHedgeMage: _windowed(face_hedge_mage),
     FaceBandits: _windowed(face_bandits),
     UseMouse: _windowed(use_mouse),
+    RollChaos: _windowed(roll_chaos),
+    ChooseRival: _windowed(choose_rival),
+    AvertBattle: _windowed(avert_battle),
+    AllocateDamage: _windowed(allocate_damage),
 }

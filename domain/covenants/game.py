@@ -30,7 +30,10 @@ from domain.platform.state import Window
 PUBLIC = [vis.PUBLIC]
 STARTING_CARDS = ("Villagers", "Villagers", "Grogs")
 _HOUSES: dict[str, HousePackage] = {}
-TURN_PHASES = ("move", "create", "events", "main", "hedge", "bandits", "certamen", "reckoning")
+TURN_PHASES = ("move", "create", "events", "chaos", "main", "hedge", "bandits", "battle", "certamen", "reckoning")
+AFTER_MAIN = ("hedge", "bandits", "battle", "certamen")  # the end of the Main Phase, in this order
+CHAOS_TOLL = 4  # [000:693] "The rival covenant may pay 4 gold at the time of the roll"
+INVASION_MIGHT = 10  # [000:697] Armed Invasion: "Mundane Might: 10"
 BANDITS_MIGHT = 4  # [000:676] the Wave of Bandits: "Mundane Might: 4"
 
 
@@ -269,6 +272,8 @@ class CovenantGame(PlatformGame):
             order = [p for p in order if p in self._hedge_claims()]
         if phase == "bandits":  # [000:679] "beginning with the covenant belonging to the starting player"
             order = [p for p in order if p in self._bandits_due()]
+        if phase == "battle":
+            order = []  # each battle sets whose allocation it awaits
         self._phase_began(
             year=s.year, season=s.season, cycle=cycle, phase=phase, turn=order, actor=SYSTEM, audience=PUBLIC
         )
@@ -286,6 +291,9 @@ class CovenantGame(PlatformGame):
             self._advance_from("events")  # A-AMB-2: only after the first four seasons
         elif phase in ("hedge", "bandits") and not order:
             self._advance_from(phase)
+        elif phase == "battle":
+            self._queue_event_battles()
+            self._next_battle()
         elif phase == "certamen" and not s.challenges:
             self._advance_from("certamen")
         elif phase in ("create", "reckoning") and not order:
@@ -401,16 +409,16 @@ class CovenantGame(PlatformGame):
         bonus = 0
         for x in self.state.cards.values():
             dx = self.house.cards.get(x.name)
-            if x.attached_to == c.id and dx is not None:
-                bonus += dx.capacity_bonus
-        return self.house.cards[c.name].might + bonus
+            if x.attached_to == c.id and dx is not None and dx.capacity_bonus:
+                bonus += max(0, dx.capacity_bonus - x.damage)  # A-DMG-2: -1 per point of damage it took
+        return max(0, self.house.cards[c.name].might + bonus - c.damage)  # A-AMB-22: less the damage taken
 
     def _attack(self, beings: list[Card]) -> int:
         weapons: dict[str, int] = {}
         for x in self.state.cards.values():
             dx = self.house.cards.get(x.name)
-            if x.attached_to is not None and dx is not None and dx.weapon_bonus:
-                weapons[x.attached_to] = weapons.get(x.attached_to, 0) + dx.weapon_bonus
+            if x.attached_to is not None and dx is not None and dx.weapon_bonus:  # A-DMG-2: less its damage
+                weapons[x.attached_to] = weapons.get(x.attached_to, 0) + max(0, dx.weapon_bonus - x.damage)
         return rules.attack_total(
             [{"might": self.house.cards[c.name].might, "active": c.active, "weapon": weapons.get(c.id, 0)}
              for c in beings]
@@ -465,6 +473,221 @@ class CovenantGame(PlatformGame):
         s = self.state
         s.bandits = {"discarded": True} if discarded else {"damage": 0, "answered": [], "fought": []}
 
+    # ------------------------------------------------------------------ Season of Chaos (A-EVT-3, A-EX-7)
+
+    def roll_chaos(self, seat: str, roller: Any) -> dict:
+        """[000:691] "At the beginning of the Main Phase, starting with the starting player, each player in turn
+        rolls a 6-sided die; if the result is even, that player must choose a rival covenant to engage in mundane
+        battle." (A-EVT-3: even is success; the Hedge curse 1 rolls twice)."""
+        self._require_turn(seat, "chaos")
+        ch = self.state.chaos
+        if ch.get("choosing") or ch.get("answering"):
+            raise RuleViolation("a rival is being chosen or is answering: you have rolled", rule="A-EVT-3")
+        cursed = any(c["curse"] == 1 for c in self._curses(seat))
+        face = min(self._roll(roller(self), seat, "Season of Chaos", 2 if cursed else 1, 6))
+        even = rules.parity_success(face)
+        self._chaos_rolled(seat=seat, face=face, even=even, actor=seat, audience=PUBLIC)
+        if not even:
+            self._end_turn(seat, acted=True)
+        return {"face": face, "must_choose_rival": even}
+
+    @event("ChaosRolled")
+    def _chaos_rolled(self, seat: str, face: int, even: bool, actor: str, audience: list) -> None:
+        if even:
+            self.state.chaos["choosing"] = seat
+
+    def choose_rival(self, seat: str, rival: str) -> None:
+        """A-EX-7: the player who rolled even names the rival; the rival answers at once (pays 4 gold or not)."""
+        self._require_turn(seat, "chaos")
+        if self.state.chaos.get("choosing") != seat:
+            raise RuleViolation("only a player who rolled even chooses a rival", rule="A-EVT-3")
+        self.power(rival)
+        if rival == seat:
+            raise RuleViolation("choose a rival covenant, not your own", rule="A-EVT-3", field="rival")
+        self._rival_chosen(seat=seat, rival=rival, actor=seat, audience=PUBLIC)
+
+    @event("RivalChosen")
+    def _rival_chosen(self, seat: str, rival: str, actor: str, audience: list) -> None:
+        s = self.state
+        s.chaos["choosing"] = None
+        s.chaos["answering"] = {"chooser": seat, "rival": rival}
+        if s.turn and s.turn[0] == seat:
+            s.turn.pop(0)
+        s.turn.insert(0, rival)  # the rival answers "at the time of the roll"
+
+    def avert_battle(self, seat: str, pay: bool) -> dict:
+        """[000:693] "The rival covenant may pay 4 gold at the time of the roll to the player who chose it to avert
+        the battle. Otherwise, at the end of the Main Phase, in original order, the covenants must resolve their
+        battles."."""
+        self._require_turn(seat, "chaos")
+        ans = self.state.chaos.get("answering")
+        if not ans or ans["rival"] != seat:
+            raise RuleViolation("only the rival a player chose answers", rule="A-EVT-3")
+        if pay and self.state.powers[seat].gold < CHAOS_TOLL:
+            raise RuleViolation(f"averting the battle takes {CHAOS_TOLL} gold", rule="A-EVT-3", field="pay")
+        battle_id = f"b{self.version + 1}"
+        self._chaos_answered(chooser=ans["chooser"], rival=seat, paid=pay, battle_id=battle_id, actor=seat,
+                             audience=PUBLIC)  # fmt: skip
+        if not self.state.turn:
+            self._advance_from("chaos")
+        return {"paid": CHAOS_TOLL if pay else 0, "battle_id": None if pay else battle_id}
+
+    @event("ChaosAnswered")
+    def _chaos_answered(self, chooser: str, rival: str, paid: bool, battle_id: str, actor: str, audience: list) -> None:
+        s = self.state
+        s.chaos["answering"] = None
+        if s.turn and s.turn[0] == rival:
+            s.turn.pop(0)
+        if paid:
+            s.powers[rival].gold -= CHAOS_TOLL
+            s.powers[chooser].gold += CHAOS_TOLL
+        else:
+            s.battles.append({"id": battle_id, "a": chooser, "b": rival, "cause": "Season of Chaos"})
+
+    # ------------------------------------------------------------------ battles at the end of Main (A-BAT-1)
+
+    def _event_battles(self) -> list[dict]:
+        """Battles an event in play causes this Main Phase: an Armed Invasion fights every covenant, from the
+        starting player ([000:699]), until it retreats."""
+        s = self.state
+        inv = s.invasion
+        if "Armed Invasion" not in s.events_in_play or inv.get("retreated") or inv.get("fought") == s.seasons_begun:
+            return []  # A.1.4: only the first Main Phase after the event was played
+        order = rules.clockwise(s.order, s.starting) if s.starting else list(s.order)
+        cause = "Armed Invasion"
+        return [{"id": f"invasion-{s.seasons_begun}-{p}", "a": p, "b": cause, "cause": cause} for p in order]
+
+    def _queue_event_battles(self) -> None:
+        battles = self._event_battles()
+        if battles:
+            self._battles_queued(battles=battles, actor=SYSTEM, audience=PUBLIC)
+
+    @event("BattlesQueued")
+    def _battles_queued(self, battles: list, actor: str, audience: list) -> None:
+        s = self.state
+        s.battles = [*s.battles, *[dict(b) for b in battles]]
+        s.invasion = {**s.invasion, "fought": s.seasons_begun}
+
+    def _side(self, side: str) -> dict:
+        """What a side of a battle deals and who allocates what it takes (A-BAT-1: the sum of the Might of its
+        active beings and their weapons; an event's Might, less what it lost)."""
+        if side in self.state.powers:
+            line = self._battle_line(side)
+            return {"deals": self._attack(line), "beings": [c.id for c in line]}
+        might = INVASION_MIGHT - self.state.invasion.get("damage", 0) if side == "Armed Invasion" else 0
+        return {"deals": max(0, might), "beings": []}
+
+    def _next_battle(self) -> None:
+        """Begin the next battle due (both sides' damage fixed as they clash), or leave the battle phase."""
+        s = self.state
+        while s.battles:
+            b = s.battles[0]
+            if b["b"] == "Armed Invasion" and s.invasion.get("retreated"):
+                self._battle_skipped(battle_id=b["id"], actor=SYSTEM, audience=PUBLIC)
+                continue
+            a, o = self._side(b["a"]), self._side(b["b"])
+            dealt = {b["a"]: a["deals"], b["b"]: o["deals"]}
+            # who must allocate: a covenant that takes damage and has beings to take it
+            takes = {b["b"]: a["deals"], b["a"]: o["deals"]}
+            allocating = [x for x in (b["a"], b["b"]) if x in s.powers and takes[x] and self._battle_line(x)]
+            self._battle_began(battle_id=b["id"], a=b["a"], b=b["b"], cause=b["cause"], dealt=dealt,
+                               allocating=allocating, actor=SYSTEM, audience=PUBLIC)  # fmt: skip
+            if allocating:
+                return
+            self._resolve_battle()
+        self._advance_from("battle")
+
+    @event("BattleSkipped")
+    def _battle_skipped(self, battle_id: str, actor: str, audience: list) -> None:
+        self.state.battles = [b for b in self.state.battles if b["id"] != battle_id]
+
+    @event("BattleBegan")
+    def _battle_began(
+        self, battle_id: str, a: str, b: str, cause: str, dealt: dict, allocating: list, actor: str, audience: list
+    ) -> None:
+        s = self.state
+        s.battles = [x for x in s.battles if x["id"] != battle_id]
+        s.battle = {"id": battle_id, "a": a, "b": b, "cause": cause, "dealt": dict(dealt), "allocated": {}}
+        s.turn = list(allocating)
+
+    def damage_to_allocate(self, seat: str) -> int:
+        """The damage the seat's covenant takes in the battle being fought."""
+        bt = self.state.battle
+        if bt is None or seat not in (bt["a"], bt["b"]):
+            return 0
+        other = bt["b"] if seat == bt["a"] else bt["a"]
+        return int(bt["dealt"][other])
+
+    def allocate_damage(self, seat: str, allocation: dict[str, int]) -> dict:
+        """H-6 "Each player decides which beings receive damage": the damage the other side deals, capacity first
+        (A-BAT-1; A-AMB-22: the receiving side assigns the surplus)."""
+        self._require_turn(seat, "battle")
+        bt = self.state.battle
+        assert bt is not None
+        damage = self.damage_to_allocate(seat)
+        capacities = {c.id: self._capacity(c) for c in self._battle_line(seat)}
+        alloc = {k: int(v) for k, v in allocation.items() if v}
+        if any(v < 0 for v in alloc.values()):
+            raise RuleViolation("damage is a whole number of points", rule="A-BAT-1", field="allocation")
+        rules.check_allocation(damage, capacities, alloc)
+        self._damage_allocated(battle_id=bt["id"], seat=seat, allocation=alloc, actor=seat, audience=PUBLIC)
+        if not self.state.turn:
+            self._resolve_battle()
+            self._next_battle()
+        return {"battle_id": bt["id"], "taken": alloc}
+
+    @event("DamageAllocated")
+    def _damage_allocated(self, battle_id: str, seat: str, allocation: dict, actor: str, audience: list) -> None:
+        s = self.state
+        assert s.battle is not None
+        s.battle["allocated"][seat] = dict(allocation)
+        if s.turn and s.turn[0] == seat:
+            s.turn.pop(0)
+
+    def _default_allocation(self, seat: str, damage: int) -> dict[str, int]:
+        """Silence at a battle (H-9): the damage fills each being to capacity in card order; the surplus goes to
+        the first."""
+        left, alloc = damage, {}
+        beings = self._battle_line(seat)
+        for c in beings:
+            alloc[c.id] = min(left, self._capacity(c))
+            left -= alloc[c.id]
+        if beings and left:
+            alloc[beings[0].id] += left
+        return alloc
+
+    def _resolve_battle(self) -> None:
+        """Both sides' damage lands at once; a covenant that damaged another is marked (A-AGG-1 [000:98], A-EX-7:
+        "Any covenant that does damage to another becomes liable for a Quaesitor Investigation")."""
+        s = self.state
+        bt = s.battle
+        assert bt is not None
+        marked = []
+        for seat, other in ((bt["a"], bt["b"]), (bt["b"], bt["a"])):
+            if seat in s.powers and other in s.powers and bt["allocated"].get(other):
+                marked.append(seat)
+        event_damage = bt["dealt"][bt["a"]] if bt["b"] == "Armed Invasion" else 0
+        retreated = bool(event_damage) and s.invasion.get("damage", 0) + event_damage >= INVASION_MIGHT
+        self._battle_resolved(battle_id=bt["id"], marked=marked, event_damage=event_damage, retreated=retreated,
+                              actor=SYSTEM, audience=PUBLIC)  # fmt: skip
+        for seat, alloc in bt["allocated"].items():
+            for card_id, amount in alloc.items():
+                if amount and card_id in s.cards:
+                    self._damage(card_id, amount, seat)
+
+    @event("BattleResolved")
+    def _battle_resolved(
+        self, battle_id: str, marked: list, event_damage: int, retreated: bool, actor: str, audience: list
+    ) -> None:
+        s = self.state
+        for seat in marked:
+            s.powers[seat].marked = True
+        if event_damage:  # [000:701] "The Might of this card is reduced by any damage it receives."
+            s.invasion = {**s.invasion, "damage": s.invasion.get("damage", 0) + event_damage}
+        if retreated:
+            s.invasion["retreated"] = True
+        s.battle = None
+
     @event("PhaseBegan")
     def _phase_began(
         self, year: int, season: int, cycle: int, phase: str, turn: list, actor: str, audience: list
@@ -474,6 +697,8 @@ class CovenantGame(PlatformGame):
         s.spells_cast = []  # A-SPELL-5: a spell may be countered only within its own phase
         if phase == "events":
             s.events_phase_season = s.seasons_begun
+        if phase == "chaos":
+            s.chaos = {"season": s.seasons_begun, "choosing": None, "answering": None}
         # A-SPELL-3: a spell of N seasons ends at the beginning of the phase it was cast in, N seasons on.
         _expire(s, lambda e: e.get("until") == s.seasons_begun and e.get("phase") == phase)
         s.passed, s.acted, s.extra_round, s.turn_done = [], False, False, False
@@ -489,13 +714,19 @@ class CovenantGame(PlatformGame):
                                          audience=PUBLIC)  # fmt: skip
             self._phase(s.cycle, "events")
         elif phase == "events":
+            chaos = "Season of Chaos" in s.events_in_play and s.chaos.get("season") != s.seasons_begun
+            self._phase(s.cycle, "chaos" if chaos else "main")
+        elif phase == "chaos":
             self._phase(s.cycle, "main")
-        elif phase == "main":
-            self._phase(s.cycle, "hedge" if self._hedge_claims() else "bandits" if self._bandits_due() else "certamen")
-        elif phase == "hedge":
-            self._phase(s.cycle, "bandits" if self._bandits_due() else "certamen")
-        elif phase == "bandits":
-            self._phase(s.cycle, "certamen")
+        elif phase in ("main", *AFTER_MAIN[:-1]):
+            due = {
+                "hedge": lambda: bool(self._hedge_claims()),
+                "bandits": lambda: bool(self._bandits_due()),
+                "battle": lambda: bool(s.battles) or bool(self._event_battles()),
+                "certamen": lambda: True,
+            }
+            later = AFTER_MAIN[AFTER_MAIN.index(phase) + 1 :] if phase in AFTER_MAIN else AFTER_MAIN
+            self._phase(s.cycle, next(p for p in later if due[p]()))
         elif phase == "certamen":
             self._next_cycle()
 
@@ -1497,6 +1728,8 @@ class CovenantGame(PlatformGame):
         s.pending_event = None
         if event_name == "Wave of Bandits":
             s.bandits = {"damage": 0, "answered": [], "fought": []}
+        if event_name == "Armed Invasion":
+            s.invasion = {"damage": 0}
         if target is not None:
             s.directed_history.append([event_name, target])
             s.effects.append({"spell": event_name, "event": True, "target": target, "until": s.seasons_begun + 1})
@@ -1569,6 +1802,16 @@ class CovenantGame(PlatformGame):
                 if beings and left:
                     alloc[beings[0].id] += left
                 self.face_bandits(seat, True, alloc)
+        elif phase == "chaos":  # silence: no roll (a pass, H-9); a rival, the first clockwise; no gold paid
+            ch = s.chaos
+            if ch.get("answering") and ch["answering"]["rival"] == seat:
+                self.avert_battle(seat, False)
+            elif ch.get("choosing") == seat:
+                self.choose_rival(seat, next(p for p in rules.clockwise(s.order, seat) if p != seat))
+            else:
+                self._end_turn(seat, acted=False)
+        elif phase == "battle":
+            self.allocate_damage(seat, self._default_allocation(seat, self.damage_to_allocate(seat)))
         elif phase == "hedge":  # silence gives up a Vis Source: the curse would need the seat's own roll
             source = next(c.id for c in self.covenant_cards(seat) if c.kind == "vis_source")
             self._hedge_faced(seat=seat, curse=0, actor=SYSTEM, audience=PUBLIC)

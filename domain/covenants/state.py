@@ -87,6 +87,10 @@ class CovenantState(ViewerSequences):
     released: list = field(default_factory=list)  # held events firing this Events Phase, in generated order
     events_phase_season: int = 0  # the season whose first Events Phase has begun
     bandits: dict = field(default_factory=dict)  # Wave of Bandits: {"damage": n, "answered": [...], "fought": [...]}
+    chaos: dict = field(default_factory=dict)  # Season of Chaos: {"season", "choosing", "answering"} (A-EVT-3)
+    battles: list = field(default_factory=list)  # battles due at the end of the Main Phase, in order (A-BAT-1)
+    battle: dict | None = None  # the battle being fought: both sides' damage dealt, each side's allocation
+    invasion: dict = field(default_factory=dict)  # Armed Invasion: {"damage": n, "retreated": bool}
     last_generation: dict = field(default_factory=dict)  # {"seat", "kind", "value"}: the Mouse may change it after
     tax_assessed: int = 0  # the season whose Tax and Tithe was assessed (once, at its first Main Phase)
     directed_history: list = field(default_factory=list)
