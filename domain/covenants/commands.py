@@ -243,6 +243,13 @@ class AllocateDamage(Command):
     allocation: dict[str, int] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class NoCounter(Command):
+    """Confirm you will not counter the spells a battle waits on (H-15, A-EX-5)."""
+
+    seat_id: str
+
+
 def add_covenant(game: CovenantGame, cmd: AddCovenant, ctx: Context) -> dict:
     require(game, ctx, RULE, "seat a covenant")
     game.add_covenant(cmd.seat_id, cmd.name, cmd.covenant, host=cmd.host, arts=list(cmd.arts), actor=ctx.principal)
@@ -396,6 +403,11 @@ def allocate_damage(game: CovenantGame, cmd: AllocateDamage, ctx: Context) -> di
     return game.allocate_damage(cmd.seat_id, dict(cmd.allocation))
 
 
+def no_counter(game: CovenantGame, cmd: NoCounter, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.seat_id)
+    game.confirm_no_counter(cmd.seat_id)
+
+
 def close_window(game: CovenantGame, cmd: CloseWindow, ctx: Context) -> dict:
     """The host (or the auditor) closes a turn's window now: the seat's silence counts (H-9)."""
     require(game, ctx, WINDOWS, "close a window")
@@ -460,4 +472,5 @@ COVENANT_COMMANDS: dict[type, Handler] = {
     ChooseRival: _windowed(choose_rival),
     AvertBattle: _windowed(avert_battle),
     AllocateDamage: _windowed(allocate_damage),
+    NoCounter: _windowed(no_counter),
 }

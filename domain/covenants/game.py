@@ -32,6 +32,7 @@ STARTING_CARDS = ("Villagers", "Villagers", "Grogs")
 _HOUSES: dict[str, HousePackage] = {}
 TURN_PHASES = ("move", "create", "events", "chaos", "main", "hedge", "bandits", "battle", "certamen", "reckoning")
 AFTER_MAIN = ("hedge", "bandits", "battle", "certamen")  # the end of the Main Phase, in this order
+END_OF_MAIN = ("hedge", "bandits", "battle")  # steps of the Main Phase's end: its spells may still be countered
 CHAOS_TOLL = 4  # [000:693] "The rival covenant may pay 4 gold at the time of the roll"
 INVASION_MIGHT = 10  # [000:697] Armed Invasion: "Mundane Might: 10"
 BANDITS_MIGHT = 4  # [000:676] the Wave of Bandits: "Mundane Might: 4"
@@ -411,7 +412,12 @@ class CovenantGame(PlatformGame):
             dx = self.house.cards.get(x.name)
             if x.attached_to == c.id and dx is not None and dx.capacity_bonus:
                 bonus += max(0, dx.capacity_bonus - x.damage)  # A-DMG-2: -1 per point of damage it took
-        return max(0, self.house.cards[c.name].might + bonus - c.damage)  # A-AMB-22: less the damage taken
+        return max(0, self._might(c) + bonus - c.damage)  # A-AMB-22: less the damage taken
+
+    def _might(self, c: Card) -> int:
+        """A being's Mundane Might, with what spells in effect add to it (A-EX-5)."""
+        boost = sum(e.get("might", 0) for e in self.state.effects if e.get("target") == c.id)
+        return self.house.cards[c.name].might + boost
 
     def _attack(self, beings: list[Card]) -> int:
         weapons: dict[str, int] = {}
@@ -420,8 +426,7 @@ class CovenantGame(PlatformGame):
             if x.attached_to is not None and dx is not None and dx.weapon_bonus:  # A-DMG-2: less its damage
                 weapons[x.attached_to] = weapons.get(x.attached_to, 0) + max(0, dx.weapon_bonus - x.damage)
         return rules.attack_total(
-            [{"might": self.house.cards[c.name].might, "active": c.active, "weapon": weapons.get(c.id, 0)}
-             for c in beings]
+            [{"might": self._might(c), "active": c.active, "weapon": weapons.get(c.id, 0)} for c in beings]
         )  # fmt: skip
 
     def face_bandits(self, seat: str, fight: bool, allocation: dict[str, int] | None) -> dict:
@@ -585,6 +590,12 @@ class CovenantGame(PlatformGame):
             if b["b"] == "Armed Invasion" and s.invasion.get("retreated"):
                 self._battle_skipped(battle_id=b["id"], actor=SYSTEM, audience=PUBLIC)
                 continue
+            boosts = self._open_boosts()
+            if boosts:  # A-EX-5, H-15: the battle waits until every player confirms "no counter"
+                order = rules.clockwise(s.order, s.starting) if s.starting else list(s.order)
+                self._battle_deferred(battle_id=b["id"], spells=boosts, awaiting=order, actor=SYSTEM,
+                                      audience=PUBLIC)  # fmt: skip
+                return
             a, o = self._side(b["a"]), self._side(b["b"])
             dealt = {b["a"]: a["deals"], b["b"]: o["deals"]}
             # who must allocate: a covenant that takes damage and has beings to take it
@@ -596,6 +607,40 @@ class CovenantGame(PlatformGame):
                 return
             self._resolve_battle()
         self._advance_from("battle")
+
+    def _open_boosts(self) -> list[str]:
+        """Spells of this Main Phase that raise a being's Might and may still be countered (A-EX-5)."""
+        s = self.state
+        return [
+            x["id"] for x in s.spells_cast
+            if self.house.spells[x["spell"]].might_per_pawn and x["id"] not in s.closed_spells
+        ]  # fmt: skip
+
+    @event("BattleDeferred")
+    def _battle_deferred(self, battle_id: str, spells: list, awaiting: list, actor: str, audience: list) -> None:
+        s = self.state
+        s.deferred = {"battle": battle_id, "spells": list(spells)}
+        s.turn = list(awaiting)
+
+    def confirm_no_counter(self, seat: str) -> None:
+        """H-15 [000:111] "all players agree that the spell can fully take effect": a player confirms he will not
+        counter the spells the deferred battle waits on; when all have, the battle is fought (A-AMB-15)."""
+        s = self.state
+        if s.phase != "battle" or s.deferred is None:
+            raise RuleViolation("no battle waits for a counter", rule="H-15")
+        if seat not in s.turn:
+            raise RuleViolation("you have confirmed already", rule="H-15")
+        self._counter_waived(seat=seat, actor=seat, audience=PUBLIC)
+        if not s.turn:
+            self._next_battle()
+
+    @event("CounterWaived")
+    def _counter_waived(self, seat: str, actor: str, audience: list) -> None:
+        s = self.state
+        s.turn = [p for p in s.turn if p != seat]
+        if not s.turn and s.deferred is not None:
+            s.closed_spells = [*s.closed_spells, *s.deferred["spells"]]
+            s.deferred = None
 
     @event("BattleSkipped")
     def _battle_skipped(self, battle_id: str, actor: str, audience: list) -> None:
@@ -623,7 +668,8 @@ class CovenantGame(PlatformGame):
         (A-BAT-1; A-AMB-22: the receiving side assigns the surplus)."""
         self._require_turn(seat, "battle")
         bt = self.state.battle
-        assert bt is not None
+        if bt is None or self.state.deferred is not None:
+            raise RuleViolation("the battle waits until every player confirms no counter", rule="H-15")
         damage = self.damage_to_allocate(seat)
         capacities = {c.id: self._capacity(c) for c in self._battle_line(seat)}
         alloc = {k: int(v) for k, v in allocation.items() if v}
@@ -694,7 +740,9 @@ class CovenantGame(PlatformGame):
     ) -> None:
         s = self.state
         s.cycle, s.phase, s.turn = cycle, phase, list(turn)
-        s.spells_cast = []  # A-SPELL-5: a spell may be countered only within its own phase
+        if phase not in END_OF_MAIN:  # the steps at the end of the Main Phase are still within it
+            s.spells_cast = []  # A-SPELL-5: a spell may be countered only within its own phase
+            s.closed_spells = []
         if phase == "events":
             s.events_phase_season = s.seasons_begun
         if phase == "chaos":
@@ -1021,7 +1069,7 @@ class CovenantGame(PlatformGame):
             raise RuleViolation("cast with one of your mages", rule="A-SPELL-1", field="mage_id")
         if not mage.active:
             raise RuleViolation("an inactive mage cannot cast", rule="A-LIM-2", field="mage_id")
-        rules.check_phase(sp.phases, s.phase, sp.seasons, self.season_name)
+        rules.check_phase(sp.phases, "main" if s.phase in END_OF_MAIN else s.phase, sp.seasons, self.season_name)
         curses = {c["curse"] for c in self._curses(seat)}
         if sp.counters:
             return self._counter(seat, mage, spell, target, vis_amount, mother_may_i=mother_may_i)
@@ -1107,10 +1155,12 @@ class CovenantGame(PlatformGame):
         }  # fmt: skip
         if sp.aegis:
             effect["aegis"] = rules.aegis_value(vis)
+        if sp.might_per_pawn:  # a regular spell: it lasts until the season ends (A-SPELL-3)
+            effect.update(might=magnitude * sp.might_per_pawn, until=s.seasons_begun, phase=None)
         if sp.sets_substance and target in s.cards:
             effect["was"] = s.cards[target].substance
             s.cards[target].substance = sp.sets_substance
-        if until is not None or sp.aegis or sp.sets_substance:
+        if until is not None or sp.aegis or sp.sets_substance or sp.might_per_pawn:
             s.effects.append(effect)
 
     def _counter(
@@ -1125,6 +1175,9 @@ class CovenantGame(PlatformGame):
         hit = next((x for x in s.spells_cast if x["id"] == target), None)
         if hit is None:
             raise RuleViolation("a counter targets a spell cast in this phase", rule="A-SPELL-5", field="target")
+        if target in s.closed_spells:
+            raise RuleViolation("every player confirmed not to counter this spell before the battle", rule="H-15",
+                                field="target")  # fmt: skip
         form = self.house.spells[hit["spell"]].arts[-1]
         rules.check_cast_arts([*sp.arts, form], mage.arts)
         if spell in mage.cast_this_season:
@@ -1810,6 +1863,8 @@ class CovenantGame(PlatformGame):
                 self.choose_rival(seat, next(p for p in rules.clockwise(s.order, seat) if p != seat))
             else:
                 self._end_turn(seat, acted=False)
+        elif phase == "battle" and s.deferred is not None:  # silence: no counter (H-9, H-15)
+            self.confirm_no_counter(seat)
         elif phase == "battle":
             self.allocate_damage(seat, self._default_allocation(seat, self.damage_to_allocate(seat)))
         elif phase == "hedge":  # silence gives up a Vis Source: the curse would need the seat's own roll

@@ -86,6 +86,7 @@ class SpellDef(_Model):
     names: list[str] = []  # an untargetable structure it names explicitly (A-LIM-3)
     harmful: bool = False
     damage_per_pawn: int = 0
+    might_per_pawn: int = 0  # raises the target being's Mundane Might until the season ends (A-EX-5)
     raises_own: bool = False  # raises the target's Certamen or MR (A-SPELL-6)
     self_allowed: bool = False  # its text says it may target its caster
     counters: bool = False  # a counterspell: castable in any phase (A-SPELL-8)

@@ -91,6 +91,8 @@ class CovenantState(ViewerSequences):
     battles: list = field(default_factory=list)  # battles due at the end of the Main Phase, in order (A-BAT-1)
     battle: dict | None = None  # the battle being fought: both sides' damage dealt, each side's allocation
     invasion: dict = field(default_factory=dict)  # Armed Invasion: {"damage": n, "retreated": bool}
+    deferred: dict | None = None  # a battle waiting for every player's "no counter" (H-15): {"battle", "spells"}
+    closed_spells: list = field(default_factory=list)  # spells every player confirmed not to counter (H-15)
     last_generation: dict = field(default_factory=dict)  # {"seat", "kind", "value"}: the Mouse may change it after
     tax_assessed: int = 0  # the season whose Tax and Tithe was assessed (once, at its first Main Phase)
     directed_history: list = field(default_factory=list)

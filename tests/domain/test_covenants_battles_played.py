@@ -127,3 +127,77 @@ def test_a_bat_1_an_armed_invasion_fights_every_covenant_and_loses_might_as_it_t
     v = t.view("ann")
     assert v["invasion"]["damage"] == 6 and not any(c["marked"] for c in v["covenants"].values())
     assert t.phase() == "move"
+
+
+BEAR = "Might of the Bear"  # house spell, Mu An: +1 Mundane Might per pawn to a Co or An being, this season
+BOOST_ARTS = {"ann": ["Mu", "An", "Co", "Im", "Vi"], "bob": ["Pe", "Vi", "An", "Re", "Mu"]}
+
+
+def boosted_battle(d: Dice):
+    """Season of Chaos: Bob chooses Ann, who accepts the battle; in the Main Phase Ann raises her Grogs' Might by 1;
+    at the end of the Main Phase the battle waits for every player's "no counter"."""
+    from domain.covenants.commands import Cast, Pass
+
+    t = fixed_three(d, options={"yearly_consumes": False}, arts=BOOST_ARTS)
+    for _ in range(4):
+        skip_season(t)
+    moves(t, {"ann": 1, "bob": 9, "cy": 2})
+    pass_create(t)
+    d.push([6])
+    t.run("bob", DrawEvent("bob"))
+    d.push([2])
+    t.run("bob", RollChaos("bob"))
+    t.run("bob", ChooseRival("bob", "ann"))
+    t.run("ann", AvertBattle("ann", False))
+    d.push([1], [1])
+    t.run("cy", RollChaos("cy"))
+    t.run("ann", RollChaos("ann"))
+    assert t.phase() == "main" and t.turn()[0] == "bob"
+    t.run("bob", Pass("bob"))
+    t.run("cy", Pass("cy"))
+    spell = t.run("ann", Cast("ann", t.mage("ann"), BEAR, grogs(t, "ann")["id"], 1))["spell_id"]
+    assert not t.view("cy")["covenants"]["ann"]["marked"]  # her own being, and not harmful (A-AGG-1)
+    pass_main(t)
+    return t, spell
+
+
+def test_a_ex_5_a_battle_after_a_might_boost_waits_until_every_player_confirms_no_counter():
+    """A-EX-5 "given: a spell raising a being's Mundane Might is cast in the Main Phase; a mundane battle is due in
+    the same phase / then: the battle resolution is deferred until every player confirms "no counter" (H-15)";
+    A-AMB-15 "Cross-phase dependencies (a battle) wait for confirmation"; once all confirmed, the spell can no longer
+    be countered and the boosted Might fights (A-BAT-1)."""
+    from domain.covenants.commands import Cast, NoCounter
+
+    d = Dice()
+    t, spell = boosted_battle(d)
+    v = t.view("cy")
+    assert t.phase() == "battle" and v["deferred"] == {"battle": v["deferred"]["battle"], "spells": [spell]}
+    assert v["battle"] is None and t.turn() == ["bob", "cy", "ann"]
+    bob_grogs, ann_grogs = grogs(t, "bob")["id"], grogs(t, "ann")["id"]
+    refused(t, "bob", AllocateDamage("bob", {bob_grogs: 3}), "H-15")  # not yet: nobody has confirmed
+    t.run("cy", NoCounter("cy"))  # in any order
+    refused(t, "cy", NoCounter("cy"), "H-15")
+    t.run("bob", NoCounter("bob"))
+    assert t.view("cy")["battle"] is None  # Ann has still to confirm
+    t.run("ann", NoCounter("ann"))
+    battle = t.view("cy")["battle"]
+    assert battle["dealt"] == {"bob": 2, "ann": 3}  # Ann's Grogs fight with Might 3
+    refused(t, "bob", Cast("bob", t.mage("bob"), "Counterspell", spell, 3), "H-15")  # the window is closed
+    t.run("bob", AllocateDamage("bob", {bob_grogs: 3}))  # one being: the surplus goes to it
+    t.run("ann", AllocateDamage("ann", {ann_grogs: 2}))  # capacity 3 now: 2 leave it short of full
+    assert grogs(t, "bob")["damage"] == 3 and grogs(t, "ann")["damage"] == 2 and t.phase() == "move"
+
+
+def test_a_ex_5_a_boost_countered_while_the_battle_waits_leaves_the_unboosted_might():
+    """A-EX-5 with A-SPELL-5 "A spell can be countered at any point in the phase it was cast": while the battle waits
+    (still the end of the Main Phase), Bob counters Ann's boost with more pawns than its strength; the battle is then
+    fought with her Grogs' Might 2."""
+    from domain.covenants.commands import Cast, NoCounter
+
+    d = Dice()
+    t, spell = boosted_battle(d)
+    out = t.run("bob", Cast("bob", t.mage("bob"), "Counterspell", spell, 2))
+    assert out["countered"] is True and not any(e.get("might") for e in t.view("cy")["effects"])
+    for seat in ("bob", "cy", "ann"):
+        t.run(seat, NoCounter(seat))
+    assert t.view("cy")["battle"]["dealt"] == {"bob": 2, "ann": 2}
