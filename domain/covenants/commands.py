@@ -212,6 +212,16 @@ class UseMouse(Command):
 
 
 @dataclass(frozen=True)
+class AnswerService(Command):
+    """Call to Service: the active Grogs you send the lord until Autumn; with none, ``pay`` 3 gold or (False)
+    accept a permanent tribute of 2 (A-RECK-4). With Courtly Connections the dice may excuse you first."""
+
+    seat_id: str
+    grogs: str | None = None
+    pay: bool = False
+
+
+@dataclass(frozen=True)
 class RollChaos(Command):
     """Season of Chaos: roll the d6 at the beginning of the Main Phase; on an even roll, choose a rival (A-EVT-3)."""
 
@@ -383,6 +393,11 @@ def use_mouse(game: CovenantGame, cmd: UseMouse, ctx: Context) -> dict:
     return {"card_id": game.use_mouse(cmd.seat_id, cmd.card_id, cmd.by)}
 
 
+def answer_service(game: CovenantGame, cmd: AnswerService, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.answer_service(cmd.seat_id, cmd.grogs, cmd.pay, ctx.roller)
+
+
 def roll_chaos(game: CovenantGame, cmd: RollChaos, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
     return game.roll_chaos(cmd.seat_id, ctx.roller)
@@ -468,6 +483,7 @@ COVENANT_COMMANDS: dict[type, Handler] = {
     FaceHedgeMage: _windowed(face_hedge_mage),
     FaceBandits: _windowed(face_bandits),
     UseMouse: _windowed(use_mouse),
+    AnswerService: _windowed(answer_service),
     RollChaos: _windowed(roll_chaos),
     ChooseRival: _windowed(choose_rival),
     AvertBattle: _windowed(avert_battle),

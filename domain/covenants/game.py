@@ -30,9 +30,12 @@ from domain.platform.state import Window
 PUBLIC = [vis.PUBLIC]
 STARTING_CARDS = ("Villagers", "Villagers", "Grogs")
 _HOUSES: dict[str, HousePackage] = {}
-TURN_PHASES = ("move", "create", "events", "chaos", "main", "hedge", "bandits", "battle", "certamen", "reckoning")
+TURN_PHASES = (
+    "move", "create", "events", "service", "chaos", "main", "hedge", "bandits", "battle", "certamen", "reckoning",
+)  # fmt: skip
 AFTER_MAIN = ("hedge", "bandits", "battle", "certamen")  # the end of the Main Phase, in this order
 END_OF_MAIN = ("hedge", "bandits", "battle")  # steps of the Main Phase's end: its spells may still be countered
+SERVICE_TOLL, SERVICE_TRIBUTE = 3, 2  # [000:669] "pay 3 gold immediately or accept a permanent tribute of 2"
 CHAOS_TOLL = 4  # [000:693] "The rival covenant may pay 4 gold at the time of the roll"
 INVASION_MIGHT = 10  # [000:697] Armed Invasion: "Mundane Might: 10"
 BANDITS_MIGHT = 4  # [000:676] the Wave of Bandits: "Mundane Might: 4"
@@ -234,7 +237,8 @@ class CovenantGame(PlatformGame):
         self._season_began(year=s.year, season=s.season, actor=SYSTEM, audience=PUBLIC)
         for c in list(s.cards.values()):  # A-GEN-3: construction ends at the first qualifying Move Phase
             if c.inactive_until and self.season_name in c.inactive_until.split(","):
-                self._card_turned(card_id=c.id, active=True, reason="construction done", actor=SYSTEM, audience=PUBLIC)
+                why = "back from the lord's service" if c.kind == "grogs" else "construction done"
+                self._card_turned(card_id=c.id, active=True, reason=why, actor=SYSTEM, audience=PUBLIC)
         self._next_cycle()
 
     @event("SeasonBegan")
@@ -315,7 +319,8 @@ class CovenantGame(PlatformGame):
                 d = self.house.cards.get(c.name)
                 if d is not None and c.active:
                     capacity += d.production.provision
-            taxes[seat] = rules.tax(capacity, s.powers[seat].gold)
+            courtly = bool(self._attributed(seat, "Courtly Connections"))  # [000:667] "one fifth or one gold"
+            taxes[seat] = rules.tax(capacity, s.powers[seat].gold, courtly=courtly)
         self._tax_assessed(taxes=taxes, actor=SYSTEM, audience=PUBLIC)
 
     @event("TaxAssessed")
@@ -477,6 +482,69 @@ class CovenantGame(PlatformGame):
     def _bandits_season_ended(self, discarded: bool, actor: str, audience: list) -> None:
         s = self.state
         s.bandits = {"discarded": True} if discarded else {"damage": 0, "answered": [], "fought": []}
+
+    # ------------------------------------------------------------------ Call to Service (A-RECK-4, A-EVT-3)
+
+    def _attributed(self, seat: str, attribute: str) -> list[Card]:
+        """The covenant's active cards with an attribute ("Courtly Connections", ...)."""
+        out = []
+        for c in self.covenant_cards(seat):
+            d = self.house.cards.get(c.name)
+            if c.active and d is not None and attribute in d.attributes:
+                out.append(c)
+        return out
+
+    def answer_service(self, seat: str, grogs: str | None, pay: bool, roller: Any) -> dict:
+        """[000:669] "At the beginning of the Main Phase of the season this card was played, flip one active Grogs card
+        over to indicate it does not interact at all in the game. Remove any existing damage. If a covenant has no
+        active Grogs, it must pay 3 gold immediately or accept a permanent tribute of 2 points owed to the lord. If
+        the covenant possesses one or more cards with the Courtly Connections attribute, roll a 6-sided die per card
+        with that attribute; if any roll is even, no service or penalty is required." The covenant names the Grogs
+        it sends (H-11); the Grogs comes back at the beginning of Autumn."""
+        self._require_turn(seat, "service")
+        courtly = self._attributed(seat, "Courtly Connections")
+        if courtly:  # A-EVT-3: one roll per card, any even excuses the covenant (curse 1: each die twice)
+            cursed = any(c["curse"] == 1 for c in self._curses(seat))
+            faces = self._roll(roller(self), seat, "Call to Service", len(courtly) * (2 if cursed else 1), 6)
+            rolls = [min(faces[i : i + 2]) for i in range(0, len(faces), 2)] if cursed else faces
+            if any(rules.parity_success(f) for f in rolls):
+                self._service_answered(seat=seat, outcome="excused", card=None, actor=seat, audience=PUBLIC)
+                self._end_turn(seat, acted=True)
+                return {"outcome": "excused", "rolls": rolls}
+        return self._serve(seat, grogs, pay, actor=seat)
+
+    def _serve(self, seat: str, grogs: str | None, pay: bool, *, actor: str) -> dict:
+        active = [c.id for c in self.covenant_cards(seat) if c.kind == "grogs" and c.active]
+        if active:
+            if grogs not in active:
+                raise RuleViolation(f"send one of your active Grogs to the lord: {active}", rule="A-RECK-4",
+                                    field="grogs")  # fmt: skip
+            outcome, card = "grogs", grogs
+        elif pay:
+            if self.state.powers[seat].gold < SERVICE_TOLL:
+                raise RuleViolation(f"with no active Grogs the lord asks {SERVICE_TOLL} gold, or a permanent tribute "
+                                    f"of {SERVICE_TRIBUTE}", rule="A-RECK-4", field="pay")  # fmt: skip
+            outcome, card = "paid", None
+        else:
+            outcome, card = "tribute", None
+        self._service_answered(seat=seat, outcome=outcome, card=card, actor=actor, audience=PUBLIC)
+        if card is not None:
+            self._check_holdings(seat)  # A-AMB-11: fewer active Grogs may leave holdings unguarded
+        self._end_turn(seat, acted=True)
+        return {"outcome": outcome, "card": card}
+
+    @event("ServiceAnswered")
+    def _service_answered(self, seat: str, outcome: str, card: str | None, actor: str, audience: list) -> None:
+        s = self.state
+        s.service.setdefault("answers", {})[seat] = outcome
+        p = s.powers[seat]
+        if outcome == "grogs" and card is not None:
+            c = s.cards[card]
+            c.active, c.damage, c.inactive_until = False, 0, "autumn"  # unflipped at the beginning of Autumn
+        elif outcome == "paid":
+            p.gold -= SERVICE_TOLL
+        elif outcome == "tribute":
+            p.tribute.append({"to": None, "points": SERVICE_TRIBUTE, "permanent": True})
 
     # ------------------------------------------------------------------ Season of Chaos (A-EVT-3, A-EX-7)
 
@@ -747,6 +815,8 @@ class CovenantGame(PlatformGame):
             s.events_phase_season = s.seasons_begun
         if phase == "chaos":
             s.chaos = {"season": s.seasons_begun, "choosing": None, "answering": None}
+        if phase == "service":
+            s.service = {"season": s.seasons_begun, "answers": {}}
         # A-SPELL-3: a spell of N seasons ends at the beginning of the phase it was cast in, N seasons on.
         _expire(s, lambda e: e.get("until") == s.seasons_begun and e.get("phase") == phase)
         s.passed, s.acted, s.extra_round, s.turn_done = [], False, False, False
@@ -761,20 +831,24 @@ class CovenantGame(PlatformGame):
                     self._card_discarded(card_id=c.id, reason="not kept by the end of the phase", actor=SYSTEM,
                                          audience=PUBLIC)  # fmt: skip
             self._phase(s.cycle, "events")
-        elif phase == "events":
-            chaos = "Season of Chaos" in s.events_in_play and s.chaos.get("season") != s.seasons_begun
-            self._phase(s.cycle, "chaos" if chaos else "main")
-        elif phase == "chaos":
-            self._phase(s.cycle, "main")
+        elif phase in ("events", "service", "chaos"):  # the beginning of the Main Phase, then the Main Phase
+            begins = {
+                "service": "Call to Service" in s.events_in_play and s.service.get("season") != s.seasons_begun,
+                "chaos": "Season of Chaos" in s.events_in_play and s.chaos.get("season") != s.seasons_begun,
+                "main": True,
+            }
+            steps = ("service", "chaos", "main")
+            later = steps[steps.index(phase) + 1 :] if phase in steps else steps
+            self._phase(s.cycle, next(p for p in later if begins[p]))
         elif phase in ("main", *AFTER_MAIN[:-1]):
-            due = {
+            ends = {
                 "hedge": lambda: bool(self._hedge_claims()),
                 "bandits": lambda: bool(self._bandits_due()),
                 "battle": lambda: bool(s.battles) or bool(self._event_battles()),
                 "certamen": lambda: True,
             }
             later = AFTER_MAIN[AFTER_MAIN.index(phase) + 1 :] if phase in AFTER_MAIN else AFTER_MAIN
-            self._phase(s.cycle, next(p for p in later if due[p]()))
+            self._phase(s.cycle, next(p for p in later if ends[p]()))
         elif phase == "certamen":
             self._next_cycle()
 
@@ -1855,6 +1929,9 @@ class CovenantGame(PlatformGame):
                 if beings and left:
                     alloc[beings[0].id] += left
                 self.face_bandits(seat, True, alloc)
+        elif phase == "service":  # silence: no Courtly roll; the first active Grogs, else 3 gold if it has them
+            active = [c.id for c in self.covenant_cards(seat) if c.kind == "grogs" and c.active]
+            self._serve(seat, active[0] if active else None, s.powers[seat].gold >= SERVICE_TOLL, actor=SYSTEM)
         elif phase == "chaos":  # silence: no roll (a pass, H-9); a rival, the first clockwise; no gold paid
             ch = s.chaos
             if ch.get("answering") and ch["answering"]["rival"] == seat:

@@ -64,6 +64,7 @@ class CardDef(_Model):
     qualifying_seasons: list[str] = []  # improvements: active only once one of these begins (A-GEN-3)
     weapon_bonus: int = 0
     capacity_bonus: int = 0  # shields and armour (A-AMB-22)
+    attributes: list[str] = []  # "Courtly Connections", "Divine Grace", "Friend of the Fae" (A-EVT-3)
 
     @field_validator("arts")
     @classmethod

@@ -89,6 +89,12 @@ STEPS = (
     Step("create", opens=("create",), closes_on=("every player generated or passed",), on_entry="A.1.2 #2"),
     Step("events", opens=("events",), closes_on=("the event was played, held or discarded",), on_entry="A.1.2 #3"),
     Step(
+        "service",
+        opens=("service",),
+        closes_on=("each covenant sent a Grogs, paid 3 gold, accepted the tribute or was excused",),
+        on_entry="Call to Service [000:669], at the beginning of the Main Phase",
+    ),
+    Step(
         "chaos",
         opens=("chaos",),
         closes_on=("every player rolled, chose a rival on an even roll, and the rival paid or accepted",),

@@ -87,6 +87,7 @@ class CovenantState(ViewerSequences):
     released: list = field(default_factory=list)  # held events firing this Events Phase, in generated order
     events_phase_season: int = 0  # the season whose first Events Phase has begun
     bandits: dict = field(default_factory=dict)  # Wave of Bandits: {"damage": n, "answered": [...], "fought": [...]}
+    service: dict = field(default_factory=dict)  # Call to Service: {"season", "answers": {seat: outcome}} (A-RECK-4)
     chaos: dict = field(default_factory=dict)  # Season of Chaos: {"season", "choosing", "answering"} (A-EVT-3)
     battles: list = field(default_factory=list)  # battles due at the end of the Main Phase, in order (A-BAT-1)
     battle: dict | None = None  # the battle being fought: both sides' damage dealt, each side's allocation

@@ -57,6 +57,7 @@ def table_view(game: Any, viewer: str) -> dict[str, Any]:
         "actions": [dict(a) for a in s.actions],
         "trades": [dict(tr) for tr in s.trades.values()],
         "challenges": [_challenge(ch, viewer) for ch in s.challenges.values()],
+        "service": {k: (dict(v) if isinstance(v, dict) else v) for k, v in s.service.items()},  # Call to Service
         "chaos": dict(s.chaos),  # Season of Chaos: who must choose a rival, who must answer
         "battles": [dict(b) for b in s.battles],  # due at the end of the Main Phase, in order (A-BAT-1)
         "battle": _battle(game, s.battle),
