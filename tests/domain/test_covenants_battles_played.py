@@ -10,9 +10,9 @@ from tests.covenants.play import Dice, fixed_three, pass_create, pass_main, skip
 from tests.domain.test_conformance_covenants_played import moves, refused
 
 
-def drawn(d: Dice, face: int):
+def drawn(d: Dice, face: int, games=None):
     """Year two, Spring: Bob, on the Event square, draws the global event on ``face``; everyone kept its gold."""
-    t = fixed_three(d, options={"yearly_consumes": False})
+    t = fixed_three(d, options={"yearly_consumes": False}, games=games)
     for _ in range(4):
         skip_season(t)
     moves(t, {"ann": 1, "bob": 9, "cy": 2})
@@ -133,12 +133,12 @@ BEAR = "Might of the Bear"  # house spell, Mu An: +1 Mundane Might per pawn to a
 BOOST_ARTS = {"ann": ["Mu", "An", "Co", "Im", "Vi"], "bob": ["Pe", "Vi", "An", "Re", "Mu"]}
 
 
-def boosted_battle(d: Dice):
+def boosted_battle(d: Dice, games=None):
     """Season of Chaos: Bob chooses Ann, who accepts the battle; in the Main Phase Ann raises her Grogs' Might by 1;
     at the end of the Main Phase the battle waits for every player's "no counter"."""
     from domain.covenants.commands import Cast, Pass
 
-    t = fixed_three(d, options={"yearly_consumes": False}, arts=BOOST_ARTS)
+    t = fixed_three(d, options={"yearly_consumes": False}, arts=BOOST_ARTS, games=games)
     for _ in range(4):
         skip_season(t)
     moves(t, {"ann": 1, "bob": 9, "cy": 2})

@@ -13,10 +13,10 @@ def card(t, seat: str, name: str) -> dict:
     return next(c for c in t.view("bob")["covenants"][seat]["cards"] if c["name"] == name)
 
 
-def called_to_service(d: Dice):
+def called_to_service(d: Dice, games=None):
     """Year one: Ann keeps Lady Luisa (Courtly Connections), Cy starves his Grogs; year two, Spring: Bob draws the
     Call to Service, played at once (a Spring global event); its step opens the Main Phase."""
-    t = fixed_three(d, options={"yearly_consumes": False})  # everyone keeps its gold
+    t = fixed_three(d, options={"yearly_consumes": False}, games=games)  # everyone keeps its gold
     moves(t, {"ann": 3, "bob": 1, "cy": 2})
     generate_and_keep(t, d, {"ann": 8})  # Companion: Luisa, Lady of Aragon
     pass_main(t)
