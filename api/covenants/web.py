@@ -16,6 +16,7 @@ from fastapi.responses import Response
 from api.web.routes import _int, attempt, send, templates
 from domain.covenants import commands as cc
 from domain.covenants import rules
+from domain.covenants.game import ENEMIES
 from domain.errors import RuleViolation
 from domain.ids import GM
 
@@ -90,7 +91,11 @@ def _offers(view: dict[str, Any], me: str, spells: list[str], actions: list[str]
         if view.get("deferred"):
             offers["no_counter"] = view["deferred"]["spells"]  # H-15: any seat still to confirm, in any order
         elif at_turn and view.get("battle"):
-            offers["allocate"] = {"damage": view["battle"]["to_allocate"].get(me, 0), "beings": beings}
+            bt = view["battle"]
+            enemy = bt["b"] if bt["a"] == me else bt["a"]
+            toll = ENEMIES.get(enemy)
+            offers["allocate"] = {"damage": bt["to_allocate"].get(me, 0), "beings": beings, "enemy": enemy,
+                                  "toll": f"{toll[1]} {toll[0]}" if toll else None}  # fmt: skip
     if phase in ("main", "events", "create") and at_turn:
         offers["pass"] = True
     if phase == "certamen":
@@ -217,7 +222,9 @@ FORMS = {
     "chaos": _form("chaos", lambda me, f: cc.RollChaos(me), "Rolled."),
     "rival": _form("rival", lambda me, f: cc.ChooseRival(me, f["rival"]), "Rival chosen."),
     "avert": _form("avert", lambda me, f: cc.AvertBattle(me, _yes(f, "pay")), "Answered."),
-    "allocate": _form("allocate", lambda me, f: cc.AllocateDamage(me, _allocation(f)), "Damage allocated."),
+    "allocate": _form(
+        "allocate", lambda me, f: cc.AllocateDamage(me, _allocation(f), _yes(f, "pay_off")), "Damage allocated."
+    ),
     "nocounter": _form("nocounter", lambda me, f: cc.NoCounter(me), "Confirmed: no counter."),
     "challenge": _form("challenge", lambda me, f: cc.Challenge(me, f["mage_id"], f["target_mage"]), "Challenged."),
     "convert": _form("convert", lambda me, f: cc.Convert(me, f["give"], _whole(f, "amount"), f["get"]), "Converted."),

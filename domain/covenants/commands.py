@@ -251,6 +251,7 @@ class AllocateDamage(Command):
 
     seat_id: str
     allocation: dict[str, int] = field(default_factory=dict)
+    pay_off: bool = False  # pay an Army of Skeletons (1 vis) or the Winter of Wolves (1 provision) instead
 
 
 @dataclass(frozen=True)
@@ -415,7 +416,7 @@ def avert_battle(game: CovenantGame, cmd: AvertBattle, ctx: Context) -> dict:
 
 def allocate_damage(game: CovenantGame, cmd: AllocateDamage, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return game.allocate_damage(cmd.seat_id, dict(cmd.allocation))
+    return game.allocate_damage(cmd.seat_id, dict(cmd.allocation), cmd.pay_off)
 
 
 def no_counter(game: CovenantGame, cmd: NoCounter, ctx: Context) -> None:

@@ -38,6 +38,13 @@ END_OF_MAIN = ("hedge", "bandits", "battle")  # steps of the Main Phase's end: i
 SERVICE_TOLL, SERVICE_TRIBUTE = 3, 2  # [000:669] "pay 3 gold immediately or accept a permanent tribute of 2"
 CHAOS_TOLL = 4  # [000:693] "The rival covenant may pay 4 gold at the time of the roll"
 INVASION_MIGHT = 10  # [000:697] Armed Invasion: "Mundane Might: 10"
+# Events that fight covenants in mundane battle at the end of the Main Phase, and what paying them off costs
+# ([000:727] Army of Skeletons: "The covenant may avoid a battle each season by paying 1 pawn vis"; the house
+# Winter of Wolves: "pay 1 provision per covenant or fight"); their Might is the house package's.
+ENEMIES: dict[str, tuple[str, int] | None] = {
+    "Armed Invasion": None, "Army of Skeletons": ("vis", 1), "Winter of Wolves": ("provision", 1),
+}  # fmt: skip
+MAIN_EFFECTS = ("Redcap's Tidings", "Lost Apprentice", "Clique of Thieves", "Wizard's March")
 BANDITS_MIGHT = 4  # [000:676] the Wave of Bandits: "Mundane Might: 4"
 
 
@@ -305,6 +312,45 @@ class CovenantGame(PlatformGame):
             self._advance_from(phase)
         if phase == "main" and "Tax and Tithe" in s.events_in_play:
             self._assess_tax()
+        if phase == "main":
+            self._main_effects()
+
+    def _main_effects(self) -> None:
+        """The events that act "at the beginning of the Main Phase" of the season they were played (A.1.4: the
+        first Main Phase after the event): Clique of Thieves takes half the target's gold, rounded down
+        ([000:784]; the house package has no Treasury to keep gold in); the house events Redcap's Tidings (every
+        covenant +1 gold), Lost Apprentice (the target -1 vis) and Wizard's March (the target's mage with the
+        most Arts inactive until the next season)."""
+        s = self.state
+        for name in [n for n in s.events_in_play if n in MAIN_EFFECTS and n not in s.effects_applied]:
+            targets = [e["target"] for e in s.effects if e.get("event") and e.get("spell") == name]
+            resources: dict[str, dict[str, int]] = {}
+            inactive: dict[str, str] = {}
+            if name == "Redcap's Tidings":
+                resources = {seat: {"gold": 1} for seat in s.order}
+            for seat in targets:
+                p = s.powers[seat]
+                if name == "Lost Apprentice" and p.vis:
+                    resources[seat] = {"vis": -1}
+                elif name == "Clique of Thieves" and p.gold // 2:
+                    resources[seat] = {"gold": -(p.gold // 2)}
+                elif name == "Wizard's March":
+                    mages = [c for c in self.covenant_cards(seat) if c.kind == "mage" and c.active]
+                    if mages:
+                        mage = max(mages, key=lambda c: (len(c.arts), c.id))
+                        inactive[mage.id] = rules.SEASONS[(s.season + 1) % 4]
+            self._event_took_effect(event_name=name, resources=resources, inactive=inactive, actor=SYSTEM,
+                                    audience=PUBLIC)  # fmt: skip
+
+    @event("EventTookEffect")
+    def _event_took_effect(self, event_name: str, resources: dict, inactive: dict, actor: str, audience: list) -> None:
+        s = self.state
+        s.effects_applied.append(event_name)
+        for seat, changes in resources.items():
+            for what, delta in changes.items():
+                setattr(s.powers[seat], what, getattr(s.powers[seat], what) + delta)
+        for card_id, until in inactive.items():
+            s.cards[card_id].active, s.cards[card_id].inactive_until = False, until
 
     def _assess_tax(self) -> None:
         """A-EVT-4 [000:667]: "The tax is assessed at the beginning of the Main Phase of the season this card is
@@ -620,15 +666,24 @@ class CovenantGame(PlatformGame):
     # ------------------------------------------------------------------ battles at the end of Main (A-BAT-1)
 
     def _event_battles(self) -> list[dict]:
-        """Battles an event in play causes this Main Phase: an Armed Invasion fights every covenant, from the
-        starting player ([000:699]), until it retreats."""
+        """Battles the events in play cause this Main Phase: an Armed Invasion fights every covenant, from the
+        starting player ([000:699]), until it retreats; an Army of Skeletons its target ([000:727]); the house
+        Winter of Wolves every covenant. A.1.4: only the first Main Phase after the event was played."""
         s = self.state
-        inv = s.invasion
-        if "Armed Invasion" not in s.events_in_play or inv.get("retreated") or inv.get("fought") == s.seasons_begun:
-            return []  # A.1.4: only the first Main Phase after the event was played
         order = rules.clockwise(s.order, s.starting) if s.starting else list(s.order)
-        cause = "Armed Invasion"
-        return [{"id": f"invasion-{s.seasons_begun}-{p}", "a": p, "b": cause, "cause": cause} for p in order]
+        out = []
+        for name in s.events_in_play:
+            ev = self.house.events.get(name)
+            if name not in ENEMIES or ev is None or ev.might_type != "mundane" or s.fought.get(name) == s.seasons_begun:
+                continue
+            if name == "Armed Invasion" and s.invasion.get("retreated"):
+                continue
+            targets = order
+            if ev.kind == "directed":
+                targets = [e["target"] for e in s.effects if e.get("event") and e.get("spell") == name]
+            slug = name.lower().replace(" ", "-")
+            out += [{"id": f"{slug}-{s.seasons_begun}-{p}", "a": p, "b": name, "cause": name} for p in targets]
+        return out
 
     def _queue_event_battles(self) -> None:
         battles = self._event_battles()
@@ -639,7 +694,8 @@ class CovenantGame(PlatformGame):
     def _battles_queued(self, battles: list, actor: str, audience: list) -> None:
         s = self.state
         s.battles = [*s.battles, *[dict(b) for b in battles]]
-        s.invasion = {**s.invasion, "fought": s.seasons_begun}
+        for b in battles:
+            s.fought[b["cause"]] = s.seasons_begun
 
     def _side(self, side: str) -> dict:
         """What a side of a battle deals and who allocates what it takes (A-BAT-1: the sum of the Might of its
@@ -647,7 +703,10 @@ class CovenantGame(PlatformGame):
         if side in self.state.powers:
             line = self._battle_line(side)
             return {"deals": self._attack(line), "beings": [c.id for c in line]}
-        might = INVASION_MIGHT - self.state.invasion.get("damage", 0) if side == "Armed Invasion" else 0
+        ev = self.house.events.get(side)
+        might = ev.might if ev is not None else 0
+        if side == "Armed Invasion":  # [000:701] "The Might of this card is reduced by any damage it receives."
+            might = INVASION_MIGHT - self.state.invasion.get("damage", 0)
         return {"deals": max(0, might), "beings": []}
 
     def _next_battle(self) -> None:
@@ -668,7 +727,10 @@ class CovenantGame(PlatformGame):
             dealt = {b["a"]: a["deals"], b["b"]: o["deals"]}
             # who must allocate: a covenant that takes damage and has beings to take it
             takes = {b["b"]: a["deals"], b["a"]: o["deals"]}
-            allocating = [x for x in (b["a"], b["b"]) if x in s.powers and takes[x] and self._battle_line(x)]
+            toll = ENEMIES.get(b["b"]) is not None  # a covenant facing an enemy it may pay off answers it
+            allocating = [
+                x for x in (b["a"], b["b"]) if x in s.powers and ((takes[x] and self._battle_line(x)) or toll)
+            ]  # fmt: skip
             self._battle_began(battle_id=b["id"], a=b["a"], b=b["b"], cause=b["cause"], dealt=dealt,
                                allocating=allocating, actor=SYSTEM, audience=PUBLIC)  # fmt: skip
             if allocating:
@@ -731,13 +793,24 @@ class CovenantGame(PlatformGame):
         other = bt["b"] if seat == bt["a"] else bt["a"]
         return int(bt["dealt"][other])
 
-    def allocate_damage(self, seat: str, allocation: dict[str, int]) -> dict:
+    def allocate_damage(self, seat: str, allocation: dict[str, int], pay_off: bool = False) -> dict:
         """H-6 "Each player decides which beings receive damage": the damage the other side deals, capacity first
-        (A-BAT-1; A-AMB-22: the receiving side assigns the surplus)."""
+        (A-BAT-1; A-AMB-22: the receiving side assigns the surplus). ``pay_off``: pay an enemy that takes a toll
+        instead of fighting it (H-11)."""
         self._require_turn(seat, "battle")
         bt = self.state.battle
         if bt is None or self.state.deferred is not None:
             raise RuleViolation("the battle waits until every player confirms no counter", rule="H-15")
+        if pay_off:
+            toll = ENEMIES.get(bt["b"] if bt["a"] == seat else bt["a"])
+            if toll is None:
+                raise RuleViolation("this battle cannot be paid off", rule="A-EVT-4", field="pay_off")
+            what, amount = toll
+            if getattr(self.state.powers[seat], what) < amount:
+                raise RuleViolation(f"paying it off takes {amount} {what}", rule="A-EVT-4", field="pay_off")
+            self._toll_paid(battle_id=bt["id"], seat=seat, what=what, amount=amount, actor=seat, audience=PUBLIC)
+            self._next_battle()
+            return {"battle_id": bt["id"], "paid": {what: amount}}
         damage = self.damage_to_allocate(seat)
         capacities = {c.id: self._capacity(c) for c in self._battle_line(seat)}
         alloc = {k: int(v) for k, v in allocation.items() if v}
@@ -749,6 +822,13 @@ class CovenantGame(PlatformGame):
             self._resolve_battle()
             self._next_battle()
         return {"battle_id": bt["id"], "taken": alloc}
+
+    @event("TollPaid")
+    def _toll_paid(self, battle_id: str, seat: str, what: str, amount: int, actor: str, audience: list) -> None:
+        s = self.state
+        p = s.powers[seat]
+        setattr(p, what, getattr(p, what) - amount)
+        s.battle, s.turn = None, []
 
     @event("DamageAllocated")
     def _damage_allocated(self, battle_id: str, seat: str, allocation: dict, actor: str, audience: list) -> None:
@@ -1704,6 +1784,7 @@ class CovenantGame(PlatformGame):
             s.year += 1
         _expire(s, lambda e: e.get("until") is not None and e["until"] <= s.seasons_begun)
         s.events_in_play = []
+        s.effects_applied = []
 
     def _yearly_reckoning(self) -> None:
         """A-RECK-3..6 with A-AMB-9: the Winter surplus becomes points (converted gold and vis are spent);
@@ -1800,6 +1881,8 @@ class CovenantGame(PlatformGame):
             if target is None:
                 raise RuleViolation("a directed event needs a target", rule="A-EVT-2", field="target")
             self.power(target)
+            if name == "Clique of Thieves" and not self.state.powers[target].gold:  # [000:783]
+                raise RuleViolation("a Clique of Thieves targets a covenant with gold", rule="A-EVT-2", field="target")
             if name == "Hedge Mage Attack" and not any(c.kind == "vis_source" for c in self.covenant_cards(target)):
                 raise RuleViolation("a Hedge Mage Attack targets a covenant with a Vis Source in play",
                                     rule="A-EVT-2", field="target")  # fmt: skip
@@ -1942,8 +2025,13 @@ class CovenantGame(PlatformGame):
                 self._end_turn(seat, acted=False)
         elif phase == "battle" and s.deferred is not None:  # silence: no counter (H-9, H-15)
             self.confirm_no_counter(seat)
-        elif phase == "battle":
-            self.allocate_damage(seat, self._default_allocation(seat, self.damage_to_allocate(seat)))
+        elif phase == "battle":  # silence pays an enemy off if it can (as with the bandits), else fights
+            bt = s.battle or {}
+            toll = ENEMIES.get(bt.get("b", "")) if bt.get("a") == seat else None
+            if toll is not None and getattr(s.powers[seat], toll[0]) >= toll[1]:
+                self.allocate_damage(seat, {}, pay_off=True)
+            else:
+                self.allocate_damage(seat, self._default_allocation(seat, self.damage_to_allocate(seat)))
         elif phase == "hedge":  # silence gives up a Vis Source: the curse would need the seat's own roll
             source = next(c.id for c in self.covenant_cards(seat) if c.kind == "vis_source")
             self._hedge_faced(seat=seat, curse=0, actor=SYSTEM, audience=PUBLIC)

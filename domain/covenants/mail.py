@@ -12,7 +12,7 @@ mage, ``bid`` bids in the one challenge it is in.
     offer <covenant> give 3 gold, 1 vis get 2 vis           rule <n> approve|refuse[: note]
     pay tax                      hedge give <vis source> / hedge curse     mouse +2 [<card>]
     bandits pay / bandits fight <card> 2, <card> 2          service [<grogs>] / service pay / service tribute
-    chaos roll / chaos rival <covenant> / chaos pay / chaos fight          allocate <card> 2, <card> 1
+    chaos roll / chaos rival <covenant> / chaos pay / chaos fight          allocate <card> 2, <card> 1 / allocate pay
     no counter
 """
 
@@ -54,7 +54,7 @@ USAGE = {
     "mouse": "mouse <+/-1 or 2> [<card>]",
     "service": "service [<grogs>] / service pay / service tribute",
     "chaos": "chaos roll / chaos rival <covenant> / chaos pay / chaos fight",
-    "allocate": "allocate <card> <n>[, <card> <n>]",
+    "allocate": "allocate <card> <n>[, <card> <n>] / allocate pay",
     "no": "no counter",
 }
 CAST = re.compile(
@@ -122,6 +122,8 @@ def _special(verb: str, number: int, stripped: str, words: list[str], errors: li
             return None
         return Command(number, verb, {"index": index, "approved": bits[1].lower() == "approve", "note": note.strip()})
     if verb == "allocate":
+        if rest == ["pay"]:
+            return Command(number, verb, {"allocation": {}, "pay_off": True})
         alloc = _damage(stripped[len(words[0]) :], number, errors, USAGE[verb])
         return None if alloc is None else Command(number, verb, {"allocation": alloc})
     if verb == "bandits":
@@ -325,7 +327,7 @@ class CovenantTurn(Turn):
                     return cc.ChooseRival(seat, a["rival"])
                 return cc.AvertBattle(seat, a.get("pay", False))
             case "allocate":
-                return cc.AllocateDamage(seat, a["allocation"])
+                return cc.AllocateDamage(seat, a["allocation"], a.get("pay_off", False))
             case "no":
                 return cc.NoCounter(seat)
             case "challenge":

@@ -92,6 +92,8 @@ class CovenantState(ViewerSequences):
     battles: list = field(default_factory=list)  # battles due at the end of the Main Phase, in order (A-BAT-1)
     battle: dict | None = None  # the battle being fought: both sides' damage dealt, each side's allocation
     invasion: dict = field(default_factory=dict)  # Armed Invasion: {"damage": n, "retreated": bool}
+    fought: dict = field(default_factory=dict)  # event -> the season its battles were queued (once a season)
+    effects_applied: list = field(default_factory=list)  # events whose Main Phase effect ran this season
     deferred: dict | None = None  # a battle waiting for every player's "no counter" (H-15): {"battle", "spells"}
     closed_spells: list = field(default_factory=list)  # spells every player confirmed not to counter (H-15)
     last_generation: dict = field(default_factory=dict)  # {"seat", "kind", "value"}: the Mouse may change it after

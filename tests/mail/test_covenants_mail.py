@@ -179,6 +179,7 @@ def test_a_certamen_is_fought_by_mail_and_a_sealed_bid_is_hidden_from_the_other_
         ("chaos pay", "chaos", {"do": "avert", "pay": True}),
         ("chaos fight", "chaos", {"do": "avert"}),
         ("allocate c3 2, c4 1", "allocate", {"allocation": {"c3": 2, "c4": 1}}),
+        ("allocate pay", "allocate", {"allocation": {}, "pay_off": True}),
         ("No counter", "no", {}),
         ("rule 0 approve: for 1 gold", "rule", {"index": 0, "approved": True, "note": "for 1 gold"}),
         ("offer bob give 3 gold, 1 vis get 2 vis", "offer", {"to": "bob", "give": {"gold": 3, "vis": 1},

@@ -198,3 +198,24 @@ def test_a_custom_action_is_ruled_on_and_a_trade_offered_and_accepted_through_th
     w.post("bob", "trade", {"trade_id": trade["id"], "accept": "yes"})
     v = t.view("cy")["covenants"]
     assert (v["ann"]["gold"], v["ann"]["vis"], v["bob"]["gold"], v["bob"]["vis"]) == (1, 6, 7, 2)
+
+
+def test_an_army_of_skeletons_is_paid_off_through_the_form(app):
+    """A-EVT-4 [000:727]: the battle form offers the target to pay the Skeletons 1 vis instead of fighting."""
+    from domain.covenants.commands import DecideEvent
+
+    d = Dice()
+    t = fixed_three(d, options={"yearly_consumes": False}, games=app.state.games)
+    for _ in range(4):
+        skip_season(t)
+    moves(t, {"ann": 1, "bob": 9, "cy": 2})
+    pass_create(t)
+    d.push([9])
+    t.run("bob", DrawEvent("bob"))
+    t.run("bob", DecideEvent("bob", "play", target="ann"))
+    vis = t.view("ann")["covenants"]["ann"]["vis"]
+    pass_main(t)
+    w = Seats(app, t)
+    assert "Pay the Army of Skeletons off (1 vis)" in w.page("ann")
+    w.post("ann", "allocate", {"pay_off": "yes"})
+    assert t.view("ann")["covenants"]["ann"]["vis"] == vis - 1 and t.phase() == "move"

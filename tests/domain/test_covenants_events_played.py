@@ -1,0 +1,120 @@
+"""Event effects of the house package's event table played through the game (A-EVT-1, A-EVT-2, A-EVT-4, A-BAT-1):
+the enemies that fight covenants at the end of the Main Phase and may be paid off, and the events that act at
+the beginning of the Main Phase. Commands through the service with explicit dice; state read from the views."""
+
+from __future__ import annotations
+
+from domain.covenants.commands import AllocateDamage, DecideEvent, DrawEvent, Move
+from tests.covenants.play import Dice, fixed_three, pass_create, pass_main, reckon, skip_season
+from tests.domain.test_conformance_covenants_played import moves, refused
+
+
+def drawn_in(d: Dice, face: int, seasons: int = 4):
+    """After ``seasons`` quiet seasons, Bob (on the Event square) draws the event on ``face``; gold and vis are
+    kept from year to year."""
+    t = fixed_three(d, options={"yearly_consumes": False})
+    for _ in range(seasons):
+        skip_season(t)
+    moves(t, {"ann": 1, "bob": 9, "cy": 2})
+    pass_create(t)
+    assert t.phase() == "events" and t.turn() == ["bob"]
+    t.notes["before"] = covenants(t)  # the table as the event is drawn
+    d.push([face])
+    t.run("bob", DrawEvent("bob"))
+    return t
+
+
+def grogs(t, seat: str) -> dict:
+    return next(c for c in t.view("cy")["covenants"][seat]["cards"] if c["name"] == "Grogs")
+
+
+def covenants(t) -> dict:
+    return t.view("cy")["covenants"]
+
+
+def test_a_evt_4_an_army_of_skeletons_is_paid_off_with_one_vis():
+    """A-EVT-4 "Army of Skeletons | Mundane Might 5; pay 1 vis to skip" with [000:727] "The covenant may avoid a
+    battle each season by paying 1 pawn vis; else it must engage the skeletons in mundane battle at the end of the
+    Main Phase."; a battle without a toll cannot be paid off."""
+    d = Dice()
+    t = drawn_in(d, 9)
+    t.run("bob", DecideEvent("bob", "play", target="ann"))
+    vis = covenants(t)["ann"]["vis"]
+    pass_main(t)
+    assert t.phase() == "battle" and t.turn() == ["ann"]
+    assert t.view("cy")["battle"]["dealt"] == {"ann": 2, "Army of Skeletons": 5}
+    t.run("ann", AllocateDamage("ann", pay_off=True))
+    assert covenants(t)["ann"]["vis"] == vis - 1 and grogs(t, "ann")["damage"] == 0 and t.phase() == "move"
+
+
+def test_a_bat_1_a_covenant_fights_the_army_of_skeletons_and_its_grogs_take_the_five_damage():
+    """A-BAT-1 with [000:727]: the target fights; its one Grogs takes all 5 (capacity first, then the surplus)."""
+    d = Dice()
+    t = drawn_in(d, 9)
+    t.run("bob", DecideEvent("bob", "play", target="ann"))
+    pass_main(t)
+    t.run("ann", AllocateDamage("ann", {grogs(t, "ann")["id"]: 5}))
+    assert grogs(t, "ann")["damage"] == 5 and not grogs(t, "ann")["active"]
+    assert not covenants(t)["ann"]["marked"]  # an event's battle marks no covenant (A-AGG-1)
+
+
+def test_a_evt_4_the_winter_of_wolves_fights_every_covenant_that_cannot_pay_its_provision():
+    """The house Winter of Wolves ("Mundane Might 3; pay 1 provision per covenant or fight"): in Winter's Main
+    Phase nobody holds provision (cleared at the Autumn Reckoning, A-RECK-2), so paying is refused naming the
+    rule and every covenant fights, from the starting player."""
+    d = Dice()
+    t = drawn_in(d, 18, seasons=7)  # year two, Winter
+    assert t.view("cy")["game"]["season"] == "winter"
+    pass_main(t)
+    assert t.phase() == "battle" and t.turn() == ["bob"]
+    refused(t, "bob", AllocateDamage("bob", pay_off=True), "A-EVT-4")
+    for seat in ("bob", "cy", "ann"):
+        assert t.turn() == [seat] and t.view("ann")["battle"]["dealt"][seat] == 2
+        t.run(seat, AllocateDamage(seat, {grogs(t, seat)["id"]: 3}))
+    assert all(grogs(t, seat)["damage"] == 3 for seat in ("ann", "bob", "cy")) and t.phase() == "move"
+
+
+def test_a_evt_4_a_clique_of_thieves_takes_half_the_targets_gold_at_the_beginning_of_the_main_phase():
+    """A-EVT-4 "Clique of Thieves | discard ⌊½⌋ of the gold outside the Treasury" with [000:784] "Target all the
+    covenant's gold that is not attached to a Treasury at the beginning of the Main Phase. Discard half of it
+    (rounded down)."."""
+    d = Dice()
+    t = drawn_in(d, 13)
+    gold = {seat: c["gold"] for seat, c in covenants(t).items()}
+    t.run("bob", DecideEvent("bob", "play", target="cy"))
+    assert t.phase() == "main"
+    v = covenants(t)
+    assert v["cy"]["gold"] == gold["cy"] - gold["cy"] // 2 and v["ann"]["gold"] == gold["ann"]
+
+
+def test_the_house_events_redcaps_tidings_and_lost_apprentice_take_effect_at_the_main_phase():
+    """House events (A-AMB-1: the source stops at "Wizard's March"): Redcap's Tidings gives every covenant 1 gold;
+    Lost Apprentice takes 1 vis from its target."""
+    d = Dice()
+    t = drawn_in(d, 17)
+    before = t.notes["before"]
+    assert t.phase() == "main"
+    assert {seat: c["gold"] - before[seat]["gold"] for seat, c in covenants(t).items()} == {"ann": 1, "bob": 1, "cy": 1}
+
+    d = Dice()
+    t = drawn_in(d, 19)
+    before = t.notes["before"]
+    t.run("bob", DecideEvent("bob", "play", target="ann"))
+    v = covenants(t)
+    assert v["ann"]["vis"] == before["ann"]["vis"] - 1 and v["cy"]["vis"] == before["cy"]["vis"]
+
+
+def test_the_house_event_wizards_march_rests_the_targets_most_learned_mage_for_a_season():
+    """The house Wizard's March: "the target's mage with the most Arts is inactive for one season"; it is active
+    again when the next season begins (A-LIM-2: rotated only by an effect)."""
+    d = Dice()
+    t = drawn_in(d, 15)
+    t.run("bob", DecideEvent("bob", "play", target="cy"))
+    mage = t.mage("cy")
+    card = next(c for c in covenants(t)["cy"]["cards"] if c["id"] == mage)
+    assert not card["active"] and card["inactive_until"] == "summer"
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    card = next(c for c in covenants(t)["cy"]["cards"] if c["id"] == mage)
+    assert card["active"] and t.view("cy")["game"]["season"] == "summer"
