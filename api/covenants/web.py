@@ -127,6 +127,13 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     offers = {} if context["phase"] else _offers(view, me, spells, actions)
     if not context["phase"] and _rulings(view, me):
         offers["rulings"] = _rulings(view, me)
+    if offers.get("actions"):  # the Main Phase's "heal": a healer of the covenant, a damaged being of it
+        cards = view["covenants"][me]["cards"]
+        defs = game.house.cards
+        healers = [c for c in cards if c["active"] and c["name"] in defs and defs[c["name"]].heals]
+        hurt = [c for c in cards if c["damage"] and c["kind"] in BEINGS]
+        if healers and hurt:
+            offers["heal"] = {"healers": healers, "targets": hurt}
     context.update(viewer_is_auditor=me == GM, track=rules.TRACK, offers=offers)
     return templates.TemplateResponse(request, "covenants/table.html", context)
 
@@ -225,6 +232,7 @@ FORMS = {
     "allocate": _form(
         "allocate", lambda me, f: cc.AllocateDamage(me, _allocation(f), _yes(f, "pay_off")), "Damage allocated."
     ),
+    "heal": _form("heal", lambda me, f: cc.Heal(me, f["healer"], f["target"]), "Healed."),
     "nocounter": _form("nocounter", lambda me, f: cc.NoCounter(me), "Confirmed: no counter."),
     "challenge": _form("challenge", lambda me, f: cc.Challenge(me, f["mage_id"], f["target_mage"]), "Challenged."),
     "convert": _form("convert", lambda me, f: cc.Convert(me, f["give"], _whole(f, "amount"), f["get"]), "Converted."),

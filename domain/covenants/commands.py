@@ -212,6 +212,15 @@ class UseMouse(Command):
 
 
 @dataclass(frozen=True)
+class Heal(Command):
+    """A Main Phase action: your healer (a Herbalist) removes damage from another being of your covenant."""
+
+    seat_id: str
+    healer: str
+    target: str
+
+
+@dataclass(frozen=True)
 class AnswerService(Command):
     """Call to Service: the active Grogs you send the lord until Autumn; with none, ``pay`` 3 gold or (False)
     accept a permanent tribute of 2 (A-RECK-4). With Courtly Connections the dice may excuse you first."""
@@ -394,6 +403,11 @@ def use_mouse(game: CovenantGame, cmd: UseMouse, ctx: Context) -> dict:
     return {"card_id": game.use_mouse(cmd.seat_id, cmd.card_id, cmd.by)}
 
 
+def heal(game: CovenantGame, cmd: Heal, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.heal(cmd.seat_id, cmd.healer, cmd.target)
+
+
 def answer_service(game: CovenantGame, cmd: AnswerService, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
     return game.answer_service(cmd.seat_id, cmd.grogs, cmd.pay, ctx.roller)
@@ -484,6 +498,7 @@ COVENANT_COMMANDS: dict[type, Handler] = {
     FaceHedgeMage: _windowed(face_hedge_mage),
     FaceBandits: _windowed(face_bandits),
     UseMouse: _windowed(use_mouse),
+    Heal: _windowed(heal),
     AnswerService: _windowed(answer_service),
     RollChaos: _windowed(roll_chaos),
     ChooseRival: _windowed(choose_rival),

@@ -1188,7 +1188,7 @@ class CovenantGame(PlatformGame):
         d = self.house.cards.get(c.name)
         total = c.damage + amount
         active = c.active and rules.is_active_after_damage(
-            animate=bool(d and d.animate), might_type=d.might_type if d else None, might=d.might if d else 0,
+            animate=bool(d and d.animate), might_type=d.might_type if d else None, might=self._own_might(c),
             structure=bool(d and d.structure), damage=total,
         )  # fmt: skip
         self._card_damaged(card_id=card_id, damage=amount, active=active, actor=actor, audience=PUBLIC)
@@ -1196,6 +1196,51 @@ class CovenantGame(PlatformGame):
             self._card_discarded(card_id=card_id, reason="destroyed", actor=SYSTEM, audience=PUBLIC)
         if c.owner is not None and c.kind == "grogs":
             self._check_holdings(c.owner)
+
+    def _own_might(self, c: Card) -> int:
+        """A card's Might this season, of whatever type (A-DMG-3): Issandra's is 1 more in Spring and Summer."""
+        d = self.house.cards.get(c.name)
+        if d is None:
+            return 0
+        return d.might + (1 if self.season_name in d.might_seasons else 0)
+
+    # ------------------------------------------------------------------ Main: healing (A-DMG-1, A-DMG-3, H-8)
+
+    def heal(self, seat: str, healer_id: str, target_id: str) -> dict:
+        """A Main Phase action (the house list's "heal"; A-AMB-20): a healer of the covenant removes its points of
+        damage from any other being of the same covenant, once a season ([000:249] Herbalist). A mundane being
+        healed fully is active again (A-DMG-1); a being of other Might, once its damage is below its Might
+        (A-DMG-3)."""
+        self._require_turn(seat, "main")
+        healer, target = self.card(healer_id), self.card(target_id)
+        dh = self.house.cards.get(healer.name)
+        if healer.owner != seat or dh is None or not dh.heals or not healer.active:
+            raise RuleViolation("heal with an active healer of your covenant", rule="A-DMG-1", field="healer")
+        if "heal" in healer.cast_this_season:
+            raise RuleViolation("a healer heals once a season", rule="A-DMG-1", field="healer")
+        dt = self.house.cards.get(target.name)
+        if target.owner != seat or target.id == healer.id or dt is None or not dt.animate:
+            raise RuleViolation("heal another being of your own covenant", rule="A-DMG-1", field="target")
+        if not target.damage:
+            raise RuleViolation(f"{target.name} has no damage to heal", rule="A-DMG-1", field="target")
+        left = max(0, target.damage - dh.heals)
+        active = target.active or (
+            not target.inactive_until
+            and rules.is_active_after_damage(
+                animate=True, might_type=dt.might_type, might=self._own_might(target), structure=dt.structure,
+                damage=left,
+            )
+        )  # fmt: skip
+        self._being_healed(healer=healer.id, card_id=target.id, damage=left, active=active, actor=seat,
+                           audience=PUBLIC)  # fmt: skip
+        self._end_turn(seat, acted=True)
+        return {"card_id": target.id, "damage": left, "active": active}
+
+    @event("BeingHealed")
+    def _being_healed(self, healer: str, card_id: str, damage: int, active: bool, actor: str, audience: list) -> None:
+        s = self.state
+        s.cards[healer].cast_this_season.append("heal")
+        s.cards[card_id].damage, s.cards[card_id].active = damage, active
 
     def _check_holdings(self, seat: str) -> None:
         """A-LIM-1 with A-AMB-11: Vis Sources and Mines beyond 2 per active Grogs go at once."""
@@ -1348,7 +1393,7 @@ class CovenantGame(PlatformGame):
             d = self.house.cards.get(c.name)
             left = max(0, c.damage - hit["damage"])
             active = rules.is_active_after_damage(
-                animate=bool(d and d.animate), might_type=d.might_type if d else None, might=d.might if d else 0,
+                animate=bool(d and d.animate), might_type=d.might_type if d else None, might=self._own_might(c),
                 structure=bool(d and d.structure), damage=left,
             ) and not c.inactive_until  # fmt: skip
             self._damage_reversed(card_id=c.id, damage=left, active=active, actor=SYSTEM, audience=PUBLIC)

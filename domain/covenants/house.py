@@ -65,6 +65,8 @@ class CardDef(_Model):
     weapon_bonus: int = 0
     capacity_bonus: int = 0  # shields and armour (A-AMB-22)
     attributes: list[str] = []  # "Courtly Connections", "Divine Grace", "Friend of the Fae" (A-EVT-3)
+    might_seasons: list[str] = []  # seasons its Might is 1 more (Issandra: "In Spring and Summer")
+    heals: int = 0  # points of damage it removes from another being of its covenant, once a season
 
     @field_validator("arts")
     @classmethod

@@ -13,7 +13,7 @@ mage, ``bid`` bids in the one challenge it is in.
     pay tax                      hedge give <vis source> / hedge curse     mouse +2 [<card>]
     bandits pay / bandits fight <card> 2, <card> 2          service [<grogs>] / service pay / service tribute
     chaos roll / chaos rival <covenant> / chaos pay / chaos fight          allocate <card> 2, <card> 1 / allocate pay
-    no counter
+    no counter                   heal <being> [with <healer>]
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ USAGE = {
     "chaos": "chaos roll / chaos rival <covenant> / chaos pay / chaos fight",
     "allocate": "allocate <card> <n>[, <card> <n>] / allocate pay",
     "no": "no counter",
+    "heal": "heal <being> [with <healer>]",
 }
 CAST = re.compile(
     r"^\S+\s+(?P<spell>.+)\s+on\s+(?P<on>\S+)(?:\s+with\s+(?P<with>\S+))?(?:\s+vis\s+(?P<vis>\S+))?"
@@ -163,6 +164,7 @@ OPTIONS = {
     "art": ("in",),
     "bid": ("in",),
     "event": ("on", "in"),
+    "heal": ("with",),
     "generate": ("mouse",),
 }
 
@@ -224,7 +226,7 @@ def _read(number: int, stripped: str, errors: list[LineError]) -> Command | None
             cast["vis"] = vis
         return Command(number, verb, cast)
     split = _split(verb, words[1:])
-    arity = {"move": 1, "challenge": 1, "art": 1, "bid": 1, "accept": 1, "refuse": 1, "event": 1}
+    arity = {"heal": 1, "move": 1, "challenge": 1, "art": 1, "bid": 1, "accept": 1, "refuse": 1, "event": 1}
     optional = {"keep", "discard", "resolve", "forfeit"}
     if split is None:
         errors.append(LineError(number, f"write it as '{USAGE[verb]}'"))
@@ -330,6 +332,8 @@ class CovenantTurn(Turn):
                 return cc.AllocateDamage(seat, a["allocation"], a.get("pay_off", False))
             case "no":
                 return cc.NoCounter(seat)
+            case "heal":
+                return cc.Heal(seat, a.get("with") or self._healer(game), words[0])
             case "challenge":
                 return cc.Challenge(seat, a.get("with") or self._mage(game), words[0])
             case "art":
@@ -363,6 +367,10 @@ class CovenantTurn(Turn):
     def _mage(self, game: Any) -> str:
         mages = [c.id for c in game.covenant_cards(self.seat) if c.kind == "mage" and c.active]
         return _one(mages, "mage ('with <mage>')")
+
+    def _healer(self, game: Any) -> str:
+        healers = [c.id for c in game.covenant_cards(self.seat) if c.active and game.house.cards[c.name].heals]
+        return _one(healers, "healer ('with <healer>')")
 
     def _challenge(self, game: Any) -> str:
         mine = [k for k, ch in game.state.challenges.items() if self.seat in (ch["challenger"], ch["target"])]

@@ -181,6 +181,8 @@ def test_a_certamen_is_fought_by_mail_and_a_sealed_bid_is_hidden_from_the_other_
         ("allocate c3 2, c4 1", "allocate", {"allocation": {"c3": 2, "c4": 1}}),
         ("allocate pay", "allocate", {"allocation": {}, "pay_off": True}),
         ("No counter", "no", {}),
+        ("heal c4", "heal", {"words": ["c4"]}),
+        ("heal c4 with c9", "heal", {"words": ["c4"], "with": "c9"}),
         ("rule 0 approve: for 1 gold", "rule", {"index": 0, "approved": True, "note": "for 1 gold"}),
         ("offer bob give 3 gold, 1 vis get 2 vis", "offer", {"to": "bob", "give": {"gold": 3, "vis": 1},
                                                             "get": {"vis": 2}}),
@@ -331,3 +333,24 @@ def test_the_mouse_is_used_by_mail():
     _by_mail(t, tokens, "ann", "generate\nmouse +2\nkeep")
     names = [c["name"] for c in t.view("ann")["covenants"]["ann"]["cards"]]
     assert "Enchanted Item: Girdle of Magical Finesse" in names and "Mundane Item (Shield): Leather Shield" not in names
+
+
+def test_a_herbalist_heals_by_mail():
+    """A-DMG-1 by mail: ``heal <being>`` with the covenant's one healer."""
+    from domain.covenants.commands import Cast, Generate, Keep
+    from tests.covenants.play import pass_create, pass_until
+
+    d = Dice()
+    t = fixed_three(d, arts={"bob": ["Cr", "Ig", "Au", "Pe", "Vi"]})
+    move_all(t, [3, 1, 2])
+    d.push([14])  # Specialist: Herbalist
+    t.run("ann", Keep("ann", t.run("ann", Generate("ann"))["card_id"]))
+    pass_create(t)
+    tokens = _tokens(t)
+    _turn_by_mail(t, tokens, "pass")
+    grogs = _grogs(t, "ann")
+    t.run("bob", Cast("bob", t.mage("bob"), "Sphere of Flame", grogs, 1))
+    pass_until(t, "ann")
+    _by_mail(t, tokens, "ann", f"heal {grogs}")
+    healed = next(c for c in t.view("ann")["covenants"]["ann"]["cards"] if c["id"] == grogs)
+    assert healed["damage"] == 0 and healed["active"]

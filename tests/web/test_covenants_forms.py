@@ -219,3 +219,24 @@ def test_an_army_of_skeletons_is_paid_off_through_the_form(app):
     assert "Pay the Army of Skeletons off (1 vis)" in w.page("ann")
     w.post("ann", "allocate", {"pay_off": "yes"})
     assert t.view("ann")["covenants"]["ann"]["vis"] == vis - 1 and t.phase() == "move"
+
+
+def test_a_herbalist_heals_through_the_form(app):
+    """A-DMG-1: the Main Phase offers the healer and the damaged beings of the covenant."""
+    from domain.covenants.commands import Cast
+
+    d = Dice()
+    t = fixed_three(d, arts={"bob": ["Cr", "Ig", "Au", "Pe", "Vi"]}, games=app.state.games)
+    moves(t, {"ann": 3, "bob": 1, "cy": 2})
+    d.push([14])  # Specialist: Herbalist
+    t.run("ann", Keep("ann", t.run("ann", Generate("ann"))["card_id"]))
+    pass_create(t)
+    t.run("ann", Pass("ann"))
+    target = next(c["id"] for c in t.view("ann")["covenants"]["ann"]["cards"] if c["name"] == "Grogs")
+    t.run("bob", Cast("bob", t.mage("bob"), "Sphere of Flame", target, 1))
+    pass_until(t, "ann")
+    w = Seats(app, t)
+    herbalist = next(c["id"] for c in t.view("ann")["covenants"]["ann"]["cards"] if "Herbalist" in c["name"])
+    w.post("ann", "heal", {"healer": herbalist, "target": target})
+    grogs_card = next(c for c in t.view("ann")["covenants"]["ann"]["cards"] if c["id"] == target)
+    assert grogs_card["damage"] == 0 and grogs_card["active"]
