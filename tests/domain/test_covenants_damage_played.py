@@ -104,3 +104,34 @@ def _pass(seat: str):
     from domain.covenants.commands import Pass
 
     return Pass(seat)
+
+
+def test_a_dmg_1_an_inactive_mundane_being_is_discarded_at_the_end_of_winter_after_passive_healing():
+    """A-DMG-1 [000:122] "At the end of Winter Reckoning, any inactive mundane beings are discarded. This comes after
+    any passive healing" with A-DMG-4 and A-AMB-10: in Autumn Bob deals Cy's Grogs 2 and Cy deals Ann's Grogs 1; in
+    Winter both spend the whole season inactive without new damage and heal 1: Ann's is healed fully and active
+    again, and stays; Cy's is still damaged and inactive, and is discarded."""
+    from tests.covenants.play import skip_season
+
+    d = Dice()
+    t = fixed_three(d, arts={"bob": ["Cr", "Ig", "Au", "Pe", "Vi"], "cy": ["Cr", "Ig", "Re", "Mu", "An"]})
+    for _ in range(2):
+        skip_season(t)
+    assert t.view("cy")["game"]["season"] == "autumn"
+    moves(t, {"ann": 1, "bob": 2, "cy": 3})
+    pass_create(t)
+    cards = t.view("cy")["covenants"]
+    ann_grogs = next(c["id"] for c in cards["ann"]["cards"] if c["name"] == "Grogs")
+    cy_grogs = next(c["id"] for c in cards["cy"]["cards"] if c["name"] == "Grogs")
+    pass_until(t, "bob")
+    t.run("bob", Cast("bob", t.mage("bob"), "Sphere of Flame", cy_grogs, 2))
+    t.run("cy", Cast("cy", t.mage("cy"), "Sphere of Flame", ann_grogs, 1))
+    end_season(t)
+    assert card(t, "cy", cy_grogs)["damage"] == 2 and card(t, "ann", ann_grogs)["damage"] == 1  # new: no healing
+    assert t.view("cy")["game"]["season"] == "winter"
+    moves(t, {"ann": 1, "bob": 2, "cy": 3})
+    pass_create(t)
+    end_season(t)
+    assert t.view("cy")["game"]["season"] == "spring" and t.view("cy")["game"]["year"] == 2
+    assert card(t, "cy", cy_grogs) is None  # healed to 1, still inactive: discarded
+    assert card(t, "ann", ann_grogs)["damage"] == 0 and card(t, "ann", ann_grogs)["active"]

@@ -118,3 +118,23 @@ def test_the_house_event_wizards_march_rests_the_targets_most_learned_mage_for_a
     reckon(t)
     card = next(c for c in covenants(t)["cy"]["cards"] if c["id"] == mage)
     assert card["active"] and t.view("cy")["game"]["season"] == "summer"
+
+
+def test_a_evt_4_a_famine_halves_the_provision_made_and_forbids_converting_provision():
+    """A-EVT-4 "Famine | loses ½ provision" with A-AMB-14 (keep ⌈P/2⌉) and A-ECON-1 "No conversion to or from
+    provision during a Famine": played through the Main Phase and the Reckoning."""
+    from domain.covenants.commands import Convert, Support
+
+    d = Dice()
+    t = drawn_in(d, 2)  # Famine, any season
+    assert t.phase() == "main" and "Famine" in t.view("cy")["events_in_play"]
+    refused(t, "bob", Convert("bob", "provision", 2, "gold"), "A-ECON-1")
+    pass_main(t)
+    t.run("bob", Move("bob", 10))
+    seat = t.turn()[0]
+    # two Villagers make 4 provision, halved to 2; the mage (1) and the Grogs (2) need 3: the Grogs must starve
+    refused(t, seat, Support(seat, []), "A-RECK-1")
+    grogs_id = grogs(t, seat)["id"]
+    out = t.run(seat, Support(seat, [grogs_id]))
+    assert out["made"]["provision"] == 2 and out["paid"]["provision"] == 1
+    assert grogs_id not in {c["id"] for c in covenants(t)[seat]["cards"]}
