@@ -76,6 +76,11 @@ def _offers(view: dict[str, Any], me: str, spells: list[str], actions: list[str]
         offers["hedge"] = [c for c in cards if c["kind"] == "vis_source"]
     if at_turn and phase == "bandits":
         offers["bandits"] = beings
+    if at_turn and phase == "plague":
+        offers["plague"] = {
+            "count": (view.get("plague") or {}).get("counters", 0),
+            "beings": [c for c in beings if c["active"] and c["substance"] == "Co"],
+        }
     if at_turn and phase == "service":
         offers["service"] = [c for c in cards if c["kind"] == "grogs" and c["active"]]
     if at_turn and phase == "chaos":
@@ -181,6 +186,11 @@ def _yes(f: dict, key: str) -> bool:
     return str(f.get(key, "")).lower() in ("yes", "on", "true", "1")
 
 
+def _listed(f: dict, key: str) -> list[str]:
+    chosen = f.get(key, [])
+    return [c for c in (chosen if isinstance(chosen, list) else [chosen]) if c]
+
+
 def _starve(f: dict) -> list[str]:
     chosen = f.get("starve[]", [])
     return [c for c in (chosen if isinstance(chosen, list) else [chosen]) if c]
@@ -232,6 +242,7 @@ FORMS = {
     "allocate": _form(
         "allocate", lambda me, f: cc.AllocateDamage(me, _allocation(f), _yes(f, "pay_off")), "Damage allocated."
     ),
+    "plague": _form("plague", lambda me, f: cc.ChoosePlagued(me, _listed(f, "cards[]")), "Plague answered."),
     "heal": _form("heal", lambda me, f: cc.Heal(me, f["healer"], f["target"]), "Healed."),
     "nocounter": _form("nocounter", lambda me, f: cc.NoCounter(me), "Confirmed: no counter."),
     "challenge": _form("challenge", lambda me, f: cc.Challenge(me, f["mage_id"], f["target_mage"]), "Challenged."),

@@ -212,6 +212,14 @@ class UseMouse(Command):
 
 
 @dataclass(frozen=True)
+class ChoosePlagued(Command):
+    """Plague: the active Animate Co beings of your covenant that take its damage, as many as its counters."""
+
+    seat_id: str
+    cards: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class Heal(Command):
     """A Main Phase action: your healer (a Herbalist) removes damage from another being of your covenant."""
 
@@ -403,6 +411,11 @@ def use_mouse(game: CovenantGame, cmd: UseMouse, ctx: Context) -> dict:
     return {"card_id": game.use_mouse(cmd.seat_id, cmd.card_id, cmd.by)}
 
 
+def choose_plagued(game: CovenantGame, cmd: ChoosePlagued, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.choose_plagued(cmd.seat_id, list(cmd.cards))
+
+
 def heal(game: CovenantGame, cmd: Heal, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
     return game.heal(cmd.seat_id, cmd.healer, cmd.target)
@@ -499,6 +512,7 @@ COVENANT_COMMANDS: dict[type, Handler] = {
     FaceBandits: _windowed(face_bandits),
     UseMouse: _windowed(use_mouse),
     Heal: _windowed(heal),
+    ChoosePlagued: _windowed(choose_plagued),
     AnswerService: _windowed(answer_service),
     RollChaos: _windowed(roll_chaos),
     ChooseRival: _windowed(choose_rival),

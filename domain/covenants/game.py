@@ -31,10 +31,12 @@ PUBLIC = [vis.PUBLIC]
 STARTING_CARDS = ("Villagers", "Villagers", "Grogs")
 _HOUSES: dict[str, HousePackage] = {}
 TURN_PHASES = (
-    "move", "create", "events", "service", "chaos", "main", "hedge", "bandits", "battle", "certamen", "reckoning",
+    "move", "create", "events", "service", "chaos", "main", "hedge", "bandits", "battle", "plague", "certamen",
+    "reckoning",
 )  # fmt: skip
-AFTER_MAIN = ("hedge", "bandits", "battle", "certamen")  # the end of the Main Phase, in this order
-END_OF_MAIN = ("hedge", "bandits", "battle")  # steps of the Main Phase's end: its spells may still be countered
+AFTER_MAIN = ("hedge", "bandits", "battle", "plague", "certamen")  # the end of the Main Phase, in this order
+END_OF_MAIN = ("hedge", "bandits", "battle", "plague")  # the Main Phase's end: its spells may still be countered
+PLAGUE_COUNTERS = 5  # [000:671] "When this card has gained five counters, discard this card."
 SERVICE_TOLL, SERVICE_TRIBUTE = 3, 2  # [000:669] "pay 3 gold immediately or accept a permanent tribute of 2"
 CHAOS_TOLL = 4  # [000:693] "The rival covenant may pay 4 gold at the time of the roll"
 INVASION_MIGHT = 10  # [000:697] Armed Invasion: "Mundane Might: 10"
@@ -286,6 +288,8 @@ class CovenantGame(PlatformGame):
             order = [p for p in order if p in self._bandits_due()]
         if phase == "battle":
             order = []  # each battle sets whose allocation it awaits
+        if phase == "plague":
+            order = [p for p in order if p in self._plague_due()]
         self._phase_began(
             year=s.year, season=s.season, cycle=cycle, phase=phase, turn=order, actor=SYSTEM, audience=PUBLIC
         )
@@ -301,7 +305,7 @@ class CovenantGame(PlatformGame):
             self._quaesitor_created(seat=quaesitor, actor=SYSTEM, audience=PUBLIC)
         elif phase == "events" and (s.seasons_begun <= 4 or not order):
             self._advance_from("events")  # A-AMB-2: only after the first four seasons
-        elif phase in ("hedge", "bandits") and not order:
+        elif phase in ("hedge", "bandits", "plague") and not order:
             self._advance_from(phase)
         elif phase == "battle":
             self._queue_event_battles()
@@ -529,6 +533,49 @@ class CovenantGame(PlatformGame):
         s = self.state
         s.bandits = {"discarded": True} if discarded else {"damage": 0, "answered": [], "fought": []}
 
+    # ------------------------------------------------------------------ Plague (A-EVT-4)
+
+    def _plague_victims(self, seat: str) -> list[Card]:
+        """The covenant's active beings of substance Animate Co (their substance now: A-SPELL-7)."""
+        out = []
+        for c in self.covenant_cards(seat):
+            d = self.house.cards.get(c.name)
+            if c.active and d is not None and d.animate and c.substance == "Co":
+                out.append(c)
+        return out
+
+    def _plague_due(self) -> list[str]:
+        """[000:671] "At the end of each Main Phase when this card is in play, each covenant must choose a number of
+        active beings of substance Animate Co equal to the number of counters on this card" (A.1.4: the first Main
+        Phase of each season); in the season it was played it has no counter yet."""
+        s = self.state
+        n = s.plague.get("counters", 0)
+        if "Plague" not in s.events_in_play or not n or s.plague.get("season") == s.seasons_begun:
+            return []
+        return [p for p in s.order if self._plague_victims(p)]
+
+    def choose_plagued(self, seat: str, cards: list[str]) -> dict:
+        """H-6: the covenant chooses which of its Animate Co beings take the Plague's damage, one point each."""
+        self._require_turn(seat, "plague")
+        victims = [c.id for c in self._plague_victims(seat)]
+        want = min(self.state.plague.get("counters", 0), len(victims))
+        if len(set(cards)) != len(cards) or len(cards) != want or set(cards) - set(victims):
+            raise RuleViolation(f"choose {want} of your active Animate Co beings: {victims}", rule="A-EVT-4",
+                                field="cards")  # fmt: skip
+        self._plague_struck(seat=seat, cards=list(cards), actor=seat, audience=PUBLIC)
+        for card_id in cards:
+            self._damage(card_id, 1, seat)
+        self._end_turn(seat, acted=True)
+        return {"damaged": list(cards)}
+
+    @event("PlagueStruck")
+    def _plague_struck(self, seat: str, cards: list, actor: str, audience: list) -> None:
+        pass  # the damage follows as CardDamaged events
+
+    @event("PlagueCounterAdded")
+    def _plague_counter(self, counters: int, actor: str, audience: list) -> None:
+        self.state.plague = {**self.state.plague, "counters": counters}
+
     # ------------------------------------------------------------------ Call to Service (A-RECK-4, A-EVT-3)
 
     def _attributed(self, seat: str, attribute: str) -> list[Card]:
@@ -676,7 +723,7 @@ class CovenantGame(PlatformGame):
             ev = self.house.events.get(name)
             if name not in ENEMIES or ev is None or ev.might_type != "mundane" or s.fought.get(name) == s.seasons_begun:
                 continue
-            if name == "Armed Invasion" and s.invasion.get("retreated"):
+            if (name == "Armed Invasion" and s.invasion.get("retreated")) or name in s.defeated:
                 continue
             targets = order
             if ev.kind == "directed":
@@ -862,8 +909,11 @@ class CovenantGame(PlatformGame):
                 marked.append(seat)
         event_damage = bt["dealt"][bt["a"]] if bt["b"] == "Armed Invasion" else 0
         retreated = bool(event_damage) and s.invasion.get("damage", 0) + event_damage >= INVASION_MIGHT
+        enemy = self.house.events.get(bt["b"]) if bt["b"] in ENEMIES and bt["b"] != "Armed Invasion" else None
+        # [000:729] the Skeletons "receive damage equal to or exceeding their mundane might, they disappear"
+        defeated = [bt["b"]] if enemy is not None and bt["dealt"][bt["a"]] >= enemy.might else []
         self._battle_resolved(battle_id=bt["id"], marked=marked, event_damage=event_damage, retreated=retreated,
-                              actor=SYSTEM, audience=PUBLIC)  # fmt: skip
+                              actor=SYSTEM, audience=PUBLIC, defeated=defeated)  # fmt: skip
         for seat, alloc in bt["allocated"].items():
             for card_id, amount in alloc.items():
                 if amount and card_id in s.cards:
@@ -871,9 +921,11 @@ class CovenantGame(PlatformGame):
 
     @event("BattleResolved")
     def _battle_resolved(
-        self, battle_id: str, marked: list, event_damage: int, retreated: bool, actor: str, audience: list
-    ) -> None:
+        self, battle_id: str, marked: list, event_damage: int, retreated: bool, actor: str, audience: list,
+        defeated: list | None = None,
+    ) -> None:  # fmt: skip
         s = self.state
+        s.defeated = [*s.defeated, *(defeated or [])]
         for seat in marked:
             s.powers[seat].marked = True
         if event_damage:  # [000:701] "The Might of this card is reduced by any damage it receives."
@@ -897,6 +949,8 @@ class CovenantGame(PlatformGame):
             s.chaos = {"season": s.seasons_begun, "choosing": None, "answering": None}
         if phase == "service":
             s.service = {"season": s.seasons_begun, "answers": {}}
+        if phase == "plague":
+            s.plague = {**s.plague, "season": s.seasons_begun}
         # A-SPELL-3: a spell of N seasons ends at the beginning of the phase it was cast in, N seasons on.
         _expire(s, lambda e: e.get("until") == s.seasons_begun and e.get("phase") == phase)
         s.passed, s.acted, s.extra_round, s.turn_done = [], False, False, False
@@ -925,6 +979,7 @@ class CovenantGame(PlatformGame):
                 "hedge": lambda: bool(self._hedge_claims()),
                 "bandits": lambda: bool(self._bandits_due()),
                 "battle": lambda: bool(s.battles) or bool(self._event_battles()),
+                "plague": lambda: bool(self._plague_due()),
                 "certamen": lambda: True,
             }
             later = AFTER_MAIN[AFTER_MAIN.index(phase) + 1 :] if phase in AFTER_MAIN else AFTER_MAIN
@@ -1776,6 +1831,8 @@ class CovenantGame(PlatformGame):
                     self._bandits_looted(seat=seat, gold=s.powers[seat].gold, actor=SYSTEM, audience=PUBLIC)
             self._bandits_season_ended(discarded=s.bandits.get("damage", 0) >= BANDITS_MIGHT, actor=SYSTEM,
                                        audience=PUBLIC)  # fmt: skip
+        if "Plague" in s.events_in_play:  # [000:671] "At the end of each season ... add a counter to it."
+            self._plague_counter(counters=s.plague.get("counters", 0) + 1, actor=SYSTEM, audience=PUBLIC)
         for c in list(s.cards.values()):  # A-DMG-4 then A-DMG-1: heal, then winter discards inactive beings
             d = self.house.cards.get(c.name)
             if d is None or not d.animate or d.might_type not in (None, "mundane"):
@@ -1828,8 +1885,22 @@ class CovenantGame(PlatformGame):
         if s.season == 0:
             s.year += 1
         _expire(s, lambda e: e.get("until") is not None and e["until"] <= s.seasons_begun)
-        s.events_in_play = []
+        kept = []
+        for name in s.events_in_play:  # an event stays for the seasons its text gives it (A-EVT-4)
+            last = s.event_until.get(name, s.seasons_begun)
+            ended = last is not None and last <= s.seasons_begun
+            ended = ended or name in s.defeated or (name == "Wave of Bandits" and bool(s.bandits.get("discarded")))
+            ended = ended or (name == "Armed Invasion" and bool(s.invasion.get("retreated")))
+            ended = ended or (name == "Plague" and s.plague.get("counters", 0) >= PLAGUE_COUNTERS)
+            if ended:
+                s.event_until.pop(name, None)
+                if name == "Plague":
+                    s.plague = {}
+            else:
+                kept.append(name)
+        s.events_in_play = kept
         s.effects_applied = []
+        s.defeated = []
 
     def _yearly_reckoning(self) -> None:
         """A-RECK-3..6 with A-AMB-9: the Winter surplus becomes points (converted gold and vis are spent);
@@ -1985,9 +2056,19 @@ class CovenantGame(PlatformGame):
             s.bandits = {"damage": 0, "answered": [], "fought": []}
         if event_name == "Armed Invasion":
             s.invasion = {"damage": 0}
+        if event_name == "Plague":
+            s.plague = {"counters": 0}
+        ev = self.house.events.get(event_name)
+        last: int | None = s.seasons_begun
+        if ev is not None and ev.until_season:  # the end of the first such season, this one included
+            last = s.seasons_begun + (rules.SEASONS.index(ev.until_season) - s.season) % 4
+        elif ev is not None:
+            last = None if ev.lasts_seasons is None else s.seasons_begun + ev.lasts_seasons - 1
+        s.event_until[event_name] = last
         if target is not None:
             s.directed_history.append([event_name, target])
-            s.effects.append({"spell": event_name, "event": True, "target": target, "until": s.seasons_begun + 1})
+            until = s.seasons_begun + 1 if last is None or last < s.seasons_begun + 1 else last
+            s.effects.append({"spell": event_name, "event": True, "target": target, "until": until})
 
     @event("EventHeld")
     def _event_held(self, event_name: str, seat: str, season: str, actor: str, audience: list) -> None:
@@ -2057,6 +2138,9 @@ class CovenantGame(PlatformGame):
                 if beings and left:
                     alloc[beings[0].id] += left
                 self.face_bandits(seat, True, alloc)
+        elif phase == "plague":  # silence: the first beings in card order
+            want = min(s.plague.get("counters", 0), len(self._plague_victims(seat)))
+            self.choose_plagued(seat, [c.id for c in self._plague_victims(seat)][:want])
         elif phase == "service":  # silence: no Courtly roll; the first active Grogs, else 3 gold if it has them
             active = [c.id for c in self.covenant_cards(seat) if c.kind == "grogs" and c.active]
             self._serve(seat, active[0] if active else None, s.powers[seat].gold >= SERVICE_TOLL, actor=SYSTEM)

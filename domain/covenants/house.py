@@ -122,6 +122,8 @@ class EventDef(_Model):
     might_type: Literal["mundane", "magical", "faerie", "demon"] | None = None
     might: int = 0
     house: bool = False  # after "Wizard's March" the source is lost
+    lasts_seasons: int | None = 1  # seasons in play, the one played in counted; None: until its own rule ends it
+    until_season: str | None = None  # in play to the end of the first such season (Famine: "the next Summer's")
 
 
 class MainAction(_Model):

@@ -13,7 +13,7 @@ mage, ``bid`` bids in the one challenge it is in.
     pay tax                      hedge give <vis source> / hedge curse     mouse +2 [<card>]
     bandits pay / bandits fight <card> 2, <card> 2          service [<grogs>] / service pay / service tribute
     chaos roll / chaos rival <covenant> / chaos pay / chaos fight          allocate <card> 2, <card> 1 / allocate pay
-    no counter                   heal <being> [with <healer>]
+    no counter                   heal <being> [with <healer>]    plague <being>[, <being>]
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ USAGE = {
     "allocate": "allocate <card> <n>[, <card> <n>] / allocate pay",
     "no": "no counter",
     "heal": "heal <being> [with <healer>]",
+    "plague": "plague <being>[, <being>]",
 }
 CAST = re.compile(
     r"^\S+\s+(?P<spell>.+)\s+on\s+(?P<on>\S+)(?:\s+with\s+(?P<with>\S+))?(?:\s+vis\s+(?P<vis>\S+))?"
@@ -122,6 +123,9 @@ def _special(verb: str, number: int, stripped: str, words: list[str], errors: li
         if index is None:
             return None
         return Command(number, verb, {"index": index, "approved": bits[1].lower() == "approve", "note": note.strip()})
+    if verb == "plague":
+        chosen = items(stripped[len(words[0]) :])
+        return Command(number, verb, {"cards": chosen}) if chosen else bad()
     if verb == "allocate":
         if rest == ["pay"]:
             return Command(number, verb, {"allocation": {}, "pay_off": True})
@@ -156,7 +160,7 @@ def _special(verb: str, number: int, stripped: str, words: list[str], errors: li
     return bad()
 
 
-SPECIAL = ("offer", "rule", "allocate", "bandits", "pay", "no", "hedge", "service", "chaos", "mouse")
+SPECIAL = ("plague", "offer", "rule", "allocate", "bandits", "pay", "no", "hedge", "service", "chaos", "mouse")
 # ``word <value>`` options a line may end with, after its positional words.
 OPTIONS = {
     "keep": ("on", "art"),
@@ -332,6 +336,8 @@ class CovenantTurn(Turn):
                 return cc.AllocateDamage(seat, a["allocation"], a.get("pay_off", False))
             case "no":
                 return cc.NoCounter(seat)
+            case "plague":
+                return cc.ChoosePlagued(seat, list(a["cards"]))
             case "heal":
                 return cc.Heal(seat, a.get("with") or self._healer(game), words[0])
             case "challenge":

@@ -119,6 +119,12 @@ STEPS = (
         closes_on=("each side of every battle allocated the damage it took",),
         on_entry="A-BAT-1: the battles events cause, at the end of the Main Phase, in order",
     ),
+    Step(
+        "plague",
+        opens=("plague",),
+        closes_on=("each covenant chose the Animate Co beings the Plague damages",),
+        on_entry="Plague [000:671], at the end of the Main Phase",
+    ),
     Step("certamen", opens=("certamen",), closes_on=("every challenge resolved",), on_entry="A.1.2 #5"),
     Step("reckoning", opens=("reckoning",), closes_on=("every player allocated support",), on_entry="A.1.2 R"),
     Step("over", on_entry="a score of 25 or more at the Yearly Reckoning: the highest wins (A-RECK-5)"),

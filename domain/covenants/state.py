@@ -93,6 +93,9 @@ class CovenantState(ViewerSequences):
     battle: dict | None = None  # the battle being fought: both sides' damage dealt, each side's allocation
     invasion: dict = field(default_factory=dict)  # Armed Invasion: {"damage": n, "retreated": bool}
     fought: dict = field(default_factory=dict)  # event -> the season its battles were queued (once a season)
+    event_until: dict = field(default_factory=dict)  # event -> the last season it is in play (None: its own rule)
+    defeated: list = field(default_factory=list)  # enemies beaten in battle this season: discarded at its end
+    plague: dict = field(default_factory=dict)  # Plague: {"counters": n, "season": the last season it struck}
     effects_applied: list = field(default_factory=list)  # events whose Main Phase effect ran this season
     deferred: dict | None = None  # a battle waiting for every player's "no counter" (H-15): {"battle", "spells"}
     closed_spells: list = field(default_factory=list)  # spells every player confirmed not to counter (H-15)

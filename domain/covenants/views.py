@@ -62,6 +62,8 @@ def table_view(game: Any, viewer: str) -> dict[str, Any]:
         "battles": [dict(b) for b in s.battles],  # due at the end of the Main Phase, in order (A-BAT-1)
         "battle": _battle(game, s.battle),
         "invasion": dict(s.invasion),
+        "plague": dict(s.plague),
+        "event_until": dict(s.event_until),  # the last season index each event in play stays (None: its rule)
         "deferred": dict(s.deferred) if s.deferred else None,  # a battle waiting for "no counter" (H-15)
         "windows": [
             {"id": w.id, "kind": w.kind, "closes_at": w.deadline_for(viewer if viewer in s.powers else None)}

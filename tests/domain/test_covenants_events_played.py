@@ -138,3 +138,68 @@ def test_a_evt_4_a_famine_halves_the_provision_made_and_forbids_converting_provi
     out = t.run(seat, Support(seat, [grogs_id]))
     assert out["made"]["provision"] == 2 and out["paid"]["provision"] == 1
     assert grogs_id not in {c["id"] for c in covenants(t)[seat]["cards"]}
+
+
+def next_season_main(t, squares: dict | None = None, starve: dict | None = None) -> None:
+    """End this season (the first to move goes to End) and play the next one up to its Main Phase."""
+    if t.phase() == "main":
+        pass_main(t)
+    while t.phase() != "move":
+        raise AssertionError(f"the season is at {t.phase()}")
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t, starve)
+    moves(t, squares or {"ann": 1, "bob": 2, "cy": 3})
+    pass_create(t)
+
+
+def test_a_evt_4_events_stay_in_play_for_the_seasons_their_text_gives():
+    """A-EVT-4 with the cards' texts: the Wave of Bandits "After a year has passed, discard this card" ([000:684])
+    and, if not beaten, "survives for another season" and asks again; the Famine stays to "the end of the next
+    Summer's Reckoning" ([000:661])."""
+    from domain.covenants.commands import FaceBandits
+
+    d = Dice()
+    t = drawn_in(d, 5)  # Wave of Bandits, Spring of year two
+    pass_main(t)
+    while t.phase() == "bandits":
+        t.run(t.turn()[0], FaceBandits(t.turn()[0], fight=False))  # everyone pays: the bandits are not beaten
+    next_season_main(t)
+    assert "Wave of Bandits" in t.view("cy")["events_in_play"] and t.view("cy")["game"]["season"] == "summer"
+    pass_main(t)
+    assert t.phase() == "bandits"  # they come back at the end of this season's Main Phase
+
+    d = Dice()
+    t = drawn_in(d, 2)  # Famine, Spring
+    hungry = {seat: [grogs(t, seat)["id"]] for seat in ("ann", "bob", "cy")}  # half the provision: Grogs starve
+    next_season_main(t, starve=hungry)
+    assert "Famine" in t.view("cy")["events_in_play"]  # Summer: still in play
+    next_season_main(t)
+    assert t.view("cy")["game"]["season"] == "autumn" and "Famine" not in t.view("cy")["events_in_play"]
+
+
+def test_a_evt_4_the_plague_gains_a_counter_a_season_and_each_covenant_chooses_the_beings_it_damages():
+    """A-EVT-4 "Plague | +1 counter per season; at each Main Phase end, damage as many Animate Co beings as there
+    are counters; discard at 5 counters" with [000:671] "each covenant must choose a number of active beings of
+    substance Animate Co equal to the number of counters on this card" (H-6)."""
+    from domain.covenants.commands import ChoosePlagued
+
+    d = Dice()
+    t = drawn_in(d, 4)  # Plague, Spring of year two
+    assert t.view("cy")["plague"] == {"counters": 0}
+    pass_main(t)
+    assert t.phase() == "move"  # no counter yet: nobody is struck in the season it was played
+    next_season_main(t)
+    assert t.view("cy")["plague"]["counters"] == 1
+    pass_main(t)
+    assert t.phase() == "plague" and t.turn() == ["bob", "cy", "ann"]
+    villagers = [c["id"] for c in covenants(t)["bob"]["cards"] if c["name"] == "Villagers"]
+    refused(t, "bob", ChoosePlagued("bob", villagers), "A-EVT-4")  # one being: the counters say how many
+    refused(t, "bob", ChoosePlagued("bob", [covenants(t)["ann"]["cards"][0]["id"]]), "A-EVT-4")  # his own
+    t.run("bob", ChoosePlagued("bob", villagers[:1]))
+    struck = next(c for c in covenants(t)["bob"]["cards"] if c["id"] == villagers[0])
+    assert struck["damage"] == 1 and not struck["active"]
+    t.run("cy", ChoosePlagued("cy", [grogs(t, "cy")["id"]]))
+    t.run("ann", ChoosePlagued("ann", [t.mage("ann")]))
+    assert (
+        t.phase() == "move" and not next(c for c in covenants(t)["ann"]["cards"] if c["id"] == t.mage("ann"))["active"]
+    )

@@ -182,6 +182,7 @@ def test_a_certamen_is_fought_by_mail_and_a_sealed_bid_is_hidden_from_the_other_
         ("allocate pay", "allocate", {"allocation": {}, "pay_off": True}),
         ("No counter", "no", {}),
         ("heal c4", "heal", {"words": ["c4"]}),
+        ("plague c4, c5", "plague", {"cards": ["c4", "c5"]}),
         ("heal c4 with c9", "heal", {"words": ["c4"], "with": "c9"}),
         ("rule 0 approve: for 1 gold", "rule", {"index": 0, "approved": True, "note": "for 1 gold"}),
         ("offer bob give 3 gold, 1 vis get 2 vis", "offer", {"to": "bob", "give": {"gold": 3, "vis": 1},
@@ -199,7 +200,8 @@ def test_the_grammar_reads_the_lines_of_every_covenant_command(line, verb, args)
 @pytest.mark.parametrize(
     "line",
     ["pay gold", "hedge give", "bandits run", "bandits fight c3", "mouse lots", "service c4 c5", "chaos dance",
-     "allocate c3", "no way", "rule x approve", "rule 0 maybe", "offer bob give 3 coins get 1 vis", "offer bob 3 gold"],
+     "allocate c3", "no way", "plague", "rule x approve", "rule 0 maybe", "offer bob give 3 coins get 1 vis",
+     "offer bob 3 gold"],
 )  # fmt: skip
 def test_a_new_line_that_does_not_fit_says_how_it_is_written(line):
     turn = parse_turn(line, None, "ann")

@@ -240,3 +240,27 @@ def test_a_herbalist_heals_through_the_form(app):
     w.post("ann", "heal", {"healer": herbalist, "target": target})
     grogs_card = next(c for c in t.view("ann")["covenants"]["ann"]["cards"] if c["id"] == target)
     assert grogs_card["damage"] == 0 and grogs_card["active"]
+
+
+def test_the_plague_is_answered_through_the_form(app):
+    """A-EVT-4 [000:671]: the page offers the covenant's Animate Co beings; it ticks as many as the counters."""
+    d = Dice()
+    t = fixed_three(d, options={"yearly_consumes": False}, games=app.state.games)
+    for _ in range(4):
+        skip_season(t)
+    moves(t, {"ann": 1, "bob": 9, "cy": 2})
+    pass_create(t)
+    d.push([4])  # Plague
+    t.run("bob", DrawEvent("bob"))
+    pass_main(t)
+    t.run("bob", Move("bob", 10))
+    reckon(t)
+    moves(t, {"ann": 1, "bob": 2, "cy": 3})
+    pass_create(t)
+    pass_main(t)
+    assert t.phase() == "plague" and t.turn()[0] == "bob"
+    w = Seats(app, t)
+    assert "choose 1 of your Animate Co beings" in w.page("bob")
+    target = grogs(t, "bob")["id"]
+    w.post("bob", "plague", {"cards[]": target})
+    assert grogs(t, "bob")["damage"] == 1
