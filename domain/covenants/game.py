@@ -44,7 +44,7 @@ INVASION_MIGHT = 10  # [000:697] Armed Invasion: "Mundane Might: 10"
 # ([000:727] Army of Skeletons: "The covenant may avoid a battle each season by paying 1 pawn vis"; the house
 # Winter of Wolves: "pay 1 provision per covenant or fight"); their Might is the house package's.
 ENEMIES: dict[str, tuple[str, int] | None] = {
-    "Armed Invasion": None, "Army of Skeletons": ("vis", 1), "Winter of Wolves": ("provision", 1),
+    "Armed Invasion": None, "Army of Skeletons": ("vis", 1), "Winter of Wolves": ("provision", 1), "Riots": None,
 }  # fmt: skip
 MAIN_EFFECTS = ("Redcap's Tidings", "Lost Apprentice", "Clique of Thieves", "Wizard's March")
 BANDITS_MIGHT = 4  # [000:676] the Wave of Bandits: "Mundane Might: 4"
@@ -246,7 +246,9 @@ class CovenantGame(PlatformGame):
         self._season_began(year=s.year, season=s.season, actor=SYSTEM, audience=PUBLIC)
         for c in list(s.cards.values()):  # A-GEN-3: construction ends at the first qualifying Move Phase
             if c.inactive_until and self.season_name in c.inactive_until.split(","):
-                why = "back from the lord's service" if c.kind == "grogs" else "construction done"
+                why = {"grogs": "back from the lord's service", "town": "the Riots' season is over"}.get(
+                    c.kind, "construction done"
+                )
                 self._card_turned(card_id=c.id, active=True, reason=why, actor=SYSTEM, audience=PUBLIC)
         self._next_cycle()
 
@@ -728,6 +730,9 @@ class CovenantGame(PlatformGame):
             targets = order
             if ev.kind == "directed":
                 targets = [e["target"] for e in s.effects if e.get("event") and e.get("spell") == name]
+            if name == "Riots":  # [000:779] the Town "unrotates at the beginning of the next season and engages in
+                # battle again"
+                targets = [p for p in targets if self._town(p) is not None]
             slug = name.lower().replace(" ", "-")
             out += [{"id": f"{slug}-{s.seasons_begun}-{p}", "a": p, "b": name, "cause": name} for p in targets]
         return out
@@ -743,6 +748,9 @@ class CovenantGame(PlatformGame):
         s.battles = [*s.battles, *[dict(b) for b in battles]]
         for b in battles:
             s.fought[b["cause"]] = s.seasons_begun
+
+    def _town(self, seat: str) -> Card | None:
+        return next((c for c in self.covenant_cards(seat) if c.kind == "town"), None)
 
     def _side(self, side: str) -> dict:
         """What a side of a battle deals and who allocates what it takes (A-BAT-1: the sum of the Might of its
@@ -912,8 +920,16 @@ class CovenantGame(PlatformGame):
         enemy = self.house.events.get(bt["b"]) if bt["b"] in ENEMIES and bt["b"] != "Armed Invasion" else None
         # [000:729] the Skeletons "receive damage equal to or exceeding their mundane might, they disappear"
         defeated = [bt["b"]] if enemy is not None and bt["dealt"][bt["a"]] >= enemy.might else []
+        riot: dict[str, Any] = {}
+        town = self._town(bt["a"]) if bt["b"] == "Riots" else None
+        if town is not None:  # A-EVT-4 [000:781] with A-AMB-13: the Town's damage, kept from battle to battle
+            total = town.damage + bt["dealt"][bt["a"]]
+            riot = {"town": town.id, "damage": total, "outcome": rules.riots_outcome(total)}
+            defeated = ["Riots"] if riot["outcome"] != "town_inactive" else []
         self._battle_resolved(battle_id=bt["id"], marked=marked, event_damage=event_damage, retreated=retreated,
-                              actor=SYSTEM, audience=PUBLIC, defeated=defeated)  # fmt: skip
+                              actor=SYSTEM, audience=PUBLIC, defeated=defeated, riot=riot)  # fmt: skip
+        if riot.get("outcome") == "town_discarded":
+            self._card_discarded(card_id=riot["town"], reason="burnt in the Riots", actor=SYSTEM, audience=PUBLIC)
         for seat, alloc in bt["allocated"].items():
             for card_id, amount in alloc.items():
                 if amount and card_id in s.cards:
@@ -922,10 +938,17 @@ class CovenantGame(PlatformGame):
     @event("BattleResolved")
     def _battle_resolved(
         self, battle_id: str, marked: list, event_damage: int, retreated: bool, actor: str, audience: list,
-        defeated: list | None = None,
+        defeated: list | None = None, riot: dict | None = None,
     ) -> None:  # fmt: skip
         s = self.state
         s.defeated = [*s.defeated, *(defeated or [])]
+        if riot:  # "If the Town received less than 4 points damage, it is made inactive (rotated) and does not
+            # produce provision points this season"; 4 to 8: "the Town reverts back to normal"
+            town = s.cards[riot["town"]]
+            if riot["outcome"] == "town_inactive":
+                town.damage, town.active, town.inactive_until = riot["damage"], False, rules.SEASONS[(s.season + 1) % 4]
+            elif riot["outcome"] == "event_ends":
+                town.damage, town.active, town.inactive_until = 0, True, None
         for seat in marked:
             s.powers[seat].marked = True
         if event_damage:  # [000:701] "The Might of this card is reduced by any damage it receives."
@@ -1997,6 +2020,8 @@ class CovenantGame(PlatformGame):
             if target is None:
                 raise RuleViolation("a directed event needs a target", rule="A-EVT-2", field="target")
             self.power(target)
+            if name == "Riots" and self._town(target) is None:  # [000:776]
+                raise RuleViolation("Riots target a covenant with a Town", rule="A-EVT-2", field="target")
             if name == "Clique of Thieves" and not self.state.powers[target].gold:  # [000:783]
                 raise RuleViolation("a Clique of Thieves targets a covenant with gold", rule="A-EVT-2", field="target")
             if name == "Hedge Mage Attack" and not any(c.kind == "vis_source" for c in self.covenant_cards(target)):

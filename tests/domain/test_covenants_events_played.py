@@ -5,7 +5,7 @@ the beginning of the Main Phase. Commands through the service with explicit dice
 from __future__ import annotations
 
 from domain.covenants.commands import AllocateDamage, DecideEvent, DrawEvent, Move
-from tests.covenants.play import Dice, fixed_three, pass_create, pass_main, reckon, skip_season
+from tests.covenants.play import Dice, fixed_three, generate_and_keep, pass_create, pass_main, reckon, skip_season
 from tests.domain.test_conformance_covenants_played import moves, refused
 
 
@@ -203,3 +203,60 @@ def test_a_evt_4_the_plague_gains_a_counter_a_season_and_each_covenant_chooses_t
     assert (
         t.phase() == "move" and not next(c for c in covenants(t)["ann"]["cards"] if c["id"] == t.mage("ann"))["active"]
     )
+
+
+def town_for_ann(d: Dice):
+    """Year one: Ann builds up to a Town (two more Villagers, an Expansion, then the Town, which takes the four
+    Villagers, [000:47]); gold is kept from year to year."""
+    t = fixed_three(d, options={"yearly_consumes": False})
+    for squares, face in (({"ann": 1, "bob": 1, "cy": 2}, 1), ({"ann": 2, "bob": 3, "cy": 4}, 2),
+                          ({"ann": 6, "bob": 5, "cy": 7}, 1)):  # fmt: skip
+        moves(t, squares)
+        generate_and_keep(t, d, {"ann": face})  # Villagers, Improve Covenant (Expansion/Minor), Villagers
+        pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    moves(t, {"ann": 1, "bob": 2, "cy": 3})
+    town = generate_and_keep(t, d, {"ann": 19})["ann"]  # the Town: 3 gold, and the four Villagers go
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    skip_season(t)
+    skip_season(t)
+    kinds = [c["kind"] for c in covenants(t)["ann"]["cards"]]
+    assert "town" in kinds and "villagers" not in kinds
+    return t, town
+
+
+def test_a_evt_4_riots_the_town_fights_its_covenant_and_under_4_damage_is_rotated_for_the_season():
+    """A-EVT-4 "Riots | damage > 9 → Town discarded; 4–8 → event ends; < 4 → Town inactive" with [000:776] "This
+    event can only be directed at a covenant with a Town. ... The Town becomes a hostile force attacking the rest of
+    the covenant in mundane battle at the end of the Main Phase." and A-AMB-13: the Town's Mundane Might 5 deals 5;
+    Ann's Grogs deal it 2: rotated, it produces nothing this season and unrotates the next."""
+    from domain.covenants.commands import Support
+
+    d = Dice()
+    t, town = town_for_ann(d)
+    moves(t, {"ann": 1, "bob": 9, "cy": 2})
+    pass_create(t)
+    d.push([12])  # Riots (directed)
+    t.run("bob", DrawEvent("bob"))
+    refused(t, "bob", DecideEvent("bob", "play", target="cy"), "A-EVT-2")  # cy has no Town
+    t.run("bob", DecideEvent("bob", "play", target="ann"))
+    pass_main(t)
+    assert t.phase() == "battle" and t.view("cy")["battle"]["dealt"] == {"ann": 2, "Riots": 5}
+    t.run("ann", AllocateDamage("ann", {grogs(t, "ann")["id"]: 5}))
+    town_card = next(c for c in covenants(t)["ann"]["cards"] if c["id"] == town)
+    assert town_card["damage"] == 2 and not town_card["active"] and town_card["inactive_until"] == "summer"
+    assert "Riots" in t.view("cy")["events_in_play"]
+    while t.turn()[0] != "bob":  # Ann starts this year (the lowest score): she moves on, then Bob goes to End
+        t.run(t.turn()[0], Move(t.turn()[0], 3))
+    t.run("bob", Move("bob", 10))
+    while t.phase() == "reckoning":
+        seat = t.turn()[0]
+        # with its Town rotated, Ann's covenant makes no provision: she starves her Grogs and her mage
+        out = t.run(seat, Support(seat, [grogs(t, "ann")["id"], t.mage("ann")] if seat == "ann" else []))
+        if seat == "ann":
+            assert out["made"]["provision"] == 0  # the rotated Town produces nothing this season
+    town_card = next(c for c in covenants(t)["ann"]["cards"] if c["id"] == town)
+    assert town_card["active"] and town_card["damage"] == 2  # unrotated; the damage is kept
