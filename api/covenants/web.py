@@ -69,6 +69,8 @@ def _offers(view: dict[str, Any], me: str, spells: list[str], actions: list[str]
         offers["decide_event"] = pe
         offers["covenants"] = [(seat, cov["covenant"]) for seat, cov in view["covenants"].items()]
         offers["seasons"] = list(rules.SEASONS)
+    if mine.get("marked") and "Gathering of the Tribunal" in view["events_in_play"]:
+        offers["tribunal"] = True  # the house event: 1 vis unmarks the covenant
     if mine.get("tax_owed") and phase not in ("over", "setup"):
         offers["tax"] = mine["tax_owed"]  # A-EVT-4: paid in gold any time before the Reckoning
     beings = [c for c in cards if c["kind"] in BEINGS and not c["pending"]]
@@ -227,6 +229,7 @@ FORMS = {
     ),
     "trade": _form("trade", lambda me, f: cc.AnswerTrade(me, f["trade_id"], _yes(f, "accept")), "Trade answered."),
     "tax": _form("tax", lambda me, f: cc.PayTax(me), "Tax paid."),
+    "tribunal": _form("tribunal", lambda me, f: cc.AttendTribunal(me), "Unmarked by the Tribunal."),
     "hedge": _form("hedge", lambda me, f: cc.FaceHedgeMage(me, f.get("give_up") or None), "Hedge Mage answered."),
     "bandits": _form(
         "bandits",

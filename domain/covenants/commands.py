@@ -212,6 +212,13 @@ class UseMouse(Command):
 
 
 @dataclass(frozen=True)
+class AttendTribunal(Command):
+    """The house Gathering of the Tribunal: pay 1 vis to unmark your covenant while it is in play."""
+
+    seat_id: str
+
+
+@dataclass(frozen=True)
 class ChoosePlagued(Command):
     """Plague: the active Animate Co beings of your covenant that take its damage, as many as its counters."""
 
@@ -411,6 +418,11 @@ def use_mouse(game: CovenantGame, cmd: UseMouse, ctx: Context) -> dict:
     return {"card_id": game.use_mouse(cmd.seat_id, cmd.card_id, cmd.by)}
 
 
+def attend_tribunal(game: CovenantGame, cmd: AttendTribunal, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.seat_id)
+    game.attend_tribunal(cmd.seat_id)
+
+
 def choose_plagued(game: CovenantGame, cmd: ChoosePlagued, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
     return game.choose_plagued(cmd.seat_id, list(cmd.cards))
@@ -513,6 +525,7 @@ COVENANT_COMMANDS: dict[type, Handler] = {
     UseMouse: _windowed(use_mouse),
     Heal: _windowed(heal),
     ChoosePlagued: _windowed(choose_plagued),
+    AttendTribunal: _windowed(attend_tribunal),
     AnswerService: _windowed(answer_service),
     RollChaos: _windowed(roll_chaos),
     ChooseRival: _windowed(choose_rival),

@@ -382,6 +382,24 @@ class CovenantGame(PlatformGame):
         for seat, amount in taxes.items():
             s.powers[seat].tax_owed = amount
 
+    def attend_tribunal(self, seat: str) -> None:
+        """The house Gathering of the Tribunal ("every covenant may pay 1 vis to unmark itself"): while it is in
+        play, a marked covenant pays 1 vis, at any time, and is no longer liable (A-AGG-1)."""
+        p = self.power(seat)
+        if "Gathering of the Tribunal" not in self.state.events_in_play:
+            raise RuleViolation("no Gathering of the Tribunal is in play", rule="A-EVT-4")
+        if not p.marked:
+            raise RuleViolation("your covenant is not marked", rule="A-AGG-1")
+        if p.vis < 1:
+            raise RuleViolation("the Tribunal asks 1 vis", rule="A-EVT-4", field="vis")
+        self._tribunal_attended(seat=seat, actor=seat, audience=PUBLIC)
+
+    @event("TribunalAttended")
+    def _tribunal_attended(self, seat: str, actor: str, audience: list) -> None:
+        p = self.state.powers[seat]
+        p.vis -= 1
+        p.marked = False
+
     def pay_tax(self, seat: str) -> int:
         """A-EVT-4: the assessed tax is paid in gold ("Vis is not acceptable") any time before the Reckoning."""
         p = self.power(seat)

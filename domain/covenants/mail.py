@@ -13,7 +13,7 @@ mage, ``bid`` bids in the one challenge it is in.
     pay tax                      hedge give <vis source> / hedge curse     mouse +2 [<card>]
     bandits pay / bandits fight <card> 2, <card> 2          service [<grogs>] / service pay / service tribute
     chaos roll / chaos rival <covenant> / chaos pay / chaos fight          allocate <card> 2, <card> 1 / allocate pay
-    no counter                   heal <being> [with <healer>]    plague <being>[, <being>]
+    no counter                   heal <being> [with <healer>]    plague <being>[, <being>]    tribunal
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ USAGE = {
     "no": "no counter",
     "heal": "heal <being> [with <healer>]",
     "plague": "plague <being>[, <being>]",
+    "tribunal": "tribunal",
 }
 CAST = re.compile(
     r"^\S+\s+(?P<spell>.+)\s+on\s+(?P<on>\S+)(?:\s+with\s+(?P<with>\S+))?(?:\s+vis\s+(?P<vis>\S+))?"
@@ -336,6 +337,8 @@ class CovenantTurn(Turn):
                 return cc.AllocateDamage(seat, a["allocation"], a.get("pay_off", False))
             case "no":
                 return cc.NoCounter(seat)
+            case "tribunal":
+                return cc.AttendTribunal(seat)
             case "plague":
                 return cc.ChoosePlagued(seat, list(a["cards"]))
             case "heal":

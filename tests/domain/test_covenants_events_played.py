@@ -9,10 +9,10 @@ from tests.covenants.play import Dice, fixed_three, generate_and_keep, pass_crea
 from tests.domain.test_conformance_covenants_played import moves, refused
 
 
-def drawn_in(d: Dice, face: int, seasons: int = 4):
+def drawn_in(d: Dice, face: int, seasons: int = 4, arts: dict | None = None, games=None):
     """After ``seasons`` quiet seasons, Bob (on the Event square) draws the event on ``face``; gold and vis are
     kept from year to year."""
-    t = fixed_three(d, options={"yearly_consumes": False})
+    t = fixed_three(d, options={"yearly_consumes": False}, arts=arts, games=games)
     for _ in range(seasons):
         skip_season(t)
     moves(t, {"ann": 1, "bob": 9, "cy": 2})
@@ -260,3 +260,26 @@ def test_a_evt_4_riots_the_town_fights_its_covenant_and_under_4_damage_is_rotate
             assert out["made"]["provision"] == 0  # the rotated Town produces nothing this season
     town_card = next(c for c in covenants(t)["ann"]["cards"] if c["id"] == town)
     assert town_card["active"] and town_card["damage"] == 2  # unrotated; the damage is kept
+
+
+def test_the_house_event_gathering_of_the_tribunal_lets_a_marked_covenant_pay_1_vis_to_be_unmarked():
+    """The house Gathering of the Tribunal ("every covenant may pay 1 vis to unmark itself"; A-AGG-1's marks): Ann,
+    marked for a harmful spell at Bob's Grogs, pays 1 vis and is unmarked; an unmarked covenant has nothing to pay
+    for; once the event is gone, nobody may."""
+    from domain.covenants.commands import AttendTribunal, Cast
+    from tests.covenants.play import pass_until
+
+    d = Dice()
+    t = drawn_in(d, 16, seasons=5, arts={"ann": ["Cr", "Ig", "Co", "Im", "Vi"]})  # Summer of year two
+    assert "Gathering of the Tribunal" in t.view("cy")["events_in_play"] and t.phase() == "main"
+    pass_until(t, "ann")
+    t.run("ann", Cast("ann", t.mage("ann"), "Sphere of Flame", grogs(t, "bob")["id"], 1))
+    vis = covenants(t)["ann"]["vis"]
+    assert covenants(t)["ann"]["marked"]
+    refused(t, "bob", AttendTribunal("bob"), "A-AGG-1")
+    t.run("ann", AttendTribunal("ann"))
+    assert not covenants(t)["ann"]["marked"] and covenants(t)["ann"]["vis"] == vis - 1
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    refused(t, "ann", AttendTribunal("ann"), "A-EVT-4")

@@ -264,3 +264,19 @@ def test_the_plague_is_answered_through_the_form(app):
     target = grogs(t, "bob")["id"]
     w.post("bob", "plague", {"cards[]": target})
     assert grogs(t, "bob")["damage"] == 1
+
+
+def test_a_marked_covenant_is_unmarked_by_the_tribunal_through_the_form(app):
+    """The house Gathering of the Tribunal: the page offers a marked covenant to pay 1 vis; an unmarked one has no
+    such button."""
+    from domain.covenants.commands import Cast
+    from tests.domain.test_covenants_events_played import drawn_in
+
+    d = Dice()
+    t = drawn_in(d, 16, seasons=5, arts={"ann": ["Cr", "Ig", "Co", "Im", "Vi"]}, games=app.state.games)
+    pass_until(t, "ann")
+    t.run("ann", Cast("ann", t.mage("ann"), "Sphere of Flame", grogs(t, "bob")["id"], 1))
+    w = Seats(app, t)
+    assert f'/play/{t.game_id}/tribunal"' not in w.page("bob")
+    w.post("ann", "tribunal")
+    assert not t.view("cy")["covenants"]["ann"]["marked"]
