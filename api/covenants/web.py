@@ -69,6 +69,9 @@ def _offers(view: dict[str, Any], me: str, spells: list[str], actions: list[str]
         offers["decide_event"] = pe
         offers["covenants"] = [(seat, cov["covenant"]) for seat, cov in view["covenants"].items()]
         offers["seasons"] = list(rules.SEASONS)
+    inv = view.get("investigation") or {}
+    if inv.get("target") == me and inv.get("ends") is None and phase == "main":
+        offers["investigate"] = True  # the Quaesitors' dice, once per Main Phase
     if mine.get("marked") and "Gathering of the Tribunal" in view["events_in_play"]:
         offers["tribunal"] = True  # the house event: 1 vis unmarks the covenant
     if mine.get("tax_owed") and phase not in ("over", "setup"):
@@ -229,6 +232,7 @@ FORMS = {
     ),
     "trade": _form("trade", lambda me, f: cc.AnswerTrade(me, f["trade_id"], _yes(f, "accept")), "Trade answered."),
     "tax": _form("tax", lambda me, f: cc.PayTax(me), "Tax paid."),
+    "investigate": _form("investigate", lambda me, f: cc.Investigate(me), "Rolled for the Quaesitors."),
     "tribunal": _form("tribunal", lambda me, f: cc.AttendTribunal(me), "Unmarked by the Tribunal."),
     "hedge": _form("hedge", lambda me, f: cc.FaceHedgeMage(me, f.get("give_up") or None), "Hedge Mage answered."),
     "bandits": _form(

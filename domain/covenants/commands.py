@@ -212,6 +212,13 @@ class UseMouse(Command):
 
 
 @dataclass(frozen=True)
+class Investigate(Command):
+    """Quaesitor Investigation: once per Main Phase, roll for each of your mages not yet investigated (A-EVT-3)."""
+
+    seat_id: str
+
+
+@dataclass(frozen=True)
 class AttendTribunal(Command):
     """The house Gathering of the Tribunal: pay 1 vis to unmark your covenant while it is in play."""
 
@@ -418,6 +425,11 @@ def use_mouse(game: CovenantGame, cmd: UseMouse, ctx: Context) -> dict:
     return {"card_id": game.use_mouse(cmd.seat_id, cmd.card_id, cmd.by)}
 
 
+def investigate(game: CovenantGame, cmd: Investigate, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.investigate(cmd.seat_id, ctx.roller)
+
+
 def attend_tribunal(game: CovenantGame, cmd: AttendTribunal, ctx: Context) -> None:
     require_seat(game, ctx, cmd.seat_id)
     game.attend_tribunal(cmd.seat_id)
@@ -526,6 +538,7 @@ COVENANT_COMMANDS: dict[type, Handler] = {
     Heal: _windowed(heal),
     ChoosePlagued: _windowed(choose_plagued),
     AttendTribunal: _windowed(attend_tribunal),
+    Investigate: _windowed(investigate),
     AnswerService: _windowed(answer_service),
     RollChaos: _windowed(roll_chaos),
     ChooseRival: _windowed(choose_rival),

@@ -292,6 +292,7 @@ class CovenantGame(PlatformGame):
             order = []  # each battle sets whose allocation it awaits
         if phase == "plague":
             order = [p for p in order if p in self._plague_due()]
+        order = [p for p in order if not self.out_of_play(p)]  # a covenant under investigation does nothing
         self._phase_began(
             year=s.year, season=s.season, cycle=cycle, phase=phase, turn=order, actor=SYSTEM, audience=PUBLIC
         )
@@ -553,6 +554,57 @@ class CovenantGame(PlatformGame):
         s = self.state
         s.bandits = {"discarded": True} if discarded else {"damage": 0, "answered": [], "fought": []}
 
+    # ------------------------------------------------------------------ Quaesitor Investigation (A-EVT-3, A-AGG-1)
+
+    def out_of_play(self, seat: str) -> bool:
+        """[000:767] "the entire covenant is removed from the game ... Essentially the covenant and its player do
+        nothing each round but this": from the Investigation's application (just before that season's Main Phase)
+        to the end of the season it ends in, the covenant takes no turn, makes and pays nothing, and nothing
+        reaches it."""
+        inv = self.state.investigation
+        return bool(inv) and inv.get("target") == seat
+
+    def _refuse_out_of_play(self, seat: str | None, field: str) -> None:
+        if seat is not None and self.out_of_play(seat):
+            raise RuleViolation(f"{seat} is removed from the game by a Quaesitor Investigation", rule="A-AGG-1",
+                                field=field)  # fmt: skip
+
+    def investigate(self, seat: str, roller: Any) -> dict:
+        """[000:767] "Once per Main Phase, the player rolls a 6-sided die for every mage in the covenant that has not
+        yet been investigated; if the roll is even, mark that mage as having been investigated. As soon as all the
+        mages in the covenant are marked, the Investigation is over, this card is discarded, and the player may
+        rejoin the game at the start of the next season." (A-EVT-3: even is success; curse 1 rolls each twice)."""
+        s = self.state
+        inv = s.investigation
+        if not self.out_of_play(seat) or inv.get("ends") is not None:
+            raise RuleViolation("no Investigation is going on in your covenant", rule="A-EVT-3")
+        if s.phase != "main":
+            raise RuleViolation("the Quaesitors' dice are rolled once per Main Phase", rule="A-EVT-3")
+        if inv.get("rolled") == [s.seasons_begun, s.cycle]:
+            raise RuleViolation("once per Main Phase", rule="A-EVT-3")
+        mages = [c.id for c in self.covenant_cards(seat) if c.kind == "mage" and c.id not in inv["investigated"]]
+        cursed = any(c["curse"] == 1 for c in self._curses(seat))
+        faces = self._roll(roller(self), seat, "Quaesitor Investigation", len(mages) * (2 if cursed else 1), 6)
+        rolls = [min(faces[i : i + 2]) for i in range(0, len(faces), 2)] if cursed else faces
+        cleared = [m for m, f in zip(mages, rolls, strict=True) if rules.parity_success(f)]
+        self._investigation_rolled(seat=seat, rolls=dict(zip(mages, rolls, strict=True)), cleared=cleared,
+                                   actor=seat, audience=PUBLIC)  # fmt: skip
+        done = len(cleared) == len(mages)
+        if done:
+            self._investigation_ended(outcome="cleared", actor=SYSTEM, audience=PUBLIC)
+        return {"rolls": dict(zip(mages, rolls, strict=True)), "investigated": cleared, "over": done}
+
+    @event("InvestigationRolled")
+    def _investigation_rolled(self, seat: str, rolls: dict, cleared: list, actor: str, audience: list) -> None:
+        inv = self.state.investigation
+        inv["investigated"] = [*inv["investigated"], *cleared]
+        inv["rolled"] = [self.state.seasons_begun, self.state.cycle]
+
+    @event("InvestigationEnded")
+    def _investigation_ended(self, outcome: str, actor: str, audience: list) -> None:
+        self.state.investigation["ends"] = self.state.seasons_begun
+        self.state.investigation["outcome"] = outcome
+
     # ------------------------------------------------------------------ Plague (A-EVT-4)
 
     def _plague_victims(self, seat: str) -> list[Card]:
@@ -690,6 +742,7 @@ class CovenantGame(PlatformGame):
         self.power(rival)
         if rival == seat:
             raise RuleViolation("choose a rival covenant, not your own", rule="A-EVT-3", field="rival")
+        self._refuse_out_of_play(rival, "rival")
         self._rival_chosen(seat=seat, rival=rival, actor=seat, audience=PUBLIC)
 
     @event("RivalChosen")
@@ -748,6 +801,7 @@ class CovenantGame(PlatformGame):
             targets = order
             if ev.kind == "directed":
                 targets = [e["target"] for e in s.effects if e.get("event") and e.get("spell") == name]
+            targets = [p for p in targets if not self.out_of_play(p)]
             if name == "Riots":  # [000:779] the Town "unrotates at the beginning of the next season and engages in
                 # battle again"
                 targets = [p for p in targets if self._town(p) is not None]
@@ -1050,7 +1104,7 @@ class CovenantGame(PlatformGame):
             self._advance_from(phase)
             return
         # A-AMB-5: rounds of one action each until a round where everyone passes; then one extra round.
-        everyone_passed = not s.acted and len(s.passed) >= len(s.order)
+        everyone_passed = not s.acted and len(s.passed) >= len([p for p in s.order if not self.out_of_play(p)])
         if s.extra_round or (everyone_passed and not self.state.options.get("main_extra_round", True)):
             self._advance_from("main")
         elif everyone_passed:
@@ -1061,6 +1115,7 @@ class CovenantGame(PlatformGame):
     def _main_round(self, extra: bool) -> None:
         s = self.state
         order = rules.clockwise(s.order, s.starting) if s.starting else list(s.order)
+        order = [p for p in order if not self.out_of_play(p)]
         self._main_round_began(turn=order, extra=extra, actor=SYSTEM, audience=PUBLIC)
 
     @event("MainRoundBegan")
@@ -1384,6 +1439,8 @@ class CovenantGame(PlatformGame):
         outcome: dict[str, Any] = {"spell": spell, "target": target, "vis": vis_amount}
         if extra:
             outcome["curse_surcharge"] = extra
+        self._refuse_out_of_play(target if target in s.powers else (s.cards[target].owner if target in s.cards
+                                 else None), "target")  # fmt: skip
         if sp.target == "covenant":
             target_cov = self.power(target).id
             strength = power
@@ -1563,6 +1620,7 @@ class CovenantGame(PlatformGame):
         """A Main Phase action: offer another covenant an exchange at a rate the two agree ([000:636])."""
         self._require_turn(seat, "main")
         self.power(to)
+        self._refuse_out_of_play(to, "to")
         if to == seat:
             raise RuleViolation("trade with another covenant", rule="A-ECON-1", field="to")
         for side, amounts in (("give", give), ("get", get)):
@@ -1636,6 +1694,7 @@ class CovenantGame(PlatformGame):
         if any(ch["challenger"] == seat and ch["cycle"] == s.cycle for ch in s.challenges.values()):
             raise RuleViolation("one challenge per player per Main Phase", rule="A-CERT-1")
         rival = theirs.owner or ""
+        self._refuse_out_of_play(rival, "target_mage")
         if any(ch["target"] == rival for ch in s.challenges.values()) or rival in self._challenged_this_season():
             raise RuleViolation("a player's mages are challenged once a season", rule="A-CERT-1")
         last = s.powers[seat].last_challenged.get(rival)
@@ -1872,6 +1931,15 @@ class CovenantGame(PlatformGame):
                     self._bandits_looted(seat=seat, gold=s.powers[seat].gold, actor=SYSTEM, audience=PUBLIC)
             self._bandits_season_ended(discarded=s.bandits.get("damage", 0) >= BANDITS_MIGHT, actor=SYSTEM,
                                        audience=PUBLIC)  # fmt: skip
+        inv = s.investigation
+        if inv and inv.get("ends") is None and s.seasons_begun - inv["since"] >= 3:  # [000:767] "If, however, the
+            # Investigation lasts a full year without all the mages being marked, the unmarked mages are discarded
+            # (found guilty) along with this card."
+            for c in [c for c in self.covenant_cards(inv["target"]) if c.kind == "mage"]:
+                if c.id not in inv["investigated"]:
+                    self._card_discarded(card_id=c.id, reason="found guilty by the Quaesitors", actor=SYSTEM,
+                                         audience=PUBLIC)  # fmt: skip
+            self._investigation_ended(outcome="guilty", actor=SYSTEM, audience=PUBLIC)
         if "Plague" in s.events_in_play:  # [000:671] "At the end of each season ... add a counter to it."
             self._plague_counter(counters=s.plague.get("counters", 0) + 1, actor=SYSTEM, audience=PUBLIC)
         for c in list(s.cards.values()):  # A-DMG-4 then A-DMG-1: heal, then winter discards inactive beings
@@ -1933,10 +2001,14 @@ class CovenantGame(PlatformGame):
             ended = ended or name in s.defeated or (name == "Wave of Bandits" and bool(s.bandits.get("discarded")))
             ended = ended or (name == "Armed Invasion" and bool(s.invasion.get("retreated")))
             ended = ended or (name == "Plague" and s.plague.get("counters", 0) >= PLAGUE_COUNTERS)
+            if name == "Quaesitor Investigation" and s.investigation:
+                ended = s.investigation.get("ends") is not None
             if ended:
                 s.event_until.pop(name, None)
                 if name == "Plague":
                     s.plague = {}
+                if name == "Quaesitor Investigation":
+                    s.investigation = {}  # the covenant rejoins the game as the next season begins
             else:
                 kept.append(name)
         s.events_in_play = kept
@@ -1954,10 +2026,12 @@ class CovenantGame(PlatformGame):
             points[seat] = rules.yearly_points(p.provision, p.gold, p.vis, curse6=cursed)
             consumes = s.options.get("yearly_consumes", True)  # A-AMB-9, a campaign flag
             spent[seat] = {"gold": p.gold // 2 * 2, "vis": p.vis} if consumes else {"gold": 0, "vis": 0}
+            if self.out_of_play(seat):  # [000:767] "the state of the covenant (and the player's score) does not
+                points[seat], spent[seat] = 0, {"gold": 0, "vis": 0}  # change"
         scores = {seat: s.powers[seat].score for seat in s.order}
         gained: dict[str, int] = {seat: 0 for seat in s.order}
         for seat in s.order:
-            owed = s.powers[seat].tribute
+            owed = [] if self.out_of_play(seat) else s.powers[seat].tribute
             total = sum(t["points"] for t in owed)
             new, from_year, from_score = rules.apply_tribute(points[seat], scores[seat], total)
             scores[seat] = new
@@ -2087,6 +2161,8 @@ class CovenantGame(PlatformGame):
         s = self.state
         s.powers[target].marked = False  # [000:100] "the target covenant is unmarked"
         s.events_in_play.append("Quaesitor Investigation")
+        s.event_until["Quaesitor Investigation"] = None  # until the investigation ends
+        s.investigation = {"target": target, "since": s.seasons_begun, "investigated": [], "ends": None}
         s.directed_history.append(["Quaesitor Investigation", target])
         s.pending_event = None
 

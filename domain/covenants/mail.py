@@ -14,6 +14,7 @@ mage, ``bid`` bids in the one challenge it is in.
     bandits pay / bandits fight <card> 2, <card> 2          service [<grogs>] / service pay / service tribute
     chaos roll / chaos rival <covenant> / chaos pay / chaos fight          allocate <card> 2, <card> 1 / allocate pay
     no counter                   heal <being> [with <healer>]    plague <being>[, <being>]    tribunal
+    investigate
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ USAGE = {
     "heal": "heal <being> [with <healer>]",
     "plague": "plague <being>[, <being>]",
     "tribunal": "tribunal",
+    "investigate": "investigate",
 }
 CAST = re.compile(
     r"^\S+\s+(?P<spell>.+)\s+on\s+(?P<on>\S+)(?:\s+with\s+(?P<with>\S+))?(?:\s+vis\s+(?P<vis>\S+))?"
@@ -337,6 +339,8 @@ class CovenantTurn(Turn):
                 return cc.AllocateDamage(seat, a["allocation"], a.get("pay_off", False))
             case "no":
                 return cc.NoCounter(seat)
+            case "investigate":
+                return cc.Investigate(seat)
             case "tribunal":
                 return cc.AttendTribunal(seat)
             case "plague":

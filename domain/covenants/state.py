@@ -95,6 +95,7 @@ class CovenantState(ViewerSequences):
     fought: dict = field(default_factory=dict)  # event -> the season its battles were queued (once a season)
     event_until: dict = field(default_factory=dict)  # event -> the last season it is in play (None: its own rule)
     defeated: list = field(default_factory=list)  # enemies beaten in battle this season: discarded at its end
+    investigation: dict = field(default_factory=dict)  # Quaesitor: {"target", "since", "investigated", "ends"}
     plague: dict = field(default_factory=dict)  # Plague: {"counters": n, "season": the last season it struck}
     effects_applied: list = field(default_factory=list)  # events whose Main Phase effect ran this season
     deferred: dict | None = None  # a battle waiting for every player's "no counter" (H-15): {"battle", "spells"}

@@ -63,6 +63,7 @@ def table_view(game: Any, viewer: str) -> dict[str, Any]:
         "battle": _battle(game, s.battle),
         "invasion": dict(s.invasion),
         "plague": dict(s.plague),
+        "investigation": dict(s.investigation),  # Quaesitor: the covenant out of play and its mages investigated
         "event_until": dict(s.event_until),  # the last season index each event in play stays (None: its rule)
         "deferred": dict(s.deferred) if s.deferred else None,  # a battle waiting for "no counter" (H-15)
         "windows": [

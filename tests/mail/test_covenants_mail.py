@@ -184,6 +184,7 @@ def test_a_certamen_is_fought_by_mail_and_a_sealed_bid_is_hidden_from_the_other_
         ("heal c4", "heal", {"words": ["c4"]}),
         ("plague c4, c5", "plague", {"cards": ["c4", "c5"]}),
         ("tribunal", "tribunal", {"words": []}),
+        ("investigate", "investigate", {"words": []}),
         ("heal c4 with c9", "heal", {"words": ["c4"], "with": "c9"}),
         ("rule 0 approve: for 1 gold", "rule", {"index": 0, "approved": True, "note": "for 1 gold"}),
         ("offer bob give 3 gold, 1 vis get 2 vis", "offer", {"to": "bob", "give": {"gold": 3, "vis": 1},
