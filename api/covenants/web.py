@@ -16,11 +16,12 @@ from fastapi.responses import Response
 from api.web.routes import _int, attempt, send, templates
 from domain.covenants import commands as cc
 from domain.covenants import rules
+from domain.covenants.game import ENEMIES
 from domain.errors import RuleViolation
 from domain.ids import GM
 
 
-def _offers(view: dict[str, Any], me: str, spells: list[str]) -> dict[str, Any]:
+def _offers(view: dict[str, Any], me: str, spells: list[str], actions: list[str]) -> dict[str, Any]:
     """The moves the page offers the viewer now: only the seat at turn is offered its phase's choices, and
     in the Resolve Certamen phase each side of a challenge (A.1.2)."""
     g = view["game"]
@@ -53,13 +54,77 @@ def _offers(view: dict[str, Any], me: str, spells: list[str]) -> dict[str, Any]:
             if c["kind"] == "mage" and c["active"]
         ]
         offers["convert"] = sorted({give for give, _ in rules.RATES})
+    if at_turn and phase == "main":
+        offers["actions"] = actions
+        offers["rivals"] = [(seat, cov["covenant"]) for seat, cov in view["covenants"].items() if seat != me]
+    if (
+        at_turn
+        and phase == "create"
+        and offers.get("pending")
+        and any(c["name"] == "Familiar: Mouse" and c["active"] and "mouse" not in c["cast_this_season"] for c in cards)
+    ):
+        offers["mouse"] = offers["pending"][0]  # A-GEN-1: change the roll just seen by up to 2
+    pe = view.get("pending_event")
+    if pe and pe.get("seat") == me:
+        offers["decide_event"] = pe
+        offers["covenants"] = [(seat, cov["covenant"]) for seat, cov in view["covenants"].items()]
+        offers["seasons"] = list(rules.SEASONS)
+    inv = view.get("investigation") or {}
+    if inv.get("target") == me and inv.get("ends") is None and phase == "main":
+        offers["investigate"] = True  # the Quaesitors' dice, once per Main Phase
+    if mine.get("marked") and "Gathering of the Tribunal" in view["events_in_play"]:
+        offers["tribunal"] = True  # the house event: 1 vis unmarks the covenant
+    if mine.get("tax_owed") and phase not in ("over", "setup"):
+        offers["tax"] = mine["tax_owed"]  # A-EVT-4: paid in gold any time before the Reckoning
+    beings = [c for c in cards if c["kind"] in BEINGS and not c["pending"]]
+    if at_turn and phase == "hedge":
+        offers["hedge"] = [c for c in cards if c["kind"] == "vis_source"]
+    if at_turn and phase == "bandits":
+        offers["bandits"] = beings
+    if at_turn and phase == "plague":
+        offers["plague"] = {
+            "count": (view.get("plague") or {}).get("counters", 0),
+            "beings": [c for c in beings if c["active"] and c["substance"] == "Co"],
+        }
+    if at_turn and phase == "service":
+        offers["service"] = [c for c in cards if c["kind"] == "grogs" and c["active"]]
+    if at_turn and phase == "chaos":
+        chaos = view.get("chaos") or {}
+        answering = chaos.get("answering") or {}
+        if answering.get("rival") == me:
+            offers["chaos_answer"] = answering["chooser"]
+        elif chaos.get("choosing") == me:
+            offers["chaos_choose"] = [(seat, cov["covenant"]) for seat, cov in view["covenants"].items() if seat != me]
+        else:
+            offers["chaos_roll"] = True
+    if phase == "battle" and me in g["turn"]:
+        if view.get("deferred"):
+            offers["no_counter"] = view["deferred"]["spells"]  # H-15: any seat still to confirm, in any order
+        elif at_turn and view.get("battle"):
+            bt = view["battle"]
+            enemy = bt["b"] if bt["a"] == me else bt["a"]
+            toll = ENEMIES.get(enemy)
+            offers["allocate"] = {"damage": bt["to_allocate"].get(me, 0), "beings": beings, "enemy": enemy,
+                                  "toll": f"{toll[1]} {toll[0]}" if toll else None}  # fmt: skip
     if phase in ("main", "events", "create") and at_turn:
         offers["pass"] = True
     if phase == "certamen":
         offers["challenges"] = [ch for ch in view["challenges"] if me in (ch["challenger"], ch["target"])]
     if at_turn and phase == "reckoning":
         offers["support"] = [c for c in cards if not c["pending"]]
+    offers["trades"] = [tr for tr in view["trades"] if me in (tr["from"], tr["to"])]
     return offers
+
+
+BEINGS = ("mage", "companion", "specialist", "villagers", "grogs", "livestock", "familiar")
+
+
+def _rulings(view: dict[str, Any], me: str) -> list[tuple[int, dict]]:
+    """The custom actions awaiting a ruling, for the host or the auditor (H-8)."""
+    mine = view["covenants"].get(me)
+    if me != GM and (mine is None or "host" not in mine["roles"]):
+        return []
+    return [(i, a) for i, a in enumerate(view["actions"]) if a["ruling"] is None]
 
 
 def board(request: Request, key: str, context: dict[str, Any]) -> Response:
@@ -68,11 +133,18 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     view, me = context["view"], context["me"]
     game = request.app.state.games.get_game(context["game_id"], for_update=False)
     spells = sorted(game.house.spells) if context["phase"] is None else []
-    context.update(
-        viewer_is_auditor=me == GM,
-        track=rules.TRACK,
-        offers={} if context["phase"] else _offers(view, me, spells),
-    )
+    actions = sorted(game.house.main_actions) if context["phase"] is None else []
+    offers = {} if context["phase"] else _offers(view, me, spells, actions)
+    if not context["phase"] and _rulings(view, me):
+        offers["rulings"] = _rulings(view, me)
+    if offers.get("actions"):  # the Main Phase's "heal": a healer of the covenant, a damaged being of it
+        cards = view["covenants"][me]["cards"]
+        defs = game.house.cards
+        healers = [c for c in cards if c["active"] and c["name"] in defs and defs[c["name"]].heals]
+        hurt = [c for c in cards if c["damage"] and c["kind"] in BEINGS]
+        if healers and hurt:
+            offers["heal"] = {"healers": healers, "targets": hurt}
+    context.update(viewer_is_auditor=me == GM, track=rules.TRACK, offers=offers)
     return templates.TemplateResponse(request, "covenants/table.html", context)
 
 
@@ -97,6 +169,33 @@ def _whole(f: dict, key: str) -> int:
     return value
 
 
+def _allocation(f: dict) -> dict[str, int]:
+    """``alloc:<card>`` fields: the damage each being takes (empty or 0: none)."""
+    out = {}
+    for key, value in f.items():
+        if key.startswith("alloc:") and str(value).strip() not in ("", "0"):
+            out[key[len("alloc:") :]] = _whole(f, key)
+    return out
+
+
+def _amounts(f: dict, side: str) -> dict[str, int]:
+    """``give_gold``, ``get_vis`` ...: the amounts of a trade's side (empty: none)."""
+    out = {}
+    for what in ("gold", "vis", "provision"):
+        if str(f.get(f"{side}_{what}", "")).strip() not in ("", "0"):
+            out[what] = _whole(f, f"{side}_{what}")
+    return out
+
+
+def _yes(f: dict, key: str) -> bool:
+    return str(f.get(key, "")).lower() in ("yes", "on", "true", "1")
+
+
+def _listed(f: dict, key: str) -> list[str]:
+    chosen = f.get(key, [])
+    return [c for c in (chosen if isinstance(chosen, list) else [chosen]) if c]
+
+
 def _starve(f: dict) -> list[str]:
     chosen = f.get("starve[]", [])
     return [c for c in (chosen if isinstance(chosen, list) else [chosen]) if c]
@@ -113,7 +212,46 @@ FORMS = {
     "discard": _form("discard", lambda me, f: cc.Discard(me, f["card_id"]), "Discarded."),
     "pass": _form("pass", lambda me, f: cc.Pass(me), "Passed."),
     "draw": _form("draw", lambda me, f: cc.DrawEvent(me), "Drew an event."),
-    "cast": _form("cast", lambda me, f: cc.Cast(me, f["mage_id"], f["spell"], f["target"], _whole(f, "vis")), "Cast."),
+    "cast": _form(
+        "cast",
+        lambda me, f: cc.Cast(me, f["mage_id"], f["spell"], f["target"], _whole(f, "vis"), _yes(f, "mother_may_i")),
+        "Cast.",
+    ),
+    "mouse": _form("mouse", lambda me, f: cc.UseMouse(me, f["card_id"], _whole(f, "by")), "Mouse used."),
+    "event": _form(
+        "event",
+        lambda me, f: cc.DecideEvent(me, f["choice"], f.get("target") or None, f.get("season") or None),
+        "Event decided.",
+    ),
+    "action": _form("action", lambda me, f: cc.TakeAction(me, f["action"], f.get("text", "")), "Action taken."),
+    "rule": _form(
+        "rule", lambda me, f: cc.RuleOnAction(_whole(f, "index"), _yes(f, "approved"), f.get("note", "")), "Ruled."
+    ),
+    "offer": _form(
+        "offer", lambda me, f: cc.OfferTrade(me, f["to"], _amounts(f, "give"), _amounts(f, "get")), "Trade offered."
+    ),
+    "trade": _form("trade", lambda me, f: cc.AnswerTrade(me, f["trade_id"], _yes(f, "accept")), "Trade answered."),
+    "tax": _form("tax", lambda me, f: cc.PayTax(me), "Tax paid."),
+    "investigate": _form("investigate", lambda me, f: cc.Investigate(me), "Rolled for the Quaesitors."),
+    "tribunal": _form("tribunal", lambda me, f: cc.AttendTribunal(me), "Unmarked by the Tribunal."),
+    "hedge": _form("hedge", lambda me, f: cc.FaceHedgeMage(me, f.get("give_up") or None), "Hedge Mage answered."),
+    "bandits": _form(
+        "bandits",
+        lambda me, f: cc.FaceBandits(me, _yes(f, "fight"), _allocation(f) if _yes(f, "fight") else None),
+        "Bandits answered.",
+    ),
+    "service": _form(
+        "service", lambda me, f: cc.AnswerService(me, f.get("grogs") or None, _yes(f, "pay")), "Service answered."
+    ),
+    "chaos": _form("chaos", lambda me, f: cc.RollChaos(me), "Rolled."),
+    "rival": _form("rival", lambda me, f: cc.ChooseRival(me, f["rival"]), "Rival chosen."),
+    "avert": _form("avert", lambda me, f: cc.AvertBattle(me, _yes(f, "pay")), "Answered."),
+    "allocate": _form(
+        "allocate", lambda me, f: cc.AllocateDamage(me, _allocation(f), _yes(f, "pay_off")), "Damage allocated."
+    ),
+    "plague": _form("plague", lambda me, f: cc.ChoosePlagued(me, _listed(f, "cards[]")), "Plague answered."),
+    "heal": _form("heal", lambda me, f: cc.Heal(me, f["healer"], f["target"]), "Healed."),
+    "nocounter": _form("nocounter", lambda me, f: cc.NoCounter(me), "Confirmed: no counter."),
     "challenge": _form("challenge", lambda me, f: cc.Challenge(me, f["mage_id"], f["target_mage"]), "Challenged."),
     "convert": _form("convert", lambda me, f: cc.Convert(me, f["give"], _whole(f, "amount"), f["get"]), "Converted."),
     "art": _form("art", lambda me, f: cc.ChooseArt(me, f["challenge_id"], f["art"]), "Art chosen."),

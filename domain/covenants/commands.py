@@ -65,11 +65,14 @@ class Pass(Command):
 
 @dataclass(frozen=True)
 class Cast(Command):
+    """Cast a spell; ``mother_may_i``: the covenant's player says it, as the Hedge Mage's curse 2 asks (H-12)."""
+
     seat_id: str
     mage_id: str
     spell: str
     target: str
     vis: int
+    mother_may_i: bool = False
 
 
 @dataclass(frozen=True)
@@ -208,6 +211,87 @@ class UseMouse(Command):
     by: int
 
 
+@dataclass(frozen=True)
+class Investigate(Command):
+    """Quaesitor Investigation: once per Main Phase, roll for each of your mages not yet investigated (A-EVT-3)."""
+
+    seat_id: str
+
+
+@dataclass(frozen=True)
+class AttendTribunal(Command):
+    """The house Gathering of the Tribunal: pay 1 vis to unmark your covenant while it is in play."""
+
+    seat_id: str
+
+
+@dataclass(frozen=True)
+class ChoosePlagued(Command):
+    """Plague: the active Animate Co beings of your covenant that take its damage, as many as its counters."""
+
+    seat_id: str
+    cards: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Heal(Command):
+    """A Main Phase action: your healer (a Herbalist) removes damage from another being of your covenant."""
+
+    seat_id: str
+    healer: str
+    target: str
+
+
+@dataclass(frozen=True)
+class AnswerService(Command):
+    """Call to Service: the active Grogs you send the lord until Autumn; with none, ``pay`` 3 gold or (False)
+    accept a permanent tribute of 2 (A-RECK-4). With Courtly Connections the dice may excuse you first."""
+
+    seat_id: str
+    grogs: str | None = None
+    pay: bool = False
+
+
+@dataclass(frozen=True)
+class RollChaos(Command):
+    """Season of Chaos: roll the d6 at the beginning of the Main Phase; on an even roll, choose a rival (A-EVT-3)."""
+
+    seat_id: str
+
+
+@dataclass(frozen=True)
+class ChooseRival(Command):
+    """Season of Chaos: the covenant you will fight at the end of the Main Phase (A-EX-7)."""
+
+    seat_id: str
+    rival: str
+
+
+@dataclass(frozen=True)
+class AvertBattle(Command):
+    """Season of Chaos: the rival chosen pays 4 gold to the chooser to avert the battle, or (False) accepts it."""
+
+    seat_id: str
+    pay: bool
+
+
+@dataclass(frozen=True)
+class AllocateDamage(Command):
+    """A battle at the end of the Main Phase: the damage your covenant takes, card id -> points, capacity first
+    (A-BAT-1, H-6)."""
+
+    seat_id: str
+    allocation: dict[str, int] = field(default_factory=dict)
+    pay_off: bool = False  # pay an Army of Skeletons (1 vis) or the Winter of Wolves (1 provision) instead
+
+
+@dataclass(frozen=True)
+class NoCounter(Command):
+    """Confirm you will not counter the spells a battle waits on (H-15, A-EX-5)."""
+
+    seat_id: str
+
+
 def add_covenant(game: CovenantGame, cmd: AddCovenant, ctx: Context) -> dict:
     require(game, ctx, RULE, "seat a covenant")
     game.add_covenant(cmd.seat_id, cmd.name, cmd.covenant, host=cmd.host, arts=list(cmd.arts), actor=ctx.principal)
@@ -248,7 +332,7 @@ def pass_turn(game: CovenantGame, cmd: Pass, ctx: Context) -> None:
 
 def cast(game: CovenantGame, cmd: Cast, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return game.cast(cmd.seat_id, cmd.mage_id, cmd.spell, cmd.target, cmd.vis)
+    return game.cast(cmd.seat_id, cmd.mage_id, cmd.spell, cmd.target, cmd.vis, mother_may_i=cmd.mother_may_i)
 
 
 def take_action(game: CovenantGame, cmd: TakeAction, ctx: Context) -> None:
@@ -341,6 +425,56 @@ def use_mouse(game: CovenantGame, cmd: UseMouse, ctx: Context) -> dict:
     return {"card_id": game.use_mouse(cmd.seat_id, cmd.card_id, cmd.by)}
 
 
+def investigate(game: CovenantGame, cmd: Investigate, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.investigate(cmd.seat_id, ctx.roller)
+
+
+def attend_tribunal(game: CovenantGame, cmd: AttendTribunal, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.seat_id)
+    game.attend_tribunal(cmd.seat_id)
+
+
+def choose_plagued(game: CovenantGame, cmd: ChoosePlagued, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.choose_plagued(cmd.seat_id, list(cmd.cards))
+
+
+def heal(game: CovenantGame, cmd: Heal, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.heal(cmd.seat_id, cmd.healer, cmd.target)
+
+
+def answer_service(game: CovenantGame, cmd: AnswerService, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.answer_service(cmd.seat_id, cmd.grogs, cmd.pay, ctx.roller)
+
+
+def roll_chaos(game: CovenantGame, cmd: RollChaos, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.roll_chaos(cmd.seat_id, ctx.roller)
+
+
+def choose_rival(game: CovenantGame, cmd: ChooseRival, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.seat_id)
+    game.choose_rival(cmd.seat_id, cmd.rival)
+
+
+def avert_battle(game: CovenantGame, cmd: AvertBattle, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.avert_battle(cmd.seat_id, cmd.pay)
+
+
+def allocate_damage(game: CovenantGame, cmd: AllocateDamage, ctx: Context) -> dict:
+    require_seat(game, ctx, cmd.seat_id)
+    return game.allocate_damage(cmd.seat_id, dict(cmd.allocation), cmd.pay_off)
+
+
+def no_counter(game: CovenantGame, cmd: NoCounter, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.seat_id)
+    game.confirm_no_counter(cmd.seat_id)
+
+
 def close_window(game: CovenantGame, cmd: CloseWindow, ctx: Context) -> dict:
     """The host (or the auditor) closes a turn's window now: the seat's silence counts (H-9)."""
     require(game, ctx, WINDOWS, "close a window")
@@ -401,4 +535,14 @@ COVENANT_COMMANDS: dict[type, Handler] = {
     FaceHedgeMage: _windowed(face_hedge_mage),
     FaceBandits: _windowed(face_bandits),
     UseMouse: _windowed(use_mouse),
+    Heal: _windowed(heal),
+    ChoosePlagued: _windowed(choose_plagued),
+    AttendTribunal: _windowed(attend_tribunal),
+    Investigate: _windowed(investigate),
+    AnswerService: _windowed(answer_service),
+    RollChaos: _windowed(roll_chaos),
+    ChooseRival: _windowed(choose_rival),
+    AvertBattle: _windowed(avert_battle),
+    AllocateDamage: _windowed(allocate_damage),
+    NoCounter: _windowed(no_counter),
 }

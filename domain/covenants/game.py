@@ -30,7 +30,23 @@ from domain.platform.state import Window
 PUBLIC = [vis.PUBLIC]
 STARTING_CARDS = ("Villagers", "Villagers", "Grogs")
 _HOUSES: dict[str, HousePackage] = {}
-TURN_PHASES = ("move", "create", "events", "main", "hedge", "bandits", "certamen", "reckoning")
+TURN_PHASES = (
+    "move", "create", "events", "service", "chaos", "main", "hedge", "bandits", "battle", "plague", "certamen",
+    "reckoning",
+)  # fmt: skip
+AFTER_MAIN = ("hedge", "bandits", "battle", "plague", "certamen")  # the end of the Main Phase, in this order
+END_OF_MAIN = ("hedge", "bandits", "battle", "plague")  # the Main Phase's end: its spells may still be countered
+PLAGUE_COUNTERS = 5  # [000:671] "When this card has gained five counters, discard this card."
+SERVICE_TOLL, SERVICE_TRIBUTE = 3, 2  # [000:669] "pay 3 gold immediately or accept a permanent tribute of 2"
+CHAOS_TOLL = 4  # [000:693] "The rival covenant may pay 4 gold at the time of the roll"
+INVASION_MIGHT = 10  # [000:697] Armed Invasion: "Mundane Might: 10"
+# Events that fight covenants in mundane battle at the end of the Main Phase, and what paying them off costs
+# ([000:727] Army of Skeletons: "The covenant may avoid a battle each season by paying 1 pawn vis"; the house
+# Winter of Wolves: "pay 1 provision per covenant or fight"); their Might is the house package's.
+ENEMIES: dict[str, tuple[str, int] | None] = {
+    "Armed Invasion": None, "Army of Skeletons": ("vis", 1), "Winter of Wolves": ("provision", 1), "Riots": None,
+}  # fmt: skip
+MAIN_EFFECTS = ("Redcap's Tidings", "Lost Apprentice", "Clique of Thieves", "Wizard's March")
 BANDITS_MIGHT = 4  # [000:676] the Wave of Bandits: "Mundane Might: 4"
 
 
@@ -235,7 +251,10 @@ class CovenantGame(PlatformGame):
         self._season_began(year=s.year, season=s.season, actor=SYSTEM, audience=PUBLIC)
         for c in list(s.cards.values()):  # A-GEN-3: construction ends at the first qualifying Move Phase
             if c.inactive_until and self.season_name in c.inactive_until.split(","):
-                self._card_turned(card_id=c.id, active=True, reason="construction done", actor=SYSTEM, audience=PUBLIC)
+                why = {"grogs": "back from the lord's service", "town": "the Riots' season is over"}.get(
+                    c.kind, "construction done"
+                )
+                self._card_turned(card_id=c.id, active=True, reason=why, actor=SYSTEM, audience=PUBLIC)
         self._next_cycle()
 
     @event("SeasonBegan")
@@ -274,6 +293,11 @@ class CovenantGame(PlatformGame):
             order = [p for p in order if p in self._hedge_claims()]
         if phase == "bandits":  # [000:679] "beginning with the covenant belonging to the starting player"
             order = [p for p in order if p in self._bandits_due()]
+        if phase == "battle":
+            order = []  # each battle sets whose allocation it awaits
+        if phase == "plague":
+            order = [p for p in order if p in self._plague_due()]
+        order = [p for p in order if not self.out_of_play(p)]  # a covenant under investigation does nothing
         self._phase_began(
             year=s.year, season=s.season, cycle=cycle, phase=phase, turn=order, actor=SYSTEM, audience=PUBLIC
         )
@@ -289,14 +313,56 @@ class CovenantGame(PlatformGame):
             self._quaesitor_created(seat=quaesitor, actor=SYSTEM, audience=PUBLIC)
         elif phase == "events" and (s.seasons_begun <= 4 or not order):
             self._advance_from("events")  # A-AMB-2: only after the first four seasons
-        elif phase in ("hedge", "bandits") and not order:
+        elif phase in ("hedge", "bandits", "plague") and not order:
             self._advance_from(phase)
+        elif phase == "battle":
+            self._queue_event_battles()
+            self._next_battle()
         elif phase == "certamen" and not s.challenges:
             self._advance_from("certamen")
         elif phase in ("create", "reckoning") and not order:
             self._advance_from(phase)
         if phase == "main" and "Tax and Tithe" in s.events_in_play:
             self._assess_tax()
+        if phase == "main":
+            self._main_effects()
+
+    def _main_effects(self) -> None:
+        """The events that act "at the beginning of the Main Phase" of the season they were played (A.1.4: the
+        first Main Phase after the event): Clique of Thieves takes half the target's gold, rounded down
+        ([000:784]; the house package has no Treasury to keep gold in); the house events Redcap's Tidings (every
+        covenant +1 gold), Lost Apprentice (the target -1 vis) and Wizard's March (the target's mage with the
+        most Arts inactive until the next season)."""
+        s = self.state
+        for name in [n for n in s.events_in_play if n in MAIN_EFFECTS and n not in s.effects_applied]:
+            targets = [e["target"] for e in s.effects if e.get("event") and e.get("spell") == name]
+            resources: dict[str, dict[str, int]] = {}
+            inactive: dict[str, str] = {}
+            if name == "Redcap's Tidings":
+                resources = {seat: {"gold": 1} for seat in s.order}
+            for seat in targets:
+                p = s.powers[seat]
+                if name == "Lost Apprentice" and p.vis:
+                    resources[seat] = {"vis": -1}
+                elif name == "Clique of Thieves" and p.gold // 2:
+                    resources[seat] = {"gold": -(p.gold // 2)}
+                elif name == "Wizard's March":
+                    mages = [c for c in self.covenant_cards(seat) if c.kind == "mage" and c.active]
+                    if mages:
+                        mage = max(mages, key=lambda c: (len(c.arts), c.id))
+                        inactive[mage.id] = rules.SEASONS[(s.season + 1) % 4]
+            self._event_took_effect(event_name=name, resources=resources, inactive=inactive, actor=SYSTEM,
+                                    audience=PUBLIC)  # fmt: skip
+
+    @event("EventTookEffect")
+    def _event_took_effect(self, event_name: str, resources: dict, inactive: dict, actor: str, audience: list) -> None:
+        s = self.state
+        s.effects_applied.append(event_name)
+        for seat, changes in resources.items():
+            for what, delta in changes.items():
+                setattr(s.powers[seat], what, getattr(s.powers[seat], what) + delta)
+        for card_id, until in inactive.items():
+            s.cards[card_id].active, s.cards[card_id].inactive_until = False, until
 
     def _assess_tax(self) -> None:
         """A-EVT-4 [000:667]: "The tax is assessed at the beginning of the Main Phase of the season this card is
@@ -311,7 +377,8 @@ class CovenantGame(PlatformGame):
                 d = self.house.cards.get(c.name)
                 if d is not None and c.active:
                     capacity += d.production.provision
-            taxes[seat] = rules.tax(capacity, s.powers[seat].gold)
+            courtly = bool(self._attributed(seat, "Courtly Connections"))  # [000:667] "one fifth or one gold"
+            taxes[seat] = rules.tax(capacity, s.powers[seat].gold, courtly=courtly)
         self._tax_assessed(taxes=taxes, actor=SYSTEM, audience=PUBLIC)
 
     @event("TaxAssessed")
@@ -320,6 +387,24 @@ class CovenantGame(PlatformGame):
         s.tax_assessed = s.seasons_begun
         for seat, amount in taxes.items():
             s.powers[seat].tax_owed = amount
+
+    def attend_tribunal(self, seat: str) -> None:
+        """The house Gathering of the Tribunal ("every covenant may pay 1 vis to unmark itself"): while it is in
+        play, a marked covenant pays 1 vis, at any time, and is no longer liable (A-AGG-1)."""
+        p = self.power(seat)
+        if "Gathering of the Tribunal" not in self.state.events_in_play:
+            raise RuleViolation("no Gathering of the Tribunal is in play", rule="A-EVT-4")
+        if not p.marked:
+            raise RuleViolation("your covenant is not marked", rule="A-AGG-1")
+        if p.vis < 1:
+            raise RuleViolation("the Tribunal asks 1 vis", rule="A-EVT-4", field="vis")
+        self._tribunal_attended(seat=seat, actor=seat, audience=PUBLIC)
+
+    @event("TribunalAttended")
+    def _tribunal_attended(self, seat: str, actor: str, audience: list) -> None:
+        p = self.state.powers[seat]
+        p.vis -= 1
+        p.marked = False
 
     def pay_tax(self, seat: str) -> int:
         """A-EVT-4: the assessed tax is paid in gold ("Vis is not acceptable") any time before the Reckoning."""
@@ -406,19 +491,23 @@ class CovenantGame(PlatformGame):
         bonus = 0
         for x in self.state.cards.values():
             dx = self.house.cards.get(x.name)
-            if x.attached_to == c.id and dx is not None:
-                bonus += dx.capacity_bonus
-        return self.house.cards[c.name].might + bonus
+            if x.attached_to == c.id and dx is not None and dx.capacity_bonus:
+                bonus += max(0, dx.capacity_bonus - x.damage)  # A-DMG-2: -1 per point of damage it took
+        return max(0, self._might(c) + bonus - c.damage)  # A-AMB-22: less the damage taken
+
+    def _might(self, c: Card) -> int:
+        """A being's Mundane Might, with what spells in effect add to it (A-EX-5)."""
+        boost = sum(e.get("might", 0) for e in self.state.effects if e.get("target") == c.id)
+        return self.house.cards[c.name].might + boost
 
     def _attack(self, beings: list[Card]) -> int:
         weapons: dict[str, int] = {}
         for x in self.state.cards.values():
             dx = self.house.cards.get(x.name)
-            if x.attached_to is not None and dx is not None and dx.weapon_bonus:
-                weapons[x.attached_to] = weapons.get(x.attached_to, 0) + dx.weapon_bonus
+            if x.attached_to is not None and dx is not None and dx.weapon_bonus:  # A-DMG-2: less its damage
+                weapons[x.attached_to] = weapons.get(x.attached_to, 0) + max(0, dx.weapon_bonus - x.damage)
         return rules.attack_total(
-            [{"might": self.house.cards[c.name].might, "active": c.active, "weapon": weapons.get(c.id, 0)}
-             for c in beings]
+            [{"might": self._might(c), "active": c.active, "weapon": weapons.get(c.id, 0)} for c in beings]
         )  # fmt: skip
 
     def face_bandits(self, seat: str, fight: bool, allocation: dict[str, int] | None) -> dict:
@@ -470,15 +559,498 @@ class CovenantGame(PlatformGame):
         s = self.state
         s.bandits = {"discarded": True} if discarded else {"damage": 0, "answered": [], "fought": []}
 
+    # ------------------------------------------------------------------ Quaesitor Investigation (A-EVT-3, A-AGG-1)
+
+    def out_of_play(self, seat: str) -> bool:
+        """[000:767] "the entire covenant is removed from the game ... Essentially the covenant and its player do
+        nothing each round but this": from the Investigation's application (just before that season's Main Phase)
+        to the end of the season it ends in, the covenant takes no turn, makes and pays nothing, and nothing
+        reaches it."""
+        inv = self.state.investigation
+        return bool(inv) and inv.get("target") == seat
+
+    def _refuse_out_of_play(self, seat: str | None, field: str) -> None:
+        if seat is not None and self.out_of_play(seat):
+            raise RuleViolation(f"{seat} is removed from the game by a Quaesitor Investigation", rule="A-AGG-1",
+                                field=field)  # fmt: skip
+
+    def investigate(self, seat: str, roller: Any) -> dict:
+        """[000:767] "Once per Main Phase, the player rolls a 6-sided die for every mage in the covenant that has not
+        yet been investigated; if the roll is even, mark that mage as having been investigated. As soon as all the
+        mages in the covenant are marked, the Investigation is over, this card is discarded, and the player may
+        rejoin the game at the start of the next season." (A-EVT-3: even is success; curse 1 rolls each twice)."""
+        s = self.state
+        inv = s.investigation
+        if not self.out_of_play(seat) or inv.get("ends") is not None:
+            raise RuleViolation("no Investigation is going on in your covenant", rule="A-EVT-3")
+        if s.phase != "main":
+            raise RuleViolation("the Quaesitors' dice are rolled once per Main Phase", rule="A-EVT-3")
+        if inv.get("rolled") == [s.seasons_begun, s.cycle]:
+            raise RuleViolation("once per Main Phase", rule="A-EVT-3")
+        mages = [c.id for c in self.covenant_cards(seat) if c.kind == "mage" and c.id not in inv["investigated"]]
+        cursed = any(c["curse"] == 1 for c in self._curses(seat))
+        faces = self._roll(roller(self), seat, "Quaesitor Investigation", len(mages) * (2 if cursed else 1), 6)
+        rolls = [min(faces[i : i + 2]) for i in range(0, len(faces), 2)] if cursed else faces
+        cleared = [m for m, f in zip(mages, rolls, strict=True) if rules.parity_success(f)]
+        self._investigation_rolled(seat=seat, rolls=dict(zip(mages, rolls, strict=True)), cleared=cleared,
+                                   actor=seat, audience=PUBLIC)  # fmt: skip
+        done = len(cleared) == len(mages)
+        if done:
+            self._investigation_ended(outcome="cleared", actor=SYSTEM, audience=PUBLIC)
+        return {"rolls": dict(zip(mages, rolls, strict=True)), "investigated": cleared, "over": done}
+
+    @event("InvestigationRolled")
+    def _investigation_rolled(self, seat: str, rolls: dict, cleared: list, actor: str, audience: list) -> None:
+        inv = self.state.investigation
+        inv["investigated"] = [*inv["investigated"], *cleared]
+        inv["rolled"] = [self.state.seasons_begun, self.state.cycle]
+
+    @event("InvestigationEnded")
+    def _investigation_ended(self, outcome: str, actor: str, audience: list) -> None:
+        self.state.investigation["ends"] = self.state.seasons_begun
+        self.state.investigation["outcome"] = outcome
+
+    # ------------------------------------------------------------------ Plague (A-EVT-4)
+
+    def _plague_victims(self, seat: str) -> list[Card]:
+        """The covenant's active beings of substance Animate Co (their substance now: A-SPELL-7)."""
+        out = []
+        for c in self.covenant_cards(seat):
+            d = self.house.cards.get(c.name)
+            if c.active and d is not None and d.animate and c.substance == "Co":
+                out.append(c)
+        return out
+
+    def _plague_due(self) -> list[str]:
+        """[000:671] "At the end of each Main Phase when this card is in play, each covenant must choose a number of
+        active beings of substance Animate Co equal to the number of counters on this card" (A.1.4: the first Main
+        Phase of each season); in the season it was played it has no counter yet."""
+        s = self.state
+        n = s.plague.get("counters", 0)
+        if "Plague" not in s.events_in_play or not n or s.plague.get("season") == s.seasons_begun:
+            return []
+        return [p for p in s.order if self._plague_victims(p)]
+
+    def choose_plagued(self, seat: str, cards: list[str]) -> dict:
+        """H-6: the covenant chooses which of its Animate Co beings take the Plague's damage, one point each."""
+        self._require_turn(seat, "plague")
+        victims = [c.id for c in self._plague_victims(seat)]
+        want = min(self.state.plague.get("counters", 0), len(victims))
+        if len(set(cards)) != len(cards) or len(cards) != want or set(cards) - set(victims):
+            raise RuleViolation(f"choose {want} of your active Animate Co beings: {victims}", rule="A-EVT-4",
+                                field="cards")  # fmt: skip
+        self._plague_struck(seat=seat, cards=list(cards), actor=seat, audience=PUBLIC)
+        for card_id in cards:
+            self._damage(card_id, 1, seat)
+        self._end_turn(seat, acted=True)
+        return {"damaged": list(cards)}
+
+    @event("PlagueStruck")
+    def _plague_struck(self, seat: str, cards: list, actor: str, audience: list) -> None:
+        pass  # the damage follows as CardDamaged events
+
+    @event("PlagueCounterAdded")
+    def _plague_counter(self, counters: int, actor: str, audience: list) -> None:
+        self.state.plague = {**self.state.plague, "counters": counters}
+
+    # ------------------------------------------------------------------ Call to Service (A-RECK-4, A-EVT-3)
+
+    def _attributed(self, seat: str, attribute: str) -> list[Card]:
+        """The covenant's active cards with an attribute ("Courtly Connections", ...)."""
+        out = []
+        for c in self.covenant_cards(seat):
+            d = self.house.cards.get(c.name)
+            if c.active and d is not None and attribute in d.attributes:
+                out.append(c)
+        return out
+
+    def answer_service(self, seat: str, grogs: str | None, pay: bool, roller: Any) -> dict:
+        """[000:669] "At the beginning of the Main Phase of the season this card was played, flip one active Grogs card
+        over to indicate it does not interact at all in the game. Remove any existing damage. If a covenant has no
+        active Grogs, it must pay 3 gold immediately or accept a permanent tribute of 2 points owed to the lord. If
+        the covenant possesses one or more cards with the Courtly Connections attribute, roll a 6-sided die per card
+        with that attribute; if any roll is even, no service or penalty is required." The covenant names the Grogs
+        it sends (H-11); the Grogs comes back at the beginning of Autumn."""
+        self._require_turn(seat, "service")
+        courtly = self._attributed(seat, "Courtly Connections")
+        if courtly:  # A-EVT-3: one roll per card, any even excuses the covenant (curse 1: each die twice)
+            cursed = any(c["curse"] == 1 for c in self._curses(seat))
+            faces = self._roll(roller(self), seat, "Call to Service", len(courtly) * (2 if cursed else 1), 6)
+            rolls = [min(faces[i : i + 2]) for i in range(0, len(faces), 2)] if cursed else faces
+            if any(rules.parity_success(f) for f in rolls):
+                self._service_answered(seat=seat, outcome="excused", card=None, actor=seat, audience=PUBLIC)
+                self._end_turn(seat, acted=True)
+                return {"outcome": "excused", "rolls": rolls}
+        return self._serve(seat, grogs, pay, actor=seat)
+
+    def _serve(self, seat: str, grogs: str | None, pay: bool, *, actor: str) -> dict:
+        active = [c.id for c in self.covenant_cards(seat) if c.kind == "grogs" and c.active]
+        if active:
+            if grogs not in active:
+                raise RuleViolation(f"send one of your active Grogs to the lord: {active}", rule="A-RECK-4",
+                                    field="grogs")  # fmt: skip
+            outcome, card = "grogs", grogs
+        elif pay:
+            if self.state.powers[seat].gold < SERVICE_TOLL:
+                raise RuleViolation(f"with no active Grogs the lord asks {SERVICE_TOLL} gold, or a permanent tribute "
+                                    f"of {SERVICE_TRIBUTE}", rule="A-RECK-4", field="pay")  # fmt: skip
+            outcome, card = "paid", None
+        else:
+            outcome, card = "tribute", None
+        self._service_answered(seat=seat, outcome=outcome, card=card, actor=actor, audience=PUBLIC)
+        if card is not None:
+            self._check_holdings(seat)  # A-AMB-11: fewer active Grogs may leave holdings unguarded
+        self._end_turn(seat, acted=True)
+        return {"outcome": outcome, "card": card}
+
+    @event("ServiceAnswered")
+    def _service_answered(self, seat: str, outcome: str, card: str | None, actor: str, audience: list) -> None:
+        s = self.state
+        s.service.setdefault("answers", {})[seat] = outcome
+        p = s.powers[seat]
+        if outcome == "grogs" and card is not None:
+            c = s.cards[card]
+            c.active, c.damage, c.inactive_until = False, 0, "autumn"  # unflipped at the beginning of Autumn
+        elif outcome == "paid":
+            p.gold -= SERVICE_TOLL
+        elif outcome == "tribute":
+            p.tribute.append({"to": None, "points": SERVICE_TRIBUTE, "permanent": True})
+
+    # ------------------------------------------------------------------ Season of Chaos (A-EVT-3, A-EX-7)
+
+    def roll_chaos(self, seat: str, roller: Any) -> dict:
+        """[000:691] "At the beginning of the Main Phase, starting with the starting player, each player in turn
+        rolls a 6-sided die; if the result is even, that player must choose a rival covenant to engage in mundane
+        battle." (A-EVT-3: even is success; the Hedge curse 1 rolls twice)."""
+        self._require_turn(seat, "chaos")
+        ch = self.state.chaos
+        if ch.get("choosing") or ch.get("answering"):
+            raise RuleViolation("a rival is being chosen or is answering: you have rolled", rule="A-EVT-3")
+        cursed = any(c["curse"] == 1 for c in self._curses(seat))
+        face = min(self._roll(roller(self), seat, "Season of Chaos", 2 if cursed else 1, 6))
+        even = rules.parity_success(face)
+        self._chaos_rolled(seat=seat, face=face, even=even, actor=seat, audience=PUBLIC)
+        if not even:
+            self._end_turn(seat, acted=True)
+        return {"face": face, "must_choose_rival": even}
+
+    @event("ChaosRolled")
+    def _chaos_rolled(self, seat: str, face: int, even: bool, actor: str, audience: list) -> None:
+        if even:
+            self.state.chaos["choosing"] = seat
+
+    def choose_rival(self, seat: str, rival: str) -> None:
+        """A-EX-7: the player who rolled even names the rival; the rival answers at once (pays 4 gold or not)."""
+        self._require_turn(seat, "chaos")
+        if self.state.chaos.get("choosing") != seat:
+            raise RuleViolation("only a player who rolled even chooses a rival", rule="A-EVT-3")
+        self.power(rival)
+        if rival == seat:
+            raise RuleViolation("choose a rival covenant, not your own", rule="A-EVT-3", field="rival")
+        self._refuse_out_of_play(rival, "rival")
+        self._rival_chosen(seat=seat, rival=rival, actor=seat, audience=PUBLIC)
+
+    @event("RivalChosen")
+    def _rival_chosen(self, seat: str, rival: str, actor: str, audience: list) -> None:
+        s = self.state
+        s.chaos["choosing"] = None
+        s.chaos["answering"] = {"chooser": seat, "rival": rival}
+        if s.turn and s.turn[0] == seat:
+            s.turn.pop(0)
+        s.turn.insert(0, rival)  # the rival answers "at the time of the roll"
+
+    def avert_battle(self, seat: str, pay: bool) -> dict:
+        """[000:693] "The rival covenant may pay 4 gold at the time of the roll to the player who chose it to avert
+        the battle. Otherwise, at the end of the Main Phase, in original order, the covenants must resolve their
+        battles."."""
+        self._require_turn(seat, "chaos")
+        ans = self.state.chaos.get("answering")
+        if not ans or ans["rival"] != seat:
+            raise RuleViolation("only the rival a player chose answers", rule="A-EVT-3")
+        if pay and self.state.powers[seat].gold < CHAOS_TOLL:
+            raise RuleViolation(f"averting the battle takes {CHAOS_TOLL} gold", rule="A-EVT-3", field="pay")
+        battle_id = f"b{self.version + 1}"
+        self._chaos_answered(chooser=ans["chooser"], rival=seat, paid=pay, battle_id=battle_id, actor=seat,
+                             audience=PUBLIC)  # fmt: skip
+        if not self.state.turn:
+            self._advance_from("chaos")
+        return {"paid": CHAOS_TOLL if pay else 0, "battle_id": None if pay else battle_id}
+
+    @event("ChaosAnswered")
+    def _chaos_answered(self, chooser: str, rival: str, paid: bool, battle_id: str, actor: str, audience: list) -> None:
+        s = self.state
+        s.chaos["answering"] = None
+        if s.turn and s.turn[0] == rival:
+            s.turn.pop(0)
+        if paid:
+            s.powers[rival].gold -= CHAOS_TOLL
+            s.powers[chooser].gold += CHAOS_TOLL
+        else:
+            s.battles.append({"id": battle_id, "a": chooser, "b": rival, "cause": "Season of Chaos"})
+
+    # ------------------------------------------------------------------ battles at the end of Main (A-BAT-1)
+
+    def _event_battles(self) -> list[dict]:
+        """Battles the events in play cause this Main Phase: an Armed Invasion fights every covenant, from the
+        starting player ([000:699]), until it retreats; an Army of Skeletons its target ([000:727]); the house
+        Winter of Wolves every covenant. A.1.4: only the first Main Phase after the event was played."""
+        s = self.state
+        order = rules.clockwise(s.order, s.starting) if s.starting else list(s.order)
+        out = []
+        for name in s.events_in_play:
+            ev = self.house.events.get(name)
+            if name not in ENEMIES or ev is None or ev.might_type != "mundane" or s.fought.get(name) == s.seasons_begun:
+                continue
+            if (name == "Armed Invasion" and s.invasion.get("retreated")) or name in s.defeated:
+                continue
+            targets = order
+            if ev.kind == "directed":
+                targets = [e["target"] for e in s.effects if e.get("event") and e.get("spell") == name]
+            targets = [p for p in targets if not self.out_of_play(p)]
+            if name == "Riots":  # [000:779] the Town "unrotates at the beginning of the next season and engages in
+                # battle again"
+                targets = [p for p in targets if self._town(p) is not None]
+            slug = name.lower().replace(" ", "-")
+            out += [{"id": f"{slug}-{s.seasons_begun}-{p}", "a": p, "b": name, "cause": name} for p in targets]
+        return out
+
+    def _queue_event_battles(self) -> None:
+        battles = self._event_battles()
+        if battles:
+            self._battles_queued(battles=battles, actor=SYSTEM, audience=PUBLIC)
+
+    @event("BattlesQueued")
+    def _battles_queued(self, battles: list, actor: str, audience: list) -> None:
+        s = self.state
+        s.battles = [*s.battles, *[dict(b) for b in battles]]
+        for b in battles:
+            s.fought[b["cause"]] = s.seasons_begun
+
+    def _town(self, seat: str) -> Card | None:
+        return next((c for c in self.covenant_cards(seat) if c.kind == "town"), None)
+
+    def _side(self, side: str) -> dict:
+        """What a side of a battle deals and who allocates what it takes (A-BAT-1: the sum of the Might of its
+        active beings and their weapons; an event's Might, less what it lost)."""
+        if side in self.state.powers:
+            line = self._battle_line(side)
+            return {"deals": self._attack(line), "beings": [c.id for c in line]}
+        ev = self.house.events.get(side)
+        might = ev.might if ev is not None else 0
+        if side == "Armed Invasion":  # [000:701] "The Might of this card is reduced by any damage it receives."
+            might = INVASION_MIGHT - self.state.invasion.get("damage", 0)
+        return {"deals": max(0, might), "beings": []}
+
+    def _next_battle(self) -> None:
+        """Begin the next battle due (both sides' damage fixed as they clash), or leave the battle phase."""
+        s = self.state
+        while s.battles:
+            b = s.battles[0]
+            if b["b"] == "Armed Invasion" and s.invasion.get("retreated"):
+                self._battle_skipped(battle_id=b["id"], actor=SYSTEM, audience=PUBLIC)
+                continue
+            boosts = self._open_boosts()
+            if boosts:  # A-EX-5, H-15: the battle waits until every player confirms "no counter"
+                order = rules.clockwise(s.order, s.starting) if s.starting else list(s.order)
+                self._battle_deferred(battle_id=b["id"], spells=boosts, awaiting=order, actor=SYSTEM,
+                                      audience=PUBLIC)  # fmt: skip
+                return
+            a, o = self._side(b["a"]), self._side(b["b"])
+            dealt = {b["a"]: a["deals"], b["b"]: o["deals"]}
+            # who must allocate: a covenant that takes damage and has beings to take it
+            takes = {b["b"]: a["deals"], b["a"]: o["deals"]}
+            toll = ENEMIES.get(b["b"]) is not None  # a covenant facing an enemy it may pay off answers it
+            allocating = [
+                x for x in (b["a"], b["b"]) if x in s.powers and ((takes[x] and self._battle_line(x)) or toll)
+            ]  # fmt: skip
+            self._battle_began(battle_id=b["id"], a=b["a"], b=b["b"], cause=b["cause"], dealt=dealt,
+                               allocating=allocating, actor=SYSTEM, audience=PUBLIC)  # fmt: skip
+            if allocating:
+                return
+            self._resolve_battle()
+        self._advance_from("battle")
+
+    def _open_boosts(self) -> list[str]:
+        """Spells of this Main Phase that raise a being's Might and may still be countered (A-EX-5)."""
+        s = self.state
+        return [
+            x["id"] for x in s.spells_cast
+            if self.house.spells[x["spell"]].might_per_pawn and x["id"] not in s.closed_spells
+        ]  # fmt: skip
+
+    @event("BattleDeferred")
+    def _battle_deferred(self, battle_id: str, spells: list, awaiting: list, actor: str, audience: list) -> None:
+        s = self.state
+        s.deferred = {"battle": battle_id, "spells": list(spells)}
+        s.turn = list(awaiting)
+
+    def confirm_no_counter(self, seat: str) -> None:
+        """H-15 [000:111] "all players agree that the spell can fully take effect": a player confirms he will not
+        counter the spells the deferred battle waits on; when all have, the battle is fought (A-AMB-15)."""
+        s = self.state
+        if s.phase != "battle" or s.deferred is None:
+            raise RuleViolation("no battle waits for a counter", rule="H-15")
+        if seat not in s.turn:
+            raise RuleViolation("you have confirmed already", rule="H-15")
+        self._counter_waived(seat=seat, actor=seat, audience=PUBLIC)
+        if not s.turn:
+            self._next_battle()
+
+    @event("CounterWaived")
+    def _counter_waived(self, seat: str, actor: str, audience: list) -> None:
+        s = self.state
+        s.turn = [p for p in s.turn if p != seat]
+        if not s.turn and s.deferred is not None:
+            s.closed_spells = [*s.closed_spells, *s.deferred["spells"]]
+            s.deferred = None
+
+    @event("BattleSkipped")
+    def _battle_skipped(self, battle_id: str, actor: str, audience: list) -> None:
+        self.state.battles = [b for b in self.state.battles if b["id"] != battle_id]
+
+    @event("BattleBegan")
+    def _battle_began(
+        self, battle_id: str, a: str, b: str, cause: str, dealt: dict, allocating: list, actor: str, audience: list
+    ) -> None:
+        s = self.state
+        s.battles = [x for x in s.battles if x["id"] != battle_id]
+        s.battle = {"id": battle_id, "a": a, "b": b, "cause": cause, "dealt": dict(dealt), "allocated": {}}
+        s.turn = list(allocating)
+
+    def damage_to_allocate(self, seat: str) -> int:
+        """The damage the seat's covenant takes in the battle being fought."""
+        bt = self.state.battle
+        if bt is None or seat not in (bt["a"], bt["b"]):
+            return 0
+        other = bt["b"] if seat == bt["a"] else bt["a"]
+        return int(bt["dealt"][other])
+
+    def allocate_damage(self, seat: str, allocation: dict[str, int], pay_off: bool = False) -> dict:
+        """H-6 "Each player decides which beings receive damage": the damage the other side deals, capacity first
+        (A-BAT-1; A-AMB-22: the receiving side assigns the surplus). ``pay_off``: pay an enemy that takes a toll
+        instead of fighting it (H-11)."""
+        self._require_turn(seat, "battle")
+        bt = self.state.battle
+        if bt is None or self.state.deferred is not None:
+            raise RuleViolation("the battle waits until every player confirms no counter", rule="H-15")
+        if pay_off:
+            toll = ENEMIES.get(bt["b"] if bt["a"] == seat else bt["a"])
+            if toll is None:
+                raise RuleViolation("this battle cannot be paid off", rule="A-EVT-4", field="pay_off")
+            what, amount = toll
+            if getattr(self.state.powers[seat], what) < amount:
+                raise RuleViolation(f"paying it off takes {amount} {what}", rule="A-EVT-4", field="pay_off")
+            self._toll_paid(battle_id=bt["id"], seat=seat, what=what, amount=amount, actor=seat, audience=PUBLIC)
+            self._next_battle()
+            return {"battle_id": bt["id"], "paid": {what: amount}}
+        damage = self.damage_to_allocate(seat)
+        capacities = {c.id: self._capacity(c) for c in self._battle_line(seat)}
+        alloc = {k: int(v) for k, v in allocation.items() if v}
+        if any(v < 0 for v in alloc.values()):
+            raise RuleViolation("damage is a whole number of points", rule="A-BAT-1", field="allocation")
+        rules.check_allocation(damage, capacities, alloc)
+        self._damage_allocated(battle_id=bt["id"], seat=seat, allocation=alloc, actor=seat, audience=PUBLIC)
+        if not self.state.turn:
+            self._resolve_battle()
+            self._next_battle()
+        return {"battle_id": bt["id"], "taken": alloc}
+
+    @event("TollPaid")
+    def _toll_paid(self, battle_id: str, seat: str, what: str, amount: int, actor: str, audience: list) -> None:
+        s = self.state
+        p = s.powers[seat]
+        setattr(p, what, getattr(p, what) - amount)
+        s.battle, s.turn = None, []
+
+    @event("DamageAllocated")
+    def _damage_allocated(self, battle_id: str, seat: str, allocation: dict, actor: str, audience: list) -> None:
+        s = self.state
+        assert s.battle is not None
+        s.battle["allocated"][seat] = dict(allocation)
+        if s.turn and s.turn[0] == seat:
+            s.turn.pop(0)
+
+    def _default_allocation(self, seat: str, damage: int) -> dict[str, int]:
+        """Silence at a battle (H-9): the damage fills each being to capacity in card order; the surplus goes to
+        the first."""
+        left, alloc = damage, {}
+        beings = self._battle_line(seat)
+        for c in beings:
+            alloc[c.id] = min(left, self._capacity(c))
+            left -= alloc[c.id]
+        if beings and left:
+            alloc[beings[0].id] += left
+        return alloc
+
+    def _resolve_battle(self) -> None:
+        """Both sides' damage lands at once; a covenant that damaged another is marked (A-AGG-1 [000:98], A-EX-7:
+        "Any covenant that does damage to another becomes liable for a Quaesitor Investigation")."""
+        s = self.state
+        bt = s.battle
+        assert bt is not None
+        marked = []
+        for seat, other in ((bt["a"], bt["b"]), (bt["b"], bt["a"])):
+            if seat in s.powers and other in s.powers and bt["allocated"].get(other):
+                marked.append(seat)
+        event_damage = bt["dealt"][bt["a"]] if bt["b"] == "Armed Invasion" else 0
+        retreated = bool(event_damage) and s.invasion.get("damage", 0) + event_damage >= INVASION_MIGHT
+        enemy = self.house.events.get(bt["b"]) if bt["b"] in ENEMIES and bt["b"] != "Armed Invasion" else None
+        # [000:729] the Skeletons "receive damage equal to or exceeding their mundane might, they disappear"
+        defeated = [bt["b"]] if enemy is not None and bt["dealt"][bt["a"]] >= enemy.might else []
+        riot: dict[str, Any] = {}
+        town = self._town(bt["a"]) if bt["b"] == "Riots" else None
+        if town is not None:  # A-EVT-4 [000:781] with A-AMB-13: the Town's damage, kept from battle to battle
+            total = town.damage + bt["dealt"][bt["a"]]
+            riot = {"town": town.id, "damage": total, "outcome": rules.riots_outcome(total)}
+            defeated = ["Riots"] if riot["outcome"] != "town_inactive" else []
+        self._battle_resolved(battle_id=bt["id"], marked=marked, event_damage=event_damage, retreated=retreated,
+                              actor=SYSTEM, audience=PUBLIC, defeated=defeated, riot=riot)  # fmt: skip
+        if riot.get("outcome") == "town_discarded":
+            self._card_discarded(card_id=riot["town"], reason="burnt in the Riots", actor=SYSTEM, audience=PUBLIC)
+        for seat, alloc in bt["allocated"].items():
+            for card_id, amount in alloc.items():
+                if amount and card_id in s.cards:
+                    self._damage(card_id, amount, seat)
+
+    @event("BattleResolved")
+    def _battle_resolved(
+        self, battle_id: str, marked: list, event_damage: int, retreated: bool, actor: str, audience: list,
+        defeated: list | None = None, riot: dict | None = None,
+    ) -> None:  # fmt: skip
+        s = self.state
+        s.defeated = [*s.defeated, *(defeated or [])]
+        if riot:  # "If the Town received less than 4 points damage, it is made inactive (rotated) and does not
+            # produce provision points this season"; 4 to 8: "the Town reverts back to normal"
+            town = s.cards[riot["town"]]
+            if riot["outcome"] == "town_inactive":
+                town.damage, town.active, town.inactive_until = riot["damage"], False, rules.SEASONS[(s.season + 1) % 4]
+            elif riot["outcome"] == "event_ends":
+                town.damage, town.active, town.inactive_until = 0, True, None
+        for seat in marked:
+            s.powers[seat].marked = True
+        if event_damage:  # [000:701] "The Might of this card is reduced by any damage it receives."
+            s.invasion = {**s.invasion, "damage": s.invasion.get("damage", 0) + event_damage}
+        if retreated:
+            s.invasion["retreated"] = True
+        s.battle = None
+
     @event("PhaseBegan")
     def _phase_began(
         self, year: int, season: int, cycle: int, phase: str, turn: list, actor: str, audience: list
     ) -> None:
         s = self.state
         s.cycle, s.phase, s.turn = cycle, phase, list(turn)
-        s.spells_cast = []  # A-SPELL-5: a spell may be countered only within its own phase
+        if phase not in END_OF_MAIN:  # the steps at the end of the Main Phase are still within it
+            s.spells_cast = []  # A-SPELL-5: a spell may be countered only within its own phase
+            s.closed_spells = []
         if phase == "events":
             s.events_phase_season = s.seasons_begun
+        if phase == "chaos":
+            s.chaos = {"season": s.seasons_begun, "choosing": None, "answering": None}
+        if phase == "service":
+            s.service = {"season": s.seasons_begun, "answers": {}}
+        if phase == "plague":
+            s.plague = {**s.plague, "season": s.seasons_begun}
         # A-SPELL-3: a spell of N seasons ends at the beginning of the phase it was cast in, N seasons on.
         _expire(s, lambda e: e.get("until") == s.seasons_begun and e.get("phase") == phase)
         s.passed, s.acted, s.extra_round, s.turn_done = [], False, False, False
@@ -493,14 +1065,25 @@ class CovenantGame(PlatformGame):
                     self._card_discarded(card_id=c.id, reason="not kept by the end of the phase", actor=SYSTEM,
                                          audience=PUBLIC)  # fmt: skip
             self._phase(s.cycle, "events")
-        elif phase == "events":
-            self._phase(s.cycle, "main")
-        elif phase == "main":
-            self._phase(s.cycle, "hedge" if self._hedge_claims() else "bandits" if self._bandits_due() else "certamen")
-        elif phase == "hedge":
-            self._phase(s.cycle, "bandits" if self._bandits_due() else "certamen")
-        elif phase == "bandits":
-            self._phase(s.cycle, "certamen")
+        elif phase in ("events", "service", "chaos"):  # the beginning of the Main Phase, then the Main Phase
+            begins = {
+                "service": "Call to Service" in s.events_in_play and s.service.get("season") != s.seasons_begun,
+                "chaos": "Season of Chaos" in s.events_in_play and s.chaos.get("season") != s.seasons_begun,
+                "main": True,
+            }
+            steps = ("service", "chaos", "main")
+            later = steps[steps.index(phase) + 1 :] if phase in steps else steps
+            self._phase(s.cycle, next(p for p in later if begins[p]))
+        elif phase in ("main", *AFTER_MAIN[:-1]):
+            ends = {
+                "hedge": lambda: bool(self._hedge_claims()),
+                "bandits": lambda: bool(self._bandits_due()),
+                "battle": lambda: bool(s.battles) or bool(self._event_battles()),
+                "plague": lambda: bool(self._plague_due()),
+                "certamen": lambda: True,
+            }
+            later = AFTER_MAIN[AFTER_MAIN.index(phase) + 1 :] if phase in AFTER_MAIN else AFTER_MAIN
+            self._phase(s.cycle, next(p for p in later if ends[p]()))
         elif phase == "certamen":
             self._next_cycle()
 
@@ -526,7 +1109,7 @@ class CovenantGame(PlatformGame):
             self._advance_from(phase)
             return
         # A-AMB-5: rounds of one action each until a round where everyone passes; then one extra round.
-        everyone_passed = not s.acted and len(s.passed) >= len(s.order)
+        everyone_passed = not s.acted and len(s.passed) >= len([p for p in s.order if not self.out_of_play(p)])
         if s.extra_round or (everyone_passed and not self.state.options.get("main_extra_round", True)):
             self._advance_from("main")
         elif everyone_passed:
@@ -537,6 +1120,7 @@ class CovenantGame(PlatformGame):
     def _main_round(self, extra: bool) -> None:
         s = self.state
         order = rules.clockwise(s.order, s.starting) if s.starting else list(s.order)
+        order = [p for p in order if not self.out_of_play(p)]
         self._main_round_began(turn=order, extra=extra, actor=SYSTEM, audience=PUBLIC)
 
     @event("MainRoundBegan")
@@ -760,7 +1344,7 @@ class CovenantGame(PlatformGame):
         d = self.house.cards.get(c.name)
         total = c.damage + amount
         active = c.active and rules.is_active_after_damage(
-            animate=bool(d and d.animate), might_type=d.might_type if d else None, might=d.might if d else 0,
+            animate=bool(d and d.animate), might_type=d.might_type if d else None, might=self._own_might(c),
             structure=bool(d and d.structure), damage=total,
         )  # fmt: skip
         self._card_damaged(card_id=card_id, damage=amount, active=active, actor=actor, audience=PUBLIC)
@@ -768,6 +1352,51 @@ class CovenantGame(PlatformGame):
             self._card_discarded(card_id=card_id, reason="destroyed", actor=SYSTEM, audience=PUBLIC)
         if c.owner is not None and c.kind == "grogs":
             self._check_holdings(c.owner)
+
+    def _own_might(self, c: Card) -> int:
+        """A card's Might this season, of whatever type (A-DMG-3): Issandra's is 1 more in Spring and Summer."""
+        d = self.house.cards.get(c.name)
+        if d is None:
+            return 0
+        return d.might + (1 if self.season_name in d.might_seasons else 0)
+
+    # ------------------------------------------------------------------ Main: healing (A-DMG-1, A-DMG-3, H-8)
+
+    def heal(self, seat: str, healer_id: str, target_id: str) -> dict:
+        """A Main Phase action (the house list's "heal"; A-AMB-20): a healer of the covenant removes its points of
+        damage from any other being of the same covenant, once a season ([000:249] Herbalist). A mundane being
+        healed fully is active again (A-DMG-1); a being of other Might, once its damage is below its Might
+        (A-DMG-3)."""
+        self._require_turn(seat, "main")
+        healer, target = self.card(healer_id), self.card(target_id)
+        dh = self.house.cards.get(healer.name)
+        if healer.owner != seat or dh is None or not dh.heals or not healer.active:
+            raise RuleViolation("heal with an active healer of your covenant", rule="A-DMG-1", field="healer")
+        if "heal" in healer.cast_this_season:
+            raise RuleViolation("a healer heals once a season", rule="A-DMG-1", field="healer")
+        dt = self.house.cards.get(target.name)
+        if target.owner != seat or target.id == healer.id or dt is None or not dt.animate:
+            raise RuleViolation("heal another being of your own covenant", rule="A-DMG-1", field="target")
+        if not target.damage:
+            raise RuleViolation(f"{target.name} has no damage to heal", rule="A-DMG-1", field="target")
+        left = max(0, target.damage - dh.heals)
+        active = target.active or (
+            not target.inactive_until
+            and rules.is_active_after_damage(
+                animate=True, might_type=dt.might_type, might=self._own_might(target), structure=dt.structure,
+                damage=left,
+            )
+        )  # fmt: skip
+        self._being_healed(healer=healer.id, card_id=target.id, damage=left, active=active, actor=seat,
+                           audience=PUBLIC)  # fmt: skip
+        self._end_turn(seat, acted=True)
+        return {"card_id": target.id, "damage": left, "active": active}
+
+    @event("BeingHealed")
+    def _being_healed(self, healer: str, card_id: str, damage: int, active: bool, actor: str, audience: list) -> None:
+        s = self.state
+        s.cards[healer].cast_this_season.append("heal")
+        s.cards[card_id].damage, s.cards[card_id].active = damage, active
 
     def _check_holdings(self, seat: str) -> None:
         """A-LIM-1 with A-AMB-11: Vis Sources and Mines beyond 2 per active Grogs go at once."""
@@ -778,7 +1407,14 @@ class CovenantGame(PlatformGame):
 
     # ------------------------------------------------------------------ Main: spells (A-SPELL, A-AGG)
 
-    def cast(self, seat: str, mage_id: str, spell: str, target: str, vis_amount: int, *, named: bool = False) -> dict:
+    def cast(
+        self, seat: str, mage_id: str, spell: str, target: str, vis_amount: int, *, named: bool = False,
+        mother_may_i: bool = False,
+    ) -> dict:  # fmt: skip
+        """A-SPELL-1..8 with the Hedge Mage's curses on the caster's covenant (A-EVT-4 [000:753]-[000:760]): 2, a
+        spell cast without "Mother may I" is countered (H-12: the phrase is a field of the command); 3 and 4, a
+        Te or Cr spell needs one more pawn (the extra pawn is spent and adds no strength); 5, the Magical
+        Resistance of the cursed covenant's beings is 1 less (at least 0)."""
         s = self.state
         sp = self.house.spells.get(spell)
         if sp is None:
@@ -788,9 +1424,10 @@ class CovenantGame(PlatformGame):
             raise RuleViolation("cast with one of your mages", rule="A-SPELL-1", field="mage_id")
         if not mage.active:
             raise RuleViolation("an inactive mage cannot cast", rule="A-LIM-2", field="mage_id")
-        rules.check_phase(sp.phases, s.phase, sp.seasons, self.season_name)
+        rules.check_phase(sp.phases, "main" if s.phase in END_OF_MAIN else s.phase, sp.seasons, self.season_name)
+        curses = {c["curse"] for c in self._curses(seat)}
         if sp.counters:
-            return self._counter(seat, mage, spell, target, vis_amount)
+            return self._counter(seat, mage, spell, target, vis_amount, mother_may_i=mother_may_i)
         if s.phase == "main":
             self._require_turn(seat, "main")
         rules.check_cast_arts(sp.arts, mage.arts)
@@ -798,11 +1435,21 @@ class CovenantGame(PlatformGame):
             raise RuleViolation("a regular spell is cast once per season by a mage", rule="A-SPELL-2")
         if vis_amount < 1 or vis_amount > s.powers[seat].vis:
             raise RuleViolation(f"you hold {s.powers[seat].vis} vis", rule="A-SPELL-1", field="vis")
+        extra = rules.curse_surcharge(curses, sp.arts)
+        if vis_amount - extra < 1:
+            raise RuleViolation(
+                f"the Hedge Mage's curse asks {extra} more pawn(s) of vis for this spell", rule="A-EVT-4", field="vis"
+            )
+        power = vis_amount - extra  # the pawns that give the spell its strength
         outcome: dict[str, Any] = {"spell": spell, "target": target, "vis": vis_amount}
+        if extra:
+            outcome["curse_surcharge"] = extra
+        self._refuse_out_of_play(target if target in s.powers else (s.cards[target].owner if target in s.cards
+                                 else None), "target")  # fmt: skip
         if sp.target == "covenant":
             target_cov = self.power(target).id
-            strength = vis_amount
-            recast = any(e["spell"] == spell and e["target"] == target for e in s.effects)
+            strength = power
+            recast = any(e.get("spell") == spell and e.get("target") == target for e in s.effects)
         else:
             t = self.card(target)
             d = self.house.cards.get(t.name)
@@ -815,12 +1462,18 @@ class CovenantGame(PlatformGame):
                 raise RuleViolation(f"{spell} targets {sp.forms}; {t.name} is {t.substance}", rule="A-SPELL-7")
             target_cov = t.owner or ""
             rival = t.owner is not None and t.owner != seat
-            aegis = max((e.get("aegis", 0) for e in s.effects if e["target"] == t.owner), default=0)
-            strength = rules.spell_strength(vis_amount, rival=rival, aegis=aegis, mr=[d.mr if d else 0])
-            recast = sp.ritual and any(e["spell"] == spell and e["target"] == target for e in s.effects)
+            aegis = max((e.get("aegis", 0) for e in s.effects if e.get("target") == t.owner), default=0)
+            mr = d.mr if d else 0
+            if t.owner is not None and any(c["curse"] == 5 for c in self._curses(t.owner)):
+                mr = max(0, mr - 1)  # curse 5 [000:759]
+            strength = rules.spell_strength(power, rival=rival, aegis=aegis, mr=[mr])
+            recast = sp.ritual and any(e.get("spell") == spell and e.get("target") == target for e in s.effects)
         magnitude = rules.effective_magnitude(strength, sp.min_vis, sp.max_vis)
         if recast:  # A-SPELL-2 / A-AMB-12: the vis is spent, nothing happens
             magnitude = None
+        if 2 in curses and not mother_may_i:  # curse 2 [000:753]: "else that spell is automatically countered"
+            magnitude = None
+            outcome["countered"] = 'curse 2: the covenant\'s player did not say "Mother may I"'
         marked = rules.marks_aggression(target_covenant=target_cov or None, caster_covenant=seat, harmful=sp.harmful)
         outcome.update(strength=strength, magnitude=magnitude, marked=marked, recast=recast)
         until = rules.expires_at(s.seasons_begun, sp.duration_seasons) if sp.duration_seasons else None
@@ -859,13 +1512,17 @@ class CovenantGame(PlatformGame):
         }  # fmt: skip
         if sp.aegis:
             effect["aegis"] = rules.aegis_value(vis)
+        if sp.might_per_pawn:  # a regular spell: it lasts until the season ends (A-SPELL-3)
+            effect.update(might=magnitude * sp.might_per_pawn, until=s.seasons_begun, phase=None)
         if sp.sets_substance and target in s.cards:
             effect["was"] = s.cards[target].substance
             s.cards[target].substance = sp.sets_substance
-        if until is not None or sp.aegis or sp.sets_substance:
+        if until is not None or sp.aegis or sp.sets_substance or sp.might_per_pawn:
             s.effects.append(effect)
 
-    def _counter(self, seat: str, mage: Card, spell: str, target: str, vis_amount: int) -> dict:
+    def _counter(
+        self, seat: str, mage: Card, spell: str, target: str, vis_amount: int, *, mother_may_i: bool = False
+    ) -> dict:
         """A-SPELL-5: a counter cast in the phase of the spell it targets, out of turn; if its pawns exceed that
         spell's strength, compensating events undo what the spell did (its damage, its effect)."""
         s = self.state
@@ -875,13 +1532,18 @@ class CovenantGame(PlatformGame):
         hit = next((x for x in s.spells_cast if x["id"] == target), None)
         if hit is None:
             raise RuleViolation("a counter targets a spell cast in this phase", rule="A-SPELL-5", field="target")
+        if target in s.closed_spells:
+            raise RuleViolation("every player confirmed not to counter this spell before the battle", rule="H-15",
+                                field="target")  # fmt: skip
         form = self.house.spells[hit["spell"]].arts[-1]
         rules.check_cast_arts([*sp.arts, form], mage.arts)
         if spell in mage.cast_this_season:
             raise RuleViolation("a regular spell is cast once per season by a mage", rule="A-SPELL-2")
         if vis_amount < 1 or vis_amount > s.powers[seat].vis:
             raise RuleViolation(f"you hold {s.powers[seat].vis} vis", rule="A-SPELL-1", field="vis")
-        success = rules.counters(vis_amount, hit["strength"])
+        extra = rules.curse_surcharge({c["curse"] for c in self._curses(seat)}, [*sp.arts, form])
+        said = mother_may_i or not any(c["curse"] == 2 for c in self._curses(seat))
+        success = said and vis_amount - extra >= 1 and rules.counters(vis_amount - extra, hit["strength"])
         self._spell_countered(seat=seat, mage_id=mage.id, spell=spell, target=target, vis=vis_amount,
                               success=success, actor=seat, audience=PUBLIC)  # fmt: skip
         if success and hit["damage"] and hit["target"] in s.cards:
@@ -889,7 +1551,7 @@ class CovenantGame(PlatformGame):
             d = self.house.cards.get(c.name)
             left = max(0, c.damage - hit["damage"])
             active = rules.is_active_after_damage(
-                animate=bool(d and d.animate), might_type=d.might_type if d else None, might=d.might if d else 0,
+                animate=bool(d and d.animate), might_type=d.might_type if d else None, might=self._own_might(c),
                 structure=bool(d and d.structure), damage=left,
             ) and not c.inactive_until  # fmt: skip
             self._damage_reversed(card_id=c.id, damage=left, active=active, actor=SYSTEM, audience=PUBLIC)
@@ -963,6 +1625,7 @@ class CovenantGame(PlatformGame):
         """A Main Phase action: offer another covenant an exchange at a rate the two agree ([000:636])."""
         self._require_turn(seat, "main")
         self.power(to)
+        self._refuse_out_of_play(to, "to")
         if to == seat:
             raise RuleViolation("trade with another covenant", rule="A-ECON-1", field="to")
         for side, amounts in (("give", give), ("get", get)):
@@ -1036,6 +1699,7 @@ class CovenantGame(PlatformGame):
         if any(ch["challenger"] == seat and ch["cycle"] == s.cycle for ch in s.challenges.values()):
             raise RuleViolation("one challenge per player per Main Phase", rule="A-CERT-1")
         rival = theirs.owner or ""
+        self._refuse_out_of_play(rival, "target_mage")
         if any(ch["target"] == rival for ch in s.challenges.values()) or rival in self._challenged_this_season():
             raise RuleViolation("a player's mages are challenged once a season", rule="A-CERT-1")
         last = s.powers[seat].last_challenged.get(rival)
@@ -1272,6 +1936,17 @@ class CovenantGame(PlatformGame):
                     self._bandits_looted(seat=seat, gold=s.powers[seat].gold, actor=SYSTEM, audience=PUBLIC)
             self._bandits_season_ended(discarded=s.bandits.get("damage", 0) >= BANDITS_MIGHT, actor=SYSTEM,
                                        audience=PUBLIC)  # fmt: skip
+        inv = s.investigation
+        if inv and inv.get("ends") is None and s.seasons_begun - inv["since"] >= 3:  # [000:767] "If, however, the
+            # Investigation lasts a full year without all the mages being marked, the unmarked mages are discarded
+            # (found guilty) along with this card."
+            for c in [c for c in self.covenant_cards(inv["target"]) if c.kind == "mage"]:
+                if c.id not in inv["investigated"]:
+                    self._card_discarded(card_id=c.id, reason="found guilty by the Quaesitors", actor=SYSTEM,
+                                         audience=PUBLIC)  # fmt: skip
+            self._investigation_ended(outcome="guilty", actor=SYSTEM, audience=PUBLIC)
+        if "Plague" in s.events_in_play:  # [000:671] "At the end of each season ... add a counter to it."
+            self._plague_counter(counters=s.plague.get("counters", 0) + 1, actor=SYSTEM, audience=PUBLIC)
         for c in list(s.cards.values()):  # A-DMG-4 then A-DMG-1: heal, then winter discards inactive beings
             d = self.house.cards.get(c.name)
             if d is None or not d.animate or d.might_type not in (None, "mundane"):
@@ -1324,7 +1999,26 @@ class CovenantGame(PlatformGame):
         if s.season == 0:
             s.year += 1
         _expire(s, lambda e: e.get("until") is not None and e["until"] <= s.seasons_begun)
-        s.events_in_play = []
+        kept = []
+        for name in s.events_in_play:  # an event stays for the seasons its text gives it (A-EVT-4)
+            last = s.event_until.get(name, s.seasons_begun)
+            ended = last is not None and last <= s.seasons_begun
+            ended = ended or name in s.defeated or (name == "Wave of Bandits" and bool(s.bandits.get("discarded")))
+            ended = ended or (name == "Armed Invasion" and bool(s.invasion.get("retreated")))
+            ended = ended or (name == "Plague" and s.plague.get("counters", 0) >= PLAGUE_COUNTERS)
+            if name == "Quaesitor Investigation" and s.investigation:
+                ended = s.investigation.get("ends") is not None
+            if ended:
+                s.event_until.pop(name, None)
+                if name == "Plague":
+                    s.plague = {}
+                if name == "Quaesitor Investigation":
+                    s.investigation = {}  # the covenant rejoins the game as the next season begins
+            else:
+                kept.append(name)
+        s.events_in_play = kept
+        s.effects_applied = []
+        s.defeated = []
 
     def _yearly_reckoning(self) -> None:
         """A-RECK-3..6 with A-AMB-9: the Winter surplus becomes points (converted gold and vis are spent);
@@ -1337,10 +2031,12 @@ class CovenantGame(PlatformGame):
             points[seat] = rules.yearly_points(p.provision, p.gold, p.vis, curse6=cursed)
             consumes = s.options.get("yearly_consumes", True)  # A-AMB-9, a campaign flag
             spent[seat] = {"gold": p.gold // 2 * 2, "vis": p.vis} if consumes else {"gold": 0, "vis": 0}
+            if self.out_of_play(seat):  # [000:767] "the state of the covenant (and the player's score) does not
+                points[seat], spent[seat] = 0, {"gold": 0, "vis": 0}  # change"
         scores = {seat: s.powers[seat].score for seat in s.order}
         gained: dict[str, int] = {seat: 0 for seat in s.order}
         for seat in s.order:
-            owed = s.powers[seat].tribute
+            owed = [] if self.out_of_play(seat) else s.powers[seat].tribute
             total = sum(t["points"] for t in owed)
             new, from_year, from_score = rules.apply_tribute(points[seat], scores[seat], total)
             scores[seat] = new
@@ -1421,6 +2117,10 @@ class CovenantGame(PlatformGame):
             if target is None:
                 raise RuleViolation("a directed event needs a target", rule="A-EVT-2", field="target")
             self.power(target)
+            if name == "Riots" and self._town(target) is None:  # [000:776]
+                raise RuleViolation("Riots target a covenant with a Town", rule="A-EVT-2", field="target")
+            if name == "Clique of Thieves" and not self.state.powers[target].gold:  # [000:783]
+                raise RuleViolation("a Clique of Thieves targets a covenant with gold", rule="A-EVT-2", field="target")
             if name == "Hedge Mage Attack" and not any(c.kind == "vis_source" for c in self.covenant_cards(target)):
                 raise RuleViolation("a Hedge Mage Attack targets a covenant with a Vis Source in play",
                                     rule="A-EVT-2", field="target")  # fmt: skip
@@ -1466,6 +2166,8 @@ class CovenantGame(PlatformGame):
         s = self.state
         s.powers[target].marked = False  # [000:100] "the target covenant is unmarked"
         s.events_in_play.append("Quaesitor Investigation")
+        s.event_until["Quaesitor Investigation"] = None  # until the investigation ends
+        s.investigation = {"target": target, "since": s.seasons_begun, "investigated": [], "ends": None}
         s.directed_history.append(["Quaesitor Investigation", target])
         s.pending_event = None
 
@@ -1476,9 +2178,21 @@ class CovenantGame(PlatformGame):
         s.pending_event = None
         if event_name == "Wave of Bandits":
             s.bandits = {"damage": 0, "answered": [], "fought": []}
+        if event_name == "Armed Invasion":
+            s.invasion = {"damage": 0}
+        if event_name == "Plague":
+            s.plague = {"counters": 0}
+        ev = self.house.events.get(event_name)
+        last: int | None = s.seasons_begun
+        if ev is not None and ev.until_season:  # the end of the first such season, this one included
+            last = s.seasons_begun + (rules.SEASONS.index(ev.until_season) - s.season) % 4
+        elif ev is not None:
+            last = None if ev.lasts_seasons is None else s.seasons_begun + ev.lasts_seasons - 1
+        s.event_until[event_name] = last
         if target is not None:
             s.directed_history.append([event_name, target])
-            s.effects.append({"spell": event_name, "event": True, "target": target, "until": s.seasons_begun + 1})
+            until = s.seasons_begun + 1 if last is None or last < s.seasons_begun + 1 else last
+            s.effects.append({"spell": event_name, "event": True, "target": target, "until": until})
 
     @event("EventHeld")
     def _event_held(self, event_name: str, seat: str, season: str, actor: str, audience: list) -> None:
@@ -1548,6 +2262,29 @@ class CovenantGame(PlatformGame):
                 if beings and left:
                     alloc[beings[0].id] += left
                 self.face_bandits(seat, True, alloc)
+        elif phase == "plague":  # silence: the first beings in card order
+            want = min(s.plague.get("counters", 0), len(self._plague_victims(seat)))
+            self.choose_plagued(seat, [c.id for c in self._plague_victims(seat)][:want])
+        elif phase == "service":  # silence: no Courtly roll; the first active Grogs, else 3 gold if it has them
+            active = [c.id for c in self.covenant_cards(seat) if c.kind == "grogs" and c.active]
+            self._serve(seat, active[0] if active else None, s.powers[seat].gold >= SERVICE_TOLL, actor=SYSTEM)
+        elif phase == "chaos":  # silence: no roll (a pass, H-9); a rival, the first clockwise; no gold paid
+            ch = s.chaos
+            if ch.get("answering") and ch["answering"]["rival"] == seat:
+                self.avert_battle(seat, False)
+            elif ch.get("choosing") == seat:
+                self.choose_rival(seat, next(p for p in rules.clockwise(s.order, seat) if p != seat))
+            else:
+                self._end_turn(seat, acted=False)
+        elif phase == "battle" and s.deferred is not None:  # silence: no counter (H-9, H-15)
+            self.confirm_no_counter(seat)
+        elif phase == "battle":  # silence pays an enemy off if it can (as with the bandits), else fights
+            bt = s.battle or {}
+            toll = ENEMIES.get(bt.get("b", "")) if bt.get("a") == seat else None
+            if toll is not None and getattr(s.powers[seat], toll[0]) >= toll[1]:
+                self.allocate_damage(seat, {}, pay_off=True)
+            else:
+                self.allocate_damage(seat, self._default_allocation(seat, self.damage_to_allocate(seat)))
         elif phase == "hedge":  # silence gives up a Vis Source: the curse would need the seat's own roll
             source = next(c.id for c in self.covenant_cards(seat) if c.kind == "vis_source")
             self._hedge_faced(seat=seat, curse=0, actor=SYSTEM, audience=PUBLIC)

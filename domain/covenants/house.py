@@ -64,6 +64,9 @@ class CardDef(_Model):
     qualifying_seasons: list[str] = []  # improvements: active only once one of these begins (A-GEN-3)
     weapon_bonus: int = 0
     capacity_bonus: int = 0  # shields and armour (A-AMB-22)
+    attributes: list[str] = []  # "Courtly Connections", "Divine Grace", "Friend of the Fae" (A-EVT-3)
+    might_seasons: list[str] = []  # seasons its Might is 1 more (Issandra: "In Spring and Summer")
+    heals: int = 0  # points of damage it removes from another being of its covenant, once a season
 
     @field_validator("arts")
     @classmethod
@@ -86,6 +89,7 @@ class SpellDef(_Model):
     names: list[str] = []  # an untargetable structure it names explicitly (A-LIM-3)
     harmful: bool = False
     damage_per_pawn: int = 0
+    might_per_pawn: int = 0  # raises the target being's Mundane Might until the season ends (A-EX-5)
     raises_own: bool = False  # raises the target's Certamen or MR (A-SPELL-6)
     self_allowed: bool = False  # its text says it may target its caster
     counters: bool = False  # a counterspell: castable in any phase (A-SPELL-8)
@@ -118,6 +122,8 @@ class EventDef(_Model):
     might_type: Literal["mundane", "magical", "faerie", "demon"] | None = None
     might: int = 0
     house: bool = False  # after "Wizard's March" the source is lost
+    lasts_seasons: int | None = 1  # seasons in play, the one played in counted; None: until its own rule ends it
+    until_season: str | None = None  # in play to the end of the first such season (Famine: "the next Summer's")
 
 
 class MainAction(_Model):

@@ -8,7 +8,13 @@ mage, ``bid`` bids in the one challenge it is in.
     keep [<card>] [on <card>] [art Cr]                      bid 2 [in <challenge>]
     discard [<card>]             convert 2 gold to vis      resolve [<challenge>] / forfeit [<challenge>]
     pass                         action <name>[: text]      draw / event <choice> [on <target>] [in <season>]
-    cast <spell> on <target> [with <mage>] [vis 1]          accept <trade> / refuse <trade>
+    cast <spell> on <target> [with <mage>] [vis 1] [mother may i]     accept <trade> / refuse <trade>
+    offer <covenant> give 3 gold, 1 vis get 2 vis           rule <n> approve|refuse[: note]
+    pay tax                      hedge give <vis source> / hedge curse     mouse +2 [<card>]
+    bandits pay / bandits fight <card> 2, <card> 2          service [<grogs>] / service pay / service tribute
+    chaos roll / chaos rival <covenant> / chaos pay / chaos fight          allocate <card> 2, <card> 1 / allocate pay
+    no counter                   heal <being> [with <healer>]    plague <being>[, <being>]    tribunal
+    investigate
 """
 
 from __future__ import annotations
@@ -41,10 +47,123 @@ USAGE = {
     "event": "event <choice> [on <target>] [in <season>]",
     "accept": "accept <trade>",
     "refuse": "refuse <trade>",
+    "offer": "offer <covenant> give <n> <gold|vis|provision>[, ...] get <n> <gold|vis|provision>[, ...]",
+    "rule": "rule <action number> approve|refuse[: note]",
+    "pay": "pay tax",
+    "hedge": "hedge give <vis source> / hedge curse",
+    "bandits": "bandits pay / bandits fight [<card> <n>, <card> <n>]",
+    "mouse": "mouse <+/-1 or 2> [<card>]",
+    "service": "service [<grogs>] / service pay / service tribute",
+    "chaos": "chaos roll / chaos rival <covenant> / chaos pay / chaos fight",
+    "allocate": "allocate <card> <n>[, <card> <n>] / allocate pay",
+    "no": "no counter",
+    "heal": "heal <being> [with <healer>]",
+    "plague": "plague <being>[, <being>]",
+    "tribunal": "tribunal",
+    "investigate": "investigate",
 }
 CAST = re.compile(
-    r"^\S+\s+(?P<spell>.+)\s+on\s+(?P<on>\S+)(?:\s+with\s+(?P<with>\S+))?(?:\s+vis\s+(?P<vis>\S+))?$", re.I
+    r"^\S+\s+(?P<spell>.+)\s+on\s+(?P<on>\S+)(?:\s+with\s+(?P<with>\S+))?(?:\s+vis\s+(?P<vis>\S+))?"
+    r"(?P<mmi>\s+mother\s+may\s+i)?$",
+    re.I,
 )
+RESOURCES = ("gold", "vis", "provision")
+
+
+def _damage(text: str, number: int, errors: list[LineError], usage: str) -> dict[str, int] | None:
+    """``c3 2, c4 2``: the damage each card takes."""
+    out: dict[str, int] = {}
+    for part in items(text):
+        bits = part.split()
+        if len(bits) != 2:
+            errors.append(LineError(number, f"write it as '{usage}'"))
+            return None
+        n = whole(bits[1], number, errors, "the damage")
+        if n is None:
+            return None
+        out[bits[0]] = n
+    return out
+
+
+def _amounts(text: str, number: int, errors: list[LineError]) -> dict[str, int] | None:
+    """``3 gold, 1 vis``: a trade's side."""
+    out: dict[str, int] = {}
+    for part in items(text):
+        bits = part.split()
+        if len(bits) != 2 or bits[1].lower() not in RESOURCES:
+            errors.append(LineError(number, f"write it as '{USAGE['offer']}'"))
+            return None
+        n = whole(bits[0], number, errors, "the amount")
+        if n is None:
+            return None
+        out[bits[1].lower()] = n
+    return out
+
+
+def _special(verb: str, number: int, stripped: str, words: list[str], errors: list[LineError]) -> Command | None:
+    """The lines whose shape is their own (offer, rule, allocate, the event answers); None with the error
+    listed when a line does not fit."""
+    rest = [w.lower() for w in words[1:]]
+
+    def bad() -> Command | None:
+        errors.append(LineError(number, f"write it as '{USAGE[verb]}'"))
+        return None
+
+    if verb == "offer":
+        m = re.match(r"^\S+\s+(?P<to>\S+)\s+give\s+(?P<give>.+?)\s+get\s+(?P<get>.+)$", stripped, re.I)
+        if m is None:
+            return bad()
+        give, get = _amounts(m["give"], number, errors), _amounts(m["get"], number, errors)
+        if give is None or get is None:
+            return None
+        return Command(number, verb, {"to": m["to"], "give": give, "get": get})
+    if verb == "rule":
+        head, _, note = stripped[len(words[0]) :].partition(":")
+        bits = head.split()
+        if len(bits) != 2 or bits[1].lower() not in ("approve", "refuse"):
+            return bad()
+        index = whole(bits[0], number, errors, "the action number")
+        if index is None:
+            return None
+        return Command(number, verb, {"index": index, "approved": bits[1].lower() == "approve", "note": note.strip()})
+    if verb == "plague":
+        chosen = items(stripped[len(words[0]) :])
+        return Command(number, verb, {"cards": chosen}) if chosen else bad()
+    if verb == "allocate":
+        if rest == ["pay"]:
+            return Command(number, verb, {"allocation": {}, "pay_off": True})
+        alloc = _damage(stripped[len(words[0]) :], number, errors, USAGE[verb])
+        return None if alloc is None else Command(number, verb, {"allocation": alloc})
+    if verb == "bandits":
+        if rest[:1] == ["pay"] and len(rest) == 1:
+            return Command(number, verb, {"fight": False})
+        if rest[:1] != ["fight"]:
+            return bad()
+        alloc = _damage(" ".join(words[2:]), number, errors, USAGE[verb])
+        return None if alloc is None else Command(number, verb, {"fight": True, "allocation": alloc})
+    shapes: dict[str, dict[tuple[str, ...], dict[str, Any]]] = {
+        "pay": {("tax",): {}},
+        "no": {("counter",): {}},
+        "hedge": {("curse",): {"give_up": None}},
+        "service": {("pay",): {"pay": True}, ("tribute",): {"pay": False}, (): {}},
+        "chaos": {("roll",): {"do": "roll"}, ("pay",): {"do": "avert", "pay": True}, ("fight",): {"do": "avert"}},
+    }
+    shape = shapes.get(verb, {}).get(tuple(rest))
+    if shape is not None:
+        return Command(number, verb, dict(shape))
+    if verb == "hedge" and len(rest) == 2 and rest[0] == "give":
+        return Command(number, verb, {"give_up": words[2]})
+    if verb == "service" and len(rest) == 1:
+        return Command(number, verb, {"grogs": words[1]})
+    if verb == "chaos" and len(rest) == 2 and rest[0] == "rival":
+        return Command(number, verb, {"do": "rival", "rival": words[2]})
+    if verb == "mouse" and len(rest) in (1, 2):
+        by = whole(rest[0], number, errors, "the Mouse's change")
+        return None if by is None else Command(number, verb, {"by": by, "words": words[2:]})
+    return bad()
+
+
+SPECIAL = ("plague", "offer", "rule", "allocate", "bandits", "pay", "no", "hedge", "service", "chaos", "mouse")
 # ``word <value>`` options a line may end with, after its positional words.
 OPTIONS = {
     "keep": ("on", "art"),
@@ -52,6 +171,7 @@ OPTIONS = {
     "art": ("in",),
     "bid": ("in",),
     "event": ("on", "in"),
+    "heal": ("with",),
     "generate": ("mouse",),
 }
 
@@ -89,6 +209,8 @@ def _read(number: int, stripped: str, errors: list[LineError]) -> Command | None
             errors.append(LineError(number, f"write it as '{USAGE[verb]}'"))
             return None
         return Command(number, verb, {"action": name.strip(), "text": text.strip()})
+    if verb in SPECIAL:
+        return _special(verb, number, stripped, words, errors)
     if verb == "support":
         rest = words[1:]
         if rest and rest[0].lower() != "starve":
@@ -102,6 +224,8 @@ def _read(number: int, stripped: str, errors: list[LineError]) -> Command | None
             errors.append(LineError(number, f"a spell needs a target: '{USAGE[verb]}'"))
             return None
         cast: dict[str, Any] = {"words": [m["spell"]], "on": m["on"]} | ({"with": m["with"]} if m["with"] else {})
+        if m["mmi"]:
+            cast["mother_may_i"] = True  # H-12: the covenant's player says it
         if m["vis"] is not None:
             vis = whole(m["vis"], number, errors, "vis")
             if vis is None:
@@ -109,7 +233,7 @@ def _read(number: int, stripped: str, errors: list[LineError]) -> Command | None
             cast["vis"] = vis
         return Command(number, verb, cast)
     split = _split(verb, words[1:])
-    arity = {"move": 1, "challenge": 1, "art": 1, "bid": 1, "accept": 1, "refuse": 1, "event": 1}
+    arity = {"heal": 1, "move": 1, "challenge": 1, "art": 1, "bid": 1, "accept": 1, "refuse": 1, "event": 1}
     optional = {"keep", "discard", "resolve", "forfeit"}
     if split is None:
         errors.append(LineError(number, f"write it as '{USAGE[verb]}'"))
@@ -189,7 +313,40 @@ class CovenantTurn(Turn):
             case "pass":
                 return cc.Pass(seat)
             case "cast":
-                return cc.Cast(seat, a.get("with") or self._mage(game), words[0], a["on"], a.get("vis", 1))
+                mage = a.get("with") or self._mage(game)
+                return cc.Cast(seat, mage, words[0], a["on"], a.get("vis", 1), a.get("mother_may_i", False))
+            case "offer":
+                return cc.OfferTrade(seat, a["to"], a["give"], a["get"])
+            case "rule":
+                return cc.RuleOnAction(a["index"], a["approved"], a["note"])
+            case "pay":
+                return cc.PayTax(seat)
+            case "hedge":
+                return cc.FaceHedgeMage(seat, a["give_up"])
+            case "bandits":
+                return cc.FaceBandits(seat, a["fight"], a.get("allocation"))
+            case "mouse":
+                return cc.UseMouse(seat, words[0] if words else self._pending(game, []), a["by"])
+            case "service":
+                return cc.AnswerService(seat, a.get("grogs"), a.get("pay", False))
+            case "chaos":
+                if a["do"] == "roll":
+                    return cc.RollChaos(seat)
+                if a["do"] == "rival":
+                    return cc.ChooseRival(seat, a["rival"])
+                return cc.AvertBattle(seat, a.get("pay", False))
+            case "allocate":
+                return cc.AllocateDamage(seat, a["allocation"], a.get("pay_off", False))
+            case "no":
+                return cc.NoCounter(seat)
+            case "investigate":
+                return cc.Investigate(seat)
+            case "tribunal":
+                return cc.AttendTribunal(seat)
+            case "plague":
+                return cc.ChoosePlagued(seat, list(a["cards"]))
+            case "heal":
+                return cc.Heal(seat, a.get("with") or self._healer(game), words[0])
             case "challenge":
                 return cc.Challenge(seat, a.get("with") or self._mage(game), words[0])
             case "art":
@@ -223,6 +380,10 @@ class CovenantTurn(Turn):
     def _mage(self, game: Any) -> str:
         mages = [c.id for c in game.covenant_cards(self.seat) if c.kind == "mage" and c.active]
         return _one(mages, "mage ('with <mage>')")
+
+    def _healer(self, game: Any) -> str:
+        healers = [c.id for c in game.covenant_cards(self.seat) if c.active and game.house.cards[c.name].heals]
+        return _one(healers, "healer ('with <healer>')")
 
     def _challenge(self, game: Any) -> str:
         mine = [k for k, ch in game.state.challenges.items() if self.seat in (ch["challenger"], ch["target"])]

@@ -395,6 +395,13 @@ def riots_outcome(damage: int) -> str:
     return "town_inactive"
 
 
+def curse_surcharge(curses: Iterable[int], spell_arts: Sequence[str]) -> int:
+    """A-EVT-4, the Hedge Mage's curses 3 and 4 ([000:755]-[000:758]): a Te spell, and a Cr spell, of the cursed
+    covenant each need one additional pawn of vis."""
+    have = set(curses)
+    return (3 in have and "Te" in spell_arts) + (4 in have and "Cr" in spell_arts)
+
+
 def unseelie_victims(beings_with_might: int) -> int:
     return math.ceil(beings_with_might / 4)
 

@@ -88,6 +88,18 @@ STEPS = (
     Step("move", opens=("move",), closes_on=("every player moved", "a token reached End"), on_entry="A.1.2 #1"),
     Step("create", opens=("create",), closes_on=("every player generated or passed",), on_entry="A.1.2 #2"),
     Step("events", opens=("events",), closes_on=("the event was played, held or discarded",), on_entry="A.1.2 #3"),
+    Step(
+        "service",
+        opens=("service",),
+        closes_on=("each covenant sent a Grogs, paid 3 gold, accepted the tribute or was excused",),
+        on_entry="Call to Service [000:669], at the beginning of the Main Phase",
+    ),
+    Step(
+        "chaos",
+        opens=("chaos",),
+        closes_on=("every player rolled, chose a rival on an even roll, and the rival paid or accepted",),
+        on_entry="Season of Chaos [000:691], at the beginning of the Main Phase",
+    ),
     Step("main", opens=("main",), closes_on=("a round where everyone passed, then one more round",), on_entry="#4"),
     Step(
         "hedge",
@@ -100,6 +112,18 @@ STEPS = (
         opens=("bandits",),
         closes_on=("each covenant paid the bandits off or fought them",),
         on_entry="Wave of Bandits [000:679], at the end of the Main Phase",
+    ),
+    Step(
+        "battle",
+        opens=("battle",),
+        closes_on=("each side of every battle allocated the damage it took",),
+        on_entry="A-BAT-1: the battles events cause, at the end of the Main Phase, in order",
+    ),
+    Step(
+        "plague",
+        opens=("plague",),
+        closes_on=("each covenant chose the Animate Co beings the Plague damages",),
+        on_entry="Plague [000:671], at the end of the Main Phase",
     ),
     Step("certamen", opens=("certamen",), closes_on=("every challenge resolved",), on_entry="A.1.2 #5"),
     Step("reckoning", opens=("reckoning",), closes_on=("every player allocated support",), on_entry="A.1.2 R"),

@@ -87,6 +87,19 @@ class CovenantState(ViewerSequences):
     released: list = field(default_factory=list)  # held events firing this Events Phase, in generated order
     events_phase_season: int = 0  # the season whose first Events Phase has begun
     bandits: dict = field(default_factory=dict)  # Wave of Bandits: {"damage": n, "answered": [...], "fought": [...]}
+    service: dict = field(default_factory=dict)  # Call to Service: {"season", "answers": {seat: outcome}} (A-RECK-4)
+    chaos: dict = field(default_factory=dict)  # Season of Chaos: {"season", "choosing", "answering"} (A-EVT-3)
+    battles: list = field(default_factory=list)  # battles due at the end of the Main Phase, in order (A-BAT-1)
+    battle: dict | None = None  # the battle being fought: both sides' damage dealt, each side's allocation
+    invasion: dict = field(default_factory=dict)  # Armed Invasion: {"damage": n, "retreated": bool}
+    fought: dict = field(default_factory=dict)  # event -> the season its battles were queued (once a season)
+    event_until: dict = field(default_factory=dict)  # event -> the last season it is in play (None: its own rule)
+    defeated: list = field(default_factory=list)  # enemies beaten in battle this season: discarded at its end
+    investigation: dict = field(default_factory=dict)  # Quaesitor: {"target", "since", "investigated", "ends"}
+    plague: dict = field(default_factory=dict)  # Plague: {"counters": n, "season": the last season it struck}
+    effects_applied: list = field(default_factory=list)  # events whose Main Phase effect ran this season
+    deferred: dict | None = None  # a battle waiting for every player's "no counter" (H-15): {"battle", "spells"}
+    closed_spells: list = field(default_factory=list)  # spells every player confirmed not to counter (H-15)
     last_generation: dict = field(default_factory=dict)  # {"seat", "kind", "value"}: the Mouse may change it after
     tax_assessed: int = 0  # the season whose Tax and Tithe was assessed (once, at its first Main Phase)
     directed_history: list = field(default_factory=list)

@@ -57,6 +57,15 @@ def table_view(game: Any, viewer: str) -> dict[str, Any]:
         "actions": [dict(a) for a in s.actions],
         "trades": [dict(tr) for tr in s.trades.values()],
         "challenges": [_challenge(ch, viewer) for ch in s.challenges.values()],
+        "service": {k: (dict(v) if isinstance(v, dict) else v) for k, v in s.service.items()},  # Call to Service
+        "chaos": dict(s.chaos),  # Season of Chaos: who must choose a rival, who must answer
+        "battles": [dict(b) for b in s.battles],  # due at the end of the Main Phase, in order (A-BAT-1)
+        "battle": _battle(game, s.battle),
+        "invasion": dict(s.invasion),
+        "plague": dict(s.plague),
+        "investigation": dict(s.investigation),  # Quaesitor: the covenant out of play and its mages investigated
+        "event_until": dict(s.event_until),  # the last season index each event in play stays (None: its rule)
+        "deferred": dict(s.deferred) if s.deferred else None,  # a battle waiting for "no counter" (H-15)
         "windows": [
             {"id": w.id, "kind": w.kind, "closes_at": w.deadline_for(viewer if viewer in s.powers else None)}
             for w in s.windows.values()
@@ -71,6 +80,15 @@ def table_view(game: Any, viewer: str) -> dict[str, Any]:
     if viewer == GM:
         view["discard"]["cards"] = [dict(d) for d in s.discard]
     return view
+
+
+def _battle(game: Any, bt: dict | None) -> dict[str, Any] | None:
+    """The battle being fought: what each side deals, and what each covenant still has to allocate."""
+    if bt is None:
+        return None
+    out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in bt.items()}
+    out["to_allocate"] = {seat: game.damage_to_allocate(seat) for seat in game.state.turn}
+    return out
 
 
 def _card(c: Any) -> dict[str, Any]:

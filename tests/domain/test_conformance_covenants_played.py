@@ -42,8 +42,8 @@ def refused(t, seat, command, rule):
     assert events_of(t) == before
 
 
-def winter_of_year_two_with_tax(d: Dice, options: dict | None = None):
-    t = fixed_three(d, options=options)
+def winter_of_year_two_with_tax(d: Dice, options: dict | None = None, games=None):
+    t = fixed_three(d, options=options, games=games)
     for _ in range(7):
         skip_season(t)
     move_all(t, [9, 1, 2])
@@ -104,10 +104,10 @@ def test_a_evt_4_the_tax_is_paid_in_gold_the_covenant_holds():
     refused(t, "ann", PayTax("ann"), "A-EVT-4")
 
 
-def vis_source_under_a_hedge_mage(d: Dice, options: dict | None = None):
+def vis_source_under_a_hedge_mage(d: Dice, options: dict | None = None, arts: dict | None = None, games=None):
     """Year two, Spring: Ann keeps Grogs then a Vis Source; Bob, on the Event square, directs a Hedge Mage Attack
     at her; the Main Phase passes, and the Hedge Mage claims the source."""
-    t = fixed_three(d, options=options)
+    t = fixed_three(d, options=options, arts=arts, games=games)
     for _ in range(4):
         skip_season(t)
     squares = {"ann": 3, "bob": 1, "cy": 2}  # personnel for Ann
@@ -183,9 +183,9 @@ def reckon_after(t, starve: dict | None = None) -> dict:
     return after
 
 
-def cursed(d: Dice, curse: int, options: dict | None = None):
+def cursed(d: Dice, curse: int, options: dict | None = None, arts: dict | None = None):
     """Ann keeps her source and rolls ``curse``; Bob ends the season; Ann cannot feed her Grogs and starves them."""
-    t, source = vis_source_under_a_hedge_mage(d, options)
+    t, source = vis_source_under_a_hedge_mage(d, options, arts)
     d.push([curse])
     t.run("ann", FaceHedgeMage("ann"))
     t.run("bob", Move("bob", 10))
@@ -236,9 +236,9 @@ def moves(t, squares: dict) -> None:
         t.run(seat, Move(seat, squares[seat]))
 
 
-def bandits_at_the_end_of_main(d: Dice):
+def bandits_at_the_end_of_main(d: Dice, games=None):
     """Year two, Spring: Ann keeps Grogs A with a Sword and Grogs B; Bob draws a Wave of Bandits; Main ends."""
-    t = fixed_three(d, options={"yearly_consumes": False})  # everyone keeps gold to pay with
+    t = fixed_three(d, options={"yearly_consumes": False}, games=games)  # everyone keeps gold to pay with
     for _ in range(4):
         skip_season(t)
     moves(t, {"ann": 3, "bob": 1, "cy": 2})

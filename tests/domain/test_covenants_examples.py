@@ -162,8 +162,10 @@ def test_a_ex_4_damage_stays_after_a_substance_change_and_a_later_cast_is_illega
     assert events_of(t) == before
 
 
-def test_a_ex_5_countering_a_might_boost_arithmetic_only():
-    # A counter needs more pawns than the boost's strength; the battle is then fought with the un-boosted Might.
+def test_a_ex_5_countering_a_might_boost_arithmetic():
+    """A-EX-5's arithmetic: a counter needs more pawns than the boost's strength; the battle is then fought with the
+    un-boosted Might. Played (the deferral until every player confirms "no counter", H-15) in
+    tests/domain/test_covenants_battles_played.py::test_a_ex_5_*."""
     assert rules.counters(2, 1) and rules.attack_total([{"might": 2}]) == 2
 
 
@@ -183,7 +185,9 @@ def test_a_ex_6_targeting_yourself():
         t.run("ann", Cast("ann", t.mage("ann"), "Enhance Resistance", t.mage("ann"), 2))
 
 
-def test_a_ex_7_season_of_chaos_parity_only():
+def test_a_ex_7_season_of_chaos_parity():
+    """A-EX-7's d6 test (A-EVT-3); played (roll, rival, 4 gold or the battle, both marked) in
+    tests/domain/test_covenants_battles_played.py::test_a_ex_7_*."""
     assert rules.parity_success(4) and not rules.parity_success(3)
 
 
@@ -264,7 +268,8 @@ def test_a_ex_11_yearly_reckoning_with_tribute():
     assert year["scores"]["cy"] == year["points"]["cy"]
 
 
-def test_a_ex_12_mundane_battle_arithmetic_only():
+def test_a_ex_12_mundane_battle_arithmetic():
+    """A-EX-12's arithmetic; played in tests/domain/test_conformance_covenants_played.py::test_a_ex_12_*."""
     covenant = [{"might": 2, "weapon": 1}, {"might": 2}]
     assert rules.attack_total(covenant) == 5 >= 4
     rules.check_allocation(4, {"A": 2, "B": 3}, {"A": 2, "B": 2})

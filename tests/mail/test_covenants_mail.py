@@ -9,10 +9,10 @@ import itertools
 import pytest
 
 from api.mail_intake import MailIntake, MailReply
-from api.service import Caller, Games, new_token
+from api.service import Caller, new_token
 from domain.covenants.mail import parse_turn
 from domain.platform.commands import ReissueLink
-from tests.covenants.play import Dice, Table, create_all, fixed_three, move_all, pass_main, seat_three
+from tests.covenants.play import Dice, Table, fixed_three, generate_and_keep, move_all, pass_main
 
 _ids = itertools.count()
 STONE = "Incantation of the Stone Warrior"
@@ -134,13 +134,16 @@ def test_the_grammar_reads_each_lines_fields():
 
 
 def test_a_certamen_is_fought_by_mail_and_a_sealed_bid_is_hidden_from_the_other_side():
-    t = seat_three(Games())
+    d = Dice()
+    t = fixed_three(d)  # explicit dice: Ann starts, and her Personnel roll makes a second mage, Sempiris
     tokens = _tokens(t)
-    move_all(t, [1, 3, 5])
-    create_all(t)
-    while t.turn()[0] != "ann":
-        _turn_by_mail(t, tokens, "pass")
-    reply = _mail(t, tokens["ann"], f"challenge {t.mage('bob')} with {t.mage('ann')}")  # the dice may give ann two
+    move_all(t, [3, 1, 5])
+    generate_and_keep(t, d, {"ann": 15})
+    mages = [c["id"] for c in t.view("gm")["covenants"]["ann"]["cards"] if c["kind"] == "mage"]
+    assert len(mages) == 2 and t.turn()[0] == "ann"
+    refused = _mail(t, tokens["ann"], f"challenge {t.mage('bob')}")  # two mages: the line must name hers
+    assert not refused.accepted and "(MAIL-1)" in refused.body, refused.body
+    reply = _mail(t, tokens["ann"], f"challenge {t.mage('bob')} with {t.mage('ann')}")
     assert reply.accepted and "issued" in reply.body, reply.body
     pass_main(t)
     assert t.phase() == "certamen"
@@ -156,3 +159,202 @@ def test_a_certamen_is_fought_by_mail_and_a_sealed_bid_is_hidden_from_the_other_
     reply = _mail(t, tokens["ann"], "resolve")  # the challenger resolves, in the one challenge it is in
     assert reply.accepted, reply.body
     assert t.view("gm")["challenges"] == []
+
+
+@pytest.mark.parametrize(
+    ("line", "verb", "args"),
+    [
+        ("pay tax", "pay", {}),
+        ("hedge give c9", "hedge", {"give_up": "c9"}),
+        ("hedge curse", "hedge", {"give_up": None}),
+        ("bandits pay", "bandits", {"fight": False}),
+        ("bandits fight c3 2, c4 2", "bandits", {"fight": True, "allocation": {"c3": 2, "c4": 2}}),
+        ("mouse +2", "mouse", {"by": 2, "words": []}),
+        ("mouse -1 c7", "mouse", {"by": -1, "words": ["c7"]}),
+        ("service c4", "service", {"grogs": "c4"}),
+        ("service pay", "service", {"pay": True}),
+        ("service tribute", "service", {"pay": False}),
+        ("chaos roll", "chaos", {"do": "roll"}),
+        ("chaos rival bob", "chaos", {"do": "rival", "rival": "bob"}),
+        ("chaos pay", "chaos", {"do": "avert", "pay": True}),
+        ("chaos fight", "chaos", {"do": "avert"}),
+        ("allocate c3 2, c4 1", "allocate", {"allocation": {"c3": 2, "c4": 1}}),
+        ("allocate pay", "allocate", {"allocation": {}, "pay_off": True}),
+        ("No counter", "no", {}),
+        ("heal c4", "heal", {"words": ["c4"]}),
+        ("plague c4, c5", "plague", {"cards": ["c4", "c5"]}),
+        ("tribunal", "tribunal", {"words": []}),
+        ("investigate", "investigate", {"words": []}),
+        ("heal c4 with c9", "heal", {"words": ["c4"], "with": "c9"}),
+        ("rule 0 approve: for 1 gold", "rule", {"index": 0, "approved": True, "note": "for 1 gold"}),
+        ("offer bob give 3 gold, 1 vis get 2 vis", "offer", {"to": "bob", "give": {"gold": 3, "vis": 1},
+                                                            "get": {"vis": 2}}),
+        ("cast Sphere of Flame on c5 vis 2 Mother may I", "cast",
+         {"words": ["Sphere of Flame"], "on": "c5", "vis": 2, "mother_may_i": True}),
+    ],
+)  # fmt: skip
+def test_the_grammar_reads_the_lines_of_every_covenant_command(line, verb, args):
+    turn = parse_turn(line, None, "ann")
+    assert not turn.errors, turn.errors
+    assert [(c.verb, c.args) for c in turn.commands] == [(verb, args)]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["pay gold", "hedge give", "bandits run", "bandits fight c3", "mouse lots", "service c4 c5", "chaos dance",
+     "allocate c3", "no way", "plague", "rule x approve", "rule 0 maybe", "offer bob give 3 coins get 1 vis",
+     "offer bob 3 gold"],
+)  # fmt: skip
+def test_a_new_line_that_does_not_fit_says_how_it_is_written(line):
+    turn = parse_turn(line, None, "ann")
+    assert not turn.commands and len(turn.errors) == 1 and turn.errors[0].rule == "MAIL-1", turn.errors
+
+
+def _by_mail(t, tokens, seat: str, body: str) -> None:
+    reply = _mail(t, tokens[seat], body)
+    assert reply.accepted, reply.body
+
+
+def test_the_season_of_chaos_its_battle_and_no_counter_are_played_by_mail():
+    """A-EX-7 and A-EX-5 by mail: the roll and the rival in one mail, the answer, the damage allocated; then a battle
+    deferred after a Might boost waits for each seat's "no counter" (H-15)."""
+    from tests.domain.test_covenants_battles_played import boosted_battle, drawn, grogs
+
+    d = Dice()
+    t = drawn(d, 6)
+    tokens = _tokens(t)
+    d.push([4])
+    _by_mail(t, tokens, "bob", "chaos roll\nchaos rival ann")
+    _by_mail(t, tokens, "ann", "chaos fight")
+    d.push([1], [1])
+    _by_mail(t, tokens, "cy", "chaos roll")
+    _by_mail(t, tokens, "ann", "chaos roll")
+    pass_main(t)
+    _by_mail(t, tokens, "bob", f"allocate {grogs(t, 'bob')['id']} 2")
+    _by_mail(t, tokens, "ann", f"allocate {grogs(t, 'ann')['id']} 2")
+    v = t.view("cy")["covenants"]
+    assert v["ann"]["marked"] and v["bob"]["marked"]
+
+    d = Dice()
+    t, _ = boosted_battle(d)
+    tokens = _tokens(t)
+    for seat in ("cy", "ann", "bob"):
+        _by_mail(t, tokens, seat, "no counter")
+    assert t.view("cy")["battle"]["dealt"] == {"bob": 2, "ann": 3}
+
+
+def test_the_call_to_service_the_tax_the_hedge_mage_and_the_bandits_are_answered_by_mail():
+    """A-RECK-4 (Call to Service), A-EVT-4 (Tax and Tithe, Hedge Mage Attack, Wave of Bandits) by mail."""
+    from tests.domain.test_conformance_covenants_played import (
+        bandits_at_the_end_of_main,
+        vis_source_under_a_hedge_mage,
+        winter_of_year_two_with_tax,
+    )
+    from tests.domain.test_covenants_battles_played import grogs
+    from tests.domain.test_covenants_service_played import called_to_service
+
+    d = Dice()
+    t = called_to_service(d)
+    tokens = _tokens(t)
+    _by_mail(t, tokens, "bob", f"service {grogs(t, 'bob')['id']}")
+    _by_mail(t, tokens, "cy", "service tribute")
+    d.push([2])
+    _by_mail(t, tokens, "ann", "service")
+    assert t.view("bob")["service"]["answers"] == {"bob": "grogs", "cy": "tribute", "ann": "excused"}
+
+    d = Dice()
+    t = winter_of_year_two_with_tax(d, {"yearly_consumes": False})
+    tokens = _tokens(t)
+    _by_mail(t, tokens, "ann", "pay tax")
+    assert t.view("ann")["covenants"]["ann"]["tax_owed"] == 0
+
+    d = Dice()
+    t, source = vis_source_under_a_hedge_mage(d)
+    tokens = _tokens(t)
+    _by_mail(t, tokens, "ann", f"hedge give {source}")
+    assert source not in {c["id"] for c in t.view("ann")["covenants"]["ann"]["cards"]}
+
+    d = Dice()
+    t, grogs_a, grogs_b, _ = bandits_at_the_end_of_main(d)
+    tokens = _tokens(t)
+    _by_mail(t, tokens, "bob", "bandits pay")
+    _by_mail(t, tokens, "cy", "bandits pay")
+    _by_mail(t, tokens, "ann", f"bandits fight {grogs_a} 2, {grogs_b} 2")
+    cards = {c["id"]: c for c in t.view("gm")["covenants"]["ann"]["cards"]}
+    assert cards[grogs_a]["damage"] == 2 and cards[grogs_b]["damage"] == 2
+
+
+def test_mother_may_i_a_custom_action_its_ruling_and_a_trade_are_sent_by_mail():
+    """H-12 (the Hedge curse 2's phrase on the cast line), H-8 (a custom action and the host's ruling), H-10 (an
+    offer and its acceptance), by mail."""
+    from tests.domain.test_covenants_curses_played import card, main_of_summer
+
+    d = Dice()
+    t = main_of_summer(d, 2)
+    tokens = _tokens(t)
+    grogs = card(t, "bob", "Grogs")["id"]
+    while t.turn()[0] != "ann":
+        _turn_by_mail(t, tokens, "pass")
+    _by_mail(t, tokens, "ann", f"cast Arc of Lightning on {grogs} with {t.mage('ann')} vis 1 mother may I")
+    assert card(t, "bob", "Grogs")["damage"] == 1
+
+    t = fixed_three(Dice())
+    tokens = _tokens(t)
+    move_all(t, [1, 2, 3])
+    while t.phase() == "create":
+        _turn_by_mail(t, tokens, "pass")
+    _by_mail(t, tokens, "ann", "action custom: we hire a cartographer")
+    _by_mail(t, tokens, "ann", "rule 0 approve: for 1 gold")
+    assert t.view("cy")["actions"][0]["ruling"] == {"approved": True, "note": "for 1 gold"}
+    while t.turn()[0] != "ann":
+        _turn_by_mail(t, tokens, "pass")
+    _by_mail(t, tokens, "ann", "offer bob give 3 gold get 2 vis")
+    (trade,) = t.view("bob")["trades"]
+    _by_mail(t, tokens, "bob", f"accept {trade['id']}")
+    v = t.view("cy")["covenants"]
+    assert (v["ann"]["gold"], v["ann"]["vis"], v["bob"]["gold"], v["bob"]["vis"]) == (1, 6, 7, 2)
+
+
+def test_the_mouse_is_used_by_mail():
+    """A-GEN-1 step 4 by mail: the covenant sees its roll, then ``mouse +2`` changes the card it just made."""
+    from domain.covenants.commands import Generate, Keep, Move, Pass
+    from tests.covenants.play import pass_create, reckon
+
+    d = Dice()
+    t = fixed_three(d)
+    move_all(t, [5, 1, 2])
+    d.push([5])  # Familiar: Mouse
+    t.run("ann", Keep("ann", t.run("ann", Generate("ann"))["card_id"]))
+    pass_create(t)
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    move_all(t, [4, 1, 2])
+    while t.turn()[0] != "ann":
+        t.run(t.turn()[0], Pass(t.turn()[0]))
+    tokens = _tokens(t)
+    d.push([3])  # the Leather Shield, then +2: the Girdle
+    _by_mail(t, tokens, "ann", "generate\nmouse +2\nkeep")
+    names = [c["name"] for c in t.view("ann")["covenants"]["ann"]["cards"]]
+    assert "Enchanted Item: Girdle of Magical Finesse" in names and "Mundane Item (Shield): Leather Shield" not in names
+
+
+def test_a_herbalist_heals_by_mail():
+    """A-DMG-1 by mail: ``heal <being>`` with the covenant's one healer."""
+    from domain.covenants.commands import Cast, Generate, Keep
+    from tests.covenants.play import pass_create, pass_until
+
+    d = Dice()
+    t = fixed_three(d, arts={"bob": ["Cr", "Ig", "Au", "Pe", "Vi"]})
+    move_all(t, [3, 1, 2])
+    d.push([14])  # Specialist: Herbalist
+    t.run("ann", Keep("ann", t.run("ann", Generate("ann"))["card_id"]))
+    pass_create(t)
+    tokens = _tokens(t)
+    _turn_by_mail(t, tokens, "pass")
+    grogs = _grogs(t, "ann")
+    t.run("bob", Cast("bob", t.mage("bob"), "Sphere of Flame", grogs, 1))
+    pass_until(t, "ann")
+    _by_mail(t, tokens, "ann", f"heal {grogs}")
+    healed = next(c for c in t.view("ann")["covenants"]["ann"]["cards"] if c["id"] == grogs)
+    assert healed["damage"] == 0 and healed["active"]
