@@ -48,6 +48,7 @@ MAX_DICE = 50
 MAX_SIDES = 100
 ROLL = re.compile(r"\[roll\s+(\d{1,3})\s*d\s*(\d{1,4})\]", re.IGNORECASE)
 TIED = ("phase", "action", "battle")
+SCRIPT_OR_STYLE = re.compile(r"<\s*/?\s*(script|style)\b", re.IGNORECASE)
 
 
 class PostOptions(BaseModel):
@@ -76,8 +77,15 @@ def rolls_asked(text: str) -> list[tuple[int, int]]:
 
 
 def check_post_text(text: Any) -> str:
-    """A post's text: not empty, at most ``POST_TEXT`` characters; returned stripped of outer blank lines."""
+    """A post's text: not empty, at most ``POST_TEXT`` characters, no ``<script>`` or ``<style>`` tag; returned
+    stripped of outer blank lines.
+
+    Decision: a post is Markdown and any HTML in it is shown as text (projections.render), so a script or
+    style tag could do no harm; it is refused anyway (issue 16's bad input), so that whoever sent one learns
+    at once that it will not work, and no mail client or export ever carries one from us."""
     limits.check_text(text, "text", POST_TEXT, required=True, what="a post")
+    if SCRIPT_OR_STYLE.search(text):
+        raise RuleViolation("a post is Markdown: <script> and <style> tags are refused", field="text")
     return text.strip("\n\r ")
 
 
