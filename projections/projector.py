@@ -28,6 +28,7 @@ from domain import visibility as vis
 from domain.ids import GM
 from domain.platform.game import PlatformGame
 from domain.platform.ruleset import Ruleset, registered
+from projections import posts
 from projections.db import Cursor, ReadModelDB, utc_key
 from projections.gamestore import GameStore, event_data
 from projections.tracking import NAME, ReadModelTracking
@@ -104,6 +105,7 @@ class Projector:
     def __init__(self, games: GameStore, db: ReadModelDB, batch_size: int = 1000) -> None:
         self.games = games
         self.db = db
+        self.posts = posts.Posts(db)  # threads, pages, unread counts and search (issue 16)
         self.batch_size = batch_size
         self._trackers: dict[uuid.UUID, Tracker] = {}
         # The library's tracking recorder, over the read models' own database: the position is written with the rows.
@@ -355,6 +357,8 @@ class Projector:
                         at,
                     )
                 )
+        if kind in posts.KINDS and not sealed:  # issue 16: threads, posts and their search index
+            posts.apply(cur, self.db.dialect, kind, gid, version, at, event.actor, audience, event.data)
         if began is not None:  # the phase index: the phases the game's ruleset says its events begin
             rows["phases"].append(
                 (gid, version, began["phase"], began.get("season", 0), began.get("month", 0), began.get("step", ""))
@@ -622,6 +626,8 @@ class Projector:
             "rm_reminders": "game_id, window_id, hours_before",
             "rm_games": "game_id",
             "rm_outbox": "game_id, version, recipient",
+            "rm_threads": "game_id, thread_id",
+            "rm_posts": "game_id, thread_id, seq",
         }
         return {t: self.db.query(f"SELECT * FROM {t} ORDER BY {k}") for t, k in keys.items()}
 
