@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from api import rulesets, web
 from api.compose import build_games, build_projector
 from api.ratelimit import RateLimitMiddleware, RateLimits
-from api.routes import commands, games, history, mail, windows
+from api.routes import commands, games, history, mail, posts, windows
 from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
 from api.service import Games
 from api.web import routes as web_routes
@@ -124,6 +124,7 @@ def create_app(
     app.include_router(history.router)
     app.include_router(windows.router)
     app.include_router(mail.router)
+    app.include_router(posts.router)
     for routes in rulesets.parts("routes"):  # each ruleset's JSON routes, beside its pages (api.rulesets)
         app.include_router(routes.router)
     app.add_middleware(ServerSessions, store=app.state.sessions, settings=settings)
