@@ -20,6 +20,7 @@ from api.routes import commands, games, history, mail, posts, windows
 from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
 from api.service import Games
 from api.web import routes as web_routes
+from api.web import talk as web_talk
 from domain import limits
 from domain.errors import DomainError
 from projections.sessions import SessionStore
@@ -131,6 +132,7 @@ def create_app(
     app.add_middleware(BodyLimit, settings=settings)
     app.add_middleware(RateLimitMiddleware, limits=app.state.rate_limits)  # outermost: refuses before reading
     app.mount("/static", StaticFiles(directory=str(Path(web.__file__).parent / "static")), name="static")
+    app.include_router(web_talk.router)
     app.include_router(web_routes.router)
     for pages in rulesets.parts("web"):  # a ruleset's own pages, if it has any besides its board and forms
         if hasattr(pages, "router"):

@@ -275,6 +275,9 @@ def board(request: Request, game_id: str, phase: str | None = None) -> Response:
         dict(e, local=datetime.fromisoformat(e["at"]).astimezone(zone).strftime("%a %d %b %H:%M")) for e in events
     ]
     context["zone"] = zone.key
+    from api.web.talk import talk_summary  # the talk box of every ruleset's board (issue 16)
+
+    context["talk"] = talk_summary(request, game_id, me)
     pages = ruleset_web(games, game_id)
     if pages is None:
         return templates.TemplateResponse(
