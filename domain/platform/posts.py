@@ -184,6 +184,8 @@ class Posts:
         naming ``seats``); the GM is never named, it sees every thread."""
         if opener != GM:
             self.power(opener)
+        elif not self.has_gm():
+            raise Forbidden("the auditor reads the table; the seats and hosts talk", field="authorization")
         if not isinstance(seats, list) or not 1 <= len(seats) <= limits.ITEMS:
             raise RuleViolation(f"name 1 to {limits.ITEMS} seats to talk with", field="seats")
         for s in seats:
@@ -351,7 +353,8 @@ class Posts:
 
     def hide_post(self, moderator: str, post_id: str, reason: Any) -> None:
         """The GM (a host, where there is no GM) hides a post from the players, with a reason; the audit keeps it."""
-        if not (moderator == GM or (not self.has_gm() and HOST in self.roles_of(moderator))):
+        moderates = moderator == GM if self.has_gm() else moderator != GM and HOST in self.roles_of(moderator)
+        if not moderates:
             raise Forbidden(f"only the {'GM' if self.has_gm() else 'host'} hides a post", field="authorization")
         p = self._post(post_id, moderator)
         reason = limits.check_text(reason, "reason", limits.REASON, required=True, what="a reason").strip()
