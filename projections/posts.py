@@ -48,8 +48,8 @@ def _kind_title(thread_id: str) -> tuple[str, str]:
 
 def apply(
     cur: Cursor, dialect: str, kind: str, gid: str, version: int, at: str, actor: str, audience: list, data: dict
-) -> None:
-    """Apply one posting event to the read models."""
+) -> dict | None:
+    """Apply one posting event to the read models; for a post, the notification its readers are sent."""
     if kind == "ThreadOpened":
         cur.execute(
             "INSERT INTO rm_threads (game_id, thread_id, kind, title, members, audience, version, posts, last_at) "
@@ -97,10 +97,9 @@ def apply(
             ),
         )
         if dialect == "sqlite":
-            cur.execute(
-                "INSERT INTO rm_post_search (text, game_id, post_id) VALUES (?,?,?)",
-                (data["text"], gid, data["post_id"]),
-            )
+            _index(cur, gid, data)
+        found = cur.execute("SELECT title FROM rm_threads WHERE game_id = ? AND thread_id = ?", (gid, tid)).fetchone()
+        return notification(actor, tid, found[0] if found else title, data["text"], rolls)
     elif kind == "PostEdited":
         row = cur.execute(
             "SELECT text, html, COALESCE(edited_at, at), earlier FROM rm_posts WHERE game_id = ? AND post_id = ?",
@@ -115,15 +114,23 @@ def apply(
         )
         if dialect == "sqlite":
             cur.execute("DELETE FROM rm_post_search WHERE game_id = ? AND post_id = ?", (gid, data["post_id"]))
-            cur.execute(
-                "INSERT INTO rm_post_search (text, game_id, post_id) VALUES (?,?,?)",
-                (data["text"], gid, data["post_id"]),
-            )
+            _index(cur, gid, data)
     elif kind == "PostHidden":
         cur.execute(
             "UPDATE rm_posts SET hidden = 1, hidden_reason = ? WHERE game_id = ? AND post_id = ?",
             (data["reason"], gid, data["post_id"]),
         )
+
+
+def notification(author: str, thread_id: str, title: str, text: str, rolls: list) -> dict:
+    """The mail a post's readers are sent (the worker adds the reply address of each reader's thread)."""
+    dice = "".join(f"\n[roll {r['dice']}: {', '.join(map(str, r['faces']))} = {sum(r['faces'])}]" for r in rolls)
+    who = "The GM" if author == GM else author
+    return {
+        "subject": f"New post: {title}",
+        "text": f"{who} wrote in {title}:\n\n{text}{dice}",
+        "thread_id": thread_id,
+    }
 
 
 def _index(cur: Cursor, gid: str, data: dict) -> None:

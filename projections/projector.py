@@ -358,7 +358,11 @@ class Projector:
                     )
                 )
         if kind in posts.KINDS and not sealed:  # issue 16: threads, posts and their search index
-            posts.apply(cur, self.db.dialect, kind, gid, version, at, event.actor, audience, event.data)
+            said = posts.apply(cur, self.db.dialect, kind, gid, version, at, event.actor, audience, event.data)
+            if said is not None and note is None:  # a post's readers are told, its author is not
+                for recipient in shown[1:]:
+                    if recipient != event.actor:
+                        rows["outbox"].append((gid, version, recipient, "post", to_json(said), at))
         if began is not None:  # the phase index: the phases the game's ruleset says its events begin
             rows["phases"].append(
                 (gid, version, began["phase"], began.get("season", 0), began.get("month", 0), began.get("step", ""))

@@ -1,15 +1,17 @@
-"""Posts (issue 16): each viewer's last-read post per thread, ``post_reads``.
+"""Posts (issue 16): each viewer's last-read post per thread, ``post_reads``; the ledger's ``reply_to``.
 
 What a viewer has read happened outside the event store (reading records no event), so it is never
 rebuilt: it is kept here, beside the web sessions. The posts, threads and search index themselves are read
 models (``rm_threads``, ``rm_posts``, ``rm_post_search`` in ``projections/db.py``), created with the others
-and rebuilt from the events; this revision has the projector rebuild every read model from event 1, so a
-database already at the previous head fills them for the games it holds.
+and rebuilt from the events. A post's notification goes out with a ``Reply-To``: the reader's own reply address
+for that thread, kept in the mail ledger's new ``reply_to`` column. This revision has the projector rebuild
+every read model from event 1, so a database already at the previous head fills them for the games it holds.
 
 Revision ID: 0006_posts
 Revises: 0005_boards
 """
 
+import sqlalchemy as sa
 from alembic import op
 
 revision = "0006_posts"
@@ -29,6 +31,9 @@ READ_MODELS += ["rm_timeline", "rm_viewers", "rm_threads", "rm_posts", "rm_post_
 def upgrade() -> None:
     for ddl in DDL:
         op.execute(ddl)
+    columns = {c["name"] for c in sa.inspect(op.get_bind()).get_columns("mail_ledger")}
+    if "reply_to" not in columns:
+        op.add_column("mail_ledger", sa.Column("reply_to", sa.Text()))
     bind = op.get_bind()
     for table in READ_MODELS:
         if table == "rm_post_search" and bind.dialect.name != "sqlite":
@@ -38,4 +43,5 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.execute("ALTER TABLE mail_ledger DROP COLUMN reply_to")
     op.execute("DROP TABLE IF EXISTS post_reads")
