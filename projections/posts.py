@@ -170,9 +170,9 @@ class Posts:
     def thread(self, gid: str, viewer: str, thread_id: str) -> dict | None:
         """The thread if the viewer may read it (a thread nobody has posted to yet shows as empty), else None."""
         seats = [thread_id[len(DESK) :]] if thread_id.startswith(DESK) else None
-        return next((t for t in self.threads(gid, viewer, seats=seats) if t["id"] == thread_id), None)
+        return next((t for t in self.threads(gid, viewer, seats=seats, counts=False) if t["id"] == thread_id), None)
 
-    def threads(self, gid: str, viewer: str, *, seats: list[str] | None = None) -> list[dict]:
+    def threads(self, gid: str, viewer: str, *, seats: list[str] | None = None, counts: bool = True) -> list[dict]:
         """The threads the viewer may read, with how many posts each has that the viewer has not read.
 
         ``seats`` (the game's seats, when the caller knows them) adds the threads nobody has posted to yet:
@@ -198,11 +198,14 @@ class Posts:
                     "last_at": None,
                 }
         visible = [t for t in found.values() if vis.can_see(t["audience"], viewer)]
-        marks = dict(
-            self.db.query("SELECT thread_id, seq FROM post_reads WHERE game_id = ? AND viewer = ?", (gid, viewer))
+        marks = (
+            dict(self.db.query("SELECT thread_id, seq FROM post_reads WHERE game_id = ? AND viewer = ?", (gid, viewer)))
+            if counts
+            else {}
         )
         for t in visible:
-            t["unread"] = self._unread(gid, viewer, t["id"], marks.get(t["id"], 0)) if t["posts"] else 0
+            if counts:
+                t["unread"] = self._unread(gid, viewer, t["id"], marks.get(t["id"], 0)) if t["posts"] else 0
             t.pop("audience")
         order = {TABLE: 0, NARRATION: 1}
         return sorted(visible, key=lambda t: (order.get(t["id"], 2), t["kind"] != "desk", t["title"], t["id"]))
