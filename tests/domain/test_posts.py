@@ -221,3 +221,28 @@ def test_without_a_gm_a_game_option_lets_the_host_read_private_threads():
 def test_an_unknown_game_option_is_still_refused():
     with pytest.raises(RuleViolation):
         seat_three(Games(), options={"host_reads_everything": True})
+
+
+def test_a_posts_dice_verify_in_each_readers_export_and_a_changed_face_is_caught():
+    """[roll 2d6] in a post is checked by the verifier from the key and path its readers hold (P-DICE-2)."""
+    from api.powers.service import PowersGames
+    from domain.verify import verify_events
+
+    games = PowersGames()
+    gid, _, _ = games.create_game("Dice talk")
+    a = games.add_power(gid, "gm", "Ann", "champion", "wizard")[0]
+    b = games.add_power(gid, "gm", "Bob", "conspiracy", "circle")[0]
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")
+    thread = games.run(Caller.of(a), gid, OpenThread([b], "")).result["thread_id"]
+    games.run(Caller.of(b), gid, MakePost(thread, "Odds? [roll 2d6] [roll 1d20]"))
+    games.run(Caller.of(a), gid, MakePost("table", "And mine [roll 3d6]"))
+    for viewer in ("gm", a, b):
+        events = games.visible_events(gid, viewer, limit=10_000)
+        assert any(e["type"] == "PostMade" and e["data"]["rolls"] for e in events)
+        report = verify_events(events)
+        assert report.ok, (viewer, report.mismatches)
+    events = games.visible_events(gid, b, limit=10_000)
+    made = next(e for e in events if e["type"] == "PostMade" and e["data"]["thread_id"] == thread)
+    made["data"]["rolls"][0]["faces"][0] = made["data"]["rolls"][0]["faces"][0] % 6 + 1
+    assert not verify_events(events).ok
