@@ -312,11 +312,13 @@ class GameStore(Application):
     def visible_events(self, game_id: str, viewer: str, after: int = 0, limit: int = 500) -> list[dict]:
         """The events ``viewer`` may see, numbered by their own gap-free sequence: a page from the viewer's
         timeline read model (read from the event store only when no read models are attached)."""
-        key = self.get_game(game_id, for_update=False).id
+        game = self.get_game(game_id, for_update=False)
+        key = game.id
         if self.reads is not None:
             return self.reads.timeline(str(key), viewer, after, limit)
         out: list[dict] = []
         seq = 0
+        hidden = {p for p, v in game.talk["posts"].items() if v["hidden"]} if viewer != GM else set()
         for e in self.events.get(key):
             if not vis.can_see(e.audience, viewer):
                 continue
@@ -330,6 +332,8 @@ class GameStore(Application):
                 "at": e.timestamp.isoformat(),
                 "data": event_data(e),
             }
+            if getattr(e, "post_id", None) in hidden and item["type"] in ("PostMade", "PostEdited"):
+                item["data"] = {**item["data"], "text": "", "hidden": True}  # hidden from the players (issue 16)
             if viewer == GM:
                 item["version"] = e.originator_version
                 item["audience"] = list(e.audience)

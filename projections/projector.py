@@ -488,7 +488,28 @@ class Projector:
                 item["version"] = version
                 item["audience"] = audience.split(",")
             out.append(item)
+        if viewer != GM:
+            self._redact_hidden_posts(game_id, out)
         return out
+
+    def _redact_hidden_posts(self, game_id: str, items: list[dict]) -> None:
+        """A post the GM hid is hidden from the players everywhere, their timeline included: its text (first
+        and edited) is left out of the events that carried it; the audit keeps it (issue 16)."""
+        said = [i for i in items if i["type"] in ("PostMade", "PostEdited")]
+        if not said:
+            return
+        ids = sorted({i["data"]["post_id"] for i in said})
+        marks = ",".join("?" for _ in ids)
+        hidden = dict(
+            self.db.query(
+                "SELECT post_id, hidden_reason FROM rm_posts WHERE game_id = ? AND hidden = 1 "
+                f"AND post_id IN ({marks})",
+                (game_id, *ids),
+            )
+        )
+        for i in said:
+            if i["data"]["post_id"] in hidden:
+                i["data"] = {**i["data"], "text": "", "hidden": hidden[i["data"]["post_id"]] or True}
 
     def feed(self, game_id: str, viewer: str, after: int = 0, limit: int = 500) -> list[dict]:
         """The viewer's timeline (see ``timeline``)."""

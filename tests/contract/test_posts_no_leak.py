@@ -1,7 +1,8 @@
 """The no-leak property for posts (issue 16), on every registered ruleset and the fake one: whatever seats
 open, post, edit and hide, nobody learns a private thread's text, its existence or its participants unless
 they are in it (or the GM, or the auditor of a game without a GM): not from their events, their view, their
-thread list, their unread counts, a thread's pages, nor search.
+thread list, their unread counts, a thread's pages, search, nor the mail they are sent (notifications, and so
+the daily digests made of them).
 
 The model of who may read what is written here from issue 16, independently of ``domain.platform.posts``:
 every text is a unique marker word and ``allowed[marker]`` the seats that may read it. A private thread is
@@ -56,6 +57,7 @@ class Table:
         self.has_gm = game.ruleset.roles.organiser == GM
         self.hosts = {s for s in self.seats if "host" in game.roles_of(s)}
         self.allowed: dict[str, set[str]] = {}  # marker -> seats that may read it (the GM reads all)
+        self.told: dict[str, set[str]] = {}  # marker -> seats it may have been mailed to (before any hiding)
         self.threads: dict[str, set[str]] = {"table": set(self.seats), "narration": set(self.seats)}
         for s in self.seats:
             self.threads[f"desk-{s}"] = {s} | (set() if self.has_gm else self.hosts)
@@ -64,6 +66,7 @@ class Table:
     def marker(self, readers: set[str]) -> str:
         m = f"MARK{next(_marks):05d}X"
         self.allowed[m] = set(readers)
+        self.told[m] = set(readers)
         return m
 
     def run(self, who: str, command) -> dict:
@@ -108,7 +111,7 @@ class Table:
                     self.run(who, MakePost(tid, text))
                 return
             pid = self.run(who, MakePost(tid, text))["post_id"]
-            self.posts[pid] = {"thread": tid, "author": who, "hidden": False, "text": text}
+            self.posts[pid] = {"thread": tid, "author": who, "hidden": False, "text": text, "said": [text]}
         elif kind == "edit" and self.posts:
             pid = sorted(self.posts)[post_i % len(self.posts)]
             p = self.posts[pid]
@@ -119,6 +122,7 @@ class Table:
             text = self.marker(self.threads[p["thread"]])
             self.run(who, EditPost(pid, text))
             p["text"] = text
+            p["said"].append(text)
         elif kind == "hide" and self.posts:
             pid = sorted(self.posts)[post_i % len(self.posts)]
             p = self.posts[pid]
@@ -130,6 +134,8 @@ class Table:
                 return
             self.run(who, HidePost(pid, "moderated"))
             p["hidden"] = True
+            for m in p["said"]:  # hidden from the players everywhere (their timeline too); the GM keeps it
+                self.allowed[m] = set()
 
     def surfaces(self, v: str) -> tuple[str, str]:
         """Everything ``v`` is shown (events and view; read models: threads, pages, search), as text; and the
@@ -168,6 +174,17 @@ class Table:
             for p in self.posts.values():
                 if v in self.threads[p["thread"]] and not p["hidden"]:
                     assert p["text"] in models, (v, p)
+        # the mail: each post's notification goes to its thread's other readers, and carries only their share
+        for row in self.projector.outbox(self.key):
+            leaked = [m for m, who in self.told.items() if row["recipient"] not in who and m in json.dumps(row)]
+            assert leaked == [], (row["recipient"], leaked)
+        told = {
+            (r["recipient"], r["body"]["thread_id"]) for r in self.projector.outbox(self.key) if r["kind"] == "post"
+        }
+        for p in self.posts.values():
+            for v in self.seats:
+                if v != p["author"] and v in self.threads[p["thread"]]:
+                    assert (v, p["thread"]) in told, (v, p)
         gm_text, _ = self.surfaces(GM)
         assert all(p["text"] in gm_text for p in self.posts.values()), "the GM (or auditor) reads every post"
 
