@@ -79,6 +79,7 @@ SCHEMA = [
         rolls TEXT NOT NULL, tied_to TEXT, edited_at TEXT, earlier TEXT NOT NULL, hidden INTEGER NOT NULL,
         hidden_reason TEXT, {post_search_column}PRIMARY KEY (game_id, thread_id, seq)) {without_rowid}""",
     """CREATE UNIQUE INDEX IF NOT EXISTS rm_posts_by_id ON rm_posts (game_id, post_id)""",
+    """CREATE INDEX IF NOT EXISTS rm_posts_by_tie ON rm_posts (game_id, tied_to, version)""",
     """CREATE INDEX IF NOT EXISTS rm_audit_by_type ON rm_audit (game_id, type, version)""",
     """CREATE INDEX IF NOT EXISTS rm_audit_by_actor ON rm_audit (game_id, actor, version)""",
     """CREATE INDEX IF NOT EXISTS rm_audit_by_phase ON rm_audit (game_id, phase, version)""",

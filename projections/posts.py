@@ -301,6 +301,20 @@ class Posts:
             )
         return upto
 
+    def tied(self, gid: str, viewer: str, tied_to: str, *, limit: int = PAGE) -> list[dict]:
+        """The posts tied to a phase, an action or a battle (``phase:<id>``...), oldest first, in the threads the
+        viewer may read: what the page of that phase, action or battle shows."""
+        visible = {t["id"]: t["title"] for t in self.threads(gid, viewer, counts=False)}
+        marks = ",".join("?" for _ in visible)
+        hidden = "" if viewer == GM else " AND hidden = 0"
+        cols = "seq, post_id, author, at, text, html, rolls, tied_to, edited_at, earlier, hidden, hidden_reason"
+        rows = self.db.query(
+            f"SELECT thread_id, {cols} FROM rm_posts WHERE game_id = ? AND tied_to = ? AND thread_id IN ({marks})"
+            f"{hidden} ORDER BY version LIMIT ?",
+            (gid, tied_to, *visible, min(max(int(limit), 1), MAX_PAGE)),
+        )
+        return [{"thread_id": r[0], "thread_title": visible[r[0]], **self._post(r[1:], viewer, False)} for r in rows]
+
     def search(self, gid: str, viewer: str, query: str, *, limit: int = SEARCH_LIMIT) -> list[dict]:
         """Posts matching every word of ``query``, newest first, among the threads the viewer may read."""
         words = re.findall(r"\w+", query or "")[:20]

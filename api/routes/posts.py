@@ -119,6 +119,20 @@ def mark_read(
     return {"thread_id": thread_id, "read_up_to": marked}
 
 
+@router.get("/posts")
+def tied_posts(
+    game_id: str,
+    games: GamesDep,
+    projector: ProjectorDep,
+    me: Principal,
+    tied_to: Annotated[str, Query(min_length=3, max_length=128, pattern=r"^(phase|action|battle):.+$")],
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> list[dict]:
+    """The posts tied to a phase, an action or a battle (``tied_to=action:<id>``), in the threads you may read."""
+    game = games.get_game(game_id, for_update=False)
+    return projector.posts.tied(str(game.id), me, tied_to, limit=limit)
+
+
 @router.get("/search")
 def search(
     game_id: str,

@@ -56,10 +56,19 @@ def test_a_private_negotiation_and_a_public_conversation_over_http(api):
         assert api.post(f"/games/{game}{path}", json=body, headers=cy).status_code == 404
     assert api.put(f"/games/{game}/posts/{offer}", json={"text": "x"}, headers=cy).status_code == 404
 
+    # posts tied to an action show with it, for those who may read them
+    tie = {"text": "About your duel", "tied_to": "action:a-77"}
+    assert api.post(f"/games/{game}/threads/{thread}/posts", json=tie, headers=bob).status_code == 201
+    assert api.post(f"/games/{game}/threads/table/posts", json={**tie, "text": "Duel!"}, headers=cy).status_code == 201
+    tied = api.get(f"/games/{game}/posts", params={"tied_to": "action:a-77"}, headers=ann).json()
+    assert [p["text"] for p in tied] == ["About your duel", "Duel!"]
+    tied = api.get(f"/games/{game}/posts", params={"tied_to": "action:a-77"}, headers=cy).json()
+    assert [p["text"] for p in tied] == ["Duel!"]
+
     # read marks and the board's count
     assert api.post(f"/games/{game}/threads/{thread}/read", headers=bob).json() == {
         "thread_id": thread,
-        "read_up_to": 2,
+        "read_up_to": 3,
     }
     assert {x["id"]: x["unread"] for x in api.get(f"/games/{game}/threads", headers=bob).json()}[thread] == 0
 
@@ -72,7 +81,10 @@ def test_a_private_negotiation_and_a_public_conversation_over_http(api):
     assert api.get(f"/games/{game}/search", params={"q": "mill"}, headers=cy).json() == []
     assert api.post(f"/games/{game}/posts/{offer}/hide", json={"reason": "x"}, headers=ann).status_code == 403
     assert api.post(f"/games/{game}/posts/{offer}/hide", json={"reason": "off-topic"}, headers=gm).status_code == 200
-    assert [p["text"] for p in api.get(f"/games/{game}/threads/{thread}/posts", headers=bob).json()] == ["Never."]
+    assert [p["text"] for p in api.get(f"/games/{game}/threads/{thread}/posts", headers=bob).json()] == [
+        "Never.",
+        "About your duel",
+    ]
     bob_events = str(api.get(f"/games/{game}/events", headers=bob, params={"limit": 5000}).json())
     assert "mill" not in bob_events and "ford" not in bob_events and "off-topic" in bob_events  # the reason is said
     assert "Cede the mill?" in str(api.get(f"/games/{game}/events", headers=gm, params={"limit": 5000}).json())
