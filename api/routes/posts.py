@@ -109,11 +109,11 @@ def mark_read(
     games: GamesDep,
     projector: ProjectorDep,
     me: Principal,
-    body: ReadMarkRequest | None = None,
+    body: ReadMarkRequest,
 ) -> dict:
-    """You have read the thread up to post ``seq`` (the latest if not given); the mark never moves back."""
+    """You have read the thread up to post ``seq`` (``{}``: the latest); the mark never moves back."""
     game = games.get_game(game_id, for_update=False)
-    marked = projector.posts.mark_read(str(game.id), me, thread_id, body.seq if body else None)
+    marked = projector.posts.mark_read(str(game.id), me, thread_id, body.seq)
     if marked is None:
         raise no_thread(thread_id)
     return {"thread_id": thread_id, "read_up_to": marked}

@@ -66,7 +66,7 @@ def test_a_private_negotiation_and_a_public_conversation_over_http(api):
     assert [p["text"] for p in tied] == ["Duel!"]
 
     # read marks and the board's count
-    assert api.post(f"/games/{game}/threads/{thread}/read", headers=bob).json() == {
+    assert api.post(f"/games/{game}/threads/{thread}/read", json={}, headers=bob).json() == {
         "thread_id": thread,
         "read_up_to": 3,
     }
