@@ -319,6 +319,10 @@ class GameStore(Application):
         out: list[dict] = []
         seq = 0
         hidden = {p for p, v in game.talk["posts"].items() if v["hidden"]} if viewer != GM else set()
+        # An edited post shows its current text only, unless the game shows earlier text (issue 16).
+        latest: dict[str, str] = {}
+        if viewer != GM and not game.state.options.get("show_earlier_text"):
+            latest = {e.post_id: e.text for e in self.events.get(key) if type(e).__name__ == "PostEdited"}
         for e in self.events.get(key):
             if not vis.can_see(e.audience, viewer):
                 continue
@@ -332,8 +336,11 @@ class GameStore(Application):
                 "at": e.timestamp.isoformat(),
                 "data": event_data(e),
             }
-            if getattr(e, "post_id", None) in hidden and item["type"] in ("PostMade", "PostEdited"):
-                item["data"] = {**item["data"], "text": "", "hidden": True}  # hidden from the players (issue 16)
+            if item["type"] in ("PostMade", "PostEdited"):
+                if e.post_id in hidden:  # hidden from the players (issue 16)
+                    item["data"] = {**item["data"], "text": "", "hidden": True}
+                elif e.post_id in latest:
+                    item["data"] = {**item["data"], "text": latest[e.post_id], "edited": True}
             if viewer == GM:
                 item["version"] = e.originator_version
                 item["audience"] = list(e.audience)

@@ -47,9 +47,19 @@ def _kind_title(thread_id: str) -> tuple[str, str]:
 
 
 def apply(
-    cur: Cursor, dialect: str, kind: str, gid: str, version: int, at: str, actor: str, audience: list, data: dict
+    cur: Cursor,
+    dialect: str,
+    kind: str,
+    gid: str,
+    version: int,
+    at: str,
+    actor: str,
+    audience: list,
+    data: dict,
+    show_earlier: bool = False,
 ) -> dict | None:
-    """Apply one posting event to the read models; for a post, the notification its readers are sent."""
+    """Apply one posting event to the read models; for a post, the notification its readers are sent.
+    ``show_earlier``: the game's ``show_earlier_text`` option, kept with each post for the timelines."""
     if kind == "ThreadOpened":
         cur.execute(
             "INSERT INTO rm_threads (game_id, thread_id, kind, title, members, audience, version, posts, last_at) "
@@ -81,7 +91,8 @@ def apply(
         rolls = data.get("rolls") or []
         cur.execute(
             "INSERT INTO rm_posts (game_id, thread_id, seq, post_id, version, author, at, text, html, rolls, tied_to, "
-            "edited_at, earlier, hidden, hidden_reason) VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL,'[]',0,NULL)",
+            "edited_at, earlier, hidden, hidden_reason, earlier_shown) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL,'[]',0,NULL,?)",
             (
                 gid,
                 tid,
@@ -94,6 +105,7 @@ def apply(
                 to_html(data["text"], rolls),
                 json.dumps(rolls),
                 data.get("tied_to"),
+                int(show_earlier),
             ),
         )
         if dialect == "sqlite":

@@ -121,6 +121,8 @@ class Table:
                 return
             text = self.marker(self.threads[p["thread"]])
             self.run(who, EditPost(pid, text))
+            for m in p["said"]:  # readers see it was edited, not what it said (the games here show no earlier text)
+                self.allowed[m] = set()
             p["text"] = text
             p["said"].append(text)
         elif kind == "hide" and self.posts:

@@ -77,6 +77,7 @@ def test_a_private_negotiation_and_a_public_conversation_over_http(api):
     assert api.put(f"/games/{game}/posts/{offer}", json={"text": "Cede the mill?"}, headers=ann).status_code == 200
     page = api.get(f"/games/{game}/threads/{thread}/posts", headers=bob).json()
     assert page[0]["edited"] and "earlier" not in page[0]  # the game does not show earlier text
+    assert "ford" not in str(api.get(f"/games/{game}/events", headers=bob, params={"limit": 5000}).json())
     assert [r["post_id"] for r in api.get(f"/games/{game}/search", params={"q": "mill"}, headers=bob).json()] == [offer]
     assert api.get(f"/games/{game}/search", params={"q": "mill"}, headers=cy).json() == []
     assert api.post(f"/games/{game}/posts/{offer}/hide", json={"reason": "x"}, headers=ann).status_code == 403
@@ -124,3 +125,23 @@ def test_unknown_threads_and_seats_are_refused_and_record_nothing(api):
     r = api.post(f"/games/{game}/threads/table/posts", json={"text": "hi"})
     assert r.status_code == 401
     assert events(api, game, t["gm"]) == before
+
+
+def test_a_game_that_shows_earlier_text_shows_it_on_the_page_and_in_the_feed(api):
+    r = api.post("/games", json={"name": "Open", "options": {"show_earlier_text": True}})
+    assert r.status_code == 201, r.text
+    game, gm = r.json()["game_id"], r.json()["gm_token"]
+    r = api.post(
+        f"/games/{game}/powers", json={"name": "Ann", "cls": "city", "subclass": "overlord"}, headers=bearer(gm)
+    )
+    ann = bearer(r.json()["token"])
+    r = api.post(
+        f"/games/{game}/powers", json={"name": "Bob", "cls": "city", "subclass": "overlord"}, headers=bearer(gm)
+    )
+    bob = bearer(r.json()["token"])
+    post_id = api.post(f"/games/{game}/threads/table/posts", json={"text": "FIRST-WORDS"}, headers=ann).json()
+    post_id = post_id["result"]["post_id"]
+    assert api.put(f"/games/{game}/posts/{post_id}", json={"text": "SECOND-WORDS"}, headers=ann).status_code == 200
+    (post,) = api.get(f"/games/{game}/threads/table/posts", headers=bob).json()
+    assert post["text"] == "SECOND-WORDS" and post["earlier"][0]["text"] == "FIRST-WORDS"
+    assert "FIRST-WORDS" in str(api.get(f"/games/{game}/events", headers=bob, params={"limit": 5000}).json())
