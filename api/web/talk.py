@@ -28,8 +28,11 @@ def talk_summary(request: Request, game_id: str, me: str) -> dict[str, Any]:
     threads = request.app.state.projector.posts.threads(
         str(game.id), me, seats=sorted(game.state.powers) if me == "gm" else None
     )
+    ruler = "GM" if game.has_gm() else "host"
     for t in threads:
         t["names"] = [game.state.powers[m].name if m in game.state.powers else m for m in t["members"]]
+        if t["kind"] == "desk" and t["names"]:
+            t["title"] = f"{t['names'][0]} and the {ruler}"
     return {"threads": threads, "unread": sum(t["unread"] for t in threads)}
 
 
@@ -98,6 +101,8 @@ def thread_page(request: Request, game_id: str, thread_id: str, before: str | No
     names = _names(request, game_id)
     if thread is not None:
         thread["names"] = [names.get(m, m) for m in thread["members"]]
+        if thread["kind"] == "desk" and thread["names"]:
+            thread["title"] = f"{thread['names'][0]} and the {'GM' if game.has_gm() else 'host'}"
     if found is None or thread is None:
         return templates.TemplateResponse(
             request, "message.html", {"title": "No such thread", "text": "There is no thread here you may read."}, 404
