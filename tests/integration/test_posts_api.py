@@ -145,3 +145,14 @@ def test_a_game_that_shows_earlier_text_shows_it_on_the_page_and_in_the_feed(api
     (post,) = api.get(f"/games/{game}/threads/table/posts", headers=bob).json()
     assert post["text"] == "SECOND-WORDS" and post["earlier"][0]["text"] == "FIRST-WORDS"
     assert "FIRST-WORDS" in str(api.get(f"/games/{game}/events", headers=bob, params={"limit": 5000}).json())
+
+
+def test_the_gm_tells_the_tidings_as_a_season_begins_and_every_seat_reads_them(api):
+    game, t = setup(api)
+    body = {"expected_step": "setup", "tidings": "WINTER-COMES to the *valley*"}
+    assert api.post(f"/games/{game}/advance", json=body, headers=bearer(t["gm"])).status_code == 200
+    (post,) = api.get(f"/games/{game}/threads/narration/posts", headers=bearer(t["cy"])).json()
+    assert post["author"] == "gm" and post["tied_to"] == "phase:s1-tidings" and "<em>valley</em>" in post["html"]
+    body = {"expected_step": "tidings", "tidings": "too late"}
+    r = api.post(f"/games/{game}/advance", json=body, headers=bearer(t["gm"]))
+    assert r.status_code == 422 and r.json()["field"] == "tidings"
