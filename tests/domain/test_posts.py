@@ -246,3 +246,19 @@ def test_a_posts_dice_verify_in_each_readers_export_and_a_changed_face_is_caught
     made = next(e for e in events if e["type"] == "PostMade" and e["data"]["thread_id"] == thread)
     made["data"]["rolls"][0]["faces"][0] = made["data"]["rolls"][0]["faces"][0] % 6 + 1
     assert not verify_events(events).ok
+
+
+def test_a_covenant_posts_dice_verify_and_a_changed_face_is_caught():
+    """The covenant game's verifier checks a post's dice too (A.4's committed season seed)."""
+    from domain.covenants.verify import verify_covenant_events
+
+    games = Games()
+    t = seat_three(games)
+    games.run(Caller.of("bob"), t.game_id, MakePost("table", "The omens [roll 3d10]"))
+    events = games.visible_events(t.game_id, "cy", limit=10_000)
+    before = verify_covenant_events(events)
+    assert before.ok and before.rolls_verified >= 1
+    made = next(e for e in events if e["type"] == "PostMade")
+    made["data"]["rolls"][0]["faces"][0] = made["data"]["rolls"][0]["faces"][0] % 10 + 1
+    report = verify_covenant_events(events)
+    assert not report.ok and report.rolls_verified == before.rolls_verified - 1
