@@ -12,6 +12,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+NODE_STAMP := node_modules/.installed
+
+$(NODE_STAMP): package.json package-lock.json  ## axe-core for the browser tests' accessibility checks
+	@if command -v npm >/dev/null 2>&1; then npm ci --no-audit --no-fund --silent && touch $(NODE_STAMP); \
+	else echo "npm is not installed: the browser tests' axe checks will skip (CI installs it)"; fi
+
 run: $(STAMP)  ## the service on http://127.0.0.1:8000, embedded SQLite store in ./data
 	$(BIN)/emissary serve
 
@@ -20,7 +26,7 @@ check: $(STAMP)  ## lint and import order (ruff check), format (ruff format) and
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy domain
 
-test: check  ## the checks, then the whole suite (PostgreSQL tests run when it is reachable, and always in CI)
+test: check $(NODE_STAMP)  ## the checks, then the whole suite (PostgreSQL tests run when it is reachable, and always in CI)
 	$(BIN)/pytest
 
 test-fast: $(STAMP)  ## domain tests only: no database

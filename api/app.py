@@ -19,10 +19,12 @@ from api.ratelimit import RateLimitMiddleware, RateLimits
 from api.routes import commands, games, history, mail, posts, windows
 from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
 from api.service import Games
+from api.web import people as web_people
 from api.web import routes as web_routes
 from api.web import talk as web_talk
 from domain import limits
 from domain.errors import DomainError
+from projections.people import SignInLinks
 from projections.sessions import SessionStore
 from projections.settings import Settings
 
@@ -62,6 +64,12 @@ def create_app(
         app.state.projector.db, settings.secret_key, timedelta(hours=settings.session_ttl_hours)
     )
     app.state.rate_limits = RateLimits(settings)
+    app.state.signin_links = SignInLinks(
+        app.state.projector.db,
+        timedelta(minutes=settings.signin_link_minutes),
+        settings.signin_links_per_address,
+        timedelta(minutes=settings.signin_window_minutes),
+    )
     install_log_redaction()
 
     @app.exception_handler(DomainError)
@@ -132,6 +140,7 @@ def create_app(
     app.add_middleware(BodyLimit, settings=settings)
     app.add_middleware(RateLimitMiddleware, limits=app.state.rate_limits)  # outermost: refuses before reading
     app.mount("/static", StaticFiles(directory=str(Path(web.__file__).parent / "static")), name="static")
+    app.include_router(web_people.router)  # first: /signin/email/<token> is not a game's /signin/<game>/<token>
     app.include_router(web_talk.router)
     app.include_router(web_routes.router)
     for pages in rulesets.parts("web"):  # a ruleset's own pages, if it has any besides its board and forms

@@ -22,6 +22,7 @@ COUNTED = [
     ("POST", re.compile(r"^/new/?$"), "create_game"),
     ("POST", re.compile(r"^/inbound/"), "mail"),
     ("POST", re.compile(r"^/verify/?$"), "verify"),
+    ("POST", re.compile(r"^/signin/?$"), "signin_mail"),
 ]
 # Requests that present or check a credential: refused while the client is over its failure budget.
 AUTHENTICATING = re.compile(r"^/(signin|play)/|^/games/[^/]+")
@@ -30,6 +31,7 @@ WHAT = {
     "create_game": "new games",
     "mail": "inbound mails",
     "verify": "verifications",
+    "signin_mail": "sign-in links asked for",
 }
 
 

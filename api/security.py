@@ -14,7 +14,7 @@ from starlette.requests import HTTPConnection
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from projections.sessions import Grant, SessionRow, SessionStore
+from projections.sessions import Grant, Person, SessionRow, SessionStore
 from projections.settings import Settings
 
 COOKIE = "emissary_session"
@@ -188,6 +188,30 @@ class WebSession:
         if self.row is not None:
             self.store.revoke(self.row.sid_hash, game_id)
             self.row.grants.pop(game_id, None)
+
+    def person(self) -> Person | None:
+        """The person this session is signed in as (by a link mailed to them), if any."""
+        return self.row.person if self.row is not None else None
+
+    def sign_in_person(self, email: str) -> None:
+        """Become the person who reads mail at ``email``, in a fresh session (id and CSRF token)."""
+        self.rotate()
+        row = self._ensure()
+        self.store.sign_in_person(row.sid_hash, email)
+        row.person = Person(email)
+
+    def set_person_timezone(self, zone: str | None) -> None:
+        row = self.row
+        if row is not None and row.person is not None:
+            self.store.set_person_timezone(row.sid_hash, zone)
+            row.person.timezone = zone
+
+    def sign_out_person(self) -> None:
+        if self.row is not None:
+            self.store.sign_out_person(self.row.sid_hash)
+            self.row.person = None
+            self.row.data.pop("seats", None)
+            self.store.save_data(self.row.sid_hash, self.row.data)
 
     def rotate(self) -> None:
         """A fresh session id and CSRF token (on sign-in), so that a planted session id is worthless."""

@@ -79,11 +79,19 @@ class Caller:
     principal: str
     role: str
     token_hash: str | None = None
+    # A person signed in by email (issue 17) acts for a seat with no token: the seat's contact must still be
+    # this address in the state the command runs on.
+    contact: str | None = None
 
     @classmethod
     def of(cls, principal: str, token_hash: str | None = None) -> Caller:
         """The caller a principal authenticated as: the GM, or a player."""
         return cls(principal, "gm" if principal == GM else "player", token_hash)
+
+    @classmethod
+    def of_person(cls, seat: str, email: str) -> Caller:
+        """A person signed in by email, acting for one of their seats (whose contact is ``email``)."""
+        return cls(seat, "player", None, email)
 
 
 SYSTEM_CALLER = Caller("system", "system")
@@ -155,6 +163,7 @@ class Games(GameStore):
         result: Callable[[T], dict] | None = None,
         key_scope: str | None = None,
         token_hash: str | None = None,
+        contact: str | None = None,
     ) -> Receipt:
         """Run a command on current state and save; retry on a concurrent save, else 409.
 
@@ -180,6 +189,7 @@ class Games(GameStore):
                     # A token revoked by another process: the revocation is an event, so a stale cache
                     # makes this save conflict, and the retry checks the token against fresh state.
                     _check_token(game, token_hash)
+                    _check_contact(game, principal, contact)
                     authorized = True
                     # A key already recorded is not looked up first (a round trip every keyed command would
                     # pay): its row is written first in the save's transaction, so a repeat fails on it and
@@ -328,6 +338,7 @@ class Games(GameStore):
             result,
             key_scope=key_scope,
             token_hash=caller.token_hash,
+            contact=caller.contact,
         )
 
     def context(self, caller: Caller, game: Game) -> Context:
@@ -547,6 +558,16 @@ def _check_token(game: Game, token_hash: str | None) -> None:
     """The token a caller presented must still be valid in the state its command runs on."""
     if token_hash is not None and game.credential(token_hash) is None:
         raise Unauthorized("this token is not valid for this game (it may have been replaced)", field="authorization")
+
+
+def _check_contact(game: Game, principal: str, contact: str | None) -> None:
+    """A person signed in by email acts for a seat only while that seat's contact is their address."""
+    if contact is None:
+        return
+    seat = game.state.powers.get(principal) if principal != GM else None
+    email = getattr(seat, "email", None)
+    if not email or email.strip().casefold() != contact.strip().casefold():
+        raise Unauthorized("this seat's contact address is no longer yours", field="session")
 
 
 def checked_options(ruleset: rulesets.Ruleset, options: Any) -> None:

@@ -57,6 +57,11 @@ SCHEMA = [
     """CREATE TABLE IF NOT EXISTS rm_games (
         game_id TEXT PRIMARY KEY, name TEXT NOT NULL, timezone TEXT NOT NULL, season INTEGER NOT NULL,
         month INTEGER NOT NULL, step TEXT NOT NULL, version INTEGER NOT NULL, forked_from TEXT)""",
+    # Which seat's contact is which address (issue 17, projections.people): a person signed in by email sees
+    # the seats whose contact is theirs, in every game, as each game stands now (rollbacks included).
+    """CREATE TABLE IF NOT EXISTS rm_seat_contacts (
+        email TEXT NOT NULL, game_id TEXT NOT NULL, seat TEXT NOT NULL, PRIMARY KEY (email, game_id, seat))""",
+    """CREATE INDEX IF NOT EXISTS rm_seat_contacts_by_game ON rm_seat_contacts (game_id)""",
     """CREATE TABLE IF NOT EXISTS rm_outbox (
         game_id TEXT NOT NULL, version INTEGER NOT NULL, recipient TEXT NOT NULL, kind TEXT NOT NULL,
         body TEXT NOT NULL, created_at TEXT NOT NULL, status TEXT NOT NULL,
@@ -123,6 +128,7 @@ TABLES = [
     "rm_windows",
     "rm_reminders",
     "rm_games",
+    "rm_seat_contacts",
     "rm_outbox",
     "rm_tracking",
     "rm_timeline",

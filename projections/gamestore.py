@@ -261,6 +261,17 @@ class GameStore(Application):
             raise NotFound(f"this game has no phase {phase!r}", field="phase")
         return matches[-1]
 
+    def phase_span(self, game_id: str, phase: str) -> tuple[int, int]:
+        """The versions a phase began at (the latest time it began) and ended at: the version before the
+        next phase began, or the game's version if none has."""
+        start = self.phase_version(game_id, phase, None)
+        game = self.get_game(game_id, for_update=False)
+        if self.reads is not None:
+            following = self.reads.next_phase_start(str(game.id), start)
+        else:
+            following = min((p["version"] for p in self.phases(game_id) if p["version"] > start), default=None)
+        return start, (following - 1 if following is not None else game.version)
+
     def view_at(
         self,
         game_id: str,

@@ -28,7 +28,7 @@ from domain import visibility as vis
 from domain.ids import GM
 from domain.platform.game import PlatformGame
 from domain.platform.ruleset import Ruleset, registered
-from projections import posts
+from projections import people, posts
 from projections.db import Cursor, ReadModelDB, utc_key
 from projections.gamestore import GameStore, event_data
 from projections.tracking import NAME, ReadModelTracking
@@ -468,20 +468,37 @@ class Projector:
                 to_json(s.forked_from) if getattr(s, "forked_from", None) else None,
             ),
         )
+        people.flush_seats(cur, gid, s.powers)  # issue 17: whose contact is which address
 
     # ------------------------------------------------------------------ queries
 
     def timeline(
-        self, game_id: str, viewer: str, after: int = 0, limit: int = 500, *, newest_first: bool = False
+        self,
+        game_id: str,
+        viewer: str,
+        after: int = 0,
+        limit: int = 500,
+        *,
+        newest_first: bool = False,
+        before: int | None = None,
+        up_to_version: int | None = None,
     ) -> list[dict]:
         """The viewer's timeline: what they may see, numbered by their own gap-free sequence; a page of
-        ``limit`` items after ``after`` (or the newest ``limit``), read as one range of an index."""
+        ``limit`` items after ``after`` (or the newest ``limit``, those ``before`` a number of theirs, those
+        recorded ``up_to_version``), read as one range of an index."""
         order, where = ("DESC", "") if newest_first else ("", "AND t.seq > ? ")
+        params: list[Any] = [game_id, viewer, *(() if newest_first else (after,))]
+        if before is not None:
+            where += "AND t.seq < ? "
+            params.append(before)
+        if up_to_version is not None:
+            where += "AND t.version <= ? "
+            params.append(up_to_version)
         rows = self.db.query(
             "SELECT t.seq, a.version, a.type, a.actor, a.at, a.phase, a.audience, a.data, a.superseded_by "
             "FROM rm_timeline t JOIN rm_audit a ON a.game_id = t.game_id AND a.version = t.version "
             f"WHERE t.game_id = ? AND t.viewer = ? {where}ORDER BY t.seq {order} LIMIT ?",
-            (game_id, viewer, *(() if newest_first else (after,)), limit),
+            (*params, limit),
         )
         out = []
         for seq, version, kind, actor, at, phase, audience, data, superseded in rows:
@@ -621,6 +638,18 @@ class Projector:
         )
         return [{"version": v, "phase": p, "season": se, "month": m, "step": st} for v, p, se, m, st in rows]
 
+    def event_types(self, game_id: str) -> list[str]:
+        """The kinds of event the game has recorded, sorted (from the audit's type index)."""
+        return [
+            t
+            for (t,) in self.db.query("SELECT DISTINCT type FROM rm_audit WHERE game_id = ? ORDER BY type", (game_id,))
+        ]
+
+    def next_phase_start(self, game_id: str, version: int) -> int | None:
+        """The first version after ``version`` at which a phase began (an indexed lookup), or None."""
+        rows = self.db.query("SELECT MIN(version) FROM rm_phases WHERE game_id = ? AND version > ?", (game_id, version))
+        return rows[0][0] if rows and rows[0][0] is not None else None
+
     def phase_start(self, game_id: str, phase: str) -> int | None:
         """The latest version at which ``phase`` began (an indexed lookup: constant time in the game's length)."""
         rows = self.db.query("SELECT MAX(version) FROM rm_phases WHERE game_id = ? AND phase = ?", (game_id, phase))
@@ -667,6 +696,7 @@ class Projector:
             "rm_windows": "game_id, window_id",
             "rm_reminders": "game_id, window_id, hours_before",
             "rm_games": "game_id",
+            "rm_seat_contacts": "email, game_id, seat",
             "rm_outbox": "game_id, version, recipient",
             "rm_threads": "game_id, thread_id",
             "rm_posts": "game_id, thread_id, seq",

@@ -3,8 +3,10 @@
 The browser holds only a random session id (in an HttpOnly cookie). The store keys a session by a
 keyed hash of that id and keeps, per game, the principal it is signed in as and the *hash* of the
 token it presented: a bearer token never reaches the cookie, and a replaced token ends every session
-that used it (the hash no longer matches the game's credential). The tables are the migrations'
-(``projections/migrations``), there once the read-model database is open.
+that used it (the hash no longer matches the game's credential). A session may also be signed in as a
+*person* (issue 17, ``projections.people``): the address a one-time link was mailed to and followed from,
+kept in ``web_session_people``. The tables are the migrations' (``projections/migrations``), there once
+the read-model database is open.
 """
 
 from __future__ import annotations
@@ -42,6 +44,16 @@ class SessionRow:
     data: dict[str, Any]
     expires_at: str
     grants: dict[str, Grant] = field(default_factory=dict)
+    person: Person | None = None
+
+
+@dataclass
+class Person:
+    """This session is signed in as the holder of ``email`` (a sign-in link mailed there was followed), who
+    sees times in ``timezone`` if they chose one."""
+
+    email: str
+    timezone: str | None = None
 
 
 class SessionStore:
@@ -90,7 +102,9 @@ class SessionStore:
                 "SELECT game_id, principal, token_hash FROM web_session_grants WHERE sid_hash = ?", (h,)
             )
         }
-        return SessionRow(h, csrf, json.loads(data), expires_at, grants)
+        people = self.db.query("SELECT email, timezone FROM web_session_people WHERE sid_hash = ?", (h,))
+        person = Person(*people[0]) if people else None
+        return SessionRow(h, csrf, json.loads(data), expires_at, grants, person)
 
     def save_data(self, sid_hash: str, data: dict[str, Any]) -> None:
         with self.db.transaction() as cur:
@@ -107,7 +121,44 @@ class SessionStore:
                 (new_hash, csrf, utc_key(self.clock() + self.ttl), old_hash),
             )
             cur.execute("UPDATE web_session_grants SET sid_hash = ? WHERE sid_hash = ?", (new_hash, old_hash))
+            cur.execute("UPDATE web_session_people SET sid_hash = ? WHERE sid_hash = ?", (new_hash, old_hash))
         return sid, csrf
+
+    def sign_in_person(self, sid_hash: str, email: str) -> None:
+        """This session is now the person who reads mail at ``email`` (rotate the session first), with the
+        time zone they chose on another device, if any."""
+        with self.db.transaction() as cur:
+            cur.execute("DELETE FROM web_session_people WHERE sid_hash = ?", (sid_hash,))
+            chosen = cur.execute(
+                "SELECT timezone FROM web_session_people WHERE email = ? AND timezone IS NOT NULL "
+                "ORDER BY signed_in_at DESC LIMIT 1",
+                (email,),
+            ).fetchone()
+            cur.execute(
+                "INSERT INTO web_session_people (sid_hash, email, timezone, signed_in_at) VALUES (?, ?, ?, ?)",
+                (sid_hash, email, chosen[0] if chosen else None, utc_key(self.clock())),
+            )
+
+    def set_person_timezone(self, sid_hash: str, zone: str | None) -> None:
+        """The zone this person sees times in, on every device they are signed in on."""
+        with self.db.transaction() as cur:
+            cur.execute(
+                "UPDATE web_session_people SET timezone = ? WHERE email = "
+                "(SELECT email FROM web_session_people WHERE sid_hash = ?)",
+                (zone, sid_hash),
+            )
+
+    def sign_out_person(self, sid_hash: str) -> None:
+        """This session is no longer signed in as a person (its games signed in by link stay)."""
+        with self.db.transaction() as cur:
+            cur.execute("DELETE FROM web_session_people WHERE sid_hash = ?", (sid_hash,))
+
+    def end_person(self, email: str) -> int:
+        """Sign every session signed in as this person out of it; returns how many."""
+        with self.db.transaction() as cur:
+            n = len(cur.execute("SELECT sid_hash FROM web_session_people WHERE email = ?", (email,)).fetchall())
+            cur.execute("DELETE FROM web_session_people WHERE email = ?", (email,))
+        return n
 
     def grant(self, sid_hash: str, game_id: str, principal: str, token_hash: str) -> None:
         with self.db.transaction() as cur:
@@ -136,11 +187,17 @@ class SessionStore:
     def end(self, sid_hash: str) -> None:
         with self.db.transaction() as cur:
             cur.execute("DELETE FROM web_session_grants WHERE sid_hash = ?", (sid_hash,))
+            cur.execute("DELETE FROM web_session_people WHERE sid_hash = ?", (sid_hash,))
             cur.execute("DELETE FROM web_sessions WHERE sid_hash = ?", (sid_hash,))
 
     def _purge(self, cur: Any, now: datetime) -> None:
         cur.execute(
             "DELETE FROM web_session_grants WHERE sid_hash IN "
+            "(SELECT sid_hash FROM web_sessions WHERE expires_at <= ?)",
+            (utc_key(now),),
+        )
+        cur.execute(
+            "DELETE FROM web_session_people WHERE sid_hash IN "
             "(SELECT sid_hash FROM web_sessions WHERE expires_at <= ?)",
             (utc_key(now),),
         )

@@ -52,6 +52,11 @@ class Settings(BaseSettings):
     ratelimit_create_game: str = "20/minute"
     ratelimit_mail: str = "60/minute"
     ratelimit_verify: str = "30/minute"
+    ratelimit_signin_mail: str = "10/minute"  # sign-in links asked for, per client address
+    # Signing in by email (issue 17): a link works once, for this long; an address gets at most so many a window.
+    signin_link_minutes: float = Field(30, gt=0)
+    signin_links_per_address: int = Field(3, ge=1)
+    signin_window_minutes: float = Field(60, gt=0)
     mail_domain: str = "emissary.local"
     mail_from: str = "Emissary <noreply@emissary.local>"
     smtp_host: str = "127.0.0.1"
@@ -77,7 +82,13 @@ class Settings(BaseSettings):
             raise ValueError("EMISSARY_PUBLIC_URL is an http(s)://host[:port] address")
         return value.rstrip("/")
 
-    @field_validator("ratelimit_auth_failures", "ratelimit_create_game", "ratelimit_mail", "ratelimit_verify")
+    @field_validator(
+        "ratelimit_auth_failures",
+        "ratelimit_create_game",
+        "ratelimit_mail",
+        "ratelimit_verify",
+        "ratelimit_signin_mail",
+    )
     @classmethod
     def _rate_limit(cls, value: str) -> str:
         from limits import parse_many

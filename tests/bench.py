@@ -949,6 +949,123 @@ def covenants_turn_vs_powers_action(tmp: Path, runs: int = 30, seasons: int = 3,
     return turn / action
 
 
+def battle_round_vs_command(tmp: Path, runs: int = 15, warm: int = 12) -> dict[str, float]:
+    """battle_round_vs_command: the server time to resolve one battle round of 8 armies divided by the server
+    time of one Powers action submission, like for like: one in-process service (``build_games``) on one SQLite
+    store, timed around the service's ``run`` (no HTTP), both warmed, then ``runs`` alternating samples; medians.
+
+    Resolving the round is the one call that closes its Commands window at the deadline: the 8 armies' orders by
+    the GM's default (each a standing Slay order, else Hold), with their attack, morale and presence dice, turn
+    by turn, then the Goals scored (and, when no side may offer terms, the Cleanup's statuses). The players'
+    own later decisions (terms, retreats) are windows of their own: ``battle_round_vs_command_all_windows`` sums
+    every close from one round's Commands window to the next round's. Two sides of two powers, 8 armies of 4
+    units; a new battle (in a new game) starts when one ends or loses an army. The action is a SubmitAction rolled
+    on receipt, in
+    a game of 3 powers (a new game after 4 actions each)."""
+    from api.compose import build_games
+    from api.service import Caller
+    from domain.platform.commands import CloseWindow
+    from domain.powers import armies, battle, world
+    from domain.powers.commands import SubmitAction
+
+    settings = Settings(data_dir=tmp / "battle", embedded_workers=False)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    games = build_games(settings)
+    gm = Caller.of("gm")
+    block = {
+        "rank": 2,
+        "defense": 5,
+        "attack": {"die": 6, "bonus": 0},
+        "morale": {"die": 6, "bonus": 0},
+        "presence": {"die": 6, "bonus": 0},
+        "armor": 2,
+        "fee": 1,
+        "mobility": 2,
+        "keywords": [],
+        "cls": "infantry",
+    }
+    sizes: list[int] = []
+
+    def new_battle() -> str:
+        gid, _, _ = games.create_game("battle bench", "gm")
+        powers = [games.add_power(gid, "gm", f"P{i}", "city", "sovereign")[0] for i in range(4)]
+        games.run(gm, gid, world.DeclareMap(hexes=[{"hex": "0,0"}], towns=[], features=[]))
+        for i in range(8):
+            games.run(gm, gid, armies.PlaceArmy(f"a{i}", f"A{i}", "0,0", 4, powers[i % 4], block=block))
+        for _ in range(3):
+            games.advance(gid, "gm")
+        games.resolve(gid, "gm", "")
+        a, b = [powers[0], powers[2]], [powers[1], powers[3]]
+        games.run(Caller.of(a[0]), gid, battle.DeclareBattle("b", "0,0", a[0], b, [a[1]]))
+        games.run(gm, gid, battle.SetBattleTerrain("b", "plain", "", "standing"))
+        for i, p in enumerate(powers):
+            mine = [f"a{k}" for k in range(8) if k % 4 == i]
+            foe = f"a{(i + 1) % 4}"
+            orders = {x: {"command": "slay", "target": foe} for x in mine}
+            games.run(Caller.of(p), gid, battle.SubmitBattleSetup("b", p, armies=mine, standing=orders))
+        return gid
+
+    def the_battle(gid: str) -> dict:
+        return games.view(gid, "gm")["battles"][0]
+
+    def rounds() -> Iterator[float]:
+        while True:
+            gid = new_battle()
+            b = the_battle(gid)
+            while b["step"] != "commands" and b["step"] != "ended":
+                games.run(gm, gid, CloseWindow(b["window"]))
+                b = the_battle(gid)
+            while b["step"] != "ended":
+                start_round, spent, resolve = b["round"], 0.0, None
+                if len([a for a in b["armies"] if a["where"] == "deployed" and a["size"]]) < 8:
+                    break  # a round of 8 armies: a battle that lost one gives way to a new one
+                sizes.append(8)
+                while b["step"] != "ended" and (b["round"] == start_round or b["step"] != "commands"):
+                    start = time.perf_counter()
+                    games.run(gm, gid, CloseWindow(b["window"]))
+                    took = time.perf_counter() - start
+                    resolve = took if resolve is None else resolve
+                    spent += took
+                    b = the_battle(gid)
+                if b["step"] != "ended" and resolve is not None:  # a whole round, to the next round's Commands
+                    yield resolve, spent
+
+    def actions() -> Iterator[float]:
+        while True:
+            gid, _, _ = games.create_game("actions", "gm")
+            powers = [games.add_power(gid, "gm", f"C{i}", "conspiracy", "circle")[0] for i in range(3)]
+            games.advance(gid, "gm")
+            games.advance(gid, "gm")
+            for k in range(4):
+                for p in powers:
+                    start = time.perf_counter()
+                    games.run(Caller.of(p), gid, SubmitAction(power_id=p, title=f"a{k}", convert=0))
+                    yield time.perf_counter() - start
+
+    try:
+        r, a = rounds(), actions()
+        for _ in range(warm):  # a battle's first rounds, and a whole first game of actions
+            next(r)
+            next(a)
+        round_times, whole_times, action_times = [], [], []
+        for _ in range(runs):
+            resolve, whole = next(r)
+            round_times.append(resolve)
+            whole_times.append(whole)
+            action_times.append(next(a))
+    finally:
+        games.close()
+    per_round, whole, action = (statistics.median(x) for x in (round_times, whole_times, action_times))
+    NOTES.append(
+        f"# battle_round_vs_command: one in-process service on SQLite, timed around run; a round of 8 armies "
+        f"resolved at its Commands deadline {per_round * 1000:.2f} ms (median of {runs}, "
+        f"{min(round_times) * 1000:.2f}-{max(round_times) * 1000:.2f}; every window of the round {whole * 1000:.2f} "
+        f"ms; {len(sizes)} rounds of 8 armies on the field), Powers action {action * 1000:.2f} ms "
+        f"({min(action_times) * 1000:.2f}-{max(action_times) * 1000:.2f})"
+    )
+    return {"battle_round_vs_command": per_round / action, "battle_round_vs_command_all_windows": whole / action}
+
+
 def lodge_long_package(turns: int) -> dict:
     """The default rules package with its game end moved to ``turns`` turns (the installed one ends after 3)."""
     from domain.lodge.package import DEFAULT_PACKAGE, installed_package
@@ -1070,6 +1187,11 @@ GROUPS: list[tuple[tuple[str, ...], Callable[[Path, str], dict[str, float]], boo
     (
         ("covenants_turn_vs_powers_action",),
         lambda tmp, pg: {"covenants_turn_vs_powers_action": covenants_turn_vs_powers_action(tmp)},
+        False,
+    ),
+    (
+        ("battle_round_vs_command", "battle_round_vs_command_all_windows"),
+        lambda tmp, pg: battle_round_vs_command(tmp),
         False,
     ),
     (

@@ -85,3 +85,13 @@ def test_bench_post_figures_thread_pages_and_search(tmp_path):
     figures = bench.post_figures(tmp_path, small=12, large=60, runs=1, page=5)
     _positive(figures, {"thread_page_10k_vs_100", "search_10k_posts_ms"})
     assert any(n.startswith("# posts: a page of 5 of a 12-post thread") for n in bench.NOTES)
+
+
+def test_bench_battle_round_vs_command_plays_rounds_by_deadline(tmp_path):
+    bench.NOTES.clear()
+    figures = bench.battle_round_vs_command(tmp_path, runs=2, warm=1)
+    _positive(figures, {"battle_round_vs_command", "battle_round_vs_command_all_windows"})
+    assert figures["battle_round_vs_command_all_windows"] >= figures["battle_round_vs_command"]
+    note = next(n for n in bench.NOTES if n.startswith("# battle_round_vs_command"))
+    assert "a round of 8 armies resolved at its Commands deadline" in note and "median of 2" in note, note
+    assert "battle_round_vs_command" in [name for group in bench.GROUPS for name in group[0]]

@@ -17,8 +17,9 @@ from api.web.routes import attempt, back, flash
 from domain.errors import RuleViolation
 from domain.ids import GM
 from domain.platform.commands import Command
-from domain.powers import armies, magic, world
+from domain.powers import armies, battle, magic, world
 from domain.powers import catalogue_commands as cc
+from domain.powers import commands as pc
 from domain.powers import development as dev
 
 Args = Callable[[dict, str], dict[str, Any]]  # (posted form, principal) -> the command's fields
@@ -141,6 +142,13 @@ def choices(f: dict, key: str) -> list[Any]:
             kind, _, keyword = item.partition(" ")
             out.append({"bonus": "keyword", "keyword": keyword.strip()} if kind == "keyword" else item)
     return out
+
+
+def _rank(word: str) -> int:
+    try:
+        return int(word)
+    except ValueError:
+        raise RuleViolation("ranks: whole numbers separated by spaces, e.g. '2 3'", field="ranks") from None
 
 
 def _pool(f: dict) -> dict[str, Any]:
@@ -296,7 +304,19 @@ SPECS: dict[str, Form] = {
         "Maintenance paid.",
         lambda f, me: {**_me(f, me), "feature_id": text(f, "feature_id")},
     ),
+    "mercurial-swap": Form(
+        world.MercurialSwap,
+        "world",
+        "Influence swapped (Mercurial).",
+        lambda f, me: {**_me(f, me), "a": text(f, "a"), "b": text(f, "b")},
+    ),
     # the catalogue (P.2.12, P-ACT-5..7, P-DICE-11, P-RES-1/7)
+    "choose-blighted-town": Form(
+        cc.ChooseBlightedTown,
+        "catalogue",
+        "Town chosen for your Blighted Neighborhood.",
+        lambda f, me: {**_me(f, me), "town_id": text(f, "town_id")},
+    ),
     "class-action": Form(
         cc.SubmitClassAction,
         "catalogue",
@@ -383,6 +403,93 @@ SPECS: dict[str, Form] = {
             **_pool(f),
         },
     ),
+    # battles (domain.powers.battle, P.1.3)
+    "declare-battle": Form(
+        battle.DeclareBattle,
+        "battles",
+        "Battle declared: its setup window is open.",
+        lambda f, me: {
+            "battle_id": text(f, "battle_id"),
+            "hex": text(f, "hex"),
+            "power_id": me,
+            "enemies": words(f, "enemies"),
+            "allies": words(f, "allies"),
+        },
+    ),
+    "battle-setup": Form(
+        battle.SubmitBattleSetup,
+        "battles",
+        "Setup recorded.",
+        lambda f, me: {
+            "battle_id": text(f, "battle_id"),
+            "power_id": me,
+            "armies": words(f, "armies"),
+            "goals": [{"name": g.strip()} for g in text(f, "goals").split(",") if g.strip()],
+            "reinforcements": words(f, "reinforcements"),
+            "assets": words(f, "assets"),
+            "champion": flag(f, "champion"),
+        },
+    ),
+    "battle-deploy": Form(
+        battle.DeployArmies,
+        "battles",
+        "Deployment recorded.",
+        lambda f, me: {"battle_id": text(f, "battle_id"), "power_id": me, "armies": words(f, "armies")},
+    ),
+    "battle-spell": Form(
+        battle.CastBattleSpell,
+        "battles",
+        "Spellcasting recorded.",
+        lambda f, me: {
+            "battle_id": text(f, "battle_id"),
+            "power_id": me,
+            "spell_id": opt(f, "spell_id"),
+            "target": opt(f, "target"),
+        },
+    ),
+    "battle-command": Form(
+        battle.GiveCommand,
+        "battles",
+        "Command given: the army is exhausted.",
+        lambda f, me: {
+            "battle_id": text(f, "battle_id"),
+            "power_id": me,
+            "army_id": text(f, "army_id"),
+            "command": text(f, "command"),
+            "target": opt(f, "target"),
+            "goal": opt(f, "goal"),
+        },
+    ),
+    "battle-terms": Form(
+        battle.OfferTerms,
+        "battles",
+        "Recorded.",
+        lambda f, me: {"battle_id": text(f, "battle_id"), "power_id": me, "terms": opt(f, "terms")},
+    ),
+    "battle-answer": Form(
+        battle.AnswerTerms,
+        "battles",
+        "Answer recorded.",
+        lambda f, me: {"battle_id": text(f, "battle_id"), "power_id": me, "accept": flag(f, "accept")},
+    ),
+    "battle-retreat": Form(
+        battle.RetreatArmies,
+        "battles",
+        "Cleanup recorded.",
+        lambda f, me: {"battle_id": text(f, "battle_id"), "power_id": me, "retreat": words(f, "retreat")},
+    ),
+    "battle-terrain": Form(
+        battle.SetBattleTerrain,
+        "battles",
+        "Terrain and default set.",
+        lambda f, me: {
+            "battle_id": text(f, "battle_id"),
+            "terrain": text(f, "terrain"),
+            "effects": text(f, "effects"),
+            "default": text(f, "default") or "hold",
+        },
+        gm=True,
+    ),
     # armies (P-ARMY-3..9, P-SUP-1..3)
     "aim-army": Form(
         armies.AimArmyAction,
@@ -465,6 +572,39 @@ SPECS: dict[str, Form] = {
         lambda f, me: {"power_id": text(f, "power_id"), "perk": text(f, "perk"), "value": text(f, "value") != "off"},
         gm=True,
     ),
+    "record-location": Form(
+        cc.RecordLocation,
+        "gm-catalogue",
+        "Location recorded.",
+        lambda f, me: {"power_id": text(f, "power_id"), "hex_id": text(f, "hex_id")},
+        gm=True,
+    ),
+    "dread-growth": Form(
+        cc.DreadGrowth,
+        "gm-catalogue",
+        "The Dragon's army grew.",
+        lambda f, me: {"power_id": text(f, "power_id"), "units": whole(f, "units")},
+        gm=True,
+    ),
+    "rule-per-target": Form(
+        cc.RulePerTarget,
+        "gm-catalogue",
+        "Ruled: each target's resistance reduces only its own share.",
+        lambda f, me: {"action_id": text(f, "action_id")},
+        gm=True,
+    ),
+    "propose-share-consequence": Form(
+        cc.ProposeShareConsequence,
+        "gm-catalogue",
+        "Consequence offered to the collaborator.",
+        lambda f, me: {
+            "action_id": text(f, "action_id"),
+            "power_id": text(f, "power_id"),
+            "text": text(f, "text"),
+            "effects": data(f, "effects", []),
+        },
+        gm=True,
+    ),
     "define-army-type": Form(
         armies.DefineArmyType,
         "gm-catalogue",
@@ -500,6 +640,50 @@ SPECS: dict[str, Form] = {
         lambda f, me: {"town_id": text(f, "town_id"), "power_id": text(f, "power_id"), "reason": text(f, "reason")},
         gm=True,
     ),
+    "drop-claim": Form(
+        world.DropClaim,
+        "gm-map",
+        "Claim dropped.",
+        lambda f, me: {"town_id": text(f, "town_id"), "power_id": text(f, "power_id"), "reason": text(f, "reason")},
+        gm=True,
+    ),
+    "rule-subtle": Form(
+        world.RuleSubtle,
+        "gm-map",
+        "Ruled: the action targets inside the stronghold by subtle means.",
+        lambda f, me: {
+            "action_id": text(f, "action_id"),
+            "feature_id": text(f, "feature_id"),
+            "overcome": flag(f, "overcome"),
+        },
+        gm=True,
+    ),
+    "set-influence": Form(
+        pc.SetInfluence,
+        "gm-map",
+        "Influence recorded.",
+        lambda f, me: {"power_id": text(f, "power_id"), "hex_id": text(f, "hex_id"), "amount": whole(f, "amount")},
+        gm=True,
+    ),
+    "set-mechanisms": Form(
+        world.SetMechanisms,
+        "gm-map",
+        "Mechanisms recorded.",
+        lambda f, me: {"power_id": text(f, "power_id"), "mechanisms": words(f, "mechanisms")},
+        gm=True,
+    ),
+    "generate-influence": Form(
+        world.GenerateInfluence,
+        "gm-map",
+        "Influence generated.",
+        lambda f, me: {
+            "power_id": text(f, "power_id"),
+            "mechanism": text(f, "mechanism"),
+            "hex_id": text(f, "hex_id"),
+            "ranks": [_rank(r) for r in words(f, "ranks")],
+        },
+        gm=True,
+    ),
     "adjust-resources": Form(
         dev.AdjustResources,
         "gm-wallets",
@@ -512,6 +696,67 @@ SPECS: dict[str, Form] = {
         "gm-wallets",
         "Fame awarded.",
         lambda f, me: {"power_id": text(f, "power_id"), "amount": whole(f, "amount"), "reason": text(f, "reason")},
+        gm=True,
+    ),
+    "answer-question": Form(
+        dev.AnswerQuestion,
+        "gm-wallets",
+        "Answered.",
+        lambda f, me: {"question_id": text(f, "question_id"), "answer": text(f, "answer")},
+        gm=True,
+    ),
+    "grant-perk": Form(
+        dev.GrantPerk,
+        "gm-wallets",
+        "Starting perk granted.",
+        lambda f, me: {"power_id": text(f, "power_id"), "name": text(f, "name"), "detail": text(f, "detail")},
+        gm=True,
+    ),
+    "define-perk": Form(
+        dev.DefinePerk,
+        "gm-wallets",
+        "Perk defined.",
+        lambda f, me: {
+            "name": text(f, "name"),
+            "group": text(f, "group"),
+            "upgrade": flag(f, "upgrade"),
+            "repeatable": flag(f, "repeatable"),
+            "versus": opt(f, "versus"),
+        },
+        gm=True,
+    ),
+    "nerf-perk": Form(
+        dev.NerfPerk,
+        "gm-wallets",
+        "Perk nerfed: the power chooses what to do.",
+        lambda f, me: {
+            "power_id": text(f, "power_id"),
+            "name": text(f, "name"),
+            "detail": text(f, "detail"),
+            "reason": text(f, "reason"),
+        },
+        gm=True,
+    ),
+    "complete-task": Form(
+        dev.CompleteTask,
+        "gm-ambitions",
+        "Task done.",
+        lambda f, me: {
+            "ambition_id": text(f, "ambition_id"),
+            "task_id": text(f, "task_id"),
+            "fame": opt_whole(f, "fame"),
+        },
+        gm=True,
+    ),
+    "lose-task": Form(
+        dev.LoseTask,
+        "gm-ambitions",
+        "Task lost.",
+        lambda f, me: {
+            "ambition_id": text(f, "ambition_id"),
+            "task_id": text(f, "task_id"),
+            "reason": text(f, "reason"),
+        },
         gm=True,
     ),
     "offer-ambition": Form(
@@ -559,6 +804,39 @@ SPECS: dict[str, Form] = {
         "gm-magic",
         "Mana granted.",
         lambda f, me: {"power_id": text(f, "power_id"), "element": text(f, "element"), "amount": whole(f, "amount")},
+        gm=True,
+    ),
+    "channel-mana": Form(
+        magic.ChannelMana,
+        "gm-magic",
+        "Mana channelled into the action.",
+        lambda f, me: {"action_id": text(f, "action_id"), "element": text(f, "element"), "amount": whole(f, "amount")},
+        gm=True,
+    ),
+    "grant-magic-perk": Form(
+        magic.GrantMagicPerk,
+        "gm-magic",
+        "Magic perk granted.",
+        lambda f, me: {
+            "power_id": text(f, "power_id"),
+            "perk": text(f, "perk"),
+            "element": opt(f, "element"),
+            "spells": words(f, "spells"),
+        },
+        gm=True,
+    ),
+    "remove-conduit": Form(
+        magic.RemoveConduit,
+        "gm-magic",
+        "Conduit removed.",
+        lambda f, me: {"power_id": text(f, "power_id"), "conduit_id": text(f, "conduit_id")},
+        gm=True,
+    ),
+    "declare-dispel": Form(
+        magic.DeclareDispel,
+        "gm-magic",
+        "Dispel declared: the action's difficulty is the ritual's.",
+        lambda f, me: {"action_id": text(f, "action_id"), "ritual": text(f, "ritual")},
         gm=True,
     ),
     "set-conduit": Form(

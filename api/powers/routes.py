@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.deps import CurrentCaller, GamesDep, IdempotencyKey
+from api.deps import CurrentCaller, GamesDep, IdempotencyKey, Principal
 from api.powers.schemas import (
     AddPowerRequest,
     AdvanceRequest,
@@ -202,3 +202,15 @@ def set_influence(
 ) -> dict:
     """GM: record a power's influence in a hex."""
     return games.run(caller, game_id, SetInfluence(body.power_id, body.hex, body.amount), key).as_dict()
+
+
+@router.get("/battles/{battle_id}")
+def battle(game_id: str, battle_id: str, games: GamesDep, me: Principal) -> dict:
+    """A battle as you see it (P.4): the battlefield, armies and wounds, goals, whose turn it is."""
+    return games.battle(game_id, me, battle_id)
+
+
+@router.get("/battles/{battle_id}/report")
+def battle_report(game_id: str, battle_id: str, games: GamesDep, me: Principal) -> list[dict]:
+    """The battle's report round by round, as you saw it (the GM: in full)."""
+    return games.battle_report(game_id, me, battle_id)

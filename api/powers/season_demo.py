@@ -67,7 +67,7 @@ def play_demo_season(say: Callable[[str], None]) -> PowersGames:
     amb = _tidings(games, gid, wiz, rangers, gondor, say)
     acts = _planning(games, dice, gid, wiz, rangers, gondor, assets, say)
     _resolution(games, dice, gid, wiz, rangers, gondor, assets, acts, say)
-    _cleanup(games, gid, wiz, rangers, amb, say)
+    _cleanup(games, dice, gid, wiz, rangers, amb, assets, say)
     return games
 
 
@@ -226,7 +226,16 @@ def _resolution(
         )
 
 
-def _cleanup(games: PowersGames, gid: str, wiz: str, rangers: str, amb: str, say: Callable[[str], None]) -> None:
+def _cleanup(
+    games: PowersGames,
+    dice: FixedRoller,
+    gid: str,
+    wiz: str,
+    rangers: str,
+    amb: str,
+    assets: dict,
+    say: Callable[[str], None],
+) -> None:
     games.run(GM, gid, dev.CompleteTask(amb, "t1"))
     held = next(a for a in games.view(gid, rangers)["development"]["mine"]["ambitions"] if a["ambition_id"] == amb)
     fame = games.view(gid, rangers)["development"]["mine"]["wallet"]["fame"]
@@ -235,18 +244,50 @@ def _cleanup(games: PowersGames, gid: str, wiz: str, rangers: str, amb: str, say
         f"{held['fame_awarded']} fame (P-AMBI-1); the Rangers now hold {fame} fame."
     )
     games.advance(gid, "gm")  # battle -> month 2 planning
+    dice.rolls.append([6, 5, 1])
+    rune = games.run(
+        Caller.of(rangers),
+        gid,
+        cc.SubmitClassAction(
+            rangers,
+            "hidden_runes",
+            {"hex": "-1,0", "rank": 1},
+            assets=[{"asset_id": assets["subtlety"]}],
+            convert=0,
+        ),
+    ).result
+    say(
+        f"Month 2: the Rangers take the Circle's Hidden Runes at -1,0, rank 1 (at most their influence there, "
+        f"P.2.12): difficulty {rune['difficulty']}, rolled {rune['faces']}."
+    )
     games.advance(gid, "gm")
     games.resolve(gid, "gm", announcement="A quiet month.")
+    placed = [a for a in games.view(gid, rangers)["me"]["assets"] if a["cls"] == "rune"]
+    seen = [a for a in games.view(gid, wiz)["me"]["assets"] if a["cls"] == "rune"]
+    say(
+        "It succeeds: "
+        + ", ".join(f"a rank {a['rank']} {a['name']}" for a in placed)
+        + f" is the Rangers' asset, single use, in challenges there only; Saruman's board shows {len(seen)} runes."
+    )
     step = games.advance(gid, "gm").result["step"]
-    say(f"Battle passes; month 2 is quiet; the season ends: {step}.")
+    say(f"Battle passes; the season ends: {step}.")
     bree = next(t for t in games.view(gid, "gm")["map"]["towns"] if t["id"] == "bree")
     say(
         f"Cleanup (P-TOWN-4): Bree is Sickened, so it loses a person (now population {bree['population']}) and "
         f"the status ticks down to {bree['statuses']}; mana dissipates: Saruman holds "
         f"{_mana(games.get_game(gid).state.powers[wiz].mana)}."
     )
+    games.run(GM, gid, dev.GrantPerk(rangers, "Mercurial"))
     step = games.advance(gid, "gm").result["step"]
     say(f"Season 2 opens: {step}. Orthanc's maintenance falls due again (P-FEAT-3).")
+    games.run(Caller.of(rangers), gid, world.MercurialSwap(rangers, "-1,0", "0,0"))
+    held = games.view(gid, rangers)["me"]["influence"]
+    say(
+        "The GM had granted the Rangers Mercurial; before their outposts reset they swap their influence "
+        "between -1,0 and 0,0 (P-INFL-4): now "
+        + (", ".join(f"{n} at {h}" for h, n in sorted(held.items()) if n) or "none")
+        + "."
+    )
 
 
 def _mana(held: dict[str, int]) -> str:

@@ -11,7 +11,37 @@ from api.service import Caller, CommandKey, Games, Receipt, new_token
 from domain.powers import commands as pc
 
 
-class PowersCommands:
+class BattleReads:
+    """A battle as a viewer sees it, and its report round by round (domain.powers.battle, P.4)."""
+
+    get_game: Any
+    events: Any
+
+    def battle(self, game_id: str, viewer: str, battle_id: str) -> dict:
+        from domain.powers.battle import battle_view
+
+        game = self.get_game(game_id, for_update=False)
+        _check_viewer(game, viewer)
+        return battle_view(game, battle_id, viewer)
+
+    def battle_report(self, game_id: str, viewer: str, battle_id: str) -> list[dict]:
+        """The report of a battle as ``viewer`` saw it, round by round (the GM: in full)."""
+        from domain.powers.battle import battle_report
+
+        game = self.get_game(game_id, for_update=False)
+        _check_viewer(game, viewer)
+        game.battle(battle_id)  # NotFound for an unknown battle
+        return battle_report(list(self.events.get(game.id)), battle_id, viewer)
+
+
+def _check_viewer(game: Any, viewer: str) -> None:
+    from domain.errors import NotFound
+
+    if viewer != "gm" and viewer not in game.state.powers:
+        raise NotFound("no such seat in this game", field="authorization")
+
+
+class PowersCommands(BattleReads):
     """The Powers commands as methods of the service (mixed into ``Games``)."""
 
     run: Any  # Games.run

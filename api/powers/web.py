@@ -13,11 +13,13 @@ from api.powers.forms import FEATURE_FORMS
 from api.powers.mapsvg import map_figure
 from api.security import web_session
 from api.service import new_token
-from api.web.routes import _gm, _int, _link, attempt, back, flash, refused, send, templates
+from api.web.routes import _gm, _int, _link, attempt, back, confirm_first, flash, refused, send, templates
 from domain.errors import DomainError
 from domain.ids import GM
 from domain.powers import commands as pc
 from domain.powers import rules
+from domain.powers.feed import result_words
+from domain.powers.ruleset import phase_id
 
 NEXT_STEP = {
     "setup": "Begin the game (Tidings)",
@@ -50,10 +52,57 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
         if context["me"] == GM
         else f"The map as {names.get(context['me'], context['me'])} knows it",
     )
+    context.update(
+        kept=kept_compose(context.get("flash")), resistance_assets=resistance_assets, result_words=result_words
+    )
+    if context["phase"] is None and context["view"]["game"]["step"] in ("resistance", "battle"):
+        # This month's resolution, as the GM announced it (a public event), on every board and the console.
+        published = request.app.state.projector.latest_of_type(key, "ResolutionPublished", 1)
+        context["announcement"] = published[0].get("announcement") if published else None
     if context["me"] == GM:
+        context["rollback_default"] = rollback_default(context["view"]["game"], context["phases"])
         context["flips"] = request.app.state.projector.latest_of_type(key, "TiesBroken", 10)[::-1]
         return templates.TemplateResponse(request, "powers/console.html", context)
     return templates.TemplateResponse(request, "powers/board.html", context)
+
+
+def kept_compose(message: dict | None) -> dict[str, Any]:
+    """What was typed into the compose form, when it was refused (shown again; issue 17); else nothing."""
+    kept: dict[str, Any] = {}
+    if message and message.get("kind") == "error" and message.get("form") == "compose":
+        kept = dict(message.get("values") or {})
+    for key in ("target[]", "asset[]"):
+        value = kept.get(key, [])
+        kept[key] = value if isinstance(value, list) else [value]
+    return kept
+
+
+def resistance_assets(assets: list[dict], action_skill: str | None) -> list[dict]:
+    """The assets a resister may put in its pool, one row for identical ones (three schemes alike are one
+    choice: a pool holds one of a class, P-ASSET-1): not used up (P-ASSET-8), no agent, industry or army
+    already used this season (P-ASSET-12), and of skills only the one answering the action's (P-ASSET-3)."""
+    skill = rules.reaction_skill_for(action_skill)
+    seen: set[tuple] = set()
+    out = []
+    for a in assets:
+        if a.get("used_up") or (a["cls"] in rules.ONCE_PER_SEASON and a.get("used_this_season")):
+            continue
+        if a["cls"] == "skill" and skill and a["name"] != skill:
+            continue
+        same = (a["name"], a["cls"], a["rank"], a.get("assured"), a.get("critical"), a.get("novel"))
+        if same not in seen:
+            seen.add(same)
+            out.append(a)
+    return out
+
+
+def rollback_default(g: dict, phases: list[dict]) -> str | None:
+    """The phase a rollback offers first: the latest phase before the one the game is in (issue 17), never
+    the earliest."""
+    current = phase_id(g["season"], g["month"], g["step"])
+    here = max((i for i, p in enumerate(phases) if p["phase"] == current), default=len(phases))
+    earlier = [p["phase"] for p in phases[:here] if p["phase"] != current]
+    return earlier[-1] if earlier else None
 
 
 def submit_command(me: str, f: dict) -> pc.SubmitAction:
@@ -88,6 +137,7 @@ def _submit(request, games, game_id, caller, f):
         if not propose
         else "Proposal sent: the GM will set its difficulty, then you roll.",
         "actions",
+        keep=f,
     )
 
 
@@ -126,6 +176,16 @@ def _convert(request, games, game_id, caller, f):
 
 
 def _discard(request, games, game_id, caller, f):
+    ask = confirm_first(
+        request,
+        game_id,
+        f,
+        "Discard this action?",
+        "A discarded action is not resolved, and the action it used stays spent for this month.",
+        "Yes, discard it",
+    )
+    if ask is not None:
+        return ask
     return attempt(
         request,
         game_id,
@@ -174,6 +234,17 @@ def _waive(request, games, game_id, caller, f):
 
 @_gm
 def _advance(request, games, game_id, caller, f):
+    if f.get("expected_step") == "planning":
+        ask = confirm_first(
+            request,
+            game_id,
+            f,
+            "Close Planning now?",
+            "No power can submit, roll or change an action once Planning is closed, even before its deadline.",
+            "Yes, close Planning",
+        )
+        if ask is not None:
+            return ask
     return attempt(
         request,
         game_id,

@@ -27,6 +27,7 @@ from api.security import CsrfRefused, check_csrf, check_origin, site_base, web_s
 from api.service import Caller, Games, Receipt, hash_token, new_token
 from domain.errors import DomainError, Unauthorized
 from domain.ids import GM
+from domain.platform import feed as words_of
 from domain.platform.commands import (
     CloseWindow,
     Command,
@@ -36,6 +37,7 @@ from domain.platform.commands import (
     ReissueLink,
     RequestExtension,
 )
+from projections import people
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=str(HERE / "templates"))
@@ -52,6 +54,17 @@ def csrf_field(context: Any) -> Markup:
 
 
 templates.env.globals["csrf_field"] = csrf_field
+
+
+def readable(iso: str | None) -> str:
+    """A local ISO time (with its offset) in words: "Thu 03 Dec 2026, 02:46"."""
+    try:
+        return datetime.fromisoformat(str(iso)).strftime("%a %d %b %Y, %H:%M")
+    except ValueError:
+        return str(iso or "")
+
+
+templates.env.filters["readable"] = readable
 router = APIRouter(include_in_schema=False)
 
 BOARD_FEED = 40  # the newest events of the feed a board shows
@@ -69,6 +82,9 @@ def who(request: Request, game_id: str) -> str:
     session = web_session(request)
     grant = session.grants().get(game_id)
     if grant is None:
+        seat = person_seat(request, game_id)  # a person signed in by email, at a seat whose contact is theirs
+        if seat is not None:
+            return seat
         raise Unauthorized("sign in with the secret link your GM sent you", field="session")
     try:
         principal = games_of(request).authenticate_hash(game_id, grant.token_hash)
@@ -76,6 +92,37 @@ def who(request: Request, game_id: str) -> str:
         session.revoke(game_id)
         raise
     return principal
+
+
+def person_seat(request: Request, game_id: str) -> str | None:
+    """The seat a person signed in by email holds in this game (the one they chose on My games if several):
+    one the read model lists under their address, whose contact the game itself still says is theirs."""
+    person = web_session(request).person()
+    if person is None:
+        return None
+    listed = [seat for g, seat in people.seats_of(request.app.state.projector.db, person.email) if g == game_id]
+    chosen = (web_session(request).get("seats") or {}).get(game_id)
+    games = games_of(request)
+    for seat in sorted(listed, key=lambda s: s != chosen):
+        try:
+            email = games.contact_of(game_id, seat)[0]
+        except DomainError:
+            return None
+        if email and people.address_key(email) == people.address_key(person.email):
+            return seat
+    return None
+
+
+def caller_for(request: Request, game_id: str, me: str) -> Caller:
+    """The caller a form runs as: with the hash of the link's token, or as the person signed in by email."""
+    session = web_session(request)
+    grant = session.grants().get(game_id)
+    person = session.person()
+    if grant is not None:
+        return Caller.of(me, grant.token_hash)
+    if person is not None:
+        return Caller.of_person(me, person.email)
+    raise Unauthorized("sign in first", field="session")
 
 
 def flash(request: Request, **message: Any) -> None:
@@ -98,12 +145,16 @@ def refused(request: Request, game_id: str, form: str, err: DomainError) -> Redi
     return back(game_id, form)
 
 
-def attempt(request: Request, game_id: str, form: str, fn, ok: str, anchor: str = "") -> RedirectResponse:
-    """Run a command; remember its receipt or its refusal (with rule and field) for the next page."""
+def attempt(
+    request: Request, game_id: str, form: str, fn, ok: str, anchor: str = "", keep: dict | None = None
+) -> RedirectResponse:
+    """Run a command; remember its receipt or its refusal (with rule and field) for the next page. With
+    ``keep`` (the posted form), a refused form is shown again with what was typed (``values``)."""
     try:
         receipt = fn()
     except DomainError as err:
-        flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message)
+        values = {k: v for k, v in (keep or {}).items() if k != "csrf"} or None
+        flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message, values=values)
         return back(game_id, anchor or form)
     detail = getattr(receipt, "sequence", None)
     flash(
@@ -135,6 +186,83 @@ def _int(value: Any, default: int | None = None) -> int | None:
         return int(value)
     except (TypeError, ValueError):
         return default
+
+
+def local_time(iso: str | None, zone: ZoneInfo) -> str:
+    """A recorded instant (ISO, UTC) as its viewer reads it: "Mon 30 Nov 2026, 14:05 CET" in their zone."""
+    if not iso:
+        return ""
+    moment = datetime.fromisoformat(str(iso))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(zone).strftime("%a %d %b %Y, %H:%M %Z")
+
+
+def local_receipt(message: dict | None, zone: ZoneInfo) -> dict | None:
+    """A flash whose receipt carries its time in the viewer's zone as well (``at_local``)."""
+    if message and message.get("receipt") and message["receipt"].get("at"):
+        message = {**message, "receipt": {**message["receipt"], "at_local": local_time(message["receipt"]["at"], zone)}}
+    return message
+
+
+def seat_names(game: Any) -> dict[str, str]:
+    """Every seat's public name (the GM's too), for lines in words."""
+    names = {pid: getattr(seat, "name", pid) for pid, seat in getattr(game.state, "powers", {}).items()}
+    return {GM: "the GM", **names}
+
+
+def kept_links(request: Request, game_id: str) -> dict[str, dict[str, str]]:
+    """The sign-in links this browser was shown for a game, each kept until the GM dismisses it (issue 17):
+    a form that makes a link leaves it in the session's ``links``; the next page keeps it under its game."""
+    session = web_session(request)
+    fresh = session.pop("links", None) or {}
+    kept = session.get("kept_links") or {}
+    if fresh:
+        kept = {**kept, game_id: {**kept.get(game_id, {}), **fresh}}
+        session.set("kept_links", kept)
+    return kept.get(game_id, {})
+
+
+def rollback_banner(projector: Any, key: str, ruleset: Any, phases: list[dict]) -> dict | None:
+    """The latest rollback, while no phase has begun since it (every board shows it with its reason)."""
+    latest = projector.latest_of_type(key, "GameRolledBack", 1)
+    if not latest:
+        return None
+    rolled = latest[0]
+    if phases and phases[-1]["version"] > rolled["from_version"]:
+        return None  # a phase began after the rollback: the table has moved on
+    to = [p for p in phases if p["version"] == rolled["to_version"]]
+    return {
+        "reason": rolled.get("reason") or "",
+        "to": words_of.phase_title(ruleset, to[-1]["phase"]) if to else f"version {rolled['to_version']}",
+    }
+
+
+def confirm_first(
+    request: Request, game_id: str, f: dict[str, Any], question: str, detail: str, button: str
+) -> Response | None:
+    """A destructive form asks once more on a page of its own (no JavaScript needed): None once the form
+    carries ``confirm=yes``, else the page that posts it again, with every field it had, and that answer."""
+    if f.get("confirm") == "yes":
+        return None
+    fields = [
+        (k, v)
+        for k, values in f.items()
+        if k not in ("csrf", "confirm")
+        for v in (values if isinstance(values, list) else [values])
+    ]
+    return templates.TemplateResponse(
+        request,
+        "confirm.html",
+        {
+            "game_id": game_id,
+            "action": request.url.path,
+            "fields": fields,
+            "question": question,
+            "detail": detail,
+            "button": button,
+        },
+    )
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -181,7 +309,10 @@ def sign_in(request: Request, game_id: str, token: str) -> Response:
 async def sign_out(request: Request, game_id: str) -> Response:
     """Sign this browser out of a game."""
     await form_of(request)
-    web_session(request).revoke(game_id)
+    session = web_session(request)
+    if game_id not in session.grants() and session.person() is not None:
+        session.sign_out_person()  # at this board as a person signed in by email (issue 17)
+    session.revoke(game_id)
     return RedirectResponse("/", status_code=303)
 
 
@@ -230,7 +361,7 @@ def _link(request: Request, game_id: str, token: str) -> dict[str, str]:
 
 
 @router.get("/play/{game_id}", response_class=HTMLResponse)
-def board(request: Request, game_id: str, phase: str | None = None) -> Response:
+def board(request: Request, game_id: str, phase: str | None = None, at: str | None = None) -> Response:
     """A power's board, or the GM's console; with ``phase``, my view as it stood then."""
     games = games_of(request)
     try:
@@ -243,19 +374,30 @@ def board(request: Request, game_id: str, phase: str | None = None) -> Response:
             status_code=401,
         )
     # Bounded at any game length: the state (a cached aggregate), the latest phases and a page of the feed.
-    phases = games.recent_phases(game_id, BOARD_PHASES)
+    game = games.get_game(game_id, for_update=False)
+    ruleset = game.ruleset
+    phases = [
+        dict(p, title=words_of.phase_title(ruleset, p["phase"])) for p in games.recent_phases(game_id, BOARD_PHASES)
+    ]
+    zone = ZoneInfo(games.timezone_for(game_id, me))
     context: dict[str, Any] = {
         "game_id": game_id,
         "me": me,
         "phases": phases,
         "phase": phase,
-        "flash": web_session(request).pop("flash", None),
-        "links": web_session(request).pop("links", {}),
+        "phase_title": words_of.phase_title(ruleset, phase) if phase else None,
+        "phase_at": "start" if at == "start" else "end",
+        "flash": local_receipt(web_session(request).pop("flash", None), zone),
+        "links": kept_links(request, game_id),
     }
+    up_to = None
     if phase:
         try:
-            context["view"] = games.view_at(game_id, me, phase=phase)
+            start, end = games.phase_span(game_id, phase)
+            up_to = start if at == "start" else end
+            context["view"] = games.view_at(game_id, me, phase=phase, version=up_to)
         except DomainError as err:
+            up_to = None
             context["view"] = games.view(game_id, me)
             context["flash"] = {
                 "kind": "error",
@@ -265,15 +407,32 @@ def board(request: Request, game_id: str, phase: str | None = None) -> Response:
                 "text": err.message,
             }
             context["phase"] = None
+            context["phase_title"] = None
     else:
         context["view"] = games.view(game_id, me)
-    zone = ZoneInfo(games.timezone_for(game_id, me))
     projector = request.app.state.projector
-    key = str(games.get_game(game_id, for_update=False).id)
-    events = projector.timeline(key, me, limit=BOARD_FEED, newest_first=True)
+    key = str(game.id)
+    context["rollback_banner"] = None if phase else rollback_banner(projector, key, ruleset, phases)
+    before = _int(request.query_params.get("before"))
+    events = projector.timeline(key, me, limit=BOARD_FEED + 1, newest_first=True, before=before, up_to_version=up_to)
+    names = seat_names(game)
     context["feed"] = [
-        dict(e, local=datetime.fromisoformat(e["at"]).astimezone(zone).strftime("%a %d %b %H:%M")) for e in events
+        dict(
+            e,
+            local=local_time(e["at"], zone),
+            text=words_of.describe_event(ruleset, e["type"], e["data"], names),
+            by=words_of.who(e["actor"], names),
+        )
+        for e in events[:BOARD_FEED]
     ]
+    keep = {"phase": phase, "at": at} if phase else {}
+    keep = {k: v for k, v in keep.items() if v}
+    top = context["feed"][0]["seq"] if context["feed"] else None
+    context["feed_pages"] = {
+        "older": urlencode({**keep, "before": context["feed"][-1]["seq"]}) if len(events) > BOARD_FEED else None,
+        "newer": urlencode({**keep, "before": top + BOARD_FEED + 1}) if before is not None and top else None,
+        "newest": urlencode(keep) if before is not None else None,
+    }
     context["zone"] = zone.key
     from api.web.talk import talk_summary  # the talk box of every ruleset's board (issue 16)
 
@@ -301,7 +460,7 @@ async def command(request: Request, game_id: str, command: str) -> Response:
     handler = FORMS.get(command) or (pages.FORMS.get(command) if pages is not None else None)
     if handler is None:
         return PlainTextResponse("no such form", status_code=404)
-    caller = Caller.of(me, web_session(request).grants()[game_id].token_hash)
+    caller = caller_for(request, game_id, me)
     return handler(request, games, game_id, caller, f)
 
 
@@ -380,6 +539,17 @@ def _refuse(request, games, game_id, caller, f):
 
 @_gm
 def _close(request, games, game_id, caller, f):
+    window = words_of.phase_title(games.get_game(game_id, for_update=False).ruleset, f.get("window_id", ""))
+    ask = confirm_first(
+        request,
+        game_id,
+        f,
+        f"Close {window or 'this window'} now?",
+        "Nobody can act in it once it is closed, even before its deadline.",
+        "Yes, close it now",
+    )
+    if ask is not None:
+        return ask
     return attempt(
         request,
         game_id,
@@ -407,6 +577,18 @@ def _reissue(request, games, game_id, caller, f):
 
 @_gm
 def _rollback(request, games, game_id, caller, f):
+    ruleset = games.get_game(game_id, for_update=False).ruleset
+    ask = confirm_first(
+        request,
+        game_id,
+        f,
+        f"Roll the game back to the start of {words_of.phase_title(ruleset, f.get('phase') or '') or 'the phase'}?",
+        "Everything after it is undone for every player (the audit keeps it, marked superseded); every board "
+        f"shows your reason until the next phase: “{f.get('reason', '')}”.",
+        "Yes, roll back",
+    )
+    if ask is not None:
+        return ask
     return attempt(
         request,
         game_id,
@@ -418,6 +600,17 @@ def _rollback(request, games, game_id, caller, f):
 
 @_gm
 def _fork(request, games, game_id, caller, f):
+    ruleset = games.get_game(game_id, for_update=False).ruleset
+    ask = confirm_first(
+        request,
+        game_id,
+        f,
+        f"Fork a sandbox game from {words_of.phase_title(ruleset, f.get('phase') or '') or 'this phase'}?",
+        "A new game is made from this one's history up to that phase; this game goes on unchanged.",
+        "Yes, fork",
+    )
+    if ask is not None:
+        return ask
     try:
         new_id, _ = games.fork(
             game_id, caller.principal, f.get("name", ""), f.get("reason", ""), phase=f.get("phase") or None
@@ -429,7 +622,17 @@ def _fork(request, games, game_id, caller, f):
     return RedirectResponse(f"/play/{new_id}", status_code=303)
 
 
+def _dismiss_link(request, games, game_id, caller, f):
+    """Stop listing a sign-in link in this browser (the link itself keeps working)."""
+    session = web_session(request)
+    kept = session.get("kept_links") or {}
+    mine = {k: v for k, v in kept.get(game_id, {}).items() if k != f.get("who")}
+    session.set("kept_links", {**kept, game_id: mine})
+    return back(game_id, "links")
+
+
 FORMS = {
+    "dismiss-link": _dismiss_link,
     "ready": _ready,
     "extension": _extension,
     "grant": _grant,
@@ -464,7 +667,24 @@ def audit_page(
             request, "message.html", {"title": "GM only", "text": err.message}, status_code=403
         )
     projector = request.app.state.projector
-    key = str(games.get_game(game_id, for_update=False).id)
+    game = games.get_game(game_id, for_update=False)
+    key = str(game.id)
+    zone = ZoneInfo(games.timezone_for(game_id, me))
+    names = seat_names(game)
+    choices = {
+        "power": [(pid, name) for pid, name in names.items() if pid != GM],
+        "actor": [*names.items(), ("system", "the service")],
+        "type": [(t, words_of.words(t)) for t in projector.event_types(key)],
+        "phase": [  # each phase once, even if a rollback began it again
+            (name, words_of.phase_title(game.ruleset, name))
+            for name in dict.fromkeys(["setup", *(p["phase"] for p in games.recent_phases(game_id, BOARD_PHASES))])
+        ],
+    }
+    # Filters are choices by name; a value typed into the address is matched by id or name, in any case.
+    power, actor, type, phase = (
+        _choice(value, choices[name])
+        for name, value in (("power", power), ("actor", actor), ("type", type), ("phase", phase))
+    )
     start = max(_int(after, 0) or 0, 0)
     size = min(max(_int(limit, AUDIT_PAGE) or AUDIT_PAGE, 1), AUDIT_MAX)
     rows, next_after = projector.audit_page(
@@ -510,8 +730,31 @@ def audit_page(
             }
         )
         return PlainTextResponse(out.getvalue(), media_type="text/csv", headers=headers)
+    for r in rows:
+        r["local"] = local_time(r["at"], zone)
+        r["words"] = words_of.words(r["type"])
     return templates.TemplateResponse(
         request,
         "audit.html",
-        {"game_id": game_id, "rows": rows, "filters": filters, "pages": pages, "now": datetime.now(timezone.utc)},
+        {
+            "game_id": game_id,
+            "rows": rows,
+            "filters": filters,
+            "choices": choices,
+            "names": names,
+            "zone": zone.key,
+            "pages": pages,
+            "now": datetime.now(timezone.utc),
+        },
     )
+
+
+def _choice(value: str | None, choices: list[tuple[str, str]]) -> str | None:
+    """The id of the choice a filter value names, by id or by name, in any case (else the value as given)."""
+    if not value:
+        return None
+    wanted = value.strip().casefold()
+    for key, label in choices:
+        if wanted in (key.casefold(), str(label).casefold()):
+            return key
+    return value

@@ -68,6 +68,11 @@ class CovenantGame(PlatformGame):
     def _may_act_in(self, w: Window, power_id: str) -> bool:
         return power_id in self.state.turn
 
+    def waits_on(self, w: Window, seat: str) -> bool:
+        """A turn's window (``phase:seat:season:cycle``, H-9) waits on the seat whose turn it is alone."""
+        parts = w.kind.split(":")
+        return len(parts) == 4 and parts[1] == seat and seat in self.state.turn
+
     def _fresh_seed(self, seed: str, s_old_seed: str | None = None, reveal: bool = True) -> None:
         if self.state.phase in ("setup", "over"):
             self._seed_cleared(actor=SYSTEM, audience=[vis.SEALED])

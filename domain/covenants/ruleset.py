@@ -116,6 +116,23 @@ def phase_of(event: Any) -> dict[str, Any] | None:
     return {"phase": f"y{event.year}-{season}-c{event.cycle}-{event.phase}", "step": event.phase}
 
 
+def phase_title(phase: str) -> str | None:
+    """``y1-spring-c2-main`` -> "Year 1, spring, cycle 2: Main"."""
+    parts = phase.split("-")
+    if len(parts) != 4 or not parts[0][1:].isdigit() or not parts[2][1:].isdigit():
+        return None
+    return f"Year {parts[0][1:]}, {parts[1]}, cycle {parts[2][1:]}: {parts[3].capitalize()}"
+
+
+def describe(kind: str, data: Any, names: Any) -> str | None:
+    """A covenant game's event in words (its feed; the platform's words for the rest)."""
+    if kind == "PhaseBegan":
+        season = rules.SEASONS[data["season"]]
+        name = "y{}-{}-c{}-{}".format(data["year"], season, data["cycle"], data["phase"])
+        return f"{phase_title(name)} began."
+    return None
+
+
 def seat_of(event: Any) -> str | None:
     """The covenant a ``CovenantAdded`` seats at the table; else None."""
     return event.seat_id if type(event).__name__ == "CovenantAdded" else None
@@ -136,6 +153,8 @@ COVENANTS = register(
         fold=fold,
         phase_of=phase_of,
         seat_of=seat_of,
+        phase_title=phase_title,
+        describe=describe,
         roles=COVENANT_ROLES,
         state_types=(CovenantSeat, Card, CovenantState, Window),
         description="The covenant game (Ars Magica seed): 2-4 covenants, no GM, played to 25 points",

@@ -8,9 +8,10 @@ records the same records as events; folding their changes reproduces the scratch
 
 A player's choices (targets, each ``Move 1`` step, which cubes to heal) arrive with the command (L.3), or,
 when the command leaves them to a prompt (``Choices.prompt``), the engine stops at the first one it needs
-and raises ``ChoiceNeeded`` with the legal options it computed; nothing of the effect is recorded until the
-chooser answers (or the deadline picks the default) and the effect resolves again with that answer. A
-choice the rules do not allow is refused before anything is recorded.
+and raises ``ChoiceNeeded`` with the legal options it computed and who chooses; nothing of the effect is
+recorded until the chooser answers (or the deadline picks the default) and the effect resolves again from
+the start with every answer so far (``Answers``, consumed in the order the choices are asked, through the
+Persistent Effects it triggers too). A choice the rules do not allow is refused before anything is recorded.
 """
 
 from __future__ import annotations
@@ -42,21 +43,57 @@ class Source:
 
 
 @dataclass
+class Answers:
+    """The answers to a command's prompts so far, in the order they were asked; resolving again from the start
+    consumes them in the same order, and asks the first choice beyond them."""
+
+    given: list[str] = field(default_factory=list)
+    used: int = 0
+
+    def next(self) -> str | None:
+        if self.used < len(self.given):
+            self.used += 1
+            return self.given[self.used - 1]
+        return None
+
+
+@dataclass
 class Choices:
     moves: list[str] = field(default_factory=list)  # one Room per Move 1 step (LH-2)
     heal: list[int] | None = None  # which cubes, by position on the track left to right (LH-3)
     prompt: bool = False  # a step not answered in advance is asked for (ChoiceNeeded) rather than refused
-    heal_colours: list[str] | None = None  # a prompt's answer: whose cubes to heal, each the rightmost of its owner
+    heal_colours: list[str] | None = None  # whose cubes to heal, each the rightmost of its owner
+    answers: Answers = field(default_factory=Answers)  # the prompts' answers so far (L.3)
 
 
 class ChoiceNeeded(Exception):
     """The effect needs a choice the command did not make: ``options`` are the legal ones, ``default`` the one
-    the deadline takes, ``rule`` the rule an answer outside ``options`` breaks."""
+    the deadline takes, ``rule`` the rule an answer outside ``options`` breaks, ``chooser`` the Mage asked."""
 
-    def __init__(self, kind: str, question: str, options: list[str], default: str, rule: str, field: str) -> None:
+    def __init__(
+        self, kind: str, question: str, options: list[str], default: str, rule: str, field: str, chooser: str = ""
+    ) -> None:
         super().__init__(question)
         self.kind, self.question, self.options, self.default = kind, question, options, default
-        self.rule, self.field = rule, field
+        self.rule, self.field, self.chooser = rule, field, chooser
+
+
+def ask(choices: Choices, chooser: str, kind: str, question: str, options: list[str], default: str, rule: str) -> str:
+    """The answer to a choice: the next one given, checked against the options computed now; or, when none is
+    left, ``ChoiceNeeded``. The Black Rose has no seat to ask: its choices take their default (LH-7, the host
+    plays its cards as printed)."""
+    if chooser == BLACK_ROSE:
+        return default
+    answer = choices.answers.next()
+    if answer is None:
+        raise ChoiceNeeded(kind, question, options, default, rule, "option", chooser)
+    if answer not in options:
+        raise RuleViolation(
+            f"{answer!r} is not a legal answer to {question} ({rule}): one of {', '.join(options)}",
+            rule=rule,
+            field="option",
+        )
+    return answer
 
 
 class Engine:
@@ -124,8 +161,9 @@ class Engine:
         trigger: dict | None = None,
     ) -> None:
         """Resolve one effect, then the persistent effects it triggered (each at most once per chain)."""
-        self._resolve_one(phrases, source, target, choices or Choices(), trigger)
-        self._fire_triggers(source)
+        choices = choices or Choices()
+        self._resolve_one(phrases, source, target, choices, trigger)
+        self._fire_triggers(source, choices)
 
     def _resolve_one(
         self, phrases: list[Phrase], source: Source, target: str | None, choices: Choices, trigger: dict | None
@@ -171,9 +209,11 @@ class Engine:
         )
         self._occurred.append(("effect_resolved", source.token or "", ""))
 
-    def _fire_triggers(self, root: Source) -> None:
+    def _fire_triggers(self, root: Source, choices: Choices) -> None:
         """L-PERS-1: every active Persistent Token whose condition occurred resolves its effect; a token fires
-        at most once per chain and its own resolution cannot trigger it again (L-AMB-9)."""
+        at most once per chain and its own resolution cannot trigger it again (L-AMB-9). A choice a triggered
+        effect needs is its token owner's, always asked (nobody answers it in advance): it shares the chain's
+        answers, so the chain resolves again in the same order once it is answered."""
         if root.token:
             self._fired.add(root.token)
         while self._occurred:
@@ -198,7 +238,11 @@ class Engine:
                 )
                 self._offer_from_cells(key, tok, target, trig)
                 self._resolve_one(
-                    card.persistent.phrases, src, target, Choices(), {"token": key, "on": trig, "model": model}
+                    card.persistent.phrases,
+                    src,
+                    target,
+                    Choices(prompt=True, answers=choices.answers),
+                    {"token": key, "on": trig, "model": model},
                 )
 
     def _offer_from_cells(self, key: str, tok: dict, target: str, trig: str) -> None:
@@ -321,7 +365,8 @@ class Engine:
             options = sorted({",".join(sorted(c)) for c in combinations(track, n)})
             if len(options) > 1:
                 default = ",".join(sorted(track[len(track) - n :]))
-                raise ChoiceNeeded("heal", f"whose {n} cubes to heal on {t}", options, default, "L-HEAL-1", "heal")
+                answer = ask(ch, src.resolver, "heal", f"whose {n} cubes to heal on {t}", options, default, "L-HEAL-1")
+                ch = Choices(ch.moves, None, ch.prompt, answer.split(",") if answer else [], ch.answers)
         if ch.heal is None and ch.heal_colours is not None:
             left = list(enumerate(track))
             picked = []
@@ -329,7 +374,7 @@ class Engine:
                 i = next(i for i, c in reversed(left) if c == colour)
                 left = [(j, c) for j, c in left if j != i]
                 picked.append(i)
-            ch = Choices(ch.moves, sorted(picked))
+            ch = Choices(ch.moves, sorted(picked), answers=ch.answers)
         chosen = sorted(set(ch.heal)) if ch.heal is not None else rightmost
         if len(chosen) > amount or any(not 0 <= i < len(track) for i in chosen):
             raise RuleViolation(
@@ -367,7 +412,11 @@ class Engine:
             if not mv and ch.prompt:
                 # LH-2: the player picks; at the deadline the first adjacent Room in the catalogue's order, so
                 # the phrase still applies in full as R2 asks
-                raise ChoiceNeeded("move", f"Move step {step + 1} of {t}", legal, legal[0], "L-MOVE-1", "moves")
+                room = ask(ch, src.resolver, "move", f"Move step {step + 1} of {t}", legal, legal[0], "L-MOVE-1")
+                self.change({"op": "move", "model": t, "from": self.s.positions[t], "room": room})
+                self._occurred.append(("enters_room", room, t))
+                applied.append(f"{t} to {room}")
+                continue
             if not mv:
                 raise RuleViolation(
                     f"choose a Room for Move step {step + 1} of {t}: one of {', '.join(legal)}",
@@ -460,7 +509,13 @@ class Engine:
             return [], d
         if t not in self.s.mages or not self.s.mages[t]["trophies"]:
             return [], [self.skip("take a Trophy", f"{t} holds no Trophy", "R3")]
-        of = self.s.mages[t]["trophies"][-1]
+        held = self.s.mages[t]["trophies"]
+        of = held[-1]
+        owners = sorted(set(held))
+        if ch.prompt and len(owners) > 1:
+            # LH-4 / L-AMB-7: "take a Trophy" applies in full several ways when the target holds Trophies of
+            # several Mages; the resolver picks whose; the default is the one the target gained last
+            of = ask(ch, src.resolver, "trophy", f"whose Trophy to take from {t}", owners, of, "L-EFF-2")
         self.change({"op": "trophy", "to": src.resolver, "of": of, "from": t})
         return [f"Trophy of {of} from {t}"], []
 

@@ -20,7 +20,7 @@ from domain import visibility as vis
 from domain.errors import NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.lodge.catalogue import SLOTS, Card, Catalogue, Phrase, default_catalogue, installed_pin, pinned_catalogue
-from domain.lodge.engine import ChoiceNeeded, Choices, Engine, Source
+from domain.lodge.engine import Answers, ChoiceNeeded, Choices, Engine, Source, ask
 from domain.lodge.package import installed_package
 from domain.lodge.scoring import score_room
 from domain.lodge.state import BLACK_ROSE, DUMMY, LodgeState, apply_change
@@ -29,6 +29,8 @@ from domain.platform.state import Seat, Window
 
 RULES_VERSION = "lodge-1"
 COLOURS = ("red", "blue", "green", "yellow")
+STOP, NOBODY = "stop", "none"  # an Evocation's prompts: no further step; no attack (L-EVO-1, L-EVO-2)
+RESOLVE, DECLINE = "resolve", "decline"  # a Cell offer's prompt (L-PERS-5, LH-5)
 
 
 class LodgeGame(PlatformGame):
@@ -215,7 +217,7 @@ class LodgeGame(PlatformGame):
         limits.check_text(mage_id, "mage_id", limits.IDENTIFIER, required=True)
         if self.state.phase != "setup":
             raise RuleViolation("Mages join before the first turn", rule="LH-7", field="mage_id")
-        if mage_id in self.state.powers or mage_id in (DUMMY, BLACK_ROSE, GM):
+        if mage_id in self.state.powers or mage_id in (DUMMY, BLACK_ROSE, GM, STOP, NOBODY):
             raise RuleViolation(f"{mage_id!r} is taken", field="mage_id")
         if colour not in COLOURS or any(m["colour"] == colour for m in self.state.mages.values()):
             raise RuleViolation(f"choose a free colour of {', '.join(COLOURS)}", field="colour")
@@ -379,6 +381,21 @@ class LodgeGame(PlatformGame):
             out.append(DUMMY)
         return out
 
+    def _target(self, card: Card, target: str | None, mage_id: str, choices: Choices) -> str | None:
+        """LH-1 (R21, R22): a target the command leaves open is chosen from the legal ones the server computes:
+        asked for when more than one is legal, taken when only one is, and refused (``_check_target``) when none
+        is. The deadline's default is the Dummy Target when it is offered (R22: it resolves as much of the
+        effect as possible without touching any Model), else the Room the Mage stands in when it is legal, else
+        the first legal target in the server's order."""
+        if target is not None or card.target.kind == "none" or not choices.prompt:
+            return target
+        legal = [t for t in self.legal_targets(card, mage_id) if t is not None]
+        if len(legal) <= 1:
+            return legal[0] if legal else None
+        here = self.state.positions.get(mage_id)
+        default = DUMMY if DUMMY in legal else here if here in legal else legal[0]
+        return ask(choices, mage_id, "target", f"the target of {card.name}", legal, default, "LH-1")
+
     def choices_for(self, mage_id: str) -> dict:
         """What a Mage may do now, as lists to choose from (L.3); empty outside a phase that allows it."""
         phase = self._phase_rules()
@@ -417,7 +434,7 @@ class LodgeGame(PlatformGame):
         self, mage_id: str, slot: str, target: str | None, choices: Choices, now: datetime | None = None
     ) -> None:
         """Reveal the Spell in a slot and resolve its effect; a Persistent spell places its token (L.1.3)."""
-        command = {"command": "CastSpell", "mage": mage_id, "slot": slot, "target": target, "heal": choices.heal}
+        command = {"command": "CastSpell", "mage": mage_id, "slot": slot, "target": target}
         self._resolving(command, choices, now, lambda: self._cast_spell(mage_id, slot, target, choices))
 
     def _cast_spell(self, mage_id: str, slot: str, target: str | None, choices: Choices) -> None:
@@ -428,6 +445,7 @@ class LodgeGame(PlatformGame):
         if sheet["slots"][slot]["casts"] >= self.package["casts_per_slot_per_turn"]:
             raise RuleViolation(f"slot {slot} was cast this turn already", rule="LH-7", field="slot")
         card = self.catalogue.cards[sheet["slots"][slot]["card"]]
+        target = self._target(card, target, mage_id, choices)
         self._check_target(card, target, mage_id)
         engine = self._engine()
         engine.emit(
@@ -446,7 +464,6 @@ class LodgeGame(PlatformGame):
     ) -> None:
         """Spend a Physical Action Token (flipped to its used side until Clean-up C3) and resolve its effect."""
         command: dict[str, Any] = {"command": "PhysicalAction", "mage": mage_id, "action": action, "target": target}
-        command["heal"] = choices.heal
         self._resolving(command, choices, now, lambda: self._physical_action(mage_id, action, target, choices))
 
     def _physical_action(self, mage_id: str, action: str, target: str | None, choices: Choices) -> None:
@@ -459,6 +476,7 @@ class LodgeGame(PlatformGame):
             raise RuleViolation(f"your {card.name} token is spent until Clean-up", rule="LH-7", field="action")
         if mage_id not in self.state.positions:
             raise RuleViolation("your Mage is not in the Lodge", field="mage_id")
+        target = self._target(card, target, mage_id, choices)
         self._check_target(card, target, mage_id)
         engine = self._engine()
         engine.emit(
@@ -474,14 +492,20 @@ class LodgeGame(PlatformGame):
 
     def _resolving(self, command: dict, choices: Choices, now: datetime | None, resolve: Any) -> None:
         """Resolve an effect; when it stops for a choice the command left open, offer it instead: the
-        ``ChoiceOffered`` event (seen by the chooser and the host) and a window with a deadline."""
-        waiting = sorted(c for c, p in self.state.prompts.items() if p["mage"] == command["mage"])
+        ``ChoiceOffered`` event (seen by the chooser and the host) and a window with a deadline. Cell offers the
+        effect made are offered as prompts too (L-PERS-5)."""
+        waiting = sorted(
+            c for c, p in self.state.prompts.items() if p["kind"] != "cell" and p["command"]["mage"] == command["mage"]
+        )
         if waiting:  # R1: an effect resolves in full before the next begins
+            chooser = self.state.prompts[waiting[0]]["mage"]
+            whose = "" if chooser == command["mage"] else f" ({chooser}'s to answer)"
             raise RuleViolation(
-                f"answer {waiting[0]} first: the effect waiting for it has not resolved (L-EFF-1)",
+                f"answer {waiting[0]}{whose} first: the effect waiting for it has not resolved (L-EFF-1)",
                 rule="L-EFF-1",
                 field="choice_id",
             )
+        command = dict(command, moves=list(choices.moves), heal=choices.heal, prompt=choices.prompt)
         try:
             resolve()
         except ChoiceNeeded as need:
@@ -489,11 +513,31 @@ class LodgeGame(PlatformGame):
                 raise RuleViolation(
                     f"choose {need.question}: one of {', '.join(need.options)}", rule=need.rule
                 ) from None
-            answers = {"moves": list(choices.moves), "heal_colours": choices.heal_colours}
-            self._offer_choice(command, answers, need, now)
+            self._offer_choice(command, list(choices.answers.given), need, now)
+            return
+        if now is not None:
+            self._offer_cells(now)
 
-    def _offer_choice(self, command: dict, answers: dict, need: ChoiceNeeded, now: datetime) -> None:
-        mage = command["mage"]
+    def _offer_cells(self, now: datetime) -> None:
+        """L-PERS-5 / LH-5: each Cell offer not yet asked becomes a prompt to its Mage: resolve or decline; the
+        deadline declines ("may": resolving is the Mage's choice, so nothing happens unless they make it)."""
+        for oid, offer in sorted(self.state.offers.items()):
+            if offer.get("choice"):
+                continue
+            card = self.catalogue.cards[offer["card"]]
+            need = ChoiceNeeded(
+                "cell",
+                f"resolve the Persistent Effect of {card.name} on {offer['target']} from your Cell",
+                [RESOLVE, DECLINE],
+                DECLINE,
+                "L-PERS-5",
+                "option",
+                offer["mage"],
+            )
+            self._offer_choice({"command": "CellOffer", "mage": offer["mage"], "offer": oid}, [], need, now)
+
+    def _offer_choice(self, command: dict, answers: list[str], need: ChoiceNeeded, now: datetime) -> None:
+        mage = need.chooser or command["mage"]
         cid = f"choice-{self.version}"
         audience = vis.powers([mage])  # the host sees every event
         offered = {
@@ -507,7 +551,10 @@ class LodgeGame(PlatformGame):
         }
         prompt = {"op": "prompt", "id": cid, **offered, "command": command, "answers": answers, "field": need.field}
         prompt.pop("choice")
-        self._emit("ChoiceOffered", offered, [prompt], actor=mage, audience=audience)
+        changes = [prompt]
+        if need.kind == "cell":
+            changes.append({"op": "offer_choice", "id": command["offer"], "choice": cid})
+        self._emit("ChoiceOffered", offered, changes, actor=mage, audience=audience)
         closes = now.astimezone(timezone.utc) + timedelta(hours=float(self.package.get("choice_hours", 24)))
         self._window_opened(
             window_id=cid,
@@ -525,10 +572,7 @@ class LodgeGame(PlatformGame):
         if prompt is None or prompt["mage"] != mage_id:
             raise NotFound(f"you have no open choice {choice_id!r}", field="choice_id")
         if option not in prompt["options"]:
-            rule = prompt["rule"]
-            room = self.catalogue.room_by_id.get(option)
-            if prompt["kind"] == "move" and room is not None and room.cell_of is not None:
-                rule = "L-MOVE-3"  # a Mage enters no Cell by moving (R30)
+            rule = self._refusing_rule(prompt, option)
             raise RuleViolation(
                 f"{option!r} is not a legal answer to {prompt['question']} ({rule}): one of "
                 + ", ".join(prompt["options"]),
@@ -537,9 +581,35 @@ class LodgeGame(PlatformGame):
             )
         self._settle_choice(choice_id, option, "ChoiceAnswered", now)
 
-    def _settle_choice(self, choice_id: str, option: str, kind: str, now: datetime) -> None:
-        """Record the answer (or the default at the deadline), close the window, and resolve the effect again
-        from the start with every answer so far: nothing of it was recorded while it waited."""
+    def _refusing_rule(self, prompt: dict, option: str) -> str:
+        """The rule an answer outside the options breaks: the prompt's own, or a narrower one the answer names."""
+        room = self.catalogue.room_by_id.get(option)
+        if prompt["kind"] == "move" and room is not None and room.cell_of is not None:
+            return "L-MOVE-3"  # a Mage enters no Cell by moving (R30)
+        if prompt["kind"] == "target":
+            cmd = prompt["command"]
+            if cmd["command"] == "CastSpell":
+                card = self.catalogue.cards[self.state.mages[cmd["mage"]]["slots"][cmd["slot"]]["card"]]
+            else:
+                card = self.catalogue.cards[cmd["action"]]
+            try:
+                self._check_target(card, option, cmd["mage"])
+            except RuleViolation as err:
+                return err.rule or prompt["rule"]
+        if prompt["kind"] == "evocation-attack":
+            if option == DUMMY:
+                return "L-DUMMY-2"  # R27: never the target of a Physical Attack
+            if option in self.state.positions and self._controller(option) == prompt["command"]["mage"]:
+                return "L-IMM-2"  # R40
+        return str(prompt["rule"])
+
+    def _controller(self, model: str) -> str | None:
+        if model in self.state.mages:
+            return model
+        ev = self.state.evocations.get(model)
+        return ev["controller"] if ev else None
+
+    def _close_prompt(self, choice_id: str, option: str, kind: str, now: datetime) -> dict:
         prompt = self.state.prompts[choice_id]
         mage = prompt["mage"]
         audience = vis.powers([mage])
@@ -557,6 +627,12 @@ class LodgeGame(PlatformGame):
             actor=SYSTEM,
             audience=audience,
         )
+        return prompt
+
+    def _settle_choice(self, choice_id: str, option: str, kind: str, now: datetime) -> None:
+        """Record the answer (or the default at the deadline), close the window, and resolve the effect again
+        from the start with every answer so far: nothing of it was recorded while it waited."""
+        prompt = self._close_prompt(choice_id, option, kind, now)
         try:
             self._resume(prompt, option, now)
         except RuleViolation as err:
@@ -566,27 +642,85 @@ class LodgeGame(PlatformGame):
             # so the window still closes once
             self._emit(
                 "ChoiceLapsed",
-                {"choice": choice_id, "mage": mage, "reason": str(err), "rule": err.rule},
-                audience=audience,
+                {"choice": choice_id, "mage": prompt["mage"], "reason": str(err), "rule": err.rule},
+                audience=vis.powers([prompt["mage"]]),
             )
 
     def _resume(self, prompt: dict, option: str, now: datetime) -> None:
-        mage = prompt["mage"]
         cmd = prompt["command"]
+        mage = cmd["mage"]
         answers = prompt["answers"]
-        choices = Choices(list(answers["moves"]), cmd.get("heal"), prompt=True, heal_colours=answers["heal_colours"])
-        if prompt["kind"] == "move":
-            choices.moves.append(option)
-        else:
-            choices.heal_colours = option.split(",") if option else []
+        if isinstance(answers, dict):  # a prompt offered before answers were kept in order: moves, then cubes
+            colours = answers.get("heal_colours")
+            answers = list(answers["moves"]) + ([",".join(colours)] if colours is not None else [])
+        if cmd["command"] == "CellOffer":
+            self.resolve_from_cell(mage, cmd["offer"], option == RESOLVE, Choices(prompt=True), now)
+            return
+        choices = Choices(
+            list(cmd.get("moves", [])),
+            cmd.get("heal"),
+            prompt=cmd.get("prompt", True),
+            answers=Answers([*answers, option]),
+        )
         if cmd["command"] == "CastSpell":
             self.cast_spell(mage, cmd["slot"], cmd["target"], choices, now)
-        else:
+        elif cmd["command"] == "PhysicalAction":
             self.physical_action(mage, cmd["action"], cmd["target"], choices, now)
+        elif cmd["command"] == "CommandEvocation":
+            self.command_evocation(mage, cmd["evocation"], choices.moves, cmd["attack"], now, choices)
+        elif cmd["command"] == "BlackRoseAct":
+            choices.prompt = True
+            self._resolving(cmd, choices, now, lambda: self._black_rose_act(cmd["card"], cmd["target"], choices))
+        else:
+            self.resolve_from_cell(mage, cmd["offer"], cmd["accept"], choices, now)
 
-    def command_evocation(self, mage_id: str, evocation: str, moves: list[str], attack: str | None) -> None:
+    def command_evocation(
+        self,
+        mage_id: str,
+        evocation: str,
+        moves: list[str],
+        attack: str | None,
+        now: datetime | None = None,
+        choices: Choices | None = None,
+    ) -> None:
         """An Evocation takes up to Speed ``Move 1`` steps (L-EVO-1), then may attack a Model in its Room for
-        Damage equal to its Strength, a Physical Attack in its controller's colour (L-EVO-2, L-EVO-3)."""
+        Damage equal to its Strength, a Physical Attack in its controller's colour (L-EVO-2, L-EVO-3). A command
+        that names neither (``choices.prompt``) asks each step and the attack (``_evocation_plan``)."""
+        choices = choices or Choices(list(moves))
+        command = {"command": "CommandEvocation", "mage": mage_id, "evocation": evocation, "attack": attack}
+        self._resolving(
+            command, choices, now, lambda: self._command_evocation(mage_id, evocation, moves, attack, choices)
+        )
+
+    def _evocation_plan(self, mage_id: str, evocation: str, choices: Choices) -> tuple[list[str], str | None]:
+        """L-EVO-1 (R13): each of up to Speed ``Move 1`` steps is asked among the adjacent Rooms, or ``stop``;
+        then L-EVO-2 (R14): whom to attack among the Models in the Room it reached, or ``none``: never its own
+        side (L-IMM-2, R40) nor the Dummy Target (L-DUMMY-2, R27). At the deadline it stops and attacks nobody,
+        so it does not act: the command lapses, recorded, and the Evocation may be commanded again."""
+        ev = self.state.evocations[evocation]
+        card = self.catalogue.evocation_by_id[ev["card"]]
+        room = self.state.positions[evocation]
+        moves: list[str] = []
+        for step in range(card.speed):
+            options = [*self.catalogue.room_by_id[room].adjacent, STOP]
+            question = f"Move step {step + 1} of {card.name} ({evocation}) from {room}, or stop"
+            answer = ask(choices, mage_id, "evocation-move", question, options, STOP, "L-EVO-1")
+            if answer == STOP:
+                break
+            moves.append(answer)
+            room = answer
+        foes = sorted(
+            m for m, r in self.state.positions.items() if r == room and self._controller(m) not in (mage_id, None)
+        )
+        if not foes:
+            return moves, None
+        question = f"whom {card.name} ({evocation}) attacks in {room} for {card.strength} Damage, or none"
+        answer = ask(choices, mage_id, "evocation-attack", question, [*foes, NOBODY], NOBODY, "L-EVO-2")
+        return moves, None if answer == NOBODY else answer
+
+    def _command_evocation(
+        self, mage_id: str, evocation: str, moves: list[str], attack: str | None, choices: Choices
+    ) -> None:
         self._allowed("CommandEvocation")
         self._mage(mage_id)
         ev = self.state.evocations.get(evocation)
@@ -595,6 +729,8 @@ class LodgeGame(PlatformGame):
         if ev["acted"]:
             raise RuleViolation("this Evocation has acted this turn", rule="LH-7", field="evocation")
         card = self.catalogue.evocation_by_id[ev["card"]]
+        if choices.prompt and not moves and attack is None:
+            moves, attack = self._evocation_plan(mage_id, evocation, choices)
         if len(moves) > card.speed:
             raise RuleViolation(f"{card.name} has Speed {card.speed}", rule="L-EVO-1", field="moves")
         engine = self._engine()
@@ -627,8 +763,14 @@ class LodgeGame(PlatformGame):
         engine.resolve(phrases, src, attack, Choices(moves=list(moves)))
         self._record(engine, mage_id)
 
-    def black_rose_act(self, card_id: str, target: str | None) -> None:
-        """The host resolves a Black Rose card; the Black Rose scores and takes Trophies like a Mage."""
+    def black_rose_act(self, card_id: str, target: str | None, now: datetime | None = None) -> None:
+        """The host resolves a Black Rose card; the Black Rose scores and takes Trophies like a Mage. Its own
+        choices take their defaults (no seat to ask); a Persistent Effect it triggers asks its token's owner."""
+        command = {"command": "BlackRoseAct", "mage": BLACK_ROSE, "card": card_id, "target": target}
+        choices = Choices(prompt=True)
+        self._resolving(command, choices, now, lambda: self._black_rose_act(card_id, target, choices))
+
+    def _black_rose_act(self, card_id: str, target: str | None, choices: Choices) -> None:
         self._allowed("BlackRoseAct")
         card = next((c for c in self.catalogue.black_rose if c.id == card_id), None)
         if card is None:
@@ -636,11 +778,20 @@ class LodgeGame(PlatformGame):
         self._check_target(card, target, None)
         engine = self._engine()
         engine.record("BlackRoseActed", {"card": card.id, "name": card.name, "target": target})
-        engine.resolve(card.phrases, Source(BLACK_ROSE, "black_rose", card.id), target, Choices())
+        engine.resolve(card.phrases, Source(BLACK_ROSE, "black_rose", card.id), target, choices)
         self._record(engine, GM)
 
-    def resolve_from_cell(self, mage_id: str, offer_id: str, accept: bool, choices: Choices) -> None:
-        """L-PERS-5: a Mage in their Cell resolves (or declines) an offered Persistent Effect (LH-5)."""
+    def resolve_from_cell(
+        self, mage_id: str, offer_id: str, accept: bool, choices: Choices, now: datetime | None = None
+    ) -> None:
+        """L-PERS-5: a Mage in their Cell resolves (or declines) an offered Persistent Effect (LH-5), by this
+        command or by answering the offer's prompt; the choices its effect needs are asked like any other."""
+        command = {"command": "ResolveFromCell", "mage": mage_id, "offer": offer_id, "accept": accept}
+        self._resolving(command, choices, now, lambda: self._resolve_from_cell(mage_id, offer_id, accept, choices, now))
+
+    def _resolve_from_cell(
+        self, mage_id: str, offer_id: str, accept: bool, choices: Choices, now: datetime | None
+    ) -> None:
         self._allowed("ResolveFromCell" if accept else "DeclineFromCell")
         offer = self.state.offers.get(offer_id)
         if offer is None or offer["mage"] != mage_id:
@@ -648,6 +799,8 @@ class LodgeGame(PlatformGame):
         sheet = self._mage(mage_id)
         if self.state.positions.get(mage_id) != self.catalogue.cell_of(sheet["colour"]):
             raise RuleViolation("only a Mage in their own Cell resolves from it", rule="L-PERS-5", field="offer_id")
+        if now is not None and offer.get("choice") in self.state.prompts:  # the command answers the offer's prompt
+            self._close_prompt(offer["choice"], RESOLVE if accept else DECLINE, "ChoiceAnswered", now)
         engine = self._engine()
         engine.emit(
             "CellOfferClosed",
@@ -683,6 +836,7 @@ class LodgeGame(PlatformGame):
             self._begin_phase(self.state.turn, self.package["phases"][i + 1], now)
             return
         self.cleanup()
+        self._lapse_cell_offers(now)
         if self.state.turn >= self.package["game_end"]["after_turns"]:
             self._end_game()
         else:
@@ -721,6 +875,25 @@ class LodgeGame(PlatformGame):
         for r in full:  # C6 (R31): flipped; the cubes go back to their owners (L-AMB-13)
             self._emit(
                 "RoomFlipped", {"room": r, "returned": dict(Counter(s.rooms[r]["slots"]))}, [{"op": "flip", "room": r}]
+            )
+
+    def _lapse_cell_offers(self, now: datetime) -> None:
+        """LH-5: a Cell offer lasts until Clean-up, when the Persistent Tokens go back (C1, L-AMB-8); a prompt
+        still open for one is declined then, its lapse recorded, and its window closed."""
+        for cid, prompt in sorted(self.state.prompts.items()):
+            if prompt["kind"] != "cell":
+                continue
+            self._close_prompt(cid, DECLINE, "ChoiceDefaulted", now)
+            self._emit(
+                "ChoiceLapsed",
+                {
+                    "choice": cid,
+                    "mage": prompt["mage"],
+                    "reason": "a Cell offer lasts until Clean-up, when the Persistent Tokens go back",
+                    "rule": "L-PERS-5",
+                },
+                [{"op": "offer_done", "id": prompt["command"]["offer"]}],
+                audience=vis.powers([prompt["mage"]]),
             )
 
     def _end_game(self) -> None:

@@ -6,8 +6,9 @@ One command a line, in any case::
     prepare firebolt in I          put a Spell Card face down in a slot
     cast firebolt in I on bob      reveal and cast the Spell in a slot (``on <target>`` if it has one)
     move library                   walk to an adjacent Room (the Walk Physical Action)
+    choose <option>                answer the one choice that waits for you (L.3) with one of its options
+    choose <choice> <option>       answer a choice by its id, when several wait for you
     choose <offer>                 resolve a Persistent Effect offered in your Cell (``choose <offer> decline``)
-    choose <choice> <option>       answer a choice an effect waits for with one of its options (L.3)
     pass                           you are done for this phase
 
 Indented ``move <room>`` lines and ``heal <n> <colours>`` lines directly below a ``cast`` or ``choose`` line are
@@ -151,6 +152,16 @@ class LodgeTurn(Turn):
         if cmd.verb == "answer":
             return AnswerChoice(mage, a["choice"], a["option"])
         heal = self._heal(game, cmd)
+        if cmd.verb == "choose" and a["offer"] not in game.state.offers:
+            waiting = sorted(c for c, p in game.state.prompts.items() if p["mage"] == mage)
+            if len(waiting) == 1:  # ``choose <option>``: the one choice that waits for the sender
+                a["answered"] = waiting[0]
+                return AnswerChoice(mage, waiting[0], a["offer"].lower())
+            if waiting:
+                raise RuleViolation(
+                    f"several choices wait for you ({', '.join(waiting)}): write 'choose <choice> <option>'",
+                    rule=GRAMMAR,
+                )
         if cmd.verb == "choose":
             return ResolveFromCell(mage, a["offer"], a["accept"], list(a.get("moves", [])), heal)
         if a["slot"] not in SLOTS:
@@ -194,6 +205,8 @@ class LodgeTurn(Turn):
             return [f"{a['card']} lies face down in slot {a['slot']}."]
         if cmd.verb == "move":
             return [f"You walk to {a['moves'][0]}."]
+        if cmd.verb == "choose" and a.get("answered"):
+            return [f"You answer {a['answered']}: {a['offer'].lower()}."]
         if cmd.verb == "choose":
             return [f"You {'resolve' if a['accept'] else 'decline'} {a['offer']}."]
         if cmd.verb == "answer":

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 
 from domain.lodge.catalogue import SLOTS
 from domain.lodge.engine import Choices
@@ -33,6 +33,8 @@ class LodgeOptions(PostOptions):
     ranking_mode: Literal["dense", "competition"] = "dense"  # L-AMB-1
     non_spell_removal_restricted: bool = True  # L-AMB-6
     crown_of_the_summoner: bool = False  # LH-6 (R42)
+    # hours before a window's deadline (a phase's, or a prompt's) to remind whoever has not acted (L.3)
+    reminder_hours: list[Annotated[float, Field(gt=0, le=24 * 14)]] = [12, 2]
     defeat_pp: list[int] | None = None  # the defeat Power Point table, if the host sets one (L-AMB-4)
 
 
@@ -170,17 +172,20 @@ def _answer(game: LodgeGame, cmd: AnswerChoice, ctx: Context) -> None:
 
 def _evocation(game: LodgeGame, cmd: CommandEvocation, ctx: Context) -> None:
     require_seat(game, ctx, cmd.mage_id)
-    game.command_evocation(cmd.mage_id, cmd.evocation, list(cmd.moves), cmd.attack)
+    # naming neither steps nor an attack leaves each to a prompt (L-EVO-1, L-EVO-2)
+    choices = Choices(list(cmd.moves), prompt=not cmd.moves and cmd.attack is None)
+    game.command_evocation(cmd.mage_id, cmd.evocation, list(cmd.moves), cmd.attack, ctx.now, choices)
 
 
 def _black_rose(game: LodgeGame, cmd: BlackRoseAct, ctx: Context) -> None:
     require_gm(ctx, "act for the Black Rose")
-    game.black_rose_act(cmd.card, cmd.target)
+    game.black_rose_act(cmd.card, cmd.target, ctx.now)
 
 
 def _from_cell(game: LodgeGame, cmd: ResolveFromCell, ctx: Context) -> None:
     require_seat(game, ctx, cmd.mage_id)
-    game.resolve_from_cell(cmd.mage_id, cmd.offer_id, cmd.accept, Choices(list(cmd.moves), cmd.heal))
+    choices = Choices(list(cmd.moves), cmd.heal, prompt=not cmd.moves and cmd.heal is None)
+    game.resolve_from_cell(cmd.mage_id, cmd.offer_id, cmd.accept, choices, ctx.now)
 
 
 def _pass(game: LodgeGame, cmd: Pass, ctx: Context) -> None:
@@ -284,7 +289,11 @@ def board_view(game: LodgeGame, viewer: str) -> dict[str, Any]:
         "black_rose": {"power_points": s.black_rose["pp"], "trophies": list(s.black_rose["trophies"])},
         "offers": [dict(o) for _, o in sorted(s.offers.items()) if host or o["mage"] == viewer],
         "prompts": [
-            {"choice": c, **{k: p[k] for k in ("mage", "kind", "question", "options", "default", "rule")}}
+            {
+                "choice": c,
+                **{k: p[k] for k in ("mage", "kind", "question", "options", "default", "rule")},
+                "closes_at": s.windows[c].closes_at if c in s.windows else None,
+            }
             for c, p in sorted(s.prompts.items())
             if host or p["mage"] == viewer
         ],
@@ -292,7 +301,12 @@ def board_view(game: LodgeGame, viewer: str) -> dict[str, Any]:
         "choices": game.choices_for(viewer) if viewer in s.mages and s.phase not in ("setup", "ended") else None,
         "ended": s.ended,
         "sequence": s.sequence_for(viewer),
-        "windows": [{"id": w.id, "kind": w.kind, "closes_at": w.closes_at} for w in s.windows.values() if not w.closed],
+        # a choice's window is its chooser's (and the host's): its existence says nothing to anyone else
+        "windows": [
+            {"id": w.id, "kind": w.kind, "closes_at": w.closes_at}
+            for w in s.windows.values()
+            if not w.closed and (w.id not in s.prompts or host or s.prompts[w.id]["mage"] == viewer)
+        ],
     }
 
 
@@ -311,6 +325,18 @@ def phase_of(event: Any) -> dict[str, Any] | None:
     return None
 
 
+def phase_title(phase: str) -> str | None:
+    """``t1-prepare`` -> "Turn 1: Prepare"."""
+    turn, _, step = phase.partition("-")
+    return f"Turn {turn[1:]}: {step.capitalize()}" if turn[1:].isdigit() and step else None
+
+
+def describe(kind: str, payload: Any, names: Any) -> str | None:
+    """A Lodge event in words (its feed): the texts a Mage is mailed; the platform's words for the rest."""
+    note = notify(kind, dict(payload))
+    return note["text"] if note is not None else None
+
+
 def notify(kind: str, payload: dict) -> dict | None:
     """The texts a Mage is sent: a phase begins, a Room is rebuilt and scored, the game ends."""
     d = payload.get("data", {})
@@ -319,6 +345,12 @@ def notify(kind: str, payload: dict) -> dict | None:
         return {
             "subject": f"Turn {d['turn']}: {d['phase']}",
             "text": f"The {d['phase']} phase has begun: {who} may {', '.join(d['may'])}.",
+        }
+    if kind == "ChoiceOffered":  # seen by its chooser alone (and the host), so sent to them alone
+        return {
+            "subject": f"A choice waits for you: {d['question']}",
+            "text": f"{d['choice']}: {d['question']}; one of {', '.join(d['options'])}. Answer with "
+            f"'choose {d['choice']} <option>' (or on the board); at the deadline: {d['default']} ({d['rule']}).",
         }
     if kind == "RoomScored":
         gains = ", ".join(f"{who} {pp}" for who, pp in sorted(d["pp"].items()))
@@ -370,6 +402,8 @@ LODGE = register(
         fold=fold,
         phase_of=phase_of,
         seat_of=seat_of,
+        phase_title=phase_title,
+        describe=describe,
         mail_grammar=read_mail,
         description="Mages in a Lodge: effects as data, evocations, instability and rebuilt rooms",
     )

@@ -116,6 +116,9 @@ def apply_change(state: LodgeState, ch: dict[str, Any]) -> None:
     elif op == "offer":
         state.offers[ch["id"]] = {k: v for k, v in ch.items() if k != "op"}
         state.next_id += 1
+    elif op == "offer_choice":  # the prompt that asks the offer's Mage (L-PERS-5)
+        if ch["id"] in state.offers:
+            state.offers[ch["id"]]["choice"] = ch["choice"]
     elif op == "offer_done":
         state.offers.pop(ch["id"], None)
     elif op == "prompt":

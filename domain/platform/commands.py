@@ -302,14 +302,19 @@ def close_window(game: Any, cmd: CloseWindow, ctx: Context) -> dict:
     game.expect_step(cmd.expected_step)
     if cmd.window_id not in game.state.windows:
         raise NotFound(f"no open window {cmd.window_id!r}", field="window_id")
-    return {"closed": game.close_window(cmd.window_id, now=ctx.now, reason=cmd.reason, force=True)}
+    return {"closed": game.close_window(cmd.window_id, now=ctx.now, reason=cmd.reason, force=True, **_dice(game, ctx))}
 
 
 def close_due_window(game: Any, cmd: CloseDueWindow, ctx: Context) -> dict:
     w = game.state.windows.get(cmd.window_id)
     if w is None or w.closed or ctx.now < datetime.fromisoformat(w.final_closes_at):
         return {"closed": False}
-    return {"closed": game.close_window(cmd.window_id, now=ctx.now, reason="deadline")}
+    return {"closed": game.close_window(cmd.window_id, now=ctx.now, reason="deadline", **_dice(game, ctx))}
+
+
+def _dice(game: Any, ctx: Context) -> dict:
+    """A ruleset whose windows roll when they close (Powers' battles apply defaults) gets the service's roller."""
+    return {"roller": ctx.roller(game)} if getattr(game, "CLOSES_WITH_DICE", False) else {}
 
 
 def queue_due_reminders(game: Any, cmd: QueueDueReminders, ctx: Context) -> dict:

@@ -97,6 +97,11 @@ class PlatformGame(Posts, Aggregate):
         """Who may still act in this window (reminders go to them)."""
         raise NotImplementedError
 
+    def waits_on(self, w: Window, seat: str) -> bool:
+        """Whether this open window waits on this seat now ("your move" on My games): by default, whether the
+        seat may still act in it; a ruleset whose seats act in turn says whose turn it is."""
+        return seat in self.pending_in(w)
+
     def acts_for(self, principal: str, seat: str) -> bool:
         """Whether ``principal`` may act for ``seat`` besides the seat itself (a ruleset may let its GM)."""
         return False

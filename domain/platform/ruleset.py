@@ -56,6 +56,11 @@ class Ruleset:
     # seat_of(event) -> the seat the event adds to the table, or None: the read models start that seat's timeline
     # and show it the events it may see from then on
     seat_of: Callable[[Any], str | None] = lambda event: None
+    # describe(event kind, payload, seat names) -> the event in plain words for a viewer who may see it, or None
+    # (the platform's words then, domain.platform.feed); built only from the payload and the public names
+    describe: Callable[[str, Mapping[str, Any], Mapping[str, str]], str | None] | None = None
+    # phase_title(phase name) -> the phase in words ("Season 1, month 2: Planning"), or None (its name then)
+    phase_title: Callable[[str], str | None] | None = None
     loads: frozenset[str] = frozenset()  # earlier versions whose games this one still loads (besides its own)
     description: str = ""
     roles: Roles = WITH_GM  # the roles at its table and what each may do (domain.platform.roles)

@@ -27,7 +27,7 @@ from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame
 from domain.powers import catalogue_rules as cr
 from domain.powers import hexmap, rules
-from domain.powers.magic import caps_of
+from domain.powers.magic import kept_gain
 from domain.powers.options import validate_power_options
 
 MONTHLY = ("extra_reactions", "triggered", "kinds", "shares")
@@ -58,6 +58,21 @@ _FROM_THE_MAP = {
 def _cat(state: Any) -> dict:
     out: dict = state.catalogue
     return out
+
+
+def _rune_hexes(state: Any, holders: list[str]) -> dict[str, str]:
+    """hex -> the Rune asset placed there, for these holders."""
+    out: dict[str, str] = {}
+    for power_id in holders:
+        out.update(_cat(state).get("counters", {}).get(power_id, {}).get("rune_assets", {}))
+    return out
+
+
+def _new_finger_army(army_id: str, power_id: str, stats: dict, size: int, hex_id: str) -> dict:
+    """A Patron's Finger Army of the Cult's design ([003:1203]), loyal to it, garrisoned where it rose."""
+    from domain.powers.armies import _new_army
+
+    return _new_army(army_id, "Patron's Finger Army", power_id, stats, size, hex_id, hex_id, True, False, False)
 
 
 class Catalogue(PlatformGame):
@@ -303,6 +318,7 @@ class Catalogue(PlatformGame):
         self._credit(a, outputs)
         if a.success:
             self._apply_to_world(a, kind, outputs)
+            self._apply_creation(a, kind, outputs)
 
     def _map_town(self, ref: Any) -> str | None:
         """The town a class action names, by its id or its hex, if the GM put it on the map."""
@@ -335,11 +351,89 @@ class Catalogue(PlatformGame):
             element = self.state.world.hexes.get(self.state.world.towns[town]["hex"], {}).get("element")
             if element is None:
                 return
-            have = int(self.state.powers[a.power].mana.get(element, 0))
-            amount = min(int(outputs.get("mana", 0)), caps_of(self.state, a.power).get(element, 0) - have)
+            amount = kept_gain(self.state, a.power, element, int(outputs.get("mana", 0)))
             if amount > 0:
                 g._mana_granted(
                     power_id=a.power, element=element, amount=amount, actor=SYSTEM, audience=vis.powers([a.power])
+                )
+
+    def _apply_creation(self, a: Any, kind: dict, outputs: dict) -> None:
+        """What a successful class action creates (P.2.12): Hidden Runes place a Rune asset in the hex ([003:1175]);
+        Rise, Fingers and Sacrificial Summoning raise a Patron's Finger Army ([003:1230], [003:1224]) of the army
+        type the Cult designed (``params.type``), through the armies' own records, on the map the GM declared."""
+        g: Any = self
+        p = kind["params"]
+        if kind["kind"] == "hidden_runes":
+            rune = outputs["rune"]
+            self._rune_placed(
+                power_id=a.power,
+                hex=rune["hex"],
+                rank=int(rune["rank"]),
+                asset_id=f"rune-{a.id}",
+                actor=SYSTEM,
+                audience=vis.powers([a.power]),
+            )
+        elif kind["kind"] in ("rise_fingers", "sacrificial_summoning") and p.get("type") is not None:
+            size = int(outputs.get("finger_army_size", 0))
+            s = self.state
+            hex_id = p.get("hex")
+            if kind["kind"] == "sacrificial_summoning":
+                old = s.armies.armies.get(p.get("army", ""))
+                if old is None or old["controller"] != a.power:
+                    return  # gone or lost since it was declared: nothing left to convert
+                hex_id, size = old["hex"], len(old["units"])
+                g._army_disbanded(army_id=old["id"], keep_card=False, actor=SYSTEM, audience=g._audience_of(old))
+            if size < 1 or hex_id not in s.world.hexes or p["type"] not in s.armies.types:
+                return
+            army = _new_finger_army(f"fingers-{a.id}", a.power, s.armies.types[p["type"]], size, hex_id)
+            g._record_army(army, actor=SYSTEM)
+
+    @event("RunePlaced")
+    def _rune_placed(self, power_id: str, hex: str, rank: int, asset_id: str, actor: str, audience: list) -> None:
+        from domain.powers.state import Asset
+
+        self.state.assets[asset_id] = Asset(
+            id=asset_id, name=f"Rune at {hex}", cls="rune", rank=rank, holders=[power_id]
+        )
+        k = _cat(self.state).setdefault("counters", {}).setdefault(power_id, {})
+        k.setdefault("runes", {})[hex] = rank
+        k.setdefault("rune_assets", {})[hex] = asset_id
+
+    def live_runes(self, power_id: str, *, placed_only: bool = False) -> dict[str, int]:
+        """[003:1161] "Each hex can have at most one of your runes": the hexes where this power has a rune, placed
+        and not yet expended, or (unless ``placed_only``) being placed by one of its Hidden Runes actions this
+        month."""
+        s = self.state
+        k = _cat(s).get("counters", {}).get(power_id, {})
+        placed = k.get("rune_assets", {})
+        live = {}
+        for h, rank in k.get("runes", {}).items():
+            asset = s.assets.get(placed.get(h, ""))
+            if h in placed and (asset is None or asset.used_up or power_id not in asset.holders):
+                continue  # expended (P-ASSET-8: single use) or destroyed
+            live[h] = int(rank)
+        for aid, kd in ({} if placed_only else _cat(s).get("kinds", {})).items():
+            a = s.actions.get(aid)
+            if kd["kind"] == "hidden_runes" and a is not None and a.power == power_id and not a.discarded:
+                if "outcome" not in kd:
+                    live.setdefault(kd["params"]["hex"], int(kd["params"]["rank"]))
+        return live
+
+    def _runes_check_pool(self, location: str | None, assets: list) -> None:
+        """[003:1161] "A rune can be expended once as part of any ritual or challenge targeting that hex": a Rune
+        asset placed by Hidden Runes goes only into a pool whose action is in the rune's hex (the action's
+        location; the decision: "targeting that hex" is read as the challenge's location)."""
+        s = self.state
+        for pick in assets:
+            asset = s.assets.get(pick.get("asset_id")) if isinstance(pick, dict) else None
+            if asset is None or asset.cls != "rune":
+                continue
+            hexes = [h for h, aid in _rune_hexes(s, asset.holders).items() if aid == asset.id]
+            if not hexes:
+                continue  # a rune the GM granted (a starting rune) is where the GM says
+            if not location or hexmap.normal_hex(location) != hexes[0]:
+                raise RuleViolation(
+                    f"{asset.name} helps only a challenge in its hex [003:1161]", rule="P.2.12", field="assets"
                 )
 
     def _per_target(self, a: Any, kind: dict) -> list[str]:
@@ -720,7 +814,7 @@ class Catalogue(PlatformGame):
             influence=dict(s.powers[power_id].influence),
             heirs=int(k.get("heirs", 0)),
             masters=int(k.get("masters", 0)),
-            runes=dict(k.get("runes", {})),
+            runes=self.live_runes(power_id),
             saboteurs_this_season=int(k.get("saboteurs", {}).get(str(s.season), 0)),
             last_coming_of_age=int(k.get("last_coming_of_age", 0)),
             last_channel=0,
@@ -736,6 +830,32 @@ class Catalogue(PlatformGame):
     def _claimed_towns(self, power_id: str) -> list[dict]:
         """The towns a power claims on the map (P-TOWN-1), if the GM declared towns."""
         return [t for t in self._world_towns().values() if any(c["power"] == power_id for c in t["claims"].values())]
+
+    def _check_fingers(self, power_id: str, kind: str, params: dict) -> None:
+        """On a declared map a Finger Army is raised for real (P.2.12): its stats are the army type the Cult
+        designed ([003:1203] "a repeated template"; the GM records it with DefineArmyType), named in
+        ``params.type``; Rise, Fingers names a hex of the map; Sacrificial Summoning names an army the Cult
+        controls, whose size and rank the map knows."""
+        s = self.state
+        type_id = params.get("type")
+        if not isinstance(type_id, str) or type_id not in s.armies.types:
+            raise RuleViolation(
+                "name the army type of your Patron's Finger design (params.type; the GM defines it) [003:1203]",
+                rule="P.2.12",
+                field="params.type",
+            )
+        if kind == "rise_fingers":
+            if hexmap.normal_hex(params.get("hex", "")) not in s.world.hexes:
+                raise RuleViolation("Rise, Fingers happens in a hex of the map", rule="P.2.12", field="params.hex")
+            return
+        army = s.armies.armies.get(params.get("army", "")) if isinstance(params.get("army"), str) else None
+        if army is None or army["controller"] != power_id:
+            raise RuleViolation(
+                "Sacrificial Summoning converts an army you control (params.army) [003:1224]",
+                rule="P.2.12",
+                field="params.army",
+            )
+        params.update({"army_size": len(army["units"]), "army_rank": army["rank"]})  # the map knows
 
     def submit_class_action(
         self, power_id: str, action_id: str, kind: str, params: dict | None = None, **submit: Any
@@ -765,6 +885,8 @@ class Catalogue(PlatformGame):
                 raise RuleViolation("Channel selects a town you claim [003:967]", rule="P.2.12", field="params.town")
             last = _cat(self.state).get("counters", {}).get(power_id, {}).get("last_channel", {}).get(town, 0)
             st = cr.Standing(**{**vars(st), "last_channel": int(last)})
+        if kind in ("rise_fingers", "sacrificial_summoning") and self.state.world.hexes:
+            self._check_fingers(power_id, kind, params)
         full = cr.prepare(kind, params, ps.options, st)
         difficulty = ca.difficulty(full)
         # What it costs and yields reads its inputs too: check them now, not when Resolution reaches it.

@@ -16,6 +16,7 @@ from domain.ids import GM
 from domain.platform.commands import Command, Context, Handler, require_gm, require_seat
 from domain.platform.commands import RollBack as RollBack  # noqa: F401  (a platform command now; kept importable here)
 from domain.powers.armies import ARMY_COMMANDS
+from domain.powers.battle import BATTLE_COMMANDS
 from domain.powers.catalogue_commands import CATALOGUE_COMMANDS
 from domain.powers.development import DEVELOPMENT_COMMANDS
 from domain.powers.magic import MAGIC_COMMANDS
@@ -425,4 +426,5 @@ POWERS_COMMANDS: Mapping[type, Handler] = {
     **WORLD_COMMANDS,
     **DEVELOPMENT_COMMANDS,
     **ARMY_COMMANDS,
+    **BATTLE_COMMANDS,
 }

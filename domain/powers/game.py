@@ -16,13 +16,15 @@ from eventsourcing.domain import event
 
 from domain import limits
 from domain import visibility as vis
-from domain.dice import Roller, commitment, seal_difficulty
+from domain.dice import Roller, SeededRoller, commitment, seal_difficulty
 from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame, _at, _iso, check_timezone, digest
 from domain.platform.game import fold as platform_fold
 from domain.powers import development_rules, magic_rules, rules
 from domain.powers.armies import Armies
+from domain.powers.battle import BATTLE_EVENT_VERSIONS, Battles
+from domain.powers.battle import WINDOW_KIND as BATTLE_WINDOW
 from domain.powers.catalogue import Catalogue
 from domain.powers.development import Development
 from domain.powers.magic import Magic, caps_of, has_perk
@@ -56,7 +58,7 @@ def _pool_from(data: dict) -> Pool:
     )
 
 
-class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
+class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
     """One game of Powers: its calendar, powers, assets, the month's actions, reactions and windows."""
 
     class Event(PlatformGame.Event):
@@ -368,6 +370,11 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
                     f"the resistance window is open until {w.closes_at}; close it first", rule="P-RES-2"
                 )
         elif step == "battle":
+            fighting = [b["id"] for b in self.active_battles()]
+            if fighting:
+                raise RuleViolation(
+                    f"every battle must end before the month does: {', '.join(fighting)}", rule="P.1.1", field="step"
+                )
             # The seed goes to the GM only, for the audit: with it anyone could recompute the month's
             # private rolls. Players verify the rolls they saw from each roll's key and path (P.4).
             if s.seed is None or s.seed_commitment is None:
@@ -544,6 +551,7 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
                 where={"location": location, "against": targets},
             )
             self._armies_check_pool(None, power_id, location, assets or [])
+            self._runes_check_pool(location, assets or [])
             self._roll_proof(self.state.next_roll)  # and that the month's committed block has a roll left
         index = len(self.actions_of(power_id)) + 1
         self._action_submitted(
@@ -646,6 +654,7 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
             )
         self.check_reach(a.location, assets)
         self._armies_check_pool(action_id, a.power, a.location, assets)
+        self._runes_check_pool(a.location, assets)
         pool = self._build_pool(
             a.power,
             assets,
@@ -853,6 +862,22 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
         """The 3s and 4s whose conversion adds a success (not a rank-mode critical asset's: P-AMB-5)."""
         weights = self._weights(pool)
         return [i for i, d in enumerate(pool.dice) if rules.is_convertible(d.face) and weights.get(d.asset, 1) > 0]
+
+    def conversion_preview(self, a: ActionState) -> list[dict]:
+        """What each number of conversions would give an action's rolled pool (issue 17: the board shows it
+        without JavaScript): the successes (its collaborators' too, P-DICE-11) and consequences for 0, 1, ...
+        conversions, the dice chosen as ``LockConversions`` would choose them (P-DICE-3, P-AMB-5)."""
+        pool = a.pool
+        if pool is None:
+            return []
+        shared, _ = self._shared_tally(a)
+        out = []
+        for n in range(len(self._convertible(pool)) + 1):
+            chosen = set(self._conversions(pool, n, None))
+            trial = replace(pool, dice=[replace(d, converted=i in chosen) for i, d in enumerate(pool.dice)])
+            t = self.tally(a, trial)
+            out.append({"convert": n, "successes": t.successes + shared, "consequences": t.consequences})
+        return out
 
     def _conversions(self, pool: Pool, convert: int | None, dice: list[int] | None) -> list[int]:
         convertible = self._convertible(pool)
@@ -1191,7 +1216,7 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
         if not hex_id.strip():
             raise RuleViolation("name the hex", field="hex")
         if not 0 <= amount <= 20:
-            raise RuleViolation("influence is a whole number from 0 to 20", rule="P-INF", field="amount")
+            raise RuleViolation("influence is a whole number from 0 to 20", rule="P-INFL-1", field="amount")
         if self.state.world.hexes:
             hex_id = self._map_hex(hex_id, "hex", "P-INFL-1")
         self._put_influence(power_id, hex_id, amount, GM)
@@ -1214,6 +1239,8 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
     def _may_act_in(self, w: Window, power_id: str) -> bool:
         if w.kind == "planning":
             return True
+        if w.kind == BATTLE_WINDOW:
+            return self._battle_may_act(w, power_id)
         return power_id in self.pending_resisters()
 
     def declare_ready(self, power_id: str, *, now: datetime) -> None:
@@ -1242,6 +1269,8 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
 
     def pending_in(self, w: Window) -> list[str]:
         """Who may still act in this window."""
+        if w.kind == BATTLE_WINDOW:
+            return self._battle_pending_in(w)
         return self.planning_pending() if w.kind == "planning" else self.pending_resisters()
 
     # ------------------------------------------------------------------ rewind
@@ -1702,6 +1731,7 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
         if any(p.get("asset_id") == "action" for p in assets):
             raise RuleViolation("a resister cannot spend actions as assets", rule="P-RES-3", field="assets")
         self._armies_check_pool(None, power_id, a.location, assets)
+        self._runes_check_pool(a.location, assets)
         pool = self._build_pool(
             power_id,
             assets,
@@ -1796,6 +1826,7 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
         reason: str = "deadline",
         force: bool = False,
         expected_step: str | None = None,
+        roller: Roller | None = None,
     ) -> bool:
         """Close a window; a no-op (False) if it is already closed, so workers may run it twice.
 
@@ -1821,7 +1852,18 @@ class Game(Armies, Catalogue, Magic, World, Development, PlatformGame):
         )
         if w.kind == "resistance":
             self._finalise(now)
+        elif w.kind == BATTLE_WINDOW:  # the GM's default for whoever has not acted, then the battle runs on
+            self.battle_window_closed(window_id, now, roller or self._month_roller())
         return True
+
+    def _month_roller(self) -> Roller:
+        """The month's committed dice (the service passes its own roller; this is the same derivation)."""
+        return SeededRoller(
+            self.state.seed or "00", legacy=self.state.seed is not None and self.state.seed_root is None
+        )
+
+    # The platform's window commands pass the service's roller to ``close_window`` (a battle's deadline rolls).
+    CLOSES_WITH_DICE = True
 
     def _finalise(self, now: datetime) -> None:
         s = self.state
@@ -1937,6 +1979,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "ClassActionDeclared": 1,
     "ActionLost": 1,
     "ClassActionOutcome": 1,
+    "RunePlaced": 1,
     "TargetResult": 1,
     "ShareRolled": 1,
     "ShareUndercut": 1,
@@ -2041,6 +2084,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "PostMade": 1,
     "PostEdited": 1,
     "PostHidden": 1,
+    **BATTLE_EVENT_VERSIONS,  # domain.powers.battle
 }
 
 

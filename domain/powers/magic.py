@@ -37,7 +37,7 @@ from domain.platform.commands import Command, Context, Handler, require_gm, requ
 from domain.platform.game import PlatformGame, _at
 from domain.powers import hexmap
 from domain.powers import magic_rules as mr
-from domain.powers.spells import CATALOGUE, Spell
+from domain.powers.spells import CATALOGUE, NAMED_WITHOUT_COST, Spell
 
 MAX_RANGE = 30
 
@@ -80,6 +80,14 @@ def perks_of(state: Any, power_id: str) -> dict[str, dict]:
 def caps_of(state: Any, power_id: str) -> dict[str, int]:
     """P-MAG-1: the power's storage cap per element, from its class and magic perks."""
     return mr.storage_caps(state.powers[power_id].subclass, perks_of(state, power_id))
+
+
+def kept_gain(state: Any, power_id: str, element: str, amount: int) -> int:
+    """How much of ``amount`` mana an action's outcome leaves a power: up to its storage cap (P-MAG-1); the rest
+    is lost with the action that made it (P-AMB-37: a power whose cap is 0 spends such mana within that action
+    or loses it). Both Channel (P.2.12) and Channel Influence (P-INFL-6) follow this one rule."""
+    have = int(state.powers[power_id].mana.get(element, 0))
+    return max(0, min(int(amount), caps_of(state, power_id).get(element, 0) - have))
 
 
 def has_perk(state: Any, power_id: str, perk: str) -> bool:
@@ -276,6 +284,13 @@ class Magic(PlatformGame):
         self.power(power_id)
         _check_names(spell_id=spell_id)
         spell = spell_def(self.state, spell_id)
+        if spell is None and spell_id in NAMED_WITHOUT_COST:
+            raise RuleViolation(
+                f"{NAMED_WITHOUT_COST[spell_id]} is named by the rules without a cost: the GM defines it first "
+                "(DefineSpell, with its speed and cost)",
+                rule="P-AMB-42",
+                field="spell_id",
+            )
         if spell is None:
             raise NotFound(f"no spell {spell_id!r} in this game", rule="GM-15", field="spell_id")
         if spell.for_power is not None and spell.for_power != power_id:

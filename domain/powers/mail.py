@@ -8,6 +8,7 @@ month by position, as the mail means them: an action line that was refused keeps
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -517,6 +518,8 @@ def _feature(verb: str, rest: str, number: int, errors: list[LineError]) -> Comm
         args = _world_feature(verb, rest, number, errors)
     elif verb in MORE_PLAYER or verb in MORE_GM:
         args = _more(verb, rest, number, errors)
+    elif verb in BATTLE_VERBS:
+        args = _battle_line(verb, rest, number, errors)
     if verb in GM_FEATURES:
         args = _gm_feature(verb, rest, number, errors)
     if args is None:
@@ -633,6 +636,8 @@ class PowersTurn(Turn):
 
     def _feature(self, game: Any, cmd: Command) -> Any:
         me, a, verb = self.seat, cmd.args, cmd.verb
+        if verb in BATTLE_VERBS:
+            return _battle_command(game, me, cmd)
         if verb in MORE_PLAYER or verb in MORE_GM:
             return self._more(game, cmd)
         if verb == "control":
@@ -754,6 +759,8 @@ class PowersTurn(Turn):
 
     def _more(self, game: Any, cmd: Command) -> Any:
         me, a, verb = self.seat, cmd.args, cmd.verb
+        if verb in LATE_PLAYER or verb in LATE_GM:
+            return _late_command(game, me, a, verb)
         if verb == "duel":
             return cc.SubmitDuel(
                 me,
@@ -941,6 +948,8 @@ def _feature_lines(game: Any, command: Any, result: dict) -> list[str]:
     if isinstance(command, world.PayMaintenance):
         return [f"Paid the maintenance of {command.feature_id}."]
     more = _more_lines(game, name, command, result)
+    if more is None:
+        more = _battle_lines(game, name, command, result)
     return more if more is not None else _gm_lines(name, command, result)
 
 
@@ -1043,6 +1052,8 @@ def _more(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | 
     """A line of the catalogue or of the armies: its fields, which the rules then check."""
     words = rest.split()
     sub = words[0].lower() if words else ""
+    if verb in LATE_PLAYER or verb in LATE_GM:
+        return _late(verb, words, rest, number, errors)
     if verb in ("duel", "seek", "join"):
         split = _pool_tail(rest, number, errors)
         if split is None:
@@ -1158,6 +1169,9 @@ def _asset_ref(game: Any, ref: str) -> str:
 
 def _more_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> list[str] | None:
     """What the reply says of a catalogue or armies line; None for another command."""
+    late = _late_lines(game, name, command, result)
+    if late is not None:
+        return late
     if isinstance(command, (cc.SubmitDuel, cc.SubmitSeeking)):
         what = "Seeking"
         if isinstance(command, cc.SubmitDuel):
@@ -1201,6 +1215,506 @@ def _more_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> 
     return None
 
 
+# ---------------------------------------------------------------------- the world's and development's other lines
+# A Mercurial swap (P-INFL-4) and a Blighted Neighborhood's town (P.2.12); the GM's rulings of the map, magic,
+# development and the catalogue that had no line before (issue 12's channels).
+
+LATE_PLAYER = {"swap", "blight"}
+LATE_GM = {
+    "subtle",
+    "mechanisms",
+    "generate",
+    "perk",
+    "conduit",
+    "locate",
+    "dread",
+    "pertarget",
+    "consequence",
+    "grimoire",
+    "map",
+    "offer",
+    "record",
+}
+USAGE |= {
+    "swap": "swap <hex> with <hex>",
+    "blight": "blight <town>",
+    "subtle": "subtle <action> in <stronghold> [overcome]",
+    "mechanisms": "mechanisms <power> <mechanism>[, <mechanism>]",
+    "generate": "generate <power> <mechanism> at <hex> rank <n>[ <n>]",
+    "perk": "perk grant <power> <perk>[: <choice>]; perk nerf <power> <perk>[: <choice>] [for <reason>]; "
+    "perk magic <power> <perk> [element <E>] [spells <spell>, <spell>]; "
+    "perk define <name> group <group> [upgrade] [repeatable] [versus <perk>]",
+    "conduit": "conduit set <power> <id> at <hex> [kind <kind>] [tower] [capitol]: <name>; conduit remove <power> <id>",
+    "grimoire": "grimoire <id> fast|slow|ritual <cost> [range <n>] [difficulty <n>] [permanent] [specific] "
+    "[for <power>]: <name>",
+    "locate": "locate <power> <hex>",
+    "record": "record influence <power> <n> at <hex>",
+    "map": 'map declare|amend <JSON object>, e.g. map amend {"hexes": [{"hex": "5,0", "terrain": "coast"}]}',
+    "offer": "offer <power> minor|major <fame> fame, <n> central[, type <type>]: <name>; <task>; !<central task>; "
+    "?<mysterious task>",
+    "dread": "dread <power> <units>",
+    "pertarget": "pertarget <action>",
+    "consequence": "consequence <action> for <power>: <text>",
+}
+GENERATE = re.compile(
+    r"^(?P<power>.+?)\s+(?P<mechanism>\S+)\s+at\s+(?P<hex>\S+)\s+rank\s+(?P<ranks>.+)$", re.IGNORECASE
+)
+PERK_DEFINE = re.compile(
+    r"^define\s+(?P<name>.+?)\s+group\s+(?P<group>\S+)(?P<flags>(?:\s+(?:upgrade|repeatable))*)"
+    r"(?:\s+versus\s+(?P<versus>.+))?$",
+    re.IGNORECASE,
+)
+CONDUIT_SET = re.compile(
+    r"^set\s+(?P<power>\S+)\s+(?P<id>\S+)\s+at\s+(?P<hex>\S+)(?:\s+kind\s+(?P<kind>\S+))?"
+    r"(?P<flags>(?:\s+(?:tower|capitol))*)\s*:\s*(?P<name>.+)$",
+    re.IGNORECASE,
+)
+SPELL = re.compile(r"^(?P<id>\S+)\s+(?P<speed>\S+)\s+(?P<cost>\S+)(?P<opts>[^:]*):\s*(?P<name>.+)$", re.IGNORECASE)
+OFFER = re.compile(
+    r"^(?P<power>.+?)\s+(?P<kind>minor|major)\s+(?P<fame>\S+)\s+fame,\s*(?P<n>\S+)\s+central"
+    r"(?:,\s*type\s+(?P<type>\S+))?\s*:\s*(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+PERK_MAGIC = re.compile(
+    r"^magic\s+(?P<power>\S+)\s+(?P<perk>\S+)(?:\s+element\s+(?P<element>\S+))?(?:\s+spells\s+(?P<spells>.+))?$",
+    re.IGNORECASE,
+)
+
+
+def _late(verb: str, words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    """A line of a Mercurial swap, a blighted town, or a GM's ruling: its fields, which the rules then check."""
+    sub = words[0].lower() if words else ""
+    if verb == "swap" and len(words) == 3 and words[1].lower() == "with":
+        return {"a": words[0], "b": words[2]}
+    if verb == "blight" and rest and _fits("reference", rest, number, errors):
+        return {"town": rest}
+    if verb == "subtle" and (
+        m := re.match(r"^(?P<action>\S+)\s+in\s+(?P<feature>.+?)(?P<overcome>\s+overcome)?$", rest, re.IGNORECASE)
+    ):
+        if _fits("reference", m.group("feature"), number, errors):
+            return {
+                "action_id": m.group("action"),
+                "feature": m.group("feature"),
+                "overcome": bool(m.group("overcome")),
+            }
+    if verb == "mechanisms" and len(words) >= 2:
+        return {"power": words[0], "mechanisms": [m.lower() for m in items(rest.split(None, 1)[1])]}
+    if verb == "generate" and (m := GENERATE.match(rest)):
+        ranks = [whole(r, number, errors, "a rank") for r in m.group("ranks").split()]
+        if all(r is not None for r in ranks):
+            return {"power": m.group("power"), "mechanism": m.group("mechanism").lower(), "hex": m.group("hex")} | {
+                "ranks": ranks
+            }
+        return None
+    if verb == "perk" and sub in ("grant", "nerf") and len(words) >= 3:
+        body, _, reason = (
+            rest.split(None, 2)[2].partition(" for ") if sub == "nerf" else (rest.split(None, 2)[2], "", "")
+        )
+        name, _, detail = body.partition(":")
+        if _fits("reference", name.strip(), number, errors) and _fits("detail", detail.strip(), number, errors):
+            if _fits("reason", reason.strip(), number, errors):
+                return {"how": sub, "power": words[1], "name": name.strip(), "detail": detail.strip()} | {
+                    "reason": reason.strip()
+                }
+        return None
+    if verb == "perk" and sub == "define" and (m := PERK_DEFINE.match(rest)):
+        flags = (m.group("flags") or "").lower().split()
+        if _fits("reference", m.group("name"), number, errors):
+            return {"how": "define", "name": m.group("name").strip(), "group": m.group("group").lower()} | {
+                "upgrade": "upgrade" in flags,
+                "repeatable": "repeatable" in flags,
+                "versus": (m.group("versus") or "").strip() or None,
+            }
+        return None
+    if verb == "perk" and sub == "magic" and (m := PERK_MAGIC.match(rest)):
+        spells = items(m.group("spells")) if m.group("spells") else []
+        return {"how": "magic", "power": m.group("power"), "perk": m.group("perk").lower()} | {
+            "element": m.group("element"),
+            "spells": spells,
+        }
+    if verb == "conduit" and sub == "remove" and len(words) == 3:
+        return {"power": words[1], "conduit": words[2]}
+    if verb == "conduit" and sub == "set" and (m := CONDUIT_SET.match(rest)):
+        flags = (m.group("flags") or "").lower().split()
+        if _fits("reference", m.group("name"), number, errors):
+            return {"how": "set", "power": m.group("power"), "conduit": m.group("id"), "hex": m.group("hex")} | {
+                "kind": (m.group("kind") or "person").lower(),
+                "tower": "tower" in flags,
+                "capitol": "capitol" in flags,
+                "name": m.group("name").strip(),
+            }
+        return None
+    if verb == "grimoire" and (m := SPELL.match(rest)):
+        opts = (m.group("opts") or "").split()
+        out: dict[str, Any] = {"spell_id": m.group("id"), "speed": m.group("speed").lower(), "cost": m.group("cost")}
+        out |= {"name": m.group("name").strip(), "range": 0, "difficulty": None, "permanent": None}
+        out |= {"power_specific": False, "for_power": None}
+        while opts:
+            word = opts.pop(0).lower()
+            if word in ("range", "difficulty", "for") and opts:
+                value = opts.pop(0)
+                if word == "for":
+                    out["for_power"] = value
+                    continue
+                n = whole(value, number, errors, f"the {word}")
+                if n is None:
+                    return None
+                out[word] = n
+            elif word in ("permanent", "specific"):
+                out["permanent" if word == "permanent" else "power_specific"] = True
+            else:
+                return None
+        return out if _fits("reference", out["name"], number, errors) else None
+    if verb == "map" and sub in ("declare", "amend") and len(words) > 1:
+        try:
+            value = json.loads(rest.split(None, 1)[1])
+        except json.JSONDecodeError as err:
+            errors.append(LineError(number, f"map {sub} takes a JSON object: {err.msg}"))
+            return None
+        except RecursionError:
+            errors.append(LineError(number, f"map {sub} takes a JSON object, not one nested this deep"))
+            return None
+        keys = ("hexes", "towns", "features") + (("remove",) if sub == "amend" else ())
+        if not isinstance(value, dict) or set(value) - set(keys):
+            errors.append(LineError(number, f"map {sub} takes a JSON object of {', '.join(keys)}", "P-ACT-4"))
+            return None
+        return {"how": sub, "map": value}
+    if verb == "offer" and (m := OFFER.match(rest)):
+        fame, required = (
+            whole(m.group("fame"), number, errors, "the fame"),
+            whole(m.group("n"), number, errors, "central"),
+        )
+        if fame is None or required is None:
+            return None
+        name, *tasks = [t.strip() for t in m.group("rest").split(";")]
+        parsed: list[dict[str, Any]] = []
+        texts: list[str] = []
+        for t in tasks:
+            central = mysterious = False
+            while t[:1] in ("!", "?"):
+                central, mysterious = central or t[0] == "!", mysterious or t[0] == "?"
+                t = t[1:].strip()
+            if t:
+                parsed.append({"text": t, "central": central, "mysterious": mysterious})
+                texts.append(t)
+        if _fits("title", name, number, errors) and all(_fits("title", t, number, errors) for t in texts):
+            return {"power": m.group("power"), "kind": m.group("kind").lower(), "fame": fame, "required": required} | {
+                "type": m.group("type") or "",
+                "name": name,
+                "tasks": parsed,
+            }
+        return None
+    if (
+        verb == "record"
+        and sub == "influence"
+        and (m := re.match(r"^influence\s+(?P<power>.+?)\s+(?P<n>\S+)\s+at\s+(?P<hex>\S+)$", rest, re.IGNORECASE))
+    ):
+        n = whole(m.group("n"), number, errors, "the influence")
+        return {"power": m.group("power"), "amount": n, "hex": m.group("hex")} if n is not None else None
+    if verb == "locate" and len(words) == 2:
+        return {"power": words[0], "hex": words[1]}
+    if verb == "dread" and len(words) == 2:
+        units = whole(words[1], number, errors, "the units")
+        return {"power": words[0], "units": units} if units is not None else None
+    if verb == "pertarget" and len(words) == 1:
+        return {"action_id": words[0]}
+    if verb == "consequence" and (
+        m := re.match(r"^(?P<action>\S+)\s+for\s+(?P<power>[^:]+?)\s*:\s*(?P<text>.+)$", rest, re.IGNORECASE)
+    ):
+        if _fits("reason", m.group("text"), number, errors):
+            return {"action_id": m.group("action"), "power": m.group("power"), "text": m.group("text")}
+    return None
+
+
+def _late_command(game: Any, me: str, a: dict, verb: str) -> Any:
+    """The typed command of a Mercurial swap, a blighted town, or a GM's ruling."""
+    if verb == "swap":
+        return world.MercurialSwap(me, a["a"], a["b"])
+    if verb == "blight":
+        town, _ = _place(game, a["town"])
+        return cc.ChooseBlightedTown(me, town or a["town"])
+    if verb == "subtle":
+        _, feature = _place(game, a["feature"])
+        return world.RuleSubtle(a["action_id"], feature or a["feature"], overcome=a["overcome"])
+    if verb == "mechanisms":
+        return world.SetMechanisms(_power(game, a["power"], "power_id"), a["mechanisms"])
+    if verb == "generate":
+        return world.GenerateInfluence(_power(game, a["power"], "power_id"), a["mechanism"], a["hex"], a["ranks"])
+    if verb == "perk" and a["how"] == "define":
+        return dev.DefinePerk(a["name"], a["group"], a["upgrade"], a["repeatable"], a["versus"])
+    if verb == "perk" and a["how"] == "magic":
+        return magic.GrantMagicPerk(_power(game, a["power"], "power_id"), a["perk"], a["element"], a["spells"])
+    if verb == "perk":
+        power = _power(game, a["power"], "power_id")
+        if a["how"] == "grant":
+            return dev.GrantPerk(power, a["name"], a["detail"])
+        return dev.NerfPerk(power, a["name"], a["detail"], a["reason"])
+    if verb == "conduit" and a.get("how") == "set":
+        return magic.SetConduit(
+            _power(game, a["power"], "power_id"),
+            a["name"],
+            a["hex"],
+            a["kind"],
+            conduit_id=a["conduit"],
+            tower=a["tower"],
+            capitol=a["capitol"],
+        )
+    if verb == "conduit":
+        return magic.RemoveConduit(_power(game, a["power"], "power_id"), a["conduit"])
+    if verb == "grimoire":
+        for_power = _power(game, a["for_power"], "for_power") if a["for_power"] else None
+        return magic.DefineSpell(
+            a["spell_id"],
+            a["name"],
+            a["speed"],
+            a["cost"],
+            a["range"],
+            a["difficulty"],
+            a["power_specific"],
+            a["permanent"],
+            for_power,
+        )
+    if verb == "map" and a["how"] == "declare":
+        return world.DeclareMap(**{"hexes": [], **a["map"]})
+    if verb == "map":
+        return world.AmendMap(**a["map"])
+    if verb == "offer":
+        power = _power(game, a["power"], "power_id")
+        return dev.OfferAmbition(power, a["name"], a["kind"], a["fame"], a["required"], a["tasks"], type=a["type"])
+    if verb == "record":
+        return pc.SetInfluence(_power(game, a["power"], "power_id"), a["hex"], a["amount"])
+    if verb == "locate":
+        return cc.RecordLocation(_power(game, a["power"], "power_id"), a["hex"])
+    if verb == "dread":
+        return cc.DreadGrowth(_power(game, a["power"], "power_id"), a["units"])
+    if verb == "pertarget":
+        return cc.RulePerTarget(a["action_id"])
+    return cc.ProposeShareConsequence(a["action_id"], _power(game, a["power"], "power_id"), a["text"])
+
+
+def _late_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> list[str] | None:
+    """What the reply says of those lines; None for another command."""
+    if isinstance(command, world.MercurialSwap):
+        held = game.state.powers[command.power_id].influence
+        return [f"Swapped your influence between {command.a} and {command.b}; influence now: {_influence(held)}."]
+    if isinstance(command, cc.ChooseBlightedTown):
+        return [f"Your Blighted Neighborhood blights {command.town_id}."]
+    if isinstance(command, world.RuleSubtle):
+        overcome = " (its protection overcome)" if command.overcome else ""
+        return [f"{command.action_id} targets inside {command.feature_id} by subtle means{overcome}."]
+    if isinstance(command, world.SetMechanisms):
+        return [f"{name[command.power_id]} generates influence by {', '.join(command.mechanisms) or 'nothing'}."]
+    if isinstance(command, world.GenerateInfluence):
+        return [f"{name[command.power_id]}'s {command.mechanism} generated influence at {command.hex_id}."]
+    if isinstance(command, dev.GrantPerk):
+        return [f"Granted {name[command.power_id]} the starting perk {command.name}."]
+    if isinstance(command, dev.NerfPerk):
+        return [f"Nerfed {name[command.power_id]}'s {command.name}: they keep, refund or swap it."]
+    if isinstance(command, dev.DefinePerk):
+        return [f"Defined the perk {command.name} ({command.group})."]
+    if isinstance(command, magic.GrantMagicPerk):
+        return [f"Granted {name[command.power_id]} the magic perk {command.perk}."]
+    if isinstance(command, magic.SetConduit):
+        return [
+            f"{name[command.power_id]} casts through {command.name} ({result.get('conduit_id')}) at {command.hex_id}."
+        ]
+    if isinstance(command, magic.DefineSpell):
+        return [f"Defined the {command.speed} spell {command.name} ({command.spell_id}), cost {command.cost}."]
+    if isinstance(command, (world.DeclareMap, world.AmendMap)):
+        done = "Declared" if isinstance(command, world.DeclareMap) else "Amended"
+        counts = f"{len(command.hexes)} hexes, {len(command.towns)} towns, {len(command.features)} features"
+        return [f"{done} the map: {counts}."]
+    if isinstance(command, dev.OfferAmbition):
+        return [
+            f"Offered {name[command.power_id]} the {command.kind} ambition {command.name} ({result['ambition_id']})."
+        ]
+    if isinstance(command, pc.SetInfluence):
+        return [f"{name[command.power_id]} has {command.amount} influence at {command.hex_id}."]
+    if isinstance(command, magic.RemoveConduit):
+        return [f"{name[command.power_id]} no longer casts through {command.conduit_id}."]
+    if isinstance(command, cc.RecordLocation):
+        return [f"{name[command.power_id]}'s champion is at {command.hex_id}."]
+    if isinstance(command, cc.DreadGrowth):
+        return [f"{name[command.power_id]}'s army grows by {result['gain']} to {result['units']} units."]
+    if isinstance(command, cc.RulePerTarget):
+        return [f"Each target of {command.action_id} resists only its own share."]
+    if isinstance(command, cc.ProposeShareConsequence):
+        return [f"Offered {name[command.power_id]} consequence {result['consequence_id']} of {command.action_id}."]
+    return None
+
+
+MORE_PLAYER |= LATE_PLAYER
+MORE_GM |= LATE_GM
 FEATURE_VERBS |= MORE_PLAYER | MORE_GM
 VERBS |= MORE_PLAYER | MORE_GM
 GM_ONLY |= MORE_GM
+
+
+# ---------------------------------------------------------------------- battles (domain/powers/battle.py)
+# One line each, for the sender's battle in progress (README "Playing by email", battles):
+BATTLE_VERBS = {"declare", "setup", "deploy", "spell", "command", "surrender", "retreat"}
+USAGE |= {
+    "declare": "declare battle at <hex> against <power>[, <power>] [with <ally>, <ally>]",
+    "setup": "setup <army>[, <army>] [goals <goal>[, <goal>]] [reinforcements <army>, ...] [reveal <asset>, ...] "
+    "[champion]",
+    "deploy": "deploy <army>[, <army>] | deploy none",
+    "spell": "spell <spell> [on <army>] | spell none",
+    "command": "command <army> slay|hold|charge|rest [target] [goal]; command <army> special <name>",
+    "surrender": "surrender offer <terms> | surrender pass | surrender accept | surrender decline",
+    "retreat": "retreat <army>[, <army>] | retreat none | retreat rout <army> <unit>[, <unit>]",
+}
+SETUP = re.compile(
+    r"^(?P<armies>.*?)(?:\s+goals\s+(?P<goals>.+?))?(?:\s+reinforcements\s+(?P<reinf>.+?))?"
+    r"(?:\s+reveal\s+(?P<assets>.+?))?(?P<champion>\s+champion)?$",
+    re.IGNORECASE,
+)
+
+
+def _battle_line(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | None:
+    """A battle line: its fields, which the battle then checks."""
+    words = rest.split()
+    sub = words[0].lower() if words else ""
+    if not all(_fits("reference", w, number, errors) for w in words if len(w) > 0) and verb != "surrender":
+        return None
+    if verb == "declare" and (
+        m := re.match(
+            r"^battle\s+at\s+(?P<hex>\S+)\s+against\s+(?P<enemies>.+?)(?:\s+with\s+(?P<allies>.+))?$",
+            rest,
+            re.IGNORECASE,
+        )
+    ):
+        return {"hex": m.group("hex"), "enemies": items(m.group("enemies")), "allies": items(m.group("allies") or "")}
+    if verb == "setup" and rest and (m := SETUP.match(rest)):
+        return {
+            "armies": items(m.group("armies")),
+            "goals": items(m.group("goals") or ""),
+            "reinforcements": items(m.group("reinf") or ""),
+            "assets": items(m.group("assets") or ""),
+            "champion": bool(m.group("champion")),
+        }
+    if verb == "deploy" and rest:
+        return {"armies": [] if sub == "none" else items(rest)}
+    if verb == "spell" and words:
+        if sub == "none":
+            return {"spell": None, "target": None}
+        m = re.match(r"^(?P<spell>\S+)(?:\s+on\s+(?P<target>\S+))?$", rest, re.IGNORECASE)
+        return {"spell": m.group("spell"), "target": m.group("target")} if m else None
+    if verb == "command" and 2 <= len(words) <= 4:
+        return {"army": words[0], "command": words[1].lower(), "more": words[2:]}
+    if verb == "surrender" and sub in ("pass", "accept", "decline") and len(words) == 1:
+        return {"how": sub}
+    if verb == "surrender" and sub == "offer" and len(words) > 1:
+        terms = rest.split(None, 1)[1].strip()
+        return {"how": "offer", "terms": terms} if _fits("reason", terms, number, errors) else None
+    if verb == "retreat" and sub == "rout" and len(words) >= 3:
+        units = [whole(u, number, errors, "a unit") for u in items(rest.split(None, 2)[2])]
+        if any(u is None for u in units):
+            return None
+        return {"retreat": [], "routs": {words[1]: units}}
+    if verb == "retreat" and words:
+        return {"retreat": [] if sub == "none" else items(rest), "routs": {}}
+    return None
+
+
+def _my_battle(game: Any, me: str) -> dict:
+    """The sender's battle in progress (a power fights one battle at a time: one per hex it stands in)."""
+    mine = [b for b in game.active_battles() if me in game._powers_of(b)]
+    if not mine:
+        raise NotFound("you are in no battle now", field="battle_id")
+    waiting = [b for b in mine if me in game.battle_pending(b)]
+    return (waiting or mine)[0]
+
+
+def _battle_command(game: Any, me: str, cmd: Command) -> Any:
+    from domain.powers import battle
+
+    a, verb = cmd.args, cmd.verb
+    if verb == "declare":
+        s = game.state
+        hex_id = a["hex"]
+        enemies = [_power(game, e, "enemies") for e in a["enemies"]]
+        allies = [_power(game, x, "allies") for x in a["allies"]]
+        bid = f"s{s.season}m{s.month}-{hex_id.replace(',', '_').replace('-', 'm')}"
+        return battle.DeclareBattle(bid, hex_id, me, enemies, allies)
+    b = _my_battle(game, me)
+    bid = b["id"]
+    if verb == "setup":
+        return battle.SubmitBattleSetup(
+            bid,
+            me,
+            armies=[_army(game, me, x) for x in a["armies"]],
+            goals=[{"name": g} for g in a["goals"]],
+            assets=[_asset_ref(game, x) for x in a["assets"]],
+            champion=a["champion"],
+            reinforcements=[_army(game, me, x) for x in a["reinforcements"]],
+        )
+    if verb == "deploy":
+        return battle.DeployArmies(bid, me, [_army(game, me, x) for x in a["armies"]])
+    if verb == "spell":
+        target = _battle_army(game, b, a["target"]) if a["target"] else None
+        return battle.CastBattleSpell(bid, me, a["spell"], target)
+    if verb == "command":
+        more = list(a["more"])
+        target = goal = None
+        if a["command"] in ("slay", "charge") and more:
+            target = _battle_army(game, b, more.pop(0))
+        if a["command"] in ("hold", "charge") and more:
+            goal = more.pop(0).lower()
+        special = more.pop(0) if a["command"] == "special" and more else None
+        if more:
+            raise RuleViolation(f"usage: {USAGE['command']}", field="command")
+        army = _army(game, me, a["army"])
+        return battle.GiveCommand(bid, me, army, a["command"], target, goal, special=special)
+    if verb == "surrender":
+        if a["how"] in ("accept", "decline"):
+            return battle.AnswerTerms(bid, me, a["how"] == "accept")
+        return battle.OfferTerms(bid, me, a.get("terms"))
+    routs = {_army(game, me, k): v for k, v in a["routs"].items()}
+    return battle.RetreatArmies(bid, me, [_army(game, me, x) for x in a["retreat"]], routs)
+
+
+def _battle_army(game: Any, b: dict, ref: str) -> str:
+    """An army in this battle by id or name (as the battlemap shows it)."""
+    for aid in b["armies"]:
+        army = game.state.armies.armies.get(aid)
+        if ref.lower() in (aid.lower(), str((army or {}).get("name", "")).lower()):
+            return str(aid)
+    return ref
+
+
+def _battle_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> list[str] | None:
+    """What the reply says of a battle line, and where the battle stands now."""
+    from domain.powers import battle
+
+    if type(command) not in battle.BATTLE_COMMANDS:
+        return None
+    b = game.battle(command.battle_id)
+    out = []
+    if isinstance(command, battle.GiveCommand):
+        said = f"{command.army_id} {command.command}"
+        said += f" {command.target}" if command.target else ""
+        said += f" on {command.goal}" if command.goal else ""
+        hit = result.get("hit")
+        dice = "; ".join(str(f) for f in result.get("rolls", []))
+        out.append(
+            f"Commanded {said}: rolled {dice or 'nothing'}"
+            + (f"; {hit['successes']} successes, {hit['slain']} slain" if hit else "")
+            + (f"; {result['presence']} presence" if command.command in ("hold", "charge") else "")
+            + (f"; {result['routs']} routed" if result.get("routs") else "")
+            + "."
+        )
+    elif isinstance(command, battle.DeclareBattle):
+        out.append(f"Declared battle {command.battle_id} at {command.hex}.")
+    else:
+        out.append(f"Battle {b['id']}: {type(command).__name__} recorded.")
+    if b["step"] == "ended":
+        out.append(f"The battle has ended: {b['result']['reason']}.")
+    else:
+        waiting = ", ".join(name.get(p, p) for p in game.battle_pending(b)) or "nobody"
+        turn = f" ({name.get(b['turn']['power'], '')}'s turn)" if b["step"] == "commands" and b["turn"] else ""
+        out.append(f"Battle {b['id']}, round {b['round']}: {b['step']}{turn}; waiting for {waiting}.")
+    return out
+
+
+FEATURE_VERBS |= BATTLE_VERBS
+VERBS |= BATTLE_VERBS

@@ -28,6 +28,18 @@ def notify(kind: str, data: dict) -> dict | None:
             "subject": f"You may resist: {data['power_name']}",
             "text": f"{data['power_name']} acts: {data['title']} (pool size {data['pool_size']}).",
         }
+    if kind == "BattleStepBegan" and data["eligible"]:  # a battle's step waits (domain.powers.battle)
+        return {
+            "subject": f"Battle {data['battle_id']}, round {data['round']}: {data['step']}",
+            "text": f"Waiting for: {', '.join(data['eligible'])}. Your board shows the battle.",
+        }
+    if kind == "BattleTurnBegan":
+        return {
+            "subject": f"Battle {data['battle_id']}, round {data['round']}: {data['turn']['power']} commands",
+            "text": f"Side {data['turn']['side']}: {data['turn']['power']} gives the next command.",
+        }
+    if kind == "WindowClosed" and data["window_id"].startswith("battle-"):
+        return None  # a battle's steps are told as they begin (BattleStepBegan), not as each window closes
     if kind == "WindowClosed":
         return {"subject": f"A window closed: {data['window_id']}", "text": f"Reason: {data['reason']}."}
     if kind == "GameRolledBack":

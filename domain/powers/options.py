@@ -37,6 +37,8 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "levelup_bonuses": 3,  # P-AMB-18
     "show_earlier_text": False,  # posts (domain.platform.posts)
     "host_reads_private_threads": False,
+    "battle_declared_by": "controller",  # P-AMB-1: a controlling power declares (the GM may, for any)
+    "battle_hours": 24,  # how long each step of a battle waits for decisions (P.1.3 by post)
 }
 
 
@@ -70,6 +72,13 @@ class PowersOptions(_Options, PostOptions):
     levelup_bonuses: Literal[2, 3] = Field(
         DEFAULT_OPTIONS["levelup_bonuses"],
         description="P-AMB-18: bonuses chosen at each level-up (a Levy's new class is one of them)",
+    )
+    battle_declared_by: Literal["controller", "gm"] = Field(
+        DEFAULT_OPTIONS["battle_declared_by"],
+        description="P-AMB-1: who declares a battle where opposed armies meet: a controlling power, or the GM only",
+    )
+    battle_hours: Hours = Field(
+        DEFAULT_OPTIONS["battle_hours"], description="How long each step of a battle stays open (P.1.3)"
     )
 
 

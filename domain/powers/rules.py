@@ -29,11 +29,12 @@ ASSET_CLASSES = (
     "scheme",
     "design",
     "fragment",
+    "rune",  # a Circle's, placed in a hex by Hidden Runes ([003:1161], [003:1175])
 )
 # P-ASSET-5/6/7: agents, industries and armies act once per season, across all powers.
 ONCE_PER_SEASON = frozenset({"agent", "industry", "army"})
 # P-ASSET-8: consumables, schemes and designs are gone once used.
-SINGLE_USE = frozenset({"consumable", "scheme", "design"})
+SINGLE_USE = frozenset({"consumable", "scheme", "design", "rune"})  # a rune "can be expended once" [003:1161]
 # P.4: industries (built features of towns) are public; every other asset is private.
 PUBLIC_ASSET_CLASSES = frozenset({"industry"})
 

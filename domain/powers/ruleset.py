@@ -13,6 +13,7 @@ from typing import Any
 from domain.platform.ruleset import Ruleset, Step, register
 from domain.powers import rules
 from domain.powers.commands import POWERS_COMMANDS
+from domain.powers.feed import describe, phase_title
 from domain.powers.game import Game, fold
 from domain.powers.mail import parse_turn
 from domain.powers.notify import notify
@@ -88,6 +89,8 @@ POWERS = register(
         fold=fold,
         phase_of=phase_of,
         seat_of=seat_of,
+        describe=describe,
+        phase_title=phase_title,
         description="Powers: seasons of secret actions, dice pools and resistance",
     )
 )

@@ -2,8 +2,10 @@
 
 The rules' "Example Spells" section ([003:513]–[003:519]) is empty, so this catalogue ships only the spells
 the text names with a cost: Fireball ([003:509]) and Aaron's ritual of conjuration ([003:237]). Freeze River
-([003:507]) is named without a cost, so it is not shipped: the GM adds it, and any other spell or approved
-design (GM-15), to a game with ``DefineSpell``; those definitions are events of that game.
+([003:507]) is named without a cost, so it is not shipped. Decision (P-AMB-42, "catalogue data has to come from
+the designer"): its cost is the GM's, set with ``DefineSpell`` like any other spell or approved design (GM-15);
+until then teaching it is refused naming P-AMB-42 (``NAMED_WITHOUT_COST``). Those definitions are events of
+that game.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ class Spell:
     def as_dict(self) -> dict:
         return asdict(self)
 
+
+# Spells the rules name without a cost: the GM defines them before anyone learns them (P-AMB-42).
+NAMED_WITHOUT_COST: dict[str, str] = {"freeze-river": "Freeze River ([003:507])"}
 
 CATALOGUE: dict[str, Spell] = {
     s.id: s

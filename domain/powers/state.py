@@ -168,6 +168,7 @@ class GameState(ViewerSequences):
     world: WorldState = field(default_factory=WorldState)
     development: DevelopmentState = field(default_factory=DevelopmentState)  # wallets, perks, ambitions, trades
     armies: ArmiesState = field(default_factory=ArmiesState)  # domain.powers.armies (P.2.10, P.2.6)
+    battles: dict = field(default_factory=dict)  # domain.powers.battle: battles by id (P.1.3)
 
     def __post_init__(self) -> None:
         # A game folded from its events gets every option's default merged in when it is created (GameCreated);

@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 from domain.ids import GM
 from domain.powers.armies import armies_view
+from domain.powers.battle import battles_view
 from domain.powers.catalogue import catalogue_view
 from domain.powers.development import development_view
 from domain.powers.game import Game
@@ -81,6 +82,8 @@ def _full_action(game: Game, a: ActionState, *, with_secret: bool, owner: bool =
         # Nor its digest's salt: with it, the digest would give away what the table may not yet see.
         for key in ("consequence_offers", "digest", "salt", "difficulty_commitment", "extra_actions"):
             out.pop(key)
+    if owner and a.pool is not None and not a.pool.locked:  # the choices of conversions, counted (P-DICE-3)
+        out["preview"] = game.conversion_preview(a)
     if with_secret and a.id in game.state.sealed_difficulties and not a.revealed:
         out["sealed_difficulty"] = game.state.sealed_difficulties[a.id]["value"]
     return out
@@ -183,6 +186,7 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
         "map": map_view(game, viewer),
         "development": development_view(game, viewer),
         "armies": armies_view(game, viewer),
+        "battles": battles_view(game, viewer),
     }
     public_results = []
     for a in _in_order(game):

@@ -32,6 +32,7 @@ from domain.platform.commands import Command, Context, Handler, require_gm, requ
 from domain.platform.game import PlatformGame
 from domain.powers import hexmap
 from domain.powers import world_rules as wr
+from domain.powers.magic import kept_gain
 
 if TYPE_CHECKING:
     from domain.powers.state import GameState
@@ -975,10 +976,12 @@ class World(PlatformGame):
                     feature_id=aim["feature_id"], power_id=a.power, actor=SYSTEM, audience=g._audience(a)
                 )
         elif aim["aim"] == "channel":
-            for element in aim["mana"]:
-                g._mana_granted(
-                    power_id=a.power, element=element, amount=1, actor=SYSTEM, audience=vis.powers([a.power])
-                )
+            for element in dict.fromkeys(aim["mana"]):
+                amount = kept_gain(self.state, a.power, element, aim["mana"].count(element))
+                if amount > 0:
+                    g._mana_granted(
+                        power_id=a.power, element=element, amount=amount, actor=SYSTEM, audience=vis.powers([a.power])
+                    )
         else:
             effect = aim["effect"]
             target = (effect.get("upgrade") or {}).get("feature_id") or effect.get("demolish")
@@ -1554,6 +1557,14 @@ def map_view(game: Any, viewer: str) -> dict[str, Any]:
         mine = [{"power": me.id, "hex": h, "amount": n} for h, n in sorted(me.influence.items())]
         out["influence"] = mine + influence_seen(game, me)
         out["mechanisms"] = {"available": list(w.mechanisms.get(viewer, [])), "used": list(w.generated.get(viewer, []))}
+    # A Circle's runes are hidden ([003:1161] "destroyed for free by other powers when detected"): its own, and
+    # every power's for the GM.
+    live = getattr(game, "live_runes", None)
+    if live is not None:
+        owners = sorted(game.state.powers) if viewer == GM else ([viewer] if me is not None else [])
+        out["runes"] = [
+            {"power": p, "hex": h, "rank": r} for p in owners for h, r in sorted(live(p, placed_only=True).items())
+        ]
     return out
 
 

@@ -145,17 +145,22 @@ DRIVERS: dict[str, Driver] = {
 
 
 def _lodge_play(games: Games) -> Played:
+    from domain.lodge.ruleset import AdvancePhase, CastSpell
     from tests.domain.lodge_helpers import play_lodge_turn
 
     game_id = play_lodge_turn(games)
+    # Turn 2's Actions: Cy casts her face-down Plunder without a target, so a prompt names the card and lists its
+    # targets; it waits for her, and only she and the host may see it (L.3, L.4).
+    games.run(Caller.of("gm"), game_id, AdvancePhase("prepare"))
+    games.run(Caller.of("cy"), game_id, CastSpell("cy", "III"))
     return Played(game_id, ["gm", "ann", "bob", "cy"])
 
 
 def _lodge_refused(games: Games, played: Played) -> None:
-    from domain.lodge.ruleset import CastSpell
+    from domain.lodge.ruleset import PrepareSpells
 
-    # The game is at t2-prepare: casting is not among the phase's commands (LH-7).
-    games.run(Caller.of("ann"), played.game_id, CastSpell("ann", "I", "bob"))
+    # The game is at t2-actions: preparing is not among the phase's commands (LH-7).
+    games.run(Caller.of("ann"), played.game_id, PrepareSpells("ann", {"I": "firebolt"}))
 
 
 def _lodge_comparable(view: dict, viewer: str) -> dict:
@@ -164,8 +169,9 @@ def _lodge_comparable(view: dict, viewer: str) -> dict:
 
 def _lodge_hidden(played: Played) -> dict[str, list[str]]:
     # Each Mage's slot III card stays face down: only its owner and the host see it (L.4).
-    secret = {"ann": "oblivion", "bob": "restoration", "cy": "plunder"}
-    return {"gm": [], **{v: [c for m, c in secret.items() if m != v] for v in secret}}
+    # Cy's prompt names her face-down Plunder: only she and the host see it (L.3, L.4).
+    secret = {"ann": ["oblivion"], "bob": ["restoration"], "cy": ["plunder", "the target of Plunder"]}
+    return {"gm": [], **{v: [c for m, cs in secret.items() if m != v for c in cs] for v in secret}}
 
 
 DRIVERS["lodge"] = Driver(

@@ -9,11 +9,13 @@ from api.powers.service import PowersGames
 from api.service import Caller
 from domain.dice import FixedRoller
 from domain.errors import Forbidden, RuleViolation
+from domain.ids import GM
 from domain.powers import catalogue_commands as cc
 from domain.powers import world
 from domain.powers.game import Game
 from domain.powers.views import board_view
-from tests.domain.helpers import NOW, refused
+from domain.powers.world import map_view
+from tests.domain.helpers import NOW, SEED, refused
 from tests.domain.world_helpers import HEXES, resolve_month, to_next_season, world_game
 
 DEROP = {"id": "derop", "hex": "1,0", "population": 4, "wealth": 3}
@@ -182,3 +184,198 @@ def test_p_2_12_blighted_neighborhood_is_chosen_through_the_service_by_the_power
     games.run(Caller.of(sov), gid, cc.ChooseBlightedTown(sov, "derop"))
     assert games.view(gid, sov)["catalogue"]["blighted_town"] == "derop"
     assert games.view(gid, other)["catalogue"]["blighted_town"] is None
+
+
+def test_p_2_12_hidden_runes_place_a_rune_asset_in_the_hex_usable_once_there_only():
+    """[003:1175] Hidden Runes: "Choose a hex where you have at least one influence and place a Rune asset there
+    with rank up to that amount of influence." [003:1161] "A rune can be expended once as part of any ritual or
+    challenge targeting that hex ... Each hex can have at most one of your runes." The rune is the Circle's
+    private asset (P.4); once expended, the hex may hold a new one."""
+    g = world_game(
+        ("circ", "conspiracy", "circle"),
+        ("city", "city", "sovereign"),
+        assets=[("agent", "circ", "subtlety", "skill", 3)],
+    )
+    g.set_influence("circ", "1,0", 2)
+    # one rune per hex, counted from the moment it is declared: a second this month is refused
+    g.submit_class_action(
+        "circ", "r1", "hidden_runes", {"hex": "1,0", "rank": 2}, now=NOW, roller=FixedRoller(), roll=False
+    )
+    refused(
+        g,
+        lambda: g.submit_class_action(
+            "circ", "r2", "hidden_runes", {"hex": "1,0", "rank": 1}, now=NOW, roller=FixedRoller(), roll=False
+        ),
+        "P.2.12",
+    )
+    g.discard_action("r1", now=NOW)
+    events = succeed(g, "circ", "r3", "hidden_runes", {"hex": "1,0", "rank": 2})
+    placed = [e for e in events if type(e).__name__ == "RunePlaced"]
+    assert [(e.hex, e.rank, e.asset_id, e.audience) for e in placed] == [("1,0", 2, "rune-r3", ["power:circ"])]
+    rune = g.state.assets["rune-r3"]
+    assert (rune.cls, rune.rank, rune.holders, rune.name) == ("rune", 2, ["circ"], "Rune at 1,0")
+    assert g.live_runes("circ") == {"1,0": 2}
+    # on the Circle's map and the GM's, never on another power's (P.4: hidden until detected)
+    assert map_view(g, "circ")["runes"] == [{"power": "circ", "hex": "1,0", "rank": 2}]
+    assert map_view(g, GM)["runes"] == [{"power": "circ", "hex": "1,0", "rank": 2}]
+    assert map_view(g, "city")["runes"] == []
+    assert "rune-r3" not in str(board_view(g, "city"))
+    g.advance(NOW, SEED)  # month 2 Planning
+    assert g.state.step == "planning"
+    # only in a challenge in its hex
+    refused(
+        g,
+        lambda: g.submit_action(
+            "circ",
+            "far",
+            "Elsewhere",
+            now=NOW,
+            roller=FixedRoller([6, 6]),
+            location="0,0",
+            assets=[{"asset_id": "rune-r3"}],
+            slot="private",
+        ),
+        "P.2.12",
+    )
+    g.submit_action(
+        "circ",
+        "here",
+        "Here",
+        now=NOW,
+        roller=FixedRoller([6, 6]),
+        location="1,0",
+        assets=[{"asset_id": "rune-r3"}],
+        slot="private",
+        convert=0,
+    )
+    assert g.state.assets["rune-r3"].used_up and g.live_runes("circ") == {} and map_view(g, "circ")["runes"] == []
+    # expended: the hex may hold a new rune
+    g.submit_class_action(
+        "circ", "r4", "hidden_runes", {"hex": "1,0", "rank": 1}, now=NOW, roller=FixedRoller(), roll=False
+    )
+
+
+FINGER_BLOCK = {
+    "rank": 2,
+    "defense": 4,
+    "attack": {"die": 6, "bonus": 0},
+    "morale": {"die": 6, "bonus": 0},
+    "presence": {"die": 4, "bonus": 0},
+    "armor": 2,
+    "fee": 2,
+    "mobility": 2,
+    "keywords": [],
+    "cls": "infantry",
+    "element": "D",
+}
+
+
+def finger_game() -> Game:
+    g = world_game(
+        ("cult", "conspiracy", "cult"),
+        assets=[("agent", "cult", "might", "skill", 3)],
+    )
+    g.define_army_type("cult-fingers", FINGER_BLOCK)
+    return g
+
+
+def test_p_2_12_rise_fingers_creates_a_finger_army_of_min_excess_and_units_slain_in_the_hex():
+    """[003:1230] Rise, Fingers: "Create a new Patron's Finger Army with size equal to the number of excess
+    successes, to a maximum of the number of units slain. Cost: FW. Difficulty: 1". The army's stats are the
+    Cult's Patron's Finger design ([003:1203] "a repeated template"), an army type the GM defines; on a declared
+    map the action must name it (``params.type``). Excess 2 (three successes against 1), slain 4: 2 units."""
+    g = finger_game()
+    kw = {"now": NOW, "roller": FixedRoller(), "roll": False}
+    refused(
+        g, lambda: g.submit_class_action("cult", "x", "rise_fingers", {"hex": "2,0", "units_slain": 4}, **kw), "P.2.12"
+    )  # no design named
+    refused(
+        g,
+        lambda: g.submit_class_action(
+            "cult", "x", "rise_fingers", {"hex": "9,9", "units_slain": 4, "type": "cult-fingers"}, **kw
+        ),
+        "P.2.12",
+    )
+    events = succeed(g, "cult", "rise", "rise_fingers", {"hex": "2,0", "units_slain": 4, "type": "cult-fingers"})
+    assert next(e for e in events if type(e).__name__ == "ClassActionOutcome").outputs == {"finger_army_size": 2}
+    army = g.state.armies.armies["fingers-rise"]
+    assert (army["controller"], army["hex"], len(army["units"]), army["rank"], army["armor_base"]) == (
+        "cult",
+        "2,0",
+        2,
+        2,
+        2,
+    )
+    assert g.state.assets["fingers-rise"].holders == ["cult"]  # the army is the Cult's asset (P-ASSET-7)
+    # slain 1: capped at 1 however many excess successes
+    g = finger_game()
+    succeed(g, "cult", "rise", "rise_fingers", {"hex": "2,0", "units_slain": 1, "type": "cult-fingers"})
+    assert len(g.state.armies.armies["fingers-rise"]["units"]) == 1
+
+
+def test_p_2_12_sacrificial_summoning_converts_the_army_into_a_finger_army_of_the_same_size():
+    """[003:1224] "Your patron converts an army you control into a Patron's Finger Army of the same size. Cost:
+    FW Difficulty: The sacrificed army's size minus its rank." On a map the army's size and rank are the map's,
+    not what the Cult declared."""
+    g = finger_game()
+    g.place_army("thralls", "Thralls", "3,0", 5, controller="cult", type_id="cult-fingers")
+    kw = {"now": NOW, "roller": FixedRoller(), "roll": False}
+    refused(
+        g,
+        lambda: g.submit_class_action(
+            "cult", "x", "sacrificial_summoning", {"army": "nope", "type": "cult-fingers"}, **kw
+        ),
+        "P.2.12",
+    )
+    g.collect_events()
+    g.submit_class_action(
+        "cult",
+        "sac",
+        "sacrificial_summoning",
+        {"army": "thralls", "army_size": 9, "army_rank": 1, "type": "cult-fingers"},
+        now=NOW,
+        roller=FixedRoller([6, 5, 5]),
+        assets=[{"asset_id": "agent"}],
+        convert=0,
+    )
+    assert g.state.actions["sac"].difficulty == 3  # 5 units - rank 2, from the map
+    resolve_month(g)
+    assert "thralls" not in g.state.armies.armies
+    army = g.state.armies.armies["fingers-sac"]
+    assert (army["hex"], len(army["units"]), army["controller"]) == ("3,0", 5, "cult")
+
+
+def test_p_2_12_runes_and_finger_armies_replay_from_their_events():
+    """The rune (RunePlaced) and the Finger Army (ArmyPlaced and the Cult's asset) are folded by their events
+    alone: replaying the game's events reproduces the state, as every event must (DESIGN, "The event model")."""
+    from tests.domain.test_replay import replay
+
+    g = world_game(
+        ("cult", "conspiracy", "cult"),
+        ("circ", "conspiracy", "circle"),
+        assets=[("agent", "cult", "might", "skill", 3), ("sub", "circ", "subtlety", "skill", 3)],
+    )
+    g.define_army_type("cult-fingers", FINGER_BLOCK)
+    g.set_influence("circ", "1,0", 2)
+    kw = {"now": NOW, "convert": 0}
+    g.submit_class_action(
+        "cult",
+        "rise",
+        "rise_fingers",
+        {"hex": "2,0", "units_slain": 4, "type": "cult-fingers"},
+        roller=FixedRoller([6, 5, 5]),
+        assets=[{"asset_id": "agent"}],
+        **kw,
+    )
+    g.submit_class_action(
+        "circ",
+        "rune",
+        "hidden_runes",
+        {"hex": "1,0", "rank": 2},
+        roller=FixedRoller([6, 5, 5]),
+        assets=[{"asset_id": "sub"}],
+        **kw,
+    )
+    resolve_month(g)
+    assert "fingers-rise" in g.state.armies.armies and "rune-rune" in g.state.assets
+    assert replay(list(g._pending_events)).state == g.state

@@ -11,6 +11,7 @@ from domain.dice import FixedRoller
 from domain.errors import DomainError, NotFound
 from domain.powers import magic_rules as mr
 from domain.powers.game import Game
+from domain.powers.magic import spell_def
 from domain.powers.views import board_view
 from tests.domain.helpers import NOW, SEED, game_in_planning, later, refused, submit
 from tests.domain.world_helpers import act, to_next_season, world_game
@@ -308,6 +309,19 @@ def test_p_mag_2_the_elements_of_a_spell_are_the_distinct_symbols_of_its_cost():
     assert mr.parse_cost("2FF").elements == ["F"]
     assert mr.parse_cost("1AWW").elements == ["A", "W"]
     assert mr.parse_cost("3").elements == []
+
+
+def test_p_amb_42_freeze_river_has_the_cost_the_gm_sets_and_is_taught_only_once_defined():
+    """P-AMB-42: "Catalogue data has to come from the designer." Freeze River is named ([003:507]) without a
+    cost: the service ships no cost for it; teaching it before the GM defines it is refused naming P-AMB-42,
+    recording nothing; once defined (a slow spell 1WW here, the GM's choice), it is learned and cast as any."""
+    g = mage_game()
+    err = refused(g, lambda: g.teach_spell("c", "freeze-river"), "P-AMB-42")
+    assert "without a cost" in err.message
+    g.define_spell("freeze-river", "Freeze River", "slow", "1WW", range=3)
+    g.teach_spell("c", "freeze-river")
+    assert g.state.magic["powers"]["c"]["known"] == ["freeze-river"]
+    assert spell_def(g.state, "freeze-river").cost == "1WW"
 
 
 def test_p_mag_2_the_gm_adds_spells_whose_costs_must_parse():

@@ -683,6 +683,25 @@ def test_p_infl_6_channel_influence_spends_one_at_each_location_for_its_element(
     assert g.state.powers["cult"].mana == {"E": 1, "F": 1}
 
 
+def test_p_mag_1_channel_influence_keeps_only_what_the_storage_cap_holds():
+    """P-MAG-1: "Each power has a per-element storage cap"; P-AMB-37: mana gained during an action is spent in
+    it or lost with it. Decision: Channel Influence (P-INFL-6) and the catalogue's Channel (P.2.12) follow one
+    rule, ``magic.kept_gain``: the power keeps the mana up to its cap, and the rest is lost. A Cause stores 1
+    of each element (Novice Mages [003:1248]), so two Fire hexes channelled give it 1 Fire, not 2."""
+    hexes = [{"hex": "0,0", "element": "F"}, {"hex": "1,0", "element": "F"}, {"hex": "2,0", "element": "E"}]
+    g = world_game(("cause", "conspiracy", "cause"), hexes=hexes, assets=[("lore", "cause", "lore", "skill", 1)])
+    for h in ("0,0", "1,0", "2,0"):
+        g.set_influence("cause", h, 1)
+    act(g, "cause", "ch", "0,0", [6], assets=[{"asset_id": "lore"}])
+    g.aim_action("ch", "channel", params={"hexes": ["0,0", "1,0", "2,0"]})
+    assert g.state.powers["cause"].influence == {}  # all three influences are spent, whatever is kept
+    g.collect_events()
+    resolve_month(g)
+    granted = [(e.element, e.amount) for e in g.collect_events() if type(e).__name__ == "ManaGranted"]
+    assert granted == [("F", 1), ("E", 1)]
+    assert g.state.powers["cause"].mana == {"F": 1, "E": 1}
+
+
 def test_p_feat_1_durable_ignores_the_first_demolition_each_season():
     """P-FEAT-1: Durable "Ignores the first effect each season that would disrupt or damage it" (a per-season
     flag). Demolish: "Other powers with a claim on the town can resist. Difficulty: 1." """

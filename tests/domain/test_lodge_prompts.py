@@ -170,3 +170,70 @@ def test_a_choice_whose_effect_can_no_longer_resolve_lapses_at_its_deadline_and_
     (lapsed,) = [e["data"] for e in games.visible_events(game_id, "ann") if e["type"] == "ChoiceLapsed"]
     assert lapsed["data"]["rule"] == "LH-7"
     assert games.close_due_window(game_id, prompt["choice"]) is False
+
+
+def test_a_target_prompt_of_a_face_down_spell_shows_nothing_of_it_to_another_seat(tmp_path):
+    """L.4: an unrevealed Spell Card is seen by its owner and the host only. Ann casts her face-down Firebolt
+    without a target: the prompt's question names the card and its options are the card's legal targets, so
+    Bob's view, his events, his feed, his windows and his mail show nothing of it; Ann alone is sent the choice,
+    and the host sees it."""
+    import json
+
+    from api.compose import build_games, build_projector
+    from projections.settings import Settings
+
+    games = build_games(Settings(data_dir=tmp_path / "data"))
+    projector = build_projector(games, Settings(data_dir=tmp_path / "data"))
+    try:
+        game_id, _, _ = games.create_game("Lodge", ruleset="lodge")
+        gm, ann = Caller.of("gm"), Caller.of("ann")
+        games.run_many(gm, game_id, [AddMage("ann", "Ann", "red"), AddMage("bob", "Bob", "blue"), BeginGame()])
+        games.run(ann, game_id, PrepareSpells("ann", {"I": "firebolt"}))
+        games.run(gm, game_id, AdvancePhase("prepare"))
+        games.run(ann, game_id, CastSpell("ann", "I"))
+        (prompt,) = games.view(game_id, "ann")["prompts"]
+        assert prompt["question"] == "the target of Firebolt" and prompt["options"] == ["ann", "bob", "dummy"]
+        assert games.view(game_id, "gm")["prompts"] == [prompt]
+        assert prompt["choice"] in [w["id"] for w in games.view(game_id, "ann")["windows"]]
+        bob_view = games.view(game_id, "bob")
+        assert bob_view["prompts"] == [] and prompt["choice"] not in [w["id"] for w in bob_view["windows"]]
+        projector.catch_up()
+        seen_by_bob = json.dumps([bob_view, games.visible_events(game_id, "bob"), projector.feed(game_id, "bob")])
+        assert "firebolt" not in seen_by_bob.lower() and prompt["choice"] not in seen_by_bob
+        offers = [
+            (n["recipient"], n["body"]["subject"]) for n in projector.outbox(game_id) if n["kind"] == "ChoiceOffered"
+        ]
+        assert offers == [("ann", "A choice waits for you: the target of Firebolt")]
+    finally:
+        projector.db.close()
+        games.close()
+
+
+def test_a_prompt_reminds_its_chooser_alone_before_its_deadline(games):
+    """L.3 on the platform's windows: the game's ``reminder_hours`` (12 and 2 hours by default) remind whoever
+    has not acted before a window's deadline; a prompt's window waits for its chooser alone."""
+    game_id = _gust_ready(games)
+    games.run(Caller.of("ann"), game_id, CastSpell("ann", "I", "bob"))
+    (prompt,) = games.view(game_id, "ann")["prompts"]
+    game = games.get_game(game_id)
+    assert game.state.options["reminder_hours"] == [12, 2]
+    closes = game.state.windows[prompt["choice"]].closes_at
+    from datetime import datetime
+
+    games.clock = lambda: datetime.fromisoformat(closes) - timedelta(hours=13)
+    assert games.queue_due_reminders(game_id, prompt["choice"]) == []  # not yet
+    games.clock = lambda: datetime.fromisoformat(closes) - timedelta(hours=11)
+    assert games.queue_due_reminders(game_id, prompt["choice"]) == ["ann"]
+    assert games.queue_due_reminders(game_id, prompt["choice"]) == []  # once per offset
+    games.clock = lambda: datetime.fromisoformat(closes) - timedelta(hours=1)
+    assert games.queue_due_reminders(game_id, prompt["choice"]) == ["ann"]
+
+
+def test_the_reminder_hours_are_a_game_option_checked_when_the_game_is_created(games):
+    """L.3 on the platform's windows: a host sets when Mages are reminded before a deadline; a reminder after
+    the deadline (a negative offset) is refused naming the option, and nothing is created."""
+    game_id, _, _ = games.create_game("Lodge", ruleset="lodge", options={"reminder_hours": [6]})
+    assert games.get_game(game_id).state.options["reminder_hours"] == [6]
+    with pytest.raises(RuleViolation) as refused:
+        games.create_game("Lodge", ruleset="lodge", options={"reminder_hours": [-1]})
+    assert refused.value.field == "options.reminder_hours.0"

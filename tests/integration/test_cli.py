@@ -74,6 +74,12 @@ def test_the_season_demo_plays_a_season_of_the_map_wallets_magic_and_cleanup(tmp
     # P-TOWN-4: Sickened 2 costs Bree a person (3 -> 2) and ticks down to 1.
     assert "(now population 2) and the status ticks down to {'sickened': 1}" in said
     assert "Season 2 opens: tidings." in said
+    # P.2.12 Hidden Runes: rank 1 <= the 1 influence left at -1,0; [6, 5, 1] is 2 successes against 1; the rune is
+    # the Rangers' private asset (P.4), not on Saruman's board.
+    assert "difficulty 1, rolled [6, 5, 1]." in said
+    assert "a rank 1 Rune at -1,0 is the Rangers' asset" in said and "Saruman's board shows 0 runes." in said
+    # P-INFL-4: Mercurial swaps the 1 at -1,0 with the 0 at 0,0.
+    assert "between -1,0 and 0,0 (P-INFL-4): now 1 at 0,0." in said
 
 
 def test_the_covenant_demo_plays_a_year_for_three_covenants_and_narrates_it(tmp_path):
@@ -92,3 +98,16 @@ def test_the_covenant_demo_plays_a_year_for_three_covenants_and_narrates_it(tmp_
 def test_the_demo_of_an_unknown_ruleset_is_refused_naming_those_there_are(tmp_path):
     out = emissary("demo", "--ruleset", "chess", data_dir=tmp_path)
     assert out.returncode == 1 and "no ruleset 'chess'" in out.stdout and "covenants" in out.stdout
+
+
+def test_the_lodge_demo_plays_a_turn_whose_full_room_is_rebuilt_and_scored(tmp_path):
+    """Issue 15: ``emissary demo --ruleset lodge`` plays turn 1: the Library fills (L-INST-2), a target and a
+    step are prompts answered from the server's options, and Clean-up scores the Library with its banner
+    [3, 2, 1] (Ann 3 cubes, Bob 1: L-SCORE-1) and flips it (C4-C6)."""
+    out = emissary("demo", "--ruleset", "lodge", data_dir=tmp_path)
+    assert out.returncode == 0, out.stderr
+    said = out.stdout
+    assert "the target of Firebolt; one of ann, bob, cy, dummy (at the deadline: dummy, LH-1)" in said
+    assert "Rooms to rebuild (C4): library." in said
+    assert "library scored with banner [3, 2, 1] on cubes {'ann': 3, 'bob': 1}: ann 3, bob 2 (C5)." in said
+    assert "library is rebuilt" in said and "Turn 2 opens: prepare." in said

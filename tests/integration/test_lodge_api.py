@@ -71,3 +71,40 @@ def test_a_walk_without_its_room_is_a_prompt_answered_through_the_api(api):
     assert r.status_code == 200, r.text
     view = api.get(f"/games/{gid}/view", headers=bearer(bob)).json()
     assert view["prompts"] == [] and view["mages"]["bob"]["room"] == "library"
+
+
+def test_an_evocation_commanded_without_steps_asks_each_step_and_its_attack_through_the_api(api):
+    """L-EVO-1 / L-EVO-2 through ``POST /games/{id}/commands``: a ``CommandEvocation`` naming neither steps nor an
+    attack asks the first step (or ``stop``), then whom to attack among the foes in its Room (or ``none``): the
+    controller is refused (L-IMM-2) recording nothing, and a foe takes the Evocation's Strength in Damage."""
+    r = api.post("/games", json={"ruleset": "lodge", "name": "Lodge"})
+    gid, host = r.json()["game_id"], r.json()["gm_token"]
+
+    def send(token: str, command: str, **args):
+        return api.post(f"/games/{gid}/commands", headers=bearer(token), json={"command": command, "args": args})
+
+    for mage, colour in (("ann", "red"), ("bob", "blue")):
+        assert send(host, "AddMage", mage_id=mage, name=mage.title(), colour=colour).status_code == 200
+    send(host, "BeginGame")
+    ann = api.post(f"/games/{gid}/powers/ann/token", headers=bearer(host)).json()["token"]
+    assert send(ann, "PrepareSpells", mage_id="ann", cards={"I": "call-beast"}).status_code == 200
+    send(host, "AdvancePhase", expected_phase="prepare")
+    assert send(ann, "CastSpell", mage_id="ann", slot="I").status_code == 200  # an Evocation in the Hall
+    view = api.get(f"/games/{gid}/view", headers=bearer(ann)).json()
+    (ev,) = view["evocations"]
+    r = send(ann, "CommandEvocation", mage_id="ann", evocation=ev)
+    assert r.status_code == 200 and r.json()["events"] == ["ChoiceOffered", "WindowOpened"], r.text
+    (step,) = api.get(f"/games/{gid}/view", headers=bearer(ann)).json()["prompts"]
+    assert step["kind"] == "evocation-move" and step["options"][-1] == "stop" and step["default"] == "stop"
+    assert send(ann, "AnswerChoice", mage_id="ann", choice_id=step["choice"], option="stop").status_code == 200
+    (attack,) = api.get(f"/games/{gid}/view", headers=bearer(ann)).json()["prompts"]
+    assert attack["options"] == ["bob", "none"] and attack["rule"] == "L-EVO-2"
+    r = send(ann, "AnswerChoice", mage_id="ann", choice_id=attack["choice"], option="ann")
+    assert r.status_code == 422 and "L-IMM-2" in r.text, r.text
+    assert send(ann, "AnswerChoice", mage_id="ann", choice_id=attack["choice"], option="bob").status_code == 200
+    view = api.get(f"/games/{gid}/view", headers=bearer(ann)).json()
+    strength = {"hound": 1, "wisp": 1, "golem": 3, "ghoul": 2, "raven": 1, "wraith": 2, "colossus": 4}
+    strength |= {"sylph": 1, "shade": 1}
+    assert (
+        view["prompts"] == [] and view["mages"]["bob"]["damage"] == ["ann"] * strength[view["evocations"][ev]["card"]]
+    )

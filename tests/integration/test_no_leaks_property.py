@@ -74,9 +74,15 @@ development_op = st.one_of(
 )
 # Armies (domain/powers/armies.py): a Stealthy army and its Experience are its controller's (P.4 [003:326]).
 army_op = st.tuples(st.just("army"), st.integers(0, 3), st.booleans())
+# Battles (domain/powers/battle.py): a power declares against another in the month's Battle step, perhaps
+# revealing an Experience asset to the GM (P.4: "Assets revealed in secret in a battle" are the GM's); the armies
+# that fight are seen by both sides (the battlemap); every step closes at the GM's hand with its default.
+battle_op = st.tuples(st.just("battle"), st.integers(0, 3), st.integers(0, 3), st.booleans())
 planning_op = st.one_of(
     world_op,
     army_op,
+    army_op,
+    battle_op,
     act,
     act,
     act,
@@ -161,6 +167,8 @@ class World:
         self.influence_allowed: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.ambitions: list[tuple[str, str, str]] = []
         self.wallets: dict[str, set[tuple]] = defaultdict(set)  # every wallet each power held, as the GM saw it
+        self.army_names: dict[str, str] = {}
+        self.battles_due: list[tuple] = []  # battle ops of this month, fought in its Battle step
         for i in range(n_powers):
             cls, sub = CLASSES[i]
             pid = self.games.add_power(self.game_id, "gm", f"P{i}", cls, sub)[0]
@@ -281,6 +289,8 @@ class World:
                 self.develop(o)
             elif kind == "army":
                 self.apply_army(o)
+            elif kind == "battle":
+                self.battles_due.append(o)
             elif kind == "advance":
                 g.advance(gid, "gm")
             elif kind == "resolve":
@@ -296,6 +306,7 @@ class World:
                 for w in g.view(gid, "gm")["windows"]:
                     if not w["closed"]:
                         g.close_window(gid, "gm", w["window_id"])
+                self.fight()
             elif kind == "rollback":
                 phases = [p for p in g.phases(gid) if p["phase"] != "setup"]
                 if phases:
@@ -350,9 +361,49 @@ class World:
         block = {k: {"die": 4, "bonus": 0} for k in ("attack", "morale", "presence")}
         block |= {"defense": 3, "keywords": ["stealthy"] if stealthy else [], "cls": "levy"}
         g.run(gm, gid, world.AmendMap(hexes=[{"hex": h} for h in WORLD_HEXES]))
-        g.run(gm, gid, armies.PlaceArmy(army_id, self.mark("AN", self.allowed[army_id]), "0,1", 3, owner, block=block))
+        name = self.mark("AN", self.allowed[army_id])
+        self.army_names[army_id] = name
+        g.run(gm, gid, armies.PlaceArmy(army_id, name, "0,1", 3, owner, block=block))
         g.run(gm, gid, armies.GrantExperience(army_id, 1))
-        self.allowed[f"{army_id}.xp1"] = {owner}
+        for n in (1, 2, 3):  # its Experience, and what battles add, are its controller's
+            self.allowed[f"{army_id}.xp{n}"] = {owner}
+
+    def fight(self) -> None:
+        """The month's battles (domain.powers.battle), in its Battle step: a power declares against another where
+        both have armies; it may reveal an Experience asset to the GM at setup; the GM closes every step, so the
+        battle's defaults play it to its end. The armies in the battle are seen by both its powers from then on."""
+        from domain.powers import battle
+
+        g, gid, P = self.games, self.game_id, self.powers
+        due, self.battles_due = self.battles_due, []
+        for _, a, b, reveal in due:
+            me, enemy = P[a % len(P)], P[b % len(P)]
+            if me == enemy or g.view(gid, "gm")["game"]["step"] != "battle":
+                continue
+            there = [x for x in g.view(gid, "gm")["armies"]["armies"] if x["hex"] == "0,1"]
+            bid = f"bt{next(self.counter)}"
+            try:
+                r = g.run(Caller.of(me), gid, battle.DeclareBattle(bid, "0,1", me, [enemy]))
+            except DomainError as err:
+                self.record(me, err.as_dict())
+                continue
+            self.record(me, r.as_dict())
+            for x in there:
+                if x["controller"] in (me, enemy):
+                    for marker in (x["army_id"], self.army_names.get(x["army_id"])):
+                        if marker:
+                            self.allowed[marker] |= {me, enemy}
+            mine = [x for x in there if x["controller"] == me]
+            xp = [e["asset_id"] for x in mine for e in x["experience"] if not e["used_up"]]
+            if reveal and xp:
+                setup = battle.SubmitBattleSetup(bid, me, armies=[x["army_id"] for x in mine], assets=xp[:1])
+                self.record(me, g.run(Caller.of(me), gid, setup).as_dict())
+            for _ in range(200):
+                view = g.view(gid, "gm")
+                fight = [x for x in view["battles"] if x["battle_id"] == bid][0]
+                if fight["step"] == "ended":
+                    break
+                g.close_window(gid, "gm", fight["window"])
 
     def follow_the_influence(self) -> None:
         """P.4: a conspiracy may see another's influence in a hex while both have influence there (what it saw
@@ -890,3 +941,32 @@ def test_the_checker_catches_a_wallet_shown_to_another_power(monkeypatch):
     monkeypatch.setattr(views, "development_view", leaky)
     with pytest.raises(Leak, match="wallet"):
         play(3, [("wallet", 0)])
+
+
+BATTLE_MONTH = [("army", 0, False), ("army", 1, False), ("army", 1, True), ("battle", 0, 1, True)]
+
+
+def test_battles_show_no_secret_asset_to_the_enemy():
+    """A battle with an Experience asset revealed to the GM (P.4): the other side never sees it."""
+    world = play(
+        3, as_ops([([("army", 0, False), ("army", 1, False), ("army", 1, True), ("battle", 0, 1, True)], [], None)])
+    )
+    gm = world.games.view(world.game_id, "gm")
+    assert gm["battles"] and gm["battles"][0]["step"] == "ended"
+    assert gm["battles"][0]["secret_assets"]
+
+
+def test_the_checker_catches_a_secret_battle_asset_shown_to_the_enemy(monkeypatch):
+    """A broken implementation that shows the GM's battle view (secret assets) to every player must be caught."""
+    from domain.powers import battle
+
+    real = views.board_view
+
+    def leaky(game, viewer):
+        return real(game, viewer) | {"battles": battle.battles_view(game, "gm")}
+
+    plant_view(monkeypatch, leaky)
+    with pytest.raises(Leak, match="AR"):
+        play(
+            3, as_ops([([("army", 0, False), ("army", 1, False), ("army", 1, True), ("battle", 0, 1, True)], [], None)])
+        )

@@ -142,3 +142,21 @@ def test_a_move_step_left_open_by_mail_is_offered_in_the_reply_and_answered_with
     (second,) = games.get_game(gid).state.prompts
     assert _mail(games, gid, tokens["ann"], f"choose {second} observatory").accepted
     assert games.get_game(gid).state.positions["bob"] == "observatory"
+
+
+def test_a_target_left_open_by_mail_is_answered_with_choose_and_the_option_alone():
+    """LH-1 / L-DUMMY-1: a cast that names no target waits for one; the reply lists the legal targets (the Dummy
+    among them), ``choose <option>`` answers the one choice that waits, and an option outside them is refused
+    naming its rule with nothing recorded."""
+    games, gid, tokens = _table()
+    assert _mail(games, gid, tokens["ann"], "prepare firebolt in I").accepted
+    _to_actions(games, gid)
+    reply = _mail(games, gid, tokens["ann"], "cast firebolt in I")
+    assert reply.accepted, reply.body
+    (choice,) = games.get_game(gid).state.prompts
+    assert f"{choice} waits for you: the target of Firebolt; one of ann, bob, cy, dummy (default dummy)" in reply.body
+    _refused(games, gid, tokens["ann"], "choose library", "LH-1", 1)
+    reply = _mail(games, gid, tokens["ann"], "choose Bob")
+    assert reply.accepted and f"You answer {choice}: bob." in reply.body, reply.body
+    game = games.get_game(gid)
+    assert game.state.prompts == {} and game.state.mages["bob"]["damage"] == ["ann", "ann"]

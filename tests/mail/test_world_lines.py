@@ -152,3 +152,6 @@ def test_every_example_line_of_the_readmes_playing_by_email_section_is_read():
         verbs |= {c.verb for c in turn.commands}
     assert {"aim", "influence", "maintain", "class", "claim", "unclaim", "reveal"} <= verbs
     assert {"duel", "seek", "join", "share", "free", "reaction", "army", "support", "dice", "terms", "quota"} <= verbs
+    assert {"swap", "blight", "subtle", "mechanisms", "generate", "perk", "grimoire", "conduit", "locate"} <= verbs
+    assert {"dread", "pertarget", "consequence", "map", "offer"} <= verbs
+    assert {"declare", "setup", "deploy", "spell", "command", "surrender", "retreat"} <= verbs  # battles

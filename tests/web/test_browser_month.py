@@ -93,7 +93,7 @@ def test_a_gm_and_three_powers_play_a_month_in_the_browser(server, browser):
         gm.locator("#pname").fill(name)
         gm.locator("#pkind").select_option(kind)
         gm.get_by_role("button", name="Add", exact=True).click()
-        links[name] = gm.locator("a.link-out").first.get_attribute("href")
+        links[name] = gm.get_by_label(f"Sign-in link for {name}").input_value()
     for who, skill, rank in (("gandalf", "might", "3"), ("rangers", "subtlety", "2"), ("gondor", "might", "2")):
         gm.locator("#apower").select_option(who)
         gm.locator("#aname").fill(skill)
@@ -167,6 +167,7 @@ def test_a_gm_and_three_powers_play_a_month_in_the_browser(server, browser):
     # The GM closes Planning, resolves in rules order, and publishes.
     gm.reload()
     gm.get_by_role("button", name="Close Planning", exact=True).click()
+    gm.get_by_role("button", name="Yes, close Planning").click()  # issue 17: destructive actions ask first
     gm.get_by_label("Announcement to the table").fill("The beacons are lit!")
     gm.get_by_role("button", name="Resolve and publish").click()
     assert "Resolved and published" in gm.content()

@@ -31,3 +31,40 @@ def test_an_advance_form_submitted_twice_moves_the_game_once(tmp_path):
     ).text
     assert "now at planning" in html
     close_app(app)
+
+
+def test_destructive_forms_do_nothing_until_confirmed(tmp_path):
+    """Issue 17: closing a window, closing Planning, discarding, rolling back and forking answer a post
+    without ``confirm=yes`` with a page that asks (carrying every field), and record nothing."""
+    app = create_app(Settings(data_dir=tmp_path))
+    games = app.state.games
+    gid, gm, _ = games.create_game("Careful")
+    pid, token, _ = games.add_power(gid, "gm", "Lord", "city", "overlord")
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")
+    action = games.submit_action(gid, pid, pid, title="Tax the farms", slot="public").result["action_id"]
+    client = TestClient(app)
+    client.get(f"/signin/{gid}/{gm}")
+    csrf = re.search(r'name="csrf" value="([^"]+)"', client.get(f"/play/{gid}").text).group(1)
+    version = games.get_game(gid, for_update=False).version
+    posts = {
+        "close": {"window_id": "s1m1-planning", "expected_step": "planning"},
+        "advance": {"expected_step": "planning"},
+        "rollback": {"phase": "s1-tidings", "reason": "a typo"},
+        "fork": {"phase": "s1-tidings", "name": "Sandbox", "reason": "try"},
+    }
+    for form, data in posts.items():
+        html = client.post(f"/play/{gid}/{form}", data={**data, "csrf": csrf}).text
+        assert '<input type="hidden" name="confirm" value="yes">' in html, form
+        for key, value in data.items():
+            assert f'name="{key}" value="{value}"' in html, (form, key)
+    player = TestClient(app)
+    player.get(f"/signin/{gid}/{token}")
+    pcsrf = re.search(r'name="csrf" value="([^"]+)"', player.get(f"/play/{gid}").text).group(1)
+    assert "Discard this action?" in player.post(f"/play/{gid}/discard", data={"action_id": action, "csrf": pcsrf}).text
+    assert games.get_game(gid, for_update=False).version == version  # nothing recorded
+    r = client.post(
+        f"/play/{gid}/rollback", data={**posts["rollback"], "csrf": csrf, "confirm": "yes"}, follow_redirects=False
+    )
+    assert r.status_code == 303 and games.get_game(gid, for_update=False).state.step == "tidings"
+    close_app(app)

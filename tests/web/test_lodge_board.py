@@ -140,3 +140,31 @@ def test_a_choice_an_effect_waits_for_is_offered_as_a_list_to_its_chooser_and_an
     assert r.status_code == 303, r.text
     after = games.get_game(gid, for_update=False).state
     assert after.prompts == {} and after.positions["bob"] == "library"
+
+
+def test_a_target_left_open_on_the_page_is_asked_as_a_list_and_answered_from_it(site):
+    """LH-1 / L-DUMMY-1: Bob casts Mend choosing "ask me after casting"; his page lists the legal targets with
+    the Dummy (the default, selected) and the deadline; an option outside them is refused with its rule; the
+    form answers it. Ann's page shows neither the choice nor Bob's face-down card."""
+    app, gid, tokens = site
+    games = app.state.games
+    client, html = page(app, gid, tokens["bob"])
+    csrf = re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+    post = {"follow_redirects": False, "headers": {"origin": "http://testserver"}}
+    r = client.post(f"/play/{gid}/cast", data={"csrf": csrf, "slot": "I", "target": ""}, **post)
+    assert r.status_code == 303, r.text
+    (choice,) = games.get_game(gid, for_update=False).state.prompts
+    html = client.get(f"/play/{gid}").text
+    form = re.search(rf'<form method="post" action="/play/[^"]+/answer" id="prompt-{choice}">(.*?)</form>', html, re.S)
+    assert form is not None, html
+    assert re.findall(r'<option value="([^"]+)"', form.group(1)) == ["ann", "bob", "dummy"]
+    assert '<option value="dummy" selected>' in form.group(1) and "<time datetime=" in form.group(1)
+    ann_page = page(app, gid, tokens["ann"])[1]
+    assert f'id="prompt-{choice}"' not in ann_page and "mend" not in ann_page.lower()
+    client.post(f"/play/{gid}/answer", data={"csrf": csrf, "choice_id": choice, "option": "library"}, **post)
+    assert "LH-1" in client.get(f"/play/{gid}").text
+    assert games.get_game(gid, for_update=False).state.prompts  # refused: still waiting
+    r = client.post(f"/play/{gid}/answer", data={"csrf": csrf, "choice_id": choice, "option": "bob"}, **post)
+    assert r.status_code == 303, r.text
+    after = games.get_game(gid, for_update=False).state
+    assert after.prompts == {} and after.mages["bob"]["damage"] == []

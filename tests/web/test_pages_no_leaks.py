@@ -102,3 +102,42 @@ def test_errors_are_shown_next_to_their_field_with_the_rule(site):
         r'<p class="error" role="alert" id="err-compose-(\w+)">([^<]*)<span class="rule">\(([^)]*)\)', html
     )
     assert errors == [("slot", "an Overlord takes 2 private actions a month; this would be the 3rd ", "P-ACT-1")]
+
+
+def feed_pages(client: TestClient, game_id: str) -> list[str]:
+    """Every page of a viewer's feed, newest first, following its "Older events" links."""
+    out, url = [], f"/play/{game_id}"
+    while url:
+        html = client.get(url).text
+        feed = html[html.index('id="feed"') :]
+        out.append(feed)
+        older = re.search(r'<a href="\?([^"]+)#feed" rel="next">Older events</a>', feed)
+        url = f"/play/{game_id}?{older.group(1).replace('&amp;', '&')}" if older else None
+    return out
+
+
+def test_the_feed_is_in_words_numbered_by_the_viewer_and_paginated_without_leaks(site):
+    """Issue 17: the feed names no event class, numbers each line with the viewer's own event number
+    (their timeline's sequence), shows every event a page at a time, and no hidden text reaches another
+    viewer's feed lines on any page."""
+    app, m, tokens = site
+    games = app.state.games
+    for n in range(45):  # Sov alone sees these: its feed runs to a second page
+        games.grant_asset(m.game_id, "gm", m.powers["sov"], f"ally{n}", "agent", 1)
+    internal = re.compile(r"\b(StepBegan|SeedCommitted|WindowClosed|ActionSubmitted|AssetGranted)\b")
+    for key, pid in m.powers.items():
+        client = TestClient(app)
+        client.get(f"/signin/{m.game_id}/{tokens[pid]}")
+        pages = feed_pages(client, m.game_id)
+        text = "".join(pages)
+        numbers = [int(n) for n in re.findall(r'<span class="seq">#(\d+)</span>', text)]
+        own = games.visible_events(m.game_id, pid, limit=10_000)
+        assert numbers == [e["seq"] for e in reversed(own)], key  # every event once, by the viewer's number
+        assert not internal.search(text), key
+        for marker, who in ALLOWED.items():
+            if key not in who:
+                assert marker not in text, f"{key} reads {marker} in the feed"
+        if key == "sov":
+            assert len(pages) == 2 and "Sov gained the asset ally44 (agent, rank 1)." in pages[0]
+            assert "Season 1, month 1: Planning began." in text
+            assert "Season 1, month 1: Planning closed: the GM moved the game on." in text

@@ -22,5 +22,16 @@
       input.addEventListener("input", show); show();
     });
   }
-  document.addEventListener("DOMContentLoaded", function () { tick(); previews(); setInterval(tick, 30000); });
+  function copies() {  // a Copy button beside each read-only link (without JavaScript: select and copy the text)
+    document.querySelectorAll("button[data-copy]").forEach(function (b) {
+      b.hidden = false;
+      b.addEventListener("click", function () {
+        var field = document.getElementById(b.dataset.copy);
+        field.select();
+        (navigator.clipboard ? navigator.clipboard.writeText(field.value) : Promise.reject()).then(
+          function () { b.textContent = "Copied"; }, function () { document.execCommand("copy"); b.textContent = "Copied"; });
+      });
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { tick(); previews(); copies(); setInterval(tick, 30000); });
 })();

@@ -7,15 +7,15 @@ and rebuilt from the events. A post's notification goes out with a ``Reply-To``:
 for that thread, kept in the mail ledger's new ``reply_to`` column. This revision has the projector rebuild
 every read model from event 1, so a database already at the previous head fills them for the games it holds.
 
-Revision ID: 0006_posts
-Revises: 0005_boards
+Revision ID: 0007_posts
+Revises: 0006_people
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0006_posts"
-down_revision = "0005_boards"
+revision = "0007_posts"
+down_revision = "0006_people"
 branch_labels = None
 depends_on = None
 
@@ -25,7 +25,7 @@ DDL = [
         PRIMARY KEY (game_id, viewer, thread_id))""",
 ]
 READ_MODELS = ["rm_audit", "rm_feed", "rm_phases", "rm_windows", "rm_reminders", "rm_games", "rm_outbox"]
-READ_MODELS += ["rm_timeline", "rm_viewers", "rm_threads", "rm_posts", "rm_post_search"]
+READ_MODELS += ["rm_timeline", "rm_viewers", "rm_seat_contacts", "rm_threads", "rm_posts", "rm_post_search"]
 
 
 def upgrade() -> None:

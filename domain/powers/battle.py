@@ -1,0 +1,1856 @@
+"""The battle sub-machine of Powers, played by post (rules/ANALYSIS.md P.1.3, P-BAT-1..14, P-AMB-1, P.4).
+
+A battle is declared in a month's Battle step where opposed armies stand in the same hex (P-AMB-1: checked in
+every month's Battle step; who may declare is the campaign option ``battle_declared_by``). Its setup, then each
+round's Deployment > Spellcasting > Commands > Goals > Cleanup, is a chain of platform windows (kind ``battle``):
+each opens with a deadline (``battle_hours``), is reminded, may be extended, and closes early once everyone it
+waits for has acted. At a deadline the GM's default for the battle is applied and recorded as events: a command
+not given is ``hold`` on Advance, or the army's standing order (``default="standing"``); a setup not given
+deploys the power's visible armies in the hex in id order with no goals; the other steps pass.
+
+The rules themselves (checks, attacks, morale, goals, cleanup, the aftermath) are ``domain.powers.battle_rules``;
+this module only rolls the dice they ask for on the game's committed dice service and records what they return.
+
+Decisions taken (recorded here, as STYLE asks):
+- Sides: the declarer's side attacks (P-AMB-13 walls "attacker"); the declarer names its allies and its enemies
+  among the powers with armies in the hex (P-AMB-1: the declaration makes the armies opposed).
+- Walls (P.1.3, [003:435]): armies outside the walls cannot declare against those inside until they have spent a
+  full month there: a declarer whose armies in the hex moved there by a muster resolved this month is refused
+  when a walls feature (or a stronghold) of an enemy stands in the hex.
+- Initiative at the start: the side with fewer deployed armies seizes it ([003:578], P-AMB-22); a tie: the defenders.
+- The Commands step is one window for the round (a turn needs no window of its own: by post, a window a turn
+  would stretch a battle over weeks); it waits for the power whose turn it is, and at its deadline every army not
+  commanded takes the default, in turn order.
+- Multi-power sides take turns by power, each power commanding one army a turn; when a side has no army left to
+  command, the other side commands on.
+- Fast spells in the spellcasting step are recorded for the battle (one per power per round, a fast spell the
+  power knows, [003:576]); their mana and effects are ruled by the GM (``set_battle_status``).
+- Surrender ([003:580], P-BAT-9): an offer spends 1 escalation; the recipient side answers in a window of its
+  own (silence declines). An accepted offer ends the battle; the side that accepted retreats.
+- Secret assets (P.4 row "Assets revealed in secret in a battle") go to the GM only, with their owner.
+- Who sees the battle: its powers and the GM (the battlemap shows wounds); its declaration and its end are public.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from copy import deepcopy
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from eventsourcing.domain import event
+
+from domain import limits
+from domain import visibility as vis
+from domain.dice import Roller
+from domain.errors import NotFound, RuleViolation
+from domain.ids import GM, SYSTEM
+from domain.platform.commands import Command, Context, Handler, require_gm, require_seat
+from domain.platform.game import PlatformGame, _iso
+from domain.platform.state import Window
+from domain.powers import army_rules as ar
+from domain.powers import battle_rules as br
+from domain.powers import hexmap
+from domain.powers import world_rules as wr
+from domain.powers.armies import visible
+from domain.powers.magic import _of as _magic_of
+from domain.powers.magic import spell_def
+
+WINDOW_KIND = "battle"
+DEFAULTS = ("hold", "standing")
+DECLARERS = ("controller", "gm")
+STEP_WINDOWS = ("setup", "deployment", "spellcasting", "commands", "goals", "surrender", "cleanup")
+MAX_GOALS = 2  # [003:561] "Each side proposes up to two battle goals"
+
+
+def _other(side: str) -> str:
+    return "B" if side == "A" else "A"
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in name.strip().lower())[:40] or "goal"
+
+
+class Battles(PlatformGame):
+    """The battle sub-machine: its commands, events and windows (a base of ``Game``)."""
+
+    if TYPE_CHECKING:  # the Game's events and queries this feature uses
+        power: Any
+        army: Any
+        acts_for: Any
+        grant_experience: Any
+        record_dispersal: Any
+        _fee_due: Any
+        earn: Any
+        _owner_of: Any
+        set_influence: Any
+        _perks: Any
+
+    # ------------------------------------------------------------------ queries
+
+    def battle(self, battle_id: str) -> dict:
+        """The battle, or NotFound."""
+        b = self.state.battles.get("battles", {}).get(battle_id)
+        if b is None:
+            raise NotFound(f"no battle {battle_id!r}", field="battle_id")
+        return b
+
+    def _battles(self) -> dict:
+        return self.state.battles.get("battles", {})
+
+    def active_battles(self) -> list[dict]:
+        return [b for _, b in sorted(self._battles().items()) if b["step"] != "ended"]
+
+    def _side_of(self, b: dict, power_id: str) -> str:
+        for side, s in b["sides"].items():
+            if power_id in s["powers"]:
+                return side
+        raise RuleViolation(f"{power_id} takes no part in this battle", rule="P.1.3", field="power_id")
+
+    def _audience_b(self, b: dict) -> list[str]:
+        return vis.powers([p for s in b["sides"].values() for p in s["powers"]])
+
+    def _powers_of(self, b: dict) -> list[str]:
+        return [p for side in ("A", "B") for p in b["sides"][side]["powers"]]
+
+    def _fighting(self, b: dict, side: str | None = None) -> list[str]:
+        """Deployed armies with active units, in their side's order."""
+        out = []
+        for sd in ("A", "B") if side is None else (side,):
+            for aid in b["sides"][sd]["order"]:
+                entry = b["armies"][aid]
+                army = self.state.armies.armies.get(aid)
+                if entry["where"] == "deployed" and army is not None and ar.size(army) > 0:
+                    out.append(aid)
+        return out
+
+    def battle_pending(self, b: dict) -> list[str]:
+        """Who the battle's current window waits for."""
+        if b["step"] == "ended" or b.get("window") is None:
+            return []
+        return [p for p in b["eligible"] if p not in b["acted"]]
+
+    def _battle_of_window(self, window_id: str) -> dict | None:
+        for b in self._battles().values():
+            if b.get("window") == window_id:
+                return b
+        return None
+
+    def _battle_may_act(self, w: Window, power_id: str) -> bool:
+        b = self._battle_of_window(w.id)
+        return b is not None and power_id in self.battle_pending(b)
+
+    def _battle_pending_in(self, w: Window) -> list[str]:
+        b = self._battle_of_window(w.id)
+        return self.battle_pending(b) if b is not None else []
+
+    def _check_turn(self, b: dict, power_id: str, step: str, now: datetime) -> None:
+        if b["step"] != step:
+            raise RuleViolation(f"the battle is at its {b['step']} step, not {step}", rule="P.1.3", field="battle_id")
+        if power_id not in self.battle_pending(b):
+            raise RuleViolation(f"{power_id} has nothing to do in this step now", rule="P.1.3", field="power_id")
+        w = self.state.windows.get(b["window"])
+        if w is None or w.closed or now >= datetime.fromisoformat(w.deadline_for(power_id)):
+            raise RuleViolation("this step's window has closed", rule="P.1.3", field="deadline")
+
+    # ------------------------------------------------------------------ dice
+
+    def _roll(self, roller: Roller, rolls: list[dict], what: str, count: int, sides: int) -> list[int]:
+        """Roll on the committed dice service (P-DICE-2); the roll goes into the event with its proof."""
+        if count <= 0:
+            return []
+        if self.state.seed is None:
+            raise RuleViolation("battle dice are rolled within the month's committed seed", rule="P-DICE-2")
+        roll_no = self.state.next_roll + len(rolls)
+        faces = list(roller.faces(roll_no, count, sides))
+        rolls.append(
+            {"roll_no": roll_no, "what": what, "sides": sides, "faces": faces, "proof": self._roll_proof(roll_no)}
+        )
+        return faces
+
+    def _next_roll(self, rolls: list) -> int:
+        return rolls[-1]["roll_no"] + 1 if rolls else self.state.next_roll
+
+    # ------------------------------------------------------------------ declaring (P.1.3, P-AMB-1, walls)
+
+    def declare_battle(
+        self,
+        battle_id: str,
+        hex_id: str,
+        by: str,
+        enemies: list[str],
+        allies: list[str] | None = None,
+        *,
+        now: datetime,
+        actor: str,
+    ) -> None:
+        """Declare a battle where opposed armies stand in the same hex (P-AMB-1, [003:561])."""
+        s = self.state
+        limits.check_text(battle_id, "battle_id", limits.IDENTIFIER, required=True, what="a battle's id")
+        if battle_id in self._battles():
+            raise RuleViolation(f"there is already a battle {battle_id!r}", rule="P.1.3", field="battle_id")
+        if s.step != "battle":
+            raise RuleViolation("battles are declared in a month's Battle step", rule="P-AMB-1", field="step")
+        who = s.options.get("battle_declared_by", "controller")
+        if actor != GM and who == "gm":
+            raise RuleViolation("in this campaign the GM declares battles", rule="P-AMB-1", field="authorization")
+        h = hexmap.normal_hex(hex_id)
+        self.power(by)
+        allies = sorted(set(allies or []) - {by})
+        enemies = sorted(set(enemies))
+        if not enemies:
+            raise RuleViolation("a battle has an enemy: name the powers opposed", rule="P-AMB-1", field="enemies")
+        for p in [*allies, *enemies]:
+            self.power(p)
+        if set(enemies) & {by, *allies}:
+            raise RuleViolation("a power fights on one side", rule="P-AMB-1", field="enemies")
+        if any(self._in_battle(p, h) for p in [by, *allies, *enemies]):
+            raise RuleViolation(f"a battle is already being fought in {h}", rule="P.1.3", field="hex")
+        here = {p: [a for a in self._armies_at(h) if a["controller"] == p] for p in [by, *allies, *enemies]}
+        if actor != GM:  # a power declares against the armies it sees (P.4): a refusal tells it nothing hidden
+            here.update({e: [a for a in here[e] if visible(a) or by in a["seen_by"]] for e in enemies})
+        if not here[by] or not any(here[e] for e in enemies):
+            raise RuleViolation(
+                f"a battle needs opposed armies in {h}: {by}'s and an enemy's", rule="P-AMB-1", field="hex"
+            )
+        self._check_walls(h, by, enemies)
+        hours = float(s.options.get("battle_hours", 24))
+        sides = {
+            "A": {"powers": [by, *allies], "goals": {}, "escalation": 0, "order": []},
+            "B": {"powers": enemies, "goals": {}, "escalation": 0, "order": []},
+        }
+        goals = {g: {"A": t[0], "B": t[1]} for g, t in br.BASE_GOALS.items()}
+        walls = self._walls_at(h)
+        if walls is not None:
+            goals["walls"] = {
+                "A": walls["attacker"],
+                "B": walls["defender"],
+                "name": walls["name"],
+                "wallkeepers": walls.get("wallkeepers_morale", 0),  # Wallkeepers' morale on untaken walls
+            }
+        self._battle_declared(
+            battle={
+                "id": battle_id,
+                "hex": h,
+                "declared_by": by,
+                "season": s.season,
+                "month": s.month,
+                "sides": sides,
+                "goals": goals,
+                "walls": walls is not None,
+                "terrain": "",
+                "effects": "",
+                "default": "hold",
+                "round": 0,
+                "step": "setup",
+                "hours": hours,
+            },
+            actor=actor,
+            audience=[vis.PUBLIC],
+        )
+        b = self.battle(battle_id)
+        self._open_step(b, "setup", self._powers_of(b), now)
+
+    def _armies_at(self, h: str) -> list[dict]:
+        return [a for _, a in sorted(self.state.armies.armies.items()) if a["hex"] == h and a["controller"]]
+
+    def _in_battle(self, power_id: str, h: str) -> bool:
+        return any(b["hex"] == h and power_id in self._powers_of(b) for b in self.active_battles())
+
+    def _walls_at(self, h: str) -> dict | None:
+        for _, f in sorted(self.state.world.features.items()):
+            if f["hex"] == h:
+                goal = wr.wall_goal(f["kind"], f.get("modules", []))
+                if goal is not None:
+                    return {**goal, "controller": f.get("controller")}
+        return None
+
+    def _check_walls(self, h: str, by: str, enemies: list[str]) -> None:
+        """[003:435]: "Armies outside the walls cannot declare a battle against armies inside the walls until they
+        have spent at least one full month in the location" (P.1.3). Inside: the walls' controller's armies."""
+        walls = self._walls_at(h)
+        if walls is None or walls.get("controller") not in enemies:
+            return
+        s = self.state
+        moved = set()
+        for aim in s.armies.aims.values():
+            if aim["kind"] == "muster" and (aim["season"], aim["month"]) == (s.season, s.month):
+                moved |= {m["army_id"] for m in aim["moves"] if m["path"][-1] == h}
+        if any(a["id"] in moved for a in self._armies_at(h) if a["controller"] == by):
+            raise RuleViolation(
+                f"armies outside the {walls['name']} cannot declare a battle before a full month in {h}",
+                rule="P-FEAT-2",
+                field="hex",
+            )
+
+    @event("BattleDeclared")
+    def _battle_declared(self, battle: dict, actor: str, audience: list) -> None:
+        b = deepcopy(battle)
+        b.update({"armies": {}, "window": None, "eligible": [], "acted": [], "presence": {}, "attacked": {}})
+        b.update({"turn": None, "initiative": None, "offers": [], "before": {}, "result": None})
+        self.state.battles.setdefault("battles", {})[b["id"]] = b
+
+    def set_battle_terrain(self, battle_id: str, terrain: str, effects: str, default: str) -> None:
+        """GM: the terrain and its effects ([003:561]), and the default for commands not given by a deadline."""
+        b = self.battle(battle_id)
+        if b["step"] == "ended":
+            raise RuleViolation("this battle has ended", rule="P.1.3", field="battle_id")
+        limits.check_text(terrain, "terrain", limits.REASON, what="the terrain")
+        limits.check_text(effects, "effects", limits.REASON, what="the effects")
+        if default not in DEFAULTS:
+            raise RuleViolation("the default is hold or standing (the army's order)", rule="P.1.3", field="default")
+        self._battle_terrain_set(
+            battle_id=battle_id,
+            terrain=terrain.strip(),
+            effects=effects.strip(),
+            default=default,
+            actor=GM,
+            audience=self._audience_b(b),
+        )
+
+    @event("BattleTerrainSet")
+    def _battle_terrain_set(
+        self, battle_id: str, terrain: str, effects: str, default: str, actor: str, audience: list
+    ) -> None:
+        b = self._battles()[battle_id]
+        b.update({"terrain": terrain, "effects": effects, "default": default})
+
+    # ------------------------------------------------------------------ windows
+
+    def _open_step(self, b: dict, step: str, eligible: list[str], now: datetime, turn: dict | None = None) -> None:
+        r = b["round"]
+        window_id = f"{WINDOW_KIND}-{b['id']}-" + ("setup" if step == "setup" else f"r{r}-{step}")
+        self._battle_step_began(
+            battle_id=b["id"],
+            round=r,
+            step=step,
+            window_id=window_id,
+            eligible=list(eligible),
+            turn=turn,
+            actor=SYSTEM,
+            audience=self._audience_b(b),
+        )
+        self._window_opened(
+            window_id=window_id,
+            kind=WINDOW_KIND,
+            opened_at=_iso(now),
+            closes_at=_iso(now + timedelta(hours=b["hours"])),
+            actor=SYSTEM,
+            audience=[vis.PUBLIC],  # the battle is public (its declaration); its steps' deadlines are too
+        )
+
+    @event("BattleStepBegan")
+    def _battle_step_began(
+        self,
+        battle_id: str,
+        round: int,
+        step: str,
+        window_id: str,
+        eligible: list,
+        turn: dict | None,
+        actor: str,
+        audience: list,
+    ) -> None:
+        b = self._battles()[battle_id]
+        b.update({"round": round, "step": step, "window": window_id, "eligible": list(eligible), "acted": []})
+        b["turn"] = deepcopy(turn)
+
+    @event("BattleTurnBegan")
+    def _battle_turn_began(self, battle_id: str, round: int, turn: dict, actor: str, audience: list) -> None:
+        """The next turn of the Commands step, in the same window (it waits for the power whose turn it is)."""
+        b = self._battles()[battle_id]
+        b.update({"turn": deepcopy(turn), "eligible": [turn["power"]], "acted": []})
+
+    @event("BattleActed")
+    def _battle_acted(
+        self, battle_id: str, power_id: str, step: str, by_default: bool, actor: str, audience: list
+    ) -> None:
+        b = self._battles()[battle_id]
+        if power_id not in b["acted"]:
+            b["acted"].append(power_id)
+
+    def _after_act(self, b: dict, now: datetime, roller: Roller) -> None:
+        """Everyone this step waited for has acted: the battle runs on (closing the step's window early)."""
+        if not self.battle_pending(b):
+            self._run_on(b, now, roller)
+
+    def battle_window_closed(self, window_id: str, now: datetime, roller: Roller) -> None:
+        """A battle window's deadline passed (workers) or the GM closed it: apply the GM's default for whoever
+        has not acted, recorded as events, and run the battle on."""
+        b = self._battle_of_window(window_id)
+        # The Commands step is one window: at its deadline every army not commanded yet takes the default, turn by
+        # turn, in the order the turns would have come.
+        while b is not None and b["step"] != "ended" and b["window"] == window_id:
+            for p in self.battle_pending(b):
+                self._default_for(b, p, now, roller)
+            self._run_on(b, now, roller)
+
+    def _default_for(self, b: dict, p: str, now: datetime, roller: Roller) -> None:
+        step = b["step"]
+        if step == "setup":
+            # Its armies the table sees: a Stealthy or hidden army stays out of sight unless its power sends it (P.4).
+            armies = [a["id"] for a in self._armies_at(b["hex"]) if a["controller"] == p and visible(a)]
+            self._record_setup(b, p, [], armies, {}, [], False, [], by_default=True)
+        elif step == "commands":
+            self._default_command(b, p, roller)
+        else:
+            self._battle_acted(
+                battle_id=b["id"], power_id=p, step=step, by_default=True, actor=SYSTEM, audience=self._audience_b(b)
+            )
+
+    # ------------------------------------------------------------------ setup (P.1.3, P-BAT-14)
+
+    def submit_battle_setup(
+        self,
+        battle_id: str,
+        power_id: str,
+        *,
+        goals: list,
+        armies: list[str],
+        standing: dict,
+        assets: list[str],
+        champion: bool,
+        reinforcements: list[str],
+        now: datetime,
+        roller: Roller,
+        actor: str,
+    ) -> None:
+        """A power's part of its side's setup: goals (at most two for the side, [003:561]), its armies in order,
+        standing orders, secret assets (to the GM only), a champion opting in, reinforcements (Delayed X)."""
+        b = self.battle(battle_id)
+        self._check_turn(b, power_id, "setup", now)
+        side = self._side_of(b, power_id)
+        if not isinstance(goals, list) or not isinstance(armies, list) or not isinstance(reinforcements, list):
+            raise RuleViolation("goals, armies and reinforcements are lists", rule="P.1.3", field="goals")
+        clean_goals = []
+        for g in goals:
+            if not isinstance(g, dict) or not isinstance(g.get("name"), str):
+                raise RuleViolation("a goal is {name, threshold}", rule="P-BAT-8", field="goals")
+            limits.check_text(g["name"], "goals", limits.ASSET_NAME, required=True, what="a goal's name")
+            t = limits.whole_number(g.get("threshold", 2), "goals", 1, 20, "P-BAT-8")
+            clean_goals.append({"name": g["name"].strip(), "threshold": t})
+        have = b["sides"][side]["goals"]
+        if len(have) + len(clean_goals) > MAX_GOALS:
+            raise RuleViolation("a side proposes at most two battle goals ([003:561])", rule="P-BAT-8", field="goals")
+        for aid in [*armies, *reinforcements]:
+            army = self.army(aid)
+            if army["controller"] != power_id:
+                raise NotFound(f"you control no army {aid!r}", field="armies")
+            if aid in b["armies"]:
+                raise RuleViolation(f"{aid} is already in this battle", rule="P.1.3", field="armies")
+        if len(set(armies) | set(reinforcements)) != len(armies) + len(reinforcements):
+            raise RuleViolation("each army is listed once", rule="P.1.3", field="armies")
+        for aid in armies:
+            if self.army(aid)["hex"] != b["hex"]:
+                raise RuleViolation(f"{aid} is not in {b['hex']}: list it as a reinforcement", rule="P.1.3")
+        for aid in reinforcements:
+            army = self.army(aid)
+            d = hexmap.distance(army["hex"], b["hex"])
+            if d == 0 or d > army["mobility"]:
+                raise RuleViolation(
+                    f"{aid} is {d} hexes away: a reinforcement comes from within its mobility ({army['mobility']})",
+                    rule="P-BAT-14",
+                    field="reinforcements",
+                )
+        if not isinstance(standing, dict):
+            raise RuleViolation("standing orders are {army: order}", rule="P-BAT-3", field="standing")
+        orders = {}
+        for aid, order in standing.items():
+            if aid not in armies and aid not in reinforcements:
+                raise RuleViolation(f"{aid} is not in your list", rule="P-BAT-3", field="standing")
+            orders[aid] = self._check_order(b, side, order)
+            if orders[aid]["command"] == "special":
+                raise RuleViolation("a standing order is slay, hold, charge or rest", rule="P-BAT-3", field="standing")
+        if champion:  # [003:561] "Any champions may also declare their involvement if they are also in that hex"
+            where = self.state.catalogue.get("locations", {}).get(power_id)
+            if self.power(power_id).cls != "champion" or (where is not None and where != b["hex"]):
+                raise RuleViolation(
+                    f"a champion in {b['hex']} may join its battle: {power_id} is not one",
+                    rule="P.1.3",
+                    field="champion",
+                )
+        for a in assets:
+            if not isinstance(a, str) or a not in self.state.assets or power_id not in self.state.assets[a].holders:
+                raise NotFound(f"you hold no asset {a!r}", field="assets")
+        self._record_setup(b, power_id, clean_goals, armies, orders, reinforcements, bool(champion), assets, False)
+        self._after_act(b, now, roller)
+
+    def _check_order(self, b: dict, side: str, order: Any) -> dict:
+        if not isinstance(order, dict) or order.get("command") not in (*br.COMMANDS, "special"):
+            raise RuleViolation(
+                f"an order is {{command, target, goal}}; a command is one of {', '.join(br.COMMANDS)} or special",
+                rule="P-BAT-3",
+                field="command",
+            )
+        out = {"command": order["command"], "target": order.get("target"), "goal": order.get("goal")}
+        if out["command"] == "special":  # [003:590] a class's special command, once per battle; the GM rules it
+            name = order.get("special")
+            if not isinstance(name, str) or not name.strip():
+                raise RuleViolation("a special command has its name", rule="P-BAT-3", field="special")
+            limits.check_text(name, "special", limits.IDENTIFIER, required=True, what="a special command")
+            out["special"] = name.strip().lower()
+        if out["goal"] is not None and out["goal"] not in self._goal_keys(b):
+            raise RuleViolation(f"no goal {out['goal']!r} in this battle", rule="P-BAT-8", field="goal")
+        return out
+
+    def _goal_keys(self, b: dict) -> list[str]:
+        return list(b["goals"])
+
+    def _record_setup(
+        self,
+        b: dict,
+        power_id: str,
+        goals: list,
+        armies: list,
+        standing: dict,
+        reinforcements: list,
+        champion: bool,
+        assets: list,
+        by_default: bool,
+    ) -> None:
+        side = self._side_of(b, power_id)
+        delayed = {aid: hexmap.distance(self.army(aid)["hex"], b["hex"]) for aid in reinforcements}
+        if assets:
+            self._battle_assets_revealed(
+                battle_id=b["id"],
+                power_id=power_id,
+                assets=list(assets),
+                actor=power_id,
+                audience=vis.powers([power_id]),
+            )
+        self._battle_setup_submitted(
+            battle_id=b["id"],
+            power_id=power_id,
+            side=side,
+            goals=goals,
+            armies=list(armies),
+            standing=standing,
+            delayed=delayed,
+            champion=champion,
+            by_default=by_default,
+            actor=SYSTEM if by_default else power_id,
+            audience=self._audience_b(b),
+        )
+
+    @event("BattleAssetsRevealed")
+    def _battle_assets_revealed(self, battle_id: str, power_id: str, assets: list, actor: str, audience: list) -> None:
+        b = self._battles()[battle_id]
+        b.setdefault("assets", {})[power_id] = list(assets)
+
+    @event("BattleSetupSubmitted")
+    def _battle_setup_submitted(
+        self,
+        battle_id: str,
+        power_id: str,
+        side: str,
+        goals: list,
+        armies: list,
+        standing: dict,
+        delayed: dict,
+        champion: bool,
+        by_default: bool,
+        actor: str,
+        audience: list,
+    ) -> None:
+        b = self._battles()[battle_id]
+        sd = b["sides"][side]
+        for g in goals:
+            key = _slug(g["name"])
+            sd["goals"][key] = g["name"]
+            b["goals"][key] = {"A": g["threshold"], "B": g["threshold"], "name": g["name"], "side": side}
+        for aid in armies:
+            b["armies"][aid] = {"side": side, "power": power_id, "where": "reserve", "order": standing.get(aid)}
+            sd["order"].append(aid)
+        for aid, x in delayed.items():
+            b["armies"][aid] = {"side": side, "power": power_id, "where": "delayed", "order": standing.get(aid)}
+            sd["order"].append(aid)
+            self.state.armies.armies[aid]["statuses"]["Delayed"] = x
+        if champion:
+            sd.setdefault("champions", []).append(power_id)
+        if power_id not in b["acted"]:
+            b["acted"].append(power_id)
+
+    # ------------------------------------------------------------------ the machine
+
+    def _run_on(self, b: dict, now: datetime, roller: Roller) -> None:
+        """Resolve the step whose decisions are all in, then begin steps until one waits for someone."""
+        while b["step"] != "ended" and not self.battle_pending(b):
+            if b["step"] == "commands" and self._next_turn(b, now, first=False):
+                continue  # the next turn, in the same window
+            w = self.state.windows.get(b["window"])
+            if w is not None and not w.closed:
+                self._window_closed(
+                    window_id=w.id,
+                    reason="everyone acted",
+                    closed_at=_iso(now),
+                    actor=SYSTEM,
+                    audience=[vis.PUBLIC],
+                )
+            step = b["step"]
+            if step == "setup":
+                self._start_battle(b, roller)
+                self._begin_round(b, now, roller)
+            elif step == "deployment":
+                self._open_step(b, "spellcasting", self._casters(b), now)
+            elif step == "spellcasting":
+                self._next_turn(b, now, first=True)
+            elif step == "commands":
+                self._score_goals(b, now)
+            elif step == "goals":
+                self._after_goals(b, now, roller)
+            elif step == "surrender":
+                self._after_surrender(b, now, roller)
+            elif step == "cleanup":
+                self._end_check(b, now, roller)
+
+    def _start_battle(self, b: dict, roller: Roller) -> None:
+        """The armies listed take the field; the power with fewer deployed armies seizes the initiative
+        ([003:578]); starting momentum (P-BAT-7)."""
+        s = self.state
+        listed = {aid: e for aid, e in b["armies"].items() if e["where"] == "reserve"}
+        count = {side: sum(1 for e in listed.values() if e["side"] == side) for side in ("A", "B")}
+        initiative = br.first_initiative(count, defender="B") or "B"  # P-AMB-22: sides compared; a tie: defenders
+        changes: dict[str, dict] = {}
+        for aid in listed:
+            army = s.armies.armies[aid]
+            side = listed[aid]["side"]
+            mates = [s.armies.armies[x] for x in listed if x != aid and listed[x]["side"] == side]
+            entered = br.add_statuses(army, br.starting_statuses(army))
+            entered["momentum"] = br.starting_momentum(army, mates)
+            d = _diff(army, entered)
+            if d:
+                changes[aid] = d
+        self._battle_started(
+            battle_id=b["id"],
+            deployed=sorted(listed),
+            initiative=initiative,
+            changes=changes,
+            actor=SYSTEM,
+            audience=self._audience_b(b),
+        )
+        self._deploy(
+            b, SYSTEM, [a for s_ in ("A", "B") for a in b["sides"][s_]["order"] if a in listed], roller, at_start=True
+        )
+
+    @event("BattleStarted")
+    def _battle_started(
+        self, battle_id: str, deployed: list, initiative: str, changes: dict, actor: str, audience: list
+    ) -> None:
+        b = self._battles()[battle_id]
+        # The armies as they enter (P-BAT-13 counts losses from here): folded from the state, never carried in an
+        # event, since an army's whole record (its Experience) is its controller's (P.4).
+        armies = self.state.armies.armies
+        before = {aid: deepcopy(armies[aid]) for aid in b["armies"] if aid in armies}
+        for aid in deployed:
+            b["armies"][aid]["where"] = "deployed"
+        b["initiative"] = initiative
+        b["before"] = deepcopy(before)
+        _apply(self.state, changes)
+
+    def _begin_round(self, b: dict, now: datetime, roller: Roller) -> None:
+        """Deployment: delayed reinforcements whose Delayed reached 0 arrive (P-BAT-14); deploy triggers roll
+        (P-BAT-11); then the powers with armies in reserve may deploy them."""
+        r = b["round"] + 1
+        arriving = [
+            aid
+            for aid, e in sorted(b["armies"].items())
+            if e["where"] == "delayed" and br.arrives(self.state.armies.armies[aid])
+        ]
+        changes = {}
+        for aid in self._fighting(b):
+            army = self.state.armies.armies[aid]
+            flying = br.round_statuses(army, r)
+            d = _diff(army, br.add_statuses(army, flying)) if flying else {}
+            if d:
+                changes[aid] = d
+        self._battle_round_began(
+            battle_id=b["id"], round=r, changes=changes, actor=SYSTEM, audience=self._audience_b(b)
+        )
+        if arriving:
+            self._deploy(b, SYSTEM, arriving, roller)
+        self._open_step(b, "deployment", self._reserve_powers(b), now)
+
+    def _reserve(self, b: dict, power_id: str) -> list[str]:
+        """A power's armies in the battle's hex not yet in the battle: it may deploy them ([003:575])."""
+        return [
+            a["id"] for a in self._armies_at(b["hex"]) if a["controller"] == power_id and a["id"] not in b["armies"]
+        ]
+
+    def _reserve_powers(self, b: dict) -> list[str]:
+        return [p for p in self._powers_of(b) if self._reserve(b, p)]
+
+    @event("BattleRoundBegan")
+    def _battle_round_began(self, battle_id: str, round: int, changes: dict, actor: str, audience: list) -> None:
+        b = self._battles()[battle_id]
+        _apply(self.state, changes)
+        b.update({"round": round, "presence": {}, "attacked": {}, "exhausted": []})
+
+    def _deploy(self, b: dict, who: str, army_ids: list[str], roller: Roller, *, at_start: bool = False) -> None:
+        """Armies take the field; their deployment triggers roll (P-BAT-11): a Demon's or Devil's opposed mortal
+        armies, a Repulsive army's mortal allies. At the start all listed armies deploy at once."""
+        s = self.state
+        joined = {aid: {"side": self._side_of(b, who), "power": who} for aid in army_ids if aid not in b["armies"]}
+        rolls: list[dict] = []
+        changes: dict[str, dict] = {}
+        on_field = [x for x in self._fighting(b) if x not in army_ids] + (list(army_ids) if at_start else [])
+        sides = {**{a: e["side"] for a, e in b["armies"].items()}, **{a: j["side"] for a, j in joined.items()}}
+
+        def now_of(x: str) -> dict:
+            return {**s.armies.armies[x], **changes.get(x, {}), "side": sides[x]}  # side: opposed or friendly
+
+        for aid in army_ids:
+            army = now_of(aid)
+            others = [now_of(x) for x in on_field if sides[x] != sides[aid]]
+            for target_id, dice, threshold in br.deployment_checks(army, others):
+                target = now_of(target_id)
+                faces = self._roll(
+                    roller, rolls, f"deployment morale of {target_id}", dice, br.die_size(target, "morale")
+                )
+                ok = br.count_successes(faces, target["morale"]["bonus"], threshold)
+                routs = br.deployment_routs(dice, ok)
+                if routs:
+                    changes.setdefault(target_id, {})["units"] = br.rout(target, routs)[0]["units"]
+            allies = [now_of(x) for x in on_field if sides[x] == sides[aid] and x != aid]
+            for target_id, dice, threshold, due in br.repulsive_checks(army, allies):
+                target = now_of(target_id)
+                faces = self._roll(
+                    roller, rolls, f"repulsion morale of {target_id}", dice, br.die_size(target, "morale")
+                )
+                after, _ = br.morale(target, faces, threshold, due)
+                changes.setdefault(target_id, {})["units"] = after["units"]
+            entering = now_of(aid)  # Orcs wounded, Antinium: momentum as they deploy (P-BAT-7)
+            entered = br.momentum_trigger({k: v for k, v in entering.items() if k != "side"}, "deployment")
+            d = _diff(s.armies.armies[aid], entered)
+            if d:
+                changes.setdefault(aid, {}).update(d)
+            if aid not in on_field:
+                on_field.append(aid)
+        if at_start and not rolls and not changes:
+            return
+        self._battle_deployed(
+            battle_id=b["id"],
+            round=b["round"],
+            by=who,
+            armies=list(army_ids),
+            joined=joined,
+            rolls=rolls,
+            changes=changes,
+            actor=who,
+            audience=self._audience_b(b),
+        )
+
+    @event("BattleDeployed")
+    def _battle_deployed(
+        self,
+        battle_id: str,
+        round: int,
+        by: str,
+        armies: list,
+        joined: dict,
+        rolls: list,
+        changes: dict,
+        actor: str,
+        audience: list,
+    ) -> None:
+        b = self._battles()[battle_id]
+        for aid, j in joined.items():
+            b["armies"][aid] = {"side": j["side"], "power": j["power"], "where": "reserve", "order": None}
+            b["sides"][j["side"]]["order"].append(aid)
+            b["before"][aid] = deepcopy(self.state.armies.armies[aid])
+        for aid in armies:
+            b["armies"][aid]["where"] = "deployed"
+            army = self.state.armies.armies[aid]
+            army["statuses"].pop("Delayed", None)
+            if army["hex"] != b["hex"]:  # a reinforcement has marched to the battle: it goes home at Cleanup
+                army["hex"], army["mustered"] = b["hex"], b["hex"] != army["garrison"]
+        _apply(self.state, changes)
+        _advance_rolls(self.state, rolls)
+
+    def deploy_armies(
+        self, battle_id: str, power_id: str, army_ids: list[str], *, now: datetime, roller: Roller, actor: str
+    ) -> None:
+        """Deployment ([003:575]): deploy armies of one's reserve (none: pass)."""
+        b = self.battle(battle_id)
+        self._check_turn(b, power_id, "deployment", now)
+        reserve = self._reserve(b, power_id)
+        for aid in army_ids:
+            if aid not in reserve:
+                raise RuleViolation(
+                    f"{aid} is not one of your armies in {b['hex']} outside the battle", rule="P.1.3", field="armies"
+                )
+        if army_ids:
+            self._deploy(b, power_id, list(dict.fromkeys(army_ids)), roller)
+        self._battle_acted(
+            battle_id=battle_id,
+            power_id=power_id,
+            step="deployment",
+            by_default=False,
+            actor=actor,
+            audience=self._audience_b(b),
+        )
+        self._after_act(b, now, roller)
+
+    # ------------------------------------------------------------------ spellcasting ([003:576])
+
+    def _casters(self, b: dict) -> list[str]:
+        """The powers that know a fast spell (the others have nothing to decide)."""
+        out = []
+        for p in self._powers_of(b):
+            known = _magic_of(self.state, p).get("known", [])
+            if any((sp := spell_def(self.state, k)) is not None and sp.speed == "fast" for k in known):
+                out.append(p)
+        return out
+
+    def cast_battle_spell(
+        self,
+        battle_id: str,
+        power_id: str,
+        spell_id: str | None,
+        target: str | None,
+        *,
+        now: datetime,
+        roller: Roller,
+        actor: str,
+    ) -> None:
+        """Spellcasting: one fast spell per power ([003:576]), or none."""
+        b = self.battle(battle_id)
+        self._check_turn(b, power_id, "spellcasting", now)
+        if spell_id is not None:
+            sp = spell_def(self.state, spell_id)
+            if sp is None or spell_id not in _magic_of(self.state, power_id).get("known", []):
+                raise NotFound(f"the power knows no spell {spell_id!r}", rule="P-ASSET-8", field="spell_id")
+            if sp.speed != "fast":
+                raise RuleViolation("in the spellcasting step a power casts a fast spell", rule="P-ACT-3")
+            if target is not None and target not in b["armies"]:
+                raise NotFound(f"no army {target!r} in this battle", field="target")
+            self._battle_spell_cast(
+                battle_id=battle_id,
+                round=b["round"],
+                power_id=power_id,
+                spell_id=spell_id,
+                target=target,
+                actor=actor,
+                audience=self._audience_b(b),
+            )
+        self._battle_acted(
+            battle_id=battle_id,
+            power_id=power_id,
+            step="spellcasting",
+            by_default=False,
+            actor=actor,
+            audience=self._audience_b(b),
+        )
+        self._after_act(b, now, roller)
+
+    @event("BattleSpellCast")
+    def _battle_spell_cast(
+        self, battle_id: str, round: int, power_id: str, spell_id: str, target: str | None, actor: str, audience: list
+    ) -> None:
+        pass  # the report's record; the GM rules its effects
+
+    # ------------------------------------------------------------------ commands (P-BAT-2, P-BAT-3)
+
+    def _commandable(self, b: dict, side: str, power_id: str | None = None) -> list[str]:
+        return [
+            aid
+            for aid in self._fighting(b, side)
+            if aid not in b["exhausted"] and (power_id is None or b["armies"][aid]["power"] == power_id)
+        ]
+
+    def _next_turn(self, b: dict, now: datetime, *, first: bool) -> bool:
+        """Sides alternate, the initiative side first; a side of several powers alternates its powers
+        ([003:577], [003:578]). The first turn opens the Commands window; the next ones begin in it. False when
+        nobody has an army left to command (then the Goals step; at the first turn, at once)."""
+        if first:
+            side = b["initiative"]
+        elif b["turn"] is None:
+            return False
+        else:
+            last = b["turn"]["side"]
+            side = _other(last) if self._commandable(b, _other(last)) else last
+        if not self._commandable(b, side):
+            side = _other(side)
+        if not self._commandable(b, side):
+            if first:
+                self._open_step(b, "commands", [], now)
+            return False
+        powers = b["sides"][side]["powers"]
+        last_power = (b.get("last_power") or {}).get(side)
+        start = (powers.index(last_power) + 1) if last_power in powers else 0
+        turn = {"side": side, "power": next(p for p in (powers * 2)[start:] if self._commandable(b, side, p))}
+        if first:
+            self._open_step(b, "commands", [turn["power"]], now, turn=turn)
+        else:
+            self._battle_turn_began(
+                battle_id=b["id"], round=b["round"], turn=turn, actor=SYSTEM, audience=self._audience_b(b)
+            )
+        return True
+
+    def give_command(
+        self,
+        battle_id: str,
+        power_id: str,
+        army_id: str,
+        command: str,
+        target: str | None = None,
+        goal: str | None = None,
+        *,
+        now: datetime,
+        roller: Roller,
+        actor: str,
+        special: str | None = None,
+    ) -> dict:
+        """Commands ([003:577]): the power whose turn it is commands one of its armies, which is exhausted. A special
+        command (``special``: its name) is once per army per battle ([003:590], P-BAT-3); its effect is the GM's."""
+        b = self.battle(battle_id)
+        self._check_turn(b, power_id, "commands", now)
+        side = b["turn"]["side"]
+        if army_id not in self._commandable(b, side, power_id):
+            raise RuleViolation(
+                f"{army_id} is not one of your armies on the field that may still take a command",
+                rule="P-BAT-3",
+                field="army_id",
+            )
+        order = self._check_order(b, side, {"command": command, "target": target, "goal": goal, "special": special})
+        if command == "special":
+            br.check_special(order["special"], b.get("specials", {}).get(army_id, []))
+        out = self._execute(b, power_id, army_id, order, roller, by_default=False, actor=actor)
+        self._after_act(b, now, roller)
+        return out
+
+    def _default_command(self, b: dict, p: str, roller: Roller) -> None:
+        side = b["turn"]["side"]
+        army_id = self._commandable(b, side, p)[0]
+        order = {"command": "hold", "target": None, "goal": "advance"}
+        standing = b["armies"][army_id].get("order")
+        if b["default"] == "standing" and standing:
+            order = dict(standing)
+        try:
+            self._execute(b, p, army_id, order, roller, by_default=True, actor=SYSTEM)
+        except RuleViolation:  # a standing order that no longer applies (its target gone, no momentum)
+            self._execute(b, p, army_id, {"command": "hold", "target": None, "goal": "advance"}, roller, True, SYSTEM)
+
+    def _execute(
+        self, b: dict, p: str, army_id: str, order: dict, roller: Roller, by_default: bool, actor: str
+    ) -> dict:
+        s = self.state
+        side = b["armies"][army_id]["side"]
+        cmd = order["command"]
+        rolls: list[dict] = []
+        changes: dict[str, dict] = {}
+        army = s.armies.armies[army_id]  # the rules return new dicts, never changing theirs
+        hit: dict | None = None
+        routs = 0
+        presence = 0
+        target_id = order.get("target")
+        goal = order.get("goal") or "advance"
+        if cmd in ("slay", "charge"):
+            if target_id is None or target_id not in self._fighting(b, _other(side)):
+                raise RuleViolation(
+                    "attack an enemy army on the field: name the target", rule="P-BAT-2", field="target"
+                )
+        if cmd in ("hold", "charge") and goal not in b["goals"]:
+            raise RuleViolation(f"no goal {goal!r} in this battle", rule="P-BAT-8", field="goal")
+        if cmd == "charge":
+            army = br.spend_momentum(army, 1)
+        if cmd == "rest":
+            army = br.cap_momentum(br.rest(army))
+        if cmd in ("slay", "charge"):
+            assert target_id is not None
+            target = s.armies.armies[target_id]
+            enemies = [s.armies.armies[x] for x in self._fighting(b, _other(side))]
+            br.check_target(army, target, enemies)
+            faces = self._roll(
+                roller, rolls, f"attack of {army_id}", br.check_dice(army, "attack"), br.die_size(army, "attack")
+            )
+            earlier = b["attacked"].get(target_id, 0)
+            target, h = br.attack(
+                army,
+                target,
+                faces,
+                command=cmd,
+                escalation=b["sides"][side]["escalation"],
+                earlier_attacks=earlier,
+                terrain=b["terrain"] or None,
+            )
+            hit = dataclasses.asdict(h)
+            r_no = b["round"]
+            army = br.momentum_trigger(br.attacker_momentum(army, h), "attacks", round_no=r_no)  # P-BAT-7
+            target = br.momentum_trigger(target, "attacked", round_no=r_no, attacker=army)
+            if h.routs_due > 0 and ar.size(target) > 0:
+                mfaces = self._roll(
+                    roller, rolls, f"morale of {target_id}", br.morale_dice(target), br.die_size(target, "morale")
+                )
+                wall = b["goals"]["walls"].get("wallkeepers", 0) if b["walls"] and side == "A" else 0
+                target, routs = br.morale(target, mfaces, army["rank"], h.routs_due, wall_rank=wall)
+                if routs:  # Dark elementals: an enemy routs
+                    army = br.momentum_trigger(army, "enemy_routs", round_no=r_no)
+            changes[target_id] = _diff(s.armies.armies[target_id], br.cap_momentum(target))
+            for ally_id in self._fighting(b, _other(side)) if h.armor_broken else []:  # Mountain Dwarves (P-BAT-7)
+                if ally_id != target_id:
+                    ally = s.armies.armies[ally_id]
+                    gained = _diff(ally, br.ally_momentum(ally, h))
+                    if gained:
+                        changes[ally_id] = gained
+        if cmd in ("hold", "charge"):
+            threshold = b["goals"][goal][side]
+            faces = self._roll(
+                roller, rolls, f"presence of {army_id}", br.check_dice(army, "presence"), br.die_size(army, "presence")
+            )
+            presence = br.presence(army, faces, threshold, command=cmd, wall_goal=goal == "walls")
+            army = br.momentum_trigger(army, "presence", round_no=b["round"])  # Air elementals (P-BAT-7)
+        if cmd == "special":
+            goal = order["special"]  # recorded as the command's goal: its name, for the report and the GM
+        own = _diff(s.armies.armies[army_id], army)
+        if own:
+            changes[army_id] = own
+        self._battle_command_given(
+            battle_id=b["id"],
+            round=b["round"],
+            power_id=p,
+            army_id=army_id,
+            command=cmd,
+            target=target_id if cmd in ("slay", "charge") else None,
+            goal=goal if cmd in ("hold", "charge", "special") else None,
+            rolls=rolls,
+            hit=hit,
+            routs=routs,
+            presence=presence,
+            changes=changes,
+            by_default=by_default,
+            actor=actor,
+            audience=self._audience_b(b),
+        )
+        return {"command": cmd, "hit": hit, "routs": routs, "presence": presence, "rolls": [r["faces"] for r in rolls]}
+
+    @event("BattleCommandGiven")
+    def _battle_command_given(
+        self,
+        battle_id: str,
+        round: int,
+        power_id: str,
+        army_id: str,
+        command: str,
+        target: str | None,
+        goal: str | None,
+        rolls: list,
+        hit: dict | None,
+        routs: int,
+        presence: int,
+        changes: dict,
+        by_default: bool,
+        actor: str,
+        audience: list,
+    ) -> None:
+        b = self._battles()[battle_id]
+        s = self.state
+        b["exhausted"].append(army_id)
+        b.setdefault("last_power", {})[b["armies"][army_id]["side"]] = power_id
+        if power_id not in b["acted"]:
+            b["acted"].append(power_id)
+        if target is not None:
+            b["attacked"][target] = b["attacked"].get(target, 0) + 1
+            if hit and hit.get("slain"):
+                b.setdefault("kills", []).append([army_id, target, hit["slain"]])
+        if command == "special" and goal is not None:
+            b.setdefault("specials", {}).setdefault(army_id, []).append(goal)
+        elif goal is not None and presence:
+            mine = b["presence"].setdefault(army_id, {})
+            mine[goal] = mine.get(goal, 0) + presence
+        _apply(s, changes)
+        _advance_rolls(s, rolls)
+        for aid in changes:
+            army = s.armies.armies.get(aid)
+            if army is not None and ar.size(army) == 0:
+                b["presence"].pop(aid, None)  # routed or destroyed: its presence dissipates (P-BAT-8)
+
+    # ------------------------------------------------------------------ goals and surrender (P-BAT-8, P-BAT-9)
+
+    def _score_goals(self, b: dict, now: datetime) -> None:
+        successes: dict[str, dict[str, int]] = {g: {"A": 0, "B": 0} for g in b["goals"]}
+        for aid, per_goal in b["presence"].items():
+            side = b["armies"][aid]["side"]
+            if aid not in self._fighting(b, side):
+                continue
+            for g, n in per_goal.items():
+                successes[g][side] += n
+        winners = br.score_goals(successes, walls_standing=b["walls"], attackers="A")
+        escalation = {side: b["sides"][side]["escalation"] for side in ("A", "B")}
+        initiative = b["initiative"]
+        walls = b["walls"]
+        for g, side in winners.items():
+            if side is None:
+                continue
+            if g == "advance":
+                escalation[side] += 1
+            elif g == "initiative":
+                initiative = side
+            elif g == "walls" and side == "A":
+                walls = False
+        changes: dict[str, dict] = {}
+        for aid in self._fighting(b):  # Drakes gain when their side wins a goal; Water elementals when it loses one
+            side = b["armies"][aid]["side"]
+            army = self.state.armies.armies[aid]
+            after = army
+            if any(w == side for w in winners.values()):
+                after = br.momentum_trigger(after, "goal_won", round_no=b["round"])
+            if any(w == _other(side) for w in winners.values()):
+                after = br.momentum_trigger(after, "goal_lost", round_no=b["round"])
+            d = _diff(army, after)
+            if d:
+                changes[aid] = d
+        self._battle_goals_scored(
+            battle_id=b["id"],
+            round=b["round"],
+            successes=successes,
+            changes=changes,
+            winners=winners,
+            escalation=escalation,
+            initiative=initiative,
+            walls=walls,
+            actor=SYSTEM,
+            audience=self._audience_b(b),
+        )
+        offerers = [p for side in ("A", "B") if escalation[side] > 0 for p in b["sides"][side]["powers"]]
+        self._open_step(b, "goals", offerers, now)
+
+    @event("BattleGoalsScored")
+    def _battle_goals_scored(
+        self,
+        battle_id: str,
+        round: int,
+        successes: dict,
+        changes: dict,
+        winners: dict,
+        escalation: dict,
+        initiative: str,
+        walls: bool,
+        actor: str,
+        audience: list,
+    ) -> None:
+        b = self._battles()[battle_id]
+        _apply(self.state, changes)
+        for side, n in escalation.items():
+            b["sides"][side]["escalation"] = n
+        b.update({"initiative": initiative, "walls": walls, "offers": []})
+        b.setdefault("scores", []).append({"round": round, "successes": deepcopy(successes), "winners": dict(winners)})
+
+    def offer_terms(
+        self, battle_id: str, power_id: str, terms: str | None, *, now: datetime, roller: Roller, actor: str
+    ) -> None:
+        """Goals: spend 1 escalation to offer terms of surrender ([003:580], P-BAT-9); no terms: pass."""
+        b = self.battle(battle_id)
+        self._check_turn(b, power_id, "goals", now)
+        side = self._side_of(b, power_id)
+        if terms is not None:
+            limits.check_text(terms, "terms", limits.REASON, required=True, what="the terms")
+            if any(o["side"] == side for o in b["offers"]):
+                raise RuleViolation("your side has already offered terms this round", rule="P-BAT-9", field="terms")
+            left = br.offer_surrender(b["sides"][side]["escalation"])
+            self._battle_terms_offered(
+                battle_id=battle_id,
+                round=b["round"],
+                power_id=power_id,
+                side=side,
+                terms=terms.strip(),
+                escalation=left,
+                actor=actor,
+                audience=self._audience_b(b),
+            )
+        self._battle_acted(
+            battle_id=battle_id,
+            power_id=power_id,
+            step="goals",
+            by_default=False,
+            actor=actor,
+            audience=self._audience_b(b),
+        )
+        self._after_act(b, now, roller)
+
+    @event("BattleTermsOffered")
+    def _battle_terms_offered(
+        self,
+        battle_id: str,
+        round: int,
+        power_id: str,
+        side: str,
+        terms: str,
+        escalation: int,
+        actor: str,
+        audience: list,
+    ) -> None:
+        b = self._battles()[battle_id]
+        b["sides"][side]["escalation"] = escalation
+        b["offers"].append({"side": side, "by": power_id, "terms": terms, "answer": None})
+
+    def _after_goals(self, b: dict, now: datetime, roller: Roller) -> None:
+        if b["offers"]:
+            to = sorted({p for o in b["offers"] for p in b["sides"][_other(o["side"])]["powers"]})
+            self._open_step(b, "surrender", to, now)
+        else:
+            self._begin_cleanup(b, now, roller)
+
+    def answer_terms(
+        self, battle_id: str, power_id: str, accept: bool, *, now: datetime, roller: Roller, actor: str
+    ) -> None:
+        """The recipient side accepts or declines the terms offered; silence declines (P-BAT-9)."""
+        b = self.battle(battle_id)
+        self._check_turn(b, power_id, "surrender", now)
+        side = self._side_of(b, power_id)
+        self._battle_terms_answered(
+            battle_id=battle_id,
+            round=b["round"],
+            power_id=power_id,
+            side=side,
+            accept=bool(accept),
+            actor=actor,
+            audience=self._audience_b(b),
+        )
+        self._after_act(b, now, roller)
+
+    @event("BattleTermsAnswered")
+    def _battle_terms_answered(
+        self, battle_id: str, round: int, power_id: str, side: str, accept: bool, actor: str, audience: list
+    ) -> None:
+        b = self._battles()[battle_id]
+        for o in b["offers"]:
+            if o["side"] != side and o["answer"] is not True:
+                o["answer"] = accept
+        if power_id not in b["acted"]:
+            b["acted"].append(power_id)
+
+    def _after_surrender(self, b: dict, now: datetime, roller: Roller) -> None:
+        accepted = [o for o in b["offers"] if o["answer"] is True]
+        if accepted:
+            loser = _other(accepted[0]["side"])
+            self._end_battle(b, f"side {loser} accepted terms", _other(loser), now)
+        else:
+            self._begin_cleanup(b, now, roller)
+
+    # ------------------------------------------------------------------ cleanup (P-BAT-12, P-BAT-14)
+
+    def _begin_cleanup(self, b: dict, now: datetime, roller: Roller) -> None:
+        s = self.state
+        rolls: list[dict] = []
+        changes: dict[str, dict] = {}
+        lines: list[str] = []
+        for aid in self._fighting(b):
+            army = s.armies.armies[aid]
+            frightened = None
+            if br.cleanup_dice(army):
+                frightened = self._roll(
+                    roller, rolls, f"frightened morale of {aid}", br.cleanup_dice(army), br.die_size(army, "morale")
+                )
+            after, said = br.cleanup(army, frightened)
+            lines += [f"{army['name']}: {x}" for x in said]
+            d = _diff(s.armies.armies[aid], after)
+            if d:
+                changes[aid] = d
+        for aid, e in sorted(b["armies"].items()):
+            if e["where"] == "delayed":
+                d = _diff(s.armies.armies[aid], br.tick_delayed(s.armies.armies[aid]))
+                if d:
+                    changes[aid] = d
+        self._battle_cleaned_up(
+            battle_id=b["id"],
+            round=b["round"],
+            rolls=rolls,
+            changes=changes,
+            lines=lines,
+            actor=SYSTEM,
+            audience=self._audience_b(b),
+        )
+        self._open_step(b, "cleanup", sorted({b["armies"][a]["power"] for a in self._fighting(b)}), now)
+
+    @event("BattleCleanedUp")
+    def _battle_cleaned_up(
+        self, battle_id: str, round: int, rolls: list, changes: dict, lines: list, actor: str, audience: list
+    ) -> None:
+        _apply(self.state, changes)
+        _advance_rolls(self.state, rolls)
+
+    def retreat_or_rout(
+        self,
+        battle_id: str,
+        power_id: str,
+        retreat: list[str],
+        routs: dict,
+        *,
+        now: datetime,
+        roller: Roller,
+        actor: str,
+    ) -> None:
+        """Cleanup ([003:581]): retreat armies from the battlefield, or rout units (by index) of one's armies."""
+        b = self.battle(battle_id)
+        self._check_turn(b, power_id, "cleanup", now)
+        mine = [a for a in self._fighting(b) if b["armies"][a]["power"] == power_id]
+        if not isinstance(retreat, list) or not isinstance(routs, dict):
+            raise RuleViolation("retreat is a list of armies, routs {army: [unit index]}", rule="P.1.3")
+        changes: dict[str, dict] = {}
+        for aid in [*retreat, *routs]:
+            if aid not in mine:
+                raise RuleViolation(f"{aid} is not one of your armies on the field", rule="P.1.3", field="army_id")
+        for aid, idx in routs.items():
+            units = deepcopy(self.state.armies.armies[aid]["units"])
+            if not isinstance(idx, list) or any(
+                not isinstance(i, int) or not 0 <= i < len(units) or units[i]["routed"] for i in idx
+            ):
+                raise RuleViolation("rout active units by their index", rule="P.1.3", field="routs")
+            for i in idx:
+                units[i]["routed"] = True
+            changes[aid] = {"units": units}
+        self._battle_withdrawn(
+            battle_id=battle_id,
+            round=b["round"],
+            power_id=power_id,
+            retreat=list(retreat),
+            changes=changes,
+            actor=actor,
+            audience=self._audience_b(b),
+        )
+        self._after_act(b, now, roller)
+
+    @event("BattleWithdrawn")
+    def _battle_withdrawn(
+        self, battle_id: str, round: int, power_id: str, retreat: list, changes: dict, actor: str, audience: list
+    ) -> None:
+        b = self._battles()[battle_id]
+        for aid in retreat:
+            b["armies"][aid]["where"] = "retreated"
+            b["presence"].pop(aid, None)
+        _apply(self.state, changes)
+        if power_id not in b["acted"]:
+            b["acted"].append(power_id)
+
+    def _end_check(self, b: dict, now: datetime, roller: Roller) -> None:
+        """[003:651] A battle ends when only one side has active armies remaining or at the end of 7 rounds."""
+        alive = [
+            side
+            for side in ("A", "B")
+            if self._fighting(b, side)
+            or any(e["where"] in ("delayed", "reserve") and e["side"] == side for e in b["armies"].values())
+        ]
+        if len(alive) <= 1:
+            reason = "only one side has active armies" if alive else "no side stands"
+            self._end_battle(b, reason, alive[0] if alive else None, now)
+        elif b["round"] >= br.MAX_ROUNDS:
+            self._end_battle(b, f"{br.MAX_ROUNDS} rounds fought", None, now)
+        else:
+            self._begin_round(b, now, roller)
+
+    # ------------------------------------------------------------------ after the battle (P-BAT-13)
+
+    def _end_battle(self, b: dict, reason: str, winner: str | None, now: datetime) -> None:
+        s = self.state
+        before = b["before"]
+        after = {aid: deepcopy(s.armies.armies[aid]) for aid in b["armies"] if aid in s.armies.armies}
+        fear_users = {p for p in self._powers_of(b) if self._control_of(p) == "fear"}
+        scoundrels = {p for p in self._powers_of(b) if "Scoundrels" in self._perks(p)}
+        sides = {aid: e["side"] for aid, e in b["armies"].items()}
+        intimidators = {p for p in self._powers_of(b) if "Intimidation" in self._perks(p)}
+        math = br.after_battle(
+            before,
+            after,
+            fear_users=fear_users,
+            scoundrels=scoundrels,
+            kills=[tuple(k) for k in b.get("kills", [])],
+            sides=sides,
+            intimidators=intimidators,
+            winner=winner,
+        )
+        cleared = {aid: _diff(a, br.clear_battle(a)) for aid, a in after.items() if a["units"]}
+        destroyed = sorted(aid for aid, a in after.items() if not a["units"])  # every unit slain (P-BAT-4)
+        fled = sorted(aid for aid, a in after.items() if a["units"] and ar.size(a) == 0)  # routed: P-ARMY-7
+        self._battle_ended(
+            battle_id=b["id"],
+            round=b["round"],
+            reason=reason,
+            winner=winner,
+            aftermath={
+                "experience_rank": math.experience_rank,
+                "survivors": list(math.survivors),
+                "fear": dict(math.fear),
+                "coin": dict(math.coin),
+                "influence": dict(math.influence),
+                "lost": list(math.lost),
+                "destroyed": destroyed,
+                "dispersed": fled,
+            },
+            changes={k: v for k, v in cleared.items() if v},
+            actor=SYSTEM,
+            audience=self._audience_b(b),
+        )
+        w = s.windows.get(b["window"] or "")
+        if w is not None and not w.closed:
+            self._window_closed(
+                window_id=w.id, reason="battle ended", closed_at=_iso(now), actor=SYSTEM, audience=[vis.PUBLIC]
+            )
+        for aid in fled:
+            self.record_dispersal(aid)
+        if math.experience_rank >= 1:
+            for aid in math.survivors:
+                army = s.armies.armies.get(aid)
+                if army is not None and army["controller"]:
+                    self.grant_experience(aid, min(math.experience_rank, 10))
+        for aid in sorted(b["armies"]):
+            army = s.armies.armies.get(aid)
+            if army is not None and b["armies"][aid]["where"] != "delayed":
+                self._fee_due(army)
+        for p, n in sorted(math.fear.items()):
+            if n:
+                self.earn(p, "fear", min(n, 1000), f"battle {b['id']}")
+        for p, n in sorted(math.coin.items()):
+            if n:
+                self.earn(p, "coin", min(n, 1000), f"battle {b['id']} (Scoundrels)")
+        for p, n in sorted(math.influence.items()):  # Intimidation (P-INFL-5): influence in the battle's hex
+            if n:
+                have = self.state.powers[p].influence.get(b["hex"], 0)
+                self.set_influence(p, b["hex"], min(20, have + n))
+
+    def _control_of(self, p: str) -> str | None:
+        h = self.state.development.holdings.get(p)
+        return h.control if h is not None else None
+
+    @event("BattleEnded")
+    def _battle_ended(
+        self,
+        battle_id: str,
+        round: int,
+        reason: str,
+        winner: str | None,
+        aftermath: dict,
+        changes: dict,
+        actor: str,
+        audience: list,
+    ) -> None:
+        s = self.state
+        b = self._battles()[battle_id]
+        _apply(s, changes)
+        b.update({"step": "ended", "result": {"reason": reason, "winner": winner, **deepcopy(aftermath)}})
+        for aid in aftermath["destroyed"]:
+            army = s.armies.armies.pop(aid, None)
+            if army is not None and aid in s.assets:
+                s.assets[aid].holders = []
+        for aid in b["armies"]:
+            army = s.armies.armies.get(aid)
+            if army is not None:
+                army["statuses"].pop("Delayed", None)
+
+    # ------------------------------------------------------------------ GM rulings inside a battle
+
+    def set_battle_status(self, battle_id: str, army_id: str, status: str, stacks: int, reason: str) -> None:
+        """GM: a battle status on an army (a spell's effect, the terrain; P-BAT-12): stacks 0 removes it."""
+        b = self.battle(battle_id)
+        if army_id not in b["armies"]:
+            raise NotFound(f"no army {army_id!r} in this battle", field="army_id")
+        limits.check_text(status, "status", limits.IDENTIFIER, required=True, what="a status")
+        limits.check_text(reason, "reason", limits.REASON, what="the reason")
+        n = limits.whole_number(stacks, "stacks", 0, 20, "P-BAT-12")
+        statuses = dict(self.state.armies.armies[army_id]["statuses"])
+        if n:
+            statuses[status] = n
+        else:
+            statuses.pop(status, None)
+        self._battle_ruled(
+            battle_id=battle_id,
+            round=b["round"],
+            changes={army_id: {"statuses": statuses}},
+            reason=reason.strip(),
+            actor=GM,
+            audience=self._audience_b(b),
+        )
+
+    @event("BattleRuled")
+    def _battle_ruled(self, battle_id: str, round: int, changes: dict, reason: str, actor: str, audience: list) -> None:
+        _apply(self.state, changes)
+
+
+# ---------------------------------------------------------------------- folding helpers
+
+
+def _apply(state: Any, changes: dict) -> None:
+    for aid, ch in changes.items():
+        army = state.armies.armies.get(aid)
+        if army is not None:
+            army.update(deepcopy(ch))
+
+
+def _advance_rolls(state: Any, rolls: list) -> None:
+    if rolls:
+        state.next_roll = max(r["roll_no"] for r in rolls) + 1
+
+
+def _diff(before: dict, after: dict) -> dict:
+    """The battle's changes to an army (units, statuses, momentum, armor...): only what changed."""
+    return {k: deepcopy(v) for k, v in after.items() if before.get(k) != v}
+
+
+# ---------------------------------------------------------------------- per-viewer views (P.4)
+
+
+def _army_line(game: Any, aid: str, e: dict, viewer: str) -> dict:
+    army = game.state.armies.armies.get(aid)
+    out: dict[str, Any] = {"army_id": aid, "side": e["side"], "power": e["power"], "where": e["where"]}
+    if army is None:  # slain to the last unit, or dispersed after the battle
+        return {**out, "gone": True, "size": 0, "units": []}
+    out.update(
+        {
+            "name": army["name"],
+            "rank": army["rank"],
+            "size": ar.size(army),
+            "units": [dict(u) for u in army["units"]],  # the battlemap shows wounds (P.4)
+            "armor": ar.armor(army),
+            "momentum": army["momentum"],
+            "statuses": dict(army["statuses"]),
+            "defense": army["defense"],
+            "attack": dict(army["attack"]),
+            "presence": dict(army["presence"]),
+            "morale": dict(army["morale"]),
+            "keywords": list(army["keywords"]),
+        }
+    )
+    if viewer == GM or viewer == e["power"]:
+        out["standing_order"] = deepcopy(e.get("order"))
+    return out
+
+
+def battle_view(game: Any, battle_id: str, viewer: str) -> dict:
+    """One battle as ``viewer`` sees it: the battlefield, armies and wounds, goals, whose turn; secret assets for
+    the GM (and their owner) only (P.4). A power outside the battle sees its declaration and result only."""
+    b = game.battle(battle_id)
+    inside = viewer == GM or viewer in game._powers_of(b)
+    out: dict[str, Any] = {
+        "battle_id": b["id"],
+        "hex": b["hex"],
+        "declared_by": b["declared_by"],
+        "sides": {k: {"powers": list(v["powers"])} for k, v in b["sides"].items()},
+        "step": b["step"],
+        "round": b["round"],
+        "result": None,
+    }
+    if b["step"] == "ended":  # the table learns who won; the losses and gains are the battle's powers' (P.4)
+        out["result"] = {k: b["result"][k] for k in ("reason", "winner")}
+    if not inside:
+        return out
+    out["result"] = deepcopy(b["result"])
+    out.update(
+        {
+            "terrain": b["terrain"],
+            "effects": b["effects"],
+            "default": b["default"],
+            "sides": {
+                k: {
+                    "powers": list(v["powers"]),
+                    "goals": dict(v["goals"]),
+                    "escalation": v["escalation"],
+                    "order": list(v["order"]),
+                    "champions": list(v.get("champions", [])),
+                }
+                for k, v in b["sides"].items()
+            },
+            "goals": deepcopy(b["goals"]),
+            "walls": b["walls"],
+            "initiative": b["initiative"],
+            "turn": deepcopy(b["turn"]) if b["step"] == "commands" else None,
+            "window": b["window"],
+            "pending": game.battle_pending(b),
+            "exhausted": list(b.get("exhausted", [])),
+            "presence": deepcopy(b["presence"]),
+            "offers": deepcopy(b["offers"]),
+            "scores": deepcopy(b.get("scores", [])),
+            "armies": [_army_line(game, aid, e, viewer) for aid, e in sorted(b["armies"].items())],
+        }
+    )
+    assets = b.get("assets", {})
+    out["secret_assets"] = deepcopy(assets) if viewer == GM else {k: v for k, v in assets.items() if k == viewer}
+    return out
+
+
+def battles_view(game: Any, viewer: str) -> list[dict]:
+    return [battle_view(game, bid, viewer) for bid in sorted(game._battles())]
+
+
+REPORTED = (
+    "BattleDeclared",
+    "BattleTerrainSet",
+    "BattleSetupSubmitted",
+    "BattleAssetsRevealed",
+    "BattleStarted",
+    "BattleRoundBegan",
+    "BattleStepBegan",
+    "BattleTurnBegan",
+    "BattleDeployed",
+    "BattleSpellCast",
+    "BattleCommandGiven",
+    "BattleGoalsScored",
+    "BattleTermsOffered",
+    "BattleTermsAnswered",
+    "BattleCleanedUp",
+    "BattleWithdrawn",
+    "BattleRuled",
+    "BattleEnded",
+)
+
+
+def battle_report(events: list, battle_id: str, viewer: str) -> list[dict]:
+    """A battle report as ``viewer`` saw it, round by round: the battle's events this viewer may see (the GM:
+    all), each as its round, kind and body. ``events`` are the game's stored events."""
+    rounds: dict[int, list[dict]] = {}
+    current = 0
+    for e in events:
+        name = type(e).__name__
+        if name not in REPORTED:
+            continue
+        data = {k: v for k, v in e.__dict__.items() if k not in ("originator_id", "originator_version", "timestamp")}
+        bid = data.get("battle_id") or (data.get("battle") or {}).get("id")
+        if bid != battle_id or not vis.can_see(data.get("audience", []), viewer):
+            continue
+        current = data.get("round", current)
+        body = {k: deepcopy(v) for k, v in data.items() if k not in ("audience", "battle_id", "battle")}
+        for r in body.get("rolls", []) or []:
+            r.pop("proof", None)
+        rounds.setdefault(current, []).append({"event": name, **body})
+    return [{"round": r, "events": evs} for r, evs in sorted(rounds.items())]
+
+
+# ---------------------------------------------------------------------- commands
+
+
+@dataclass(frozen=True)
+class DeclareBattle(Command):
+    """Declare a battle where opposed armies stand in one hex (P-AMB-1); the GM may declare for a power."""
+
+    battle_id: str
+    hex: str
+    power_id: str
+    enemies: list[str]
+    allies: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SetBattleTerrain(Command):
+    """GM: the terrain, its effects, and the default for commands not given by a deadline (hold, standing)."""
+
+    battle_id: str
+    terrain: str = ""
+    effects: str = ""
+    default: str = "hold"
+
+
+@dataclass(frozen=True)
+class SubmitBattleSetup(Command):
+    """A power's setup: goals, ordered armies, standing orders, secret assets, champion, reinforcements."""
+
+    battle_id: str
+    power_id: str
+    armies: list[str]
+    goals: list[dict[str, Any]] = field(default_factory=list)
+    standing: dict[str, dict[str, Any]] = field(default_factory=dict)
+    assets: list[str] = field(default_factory=list)
+    champion: bool = False
+    reinforcements: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class DeployArmies(Command):
+    """Deployment: deploy armies from reserve; an empty list passes."""
+
+    battle_id: str
+    power_id: str
+    armies: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CastBattleSpell(Command):
+    """Spellcasting: one fast spell, or none (pass)."""
+
+    battle_id: str
+    power_id: str
+    spell_id: str | None = None
+    target: str | None = None
+
+
+@dataclass(frozen=True)
+class GiveCommand(Command):
+    """Commands: command one army (slay, hold, charge, rest); it is exhausted."""
+
+    battle_id: str
+    power_id: str
+    army_id: str
+    command: str
+    target: str | None = None
+    goal: str | None = None
+    special: str | None = None  # a special command's name (command "special"), once per battle
+
+
+@dataclass(frozen=True)
+class OfferTerms(Command):
+    """Goals: spend 1 escalation to offer terms of surrender; no terms passes."""
+
+    battle_id: str
+    power_id: str
+    terms: str | None = None
+
+
+@dataclass(frozen=True)
+class AnswerTerms(Command):
+    """Accept or decline terms of surrender."""
+
+    battle_id: str
+    power_id: str
+    accept: bool
+
+
+@dataclass(frozen=True)
+class RetreatArmies(Command):
+    """Cleanup: retreat armies, rout units (by index); nothing passes."""
+
+    battle_id: str
+    power_id: str
+    retreat: list[str] = field(default_factory=list)
+    routs: dict[str, list[int]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SetBattleStatus(Command):
+    """GM: a battle status on an army (0 stacks removes it), e.g. a spell's effect."""
+
+    battle_id: str
+    army_id: str
+    status: str
+    stacks: int
+    reason: str = ""
+
+
+def _declare(game: Any, cmd: DeclareBattle, ctx: Context) -> dict:
+    if ctx.principal == GM:
+        game.power(cmd.power_id)  # the GM declares for any power (P-AMB-1: in some campaigns only the GM does)
+    else:
+        require_seat(game, ctx, cmd.power_id)
+    game.declare_battle(
+        cmd.battle_id,
+        cmd.hex,
+        cmd.power_id,
+        list(cmd.enemies),
+        list(cmd.allies),
+        now=ctx.now,
+        actor=GM if ctx.principal == GM else cmd.power_id,
+    )
+    return {"battle_id": cmd.battle_id, "window_id": game.battle(cmd.battle_id)["window"]}
+
+
+def _seat(game: Any, ctx: Context, power_id: str) -> None:
+    """A power acts for itself; the GM for adversaries (GM-10)."""
+    require_seat(game, ctx, power_id)
+
+
+def _terrain(game: Any, cmd: SetBattleTerrain, ctx: Context) -> None:
+    require_gm(ctx)
+    game.set_battle_terrain(cmd.battle_id, cmd.terrain, cmd.effects, cmd.default)
+
+
+def _window_of(game: Any, battle_id: str) -> dict:
+    b = game.battle(battle_id)
+    return {"battle_id": battle_id, "step": b["step"], "round": b["round"], "window_id": b["window"]}
+
+
+def _setup(game: Any, cmd: SubmitBattleSetup, ctx: Context) -> dict:
+    _seat(game, ctx, cmd.power_id)
+    game.submit_battle_setup(
+        cmd.battle_id,
+        cmd.power_id,
+        goals=list(cmd.goals),
+        armies=list(cmd.armies),
+        standing=dict(cmd.standing),
+        assets=list(cmd.assets),
+        champion=cmd.champion,
+        reinforcements=list(cmd.reinforcements),
+        now=ctx.now,
+        roller=ctx.roller(game),
+        actor=ctx.principal,
+    )
+    return _window_of(game, cmd.battle_id)
+
+
+def _deploy(game: Any, cmd: DeployArmies, ctx: Context) -> dict:
+    _seat(game, ctx, cmd.power_id)
+    game.deploy_armies(
+        cmd.battle_id, cmd.power_id, list(cmd.armies), now=ctx.now, roller=ctx.roller(game), actor=ctx.principal
+    )
+    return _window_of(game, cmd.battle_id)
+
+
+def _spell(game: Any, cmd: CastBattleSpell, ctx: Context) -> dict:
+    _seat(game, ctx, cmd.power_id)
+    game.cast_battle_spell(
+        cmd.battle_id, cmd.power_id, cmd.spell_id, cmd.target, now=ctx.now, roller=ctx.roller(game), actor=ctx.principal
+    )
+    return _window_of(game, cmd.battle_id)
+
+
+def _command(game: Any, cmd: GiveCommand, ctx: Context) -> dict:
+    _seat(game, ctx, cmd.power_id)
+    out = game.give_command(
+        cmd.battle_id,
+        cmd.power_id,
+        cmd.army_id,
+        cmd.command,
+        cmd.target,
+        cmd.goal,
+        now=ctx.now,
+        roller=ctx.roller(game),
+        actor=ctx.principal,
+        special=cmd.special,
+    )
+    return {**out, **_window_of(game, cmd.battle_id)}
+
+
+def _offer(game: Any, cmd: OfferTerms, ctx: Context) -> dict:
+    _seat(game, ctx, cmd.power_id)
+    game.offer_terms(cmd.battle_id, cmd.power_id, cmd.terms, now=ctx.now, roller=ctx.roller(game), actor=ctx.principal)
+    return _window_of(game, cmd.battle_id)
+
+
+def _answer(game: Any, cmd: AnswerTerms, ctx: Context) -> dict:
+    _seat(game, ctx, cmd.power_id)
+    game.answer_terms(
+        cmd.battle_id, cmd.power_id, cmd.accept, now=ctx.now, roller=ctx.roller(game), actor=ctx.principal
+    )
+    return _window_of(game, cmd.battle_id)
+
+
+def _retreat(game: Any, cmd: RetreatArmies, ctx: Context) -> dict:
+    _seat(game, ctx, cmd.power_id)
+    game.retreat_or_rout(
+        cmd.battle_id,
+        cmd.power_id,
+        list(cmd.retreat),
+        dict(cmd.routs),
+        now=ctx.now,
+        roller=ctx.roller(game),
+        actor=ctx.principal,
+    )
+    return _window_of(game, cmd.battle_id)
+
+
+def _status(game: Any, cmd: SetBattleStatus, ctx: Context) -> None:
+    require_gm(ctx)
+    game.set_battle_status(cmd.battle_id, cmd.army_id, cmd.status, cmd.stacks, cmd.reason)
+
+
+BATTLE_COMMANDS: Mapping[type, Handler] = {
+    DeclareBattle: _declare,
+    SetBattleTerrain: _terrain,
+    SubmitBattleSetup: _setup,
+    DeployArmies: _deploy,
+    CastBattleSpell: _spell,
+    GiveCommand: _command,
+    OfferTerms: _offer,
+    AnswerTerms: _answer,
+    RetreatArmies: _retreat,
+    SetBattleStatus: _status,
+}
+
+BATTLE_EVENT_VERSIONS = {name: 1 for name in (*REPORTED, "BattleActed")}
