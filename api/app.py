@@ -16,11 +16,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from api import rulesets, web
 from api.compose import build_games, build_projector
 from api.ratelimit import RateLimitMiddleware, RateLimits
-from api.routes import commands, games, history, mail, windows
+from api.routes import commands, games, history, mail, posts, windows
 from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
 from api.service import Games
 from api.web import people as web_people
 from api.web import routes as web_routes
+from api.web import talk as web_talk
 from domain import limits
 from domain.errors import DomainError
 from projections.people import SignInLinks
@@ -132,6 +133,7 @@ def create_app(
     app.include_router(history.router)
     app.include_router(windows.router)
     app.include_router(mail.router)
+    app.include_router(posts.router)
     for routes in rulesets.parts("routes"):  # each ruleset's JSON routes, beside its pages (api.rulesets)
         app.include_router(routes.router)
     app.add_middleware(ServerSessions, store=app.state.sessions, settings=settings)
@@ -139,6 +141,7 @@ def create_app(
     app.add_middleware(RateLimitMiddleware, limits=app.state.rate_limits)  # outermost: refuses before reading
     app.mount("/static", StaticFiles(directory=str(Path(web.__file__).parent / "static")), name="static")
     app.include_router(web_people.router)  # first: /signin/email/<token> is not a game's /signin/<game>/<token>
+    app.include_router(web_talk.router)
     app.include_router(web_routes.router)
     for pages in rulesets.parts("web"):  # a ruleset's own pages, if it has any besides its board and forms
         if hasattr(pages, "router"):

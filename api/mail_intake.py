@@ -13,19 +13,50 @@ command and writes the reply's lines (domain/mailturns.py holds the contract).
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 import re
 import secrets
 from dataclasses import dataclass
+from typing import Any
 
 from api.service import Caller, CommandKey, Games
 from api.service import Turn as ServiceTurn
 from domain.errors import DomainError, RuleViolation
-from domain.mailturns import LineError, Turn
+from domain.ids import GM
+from domain.mailturns import LineError, Turn, body_text, own_lines
+from domain.platform.commands import MakePost, OpenThread
 
 log = logging.getLogger("emissary.mail")
 MAX_MAIL_BYTES = 2 * 1024 * 1024  # a whole mail, as SMTP DATA or as the JSON a provider posts
 ADDRESS = re.compile(r"^turns\+(?P<game>[0-9a-fA-F-]{36})\.(?P<token>[A-Za-z0-9_-]{16,128})@", re.IGNORECASE)
+
+
+# A thread's reply address (issue 16): ``talk+<game>.<thread>.<seat>.<mac>@<domain>``, the mac an HMAC under the
+# service's secret key of the game, thread, seat and the seat's current sign-in token hash, so that replacing the
+# sign-in link replaces every thread address too, and nobody can make one up.
+TALK = re.compile(
+    r"^talk\+(?P<game>[0-9a-fA-F-]{36})\.(?P<thread>[^.@\s]{1,64})\.(?P<seat>[^.@\s]{1,64})\.(?P<mac>[0-9a-f]{24})@",
+    re.IGNORECASE,
+)
+# Table talk in a turn mail: ``say: ...`` to the table, ``to <seat>: ...`` privately (``to gm:``, the seat's desk).
+SAY = re.compile(r"^\s*say\s*:\s*(?P<text>.*)$", re.IGNORECASE)
+TO = re.compile(r"^\s*to\s+(?P<seat>[^\s:]{1,64})\s*:\s*(?P<text>.*)$", re.IGNORECASE)
+
+
+def thread_mac(secret: str, game_id: str, thread_id: str, seat: str, token_hash: str) -> str:
+    """The proof in a thread's reply address that this service made it for this seat's current link."""
+    what = f"talk:{game_id.lower()}:{thread_id}:{seat}:{token_hash}".encode()
+    return hmac.new(secret.encode(), what, hashlib.sha256).hexdigest()[:24]
+
+
+def talk_address(domain: str, secret: str, game: Any, seat: str, thread_id: str) -> str | None:
+    """The address ``seat`` replies to, to post in ``thread_id`` (None: the seat has no sign-in link)."""
+    hashes = sorted(h for h, p in game.state.credentials.items() if p == seat)
+    if not hashes:
+        return None
+    return f"talk+{game.id}.{thread_id}.{seat}.{thread_mac(secret, str(game.id), thread_id, seat, hashes[0])}@{domain}"
 
 
 def reply_address(domain: str, game_id: str, token: str) -> str:
@@ -56,9 +87,10 @@ class TurnRefused(RuleViolation):
 class MailIntake:
     """Reads a mail addressed to a secret reply address and applies its turn."""
 
-    def __init__(self, games: Games, domain: str = "emissary.local") -> None:
+    def __init__(self, games: Games, domain: str = "emissary.local", secret: str = "") -> None:
         self.games = games
         self.domain = domain
+        self.secret = secret  # the service's secret key: thread reply addresses are HMACs under it
 
     def address_for(self, game_id: str, token: str) -> str:
         return reply_address(self.domain, game_id, token)
@@ -69,8 +101,28 @@ class MailIntake:
         m = ADDRESS.match(address)
         return m if m and address.rpartition("@")[2].lower() == self.domain.lower() else None
 
+    def _talk(self, recipient: str) -> tuple[str, str, str] | None:
+        """(game, thread, seat) of a thread's reply address made for the seat's current link, else None."""
+        address = recipient.strip().strip("<>")
+        m = TALK.match(address)
+        if m is None or not self.secret or address.rpartition("@")[2].lower() != self.domain.lower():
+            return None
+        game_id, thread_id, seat = m.group("game"), m.group("thread"), m.group("seat")
+        try:
+            game = self.games.get_game(game_id, for_update=False)
+        except DomainError:
+            return None
+        for token_hash, principal in game.state.credentials.items():
+            expected = thread_mac(self.secret, str(game.id), thread_id, seat, token_hash)
+            if principal == seat and hmac.compare_digest(expected, m.group("mac").lower()):
+                return game_id, thread_id, seat
+        return None
+
     def holder(self, recipient: str) -> tuple[str, str] | None:
         """(game, principal) whose secret reply address this is, or None (unknown, replaced, other domain)."""
+        talk = self._talk(recipient)
+        if talk is not None:
+            return talk[0], talk[2]
         m = self._match(recipient)
         if m is None:
             return None
@@ -89,6 +141,9 @@ class MailIntake:
     def receive(
         self, recipient: str, message_id: str, text: str | None, html: str | None = None, subject: str = ""
     ) -> MailReply:
+        talk = self._talk(recipient)
+        if talk is not None:
+            return self._post_reply(*talk, message_id, text, html, subject)
         m = self._match(recipient)
         refusal = MailReply(
             False,
@@ -109,14 +164,38 @@ class MailIntake:
         ruleset = self.games.get_game(game_id, for_update=False).ruleset  # the game's own grammar reads the mail
         if ruleset.mail_grammar is None:
             return self._no_grammar(game_id, principal, subject, ruleset.name)
-        turn = ruleset.mail_grammar(text, html, principal)
-        if not turn.commands and not turn.errors:
+        text, said = table_talk(body_text(text, html))
+        turn = ruleset.mail_grammar(text, None, principal)
+        turn.said = said  # the table talk of the turn, posted with it (MailIntake._say)
+        if not turn.commands and not turn.errors and not said:
             turn.errors.append(LineError(1, "this mail holds no command", "MAIL-1"))
         try:
             reply = self.apply(game_id, principal, turn, message_id)
         except TurnRefused as refused:
             return self._refused(game_id, principal, subject, refused)
         return MailReply(True, f"Recorded: {subject}".strip(), reply, game_id, principal)
+
+    def _post_reply(
+        self, game_id: str, thread_id: str, seat: str, message_id: str, text: str | None, html: str | None, subject: str
+    ) -> MailReply:
+        """A reply to a thread's notification: the sender's own lines (no quoted mail, no signature) land in the
+        thread as their post, once per Message-ID; the answer goes to the seat's contact only."""
+        if not message_id:
+            return MailReply(False, f"Not posted: {subject}".strip(), "A mail needs a Message-ID.", game_id, seat)
+        own = "\n".join(line for _, line in own_lines(body_text(text, html))).strip()
+        try:
+            receipt = self.games.run(
+                Caller.of(seat), game_id, MakePost(thread_id, own), CommandKey(f"mail:{message_id}")
+            )
+        except DomainError as err:
+            where = f" ({err.rule})" if err.rule else ""
+            body = f"Nothing was posted: {err.message}{where}."
+            return MailReply(False, f"Not posted: {subject}".strip(), body, game_id, seat)
+        body = (
+            f"Posted in {thread_id}.\n\nReceipt: sequence {receipt.sequence}, recorded {receipt.recorded_at}, "
+            f"digest {receipt.digest}"
+        )
+        return MailReply(True, f"Posted: {subject}".strip(), body, game_id, seat)
 
     def _first_reply(self, game_id: str, principal: str, message_id: str) -> str | None:
         """The reply a mail with this Message-ID got, kept under it as its idempotency key (and, for mails
@@ -150,6 +229,24 @@ class MailIntake:
         lines += ["", "Fix these lines and send the whole turn again."]
         return MailReply(False, f"Not recorded: {subject}".strip(), "\n".join(lines), game_id, principal)
 
+    @staticmethod
+    def _say(unit: ServiceTurn, principal: str, said: list, errors: list[LineError]) -> list[str]:
+        """Post a turn mail's ``say:`` and ``to <seat>:`` lines in the turn's transaction; the reply's lines."""
+        out = []
+        for line, seat, text in said:
+            try:
+                if seat is None:
+                    thread = "table"
+                elif seat == GM:
+                    thread = f"desk-{principal}"
+                else:
+                    thread = _private_thread(unit, principal, seat)
+                unit.execute(MakePost(thread, text))
+                out.append(f"line {line}: posted to {'the table' if seat is None else seat}")
+            except DomainError as err:
+                errors.append(LineError(line, err.message, err.rule))
+        return out
+
     def apply(self, game_id: str, principal: str, turn: Turn, message_id: str) -> str:
         """Run every command of the turn in one transaction through the game service; return the reply text.
 
@@ -179,6 +276,7 @@ class MailIntake:
                     except DomainError as err:
                         errors.append(LineError(cmd.line, err.message, err.rule))
                 turn.refused(cmd)
+            out += self._say(unit, principal, getattr(turn, "said", []), errors)
             if errors:
                 raise TurnRefused(sorted(errors, key=lambda e: e.line), unchecked)
             out += turn.footer(unit.game)
@@ -195,6 +293,34 @@ class MailIntake:
         return self.games.run_turn(Caller.of(principal), game_id, play, key, lambda reply: {"reply": reply}).result[
             "reply"
         ]
+
+
+def _private_thread(unit: ServiceTurn, principal: str, seat: str) -> str:
+    """The private thread of exactly these two seats (the latest), opened now if there is none."""
+    pair = sorted({principal, seat})
+    found = [t for t, v in unit.game.talk["threads"].items() if v["members"] == pair]
+    if found:
+        return found[-1]
+    return str(unit.execute(OpenThread([seat], ""))["thread_id"])
+
+
+def table_talk(text: str) -> tuple[str, list[tuple[int, str | None, str]]]:
+    """The ``say:`` and ``to <seat>:`` lines of a turn mail (line, seat or None for the table, text), and the
+    mail's text without them (each left as an empty line, so every other line keeps its number)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    own = {n for n, _ in own_lines(text)}
+    said: list[tuple[int, str | None, str]] = []
+    for n in sorted(own):
+        line = lines[n - 1]
+        say, to = SAY.match(line), TO.match(line)
+        if say:
+            said.append((n, None, say.group("text")))
+        elif to:
+            said.append((n, to.group("seat").lower(), to.group("text")))
+        else:
+            continue
+        lines[n - 1] = ""
+    return "\n".join(lines), said
 
 
 def new_message_id(domain: str) -> str:

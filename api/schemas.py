@@ -14,6 +14,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from domain import limits
 from domain.errors import DomainError
+from domain.platform.posts import POST_TEXT
 
 
 class Strict(BaseModel):
@@ -170,3 +171,28 @@ class CommandReceiptPublic(ReceiptPublic):
         description="A command that issues a sign-in link (AddPower, ReissueLink) gets its bearer token here, "
         "shown once (null on an Idempotency-Key retry: tokens are kept only as hashes)",
     )
+
+
+# ---------------------------------------------------------------------- posts (issue 16)
+
+
+class ThreadRequest(Strict):
+    seats: list[Id] = Field(min_length=1, max_length=limits.ITEMS)
+    title: str = Field("", max_length=limits.TITLE)
+
+
+class PostRequest(Strict):
+    text: str = Field(min_length=1, max_length=POST_TEXT)
+    tied_to: str | None = Field(None, max_length=limits.IDENTIFIER * 2)
+
+
+class EditPostRequest(Strict):
+    text: str = Field(min_length=1, max_length=POST_TEXT)
+
+
+class HidePostRequest(Strict):
+    reason: str = Field(min_length=1, max_length=limits.REASON)
+
+
+class ReadMarkRequest(Strict):
+    seq: int | None = Field(None, ge=0, le=limits.NUMBER * 1000)

@@ -126,6 +126,17 @@ def _data_model(name: str, **fields: Any) -> type[BaseModel]:
     return create_model(name, __base__=_In, **fields)
 
 
+class _PostRoll(_In):
+    """One ``[roll NdS]`` of a post (issue 16)."""
+
+    roll_no: int = Field(ge=0)
+    commitment: str | None = None
+    sides: int = Field(ge=2, le=100)
+    faces: list[Annotated[int, Field(ge=1, le=100)]] = Field(max_length=MAX_DICE)
+    key: str | None = Field(None, pattern=HEX64)
+    path: list[str] | None = Field(None, max_length=64)
+
+
 # The events whose data the verifier reads, with the fields it reads.
 SHAPES: dict[str, type[BaseModel]] = {
     "SeedCommitted": _data_model(
@@ -148,6 +159,7 @@ SHAPES: dict[str, type[BaseModel]] = {
         key=(str | None, Field(None, pattern=HEX64)),
         path=(list[str] | None, Field(None, max_length=64)),
     ),
+    "PostMade": _data_model("PostMade", rolls=(list[_PostRoll], Field([], max_length=16))),
     "ActionResolved": _data_model("ActionResolved", action_id=(str, ...), details=(_Details | None, None)),
     "ActionProvisional": _data_model("ActionProvisional", action_id=(str, ...), details=(_Details | None, None)),
     "TiesBroken": _data_model(
@@ -295,6 +307,9 @@ def _rolls(event: dict) -> Iterable[tuple[int | None, str | None, list[int], str
             data.get("path"),
             data["sides"],
         )
+    elif kind == "PostMade":  # issue 16: [roll NdS] in a post, from the same committed keys
+        for r in data.get("rolls") or []:
+            yield (r["roll_no"], r.get("commitment"), list(r["faces"]), r.get("key"), r.get("path"), r["sides"])
     elif kind in ("ActionResolved", "ActionProvisional"):
         details = data.get("details") or {}
         if details.get("roll_no") is not None and details.get("faces") is not None:

@@ -73,6 +73,19 @@ SCHEMA = [
         PRIMARY KEY (game_id, viewer, seq)) {without_rowid}""",
     """CREATE TABLE IF NOT EXISTS rm_viewers (
         game_id TEXT NOT NULL, viewer TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (game_id, viewer))""",
+    # Posts (issue 16, projections.posts): each thread a viewer may read, and its posts numbered in order.
+    """CREATE TABLE IF NOT EXISTS rm_threads (
+        game_id TEXT NOT NULL, thread_id TEXT NOT NULL, kind TEXT NOT NULL, title TEXT NOT NULL,
+        members TEXT NOT NULL, audience TEXT NOT NULL, version INTEGER NOT NULL, posts INTEGER NOT NULL,
+        last_at TEXT, PRIMARY KEY (game_id, thread_id))""",
+    """CREATE TABLE IF NOT EXISTS rm_posts (
+        game_id TEXT NOT NULL, thread_id TEXT NOT NULL, seq INTEGER NOT NULL, post_id TEXT NOT NULL,
+        version INTEGER NOT NULL, author TEXT NOT NULL, at TEXT NOT NULL, text TEXT NOT NULL, html TEXT NOT NULL,
+        rolls TEXT NOT NULL, tied_to TEXT, edited_at TEXT, earlier TEXT NOT NULL, hidden INTEGER NOT NULL,
+        hidden_reason TEXT, earlier_shown INTEGER NOT NULL,
+        {post_search_column}PRIMARY KEY (game_id, thread_id, seq)) {without_rowid}""",
+    """CREATE UNIQUE INDEX IF NOT EXISTS rm_posts_by_id ON rm_posts (game_id, post_id)""",
+    """CREATE INDEX IF NOT EXISTS rm_posts_by_tie ON rm_posts (game_id, tied_to, version)""",
     """CREATE INDEX IF NOT EXISTS rm_audit_by_type ON rm_audit (game_id, type, version)""",
     """CREATE INDEX IF NOT EXISTS rm_audit_by_actor ON rm_audit (game_id, actor, version)""",
     """CREATE INDEX IF NOT EXISTS rm_audit_by_phase ON rm_audit (game_id, phase, version)""",
@@ -82,12 +95,30 @@ SCHEMA = [
 ]
 
 
+# Search over posts: SQLite's FTS5 when embedded, PostgreSQL's full-text search (a generated tsvector with a
+# GIN index) in production; both rebuilt from the events like every read model.
+POST_SEARCH = {
+    "sqlite": [
+        """CREATE VIRTUAL TABLE IF NOT EXISTS rm_post_search USING fts5(
+            text, game_id UNINDEXED, post_id UNINDEXED, tokenize = 'unicode61 remove_diacritics 2')""",
+    ],
+    "postgres": ["""CREATE INDEX IF NOT EXISTS rm_posts_search ON rm_posts USING GIN (search)"""],
+}
+POST_SEARCH_COLUMN = {
+    "sqlite": "",
+    "postgres": "search tsvector GENERATED ALWAYS AS (to_tsvector('simple', text)) STORED, ",
+}
+
+
 def read_model_ddl(dialect: str) -> list[str]:
     """The read models' DDL for ``dialect`` (``sqlite`` or ``postgres``): what ``create_tables`` and the
     migrations run."""
     # SQLite: tables keyed by (game, version) are stored in key order, which makes appends cheap.
     without_rowid = "WITHOUT ROWID" if dialect == "sqlite" else ""
-    return [ddl.replace("{without_rowid}", without_rowid) for ddl in SCHEMA]
+    return [
+        ddl.replace("{without_rowid}", without_rowid).replace("{post_search_column}", POST_SEARCH_COLUMN[dialect])
+        for ddl in SCHEMA
+    ] + POST_SEARCH[dialect]
 
 
 TABLES = [
@@ -102,6 +133,9 @@ TABLES = [
     "rm_tracking",
     "rm_timeline",
     "rm_viewers",
+    "rm_threads",
+    "rm_posts",
+    "rm_post_search",
 ]
 
 

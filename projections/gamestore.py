@@ -323,11 +323,17 @@ class GameStore(Application):
     def visible_events(self, game_id: str, viewer: str, after: int = 0, limit: int = 500) -> list[dict]:
         """The events ``viewer`` may see, numbered by their own gap-free sequence: a page from the viewer's
         timeline read model (read from the event store only when no read models are attached)."""
-        key = self.get_game(game_id, for_update=False).id
+        game = self.get_game(game_id, for_update=False)
+        key = game.id
         if self.reads is not None:
             return self.reads.timeline(str(key), viewer, after, limit)
         out: list[dict] = []
         seq = 0
+        hidden = {p for p, v in game.talk["posts"].items() if v["hidden"]} if viewer != GM else set()
+        # An edited post shows its current text only, unless the game shows earlier text (issue 16).
+        latest: dict[str, str] = {}
+        if viewer != GM and not game.state.options.get("show_earlier_text"):
+            latest = {e.post_id: e.text for e in self.events.get(key) if type(e).__name__ == "PostEdited"}
         for e in self.events.get(key):
             if not vis.can_see(e.audience, viewer):
                 continue
@@ -341,6 +347,11 @@ class GameStore(Application):
                 "at": e.timestamp.isoformat(),
                 "data": event_data(e),
             }
+            if item["type"] in ("PostMade", "PostEdited"):
+                if e.post_id in hidden:  # hidden from the players (issue 16)
+                    item["data"] = {**item["data"], "text": "", "hidden": True}
+                elif e.post_id in latest:
+                    item["data"] = {**item["data"], "text": latest[e.post_id], "edited": True}
             if viewer == GM:
                 item["version"] = e.originator_version
                 item["audience"] = list(e.audience)

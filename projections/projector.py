@@ -28,7 +28,7 @@ from domain import visibility as vis
 from domain.ids import GM
 from domain.platform.game import PlatformGame
 from domain.platform.ruleset import Ruleset, registered
-from projections import people
+from projections import people, posts
 from projections.db import Cursor, ReadModelDB, utc_key
 from projections.gamestore import GameStore, event_data
 from projections.tracking import NAME, ReadModelTracking
@@ -63,6 +63,7 @@ class Tracker:
     ruleset: Ruleset | None  # None: the game's ruleset is not installed here (no phases, no notifications)
     # Every viewer's last timeline number (the GM, and every power ever added, even if a rollback removed it).
     seqs: dict = dataclasses.field(default_factory=lambda: {GM: 0})
+    show_earlier: bool = False  # the game's show_earlier_text option (posts, issue 16): fixed when it is created
 
     def follow(self, event: Record, began: dict | None, seat: str | None) -> None:
         if began is not None:
@@ -105,6 +106,7 @@ class Projector:
     def __init__(self, games: GameStore, db: ReadModelDB, batch_size: int = 1000) -> None:
         self.games = games
         self.db = db
+        self.posts = posts.Posts(db)  # threads, pages, unread counts and search (issue 16)
         self.batch_size = batch_size
         self._trackers: dict[uuid.UUID, Tracker] = {}
         # The library's tracking recorder, over the read models' own database: the position is written with the rows.
@@ -246,6 +248,7 @@ class Projector:
         if version == 1:
             name = event.data.get("ruleset") or getattr(self._decoded(event), "ruleset", None)  # upcast if older
             tracker = Tracker(0, "setup", [], ruleset_named(name))
+            tracker.show_earlier = bool((event.data.get("options") or {}).get("show_earlier_text"))
         elif tracker is None or tracker.version != version - 1:
             s = self._game_at(game_id, version - 1).state
             tracker = Tracker(
@@ -254,6 +257,7 @@ class Projector:
             tracker.seqs.update(
                 cur.execute("SELECT viewer, seq FROM rm_viewers WHERE game_id = ?", (str(game_id),)).fetchall()
             )
+            tracker.show_earlier = bool((getattr(s, "options", None) or {}).get("show_earlier_text"))
         began = seat = None
         if tracker.ruleset is not None:  # the ruleset reads its own events (a decoded event, upcast)
             began = tracker.ruleset.phase_of(self._decoded(event))
@@ -262,7 +266,12 @@ class Projector:
             s = self._game_at(game_id, version).state
             to_version = self._decoded(event).to_version
             tracker = Tracker(
-                version, self._phase_at(cur, game_id, to_version), sorted(s.powers), tracker.ruleset, tracker.seqs
+                version,
+                self._phase_at(cur, game_id, to_version),
+                sorted(s.powers),
+                tracker.ruleset,
+                tracker.seqs,
+                tracker.show_earlier,
             )
         else:
             tracker.follow(event, began, seat)
@@ -356,6 +365,14 @@ class Projector:
                         at,
                     )
                 )
+        if kind in posts.KINDS and not sealed:  # issue 16: threads, posts and their search index
+            said = posts.apply(
+                cur, self.db.dialect, kind, gid, version, at, event.actor, audience, event.data, tracker.show_earlier
+            )
+            if said is not None and note is None:  # a post's readers are told, its author is not
+                for recipient in shown[1:]:
+                    if recipient != event.actor:
+                        rows["outbox"].append((gid, version, recipient, "post", to_json(said), at))
         if began is not None:  # the phase index: the phases the game's ruleset says its events begin
             rows["phases"].append(
                 (gid, version, began["phase"], began.get("season", 0), began.get("month", 0), began.get("step", ""))
@@ -498,7 +515,35 @@ class Projector:
                 item["version"] = version
                 item["audience"] = audience.split(",")
             out.append(item)
+        if viewer != GM:
+            self._redact_posts(game_id, out)
         return out
+
+    def _redact_posts(self, game_id: str, items: list[dict]) -> None:
+        """What the players' pages never show, their timeline does not either (issue 16): a post the GM hid
+        loses its text (first and edited) in the events that carried it, and an edited post shows only its
+        current text unless the game shows earlier text. The audit keeps everything."""
+        said = [i for i in items if i["type"] in ("PostMade", "PostEdited")]
+        if not said:
+            return
+        ids = sorted({i["data"]["post_id"] for i in said})
+        marks = ",".join("?" for _ in ids)
+        rows = self.db.query(
+            "SELECT post_id, hidden, hidden_reason, text, edited_at, earlier_shown FROM rm_posts "
+            f"WHERE game_id = ? AND post_id IN ({marks}) "
+            "AND (hidden = 1 OR (edited_at IS NOT NULL AND earlier_shown = 0))",
+            (game_id, *ids),
+        )
+        found = {r[0]: r for r in rows}
+        for i in said:
+            row = found.get(i["data"]["post_id"])
+            if row is None:
+                continue
+            _, hidden, reason, text, _, _ = row
+            if hidden:
+                i["data"] = {**i["data"], "text": "", "hidden": reason or True}
+            else:
+                i["data"] = {**i["data"], "text": text, "edited": True}
 
     def feed(self, game_id: str, viewer: str, after: int = 0, limit: int = 500) -> list[dict]:
         """The viewer's timeline (see ``timeline``)."""
@@ -657,6 +702,8 @@ class Projector:
             "rm_games": "game_id",
             "rm_seat_contacts": "email, game_id, seat",
             "rm_outbox": "game_id, version, recipient",
+            "rm_threads": "game_id, thread_id",
+            "rm_posts": "game_id, thread_id, seq",
         }
         return {t: self.db.query(f"SELECT * FROM {t} ORDER BY {k}") for t, k in keys.items()}
 

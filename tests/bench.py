@@ -477,6 +477,69 @@ def read_figures(tmp: Path, small: int = 100, large: int = 10_000, runs: int = 1
     }
 
 
+def post_figures(tmp: Path, small: int = 100, large: int = 10_000, runs: int = 15, page: int = 50) -> dict[str, float]:
+    """thread_page_10k_vs_100 and search_10k_posts_ms (issue 16): server time of one page (the newest ``page``
+    posts) of a thread of ``large`` posts divided by one of ``small`` posts, both in one game; and of a search
+    over the ``large`` posts, as a ratio to one read of the player's board. SQLite; posts made through the
+    domain, the read models caught up before anything is timed; medians of ``runs`` alternating requests."""
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+    from api.compose import build_games
+
+    settings = Settings(data_dir=tmp / "posts", embedded_workers=False)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    builder = build_games(settings)
+    game_id, _, _ = builder.create_game("talkative", "gm")
+    tokens = {pid: builder.add_power(game_id, "gm", pid, cls, sub)[1] for pid, cls, sub in LONG_GAME_POWERS}
+    g = builder.get_game(game_id)
+    g.open_thread("c", ["o"], "the small thread", "thr-small")
+    words = ["amber", "basalt", "cinder", "dune", "ember", "fjord", "glacier", "heath"]
+    for i in range(max(small, large)):
+        if i < small:
+            g.make_post("o", "thr-small", f"small post {i} about the {words[i % len(words)]}", post_id=f"s{i}")
+        g.make_post("c" if i % 2 else "o", "table", f"post {i} on the {words[i % len(words)]} road", post_id=f"l{i}")
+        if i % 500 == 499:
+            builder.save(g)
+    builder.save(g)
+    builder.close()
+    app = create_app(settings)
+    games, projector = app.state.games, app.state.projector
+    while projector.catch_up():
+        pass
+    timed = TimedASGI(app)
+    auth = {"Authorization": f"Bearer {tokens['c']}"}
+    routes = {
+        "small": f"/games/{game_id}/threads/thr-small/posts?limit={page}",
+        "large": f"/games/{game_id}/threads/table/posts?limit={page}",
+        "search": f"/games/{game_id}/search?q=glacier+road&limit={page}",
+        "board": f"/play/{game_id}",
+    }
+    times: dict[str, list[float]] = {}
+    with TestClient(timed) as client:
+        r = client.get(f"/signin/{game_id}/{tokens['c']}", follow_redirects=False)
+        assert r.status_code == 303, r.status_code
+        for run in range(runs + 1):  # the first round warms caches and connections
+            for what, url in routes.items():
+                r = client.get(url, headers=auth)
+                assert r.status_code == 200, (url, r.status_code)
+                if what == "search":
+                    assert len(r.json()) == page, len(r.json())
+                if run:
+                    times.setdefault(what, []).append(timed.last)
+    games.close()
+    med = {what: statistics.median(v) for what, v in times.items()}
+    NOTES.append(
+        f"# posts: a page of {page} of a {small}-post thread {med['small'] * 1000:.1f} ms, of a {large}-post thread "
+        f"{med['large'] * 1000:.1f} ms; search over {large} posts {med['search'] * 1000:.1f} ms; the board "
+        f"{med['board'] * 1000:.1f} ms; server time, median of {runs}"
+    )
+    return {
+        "thread_page_10k_vs_100": med["large"] / med["small"],
+        "search_10k_posts_ms": med["search"] / med["board"],
+    }
+
+
 def command_late_vs_early(
     tmp: Path,
     actions: int = 1000,
@@ -1148,6 +1211,7 @@ GROUPS: list[tuple[tuple[str, ...], Callable[[Path, str], dict[str, float]], boo
         False,
     ),
     (("past_version_vs_replay",), lambda tmp, pg: past_version_figures(tmp), False),
+    (("thread_page_10k_vs_100", "search_10k_posts_ms"), lambda tmp, pg: post_figures(tmp), False),
     (
         ("covenants_turn_vs_powers_action",),
         lambda tmp, pg: {"covenants_turn_vs_powers_action": covenants_turn_vs_powers_action(tmp)},

@@ -86,6 +86,13 @@ def test_bench_effect_phrases_per_s_vs_events_saved_plays_a_long_lodge_game(tmp_
     assert "one Lodge game of 5 turns" in note and "2 alternating runs" in note, note
 
 
+def test_bench_post_figures_thread_pages_and_search(tmp_path):
+    bench.NOTES.clear()
+    figures = bench.post_figures(tmp_path, small=12, large=60, runs=1, page=5)
+    _positive(figures, {"thread_page_10k_vs_100", "search_10k_posts_ms"})
+    assert any(n.startswith("# posts: a page of 5 of a 12-post thread") for n in bench.NOTES)
+
+
 def test_bench_battle_round_vs_command_plays_rounds_by_deadline(tmp_path):
     bench.NOTES.clear()
     figures = bench.battle_round_vs_command(tmp_path, runs=2, warm=1)

@@ -71,14 +71,16 @@ def record(
     subject: str,
     body: str,
     status: str = "queued",
+    reply_to: str | None = None,
 ) -> str | None:
-    """Add a row to the ledger (once per event, recipient and kind); returns its id, or None if it was there."""
+    """Add a row to the ledger (once per event, recipient and kind); returns its id, or None if it was there.
+    ``reply_to``: where a reply goes (a post's notification: the reader's reply address for that thread)."""
     row_id = uuid.uuid4().hex
     now = datetime.now(timezone.utc).isoformat()
     with db.transaction() as cur:
         cur.execute(
             "INSERT INTO mail_ledger (id, game_id, version, recipient, address, kind, subject, body, status, "
-            "created_at, due_at) VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
+            "created_at, due_at, reply_to) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
             (
                 row_id,
                 game_id,
@@ -91,6 +93,7 @@ def record(
                 status,
                 now,
                 utc_key(datetime.now(timezone.utc)),
+                reply_to,
             ),
         )
         found = cur.execute("SELECT id FROM mail_ledger WHERE id = ?", (row_id,)).fetchone()
@@ -165,7 +168,7 @@ def deliver(db: ReadModelDB, settings: Settings, row_id: str, now: datetime | No
         return item["status"] if item else "missing"
     item = row(db, row_id)
     try:
-        message_id = Mailer(settings).send(item["address"], item["subject"], item["body"])
+        message_id = Mailer(settings).send(item["address"], item["subject"], item["body"], reply_to=item["reply_to"])
     except (OSError, smtplib.SMTPException, ValueError) as err:  # ValueError: a header the mail cannot carry
         attempts = item["attempts"] + 1
         status = "failed" if attempts >= MAX_ATTEMPTS else "queued"
@@ -181,13 +184,14 @@ def deliver(db: ReadModelDB, settings: Settings, row_id: str, now: datetime | No
 
 def row(db: ReadModelDB, row_id: str) -> dict | None:
     rows = db.query(
-        "SELECT id, game_id, version, recipient, address, kind, subject, body, status, attempts "
+        "SELECT id, game_id, version, recipient, address, kind, subject, body, status, attempts, reply_to "
         "FROM mail_ledger WHERE id = ?",
         (row_id,),
     )
     if not rows:
         return None
     keys = ["id", "game_id", "version", "recipient", "address", "kind", "subject", "body", "status", "attempts"]
+    keys.append("reply_to")
     return dict(zip(keys, rows[0]))
 
 

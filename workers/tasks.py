@@ -111,6 +111,17 @@ def dispatch_mail(now: datetime) -> dict:
         status = (
             "no address" if not address else ("off" if mode == "off" else "digest" if mode == "digest" else "queued")
         )
+        reply_to, text = None, body.get("text", "")
+        if note["kind"] == "post" and body.get("thread_id"):  # issue 16: a reply lands in the thread
+            from api.mail_intake import talk_address
+
+            game = games.get_game(note["game_id"], for_update=False)
+            settings = runtime.settings()
+            reply_to = talk_address(
+                settings.mail_domain, settings.secret_key, game, note["recipient"], body["thread_id"]
+            )
+            if reply_to:
+                text += f"\n\nReply to this mail (or write to {reply_to}) to post in the thread."
         row_id = mail.record(
             db,
             game_id=note["game_id"],
@@ -119,8 +130,9 @@ def dispatch_mail(now: datetime) -> dict:
             address=address,
             kind=note["kind"],
             subject=body.get("subject", note["kind"]),
-            body=body.get("text", ""),
+            body=text,
             status=status,
+            reply_to=reply_to,
         )
         if row_id and status == "queued":
             deliver_mail.delay(row_id)

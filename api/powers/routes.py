@@ -187,7 +187,7 @@ def set_season_length(
 @router.post("/advance", response_model=ReceiptPublic)
 def advance(game_id: str, body: AdvanceRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey) -> dict:
     """GM: move the calendar on from ``expected_step`` (closing Planning converts missing actions to schemes)."""
-    return games.run(caller, game_id, Advance(body.expected_step), key).as_dict()
+    return games.run(caller, game_id, Advance(body.expected_step, body.tidings), key).as_dict()
 
 
 @router.post("/resolve", response_model=ReceiptPublic)

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from api.schemas import EXPECTED_STEP, Id, Number, ReceiptPublic, Strict
 from domain import limits
+from domain.platform.posts import POST_TEXT
 
 
 class AddPowerRequest(Strict):
@@ -111,6 +112,9 @@ Step = Literal["setup", "tidings", "planning", "resolution", "resistance", "batt
 
 class AdvanceRequest(Strict):
     expected_step: Step = Field(description=EXPECTED_STEP)
+    tidings: str = Field(
+        "", max_length=POST_TEXT, description="When a season begins: the GM's Tidings, posted to the narration thread"
+    )
 
 
 class ResolveRequest(Strict):

@@ -250,7 +250,7 @@ def _advance(request, games, game_id, caller, f):
         request,
         game_id,
         "calendar",
-        send(games, game_id, caller, lambda: pc.Advance(f.get("expected_step") or None)),
+        send(games, game_id, caller, lambda: pc.Advance(f.get("expected_step") or None, str(f.get("tidings", "")))),
         "The calendar moved on.",
     )
 

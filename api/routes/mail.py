@@ -73,7 +73,7 @@ InboundKey = Annotated[None, Depends(check_inbound)]
 def inbound_email(body: InboundMailRequest, request: Request, games: GamesDep, _: InboundKey) -> dict:
     """A mail received by a hosted provider: the same intake as `emissary smtpd`; the reply is queued."""
     settings = request.app.state.settings
-    intake = MailIntake(games, settings.mail_domain)
+    intake = MailIntake(games, settings.mail_domain, settings.secret_key)
     reply = intake.receive(body.to, body.message_id, body.text, body.html, body.subject)
     if reply.principal is None:  # no such reply address: nobody to answer, nothing recorded
         raise NotFound("no such reply address (it may have been replaced)", field="to")

@@ -434,6 +434,9 @@ def board(request: Request, game_id: str, phase: str | None = None, at: str | No
         "newest": urlencode(keep) if before is not None else None,
     }
     context["zone"] = zone.key
+    from api.web.talk import talk_summary  # the talk box of every ruleset's board (issue 16)
+
+    context["talk"] = talk_summary(request, game_id, me)
     pages = ruleset_web(games, game_id)
     if pages is None:
         return templates.TemplateResponse(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from domain import limits
 from domain import visibility as vis
@@ -25,6 +25,7 @@ from domain.covenants.verify import verify_covenant_events
 from domain.covenants.views import table_view
 from domain.ids import GM
 from domain.platform.game import fold
+from domain.platform.posts import PostOptions
 from domain.platform.roles import AUDITOR, HOST, OBSERVER, PLAYER, PRIVILEGES, RULE, WINDOWS, Roles
 from domain.platform.ruleset import Ruleset, Step, register
 from domain.platform.state import Window
@@ -37,7 +38,7 @@ COVENANT_ROLES = Roles(
 )
 
 
-class CovenantOptions(BaseModel):
+class CovenantOptions(PostOptions):
     """A game's options: how many covenants (2-4), which house rules package, the score that wins."""
 
     model_config = ConfigDict(extra="forbid", strict=True)

@@ -55,22 +55,32 @@ def verify_covenant_events(events: Iterable[dict]) -> CovenantReport:
                 else:
                     report.seeds_verified += 1
         elif kind == "DieRolled":
-            month = roots.get(data.get("commitment"))
-            if month is None:
-                report.mismatches.append(f"{where}: roll {data.get('roll_no')} uses a seed not committed before it")
-                continue
-            root, first = month
-            key, faces, n = data.get("key"), list(data.get("faces", [])), data.get("roll_no")
-            if key is None or root is None or not key_under_root(root, first, n, key, data.get("path") or []):
-                report.mismatches.append(f"{where}: roll {n}'s key and path do not lead to the committed root")
-                continue
-            seed = revealed.get(data["commitment"])
-            if seed is not None and roll_key(seed, n) != key:
-                report.mismatches.append(f"{where}: roll {n}'s key does not derive from the revealed seed")
-                continue
-            expected = faces_from_key(key, len(faces), int(data.get("sides", 6)))
-            if expected != faces:
-                report.mismatches.append(f"{where}: roll {n} is {faces}, but its key gives {expected}")
-                continue
-            report.rolls_verified += 1
+            _check_roll(report, where, data, roots, revealed)
+        elif kind == "PostMade":  # [roll NdS] in a post (issue 16), from the same committed keys
+            for roll in data.get("rolls") or []:
+                _check_roll(report, where, roll, roots, revealed)
     return report
+
+
+def _check_roll(
+    report: CovenantReport, where: str, data: dict, roots: dict[str, tuple[str | None, int]], revealed: dict[str, str]
+) -> None:
+    """One roll against the committed root of its seed (and the seed, once revealed)."""
+    month = roots.get(data.get("commitment") or "")
+    if month is None:
+        report.mismatches.append(f"{where}: roll {data.get('roll_no')} uses a seed not committed before it")
+        return
+    root, first = month
+    key, faces, n = data.get("key"), list(data.get("faces", [])), data.get("roll_no")
+    if key is None or root is None or n is None or not key_under_root(root, first, n, key, data.get("path") or []):
+        report.mismatches.append(f"{where}: roll {n}'s key and path do not lead to the committed root")
+        return
+    seed = revealed.get(data["commitment"])
+    if seed is not None and roll_key(seed, n) != key:
+        report.mismatches.append(f"{where}: roll {n}'s key does not derive from the revealed seed")
+        return
+    expected = faces_from_key(key, len(faces), int(data.get("sides", 6)))
+    if expected != faces:
+        report.mismatches.append(f"{where}: roll {n} is {faces}, but its key gives {expected}")
+        return
+    report.rolls_verified += 1

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from domain.lodge.catalogue import SLOTS
 from domain.lodge.engine import Choices
@@ -19,11 +19,12 @@ from domain.lodge.package import DEFAULT_PACKAGE, installed_package
 from domain.lodge.state import BLACK_ROSE, DUMMY, LodgeState
 from domain.platform.commands import Command, Context, require_gm, require_seat
 from domain.platform.game import fold
+from domain.platform.posts import PostOptions
 from domain.platform.ruleset import Ruleset, Step, register
 from domain.verify import verify_events
 
 
-class LodgeOptions(BaseModel):
+class LodgeOptions(PostOptions):
     """A Lodge game's options, fixed when it is created."""
 
     model_config = ConfigDict(extra="forbid", strict=True)

@@ -214,6 +214,40 @@ class MarkForked(Command):
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class OpenThread(Command):
+    """Open a private thread with the seats named (the GM sees it; a seat opens it with itself in it)."""
+
+    seats: list[str]
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class MakePost(Command):
+    """Post to a thread you may read (``table``, ``narration``, ``desk-<seat>`` or a private one); ``[roll
+    3d6]`` rolls the game's committed dice; ``tied_to`` is ``phase:<id>``, ``action:<id>`` or ``battle:<id>``."""
+
+    thread_id: str
+    text: str
+    tied_to: str | None = None
+
+
+@dataclass(frozen=True)
+class EditPost(Command):
+    """Rewrite your own post (readers see it was edited)."""
+
+    post_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class HidePost(Command):
+    """GM (a host, where there is no GM): hide a post from the players, with a reason the audit keeps."""
+
+    post_id: str
+    reason: str
+
+
 # ---------------------------------------------------------------------- handlers
 
 
@@ -317,7 +351,49 @@ def mark_forked(game: Any, cmd: MarkForked, ctx: Context) -> dict:
     return {"game_id": str(game.id), "source_game": cmd.source_game, "source_version": cmd.source_version}
 
 
+def open_thread(game: Any, cmd: OpenThread, ctx: Context) -> dict:
+    thread = game.open_thread(ctx.principal, list(cmd.seats), cmd.title, ctx.new_id("thr"))
+    return {"thread_id": thread["id"], "title": thread["title"], "members": thread["members"]}
+
+
+def make_post(game: Any, cmd: MakePost, ctx: Context) -> dict:
+    return dict(
+        game.make_post(
+            ctx.principal,
+            cmd.thread_id,
+            cmd.text,
+            post_id=ctx.new_id("post"),
+            roller=_lazy(ctx, game),
+            tied_to=cmd.tied_to,
+        )
+    )
+
+
+def _lazy(ctx: Context, game: Any) -> Any:
+    """The game's roller, built only if a post rolls (a game that has committed no seed has none)."""
+
+    class Lazy:
+        def faces(self, roll_no: int, count: int, sides: int = 6) -> list[int]:
+            return list(ctx.roller(game).faces(roll_no, count, sides))
+
+    return Lazy()
+
+
+def edit_post(game: Any, cmd: EditPost, ctx: Context) -> dict:
+    game.edit_post(ctx.principal, cmd.post_id, cmd.text)
+    return {"post_id": cmd.post_id}
+
+
+def hide_post(game: Any, cmd: HidePost, ctx: Context) -> dict:
+    game.hide_post(ctx.principal, cmd.post_id, cmd.reason)
+    return {"post_id": cmd.post_id}
+
+
 PLATFORM_COMMANDS: Mapping[type, Handler] = {
+    OpenThread: open_thread,
+    MakePost: make_post,
+    EditPost: edit_post,
+    HidePost: hide_post,
     SetTimezone: set_timezone,
     SetContact: set_contact,
     SetDeadline: set_deadline,

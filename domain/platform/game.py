@@ -37,6 +37,7 @@ from domain.dice import ROLLS_PER_MONTH, RollLimit, commitment, roll_tree
 from domain.errors import NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform import ruleset as rulesets
+from domain.platform.posts import Posts
 from domain.platform.state import Window
 
 
@@ -69,7 +70,7 @@ def check_timezone(name: str) -> None:
         raise RuleViolation(f"{name!r} is not an IANA time zone (such as Europe/Paris)", field="timezone") from None
 
 
-class PlatformGame(Aggregate):
+class PlatformGame(Posts, Aggregate):
     """The platform's part of one game; a ruleset's aggregate subclasses it."""
 
     if TYPE_CHECKING:  # the ruleset's aggregate sets it when the game is created

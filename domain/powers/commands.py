@@ -57,9 +57,11 @@ class SetMonths(Command):
 
 @dataclass(frozen=True)
 class Advance(Command):
-    """GM: move the calendar on one step, if the game is still at ``expected_step``."""
+    """GM: move the calendar on one step, if the game is still at ``expected_step``; ``tidings``, when a season
+    begins, is the GM's narration of it (a post in the narration thread)."""
 
     expected_step: str | None = None
+    tidings: str = ""
 
 
 @dataclass(frozen=True)
@@ -261,7 +263,11 @@ def set_months(game: Any, cmd: SetMonths, ctx: Context) -> None:
 
 def advance(game: Any, cmd: Advance, ctx: Context) -> dict:
     require_gm(ctx)
-    return {"step": game.advance(ctx.now, ctx.entropy(32), cmd.expected_step)}
+    return {
+        "step": game.advance(
+            ctx.now, ctx.entropy(32), cmd.expected_step, tidings=cmd.tidings, post_id=ctx.new_id("post")
+        )
+    }
 
 
 def submit_action(game: Any, cmd: SubmitAction, ctx: Context) -> dict:

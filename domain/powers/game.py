@@ -334,18 +334,27 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
             field="expected_step",
         )
 
-    def advance(self, now: datetime, seed: str, expected_step: str | None = None) -> str:
+    def advance(
+        self, now: datetime, seed: str, expected_step: str | None = None, *, tidings: str = "", post_id: str = ""
+    ) -> str:
         """Move to the next step of the calendar (P.1.1, P.1.2); returns the new step.
 
-        ``seed`` is fresh entropy from the caller, committed if a month begins.
+        ``seed`` is fresh entropy from the caller, committed if a month begins. ``tidings``, given when a
+        season begins, is the GM's narration of it: a post ``post_id`` in the narration thread (issue 16).
         """
         self.expect_step(expected_step)
         s = self.state
         step = s.step
+        if tidings.strip():
+            if step not in ("setup", "cleanup"):
+                raise RuleViolation("tidings are told when a season begins (from setup or cleanup)", field="tidings")
+            from domain.platform.posts import check_post_text
+
+            check_post_text(tidings)
         if step == "setup":
             if not s.powers:
                 raise RuleViolation("add at least one power before the game begins", rule="P.1.2")
-            self._begin_tidings()
+            self._begin_tidings(tidings, post_id)
         elif step == "tidings":
             self._world_end_tidings()
             self._armies_end_tidings()
@@ -388,11 +397,17 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
                 self._cleanup_applied(actor=SYSTEM, audience=[vis.PUBLIC])
                 self._step_began(step="cleanup", season=s.season, month=s.month, actor=GM, audience=[vis.PUBLIC])
         elif step == "cleanup":
-            self._begin_tidings()
+            self._begin_tidings(tidings, post_id)
         return self.state.step
 
-    def _begin_tidings(self) -> None:
+    def _begin_tidings(self, tidings: str = "", post_id: str = "") -> None:
         self._step_began(step="tidings", season=self.state.season + 1, month=0, actor=GM, audience=[vis.PUBLIC])
+        if tidings.strip():
+            self.narrate(
+                tidings,
+                post_id=post_id or f"tidings-s{self.state.season}",
+                tied_to=f"phase:s{self.state.season}-tidings",
+            )
         self._season_mana()
         self._world_tidings()
 
@@ -2064,6 +2079,11 @@ EVENT_VERSIONS: dict[str, int] = {
     "ArmySighted": 1,
     "ArmyDetected": 1,
     "ScarsKept": 1,
+    # domain.platform.posts
+    "ThreadOpened": 1,
+    "PostMade": 1,
+    "PostEdited": 1,
+    "PostHidden": 1,
     **BATTLE_EVENT_VERSIONS,  # domain.powers.battle
 }
 

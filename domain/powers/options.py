@@ -13,6 +13,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from domain import limits
 from domain.errors import RuleViolation
+from domain.platform.posts import PostOptions
 from domain.powers.rules import ADVERSARY
 
 # A window may be set as long as a year: games last years, and a GM may pause one this way.
@@ -34,6 +35,8 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "extension_cap_hours_per_season": 48,  # per power, per season
     "critical_mode": "rolled",  # P-AMB-5
     "levelup_bonuses": 3,  # P-AMB-18
+    "show_earlier_text": False,  # posts (domain.platform.posts)
+    "host_reads_private_threads": False,
     "battle_declared_by": "controller",  # P-AMB-1: a controlling power declares (the GM may, for any)
     "battle_hours": 24,  # how long each step of a battle waits for decisions (P.1.3 by post)
 }
@@ -44,7 +47,7 @@ class _Options(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
 
 
-class PowersOptions(_Options):
+class PowersOptions(_Options, PostOptions):
     """A game's options; each defaults to the recommendation of rules/ANALYSIS.md."""
 
     planning_hours: Hours = Field(DEFAULT_OPTIONS["planning_hours"], description="How long Planning stays open (P.1.2)")

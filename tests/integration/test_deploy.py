@@ -35,6 +35,7 @@ NEVER_REBUILT = {
     "web_session_grants",
     "signin_links",
     "web_session_people",
+    "post_reads",
 }
 READ_MODELS = {
     "rm_tracking",
@@ -46,6 +47,8 @@ READ_MODELS = {
     "rm_games",
     "rm_outbox",
     "rm_seat_contacts",
+    "rm_threads",
+    "rm_posts",
 }
 
 
@@ -343,14 +346,38 @@ def test_migration_0005_drops_rm_boards_and_its_downgrade_recreates_it(store_set
 
     db = ReadModelDB(store_settings)  # development and tests: opening it migrates it
     try:
-        assert migrations.upgrade(db) == migrations.heads() == ["0006_people"]
+        assert migrations.upgrade(db) == migrations.heads() == ["0007_posts"]
         assert "rm_boards" not in read_model_tables(db) and READ_MODELS <= read_model_tables(db)
         assert migrations.downgrade(db, "0004_reads") == ["0004_reads"]
         assert "rm_boards" in read_model_tables(db)
         with db.transaction() as cur:  # a database from before 0005, with whatever rows it kept
             cur.execute("INSERT INTO rm_boards (game_id, viewer, version, body) VALUES ('g', 'gm', 1, '{}')")
-        assert migrations.upgrade(db) == ["0006_people"]
+        assert migrations.upgrade(db) == ["0007_posts"]
         assert "rm_boards" not in read_model_tables(db) and READ_MODELS <= read_model_tables(db)
+    finally:
+        db.close()
+
+
+def test_migration_0007_keeps_read_marks_and_has_the_read_models_rebuilt(store_settings):
+    # Issue 16: what a viewer has read is kept outside the event store (post_reads); the posts read models are
+    # rebuilt from the events, so 0007 clears every read model and the projector's position.
+    from projections import migrations
+    from projections.db import ReadModelDB
+
+    db = ReadModelDB(store_settings)
+    try:
+        assert migrations.downgrade(db, "0006_people") == ["0006_people"]
+        assert "post_reads" not in read_model_tables(db)
+        with db.transaction() as cur:
+            cur.execute("INSERT INTO rm_tracking (name, position) VALUES ('emissary-read-models', 7)")
+            cur.execute(
+                "INSERT INTO rm_threads (game_id, thread_id, kind, title, members, audience, version, posts) "
+                "VALUES ('g', 'table', 'table', 'The table', '[]', 'public', 1, 1)"
+            )
+        assert migrations.upgrade(db) == ["0007_posts"]
+        assert "post_reads" in read_model_tables(db)
+        assert db.query("SELECT COUNT(*) FROM rm_threads")[0][0] == 0
+        assert db.query("SELECT COUNT(*) FROM rm_tracking WHERE name = 'emissary-read-models'")[0][0] == 0
     finally:
         db.close()
 

@@ -62,6 +62,11 @@ BASE = {
     ("post", "/inbound/email"): {"to": "a@b.org", "from": "c@d.org", "message_id": "<m@x>"},
     ("post", "/inbound/bounce"): {"message_id": "<m@x>"},
     ("put", "/games/{game_id}/contact"): {"email": "ana@example.org"},
+    ("post", "/games/{game_id}/threads"): {"seats": ["ana"]},
+    ("post", "/games/{game_id}/threads/{thread_id}/posts"): {"text": "hello"},
+    ("put", "/games/{game_id}/posts/{post_id}"): {"text": "hello"},
+    ("post", "/games/{game_id}/posts/{post_id}/hide"): {"reason": "r"},
+    ("post", "/games/{game_id}/threads/{thread_id}/read"): {"seq": 1},
 }
 # Raw bodies (not JSON objects): checked on their own below.
 RAW_ROUTES = {("post", "/verify")}
@@ -149,6 +154,8 @@ def url(path: str, gid: str) -> str:
                 "window_id": "s1m1-planning",
                 "request_id": "rq-1",
                 "consequence_id": "csq-1",
+                "thread_id": "table",
+                "post_id": "post-1",
             }
         )
     )

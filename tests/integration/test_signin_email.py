@@ -230,7 +230,7 @@ def test_migration_0006_people_adds_the_sign_in_tables_and_has_the_read_models_r
         with projector.db.transaction() as cur:  # as a database from before 0006: the new read model empty
             cur.execute("DELETE FROM rm_seat_contacts")
         assert projector.position() > 0
-        assert migrations.upgrade(projector.db) == ["0006_people"]
+        assert migrations.upgrade(projector.db) == migrations.heads()  # 0006_people, and every later revision
         assert projector.position() == 0 and projector.db.query("SELECT COUNT(*) FROM rm_audit")[0][0] == 0
         assert projector.db.query("SELECT COUNT(*) FROM signin_links")[0][0] == 0
         projector.catch_up()

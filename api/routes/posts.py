@@ -1,0 +1,147 @@
+"""Posts (issue 16): the threads a caller may read, their pages, posting, editing, hiding, read marks and
+search. Writes are commands through the one service; reads come from the posts read models
+(``projections.posts``). A thread the caller may not read is answered exactly as one that does not exist
+(404, the same words), so nobody learns a private thread's existence from the API."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request, Response
+
+from api.deps import CurrentCaller, GamesDep, IdempotencyKey, Principal
+from api.routes.history import ProjectorDep, read_models_at
+from api.schemas import (
+    EditPostRequest,
+    HidePostRequest,
+    PostRequest,
+    ReadMarkRequest,
+    ReceiptPublic,
+    ThreadRequest,
+)
+from domain.errors import NotFound
+from domain.platform.commands import EditPost, HidePost, MakePost, OpenThread
+
+router = APIRouter(prefix="/games/{game_id}", tags=["posts"])
+
+
+def no_thread(thread_id: str) -> NotFound:
+    shown = thread_id if len(thread_id) <= 64 else "?"
+    return NotFound(f"no thread {shown!r} that you may read", field="thread_id")
+
+
+@router.get("/threads")
+def list_threads(game_id: str, games: GamesDep, projector: ProjectorDep, me: Principal) -> list[dict]:
+    """The threads you may read, each with how many posts you have not read."""
+    game = games.get_game(game_id, for_update=False)
+    return projector.posts.threads(str(game.id), me, seats=sorted(game.state.powers) if me == "gm" else None)
+
+
+@router.post("/threads", status_code=201, response_model=ReceiptPublic)
+def open_thread(game_id: str, body: ThreadRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey) -> dict:
+    """Open a private thread with the seats named (the GM sees every thread)."""
+    return games.run(caller, game_id, OpenThread(list(body.seats), body.title), key).as_dict()
+
+
+@router.get("/threads/{thread_id}/posts")
+def thread_page(
+    game_id: str,
+    thread_id: str,
+    request: Request,
+    response: Response,
+    games: GamesDep,
+    projector: ProjectorDep,
+    me: Principal,
+    before: Annotated[int | None, Query(ge=0)] = None,
+    after: Annotated[int | None, Query(ge=0)] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    wait_for: Annotated[int | None, Query(ge=0)] = None,
+) -> list[dict]:
+    """One page of a thread, oldest first: the newest posts, or those ``before`` or ``after`` a post's number;
+    ``X-Next-Before`` / ``X-Next-After`` give where the next page starts."""
+    read_models_at(request, response, game_id, me, wait_for)
+    game = games.get_game(game_id, for_update=False)
+    found = projector.posts.page(
+        str(game.id),
+        me,
+        thread_id,
+        before=before,
+        after=after,
+        limit=limit,
+        show_earlier=bool(game.state.options.get("show_earlier_text")),
+    )
+    if found is None:
+        raise no_thread(thread_id)
+    posts, cursor = found
+    if cursor is not None:
+        response.headers["X-Next-After" if after is not None else "X-Next-Before"] = str(cursor)
+    return posts
+
+
+@router.post("/threads/{thread_id}/posts", status_code=201, response_model=ReceiptPublic)
+def make_post(
+    game_id: str, thread_id: str, body: PostRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
+) -> dict:
+    """Post to a thread you may read; ``[roll 3d6]`` rolls the game's committed dice with the post."""
+    return games.run(caller, game_id, MakePost(thread_id, body.text, body.tied_to), key).as_dict()
+
+
+@router.put("/posts/{post_id}", response_model=ReceiptPublic)
+def edit_post(
+    game_id: str, post_id: str, body: EditPostRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
+) -> dict:
+    """Rewrite your own post (readers see it was edited)."""
+    return games.run(caller, game_id, EditPost(post_id, body.text), key).as_dict()
+
+
+@router.post("/posts/{post_id}/hide", response_model=ReceiptPublic)
+def hide_post(
+    game_id: str, post_id: str, body: HidePostRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
+) -> dict:
+    """GM (a host, where there is no GM): hide a post from the players, with a reason the audit keeps."""
+    return games.run(caller, game_id, HidePost(post_id, body.reason), key).as_dict()
+
+
+@router.post("/threads/{thread_id}/read")
+def mark_read(
+    game_id: str,
+    thread_id: str,
+    games: GamesDep,
+    projector: ProjectorDep,
+    me: Principal,
+    body: ReadMarkRequest,
+) -> dict:
+    """You have read the thread up to post ``seq`` (``{}``: the latest); the mark never moves back."""
+    game = games.get_game(game_id, for_update=False)
+    marked = projector.posts.mark_read(str(game.id), me, thread_id, body.seq)
+    if marked is None:
+        raise no_thread(thread_id)
+    return {"thread_id": thread_id, "read_up_to": marked}
+
+
+@router.get("/posts")
+def tied_posts(
+    game_id: str,
+    games: GamesDep,
+    projector: ProjectorDep,
+    me: Principal,
+    tied_to: Annotated[str, Query(min_length=3, max_length=128, pattern=r"^(phase|action|battle):.+$")],
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> list[dict]:
+    """The posts tied to a phase, an action or a battle (``tied_to=action:<id>``), in the threads you may read."""
+    game = games.get_game(game_id, for_update=False)
+    return projector.posts.tied(str(game.id), me, tied_to, limit=limit)
+
+
+@router.get("/search")
+def search(
+    game_id: str,
+    games: GamesDep,
+    projector: ProjectorDep,
+    me: Principal,
+    q: Annotated[str, Query(min_length=1, max_length=200)],
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> list[dict]:
+    """Posts matching every word of ``q``, newest first, in the threads you may read."""
+    game = games.get_game(game_id, for_update=False)
+    return projector.posts.search(str(game.id), me, q, limit=limit)

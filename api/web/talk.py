@@ -1,0 +1,189 @@
+"""The table talk in the browser (issue 16), for every ruleset: the threads a viewer may read with their
+unread counts, a thread's page with its post form, and forms to open a private thread, edit one's post and
+(GM, or a host where there is no GM) hide a post. Every form sends a platform command through
+``Games.run``; every page reads the posts read models (``projections.posts``). A thread the viewer may not
+read is answered as one that does not exist."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from api.security import web_session
+from api.service import Caller
+from api.web.routes import _int, flash, form_of, games_of, templates, who
+from domain.errors import DomainError
+from domain.platform.commands import EditPost, HidePost, MakePost, OpenThread
+
+router = APIRouter(include_in_schema=False)
+PAGE = 30
+
+
+def talk_summary(request: Request, game_id: str, me: str) -> dict[str, Any]:
+    """What the board shows of the talk: the threads with unread posts, and their total."""
+    games = games_of(request)
+    game = games.get_game(game_id, for_update=False)
+    threads = request.app.state.projector.posts.threads(
+        str(game.id), me, seats=sorted(game.state.powers) if me == "gm" else None
+    )
+    ruler = "GM" if game.has_gm() else "host"
+    for t in threads:
+        t["names"] = [game.state.powers[m].name if m in game.state.powers else m for m in t["members"]]
+        if t["kind"] == "desk" and t["names"]:
+            t["title"] = f"{t['names'][0]} and the {ruler}"
+    return {"threads": threads, "unread": sum(t["unread"] for t in threads)}
+
+
+def _names(request: Request, game_id: str) -> dict[str, str]:
+    game = games_of(request).get_game(game_id, for_update=False)
+    return {"gm": "GM", **{pid: p.name for pid, p in game.state.powers.items()}}
+
+
+def _signed_in(request: Request, game_id: str) -> str | Response:
+    try:
+        return who(request, game_id)
+    except DomainError:
+        return templates.TemplateResponse(
+            request,
+            "message.html",
+            {"title": "Sign in first", "text": "Open the secret link your GM sent you."},
+            status_code=401,
+        )
+
+
+@router.get("/play/{game_id}/talk", response_class=HTMLResponse)
+def talk_page(request: Request, game_id: str, q: str | None = None) -> Response:
+    """The threads you may read, with what is new in each; search; open a private thread."""
+    me = _signed_in(request, game_id)
+    if isinstance(me, Response):
+        return me
+    games = games_of(request)
+    key = str(games.get_game(game_id, for_update=False).id)
+    names = _names(request, game_id)
+    results = request.app.state.projector.posts.search(key, me, q[:200]) if q else None
+    return templates.TemplateResponse(
+        request,
+        "talk.html",
+        {
+            "game_id": game_id,
+            "me": me,
+            "names": names,
+            "talk": talk_summary(request, game_id, me),
+            "seats": [(pid, name) for pid, name in names.items() if pid not in ("gm", me)],
+            "q": q or "",
+            "results": results,
+            "flash": web_session(request).pop("flash", None),
+        },
+    )
+
+
+@router.get("/play/{game_id}/talk/{thread_id}", response_class=HTMLResponse)
+def thread_page(request: Request, game_id: str, thread_id: str, before: str | None = None) -> Response:
+    """One thread: a page of its posts (oldest first; older pages by ``before``) and the post form."""
+    me = _signed_in(request, game_id)
+    if isinstance(me, Response):
+        return me
+    games = games_of(request)
+    game = games.get_game(game_id, for_update=False)
+    posts = request.app.state.projector.posts
+    key = str(game.id)
+    found = posts.page(
+        key,
+        me,
+        thread_id,
+        before=_int(before),
+        limit=PAGE,
+        show_earlier=bool(game.state.options.get("show_earlier_text")),
+    )
+    thread = posts.thread(key, me, thread_id)
+    names = _names(request, game_id)
+    if thread is not None:
+        thread["names"] = [names.get(m, m) for m in thread["members"]]
+        if thread["kind"] == "desk" and thread["names"]:
+            thread["title"] = f"{thread['names'][0]} and the {'GM' if game.has_gm() else 'host'}"
+    if found is None or thread is None:
+        return templates.TemplateResponse(
+            request, "message.html", {"title": "No such thread", "text": "There is no thread here you may read."}, 404
+        )
+    page, older = found
+    if page and before is None:
+        posts.mark_read(key, me, thread_id, page[-1]["seq"])  # you have seen the newest page
+    rules = me == "gm" if game.has_gm() else "host" in game.roles_of(me)
+    may_post = not (me == "gm" and not game.has_gm()) and (thread["kind"] != "narration" or rules)
+    return templates.TemplateResponse(
+        request,
+        "thread.html",
+        {
+            "game_id": game_id,
+            "me": me,
+            "names": names,
+            "thread": thread,
+            "posts": page,
+            "older": older,
+            "may_post": may_post,
+            "may_hide": rules,
+            "talk": talk_summary(request, game_id, me),
+            "flash": web_session(request).pop("flash", None),
+        },
+    )
+
+
+def _back(game_id: str, thread_id: str | None = None) -> RedirectResponse:
+    return RedirectResponse(f"/play/{game_id}/talk" + (f"/{thread_id}" if thread_id else ""), status_code=303)
+
+
+def _send(request: Request, game_id: str, form: str, build, ok: str, thread_id: str | None) -> Response:
+    games = games_of(request)
+    try:
+        me = who(request, game_id)
+    except DomainError:
+        return RedirectResponse(f"/play/{game_id}", status_code=303)
+    caller = Caller.of(me, web_session(request).grants()[game_id].token_hash)
+    try:
+        receipt = games.run(caller, game_id, build())
+    except DomainError as err:
+        flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message)
+        return _back(game_id, thread_id if err.status != 404 else None)
+    flash(
+        request,
+        kind="ok",
+        form=form,
+        text=ok,
+        receipt={"sequence": receipt.sequence, "digest": receipt.digest, "at": receipt.recorded_at},
+    )
+    return _back(game_id, receipt.result.get("thread_id", thread_id))
+
+
+@router.post("/play/{game_id}/talk/open")
+async def open_thread(request: Request, game_id: str) -> Response:
+    """Open a private thread with the seats ticked."""
+    f = await form_of(request)
+    seats = f.get("seats[]", [])
+    seats = [seats] if isinstance(seats, str) else list(seats)
+    return _send(request, game_id, "open", lambda: OpenThread(seats, str(f.get("title", ""))), "Thread opened.", None)
+
+
+@router.post("/play/{game_id}/talk/{thread_id}/post")
+async def make_post(request: Request, game_id: str, thread_id: str) -> Response:
+    """Post to this thread."""
+    f = await form_of(request)
+    tied = str(f.get("tied_to", "")).strip() or None
+    return _send(
+        request, game_id, "post", lambda: MakePost(thread_id, str(f.get("text", "")), tied), "Posted.", thread_id
+    )
+
+
+@router.post("/play/{game_id}/talk/{thread_id}/edit/{post_id}")
+async def edit_post(request: Request, game_id: str, thread_id: str, post_id: str) -> Response:
+    """Rewrite your own post."""
+    f = await form_of(request)
+    return _send(request, game_id, "edit", lambda: EditPost(post_id, str(f.get("text", ""))), "Edited.", thread_id)
+
+
+@router.post("/play/{game_id}/talk/{thread_id}/hide/{post_id}")
+async def hide_post(request: Request, game_id: str, thread_id: str, post_id: str) -> Response:
+    """GM (a host, where there is no GM): hide a post, with a reason."""
+    f = await form_of(request)
+    return _send(request, game_id, "hide", lambda: HidePost(post_id, str(f.get("reason", ""))), "Hidden.", thread_id)

@@ -1,0 +1,369 @@
+"""Posts as read models (issue 16): threads, their posts in order, unread counts and search.
+
+The projector applies the posting events (``apply``) in the transaction that records its position, so
+these tables are rebuilt from the events like every read model. A thread's row is made by the first event
+that names it (``ThreadOpened``, or the first post of the table, the narration or a seat's desk) with the
+audience that event carries: who may read a thread is fixed when it is opened (domain.platform.posts).
+
+Reads never project and cost the same at any length: a page of a thread is one range of its primary key
+(keyset pagination on the post's number in the thread), an unread count a range count from the viewer's
+last-read post (``post_reads``, kept outside the event store since reading records no event), and search
+goes through SQLite's FTS5 index or PostgreSQL's GIN index over the posts of the threads the viewer may read.
+
+A viewer is ``gm`` or a seat id; ``vis.can_see`` decides, as for every event. A hidden post is left out for
+everyone but ``gm`` (the GM, or the auditor of a game without one): pages, counts and search alike.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from domain import visibility as vis
+from domain.ids import GM
+from domain.platform.posts import DESK, NARRATION, TABLE
+from projections.db import Cursor, ReadModelDB
+from projections.render import to_html
+
+KINDS = {"ThreadOpened", "PostMade", "PostEdited", "PostHidden"}
+PAGE = 50
+MAX_PAGE = 200
+SEARCH_LIMIT = 50
+FIXED = {
+    TABLE: ("table", "The table"),
+    NARRATION: ("narration", "Narration"),
+}
+
+
+def _kind_title(thread_id: str) -> tuple[str, str]:
+    if thread_id in FIXED:
+        return FIXED[thread_id]
+    if thread_id.startswith(DESK):
+        return "desk", f"{thread_id[len(DESK) :]} and the GM"
+    return "private", thread_id
+
+
+# ---------------------------------------------------------------------- writes (the projector)
+
+
+def apply(
+    cur: Cursor,
+    dialect: str,
+    kind: str,
+    gid: str,
+    version: int,
+    at: str,
+    actor: str,
+    audience: list,
+    data: dict,
+    show_earlier: bool = False,
+) -> dict | None:
+    """Apply one posting event to the read models; for a post, the notification its readers are sent.
+    ``show_earlier``: the game's ``show_earlier_text`` option, kept with each post for the timelines."""
+    if kind == "ThreadOpened":
+        cur.execute(
+            "INSERT INTO rm_threads (game_id, thread_id, kind, title, members, audience, version, posts, last_at) "
+            "VALUES (?,?,?,?,?,?,?,0,NULL) ON CONFLICT (game_id, thread_id) DO NOTHING",
+            (
+                gid,
+                data["thread_id"],
+                "private",
+                data["title"],
+                json.dumps(data["members"]),
+                ",".join(audience),
+                version,
+            ),
+        )
+    elif kind == "PostMade":
+        tid = data["thread_id"]
+        k, title = _kind_title(tid)
+        members = [tid[len(DESK) :]] if k == "desk" else []
+        cur.execute(
+            "INSERT INTO rm_threads (game_id, thread_id, kind, title, members, audience, version, posts, last_at) "
+            "VALUES (?,?,?,?,?,?,?,0,NULL) ON CONFLICT (game_id, thread_id) DO NOTHING",
+            (gid, tid, k, title, json.dumps(members), ",".join(audience), version),
+        )
+        row = cur.execute(
+            "UPDATE rm_threads SET posts = posts + 1, last_at = ? WHERE game_id = ? AND thread_id = ? RETURNING posts",
+            (at, gid, tid),
+        ).fetchone()
+        seq = row[0] if row else 1
+        rolls = data.get("rolls") or []
+        cur.execute(
+            "INSERT INTO rm_posts (game_id, thread_id, seq, post_id, version, author, at, text, html, rolls, tied_to, "
+            "edited_at, earlier, hidden, hidden_reason, earlier_shown) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL,'[]',0,NULL,?)",
+            (
+                gid,
+                tid,
+                seq,
+                data["post_id"],
+                version,
+                actor,
+                at,
+                data["text"],
+                to_html(data["text"], rolls),
+                json.dumps(rolls),
+                data.get("tied_to"),
+                int(show_earlier),
+            ),
+        )
+        if dialect == "sqlite":
+            _index(cur, gid, data)
+        found = cur.execute("SELECT title FROM rm_threads WHERE game_id = ? AND thread_id = ?", (gid, tid)).fetchone()
+        return notification(actor, tid, found[0] if found else title, data["text"], rolls)
+    elif kind == "PostEdited":
+        row = cur.execute(
+            "SELECT text, html, COALESCE(edited_at, at), earlier FROM rm_posts WHERE game_id = ? AND post_id = ?",
+            (gid, data["post_id"]),
+        ).fetchone()
+        if row is None:
+            return
+        earlier = [*json.loads(row[3]), {"text": row[0], "html": row[1], "at": row[2]}]
+        cur.execute(
+            "UPDATE rm_posts SET text = ?, html = ?, edited_at = ?, earlier = ? WHERE game_id = ? AND post_id = ?",
+            (data["text"], to_html(data["text"]), at, json.dumps(earlier), gid, data["post_id"]),
+        )
+        if dialect == "sqlite":
+            cur.execute("DELETE FROM rm_post_search WHERE game_id = ? AND post_id = ?", (gid, data["post_id"]))
+            _index(cur, gid, data)
+    elif kind == "PostHidden":
+        cur.execute(
+            "UPDATE rm_posts SET hidden = 1, hidden_reason = ? WHERE game_id = ? AND post_id = ?",
+            (data["reason"], gid, data["post_id"]),
+        )
+
+
+def notification(author: str, thread_id: str, title: str, text: str, rolls: list) -> dict:
+    """The mail a post's readers are sent (the worker adds the reply address of each reader's thread)."""
+    dice = "".join(f"\n[roll {r['dice']}: {', '.join(map(str, r['faces']))} = {sum(r['faces'])}]" for r in rolls)
+    who = "The GM" if author == GM else author
+    return {
+        "subject": f"New post: {title}",
+        "text": f"{who} wrote in {title}:\n\n{text}{dice}",
+        "thread_id": thread_id,
+    }
+
+
+def _index(cur: Cursor, gid: str, data: dict) -> None:
+    cur.execute(
+        "INSERT INTO rm_post_search (text, game_id, post_id) VALUES (?,?,?)", (data["text"], gid, data["post_id"])
+    )
+
+
+# ---------------------------------------------------------------------- reads
+
+
+class Posts:
+    """The posts read models, for one viewer at a time."""
+
+    def __init__(self, db: ReadModelDB) -> None:
+        self.db = db
+
+    def _threads(self, gid: str) -> dict[str, dict]:
+        rows = self.db.query(
+            "SELECT thread_id, kind, title, members, audience, version, posts, last_at FROM rm_threads "
+            "WHERE game_id = ? ORDER BY version",
+            (gid,),
+        )
+        return {
+            r[0]: {
+                "id": r[0],
+                "kind": r[1],
+                "title": r[2],
+                "members": json.loads(r[3]),
+                "audience": r[4].split(","),
+                "posts": r[6],
+                "last_at": r[7],
+            }
+            for r in rows
+        }
+
+    def thread(self, gid: str, viewer: str, thread_id: str) -> dict | None:
+        """The thread if the viewer may read it (a thread nobody has posted to yet shows as empty), else None."""
+        seats = [thread_id[len(DESK) :]] if thread_id.startswith(DESK) else None
+        return next((t for t in self.threads(gid, viewer, seats=seats, counts=False) if t["id"] == thread_id), None)
+
+    def threads(self, gid: str, viewer: str, *, seats: list[str] | None = None, counts: bool = True) -> list[dict]:
+        """The threads the viewer may read, with how many posts each has that the viewer has not read.
+
+        ``seats`` (the game's seats, when the caller knows them) adds the threads nobody has posted to yet:
+        the table, the narration, and the viewer's own desk (every desk, for the GM)."""
+        found = self._threads(gid)
+        always = [TABLE, NARRATION]
+        if viewer != GM:
+            always.append(f"{DESK}{viewer}")
+        elif seats:
+            always += [f"{DESK}{s}" for s in seats]
+        for tid in always:
+            if tid not in found and (tid in FIXED or viewer != GM or seats is not None):
+                k, title = _kind_title(tid)
+                audience = [vis.PUBLIC] if tid in FIXED else [vis.power(tid[len(DESK) :])]
+                members = [tid[len(DESK) :]] if k == "desk" else []
+                found[tid] = {
+                    "id": tid,
+                    "kind": k,
+                    "title": title,
+                    "members": members,
+                    "audience": audience,
+                    "posts": 0,
+                    "last_at": None,
+                }
+        visible = [t for t in found.values() if vis.can_see(t["audience"], viewer)]
+        marks = (
+            dict(self.db.query("SELECT thread_id, seq FROM post_reads WHERE game_id = ? AND viewer = ?", (gid, viewer)))
+            if counts
+            else {}
+        )
+        for t in visible:
+            if counts:
+                t["unread"] = self._unread(gid, viewer, t["id"], marks.get(t["id"], 0)) if t["posts"] else 0
+            t.pop("audience")
+        order = {TABLE: 0, NARRATION: 1}
+        return sorted(visible, key=lambda t: (order.get(t["id"], 2), t["kind"] != "desk", t["title"], t["id"]))
+
+    def _unread(self, gid: str, viewer: str, thread_id: str, after: int) -> int:
+        hidden = "" if viewer == GM else " AND hidden = 0"
+        rows = self.db.query(
+            f"SELECT COUNT(*) FROM rm_posts WHERE game_id = ? AND thread_id = ? AND seq > ? AND author != ?{hidden}",
+            (gid, thread_id, after, viewer),
+        )
+        return int(rows[0][0]) if rows else 0
+
+    def unread_total(self, gid: str, viewer: str) -> int:
+        """Posts the viewer has not read, in every thread they may read (the board shows it)."""
+        return sum(t["unread"] for t in self.threads(gid, viewer))
+
+    def page(
+        self,
+        gid: str,
+        viewer: str,
+        thread_id: str,
+        *,
+        before: int | None = None,
+        after: int | None = None,
+        limit: int = PAGE,
+        show_earlier: bool = False,
+    ) -> tuple[list[dict], int | None] | None:
+        """One page of a thread the viewer may read, oldest first: the newest ``limit`` posts, or those
+        ``before`` a post number (older) or ``after`` one (newer); with the number to continue from (None at
+        the end). None if the viewer may not read the thread (the caller answers as for a missing one)."""
+        t = self.thread(gid, viewer, thread_id)
+        if t is None:
+            return None
+        limit = min(max(int(limit), 1), MAX_PAGE)
+        hidden = "" if viewer == GM else " AND hidden = 0"
+        cols = "seq, post_id, author, at, text, html, rolls, tied_to, edited_at, earlier, hidden, hidden_reason"
+        if after is not None:
+            rows = self.db.query(
+                f"SELECT {cols} FROM rm_posts WHERE game_id = ? AND thread_id = ? AND seq > ?{hidden} "
+                "ORDER BY seq LIMIT ?",
+                (gid, thread_id, int(after), limit + 1),
+            )
+            more = len(rows) > limit
+            rows = rows[:limit]
+            cursor = rows[-1][0] if more and rows else None
+        else:
+            bound = int(before) if before is not None else 2**62
+            rows = self.db.query(
+                f"SELECT {cols} FROM rm_posts WHERE game_id = ? AND thread_id = ? AND seq < ?{hidden} "
+                "ORDER BY seq DESC LIMIT ?",
+                (gid, thread_id, bound, limit + 1),
+            )
+            more = len(rows) > limit
+            rows = list(reversed(rows[:limit]))
+            cursor = rows[0][0] if more and rows else None
+        return [self._post(r, viewer, show_earlier) for r in rows], cursor
+
+    @staticmethod
+    def _post(r: tuple, viewer: str, show_earlier: bool) -> dict:
+        seq, post_id, author, at, text, html, rolls, tied_to, edited_at, earlier, hidden, reason = r
+        post = {
+            "seq": seq,
+            "post_id": post_id,
+            "author": author,
+            "at": at,
+            "text": text,
+            "html": html,
+            "rolls": json.loads(rolls),
+            "tied_to": tied_to,
+            "edited": edited_at is not None,
+            "edited_at": edited_at,
+        }
+        if show_earlier or viewer == GM:
+            post["earlier"] = json.loads(earlier)
+        if viewer == GM:
+            post["hidden"] = bool(hidden)
+            post["hidden_reason"] = reason
+        return post
+
+    def mark_read(self, gid: str, viewer: str, thread_id: str, seq: int | None = None) -> int | None:
+        """The viewer has read the thread up to post ``seq`` (the latest, if None); the mark never moves back.
+        None if the viewer may not read the thread."""
+        t = self.thread(gid, viewer, thread_id)
+        if t is None:
+            return None
+        upto = t["posts"] if seq is None else max(0, min(int(seq), t["posts"]))
+        with self.db.transaction() as cur:
+            cur.execute(
+                "INSERT INTO post_reads (game_id, viewer, thread_id, seq) VALUES (?,?,?,?) ON CONFLICT "
+                "(game_id, viewer, thread_id) DO UPDATE SET seq = CASE WHEN excluded.seq > post_reads.seq "
+                "THEN excluded.seq ELSE post_reads.seq END",
+                (gid, viewer, thread_id, upto),
+            )
+        return upto
+
+    def tied(self, gid: str, viewer: str, tied_to: str, *, limit: int = PAGE) -> list[dict]:
+        """The posts tied to a phase, an action or a battle (``phase:<id>``...), oldest first, in the threads the
+        viewer may read: what the page of that phase, action or battle shows."""
+        visible = {t["id"]: t["title"] for t in self.threads(gid, viewer, counts=False)}
+        marks = ",".join("?" for _ in visible)
+        hidden = "" if viewer == GM else " AND hidden = 0"
+        cols = "seq, post_id, author, at, text, html, rolls, tied_to, edited_at, earlier, hidden, hidden_reason"
+        rows = self.db.query(
+            f"SELECT thread_id, {cols} FROM rm_posts WHERE game_id = ? AND tied_to = ? AND thread_id IN ({marks})"
+            f"{hidden} ORDER BY version LIMIT ?",
+            (gid, tied_to, *visible, min(max(int(limit), 1), MAX_PAGE)),
+        )
+        return [{"thread_id": r[0], "thread_title": visible[r[0]], **self._post(r[1:], viewer, False)} for r in rows]
+
+    def search(self, gid: str, viewer: str, query: str, *, limit: int = SEARCH_LIMIT) -> list[dict]:
+        """Posts matching every word of ``query``, newest first, among the threads the viewer may read."""
+        words = re.findall(r"\w+", query or "")[:20]
+        if not words:
+            return []
+        visible = {t["id"]: t["title"] for t in self.threads(gid, viewer)}
+        if not visible:
+            return []
+        limit = min(max(int(limit), 1), MAX_PAGE)
+        marks = ",".join("?" for _ in visible)
+        hidden = "" if viewer == GM else " AND p.hidden = 0"
+        cols = "p.thread_id, p.seq, p.post_id, p.author, p.at, p.html, p.edited_at"
+        if self.db.dialect == "sqlite":
+            match = " ".join('"' + w.replace('"', "") + '"' for w in words)
+            rows = self.db.query(
+                f"SELECT {cols} FROM rm_post_search s "
+                "JOIN rm_posts p ON p.game_id = s.game_id AND p.post_id = s.post_id "
+                f"WHERE rm_post_search MATCH ? AND s.game_id = ? AND p.thread_id IN ({marks}){hidden} "
+                "ORDER BY p.version DESC LIMIT ?",
+                (match, gid, *visible, limit),
+            )
+        else:
+            rows = self.db.query(
+                f"SELECT {cols} FROM rm_posts p WHERE p.search @@ plainto_tsquery('simple', ?) AND p.game_id = ? "
+                f"AND p.thread_id IN ({marks}){hidden} ORDER BY p.version DESC LIMIT ?",
+                (" ".join(words), gid, *visible, limit),
+            )
+        return [
+            {
+                "thread_id": tid,
+                "thread_title": visible[tid],
+                "seq": seq,
+                "post_id": pid,
+                "author": author,
+                "at": at,
+                "html": html,
+                "edited": edited is not None,
+            }
+            for tid, seq, pid, author, at, html, edited in rows
+        ]

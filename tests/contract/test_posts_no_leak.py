@@ -1,0 +1,257 @@
+"""The no-leak property for posts (issue 16), on every registered ruleset and the fake one: whatever seats
+open, post, edit and hide, nobody learns a private thread's text, its existence or its participants unless
+they are in it (or the GM, or the auditor of a game without a GM): not from their events, their view, their
+thread list, their unread counts, a thread's pages, search, nor the mail they are sent (notifications, and so
+the daily digests made of them).
+
+The model of who may read what is written here from issue 16, independently of ``domain.platform.posts``:
+every text is a unique marker word and ``allowed[marker]`` the seats that may read it. A private thread is
+read by its members (the opener and the seats it names); a seat's desk by the seat, and, where the ruleset
+has no GM, by its hosts; the table and the narration by everyone. A hidden post leaves every seat's pages,
+counts and search. ``test_the_checker_catches_a_planted_leak`` shows the checker fails on a leak.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import domain.rulesets  # noqa: F401  (registers the installed rulesets)
+from api.compose import build_projector
+from api.rulesets import service_class
+from api.service import Caller
+from domain.errors import DomainError, Forbidden, NotFound
+from domain.ids import GM
+from domain.platform import posts as domain_posts
+from domain.platform import ruleset as registry
+from domain.platform.commands import EditPost, HidePost, MakePost, OpenThread
+from tests.contract.drivers import DRIVERS
+from tests.contract.fake_ruleset import FAKE
+
+RULESETS = sorted({*registry.names(), FAKE.name})
+_marks = itertools.count()
+
+op = st.tuples(
+    st.sampled_from(["open", "post", "post", "desk", "edit", "hide"]),
+    st.integers(0, 9),  # who
+    st.lists(st.integers(0, 9), min_size=1, max_size=3),  # seats named / which thread
+    st.integers(0, 99),  # which post
+)
+
+
+class Table:
+    """A played game of one ruleset, its read models, and the model of who may read each marker."""
+
+    def __init__(self, ruleset: str) -> None:
+        self.games = service_class()(snapshot_interval=7)
+        self.projector = build_projector(self.games)
+        played = DRIVERS[ruleset].play(self.games)
+        self.game_id = played.game_id
+        self.seats = [v for v in played.viewers if v != GM]
+        game = self.games.get_game(self.game_id, for_update=False)
+        self.key = str(game.id)
+        self.has_gm = game.ruleset.roles.organiser == GM
+        self.hosts = {s for s in self.seats if "host" in game.roles_of(s)}
+        self.allowed: dict[str, set[str]] = {}  # marker -> seats that may read it (the GM reads all)
+        self.told: dict[str, set[str]] = {}  # marker -> seats it may have been mailed to (before any hiding)
+        self.threads: dict[str, set[str]] = {"table": set(self.seats), "narration": set(self.seats)}
+        for s in self.seats:
+            self.threads[f"desk-{s}"] = {s} | (set() if self.has_gm else self.hosts)
+        self.posts: dict[str, dict] = {}  # post id -> thread, author, hidden
+
+    def marker(self, readers: set[str]) -> str:
+        m = f"MARK{next(_marks):05d}X"
+        self.allowed[m] = set(readers)
+        self.told[m] = set(readers)
+        return m
+
+    def run(self, who: str, command) -> dict:
+        before = self.games.recorder.max_notification_id()
+        try:
+            return self.games.run(Caller.of(who), self.game_id, command).result
+        except DomainError:
+            assert self.games.recorder.max_notification_id() == before, "a refused command records nothing"
+            raise
+
+    def apply(self, o: tuple) -> None:
+        kind, who_i, picks, post_i = o
+        everyone = [GM, *self.seats]
+        who = everyone[who_i % len(everyone)]
+        may_post = who != GM or self.has_gm
+        if kind == "open" and not may_post:
+            with pytest.raises(Forbidden):  # the auditor of a game without a GM reads, and talks to nobody
+                self.run(who, OpenThread([self.seats[0]], "x"))
+        elif kind == "open":
+            named = sorted({self.seats[i % len(self.seats)] for i in picks})
+            members = set(named) | ({who} if who != GM else set())
+            if who != GM and len(members) < 2:
+                with pytest.raises(DomainError):
+                    self.run(who, OpenThread(named, "x"))
+                return
+            title = self.marker(members)
+            tid = self.run(who, OpenThread(named, title))["thread_id"]
+            self.allowed[tid] = set(members)  # its id: who learns it, learns that it exists
+            self.threads[tid] = set(members)
+        elif kind in ("post", "desk"):
+            ids = sorted(self.threads)
+            tid = f"desk-{self.seats[picks[0] % len(self.seats)]}" if kind == "desk" else ids[picks[0] % len(ids)]
+            readers = self.threads[tid]
+            text = self.marker(readers)
+            if who != GM and who not in readers:
+                with pytest.raises(NotFound):  # as if the thread did not exist
+                    self.run(who, MakePost(tid, text))
+                return
+            rules = who == GM if self.has_gm else who in self.hosts
+            if not may_post or (tid == "narration" and not rules):
+                with pytest.raises(Forbidden):
+                    self.run(who, MakePost(tid, text))
+                return
+            pid = self.run(who, MakePost(tid, text))["post_id"]
+            self.posts[pid] = {"thread": tid, "author": who, "hidden": False, "text": text, "said": [text]}
+        elif kind == "edit" and self.posts:
+            pid = sorted(self.posts)[post_i % len(self.posts)]
+            p = self.posts[pid]
+            if p["author"] != who or p["hidden"]:
+                with pytest.raises(DomainError):
+                    self.run(who, EditPost(pid, "an edit"))
+                return
+            text = self.marker(self.threads[p["thread"]])
+            self.run(who, EditPost(pid, text))
+            for m in p["said"]:  # readers see it was edited, not what it said (the games here show no earlier text)
+                self.allowed[m] = set()
+            p["text"] = text
+            p["said"].append(text)
+        elif kind == "hide" and self.posts:
+            pid = sorted(self.posts)[post_i % len(self.posts)]
+            p = self.posts[pid]
+            moderator = who == GM if self.has_gm else who in self.hosts
+            readers = self.threads[p["thread"]]
+            if not moderator or (who != GM and who not in readers):
+                with pytest.raises(DomainError):
+                    self.run(who, HidePost(pid, "no"))
+                return
+            self.run(who, HidePost(pid, "moderated"))
+            p["hidden"] = True
+            for m in p["said"]:  # hidden from the players everywhere (their timeline too); the GM keeps it
+                self.allowed[m] = set()
+
+    def surfaces(self, v: str) -> tuple[str, str]:
+        """Everything ``v`` is shown (events and view; read models: threads, pages, search), as text; and the
+        read models alone."""
+        self.projector.catch_up()
+        reads = self.projector.posts
+        threads = reads.threads(self.key, v)
+        pages = [reads.page(self.key, v, t["id"], limit=200) for t in threads]
+        found = [reads.search(self.key, v, m) for m in self.allowed]
+        models = json.dumps([threads, pages, found], default=str)
+        shown = json.dumps(
+            [self.games.visible_events(self.game_id, v, limit=100_000), self.games.view(self.game_id, v)], default=str
+        )
+        return shown + models, models
+
+    def check(self) -> None:
+        for v in self.seats:
+            text, models = self.surfaces(v)
+            leaked = [m for m, who in self.allowed.items() if v not in who and m in text]
+            assert leaked == [], (v, leaked)
+            threads = {t["id"]: t for t in self.projector.posts.threads(self.key, v)}
+            for tid, readers in self.threads.items():
+                # a desk nobody has written to yet is listed to its own seat only
+                quiet_desk = tid.startswith("desk-") and tid != f"desk-{v}" and not self._posted_in(tid)
+                assert (tid in threads) == (v in readers and not quiet_desk), (v, tid)
+                if tid in threads and tid.startswith("thr-"):
+                    assert sorted(threads[tid]["members"]) == sorted(readers), (v, tid)
+            # unread counts: exactly the posts of others, not hidden, in the threads v reads (v never read them)
+            expected = {
+                tid: sum(1 for p in self.posts.values() if p["thread"] == tid and p["author"] != v and not p["hidden"])
+                for tid in self.threads
+                if v in self.threads[tid]
+            }
+            assert {t: threads.get(t, {"unread": 0})["unread"] for t in expected} == expected, v
+            # a member reads what is not hidden in its threads (so the check cannot pass by showing nothing)
+            for p in self.posts.values():
+                if v in self.threads[p["thread"]] and not p["hidden"]:
+                    assert p["text"] in models, (v, p)
+        # the mail: each post's notification goes to its thread's other readers, and carries only their share
+        for row in self.projector.outbox(self.key):
+            leaked = [m for m, who in self.told.items() if row["recipient"] not in who and m in json.dumps(row)]
+            assert leaked == [], (row["recipient"], leaked)
+        told = {
+            (r["recipient"], r["body"]["thread_id"]) for r in self.projector.outbox(self.key) if r["kind"] == "post"
+        }
+        for p in self.posts.values():
+            for v in self.seats:
+                if v != p["author"] and v in self.threads[p["thread"]]:
+                    assert (v, p["thread"]) in told, (v, p)
+        gm_text, _ = self.surfaces(GM)
+        assert all(p["text"] in gm_text for p in self.posts.values()), "the GM (or auditor) reads every post"
+
+    def _posted_in(self, tid: str) -> bool:
+        return any(p["thread"] == tid for p in self.posts.values())
+
+    def close(self) -> None:
+        self.games.close()
+
+
+FIXED_THREADS = {"table", "narration"}
+
+
+@pytest.fixture(params=RULESETS)
+def ruleset(request: pytest.FixtureRequest):
+    added = request.param == FAKE.name and FAKE.name not in registry.names()
+    if added:
+        registry.register(FAKE)
+    yield request.param
+    if added:
+        registry.unregister(FAKE.name)
+
+
+@pytest.fixture
+def table(ruleset: str):
+    t = Table(ruleset)
+    yield t
+    t.close()
+
+
+@settings(max_examples=10, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(ops=st.lists(op, min_size=1, max_size=10))
+def test_nobody_learns_a_private_threads_text_existence_or_members_unless_in_it(ruleset, ops):
+    t = Table(ruleset)  # a fresh game each example: a failing example replays alone
+    try:
+        for o in ops:
+            t.apply(o)
+        t.check()
+    finally:
+        t.close()
+
+
+def test_a_scripted_negotiation_on_every_ruleset(table):
+    """Two seats talk privately, one edits, the moderator hides, a seat writes to its desk: then the check."""
+    a, b = table.seats[-2:]
+    for o in [
+        ("open", 1 + table.seats.index(a), [table.seats.index(b)], 0),
+        ("post", 1 + table.seats.index(b), [3], 0),
+        ("post", 1 + table.seats.index(a), [3], 0),
+        ("desk", 1 + table.seats.index(b), [table.seats.index(b)], 0),
+        ("post", 1 + table.seats.index(a), [0], 0),
+    ]:
+        table.apply(o)
+    private = [t for t in table.threads if t.startswith("thr-")]
+    assert len(private) == 1 and table.threads[private[0]] == {a, b}
+    table.check()
+
+
+def test_the_checker_catches_a_planted_leak(monkeypatch):
+    """A desk thread shown to the whole table: the checker fails."""
+    monkeypatch.setattr(domain_posts.Posts, "_desk_audience", lambda self, seat: ["public"])
+    t = Table("powers")
+    try:
+        t.apply(("desk", 1, [0], 0))
+        with pytest.raises(AssertionError):
+            t.check()
+    finally:
+        t.close()

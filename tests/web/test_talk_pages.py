@@ -1,0 +1,110 @@
+"""The talk pages (issue 16): every ruleset's board links to its threads with what is new; a thread page
+shows its posts as sanitised HTML with a post form; a seat outside a private thread sees neither its text,
+its title, its members nor its existence, on any page."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from api.service import Caller
+from domain.platform.commands import MakePost, OpenThread
+from projections.settings import Settings
+from tests.covenants.play import seat_three
+
+
+@pytest.fixture
+def app(tmp_path):
+    a = create_app(Settings(data_dir=tmp_path))
+    yield a
+
+
+def signed_in(app, game_id: str, token: str) -> TestClient:
+    client = TestClient(app)
+    assert client.get(f"/signin/{game_id}/{token}").status_code == 200
+    return client
+
+
+def csrf(client: TestClient, page: str) -> str:
+    return re.search(r'name="csrf" value="([^"]+)"', client.get(page).text).group(1)
+
+
+def powers_table(app):
+    games = app.state.games
+    gid, gm_token, _ = games.create_game("Talk")
+    tokens = {"gm": gm_token}
+    for name, cls, sub in (("Ann", "champion", "wizard"), ("Bob", "conspiracy", "circle"), ("Cy", "city", "overlord")):
+        pid, token, _ = games.add_power(gid, "gm", name, cls, sub)
+        tokens[pid] = token
+    return gid, tokens
+
+
+def test_two_seats_negotiate_privately_and_the_table_talks_in_public_in_the_browser(app):
+    gid, tokens = powers_table(app)
+    ann, bob, cy = (signed_in(app, gid, tokens[k]) for k in ("ann", "bob", "cy"))
+    r = ann.post(
+        f"/play/{gid}/talk/open",
+        data={"seats[]": ["bob"], "title": "SECRET-BORDER-TALKS", "csrf": csrf(ann, f"/play/{gid}/talk")},
+    )
+    thread = r.url.path.rsplit("/", 1)[-1]
+    assert r.status_code == 200 and thread.startswith("thr-"), r.url
+    r = ann.post(
+        f"/play/{gid}/talk/{thread}/post",
+        data={"text": "We cede the **FORD-OF-WILLOWS** <b>x</b>", "csrf": csrf(ann, f"/play/{gid}/talk/{thread}")},
+    )
+    assert "<strong>FORD-OF-WILLOWS</strong>" in r.text and "<b>x</b>" not in r.text and "&lt;b&gt;" in r.text
+    cy.post(f"/play/{gid}/talk/table/post", data={"text": "Lovely day.", "csrf": csrf(cy, f"/play/{gid}/talk/table")})
+
+    # bob's board says what is new; reading the thread clears it
+    board = bob.get(f"/play/{gid}").text
+    assert re.search(r"Talk <span class=\"unread\">\(2 new\)</span>", board), board[:600]
+    page = bob.get(f"/play/{gid}/talk/{thread}").text
+    assert "FORD-OF-WILLOWS" in page and "SECRET-BORDER-TALKS" in page
+    assert "(1 new)" in bob.get(f"/play/{gid}").text  # the table's post is still new to bob
+
+    # cy: no trace of the thread anywhere
+    seen_by_cy = "".join(
+        cy.get(p).text
+        for p in (f"/play/{gid}", f"/play/{gid}/talk", f"/play/{gid}/talk?q=FORD", f"/play/{gid}/talk/{thread}")
+    )
+    for secret in ("FORD-OF-WILLOWS", "SECRET-BORDER-TALKS", thread):
+        assert secret not in seen_by_cy
+    assert (
+        cy.get(f"/play/{gid}/talk/{thread}").status_code == cy.get(f"/play/{gid}/talk/thr-nothing").status_code == 404
+    )
+
+    # the GM reads every thread and hides a post with a reason
+    gm = signed_in(app, gid, tokens["gm"])
+    page = gm.get(f"/play/{gid}/talk/{thread}").text
+    post_id = re.search(r"/hide/(post-[0-9a-f]+)", page).group(1)
+    gm.post(
+        f"/play/{gid}/talk/{thread}/hide/{post_id}",
+        data={"reason": "too rude", "csrf": csrf(gm, f"/play/{gid}/talk/{thread}")},
+    )
+    assert "FORD-OF-WILLOWS" not in bob.get(f"/play/{gid}/talk/{thread}").text
+    assert "hidden: too rude" in gm.get(f"/play/{gid}/talk/{thread}").text
+
+
+def test_an_empty_post_is_refused_next_to_the_form_and_records_nothing(app):
+    gid, tokens = powers_table(app)
+    ann = signed_in(app, gid, tokens["ann"])
+    before = len(app.state.games.visible_events(gid, "gm"))
+    r = ann.post(f"/play/{gid}/talk/table/post", data={"text": "  ", "csrf": csrf(ann, f"/play/{gid}/talk/table")})
+    assert re.search(r'<p class="error" role="alert" id="err-post-form">a post cannot be empty', r.text)
+    assert len(app.state.games.visible_events(gid, "gm")) == before
+
+
+def test_the_covenant_board_has_the_talk_and_the_host_reads_no_private_thread_it_is_not_in(app):
+    games = app.state.games
+    t = seat_three(games)
+    tokens = {seat: games.reissue_link(t.game_id, "gm", seat)[0] for seat in ("ann", "bob", "cy")}
+    thread = games.run(Caller.of("bob"), t.game_id, OpenThread(["cy"], "")).result["thread_id"]
+    games.run(Caller.of("cy"), t.game_id, MakePost(thread, "BOB-CY-SECRET"))
+    host = signed_in(app, t.game_id, tokens["ann"])
+    assert "/talk" in host.get(f"/play/{t.game_id}").text
+    html = host.get(f"/play/{t.game_id}/talk").text + host.get(f"/play/{t.game_id}/talk?q=secret").text
+    assert "BOB-CY-SECRET" not in html and thread not in html
+    assert "BOB-CY-SECRET" in signed_in(app, t.game_id, tokens["bob"]).get(f"/play/{t.game_id}/talk/{thread}").text
