@@ -901,9 +901,21 @@ class Battles(PlatformGame):
         roller: Roller,
         actor: str,
         special: str | None = None,
+        options: list[str] | None = None,
+        damage: str | None = None,
+        allocation: list[int] | None = None,
+        restore: int = 0,
+        pass_to: str | None = None,
     ) -> dict:
         """Commands ([003:577]): the power whose turn it is commands one of its armies, which is exhausted. A special
-        command (``special``: its name) is once per army per battle ([003:590], P-BAT-3); its effect is the GM's."""
+        command (``special``: its name) is once per army per battle ([003:590], P-BAT-3); its effect is the GM's.
+
+        The commanding player's choices where the rules give one: attack ``options`` (P-BAT-2: ``needler``,
+        ``slayer``, ``axes`` and ``hammers``, the last two spending a momentum each), the ``damage`` type among
+        those the army's keywords allow this round (P-BAT-5, ``battle_rules.damage_types``; Hammers' Crush spends
+        a momentum, a Stampeding Charge's does not), the wounds' ``allocation`` when the army has Bloodlust
+        (P-BAT-6), the momentum a Shieldbearers army spends to ``restore`` armor and a Supports army passing one
+        momentum ``pass_to`` an ally on the field (P-BAT-3, P-BAT-7), both before the command."""
         b = self.battle(battle_id)
         self._check_turn(b, power_id, "commands", now)
         side = b["turn"]["side"]
@@ -916,9 +928,94 @@ class Battles(PlatformGame):
         order = self._check_order(b, side, {"command": command, "target": target, "goal": goal, "special": special})
         if command == "special":
             br.check_special(order["special"], b.get("specials", {}).get(army_id, []))
+        order["choices"] = self._check_choices(b, army_id, command, options, damage, allocation, restore, pass_to)
         out = self._execute(b, power_id, army_id, order, roller, by_default=False, actor=actor)
         self._after_act(b, now, roller)
         return out
+
+    def _check_choices(
+        self,
+        b: dict,
+        army_id: str,
+        command: str,
+        options: Any,
+        damage: Any,
+        allocation: Any,
+        restore: Any,
+        pass_to: Any,
+    ) -> dict:
+        """The commanding player's choices, checked before anything is recorded (P-BAT-2, -3, -5, -6, -7)."""
+        army = self.state.armies.armies[army_id]
+        attacks = command in ("slay", "charge")
+        opts = list(dict.fromkeys(options or []))
+        if not all(isinstance(o, str) for o in opts):
+            raise RuleViolation("attack options are names", rule="P-BAT-2", field="options")
+        if opts and not attacks:
+            raise RuleViolation("attack options go with an attack (slay, charge)", rule="P-BAT-2", field="options")
+        for o in opts:
+            if o not in br.ATTACK_OPTIONS:
+                raise RuleViolation(
+                    f"an attack option is one of {', '.join(br.ATTACK_OPTIONS)}", rule="P-BAT-2", field="options"
+                )
+            if not br.has(army, o):
+                raise RuleViolation(f"{army['name']} is not {o.title()}", rule="P-BAT-2", field="options")
+        if "needler" in opts and "slayer" in opts:
+            raise RuleViolation("Slayer conflicts with Needler: choose one", rule="P-BAT-2", field="options")
+        if damage is not None:
+            allowed = br.damage_types(army, round_no=b["round"], command=command)
+            if not attacks or damage not in allowed:
+                raise RuleViolation(
+                    f"{army['name']} deals {', '.join(allowed) or 'untyped damage only'} in this attack",
+                    rule="P-BAT-5",
+                    field="damage",
+                )
+            if damage == "crush" and not (br.has(army, "stampeding") and command == "charge"):
+                opts.append("hammers")  # Hammers: "Crush damage for a momentum" ([003:696])
+        if allocation is not None:
+            if br.allocator(army) != "attacker":
+                raise RuleViolation(
+                    "the defender allocates wounds; an army with Bloodlust chooses ([003:721])",
+                    rule="P-BAT-6",
+                    field="allocation",
+                )
+            if not attacks or not isinstance(allocation, list) or not all(isinstance(i, int) for i in allocation):
+                raise RuleViolation("an allocation lists unit indexes of the target", rule="P-BAT-6")
+        n = limits.whole_number(restore, "restore", 0, 20, "P-BAT-3")
+        if n and not br.has(army, "shieldbearers"):
+            raise RuleViolation(f"{army['name']} is not Shieldbearers", rule="P-BAT-3", field="restore")
+        side = b["armies"][army_id]["side"]
+        if pass_to is not None:
+            if not br.has(army, "supports"):
+                raise RuleViolation(f"{army['name']} is not Supports", rule="P-BAT-7", field="pass_to")
+            if pass_to == army_id or pass_to not in self._fighting(b, side):
+                raise RuleViolation("momentum passes to an ally on the field", rule="P-BAT-7", field="pass_to")
+        spend = n + sum(1 for o in opts if o in ("axes", "hammers")) + (1 if command == "charge" else 0)
+        spend += 1 if pass_to is not None else 0
+        if spend > int(army.get("momentum", 0)):
+            raise RuleViolation(
+                f"{army['name']} has {army.get('momentum', 0)} momentum; these choices spend {spend}",
+                rule="P-BAT-3",
+                field="momentum",
+            )
+        return {
+            "options": sorted(opts),
+            "damage": "crush" if "hammers" in opts else damage,
+            "allocation": list(allocation) if allocation is not None else None,
+            "restore": n,
+            "pass_to": pass_to,
+        }
+
+    def _reactions(self, target: dict, kind: str) -> frozenset[str]:
+        """P-BAT-2 defender reactions. Decision: by post the defender is not asked in the middle of the attacker's
+        turn, so an army with Tortoise (against a ranged or airborne attack) or Dervishes (once a round) reacts
+        whenever it can, spending the momentum the rule asks; Tortoise first when both could."""
+        if int(target.get("momentum", 0)) < 1:
+            return frozenset()
+        if br.has(target, "tortoise") and kind in ("ranged", "airborne"):
+            return frozenset({"tortoise"})
+        if br.has(target, "dervishes") and not (target.get("dervish_defense") or target.get("dervish_used")):
+            return frozenset({"dervishes"})
+        return frozenset()
 
     def _default_command(self, b: dict, p: str, roller: Roller) -> None:
         side = b["turn"]["side"]
@@ -946,6 +1043,8 @@ class Battles(PlatformGame):
         presence = 0
         target_id = order.get("target")
         goal = order.get("goal") or "advance"
+        choices = order.get("choices") or {}
+        opts = frozenset(choices.get("options", ()))
         if cmd in ("slay", "charge"):
             if target_id is None or target_id not in self._fighting(b, _other(side)):
                 raise RuleViolation(
@@ -953,8 +1052,16 @@ class Battles(PlatformGame):
                 )
         if cmd in ("hold", "charge") and goal not in b["goals"]:
             raise RuleViolation(f"no goal {goal!r} in this battle", rule="P-BAT-8", field="goal")
+        if choices.get("restore"):  # Shieldbearers ([003:700])
+            army = br.restore_armor(army, choices["restore"])
+        if choices.get("pass_to"):  # Supports ([003:702])
+            army, gained = br.pass_momentum(army, s.armies.armies[choices["pass_to"]], 1)
+            changes[choices["pass_to"]] = _diff(s.armies.armies[choices["pass_to"]], gained)
         if cmd == "charge":
             army = br.spend_momentum(army, 1)
+        for o in ("axes", "hammers"):  # each spends a momentum ([003:695], [003:696])
+            if o in opts:
+                army = br.spend_momentum(army, 1)
         if cmd == "rest":
             army = br.cap_momentum(br.rest(army))
         if cmd in ("slay", "charge"):
@@ -962,10 +1069,12 @@ class Battles(PlatformGame):
             target = s.armies.armies[target_id]
             enemies = [s.armies.armies[x] for x in self._fighting(b, _other(side))]
             br.check_target(army, target, enemies)
-            faces = self._roll(
-                roller, rolls, f"attack of {army_id}", br.check_dice(army, "attack"), br.die_size(army, "attack")
-            )
+            damage = choices.get("damage")
+            dice = br.check_dice(army, "attack", damage=damage)
+            faces = self._roll(roller, rolls, f"attack of {army_id}", dice, br.die_size(army, "attack"))
             earlier = b["attacked"].get(target_id, 0)
+            kind = br.attack_kind(army)
+            reactions = self._reactions(target, kind)
             target, h = br.attack(
                 army,
                 target,
@@ -974,8 +1083,14 @@ class Battles(PlatformGame):
                 escalation=b["sides"][side]["escalation"],
                 earlier_attacks=earlier,
                 terrain=b["terrain"] or None,
+                options=opts,
+                damage=damage,
+                allocation=choices.get("allocation"),
+                kind=kind,
+                reactions=reactions,
             )
             hit = dataclasses.asdict(h)
+            hit.update({"options": sorted(opts), "kind": kind, "reactions": sorted(reactions)})
             r_no = b["round"]
             army = br.momentum_trigger(br.attacker_momentum(army, h), "attacks", round_no=r_no)  # P-BAT-7
             target = br.momentum_trigger(target, "attacked", round_no=r_no, attacker=army)
@@ -1683,6 +1798,11 @@ class GiveCommand(Command):
     target: str | None = None
     goal: str | None = None
     special: str | None = None  # a special command's name (command "special"), once per battle
+    options: list[str] = field(default_factory=list)  # needler, slayer, axes, hammers (P-BAT-2)
+    damage: str | None = None  # a damage type the army's keywords allow this attack (P-BAT-5)
+    allocation: list[int] | None = None  # Bloodlust: the target's unit indexes, one a wound (P-BAT-6)
+    restore: int = 0  # Shieldbearers: momentum spent to restore twice as much armor (P-BAT-3)
+    pass_to: str | None = None  # Supports: an ally on the field the army passes a momentum to (P-BAT-7)
 
 
 @dataclass(frozen=True)
@@ -1803,6 +1923,11 @@ def _command(game: Any, cmd: GiveCommand, ctx: Context) -> dict:
         roller=ctx.roller(game),
         actor=ctx.principal,
         special=cmd.special,
+        options=list(cmd.options),
+        damage=cmd.damage,
+        allocation=list(cmd.allocation) if cmd.allocation is not None else None,
+        restore=cmd.restore,
+        pass_to=cmd.pass_to,
     )
     return {**out, **_window_of(game, cmd.battle_id)}
 
