@@ -53,10 +53,11 @@ from domain.platform.state import Window
 from domain.powers import army_rules as ar
 from domain.powers import battle_rules as br
 from domain.powers import hexmap
+from domain.powers import magic_rules as mr
 from domain.powers import world_rules as wr
 from domain.powers.armies import visible
 from domain.powers.magic import _of as _magic_of
-from domain.powers.magic import spell_def
+from domain.powers.magic import current_cost, has_perk, spell_def
 
 WINDOW_KIND = "battle"
 DEFAULTS = ("hold", "standing")
@@ -87,6 +88,7 @@ class Battles(PlatformGame):
         _owner_of: Any
         set_influence: Any
         _perks: Any
+        _mana_spent: Any
 
     # ------------------------------------------------------------------ queries
 
@@ -813,8 +815,12 @@ class Battles(PlatformGame):
         now: datetime,
         roller: Roller,
         actor: str,
+        pay: list[str] | None = None,
     ) -> None:
-        """Spellcasting: one fast spell per power ([003:576]), or none."""
+        """Spellcasting: one fast spell per power per round ([003:576]), or none. Its mana is paid by the rules of
+        spell costs (P-MAG-2: ``pay`` lists the mana, else paid in kind and the generic part from the most
+        plentiful), recorded as the power's own ManaSpent; a power that cannot pay is refused naming P-MAG-2 and
+        nothing is recorded. The spell's effect, where it is not data, is the GM's (``set_battle_status``)."""
         b = self.battle(battle_id)
         self._check_turn(b, power_id, "spellcasting", now)
         if spell_id is not None:
@@ -825,6 +831,17 @@ class Battles(PlatformGame):
                 raise RuleViolation("in the spellcasting step a power casts a fast spell", rule="P-ACT-3")
             if target is not None and target not in b["armies"]:
                 raise NotFound(f"no army {target!r} in this battle", field="target")
+            spent = self._battle_spell_payment(power_id, sp, pay)
+            self._mana_spent(
+                power_id=power_id,
+                action_id=f"battle-{battle_id}-r{b['round']}",
+                cost=current_cost(self.state, sp, power_id).text,
+                paid=spent,
+                pooled={},
+                from_wallet=spent,
+                actor=actor,
+                audience=vis.powers([power_id]),  # the wallet is its owner's (P.4)
+            )
             self._battle_spell_cast(
                 battle_id=battle_id,
                 round=b["round"],
@@ -843,6 +860,25 @@ class Battles(PlatformGame):
             audience=self._audience_b(b),
         )
         self._after_act(b, now, roller)
+
+    def _battle_spell_payment(self, power_id: str, sp: Any, pay: list[str] | None) -> dict:
+        """P-MAG-2: the fast spell's cost (with the power's cost perks) paid from its wallet."""
+        s = self.state
+        if pay is not None and (not isinstance(pay, list) or not all(isinstance(e, str) for e in pay) or len(pay) > 60):
+            raise RuleViolation("a payment lists mana by element letter", rule="P-MAG-2", field="pay")
+        cost = current_cost(s, sp, power_id)
+        held = dict(self.power(power_id).mana)
+        payment = mr.check_payment(
+            cost,
+            pay if pay is not None else mr.auto_payment(cost, held),
+            improvised=has_perk(s, power_id, "improvised_instants"),
+            flexible=has_perk(s, power_id, "elemental_flexibility"),
+        )
+        try:
+            mr.check_held(payment.spent, held)
+        except RuleViolation as e:
+            raise RuleViolation(f"{sp.name} costs {cost.text}: {e}", rule="P-MAG-2", field="pay") from None
+        return dict(sorted(payment.spent.items()))
 
     @event("BattleSpellCast")
     def _battle_spell_cast(
@@ -1785,6 +1821,7 @@ class CastBattleSpell(Command):
     power_id: str
     spell_id: str | None = None
     target: str | None = None
+    pay: list[str] | None = None  # the mana paid (P-MAG-2); none: in kind, the generic part from the most plentiful
 
 
 @dataclass(frozen=True)
@@ -1905,7 +1942,14 @@ def _deploy(game: Any, cmd: DeployArmies, ctx: Context) -> dict:
 def _spell(game: Any, cmd: CastBattleSpell, ctx: Context) -> dict:
     _seat(game, ctx, cmd.power_id)
     game.cast_battle_spell(
-        cmd.battle_id, cmd.power_id, cmd.spell_id, cmd.target, now=ctx.now, roller=ctx.roller(game), actor=ctx.principal
+        cmd.battle_id,
+        cmd.power_id,
+        cmd.spell_id,
+        cmd.target,
+        now=ctx.now,
+        roller=ctx.roller(game),
+        actor=ctx.principal,
+        pay=list(cmd.pay) if cmd.pay is not None else None,
     )
     return _window_of(game, cmd.battle_id)
 

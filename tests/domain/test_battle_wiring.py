@@ -201,3 +201,51 @@ def test_P_BAT_3_shieldbearers_restore_twice_the_momentum_spent_in_armor():
     armies(g)["x"]["armor"] = 0  # a test's shortcut to a battered army: the rule restores from here
     g.give_command("b1", "north", "x", "hold", goal="advance", restore=1, now=NOW, roller=ROLL, actor="north")
     assert br.current_armor(armies(g)["x"]) == 2 and armies(g)["x"]["momentum"] == 1
+
+
+def to_step(g, step):
+    b = g.battle("b1")
+    while b["step"] != step:
+        for p in g.battle_pending(b):
+            if b["step"] == "deployment":
+                g.deploy_armies("b1", p, [], now=NOW, roller=ROLL, actor=p)
+            elif b["step"] == "spellcasting":
+                g.cast_battle_spell("b1", p, None, None, now=NOW, roller=ROLL, actor=p)
+            elif b["step"] == "commands":
+                army = g._commandable(b, b["turn"]["side"], p)[0]
+                g.give_command("b1", p, army, "rest", now=NOW, roller=ROLL, actor=p)
+            elif b["step"] == "goals":
+                g.offer_terms("b1", p, None, now=NOW, roller=ROLL, actor=p)
+            elif b["step"] == "cleanup":
+                g.retreat_or_rout("b1", p, [], {}, now=NOW, roller=ROLL, actor=p)
+            break
+
+
+def test_P_MAG_2_a_fast_spell_in_the_spellcasting_step_pays_its_mana_once_a_round():
+    """[003:576], P-MAG-2: a power casts one fast spell per round in the Spellcasting step, paying its cost (Fireball
+    2FF) from its wallet; a power that cannot pay is refused naming P-MAG-2 and nothing is recorded. The payment is
+    the caster's own (P.4): the other side's report shows the spell, never the wallet."""
+    g = battle_game()
+    g.teach_spell("north", "fireball")
+    g = fight({}, {}, g=g)
+    to_step(g, "spellcasting")
+    assert "north" in g.battle_pending(g.battle("b1"))
+    before = len(g._pending_events)
+    with pytest.raises(RuleViolation) as e:
+        g.cast_battle_spell("b1", "north", "fireball", "y", now=NOW, roller=ROLL, actor="north")
+    assert e.value.rule == "P-MAG-2" and len(g._pending_events) == before
+    # a sovereign stores no Fire (P-MAG-1): the mana is granted by the event itself, as a Channel in battle would
+    g._mana_granted(power_id="north", element="F", amount=8, actor="gm", audience=["power:north"])
+    g.cast_battle_spell("b1", "north", "fireball", "y", now=NOW, roller=ROLL, actor="north")
+    assert g.state.powers["north"].mana.get("F", 0) == 4
+    spent = [e for e in g._pending_events if type(e).__name__ == "ManaSpent"]
+    assert len(spent) == 1 and spent[0].paid == {"F": 4} and spent[0].audience == ["power:north"]
+    rounds = battle_report(list(g._pending_events), "b1", "south")
+    cast = [e for r in rounds for e in r["events"] if e["event"] == "BattleSpellCast"]
+    assert cast and cast[0]["spell_id"] == "fireball" and "paid" not in str(rounds)
+    r = g.battle("b1")["round"]
+    to_step(g, "deployment")
+    to_step(g, "spellcasting")
+    assert g.battle("b1")["round"] == r + 1
+    g.cast_battle_spell("b1", "north", "fireball", "y", now=NOW, roller=ROLL, actor="north")  # the next round's
+    assert g.state.powers["north"].mana.get("F", 0) == 0

@@ -25,6 +25,10 @@ def _table():
     for aid, power, where, units in ARMIES:
         games.run(gm, gid, armies.PlaceArmy(aid, aid.upper(), where, units, power, block=BLOCK))
     games.run(gm, gid, magic.TeachSpell("north", "fireball"))
+    # the mana for the battle's Fireball (2FF, P-MAG-2): storage to hold it (P-MAG-1), then the mana
+    games.run(gm, gid, magic.GrantMagicPerk("north", "excellent_personal_magic"))
+    games.run(gm, gid, magic.GrantMana("north", "F", 3))
+    games.run(gm, gid, magic.GrantMana("north", "A", 1))
     games.grant_asset(gid, "gm", "north", "Spy in the ford", "agent", 2, asset_id="spy")
     for _ in range(3):
         games.advance(gid, "gm")
