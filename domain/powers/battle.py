@@ -607,6 +607,18 @@ class Battles(PlatformGame):
             elif step == "cleanup":
                 self._end_check(b, now, roller)
 
+    def _awesome_power_distance(self, army: dict, h: str) -> int:
+        """P-BAT-11 [003:1028] the Celestial's Awesome Power: "when fighting outside your capitol, you take wounds at
+        the start of each battle equal to your range distance from your capitol". Decision: the Celestial is its
+        power's loyal titanic army (a Celestial "is" that army, Loyal only to itself); its capitol is the power's
+        conduit marked capitol (P-MAG-5), else the army's home hex."""
+        p = army.get("controller")
+        if not p or not army.get("loyal") or not army.get("titanic") or self.power(p).subclass != "celestial":
+            return 0
+        capitols = [c["hex"] for _, c in sorted(_magic_of(self.state, p).get("conduits", {}).items()) if c["capitol"]]
+        home = capitols[0] if capitols else army["garrison"]
+        return hexmap.distance(home, h)
+
     def _start_battle(self, b: dict, roller: Roller) -> None:
         """The armies listed take the field; the power with fewer deployed armies seizes the initiative
         ([003:578]); starting momentum (P-BAT-7)."""
@@ -621,6 +633,9 @@ class Battles(PlatformGame):
             mates = [s.armies.armies[x] for x in listed if x != aid and listed[x]["side"] == side]
             entered = br.add_statuses(army, br.starting_statuses(army))
             entered["momentum"] = br.starting_momentum(army, mates)
+            far = self._awesome_power_distance(army, b["hex"])
+            if far:  # P-BAT-11 the Celestial's Awesome Power: wounds at the start, no rout check
+                entered = br.awesome_power_wounds(entered, far)[0]
             d = _diff(army, entered)
             if d:
                 changes[aid] = d

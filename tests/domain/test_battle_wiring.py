@@ -249,3 +249,50 @@ def test_P_MAG_2_a_fast_spell_in_the_spellcasting_step_pays_its_mana_once_a_roun
     assert g.battle("b1")["round"] == r + 1
     g.cast_battle_spell("b1", "north", "fireball", "y", now=NOW, roller=ROLL, actor="north")  # the next round's
     assert g.state.powers["north"].mana.get("F", 0) == 0
+
+
+def test_P_BAT_11_the_celestials_awesome_power_wounds_it_by_its_distance_from_the_capitol():
+    """P-BAT-11 [003:1028]: the Celestial, fighting outside its capitol, takes wounds at the start of each battle
+    equal to its distance from the capitol (no rout check). Its other armies take none; the wounds are in the
+    battle's report for both sides."""
+    from tests.domain.helpers import SEED
+    from tests.domain.world_helpers import resolve_month, world_game
+
+    g = world_game(("north", "city", "celestial"), ("south", "city", "sovereign"), planning=False)
+    g.place_army(
+        "cel",
+        "The Ancient",
+        HEX,
+        6,
+        controller="north",
+        garrison="0,0",
+        loyal=True,
+        block=sturdy(titanic=True, cls="giant"),
+    )
+    g.place_army("n1", "N1", HEX, 3, controller="north", block=sturdy())
+    g.place_army("y", "Y", HEX, 3, controller="south", block=sturdy())
+    g.advance(NOW, SEED)
+    g.advance(NOW, SEED)
+    resolve_month(g)
+    g.declare_battle("b1", HEX, "north", ["south"], now=NOW, actor="north")
+    for p, listed in (("north", ["cel", "n1"]), ("south", ["y"])):
+        g.submit_battle_setup(
+            "b1",
+            p,
+            goals=[],
+            armies=listed,
+            standing={},
+            assets=[],
+            champion=False,
+            reinforcements=[],
+            now=NOW,
+            roller=ROLL,
+            actor=p,
+        )
+    cel = armies(g)["cel"]
+    assert sorted(u["wounds"] for u in cel["units"]) == [0, 0, 0, 0, 1, 1]  # 2 hexes from 0,0
+    assert all(u["wounds"] == 0 for u in armies(g)["n1"]["units"])
+    for viewer in ("north", "south"):
+        started = [e for r in battle_report(list(g._pending_events), "b1", viewer) for e in r["events"]]
+        started = [e for e in started if e["event"] == "BattleStarted"]
+        assert started[0]["changes"]["cel"]["units"] == cel["units"]
