@@ -703,6 +703,8 @@ class Battles(PlatformGame):
         b = self._battles()[battle_id]
         _apply(self.state, changes)
         b.update({"round": round, "presence": {}, "attacked": {}, "exhausted": []})
+        armies = self.state.armies.armies
+        b["round_start"] = {aid: _marks(armies[aid]) for aid in sorted(b["armies"]) if aid in armies}
 
     def _deploy(self, b: dict, who: str, army_ids: list[str], roller: Roller, *, at_start: bool = False) -> None:
         """Armies take the field; their deployment triggers roll (P-BAT-11): a Demon's or Devil's opposed mortal
@@ -779,6 +781,7 @@ class Battles(PlatformGame):
         for aid in armies:
             b["armies"][aid]["where"] = "deployed"
             army = self.state.armies.armies[aid]
+            b.setdefault("round_start", {}).setdefault(aid, _marks(army))
             army["statuses"].pop("Delayed", None)
             if army["hex"] != b["hex"]:  # a reinforcement has marched to the battle: it goes home at Cleanup
                 army["hex"], army["mustered"] = b["hex"], b["hex"] != army["garrison"]
@@ -1409,7 +1412,17 @@ class Battles(PlatformGame):
                 frightened = self._roll(
                     roller, rolls, f"frightened morale of {aid}", br.cleanup_dice(army), br.die_size(army, "morale")
                 )
-            after, said = br.cleanup(army, frightened)
+            # P-BAT-7 end-of-round triggers, before the statuses tick: Harpies "end a round without receiving a
+            # wound or routing" (against the army as the round began, or as it deployed); Light elementals at the
+            # end of the first round, or the first four "in sunlight" (decision: the GM's terrain effects say so).
+            ended = br.momentum_trigger(
+                army,
+                "round_end",
+                round_no=b["round"],
+                unharmed=b.get("round_start", {}).get(aid) == _marks(army),
+                sunlight="sunlight" in (b["effects"] + " " + b["terrain"]).lower(),
+            )
+            after, said = br.cleanup(ended, frightened)
             lines += [f"{army['name']}: {x}" for x in said]
             d = _diff(s.armies.armies[aid], after)
             if d:
@@ -1641,6 +1654,11 @@ def _apply(state: Any, changes: dict) -> None:
         army = state.armies.armies.get(aid)
         if army is not None:
             army.update(deepcopy(ch))
+
+
+def _marks(army: dict) -> list:
+    """The army's units' wounds and routs, to tell whether it was harmed this round (P-BAT-7, Harpies)."""
+    return [[u["wounds"], bool(u["routed"])] for u in army["units"]]
 
 
 def _advance_rolls(state: Any, rolls: list) -> None:

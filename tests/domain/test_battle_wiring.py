@@ -296,3 +296,22 @@ def test_P_BAT_11_the_celestials_awesome_power_wounds_it_by_its_distance_from_th
         started = [e for r in battle_report(list(g._pending_events), "b1", viewer) for e in r["events"]]
         started = [e for e in started if e["event"] == "BattleStarted"]
         assert started[0]["changes"]["cel"]["units"] == cel["units"]
+
+
+@pytest.mark.parametrize("attacked", [False, True])
+def test_P_BAT_7_harpies_gain_a_momentum_at_the_end_of_a_round_without_a_wound(attacked):
+    """P-BAT-7 Harpies ([003:775]-[003:803]): "Gains momentum when they end a round without receiving a wound or
+    routing": at the round's Cleanup, unless the round wounded them."""
+    g = fight(
+        {"cls": "archers"}, {"ancestry": "harpies", "armor": 0}
+    )  # Harpies fly on odd rounds: a ranged attack reaches
+    m = armies(g)["y"]["momentum"]
+    if attacked:
+        slay(g)
+    else:
+        g.give_command("b1", "north", "x", "hold", goal="advance", now=NOW, roller=ROLL, actor="north")
+    to_step(g, "cleanup")
+    assert armies(g)["y"]["momentum"] == m + (0 if attacked else 1)
+    cleaned = [e for r in battle_report(list(g._pending_events), "b1", "north") for e in r["events"]]
+    cleaned = [e for e in cleaned if e["event"] == "BattleCleanedUp"]
+    assert ("y" in cleaned[-1]["changes"] and "momentum" in cleaned[-1]["changes"]["y"]) != attacked
