@@ -869,6 +869,7 @@ class Battles(PlatformGame):
                 actor=actor,
                 audience=self._audience_b(b),
             )
+            self._spell_momentum(b, power_id, sp)
         self._battle_acted(
             battle_id=battle_id,
             power_id=power_id,
@@ -878,6 +879,39 @@ class Battles(PlatformGame):
             audience=self._audience_b(b),
         )
         self._after_act(b, now, roller)
+
+    def _spell_momentum(self, b: dict, power_id: str, sp: Any) -> None:
+        """P-BAT-7 spell triggers: Ashborn lose all momentum when a Water spell is cast and gain one for a Fire
+        spell; Triumph Elves gain one when an ally casts a spell whose rank is the round number. Decision: a spell
+        is of each element its cost names (P-MAG-2); the caster's own side are its allies. Recorded as a ruling of
+        the battle (``BattleRuled``) by the system."""
+        cost = current_cost(self.state, sp, power_id)
+        rank = mr.rank(sp.speed, cost)
+        side = self._side_of(b, power_id)
+        changes: dict[str, dict] = {}
+        for aid in self._fighting(b):
+            army = self.state.armies.armies[aid]
+            after = army
+            elements: list[str | None] = [*cost.elements] or [None]
+            for element in elements:
+                after = br.momentum_trigger(
+                    after,
+                    "spell",
+                    round_no=b["round"],
+                    spell_element=element,
+                    spell_rank=rank if b["armies"][aid]["side"] == side else None,
+                )
+            if after["momentum"] != army["momentum"]:
+                changes[aid] = {"momentum": after["momentum"]}
+        if changes:
+            self._battle_ruled(
+                battle_id=b["id"],
+                round=b["round"],
+                changes=changes,
+                reason=f"momentum: {sp.name} was cast (P-BAT-7)",
+                actor=SYSTEM,
+                audience=self._audience_b(b),
+            )
 
     def _battle_spell_payment(self, power_id: str, sp: Any, pay: list[str] | None) -> dict:
         """P-MAG-2: the fast spell's cost (with the power's cost perks) paid from its wallet."""

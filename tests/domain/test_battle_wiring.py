@@ -315,3 +315,56 @@ def test_P_BAT_7_harpies_gain_a_momentum_at_the_end_of_a_round_without_a_wound(a
     cleaned = [e for r in battle_report(list(g._pending_events), "b1", "north") for e in r["events"]]
     cleaned = [e for e in cleaned if e["event"] == "BattleCleanedUp"]
     assert ("y" in cleaned[-1]["changes"] and "momentum" in cleaned[-1]["changes"]["y"]) != attacked
+
+
+def test_P_BAT_7_a_fire_spell_cast_in_battle_gives_ashborn_a_momentum():
+    """P-BAT-7 (battle_rules.momentum_trigger "spell"): Ashborn gain a momentum when a Fire spell is cast (Fireball,
+    2FF), whoever casts it; both sides' reports show the ruling."""
+    g = battle_game()
+    g.teach_spell("north", "fireball")
+    g = fight({}, {"ancestry": "ashborn"}, g=g)
+    to_step(g, "spellcasting")
+    g._mana_granted(power_id="north", element="F", amount=4, actor="gm", audience=["power:north"])
+    m = armies(g)["y"]["momentum"]
+    assert m < 4
+    g.cast_battle_spell("b1", "north", "fireball", "y", now=NOW, roller=ROLL, actor="north")
+    assert armies(g)["y"]["momentum"] == m + 1
+    for viewer in ("north", "south"):
+        ruled = [e for r in battle_report(list(g._pending_events), "b1", viewer) for e in r["events"]]
+        ruled = [e for e in ruled if e["event"] == "BattleRuled"]
+        assert ruled[-1]["changes"] == {"y": {"momentum": m + 1}} and "Fireball" in ruled[-1]["reason"]
+
+
+def test_P_BAT_11_a_repulsive_army_makes_its_mortal_allies_check_morale_at_deployment():
+    """P-BAT-11 [003:769] Repulsive: "When this army joins a battle on the same side as mortal units, those units
+    must pass a rank 2 morale challenge" (battle_rules.repulsive_checks; routs due = size // 2, P-AMB-16). Every
+    die a 1: the ally routs half its units; the enemy does not roll."""
+
+    class Ones:
+        def faces(self, roll_no, count, sides=6):
+            return [1] * count
+
+    g = battle_game()
+    g.place_army("r", "Ghastly", HEX, 2, controller="north", block=sturdy(keywords=["repulsive"]))
+    g.place_army("x", "X", HEX, 4, controller="north", block=sturdy())
+    g.place_army("y", "Y", HEX, 4, controller="south", block=sturdy())
+    g.declare_battle("b1", HEX, "north", ["south"], now=NOW, actor="north")
+    for p, listed in (("north", ["x", "r"]), ("south", ["y"])):
+        g.submit_battle_setup(
+            "b1",
+            p,
+            goals=[],
+            armies=listed,
+            standing={},
+            assets=[],
+            champion=False,
+            reinforcements=[],
+            now=NOW,
+            roller=Ones(),
+            actor=p,
+        )
+    assert sum(u["routed"] for u in armies(g)["x"]["units"]) == 2
+    assert not any(u["routed"] for u in armies(g)["y"]["units"])
+    deployed = [e for r in battle_report(list(g._pending_events), "b1", "south") for e in r["events"]]
+    deployed = [e for e in deployed if e["event"] == "BattleDeployed"]
+    assert [r["what"] for r in deployed[0]["rolls"]] == ["repulsion morale of x"]
