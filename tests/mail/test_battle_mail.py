@@ -95,6 +95,28 @@ def test_the_battle_lines_parse_into_their_fields():
     assert [e.line for e in bad.errors] == [1, 2, 3]
 
 
+def test_P_BAT_2_a_command_line_carries_the_players_attack_choices():
+    """P-BAT-2 options, P-BAT-5 damage, P-BAT-6 Bloodlust's allocation, P-BAT-3 Shieldbearers' restore, P-BAT-7
+    Supports' pass: clauses after the command; a clause without its value is the line's error."""
+    turn = parse_turn(
+        "command n1 slay s1 with axes, hammers damage Burn allocate 3, 3\n"
+        "command n2 hold advance restore 1 pass e1\n"
+        "command n1 slay s1 with\n",
+        seat="north",
+    )
+    assert [e.line for e in turn.errors] == [3]
+    slay, hold = (c.args for c in turn.commands)
+    assert slay == {
+        "army": "n1",
+        "command": "slay",
+        "more": ["s1"],
+        "options": ["axes", "hammers"],
+        "damage": "burn",
+        "allocation": [3, 3],
+    }
+    assert hold == {"army": "n2", "command": "hold", "more": ["advance"], "restore": 1, "pass": "e1"}
+
+
 def test_the_scripted_battle_plays_seven_rounds_by_mail():
     games, gid, tok = _table()
     reply = _mail(games, gid, tok["north"], "declare battle at 2,0 against South with East")
