@@ -368,3 +368,17 @@ def test_P_BAT_11_a_repulsive_army_makes_its_mortal_allies_check_morale_at_deplo
     deployed = [e for r in battle_report(list(g._pending_events), "b1", "south") for e in r["events"]]
     deployed = [e for e in deployed if e["event"] == "BattleDeployed"]
     assert [r["what"] for r in deployed[0]["rolls"]] == ["repulsion morale of x"]
+
+
+@pytest.mark.parametrize("momentum", [False, True])
+def test_P_BAT_5_hammers_deal_crush_for_a_momentum(momentum):
+    """P-BAT-5 [003:696]: Hammers deal Crush damage for a momentum (armor does not soak it); without a momentum the
+    choice is refused naming P-BAT-3 and nothing is recorded."""
+    g = fight({"cls": "hammers", "keywords": ["skirmisher"] if momentum else []}, {})
+    if not momentum:
+        refused(g, "P-BAT-3", damage="crush")
+        return
+    m = armies(g)["x"]["momentum"]
+    hit = slay(g, damage="crush")["hit"]
+    assert hit["damage"] == "crush" and hit["options"] == ["hammers"] and hit["armor_lost"] == 0
+    assert armies(g)["x"]["momentum"] == m - 1 and sum(hit["wounds"]) == hit["successes"] > 0
