@@ -12,6 +12,7 @@ from domain.powers.battle import battle_report
 from tests.domain.battle_helpers import HEX, battle_game
 from tests.domain.helpers import NOW
 from tests.domain.test_conformance_armies import block
+from tests.domain.test_replay import replay
 
 
 class Max:
@@ -249,6 +250,7 @@ def test_P_MAG_2_a_fast_spell_in_the_spellcasting_step_pays_its_mana_once_a_roun
     assert g.battle("b1")["round"] == r + 1
     g.cast_battle_spell("b1", "north", "fireball", "y", now=NOW, roller=ROLL, actor="north")  # the next round's
     assert g.state.powers["north"].mana.get("F", 0) == 0
+    assert replay(list(g._pending_events)).state == g.state
 
 
 def test_P_BAT_11_the_celestials_awesome_power_wounds_it_by_its_distance_from_the_capitol():
@@ -296,6 +298,7 @@ def test_P_BAT_11_the_celestials_awesome_power_wounds_it_by_its_distance_from_th
         started = [e for r in battle_report(list(g._pending_events), "b1", viewer) for e in r["events"]]
         started = [e for e in started if e["event"] == "BattleStarted"]
         assert started[0]["changes"]["cel"]["units"] == cel["units"]
+    assert replay(list(g._pending_events)).state == g.state
 
 
 @pytest.mark.parametrize("attacked", [False, True])
@@ -315,6 +318,7 @@ def test_P_BAT_7_harpies_gain_a_momentum_at_the_end_of_a_round_without_a_wound(a
     cleaned = [e for r in battle_report(list(g._pending_events), "b1", "north") for e in r["events"]]
     cleaned = [e for e in cleaned if e["event"] == "BattleCleanedUp"]
     assert ("y" in cleaned[-1]["changes"] and "momentum" in cleaned[-1]["changes"]["y"]) != attacked
+    assert replay(list(g._pending_events)).state == g.state
 
 
 def test_P_BAT_7_a_fire_spell_cast_in_battle_gives_ashborn_a_momentum():
