@@ -1565,7 +1565,7 @@ USAGE |= {
     "setup": "setup <army>[, <army>] [goals <goal>[, <goal>]] [reinforcements <army>, ...] [reveal <asset>, ...] "
     "[champion]",
     "deploy": "deploy <army>[, <army>] | deploy none",
-    "spell": "spell <spell> [on <army>] | spell none",
+    "spell": "spell <spell> [on <army>] [pay <mana>, ...] | spell none",
     "command": "command <army> slay|hold|charge|rest [target] [goal] [with <option>, ...] [damage <type>] "
     "[allocate <unit>, ...] [restore <momentum>] [pass <army>]; command <army> special <name>",
     "surrender": "surrender offer <terms> | surrender pass | surrender accept | surrender decline",
@@ -1605,8 +1605,11 @@ def _battle_line(verb: str, rest: str, number: int, errors: list[LineError]) -> 
     if verb == "spell" and words:
         if sub == "none":
             return {"spell": None, "target": None}
-        m = re.match(r"^(?P<spell>\S+)(?:\s+on\s+(?P<target>\S+))?$", rest, re.IGNORECASE)
-        return {"spell": m.group("spell"), "target": m.group("target")} if m else None
+        m = re.match(r"^(?P<spell>\S+)(?:\s+on\s+(?P<target>\S+))?(?:\s+pay\s+(?P<pay>.+))?$", rest, re.IGNORECASE)
+        if not m:
+            return None
+        out = {"spell": m.group("spell"), "target": m.group("target")}
+        return {**out, "pay": items(m.group("pay").replace(" ", ","))} if m.group("pay") else out
     if verb == "command" and len(words) >= 2:
         return _command_line(words, number, errors)
     if verb == "surrender" and sub in ("pass", "accept", "decline") and len(words) == 1:
@@ -1696,7 +1699,7 @@ def _battle_command(game: Any, me: str, cmd: Command) -> Any:
         return battle.DeployArmies(bid, me, [_army(game, me, x) for x in a["armies"]])
     if verb == "spell":
         target = _battle_army(game, b, a["target"]) if a["target"] else None
-        return battle.CastBattleSpell(bid, me, a["spell"], target)
+        return battle.CastBattleSpell(bid, me, a["spell"], target, pay=a.get("pay"))
     if verb == "command":
         more = list(a["more"])
         target = goal = None

@@ -101,11 +101,13 @@ def test_P_BAT_2_a_command_line_carries_the_players_attack_choices():
     turn = parse_turn(
         "command n1 slay s1 with axes, hammers damage Burn allocate 3, 3\n"
         "command n2 hold advance restore 1 pass e1\n"
-        "command n1 slay s1 with\n",
+        "command n1 slay s1 with\n"
+        "spell fireball on s1 pay F, F A E\n",
         seat="north",
     )
     assert [e.line for e in turn.errors] == [3]
-    slay, hold = (c.args for c in turn.commands)
+    slay, hold, spell = (c.args for c in turn.commands)
+    assert spell == {"spell": "fireball", "target": "s1", "pay": ["F", "F", "A", "E"]}
     assert slay == {
         "army": "n1",
         "command": "slay",
