@@ -61,6 +61,14 @@ def opt_words(f: dict, key: str) -> list[str] | None:
     return words(f, key) or None
 
 
+def _units(f: dict, key: str) -> list[int] | None:
+    """Unit indexes typed as words (Bloodlust's allocation, P-BAT-6); none: the defender's choice."""
+    try:
+        return [int(w) for w in words(f, key)] or None
+    except ValueError:
+        raise RuleViolation(f"{key}: unit numbers", field=key) from None
+
+
 # One "name amount" or "name=amount", then a comma, a semicolon or the end; a name may hold a comma ("0,0").
 AMOUNT = re.compile(r"\s*([^\s=;][^=;]*?)\s*(?:=\s*|\s+)([-+]?\d+)\s*(?:[,;]|$)")
 
@@ -445,6 +453,7 @@ SPECS: dict[str, Form] = {
             "power_id": me,
             "spell_id": opt(f, "spell_id"),
             "target": opt(f, "target"),
+            "pay": opt_words(f, "pay"),
         },
     ),
     "battle-command": Form(
@@ -458,6 +467,11 @@ SPECS: dict[str, Form] = {
             "command": text(f, "command"),
             "target": opt(f, "target"),
             "goal": opt(f, "goal"),
+            "options": words(f, "options"),
+            "damage": opt(f, "damage"),
+            "allocation": _units(f, "allocation"),
+            "restore": opt_whole(f, "restore") or 0,
+            "pass_to": opt(f, "pass_to"),
         },
     ),
     "battle-terms": Form(

@@ -53,10 +53,11 @@ from domain.platform.state import Window
 from domain.powers import army_rules as ar
 from domain.powers import battle_rules as br
 from domain.powers import hexmap
+from domain.powers import magic_rules as mr
 from domain.powers import world_rules as wr
 from domain.powers.armies import visible
 from domain.powers.magic import _of as _magic_of
-from domain.powers.magic import spell_def
+from domain.powers.magic import current_cost, has_perk, spell_def
 
 WINDOW_KIND = "battle"
 DEFAULTS = ("hold", "standing")
@@ -87,6 +88,7 @@ class Battles(PlatformGame):
         _owner_of: Any
         set_influence: Any
         _perks: Any
+        _mana_spent: Any
 
     # ------------------------------------------------------------------ queries
 
@@ -605,6 +607,18 @@ class Battles(PlatformGame):
             elif step == "cleanup":
                 self._end_check(b, now, roller)
 
+    def _awesome_power_distance(self, army: dict, h: str) -> int:
+        """P-BAT-11 [003:1028] the Celestial's Awesome Power: "when fighting outside your capitol, you take wounds at
+        the start of each battle equal to your range distance from your capitol". Decision: the Celestial is its
+        power's loyal titanic army (a Celestial "is" that army, Loyal only to itself); its capitol is the power's
+        conduit marked capitol (P-MAG-5), else the army's home hex."""
+        p = army.get("controller")
+        if not p or not army.get("loyal") or not army.get("titanic") or self.power(p).subclass != "celestial":
+            return 0
+        capitols = [c["hex"] for _, c in sorted(_magic_of(self.state, p).get("conduits", {}).items()) if c["capitol"]]
+        home = capitols[0] if capitols else army["garrison"]
+        return hexmap.distance(home, h)
+
     def _start_battle(self, b: dict, roller: Roller) -> None:
         """The armies listed take the field; the power with fewer deployed armies seizes the initiative
         ([003:578]); starting momentum (P-BAT-7)."""
@@ -619,6 +633,9 @@ class Battles(PlatformGame):
             mates = [s.armies.armies[x] for x in listed if x != aid and listed[x]["side"] == side]
             entered = br.add_statuses(army, br.starting_statuses(army))
             entered["momentum"] = br.starting_momentum(army, mates)
+            far = self._awesome_power_distance(army, b["hex"])
+            if far:  # P-BAT-11 the Celestial's Awesome Power: wounds at the start, no rout check
+                entered = br.awesome_power_wounds(entered, far)[0]
             d = _diff(army, entered)
             if d:
                 changes[aid] = d
@@ -686,6 +703,8 @@ class Battles(PlatformGame):
         b = self._battles()[battle_id]
         _apply(self.state, changes)
         b.update({"round": round, "presence": {}, "attacked": {}, "exhausted": []})
+        armies = self.state.armies.armies
+        b["round_start"] = {aid: _marks(armies[aid]) for aid in sorted(b["armies"]) if aid in armies}
 
     def _deploy(self, b: dict, who: str, army_ids: list[str], roller: Roller, *, at_start: bool = False) -> None:
         """Armies take the field; their deployment triggers roll (P-BAT-11): a Demon's or Devil's opposed mortal
@@ -762,6 +781,7 @@ class Battles(PlatformGame):
         for aid in armies:
             b["armies"][aid]["where"] = "deployed"
             army = self.state.armies.armies[aid]
+            b.setdefault("round_start", {}).setdefault(aid, _marks(army))
             army["statuses"].pop("Delayed", None)
             if army["hex"] != b["hex"]:  # a reinforcement has marched to the battle: it goes home at Cleanup
                 army["hex"], army["mustered"] = b["hex"], b["hex"] != army["garrison"]
@@ -813,8 +833,12 @@ class Battles(PlatformGame):
         now: datetime,
         roller: Roller,
         actor: str,
+        pay: list[str] | None = None,
     ) -> None:
-        """Spellcasting: one fast spell per power ([003:576]), or none."""
+        """Spellcasting: one fast spell per power per round ([003:576]), or none. Its mana is paid by the rules of
+        spell costs (P-MAG-2: ``pay`` lists the mana, else paid in kind and the generic part from the most
+        plentiful), recorded as the power's own ManaSpent; a power that cannot pay is refused naming P-MAG-2 and
+        nothing is recorded. The spell's effect, where it is not data, is the GM's (``set_battle_status``)."""
         b = self.battle(battle_id)
         self._check_turn(b, power_id, "spellcasting", now)
         if spell_id is not None:
@@ -825,6 +849,17 @@ class Battles(PlatformGame):
                 raise RuleViolation("in the spellcasting step a power casts a fast spell", rule="P-ACT-3")
             if target is not None and target not in b["armies"]:
                 raise NotFound(f"no army {target!r} in this battle", field="target")
+            spent = self._battle_spell_payment(power_id, sp, pay)
+            self._mana_spent(
+                power_id=power_id,
+                action_id=f"battle-{battle_id}-r{b['round']}",
+                cost=current_cost(self.state, sp, power_id).text,
+                paid=spent,
+                pooled={},
+                from_wallet=spent,
+                actor=actor,
+                audience=vis.powers([power_id]),  # the wallet is its owner's (P.4)
+            )
             self._battle_spell_cast(
                 battle_id=battle_id,
                 round=b["round"],
@@ -834,6 +869,7 @@ class Battles(PlatformGame):
                 actor=actor,
                 audience=self._audience_b(b),
             )
+            self._spell_momentum(b, power_id, sp)
         self._battle_acted(
             battle_id=battle_id,
             power_id=power_id,
@@ -843,6 +879,58 @@ class Battles(PlatformGame):
             audience=self._audience_b(b),
         )
         self._after_act(b, now, roller)
+
+    def _spell_momentum(self, b: dict, power_id: str, sp: Any) -> None:
+        """P-BAT-7 spell triggers: Ashborn lose all momentum when a Water spell is cast and gain one for a Fire
+        spell; Triumph Elves gain one when an ally casts a spell whose rank is the round number. Decision: a spell
+        is of each element its cost names (P-MAG-2); the caster's own side are its allies. Recorded as a ruling of
+        the battle (``BattleRuled``) by the system."""
+        cost = current_cost(self.state, sp, power_id)
+        rank = mr.rank(sp.speed, cost)
+        side = self._side_of(b, power_id)
+        changes: dict[str, dict] = {}
+        for aid in self._fighting(b):
+            army = self.state.armies.armies[aid]
+            after = army
+            elements: list[str | None] = [*cost.elements] or [None]
+            for element in elements:
+                after = br.momentum_trigger(
+                    after,
+                    "spell",
+                    round_no=b["round"],
+                    spell_element=element,
+                    spell_rank=rank if b["armies"][aid]["side"] == side else None,
+                )
+            if after["momentum"] != army["momentum"]:
+                changes[aid] = {"momentum": after["momentum"]}
+        if changes:
+            self._battle_ruled(
+                battle_id=b["id"],
+                round=b["round"],
+                changes=changes,
+                reason=f"momentum: {sp.name} was cast (P-BAT-7)",
+                actor=SYSTEM,
+                audience=self._audience_b(b),
+            )
+
+    def _battle_spell_payment(self, power_id: str, sp: Any, pay: list[str] | None) -> dict:
+        """P-MAG-2: the fast spell's cost (with the power's cost perks) paid from its wallet."""
+        s = self.state
+        if pay is not None and (not isinstance(pay, list) or not all(isinstance(e, str) for e in pay) or len(pay) > 60):
+            raise RuleViolation("a payment lists mana by element letter", rule="P-MAG-2", field="pay")
+        cost = current_cost(s, sp, power_id)
+        held = dict(self.power(power_id).mana)
+        payment = mr.check_payment(
+            cost,
+            pay if pay is not None else mr.auto_payment(cost, held),
+            improvised=has_perk(s, power_id, "improvised_instants"),
+            flexible=has_perk(s, power_id, "elemental_flexibility"),
+        )
+        try:
+            mr.check_held(payment.spent, held)
+        except RuleViolation as e:
+            raise RuleViolation(f"{sp.name} costs {cost.text}: {e}", rule="P-MAG-2", field="pay") from None
+        return dict(sorted(payment.spent.items()))
 
     @event("BattleSpellCast")
     def _battle_spell_cast(
@@ -901,9 +989,21 @@ class Battles(PlatformGame):
         roller: Roller,
         actor: str,
         special: str | None = None,
+        options: list[str] | None = None,
+        damage: str | None = None,
+        allocation: list[int] | None = None,
+        restore: int = 0,
+        pass_to: str | None = None,
     ) -> dict:
         """Commands ([003:577]): the power whose turn it is commands one of its armies, which is exhausted. A special
-        command (``special``: its name) is once per army per battle ([003:590], P-BAT-3); its effect is the GM's."""
+        command (``special``: its name) is once per army per battle ([003:590], P-BAT-3); its effect is the GM's.
+
+        The commanding player's choices where the rules give one: attack ``options`` (P-BAT-2: ``needler``,
+        ``slayer``, ``axes`` and ``hammers``, the last two spending a momentum each), the ``damage`` type among
+        those the army's keywords allow this round (P-BAT-5, ``battle_rules.damage_types``; Hammers' Crush spends
+        a momentum, a Stampeding Charge's does not), the wounds' ``allocation`` when the army has Bloodlust
+        (P-BAT-6), the momentum a Shieldbearers army spends to ``restore`` armor and a Supports army passing one
+        momentum ``pass_to`` an ally on the field (P-BAT-3, P-BAT-7), both before the command."""
         b = self.battle(battle_id)
         self._check_turn(b, power_id, "commands", now)
         side = b["turn"]["side"]
@@ -916,9 +1016,94 @@ class Battles(PlatformGame):
         order = self._check_order(b, side, {"command": command, "target": target, "goal": goal, "special": special})
         if command == "special":
             br.check_special(order["special"], b.get("specials", {}).get(army_id, []))
+        order["choices"] = self._check_choices(b, army_id, command, options, damage, allocation, restore, pass_to)
         out = self._execute(b, power_id, army_id, order, roller, by_default=False, actor=actor)
         self._after_act(b, now, roller)
         return out
+
+    def _check_choices(
+        self,
+        b: dict,
+        army_id: str,
+        command: str,
+        options: Any,
+        damage: Any,
+        allocation: Any,
+        restore: Any,
+        pass_to: Any,
+    ) -> dict:
+        """The commanding player's choices, checked before anything is recorded (P-BAT-2, -3, -5, -6, -7)."""
+        army = self.state.armies.armies[army_id]
+        attacks = command in ("slay", "charge")
+        opts = list(dict.fromkeys(options or []))
+        if not all(isinstance(o, str) for o in opts):
+            raise RuleViolation("attack options are names", rule="P-BAT-2", field="options")
+        if opts and not attacks:
+            raise RuleViolation("attack options go with an attack (slay, charge)", rule="P-BAT-2", field="options")
+        for o in opts:
+            if o not in br.ATTACK_OPTIONS:
+                raise RuleViolation(
+                    f"an attack option is one of {', '.join(br.ATTACK_OPTIONS)}", rule="P-BAT-2", field="options"
+                )
+            if not br.has(army, o):
+                raise RuleViolation(f"{army['name']} is not {o.title()}", rule="P-BAT-2", field="options")
+        if "needler" in opts and "slayer" in opts:
+            raise RuleViolation("Slayer conflicts with Needler: choose one", rule="P-BAT-2", field="options")
+        if damage is not None:
+            allowed = br.damage_types(army, round_no=b["round"], command=command)
+            if not attacks or damage not in allowed:
+                raise RuleViolation(
+                    f"{army['name']} deals {', '.join(allowed) or 'untyped damage only'} in this attack",
+                    rule="P-BAT-5",
+                    field="damage",
+                )
+            if damage == "crush" and not (br.has(army, "stampeding") and command == "charge"):
+                opts.append("hammers")  # Hammers: "Crush damage for a momentum" ([003:696])
+        if allocation is not None:
+            if br.allocator(army) != "attacker":
+                raise RuleViolation(
+                    "the defender allocates wounds; an army with Bloodlust chooses ([003:721])",
+                    rule="P-BAT-6",
+                    field="allocation",
+                )
+            if not attacks or not isinstance(allocation, list) or not all(isinstance(i, int) for i in allocation):
+                raise RuleViolation("an allocation lists unit indexes of the target", rule="P-BAT-6")
+        n = limits.whole_number(restore, "restore", 0, 20, "P-BAT-3")
+        if n and not br.has(army, "shieldbearers"):
+            raise RuleViolation(f"{army['name']} is not Shieldbearers", rule="P-BAT-3", field="restore")
+        side = b["armies"][army_id]["side"]
+        if pass_to is not None:
+            if not br.has(army, "supports"):
+                raise RuleViolation(f"{army['name']} is not Supports", rule="P-BAT-7", field="pass_to")
+            if pass_to == army_id or pass_to not in self._fighting(b, side):
+                raise RuleViolation("momentum passes to an ally on the field", rule="P-BAT-7", field="pass_to")
+        spend = n + sum(1 for o in opts if o in ("axes", "hammers")) + (1 if command == "charge" else 0)
+        spend += 1 if pass_to is not None else 0
+        if spend > int(army.get("momentum", 0)):
+            raise RuleViolation(
+                f"{army['name']} has {army.get('momentum', 0)} momentum; these choices spend {spend}",
+                rule="P-BAT-3",
+                field="momentum",
+            )
+        return {
+            "options": sorted(opts),
+            "damage": "crush" if "hammers" in opts else damage,
+            "allocation": list(allocation) if allocation is not None else None,
+            "restore": n,
+            "pass_to": pass_to,
+        }
+
+    def _reactions(self, target: dict, kind: str) -> frozenset[str]:
+        """P-BAT-2 defender reactions. Decision: by post the defender is not asked in the middle of the attacker's
+        turn, so an army with Tortoise (against a ranged or airborne attack) or Dervishes (once a round) reacts
+        whenever it can, spending the momentum the rule asks; Tortoise first when both could."""
+        if int(target.get("momentum", 0)) < 1:
+            return frozenset()
+        if br.has(target, "tortoise") and kind in ("ranged", "airborne"):
+            return frozenset({"tortoise"})
+        if br.has(target, "dervishes") and not (target.get("dervish_defense") or target.get("dervish_used")):
+            return frozenset({"dervishes"})
+        return frozenset()
 
     def _default_command(self, b: dict, p: str, roller: Roller) -> None:
         side = b["turn"]["side"]
@@ -946,6 +1131,8 @@ class Battles(PlatformGame):
         presence = 0
         target_id = order.get("target")
         goal = order.get("goal") or "advance"
+        choices = order.get("choices") or {}
+        opts = frozenset(choices.get("options", ()))
         if cmd in ("slay", "charge"):
             if target_id is None or target_id not in self._fighting(b, _other(side)):
                 raise RuleViolation(
@@ -953,8 +1140,16 @@ class Battles(PlatformGame):
                 )
         if cmd in ("hold", "charge") and goal not in b["goals"]:
             raise RuleViolation(f"no goal {goal!r} in this battle", rule="P-BAT-8", field="goal")
+        if choices.get("restore"):  # Shieldbearers ([003:700])
+            army = br.restore_armor(army, choices["restore"])
+        if choices.get("pass_to"):  # Supports ([003:702])
+            army, gained = br.pass_momentum(army, s.armies.armies[choices["pass_to"]], 1)
+            changes[choices["pass_to"]] = _diff(s.armies.armies[choices["pass_to"]], gained)
         if cmd == "charge":
             army = br.spend_momentum(army, 1)
+        for o in ("axes", "hammers"):  # each spends a momentum ([003:695], [003:696])
+            if o in opts:
+                army = br.spend_momentum(army, 1)
         if cmd == "rest":
             army = br.cap_momentum(br.rest(army))
         if cmd in ("slay", "charge"):
@@ -962,10 +1157,12 @@ class Battles(PlatformGame):
             target = s.armies.armies[target_id]
             enemies = [s.armies.armies[x] for x in self._fighting(b, _other(side))]
             br.check_target(army, target, enemies)
-            faces = self._roll(
-                roller, rolls, f"attack of {army_id}", br.check_dice(army, "attack"), br.die_size(army, "attack")
-            )
+            damage = choices.get("damage")
+            dice = br.check_dice(army, "attack", damage=damage)
+            faces = self._roll(roller, rolls, f"attack of {army_id}", dice, br.die_size(army, "attack"))
             earlier = b["attacked"].get(target_id, 0)
+            kind = br.attack_kind(army)
+            reactions = self._reactions(target, kind)
             target, h = br.attack(
                 army,
                 target,
@@ -974,8 +1171,14 @@ class Battles(PlatformGame):
                 escalation=b["sides"][side]["escalation"],
                 earlier_attacks=earlier,
                 terrain=b["terrain"] or None,
+                options=opts,
+                damage=damage,
+                allocation=choices.get("allocation"),
+                kind=kind,
+                reactions=reactions,
             )
             hit = dataclasses.asdict(h)
+            hit.update({"options": sorted(opts), "kind": kind, "reactions": sorted(reactions)})
             r_no = b["round"]
             army = br.momentum_trigger(br.attacker_momentum(army, h), "attacks", round_no=r_no)  # P-BAT-7
             target = br.momentum_trigger(target, "attacked", round_no=r_no, attacker=army)
@@ -1243,7 +1446,17 @@ class Battles(PlatformGame):
                 frightened = self._roll(
                     roller, rolls, f"frightened morale of {aid}", br.cleanup_dice(army), br.die_size(army, "morale")
                 )
-            after, said = br.cleanup(army, frightened)
+            # P-BAT-7 end-of-round triggers, before the statuses tick: Harpies "end a round without receiving a
+            # wound or routing" (against the army as the round began, or as it deployed); Light elementals at the
+            # end of the first round, or the first four "in sunlight" (decision: the GM's terrain effects say so).
+            ended = br.momentum_trigger(
+                army,
+                "round_end",
+                round_no=b["round"],
+                unharmed=b.get("round_start", {}).get(aid) == _marks(army),
+                sunlight="sunlight" in (b["effects"] + " " + b["terrain"]).lower(),
+            )
+            after, said = br.cleanup(ended, frightened)
             lines += [f"{army['name']}: {x}" for x in said]
             d = _diff(s.armies.armies[aid], after)
             if d:
@@ -1477,6 +1690,11 @@ def _apply(state: Any, changes: dict) -> None:
             army.update(deepcopy(ch))
 
 
+def _marks(army: dict) -> list:
+    """The army's units' wounds and routs, to tell whether it was harmed this round (P-BAT-7, Harpies)."""
+    return [[u["wounds"], bool(u["routed"])] for u in army["units"]]
+
+
 def _advance_rolls(state: Any, rolls: list) -> None:
     if rolls:
         state.next_roll = max(r["roll_no"] for r in rolls) + 1
@@ -1670,6 +1888,7 @@ class CastBattleSpell(Command):
     power_id: str
     spell_id: str | None = None
     target: str | None = None
+    pay: list[str] | None = None  # the mana paid (P-MAG-2); none: in kind, the generic part from the most plentiful
 
 
 @dataclass(frozen=True)
@@ -1683,6 +1902,11 @@ class GiveCommand(Command):
     target: str | None = None
     goal: str | None = None
     special: str | None = None  # a special command's name (command "special"), once per battle
+    options: list[str] = field(default_factory=list)  # needler, slayer, axes, hammers (P-BAT-2)
+    damage: str | None = None  # a damage type the army's keywords allow this attack (P-BAT-5)
+    allocation: list[int] | None = None  # Bloodlust: the target's unit indexes, one a wound (P-BAT-6)
+    restore: int = 0  # Shieldbearers: momentum spent to restore twice as much armor (P-BAT-3)
+    pass_to: str | None = None  # Supports: an ally on the field the army passes a momentum to (P-BAT-7)
 
 
 @dataclass(frozen=True)
@@ -1785,7 +2009,14 @@ def _deploy(game: Any, cmd: DeployArmies, ctx: Context) -> dict:
 def _spell(game: Any, cmd: CastBattleSpell, ctx: Context) -> dict:
     _seat(game, ctx, cmd.power_id)
     game.cast_battle_spell(
-        cmd.battle_id, cmd.power_id, cmd.spell_id, cmd.target, now=ctx.now, roller=ctx.roller(game), actor=ctx.principal
+        cmd.battle_id,
+        cmd.power_id,
+        cmd.spell_id,
+        cmd.target,
+        now=ctx.now,
+        roller=ctx.roller(game),
+        actor=ctx.principal,
+        pay=list(cmd.pay) if cmd.pay is not None else None,
     )
     return _window_of(game, cmd.battle_id)
 
@@ -1803,6 +2034,11 @@ def _command(game: Any, cmd: GiveCommand, ctx: Context) -> dict:
         roller=ctx.roller(game),
         actor=ctx.principal,
         special=cmd.special,
+        options=list(cmd.options),
+        damage=cmd.damage,
+        allocation=list(cmd.allocation) if cmd.allocation is not None else None,
+        restore=cmd.restore,
+        pass_to=cmd.pass_to,
     )
     return {**out, **_window_of(game, cmd.battle_id)}
 

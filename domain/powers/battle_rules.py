@@ -48,6 +48,7 @@ STEPS = ("deployment", "spellcasting", "commands", "goals", "cleanup")  # P.1.3 
 # P-BAT-8 [003:634]-[003:635]: thresholds per side (P-AMB-13: stored per side as data, never parsed from "a/b").
 BASE_GOALS = {"initiative": (3, 3), "advance": (2, 2)}
 COMMANDS = ("slay", "hold", "charge", "rest")  # P-BAT-3 [003:585]-[003:588] (+ specials, once per battle)
+ATTACK_OPTIONS = ("needler", "slayer", "axes", "hammers")  # P-BAT-2 the attacker's choices ([003:695]-[003:727])
 ATTACK_COMMANDS = ("slay", "charge", "attack")  # "attack": a basic attack outside a command (Pikes, P-EX-5)
 
 # P-BAT-1 / [003:810]-[003:817]: which statuses add or remove dice on which checks.

@@ -1565,8 +1565,9 @@ USAGE |= {
     "setup": "setup <army>[, <army>] [goals <goal>[, <goal>]] [reinforcements <army>, ...] [reveal <asset>, ...] "
     "[champion]",
     "deploy": "deploy <army>[, <army>] | deploy none",
-    "spell": "spell <spell> [on <army>] | spell none",
-    "command": "command <army> slay|hold|charge|rest [target] [goal]; command <army> special <name>",
+    "spell": "spell <spell> [on <army>] [pay <mana>, ...] | spell none",
+    "command": "command <army> slay|hold|charge|rest [target] [goal] [with <option>, ...] [damage <type>] "
+    "[allocate <unit>, ...] [restore <momentum>] [pass <army>]; command <army> special <name>",
     "surrender": "surrender offer <terms> | surrender pass | surrender accept | surrender decline",
     "retreat": "retreat <army>[, <army>] | retreat none | retreat rout <army> <unit>[, <unit>]",
 }
@@ -1604,10 +1605,13 @@ def _battle_line(verb: str, rest: str, number: int, errors: list[LineError]) -> 
     if verb == "spell" and words:
         if sub == "none":
             return {"spell": None, "target": None}
-        m = re.match(r"^(?P<spell>\S+)(?:\s+on\s+(?P<target>\S+))?$", rest, re.IGNORECASE)
-        return {"spell": m.group("spell"), "target": m.group("target")} if m else None
-    if verb == "command" and 2 <= len(words) <= 4:
-        return {"army": words[0], "command": words[1].lower(), "more": words[2:]}
+        m = re.match(r"^(?P<spell>\S+)(?:\s+on\s+(?P<target>\S+))?(?:\s+pay\s+(?P<pay>.+))?$", rest, re.IGNORECASE)
+        if not m:
+            return None
+        out = {"spell": m.group("spell"), "target": m.group("target")}
+        return {**out, "pay": items(m.group("pay").replace(" ", ","))} if m.group("pay") else out
+    if verb == "command" and len(words) >= 2:
+        return _command_line(words, number, errors)
     if verb == "surrender" and sub in ("pass", "accept", "decline") and len(words) == 1:
         return {"how": sub}
     if verb == "surrender" and sub == "offer" and len(words) > 1:
@@ -1621,6 +1625,42 @@ def _battle_line(verb: str, rest: str, number: int, errors: list[LineError]) -> 
     if verb == "retreat" and words:
         return {"retreat": [] if sub == "none" else items(rest), "routs": {}}
     return None
+
+
+COMMAND_CLAUSES = ("with", "damage", "allocate", "restore", "pass")
+
+
+def _command_line(words: list[str], number: int, errors: list[LineError]) -> dict | None:
+    """``command <army> <command> [target] [goal]`` and its clauses: ``with`` attack options (P-BAT-2), ``damage``
+    a type (P-BAT-5), ``allocate`` Bloodlust's units (P-BAT-6), ``restore`` Shieldbearers' momentum (P-BAT-3),
+    ``pass`` Supports' momentum to an ally (P-BAT-7)."""
+    at = [i for i, w in enumerate(words) if i >= 2 and w.lower() in COMMAND_CLAUSES]
+    base = words[: at[0]] if at else words
+    if not 2 <= len(base) <= 4:
+        return None
+    out: dict[str, Any] = {"army": base[0], "command": base[1].lower(), "more": base[2:]}
+    for k, i in enumerate(at):
+        key = words[i].lower()
+        value = " ".join(words[i + 1 : at[k + 1] if k + 1 < len(at) else len(words)])
+        if not value or key in out:
+            return None
+        if key == "with":
+            out["options"] = [o.lower() for o in items(value)]
+        elif key == "allocate":
+            units = [whole(u, number, errors, "a unit") for u in items(value)]
+            if any(u is None for u in units):
+                return None
+            out["allocation"] = units
+        elif key == "restore":
+            n = whole(value, number, errors, "momentum")
+            if n is None:
+                return None
+            out["restore"] = n
+        elif " " in value:
+            return None
+        else:
+            out[key] = value.lower() if key == "damage" else value
+    return out
 
 
 def _my_battle(game: Any, me: str) -> dict:
@@ -1659,7 +1699,7 @@ def _battle_command(game: Any, me: str, cmd: Command) -> Any:
         return battle.DeployArmies(bid, me, [_army(game, me, x) for x in a["armies"]])
     if verb == "spell":
         target = _battle_army(game, b, a["target"]) if a["target"] else None
-        return battle.CastBattleSpell(bid, me, a["spell"], target)
+        return battle.CastBattleSpell(bid, me, a["spell"], target, pay=a.get("pay"))
     if verb == "command":
         more = list(a["more"])
         target = goal = None
@@ -1671,7 +1711,20 @@ def _battle_command(game: Any, me: str, cmd: Command) -> Any:
         if more:
             raise RuleViolation(f"usage: {USAGE['command']}", field="command")
         army = _army(game, me, a["army"])
-        return battle.GiveCommand(bid, me, army, a["command"], target, goal, special=special)
+        return battle.GiveCommand(
+            bid,
+            me,
+            army,
+            a["command"],
+            target,
+            goal,
+            special=special,
+            options=list(a.get("options", [])),
+            damage=a.get("damage"),
+            allocation=a.get("allocation"),
+            restore=a.get("restore", 0),
+            pass_to=_battle_army(game, b, a["pass"]) if a.get("pass") else None,
+        )
     if verb == "surrender":
         if a["how"] in ("accept", "decline"):
             return battle.AnswerTerms(bid, me, a["how"] == "accept")

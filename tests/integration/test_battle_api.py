@@ -66,6 +66,10 @@ def setup_game(api):
             block=BLOCK,
         )
     command(api, game, gm, "TeachSpell", power_id="north", spell_id="fireball")
+    # the mana for the battle's Fireball (2FF, P-MAG-2): storage to hold it (P-MAG-1), then the mana
+    command(api, game, gm, "GrantMagicPerk", power_id="north", perk="excellent_personal_magic")
+    command(api, game, gm, "GrantMana", power_id="north", element="F", amount=3)
+    command(api, game, gm, "GrantMana", power_id="north", element="A", amount=1)
     r = api.post(
         f"/games/{game}/powers/north/assets",
         json={"name": "Spy in the ford", "cls": "agent", "rank": 2},

@@ -25,6 +25,10 @@ def _table():
     for aid, power, where, units in ARMIES:
         games.run(gm, gid, armies.PlaceArmy(aid, aid.upper(), where, units, power, block=BLOCK))
     games.run(gm, gid, magic.TeachSpell("north", "fireball"))
+    # the mana for the battle's Fireball (2FF, P-MAG-2): storage to hold it (P-MAG-1), then the mana
+    games.run(gm, gid, magic.GrantMagicPerk("north", "excellent_personal_magic"))
+    games.run(gm, gid, magic.GrantMana("north", "F", 3))
+    games.run(gm, gid, magic.GrantMana("north", "A", 1))
     games.grant_asset(gid, "gm", "north", "Spy in the ford", "agent", 2, asset_id="spy")
     for _ in range(3):
         games.advance(gid, "gm")
@@ -89,6 +93,30 @@ def test_the_battle_lines_parse_into_their_fields():
     assert rout == {"retreat": [], "routs": {"n1": [0, 2]}}
     bad = parse_turn("command n1\nsurrender maybe\nretreat rout n1 x", seat="north")
     assert [e.line for e in bad.errors] == [1, 2, 3]
+
+
+def test_P_BAT_2_a_command_line_carries_the_players_attack_choices():
+    """P-BAT-2 options, P-BAT-5 damage, P-BAT-6 Bloodlust's allocation, P-BAT-3 Shieldbearers' restore, P-BAT-7
+    Supports' pass: clauses after the command; a clause without its value is the line's error."""
+    turn = parse_turn(
+        "command n1 slay s1 with axes, hammers damage Burn allocate 3, 3\n"
+        "command n2 hold advance restore 1 pass e1\n"
+        "command n1 slay s1 with\n"
+        "spell fireball on s1 pay F, F A E\n",
+        seat="north",
+    )
+    assert [e.line for e in turn.errors] == [3]
+    slay, hold, spell = (c.args for c in turn.commands)
+    assert spell == {"spell": "fireball", "target": "s1", "pay": ["F", "F", "A", "E"]}
+    assert slay == {
+        "army": "n1",
+        "command": "slay",
+        "more": ["s1"],
+        "options": ["axes", "hammers"],
+        "damage": "burn",
+        "allocation": [3, 3],
+    }
+    assert hold == {"army": "n2", "command": "hold", "more": ["advance"], "restore": 1, "pass": "e1"}
 
 
 def test_the_scripted_battle_plays_seven_rounds_by_mail():
