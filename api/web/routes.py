@@ -674,7 +674,7 @@ def audit_page(
     choices = {
         "power": [(pid, name) for pid, name in names.items() if pid != GM],
         "actor": [*names.items(), ("system", "the service")],
-        "type": [(t, words_of.words(t)) for t in projector.event_types(key)],
+        "type": [(t, words_of.words(t)) for t in _event_kinds(game)],
         "phase": [  # each phase once, even if a rollback began it again
             (name, words_of.phase_title(game.ruleset, name))
             for name in dict.fromkeys(["setup", *(p["phase"] for p in games.recent_phases(game_id, BOARD_PHASES))])
@@ -747,6 +747,19 @@ def audit_page(
             "now": datetime.now(timezone.utc),
         },
     )
+
+
+def _event_kinds(game: Any) -> list[str]:
+    """Every kind of event the game's aggregate can record, sorted: known from its classes, so the audit's
+    choices cost nothing however long the game is (a DISTINCT over the audit grew with the history)."""
+    base = type(game).Event
+    kinds = {
+        name
+        for klass in type(game).__mro__
+        for name, value in vars(klass).items()
+        if isinstance(value, type) and issubclass(value, base) and name not in ("Event", "Created")
+    }
+    return sorted(kinds)
 
 
 def _choice(value: str | None, choices: list[tuple[str, str]]) -> str | None:
