@@ -150,6 +150,7 @@ def test_destructive_actions_ask_first_without_javascript_and_a_rollback_is_anno
     gm.get_by_role("button", name="End the month").click()
     assert step() == "planning" and games.get_game(gid, for_update=False).state.month == 2
 
+    gm.get_by_role("link", name="History").click()  # the console's tabs (issue 17): rollback is under History
     rb = gm.locator("#rb-phase")
     offered = rb.locator("option").all_inner_texts()
     assert offered[0] == "Season 1: Tidings"
@@ -159,6 +160,7 @@ def test_destructive_actions_ask_first_without_javascript_and_a_rollback_is_anno
     gm.get_by_role("button", name="Fork", exact=True).click()
     assert "Fork a sandbox game from" in gm.content()
     gm.get_by_role("link", name="No, go back").click()
+    gm.get_by_role("link", name="History").click()
     gm.locator("#rb-phase").select_option(label="Season 1, month 1: Planning")
     gm.locator("#rb-reason").fill("Gondor's beacon was lost in the post")
     gm.get_by_role("button", name="Roll back", exact=True).click()
@@ -224,6 +226,7 @@ def test_every_new_link_stays_listed_with_copy_until_dismissed_and_fits_a_phone(
     games = app.state.games
     gid, gm_token, _ = games.create_game("Links", "GM", "UTC")
     gm = signed_in(browser, base, gid, gm_token, width=360)
+    gm.get_by_role("link", name="Powers and links").click()  # the console's tabs (issue 17)
     for name, kind in (("Gandalf", "champion:wizard"), ("Rangers", "conspiracy:circle"), ("Gondor", "city:sovereign")):
         gm.locator("#pname").fill(name)
         gm.locator("#pkind").select_option(kind)
