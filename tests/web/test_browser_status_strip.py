@@ -49,6 +49,7 @@ def test_the_strip_says_whose_move_it_is_the_deadline_and_who_is_ready(server, b
     assert "Season 1: Tidings" in text and "Season 1, month 1: Planning" in text
     assert gondor.locator('#status-strip .steps li[aria-current="step"]').inner_text().startswith("Planning")
     assert seat_words(gondor) == {"You (Gondor)": "4 actions left"}
+    assert gondor.evaluate("document.documentElement.scrollWidth") <= width  # nothing overflows a phone
     assert violations(gondor) == []
     shot(gondor, f"strip17-01-must-act-{width}")
 
