@@ -144,3 +144,32 @@ def test_another_players_readiness_appears_without_a_reload(server, browser):  #
     assert rangers.evaluate("window.notReloaded") is True
     assert seat_words(rangers) == {"You (Rangers)": "4 actions left"} and "Gandalf" not in strip(rangers)
     shot(rangers, "strip17-09-live-player-phone")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_lodge_board_shows_the_strip_and_another_mages_pass_appears_live(server, browser, width):  # noqa: F811
+    """The Lodge's board carries the same strip (one platform partial): Ann reads "Your move." and Bob "still
+    acting"; when Bob passes (public, L.4), Ann's strip says so without a reload. axe finds nothing."""
+    from api.service import Caller, new_token
+    from domain.lodge.ruleset import AddMage, BeginGame, Pass
+    from domain.platform.commands import ReissueLink
+
+    base, app = server
+    games = app.state.games
+    gid, _, _ = games.create_game("Lodge", ruleset="lodge")
+    gm = Caller.of("gm")
+    games.run_many(gm, gid, [AddMage("ann", "Ann", "red"), AddMage("bob", "Bob", "blue"), BeginGame()])
+    token, token_hash = new_token()
+    games.run(gm, gid, ReissueLink("ann", token_hash))
+    ann = page_of(browser, base, gid, token, width)
+    ann.evaluate("window.notReloaded = true")
+    assert "Your move." in strip(ann) and "Turn 1: Prepare" in strip(ann)
+    assert seat_words(ann) == {"You": "still acting", "Bob": "still acting"}
+    assert violations(ann) == []
+    assert ann.evaluate("document.documentElement.scrollWidth") <= width
+    games.run(Caller.of("bob"), gid, Pass("bob"))
+    ann.wait_for_function(
+        "() => document.querySelector('#status-strip').innerText.includes('Bob: passed')", timeout=30000
+    )
+    assert ann.evaluate("window.notReloaded") is True
+    shot(ann, f"strip17-10-lodge-live-{width}")
