@@ -224,12 +224,13 @@ def kept_links(request: Request, game_id: str) -> dict[str, dict[str, str]]:
     return kept.get(game_id, {})
 
 
-def rollback_banner(projector: Any, key: str, ruleset: Any, phases: list[dict]) -> dict | None:
-    """The latest rollback, while no phase has begun since it (every board shows it with its reason)."""
-    latest = projector.latest_of_type(key, "GameRolledBack", 1)
-    if not latest:
+def rollback_banner(projector: Any, key: str, ruleset: Any, phases: list[dict], rolled: Any = "unread") -> dict | None:
+    """The latest rollback, while no phase has begun since it (every board shows it with its reason). ``rolled``:
+    the latest rollback (or None, there is none), when the caller has read it already (``latest_rollback``)."""
+    if rolled == "unread":
+        rolled = latest_rollback(projector, key)
+    if rolled is None:
         return None
-    rolled = latest[0]
     if phases and phases[-1]["version"] > rolled["from_version"]:
         return None  # a phase began after the rollback: the table has moved on
     to = [p for p in phases if p["version"] == rolled["to_version"]]
@@ -439,13 +440,12 @@ def board(request: Request, game_id: str, phase: str | None = None, at: str | No
         context["view"] = games.view(game_id, me)
     projector = request.app.state.projector
     key = str(game.id)
-    context["rollback_banner"] = None if phase else rollback_banner(projector, key, ruleset, phases)
+    rolled = latest_rollback(projector, key)  # read once: the banner and the strip's timeline both need it
+    context["rollback_banner"] = None if phase else rollback_banner(projector, key, ruleset, phases, rolled)
     before = _int(request.query_params.get("before"))
     events = feed_page(projector, game, me, zone, before=before, up_to=up_to)
     context["feed"] = events[:BOARD_FEED]
-    context["strip"] = status_strip(
-        game, me, context["view"], zone, phases, latest_rollback(projector, key), past=phase is not None
-    )
+    context["strip"] = status_strip(game, me, context["view"], zone, phases, rolled, past=phase is not None)
     # The strip polls for itself (and the feed's first page) only on the board as it is now (issue 17).
     context["strip_live"] = None if phase else ("?feed=1" if before is None else "")
     keep = {"phase": phase, "at": at} if phase else {}
