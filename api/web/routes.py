@@ -267,7 +267,7 @@ def feed_page(
 
 
 def confirm_first(
-    request: Request, game_id: str, f: dict[str, Any], question: str, detail: str, button: str
+    request: Request, game_id: str, f: dict[str, Any], question: str, detail: str, button: str, anchor: str = ""
 ) -> Response | None:
     """A destructive form asks once more on a page of its own (no JavaScript needed): None once the form
     carries ``confirm=yes``, else the page that posts it again, with every field it had, and that answer."""
@@ -289,6 +289,7 @@ def confirm_first(
             "question": question,
             "detail": detail,
             "button": button,
+            "anchor": anchor,  # "No, go back" returns to the form (and so to its tab of the console)
         },
     )
 
@@ -604,6 +605,7 @@ def _close(request, games, game_id, caller, f):
         f"Close {window or 'this window'} now?",
         "Nobody can act in it once it is closed, even before its deadline.",
         "Yes, close it now",
+        "windows",
     )
     if ask is not None:
         return ask
@@ -643,6 +645,7 @@ def _rollback(request, games, game_id, caller, f):
         "Everything after it is undone for every player (the audit keeps it, marked superseded); every board "
         f"shows your reason until the next phase: “{f.get('reason', '')}”.",
         "Yes, roll back",
+        "rewind",
     )
     if ask is not None:
         return ask
@@ -665,6 +668,7 @@ def _fork(request, games, game_id, caller, f):
         f"Fork a sandbox game from {words_of.phase_title(ruleset, f.get('phase') or '') or 'this phase'}?",
         "A new game is made from this one's history up to that phase; this game goes on unchanged.",
         "Yes, fork",
+        "rewind",
     )
     if ask is not None:
         return ask

@@ -159,8 +159,7 @@ def test_destructive_actions_ask_first_without_javascript_and_a_rollback_is_anno
     gm.locator("#fk-name").fill("Sandbox")
     gm.get_by_role("button", name="Fork", exact=True).click()
     assert "Fork a sandbox game from" in gm.content()
-    gm.get_by_role("link", name="No, go back").click()
-    gm.get_by_role("link", name="History").click()
+    gm.get_by_role("link", name="No, go back").click()  # back to the form, in the History tab
     gm.locator("#rb-phase").select_option(label="Season 1, month 1: Planning")
     gm.locator("#rb-reason").fill("Gondor's beacon was lost in the post")
     gm.get_by_role("button", name="Roll back", exact=True).click()
