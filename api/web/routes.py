@@ -25,6 +25,7 @@ from api import rulesets
 from api.mail_intake import reply_address
 from api.security import CsrfRefused, check_csrf, check_origin, site_base, web_session
 from api.service import Caller, Games, Receipt, hash_token, new_token
+from api.web.status import status_strip
 from domain.errors import DomainError, Unauthorized
 from domain.ids import GM
 from domain.platform import feed as words_of
@@ -223,12 +224,13 @@ def kept_links(request: Request, game_id: str) -> dict[str, dict[str, str]]:
     return kept.get(game_id, {})
 
 
-def rollback_banner(projector: Any, key: str, ruleset: Any, phases: list[dict]) -> dict | None:
-    """The latest rollback, while no phase has begun since it (every board shows it with its reason)."""
-    latest = projector.latest_of_type(key, "GameRolledBack", 1)
-    if not latest:
+def rollback_banner(projector: Any, key: str, ruleset: Any, phases: list[dict], rolled: Any = "unread") -> dict | None:
+    """The latest rollback, while no phase has begun since it (every board shows it with its reason). ``rolled``:
+    the latest rollback (or None, there is none), when the caller has read it already (``latest_rollback``)."""
+    if rolled == "unread":
+        rolled = latest_rollback(projector, key)
+    if rolled is None:
         return None
-    rolled = latest[0]
     if phases and phases[-1]["version"] > rolled["from_version"]:
         return None  # a phase began after the rollback: the table has moved on
     to = [p for p in phases if p["version"] == rolled["to_version"]]
@@ -238,8 +240,34 @@ def rollback_banner(projector: Any, key: str, ruleset: Any, phases: list[dict]) 
     }
 
 
+def latest_rollback(projector: Any, key: str) -> dict | None:
+    """The game's latest rollback (its from and to versions), if any."""
+    latest = projector.latest_of_type(key, "GameRolledBack", 1)
+    return latest[0] if latest else None
+
+
+def feed_page(
+    projector: Any, game: Any, me: str, zone: ZoneInfo, before: int | None = None, up_to: int | None = None
+) -> list[dict]:
+    """A page of the viewer's feed, newest first, in words and in their zone: ``BOARD_FEED`` events and one
+    more (which says an older page exists). From the viewer's own timeline: what their board shows."""
+    events = projector.timeline(
+        str(game.id), me, limit=BOARD_FEED + 1, newest_first=True, before=before, up_to_version=up_to
+    )
+    names = seat_names(game)
+    return [
+        dict(
+            e,
+            local=local_time(e["at"], zone),
+            text=words_of.describe_event(game.ruleset, e["type"], e["data"], names),
+            by=words_of.who(e["actor"], names),
+        )
+        for e in events
+    ]
+
+
 def confirm_first(
-    request: Request, game_id: str, f: dict[str, Any], question: str, detail: str, button: str
+    request: Request, game_id: str, f: dict[str, Any], question: str, detail: str, button: str, anchor: str = ""
 ) -> Response | None:
     """A destructive form asks once more on a page of its own (no JavaScript needed): None once the form
     carries ``confirm=yes``, else the page that posts it again, with every field it had, and that answer."""
@@ -261,6 +289,7 @@ def confirm_first(
             "question": question,
             "detail": detail,
             "button": button,
+            "anchor": anchor,  # "No, go back" returns to the form (and so to its tab of the console)
         },
     )
 
@@ -412,19 +441,14 @@ def board(request: Request, game_id: str, phase: str | None = None, at: str | No
         context["view"] = games.view(game_id, me)
     projector = request.app.state.projector
     key = str(game.id)
-    context["rollback_banner"] = None if phase else rollback_banner(projector, key, ruleset, phases)
+    rolled = latest_rollback(projector, key)  # read once: the banner and the strip's timeline both need it
+    context["rollback_banner"] = None if phase else rollback_banner(projector, key, ruleset, phases, rolled)
     before = _int(request.query_params.get("before"))
-    events = projector.timeline(key, me, limit=BOARD_FEED + 1, newest_first=True, before=before, up_to_version=up_to)
-    names = seat_names(game)
-    context["feed"] = [
-        dict(
-            e,
-            local=local_time(e["at"], zone),
-            text=words_of.describe_event(ruleset, e["type"], e["data"], names),
-            by=words_of.who(e["actor"], names),
-        )
-        for e in events[:BOARD_FEED]
-    ]
+    events = feed_page(projector, game, me, zone, before=before, up_to=up_to)
+    context["feed"] = events[:BOARD_FEED]
+    context["strip"] = status_strip(game, me, context["view"], zone, phases, rolled, past=phase is not None)
+    # The strip polls for itself (and the feed's first page) only on the board as it is now (issue 17).
+    context["strip_live"] = None if phase else ("?feed=1" if before is None else "")
     keep = {"phase": phase, "at": at} if phase else {}
     keep = {k: v for k, v in keep.items() if v}
     top = context["feed"][0]["seq"] if context["feed"] else None
@@ -445,6 +469,43 @@ def board(request: Request, game_id: str, phase: str | None = None, at: str | No
             {"title": "No board here", "text": "This game's ruleset has no pages yet; play it through the JSON API."},
         )
     return pages.board(request, key, context)
+
+
+@router.get("/play/{game_id}/live", response_class=HTMLResponse)
+def live(request: Request, game_id: str, feed: str | None = None) -> Response:
+    """The status strip again (and with ``feed=1`` the feed's first page, swapped in by htmx out of band): what
+    a board polls every few seconds (issue 17). Drawn from the same view, phases and timeline as the board, for
+    the same viewer, so it carries nothing that viewer's board would not."""
+    games = games_of(request)
+    try:
+        me = who(request, game_id)
+    except (Unauthorized, DomainError):
+        return PlainTextResponse("sign in first", status_code=401)
+    game = games.get_game(game_id, for_update=False)
+    projector = request.app.state.projector
+    key = str(game.id)
+    zone = ZoneInfo(games.timezone_for(game_id, me))
+    view = games.view(game_id, me)
+    phases = games.recent_phases(game_id, BOARD_PHASES)
+    context: dict[str, Any] = {
+        "game_id": game_id,
+        "me": me,
+        "strip": status_strip(game, me, view, zone, phases, latest_rollback(projector, key)),
+        "strip_live": "?feed=1" if feed else "",
+        "phase": None,
+        "zone": zone.key,
+    }
+    if feed:
+        events = feed_page(projector, game, me, zone)
+        context.update(
+            feed=events[:BOARD_FEED],
+            feed_oob=True,
+            feed_heading="Everything" if me == GM else "My feed",
+            feed_pages={
+                "older": urlencode({"before": events[BOARD_FEED - 1]["seq"]}) if len(events) > BOARD_FEED else None
+            },
+        )
+    return templates.TemplateResponse(request, "live.html", context, headers={"Cache-Control": "no-store"})
 
 
 @router.post("/play/{game_id}/{command}")
@@ -547,6 +608,7 @@ def _close(request, games, game_id, caller, f):
         f"Close {window or 'this window'} now?",
         "Nobody can act in it once it is closed, even before its deadline.",
         "Yes, close it now",
+        "windows",
     )
     if ask is not None:
         return ask
@@ -586,6 +648,7 @@ def _rollback(request, games, game_id, caller, f):
         "Everything after it is undone for every player (the audit keeps it, marked superseded); every board "
         f"shows your reason until the next phase: “{f.get('reason', '')}”.",
         "Yes, roll back",
+        "rewind",
     )
     if ask is not None:
         return ask
@@ -608,6 +671,7 @@ def _fork(request, games, game_id, caller, f):
         f"Fork a sandbox game from {words_of.phase_title(ruleset, f.get('phase') or '') or 'this phase'}?",
         "A new game is made from this one's history up to that phase; this game goes on unchanged.",
         "Yes, fork",
+        "rewind",
     )
     if ask is not None:
         return ask

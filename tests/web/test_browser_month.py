@@ -89,6 +89,7 @@ def test_a_gm_and_three_powers_play_a_month_in_the_browser(server, browser):
     game_id = re.search(r"/play/([0-9a-f-]{36})", gm.url).group(1)
 
     links = {}
+    gm.get_by_role("link", name="Powers and links").click()  # the console's tabs (issue 17)
     for name, kind in (("Gandalf", "champion:wizard"), ("Rangers", "conspiracy:circle"), ("Gondor", "city:sovereign")):
         gm.locator("#pname").fill(name)
         gm.locator("#pkind").select_option(kind)

@@ -152,6 +152,7 @@ def test_destructive_actions_ask_first_without_javascript_and_a_rollback_is_anno
     gm.get_by_role("button", name="End the month").click()
     assert step() == "planning" and games.get_game(gid, for_update=False).state.month == 2
 
+    gm.get_by_role("link", name="History").click()  # the console's tabs (issue 17): rollback is under History
     rb = gm.locator("#rb-phase")
     offered = rb.locator("option").all_inner_texts()
     assert offered[0] == "Season 1: Tidings"
@@ -160,7 +161,7 @@ def test_destructive_actions_ask_first_without_javascript_and_a_rollback_is_anno
     gm.locator("#fk-name").fill("Sandbox")
     gm.get_by_role("button", name="Fork", exact=True).click()
     assert "Fork a sandbox game from" in gm.content()
-    gm.get_by_role("link", name="No, go back").click()
+    gm.get_by_role("link", name="No, go back").click()  # back to the form, in the History tab
     gm.locator("#rb-phase").select_option(label="Season 1, month 1: Planning")
     gm.locator("#rb-reason").fill("Gondor's beacon was lost in the post")
     gm.get_by_role("button", name="Roll back", exact=True).click()
@@ -226,6 +227,7 @@ def test_every_new_link_stays_listed_with_copy_until_dismissed_and_fits_a_phone(
     games = app.state.games
     gid, gm_token, _ = games.create_game("Links", "GM", "UTC")
     gm = signed_in(browser, base, gid, gm_token, width=360)
+    gm.get_by_role("link", name="Powers and links").click()  # the console's tabs (issue 17)
     for name, kind in (("Gandalf", "champion:wizard"), ("Rangers", "conspiracy:circle"), ("Gondor", "city:sovereign")):
         gm.locator("#pname").fill(name)
         gm.locator("#pkind").select_option(kind)
@@ -255,6 +257,7 @@ def test_every_new_link_stays_listed_with_copy_until_dismissed_and_fits_a_phone(
     plain = browser.new_context(java_script_enabled=False, viewport={"width": 360, "height": 800}).new_page()
     plain.goto(f"{base}/signin/{gid}/{gm_token}")
     assert plain.locator("#links").count() == 0  # this browser was shown no links
+    plain.get_by_role("link", name="Powers and links").click()  # the console's tabs work without JavaScript
     plain.locator("#pname").fill("Rohan")
     plain.get_by_role("button", name="Add", exact=True).click()
     field = plain.get_by_label("Sign-in link for Rohan")

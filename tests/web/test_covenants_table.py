@@ -13,7 +13,7 @@ from api.service import Caller, new_token
 from domain.covenants.commands import Discard, Generate
 from domain.platform.commands import ReissueLink
 from projections.settings import Settings
-from tests.covenants.play import Dice, fixed_three, move_all, play_to_a_sealed_bid
+from tests.covenants.play import Dice, fixed_three, move_all, play_to_a_sealed_bid, seat_three
 from tests.integration.helpers import close_app
 
 
@@ -121,4 +121,27 @@ def test_a_card_is_generated_and_discarded_and_a_turn_passed_through_the_tables_
         f"/play/{t.game_id}/pass", data={"csrf": _csrf(other.get(f"/play/{t.game_id}").text)}, follow_redirects=True
     ).text
     assert "Passed." in page and t.turn()[0] != nxt
+    close_app(app)
+
+
+def test_the_status_strip_says_whose_turn_it_is_and_who_comes_next(tmp_path):
+    """Issue 17: the table's strip says "Your move." to the seat at turn only (``waits_on``: a turn's window waits
+    on its seat alone) and "Waiting on others." to the rest, with the turn order (public, A.1.2) and the phase in
+    words; the live fragment says the same."""
+    app = create_app(Settings(data_dir=tmp_path))
+    t = seat_three(app.state.games)
+    first, other = t.turn()[0], t.turn()[-1]
+    words = r'seat-name">([^<]*)</span>: <span class="seat-word">([^<]*)<'
+
+    def strip(seat: str) -> str:
+        html = _signed_in(app, t.game_id, seat).get(f"/play/{t.game_id}").text
+        return re.search(r'<section class="strip.*?</section>', html, re.S).group(0)
+
+    mine, theirs = strip(first), strip(other)
+    assert "Your move." in mine and "Your move." not in theirs and "Waiting on others." in theirs
+    assert "Year 1, spring, cycle 1: Move" in mine and "waiting on you" in mine and "waiting on you" not in theirs
+    covenant = t.view("gm")["covenants"][first]["covenant"]
+    assert (covenant, "at turn") in re.findall(words, theirs) and ("You", "at turn") in re.findall(words, mine)
+    live = _signed_in(app, t.game_id, other).get(f"/play/{t.game_id}/live").text
+    assert re.findall(words, live) == re.findall(words, theirs)
     close_app(app)

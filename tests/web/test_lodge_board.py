@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from api.service import Caller, new_token
+from domain.lodge import ruleset as lr
 from domain.lodge.ruleset import AddMage, AdvancePhase, BeginGame, CastSpell, PhysicalAction, PrepareSpells
 from domain.platform.commands import ReissueLink
 from projections.settings import Settings
@@ -168,3 +169,22 @@ def test_a_target_left_open_on_the_page_is_asked_as_a_list_and_answered_from_it(
     assert r.status_code == 303, r.text
     after = games.get_game(gid, for_update=False).state
     assert after.prompts == {} and after.mages["bob"]["damage"] == []
+
+
+def test_the_status_strip_shows_who_has_passed_to_everyone_and_the_live_fragment_follows(site):
+    """Issue 17: the Lodge's strip says whose move it is and which Mages have passed (``Passed`` is public, L.4);
+    once Bob passes, Ann's live fragment (what her board polls) says so, and it never shows Bob's face-down card."""
+    app, gid, tokens = site
+    ann, html = page(app, gid, tokens["ann"])
+    strip = re.search(r'<section class="strip.*?</section>', html, re.S).group(0)
+    assert "Your move." in strip and "Turn 1: Actions" in strip
+    assert re.findall(r'seat-name">([^<]*)</span>: <span class="seat-word">([^<]*)<', strip) == [
+        ("You", "still acting"),
+        ("Bob", "still acting"),
+    ]
+    app.state.games.run(Caller.of("bob"), gid, lr.Pass("bob"))
+    live = ann.get(f"/play/{gid}/live").text
+    assert ("Bob", "passed") in re.findall(r'seat-name">([^<]*)</span>: <span class="seat-word">([^<]*)<', live)
+    assert "restoration" not in live and 'hx-get="/play/' in live
+    _, bob = page(app, gid, tokens["bob"])
+    assert "Waiting on others." in bob and "Your move." not in bob

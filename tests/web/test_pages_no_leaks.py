@@ -53,6 +53,7 @@ def pages_of(app, game_id: str, token: str) -> str:
     html = client.get(f"/play/{game_id}").text + client.get("/").text
     for phase in ("s1-tidings", "s1m1-planning", "s1m1-resolution", "s1m1-resistance"):
         html += client.get(f"/play/{game_id}?phase={phase}").text
+    html += client.get(f"/play/{game_id}/live?feed=1").text  # the live fragment (issue 17)
     html += client.get(f"/play/{game_id}/audit").text  # refused for players
     return html
 
@@ -141,3 +142,24 @@ def test_the_feed_is_in_words_numbered_by_the_viewer_and_paginated_without_leaks
             assert len(pages) == 2 and "Sov gained the asset ally44 (agent, rank 1)." in pages[0]
             assert "Season 1, month 1: Planning began." in text
             assert "Season 1, month 1: Planning closed: the GM moved the game on." in text
+
+
+def _strip_and_feed(html: str) -> tuple[str, list[str]]:
+    strip = re.search(r'<section class="strip.*?</section>', html, re.S).group(0)
+    return strip, re.findall(r'<li id="event-\d+">.*?</li>', html)
+
+
+def test_the_live_fragment_carries_nothing_the_viewers_board_does_not(site):
+    """Issue 17: what a board polls (``/play/{game}/live``) is that viewer's own strip and feed page, the same as
+    their board's, for every seat; a power's strip names no other power's readiness (P.4); and a
+    browser signed in to no seat gets nothing."""
+    app, m, tokens = site
+    for key, pid in m.powers.items():
+        client = TestClient(app)
+        client.get(f"/signin/{m.game_id}/{tokens[pid]}")
+        board = _strip_and_feed(client.get(f"/play/{m.game_id}").text)
+        live = client.get(f"/play/{m.game_id}/live?feed=1")
+        assert live.status_code == 200 and _strip_and_feed(live.text) == board, key
+        names = re.findall(r'<span class="seat-name">([^<]*)</span>', board[0])
+        assert all(n.startswith("You (") for n in names), (key, names)
+    assert TestClient(app).get(f"/play/{m.game_id}/live?feed=1").status_code == 401

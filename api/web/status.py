@@ -1,0 +1,121 @@
+"""The status strip every board shows (issue 17): a phase timeline, the open deadlines in the viewer's zone,
+"your move" / "waiting on the GM" / "waiting on others", and who has acted or is ready.
+
+One platform function (``status_strip``) feeds one partial (``status_strip.html``) on every ruleset's pages,
+and the live fragment (``GET /play/{game}/live``) draws it again. It reads only what the viewer's own board
+reads: the windows their view lists (a Lodge choice's window is its chooser's), whether an open window waits
+on the viewer (``PlatformGame.waits_on``, about the viewer alone), the phases the game began (public), and
+the seats' progress as the ruleset's ``status`` module words it from the viewer's view (``seats(view, me)``),
+so the strip says nothing the board would not. Who may still act is named only to the GM (the GM sees all,
+P.4); a seat learns only that others still may.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from api import rulesets
+from domain.ids import GM
+from domain.platform import feed as words_of
+
+RECENT = 3  # the phases before the current one the timeline shows
+
+
+def _window_id(w: dict) -> str:
+    return str(w.get("window_id") or w.get("id") or "")
+
+
+def _step_words(name: str) -> str:
+    return name.replace("_", " ").capitalize()
+
+
+def _local(iso: str, zone: ZoneInfo) -> str:
+    moment = datetime.fromisoformat(iso)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(zone).strftime("%a %d %b %Y, %H:%M %Z")
+
+
+def timeline(game: Any, phases: list[dict], rolled: dict | None) -> dict[str, Any]:
+    """The phases in words: the few before the current one, the current one, and the ruleset's steps in
+    order with the current one marked (``steps`` of the ruleset). Phases a rollback undid are left out."""
+    ruleset = game.ruleset
+    if rolled is not None:
+        undone = range(rolled["to_version"] + 1, rolled["from_version"] + 1)
+        phases = [p for p in phases if p["version"] not in undone]
+    current = phases[-1] if phases else {"phase": "setup", "step": "setup"}
+    step = str(current.get("step") or "setup")
+    names = [s.name for s in ruleset.steps]
+    here = names.index(step) if step in names else -1
+    return {
+        "current": words_of.phase_title(ruleset, current["phase"]),
+        "recent": [words_of.phase_title(ruleset, p["phase"]) for p in phases[-RECENT - 1 : -1]],
+        "steps": [
+            {"name": _step_words(n), "state": "current" if i == here else ("done" if i < here else "next")}
+            for i, n in enumerate(names)
+            if n != "setup" or i == here  # once the game has begun, setting up is behind it for good
+        ],
+    }
+
+
+def status_strip(
+    game: Any,
+    me: str,
+    view: dict[str, Any],
+    zone: ZoneInfo,
+    phases: list[dict],
+    rolled: dict | None = None,
+    *,
+    past: bool = False,
+) -> dict[str, Any]:
+    """What the strip shows to ``me``, from their view. ``past``: an earlier phase is shown (no deadline,
+    no "your move": the strip then says only where the game is now)."""
+    ruleset = game.ruleset
+    state = game.state
+    shown = {_window_id(w) for w in view.get("windows", []) if not w.get("closed")}
+    windows = [w for wid, w in state.windows.items() if wid in shown and not w.closed]
+    deadlines = []
+    waits_on_me = False
+    pending: list[str] = []
+    for w in windows:
+        try:
+            mine = me != GM and game.waits_on(w, me)
+            others = game.pending_in(w)
+        except NotImplementedError:
+            mine, others = False, []
+        waits_on_me = waits_on_me or mine
+        pending.extend(p for p in others if p not in pending)
+        iso = w.final_closes_at if me == GM else w.deadline_for(me)
+        deadlines.append(
+            {
+                "what": words_of.phase_title(ruleset, w.kind.split(":")[0]) or w.kind,
+                "iso": iso,
+                "local": _local(iso, zone),
+                "mine": mine,
+            }
+        )
+    deadlines.sort(key=lambda d: d["iso"])
+    names = {pid: getattr(seat, "name", pid) for pid, seat in state.powers.items()}
+    if me == GM:
+        if pending:
+            status = ("others", "Waiting on the players: " + ", ".join(names.get(p, p) for p in pending) + ".")
+        else:
+            status = ("mine", "Your move: no window waits on a player.")
+    elif waits_on_me:
+        status = ("mine", "Your move.")
+    elif windows and pending:
+        status = ("others", "Waiting on others.")
+    else:
+        organiser = "the GM" if ruleset.roles.organiser == GM else "the host"
+        status = ("gm", f"Waiting on {organiser}.")
+    module = rulesets.part(ruleset.name, "status") if ruleset.name in rulesets.API_PACKAGES else None
+    seats = module.seats(view, me) if module is not None and hasattr(module, "seats") else []
+    return {
+        "timeline": timeline(game, phases, rolled),
+        "deadlines": [] if past else deadlines,
+        "status": ("past", "You are looking at an earlier phase.") if past else status,
+        "seats": [] if past else seats,
+        "zone": zone.key,
+    }
