@@ -106,7 +106,7 @@ def test_every_powers_page_state_has_no_axe_violation_at_1280_and_360(server, br
     check(gm, "console-earlier-phase", found)
     gm.goto(f"{base}/play/{gid}/audit")
     check(gm, "audit", found)
-    gm.goto(f"{base}/play/{gid}")
+    gm.goto(f"{base}/play/{gid}#tab-history")  # fork and roll back sit in the console's History tab
     gm.locator("#fk-name").fill("Sandbox")
     gm.get_by_role("button", name="Fork", exact=True).click()
     assert "Fork a sandbox game from" in gm.content()
