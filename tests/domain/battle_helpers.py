@@ -50,3 +50,21 @@ def order_for(g: Game, battle_id: str, power: str, round_no: int) -> dict:
         return {"army_id": army, "command": "slay", "target": enemies[0]}
     goal = "advance" if len(mine) % 2 else "initiative"
     return {"army_id": army, "command": "hold", "goal": goal}
+
+
+def plain_setup(g: Game, power: str, armies: list[str], roller, now=NOW, battle_id: str = "b1") -> None:
+    """A power's setup with its armies in order and nothing else: no goals of its own, standing orders,
+    assets, champion or reinforcements."""
+    g.submit_battle_setup(
+        battle_id,
+        power,
+        goals=[],
+        armies=armies,
+        standing={},
+        assets=[],
+        champion=False,
+        reinforcements=[],
+        now=now,
+        roller=roller,
+        actor=power,
+    )

@@ -11,7 +11,7 @@ from domain.dice import SeededRoller
 from domain.errors import RuleViolation
 from domain.powers.battle import battle_report, battle_view
 from domain.powers.views import board_view
-from tests.domain.battle_helpers import HEX, battle_game, order_for
+from tests.domain.battle_helpers import HEX, battle_game, order_for, plain_setup
 from tests.domain.helpers import NOW, SEED
 from tests.domain.test_replay import replay
 from tests.domain.world_helpers import names
@@ -37,32 +37,8 @@ def setup_all(g, now=NOW):
         roller=ROLLER,
         actor="north",
     )
-    g.submit_battle_setup(
-        "b1",
-        "east",
-        goals=[],
-        armies=["e1"],
-        standing={},
-        assets=[],
-        champion=False,
-        reinforcements=[],
-        now=now,
-        roller=ROLLER,
-        actor="east",
-    )
-    g.submit_battle_setup(
-        "b1",
-        "south",
-        goals=[],
-        armies=["s1", "s2", "s3"],
-        standing={},
-        assets=[],
-        champion=False,
-        reinforcements=[],
-        now=now,
-        roller=ROLLER,
-        actor="south",
-    )
+    plain_setup(g, "east", ["e1"], ROLLER, now=now)
+    plain_setup(g, "south", ["s1", "s2", "s3"], ROLLER, now=now)
 
 
 def pass_step(g, b, now=NOW):
@@ -341,19 +317,7 @@ def test_p_bat_11_a_demon_deployed_at_the_start_makes_opposed_mortal_armies_chec
             return [1] * count
 
     for p, armies in (("north", ["d1"]), ("south", ["s1", "s2", "s3"])):
-        g.submit_battle_setup(
-            "b1",
-            p,
-            goals=[],
-            armies=armies,
-            standing={},
-            assets=[],
-            champion=False,
-            reinforcements=[],
-            now=NOW,
-            roller=Ones(),
-            actor=p,
-        )
+        plain_setup(g, p, armies, Ones())
     deployed = [e for e in g._pending_events if type(e).__name__ == "BattleDeployed"]
     assert len(deployed) == 1
     assert [r["what"] for r in deployed[0].rolls] == [f"deployment morale of {a}" for a in ("s1", "s2", "s3")]
@@ -497,19 +461,7 @@ def test_gm_8_a_power_the_battle_waits_for_may_ask_for_more_time_and_keeps_its_w
     w = g.open_window("battle")
     g.request_extension("south", w.id, 12, "r1", now=NOW)
     g.grant_extension("r1", now=NOW)
-    g.submit_battle_setup(
-        "b1",
-        "north",
-        goals=[],
-        armies=["n1"],
-        standing={},
-        assets=[],
-        champion=False,
-        reinforcements=[],
-        now=NOW,
-        roller=ROLLER,
-        actor="north",
-    )
+    plain_setup(g, "north", ["n1"], ROLLER)
     with pytest.raises(RuleViolation) as err:
         g.request_extension("north", w.id, 12, "r2", now=NOW)
     assert err.value.rule == "GM-8"
@@ -517,19 +469,7 @@ def test_gm_8_a_power_the_battle_waits_for_may_ask_for_more_time_and_keeps_its_w
     with pytest.raises(RuleViolation):
         g.close_window(w.id, now=late, roller=ROLLER)  # south's extension runs to 36 hours
     assert g.battle("b1")["step"] == "setup"
-    g.submit_battle_setup(
-        "b1",
-        "south",
-        goals=[],
-        armies=["s1"],
-        standing={},
-        assets=[],
-        champion=False,
-        reinforcements=[],
-        now=late,
-        roller=ROLLER,
-        actor="south",
-    )
+    plain_setup(g, "south", ["s1"], ROLLER, now=late)
     assert g.battle("b1")["step"] == "setup" and g.battle_pending(g.battle("b1")) == ["east"]
     g.close_window(w.id, now=NOW + timedelta(hours=37), roller=ROLLER)
     assert g.battle("b1")["sides"]["A"]["order"] == ["n1", "e1"]  # east's default: its armies in the hex
@@ -545,19 +485,7 @@ def test_p_bat_7_ancestry_momentum_triggers_fire_in_the_flow():
     g.declare_battle("b1", HEX, "north", ["south"], now=NOW, actor="north")
     roll = MaxRoller()
     for p, armies in (("north", ["dk"]), ("south", ["s1"])):
-        g.submit_battle_setup(
-            "b1",
-            p,
-            goals=[],
-            armies=armies,
-            standing={},
-            assets=[],
-            champion=False,
-            reinforcements=[],
-            now=NOW,
-            roller=roll,
-            actor=p,
-        )
+        plain_setup(g, p, armies, roll)
     b = g.battle("b1")
     while b["step"] != "commands":
         pass_step(g, b)

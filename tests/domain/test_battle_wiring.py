@@ -9,7 +9,7 @@ import pytest
 from domain.errors import RuleViolation
 from domain.powers import battle_rules as br
 from domain.powers.battle import battle_report
-from tests.domain.battle_helpers import HEX, battle_game
+from tests.domain.battle_helpers import HEX, battle_game, plain_setup
 from tests.domain.helpers import NOW
 from tests.domain.test_conformance_armies import block
 from tests.domain.test_replay import replay
@@ -36,19 +36,7 @@ def fight(north: dict, south: dict, *, n_units: int = 3, s_units: int = 4, g=Non
     g.place_army("y", "Y", HEX, s_units, controller="south", block=sturdy(**south))
     g.declare_battle("b1", HEX, "north", ["south"], now=NOW, actor="north")
     for p, armies in (("north", ["x"]), ("south", ["y"])):
-        g.submit_battle_setup(
-            "b1",
-            p,
-            goals=[],
-            armies=armies,
-            standing={},
-            assets=[],
-            champion=False,
-            reinforcements=[],
-            now=NOW,
-            roller=ROLL,
-            actor=p,
-        )
+        plain_setup(g, p, armies, ROLL)
     to_turn(g, "north")
     return g
 
@@ -172,19 +160,7 @@ def test_P_BAT_7_supports_pass_a_momentum_to_an_ally_on_the_field():
     g.place_army("y", "Y", HEX, 3, controller="south", block=sturdy())
     g.declare_battle("b1", HEX, "north", ["south"], now=NOW, actor="north")
     for p, listed in (("north", ["x", "z"]), ("south", ["y"])):
-        g.submit_battle_setup(
-            "b1",
-            p,
-            goals=[],
-            armies=listed,
-            standing={},
-            assets=[],
-            champion=False,
-            reinforcements=[],
-            now=NOW,
-            roller=ROLL,
-            actor=p,
-        )
+        plain_setup(g, p, listed, ROLL)
     to_turn(g, "north")
     before = len(g._pending_events)
     with pytest.raises(RuleViolation) as e:
@@ -278,19 +254,7 @@ def test_P_BAT_11_the_celestials_awesome_power_wounds_it_by_its_distance_from_th
     resolve_month(g)
     g.declare_battle("b1", HEX, "north", ["south"], now=NOW, actor="north")
     for p, listed in (("north", ["cel", "n1"]), ("south", ["y"])):
-        g.submit_battle_setup(
-            "b1",
-            p,
-            goals=[],
-            armies=listed,
-            standing={},
-            assets=[],
-            champion=False,
-            reinforcements=[],
-            now=NOW,
-            roller=ROLL,
-            actor=p,
-        )
+        plain_setup(g, p, listed, ROLL)
     cel = armies(g)["cel"]
     assert sorted(u["wounds"] for u in cel["units"]) == [0, 0, 0, 0, 1, 1]  # 2 hexes from 0,0
     assert all(u["wounds"] == 0 for u in armies(g)["n1"]["units"])
@@ -354,19 +318,7 @@ def test_P_BAT_11_a_repulsive_army_makes_its_mortal_allies_check_morale_at_deplo
     g.place_army("y", "Y", HEX, 4, controller="south", block=sturdy())
     g.declare_battle("b1", HEX, "north", ["south"], now=NOW, actor="north")
     for p, listed in (("north", ["x", "r"]), ("south", ["y"])):
-        g.submit_battle_setup(
-            "b1",
-            p,
-            goals=[],
-            armies=listed,
-            standing={},
-            assets=[],
-            champion=False,
-            reinforcements=[],
-            now=NOW,
-            roller=Ones(),
-            actor=p,
-        )
+        plain_setup(g, p, listed, Ones())
     assert sum(u["routed"] for u in armies(g)["x"]["units"]) == 2
     assert not any(u["routed"] for u in armies(g)["y"]["units"])
     deployed = [e for r in battle_report(list(g._pending_events), "b1", "south") for e in r["events"]]
