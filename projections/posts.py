@@ -29,6 +29,7 @@ KINDS = {"ThreadOpened", "PostMade", "PostEdited", "PostHidden"}
 PAGE = 50
 MAX_PAGE = 200
 SEARCH_LIMIT = 50
+TIED_SHOWN = 20  # posts a board shows under one action, battle or phase (the newest; the API gives more)
 FIXED = {
     TABLE: ("table", "The table"),
     NARRATION: ("narration", "Narration"),
@@ -326,6 +327,34 @@ class Posts:
             (gid, tied_to, *visible, min(max(int(limit), 1), MAX_PAGE)),
         )
         return [{"thread_id": r[0], "thread_title": visible[r[0]], **self._post(r[1:], viewer, False)} for r in rows]
+
+    def tied_to_many(
+        self, gid: str, viewer: str, ties: list[str], threads: list[dict] | None = None, *, per: int = TIED_SHOWN
+    ) -> dict[str, list[dict]]:
+        """The posts tied to each of ``ties`` (``action:<id>``...), in the threads the viewer may read, with the
+        same visibility as ``tied`` and the thread pages (hidden posts for ``gm`` only): the newest ``per`` of
+        each, oldest first. One query for a whole page of actions, battles and phases, whatever their number;
+        ``threads``, the threads the viewer may read as ``threads`` gives them (a board has them already for its
+        talk box), saves reading them again."""
+        ties = sorted({t for t in ties if t})
+        readable = self.threads(gid, viewer, counts=False) if threads is None else threads
+        visible = {t["id"]: t["title"] for t in readable}
+        if not ties or not visible:
+            return {}
+        hidden = "" if viewer == GM else " AND hidden = 0"
+        cols = "seq, post_id, author, at, text, html, rolls, tied_to, edited_at, earlier, hidden, hidden_reason"
+        rows = self.db.query(
+            f"SELECT thread_id, {cols} FROM (SELECT thread_id, version, {cols}, ROW_NUMBER() OVER "
+            "(PARTITION BY tied_to ORDER BY version DESC) AS n FROM rm_posts WHERE game_id = ? "
+            f"AND tied_to IN ({','.join('?' for _ in ties)}) AND thread_id IN ({','.join('?' for _ in visible)})"
+            f"{hidden}) AS newest WHERE n <= ? ORDER BY version",
+            (gid, *ties, *visible, min(max(int(per), 1), MAX_PAGE)),
+        )
+        found: dict[str, list[dict]] = {}
+        for r in rows:
+            post = {"thread_id": r[0], "thread_title": visible[r[0]], **self._post(r[1:], viewer, False)}
+            found.setdefault(post["tied_to"], []).append(post)
+        return found
 
     def search(self, gid: str, viewer: str, query: str, *, limit: int = SEARCH_LIMIT) -> list[dict]:
         """Posts matching every word of ``query``, newest first, among the threads the viewer may read."""

@@ -15,6 +15,7 @@ from api.powers.mapsvg import map_figure
 from api.security import web_session
 from api.service import new_token
 from api.web.routes import _gm, _int, _link, attempt, back, confirm_first, flash, refused, send, templates
+from api.web.talk import tied_posts
 from domain.errors import DomainError
 from domain.ids import GM
 from domain.powers import commands as pc
@@ -60,11 +61,25 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
         # This month's resolution, as the GM announced it (a public event), on every board and the console.
         published = request.app.state.projector.latest_of_type(key, "ResolutionPublished", 1)
         context["announcement"] = published[0].get("announcement") if published else None
+    ties = ties_on_page(context["view"], context["phase"])
+    context.update(phase_tie=ties[0], tied=tied_posts(request, context, ties))
     if context["me"] == GM:
         context["rollback_default"] = rollback_default(context["view"]["game"], context["phases"])
         context["flips"] = request.app.state.projector.latest_of_type(key, "TiesBroken", 10)[::-1]
         return templates.TemplateResponse(request, "powers/console.html", context)
     return templates.TemplateResponse(request, "powers/board.html", context)
+
+
+def ties_on_page(view: dict[str, Any], phase: str | None) -> list[str]:
+    """What the page shows posts tied to (issue 16): the phase shown, each action card (the GM's every action,
+    a power's own) and each battle."""
+    g = view["game"]
+    actions = view["actions"] if "actions" in view else view.get("my_actions", [])
+    return [
+        f"phase:{phase or phase_id(g['season'], g['month'], g['step'])}",
+        *(f"action:{a['action_id']}" for a in actions),
+        *(f"battle:{b['battle_id']}" for b in view.get("battles", [])),
+    ]
 
 
 def kept_compose(message: dict | None) -> dict[str, Any]:

@@ -7,13 +7,14 @@ read is answered as one that does not exist."""
 from __future__ import annotations
 
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from api.security import web_session
 from api.service import Caller
-from api.web.routes import _int, flash, form_of, games_of, templates, who
+from api.web.routes import _int, flash, form_of, games_of, local_time, templates, who
 from domain.errors import DomainError
 from domain.platform.commands import EditPost, HidePost, MakePost, OpenThread
 
@@ -34,6 +35,25 @@ def talk_summary(request: Request, game_id: str, me: str) -> dict[str, Any]:
         if t["kind"] == "desk" and t["names"]:
             t["title"] = f"{t['names'][0]} and the {ruler}"
     return {"threads": threads, "unread": sum(t["unread"] for t in threads)}
+
+
+def tied_posts(request: Request, context: dict[str, Any], ties: list[str]) -> dict[str, list[dict]]:
+    """What a ruleset's board shows under its actions, battles and phases (``tied.html``): for each of ``ties``
+    (``action:<id>``...) the posts tied to it in the threads the viewer may read, as the thread page shows them
+    (sanitised HTML, author, time in the viewer's zone, a link to the post in its thread). One read for the
+    page: the threads come from the board's talk box (``talk_summary``), the posts from one query."""
+    me, game_id = context["me"], context["game_id"]
+    games = games_of(request)
+    key = str(games.get_game(game_id, for_update=False).id)
+    found = request.app.state.projector.posts.tied_to_many(key, me, ties, context["talk"]["threads"])
+    names = _names(request, game_id)
+    zone = ZoneInfo(context.get("zone") or "UTC")
+    for posts in found.values():
+        for p in posts:
+            p["by"] = names.get(p["author"], p["author"])
+            p["local"] = local_time(p["at"], zone)
+            p["link"] = f"/play/{game_id}/talk/{p['thread_id']}?before={p['seq'] + 1}#post-{p['seq']}"
+    return found
 
 
 def _names(request: Request, game_id: str) -> dict[str, str]:
@@ -80,8 +100,11 @@ def talk_page(request: Request, game_id: str, q: str | None = None) -> Response:
 
 
 @router.get("/play/{game_id}/talk/{thread_id}", response_class=HTMLResponse)
-def thread_page(request: Request, game_id: str, thread_id: str, before: str | None = None) -> Response:
-    """One thread: a page of its posts (oldest first; older pages by ``before``) and the post form."""
+def thread_page(
+    request: Request, game_id: str, thread_id: str, before: str | None = None, tied_to: str | None = None
+) -> Response:
+    """One thread: a page of its posts (oldest first; older pages by ``before``) and the post form (``tied_to``:
+    already tied to an action, a battle or a phase, from its "Discuss" link on the board)."""
     me = _signed_in(request, game_id)
     if isinstance(me, Response):
         return me
@@ -124,6 +147,7 @@ def thread_page(request: Request, game_id: str, thread_id: str, before: str | No
             "older": older,
             "may_post": may_post,
             "may_hide": rules,
+            "tied_to": (tied_to or "")[:128],
             "talk": talk_summary(request, game_id, me),
             "flash": web_session(request).pop("flash", None),
         },

@@ -64,6 +64,14 @@ def test_a_private_negotiation_and_a_public_conversation_over_http(api):
     assert [p["text"] for p in tied] == ["About your duel", "Duel!"]
     tied = api.get(f"/games/{game}/posts", params={"tied_to": "action:a-77"}, headers=cy).json()
     assert [p["text"] for p in tied] == ["Duel!"]
+    # the boards read every tie of a page at once (projections.posts.tied_to_many), with the same visibility
+    key, read = str(api.app.state.games.get_game(game).id), api.app.state.projector.posts
+    ties = ["action:a-77", "battle:none", "phase:s1-tidings"]
+    assert {k: [p["text"] for p in v] for k, v in read.tied_to_many(key, "ann", ties).items()} == {
+        "action:a-77": ["About your duel", "Duel!"]
+    }
+    assert [p["text"] for p in read.tied_to_many(key, "cy", ties)["action:a-77"]] == ["Duel!"]
+    assert [p["text"] for p in read.tied_to_many(key, "bob", ties, per=1)["action:a-77"]] == ["Duel!"]
 
     # read marks and the board's count
     assert api.post(f"/games/{game}/threads/{thread}/read", json={}, headers=bob).json() == {
