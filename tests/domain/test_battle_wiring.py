@@ -80,7 +80,7 @@ def armies(g):
     return g.state.armies.armies
 
 
-def test_P_BAT_5_firespitting_burn_bypasses_armor_and_the_fire_element_resists():
+def test_p_bat_5_firespitting_burn_bypasses_armor_and_the_fire_element_resists():
     """P-BAT-5 [003:749], [003:755]: Firespitting deals Burn on odd rounds, chosen by the commanding player; armor
     soaks only untyped damage; an army of the Fire element resists one wound of it. A damage the keywords do not
     allow is refused naming P-BAT-5, and nothing is recorded."""
@@ -97,14 +97,14 @@ def test_P_BAT_5_firespitting_burn_bypasses_armor_and_the_fire_element_resists()
     assert not battle_report(list(g._pending_events), "b1", "east")[0]["events"][1:]
 
 
-def test_P_BAT_5_untyped_damage_is_soaked_by_armor_first():
+def test_p_bat_5_untyped_damage_is_soaked_by_armor_first():
     """P-BAT-5: without a damage type the armor soaks the first points."""
     g = fight({"keywords": ["firespitting"]}, {"element": "F"})
     hit = slay(g)["hit"]
     assert hit["damage"] is None and hit["armor_lost"] > 0 and hit["resisted"] == 0
 
 
-def test_P_BAT_2_axes_destroy_two_armor_a_point_for_a_momentum():
+def test_p_bat_2_axes_destroy_two_armor_a_point_for_a_momentum():
     """P-BAT-2 [003:695]: Axes spend a momentum; each point of damage destroys two armor. Without momentum it is
     refused naming P-BAT-3; an option the army lacks, naming P-BAT-2."""
     g = fight({"cls": "axes", "keywords": ["skirmisher"]}, {"armor": 12})
@@ -116,14 +116,14 @@ def test_P_BAT_2_axes_destroy_two_armor_a_point_for_a_momentum():
     assert last_command(g, "south")["hit"]["options"] == ["axes"]
 
 
-def test_P_BAT_2_needler_halves_the_threshold_and_the_successes():
+def test_p_bat_2_needler_halves_the_threshold_and_the_successes():
     """P-BAT-2 [003:722]: Needler halves the threshold and the successes (rounding down)."""
     g = fight({"keywords": ["needler"]}, {})
     hit = slay(g, options=["needler"])["hit"]
     assert hit["threshold"] == 3 and hit["successes"] == 1  # 3 dice of 6+1 all succeed: halved to 1
 
 
-def test_P_BAT_6_bloodlust_lets_the_attacker_allocate_the_wounds():
+def test_p_bat_6_bloodlust_lets_the_attacker_allocate_the_wounds():
     """P-BAT-6 [003:721]: with Bloodlust the attacker chooses where the wounds go; without it an allocation is
     refused naming P-BAT-6 and nothing is recorded."""
     g = fight({"keywords": ["bloodlust"], "armor": 0}, {"armor": 0, "defense": 2})
@@ -133,7 +133,7 @@ def test_P_BAT_6_bloodlust_lets_the_attacker_allocate_the_wounds():
     refused(g2, "P-BAT-6", allocation=[3, 3])
 
 
-def test_P_BAT_2_tortoise_guards_against_a_ranged_attack():
+def test_p_bat_2_tortoise_guards_against_a_ranged_attack():
     """P-BAT-2 [003:701]: a Tortoise army spends a momentum for +3 Defense against a ranged attack (Archers'
     command attacks are ranged, [003:692])."""
     g = fight({"cls": "archers"}, {"cls": "tortoise", "keywords": ["skirmisher"]})
@@ -143,7 +143,7 @@ def test_P_BAT_2_tortoise_guards_against_a_ranged_attack():
     assert armies(g)["y"]["momentum"] == m - 1
 
 
-def test_P_BAT_2_dervishes_add_their_remaining_momentum_to_defense_until_cleanup():
+def test_p_bat_2_dervishes_add_their_remaining_momentum_to_defense_until_cleanup():
     """P-BAT-2 [003:694]: Dervishes spend a momentum once a round; the momentum left is added to Defense."""
     g = fight({}, {"cls": "dervishes", "keywords": ["skirmisher"]})
     hit = slay(g)["hit"]
@@ -151,7 +151,7 @@ def test_P_BAT_2_dervishes_add_their_remaining_momentum_to_defense_until_cleanup
     assert armies(g)["y"]["dervish_used"]
 
 
-def test_P_BAT_7_supports_pass_a_momentum_to_an_ally_on_the_field():
+def test_p_bat_7_supports_pass_a_momentum_to_an_ally_on_the_field():
     """P-BAT-7 [003:702]: Supports pass a momentum to an ally on the field, when commanded; to an enemy it is
     refused naming P-BAT-7 and nothing is recorded."""
     g = battle_game()
@@ -172,7 +172,7 @@ def test_P_BAT_7_supports_pass_a_momentum_to_an_ally_on_the_field():
     assert last_command(g, "south")["changes"]["z"]["momentum"] == 1
 
 
-def test_P_BAT_3_shieldbearers_restore_twice_the_momentum_spent_in_armor():
+def test_p_bat_3_shieldbearers_restore_twice_the_momentum_spent_in_armor():
     """P-BAT-3 [003:700]: Shieldbearers spend momentum to restore twice as much armor when commanded."""
     g = fight({"cls": "shieldbearers", "keywords": ["skirmisher"]}, {})
     armies(g)["x"]["armor"] = 0  # a test's shortcut to a battered army: the rule restores from here
@@ -198,7 +198,7 @@ def to_step(g, step):
             break
 
 
-def test_P_MAG_2_a_fast_spell_in_the_spellcasting_step_pays_its_mana_once_a_round():
+def test_p_mag_2_a_fast_spell_in_the_spellcasting_step_pays_its_mana_once_a_round():
     """[003:576], P-MAG-2: a power casts one fast spell per round in the Spellcasting step, paying its cost (Fireball
     2FF) from its wallet; a power that cannot pay is refused naming P-MAG-2 and nothing is recorded. The payment is
     the caster's own (P.4): the other side's report shows the spell, never the wallet."""
@@ -229,7 +229,7 @@ def test_P_MAG_2_a_fast_spell_in_the_spellcasting_step_pays_its_mana_once_a_roun
     assert replay(list(g._pending_events)).state == g.state
 
 
-def test_P_BAT_11_the_celestials_awesome_power_wounds_it_by_its_distance_from_the_capitol():
+def test_p_bat_11_the_celestials_awesome_power_wounds_it_by_its_distance_from_the_capitol():
     """P-BAT-11 [003:1028]: the Celestial, fighting outside its capitol, takes wounds at the start of each battle
     equal to its distance from the capitol (no rout check). Its other armies take none; the wounds are in the
     battle's report for both sides."""
@@ -266,7 +266,7 @@ def test_P_BAT_11_the_celestials_awesome_power_wounds_it_by_its_distance_from_th
 
 
 @pytest.mark.parametrize("attacked", [False, True])
-def test_P_BAT_7_harpies_gain_a_momentum_at_the_end_of_a_round_without_a_wound(attacked):
+def test_p_bat_7_harpies_gain_a_momentum_at_the_end_of_a_round_without_a_wound(attacked):
     """P-BAT-7 Harpies ([003:775]-[003:803]): "Gains momentum when they end a round without receiving a wound or
     routing": at the round's Cleanup, unless the round wounded them."""
     g = fight(
@@ -285,7 +285,7 @@ def test_P_BAT_7_harpies_gain_a_momentum_at_the_end_of_a_round_without_a_wound(a
     assert replay(list(g._pending_events)).state == g.state
 
 
-def test_P_BAT_7_a_fire_spell_cast_in_battle_gives_ashborn_a_momentum():
+def test_p_bat_7_a_fire_spell_cast_in_battle_gives_ashborn_a_momentum():
     """P-BAT-7 (battle_rules.momentum_trigger "spell"): Ashborn gain a momentum when a Fire spell is cast (Fireball,
     2FF), whoever casts it; both sides' reports show the ruling."""
     g = battle_game()
@@ -303,7 +303,7 @@ def test_P_BAT_7_a_fire_spell_cast_in_battle_gives_ashborn_a_momentum():
         assert ruled[-1]["changes"] == {"y": {"momentum": m + 1}} and "Fireball" in ruled[-1]["reason"]
 
 
-def test_P_BAT_11_a_repulsive_army_makes_its_mortal_allies_check_morale_at_deployment():
+def test_p_bat_11_a_repulsive_army_makes_its_mortal_allies_check_morale_at_deployment():
     """P-BAT-11 [003:769] Repulsive: "When this army joins a battle on the same side as mortal units, those units
     must pass a rank 2 morale challenge" (battle_rules.repulsive_checks; routs due = size // 2, P-AMB-16). Every
     die a 1: the ally routs half its units; the enemy does not roll."""
@@ -327,7 +327,7 @@ def test_P_BAT_11_a_repulsive_army_makes_its_mortal_allies_check_morale_at_deplo
 
 
 @pytest.mark.parametrize("momentum", [False, True])
-def test_P_BAT_5_hammers_deal_crush_for_a_momentum(momentum):
+def test_p_bat_5_hammers_deal_crush_for_a_momentum(momentum):
     """P-BAT-5 [003:696]: Hammers deal Crush damage for a momentum (armor does not soak it); without a momentum the
     choice is refused naming P-BAT-3 and nothing is recorded."""
     g = fight({"cls": "hammers", "keywords": ["skirmisher"] if momentum else []}, {})

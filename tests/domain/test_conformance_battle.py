@@ -66,7 +66,7 @@ def pure(call, *args, **kw):
 # ---------------------------------------------------------------------- P-BAT-1 the combat check
 
 
-def test_P_BAT_1_dice_equal_active_units():
+def test_p_bat_1_dice_equal_active_units():
     """P-BAT-1 [003:604]: "armies roll a number of these dice equal to their number of active units (units that are
     not routed or slain)"."""
     a = with_wounds(army(units=5), 0, 1, 0, 0, 0, routed=(2,))
@@ -75,7 +75,7 @@ def test_P_BAT_1_dice_equal_active_units():
     refuses("P-BAT-1", br.check_dice, a, "defense")
 
 
-def test_P_BAT_1_status_dice_per_attribute():
+def test_p_bat_1_status_dice_per_attribute():
     """P-BAT-1: Strengthened/Weakened change attack dice, Mobile/Pinned presence, Emboldened/Scattered morale,
     Hastened/Frozen every check ([003:810]-[003:817]); opposite statuses counteract; never below 0."""
     a = army(units=4, statuses={"Strengthened": 2, "Pinned": 1, "Emboldened": 1, "Scattered": 3})
@@ -85,13 +85,13 @@ def test_P_BAT_1_status_dice_per_attribute():
     assert br.check_dice(army(units=2, statuses={"Frozen": 5}), "morale") == 0
 
 
-def test_P_BAT_1_juggernaut_two_more_presence_dice():
+def test_p_bat_1_juggernaut_two_more_presence_dice():
     """P-BAT-1 [003:760] Juggernaut: "+2 dice on presence checks" (only presence)."""
     j = army(units=3, keywords=["juggernaut"])
     assert (br.check_dice(j, "presence"), br.check_dice(j, "attack")) == (5, 3)
 
 
-def test_P_BAT_1_stormblooded_shock_rolls_one_die_per_wounded_unit():
+def test_p_bat_1_stormblooded_shock_rolls_one_die_per_wounded_unit():
     """P-BAT-1 [003:757] Stormblooded: "when [dealing Shock damage] only rolls as many damage dice as they have
     wounded units"; untyped attacks roll the full size."""
     s = with_wounds(army(units=4, keywords=["stormblooded"]), 1, 0, 1, 0)
@@ -103,14 +103,14 @@ def test_P_BAT_1_stormblooded_shock_rolls_one_die_per_wounded_unit():
     refuses("P-BAT-1", br.attack, s, t, [6, 6, 6, 6], command="attack", damage="shock")
 
 
-def test_P_BAT_1_successes_match_or_beat_with_static_bonus():
+def test_p_bat_1_successes_match_or_beat_with_static_bonus():
     """P-BAT-1: each die adds the static bonus; count those that "match or beat" the threshold."""
     assert br.count_successes([1, 2, 3, 4], 0, 3) == 2
     assert br.count_successes([1, 2, 3, 4], 1, 3) == 3
     assert br.count_successes([], 5, 1) == 0
 
 
-def test_P_BAT_1_wrong_dice_are_refused():
+def test_p_bat_1_wrong_dice_are_refused():
     """P-BAT-1: the rules say how many dice and what size; other faces are refused."""
     a, t = army("a", units=3), army("t")
     refuses("P-BAT-1", br.attack, a, t, [6, 6])
@@ -120,7 +120,7 @@ def test_P_BAT_1_wrong_dice_are_refused():
 # ---------------------------------------------------------------------- P-BAT-2 the basic attack
 
 
-def test_P_BAT_2_basic_attack_armor_absorbs_first():
+def test_p_bat_2_basic_attack_armor_absorbs_first():
     """P-BAT-2 [003:606]: "Threshold: Target's Defense. Difficulty 0. For each excess success, the defending army
     loses a point of armor or takes a wound on a unit"; armor absorbs first (P-AMB-15)."""
     a, t = army("a", units=4), army("t", units=3, defense=4, armor=1)
@@ -130,7 +130,7 @@ def test_P_BAT_2_basic_attack_armor_absorbs_first():
     assert [u["wounds"] for u in new["units"]] == [1, 1, 0]
 
 
-def test_P_BAT_2_slay_adds_one_to_each_die():
+def test_p_bat_2_slay_adds_one_to_each_die():
     """P-BAT-2 / P-BAT-3 / P-AMB-12: Slay is "Attack with +1": +1 on each die's static bonus."""
     a, t = army("a", units=2), army("t", defense=4)
     assert br.attack(a, t, [3, 3], command="attack")[1].successes == 0
@@ -138,14 +138,14 @@ def test_P_BAT_2_slay_adds_one_to_each_die():
     assert br.attack(a, t, [3, 2], command="charge")[1].successes == 0
 
 
-def test_P_BAT_2_escalation_is_a_bonus_to_attack_rolls():
+def test_p_bat_2_escalation_is_a_bonus_to_attack_rolls():
     """P-BAT-2 / P-AMB-12: "Your escalation is a permanent bonus to attack rolls" ([003:635]): +1 static a point."""
     a, t = army("a", units=3), army("t", defense=5)
     assert br.attack(a, t, [3, 4, 2], command="attack", escalation=2)[1].successes == 2
     refuses("P-BAT-8", br.attack, a, t, [3, 4, 2], escalation=-1)
 
 
-def test_P_BAT_2_defense_modifiers_vulnerable_vanguard_terrain():
+def test_p_bat_2_defense_modifiers_vulnerable_vanguard_terrain():
     """P-BAT-2: Vulnerable -2 ([003:809]); Vanguard "+1 defense against attacks for each previous attack this
     round" ([003:729]); Mountaineer "+1 attack and defense while in Mountains" ([003:736])."""
     assert br.defense(army(defense=4, statuses={"Vulnerable": 1})) == 2
@@ -159,7 +159,7 @@ def test_P_BAT_2_defense_modifiers_vulnerable_vanguard_terrain():
     assert br.attack(a, army("t", defense=4), [3, 3], command="attack", terrain="mountains")[1].successes == 2
 
 
-def test_P_BAT_2_dervishes_add_remaining_momentum_once_a_round():
+def test_p_bat_2_dervishes_add_remaining_momentum_once_a_round():
     """P-BAT-2 [003:694] Dervishes: "Once per round, when attacked, this army may spend a momentum. If they do,
     their remaining momentum is added to their defense for the remainder of the round"."""
     d = army("d", units=4, cls="dervishes", defense=3, momentum=3)
@@ -174,7 +174,7 @@ def test_P_BAT_2_dervishes_add_remaining_momentum_once_a_round():
     refuses("P-BAT-2", br.attack, a, army("x"), [4, 6], reactions=frozenset({"dervishes"}))
 
 
-def test_P_BAT_2_tortoise_three_more_defense_against_ranged():
+def test_p_bat_2_tortoise_three_more_defense_against_ranged():
     """P-BAT-2 [003:701] Tortoise: "When receiving a ranged or airborne attack, this army can spend a momentum to
     gain +3 defense against the attack"; not against melee."""
     t = army("t", units=3, cls="tortoise", defense=3, momentum=1)
@@ -185,7 +185,7 @@ def test_P_BAT_2_tortoise_three_more_defense_against_ranged():
     refuses("P-BAT-3", br.attack, archers, new, [6, 5], reactions=frozenset({"tortoise"}))
 
 
-def test_P_BAT_2_needler_halves_threshold_and_successes():
+def test_p_bat_2_needler_halves_threshold_and_successes():
     """P-BAT-2 [003:722] Needler: "halve the threshold for success ... and the number of successes. Round down
     both times"."""
     n = army("n", units=5, keywords=["needler"])
@@ -197,7 +197,7 @@ def test_P_BAT_2_needler_halves_threshold_and_successes():
     refuses("P-BAT-2", br.attack, army("x", units=5), t, [2, 2, 2, 1, 6], options=frozenset({"needler"}))
 
 
-def test_P_BAT_2_slayer_doubles_threshold_two_wounds_a_success_on_one_unit():
+def test_p_bat_2_slayer_doubles_threshold_two_wounds_a_success_on_one_unit():
     """P-BAT-2 [003:727] Slayer: "double the threshold ... to deal two wounds per success. Each pair of wounds is
     applied to the same unit. Conflicts with Needler"."""
     s = army("s", units=3, keywords=["slayer", "needler"])
@@ -208,7 +208,7 @@ def test_P_BAT_2_slayer_doubles_threshold_two_wounds_a_success_on_one_unit():
     refuses("P-BAT-2", br.attack, s, t, [6, 5, 6], options=frozenset({"slayer", "needler"}))
 
 
-def test_P_BAT_2_axes_destroy_two_armor_a_point():
+def test_p_bat_2_axes_destroy_two_armor_a_point():
     """P-BAT-2 [003:695] Axes: "each point of damage destroys two points of armor"."""
     axes = army("x", units=3, cls="axes")
     t = army("t", units=3, defense=3, armor=4)
@@ -218,7 +218,7 @@ def test_P_BAT_2_axes_destroy_two_armor_a_point():
     assert (plain.armor_lost, sum(plain.wounds)) == (3, 0)
 
 
-def test_P_BAT_2_agile_dodges_wounds_with_momentum():
+def test_p_bat_2_agile_dodges_wounds_with_momentum():
     """P-BAT-2 [003:720] Agile: "spend Momentum to dodge incoming attacks, absorbing wounds like armor"."""
     t = army("t", units=3, defense=3, momentum=2, ancestry="triumph_elves")
     new, hit = br.attack(army("a", units=3), t, [6, 6, 6], command="attack", dodge=2)
@@ -229,7 +229,7 @@ def test_P_BAT_2_agile_dodges_wounds_with_momentum():
 # ---------------------------------------------------------------------- P-BAT-3 commands
 
 
-def test_P_BAT_3_commands_slay_hold_charge_rest():
+def test_p_bat_3_commands_slay_hold_charge_rest():
     """P-BAT-3 [003:585]-[003:588]: Slay attacks, Hold applies presence, Charge spends a momentum to do both, Rest
     gains a momentum and restores armor."""
     assert br.COMMANDS == ("slay", "hold", "charge", "rest")
@@ -240,7 +240,7 @@ def test_P_BAT_3_commands_slay_hold_charge_rest():
     refuses("P-BAT-3", br.command_parts, "flee")
 
 
-def test_P_BAT_3_charge_without_momentum_is_refused():
+def test_p_bat_3_charge_without_momentum_is_refused():
     """P-BAT-3: Charge "Spend a momentum to Attack and Apply Presence"; with none it is refused naming P-BAT-3."""
     a = army(momentum=0)
     refuses("P-BAT-3", br.command_parts, "charge", a)
@@ -250,7 +250,7 @@ def test_P_BAT_3_charge_without_momentum_is_refused():
     refuses("P-BAT-3", br.spend_momentum, army(momentum=2), 3)
 
 
-def test_P_BAT_3_rest_gains_momentum_and_restores_armor_to_maximum():
+def test_p_bat_3_rest_gains_momentum_and_restores_armor_to_maximum():
     """P-BAT-3 / P-AMB-15: Rest: +1 momentum, armor back to its maximum (equipment + base); Burning: "You cannot
     gain or restore armor" ([003:807])."""
     a = army(units=3, armor=1, tier=2, momentum=0)
@@ -265,13 +265,13 @@ def test_P_BAT_3_rest_gains_momentum_and_restores_armor_to_maximum():
     assert br.rest(full)["momentum"] == 1  # capped at the size (P-BAT-7)
 
 
-def test_P_BAT_3_special_commands_once_per_battle():
+def test_p_bat_3_special_commands_once_per_battle():
     """P-BAT-3 [003:590]: "Generally, these special commands can only be used once per battle"."""
     br.check_special("Volley", [])
     refuses("P-BAT-3", br.check_special, "Volley", ["Volley"])
 
 
-def test_P_BAT_3_shieldbearers_restore_twice_the_momentum_spent():
+def test_p_bat_3_shieldbearers_restore_twice_the_momentum_spent():
     """P-BAT-3 [003:700] Shieldbearers: "spend momentum to restore up to twice that much armor"."""
     s = army(units=3, cls="shieldbearers", armor=1, tier=3, momentum=2)
     s["armor"] = 0
@@ -284,14 +284,14 @@ def test_P_BAT_3_shieldbearers_restore_twice_the_momentum_spent():
 # ---------------------------------------------------------------------- P-BAT-4 units and wounds
 
 
-def test_P_BAT_4_a_unit_dies_at_its_second_wound_and_is_removed():
+def test_p_bat_4_a_unit_dies_at_its_second_wound_and_is_removed():
     """P-BAT-4 / P-AMB-14: a unit dies at its 2nd wound; slain units leave ``units``."""
     t = with_wounds(army("t", units=3, defense=3), 1, 0, 0)
     new, hit = br.attack(army("a", units=1), t, [6], command="attack", allocation=[0])
     assert (hit.slain, len(new["units"]), br.size(new)) == (1, 2, 2)
 
 
-def test_P_BAT_4_giants_monsters_zombies_die_at_the_third():
+def test_p_bat_4_giants_monsters_zombies_die_at_the_third():
     """P-BAT-4 [003:710]: "Each unit can survive two wounds, dying on the third" (Giant, Monster, Zombies)."""
     for kw in ({"cls": "giant", "titanic": True}, {"cls": "monster", "titanic": True}, {"ancestry": "zombies"}):
         t = with_wounds(army("t", units=2, **kw), 1, 0)
@@ -301,7 +301,7 @@ def test_P_BAT_4_giants_monsters_zombies_die_at_the_third():
         assert hit2.slain == 1 and len(new2["units"]) == 1
 
 
-def test_P_BAT_4_size_counts_active_units_and_wounds_go_to_them():
+def test_p_bat_4_size_counts_active_units_and_wounds_go_to_them():
     """P-BAT-4 [003:595]: Size = active units (not routed or slain); wounds are allocated to active units."""
     t = with_wounds(army("t", units=3), 0, 0, 0, routed=(0,))
     assert br.size(t) == 2
@@ -311,7 +311,7 @@ def test_P_BAT_4_size_counts_active_units_and_wounds_go_to_them():
     refuses("P-BAT-6", br.attack, army("a", units=2), t, [6, 6], allocation=[7])
 
 
-def test_P_BAT_4_destroyed_when_last_unit_lost_to_wounds_or_rout():
+def test_p_bat_4_destroyed_when_last_unit_lost_to_wounds_or_rout():
     """P-BAT-4 [003:612]: "When an army loses its last unit to either wounds or rout, it is destroyed"."""
     assert br.destroyed(with_wounds(army(units=2), 0, 1, routed=(0, 1)))
     assert not br.destroyed(with_wounds(army(units=2), 0, 1, routed=(0,)))
@@ -324,7 +324,7 @@ def test_P_BAT_4_destroyed_when_last_unit_lost_to_wounds_or_rout():
 # ---------------------------------------------------------------------- P-BAT-5 armor
 
 
-def test_P_BAT_5_armor_soaks_only_untyped_damage_unless_arcanists():
+def test_p_bat_5_armor_soaks_only_untyped_damage_unless_arcanists():
     """P-BAT-5 [003:600]: "Armor applies only to untyped damage, not elemental damage"; Arcanists: "Armor functions
     against elemental damage types" ([003:749])."""
     a = army("a", units=2)
@@ -339,7 +339,7 @@ def test_P_BAT_5_armor_soaks_only_untyped_damage_unless_arcanists():
     assert crush.damage == "crush" and crush.armor_lost == 0
 
 
-def test_P_BAT_5_element_resists_one_wound_immunized_three():
+def test_p_bat_5_element_resists_one_wound_immunized_three():
     """P-BAT-5 [003:626]: "Armies resist one wound whenever they take damage of a type matching their element";
     Immunized "resists a total of 3 wounds" ([003:724]); Wild Element resists every terrestrial type ([003:731])."""
     a = army("a", units=4)
@@ -356,7 +356,7 @@ def test_P_BAT_5_element_resists_one_wound_immunized_three():
     refuses("P-BAT-5", br.attack, a, fire, [6, 6, 6, 6], damage="acid")
 
 
-def test_P_BAT_5_armor_broken_triggers_momentum():
+def test_p_bat_5_armor_broken_triggers_momentum():
     """P-BAT-5: armor "is broken when the last point is removed" ([003:601]): Deep Dwarves gain momentum when their
     armor breaks ([003:776]), Diverse when breaking an enemy's ([003:778]), Mountain Dwarves when an ally's does
     ([003:777])."""
@@ -373,7 +373,7 @@ def test_P_BAT_5_armor_broken_triggers_momentum():
 # ---------------------------------------------------------------------- P-BAT-6 bloodied and rout
 
 
-def test_P_BAT_6_raising_bloodied_forces_half_size_routs():
+def test_p_bat_6_raising_bloodied_forces_half_size_routs():
     """P-BAT-6 [003:610]: "When an attack increases the target's Bloodied status, they inflict routs equal to half
     the target's size (always round down)"; a new wound on a fresh unit does not raise Bloodied 1 again; a wound on
     a wounded unit raises it to 2."""
@@ -387,14 +387,14 @@ def test_P_BAT_6_raising_bloodied_forces_half_size_routs():
     assert (h3.bloodied_raised, h3.slain, h3.routs_due) == (True, 1, 2)  # 4 left: 4 // 2
 
 
-def test_P_BAT_6_bloodied_counts_only_this_battles_wounds():
+def test_p_bat_6_bloodied_counts_only_this_battles_wounds():
     """P-BAT-6 / P-AMB-36: Bloodied counts only wounds received in this battle, not scars."""
     t = with_wounds(army("t", units=3, cls="giant", titanic=True), 1, 0, 0)
     new, hit = br.attack(army("a", units=1), t, [6], command="attack", allocation=[0])
     assert (new["units"][0]["wounds"], br.status(new, "Bloodied"), hit.routs_due) == (2, 1, 1)
 
 
-def test_P_BAT_6_morale_check_at_attacker_rank_one_fewer_rout_a_success():
+def test_p_bat_6_morale_check_at_attacker_rank_one_fewer_rout_a_success():
     """P-BAT-6: dice = active units, each die morale die + static bonus, threshold = the attacker's rank, routs =
     max(0, routs_due - successes); the defender routs the most wounded first ([003:612])."""
     t = with_wounds(army("t", units=4, morale={"die": 6, "bonus": 1}), 0, 1, 0, 0)
@@ -408,13 +408,13 @@ def test_P_BAT_6_morale_check_at_attacker_rank_one_fewer_rout_a_success():
     refuses("P-BAT-6", br.morale, t, [1, 1, 1], 4, 2)
 
 
-def test_P_BAT_6_fearful_attacker_routs_due_full_size():
+def test_p_bat_6_fearful_attacker_routs_due_full_size():
     """P-BAT-6 [003:723] Fearful: "the target's morale check has difficulty equal to their size, rather than half"."""
     _, hit = br.attack(army("f", units=1, keywords=["fearful"]), army("t", units=5), [6], command="attack")
     assert hit.routs_due == 5
 
 
-def test_P_BAT_6_bloodlust_lets_the_attacker_allocate():
+def test_p_bat_6_bloodlust_lets_the_attacker_allocate():
     """P-BAT-6 [003:721] Bloodlust: "When attacking, this army chooses how wounds are distributed"."""
     assert br.allocator(army(keywords=["bloodlust"])) == "attacker"
     assert br.allocator(army()) == "defender"
@@ -423,7 +423,7 @@ def test_P_BAT_6_bloodlust_lets_the_attacker_allocate():
     assert hit.wounds == (0, 0, 2) and hit.slain == 1
 
 
-def test_P_BAT_6_nightmare_routs_instead_of_wounding():
+def test_p_bat_6_nightmare_routs_instead_of_wounding():
     """P-BAT-6 [003:758] Nightmare: "Whenever an attack this army makes would inflict a wound, instead rout a unit"."""
     t = with_wounds(army("t", units=4), 0, 1, 0, 0)
     new, hit = br.attack(army("n", units=2, keywords=["nightmare"]), t, [6, 6], command="attack")
@@ -431,7 +431,7 @@ def test_P_BAT_6_nightmare_routs_instead_of_wounding():
     assert new["units"][1]["routed"]
 
 
-def test_P_BAT_6_alien_mind_makes_no_morale_check():
+def test_p_bat_6_alien_mind_makes_no_morale_check():
     """P-BAT-6 [003:759] Alien Mind: "Doesn't make morale checks when bloodied"."""
     _, hit = br.attack(army("a", units=1), army("t", units=4, ancestry="antinium"), [6], command="attack")
     assert hit.bloodied_raised and hit.routs_due == 0
@@ -440,7 +440,7 @@ def test_P_BAT_6_alien_mind_makes_no_morale_check():
 # ---------------------------------------------------------------------- P-BAT-7 momentum
 
 
-def test_P_BAT_7_momentum_capped_at_active_units():
+def test_p_bat_7_momentum_capped_at_active_units():
     """P-BAT-7 [003:602]: "Momentum is capped at the number of active units"."""
     a = with_wounds(army(units=3, momentum=3), 0, 0, 0, routed=(0, 1))
     assert pure(br.cap_momentum, a)["momentum"] == 1
@@ -450,7 +450,7 @@ def test_P_BAT_7_momentum_capped_at_active_units():
     assert new["momentum"] == 2
 
 
-def test_P_BAT_7_starting_momentum_skirmisher_cooks_recluse_elves():
+def test_p_bat_7_starting_momentum_skirmisher_cooks_recluse_elves():
     """P-BAT-7: Skirmisher starts with 2 ([003:726], Gnolls have it); Cooks give +1 to the OTHER armies on their
     side, not stacking ([003:750]); Recluse Elves 3 - friendly armies present ([003:780])."""
     cooks = army("c", keywords=["cooks"])
@@ -465,7 +465,7 @@ def test_P_BAT_7_starting_momentum_skirmisher_cooks_recluse_elves():
     assert br.starting_momentum(army("s", units=1, keywords=["skirmisher"]), []) == 1
 
 
-def test_P_BAT_7_skeletons_cannot_gain_momentum():
+def test_p_bat_7_skeletons_cannot_gain_momentum():
     """P-BAT-7 [003:788] Skeletons: "Cannot gain momentum"."""
     sk = army("k", ancestry="skeletons", keywords=["skirmisher"])
     assert br.starting_momentum(sk, [army("c", keywords=["cooks"])]) == 0
@@ -476,7 +476,7 @@ def test_P_BAT_7_skeletons_cannot_gain_momentum():
 # ---------------------------------------------------------------------- P-BAT-8 goals
 
 
-def test_P_BAT_8_presence_check_hold_adds_one():
+def test_p_bat_8_presence_check_hold_adds_one():
     """P-BAT-8 [003:630]: an army applying presence rolls a presence check against the goal's threshold; Hold adds
     +1 (P-AMB-12), Charge does not; Engineers +2 against wall goals ([003:744])."""
     a = army(units=3)
@@ -488,7 +488,7 @@ def test_P_BAT_8_presence_check_hold_adds_one():
     refuses("P-BAT-3", br.presence, a, [2, 3, 1], 3, command="slay")
 
 
-def test_P_BAT_8_more_successes_win_ties_go_to_nobody():
+def test_p_bat_8_more_successes_win_ties_go_to_nobody():
     """P-BAT-8 [003:579]: "No one wins ties"; whichever side has more presence successes on a goal gains it."""
     got = br.score_goals({"initiative": {"A": 2, "B": 3}, "advance": {"A": 1, "B": 1}, "hill": {"A": 0, "B": 0}})
     assert got == {"initiative": "B", "advance": None, "hill": None}
@@ -497,7 +497,7 @@ def test_P_BAT_8_more_successes_win_ties_go_to_nobody():
     assert br.advance_escalation(1) == 2
 
 
-def test_P_BAT_8_walls_stop_attackers_scoring_advance():
+def test_p_bat_8_walls_stop_attackers_scoring_advance():
     """P-BAT-8 [003:639] Walls: "While this goal remains, attackers may not score Advance Goals"."""
     s = {"advance": {"att": 3, "def": 1}, "initiative": {"att": 3, "def": 1}}
     assert br.score_goals(s, walls_standing=True, attackers="att") == {"advance": None, "initiative": "att"}
@@ -508,7 +508,7 @@ def test_P_BAT_8_walls_stop_attackers_scoring_advance():
 # ---------------------------------------------------------------------- P-BAT-9 surrender
 
 
-def test_P_BAT_9_surrender_spends_escalation_and_needs_some():
+def test_p_bat_9_surrender_spends_escalation_and_needs_some():
     """P-BAT-9 [003:580]: "Any side with escalation may spend 1 escalation to offer terms of surrender ... the
     escalation is spent either way"; with none the offer is refused naming P-BAT-9."""
     assert br.offer_surrender(2) == 1
@@ -519,7 +519,7 @@ def test_P_BAT_9_surrender_spends_escalation_and_needs_some():
 # ---------------------------------------------------------------------- P-BAT-10 round limit
 
 
-def test_P_BAT_10_battle_lasts_at_most_seven_rounds():
+def test_p_bat_10_battle_lasts_at_most_seven_rounds():
     """P-BAT-10 [003:651]: "A battle ends when only one side has active armies remaining or at the end of 7
     rounds"."""
     sides = {"A": [army("a")], "B": [army("b")]}
@@ -531,7 +531,7 @@ def test_P_BAT_10_battle_lasts_at_most_seven_rounds():
     assert br.battle_ends(2, sides, surrendered=True)
 
 
-def test_P_BAT_10_initiative_at_the_start_goes_to_fewer_armies():
+def test_p_bat_10_initiative_at_the_start_goes_to_fewer_armies():
     """P.1.3 [003:578] / P-AMB-22: the side with fewer deployed armies has the first initiative; on a tie, the
     defender."""
     assert br.first_initiative({"A": 3, "B": 2}) == "B"
@@ -542,7 +542,7 @@ def test_P_BAT_10_initiative_at_the_start_goes_to_fewer_armies():
 # ---------------------------------------------------------------------- P-BAT-11 deployment triggers
 
 
-def test_P_BAT_11_demon_deployment_routs_opposed_mortals_per_missing_success():
+def test_p_bat_11_demon_deployment_routs_opposed_mortals_per_missing_success():
     """P-BAT-11 [003:708]: "When this army is deployed, opposed mortal armies make a morale check with threshold 2;
     routing a unit for each missing success" (missing against the dice rolled, P-AMB-16); undead are not mortal."""
     demon = army("dm", units=1, cls="demon", titanic=True)
@@ -557,7 +557,7 @@ def test_P_BAT_11_demon_deployment_routs_opposed_mortals_per_missing_success():
     assert br.deployment_checks(army("i"), [mortals]) == []
 
 
-def test_P_BAT_11_repulsive_allies_take_a_rank_two_morale_challenge():
+def test_p_bat_11_repulsive_allies_take_a_rank_two_morale_challenge():
     """P-BAT-11 [003:769] Repulsive: "When this army joins a battle on the same side as mortal units, those units
     must pass a rank 2 morale challenge" (routs_due = size // 2, P-AMB-16)."""
     ghouls = army("g", units=3, ancestry="ghouls")
@@ -572,7 +572,7 @@ def test_P_BAT_11_repulsive_allies_take_a_rank_two_morale_challenge():
 # ---------------------------------------------------------------------- P-BAT-12 battle statuses
 
 
-def test_P_BAT_12_statuses_tick_down_valiant_twice_for_negative():
+def test_p_bat_12_statuses_tick_down_valiant_twice_for_negative():
     """P-BAT-12 [003:581]: statuses "all tick down by 1"; Valiant: "Negative statuses tick down by 2" ([003:728]);
     Bloodied (a tracker) and Delayed (P-BAT-14) are not ticked by Cleanup."""
     a = army(statuses={"Strengthened": 2, "Vulnerable": 1, "Bloodied": 1, "Delayed": 2})
@@ -583,7 +583,7 @@ def test_P_BAT_12_statuses_tick_down_valiant_twice_for_negative():
     assert br.cleanup(v)[0]["statuses"] == {"Weakened": 1, "Hastened": 2}
 
 
-def test_P_BAT_12_burning_one_burn_wound_each_cleanup():
+def test_p_bat_12_burning_one_burn_wound_each_cleanup():
     """P-BAT-12 [003:807] Burning: "Take 1 wound from Burn each cleanup"; armor does not soak it; the Fire element
     resists it."""
     a = army(units=2, armor=2, statuses={"Burning": 2})
@@ -594,7 +594,7 @@ def test_P_BAT_12_burning_one_burn_wound_each_cleanup():
     assert [u["wounds"] for u in br.cleanup(fire)[0]["units"]] == [0, 0]
 
 
-def test_P_BAT_12_frightened_rank_x_morale_challenge_before_tick_down():
+def test_p_bat_12_frightened_rank_x_morale_challenge_before_tick_down():
     """P-BAT-12 [003:808] Frightened: "Roll a rank X morale challenge during each cleanup (before ticking down)"."""
     a = army(units=4, statuses={"Frightened": 3})
     assert br.cleanup_dice(a) == 4 and br.cleanup_dice(army()) == 0
@@ -608,7 +608,7 @@ def test_P_BAT_12_frightened_rank_x_morale_challenge_before_tick_down():
     assert br.cleanup_dice(both) == 1  # the burn slays one before the check
 
 
-def test_P_BAT_12_taunt_and_flying_decide_valid_targets():
+def test_p_bat_12_taunt_and_flying_decide_valid_targets():
     """P-BAT-12: Taunt "Enemy armies must make their melee attacks against you if able"; Flying: "You cannot be
     targeted by melee attacks. Your melee attacks are instead Airborne" ([003:818]-[003:819])."""
     melee = army("m")
@@ -623,7 +623,7 @@ def test_P_BAT_12_taunt_and_flying_decide_valid_targets():
     refuses("P-BAT-12", br.check_target, melee, flyer, [flyer, plain])
 
 
-def test_P_BAT_12_flying_sources_by_round_parity():
+def test_p_bat_12_flying_sources_by_round_parity():
     """P-BAT-12: Angel gains Flying 1 at even rounds, Dragon and Flapping at odd ([003:706], [003:707], [003:762]);
     a War Balloon starts with Flying 1 and Stealthy with Strengthened 1 ([003:712], [003:739])."""
     angel, dragon = army("a", cls="angel", titanic=True), army("d", cls="dragon", titanic=True)
@@ -639,7 +639,7 @@ def test_P_BAT_12_flying_sources_by_round_parity():
 # ---------------------------------------------------------------------- P-BAT-13 after the battle
 
 
-def test_P_BAT_13_experience_rank_counts_armies_that_lost_units():
+def test_p_bat_13_experience_rank_counts_armies_that_lost_units():
     """P-BAT-13 [003:651]: "count the armies that permanently lost at least one unit. Every army that survived the
     battle gains a one-use Experience asset of that rank" (P-AMB-40); routed units are not lost."""
     before = {"a": army("a", units=4), "b": army("b", units=3), "c": army("c", units=2), "d": army("d", units=2)}
@@ -653,7 +653,7 @@ def test_P_BAT_13_experience_rank_counts_armies_that_lost_units():
     assert m.survivors == ("a", "b")
 
 
-def test_P_BAT_13_fear_scoundrels_fees_intimidation():
+def test_p_bat_13_fear_scoundrels_fees_intimidation():
     """P-BAT-13: fear users gain "the number of units they slew plus the rank of the highest ranked unit they slew"
     ([003:175]); Scoundrels "1 coin every time they slay a unit" ([003:747]); fees are due ([003:625]);
     Intimidation: + the highest level among opposing armies (P-INFL-5)."""
@@ -679,7 +679,7 @@ def test_P_BAT_13_fear_scoundrels_fees_intimidation():
     assert lost.influence == {}
 
 
-def test_P_BAT_13_clear_battle_restores_armor_keeps_wounds():
+def test_p_bat_13_clear_battle_restores_armor_keeps_wounds():
     """P-BAT-13 / P-EX-4: armor lost in battle is no permanent loss; wounds and routs stay until recovery."""
     t = army("t", units=2, armor=2)
     hit_t, _ = br.attack(army("a", units=3), t, [6, 6, 6], command="attack")
@@ -694,7 +694,7 @@ def test_P_BAT_13_clear_battle_restores_armor_keeps_wounds():
 # ---------------------------------------------------------------------- P-BAT-14 reinforcements
 
 
-def test_P_BAT_14_delayed_arrives_at_zero_ticks_at_cleanup():
+def test_p_bat_14_delayed_arrives_at_zero_ticks_at_cleanup():
     """P-BAT-14 [003:563] / P-AMB-44: "marked with Delayed X ... added when Delayed reaches 0"; X drops by 1 at
     each round's Cleanup; Delayed 0 deploys in round 1."""
     r = army(statuses={"Delayed": 2})
@@ -710,7 +710,7 @@ def test_P_BAT_14_delayed_arrives_at_zero_ticks_at_cleanup():
 # ---------------------------------------------------------------------- worked examples
 
 
-def test_P_EX_4_knights_absorb_seven():
+def test_p_ex_4_knights_absorb_seven():
     """P-EX-4 [003:608]: "The Knights of Count Caliphrase have 4 units and 3 armor, so they can take 7 wounds
     without permanent losses": 7 untyped excess successes -> armor 0 (broken), one wound on each unit, none dead,
     Bloodied 1, routs_due 2; an 8th kills a unit."""
@@ -729,7 +729,7 @@ def _fangs() -> dict:
     return army("fangs", units=4, rank=4, ancestry="gnolls")
 
 
-def test_P_EX_5_derop_levy_text_fixture():
+def test_p_ex_5_derop_levy_text_fixture():
     """P-EX-5 [003:614], the analysis's recommended fixture "reproduces text" (P-AMB-17 decision): Defense 4 and
     morale d4+1. The Fangs roll 6,3,4,2 (basic attack, no Slay +1): 2 successes "tears through the armor and
     inflicts 1 wound"; Bloodied 1, routs_due 2; morale 1,2,1,2,3 +1 at threshold 4: only the 3 succeeds, "so 1
@@ -742,7 +742,7 @@ def test_P_EX_5_derop_levy_text_fixture():
     assert routed == 1 and br.size(after) == 4
 
 
-def test_P_EX_5_derop_levy_fixture_A_prose_stats():
+def test_p_ex_5_derop_levy_fixture_A_prose_stats():
     """P-EX-5 fixture A (the prose's stats, Defense 3, morale d4+1): 3 successes, armor 0, 2 wounds on two units,
     Bloodied 1, routs_due 2, morale 2,3,2,3,4 -> 1 success, 1 routed, 4 active."""
     levy = army("levy", units=5, armor=1, defense=3, morale={"die": 4, "bonus": 1})
@@ -753,7 +753,7 @@ def test_P_EX_5_derop_levy_fixture_A_prose_stats():
     assert routed == 1 and br.size(after) == 4
 
 
-def test_P_EX_5_derop_levy_fixture_B_stat_block():
+def test_p_ex_5_derop_levy_fixture_B_stat_block():
     """P-EX-5 fixture B (the Derop Levy stat block [003:833]: Defense 4, morale d6+0): 2 successes, armor 0, 1
     wound, Bloodied 1, routs_due 2, morale 1,2,1,2,3 -> 0 successes, 2 routed, 3 active."""
     levy = army("levy", units=5, armor=1, defense=4, morale={"die": 6, "bonus": 0})
@@ -763,7 +763,7 @@ def test_P_EX_5_derop_levy_fixture_B_stat_block():
     assert routed == 2 and br.size(after) == 3
 
 
-def test_P_EX_12_assassinate_tie_scores_for_nobody():
+def test_p_ex_12_assassinate_tie_scores_for_nobody():
     """P-EX-12 [003:644]-[003:647] Assassinate Count Caliphrase (attacker threshold 4, defender 2): attacker 4,5,2
     -> 2 successes, defender 2,3,1 -> 2: a tie, nobody scores; then 4,6,6 -> 3 against 2,1,1 -> 1: the attacker
     wins; a round the defender wins goes to the defender."""
@@ -797,7 +797,7 @@ def test_P_EX_12_assassinate_tie_scores_for_nobody():
 # ---------------------------------------------------------------------- more keyword effects
 
 
-def test_P_BAT_12_melee_attack_on_a_flying_army_is_refused():
+def test_p_bat_12_melee_attack_on_a_flying_army_is_refused():
     """P-BAT-12 [003:819] Flying: "You cannot be targeted by melee attacks"; ranged attacks still reach it."""
     flyer = army("f", units=2, statuses={"Flying": 1})
     refuses("P-BAT-12", br.attack, army("m", units=1), flyer, [6])
@@ -805,7 +805,7 @@ def test_P_BAT_12_melee_attack_on_a_flying_army_is_refused():
     assert sum(hit.wounds) == 1
 
 
-def test_P_BAT_6_wallkeepers_add_the_wall_rank_to_morale():
+def test_p_bat_6_wallkeepers_add_the_wall_rank_to_morale():
     """P-BAT-6 [003:730] Wallkeepers: "While defending with an untaken wall, this army gains a bonus to their morale
     equal to the wall's rank"."""
     w = army("w", units=2, ancestry="drakes")
@@ -814,7 +814,7 @@ def test_P_BAT_6_wallkeepers_add_the_wall_rank_to_morale():
     assert br.morale(army("x", units=2), [2, 1], 4, 2, wall_rank=2)[1] == 2
 
 
-def test_P_BAT_5_damage_types_keywords_give():
+def test_p_bat_5_damage_types_keywords_give():
     """P-BAT-5: Hammers Crush ([003:696]), Stampeding Crush with Charge ([003:754]), Firespitting Burn on odd rounds
     ([003:755]), Frigid Frost on even rounds ([003:756]), Stormblooded Shock ([003:757])."""
     assert br.damage_types(army(cls="hammers")) == ("crush",)
@@ -827,7 +827,7 @@ def test_P_BAT_5_damage_types_keywords_give():
     assert br.damage_types(army(keywords=["stormblooded"])) == ("shock",)
 
 
-def test_P_BAT_7_ancestry_momentum_triggers():
+def test_p_bat_7_ancestry_momentum_triggers():
     """P-BAT-7 [003:775]-[003:803]: Halflings when attacked by a larger army, Wraiths the first time each round a
     mortal army attacks them, an Earth elemental the first time each round it is attacked, Harpies ending a round
     unharmed, Drakes when their side wins a goal, Orcs wounded at deployment, Ashborn losing all momentum to a
@@ -863,7 +863,7 @@ def test_P_BAT_7_ancestry_momentum_triggers():
     refuses("P-BAT-7", br.momentum_trigger, elves, "sneezes")
 
 
-def test_P_BAT_11_awesome_power_wounds_by_distance_from_capitol():
+def test_p_bat_11_awesome_power_wounds_by_distance_from_capitol():
     """P-BAT-11 [003:1028] the Celestial's Awesome Power: "you take wounds at the start of each battle equal to your
     range distance from your capitol"; wounds, not an attack, so no rout check."""
     celestial = army("cel", units=6, cls="giant", titanic=True, element="E")
@@ -873,7 +873,7 @@ def test_P_BAT_11_awesome_power_wounds_by_distance_from_capitol():
     refuses("P-BAT-11", br.awesome_power_wounds, celestial, -1)
 
 
-def test_P_BAT_11_wondrous_and_never_mortal_armies_ignore_the_demon():
+def test_p_bat_11_wondrous_and_never_mortal_armies_ignore_the_demon():
     """P-BAT-11: only mortal armies check against a Demon: undead ([003:793]), wondrous creatures ([003:797]) and
     Angels, Demons, Devils, Dragons are not mortal."""
     demon = army("dm", units=1, cls="demon", titanic=True)
@@ -881,7 +881,7 @@ def test_P_BAT_11_wondrous_and_never_mortal_armies_ignore_the_demon():
     assert [c[0] for c in br.deployment_checks(demon, others)] == ["m"]
 
 
-def test_P_BAT_7_supports_pass_momentum():
+def test_p_bat_7_supports_pass_momentum():
     """P-BAT-7 [003:702] Supports: "This unit may pass momentum on to other units"; the receiver is still capped."""
     giver, receiver = br.pass_momentum(army("s", cls="supports", momentum=3), army("r", units=2, momentum=1), 2)
     assert (giver["momentum"], receiver["momentum"]) == (1, 2)

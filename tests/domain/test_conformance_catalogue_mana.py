@@ -31,7 +31,7 @@ def spent(events) -> list[tuple]:
     return [(e.action_id, e.cost, e.paid, e.audience) for e in events if type(e).__name__ == "ManaSpent"]
 
 
-def test_P_MAG_2_uplift_master_costs_AW_refused_when_the_circle_cannot_pay():
+def test_p_mag_2_uplift_master_costs_AW_refused_when_the_circle_cannot_pay():
     """P-MAG-2 / P.2.12 Uplift Master "Cost: AW" ([003:1177]): an Air and a Water, refused naming P-MAG-2 (and
     the action's rule in the message) with nothing recorded when the Circle holds no Water."""
     g = circle(A=2, E=1)
@@ -43,7 +43,7 @@ def test_P_MAG_2_uplift_master_costs_AW_refused_when_the_circle_cannot_pay():
     assert "AW" in err.message and "P.2.12" in err.message and err.field == "mana"
 
 
-def test_P_MAG_2_uplift_master_debits_one_air_and_one_water_at_its_turn():
+def test_p_mag_2_uplift_master_debits_one_air_and_one_water_at_its_turn():
     """P-MAG-2 / P.2.12 Uplift Master: AW is paid at the action's turn in the queue ([003:28]), privately."""
     g = circle(A=2, W=1, E=1)
     g.submit_class_action("circ", "up", "uplift_master", {"converted_rank": 1}, now=NOW, **run())
@@ -57,7 +57,7 @@ def test_P_MAG_2_uplift_master_debits_one_air_and_one_water_at_its_turn():
     assert g.state.catalogue["counters"]["circ"]["masters"] == 1
 
 
-def test_P_MAG_2_hidden_runes_cost_mana_of_the_runes_rank_in_the_hexs_element():
+def test_p_mag_2_hidden_runes_cost_mana_of_the_runes_rank_in_the_hexs_element():
     """P-MAG-2 / P.2.12 Hidden Runes "Cost: mana of the rune's rank matching the terrain's element"
     ([003:1175]): a rank 2 rune in an Earth hex costs EE; two Air do not pay it."""
     g = circle(A=2, E=1)
@@ -77,7 +77,7 @@ def test_P_MAG_2_hidden_runes_cost_mana_of_the_runes_rank_in_the_hexs_element():
     assert g.state.powers["circ"].mana == {"A": 2}
 
 
-def test_P_MAG_2_hidden_runes_in_a_hex_without_an_element_cost_generic_mana():
+def test_p_mag_2_hidden_runes_in_a_hex_without_an_element_cost_generic_mana():
     """P.2.12 Hidden Runes where the GM gave the hex no element: the rune's rank in any mana (decision in
     ``catalogue_rules.mana_cost``)."""
     g = circle(W=1)
@@ -95,7 +95,7 @@ def test_P_MAG_2_hidden_runes_in_a_hex_without_an_element_cost_generic_mana():
     assert spent(g.collect_events()) == [("r", "2", {"A": 1, "W": 1}, ["power:circ"])]
 
 
-def test_P_MAG_2_a_mana_cost_that_can_no_longer_be_paid_at_its_turn_loses_the_action():
+def test_p_mag_2_a_mana_cost_that_can_no_longer_be_paid_at_its_turn_loses_the_action():
     """[003:28] costs are paid at the start of the action: mana spent elsewhere after submission leaves the
     Uplift Master unpaid, so it is lost (P-MAG-2), like a coin price (P.2.12)."""
     g = circle(A=1, W=1)
@@ -117,7 +117,7 @@ def cult(**mana: int) -> Game:
     return g
 
 
-def test_P_MAG_2_rise_fingers_costs_FW():
+def test_p_mag_2_rise_fingers_costs_FW():
     """P-MAG-2 / P.2.12 Rise, Fingers "Cost: FW" ([003:1230]): refused without Water; paid F and W at its turn."""
     params = {"hex": "2,0", "units_slain": 4, "type": "cult-fingers"}
     g = cult(F=2)
@@ -136,7 +136,7 @@ def test_P_MAG_2_rise_fingers_costs_FW():
     assert "fingers-rise" in g.state.armies.armies
 
 
-def test_P_MAG_2_sacrificial_summoning_costs_FW():
+def test_p_mag_2_sacrificial_summoning_costs_FW():
     """P-MAG-2 / P.2.12 Sacrificial Summoning "Cost: FW" ([003:1224])."""
     g = cult(W=2)
     g.place_army("thralls", "Thralls", "3,0", 3, controller="cult", type_id="cult-fingers")

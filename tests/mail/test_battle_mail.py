@@ -95,7 +95,7 @@ def test_the_battle_lines_parse_into_their_fields():
     assert [e.line for e in bad.errors] == [1, 2, 3]
 
 
-def test_P_BAT_2_a_command_line_carries_the_players_attack_choices():
+def test_p_bat_2_a_command_line_carries_the_players_attack_choices():
     """P-BAT-2 options, P-BAT-5 damage, P-BAT-6 Bloodlust's allocation, P-BAT-3 Shieldbearers' restore, P-BAT-7
     Supports' pass: clauses after the command; a clause without its value is the line's error."""
     turn = parse_turn(

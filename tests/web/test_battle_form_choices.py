@@ -9,7 +9,7 @@ from api.powers.forms import SPECS
 from domain.errors import RuleViolation
 
 
-def test_P_BAT_2_the_battle_pages_command_form_carries_the_players_choices():
+def test_p_bat_2_the_battle_pages_command_form_carries_the_players_choices():
     """The Battle page's command and spell forms build the commands with the choices (P-BAT-2, -3, -5, -6, -7;
     P-MAG-2's payment); empty fields leave the defaults."""
     form = {"battle_id": "b1", "army_id": "x", "command": "slay", "target": "y", "options": "axes, hammers"}
