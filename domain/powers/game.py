@@ -1215,7 +1215,7 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
         limits.check_text(hex_id, "hex", limits.IDENTIFIER, what="a hex")
         if not hex_id.strip():
             raise RuleViolation("name the hex", field="hex")
-        if not 0 <= amount <= 20:
+        if isinstance(amount, bool) or not isinstance(amount, int) or not 0 <= amount <= 20:
             raise RuleViolation("influence is a whole number from 0 to 20", rule="P-INFL-1", field="amount")
         if self.state.world.hexes:
             hex_id = self._map_hex(hex_id, "hex", "P-INFL-1")
