@@ -642,13 +642,6 @@ class Projector:
         )
         return [{"version": v, "phase": p, "season": se, "month": m, "step": st} for v, p, se, m, st in rows]
 
-    def event_types(self, game_id: str) -> list[str]:
-        """The kinds of event the game has recorded, sorted (from the audit's type index)."""
-        return [
-            t
-            for (t,) in self.db.query("SELECT DISTINCT type FROM rm_audit WHERE game_id = ? ORDER BY type", (game_id,))
-        ]
-
     def next_phase_start(self, game_id: str, version: int) -> int | None:
         """The first version after ``version`` at which a phase began (an indexed lookup), or None."""
         rows = self.db.query("SELECT MIN(version) FROM rm_phases WHERE game_id = ? AND version > ?", (game_id, version))
