@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from playwright.sync_api import expect
+
 from tests.web.test_browser_month import browser, pytestmark, server, shot  # noqa: F401  (fixtures)
 
 
@@ -240,7 +242,7 @@ def test_every_new_link_stays_listed_with_copy_until_dismissed_and_fits_a_phone(
     copy = gm.locator('#links button[data-copy="link-rangers"]')
     assert copy.is_visible() and copy.inner_text() == "Copy"
     copy.click()
-    assert copy.inner_text() == "Copied"
+    expect(copy).to_have_text("Copied")  # the clipboard answers asynchronously: wait for the label
     gm.reload()  # still listed on the next page
     assert gm.get_by_label("Sign-in link for Gandalf").count() == 1
     gm.get_by_role("button", name="Dismiss the link for Rangers").click()
