@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run check test test-fast bench demo clean
+.PHONY: run check test test-fast bench demo clean messages
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,10 @@ test-fast: $(STAMP)  ## domain tests only: no database
 
 bench: $(STAMP)  ## speed ratios, one `name: value` line per figure (ONLY=name: just that figure's group)
 	$(BIN)/python tests/bench.py $(if $(ONLY),--only $(ONLY))
+
+messages: $(STAMP)  ## extract every marked phrase into api/locale/messages.pot and merge it into each catalog
+	$(BIN)/pybabel extract --quiet -F babel.cfg -k _ -k N_ -k ngettext:1,2 -o api/locale/messages.pot --no-location --sort-output .
+	$(BIN)/pybabel update --quiet -i api/locale/messages.pot -d api/locale --no-fuzzy-matching
 
 demo: $(STAMP)
 	$(BIN)/emissary demo

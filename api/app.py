@@ -22,6 +22,7 @@ from api.service import Games
 from api.web import people as web_people
 from api.web import routes as web_routes
 from api.web import talk as web_talk
+from api.web.i18n import Language
 from domain import limits
 from domain.errors import DomainError
 from projections.people import SignInLinks
@@ -136,6 +137,7 @@ def create_app(
     app.include_router(posts.router)
     for routes in rulesets.parts("routes"):  # each ruleset's JSON routes, beside its pages (api.rulesets)
         app.include_router(routes.router)
+    app.add_middleware(Language)  # innermost: the viewer's language for the pages and their formats
     app.add_middleware(ServerSessions, store=app.state.sessions, settings=settings)
     app.add_middleware(BodyLimit, settings=settings)
     app.add_middleware(RateLimitMiddleware, limits=app.state.rate_limits)  # outermost: refuses before reading

@@ -28,6 +28,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.background import BackgroundTask
 
 from api.security import redact, site_base, web_session
+from api.web.i18n import local_time
 from api.web.routes import flash, form_of, games_of, templates
 from domain import limits
 from domain.errors import DomainError
@@ -251,7 +252,7 @@ def my_seats(request: Request, email: str, zone: str | None) -> list[dict[str, A
                 {
                     "kind": w.kind.split(":")[0].replace("_", " "),  # "move:bob:1:1" is a move window
                     "deadline": deadline.isoformat(),
-                    "local": deadline.strftime("%a %d %b %Y, %H:%M"),
+                    "local": local_time(deadline, shown_zone),
                     "waiting": waiting,
                 }
             )

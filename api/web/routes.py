@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Request
@@ -25,6 +25,8 @@ from api import rulesets
 from api.mail_intake import reply_address
 from api.security import CsrfRefused, check_csrf, check_origin, site_base, web_session
 from api.service import Caller, Games, Receipt, hash_token, new_token
+from api.web import i18n
+from api.web.i18n import local_time
 from api.web.status import status_strip
 from domain.errors import DomainError, Unauthorized
 from domain.ids import GM
@@ -57,15 +59,7 @@ def csrf_field(context: Any) -> Markup:
 templates.env.globals["csrf_field"] = csrf_field
 
 
-def readable(iso: str | None) -> str:
-    """A local ISO time (with its offset) in words: "Thu 03 Dec 2026, 02:46"."""
-    try:
-        return datetime.fromisoformat(str(iso)).strftime("%a %d %b %Y, %H:%M")
-    except ValueError:
-        return str(iso or "")
-
-
-templates.env.filters["readable"] = readable
+i18n.install(templates.env)  # {% trans %}, _() and the viewer's formats of dates and numbers
 router = APIRouter(include_in_schema=False)
 
 BOARD_FEED = 40  # the newest events of the feed a board shows
@@ -189,16 +183,6 @@ def _int(value: Any, default: int | None = None) -> int | None:
         return default
 
 
-def local_time(iso: str | None, zone: ZoneInfo) -> str:
-    """A recorded instant (ISO, UTC) as its viewer reads it: "Mon 30 Nov 2026, 14:05 CET" in their zone."""
-    if not iso:
-        return ""
-    moment = datetime.fromisoformat(str(iso))
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(zone).strftime("%a %d %b %Y, %H:%M %Z")
-
-
 def local_receipt(message: dict | None, zone: ZoneInfo) -> dict | None:
     """A flash whose receipt carries its time in the viewer's zone as well (``at_local``)."""
     if message and message.get("receipt") and message["receipt"].get("at"):
@@ -308,6 +292,25 @@ def home(request: Request) -> Response:
         open_windows = [w for w in view["windows"] if not w["closed"]]
         rows.append({"game_id": game_id, "me": me, "view": view, "window": open_windows[0] if open_windows else None})
     return templates.TemplateResponse(request, "home.html", {"rows": rows})
+
+
+@router.get("/language")
+def choose_language(request: Request, lang: str = "", next: str = "") -> Response:
+    """The footer's choice of language: kept in a cookie for a year (a preference, not a credential, so a
+    plain GET), then back to the page it was chosen on (the Referer's path; pages do not echo their own
+    address, which may name what the viewer may not see). Only our own paths are returned to."""
+    if not next:
+        referer = urlsplit(request.headers.get("referer", ""))
+        here = urlsplit(str(request.base_url))
+        if referer.netloc == here.netloc:
+            next = referer.path + (f"?{referer.query}" if referer.query else "")
+    target = next if next.startswith("/") and not next.startswith("//") and "\\" not in next else "/"
+    response = RedirectResponse(target, status_code=303)
+    if lang in i18n.catalogs():
+        response.set_cookie(i18n.COOKIE, lang, max_age=365 * 24 * 3600, samesite="lax", httponly=True)
+    else:
+        response.delete_cookie(i18n.COOKIE)  # "as my browser asks"
+    return response
 
 
 @router.get("/signin/{game_id}/{token}")

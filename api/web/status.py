@@ -12,11 +12,11 @@ P.4); a seat learns only that others still may.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from api import rulesets
+from api.web.i18n import local_time
 from domain.ids import GM
 from domain.platform import feed as words_of
 
@@ -29,13 +29,6 @@ def _window_id(w: dict) -> str:
 
 def _step_words(name: str) -> str:
     return name.replace("_", " ").capitalize()
-
-
-def _local(iso: str, zone: ZoneInfo) -> str:
-    moment = datetime.fromisoformat(iso)
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(zone).strftime("%a %d %b %Y, %H:%M %Z")
 
 
 def timeline(game: Any, phases: list[dict], rolled: dict | None) -> dict[str, Any]:
@@ -92,7 +85,7 @@ def status_strip(
             {
                 "what": words_of.phase_title(ruleset, w.kind.split(":")[0]) or w.kind,
                 "iso": iso,
-                "local": _local(iso, zone),
+                "local": local_time(iso, zone),
                 "mine": mine,
             }
         )

@@ -66,11 +66,20 @@ def test_the_feed_reads_in_words_with_my_numbers_a_page_at_a_time(server, browse
     assert gm_lines[0].startswith(f"#{games.visible_events(gid, 'gm', limit=1000)[-1]['seq']} ")
 
 
+def in_language(tag: str, iso: str, zone: str) -> str:
+    """A time as a viewer whose browser asks for ``tag`` reads it (``api.web.i18n.local_time``)."""
+    from api.web import i18n
+
+    token = i18n._locale.set(i18n.choose(tag, None))
+    try:
+        return i18n.local_time(iso, zone)
+    finally:
+        i18n._locale.reset(token)
+
+
 def test_times_are_in_my_zone_and_the_audit_filters_are_choices_by_name(server, browser):  # noqa: F811
     """Receipts, the feed and the audit show times in the viewer's own zone in words, never raw UTC ISO; the
     audit's filters are selects of powers and event kinds by name, and a name typed in any case finds the same."""
-    from datetime import datetime
-    from zoneinfo import ZoneInfo
 
     base, app = server
     games = app.state.games
@@ -82,14 +91,12 @@ def test_times_are_in_my_zone_and_the_audit_filters_are_choices_by_name(server, 
     receipt = gondor.locator("p.receipt")
     stamp = receipt.locator("time")
     iso = stamp.get_attribute("datetime")
-    expected = datetime.fromisoformat(iso).astimezone(ZoneInfo("America/New_York")).strftime("%a %d %b %Y, %H:%M %Z")
+    expected = in_language("en-US", iso, "America/New_York")  # Chromium asks for en-US
     assert stamp.inner_text() == expected and expected.endswith(("EST", "EDT"))
     assert "+00:00" not in receipt.inner_text()
     assert "(times in America/New_York)" in gondor.locator("#feed h2").inner_text()
     first = gondor.locator("#feed time").first
-    assert first.inner_text() == datetime.fromisoformat(first.get_attribute("datetime")).astimezone(
-        ZoneInfo("America/New_York")
-    ).strftime("%a %d %b %Y, %H:%M %Z")
+    assert first.inner_text() == in_language("en-US", first.get_attribute("datetime"), "America/New_York")
     shot(gondor, "play17-03-receipt-in-my-zone")
 
     gm = signed_in(browser, base, gid, gm_token)

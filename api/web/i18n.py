@@ -1,0 +1,192 @@
+"""The viewer's language (issue 17): which catalog translates the pages, and how dates and numbers read.
+
+Every page's words are marked for translation (``{% trans %}`` and ``_()`` in templates, ``_`` from
+``domain.platform.i18n`` in code) and extracted with Babel (``make messages``). The catalogs live in
+``api/locale/<language>/LC_MESSAGES/messages.po``; they are compiled in memory when first used, so there is
+no build step and a ``.po`` a translator edits is what runs.
+
+A request's language is the ``lang`` cookie (chosen in the footer of every page), else the best match of
+the browser's ``Accept-Language``, else English. Dates, times and numbers follow the same choice through
+Babel's CLDR data, for any language Babel knows, even one no catalog translates yet: a German browser
+reads "Mo., 30. Nov. 2026, 14:05 CET" around English words until a German catalog says more. Times are
+always shown in the viewer's own zone (the caller passes it).
+"""
+
+from __future__ import annotations
+
+import functools
+import gettext
+import io
+from contextvars import ContextVar
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from babel import Locale, UnknownLocaleError
+from babel.dates import format_skeleton, format_time
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
+from babel.support import Translations
+from jinja2 import Environment, pass_context
+
+from domain.platform import i18n
+
+LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
+DEFAULT = "en"
+COOKIE = "lang"
+
+_locale: ContextVar[Locale] = ContextVar("emissary_locale", default=Locale.parse(DEFAULT))
+
+
+def catalogs() -> list[str]:
+    """The languages with a catalog (``api/locale/<lang>/LC_MESSAGES/messages.po``), and English."""
+    found = sorted(p.parent.parent.name for p in LOCALE_DIR.glob("*/LC_MESSAGES/messages.po"))
+    return [DEFAULT, *[c for c in found if c != DEFAULT]]
+
+
+def languages() -> list[tuple[str, str]]:
+    """(code, name in that language) for the footer's choice."""
+    return [(code, Locale.parse(code).get_display_name(code) or code) for code in catalogs()]
+
+
+@functools.lru_cache(maxsize=32)
+def translations_for(code: str) -> gettext.NullTranslations:
+    """The compiled catalog of ``code`` (a catalog's language, or English: no translation)."""
+    po = LOCALE_DIR / code / "LC_MESSAGES" / "messages.po"
+    if code == DEFAULT or not po.is_file():
+        return i18n.ENGLISH
+    with po.open("rb") as f:
+        catalog = read_po(f, locale=code)
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog)
+    buffer.seek(0)
+    return Translations(buffer)
+
+
+def _parse(tag: str) -> Locale | None:
+    try:
+        return Locale.parse(tag.strip().replace("-", "_"))
+    except (ValueError, TypeError, UnknownLocaleError):
+        return None
+
+
+def accepted(header: str) -> list[str]:
+    """The languages of an ``Accept-Language`` header, most wanted first (q=0 left out)."""
+    ranked = []
+    for i, part in enumerate(header.split(",")[:20]):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        if tag and tag != "*" and q > 0:
+            ranked.append((-q, i, tag))
+    return [tag for _, _, tag in sorted(ranked)]
+
+
+def choose(cookie: str | None, accept_language: str | None) -> Locale:
+    """The viewer's locale: the chosen one, else the browser's first that Babel knows, else English."""
+    for tag in ([cookie] if cookie else []) + accepted(accept_language or ""):
+        locale = _parse(tag)
+        if locale is not None:
+            return locale
+    return Locale.parse(DEFAULT)
+
+
+def catalog_of(locale: Locale) -> str:
+    """The catalog that serves ``locale``: its own (``de_AT`` -> ``de``) if we ship one, else English."""
+    shipped = catalogs()
+    for code in (str(locale), locale.language):
+        if code in shipped:
+            return code
+    return DEFAULT
+
+
+def current_locale() -> Locale:
+    return _locale.get()
+
+
+class Language:
+    """ASGI middleware: each request reads in its viewer's language (the catalog and the locale's formats)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        cookie = None
+        for part in headers.get("cookie", "").split(";"):
+            name, _, value = part.strip().partition("=")
+            if name == COOKIE and value:
+                cookie = value
+        locale = choose(cookie, headers.get("accept-language"))
+        token = _locale.set(locale)
+        try:
+            with i18n.use(translations_for(catalog_of(locale))):
+                await self.app(scope, receive, send)
+        finally:
+            _locale.reset(token)
+
+
+def local_time(iso: str | datetime | None, zone: ZoneInfo | str, *, seconds: bool = False) -> str:
+    """A recorded instant as its viewer reads it: in their zone, in their language's format, with the zone's
+    abbreviation ("Mon, 30 Nov 2026, 14:05 CET"; "Mo., 30. Nov. 2026, 14:05 CET"). A naive time is UTC."""
+    if not iso:
+        return ""
+    moment = iso if isinstance(iso, datetime) else datetime.fromisoformat(str(iso))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    zone = ZoneInfo(zone) if isinstance(zone, str) else zone
+    moment = moment.astimezone(zone)
+    locale = current_locale()
+    date = format_skeleton("yMMMEd", moment, locale=locale, fuzzy=True)
+    time = format_time(moment, "medium" if seconds else "short", locale=locale)
+    both = str(locale.datetime_formats.get("medium", "{1}, {0}")).replace("'", "")
+    return f"{both.format(time, date)} {moment.strftime('%Z')}".strip()
+
+
+def readable(iso: str | None) -> str:
+    """A local ISO time that carries its own offset, in the viewer's language (no zone is converted)."""
+    try:
+        moment = datetime.fromisoformat(str(iso))
+    except ValueError:
+        return str(iso or "")
+    locale = current_locale()
+    date = format_skeleton("yMMMEd", moment, locale=locale, fuzzy=True)
+    time = format_time(moment, "short", locale=locale)
+    return str(locale.datetime_formats.get("medium", "{1}, {0}")).replace("'", "").format(time, date)
+
+
+def number(value: Any) -> str:
+    """A number as the viewer's language writes it (1,234.5; 1.234,5)."""
+    try:
+        return format_decimal(value, locale=current_locale())
+    except (TypeError, ValueError, ArithmeticError):
+        return str(value)
+
+
+@pass_context
+def _gettext(context: Any, message: str) -> str:
+    return i18n.current().gettext(message)
+
+
+@pass_context
+def _ngettext(context: Any, singular: str, plural: str, n: int) -> str:
+    return i18n.current().ngettext(singular, plural, n)
+
+
+def install(env: Environment) -> None:
+    """Give templates ``{% trans %}``, ``_()`` and the viewer's formats (``|local_time``, ``|number``)."""
+    env.add_extension("jinja2.ext.i18n")
+    env.install_gettext_callables(_gettext, _ngettext, newstyle=True)  # type: ignore[attr-defined]
+    env.filters["readable"] = readable
+    env.filters["number"] = number
+    env.globals["languages"] = languages
+    env.globals["current_language"] = lambda: str(current_locale()).replace("_", "-")

@@ -1,0 +1,47 @@
+"""Words ready for translation (issue 17): ``_`` and ``ngettext`` mark a phrase for extraction and look it
+up in the translations of the request being served.
+
+The web layer chooses the viewer's language per request (``api.web.i18n``) and installs its catalog here
+with ``use``; everything else (a worker's mail, a test, the CLI) reads English, the language every phrase is
+written in. A phrase with values takes them by name after translation, so a translator can move them:
+``_("{who} resisted").format(who=name)``, never an f-string, which would be extracted with its values in.
+"""
+
+from __future__ import annotations
+
+import gettext
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+ENGLISH = gettext.NullTranslations()
+_current: ContextVar[gettext.NullTranslations] = ContextVar("emissary_translations", default=ENGLISH)
+
+
+def _(message: str) -> str:
+    """``message`` in the current language (itself in English, or where no translation is known)."""
+    return _current.get().gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The singular or plural of a phrase for ``n`` (as the current language counts), translated."""
+    return _current.get().ngettext(singular, plural, n)
+
+
+def N_(message: str) -> str:
+    """Marks a phrase for extraction where it is defined (a table of words) and translated where shown."""
+    return message
+
+
+def current() -> gettext.NullTranslations:
+    return _current.get()
+
+
+@contextmanager
+def use(translations: gettext.NullTranslations) -> Iterator[None]:
+    """Serve ``translations`` for the phrases looked up inside the block (one request, one mail)."""
+    token = _current.set(translations)
+    try:
+        yield
+    finally:
+        _current.reset(token)

@@ -1,0 +1,102 @@
+"""The viewer's language (issue 17, "every string ready for translation, with dates and numbers formatted by
+locale"): the catalog a request reads, the formats of its times and numbers, and the footer's choice."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from api.web import i18n
+from domain.platform import i18n as words
+from projections.settings import Settings
+from tests.web.i18n_scan import scan, scan_source
+
+MOMENT = datetime(2026, 11, 30, 14, 5, tzinfo=timezone.utc)
+
+
+def at_locale(tag: str, fn, *args, **kw):
+    token = i18n._locale.set(i18n.choose(tag, None))
+    try:
+        return fn(*args, **kw)
+    finally:
+        i18n._locale.reset(token)
+
+
+def test_accept_language_is_read_most_wanted_first_and_q0_is_refused():
+    assert i18n.accepted("fr;q=0.5, de-AT, en;q=0.8, es;q=0") == ["de-AT", "en", "fr"]
+    assert i18n.accepted("*") == [] and i18n.accepted("") == []
+
+
+def test_the_chosen_language_wins_then_the_browsers_first_known_then_english():
+    assert str(i18n.choose("de", "fr")) == "de"
+    assert str(i18n.choose(None, "xx-YY, fr-CA;q=0.9")) == "fr_CA"  # "xx" is no language Babel knows
+    assert str(i18n.choose("../../etc", "not a tag")) == "en"
+
+
+def test_a_regional_variant_reads_its_languages_catalog():
+    assert i18n.catalog_of(i18n.choose("de-AT", None)) == "de"
+    assert i18n.catalog_of(i18n.choose("ja", None)) == "en"  # no Japanese catalog: English words
+
+
+def test_times_are_in_the_viewers_zone_and_written_the_way_their_language_writes_them():
+    berlin = ZoneInfo("Europe/Berlin")
+    assert at_locale("de", i18n.local_time, MOMENT.isoformat(), berlin) == "Mo., 30. Nov. 2026, 15:05 CET"
+    assert at_locale("en-GB", i18n.local_time, MOMENT.isoformat(), berlin) == "Mon, 30 Nov 2026, 15:05 CET"
+    assert at_locale("en-US", i18n.local_time, MOMENT, ZoneInfo("America/New_York")) == (
+        "Mon, Nov 30, 2026, 9:05\u202fAM EST"
+    )
+    assert at_locale("en", i18n.local_time, "2026-11-30T14:05:00", "UTC").endswith("UTC")  # naive: UTC
+
+
+def test_numbers_are_written_the_way_the_viewers_language_writes_them():
+    assert at_locale("de", i18n.number, 12345.5) == "12.345,5"
+    assert at_locale("en", i18n.number, 12345.5) == "12,345.5"
+    assert at_locale("en", i18n.number, "not a number") == "not a number"
+
+
+def test_a_marked_phrase_reads_in_the_catalogs_language_and_in_english_without_one():
+    assert words._("Skip to content") == "Skip to content"
+    with words.use(i18n.translations_for("de")):
+        assert words._("Skip to content") == "Zum Inhalt springen"
+        assert words._("a phrase no catalog has") == "a phrase no catalog has"
+
+
+def test_pages_read_in_the_browsers_language_and_the_footer_choice_overrides_it(tmp_path):
+    client = TestClient(create_app(Settings(data_dir=tmp_path)))
+    german = client.get("/", headers={"Accept-Language": "de-DE,de;q=0.9,en;q=0.5"}).text
+    assert '<html lang="de-DE">' in german and "Zum Inhalt springen" in german and "Sprache" in german
+    english = client.get("/", headers={"Accept-Language": "en-US"}).text
+    assert '<html lang="en-US">' in english and "Skip to content" in english
+    chosen = client.get("/language", params={"lang": "de", "next": "/new"}, follow_redirects=False)
+    assert chosen.status_code == 303 and chosen.headers["location"] == "/new"
+    assert "Zum Inhalt springen" in client.get("/", headers={"Accept-Language": "en-US"}).text
+    back = client.get(
+        "/language", params={"lang": ""}, headers={"Referer": "http://testserver/new?x=1"}, follow_redirects=False
+    )
+    assert back.status_code == 303 and back.headers["location"] == "/new?x=1"  # back where it was chosen
+    assert "Skip to content" in client.get("/", headers={"Accept-Language": "en-US"}).text
+
+
+def test_the_language_choice_returns_only_to_our_own_pages(tmp_path):
+    client = TestClient(create_app(Settings(data_dir=tmp_path)))
+    for elsewhere in ("https://evil.example/", "//evil.example/x", "/\\evil.example"):
+        r = client.get("/language", params={"lang": "de", "next": elsewhere}, follow_redirects=False)
+        assert r.headers["location"] == "/", elsewhere
+    r = client.get("/language", params={"lang": "klingon", "next": "/"}, follow_redirects=False)
+    assert "lang=klingon" not in r.headers.get("set-cookie", "")  # only a shipped catalog is kept
+
+
+def test_the_scanner_finds_unmarked_words_and_passes_marked_ones():
+    assert scan_source("<p>{% trans %}Your move.{% endtrans %}</p><p>{{ _('Ready') }}</p>", "ok") == []
+    found = scan_source('<p>Your move.</p><input type="submit" value="Send"><a title="Back">→</a>', "bad")
+    assert len(found) == 3
+    assert scan_source("<p>{{ 'closes' if live else 'was to close' }}</p>", "expr") != []
+    assert scan_source('<p class="{{ "done" if x }}">{{ x["name"] }}</p>', "ids") == []
+
+
+def test_the_platform_frame_every_page_extends_is_ready_for_translation():
+    assert scan([Path(i18n.__file__).parent / "templates" / "base.html"]) == []
