@@ -36,8 +36,8 @@ bench: $(STAMP)  ## speed ratios, one `name: value` line per figure (ONLY=name: 
 	$(BIN)/python tests/bench.py $(if $(ONLY),--only $(ONLY))
 
 messages: $(STAMP)  ## extract every marked phrase into api/locale/messages.pot and merge it into each catalog
-	$(BIN)/pybabel extract --quiet -F babel.cfg -k _ -k N_ -k ngettext:1,2 -o api/locale/messages.pot --no-location --sort-output .
-	$(BIN)/pybabel update --quiet -i api/locale/messages.pot -d api/locale --no-fuzzy-matching
+	$(BIN)/pybabel --quiet extract -F babel.cfg --add-comments=TRANSLATORS: -k _ -k N_ -k ngettext:1,2 -o api/locale/messages.pot --no-location --sort-output .
+	$(BIN)/pybabel --quiet update -i api/locale/messages.pot -d api/locale --no-fuzzy-matching
 
 demo: $(STAMP)
 	$(BIN)/emissary demo
