@@ -28,10 +28,11 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.background import BackgroundTask
 
 from api.security import redact, site_base, web_session
-from api.web.i18n import local_time
+from api.web.i18n import local_time, number
 from api.web.routes import flash, form_of, games_of, templates
 from domain import limits
 from domain.errors import DomainError
+from domain.platform.i18n import N_, _
 from projections import people
 from projections.db import ReadModelDB
 from projections.settings import Settings
@@ -40,7 +41,7 @@ from workers import mail
 log = logging.getLogger("emissary.people")
 router = APIRouter(include_in_schema=False)
 NO_REFERRER = {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
-SENT = (
+SENT = N_(
     "If a seat in a game here has that address as its contact, a sign-in link is on its way to it. "
     "It works once, within {minutes} minutes."
 )
@@ -82,11 +83,11 @@ async def ask_for_link(request: Request) -> Response:
     elif people.seats_of(db, email):
         url = f"{site_base(request, settings)}/signin/email/{token}"
         task = BackgroundTask(send_link, settings, db, email, url)
-    minutes = f"{settings.signin_link_minutes:g}"
+    minutes = number(settings.signin_link_minutes)
     return templates.TemplateResponse(
         request,
         "signin.html",
-        {"sent": SENT.format(minutes=minutes), "email": "", "flash": None},
+        {"sent": _(SENT).format(minutes=minutes), "email": "", "flash": None},
         background=task,
     )
 
@@ -127,8 +128,10 @@ def _link_does_not_work(request: Request) -> Response:
         request,
         "signin.html",
         {
-            "failed": "This sign-in link does not work: it was used already, it expired, or it was mistyped. "
-            "Ask for a new one below.",
+            "failed": _(
+                "This sign-in link does not work: it was used already, it expired, or it was mistyped. "
+                "Ask for a new one below."
+            ),
             "email": "",
             "flash": None,
         },
@@ -186,7 +189,8 @@ async def set_timezone(request: Request) -> Response:
         try:
             ZoneInfo(zone)
         except (ZoneInfoNotFoundError, ValueError):
-            flash(request, kind="error", form="timezone", field="timezone", text=f"{zone!r} is not a time zone")
+            wrong = _("{zone} is not a time zone").format(zone=repr(zone))
+            flash(request, kind="error", form="timezone", field="timezone", text=wrong)
             return RedirectResponse("/me#timezone", status_code=303)
     web_session(request).set_person_timezone(zone)
     return RedirectResponse("/me", status_code=303)
@@ -281,16 +285,20 @@ COVENANT_PHASE = re.compile(r"^y(\d+)-(\w+)-c(\d+)-(.+)$")
 def phase_words(ruleset: str, phase: dict | None) -> str:
     """A phase named in words: "Season 1, month 2: planning", "Turn 3: actions", "Year 1, spring, cycle 2: main"."""
     if phase is None:
-        return "Setting up"
+        return _("Setting up")
     step = str(phase.get("step") or "").replace("_", " ")
     if ruleset == "powers":
         if phase.get("month"):
-            return f"Season {phase['season']}, month {phase['month']}: {step}"
-        return f"Season {phase['season']}: {step}"
+            return _("Season {season}, month {month}: {step}").format(
+                season=phase["season"], month=phase["month"], step=step
+            )
+        return _("Season {season}: {step}").format(season=phase["season"], step=step)
     if ruleset == "lodge":
-        return f"Turn {phase['season']}: {step}"
+        return _("Turn {turn}: {step}").format(turn=phase["season"], step=step)
     found = COVENANT_PHASE.match(str(phase.get("phase", "")))
     if found:
         year, season, cycle, what = found.groups()
-        return f"Year {year}, {season}, cycle {cycle}: {what.replace('_', ' ')}"
+        return _("Year {year}, {season}, cycle {cycle}: {step}").format(
+            year=year, season=season, cycle=cycle, step=what.replace("_", " ")
+        )
     return str(phase.get("phase", step)).replace("-", " ")

@@ -40,6 +40,7 @@ from domain.platform.commands import (
     ReissueLink,
     RequestExtension,
 )
+from domain.platform.i18n import _
 from projections import people
 
 HERE = Path(__file__).parent
@@ -80,7 +81,7 @@ def who(request: Request, game_id: str) -> str:
         seat = person_seat(request, game_id)  # a person signed in by email, at a seat whose contact is theirs
         if seat is not None:
             return seat
-        raise Unauthorized("sign in with the secret link your GM sent you", field="session")
+        raise Unauthorized(_("sign in with the secret link your GM sent you"), field="session")
     try:
         principal = games_of(request).authenticate_hash(game_id, grant.token_hash)
     except Unauthorized:
@@ -117,7 +118,7 @@ def caller_for(request: Request, game_id: str, me: str) -> Caller:
         return Caller.of(me, grant.token_hash)
     if person is not None:
         return Caller.of_person(me, person.email)
-    raise Unauthorized("sign in first", field="session")
+    raise Unauthorized(_("sign in first"), field="session")
 
 
 def flash(request: Request, **message: Any) -> None:
@@ -126,7 +127,7 @@ def flash(request: Request, **message: Any) -> None:
 
 def csrf_refused(request: Request, exc: CsrfRefused) -> Response:
     return templates.TemplateResponse(
-        request, "message.html", {"title": "This form was refused", "text": exc.detail}, status_code=403
+        request, "message.html", {"title": _("This form was refused"), "text": exc.detail}, status_code=403
     )
 
 
@@ -193,7 +194,7 @@ def local_receipt(message: dict | None, zone: ZoneInfo) -> dict | None:
 def seat_names(game: Any) -> dict[str, str]:
     """Every seat's public name (the GM's too), for lines in words."""
     names = {pid: getattr(seat, "name", pid) for pid, seat in getattr(game.state, "powers", {}).items()}
-    return {GM: "the GM", **names}
+    return {GM: _("the GM"), **names}
 
 
 def kept_links(request: Request, game_id: str) -> dict[str, dict[str, str]]:
@@ -220,7 +221,9 @@ def rollback_banner(projector: Any, key: str, ruleset: Any, phases: list[dict], 
     to = [p for p in phases if p["version"] == rolled["to_version"]]
     return {
         "reason": rolled.get("reason") or "",
-        "to": words_of.phase_title(ruleset, to[-1]["phase"]) if to else f"version {rolled['to_version']}",
+        "to": words_of.phase_title(ruleset, to[-1]["phase"])
+        if to
+        else _("version {number}").format(number=i18n.number(rolled["to_version"])),
     }
 
 
@@ -325,8 +328,8 @@ def sign_in(request: Request, game_id: str, token: str) -> Response:
             request,
             "message.html",
             {
-                "title": "This link does not work",
-                "text": "The link was mistyped, or the GM has replaced it. Ask your GM for a new one.",
+                "title": _("This link does not work"),
+                "text": _("The link was mistyped, or the GM has replaced it. Ask your GM for a new one."),
             },
             status_code=401,
             headers=no_referrer,
@@ -370,7 +373,7 @@ async def new_game(request: Request) -> Response:
     """Create a game; this browser becomes its GM."""
     f = await form_of(request)
     try:
-        game_id, token, _ = games_of(request).create_game(
+        game_id, token, _version = games_of(request).create_game(
             f.get("name", ""), f.get("gm_name") or "GM", f.get("timezone") or "UTC", _int(f.get("months"), 2)
         )
     except DomainError as err:
@@ -402,7 +405,7 @@ def board(request: Request, game_id: str, phase: str | None = None, at: str | No
         return templates.TemplateResponse(
             request,
             "message.html",
-            {"title": "Sign in first", "text": "Open the secret link your GM sent you."},
+            {"title": _("Sign in first"), "text": _("Open the secret link your GM sent you.")},
             status_code=401,
         )
     # Bounded at any game length: the state (a cached aggregate), the latest phases and a page of the feed.
@@ -469,7 +472,10 @@ def board(request: Request, game_id: str, phase: str | None = None, at: str | No
         return templates.TemplateResponse(
             request,
             "message.html",
-            {"title": "No board here", "text": "This game's ruleset has no pages yet; play it through the JSON API."},
+            {
+                "title": _("No board here"),
+                "text": _("This game's ruleset has no pages yet; play it through the JSON API."),
+            },
         )
     return pages.board(request, key, context)
 
@@ -483,7 +489,7 @@ def live(request: Request, game_id: str, feed: str | None = None) -> Response:
     try:
         me = who(request, game_id)
     except (Unauthorized, DomainError):
-        return PlainTextResponse("sign in first", status_code=401)
+        return PlainTextResponse(_("sign in first"), status_code=401)
     game = games.get_game(game_id, for_update=False)
     projector = request.app.state.projector
     key = str(game.id)
@@ -503,7 +509,7 @@ def live(request: Request, game_id: str, feed: str | None = None) -> Response:
         context.update(
             feed=events[:BOARD_FEED],
             feed_oob=True,
-            feed_heading="Everything" if me == GM else "My feed",
+            feed_heading=_("Everything") if me == GM else _("My feed"),
             feed_pages={
                 "older": urlencode({"before": events[BOARD_FEED - 1]["seq"]}) if len(events) > BOARD_FEED else None
             },
@@ -523,7 +529,7 @@ async def command(request: Request, game_id: str, command: str) -> Response:
     pages = ruleset_web(games, game_id)
     handler = FORMS.get(command) or (pages.FORMS.get(command) if pages is not None else None)
     if handler is None:
-        return PlainTextResponse("no such form", status_code=404)
+        return PlainTextResponse(_("no such form"), status_code=404)
     caller = caller_for(request, game_id, me)
     return handler(request, games, game_id, caller, f)
 
@@ -545,7 +551,7 @@ def _ready(request, games, game_id, caller, f):
         game_id,
         "ready",
         send(games, game_id, caller, lambda: DeclareReady(caller.principal)),
-        "Marked ready for this month.",
+        _("Marked ready for this month."),
     )
 
 
@@ -553,7 +559,7 @@ def _extension(request, games, game_id, caller, f):
     try:
         hours = float(f.get("hours", ""))
     except ValueError:
-        flash(request, kind="error", form="extension", field="hours", rule="GM-8", text="give a number of hours")
+        flash(request, kind="error", form="extension", field="hours", rule="GM-8", text=_("give a number of hours"))
         return back(game_id, "extension")
     return attempt(
         request,
@@ -565,14 +571,14 @@ def _extension(request, games, game_id, caller, f):
             caller,
             lambda: RequestExtension(caller.principal, hours, f.get("window_id", ""), f.get("reason", "")),
         ),
-        "Extension requested: the GM will answer.",
+        _("Extension requested: the GM will answer."),
     )
 
 
 def _gm(fn):
     def wrapped(request, games, game_id, caller, f):
         if caller.principal != GM:
-            flash(request, kind="error", form="gm", field=None, rule=None, text="only the GM may do this")
+            flash(request, kind="error", form="gm", field=None, rule=None, text=_("only the GM may do this"))
             return back(game_id)
         return fn(request, games, game_id, caller, f)
 
@@ -586,7 +592,7 @@ def _grant(request, games, game_id, caller, f):
         game_id,
         "windows",
         send(games, game_id, caller, lambda: GrantExtension(f.get("request_id", ""))),
-        "Extension granted.",
+        _("Extension granted."),
     )
 
 
@@ -597,7 +603,7 @@ def _refuse(request, games, game_id, caller, f):
         game_id,
         "windows",
         send(games, game_id, caller, lambda: RefuseExtension(f.get("request_id", ""), f.get("reason", ""))),
-        "Extension refused.",
+        _("Extension refused."),
     )
 
 
@@ -608,9 +614,9 @@ def _close(request, games, game_id, caller, f):
         request,
         game_id,
         f,
-        f"Close {window or 'this window'} now?",
-        "Nobody can act in it once it is closed, even before its deadline.",
-        "Yes, close it now",
+        _("Close {window} now?").format(window=window or _("this window")),
+        _("Nobody can act in it once it is closed, even before its deadline."),
+        _("Yes, close it now"),
         "windows",
     )
     if ask is not None:
@@ -620,7 +626,7 @@ def _close(request, games, game_id, caller, f):
         game_id,
         "windows",
         send(games, game_id, caller, lambda: CloseWindow(f.get("window_id", ""), f.get("expected_step") or None)),
-        "Window closed.",
+        _("Window closed."),
     )
 
 
@@ -636,7 +642,7 @@ def _reissue(request, games, game_id, caller, f):
     if f.get("who") == GM:
         web_session(request).grant(game_id, GM, token_hash)
     web_session(request).set("links", {f.get("who"): _link(request, game_id, token)})
-    flash(request, kind="ok", form="powers", text="The old link no longer works. The new one is shown once.")
+    flash(request, kind="ok", form="powers", text=_("The old link no longer works. The new one is shown once."))
     return back(game_id, "powers")
 
 
@@ -647,10 +653,14 @@ def _rollback(request, games, game_id, caller, f):
         request,
         game_id,
         f,
-        f"Roll the game back to the start of {words_of.phase_title(ruleset, f.get('phase') or '') or 'the phase'}?",
-        "Everything after it is undone for every player (the audit keeps it, marked superseded); every board "
-        f"shows your reason until the next phase: “{f.get('reason', '')}”.",
-        "Yes, roll back",
+        _("Roll the game back to the start of {phase}?").format(
+            phase=words_of.phase_title(ruleset, f.get("phase") or "") or _("the phase")
+        ),
+        _(
+            "Everything after it is undone for every player (the audit keeps it, marked superseded); every board "
+            "shows your reason until the next phase: “{reason}”."
+        ).format(reason=f.get("reason", "")),
+        _("Yes, roll back"),
         "rewind",
     )
     if ask is not None:
@@ -660,7 +670,7 @@ def _rollback(request, games, game_id, caller, f):
         game_id,
         "rewind",
         lambda: games.rollback(game_id, caller.principal, f.get("reason", ""), phase=f.get("phase") or None),
-        "Rolled back. Every player's feed says so.",
+        _("Rolled back. Every player's feed says so."),
     )
 
 
@@ -671,15 +681,17 @@ def _fork(request, games, game_id, caller, f):
         request,
         game_id,
         f,
-        f"Fork a sandbox game from {words_of.phase_title(ruleset, f.get('phase') or '') or 'this phase'}?",
-        "A new game is made from this one's history up to that phase; this game goes on unchanged.",
-        "Yes, fork",
+        _("Fork a sandbox game from {phase}?").format(
+            phase=words_of.phase_title(ruleset, f.get("phase") or "") or _("this phase")
+        ),
+        _("A new game is made from this one's history up to that phase; this game goes on unchanged."),
+        _("Yes, fork"),
         "rewind",
     )
     if ask is not None:
         return ask
     try:
-        new_id, _ = games.fork(
+        new_id, _version = games.fork(
             game_id, caller.principal, f.get("name", ""), f.get("reason", ""), phase=f.get("phase") or None
         )
     except DomainError as err:
@@ -731,7 +743,7 @@ def audit_page(
         games.require_gm(me)
     except DomainError as err:
         return templates.TemplateResponse(
-            request, "message.html", {"title": "GM only", "text": err.message}, status_code=403
+            request, "message.html", {"title": _("GM only"), "text": err.message}, status_code=403
         )
     projector = request.app.state.projector
     game = games.get_game(game_id, for_update=False)
@@ -740,7 +752,7 @@ def audit_page(
     names = seat_names(game)
     choices = {
         "power": [(pid, name) for pid, name in names.items() if pid != GM],
-        "actor": [*names.items(), ("system", "the service")],
+        "actor": [*names.items(), ("system", _("the service"))],
         "type": [(t, words_of.words(t)) for t in _event_kinds(game)],
         "phase": [  # each phase once, even if a rollback began it again
             (name, words_of.phase_title(game.ruleset, name))

@@ -19,6 +19,7 @@ from api import rulesets
 from api.web.i18n import local_time
 from domain.ids import GM
 from domain.platform import feed as words_of
+from domain.platform.i18n import _
 
 RECENT = 3  # the phases before the current one the timeline shows
 
@@ -93,22 +94,24 @@ def status_strip(
     names = {pid: getattr(seat, "name", pid) for pid, seat in state.powers.items()}
     if me == GM:
         if pending:
-            status = ("others", "Waiting on the players: " + ", ".join(names.get(p, p) for p in pending) + ".")
+            players = ", ".join(names.get(p, p) for p in pending)
+            status = ("others", _("Waiting on the players: {names}.").format(names=players))
         else:
-            status = ("mine", "Your move: no window waits on a player.")
+            status = ("mine", _("Your move: no window waits on a player."))
     elif waits_on_me:
-        status = ("mine", "Your move.")
+        status = ("mine", _("Your move."))
     elif windows and pending:
-        status = ("others", "Waiting on others.")
+        status = ("others", _("Waiting on others."))
+    elif ruleset.roles.organiser == GM:
+        status = ("gm", _("Waiting on the GM."))
     else:
-        organiser = "the GM" if ruleset.roles.organiser == GM else "the host"
-        status = ("gm", f"Waiting on {organiser}.")
+        status = ("gm", _("Waiting on the host."))
     module = rulesets.part(ruleset.name, "status") if ruleset.name in rulesets.API_PACKAGES else None
     seats = module.seats(view, me) if module is not None and hasattr(module, "seats") else []
     return {
         "timeline": timeline(game, phases, rolled),
         "deadlines": [] if past else deadlines,
-        "status": ("past", "You are looking at an earlier phase.") if past else status,
+        "status": ("past", _("You are looking at an earlier phase.")) if past else status,
         "seats": [] if past else seats,
         "zone": zone.key,
     }

@@ -13,23 +13,25 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.ids import GM
+from domain.platform.i18n import N_, _, ngettext
 
+# Why a window closed, in words (marked here, translated where a line is built).
 WINDOW_CLOSE_REASONS = {
-    "gm advanced": "the GM moved the game on",
-    "gm closed": "the GM closed it",
-    "deadline": "its deadline passed",
-    "everyone acted or waived": "everyone acted or waived",
-    "every power ready": "every power was ready",
-    "nothing to resist": "there was nothing to resist",
+    "gm advanced": N_("the GM moved the game on"),
+    "gm closed": N_("the GM closed it"),
+    "deadline": N_("its deadline passed"),
+    "everyone acted or waived": N_("everyone acted or waived"),
+    "every power ready": N_("every power was ready"),
+    "nothing to resist": N_("there was nothing to resist"),
 }
 
 
 def who(seat: Any, names: Mapping[str, str]) -> str:
     """A seat by its public name (the GM as "the GM"; the service itself as "the service")."""
     if seat == GM:
-        return "the GM"
+        return _("the GM")
     if seat in (None, "", "system"):
-        return "the service"
+        return _("the service")
     return names.get(str(seat), str(seat))
 
 
@@ -40,54 +42,68 @@ def words(kind: str) -> str:
 
 
 def _hours(value: Any) -> str:
+    """Hours in words: "1 hour", "2 hours", "1.5 hours" (a plural form counts whole numbers only, so a
+    fraction has a phrase of its own)."""
     try:
         h = float(value)
     except (TypeError, ValueError):
         return str(value)
-    return f"{h:g} hour{'s' if h != 1 else ''}"
+    if not h.is_integer():
+        # TRANSLATORS: a fraction of hours ("1.5 hours"), never one
+        return _("{hours} hours").format(hours=f"{h:g}")
+    return ngettext("{hours} hour", "{hours} hours", int(h)).format(hours=f"{h:g}")
 
 
 def platform_line(kind: str, data: Mapping[str, Any], names: Mapping[str, str], window: str) -> str | None:
     """The platform's own events in words (``window``: the window's name in words), or None."""
     if kind == "WindowOpened":
-        return f"{window} opened."
+        return _("{window} opened.").format(window=window)
     if kind == "WindowClosed":
         reason = str(data.get("reason") or "")
-        return f"{window} closed: {WINDOW_CLOSE_REASONS.get(reason, reason or 'closed')}."
+        why = _(WINDOW_CLOSE_REASONS[reason]) if reason in WINDOW_CLOSE_REASONS else reason or _("closed")
+        return _("{window} closed: {reason}.").format(window=window, reason=why)
     if kind == "DeadlineSet":
-        return f"The GM moved the deadline of {window}."
+        return _("The GM moved the deadline of {window}.").format(window=window)
     if kind == "ExtensionRequested":
-        return f"{who(data.get('power_id'), names)} asked for {_hours(data.get('hours'))} more in {window}."
+        return _("{who} asked for {hours} more in {window}.").format(
+            who=who(data.get("power_id"), names), hours=_hours(data.get("hours")), window=window
+        )
     if kind == "ExtensionGranted":
-        return "The GM granted an extension."
+        return _("The GM granted an extension.")
     if kind == "ExtensionRefused":
-        return "The GM refused an extension."
+        return _("The GM refused an extension.")
     if kind == "ReadyDeclared":
-        return f"{who(data.get('power_id'), names)} is done for now."
+        return _("{who} is done for now.").format(who=who(data.get("power_id"), names))
     if kind == "RemindersQueued":
-        return f"Reminders were sent for {window}."
+        return _("Reminders were sent for {window}.").format(window=window)
     if kind == "TimezoneSet":
-        return f"{who(data.get('power_id'), names)} set their time zone."
+        return _("{who} set their time zone.").format(who=who(data.get("power_id"), names))
     if kind == "ContactSet":
-        return f"{who(data.get('power_id'), names)} set where their mail goes."
+        return _("{who} set where their mail goes.").format(who=who(data.get("power_id"), names))
     if kind == "MailTurnRecorded":
-        return f"A turn by mail from {who(data.get('principal') or data.get('power_id'), names)} was recorded."
+        sender = who(data.get("principal") or data.get("power_id"), names)
+        return _("A turn by mail from {who} was recorded.").format(who=sender)
     if kind == "GameRolledBack":
-        return f"The GM rolled the game back: {data.get('reason') or 'no reason given'}."
+        return _("The GM rolled the game back: {reason}.").format(reason=data.get("reason") or _("no reason given"))
     if kind == "GameForked":
-        return f"This game was forked from another as a sandbox: {data.get('reason') or data.get('name') or ''}."
+        return _("This game was forked from another as a sandbox: {reason}.").format(
+            reason=data.get("reason") or data.get("name") or ""
+        )
     if kind in ("SeedCommitted", "SeedSealed"):
-        return "The dice for the coming rolls were fixed in advance (sealed)."
+        return _("The dice for the coming rolls were fixed in advance (sealed).")
     if kind == "SeedRevealed":
-        return "The sealed dice seed was revealed to the GM."
+        return _("The sealed dice seed was revealed to the GM.")
     if kind == "SeedCleared":
-        return "The dice seed was cleared."
+        return _("The dice seed was cleared.")
     if kind == "CredentialIssued":
-        return f"A sign-in link was issued for {who(data.get('principal'), names)}."
+        return _("A sign-in link was issued for {who}.").format(who=who(data.get("principal"), names))
     if kind == "CredentialsRevoked":
-        return f"The sign-in links of {who(data.get('principal'), names)} were replaced."
+        return _("The sign-in links of {who} were replaced.").format(who=who(data.get("principal"), names))
     if kind == "VisibilityGranted":
-        return f"{who(data.get('to'), names)} learned something: {data.get('text') or ''}".rstrip(": ") + "."
+        learned = str(data.get("text") or "").rstrip(": ")
+        if not learned:
+            return _("{who} learned something.").format(who=who(data.get("to"), names))
+        return _("{who} learned something: {text}.").format(who=who(data.get("to"), names), text=learned)
     return None
 
 
@@ -110,5 +126,5 @@ def describe_event(
         if line:
             return line
     window_id = str(data.get("window_id") or "")
-    window = phase_title(ruleset, window_id) if window_id else "The window"
+    window = phase_title(ruleset, window_id) if window_id else _("The window")
     return platform_line(kind, data, names, window) or f"{words(kind)}."
