@@ -1,14 +1,22 @@
 // Little JavaScript: a countdown next to each deadline, and a live preview of conversions.
 (function () {
+  // The words come from the page (data-w-* on <body>, translated there), with English if a page has none.
+  var english = { closed: "closed", in: "in {time}", dhm: "{d} d {h} h {m} min", hm: "{h} h {m} min", copied: "Copied",
+    previewOne: "{s} successes, {n} consequence", previewMany: "{s} successes, {n} consequences" };
+  function w(key, values) {
+    var attr = "w" + key.charAt(0).toUpperCase() + key.slice(1);
+    var text = (document.body && document.body.dataset[attr]) || english[key];
+    return text.replace(/\{(\w+)\}/g, function (all, name) { return name in (values || {}) ? values[name] : all; });
+  }
   function tick() {
     document.querySelectorAll("time[data-countdown]").forEach(function (t) {
       var left = Math.floor((new Date(t.getAttribute("datetime")) - new Date()) / 1000);
       var out = t.nextElementSibling && t.nextElementSibling.classList.contains("countdown")
         ? t.nextElementSibling : null;
       if (!out) { out = document.createElement("span"); out.className = "countdown"; t.after(out); }
-      if (left <= 0) { out.textContent = " (closed)"; return; }
+      if (left <= 0) { out.textContent = " (" + w("closed") + ")"; return; }
       var d = Math.floor(left / 86400), h = Math.floor(left % 86400 / 3600), m = Math.floor(left % 3600 / 60);
-      out.textContent = " (in " + (d ? d + " d " : "") + h + " h " + m + " min)";
+      out.textContent = " (" + w("in", { time: d ? w("dhm", { d: d, h: h, m: m }) : w("hm", { h: h, m: m }) }) + ")";
     });
   }
   function previews() {
@@ -17,7 +25,7 @@
       var base = parseInt(f.dataset.base, 10) || 0;
       function show() {
         var n = Math.max(0, Math.min(parseInt(input.value, 10) || 0, parseInt(input.max, 10)));
-        out.textContent = " → " + (base + n) + " successes, " + n + " consequence" + (n === 1 ? "" : "s");
+        out.textContent = " → " + w(n === 1 ? "previewOne" : "previewMany", { s: base + n, n: n });
       }
       input.addEventListener("input", show); show();
     });
@@ -29,7 +37,7 @@
         var field = document.getElementById(b.dataset.copy);
         field.select();
         (navigator.clipboard ? navigator.clipboard.writeText(field.value) : Promise.reject()).then(
-          function () { b.textContent = "Copied"; }, function () { document.execCommand("copy"); b.textContent = "Copied"; });
+          function () { b.textContent = w("copied"); }, function () { document.execCommand("copy"); b.textContent = w("copied"); });
       });
     });
   }
