@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.platform.i18n import _
+
 
 def seats(view: dict[str, Any], me: str) -> list[dict[str, str]]:
     g = view["game"]
@@ -13,6 +15,6 @@ def seats(view: dict[str, Any], me: str) -> list[dict[str, str]]:
     turn = list(g.get("turn") or [])
     out = []
     for seat, c in view["covenants"].items():
-        word = "at turn" if turn and seat == turn[0] else ("to come" if seat in turn else "done this phase")
-        out.append({"name": "You" if seat == me else c["covenant"], "word": word})
+        word = _("at turn") if turn and seat == turn[0] else (_("to come") if seat in turn else _("done this phase"))
+        out.append({"name": _("You") if seat == me else c["covenant"], "word": word})
     return out

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.platform.i18n import _
+
 
 def seats(view: dict[str, Any], me: str) -> list[dict[str, str]]:
     if view["game"]["phase"] in ("setup", "ended", "cleanup"):
         return []
     return [
-        {"name": ("You" if m == me else sheet["name"]), "word": "passed" if sheet["ready"] else "still acting"}
+        {"name": (_("You") if m == me else sheet["name"]), "word": _("passed") if sheet["ready"] else _("still acting")}
         for m, sheet in view["mages"].items()
     ]

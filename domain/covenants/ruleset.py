@@ -25,6 +25,7 @@ from domain.covenants.verify import verify_covenant_events
 from domain.covenants.views import table_view
 from domain.ids import GM
 from domain.platform.game import fold
+from domain.platform.i18n import N_, _
 from domain.platform.posts import PostOptions
 from domain.platform.roles import AUDITOR, HOST, OBSERVER, PLAYER, PRIVILEGES, RULE, WINDOWS, Roles
 from domain.platform.ruleset import Ruleset, Step, register
@@ -140,20 +141,58 @@ def phase_of(event: Any) -> dict[str, Any] | None:
     return {"phase": f"y{event.year}-{season}-c{event.cycle}-{event.phase}", "step": event.phase}
 
 
+# The seasons and phases in words (events and views carry their names): marked here for translation (issue 17),
+# translated where shown. A name the tables lack is shown as it is.
+SEASON_WORDS = {"spring": N_("spring"), "summer": N_("summer"), "autumn": N_("autumn"), "winter": N_("winter")}
+PHASE_WORDS = {
+    "setup": N_("setup"),
+    "move": N_("move"),
+    "create": N_("create"),
+    "events": N_("events"),
+    "service": N_("service"),
+    "chaos": N_("chaos"),
+    "main": N_("main"),
+    "hedge": N_("hedge"),
+    "bandits": N_("bandits"),
+    "battle": N_("battle"),
+    "plague": N_("plague"),
+    "certamen": N_("certamen"),
+    "reckoning": N_("reckoning"),
+    "over": N_("over"),
+}
+
+
+def season_word(season: str) -> str:
+    """A season in the reader's language ("spring")."""
+    return _(SEASON_WORDS[season]) if season in SEASON_WORDS else season
+
+
+def phase_word(phase: str) -> str:
+    """A phase in the reader's language, as the table names it ("main")."""
+    return _(PHASE_WORDS[phase]) if phase in PHASE_WORDS else phase
+
+
 def phase_title(phase: str) -> str | None:
     """``y1-spring-c2-main`` -> "Year 1, spring, cycle 2: Main"."""
     parts = phase.split("-")
     if len(parts) != 4 or not parts[0][1:].isdigit() or not parts[2][1:].isdigit():
         return None
-    return f"Year {parts[0][1:]}, {parts[1]}, cycle {parts[2][1:]}: {parts[3].capitalize()}"
+    step = phase_word(parts[3])
+    return _("Year {year}, {season}, cycle {cycle}: {phase}").format(
+        year=parts[0][1:], season=season_word(parts[1]), cycle=parts[2][1:], phase=step[:1].upper() + step[1:]
+    )
 
 
 def describe(kind: str, data: Any, names: Any) -> str | None:
-    """A covenant game's event in words (its feed; the platform's words for the rest)."""
+    """A covenant game's event in words (its feed; the platform's words for the rest). A rollback names the
+    auditor: the table has no GM, and only the auditor holds ``history`` (``COVENANT_ROLES``)."""
     if kind == "PhaseBegan":
         season = rules.SEASONS[data["season"]]
         name = "y{}-{}-c{}-{}".format(data["year"], season, data["cycle"], data["phase"])
-        return f"{phase_title(name)} began."
+        return _("{phase} began.").format(phase=phase_title(name))
+    if kind == "GameRolledBack":
+        reason = data.get("reason") or _("no reason given")
+        return _("The auditor rolled the game back: {reason}.").format(reason=reason)
     return None
 
 

@@ -19,6 +19,7 @@ from domain.lodge.package import DEFAULT_PACKAGE, installed_package
 from domain.lodge.state import BLACK_ROSE, DUMMY, LodgeState
 from domain.platform.commands import Command, Context, require_gm, require_seat
 from domain.platform.game import fold
+from domain.platform.i18n import N_, _
 from domain.platform.posts import PostOptions
 from domain.platform.ruleset import Ruleset, Step, register
 from domain.verify import verify_events
@@ -325,39 +326,87 @@ def phase_of(event: Any) -> dict[str, Any] | None:
     return None
 
 
+# The phases of the default package, and the moments around them, in words: marked here for translation
+# (issue 17), translated where shown. A package's own phase the table lacks is shown as it is named.
+PHASE_WORDS = {
+    "setup": N_("setup"),
+    "prepare": N_("prepare"),
+    "actions": N_("actions"),
+    "black-rose": N_("black-rose"),
+    "cleanup": N_("cleanup"),
+    "ended": N_("ended"),
+}
+
+
+def phase_word(phase: str) -> str:
+    """A phase in the reader's language, as the package names it ("prepare")."""
+    return _(PHASE_WORDS[phase]) if phase in PHASE_WORDS else phase
+
+
 def phase_title(phase: str) -> str | None:
     """``t1-prepare`` -> "Turn 1: Prepare"."""
-    turn, _, step = phase.partition("-")
-    return f"Turn {turn[1:]}: {step.capitalize()}" if turn[1:].isdigit() and step else None
+    turn, step = phase.split("-", 1) if "-" in phase else (phase, "")
+    if not (turn[1:].isdigit() and step):
+        return None
+    return _("Turn {turn}: {phase}").format(turn=turn[1:], phase=phase_word(step).capitalize())
 
 
 def describe(kind: str, payload: Any, names: Any) -> str | None:
-    """A Lodge event in words (its feed): the texts a Mage is mailed; the platform's words for the rest."""
-    note = notify(kind, dict(payload))
+    """A Lodge event in words (its feed, in the reader's language): the texts a Mage is mailed; the platform's
+    words for the rest, but a rollback names the host (who sits in the GM's seat)."""
+    if kind == "GameRolledBack":
+        reason = dict(payload).get("reason") or _("no reason given")
+        return _("The host rolled the game back: {reason}.").format(reason=reason)
+    note = _texts(kind, dict(payload), _)
     return note["text"] if note is not None else None
 
 
 def notify(kind: str, payload: dict) -> dict | None:
-    """The texts a Mage is sent: a phase begins, a Room is rebuilt and scored, the game ends."""
+    """The texts a Mage is sent: a phase begins, a Room is rebuilt and scored, the game ends. In English: the
+    projector keeps them for the mail, whoever's request recorded the event (the feed translates them)."""
+    return _texts(kind, payload, str)
+
+
+def _texts(kind: str, payload: dict, tr: Callable[[str], str]) -> dict | None:
+    """``notify``'s texts, each phrase marked for translation and read through ``tr`` (``_``, or ``str``)."""
     d = payload.get("data", {})
     if kind == "PhaseBegan":
-        who = "every Mage" if d["acts"] == "every mage" else "the host"
+        who = tr(N_("every Mage")) if d["acts"] == "every mage" else tr(N_("the host"))
+        step = tr(PHASE_WORDS[d["phase"]]) if d["phase"] in PHASE_WORDS else d["phase"]
         return {
-            "subject": f"Turn {d['turn']}: {d['phase']}",
-            "text": f"The {d['phase']} phase has begun: {who} may {', '.join(d['may'])}.",
+            "subject": tr(N_("Turn {turn}: {phase}")).format(turn=d["turn"], phase=step),
+            "text": tr(N_("The {phase} phase has begun: {who} may {may}.")).format(
+                phase=step, who=who, may=", ".join(d["may"])
+            ),
         }
     if kind == "ChoiceOffered":  # seen by its chooser alone (and the host), so sent to them alone
         return {
-            "subject": f"A choice waits for you: {d['question']}",
-            "text": f"{d['choice']}: {d['question']}; one of {', '.join(d['options'])}. Answer with "
-            f"'choose {d['choice']} <option>' (or on the board); at the deadline: {d['default']} ({d['rule']}).",
+            "subject": tr(N_("A choice waits for you: {question}")).format(question=d["question"]),
+            "text": tr(
+                N_(
+                    "{choice}: {question}; one of {options}. Answer with 'choose {choice} <option>' (or on the "
+                    "board); at the deadline: {default} ({rule})."
+                )
+            ).format(
+                choice=d["choice"],
+                question=d["question"],
+                options=", ".join(d["options"]),
+                default=d["default"],
+                rule=d["rule"],
+            ),
         }
     if kind == "RoomScored":
         gains = ", ".join(f"{who} {pp}" for who, pp in sorted(d["pp"].items()))
-        return {"subject": f"{d['room']} is rebuilt", "text": f"Power Points for the rebuilt {d['room']}: {gains}."}
+        return {
+            "subject": tr(N_("{room} is rebuilt")).format(room=d["room"]),
+            "text": tr(N_("Power Points for the rebuilt {room}: {gains}.")).format(room=d["room"], gains=gains),
+        }
     if kind == "GameEnded":
         scores = ", ".join(f"{who} {pp}" for who, pp in sorted(d["scores"].items(), key=lambda x: -x[1]))
-        return {"subject": "The game has ended", "text": f"Final Power Points: {scores}."}
+        return {
+            "subject": tr(N_("The game has ended")),
+            "text": tr(N_("Final Power Points: {scores}.")).format(scores=scores),
+        }
     return None
 
 

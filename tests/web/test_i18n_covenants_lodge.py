@@ -1,0 +1,120 @@
+"""Issue 17, "every string ready for translation", for the covenant game's table and the Lodge's board: no word
+of their templates is left unmarked, and their page code and the feed and phase words of their rulesets
+mark their phrases (``_``, ``N_``) so ``make messages`` extracts them. English stays as it was."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from babel.messages.extract import extract_from_file
+
+from api.web import i18n
+from domain.covenants import ruleset as covenants
+from domain.lodge import ruleset as lodge
+from domain.platform import i18n as words
+from tests.web.i18n_scan import scan
+
+ROOT = Path(__file__).resolve().parents[2]
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
+
+
+def extracted(path: str) -> set[str]:
+    found = set()
+    for _line, message, _comments, _context in extract_from_file("python", str(ROOT / path), keywords=KEYWORDS):
+        found |= set(message) if isinstance(message, tuple) else {message}
+    return found
+
+
+def test_the_covenant_and_lodge_templates_have_no_unmarked_word():
+    found = scan([ROOT / "api" / "covenants" / "templates", ROOT / "api" / "lodge" / "templates"])
+    assert found == [], "\n".join(found)
+
+
+def test_the_covenant_page_code_marks_its_phrases():
+    assert {"Moved.", "Trade offered.", "the covenant {name}", "vis_source", "provision"} <= extracted(
+        "api/covenants/web.py"
+    )
+    assert {"at turn", "to come", "done this phase", "You"} <= extracted("api/covenants/status.py")
+
+
+def test_the_lodge_page_code_marks_its_phrases():
+    assert {"Spell cast.", "{name} seated. Send them their link (shown once).", "meddle", "available"} <= extracted(
+        "api/lodge/web.py"
+    )
+    assert {"passed", "still acting", "You"} <= extracted("api/lodge/status.py")
+
+
+def test_the_rulesets_feed_and_phase_words_are_marked():
+    assert {
+        "Year {year}, {season}, cycle {cycle}: {phase}",
+        "{phase} began.",
+        "The auditor rolled the game back: {reason}.",
+        "certamen",
+        "autumn",
+    } <= extracted("domain/covenants/ruleset.py")
+    assert {
+        "Turn {turn}: {phase}",
+        "The {phase} phase has begun: {who} may {may}.",
+        "Final Power Points: {scores}.",
+        "The host rolled the game back: {reason}.",
+        "black-rose",
+    } <= extracted("domain/lodge/ruleset.py")
+
+
+def test_english_phase_titles_and_feed_lines_are_unchanged():
+    assert covenants.phase_title("y1-spring-c2-main") == "Year 1, spring, cycle 2: Main"
+    assert covenants.describe("PhaseBegan", {"year": 2, "season": 3, "cycle": 1, "phase": "certamen"}, {}) == (
+        "Year 2, winter, cycle 1: Certamen began."
+    )
+    assert lodge.phase_title("t3-black-rose") == "Turn 3: Black-rose"
+    began = {"data": {"turn": 1, "phase": "prepare", "acts": "every mage", "may": ["PrepareSpells", "Pass"]}}
+    assert lodge.notify("PhaseBegan", began) == {
+        "subject": "Turn 1: prepare",
+        "text": "The prepare phase has begun: every Mage may PrepareSpells, Pass.",
+    }
+
+
+def test_a_feed_line_reads_in_the_catalogs_language_but_the_mail_the_projector_keeps_stays_english():
+    """The feed is worded when read (the reader's language); ``notify``'s texts are kept for the mail when the
+    event is recorded, in whichever request recorded it, so they are English whatever that request's language."""
+    ended = {"data": {"scores": {"ann": 3}}}
+    fake = _Catalog({"Final Power Points: {scores}.": "Endstand: {scores}.", "every Mage": "jeder Magier"})
+    with words.use(fake):
+        assert lodge.describe("GameEnded", ended, {}) == "Endstand: ann 3."
+        assert lodge.notify("GameEnded", ended)["text"] == "Final Power Points: ann 3."
+    assert i18n.translations_for("en") is words.ENGLISH
+
+
+class _Catalog(words.ENGLISH.__class__):
+    def __init__(self, table: dict[str, str]) -> None:
+        super().__init__()
+        self.table = table
+
+    def gettext(self, message: str) -> str:
+        return self.table.get(message, message)
+
+
+def test_both_pages_render_in_another_language(tmp_path):
+    """Every trans block takes its values by name: the pages render under a catalog (German: the platform's frame
+    is translated, the game's words wait for the catalog) as they do in English."""
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+    from api.service import Caller, new_token
+    from domain.lodge.ruleset import AddMage, BeginGame
+    from domain.platform.commands import ReissueLink
+    from projections.settings import Settings
+    from tests.covenants.play import seat_three
+
+    app = create_app(Settings(data_dir=tmp_path))
+    games = app.state.games
+    gid, _token, _ = games.create_game("Lodge", ruleset="lodge")
+    games.run_many(Caller.of("gm"), gid, [AddMage("ann", "Ann", "red"), AddMage("bob", "Bob", "blue"), BeginGame()])
+    table = seat_three(games)
+    for game, seat in ((gid, "ann"), (table.game_id, table.turn()[0]), (table.game_id, "gm")):
+        token, digest = new_token()
+        games.run(Caller.of("gm"), game, ReissueLink(seat, digest))
+        client = TestClient(app, headers={"Accept-Language": "de-DE"})
+        client.get(f"/signin/{game}/{token}")
+        page = client.get(f"/play/{game}")
+        assert page.status_code == 200 and "Zum Inhalt springen" in page.text, (game, seat)
