@@ -187,6 +187,7 @@ def install(env: Environment) -> None:
     env.add_extension("jinja2.ext.i18n")
     env.install_gettext_callables(_gettext, _ngettext, newstyle=True)  # type: ignore[attr-defined]
     env.filters["readable"] = readable
+    env.filters["local_time"] = local_time  # {{ iso|local_time(zone) }}: in the viewer's zone and language
     env.filters["number"] = number
     env.globals["languages"] = languages
     env.globals["current_language"] = lambda: str(current_locale()).replace("_", "-")

@@ -145,3 +145,19 @@ def test_the_status_strip_says_whose_turn_it_is_and_who_comes_next(tmp_path):
     live = _signed_in(app, t.game_id, other).get(f"/play/{t.game_id}/live").text
     assert re.findall(words, live) == re.findall(words, theirs)
     close_app(app)
+
+
+def test_phases_are_named_in_words_and_the_turn_window_closes_in_the_viewers_zone(tmp_path):
+    """Issue 17 ("phases named in words"; "every time in the viewer's zone and language"): the table's earlier
+    phases read as titles, and a turn window's close reads as a date in the viewer's zone, not raw ISO."""
+    app = create_app(Settings(data_dir=tmp_path))
+    t = fixed_three(Dice(), starting_face=2, games=app.state.games)
+    first = t.turn()[0]
+    client = _signed_in(app, t.game_id, first)
+    page = client.get(f"/play/{t.game_id}").text
+    options = re.findall(r'<option value="(y\d-[a-z0-9-]+)"[^>]*>([^<]*)</option>', page)
+    assert options and all(label != value for value, label in options), options
+    closes = re.findall(r'closes <time datetime="([^"]+)">([^<]+)</time>', page)
+    assert closes and all(not re.search(r"\d-\d\dT\d", shown) and shown.endswith("UTC") for _, shown in closes), closes
+    past = client.get(f"/play/{t.game_id}", params={"phase": options[0][0]}).text
+    assert f"You are looking at <strong>{options[0][1]}</strong>" in past

@@ -188,3 +188,22 @@ def test_the_status_strip_shows_who_has_passed_to_everyone_and_the_live_fragment
     assert "restoration" not in live and 'hx-get="/play/' in live
     _, bob = page(app, gid, tokens["bob"])
     assert "Waiting on others." in bob and "Your move." not in bob
+
+
+def test_phases_are_named_in_words_and_deadlines_are_in_the_viewers_zone_and_language(site):
+    """Issue 17 ("phases named in words"; "every time in the viewer's zone and language"): the earlier-phase
+    list and the "you are looking at" line name phases by their titles, and a deadline reads as a date in the
+    viewer's zone, never a raw ISO time."""
+    app, gid, tokens = site
+    app.state.games.set_timezone(gid, "ann", "ann", "Europe/Berlin")
+    client, ann = page(app, gid, tokens["ann"])
+    options = re.findall(r'<option value="t1-[a-z-]+"[^>]*>([^<]*)</option>', ann)
+    assert options and all(not o.startswith("t1-") for o in options), options
+    deadline = re.search(r'closes <time datetime="([^"]+)">([^<]+)</time>', ann)
+    assert (
+        deadline and deadline.group(2).endswith(("CET", "CEST")) and not re.search(r"\d-\d\dT\d", deadline.group(2))
+    ), deadline
+    german = client.get(f"/play/{gid}", headers={"Accept-Language": "de-DE"}).text
+    assert re.search(r'closes <time datetime="[^"]+">[A-Z][a-z]\., \d+\. [A-Z][a-z]+\.? 20\d\d, \d\d:\d\d CET', german)
+    past = client.get(f"/play/{gid}", params={"phase": "t1-prepare"}).text
+    assert "You are looking at <strong>t1-prepare" not in past and "You are looking at <strong>" in past
