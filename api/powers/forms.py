@@ -2,7 +2,9 @@
 (``domain.powers.development``, ``magic``, ``world``). Each form names a command class and how its fields
 read from the posted form; the command is checked field by field as the JSON route checks it
 (``api.routes.commands.build``) and sent through ``Games.run``, so a refusal is the same error, with its
-rule id, shown next to the form that sent it."""
+rule id, shown next to the form that sent it. Its words are ready for translation (issue 17): a receipt is
+marked with ``N_`` in the table and translated when the form is answered, in the language of the one who sent
+it; a hint of how to type a field (``coin 3, favor 1``) is translated where it is raised."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from api.web.routes import attempt, back, flash
 from domain.errors import RuleViolation
 from domain.ids import GM
 from domain.platform.commands import Command
+from domain.platform.i18n import N_, _
 from domain.powers import armies, battle, magic, world
 from domain.powers import catalogue_commands as cc
 from domain.powers import commands as pc
@@ -41,7 +44,7 @@ def whole(f: dict, key: str) -> int:
     try:
         return int(text(f, key).strip())
     except ValueError:
-        raise RuleViolation(f"{key}: give a whole number", field=key) from None
+        raise RuleViolation(_("{key}: give a whole number").format(key=key), field=key) from None
 
 
 def opt_whole(f: dict, key: str) -> int | None:
@@ -66,7 +69,7 @@ def _units(f: dict, key: str) -> list[int] | None:
     try:
         return [int(w) for w in words(f, key)] or None
     except ValueError:
-        raise RuleViolation(f"{key}: unit numbers", field=key) from None
+        raise RuleViolation(_("{key}: unit numbers").format(key=key), field=key) from None
 
 
 # One "name amount" or "name=amount", then a comma, a semicolon or the end; a name may hold a comma ("0,0").
@@ -79,7 +82,9 @@ def amounts(f: dict, key: str) -> dict[str, int]:
     while pos < len(raw):
         m = AMOUNT.match(raw, pos)
         if m is None:
-            raise RuleViolation(f"{key}: write each as 'name amount', e.g. 'coin 3, favor 1'", field=key)
+            raise RuleViolation(
+                _("{key}: write each as 'name amount', e.g. 'coin 3, favor 1'").format(key=key), field=key
+            )
         out[m.group(1)] = int(m.group(2))
         pos = m.end()
     return out
@@ -92,17 +97,24 @@ def data(f: dict, key: str, default: Any = None) -> Any:
     try:
         return json.loads(raw)
     except ValueError as err:
-        raise RuleViolation(f"{key}: not JSON ({err.msg}, line {err.lineno})", field=key) from None
+        raise RuleViolation(
+            _("{key}: not JSON ({error}, line {line})").format(key=key, error=err.msg, line=err.lineno), field=key
+        ) from None
 
 
 def json_object(f: dict, key: str, fields: tuple[str, ...]) -> dict[str, Any]:
     """A JSON object whose keys are among ``fields`` (the map's hexes, towns, features)."""
     value = data(f, key, {})
     if not isinstance(value, dict):
-        raise RuleViolation(f"{key}: a JSON object with {', '.join(fields)}", field=key)
+        raise RuleViolation(
+            _("{key}: a JSON object with {fields}").format(key=key, fields=", ".join(fields)), field=key
+        )
     unknown = sorted(set(value) - set(fields))
     if unknown:
-        raise RuleViolation(f"{key}: {unknown[0]!r} is not one of {', '.join(fields)}", field=key)
+        raise RuleViolation(
+            _("{key}: {name} is not one of {fields}").format(key=key, name=repr(unknown[0]), fields=", ".join(fields)),
+            field=key,
+        )
     return value
 
 
@@ -114,7 +126,7 @@ def shifts(f: dict, key: str) -> list[list[str]]:
             continue
         a, sep, b = line.replace("->", ">").partition(">")
         if not sep:
-            raise RuleViolation(f"{key}: one shift a line, 'from > to' (e.g. '0,0 > 1,0')", field=key)
+            raise RuleViolation(_("{key}: one shift a line, 'from > to' (e.g. '0,0 > 1,0')").format(key=key), field=key)
         out.append([a.strip(), b.strip()])
     return out
 
@@ -156,7 +168,7 @@ def _rank(word: str) -> int:
     try:
         return int(word)
     except ValueError:
-        raise RuleViolation("ranks: whole numbers separated by spaces, e.g. '2 3'", field="ranks") from None
+        raise RuleViolation(_("ranks: whole numbers separated by spaces, e.g. '2 3'"), field="ranks") from None
 
 
 def _pool(f: dict) -> dict[str, Any]:
@@ -170,7 +182,7 @@ def _pool(f: dict) -> dict[str, Any]:
 class Form:
     command: type[Command]
     section: str  # where the receipt or the error is shown (the section's anchor)
-    ok: str
+    ok: str  # the receipt people read: marked with N_ here, translated (_) when the form is answered
     args: Args
     gm: bool = False
 
@@ -190,18 +202,21 @@ def _ambition(f: dict, me: str) -> dict[str, Any]:
 SPECS: dict[str, Form] = {
     # wallets, trades, fame (P-ASSET-9..11, P-DEV-1..6, P-AMBI-1)
     "choose-control": Form(
-        dev.ChooseControl, "wallet", "Control chosen.", lambda f, me: {**_me(f, me), "resource": text(f, "resource")}
+        dev.ChooseControl,
+        "wallet",
+        N_("Control chosen."),
+        lambda f, me: {**_me(f, me), "resource": text(f, "resource")},
     ),
     "spend-resources": Form(
         dev.SpendResources,
         "wallet",
-        "Spent.",
+        N_("Spent."),
         lambda f, me: {**_me(f, me), "changes": amounts(f, "changes"), "reason": text(f, "reason")},
     ),
     "propose-trade": Form(
         dev.ProposeTrade,
         "trades",
-        "Trade offered: it happens when they accept.",
+        N_("Trade offered: it happens when they accept."),
         lambda f, me: {
             **_me(f, me),
             "to": text(f, "to"),
@@ -210,13 +225,13 @@ SPECS: dict[str, Form] = {
             "note": text(f, "note"),
         },
     ),
-    "accept-trade": Form(dev.AcceptTrade, "trades", "Trade accepted: both sides moved.", _traded),
-    "decline-trade": Form(dev.DeclineTrade, "trades", "Trade declined.", _traded),
-    "withdraw-trade": Form(dev.WithdrawTrade, "trades", "Trade withdrawn.", _traded),
+    "accept-trade": Form(dev.AcceptTrade, "trades", N_("Trade accepted: both sides moved."), _traded),
+    "decline-trade": Form(dev.DeclineTrade, "trades", N_("Trade declined."), _traded),
+    "withdraw-trade": Form(dev.WithdrawTrade, "trades", N_("Trade withdrawn."), _traded),
     "spend-favor": Form(
         dev.SpendFavor,
         "wallet",
-        "Favor spent.",
+        N_("Favor spent."),
         lambda f, me: {
             **_me(f, me),
             "use": text(f, "use"),
@@ -227,19 +242,19 @@ SPECS: dict[str, Form] = {
     "spend-insight": Form(
         dev.SpendInsight,
         "wallet",
-        "Question sent to the GM.",
+        N_("Question sent to the GM."),
         lambda f, me: {**_me(f, me), "question": text(f, "question")},
     ),
     "buy": Form(
         dev.BuyDevelopment,
         "development",
-        "Bought.",
+        N_("Bought."),
         lambda f, me: {**_me(f, me), "kind": text(f, "kind"), "name": text(f, "name"), "detail": text(f, "detail")},
     ),
     "settle-nerf": Form(
         dev.SettleNerf,
         "development",
-        "Nerf settled.",
+        N_("Nerf settled."),
         lambda f, me: {
             **_me(f, me),
             "name": text(f, "name"),
@@ -248,14 +263,14 @@ SPECS: dict[str, Form] = {
             "swap_detail": text(f, "swap_detail"),
         },
     ),
-    "accept-ambition": Form(dev.AcceptAmbition, "ambitions", "Ambition taken.", _ambition),
-    "decline-ambition": Form(dev.DeclineAmbition, "ambitions", "Ambition declined.", _ambition),
-    "abandon-ambition": Form(dev.AbandonAmbition, "ambitions", "Ambition abandoned.", _ambition),
+    "accept-ambition": Form(dev.AcceptAmbition, "ambitions", N_("Ambition taken."), _ambition),
+    "decline-ambition": Form(dev.DeclineAmbition, "ambitions", N_("Ambition declined."), _ambition),
+    "abandon-ambition": Form(dev.AbandonAmbition, "ambitions", N_("Ambition abandoned."), _ambition),
     # magic (P-MAG-1..6, P-ACT-3)
     "cast": Form(
         magic.CastSpell,
         "magic",
-        "Cast.",
+        N_("Cast."),
         lambda f, me: {
             **_me(f, me),
             "spell_id": text(f, "spell_id"),
@@ -268,7 +283,7 @@ SPECS: dict[str, Form] = {
     "pay-mana": Form(
         magic.PayMana,
         "magic",
-        "Mana paid.",
+        N_("Mana paid."),
         lambda f, me: {
             **_me(f, me),
             "action_id": text(f, "action_id"),
@@ -279,14 +294,14 @@ SPECS: dict[str, Form] = {
     "contribute-mana": Form(
         magic.ContributeMana,
         "magic",
-        "Mana put into the action.",
+        N_("Mana put into the action."),
         lambda f, me: {**_me(f, me), "action_id": text(f, "action_id"), "mana": words(f, "mana")},
     ),
     # the map (P-ACT-4, P-TOWN-2, P-FEAT-3/4, P-INFL-2/3)
     "aim": Form(
         world.AimAction,
         "world",
-        "Action aimed.",
+        N_("Action aimed."),
         lambda f, me: {
             "action_id": text(f, "action_id"),
             "aim": text(f, "aim"),
@@ -300,35 +315,38 @@ SPECS: dict[str, Form] = {
     "spend-influence": Form(
         world.SpendInfluence,
         "world",
-        "Influence spent on the action.",
+        N_("Influence spent on the action."),
         lambda f, me: {**_me(f, me), "action_id": text(f, "action_id"), "amounts": amounts(f, "amounts")},
     ),
     "shift-influence": Form(
-        world.ShiftInfluence, "world", "Influence shifted.", lambda f, me: {**_me(f, me), "shifts": shifts(f, "shifts")}
+        world.ShiftInfluence,
+        "world",
+        N_("Influence shifted."),
+        lambda f, me: {**_me(f, me), "shifts": shifts(f, "shifts")},
     ),
     "pay-maintenance": Form(
         world.PayMaintenance,
         "world",
-        "Maintenance paid.",
+        N_("Maintenance paid."),
         lambda f, me: {**_me(f, me), "feature_id": text(f, "feature_id")},
     ),
     "mercurial-swap": Form(
         world.MercurialSwap,
         "world",
-        "Influence swapped (Mercurial).",
+        N_("Influence swapped (Mercurial)."),
         lambda f, me: {**_me(f, me), "a": text(f, "a"), "b": text(f, "b")},
     ),
     # the catalogue (P.2.12, P-ACT-5..7, P-DICE-11, P-RES-1/7)
     "choose-blighted-town": Form(
         cc.ChooseBlightedTown,
         "catalogue",
-        "Town chosen for your Blighted Neighborhood.",
+        N_("Town chosen for your Blighted Neighborhood."),
         lambda f, me: {**_me(f, me), "town_id": text(f, "town_id")},
     ),
     "class-action": Form(
         cc.SubmitClassAction,
         "catalogue",
-        "Class action submitted and rolled.",
+        N_("Class action submitted and rolled."),
         lambda f, me: {
             **_me(f, me),
             "kind": text(f, "kind").strip().lower().replace(" ", "_"),
@@ -345,7 +363,7 @@ SPECS: dict[str, Form] = {
     "duel": Form(
         cc.SubmitDuel,
         "catalogue",
-        "Duel submitted and rolled.",
+        N_("Duel submitted and rolled."),
         lambda f, me: {
             **_me(f, me),
             "target": text(f, "target"),
@@ -359,7 +377,7 @@ SPECS: dict[str, Form] = {
     "seek": Form(
         cc.SubmitSeeking,
         "catalogue",
-        "Seeking submitted and rolled.",
+        N_("Seeking submitted and rolled."),
         lambda f, me: {
             **_me(f, me),
             "hex_id": text(f, "hex_id"),
@@ -372,7 +390,7 @@ SPECS: dict[str, Form] = {
     "join-action": Form(
         cc.JoinAction,
         "catalogue",
-        "Joined the action: your pool is rolled.",
+        N_("Joined the action: your pool is rolled."),
         lambda f, me: {
             **_me(f, me),
             "action_id": text(f, "action_id"),
@@ -383,25 +401,25 @@ SPECS: dict[str, Form] = {
     "accept-share": Form(
         cc.AcceptShareConsequence,
         "catalogue",
-        "Consequence of your share accepted.",
+        N_("Consequence of your share accepted."),
         lambda f, me: {**_me(f, me), "action_id": text(f, "action_id"), "consequence_id": text(f, "consequence_id")},
     ),
     "free-action": Form(
         cc.TakeFreeAction,
         "catalogue",
-        "Free action taken.",
+        N_("Free action taken."),
         lambda f, me: {**_me(f, me), "kind": text(f, "kind"), "asset_id": text(f, "asset_id"), "note": text(f, "note")},
     ),
     "extra-reaction": Form(
         cc.GainExtraReaction,
         "catalogue",
-        "One more reaction this month.",
+        N_("One more reaction this month."),
         lambda f, me: {**_me(f, me), "perk": text(f, "perk"), "scheme_id": opt(f, "scheme_id")},
     ),
     "use-reaction": Form(
         cc.UseReaction,
         "catalogue",
-        "Reaction used.",
+        N_("Reaction used."),
         lambda f, me: {
             **_me(f, me),
             "kind": text(f, "kind"),
@@ -415,7 +433,7 @@ SPECS: dict[str, Form] = {
     "declare-battle": Form(
         battle.DeclareBattle,
         "battles",
-        "Battle declared: its setup window is open.",
+        N_("Battle declared: its setup window is open."),
         lambda f, me: {
             "battle_id": text(f, "battle_id"),
             "hex": text(f, "hex"),
@@ -427,7 +445,7 @@ SPECS: dict[str, Form] = {
     "battle-setup": Form(
         battle.SubmitBattleSetup,
         "battles",
-        "Setup recorded.",
+        N_("Setup recorded."),
         lambda f, me: {
             "battle_id": text(f, "battle_id"),
             "power_id": me,
@@ -441,13 +459,13 @@ SPECS: dict[str, Form] = {
     "battle-deploy": Form(
         battle.DeployArmies,
         "battles",
-        "Deployment recorded.",
+        N_("Deployment recorded."),
         lambda f, me: {"battle_id": text(f, "battle_id"), "power_id": me, "armies": words(f, "armies")},
     ),
     "battle-spell": Form(
         battle.CastBattleSpell,
         "battles",
-        "Spellcasting recorded.",
+        N_("Spellcasting recorded."),
         lambda f, me: {
             "battle_id": text(f, "battle_id"),
             "power_id": me,
@@ -459,7 +477,7 @@ SPECS: dict[str, Form] = {
     "battle-command": Form(
         battle.GiveCommand,
         "battles",
-        "Command given: the army is exhausted.",
+        N_("Command given: the army is exhausted."),
         lambda f, me: {
             "battle_id": text(f, "battle_id"),
             "power_id": me,
@@ -477,25 +495,25 @@ SPECS: dict[str, Form] = {
     "battle-terms": Form(
         battle.OfferTerms,
         "battles",
-        "Recorded.",
+        N_("Recorded."),
         lambda f, me: {"battle_id": text(f, "battle_id"), "power_id": me, "terms": opt(f, "terms")},
     ),
     "battle-answer": Form(
         battle.AnswerTerms,
         "battles",
-        "Answer recorded.",
+        N_("Answer recorded."),
         lambda f, me: {"battle_id": text(f, "battle_id"), "power_id": me, "accept": flag(f, "accept")},
     ),
     "battle-retreat": Form(
         battle.RetreatArmies,
         "battles",
-        "Cleanup recorded.",
+        N_("Cleanup recorded."),
         lambda f, me: {"battle_id": text(f, "battle_id"), "power_id": me, "retreat": words(f, "retreat")},
     ),
     "battle-terrain": Form(
         battle.SetBattleTerrain,
         "battles",
-        "Terrain and default set.",
+        N_("Terrain and default set."),
         lambda f, me: {
             "battle_id": text(f, "battle_id"),
             "terrain": text(f, "terrain"),
@@ -508,19 +526,19 @@ SPECS: dict[str, Form] = {
     "aim-army": Form(
         armies.AimArmyAction,
         "armies",
-        "Action aimed at armies.",
+        N_("Action aimed at armies."),
         lambda f, me: {"action_id": text(f, "action_id"), "kind": text(f, "kind"), "params": data(f, "params", {})},
     ),
     "roll-level-up": Form(
         armies.RollLevelUp,
         "armies",
-        "Level-up rolled: choose its bonuses.",
+        N_("Level-up rolled: choose its bonuses."),
         lambda f, me: {**_me(f, me), "army_id": text(f, "army_id")},
     ),
     "choose-level-up": Form(
         armies.ChooseLevelUp,
         "armies",
-        "Level-up chosen.",
+        N_("Level-up chosen."),
         lambda f, me: {
             **_me(f, me),
             "army_id": text(f, "army_id"),
@@ -531,38 +549,38 @@ SPECS: dict[str, Form] = {
     "discard-train": Form(
         armies.DiscardTrain,
         "armies",
-        "Level-up discarded; the Experience is refunded.",
+        N_("Level-up discarded; the Experience is refunded."),
         lambda f, me: {**_me(f, me), "army_id": text(f, "army_id")},
     ),
     "keep-scars": Form(
         armies.KeepScars,
         "armies",
-        "Scars settled.",
+        N_("Scars settled."),
         lambda f, me: {**_me(f, me), "army_id": text(f, "army_id"), "keep": text(f, "keep") != "heal"},
     ),
     "pay-army-fee": Form(
         armies.PayArmyFee,
         "armies",
-        "Fee paid.",
+        N_("Fee paid."),
         lambda f, me: {**_me(f, me), "army_id": text(f, "army_id"), "resource": text(f, "resource") or "coin"},
     ),
     "disband-army": Form(
         armies.DisbandArmy,
         "armies",
-        "Army disbanded.",
+        N_("Army disbanded."),
         lambda f, me: {**_me(f, me), "army_id": text(f, "army_id")},
     ),
     "pay-support": Form(
         armies.PaySupport,
         "armies",
-        "Support paid.",
+        N_("Support paid."),
         lambda f, me: {**_me(f, me), "changes": amounts(f, "changes")},
     ),
     # the GM's
     "roll-dice": Form(
         cc.RollDice,
         "gm-catalogue",
-        "Rolled.",
+        N_("Rolled."),
         lambda f, me: {
             "dice": opt(f, "dice"),
             "purpose": opt(f, "purpose"),
@@ -575,42 +593,42 @@ SPECS: dict[str, Form] = {
     "set-asset-terms": Form(
         cc.SetAssetTerms,
         "gm-catalogue",
-        "Terms set.",
+        N_("Terms set."),
         lambda f, me: {"asset_id": text(f, "asset_id"), "terms": data(f, "terms", {})},
         gm=True,
     ),
     "change-quota-perk": Form(
         cc.ChangeQuotaPerk,
         "gm-catalogue",
-        "Quota perk changed.",
+        N_("Quota perk changed."),
         lambda f, me: {"power_id": text(f, "power_id"), "perk": text(f, "perk"), "value": text(f, "value") != "off"},
         gm=True,
     ),
     "record-location": Form(
         cc.RecordLocation,
         "gm-catalogue",
-        "Location recorded.",
+        N_("Location recorded."),
         lambda f, me: {"power_id": text(f, "power_id"), "hex_id": text(f, "hex_id")},
         gm=True,
     ),
     "dread-growth": Form(
         cc.DreadGrowth,
         "gm-catalogue",
-        "The Dragon's army grew.",
+        N_("The Dragon's army grew."),
         lambda f, me: {"power_id": text(f, "power_id"), "units": whole(f, "units")},
         gm=True,
     ),
     "rule-per-target": Form(
         cc.RulePerTarget,
         "gm-catalogue",
-        "Ruled: each target's resistance reduces only its own share.",
+        N_("Ruled: each target's resistance reduces only its own share."),
         lambda f, me: {"action_id": text(f, "action_id")},
         gm=True,
     ),
     "propose-share-consequence": Form(
         cc.ProposeShareConsequence,
         "gm-catalogue",
-        "Consequence offered to the collaborator.",
+        N_("Consequence offered to the collaborator."),
         lambda f, me: {
             "action_id": text(f, "action_id"),
             "power_id": text(f, "power_id"),
@@ -622,49 +640,49 @@ SPECS: dict[str, Form] = {
     "define-army-type": Form(
         armies.DefineArmyType,
         "gm-catalogue",
-        "Army type defined.",
+        N_("Army type defined."),
         lambda f, me: {"type_id": text(f, "type_id"), "block": data(f, "block", {})},
         gm=True,
     ),
     "declare-map": Form(
         world.DeclareMap,
         "gm-map",
-        "Map declared.",
+        N_("Map declared."),
         lambda f, me: json_object(f, "map", ("hexes", "towns", "features")),
         gm=True,
     ),
     "amend-map": Form(
         world.AmendMap,
         "gm-map",
-        "Map amended.",
+        N_("Map amended."),
         lambda f, me: json_object(f, "map", ("hexes", "towns", "features", "remove")),
         gm=True,
     ),
     "reveal-feature": Form(
         world.RevealFeature,
         "gm-map",
-        "Feature shown to the power.",
+        N_("Feature shown to the power."),
         lambda f, me: {"feature_id": text(f, "feature_id"), "to": text(f, "to")},
         gm=True,
     ),
     "set-claim": Form(
         world.SetClaim,
         "gm-map",
-        "Claim recorded.",
+        N_("Claim recorded."),
         lambda f, me: {"town_id": text(f, "town_id"), "power_id": text(f, "power_id"), "reason": text(f, "reason")},
         gm=True,
     ),
     "drop-claim": Form(
         world.DropClaim,
         "gm-map",
-        "Claim dropped.",
+        N_("Claim dropped."),
         lambda f, me: {"town_id": text(f, "town_id"), "power_id": text(f, "power_id"), "reason": text(f, "reason")},
         gm=True,
     ),
     "rule-subtle": Form(
         world.RuleSubtle,
         "gm-map",
-        "Ruled: the action targets inside the stronghold by subtle means.",
+        N_("Ruled: the action targets inside the stronghold by subtle means."),
         lambda f, me: {
             "action_id": text(f, "action_id"),
             "feature_id": text(f, "feature_id"),
@@ -675,21 +693,21 @@ SPECS: dict[str, Form] = {
     "set-influence": Form(
         pc.SetInfluence,
         "gm-map",
-        "Influence recorded.",
+        N_("Influence recorded."),
         lambda f, me: {"power_id": text(f, "power_id"), "hex_id": text(f, "hex_id"), "amount": whole(f, "amount")},
         gm=True,
     ),
     "set-mechanisms": Form(
         world.SetMechanisms,
         "gm-map",
-        "Mechanisms recorded.",
+        N_("Mechanisms recorded."),
         lambda f, me: {"power_id": text(f, "power_id"), "mechanisms": words(f, "mechanisms")},
         gm=True,
     ),
     "generate-influence": Form(
         world.GenerateInfluence,
         "gm-map",
-        "Influence generated.",
+        N_("Influence generated."),
         lambda f, me: {
             "power_id": text(f, "power_id"),
             "mechanism": text(f, "mechanism"),
@@ -701,35 +719,35 @@ SPECS: dict[str, Form] = {
     "adjust-resources": Form(
         dev.AdjustResources,
         "gm-wallets",
-        "Wallet adjusted.",
+        N_("Wallet adjusted."),
         lambda f, me: {"power_id": text(f, "power_id"), "changes": amounts(f, "changes"), "reason": text(f, "reason")},
         gm=True,
     ),
     "award-fame": Form(
         dev.AwardFame,
         "gm-wallets",
-        "Fame awarded.",
+        N_("Fame awarded."),
         lambda f, me: {"power_id": text(f, "power_id"), "amount": whole(f, "amount"), "reason": text(f, "reason")},
         gm=True,
     ),
     "answer-question": Form(
         dev.AnswerQuestion,
         "gm-wallets",
-        "Answered.",
+        N_("Answered."),
         lambda f, me: {"question_id": text(f, "question_id"), "answer": text(f, "answer")},
         gm=True,
     ),
     "grant-perk": Form(
         dev.GrantPerk,
         "gm-wallets",
-        "Starting perk granted.",
+        N_("Starting perk granted."),
         lambda f, me: {"power_id": text(f, "power_id"), "name": text(f, "name"), "detail": text(f, "detail")},
         gm=True,
     ),
     "define-perk": Form(
         dev.DefinePerk,
         "gm-wallets",
-        "Perk defined.",
+        N_("Perk defined."),
         lambda f, me: {
             "name": text(f, "name"),
             "group": text(f, "group"),
@@ -742,7 +760,7 @@ SPECS: dict[str, Form] = {
     "nerf-perk": Form(
         dev.NerfPerk,
         "gm-wallets",
-        "Perk nerfed: the power chooses what to do.",
+        N_("Perk nerfed: the power chooses what to do."),
         lambda f, me: {
             "power_id": text(f, "power_id"),
             "name": text(f, "name"),
@@ -754,7 +772,7 @@ SPECS: dict[str, Form] = {
     "complete-task": Form(
         dev.CompleteTask,
         "gm-ambitions",
-        "Task done.",
+        N_("Task done."),
         lambda f, me: {
             "ambition_id": text(f, "ambition_id"),
             "task_id": text(f, "task_id"),
@@ -765,7 +783,7 @@ SPECS: dict[str, Form] = {
     "lose-task": Form(
         dev.LoseTask,
         "gm-ambitions",
-        "Task lost.",
+        N_("Task lost."),
         lambda f, me: {
             "ambition_id": text(f, "ambition_id"),
             "task_id": text(f, "task_id"),
@@ -776,7 +794,7 @@ SPECS: dict[str, Form] = {
     "offer-ambition": Form(
         dev.OfferAmbition,
         "gm-ambitions",
-        "Ambition offered.",
+        N_("Ambition offered."),
         lambda f, me: {
             "power_id": text(f, "power_id"),
             "name": text(f, "name"),
@@ -793,7 +811,7 @@ SPECS: dict[str, Form] = {
     "define-spell": Form(
         magic.DefineSpell,
         "gm-magic",
-        "Spell defined.",
+        N_("Spell defined."),
         lambda f, me: {
             "spell_id": text(f, "spell_id"),
             "name": text(f, "name"),
@@ -809,28 +827,28 @@ SPECS: dict[str, Form] = {
     "teach-spell": Form(
         magic.TeachSpell,
         "gm-magic",
-        "Spell taught.",
+        N_("Spell taught."),
         lambda f, me: {"power_id": text(f, "power_id"), "spell_id": text(f, "spell_id")},
         gm=True,
     ),
     "grant-mana": Form(
         magic.GrantMana,
         "gm-magic",
-        "Mana granted.",
+        N_("Mana granted."),
         lambda f, me: {"power_id": text(f, "power_id"), "element": text(f, "element"), "amount": whole(f, "amount")},
         gm=True,
     ),
     "channel-mana": Form(
         magic.ChannelMana,
         "gm-magic",
-        "Mana channelled into the action.",
+        N_("Mana channelled into the action."),
         lambda f, me: {"action_id": text(f, "action_id"), "element": text(f, "element"), "amount": whole(f, "amount")},
         gm=True,
     ),
     "grant-magic-perk": Form(
         magic.GrantMagicPerk,
         "gm-magic",
-        "Magic perk granted.",
+        N_("Magic perk granted."),
         lambda f, me: {
             "power_id": text(f, "power_id"),
             "perk": text(f, "perk"),
@@ -842,21 +860,21 @@ SPECS: dict[str, Form] = {
     "remove-conduit": Form(
         magic.RemoveConduit,
         "gm-magic",
-        "Conduit removed.",
+        N_("Conduit removed."),
         lambda f, me: {"power_id": text(f, "power_id"), "conduit_id": text(f, "conduit_id")},
         gm=True,
     ),
     "declare-dispel": Form(
         magic.DeclareDispel,
         "gm-magic",
-        "Dispel declared: the action's difficulty is the ritual's.",
+        N_("Dispel declared: the action's difficulty is the ritual's."),
         lambda f, me: {"action_id": text(f, "action_id"), "ritual": text(f, "ritual")},
         gm=True,
     ),
     "set-conduit": Form(
         magic.SetConduit,
         "gm-magic",
-        "Conduit set.",
+        N_("Conduit set."),
         lambda f, me: {
             "power_id": text(f, "power_id"),
             "name": text(f, "name"),
@@ -874,24 +892,26 @@ def _any_command(f: dict, me: str, games: Any, game_id: str) -> Command:
     """The GM's catch-all: any command of the game's ruleset by name, its fields as a JSON object."""
     cls = command_class(games.get_game(game_id, for_update=False).ruleset, text(f, "command").strip())
     if any(getattr(field, "name", None) == ISSUED for field in cls.__dataclass_fields__.values()):
-        raise RuleViolation(f"{cls.__name__} issues a sign-in link: use its own form", field="command")
+        raise RuleViolation(
+            _("{command} issues a sign-in link: use its own form").format(command=cls.__name__), field="command"
+        )
     args = data(f, "args", {})
     if not isinstance(args, dict):
-        raise RuleViolation("args: a JSON object of the command's fields", field="args")
+        raise RuleViolation(_("args: a JSON object of the command's fields"), field="args")
     return build(cls, args)
 
 
 def _handler(spec: Form) -> Callable:
     def handle(request, games, game_id, caller, f):
         if spec.gm and caller.principal != GM:
-            flash(request, kind="error", form="gm", field=None, rule=None, text="only the GM may do this")
+            flash(request, kind="error", form="gm", field=None, rule=None, text=_("only the GM may do this"))
             return back(game_id)
         return attempt(
             request,
             game_id,
             spec.section,
             lambda: games.run(caller, game_id, build(spec.command, spec.args(f, caller.principal))),
-            spec.ok,
+            _(spec.ok),
         )
 
     return handle
@@ -899,14 +919,14 @@ def _handler(spec: Form) -> Callable:
 
 def _gm_command(request, games, game_id, caller, f):
     if caller.principal != GM:
-        flash(request, kind="error", form="gm", field=None, rule=None, text="only the GM may do this")
+        flash(request, kind="error", form="gm", field=None, rule=None, text=_("only the GM may do this"))
         return back(game_id)
     return attempt(
         request,
         game_id,
         "gm-command",
         lambda: games.run(caller, game_id, _any_command(f, caller.principal, games, game_id)),
-        f"{text(f, 'command')} recorded.",
+        _("{command} recorded.").format(command=text(f, "command")),
     )
 
 
