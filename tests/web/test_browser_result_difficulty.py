@@ -6,7 +6,7 @@ of ``test_browser_month``; screenshots land in test-output/screenshots/."""
 from __future__ import annotations
 
 from tests.web.axe import violations
-from tests.web.test_browser_month import browser, pytestmark, server, shot  # noqa: F401  (fixtures)
+from tests.web.test_browser_month import SHOTS, browser, pytestmark, server, shot  # noqa: F401  (fixtures)
 from tests.web.test_browser_play_surface import rich_game, signed_in
 
 SAID = "The GM changed the difficulty from 1 to 3 after the roll."
@@ -29,8 +29,9 @@ def test_the_result_says_the_difficulty_was_changed_after_the_roll(server, brows
         assert result.startswith("Result: ") and "against difficulty 3" in result and result.endswith(SAID), result
         assert violations(gandalf) == []
         assert gandalf.evaluate("document.scrollingElement.scrollWidth") <= width
-        gandalf.locator(f"#action-{action}").scroll_into_view_if_needed()
         shot(gandalf, f"play17-difficulty-changed-after-roll-board-{width}")
+        card = SHOTS / f"play17-difficulty-changed-after-roll-card-{width}.png"
+        gandalf.locator(f"#action-{action}").screenshot(path=str(card))  # the card alone, readable
         gm = signed_in(browser, base, gid, gm_token, width=width)
         assert SAID in gm.locator(f"#gm-action-{action}").inner_text()
         assert violations(gm) == []
