@@ -111,3 +111,25 @@ def test_result_words_read_as_before_in_english():
     )
     failed = {"successes": 2, "resisted": 2, "net": 0, "difficulty": 3, "success": False}
     assert feed.result_words(failed) == ("Failed: 2 successes, 2 taken away by resistance, net 0 against difficulty 3.")
+
+
+def test_the_templates_phrases_reach_the_catalog_with_their_values_named():
+    """What ``make messages`` extracts from the pages (Babel's Jinja extractor, as ``babel.cfg`` says)."""
+    found: set[str] = set()
+    for name in PAGES:
+        for _line, message, _comments, _context in extract_from_file(
+            "jinja2", str(TEMPLATES / f"{name}.html"), options={"extensions": "jinja2.ext.i18n"}
+        ):
+            found.update(message if isinstance(message, tuple) else (message,))
+    wanted = {
+        "My power sheet",
+        "Result: %(result)s",
+        "Season %(season)s, month %(month)s: %(step)s",
+        "%(count)s success",
+        "%(count)s successes",
+        "Battle %(battle)s at %(hex)s:",
+        "What each choice gives",
+        "The map, hex by hex",
+        "Place army",
+    }
+    assert wanted - found == set()
