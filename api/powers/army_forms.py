@@ -1,7 +1,8 @@
 """The console's forms for the GM's army commands (``domain.powers.armies``) that went only by the API or the
 JSON catch-all: placing, showing, dispersing and deserting armies, a support bonus and an Experience asset.
 Each builds its command as the JSON route does (``api.routes.commands.build``) and sends it through
-``Games.run``, so a refusal is the API's error, with its rule id, shown next to the form; nothing is recorded."""
+``Games.run``, so a refusal is the API's error, with its rule id, shown next to the form; nothing is recorded.
+Each form's words when it worked are marked with ``N_`` (issue 17) and translated where they are shown."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from api.powers.forms import Form, _handler, data, flag, opt, text, whole
+from domain.platform.i18n import N_
 from domain.powers import armies
 
 
@@ -30,39 +32,39 @@ def _place(f: dict, me: str) -> dict[str, Any]:
 
 
 ARMY_GM_SPECS: dict[str, Form] = {
-    "place-army": Form(armies.PlaceArmy, "gm-armies", "Army placed.", _place, gm=True),
+    "place-army": Form(armies.PlaceArmy, "gm-armies", N_("Army placed."), _place, gm=True),
     "detect-army": Form(
         armies.DetectArmy,
         "gm-armies",
-        "The power sees the army now.",
+        N_("The power sees the army now."),
         lambda f, me: {"army_id": text(f, "army_id"), "power_id": text(f, "power_id")},
         gm=True,
     ),
     "set-support-bonus": Form(
         armies.SetSupportBonus,
         "gm-armies",
-        "Support bonus recorded.",
+        N_("Support bonus recorded."),
         lambda f, me: {"power_id": text(f, "power_id"), "bonus": whole(f, "bonus")},
         gm=True,
     ),
     "grant-experience": Form(
         armies.GrantExperience,
         "gm-armies",
-        "Experience granted.",
+        N_("Experience granted."),
         lambda f, me: {"army_id": text(f, "army_id"), "rank": whole(f, "rank")},
         gm=True,
     ),
     "record-dispersal": Form(
         armies.RecordDispersal,
         "gm-armies",
-        "Dispersal recorded.",
+        N_("Dispersal recorded."),
         lambda f, me: {"army_id": text(f, "army_id")},
         gm=True,
     ),
     "desert-army": Form(
         armies.DesertArmy,
         "gm-armies",
-        "The army deserted.",
+        N_("The army deserted."),
         lambda f, me: {"army_id": text(f, "army_id"), "reason": text(f, "reason"), "to": opt(f, "to")},
         gm=True,
     ),

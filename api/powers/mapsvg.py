@@ -3,6 +3,9 @@
 Everything here comes from the viewer's ``map`` view (``domain.powers.world.map_view``, through
 ``board_view``), never from the game's state, so the picture can show no more than the view does: a
 hidden feature, another conspiracy's influence or a claim the viewer may not see is simply not in the data.
+
+The labels people read (a hex's title, a town's row) are in the viewer's language (issue 17); a town's wealth
+is written as their language writes numbers.
 """
 
 from __future__ import annotations
@@ -10,7 +13,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from api.web.i18n import number
 from domain.errors import RuleViolation
+from domain.platform.i18n import _
 from domain.powers import hexmap
 
 SIZE = 40  # a hex's circumradius, in SVG units
@@ -95,30 +100,32 @@ def map_figure(view: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
     def put(hex_id: str, key: str, value: Any, what: str) -> None:
         cell = cells.get(hex_id)
         if cell is None:
-            elsewhere.append(f"{what} ({hex_id})")
+            elsewhere.append(_("{what} ({hex})").format(what=what, hex=hex_id))
         elif key == "mine":
             cell["mine"] += value
         else:
             cell[key].append(value)
 
     def feature_label(f: dict[str, Any]) -> str:
-        label = f"{f['name']} ({f['kind']})" if f["name"] != f["kind"] else f["kind"]
+        label = _("{name} ({kind})").format(name=f["name"], kind=f["kind"]) if f["name"] != f["kind"] else f["kind"]
         if f.get("controller") == me:
-            label += ", yours"
+            label = _("{feature}, yours").format(feature=label)
         return label
 
     for t in m.get("towns", []):
         status = ", ".join(f"{k} {v}" for k, v in sorted(t.get("statuses", {}).items()))
-        put(
-            t["hex"],
-            "towns",
-            f"{t['name']} (population {t['population']}, wealth {t['wealth']}{', ' + status if status else ''})",
-            t["name"],
-        )
+        if status:
+            town = _("{name} (population {population}, wealth {wealth}, {statuses})")
+        else:
+            town = _("{name} (population {population}, wealth {wealth})")
+        values = {"population": t["population"], "wealth": number(t["wealth"]), "statuses": status}
+        put(t["hex"], "towns", town.format(name=t["name"], **values), t["name"])
         for cls, pid in sorted(t.get("claims", {}).items()):
-            put(t["hex"], "claims", f"{t['name']}: {names.get(pid, pid)} ({cls})", t["name"])
+            claim = _("{town}: {power} ({cls})").format(town=t["name"], power=names.get(pid, pid), cls=cls)
+            put(t["hex"], "claims", claim, t["name"])
         for f in t.get("features", []):
-            put(f["hex"], "features", f"{feature_label(f)} in {t['name']}", f["name"])
+            where = _("{feature} in {town}").format(feature=feature_label(f), town=t["name"])
+            put(f["hex"], "features", where, f["name"])
             if f.get("controller") == me:
                 put(f["hex"], "holdings", f["name"], f["name"])
     for f in m.get("features", []):
@@ -127,19 +134,26 @@ def map_figure(view: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
             put(f["hex"], "holdings", f["name"], f["name"])
     for i in m.get("influence", []):
         if i["power"] == me:
-            put(i["hex"], "mine", i["amount"], f"your influence {i['amount']}")
+            put(i["hex"], "mine", i["amount"], _("your influence {amount}").format(amount=i["amount"]))
         else:
             who = names.get(i["power"], i["power"])
-            put(i["hex"], "seen", f"{who} {i['amount']}", f"{who}'s influence {i['amount']}")
+            seen = _("{power}'s influence {amount}").format(power=who, amount=i["amount"])
+            put(i["hex"], "seen", f"{who} {i['amount']}", seen)
     hexes = sorted(cells.values(), key=lambda c: (c["r"], c["q"]))
     for c in hexes:
-        parts = [f"Hex {c['hex']}{' ' + c['name'] if c['name'] else ''}: {c['terrain']}"]
+        if c["name"]:
+            head = _("Hex {hex} {name}: {terrain}").format(hex=c["hex"], name=c["name"], terrain=c["terrain"])
+        else:
+            head = _("Hex {hex}: {terrain}").format(hex=c["hex"], terrain=c["terrain"])
+        parts = [head]
         if c["road"]:
-            parts.append("road")
-        parts += [f"town {t}" for t in c["towns"]] + [f"feature {f}" for f in c["features"]]
+            parts.append(_("road"))
+        parts += [_("town {town}").format(town=t) for t in c["towns"]]
+        parts += [_("feature {feature}").format(feature=f) for f in c["features"]]
         if c["mine"]:
-            parts.append(f"your influence {c['mine']}")
-        parts += [f"influence of {s}" for s in c["seen"]] + [f"claim {k}" for k in c["claims"]]
+            parts.append(_("your influence {amount}").format(amount=c["mine"]))
+        parts += [_("influence of {power}").format(power=s) for s in c["seen"]]
+        parts += [_("claim {claim}").format(claim=k) for k in c["claims"]]
         c["title"] = "; ".join(parts)
     roads = []
     for c in hexes:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.ids import GM
+from domain.platform.i18n import _, ngettext
 
 
 def seats(view: dict[str, Any], me: str) -> list[dict[str, str]]:
@@ -18,18 +19,22 @@ def seats(view: dict[str, Any], me: str) -> list[dict[str, str]]:
         s = view["me"]
         if step == "planning":
             left = s["left"]["public"] + s["left"]["private"]
-            word = "ready" if s["ready"] else f"{left} action{'s' if left != 1 else ''} left"
-            return [{"name": f"You ({s['name']})", "word": word}]
+            word = _("ready") if s["ready"] else ngettext("{n} action left", "{n} actions left", left).format(n=left)
+            return [{"name": _("You ({name})").format(name=s["name"]), "word": word}]
         if step == "resistance" and view.get("may_resist"):
-            return [{"name": f"You ({s['name']})", "word": "may resist" if s["reactions_left"] else "done"}]
+            word = _("may resist") if s["reactions_left"] else _("done")
+            return [{"name": _("You ({name})").format(name=s["name"]), "word": word}]
         return []
     pending = {p for w in view["windows"] if not w["closed"] for p in w.get("pending", [])}
     out = []
     for sh in view.get("sheets", []):
         if step == "planning":
-            word = "ready" if sh["ready"] else ("still planning" if sh["power_id"] in pending else "no actions left")
+            if sh["ready"]:
+                word = _("ready")
+            else:
+                word = _("still planning") if sh["power_id"] in pending else _("no actions left")
         elif step == "resistance":
-            word = "may still resist" if sh["power_id"] in pending else "done"
+            word = _("may still resist") if sh["power_id"] in pending else _("done")
         else:
             continue
         out.append({"name": sh["name"], "word": word})

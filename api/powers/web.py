@@ -18,18 +18,20 @@ from api.web.routes import _gm, _int, _link, attempt, back, confirm_first, flash
 from api.web.talk import tied_posts
 from domain.errors import DomainError
 from domain.ids import GM
+from domain.platform.i18n import N_, _
 from domain.powers import commands as pc
 from domain.powers import rules
-from domain.powers.feed import result_words
+from domain.powers.feed import result_words, state_word, step_word
 from domain.powers.ruleset import phase_id
 
+# The console's button for the next step (translated where shown: ``_(next_step[g.step])``).
 NEXT_STEP = {
-    "setup": "Begin the game (Tidings)",
-    "tidings": "Open month 1 Planning",
-    "planning": "Close Planning",
-    "resistance": "Go to Battle",
-    "battle": "End the month",
-    "cleanup": "Begin the next season",
+    "setup": N_("Begin the game (Tidings)"),
+    "tidings": N_("Open month 1 Planning"),
+    "planning": N_("Close Planning"),
+    "resistance": N_("Go to Battle"),
+    "battle": N_("End the month"),
+    "cleanup": N_("Begin the next season"),
 }
 
 
@@ -50,12 +52,16 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
         names=names,
         fig=map_figure(context["view"], names),
         viewer_is_gm=context["me"] == GM,
-        map_title="The map as the GM sees it"
+        map_title=_("The map as the GM sees it")
         if context["me"] == GM
-        else f"The map as {names.get(context['me'], context['me'])} knows it",
+        else _("The map as {power} knows it").format(power=names.get(context["me"], context["me"])),
     )
     context.update(
-        kept=kept_compose(context.get("flash")), resistance_assets=resistance_assets, result_words=result_words
+        kept=kept_compose(context.get("flash")),
+        resistance_assets=resistance_assets,
+        result_words=result_words,
+        step_word=step_word,
+        state_word=state_word,
     )
     if context["phase"] is None and context["view"]["game"]["step"] in ("resistance", "battle"):
         # This month's resolution, as the GM announced it (a public event), on every board and the console.
@@ -149,9 +155,9 @@ def _submit(request, games, game_id, caller, f):
         game_id,
         "compose",
         send(games, game_id, caller, lambda: submit_command(caller.principal, f)),
-        "Action recorded. The server rolled your dice below: choose your conversions and confirm."
+        _("Action recorded. The server rolled your dice below: choose your conversions and confirm.")
         if not propose
-        else "Proposal sent: the GM will set its difficulty, then you roll.",
+        else _("Proposal sent: the GM will set its difficulty, then you roll."),
         "actions",
         keep=f,
     )
@@ -172,7 +178,7 @@ def _roll(request, games, game_id, caller, f):
                 extra_actions=1 if f.get("extra_action") == "on" else 0,
             ),
         ),
-        "Rolled. Choose your conversions and confirm.",
+        _("Rolled. Choose your conversions and confirm."),
     )
 
 
@@ -187,7 +193,7 @@ def _convert(request, games, game_id, caller, f):
             caller,
             lambda: pc.LockConversions(f.get("action_id", ""), convert=_int(f.get("convert"), 0)),
         ),
-        "Conversions fixed. Your receipt:",
+        _("Conversions fixed. Your receipt:"),
     )
 
 
@@ -196,9 +202,9 @@ def _discard(request, games, game_id, caller, f):
         request,
         game_id,
         f,
-        "Discard this action?",
-        "A discarded action is not resolved, and the action it used stays spent for this month.",
-        "Yes, discard it",
+        _("Discard this action?"),
+        _("A discarded action is not resolved, and the action it used stays spent for this month."),
+        _("Yes, discard it"),
     )
     if ask is not None:
         return ask
@@ -207,7 +213,7 @@ def _discard(request, games, game_id, caller, f):
         game_id,
         f"action-{f.get('action_id')}",
         send(games, game_id, caller, lambda: pc.DiscardAction(f.get("action_id", ""))),
-        "Action discarded (it stays spent).",
+        _("Action discarded (it stays spent)."),
     )
 
 
@@ -217,7 +223,7 @@ def _accept(request, games, game_id, caller, f):
         game_id,
         f"action-{f.get('action_id')}",
         send(games, game_id, caller, lambda: pc.AcceptConsequence(f.get("action_id", ""), f.get("consequence_id", ""))),
-        "Consequence accepted.",
+        _("Consequence accepted."),
     )
 
 
@@ -234,7 +240,7 @@ def _react(request, games, game_id, caller, f):
                 caller.principal, f.get("action_id", ""), _picked_assets(f), _int(f.get("convert"), 0)
             ),
         ),
-        "Reaction recorded. You will learn the outcome when the window closes.",
+        _("Reaction recorded. You will learn the outcome when the window closes."),
     )
 
 
@@ -244,7 +250,7 @@ def _waive(request, games, game_id, caller, f):
         game_id,
         "resistance",
         send(games, game_id, caller, lambda: pc.WaiveReactions(caller.principal)),
-        "You waived your reaction.",
+        _("You waived your reaction."),
     )
 
 
@@ -255,9 +261,9 @@ def _advance(request, games, game_id, caller, f):
             request,
             game_id,
             f,
-            "Close Planning now?",
-            "No power can submit, roll or change an action once Planning is closed, even before its deadline.",
-            "Yes, close Planning",
+            _("Close Planning now?"),
+            _("No power can submit, roll or change an action once Planning is closed, even before its deadline."),
+            _("Yes, close Planning"),
         )
         if ask is not None:
             return ask
@@ -266,7 +272,7 @@ def _advance(request, games, game_id, caller, f):
         game_id,
         "calendar",
         send(games, game_id, caller, lambda: pc.Advance(f.get("expected_step") or None, str(f.get("tidings", "")))),
-        "The calendar moved on.",
+        _("The calendar moved on."),
     )
 
 
@@ -277,7 +283,7 @@ def _resolve(request, games, game_id, caller, f):
         game_id,
         "calendar",
         send(games, game_id, caller, lambda: pc.Resolve(f.get("expected_step") or None, f.get("announcement", ""))),
-        "Resolved and published; the resistance window is open.",
+        _("Resolved and published; the resistance window is open."),
     )
 
 
@@ -296,7 +302,7 @@ def _difficulty(request, games, game_id, caller, f):
             form=f"gm-action-{f.get('action_id')}",
             field="value",
             rule="GM-2",
-            text="give the difficulty as a whole number",
+            text=_("give the difficulty as a whole number"),
         )
         return back(game_id, f"gm-action-{f.get('action_id')}")
     return attempt(
@@ -309,7 +315,7 @@ def _difficulty(request, games, game_id, caller, f):
             caller,
             lambda: pc.SetDifficulty(f.get("action_id", ""), value, sealed=f.get("sealed") == "on", tiers=tiers),
         ),
-        "Difficulty recorded.",
+        _("Difficulty recorded."),
     )
 
 
@@ -325,20 +331,21 @@ def _consequence(request, games, game_id, caller, f):
         game_id,
         f"gm-action-{f.get('action_id')}",
         send(games, game_id, caller, lambda: pc.ProposeConsequence(f.get("action_id", ""), f.get("text", ""), effects)),
-        "Consequence offered to the player.",
+        _("Consequence offered to the player."),
     )
 
 
 @_gm
 def _add_power(request, games, game_id, caller, f):
-    cls, _, sub = (f.get("kind") or "::").partition(":")
+    cls, _sep, sub = (f.get("kind") or "::").partition(":")
     token, token_hash = new_token()
     try:
         receipt = games.run(caller, game_id, pc.AddPower(f.get("name", ""), cls, sub, token_hash))
     except DomainError as err:
         return refused(request, game_id, "powers", err)
     web_session(request).set("links", {receipt.result["power_id"]: _link(request, game_id, token)})
-    flash(request, kind="ok", form="powers", text=f"{f.get('name')} added. Send them their link (shown once).")
+    added = _("{name} added. Send them their link (shown once).").format(name=f.get("name"))
+    flash(request, kind="ok", form="powers", text=added)
     return back(game_id, "powers")
 
 
@@ -362,7 +369,7 @@ def _asset(request, games, game_id, caller, f):
                 novel=f.get("novel") == "on",
             ),
         ),
-        "Asset granted.",
+        _("Asset granted."),
     )
 
 

@@ -4,6 +4,9 @@ A line is built only from the event's payload (the event is in its viewer's time
 names, which are public; it names only what every viewer of the event sees on their board (a title, a
 result), never a description, a consequence's text or a disclosure, which the board shows to fewer seats
 than the event's audience. An event not named here gets the platform's words (``domain.platform.feed``).
+
+Every phrase is marked for translation (``_``, issue 17) and takes its values by name after translation, so
+a translator can move them; English is the phrase itself.
 """
 
 from __future__ import annotations
@@ -13,132 +16,230 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.platform.feed import who
+from domain.platform.i18n import N_, _, ngettext
 
 _PHASE = re.compile(r"^s(\d+)(?:m(\d+))?-(\w+)$")
+
+# The steps of a month in words (the calendar's ids are identifiers, not words).
+STEP_WORDS = {
+    "setup": N_("Setup"),
+    "tidings": N_("Tidings"),
+    "planning": N_("Planning"),
+    "resolution": N_("Resolution"),
+    "resistance": N_("Resistance"),
+    "battle": N_("Battle"),
+    "cleanup": N_("Cleanup"),
+}
+
+
+# An action's slot and the states of an action, a consequence offered and an extension asked for, as the
+# boards print them ("(private, rolled)"); the records keep the identifiers.
+STATE_WORDS = {
+    "private": N_("private"),
+    "public": N_("public"),
+    "proposed": N_("proposed"),
+    "submitted": N_("submitted"),
+    "rolled": N_("rolled"),
+    "provisional": N_("provisional"),
+    "resolved": N_("resolved"),
+    "discarded": N_("discarded"),
+    "accepted": N_("accepted"),
+    "undone": N_("undone"),
+    "withdrawn": N_("withdrawn"),
+    "pending": N_("pending"),
+    "granted": N_("granted"),
+    "refused": N_("refused"),
+}
+
+
+def state_word(value: Any) -> str:
+    """A slot or a state in the reader's language ("private" -> "private"); anything else as it is."""
+    return _(STATE_WORDS[value]) if isinstance(value, str) and value in STATE_WORDS else str(value)
+
+
+def step_word(step: Any) -> str:
+    """A step's name in the reader's language ("planning" -> "Planning"); an unknown one capitalised."""
+    step = str(step or "")
+    return _(STEP_WORDS[step]) if step in STEP_WORDS else step.capitalize()
 
 
 def phase_title(phase: str) -> str | None:
     """``s1m2-planning`` -> "Season 1, month 2: Planning"; ``s1-tidings`` -> "Season 1: Tidings"."""
     if phase == "setup":
-        return "Setting up"
+        return _("Setting up")
     m = _PHASE.match(phase or "")
     if m is None:
         return None
     season, month, step = m.groups()
-    return f"Season {season}{f', month {month}' if month else ''}: {step.capitalize()}"
+    if month:
+        return _("Season {season}, month {month}: {step}").format(season=season, month=month, step=step_word(step))
+    return _("Season {season}: {step}").format(season=season, step=step_word(step))
 
 
 def _phase_of(data: Mapping[str, Any]) -> str:
     step, season, month = data.get("step", ""), data.get("season", 0), data.get("month", 0)
     if step in ("tidings", "cleanup"):
-        return f"Season {season}: {step.capitalize()}"
-    return f"Season {season}, month {month}: {str(step).capitalize()}"
+        return _("Season {season}: {step}").format(season=season, step=step_word(step))
+    return _("Season {season}, month {month}: {step}").format(season=season, month=month, step=step_word(step))
 
 
 def _quoted(title: Any) -> str:
-    return f"“{title}”" if title else "an action"
+    return _("“{title}”").format(title=title) if title else _("an action")
 
 
-def result_words(result: Mapping[str, Any], resisted_by: str | None = None) -> str:
+def changed_words(change: Mapping[str, Any] | None) -> str:
+    """What the GM did to an action's difficulty after its roll (issue 17, "What was seen"), or "": a result
+    read without it would look as if the roll had faced that difficulty from the start."""
+    if not change:
+        return ""
+    if change.get("from") is None:
+        return _("The GM set the difficulty after the roll.")
+    return _("The GM changed the difficulty from {old} to {new} after the roll.").format(
+        old=change.get("from"), new=change.get("to")
+    )
+
+
+def result_words(
+    result: Mapping[str, Any], resisted_by: str | None = None, changed: Mapping[str, Any] | None = None
+) -> str:
     """An action's result as a sentence (issue 17): "Succeeded: 3 successes, 1 taken away by resistance, net 2
     against difficulty 2 (1 to spare)."; with no difficulty to beat, "Done (no difficulty was set): 0 successes.".
     ``resisted_by`` names the resister when the reader can tell who it was anyway (the action's one target):
-    with several targets, which of them resisted stays theirs (reactions are private, P-RES-3)."""
+    with several targets, which of them resisted stays theirs (reactions are private, P-RES-3). ``changed``
+    (the action view's ``difficulty_changed_after_roll``, for those who saw the ruling) adds that the GM set
+    or changed the difficulty after the roll."""
+    line = _result_sentence(result, resisted_by)
+    after = changed_words(changed)
+    return f"{line} {after}" if after else line
+
+
+def _result_sentence(result: Mapping[str, Any], resisted_by: str | None) -> str:
     successes = result.get("successes", 0) or 0
-    counted = f"{successes} success{'es' if successes != 1 else ''}"
+    counted = ngettext("{n} success", "{n} successes", successes).format(n=successes)
     difficulty = result.get("difficulty") or 0
     resisted = result.get("resisted") or 0
     if not difficulty and not resisted:
-        return f"Done (no difficulty was set): {counted}."
+        return _("Done (no difficulty was set): {counted}.").format(counted=counted)
     parts = [counted]
     if resisted:
-        by = f"{resisted_by}'s resistance" if resisted_by else "resistance"
-        parts.append(f"{resisted} taken away by {by}, net {result.get('net', 0)}")
-    outcome = "Succeeded" if result.get("success") else "Failed"
+        if resisted_by:
+            taken = _("{n} taken away by {who}'s resistance, net {net}")
+        else:
+            taken = _("{n} taken away by resistance, net {net}")
+        parts.append(taken.format(n=resisted, who=resisted_by, net=result.get("net", 0)))
     spare = result.get("excess") or 0
-    return f"{outcome}: {', '.join(parts)} against difficulty {difficulty}" + (
-        f" ({spare} to spare)." if result.get("success") and spare else "."
-    )
+    values = {"parts": ", ".join(parts), "difficulty": difficulty, "spare": spare}
+    if result.get("success"):
+        if spare:
+            return _("Succeeded: {parts} against difficulty {difficulty} ({spare} to spare).").format(**values)
+        return _("Succeeded: {parts} against difficulty {difficulty}.").format(**values)
+    return _("Failed: {parts} against difficulty {difficulty}.").format(**values)
 
 
 def _result(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
     details = data.get("details") or {}
     title = _quoted(details.get("title"))
-    by = who(details.get("power"), names) if details.get("power") else "someone"
-    return f"{title} by {by}: {result_words(data)}"
+    by = who(details.get("power"), names) if details.get("power") else _("someone")
+    return _("{title} by {who}: {result}").format(title=title, who=by, result=result_words(data))
 
 
 def describe(kind: str, data: Mapping[str, Any], names: Mapping[str, str]) -> str | None:
     """A Powers event in words for a viewer who may see it, or None (the platform's words then)."""
     power = who(data.get("power_id"), names) if data.get("power_id") else ""
     if kind == "GameCreated":
-        return f"The GM created the game {data.get('name', '')}."
+        return _("The GM created the game {name}.").format(name=data.get("name", ""))
     if kind == "PowerAdded":
-        return f"{data.get('name', power)} joined the table ({data.get('subclass', '')}, {data.get('cls', '')})."
+        return _("{name} joined the table ({subclass}, {cls}).").format(
+            name=data.get("name", power), subclass=data.get("subclass", ""), cls=data.get("cls", "")
+        )
     if kind == "StepBegan":
         if data.get("step") == "tidings":
-            return f"Season {data.get('season')} began with Tidings."
-        return f"{_phase_of(data)} began."
+            return _("Season {season} began with Tidings.").format(season=data.get("season"))
+        return _("{phase} began.").format(phase=_phase_of(data))
     if kind == "AssetGranted":
-        return f"{power} gained the asset {data.get('name')} ({data.get('cls')}, rank {data.get('rank')})."
+        return _("{power} gained the asset {name} ({cls}, rank {rank}).").format(
+            power=power, name=data.get("name"), cls=data.get("cls"), rank=data.get("rank")
+        )
     if kind == "InfluenceSet":
-        return f"{power} now has {data.get('amount')} influence in {data.get('hex_id')}."
+        return _("{power} now has {amount} influence in {hex}.").format(
+            power=power, amount=data.get("amount"), hex=data.get("hex_id")
+        )
     if kind == "InfluenceDisclosed":
         seen = ", ".join(f"{who(p, names)} {n}" for p, n in sorted((data.get("entries") or {}).items()))
-        return f"Influence seen in {data.get('hex_id')}: {seen or 'none'}."
+        return _("Influence seen in {hex}: {seen}.").format(hex=data.get("hex_id"), seen=seen or _("none"))
     if kind == "ActionSubmitted":
-        return f"{power} submitted {_quoted(data.get('title'))} ({data.get('slot')})."
+        return _("{power} submitted {title} ({slot}).").format(
+            power=power, title=_quoted(data.get("title")), slot=state_word(data.get("slot"))
+        )
     if kind == "DiceRolled":
         n = len((data.get("pool") or {}).get("dice") or [])
-        return f"The server rolled {n} di{'ce' if n != 1 else 'e'} for an action."
+        return ngettext(
+            "The server rolled {n} die for an action.", "The server rolled {n} dice for an action.", n
+        ).format(n=n)
     if kind == "ConversionsLocked":
-        return "The conversions of an action were fixed."
+        return _("The conversions of an action were fixed.")
     if kind == "ActionDiscarded":
-        return "An action was discarded (it stays spent)."
+        return _("An action was discarded (it stays spent).")
     if kind == "DifficultyRecorded":
-        return f"The GM set a difficulty of {data.get('value')}."
+        return _("The GM set a difficulty of {value}.").format(value=data.get("value"))
     if kind == "DifficultyDeclared":
-        after = " after the roll" if data.get("after_roll") else ""
-        return f"The GM set the difficulty of an action to {data.get('value')}{after}."
+        if data.get("after_roll"):
+            return _("The GM set the difficulty of an action to {value} after the roll.").format(
+                value=data.get("value")
+            )
+        return _("The GM set the difficulty of an action to {value}.").format(value=data.get("value"))
     if kind == "DifficultyCommitted":
-        return "The GM set a sealed difficulty (revealed at Resolution)."
+        return _("The GM set a sealed difficulty (revealed at Resolution).")
     if kind == "DifficultyRevealed":
-        return f"A sealed difficulty was revealed: {data.get('value')}."
+        return _("A sealed difficulty was revealed: {value}.").format(value=data.get("value"))
     if kind == "ConsequenceProposed":
         # Its text and effects are the actor's alone (the board shows them to the actor): a collaborator in
         # the event's audience reads only that one was offered.
-        return "The GM offered a consequence for an action (see the action)."
+        return _("The GM offered a consequence for an action (see the action).")
     if kind == "ConsequenceAccepted":
-        return "A consequence was accepted."
+        return _("A consequence was accepted.")
     if kind == "SecretShared":
-        return f"{who(data.get('from_power'), names)} shared {data.get('name')} with {who(data.get('to'), names)}."
+        return _("{giver} shared {name} with {taker}.").format(
+            giver=who(data.get("from_power"), names), name=data.get("name"), taker=who(data.get("to"), names)
+        )
     if kind == "SchemesGranted":
         n = len(data.get("asset_ids") or [])
-        return f"{power} gained {n} scheme{'s' if n != 1 else ''} from unused actions."
+        return ngettext(
+            "{power} gained {n} scheme from unused actions.", "{power} gained {n} schemes from unused actions.", n
+        ).format(power=power, n=n)
     if kind == "TiesBroken":
-        tied = " and ".join(who(p, names) for p in data.get("tied") or [])
-        return f"A coin flip ordered {tied}: {', '.join(who(p, names) for p in data.get('order') or [])}."
+        tied = _(" and ").join(who(p, names) for p in data.get("tied") or [])
+        order = ", ".join(who(p, names) for p in data.get("order") or [])
+        return _("A coin flip ordered {tied}: {order}.").format(tied=tied, order=order)
     if kind == "ResolutionQueueBuilt":
-        return "The order of resolution was fixed."
+        return _("The order of resolution was fixed.")
     if kind == "ActionResolved":
         return _result(data, names)
     if kind == "ActionProvisional":
         details = data.get("details") or {}
-        return f"{_quoted(details.get('title'))} awaits resistance ({data.get('successes', 0)} successes so far)."
+        return _("{title} awaits resistance ({n} successes so far).").format(
+            title=_quoted(details.get("title")), n=data.get("successes", 0)
+        )
     if kind == "ResistanceOffered":
-        return (
-            f"{data.get('power_name') or power} acts against you: {_quoted(data.get('title'))} "
-            f"(pool size {data.get('pool_size')}). You may resist."
+        return _("{power} acts against you: {title} (pool size {size}). You may resist.").format(
+            power=data.get("power_name") or power, title=_quoted(data.get("title")), size=data.get("pool_size")
         )
     if kind == "ResolutionPublished":
         text = data.get("announcement") or ""
-        return f"The GM published the resolution{': ' + text if text else ''}."
+        if text:
+            return _("The GM published the resolution: {text}.").format(text=text)
+        return _("The GM published the resolution.")
     if kind == "ReactionDeclared":
-        return f"{power} resisted an action."
+        return _("{power} resisted an action.").format(power=power)
     if kind == "ReactionsWaived":
-        return f"{power} waived their reaction."
+        return _("{power} waived their reaction.").format(power=power)
     if kind == "ActionLost":
-        return f"An action was lost: {data.get('reason') or ''}".rstrip(": ") + "."
+        reason = str(data.get("reason") or "").rstrip(": ")
+        if reason:
+            return _("An action was lost: {reason}.").format(reason=reason)
+        return _("An action was lost.")
     if kind == "QuotaChanged":
-        return f"{power}'s actions a month: {data.get('public')} public, {data.get('private')} private."
+        return _("{power}'s actions a month: {public} public, {private} private.").format(
+            power=power, public=data.get("public"), private=data.get("private")
+        )
     return None

@@ -1025,6 +1025,10 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
         self, action_id: str, value: int, tiers: dict, after_roll: bool, actor: str, audience: list
     ) -> None:
         a = self.state.actions[action_id]
+        if after_roll and actor == GM:
+            # What the roll faced is the difficulty before the GM's first ruling after it.
+            rolled = a.changed_after_roll["from"] if a.changed_after_roll else a.difficulty
+            a.changed_after_roll = None if rolled == value else {"from": rolled, "to": value}
         a.difficulty, a.tiers, a.sealed = value, dict(tiers), None
         self.state.sealed_difficulties.pop(action_id, None)
 

@@ -111,6 +111,9 @@ class ActionState:
     tiers: dict = field(default_factory=dict)
     sealed: str | None = None
     revealed: bool = False
+    # The GM's ruling after the roll ({"from": the difficulty the roll faced or None, "to": the new one}),
+    # so the result can say so (issue 17, "What was seen"); None when the roll faced its final difficulty.
+    changed_after_roll: dict | None = None
     pool: Pool | None = None
     discarded: bool = False
     status: str = "proposed"

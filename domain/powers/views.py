@@ -65,6 +65,7 @@ def _full_action(game: Game, a: ActionState, *, with_secret: bool, owner: bool =
         "difficulty_sealed": a.sealed is not None and not a.revealed,
         "difficulty_commitment": a.sealed,
         "tiers": dict(a.tiers),
+        "difficulty_changed_after_roll": dict(a.changed_after_roll) if a.changed_after_roll else None,
         "pool": _pool_view(a.pool),
         "pool_size": t.pool_size,
         "successes": t.successes,
@@ -80,7 +81,15 @@ def _full_action(game: Game, a: ActionState, *, with_secret: bool, owner: bool =
     if not owner:
         # The table sees a public action's pool, dice and result, not the owner's dealings with the GM.
         # Nor its digest's salt: with it, the digest would give away what the table may not yet see.
-        for key in ("consequence_offers", "digest", "salt", "difficulty_commitment", "extra_actions"):
+        # Nor the GM's ruling after the roll: its event is the owner's, the collaborators' and the GM's (P.4).
+        for key in (
+            "consequence_offers",
+            "digest",
+            "salt",
+            "difficulty_commitment",
+            "extra_actions",
+            "difficulty_changed_after_roll",
+        ):
             out.pop(key)
     if owner and a.pool is not None and not a.pool.locked:  # the choices of conversions, counted (P-DICE-3)
         out["preview"] = game.conversion_preview(a)
