@@ -14,9 +14,10 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from api.security import web_session
 from api.service import Caller
-from api.web.routes import _int, flash, form_of, games_of, local_time, templates, who
+from api.web.routes import _int, flash, form_of, games_of, local_receipt, local_time, templates, who
 from domain.errors import DomainError
 from domain.platform.commands import EditPost, HidePost, MakePost, OpenThread
+from domain.platform.i18n import _
 
 router = APIRouter(include_in_schema=False)
 PAGE = 30
@@ -29,11 +30,10 @@ def talk_summary(request: Request, game_id: str, me: str) -> dict[str, Any]:
     threads = request.app.state.projector.posts.threads(
         str(game.id), me, seats=sorted(game.state.powers) if me == "gm" else None
     )
-    ruler = "GM" if game.has_gm() else "host"
     for t in threads:
         t["names"] = [game.state.powers[m].name if m in game.state.powers else m for m in t["members"]]
         if t["kind"] == "desk" and t["names"]:
-            t["title"] = f"{t['names'][0]} and the {ruler}"
+            t["title"] = _desk_title(t["names"][0], game.has_gm())
     return {"threads": threads, "unread": sum(t["unread"] for t in threads)}
 
 
@@ -56,6 +56,12 @@ def tied_posts(request: Request, context: dict[str, Any], ties: list[str]) -> di
     return found
 
 
+def _desk_title(name: str, has_gm: bool) -> str:
+    """A seat's desk thread is named for the seat and whoever rules the game (two phrases: a translator may need
+    to write "the GM" and "the host" differently)."""
+    return (_("{name} and the GM") if has_gm else _("{name} and the host")).format(name=name)
+
+
 def _names(request: Request, game_id: str) -> dict[str, str]:
     game = games_of(request).get_game(game_id, for_update=False)
     return {"gm": "GM", **{pid: p.name for pid, p in game.state.powers.items()}}
@@ -68,7 +74,7 @@ def _signed_in(request: Request, game_id: str) -> str | Response:
         return templates.TemplateResponse(
             request,
             "message.html",
-            {"title": "Sign in first", "text": "Open the secret link your GM sent you."},
+            {"title": _("Sign in first"), "text": _("Open the secret link your GM sent you.")},
             status_code=401,
         )
 
@@ -94,7 +100,7 @@ def talk_page(request: Request, game_id: str, q: str | None = None) -> Response:
             "seats": [(pid, name) for pid, name in names.items() if pid not in ("gm", me)],
             "q": q or "",
             "results": results,
-            "flash": web_session(request).pop("flash", None),
+            "flash": local_receipt(web_session(request).pop("flash", None), ZoneInfo(games.timezone_for(game_id, me))),
         },
     )
 
@@ -125,12 +131,18 @@ def thread_page(
     if thread is not None:
         thread["names"] = [names.get(m, m) for m in thread["members"]]
         if thread["kind"] == "desk" and thread["names"]:
-            thread["title"] = f"{thread['names'][0]} and the {'GM' if game.has_gm() else 'host'}"
+            thread["title"] = _desk_title(thread["names"][0], game.has_gm())
     if found is None or thread is None:
         return templates.TemplateResponse(
-            request, "message.html", {"title": "No such thread", "text": "There is no thread here you may read."}, 404
+            request,
+            "message.html",
+            {"title": _("No such thread"), "text": _("There is no thread here you may read.")},
+            404,
         )
     page, older = found
+    zone = ZoneInfo(games.timezone_for(game_id, me))
+    for p in page:
+        p["local"] = local_time(p["at"], zone)  # issue 17: every time in the viewer's zone and language
     if page and before is None:
         posts.mark_read(key, me, thread_id, page[-1]["seq"])  # you have seen the newest page
     rules = me == "gm" if game.has_gm() else "host" in game.roles_of(me)
@@ -149,7 +161,7 @@ def thread_page(
             "may_hide": rules,
             "tied_to": (tied_to or "")[:128],
             "talk": talk_summary(request, game_id, me),
-            "flash": web_session(request).pop("flash", None),
+            "flash": local_receipt(web_session(request).pop("flash", None), zone),
         },
     )
 
@@ -186,7 +198,9 @@ async def open_thread(request: Request, game_id: str) -> Response:
     f = await form_of(request)
     seats = f.get("seats[]", [])
     seats = [seats] if isinstance(seats, str) else list(seats)
-    return _send(request, game_id, "open", lambda: OpenThread(seats, str(f.get("title", ""))), "Thread opened.", None)
+    return _send(
+        request, game_id, "open", lambda: OpenThread(seats, str(f.get("title", ""))), _("Thread opened."), None
+    )
 
 
 @router.post("/play/{game_id}/talk/{thread_id}/post")
@@ -195,7 +209,7 @@ async def make_post(request: Request, game_id: str, thread_id: str) -> Response:
     f = await form_of(request)
     tied = str(f.get("tied_to", "")).strip() or None
     return _send(
-        request, game_id, "post", lambda: MakePost(thread_id, str(f.get("text", "")), tied), "Posted.", thread_id
+        request, game_id, "post", lambda: MakePost(thread_id, str(f.get("text", "")), tied), _("Posted."), thread_id
     )
 
 
@@ -203,11 +217,11 @@ async def make_post(request: Request, game_id: str, thread_id: str) -> Response:
 async def edit_post(request: Request, game_id: str, thread_id: str, post_id: str) -> Response:
     """Rewrite your own post."""
     f = await form_of(request)
-    return _send(request, game_id, "edit", lambda: EditPost(post_id, str(f.get("text", ""))), "Edited.", thread_id)
+    return _send(request, game_id, "edit", lambda: EditPost(post_id, str(f.get("text", ""))), _("Edited."), thread_id)
 
 
 @router.post("/play/{game_id}/talk/{thread_id}/hide/{post_id}")
 async def hide_post(request: Request, game_id: str, thread_id: str, post_id: str) -> Response:
     """GM (a host, where there is no GM): hide a post, with a reason."""
     f = await form_of(request)
-    return _send(request, game_id, "hide", lambda: HidePost(post_id, str(f.get("reason", ""))), "Hidden.", thread_id)
+    return _send(request, game_id, "hide", lambda: HidePost(post_id, str(f.get("reason", ""))), _("Hidden."), thread_id)
