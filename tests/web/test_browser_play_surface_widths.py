@@ -32,7 +32,7 @@ screenshots, axe. "w17:" is this file (every w17 state: 1280 and 360, axe, light
                                        test_browser_axe again in dark (axe-dark-*), and every w17 state
   Email sign-in; "waiting on you"    signin (1280+360, axe; signin-asked-*, my-games-*)
   Ready for translation              test_i18n_talk (scanner on talk, thread, tied; talk.py phrases)
-  Still failing (xfail, reported)    a board with a drawn map at 360 px: map.html's scroll box is not focusable
+  Map's hex table at 360 px          w17 battle board: the scroll box is a focusable, labelled region (axe)
 
 The server and the browser are the fixtures of ``test_browser_signin`` (stopped even when a test fails)."""
 
@@ -385,12 +385,6 @@ def test_the_battle_section_has_no_axe_violation_at_1280_and_360(server, browser
     assert not found, json.dumps(found, indent=1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='api/powers/templates/map.html:26: the map table\'s <div class="scroll"> scrolls at 360 px but cannot be '
-    'focused (axe scrollable-region-focusable); wants tabindex="0" role="region" aria-labelledby="map-table-cap" '
-    "as audit.html:19 has. Not this branch's template: reported. Strict: passes, and so fails here, once fixed.",
-)
 def test_a_board_with_a_drawn_map_has_no_axe_violation_at_1280_and_360(server, browser):  # noqa: F811
     """The battle's board as a whole: every Powers board with a declared map shows its hex table, which at 360 px
     scrolls sideways inside its box."""
