@@ -30,7 +30,7 @@ from domain.ids import GM
 from domain.platform import ruleset as rulesets
 from domain.platform.game import PlatformGame, fold
 from domain.platform.state import Seat, Window
-from projections.keys import RECORDER_TOPICS, POPOKeyedRecorder
+from projections.keys import RECORDER_TOPICS, POPOKeyedRecorder, snapshot_recorder
 
 log = logging.getLogger("emissary.store")
 
@@ -107,6 +107,13 @@ class GameStore(Application):
         if self.env.get("PERSISTENCE_MODULE") == "eventsourcing.popo":
             return POPOKeyedRecorder()
         return super().construct_recorder()
+
+    def construct_snapshot_store(self) -> Any:
+        # PostgreSQL: the library's snapshot table, written through the array INSERT (projections.keys).
+        recorder = snapshot_recorder(self.factory)
+        if recorder is None:
+            return super().construct_snapshot_store()
+        return self.factory.event_store(mapper=self.mapper, recorder=recorder)
 
     def construct_repository(self) -> GameRepository:
         library = super().construct_repository()

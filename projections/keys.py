@@ -15,7 +15,12 @@ from typing import Any
 
 from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError, ProgrammingError, StoredEvent
 from eventsourcing.popo import POPOApplicationRecorder
-from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
+from eventsourcing.postgres import (
+    PostgresAggregateRecorder,
+    PostgresApplicationRecorder,
+    PostgresDatastore,
+    PostgresFactory,
+)
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
 from eventsourcing.utils import retry
 from psycopg.sql import SQL, Identifier
@@ -39,7 +44,38 @@ class KeyRow:
         return self.game_id, self.principal, self.key, self.fingerprint, self.receipt
 
 
-class PostgresKeyedRecorder(PostgresApplicationRecorder):
+class ArrayInsertRecorder(PostgresAggregateRecorder):
+    """The library's INSERT of stored events, with the rows sent as four arrays instead of one array of its
+    composite type. psycopg dumps a composite in Python, in text, and escapes each field with a regular
+    expression: a snapshot's state (hundreds of kilobytes of JSON in a game of fifty powers) went through it
+    as hex text, about 100 ms for 350 kB. Here the states go as one binary ``bytea[]`` (copied as they are)
+    and the ids, versions and topics as plain arrays; ``unnest`` zips them back into the same rows, in the
+    same order, into the same table (and an application recorder still appends its RETURNING)."""
+
+    def __init__(self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events") -> None:
+        super().__init__(datastore, events_table_name=events_table_name)
+        self.insert_events_statement = SQL(
+            "INSERT INTO {schema}.{table} AS t (originator_id, originator_version, topic, state) "
+            "SELECT * FROM unnest(%s::{id_type}[], %s::bigint[], %s::text[], %b::bytea[])"
+        ).format(
+            schema=Identifier(self.datastore.schema),
+            table=Identifier(self.events_table_name),
+            id_type=SQL(self.datastore.originator_id_type),
+        )
+
+    def _insert_stored_events(self, curs: Any, stored_events: Sequence[StoredEvent], **_: Any) -> None:
+        curs.execute(
+            self.insert_events_statement,
+            (
+                [e.originator_id for e in stored_events],
+                [e.originator_version for e in stored_events],
+                [e.topic for e in stored_events],
+                [e.state for e in stored_events],
+            ),
+        )
+
+
+class PostgresKeyedRecorder(PostgresApplicationRecorder, ArrayInsertRecorder):
     """PostgreSQL: the key table lives in the store's schema; the key row is inserted before the events
     table is locked, so two holders of one key queue on its primary key, never deadlock."""
 
@@ -166,6 +202,19 @@ class POPOKeyedRecorder(POPOApplicationRecorder):
     def select_command_key(self, game_id: str, principal: str, key: str) -> KeyRow | None:
         with self._database_lock:
             return self._keys.get((game_id, principal, key))
+
+
+def snapshot_recorder(factory: Any) -> ArrayInsertRecorder | None:
+    """On PostgreSQL, the snapshot store's recorder: the library's table (named as its factory names it), written
+    through the array INSERT; None on other stores (the library's own)."""
+    if not isinstance(factory, PostgresFactory):
+        return None
+    recorder = ArrayInsertRecorder(
+        factory.datastore, events_table_name=f"{factory.env.name.lower() or 'stored'}_snapshots"
+    )
+    if factory.env_create_table():
+        recorder.create_table()
+    return recorder
 
 
 RECORDER_TOPICS = {
