@@ -40,8 +40,10 @@ COOKIE = "lang"
 _locale: ContextVar[Locale] = ContextVar("emissary_locale", default=Locale.parse(DEFAULT))
 
 
+@functools.cache
 def catalogs() -> list[str]:
-    """The languages with a catalog (``api/locale/<lang>/LC_MESSAGES/messages.po``), and English."""
+    """The languages with a catalog (``api/locale/<lang>/LC_MESSAGES/messages.po``), and English; read once
+    per process (catalogs ship with the code)."""
     found = sorted(p.parent.parent.name for p in LOCALE_DIR.glob("*/LC_MESSAGES/messages.po"))
     return [DEFAULT, *[c for c in found if c != DEFAULT]]
 
@@ -88,6 +90,7 @@ def accepted(header: str) -> list[str]:
     return [tag for _, _, tag in sorted(ranked)]
 
 
+@functools.lru_cache(maxsize=1024)
 def choose(cookie: str | None, accept_language: str | None) -> Locale:
     """The viewer's locale: the chosen one, else the browser's first that Babel knows, else English."""
     for tag in ([cookie] if cookie else []) + accepted(accept_language or ""):
@@ -97,6 +100,7 @@ def choose(cookie: str | None, accept_language: str | None) -> Locale:
     return Locale.parse(DEFAULT)
 
 
+@functools.lru_cache(maxsize=256)
 def catalog_of(locale: Locale) -> str:
     """The catalog that serves ``locale``: its own (``de_AT`` -> ``de``) if we ship one, else English."""
     shipped = catalogs()
