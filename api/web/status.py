@@ -29,7 +29,9 @@ def _window_id(w: dict) -> str:
 
 
 def _step_words(name: str) -> str:
-    return name.replace("_", " ").capitalize()
+    """A ruleset's step in the reader's language: its word as the ruleset's pages mark it ("Planning", "Move";
+    each ruleset's feed or page words carry it to the catalog), else in English."""
+    return _(name.replace("_", " ").capitalize())
 
 
 def timeline(game: Any, phases: list[dict], rolled: dict | None) -> dict[str, Any]:

@@ -34,6 +34,7 @@ def test_a_german_browser_reads_the_board_in_german(server, browser, width):  # 
     assert gondor.locator("html").get_attribute("lang") == "de-DE"
     strip = gondor.locator("#status-strip").inner_text()
     assert "Du bist am Zug." in strip and "Your move." not in strip
+    assert "Planung" in gondor.locator("#status-strip ol.steps").inner_text()  # the calendar's steps too
     assert gondor.get_by_label("Sprache").count() == 1  # the footer's choice, in German
     deadline = gondor.locator("#status-strip time").first.inner_text()
     assert GERMAN_DATE.fullmatch(deadline), deadline
