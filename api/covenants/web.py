@@ -20,7 +20,7 @@ from domain.covenants.game import ENEMIES
 from domain.covenants.ruleset import PHASE_WORDS, SEASON_WORDS
 from domain.errors import RuleViolation
 from domain.ids import GM
-from domain.platform.i18n import N_, _
+from domain.platform.i18n import N_, _, word_of
 
 # The table's named things in words (the view carries their names): the track's squares, the resources, the
 # default house package's card kinds, a trade's sides, an event's choices; with the seasons and phases of the
@@ -66,7 +66,7 @@ WORDS = {
 
 def word(name: Any) -> str:
     """A named thing of the table in the reader's language (``WORDS``), else its name."""
-    return _(WORDS[name]) if isinstance(name, str) and name in WORDS else str(name)
+    return word_of(WORDS, name)
 
 
 def _offers(view: dict[str, Any], me: str, spells: list[str], actions: list[str]) -> dict[str, Any]:

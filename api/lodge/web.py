@@ -17,7 +17,7 @@ from domain.ids import GM
 from domain.lodge import ruleset as lr
 from domain.lodge.catalogue import SLOTS, describe
 from domain.platform.commands import ReissueLink
-from domain.platform.i18n import N_, _
+from domain.platform.i18n import N_, _, word_of
 
 # The board's named things in words (the view carries their names): the colours, a slot's face, the default
 # catalogue's Physical Actions and their tokens' sides; with the ruleset's phases. Marked here for translation
@@ -41,7 +41,7 @@ WORDS = {
 
 def word(name: Any) -> str:
     """A named thing of the board in the reader's language (``WORDS``), else its name."""
-    return _(WORDS[name]) if isinstance(name, str) and name in WORDS else str(name)
+    return word_of(WORDS, name)
 
 
 def _list(f: dict, name: str) -> list[str]:

@@ -25,7 +25,7 @@ from domain.covenants.verify import verify_covenant_events
 from domain.covenants.views import table_view
 from domain.ids import GM
 from domain.platform.game import fold
-from domain.platform.i18n import N_, _
+from domain.platform.i18n import N_, _, word_of
 from domain.platform.posts import PostOptions
 from domain.platform.roles import AUDITOR, HOST, OBSERVER, PLAYER, PRIVILEGES, RULE, WINDOWS, Roles
 from domain.platform.ruleset import Ruleset, Step, register
@@ -164,12 +164,12 @@ PHASE_WORDS = {
 
 def season_word(season: str) -> str:
     """A season in the reader's language ("spring")."""
-    return _(SEASON_WORDS[season]) if season in SEASON_WORDS else season
+    return word_of(SEASON_WORDS, season)
 
 
 def phase_word(phase: str) -> str:
     """A phase in the reader's language, as the table names it ("main")."""
-    return _(PHASE_WORDS[phase]) if phase in PHASE_WORDS else phase
+    return word_of(PHASE_WORDS, phase)
 
 
 def phase_title(phase: str) -> str | None:

@@ -19,7 +19,7 @@ from domain.lodge.package import DEFAULT_PACKAGE, installed_package
 from domain.lodge.state import BLACK_ROSE, DUMMY, LodgeState
 from domain.platform.commands import Command, Context, require_gm, require_seat
 from domain.platform.game import fold
-from domain.platform.i18n import N_, _
+from domain.platform.i18n import N_, _, word_of
 from domain.platform.posts import PostOptions
 from domain.platform.ruleset import Ruleset, Step, register
 from domain.verify import verify_events
@@ -340,7 +340,7 @@ PHASE_WORDS = {
 
 def phase_word(phase: str) -> str:
     """A phase in the reader's language, as the package names it ("prepare")."""
-    return _(PHASE_WORDS[phase]) if phase in PHASE_WORDS else phase
+    return word_of(PHASE_WORDS, phase)
 
 
 def phase_title(phase: str) -> str | None:

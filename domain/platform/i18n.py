@@ -10,9 +10,10 @@ written in. A phrase with values takes them by name after translation, so a tran
 from __future__ import annotations
 
 import gettext
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 ENGLISH = gettext.NullTranslations()
 _current: ContextVar[gettext.NullTranslations] = ContextVar("emissary_translations", default=ENGLISH)
@@ -31,6 +32,12 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 def N_(message: str) -> str:
     """Marks a phrase for extraction where it is defined (a table of words) and translated where shown."""
     return message
+
+
+def word_of(table: Mapping[str, str], name: Any) -> str:
+    """A named thing (a step, a state, a colour) in the current language: its phrase in ``table`` (each marked
+    with ``N_`` where the table is written), else its name as it is."""
+    return _(table[name]) if isinstance(name, str) and name in table else str(name)
 
 
 def current() -> gettext.NullTranslations:

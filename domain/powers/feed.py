@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.platform.feed import who
-from domain.platform.i18n import N_, _, ngettext
+from domain.platform.i18n import N_, _, ngettext, word_of
 
 _PHASE = re.compile(r"^s(\d+)(?:m(\d+))?-(\w+)$")
 
@@ -54,7 +54,7 @@ STATE_WORDS = {
 
 def state_word(value: Any) -> str:
     """A slot or a state in the reader's language ("private" -> "private"); anything else as it is."""
-    return _(STATE_WORDS[value]) if isinstance(value, str) and value in STATE_WORDS else str(value)
+    return word_of(STATE_WORDS, value)
 
 
 def step_word(step: Any) -> str:

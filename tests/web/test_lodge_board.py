@@ -204,6 +204,6 @@ def test_phases_are_named_in_words_and_deadlines_are_in_the_viewers_zone_and_lan
         deadline and deadline.group(2).endswith(("CET", "CEST")) and not re.search(r"\d-\d\dT\d", deadline.group(2))
     ), deadline
     german = client.get(f"/play/{gid}", headers={"Accept-Language": "de-DE"}).text
-    assert re.search(r'closes <time datetime="[^"]+">[A-Z][a-z]\., \d+\. [A-Z][a-z]+\.? 20\d\d, \d\d:\d\d CET', german)
+    assert re.search(r'<time datetime="[^"]+">[A-Z][a-z]\., \d+\. [A-Z][a-z]+\.? 20\d\d, \d\d:\d\d CET', german)
     past = client.get(f"/play/{gid}", params={"phase": "t1-prepare"}).text
     assert "You are looking at <strong>t1-prepare" not in past and "You are looking at <strong>" in past
