@@ -9,7 +9,7 @@ A request's language is the ``lang`` cookie (chosen in the footer of every page)
 the browser's ``Accept-Language``, else English. Dates, times and numbers follow the same choice through
 Babel's CLDR data, for any language Babel knows, even one no catalog translates yet: a German browser
 reads "Mo., 30. Nov. 2026, 14:05 CET" around English words until a German catalog says more. Times are
-always shown in the viewer's own zone (the caller passes it).
+always shown in the viewer's own zone (given with each time).
 """
 
 from __future__ import annotations
