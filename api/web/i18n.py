@@ -7,8 +7,9 @@ no build step and a ``.po`` a translator edits is what runs.
 
 A request's language is the ``lang`` cookie (chosen in the footer of every page), else the best match of
 the browser's ``Accept-Language``, else English. Dates, times and numbers follow the same choice through
-Babel's CLDR data, for any language Babel knows, even one no catalog translates yet: a German browser
-reads "Mo., 30. Nov. 2026, 14:05 CET" around English words until a German catalog says more. Times are
+Babel's CLDR data, for any language Babel knows, even one no catalog translates yet: a French browser
+reads "lun. 30 nov. 2026, 14:05 CET" around English words until a French catalog says more. A browser
+that asks for plain English (or for nothing) reads Babel's ``en``: "Mon, Nov 30, 2026, 2:05 PM CET". Times are
 always shown in the viewer's own zone (given with each time).
 """
 
@@ -141,7 +142,7 @@ class Language:
 
 def local_time(iso: str | datetime | None, zone: ZoneInfo | str, *, seconds: bool = False) -> str:
     """A recorded instant as its viewer reads it: in their zone, in their language's format, with the zone's
-    abbreviation ("Mon, 30 Nov 2026, 14:05 CET"; "Mo., 30. Nov. 2026, 14:05 CET"). A naive time is UTC."""
+    abbreviation ("Mon, 30 Nov 2026, 14:05 CET" for en-GB; "Mo., 30. Nov. 2026, 14:05 CET"). A naive time is UTC."""
     if not iso:
         return ""
     moment = iso if isinstance(iso, datetime) else datetime.fromisoformat(str(iso))
@@ -194,4 +195,6 @@ def install(env: Environment) -> None:
     env.filters["local_time"] = local_time  # {{ iso|local_time(zone) }}: in the viewer's zone and language
     env.filters["number"] = number
     env.globals["languages"] = languages
-    env.globals["current_language"] = lambda: str(current_locale()).replace("_", "-")
+    # <html lang>: the language of the page's words (a catalog's), not of its dates: a French browser with no
+    # French catalog reads English words, and a screen reader should speak them as English.
+    env.globals["current_language"] = lambda: catalog_of(current_locale())

@@ -17,7 +17,6 @@ answer takes as long whatever the address), and is recorded in the mail ledger w
 from __future__ import annotations
 
 import logging
-import re
 import smtplib
 from datetime import datetime
 from typing import Any
@@ -32,6 +31,7 @@ from api.web.i18n import local_time, number
 from api.web.routes import flash, form_of, games_of, templates
 from domain import limits
 from domain.errors import DomainError
+from domain.platform import feed as words_of
 from domain.platform.i18n import N_, _
 from projections import people
 from projections.db import ReadModelDB
@@ -269,7 +269,7 @@ def my_seats(request: Request, email: str, zone: str | None) -> list[dict[str, A
                 "seat_name": held.name,
                 "name": s.name,
                 "ruleset": s.ruleset,
-                "phase": phase_words(s.ruleset, phases[-1] if phases else None),
+                "phase": words_of.phase_title(game.ruleset, phases[-1]["phase"]) if phases else _("Setting up"),
                 "windows": windows,
                 "waiting": any(w["waiting"] for w in windows),
                 "zone": shown_zone,
@@ -277,28 +277,3 @@ def my_seats(request: Request, email: str, zone: str | None) -> list[dict[str, A
         )
     out.sort(key=lambda r: (not r["waiting"], r["windows"][0]["deadline"] if r["windows"] else "~", r["name"]))
     return out
-
-
-COVENANT_PHASE = re.compile(r"^y(\d+)-(\w+)-c(\d+)-(.+)$")
-
-
-def phase_words(ruleset: str, phase: dict | None) -> str:
-    """A phase named in words: "Season 1, month 2: planning", "Turn 3: actions", "Year 1, spring, cycle 2: main"."""
-    if phase is None:
-        return _("Setting up")
-    step = str(phase.get("step") or "").replace("_", " ")
-    if ruleset == "powers":
-        if phase.get("month"):
-            return _("Season {season}, month {month}: {step}").format(
-                season=phase["season"], month=phase["month"], step=step
-            )
-        return _("Season {season}: {step}").format(season=phase["season"], step=step)
-    if ruleset == "lodge":
-        return _("Turn {turn}: {step}").format(turn=phase["season"], step=step)
-    found = COVENANT_PHASE.match(str(phase.get("phase", "")))
-    if found:
-        year, season, cycle, what = found.groups()
-        return _("Year {year}, {season}, cycle {cycle}: {step}").format(
-            year=year, season=season, cycle=cycle, step=what.replace("_", " ")
-        )
-    return str(phase.get("phase", step)).replace("-", " ")

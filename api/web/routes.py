@@ -310,7 +310,9 @@ def choose_language(request: Request, lang: str = "", next: str = "") -> Respons
     target = next if next.startswith("/") and not next.startswith("//") and "\\" not in next else "/"
     response = RedirectResponse(target, status_code=303)
     if lang in i18n.catalogs():
-        response.set_cookie(i18n.COOKIE, lang, max_age=365 * 24 * 3600, samesite="lax", httponly=True)
+        settings = request.app.state.settings
+        secure = settings.public_url.startswith("https://") or request.url.scheme == "https"  # as the session's
+        response.set_cookie(i18n.COOKIE, lang, max_age=365 * 24 * 3600, samesite="lax", httponly=True, secure=secure)
     else:
         response.delete_cookie(i18n.COOKIE)  # "as my browser asks"
     return response

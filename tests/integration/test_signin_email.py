@@ -101,7 +101,7 @@ def test_my_games_says_waiting_on_you_until_the_seat_has_acted(site, sink):
     client = signed_in(app, sink, ANN)
     mine = client.get("/me").text
     row = mine[mine.index("Middle-earth") :].split("</li>")[0]
-    assert "waiting on you" in row and "Season 1, month 1: planning" in row
+    assert "waiting on you" in row and "Season 1, month 1: Planning" in row
     assert "(Europe/Paris)" in row  # the seat's zone until the person chooses one
     # Ready by the board's form, as the person (no secret link): the window no longer waits on her.
     client.get(f"/me/play/{g['powers']}?seat={g['ann']}")

@@ -31,7 +31,7 @@ def test_a_german_browser_reads_the_board_in_german(server, browser, width):  # 
     gid, gm_token, tokens = rich_game(app)
     app.state.games.set_timezone(gid, "gondor", "gondor", "Europe/Berlin")
     gondor = page_in(browser, base, gid, tokens["gondor"], width=width, locale="de-DE")
-    assert gondor.locator("html").get_attribute("lang") == "de-DE"
+    assert gondor.locator("html").get_attribute("lang") == "de"
     strip = gondor.locator("#status-strip").inner_text()
     assert "Du bist am Zug." in strip and "Your move." not in strip
     assert "Planung" in gondor.locator("#status-strip ol.steps").inner_text()  # the calendar's steps too

@@ -109,7 +109,7 @@ def test_a_person_signs_in_by_email_in_the_browser_and_opens_a_board_without_its
         assert games.count() == 2
         middle = games.filter(has_text="Middle-earth")
         assert middle.get_by_text("waiting on you").is_visible()
-        assert "Season 1, month 1: planning" in middle.inner_text()
+        assert "Season 1, month 1: Planning" in middle.inner_text()
         assert "Balrog" not in phone.content()
         assert phone.evaluate("document.documentElement.scrollWidth") <= width
         shot(phone, f"my-games-{width}")

@@ -68,9 +68,11 @@ def test_a_marked_phrase_reads_in_the_catalogs_language_and_in_english_without_o
 def test_pages_read_in_the_browsers_language_and_the_footer_choice_overrides_it(tmp_path):
     client = TestClient(create_app(Settings(data_dir=tmp_path)))
     german = client.get("/", headers={"Accept-Language": "de-DE,de;q=0.9,en;q=0.5"}).text
-    assert '<html lang="de-DE">' in german and "Zum Inhalt springen" in german and "Sprache" in german
+    assert '<html lang="de">' in german and "Zum Inhalt springen" in german and "Sprache" in german
+    french = client.get("/", headers={"Accept-Language": "fr-FR"}).text
+    assert '<html lang="en">' in french  # no French catalog: the words, and so the page, are English
     english = client.get("/", headers={"Accept-Language": "en-US"}).text
-    assert '<html lang="en-US">' in english and "Skip to content" in english
+    assert '<html lang="en">' in english and "Skip to content" in english
     chosen = client.get("/language", params={"lang": "de", "next": "/new"}, follow_redirects=False)
     assert chosen.status_code == 303 and chosen.headers["location"] == "/new"
     assert "Zum Inhalt springen" in client.get("/", headers={"Accept-Language": "en-US"}).text
@@ -86,6 +88,7 @@ def test_the_language_choice_returns_only_to_our_own_pages(tmp_path):
     for elsewhere in ("https://evil.example/", "//evil.example/x", "/\\evil.example"):
         r = client.get("/language", params={"lang": "de", "next": elsewhere}, follow_redirects=False)
         assert r.headers["location"] == "/", elsewhere
+    assert "secure" not in r.headers["set-cookie"].lower()  # plain http here; https adds Secure
     r = client.get("/language", params={"lang": "klingon", "next": "/"}, follow_redirects=False)
     assert "lang=klingon" not in r.headers.get("set-cookie", "")  # only a shipped catalog is kept
 
@@ -156,3 +159,10 @@ def test_the_shipped_catalog_holds_every_phrase_the_code_marks(tmp_path):
     with (i18n.LOCALE_DIR / "de" / "LC_MESSAGES" / "messages.po").open("rb") as f:
         shipped = {m.id if isinstance(m.id, str) else m.id[0] for m in read_po(f, locale="de") if m.id}
     assert len(marked) > 1000 and sorted(marked - shipped) == []
+
+
+def test_the_language_cookie_is_secure_over_https(tmp_path):
+    client = TestClient(create_app(Settings(data_dir=tmp_path)), base_url="https://testserver")
+    r = client.get("/language", params={"lang": "de", "next": "/"}, follow_redirects=False)
+    assert "lang=de" in r.headers["set-cookie"] and "secure" in r.headers["set-cookie"].lower()
+    assert "httponly" in r.headers["set-cookie"].lower() and "samesite=lax" in r.headers["set-cookie"].lower()
