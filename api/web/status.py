@@ -29,8 +29,11 @@ def _window_id(w: dict) -> str:
 
 
 def _step_words(name: str) -> str:
-    """A ruleset's step in the reader's language: its word as the ruleset's pages mark it ("Planning", "Move";
-    each ruleset's feed or page words carry it to the catalog), else in English."""
+    """A ruleset's step in the reader's language: the bare step as a ruleset's table of words marks it ("main"
+    -> "Hauptphase", capitalised), else its capitalised word ("Planning" -> "Planung"), else in English."""
+    bare = _(name)
+    if bare != name:
+        return bare[:1].upper() + bare[1:]
     return _(name.replace("_", " ").capitalize())
 
 

@@ -166,3 +166,11 @@ def test_the_language_cookie_is_secure_over_https(tmp_path):
     r = client.get("/language", params={"lang": "de", "next": "/"}, follow_redirects=False)
     assert "lang=de" in r.headers["set-cookie"] and "secure" in r.headers["set-cookie"].lower()
     assert "httponly" in r.headers["set-cookie"].lower() and "samesite=lax" in r.headers["set-cookie"].lower()
+
+
+def test_the_status_strips_steps_read_in_the_readers_language_for_every_ruleset():
+    from api.web.status import _step_words
+
+    assert [_step_words(n) for n in ("planning", "main", "black-rose")] == ["Planning", "Main", "Black-rose"]
+    with words.use(i18n.translations_for("de")):
+        assert [_step_words(n) for n in ("planning", "main", "prepare")] == ["Planung", "Hauptphase", "Vorbereitung"]
