@@ -15,11 +15,11 @@ from tests.integration.test_battle_api import ARMIES, BLOCK, HEX, HEXES
 from tests.web.test_powers_feature_forms import Seat, errors
 
 
-@pytest.fixture
-def fight(tmp_path):
-    app = create_app(Settings(data_dir=tmp_path))
+def at_battle(app, timezone: str = "UTC") -> tuple[str, dict[str, str]]:
+    """North, East and South with armies in one hex, in month 1's Battle step (North holds a secret agent);
+    returns the game and every seat's token (the GM's under "gm")."""
     games = app.state.games
-    gid, gm_token, _ = games.create_game("Battle page")
+    gid, gm_token, _ = games.create_game("Battle page", "GM", timezone)
     tokens = {"gm": gm_token}
     for name in ("North", "East", "South"):
         pid, token, _ = games.add_power(gid, "gm", name, "city", "sovereign")
@@ -32,6 +32,14 @@ def fight(tmp_path):
     for _ in range(3):
         games.advance(gid, "gm")
     games.resolve(gid, "gm", "")
+    return gid, tokens
+
+
+@pytest.fixture
+def fight(tmp_path):
+    app = create_app(Settings(data_dir=tmp_path))
+    games = app.state.games
+    gid, tokens = at_battle(app)
     seats = {p: Seat(app, gid, t) for p, t in tokens.items()}
     yield games, gid, seats
     close_app(app)

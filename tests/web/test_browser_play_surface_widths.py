@@ -320,23 +320,12 @@ def battle_game(app):
     """North, East and South with armies in one hex, in month 1's Battle step; North declares a battle against
     South with East as an ally (the fixture of ``test_battle_page``, by the service)."""
     from api.service import Caller
-    from domain.powers import armies, battle, world
-    from tests.integration.test_battle_api import ARMIES, BLOCK, HEX, HEXES
+    from domain.powers import battle
+    from tests.integration.test_battle_api import HEX
+    from tests.web.test_battle_page import at_battle
 
+    gid, tokens = at_battle(app, "Europe/Paris")
     games = app.state.games
-    gid, gm_token, _ = games.create_game("Battle page", "GM", "Europe/Paris")
-    tokens = {"gm": gm_token}
-    for name in ("North", "East", "South"):
-        pid, token, _ = games.add_power(gid, "gm", name, "city", "sovereign")
-        tokens[pid] = token
-    gm = Caller.of("gm")
-    games.run(gm, gid, world.DeclareMap(hexes=HEXES, towns=[], features=[]))
-    for aid, power, where, units in ARMIES:
-        games.run(gm, gid, armies.PlaceArmy(aid, aid.upper(), where, units, power, block=BLOCK))
-    games.grant_asset(gid, "gm", "north", "Spy in the ford", "agent", 2, asset_id="spyford")
-    for _ in range(3):
-        games.advance(gid, "gm")
-    games.resolve(gid, "gm", "")
     games.run(Caller.of("north"), gid, battle.DeclareBattle("b1", HEX, "north", ["south"], ["east"]))
     return gid, tokens
 
