@@ -62,7 +62,6 @@ def test_the_page_code_marks_its_titles_receipts_and_status_words():
     } <= phrases("api/web/status.py")
     assert {
         "Setting up",
-        "Season {season}, month {month}: {step}",
         "{zone} is not a time zone",
         "This sign-in link does not work: it was used already, it expired, or it was mistyped. "
         "Ask for a new one below.",
