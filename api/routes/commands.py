@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import TypeAdapter, ValidationError
 
-from api.deps import CurrentCaller, GamesDep, IdempotencyKey
+from api.deps import CurrentCaller, GamesDep, IdempotencyKey, SenderDep
 from api.schemas import CommandReceiptPublic, CommandRequest, GrantRequest, ReceiptPublic, TimezoneRequest
 from api.service import new_token
 from domain import limits
@@ -24,17 +24,15 @@ ISSUED = "token_hash"  # a field the server fills with a fresh sign-in token's h
 
 
 @router.post("/grants", status_code=201, response_model=ReceiptPublic)
-def grant(game_id: str, body: GrantRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey) -> dict:
+async def grant(game_id: str, body: GrantRequest, sender: SenderDep) -> dict:
     """GM: show a power what it learned (a Seeking success, a ruling)."""
-    return games.run(caller, game_id, GrantVisibility(body.to, body.text, body.source, body.about), key).as_dict()
+    return await sender.run(game_id, GrantVisibility(body.to, body.text, body.source, body.about))
 
 
 @router.put("/timezone", response_model=ReceiptPublic)
-def set_timezone(
-    game_id: str, body: TimezoneRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
-) -> dict:
+async def set_timezone(game_id: str, body: TimezoneRequest, sender: SenderDep) -> dict:
     """Choose the time zone your feed and deadlines are shown in."""
-    return games.run(caller, game_id, SetTimezone(body.power_id or caller.principal, body.timezone), key).as_dict()
+    return await sender.run(game_id, SetTimezone(body.power_id or sender.caller.principal, body.timezone))
 
 
 @router.post("/commands", response_model=CommandReceiptPublic)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
 
-from api.deps import CurrentCaller, GamesDep, IdempotencyKey, Principal
+from api.deps import GamesDep, IdempotencyKey, Principal, SenderDep
 from api.routes.history import WaitFor, clamp, next_page, read_models_at
 from api.schemas import (
     CloseWindowRequest,
@@ -36,19 +36,17 @@ def create_game(body: CreateGameRequest, games: GamesDep, key: IdempotencyKey) -
 
 
 @router.post("/{game_id}/powers/{power_id}/token", status_code=201, response_model=TokenReplacedPublic)
-def replace_token(game_id: str, power_id: str, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey) -> dict:
+async def replace_token(game_id: str, power_id: str, sender: SenderDep) -> dict:
     """GM: replace a power's token (and its mail address); the old one stops working at once."""
     token, token_hash = new_token()
-    receipt = games.run(caller, game_id, ReissueLink(power_id, token_hash), key)
+    receipt = await sender.receipt(game_id, ReissueLink(power_id, token_hash))
     return {"power_id": power_id, "token": None if receipt.replayed else token, "receipt": receipt.as_dict()}
 
 
 @router.post("/{game_id}/windows/{window_id}/close", response_model=ReceiptPublic)
-def close_window(
-    game_id: str, window_id: str, body: CloseWindowRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
-) -> dict:
+async def close_window(game_id: str, window_id: str, body: CloseWindowRequest, sender: SenderDep) -> dict:
     """GM: close a window now, at ``expected_step`` (a no-op if it is already closed)."""
-    return games.run(caller, game_id, CloseWindow(window_id, body.expected_step), key).as_dict()
+    return await sender.run(game_id, CloseWindow(window_id, body.expected_step))
 
 
 @router.get("/{game_id}/view")

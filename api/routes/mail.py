@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Header, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import CurrentCaller, GamesDep, IdempotencyKey, Principal
+from api.deps import GamesDep, Principal, SenderDep
 from api.mail_intake import MAX_MAIL_BYTES, MailIntake
 from api.schemas import ContactRequest, ReceiptPublic
 from domain import limits
@@ -104,12 +104,10 @@ def inbound_bounce(body: BounceRequest, request: Request, _: InboundKey) -> dict
 
 
 @router.put("/games/{game_id}/contact", response_model=ReceiptPublic)
-def set_contact(
-    game_id: str, body: ContactRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
-) -> dict:
+async def set_contact(game_id: str, body: ContactRequest, sender: SenderDep) -> dict:
     """Where my notifications go, and whether at once or as a daily digest."""
-    command = SetContact(body.power_id or caller.principal, body.email, body.mode)
-    return games.run(caller, game_id, command, key).as_dict()
+    command = SetContact(body.power_id or sender.caller.principal, body.email, body.mode)
+    return await sender.run(game_id, command)
 
 
 @router.get("/games/{game_id}/mail")

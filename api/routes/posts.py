@@ -9,7 +9,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
 
-from api.deps import CurrentCaller, GamesDep, IdempotencyKey, Principal
+from api.deps import GamesDep, Principal, SenderDep
 from api.routes.history import ProjectorDep, read_models_at
 from api.schemas import (
     EditPostRequest,
@@ -38,9 +38,9 @@ def list_threads(game_id: str, games: GamesDep, projector: ProjectorDep, me: Pri
 
 
 @router.post("/threads", status_code=201, response_model=ReceiptPublic)
-def open_thread(game_id: str, body: ThreadRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey) -> dict:
+async def open_thread(game_id: str, body: ThreadRequest, sender: SenderDep) -> dict:
     """Open a private thread with the seats named (the GM sees every thread)."""
-    return games.run(caller, game_id, OpenThread(list(body.seats), body.title), key).as_dict()
+    return await sender.run(game_id, OpenThread(list(body.seats), body.title))
 
 
 @router.get("/threads/{thread_id}/posts")
@@ -79,27 +79,21 @@ def thread_page(
 
 
 @router.post("/threads/{thread_id}/posts", status_code=201, response_model=ReceiptPublic)
-def make_post(
-    game_id: str, thread_id: str, body: PostRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
-) -> dict:
+async def make_post(game_id: str, thread_id: str, body: PostRequest, sender: SenderDep) -> dict:
     """Post to a thread you may read; ``[roll 3d6]`` rolls the game's committed dice with the post."""
-    return games.run(caller, game_id, MakePost(thread_id, body.text, body.tied_to), key).as_dict()
+    return await sender.run(game_id, MakePost(thread_id, body.text, body.tied_to))
 
 
 @router.put("/posts/{post_id}", response_model=ReceiptPublic)
-def edit_post(
-    game_id: str, post_id: str, body: EditPostRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
-) -> dict:
+async def edit_post(game_id: str, post_id: str, body: EditPostRequest, sender: SenderDep) -> dict:
     """Rewrite your own post (readers see it was edited)."""
-    return games.run(caller, game_id, EditPost(post_id, body.text), key).as_dict()
+    return await sender.run(game_id, EditPost(post_id, body.text))
 
 
 @router.post("/posts/{post_id}/hide", response_model=ReceiptPublic)
-def hide_post(
-    game_id: str, post_id: str, body: HidePostRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
-) -> dict:
+async def hide_post(game_id: str, post_id: str, body: HidePostRequest, sender: SenderDep) -> dict:
     """GM (a host, where there is no GM): hide a post from the players, with a reason the audit keeps."""
-    return games.run(caller, game_id, HidePost(post_id, body.reason), key).as_dict()
+    return await sender.run(game_id, HidePost(post_id, body.reason))
 
 
 @router.post("/threads/{thread_id}/read")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.deps import CurrentCaller, GamesDep, IdempotencyKey
+from api.deps import SenderDep
 from api.schemas import (
     DeadlineRequest,
     ExtensionRequest,
@@ -19,49 +19,31 @@ router = APIRouter(prefix="/games/{game_id}", tags=["windows"])
 
 
 @router.put("/windows/{window_id}/deadline", response_model=ReceiptPublic)
-def set_deadline(
-    game_id: str, window_id: str, body: DeadlineRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
-) -> dict:
+async def set_deadline(game_id: str, window_id: str, body: DeadlineRequest, sender: SenderDep) -> dict:
     """GM: move a window's deadline (kept in UTC: daylight saving never moves it)."""
-    return games.run(caller, game_id, SetDeadline(window_id, body.closes_at), key).as_dict()
+    return await sender.run(game_id, SetDeadline(window_id, body.closes_at))
 
 
 @router.post("/windows/{window_id}/extensions", status_code=201, response_model=ReceiptPublic)
-def request_extension(
-    game_id: str, window_id: str, body: ExtensionRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey
-) -> dict:
+async def request_extension(game_id: str, window_id: str, body: ExtensionRequest, sender: SenderDep) -> dict:
     """Ask the GM for more time in a window."""
-    command = RequestExtension(body.power_id or caller.principal, body.hours, window_id, body.reason)
-    return games.run(caller, game_id, command, key).as_dict()
+    command = RequestExtension(body.power_id or sender.caller.principal, body.hours, window_id, body.reason)
+    return await sender.run(game_id, command)
 
 
 @router.post("/extensions/{request_id}/grant", response_model=ReceiptPublic)
-def grant_extension(
-    game_id: str,
-    request_id: str,
-    body: GrantExtensionRequest,
-    games: GamesDep,
-    caller: CurrentCaller,
-    key: IdempotencyKey,
-) -> dict:
+async def grant_extension(game_id: str, request_id: str, body: GrantExtensionRequest, sender: SenderDep) -> dict:
     """GM: grant a request within the game's caps; granting it again changes nothing."""
-    return games.run(caller, game_id, GrantExtension(request_id, body.hours), key).as_dict()
+    return await sender.run(game_id, GrantExtension(request_id, body.hours))
 
 
 @router.post("/extensions/{request_id}/refuse", response_model=ReceiptPublic)
-def refuse_extension(
-    game_id: str,
-    request_id: str,
-    body: RefuseExtensionRequest,
-    games: GamesDep,
-    caller: CurrentCaller,
-    key: IdempotencyKey,
-) -> dict:
+async def refuse_extension(game_id: str, request_id: str, body: RefuseExtensionRequest, sender: SenderDep) -> dict:
     """GM: refuse a request."""
-    return games.run(caller, game_id, RefuseExtension(request_id, body.reason), key).as_dict()
+    return await sender.run(game_id, RefuseExtension(request_id, body.reason))
 
 
 @router.post("/ready", response_model=ReceiptPublic)
-def ready(game_id: str, body: ReadyRequest, games: GamesDep, caller: CurrentCaller, key: IdempotencyKey) -> dict:
+async def ready(game_id: str, body: ReadyRequest, sender: SenderDep) -> dict:
     """Say you have submitted all you will this month; Planning closes early once everyone has."""
-    return games.run(caller, game_id, DeclareReady(body.power_id or caller.principal), key).as_dict()
+    return await sender.run(game_id, DeclareReady(body.power_id or sender.caller.principal))
