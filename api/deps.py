@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import functools
 import hashlib
 import json
 from dataclasses import dataclass
 from typing import Annotated
 
-from anyio import to_thread
 from fastapi import Depends, Header, Path, Request
 from starlette.concurrency import run_in_threadpool
 
@@ -99,16 +101,19 @@ IdempotencyKey = Annotated[CommandKey | None, Depends(idempotency_key)]
 @dataclass(frozen=True)
 class Sender:
     """What a command route needs, solved as one dependency: the service, the caller (``Authorization``) and
-    the ``Idempotency-Key``. One dependency and an ``async`` route cost the request one hop to a worker thread
-    (``Games.run``); three dependencies and a sync route cost FastAPI more than the command's own rules."""
+    the ``Idempotency-Key``. One dependency and an ``async`` route cost the request one hop to a thread
+    (``Games.run``); three dependencies and a sync route (a hop for the route, another for checking its answer)
+    cost more than the command's own rules."""
 
     games: Games
     caller: Caller
     key: CommandKey | None
 
     async def receipt(self, game_id: str, command: Command) -> Receipt:
-        """``Games.run`` in a worker thread: a command's one hop off the event loop."""
-        return await to_thread.run_sync(self.games.run, self.caller, game_id, command, self.key)
+        """``Games.run`` in one of the service's threads (``Games.threads``): a command's one hop off the event
+        loop, in the request's context (its language)."""
+        run = functools.partial(contextvars.copy_context().run, self.games.run, self.caller, game_id, command, self.key)
+        return await asyncio.get_running_loop().run_in_executor(self.games.threads, run)
 
     async def run(self, game_id: str, command: Command) -> dict:
         """The command's receipt, as the route answers it."""

@@ -11,12 +11,14 @@ The clock and entropy are injected, so tests can pin them.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import logging
 import secrets
 import uuid
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any, TypeVar
@@ -129,6 +131,9 @@ class CommandKey:
     fingerprint: str = ""
 
 
+COMMAND_THREADS = 32  # at most this many commands of one process wait on the store at once (its pool queues them)
+
+
 class Games(GameStore):
     """The application service: runs commands of any registered ruleset (and the platform's) against one
     game aggregate each, and answers every accepted command with a receipt."""
@@ -153,6 +158,17 @@ class Games(GameStore):
         )
         self.conflicts = 0  # saves that lost a race with another process (each is retried or reported as 409)
         super().__init__(env, snapshot_interval=snapshot_interval)
+
+    @functools.cached_property
+    def threads(self) -> ThreadPoolExecutor:
+        """The threads a caller on an event loop runs commands in (``api.deps.Sender``), one hop a command: a plain
+        executor costs the loop less than anyio's thread pool (no limiter, no cancel scope). Shut with the service."""
+        return ThreadPoolExecutor(max_workers=COMMAND_THREADS, thread_name_prefix="emissary-command")
+
+    def close(self) -> None:
+        if "threads" in self.__dict__:
+            self.threads.shutdown(wait=False, cancel_futures=True)
+        super().close()
 
     def _run(
         self,
