@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
+import psycopg.errors
 from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError, ProgrammingError, StoredEvent
 from eventsourcing.popo import POPOApplicationRecorder
 from eventsourcing.postgres import (
@@ -96,17 +98,52 @@ class PostgresKeyedRecorder(PostgresApplicationRecorder, ArrayInsertRecorder):
             "SELECT game_id, principal, key, fingerprint, receipt FROM {}.{} "
             "WHERE game_id = %s AND principal = %s AND key = %s"
         ).format(*table)
+        # A save as one statement: a function that writes the key row, locks the table, notifies and inserts.
+        schema, events = Identifier(self.datastore.schema), Identifier(self.events_table_name)
+        function = Identifier(f"{self.events_table_name}_save")
+        self.sql_create_statements.append(
+            SQL(
+                "CREATE OR REPLACE FUNCTION {schema}.{function}(ids {id_type}[], versions bigint[], topics text[], "
+                "states bytea[], k_game text, k_principal text, k_key text, k_fingerprint text, k_receipt text) "
+                "RETURNS SETOF bigint LANGUAGE plpgsql AS $body$ BEGIN "
+                "IF k_key IS NOT NULL THEN "
+                "INSERT INTO {schema}.{keys} (game_id, principal, key, fingerprint, receipt) "
+                "VALUES (k_game, k_principal, k_key, k_fingerprint, k_receipt); "
+                "END IF; "
+                "SET LOCAL lock_timeout = '{lock_timeout}s'; "
+                "LOCK TABLE {schema}.{events} IN EXCLUSIVE MODE; "
+                "NOTIFY {channel}; "
+                "RETURN QUERY INSERT INTO {schema}.{events} AS t (originator_id, originator_version, topic, state) "
+                "SELECT * FROM unnest(ids, versions, topics, states) RETURNING notification_id; "
+                "END $body$"
+            ).format(
+                schema=schema,
+                function=function,
+                id_type=SQL(self.datastore.originator_id_type),
+                keys=Identifier(KEYS_TABLE),
+                lock_timeout=self.datastore.lock_timeout,
+                events=events,
+                channel=Identifier(self.channel_name),
+            )
+        )
+        self.save_statement = SQL(
+            "SELECT * FROM {schema}.{function}(%s::{id_type}[], %s::bigint[], %s::text[], %b::bytea[], "
+            "%s, %s, %s, %s, %s) AS t(notification_id)"
+        ).format(schema=schema, function=function, id_type=SQL(self.datastore.originator_id_type))
+        self.save_function_missing = False
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
-        """The library's transaction (key row, table lock, NOTIFY, events) in one round trip to the server.
+        """The library's transaction (key row, table lock, NOTIFY, events) as one statement, one round trip.
 
         The library pipelines the statements but inside a nested ``conn.transaction()``, so it syncs the
         pipeline five times a save (after the insert, on COMMIT, on leaving each pipeline level...), each a
-        wait for the server, most of them while the table lock is held. Here
-        BEGIN .. COMMIT go in one pipeline with one sync: the statements, the lock and its scope are the
-        library's, and the save returns only once COMMIT has answered (durability is unchanged). If a
-        statement fails, the server skips the rest, COMMIT included, and the block is rolled back."""
+        wait for the server, most of them while the table lock is held, and psycopg spends ~0.1 ms of Python
+        on each statement. Here one prepared statement calls the store's save function (created with the
+        tables): the key row, the lock and its scope, the NOTIFY and the insert are the library's, in one
+        transaction that commits before the statement answers (durability is unchanged), or fails whole.
+        Where the function does not exist yet (code deployed before ``emissary migrate``), the same statements
+        go in one pipeline with one sync (``insert_pipelined``)."""
         if self.datastore.enable_db_functions:
             if kwargs.get("command_key") is not None:
                 # The database-function path skips _insert_events: the key would be silently lost.
@@ -114,6 +151,30 @@ class PostgresKeyedRecorder(PostgresApplicationRecorder, ArrayInsertRecorder):
             return super().insert_events(stored_events, **kwargs)
         if not stored_events:
             return super().insert_events(stored_events, **kwargs)
+        if self.save_function_missing:
+            return self.insert_pipelined(stored_events, **kwargs)
+        row: KeyRow | None = kwargs.get("command_key")
+        params = (
+            [e.originator_id for e in stored_events],
+            [e.originator_version for e in stored_events],
+            [e.topic for e in stored_events],
+            [e.state for e in stored_events],
+            *(row.params if row is not None else (None,) * 5),
+        )
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            assert conn.autocommit  # one statement, one transaction
+            try:
+                curs.execute(self.save_statement, params, prepare=True)
+            except psycopg.errors.UndefinedFunction:
+                self.save_function_missing = True
+            else:
+                return [r["notification_id"] for r in curs.fetchall()]
+        return self.insert_pipelined(stored_events, **kwargs)
+
+    def insert_pipelined(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        """BEGIN .. COMMIT in one pipeline with one sync: the statements, the lock and its scope are the library's,
+        and the save returns only once COMMIT has answered. If a statement fails, the server skips the rest,
+        COMMIT included, and the block is rolled back."""
         with self.datastore.get_connection() as conn:
             assert conn.autocommit  # the pool's connections: BEGIN and COMMIT are ours to send
             begin, curs, end = conn.cursor(), conn.cursor(), conn.cursor()

@@ -48,12 +48,39 @@ def _rows(url: str, table: str) -> int:
         return conn.execute(f'SELECT count(*) FROM "{schema}"."{table}"').fetchone()[0]
 
 
-def test_a_command_with_its_key_reaches_postgresql_in_one_sync(games, monkeypatch):
+def test_a_command_with_its_key_reaches_postgresql_as_one_statement(games, monkeypatch):
     """The library's recorder syncs its pipeline four times a save (three of them holding the table lock);
-    the command's key row, lock, NOTIFY, events and COMMIT go in one."""
+    the command's key row, lock, NOTIFY and events go as one statement (the store's save function), which
+    commits before it answers."""
     game_id, power = _planning(games)
+    statements, syncs = [], []
+    real_execute, real_sync = psycopg.Cursor.execute, BasePipeline._enqueue_sync
+
+    def counting_execute(self, query, *args, **kwargs):
+        statements.append(query)
+        return real_execute(self, query, *args, **kwargs)
+
+    def counting_sync(self):
+        syncs.append(1)
+        return real_sync(self)
+
+    monkeypatch.setattr(psycopg.Cursor, "execute", counting_execute)
+    monkeypatch.setattr(BasePipeline, "_enqueue_sync", counting_sync)
+    receipt = games.run(Caller.of(power), game_id, _plot(power), CommandKey("k"))
+    assert receipt.events == ["ActionSubmitted", "DiceRolled", "ConversionsLocked"]
+    assert len(statements) == 1 and "emissary_events_save" in statements[0].as_string() and syncs == []
+    assert not games.recorder.save_function_missing
+
+
+def test_without_the_save_function_a_save_goes_in_one_pipeline_sync(games, pg_schema_url, monkeypatch):
+    """Code deployed before ``emissary migrate`` created the function: the same transaction goes as its
+    statements in one pipelined sync, key row included, and a lost race still records nothing."""
+    game_id, power = _planning(games)
+    base, schema = pg_schema_url.split("?schema=")
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f'DROP FUNCTION "{schema}".emissary_events_save')
     syncs = []
-    real_sync = BasePipeline._enqueue_sync  # every Sync a pipeline sends, with either libpq wrapper
+    real_sync = BasePipeline._enqueue_sync
 
     def counting_sync(self):
         syncs.append(1)
@@ -62,7 +89,10 @@ def test_a_command_with_its_key_reaches_postgresql_in_one_sync(games, monkeypatc
     monkeypatch.setattr(BasePipeline, "_enqueue_sync", counting_sync)
     receipt = games.run(Caller.of(power), game_id, _plot(power), CommandKey("k"))
     assert receipt.events == ["ActionSubmitted", "DiceRolled", "ConversionsLocked"]
-    assert len(syncs) == 1, syncs
+    assert games.recorder.save_function_missing and len(syncs) == 1, syncs
+    assert _rows(pg_schema_url, "emissary_command_keys") == 1
+    again = games.run(Caller.of(power), game_id, _plot(power), CommandKey("k"))
+    assert again.replayed and _rows(pg_schema_url, "emissary_command_keys") == 1
 
 
 def test_a_save_that_loses_a_race_records_nothing_and_leaves_the_connection_clean(games, pg_schema_url):
