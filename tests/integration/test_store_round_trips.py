@@ -230,3 +230,18 @@ def test_snapshot_states_are_stored_lz4_compressed_and_read_back(games, pg_schem
     games.repository.cache.get(game.id, evict=True)
     read = games.get_game(game_id, for_update=False)
     assert games.mapper.transcoder.encode(read.state) == games.mapper.transcoder.encode(game.state)
+
+
+def test_the_arrays_psycopg_sends_as_they_are_read_back_as_sent(pg_schema_url):
+    """``projections.keys.array_params`` writes the arrays itself (psycopg's list dumpers inspected every
+    element): quotes, backslashes, commas, braces and empty or binary states come back as they went."""
+    from projections.keys import bytea_array, text_array
+
+    texts = ['a"b', "c\\d", "e,f", "{g}", "", "NULL", "h i"]
+    states = [b"", b"\x00\x01\xff", b'{"x":1}' * 500]
+    base = pg_schema_url.split("?schema=")[0]
+    with psycopg.connect(base, autocommit=True) as conn:
+        got_texts, got_states = conn.execute(
+            "SELECT %s::text[], %b::bytea[]", (text_array(texts), bytea_array(states))
+        ).fetchone()
+    assert got_texts == texts and [bytes(s) for s in got_states] == states
