@@ -164,7 +164,15 @@ def load_catalogue(path: Path | str) -> Catalogue:
 
 
 def content_hash(path: Path | str) -> str:
-    """The catalogue's content hash: sha256 of its canonical JSON, so reformatting the file does not change it."""
+    """The catalogue's content hash: sha256 of its canonical JSON, so reformatting the file does not change it.
+    Kept per file version (path, modification time, size): a game reads its catalogue at every step, and
+    reading and hashing the file each time cost a Lodge command more than its rules did."""
+    stat = Path(path).stat()
+    return _content_hash(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _content_hash(path: str, mtime_ns: int, size: int) -> str:
     canonical = json.dumps(json.loads(Path(path).read_text()), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 

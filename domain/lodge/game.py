@@ -7,6 +7,7 @@ The host sits in the platform's GM seat (the platform has no host role yet). Eve
 
 from __future__ import annotations
 
+import pickle
 import random
 from collections import Counter
 from copy import deepcopy
@@ -318,7 +319,12 @@ class LodgeGame(PlatformGame):
         )
 
     def _engine(self) -> Engine:
-        return Engine(deepcopy(self.state), self.catalogue, self.package, self.state.options, self.version)
+        """An engine on a copy of the state: what it changes is recorded as the effect's events, and a refused
+        or suspended effect leaves the game as it was. The state is plain data (dataclasses, dicts, lists,
+        strings, numbers), which a pickle round trip copies whole, shared references included, as deepcopy does,
+        in a fraction of its time (deepcopy cost a Lodge command more than its rules did)."""
+        copied = pickle.loads(pickle.dumps(self.state, pickle.HIGHEST_PROTOCOL))
+        return Engine(copied, self.catalogue, self.package, self.state.options, self.version)
 
     def _check_target(self, card: Card, target: str | None, actor_model: str | None) -> None:
         kind = card.target.kind
