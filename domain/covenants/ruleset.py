@@ -216,6 +216,7 @@ COVENANTS = register(
         fold=fold,
         phase_of=phase_of,
         seat_of=seat_of,
+        marks=frozenset({"PhaseBegan", "CovenantAdded"}),
         phase_title=phase_title,
         describe=describe,
         roles=COVENANT_ROLES,

@@ -451,6 +451,7 @@ LODGE = register(
         fold=fold,
         phase_of=phase_of,
         seat_of=seat_of,
+        marks=frozenset({"PhaseBegan", "CleanupBegan", "MageAdded"}),
         phase_title=phase_title,
         describe=describe,
         mail_grammar=read_mail,

@@ -56,6 +56,9 @@ class Ruleset:
     # seat_of(event) -> the seat the event adds to the table, or None: the read models start that seat's timeline
     # and show it the events it may see from then on
     seat_of: Callable[[Any], str | None] = lambda event: None
+    # the kinds of event phase_of and seat_of may answer for (None: any); the read models decode only these for
+    # them, not every event they project
+    marks: frozenset[str] | None = None
     # describe(event kind, payload, seat names) -> the event in plain words for a viewer who may see it, or None
     # (the platform's words then, domain.platform.feed); built only from the payload and the public names
     describe: Callable[[str, Mapping[str, Any], Mapping[str, str]], str | None] | None = None

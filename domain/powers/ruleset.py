@@ -89,6 +89,7 @@ POWERS = register(
         fold=fold,
         phase_of=phase_of,
         seat_of=seat_of,
+        marks=frozenset({"StepBegan", "PowerAdded"}),
         describe=describe,
         phase_title=phase_title,
         description="Powers: seasons of secret actions, dice pools and resistance",

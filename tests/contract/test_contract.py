@@ -121,3 +121,13 @@ def test_every_viewers_export_verifies(games, ruleset, played):
     for v in played.viewers:
         report = ruleset.verify(games.visible_events(played.game_id, v))
         assert report.ok, (v, report.mismatches)
+
+
+def test_phases_and_seats_come_only_from_the_kinds_of_event_the_ruleset_marks(games, ruleset, played):
+    """The read models decode an event for ``phase_of`` and ``seat_of`` only if its kind is in ``marks``: no
+    other event of a played game begins a phase or adds a seat, and the marked kinds do both that the game has."""
+    events = list(games.events.get(games.get_game(played.game_id, for_update=False).id))
+    answered = {type(e).__name__ for e in events if ruleset.phase_of(e) is not None or ruleset.seat_of(e) is not None}
+    assert answered  # the played game began phases or seated someone
+    if ruleset.marks is not None:
+        assert answered <= ruleset.marks, sorted(answered - ruleset.marks)
