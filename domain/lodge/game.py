@@ -7,10 +7,8 @@ The host sits in the platform's GM seat (the platform has no host role yet). Eve
 
 from __future__ import annotations
 
-import pickle
 import random
 from collections import Counter
-from copy import deepcopy
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -18,6 +16,7 @@ from eventsourcing.domain import event
 
 from domain import limits
 from domain import visibility as vis
+from domain.copying import deepcopy
 from domain.errors import NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.lodge.catalogue import SLOTS, Card, Catalogue, Phrase, default_catalogue, installed_pin, pinned_catalogue
@@ -319,12 +318,9 @@ class LodgeGame(PlatformGame):
         )
 
     def _engine(self) -> Engine:
-        """An engine on a copy of the state: what it changes is recorded as the effect's events, and a refused
-        or suspended effect leaves the game as it was. The state is plain data (dataclasses, dicts, lists,
-        strings, numbers), which a pickle round trip copies whole, shared references included, as deepcopy does,
-        in a fraction of its time (deepcopy cost a Lodge command more than its rules did)."""
-        copied = pickle.loads(pickle.dumps(self.state, pickle.HIGHEST_PROTOCOL))
-        return Engine(copied, self.catalogue, self.package, self.state.options, self.version)
+        """An engine on a copy of the state (``domain.copying``): what it changes is recorded as the effect's
+        events, and a refused or suspended effect leaves the game as it was."""
+        return Engine(deepcopy(self.state), self.catalogue, self.package, self.state.options, self.version)
 
     def _check_target(self, card: Card, target: str | None, actor_model: str | None) -> None:
         kind = card.target.kind
