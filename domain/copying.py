@@ -1,7 +1,7 @@
 """A deep copy of plain data (dataclasses, dicts, lists, tuples, strings, numbers): what ``copy.deepcopy`` gives
 for it, shared references included, through a pickle round trip in a fraction of the time. The Lodge's effect
-engine works on a copy of the state, so that a refused or suspended effect leaves the game as it was; copying it
-with ``copy.deepcopy`` cost a Lodge command more than its rules did."""
+engine works on a copy of the state, and the battle and army rules return changed copies of armies: with
+``copy.deepcopy`` the copies cost a Lodge command, or a battle round, more than their rules did."""
 
 from __future__ import annotations
 

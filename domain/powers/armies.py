@@ -23,7 +23,6 @@ controller (``ArmyPlaced``) and its public card for those who see it (``ArmySigh
 from __future__ import annotations
 
 from collections.abc import Mapping
-from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +30,7 @@ from eventsourcing.domain import event
 
 from domain import limits
 from domain import visibility as vis
+from domain.copying import deepcopy
 from domain.dice import Roller
 from domain.errors import NotFound, RuleViolation
 from domain.ids import GM, SYSTEM

@@ -6,9 +6,9 @@ An army here is the dict ``domain.powers.armies`` keeps (``units`` is a list of 
 
 from __future__ import annotations
 
-from copy import deepcopy
 from typing import Any
 
+from domain.copying import deepcopy
 from domain.errors import RuleViolation
 from domain.powers import army_types as at
 from domain.powers import hexmap

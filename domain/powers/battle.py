@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from copy import deepcopy
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -44,6 +43,7 @@ from eventsourcing.domain import event
 
 from domain import limits
 from domain import visibility as vis
+from domain.copying import deepcopy
 from domain.dice import Roller
 from domain.errors import NotFound, RuleViolation
 from domain.ids import GM, SYSTEM

@@ -36,9 +36,9 @@ Decisions (the recommended ones of the P-AMB table unless said):
 from __future__ import annotations
 
 from collections.abc import Iterable
-from copy import deepcopy
 from dataclasses import dataclass, field
 
+from domain.copying import deepcopy
 from domain.errors import RuleViolation
 from domain.powers import army_rules as ar
 from domain.powers import army_types as at
