@@ -19,7 +19,7 @@ MAX_SIZE = 100
 
 def size(army: dict) -> int:
     """[003:596] "The number of active units in an army is called its Size": not routed, not slain."""
-    return sum(1 for u in army["units"] if not u["routed"])
+    return sum([not u["routed"] for u in army["units"]])
 
 
 def armor(army: dict) -> int:

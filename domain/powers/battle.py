@@ -119,14 +119,15 @@ class Battles(PlatformGame):
 
     def _fighting(self, b: dict, side: str | None = None) -> list[str]:
         """Deployed armies with active units, in their side's order."""
-        out = []
-        for sd in ("A", "B") if side is None else (side,):
-            for aid in b["sides"][sd]["order"]:
-                entry = b["armies"][aid]
-                army = self.state.armies.armies.get(aid)
-                if entry["where"] == "deployed" and army is not None and ar.size(army) > 0:
-                    out.append(aid)
-        return out
+        armies, entries = self.state.armies.armies, b["armies"]
+        return [
+            aid
+            for sd in (("A", "B") if side is None else (side,))
+            for aid in b["sides"][sd]["order"]
+            if entries[aid]["where"] == "deployed"
+            and (army := armies.get(aid)) is not None
+            and any(not u["routed"] for u in army["units"])  # a unit active: size > 0
+        ]
 
     def battle_pending(self, b: dict) -> list[str]:
         """Who the battle's current window waits for."""
@@ -1177,7 +1178,7 @@ class Battles(PlatformGame):
                 kind=kind,
                 reactions=reactions,
             )
-            hit = dataclasses.asdict(h)
+            hit = {f.name: getattr(h, f.name) for f in dataclasses.fields(h)}  # flat: asdict's recursion costs
             hit.update({"options": sorted(opts), "kind": kind, "reactions": sorted(reactions)})
             r_no = b["round"]
             army = br.momentum_trigger(br.attacker_momentum(army, h), "attacks", round_no=r_no)  # P-BAT-7
@@ -1702,7 +1703,9 @@ def _advance_rolls(state: Any, rolls: list) -> None:
 
 def _diff(before: dict, after: dict) -> dict:
     """The battle's changes to an army (units, statuses, momentum, armor...): only what changed."""
-    return {k: deepcopy(v) for k, v in after.items() if before.get(k) != v}
+    # The rules' shallow copies share what they did not change: ``is`` settles most keys without comparing.
+    changed = {k: v for k, v in after.items() if (w := before.get(k)) is not v and w != v}
+    return deepcopy(changed) if changed else changed
 
 
 # ---------------------------------------------------------------------- per-viewer views (P.4)

@@ -1,7 +1,9 @@
 """Pure battle rules of Powers (rules/ANALYSIS.md P.2.11 P-BAT-1..14, P.1.3; worked examples P-EX-4, P-EX-5,
 P-EX-12). No events, no I/O: each function takes army dicts as ``domain.powers.armies`` keeps them (``_new_army``)
-and dice faces the caller rolled, and returns NEW dicts (inputs are never mutated). Refusals raise RuleViolation
-naming the rule id. The contract with the aggregate is /work/wt/BATTLE_API.md.
+and dice faces the caller rolled, and returns NEW dicts (inputs are never mutated). A rule that sets only top-level
+keys (momentum, armor, triggered) returns a shallow copy, whose units and statuses are the input's; a rule that
+changes units or statuses copies deeply first. So nothing may change a returned army's nested values in place
+except through these rules. Refusals raise RuleViolation naming the rule id.
 
 Battle-time keys this module reads and writes on an army dict (absent means the default in brackets):
 
@@ -78,10 +80,23 @@ REPULSIVE_RANK = 2  # [003:769] "a rank 2 morale challenge"
 # ---------------------------------------------------------------------- small readers
 
 
+def _writable(army: dict) -> dict:
+    """A copy of ``army`` whose units and statuses, the only nested values these rules change in place, are its own
+    (both hold plain numbers, so one level of copying is a deep copy of them); the rest is shared, unchanged."""
+    out = dict(army)
+    out["units"] = [dict(u) for u in army["units"]]
+    if "statuses" in army:
+        out["statuses"] = dict(army["statuses"])
+    return out
+
+
 def status(army: dict, name: str) -> int:
     """The stacks of a status (case-insensitive name; absent is 0)."""
+    statuses = army.get("statuses")
+    if not statuses:
+        return 0
     low = name.lower()
-    return sum(int(v) for k, v in army.get("statuses", {}).items() if k.lower() == low)
+    return sum(int(v) for k, v in statuses.items() if k.lower() == low)
 
 
 def _set_status(army: dict, name: str, value: int) -> None:
@@ -376,7 +391,7 @@ def attack(
             f"{target.get('name', target['id'])} is Flying: melee attacks cannot target it", rule="P-BAT-12"
         )
 
-    out = deepcopy(target)
+    out = _writable(target)
     tags = {kind}
     for r in reactions:
         if r not in ("tortoise", "dervishes"):
@@ -530,14 +545,14 @@ def attacker_momentum(attacker: dict, hit: Hit) -> dict:
     gain = (1 if hit.armor_broken and attacker.get("ancestry") == "diverse" else 0) + (
         1 if hit.bloodied_raised and attacker.get("ancestry") == "ghouls" else 0
     )
-    return gain_momentum(attacker, gain) if gain else deepcopy(attacker)
+    return gain_momentum(attacker, gain) if gain else dict(attacker)
 
 
 def ally_momentum(ally: dict, hit: Hit) -> dict:
     """Mountain Dwarves: "Gains momentum when an ally's armor is broken" ([003:777])."""
     if hit.armor_broken and ally.get("ancestry") == "mountain_dwarves":
         return gain_momentum(ally, 1)
-    return deepcopy(ally)
+    return dict(ally)
 
 
 def allocator(attacker: dict) -> str:
@@ -558,7 +573,7 @@ def rout(army: dict, n: int, allocation: list[int] | None = None) -> tuple[dict,
     """Rout ``n`` active units: those named in ``allocation`` first, then the most wounded ([003:612]
     "defenders will usually want to rout their most wounded unit first"). Also the voluntary rout of Cleanup
     ([003:581]). Returns the new army and the units routed."""
-    out = deepcopy(army)
+    out = _writable(army)
     done = 0
     for i in allocation or []:
         if done >= n:
@@ -635,7 +650,7 @@ def score_goals(
 
 def gain_momentum(army: dict, n: int = 1) -> dict:
     """P-BAT-7: momentum is capped at the active units ([003:602]); Skeletons "Cannot gain momentum" ([003:788])."""
-    out = deepcopy(army)
+    out = dict(army)
     if army.get("ancestry") == "skeletons" or n <= 0:
         return out
     out["momentum"] = min(size(out), int(out.get("momentum", 0)) + n)
@@ -661,14 +676,14 @@ def spend_momentum(army: dict, n: int = 1) -> dict:
             rule="P-BAT-3",
             field="momentum",
         )
-    out = deepcopy(army)
+    out = dict(army)
     out["momentum"] = have - n
     return out
 
 
 def cap_momentum(army: dict) -> dict:
     """P-BAT-7 [003:602]: "Momentum is capped at the number of active units"."""
-    out = deepcopy(army)
+    out = dict(army)
     out["momentum"] = max(0, min(int(out.get("momentum", 0)), size(out)))
     return out
 
@@ -772,7 +787,7 @@ def momentum_trigger(
             gain += 1
     elif trigger == "spell":
         if anc == "ashborn" and spell_element == "W":
-            out = deepcopy(army)
+            out = dict(army)
             out["momentum"] = 0
             return out
         if anc == "ashborn" and spell_element == "F":
@@ -949,7 +964,7 @@ def _wound(out: dict, lines: list[str], why: str) -> None:
 
 def _burn(army: dict, lines: list[str]) -> dict:
     """P-BAT-12 Burning: "Take 1 wound from Burn each cleanup" ([003:807])."""
-    out = deepcopy(army)
+    out = _writable(army)
     name = out.get("name", out.get("id"))
     if status(out, "Burning") <= 0 or size(out) == 0:
         return out

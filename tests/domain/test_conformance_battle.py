@@ -887,3 +887,23 @@ def test_p_bat_7_supports_pass_momentum():
     assert (giver["momentum"], receiver["momentum"]) == (1, 2)
     refuses("P-BAT-7", br.pass_momentum, army("x", momentum=3), army("r"), 1)
     refuses("P-BAT-3", br.pass_momentum, army("s", cls="supports", momentum=0), army("r"), 1)
+
+
+def test_p_bat_7_shallow_copies_of_the_momentum_rules_never_reach_back_into_their_input():
+    """P-BAT-7: the momentum rules return shallow copies (their units and statuses are the input's); every rule that
+    then wounds, routs, burns or ticks statuses copies those first, so a chain of rules leaves every army it was
+    given as it was."""
+    a = army("a", units=4, momentum=1, statuses={"Burning": 1, "Frightened": 1})
+    t = army("t", units=4, momentum=2, statuses={"Strengthened": 2})
+    before_a, before_t = deepcopy(a), deepcopy(t)
+    gained = pure(br.gain_momentum, t, 1)
+    capped = pure(br.cap_momentum, gained)
+    triggered = pure(br.momentum_trigger, capped, "attacked", attacker=a)
+    hit_target, hit = pure(br.attack, a, triggered, [6, 6, 6, 6], command="slay")
+    routed, _ = pure(br.rout, triggered, 2)
+    spent = pure(br.spend_momentum, a, 1)
+    cleaned, _ = pure(br.cleanup, spent, [1] * br.cleanup_dice(spent))
+    assert hit.successes > 0 and hit_target["units"] != t["units"] and routed["units"] != t["units"]
+    assert "Frightened" not in cleaned["statuses"] and cleaned["units"] != a["units"]
+    assert (a, t) == (before_a, before_t)
+    assert triggered["units"] == t["units"] and triggered["statuses"] == {"Strengthened": 2}
