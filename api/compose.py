@@ -25,6 +25,7 @@ def build_games(settings: Settings | None = None, **kwargs) -> Games:
             env=settings.eventsourcing_env(),
             snapshot_interval=settings.snapshot_interval,
             retries=settings.command_retries,
+            command_threads=settings.command_threads,
             **kwargs,
         )
 

@@ -131,9 +131,6 @@ class CommandKey:
     fingerprint: str = ""
 
 
-COMMAND_THREADS = 32  # at most this many commands of one process wait on the store at once (its pool queues them)
-
-
 class Games(GameStore):
     """The application service: runs commands of any registered ruleset (and the platform's) against one
     game aggregate each, and answers every accepted command with a receipt."""
@@ -147,10 +144,13 @@ class Games(GameStore):
         snapshot_interval: int = 100,
         retries: int = 8,
         roller_factory: Callable[[Game], Roller] | None = None,
+        command_threads: int = 32,
     ) -> None:
         self.clock = clock
         self.entropy = entropy
         self.retries = retries
+        # At most this many commands of one process run at once from an event loop (the store's pool queues them).
+        self.command_threads = command_threads
         self.roller_factory = roller_factory or (
             lambda game: SeededRoller(
                 game.state.seed or "00", legacy=game.state.seed is not None and game.state.seed_root is None
@@ -163,7 +163,7 @@ class Games(GameStore):
     def threads(self) -> ThreadPoolExecutor:
         """The threads a caller on an event loop runs commands in (``api.deps.Sender``), one hop a command: a plain
         executor costs the loop less than anyio's thread pool (no limiter, no cancel scope). Shut with the service."""
-        return ThreadPoolExecutor(max_workers=COMMAND_THREADS, thread_name_prefix="emissary-command")
+        return ThreadPoolExecutor(max_workers=self.command_threads, thread_name_prefix="emissary-command")
 
     def close(self) -> None:
         if "threads" in self.__dict__:

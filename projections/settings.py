@@ -27,6 +27,9 @@ class Settings(BaseSettings):
     snapshot_interval: int = 100
     aggregate_cache_size: int = 1000
     command_retries: int = 8
+    # Threads per process that run commands for the API's event loop (api.deps.Sender): at most this many
+    # commands of one process are under way at once, the rest wait their turn.
+    command_threads: int = Field(32, ge=1)
     broker_url: str = "memory://"
     sweep_seconds: float = 5.0
     eta_lookahead_seconds: float = 120.0

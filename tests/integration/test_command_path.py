@@ -290,3 +290,16 @@ def test_an_api_command_runs_in_one_of_the_services_threads_in_the_requests_lang
     assert seen[0][0].startswith("emissary-command")
     games.close()
     assert games.threads._shutdown
+
+
+def test_the_command_threads_are_as_many_as_the_setting_says(tmp_path):
+    """EMISSARY_COMMAND_THREADS sizes ``Games.threads``: at most that many commands of one process at once."""
+    from api.compose import build_games
+    from projections.settings import Settings
+
+    games = build_games(Settings(data_dir=tmp_path, command_threads=3))
+    try:
+        assert games.threads._max_workers == 3
+    finally:
+        games.close()
+    assert Settings(data_dir=tmp_path).command_threads == 32
