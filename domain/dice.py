@@ -48,8 +48,10 @@ def seal_difficulty(value: int, nonce: str) -> str:
 # ---------------------------------------------------------------- per-roll keys and their Merkle tree
 
 
+@lru_cache(maxsize=256)
 def roll_key(seed: str, roll_no: int) -> str:
-    """The secret key of roll ``roll_no``, derived from the month seed (hex)."""
+    """The secret key of roll ``roll_no``, derived from the month seed (hex). Cached: a roll's faces and its proof
+    each ask for it."""
     return _roll_key_bytes(bytes.fromhex(seed), roll_no).hex()
 
 

@@ -997,7 +997,7 @@ def covenants_turn_vs_powers_action(tmp: Path, runs: int = 30, seasons: int = 3,
     return turn / action
 
 
-def battle_round_vs_command(tmp: Path, runs: int = 15, warm: int = 12) -> dict[str, float]:
+def battle_round_vs_command(tmp: Path, runs: int = 40, warm: int = 12) -> dict[str, float]:
     """battle_round_vs_command: the server time to resolve one battle round of 8 armies divided by the server
     time of one Powers action submission, like for like: one in-process service (``build_games``) on one SQLite
     store, timed around the service's ``run`` (no HTTP), both warmed, then ``runs`` alternating samples; medians.

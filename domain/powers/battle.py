@@ -952,23 +952,25 @@ class Battles(PlatformGame):
         """Sides alternate, the initiative side first; a side of several powers alternates its powers
         ([003:577], [003:578]). The first turn opens the Commands window; the next ones begin in it. False when
         nobody has an army left to command (then the Goals step; at the first turn, at once)."""
+        if not first and b["turn"] is None:
+            return False
+        ready = {sd: self._commandable(b, sd) for sd in ("A", "B")}  # each side's armies not yet commanded
         if first:
             side = b["initiative"]
-        elif b["turn"] is None:
-            return False
         else:
             last = b["turn"]["side"]
-            side = _other(last) if self._commandable(b, _other(last)) else last
-        if not self._commandable(b, side):
+            side = _other(last) if ready[_other(last)] else last
+        if not ready[side]:
             side = _other(side)
-        if not self._commandable(b, side):
+        if not ready[side]:
             if first:
                 self._open_step(b, "commands", [], now)
             return False
         powers = b["sides"][side]["powers"]
         last_power = (b.get("last_power") or {}).get(side)
         start = (powers.index(last_power) + 1) if last_power in powers else 0
-        turn = {"side": side, "power": next(p for p in (powers * 2)[start:] if self._commandable(b, side, p))}
+        mine = {b["armies"][aid]["power"] for aid in ready[side]}
+        turn = {"side": side, "power": next(p for p in (powers * 2)[start:] if p in mine)}
         if first:
             self._open_step(b, "commands", [turn["power"]], now, turn=turn)
         else:
