@@ -358,13 +358,13 @@ class Battles(PlatformGame):
     ) -> None:
         b = self._battles()[battle_id]
         b.update({"round": round, "step": step, "window": window_id, "eligible": list(eligible), "acted": []})
-        b["turn"] = deepcopy(turn)
+        b["turn"] = dict(turn) if turn is not None else None  # {"side", "power"}: flat
 
     @event("BattleTurnBegan")
     def _battle_turn_began(self, battle_id: str, round: int, turn: dict, actor: str, audience: list) -> None:
         """The next turn of the Commands step, in the same window (it waits for the power whose turn it is)."""
         b = self._battles()[battle_id]
-        b.update({"turn": deepcopy(turn), "eligible": [turn["power"]], "acted": []})
+        b.update({"turn": dict(turn), "eligible": [turn["power"]], "acted": []})
 
     @event("BattleActed")
     def _battle_acted(
@@ -1136,8 +1136,10 @@ class Battles(PlatformGame):
         goal = order.get("goal") or "advance"
         choices = order.get("choices") or {}
         opts = frozenset(choices.get("options", ()))
+        # The other side's armies on the field (the state does not change until the command's event).
+        foes = self._fighting(b, _other(side)) if cmd in ("slay", "charge") else []
         if cmd in ("slay", "charge"):
-            if target_id is None or target_id not in self._fighting(b, _other(side)):
+            if target_id is None or target_id not in foes:
                 raise RuleViolation(
                     "attack an enemy army on the field: name the target", rule="P-BAT-2", field="target"
                 )
@@ -1158,7 +1160,7 @@ class Battles(PlatformGame):
         if cmd in ("slay", "charge"):
             assert target_id is not None
             target = s.armies.armies[target_id]
-            enemies = [s.armies.armies[x] for x in self._fighting(b, _other(side))]
+            enemies = [s.armies.armies[x] for x in foes]
             br.check_target(army, target, enemies)
             damage = choices.get("damage")
             dice = br.check_dice(army, "attack", damage=damage)
@@ -1194,7 +1196,7 @@ class Battles(PlatformGame):
                 if routs:  # Dark elementals: an enemy routs
                     army = br.momentum_trigger(army, "enemy_routs", round_no=r_no)
             changes[target_id] = _diff(s.armies.armies[target_id], br.cap_momentum(target))
-            for ally_id in self._fighting(b, _other(side)) if h.armor_broken else []:  # Mountain Dwarves (P-BAT-7)
+            for ally_id in foes if h.armor_broken else []:  # the target's allies: Mountain Dwarves (P-BAT-7)
                 if ally_id != target_id:
                     ally = s.armies.armies[ally_id]
                     gained = _diff(ally, br.ally_momentum(ally, h))
@@ -1687,10 +1689,10 @@ class Battles(PlatformGame):
 
 
 def _apply(state: Any, changes: dict) -> None:
-    for aid, ch in changes.items():
+    for aid, ch in deepcopy(changes).items():  # the state never shares the event's values
         army = state.armies.armies.get(aid)
         if army is not None:
-            army.update(deepcopy(ch))
+            army.update(ch)
 
 
 def _marks(army: dict) -> list:
