@@ -64,6 +64,10 @@ class Ruleset:
     describe: Callable[[str, Mapping[str, Any], Mapping[str, str]], str | None] | None = None
     # phase_title(phase name) -> the phase in words ("Season 1, month 2: Planning"), or None (its name then)
     phase_title: Callable[[str], str | None] | None = None
+    # offers(game, principal) -> the commands ``principal`` (a seat, "gm" or a host) may send now, each fully
+    # formed, in a stable order: what its board, forms and mail offer it, and what seeded random play picks among
+    # (the contract suite: every command offered is accepted, and a seat offered nothing is waiting on others)
+    offers: Callable[[Any, str], list[Any]] | None = None
     loads: frozenset[str] = frozenset()  # earlier versions whose games this one still loads (besides its own)
     description: str = ""
     roles: Roles = WITH_GM  # the roles at its table and what each may do (domain.platform.roles)
