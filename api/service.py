@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any, TypeVar
 
+from eventsourcing.domain import OriginatorVersionError
 from eventsourcing.persistence import IntegrityError
 from pydantic import ValidationError
 
@@ -35,6 +36,7 @@ from domain.ids import GM
 from domain.platform import commands as platform
 from domain.platform import ruleset as rulesets
 from domain.platform.commands import Command, Context, is_system
+from domain.platform.roles import WINDOWS
 from domain.platform.game import PlatformGame, digest
 from projections.gamestore import GameStore, event_data
 from projections.keys import KeyRow
@@ -103,10 +105,11 @@ class Turn:
     """The commands of one transaction on one game (``Games.run_turn``): each runs against the game as
     the previous ones left it; nothing is saved until the turn returns."""
 
-    def __init__(self, games: Games, caller: Caller, game: Game) -> None:
+    def __init__(self, games: Games, caller: Caller, game: Game, kept: list | None = None) -> None:
         self.game = game
         self.caller = caller
         self.games = games
+        self.kept = [] if kept is None else kept  # what a handler saves with the turn besides the game (a fork)
 
     def execute(self, command: Command) -> Any:
         """Run one command's handler (its ruleset's, or the platform's); returns its result."""
@@ -115,7 +118,7 @@ class Turn:
         if is_system(command) and self.caller.role != "system":
             raise Forbidden(f"only the service's workers send {type(command).__name__}", field="command")
         handler = self.game.ruleset.handler(command)
-        return handler(self.game, command, self.games.context(self.caller, self.game))
+        return handler(self.game, command, self.games.context(self.caller, self.game, self.kept))
 
     def receipt(self) -> Receipt:
         """The receipt of what this turn has recorded so far, as the caller sees it."""
@@ -180,8 +183,12 @@ class Games(GameStore):
         key_scope: str | None = None,
         token_hash: str | None = None,
         contact: str | None = None,
+        kept: list | None = None,
     ) -> Receipt:
         """Run a command on current state and save; retry on a concurrent save, else 409.
+
+        ``kept`` is what the command asked to save with the game in the same transaction (a fork's copied
+        events and its new game, ``Context.keep``); the receipt is then the new game's, as its caller sees it.
 
         The receipt's ``result`` is ``result(value)`` of what the command returned (or that value, if
         a dict). With a key, the receipt is saved under it in the same transaction as the events, and
@@ -211,15 +218,17 @@ class Games(GameStore):
                     # pay): its row is written first in the save's transaction, so a repeat fails on it and
                     # records nothing, and the first receipt is read then (below).
                     value = command(game)
-                    receipt = self._receipt(game, principal, list(game.pending_events))
+                    extra = list(kept or ())
+                    made = next((o for o in reversed(extra) if isinstance(o, PlatformGame)), game)
+                    receipt = self._receipt(made, principal, list(made.pending_events))
                     receipt.result = result(value) if result else (value if isinstance(value, dict) else {})
                     row = (
                         None
                         if key is None
                         else KeyRow(scope, principal, key.value, key.fingerprint, json.dumps(receipt.as_dict()))
                     )
-                    self.save(game, command_key=row)
-                except IntegrityError:
+                    self.save(game, *extra, command_key=row)
+                except (IntegrityError, OriginatorVersionError):  # a concurrent save, or a read that met it
                     self._evict(game)
                     if key is not None and authorized and fresh:
                         first = self.first_receipt(scope, principal, key)
@@ -324,6 +333,8 @@ class Games(GameStore):
         The handler is the game's ruleset's (or the platform's) for the command's class; its result is
         the receipt's ``result``. With a key, a retry returns the first receipt and records nothing (the
         key is kept under ``key_scope``, by default the game)."""
+        if isinstance(command, CLOSES):  # a close whose default a rule refuses records the block instead
+            return self._close(caller, game_id, command, key, key_scope=key_scope)
         return self.run_turn(caller, game_id, lambda turn: turn.execute(command) or {}, key, key_scope=key_scope)
 
     def run_many(
@@ -346,28 +357,50 @@ class Games(GameStore):
         """Run a turn, a function that builds and executes commands one after another against the game as
         they leave it (``turn.execute(command)``), in one transaction: what it returns (through ``result``)
         is the receipt's result; if it raises, nothing of it is recorded."""
+        kept: list = []
+
+        def attempt(game: Game) -> T:
+            kept.clear()  # a retry starts again from fresh state
+            return turn(Turn(self, caller, game, kept))
+
         return self._run(
             game_id,
             caller.principal,
-            lambda game: turn(Turn(self, caller, game)),
+            attempt,
             key,
             result,
             key_scope=key_scope,
             token_hash=caller.token_hash,
             contact=caller.contact,
+            kept=kept,
         )
 
-    def context(self, caller: Caller, game: Game) -> Context:
-        """What a handler gets besides the game: the caller, the time, entropy, the game's roller, and the
-        game's state at an earlier version (read from the store)."""
+    def context(self, caller: Caller, game: Game, kept: list | None = None) -> Context:
+        """What a handler gets besides the game: the caller, the time, entropy, the game's roller, the game's
+        stored history (its state and event at an earlier version, where a phase began, a copy under a new id),
+        and ``keep``, which saves more in the command's transaction."""
+        game_id = str(game.id)
         return Context(
             principal=caller.principal,
             now=self.clock(),
             entropy=self.entropy,
             roller=self._roller,
             new_id=lambda prefix: f"{prefix}-{uuid.uuid4().hex[:10]}",
-            state_at=lambda version: self.get_game(str(game.id), version, for_update=False).state,
+            state_at=lambda version: self.get_game(game_id, version, for_update=False).state,
+            event_at=lambda version: next(iter(self.events.get(game.id, gt=version - 1, lte=version)), None),
+            phase_version=lambda phase: self.phase_version(game_id, phase, None),
+            copy_at=lambda version: self._copy_at(game, version),
+            keep=None if kept is None else lambda *objs: kept.extend(objs),
         )
+
+    def _copy_at(self, game: Game, version: int) -> tuple[list, Game]:
+        """The game's events up to ``version`` under a new id, and the game folded from them (nothing saved)."""
+        new_id = uuid.uuid4()
+        copied = [dataclasses.replace(e, originator_id=new_id) for e in self.events.get(game.id, lte=version)]
+        copy = self.get_game(str(game.id), version, for_update=True)
+        copy._id = new_id
+        copy._pending_events = []
+        return copied, copy
 
     # ------------------------------------------------------------------ setup commands
 
@@ -475,14 +508,8 @@ class Games(GameStore):
         version: int | None = None,
         key: CommandKey | None = None,
     ) -> Receipt:
-        """GM: return the live game to the start of a phase; history stays, marked superseded."""
-        self.require_gm(principal)
-        v = self.phase_version(game_id, phase, version)
-        game = self.get_game(game_id, for_update=False)
-        began = game.ruleset.phase_of
-        if v != 1 and not any(began(e) is not None for e in self.events.get(game.id, gt=v - 1, lte=v)):
-            raise RuleViolation("roll back to the start of a phase (see the phase list)", field="version")
-        return self.run(Caller.of(principal), game_id, platform.RollBack(v, reason, phase), key)
+        """Return the live game to the start of a phase; history stays, marked superseded (``RollBack``)."""
+        return self.run(Caller.of(principal), game_id, platform.RollBack(reason, phase, version), key)
 
     def fork(
         self,
@@ -495,28 +522,23 @@ class Games(GameStore):
         version: int | None = None,
         key: CommandKey | None = None,
     ) -> tuple[str, Receipt]:
-        """GM: a new game from this one's history up to a phase (a sandbox); returns (new game id, receipt).
-        A key is kept under the source game: a retry returns the first fork and copies nothing."""
-        self.require_gm(principal)
-        v = self.phase_version(game_id, phase, version)
-        source = self.get_game(game_id, for_update=False)
-        if key is not None and (first := self.first_receipt(str(source.id), principal, key)) is not None:
-            return first.result["game_id"], first
-        new_id = uuid.uuid4()
-        copied = [dataclasses.replace(e, originator_id=new_id) for e in self.events.get(source.id, lte=v)]
-        self.events.put(copied)
-        interval = self.snapshotting_intervals.get(type(source))
-        if self.snapshots is not None and interval:
-            for version_ in range(interval, v + 1, interval):
-                self.take_snapshot(new_id, version=version_)
-        receipt = self.run(
-            Caller.of(principal),
-            str(new_id),
-            platform.MarkForked(str(source.id), v, name, reason),
-            key,
-            key_scope=str(source.id),
-        )
-        return receipt.result["game_id"], receipt
+        """A sandbox game from this one's history up to a phase (``Fork``, one transaction); returns (new game id,
+        receipt). A key is kept under the source game: a retry returns the first fork and copies nothing."""
+        receipt = self.run(Caller.of(principal), game_id, platform.Fork(name, reason, phase, version), key)
+        new_id = receipt.result["game_id"]
+        if not receipt.replayed:
+            self._snapshot_copy(new_id)
+        return new_id, receipt
+
+    def _snapshot_copy(self, game_id: str) -> None:
+        """Snapshots of a fork at every interval of its copied history, so its past phases load as fast as the
+        source's (a cache: the fork is whole without them)."""
+        game = self.get_game(game_id, for_update=False)
+        interval = self.snapshotting_intervals.get(type(game))
+        if self.snapshots is None or not interval:
+            return
+        for at in range(interval, game.version, interval):
+            self.take_snapshot(game.id, version=at)
 
     # ------------------------------------------------------------------ windows
 
@@ -562,12 +584,99 @@ class Games(GameStore):
         return self.run(Caller.of(principal), game_id, platform.DeclareReady(power_id), key)
 
     def close_due_window(self, game_id: str, window_id: str) -> bool:
-        """Workers: close a window if it is due; a no-op if it is closed, gone, or not due yet."""
+        """Workers: close a window if it is due; a no-op if it is closed, gone, or not due yet, and while a block
+        recorded on it still holds (its default was refused and nothing has been recorded since)."""
         return self.run(SYSTEM_CALLER, game_id, platform.CloseDueWindow(window_id)).result["closed"]
+
+    def _close(
+        self,
+        caller: Caller,
+        game_id: str,
+        command: platform.CloseWindow | platform.CloseDueWindow,
+        key: CommandKey | None,
+        *,
+        key_scope: str | None = None,
+    ) -> Receipt:
+        """Close a window (the GM's or host's ``CloseWindow``, the workers' ``CloseDueWindow``). Where the
+        window's default for silence is refused by a rule, nothing of the close is kept: a fresh transaction
+        records ``GameBlocked`` (the rule, the seats, the refusal) and the receipt says so (``blocked``). A
+        block holds while nothing else is recorded: closing that window again is then a no-op that records
+        nothing, so the sweep does not meet the same refusal every pass; any later event (a seat acting, a
+        ruling, a new deadline, a post) lets the next close try again (issue 24)."""
+        window_id = command.window_id
+        tried_at: list[int] = []
+
+        def close(turn: Turn) -> dict:
+            blocked = turn.game.blocked_at(window_id)
+            if blocked is not None and _may_close(turn.game, caller, command):
+                return {"closed": False, "blocked": blocked}
+            tried_at[:] = [turn.game.version]
+            return turn.execute(command) or {}
+
+        def block(err: DomainError) -> Callable[[Turn], dict]:
+            def record(turn: Turn) -> dict:
+                game = turn.game
+                if game.version != tried_at[0]:
+                    raise _Moved()  # the game changed since the close failed: try the close again
+                w = game.state.windows.get(window_id)
+                if w is None or w.closed:
+                    raise err
+                if isinstance(command, platform.CloseDueWindow):
+                    if self.clock() < datetime.fromisoformat(w.final_closes_at):
+                        raise err
+                else:
+                    try:
+                        allowed = _may_close(game, caller, command)
+                    except DomainError:
+                        allowed = False
+                    if not allowed:
+                        raise err
+                rule = err.rule or (f"field {err.field}" if err.field else type(err).__name__)
+                found = game.record_blocked(window_id, rule=rule, reason=err.message, at=self.clock())
+                log.warning(
+                    "game blocked game=%s window=%s rule=%s seats=%s", game_id, window_id, rule, found["seats"]
+                )
+                return {"closed": False, "blocked": found}
+
+            return record
+
+        for _ in range(self.retries):
+            tried_at.clear()
+            try:
+                return self.run_turn(caller, game_id, close, key, key_scope=key_scope)
+            except (Conflict, Unauthorized, Forbidden):
+                raise
+            except DomainError as err:
+                if not tried_at:  # refused before the window's default ran (a replayed key's answer)
+                    raise
+                try:
+                    return self.run_turn(caller, game_id, block(err), key, key_scope=key_scope)
+                except _Moved:
+                    continue
+        raise Conflict(f"the game was busy; nothing was recorded after {self.retries} attempts, try again")
 
     def queue_due_reminders(self, game_id: str, window_id: str) -> list[str]:
         """Workers: queue the reminders now due for a window (each offset once); returns who is reminded."""
         return self.run(SYSTEM_CALLER, game_id, platform.QueueDueReminders(window_id)).result["reminded"]
+
+
+# The commands that close a window and so run its default for silence (``Games._close``).
+CLOSES = (platform.CloseWindow, platform.CloseDueWindow)
+
+
+def _may_close(game: Game, caller: Caller, command: Command) -> bool:
+    """Whether this caller's close would reach the window's default: a worker's ``CloseDueWindow``, or a
+    ``CloseWindow`` from a role that runs windows at the step it names (else its own refusal answers)."""
+    if isinstance(command, platform.CloseDueWindow):
+        return caller.role == "system"
+    if not game.may(caller.principal, WINDOWS):
+        return False
+    game.expect_step(getattr(command, "expected_step", None))
+    return True
+
+
+class _Moved(Exception):
+    """The game changed between a close the rules refused and recording the block: the close is tried again."""
 
 
 def _check_token(game: Game, token_hash: str | None) -> None:

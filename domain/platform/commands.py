@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import TypeAdapter, ValidationError
 
+from domain import limits
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform.roles import HISTORY, LINKS, RULE, WINDOWS
@@ -60,6 +61,14 @@ class Context:
     roller: Callable[[Any], Any]
     new_id: Callable[[str], str]
     state_at: Callable[[int], Any] | None = None  # the game's state at an earlier version (a rollback's target)
+    # The game's stored history, for the handlers that read or copy it (rollback, fork): the event recorded at a
+    # version (None if none), the version a phase began at (NotFound naming ``phase``), and a copy of the game
+    # up to a version under a new id: the copied events and the game folded from them, neither saved yet.
+    event_at: Callable[[int], Any] | None = None
+    phase_version: Callable[[str], int] | None = None
+    copy_at: Callable[[int], tuple[list, Any]] | None = None
+    # Saves these (events, then aggregates) in the command's own transaction: all of it is recorded, or nothing.
+    keep: Callable[..., None] | None = None
 
 
 Handler = Callable[[Any, Any, Context], Any]
@@ -197,21 +206,23 @@ class ReissueLink(Command):
 
 @dataclass(frozen=True)
 class RollBack(Command):
-    """GM: return the live game to the start of a phase (at ``to_version``); history stays, marked superseded."""
+    """Return the live game to the start of a phase (named, or the version it began at); history stays, marked
+    superseded. Only a role holding ``history`` may (the GM; the covenant game's auditor)."""
 
-    to_version: int
     reason: str
     phase: str | None = None
+    version: int | None = None
 
 
 @dataclass(frozen=True)
-class MarkForked(Command):
-    """GM: mark a game copied from another game's history up to ``source_version`` as its fork (a sandbox)."""
+class Fork(Command):
+    """A new game, a sandbox of whoever forks it (a role holding ``history``), copied from this game's history up
+    to the start of a phase (or a version): written with its mark in one transaction, or not at all."""
 
-    source_game: str
-    source_version: int
     name: str
     reason: str = ""
+    phase: str | None = None
+    version: int | None = None
 
 
 @dataclass(frozen=True)
@@ -335,20 +346,51 @@ def reissue_link(game: Any, cmd: ReissueLink, ctx: Context) -> dict:
     return {"principal": cmd.who}
 
 
+def _target(game: Any, ctx: Context, phase: str | None, version: int | None, *, latest: int) -> int:
+    """The version a rollback or a fork goes back to: ``version`` (1 to ``latest``), else the latest start of
+    ``phase``; RuleViolation or NotFound naming the field otherwise."""
+    if version is not None:
+        if not 1 <= version <= latest:
+            raise RuleViolation(
+                f"version: from 1 to {latest} (this game is at version {game.version})", field="version"
+            )
+        return version
+    if not phase:
+        raise RuleViolation("name a phase (such as s1m1-planning) or a version", field="phase")
+    if ctx.phase_version is None:
+        raise RuntimeError("this command needs the service's phase_version")
+    return ctx.phase_version(phase)
+
+
 def roll_back(game: Any, cmd: RollBack, ctx: Context) -> dict:
-    require(game, ctx, HISTORY)
-    if ctx.state_at is None:
-        raise RuntimeError("a rollback needs the service's state_at")
-    # Out of range, the aggregate refuses it naming ``to_version``; there is no earlier state to read then.
-    restored = ctx.state_at(cmd.to_version) if 1 <= cmd.to_version < game.version else game.state
-    game.rollback(cmd.to_version, restored, reason=cmd.reason, now=ctx.now, seed=ctx.entropy(32))
-    return {"to_version": cmd.to_version, "phase": cmd.phase}
+    require(game, ctx, HISTORY, "roll back the game")
+    limits.check_text(cmd.reason, "reason", limits.REASON, what="a reason")
+    if not cmd.reason.strip():
+        raise RuleViolation("a rollback needs a reason the players will read", field="reason")
+    target = _target(game, ctx, cmd.phase, cmd.version, latest=game.version - 1)
+    if target >= game.version:
+        raise RuleViolation(f"roll back to an earlier version (1 to {game.version - 1})", field="version")
+    if ctx.state_at is None or ctx.event_at is None:
+        raise RuntimeError("a rollback needs the service's state_at and event_at")
+    if target != 1 and game.ruleset.phase_of(ctx.event_at(target)) is None:
+        raise RuleViolation("roll back to the start of a phase (see the phase list)", field="version")
+    game.rollback(target, ctx.state_at(target), reason=cmd.reason, now=ctx.now, seed=ctx.entropy(32))
+    return {"to_version": target, "phase": cmd.phase}
 
 
-def mark_forked(game: Any, cmd: MarkForked, ctx: Context) -> dict:
-    require(game, ctx, HISTORY)
-    game.mark_forked(cmd.source_game, cmd.source_version, name=cmd.name, reason=cmd.reason, seed=ctx.entropy(32))
-    return {"game_id": str(game.id), "source_game": cmd.source_game, "source_version": cmd.source_version}
+def fork(game: Any, cmd: Fork, ctx: Context) -> dict:
+    require(game, ctx, HISTORY, "fork the game")
+    limits.check_text(cmd.name, "name", limits.GAME_NAME, required=True, what="a fork's name")
+    limits.check_text(cmd.reason, "reason", limits.REASON, what="a reason")
+    target = _target(game, ctx, cmd.phase, cmd.version, latest=game.version)
+    if ctx.copy_at is None or ctx.keep is None:
+        raise RuntimeError("a fork needs the service's copy_at and keep")
+    copied, sandbox = ctx.copy_at(target)
+    sandbox.mark_forked(
+        str(game.id), target, name=cmd.name, reason=cmd.reason, seed=ctx.entropy(32), keeper=ctx.principal
+    )
+    ctx.keep(*copied, sandbox)
+    return {"game_id": str(sandbox.id), "source_game": str(game.id), "source_version": target}
 
 
 def open_thread(game: Any, cmd: OpenThread, ctx: Context) -> dict:
@@ -406,7 +448,7 @@ PLATFORM_COMMANDS: Mapping[type, Handler] = {
     QueueDueReminders: queue_due_reminders,
     GrantVisibility: grant_visibility,
     ReissueLink: reissue_link,
-    MarkForked: mark_forked,
+    Fork: fork,
     RollBack: roll_back,
 }
 

@@ -853,8 +853,13 @@ class PlatformGame(Posts, Aggregate):
                 game.state = game._merge_carried(deepcopy(base), self.carried)
             super().apply(game)
 
-    def mark_forked(self, source_game: str, source_version: int, *, name: str, reason: str, seed: str) -> None:
-        """This game was copied from another game's history up to ``source_version`` (a sandbox)."""
+    def mark_forked(
+        self, source_game: str, source_version: int, *, name: str, reason: str, seed: str, keeper: str = GM
+    ) -> None:
+        """This game was copied from another game's history up to ``source_version``: ``keeper``'s sandbox.
+
+        The copy is private to whoever forked it: every other seat's sign-in is revoked and its contact cleared,
+        so nobody else is mailed, lists it or opens it until the keeper invites them (a new link for the seat)."""
         limits.check_text(name, "name", limits.GAME_NAME, required=True, what="a fork's name")
         limits.check_text(reason, "reason", limits.REASON, what="a reason")
         self._forked(
@@ -862,12 +867,23 @@ class PlatformGame(Posts, Aggregate):
             source_version=source_version,
             name=name.strip(),
             reason=reason.strip(),
-            actor=GM,
+            actor=keeper,
             audience=[vis.PUBLIC],
         )
         # The copied month seed may still govern the original game's month: draw a new one, and reveal
         # the copied one nowhere (the original reveals it to its GM when its month closes).
         self._fresh_seed(seed, reveal=False)
+        for principal in sorted(set(self.state.credentials.values()) - {GM, keeper}):
+            self._credentials_revoked(principal=principal, actor=SYSTEM, audience=[vis.SEALED])
+        for seat_id, seat in sorted(self.state.powers.items()):
+            if seat_id != keeper and getattr(seat, "email", None):
+                self._contact_set(
+                    power_id=seat_id,
+                    email=None,
+                    mode=seat.mail_mode,
+                    actor=SYSTEM,
+                    audience=vis.powers([seat_id]),
+                )
 
     class GameForked(Event):
         source_game: str

@@ -100,7 +100,9 @@ def test_rollback_fork_and_past_views_over_http(world, store_settings):
     r = client.post(f"/games/{gid}/fork", headers=bearer(gm), json={"name": "Sandbox", "phase": "s1m1-planning"})
     assert r.status_code == 201
     fork = r.json()["game_id"]
-    assert client.get(f"/games/{fork}/view", headers=bearer(tok["ana"])).json()["game"]["name"] == "Sandbox"
+    assert client.get(f"/games/{fork}/view", headers=bearer(gm)).json()["game"]["name"] == "Sandbox"
+    # A fork is the GM's sandbox: a player's link of the source game does not open it (issue 24, item 2).
+    assert client.get(f"/games/{fork}/view", headers=bearer(tok["ana"])).status_code == 401
     r = client.post(f"/games/{gid}/rollback", headers=bearer(gm), json={"reason": "redo", "phase": "s1m1-planning"})
     assert r.status_code == 200, r.text
     assert client.get(f"/games/{gid}/view", headers=bearer(tok["ana"])).json()["my_actions"] == []
