@@ -9,11 +9,16 @@ in ``due_at``), so a row handed to several workers is sent once, and the sweep h
 queued row that is due (new, or retrying after a failure with backoff, or whose lease ran out).
 Notifications come from the outbox read model, which holds for each event only the recipients who
 may see it, with a text built from that event alone; so a mail never carries what its reader may
-not see.
+not see. Moderation reaches the mail too (issue 24): a post's notification is read through ``moderated``,
+which gives the text the post has now, so a post hidden before its mail goes out is never sent (the row
+is ``withdrawn``), a post edited before it is sent with its edited text, and a reader's ledger and digest
+show a hidden post's placeholder and only an edited post's current text; the GM's ledger keeps what was
+queued, as the audit keeps every event.
 """
 
 from __future__ import annotations
 
+import json
 import smtplib
 import ssl
 import uuid
@@ -22,6 +27,7 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 
 from projections.db import ReadModelDB, utc_key
+from projections.posts import notification
 from projections.settings import Settings
 
 MAX_ATTEMPTS = 9
@@ -166,7 +172,10 @@ def deliver(db: ReadModelDB, settings: Settings, row_id: str, now: datetime | No
     if not claim(db, row_id, now):
         item = row(db, row_id)
         return item["status"] if item else "missing"
-    item = row(db, row_id)
+    item = moderated(db, [row(db, row_id)], sending=True)[0]
+    if item.get("moderated") == "hidden":  # hidden before its mail went out: its readers are not told of it
+        mark(db, row_id, "withdrawn")
+        return "withdrawn"
     try:
         message_id = Mailer(settings).send(item["address"], item["subject"], item["body"], reply_to=item["reply_to"])
     except (OSError, smtplib.SMTPException, ValueError) as err:  # ValueError: a header the mail cannot carry
@@ -196,10 +205,12 @@ def row(db: ReadModelDB, row_id: str) -> dict | None:
 
 
 def ledger(db: ReadModelDB, game_id: str, recipient: str | None = None) -> list[dict]:
-    """The ledger of a game: the GM sees every row; a player their own ("was I told?")."""
+    """The ledger of a game: the GM sees every row as it was queued; a player their own ("was I told?"), a
+    post's notification as the post stands now (a hidden post's placeholder, an edited post's current text:
+    ``moderated``), sent or not. Each post's row says whether it was ``moderated`` ("hidden", "edited")."""
     sql = (
-        "SELECT id, version, recipient, kind, subject, status, attempts, last_error, created_at, sent_at, body "
-        "FROM mail_ledger WHERE game_id = ?"
+        "SELECT id, version, recipient, kind, subject, status, attempts, last_error, created_at, sent_at, body, "
+        "reply_to FROM mail_ledger WHERE game_id = ?"
     )
     params: list = [game_id]
     if recipient:
@@ -217,8 +228,94 @@ def ledger(db: ReadModelDB, game_id: str, recipient: str | None = None) -> list[
         "created_at",
         "sent_at",
         "body",
+        "reply_to",
     ]
-    return [dict(zip(keys, r)) for r in db.query(sql + " ORDER BY created_at, version", params)]
+    rows = [{**dict(zip(keys, r)), "game_id": game_id} for r in db.query(sql + " ORDER BY created_at, version", params)]
+    rows = moderated(db, rows, as_sent=recipient is None)
+    for r in rows:
+        del r["game_id"], r["reply_to"]
+    return rows
+
+
+POST = "post"  # the kind of a post's notification (projections.projector queues it)
+CHUNK = 500  # ids asked for in one query
+
+
+def reply_note(address: str) -> str:
+    """What a post's notification adds: where a reply goes (the reader's reply address for the thread)."""
+    return f"\n\nReply to this mail (or write to {address}) to post in the thread."
+
+
+def moderated(db: ReadModelDB, rows: list[dict], *, as_sent: bool = False, sending: bool = False) -> list[dict]:
+    """``rows`` of the ledger (each with ``game_id``, ``version``, ``kind``, ``body``, ``reply_to``), each post's
+    notification as its readers may see it now (issue 24, item 6; the posts read models say how the post
+    stands): a hidden post's body is a placeholder that gives the reason, an edited post's body its current
+    text (unless the game shows earlier text, or ``sending``: a mail sent now says what the post says now).
+    ``as_sent`` (the GM's ledger) keeps every body as it was queued. Every post's row gets ``moderated``:
+    "hidden", "edited" or None."""
+    wanted: dict[str, set[int]] = {}
+    for r in rows:
+        if r["kind"] == POST and r["version"]:
+            wanted.setdefault(r["game_id"], set()).add(int(r["version"]))
+    stands = {gid: _posts_now(db, gid, sorted(versions)) for gid, versions in wanted.items()}
+    out = []
+    for r in rows:
+        post = stands.get(r["game_id"], {}).get(r["version"]) if r["kind"] == POST else None
+        if post is None:
+            out.append({**r, "moderated": None} if r["kind"] == POST else r)
+            continue
+        if post["hidden"]:
+            said = "hidden"
+            reason = f": {post['reason']}" if post["reason"] else ""
+            body = f"A post in {post['title']} was hidden{reason}."
+        elif post["edited"]:
+            said = "edited"
+            body = notification(post["author"], post["thread_id"], post["title"], post["text"], post["rolls"])["text"]
+            body += reply_note(r["reply_to"]) if r.get("reply_to") else ""
+            if post["earlier_shown"] and not sending:  # its readers may read its earlier text anyway
+                body = r["body"]
+        else:
+            said, body = None, r["body"]
+        out.append({**r, "moderated": said, "body": r["body"] if as_sent else body})
+    return out
+
+
+def _posts_now(db: ReadModelDB, game_id: str, versions: list[int]) -> dict[int, dict]:
+    """How the posts made at ``versions`` of a game stand now, by version: the event's audit row names the
+    post (a key lookup), the posts read model says whether it is hidden or edited and what it says."""
+    named: dict[str, int] = {}
+    for i in range(0, len(versions), CHUNK):
+        part = versions[i : i + CHUNK]
+        for version, data in db.query(
+            f"SELECT version, data FROM rm_audit WHERE game_id = ? AND version IN ({','.join('?' * len(part))}) "
+            "AND type = 'PostMade'",
+            (game_id, *part),
+        ):
+            post_id = json.loads(data).get("post_id")
+            if post_id:
+                named[post_id] = version
+    found: dict[int, dict] = {}
+    ids = sorted(named)
+    for i in range(0, len(ids), CHUNK):
+        part = ids[i : i + CHUNK]
+        for post_id, thread_id, title, author, text, rolls, edited_at, earlier_shown, hidden, reason in db.query(
+            "SELECT p.post_id, p.thread_id, t.title, p.author, p.text, p.rolls, p.edited_at, p.earlier_shown, "
+            "p.hidden, p.hidden_reason FROM rm_posts p JOIN rm_threads t ON t.game_id = p.game_id "
+            f"AND t.thread_id = p.thread_id WHERE p.game_id = ? AND p.post_id IN ({','.join('?' * len(part))})",
+            (game_id, *part),
+        ):
+            found[named[post_id]] = {
+                "thread_id": thread_id,
+                "title": title,
+                "author": author,
+                "text": text,
+                "rolls": json.loads(rolls),
+                "edited": edited_at is not None,
+                "earlier_shown": bool(earlier_shown),
+                "hidden": bool(hidden),
+                "reason": reason,
+            }
+    return found
 
 
 def new_notifications(db: ReadModelDB, limit: int = 500) -> list[dict]:

@@ -121,7 +121,7 @@ def dispatch_mail(now: datetime) -> dict:
                 settings.mail_domain, settings.secret_key, game, note["recipient"], body["thread_id"]
             )
             if reply_to:
-                text += f"\n\nReply to this mail (or write to {reply_to}) to post in the thread."
+                text += mail.reply_note(reply_to)
         row_id = mail.record(
             db,
             game_id=note["game_id"],
