@@ -108,13 +108,15 @@ class MailIntake:
         if m is None or not self.secret or address.rpartition("@")[2].lower() != self.domain.lower():
             return None
         game_id, thread_id, seat = m.group("game"), m.group("thread"), m.group("seat")
-        try:
-            game = self.games.get_game(game_id, for_update=False)
+        try:  # read under the game's lock: a command of another connection may be changing the cached game
+            canonical, hashes = self.games.read(
+                game_id, lambda g: (str(g.id), [h for h, p in g.state.credentials.items() if p == seat])
+            )
         except DomainError:
             return None
-        for token_hash, principal in game.state.credentials.items():
-            expected = thread_mac(self.secret, str(game.id), thread_id, seat, token_hash)
-            if principal == seat and hmac.compare_digest(expected, m.group("mac").lower()):
+        for token_hash in hashes:
+            expected = thread_mac(self.secret, canonical, thread_id, seat, token_hash)
+            if hmac.compare_digest(expected, m.group("mac").lower()):
                 return game_id, thread_id, seat
         return None
 
@@ -161,7 +163,7 @@ class MailIntake:
         earlier = self._first_reply(game_id, principal, message_id)
         if earlier is not None:
             return MailReply(True, f"Re: {subject}".strip(), earlier, game_id, principal)
-        ruleset = self.games.get_game(game_id, for_update=False).ruleset  # the game's own grammar reads the mail
+        ruleset = self.games.read(game_id, lambda g: g.ruleset)  # the game's own grammar reads the mail
         if ruleset.mail_grammar is None:
             return self._no_grammar(game_id, principal, subject, ruleset.name)
         text, said = table_talk(body_text(text, html))

@@ -27,6 +27,10 @@ from projections.settings import Settings
 from workers import mail
 
 log = logging.getLogger("emissary.smtpd")
+# A rule's refusal is answered by mail (the whole turn refused, line by line); anything else that keeps a mail
+# from being recorded (a game still busy after every retry, a failing store) is temporary: a 5xx would make the
+# sending server bounce a valid turn as permanently refused (issue 24), a 4xx makes it try again later.
+TRY_LATER = "451 4.3.0 Try again later"
 
 
 def _text(data: bytes, charset: str | None) -> str:
@@ -86,7 +90,11 @@ class TurnHandler:
     async def handle_RCPT(self, server, session: Session, envelope: Envelope, address: str, rcpt_options):
         if address.rpartition("@")[2].lower() != self.intake.domain.lower():
             return "550 5.7.1 Relaying denied: this server takes mail for its own domain only"
-        holder = await asyncio.get_running_loop().run_in_executor(None, self.intake.holder, address)
+        try:
+            holder = await asyncio.get_running_loop().run_in_executor(None, self.intake.holder, address)
+        except Exception:  # noqa: BLE001 - the store failed us, not the sender: a 5xx would bounce the mail
+            log.exception("recipient not checked: the store failed; answered 451")
+            return TRY_LATER
         if holder is None:
             return "550 5.1.1 No such mailbox"
         if address.lower() not in (r.lower() for r in envelope.rcpt_tos):
@@ -102,9 +110,12 @@ class TurnHandler:
         try:
             for rcpt in envelope.rcpt_tos:
                 await loop.run_in_executor(None, self.answer, rcpt, message_id, text, html, subject)
-        except DomainError as err:  # the game was busy (409): the sending server tries again later
+        except DomainError as err:  # the game was busy (409) after every retry: the sending server tries again later
             log.warning("mail deferred message=%s: %s", message_id, err.message)
-            return "451 4.3.0 Try again later"
+            return TRY_LATER
+        except Exception:  # noqa: BLE001 - not the sender's fault: a 5xx would bounce a valid turn for good
+            log.exception("mail deferred message=%s: an unexpected failure", message_id)
+            return TRY_LATER
         return "250 Message accepted"
 
     def answer(self, rcpt: str, message_id: str, text: str | None, html: str | None, subject: str) -> None:

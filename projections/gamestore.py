@@ -106,7 +106,7 @@ class GameStore(Application):
         self.snapshotting_intervals = {
             r.aggregate: snapshot_interval for r in rulesets.registered().values() if r.state_types
         }
-        self._locks: dict[str, threading.Lock] = {}
+        self._locks: dict[str, threading.RLock] = {}
         self._locks_guard = threading.Lock()
         # Set by the composition root to the phase index read model: phase -> version in constant time.
         self.phase_lookup: Callable[[str, str], int | None] | None = None
@@ -204,15 +204,23 @@ class GameStore(Application):
         except ValueError:
             raise NotFound("no such game", field="game_id") from None
         try:
-            game = self.repository.get(key, version=version, deepcopy_from_cache=for_update)
+            # The cached game is brought up to date under its lock, never while a command of this process runs on it.
+            with self._lock(key) if version is None else contextlib.nullcontext():
+                game = self.repository.get(key, version=version, deepcopy_from_cache=for_update)
         except AggregateNotFoundError:
             raise NotFound("no such game", field="game_id") from None
         rulesets.for_game(game.state.ruleset, game.state.rules_version)  # installed, else RulesetNotInstalled
         return game
 
-    def _lock(self, game_id: str) -> threading.Lock:
+    def _lock(self, game_id: str | uuid.UUID) -> threading.RLock:
+        """The lock a game's commands and the reads that bring its cached aggregate up to date take in turn
+        (reentrant: a command reads its game too). Keyed by the canonical id, however a caller spelled it."""
+        try:
+            name = str(uuid.UUID(str(game_id)))
+        except ValueError:
+            name = str(game_id)
         with self._locks_guard:
-            return self._locks.setdefault(str(game_id), threading.Lock())
+            return self._locks.setdefault(name, threading.RLock())
 
     def _evict(self, game: Game) -> None:
         if self.repository.cache is not None:
@@ -227,6 +235,11 @@ class GameStore(Application):
             return self.repository.cache.get(uuid.UUID(str(game_id)))
         except (KeyError, ValueError):
             return None
+
+    def read(self, game_id: str, query: Callable[[Game], T]) -> T:
+        """Answer a query from the game now, under its lock: no command of this process changes it meanwhile
+        (a channel that reads the shared cached game outside a command reads it so)."""
+        return self._read(game_id, query)
 
     def _read(self, game_id: str, query: Callable[[Game], T], version: int | None = None) -> T:
         """Answer a query from the cached game (fast-forwarded to the store), under the game's lock."""
