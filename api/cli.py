@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 
+from projections import logs
 from projections.settings import Settings
+
+
+def _logging() -> Settings:
+    """A service's logging, configured first thing: at the settings' level, every secret redacted (issue 24)."""
+    settings = Settings()
+    logs.configure(settings.log_level)
+    return settings
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -15,11 +22,10 @@ def serve(args: argparse.Namespace) -> int:
 
     from api.app import create_app
 
-    settings = Settings()
+    settings = _logging()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     host = args.host or settings.host
     port = args.port or settings.port
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     store = "PostgreSQL" if settings.is_postgres else (settings.database_url or f"SQLite in {settings.data_dir}/")
     print(f"Emissary on http://{host}:{port}  (API docs at /docs; store: {store})", flush=True)
     if args.workers > 1:
@@ -31,7 +37,7 @@ def serve(args: argparse.Namespace) -> int:
             host=host,
             port=port,
             workers=args.workers,
-            log_level="info",
+            log_level=settings.log_level.lower(),
             access_log=args.access_log,
         )
     else:
@@ -39,7 +45,7 @@ def serve(args: argparse.Namespace) -> int:
             create_app(settings, embedded_workers=True),
             host=host,
             port=port,
-            log_level="info",
+            log_level=settings.log_level.lower(),
             access_log=args.access_log,
         )
     return 0
@@ -129,8 +135,7 @@ def projector_cmd(args: argparse.Namespace) -> int:
     """The projection runner: ``--run`` alone, or (default) under its watchdog; ``--check`` for health checks."""
     from workers import projection_runner
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    settings = Settings()
+    settings = _logging()
     if args.check:
         position, head = projection_runner.lag(settings)
         print(f"position={position} head={head} behind={head - position}")
@@ -146,8 +151,8 @@ def celery_cmd(args: argparse.Namespace) -> int:
     """Run the Celery worker or beat for this app, restarted if it dies (what deploy/ starts)."""
     from workers.supervisor import supervise
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    argv = [sys.executable, "-m", "celery", "-A", "workers.app:celery_app", args.role, "--loglevel", "INFO"]
+    level = _logging().log_level
+    argv = [sys.executable, "-m", "celery", "-A", "workers.app:celery_app", args.role, "--loglevel", level]
     if args.role == "worker":
         argv += ["--queues", "emissary", "--concurrency", str(args.concurrency), "--without-mingle", "--without-gossip"]
     else:  # the scheduler touches <schedule>.heartbeat at every tick, for `emissary health beat`
@@ -161,8 +166,7 @@ def smtpd_cmd(args: argparse.Namespace) -> int:
 
     from api import smtpd
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    settings = Settings()
+    settings = _logging()
     controller = smtpd.start(settings, args.host, args.port)
     print(f"Emissary smtpd on {controller.hostname}:{controller.port} for turns+...@{settings.mail_domain}", flush=True)
     try:
@@ -178,8 +182,7 @@ def migrate_cmd(args: argparse.Namespace) -> int:
     Production processes create nothing themselves: deploy/ runs this once before they start."""
     from projections import migrations
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    revisions = migrations.migrate(Settings())
+    revisions = migrations.migrate(_logging())
     print(f"schema at revision {', '.join(revisions)} (latest: {', '.join(migrations.heads())})", flush=True)
     return 0 if revisions == migrations.heads() else 1
 

@@ -14,6 +14,7 @@ from starlette.requests import HTTPConnection
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from projections import logs
 from projections.sessions import Grant, Person, SessionRow, SessionStore
 from projections.settings import Settings
 
@@ -45,7 +46,8 @@ class RedactTokens(logging.Filter):
 
 def install_log_redaction() -> None:
     """Filter uvicorn's access and error logs, and every handler of the root logger, which all other
-    loggers reach (idempotent)."""
+    loggers reach (idempotent); and every record of the process redacted where it is made (projections.logs)."""
+    logs.install()
     targets: list[logging.Filterer] = [logging.getLogger("uvicorn.access"), logging.getLogger("uvicorn.error")]
     targets += logging.getLogger().handlers
     for target in targets:

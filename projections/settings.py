@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 from urllib.parse import unquote, urlparse
 
 from pydantic import Field, field_validator, model_validator
@@ -70,6 +71,13 @@ class Settings(BaseSettings):
     smtpd_host: str = "127.0.0.1"
     smtpd_port: int = 2525
     inbound_key: str = ""
+    # Every process's log level (projections.logs): secrets are redacted at any level.
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _level(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
 
     @field_validator("env")
     @classmethod

@@ -11,7 +11,12 @@ from __future__ import annotations
 
 from celery import Celery
 
+from projections import logs
 from projections.settings import Settings
+
+# The worker and beat import this module before they log anything (``celery -A workers.app:celery_app``): every
+# record they and their pool's forked children make is redacted (issue 24), whatever handlers Celery installs.
+logs.install()
 
 
 def make_celery(settings: Settings | None = None) -> Celery:
