@@ -359,7 +359,13 @@ class GameStore(Application):
         view = game.ruleset.view
         if view is None:
             raise RuleViolation(f"{game.ruleset.name!r} games declare no view", field="ruleset")
-        return view(game, viewer)
+        shown = view(game, viewer)
+        # The platform's part: a block on a window the view lists (issue 24); no key while nothing is blocked.
+        listed = [str(w.get("window_id") or w.get("id")) for w in shown.get("windows", []) if isinstance(w, dict)]
+        blocks = game.blocks_for(viewer, None if viewer == GM else listed)
+        if blocks:
+            shown = {**shown, "blocked": blocks}
+        return shown
 
     def visible_events(self, game_id: str, viewer: str, after: int = 0, limit: int = 500) -> list[dict]:
         """The events ``viewer`` may see, numbered by their own gap-free sequence: a page from the viewer's

@@ -372,7 +372,7 @@ class Projector:
             said = posts.apply(
                 cur, self.db.dialect, kind, gid, version, at, event.actor, audience, event.data, tracker.show_earlier
             )
-            if said is not None and note is None:  # a post's readers are told, its author is not
+            if said is not None and note is None and not copied:  # a post's readers are told, its author is not
                 for recipient in shown[1:]:
                     if recipient != event.actor:
                         rows["outbox"].append((gid, version, recipient, "post", to_json(said), at))
@@ -394,6 +394,20 @@ class Projector:
             "INSERT INTO rm_audit (game_id, version, notification_id, type, actor, at, phase, "
             "audience, shown_to, scope, data, superseded_by) VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL)",
             rows["audit"],
+        if kind == "GameBlocked":  # issue 24: a refused default for silence is told to the GM and any host
+            d = event.data
+            seats = ", ".join(d.get("seats") or []) or "no seat"
+            told = {
+                "window_id": d["window_id"],
+                "rule": d["rule"],
+                "subject": f"Game blocked: {d['window_id']} cannot close",
+                "text": (
+                    f"At the deadline of {d['window_id']}, rule {d['rule']} refused the default for silence "
+                    f"({seats}): {d['reason']}\nThe game waits on you: rule on it, move the deadline or roll back."
+                ),
+            }
+            for recipient in d.get("tell") or []:
+                rows["outbox"].append((gid, version, recipient, "blocked", to_json(told), at))
         )
         cur.executemany("INSERT INTO rm_feed (game_id, token, version) VALUES (?,?,?)", rows["feed"])
         cur.executemany("INSERT INTO rm_timeline (game_id, viewer, seq, version) VALUES (?,?,?,?)", rows["timeline"])

@@ -1,5 +1,6 @@
 """The status strip every board shows (issue 17): a phase timeline, the open deadlines in the viewer's zone,
-"your move" / "waiting on the GM" / "waiting on others", and who has acted or is ready.
+"your move" / "waiting on the GM" / "waiting on others", who has acted or is ready, and a block recorded on an
+open window (its default for silence refused by a rule, issue 24).
 
 One platform function (``status_strip``) feeds one partial (``status_strip.html``) on every ruleset's pages,
 and the live fragment (``GET /play/{game}/live``) draws it again. It reads only what the viewer's own board
@@ -97,6 +98,7 @@ def status_strip(
         )
     deadlines.sort(key=lambda d: d["iso"])
     names = {pid: getattr(seat, "name", pid) for pid, seat in state.powers.items()}
+    blocked = [] if past else blocks(game, me, windows, names, zone)
     if me == GM:
         if pending:
             players = ", ".join(names.get(p, p) for p in pending)
@@ -118,5 +120,23 @@ def status_strip(
         "deadlines": [] if past else deadlines,
         "status": ("past", _("You are looking at an earlier phase.")) if past else status,
         "seats": [] if past else seats,
+        "blocked": blocked,
         "zone": zone.key,
     }
+
+
+def blocks(game: Any, me: str, windows: list, names: dict[str, str], zone: ZoneInfo) -> list[dict[str, Any]]:
+    """The blocks recorded on the open windows ``me`` sees (``GameBlocked``, issue 24), in words: the window, the
+    rule that refused its default for silence and the seats it waits on; the refusal's own words only for those it
+    was recorded for (``PlatformGame.blocks_for``)."""
+    out = []
+    kinds = {w.id: w.kind for w in windows}
+    organiser = _("The GM has been told.") if game.ruleset.roles.organiser == GM else _("The host has been told.")
+    for b in game.blocks_for(me, kinds):
+        who = ", ".join(names.get(p, p) for p in b["seats"]) or _("no seat")
+        what = words_of.phase_title(game.ruleset, b["kind"].split(":")[0]) or b["kind"]
+        text = _("Blocked: at its deadline, rule {rule} refuses the default for {what} ({seats}).").format(
+            rule=b["rule"], what=what, seats=who
+        )
+        out.append({**b, "text": f"{text} {organiser}", "iso": b["at"], "local": local_time(b["at"], zone)})
+    return out

@@ -62,6 +62,10 @@ def platform_line(kind: str, data: Mapping[str, Any], names: Mapping[str, str], 
         reason = str(data.get("reason") or "")
         why = _(WINDOW_CLOSE_REASONS[reason]) if reason in WINDOW_CLOSE_REASONS else reason or _("closed")
         return _("{window} closed: {reason}.").format(window=window, reason=why)
+    if kind == "GameBlocked":
+        return _("{window} is blocked: rule {rule} refuses the default for silence.").format(
+            window=window, rule=data.get("rule") or "?"
+        )
     if kind == "DeadlineSet":
         return _("The GM moved the deadline of {window}.").format(window=window)
     if kind == "ExtensionRequested":

@@ -38,6 +38,7 @@ from domain.errors import NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform import ruleset as rulesets
 from domain.platform.posts import Posts
+from domain.platform.roles import WINDOWS
 from domain.platform.state import Window
 
 
@@ -366,6 +367,88 @@ class PlatformGame(Posts, Aggregate):
             raise NotFound(f"no open window {window_id!r}", field="window_id")
         return w
 
+    def record_blocked(self, window_id: str, *, rule: str, reason: str, at: datetime) -> dict:
+        """The default for silence at this window's close was refused by ``rule``: record that the game is blocked
+        there (issue 24 "No game can get stuck"), for the seats the window waits on, telling the GM and every seat
+        that runs windows (a host). Returns the block as the window now holds it."""
+        w = self.window(window_id)
+        try:
+            seats = list(self.pending_in(w))
+        except NotImplementedError:
+            seats = []
+        tell = [GM, *sorted(p for p in self.state.powers if p != GM and self.may(p, WINDOWS))]
+        self.trigger_event(
+            self.GameBlocked,
+            window_id=window_id,
+            kind=w.kind,
+            rule=rule,
+            seats=seats,
+            reason=reason[: limits.REASON],
+            at=_iso(at),
+            tell=tell,
+            actor=SYSTEM,
+            # The refusal's words were written for the seat the default acts for: its seats and those who run the
+            # windows read them; the window's state tells every viewer of the window that it is blocked.
+            audience=vis.powers([*seats, *tell[1:]]),
+        )
+        return dict(self.state.windows[window_id].blocked)
+
+    class GameBlocked(Event):
+        """A window's default for silence was refused by a rule: the game waits on the GM or host there. Closing
+        it is not tried again until something else is recorded (``blocked_at``)."""
+
+        window_id: str
+        kind: str
+        rule: str
+        seats: list
+        reason: str
+        at: str
+        tell: list
+        actor: str
+        audience: list
+
+        def apply(self, game: Any) -> None:
+            w = game.state.windows.get(self.window_id)
+            if w is not None:
+                w.blocked = {
+                    "rule": self.rule,
+                    "seats": list(self.seats),
+                    "reason": self.reason,
+                    "at": self.at,
+                    "version": self.originator_version,
+                }
+            super().apply(game)
+
+    def blocked_at(self, window_id: str) -> dict | None:
+        """The block on this open window if nothing was recorded after it: closing it again would meet the same
+        refusal, so the sweep (and the GM's close) leave it be until the game changes."""
+        w = self.state.windows.get(window_id)
+        found = w.blocked if w is not None and not w.closed else None
+        return found if found is not None and found["version"] == self.version else None
+
+    def blocks_for(self, viewer: str, shown: Iterable[str] | None = None) -> list[dict]:
+        """The blocks on the open windows ``viewer`` sees (``shown``: the window ids their view lists; None: all):
+        the window, the rule, the seats it waits on and when, for every viewer of the window; the refusal's words
+        only for those the block was recorded for (the GM, whoever runs the windows, the seats it waits on)."""
+        ids = None if shown is None else set(shown)
+        out = []
+        for w in self.state.windows.values():
+            b = getattr(w, "blocked", None)
+            if not b or w.closed or (ids is not None and w.id not in ids):
+                continue
+            told = viewer == GM or viewer in b["seats"] or self.may(viewer, WINDOWS)
+            out.append(
+                {
+                    "window_id": w.id,
+                    "kind": w.kind,
+                    "rule": b["rule"],
+                    "seats": list(b["seats"]),
+                    "at": b["at"],
+                    "reason": b["reason"] if told else None,
+                }
+            )
+        return out
+
     def set_deadline(self, window_id: str, closes_at: datetime, *, now: datetime, actor: str = GM) -> None:
         """The GM moves a window's deadline (stored in UTC, so daylight saving never moves it)."""
         self.window(window_id)  # the window must be open
@@ -382,7 +465,9 @@ class PlatformGame(Posts, Aggregate):
         audience: list
 
         def apply(self, game: Any) -> None:
-            game.state.windows[self.window_id].closes_at = self.closes_at
+            w = game.state.windows[self.window_id]
+            w.closes_at = self.closes_at
+            w.blocked = None  # a new deadline: its close is tried afresh when it falls due
             super().apply(game)
 
     def _deadline_set(self, window_id: str, closes_at: str, actor: str, audience: list) -> None:

@@ -23,6 +23,8 @@ class Window:
     extensions: dict = field(default_factory=dict)
     requests: dict = field(default_factory=dict)
     reminded: list = field(default_factory=list)
+    # A close whose default for silence a rule refused (GameBlocked): rule, seats, reason, at, version; else None
+    blocked: dict | None = None
 
     def deadline_for(self, power_id: str | None) -> str:
         """This power's deadline (ISO, UTC): the window's, or its own extension (GM-8)."""

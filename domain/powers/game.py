@@ -1954,6 +1954,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "ExtensionRefused": 1,
     "ReadyDeclared": 1,
     "RemindersQueued": 1,
+    "GameBlocked": 1,  # domain.platform.game (issue 24)
     "MailTurnRecorded": 1,
     "ContactSet": 1,
     "GameRolledBack": 1,
