@@ -262,12 +262,19 @@ class GameStore(Application):
                 out.append({**phase, "version": e.originator_version})
         return out
 
-    def recent_phases(self, game_id: str, limit: int = 60) -> list[dict]:
-        """The latest ``limit`` phases the game began (not setup), oldest first: a bounded list for pages."""
+    def recent_phases(self, game_id: str, limit: int = 60, *, undone: bool = False) -> list[dict]:
+        """The latest ``limit`` phases the game began (not setup), oldest first: a bounded list for pages. The
+        last is the phase the game is in: phases a rollback undid are left out, unless ``undone`` (issue 24)."""
         if self.reads is None:
-            return [p for p in self.phases(game_id) if p["phase"] != "setup"][-limit:]
+            phases = [p for p in self.phases(game_id) if p["phase"] != "setup"]
+            if not undone:
+                game = self.get_game(game_id, for_update=False)
+                for e in self.events.get(game.id):
+                    if type(e).__name__ == "GameRolledBack":
+                        phases = [p for p in phases if not e.to_version < p["version"] < e.originator_version]
+            return phases[-limit:]
         key = str(self.get_game(game_id, for_update=False).id)
-        return self.reads.phases(key, 0, limit, newest_first=True)[::-1]
+        return self.reads.phases(key, 0, limit, newest_first=True, undone=undone)[::-1]
 
     def phases_page(self, game_id: str, after: int = 0, limit: int = 100) -> tuple[list[dict], int | None]:
         """A page of the phase list: the phases after the first ``after``, and the ``after`` of the next page

@@ -16,6 +16,7 @@ every mail provider delivers them. A link's token is kept only as a hash, works 
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
@@ -37,15 +38,29 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def flush_seats(cur: Cursor, game_id: str, seats: dict[str, Any]) -> None:
-    """The projector's part: this game's seats with a contact address, as the game now stands."""
+def flush_seats(cur: Cursor, game_id: str, seats: dict[str, Any], set_after: int = 0) -> None:
+    """The projector's part: this game's seats with a contact address, as the game now stands. ``set_after``:
+    a fork's mark (issue 24): a fork is its GM's sandbox, so a seat is listed only by an address given in the
+    fork itself (a ``ContactSet`` after the mark, not undone), never by one copied from the source game."""
     cur.execute("DELETE FROM rm_seat_contacts WHERE game_id = ?", (game_id,))
+    given: set[tuple[str, str]] | None = None
+    if set_after:
+        rows = cur.execute(
+            "SELECT data FROM rm_audit WHERE game_id = ? AND type = 'ContactSet' AND version > ? "
+            "AND superseded_by IS NULL",
+            (game_id, set_after),
+        ).fetchall()
+        given = {
+            (d.get("power_id"), address_key(d["email"]))
+            for d in map(json.loads, (r[0] for r in rows))
+            if d.get("email")
+        }
     cur.executemany(
         "INSERT INTO rm_seat_contacts (email, game_id, seat) VALUES (?,?,?) ON CONFLICT DO NOTHING",
         [
             (address_key(seat.email), game_id, seat_id)
             for seat_id, seat in sorted(seats.items())
-            if getattr(seat, "email", None)
+            if getattr(seat, "email", None) and (given is None or (seat_id, address_key(seat.email)) in given)
         ],
     )
 

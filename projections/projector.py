@@ -64,6 +64,9 @@ class Tracker:
     # Every viewer's last timeline number (the GM, and every power ever added, even if a rollback removed it).
     seqs: dict = dataclasses.field(default_factory=lambda: {GM: 0})
     show_earlier: bool = False  # the game's show_earlier_text option (posts, issue 16): fixed when it is created
+    # A fork (issue 24): the version of its ``GameForked`` mark; the events up to it are copies of the source's
+    # history, which tell nobody anything new (0: not a fork).
+    copies_until: int = 0
 
     def follow(self, event: Record, began: dict | None, seat: str | None) -> None:
         if began is not None:
@@ -177,16 +180,19 @@ class Projector:
                 return 0
             touched: dict[uuid.UUID, int] = {}
             rows: dict[str, list[tuple]] = {"audit": [], "feed": [], "phases": [], "outbox": [], "timeline": []}
+            # A fork's copies and its mark are written together, so the mark is usually in the same batch.
+            marks = {n.originator_id: n.originator_version for n in notifications if n.topic.endswith(FORKED)}
+            last = notifications[-1].originator_id
             for n in notifications:
                 event = self._record(n)
                 if event.kind == "StateRestored":  # its phase is read from the rows written so far
                     self._write_pending(cur, rows)
-                tracker, began, seat = self._follow(cur, event)
+                tracker, began, seat = self._follow(cur, event, marks, last)
                 touched[event.originator_id] = event.originator_version
                 self._rows(cur, n.id, event, tracker, began, seat, rows)
             self._write_pending(cur, rows)
             for game_id, version in touched.items():
-                self._flush_game(cur, self._game_at(game_id, version))
+                self._flush_game(cur, self._game_at(game_id, version), self._trackers[game_id].copies_until)
                 cur.executemany(
                     "INSERT INTO rm_viewers (game_id, viewer, seq) VALUES (?,?,?) ON CONFLICT (game_id, "
                     "viewer) DO UPDATE SET seq = excluded.seq",
@@ -239,16 +245,21 @@ class Projector:
             event.event = self.games.mapper.to_domain_event(event.notification)
         return event.event
 
-    def _follow(self, cur: Cursor, event: Record) -> tuple[Tracker, dict | None, str | None]:
+    def _follow(
+        self, cur: Cursor, event: Record, marks: dict | None = None, last: uuid.UUID | None = None
+    ) -> tuple[Tracker, dict | None, str | None]:
         """The game's tracker after ``event``; the phase the event begins and the seat it adds, by the game's
-        ruleset (or None)."""
+        ruleset (or None). ``marks``: the fork marks of this batch, by game; ``last``: the game of the batch's
+        last event (whose fork mark, if any, may be in the next batch)."""
         game_id = event.originator_id
         version = event.originator_version
         tracker = self._trackers.get(game_id)
+        marks = marks or {}
         if version == 1:
             name = event.data.get("ruleset") or getattr(self._decoded(event), "ruleset", None)  # upcast if older
             tracker = Tracker(0, "setup", [], ruleset_named(name))
             tracker.show_earlier = bool((event.data.get("options") or {}).get("show_earlier_text"))
+            tracker.copies_until = marks.get(game_id) or (self._fork_mark(game_id) if game_id == last else 0)
         elif tracker is None or tracker.version != version - 1:
             s = self._game_at(game_id, version - 1).state
             tracker = Tracker(
@@ -258,6 +269,12 @@ class Projector:
                 cur.execute("SELECT viewer, seq FROM rm_viewers WHERE game_id = ?", (str(game_id),)).fetchall()
             )
             tracker.show_earlier = bool((getattr(s, "options", None) or {}).get("show_earlier_text"))
+            # The mark is in this batch, or after it if this game's events run to the batch's end (a fork is
+            # written in one transaction), or the state already holds it.
+            forked = getattr(s, "forked_from", None)
+            tracker.copies_until = marks.get(game_id) or (
+                self._fork_mark(game_id) if game_id == last else int(forked["version"]) + 1 if forked else 0
+            )
         began = seat = None
         ruleset = tracker.ruleset
         # The ruleset reads its own events (a decoded event, upcast), those of the kinds it marks phases and
@@ -275,11 +292,18 @@ class Projector:
                 tracker.ruleset,
                 tracker.seqs,
                 tracker.show_earlier,
+                tracker.copies_until,
             )
         else:
             tracker.follow(event, began, seat)
         self._trackers[game_id] = tracker
         return tracker, began, seat
+
+    def _fork_mark(self, game_id: uuid.UUID) -> int:
+        """The version of the game's fork mark as the game stands in the store (0 if it is not a fork): the
+        mark follows the copy of the source's history up to ``forked_from["version"]``."""
+        forked = getattr(self.games.repository.get(game_id).state, "forked_from", None)
+        return int(forked["version"]) + 1 if forked else 0
 
     @staticmethod
     def _phase_at(cur: Cursor, game_id: uuid.UUID, version: int) -> str:
@@ -340,13 +364,15 @@ class Projector:
                 data,
             )
         )
-        # The ruleset's texts (a ruleset without ``notify`` sends none); the platform's own follow.
-        notify = tracker.ruleset.notify if tracker.ruleset is not None else None
+        # The ruleset's texts (a ruleset without ``notify`` sends none); the platform's own follow. A fork's
+        # copied events (and its mark) tell nobody: the sandbox is its GM's (issue 24).
+        copied = version <= tracker.copies_until
+        notify = tracker.ruleset.notify if tracker.ruleset is not None and not copied else None
         note = notify(kind, event.data) if notify is not None and not sealed else None
         if note is not None:
             for recipient in shown[1:]:  # the powers who may see the event (not the GM)
                 rows["outbox"].append((gid, version, recipient, kind, to_json(note), at))
-        if kind == "RemindersQueued":
+        if kind == "RemindersQueued" and not copied:
             for recipient in event.data["recipients"]:
                 rows["outbox"].append(
                     (
@@ -368,6 +394,20 @@ class Projector:
                         at,
                     )
                 )
+        if kind == "GameBlocked":  # issue 24: a refused default for silence is told to the GM and any host
+            d = event.data
+            seats = ", ".join(d.get("seats") or []) or "no seat"
+            told = {
+                "window_id": d["window_id"],
+                "rule": d["rule"],
+                "subject": f"Game blocked: {d['window_id']} cannot close",
+                "text": (
+                    f"At the deadline of {d['window_id']}, rule {d['rule']} refused the default for silence "
+                    f"({seats}): {d['reason']}\nThe game waits on you: rule on it, move the deadline or roll back."
+                ),
+            }
+            for recipient in d.get("tell") or []:
+                rows["outbox"].append((gid, version, recipient, "blocked", to_json(told), at))
         if kind in posts.KINDS and not sealed:  # issue 16: threads, posts and their search index
             said = posts.apply(
                 cur, self.db.dialect, kind, gid, version, at, event.actor, audience, event.data, tracker.show_earlier
@@ -394,20 +434,6 @@ class Projector:
             "INSERT INTO rm_audit (game_id, version, notification_id, type, actor, at, phase, "
             "audience, shown_to, scope, data, superseded_by) VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL)",
             rows["audit"],
-        if kind == "GameBlocked":  # issue 24: a refused default for silence is told to the GM and any host
-            d = event.data
-            seats = ", ".join(d.get("seats") or []) or "no seat"
-            told = {
-                "window_id": d["window_id"],
-                "rule": d["rule"],
-                "subject": f"Game blocked: {d['window_id']} cannot close",
-                "text": (
-                    f"At the deadline of {d['window_id']}, rule {d['rule']} refused the default for silence "
-                    f"({seats}): {d['reason']}\nThe game waits on you: rule on it, move the deadline or roll back."
-                ),
-            }
-            for recipient in d.get("tell") or []:
-                rows["outbox"].append((gid, version, recipient, "blocked", to_json(told), at))
         )
         cur.executemany("INSERT INTO rm_feed (game_id, token, version) VALUES (?,?,?)", rows["feed"])
         cur.executemany("INSERT INTO rm_timeline (game_id, viewer, seq, version) VALUES (?,?,?,?)", rows["timeline"])
@@ -438,7 +464,7 @@ class Projector:
         ).fetchone()
         tracker.seqs[power_id] = found[0] if found else 0
 
-    def _flush_game(self, cur: Cursor, game: PlatformGame) -> None:
+    def _flush_game(self, cur: Cursor, game: PlatformGame, copies_until: int = 0) -> None:
         s = game.state
         gid = str(game.id)
         cur.execute("DELETE FROM rm_windows WHERE game_id = ?", (gid,))
@@ -485,7 +511,8 @@ class Projector:
                 to_json(s.forked_from) if getattr(s, "forked_from", None) else None,
             ),
         )
-        people.flush_seats(cur, gid, s.powers)  # issue 17: whose contact is which address
+        # Issue 17: whose contact is which address; a fork's seats only by contacts set in the fork (issue 24).
+        people.flush_seats(cur, gid, s.powers, set_after=copies_until)
 
     # ------------------------------------------------------------------ queries
 
@@ -648,12 +675,26 @@ class Projector:
         return out
 
     def phases(
-        self, game_id: str, offset: int = 0, limit: int | None = None, *, newest_first: bool = False
+        self,
+        game_id: str,
+        offset: int = 0,
+        limit: int | None = None,
+        *,
+        newest_first: bool = False,
+        undone: bool = True,
     ) -> list[dict]:
-        """The phases the game began, in order (``offset``/``limit``: a page; phases are few, a dozen a season)."""
+        """The phases the game began, in order (``offset``/``limit``: a page; phases are few, a dozen a season).
+        ``undone=False``: only those the game stands on now, not those a rollback undid (issue 24: My games and
+        the boards show the phase a rollback restored)."""
         page = "" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}"
+        live = (
+            ""
+            if undone
+            else " AND NOT EXISTS (SELECT 1 FROM rm_audit a WHERE a.game_id = p.game_id AND a.version = p.version "
+            "AND a.superseded_by IS NOT NULL)"
+        )
         rows = self.db.query(
-            "SELECT version, phase, season, month, step FROM rm_phases WHERE game_id = ? "
+            f"SELECT version, phase, season, month, step FROM rm_phases p WHERE game_id = ?{live} "
             f"ORDER BY version{' DESC' if newest_first else ''}" + page,
             (game_id,),
         )
@@ -719,6 +760,7 @@ class Projector:
 
 
 SEALED_DATA = to_json({"sealed": True})
+FORKED = ".GameForked"  # the end of a fork mark's topic
 SCOPE_PUBLIC, SCOPE_RESTRICTED, SCOPE_SEALED = 1, 0, -1
 
 

@@ -758,7 +758,9 @@ def audit_page(
         "type": [(t, words_of.words(t)) for t in _event_kinds(game)],
         "phase": [  # each phase once, even if a rollback began it again
             (name, words_of.phase_title(game.ruleset, name))
-            for name in dict.fromkeys(["setup", *(p["phase"] for p in games.recent_phases(game_id, BOARD_PHASES))])
+            for name in dict.fromkeys(
+                ["setup", *(p["phase"] for p in games.recent_phases(game_id, BOARD_PHASES, undone=True))]
+            )
         ],
     }
     # Filters are choices by name; a value typed into the address is matched by id or name, in any case.
