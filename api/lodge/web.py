@@ -74,8 +74,12 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
         evocation_cards=catalogue.evocation_by_id,
         # what a card does, in words, for the cards the viewer may see
         texts={cid: [describe(p) for p in c.phrases] for cid, c in cards.items()},
-        spell_cards=catalogue.spells if view["game"]["phase"] == "prepare" and not host else [],
-        black_rose_cards=catalogue.black_rose if host else [],
+        spell_names={c.id: c.name for c in catalogue.spells},
+        black_rose_names={c.id: c.name for c in catalogue.black_rose},
+        # what the host may act for the Black Rose now: read from the offers, as a Mage's choices are (view.choices)
+        black_rose_acts=[(c.card, c.target) for c in lr.offers(game, GM) if isinstance(c, lr.BlackRoseAct)]
+        if host and context.get("phase") is None
+        else [],
         models=sorted({*view["mages"], *view["evocations"]}),
         word=word,
     )
@@ -220,11 +224,14 @@ def _advance(request, games, game_id, caller, f):
 
 @_gm
 def _black_rose(request, games, game_id, caller, f):
+    # the page sends a card and its target together (``act``, "card:target"), as offered; ``card`` and ``target``
+    # apart are read too (the JSON API's shape)
+    card, _sep, target = f["act"].partition(":") if f.get("act") else (f.get("card", ""), "", f.get("target", ""))
     return attempt(
         request,
         game_id,
         "black-rose",
-        send(games, game_id, caller, lambda: lr.BlackRoseAct(f.get("card", ""), f.get("target") or None)),
+        send(games, game_id, caller, lambda: lr.BlackRoseAct(card, target or None)),
         _("The Black Rose acted."),
     )
 

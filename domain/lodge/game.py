@@ -21,16 +21,17 @@ from domain.errors import NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.lodge.catalogue import SLOTS, Card, Catalogue, Phrase, default_catalogue, installed_pin, pinned_catalogue
 from domain.lodge.engine import Answers, ChoiceNeeded, Choices, Engine, Source, ask
+from domain.lodge.offers import choices as board_choices
+from domain.lodge.offers import waiting_on
 from domain.lodge.package import installed_package
 from domain.lodge.scoring import score_room
-from domain.lodge.state import BLACK_ROSE, DUMMY, LodgeState, apply_change
+from domain.lodge.state import BLACK_ROSE, COLOURS, DECLINE, DUMMY, RESOLVE, LodgeState, apply_change
 from domain.platform.game import PlatformGame, check_timezone
 from domain.platform.state import Seat, Window
 
 RULES_VERSION = "lodge-1"
-COLOURS = ("red", "blue", "green", "yellow")
 STOP, NOBODY = "stop", "none"  # an Evocation's prompts: no further step; no attack (L-EVO-1, L-EVO-2)
-RESOLVE, DECLINE = "resolve", "decline"  # a Cell offer's prompt (L-PERS-5, LH-5)
+__all__ = ["COLOURS", "DECLINE", "NOBODY", "RESOLVE", "RULES_VERSION", "STOP", "LodgeGame"]
 
 
 class LodgeGame(PlatformGame):
@@ -399,34 +400,14 @@ class LodgeGame(PlatformGame):
         return ask(choices, mage_id, "target", f"the target of {card.name}", legal, default, "LH-1")
 
     def choices_for(self, mage_id: str) -> dict:
-        """What a Mage may do now, as lists to choose from (L.3); empty outside a phase that allows it."""
-        phase = self._phase_rules()
-        may = set(phase["may"]) if phase else set()
-        sheet = self.state.mages[mage_id]
-        out: dict[str, Any] = {"may": sorted(may)}
-        if "CastSpell" in may:
-            out["spells"] = {
-                slot: {"card": c["card"], "targets": self.legal_targets(self.catalogue.cards[c["card"]], mage_id)}
-                for slot, c in sheet["slots"].items()
-                if c["card"] and c["casts"] < self.package["casts_per_slot_per_turn"]
-            }
-        if "PhysicalAction" in may and mage_id in self.state.positions:
-            out["physical_actions"] = {
-                a.id: self.legal_targets(a, mage_id)
-                for a in self.catalogue.physical_actions
-                if sheet["physical"][a.id] == "available"
-            }
-            here = self.state.positions[mage_id]
-            out["steps"] = [
-                r for r in self.catalogue.room_by_id[here].adjacent if self.catalogue.room_by_id[r].cell_of is None
-            ]
-        if "CommandEvocation" in may:
-            out["evocations"] = {
-                e: {"speed": self.catalogue.evocation_by_id[ev["card"]].speed, "room": self.state.positions.get(e)}
-                for e, ev in sorted(self.state.evocations.items())
-                if ev["controller"] == mage_id and not ev["acted"]
-            }
-        return out
+        """What a Mage may do now, as lists to choose from (L.3), read from what she is offered
+        (``domain.lodge.offers``): empty outside a phase that allows her anything."""
+        return board_choices(self, mage_id)
+
+    def step_rooms(self, mage_id: str) -> list[str]:
+        """The Rooms a Mage's ``Move 1`` step may enter: the adjacent ones, never a Cell (L-MOVE-3, R30)."""
+        here = self.catalogue.room_by_id[self.state.positions[mage_id]]
+        return [r for r in here.adjacent if self.catalogue.room_by_id[r].cell_of is None]
 
     def _record(self, engine: Engine, actor: str) -> None:
         for kind, data, changes in engine.records:
@@ -496,9 +477,7 @@ class LodgeGame(PlatformGame):
         """Resolve an effect; when it stops for a choice the command left open, offer it instead: the
         ``ChoiceOffered`` event (seen by the chooser and the host) and a window with a deadline. Cell offers the
         effect made are offered as prompts too (L-PERS-5)."""
-        waiting = sorted(
-            c for c, p in self.state.prompts.items() if p["kind"] != "cell" and p["command"]["mage"] == command["mage"]
-        )
+        waiting = waiting_on(self, command["mage"])
         if waiting:  # R1: an effect resolves in full before the next begins
             chooser = self.state.prompts[waiting[0]]["mage"]
             whose = "" if chooser == command["mage"] else f" ({chooser}'s to answer)"
@@ -567,12 +546,21 @@ class LodgeGame(PlatformGame):
             audience=audience,
         )
 
-    def answer_choice(self, mage_id: str, choice_id: str, option: str, *, now: datetime) -> None:
+    def answer_choice(self, mage_id: str, choice_id: str, option: str, *, now: datetime) -> dict:
         """The chooser picks one of the options the server computed; anything else is refused naming the rule
-        the option would break, and nothing is recorded."""
+        the option would break, and nothing is recorded. An answer among the options is always recorded: if the
+        board has changed since it was asked so that the effect can no longer resolve with it, the effect lapses,
+        its reason recorded (as at the deadline), and the receipt says so."""
         prompt = self.state.prompts.get(choice_id)
         if prompt is None or prompt["mage"] != mage_id:
             raise NotFound(f"you have no open choice {choice_id!r}", field="choice_id")
+        if prompt["kind"] == "cell" and (waiting := waiting_on(self, mage_id)):
+            # L-EFF-1 (R1): resolving from the Cell is a new effect, which waits for hers to resolve first
+            raise RuleViolation(
+                f"answer {waiting[0]} first: the effect waiting for it has not resolved (L-EFF-1)",
+                rule="L-EFF-1",
+                field="choice_id",
+            )
         if option not in prompt["options"]:
             rule = self._refusing_rule(prompt, option)
             raise RuleViolation(
@@ -581,7 +569,8 @@ class LodgeGame(PlatformGame):
                 rule=rule,
                 field="option",
             )
-        self._settle_choice(choice_id, option, "ChoiceAnswered", now)
+        lapsed = self._settle_choice(choice_id, option, "ChoiceAnswered", now)
+        return {"choice": choice_id, "option": option} | ({"lapsed": lapsed} if lapsed else {})
 
     def _refusing_rule(self, prompt: dict, option: str) -> str:
         """The rule an answer outside the options breaks: the prompt's own, or a narrower one the answer names."""
@@ -631,22 +620,30 @@ class LodgeGame(PlatformGame):
         )
         return prompt
 
-    def _settle_choice(self, choice_id: str, option: str, kind: str, now: datetime) -> None:
+    def _settle_choice(self, choice_id: str, option: str, kind: str, now: datetime) -> str | None:
         """Record the answer (or the default at the deadline), close the window, and resolve the effect again
-        from the start with every answer so far: nothing of it was recorded while it waited."""
+        from the start with every answer so far: nothing of it was recorded while it waited. If the board has
+        moved on so that it cannot resolve with that answer (a target gone from the Room, a step no longer
+        adjacent), the effect lapses, recorded with why (nothing of it happens, as if never begun): the answer
+        offered is never refused, and the window closes once. Returns the lapse's reason, if it lapsed."""
         prompt = self._close_prompt(choice_id, option, kind, now)
         try:
             self._resume(prompt, option, now)
         except RuleViolation as err:
-            if kind == "ChoiceAnswered":
-                raise  # the chooser is told, and nothing is recorded
-            # at the deadline the game has moved on (another phase, say): the effect lapses, recorded with why,
-            # so the window still closes once
-            self._emit(
-                "ChoiceLapsed",
-                {"choice": choice_id, "mage": prompt["mage"], "reason": str(err), "rule": err.rule},
-                audience=vis.powers([prompt["mage"]]),
-            )
+            self._lapse(choice_id, prompt, str(err), err.rule)
+            return str(err)
+        return None
+
+    def _lapse(self, choice_id: str, prompt: dict, reason: str, rule: str | None) -> None:
+        """Record that the effect a choice waited for lapsed, and why; a Cell offer's lapse closes the offer."""
+        cmd = prompt["command"]
+        done = [{"op": "offer_done", "id": cmd["offer"]}] if cmd["command"] == "CellOffer" else []
+        self._emit(
+            "ChoiceLapsed",
+            {"choice": choice_id, "mage": prompt["mage"], "reason": reason, "rule": rule},
+            done,
+            audience=vis.powers([prompt["mage"]]),
+        )
 
     def _resume(self, prompt: dict, option: str, now: datetime) -> None:
         cmd = prompt["command"]
@@ -787,19 +784,22 @@ class LodgeGame(PlatformGame):
         self, mage_id: str, offer_id: str, accept: bool, choices: Choices, now: datetime | None = None
     ) -> None:
         """L-PERS-5: a Mage in their Cell resolves (or declines) an offered Persistent Effect (LH-5), by this
-        command or by answering the offer's prompt; the choices its effect needs are asked like any other."""
+        command or by answering the offer's prompt, in whichever phase its condition occurred; the choices its
+        effect needs are asked like any other."""
         command = {"command": "ResolveFromCell", "mage": mage_id, "offer": offer_id, "accept": accept}
         self._resolving(command, choices, now, lambda: self._resolve_from_cell(mage_id, offer_id, accept, choices, now))
 
     def _resolve_from_cell(
         self, mage_id: str, offer_id: str, accept: bool, choices: Choices, now: datetime | None
     ) -> None:
-        self._allowed("ResolveFromCell" if accept else "DeclineFromCell")
+        # No phase of the package gates an answer: R10 lets the Mage resolve "whenever the required condition
+        # occurs", in the Black Rose's phase as in the Actions phase, and the offer stands until Clean-up (LH-5)
         offer = self.state.offers.get(offer_id)
         if offer is None or offer["mage"] != mage_id:
             raise RuleViolation(f"you have no offer {offer_id!r}", rule="L-PERS-5", field="offer_id")
         sheet = self._mage(mage_id)
-        if self.state.positions.get(mage_id) != self.catalogue.cell_of(sheet["colour"]):
+        if accept and self.state.positions.get(mage_id) != self.catalogue.cell_of(sheet["colour"]):
+            # declining changes nothing, so a Mage who has left her Cell may still decline
             raise RuleViolation("only a Mage in their own Cell resolves from it", rule="L-PERS-5", field="offer_id")
         if now is not None and offer.get("choice") in self.state.prompts:  # the command answers the offer's prompt
             self._close_prompt(offer["choice"], RESOLVE if accept else DECLINE, "ChoiceAnswered", now)
@@ -836,9 +836,11 @@ class LodgeGame(PlatformGame):
         i = names.index(self.state.phase)
         if i + 1 < len(names):
             self._begin_phase(self.state.turn, self.package["phases"][i + 1], now)
+            self._lapse_outlived(now)
             return
         self.cleanup()
         self._lapse_cell_offers(now)
+        self._lapse_outlived(now)
         if self.state.turn >= self.package["game_end"]["after_turns"]:
             self._end_game()
         else:
@@ -895,6 +897,35 @@ class LodgeGame(PlatformGame):
                     "rule": "L-PERS-5",
                 },
                 [{"op": "offer_done", "id": prompt["command"]["offer"]}],
+                audience=vis.powers([prompt["mage"]]),
+            )
+
+    def _lapse_outlived(self, now: datetime) -> None:
+        """LH-7: a command belongs to the phase of the package that allows it. A choice its effect still waits for
+        when that phase ends lapses then (nothing of the effect happens, as at a deadline that finds the phase
+        gone), recorded with why, its window closed: so nothing stays offered that the phase now would refuse.
+        A choice inside a resolution from a Cell stands until Clean-up, as the offer does (L-PERS-5, L-AMB-8)."""
+        phase = self._phase_rules()
+        may = set(phase["may"]) if phase else set()
+        for cid, prompt in sorted(self.state.prompts.items()):
+            command = prompt["command"]["command"]
+            if command in may or (phase is not None and command in ("CellOffer", "ResolveFromCell")):
+                continue
+            why = (
+                f"the phase of its {command} ended before the choice was made; {command} may not resolve in "
+                f"{self.state.phase!r}"
+            )
+            self._emit(
+                "ChoiceLapsed",
+                {"choice": cid, "mage": prompt["mage"], "reason": why, "rule": "LH-7"},
+                [{"op": "prompt_done", "id": cid}],
+                audience=vis.powers([prompt["mage"]]),
+            )
+            self._window_closed(
+                window_id=cid,
+                reason="lapsed",
+                closed_at=now.astimezone(timezone.utc).isoformat(),
+                actor=SYSTEM,
                 audience=vis.powers([prompt["mage"]]),
             )
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from domain.errors import RuleViolation
 from domain.lodge.catalogue import SLOTS
+from domain.lodge.offers import choices as offers_for
 from domain.lodge.ruleset import AnswerChoice, CastSpell, PhysicalAction, PrepareSpells, ResolveFromCell
 from domain.lodge.ruleset import Pass as PassCmd
 from domain.lodge.state import BLACK_ROSE, damage_track
@@ -217,8 +218,15 @@ class LodgeTurn(Turn):
         s = game.state
         mage = s.mages.get(self.seat)
         where = f"; you are in {s.positions.get(self.seat)}" if mage is not None else ""
+        # the answers offered now (domain.lodge.offers): a Cell offer's "resolve" only while in the Cell, none while
+        # an effect of the sender's waits for another choice (L-EFF-1)
+        offered = (
+            offers_for(game, self.seat)["answers"] if mage is not None and s.phase not in ("setup", "ended") else {}
+        )
         waiting = [
-            f"{cid} waits for you: {p['question']}; one of {', '.join(p['options'])} (default {p['default']})."
+            f"{cid} waits for you: {p['question']}; one of {', '.join(offered[cid])} (default {p['default']})."
+            if cid in offered
+            else f"{cid} waits for you: {p['question']}; answer the choice your effect waits for first."
             for cid, p in sorted(s.prompts.items())
             if p["mage"] == self.seat
         ]

@@ -7,17 +7,31 @@ The host sits in the platform's GM seat until the platform has a host role.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
 from domain.lodge.catalogue import SLOTS
+from domain.lodge.commands import (
+    AddMage,
+    AdvancePhase,
+    AnswerChoice,
+    BeginGame,
+    BlackRoseAct,
+    CastSpell,
+    CommandEvocation,
+    Pass,
+    PhysicalAction,
+    PrepareSpells,
+    ResolveFromCell,
+)
 from domain.lodge.engine import Choices
 from domain.lodge.game import RULES_VERSION, LodgeGame
+from domain.lodge.offers import choices as board_choices
+from domain.lodge.offers import offers
 from domain.lodge.package import DEFAULT_PACKAGE, installed_package
 from domain.lodge.state import BLACK_ROSE, DUMMY, LodgeState
-from domain.platform.commands import Command, Context, require_gm, require_seat
+from domain.platform.commands import Context, require_gm, require_seat
 from domain.platform.game import fold
 from domain.platform.i18n import N_, _, word_of
 from domain.platform.posts import PostOptions
@@ -37,98 +51,6 @@ class LodgeOptions(PostOptions):
     # hours before a window's deadline (a phase's, or a prompt's) to remind whoever has not acted (L.3)
     reminder_hours: list[Annotated[float, Field(gt=0, le=24 * 14)]] = [12, 2]
     defeat_pp: list[int] | None = None  # the defeat Power Point table, if the host sets one (L-AMB-4)
-
-
-# ---------------------------------------------------------------------- commands
-
-
-@dataclass(frozen=True)
-class AddMage(Command):
-    """Host: seat a Mage of a colour (an Avatar heals from the right, L-HEAL-2)."""
-
-    mage_id: str
-    name: str
-    colour: str
-    avatar: bool = False
-
-
-@dataclass(frozen=True)
-class BeginGame(Command):
-    """Host: shuffle the Evocation deck and begin the first turn."""
-
-
-@dataclass(frozen=True)
-class AdvancePhase(Command):
-    """Host: end the phase named (the next one, or Clean-up and the next turn)."""
-
-    expected_phase: str
-
-
-@dataclass(frozen=True)
-class PrepareSpells(Command):
-    """Put Spell Cards face down in slots (QUICK, I, II, III)."""
-
-    mage_id: str
-    cards: dict[str, str]
-
-
-@dataclass(frozen=True)
-class CastSpell(Command):
-    """Reveal and cast the Spell in a slot, with the choices its phrases ask for (L.3)."""
-
-    mage_id: str
-    slot: str
-    target: str | None = None
-    moves: list[str] = field(default_factory=list)
-    heal: list[int] | None = None
-
-
-@dataclass(frozen=True)
-class PhysicalAction(Command):
-    mage_id: str
-    action: str
-    target: str | None = None
-    moves: list[str] = field(default_factory=list)
-    heal: list[int] | None = None
-
-
-@dataclass(frozen=True)
-class CommandEvocation(Command):
-    mage_id: str
-    evocation: str
-    moves: list[str] = field(default_factory=list)
-    attack: str | None = None
-
-
-@dataclass(frozen=True)
-class BlackRoseAct(Command):
-    """Host: resolve a Black Rose card."""
-
-    card: str
-    target: str | None = None
-
-
-@dataclass(frozen=True)
-class ResolveFromCell(Command):
-    mage_id: str
-    offer_id: str
-    accept: bool = True
-    moves: list[str] = field(default_factory=list)
-    heal: list[int] | None = None
-
-
-@dataclass(frozen=True)
-class AnswerChoice(Command):
-    """Answer a choice an effect waits for (L.3) with one of the options it offered."""
-
-    mage_id: str
-    choice_id: str
-    option: str
-
-
-@dataclass(frozen=True)
-class Pass(Command):
-    mage_id: str
 
 
 def _add_mage(game: LodgeGame, cmd: AddMage, ctx: Context) -> None:
@@ -166,9 +88,9 @@ def _physical(game: LodgeGame, cmd: PhysicalAction, ctx: Context) -> None:
     game.physical_action(cmd.mage_id, cmd.action, cmd.target, choices, ctx.now)
 
 
-def _answer(game: LodgeGame, cmd: AnswerChoice, ctx: Context) -> None:
+def _answer(game: LodgeGame, cmd: AnswerChoice, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.mage_id)
-    game.answer_choice(cmd.mage_id, cmd.choice_id, cmd.option, now=ctx.now)
+    return game.answer_choice(cmd.mage_id, cmd.choice_id, cmd.option, now=ctx.now)
 
 
 def _evocation(game: LodgeGame, cmd: CommandEvocation, ctx: Context) -> None:
@@ -229,6 +151,9 @@ def board_view(game: LodgeGame, viewer: str) -> dict[str, Any]:
     for their owner and the host only; the Evocation deck's order for nobody (its size only)."""
     s: LodgeState = game.state
     host = viewer == "gm"
+    # what the viewer is offered now (domain.lodge.offers), with the answers to its prompts and Cell offers it may
+    # send: the board offers nothing that would be refused
+    mine = board_choices(game, viewer) if viewer in s.mages and s.phase not in ("setup", "ended") else None
 
     def sheet(mage: str) -> dict:
         m = s.mages[mage]
@@ -299,7 +224,7 @@ def board_view(game: LodgeGame, viewer: str) -> dict[str, Any]:
             if host or p["mage"] == viewer
         ],
         "dummy": DUMMY,
-        "choices": game.choices_for(viewer) if viewer in s.mages and s.phase not in ("setup", "ended") else None,
+        "choices": mine,
         "ended": s.ended,
         "sequence": s.sequence_for(viewer),
         # a choice's window is its chooser's (and the host's): its existence says nothing to anyone else
@@ -455,6 +380,7 @@ LODGE = register(
         phase_title=phase_title,
         describe=describe,
         mail_grammar=read_mail,
+        offers=offers,
         description="Mages in a Lodge: effects as data, evocations, instability and rebuilt rooms",
     )
 )

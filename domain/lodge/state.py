@@ -15,6 +15,8 @@ from domain.platform.state import Seat, ViewerSequences
 
 BLACK_ROSE = "black-rose"
 DUMMY = "dummy"
+COLOURS = ("red", "blue", "green", "yellow")
+RESOLVE, DECLINE = "resolve", "decline"  # a Cell offer's prompt (L-PERS-5, LH-5)
 
 
 @dataclass

@@ -155,20 +155,20 @@ def test_l_eff_1_while_an_effect_waits_for_its_choice_its_resolver_starts_no_oth
     assert games.recorder.max_notification_id() == before
 
 
-def test_a_choice_whose_effect_can_no_longer_resolve_lapses_at_its_deadline_and_its_window_closes(games):
-    """LH-7: the host ended the Actions phase while a choice waited; at its deadline the effect may not resolve
-    in the Black Rose's phase, so the default is recorded, the lapse with its reason, and the window closes once."""
+def test_a_choice_whose_phase_ends_lapses_then_and_its_deadline_finds_nothing_to_close(games):
+    """LH-7: the host ended the Actions phase while a choice waited; the effect may not resolve in the Black Rose's
+    phase, so the choice lapses as the phase ends (its reason and rule recorded, its window closed once), and its
+    deadline later finds nothing to close (issue 24: nothing stays offered that would be refused)."""
     game_id = _gust_ready(games)
     games.run(Caller.of("ann"), game_id, CastSpell("ann", "I", "bob"))
     (prompt,) = games.view(game_id, "ann")["prompts"]
     games.run(Caller.of("gm"), game_id, AdvancePhase("actions"))
+    kinds = _kinds(games, game_id, "ann")
+    assert kinds[-2:] == ["ChoiceLapsed", "WindowClosed"] and _moves(games, game_id) == []
+    (lapsed,) = [e["data"] for e in games.visible_events(game_id, "ann") if e["type"] == "ChoiceLapsed"]
+    assert lapsed["data"]["rule"] == "LH-7" and games.view(game_id, "ann")["prompts"] == []
     game = games.get_game(game_id)
     games.clock = lambda: game.created_on + timedelta(days=30)
-    assert games.close_due_window(game_id, prompt["choice"]) is True
-    kinds = _kinds(games, game_id, "ann")
-    assert kinds[-3:] == ["ChoiceDefaulted", "WindowClosed", "ChoiceLapsed"] and _moves(games, game_id) == []
-    (lapsed,) = [e["data"] for e in games.visible_events(game_id, "ann") if e["type"] == "ChoiceLapsed"]
-    assert lapsed["data"]["rule"] == "LH-7"
     assert games.close_due_window(game_id, prompt["choice"]) is False
 
 
