@@ -111,10 +111,12 @@ def audit_cmd(args: argparse.Namespace) -> int:
 
 
 def verify_cmd(args: argparse.Namespace) -> int:
-    """Verify an export (JSON Lines of the events you were shown); exit 1 on any mismatch, 2 if it is malformed."""
+    """Verify an export (JSON Lines of the events you were shown) with the checks of the ruleset its first event
+    names; exit 1 on any mismatch, 2 if it is malformed or names a ruleset not installed here."""
     import json
 
-    from domain.verify import InvalidExport, parse_export, verify_events
+    import domain.rulesets  # noqa: F401  (registers the installed rulesets: the export names one)
+    from domain.platform.verify import InvalidExport, parse_export, verify_export
 
     with open(args.export, "rb") as fh:
         raw = fh.read()
@@ -123,7 +125,7 @@ def verify_cmd(args: argparse.Namespace) -> int:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as err:
             raise InvalidExport(f"the export is not UTF-8 text (byte {err.start})", line=None, field="body") from None
-        report = verify_events(parse_export(text))
+        report = verify_export(parse_export(text))
     except InvalidExport as err:
         print(json.dumps(err.as_dict(), indent=2))
         return 2

@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from api.deps import GamesDep, IdempotencyKey, Principal
 from api.schemas import ForkRequest, ReceiptPublic, RollbackRequest
-from domain.verify import InvalidExport, parse_export, verify_events
+from domain.platform.verify import InvalidExport, parse_export, verify_export
 from projections.projector import Projector
 
 router = APIRouter(tags=["history"])
@@ -222,12 +222,13 @@ def fork(game_id: str, body: ForkRequest, games: GamesDep, me: Principal, key: I
     },
 )
 async def verify(request: Request) -> dict:
-    """Check an export: recompute every roll, sealed difficulty and submission digest it shows, and look
-    for missing events; the report lists what it does not check. Needs no account. A line that is not an
-    event is refused (422) naming the line and field."""
+    """Check an export with the checks of the ruleset its first event names: every seed, roll and sequence it
+    shows (the platform's), and what the ruleset seals (Powers' difficulties and submission digests, the
+    covenant game's Certamen bids); the report lists what it does not check. Needs no account. A line that
+    is not an event, or a ruleset not installed here, is refused (422) naming the line and field."""
     body = await request.body()
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as err:
         raise InvalidExport(f"the export is not UTF-8 text (byte {err.start})", line=None, field="body") from None
-    return await run_in_threadpool(lambda: verify_events(parse_export(text)).as_dict())
+    return await run_in_threadpool(lambda: verify_export(parse_export(text)).as_dict())

@@ -21,7 +21,7 @@ from domain.covenants.errors import RuleViolation
 from domain.covenants.game import CovenantGame
 from domain.covenants.mail import parse_turn
 from domain.covenants.state import Card, CovenantSeat, CovenantState
-from domain.covenants.verify import verify_covenant_events
+from domain.covenants.verify import VERIFY_COVENANTS
 from domain.covenants.views import table_view
 from domain.ids import GM
 from domain.platform.game import fold
@@ -211,7 +211,7 @@ COVENANTS = register(
         start=start,
         commands=COVENANT_COMMANDS,
         view=table_view,
-        verify=verify_covenant_events,
+        verify=VERIFY_COVENANTS,
         mail_grammar=parse_turn,
         fold=fold,
         phase_of=phase_of,

@@ -1,86 +1,107 @@
-"""Verify a covenant game's export: every die it shows against the season seed's committed root.
+"""Verify a covenant game's export: the platform's checks (domain.platform.verify), and what the covenant
+game adds.
 
-A player holds, for every ``DieRolled``, the roll's key and its Merkle path under the root published
-in ``SeedCommitted`` before it; once the season ends, ``SeedRevealed`` lets anyone check the root and
-every key from the seed itself. Imports only the platform's dice, never another ruleset.
+Every die (``DieRolled``: the starting player, generation rolls...) carries its key and Merkle path under the
+root the season's ``SeedCommitted`` published before it; the platform checks the key leads to the root, the
+faces come from the key, and, once the season ends and ``SeedRevealed`` (public, A.4) opens the seed, the
+root and every key from the seed itself. The covenant game adds its sealed Certamen bids (A-AMB-7): a seat's
+own sealed bid opens its public commitment, and the bids the resolution shows open the commitments recorded
+before it. Imports only the platform, never another ruleset.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated
 
-from domain.dice import commitment, faces_from_key, key_under_root, roll_key, roll_tree
+from pydantic import BaseModel, Field
+
+from domain.covenants.game import bid_commitment
+from domain.platform.verify import HEX64, MAX_DICE, Report, Roll, Verifier, data_model, dice
+
+_ROLL = {
+    "roll_no": (int, Field(ge=0)),
+    "commitment": (str | None, None),
+    "sides": (int, Field(6, ge=2, le=100)),
+    "faces": (list[Annotated[int, Field(ge=1, le=100)]], Field(max_length=MAX_DICE)),
+    "key": (str | None, Field(None, pattern=HEX64)),
+    "path": (list[str] | None, Field(None, max_length=64)),
+}
+
+SHAPES: dict[str, type[BaseModel]] = {
+    "DieRolled": data_model("DieRolled", **_ROLL),
+    "CertamenBidSealed": data_model(
+        "CertamenBidSealed", challenge_id=(str, ...), seat=(str, ...), vis=(int, ...), nonce=(str, ...)
+    ),
+    "CertamenBidCommitted": data_model(
+        "CertamenBidCommitted", challenge_id=(str, ...), seat=(str, ...), commitment=(str, ...)
+    ),
+    "CertamenResolved": data_model("CertamenResolved", challenge_id=(str, ...), bids=(dict[str, dict], {})),
+}
 
 
 @dataclass
-class CovenantReport:
-    events_checked: int = 0
-    rolls_verified: int = 0
-    seeds_verified: int = 0
-    mismatches: list[str] = field(default_factory=list)
-    not_checked: list[str] = field(default_factory=list)
+class CovenantReport(Report):
+    """The platform's report, with the sealed Certamen bids checked (A-AMB-7)."""
 
-    @property
-    def ok(self) -> bool:
-        return not self.mismatches
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, **self.__dict__}
+    bids_verified: int = 0
 
 
-def verify_covenant_events(events: Iterable[dict]) -> CovenantReport:
-    events = list(events)
-    report = CovenantReport(events_checked=len(events))
-    roots: dict[str, tuple[str | None, int]] = {}
-    revealed: dict[str, str] = {}
-    for e in events:
-        data = e.get("data", {})
-        if e.get("type") == "SeedRevealed" and data.get("commitment"):
-            if commitment(data["seed"]) != data["commitment"]:
-                report.mismatches.append(f"event {e.get('seq')}: a revealed seed does not hash to its commitment")
-            else:
-                revealed[data["commitment"]] = data["seed"]
+def _rolls(event: dict) -> Iterable[Roll]:
+    """Each die a covenant event shows (a post's are the platform's)."""
+    if event.get("type") == "DieRolled":
+        d = event.get("data", {})
+        yield dice(d["roll_no"], d.get("commitment"), list(d["faces"]), d.get("key"), d.get("path"), d["sides"])
+
+
+def _check_bids(events: list[dict], report: CovenantReport) -> None:
+    """A-AMB-7: a sealed bid opens its public commitment, and the resolution opens the bids committed before it."""
+    committed: dict[tuple[str, str], str] = {}
+    own: dict[tuple[str, str], tuple[str, dict]] = {}  # the viewer's own sealed bid, until its commitment
     for e in events:
         data = e.get("data", {})
         kind = e.get("type")
         where = f"event {e.get('seq')} ({kind})"
-        if kind == "SeedCommitted":
-            roots[data["commitment"]] = (data.get("root"), data.get("first_roll") or 0)
-            seed = revealed.get(data["commitment"])
-            if seed is not None:
-                if data.get("root") and roll_tree(seed, data.get("first_roll") or 0).root != data["root"]:
-                    report.mismatches.append(f"{where}: the revealed seed does not give the committed root")
+        if kind == "CertamenBidSealed":
+            own[(data["challenge_id"], data["seat"])] = (where, data)
+        elif kind == "CertamenBidCommitted":
+            ident = (data["challenge_id"], data["seat"])
+            committed[ident] = data["commitment"]
+            if ident in own:
+                at, bid = own.pop(ident)
+                if not _opens(ident, bid, data["commitment"]):
+                    report.mismatches.append(f"{at}: your sealed Certamen bid does not match its commitment (A-AMB-7)")
+        elif kind == "CertamenResolved":
+            for seat, bid in (data.get("bids") or {}).items():
+                sealed = committed.get((data["challenge_id"], seat))
+                if sealed is None:
+                    report.mismatches.append(f"{where}: {seat}'s Certamen bid was opened but never committed before it")
+                elif not _opens((data["challenge_id"], seat), bid, sealed):
+                    report.mismatches.append(
+                        f"{where}: {seat}'s Certamen bid does not open its sealed commitment (A-AMB-7)"
+                    )
                 else:
-                    report.seeds_verified += 1
-        elif kind == "DieRolled":
-            _check_roll(report, where, data, roots, revealed)
-        elif kind == "PostMade":  # [roll NdS] in a post (issue 16), from the same committed keys
-            for roll in data.get("rolls") or []:
-                _check_roll(report, where, roll, roots, revealed)
+                    report.bids_verified += 1
+
+
+def _opens(ident: tuple[str, str], bid: dict, sealed: str) -> bool:
+    vis, nonce = bid.get("vis"), bid.get("nonce")
+    return isinstance(vis, int) and isinstance(nonce, str) and bid_commitment(*ident, vis, nonce) == sealed
+
+
+VERIFY_COVENANTS = Verifier(
+    ruleset="covenants",
+    rolls=_rolls,
+    shapes=SHAPES,
+    checks=(_check_bids,),
+    report=CovenantReport,
+    not_checked=("a sealed Certamen bid before both are in: only its owner holds it, and it is checked once resolved",),
+)
+"""The covenant game's ``Ruleset.verify``: the platform's checks, its dice and its sealed Certamen bids."""
+
+
+def verify_covenant_events(events: Iterable[dict]) -> CovenantReport:
+    """Verify a covenant game's export (the events one viewer was shown, in the order they were recorded)."""
+    report: CovenantReport = VERIFY_COVENANTS(events)
     return report
-
-
-def _check_roll(
-    report: CovenantReport, where: str, data: dict, roots: dict[str, tuple[str | None, int]], revealed: dict[str, str]
-) -> None:
-    """One roll against the committed root of its seed (and the seed, once revealed)."""
-    month = roots.get(data.get("commitment") or "")
-    if month is None:
-        report.mismatches.append(f"{where}: roll {data.get('roll_no')} uses a seed not committed before it")
-        return
-    root, first = month
-    key, faces, n = data.get("key"), list(data.get("faces", [])), data.get("roll_no")
-    if key is None or root is None or n is None or not key_under_root(root, first, n, key, data.get("path") or []):
-        report.mismatches.append(f"{where}: roll {n}'s key and path do not lead to the committed root")
-        return
-    seed = revealed.get(data["commitment"])
-    if seed is not None and roll_key(seed, n) != key:
-        report.mismatches.append(f"{where}: roll {n}'s key does not derive from the revealed seed")
-        return
-    expected = faces_from_key(key, len(faces), int(data.get("sides", 6)))
-    if expected != faces:
-        report.mismatches.append(f"{where}: roll {n} is {faces}, but its key gives {expected}")
-        return
-    report.rolls_verified += 1

@@ -31,12 +31,12 @@ from domain.lodge.offers import choices as board_choices
 from domain.lodge.offers import offers
 from domain.lodge.package import DEFAULT_PACKAGE, installed_package
 from domain.lodge.state import BLACK_ROSE, DUMMY, LodgeState
+from domain.lodge.verify import VERIFY_LODGE
 from domain.platform.commands import Context, require_gm, require_seat
 from domain.platform.game import fold
 from domain.platform.i18n import N_, _, word_of
 from domain.platform.posts import PostOptions
 from domain.platform.ruleset import Ruleset, Step, register
-from domain.verify import verify_events
 
 
 class LodgeOptions(PostOptions):
@@ -372,7 +372,7 @@ LODGE = register(
         state_types=(LodgeState,),
         view=board_view,
         notify=notify,
-        verify=verify_events,
+        verify=VERIFY_LODGE,
         fold=fold,
         phase_of=phase_of,
         seat_of=seat_of,

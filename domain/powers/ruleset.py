@@ -20,7 +20,7 @@ from domain.powers.notify import notify
 from domain.powers.options import PowersOptions
 from domain.powers.state import STATE_TYPES
 from domain.powers.views import board_view
-from domain.verify import verify_events
+from domain.verify import VERIFY_POWERS
 
 POWERS_STEPS = (
     Step("setup", on_entry="the GM adds powers and grants their starting assets"),
@@ -85,7 +85,7 @@ POWERS = register(
         view=board_view,
         mail_grammar=parse_turn,
         notify=notify,
-        verify=verify_events,
+        verify=VERIFY_POWERS,
         fold=fold,
         phase_of=phase_of,
         seat_of=seat_of,

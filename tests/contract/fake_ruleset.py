@@ -15,7 +15,7 @@ from domain.platform.commands import Command, Context
 from domain.platform.game import PlatformGame, fold
 from domain.platform.ruleset import Ruleset, Step
 from domain.platform.state import Seat, ViewerSequences, Window
-from domain.verify import verify_events
+from domain.platform.verify import PLATFORM
 
 
 @dataclass
@@ -92,7 +92,7 @@ class Table(PlatformGame):
 
 # fmt: off
 FAKE = Ruleset(name="table", version="table-1", options=TableOptions, steps=(Step("play"),), aggregate=Table,
-               start=Table.start, commands={Join: Table.join, Post: Table.post}, fold=fold, verify=verify_events,
+               start=Table.start, commands={Join: Table.join, Post: Table.post}, fold=fold, verify=PLATFORM,
                view=lambda game, viewer: {"seats": sorted(game.state.powers), "posts": list(game.state.posts)},
                phase_of=lambda e: {"phase": f"join-{e.seat_id}"} if type(e).__name__ == "Joined" else None,
                seat_of=lambda e: e.seat_id if type(e).__name__ == "Joined" else None)

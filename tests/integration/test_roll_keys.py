@@ -183,7 +183,7 @@ def test_p_4_a_fork_reveals_the_copied_month_seed_to_nobody():
 
 def test_the_verifier_rebuilds_a_bounded_number_of_seed_trees(monkeypatch):
     """A hostile export full of revealed seeds costs at most MAX_SEED_AUDITS tree rebuilds, and says so."""
-    from domain import verify
+    from domain.platform import verify
 
     monkeypatch.setattr(verify, "MAX_SEED_AUDITS", 2)
     events = []

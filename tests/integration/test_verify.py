@@ -13,7 +13,7 @@ from api.powers.service import PowersGames
 from domain.dice import commitment
 from domain.powers.game import digest
 from domain.verify import InvalidExport, parse_export, verify_events
-from tests.integration.helpers import close_app
+from tests.integration.helpers import bearer, close_app
 from tests.scenarios import play_rich_month
 
 
@@ -296,3 +296,93 @@ def test_the_cli_refuses_an_export_that_is_not_text(tmp_path):
     path.write_bytes(b"\xff\xfe\x00")
     bad = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(path)], capture_output=True, text=True)
     assert bad.returncode == 2 and json.loads(bad.stdout)["field"] == "body", bad.stdout + bad.stderr
+
+
+# ---------------------------------------------------------------------- every ruleset (issue 24, item 3)
+
+
+COVENANT_ARTS = {
+    "ann": ["Cr", "In", "Co", "Im", "Vi"],
+    "bob": ["Pe", "Im", "Vi", "Re", "Mu"],
+    "cy": ["Re", "Mu", "An", "Aq", "Te"],
+}
+
+
+def _covenant_export(api) -> str:
+    """A covenant game begun through the API (its starting player is drawn by a die, A-AMB-8): Ann's export."""
+    r = api.post("/games", json={"ruleset": "covenants", "name": "Tribunal", "options": {"players": 3}})
+    assert r.status_code == 201, r.text
+    gid, auditor = r.json()["game_id"], r.json()["gm_token"]
+
+    def send(command: str, **args) -> None:
+        r = api.post(f"/games/{gid}/commands", headers=bearer(auditor), json={"command": command, "args": args})
+        assert r.status_code == 200, r.text
+
+    for seat, name, covenant in (("ann", "Ann", "Fengheld"), ("bob", "Bob", "Crintera"), ("cy", "Cy", "Valnastium")):
+        send("AddCovenant", seat_id=seat, name=name, covenant=covenant, host=seat == "ann", arts=COVENANT_ARTS[seat])
+    send("BeginGame")
+    ann = api.post(f"/games/{gid}/powers/ann/token", headers=bearer(auditor)).json()["token"]
+    export = api.get(f"/games/{gid}/export", headers=bearer(ann))
+    assert export.status_code == 200, export.text
+    return export.text
+
+
+def _with_a_die_changed(export: str) -> str:
+    events = [json.loads(line) for line in export.splitlines()]
+    rolled = next(e for e in events if e["type"] == "DieRolled")
+    rolled["data"]["faces"][0] = rolled["data"]["faces"][0] % rolled["data"]["sides"] + 1
+    return "".join(json.dumps(e) + "\n" for e in events)
+
+
+def test_post_verify_checks_a_covenant_export_with_the_covenant_games_checks(api):
+    """POST /verify reads the ruleset the export's first event names: a covenant export is checked by the
+    covenant game's verifier (its dice under the season's committed root, A.4), and a changed die is caught
+    (Powers' verifier, which it ran before, checked 0 rolls and answered ok)."""
+    export = _covenant_export(api)
+    ndjson = {"Content-Type": "application/x-ndjson"}
+    tampered = api.post("/verify", content=_with_a_die_changed(export), headers=ndjson).json()
+    assert tampered["ok"] is False and tampered["rolls_verified"] == 0, tampered
+    assert any("DieRolled" in m and "but its key gives" in m for m in tampered["mismatches"]), tampered
+    honest = api.post("/verify", content=export, headers=ndjson).json()
+    assert honest["ok"] is True and honest["ruleset"] == "covenants" and honest["rolls_verified"] == 1, honest
+    assert honest["seeds_unrevealed"] and "in force now" in honest["seeds_unrevealed"][0]
+
+
+def test_emissary_verify_checks_a_covenant_export_with_the_covenant_games_checks(api, tmp_path):
+    """``emissary verify`` dispatches as POST /verify does: a covenant export with one die changed exits 1."""
+    export = _covenant_export(api)
+    path = tmp_path / "export.jsonl"
+    path.write_text(_with_a_die_changed(export))
+    bad = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(path)], capture_output=True, text=True)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    report = json.loads(bad.stdout)
+    assert report["ok"] is False and any("but its key gives" in m for m in report["mismatches"]), report
+    path.write_text(export)
+    ok = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(path)], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert json.loads(ok.stdout)["ruleset"] == "covenants" and json.loads(ok.stdout)["rolls_verified"] == 1
+
+
+UNKNOWN = '{"seq":1,"type":"GameCreated","data":{"ruleset":"chess","rules_version":"1"}}\n'
+
+
+def test_an_export_of_a_ruleset_not_installed_is_refused_naming_it(api, tmp_path):
+    """The export names its ruleset; one this service does not host is refused (422, exit 2), naming it."""
+    r = api.post("/verify", content=UNKNOWN, headers={"Content-Type": "application/x-ndjson"})
+    assert r.status_code == 422, r.text
+    assert r.json()["field"] == "data.ruleset" and r.json()["line"] == 1 and "'chess'" in r.json()["message"]
+    path = tmp_path / "export.jsonl"
+    path.write_text(UNKNOWN)
+    bad = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(path)], capture_output=True, text=True)
+    assert bad.returncode == 2 and json.loads(bad.stdout)["field"] == "data.ruleset", bad.stdout + bad.stderr
+
+
+def test_an_export_whose_first_event_names_no_ruleset_is_a_powers_export(month_done):
+    """Exports made before rulesets name none in their first event: they are checked as Powers games."""
+    from domain.platform.verify import verify_export
+
+    games, m = month_done
+    events = games.visible_events(m.game_id, m.powers["circ"])
+    del events[0]["data"]["ruleset"]
+    report = verify_export(events)
+    assert report.ok and report.ruleset == "powers" and report.difficulties_verified == 1
