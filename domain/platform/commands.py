@@ -386,8 +386,15 @@ def fork(game: Any, cmd: Fork, ctx: Context) -> dict:
     if ctx.copy_at is None or ctx.keep is None:
         raise RuntimeError("a fork needs the service's copy_at and keep")
     copied, sandbox = ctx.copy_at(target)
+    mine = tuple(sorted(h for h, p in game.state.credentials.items() if p == ctx.principal))
     sandbox.mark_forked(
-        str(game.id), target, name=cmd.name, reason=cmd.reason, seed=ctx.entropy(32), keeper=ctx.principal
+        str(game.id),
+        target,
+        name=cmd.name,
+        reason=cmd.reason,
+        seed=ctx.entropy(32),
+        keeper=ctx.principal,
+        keeper_credentials=mine,
     )
     ctx.keep(*copied, sandbox)
     return {"game_id": str(sandbox.id), "source_game": str(game.id), "source_version": target}

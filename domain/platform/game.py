@@ -34,7 +34,7 @@ from eventsourcing.domain import Aggregate
 from domain import limits
 from domain import visibility as vis
 from domain.dice import ROLLS_PER_MONTH, RollLimit, commitment, roll_tree
-from domain.errors import NotFound, RuleViolation
+from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform import ruleset as rulesets
 from domain.platform.posts import Posts
@@ -110,6 +110,19 @@ class PlatformGame(Posts, Aggregate):
     def _may_act_in(self, w: Window, power_id: str) -> bool:
         """Whether this seat still has something to do in this window (it may then ask for more time)."""
         raise NotImplementedError
+
+    def expect_step(self, expected: str | None) -> None:
+        """Refuse (409, recording nothing) a command sent for a step the game has left: a burst of the same click
+        moves the game once. A ruleset names its steps ``state.step`` (or ``state.phase``)."""
+        current = getattr(self.state, "step", None) or getattr(self.state, "phase", None)
+        if expected is not None and expected != current:
+            raise Conflict(
+                f"this command was sent for the {expected} step, but the game is at {current}", field="expected_step"
+            )
+
+    def declare_ready(self, power_id: str, *, now: datetime) -> None:
+        """Say a seat has done all it will in the open window; a ruleset with nothing to be ready for refuses it."""
+        raise RuleViolation(f"{self.state.ruleset!r} games have no readiness to declare", field="command")
 
     def _fresh_seed(self, seed: str, s_old_seed: str | None = None, reveal: bool = True) -> None:
         """Commit a fresh seed (or clear it) as the ruleset's step needs; a ruleset that rolls no dice needs none."""
@@ -354,19 +367,6 @@ class PlatformGame(Posts, Aggregate):
             self.WindowClosed, window_id=window_id, reason=reason, closed_at=closed_at, actor=actor, audience=audience
         )
 
-    def open_window(self, kind: str) -> Window | None:
-        """The open window of this kind, if any."""
-        for w in self.state.windows.values():
-            if w.kind == kind and not w.closed:
-                return w
-        return None
-
-    def window(self, window_id: str) -> Window:
-        w = self.state.windows.get(window_id)
-        if w is None or w.closed:
-            raise NotFound(f"no open window {window_id!r}", field="window_id")
-        return w
-
     def record_blocked(self, window_id: str, *, rule: str, reason: str, at: datetime) -> dict:
         """The default for silence at this window's close was refused by ``rule``: record that the game is blocked
         there (issue 24 "No game can get stuck"), for the seats the window waits on, telling the GM and every seat
@@ -448,6 +448,19 @@ class PlatformGame(Posts, Aggregate):
                 }
             )
         return out
+
+    def open_window(self, kind: str) -> Window | None:
+        """The open window of this kind, if any."""
+        for w in self.state.windows.values():
+            if w.kind == kind and not w.closed:
+                return w
+        return None
+
+    def window(self, window_id: str) -> Window:
+        w = self.state.windows.get(window_id)
+        if w is None or w.closed:
+            raise NotFound(f"no open window {window_id!r}", field="window_id")
+        return w
 
     def set_deadline(self, window_id: str, closes_at: datetime, *, now: datetime, actor: str = GM) -> None:
         """The GM moves a window's deadline (stored in UTC, so daylight saving never moves it)."""
@@ -939,12 +952,22 @@ class PlatformGame(Posts, Aggregate):
             super().apply(game)
 
     def mark_forked(
-        self, source_game: str, source_version: int, *, name: str, reason: str, seed: str, keeper: str = GM
+        self,
+        source_game: str,
+        source_version: int,
+        *,
+        name: str,
+        reason: str,
+        seed: str,
+        keeper: str = GM,
+        keeper_credentials: tuple[str, ...] = (),
     ) -> None:
         """This game was copied from another game's history up to ``source_version``: ``keeper``'s sandbox.
 
         The copy is private to whoever forked it: every other seat's sign-in is revoked and its contact cleared,
-        so nobody else is mailed, lists it or opens it until the keeper invites them (a new link for the seat)."""
+        so nobody else is mailed, lists it or opens it until the keeper invites them (a new link for the seat).
+        The keeper's sign-ins in the source now (``keeper_credentials``, hashes) open the fork too, though the
+        copied history may predate them."""
         limits.check_text(name, "name", limits.GAME_NAME, required=True, what="a fork's name")
         limits.check_text(reason, "reason", limits.REASON, what="a reason")
         self._forked(
@@ -960,6 +983,12 @@ class PlatformGame(Posts, Aggregate):
         self._fresh_seed(seed, reveal=False)
         for principal in sorted(set(self.state.credentials.values()) - {GM, keeper}):
             self._credentials_revoked(principal=principal, actor=SYSTEM, audience=[vis.SEALED])
+        if keeper == GM or keeper in self.state.powers:
+            for token_hash in keeper_credentials:
+                if self.state.credentials.get(token_hash) != keeper:
+                    self._credential_issued(
+                        principal=keeper, token_hash=token_hash, actor=SYSTEM, audience=[vis.SEALED]
+                    )
         for seat_id, seat in sorted(self.state.powers.items()):
             if seat_id != keeper and getattr(seat, "email", None):
                 self._contact_set(
