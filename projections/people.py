@@ -40,9 +40,11 @@ def token_hash(token: str) -> str:
 
 def flush_seats(cur: Cursor, game_id: str, seats: dict[str, Any], set_after: int = 0) -> None:
     """The projector's part: this game's seats with a contact address, as the game now stands. ``set_after``:
-    a fork's mark (issue 24): a fork is its GM's sandbox, so a seat is listed only by an address given in the
-    fork itself (a ``ContactSet`` after the mark, not undone), never by one copied from the source game."""
+    a fork's mark (issue 24): a fork is its keeper's sandbox (whoever forked it), so another seat is listed only
+    by an address given in the fork itself (a ``ContactSet`` after the mark, not undone), never by one copied
+    from the source game."""
     cur.execute("DELETE FROM rm_seat_contacts WHERE game_id = ?", (game_id,))
+    mine: set[str] = set()
     given: set[tuple[str, str]] | None = None
     if set_after:
         rows = cur.execute(
@@ -55,12 +57,17 @@ def flush_seats(cur: Cursor, game_id: str, seats: dict[str, Any], set_after: int
             for d in map(json.loads, (r[0] for r in rows))
             if d.get("email")
         }
+        keeper = cur.execute(
+            "SELECT actor FROM rm_audit WHERE game_id = ? AND version = ? AND type = 'GameForked'", (game_id, set_after)
+        ).fetchone()
+        mine = {keeper[0]} if keeper else set()
     cur.executemany(
         "INSERT INTO rm_seat_contacts (email, game_id, seat) VALUES (?,?,?) ON CONFLICT DO NOTHING",
         [
             (address_key(seat.email), game_id, seat_id)
             for seat_id, seat in sorted(seats.items())
-            if getattr(seat, "email", None) and (given is None or (seat_id, address_key(seat.email)) in given)
+            if getattr(seat, "email", None)
+            and (given is None or seat_id in mine or (seat_id, address_key(seat.email)) in given)
         ],
     )
 

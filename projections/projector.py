@@ -394,7 +394,7 @@ class Projector:
                         at,
                     )
                 )
-        if kind == "GameBlocked":  # issue 24: a refused default for silence is told to the GM and any host
+        if kind == "GameBlocked" and not copied:  # issue 24: a refused default for silence is told to the GM, hosts
             d = event.data
             seats = ", ".join(d.get("seats") or []) or "no seat"
             told = {

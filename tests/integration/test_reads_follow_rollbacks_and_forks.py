@@ -84,3 +84,21 @@ def test_a_gms_fork_mails_no_player_and_is_on_no_players_my_games(table):
     # The fork's deadlines are its own: its windows are listed under the fork, the source's are untouched.
     windows = projector.db.query("SELECT window_id, closed FROM rm_windows WHERE game_id = ?", (key,))
     assert windows == projector.db.query("SELECT window_id, closed FROM rm_windows WHERE game_id = ?", (source,))
+
+
+def test_a_covenant_games_fork_is_on_no_covenants_my_games_and_mails_none(api):
+    """Where there is no GM the auditor forks (issue 24, item 2; the host rules but keeps no history): the
+    sandbox's copied contacts list no covenant's seat, and its copied events mail no covenant."""
+    from tests.covenants.play import seat_three
+
+    games, projector = api.app.state.games, api.app.state.projector
+    t = seat_three(games)
+    for seat in t.seats:
+        games.set_contact(t.game_id, seat, seat, f"{seat}@example.org", "immediate")
+    t.run("ann", MakePost("table", "Salve, sodales."))
+    assert {r["recipient"] for r in projector.outbox(str(games.get_game(t.game_id).id))} >= {"bob", "cy"}
+    now = games.get_game(t.game_id).version  # the post is in the copied history
+    fork, _ = games.fork(t.game_id, "gm", "Sandbox", "what if Bob passed", version=now)
+    key = str(games.get_game(fork).id)
+    assert projector.db.query("SELECT email, seat FROM rm_seat_contacts WHERE game_id = ?", (key,)) == []
+    assert projector.outbox(key) == []
