@@ -5,12 +5,13 @@ sandbox: its copied events mail nobody, and it is on no player's My games nor op
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 
 import pytest
 from fastapi.testclient import TestClient
 
 from api.service import Caller
-from domain.platform.commands import MakePost
+from domain.platform.commands import CloseWindow, MakePost
 
 pytestmark = pytest.mark.integration
 
@@ -82,8 +83,15 @@ def test_a_gms_fork_mails_no_player_and_is_on_no_players_my_games(table):
     assert ann.get(f"/play/{fork}").status_code == 401  # the seat was not opened: "sign in first"
     assert ann.get(f"/play/{game}").status_code == 200  # her seat in the source game opens as before
     # The fork's deadlines are its own: its windows are listed under the fork, the source's are untouched.
-    windows = projector.db.query("SELECT window_id, closed FROM rm_windows WHERE game_id = ?", (key,))
-    assert windows == projector.db.query("SELECT window_id, closed FROM rm_windows WHERE game_id = ?", (source,))
+    listed = "SELECT window_id, closed FROM rm_windows WHERE game_id = ? ORDER BY window_id"
+    windows = projector.db.query(listed, (key,))
+    assert windows == projector.db.query(listed, (source,)) and [c for _, c in windows] == [0]
+    games.run(Caller.of("gm"), fork, CloseWindow(windows[0][0]))
+    assert projector.db.query(listed, (key,)) == [(windows[0][0], 1)]
+    assert projector.db.query(listed, (source,)) == windows
+    due = {(w["game_id"], w["window_id"]) for w in projector.due_windows(datetime(2999, 1, 1, tzinfo=timezone.utc))}
+    assert (source, windows[0][0]) in due and (key, windows[0][0]) not in due
+    assert "Planning closes" in my_row(ann, "Middle-earth")  # the source's deadline still shows on My games
 
 
 def test_a_covenant_games_fork_is_on_no_covenants_my_games_and_mails_none(api):
