@@ -17,6 +17,7 @@ from domain.powers.feed import describe, phase_title
 from domain.powers.game import Game, fold
 from domain.powers.mail import parse_turn
 from domain.powers.notify import notify
+from domain.powers.offers import offers
 from domain.powers.options import PowersOptions
 from domain.powers.state import STATE_TYPES
 from domain.powers.views import board_view
@@ -92,6 +93,7 @@ POWERS = register(
         marks=frozenset({"StepBegan", "PowerAdded"}),
         describe=describe,
         phase_title=phase_title,
+        offers=offers,
         description="Powers: seasons of secret actions, dice pools and resistance",
     )
 )

@@ -9,7 +9,7 @@ from eventsourcing.domain import event
 from pydantic import BaseModel, ConfigDict
 
 from domain import visibility as vis
-from domain.errors import NotFound, RuleViolation
+from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.ids import GM
 from domain.platform.commands import Command, Context
 from domain.platform.game import PlatformGame, fold
@@ -72,6 +72,8 @@ class Table(PlatformGame):
 
     def _may_act_in(self, w: Window, power_id: str) -> bool:
         return power_id in self.pending_in(w)
+        if ctx is not None and ctx.principal != GM:
+            raise Forbidden("only the GM seats a player", rule="TABLE-0", field="authorization")
 
     def join(self, cmd: Join, ctx: Context | None = None) -> None:  # a command's handler: (game, command, context)
         self._joined(seat_id=cmd.seat_id, name=cmd.name, actor=GM, audience=[vis.PUBLIC])
@@ -90,10 +92,17 @@ class Table(PlatformGame):
         self.state.posts.append({"seat": seat_id, "text": text})
 
 
+def offers(game: Table, principal: str) -> list[Command]:
+    """The GM seats ann, bob and cy in turn (TABLE-0); a seat posts (TABLE-1); nobody else sends anything."""
+    joins = [Join(p, p.title()) for p in ("ann", "bob", "cy") if p not in game.state.powers][:1]
+    posts = [Post(principal, f"post {len(game.state.posts) + 1}")] if principal in game.state.powers else []
+    return joins if principal == GM else posts
+
+
 # fmt: off
 FAKE = Ruleset(name="table", version="table-1", options=TableOptions, steps=(Step("play"),), aggregate=Table,
                start=Table.start, commands={Join: Table.join, Post: Table.post}, fold=fold, verify=PLATFORM,
                view=lambda game, viewer: {"seats": sorted(game.state.powers), "posts": list(game.state.posts)},
                phase_of=lambda e: {"phase": f"join-{e.seat_id}"} if type(e).__name__ == "Joined" else None,
-               seat_of=lambda e: e.seat_id if type(e).__name__ == "Joined" else None)
+               seat_of=lambda e: e.seat_id if type(e).__name__ == "Joined" else None, offers=offers)
 # fmt: on

@@ -31,7 +31,7 @@ def table():
 
 def test_the_fake_ruleset_is_short_and_imports_nothing_of_powers():
     text = SOURCE.read_text()
-    assert len(text.splitlines()) < 100
+    assert len(text.splitlines()) < 120  # with its offers (issue 24)
     modules = {n.module for n in ast.walk(ast.parse(text)) if isinstance(n, ast.ImportFrom)}
     assert "domain.platform.game" in modules and not [m for m in modules if m and m.startswith("domain.powers")]
 
