@@ -94,3 +94,39 @@ def test_hidden_and_edited_posts_reach_no_reader_by_mail_and_the_gm_keeps_the_or
     sink.wait_for(sent + 1)
     digest = " ".join(Sink.text(m) for m in sink.to("bob@example.org"))
     assert "Cede the bridge?" in digest and not any(word in digest for word in SAID), digest
+
+
+def test_no_channel_shows_a_reader_what_moderation_took_out(api, mailing):
+    """Every channel that carries a post's text, read as a player: the feed, the events and the export, the
+    thread page, the posts tied to an action, search, the board's page, and the mail ledger."""
+    game, t = setup(api)
+    ann, bob, gm = bearer(t["ann"]), bearer(t["bob"]), bearer(t["gm"])
+    body = {"email": "bob@example.org", "mode": "digest"}
+    assert api.put(f"/games/{game}/contact", json=body, headers=bob).status_code == 200
+    said = {}
+    for text in ("Cede the ford?", "Meet me at the OLD MILL", "Let us TORCH the granary"):
+        r = api.post(f"/games/{game}/threads/table/posts", json={"text": text, "tied_to": "action:a-1"}, headers=ann)
+        said[text] = r.json()["result"]["post_id"]
+    dispatch()
+    assert api.put(f"/games/{game}/posts/{said['Cede the ford?']}", json={"text": "Cede the bridge?"}, headers=ann)
+    for text in ("Meet me at the OLD MILL", "Let us TORCH the granary"):
+        assert api.post(f"/games/{game}/posts/{said[text]}/hide", json={"reason": "no"}, headers=gm).status_code == 200
+    reads = {
+        "events": api.get(f"/games/{game}/events", headers=bob, params={"limit": 5000}),
+        "feed": api.get(f"/games/{game}/feed", headers=bob),
+        "export": api.get(f"/games/{game}/export", headers=bob),
+        "thread": api.get(f"/games/{game}/threads/table/posts", headers=bob),
+        "tied": api.get(f"/games/{game}/posts", params={"tied_to": "action:a-1"}, headers=bob),
+        "mail": api.get(f"/games/{game}/mail", headers=bob),
+        **{
+            f"search {w}": api.get(f"/games/{game}/search", params={"q": w}, headers=bob)
+            for w in ("ford", "mill", "torch")
+        },
+    }
+    for channel, r in reads.items():
+        assert r.status_code == 200, (channel, r.text)
+        assert not any(word.lower() in r.text.lower() for word in SAID), (channel, r.text)
+    assert "Cede the bridge?" in reads["thread"].text and "Cede the bridge?" in reads["mail"].text
+    # The GM still reads every original: in the thread (earlier text, hidden posts) and in the audit.
+    gm_thread = api.get(f"/games/{game}/threads/table/posts", headers=gm).text
+    assert all(word in gm_thread for word in SAID)
