@@ -36,16 +36,17 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     # Sign-in links: /signin/<game>/<token> and /signin/email/<token>.
     (re.compile(r"(/signin/[^/\s?#\"'<>]+/)[^/\s?#\"'<>]+"), rf"\1{REDACTED}"),
     # Authorization: Bearer <token>.
-    (re.compile(r"(\bBearer\s+)[^\s\"',;)\]}]+", re.IGNORECASE), rf"\1{REDACTED}"),
+    (re.compile(r"(\bBearer\s+)(?!\[redacted\])[^\s\"',;)\]}]+", re.IGNORECASE), rf"\1{REDACTED}"),
     # token=..., emissary_session=... in a query string, a cookie or a form.
-    (re.compile(rf"(\b{_SECRET_KEYS}=)[^&\s;,\"'<>)\]}}]+", re.IGNORECASE), rf"\1{REDACTED}"),
+    (re.compile(rf"(\b{_SECRET_KEYS}=)(?!\[redacted\])[^&\s;,\"'<>)\]}}]+", re.IGNORECASE), rf"\1{REDACTED}"),
     # "token": "...", 'token': '...' in JSON or a repr.
     (re.compile(rf"([\"']{_SECRET_KEYS}[\"']\s*:\s*[\"'])[^\"']+", re.IGNORECASE), rf"\1{REDACTED}"),
 ]
 
 
 def redact(text: str) -> str:
-    """``text`` with every token, reply address token part, sign-in link token and session id replaced."""
+    """``text`` with every token, reply address token part, sign-in link token and session id replaced (what is
+    redacted already is left as it is, so that a record's message is checked again after its arguments)."""
     for pattern, replacement in _PATTERNS:
         text = pattern.sub(replacement, text)
     return text

@@ -63,7 +63,8 @@ def topology(pg_schema_url, tmp_path, private_redis, sink):
         logdir,
     )
     try:  # every process, and its children, stopped whatever happens (a failed start included)
-        topo.start("api", "serve", "--port", str(port))  # with its access log, as deployed
+        # Two server processes, as deployed (each builds its app), and their access log on, as it may be.
+        topo.start("api", "serve", "--port", str(port), "--workers", "2")
         topo.start("smtpd", "smtpd", "--port", str(smtpd_port))
         topo.start("worker", "worker", "--concurrency", "1")
         topo.start("beat", "beat", "--schedule", str(tmp_path / "beat-schedule"))
@@ -161,6 +162,7 @@ def test_no_process_logs_a_token_a_reply_address_token_or_a_session_id(topology,
     for name in PROCESSES:
         text = topo.log(name)
         assert text, f"{name} logged nothing"
+        assert "--- Logging error ---" not in text, text  # a redacted record is still written as its handler wants
         for secret in secrets | sessions:
             for part in (secret, secret[:12], secret[-12:]):  # a token's part, such as a prefix, is a leak too
                 if part in text:
@@ -200,3 +202,23 @@ def test_a_record_is_redacted_where_it_is_made_whatever_handler_writes_it():
     text = out.getvalue()
     assert token not in text and token[:12] not in text
     assert text.count(f"turns+{game}.[redacted]") == 4 and f"/signin/{game}/[redacted]" in text
+
+
+def test_uvicorn_writes_a_redacted_access_line_as_it_writes_any_other():
+    """uvicorn's access formatter unpacks a record's arguments: a token in a path's query string is redacted in its
+    argument, and the line is written once, whole, with nothing else changed."""
+    from uvicorn.logging import AccessFormatter
+
+    logs.install()
+    token = "Sx4dD9aQ0pLm2Zr7Tt1uVw8yXb3cEe5f"
+    record = logging.getLogger("uvicorn.access").makeRecord(
+        "uvicorn.access",
+        logging.INFO,
+        __file__,
+        1,
+        '%s - "%s %s HTTP/%s" %d',
+        ("1.2.3.4:5", "GET", f"/games/g/view?token={token}&after=3", "1.1", 200),
+        None,
+    )
+    line = AccessFormatter('%(client_addr)s - "%(request_line)s" %(status_code)s', use_colors=False).format(record)
+    assert line == '1.2.3.4:5 - "GET /games/g/view?token=[redacted]&after=3 HTTP/1.1" 200 OK'
