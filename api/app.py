@@ -25,6 +25,7 @@ from api.web import talk as web_talk
 from api.web.i18n import Language
 from domain import limits
 from domain.errors import DomainError
+from projections import logs
 from projections.people import SignInLinks
 from projections.sessions import SessionStore
 from projections.settings import Settings
@@ -171,4 +172,6 @@ def _message(error: dict) -> str:
 
 def create_served_app() -> FastAPI:
     """The factory ``emissary serve`` runs: settings from the environment, embedded workers if no broker."""
-    return create_app(embedded_workers=True)
+    settings = Settings()
+    logs.configure(settings.log_level)  # a server process that ``serve --workers N`` spawned logs as its parent does
+    return create_app(settings, embedded_workers=True)
