@@ -144,13 +144,15 @@ def ruleset(request: pytest.FixtureRequest):
             registry.unregister(FAKE.name)
 
 
-@pytest.fixture
-def plan(ruleset: registry.Ruleset) -> Plan:
-    assert ruleset.offers is not None, (
-        f"ruleset {ruleset.name!r} declares no offers: Ruleset.offers(game, principal) must list the commands each "
-        "principal may send now (issue 24), or random play cannot move its games"
-    )
-    assert ruleset.name in PLANS, f"ruleset {ruleset.name!r} has no table in tests/contract/test_liveness.py PLANS"
+def plan_for(ruleset: registry.Ruleset) -> Plan:
+    """The ruleset's plan; a ruleset without offers, or without a table here, fails saying what to add."""
+    if ruleset.offers is None:
+        pytest.fail(
+            f"ruleset {ruleset.name!r} declares no offers: Ruleset.offers(game, principal) must list the commands each "
+            "principal may send now (issue 24), or random play cannot move its games"
+        )
+    if ruleset.name not in PLANS:
+        pytest.fail(f"ruleset {ruleset.name!r} has no table in tests/contract/test_liveness.py PLANS")
     return PLANS[ruleset.name]
 
 
@@ -263,9 +265,10 @@ def test_every_registered_ruleset_is_played_here():
     assert sorted(set(RULESETS) - set(PLANS)) == [], "add the ruleset's table to PLANS"
 
 
-def test_seeded_random_legal_play_with_silence_ends_or_keeps_moving(ruleset, plan):
+def test_seeded_random_legal_play_with_silence_ends_or_keeps_moving(ruleset):
     """No crash, no refused offer, no refused default, no failed close; each game ends by its rules or is still
     moving at the turn cap."""
+    plan = plan_for(ruleset)
     outcomes = [play(ruleset, plan, seed) for seed in range(plan.games)]
     broken = [f"seed {o.seed} turn {o.turns}: {o.broken}" for o in outcomes if o.broken]
     assert broken == [], f"{ruleset.name}: " + "\n".join(broken)
@@ -276,23 +279,24 @@ def test_seeded_random_legal_play_with_silence_ends_or_keeps_moving(ruleset, pla
     ) >= (1 if ruleset.name != FAKE.name else 0), "the games were played, and deadlines passed"
 
 
-def test_offered_commands_are_accepted_and_a_principal_offered_nothing_is_refused(ruleset, plan):
+def test_offered_commands_are_accepted_and_a_principal_offered_nothing_is_refused(ruleset):
     """Offered equals accepted: in sampled states (every few turns of a seeded game), each offered command, sent in
     that state, is accepted; a seat offered nothing is refused a representative command of the ruleset."""
+    plan = plan_for(ruleset)
     game = Play(ruleset, plan, seed=101)
     refused_checked = 0
     try:
         for step in range(plan.turns // 2):
             if game.read(lambda g: plan.ended(g.state)):
                 break
-            if step % 5 == 0:
-                version = game.read(lambda g: g.version)
-                for who, commands in game.offers().items():
+            version = game.read(lambda g: g.version)
+            for who, commands in game.offers().items():
+                if step % 8 == 0:  # every offer of a sampled state
                     for command in commands:
                         _accepted_in(game, version, who, command)
-                    if not commands and who != GM:
-                        _refused_in(game, version, who, plan.refused(who))
-                        refused_checked += 1
+                if not commands and who != GM:
+                    _refused_in(game, version, who, plan.refused(who))
+                    refused_checked += 1
             game.turn()
             assert game.out.broken is None, game.out.broken
     finally:
@@ -329,3 +333,64 @@ def _refused_in(game: Play, version: int, who: str, command: Command) -> None:
     with pytest.raises(DomainError):
         game.games.run(Caller.of(who), copy, command)
     assert game.games.get_game(copy, for_update=False).version == before
+
+
+# ---------------------------------------------------------------------- the contract catches what it names
+
+
+def _gate_plan(offers: Callable[[Any, str], list[Command]]) -> tuple[registry.Ruleset, Plan]:
+    """The gate of tests/contract/test_blocked.py (its window's default is refused while nobody holds the key),
+    with the offers given."""
+    import dataclasses
+
+    from tests.contract.test_blocked import GATE, Join, OpenGate
+
+    def setup(games: Games) -> Table:
+        gid, _, _ = games.create_game("Gate", ruleset="gate")
+        games.run_many(Caller.of(GM), gid, [Join("ann", host=True), Join("bob"), OpenGate()])
+        return Table(gid, ["ann", "bob"])
+
+    return dataclasses.replace(GATE, offers=offers), Plan(
+        setup, lambda s: s.through, lambda seat: Post(seat, "x"), 1, 10
+    )
+
+
+def test_the_contract_names_a_default_the_rules_refuse():
+    gate, plan = _gate_plan(lambda game, who: [])  # nobody may do anything: the deadline passes, its default is refused
+    registry.register(gate)
+    try:
+        out = play(gate, plan, seed=1)
+    finally:
+        registry.unregister(gate.name)
+    assert out.broken is not None and "refused by GATE-1" in out.broken
+
+
+def _planted(gate: registry.Ruleset, plan: Plan) -> list[str]:
+    """What the contract reports of ten seeded games of a planted fault (any game it lets pass is reported as None)."""
+    registry.register(gate)
+    try:
+        return [str(play(gate, plan, seed).broken) for seed in range(10)]
+    finally:
+        registry.unregister(gate.name)
+
+
+def test_the_contract_names_an_offered_command_that_is_refused():
+    from tests.contract.test_blocked import TakeKey
+
+    # ann is offered the key for a seat the gate does not have: refused when she sends it (unless silence first
+    # blocks the game, which the contract names too).
+    gate, plan = _gate_plan(lambda game, who: [TakeKey("zed")] if who == "ann" else [])
+    reports = _planted(gate, plan)
+    assert "None" not in reports
+    assert any("ann was offered TakeKey(seat_id='zed')" in r and "refused" in r for r in reports), reports
+
+
+def test_the_contract_names_a_table_where_nobody_may_do_anything_and_nothing_is_due():
+    from tests.contract.test_blocked import TakeKey
+
+    # A seat takes the key while the gate is open; once through, nothing is offered and no window is open.
+    gate, plan = _gate_plan(lambda game, who: [TakeKey(who)] if who != GM and not game.state.key_holder else [])
+    plan = Plan(plan.setup, lambda s: False, plan.refused, 1, 40)  # the gate never says the game ended
+    reports = _planted(gate, plan)
+    assert "None" not in reports
+    assert any("nobody is offered anything and no window is open" in r for r in reports), reports
