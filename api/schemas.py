@@ -38,6 +38,11 @@ def _sane_time(value: datetime) -> datetime:
 Id = Annotated[str, Field(max_length=limits.IDENTIFIER)]
 Number = Annotated[int, Field(ge=-limits.NUMBER, le=limits.NUMBER)]
 Version = Annotated[int, Field(ge=1, le=limits.NUMBER * 1000)]
+# Whole numbers a request names in its path or query: each is within what both stores hold (a signed 64-bit
+# column), so a larger one is refused (422) naming it before any store sees it.
+Position = Annotated[int, Field(ge=0, le=limits.BIGINT)]  # a version, a sequence, a cursor, a count read
+AtVersion = Annotated[int, Field(ge=1, le=limits.BIGINT)]  # an event's version (the first is 1)
+PageSize = Annotated[int, Field(ge=1, le=limits.PAGE)]
 Email = Annotated[str, Field(max_length=limits.EMAIL), AfterValidator(_email)]
 Moment = Annotated[datetime, AfterValidator(_sane_time)]
 
@@ -105,15 +110,54 @@ class ErrorPublic(BaseModel):
     message: str
 
 
+class ValidationErrorPublic(ErrorPublic):
+    errors: list[dict[str, str]] = Field(default=[], description="Every field refused, each with its message")
+
+
+class TooManyPublic(ErrorPublic):
+    limit: str = Field(description="The limit the client went over, such as '30 per 1 minute'")
+
+
+# The statuses a route can answer besides its success, in the error shape of ``api.app`` (each names the rule
+# or field): one mapping, which the routers and routes pick from with ``responses=``.
+ERRORS: dict[int, dict[str, Any]] = {
+    400: {"model": ErrorPublic, "description": "The body could not be read as JSON"},
+    401: {"model": ErrorPublic, "description": "No valid bearer token for this game"},
+    403: {"model": ErrorPublic, "description": "Your role may not do this (the GM's, a host's, another seat's)"},
+    404: {"model": ErrorPublic, "description": "No such game, or nothing of that id that you may see"},
+    409: {"model": ErrorPublic, "description": "The game moved on (expected_step) or stayed busy; nothing recorded"},
+    413: {"model": ErrorPublic, "description": "The body is larger than the service takes"},
+    422: {"model": ValidationErrorPublic, "description": "A rule or a field refused it, by name; nothing recorded"},
+    429: {"model": TooManyPublic, "description": "Too many requests (or failed sign-ins) from your address"},
+}
+
+
+def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The shared descriptions of these error statuses, for ``responses=``."""
+    return {code: ERRORS[code] for code in codes}
+
+
+# A game's routes: who may (401, 403), which game (404), what they name (422), the failed sign-in budget (429).
+GAME_READ = errors(401, 403, 404, 422, 429)
+# A write with a JSON body: one that cannot be parsed (400) or is too large (413).
+BODY = errors(400, 413, 422)
+# A command: also refused when the game moved on or stayed busy (409); on a game, with the game's statuses.
+COMMAND = {**BODY, **errors(409)}
+GAME_COMMAND = {**GAME_READ, **COMMAND}
+LAGGING = {202: {"description": "Your read models do not hold ``wait_for`` yet: the page as it stands, with X-Lagging"}}
+JSON_LINES = "application/x-ndjson"
+
+
 class RollbackRequest(Strict):
-    reason: str = Field(min_length=1, max_length=limits.REASON)
+    # The reason's and the name's rules are the handler's (RollBack, Fork): the generic route answers alike.
+    reason: str = Field(description=f"Required; at most {limits.REASON} characters")
     phase: Id | None = Field(default=None, description="Phase to return to, such as s1m2-planning")
     version: Version | None = None
 
 
 class ForkRequest(Strict):
-    name: str = Field(min_length=1, max_length=limits.GAME_NAME)
-    reason: str = Field(default="", max_length=limits.REASON)
+    name: str = Field(description=f"Required; at most {limits.GAME_NAME} characters")
+    reason: str = Field(default="", description=f"At most {limits.REASON} characters")
     phase: Id | None = None
     version: Version | None = None
 

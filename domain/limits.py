@@ -7,6 +7,8 @@ the edge with the field's name before it reaches a command.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 from domain.errors import RuleViolation
@@ -30,6 +32,12 @@ MESSAGE_ID = 998  # RFC 5322: the longest header line
 HEADER = 998  # any mail header (From, Subject)
 ITEMS = 50  # targets, collaborators, resisters, pool assets, dice, effects, tiers
 NUMBER = 1_000_000  # the API's sanity bound on any whole number; the rules set the real ranges
+# What both stores hold in a whole-number column (PostgreSQL's BIGINT, SQLite's INTEGER): a signed 64-bit
+# number. Every version, sequence and cursor a request names is within it, and so is every whole number a
+# command carries (a larger one cannot be stored, compared in SQL, or written by the snapshots' JSON library).
+BIGINT = 2**63 - 1
+SMALLEST_BIGINT = -(2**63)
+PAGE = 5000  # the most events, feed items, phases or audit rows one page of the API holds
 
 
 def check_text(value: Any, field: str, limit: int, *, required: bool = False, what: str | None = None) -> str:
@@ -65,6 +73,29 @@ def check_email(value: Any, field: str = "email") -> str:
         return validate_email(value, check_deliverability=False).normalized
     except EmailNotValidError as err:
         raise RuleViolation(f"{value!r} is not an email address: {err}", field=field) from None
+
+
+def check_whole_numbers(value: Any, field: str) -> None:
+    """Refuse any whole number in ``value`` (nested lists, dicts and dataclasses included) that a signed 64-bit
+    column cannot hold, naming ``field`` and the path to it."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not SMALLEST_BIGINT <= value <= BIGINT:
+            raise RuleViolation(
+                f"{field} is a whole number from {SMALLEST_BIGINT} to {BIGINT} (what the game's records hold)",
+                field=field,
+            )
+    elif isinstance(value, (str, bytes, float, type(None), bool)):
+        return
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            check_whole_numbers(key, field)
+            check_whole_numbers(item, f"{field}.{field_name([key])}")
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for i, item in enumerate(value):
+            check_whole_numbers(item, f"{field}.{i}")
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            check_whole_numbers(getattr(value, f.name), f"{field}.{f.name}")
 
 
 def whole_number(value: Any, field: str, low: int, high: int, rule: str) -> int:

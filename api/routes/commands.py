@@ -12,14 +12,21 @@ from fastapi import APIRouter
 from pydantic import TypeAdapter, ValidationError
 
 from api.deps import CurrentCaller, GamesDep, IdempotencyKey, SenderDep
-from api.schemas import CommandReceiptPublic, CommandRequest, GrantRequest, ReceiptPublic, TimezoneRequest
+from api.schemas import (
+    GAME_COMMAND,
+    CommandReceiptPublic,
+    CommandRequest,
+    GrantRequest,
+    ReceiptPublic,
+    TimezoneRequest,
+)
 from api.service import new_token
 from domain import limits
 from domain.errors import RuleViolation
 from domain.platform.commands import PLATFORM_COMMANDS, Command, GrantVisibility, SetTimezone
 from domain.platform.ruleset import Ruleset, UnknownCommand
 
-router = APIRouter(prefix="/games/{game_id}", tags=["commands"])
+router = APIRouter(prefix="/games/{game_id}", tags=["commands"], responses=GAME_COMMAND)
 ISSUED = "token_hash"  # a field the server fills with a fresh sign-in token's hash, never the client
 
 
@@ -75,6 +82,7 @@ def build(cls: type[Command], args: dict[str, Any]) -> Command:
             raise RuleViolation(
                 f"{field} is not a field of {cls.__name__}; its fields are {', '.join(sorted(accepted))}", field=field
             )
+    limits.check_whole_numbers(args, "args")  # before the fields' own checks: a number no store holds, by name
     try:
         return _adapter(cls).validate_json(json.dumps(args, allow_nan=False), strict=True)
     except ValidationError as err:

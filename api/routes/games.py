@@ -7,11 +7,19 @@ from fastapi import APIRouter, Request, Response
 from api.deps import GamesDep, IdempotencyKey, Principal, SenderDep
 from api.routes.history import WaitFor, clamp, next_page, read_models_at
 from api.schemas import (
+    BODY,
+    GAME_COMMAND,
+    GAME_READ,
+    LAGGING,
+    AtVersion,
     CloseWindowRequest,
     CreateGameRequest,
     GameCreatedPublic,
+    PageSize,
+    Position,
     ReceiptPublic,
     TokenReplacedPublic,
+    errors,
 )
 from api.service import new_token
 from domain.platform.commands import CloseWindow, ReissueLink
@@ -19,7 +27,7 @@ from domain.platform.commands import CloseWindow, ReissueLink
 router = APIRouter(prefix="/games", tags=["games"])
 
 
-@router.post("", status_code=201, response_model=GameCreatedPublic)
+@router.post("", status_code=201, response_model=GameCreatedPublic, responses={**BODY, **errors(429)})
 def create_game(body: CreateGameRequest, games: GamesDep, key: IdempotencyKey) -> dict:
     """Create a game of a registered ruleset (default Powers), with options its option schema accepts; the response
     carries the GM's token (shown once)."""
@@ -35,7 +43,9 @@ def create_game(body: CreateGameRequest, games: GamesDep, key: IdempotencyKey) -
     return {"game_id": game_id, "gm_token": token, "receipt": receipt.as_dict()}
 
 
-@router.post("/{game_id}/powers/{power_id}/token", status_code=201, response_model=TokenReplacedPublic)
+@router.post(
+    "/{game_id}/powers/{power_id}/token", status_code=201, response_model=TokenReplacedPublic, responses=GAME_COMMAND
+)
 async def replace_token(game_id: str, power_id: str, sender: SenderDep) -> dict:
     """GM: replace a power's token (and its mail address); the old one stops working at once."""
     token, token_hash = new_token()
@@ -43,27 +53,27 @@ async def replace_token(game_id: str, power_id: str, sender: SenderDep) -> dict:
     return {"power_id": power_id, "token": None if receipt.replayed else token, "receipt": receipt.as_dict()}
 
 
-@router.post("/{game_id}/windows/{window_id}/close", response_model=ReceiptPublic)
+@router.post("/{game_id}/windows/{window_id}/close", response_model=ReceiptPublic, responses=GAME_COMMAND)
 async def close_window(game_id: str, window_id: str, body: CloseWindowRequest, sender: SenderDep) -> dict:
     """GM: close a window now, at ``expected_step`` (a no-op if it is already closed)."""
     return await sender.run(game_id, CloseWindow(window_id, body.expected_step))
 
 
-@router.get("/{game_id}/view")
-def my_view(game_id: str, games: GamesDep, me: Principal, version: int | None = None) -> dict:
+@router.get("/{game_id}/view", responses=GAME_READ)
+def my_view(game_id: str, games: GamesDep, me: Principal, version: AtVersion | None = None) -> dict:
     """The board as you may see it (P.4); the GM sees everything."""
     return games.view(game_id, me, version if me == "gm" else None)
 
 
-@router.get("/{game_id}/events")
+@router.get("/{game_id}/events", responses={**GAME_READ, **LAGGING})
 def my_events(
     game_id: str,
     request: Request,
     response: Response,
     games: GamesDep,
     me: Principal,
-    after: int = 0,
-    limit: int = 500,
+    after: Position = 0,
+    limit: PageSize = 500,
     wait_for: WaitFor = None,
 ) -> list[dict]:
     """The events you may see, numbered by your own gap-free sequence: one page after ``after`` (the next

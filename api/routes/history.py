@@ -14,7 +14,19 @@ from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from api.deps import GamesDep, IdempotencyKey, Principal
-from api.schemas import ForkRequest, ReceiptPublic, RollbackRequest
+from api.schemas import (
+    GAME_COMMAND,
+    GAME_READ,
+    JSON_LINES,
+    LAGGING,
+    AtVersion,
+    ForkRequest,
+    PageSize,
+    Position,
+    ReceiptPublic,
+    RollbackRequest,
+    errors,
+)
 from domain.platform.verify import InvalidExport, parse_export, verify_export
 from projections.projector import Projector
 
@@ -30,9 +42,8 @@ ProjectorDep = Annotated[Projector, Depends(get_projector)]
 # Every list is paginated: ``after`` (where the last page ended) and ``limit`` (clamped to 1..MAX_LIMIT).
 MAX_LIMIT = 5000
 WaitFor = Annotated[
-    int | None,
+    Position | None,
     Query(
-        ge=0,
         description="Your receipt's sequence: wait (a few seconds at most) "
         "until your timeline holds it; 202 if it does not yet",
     ),
@@ -65,7 +76,7 @@ def next_page(request: Request, response: Response, after: int | None) -> None:
     response.headers["Link"] = f'<{request.url.replace_query_params(**query)}>; rel="next"'
 
 
-@router.get("/games/{game_id}/feed")
+@router.get("/games/{game_id}/feed", responses={**GAME_READ, **LAGGING})
 def feed(
     game_id: str,
     request: Request,
@@ -73,8 +84,8 @@ def feed(
     games: GamesDep,
     projector: ProjectorDep,
     me: Principal,
-    after: int = 0,
-    limit: int = 500,
+    after: Position = 0,
+    limit: PageSize = 500,
     wait_for: WaitFor = None,
 ) -> list[dict]:
     """Your timeline: what you may see, in your own time zone, numbered by your own sequence; one page
@@ -91,7 +102,22 @@ def feed(
     return items
 
 
-@router.get("/games/{game_id}/audit", response_model=None)
+@router.get(
+    "/games/{game_id}/audit",
+    response_model=None,
+    responses={
+        **GAME_READ,
+        **LAGGING,
+        200: {
+            "description": "A page of the audit: JSON (``format=json``), JSON Lines (``jsonl``) or CSV (``csv``)",
+            "content": {
+                "application/json": {"schema": {"type": "array", "items": {"type": "object"}}},
+                JSON_LINES: {"schema": {"type": "string", "description": "one JSON object a line"}},
+                "text/csv": {"schema": {"type": "string", "description": "a header line, then one row an event"}},
+            },
+        },
+    },
+)
 def audit(
     game_id: str,
     request: Request,
@@ -104,8 +130,8 @@ def audit(
     type: str | None = None,
     actor: str | None = None,
     format: Literal["json", "jsonl", "csv"] = "json",
-    after: int = 0,
-    limit: int = 500,
+    after: Position = 0,
+    limit: PageSize = 500,
     wait_for: WaitFor = None,
 ) -> Response | list[dict]:
     """GM: every event with actor, server time, phase, audience and who was shown it; filterable; JSONL/CSV;
@@ -151,7 +177,17 @@ def render_rows(rows: list[dict], format: str) -> Response | list[dict]:
     return rows
 
 
-@router.get("/games/{game_id}/export")
+@router.get(
+    "/games/{game_id}/export",
+    response_class=StreamingResponse,
+    responses={
+        **GAME_READ,
+        200: {
+            "description": "The events you may see, one JSON object a line (JSON Lines)",
+            "content": {JSON_LINES: {"schema": {"type": "string", "description": "one event a line"}}},
+        },
+    },
+)
 def export(game_id: str, games: GamesDep, me: Principal) -> Response:
     """The events you may see, as JSON Lines: feed this to `emissary verify` or POST /verify. Streamed
     from your timeline a page at a time."""
@@ -168,15 +204,15 @@ def export(game_id: str, games: GamesDep, me: Principal) -> Response:
     return StreamingResponse(lines(), media_type="application/x-ndjson")
 
 
-@router.get("/games/{game_id}/phases")
+@router.get("/games/{game_id}/phases", responses={**GAME_READ, **LAGGING})
 def phases(
     game_id: str,
     request: Request,
     response: Response,
     games: GamesDep,
     me: Principal,
-    after: int = 0,
-    limit: int = 500,
+    after: Position = 0,
+    limit: PageSize = 500,
     wait_for: WaitFor = None,
 ) -> list[dict]:
     """Every phase the game has begun, and where it began; a page of ``limit`` after the first ``after``."""
@@ -189,26 +225,26 @@ def phases(
     return items
 
 
-@router.get("/games/{game_id}/history/view")
+@router.get("/games/{game_id}/history/view", responses=GAME_READ)
 def view_at(
     game_id: str,
     games: GamesDep,
     me: Principal,
     phase: str | None = None,
-    version: int | None = None,
+    version: AtVersion | None = None,
     as_viewer: Annotated[str | None, Query(alias="as")] = None,
 ) -> dict:
     """The board as it stood at a past phase: the GM as anyone, a player as themselves then."""
     return games.view_at(game_id, me, phase=phase, version=version if me == "gm" else None, as_viewer=as_viewer)
 
 
-@router.post("/games/{game_id}/rollback", response_model=ReceiptPublic)
+@router.post("/games/{game_id}/rollback", response_model=ReceiptPublic, responses=GAME_COMMAND)
 def rollback(game_id: str, body: RollbackRequest, games: GamesDep, me: Principal, key: IdempotencyKey) -> dict:
     """GM: roll the live game back to the start of a phase; nothing is deleted."""
     return games.rollback(game_id, me, body.reason, phase=body.phase, version=body.version, key=key).as_dict()
 
 
-@router.post("/games/{game_id}/fork", status_code=201)
+@router.post("/games/{game_id}/fork", status_code=201, responses=GAME_COMMAND)
 def fork(game_id: str, body: ForkRequest, games: GamesDep, me: Principal, key: IdempotencyKey) -> dict:
     """GM: a new game from this one's history up to a phase, for "what if" play."""
     new_id, receipt = games.fork(game_id, me, body.name, body.reason, phase=body.phase, version=body.version, key=key)
@@ -217,6 +253,7 @@ def fork(game_id: str, body: ForkRequest, games: GamesDep, me: Principal, key: I
 
 @router.post(
     "/verify",
+    responses=errors(413, 422, 429),
     openapi_extra={
         "requestBody": {"required": True, "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}
     },

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import GamesDep, Principal, SenderDep
 from api.mail_intake import MAX_MAIL_BYTES, MailIntake
-from api.schemas import ContactRequest, ReceiptPublic
+from api.schemas import BODY, GAME_COMMAND, GAME_READ, ContactRequest, ReceiptPublic, errors
 from domain import limits
 from domain.errors import DomainError, Forbidden, NotFound
 from domain.platform.commands import SetContact
@@ -69,7 +69,7 @@ async def check_inbound(
 InboundKey = Annotated[None, Depends(check_inbound)]
 
 
-@router.post("/inbound/email")
+@router.post("/inbound/email", responses={**BODY, **errors(403, 404, 429)})
 def inbound_email(body: InboundMailRequest, request: Request, games: GamesDep, _: InboundKey) -> dict:
     """A mail received by a hosted provider: the same intake as `emissary smtpd`; the reply is queued."""
     settings = request.app.state.settings
@@ -87,7 +87,7 @@ def inbound_email(body: InboundMailRequest, request: Request, games: GamesDep, _
     return {"accepted": reply.accepted, "subject": reply.subject, "body": reply.body}
 
 
-@router.post("/inbound/bounce")
+@router.post("/inbound/bounce", responses={**BODY, **errors(403, 404, 429)})
 def inbound_bounce(body: BounceRequest, request: Request, _: InboundKey) -> dict:
     """A provider reports that a mail this service sent bounced (any other Message-ID: 404)."""
     db = request.app.state.projector.db
@@ -103,14 +103,14 @@ def inbound_bounce(body: BounceRequest, request: Request, _: InboundKey) -> dict
     return {"ok": True}
 
 
-@router.put("/games/{game_id}/contact", response_model=ReceiptPublic)
+@router.put("/games/{game_id}/contact", response_model=ReceiptPublic, responses=GAME_COMMAND)
 async def set_contact(game_id: str, body: ContactRequest, sender: SenderDep) -> dict:
     """Where my notifications go, and whether at once or as a daily digest."""
     command = SetContact(body.power_id or sender.caller.principal, body.email, body.mode)
     return await sender.run(game_id, command)
 
 
-@router.get("/games/{game_id}/mail")
+@router.get("/games/{game_id}/mail", responses=GAME_READ)
 def mail_ledger(game_id: str, request: Request, games: GamesDep, me: Principal) -> list[dict]:
     """The delivery ledger: the GM sees every mail; a player their own ("was I told?")."""
     db = request.app.state.projector.db

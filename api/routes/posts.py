@@ -10,10 +10,15 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request, Response
 
 from api.deps import GamesDep, Principal, SenderDep
-from api.routes.history import ProjectorDep, read_models_at
+from api.routes.history import ProjectorDep, WaitFor, read_models_at
 from api.schemas import (
+    BODY,
+    COMMAND,
+    GAME_READ,
+    LAGGING,
     EditPostRequest,
     HidePostRequest,
+    Position,
     PostRequest,
     ReadMarkRequest,
     ReceiptPublic,
@@ -22,7 +27,7 @@ from api.schemas import (
 from domain.errors import NotFound
 from domain.platform.commands import EditPost, HidePost, MakePost, OpenThread
 
-router = APIRouter(prefix="/games/{game_id}", tags=["posts"])
+router = APIRouter(prefix="/games/{game_id}", tags=["posts"], responses=GAME_READ)
 
 
 def no_thread(thread_id: str) -> NotFound:
@@ -37,13 +42,13 @@ def list_threads(game_id: str, games: GamesDep, projector: ProjectorDep, me: Pri
     return projector.posts.threads(str(game.id), me, seats=sorted(game.state.powers) if me == "gm" else None)
 
 
-@router.post("/threads", status_code=201, response_model=ReceiptPublic)
+@router.post("/threads", status_code=201, response_model=ReceiptPublic, responses=COMMAND)
 async def open_thread(game_id: str, body: ThreadRequest, sender: SenderDep) -> dict:
     """Open a private thread with the seats named (the GM sees every thread)."""
     return await sender.run(game_id, OpenThread(list(body.seats), body.title))
 
 
-@router.get("/threads/{thread_id}/posts")
+@router.get("/threads/{thread_id}/posts", responses=LAGGING)
 def thread_page(
     game_id: str,
     thread_id: str,
@@ -52,10 +57,10 @@ def thread_page(
     games: GamesDep,
     projector: ProjectorDep,
     me: Principal,
-    before: Annotated[int | None, Query(ge=0)] = None,
-    after: Annotated[int | None, Query(ge=0)] = None,
+    before: Position | None = None,
+    after: Position | None = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    wait_for: Annotated[int | None, Query(ge=0)] = None,
+    wait_for: WaitFor = None,
 ) -> list[dict]:
     """One page of a thread, oldest first: the newest posts, or those ``before`` or ``after`` a post's number;
     ``X-Next-Before`` / ``X-Next-After`` give where the next page starts."""
@@ -78,25 +83,25 @@ def thread_page(
     return posts
 
 
-@router.post("/threads/{thread_id}/posts", status_code=201, response_model=ReceiptPublic)
+@router.post("/threads/{thread_id}/posts", status_code=201, response_model=ReceiptPublic, responses=COMMAND)
 async def make_post(game_id: str, thread_id: str, body: PostRequest, sender: SenderDep) -> dict:
     """Post to a thread you may read; ``[roll 3d6]`` rolls the game's committed dice with the post."""
     return await sender.run(game_id, MakePost(thread_id, body.text, body.tied_to))
 
 
-@router.put("/posts/{post_id}", response_model=ReceiptPublic)
+@router.put("/posts/{post_id}", response_model=ReceiptPublic, responses=COMMAND)
 async def edit_post(game_id: str, post_id: str, body: EditPostRequest, sender: SenderDep) -> dict:
     """Rewrite your own post (readers see it was edited)."""
     return await sender.run(game_id, EditPost(post_id, body.text))
 
 
-@router.post("/posts/{post_id}/hide", response_model=ReceiptPublic)
+@router.post("/posts/{post_id}/hide", response_model=ReceiptPublic, responses=COMMAND)
 async def hide_post(game_id: str, post_id: str, body: HidePostRequest, sender: SenderDep) -> dict:
     """GM (a host, where there is no GM): hide a post from the players, with a reason the audit keeps."""
     return await sender.run(game_id, HidePost(post_id, body.reason))
 
 
-@router.post("/threads/{thread_id}/read")
+@router.post("/threads/{thread_id}/read", responses=BODY)
 def mark_read(
     game_id: str,
     thread_id: str,

@@ -6,6 +6,7 @@ from fastapi import APIRouter
 
 from api.deps import SenderDep
 from api.schemas import (
+    GAME_COMMAND,
     DeadlineRequest,
     ExtensionRequest,
     GrantExtensionRequest,
@@ -15,7 +16,7 @@ from api.schemas import (
 )
 from domain.platform.commands import DeclareReady, GrantExtension, RefuseExtension, RequestExtension, SetDeadline
 
-router = APIRouter(prefix="/games/{game_id}", tags=["windows"])
+router = APIRouter(prefix="/games/{game_id}", tags=["windows"], responses=GAME_COMMAND)
 
 
 @router.put("/windows/{window_id}/deadline", response_model=ReceiptPublic)

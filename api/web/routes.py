@@ -23,6 +23,7 @@ from markupsafe import Markup
 
 from api import rulesets
 from api.mail_intake import reply_address
+from api.schemas import PageSize, Position
 from api.security import CsrfRefused, check_csrf, check_origin, site_base, web_session
 from api.service import Caller, Games, Receipt, hash_token, new_token
 from api.web import i18n
@@ -65,7 +66,7 @@ router = APIRouter(include_in_schema=False)
 
 BOARD_FEED = 40  # the newest events of the feed a board shows
 BOARD_PHASES = 60  # the latest phases a board offers to look back at (any other: ?phase=)
-AUDIT_PAGE, AUDIT_MAX = 200, 5000
+AUDIT_PAGE = 200  # rows a page of the audit shows unless asked for more (PageSize: at most limits.PAGE)
 
 
 def games_of(request: Request) -> Games:
@@ -398,7 +399,9 @@ def _link(request: Request, game_id: str, token: str) -> dict[str, str]:
 
 
 @router.get("/play/{game_id}", response_class=HTMLResponse)
-def board(request: Request, game_id: str, phase: str | None = None, at: str | None = None) -> Response:
+def board(
+    request: Request, game_id: str, phase: str | None = None, at: str | None = None, before: Position | None = None
+) -> Response:
     """A power's board, or the GM's console; with ``phase``, my view as it stood then."""
     games = games_of(request)
     try:
@@ -451,7 +454,6 @@ def board(request: Request, game_id: str, phase: str | None = None, at: str | No
     key = str(game.id)
     rolled = latest_rollback(projector, key)  # read once: the banner and the strip's timeline both need it
     context["rollback_banner"] = None if phase else rollback_banner(projector, key, ruleset, phases, rolled)
-    before = _int(request.query_params.get("before"))
     events = feed_page(projector, game, me, zone, before=before, up_to=up_to)
     context["feed"] = events[:BOARD_FEED]
     context["strip"] = status_strip(game, me, context["view"], zone, phases, rolled, past=phase is not None)
@@ -735,8 +737,8 @@ def audit_page(
     type: str | None = None,
     actor: str | None = None,
     format: str | None = None,
-    after: str | None = None,
-    limit: str | None = None,
+    after: Position = 0,
+    limit: PageSize = AUDIT_PAGE,
 ) -> Response:
     """GM: the audit log, filtered, a page at a time (``after`` a version); as CSV with ``format=csv``."""
     games = games_of(request)
@@ -768,8 +770,7 @@ def audit_page(
         _choice(value, choices[name])
         for name, value in (("power", power), ("actor", actor), ("type", type), ("phase", phase))
     )
-    start = max(_int(after, 0) or 0, 0)
-    size = min(max(_int(limit, AUDIT_PAGE) or AUDIT_PAGE, 1), AUDIT_MAX)
+    start, size = after, limit
     rows, next_after = projector.audit_page(
         key,
         power=power or None,

@@ -12,9 +12,10 @@ from zoneinfo import ZoneInfo
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from api.schemas import Position
 from api.security import web_session
 from api.service import Caller
-from api.web.routes import _int, flash, form_of, games_of, local_receipt, local_time, templates, who
+from api.web.routes import flash, form_of, games_of, local_receipt, local_time, templates, who
 from domain.errors import DomainError
 from domain.platform.commands import EditPost, HidePost, MakePost, OpenThread
 from domain.platform.i18n import _
@@ -107,7 +108,7 @@ def talk_page(request: Request, game_id: str, q: str | None = None) -> Response:
 
 @router.get("/play/{game_id}/talk/{thread_id}", response_class=HTMLResponse)
 def thread_page(
-    request: Request, game_id: str, thread_id: str, before: str | None = None, tied_to: str | None = None
+    request: Request, game_id: str, thread_id: str, before: Position | None = None, tied_to: str | None = None
 ) -> Response:
     """One thread: a page of its posts (oldest first; older pages by ``before``) and the post form (``tied_to``:
     already tied to an action, a battle or a phase, from its "Discuss" link on the board)."""
@@ -122,7 +123,7 @@ def thread_page(
         key,
         me,
         thread_id,
-        before=_int(before),
+        before=before,
         limit=PAGE,
         show_earlier=bool(game.state.options.get("show_earlier_text")),
     )

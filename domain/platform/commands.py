@@ -46,6 +46,7 @@ class Command:
             except ValidationError as err:
                 problem = err.errors()[0].get("msg", "invalid") if err.errors() else "invalid"
                 raise RuleViolation(f"{type(self).__name__}.{name}: {problem}", field=name) from None
+            limits.check_whole_numbers(getattr(self, name), name)  # what the stores hold, from every channel
 
 
 @dataclass(frozen=True)
