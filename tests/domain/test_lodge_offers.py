@@ -23,6 +23,7 @@ from domain.lodge.ruleset import (
     BlackRoseAct,
     CastSpell,
     Pass,
+    PhysicalAction,
     PrepareSpells,
     ResolveFromCell,
     board_view,
@@ -169,3 +170,52 @@ def test_lh_7_a_choice_whose_phase_ends_lapses_then_and_is_offered_no_more(games
     (lapsed,) = [e["data"]["data"] for e in games.visible_events(game_id, "ann") if e["type"] == "ChoiceLapsed"]
     assert lapsed["choice"] == prompt["choice"] and lapsed["rule"] == "LH-7"
     assert games.get_game(game_id).state.windows[prompt["choice"]].closed
+
+
+def test_l_pers_5_a_mage_who_has_left_her_cell_is_offered_only_to_decline_and_her_decline_is_accepted(games):
+    """L-PERS-5 [002:R10] "A Mage who is in the Cell may also resolve": once Cy walks out of her Cell, resolving
+    the offer is no longer hers to do, so she is offered only to decline it, by the prompt or by the command; the
+    decline changes nothing and is accepted (it was refused before, outside the Cell)."""
+    game_id, _, _ = games.create_game("Lodge", ruleset="lodge")
+    ann, cy = Caller.of("ann"), Caller.of("cy")
+    games.run_many(GM, game_id, [AddMage("ann", "Ann", "red"), AddMage("bob", "Bob", "blue")])
+    games.run_many(GM, game_id, [AddMage("cy", "Cy", "green"), BeginGame()])
+    games.run(ann, game_id, PrepareSpells("ann", {"I": "thornskin", "II": "firebolt"}))
+    games.run(cy, game_id, PrepareSpells("cy", {"I": "retreat"}))
+    games.run(GM, game_id, AdvancePhase("prepare"))
+    games.run(ann, game_id, CastSpell("ann", "I", "bob"))
+    games.run(cy, game_id, CastSpell("cy", "I"))
+    games.run(ann, game_id, CastSpell("ann", "II", "bob"))  # Bob is damaged: the Thornskin fires; Cy is offered it
+    (prompt,) = games.view(game_id, "cy")["prompts"]
+    (offer,) = games.view(game_id, "cy")["offers"]
+    games.run(cy, game_id, PhysicalAction("cy", "walk", moves=["hall"]))
+    assert [c for c in offers(games, game_id, "cy") if isinstance(c, (AnswerChoice, ResolveFromCell))] == [
+        AnswerChoice("cy", prompt["choice"], DECLINE),
+        ResolveFromCell("cy", offer["id"], False),
+    ]
+    assert accepted_each(games, game_id, "cy") > 2
+    games.run(cy, game_id, ResolveFromCell("cy", offer["id"], False))
+    assert games.view(game_id, "cy")["offers"] == [] and games.view(game_id, "cy")["prompts"] == []
+
+
+def test_an_answer_among_the_options_is_recorded_and_its_effect_lapses_if_the_board_has_moved_on(games):
+    """L.3 with L-MOVE-1 [002:R28]: Ann's Gust asks where Bob's first step goes, among the Rooms next to the Hall;
+    Bob walks to the Library before she answers, so the Crypt is no longer a step for him. Her answer, one she was
+    offered, is recorded (never refused); the Gust cannot resolve with it, so it lapses, recorded with the rule,
+    nothing of it happens, and her slot may be cast again."""
+    game_id, _, _ = games.create_game("Lodge", ruleset="lodge")
+    ann, bob = Caller.of("ann"), Caller.of("bob")
+    games.run_many(GM, game_id, [AddMage("ann", "Ann", "red"), AddMage("bob", "Bob", "blue"), BeginGame()])
+    games.run(ann, game_id, PrepareSpells("ann", {"I": "gust"}))
+    games.run(GM, game_id, AdvancePhase("prepare"))
+    games.run(ann, game_id, CastSpell("ann", "I", "bob"))
+    (prompt,) = games.view(game_id, "ann")["prompts"]
+    assert "crypt" in prompt["options"]
+    games.run(bob, game_id, PhysicalAction("bob", "walk", moves=["library"]))
+    receipt = games.run(ann, game_id, AnswerChoice("ann", prompt["choice"], "crypt"))
+    assert "crypt" in receipt.result["lapsed"]
+    (lapsed,) = [e["data"]["data"] for e in games.visible_events(game_id, "ann") if e["type"] == "ChoiceLapsed"]
+    assert lapsed["rule"] == "L-MOVE-1" and games.view(game_id, "ann")["prompts"] == []
+    view = games.view(game_id, "ann")
+    assert view["mages"]["bob"]["room"] == "library" and view["mages"]["ann"]["slots"]["I"]["face"] == "down"
+    assert CastSpell("ann", "I", "bob") in offers(games, game_id, "ann")
