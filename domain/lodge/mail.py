@@ -206,12 +206,14 @@ class LodgeTurn(Turn):
             return [f"{a['card']} lies face down in slot {a['slot']}."]
         if cmd.verb == "move":
             return [f"You walk to {a['moves'][0]}."]
+        # an answer is always recorded; if the board moved on since it was asked, its effect lapsed (said why)
+        lapsed = [f"Its effect lapsed: {result['lapsed']}"] if isinstance(result, dict) and result.get("lapsed") else []
         if cmd.verb == "choose" and a.get("answered"):
-            return [f"You answer {a['answered']}: {a['offer'].lower()}."]
+            return [f"You answer {a['answered']}: {a['offer'].lower()}.", *lapsed]
         if cmd.verb == "choose":
             return [f"You {'resolve' if a['accept'] else 'decline'} {a['offer']}."]
         if cmd.verb == "answer":
-            return [f"You answer {a['choice']}: {a['option']}."]
+            return [f"You answer {a['choice']}: {a['option']}.", *lapsed]
         return ["You pass."]
 
     def footer(self, game: Any) -> list[str]:
