@@ -523,13 +523,8 @@ class CovenantGame(PlatformGame):
             self._end_turn(seat, acted=True)
             return {"paid": 1}
         beings = self._battle_line(seat)
-        capacities = {c.id: self._capacity(c) for c in beings}
         taken = dict(allocation or {})
-        if beings:
-            rules.check_allocation(BANDITS_MIGHT, capacities, taken)
-        elif taken:
-            raise RuleViolation("you have no beings of Mundane Might to take damage", rule="A-BAT-1",
-                                field="allocation")  # fmt: skip
+        check_taken(BANDITS_MIGHT, {c.id: self._capacity(c) for c in beings}, taken)
         dealt = self._attack(beings)
         self._bandits_faced(seat=seat, fought=True, dealt=dealt, actor=seat, audience=PUBLIC)
         for card_id, amount in taken.items():
@@ -730,9 +725,21 @@ class CovenantGame(PlatformGame):
         face = min(self._roll(roller(self), seat, "Season of Chaos", 2 if cursed else 1, 6))
         even = rules.parity_success(face)
         self._chaos_rolled(seat=seat, face=face, even=even, actor=seat, audience=PUBLIC)
+        if even and not self._rivals(seat):  # every other covenant is out of play (A-AGG-1): nobody to fight
+            self._no_rival(seat=seat, actor=SYSTEM, audience=PUBLIC)
+            even = False
         if not even:
             self._end_turn(seat, acted=True)
         return {"face": face, "must_choose_rival": even}
+
+    def _rivals(self, seat: str) -> list[str]:
+        """The covenants a player who rolled even may choose, clockwise from the player's left: any other covenant
+        still in play (a covenant under a Quaesitor Investigation is out of the game, [000:767])."""
+        return [p for p in rules.clockwise(self.state.order, seat)[1:] if not self.out_of_play(p)]
+
+    @event("NoRivalFound")
+    def _no_rival(self, seat: str, actor: str, audience: list) -> None:
+        self.state.chaos["choosing"] = None
 
     @event("ChaosRolled")
     def _chaos_rolled(self, seat: str, face: int, even: bool, actor: str, audience: list) -> None:
@@ -948,7 +955,7 @@ class CovenantGame(PlatformGame):
         alloc = {k: int(v) for k, v in allocation.items() if v}
         if any(v < 0 for v in alloc.values()):
             raise RuleViolation("damage is a whole number of points", rule="A-BAT-1", field="allocation")
-        rules.check_allocation(damage, capacities, alloc)
+        check_taken(damage, capacities, alloc)
         self._damage_allocated(battle_id=bt["id"], seat=seat, allocation=alloc, actor=seat, audience=PUBLIC)
         if not self.state.turn:
             self._resolve_battle()
@@ -1869,11 +1876,46 @@ class CovenantGame(PlatformGame):
         """A-RECK-1: tally this season's production and pay the upkeep of every card not starved."""
         self._require_turn(seat, "reckoning")
         s = self.state
-        cards = self.covenant_cards(seat)
-        ids = {c.id for c in cards}
+        ids = {c.id for c in self.covenant_cards(seat)}
         bad = [c for c in starve if c not in ids]
         if bad:
             raise RuleViolation(f"{bad} are not your cards", rule="A-RECK-1", field="starve")
+        made, need, have = self._tally(seat, starve)
+        p = s.powers[seat]
+        short = [k for k in need if need[k] > have[k]]
+        if short:
+            raise RuleViolation(
+                f"you cannot support every card: short of {', '.join(short)}; starve some (they are discarded)",
+                rule="A-RECK-1",
+                field="starve",
+            )
+        after = {k: have[k] - need[k] for k in have}
+        self._supported(seat=seat, starved=list(starve), made=made, paid=need, after=after, actor=seat, audience=PUBLIC)
+        if p.tax_owed:  # A-RECK-4 [000:667] "If the tax cannot be paid by the time of Reckoning, the covenant must
+            # accept a permanent tribute of 1 point owed to the lord."
+            self._permanent_tribute(seat=seat, points=1, reason="Tax and Tithe unpaid", actor=SYSTEM, audience=PUBLIC)
+        for card_id in starve:
+            self._card_discarded(card_id=card_id, reason="unsupported at the Reckoning", actor=SYSTEM, audience=PUBLIC)
+        self._turn_passed(seat=seat, phase="reckoning", acted=True, actor=seat, audience=PUBLIC)
+        if not s.turn:
+            self._end_season(seed)
+        return {"made": made, "paid": need, "after": after}
+
+    def default_starved(self, seat: str) -> list[str]:
+        """A-RECK-1 at a silent Reckoning (H-9): the fewest cards, costliest upkeep first, whose starving lets the
+        covenant support the rest (none if it can support everything)."""
+        costly = sorted(self.covenant_cards(seat), key=lambda c: -self._upkeep(c))
+        for n in range(len(costly) + 1):
+            starve = [c.id for c in costly[:n]]
+            _, need, have = self._tally(seat, starve)
+            if all(need[k] <= have[k] for k in need):
+                return starve
+        return [c.id for c in costly]
+
+    def _tally(self, seat: str, starve: list[str]) -> tuple[dict, dict, dict]:
+        """A-RECK-1: this season's production, the upkeep of the cards not starved, and what the covenant has."""
+        s = self.state
+        cards = self.covenant_cards(seat)
         season = self.season_name
         made = {"provision": 0, "gold": 0, "vis": 0}
         need = {"provision": 0, "gold": 0, "vis": 0}
@@ -1899,24 +1941,7 @@ class CovenantGame(PlatformGame):
             made["provision"] -= rules.famine_loss(made["provision"])
         p = s.powers[seat]
         have = {"provision": p.provision + made["provision"], "gold": p.gold + made["gold"], "vis": p.vis + made["vis"]}
-        short = [k for k in need if need[k] > have[k]]
-        if short:
-            raise RuleViolation(
-                f"you cannot support every card: short of {', '.join(short)}; starve some (they are discarded)",
-                rule="A-RECK-1",
-                field="starve",
-            )
-        after = {k: have[k] - need[k] for k in have}
-        self._supported(seat=seat, starved=list(starve), made=made, paid=need, after=after, actor=seat, audience=PUBLIC)
-        if p.tax_owed:  # A-RECK-4 [000:667] "If the tax cannot be paid by the time of Reckoning, the covenant must
-            # accept a permanent tribute of 1 point owed to the lord."
-            self._permanent_tribute(seat=seat, points=1, reason="Tax and Tithe unpaid", actor=SYSTEM, audience=PUBLIC)
-        for card_id in starve:
-            self._card_discarded(card_id=card_id, reason="unsupported at the Reckoning", actor=SYSTEM, audience=PUBLIC)
-        self._turn_passed(seat=seat, phase="reckoning", acted=True, actor=seat, audience=PUBLIC)
-        if not s.turn:
-            self._end_season(seed)
-        return {"made": made, "paid": need, "after": after}
+        return made, need, have
 
     @event("SupportAllocated")
     def _supported(
@@ -2074,7 +2099,12 @@ class CovenantGame(PlatformGame):
     # ------------------------------------------------------------------ Events (A-EVT-1..4)
 
     def draw_event(self, seat: str, roller: Any) -> dict:
+        """A-EVT-1: the player on the Event square draws; an event it holds undecided (a released one, or the
+        Quaesitor Investigation the marks created, H-13) is decided first, as before a pass."""
         self._require_turn(seat, "events")
+        pe = self.state.pending_event
+        if pe is not None and pe["seat"] == seat:
+            raise RuleViolation("play, hold or discard the event you drew first", rule="A-EVT-1")
         gen = self.house.event_generator
         cursed = any(c["curse"] == 1 for c in self._curses(seat))  # A-GEN-1 step 1: every die the player rolls
         face = min(self._roll(roller(self), seat, "event generation", 2 if cursed else 1, gen.die))
@@ -2107,7 +2137,10 @@ class CovenantGame(PlatformGame):
             raise RuleViolation("you hold no directed event to decide", rule="A-EVT-1")
         name = pe["event"]
         if pe.get("quaesitor"):
-            marked = [p for p in self.state.order if self.state.powers[p].marked]
+            marked = self.investigation_targets(seat)
+            if not marked and choice == "discard":  # nobody is marked any more (the Tribunal unmarked them)
+                self._event_held(event_name=name, seat=seat, season="", actor=seat, audience=PUBLIC)
+                return
             if choice != "play" or target is None or target not in marked:
                 raise RuleViolation(f"apply the Investigation to a marked covenant: {marked}", rule="A-AGG-1",
                                     field="target")  # fmt: skip
@@ -2143,6 +2176,15 @@ class CovenantGame(PlatformGame):
             if nxt is not None and nxt["seat"] == seat:
                 return
         self._end_turn(seat, acted=True)
+
+    def investigation_targets(self, seat: str) -> list[str]:
+        """H-13, A-AMB-19: the covenants an auto-created Quaesitor Investigation may go to, the marked ones, clockwise
+        from the deciding player's left, the player's own last. [000:100] creates the card only "while there are
+        marked covenants"; if the Gathering of the Tribunal unmarked every one before the player decided, the
+        list is empty and the card can only be discarded: nothing is left to investigate."""
+        s = self.state
+        after = rules.clockwise(s.order, seat)[1:] + [seat]
+        return [p for p in after if s.powers[p].marked]
 
     @event("ReleasedEventDecided")
     def _release_next(self, actor: str, audience: list) -> None:
@@ -2246,6 +2288,16 @@ class CovenantGame(PlatformGame):
         s = self.state
         if phase == "move":
             self.move(seat, self.legal_moves(seat)[0])
+        elif phase == "events" and s.pending_event is not None and s.pending_event.get("quaesitor") \
+                and s.pending_event["seat"] == seat:  # fmt: skip
+            # H-13 has no "discard" while a covenant is marked ([000:100] "decides where to apply"): silence
+            # applies the Investigation to the first marked covenant clockwise from the player's left (its own
+            # last, so silence never turns the Quaesitors on the silent), or discards it if none is marked; then
+            # the silent seat passes its Events turn (H-9).
+            targets = self.investigation_targets(seat)
+            self.decide_event(seat, "play" if targets else "discard", targets[0] if targets else None)
+            if s.phase == "events" and s.turn and s.turn[0] == seat and s.pending_event is None:
+                self._end_turn(seat, acted=False)
         elif phase == "events" and s.pending_event is not None and s.pending_event["seat"] == seat:
             self.decide_event(seat, "discard")
         elif phase in ("create", "events", "main"):
@@ -2254,14 +2306,7 @@ class CovenantGame(PlatformGame):
             if s.powers[seat].gold >= 1:
                 self.face_bandits(seat, False, None)
             else:
-                left, alloc = BANDITS_MIGHT, {}
-                beings = self._battle_line(seat)
-                for c in beings:
-                    alloc[c.id] = min(left, self._capacity(c))
-                    left -= alloc[c.id]
-                if beings and left:
-                    alloc[beings[0].id] += left
-                self.face_bandits(seat, True, alloc)
+                self.face_bandits(seat, True, self._default_allocation(seat, BANDITS_MIGHT))
         elif phase == "plague":  # silence: the first beings in card order
             want = min(s.plague.get("counters", 0), len(self._plague_victims(seat)))
             self.choose_plagued(seat, [c.id for c in self._plague_victims(seat)][:want])
@@ -2273,7 +2318,7 @@ class CovenantGame(PlatformGame):
             if ch.get("answering") and ch["answering"]["rival"] == seat:
                 self.avert_battle(seat, False)
             elif ch.get("choosing") == seat:
-                self.choose_rival(seat, next(p for p in rules.clockwise(s.order, seat) if p != seat))
+                self.choose_rival(seat, self._rivals(seat)[0])
             else:
                 self._end_turn(seat, acted=False)
         elif phase == "battle" and s.deferred is not None:  # silence: no counter (H-9, H-15)
@@ -2286,9 +2331,11 @@ class CovenantGame(PlatformGame):
             else:
                 self.allocate_damage(seat, self._default_allocation(seat, self.damage_to_allocate(seat)))
         elif phase == "hedge":  # silence gives up a Vis Source: the curse would need the seat's own roll
-            source = next(c.id for c in self.covenant_cards(seat) if c.kind == "vis_source")
+            source = next((c.id for c in self.covenant_cards(seat) if c.kind == "vis_source"), None)
             self._hedge_faced(seat=seat, curse=0, actor=SYSTEM, audience=PUBLIC)
-            self._card_discarded(card_id=source, reason="given up to the Hedge Mage", actor=SYSTEM, audience=PUBLIC)
+            if source is not None:  # none left: nothing is claimed (``_hedge_claims``)
+                self._card_discarded(card_id=source, reason="given up to the Hedge Mage", actor=SYSTEM,
+                                     audience=PUBLIC)  # fmt: skip
             self._end_turn(seat, acted=False)
         elif phase == "certamen":
             for ch in [c for c in s.challenges.values() if c["challenger"] == seat]:
@@ -2296,18 +2343,9 @@ class CovenantGame(PlatformGame):
                                         bids={}, actor=SYSTEM, audience=PUBLIC)  # fmt: skip
             self._end_turn(seat, acted=False)
         elif phase == "reckoning":
-            starve: list[str] = []
-            costly = sorted(self.covenant_cards(seat), key=lambda c: -self._upkeep(c))
-            while True:
-                try:
-                    if not seed:  # the season may end here: its next seed must be fresh and secret
-                        raise RuntimeError("closing a Reckoning turn needs fresh entropy for the next seed")
-                    self.support(seat, starve, seed=seed)
-                    return
-                except RuleViolation:
-                    if len(starve) == len(costly):
-                        raise
-                    starve.append(costly[len(starve)].id)
+            if not seed:  # the season may end here: its next seed must be fresh and secret
+                raise RuntimeError("closing a Reckoning turn needs fresh entropy for the next seed")
+            self.support(seat, self.default_starved(seat), seed=seed)
 
     def _upkeep(self, c: Card) -> int:
         d = self.house.cards.get(c.name)
@@ -2338,6 +2376,17 @@ class CovenantGame(PlatformGame):
         # A rollback never reuses a roll number: a roll after it is a new roll, not a silent reroll.
         merged.next_roll = max(merged.next_roll, carried.get("next_roll", 0))
         return merged
+
+
+def check_taken(damage: int, capacities: dict[str, int], allocation: dict[str, int]) -> None:
+    """A-BAT-1 [000:139] "all cards with the Mundane Might attribute are subject to damage": a covenant with such
+    beings assigns all the damage among them, capacity first; a covenant with none has nothing the damage can land
+    on, and takes none (its allocation is empty). The rules name no other target, and a covenant that may not pay
+    an enemy off (no vis for the Army of Skeletons [000:733]) must still be able to answer its battle."""
+    if capacities:
+        rules.check_allocation(damage, capacities, allocation)
+    elif any(allocation.values()):
+        raise RuleViolation("you have no beings of Mundane Might to take damage", rule="A-BAT-1", field="allocation")
 
 
 def _expire(s: CovenantState, ended: Any) -> None:

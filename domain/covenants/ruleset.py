@@ -20,6 +20,7 @@ from domain.covenants.commands import COVENANT_COMMANDS
 from domain.covenants.errors import RuleViolation
 from domain.covenants.game import CovenantGame
 from domain.covenants.mail import parse_turn
+from domain.covenants.offers import offers
 from domain.covenants.state import Card, CovenantSeat, CovenantState
 from domain.covenants.verify import VERIFY_COVENANTS
 from domain.covenants.views import table_view
@@ -219,6 +220,7 @@ COVENANTS = register(
         marks=frozenset({"PhaseBegan", "CovenantAdded"}),
         phase_title=phase_title,
         describe=describe,
+        offers=offers,
         roles=COVENANT_ROLES,
         state_types=(CovenantSeat, Card, CovenantState, Window),
         description="The covenant game (Ars Magica seed): 2-4 covenants, no GM, played to 25 points",

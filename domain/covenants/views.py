@@ -8,6 +8,7 @@ from dataclasses import asdict
 from typing import Any
 
 from domain.covenants import rules
+from domain.covenants.offers import moves as offered_moves
 from domain.ids import GM
 
 
@@ -76,7 +77,7 @@ def table_view(game: Any, viewer: str) -> dict[str, Any]:
     if viewer in s.powers:
         view["me"] = {"seat": viewer, "learned": list(s.powers[viewer].grants)}
         if whose == viewer and s.phase == "move":
-            view["me"]["legal_moves"] = game.legal_moves(viewer)
+            view["me"]["legal_moves"] = [m.square for m in offered_moves(game, viewer)]  # what ``offers`` offers
     if viewer == GM:
         view["discard"]["cards"] = [dict(d) for d in s.discard]
     return view

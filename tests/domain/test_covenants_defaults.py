@@ -1,0 +1,163 @@
+"""Every covenant window's default on silence is legal in the states it meets (issue 24 "no game can get stuck",
+H-9), and the choices a seat is offered are exactly what it may send (``Ruleset.offers``). Played through the
+service with explicit dice and an injected clock; the deadline is closed as the workers close it."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from api.service import Games
+from domain.covenants.commands import (
+    AllocateDamage,
+    AnswerTrade,
+    Cast,
+    DecideEvent,
+    DrawEvent,
+    Move,
+    OfferTrade,
+    Pass,
+)
+from domain.covenants.ruleset import COVENANTS
+from domain.platform.commands import CloseWindow
+from tests.covenants.play import (
+    Dice,
+    fixed_three,
+    move_all,
+    pass_create,
+    pass_main,
+    pass_until,
+    reckon,
+    skip_season,
+)
+from tests.domain.test_conformance_covenants_played import moves, refused
+
+LIGHTNING = {"ann": ["Cr", "Au", "Pe", "An", "Vi"]}  # Arc of Lightning
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 3, 1, 12, tzinfo=timezone.utc)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def offered(t, seat: str) -> list:
+    """What the seat is offered now, but the closing of windows Ann's host role offers her (H-9)."""
+    return [c for c in t.games.read(t.game_id, lambda g: COVENANTS.offers(g, seat)) if not isinstance(c, CloseWindow)]
+
+
+def silence(t, clock: Clock, seat: str) -> bool:
+    """The seat says nothing: its turn's deadline passes and the workers close the window."""
+    (window,) = [w for w in t.view("gm")["windows"] if w["kind"].split(":")[1] == seat]
+    clock.now = datetime.fromisoformat(window["closes_at"]) + timedelta(minutes=1)
+    return t.games.close_due_window(t.game_id, window["id"])
+
+
+def skeletons_at_ann_without_grogs_or_vis(d: Dice, clock: Clock):
+    """Ann's Grogs starves at the first Reckoning; in year two's Spring Bob plays the Army of Skeletons at her
+    ([000:727]) and she gives Bob her 4 vis in a trade: at the end of the Main Phase she faces the Skeletons with
+    no being of Mundane Might and nothing to pay them off with."""
+    t = fixed_three(d, options={"yearly_consumes": False}, games=Games(clock=clock))
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    grogs = next(c["id"] for c in t.view("gm")["covenants"]["ann"]["cards"] if c["kind"] == "grogs")
+    reckon(t, starve={"ann": [grogs]})
+    for _ in range(3):
+        skip_season(t)
+    moves(t, {"ann": 1, "bob": 9, "cy": 2})
+    pass_create(t)
+    d.push([9])
+    t.run("bob", DrawEvent("bob"))
+    t.run("bob", DecideEvent("bob", "play", target="ann"))
+    assert t.phase() == "main"
+    pass_until(t, "ann")
+    vis = t.view("gm")["covenants"]["ann"]["vis"]
+    trade = t.run("ann", OfferTrade("ann", "bob", {"vis": vis}, {}))["trade_id"]
+    t.run("bob", AnswerTrade("bob", trade, True))
+    pass_main(t)
+    ann = t.view("gm")["covenants"]["ann"]
+    assert t.phase() == "battle" and t.turn() == ["ann"]
+    assert ann["vis"] == 0 and not [c for c in ann["cards"] if c["kind"] in ("grogs", "companion", "specialist")]
+    assert t.view("gm")["battle"]["to_allocate"] == {"ann": 5}
+    return t
+
+
+def test_a_bat_1_a_covenant_with_no_mundane_being_and_no_vis_answers_the_army_of_skeletons_taking_no_damage():
+    """A-BAT-1 [000:139] "all cards with the Mundane Might attribute are subject to damage": a covenant with none
+    has nothing the Skeletons' 5 can land on, so its allocation is empty; it cannot pay them off either ([000:733]
+    "paying 1 pawn vis"). Before, both answers were refused and the game waited for ever."""
+    d, clock = Dice(), Clock()
+    t = skeletons_at_ann_without_grogs_or_vis(d, clock)
+    refused(t, "ann", AllocateDamage("ann", pay_off=True), "A-EVT-4")
+    refused(t, "ann", AllocateDamage("ann", {t.mage("ann"): 5}), "A-BAT-1")  # a mage has no Mundane Might
+    assert offered(t, "ann") == [AllocateDamage("ann", {})]
+    cards = t.view("gm")["covenants"]["ann"]["cards"]
+    t.run("ann", AllocateDamage("ann", {}))
+    assert t.phase() == "move" and t.view("gm")["covenants"]["ann"]["cards"] == cards  # nothing was damaged
+    assert "Army of Skeletons" in t.view("gm")["events_in_play"]  # not beaten: it returns next season
+
+
+def test_a_bat_1_silence_at_the_army_of_skeletons_with_nothing_to_fight_or_pay_with_closes_the_battle():
+    """H-9: the deadline's default is the empty allocation the rule allows (above); the workers' close succeeds
+    and the game goes on to the next cycle."""
+    d, clock = Dice(), Clock()
+    t = skeletons_at_ann_without_grogs_or_vis(d, clock)
+    assert silence(t, clock, "ann") is True
+    assert t.phase() == "move" and t.view("gm")["battle"] is None
+
+
+def quaesitor_prompt(d: Dice, clock: Clock):
+    """Ann is marked in year one (a harmful spell at Cy's mage); in year two's Spring Bob, on the Event square, is
+    prompted where to apply the Quaesitor Investigation the mark creates ([000:100], H-13)."""
+    t = fixed_three(d, arts=LIGHTNING, games=Games(clock=clock))
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    t.run("ann", Cast("ann", t.mage("ann"), "Arc of Lightning", t.mage("cy"), 2))
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    for _ in range(3):
+        skip_season(t)
+    move_all(t, [1, 9, 2])
+    pass_create(t)
+    assert t.phase() == "events" and t.turn() == ["bob"]
+    assert t.view("gm")["pending_event"] == {"seat": "bob", "event": "Quaesitor Investigation", "quaesitor": True}
+    return t
+
+
+def test_h_13_silence_at_the_quaesitor_prompt_applies_the_investigation_to_the_first_marked_covenant():
+    """H-13 "Player choice among the marked covenants" leaves no discard while a covenant is marked ([000:100]
+    "The player on the Event square decides where to apply the Investigation"): silence applies it to the first
+    marked covenant clockwise from the player's left, and passes the player's Events turn (H-9). Before, the
+    deadline tried to discard it and was refused by A-AGG-1."""
+    d, clock = Dice(), Clock()
+    t = quaesitor_prompt(d, clock)
+    assert offered(t, "bob") == [DecideEvent("bob", "play", "ann")]  # the one marked covenant; no draw, no pass
+    assert silence(t, clock, "bob") is True
+    v = t.view("gm")
+    assert v["investigation"]["target"] == "ann" and v["pending_event"] is None and t.phase() == "main"
+
+
+def test_a_evt_1_an_undecided_quaesitor_investigation_is_decided_before_the_player_draws():
+    """A-EVT-1 with H-13: the player on the Event square decides the Investigation before drawing, as before
+    passing; a draw first left the prompt hanging into the Main Phase."""
+    d, clock = Dice(), Clock()
+    t = quaesitor_prompt(d, clock)
+    refused(t, "bob", DrawEvent("bob"), "A-EVT-1")
+    refused(t, "bob", Pass("bob"), "A-EVT-1")
+    t.run("bob", DecideEvent("bob", "play", target="ann"))
+    assert offered(t, "bob") == [DrawEvent("bob"), Pass("bob")]
+
+
+def test_h_2_the_moves_a_seat_is_offered_are_the_legal_moves_its_view_shows():
+    """H-2 "The player chooses from a list of legal squares the server has computed": the view's list and the
+    Move commands offered are one list, and every other seat is offered no move."""
+    t = fixed_three(Dice())
+    first = t.turn()[0]
+    squares = t.view(first)["me"]["legal_moves"]
+    assert squares == list(range(1, 10))
+    assert [c for c in offered(t, first) if isinstance(c, Move)] == [Move(first, s) for s in squares]
+    assert all(not isinstance(c, Move) for seat in t.seats if seat != first for c in offered(t, seat))
