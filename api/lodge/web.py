@@ -64,7 +64,6 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     drawn from the view alone, and the catalogue's public card texts: never from the game's state."""
     game = request.app.state.games.get_game(context["game_id"], for_update=False)
     catalogue = game.catalogue
-    view = context["view"]
     host = context["me"] == GM
     cards = {c.id: c for c in [*catalogue.spells, *catalogue.physical_actions, *catalogue.black_rose]}
     context.update(
@@ -80,7 +79,6 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
         black_rose_acts=[(c.card, c.target) for c in lr.offers(game, GM) if isinstance(c, lr.BlackRoseAct)]
         if host and context.get("phase") is None
         else [],
-        models=sorted({*view["mages"], *view["evocations"]}),
         word=word,
     )
     return templates.TemplateResponse(request, "lodge/board.html", context)
