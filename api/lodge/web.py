@@ -61,7 +61,8 @@ def _heal(f: dict) -> list[int] | None:
 
 def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     """The Lodge as the viewer sees it, from the platform's context (view, feed, phases, flash). The page is
-    drawn from the view alone, and the catalogue's public card texts: never from the game's state."""
+    drawn from the view, the catalogue's public card texts and, for the host, what the host is offered
+    (``LODGE.offers``): never from the game's state itself."""
     game = request.app.state.games.get_game(context["game_id"], for_update=False)
     catalogue = game.catalogue
     host = context["me"] == GM
