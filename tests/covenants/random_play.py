@@ -64,12 +64,13 @@ def play(
     players: int = 3,
     *,
     max_steps: int = 1500,
-    silent: int = 1,
-    hush: float = 0.1,
+    silent: int | None = None,
+    hush: float = 0.15,
     options: dict | None = None,
 ) -> Outcome:
     """Play one game of ``players`` covenants by seeded random choice among the offers; the last ``silent`` seats
-    never answer, the others stay silent at a turn with probability ``hush``."""
+    (by default half the table, rounded down) never answer, the others stay silent at a turn with probability
+    ``hush``."""
     choose = random.Random(seed)
     draws = random.Random(f"entropy-{seed}")
     now = [datetime(2026, 1, 1, 12, tzinfo=timezone.utc)]
@@ -83,6 +84,7 @@ def play(
         auditor, game_id, [AddCovenant(s, s.title(), f"Covenant {s}", host=i == 0) for i, s in enumerate(seats)]
     )
     games.run(auditor, game_id, BeginGame())
+    silent = players // 2 if silent is None else silent
     quiet = set(seats[players - silent :]) if silent else set()
     out = Outcome(seed, players)
     while True:
@@ -140,13 +142,13 @@ def _close(games: Games, game_id: str, window: tuple, now: list, out: Outcome) -
 
 
 def _pick(choose: random.Random, offered: list, phase: str) -> Any:
-    """A random offer; in the Main Phase a pass half the time (else a table that acts forever never ends the
-    phase), and the host's closing of a window rarely (it stands for another seat's silence)."""
+    """A random offer; in the Main Phase mostly a pass (it ends after a round where everyone passed, A-AMB-5: a
+    table that keeps acting keeps it going), and the host's closing of a window rarely (another seat's silence)."""
     closes = [c for c in offered if isinstance(c, CloseWindow)]
     rest = [c for c in offered if not isinstance(c, CloseWindow)] or closes
     if closes and choose.random() < 0.05:
         return choose.choice(closes)
     passes = [c for c in rest if isinstance(c, Pass)]
-    if phase == "main" and passes and choose.random() < 0.5:
+    if phase == "main" and passes and choose.random() < 0.7:
         return passes[0]
     return choose.choice(rest)

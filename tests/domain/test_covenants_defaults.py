@@ -161,3 +161,38 @@ def test_h_2_the_moves_a_seat_is_offered_are_the_legal_moves_its_view_shows():
     assert squares == list(range(1, 10))
     assert [c for c in offered(t, first) if isinstance(c, Move)] == [Move(first, s) for s in squares]
     assert all(not isinstance(c, Move) for seat in t.seats if seat != first for c in offered(t, seat))
+
+
+def test_a_agg_1_a_quaesitor_prompt_with_nobody_marked_any_more_is_discarded_at_its_deadline():
+    """[000:100] creates the Investigation "while there are marked covenants"; a house package whose Gathering of
+    the Tribunal stays in play lets the one marked covenant unmark itself while the player on the Event square is
+    still deciding. Nothing is left to investigate: the card can only be discarded, and silence discards it."""
+    from domain.covenants.commands import AttendTribunal
+    from domain.covenants.house import default_data
+
+    package = default_data()
+    package["events"]["Gathering of the Tribunal"].update(seasons=["spring", "summer", "autumn", "winter"])
+    package["events"]["Gathering of the Tribunal"]["lasts_seasons"] = 4
+    d, clock = Dice(), Clock()
+    options = {"house": "custom", "house_package": package, "yearly_consumes": False}
+    t = fixed_three(d, arts=LIGHTNING, options=options, games=Games(clock=clock))
+    for _ in range(4):
+        skip_season(t)
+    moves(t, {"ann": 1, "bob": 9, "cy": 2})
+    pass_create(t)
+    d.push([16])
+    t.run("bob", DrawEvent("bob"))  # the Tribunal, in play for a year
+    pass_until(t, "ann")
+    t.run("ann", Cast("ann", t.mage("ann"), "Arc of Lightning", t.mage("cy"), 2))  # Ann is marked
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    moves(t, {"ann": 1, "bob": 9, "cy": 2})
+    pass_create(t)
+    assert t.view("gm")["pending_event"] == {"seat": "bob", "event": "Quaesitor Investigation", "quaesitor": True}
+    t.run("ann", AttendTribunal("ann"))
+    refused(t, "bob", DecideEvent("bob", "play", target="ann"), "A-AGG-1")
+    assert offered(t, "bob") == [DecideEvent("bob", "discard")]
+    assert silence(t, clock, "bob") is True
+    v = t.view("gm")
+    assert v["investigation"] == {} and v["pending_event"] is None and t.phase() == "main"
