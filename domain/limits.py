@@ -78,24 +78,72 @@ def check_email(value: Any, field: str = "email") -> str:
 def check_whole_numbers(value: Any, field: str) -> None:
     """Refuse any whole number in ``value`` (nested lists, dicts and dataclasses included) that a signed 64-bit
     column cannot hold, naming ``field`` and the path to it."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        if not SMALLEST_BIGINT <= value <= BIGINT:
-            raise RuleViolation(
-                f"{field} is a whole number from {SMALLEST_BIGINT} to {BIGINT} (what the game's records hold)",
-                field=field,
-            )
-    elif isinstance(value, (str, bytes, float, type(None), bool)):
-        return
-    elif isinstance(value, Mapping):
+    if not _fits(value):  # every command's every field passes here: the path is worked out only for a refusal
+        raise RuleViolation(
+            f"{_where(value, field)} is a whole number from {SMALLEST_BIGINT} to {BIGINT} (what the game's records "
+            "hold)",
+            field=_where(value, field),
+        )
+
+
+_TEXT = frozenset({str, float, bool, type(None), bytes})
+_SEQUENCES = (list, tuple, set, frozenset)
+_SEQUENCE_TYPES = frozenset(_SEQUENCES)
+
+
+def _fits(value: Any) -> bool:
+    # Every field of every command passes here, so the common cases (text, small numbers) cost no call.
+    kind = type(value)
+    if kind is int:
+        return SMALLEST_BIGINT <= value <= BIGINT
+    if kind in _TEXT:
+        return True
+    if kind is dict:
         for key, item in value.items():
-            check_whole_numbers(key, field)
-            check_whole_numbers(item, f"{field}.{field_name([key])}")
-    elif isinstance(value, (list, tuple, set, frozenset)):
+            if type(key) is not str and not _fits(key):
+                return False
+            if type(item) is int:
+                if not SMALLEST_BIGINT <= item <= BIGINT:
+                    return False
+            elif type(item) not in _TEXT and not _fits(item):
+                return False
+        return True
+    if kind in _SEQUENCE_TYPES:
+        for item in value:
+            if type(item) is int:
+                if not SMALLEST_BIGINT <= item <= BIGINT:
+                    return False
+            elif type(item) not in _TEXT and not _fits(item):
+                return False
+        return True
+    if isinstance(value, Mapping):
+        return all(_fits(k) and _fits(v) for k, v in value.items())
+    if isinstance(value, _SEQUENCES):
+        return all(_fits(item) for item in value)
+    if isinstance(value, int) and not isinstance(value, bool):  # an IntEnum, an int subclass
+        return SMALLEST_BIGINT <= value <= BIGINT
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return all(_fits(getattr(value, f.name)) for f in dataclasses.fields(value))
+    return True
+
+
+def _where(value: Any, field: str) -> str:
+    """The dotted path to the first whole number in ``value`` that does not fit (``field`` if it is one)."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not _fits(key):
+                return field
+            if not _fits(item):
+                return _where(item, f"{field}.{field_name([key])}")
+    elif isinstance(value, _SEQUENCES):
         for i, item in enumerate(value):
-            check_whole_numbers(item, f"{field}.{i}")
+            if not _fits(item):
+                return _where(item, f"{field}.{i}")
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         for f in dataclasses.fields(value):
-            check_whole_numbers(getattr(value, f.name), f"{field}.{f.name}")
+            if not _fits(getattr(value, f.name)):
+                return _where(getattr(value, f.name), f"{field}.{f.name}")
+    return field
 
 
 def whole_number(value: Any, field: str, low: int, high: int, rule: str) -> int:

@@ -21,6 +21,7 @@ from pydantic import TypeAdapter
 
 from api.app import create_app
 from domain import limits
+from domain.errors import RuleViolation
 from domain.platform.commands import PLATFORM_COMMANDS
 from domain.rulesets import INSTALLED
 from projections.settings import Settings
@@ -250,3 +251,25 @@ def test_a_web_form_number_beyond_64_bits_is_refused_naming_the_field(api):
     assert r.status_code == 303
     assert "what the game&#39;s records hold" in api.get(f"/play/{gid}").text
     assert recorded(api) == before
+
+
+@pytest.mark.parametrize(
+    "value,path",
+    [
+        (2**63, "f"),
+        (-(2**63) - 1, "f"),
+        ([1, 2**64], "f.1"),
+        ({"u1": 3, "u2": 2**64}, "f.u2"),
+        ({"a": [{"b": 2**70}]}, "f.a.0.b"),
+        ((0, -(2**64)), "f.1"),
+    ],
+)
+def test_a_whole_number_no_store_holds_is_refused_wherever_it_sits_naming_its_path(value, path):
+    with pytest.raises(RuleViolation) as refused:
+        limits.check_whole_numbers(value, "f")
+    assert refused.value.field == path
+
+
+@pytest.mark.parametrize("value", [limits.BIGINT, limits.SMALLEST_BIGINT, True, 1e300, "9" * 40, {"k": [0, None]}])
+def test_what_a_64_bit_column_holds_and_what_is_not_a_whole_number_pass(value):
+    limits.check_whole_numbers(value, "f")
