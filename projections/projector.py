@@ -182,7 +182,7 @@ class Projector:
             rows: dict[str, list[tuple]] = {"audit": [], "feed": [], "phases": [], "outbox": [], "timeline": []}
             # A fork's copies and its mark are written together, so the mark is usually in the same batch.
             marks = {n.originator_id: n.originator_version for n in notifications if n.topic.endswith(FORKED)}
-            last = notifications[-1].originator_id
+            last = uuid.UUID(str(notifications[-1].originator_id))
             for n in notifications:
                 event = self._record(n)
                 if event.kind == "StateRestored":  # its phase is read from the rows written so far

@@ -172,7 +172,10 @@ def deliver(db: ReadModelDB, settings: Settings, row_id: str, now: datetime | No
     if not claim(db, row_id, now):
         item = row(db, row_id)
         return item["status"] if item else "missing"
-    item = moderated(db, [row(db, row_id)], sending=True)[0]
+    found = row(db, row_id)
+    if found is None:  # claimed above, so it is there
+        return "missing"
+    item = moderated(db, [found], sending=True)[0]
     if item.get("moderated") == "hidden":  # hidden before its mail went out: its readers are not told of it
         mark(db, row_id, "withdrawn")
         return "withdrawn"
@@ -297,12 +300,12 @@ def _posts_now(db: ReadModelDB, game_id: str, versions: list[int]) -> dict[int, 
     found: dict[int, dict] = {}
     ids = sorted(named)
     for i in range(0, len(ids), CHUNK):
-        part = ids[i : i + CHUNK]
+        some = ids[i : i + CHUNK]
         for post_id, thread_id, title, author, text, rolls, edited_at, earlier_shown, hidden, reason in db.query(
             "SELECT p.post_id, p.thread_id, t.title, p.author, p.text, p.rolls, p.edited_at, p.earlier_shown, "
             "p.hidden, p.hidden_reason FROM rm_posts p JOIN rm_threads t ON t.game_id = p.game_id "
-            f"AND t.thread_id = p.thread_id WHERE p.game_id = ? AND p.post_id IN ({','.join('?' * len(part))})",
-            (game_id, *part),
+            f"AND t.thread_id = p.thread_id WHERE p.game_id = ? AND p.post_id IN ({','.join('?' * len(some))})",
+            (game_id, *some),
         ):
             found[named[post_id]] = {
                 "thread_id": thread_id,
