@@ -20,7 +20,9 @@ from domain.covenants.commands import (
 from domain.covenants.ruleset import COVENANTS
 from domain.platform.commands import CloseWindow
 from tests.covenants.play import (
+    ARTS,
     Dice,
+    Table,
     fixed_three,
     move_all,
     pass_create,
@@ -196,3 +198,45 @@ def test_a_agg_1_a_quaesitor_prompt_with_nobody_marked_any_more_is_discarded_at_
     assert silence(t, clock, "bob") is True
     v = t.view("gm")
     assert v["investigation"] == {} and v["pending_event"] is None and t.phase() == "main"
+
+
+def test_a_evt_3_an_even_chaos_roll_with_every_rival_out_of_play_fights_nobody():
+    """[000:691] "if the result is even, that player must choose a rival covenant"; with two covenants and the
+    other under a Quaesitor Investigation ([000:767] "removed from the game"), no rival may be chosen: the roll
+    obliges nothing and the Season of Chaos goes on. Before, the player could choose nobody and silence chose
+    the investigated covenant, which was refused."""
+    from api.service import Caller
+    from domain.covenants.commands import AddCovenant, BeginGame, RollChaos
+
+    d, clock = Dice(), Clock()
+    games = Games(clock=clock, roller_factory=lambda game: d)
+    game_id, _, _ = games.create_game("Two", ruleset="covenants", options={"players": 2, "yearly_consumes": False})
+    gm = Caller.of("gm")
+    games.run_many(
+        gm,
+        game_id,
+        [
+            AddCovenant("ann", "Ann", "Fengheld", arts=LIGHTNING["ann"]),
+            AddCovenant("bob", "Bob", "Crintera", arts=ARTS["bob"]),
+        ],
+    )
+    d.push([1])  # Ann starts
+    games.run(gm, game_id, BeginGame())
+    t = Table(games, game_id, ["ann", "bob"])
+    move_all(t, [1, 2])
+    pass_create(t)
+    t.run("ann", Cast("ann", t.mage("ann"), "Arc of Lightning", t.mage("bob"), 2))  # Ann is marked
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    for _ in range(3):
+        skip_season(t)
+    moves(t, {"ann": 1, "bob": 9})
+    pass_create(t)
+    t.run("bob", DecideEvent("bob", "play", target="ann"))  # Ann is out of play
+    d.push([6])
+    t.run("bob", DrawEvent("bob"))  # the Season of Chaos
+    assert t.phase() == "chaos" and t.turn() == ["bob"]
+    d.push([4])
+    assert t.run("bob", RollChaos("bob")) == {"face": 4, "must_choose_rival": False}
+    assert t.phase() == "main" and t.view("gm")["battles"] == []
