@@ -180,9 +180,11 @@ class Projector:
                 return 0
             touched: dict[uuid.UUID, int] = {}
             rows: dict[str, list[tuple]] = {"audit": [], "feed": [], "phases": [], "outbox": [], "timeline": []}
-            # A fork's copies and its mark are written together, so the mark is usually in the same batch.
+            # A fork's copies and its mark are written together (one transaction), so the mark is in this batch
+            # unless the batch is full and its last game's events go on after it.
             marks = {n.originator_id: n.originator_version for n in notifications if n.topic.endswith(FORKED)}
-            last = uuid.UUID(str(notifications[-1].originator_id))
+            full = len(notifications) >= self.batch_size
+            last = uuid.UUID(str(notifications[-1].originator_id)) if full else None
             for n in notifications:
                 event = self._record(n)
                 if event.kind == "StateRestored":  # its phase is read from the rows written so far
@@ -249,7 +251,7 @@ class Projector:
         self, cur: Cursor, event: Record, marks: dict | None = None, last: uuid.UUID | None = None
     ) -> tuple[Tracker, dict | None, str | None]:
         """The game's tracker after ``event``; the phase the event begins and the seat it adds, by the game's
-        ruleset (or None). ``marks``: the fork marks of this batch, by game; ``last``: the game of the batch's
+        ruleset (or None). ``marks``: the fork marks of this batch, by game; ``last``: the game of a full batch's
         last event (whose fork mark, if any, may be in the next batch)."""
         game_id = event.originator_id
         version = event.originator_version
