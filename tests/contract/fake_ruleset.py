@@ -72,10 +72,10 @@ class Table(PlatformGame):
 
     def _may_act_in(self, w: Window, power_id: str) -> bool:
         return power_id in self.pending_in(w)
-        if ctx is not None and ctx.principal != GM:
-            raise Forbidden("only the GM seats a player", rule="TABLE-0", field="authorization")
 
     def join(self, cmd: Join, ctx: Context | None = None) -> None:  # a command's handler: (game, command, context)
+        if ctx is not None and ctx.principal != GM:
+            raise Forbidden("only the GM seats a player", rule="TABLE-0", field="authorization")
         self._joined(seat_id=cmd.seat_id, name=cmd.name, actor=GM, audience=[vis.PUBLIC])
 
     @event("Joined")
