@@ -31,7 +31,6 @@ from domain.platform.state import Seat, Window
 
 RULES_VERSION = "lodge-1"
 STOP, NOBODY = "stop", "none"  # an Evocation's prompts: no further step; no attack (L-EVO-1, L-EVO-2)
-__all__ = ["COLOURS", "DECLINE", "NOBODY", "RESOLVE", "RULES_VERSION", "STOP", "LodgeGame"]
 
 
 class LodgeGame(PlatformGame):
@@ -817,8 +816,12 @@ class LodgeGame(PlatformGame):
         self._record(engine, mage_id)
 
     def pass_turn(self, mage_id: str) -> None:
+        """A Mage is done for this phase (LH-7), once: a second Pass would record nothing new, so it is refused,
+        as it is not offered (``domain.lodge.offers``)."""
         self._allowed("Pass")
         self._mage(mage_id)
+        if self.state.powers[mage_id].ready:
+            raise RuleViolation("you have passed in this phase already", rule="LH-7", field="mage_id")
         self._emit("Passed", {"mage": mage_id}, [{"op": "ready", "mage": mage_id}], actor=mage_id)
 
     # ------------------------------------------------------------------ advancing and Clean-up

@@ -219,3 +219,16 @@ def test_an_answer_among_the_options_is_recorded_and_its_effect_lapses_if_the_bo
     view = games.view(game_id, "ann")
     assert view["mages"]["bob"]["room"] == "library" and view["mages"]["ann"]["slots"]["I"]["face"] == "down"
     assert CastSpell("ann", "I", "bob") in offers(games, game_id, "ann")
+
+
+def test_lh_7_a_mage_passes_once_a_phase_and_is_then_offered_no_pass_and_refused_another(games):
+    """LH-7: Pass says a Mage is done for the phase; once passed she is offered no Pass, and a second one, which
+    would record nothing new, is refused naming the rule and records nothing (offered equals accepted)."""
+    game_id, _, _ = games.create_game("Lodge", ruleset="lodge")
+    games.run_many(GM, game_id, [AddMage("ann", "Ann", "red"), AddMage("bob", "Bob", "blue"), BeginGame()])
+    games.run(Caller.of("ann"), game_id, Pass("ann"))
+    assert Pass("ann") not in offers(games, game_id, "ann")
+    before = games.recorder.max_notification_id()
+    with pytest.raises(DomainError) as refused:
+        games.run(Caller.of("ann"), game_id, Pass("ann"))
+    assert refused.value.rule == "LH-7" and games.recorder.max_notification_id() == before
