@@ -280,7 +280,10 @@ class CovenantGame(PlatformGame):
         due: list[dict] = []
         if phase == "events":
             if s.seasons_begun > 4 and s.events_phase_season != s.seasons_begun:  # the season's first
-                due = [h for h in s.held_events if h["season"] == self.season_name]
+                # [000:767] an investigated covenant's player "may not create nor play cards" and "the state of the
+                # covenant does not change": its held events stay held until it rejoins (else they would fire for a
+                # player who may not answer, and the phase would wait on nobody)
+                due = [h for h in s.held_events if h["season"] == self.season_name and not self.out_of_play(h["seat"])]
             waiting = [h for h in s.held_events if h not in due]
             order = [p for p in order if s.powers[p].square == rules.EVENT_SQUARE and not waiting]
             holders = list(dict.fromkeys(h["seat"] for h in due))
@@ -2145,6 +2148,8 @@ class CovenantGame(PlatformGame):
                 raise RuleViolation(f"apply the Investigation to a marked covenant: {marked}", rule="A-AGG-1",
                                     field="target")  # fmt: skip
             self._investigated(seat=seat, target=target, actor=seat, audience=PUBLIC)
+            if target == seat and self.state.phase == "events" and self.state.turn and self.state.turn[0] == seat:
+                self._end_turn(seat, acted=True)  # out of play from now ([000:767]): no draw, its turn is over
             return
         if choice == "play":
             if target is None:

@@ -240,3 +240,60 @@ def test_a_evt_3_an_even_chaos_roll_with_every_rival_out_of_play_fights_nobody()
     d.push([4])
     assert t.run("bob", RollChaos("bob")) == {"face": 4, "must_choose_rival": False}
     assert t.phase() == "main" and t.view("gm")["battles"] == []
+
+
+def test_a_evt_1_a_held_event_of_a_covenant_under_investigation_stays_held_until_it_rejoins():
+    """A-EVT-1 "Held events fire at the first Events Phase of their season" with [000:767] the investigated
+    covenant's player "may not create nor play cards" and "the state of the covenant ... does not change": Bob's
+    event held for Autumn stays held while the Quaesitors keep him out of play. Before, it was released to him
+    with nobody at turn, and the Events Phase waited on nobody for good."""
+    d = Dice()
+    t = fixed_three(d, options={"yearly_consumes": False})
+    for _ in range(4):
+        skip_season(t)
+    moves(t, {"ann": 1, "bob": 9, "cy": 2})
+    pass_create(t)
+    d.push([9])
+    t.run("bob", DrawEvent("bob"))  # the Army of Skeletons, held for Autumn
+    t.run("bob", DecideEvent("bob", "hold", season="autumn"))
+    pass_until(t, "bob")
+    grogs = next(c["id"] for c in t.view("gm")["covenants"]["ann"]["cards"] if c["kind"] == "grogs")
+    t.run("bob", Cast("bob", t.mage("bob"), "Enhance Resistance", grogs, 2))  # at a rival's being: Bob is marked
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    moves(t, {"ann": 9, "bob": 1, "cy": 2})  # Summer
+    pass_create(t)
+    t.run("ann", DecideEvent("ann", "play", target="bob"))  # the Investigation the mark created
+    t.run("ann", Pass("ann"))
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    moves(t, {"ann": 1, "cy": 9})  # Autumn: Bob, out of play, does not move
+    pass_create(t)
+    v = t.view("gm")
+    assert t.phase() == "main" and v["investigation"]["target"] == "bob" and v["pending_event"] is None
+    assert v["held_events"] == [{"event": "Army of Skeletons", "seat": "bob", "season": "autumn"}]
+
+
+def test_a_agg_1_a_player_who_applies_the_investigation_to_its_own_covenant_ends_its_events_turn():
+    """[000:767] from the Investigation's application its covenant "do[es] nothing": the player on the Event square
+    who applies it to its own covenant (the only one marked) draws nothing more; the Main Phase begins without it."""
+    d = Dice()
+    t = fixed_three(d, options={"yearly_consumes": False})
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    grogs = next(c["id"] for c in t.view("gm")["covenants"]["ann"]["cards"] if c["kind"] == "grogs")
+    pass_until(t, "bob")
+    t.run("bob", Cast("bob", t.mage("bob"), "Enhance Resistance", grogs, 2))  # Bob is marked
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    for _ in range(3):
+        skip_season(t)
+    moves(t, {"ann": 1, "bob": 9, "cy": 2})
+    pass_create(t)
+    assert offered(t, "bob") == [DecideEvent("bob", "play", "bob")]
+    t.run("bob", DecideEvent("bob", "play", target="bob"))
+    assert t.phase() == "main" and "bob" not in t.turn()
+    refused(t, "bob", DrawEvent("bob"), "A-ORDER-1")
