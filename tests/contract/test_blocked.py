@@ -295,3 +295,35 @@ def test_the_gm_and_every_host_are_mailed_about_the_block(games, gate, clock):
     assert sorted(told) == [("ann", "Game blocked: gate-1 cannot close"), ("gm", "Game blocked: gate-1 cannot close")]
     body = next(r["body"] for r in projector.outbox(gate, "ann") if r["kind"] == "blocked")
     assert "GATE-1" in body["text"] and "nobody holds the gate's key" in body["text"]
+
+
+def test_a_powers_console_and_board_show_a_block_recorded_on_planning(tmp_path, monkeypatch):
+    """Every board draws the platform's strip: a Powers game whose Planning default is refused (planted here, as
+    the rules never refuse it) shows the block on the GM's console and on a power's board, each as it may read it."""
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+    from domain.powers.game import Game
+    from projections.settings import Settings
+    from tests.integration.helpers import close_app
+    from tests.web.test_browser_play_surface import rich_game
+
+    def refuse(self, now, reason):
+        raise RuleViolation("PLANTED: the schemes cannot be granted", rule="P-TEST-1")
+
+    monkeypatch.setattr(Game, "_close_planning", refuse)
+    app = create_app(Settings(data_dir=tmp_path))
+    try:
+        games = app.state.games
+        gid, gm_token, tokens = rich_game(app)
+        window = next(w.id for w in games.get_game(gid, for_update=False).state.windows.values() if not w.closed)
+        receipt = games.close_window(gid, GM, window, "planning")
+        assert receipt.result["blocked"]["rule"] == "P-TEST-1" and receipt.events == ["GameBlocked"]
+        for who, token in (("gm", gm_token), *tokens.items()):
+            with TestClient(app) as client:
+                client.get(f"/signin/{gid}/{token}")
+                page = client.get(f"/play/{gid}").text
+            assert 'class="strip-blocked"' in page and "P-TEST-1" in page, who
+            assert ("PLANTED" in page) is (who == "gm" or who in receipt.result["blocked"]["seats"]), who
+    finally:
+        close_app(app)
