@@ -75,3 +75,15 @@ class ViewerSequences:
         if viewer == "gm":
             return self.seen.get("gm", 0)
         return self.seen.get("public", 0) + self.seen.get(f"power:{viewer}", 0)
+
+
+@dataclass(kw_only=True)
+class CommittedDice:
+    """The seed commit-reveal's fields (domain.platform.game ``_commit_seed``, domain.dice): a ruleset's state
+    that rolls through the platform mixes these in (keyword-only, so they follow its own fields)."""
+
+    seed: str | None = None  # sealed: nobody sees it until it is revealed
+    seed_commitment: str | None = None
+    seed_root: str | None = None
+    seed_first_roll: int = 0
+    next_roll: int = 0

@@ -366,22 +366,25 @@ class Verifier:
                 shown.append((i, roll))
                 ident = (roll.commitment, roll.roll_no, roll.what)
                 earlier = seen.get(ident)
-                if earlier is not None:
-                    if earlier != roll.shown:
-                        report.mismatches.append(
-                            f"{where}: {roll.what} {roll.roll_no} appears twice with different dice"
-                        )
+                if earlier is not None and earlier != roll.shown:
+                    report.mismatches.append(f"{where}: {roll.what} {roll.roll_no} appears twice with different dice")
                     continue
-                seen[ident] = roll.shown
                 seed = seeds.get(roll.commitment) if roll.commitment is not None else None
                 if seed is None or seed.at > i:
                     report.mismatches.append(f"{where}: {roll.what} {roll.roll_no} uses a seed not committed before it")
                     continue
+                # every showing is checked (a roll moved onto another's number may show the same faces); each
+                # roll counts once
+                keys = report.keys_verified
                 verdict = _check_roll(report, where, seed, roll)
-                if verdict is None:
-                    report.rolls_pending += 1
-                elif verdict:
-                    setattr(report, roll.counts_in, getattr(report, roll.counts_in) + 1)
+                if earlier is not None:
+                    report.keys_verified = keys
+                else:
+                    seen[ident] = roll.shown
+                    if verdict is None:
+                        report.rolls_pending += 1
+                    elif verdict:
+                        setattr(report, roll.counts_in, getattr(report, roll.counts_in) + 1)
         return shown
 
     def _explain_unrevealed(self, events: list[dict], seeds: dict[str, Seed], full: bool, report: Report) -> None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from api.powers.service import PowersGames
 from api.service import Caller, Games
 from domain.covenants.commands import Move
+from domain.platform.commands import MakePost
 from tests.contract.fake_ruleset import Join, Post
 from tests.covenants.play import play_to_a_sealed_bid
 from tests.scenarios import play_rich_month
@@ -78,6 +79,7 @@ def _table_play(games: Games) -> Played:
     games.run_many(Caller.of("gm"), game_id, [Join("ann", "Ann"), Join("bob", "Bob")])
     for seat, text in (("ann", "hello"), ("bob", "hi"), ("ann", "bye")):
         games.run(Caller.of(seat), game_id, Post(seat, text))
+    games.run(Caller.of("bob"), game_id, MakePost("desk-bob", "dice [roll 2d6] [roll 1d20]"))  # the platform's dice
     return Played(game_id, ["gm", "ann", "bob"])
 
 

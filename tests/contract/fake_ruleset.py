@@ -14,12 +14,11 @@ from domain.ids import GM
 from domain.platform.commands import Command, Context
 from domain.platform.game import PlatformGame, fold
 from domain.platform.ruleset import Ruleset, Step
-from domain.platform.state import Seat, ViewerSequences, Window
-from domain.platform.verify import PLATFORM
+from domain.platform.state import CommittedDice, Seat, ViewerSequences, Window
 
 
 @dataclass
-class TableState(ViewerSequences):
+class TableState(ViewerSequences, CommittedDice):  # the first join commits a seed: posts roll dice
     name: str
     ruleset: str
     rules_version: str
@@ -62,10 +61,9 @@ class Table(PlatformGame):
         return cls(name=name, ruleset="table", rules_version="table-1", timezone=tz, actor=GM, audience=[vis.PUBLIC])
 
     def power(self, power_id: str) -> Seat:
-        try:
-            return self.state.powers[power_id]
-        except KeyError:
-            raise NotFound(f"no seat {power_id!r} at this table", field="seat") from None
+        if power_id not in self.state.powers:
+            raise NotFound(f"no seat {power_id!r} at this table", field="seat")
+        return self.state.powers[power_id]
 
     def pending_in(self, w: Window) -> list[str]:
         return sorted(p for p, s in self.state.powers.items() if not s.ready)
@@ -77,6 +75,8 @@ class Table(PlatformGame):
         if ctx is not None and ctx.principal != GM:
             raise Forbidden("only the GM seats a player", rule="TABLE-0", field="authorization")
         self._joined(seat_id=cmd.seat_id, name=cmd.name, actor=GM, audience=[vis.PUBLIC])
+        if ctx is not None and self.state.seed_commitment is None:  # the platform's dice, for [roll NdS] in a post
+            self._commit_seed(ctx.entropy(32), season=0, month=0)
 
     @event("Joined")
     def _joined(self, seat_id: str, name: str, actor: str, audience: list) -> None:
@@ -101,7 +101,7 @@ def offers(game: Table, principal: str) -> list[Command]:
 
 # fmt: off
 FAKE = Ruleset(name="table", version="table-1", options=TableOptions, steps=(Step("play"),), aggregate=Table,
-               start=Table.start, commands={Join: Table.join, Post: Table.post}, fold=fold, verify=PLATFORM,
+               start=Table.start, commands={Join: Table.join, Post: Table.post}, fold=fold,
                view=lambda game, viewer: {"seats": sorted(game.state.powers), "posts": list(game.state.posts)},
                phase_of=lambda e: {"phase": f"join-{e.seat_id}"} if type(e).__name__ == "Joined" else None,
                seat_of=lambda e: e.seat_id if type(e).__name__ == "Joined" else None, offers=offers)

@@ -149,7 +149,7 @@ def test_the_fake_rulesets_commands_reach_the_api_without_a_route_of_their_own(a
         headers=bearer(gm),
         json={"command": "Join", "args": {"seat_id": "ann", "name": "Ann"}},
     )
-    assert r.status_code == 200 and r.json()["events"] == ["Joined"], r.text
+    assert r.status_code == 200 and r.json()["events"] == ["Joined", "SeedCommitted"], r.text  # its dice, committed
     r = api.post(
         f"/games/{gid}/commands", headers=bearer(gm), json={"command": "Post", "args": {"seat_id": "ann", "text": "hi"}}
     )
