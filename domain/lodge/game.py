@@ -553,7 +553,7 @@ class LodgeGame(PlatformGame):
         prompt = self.state.prompts.get(choice_id)
         if prompt is None or prompt["mage"] != mage_id:
             raise NotFound(f"you have no open choice {choice_id!r}", field="choice_id")
-        if prompt["kind"] == "cell" and (waiting := waiting_on(self, mage_id)):
+        if prompt["kind"] == "cell" and option == RESOLVE and (waiting := waiting_on(self, mage_id)):
             # L-EFF-1 (R1): resolving from the Cell is a new effect, which waits for hers to resolve first
             raise RuleViolation(
                 f"answer {waiting[0]} first: the effect waiting for it has not resolved (L-EFF-1)",
@@ -785,6 +785,9 @@ class LodgeGame(PlatformGame):
         """L-PERS-5: a Mage in their Cell resolves (or declines) an offered Persistent Effect (LH-5), by this
         command or by answering the offer's prompt, in whichever phase its condition occurred; the choices its
         effect needs are asked like any other."""
+        if not accept:  # declining resolves no effect, so no effect of hers waiting for a choice holds it (L-EFF-1)
+            self._resolve_from_cell(mage_id, offer_id, False, choices, now)
+            return
         command = {"command": "ResolveFromCell", "mage": mage_id, "offer": offer_id, "accept": accept}
         self._resolving(command, choices, now, lambda: self._resolve_from_cell(mage_id, offer_id, accept, choices, now))
 

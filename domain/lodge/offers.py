@@ -82,29 +82,25 @@ def _answers(game: LodgeGame, mage: str) -> list[Command]:
     """Each open choice of ``mage``'s, with each option that is accepted now: a Cell offer's resolution only while
     she is in her Cell (L-PERS-5), and not while an effect of hers waits for a choice (L-EFF-1); declining, always."""
     out: list[Command] = []
-    blocked = bool(waiting_on(game, mage))
+    resolves = not waiting_on(game, mage) and in_own_cell(game, mage)
     for cid, p in sorted(game.state.prompts.items()):
         if p["mage"] != mage:
             continue
-        options = list(p["options"])
-        if p["kind"] == "cell":
-            if blocked:
-                continue
-            options = [o for o in options if o != RESOLVE or in_own_cell(game, mage)]
+        options = [o for o in p["options"] if p["kind"] != "cell" or o != RESOLVE or resolves]
         out += [AnswerChoice(mage, cid, o) for o in options]
     return out
 
 
 def _cell_offers(game: LodgeGame, mage: str) -> list[Command]:
-    """L-PERS-5 / LH-5: each Cell offer of ``mage``'s, resolved (while she is in her Cell) or declined; it stands
-    until Clean-up, in whatever phase its condition occurred ("whenever the required condition occurs")."""
-    if waiting_on(game, mage):
-        return []
+    """L-PERS-5 / LH-5: each Cell offer of ``mage``'s, resolved (while she is in her Cell and no effect of hers
+    waits for a choice, L-EFF-1) or declined (always: declining resolves nothing); it stands until Clean-up, in
+    whatever phase its condition occurred ("whenever the required condition occurs")."""
+    resolves = not waiting_on(game, mage) and in_own_cell(game, mage)
     out: list[Command] = []
     for oid, offer in sorted(game.state.offers.items()):
         if offer["mage"] != mage:
             continue
-        if in_own_cell(game, mage):
+        if resolves:
             out.append(ResolveFromCell(mage, oid, True))
         out.append(ResolveFromCell(mage, oid, False))
     return out
@@ -132,6 +128,9 @@ def _may_act(game: LodgeGame, evocation: str) -> bool:
 
 
 def _mage(game: LodgeGame, mage: str) -> list[Command]:
+    """A Mage's answers and Cell offers, then what her phase allows (LH-7): each Spell on each card, each slot's
+    card on each legal target (LH-1), each Physical Action left (a Walk to each Room it may enter, L-MOVE-3), each
+    Evocation that has not acted, and Pass once."""
     s = game.state
     sheet = s.mages[mage]
     may = _phase_may(game)

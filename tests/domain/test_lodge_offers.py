@@ -232,3 +232,30 @@ def test_lh_7_a_mage_passes_once_a_phase_and_is_then_offered_no_pass_and_refused
     with pytest.raises(DomainError) as refused:
         games.run(Caller.of("ann"), game_id, Pass("ann"))
     assert refused.value.rule == "LH-7" and games.recorder.max_notification_id() == before
+
+
+def test_l_eff_1_while_her_effect_waits_a_mage_in_her_cell_may_still_decline_an_offer_but_not_resolve_it(games):
+    """L-EFF-1 [002:R1] with L-PERS-5 [002:R10]: resolving a Cell offer is a new effect, which waits while Cy's Gust
+    waits for its step; declining resolves nothing, so she is offered it and it is accepted."""
+    game_id, _, _ = games.create_game("Lodge", ruleset="lodge")
+    ann, cy = Caller.of("ann"), Caller.of("cy")
+    games.run_many(GM, game_id, [AddMage("ann", "Ann", "red"), AddMage("bob", "Bob", "blue")])
+    games.run_many(GM, game_id, [AddMage("cy", "Cy", "green"), BeginGame()])
+    games.run(ann, game_id, PrepareSpells("ann", {"I": "thornskin", "II": "firebolt"}))
+    games.run(cy, game_id, PrepareSpells("cy", {"I": "retreat", "II": "gust"}))
+    games.run(GM, game_id, AdvancePhase("prepare"))
+    games.run(ann, game_id, CastSpell("ann", "I", "bob"))
+    games.run(cy, game_id, CastSpell("cy", "I"))
+    games.run(ann, game_id, CastSpell("ann", "II", "bob"))  # the Thornskin fires: Cy, in her Cell, is offered it
+    games.run(cy, game_id, CastSpell("cy", "II", "bob"))  # the Gust waits for Bob's first step
+    cell, gust = sorted(games.view(game_id, "cy")["prompts"], key=lambda p: p["kind"] != "cell")
+    (offer,) = games.view(game_id, "cy")["offers"]
+    assert (cell["kind"], gust["kind"]) == ("cell", "move")
+    cy_offers = offers(games, game_id, "cy")
+    assert AnswerChoice("cy", cell["choice"], DECLINE) in cy_offers
+    assert ResolveFromCell("cy", offer["id"], False) in cy_offers
+    assert AnswerChoice("cy", cell["choice"], RESOLVE) not in cy_offers
+    assert ResolveFromCell("cy", offer["id"], True) not in cy_offers
+    assert accepted_each(games, game_id, "cy") == len(cy_offers)
+    games.run(cy, game_id, AnswerChoice("cy", cell["choice"], DECLINE))
+    assert [p["kind"] for p in games.view(game_id, "cy")["prompts"]] == ["move"]
