@@ -26,6 +26,7 @@ from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from email.utils import make_msgid
 
+from projections import logs
 from projections.db import ReadModelDB, utc_key
 from projections.posts import notification
 from projections.settings import Settings
@@ -237,6 +238,8 @@ def ledger(db: ReadModelDB, game_id: str, recipient: str | None = None) -> list[
     rows = moderated(db, rows, as_sent=recipient is None)
     for r in rows:
         del r["game_id"], r["reply_to"]
+        if recipient is None:  # every seat's mail: a seat's thread address would let its reader post as that seat
+            r["body"] = logs.redact(r["body"])
     return rows
 
 
