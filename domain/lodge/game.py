@@ -274,6 +274,11 @@ class LodgeGame(PlatformGame):
             audience=[vis.PUBLIC],
         )
 
+    def phase_acts(self) -> str | None:
+        """Who acts in the current phase of the package (LH-7): "every mage", "host", or None outside them."""
+        phase = self._phase_rules()
+        return phase["acts"] if phase else None
+
     def _phase_rules(self) -> dict | None:
         return next((p for p in self.package["phases"] if p["name"] == self.state.phase), None)
 

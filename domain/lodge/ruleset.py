@@ -187,6 +187,7 @@ def board_view(game: LodgeGame, viewer: str) -> dict[str, Any]:
             "rules_version": s.rules_version,
             "turn": s.turn,
             "phase": s.phase,
+            "acts": game.phase_acts(),  # who acts in this phase of the package (LH-7): "every mage", "host" or None
             "package": {
                 "id": s.package["id"],
                 "version": s.package["version"],

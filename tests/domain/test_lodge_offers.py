@@ -259,3 +259,17 @@ def test_l_eff_1_while_her_effect_waits_a_mage_in_her_cell_may_still_decline_an_
     assert accepted_each(games, game_id, "cy") == len(cy_offers)
     games.run(cy, game_id, AnswerChoice("cy", cell["choice"], DECLINE))
     assert [p["kind"] for p in games.view(game_id, "cy")["prompts"]] == ["move"]
+
+
+def test_lh_7_in_the_hosts_phase_no_mage_is_shown_still_acting(games):
+    """LH-7: the Black Rose's phase is the host's; no Mage is offered a move of it, so the status strip's line of
+    seats shows none of them "still acting" (in the Mages' phases it shows who has passed)."""
+    from api.lodge.status import seats
+
+    game_id, _, _ = games.create_game("Lodge", ruleset="lodge")
+    games.run_many(GM, game_id, [AddMage("ann", "Ann", "red"), AddMage("bob", "Bob", "blue"), BeginGame()])
+    games.run(Caller.of("ann"), game_id, Pass("ann"))
+    assert [s["word"] for s in seats(games.view(game_id, "bob"), "bob")] == ["passed", "still acting"]
+    games.run_many(GM, game_id, [AdvancePhase("prepare"), AdvancePhase("actions")])
+    view = games.view(game_id, "bob")
+    assert view["game"]["acts"] == "host" and seats(view, "bob") == [] and offers(games, game_id, "bob") == []
