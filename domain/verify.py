@@ -344,6 +344,7 @@ VERIFY_POWERS = Verifier(
     not_checked=tuple(NOT_CHECKED),
     reveals_to="gm",
     reveal_rule="P.4",
+    reveals_superseded=True,  # a rollback reveals the seed it supersedes to the GM (P.4)
 )
 """Powers' ``Ruleset.verify``: the platform's checks, Powers' rolls and tie-breaks, sealed difficulties and
 submission digests."""

@@ -328,6 +328,7 @@ class Verifier:
     # who its revealed seeds go to: "everyone", or "gm" (a player's export then holds no reveal) with the rule
     reveals_to: str = "everyone"
     reveal_rule: str = ""
+    reveals_superseded: bool = False  # whether a seed a rollback supersedes is revealed (else the report says so)
 
     def __call__(self, events: Iterable[dict]) -> Any:
         shapes = {**SHAPES, **self.shapes}
@@ -403,7 +404,7 @@ class Verifier:
                 why = "in force now: it is revealed when the phase it governs closes"
             elif self.reveals_to == "gm" and not full:
                 why = f"revealed to the GM alone ({self.reveal_rule}): your rolls are checked from their keys"
-            elif superseded := [s for i, s in rollbacks if seed.at < i <= following]:
+            elif not self.reveals_superseded and (superseded := [s for i, s in rollbacks if seed.at < i <= following]):
                 why = (
                     f"superseded by the rollback at event {superseded[0]} and never revealed: its rolls are "
                     "checked from their keys and paths only"

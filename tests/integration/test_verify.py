@@ -386,3 +386,27 @@ def test_an_export_whose_first_event_names_no_ruleset_is_a_powers_export(month_d
     del events[0]["data"]["ruleset"]
     report = verify_export(events)
     assert report.ok and report.ruleset == "powers" and report.difficulties_verified == 1
+
+
+def test_p_4_every_committed_seed_is_revealed_once_or_the_report_says_why_not():
+    """A rollback's superseded seed goes to the GM (P.4): the GM's export checks it, a player's says it went to
+    the GM alone; a fork's copied seed is the source's to reveal. A seed the GM's export never reveals, though a
+    later one was committed, is a mismatch, even with the sequence renumbered to hide the missing reveal."""
+    from domain.platform.verify import verify_export
+
+    games = PowersGames()
+    m = play_rich_month(games)
+    fork_id, _ = games.fork(m.game_id, "gm", "what if", phase="s1m1-resolution")
+    games.rollback(m.game_id, "gm", "again", phase="s1m1-planning")
+    gm = verify_export(games.visible_events(m.game_id, "gm"))
+    assert gm.ok and gm.seeds_verified == 1 and len(gm.seeds_unrevealed) == 1, gm
+    assert "in force now" in gm.seeds_unrevealed[0]
+    wiz = verify_export(games.visible_events(m.game_id, m.powers["wiz"]))
+    assert wiz.ok and any("revealed to the GM alone (P.4)" in s for s in wiz.seeds_unrevealed), wiz
+    fork = verify_export(games.visible_events(fork_id, "gm"))
+    assert fork.ok and any("copied with the source game's history by a fork" in s for s in fork.seeds_unrevealed)
+    hidden = [e for e in games.visible_events(m.game_id, "gm") if e["type"] != "SeedRevealed"]
+    for n, e in enumerate(hidden, start=1):
+        e["seq"] = n
+    report = verify_export(hidden)
+    assert not report.ok and any("was never revealed" in x for x in report.mismatches), report.mismatches
