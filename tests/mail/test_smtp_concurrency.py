@@ -115,3 +115,9 @@ def test_mail_1_a_busy_game_is_answered_451_try_later_never_5xx(server, monkeypa
 
     monkeypatch.setattr(games, "run_turn", broken)
     assert send_all(settings, [mail(address, "say: hello", "<busy-b@example.org>")]) == [("<busy-b@example.org>", 451)]
+
+    monkeypatch.setattr(controller.handler.intake, "holder", broken)  # the address cannot be checked now
+    with pytest.raises(smtplib.SMTPRecipientsRefused) as refused:
+        with smtplib.SMTP(settings.smtpd_host, settings.smtpd_port, timeout=60) as smtp:
+            smtp.send_message(mail(address, "say: hello", "<busy-c@example.org>"))
+    assert [code for code, _ in refused.value.recipients.values()] == [451]
