@@ -20,12 +20,15 @@ from fastapi.routing import APIRoute
 from pydantic import TypeAdapter
 
 from api.app import create_app
+from api.compose import build_games
+from api.mail_intake import MailIntake
 from domain import limits
 from domain.errors import RuleViolation
 from domain.platform.commands import PLATFORM_COMMANDS
 from domain.rulesets import INSTALLED
 from projections.settings import Settings
 from tests.integration.helpers import bearer, close_app
+from tests.mail.test_smtp import TURN, setup_game
 
 pytestmark = pytest.mark.integration
 
@@ -273,3 +276,20 @@ def test_a_whole_number_no_store_holds_is_refused_wherever_it_sits_naming_its_pa
 @pytest.mark.parametrize("value", [limits.BIGINT, limits.SMALLEST_BIGINT, True, 1e300, "9" * 40, {"k": [0, None]}])
 def test_what_a_64_bit_column_holds_and_what_is_not_a_whole_number_pass(value):
     limits.check_whole_numbers(value, "f")
+
+
+def test_a_mailed_number_beyond_64_bits_is_refused_naming_the_line_and_records_nothing(store_settings):
+    """By mail too (the command checks it, whichever channel built it): ``convert: 99999999999999999999`` was
+    recorded before; now the turn is refused naming the field, and nothing is recorded."""
+    games = build_games(store_settings)
+    try:
+        gid, _, token = setup_game(games)
+        intake = MailIntake(games, "emissary.local")
+        before = games.recorder.max_notification_id()
+        turn = TURN.replace("convert: 1", f"convert: {10**20}")
+        reply = intake.receive(intake.address_for(gid, token), "<huge@x>", turn)
+        assert not reply.accepted, reply.body
+        assert "convert is a whole number from" in reply.body
+        assert games.recorder.max_notification_id() == before
+    finally:
+        games.close()
