@@ -61,10 +61,11 @@ def _heal(f: dict) -> list[int] | None:
 
 def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     """The Lodge as the viewer sees it, from the platform's context (view, feed, phases, flash). The page is
-    drawn from the view, the catalogue's public card texts and, for the host, what the host is offered
-    (``LODGE.offers``): never from the game's state itself."""
+    drawn from the view alone (its choices are what the viewer is offered, ``LODGE.offers``), and the catalogue's
+    public card texts: never from the game's state."""
     game = request.app.state.games.get_game(context["game_id"], for_update=False)
     catalogue = game.catalogue
+    view = context["view"]
     host = context["me"] == GM
     cards = {c.id: c for c in [*catalogue.spells, *catalogue.physical_actions, *catalogue.black_rose]}
     context.update(
@@ -77,9 +78,8 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
         spell_names={c.id: c.name for c in catalogue.spells},
         black_rose_names={c.id: c.name for c in catalogue.black_rose},
         # what the host may act for the Black Rose now: read from the offers, as a Mage's choices are (view.choices)
-        black_rose_acts=[(c.card, c.target) for c in lr.offers(game, GM) if isinstance(c, lr.BlackRoseAct)]
-        if host and context.get("phase") is None
-        else [],
+        # the Black Rose's cards on the targets the host is offered now (view.choices, from LODGE.offers)
+        black_rose_acts=[(a["card"], a["target"]) for a in view["choices"]["black_rose"]] if host else [],
         word=word,
     )
     return templates.TemplateResponse(request, "lodge/board.html", context)

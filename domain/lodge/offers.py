@@ -165,6 +165,18 @@ def _mage(game: LodgeGame, mage: str) -> list[Command]:
     return out
 
 
+def host_choices(game: LodgeGame) -> dict[str, Any]:
+    """The host's choices on the board, read from ``offers``: the commands offered by name, and each Black Rose card
+    with each target it may take now (LH-7); the host answers no Mage's choice."""
+    offered = offers(game, GM)
+    return {
+        "may": sorted({type(c).__name__ for c in offered}),
+        "black_rose": [{"card": c.card, "target": c.target} for c in offered if isinstance(c, BlackRoseAct)],
+        "answers": {},
+        "cell_offers": {},
+    }
+
+
 def choices(game: LodgeGame, mage: str, offered: list[Command] | None = None) -> dict[str, Any]:
     """The board's choices for ``mage`` (L.3), read from ``offers``: the commands offered by name, each slot's
     card and targets, the Physical Actions and their targets, the Rooms a Walk may enter, the Evocations, the

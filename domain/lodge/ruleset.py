@@ -28,7 +28,7 @@ from domain.lodge.commands import (
 from domain.lodge.engine import Choices
 from domain.lodge.game import RULES_VERSION, LodgeGame
 from domain.lodge.offers import choices as board_choices
-from domain.lodge.offers import offers
+from domain.lodge.offers import host_choices, offers
 from domain.lodge.package import DEFAULT_PACKAGE, installed_package
 from domain.lodge.state import BLACK_ROSE, DUMMY, LodgeState
 from domain.lodge.verify import VERIFY_LODGE
@@ -154,6 +154,8 @@ def board_view(game: LodgeGame, viewer: str) -> dict[str, Any]:
     # what the viewer is offered now (domain.lodge.offers), with the answers to its prompts and Cell offers it may
     # send: the board offers nothing that would be refused
     mine = board_choices(game, viewer) if viewer in s.mages and s.phase not in ("setup", "ended") else None
+    if host:
+        mine = host_choices(game)
 
     def sheet(mage: str) -> dict:
         m = s.mages[mage]

@@ -118,6 +118,11 @@ def test_lh_7_black_rose_act_is_offered_to_the_host_alone(games):
     assert all(not isinstance(c, BlackRoseAct) for c in offers(games, game_id, "cy"))
     host = offers(games, game_id, "gm")
     assert BlackRoseAct("thorns", "bob") in host and host[-1] == AdvancePhase("black-rose")
+    board = games.view(game_id, "gm")["choices"]  # the host's board reads the same offers
+    assert (
+        board["may"] == ["AdvancePhase", "BlackRoseAct"] and {"card": "thorns", "target": "bob"} in board["black_rose"]
+    )
+    assert len(board["black_rose"]) == len(host) - 1
     assert accepted_each(games, game_id, "gm") == len(host)
 
 
