@@ -167,6 +167,22 @@ def _offers(view: dict[str, Any], me: str, spells: list[str], actions: list[str]
 BEINGS = ("mage", "companion", "specialist", "villagers", "grogs", "livestock", "familiar")
 
 
+def _agree(offers: dict[str, Any], commands: list[Any], me: str) -> None:
+    """The page's one-command buttons are drawn only when the ruleset offers their command now
+    (``domain.covenants.offers``): no button the rules would refuse (a pay-off the covenant cannot pay, a pass
+    while its event waits, a draw before the Quaesitor prompt is decided)."""
+    single = {
+        "generate": cc.Generate(me), "draw": cc.DrawEvent(me), "pass": cc.Pass(me), "investigate": cc.Investigate(me),
+        "tribunal": cc.AttendTribunal(me), "tax": cc.PayTax(me),
+    }  # fmt: skip
+    for key, command in single.items():
+        if offers.get(key) and command not in commands:
+            del offers[key]
+    allocate = offers.get("allocate")
+    if allocate and allocate.get("toll") and cc.AllocateDamage(me, {}, pay_off=True) not in commands:
+        allocate["toll"] = None
+
+
 def _rulings(view: dict[str, Any], me: str) -> list[tuple[int, dict]]:
     """The custom actions awaiting a ruling, for the host or the auditor (H-8)."""
     mine = view["covenants"].get(me)
@@ -183,6 +199,8 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     spells = sorted(game.house.spells) if context["phase"] is None else []
     actions = sorted(game.house.main_actions) if context["phase"] is None else []
     offers = {} if context["phase"] else _offers(view, me, spells, actions)
+    if offers and game.ruleset.offers is not None:
+        _agree(offers, game.ruleset.offers(game, me), me)
     if not context["phase"] and _rulings(view, me):
         offers["rulings"] = _rulings(view, me)
     if offers.get("actions"):  # the Main Phase's "heal": a healer of the covenant, a damaged being of it

@@ -56,11 +56,11 @@ def silence(t, clock: Clock, seat: str) -> bool:
     return t.games.close_due_window(t.game_id, window["id"])
 
 
-def skeletons_at_ann_without_grogs_or_vis(d: Dice, clock: Clock):
+def skeletons_at_ann_without_grogs_or_vis(d: Dice, games: Games):
     """Ann's Grogs starves at the first Reckoning; in year two's Spring Bob plays the Army of Skeletons at her
     ([000:727]) and she gives Bob her 4 vis in a trade: at the end of the Main Phase she faces the Skeletons with
     no being of Mundane Might and nothing to pay them off with."""
-    t = fixed_three(d, options={"yearly_consumes": False}, games=Games(clock=clock))
+    t = fixed_three(d, options={"yearly_consumes": False}, games=games)
     move_all(t, [1, 2, 3])
     pass_create(t)
     pass_main(t)
@@ -92,7 +92,7 @@ def test_a_bat_1_a_covenant_with_no_mundane_being_and_no_vis_answers_the_army_of
     has nothing the Skeletons' 5 can land on, so its allocation is empty; it cannot pay them off either ([000:733]
     "paying 1 pawn vis"). Before, both answers were refused and the game waited for ever."""
     d, clock = Dice(), Clock()
-    t = skeletons_at_ann_without_grogs_or_vis(d, clock)
+    t = skeletons_at_ann_without_grogs_or_vis(d, Games(clock=clock))
     refused(t, "ann", AllocateDamage("ann", pay_off=True), "A-EVT-4")
     refused(t, "ann", AllocateDamage("ann", {t.mage("ann"): 5}), "A-BAT-1")  # a mage has no Mundane Might
     assert offered(t, "ann") == [AllocateDamage("ann", {})]
@@ -106,15 +106,15 @@ def test_a_bat_1_silence_at_the_army_of_skeletons_with_nothing_to_fight_or_pay_w
     """H-9: the deadline's default is the empty allocation the rule allows (above); the workers' close succeeds
     and the game goes on to the next cycle."""
     d, clock = Dice(), Clock()
-    t = skeletons_at_ann_without_grogs_or_vis(d, clock)
+    t = skeletons_at_ann_without_grogs_or_vis(d, Games(clock=clock))
     assert silence(t, clock, "ann") is True
     assert t.phase() == "move" and t.view("gm")["battle"] is None
 
 
-def quaesitor_prompt(d: Dice, clock: Clock):
+def quaesitor_prompt(d: Dice, games: Games):
     """Ann is marked in year one (a harmful spell at Cy's mage); in year two's Spring Bob, on the Event square, is
     prompted where to apply the Quaesitor Investigation the mark creates ([000:100], H-13)."""
-    t = fixed_three(d, arts=LIGHTNING, games=Games(clock=clock))
+    t = fixed_three(d, arts=LIGHTNING, games=games)
     move_all(t, [1, 2, 3])
     pass_create(t)
     t.run("ann", Cast("ann", t.mage("ann"), "Arc of Lightning", t.mage("cy"), 2))
@@ -136,7 +136,7 @@ def test_h_13_silence_at_the_quaesitor_prompt_applies_the_investigation_to_the_f
     marked covenant clockwise from the player's left, and passes the player's Events turn (H-9). Before, the
     deadline tried to discard it and was refused by A-AGG-1."""
     d, clock = Dice(), Clock()
-    t = quaesitor_prompt(d, clock)
+    t = quaesitor_prompt(d, Games(clock=clock))
     assert offered(t, "bob") == [DecideEvent("bob", "play", "ann")]  # the one marked covenant; no draw, no pass
     assert silence(t, clock, "bob") is True
     v = t.view("gm")
@@ -147,7 +147,7 @@ def test_a_evt_1_an_undecided_quaesitor_investigation_is_decided_before_the_play
     """A-EVT-1 with H-13: the player on the Event square decides the Investigation before drawing, as before
     passing; a draw first left the prompt hanging into the Main Phase."""
     d, clock = Dice(), Clock()
-    t = quaesitor_prompt(d, clock)
+    t = quaesitor_prompt(d, Games(clock=clock))
     refused(t, "bob", DrawEvent("bob"), "A-EVT-1")
     refused(t, "bob", Pass("bob"), "A-EVT-1")
     t.run("bob", DecideEvent("bob", "play", target="ann"))
