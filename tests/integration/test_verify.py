@@ -410,3 +410,25 @@ def test_p_4_every_committed_seed_is_revealed_once_or_the_report_says_why_not():
         e["seq"] = n
     report = verify_export(hidden)
     assert not report.ok and any("was never revealed" in x for x in report.mismatches), report.mismatches
+
+
+def test_a_covenant_seasons_revealed_seed_checks_every_key_and_a_swapped_seed_is_caught():
+    """A.4: when a season ends its seed is revealed to everyone: every viewer's export checks the season's root
+    and every key from it; a changed seed, or a consistent swap of seed and commitment, is caught."""
+    from api.service import Games
+    from domain.platform.verify import verify_export
+    from tests.covenants.play import seat_three, skip_season
+
+    games = Games()
+    t = seat_three(games, options={"yearly_consumes": False})
+    skip_season(t)
+    for viewer in ("gm", "ann", "bob", "cy"):
+        report = verify_export(games.visible_events(t.game_id, viewer, limit=10_000))
+        assert report.ok and report.ruleset == "covenants", (viewer, report.mismatches)
+        assert report.seeds_verified == 1 and report.keys_verified >= 1, (viewer, report)
+    events = games.visible_events(t.game_id, "bob", limit=10_000)
+    revealed = next(e for e in events if e["type"] == "SeedRevealed")
+    revealed["data"]["seed"] = "00" * 32
+    assert any("does not hash to its commitment" in x for x in verify_export(events).mismatches)
+    revealed["data"]["commitment"] = commitment("00" * 32)
+    assert any("never committed" in x for x in verify_export(events).mismatches)
