@@ -36,8 +36,8 @@ from domain.ids import GM
 from domain.platform import commands as platform
 from domain.platform import ruleset as rulesets
 from domain.platform.commands import Command, Context, is_system
-from domain.platform.roles import WINDOWS
 from domain.platform.game import PlatformGame, digest
+from domain.platform.roles import WINDOWS
 from projections.gamestore import GameStore, event_data
 from projections.keys import KeyRow
 
@@ -633,9 +633,7 @@ class Games(GameStore):
                         raise err
                 rule = err.rule or (f"field {err.field}" if err.field else type(err).__name__)
                 found = game.record_blocked(window_id, rule=rule, reason=err.message, at=self.clock())
-                log.warning(
-                    "game blocked game=%s window=%s rule=%s seats=%s", game_id, window_id, rule, found["seats"]
-                )
+                log.warning("game blocked game=%s window=%s rule=%s seats=%s", game_id, window_id, rule, found["seats"])
                 return {"closed": False, "blocked": found}
 
             return record
