@@ -304,7 +304,13 @@ class Projector:
     def _fork_mark(self, game_id: uuid.UUID) -> int:
         """The version of the game's fork mark as the game stands in the store (0 if it is not a fork): the
         mark follows the copy of the source's history up to ``forked_from["version"]``."""
-        forked = getattr(self.games.repository.get(game_id).state, "forked_from", None)
+        # At a version, never through the shared cached game: bringing that up to date here, outside its lock, races
+        # a command on it (and taking its lock here could deadlock with the hook that runs this projector).
+        latest = self.games.recorder.select_events(game_id, desc=True, limit=1)
+        if not latest:
+            return 0
+        state = self.games.repository.get(game_id, version=latest[0].originator_version).state
+        forked = getattr(state, "forked_from", None)
         return int(forked["version"]) + 1 if forked else 0
 
     @staticmethod
