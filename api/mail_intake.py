@@ -23,7 +23,7 @@ from typing import Any
 
 from api.service import Caller, CommandKey, Games
 from api.service import Turn as ServiceTurn
-from domain.errors import DomainError, RuleViolation
+from domain.errors import Busy, DomainError, RuleViolation
 from domain.ids import GM
 from domain.mailturns import LineError, Turn, body_text, own_lines
 from domain.platform.commands import MakePost, OpenThread
@@ -189,6 +189,8 @@ class MailIntake:
             receipt = self.games.run(
                 Caller.of(seat), game_id, MakePost(thread_id, own), CommandKey(f"mail:{message_id}")
             )
+        except Busy:
+            raise  # not the sender's refusal: the mail is deferred (451 or 503) and sent again
         except DomainError as err:
             where = f" ({err.rule})" if err.rule else ""
             body = f"Nothing was posted: {err.message}{where}."

@@ -129,6 +129,7 @@ ERRORS: dict[int, dict[str, Any]] = {
     413: {"model": ErrorPublic, "description": "The body is larger than the service takes"},
     422: {"model": ValidationErrorPublic, "description": "A rule or a field refused it, by name; nothing recorded"},
     429: {"model": TooManyPublic, "description": "Too many requests (or failed sign-ins) from your address"},
+    503: {"model": ErrorPublic, "description": "The game stayed busy; nothing recorded: send it again (Retry-After)"},
 }
 
 

@@ -31,7 +31,7 @@ from domain import limits
 from domain import rulesets as installed
 from domain import visibility as vis
 from domain.dice import Roller, SeededRoller
-from domain.errors import Conflict, DomainError, Forbidden, RuleViolation, Unauthorized
+from domain.errors import Busy, Conflict, DomainError, Forbidden, RuleViolation, Unauthorized
 from domain.ids import GM
 from domain.platform import commands as platform
 from domain.platform import ruleset as rulesets
@@ -254,7 +254,7 @@ class Games(GameStore):
                     self._evict(game)
                     raise
                 return receipt
-        raise Conflict(f"the game was busy; nothing was recorded after {self.retries} attempts, try again")
+        raise Busy(f"the game was busy; nothing was recorded after {self.retries} attempts, try again")
 
     def first_receipt(self, game_id: str, principal: str, key: CommandKey) -> Receipt | None:
         """The receipt a command sent with this key first got (marked replayed), or None if the key is
@@ -651,7 +651,7 @@ class Games(GameStore):
                     return self.run_turn(caller, game_id, block(err), key, key_scope=key_scope)
                 except _Moved:
                     continue
-        raise Conflict(f"the game was busy; nothing was recorded after {self.retries} attempts, try again")
+        raise Busy(f"the game was busy; nothing was recorded after {self.retries} attempts, try again")
 
     def queue_due_reminders(self, game_id: str, window_id: str) -> list[str]:
         """Workers: queue the reminders now due for a window (each offset once); returns who is reminded."""

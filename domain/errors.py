@@ -45,3 +45,8 @@ class Conflict(DomainError):
     """The command raced with others and could not be applied; nothing was recorded (409)."""
 
     status = 409
+
+
+class Busy(Conflict):
+    """The game stayed busy through every retry: nothing was recorded, and the same command may well succeed later
+    (a temporary failure: mail answers it 451 or 503, never as a refusal)."""

@@ -6,14 +6,14 @@ import hmac
 import ipaddress
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Header, Request
+from fastapi import APIRouter, Depends, Header, HTTPException, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import GamesDep, Principal, SenderDep
 from api.mail_intake import MAX_MAIL_BYTES, MailIntake
 from api.schemas import BODY, GAME_COMMAND, GAME_READ, ContactRequest, ReceiptPublic, errors
 from domain import limits
-from domain.errors import DomainError, Forbidden, NotFound
+from domain.errors import Busy, DomainError, Forbidden, NotFound
 from domain.platform.commands import SetContact
 from workers import mail
 
@@ -69,12 +69,15 @@ async def check_inbound(
 InboundKey = Annotated[None, Depends(check_inbound)]
 
 
-@router.post("/inbound/email", responses={**BODY, **errors(403, 404, 429)})
+@router.post("/inbound/email", responses={**BODY, **errors(403, 404, 429, 503)})
 def inbound_email(body: InboundMailRequest, request: Request, games: GamesDep, _: InboundKey) -> dict:
     """A mail received by a hosted provider: the same intake as `emissary smtpd`; the reply is queued."""
     settings = request.app.state.settings
     intake = MailIntake(games, settings.mail_domain, settings.secret_key)
-    reply = intake.receive(body.to, body.message_id, body.text, body.html, body.subject)
+    try:
+        reply = intake.receive(body.to, body.message_id, body.text, body.html, body.subject)
+    except Busy as err:  # a provider takes 409 as final: 503 with Retry-After is the answer it sends again on
+        raise HTTPException(503, err.message, headers={"Retry-After": "5"}) from None
     if reply.principal is None:  # no such reply address: nobody to answer, nothing recorded
         raise NotFound("no such reply address (it may have been replaced)", field="to")
     db = request.app.state.projector.db

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
 from api.app import create_app
-from api.mail_intake import MAX_MAIL_BYTES, MailIntake
+from api.mail_intake import MAX_MAIL_BYTES, MailIntake, talk_address
 from projections.settings import Settings
 from tests.integration.helpers import close_app
 from tests.mail.sink import Sink
@@ -233,3 +233,26 @@ def test_a_subject_with_line_breaks_is_answered_on_one_line(app, sink):
     assert mail.deliver(db, app.state.settings, row_id) == "sent"
     [reply] = sink.wait_for(1)
     assert reply["Subject"] == "Recorded: my Bcc: x@y turn" and reply["Bcc"] is None
+
+
+def test_mail_1_a_game_busy_through_every_retry_answers_503_with_retry_after_never_a_refusal(app, monkeypatch):
+    """Issue 24, item 8: a provider takes a 409 as final and drops the turn; a game still busy after every retry is a
+    temporary failure (503 and Retry-After, so the provider sends it again), nothing recorded and nobody answered.
+    A reply to a thread's notification met the same race as a refusal mailed back ("Nothing was posted")."""
+    from domain.errors import Busy
+
+    games = app.state.games
+    gid, pid, token = setup_game(games)
+    version = games.get_game(gid, for_update=False).version
+
+    def busy(*args, **kwargs):
+        raise Busy("the game was busy; nothing was recorded after 8 attempts, try again")
+
+    monkeypatch.setattr(games, "run_turn", busy)
+    client = TestClient(app)
+    talk = talk_address("emissary.local", app.state.settings.secret_key, games.get_game(gid), pid, "table")
+    for to in (payload(games, gid, token)["to"], talk):
+        r = client.post("/inbound/email", json={**payload(games, gid, token), "to": to}, headers=HEADERS)
+        assert r.status_code == 503, (to, r.text)
+        assert r.headers["retry-after"] == "5" and "busy" in r.json()["message"]
+    assert games.get_game(gid, for_update=False).version == version and rows(app) == []
