@@ -1803,24 +1803,34 @@ class CovenantGame(PlatformGame):
             if len(ch["sealed"]) < 2:
                 raise RuleViolation("both bids must be sealed before they are opened", rule="A-CERT-3")
             assert a is not None and b is not None
+            paid = self._bids_paid(ch)
             scores = {}
             for side, card in ((ch["challenger"], a), (ch["target"], b)):
                 d = self.house.cards[card.name]
                 girdle = "Enchanted Item: Girdle of Magical Finesse"
                 bonus = sum(1 for x in self.state.cards.values() if x.attached_to == card.id and x.name == girdle)
                 scores[side] = rules.certamen_score(
-                    d.certamen, card.arts, ch["technique"], ch["form"], ch["bids"][side]["vis"],
+                    d.certamen, card.arts, ch["technique"], ch["form"], paid[side],
                     bonus=bonus + ch["bonus"].get(side, 0), distracted=side in ch["distracted"],
                 )  # fmt: skip
             top = max(scores.values())
             leaders = [k for k, v in scores.items() if v == top]
             result = {"winner": leaders[0] if len(leaders) == 1 else None, "scores": scores}
+            if any(paid[side] != ch["bids"][side]["vis"] for side in paid):
+                result["paid"] = paid
         result["winnings"] = self._winnings(ch, result.get("winner"))
         bids = {k: v for k, v in ch["bids"].items()} if "scores" in result else {}
         self._certamen_resolved(challenge_id=challenge_id, result=result, bids=bids, actor=seat, audience=PUBLIC)
         if not any(c["challenger"] == seat for c in self.state.challenges.values()):
             self._end_turn(seat, acted=True)
         return result
+
+    def _bids_paid(self, ch: dict) -> dict[str, int]:
+        """A-AMB-7 "the vis is spent whatever the result", and a covenant spends only the vis it holds: a bid sealed
+        for more than the covenant holds when the bids are opened (it spent vis since, in a trade or a spell) counts
+        and costs what it holds. The rules say nothing of it; this keeps every store of vis whole (a covenant in
+        debt could support nothing at its Reckoning, and its silence there would be refused)."""
+        return {side: min(bid["vis"], max(0, self.state.powers[side].vis)) for side, bid in ch["bids"].items()}
 
     def _winnings(self, ch: dict, winner: str | None) -> dict:
         if winner is None:
@@ -1837,8 +1847,9 @@ class CovenantGame(PlatformGame):
     def _certamen_resolved(self, challenge_id: str, result: dict, bids: dict, actor: str, audience: list) -> None:
         s = self.state
         ch = s.challenges.pop(challenge_id)
+        paid = result.get("paid") or {}  # what a bid beyond the covenant's vis cost (``_bids_paid``)
         for side, bid in bids.items():
-            s.powers[side].vis -= bid["vis"]  # A-AMB-7: spent whatever the result
+            s.powers[side].vis -= paid.get(side, bid["vis"])  # A-AMB-7: spent whatever the result
         w = result.get("winnings") or {}
         if "tribute" in w:
             s.powers[w["from"]].tribute.append({"to": w["to"], "points": w["tribute"], "permanent": False})

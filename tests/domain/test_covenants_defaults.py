@@ -297,3 +297,29 @@ def test_a_agg_1_a_player_who_applies_the_investigation_to_its_own_covenant_ends
     t.run("bob", DecideEvent("bob", "play", target="bob"))
     assert t.phase() == "main" and "bob" not in t.turn()
     refused(t, "bob", DrawEvent("bob"), "A-ORDER-1")
+
+
+def test_a_amb_7_a_sealed_bid_beyond_the_vis_held_when_the_bids_open_costs_and_counts_what_is_held():
+    """A-AMB-7 "the vis is spent whatever the result": Ann seals all her 4 vis, then accepts a trade that takes 1
+    of them; when the bids open she holds 3, and her bid counts and costs 3. Before, she was left with -1 vis, and
+    at her Reckoning neither her support nor her silence could be accepted (short of vis whatever she starved)."""
+    from domain.covenants.commands import Challenge, ChooseArt, ResolveCertamen, SealBid
+    from tests.covenants.play import create_and_discard, seat_three
+
+    t = seat_three(Games())
+    move_all(t, [1, 3, 5])
+    create_and_discard(t)
+    pass_until(t, "ann")
+    challenge = t.run("ann", Challenge("ann", t.mage("ann"), t.mage("bob")))["challenge_id"]
+    pass_until(t, "bob")
+    trade = t.run("bob", OfferTrade("bob", "ann", {"gold": 1}, {"vis": 1}))["trade_id"]
+    pass_main(t)
+    assert t.phase() == "certamen" and t.view("gm")["covenants"]["ann"]["vis"] == 4
+    t.run("ann", ChooseArt("ann", challenge, "Cr"))
+    t.run("bob", ChooseArt("bob", challenge, "Vi"))
+    t.run("ann", SealBid("ann", challenge, 4))
+    t.run("ann", AnswerTrade("ann", trade, True))
+    t.run("bob", SealBid("bob", challenge, 0))
+    result = t.run("ann", ResolveCertamen("ann", challenge))
+    assert result["paid"] == {"ann": 3, "bob": 0}
+    assert t.view("gm")["covenants"]["ann"]["vis"] == 0
