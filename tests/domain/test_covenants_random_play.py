@@ -1,7 +1,8 @@
 """Seeded random legal play of covenant games with silence (issue 24, "no game can get stuck"; DESIGN "Promises
 are platform properties"): 3 and 4 covenants with the default options (cards, events and yearly consumption on),
-each seat choosing among the commands the ruleset offers it, one seat never answering and the others now and
-then silent, so deadlines pass and the workers' close applies each window's default (H-9).
+each seat choosing among the commands the ruleset offers it, half the table never answering and the others now
+and then silent (or, in every other game, everyone playing and now and then silent), so deadlines pass and the
+workers' close applies each window's default (H-9).
 
 Each game is bounded (``EMISSARY_RANDOM_PLAY_STEPS`` steps, a step being a command or a closed deadline; set it
 higher for a longer soak). Nothing may raise, no offered command may be refused, no seat at turn may be offered
@@ -16,12 +17,14 @@ import pytest
 from tests.covenants.random_play import play
 
 SEEDS = range(20)
+# Even seeds: half the table never answers, the others now and then; odd seeds: everyone plays, silent at times.
+POLICIES = ({"silent": None, "hush": 0.15}, {"silent": 0, "hush": 0.1})
 STEPS = int(os.environ.get("EMISSARY_RANDOM_PLAY_STEPS", "400"))
 
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_random_legal_play_with_silent_seats_ends_or_keeps_moving(players):
-    outcomes = [play(seed, players, max_steps=STEPS) for seed in SEEDS]
+    outcomes = [play(seed, players, max_steps=STEPS, **POLICIES[seed % 2]) for seed in SEEDS]
     broken = [(o.seed, o.broken) for o in outcomes if o.broken]
     assert broken == [], broken
     fine = [o for o in outcomes if o.ended or o.moving]
