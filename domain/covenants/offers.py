@@ -95,6 +95,7 @@ def _seat(game: CovenantGame, seat: str) -> list[Command]:
     }  # fmt: skip
     if phase in by_phase:
         out += by_phase[phase](game, seat, at_turn)
+    out += _casts(game, seat, at_turn)
     p = s.powers[seat]
     if p.tax_owed:  # A-EVT-4: any time before the seat's Reckoning
         out.append(cc.PayTax(seat))
@@ -175,7 +176,6 @@ def _main(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
     if at_turn:
         out.append(cc.Pass(seat))
         out += [cc.TakeAction(seat, a, "a custom action" if a == "custom" else "") for a in game.house.main_actions]
-        out += _casts(game, seat)
         mine = [c for c in game.covenant_cards(seat) if c.kind == "mage" and c.active]
         theirs = [c for c in s.cards.values() if c.kind == "mage" and c.active and c.owner not in (None, seat)]
         out += [cc.Challenge(seat, m.id, t.id) for m in mine for t in theirs]
@@ -193,24 +193,34 @@ def _main(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
     return out
 
 
-def _casts(game: CovenantGame, seat: str) -> list[Command]:
-    """A-SPELL-1..7: each active mage's spells of the Main Phase whose Arts it has, at each target of the spell's
-    kind, with the fewest pawns the spell takes (the handler decides the rest)."""
+def _casts(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
+    """A-SPELL-1..8: each active mage's spells of this phase whose Arts it has (in the Main Phase, on the seat's
+    turn; A-AMB-20: a spell whose text names another phase, in that phase), at each target of the spell's kind,
+    with the fewest pawns the spell takes; and a counter to each spell another covenant cast this phase, one pawn
+    stronger than it (A-SPELL-5). The handler decides the rest."""
     s = game.state
     out: list[Command] = []
     vis = s.powers[seat].vis
     for mage in [c for c in game.covenant_cards(seat) if c.kind == "mage" and c.active]:
         for name, sp in sorted(game.house.spells.items()):
-            if sp.counters or "main" not in sp.phases or not set(sp.arts) <= set(mage.arts):
+            if s.phase not in sp.phases or not set(sp.arts) <= set(mage.arts):
+                continue
+            if sp.counters:
+                hits = [x for x in s.spells_cast if x["seat"] != seat and x["strength"] + 1 <= vis]
+                out += [cc.Cast(seat, mage.id, name, x["id"], x["strength"] + 1) for x in hits]
                 continue
             pawns = max(1, sp.min_vis)
-            if pawns > vis:
+            if pawns > vis or (s.phase == "main" and not at_turn):
                 continue
             if sp.target == "covenant":
                 targets = list(s.order)
             else:
                 targets = [
-                    c.id for c in s.cards.values() if not c.pending and (not sp.forms or c.substance in sp.forms)
+                    c.id
+                    for c in s.cards.values()
+                    if not c.pending
+                    and (not sp.forms or c.substance in sp.forms)
+                    and (sp.target != "mage" or c.kind == "mage")
                 ]
             out += [cc.Cast(seat, mage.id, name, target, pawns) for target in targets]
     return out
