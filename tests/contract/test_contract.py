@@ -19,22 +19,9 @@ from api.rulesets import service_class
 from api.service import Games
 from domain.errors import DomainError
 from domain.platform import ruleset as registry
+from tests.contract.conftest import RULESETS
 from tests.contract.drivers import DRIVERS, Driver, Played
 from tests.contract.fake_ruleset import FAKE
-
-RULESETS = sorted({*registry.names(), FAKE.name})
-
-
-@pytest.fixture(params=RULESETS)
-def ruleset(request: pytest.FixtureRequest):
-    added = request.param == FAKE.name and FAKE.name not in registry.names()
-    if added:
-        registry.register(FAKE)
-    try:
-        yield registry.get(request.param)
-    finally:
-        if added:
-            registry.unregister(FAKE.name)
 
 
 @pytest.fixture

@@ -28,7 +28,6 @@ from domain.platform.commands import PLATFORM_COMMANDS
 from domain.platform.game import PlatformGame
 from projections.settings import Settings
 from tests.contract.drivers import DRIVERS, Played
-from tests.contract.test_contract import RULESETS, ruleset  # noqa: F401 - the fixture, per ruleset
 from tests.integration.helpers import close_app
 
 
@@ -304,9 +303,6 @@ def test_a_fork_is_the_forkers_sandbox(ruleset: registry.Ruleset, table: Table):
         assert (
             table.client.get(f"/games/{fork_id}/view", headers={"Authorization": f"Bearer {token}"}).status_code == 200
         )
-
-
-assert RULESETS  # the fixture's parameters: every registered ruleset and the fake one
 
 
 def test_a_rollback_to_a_version_that_begins_no_phase_is_refused_whichever_route_sends_it(

@@ -34,9 +34,9 @@ from domain.errors import DomainError
 from domain.ids import GM
 from domain.platform import ruleset as registry
 from domain.platform.commands import CloseDueWindow, Command
+from tests.contract.conftest import RULESETS
 from tests.contract.fake_ruleset import FAKE, Post
 
-RULESETS = sorted({*registry.names(), FAKE.name})
 # In memory, with the aggregate cache a deployment runs with (projections.settings): a read is not a replay.
 ENV = {"PERSISTENCE_MODULE": "eventsourcing.popo", "AGGREGATE_CACHE_MAXSIZE": "4", "AGGREGATE_CACHE_FASTFORWARD": "y"}
 
@@ -130,18 +130,6 @@ PLANS: dict[str, Plan] = {
     ),
     "table": Plan(_table, lambda s: False, lambda seat: Post(seat, "not offered"), 3, 30),
 }
-
-
-@pytest.fixture(params=RULESETS)
-def ruleset(request: pytest.FixtureRequest):
-    added = request.param == FAKE.name and FAKE.name not in registry.names()
-    if added:
-        registry.register(FAKE)
-    try:
-        yield registry.get(request.param)
-    finally:
-        if added:
-            registry.unregister(FAKE.name)
 
 
 def plan_for(ruleset: registry.Ruleset) -> Plan:

@@ -27,12 +27,10 @@ from api.service import Caller
 from domain.errors import DomainError, Forbidden, NotFound
 from domain.ids import GM
 from domain.platform import posts as domain_posts
-from domain.platform import ruleset as registry
 from domain.platform.commands import EditPost, HidePost, MakePost, OpenThread
+from tests.contract.conftest import RULESETS, registered
 from tests.contract.drivers import DRIVERS
-from tests.contract.fake_ruleset import FAKE
 
-RULESETS = sorted({*registry.names(), FAKE.name})
 _marks = itertools.count()
 
 op = st.tuples(
@@ -202,12 +200,8 @@ FIXED_THREADS = {"table", "narration"}
 
 @pytest.fixture(params=RULESETS)
 def ruleset(request: pytest.FixtureRequest):
-    added = request.param == FAKE.name and FAKE.name not in registry.names()
-    if added:
-        registry.register(FAKE)
-    yield request.param
-    if added:
-        registry.unregister(FAKE.name)
+    with registered(request.param):
+        yield request.param
 
 
 @pytest.fixture

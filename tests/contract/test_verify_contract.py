@@ -26,12 +26,11 @@ import domain.rulesets  # noqa: F401  (registers the installed rulesets)
 from api.routes.history import MAX_LIMIT
 from api.rulesets import service_class
 from domain.dice import commitment
-from domain.platform import ruleset as registry
 from domain.platform.verify import Report, parse_export, verify_export
+from tests.contract.conftest import RULESETS, registered
 from tests.contract.drivers import DRIVERS
 from tests.contract.fake_ruleset import FAKE
 
-RULESETS = sorted({*registry.names(), FAKE.name})
 ROLLS_NOTHING = {"lodge"}  # its rules have no dice and it commits no seed: a post's [roll NdS] is refused there
 EXAMPLES = settings(
     max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -58,18 +57,14 @@ def export_text(games, game_id: str, viewer: str) -> str:
 @pytest.fixture(scope="module", params=RULESETS)
 def exports(request: pytest.FixtureRequest) -> Iterator[Exports]:
     name = request.param
-    added = name == FAKE.name and FAKE.name not in registry.names()
-    if added:
-        registry.register(FAKE)
-    games = service_class()(snapshot_interval=7)
-    try:
-        assert name in DRIVERS, f"ruleset {name!r} is registered but has no driver in drivers.py"
-        played = DRIVERS[name].play(games)
-        yield Exports(name, {v: parse_export(export_text(games, played.game_id, v)) for v in played.viewers})
-    finally:
-        games.close()
-        if added:
-            registry.unregister(FAKE.name)
+    with registered(name):
+        games = service_class()(snapshot_interval=7)
+        try:
+            assert name in DRIVERS, f"ruleset {name!r} is registered but has no driver in drivers.py"
+            played = DRIVERS[name].play(games)
+            yield Exports(name, {v: parse_export(export_text(games, played.game_id, v)) for v in played.viewers})
+        finally:
+            games.close()
 
 
 def verified(events: list[dict]) -> Report:
