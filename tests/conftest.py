@@ -77,3 +77,15 @@ def store_settings(request, tmp_path):
         return Settings(data_dir=tmp_path / "data")
     url = request.getfixturevalue("pg_schema_url")
     return Settings(database_url=url)
+
+
+@pytest.fixture
+def sink():
+    """A local SMTP server that keeps what it is sent (tests.mail.sink), stopped after the test."""
+    from tests.mail.sink import Sink
+
+    s = Sink().start()
+    try:
+        yield s
+    finally:
+        s.stop()

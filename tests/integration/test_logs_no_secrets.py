@@ -32,13 +32,6 @@ PROCESSES = ("api", "smtpd", "worker", "beat", "projector")
 
 
 @pytest.fixture
-def sink():
-    s = Sink().start()
-    yield s
-    s.stop()
-
-
-@pytest.fixture
 def topology(pg_schema_url, tmp_path, private_redis, sink):
     port, smtpd_port = free_port(), free_port()
     base = f"http://127.0.0.1:{port}"

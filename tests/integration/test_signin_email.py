@@ -23,13 +23,6 @@ LINK = re.compile(r"(https?://\S+/signin/email/(\S+))")
 
 
 @pytest.fixture
-def sink():
-    s = Sink().start()
-    yield s
-    s.stop()
-
-
-@pytest.fixture
 def site(store_settings, sink):
     settings = store_settings.model_copy(update={"smtp_port": sink.port, "public_url": "http://testserver"})
     app = create_app(settings)

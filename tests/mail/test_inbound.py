@@ -24,13 +24,6 @@ HEADERS = {"x-emissary-inbound-key": KEY}
 
 
 @pytest.fixture
-def sink():
-    s = Sink().start()
-    yield s
-    s.stop()
-
-
-@pytest.fixture
 def app(store_settings, sink):
     """The API on each real store (SQLite and PostgreSQL: the outbox's SQL runs on both)."""
     app = create_app(store_settings.model_copy(update={"inbound_key": KEY, "smtp_port": sink.port}))

@@ -24,13 +24,6 @@ SECRET = "s" * 40
 
 
 @pytest.fixture
-def sink():
-    s = Sink().start()
-    yield s
-    s.stop()
-
-
-@pytest.fixture
 def table(tmp_path, sink):
     from workers.app import celery_app
 

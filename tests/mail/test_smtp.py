@@ -22,13 +22,6 @@ from workers import runtime
 
 
 @pytest.fixture
-def sink():
-    s = Sink().start()
-    yield s
-    s.stop()
-
-
-@pytest.fixture
 def server(tmp_path, sink):
     settings = Settings(data_dir=tmp_path, smtp_port=sink.port, smtpd_port=free_port())
     controller = smtpd.start(settings)

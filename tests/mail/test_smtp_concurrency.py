@@ -17,17 +17,9 @@ from domain.errors import Conflict
 from projections.settings import Settings
 from tests.integration.helpers import close_services
 from tests.integration.topology import free_port
-from tests.mail.sink import Sink
 
 CONNECTIONS = 8
 PER_CONNECTION = 20
-
-
-@pytest.fixture
-def sink():
-    s = Sink().start()
-    yield s
-    s.stop()
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import json
 from tests.web.axe import violations
 from tests.web.test_browser_month import shot
 from tests.web.test_browser_play_surface import rich_game
-from tests.web.test_browser_signin import browser, pytestmark, server, sink  # noqa: F401  (fixtures)
+from tests.web.test_browser_signin import browser, pytestmark, server  # noqa: F401  (fixtures)
 
 WIDTHS = (1280, 360)
 

@@ -48,7 +48,7 @@ from tests.web.axe import AXE, violations
 from tests.web.test_browser_axe import WIDTHS, check
 from tests.web.test_browser_month import shot
 from tests.web.test_browser_play_surface import rich_game
-from tests.web.test_browser_signin import browser, pytestmark, server, sink  # noqa: F401  (fixtures)
+from tests.web.test_browser_signin import browser, pytestmark, server  # noqa: F401  (fixtures)
 
 SCHEMES = ("light", "dark")
 

@@ -24,15 +24,6 @@ LINK = re.compile(r"(https?://\S+/signin/email/\S+)")
 
 
 @pytest.fixture
-def sink():
-    s = Sink().start()
-    try:
-        yield s
-    finally:
-        s.stop()
-
-
-@pytest.fixture
 def server(tmp_path, sink):
     port = free_port()
     settings = Settings(data_dir=tmp_path, public_url=f"http://127.0.0.1:{port}", smtp_port=sink.port)
