@@ -12,11 +12,13 @@ platform never imports a ruleset.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from eventsourcing.domain import Aggregate
 from pydantic import BaseModel
 
 from domain.errors import DomainError, RuleViolation
@@ -82,12 +84,27 @@ class Ruleset:
             raise UnknownCommand(f"{self.name!r} games take no command {type(command).__name__}", field="command")
         return found
 
+    def event_kinds(self) -> frozenset[str]:
+        """The names of every event a game of this ruleset records (its own and the platform's)."""
+        return _event_kinds(self.aggregate)
+
+    def created_kinds(self) -> frozenset[str]:
+        """The names of the event a game of this ruleset begins with (an export's first line)."""
+        return _event_kinds(self.aggregate, created=True)
+
     def step(self, name: str) -> Step:
         """The step of this name, or KeyError."""
         for s in self.steps:
             if s.name == name:
                 return s
         raise KeyError(name)
+
+
+@functools.cache
+def _event_kinds(aggregate: type, created: bool = False) -> frozenset[str]:
+    base = Aggregate.Created if created else Aggregate.Event
+    found = {k for k in dir(aggregate) if isinstance(v := getattr(aggregate, k, None), type) and issubclass(v, base)}
+    return frozenset(found - {"Event", "Created"})
 
 
 class UnknownRuleset(RuleViolation):

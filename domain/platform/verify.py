@@ -214,7 +214,9 @@ def verify_export(events: Iterable[dict]) -> Report:
         raise InvalidExport(
             "the export is empty: it has one event per line, from GameCreated on", line=None, field="body"
         )
-    return verifier_for(events[0])(events)
+    report = verifier_for(events[0])(events)
+    _check_kinds(events, report.ruleset, report)
+    return report
 
 
 # ---------------------------------------------------------------------- the report
@@ -417,6 +419,28 @@ class Verifier:
 
 PLATFORM = Verifier()
 """The platform's checks alone: a ruleset that rolls and seals nothing of its own (the contract's fake one)."""
+
+
+def _check_kinds(events: list[dict], ruleset: str, report: Report) -> None:
+    """The export is one game of this ruleset as recorded: it begins with the event such a game begins with, and
+    every event is one such a game records. Relabelled (or with its label removed), a tampered export would be
+    checked by a verifier that reads none of its rolls, and pass."""
+    try:
+        found = registry.get(ruleset)
+    except registry.UnknownRuleset:
+        return
+    begins, known = found.created_kinds(), found.event_kinds()
+    if begins and events and events[0].get("type") not in begins:
+        report.mismatches.insert(
+            0,
+            f"line 1: the export's first event is {str(events[0].get('type'))[:60]!r}, but a {ruleset!r} game "
+            f"begins with {', '.join(sorted(begins))}: the export names the wrong ruleset, or is not whole",
+        )
+    for i, e in enumerate(events, start=1):
+        if not known:
+            break
+        if e.get("type") not in known:
+            report.mismatches.append(f"line {i}: {str(e.get('type'))[:60]!r} is no event of a {ruleset!r} game")
 
 
 def _check_sequence(events: list[dict], report: Report) -> None:

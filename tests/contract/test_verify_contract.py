@@ -26,7 +26,8 @@ import domain.rulesets  # noqa: F401  (registers the installed rulesets)
 from api.routes.history import MAX_LIMIT
 from api.rulesets import service_class
 from domain.dice import commitment
-from domain.platform.verify import Report, parse_export, verify_export
+from domain.platform import ruleset as registry
+from domain.platform.verify import InvalidExport, Report, parse_export, verify_export
 from tests.contract.conftest import RULESETS, registered
 from tests.contract.drivers import DRIVERS
 from tests.contract.fake_ruleset import FAKE
@@ -68,7 +69,12 @@ def exports(request: pytest.FixtureRequest) -> Iterator[Exports]:
 
 
 def verified(events: list[dict]) -> Report:
-    return verify_export(copy.deepcopy(events))
+    """The report on an export; one refused whole (an export that begins with no game's first event) is a
+    report that does not verify, naming why."""
+    try:
+        return verify_export(copy.deepcopy(events))
+    except InvalidExport as refused:
+        return Report(mismatches=[refused.message])
 
 
 # ---------------------------------------------------------------------- what can be tampered with
@@ -242,7 +248,7 @@ def test_removing_any_event_but_the_last_is_caught(exports):
     for viewer, events in exports.by_viewer.items():
         for i in range(len(events) - 1):
             report = verified(events[:i] + events[i + 1 :])
-            assert not report.ok and names(report, "missing from your sequence"), (viewer, i, report.mismatches)
+            assert not report.ok and names(report, "missing from your sequence", "is not whole"), (viewer, i)
         assert any("cut short" in s for s in verified(events).not_checked)
 
 
@@ -251,7 +257,10 @@ def test_swapping_any_two_neighbouring_events_is_caught(exports):
         for i in range(len(events) - 1):
             swapped = [*events[:i], events[i + 1], events[i], *events[i + 2 :]]
             report = verified(swapped)
-            assert not report.ok and names(report, "out of order", "missing from your sequence"), (viewer, i)
+            assert not report.ok and names(report, "out of order", "missing from your sequence", "is not whole"), (
+                viewer,
+                i,
+            )
 
 
 # ---------------------------------------------------------------------- tampering, at random (bounded)
@@ -277,7 +286,9 @@ def test_any_event_moved_elsewhere_is_caught(exports, data):
     j = data.draw(st.integers(0, len(events) - 1).filter(lambda j: j != i))
     events.insert(j, events.pop(i))
     report = verified(events)
-    assert not report.ok and names(report, "out of order", "missing from your sequence"), report.mismatches
+    assert not report.ok and names(report, "out of order", "missing from your sequence", "is not whole"), (
+        report.mismatches
+    )
 
 
 @EXAMPLES
@@ -300,3 +311,33 @@ def test_several_changes_at_once_are_caught(exports, data):
         else:
             roll_sites(events[where[0]])[where[1]]["roll_no"] += data.draw(st.integers(1, 5000))
     assert not verified(events).ok
+
+
+def test_a_tampered_export_relabelled_as_another_ruleset_or_unlabelled_does_not_verify(exports):
+    """The verifier is chosen by the export's first event: relabelled as another ruleset (or with its label
+    removed, which reads as Powers'), a tampered export was checked by a verifier that knew none of its rolls, and
+    passed with 0 rolls checked. Now the first event binds the ruleset, and every event must be that ruleset's."""
+    events = exports.by_viewer["gm"]
+    tampered = copy.deepcopy(events)
+    for event in tampered:
+        if (sites := roll_sites(event)) and isinstance(sites[0].get("faces"), list) and sites[0]["faces"]:
+            sites[0]["faces"][0] = sites[0]["faces"][0] % 6 + 1
+            break
+    for name in [*(n for n in registry.names() if n != exports.ruleset), None]:
+        for export in (events, tampered):
+            relabelled = copy.deepcopy(export)
+            data = relabelled[0]["data"]
+            if name is None:
+                data.pop("ruleset", None)
+            else:
+                data["ruleset"] = name
+            report = verified(relabelled)
+            if exports.ruleset == "powers" and name is None:
+                assert report.ok == (export is events), report.mismatches  # an unlabelled export is Powers'
+            else:
+                assert not report.ok and names(report, "wrong ruleset", "no event of"), (name, report.mismatches)
+        renamed = copy.deepcopy(tampered)  # and its first event renamed to the other ruleset's too
+        if name is not None:
+            begins = sorted(registry.get(name).created_kinds())
+            renamed[0]["type"], renamed[0]["data"]["ruleset"] = begins[0], name
+            assert not verified(renamed).ok, name
