@@ -375,6 +375,15 @@ def roll_back(game: Any, cmd: RollBack, ctx: Context) -> dict:
         raise RuntimeError("a rollback needs the service's state_at and event_at")
     if target != 1 and game.ruleset.phase_of(ctx.event_at(target)) is None:
         raise RuleViolation("roll back to the start of a phase (see the phase list)", field="version")
+    forked = getattr(game.state, "forked_from", None)
+    if forked and target <= int(forked["version"]) + 1:
+        # Before its mark, a fork's history is the source's copy: restored there, the sandbox would lose its mark and
+        # its privacy (the players' links and contacts the fork revoked and cleared).
+        raise RuleViolation(
+            f"a fork rolls back no further than its own start (after version {int(forked['version']) + 1}); fork the "
+            "original game again to go back further",
+            field="version",
+        )
     game.rollback(target, ctx.state_at(target), reason=cmd.reason, now=ctx.now, seed=ctx.entropy(32))
     return {"to_version": target, "phase": cmd.phase}
 

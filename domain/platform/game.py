@@ -387,9 +387,10 @@ class PlatformGame(Posts, Aggregate):
             at=_iso(at),
             tell=tell,
             actor=SYSTEM,
-            # The refusal's words were written for the seat the default acts for: its seats and those who run the
-            # windows read them; the window's state tells every viewer of the window that it is blocked.
-            audience=vis.powers([*seats, *tell[1:]]),
+            # The refusal's words may name one seat's holdings ("no vis"): the GM and those who run the windows read
+            # them, and the seat itself where the window waits on it alone; the window's state tells every viewer of
+            # the window that it is blocked, by which rule, on whom.
+            audience=vis.powers([*(seats if len(seats) == 1 else []), *tell[1:]]),
         )
         return dict(self.state.windows[window_id].blocked)
 
@@ -429,14 +430,15 @@ class PlatformGame(Posts, Aggregate):
     def blocks_for(self, viewer: str, shown: Iterable[str] | None = None) -> list[dict]:
         """The blocks on the open windows ``viewer`` sees (``shown``: the window ids their view lists; None: all):
         the window, the rule, the seats it waits on and when, for every viewer of the window; the refusal's words
-        only for those the block was recorded for (the GM, whoever runs the windows, the seats it waits on)."""
+        only for those the block was recorded for (the GM, whoever runs the windows, and the seat it waits on when it
+        waits on one alone: a refusal may name that seat's holdings)."""
         ids = None if shown is None else set(shown)
         out = []
         for w in self.state.windows.values():
             b = getattr(w, "blocked", None)
             if not b or w.closed or (ids is not None and w.id not in ids):
                 continue
-            told = viewer == GM or viewer in b["seats"] or self.may(viewer, WINDOWS)
+            told = viewer == GM or b["seats"] == [viewer] or self.may(viewer, WINDOWS)
             out.append(
                 {
                     "window_id": w.id,

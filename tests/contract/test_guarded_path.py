@@ -283,7 +283,10 @@ def test_a_fork_is_the_forkers_sandbox(ruleset: registry.Ruleset, table: Table):
     seats = [v for v in table.played.viewers if v != GM]
     for seat in seats:
         games.set_contact(g, seat, seat, f"{seat}@example.org", "immediate")
-    answer = table.client.post(f"/games/{g}/fork", headers=table.headers(GM), json={"name": "sandbox", "version": 2})
+    latest = games.get_game(g, for_update=False).version  # every seat and contact is in the copy
+    answer = table.client.post(
+        f"/games/{g}/fork", headers=table.headers(GM), json={"name": "sandbox", "version": latest}
+    )
     assert answer.status_code == 201, answer.text
     fork_id = answer.json()["game_id"]
     assert table.client.get(f"/games/{fork_id}/view", headers=table.headers(GM)).status_code == 200
@@ -291,18 +294,34 @@ def test_a_fork_is_the_forkers_sandbox(ruleset: registry.Ruleset, table: Table):
     for seat in seats:
         assert table.client.get(f"/games/{fork_id}/view", headers=table.headers(seat)).status_code == 401, seat
         assert fork.credential(hash_token(table.tokens[seat])) is None
-        if seat in fork.state.powers:
-            assert fork.state.powers[seat].email is None, seat
+        assert seat in fork.state.powers and fork.state.powers[seat].email is None, seat
     # the source is untouched: its seats still sign in and keep their contacts
     source = games.get_game(g, for_update=False)
     assert all(source.state.powers[s].email == f"{s}@example.org" for s in seats)
     assert table.client.get(f"/games/{g}/view", headers=table.headers(seats[0])).status_code == 200
     # the GM invites a seat into the sandbox by giving it a link there
-    if seats[0] in fork.state.powers:
-        token, _ = games.reissue_link(fork_id, GM, seats[0])
-        assert (
-            table.client.get(f"/games/{fork_id}/view", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    token, _ = games.reissue_link(fork_id, GM, seats[0])
+    assert table.client.get(f"/games/{fork_id}/view", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+
+
+def test_a_fork_rolls_back_no_further_than_its_own_start(ruleset: registry.Ruleset, table: Table):  # noqa: F811
+    """Rolled back into its copied history, a fork lost its mark and its privacy (its name, ``forked_from`` and the
+    players' contacts came back: review of issue 24). A fork's rollback stops at its own start."""
+    games, g = table.games, table.played.game_id
+    seat = next(v for v in table.played.viewers if v != GM)
+    games.set_contact(g, seat, seat, f"{seat}@example.org", "immediate")
+    fork_id, _ = games.fork(g, GM, "sandbox", version=games.get_game(g, for_update=False).version)
+    starts = [p["version"] for p in games.phases(fork_id) if p["version"] > 1]
+    assert starts
+    for version in starts:
+        answer = table.client.post(
+            f"/games/{fork_id}/commands",
+            headers=table.headers(GM),
+            json={"command": "RollBack", "args": {"reason": "back", "version": version}},
         )
+        assert answer.status_code == 422 and "its own start" in answer.json()["message"], answer.text
+    fork = games.get_game(fork_id, for_update=False)
+    assert fork.state.forked_from is not None and fork.state.powers[seat].email is None
 
 
 def test_a_rollback_to_a_version_that_begins_no_phase_is_refused_whichever_route_sends_it(
