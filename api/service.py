@@ -219,6 +219,12 @@ class Games(GameStore):
                     # records nothing, and the first receipt is read then (below).
                     value = command(game)
                     extra = list(kept or ())
+                    if extra and not fresh:
+                        # What saves only new aggregates (a fork) records nothing on this game, so a stale cache
+                        # would never conflict: a token revoked by another process is checked on fresh state.
+                        self._evict(game)
+                        fresh = True
+                        continue
                     made = next((o for o in reversed(extra) if isinstance(o, PlatformGame)), game)
                     receipt = self._receipt(made, principal, list(made.pending_events))
                     receipt.result = result(value) if result else (value if isinstance(value, dict) else {})

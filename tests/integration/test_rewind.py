@@ -150,3 +150,25 @@ def test_a_fork_is_played_on_independently(games: PowersGames):
         if e["type"] == "ResolutionPublished"
     ]
     assert announcements == ["a different story"]
+
+
+def test_a_link_revoked_by_another_process_cannot_fork_from_a_stale_cache(store_settings):
+    """Two service processes on one store: the GM's link replaced in one, the other's cached game still holds the old
+    one. A fork records nothing on the source, so no save conflicts to reveal the stale cache: the fork's token is
+    checked on fresh state, and refused (review of issue 24)."""
+    from api.compose import build_games
+    from api.service import Caller, hash_token
+    from domain.errors import Unauthorized
+    from domain.platform.commands import Fork
+
+    one, two = build_games(store_settings), build_games(store_settings)
+    try:
+        gid, token, _ = one.create_game("Two processes")
+        assert two.authenticate(gid, token) == "gm"  # the second process caches the game, with the old link
+        one.reissue_link(gid, "gm", "gm")
+        stale = Caller("gm", "gm", hash_token(token))
+        with pytest.raises(Unauthorized):
+            two.run(stale, gid, Fork("sandbox", version=1))
+    finally:
+        one.close()
+        two.close()
