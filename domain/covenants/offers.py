@@ -18,9 +18,8 @@ from domain.covenants import commands as cc
 from domain.covenants import rules
 from domain.covenants.game import BANDITS_MIGHT, ENEMIES, CovenantGame
 from domain.covenants.house import FORMS, TECHNIQUES
-from domain.dice import SeededRoller
 from domain.errors import DomainError
-from domain.platform.commands import CloseWindow, Command, Context
+from domain.platform.commands import CloseWindow, Command, Context, trial_context
 from domain.platform.roles import RULE, WINDOWS
 
 # Proposals built from the very check their handler applies, so no trial is needed: the legal squares
@@ -301,15 +300,9 @@ def _accepted(frozen: bytes, house: dict, principal: str, command: Command) -> b
 
 
 def _context(game: CovenantGame, principal: str) -> Context:
-    """A handler's context for a trial run: the game's own time, fixed entropy, the season seed's dice."""
-    now = getattr(game, "modified_on", None) or datetime(2000, 1, 1, tzinfo=timezone.utc)
-    seed = game.state.seed or "00"
-    return Context(
-        principal=principal,
-        now=now,
-        entropy=lambda n: "0" * (2 * n),
-        roller=lambda g: SeededRoller(seed, legacy=g.state.seed is not None and g.state.seed_root is None),
-        new_id=lambda prefix: f"{prefix}-offered",
+    """A trial run's context at the game's own time (its last event)."""
+    return trial_context(
+        game, principal, getattr(game, "modified_on", None) or datetime(2000, 1, 1, tzinfo=timezone.utc)
     )
 
 

@@ -75,6 +75,23 @@ class Context:
 Handler = Callable[[Any, Any, Context], Any]
 
 
+def trial_context(game: Any, principal: str, now: datetime) -> Context:
+    """A handler's context for a trial run on a copy of the game (a ruleset's ``offers`` keeps what its handlers
+    accept): the game's own time, fixed entropy and ids, the game's own dice, its state for any earlier version."""
+    from domain.dice import SeededRoller  # a command module needs no dice but here
+
+    return Context(
+        principal=principal,
+        now=now,
+        entropy=lambda n: "0" * (2 * n),
+        roller=lambda g: SeededRoller(
+            g.state.seed or "00", legacy=g.state.seed is not None and g.state.seed_root is None
+        ),
+        new_id=lambda prefix: f"{prefix}-offered",
+        state_at=lambda version: game.state,
+    )
+
+
 def require_gm(ctx: Context, what: str = "do this") -> None:
     if ctx.principal != GM:
         raise Forbidden(f"only the GM may {what}", field="authorization")

@@ -20,10 +20,9 @@ import pickle
 from datetime import datetime, timezone
 from typing import Any
 
-from domain.dice import SeededRoller
 from domain.errors import DomainError
 from domain.ids import GM
-from domain.platform.commands import CloseWindow, Command, Context, DeclareReady
+from domain.platform.commands import CloseWindow, Command, Context, DeclareReady, trial_context
 from domain.powers import battle as pb
 from domain.powers import commands as pc
 from domain.powers import rules
@@ -158,21 +157,10 @@ def _accepted(game: Any, frozen: bytes, principal: str, command: Command) -> boo
 
 
 def _context(game: Any, principal: str) -> Context:
-    """A handler's context for a trial run: the game's own time (when its latest open window opened, else its last
-    event), fixed entropy, the month's dice."""
-    s = game.state
-    opened = [datetime.fromisoformat(w.opened_at) for w in s.windows.values() if not w.closed]
+    """A trial run's context at the game's own time: when its latest open window opened, else its last event."""
+    opened = [datetime.fromisoformat(w.opened_at) for w in game.state.windows.values() if not w.closed]
     now = max(opened) if opened else getattr(game, "modified_on", None) or datetime(2000, 1, 1, tzinfo=timezone.utc)
-    return Context(
-        principal=principal,
-        now=now,
-        entropy=lambda n: "0" * (2 * n),
-        roller=lambda g: SeededRoller(
-            g.state.seed or "00", legacy=g.state.seed is not None and g.state.seed_root is None
-        ),
-        new_id=lambda prefix: f"{prefix}-offered",
-        state_at=lambda version: s,
-    )
+    return trial_context(game, principal, now)
 
 
 __all__ = ["offers", "proposals"]
