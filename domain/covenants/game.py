@@ -238,6 +238,8 @@ class CovenantGame(PlatformGame):
         audience: list,
     ) -> None:  # fmt: skip
         d = self.house.cards[name] if name in self.house.cards else None
+        if d is not None and d.unique:  # A-EX-1 [000:174] a unique card discarded "may be fetched from the discard
+            self.state.discard = [x for x in self.state.discard if x["name"] != name]  # pile": it is not in it now
         self.state.cards[card_id] = Card(
             id=card_id, name=name, owner=owner, kind=d.kind if d else "event", pending=pending,
             substance=d.substance if d else "", arts=list(arts or (d.arts if d else [])),
