@@ -538,12 +538,16 @@ class World(PlatformGame):
         if not isinstance(amounts, dict) or not amounts or len(amounts) > 7:
             raise RuleViolation("spend from the action's hex and its six neighbours", rule="P-INFL-2", field="amounts")
         spent = {self._map_hex(h, "amounts", "P-INFL-2"): _int(n, "amounts", 1, 1000) for h, n in amounts.items()}
-        wr.check_spend(_hex(a.location), ps.influence, spent)
+        wr.check_spend(_hex(a.location), ps.influence, spent, self.state.world.spent.get(action_id))
         self._pay_influence(a, spent, actor or power_id)
 
     @event("InfluenceSpent")
     def _influence_spent(self, power_id: str, action_id: str, amounts: dict, actor: str, audience: list) -> None:
-        pass  # the amounts themselves are folded by the InfluenceSet events that follow
+        # What the action took where, for P-INFL-2's limit over all its spending; the power's influence itself
+        # is folded by the InfluenceSet events that follow.
+        taken = self.state.world.spent.setdefault(action_id, {})
+        for h, n in amounts.items():
+            taken[h] = taken.get(h, 0) + n
 
     def shift_influence(self, power_id: str, shifts: list, actor: str | None = None) -> None:
         """During Tidings, shift influence one step at a time down a gradient of two (P-INFL-3)."""
@@ -782,7 +786,9 @@ class World(PlatformGame):
         paid = {self._map_hex(h, "params", "P-INFL-2"): _int(n, "params", 1, 1000) for h, n in amounts.items()}
         if sum(paid.values()) != cost:
             raise RuleViolation(f"this action costs {cost} influence, not {sum(paid.values())}", rule="P-INFL-2")
-        wr.check_spend(_hex(a.location or ""), self.state.powers[a.power].influence, paid)
+        wr.check_spend(
+            _hex(a.location or ""), self.state.powers[a.power].influence, paid, self.state.world.spent.get(a.id)
+        )
         return paid
 
     def _plan_channel(self, a: Any, params: dict, record: dict) -> None:
@@ -1324,7 +1330,7 @@ class World(PlatformGame):
         """The end of a month: a Prison removes Uprising, 1 or 2 when Specialized (P-FEAT-1); the month's aims
         are done with (the history keeps them)."""
         w = self.state.world
-        if w.aims or w.subtle:
+        if w.aims or w.subtle or w.spent:
             self._aims_closed(actor=SYSTEM, audience=[vis.GM_ONLY])
         relief: dict[str, int] = {}
         for f in w.features.values():
@@ -1373,7 +1379,7 @@ class World(PlatformGame):
 
     @event("AimsClosed")
     def _aims_closed(self, actor: str, audience: list) -> None:
-        self.state.world.aims, self.state.world.subtle = {}, {}
+        self.state.world.aims, self.state.world.subtle, self.state.world.spent = {}, {}, {}
 
     @event("TownsCleanedUp")
     def _towns_cleaned_up(self, towns: dict, actor: str, audience: list) -> None:

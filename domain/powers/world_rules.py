@@ -327,10 +327,14 @@ def ruin_progress(threat: int, difficulty: int, net_successes: int) -> int:
 # ---------------------------------------------------------------------- influence (P-INFL-2..6)
 
 
-def check_spend(location: str, held: Mapping[str, int], amounts: Mapping[str, int]) -> None:
+def check_spend(
+    location: str, held: Mapping[str, int], amounts: Mapping[str, int], already: Mapping[str, int] | None = None
+) -> None:
     """Influence spent by an action: any amount from the action's hex, at most 1 from each neighbouring
-    hex, none from anywhere else, and never more than is there (P-INFL-2)."""
+    hex over the whole action (``already`` is what it spent before), none from anywhere else, and never more
+    than is there (P-INFL-2)."""
     around = set(hexmap.neighbours(location))
+    already = already or {}
     for hex_, n in amounts.items():
         if n < 1:
             raise RuleViolation("spend a positive amount of influence", rule="P-INFL-2", field="amounts")
@@ -341,9 +345,10 @@ def check_spend(location: str, held: Mapping[str, int], amounts: Mapping[str, in
                 rule="P-INFL-2",
                 field="amounts",
             )
-        if hex_ in around and n > 1:
+        if hex_ in around and n + already.get(hex_, 0) > 1:
             raise RuleViolation(
-                f"at most 1 influence from each neighbouring hex; {n} asked from {hex_}",
+                f"at most 1 influence from each neighbouring hex for one action; {n} asked from {hex_}"
+                + (f", and the action already took {already[hex_]} from there" if already.get(hex_) else ""),
                 rule="P-INFL-2",
                 field="amounts",
             )

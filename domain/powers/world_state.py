@@ -25,5 +25,7 @@ class WorldState:
     # Mercurial holder -> {"raised": {hex: influence the outpost reset added}, "swaps": used this Tidings}
     mercurial: dict = field(default_factory=dict)
     aims: dict = field(default_factory=dict)
+    # this month's action id -> {hex: influence it spent there}: a neighbour gives at most 1 per action (P-INFL-2)
+    spent: dict = field(default_factory=dict)
     # this month's action id -> {"feature_id", "overcome"}: the GM ruled it targets inside that stronghold subtly
     subtle: dict = field(default_factory=dict)  # this month's action id -> what it is aimed at (a floor, a town)

@@ -1,0 +1,104 @@
+"""Powers' world, magic and catalogue rules as the text writes them (issue 25), each through the command path with
+explicit dice: the limits hold over a whole action, a difficulty is worked out when the action's turn in the queue
+comes, mana never outlasts a power's storage, and a spell or an item in a pool is paid for and wielded."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from api.powers.service import PowersGames as Games
+from api.service import Caller
+from domain.dice import FixedRoller
+from domain.errors import DomainError
+from domain.powers import world
+from tests.domain.world_helpers import HEXES
+
+GM = Caller.of("gm")
+
+
+class Table:
+    """A Powers game on the small world map, run through the service with the dice each test gives."""
+
+    def __init__(self, *powers: tuple[str, str, str], towns: list[dict] = (), months: int = 2) -> None:
+        self.dice = FixedRoller()
+        self.games = Games(roller_factory=lambda game: self.dice)
+        self.gid = self.games.create_game("Rules as written", "GM", months_per_season=months)[0]
+        self.seats = {name: self.games.add_power(self.gid, "gm", name, cls, sub)[0] for name, cls, sub in powers}
+        self.gm(world.DeclareMap(hexes=HEXES, towns=list(towns)))
+
+    def gm(self, command: Any) -> Any:
+        return self.games.run(GM, self.gid, command).result
+
+    def by(self, name: str, command: Any) -> Any:
+        return self.games.run(Caller.of(self.seats[name]), self.gid, command).result
+
+    def refused(self, name: str, command: Any, rule: str) -> DomainError:
+        before = len(self.games.visible_events(self.gid, "gm"))
+        with pytest.raises(DomainError) as err:
+            self.games.run(Caller.of(self.seats[name]) if name != "gm" else GM, self.gid, command)
+        assert err.value.rule == rule, err.value
+        assert len(self.games.visible_events(self.gid, "gm")) == before  # a refusal records nothing
+        return err.value
+
+    def advance(self, steps: int = 1) -> None:
+        for _ in range(steps):
+            self.games.advance(self.gid, "gm")
+
+    def to_planning(self) -> None:
+        """Setup -> Tidings -> month 1 Planning."""
+        self.advance(2)
+        assert self.step == "planning"
+
+    def act(self, name: str, title: str, faces: list[int] | None = None, **draft: Any) -> str:
+        """Submit an action; rolled now with ``faces`` when given, else only proposed."""
+        if faces is not None:
+            self.dice.rolls = [faces]
+        pid = self.seats[name]
+        receipt = self.games.submit_action(self.gid, pid, pid, title=title, roll=faces is not None, **draft)
+        return str(receipt.result["action_id"])
+
+    def roll(self, name: str, action_id: str, faces: list[int], **pool: Any) -> None:
+        self.dice.rolls = [faces]
+        self.games.roll_action(self.gid, self.seats[name], action_id, **pool)
+
+    def resolve(self) -> None:
+        """Planning -> Resolution -> resolved (and the resistance window closed if nothing waits on it)."""
+        self.advance()
+        self.games.resolve(self.gid, "gm")
+
+    def mine(self, name: str, action_id: str) -> dict:
+        view = self.games.view(self.gid, self.seats[name])
+        return next(a for a in view["my_actions"] if a["action_id"] == action_id)
+
+    def me(self, name: str) -> dict:
+        return dict(self.games.view(self.gid, self.seats[name])["me"])
+
+    def town(self, town_id: str) -> dict:
+        return next(t for t in self.games.view(self.gid, "gm")["map"]["towns"] if t["id"] == town_id)
+
+    @property
+    def step(self) -> str:
+        return str(self.games.view(self.gid, "gm")["game"]["step"])
+
+
+# ---------------------------------------------------------------------- P-INFL-2
+
+
+def test_p_infl_2_a_neighbouring_hex_gives_one_influence_to_an_action_however_many_times_it_spends():
+    """P-INFL-2 — "An action may take any amount from its own hex and at most 1 from each neighbouring hex."
+    [003:1108] "When you spend influence, you may remove any amount of influence from the hex where the action is
+    occurring and up to one from each surrounding hex." The limit is the action's, over all it spends."""
+    t = Table(("Cult", "conspiracy", "cult"))
+    cult = t.seats["Cult"]
+    for hex_id in ("0,0", "1,0"):
+        t.games.set_influence(t.gid, "gm", cult, hex_id, 3)
+    t.to_planning()
+    whispers = t.act("Cult", "Whispers", location="0,0")
+    t.by("Cult", world.SpendInfluence(cult, whispers, {"0,0": 2, "1,0": 1}))
+    t.refused("Cult", world.SpendInfluence(cult, whispers, {"1,0": 1}), "P-INFL-2")
+    t.by("Cult", world.SpendInfluence(cult, whispers, {"0,0": 1}))  # its own hex gives any amount
+    rumours = t.act("Cult", "Rumours", location="0,0")
+    t.by("Cult", world.SpendInfluence(cult, rumours, {"1,0": 1}))  # another action: its own 1
+    assert t.me("Cult")["influence"] == {"1,0": 1}
