@@ -247,11 +247,12 @@ class Engine:
 
     def _offer_from_cells(self, key: str, tok: dict, target: str, trig: str) -> None:
         """L-PERS-5 (R10): a Mage in their own Cell may also resolve a Revealed Card's Persistent Effect
-        when its condition occurs; the offer waits for their choice (LH-5) until Clean-up."""
+        when its condition occurs; the offer waits for their choice (LH-5) until Clean-up. "Also": the token's
+        own Mage resolves it as it fires, so she is not offered it a second time from her Cell."""
         if not self.s.mages[tok["mage"]]["slots"][tok["slot"]]["revealed"]:
             return
         for mage, sheet in sorted(self.s.mages.items()):
-            if self.s.positions.get(mage) == self.cat.cell_of(sheet["colour"]):
+            if mage != tok["mage"] and self.s.positions.get(mage) == self.cat.cell_of(sheet["colour"]):
                 oid = f"offer-{self.s.next_id}"
                 self._changes = []
                 self.change(

@@ -278,3 +278,31 @@ def test_lh_7_in_the_hosts_phase_no_mage_is_shown_still_acting(games):
     games.run_many(GM, game_id, [AdvancePhase("prepare"), AdvancePhase("actions")])
     view = games.view(game_id, "bob")
     assert view["game"]["acts"] == "host" and seats(view, "bob") == [] and offers(games, game_id, "bob") == []
+
+
+def test_l_pers_5_the_tokens_own_mage_in_her_cell_is_not_offered_her_effect_again_in_the_black_rose_phase(games):
+    """L-PERS-5 [002:R10]: "A Mage who is in the Cell may also resolve a Persistent Effect of a Revealed Card
+    whenever the required condition occurs". "Also": Ann's Thornskin resolves for her as it fires, so Ann, in her
+    own Cell, gains its Power Point once and is offered nothing more; Cy, in hers, is offered it in the Black
+    Rose's phase, and each answer offered to her is accepted there."""
+    game_id, _, _ = games.create_game("Lodge", ruleset="lodge")
+    ann, cy = Caller.of("ann"), Caller.of("cy")
+    games.run_many(
+        GM, game_id, [AddMage("ann", "Ann", "red"), AddMage("bob", "Bob", "blue"), AddMage("cy", "Cy", "green")]
+    )
+    games.run(GM, game_id, BeginGame())
+    games.run(ann, game_id, PrepareSpells("ann", {"I": "thornskin", "II": "retreat"}))
+    games.run(cy, game_id, PrepareSpells("cy", {"I": "retreat"}))
+    games.run(GM, game_id, AdvancePhase("prepare"))
+    games.run(ann, game_id, CastSpell("ann", "I", "bob"))
+    games.run(ann, game_id, CastSpell("ann", "II"))  # Ann retreats to her Cell
+    games.run(cy, game_id, CastSpell("cy", "I"))
+    games.run(GM, game_id, AdvancePhase("actions"))
+    games.run(GM, game_id, BlackRoseAct("thorns", "bob"))
+    view = games.view(game_id, "ann")
+    assert view["mages"]["ann"]["room"] == "cell-red" and view["mages"]["ann"]["power_points"] == 1
+    assert view["offers"] == [] and view["prompts"] == [] and offers(games, game_id, "ann") == []
+    (offer,) = games.view(game_id, "cy")["offers"]
+    assert offer["card"] == "thornskin" and accepted_each(games, game_id, "cy") == 4  # prompt and offer: 2 each
+    games.run(cy, game_id, ResolveFromCell("cy", offer["id"], True))
+    assert games.view(game_id, "cy")["mages"]["cy"]["power_points"] == 1
