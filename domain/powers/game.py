@@ -1475,6 +1475,7 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
                     ledger[pa.asset_id] = action_id
             if self._on_resolving(a, ledger):
                 continue  # a duel declared at the wrong place is lost (P-ACT-6)
+            self._world_resolving(a)  # a town action faces the town the queue has left it (P-TOWN-2)
             difficulty = a.difficulty
             if a.sealed is not None:
                 secret = s.sealed_difficulties[action_id]

@@ -726,7 +726,7 @@ class World(PlatformGame):
                     field="params",
                 )
             difficulty, resisters, effect = self._town_plan(a.power, town_id or "", t, str(kind), params)
-            record["effect"] = effect
+            record.update({"effect": effect, "difficulty": difficulty})
             if kind == "tax":
                 record["take"] = params.get("take", "wealth")
         self._action_aimed(action_id=action_id, aim=record, actor=actor or a.power, audience=g._audience(a))
@@ -858,14 +858,13 @@ class World(PlatformGame):
         if power_id not in claimants:
             raise RuleViolation(f"{kind} needs a claim on {t['name']}", rule="P-TOWN-2", field="town_id")
         w = self.state.world
-        here = [(fid, f) for fid, f in sorted(w.features.items()) if f["town"] == town_id]
         if kind == "tax":
             # Slumlord [003:893]: "Adds 'Uprising' instead of 'Taxed'", on top of the Uprising every Tax adds.
             by_population = self._tax_take(power_id, town_id, params) == "population"
             statuses = {"uprising": 2} if by_population else {"taxed": 1, "uprising": 1}
-            return wr.tax_difficulty(t["statuses"]), [], {"statuses": statuses}
+            return self._rated(town_id, kind, {"statuses": statuses})
         if kind == "feed":
-            return wr.feed_difficulty(t["population"], t["feeds"]), [], {"population": 1}
+            return self._rated(town_id, kind, {"population": 1})
         if kind == "lay_roads":
             target = self._map_hex(params.get("hex", t["hex"]), "params")
             return wr.roads_difficulty(w.hexes[target]["terrain"]), [], {"road": target}
@@ -885,28 +884,63 @@ class World(PlatformGame):
             fkind = str(params.get("feature"))
             upgrades = [str(u) for u in params.get("upgrades", [])]
             wr.check_upgrades(fkind, upgrades)
-            new = wr.complexity(fkind, upgrades, params.get("mount"))
             fid = limits.check_text(params.get("id"), "params", limits.IDENTIFIER, required=True, what="a feature id")
             if fid in w.features:
                 raise RuleViolation(f"feature id {fid!r} is taken", rule="P-FEAT-1", field="params")
             name = limits.check_text(params.get("name", fkind), "params", limits.ASSET_NAME, what="a feature's name")
-            return (
-                wr.build_difficulty(new, len(here)),
-                [],
-                {"build": {"id": fid, "kind": fkind, "name": name, "upgrades": upgrades, "mount": params.get("mount")}},
-            )
+            build = {"id": fid, "kind": fkind, "name": name, "upgrades": upgrades, "mount": params.get("mount")}
+            return self._rated(town_id, kind, {"build": build})
         fid = str(params.get("feature_id"))
         f = w.features.get(fid)
         if f is None or f["town"] != town_id:
             raise NotFound(f"no feature {fid!r} in {t['name']}", field="params")
         if kind == "upgrade":
             added = [str(u) for u in params.get("upgrades", [])]
-            upgrades = [*f["upgrades"], *added]
-            wr.check_upgrades(f["kind"], upgrades)
-            new = wr.complexity(f["kind"], upgrades, f.get("mount"))
-            return wr.upgrade_difficulty(new, len(here) - 1), [], {"upgrade": {"feature_id": fid, "upgrades": added}}
+            wr.check_upgrades(f["kind"], [*f["upgrades"], *added])
+            return self._rated(town_id, kind, {"upgrade": {"feature_id": fid, "upgrades": added}})
         others = sorted(claimants - {power_id})
         return wr.DEMOLISH_DIFFICULTY, others, {"demolish": fid}
+
+    def _rated(self, town_id: str, kind: str, effect: dict) -> tuple[int, list[str], dict]:
+        """A town action the town's own state rates: its difficulty now, no resisters, its effect."""
+        return self._town_difficulty(town_id, kind, effect) or 0, [], effect
+
+    def _town_difficulty(self, town_id: str, kind: str, effect: dict) -> int | None:
+        """A town action's difficulty from the town as it stands now (P-TOWN-2): Tax from its negative statuses,
+        Feed from its population and the Feeds taken this season, Build and Upgrade from the features there.
+        None for the actions whose difficulty the GM's facts or the terrain set, which the month does not change."""
+        w = self.state.world
+        t = w.towns[town_id]
+        here = sum(1 for f in w.features.values() if f["town"] == town_id)
+        if kind == "tax":
+            return wr.tax_difficulty(t["statuses"])
+        if kind == "feed":
+            return wr.feed_difficulty(t["population"], t["feeds"])
+        if kind == "build":
+            b = effect["build"]
+            return wr.build_difficulty(wr.complexity(b["kind"], b["upgrades"], b.get("mount")), here)
+        if kind == "upgrade" and effect["upgrade"]["feature_id"] in w.features:
+            f = w.features[effect["upgrade"]["feature_id"]]
+            upgrades = [*f["upgrades"], *effect["upgrade"]["upgrades"]]
+            return wr.upgrade_difficulty(wr.complexity(f["kind"], upgrades, f.get("mount")), here - 1)
+        return None
+
+    def _world_resolving(self, a: Any) -> None:
+        """At an aimed town action's turn in the queue, its difficulty is the town's as the actions before it left
+        it (P-TOWN-2: [003:364] a Feed is doubled "for each time this action has been taken in this town this
+        season"; a Build counts the features built before it). A difficulty the GM set or sealed stays."""
+        aim = self.state.world.aims.get(a.id)
+        if aim is None or aim["aim"] != "town" or a.sealed is not None or aim["town_id"] not in self.state.world.towns:
+            return
+        if a.difficulty != aim.get("difficulty"):
+            return  # the GM ruled on it since it was aimed
+        now = self._town_difficulty(aim["town_id"], aim["kind"], aim["effect"])
+        if now is None or now == a.difficulty:
+            return
+        g = self._g()
+        g._difficulty_declared(
+            action_id=a.id, value=now, tiers=dict(a.tiers), after_roll=True, actor=SYSTEM, audience=g._audience(a)
+        )
 
     @event("ActionAimed")
     def _action_aimed(self, action_id: str, aim: dict, actor: str, audience: list) -> None:

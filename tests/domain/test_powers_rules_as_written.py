@@ -12,6 +12,7 @@ from api.powers.service import PowersGames as Games
 from api.service import Caller
 from domain.dice import FixedRoller
 from domain.errors import DomainError
+from domain.powers import commands as pc
 from domain.powers import world
 from tests.domain.world_helpers import HEXES
 
@@ -102,3 +103,55 @@ def test_p_infl_2_a_neighbouring_hex_gives_one_influence_to_an_action_however_ma
     rumours = t.act("Cult", "Rumours", location="0,0")
     t.by("Cult", world.SpendInfluence(cult, rumours, {"1,0": 1}))  # another action: its own 1
     assert t.me("Cult")["influence"] == {"1,0": 1}
+
+
+# ---------------------------------------------------------------------- P-TOWN-2
+
+
+def _claimed_town(**town: Any) -> tuple[Table, str, str]:
+    """A Sovereign claiming Derop (0,0), with a rank-5 lore skill, in month 1 Planning."""
+    t = Table(("City", "city", "sovereign"), towns=[{"id": "derop", "hex": "0,0", **town}])
+    city = t.seats["City"]
+    t.gm(world.SetClaim("derop", city))
+    lore = t.gm(pc.GrantAsset(city, "lore", "skill", 5))["asset_id"]
+    t.to_planning()
+    return t, city, lore
+
+
+def _town_action(t: Table, title: str, kind: str, **params: Any) -> str:
+    aid = t.act("City", title, location="0,0", slot="public")
+    t.by("City", world.AimAction(aid, "town", town_id="derop", kind=kind, params=params))
+    return aid
+
+
+def test_p_town_2_a_second_feed_in_a_month_is_doubled_and_faces_the_population_the_first_left():
+    """P-TOWN-2 — Feed: "Population +1. Difficulty = population × 2^n, where n = times Feed was already taken in
+    this town this season." [003:364] "Difficulty: Current population, doubled for each time this action has been
+    taken in this town this season." A difficulty is the town's when the action's turn in the queue comes: the
+    second Feed of the month faces the first one's town (4 people, fed once), not the town both were aimed at."""
+    t, city, lore = _claimed_town(population=3)
+    first = _town_action(t, "Feed the poor", "feed")
+    second = _town_action(t, "Feed them again", "feed")
+    assert t.mine("City", second)["difficulty"] == 3  # as the town stands now
+    t.roll("City", first, [6, 6, 6, 1, 1], assets=[{"asset_id": lore}], convert=0)
+    t.roll("City", second, [6, 6, 6, 6, 6], assets=[{"asset_id": lore}], convert=0)
+    t.resolve()
+    assert (t.mine("City", first)["result"]["difficulty"], t.mine("City", first)["result"]["success"]) == (3, True)
+    assert (t.mine("City", second)["result"]["difficulty"], t.mine("City", second)["result"]["success"]) == (8, False)
+    assert t.town("derop")["population"] == 4
+
+
+def test_p_town_2_a_second_build_in_a_month_counts_the_feature_the_first_built():
+    """P-TOWN-2 — Build: "Difficulty = complexity of the new feature + number of existing features." [003:365]
+    A Farm (complexity 1) built first in the queue is an existing feature when the Guild's (complexity 3) turn
+    comes: 3 + 1 = 4, and three successes no longer build it."""
+    t, city, lore = _claimed_town(population=6)
+    farm = _town_action(t, "Clear the fields", "build", feature="farm", id="farm1")
+    guild = _town_action(t, "Charter the guild", "build", feature="guild", id="guild1")
+    assert (t.mine("City", farm)["difficulty"], t.mine("City", guild)["difficulty"]) == (1, 3)
+    t.roll("City", farm, [6, 1, 1, 1, 1], assets=[{"asset_id": lore}], convert=0)
+    t.roll("City", guild, [6, 6, 6, 1, 1], assets=[{"asset_id": lore}], convert=0)
+    t.resolve()
+    assert t.mine("City", farm)["result"]["success"] is True
+    assert (t.mine("City", guild)["result"]["difficulty"], t.mine("City", guild)["result"]["success"]) == (4, False)
+    assert [f["kind"] for f in t.town("derop")["features"]] == ["farm"]
