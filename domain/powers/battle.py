@@ -74,6 +74,30 @@ def _slug(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name.strip().lower())[:40] or "goal"
 
 
+SIDE_OF_ROLE = {"attacker": "A", "defender": "B"}  # the declarer's side attacks (P-AMB-13 walls "attacker")
+
+
+def _clean_goal(g: Any) -> dict:
+    """A goal a side proposes ([003:561], P-BAT-8): its name; ``threshold`` for both sides (2 if not given) and a
+    side's own as ``attacker`` or ``defender`` ([003:637] "different thresholds for different sides", stored per
+    side: P-AMB-13); ``rewards`` per side: a reward the rules act on (``battle_rules.GOAL_REWARDS``) or any other,
+    recorded for the GM when the side wins the goal."""
+    if not isinstance(g, dict) or not isinstance(g.get("name"), str):
+        raise RuleViolation("a goal is {name, threshold, attacker, defender, rewards}", rule="P-BAT-8", field="goals")
+    limits.check_text(g["name"], "goals", limits.ASSET_NAME, required=True, what="a goal's name")
+    both = limits.whole_number(g.get("threshold", 2), "goals", 1, 20, "P-BAT-8")
+    out: dict[str, Any] = {"name": g["name"].strip(), "rewards": {}}
+    for role, side in SIDE_OF_ROLE.items():
+        out[side] = limits.whole_number(g.get(role, both), "goals", 1, 20, "P-BAT-8")
+    rewards = g.get("rewards", {})
+    if not isinstance(rewards, dict) or not set(rewards) <= set(SIDE_OF_ROLE):
+        raise RuleViolation("a goal's rewards are {attacker: reward, defender: reward}", rule="P-BAT-8", field="goals")
+    for role, reward in sorted(rewards.items()):
+        limits.check_text(reward, "goals", limits.ASSET_NAME, required=True, what="a goal's reward")
+        out["rewards"][SIDE_OF_ROLE[role]] = reward.strip()
+    return out
+
+
 class Battles(PlatformGame):
     """The battle sub-machine: its commands, events and windows (a base of ``Game``)."""
 
@@ -199,6 +223,13 @@ class Battles(PlatformGame):
         who = s.options.get("battle_declared_by", "controller")
         if actor != GM and who == "gm":
             raise RuleViolation("in this campaign the GM declares battles", rule="P-AMB-1", field="authorization")
+        if s.options.get("battle_timing", "every_month") == "season_end" and s.month < s.months_per_season:
+            raise RuleViolation(
+                f"in this campaign battles are declared when a season ends: in the Battle step of its last month "
+                f"(month {s.months_per_season}), not month {s.month}",
+                rule="P-AMB-1",
+                field="step",
+            )
         h = hexmap.normal_hex(hex_id)
         self.power(by)
         allies = sorted(set(allies or []) - {by})
@@ -224,14 +255,18 @@ class Battles(PlatformGame):
             "A": {"powers": [by, *allies], "goals": {}, "escalation": 0, "order": []},
             "B": {"powers": enemies, "goals": {}, "escalation": 0, "order": []},
         }
-        goals = {g: {"A": t[0], "B": t[1]} for g, t in br.BASE_GOALS.items()}
+        goals: dict[str, dict[str, Any]] = {g: {"A": t[0], "B": t[1]} for g, t in br.BASE_GOALS.items()}
         walls = self._walls_at(h)
         if walls is not None:
+            attacker, defender = br.printed_thresholds(
+                walls, s.options.get("goal_threshold_order", "defender_attacker")
+            )
             goals["walls"] = {
-                "A": walls["attacker"],
-                "B": walls["defender"],
+                "A": attacker,
+                "B": defender,
                 "name": walls["name"],
                 "wallkeepers": walls.get("wallkeepers_morale", 0),  # Wallkeepers' morale on untaken walls
+                "rewards": {"A": br.REMOVE},  # [003:641] "Attacker: ... reward: Remove this goal"
             }
         self._battle_declared(
             battle={
@@ -427,13 +462,7 @@ class Battles(PlatformGame):
         side = self._side_of(b, power_id)
         if not isinstance(goals, list) or not isinstance(armies, list) or not isinstance(reinforcements, list):
             raise RuleViolation("goals, armies and reinforcements are lists", rule="P.1.3", field="goals")
-        clean_goals = []
-        for g in goals:
-            if not isinstance(g, dict) or not isinstance(g.get("name"), str):
-                raise RuleViolation("a goal is {name, threshold}", rule="P-BAT-8", field="goals")
-            limits.check_text(g["name"], "goals", limits.ASSET_NAME, required=True, what="a goal's name")
-            t = limits.whole_number(g.get("threshold", 2), "goals", 1, 20, "P-BAT-8")
-            clean_goals.append({"name": g["name"].strip(), "threshold": t})
+        clean_goals = [_clean_goal(g) for g in goals]
         have = b["sides"][side]["goals"]
         if len(have) + len(clean_goals) > MAX_GOALS:
             raise RuleViolation("a side proposes at most two battle goals ([003:561])", rule="P-BAT-8", field="goals")
@@ -562,7 +591,8 @@ class Battles(PlatformGame):
         for g in goals:
             key = _slug(g["name"])
             sd["goals"][key] = g["name"]
-            b["goals"][key] = {"A": g["threshold"], "B": g["threshold"], "name": g["name"], "side": side}
+            a, d = (g["A"], g["B"]) if "A" in g else (g["threshold"], g["threshold"])  # one threshold: before issue 25
+            b["goals"][key] = {"A": a, "B": d, "name": g["name"], "side": side, "rewards": dict(g.get("rewards", {}))}
         for aid in armies:
             b["armies"][aid] = {"side": side, "power": power_id, "where": "reserve", "order": standing.get(aid)}
             sd["order"].append(aid)
@@ -1145,6 +1175,12 @@ class Battles(PlatformGame):
                 )
         if cmd in ("hold", "charge") and goal not in b["goals"]:
             raise RuleViolation(f"no goal {goal!r} in this battle", rule="P-BAT-8", field="goal")
+        if cmd in ("hold", "charge") and not br.goal_open(b["goals"][goal], b["round"]):
+            raise RuleViolation(
+                f"{b['goals'][goal].get('name', goal)} is removed in round {b['round']}: a side won it away",
+                rule="P-BAT-8",
+                field="goal",
+            )
         if choices.get("restore"):  # Shieldbearers ([003:700])
             army = br.restore_armor(army, choices["restore"])
         if choices.get("pass_to"):  # Supports ([003:702])
@@ -1277,7 +1313,9 @@ class Battles(PlatformGame):
     # ------------------------------------------------------------------ goals and surrender (P-BAT-8, P-BAT-9)
 
     def _score_goals(self, b: dict, now: datetime) -> None:
-        successes: dict[str, dict[str, int]] = {g: {"A": 0, "B": 0} for g in b["goals"]}
+        successes: dict[str, dict[str, int]] = {
+            g: {"A": 0, "B": 0} for g, goal in b["goals"].items() if br.goal_open(goal, b["round"])
+        }
         for aid, per_goal in b["presence"].items():
             side = b["armies"][aid]["side"]
             if aid not in self._fighting(b, side):
@@ -1343,7 +1381,16 @@ class Battles(PlatformGame):
         for side, n in escalation.items():
             b["sides"][side]["escalation"] = n
         b.update({"initiative": initiative, "walls": walls, "offers": []})
-        b.setdefault("scores", []).append({"round": round, "successes": deepcopy(successes), "winners": dict(winners)})
+        for g, side in winners.items():  # the rewards that act on the goal itself (P-BAT-8 [003:641], [003:647])
+            reward = b["goals"][g].get("rewards", {}).get(side) if side is not None else None
+            if reward == br.REMOVE:
+                b["goals"][g]["removed"] = True
+            elif reward == br.REMOVE_NEXT_ROUND:
+                b["goals"][g]["closed"] = round + 1
+        rewards = br.won_rewards(b["goals"], winners)
+        b.setdefault("scores", []).append(
+            {"round": round, "successes": deepcopy(successes), "winners": dict(winners), "rewards": rewards}
+        )
 
     def offer_terms(
         self, battle_id: str, power_id: str, terms: str | None, *, now: datetime, roller: Roller, actor: str
@@ -1775,7 +1822,7 @@ def battle_view(game: Any, battle_id: str, viewer: str) -> dict:
                 }
                 for k, v in b["sides"].items()
             },
-            "goals": deepcopy(b["goals"]),
+            "goals": {g: {**deepcopy(goal), "open": br.goal_open(goal, b["round"])} for g, goal in b["goals"].items()},
             "walls": b["walls"],
             "initiative": b["initiative"],
             "turn": deepcopy(b["turn"]) if b["step"] == "commands" else None,

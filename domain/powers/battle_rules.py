@@ -49,6 +49,12 @@ MAX_ROUNDS = 7  # P-BAT-10 [003:651] "at the end of 7 rounds"
 STEPS = ("deployment", "spellcasting", "commands", "goals", "cleanup")  # P.1.3 [003:575]-[003:581]
 # P-BAT-8 [003:634]-[003:635]: thresholds per side (P-AMB-13: stored per side as data, never parsed from "a/b").
 BASE_GOALS = {"initiative": (3, 3), "advance": (2, 2)}
+# P-BAT-8 [003:641], [003:647]: the goal rewards the rules give an effect on the battle; any other reward a side
+# proposes ("Kill Count Caliphrase") is recorded with the round's score for the GM to rule.
+REMOVE, REMOVE_NEXT_ROUND = "remove", "remove_next_round"
+GOAL_REWARDS = {REMOVE: "remove this goal", REMOVE_NEXT_ROUND: "remove this goal next round"}
+# P-AMB-13: how a printed "a/b" goal threshold (the walls' 2/2, 2/4, 2/6) is read; the first is recommended.
+THRESHOLD_ORDERS = ("defender_attacker", "attacker_defender")
 COMMANDS = ("slay", "hold", "charge", "rest")  # P-BAT-3 [003:585]-[003:588] (+ specials, once per battle)
 ATTACK_OPTIONS = ("needler", "slayer", "axes", "hammers")  # P-BAT-2 the attacker's choices ([003:695]-[003:727])
 ATTACK_COMMANDS = ("slay", "charge", "attack")  # "attack": a basic attack outside a command (Pikes, P-EX-5)
@@ -625,6 +631,33 @@ def presence(army: dict, faces: list[int], threshold: int, *, command: str = "ho
     if wall_goal and has(army, "engineers"):
         bonus += 2
     return count_successes(faces, bonus, threshold)
+
+
+def printed_thresholds(goal: dict, order: str) -> tuple[int, int]:
+    """P-AMB-13: the (attacker, defender) thresholds of a goal printed "a/b" (the walls, [003:435]-[003:439]). The
+    catalogue keeps the printed pair as the recommended reading stores it (``defender`` = a, ``attacker`` = b);
+    the campaign option ``goal_threshold_order`` = ``attacker_defender`` reads a as the attackers' instead."""
+    if order not in THRESHOLD_ORDERS:
+        raise RuleViolation(f"goal_threshold_order is one of {', '.join(THRESHOLD_ORDERS)}", rule="P-AMB-13")
+    a, b = int(goal["defender"]), int(goal["attacker"])
+    return (b, a) if order == "defender_attacker" else (a, b)
+
+
+def goal_open(goal: dict, round_no: int) -> bool:
+    """P-BAT-8: a goal is in play unless a side's reward removed it ("Remove this goal", [003:641]) or removed it
+    for this round ("remove this goal for next round", [003:647])."""
+    return not goal.get("removed") and goal.get("closed") != round_no
+
+
+def won_rewards(goals: dict, winners: dict[str, str | None]) -> dict[str, str]:
+    """P-BAT-8: each goal won this round, with the winning side's reward (the mechanical ones by their words,
+    GOAL_REWARDS; a proposed one as proposed). Goals without a reward for the winner are left out."""
+    out = {}
+    for g, side in winners.items():
+        reward = goals.get(g, {}).get("rewards", {}).get(side) if side is not None else None
+        if reward:
+            out[g] = GOAL_REWARDS.get(reward, reward)
+    return out
 
 
 def score_goals(

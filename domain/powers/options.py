@@ -39,6 +39,8 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "host_reads_private_threads": False,
     "battle_declared_by": "controller",  # P-AMB-1: a controlling power declares (the GM may, for any)
     "battle_hours": 24,  # how long each step of a battle waits for decisions (P.1.3 by post)
+    "battle_timing": "every_month",  # P-AMB-1
+    "goal_threshold_order": "defender_attacker",  # P-AMB-13
 }
 
 
@@ -79,6 +81,16 @@ class PowersOptions(_Options, PostOptions):
     )
     battle_hours: Hours = Field(
         DEFAULT_OPTIONS["battle_hours"], description="How long each step of a battle stays open (P.1.3)"
+    )
+    battle_timing: Literal["every_month", "season_end"] = Field(
+        DEFAULT_OPTIONS["battle_timing"],
+        description="P-AMB-1: when opposed armies may fight: in every month's Battle step, or (season_end, as "
+        "[003:561] says: when they end a season in one hex) only in the Battle step of the season's last month",
+    )
+    goal_threshold_order: Literal["defender_attacker", "attacker_defender"] = Field(
+        DEFAULT_OPTIONS["goal_threshold_order"],
+        description="P-AMB-13: how a goal's printed thresholds a/b (Stone Walls 2/4) are read: defender/attacker, so "
+        "stronger walls are harder for the attackers, or attacker/defender",
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from domain.dice import FixedRoller
 from domain.powers.game import Game
 from tests.domain.helpers import NOW, SEED
 from tests.domain.test_conformance_armies import block
@@ -68,3 +69,102 @@ def plain_setup(g: Game, power: str, armies: list[str], roller, now=NOW, battle_
         roller=roller,
         actor=power,
     )
+
+
+class Dice(FixedRoller):
+    """Explicit dice: a test pushes each roll's faces before the command that rolls them."""
+
+    def push(self, *rolls: list[int]) -> Dice:
+        self.rolls.extend(list(r) for r in rolls)
+        return self
+
+
+class Field:
+    """A battle played through the service's typed commands (``PowersGames.run``), its dice given explicitly.
+
+    ``armies``: army id -> (controller, hex, units, stat block). The game is in month 1's Battle step."""
+
+    def __init__(
+        self,
+        armies: dict[str, tuple[str, str, int, dict]],
+        *,
+        options: dict | None = None,
+        features: list[dict] = (),
+        months: int = 2,
+        month: int = 1,
+    ) -> None:
+        from api.powers.service import PowersGames
+        from domain.powers import armies as pa
+        from domain.powers import world
+
+        self.dice = Dice()
+        self.games = PowersGames(roller_factory=lambda game: self.dice)
+        self.gid, _, _ = self.games.create_game("Field", "GM", options=options or {}, months_per_season=months)
+        for name in ("North", "East", "South"):
+            self.games.add_power(self.gid, "gm", name, "city", "sovereign")
+        hexes = [{"hex": f"{q},0", "terrain": "plains"} for q in range(5)]
+        self.run("gm", world.DeclareMap(hexes=hexes, towns=[], features=list(features)))
+        for aid, (power, where, units, stats) in armies.items():
+            self.run("gm", pa.PlaceArmy(aid, aid.upper(), where, units, power, block=stats))
+        for _ in range(3):
+            self.games.advance(self.gid, "gm")  # Tidings, Planning, Resolution of month 1
+        self.games.resolve(self.gid, "gm", "")
+        while self.game().state.month < month:
+            self.games.advance(self.gid, "gm")  # the next month's Planning
+            self.games.advance(self.gid, "gm")  # its Resolution
+            self.games.resolve(self.gid, "gm", "")
+        assert self.game().state.step == "battle"
+
+    def run(self, who: str, command) -> dict:
+        from api.service import Caller
+
+        return self.games.run(Caller.of(who), self.gid, command).result or {}
+
+    def game(self) -> Game:
+        return self.games.get_game(self.gid, for_update=False)
+
+    def view(self, viewer: str, battle_id: str = "b1") -> dict:
+        return self.games.battle(self.gid, viewer, battle_id)
+
+    def army(self, army_id: str) -> dict:
+        return self.game().state.armies.armies[army_id]
+
+    def declare(self, by: str = "north", enemies=("south",), allies=(), *, who: str | None = None) -> dict:
+        from domain.powers import battle as pb
+
+        return self.run(who or by, pb.DeclareBattle("b1", HEX, by, list(enemies), list(allies)))
+
+    def setup(self, power: str, armies: list[str], **kw) -> dict:
+        from domain.powers import battle as pb
+
+        return self.run(power, pb.SubmitBattleSetup("b1", power, armies, **kw))
+
+    def command(self, power: str, army: str, command: str, *dice: list[int], **kw) -> dict:
+        """``power`` commands ``army``; ``dice``: the faces of each roll the command makes, in order."""
+        from domain.powers import battle as pb
+
+        self.dice.push(*dice)
+        out = self.run(power, pb.GiveCommand("b1", power, army, command, **kw))
+        assert not self.dice.rolls, f"the command left dice unrolled: {self.dice.rolls}"
+        return out
+
+    def pass_to(self, step: str, round_no: int | None = None) -> dict:
+        """Every power the battle waits for passes its step until the battle is at ``step`` (of ``round_no``)."""
+        from domain.powers import battle as pb
+
+        while True:
+            b = self.view("gm")
+            if b["step"] == step and (round_no is None or b["round"] == round_no):
+                return b
+            assert b["step"] not in ("commands", "ended"), f"the battle is at {b['step']}, not {step}"
+            for p in b["pending"]:
+                if b["step"] == "deployment":
+                    self.run(p, pb.DeployArmies("b1", p, []))
+                elif b["step"] == "spellcasting":
+                    self.run(p, pb.CastBattleSpell("b1", p, None))
+                elif b["step"] == "goals":
+                    self.run(p, pb.OfferTerms("b1", p, None))
+                elif b["step"] == "surrender":
+                    self.run(p, pb.AnswerTerms("b1", p, False))
+                elif b["step"] == "cleanup":
+                    self.run(p, pb.RetreatArmies("b1", p))
