@@ -121,6 +121,13 @@ class CovenantGame(PlatformGame):
     def covenant_cards(self, seat: str, *, pending: bool = False) -> list[Card]:
         return [c for c in self.state.cards.values() if c.owner == seat and (pending or not c.pending)]
 
+    def mage_arts(self, mage: Card) -> list[str]:
+        """A mage's Arts and its Familiar's: [000:66] "Any Arts listed on the Familiar card may be used by the Mage as
+        long as the Familiar remains in play" (A-CERT-3, A-SPELL-1)."""
+        familiar = [a for c in self.state.cards.values() if c.attached_to == mage.id and c.kind == "familiar"
+                    for a in c.arts]  # fmt: skip
+        return sorted(set(mage.arts) | set(familiar))
+
     def _require_turn(self, seat: str, phase: str) -> None:
         if self.state.phase != phase:
             raise RuleViolation(f"it is the {self.state.phase} phase, not the {phase} phase", rule="A-ORDER-1")
@@ -1442,7 +1449,7 @@ class CovenantGame(PlatformGame):
             return self._counter(seat, mage, spell, target, vis_amount, mother_may_i=mother_may_i)
         if s.phase == "main":
             self._require_turn(seat, "main")
-        rules.check_cast_arts(sp.arts, mage.arts)
+        rules.check_cast_arts(sp.arts, self.mage_arts(mage))
         if not sp.ritual and spell in mage.cast_this_season:
             raise RuleViolation("a regular spell is cast once per season by a mage", rule="A-SPELL-2")
         if vis_amount < 1 or vis_amount > s.powers[seat].vis:
@@ -1460,7 +1467,7 @@ class CovenantGame(PlatformGame):
                                  else None), "target")  # fmt: skip
         if sp.target == "covenant":
             target_cov = self.power(target).id
-            strength = power
+            strength, certamen = power, None
             recast = any(e.get("spell") == spell and e.get("target") == target for e in s.effects)
         else:
             t = self.card(target)
@@ -1472,6 +1479,7 @@ class CovenantGame(PlatformGame):
                 rules.check_self_target(sp.raises_own, sp.self_allowed, meets)
             if sp.forms and t.substance not in sp.forms:  # A-SPELL-7: its substance now decides
                 raise RuleViolation(f"{spell} targets {sp.forms}; {t.name} is {t.substance}", rule="A-SPELL-7")
+            certamen = self._certamen_spell(sp.certamen, mage, t) if sp.certamen else None
             target_cov = t.owner or ""
             rival = t.owner is not None and t.owner != seat
             aegis = max((e.get("aegis", 0) for e in s.effects if e.get("target") == t.owner), default=0)
@@ -1494,7 +1502,7 @@ class CovenantGame(PlatformGame):
         self._spell_cast(
             seat=seat, mage_id=mage_id, spell=spell, target=target, vis=vis_amount, strength=strength,
             magnitude=magnitude, marked=marked, until=until, phase=s.phase, ritual=sp.ritual, actor=seat,
-            audience=PUBLIC, spell_id=spell_id, damage=damage,
+            audience=PUBLIC, spell_id=spell_id, damage=damage, certamen=certamen,
         )  # fmt: skip
         if magnitude is not None and sp.damage_per_pawn:
             self._damage(target, magnitude * sp.damage_per_pawn, seat)
@@ -1506,7 +1514,7 @@ class CovenantGame(PlatformGame):
     def _spell_cast(
         self, seat: str, mage_id: str, spell: str, target: str, vis: int, strength: int, magnitude: int | None,
         marked: bool, until: int | None, phase: str, ritual: bool, actor: str, audience: list,
-        spell_id: str = "", damage: int = 0,
+        spell_id: str = "", damage: int = 0, certamen: dict | None = None,
     ) -> None:  # fmt: skip
         s = self.state
         s.powers[seat].vis -= vis
@@ -1529,8 +1537,27 @@ class CovenantGame(PlatformGame):
         if sp.sets_substance and target in s.cards:
             effect["was"] = s.cards[target].substance
             s.cards[target].substance = sp.sets_substance
-        if until is not None or sp.aegis or sp.sets_substance or sp.might_per_pawn:
+        if certamen:  # read when the challenge is resolved; a counter undoes it (A-SPELL-5)
+            effect.update(certamen, until=s.seasons_begun, phase=None)
+        if until is not None or sp.aegis or sp.sets_substance or sp.might_per_pawn or certamen:
             s.effects.append(effect)
+
+    def _certamen_spell(self, kind: str, caster: Card, target: Card) -> dict:
+        """A-CERT-3: [000:554] Distractions of Invisible Horrors targets "one of the mages engaged in a challenge to
+        halve (rounded up) his final Certamen score"; [000:610] The Subtle Accomplice adds "the caster's Certamen
+        rating to that of another mage in the same covenant engaged in Certamen" (its caster takes no part in one)."""
+        s = self.state
+        ch = next((c for c in s.challenges.values() if target.id in (c["mage"], c["target_mage"])), None)
+        if ch is None:
+            raise RuleViolation(f"{target.name} is not engaged in Certamen", rule="A-CERT-3", field="target")
+        side = ch["challenger"] if target.id == ch["mage"] else ch["target"]
+        if kind == "halve":
+            return {"challenge": ch["id"], "side": side, "halve": True}
+        engaged = {m for c in s.challenges.values() for m in (c["mage"], c["target_mage"])}
+        if target.owner != caster.owner or caster.id in engaged:
+            raise RuleViolation("The Subtle Accomplice helps another mage of its caster's covenant, and its caster "
+                                "is in no challenge", rule="A-CERT-3", field="target")  # fmt: skip
+        return {"challenge": ch["id"], "side": side, "bonus": self.house.cards[caster.name].certamen}
 
     def _counter(
         self, seat: str, mage: Card, spell: str, target: str, vis_amount: int, *, mother_may_i: bool = False
@@ -1548,7 +1575,7 @@ class CovenantGame(PlatformGame):
             raise RuleViolation("every player confirmed not to counter this spell before the battle", rule="H-15",
                                 field="target")  # fmt: skip
         form = self.house.spells[hit["spell"]].arts[-1]
-        rules.check_cast_arts([*sp.arts, form], mage.arts)
+        rules.check_cast_arts([*sp.arts, form], self.mage_arts(mage))
         if spell in mage.cast_this_season:
             raise RuleViolation("a regular spell is cast once per season by a mage", rule="A-SPELL-2")
         if vis_amount < 1 or vis_amount > s.powers[seat].vis:
@@ -1710,6 +1737,10 @@ class CovenantGame(PlatformGame):
             raise RuleViolation("a mage may be in one challenge at a time", rule="A-CERT-1")
         if any(ch["challenger"] == seat and ch["cycle"] == s.cycle for ch in s.challenges.values()):
             raise RuleViolation("one challenge per player per Main Phase", rule="A-CERT-1")
+        accomplices = {n for n, sp in self.house.spells.items() if sp.certamen == "add_rating"}
+        if accomplices & {*mine.cast_this_season, *theirs.cast_this_season}:  # [000:610]
+            raise RuleViolation("a mage that cast The Subtle Accomplice takes no part in Certamen this season",
+                                rule="A-CERT-1")  # fmt: skip
         rival = theirs.owner or ""
         self._refuse_out_of_play(rival, "target_mage")
         if any(ch["target"] == rival for ch in s.challenges.values()) or rival in self._challenged_this_season():
@@ -1736,7 +1767,7 @@ class CovenantGame(PlatformGame):
         s = self.state
         s.challenges[challenge_id] = {
             "id": challenge_id, "challenger": challenger, "mage": mage, "target": target, "target_mage": target_mage,
-            "cycle": cycle, "technique": None, "form": None, "bids": {}, "sealed": {}, "distracted": [], "bonus": {},
+            "cycle": cycle, "technique": None, "form": None, "bids": {}, "sealed": {},
         }  # fmt: skip
         s.powers[challenger].last_challenged[target] = season
 
@@ -1811,9 +1842,11 @@ class CovenantGame(PlatformGame):
                 d = self.house.cards[card.name]
                 girdle = "Enchanted Item: Girdle of Magical Finesse"
                 bonus = sum(1 for x in self.state.cards.values() if x.attached_to == card.id and x.name == girdle)
+                spells = [e for e in self.state.effects if e.get("challenge") == challenge_id and e["side"] == side]
+                bonus += sum(e.get("bonus", 0) for e in spells)  # The Subtle Accomplice
                 scores[side] = rules.certamen_score(
-                    d.certamen, card.arts, ch["technique"], ch["form"], paid[side],
-                    bonus=bonus + ch["bonus"].get(side, 0), distracted=side in ch["distracted"],
+                    d.certamen, self.mage_arts(card), ch["technique"], ch["form"], paid[side],
+                    bonus=bonus, distracted=any(e.get("halve") for e in spells),
                 )  # fmt: skip
             top = max(scores.values())
             leaders = [k for k, v in scores.items() if v == top]

@@ -98,6 +98,8 @@ class SpellDef(_Model):
     duration_seasons: int = 0  # 0: until the end of the season; 4: one year (A-SPELL-3)
     sets_substance: str | None = None
     aegis: bool = False
+    certamen: Literal["halve", "add_rating"] | None = None  # on a mage engaged in Certamen (A-CERT-3): halves its
+    # final score (Distractions of Invisible Horrors), or adds the caster's rating to it (The Subtle Accomplice)
     house: bool = False  # named by these house rules (the source lost its name)
 
 

@@ -202,7 +202,7 @@ def _casts(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
     vis = s.powers[seat].vis
     for mage in [c for c in game.covenant_cards(seat) if c.kind == "mage" and c.active]:
         for name, sp in sorted(game.house.spells.items()):
-            if s.phase not in sp.phases or not set(sp.arts) <= set(mage.arts):
+            if s.phase not in sp.phases or not set(sp.arts) <= set(game.mage_arts(mage)):
                 continue
             if sp.counters:
                 hits = [x for x in s.spells_cast if x["seat"] != seat and x["strength"] + 1 <= vis]

@@ -5,21 +5,30 @@ the test ships a package of its own (``options={"house": "custom", "house_packag
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
+from domain.covenants import house
 from domain.covenants.commands import (
-    Discard,
+    Cast,
+    Challenge,
+    ChooseArt,
     Generate,
     Keep,
     Move,
     Pass,
+    ResolveCertamen,
+    SealBid,
 )
 from domain.errors import RuleViolation
 from tests.covenants.play import (
     Dice,
     events_of,
     fixed_three,
+    generate_and_keep,
     move_all,
+    pass_create,
     pass_main,
     pass_until,
     reckon,
@@ -79,10 +88,11 @@ def test_a_ex_1_sempiris_is_unique_and_once_discarded_is_fetched_back_from_the_d
     assert t.run("bob", Generate("bob"))["card_id"] is None  # no card, and bob's turn is used
     assert t.turn() == ["cy"] and SEMPIRIS not in names(t, "bob")
     t.run("cy", Pass("cy"))
-    t.run("ann", Discard("ann", sempiris))
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t, {"ann": [sempiris]})  # starved, so discarded (A-GEN-2: Discard is for a card just generated)
     assert [c["name"] for c in t.view("gm")["discard"]["cards"]] == [SEMPIRIS]
     assert "cards" not in t.view("bob")["discard"]  # face down ([000:8])
-    end_season(t)
     move_all(t, [1, 3, 2])  # bob on Personnel again
     pass_until(t, "bob")
     d.push([15])
@@ -91,3 +101,124 @@ def test_a_ex_1_sempiris_is_unique_and_once_discarded_is_fetched_back_from_the_d
     assert SEMPIRIS in names(t, "bob")
     pile = t.view("gm")["discard"]
     assert SEMPIRIS not in [c["name"] for c in pile["cards"]] and pile["count"] == len(pile["cards"]) == 0
+
+
+def package(edit) -> dict:
+    """The shipped house rules with a test's additions: a custom package a host could pin (A-AMB-1, H-14)."""
+    data = copy.deepcopy(house.default_data())
+    data["name"], data["version"] = "worked-examples", "1"
+    edit(data)
+    return {"house": "custom", "house_package": data}
+
+
+def zemlus_and_arno(data: dict) -> None:
+    """A-EX-10's two mages, on the Personnel table: Zemlus (Certamen 1; Cr, In, Co, Im) on face 17, Arno
+    (Certamen 2; Pe, Im, Vi) on face 18."""
+    sample = data["cards"][SEMPIRIS]
+    data["cards"]["Magus: Zemlus"] = {**sample, "certamen": 1, "arts": ["Cr", "In", "Co", "Im"]}
+    data["cards"]["Magus: Arno"] = {**sample, "certamen": 2, "arts": ["Pe", "Im", "Vi"]}
+    data["generators"]["personnel"]["faces"].update({"17": "Magus: Zemlus", "18": "Magus: Arno"})
+
+
+def zemlus_challenges_arno(d: Dice, arts: dict | None = None):
+    """Ann keeps Zemlus, Bob keeps Arno (Personnel squares, faces 17 and 18); in the Main Phase Zemlus challenges
+    Arno; the Resolve Certamen phase begins."""
+    t = fixed_three(d, arts=arts, options=package(zemlus_and_arno))
+    move_all(t, [3, 8, 1])
+    kept = generate_and_keep(t, d, {"ann": 17, "bob": 18})
+    zemlus, arno = kept["ann"], kept["bob"]
+    cid = t.run("ann", Challenge("ann", zemlus, arno))["challenge_id"]
+    t.notes.update(zemlus=zemlus, arno=arno, challenge=cid)
+    return t
+
+
+def choose_and_bid(t) -> None:
+    cid = t.notes["challenge"]
+    t.run("ann", ChooseArt("ann", cid, "Cr"))
+    t.run("bob", ChooseArt("bob", cid, "Vi"))
+    t.run("ann", SealBid("ann", cid, 2))
+    t.run("bob", SealBid("bob", cid, 1))
+
+
+def test_a_ex_10_certamen_a_tie_distractions_the_subtle_accomplice_a_default_and_a_second_challenge():
+    """A-EX-10 "Zemlus (Certamen 1; Arts Cr, In, Co, Im) challenges Arno (Certamen 2; Arts Pe, Im, Vi) ...
+    challenger picks Technique Cr; challenged picks Form Vi; sealed vis: Zemlus 2, Arno 1 / then: Zemlus = 1 + 1(Cr)
+    + 0 + 2 = 4; Arno = 2 + 0 + 1(Vi) + 1 = 4 → tie → no winner; vis spent / variant: a third mage casts
+    Distractions of Invisible Horrors on Arno → Arno = ⌈4/2⌉ = 2 → Zemlus wins / variant: Arno is inactive at
+    resolution → Zemlus wins by default; no scores computed / variant: in the same season another of Arno's owner's
+    mages is challenged → rejected". [000:554] Distractions "halve (rounded up) his final Certamen score"; [000:610]
+    The Subtle Accomplice "Add the caster's Certamen rating to that of another mage in the same covenant engaged in
+    Certamen. The caster may not be involved in a Certamen challenge in the same season." Arno's Magical Resistance
+    (1, A-SPELL-4) takes a pawn from a rival's spell, so Cy boosts Distractions to 3 pawns ([000:88])."""
+    arts = {"cy": ["Mu", "Im", "Re", "An", "Te"], "bob": ["Mu", "Vi", "Re", "An", "Te"]}
+    # the tie; then the same season, Cy may not challenge another of Bob's mages
+    d = Dice()
+    t = zemlus_challenges_arno(d, arts)
+    pass_until(t, "cy")
+    refused(t, "cy", Challenge("cy", t.mage("cy"), t.mage("bob")), "A-CERT-1")  # Bob's mages: once a season
+    pass_main(t)
+    assert t.phase() == "certamen"
+    choose_and_bid(t)
+    out = t.run("ann", ResolveCertamen("ann", t.notes["challenge"]))
+    assert out["scores"] == {"ann": 4, "bob": 4} and out["winner"] is None and out["winnings"] == {}
+    assert covenants(t)["ann"]["vis"] == 4 - 2 and covenants(t)["bob"]["vis"] == 4 - 1  # spent whatever the result
+
+    # Distractions of Invisible Horrors on Arno: 2 + 0 + 1 + 1 = 4, halved to 2
+    d = Dice()
+    t = zemlus_challenges_arno(d, arts)
+    pass_main(t)
+    choose_and_bid(t)
+    refused(t, "cy", Cast("cy", t.mage("cy"), "Distractions of Invisible Horrors", t.mage("ann"), 3), "A-CERT")
+    t.run("cy", Cast("cy", t.mage("cy"), "Distractions of Invisible Horrors", t.notes["arno"], 3))
+    out = t.run("ann", ResolveCertamen("ann", t.notes["challenge"]))
+    assert out["scores"] == {"ann": 4, "bob": 2} and out["winner"] == "ann"
+
+    # The Subtle Accomplice: Bob's starting mage adds its rating (1) to Arno's: 5 against 4
+    d = Dice()
+    t = zemlus_challenges_arno(d, arts)
+    pass_main(t)
+    choose_and_bid(t)
+    refused(t, "bob", Cast("bob", t.mage("bob"), "The Subtle Accomplice", t.notes["zemlus"], 1), "A-CERT")
+    t.run("bob", Cast("bob", t.mage("bob"), "The Subtle Accomplice", t.notes["arno"], 1))
+    out = t.run("ann", ResolveCertamen("ann", t.notes["challenge"]))
+    assert out["scores"] == {"ann": 4, "bob": 5} and out["winner"] == "bob"
+    # the caster may not be involved in a Certamen challenge in the same season (the next cycle's Main Phase)
+    move_all(t, [4, 9, 2])
+    pass_create(t)
+    pass_until(t, "bob")
+    refused(t, "bob", Challenge("bob", t.mage("bob"), t.mage("cy")), "A-CERT-1")
+
+    # Arno inactive at resolution: Zemlus wins by default, no scores
+    d = Dice()
+    t = zemlus_challenges_arno(d, {"cy": ["Cr", "Au", "Re", "Mu", "An"]})
+    t.run("bob", Pass("bob"))
+    t.run("cy", Cast("cy", t.mage("cy"), "Arc of Lightning", t.notes["arno"], 3))  # 3 - MR 1 = 2 damage
+    assert not card(t, t.notes["arno"])["active"]
+    pass_main(t)
+    out = t.run("ann", ResolveCertamen("ann", t.notes["challenge"]))
+    assert out["winner"] == "ann" and out["by_default"] is True and "scores" not in out
+
+
+def test_a_cert_3_a_familiars_arts_count_in_certamen_and_in_casting():
+    """A-CERT-3 "Familiar Arts count as possessed ([000:66])": [000:66] "Any Arts listed on the Familiar card may be
+    used by the Mage as long as the Familiar remains in play." Ann's mage (Cr, In, Co, Im, An) keeps the Cat (Pe in
+    the house package): it casts Pestilence of the Flock (Pe, An) and, in Certamen on Perdo and Animal, scores
+    1 + 1 (Pe, the Cat's) + 1 (An) = 3 against Bob's 1 + 1 (Pe) = 2."""
+    d = Dice()
+    t = fixed_three(d, arts={"ann": ["Cr", "In", "Co", "Im", "An"]})
+    move_all(t, [5, 1, 2])  # Ann on Magic, Bob on Property
+    d.push([6])
+    cat = t.run("ann", Generate("ann"))["card_id"]
+    t.run("ann", Keep("ann", cat, attach_to=t.mage("ann")))
+    livestock = generate_and_keep(t, d, {"bob": 7})["bob"]
+    t.run("ann", Cast("ann", t.mage("ann"), "Pestilence of the Flock", livestock, 1))
+    assert card(t, livestock)["damage"] == 1
+    pass_until(t, "ann")
+    cid = t.run("ann", Challenge("ann", t.mage("ann"), t.mage("bob")))["challenge_id"]
+    pass_main(t)
+    t.run("ann", ChooseArt("ann", cid, "Pe"))
+    t.run("bob", ChooseArt("bob", cid, "An"))
+    t.run("ann", SealBid("ann", cid, 0))
+    t.run("bob", SealBid("bob", cid, 0))
+    out = t.run("ann", ResolveCertamen("ann", cid))
+    assert out["scores"] == {"ann": 3, "bob": 2} and out["winner"] == "ann"
