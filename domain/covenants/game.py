@@ -1327,10 +1327,15 @@ class CovenantGame(PlatformGame):
         s.powers[seat].vis -= vis
 
     def discard(self, seat: str, card_id: str) -> None:
-        """H-3: create a card and discard it (A-GEN-2)."""
+        """H-3: create a card and discard it (A-GEN-2 [000:175] "If a player generates a resource he does not
+        want, he may create the card and discard it"): the card just generated, on the seat's Create/Play turn; a
+        card in play leaves only as a rule says (starved at the Reckoning, A-RECK-1)."""
         c = self.card(card_id)
-        if c.owner != seat:
-            raise RuleViolation("discard only your own cards", rule="A-GEN-2", field="card_id")
+        if c.owner != seat or not c.pending:
+            raise RuleViolation("discard only a card you just generated and have not kept", rule="A-GEN-2",
+                                field="card_id")  # fmt: skip
+        if self.state.phase != "create" or self.state.turn[:1] != [seat]:
+            raise RuleViolation("a card just generated is discarded on your Create/Play turn", rule="A-GEN-2")
         self._card_discarded(card_id=card_id, reason="discarded by its owner", actor=seat, audience=PUBLIC)
         self._end_generated_turn(seat)
 

@@ -178,6 +178,9 @@ class HousePackage(_Model):
         return {"name": self.name, "version": self.version, "sha256": content_hash(self.model_dump(mode="json"))}
 
 
+# The cards every covenant is dealt at the start ([000:4]), and the kind each must be.
+STARTING_KINDS = {"Starting Mage": "mage", "Villagers": "villagers", "Grogs": "grogs"}
+
 # The tables a package must fill, in the order a refusal names them.
 TABLES = ("cards", "generators", "events", "event_generator", "main_actions", "certamen", "spells", "requisites")
 
@@ -203,6 +206,15 @@ def load(data: dict[str, Any]) -> HousePackage:
                 "cannot run without it",
                 rule="A-GEN-0",
                 field=table,
+            )
+    cards = data["cards"] if isinstance(data["cards"], dict) else {}
+    for name, kind in STARTING_KINDS.items():  # [000:4]: the cards each covenant is dealt at the start
+        card = cards.get(name)
+        if not isinstance(card, dict) or card.get("kind") != kind:
+            raise RuleViolation(
+                f"the house rules package must define the starting card {name!r} of kind {kind!r} ([000:4])",
+                rule="A-GEN-0",
+                field=f"cards.{name}",
             )
     try:
         return HousePackage.model_validate(data)

@@ -172,7 +172,8 @@ def check_caps(kind: str, name: str, covenant: Sequence[dict], *, unique: bool, 
 
 
 def _named(named: set[str], covenant: Sequence[dict], part: str) -> int:
-    return sum(1 for c in covenant if part in c["name"])
+    """The active cards whose name has ``part``: one under construction has no effect yet (A-GEN-3, A-LIM-2)."""
+    return sum(1 for c in covenant if part in c["name"] and c["active"])
 
 
 def unsupported_holdings(covenant: Sequence[dict]) -> int:

@@ -14,7 +14,6 @@ from domain.covenants.commands import (
     Cast,
     Challenge,
     ChooseArt,
-    Discard,
     Generate,
     Keep,
     Move,
@@ -63,10 +62,9 @@ def test_a_ex_1_sempiris_is_unique_while_in_play_and_comes_back_once_discarded()
     assert t.run("bob", Generate("bob"))["card_id"] is None  # no card, and bob's turn is used
     assert t.turn() == ["cy"] and SEMPIRIS not in names(t, "bob")
     t.run("cy", Pass("cy"))
-    t.run("ann", Discard("ann", sempiris))
     pass_main(t)
     t.run(t.turn()[0], Move(t.turn()[0], 10))
-    reckon(t)
+    reckon(t, {"ann": [sempiris]})  # starved, so discarded (A-GEN-2: Discard is for a card just generated)
     move_all(t, [1, 3, 2])  # bob on Personnel again
     pass_until_create(t, "bob")
     d.push([15])
