@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from eventsourcing.domain import event
@@ -22,6 +23,8 @@ from domain.ids import GM, SYSTEM
 from domain.platform.commands import Command, Context, Handler, require_gm, require_seat
 from domain.platform.game import PlatformGame
 from domain.powers import development_rules as dr
+from domain.powers import magic_rules as mr
+from domain.powers.magic import caps_of
 
 # ---------------------------------------------------------------------- state
 
@@ -108,6 +111,8 @@ class Development(PlatformGame):
     if TYPE_CHECKING:  # events of Game this feature records through (asset and mana gains)
         _asset_granted: Any
         _mana_granted: Any
+        _mana_channelled: Any
+        _open_action: Any
 
     # ------------------------------------------------------------------ queries
 
@@ -245,9 +250,15 @@ class Development(PlatformGame):
         question_id: str,
         element: str | None = None,
         request: str = "",
+        action_id: str | None = None,
+        now: datetime | None = None,
         actor: str | None = None,
     ) -> None:
-        """P-ASSET-11: a favor buys 3 Light or Dark mana, or a miracle or premium keyword the GM grants."""
+        """P-ASSET-11: a favor buys 3 Light or Dark mana, or a miracle or premium keyword the GM grants.
+
+        The mana goes into the power's store, up to its cap (P-MAG-1); spent during one of its actions
+        (``action_id``, in Planning) it is that action's whatever the cap, spent in it or lost with it (P-AMB-37).
+        """
         h = self.holdings(power_id)
         if use not in dr.FAVOR_USES:
             raise RuleViolation(
@@ -259,6 +270,18 @@ class Development(PlatformGame):
             limits.check_text(request, "request", limits.REASON, required=True, what="what the favor asks for")
         dr.check_balance(h.wallet, {"favor": -1}, self._who(power_id))
         who = actor or power_id
+        if use == "mana" and action_id is not None:
+            self._open_action(action_id, power_id, now)
+        elif use == "mana":
+            try:
+                mr.check_gain(self.power(power_id).mana, str(element), dr.FAVOR_MANA, caps_of(self.state, power_id))
+            except RuleViolation as e:
+                raise RuleViolation(
+                    f"{e.message}: spend the favor during one of your actions (action_id) and its mana is that "
+                    "action's, whatever your storage (P-AMB-37)",
+                    rule="P-MAG-1",
+                    field="element",
+                ) from None
         if use == "mana":
             self._favor_spent(
                 power_id=power_id,
@@ -268,9 +291,19 @@ class Development(PlatformGame):
                 actor=who,
                 audience=self._own(power_id),
             )
-            self._mana_granted(
-                power_id=power_id, element=element, amount=dr.FAVOR_MANA, actor=who, audience=self._own(power_id)
-            )
+            if action_id is not None:
+                self._mana_channelled(
+                    action_id=action_id,
+                    power_id=power_id,
+                    element=element,
+                    amount=dr.FAVOR_MANA,
+                    actor=who,
+                    audience=self._own(power_id),
+                )
+            else:
+                self._mana_granted(
+                    power_id=power_id, element=element, amount=dr.FAVOR_MANA, actor=who, audience=self._own(power_id)
+                )
         else:
             self._favor_spent(
                 power_id=power_id,
@@ -1164,6 +1197,7 @@ class SpendFavor(Command):
     use: str
     element: str | None = None
     request: str = ""
+    action_id: str | None = None  # mana spent during this action of the power's (P-AMB-37)
 
 
 @dataclass(frozen=True)
@@ -1342,7 +1376,14 @@ def spend_favor(game: Any, cmd: SpendFavor, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.power_id)
     qid = ctx.new_id("favor")
     game.spend_favor(
-        cmd.power_id, cmd.use, question_id=qid, element=cmd.element, request=cmd.request, actor=ctx.principal
+        cmd.power_id,
+        cmd.use,
+        question_id=qid,
+        element=cmd.element,
+        request=cmd.request,
+        action_id=cmd.action_id,
+        now=ctx.now,
+        actor=ctx.principal,
     )
     return {"question_id": qid} if cmd.use != "mana" else {}
 

@@ -119,18 +119,27 @@ def test_p_asset_10_a_trade_is_an_offer_both_sides_move_when_the_other_accepts()
 def test_p_asset_11_a_favor_is_an_infusion_of_three_light_or_dark_mana():
     """P-ASSET-11 — "Favor may be exchanged for 3 Light or Dark mana."
     [003:180] "You can spend a favor for game-breaking instantaneous miracles, for an infusion of 3 Light or
-    Dark mana, or to replace an army keyword with a premium keyword on levelup." """
+    Dark mana, or to replace an army keyword with a premium keyword on levelup."
+    A Cult stores 2 of each mana (P-MAG-1): the 3 Dark go to its store only once it can hold them; before, they
+    are spent during one of its actions and held by it (P-AMB-37)."""
     g = at_tidings(("cult", "conspiracy", "cult"))
     refused(g, lambda: g.spend_favor("cult", "mana", question_id="f0", element="Dark"), "P-ASSET-11")
-    g.adjust_resources("cult", {"favor": 2}, "a patron's boon")
+    g.adjust_resources("cult", {"favor": 3}, "a patron's boon")
     refused(g, lambda: g.spend_favor("cult", "mana", question_id="f0", element="Fire"), "P-ASSET-11")
     refused(g, lambda: g.spend_favor("cult", "wish", question_id="f0"), "P-ASSET-11")
-    g.spend_favor("cult", "mana", question_id="f1", element="Dark")
+    refused(g, lambda: g.spend_favor("cult", "mana", question_id="f0", element="Dark"), "P-MAG-1")  # cap 2
+    g.advance(NOW, SEED)
+    submit(g, "cult", "a1", [], title="Call the dark", roll=False)
+    g.spend_favor("cult", "mana", question_id="f1", element="Dark", action_id="a1", now=NOW)
+    assert g.state.powers["cult"].mana == {} and wallet(g, "cult") == {"favor": 2}
+    assert names(g)[-2:] == ["FavorSpent", "ManaChannelled"]
+    g.grant_magic_perk("cult", "excellent_personal_magic")  # stores 3 of each
+    g.spend_favor("cult", "mana", question_id="f2", element="Dark")
     assert g.state.powers["cult"].mana == {"D": 3} and wallet(g, "cult") == {"favor": 1}
     assert names(g)[-2:] == ["FavorSpent", "ManaGranted"]
-    g.spend_favor("cult", "miracle", question_id="f2", request="Part the river at Derop")
+    g.spend_favor("cult", "miracle", question_id="f3", request="Part the river at Derop")
     assert wallet(g, "cult") == {"favor": 0}
-    assert g.state.development.questions["f2"].text == "Part the river at Derop"
+    assert g.state.development.questions["f3"].text == "Part the river at Derop"
     refused(g, lambda: g.spend_resources("cult", {"favor": 1}, "spend it like coin"), "P-ASSET-11")
 
 

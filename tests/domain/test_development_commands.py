@@ -12,6 +12,7 @@ from api.service import Caller
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.powers import development as dev
 from domain.powers import development_rules as dr
+from domain.powers import magic as m
 from domain.powers.game import Game
 from tests.domain.helpers import NOW, SEED
 
@@ -76,6 +77,7 @@ def test_snapshots_and_replays_reproduce_wallets_perks_ambitions_and_trades():
     run(games, gid, "gm", dev.AdjustResources(a, {"coin": 5, "fame": 9, "favor": 1}, "start"))
     run(games, gid, a, dev.ChooseControl(a, "respect"))
     run(games, gid, a, dev.BuyDevelopment(a, "perk", "Savior"))
+    run(games, gid, "gm", m.GrantMagicPerk(a, "excellent_personal_magic"))  # stores 3 of each (P-MAG-1)
     run(games, gid, a, dev.SpendFavor(a, "mana", element="Light"))
     run(games, gid, "gm", dev.OfferAmbition(a, "Q", "minor", 9, 1, [{"text": "x"}, {"text": "y", "central": True}]))
     run(games, gid, a, dev.ProposeTrade(a, b, give={"coin": 1}))

@@ -13,6 +13,8 @@ from api.service import Caller
 from domain.dice import FixedRoller
 from domain.errors import DomainError
 from domain.powers import commands as pc
+from domain.powers import development as dev
+from domain.powers import magic as m
 from domain.powers import world
 from tests.domain.world_helpers import HEXES
 
@@ -155,3 +157,33 @@ def test_p_town_2_a_second_build_in_a_month_counts_the_feature_the_first_built()
     assert t.mine("City", farm)["result"]["success"] is True
     assert (t.mine("City", guild)["result"]["difficulty"], t.mine("City", guild)["result"]["success"]) == (4, False)
     assert [f["kind"] for f in t.town("derop")["features"]] == ["farm"]
+
+
+# ---------------------------------------------------------------------- P-MAG-1, P-AMB-37
+
+
+def _favor(t: Table, name: str) -> int:
+    return int(t.games.view(t.gid, t.seats[name])["development"]["mine"]["wallet"]["favor"])
+
+
+def test_p_mag_1_a_favors_mana_is_stored_only_up_to_the_cap_and_else_held_by_the_action_it_is_spent_in():
+    """P-MAG-1 — "Each power has a per-element storage cap, set by its class and perks." [003:154] "you must have
+    a special perk to be able to channel or store mana". P-AMB-37: "A power whose cap is 0 may still receive mana
+    during an action and spend it within that same action. Any leftover is lost at the end of the action."
+    A Sovereign stores no mana: a favor's 3 Light mana (P-ASSET-11) are refused to its store, as the GM's grant
+    of the same is; spent during its action, they are the action's, spent there, and lost with it."""
+    t = Table(("City", "city", "sovereign"))
+    city = t.seats["City"]
+    t.gm(dev.AdjustResources(city, {"favor": 2}, "a patron's boon"))
+    t.to_planning()
+    t.refused("gm", m.GrantMana(city, "L", 3), "P-MAG-1")
+    err = t.refused("City", dev.SpendFavor(city, "mana", "Light"), "P-MAG-1")
+    assert "during one of your actions" in err.message
+    assert (t.me("City")["mana"], _favor(t, "City")) == ({}, 2)
+    blessing = t.act("City", "Bless the harvest", slot="public")
+    t.by("City", dev.SpendFavor(city, "mana", "Light", action_id=blessing))
+    assert (t.me("City")["mana"], _favor(t, "City")) == ({}, 1)  # the action holds them, not the City
+    assert t.by("City", m.PayMana(city, blessing, "LL"))["paid"] == {"L": 2}
+    t.refused("City", m.PayMana(city, blessing, "LL"), "P-MAG-1")  # one is left, in this action only
+    t.resolve()
+    assert t.me("City")["mana"] == {}  # the leftover went with the action

@@ -109,6 +109,7 @@ def test_a_favor_and_an_insight_are_spent_by_mail():
     games, gid, seats = _table()
     pid, token = seats["gondor"]
     _give(games, gid, pid, favor=2, insight=1)
+    games.run(Caller.of("gm"), gid, m.GrantMagicPerk(pid, "excellent_personal_magic"))  # stores 3 Light (P-MAG-1)
     reply = _mail(
         games, gid, token, "favor mana Light\nfavor miracle Rain on the burning fields\ninsight Who holds it?"
     )
