@@ -1544,7 +1544,9 @@ class CovenantGame(PlatformGame):
             s.cards[target].substance = sp.sets_substance
         if certamen:  # read when the challenge is resolved; a counter undoes it (A-SPELL-5)
             effect.update(certamen, until=s.seasons_begun, phase=None)
-        if until is not None or sp.aegis or sp.sets_substance or sp.might_per_pawn or certamen:
+        if sp.artisan_rate:  # the pieces of gold it enhanced, until they are converted
+            effect["artisan"] = magnitude
+        if until is not None or sp.aegis or sp.sets_substance or sp.might_per_pawn or certamen or sp.artisan_rate:
             s.effects.append(effect)
 
     def _certamen_spell(self, kind: str, caster: Card, target: Card) -> dict:
@@ -1646,22 +1648,41 @@ class CovenantGame(PlatformGame):
     # ------------------------------------------------------------------ Main: conversions (A-ECON-1)
 
     def convert(self, seat: str, give: str, amount: int, get: str) -> int:
+        """A-ECON-1 [000:632] "all covenants may convert resources they own": the provision a covenant owns in the
+        Main Phase is what it holds and what its cards make this season ([000:49] "any provisions generated during
+        a season"; counted at the Reckoning, A-RECK-1, which takes back what was converted ahead). Gold a Touch of
+        the Artisan enhanced converts at its rate ([000:590]), the rest at the Market Fair's."""
         s = self.state
         if s.phase != "main":
             raise RuleViolation("conversions happen in the Main Phase", rule="A-ECON-1")
         market = "Market Fair" in s.events_in_play or any(c.kind == "town" for c in self.covenant_cards(seat))
         famine = "Famine" in s.events_in_play
-        got = rules.convert(give, amount, get, market=market, famine=famine)
-        if getattr(s.powers[seat], give) < amount:
-            raise RuleViolation(f"you hold {getattr(s.powers[seat], give)} {give}", rule="A-ECON-1", field="amount")
-        self._converted(seat=seat, give=give, amount=amount, get=get, got=got, actor=seat, audience=PUBLIC)
+        p = s.powers[seat]
+        held = self._tally(seat, [])[2]["provision"] if give == "provision" else getattr(p, give)
+        artisan = [e for e in s.effects if e.get("artisan") and e["target"] == seat] if get == "provision" else []
+        enhanced = min(amount, p.gold, sum(e["artisan"] for e in artisan)) if give == "gold" else 0
+        got = rules.convert(give, amount - enhanced, get, market=market, famine=famine) if amount > enhanced else 0
+        if enhanced:
+            rules.convert(give, enhanced, get, market=market, famine=famine, artisan=True)  # the same refusals
+            got += enhanced * self.house.spells[artisan[0]["spell"]].artisan_rate
+        if held < amount:
+            raise RuleViolation(f"you hold {held} {give}", rule="A-ECON-1", field="amount")
+        self._converted(seat=seat, give=give, amount=amount, get=get, got=got, actor=seat, audience=PUBLIC,
+                        artisan=enhanced)  # fmt: skip
         return got
 
     @event("Converted")
-    def _converted(self, seat: str, give: str, amount: int, get: str, got: int, actor: str, audience: list) -> None:
-        p = self.state.powers[seat]
-        setattr(p, give, getattr(p, give) - amount)
+    def _converted(
+        self, seat: str, give: str, amount: int, get: str, got: int, actor: str, audience: list, artisan: int = 0
+    ) -> None:
+        s = self.state
+        p = s.powers[seat]
+        setattr(p, give, getattr(p, give) - amount)  # provision below 0: drawn on this season's, made at the Reckoning
         setattr(p, get, getattr(p, get) + got)
+        for e in [e for e in s.effects if e.get("artisan") and e["target"] == seat]:  # enhanced gold is spent
+            used = min(artisan, e["artisan"])
+            e["artisan"], artisan = e["artisan"] - used, artisan - used
+        s.effects = [e for e in s.effects if e.get("artisan", 1)]
 
     # ------------------------------------------------------------------ Main: trades (H-10, A-ECON-1)
 
@@ -1994,7 +2015,8 @@ class CovenantGame(PlatformGame):
         if "Famine" in s.events_in_play:
             made["provision"] -= rules.famine_loss(made["provision"])
         p = s.powers[seat]
-        have = {"provision": p.provision + made["provision"], "gold": p.gold + made["gold"], "vis": p.vis + made["vis"]}
+        provision = max(0, p.provision + made["provision"])  # what was converted ahead of a production lost since
+        have = {"provision": provision, "gold": p.gold + made["gold"], "vis": p.vis + made["vis"]}
         return made, need, have
 
     @event("SupportAllocated")

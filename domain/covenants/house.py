@@ -100,6 +100,8 @@ class SpellDef(_Model):
     aegis: bool = False
     certamen: Literal["halve", "add_rating"] | None = None  # on a mage engaged in Certamen (A-CERT-3): halves its
     # final score (Distractions of Invisible Horrors), or adds the caster's rating to it (The Subtle Accomplice)
+    artisan_rate: int = Field(0, ge=0)  # each pawn enhances a piece of the target covenant's gold, which converts to
+    # this much provision at a Town or Market Fair (Touch of the Artisan [000:590]: 7)
     house: bool = False  # named by these house rules (the source lost its name)
 
 

@@ -14,12 +14,16 @@ from domain.covenants.commands import (
     Cast,
     Challenge,
     ChooseArt,
+    Convert,
+    DrawEvent,
     Generate,
     Keep,
     Move,
     Pass,
+    PayTax,
     ResolveCertamen,
     SealBid,
+    Support,
 )
 from domain.errors import RuleViolation
 from tests.covenants.play import (
@@ -32,6 +36,7 @@ from tests.covenants.play import (
     pass_main,
     pass_until,
     reckon,
+    skip_season,
 )
 
 
@@ -222,3 +227,82 @@ def test_a_cert_3_a_familiars_arts_count_in_certamen_and_in_casting():
     t.run("bob", SealBid("bob", cid, 0))
     out = t.run("ann", ResolveCertamen("ann", cid))
     assert out["scores"] == {"ann": 3, "bob": 2} and out["winner"] == "ann"
+
+
+def year_two_spring_event(d: Dice, face: int, arts: dict | None = None, options: dict | None = None):
+    """After a quiet year (gold and vis kept), Bob, on the Event square in Spring of year two, draws ``face``."""
+    t = fixed_three(d, arts=arts, options={"yearly_consumes": False, **(options or {})})
+    for _ in range(4):
+        skip_season(t)
+    move_all_to(t, {"ann": 1, "bob": 9, "cy": 2})
+    pass_create(t)
+    assert t.phase() == "events" and t.turn() == ["bob"]
+    d.push([face])
+    t.run("bob", DrawEvent("bob"))
+    return t
+
+
+def move_all_to(t, squares: dict) -> None:
+    for seat in list(t.turn()):
+        t.run(seat, Move(seat, squares[seat]))
+
+
+def test_a_ex_9_at_a_market_fair_the_seasons_provision_converts_to_gold_and_artisan_gold_to_seven_provision():
+    """A-EX-9 "Market Fair: 4 provision → 2 gold; 2 gold → 1 vis / Touch of the Artisan on 2 gold (2 vis) → those 2
+    gold convert to 14 provision at a Town/Market Fair". [000:632] "During the Main Phase, all covenants may convert
+    resources they own at the following fixed rates: 2 provision points for 1 gold, 2 gold for 1 pawn vis"; [000:49]
+    "any provisions generated during a season are lost at the end of that season": in the Main Phase a covenant owns
+    this season's provision, which its cards make (A-RECK-1, counted at the Reckoning), so Ann's two Villagers' 4
+    provision buy 2 gold; [000:590] Touch of the Artisan: "converted in Town or Market Fair at the rate of 1 gold = 7
+    provision points. Expend one pawn vis per piece of gold, up to a maximum of two pawns." Ann's Reckoning then
+    supports everything: 4 made - 4 converted ahead + 14 + 2 (a third, plain piece of gold) = 16, 3 paid."""
+    d = Dice()
+    t = year_two_spring_event(d, 1, arts={"ann": ["Mu", "Te", "Cr", "Co", "Vi"]})  # Market Fair
+    assert t.phase() == "main" and "Market Fair" in t.view("cy")["events_in_play"]
+    gold, vis = covenants(t)["ann"]["gold"], covenants(t)["ann"]["vis"]
+    refused(t, "ann", Convert("ann", "provision", 6, "gold"), "A-ECON-1")  # the season makes 4
+    assert t.run("ann", Convert("ann", "provision", 4, "gold")) == {"got": 2}
+    assert covenants(t)["ann"]["gold"] == gold + 2
+    refused(t, "ann", Convert("ann", "provision", 2, "gold"), "A-ECON-1")  # nothing left to convert
+    assert t.run("ann", Convert("ann", "gold", 2, "vis")) == {"got": 1}
+    assert covenants(t)["ann"]["vis"] == vis + 1
+    pass_until(t, "ann")
+    t.run("ann", Cast("ann", t.mage("ann"), "Touch of the Artisan", "ann", 2))
+    assert t.run("ann", Convert("ann", "gold", 3, "provision")) == {"got": 14 + 2}  # the third piece: 1 for 2
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    while t.turn()[0] != "ann":
+        t.run(t.turn()[0], Support(t.turn()[0], []))
+    out = t.run("ann", Support("ann", []))  # 4 made - 4 converted ahead + 16 = 16, 3 paid
+    assert out["made"]["provision"] == 4 and out["paid"]["provision"] == 3 and out["after"]["provision"] == 13
+    assert t.view("cy")["effects"] == []  # the enhanced gold is spent
+
+
+def test_a_ex_9_no_conversion_to_or_from_provision_during_a_famine():
+    """A-EX-9 "During Famine: any conversion to/from provision → rejected" ([000:661] "Provision points may not be
+    converted to or from any other resource during a famine"), even where a Market Fair would allow it."""
+    d = Dice()
+    t = year_two_spring_event(d, 2)  # Famine
+    assert t.phase() == "main" and "Famine" in t.view("cy")["events_in_play"]
+    refused(t, "ann", Convert("ann", "provision", 2, "gold"), "A-ECON-1")
+    refused(t, "ann", Convert("ann", "gold", 1, "provision"), "A-ECON-1")
+
+
+def test_a_ex_9_tax_and_tithe_asks_at_least_two_gold_four_provision_equivalent():
+    """A-EX-9 "Tax and Tithe 'at least two gold (four provision points equivalent)' ⇒ consistent with 1 gold = 2
+    provision" ([000:667]; A-AMB-14: tax = ⌊(capacity/2 + gold)/4⌋, at least 2): a starting covenant (capacity 4
+    provision, 4 gold) owes ⌊(2 + 4)/4⌋ = 1, so 2 gold."""
+    d = Dice()
+    t = fixed_three(d, options={"yearly_consumes": False})
+    for _ in range(7):
+        skip_season(t)
+    move_all_to(t, {"ann": 1, "bob": 9, "cy": 2})
+    pass_create(t)
+    d.push([3])  # Tax and Tithe, in Winter
+    t.run("bob", DrawEvent("bob"))
+    assert t.phase() == "main" and {seat: c["tax_owed"] for seat, c in covenants(t).items()} == {
+        "ann": 2, "bob": 2, "cy": 2,
+    }  # fmt: skip
+    gold = covenants(t)["ann"]["gold"]
+    pass_until(t, "ann")
+    assert t.run("ann", PayTax("ann")) == {"paid": 2} and covenants(t)["ann"]["gold"] == gold - 2
