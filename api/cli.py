@@ -245,13 +245,16 @@ def health_cmd(args: argparse.Namespace) -> int:
 
 
 def cards_check_cmd(args: argparse.Namespace) -> int:
-    """Validate a Lodge card catalogue against its schema and print every card's phrases in words; exit 1 (and
-    name the card and field) if the file is wrong."""
+    """Validate a Lodge card catalogue (or a rules package, which may bring its own Rooms) against its schema and
+    print every card's phrases in words; exit 1, naming the card or Room and the field, if the file is wrong: an
+    unknown field, a field its phrase does not read, a Room adjacent to itself, a door that leads only one way
+    unless declared so, a cycle among Persistent triggers."""
     import json
 
     from pydantic import ValidationError
 
-    from domain.lodge.catalogue import Catalogue, describe
+    from domain.lodge.catalogue import Catalogue, default_catalogue, describe, problems, with_rooms
+    from domain.lodge.package import RulesPackage
 
     try:
         with open(args.file, encoding="utf-8") as fh:
@@ -260,12 +263,20 @@ def cards_check_cmd(args: argparse.Namespace) -> int:
         print(f"{args.file}: not a readable JSON catalogue: {err}", file=sys.stderr)
         return 1
     try:
-        catalogue = Catalogue.model_validate(raw)
+        if isinstance(raw, dict) and "phases" in raw:  # a rules package: its Rooms in the installed catalogue
+            package = RulesPackage.model_validate(raw)
+            rooms = [r.model_dump(mode="json") for r in package.rooms or []]
+            catalogue = with_rooms(default_catalogue(), rooms)
+        else:
+            catalogue = Catalogue.model_validate(raw)
     except ValidationError as err:
-        for problem in err.errors():
-            print(f"{args.file}: {_where(raw, problem['loc'])}: {problem['msg']}", file=sys.stderr)
+        for problem in problems(raw, err):
+            print(f"{args.file}: {problem}", file=sys.stderr)
         return 1
     print(f"catalogue {catalogue.version}: {len(catalogue.rooms)} rooms, {len(catalogue.evocations)} evocations")
+    for room in catalogue.rooms:
+        doors = ", ".join(r + (" (one way)" if r in room.one_way else "") for r in room.adjacent)
+        print(f"{room.id} (room, {room.name}; {room.slots} slots; doors to {doors})")
     for kind, cards in (
         ("spell", catalogue.spells),
         ("physical action", catalogue.physical_actions),
@@ -286,20 +297,6 @@ def cards_check_cmd(args: argparse.Namespace) -> int:
             f"strength {evocation.strength}, health {evocation.health})"
         )
     return 0
-
-
-def _where(raw: object, loc: tuple) -> str:
-    """A validation error's place in words: the card (by its id) and the field, e.g.
-    ``spells[3] 'quake', field phrases[0].amount``."""
-    if not loc:
-        return "the catalogue"
-    if len(loc) >= 2 and isinstance(loc[1], int) and isinstance(raw, dict):
-        entries = raw.get(str(loc[0]))
-        entry = entries[loc[1]] if isinstance(entries, list) and loc[1] < len(entries) else None
-        name = f" {entry['id']!r}" if isinstance(entry, dict) and isinstance(entry.get("id"), str) else ""
-        field = "".join(f"[{x}]" if isinstance(x, int) else f".{x}" for x in loc[2:]).lstrip(".")
-        return f"{loc[0]}[{loc[1]}]{name}" + (f", field {field}" if field else "")
-    return "field " + "".join(f"[{x}]" if isinstance(x, int) else f".{x}" for x in loc).lstrip(".")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -362,7 +359,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_cards = sub.add_parser("cards", help="Lodge card catalogues")
     cards_sub = p_cards.add_subparsers(dest="cards_command", required=True)
     p_check = cards_sub.add_parser("check", help="validate a catalogue file and print each card's phrases in words")
-    p_check.add_argument("file", help="a catalogue file (JSON), e.g. domain/lodge/data/cards.json")
+    p_check.add_argument(
+        "file", help="a catalogue file (JSON), e.g. domain/lodge/data/cards.json, or a rules package with its Rooms"
+    )
     p_check.set_defaults(func=cards_check_cmd)
     return parser
 

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 DATA = Path(__file__).with_name("data")
 INSTALLED = DATA / "cards.json"  # the catalogue new games pin
@@ -38,6 +38,24 @@ OPS: dict[str, str] = {
     "defeat": "defeat the target Mage",
 }
 NEEDS_AMOUNT = {"damage", "heal", "move", "instability", "steal_pp", "health"}
+# The fields each primitive reads besides ``op`` and ``to``: any other is refused, not ignored.
+TAKES: dict[str, set[str]] = {
+    "damage": {"amount", "hits_own"},
+    "heal": {"amount"},
+    "move": {"amount"},
+    "place": {"room"},
+    "instability": {"amount"},
+    "gain_pp": {"amount", "per"},
+    "steal_pp": {"amount"},
+    "steal_trophy": set(),
+    "summon": set(),
+    "remove_evocation": set(),
+    "health": {"amount"},
+    "discard_spell": {"slot"},
+    "defeat": set(),
+}
+# The condition of a Persistent Effect each primitive can meet (L-PERS-1): Damage, and a Model entering a Room.
+MEETS = {"damage": "damaged", "move": "enters_room", "place": "enters_room", "summon": "enters_room"}
 
 
 class _Strict(BaseModel):
@@ -71,6 +89,8 @@ class Phrase(_Strict):
 
     @model_validator(mode="after")
     def _amount(self) -> Phrase:
+        if unread := sorted(self.model_fields_set - {"op", "to"} - TAKES[self.op]):
+            raise ValueError(f"a {self.op!r} phrase takes no {', '.join(repr(f) for f in unread)}")
         if self.op in NEEDS_AMOUNT and self.amount is None:
             raise ValueError(f"a {self.op!r} phrase needs an amount")
         if self.op == "gain_pp" and (self.amount is None) == (self.per is None):
@@ -108,7 +128,43 @@ class Room(_Strict):
     name: str
     slots: int = Field(ge=0, le=12)
     adjacent: list[str]
+    # the adjacent Rooms whose door leads only one way, from this Room; every other door leads both ways, so the
+    # Room it leads to lists this one among its ``adjacent`` too (L-MOVE-1)
+    one_way: list[str] = []
     cell_of: str | None = None  # the colour of the Mage whose Cell this is
+
+    @field_validator("adjacent")
+    @classmethod
+    def _not_itself(cls, adjacent: list[str], info: ValidationInfo) -> list[str]:
+        if info.data.get("id") in adjacent:
+            raise ValueError(f"room {info.data['id']!r} is adjacent to itself (a Move 1 step goes to another Room)")
+        if len(adjacent) != len(set(adjacent)):
+            raise ValueError("an adjacent Room is listed twice")
+        return adjacent
+
+    @field_validator("one_way")
+    @classmethod
+    def _declared_doors(cls, one_way: list[str], info: ValidationInfo) -> list[str]:
+        if stray := sorted(set(one_way) - set(info.data.get("adjacent", []))):
+            raise ValueError(f"one-way doors lead to adjacent Rooms only; {stray} are not in 'adjacent'")
+        return one_way
+
+
+def check_doors(rooms: list[Room]) -> None:
+    """The Rooms' ids are unique, every door leads to a known Room, and back again unless it is declared one-way
+    (``Room.one_way``): a ValueError names the Room and the field."""
+    by_id = {r.id: r for r in rooms}
+    if len(by_id) != len(rooms):
+        raise ValueError("room ids must be unique")
+    for r in rooms:
+        if unknown := set(r.adjacent) - set(by_id):
+            raise ValueError(f"room {r.id!r}, field adjacent: unknown rooms {sorted(unknown)}")
+        for other in r.adjacent:
+            if r.id not in by_id[other].adjacent and other not in r.one_way:
+                raise ValueError(
+                    f"room {r.id!r}, field adjacent: the door to {other!r} leads only one way ({other!r} does "
+                    f"not list {r.id!r} among its adjacent Rooms); list it there, or declare it in one_way"
+                )
 
 
 class EvocationCard(_Strict):
@@ -131,15 +187,21 @@ class Catalogue(_Strict):
     black_rose: list[Card]
 
     @model_validator(mode="after")
-    def _consistent(self) -> Catalogue:
-        rooms = {r.id for r in self.rooms}
-        for r in self.rooms:
-            if unknown := set(r.adjacent) - rooms:
-                raise ValueError(f"room {r.id!r} is adjacent to unknown rooms {sorted(unknown)}")
+    def _consistent(self, info: ValidationInfo) -> Catalogue:
+        check_doors(self.rooms)
         ids = [c.id for c in [*self.spells, *self.physical_actions, *self.black_rose]]
         ids += [e.id for e in self.evocations]
         if len(ids) != len(set(ids)):
             raise ValueError("card ids must be unique")
+        if (info.context or {}).get("kept"):  # a shipped version a game pinned plays on as it was (LH-7)
+            return self
+        if cycle := trigger_cycle([*self.spells, *self.physical_actions, *self.black_rose]):
+            path = " -> ".join(cycle)
+            what = "triggers itself" if len(cycle) == 2 else f"is in a cycle of persistent triggers ({path})"
+            raise ValueError(
+                f"card {cycle[0]!r}, field persistent.trigger: its Persistent Effect {what}: each resolution "
+                "meets the condition of the next (L-AMB-9 would cut the loop; a card set should not rely on it)"
+            )
         return self
 
     @functools.cached_property
@@ -156,6 +218,71 @@ class Catalogue(_Strict):
 
     def cell_of(self, colour: str) -> str | None:
         return next((r.id for r in self.rooms if r.cell_of == colour), None)
+
+
+_WITH_ROOMS: dict[tuple[int, str], Catalogue] = {}
+
+
+def with_rooms(catalogue: Catalogue, rooms: list[dict] | None) -> Catalogue:
+    """The catalogue with a rules package's Rooms in place of its own (a package of rooms, LH-7), validated as a
+    catalogue is; ``None`` keeps the catalogue's. Kept per catalogue and Rooms: a game reads it at every step."""
+    if not rooms:
+        return catalogue
+    key = (id(catalogue), json.dumps(rooms, sort_keys=True))
+    if key not in _WITH_ROOMS:
+        raw = catalogue.model_dump(mode="json", exclude_unset=True) | {"rooms": rooms}
+        _WITH_ROOMS[key] = Catalogue.model_validate(raw)
+    return _WITH_ROOMS[key]
+
+
+def problems(raw: object, err: ValidationError) -> list[str]:
+    """Each problem of a validation error in words: where (the card or Room by its id, and the field) and what."""
+    return [f"{_where(raw, e['loc'])}: {e['msg']}" for e in err.errors()]
+
+
+def _where(raw: object, loc: tuple) -> str:
+    """A validation error's place in words: the card (by its id) and the field, e.g.
+    ``spells[3] 'quake', field phrases[0].amount``."""
+    if not loc:
+        return "the catalogue"
+    if len(loc) >= 2 and isinstance(loc[1], int) and isinstance(raw, dict):
+        entries = raw.get(str(loc[0]))
+        entry = entries[loc[1]] if isinstance(entries, list) and loc[1] < len(entries) else None
+        name = f" {entry['id']!r}" if isinstance(entry, dict) and isinstance(entry.get("id"), str) else ""
+        field = "".join(f"[{x}]" if isinstance(x, int) else f".{x}" for x in loc[2:]).lstrip(".")
+        return f"{loc[0]}[{loc[1]}]{name}" + (f", field {field}" if field else "")
+    return "field " + "".join(f"[{x}]" if isinstance(x, int) else f".{x}" for x in loc).lstrip(".")
+
+
+def trigger_cycle(cards: list[Card]) -> list[str]:
+    """A cycle among the cards' Persistent Effects, as the card ids around it (the first again at the end), or [].
+    A triggers B when a phrase of A's Persistent Effect meets B's condition (``MEETS``), or when B's condition is
+    that an Effect resolves and B is another card (its own resolution never triggers it: L-AMB-9)."""
+    persistent = {c.id: c.persistent for c in cards if c.persistent is not None}
+    meets = {cid: {MEETS[p.op] for p in eff.phrases if p.op in MEETS} for cid, eff in persistent.items()}
+    edges = {
+        a: [
+            b
+            for b, eff in persistent.items()
+            if eff.trigger in meets[a] or (eff.trigger == "effect_resolved" and b != a)
+        ]
+        for a in persistent
+    }
+    done: set[str] = set()
+
+    def walk(node: str, path: list[str]) -> list[str]:
+        for nxt in edges[node]:
+            if nxt in path:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in done and (found := walk(nxt, [*path, nxt])):
+                return found
+        done.add(node)
+        return []
+
+    for start in persistent:
+        if start not in done and (found := walk(start, [start])):
+            return found
+    return []
 
 
 def load_catalogue(path: Path | str) -> Catalogue:
@@ -182,8 +309,10 @@ def default_catalogue() -> Catalogue:
 
 
 @functools.cache
-def load_catalogue_cached(path: str) -> Catalogue:
-    return load_catalogue(path)
+def load_catalogue_cached(path: str, kept: bool = False) -> Catalogue:
+    """A catalogue file, validated once. A kept version (``kept``) was checked when it was shipped and games
+    pinned it: it loads as it was, without the checks added since (a trigger cycle), so those games play on."""
+    return Catalogue.model_validate(json.loads(Path(path).read_text()), context={"kept": kept})
 
 
 def installed_pin() -> dict:
@@ -199,7 +328,7 @@ def pinned_catalogue(pin: dict) -> Catalogue:
     candidates = [INSTALLED, KEPT / f"{pin['version']}.json"]
     for path in candidates:
         if path.is_file() and content_hash(path) == pin["sha256"]:
-            return load_catalogue_cached(str(path))
+            return load_catalogue_cached(str(path), path != INSTALLED)
     from domain.errors import RuleViolation
 
     raise RuleViolation(

@@ -19,7 +19,16 @@ from domain import visibility as vis
 from domain.copying import deepcopy
 from domain.errors import NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
-from domain.lodge.catalogue import SLOTS, Card, Catalogue, Phrase, default_catalogue, installed_pin, pinned_catalogue
+from domain.lodge.catalogue import (
+    SLOTS,
+    Card,
+    Catalogue,
+    Phrase,
+    default_catalogue,
+    installed_pin,
+    pinned_catalogue,
+    with_rooms,
+)
 from domain.lodge.engine import Answers, ChoiceNeeded, Choices, Engine, Source, ask
 from domain.lodge.offers import choices as board_choices
 from domain.lodge.offers import waiting_on
@@ -170,7 +179,8 @@ class LodgeGame(PlatformGame):
     def catalogue(self) -> Catalogue:
         """The catalogue the game pinned when it was created, or refused (LH-7); a game created before pins
         were recorded (LodgeCreated version 1) plays with the installed one, as it always did."""
-        return pinned_catalogue(self.state.catalogue) if self.state.catalogue else default_catalogue()
+        cat = pinned_catalogue(self.state.catalogue) if self.state.catalogue else default_catalogue()
+        return with_rooms(cat, self.state.package.get("rooms"))  # a package of Rooms replaces the catalogue's
 
     @property
     def package(self) -> dict:

@@ -13,9 +13,10 @@ import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from domain.errors import RuleViolation
+from domain.lodge.catalogue import Room, check_doors, default_catalogue, problems, with_rooms
 
 PACKAGES = Path(__file__).with_name("data") / "packages"
 DEFAULT_PACKAGE = "lodge-house-1"
@@ -71,17 +72,33 @@ class RulesPackage(_Strict):
     banners: dict[str, dict[Literal["A", "B"], tuple[int, int, int]]]
     game_end: GameEnd
     choice_hours: float = Field(default=24, gt=0, le=24 * 14)  # how long a prompt waits for its chooser (L.3)
+    # a package of Rooms: the Lodge's Rooms in place of the catalogue's (None: the catalogue's), checked as a
+    # catalogue's are (``domain.lodge.catalogue.check_doors``), each with a slot to score given its banners
+    rooms: list[Room] | None = None
 
     @model_validator(mode="after")
     def _unique_phases(self) -> RulesPackage:
         names = [p.name for p in self.phases]
         if len(names) != len(set(names)):
             raise ValueError("phase names must be unique")
+        if self.rooms is not None:
+            check_doors(self.rooms)
+            if unscored := sorted(r.id for r in self.rooms if r.slots and r.id not in self.banners):
+                raise ValueError(f"field banners: the Rooms {unscored} have Instability slots but no banners")
         return self
 
 
 def load_package(path: Path | str) -> RulesPackage:
-    return RulesPackage.model_validate(json.loads(Path(path).read_text()))
+    """A package file, validated; a wrong one is refused naming the package, and each Room or field that is wrong."""
+    raw = json.loads(Path(path).read_text())
+    try:
+        package = RulesPackage.model_validate(raw)
+        with_rooms(default_catalogue(), [r.model_dump(mode="json") for r in package.rooms or []])
+    except ValidationError as err:
+        raise RuleViolation(
+            f"the rules package {Path(path).stem!r} is wrong: " + "; ".join(problems(raw, err)), field="package"
+        ) from None
+    return package
 
 
 @functools.cache
