@@ -161,8 +161,10 @@ class Catalogue(PlatformGame):
 
     def _net_after_resistance(self, a: Any, resist: dict) -> int:
         """Summed resistance for an outcome that concerns everyone; an action with an effect per target keeps
-        its successes, each target's resistance applying to its own share only (P-RES-4 as P-AMB-7)."""
-        if _cat(self.state).get("kinds", {}).get(a.id, {}).get("per_target"):
+        its successes, each target's resistance applying to its own share only (P-RES-4 as P-AMB-7); under
+        ``multi_resist_mode: "summed"`` every resister's successes add up against the whole action."""
+        summed = self.state.options.get("multi_resist_mode") == "summed"
+        if _cat(self.state).get("kinds", {}).get(a.id, {}).get("per_target") and not summed:
             return int(a.successes)
         return rules.net_successes(a.successes, list(resist.values()))
 
@@ -283,6 +285,8 @@ class Catalogue(PlatformGame):
         result = {"success": bool(a.success), "successes": int(a.net or 0), "excess": int(a.excess or 0)}
         if kind.get("per_target"):
             targets = self._per_target(a, kind)
+            if self.state.options.get("multi_resist_mode") == "summed":  # P-AMB-7's option: all resisters count
+                resist = {t: sum(resist.values()) for t in targets}
             per = cr.per_target_results(int(a.successes), int(a.difficulty or 0), resist, targets)
             for t, r in per.items():
                 self._target_result(

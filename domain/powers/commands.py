@@ -181,6 +181,31 @@ class WaiveReactions(Command):
 
 
 @dataclass(frozen=True)
+class ProposeReactionConsequence(Command):
+    """GM: offer the form a resister's consequences take, as for an actor's (P-AMB-6, GM-3)."""
+
+    reaction_id: str
+    text: str
+    effects: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class AcceptReactionConsequence(Command):
+    """Accept the GM's consequence on one's reaction; it falls on the resister (P-AMB-6)."""
+
+    reaction_id: str
+    consequence_id: str
+
+
+@dataclass(frozen=True)
+class HideFromResisters(Command):
+    """GM: the assets of an action's pool its resisters are not shown, the others revealed (GM-19, P-AMB-3)."""
+
+    action_id: str
+    asset_ids: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class ShareSecret(Command):
     """Share a Secret with another power, irrevocably ([003:114])."""
 
@@ -392,6 +417,31 @@ def waive_reactions(game: Any, cmd: WaiveReactions, ctx: Context) -> None:
     game.waive_reactions(cmd.power_id, now=ctx.now, actor=ctx.principal)
 
 
+def _own_reaction(game: Any, ctx: Context, reaction_id: str) -> Any:
+    r = game.state.reactions.get(reaction_id)
+    if r is None or (ctx.principal != GM and r.power != ctx.principal):
+        raise NotFound(f"no reaction {reaction_id!r} of yours", field="reaction_id")
+    require_seat(game, ctx, r.power)
+    return r
+
+
+def propose_reaction_consequence(game: Any, cmd: ProposeReactionConsequence, ctx: Context) -> dict:
+    require_gm(ctx)
+    cid = ctx.new_id("csq")
+    game.propose_reaction_consequence(cmd.reaction_id, cid, cmd.text, list(cmd.effects))
+    return {"consequence_id": cid}
+
+
+def accept_reaction_consequence(game: Any, cmd: AcceptReactionConsequence, ctx: Context) -> None:
+    _own_reaction(game, ctx, cmd.reaction_id)
+    game.accept_reaction_consequence(cmd.reaction_id, cmd.consequence_id, actor=ctx.principal)
+
+
+def hide_from_resisters(game: Any, cmd: HideFromResisters, ctx: Context) -> None:
+    require_gm(ctx)
+    game.hide_from_resisters(cmd.action_id, list(cmd.asset_ids))
+
+
 def share_secret(game: Any, cmd: ShareSecret, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.share_secret(cmd.power_id, cmd.asset_id, cmd.to)
@@ -419,6 +469,9 @@ POWERS_COMMANDS: Mapping[type, Handler] = {
     DeclareReaction: declare_reaction,
     LockReaction: lock_reaction,
     WaiveReactions: waive_reactions,
+    ProposeReactionConsequence: propose_reaction_consequence,
+    AcceptReactionConsequence: accept_reaction_consequence,
+    HideFromResisters: hide_from_resisters,
     ShareSecret: share_secret,
     SetInfluence: set_influence,
     **CATALOGUE_COMMANDS,

@@ -224,6 +224,27 @@ def describe(kind: str, data: Mapping[str, Any], names: Mapping[str, str]) -> st
         return _("{power} acts against you: {title} (pool size {size}). You may resist.").format(
             power=data.get("power_name") or power, title=_quoted(data.get("title")), size=data.get("pool_size")
         )
+    if kind == "ResistanceForewarned":
+        return _(
+            "{power} acts against you: {title} (pool size {size}). You may resist once the month is resolved."
+        ).format(power=data.get("power_name") or power, title=_quoted(data.get("title")), size=data.get("pool_size"))
+    if kind == "PoolAssetsShown":
+        listed = ", ".join(
+            _("{name} ({cls}, rank {rank})").format(name=x.get("name"), cls=x.get("cls"), rank=x.get("rank"))
+            for x in data.get("assets") or []
+        )
+        return _("The pool against you holds: {assets}.").format(assets=listed or _("nothing you may see"))
+    if kind == "AssetsHiddenFromResisters":
+        n = len(data.get("asset_ids") or [])
+        return ngettext(
+            "The GM hides {n} asset of an action from its resisters.",
+            "The GM hides {n} assets of an action from its resisters.",
+            n,
+        ).format(n=n)
+    if kind == "ReactionConsequenceProposed":
+        return _("The GM offered a consequence for a reaction (see the reaction).")
+    if kind == "ReactionConsequenceAccepted":
+        return _("A consequence of a reaction was accepted.")
     if kind == "ResolutionPublished":
         text = data.get("announcement") or ""
         if text:

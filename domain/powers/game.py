@@ -843,6 +843,43 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
             actor=actor or a.power,
             audience=self._audience(a),
         )
+        self._forewarn(a, already=[])
+
+    def _forewarn(self, a: ActionState, already: list[str]) -> None:
+        """P-AMB-4 under ``notify_resister_at: "submission"``: once an action is submitted with its roll locked,
+        each power that may resist it (and was not told yet) learns who acts, the action and the pool size
+        (P-AMB-3), privately; by default they learn it when the Resolution is published (``resolve``)."""
+        if self.state.options.get("notify_resister_at") != "submission" or a.pool is None or not a.pool.locked:
+            return
+        told = [p for p in self.eligible_resisters(a) if p not in already]
+        if a.discarded or not told:
+            return
+        self._resistance_forewarned(
+            action_id=a.id,
+            power_id=a.power,
+            power_name=self.state.powers[a.power].name,
+            title=a.title,
+            skill=a.skill,
+            pool_size=self.tally(a).pool_size,
+            resisters=told,
+            actor=SYSTEM,
+            audience=vis.powers(told),
+        )
+
+    @event("ResistanceForewarned")
+    def _resistance_forewarned(
+        self,
+        action_id: str,
+        power_id: str,
+        power_name: str,
+        title: str,
+        skill: str | None,
+        pool_size: int,
+        resisters: list,
+        actor: str,
+        audience: list,
+    ) -> None:
+        pass
 
     def _weights(self, pool: Pool) -> dict[str, int]:
         """Successes one converted die adds, by the asset it belongs to (P-DICE-3, P-AMB-5)."""
@@ -1053,6 +1090,7 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
         for p in resisters:
             self.power(p)
         self._check_ruling(a, resistible)
+        told = self.eligible_resisters(a)
         self._ruling_issued(
             action_id=action_id,
             resistible=resistible,
@@ -1060,6 +1098,57 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
             actor=GM,
             audience=self._audience(a),
         )
+        self._forewarn(a, already=told)
+
+    def hide_from_resisters(self, action_id: str, asset_ids: list[str]) -> None:
+        """GM: the assets of an action's pool its resisters are not shown (GM-19); a later call with fewer reveals
+        the rest. Read only where resisters see the assets (``resister_sees_assets: "assets"``, P-AMB-3): the pool
+        size they learn counts every asset, hidden or not."""
+        a = self.action(action_id)
+        if self.state.options.get("resister_sees_assets") != "assets":
+            raise RuleViolation(
+                "resisters are told only the pool size in this game, which counts every asset: there is nothing "
+                "to hide (campaign option resister_sees_assets)",
+                rule="P-AMB-3",
+                field="asset_ids",
+            )
+        if self.state.resolved:
+            raise RuleViolation(
+                "the resisters were shown the pool when the Resolution was published", rule="GM-19", field="action_id"
+            )
+        _check_items(asset_ids, "asset_ids")
+        in_pool = {pa["asset_id"] for pa in self._pool_assets(a)}
+        unknown = [x for x in asset_ids if x not in in_pool]
+        if unknown:
+            raise RuleViolation(
+                f"{', '.join(map(str, unknown))} {'is' if len(unknown) == 1 else 'are'} not in this action's pool",
+                rule="GM-19",
+                field="asset_ids",
+            )
+        self._hidden_from_resisters(
+            action_id=action_id, asset_ids=sorted(set(asset_ids)), actor=GM, audience=[vis.GM_ONLY]
+        )
+
+    @event("AssetsHiddenFromResisters")
+    def _hidden_from_resisters(self, action_id: str, asset_ids: list, actor: str, audience: list) -> None:
+        self.state.actions[action_id].hidden_from_resisters = list(asset_ids)
+
+    def _pool_assets(self, a: ActionState) -> list[dict]:
+        """Every asset of an action's pool, its collaborators' too (P-DICE-11)."""
+        own = [vars(pa) for pa in a.pool.assets] if a.pool else []
+        return [*own, *self._shared_assets(a.id)]
+
+    def resister_assets(self, a: ActionState) -> list[dict] | None:
+        """What a resister is shown of the pool against it besides its size (P-AMB-3): None by default; under
+        ``resister_sees_assets: "assets"`` each asset's name, class and rank, never whether it is assured or
+        critical, without the assets the GM hides (GM-19) nor actions spent as assets (always assured)."""
+        if self.state.options.get("resister_sees_assets") != "assets":
+            return None
+        return [
+            {"name": pa["name"], "cls": pa["cls"], "rank": pa["rank"]}
+            for pa in self._pool_assets(a)
+            if pa["cls"] != "action" and pa["asset_id"] not in a.hidden_from_resisters
+        ]
 
     @event("RulingIssued")
     def _ruling_issued(self, action_id: str, resistible: bool, targets: list, actor: str, audience: list) -> None:
@@ -1139,12 +1228,15 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
         self._consequence_accepted(
             action_id=action_id, consequence_id=consequence_id, actor=actor or a.power, audience=self._audience(a)
         )
-        for e in c.effects:
+        self._disclose(c.effects, a.power, action_id)
+
+    def _disclose(self, effects: list[dict], about: str, action_id: str) -> None:
+        """P.4: information leaked by an accepted consequence is shown to the power it names."""
+        for e in effects:
             if e["kind"] == "disclose":
-                # P.4: information leaked by a consequence is shown to the power it names.
                 self._visibility_granted(
                     to=e["to"],
-                    about=a.power,
+                    about=about,
                     text=e["text"],
                     action_id=action_id,
                     source="consequence",
@@ -1157,14 +1249,69 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
         a = self.state.actions[action_id]
         c = next(c for c in a.consequences if c.id == consequence_id)
         c.status = "accepted"
-        p = self.state.powers[a.power]
-        for e in c.effects:
-            if e["kind"] == "lose_actions":
-                p.debt_next_month += e["count"]
-            elif e["kind"] == "status" and "stacks" in e:
-                p.statuses[e["name"]] = p.statuses.get(e["name"], 0) + e["stacks"]  # stacks add up ([003:985])
-            elif e["kind"] == "status":  # recorded before stacks: a status lasted the longest "months" given
-                p.statuses[e["name"]] = max(p.statuses.get(e["name"], 0), e["months"])
+        _apply_effects(self.state.powers[a.power], c.effects)
+
+    def propose_reaction_consequence(
+        self, reaction_id: str, consequence_id: str, text: str, effects: list[dict]
+    ) -> None:
+        """The GM offers the form a resister's consequences take, as for an actor's (GM-3): a resister rolls "as if
+        it was its own challenge", so its converted 3s and 4s are consequences too (P-AMB-6, P-RES-4)."""
+        r = self._reaction(reaction_id)
+        if not r.pool.locked:
+            raise RuleViolation("consequences are offered once the conversions are locked", rule="P-AMB-6")
+        limits.check_text(consequence_id, "consequence_id", limits.IDENTIFIER)
+        limits.check_text(text, "text", limits.CONSEQUENCE_TEXT, what="a consequence's text")
+        _check_items(effects, "effects")
+        for e in effects:
+            self._check_effect(e)
+        if any(c.id == consequence_id for c in r.consequences):
+            raise RuleViolation(f"consequence {consequence_id!r} already exists", field="consequence_id")
+        self._reaction_consequence_proposed(
+            reaction_id=reaction_id,
+            consequence_id=consequence_id,
+            text=text,
+            effects=deepcopy(effects),
+            actor=GM,
+            audience=vis.powers([r.power]),
+        )
+
+    @event("ReactionConsequenceProposed")
+    def _reaction_consequence_proposed(
+        self, reaction_id: str, consequence_id: str, text: str, effects: list, actor: str, audience: list
+    ) -> None:
+        self.state.reactions[reaction_id].consequences.append(
+            Consequence(id=consequence_id, text=text, effects=deepcopy(effects))
+        )
+
+    def accept_reaction_consequence(self, reaction_id: str, consequence_id: str, actor: str | None = None) -> None:
+        """The resister accepts the GM's consequence; its effects fall on the resister (P-AMB-6, GM-3, P-ACT-2)."""
+        r = self._reaction(reaction_id)
+        c = next((c for c in r.consequences if c.id == consequence_id), None)
+        if c is None:
+            raise NotFound(f"no consequence {consequence_id!r} on this reaction", field="consequence_id")
+        if c.status != "proposed":
+            raise RuleViolation("this consequence is no longer open", rule="GM-3", field="consequence_id")
+        self._reaction_consequence_accepted(
+            reaction_id=reaction_id,
+            consequence_id=consequence_id,
+            actor=actor or r.power,
+            audience=vis.powers([r.power]),
+        )
+        self._disclose(c.effects, r.power, r.action_id)
+
+    @event("ReactionConsequenceAccepted")
+    def _reaction_consequence_accepted(self, reaction_id: str, consequence_id: str, actor: str, audience: list) -> None:
+        r = self.state.reactions[reaction_id]
+        c = next(c for c in r.consequences if c.id == consequence_id)
+        c.status = "accepted"
+        _apply_effects(self.state.powers[r.power], c.effects)
+
+    def _reaction(self, reaction_id: str) -> Reaction:
+        """This month's reaction, or NotFound."""
+        try:
+            return self.state.reactions[reaction_id]
+        except KeyError:
+            raise NotFound(f"no reaction {reaction_id!r} this month", field="reaction_id") from None
 
     def grant_mana(self, power_id: str, element: str, amount: int) -> None:
         """The GM records mana a power gains (a favor, a ruling); it dissipates at Cleanup ([003:310]).
@@ -1520,6 +1667,11 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
                     actor=SYSTEM,
                     audience=notice_audience,
                 )
+                shown = self.resister_assets(a)
+                if shown is not None:  # P-AMB-3's campaign option: to the resisters alone, even of a public action
+                    self._pool_assets_shown(
+                        action_id=action_id, assets=shown, actor=SYSTEM, audience=vis.powers(resisters)
+                    )
             else:
                 ok, excess = rules.outcome(t.successes, difficulty)
                 audience = [vis.PUBLIC] if public else self._audience(a)
@@ -1675,6 +1827,10 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
         actor: str,
         audience: list,
     ) -> None:
+        pass
+
+    @event("PoolAssetsShown")
+    def _pool_assets_shown(self, action_id: str, assets: list, actor: str, audience: list) -> None:
         pass
 
     @event("ActionResolved")
@@ -1974,6 +2130,11 @@ EVENT_VERSIONS: dict[str, int] = {
     "ReactionDeclared": 1,
     "ReactionConversionsLocked": 1,
     "ReactionsWaived": 1,
+    "ResistanceForewarned": 1,  # P-AMB-4
+    "PoolAssetsShown": 1,  # P-AMB-3
+    "AssetsHiddenFromResisters": 1,  # GM-19
+    "ReactionConsequenceProposed": 1,  # P-AMB-6
+    "ReactionConsequenceAccepted": 1,
     # domain.powers.catalogue
     "ExtraDiceRolled": 1,
     "FreeActionTaken": 1,
@@ -2168,6 +2329,17 @@ def _submission_digest(a: ActionState, converted: list[int]) -> str:
     return submission_digest(
         a.id, a.power, a.title, a.slot, a.skill, a.pool.roll_no, [x.face for x in a.pool.dice], converted, a.salt
     )
+
+
+def _apply_effects(p: PowerState, effects: list[dict]) -> None:
+    """Fold an accepted consequence's structured effects onto the power that bears them (GM-3, P-ACT-2)."""
+    for e in effects:
+        if e["kind"] == "lose_actions":
+            p.debt_next_month += e["count"]
+        elif e["kind"] == "status" and "stacks" in e:
+            p.statuses[e["name"]] = p.statuses.get(e["name"], 0) + e["stacks"]  # stacks add up ([003:985])
+        elif e["kind"] == "status":  # recorded before stacks: a status lasted the longest "months" given
+            p.statuses[e["name"]] = max(p.statuses.get(e["name"], 0), e["months"])
 
 
 def _check_months(months: int) -> None:

@@ -244,7 +244,7 @@ def _simple(verb: str, args: list[str], line_text: str, number: int, errors: lis
         return Command(number, verb, {"action": args[0], "convert": n}) if n is not None else None
     if verb == "discard" and need(1, "discard <action>"):
         return Command(number, verb, {"action": args[0]})
-    if verb == "accept" and need(2, "accept <action> <consequence>"):
+    if verb == "accept" and need(2, "accept <action or reaction> <consequence>"):
         return Command(number, verb, {"action": args[0], "consequence": args[1]})
     if verb in ("resist", "roll") and need(1, f"{verb} <action> [with <asset>, <asset>] [convert <n>]"):
         rest = " ".join(args[1:])
@@ -606,6 +606,8 @@ class PowersTurn(Turn):
             return pc.LockConversions(self._action(game, a["action"]), convert=a["convert"])
         if cmd.verb == "discard":
             return pc.DiscardAction(self._action(game, a["action"]))
+        if cmd.verb == "accept" and a["action"] in game.state.reactions:  # a resister's consequence (P-AMB-6)
+            return pc.AcceptReactionConsequence(a["action"], a["consequence"])
         if cmd.verb == "accept":
             return pc.AcceptConsequence(self._action(game, a["action"]), a["consequence"])
         if cmd.verb == "resist":
@@ -733,8 +735,13 @@ class PowersTurn(Turn):
             return [f"Discarded {game.action(command.action_id).title!r} (it stays spent)."]
         if isinstance(command, pc.AcceptConsequence):
             return [f"Accepted consequence {a['consequence']} on {game.action(command.action_id).title!r}."]
+        if isinstance(command, pc.AcceptReactionConsequence):
+            return [f"Accepted consequence {command.consequence_id} on your reaction {command.reaction_id}."]
         if isinstance(command, pc.DeclareReaction):
-            return [f"Resisted: roll {result['roll_no']} gave {result['faces']}: {result['successes']} successes."]
+            return [
+                f"Resisted (reaction {result['reaction_id']}): roll {result['roll_no']} gave {result['faces']}: "
+                f"{result['successes']} successes, {result['consequences']} consequences."
+            ]
         if isinstance(command, pc.WaiveReactions):
             return ["You waived your reaction this month."]
         if isinstance(command, platform.DeclareReady):

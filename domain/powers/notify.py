@@ -28,6 +28,15 @@ def notify(kind: str, data: dict) -> dict | None:
             "subject": f"You may resist: {data['power_name']}",
             "text": f"{data['power_name']} acts: {data['title']} (pool size {data['pool_size']}).",
         }
+    if kind == "ResistanceForewarned":  # P-AMB-4 under notify_resister_at "submission"
+        return {
+            "subject": f"An action against you: {data['power_name']}",
+            "text": f"{data['power_name']} acts: {data['title']} (pool size {data['pool_size']}). "
+            "You may resist it once the month is resolved.",
+        }
+    if kind == "PoolAssetsShown":  # P-AMB-3 under resister_sees_assets "assets": names, classes and ranks only
+        listed = ", ".join(f"{x['name']} ({x['cls']}, rank {x['rank']})" for x in data["assets"]) or "none shown"
+        return {"subject": "The pool against you", "text": f"Assets you may see in the pool against you: {listed}."}
     if kind == "BattleStepBegan" and data["eligible"]:  # a battle's step waits (domain.powers.battle)
         return {
             "subject": f"Battle {data['battle_id']}, round {data['round']}: {data['step']}",

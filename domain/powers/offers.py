@@ -69,13 +69,33 @@ def _gm(game: Any) -> list[Command]:
 
 def _seat(game: Any, seat: str) -> list[Command]:
     s = game.state
+    out = _consequences(game, seat)
     if s.step == "planning":
-        return _planning(game, seat)
+        return out + _planning(game, seat)
     if s.step == "resistance":
-        return _resistance(game, seat)
+        return out + _resistance(game, seat)
     if s.step == "battle":
-        return _battles(game, seat)
-    return []
+        return out + _battles(game, seat)
+    return out
+
+
+def _consequences(game: Any, seat: str) -> list[Command]:
+    """GM-3, P-AMB-6: accept each consequence the GM offers on the seat's own actions and reactions."""
+    s = game.state
+    out: list[Command] = [
+        pc.AcceptConsequence(a.id, c.id)
+        for a in sorted(game.actions_of(seat), key=lambda a: a.id)
+        for c in a.consequences
+        if c.status == "proposed"
+    ]
+    out += [
+        pc.AcceptReactionConsequence(r.id, c.id)
+        for r in sorted(s.reactions.values(), key=lambda r: r.id)
+        if r.power == seat
+        for c in r.consequences
+        if c.status == "proposed"
+    ]
+    return out
 
 
 def _skills(game: Any, seat: str) -> list[tuple[str, str]]:

@@ -34,6 +34,9 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "extension_cap_hours_per_window": 24,  # per power, per window (GM-8)
     "extension_cap_hours_per_season": 48,  # per power, per season
     "critical_mode": "rolled",  # P-AMB-5
+    "resister_sees_assets": "pool_size",  # P-AMB-3
+    "notify_resister_at": "resolution",  # P-AMB-4
+    "multi_resist_mode": "by_effect",  # P-AMB-7
     "levelup_bonuses": 3,  # P-AMB-18
     "show_earlier_text": False,  # posts (domain.platform.posts)
     "host_reads_private_threads": False,
@@ -70,6 +73,23 @@ class PowersOptions(_Options, PostOptions):
     critical_mode: Literal["rolled", "rank"] = Field(
         DEFAULT_OPTIONS["critical_mode"],
         description="P-AMB-5: a critical asset triples its rolled successes, or (rank) three times its rank",
+    )
+    resister_sees_assets: Literal["pool_size", "assets"] = Field(
+        DEFAULT_OPTIONS["resister_sees_assets"],
+        description="P-AMB-3: what a resister is told of the pool against it: its size only (every rank, the "
+        "GM-hidden and assured ones too), or (assets) also the name, class and rank of each asset the GM has not "
+        "hidden, never whether one is assured or critical",
+    )
+    notify_resister_at: Literal["resolution", "submission"] = Field(
+        DEFAULT_OPTIONS["notify_resister_at"],
+        description="P-AMB-4: when a power that may resist an action is told of it: when the Resolution is "
+        "published, or as soon as the action is submitted with its roll locked",
+    )
+    multi_resist_mode: Literal["by_effect", "summed"] = Field(
+        DEFAULT_OPTIONS["multi_resist_mode"],
+        description="P-AMB-7: several resisters of one action: their successes add up against an outcome that "
+        "concerns everyone and each reduces only its own share of an effect per target (by_effect), or they "
+        "always add up, against every target's share too (summed)",
     )
     levelup_bonuses: Literal[2, 3] = Field(
         DEFAULT_OPTIONS["levelup_bonuses"],

@@ -125,6 +125,7 @@ class ActionState:
     net: int | None = None
     success: bool | None = None
     excess: int | None = None
+    hidden_from_resisters: list = field(default_factory=list)  # pool assets the GM keeps from them (GM-19, P-AMB-3)
 
 
 @dataclass
@@ -133,6 +134,7 @@ class Reaction:
     power: str
     action_id: str
     pool: Pool
+    consequences: list[Consequence] = field(default_factory=list)  # the GM's form of the resister's (P-AMB-6)
 
 
 @dataclass

@@ -18,7 +18,7 @@ from domain.powers.catalogue import catalogue_view
 from domain.powers.development import development_view
 from domain.powers.game import Game
 from domain.powers.magic import magic_view
-from domain.powers.state import ActionState, Pool, PowerState, Window
+from domain.powers.state import ActionState, Pool, PowerState, Reaction, Window
 from domain.powers.world import influence_seen, map_view
 
 
@@ -216,6 +216,7 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
                 "action_id": r.action_id,
                 "pool": _pool_view(r.pool),
                 "successes": game.tally(s.actions[r.action_id], r.pool).successes,
+                **_reaction_consequences(game, r),
             }
             for r in s.reactions.values()
         ]
@@ -232,6 +233,7 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
             "action_id": r.action_id,
             "pool": _pool_view(r.pool),
             "successes": game.tally(s.actions[r.action_id], r.pool).successes,
+            **_reaction_consequences(game, r),
         }
         for r in s.reactions.values()
         if r.power == viewer
@@ -241,7 +243,18 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
     ]
     out["influence_seen"] = _influence_seen(game, me)
     out["may_resist"] = [
-        _notice(game, a) for a in _in_order(game) if a.status == "provisional" and viewer in game.eligible_resisters(a)
+        _resister_notice(game, a)
+        for a in _in_order(game)
+        if a.status == "provisional" and viewer in game.eligible_resisters(a)
+    ]
+    # P-AMB-4 under notify_resister_at "submission": told of an action against it once it is submitted.
+    out["forewarned"] = [
+        {**_notice(game, a), "status": "submitted"}
+        for a in _in_order(game)
+        if game.state.options.get("notify_resister_at") == "submission"
+        and a.status == "submitted"
+        and not a.discarded
+        and viewer in game.eligible_resisters(a)
     ]
     out["results_shown_to_me"] = [
         {
@@ -302,6 +315,24 @@ def _notice(game: Game, a: ActionState) -> dict:
         "skill": a.skill,
         "pool_size": game.tally(a).pool_size,
         "status": "provisional",
+    }
+
+
+def _resister_notice(game: Game, a: ActionState) -> dict:
+    """What a resister is told (P-AMB-3): the notice, and the assets it may see where the campaign option shows
+    them (``Game.resister_assets``: no assured or critical flag, nothing the GM hides)."""
+    shown = game.resister_assets(a)
+    return _notice(game, a) if shown is None else {**_notice(game, a), "assets": shown}
+
+
+def _reaction_consequences(game: Game, r: Reaction) -> dict:
+    """A reaction's own consequences and the GM's forms of them, as an action's (P-AMB-6, GM-3)."""
+    t = game.tally(game.state.actions[r.action_id], r.pool)
+    return {
+        "consequences": t.consequences,
+        "consequence_offers": [
+            {"id": c.id, "text": c.text, "effects": c.effects, "status": c.status} for c in r.consequences
+        ],
     }
 
 

@@ -40,9 +40,10 @@ def refused_game(options: dict) -> RuleViolation:
         ({"extension_cap_hours_per_season": {"a": 1}}, "options.extension_cap_hours_per_season"),
         ({"critical_mode": "tripled"}, "options.critical_mode"),
         ({"colour": "red"}, "options.colour"),
-        # P-AMB-7 and the resister's notice were accepted and read nowhere: they are not options.
+        # P-AMB-3, P-AMB-4, P-AMB-7: only the values the rules read.
         ({"multi_resist_mode": "sum"}, "options.multi_resist_mode"),
-        ({"notify_resister_at": "resolution"}, "options.notify_resister_at"),
+        ({"notify_resister_at": "planning"}, "options.notify_resister_at"),
+        ({"resister_sees_assets": True}, "options.resister_sees_assets"),
     ],
 )
 def test_ill_typed_out_of_range_or_unknown_game_options_are_refused_by_name(options, field):
