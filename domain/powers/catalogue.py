@@ -130,7 +130,10 @@ class Catalogue(PlatformGame):
             raise RuleViolation("seeking cannot be resisted [003:58]", rule="P-ACT-7", field="resistible")
 
     def _check_terms(self, power_id: str, chosen: list, where: dict | None) -> None:
-        """Each agent, industry and army in a pool, against the terms the GM recorded (P-ASSET-5..7)."""
+        """Each agent, industry and army in a pool, against the terms the GM recorded (P-ASSET-5..7); each spell,
+        against the casts that paid for it (P-ASSET-8)."""
+        g: Any = self
+        g._check_spell_assets(power_id, chosen, where)
         where = where or {}
         terms = _cat(self.state).get("terms", {})
         for asset, _mode in chosen:
@@ -669,6 +672,93 @@ class Catalogue(PlatformGame):
     @event("AssetTermsSet")
     def _asset_terms_set(self, asset_id: str, terms: dict, actor: str, audience: list) -> None:
         _cat(self.state).setdefault("terms", {})[asset_id] = dict(terms)
+
+    # ------------------------------------------------------------------ P-ASSET-8: who wields a magic item
+
+    def wielders(self, power_id: str) -> dict[str, str]:
+        """item id -> its wielder, for the magic items ``power_id`` holds and gave to someone (P-ASSET-8)."""
+        out = {}
+        for item_id, w in _cat(self.state).get("wielders", {}).items():
+            item = self.state.assets.get(item_id)
+            if item is not None and w["power"] == power_id and power_id in item.holders:
+                out[item_id] = w["wielder"]
+        return out
+
+    def wield_item(
+        self,
+        power_id: str,
+        asset_id: str,
+        wielder: str | None,
+        *,
+        action_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """Give a magic item to a wielder, an agent or army of the power's or a champion itself, or take it back
+        (``wielder`` None). [003:539] "The Wielder of an item can be selected when the item is obtained or created,
+        and it can be changed as part of any Action involving the item or its wielder"; [003:541] "Each Wielder can
+        benefit from a single item at a time, apart from Champions, which can use three differently named items"
+        (P-ASSET-8; Master of Artifice, two more)."""
+        g: Any = self
+        ps = g.power(power_id)
+        item = self.state.assets.get(asset_id)
+        if item is None or item.cls != "item" or power_id not in item.holders:
+            raise NotFound(f"{ps.name} holds no magic item {asset_id!r}", rule="P-ASSET-8", field="asset_id")
+        if wielder == power_id and ps.cls != "champion":
+            raise RuleViolation(
+                f"only a champion wields items personally; give {item.name!r} to an agent or army of yours",
+                rule="P-ASSET-8",
+                field="wielder",
+            )
+        if wielder not in (None, power_id):
+            w = self.state.assets.get(str(wielder))
+            if w is None or w.cls not in ("agent", "army") or power_id not in w.holders:
+                raise RuleViolation(
+                    "an item's wielder is an agent or army of yours, or a champion itself", rule="P-ASSET-8"
+                )
+        held = self.wielders(power_id)
+        current = held.get(asset_id)
+        if current == wielder:
+            raise RuleViolation(f"{item.name!r} is already wielded so", rule="P-ASSET-8", field="wielder")
+        if current is not None:
+            self._check_wield_action(power_id, action_id, {asset_id, current, *([wielder] if wielder else [])})
+        if wielder is not None:
+            cr.check_wield(
+                item.name,
+                [self.state.assets[i].name for i, w in held.items() if w == wielder],
+                champion=wielder == power_id,
+                artifice=g._has_perk(power_id, "master of artifice"),
+            )
+        self._item_wielded(
+            power_id=power_id,
+            asset_id=asset_id,
+            wielder=wielder,
+            action_id=action_id if current is not None else None,
+            actor=actor or power_id,
+            audience=vis.powers([power_id]),
+        )
+
+    def _check_wield_action(self, power_id: str, action_id: str | None, involved: set[str]) -> None:
+        """A wielder changes "as part of any Action involving the item or its wielder" ([003:539]): one of the
+        power's actions this Planning whose pool holds the item or a wielder (a champion is in all its own)."""
+        a = self.state.actions.get(action_id or "")
+        uses = {pa.asset_id for pa in (a.pool.assets if a is not None and a.pool else [])} | {a.power if a else ""}
+        if a is None or a.power != power_id or a.discarded or self.state.step != "planning" or not uses & involved:
+            raise RuleViolation(
+                "an item changes wielder as part of an action involving the item or its wielder [003:539]: name "
+                "one of your actions this Planning whose pool holds it or them",
+                rule="P-ASSET-8",
+                field="action_id",
+            )
+
+    @event("ItemWielded")
+    def _item_wielded(
+        self, power_id: str, asset_id: str, wielder: str | None, action_id: str | None, actor: str, audience: list
+    ) -> None:
+        wielders = _cat(self.state).setdefault("wielders", {})
+        if wielder is None:
+            wielders.pop(asset_id, None)
+        else:
+            wielders[asset_id] = {"power": power_id, "wielder": wielder}
 
     @event("FeesDue")
     def _fees_due(
@@ -1538,5 +1628,6 @@ def catalogue_view(game: Any, viewer: str) -> dict:
             if aid in s.assets and (viewer in s.assets[aid].holders or s.assets[aid].cls in rules.PUBLIC_ASSET_CLASSES)
         },
         "counters": c.get("counters", {}).get(viewer, {}),
+        "wielders": game.wielders(viewer),
         "blighted_town": c.get("blighted", {}).get(viewer),  # its own choice; the town's decline is public
     }

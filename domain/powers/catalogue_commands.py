@@ -60,6 +60,17 @@ class RecordLocation(Command):
 
 
 @dataclass(frozen=True)
+class WieldItem(Command):
+    """Give one's magic item to a wielder (an agent or army of one's own, a champion itself), or take it back; a
+    change goes with an action involving the item or its wielder (P-ASSET-8)."""
+
+    power_id: str
+    asset_id: str
+    wielder: str | None = None
+    action_id: str | None = None
+
+
+@dataclass(frozen=True)
 class SetAssetTerms(Command):
     """GM: an agent's, industry's or army's fee, loyalty, mobility, home, profession (P-ASSET-5..7)."""
 
@@ -226,6 +237,11 @@ def record_location(game: Any, cmd: RecordLocation, ctx: Context) -> None:
     game.record_location(cmd.power_id, cmd.hex_id)
 
 
+def wield_item(game: Any, cmd: WieldItem, ctx: Context) -> None:
+    require_seat(game, ctx, cmd.power_id)
+    game.wield_item(cmd.power_id, cmd.asset_id, cmd.wielder, action_id=cmd.action_id, actor=ctx.principal)
+
+
 def set_asset_terms(game: Any, cmd: SetAssetTerms, ctx: Context) -> None:
     require_gm(ctx)
     game.set_asset_terms(cmd.asset_id, dict(cmd.terms))
@@ -357,6 +373,7 @@ CATALOGUE_COMMANDS: Mapping[type, Handler] = {
     RecordLocation: record_location,
     ChooseBlightedTown: choose_blighted_town,
     SetAssetTerms: set_asset_terms,
+    WieldItem: wield_item,
     GainExtraReaction: gain_extra_reaction,
     UseReaction: use_reaction,
     SubmitClassAction: submit_class_action,

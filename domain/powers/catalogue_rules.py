@@ -342,6 +342,30 @@ def _check_follower(name: str, terms: Mapping[str, Any], location: str | None, b
         )
 
 
+CHAMPION_ITEMS = 3  # [003:541] "apart from Champions, which can use three differently named items"
+ARTIFICE_ITEMS = 2  # [003:1314] Master of Artifice: "You can personally wield two more magic items."
+
+
+def check_wield(name: str, wielded: Sequence[str], *, champion: bool, artifice: bool) -> None:
+    """One more item for a wielder who already wields items named ``wielded`` (P-ASSET-8): a wielder benefits from
+    a single item at a time; a champion personally from three differently named ones, two more with Master of
+    Artifice."""
+    limit = CHAMPION_ITEMS + (ARTIFICE_ITEMS if artifice else 0) if champion else 1
+    if len(wielded) >= limit:
+        raise RuleViolation(
+            f"this wielder already benefits from {len(wielded)} item{'s' if len(wielded) != 1 else ''}, its limit "
+            f"[003:541]; free its hands first",
+            rule="P-ASSET-8",
+            field="wielder",
+        )
+    if champion and name.strip().lower() in {n.strip().lower() for n in wielded}:
+        raise RuleViolation(
+            f"a champion uses differently named items, and already wields a {name!r} [003:541]",
+            rule="P-ASSET-8",
+            field="asset_id",
+        )
+
+
 def fee_due(cls: str, terms: Mapping[str, Any], power_id: str) -> int:
     """The fee an agent, industry or army charges this power each time it acts (P-ASSET-5, P-ASSET-6):
     none if it is loyal to the power."""

@@ -663,7 +663,7 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
             roller=roller,
             is_reaction=False,
             dungeon=a.dungeon,
-            where={"location": a.location, "against": list(a.targets)},
+            where={"location": a.location, "against": list(a.targets), "action_id": action_id},
         )
         if salt is not None:
             pool["salt"] = salt  # told only to the submission's audience, with its dice
@@ -2140,6 +2140,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "FreeActionTaken": 1,
     "QuotaChanged": 1,
     "AssetTermsSet": 1,
+    "ItemWielded": 1,  # P-ASSET-8
     "FeesDue": 1,
     "ExtraReactionGained": 1,
     "ReactionUsed": 1,

@@ -566,6 +566,41 @@ class Magic(PlatformGame):
     ) -> None:
         _take(self.state, power_id, action_id, pooled, from_wallet)
 
+    # ------------------------------------------------------------------ a spell held as an asset (P-ASSET-8)
+
+    def _check_spell_assets(self, power_id: str, chosen: list, where: dict | None) -> None:
+        """P-ASSET-8: [003:132] a spell "can only be used by the caster ... They can be used repeatedly, but the
+        mana cost must be paid each time." A spell asset joins an action's pool once the power cast that spell in
+        the action (each cast pays for that action's one use); a reaction's, once it cast it with its reactions
+        this Resistance step, one cast for each reaction that uses it."""
+        s = self.state
+        action_id = (where or {}).get("action_id")
+        for asset, _mode in chosen:
+            if asset.cls != "spell":
+                continue
+
+            def cast_of_it(c: dict, asset: Any = asset) -> bool:
+                return bool(c["spell_id"] == asset.id or c["name"].strip().lower() == asset.name.strip().lower())
+
+            casts = [c for c in _month_casts(s, power_id) if cast_of_it(c)]
+            if where is None:  # a reaction: fast casts made with the power's reactions (P-RES-3)
+                paid = sum(1 for c in casts if c["context"] == "resistance")
+                used = sum(
+                    1
+                    for r in s.reactions.values()
+                    if r.power == power_id and any(pa.asset_id == asset.id for pa in r.pool.assets)
+                )
+                ok = paid > used
+            else:
+                ok = action_id is not None and any(c["action_id"] == action_id for c in casts)
+            if not ok:
+                raise RuleViolation(
+                    f"{asset.name!r} is a spell: its mana is paid each time it is used [003:132]. Cast it in this "
+                    "action first (submit the action unrolled, cast, then roll), or with your reaction",
+                    rule="P-ASSET-8",
+                    field="assets",
+                )
+
     # ------------------------------------------------------------------ casting
 
     def cast_spell(

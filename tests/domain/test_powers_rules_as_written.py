@@ -12,6 +12,7 @@ from api.powers.service import PowersGames as Games
 from api.service import Caller
 from domain.dice import FixedRoller
 from domain.errors import DomainError
+from domain.powers import catalogue_commands as cat
 from domain.powers import commands as pc
 from domain.powers import development as dev
 from domain.powers import magic as m
@@ -187,3 +188,61 @@ def test_p_mag_1_a_favors_mana_is_stored_only_up_to_the_cap_and_else_held_by_the
     t.refused("City", m.PayMana(city, blessing, "LL"), "P-MAG-1")  # one is left, in this action only
     t.resolve()
     assert t.me("City")["mana"] == {}  # the leftover went with the action
+
+
+# ---------------------------------------------------------------------- P-ASSET-8
+
+
+def test_p_asset_8_a_spell_joins_a_pool_only_when_its_mana_was_paid_for_that_use():
+    """P-ASSET-8 — "Spell: caster only; mana is paid on every use." [003:132] "Can only be used by the caster ...
+    They can be used repeatedly, but the mana cost must be paid each time." A Fireball held as an asset joins an
+    action's pool once the Wizard cast it in that action, paying its 2FF; the next action pays again."""
+    t = Table(("Wizard", "champion", "wizard"))
+    wiz = t.seats["Wizard"]
+    fireball = t.gm(pc.GrantAsset(wiz, "Fireball", "spell", 2))["asset_id"]
+    t.gm(m.TeachSpell(wiz, "fireball"))
+    staff = t.gm(m.SetConduit(wiz, "the wizard", "0,0"))["conduit_id"]
+    t.to_planning()
+    t.gm(m.GrantMana(wiz, "F", 3))
+    t.gm(m.GrantMana(wiz, "W", 2))
+    pool = [{"asset_id": fireball}]
+    t.dice.rolls = [[6, 6]]
+    t.refused("Wizard", pc.SubmitAction(wiz, "Burn the granary", assets=pool, convert=0), "P-ASSET-8")
+    burn = t.act("Wizard", "Burn the granary")
+    t.dice.rolls = [[6, 6]]
+    t.refused("Wizard", pc.RollAction(burn, assets=pool, convert=0), "P-ASSET-8")  # nothing paid yet
+    t.by("Wizard", m.CastSpell(wiz, "fireball", staff, action_id=burn, pay=list("FFFW")))
+    t.roll("Wizard", burn, [6, 5], assets=pool, convert=0)
+    assert (t.mine("Wizard", burn)["successes"], t.me("Wizard")["mana"]) == (2, {"W": 1})
+    again = t.act("Wizard", "Burn the mill")
+    t.dice.rolls = [[6, 6]]
+    err = t.refused("Wizard", pc.RollAction(again, assets=pool, convert=0), "P-ASSET-8")
+    assert "paid each time" in err.message
+
+
+def test_p_asset_8_a_wielder_benefits_from_one_item_and_a_champion_from_three_differently_named():
+    """P-ASSET-8 — "A wielder has a limit of 1 item (a champion 3; Master of Artifice +2)." [003:541] "Each Wielder
+    can benefit from a single item at a time, apart from Champions, which can use three differently named items."
+    [003:539] "The Wielder of an item can be selected when the item is obtained or created, and it can be changed
+    as part of any Action involving the item or its wielder." """
+    t = Table(("City", "city", "sovereign"), ("Wizard", "champion", "wizard"))
+    city, wiz = t.seats["City"], t.seats["Wizard"]
+    captain = t.gm(pc.GrantAsset(city, "Captain Orrin", "agent", 2))["asset_id"]
+    sword, helm = (t.gm(pc.GrantAsset(city, n, "item", 2))["asset_id"] for n in ("Sword of Dawn", "Helm of Ages"))
+    rings = [t.gm(pc.GrantAsset(wiz, n, "item", 1))["asset_id"] for n in ("Ring", "Cloak", "Boots", "Ring")]
+    amulet = t.gm(pc.GrantAsset(wiz, "Amulet", "item", 1))["asset_id"]
+    t.by("City", cat.WieldItem(city, sword, captain))
+    t.refused("City", cat.WieldItem(city, helm, captain), "P-ASSET-8")  # the Captain already wields the Sword
+    t.refused("City", cat.WieldItem(city, helm, city), "P-ASSET-8")  # a city is no one to wield it
+    t.by("Wizard", cat.WieldItem(wiz, rings[0], wiz))
+    t.refused("Wizard", cat.WieldItem(wiz, rings[3], wiz), "P-ASSET-8")  # a second Ring
+    for item in rings[1:3]:
+        t.by("Wizard", cat.WieldItem(wiz, item, wiz))
+    t.refused("Wizard", cat.WieldItem(wiz, amulet, wiz), "P-ASSET-8")  # a fourth
+    t.to_planning()
+    t.refused("City", cat.WieldItem(city, sword, None), "P-ASSET-8")  # a change goes with an action
+    lore = t.gm(pc.GrantAsset(city, "lore", "skill", 1))["asset_id"]
+    raid = t.act("City", "Ride out", [6, 6, 6], slot="public", assets=[{"asset_id": sword}, {"asset_id": lore}])
+    t.by("City", cat.WieldItem(city, sword, None, action_id=raid))
+    t.by("City", cat.WieldItem(city, helm, captain))  # free hands: and the Helm had no wielder yet
+    assert t.games.view(t.gid, city)["catalogue"]["wielders"] == {helm: captain}
