@@ -892,9 +892,10 @@ class CovenantGame(PlatformGame):
     def _open_boosts(self) -> list[str]:
         """Spells of this Main Phase that raise a being's Might and may still be countered (A-EX-5)."""
         s = self.state
+        fought = {x for e in s.boosted_battles for x in e["spells"]}
         return [
             x["id"] for x in s.spells_cast
-            if self.house.spells[x["spell"]].might_per_pawn and x["id"] not in s.closed_spells
+            if self.house.spells[x["spell"]].might_per_pawn and x["id"] not in s.closed_spells and x["id"] not in fought
         ]  # fmt: skip
 
     @event("BattleDeferred")
@@ -903,24 +904,33 @@ class CovenantGame(PlatformGame):
         s.deferred = {"battle": battle_id, "spells": list(spells)}
         s.turn = list(awaiting)
 
-    def confirm_no_counter(self, seat: str) -> None:
+    def confirm_no_counter(self, seat: str, *, silent: bool = False) -> None:
         """H-15 [000:111] "all players agree that the spell can fully take effect": a player confirms he will not
-        counter the spells the deferred battle waits on; when all have, the battle is fought (A-AMB-15)."""
+        counter the spells the deferred battle waits on; when all have, the battle is fought (A-AMB-15). Silence
+        (``silent``: the deadline, or the host, closed the turn) is no agreement: the battle is fought all the same,
+        and a counter later in the phase undoes it (A-EX-5)."""
         s = self.state
         if s.phase != "battle" or s.deferred is None:
             raise RuleViolation("no battle waits for a counter", rule="H-15")
         if seat not in s.turn:
             raise RuleViolation("you have confirmed already", rule="H-15")
-        self._counter_waived(seat=seat, actor=seat, audience=PUBLIC)
+        self._counter_waived(seat=seat, actor=SYSTEM if silent else seat, audience=PUBLIC, silent=silent)
         if not s.turn:
             self._next_battle()
 
     @event("CounterWaived")
-    def _counter_waived(self, seat: str, actor: str, audience: list) -> None:
+    def _counter_waived(self, seat: str, actor: str, audience: list, silent: bool = False) -> None:
         s = self.state
         s.turn = [p for p in s.turn if p != seat]
+        if s.deferred is not None:
+            key = "silent" if silent else "agreed"
+            s.deferred[key] = [*s.deferred.get(key, []), seat]
         if not s.turn and s.deferred is not None:
-            s.closed_spells = [*s.closed_spells, *s.deferred["spells"]]
+            if s.deferred.get("silent"):  # A-EX-5: fought before everyone agreed; still counterable this phase
+                s.boosted_battles = [*s.boosted_battles, {"battle": s.deferred["battle"],
+                                     "spells": list(s.deferred["spells"]), "agreed": s.deferred.get("agreed", [])}]
+            else:
+                s.closed_spells = [*s.closed_spells, *s.deferred["spells"]]
             s.deferred = None
 
     @event("BattleSkipped")
@@ -1037,6 +1047,12 @@ class CovenantGame(PlatformGame):
         defeated: list | None = None, riot: dict | None = None,
     ) -> None:  # fmt: skip
         s = self.state
+        bt = s.battle or {}
+        for e in s.boosted_battles:  # what a counter later in the phase undoes (A-EX-5)
+            if e["battle"] == battle_id:
+                cards = [c for alloc in bt["allocated"].values() for c in alloc if c in s.cards]
+                e.update(before={c: [s.cards[c].damage, s.cards[c].active] for c in cards}, defeated=defeated or [],
+                         event_damage=event_damage, record={k: bt[k] for k in ("id", "a", "b", "cause")})  # fmt: skip
         s.defeated = [*s.defeated, *(defeated or [])]
         if riot:  # "If the Town received less than 4 points damage, it is made inactive (rotated) and does not
             # produce provision points this season"; 4 to 8: "the Town reverts back to normal"
@@ -1062,6 +1078,7 @@ class CovenantGame(PlatformGame):
         if phase not in END_OF_MAIN:  # the steps at the end of the Main Phase are still within it
             s.spells_cast = []  # A-SPELL-5: a spell may be countered only within its own phase
             s.closed_spells = []
+            s.boosted_battles = []
         if phase == "events":
             s.events_phase_season = s.seasons_begun
         if phase == "chaos":
@@ -1581,6 +1598,8 @@ class CovenantGame(PlatformGame):
         if target in s.closed_spells:
             raise RuleViolation("every player confirmed not to counter this spell before the battle", rule="H-15",
                                 field="target")  # fmt: skip
+        if any(target in e["spells"] and seat in e["agreed"] for e in s.boosted_battles):
+            raise RuleViolation("you agreed not to counter this spell before the battle", rule="H-15", field="target")
         form = self.house.spells[hit["spell"]].arts[-1]
         rules.check_cast_arts([*sp.arts, form], self.mage_arts(mage))
         if spell in mage.cast_this_season:
@@ -1601,7 +1620,30 @@ class CovenantGame(PlatformGame):
                 structure=bool(d and d.structure), damage=left,
             ) and not c.inactive_until  # fmt: skip
             self._damage_reversed(card_id=c.id, damage=left, active=active, actor=SYSTEM, audience=PUBLIC)
+        if success:
+            self._undo_boosted_battles(target)
         return {"spell": spell, "target": target, "vis": vis_amount, "countered": success}
+
+    def _undo_boosted_battles(self, spell_id: str) -> None:
+        """A-EX-5 [000:111] "the damage from such a battle may have to be redistributed if the spell is countered":
+        compensating events undo the damage of each battle fought with the countered boost, and the battle is fought
+        again (its covenants allocate anew, H-6) with the un-boosted Might (A-AMB-15)."""
+        s = self.state
+        for e in [e for e in s.boosted_battles if spell_id in e["spells"] and "before" in e]:
+            for card_id, (damage, active) in e["before"].items():
+                if card_id in s.cards:
+                    self._damage_reversed(card_id=card_id, damage=damage, active=active, actor=SYSTEM, audience=PUBLIC)
+            self._battle_reopened(battle=e["record"], actor=SYSTEM, audience=PUBLIC)
+
+    @event("BattleReopened")
+    def _battle_reopened(self, battle: dict, actor: str, audience: list) -> None:
+        s = self.state
+        e = next(x for x in s.boosted_battles if x["battle"] == battle["id"])
+        s.boosted_battles = [x for x in s.boosted_battles if x is not e]
+        s.defeated = [x for x in s.defeated if x not in e["defeated"]]
+        if e["event_damage"]:
+            s.invasion = {**s.invasion, "damage": s.invasion.get("damage", 0) - e["event_damage"], "retreated": False}
+        s.battles = [*s.battles, dict(battle)]
 
     @event("SpellCountered")
     def _spell_countered(
@@ -2399,8 +2441,8 @@ class CovenantGame(PlatformGame):
                 self.choose_rival(seat, self._rivals(seat)[0])
             else:
                 self._end_turn(seat, acted=False)
-        elif phase == "battle" and s.deferred is not None:  # silence: no counter (H-9, H-15)
-            self.confirm_no_counter(seat)
+        elif phase == "battle" and s.deferred is not None:  # silence: the battle is fought, no agreement (A-EX-5)
+            self.confirm_no_counter(seat, silent=True)
         elif phase == "battle":  # silence pays an enemy off if it can (as with the bandits), else fights
             bt = s.battle or {}
             toll = ENEMIES.get(bt.get("b", "")) if bt.get("a") == seat else None

@@ -100,6 +100,8 @@ class CovenantState(ViewerSequences):
     effects_applied: list = field(default_factory=list)  # events whose Main Phase effect ran this season
     deferred: dict | None = None  # a battle waiting for every player's "no counter" (H-15): {"battle", "spells"}
     closed_spells: list = field(default_factory=list)  # spells every player confirmed not to counter (H-15)
+    boosted_battles: list = field(default_factory=list)  # battles fought before every player agreed to the boosts
+    # they waited on: what a counter later in the phase undoes (A-EX-5), and who agreed (and may not counter)
     last_generation: dict = field(default_factory=dict)  # {"seat", "kind", "value"}: the Mouse may change it after
     tax_assessed: int = 0  # the season whose Tax and Tithe was assessed (once, at its first Main Phase)
     directed_history: list = field(default_factory=list)

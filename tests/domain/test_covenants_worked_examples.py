@@ -11,6 +11,7 @@ import pytest
 
 from domain.covenants import house
 from domain.covenants.commands import (
+    AllocateDamage,
     Cast,
     Challenge,
     ChooseArt,
@@ -19,6 +20,7 @@ from domain.covenants.commands import (
     Generate,
     Keep,
     Move,
+    NoCounter,
     Pass,
     PayTax,
     ResolveCertamen,
@@ -306,3 +308,43 @@ def test_a_ex_9_tax_and_tithe_asks_at_least_two_gold_four_provision_equivalent()
     gold = covenants(t)["ann"]["gold"]
     pass_until(t, "ann")
     assert t.run("ann", PayTax("ann")) == {"paid": 2} and covenants(t)["ann"]["gold"] == gold - 2
+
+
+def test_a_ex_5_a_might_boost_countered_after_the_battle_is_undone_and_the_battle_fought_unboosted():
+    """A-EX-5 "given: a spell raising a being's Mundane Might is cast in the Main Phase; a mundane battle is due in
+    the same phase / then: the battle resolution is deferred until every player confirms "no counter" (H-15) /
+    when: the spell is countered after the battle was resolved / then: compensating events redistribute the battle
+    damage using the un-boosted Might". [000:111] "any mundane battle should be delayed until all players agree that
+    the spell can fully take effect—otherwise the damage from such a battle may have to be redistributed if the
+    spell is countered"; A-AMB-15 "A counter emits compensating events". Bob does not agree (the host closes his
+    turn: silence is no agreement), so the battle is fought with Ann's Grogs at Might 3; in the Main Phase's extra
+    round (A-AMB-5, the same phase) Bob counters the boost: the battle's damage is undone and the battle fought again,
+    Ann's Grogs at Might 2. Cy, who agreed, may not counter it."""
+    from domain.platform.commands import CloseWindow
+    from tests.domain.test_covenants_battles_played import boosted_battle, grogs
+
+    d = Dice()
+    t, spell = boosted_battle(d)
+    assert t.phase() == "battle" and t.view("cy")["deferred"]["spells"] == [spell]
+    t.run("cy", NoCounter("cy"))
+    t.run("ann", NoCounter("ann"))
+    (window,) = t.view("bob")["windows"]
+    t.run("ann", CloseWindow(window["id"]))  # the host closes Bob's turn: he has not agreed
+    assert t.view("cy")["battle"]["dealt"] == {"bob": 2, "ann": 3}  # fought with the boost
+    bob_grogs, ann_grogs = grogs(t, "bob")["id"], grogs(t, "ann")["id"]
+    t.run("bob", AllocateDamage("bob", {bob_grogs: 3}))
+    t.run("ann", AllocateDamage("ann", {ann_grogs: 2}))
+    assert grogs(t, "bob")["damage"] == 3 and grogs(t, "ann")["damage"] == 2
+    assert t.phase() == "main"  # the extra round, still the Main Phase
+    refused(t, "cy", Cast("cy", t.mage("cy"), "Counterspell", spell, 2), "H-15")  # Cy agreed
+    out = t.run("bob", Cast("bob", t.mage("bob"), "Counterspell", spell, 2))
+    assert out["countered"] is True
+    assert grogs(t, "bob")["damage"] == 0 and grogs(t, "ann")["damage"] == 0  # compensated
+    assert grogs(t, "bob")["active"] and grogs(t, "ann")["active"]
+    pass_main(t)
+    assert t.phase() == "battle" and t.view("cy")["battle"]["dealt"] == {"bob": 2, "ann": 2}  # un-boosted
+    t.run("bob", AllocateDamage("bob", {bob_grogs: 2}))
+    t.run("ann", AllocateDamage("ann", {ann_grogs: 2}))
+    assert grogs(t, "bob")["damage"] == 2 and grogs(t, "ann")["damage"] == 2
+    pass_main(t)
+    assert t.phase() == "move"
