@@ -5,6 +5,7 @@ JavaScript; a little script adds the countdown and the live conversion preview."
 from __future__ import annotations
 
 import csv
+import inspect
 import io
 import json
 from collections.abc import Callable
@@ -26,9 +27,11 @@ from api.mail_intake import reply_address
 from api.schemas import PageSize, Position
 from api.security import CsrfRefused, check_csrf, check_origin, site_base, web_session
 from api.service import Caller, Games, Receipt, hash_token, new_token
-from api.web import i18n
+from api.web import i18n, options_form
 from api.web.i18n import local_time
 from api.web.status import status_strip
+from domain import limits
+from domain import rulesets as installed
 from domain.errors import DomainError, Unauthorized
 from domain.ids import GM
 from domain.platform import feed as words_of
@@ -42,6 +45,8 @@ from domain.platform.commands import (
     RequestExtension,
 )
 from domain.platform.i18n import _
+from domain.platform.ruleset import Ruleset
+from domain.platform.ruleset import registered as registered_rulesets
 from projections import people
 
 HERE = Path(__file__).parent
@@ -366,22 +371,68 @@ async def sign_out_everywhere(request: Request, game_id: str) -> Response:
     return RedirectResponse("/", status_code=303)
 
 
+def _new_game_rulesets() -> list[Ruleset]:
+    """Every registered ruleset a game may be created with, the default first."""
+    return sorted(registered_rulesets().values(), key=lambda r: (r.name != installed.DEFAULT, r.name))
+
+
+def _asks_months(ruleset: Ruleset) -> bool:
+    """Whether the ruleset's games have months per season to choose (Powers, GM-28): its ``start`` takes them."""
+    return "months_per_season" in inspect.signature(ruleset.start).parameters
+
+
+def _new_game_url(ruleset: str) -> str:
+    return "/new" if ruleset == installed.DEFAULT else f"/new?{urlencode({'ruleset': ruleset})}"
+
+
 @router.get("/new", response_class=HTMLResponse)
-def new_game_page(request: Request) -> Response:
-    return templates.TemplateResponse(request, "new.html", {"flash": web_session(request).pop("flash", None)})
+def new_game_page(request: Request, ruleset: str = installed.DEFAULT) -> Response:
+    """The form that starts a game of a ruleset (the default unless ``ruleset`` names another), with its campaign
+    options at their defaults, and links to the other rulesets' forms."""
+    choices = _new_game_rulesets()
+    chosen = next((r for r in choices if r.name == ruleset), None)
+    if chosen is None:
+        text = _("No ruleset is named {name}; the rulesets are {names}.").format(
+            name=ruleset[: limits.IDENTIFIER], names=", ".join(r.name for r in choices)
+        )
+        return templates.TemplateResponse(
+            request, "message.html", {"title": _("Start a game"), "text": text}, status_code=404
+        )
+    flashed = web_session(request).pop("flash", None)
+    controls = options_form.controls(chosen)
+    context = {
+        "flash": flashed,
+        "ruleset": chosen,
+        "others": [(r, _new_game_url(r.name)) for r in choices if r is not chosen],
+        "asks_months": _asks_months(chosen),
+        "options": controls,
+        # the options are shown open when one of them was refused
+        "options_open": bool(flashed and str(flashed.get("field") or "").startswith(options_form.PREFIX)),
+        "placed": ["name", "gm_name", "timezone", "months", *(c["name"] for c in controls)],
+    }
+    return templates.TemplateResponse(request, "new.html", context)
 
 
 @router.post("/new")
 async def new_game(request: Request) -> Response:
-    """Create a game; this browser becomes its GM."""
+    """Create a game of the chosen ruleset with the campaign options set on the form; this browser becomes its GM.
+    A refused value (an option is named ``options.<name>``) creates nothing and shows the form again."""
     f = await form_of(request)
+    name = str(f.get("ruleset") or installed.DEFAULT)[: limits.IDENTIFIER]
+    chosen = registered_rulesets().get(name)  # None: the service refuses the name (UnknownRuleset)
     try:
         game_id, token, _version = games_of(request).create_game(
-            f.get("name", ""), f.get("gm_name") or "GM", f.get("timezone") or "UTC", _int(f.get("months"), 2)
+            f.get("name", ""),
+            f.get("gm_name") or "GM",
+            f.get("timezone") or "UTC",
+            _int(f.get("months"), 2),
+            options_form.read_options(chosen, f) if chosen else None,
+            ruleset=name,
         )
     except DomainError as err:
-        flash(request, kind="error", form="new", field=err.field, rule=err.rule, text=err.message)
-        return RedirectResponse("/new", status_code=303)
+        field = options_form.control_of(chosen, err.field or "")
+        flash(request, kind="error", form="new", field=field, rule=err.rule, text=err.message)
+        return RedirectResponse(_new_game_url(chosen.name if chosen else installed.DEFAULT), status_code=303)
     session = web_session(request)
     session.rotate()
     session.grant(game_id, GM, hash_token(token))
