@@ -1,0 +1,176 @@
+"""The worked examples of rules/ANALYSIS.md P.5 whose dice decide them (P-EX-1, 2, 14, 15, 16), played through the
+typed commands and the service with the dice given explicitly (the aggregate-level versions are in
+test_conformance_powers.py)."""
+
+from __future__ import annotations
+
+from api.service import SYSTEM_CALLER
+from domain.platform.commands import CloseDueWindow, GrantExtension, RequestExtension
+from domain.powers import commands as pc
+from tests.domain.test_powers_resistance_decisions import Table
+
+RANGERS_CONSEQUENCE = (
+    "Enemies kidnapped one of the emissaries; another power now knows you have the artifact and the location of one "
+    "of your outposts"
+)
+
+
+def _rangers(convert: int) -> tuple[Table, str, str | None]:
+    t = Table(("Rangers", "conspiracy", "circle"), ("Gondor", "city", "sovereign"))
+    nego = t.asset("rangers", "negotiation", "skill", 3)
+    archive = t.asset("rangers", "Dunedain archive", "secret", 3)
+    t.to_planning()
+    talk = t.act("rangers", None, title="Win Elrond over", skill="negotiation", roll=False)
+    t.run("gm", pc.SetDifficulty(talk, 2, sealed=True, tiers={"2": "deal, artifact handed over", "4": "full"}))
+    rolled = t.run(
+        "rangers",
+        pc.RollAction(talk, [{"asset_id": nego}, {"asset_id": archive}], convert=convert),
+        [6, 6, 5, 3, 1, 1],
+    )
+    assert (rolled["successes"], rolled["consequences"]) == (3 + convert, convert)
+    cid = None
+    if convert:
+        effects = [{"kind": "disclose", "to": "gondor", "text": "Rangers hold the artifact; outpost at Weathertop"}]
+        cid = t.run("gm", pc.ProposeConsequence(talk, RANGERS_CONSEQUENCE, effects))["consequence_id"]
+        t.run("rangers", pc.AcceptConsequence(talk, cid))
+    t.resolve()
+    return t, talk, cid
+
+
+def test_p_ex_1_rangers_negotiate_with_elrond_through_the_commands():
+    """P-EX-1 [003:52] "They roll 6,6,5,3,1,1. They take 1 consequence": 3 natural + 1 converted = 4, the top tier;
+    the GM's consequence discloses to another power what the Rangers hold."""
+    t, talk, _ = _rangers(convert=1)
+    resolved = [e for e in t.events("rangers") if e["type"] == "ActionResolved"]
+    assert [(e["data"]["successes"], e["data"]["tier"]) for e in resolved] == [(4, "full")]
+    assert t.action(talk)["result"]["excess"] == 2
+    assert [g["text"] for g in t.view("gondor")["me"]["learned"]] == [
+        "Rangers hold the artifact; outpost at Weathertop"
+    ]
+    assert "Win Elrond over" not in t.seen("gondor")
+
+
+def test_p_ex_1_without_the_conversion_the_rangers_reach_only_the_deal():
+    """P-EX-1's other branch: convert_3s4s = 0 -> successes 3 -> tier 2 (deal, artifact handed over)."""
+    t, _, _ = _rangers(convert=0)
+    resolved = [e for e in t.events("rangers") if e["type"] == "ActionResolved"]
+    assert [(e["data"]["successes"], e["data"]["tier"]) for e in resolved] == [(3, "deal, artifact handed over")]
+
+
+def test_p_ex_2_gandalf_duels_the_balrog_through_the_commands():
+    """P-EX-2: pool [5,4,3,3,2,1] converting the 4,3,3 plus an assured blade of 2 -> 6 successes, 3 consequences
+    (lose two actions next month, Despondent 2); the Balrog (an adversary the GM plays) sees only actor, action and
+    pool size 8, resists with [6,5,5,2,1] -> 3; net 3 >= 1, excess 2, after the window; 3 actions next month."""
+    t = Table(("Gandalf", "champion", "wizard"), ("Balrog", "champion", "adversary", {"private_actions": 2}))
+    might = t.asset("gandalf", "might", "skill", 3)
+    staff = t.asset("gandalf", "Staff of Orthanc", "item", 3)
+    blade = t.asset("gandalf", "Demonhunting blade", "consumable", 2, assured=True)
+    b_might = t.asset("balrog", "might", "skill", 5)
+    t.to_planning()
+    duel = t.act(
+        "gandalf", [5, 4, 3, 3, 2, 1], title="Duel the Balrog", skill="might", targets=["balrog"], resistible=True,
+        difficulty=1, assets=[{"asset_id": might}, {"asset_id": staff}, {"asset_id": blade, "mode": "assured"}],
+        convert=3,
+    )  # fmt: skip
+    effects = [{"kind": "lose_actions", "count": 2}, {"kind": "status", "name": "Despondent", "stacks": 2}]
+    cid = t.run("gm", pc.ProposeConsequence(duel, "lose two actions next month; Despondent", effects))
+    t.run("gandalf", pc.AcceptConsequence(duel, cid["consequence_id"]))
+    t.resolve()
+    assert t.view("gm")["actions"][0]["status"] == "provisional"
+    [notice] = t.view("balrog")["may_resist"]
+    assert (notice["power_name"], notice["title"], notice["pool_size"]) == ("Gandalf", "Duel the Balrog", 8)
+    t.later(3)
+    rx = t.run("gm", pc.DeclareReaction("balrog", duel, [{"asset_id": b_might}], 0), [6, 5, 5, 2, 1])
+    assert rx["successes"] == 3
+    result = t.action(duel)["result"]
+    assert (result["successes"], result["resisted"], result["net"], result["success"], result["excess"]) == (
+        6,
+        3,
+        3,
+        True,
+        2,
+    )
+    assert t.action(duel)["consequences"] == 3
+    t.run("gm", pc.Advance("battle"))
+    me = t.view("gandalf")["me"]
+    assert (t.view("gm")["game"]["month"], me["quota"]["lost_this_month"], me["left"]["private"]) == (2, 2, 3)
+    assert me["statuses"] == {"Despondent": 2}
+
+
+def test_p_ex_14_resolution_order_through_the_commands():
+    """P-EX-14: Wiz1, Circ1, Sov1, ..., Wiz5 (champion < conspiracy < city; the Wizard's final action last); two
+    cities' tie is a logged coin flip from the committed dice, told to the GM."""
+    t = Table(
+        ("Wiz", "champion", "wizard"), ("Circ", "conspiracy", "circle"), ("Sov", "city", "sovereign"),
+        ("Cel", "city", "celestial"),
+    )  # fmt: skip
+    t.to_planning()
+    ids: dict[str, str] = {}
+    for k in range(1, 5):
+        ids[f"Sov{k}"] = t.act("sov", None, title=f"Sov{k}", slot="public", convert=0)
+        ids[f"Circ{k}"] = t.act("circ", None, title=f"Circ{k}", convert=0)
+    for k in range(1, 6):
+        ids[f"Wiz{k}"] = t.act("wiz", None, title=f"Wiz{k}", convert=0)
+    ids["Cel1"] = t.act("cel", None, title="Cel1", slot="public", convert=0)
+    t.dice.permutations.append([1, 0])  # the coin flip between the two cities' first actions
+    t.resolve()
+    name = {v: k for k, v in ids.items()}
+    assert [name[a] for a in t.view("gm")["queue"]] == [
+        "Wiz1", "Circ1", "Sov1", "Cel1", "Wiz2", "Circ2", "Sov2", "Wiz3", "Circ3", "Sov3", "Wiz4", "Circ4", "Sov4",
+        "Wiz5",
+    ]  # fmt: skip
+    [flip] = [e for e in t.events("gm") if e["type"] == "TiesBroken"]
+    assert (flip["data"]["tied"], flip["data"]["order"]) == (["cel", "sov"], ["sov", "cel"])
+    assert not [e for e in t.events("sov") if e["type"] == "TiesBroken"]
+
+
+def test_p_ex_15_undercut_on_a_shared_asset_through_the_commands():
+    """P-EX-15: Y1 uses GuildX (rank 2, [6,5]); X1 uses GuildX ([5,3], the 3 converted) and a skill 2 ([6,2]). Y1
+    comes first and gets GuildX; X1 loses [5,3] and its consequence: 1 success, 0 consequences, told privately."""
+    t = Table(("Y", "champion", "dragon"), ("X", "conspiracy", "circle"))
+    guild = t.asset("y", "Guild X", "industry", 2)
+    t.run("gm", pc.GrantAsset("x", "Guild X", "industry", 2, asset_id=guild))
+    skill = t.asset("x", "craft", "skill", 2)
+    t.to_planning()
+    y1 = t.act("y", [6, 5], slot="public", assets=[{"asset_id": guild}], convert=0)
+    x1 = t.act("x", [5, 3, 6, 2], assets=[{"asset_id": guild}, {"asset_id": skill}], convert=1)
+    assert t.action(x1)["consequences"] == 1
+    t.resolve()
+    assert (t.action(y1)["successes"], t.action(x1)["successes"], t.action(x1)["consequences"]) == (2, 1, 0)
+    assert [e["data"]["action_id"] for e in t.events("x") if e["type"] == "AssetUndercut"] == [x1]
+    assert not [e for e in t.events("y") if e["type"] == "AssetUndercut"]
+
+
+def test_p_ex_16_the_reaction_window_through_the_commands():
+    """P-EX-16: at t0+3h B resists (1 reaction used); at t0+4h a second reaction is refused; at t0+20h C asks for an
+    extension, granted to t0+36h; at t0+24h the window stays open for C alone; at t0+36h the worker closes it and
+    the provisional actions are finalised in queue order."""
+    t = Table(("A", "champion", "dragon"), ("B", "city", "sovereign"), ("C", "city", "overlord"))
+    might = t.asset("a", "might", "skill", 3)
+    b_might = t.asset("b", "might", "skill", 2)
+    t.to_planning()
+    a1 = t.act(
+        "a", [5, 5, 1], slot="public", skill="might", targets=["b", "c"], resistible=True, difficulty=1,
+        assets=[{"asset_id": might}], convert=0,
+    )  # fmt: skip
+    a2 = t.act("a", None, slot="public", targets=["b"], resistible=True, difficulty=0, convert=0)
+    t.resolve()
+    window = t.window("resistance")
+    t.later(3)
+    t.resist("b", a1, [5, 2], [b_might])
+    assert t.view("b")["me"]["reactions_left"] == 0
+    t.later(4)
+    t.refused("b", pc.DeclareReaction("b", a2, [{"asset_id": b_might}], 0), "P-RES-1")
+    t.later(20)
+    t.run("c", RequestExtension("c", 12.0, reason="away"))
+    request = next(iter(t.games.get_game(t.gid).state.windows[window].requests))
+    t.run("gm", GrantExtension(request))
+    t.later(24)
+    assert t.games.run(SYSTEM_CALLER, t.gid, CloseDueWindow(window)).result == {"closed": False}
+    t.refused("b", pc.WaiveReactions("b"), "P-RES-2")  # B's window closed at t0+24h
+    assert t.view("gm")["game"]["step"] == "resistance"
+    t.later(36)
+    assert t.games.run(SYSTEM_CALLER, t.gid, CloseDueWindow(window)).result == {"closed": True}
+    resolved = [e["data"]["action_id"] for e in t.events("gm") if e["type"] == "ActionResolved"]
+    assert resolved == [a1, a2] == t.view("gm")["queue"]
+    assert (t.action(a1)["result"]["net"], t.action(a2)["result"]["success"]) == (1, True)
