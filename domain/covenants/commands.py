@@ -165,7 +165,10 @@ class Support(Command):
 
 @dataclass(frozen=True)
 class DrawEvent(Command):
+    """Draw an event on the Event square (A-EVT-1); ``mouse`` is the Mouse familiar's +/-2 (A-GEN-1)."""
+
     seat_id: str
+    mouse: int = 0
 
 
 @dataclass(frozen=True)
@@ -397,7 +400,7 @@ def support(game: CovenantGame, cmd: Support, ctx: Context) -> dict:
 
 def draw_event(game: CovenantGame, cmd: DrawEvent, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return game.draw_event(cmd.seat_id, ctx.roller)
+    return game.draw_event(cmd.seat_id, ctx.roller, mouse=cmd.mouse)
 
 
 def decide_event(game: CovenantGame, cmd: DecideEvent, ctx: Context) -> None:

@@ -1204,18 +1204,13 @@ class CovenantGame(PlatformGame):
         if kind not in self.house.generators:
             raise RuleViolation(f"the {kind} square generates no resource card", rule="A-TRACK-2")
         gen = self.house.generators[kind]
-        mice = [c for c in self.covenant_cards(seat) if c.name == "Familiar: Mouse" and c.active]
-        free = [c for c in mice if "mouse" not in c.cast_this_season]  # A-AMB-6: once a season per Mouse
-        if mouse and not free:
-            raise RuleViolation(
-                "only an active Mouse not used this season may change a roll by up to 2", rule="A-GEN-1"
-            )
+        mouse_card = self._mouse(seat, mouse)
         cursed = any(c["curse"] == 1 for c in self._curses(seat))
         faces = self._roll(roller(self), seat, f"{kind} generation", 2 if cursed else 1, gen.die)
         value, _ = rules.modified_roll(faces, gen.die, cursed=cursed, mouse=mouse)
         name = gen.faces.get(value)
         self._generated(seat=seat, kind=kind, value=value, card=name, actor=seat, audience=PUBLIC,
-                        mouse_card=free[0].id if mouse else None)  # fmt: skip
+                        mouse_card=mouse_card)  # fmt: skip
         card_id = None
         if name is not None:
             d = self.house.cards[name]
@@ -1227,6 +1222,21 @@ class CovenantGame(PlatformGame):
         if card_id is None:
             self._end_turn(seat, acted=True)
         return card_id
+
+    def _mouse(self, seat: str, by: int) -> str | None:
+        """A-GEN-1 step 4 [000:405]: the active Mouse, not used this season (A-AMB-6), that changes a Resource or
+        Event generation roll by ``by`` (up to 2 either way); None when the roll is not changed."""
+        if not by:
+            return None
+        if abs(by) > 2:
+            raise RuleViolation("the Mouse adds or subtracts up to 2", rule="A-GEN-1", field="mouse")
+        free = [c for c in self.covenant_cards(seat) if c.name == "Familiar: Mouse" and c.active
+                and "mouse" not in c.cast_this_season]  # fmt: skip
+        if not free:
+            raise RuleViolation(
+                "only an active Mouse not used this season may change a roll by up to 2", rule="A-GEN-1"
+            )
+        return free[0].id
 
     @event("CardGenerated")
     def _generated(
@@ -1471,6 +1481,9 @@ class CovenantGame(PlatformGame):
             return self._counter(seat, mage, spell, target, vis_amount, mother_may_i=mother_may_i)
         if s.phase == "main":
             self._require_turn(seat, "main")
+        if s.phase == "reckoning" and any(p.supported for p in s.powers.values()):  # A.1.4 Reckoning.begin, A-AMB-10
+            raise RuleViolation("this spell is cast at the beginning of the Reckoning, before any covenant allocates "
+                                "its support", rule="A-SPELL-8")  # fmt: skip
         rules.check_cast_arts(sp.arts, self.mage_arts(mage))
         if not sp.ritual and spell in mage.cast_this_season:
             raise RuleViolation("a regular spell is cast once per season by a mage", rule="A-SPELL-2")
@@ -1499,6 +1512,8 @@ class CovenantGame(PlatformGame):
             if t.id == mage.id:
                 meets = not sp.forms or t.substance in sp.forms
                 rules.check_self_target(sp.raises_own, sp.self_allowed, meets)
+            rules.check_target_kind(sp.target, animate=bool(d and d.animate), structure=bool(d and d.structure),
+                                    mage=t.kind == "mage")  # fmt: skip
             if sp.forms and t.substance not in sp.forms:  # A-SPELL-7: its substance now decides
                 raise RuleViolation(f"{spell} targets {sp.forms}; {t.name} is {t.substance}", rule="A-SPELL-7")
             certamen = self._certamen_spell(sp.certamen, mage, t) if sp.certamen else None
@@ -2090,6 +2105,11 @@ class CovenantGame(PlatformGame):
             self._investigation_ended(outcome="guilty", actor=SYSTEM, audience=PUBLIC)
         if "Plague" in s.events_in_play:  # [000:671] "At the end of each season ... add a counter to it."
             self._plague_counter(counters=s.plague.get("counters", 0) + 1, actor=SYSTEM, audience=PUBLIC)
+        for c in list(s.cards.values()):  # A-DMG-2 [000:125] "Items are discarded at the end of any season when
+            # they sustained damage" (no repair is in the house package)
+            d = self.house.cards.get(c.name)
+            if d is not None and not d.animate and not d.structure and c.new_damage and c.damage:
+                self._card_discarded(card_id=c.id, reason="an item damaged this season", actor=SYSTEM, audience=PUBLIC)
         for c in list(s.cards.values()):  # A-DMG-4 then A-DMG-1: heal, then winter discards inactive beings
             d = self.house.cards.get(c.name)
             if d is None or not d.animate or d.might_type not in (None, "mundane"):
@@ -2216,25 +2236,28 @@ class CovenantGame(PlatformGame):
 
     # ------------------------------------------------------------------ Events (A-EVT-1..4)
 
-    def draw_event(self, seat: str, roller: Any) -> dict:
+    def draw_event(self, seat: str, roller: Any, *, mouse: int = 0) -> dict:
         """A-EVT-1: the player on the Event square draws; an event it holds undecided (a released one, or the
-        Quaesitor Investigation the marks created, H-13) is decided first, as before a pass."""
+        Quaesitor Investigation the marks created, H-13) is decided first, as before a pass. ``mouse``: the Mouse
+        changes the event die by up to 2 (A-GEN-1 step 4, after the curse's lesser die)."""
         self._require_turn(seat, "events")
         pe = self.state.pending_event
         if pe is not None and pe["seat"] == seat:
             raise RuleViolation("play, hold or discard the event you drew first", rule="A-EVT-1")
         gen = self.house.event_generator
+        mouse_card = self._mouse(seat, mouse)
         cursed = any(c["curse"] == 1 for c in self._curses(seat))  # A-GEN-1 step 1: every die the player rolls
-        face = min(self._roll(roller(self), seat, "event generation", 2 if cursed else 1, gen.die))
+        faces = self._roll(roller(self), seat, "event generation", 2 if cursed else 1, gen.die)
+        face, _ = rules.modified_roll(faces, gen.die, cursed=cursed, mouse=mouse)
         name = gen.faces.get(face)
         result: dict[str, Any] = {"face": face, "event": name}
         if name is None or name in self.state.events_in_play or any(h["event"] == name for h in self.state.held_events):
             result["event"] = None  # A-AMB-21: an event in play is not drawn again
-            self._event_drawn(seat=seat, event_name="", kind="", actor=seat, audience=PUBLIC)
+            self._event_drawn(seat=seat, event_name="", kind="", actor=seat, audience=PUBLIC, mouse_card=mouse_card)
             self._end_turn(seat, acted=True)
             return result
         e = self.house.events[name]
-        self._event_drawn(seat=seat, event_name=name, kind=e.kind, actor=seat, audience=PUBLIC)
+        self._event_drawn(seat=seat, event_name=name, kind=e.kind, actor=seat, audience=PUBLIC, mouse_card=mouse_card)
         if e.kind == "global":  # A-EVT-1: played if the season fits, else discarded (created first)
             if self.season_name in e.seasons:
                 self._event_played(event_name=name, seat=seat, target=None, actor=seat, audience=PUBLIC)
@@ -2245,8 +2268,12 @@ class CovenantGame(PlatformGame):
         return result
 
     @event("EventDrawn")
-    def _event_drawn(self, seat: str, event_name: str, kind: str, actor: str, audience: list) -> None:
+    def _event_drawn(
+        self, seat: str, event_name: str, kind: str, actor: str, audience: list, mouse_card: str | None = None
+    ) -> None:
         self.state.pending_event = {"seat": seat, "event": event_name} if kind == "directed" else None
+        if mouse_card is not None:
+            self.state.cards[mouse_card].cast_this_season.append("mouse")
 
     def decide_event(self, seat: str, choice: str, target: str | None = None, season: str | None = None) -> None:
         """H-5: play a directed event on a target, hold it for another season, or discard it (A-EVT-1/-2)."""

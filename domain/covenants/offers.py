@@ -146,7 +146,10 @@ def _events(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
         out += [cc.DecideEvent(seat, "hold", season=season) for season in rules.SEASONS]
         out.append(cc.DecideEvent(seat, "discard"))
         return out
-    return [cc.DrawEvent(seat), cc.Pass(seat)] if at_turn else []
+    if not at_turn:
+        return []
+    mice = [cc.DrawEvent(seat, mouse=m) for m in (-2, -1, 1, 2)]  # A-GEN-1: an active Mouse, once a season
+    return [cc.DrawEvent(seat), *mice, cc.Pass(seat)]
 
 
 def _service(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:

@@ -230,6 +230,15 @@ def counters(pawns: int, target_strength: int) -> bool:
     return pawns > target_strength
 
 
+def check_target_kind(target: str, *, animate: bool, structure: bool, mage: bool) -> None:
+    """A spell's target kind against a card ([000:22] "animate ... is synonymous with "being", the latter with either
+    "item" or "structure""; A-DMG-2 [000:125] "Structures (Improvement and Town cards) and Items (everything
+    else)"): a spell at beings strikes only the animate, at structures only structures, at items only the rest."""
+    fits = {"being": animate, "mage": mage, "structure": structure, "item": not animate and not structure}
+    if not fits.get(target, True):
+        raise RuleViolation(f"this spell targets a {target}, and the card is not one", rule="A-DMG-2", field="target")
+
+
 def check_self_target(raises_own: bool, self_allowed: bool, meets_targeting: bool) -> None:
     """A-SPELL-6: a mage may target itself if the spell says so, or if it meets the targeting and the spell
     raises none of its own abilities."""

@@ -10,7 +10,7 @@ import pytest
 
 from api.service import Games
 from domain.covenants import house
-from domain.covenants.commands import Discard, Generate, Keep, Move
+from domain.covenants.commands import Cast, Discard, DrawEvent, Generate, Keep, Move, Pass, Support
 from domain.errors import RuleViolation
 from tests.covenants.play import (
     Dice,
@@ -119,3 +119,130 @@ def test_a_gen_3_an_improvement_under_construction_does_not_raise_the_villagers_
     refused(t, "ann", Keep("ann", fifth), "A-LIM-1")
     t.run("ann", Discard("ann", fifth))
     assert len(named(t, "ann", "Villagers")) == 4
+
+
+def test_a_gen_1_the_mouse_changes_an_event_draw():
+    """A-GEN-1 step 4 [000:405] "you may add or subtract up to 2 to any single Resource or Event card generation
+    dice roll once per season": the player on the Event square changes the event die by up to 2 with the Mouse;
+    once a season; a covenant without one cannot."""
+    d = Dice()
+    t = fixed_three(d)
+    move_all(t, [5, 1, 2])
+    mouse = generate_and_keep(t, d, {"ann": 5})["ann"]  # Familiar: Mouse
+    end_season(t)
+    for _ in range(3):
+        skip_season(t)
+    assert t.view("gm")["game"]["season"] == "spring" and mouse in cards(t, "ann")
+    move_all(t, [9, 1, 2])  # Spring of year 2: Events Phases begin; Ann on the Event square
+    pass_create(t)
+    assert t.phase() == "events" and t.turn() == ["ann"]
+    refused(t, "ann", DrawEvent("ann", mouse=3), "A-GEN-1")  # up to 2
+    d.push([7])  # Armed Invasion; with the Mouse's +2, 9: the Army of Skeletons, a directed event
+    out = t.run("ann", DrawEvent("ann", mouse=2))
+    assert out["event"] == "Army of Skeletons" and out["face"] == 9
+    assert t.view("gm")["pending_event"]["event"] == "Army of Skeletons"
+
+
+def test_a_gen_1_no_mouse_no_change_to_the_event_draw():
+    """A-GEN-1 step 4: only a covenant with an active Mouse not used this season changes a roll."""
+    d = Dice()
+    t = fixed_three(d)
+    for _ in range(4):
+        skip_season(t)
+    first = t.turn()[0]
+    move_all(t, [9, 1, 2])
+    pass_create(t)
+    assert t.phase() == "events" and t.turn() == [first]
+    refused(t, first, DrawEvent(first, mouse=1), "A-GEN-1")
+
+
+# ---------------------------------------------------------------- A-SPELL
+
+
+def winter_reckoning(d: Dice, arts: dict | None = None):
+    t = fixed_three(d, arts=arts)
+    for _ in range(3):
+        skip_season(t)
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    end_season_move(t)
+    assert t.phase() == "reckoning" and t.view("gm")["game"]["season"] == "winter"
+    return t
+
+
+def end_season_move(t) -> None:
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+
+
+def test_a_spell_8_aegis_is_cast_at_the_beginning_of_winter_reckoning_only():
+    """A-SPELL-8 "An effect or spell that names a phase ("Cast during …", "Cast in Spring", "at the beginning of
+    Winter Reckoning") may be used only then." Aegis of the Hearth: "Cast at the beginning of Winter Reckoning."
+    with A-AMB-10 "Winter Reckoning.begin (item upkeep, Bailiff, Aegis casting) → support allocation": once a
+    covenant has allocated its support, the Reckoning has begun and Aegis is too late, the caster's own
+    support and another's alike."""
+    d = Dice()
+    t = winter_reckoning(d)
+    assert t.turn()[0] == "ann"
+    t.run("ann", Support("ann", []))
+    refused(t, "bob", Cast("bob", t.mage("bob"), "Aegis of the Hearth", "bob", 3), "A-SPELL-8")
+    t.run("bob", Support("bob", []))
+    refused(t, "bob", Cast("bob", t.mage("bob"), "Aegis of the Hearth", "bob", 3), "A-SPELL-8")
+    assert t.view("gm")["effects"] == []
+
+
+# ---------------------------------------------------------------- A-DMG
+
+RUST = "Rust of the Blade"  # a test package's spell at items, as a host may add (A-AMB-1, H-14)
+
+
+def rust_package() -> dict:
+    data = copy.deepcopy(house.default_data())
+    data["spells"][RUST] = {
+        "arts": ["Pe", "Te"], "target": "item", "forms": ["Te"], "harmful": True, "damage_per_pawn": 1, "max_vis": 3,
+        "house": True,
+    }  # fmt: skip
+    return data
+
+
+def sword_table(d: Dice):
+    """Bob keeps a Sword on his Grogs (Item face 1); Ann can cast Arc of Lightning (Cr Au) and the test package's
+    Rust of the Blade (Pe Te)."""
+    arts = {"ann": ["Cr", "Au", "Pe", "Te", "Vi"]}
+    t = fixed_three(d, arts=arts, options={"house": "custom", "house_package": rust_package()})
+    move_all(t, [1, 4, 2])
+    t.run("ann", Pass("ann"))
+    d.push([1])
+    sword = t.run("bob", Generate("bob"))["card_id"]
+    grogs = named(t, "bob", "Grogs")[0]
+    t.run("bob", Keep("bob", sword, attach_to=grogs))
+    pass_create(t)
+    assert t.phase() == "main" and t.turn()[0] == "ann"
+    return t, sword, grogs
+
+
+def test_a_dmg_2_a_spell_at_beings_cannot_damage_an_item():
+    """[000:22] "animate or (by default) inanimate (the former is synonymous with "being", the latter with either
+    "item" or "structure")" and A-DMG-2 [000:125] "Structures (Improvement and Town cards) and Items (everything
+    else)": Arc of Lightning ("Target: Being", its forms An, Co, He, Te) cannot strike a Sword, an item of Te."""
+    d = Dice()
+    t, sword, grogs = sword_table(d)
+    refused(t, "ann", Cast("ann", t.mage("ann"), "Arc of Lightning", sword, 2), "A-DMG-2")
+    assert cards(t, "bob")[sword]["damage"] == 0
+    out = t.run("ann", Cast("ann", t.mage("ann"), "Arc of Lightning", grogs, 1))  # a being of Co: it may
+    assert out["magnitude"] == 1 and cards(t, "bob")[grogs]["damage"] == 1
+
+
+def test_a_dmg_2_an_item_damaged_is_discarded_at_the_end_of_the_season():
+    """A-DMG-2 [000:125] "Items are discarded at the end of any season when they sustained damage (unless they
+    are immediately repaired)": a spell at items damages Bob's Sword; it is still attached through the season and
+    is discarded as the season ends."""
+    d = Dice()
+    t, sword, grogs = sword_table(d)
+    out = t.run("ann", Cast("ann", t.mage("ann"), RUST, sword, 1))
+    assert out["magnitude"] == 1 and cards(t, "bob")[sword]["damage"] == 1
+    assert cards(t, "bob")[sword]["attached_to"] == grogs  # still in play this season
+    discarded = t.view("gm")["discard"]["count"]
+    end_season(t)
+    assert sword not in cards(t, "bob") and grogs in cards(t, "bob")
+    assert t.view("gm")["discard"]["count"] == discarded + 1
