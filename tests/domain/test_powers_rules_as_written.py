@@ -25,12 +25,14 @@ GM = Caller.of("gm")
 class Table:
     """A Powers game on the small world map, run through the service with the dice each test gives."""
 
-    def __init__(self, *powers: tuple[str, str, str], towns: list[dict] = (), months: int = 2) -> None:
+    def __init__(
+        self, *powers: tuple[str, str, str], towns: list[dict] = (), features: list[dict] = (), months: int = 2
+    ) -> None:
         self.dice = FixedRoller()
         self.games = Games(roller_factory=lambda game: self.dice)
         self.gid = self.games.create_game("Rules as written", "GM", months_per_season=months)[0]
         self.seats = {name: self.games.add_power(self.gid, "gm", name, cls, sub)[0] for name, cls, sub in powers}
-        self.gm(world.DeclareMap(hexes=HEXES, towns=list(towns)))
+        self.gm(world.DeclareMap(hexes=HEXES, towns=list(towns), features=list(features)))
 
     def gm(self, command: Any) -> Any:
         return self.games.run(GM, self.gid, command).result
