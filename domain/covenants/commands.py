@@ -14,13 +14,15 @@ from domain.platform.roles import RULE, WINDOWS
 
 @dataclass(frozen=True)
 class AddCovenant(Command):
-    """Seat a covenant before the game begins; ``host`` gives the seat the host role; no ``arts``: rolled."""
+    """Seat a covenant before the game begins; ``host`` gives the seat the host role; no ``arts``: rolled;
+    ``score``: the points it begins with (a campaign carried on, or a handicap: the host's ruling, H-14)."""
 
     seat_id: str
     name: str
     covenant: str
     host: bool = False
     arts: list[str] = field(default_factory=list)
+    score: int = 0
 
 
 @dataclass(frozen=True)
@@ -297,7 +299,8 @@ class NoCounter(Command):
 
 def add_covenant(game: CovenantGame, cmd: AddCovenant, ctx: Context) -> dict:
     require(game, ctx, RULE, "seat a covenant")
-    game.add_covenant(cmd.seat_id, cmd.name, cmd.covenant, host=cmd.host, arts=list(cmd.arts), actor=ctx.principal)
+    game.add_covenant(cmd.seat_id, cmd.name, cmd.covenant, host=cmd.host, arts=list(cmd.arts), actor=ctx.principal,
+                      score=cmd.score)  # fmt: skip
     return {"seat_id": cmd.seat_id}
 
 

@@ -160,7 +160,9 @@ class CovenantGame(PlatformGame):
 
     # ------------------------------------------------------------------ setup
 
-    def add_covenant(self, seat_id: str, name: str, covenant: str, *, host: bool, arts: list[str], actor: str) -> None:
+    def add_covenant(
+        self, seat_id: str, name: str, covenant: str, *, host: bool, arts: list[str], actor: str, score: int = 0
+    ) -> None:
         s = self.state
         if s.phase != "setup":
             raise RuleViolation("covenants join before the game begins", rule="A-ORDER-2", field="seat_id")
@@ -173,17 +175,21 @@ class CovenantGame(PlatformGame):
         bad = [a for a in arts if a not in TECHNIQUES + FORMS]
         if arts and (bad or len(set(arts)) != 5):
             raise RuleViolation("a starting mage has five different Arts ([000:4])", rule="A-GEN-4", field="arts")
+        target = int(s.options.get("target_score", 25))
+        if not 0 <= score < target:  # the host's ruling (H-14); a score that has won already ends nothing (A-RECK-5)
+            raise RuleViolation(f"a covenant begins with 0 to {target - 1} points", rule="A-RECK-5", field="score")
         self._covenant_added(
             seat_id=seat_id, name=name, covenant=covenant, roles=[HOST] if host else [], arts=list(arts),
-            actor=actor, audience=PUBLIC,
+            actor=actor, audience=PUBLIC, score=score,
         )  # fmt: skip
 
     @event("CovenantAdded")
     def _covenant_added(
-        self, seat_id: str, name: str, covenant: str, roles: list, arts: list, actor: str, audience: list
-    ) -> None:
+        self, seat_id: str, name: str, covenant: str, roles: list, arts: list, actor: str, audience: list,
+        score: int = 0,
+    ) -> None:  # fmt: skip
         self.state.powers[seat_id] = CovenantSeat(
-            id=seat_id, name=name, covenant=covenant, roles=list(roles), arts=list(arts)
+            id=seat_id, name=name, covenant=covenant, roles=list(roles), arts=list(arts), score=score
         )
         self.state.order.append(seat_id)
 

@@ -11,7 +11,9 @@ import pytest
 
 from domain.covenants import house
 from domain.covenants.commands import (
+    AddCovenant,
     AllocateDamage,
+    BeginGame,
     Cast,
     Challenge,
     ChooseArt,
@@ -348,3 +350,120 @@ def test_a_ex_5_a_might_boost_countered_after_the_battle_is_undone_and_the_battl
     assert grogs(t, "bob")["damage"] == 2 and grogs(t, "ann")["damage"] == 2
     pass_main(t)
     assert t.phase() == "move"
+
+
+def seated(d: Dice, scores: dict, arts: dict | None = None, options: dict | None = None):
+    """Three covenants seated by the host with the scores they begin with (a campaign carried on, H-14), the dice
+    from ``d``; Ann starts (the draw shows 1)."""
+    from api.service import Caller, Games
+    from tests.covenants.play import ARTS, Table
+
+    arts = {**ARTS, **(arts or {})}
+    games = Games(roller_factory=lambda game: d)
+    d.rolls.insert(0, [1])
+    game_id, _, _ = games.create_game("Tribunal", ruleset="covenants", options={"players": 3, **(options or {})})
+    games.run_many(
+        Caller.of("gm"),
+        game_id,
+        [
+            AddCovenant("ann", "Ann", "Fengheld", host=True, arts=arts["ann"], score=scores.get("ann", 0)),
+            AddCovenant("bob", "Bob", "Crintera", arts=arts["bob"], score=scores.get("bob", 0)),
+            AddCovenant("cy", "Cy", "Valnastium", arts=arts["cy"], score=scores.get("cy", 0)),
+        ],
+    )
+    games.run(Caller.of("gm"), game_id, BeginGame())
+    return Table(games, game_id, ["ann", "bob", "cy"])
+
+
+def villagers_make(n: int):
+    def edit(data: dict) -> None:
+        data["cards"]["Villagers"]["production"] = {"provision": n}
+
+    return edit
+
+
+def year_reckoned(t) -> dict:
+    events = t.games.visible_events(t.game_id, "cy", limit=10**6)
+    return [e for e in events if e["type"] == "YearReckoned"][-1]["data"]
+
+
+def test_a_ex_11_yearly_reckoning_with_tribute_reaches_25_and_ends_the_game():
+    """A-EX-11 "given: Winter surplus P=9, G=5, V=2; score 20; permanent tribute 1 to the lord / then: raw = ⌊9/4⌋ +
+    ⌊5/2⌋ + 2 = 2 + 2 + 2 = 6; after tribute 5; score 25 → ≥25 → game ends; highest score wins". A-RECK-3..5,
+    A-AMB-9. The host seats Ann with 12 points (H-14); a package whose Villagers make 6 provision gives each covenant
+    a surplus of 12 - 3 = 9; year one adds ⌊9/4⌋ + ⌊4/2⌋ + 4 = 8 (gold and vis kept: yearly_consumes off), so Ann
+    has 20. In Winter of year two she keeps a Mine (+1 gold: 5), casts a 2-pawn spell (vis 2) and leaves the Tax
+    and Tithe unpaid ([000:667]: "a permanent tribute of 1 point owed to the lord")."""
+    d = Dice()
+    options = {**package(villagers_make(6)), "yearly_consumes": False}
+    t = seated(d, {"ann": 12}, arts={"ann": ["Re", "Au", "Cr", "Co", "Vi"]}, options=options)
+    assert covenants(t)["ann"]["score"] == 12
+    for _ in range(4):
+        skip_season(t)
+    assert year_reckoned(t)["points"] == {"ann": 8, "bob": 8, "cy": 8} and covenants(t)["ann"]["score"] == 20
+    for _ in range(3):
+        skip_season(t)
+    assert t.view("cy")["game"]["season"] == "winter"
+    move_all_to(t, {"ann": 1, "bob": 9, "cy": 2})
+    mine = generate_and_keep(t, d, {"ann": 12})["ann"]  # a Mine
+    assert card(t, mine)["name"] == "Mine"
+    d.push([3])  # Tax and Tithe
+    t.run("bob", DrawEvent("bob"))
+    assert covenants(t)["ann"]["tax_owed"] == 2
+    pass_until(t, "ann")
+    t.run("ann", Cast("ann", t.mage("ann"), "Levitate on Wings of Air", t.mage("ann"), 2))
+    end_season(t)  # nobody pays the tax: a permanent tribute of 1 to the lord each
+    year = year_reckoned(t)
+    assert year["points"]["ann"] == 6 and year["scores"]["ann"] == 25  # 6 - 1 tribute
+    v = t.view("cy")
+    assert v["game"]["phase"] == "over" and v["covenants"]["ann"]["tribute"] == [
+        {"to": None, "points": 1, "permanent": True}
+    ]
+    assert v["game"]["winners"] == ["ann"] and year["winners"] == ["ann"]  # the highest score wins
+
+
+def test_a_ex_11_variants_no_points_less_tribute_and_tribute_owed_to_a_covenant():
+    """A-EX-11 "variant: raw 0 and tribute 1 → score 19 / variant: tribute owed to covenant C → C's score +1"
+    (A-RECK-4: "Tribute owed to another covenant is added to that player's score"). Ann, seated with 14 points,
+    has 20 after year one (⌊1/4⌋ + ⌊4/2⌋ + 4 = 6; the conversion spends her gold and vis, A-AMB-9); in Winter of year
+    two she has a surplus of 1 provision and nothing else, and owes the lord 1 (the Tax and Tithe unpaid): 19. Cy
+    loses a Certamen to Bob (the house winnings: a tribute of 1, [000:155]), so Bob gains it."""
+    d = Dice()
+    t = seated(d, {"ann": 14})
+    for _ in range(4):
+        skip_season(t)
+    assert covenants(t)["ann"]["score"] == 20 and covenants(t)["ann"]["gold"] == covenants(t)["ann"]["vis"] == 0
+    for _ in range(3):
+        skip_season(t)
+    assert t.turn()[0] == "bob"  # the lowest score starts
+    move_all_to(t, {"bob": 9, "cy": 1, "ann": 2})
+    pass_create(t)
+    d.push([3])  # Tax and Tithe
+    t.run("bob", DrawEvent("bob"))
+    t.run("bob", Pass("bob"))
+    cid = t.run("cy", Challenge("cy", t.mage("cy"), t.mage("bob")))["challenge_id"]
+    pass_main(t)
+    t.run("cy", ChooseArt("cy", cid, "Re"))
+    t.run("bob", ChooseArt("bob", cid, "Im"))
+    t.run("cy", SealBid("cy", cid, 0))
+    t.run("bob", SealBid("bob", cid, 0))
+    out = t.run(t.turn()[0], ResolveCertamen(t.turn()[0], cid))  # on the turn of the first of them (A-AMB-7)
+    assert out["winner"] == "bob" and out["winnings"] == {"tribute": 1, "from": "cy", "to": "bob"}
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    year = year_reckoned(t)
+    assert year["points"] == {"ann": 0, "bob": 0, "cy": 0}
+    assert year["scores"] == {"ann": 19, "bob": 6 - 1 + 1, "cy": 6 - 1 - 1}
+
+
+def test_a_reck_5_a_covenant_is_seated_with_fewer_points_than_win():
+    """H-14 (the host seats a covenant with the points it carries) within A-RECK-5: a score that would already win
+    is refused, naming the field, and records nothing."""
+    from api.service import Caller, Games
+
+    games = Games(roller_factory=lambda game: Dice())
+    game_id, _, _ = games.create_game("Tribunal", ruleset="covenants", options={"players": 2})
+    for bad in (-1, 25):
+        with pytest.raises(RuleViolation, match="A-RECK-5"):
+            games.run(Caller.of("gm"), game_id, AddCovenant("ann", "Ann", "Fengheld", host=True, score=bad))
+    assert games.view(game_id, "gm")["covenants"] == {}
