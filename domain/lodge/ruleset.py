@@ -44,13 +44,37 @@ class LodgeOptions(PostOptions):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    package: str = DEFAULT_PACKAGE  # the host's rules package the game pins (LH-7)
-    ranking_mode: Literal["dense", "competition"] = "dense"  # L-AMB-1
-    non_spell_removal_restricted: bool = True  # L-AMB-6
-    crown_of_the_summoner: bool = False  # LH-6 (R42)
-    # hours before a window's deadline (a phase's, or a prompt's) to remind whoever has not acted (L.3)
-    reminder_hours: list[Annotated[float, Field(gt=0, le=24 * 14)]] = [12, 2]
-    defeat_pp: list[int] | None = None  # the defeat Power Point table, if the host sets one (L-AMB-4)
+    package: str = Field(
+        default=DEFAULT_PACKAGE,
+        description="The host's rules package the game pins (LH-7): the phases, banners, game end and, in "
+        "lodge-wide-rooms, Rooms of 6 and 7 slots.",
+    )
+    ranking_mode: Literal["dense", "competition"] = Field(
+        default="dense",
+        description="L-AMB-1: who gains the central banner of a rebuilt Room after a tie for the most cubes: "
+        "dense, the second highest number (recommended); competition, the second place (1-1-3).",
+    )
+    non_spell_removal_restricted: bool = Field(
+        default=True,
+        description="L-AMB-6: a non-Forgotten Effect that is not a Spell (a Room, a Physical Action, the Black "
+        "Rose) removes another Mage's Evocation only as a non-Forgotten Spell may (R17, R18); recommended on.",
+    )
+    crown_of_the_summoner: bool = Field(
+        default=False,
+        description="LH-6 (R42): the optional Crown of the Summoner rule: at Clean-up each Mage rotates all "
+        "their Evocation Cards horizontally.",
+    )
+    reminder_hours: list[Annotated[float, Field(gt=0, le=24 * 14)]] = Field(
+        default=[12, 2],
+        description="Hours before a window's deadline (a phase's, or a prompt's) to remind whoever has not acted "
+        "(L.3).",
+    )
+    defeat_pp: list[Annotated[int, Field(ge=0, le=20)]] | None = Field(
+        default=None,
+        max_length=6,
+        description="L-AMB-4: the defeat Power Point table, ranked by Damage dealt to the defeated Mage (R38); "
+        "none (recommended) keeps the package's, off until the source is found.",
+    )
 
 
 def _add_mage(game: LodgeGame, cmd: AddMage, ctx: Context) -> None:

@@ -12,79 +12,16 @@ from typing import Any
 
 import pytest
 
-from api.rulesets import service_class
-from api.service import Caller, Games
 from domain.errors import RuleViolation
 from domain.lodge.ruleset import (
-    AddMage,
     AdvancePhase,
-    BeginGame,
     BlackRoseAct,
     CastSpell,
     CommandEvocation,
     PhysicalAction,
-    PrepareSpells,
 )
-from domain.lodge.state import BLACK_ROSE, DUMMY
-
-GM = Caller.of("gm")
-COLOUR = {"ann": "red", "bob": "blue", "cy": "green", "dee": "yellow"}
-MAGE = {"Red": "ann", "Blue": "bob", "Green": "cy", "Yellow": "dee", "BlackRose": BLACK_ROSE}
-# the seed each game is begun with decides the Evocation deck's order (DeckShuffled): these draw, first to last,
-# hound, ghoul (103); shade, ghoul (0); wraith, shade (1)
-HOUND_GHOUL, SHADE, WRAITH = 103, 0, 1
-
-
-class Table:
-    """A Lodge played through the service: the host seats the Mages and begins; each Mage prepares her cards."""
-
-    def __init__(
-        self,
-        mages: tuple[str, ...] = ("ann", "bob", "cy"),
-        seed: int = 0,
-        avatars: tuple[str, ...] = (),
-        **options: Any,
-    ) -> None:
-        self.games: Games = service_class()(entropy=lambda n: f"{seed:02x}" * n)
-        self.id, _, _ = self.games.create_game("Lodge", ruleset="lodge", options=options or None)
-        self.run("gm", *(AddMage(m, m.title(), COLOUR[m], avatar=m in avatars) for m in mages), BeginGame())
-        self.seen = len(self.events())
-
-    def close(self) -> None:
-        self.games.close()
-
-    def run(self, who: str, *commands: Any) -> None:
-        for command in commands:
-            self.games.run(Caller.of(who), self.id, command)
-
-    def prepare(self, **cards: dict[str, str]) -> None:
-        """Each Mage's cards face down, then the Actions phase."""
-        for mage, slots in cards.items():
-            self.run(mage, PrepareSpells(mage, slots))
-        self.run("gm", AdvancePhase("prepare"))
-
-    def view(self, who: str = "gm") -> dict:
-        return self.games.view(self.id, who)
-
-    def events(self) -> list[tuple[str, dict]]:
-        return [(e["type"], e["data"].get("data", {})) for e in self.games.visible_events(self.id, "gm")]
-
-    def new(self) -> list[tuple[str, dict]]:
-        """The events recorded since the last call."""
-        events = self.events()
-        out, self.seen = events[self.seen :], len(events)
-        return out
-
-    def to_cleanup(self) -> list[tuple[str, dict]]:
-        """End the Actions and the Black Rose's phases: Clean-up (C1-C6) runs."""
-        if self.view()["game"]["phase"] == "actions":
-            self.run("gm", AdvancePhase("actions"))
-        self.run("gm", AdvancePhase("black-rose"))
-        return self.new()
-
-    def evocation(self, card: str) -> str:
-        (eid,) = [e for e, ev in self.view()["evocations"].items() if ev["card"] == card]
-        return eid
+from domain.lodge.state import DUMMY
+from tests.domain.lodge_helpers import HOUND_GHOUL, MAGE, SHADE, WRAITH, Table
 
 
 @pytest.fixture
