@@ -313,6 +313,9 @@ class Catalogue(PlatformGame):
             }
         elif kind["kind"] == "duel":
             outputs = {"target": kind["params"].get("target"), "defeated": bool(a.success)}
+            held = self._immunity_held(a.power, str(kind["params"].get("target")))
+            if held is not None:  # P-AMB-10, [003:54]: while the immunity applies, a duel cannot kill
+                outputs["immunity_held"] = held
         else:
             ca = cr.CLASS_ACTIONS[kind["kind"]]
             outputs = ca.yields(dict(kind["params"]), result)
@@ -672,6 +675,45 @@ class Catalogue(PlatformGame):
     @event("AssetTermsSet")
     def _asset_terms_set(self, asset_id: str, terms: dict, actor: str, audience: list) -> None:
         _cat(self.state).setdefault("terms", {})[asset_id] = dict(terms)
+
+    # ------------------------------------------------------------------ P-AMB-10: immunities
+
+    def set_immunity(self, power_id: str, immunity: str, bypassed_by: list[str] | None = None) -> None:
+        """GM: a power's immunity, as data (P-AMB-10: an adversary has the one the GM records, a minor adversary
+        none unless the GM overrides; [003:54] a non-minor champion's "immunity ability"), and the powers that know
+        how to overcome it. While it applies, a duel defeats the power but cannot kill it ([003:54]). An empty
+        ``immunity`` lifts it. The power, those who know how to overcome it and the GM know it."""
+        g: Any = self
+        g.power(power_id)
+        text = limits.check_text(immunity, "immunity", limits.REASON, what="an immunity")
+        knowing = sorted(set(bypassed_by or []))
+        for p in knowing:
+            g.power(p)
+            if p == power_id:
+                raise RuleViolation("a power does not overcome its own immunity", rule="P-AMB-10", field="bypassed_by")
+        record = {"immunity": text.strip(), "bypassed_by": knowing} if text.strip() else None
+        if record == _cat(self.state).get("immunities", {}).get(power_id):
+            raise RuleViolation("this power's immunity is already so", rule="P-AMB-10", field="immunity")
+        self._immunity_set(
+            power_id=power_id,
+            immunity=text.strip(),
+            bypassed_by=knowing,
+            actor=GM,
+            audience=vis.powers([power_id, *knowing]),
+        )
+
+    def _immunity_held(self, attacker: str, target: str) -> bool | None:
+        """Whether ``target``'s immunity still protects it against ``attacker`` ([003:54]); None if it has none."""
+        imm = _cat(self.state).get("immunities", {}).get(target)
+        return None if imm is None else attacker not in imm["bypassed_by"]
+
+    @event("ImmunitySet")
+    def _immunity_set(self, power_id: str, immunity: str, bypassed_by: list, actor: str, audience: list) -> None:
+        immunities = _cat(self.state).setdefault("immunities", {})
+        if immunity:
+            immunities[power_id] = {"immunity": immunity, "bypassed_by": list(bypassed_by)}
+        else:
+            immunities.pop(power_id, None)
 
     # ------------------------------------------------------------------ P-ASSET-8: who wields a magic item
 
@@ -1629,5 +1671,10 @@ def catalogue_view(game: Any, viewer: str) -> dict:
         },
         "counters": c.get("counters", {}).get(viewer, {}),
         "wielders": game.wielders(viewer),
+        "immunities": {
+            pid: imm["immunity"]
+            for pid, imm in c.get("immunities", {}).items()
+            if viewer == pid or viewer in imm["bypassed_by"]
+        },
         "blighted_town": c.get("blighted", {}).get(viewer),  # its own choice; the town's decline is public
     }

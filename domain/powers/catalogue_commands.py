@@ -60,6 +60,16 @@ class RecordLocation(Command):
 
 
 @dataclass(frozen=True)
+class SetImmunity(Command):
+    """GM: a power's immunity (an adversary's, a champion's) and who knows how to overcome it; empty lifts it
+    (P-AMB-10, [003:54])."""
+
+    power_id: str
+    immunity: str
+    bypassed_by: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class WieldItem(Command):
     """Give one's magic item to a wielder (an agent or army of one's own, a champion itself), or take it back; a
     change goes with an action involving the item or its wielder (P-ASSET-8)."""
@@ -237,6 +247,11 @@ def record_location(game: Any, cmd: RecordLocation, ctx: Context) -> None:
     game.record_location(cmd.power_id, cmd.hex_id)
 
 
+def set_immunity(game: Any, cmd: SetImmunity, ctx: Context) -> None:
+    require_gm(ctx)
+    game.set_immunity(cmd.power_id, cmd.immunity, list(cmd.bypassed_by))
+
+
 def wield_item(game: Any, cmd: WieldItem, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.wield_item(cmd.power_id, cmd.asset_id, cmd.wielder, action_id=cmd.action_id, actor=ctx.principal)
@@ -374,6 +389,7 @@ CATALOGUE_COMMANDS: Mapping[type, Handler] = {
     ChooseBlightedTown: choose_blighted_town,
     SetAssetTerms: set_asset_terms,
     WieldItem: wield_item,
+    SetImmunity: set_immunity,
     GainExtraReaction: gain_extra_reaction,
     UseReaction: use_reaction,
     SubmitClassAction: submit_class_action,

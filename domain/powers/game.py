@@ -2141,6 +2141,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "QuotaChanged": 1,
     "AssetTermsSet": 1,
     "ItemWielded": 1,  # P-ASSET-8
+    "ImmunitySet": 1,  # P-AMB-10
     "FeesDue": 1,
     "ExtraReactionGained": 1,
     "ReactionUsed": 1,

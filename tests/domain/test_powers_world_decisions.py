@@ -225,3 +225,38 @@ def test_p_amb_38_saboteurs_cost_two_more_for_each_use_this_season_by_that_power
         return int(out["difficulty"])
 
     assert [sabotage("Cause"), sabotage("Cause"), sabotage("Rebels"), sabotage("Cause", "public")] == [2, 4, 2, 6]
+
+
+def test_p_amb_10_an_adversary_has_the_immunity_the_gm_records_none_by_default_and_a_duel_cannot_slay_through_it():
+    """P-AMB-10 — "A minor adversary with an immunity, against [003:15] 'they don't have any immunity effects'":
+    "Immunities are data on each adversary. The minor-adversary default is none, and the GM may override."
+    [003:54] "Non-Minor Champions have an immunity ability that makes them difficult to attack directly, while this
+    immunity applies they cannot be killed by a duel." In P-EX-2 "Gandalf already knows how to bypass the balrogs
+    immunity to physical force"; Saruman does not."""
+    t = Table(("Gandalf", "champion", "wizard"), ("Saruman", "champion", "wizard"), ("Balrog", "champion", "adversary"))
+    gandalf, saruman, balrog = (t.seats[n] for n in ("Gandalf", "Saruman", "Balrog"))
+    might = {n: t.gm(pc.GrantAsset(t.seats[n], "might", "skill", 2))["asset_id"] for n in ("Gandalf", "Saruman")}
+    t.to_planning()
+
+    def duel(name: str) -> str:
+        t.dice.rolls = [[6, 6]]
+        return str(
+            t.by(name, cat.SubmitDuel(t.seats[name], balrog, "3,0", assets=[{"asset_id": might[name]}], convert=0))[
+                "action_id"
+            ]
+        )
+
+    def outcomes(*duels: tuple[str, str]) -> list[dict]:
+        t.resolve()
+        t.gm(pc.WaiveReactions(balrog))  # the GM plays the adversary (GM-10)
+        return [t.games.view(t.gid, t.seats[n])["catalogue"]["class_actions"][aid]["outcome"] for n, aid in duels]
+
+    assert outcomes(("Gandalf", duel("Gandalf"))) == [{"success": True, "target": balrog, "defeated": True}]
+    t.advance()  # month 2 Planning
+    t.refused("Gandalf", cat.SetImmunity(balrog, "physical force"), None)  # the GM's to record
+    t.gm(cat.SetImmunity(balrog, "physical force", bypassed_by=[gandalf]))
+    assert t.games.view(t.gid, saruman)["catalogue"]["immunities"] == {}  # the GM's and the Balrog's to know
+    assert t.games.view(t.gid, gandalf)["catalogue"]["immunities"] == {balrog: "physical force"}
+    slain, held = outcomes(("Gandalf", duel("Gandalf")), ("Saruman", duel("Saruman")))
+    assert (slain["defeated"], slain["immunity_held"]) == (True, False)
+    assert (held["defeated"], held["immunity_held"]) == (True, True)  # defeated, but it cannot be killed
