@@ -18,6 +18,7 @@ from domain.covenants.commands import (
     Challenge,
     ChooseArt,
     Convert,
+    DecideEvent,
     DrawEvent,
     Generate,
     Keep,
@@ -467,3 +468,87 @@ def test_a_reck_5_a_covenant_is_seated_with_fewer_points_than_win():
         with pytest.raises(RuleViolation, match="A-RECK-5"):
             games.run(Caller.of("gm"), game_id, AddCovenant("ann", "Ann", "Fengheld", host=True, score=bad))
     assert games.view(game_id, "gm")["covenants"] == {}
+
+
+def grogs_fight_with(might: int):
+    def edit(data: dict) -> None:
+        data["cards"]["Grogs"]["might"] = might
+
+    return edit
+
+
+def riots_against_ann(might: int):
+    """Year one: Ann builds up to a Town (two more Villagers and an Expansion in Spring, the Town in Summer; [000:47]
+    it takes the four Villagers); in Spring of year two Bob, on the Event square, plays Riots at her; at the end of
+    the Main Phase her Grogs (Mundane Might ``might``, a package of the test's) fight the Town (Might 5)."""
+    d = Dice()
+    t = fixed_three(d, options={**package(grogs_fight_with(might)), "yearly_consumes": False})
+    for squares, face in (({"ann": 1, "bob": 2, "cy": 3}, 1), ({"ann": 2, "bob": 3, "cy": 4}, 2),
+                          ({"ann": 6, "bob": 7, "cy": 8}, 1)):  # fmt: skip
+        move_all_to(t, squares)
+        generate_and_keep(t, d, {"ann": face})  # Villagers, Improve Covenant (Expansion/Minor), Villagers
+        pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    move_all_to(t, {"ann": 1, "bob": 2, "cy": 3})
+    town = generate_and_keep(t, d, {"ann": 19})["ann"]  # the Town: 3 gold, and the four Villagers go
+    end_season(t)
+    skip_season(t)
+    skip_season(t)
+    assert "villagers" not in [c["kind"] for c in covenants(t)["ann"]["cards"]]
+    move_all_to(t, {"ann": 1, "bob": 9, "cy": 2})
+    pass_create(t)
+    d.push([12])  # Riots (directed)
+    t.run("bob", DrawEvent("bob"))
+    t.run("bob", DecideEvent("bob", "play", target="ann"))
+    pass_main(t)
+    assert t.phase() == "battle" and t.view("cy")["battle"]["dealt"] == {"ann": might, "Riots": 5}
+    t.run("ann", AllocateDamage("ann", {named(t, "ann", "Grogs")["id"]: 5}))
+    return t, town
+
+
+@pytest.mark.parametrize("might", [9, 10])
+def test_a_ex_13_riots_nine_or_more_damage_discards_the_town_and_the_event(might):
+    """A-EX-13 "damage 10+ → Town and event discarded / damage 9 → UNDEFINED (A-AMB-13)"; A-AMB-13 "Read 'in excess
+    of 9' as ≥ 9. While Riots is in effect, Riots' thresholds override the Town's 5-damage structure limit."
+    [000:778] "if the Town has received damage in excess of 9 points, it and this event are discarded"."""
+    t, town = riots_against_ann(might)
+    assert card(t, town) is None and "Town" in [c["name"] for c in t.view("gm")["discard"]["cards"]]
+    pass_main(t)  # the Main Phase's extra round (A-AMB-5)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t, {"ann": [named(t, "ann", "Grogs")["id"], t.mage("ann")]})  # no Town: nothing feeds them
+    assert "Riots" not in t.view("cy")["events_in_play"]
+
+
+@pytest.mark.parametrize("might", [4, 8])
+def test_a_ex_13_riots_four_to_eight_damage_discards_the_event_and_the_town_reverts(might):
+    """A-EX-13 "damage 4..8 → event discarded, Town reverts to normal" ([000:780] "If the Town received damage
+    between 4 and 8 points (inclusive), this event is discarded and the Town reverts back to normal")."""
+    t, town = riots_against_ann(might)
+    assert card(t, town)["active"] and card(t, town)["damage"] == 0
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    assert "Riots" not in t.view("cy")["events_in_play"]
+
+
+def test_a_ex_13_riots_under_four_damage_rotates_the_town_which_makes_nothing_and_fights_again():
+    """A-EX-13 "damage 3 → Town inactive, no provision this season, fights again next season with the damage kept"
+    ([000:781] "it is made inactive (rotated) and does not produce provision points this season. The Town unrotates
+    at the beginning of the next season and engages in battle again, retaining its damage amounts")."""
+    t, town = riots_against_ann(3)
+    assert not card(t, town)["active"] and card(t, town)["damage"] == 3
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    while t.turn()[0] != "ann":
+        t.run(t.turn()[0], Support(t.turn()[0], []))
+    refused(t, "ann", Support("ann", []), "A-RECK-1")  # the Town makes nothing: her mage and Grogs go unfed
+    out = t.run("ann", Support("ann", [named(t, "ann", "Grogs")["id"], t.mage("ann")]))
+    assert out["made"]["provision"] == 0
+    reckon(t)
+    assert card(t, town)["active"] and card(t, town)["damage"] == 3  # unrotated, the damage kept
+    move_all_to(t, {seat: sq for seat, sq in zip(t.turn(), (1, 2, 3), strict=True)})
+    pass_create(t)
+    pass_main(t)  # the Riots fight again: nobody of Ann's is left to fight, so the Town takes nothing more
+    assert not card(t, town)["active"] and card(t, town)["damage"] == 3
+    assert "Riots" in t.view("cy")["events_in_play"]
