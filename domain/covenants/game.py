@@ -19,6 +19,7 @@ from domain import visibility as vis
 from domain.covenants import rules
 from domain.covenants.errors import RuleViolation
 from domain.covenants.house import FORMS, TECHNIQUES, HousePackage
+from domain.covenants.options import option
 from domain.covenants.state import Card, CovenantSeat, CovenantState
 from domain.dice import Roller, commitment
 from domain.errors import Conflict, NotFound
@@ -306,7 +307,7 @@ class CovenantGame(PlatformGame):
             if s.seasons_begun > 4 and any(p.marked for p in s.powers.values()):
                 order += [p for p in s.order if s.powers[p].square == rules.EVENT_SQUARE and p not in order]
         if phase == "certamen":
-            order = [p for p in order if any(ch["challenger"] == p for ch in s.challenges.values())]
+            order = [p for p in order if any(self.resolver(ch) == p for ch in s.challenges.values())]
         if phase == "hedge":
             order = [p for p in order if p in self._hedge_claims()]
         if phase == "bandits":  # [000:679] "beginning with the covenant belonging to the starting player"
@@ -1125,7 +1126,12 @@ class CovenantGame(PlatformGame):
                 "certamen": lambda: True,
             }
             later = AFTER_MAIN[AFTER_MAIN.index(phase) + 1 :] if phase in AFTER_MAIN else AFTER_MAIN
-            self._phase(s.cycle, next(p for p in later if ends[p]()))
+            nxt = next(p for p in later if ends[p]())
+            extra = option(s.options, "main_phase_mode") == "passes_then_extra_round"
+            if nxt == "certamen" and extra and not s.extra_round:  # A-AMB-5 [000:115]: one more round once the
+                self._main_round(extra=True)  # end of the Main Phase's events have completed
+                return
+            self._phase(s.cycle, nxt)
         elif phase == "certamen":
             self._next_cycle()
 
@@ -1150,12 +1156,11 @@ class CovenantGame(PlatformGame):
         if phase != "main":
             self._advance_from(phase)
             return
-        # A-AMB-5: rounds of one action each until a round where everyone passes; then one extra round.
+        # A-AMB-5: rounds of one action each until a round where everyone passes, then the end of the Main Phase
+        # and one extra round (``_advance_from``); or, as the game's main_phase_mode says, exactly one round.
         everyone_passed = not s.acted and len(s.passed) >= len([p for p in s.order if not self.out_of_play(p)])
-        if s.extra_round or (everyone_passed and not self.state.options.get("main_extra_round", True)):
+        if s.extra_round or everyone_passed or option(s.options, "main_phase_mode") == "one_round":
             self._advance_from("main")
-        elif everyone_passed:
-            self._main_round(extra=True)
         else:
             self._main_round(extra=False)
 
@@ -1169,6 +1174,7 @@ class CovenantGame(PlatformGame):
     def _main_round_began(self, turn: list, extra: bool, actor: str, audience: list) -> None:
         s = self.state
         s.turn, s.passed, s.acted, s.extra_round = list(turn), [], False, extra
+        s.phase = "main"  # the extra round follows the end of the Main Phase's events, still in it (A-AMB-5)
 
     # ------------------------------------------------------------------ Move (A-TRACK-1)
 
@@ -1835,8 +1841,11 @@ class CovenantGame(PlatformGame):
         if any(ch["target"] == rival for ch in s.challenges.values()) or rival in self._challenged_this_season():
             raise RuleViolation("a player's mages are challenged once a season", rule="A-CERT-1")
         last = s.powers[seat].last_challenged.get(rival)
-        if last is not None and s.seasons_begun - last < 2:  # A-AMB-7: a whole season in between
-            raise RuleViolation("challenge the same player again after a full season has passed", rule="A-CERT-1")
+        gap = option(s.options, "certamen_rechallenge_gap")  # A-AMB-7: 2, a whole season in between
+        if last is not None and s.seasons_begun - last < gap:
+            raise RuleViolation(
+                f"challenge the same player again {gap} seasons after the last challenge (A-AMB-7)", rule="A-CERT-1"
+            )
         self._challenge_issued(
             challenge_id=challenge_id, challenger=seat, mage=mage_id, target=rival, target_mage=target_mage,
             cycle=s.cycle, season=s.seasons_begun, actor=seat, audience=PUBLIC,
@@ -1865,6 +1874,13 @@ class CovenantGame(PlatformGame):
         if ch is None:
             raise NotFound(f"no challenge {challenge_id!r}", field="challenge_id")
         return ch
+
+    def resolver(self, ch: dict) -> str:
+        """A-AMB-7: "A challenge is resolved on the turn of the first of its two players in clockwise order from the
+        starting player"."""
+        s = self.state
+        order = rules.clockwise(s.order, s.starting) if s.starting else list(s.order)
+        return min((ch["challenger"], ch["target"]), key=order.index)
 
     def choose_art(self, seat: str, challenge_id: str, art: str) -> None:
         """A-CERT-2: the challenger picks the Technique, the challenged player the Form."""
@@ -1907,11 +1923,14 @@ class CovenantGame(PlatformGame):
         self.state.challenges[challenge_id]["sealed"][seat] = commitment
 
     def resolve_certamen(self, seat: str, challenge_id: str) -> dict:
-        """A-CERT-2/-3: resolve a challenge in the Resolve Certamen phase, on its challenger's turn."""
+        """A-CERT-2/-3: resolve a challenge in the Resolve Certamen phase, on the turn of the first of its two
+        players clockwise (A-AMB-7)."""
         self._require_turn(seat, "certamen")
         ch = self._challenge(challenge_id)
-        if ch["challenger"] != seat:
-            raise RuleViolation("a player resolves his own challenges", rule="A-CERT-2")
+        if self.resolver(ch) != seat:
+            raise RuleViolation(
+                "a challenge is resolved on the turn of the first of its two players clockwise", rule="A-AMB-7"
+            )
         a, b = self.state.cards.get(ch["mage"]), self.state.cards.get(ch["target_mage"])
         a_on, b_on = bool(a and a.active), bool(b and b.active)
         result: dict[str, Any]
@@ -1945,7 +1964,7 @@ class CovenantGame(PlatformGame):
         result["winnings"] = self._winnings(ch, result.get("winner"))
         bids = {k: v for k, v in ch["bids"].items()} if "scores" in result else {}
         self._certamen_resolved(challenge_id=challenge_id, result=result, bids=bids, actor=seat, audience=PUBLIC)
-        if not any(c["challenger"] == seat for c in self.state.challenges.values()):
+        if not any(self.resolver(c) == seat for c in self.state.challenges.values()):
             self._end_turn(seat, acted=True)
         return result
 
@@ -1992,12 +2011,12 @@ class CovenantGame(PlatformGame):
         p = self.state.powers[seat]
         if p.gold < pen.gold or p.vis < pen.vis:
             raise RuleViolation("you cannot pay the forfeit penalty", rule="A-CERT-2")
+        resolver = self.resolver(ch)
         self._forfeited(challenge_id=challenge_id, seat=seat, gold=pen.gold, vis=pen.vis, actor=seat, audience=PUBLIC)
-        challenger = ch["challenger"]
         if self.state.phase == "certamen" and not any(
-            c["challenger"] == challenger for c in self.state.challenges.values()
-        ) and self.state.turn and self.state.turn[0] == challenger:  # fmt: skip
-            self._end_turn(challenger, acted=True)
+            self.resolver(c) == resolver for c in self.state.challenges.values()
+        ) and self.state.turn and self.state.turn[0] == resolver:  # fmt: skip
+            self._end_turn(resolver, acted=True)
 
     @event("CertamenForfeited")
     def _forfeited(self, challenge_id: str, seat: str, gold: int, vis: int, actor: str, audience: list) -> None:
@@ -2198,7 +2217,7 @@ class CovenantGame(PlatformGame):
             p = s.powers[seat]
             cursed = any(c["curse"] == 6 for c in self._curses(seat))
             points[seat] = rules.yearly_points(p.provision, p.gold, p.vis, curse6=cursed)
-            consumes = s.options.get("yearly_consumes", True)  # A-AMB-9, a campaign flag
+            consumes = option(s.options, "yearly_conversion_consumes")  # A-AMB-9, a campaign flag
             spent[seat] = {"gold": p.gold // 2 * 2, "vis": p.vis} if consumes else {"gold": 0, "vis": 0}
             if self.out_of_play(seat):  # [000:767] "the state of the covenant (and the player's score) does not
                 points[seat], spent[seat] = 0, {"gold": 0, "vis": 0}  # change"
@@ -2217,7 +2236,12 @@ class CovenantGame(PlatformGame):
                     gained[t["to"]] += take
         for seat, g in gained.items():
             scores[seat] += g
-        won = rules.winners(scores, int(s.options.get("target_score", 25)))
+        surplus = None  # A-AMB-8's optional tiebreak: the surplus left unconverted, a pawn of vis worth 2 gold
+        if option(s.options, "winner_tiebreak") == "unconverted_surplus":
+            surplus = {
+                k: s.powers[k].gold - spent[k]["gold"] + 2 * (s.powers[k].vis - spent[k]["vis"]) for k in s.order
+            }
+        won = rules.winners(scores, int(option(s.options, "target_score")), surplus=surplus)
         starting = s.starting or s.order[0]
         nxt = None if won else rules.next_starting_player(s.order, scores, starting)
         self._year_reckoned(points=points, scores=scores, spent=spent, winners=won, starting=nxt, actor=SYSTEM,
@@ -2491,7 +2515,7 @@ class CovenantGame(PlatformGame):
                                      audience=PUBLIC)  # fmt: skip
             self._end_turn(seat, acted=False)
         elif phase == "certamen":
-            for ch in [c for c in s.challenges.values() if c["challenger"] == seat]:
+            for ch in [c for c in s.challenges.values() if self.resolver(c) == seat]:
                 self._certamen_resolved(challenge_id=ch["id"], result={"winner": None, "cancelled": True},
                                         bids={}, actor=SYSTEM, audience=PUBLIC)  # fmt: skip
             self._end_turn(seat, acted=False)

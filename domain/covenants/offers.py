@@ -275,7 +275,7 @@ def _certamen(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
             out += [cc.ChooseArt(seat, ch["id"], art) for art in FORMS]
         if seat not in ch["sealed"]:  # A-AMB-7: a sealed bid of what the covenant holds
             out += [cc.SealBid(seat, ch["id"], bid) for bid in sorted({0, min(1, vis), vis // 2, vis})]
-        if seat == ch["challenger"] and at_turn:
+        if seat == game.resolver(ch) and at_turn:  # A-AMB-7: on the turn of the first of the two clockwise
             out.append(cc.ResolveCertamen(seat, ch["id"]))
         if seat == ch["target"]:
             out.append(cc.Forfeit(seat, ch["id"]))

@@ -347,12 +347,17 @@ def apply_tribute(points: int, score: int, owed: int) -> tuple[int, int, int]:
     return score + points - from_year - from_score, from_year, from_score
 
 
-def winners(scores: Mapping[str, int], target: int = 25) -> list[str]:
-    """A-RECK-5 with A-AMB-8: nobody below the target; else everyone with the highest score (a shared win)."""
+def winners(scores: Mapping[str, int], target: int = 25, *, surplus: Mapping[str, int] | None = None) -> list[str]:
+    """A-RECK-5 with A-AMB-8: nobody below the target; else everyone with the highest score (a shared win), or,
+    given each covenant's unconverted surplus (the optional tiebreak), those of them whose surplus is largest."""
     if not scores or max(scores.values()) < target:
         return []
     top = max(scores.values())
-    return sorted(s for s, v in scores.items() if v == top)
+    best = sorted(s for s, v in scores.items() if v == top)
+    if surplus is not None:
+        most = max(surplus[s] for s in best)
+        best = [s for s in best if surplus[s] == most]
+    return best
 
 
 RATES = {("provision", "gold"): (2, 1), ("gold", "provision"): (1, 2), ("gold", "vis"): (2, 1), ("vis", "gold"): (1, 2)}

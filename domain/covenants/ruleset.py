@@ -10,8 +10,6 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from pydantic import ConfigDict, Field
-
 from domain import limits
 from domain import visibility as vis
 from domain.covenants import house as houses
@@ -21,13 +19,13 @@ from domain.covenants.errors import RuleViolation
 from domain.covenants.game import CovenantGame
 from domain.covenants.mail import parse_turn
 from domain.covenants.offers import offers
+from domain.covenants.options import CovenantOptions
 from domain.covenants.state import Card, CovenantSeat, CovenantState
 from domain.covenants.verify import VERIFY_COVENANTS
 from domain.covenants.views import table_view
 from domain.ids import GM
 from domain.platform.game import fold
 from domain.platform.i18n import N_, _, word_of
-from domain.platform.posts import PostOptions
 from domain.platform.roles import AUDITOR, HOST, OBSERVER, PLAYER, PRIVILEGES, RULE, WINDOWS, Roles
 from domain.platform.ruleset import Ruleset, Step, register
 from domain.platform.state import Window
@@ -38,22 +36,6 @@ COVENANT_ROLES = Roles(
     seated=PLAYER,
     grants=MappingProxyType({HOST: frozenset({RULE, WINDOWS}), AUDITOR: PRIVILEGES}),
 )
-
-
-class CovenantOptions(PostOptions):
-    """A game's options: how many covenants (2-4), which house rules package, the score that wins."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    players: int = Field(3, ge=2, le=4)
-    house: str = "default"  # "default" or "custom" (then ``house_package`` holds it)
-    house_package: dict | None = None
-    target_score: int = Field(25, ge=1, le=200)
-    main_extra_round: bool = True  # A-AMB-5: one extra round after everyone passed
-    yearly_consumes: bool = True  # A-AMB-9: gold and vis turned into points are spent
-    extension_cap_hours_per_window: float = 48
-    extension_cap_hours_per_season: float = 96
-    reminder_hours: list[float] = [24, 2]
 
 
 def start(name: str, gm_name: str = "", tz: str = "UTC", months: int = 0, options: dict | None = None) -> CovenantGame:

@@ -29,6 +29,7 @@ def table_view(game: Any, viewer: str) -> dict[str, Any]:
             "order": list(s.order),
             "whose_turn": whose,
             "turn": list(s.turn),
+            "extra_round": s.extra_round,  # the Main Phase's one extra round (A-AMB-5)
             "seed_commitment": s.seed_commitment,
             "winners": list(s.winners),
             "forked_from": s.forked_from,

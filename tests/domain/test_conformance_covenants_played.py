@@ -143,6 +143,7 @@ def test_a_evt_4_a_hedge_mage_curse_is_rolled_when_the_covenant_keeps_its_vis_so
     v = t.view("cy")
     assert {"curse": 6, "covenant": "ann", "source": "Hedge Mage Attack"} in v["effects"]
     assert any(c["id"] == source for c in v["covenants"]["ann"]["cards"])  # she kept her source
+    pass_main(t)  # the Main Phase's extra round, after its end (A-AMB-5)
     assert t.phase() == "move"
 
 
@@ -157,6 +158,7 @@ def test_a_evt_4_giving_up_the_vis_source_spares_the_covenant_the_curse():
     assert len(d.rolls) == rolls  # no die is rolled
     assert not any(e.get("curse") for e in v["effects"])
     assert not any(c["id"] == source for c in v["covenants"]["ann"]["cards"])
+    pass_main(t)  # the Main Phase's extra round, after its end (A-AMB-5)
     assert t.phase() == "move"
 
 
@@ -171,6 +173,7 @@ def test_a_evt_4_silence_before_the_hedge_mage_gives_up_a_vis_source():
     v = t.view("cy")
     assert not any(e.get("curse") for e in v["effects"])
     assert not any(c["id"] == source for c in v["covenants"]["ann"]["cards"])
+    pass_main(t)  # the Main Phase's extra round, after its end (A-AMB-5)
     assert t.phase() == "move"
 
 
@@ -188,6 +191,7 @@ def cursed(d: Dice, curse: int, options: dict | None = None, arts: dict | None =
     t, source = vis_source_under_a_hedge_mage(d, options, arts)
     d.push([curse])
     t.run("ann", FaceHedgeMage("ann"))
+    pass_main(t)  # the Main Phase's extra round, after its end (A-AMB-5)
     t.run("bob", Move("bob", 10))
     grogs = next(c["id"] for c in t.view("ann")["covenants"]["ann"]["cards"] if c["name"] == "Grogs")
     reckon_after(t, {"ann": [grogs]})
@@ -283,6 +287,7 @@ def test_a_ex_12_a_covenant_fights_the_wave_of_bandits_and_allocates_its_damage(
     cards = {c["id"]: c for c in v["ann"]["cards"]}
     assert cards[grogs_a]["damage"] == 2 and cards[grogs_b]["damage"] == 2
     assert not cards[grogs_a]["active"] and not cards[grogs_b]["active"]
+    pass_main(t)  # the Main Phase's extra round, after its end (A-AMB-5)
     assert t.phase() == "move"
     t.run("bob", Move("bob", 10))
     starting = next(c for c in cards if cards[c]["name"] == "Grogs" and c not in (grogs_a, grogs_b))

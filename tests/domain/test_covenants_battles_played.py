@@ -65,6 +65,7 @@ def test_a_ex_7_season_of_chaos_an_even_roll_chooses_a_rival_who_declines_and_bo
     assert v["ann"]["marked"] and v["bob"]["marked"] and not v["cy"]["marked"]
     assert grogs(t, "ann")["damage"] == 2 and not grogs(t, "ann")["active"]
     assert grogs(t, "bob")["damage"] == 2 and not grogs(t, "bob")["active"]
+    pass_main(t)  # the Main Phase's extra round, after its end (A-AMB-5)
     assert t.phase() == "move" and t.view("cy")["battle"] is None
 
 
@@ -101,6 +102,7 @@ def test_a_ex_7_the_rival_pays_four_gold_to_the_chooser_and_no_battle_is_fought(
         t.run("ann", CloseWindow(window["id"]))  # the host closes the turn now
     assert grogs(t, "cy")["damage"] == 2 and grogs(t, "ann")["damage"] == 2
     # the second battle: no active being is left on either side to deal damage, so nobody allocates anything
+    pass_main(t)  # the Main Phase's extra round, after its end (A-AMB-5)
     v = t.view("bob")
     assert v["covenants"]["cy"]["marked"] and v["covenants"]["ann"]["marked"] and t.phase() == "move"
     assert grogs(t, "cy")["damage"] == 2 and v["battles"] == [] and v["battle"] is None
@@ -126,6 +128,7 @@ def test_a_bat_1_an_armed_invasion_fights_every_covenant_and_loses_might_as_it_t
     t.run("ann", AllocateDamage("ann", {grogs(t, "ann")["id"]: 6}))
     v = t.view("ann")
     assert v["invasion"]["damage"] == 6 and not any(c["marked"] for c in v["covenants"].values())
+    pass_main(t)  # the Main Phase's extra round, after its end (A-AMB-5)
     assert t.phase() == "move"
 
 
@@ -185,6 +188,7 @@ def test_a_ex_5_a_battle_after_a_might_boost_waits_until_every_player_confirms_n
     refused(t, "bob", Cast("bob", t.mage("bob"), "Counterspell", spell, 3), "H-15")  # the window is closed
     t.run("bob", AllocateDamage("bob", {bob_grogs: 3}))  # one being: the surplus goes to it
     t.run("ann", AllocateDamage("ann", {ann_grogs: 2}))  # capacity 3 now: 2 leave it short of full
+    pass_main(t)  # the Main Phase's extra round, after its end (A-AMB-5)
     assert grogs(t, "bob")["damage"] == 3 and grogs(t, "ann")["damage"] == 2 and t.phase() == "move"
 
 

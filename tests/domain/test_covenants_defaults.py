@@ -98,6 +98,7 @@ def test_a_bat_1_a_covenant_with_no_mundane_being_and_no_vis_answers_the_army_of
     assert offered(t, "ann") == [AllocateDamage("ann", {})]
     cards = t.view("gm")["covenants"]["ann"]["cards"]
     t.run("ann", AllocateDamage("ann", {}))
+    pass_main(t)  # the Main Phase's extra round, after its end (A-AMB-5)
     assert t.phase() == "move" and t.view("gm")["covenants"]["ann"]["cards"] == cards  # nothing was damaged
     assert "Army of Skeletons" in t.view("gm")["events_in_play"]  # not beaten: it returns next season
 
@@ -108,6 +109,7 @@ def test_a_bat_1_silence_at_the_army_of_skeletons_with_nothing_to_fight_or_pay_w
     d, clock = Dice(), Clock()
     t = skeletons_at_ann_without_grogs_or_vis(d, Games(clock=clock))
     assert silence(t, clock, "ann") is True
+    pass_main(t)  # the Main Phase's extra round, after its end (A-AMB-5)
     assert t.phase() == "move" and t.view("gm")["battle"] is None
 
 
@@ -320,6 +322,7 @@ def test_a_amb_7_a_sealed_bid_beyond_the_vis_held_when_the_bids_open_costs_and_c
     t.run("ann", SealBid("ann", challenge, 4))
     t.run("ann", AnswerTrade("ann", trade, True))
     t.run("bob", SealBid("bob", challenge, 0))
-    result = t.run("ann", ResolveCertamen("ann", challenge))
+    resolver = t.turn()[0]  # the first of the two clockwise from the starting player the dice drew (A-AMB-7)
+    result = t.run(resolver, ResolveCertamen(resolver, challenge))
     assert result["paid"] == {"ann": 3, "bob": 0}
     assert t.view("gm")["covenants"]["ann"]["vis"] == 0

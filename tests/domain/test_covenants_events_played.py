@@ -44,6 +44,7 @@ def test_a_evt_4_an_army_of_skeletons_is_paid_off_with_one_vis():
     assert t.phase() == "battle" and t.turn() == ["ann"]
     assert t.view("cy")["battle"]["dealt"] == {"ann": 2, "Army of Skeletons": 5}
     t.run("ann", AllocateDamage("ann", pay_off=True))
+    pass_main(t)  # the Main Phase's extra round, after its end (A-AMB-5)
     assert covenants(t)["ann"]["vis"] == vis - 1 and grogs(t, "ann")["damage"] == 0 and t.phase() == "move"
 
 
@@ -71,6 +72,7 @@ def test_a_evt_4_the_winter_of_wolves_fights_every_covenant_that_cannot_pay_its_
     for seat in ("bob", "cy", "ann"):
         assert t.turn() == [seat] and t.view("ann")["battle"]["dealt"][seat] == 2
         t.run(seat, AllocateDamage(seat, {grogs(t, seat)["id"]: 3}))
+    pass_main(t)  # the Main Phase's extra round, after its end (A-AMB-5)
     assert all(grogs(t, seat)["damage"] == 3 for seat in ("ann", "bob", "cy")) and t.phase() == "move"
 
 
@@ -200,6 +202,7 @@ def test_a_evt_4_the_plague_gains_a_counter_a_season_and_each_covenant_chooses_t
     assert struck["damage"] == 1 and not struck["active"]
     t.run("cy", ChoosePlagued("cy", [grogs(t, "cy")["id"]]))
     t.run("ann", ChoosePlagued("ann", [t.mage("ann")]))
+    pass_main(t)  # the Main Phase's extra round, after its end (A-AMB-5)
     assert (
         t.phase() == "move" and not next(c for c in covenants(t)["ann"]["cards"] if c["id"] == t.mage("ann"))["active"]
     )
@@ -249,6 +252,7 @@ def test_a_evt_4_riots_the_town_fights_its_covenant_and_under_4_damage_is_rotate
     town_card = next(c for c in covenants(t)["ann"]["cards"] if c["id"] == town)
     assert town_card["damage"] == 2 and not town_card["active"] and town_card["inactive_until"] == "summer"
     assert "Riots" in t.view("cy")["events_in_play"]
+    pass_main(t)  # the Main Phase's extra round, after its end (A-AMB-5)
     while t.turn()[0] != "bob":  # Ann starts this year (the lowest score): she moves on, then Bob goes to End
         t.run(t.turn()[0], Move(t.turn()[0], 3))
     t.run("bob", Move("bob", 10))

@@ -218,6 +218,7 @@ def test_an_army_of_skeletons_is_paid_off_through_the_form(app):
     w = Seats(app, t)
     assert "Pay the Army of Skeletons off (1 vis)" in w.page("ann")
     w.post("ann", "allocate", {"pay_off": "yes"})
+    pass_main(t)  # the Main Phase's extra round, after its end (A-AMB-5)
     assert t.view("ann")["covenants"]["ann"]["vis"] == vis - 1 and t.phase() == "move"
 
 
