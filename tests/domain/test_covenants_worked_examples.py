@@ -552,3 +552,241 @@ def test_a_ex_13_riots_under_four_damage_rotates_the_town_which_makes_nothing_an
     pass_main(t)  # the Riots fight again: nobody of Ann's is left to fight, so the Town takes nothing more
     assert not card(t, town)["active"] and card(t, town)["damage"] == 3
     assert "Riots" in t.view("cy")["events_in_play"]
+
+
+def test_a_ex_2_a_year_spell_cast_in_springs_main_phase_ends_as_the_next_springs_first_main_phase_begins():
+    """A-EX-2 [000:72] "a spell with a year duration played in the Main Phase of Spring counts that Spring as its
+    first season and ends at the beginning of the Main Phase of the next Spring": Incantation of the Stone Warrior
+    (ritual, "for one year") on Bob's Grogs turns them Te from Spring of year one through the Create/Play phase of
+    Spring of year two; they are Co again as its (first) Main Phase begins."""
+    d = Dice()
+    t = fixed_three(d, arts={"ann": ["Mu", "Co", "Vi", "Re", "Au"]})
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    grogs = named(t, "bob", "Grogs")["id"]
+    t.run("ann", Cast("ann", t.mage("ann"), "Incantation of the Stone Warrior", grogs, 3))
+    assert card(t, grogs)["substance"] == "Te"
+    end_season(t)
+    for season in ("autumn", "winter", "spring"):
+        skip_season(t)
+        assert t.view("gm")["game"]["season"] == season and card(t, grogs)["substance"] == "Te"
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    assert t.phase() == "main" and card(t, grogs)["substance"] == "Co" and t.view("gm")["effects"] == []
+
+
+def aegis_year(d: Dice, arts: dict, aegis_vis: int):
+    """Year one: Ann keeps an Equinox Vis Source (the pawns of her spells to come), Bob a Livestock; at the Winter
+    Reckoning Bob casts Aegis of the Hearth with ``aegis_vis`` pawns."""
+    t = fixed_three(d, arts=arts, options={"yearly_consumes": False})
+    move_all_to(t, {"ann": 1, "bob": 6, "cy": 2})
+    kept = generate_and_keep(t, d, {"ann": 15, "bob": 7})  # Equinox Vis Source, Livestock
+    end_season(t)
+    skip_season(t)
+    skip_season(t)
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    assert t.phase() == "reckoning" and t.view("gm")["game"]["season"] == "winter"
+    t.run("bob", Cast("bob", t.mage("bob"), "Aegis of the Hearth", "bob", aegis_vis))  # Winter Reckoning
+    reckon(t)
+    return t, kept["bob"]
+
+
+def test_a_ex_3_aegis_worth_one_point_and_magical_resistance():
+    """A-EX-3 "rival covenant R has Aegis of the Hearth cast with 3 vis → aegis 1 / case1: Pestilence of the Flock
+    (min 1 pawn, "1 damage per pawn") on R's Livestock (no MR), vis 1 → strength 0 → FAIL (vis spent) / case2: same
+    with vis 2 → strength 1 → Livestock takes 1 damage → inactive; caster's covenant marked (aggression) / case3: Arc
+    of Lightning (Spring/Summer only) on R's mage (MR 1) with vis 4 → strength 4-1-1 = 2 → 2 damage / case4: Arc of
+    Lightning on own-covenant Grogs with vis 2 → no Aegis/MR reduction → 2 damage; harmful → marked ([000:98])".
+    A-SPELL-4: s = vis − aegis (rival) − MR (rival); the spell fails below its minimum. Case 4 is played in year one
+    Case 1 is played in Spring of year two, case 2 in its Summer (a mage casts a regular spell once a season), then
+    case 4 (its Grogs struck, Ann's covenant can no longer keep its Vis Source, so it comes last)."""
+    d = Dice()
+    arts = {"ann": ["Cr", "Au", "Pe", "An", "Vi"], "bob": ["Re", "Vi", "Pe", "Im", "Mu"],
+            "cy": ["Cr", "Au", "Re", "Mu", "An"]}  # fmt: skip
+    t, livestock = aegis_year(d, arts, 3)
+    assert [e["aegis"] for e in t.view("cy")["effects"] if e["spell"] == "Aegis of the Hearth"] == [1]
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    pass_until(t, "ann")
+    vis = covenants(t)["ann"]["vis"]
+    out = t.run("ann", Cast("ann", t.mage("ann"), "Pestilence of the Flock", livestock, 1))  # case 1
+    assert out["strength"] == 0 and out["magnitude"] is None and card(t, livestock)["damage"] == 0
+    assert covenants(t)["ann"]["vis"] == vis - 1  # spent
+    pass_until(t, "cy")
+    out = t.run("cy", Cast("cy", t.mage("cy"), "Arc of Lightning", t.mage("bob"), 4))  # case 3: 4 - 1 - 1
+    assert out["strength"] == 2 and card(t, t.mage("bob"))["damage"] == 2
+    end_season(t)
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    pass_until(t, "ann")
+    out = t.run("ann", Cast("ann", t.mage("ann"), "Pestilence of the Flock", livestock, 2))  # case 2
+    assert out["strength"] == 1 and card(t, livestock)["damage"] == 1 and not card(t, livestock)["active"]
+    assert out["marked"] and covenants(t)["ann"]["marked"]
+    pass_until(t, "ann")
+    own = named(t, "ann", "Grogs")["id"]
+    out = t.run("ann", Cast("ann", t.mage("ann"), "Arc of Lightning", own, 2))  # case 4: no Aegis, no MR
+    assert out["strength"] == 2 and card(t, own)["damage"] == 2 and out["marked"]  # harmful: marks
+
+
+def test_a_ex_3_case_5_an_aegis_cast_with_two_pawns_is_worth_nothing():
+    """A-EX-3 "case5: Aegis cast with exactly 2 vis → aegis 0 (formula "1 per pawn beyond the initial 2")"
+    (A-AMB-18: clamp(vis − 2, 0, 3)): a Pestilence of 1 pawn then reaches Bob's Livestock whole."""
+    d = Dice()
+    arts = {"ann": ["Cr", "Au", "Pe", "An", "Vi"], "bob": ["Re", "Vi", "Pe", "Im", "Mu"]}
+    t, livestock = aegis_year(d, arts, 2)
+    assert [e["aegis"] for e in t.view("cy")["effects"] if e["spell"] == "Aegis of the Hearth"] == [0]
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    pass_until(t, "ann")
+    out = t.run("ann", Cast("ann", t.mage("ann"), "Pestilence of the Flock", livestock, 1))
+    assert out["strength"] == 1 and card(t, livestock)["damage"] == 1
+
+
+def test_a_ex_4_damage_stays_after_a_substance_change_and_a_later_co_spell_is_illegal():
+    """A-EX-4 "Mage X deals 1 damage to Grogs G (Animate Co) / when: later in the phase Mage Y casts Incantation of
+    the Stone Warrior on G (→ Animate Te) / then: G keeps its 1 damage / when: the substance change happened on a
+    preceding turn and X now casts a Co-only damage spell on G / then: the cast is rejected (illegal target)"
+    ([000:112]; A-SPELL-7). X cast its regular spell this season already, so the later cast is a third mage's, on a
+    later turn, as the example's "X now" allows."""
+    d = Dice()
+    arts = {"ann": ["Cr", "Ig", "Vi", "An", "Au"], "bob": ["Mu", "Co", "Vi", "Re", "Pe"],
+            "cy": ["Cr", "Ig", "Re", "Mu", "An"]}  # fmt: skip
+    t = fixed_three(d, arts=arts)
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    grogs = named(t, "cy", "Grogs")["id"]
+    t.run("ann", Cast("ann", t.mage("ann"), "Sphere of Flame", grogs, 1))
+    t.run("bob", Cast("bob", t.mage("bob"), "Incantation of the Stone Warrior", grogs, 3))
+    assert card(t, grogs)["damage"] == 1 and card(t, grogs)["substance"] == "Te"
+    refused(t, "cy", Cast("cy", t.mage("cy"), "Sphere of Flame", grogs, 1), "A-SPELL-7")
+
+
+def test_a_ex_6_targeting_yourself():
+    """A-EX-6 "Mage casts Levitate on Wings of Air on itself → allowed / Incantation of the Stone Warrior on itself →
+    allowed ("turn itself into stone") / Enhance Resistance on itself → rejected (raises its own MR) / The Subtle
+    Accomplice targeting itself → rejected" ([000:113]; A-SPELL-6)."""
+    d = Dice()
+    t = fixed_three(d, arts={"ann": ["Re", "Au", "Mu", "Co", "Vi"], "bob": ["Mu", "Vi", "Pe", "Im", "Re"]})
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    me = t.mage("ann")
+    refused(t, "ann", Cast("ann", me, "Enhance Resistance", me, 2), "A-SPELL-6")
+    t.run("ann", Cast("ann", me, "Levitate on Wings of Air", me, 1))
+    cid = t.run("bob", Challenge("bob", t.mage("bob"), t.mage("cy")))["challenge_id"]
+    t.run("cy", Pass("cy"))
+    t.run("ann", Cast("ann", me, "Incantation of the Stone Warrior", me, 3))
+    assert card(t, me)["substance"] == "Te"
+    pass_main(t)
+    assert t.phase() == "certamen" and cid
+    refused(t, "bob", Cast("bob", t.mage("bob"), "The Subtle Accomplice", t.mage("bob"), 1), "A-SPELL-6")
+
+
+def test_a_ex_7_season_of_chaos_an_even_roll_chooses_a_rival_and_both_covenants_are_marked():
+    """A-EX-7 "given: Season of Chaos in play; Player A rolls 4 (even) → chooses B; B declines to pay 4 gold / then:
+    at Main Phase end the mundane battle A vs B resolves; the grogs of both deal damage → both covenants marked /
+    given: A rolls 3 (odd) → no battle obligation for A" ([000:98], [000:691])."""
+    from domain.covenants.commands import AvertBattle, ChooseRival, RollChaos
+
+    d = Dice()
+    t = year_two_spring_event(d, 6)  # Season of Chaos
+    assert t.phase() == "chaos" and t.turn()[0] == "bob"
+    d.push([4])
+    assert t.run("bob", RollChaos("bob")) == {"face": 4, "must_choose_rival": True}
+    t.run("bob", ChooseRival("bob", "ann"))
+    t.run("ann", AvertBattle("ann", False))
+    d.push([3])
+    assert t.run("cy", RollChaos("cy"))["must_choose_rival"] is False
+    d.push([1])
+    t.run("ann", RollChaos("ann"))
+    pass_main(t)
+    assert t.phase() == "battle" and t.view("cy")["battle"]["dealt"] == {"bob": 2, "ann": 2}
+    t.run("bob", AllocateDamage("bob", {named(t, "bob", "Grogs")["id"]: 2}))
+    t.run("ann", AllocateDamage("ann", {named(t, "ann", "Grogs")["id"]: 2}))
+    v = t.view("cy")["covenants"]
+    assert v["ann"]["marked"] and v["bob"]["marked"] and not v["cy"]["marked"]
+
+
+def test_a_ex_8_season_track_legality():
+    """A-EX-8 "start: all at 0 (Begin), first moves of the season / P1 → 9 (Event): ok; P2 → 9: rejected (occupied);
+    P2 → 10: rejected (first move > Event); P2 → 8: ok / next cycle: P1 (on 9) → only legal move is 10 → all tokens →
+    10 → RECKONING (P2 does not move; remaining phases skipped)" (A-TRACK-1, A-AMB-4)."""
+    d = Dice()
+    t = fixed_three(d)
+    t.run("ann", Move("ann", 9))
+    refused(t, "bob", Move("bob", 9), "A-TRACK-1")
+    refused(t, "bob", Move("bob", 10), "A-TRACK-1")
+    t.run("bob", Move("bob", 8))
+    t.run("cy", Move("cy", 1))
+    pass_create(t)
+    pass_main(t)
+    assert t.view("ann")["me"]["legal_moves"] == [10]
+    t.run("ann", Move("ann", 10))
+    v = t.view("gm")
+    assert v["game"]["phase"] == "reckoning" and {c["square"] for c in v["covenants"].values()} == {10}
+
+
+def test_a_ex_12_a_covenant_fights_the_wave_of_bandits_and_loses_its_mine_and_its_gold():
+    """A-EX-12 "given: covenant with Grogs A (MM 2, Sword +1), Grogs B (MM 2, Leather Shield +1 capacity), 1 Mine,
+    gold 3 (none in Treasury); Wave of Bandits (MM 4); player chooses to fight / then: covenant deals 2+1+2 = 5 →
+    Bandits damage 5 ≥ 4 → Bandits discarded at season end / Bandits deal 4 → must fill capacities first: A ≤ 2,
+    B ≤ 3 (e.g. A 2, B 2) → both damaged → both inactive / active Grogs = 0 < required 1 for 1 Mine → Mine
+    discarded immediately ([000:51], A-AMB-11) / at season end no active Grogs → lose all 3 gold outside a Treasury
+    ([000:683])". Year one: Ann's starting Grogs (B) gets a Leather Shield (1 gold), and a Mine makes her a gold at
+    the Winter Reckoning; Spring of year two: she keeps Grogs A and a Sword for it (1 gold): 3 gold."""
+    from domain.covenants.commands import FaceBandits
+
+    d = Dice()
+    t = fixed_three(d, options={"yearly_consumes": False})
+    grogs_b = named(t, "ann", "Grogs")["id"]
+    move_all_to(t, {"ann": 4, "bob": 1, "cy": 2})
+    d.push([3])
+    shield = t.run("ann", Generate("ann"))["card_id"]
+    t.run("ann", Keep("ann", shield, attach_to=grogs_b))
+    pass_create(t)
+    end_season(t)
+    skip_season(t)
+    skip_season(t)
+    move_all_to(t, {"ann": 1, "bob": 2, "cy": 3})
+    mine = generate_and_keep(t, d, {"ann": 12})["ann"]
+    end_season(t)
+    assert covenants(t)["ann"]["gold"] == 4 and t.turn()[0] == "bob"
+    move_all_to(t, {"bob": 1, "cy": 2, "ann": 3})
+    grogs_a = generate_and_keep(t, d, {"ann": 1})["ann"]
+    pass_main(t)
+    move_all_to(t, {"bob": 5, "cy": 6, "ann": 4})
+    pass_until(t, "ann")
+    d.push([1])
+    sword = t.run("ann", Generate("ann"))["card_id"]
+    t.run("ann", Keep("ann", sword, attach_to=grogs_a))
+    pass_main(t)
+    move_all_to(t, {"bob": 9, "cy": 7, "ann": 8})
+    pass_create(t)
+    d.push([5])  # Wave of Bandits
+    t.run("bob", DrawEvent("bob"))
+    pass_main(t)
+    assert t.phase() == "bandits" and covenants(t)["ann"]["gold"] == 3
+    t.run("bob", FaceBandits("bob", fight=False))
+    t.run("cy", FaceBandits("cy", fight=False))
+    refused(t, "ann", FaceBandits("ann", fight=True, allocation={grogs_a: 3, grogs_b: 1}), "A-BAT-1")  # A: 2 at most
+    assert t.run("ann", FaceBandits("ann", fight=True, allocation={grogs_a: 2, grogs_b: 2}))["dealt"] == 5
+    assert not card(t, grogs_a)["active"] and not card(t, grogs_b)["active"]
+    assert card(t, mine) is None  # no active Grogs to guard it
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t, {"ann": [grogs_a, grogs_b]})
+    assert covenants(t)["ann"]["gold"] == 0  # all 3 lost
+    assert "Wave of Bandits" not in t.view("cy")["events_in_play"]  # beaten: discarded at the season's end
+
+
+def test_a_ex_14_random_arts_for_a_starting_mage():
+    """A-EX-14 "d6: [6, 2, 2, 4] → 6 reroll; 2 → In; 2 duplicate → reroll; 4 → Pe ⇒ {In, Pe} / d20: [3, 4, 20, 11] →
+    ⌈3/2⌉=2 Aq; ⌈4/2⌉=2 Aq duplicate → reroll; 20 → Vi; 11 → Ig ⇒ {Aq, Vi, Ig}" (A-GEN-4, A-AMB-16): the host seats
+    Ann without Arts, and the game rolls them with these dice, each roll recorded."""
+    d = Dice().push([6], [2], [2], [4], [3], [4], [20], [11])  # after the starting-player draw
+    t = fixed_three(d, arts={"ann": []})
+    assert card(t, t.mage("ann"))["arts"] == ["In", "Pe", "Aq", "Vi", "Ig"]
+    rolled = [e["data"]["faces"][0] for e in t.games.visible_events(t.game_id, "bob") if e["type"] == "DieRolled"]
+    assert rolled == [1, 6, 2, 2, 4, 3, 4, 20, 11]
