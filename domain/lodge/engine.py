@@ -542,7 +542,9 @@ class Engine:
         if ev is None:
             return [], [self.skip("remove", f"{t} is not an Evocation in the Lodge", "R3")]
         own = ev["controller"] == src.resolver
-        restricted = src.kind == "spell" or self.options.get("non_spell_removal_restricted", True)
+        # a Persistent Effect is a Spell Effect (R5): R17/R18 hold for it whatever L-AMB-6's option says
+        spell = src.kind in ("spell", "persistent")
+        restricted = spell or self.options.get("non_spell_removal_restricted", True)
         if not own and not src.forgotten and restricted:  # L-EVO-5: R19, R20, then R17 and R18
             card = self.cat.evocation_by_id[ev["card"]]
             if card.forgotten:

@@ -324,3 +324,19 @@ def test_the_lodge_options_cite_their_decisions_and_refuse_what_they_do_not_allo
         with pytest.raises(RuleViolation) as refused:
             tables(**options)
         assert next(iter(options)) in (refused.value.field or "")
+
+
+def test_l_amb_6_a_persistent_effect_is_a_spells_and_removes_only_as_a_spell_may_whatever_the_option(tables):
+    """L-AMB-6 covers the Effects that are not Spells; a Persistent Effect is a Spell Effect ([002:R5]: "Persistent
+    are a type of Spell Effects"), so R17 holds for it even with non_spell_removal_restricted off: Ann's Banishing
+    Circle in the Library does not remove Bob's Forgotten Wraith when it enters."""
+    t = tables(seed=WRAITH, non_spell_removal_restricted=False)
+    t.prepare(ann={"I": "banishing-circle"}, bob={"QUICK": "call-beast"})
+    t.run("bob", CastSpell("bob", "QUICK"))
+    wraith = t.evocation("wraith")
+    t.run("ann", CastSpell("ann", "I", "library"))
+    t.new()
+    t.run("bob", CommandEvocation("bob", wraith, moves=["library"]))
+    (circle,) = _phrases(t.new(), "banishing-circle")
+    assert wraith in t.view()["evocations"]
+    assert circle["status"] == "skipped" and circle["skipped"][0]["rule"] == "L-EVO-5"
