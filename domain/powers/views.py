@@ -12,6 +12,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from domain.ids import GM
+from domain.powers import rules
 from domain.powers.armies import armies_view
 from domain.powers.battle import battles_view
 from domain.powers.catalogue import catalogue_view
@@ -67,6 +68,7 @@ def _full_action(game: Game, a: ActionState, *, with_secret: bool, owner: bool =
         "tiers": dict(a.tiers),
         "difficulty_changed_after_roll": dict(a.changed_after_roll) if a.changed_after_roll else None,
         "pool": _pool_view(a.pool),
+        "critical": _critical(game, a.pool),
         "pool_size": t.pool_size,
         "successes": t.successes,
         "consequences": t.consequences,
@@ -95,6 +97,23 @@ def _full_action(game: Game, a: ActionState, *, with_secret: bool, owner: bool =
         out["preview"] = game.conversion_preview(a)
     if with_secret and a.id in game.state.sealed_difficulties and not a.revealed:
         out["sealed_difficulty"] = game.state.sealed_difficulties[a.id]["value"]
+    return out
+
+
+def _critical(game: Game, pool: Pool | None) -> list[dict]:
+    """P-AMB-5 "Show the player both the rolled and the multiplied numbers": each critical asset's own successes
+    (5s, 6s and converted 3s and 4s) and what it counts in this game's ``critical_mode``."""
+    out: list[dict] = []
+    if pool is None:
+        return out
+    mode = game.state.options.get("critical_mode", "rolled")
+    for pa in pool.assets:
+        if pa.mode != "critical" or pa.undercut:
+            continue
+        dice = [(d.face, d.converted) for d in pool.dice if d.asset == pa.asset_id and not d.removed]
+        rolled = rules.tally([(pa.rank, "normal", dice)]).successes
+        counted = rules.tally([(pa.rank, "critical", dice)], critical_mode=mode).successes
+        out.append({"asset_id": pa.asset_id, "name": pa.name, "rolled": rolled, "counted": counted})
     return out
 
 

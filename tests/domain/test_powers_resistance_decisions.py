@@ -215,6 +215,31 @@ def test_p_amb_4_the_campaign_option_tells_the_resister_at_submission():
     assert t.view("balrog")["forewarned"] == [] and t.view("balrog")["may_resist"][0]["action_id"] == duel
 
 
+# ---------------------------------------------------------------------- P-AMB-5: critical arithmetic
+
+
+@pytest.mark.parametrize("mode, counted, convertible", [("rolled", 6, 2), ("rank", 9, 1)])
+def test_p_amb_5_a_critical_asset_shows_its_rolled_and_its_multiplied_successes(mode, counted, convertible):
+    """P-AMB-5 "Roll the asset's own dice; its successes, including the 3s and 4s the player chose to convert, × 3.
+    Consequences are not multiplied. Show the player both the rolled and the multiplied numbers. Make ×3 of rank
+    (an assured-like value) a campaign option." A critical rank-3 Palantir rolls [5, 3, 1] beside a skill's [4]: the
+    player converts what counts (the Palantir's 3 first under ``rolled``, only the skill's 4 under ``rank``)."""
+    t = Table(("Cult", "conspiracy", "cult"), options={"critical_mode": mode})
+    palantir = t.asset("cult", "Palantir", "secret", 3, critical=True)
+    lore = t.asset("cult", "lore", "skill", 1)
+    t.to_planning()
+    picks = [{"asset_id": palantir, "mode": "critical"}, {"asset_id": lore}]
+    act = t.act("cult", [5, 3, 1, 4], skill="lore", assets=picks, roll=True)
+    preview = {p["convert"]: (p["successes"], p["consequences"]) for p in t.view("cult")["my_actions"][0]["preview"]}
+    assert max(preview) == convertible
+    t.run("cult", pc.LockConversions(act, convert=1))
+    mine = t.view("cult")["my_actions"][0]
+    rolled = 2 if mode == "rolled" else 1  # the 5, and the converted 3 where the conversion went to it
+    assert mine["critical"] == [{"asset_id": palantir, "name": "Palantir", "rolled": rolled, "counted": counted}]
+    assert mine["consequences"] == 1  # never multiplied
+    assert mine["successes"] == counted + (0 if mode == "rolled" else 1)
+
+
 # ---------------------------------------------------------------------- P-AMB-6: a resister's consequences
 
 
