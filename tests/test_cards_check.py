@@ -4,6 +4,7 @@ bad file named by card and field with a non-zero exit (issue 15)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -186,3 +187,21 @@ def test_lh_7_a_package_room_with_slots_and_no_banner_is_refused_when_a_game_loa
     """LH-7: the banners are the package's; a Room whose Instability could fill must have them to be scored."""
     _package(tmp_path, monkeypatch, "no-banner", lambda raw: raw["banners"].pop("chapel"))
     assert "the Rooms ['chapel'] have Instability slots but no banners" in _game_refuses("no-banner")
+
+
+def test_l_amb_9_a_game_loading_a_catalogue_with_a_trigger_cycle_is_refused_naming_the_card(tmp_path, monkeypatch):
+    """The same checks when a game loads the installed catalogue: a new game is refused, naming the card and the
+    field, rather than played with Thornskin triggering itself (L-AMB-9)."""
+    from domain.lodge import catalogue as catalogue_module
+
+    def edit(raw: dict) -> None:
+        _spell(raw, "thornskin")["persistent"]["phrases"] = [{"op": "damage", "amount": 1, "to": "target"}]
+
+    monkeypatch.setattr(catalogue_module, "INSTALLED", Path(_broken(tmp_path, edit)))
+    assert LODGE.options is not None
+    with pytest.raises(RuleViolation) as err:
+        LodgeGame.start("Lodge")
+    assert err.value.field == "catalogue"
+    assert (
+        "cards.json is wrong" in err.value.message and "card 'thornskin', field persistent.trigger" in err.value.message
+    )

@@ -16,6 +16,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from domain.errors import RuleViolation
+
 DATA = Path(__file__).with_name("data")
 INSTALLED = DATA / "cards.json"  # the catalogue new games pin
 KEPT = DATA / "catalogues"  # shipped versions kept by version, so games pinned to them still load
@@ -312,7 +314,13 @@ def default_catalogue() -> Catalogue:
 def load_catalogue_cached(path: str, kept: bool = False) -> Catalogue:
     """A catalogue file, validated once. A kept version (``kept``) was checked when it was shipped and games
     pinned it: it loads as it was, without the checks added since (a trigger cycle), so those games play on."""
-    return Catalogue.model_validate(json.loads(Path(path).read_text()), context={"kept": kept})
+    raw = json.loads(Path(path).read_text())
+    try:
+        return Catalogue.model_validate(raw, context={"kept": kept})
+    except ValidationError as err:
+        raise RuleViolation(
+            f"the card catalogue {Path(path).name} is wrong: " + "; ".join(problems(raw, err)), field="catalogue"
+        ) from None
 
 
 def installed_pin() -> dict:
@@ -329,8 +337,6 @@ def pinned_catalogue(pin: dict) -> Catalogue:
     for path in candidates:
         if path.is_file() and content_hash(path) == pin["sha256"]:
             return load_catalogue_cached(str(path), path != INSTALLED)
-    from domain.errors import RuleViolation
-
     raise RuleViolation(
         f"this game pinned the card catalogue {pin['name']} {pin['version']} (sha256 {pin['sha256'][:12]}), "
         "which is neither the installed catalogue nor a kept version (LH-7)",
