@@ -222,6 +222,28 @@ def test_p_asset_8_a_spell_joins_a_pool_only_when_its_mana_was_paid_for_that_use
     assert "paid each time" in err.message
 
 
+def test_p_asset_8_a_spell_in_a_reaction_is_paid_by_a_cast_made_with_that_reaction():
+    """P-ASSET-8 — a spell's "mana cost must be paid each time" [003:132]: a reaction's pool takes the Fireball once
+    the Wizard cast it with its reaction this Resistance step (P-RES-3)."""
+    t = Table(("Wizard", "champion", "wizard"), ("City", "city", "sovereign"))
+    wiz = t.seats["Wizard"]
+    fireball = t.gm(pc.GrantAsset(wiz, "Fireball", "spell", 2))["asset_id"]
+    t.gm(m.TeachSpell(wiz, "fireball"))
+    staff = t.gm(m.SetConduit(wiz, "the wizard", "0,0"))["conduit_id"]
+    t.to_planning()
+    t.gm(m.GrantMana(wiz, "F", 3))
+    t.gm(m.GrantMana(wiz, "W", 1))
+    raid = t.act("City", "Drive out the wizard", [], slot="public", targets=[wiz], resistible=True, convert=0)
+    t.resolve()
+    assert t.step == "resistance"
+    t.dice.rolls = [[6, 6]]
+    t.refused("Wizard", pc.DeclareReaction(wiz, raid, assets=[{"asset_id": fireball}]), "P-ASSET-8")
+    t.by("Wizard", m.CastSpell(wiz, "fireball", staff, pay=list("FFFW")))
+    t.dice.rolls = [[6, 6]]
+    t.by("Wizard", pc.DeclareReaction(wiz, raid, assets=[{"asset_id": fireball}]))
+    assert t.me("Wizard")["mana"] == {}
+
+
 def test_p_asset_8_a_wielder_benefits_from_one_item_and_a_champion_from_three_differently_named():
     """P-ASSET-8 — "A wielder has a limit of 1 item (a champion 3; Master of Artifice +2)." [003:541] "Each Wielder
     can benefit from a single item at a time, apart from Champions, which can use three differently named items."
