@@ -578,11 +578,10 @@ class Magic(PlatformGame):
         for asset, _mode in chosen:
             if asset.cls != "spell":
                 continue
-
-            def cast_of_it(c: dict, asset: Any = asset) -> bool:
-                return bool(c["spell_id"] == asset.id or c["name"].strip().lower() == asset.name.strip().lower())
-
-            casts = [c for c in _month_casts(s, power_id) if cast_of_it(c)]
+            named = asset.name.strip().lower()
+            casts = [
+                c for c in _month_casts(s, power_id) if c["spell_id"] == asset.id or c["name"].strip().lower() == named
+            ]
             if where is None:  # a reaction: fast casts made with the power's reactions (P-RES-3)
                 paid = sum(1 for c in casts if c["context"] == "resistance")
                 used = sum(
