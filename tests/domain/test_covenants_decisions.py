@@ -254,3 +254,291 @@ def test_a_amb_9_yearly_conversion_consumes_false_keeps_them():
             skip_season(t)
         v = t.view("gm")["covenants"]["ann"]
         assert (v["score"], v["gold"], v["vis"], v["provision"]) == (6, 4, 4, 0)
+
+
+# ---------------------------------------------------------------- A-AMB-1: the lost tables are house rules
+
+
+def test_a_amb_1_the_lost_tables_come_from_a_versioned_house_package_the_game_pins_and_plays():
+    """A-AMB-1 "Build the engine around versioned, data-driven tables (generators, winnings, events, action
+    catalogue). Give the host a "house rules" editor, and record the version in each game's first event.": a custom
+    package pins its own name, version and hash, and its forfeit penalty and Main Phase actions are the ones played;
+    a package that leaves a table empty is refused naming it and creates no game."""
+    from api.service import Games
+    from domain.covenants.house import DEFAULT, default_data
+
+    data = default_data()
+    data.update(version="house-2", certamen={"winnings": ["vis"], "forfeit_penalty": {"gold": 2}})
+    data["main_actions"] = {"feast": {"text": "Hold a feast."}}
+    games = Games()
+    with pytest.raises(RuleViolation, match="A-GEN-0"):
+        games.create_game(
+            "x", ruleset="covenants", options={"house": "custom", "house_package": {**data, "events": {}}}
+        )
+    t = fixed_three(Dice(), options={"house": "custom", "house_package": data})
+    pin = t.view("bob")["game"]["house"]
+    assert pin["version"] == "house-2" and pin["sha256"] != DEFAULT.pin()["sha256"]
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    refused(t, "ann", TakeAction("ann", "custom", "a duel"), "actions are \\['feast'\\]")  # not in this package
+    cid = t.run("ann", Challenge("ann", t.mage("ann"), t.mage("bob")))["challenge_id"]
+    pass_main(t)
+    t.run("bob", Forfeit("bob", cid))  # this package's penalty: 2 gold
+    v = t.view("cy")["covenants"]
+    assert (v["bob"]["gold"], v["ann"]["gold"], v["bob"]["vis"]) == (2, 6, 4)
+
+
+# ---------------------------------------------------------------- A-AMB-2, -3, -4: the track
+
+
+def test_a_amb_2_the_events_phase_begins_only_after_the_first_four_seasons():
+    """A-AMB-2 "This only occurs after the first four seasons" belongs to "The Events Phase": in the first Spring
+    Ann stands on the Event square and no Events Phase begins (nobody draws); in the fifth season it does."""
+    from domain.covenants.commands import DrawEvent
+
+    d = Dice()
+    t = fixed_three(d)
+    move_all(t, [9, 1, 2])
+    assert t.turn() == ["bob", "cy"]  # Create/Play: the Event square generates nothing
+    pass_create(t)
+    assert t.phase() == "main"
+    refused(t, "ann", DrawEvent("ann"), "A-ORDER-1")
+    pass_main(t)
+    t.run("ann", Move("ann", 10))
+    reckon(t)
+    for _ in range(3):
+        skip_season(t)
+    assert t.view("gm")["game"]["year"] == 2 and t.view("gm")["game"]["starting_player"] == "bob"
+    move_all(t, [9, 1, 2])
+    pass_create(t)
+    assert t.phase() == "events" and t.turn() == ["bob"]
+
+
+def test_a_amb_3_every_token_goes_back_to_begin_when_a_season_begins():
+    """A-AMB-3 "Reset them to Begin at the start of every season. "First move in a season" only makes sense that
+    way.": after Spring every token is on Begin, and Summer's first move may again go no further than Event."""
+    d, t = main_phase()
+    pass_main(t)
+    t.run("ann", Move("ann", 10))  # a second move may reach End
+    reckon(t)
+    v = t.view("bob")
+    assert v["game"]["season"] == "summer" and {c["square"] for c in v["covenants"].values()} == {0}
+    refused(t, "ann", Move("ann", 10), "A-TRACK-1")
+    t.run("ann", Move("ann", 9))
+
+
+def test_a_amb_4_a_token_on_end_begins_the_reckoning_at_once_and_nobody_else_moves():
+    """A-AMB-4 "Go to Reckoning immediately. Players who have not moved yet do not move, and Create/Play, Events,
+    Main and Certamen are skipped for that cycle.": Ann's second move reaches End; Bob and Cy do not move."""
+    d, t = main_phase()
+    pass_main(t)
+    assert t.phase() == "move" and t.turn() == ["ann", "bob", "cy"]
+    t.run("ann", Move("ann", 10))
+    v = t.view("cy")
+    assert v["game"]["phase"] == "reckoning" and v["game"]["cycle"] == 2
+    assert {c["square"] for c in v["covenants"].values()} == {10}  # all other tokens join it
+    refused(t, "bob", Move("bob", 5), "A-ORDER-1")
+    refused(t, "bob", TakeAction("bob", "custom", "a feast"), "A-ORDER-1")
+
+
+# ---------------------------------------------------------------- A-AMB-8, A-AMB-9: the Yearly Reckoning
+
+
+def test_a_amb_8_the_lowest_score_starts_and_a_tie_goes_to_the_first_clockwise_after_the_starter():
+    """A-AMB-8 "Starting-player tie → the tied player who comes first clockwise after the current starting
+    player.": a quiet year leaves all three on 6, so Bob (after Ann) starts; with Cy's gift to Ann, Cy has the
+    lowest score, 5, and starts."""
+    t = fixed_three(Dice())
+    for _ in range(4):
+        skip_season(t)
+    assert t.view("cy")["game"]["starting_player"] == "bob"
+    t = a_year_with_a_gift({"target_score": 25})
+    assert t.view("cy")["game"]["starting_player"] == "cy"
+
+
+def test_a_amb_9_tribute_comes_off_this_years_points_and_then_only_permanent_tribute_stays():
+    """A-AMB-9 "Tribute is taken point by point, first from this year's points, then from the score. Permanent
+    tribute recurs every Yearly Reckoning.": Bob loses a Certamen to Ann and owes her 1 point: at the Yearly
+    Reckoning his 6 points become 5 and Ann's 7; the tribute is not permanent, so it is gone after."""
+    d, t = main_phase()
+    cid = t.run("ann", Challenge("ann", t.mage("ann"), t.mage("bob")))["challenge_id"]
+    pass_main(t)
+    t.run("ann", ChooseArt("ann", cid, "Cr"))
+    t.run("bob", ChooseArt("bob", cid, "Im"))
+    t.run("ann", SealBid("ann", cid, 0))
+    t.run("bob", SealBid("bob", cid, 0))
+    assert t.run("ann", ResolveCertamen("ann", cid))["winner"] == "ann"  # 1 + Cr + Im = 3 against 1 + Im = 2
+    v = t.view("cy")["covenants"]
+    assert v["bob"]["tribute"] == [{"to": "ann", "points": 1, "permanent": False}]
+    t.run("ann", Move("ann", 10))
+    reckon(t)
+    for _ in range(3):
+        skip_season(t)
+    v = t.view("cy")["covenants"]
+    assert [v[s]["score"] for s in ("ann", "bob", "cy")] == [7, 5, 6] and v["bob"]["tribute"] == []
+
+
+# ---------------------------------------------------------------- A-AMB-12, -18, -20: spells
+
+
+def test_a_amb_12_a_ritual_cast_again_on_the_same_target_spends_its_vis_and_does_nothing():
+    """A-AMB-12 "The vis is spent; there is no effect." [000:71] "A ritual spell, if cast again by anyone using the
+    same target while the original is still in effect, has no result.": Ann's Enhance Resistance on her Grogs, cast
+    again next round, costs 2 vis and adds no second effect."""
+    from domain.covenants.commands import Cast
+
+    d = Dice()
+    t = fixed_three(d, arts={"ann": ["Re", "Vi", "Cr", "Co", "Im"]})
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    grogs = next(c["id"] for c in t.view("ann")["covenants"]["ann"]["cards"] if c["name"] == "Grogs")
+    first = t.run("ann", Cast("ann", t.mage("ann"), "Enhance Resistance", grogs, 2))
+    assert first["recast"] is False and first["magnitude"] == 2
+    passes(t, "bob", "cy")
+    again = t.run("ann", Cast("ann", t.mage("ann"), "Enhance Resistance", grogs, 2))
+    assert again["recast"] is True and again["magnitude"] is None
+    v = t.view("bob")
+    assert v["covenants"]["ann"]["vis"] == 0
+    assert [e["target"] for e in v["effects"] if e["spell"] == "Enhance Resistance"] == [grogs]
+
+
+def winter_reckoning(arts: dict):
+    """A quiet year to its Winter Reckoning (Bob moves to End)."""
+    t = fixed_three(Dice(), arts=arts)
+    for _ in range(3):
+        skip_season(t)
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    assert t.phase() == "reckoning" and t.view("gm")["game"]["season"] == "winter"
+    return t
+
+
+def test_a_amb_18_an_aegis_is_worth_its_vis_less_two_so_two_pawns_give_none():
+    """A-AMB-18 "Reduce by the Aegis value = clamp(vis − 2, 0, 3). Cast with 2 vis it gives 0": Bob's Aegis of 2
+    pawns is worth 0, Cy's of 4 is worth 2; an Aegis below its minimum of 2 pawns is not cast."""
+    from domain.covenants.commands import Cast
+
+    aegis = ["Re", "Vi", "Mu", "Co", "Im"]
+    t = winter_reckoning({"bob": aegis, "cy": aegis})
+    t.run("bob", Cast("bob", t.mage("bob"), "Aegis of the Hearth", "bob", 2))
+    t.run("cy", Cast("cy", t.mage("cy"), "Aegis of the Hearth", "cy", 4))
+    worth = {e["target"]: e["aegis"] for e in t.view("ann")["effects"] if e["spell"] == "Aegis of the Hearth"}
+    assert worth == {"bob": 0, "cy": 2}
+
+
+def test_a_amb_20_a_spell_naming_no_phase_is_cast_in_the_main_phase_and_a_counter_in_any():
+    """A-AMB-20 "The Main Phase, plus counters in any phase.": Arc of Lightning names seasons but no phase, so it is
+    refused in Create/Play and cast in the Main Phase; a Counterspell is cast out of turn in that phase."""
+    from domain.covenants.commands import Cast, Generate
+
+    d = Dice()
+    t = fixed_three(d, arts={"ann": ["Cr", "Au", "Pe", "An", "Vi"], "bob": ["Pe", "Vi", "Cr", "Au", "Mu"]})
+    move_all(t, [1, 2, 3])
+    grogs = next(c["id"] for c in t.view("cy")["covenants"]["cy"]["cards"] if c["name"] == "Grogs")
+    assert t.phase() == "create" and t.turn()[0] == "ann"
+    refused(t, "ann", Cast("ann", t.mage("ann"), "Arc of Lightning", grogs, 2), "A-SPELL-8")
+    d.push([20])
+    assert t.run("ann", Generate("ann"))["card_id"] is None  # face 20 of Property makes nothing
+    pass_create(t)
+    cast = t.run("ann", Cast("ann", t.mage("ann"), "Arc of Lightning", grogs, 2))
+    assert cast["magnitude"] == 2 and t.turn()[0] == "bob"
+    t.run("bob", Pass("bob"))
+    assert t.turn()[0] == "cy"
+    out = t.run("bob", Cast("bob", t.mage("bob"), "Counterspell", cast["spell_id"], 3))  # not Bob's turn
+    assert out["countered"] is True
+
+
+def test_a_amb_15_a_spell_may_be_countered_until_its_phase_closes_and_not_after():
+    """A-AMB-15 "Every spell gets a pending stage until its phase closes ... A counter emits compensating events.":
+    Ann's Sphere of Flame damages Cy's Grogs; Bob's counter later in the Main Phase undoes the damage; a spell of a
+    Main Phase that has closed can no longer be countered."""
+    from domain.covenants.commands import Cast
+
+    d = Dice()
+    counter = ["Pe", "Vi", "Cr", "Ig", "Au"]  # a counter needs the Arts of the spell it counters
+    t = fixed_three(d, arts={"ann": ["Cr", "Ig", "Vi", "An", "Au"], "bob": counter})
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    grogs = next(c["id"] for c in t.view("cy")["covenants"]["cy"]["cards"] if c["name"] == "Grogs")
+
+    def damage():
+        return next(c for c in t.view("cy")["covenants"]["cy"]["cards"] if c["id"] == grogs)["damage"]
+
+    first = t.run("ann", Cast("ann", t.mage("ann"), "Sphere of Flame", grogs, 1))
+    assert damage() == 1
+    passes(t, "bob", "cy")
+    assert t.turn() == ["ann", "bob", "cy"]  # a later round of the same Main Phase
+    assert t.run("bob", Cast("bob", t.mage("bob"), "Counterspell", first["spell_id"], 2))["countered"] is True
+    assert damage() == 0
+    again = t.run("ann", Cast("ann", t.mage("ann"), "Arc of Lightning", grogs, 1))  # a second spell, left be
+    assert damage() == 1
+    pass_main(t)
+    assert t.phase() == "move"  # the Main Phase closed: its spells are no longer pending
+    refused(t, "bob", Cast("bob", t.mage("bob"), "Counterspell", again["spell_id"], 2), "A-SPELL-5")
+    assert damage() == 1
+
+
+# ---------------------------------------------------------------- A-AMB-16: starting mages
+
+
+def test_a_amb_16_a_rolled_starting_mage_has_two_techniques_and_three_forms_rerolling_a_duplicate_form():
+    """A-AMB-16 "Randomly generated mages get 2 + 3. Reroll when the Form is a duplicate.": Ann's mage rolls d6 1
+    (Cr), 1 again (rerolled), 6 (rerolled), 2 (In); d20 1 (An), 2 (An again, a different face: rerolled), 3 (Aq),
+    20 (Vi). "Sample mages keep their printed Arts": a Sempiris generated later carries Cr, Pe, Ig."""
+    d = Dice()
+    d.push([1], [1], [6], [2], [1], [2], [3], [20])
+    t = fixed_three(d, arts={"ann": []})
+    assert sorted(
+        next(c for c in t.view("bob")["covenants"]["ann"]["cards"] if c["id"] == t.mage("ann"))["arts"]
+    ) == sorted(["Cr", "In", "An", "Aq", "Vi"])
+    from domain.covenants.commands import Generate, Keep
+
+    move_all(t, [3, 1, 2])  # Ann on a Personnel square
+    d.push([15])
+    sempiris = t.run("ann", Generate("ann"))["card_id"]
+    t.run("ann", Keep("ann", sempiris))
+    assert next(c for c in t.view("bob")["covenants"]["ann"]["cards"] if c["id"] == sempiris)["arts"] == [
+        "Cr",
+        "Pe",
+        "Ig",
+    ]
+
+
+# ---------------------------------------------------------------- A-AMB-21: unique events
+
+
+def a_season_drawing(t, d: Dice, face: int) -> dict:
+    """The first seat clockwise moves to the Event square and draws ``face``; a Wave of Bandits is paid off; the
+    season ends when that seat moves on to End."""
+    from domain.covenants.commands import DrawEvent, FaceBandits
+
+    first = t.turn()[0]
+    move_all(t, [9, 1, 2])
+    pass_create(t)
+    assert t.turn() == [first]
+    d.push([face])
+    drawn = t.run(first, DrawEvent(first))
+    pass_main(t)
+    while t.phase() == "bandits":
+        t.run(t.turn()[0], FaceBandits(t.turn()[0], fight=False))
+    pass_main(t)
+    t.run(first, Move(first, 10))
+    reckon(t)
+    return drawn
+
+
+def test_a_amb_21_an_event_in_play_is_not_drawn_again_and_a_discarded_one_is():
+    """A-AMB-21 "In play → no card. In the discard pile → it may be fetched and played again ([000:174]).": in year
+    two the Gathering of the Tribunal (a Summer event) drawn in Spring is created and discarded, and drawn again in
+    Summer it is played; the Wave of Bandits played in Autumn stays in play, so drawing it in Winter gives no card."""
+    d = Dice()
+    t = fixed_three(d, options={"yearly_conversion_consumes": False})  # gold kept to pay the bandits with
+    for _ in range(4):
+        skip_season(t)
+    assert a_season_drawing(t, d, 16) == {"face": 16, "event": "Gathering of the Tribunal", "played": False}
+    assert a_season_drawing(t, d, 16) == {"face": 16, "event": "Gathering of the Tribunal", "played": True}
+    assert a_season_drawing(t, d, 5)["played"] is True
+    assert "Wave of Bandits" in t.view("ann")["events_in_play"] and t.view("ann")["game"]["season"] == "winter"
+    assert a_season_drawing(t, d, 5) == {"face": 5, "event": None}
