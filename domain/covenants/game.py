@@ -2302,6 +2302,8 @@ class CovenantGame(PlatformGame):
         self, seat: str, event_name: str, kind: str, actor: str, audience: list, mouse_card: str | None = None
     ) -> None:
         self.state.pending_event = {"seat": seat, "event": event_name} if kind == "directed" else None
+        if event_name:  # A-AMB-21: an event in the discard pile "may be fetched" ([000:174]): it is not in it now
+            self.state.discard = [x for x in self.state.discard if x["name"] != event_name]
         if mouse_card is not None:
             self.state.cards[mouse_card].cast_this_season.append("mouse")
 

@@ -790,3 +790,19 @@ def test_a_ex_14_random_arts_for_a_starting_mage():
     assert card(t, t.mage("ann"))["arts"] == ["In", "Pe", "Aq", "Vi", "Ig"]
     rolled = [e["data"]["faces"][0] for e in t.games.visible_events(t.game_id, "bob") if e["type"] == "DieRolled"]
     assert rolled == [1, 6, 2, 2, 4, 3, 4, 20, 11]
+
+
+def test_a_ex_1_an_event_discarded_and_drawn_again_is_fetched_from_the_discard_pile():
+    """A-EX-1 with A-AMB-21 "All Event cards are unique ... In the discard pile → it may be fetched and played
+    again ([000:174])": Bob discards the Riots he drew (Ann has no Town); drawn again the next season, it leaves the
+    discard pile."""
+    d = Dice()
+    t = year_two_spring_event(d, 12)  # Riots (directed)
+    t.run("bob", DecideEvent("bob", "discard"))
+    assert [c["name"] for c in t.view("gm")["discard"]["cards"]] == ["Riots"]
+    end_season(t)
+    move_all_to(t, {"ann": 1, "bob": 9, "cy": 2})
+    pass_create(t)
+    d.push([12])
+    assert t.run("bob", DrawEvent("bob"))["event"] == "Riots"
+    assert t.view("gm")["discard"] == {"count": 0, "cards": []}
