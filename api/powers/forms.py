@@ -404,6 +404,12 @@ SPECS: dict[str, Form] = {
         N_("Consequence of your share accepted."),
         lambda f, me: {**_me(f, me), "action_id": text(f, "action_id"), "consequence_id": text(f, "consequence_id")},
     ),
+    "accept-reaction-consequence": Form(
+        pc.AcceptReactionConsequence,
+        "reaction-consequences",
+        N_("Consequence of your reaction accepted."),
+        lambda f, me: {"reaction_id": text(f, "reaction_id"), "consequence_id": text(f, "consequence_id")},
+    ),
     "free-action": Form(
         cc.TakeFreeAction,
         "catalogue",
@@ -635,6 +641,24 @@ SPECS: dict[str, Form] = {
             "text": text(f, "text"),
             "effects": data(f, "effects", []),
         },
+        gm=True,
+    ),
+    "propose-reaction-consequence": Form(
+        pc.ProposeReactionConsequence,
+        "gm-catalogue",
+        N_("Consequence offered to the resister."),
+        lambda f, me: {
+            "reaction_id": text(f, "reaction_id"),
+            "text": text(f, "text"),
+            "effects": data(f, "effects", []),
+        },
+        gm=True,
+    ),
+    "hide-from-resisters": Form(
+        pc.HideFromResisters,
+        "gm-catalogue",
+        N_("The resisters will not be shown these assets."),
+        lambda f, me: {"action_id": text(f, "action_id"), "asset_ids": words(f, "asset_ids")},
         gm=True,
     ),
     "define-army-type": Form(
