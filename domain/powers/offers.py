@@ -4,7 +4,8 @@ order, each one its handler accepts.
 ``proposals`` names what the rules give each principal at each step (P.1.1, P.1.2): in Planning a seat declares
 itself ready or submits a simple action (a bare pool, one of its own skills, or one another power may resist, in
 each slot it has left); in the resistance window a resister waives or resists each action it may (P-RES-1,
-P-AMB-39); in a battle the seat the step waits on passes, holds or answers as that step allows (P.1.3); the GM
+P-AMB-39); in a battle the seat the step waits on passes, holds or answers as that step allows (P.1.3); at any
+step a seat accepts each consequence the GM offers on its own actions and reactions (GM-3, P-AMB-6); the GM
 advances the calendar, resolves the month, and closes an open window (its default for silence applies) where each
 is legal, and acts for the adversaries (GM-10).
 ``offers`` then runs every proposal through its own handler on a copy of the game, at the game's own time (when
