@@ -542,3 +542,127 @@ def test_a_amb_21_an_event_in_play_is_not_drawn_again_and_a_discarded_one_is():
     assert a_season_drawing(t, d, 5)["played"] is True
     assert "Wave of Bandits" in t.view("ann")["events_in_play"] and t.view("ann")["game"]["season"] == "winter"
     assert a_season_drawing(t, d, 5) == {"face": 5, "event": None}
+
+
+# ---------------------------------------------------------------- A-AMB-6: the Mouse
+
+
+def test_a_amb_6_each_mouse_changes_one_roll_a_season_counted_again_each_season():
+    """A-AMB-6 "Each "once per season" is counted per source card per season.": Ann's Mouse changes one roll in
+    Summer, a second that Summer is refused, and in Autumn it changes one again."""
+    from domain.covenants.commands import Discard, Generate, Keep
+
+    d = Dice()
+    t = fixed_three(d)
+    move_all(t, [5, 1, 2])  # Ann on the Magic square
+    d.push([5])  # Familiar: Mouse
+    t.run("ann", Keep("ann", t.run("ann", Generate("ann"))["card_id"]))
+    pass_create(t)
+    pass_main(t)
+    t.run("ann", Move("ann", 10))
+    reckon(t)
+    for season in ("summer", "autumn"):
+        assert t.view("ann")["game"]["season"] == season
+        move_all(t, [4, 1, 2])  # Ann on the Item square (d6)
+        d.push([3])  # 3 - 2 = 1: a Sword instead of the Leather Shield
+        card = t.run("ann", Generate("ann", mouse=-2))["card_id"]
+        assert next(c for c in t.view("bob")["covenants"]["ann"]["cards"] if c["id"] == card)["name"].endswith("Sword")
+        t.run("ann", Discard("ann", card))
+        pass_create(t)
+        pass_main(t)
+        move_all(t, [6, 7, 8])  # the season's second cycle: Ann on Property
+        refused(t, "ann", Generate("ann", mouse=1), "A-GEN-1")  # the Mouse was used this season
+        pass_create(t)
+        pass_main(t)
+        t.run("ann", Move("ann", 10))
+        reckon(t)
+
+
+# ---------------------------------------------------------------- A-AMB-11: holdings and active Grogs
+
+
+def test_a_amb_11_vis_sources_and_mines_go_when_the_active_grogs_no_longer_guard_them():
+    """A-AMB-11 "Check against active Grogs (the stricter reading, and the one with a stated trigger) whenever any
+    Grogs changes state.": Ann's one Grogs guards her Mine and Vis Source; Bob's Sphere of Flame damages it, it is
+    rotated, and both holdings are discarded although the Grogs is still in play."""
+    from domain.covenants.commands import Cast
+    from tests.covenants.play import generate_and_keep
+
+    d = Dice()
+    t = fixed_three(d, arts={"bob": ["Cr", "Ig", "Pe", "Vi", "Mu"]})
+    move_all(t, [1, 2, 3])
+    mine = generate_and_keep(t, d, {"ann": 12})["ann"]
+    pass_main(t)
+    move_all(t, [6, 7, 8])
+    source = generate_and_keep(t, d, {"ann": 15})["ann"]
+    grogs = next(c["id"] for c in t.view("ann")["covenants"]["ann"]["cards"] if c["name"] == "Grogs")
+    t.run("ann", Pass("ann"))
+    t.run("bob", Cast("bob", t.mage("bob"), "Sphere of Flame", grogs, 1))
+    cards = {c["id"]: c for c in t.view("cy")["covenants"]["ann"]["cards"]}
+    assert grogs in cards and not cards[grogs]["active"]
+    assert mine not in cards and source not in cards
+
+
+# ---------------------------------------------------------------- A-AMB-14: the Market Fair
+
+
+def test_a_amb_14_the_market_fair_converts_both_ways_at_the_stated_rates():
+    """A-AMB-14 "Market Fair converts both ways at the stated ratios." ([000:634] 2 provision for 1 gold, [000:635]
+    2 gold for 1 pawn vis): with the Market Fair in play Ann turns 2 gold into 1 vis and back, 1 gold into 2
+    provision and back; without it, nothing converts (A-ECON-1)."""
+    from domain.covenants.commands import Convert, DrawEvent
+
+    d = Dice()
+    t = fixed_three(d, options={"yearly_conversion_consumes": False})
+    for _ in range(4):
+        skip_season(t)
+    move_all(t, [9, 1, 2])  # Bob starts year two, on the Event square
+    pass_create(t)
+    d.push([1])
+    assert t.run("bob", DrawEvent("bob"))["event"] == "Market Fair"
+    gold, vis = (t.view("ann")["covenants"]["ann"][k] for k in ("gold", "vis"))
+    assert t.run("ann", Convert("ann", "gold", 2, "vis"))["got"] == 1
+    assert t.run("ann", Convert("ann", "vis", 1, "gold"))["got"] == 2
+    assert t.run("ann", Convert("ann", "gold", 1, "provision"))["got"] == 2
+    assert t.run("ann", Convert("ann", "provision", 2, "gold"))["got"] == 1
+    refused(t, "ann", Convert("ann", "provision", 1, "gold"), "A-ECON-1")  # in lots of 2
+    v = t.view("bob")["covenants"]["ann"]
+    assert (v["gold"], v["vis"], v["provision"]) == (gold, vis, 0)
+
+
+# ---------------------------------------------------------------- A-AMB-22: capacity in battle
+
+
+def test_a_amb_22_a_shield_raises_a_beings_capacity_and_the_receiving_side_assigns_the_damage():
+    """A-AMB-22 "Capacity = Might + shield/armour modifiers − damage already taken. Surplus damage is assigned by
+    the receiving side.": Ann's first Grogs carries a Leather Shield (capacity 2 + 1), her second has none (2). Ann
+    fights the Wave of Bandits' 4: 3 on the shielded Grogs is within its capacity, 3 on the other is not."""
+    from domain.covenants.commands import DrawEvent, FaceBandits, Generate, Keep
+
+    d = Dice()
+    t = fixed_three(d, options={"yearly_conversion_consumes": False})
+    first = next(c["id"] for c in t.view("ann")["covenants"]["ann"]["cards"] if c["name"] == "Grogs")
+    move_all(t, [4, 1, 2])  # Ann on the Item square
+    d.push([3])  # Mundane Item (Shield): Leather Shield
+    t.run("ann", Keep("ann", t.run("ann", Generate("ann"))["card_id"], attach_to=first))
+    pass_create(t)
+    pass_main(t)
+    t.run("ann", Move("ann", 10))
+    reckon(t)
+    for _ in range(3):
+        skip_season(t)
+    assert t.view("ann")["game"]["starting_player"] == "ann"  # the lowest score: she paid for the shield
+    move_all(t, [3, 9, 1])  # year two: Ann on Personnel, Bob on the Event square
+    d.push([1])  # Grogs
+    second = t.run("ann", Generate("ann"))["card_id"]
+    t.run("ann", Keep("ann", second))
+    pass_create(t)
+    d.push([5])  # Wave of Bandits
+    t.run("bob", DrawEvent("bob"))
+    pass_main(t)
+    assert t.phase() == "bandits" and t.turn() == ["ann", "bob", "cy"]
+    refused(t, "ann", FaceBandits("ann", fight=True, allocation={first: 1, second: 3}), "A-BAT-1")
+    out = t.run("ann", FaceBandits("ann", fight=True, allocation={first: 3, second: 1}))
+    assert out["taken"] == {first: 3, second: 1}
+    cards = {c["id"]: c for c in t.view("cy")["covenants"]["ann"]["cards"]}
+    assert (cards[first]["damage"], cards[second]["damage"]) == (3, 1)
