@@ -46,10 +46,14 @@ class Generate(Command):
 
 @dataclass(frozen=True)
 class Keep(Command):
+    """Keep a card just generated (A-GEN-2); ``art``: the Art an Art card carries; ``spell``: the spell a Grimoire
+    attached to a mage teaches it (A-SPELL-1)."""
+
     seat_id: str
     card_id: str
     attach_to: str | None = None
     art: str | None = None
+    spell: str | None = None
 
 
 @dataclass(frozen=True)
@@ -323,7 +327,7 @@ def generate(game: CovenantGame, cmd: Generate, ctx: Context) -> dict:
 
 def keep(game: CovenantGame, cmd: Keep, ctx: Context) -> None:
     require_seat(game, ctx, cmd.seat_id)
-    game.keep(cmd.seat_id, cmd.card_id, cmd.attach_to, cmd.art)
+    game.keep(cmd.seat_id, cmd.card_id, cmd.attach_to, cmd.art, spell=cmd.spell)
 
 
 def discard(game: CovenantGame, cmd: Discard, ctx: Context) -> None:

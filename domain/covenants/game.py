@@ -30,6 +30,7 @@ from domain.platform.state import Window
 
 PUBLIC = [vis.PUBLIC]
 STARTING_CARDS = ("Villagers", "Villagers", "Grogs")
+STARTING_MAGE = "Starting Mage"  # A-SPELL-1: assigned its first two spells without study ([000:34])
 _HOUSES: dict[str, HousePackage] = {}
 TURN_PHASES = (
     "move", "create", "events", "service", "chaos", "main", "hedge", "bandits", "battle", "plague", "certamen",
@@ -213,7 +214,7 @@ class CovenantGame(PlatformGame):
             arts = list(s.powers[seat].arts)
             if not arts:
                 arts = self._random_arts(dice, seat)
-            self._new_card(seat, "Starting Mage", arts=arts, source="setup")
+            self._new_card(seat, STARTING_MAGE, arts=arts, source="setup")
             for name in STARTING_CARDS:
                 self._new_card(seat, name, source="setup")
         self._begin_season()
@@ -1312,7 +1313,9 @@ class CovenantGame(PlatformGame):
             raise RuleViolation("play, hold or discard the event you drew first", rule="A-EVT-1")
         self._end_turn(seat, acted=False)
 
-    def keep(self, seat: str, card_id: str, attach_to: str | None = None, art: str | None = None) -> None:
+    def keep(
+        self, seat: str, card_id: str, attach_to: str | None = None, art: str | None = None, *, spell: str | None = None
+    ) -> None:
         """H-3: keep a card created this phase, paying for it (A-GEN-2, A-GEN-3, A-LIM-1)."""
         s = self.state
         c = self.card(card_id)
@@ -1334,12 +1337,32 @@ class CovenantGame(PlatformGame):
             raise RuleViolation("an Art card carries one of the fifteen Arts", rule="A-SPELL-9", field="art")
         if attach_to is not None:
             self.card(attach_to)
+        if spell is not None:
+            self._check_spell_study(seat, d.teaches, attach_to, spell)
         self._card_kept(card_id=card_id, seat=seat, gold=d.cost.gold, vis=d.cost.vis, inactive_until=until,
-                        attach_to=attach_to, art=art, actor=seat, audience=PUBLIC)  # fmt: skip
+                        attach_to=attach_to, art=art, actor=seat, audience=PUBLIC, spell=spell)  # fmt: skip
         if d.kind == "town":  # A-LIM-1: a Town discards four Villagers
             for v in [x for x in self.covenant_cards(seat) if x.kind == "villagers"][:4]:
                 self._card_discarded(card_id=v.id, reason="a Town was founded", actor=seat, audience=PUBLIC)
         self._end_generated_turn(seat)
+
+    def _check_spell_study(self, seat: str, teaches: str | None, attach_to: str | None, spell: str) -> None:
+        """A-SPELL-1 [000:437] Book (Grimoire): "Play a single Spell on this Book ... When a Mage, Book and Spell are
+        grouped for the first time, place three counters on this Book" with [000:74] "In order to "learn" a spell,
+        a Mage must have learned at least one of the Arts listed in the spell ... No Mage may have the same spell
+        attached to him twice", and A-SPELL-9: a mage studies one thing at a time."""
+        sp = self.house.spells.get(spell)
+        if teaches != "spell" or sp is None:
+            raise RuleViolation("a Grimoire carries one spell of the house rules", rule="A-SPELL-1", field="spell")
+        mage = self.state.cards.get(attach_to or "")
+        if mage is None or mage.kind != "mage" or mage.owner != seat:
+            raise RuleViolation("a spell is studied by a mage of your covenant", rule="A-SPELL-1", field="attach_to")
+        attached = [x for x in self.state.cards.values() if x.attached_to == mage.id]
+        if spell in mage.spells or any(spell in x.spells for x in attached):
+            raise RuleViolation("no mage may have the same spell attached twice", rule="A-SPELL-1", field="spell")
+        if any(x.counters for x in attached):
+            raise RuleViolation("the mage is studying already", rule="A-SPELL-9", field="attach_to")
+        rules.check_learn(sp.arts, self.mage_arts(mage))
 
     def _end_generated_turn(self, seat: str) -> None:
         """The Create/Play turn of a seat that generated its card ends once it keeps or discards it."""
@@ -1350,12 +1373,14 @@ class CovenantGame(PlatformGame):
     @event("CardKept")
     def _card_kept(
         self, card_id: str, seat: str, gold: int, vis: int, inactive_until: str | None, attach_to: str | None,
-        art: str | None, actor: str, audience: list,
+        art: str | None, actor: str, audience: list, spell: str | None = None,
     ) -> None:  # fmt: skip
         s = self.state
         c = s.cards[card_id]
         c.pending = False
         c.attached_to = attach_to
+        if spell:  # A-SPELL-1: a Grimoire studied by its mage, three counters ([000:437])
+            c.spells, c.counters = [spell], 3
         if inactive_until:
             c.active, c.inactive_until = False, inactive_until
         if art:
@@ -1497,6 +1522,7 @@ class CovenantGame(PlatformGame):
             raise RuleViolation("this spell is cast at the beginning of the Reckoning, before any covenant allocates "
                                 "its support", rule="A-SPELL-8")  # fmt: skip
         rules.check_cast_arts(sp.arts, self.mage_arts(mage))
+        assign = self._assigned_now(mage, spell, sp.arts)
         if not sp.ritual and spell in mage.cast_this_season:
             raise RuleViolation("a regular spell is cast once per season by a mage", rule="A-SPELL-2")
         if vis_amount < 1 or vis_amount > s.powers[seat].vis:
@@ -1547,6 +1573,8 @@ class CovenantGame(PlatformGame):
         outcome.update(strength=strength, magnitude=magnitude, marked=marked, recast=recast)
         until = rules.expires_at(s.seasons_begun, sp.duration_seasons) if sp.duration_seasons else None
         damage = magnitude * sp.damage_per_pawn if magnitude is not None else 0
+        if assign:
+            self._spell_assigned(card_id=mage.id, spell=spell, actor=seat, audience=PUBLIC)
         outcome["spell_id"] = spell_id = f"sp{self.version + 1}"  # the version of its SpellCast: unique
         self._spell_cast(
             seat=seat, mage_id=mage_id, spell=spell, target=target, vis=vis_amount, strength=strength,
@@ -1558,6 +1586,22 @@ class CovenantGame(PlatformGame):
         if s.phase == "main":
             self._end_turn(seat, acted=True)
         return outcome
+
+    def _assigned_now(self, mage: Card, spell: str, arts: list[str]) -> bool:
+        """A-SPELL-1: a mage casts only the spells attached to it ([000:69] "new spells are acquired via Book Study
+        (Grimoire) or Lab Study"); a starting mage is assigned its first two as it makes them ([000:34] "no Book or
+        Lab Study required ... if at least one of each spell's Arts match theirs"): True if this cast assigns it."""
+        if spell in mage.spells:
+            return False
+        if mage.name == STARTING_MAGE and len(mage.spells) < 2:
+            rules.check_learn(arts, self.mage_arts(mage))
+            return True
+        raise RuleViolation(f"this mage has not learnt {spell}: a spell comes by Book Study (Grimoire) or Lab Study, "
+                            "or is one of a starting mage's first two", rule="A-SPELL-1", field="spell")  # fmt: skip
+
+    @event("SpellAssigned")
+    def _spell_assigned(self, card_id: str, spell: str, actor: str, audience: list) -> None:
+        self.state.cards[card_id].spells.append(spell)
 
     @event("SpellCast")
     def _spell_cast(
@@ -1629,6 +1673,7 @@ class CovenantGame(PlatformGame):
             raise RuleViolation("you agreed not to counter this spell before the battle", rule="H-15", field="target")
         form = self.house.spells[hit["spell"]].arts[-1]
         rules.check_cast_arts([*sp.arts, form], self.mage_arts(mage))
+        assign = self._assigned_now(mage, spell, sp.arts)
         if spell in mage.cast_this_season:
             raise RuleViolation("a regular spell is cast once per season by a mage", rule="A-SPELL-2")
         if vis_amount < 1 or vis_amount > s.powers[seat].vis:
@@ -1636,6 +1681,8 @@ class CovenantGame(PlatformGame):
         extra = rules.curse_surcharge({c["curse"] for c in self._curses(seat)}, [*sp.arts, form])
         said = mother_may_i or not any(c["curse"] == 2 for c in self._curses(seat))
         success = said and vis_amount - extra >= 1 and rules.counters(vis_amount - extra, hit["strength"])
+        if assign:
+            self._spell_assigned(card_id=mage.id, spell=spell, actor=seat, audience=PUBLIC)
         self._spell_countered(seat=seat, mage_id=mage.id, spell=spell, target=target, vis=vis_amount,
                               success=success, actor=seat, audience=PUBLIC)  # fmt: skip
         if success and hit["damage"] and hit["target"] in s.cards:
@@ -2151,6 +2198,8 @@ class CovenantGame(PlatformGame):
         for c in list(s.cards.values()):  # A-SPELL-9: study counters
             if c.counters:
                 self._counter_removed(card_id=c.id, actor=SYSTEM, audience=PUBLIC)
+                if not c.counters and c.spells:  # [000:437] "discard this Book and attach the Spell to the Mage"
+                    self._card_discarded(card_id=c.id, reason="its spell is learnt", actor=SYSTEM, audience=PUBLIC)
         self._seed_revealed(seed=s.seed or "", commitment=s.seed_commitment or "", season=s.seasons_begun, month=0,
                             actor=SYSTEM, audience=PUBLIC)  # fmt: skip
         if self.season_name == "winter":
@@ -2176,6 +2225,9 @@ class CovenantGame(PlatformGame):
         if c.counters == 0 and c.attached_to in s.cards and c.arts:
             mage = s.cards[c.attached_to]
             mage.arts = sorted(set(mage.arts) | set(c.arts))
+        if c.counters == 0 and c.attached_to in s.cards and c.spells:  # [000:437] "attach the Spell to the Mage"
+            mage = s.cards[c.attached_to]
+            mage.spells = [*mage.spells, *(x for x in c.spells if x not in mage.spells)]
 
     @event("SeasonEnded")
     def _season_ended(self, actor: str, audience: list) -> None:

@@ -67,6 +67,7 @@ class CardDef(_Model):
     attributes: list[str] = []  # "Courtly Connections", "Divine Grace", "Friend of the Fae" (A-EVT-3)
     might_seasons: list[str] = []  # seasons its Might is 1 more (Issandra: "In Spring and Summer")
     heals: int = 0  # points of damage it removes from another being of its covenant, once a season
+    teaches: Literal["spell"] | None = None  # a Book whose study attaches a spell to its mage (A-SPELL-1, [000:437])
 
     @field_validator("arts")
     @classmethod

@@ -132,6 +132,9 @@ def _create(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
             for art in TECHNIQUES + FORMS:
                 out.append(cc.Keep(seat, c.id, art=art))
                 out += [cc.Keep(seat, c.id, attach_to=m.id, art=art) for m in mages if art not in m.arts]
+        if c.name in game.house.cards and game.house.cards[c.name].teaches == "spell":  # A-SPELL-1: a Grimoire
+            spells = sorted(game.house.spells)
+            out += [cc.Keep(seat, c.id, attach_to=m.id, spell=sp) for m in mine if m.kind == "mage" for sp in spells]
         out.append(cc.Discard(seat, c.id))
         out += [cc.UseMouse(seat, c.id, by) for by in (-2, -1, 1, 2)]
     out.append(cc.Pass(seat))

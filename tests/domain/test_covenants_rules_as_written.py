@@ -20,6 +20,7 @@ from tests.covenants.play import (
     move_all,
     pass_create,
     pass_main,
+    pass_until,
     reckon,
     skip_season,
 )
@@ -246,3 +247,43 @@ def test_a_dmg_2_an_item_damaged_is_discarded_at_the_end_of_the_season():
     end_season(t)
     assert sword not in cards(t, "bob") and grogs in cards(t, "bob")
     assert t.view("gm")["discard"]["count"] == discarded + 1
+
+
+GRIMOIRE = "Book (Grimoire)"
+
+
+def test_a_spell_1_a_mage_casts_only_the_spells_it_learned():
+    """A-SPELL-1 [000:74] "In order to "learn" a spell, a Mage must have learned at least one of the Arts listed in
+    the spell. In order to cast (use) a spell, a Mage must possess all the Arts listed in the spell" with [000:34]
+    "Starting mages may have their first two spells assigned to them as soon as they create them (no Book or Lab
+    Study required) if at least one of each spell's Arts match theirs" and [000:69] "new spells are acquired via
+    Book Study (Grimoire) or Lab Study": Ann's starting mage has the Arts of three spells; the first two she casts
+    are assigned to it, the third is refused until a Grimoire teaches it (three counters, [000:437]); a Grimoire
+    cannot teach a spell none of whose Arts the mage has."""
+    d = Dice()
+    t = fixed_three(d, arts={"ann": ["Cr", "Au", "Re", "Ig", "Pe"]})
+    mage = t.mage("ann")
+    move_all(t, [5, 1, 2])
+    d.push([4])
+    book = t.run("ann", Generate("ann"))["card_id"]
+    assert cards(t, "ann")[book]["name"] == GRIMOIRE
+    refused(t, "ann", Keep("ann", book, attach_to=mage, spell="Distractions of Invisible Horrors"), "A-SPELL-1")
+    t.run("ann", Keep("ann", book, attach_to=mage, spell="Sphere of Flame"))  # Cr Ig: learnt in three seasons
+    assert cards(t, "ann")[book]["counters"] == 3 and cards(t, "ann")[mage]["spells"] == []
+    pass_create(t)
+    cy_grogs, ann_grogs = named(t, "cy", "Grogs")[0], named(t, "ann", "Grogs")[0]
+    t.run("ann", Cast("ann", mage, "Arc of Lightning", cy_grogs, 1))  # the first spell: assigned as it is cast
+    pass_until(t, "ann")
+    t.run("ann", Cast("ann", mage, "Levitate on Wings of Air", ann_grogs, 1))  # the second
+    assert cards(t, "ann")[mage]["spells"] == ["Arc of Lightning", "Levitate on Wings of Air"]
+    pass_until(t, "ann")
+    refused(t, "ann", Cast("ann", mage, "Sphere of Flame", cy_grogs, 1), "A-SPELL-1")  # not learnt yet
+    end_season(t)
+    skip_season(t)
+    skip_season(t)  # the Grimoire's last counter goes as Autumn ends
+    assert "Sphere of Flame" in cards(t, "ann")[mage]["spells"] and book not in cards(t, "ann")
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    pass_until(t, "ann")
+    out = t.run("ann", Cast("ann", mage, "Sphere of Flame", cy_grogs, 1))
+    assert out["magnitude"] == 1
