@@ -287,3 +287,78 @@ def test_a_spell_1_a_mage_casts_only_the_spells_it_learned():
     pass_until(t, "ann")
     out = t.run("ann", Cast("ann", mage, "Sphere of Flame", cy_grogs, 1))
     assert out["magnitude"] == 1
+
+
+def test_a_spell_3_a_regular_spell_lasts_the_season_a_year_spell_ends_as_its_phase_begins_a_year_on():
+    """A-SPELL-3 [000:70] "Regular spells have instantaneous effect, or remain in effect for the rest of the current
+    season" and [000:72] "Spells that specify a year or multiple season duration begin counting seasons at the time
+    they are played; unless specified otherwise, the effect ends at the beginning of the same phase in which the
+    card was played": Cy's Might of the Bear (regular) is gone when the season ends; Bob's Aegis of the Hearth,
+    cast at the Winter Reckoning "For the next year", holds through the next Winter's Main Phase and ends as that
+    Winter's Reckoning begins."""
+    d = Dice()
+    t = fixed_three(d)
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    pass_until(t, "cy")
+    grogs = named(t, "cy", "Grogs")[0]
+    t.run("cy", Cast("cy", t.mage("cy"), "Might of the Bear", grogs, 1))
+    assert [e["spell"] for e in t.view("ann")["effects"]] == ["Might of the Bear"]
+    end_season(t)
+    assert t.view("ann")["effects"] == []
+    skip_season(t)
+    skip_season(t)
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    end_season_move(t)
+    assert t.phase() == "reckoning" and t.view("gm")["game"]["season"] == "winter"
+    t.run("bob", Cast("bob", t.mage("bob"), "Aegis of the Hearth", "bob", 3))
+    reckon(t)
+    for season in ("spring", "summer", "autumn"):
+        assert t.view("gm")["game"]["season"] == season and t.view("cy")["effects"][0]["aegis"] == 1
+        skip_season(t)
+    move_all(t, list(range(1, 4)))
+    pass_create(t)
+    while t.phase() == "events":
+        t.run(t.turn()[0], Pass(t.turn()[0]))
+    assert t.phase() == "main" and t.view("cy")["effects"][0]["aegis"] == 1  # the next Winter's Main Phase
+    end_season_move(t)
+    assert t.phase() == "reckoning" and t.view("cy")["effects"] == []  # ended as the Reckoning began
+
+
+def test_a_dmg_4_passive_healing_a_season_inactive_without_new_damage_heals_one_point():
+    """A-DMG-4 [000:128] "At the end of any season (after Reckoning) in which a mundane being has spent the entire
+    season in an inactive state, and during which time no new damage was applied, one point of damage may be
+    removed from that being.": Bob's Grogs, struck for 2 in Spring, keep 2 that season (new damage), heal to 1
+    after a quiet Summer, and keep 2 after Autumn's new point."""
+    d = Dice()
+    t = fixed_three(d, arts={"ann": ["Cr", "Au", "Ig", "Pe", "An"]})
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    grogs = named(t, "bob", "Grogs")[0]
+    t.run("ann", Cast("ann", t.mage("ann"), "Arc of Lightning", grogs, 2))
+    assert cards(t, "bob")[grogs]["damage"] == 2 and not cards(t, "bob")[grogs]["active"]
+    end_season(t)
+    assert cards(t, "bob")[grogs]["damage"] == 2  # damaged this season: no healing
+    skip_season(t)
+    assert cards(t, "bob")[grogs]["damage"] == 1 and not cards(t, "bob")[grogs]["active"]  # a quiet season
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    t.run("ann", Cast("ann", t.mage("ann"), "Sphere of Flame", grogs, 1))
+    end_season(t)
+    assert t.view("gm")["game"]["season"] == "winter" and cards(t, "bob")[grogs]["damage"] == 2  # new damage
+
+
+def test_a_gen_4_a_starting_mage_without_chosen_arts_rolls_two_techniques_and_three_forms():
+    """A-GEN-4 [000:185] "To assign Arts randomly to a starting mage, roll a 6-sided die two times (rerolling on 6
+    or duplicates) and index into the list of Techniques. Roll a 20-sided die three times (rerolling on
+    duplicates), divide by two, rounded up, and index into the list of Forms." with A-AMB-16 "Reroll when the
+    Form is a duplicate": Ann's d6 shows 6 (rerolled), 2 (In), 2 (a duplicate), 5 (Re); her d20 1 (An), 2 (An
+    again), 20 (Vi), 7 (Co)."""
+    d = Dice()
+    d.push([6], [2], [2], [5], [1], [2], [20], [7])
+    t = fixed_three(d, arts={"ann": []})
+    mage = cards(t, "ann")[t.mage("ann")]
+    assert sorted(mage["arts"]) == sorted(["In", "Re", "An", "Vi", "Co"])
+    assert cards(t, "bob")[t.mage("bob")]["arts"] == ["Pe", "Im", "Vi", "Re", "Mu"]  # chosen, not rolled
+    assert d.rolls == []  # eight rolls for Ann alone
