@@ -666,3 +666,118 @@ def test_a_amb_22_a_shield_raises_a_beings_capacity_and_the_receiving_side_assig
     assert out["taken"] == {first: 3, second: 1}
     cards = {c["id"]: c for c in t.view("cy")["covenants"]["ann"]["cards"]}
     assert (cards[first]["damage"], cards[second]["damage"]) == (3, 1)
+
+
+# ---------------------------------------------------------------- A-AMB-10: the end of Winter
+
+
+def kinds_since(t, position: int, wanted: set[str]) -> list[str]:
+    """The kinds of the events recorded after ``position`` that are in ``wanted``, in order."""
+    out = []
+    for n in t.games.recorder.select_notifications(start=position + 1, limit=1000):
+        kind = n.topic.rsplit(".", 1)[-1]
+        if kind in wanted:
+            out.append(kind)
+    return out
+
+
+def test_a_amb_10_the_end_of_winter_runs_support_discards_healing_then_the_yearly_reckoning():
+    """A-AMB-10 "Winter Reckoning.begin (item upkeep, Bailiff, Aegis casting) → support allocation → discard
+    unsupported → passive healing → discard inactive mundane beings ([000:122]) → Yearly Reckoning → clear provisions
+    → new starting player → year token to Spring.": in Autumn Bob deals Cy's Grogs 2 and Cy deals Ann's 1; at the
+    Winter Reckoning Bob casts his Aegis, then each covenant supports (Bob starving a Villagers), then the Grogs heal
+    (Ann's fully), Cy's, still damaged, is discarded, and the year is reckoned before Spring begins."""
+    from domain.covenants.commands import Cast, Support
+    from tests.covenants.play import pass_until
+
+    arts = {"bob": ["Cr", "Ig", "Re", "Vi", "Pe"], "cy": ["Cr", "Ig", "Re", "Mu", "An"]}
+    t = fixed_three(Dice(), arts=arts)
+    for _ in range(2):
+        skip_season(t)
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    cards = t.view("cy")["covenants"]
+    ann_grogs, cy_grogs = (next(c["id"] for c in cards[s]["cards"] if c["name"] == "Grogs") for s in ("ann", "cy"))
+    pass_until(t, "bob")
+    t.run("bob", Cast("bob", t.mage("bob"), "Sphere of Flame", cy_grogs, 2))
+    t.run("cy", Cast("cy", t.mage("cy"), "Sphere of Flame", ann_grogs, 1))
+    pass_main(t)
+    t.run("ann", Move("ann", 10))
+    reckon(t)
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    pass_main(t)
+    t.run("ann", Move("ann", 10))
+    assert t.phase() == "reckoning" and t.view("cy")["game"]["season"] == "winter"
+    position = events_of(t)
+    t.run("bob", Cast("bob", t.mage("bob"), "Aegis of the Hearth", "bob", 2))
+    villagers = next(c["id"] for c in t.view("bob")["covenants"]["bob"]["cards"] if c["name"] == "Villagers")
+    for seat in ("ann", "bob", "cy"):
+        t.run(seat, Support(seat, [villagers] if seat == "bob" else []))
+    wanted = {"SpellCast", "SupportAllocated", "CardDiscarded", "CardHealed", "YearReckoned", "SeasonBegan"}
+    assert kinds_since(t, position, wanted) == [
+        "SpellCast", "SupportAllocated", "SupportAllocated", "CardDiscarded", "SupportAllocated",
+        "CardHealed", "CardHealed", "CardDiscarded", "YearReckoned", "SeasonBegan",
+    ]  # fmt: skip
+    v = t.view("cy")
+    assert v["game"]["season"] == "spring" and v["game"]["year"] == 2
+    assert not any(c["id"] == cy_grogs for c in v["covenants"]["cy"]["cards"])
+    assert next(c for c in v["covenants"]["ann"]["cards"] if c["id"] == ann_grogs)["active"]
+    assert all(c["provision"] == 0 for c in v["covenants"].values())
+
+
+# ---------------------------------------------------------------- A-AMB-19: the Quaesitors
+
+
+LEVITATE = ["Re", "Au", "Cr", "Co", "Vi"]  # Levitate on Wings of Air: a spell that harms nobody
+
+
+def test_a_amb_19_the_created_investigation_ignores_a_held_event_and_goes_to_any_marked_covenant():
+    """A-AMB-19 "The auto-created investigation may target any marked covenant. ... Auto-creation ignores the "no
+    event on hold" gate but respects "no investigation in progress".": in year two Bob holds a Lost Apprentice for
+    Winter; Ann levitates Bob's Grogs (marked, though she damaged nobody). In Summer an Investigation is created for
+    Cy on the Event square although an event is on hold, and Cy applies it to Ann. In Autumn Bob is marked, but with
+    the Investigation in progress none is created."""
+    from domain.covenants.commands import Cast, DecideEvent, DrawEvent
+
+    d = Dice()
+    t = fixed_three(d, arts={"ann": LEVITATE, "bob": LEVITATE}, options={"yearly_conversion_consumes": False})
+    for _ in range(4):
+        skip_season(t)
+    move_all(t, [9, 1, 2])  # year two, Bob starts: Bob on the Event square
+    pass_create(t)
+    d.push([19])  # Lost Apprentice (directed): held for Winter
+    t.run("bob", DrawEvent("bob"))
+    t.run("bob", DecideEvent("bob", "hold", season="winter"))
+    passes(t, "bob", "cy")
+    t.run("ann", Cast("ann", t.mage("ann"), "Levitate on Wings of Air", grogs_of(t, "bob"), 1))
+    assert t.view("cy")["covenants"]["ann"]["marked"]
+    pass_main(t)
+    t.run("bob", Move("bob", 10))
+    reckon(t)
+    move_all(t, [1, 9, 2])  # Summer: Cy on the Event square
+    pass_create(t)
+    v = t.view("ann")
+    assert v["held_events"] and v["pending_event"] == {
+        "seat": "cy",
+        "event": "Quaesitor Investigation",
+        "quaesitor": True,
+    }
+    t.run("cy", DecideEvent("cy", "play", target="ann"))
+    assert t.view("bob")["investigation"]["target"] == "ann"
+    if t.phase() == "events":
+        t.run("cy", Pass("cy"))
+    t.run("bob", Cast("bob", t.mage("bob"), "Levitate on Wings of Air", grogs_of(t, "cy"), 1))
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    assert t.view("ann")["game"]["season"] == "autumn" and t.view("ann")["covenants"]["bob"]["marked"]
+    move_all(t, [9, 1])  # Autumn: Bob on the Event square; Ann is out of play
+    pass_create(t)
+    v = t.view("ann")
+    assert v["pending_event"] is None and v["investigation"]["target"] == "ann"
+    assert v["events_in_play"].count("Quaesitor Investigation") == 1
+
+
+def grogs_of(t, seat: str) -> str:
+    return next(c["id"] for c in t.view("gm")["covenants"][seat]["cards"] if c["name"] == "Grogs")
