@@ -4,10 +4,41 @@ recording nothing, with the dice given explicitly."""
 
 from __future__ import annotations
 
+import pytest
+
+from domain.errors import RuleViolation
 from domain.platform.commands import GrantExtension, RequestExtension
+from domain.powers import battle as pb
 from domain.powers import commands as pc
 from domain.powers import development as dev
+from tests.domain.battle_helpers import HEX, Field, sturdy
 from tests.domain.test_powers_resistance_decisions import Table
+
+
+def soft(**kw) -> dict:
+    """No armor, Defense 3: every hit wounds."""
+    return sturdy(**{"armor": 0, "defense": 3, **kw})
+
+
+def battle(armies: dict[str, tuple[str, int, dict]], **setups: list[str]) -> Field:
+    """North declares against south with these ``army -> (power, units, block)`` in the hex; each power sets up
+    the armies named; the battle is at round 1's Commands step."""
+    f = Field({aid: (power, HEX, units, stats) for aid, (power, units, stats) in armies.items()})
+    f.declare()
+    for power, order in setups.items():
+        f.setup(power, order)
+    f.pass_to("commands", 1)
+    return f
+
+
+def battle_refused(f: Field, who: str, command, rule: str) -> str:
+    """The battle command is refused naming ``rule``, and nothing is recorded."""
+    before = f.game().version
+    with pytest.raises(RuleViolation) as info:
+        f.run(who, command)
+    assert info.value.rule == rule, info.value.message
+    assert f.game().version == before
+    return info.value.message
 
 
 def test_p_dice_2_the_pool_is_the_sum_of_the_ranks_less_the_assured_dice():
@@ -233,3 +264,113 @@ def test_p_dev_1_fame_is_spent_during_tidings_and_refused_in_the_months():
     err = t.refused("gondor", dev.BuyDevelopment("gondor", "skill", "craft"), "P-DEV-1")
     assert "Tidings" in err.message
     assert t.view("gondor")["development"]["mine"]["wallet"]["fame"] == 8
+
+
+def test_p_bat_1_a_combat_check_rolls_a_die_for_each_active_unit_and_each_status_die():
+    """P-BAT-1: "Roll n dice, where n = the army's active units plus or minus status dice. Each die adds the
+    attribute's static bonus. Count the dice that are ≥ the threshold." [003:604]. Three units slay (+1 static,
+    P-AMB-12) against Defense 3: [2, 1, 6] is 3, 2 and 7, two successes. A unit routed at Cleanup rolls no more;
+    Strengthened 1 adds an attack die: three dice again, and [1, 1, 1] scores nothing."""
+    f = battle({"x": ("north", 3, sturdy()), "y": ("south", 3, soft())}, north=["x"], south=["y"])
+    f.command("south", "y", "rest")
+    hit = f.command("north", "x", "slay", [2, 1, 6], [6, 6, 6], target="y")["hit"]  # then y's morale check
+    assert (hit["threshold"], hit["successes"], sum(hit["wounds"])) == (3, 2, 2)
+    f.pass_to("cleanup", 1)
+    f.run("north", pb.RetreatArmies(f.bid, "north", [], {"x": [0]}))
+    f.run("south", pb.RetreatArmies(f.bid, "south"))
+    f.pass_to("commands", 2)
+    assert next(a["size"] for a in f.view("gm")["armies"] if a["army_id"] == "x") == 2
+    f.run("gm", pb.SetBattleStatus(f.bid, "x", "Strengthened", 1, "a war-song"))
+    f.command("south", "y", "rest")
+    out = f.command("north", "x", "slay", [1, 1, 1], target="y")
+    assert (out["rolls"], out["hit"]["successes"]) == ([[1, 1, 1]], 0)
+
+
+def test_p_bat_4_a_unit_dies_at_its_second_wound_and_an_army_without_units_is_destroyed():
+    """P-BAT-4: "A unit dies when it reaches 2 wounds ... "Size" = active units ... An army is destroyed when its
+    last unit is lost." [003:612]. Bloodlust puts both wounds of [6, 6] on Y's first unit: it dies, Y's size is 1;
+    the next round the last unit dies and Y is destroyed: it can no longer be attacked (nor commanded)."""
+    f = battle(
+        {"x": ("north", 2, soft(keywords=["bloodlust"])), "y": ("south", 2, soft()), "z": ("south", 3, sturdy())},
+        north=["x"],
+        south=["y", "z"],
+    )
+    hit = f.command("north", "x", "slay", [6, 6], target="y", allocation=[0, 0])["hit"]
+    assert (list(hit["wounds"]), hit["slain"]) == ([2, 0], 1)
+    assert f.army("y")["units"] == [{"wounds": 0, "routed": False}]
+    f.command("south", "y", "rest")
+    f.command("south", "z", "rest")
+    f.pass_to("commands", 2)
+    assert f.command("north", "x", "slay", [6, 6], target="y", allocation=[0, 0])["hit"]["slain"] == 1
+    assert f.army("y")["units"] == [] and f.view("gm")["armies"][1]["size"] == 0
+    battle_refused(f, "south", pb.GiveCommand(f.bid, "south", "y", "rest"), "P-BAT-3")
+    f.command("south", "z", "rest")
+    f.pass_to("commands", 3)
+    assert "name the target" in battle_refused(f, "north", pb.GiveCommand(f.bid, "north", "x", "slay", "y"), "P-BAT-2")
+
+
+def test_p_bat_10_a_battle_ends_after_its_seventh_round():
+    """P-BAT-10: "A battle lasts at most 7 rounds." [003:651] "A battle ends when only one side has active armies
+    remaining or at the end of 7 rounds." Two armies that only rest fight round 7 and the battle ends with no
+    winner; a command after it is refused."""
+    f = battle({"x": ("north", 3, sturdy()), "y": ("south", 3, sturdy())}, north=["x"], south=["y"])
+    for round_no in range(1, 8):
+        assert f.pass_to("commands", round_no)["round"] == round_no
+        f.command("south", "y", "rest")
+        f.command("north", "x", "rest")
+    b = f.pass_to("ended")
+    assert (b["round"], b["result"]["reason"], b["result"]["winner"]) == (7, "7 rounds fought", None)
+    battle_refused(f, "north", pb.GiveCommand(f.bid, "north", "x", "rest"), "P.1.3")
+
+
+def test_p_bat_12_battle_statuses_change_targets_defense_and_wounds_then_tick_down():
+    """P-BAT-12: "Burning: no armor gain; 1 Burn wound each cleanup. Vulnerable: −2 Defense. Flying: cannot be
+    targeted by melee." Statuses "all tick down by 1" at Cleanup ([003:581]). A melee attack on the Flying Y is
+    refused; on the Vulnerable Z (Defense 6 − 2) Slay's [3, 2] is 4 and 3, one success, soaked by armor. At
+    Cleanup Burning X takes a wound that armor does not soak, and every status ticks down."""
+    f = battle(
+        {"x": ("north", 2, sturdy()), "y": ("south", 2, sturdy()), "z": ("south", 2, sturdy())},
+        north=["x"],
+        south=["y", "z"],
+    )
+    for army, status, stacks in (("y", "Flying", 1), ("z", "Vulnerable", 1), ("x", "Burning", 2)):
+        f.run("gm", pb.SetBattleStatus(f.bid, army, status, stacks, "the GM's ruling"))
+    message = battle_refused(f, "north", pb.GiveCommand(f.bid, "north", "x", "slay", "y"), "P-BAT-12")
+    assert "Flying" in message
+    hit = f.command("north", "x", "slay", [3, 2], target="z")["hit"]
+    assert (hit["threshold"], hit["successes"], hit["armor_lost"], list(hit["wounds"])) == (4, 1, 1, [0, 0])
+    f.command("south", "y", "rest")
+    f.command("south", "z", "rest")
+    armies = {a["army_id"]: a for a in f.pass_to("commands", 2)["armies"]}
+    assert [u["wounds"] for u in armies["x"]["units"]] == [1, 0] and armies["x"]["armor"] == 4
+    assert armies["x"]["statuses"]["Burning"] == 1
+    assert armies["y"]["statuses"] == {} and armies["z"]["statuses"] == {}
+    f.command("north", "x", "slay", [1, 1], target="y")  # no longer Flying
+
+
+def test_p_bat_14_a_reinforcement_within_its_mobility_arrives_when_delayed_reaches_zero():
+    """P-BAT-14: "An army with Delayed X arrives in the Deployment step once X reaches 0", X dropping by 1 at each
+    round's Cleanup (P-AMB-44); [003:563] "Armies that are in nearby hexes (within their mobility) can also arrive
+    to reinforce a battle ... marked with Delayed X, where X is their distance". R, one hex away, waits out round 1
+    and is deployed in round 2; Far, two hexes away with mobility 1, is refused."""
+    f = Field(
+        {
+            "x": ("north", HEX, 3, sturdy()),
+            "r": ("north", "3,0", 2, sturdy(mobility=2)),
+            "far": ("north", "4,0", 2, sturdy(mobility=1)),
+            "y": ("south", HEX, 3, sturdy()),
+        }
+    )
+    f.declare()
+    message = battle_refused(
+        f, "north", pb.SubmitBattleSetup(f.bid, "north", ["x"], reinforcements=["far"]), "P-BAT-14"
+    )
+    assert "within its mobility" in message
+    f.setup("north", ["x"], reinforcements=["r"])
+    f.setup("south", ["y"])
+    where = {a["army_id"]: (a["where"], a["statuses"]) for a in f.pass_to("commands", 1)["armies"]}
+    assert where["r"] == ("delayed", {"Delayed": 1})
+    f.command("south", "y", "rest")
+    f.command("north", "x", "rest")
+    where = {a["army_id"]: (a["where"], a["statuses"]) for a in f.pass_to("commands", 2)["armies"]}
+    assert where["r"] == ("deployed", {})
