@@ -7,7 +7,7 @@ mage, ``bid`` bids in the one challenge it is in.
     generate [mouse +2]          support starve <card>, ... art Cr [in <challenge>]
     keep [<card>] [on <card>] [art Cr]                      bid 2 [in <challenge>]
     discard [<card>]             convert 2 gold to vis      resolve [<challenge>] / forfeit [<challenge>]
-    pass                         action <name>[: text]      draw / event <choice> [on <target>] [in <season>]
+    pass                         action <name>[: text]      draw [mouse +2] / event <choice> [on <target>] [in <season>]
     cast <spell> on <target> [with <mage>] [vis 1] [mother may i]     accept <trade> / refuse <trade>
     offer <covenant> give 3 gold, 1 vis get 2 vis           rule <n> approve|refuse[: note]
     pay tax                      hedge give <vis source> / hedge curse     mouse +2 [<card>]
@@ -43,7 +43,7 @@ USAGE = {
     "support": "support [starve <card>, <card>]",
     "convert": "convert <amount> <gold|vis|provision> to <gold|vis|provision>",
     "action": "action <name>[: text]",
-    "draw": "draw",
+    "draw": "draw [mouse <+/-2>]",
     "event": "event <choice> [on <target>] [in <season>]",
     "accept": "accept <trade>",
     "refuse": "refuse <trade>",
@@ -173,6 +173,7 @@ OPTIONS = {
     "event": ("on", "in"),
     "heal": ("with",),
     "generate": ("mouse",),
+    "draw": ("mouse",),
 }
 
 
@@ -364,7 +365,7 @@ class CovenantTurn(Turn):
             case "action":
                 return cc.TakeAction(seat, a["action"], a["text"])
             case "draw":
-                return cc.DrawEvent(seat)
+                return cc.DrawEvent(seat, a.get("mouse", 0))
             case "event":
                 return cc.DecideEvent(seat, words[0], a.get("on"), a.get("in"))
             case "accept" | "refuse":

@@ -122,11 +122,8 @@ def test_a_gen_3_an_improvement_under_construction_does_not_raise_the_villagers_
     assert len(named(t, "ann", "Villagers")) == 4
 
 
-def test_a_gen_1_the_mouse_changes_an_event_draw():
-    """A-GEN-1 step 4 [000:405] "you may add or subtract up to 2 to any single Resource or Event card generation
-    dice roll once per season": the player on the Event square changes the event die by up to 2 with the Mouse;
-    once a season; a covenant without one cannot."""
-    d = Dice()
+def mouse_on_the_event_square(d: Dice):
+    """Ann keeps a Mouse in Spring of year 1; in Spring of year 2 (Events Phases begin) she is on the Event square."""
     t = fixed_three(d)
     move_all(t, [5, 1, 2])
     mouse = generate_and_keep(t, d, {"ann": 5})["ann"]  # Familiar: Mouse
@@ -134,14 +131,35 @@ def test_a_gen_1_the_mouse_changes_an_event_draw():
     for _ in range(3):
         skip_season(t)
     assert t.view("gm")["game"]["season"] == "spring" and mouse in cards(t, "ann")
-    move_all(t, [9, 1, 2])  # Spring of year 2: Events Phases begin; Ann on the Event square
+    move_all(t, [9, 1, 2])
     pass_create(t)
     assert t.phase() == "events" and t.turn() == ["ann"]
+    return t
+
+
+def test_a_gen_1_the_mouse_changes_an_event_draw():
+    """A-GEN-1 step 4 [000:405] "you may add or subtract up to 2 to any single Resource or Event card generation
+    dice roll once per season": the player on the Event square changes the event die by up to 2 with the Mouse;
+    once a season; a covenant without one cannot."""
+    d = Dice()
+    t = mouse_on_the_event_square(d)
     refused(t, "ann", DrawEvent("ann", mouse=3), "A-GEN-1")  # up to 2
     d.push([7])  # Armed Invasion; with the Mouse's +2, 9: the Army of Skeletons, a directed event
     out = t.run("ann", DrawEvent("ann", mouse=2))
     assert out["event"] == "Army of Skeletons" and out["face"] == 9
     assert t.view("gm")["pending_event"]["event"] == "Army of Skeletons"
+
+
+def test_a_gen_1_the_mouse_changes_an_event_draw_by_mail():
+    """A-GEN-1 step 4 by mail: ``draw mouse -2`` draws with the Mouse's change."""
+    from tests.mail.test_covenants_mail import _mail, _tokens
+
+    d = Dice()
+    t = mouse_on_the_event_square(d)
+    d.push([12])  # Riots; with -2, 10: the Hedge Mage Attack
+    reply = _mail(t, _tokens(t)["ann"], "draw mouse -2")
+    assert reply.accepted, reply.body
+    assert t.view("gm")["pending_event"]["event"] == "Hedge Mage Attack"
 
 
 def test_a_gen_1_no_mouse_no_change_to_the_event_draw():
