@@ -11,8 +11,10 @@ from domain.platform.commands import GrantExtension, RequestExtension
 from domain.powers import battle as pb
 from domain.powers import commands as pc
 from domain.powers import development as dev
+from domain.powers import world
 from tests.domain.battle_helpers import HEX, Field, sturdy
 from tests.domain.test_powers_resistance_decisions import Table
+from tests.domain.world_helpers import HEXES
 
 
 def soft(**kw) -> dict:
@@ -374,3 +376,77 @@ def test_p_bat_14_a_reinforcement_within_its_mobility_arrives_when_delayed_reach
     f.command("north", "x", "rest")
     where = {a["army_id"]: (a["where"], a["statuses"]) for a in f.pass_to("commands", 2)["armies"]}
     assert where["r"] == ("deployed", {})
+
+
+def test_gm_3_the_gm_offers_the_consequences_once_locked_and_the_accepted_effects_apply():
+    """GM-3: "Once the consequence count is locked, the GM writes a ConsequenceProposed with text and structured
+    effects ... The player then either Accepts or Discards the action." [003:32] "You work with the GM to determine
+    the form the consequences take." Before the conversions are locked, or with an effect of no known kind, the
+    offer is refused; Despondent 2, accepted, is the power's status; accepted once only."""
+    t = Table(("Circle", "conspiracy", "circle"))
+    lore = t.asset("circle", "lore", "skill", 2)
+    t.to_planning()
+    plot = t.act("circle", [4, 6], title="Plot", assets=[{"asset_id": lore}])
+    despondent = [{"kind": "status", "name": "Despondent", "stacks": 2}]
+    t.refused("gm", pc.ProposeConsequence(plot, "Your spies grow weary", despondent), "GM-3")
+    t.run("circle", pc.LockConversions(plot, convert=1))
+    err = t.refused("gm", pc.ProposeConsequence(plot, "Banished", [{"kind": "banish"}]), "GM-3")
+    assert err.field == "effects"
+    cid = t.run("gm", pc.ProposeConsequence(plot, "Your spies grow weary", despondent))["consequence_id"]
+    t.run("circle", pc.AcceptConsequence(plot, cid))
+    assert t.view("circle")["me"]["statuses"] == {"Despondent": 2}
+    t.refused("circle", pc.AcceptConsequence(plot, cid), "GM-3")
+
+
+def test_gm_6_the_gm_rules_a_new_action_resistible_and_names_who_may_resist():
+    """GM-6: "Whether a new action can be resisted, and who may resist: a field on the ruling; the service derives
+    the list of eligible resisters." The Circle's new action is ruled resistible by Gondor: Gondor is offered the
+    reaction and resists; Rohan, not named, may not; once the month is resolved no ruling is made."""
+    t = Table(("Circle", "conspiracy", "circle"), ("Gondor", "city", "sovereign"), ("Rohan", "city", "sovereign"))
+    lore = t.asset("circle", "lore", "skill", 2)
+    g_lore = t.asset("gondor", "lore", "skill", 1)
+    r_lore = t.asset("rohan", "lore", "skill", 1)
+    t.to_planning()
+    well = t.act("circle", [6, 5], title="Poison the well", skill="lore", assets=[{"asset_id": lore}], convert=0)
+    t.run("gm", pc.SetRuling(well, resistible=True, resisters=["gondor"]))
+    t.resolve()
+    assert [n["action_id"] for n in t.view("gondor")["may_resist"]] == [well]
+    assert t.view("rohan")["may_resist"] == []
+    t.refused("rohan", pc.DeclareReaction("rohan", well, [{"asset_id": r_lore}]), "P-RES-1")
+    t.refused("gm", pc.SetRuling(well, resistible=True, resisters=["rohan"]), "GM-6")
+    assert t.resist("gondor", well, [5], [g_lore])["successes"] == 1
+    result = t.action(well)["result"]
+    assert (result["successes"], result["resisted"], result["net"]) == (2, 1, 1)
+
+
+def _feature(t: Table, viewer: str, feature_id: str) -> dict:
+    return next(f for f in t.view(viewer)["map"]["features"] if f["id"] == feature_id)
+
+
+def test_p_feat_4_a_dungeon_floor_opens_when_the_one_above_is_cleared_and_a_ruin_loses_threat_by_excess():
+    """P-FEAT-4: "Dungeon: floors of increasing difficulty; completing a floor reveals the next. Ruin: a Threat
+    pool. Each action against it removes threat equal to its excess successes over the ruin's difficulty."
+    Floor 2 is refused before floor 1 is cleared; [6, 6, 5] clears floor 1 (difficulty 3) and reveals floor 2 to
+    the delver only. [6, 6, 6, 5] against the ruin's difficulty 2 removes 2 threat of 5."""
+    tomb = {
+        "id": "tomb", "kind": "dungeon", "name": "The Delian Tomb", "hex": "2,0", "public": True,
+        "floors": [{"difficulty": 3, "reward": "An amulet"}, {"difficulty": 5, "reward": "Heavy armor"}],
+    }  # fmt: skip
+    ruin = {
+        "id": "castle", "kind": "ruin", "name": "The Fallen Castle", "hex": "3,0", "public": True, "threat": 5,
+        "difficulty": 2, "reward": "4 potions", "becomes": None,
+    }  # fmt: skip
+    t = Table(("Hero", "champion", "paragon"), ("Rival", "champion", "wizard"))
+    might = t.asset("hero", "might", "skill", 4)
+    delve = t.asset("hero", "delve", "skill", 3)
+    t.run("gm", world.DeclareMap(HEXES, [], [tomb, ruin]))
+    t.to_planning()
+    floor = t.act("hero", [6, 6, 5], title="Floor", location="2,0", assets=[{"asset_id": delve}], convert=0)
+    t.refused("hero", world.AimAction(floor, "delve", feature_id="tomb", floor=2), "P-FEAT-4")
+    t.run("hero", world.AimAction(floor, "delve", feature_id="tomb", floor=1))
+    clear = t.act("hero", [6, 6, 6, 5], title="Clear", location="3,0", assets=[{"asset_id": might}], convert=0)
+    t.run("hero", world.AimAction(clear, "clear", feature_id="castle"))
+    t.resolve()
+    assert [f["difficulty"] for f in _feature(t, "hero", "tomb")["floors"]] == [3, 5]
+    assert [f["difficulty"] for f in _feature(t, "rival", "tomb")["floors"]] == [3]
+    assert _feature(t, "hero", "castle")["threat"] == 3
