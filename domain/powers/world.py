@@ -387,7 +387,8 @@ class World(PlatformGame):
         )
 
     def check_reach(self, location: str | None, assets: list[dict]) -> None:
-        """Every asset must be within its mobility of the action's location (P-ACT-4)."""
+        """Every asset must be within its mobility of the action's location (P-ACT-4); an industry that has ceased
+        to operate lends none (P-TOWN-3)."""
         w = self.state.world
         if not w.hexes or location is None:
             return
@@ -396,6 +397,12 @@ class World(PlatformGame):
             f = placed.get(pick.get("asset_id"))
             if f is None:
                 continue
+            if f["town"] and _stopped(self, f["town"], f):
+                raise RuleViolation(
+                    f"{f['name']!r} has ceased to operate: its town is too small for it",
+                    rule="P-TOWN-3",
+                    field="assets",
+                )
             reach = wr.mobility(f["kind"], f["upgrades"])
             if not hexmap.within(f["hex"], location, reach):
                 raise RuleViolation(

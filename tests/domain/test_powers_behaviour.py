@@ -450,3 +450,24 @@ def test_p_feat_4_a_dungeon_floor_opens_when_the_one_above_is_cleared_and_a_ruin
     assert [f["difficulty"] for f in _feature(t, "hero", "tomb")["floors"]] == [3, 5]
     assert [f["difficulty"] for f in _feature(t, "rival", "tomb")["floors"]] == [3]
     assert _feature(t, "hero", "castle")["threat"] == 3
+
+
+def test_p_town_3_an_industry_that_has_ceased_to_operate_lends_no_asset_to_a_challenge():
+    """P-TOWN-3: "An industry with complexity greater than the town's population stops. If population < number of
+    industries, industries stop in an order set by the senior claimant." [003:372] "industries cease to operate".
+    Derop (population 1) has two farms: the first works and its asset joins Gondor's pool; the second, built
+    later, has stopped, so its asset is refused naming the rule and nothing is recorded."""
+    t = Table(("Gondor", "city", "sovereign"))
+    first = t.asset("gondor", "Upper farm", "industry", 1, asset_id="farm-a")
+    second = t.asset("gondor", "Lower farm", "industry", 1, asset_id="farm-b")
+    derop = {"id": "derop", "name": "Derop", "hex": "0,0", "population": 1, "wealth": 2}
+    farms = [{"id": f"f{k}", "kind": "farm", "town": "derop", "asset_id": f"farm-{k}"} for k in ("a", "b")]
+    t.run("gm", world.DeclareMap(HEXES, [derop], farms))
+    t.run("gm", world.SetClaim("derop", "gondor"))
+    t.to_planning()
+    assert t.view("gondor")["map"]["towns"][0]["stopped"] == ["fb"]
+    sow = pc.SubmitAction("gondor", "Sow", slot="public", location="0,0", assets=[{"asset_id": first}], convert=0)
+    assert t.run("gondor", sow, [5])["successes"] == 1
+    reap = pc.SubmitAction("gondor", "Reap", slot="public", location="0,0", assets=[{"asset_id": second}])
+    err = t.refused("gondor", reap, "P-TOWN-3")
+    assert "ceased to operate" in err.message
