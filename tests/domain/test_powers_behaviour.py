@@ -471,3 +471,23 @@ def test_p_town_3_an_industry_that_has_ceased_to_operate_lends_no_asset_to_a_cha
     reap = pc.SubmitAction("gondor", "Reap", slot="public", location="0,0", assets=[{"asset_id": second}])
     err = t.refused("gondor", reap, "P-TOWN-3")
     assert "ceased to operate" in err.message
+
+
+def test_p_dice_3_fives_and_sixes_succeed_and_each_converted_three_or_four_costs_a_consequence():
+    """P-DICE-3: "Faces 5 and 6 always count as successes. Faces 3 and 4 count only if the player converts them,
+    and each conversion adds +1 consequence. Faces 1 and 2 never count." [003:30]. [6, 5, 4, 3, 2, 1]: converting
+    the 4 (die 2) is 3 successes and 1 consequence; a 2 (die 4) cannot be converted, nor three of the two 3s and
+    4s; converting both gives 4 successes and 2 consequences."""
+    t = Table(("Circle", "conspiracy", "circle"))
+    lore = t.asset("circle", "lore", "skill", 6)
+    t.to_planning()
+    one = t.act("circle", [6, 5, 4, 3, 2, 1], title="One", assets=[{"asset_id": lore}])
+    err = t.refused("circle", pc.LockConversions(one, dice=[2, 4]), "P-DICE-3")
+    assert err.field == "dice"
+    locked = t.run("circle", pc.LockConversions(one, dice=[2]))
+    assert (locked["successes"], locked["consequences"]) == (3, 1)
+    assert [d["converted"] for d in locked["dice"]] == [False, False, True, False, False, False]
+    two = t.act("circle", [6, 5, 4, 3, 2, 1], title="Two", assets=[{"asset_id": t.asset("circle", "Spy", "agent", 6)}])
+    t.refused("circle", pc.LockConversions(two, convert=3), "P-DICE-3")
+    locked = t.run("circle", pc.LockConversions(two, convert=2))
+    assert (locked["successes"], locked["consequences"]) == (4, 2)
