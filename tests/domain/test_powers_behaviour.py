@@ -11,6 +11,7 @@ from domain.platform.commands import GrantExtension, RequestExtension
 from domain.powers import battle as pb
 from domain.powers import commands as pc
 from domain.powers import development as dev
+from domain.powers import magic as m
 from domain.powers import world
 from tests.domain.battle_helpers import HEX, Field, sturdy
 from tests.domain.test_powers_resistance_decisions import Table
@@ -491,3 +492,19 @@ def test_p_dice_3_fives_and_sixes_succeed_and_each_converted_three_or_four_costs
     t.refused("circle", pc.LockConversions(two, convert=3), "P-DICE-3")
     locked = t.run("circle", pc.LockConversions(two, convert=2))
     assert (locked["successes"], locked["consequences"]) == (4, 2)
+
+
+def test_gm_15_the_gm_approves_a_powers_own_design_whose_rank_is_computed_and_taught_to_it_alone():
+    """GM-15: "Approving spell, ritual and item designs ... A design submission approved by the GM. Once approved,
+    costs and ranks are computed automatically (P-MAG)." [003:511] "the magic of each power is too unique to
+    teach". The Wizard's slow Emberfall, 2FF, is approved: rank 2 + 1 = 3, element Fire; the Wizard learns it, the
+    Circle neither learns nor sees it, and a design never approved is taught to nobody."""
+    t = Table(("Wiz", "champion", "wizard"), ("Circle", "conspiracy", "circle"))
+    t.run("gm", m.DefineSpell("emberfall", "Emberfall", "slow", "2FF", for_power="wiz"))
+    t.run("gm", m.TeachSpell("wiz", "emberfall"))
+    [known] = t.view("wiz")["magic"]["powers"]["wiz"]["known"]
+    assert (known["spell_id"], known["rank"], known["elements"]) == ("emberfall", 3, ["F"])
+    err = t.refused("gm", m.TeachSpell("circle", "emberfall"), "GM-15")
+    assert "too unique to teach" in err.message
+    t.refused("gm", m.TeachSpell("wiz", "starfall"), "GM-15")
+    assert "Emberfall" not in t.seen("circle")
