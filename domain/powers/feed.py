@@ -224,6 +224,10 @@ def describe(kind: str, data: Mapping[str, Any], names: Mapping[str, str]) -> st
         return _("{power} acts against you: {title} (pool size {size}). You may resist.").format(
             power=data.get("power_name") or power, title=_quoted(data.get("title")), size=data.get("pool_size")
         )
+    if kind == "ResistanceAnnounced":
+        return _("{power} acts: {title} (pool size {size}); its targets may resist before it resolves.").format(
+            power=data.get("power_name") or power, title=_quoted(data.get("title")), size=data.get("pool_size")
+        )
     if kind == "ResistanceForewarned":
         return _(
             "{power} acts against you: {title} (pool size {size}). You may resist once the month is resolved."

@@ -1654,19 +1654,19 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
                     audience=self._audience(a),
                 )
                 # P-AMB-3/P-AMB-45: the resister (and the table, for a public action) learns only the
-                # actor, the action and the pool size until the window closes.
-                notice_audience = [vis.PUBLIC] if public else vis.powers(resisters)
-                self._resistance_offered(
-                    action_id=action_id,
-                    power_id=a.power,
-                    power_name=s.powers[a.power].name,
-                    title=a.title,
-                    skill=a.skill,
-                    pool_size=t.pool_size,
-                    resisters=resisters,
-                    actor=SYSTEM,
-                    audience=notice_audience,
-                )
+                # actor, the action and the pool size until the window closes; the offer to resist is the
+                # resisters' own private notice (P-AMB-4 "you alone, not the table").
+                notice = {
+                    "action_id": action_id,
+                    "power_id": a.power,
+                    "power_name": s.powers[a.power].name,
+                    "title": a.title,
+                    "skill": a.skill,
+                    "pool_size": t.pool_size,
+                }
+                self._resistance_offered(**notice, resisters=resisters, actor=SYSTEM, audience=vis.powers(resisters))
+                if public:
+                    self._resistance_announced(**notice, actor=SYSTEM, audience=[vis.PUBLIC])
                 shown = self.resister_assets(a)
                 if shown is not None:  # P-AMB-3's campaign option: to the resisters alone, even of a public action
                     self._pool_assets_shown(
@@ -1824,6 +1824,20 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
         skill: str | None,
         pool_size: int,
         resisters: list,
+        actor: str,
+        audience: list,
+    ) -> None:
+        pass
+
+    @event("ResistanceAnnounced")
+    def _resistance_announced(
+        self,
+        action_id: str,
+        power_id: str,
+        power_name: str,
+        title: str,
+        skill: str | None,
+        pool_size: int,
         actor: str,
         audience: list,
     ) -> None:
@@ -2131,6 +2145,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "ReactionConversionsLocked": 1,
     "ReactionsWaived": 1,
     "ResistanceForewarned": 1,  # P-AMB-4
+    "ResistanceAnnounced": 1,  # P-AMB-45
     "PoolAssetsShown": 1,  # P-AMB-3
     "AssetsHiddenFromResisters": 1,  # GM-19
     "ReactionConsequenceProposed": 1,  # P-AMB-6

@@ -583,6 +583,11 @@ def test_p_amb_45_a_public_resistible_action_is_published_in_full_only_when_the_
     t.resolve()
     table = {a["title"]: a for a in t.view("rohan")["public_actions"]}
     assert set(table["Burn Osgiliath"]) == {"action_id", "power", "power_name", "title", "skill", "pool_size", "status"}
+    # The table is told the actor, the action and the pool size; the offer to resist is the target's alone (P-AMB-4).
+    told = {
+        who: [e["type"] for e in t.events(who) if e["data"].get("action_id") == attack] for who in ("rohan", "gondor")
+    }
+    assert told == {"rohan": ["ResistanceAnnounced"], "gondor": ["ResistanceOffered", "ResistanceAnnounced"]}
     assert table["Roar"]["result"] is not None  # not resistible: published in full at Resolution
     t.resist("gondor", attack, [5], ["gondor-m"])
     burned = next(a for a in t.view("rohan")["public_actions"] if a["title"] == "Burn Osgiliath")

@@ -10,6 +10,7 @@ import json
 import pytest
 
 from domain.powers import commands as pc
+from domain.powers.feed import describe
 from projections.db import ReadModelDB
 from projections.projector import Projector
 from projections.settings import Settings
@@ -102,3 +103,19 @@ def test_p_amb_4_the_resister_is_told_by_feed_and_mail_when_the_option_says(when
     t.resolve()
     assert [m["subject"] for m in mail_to(t, projector, "balrog", "ResistanceOffered")] == ["You may resist: Gandalf"]
     assert "DUEL-THE-BALROG" not in surfaces(t, projector, "rohan")
+
+
+def test_p_amb_4_the_table_of_a_public_action_is_told_it_awaits_resistance_but_only_its_target_is_offered_it():
+    """P-AMB-45: the table learns the actor, the action and the pool size of a public resistible action at
+    Resolution; P-AMB-4: the offer to resist ("You may resist") is mailed to its target alone, not the table."""
+    t = Table(("Dragon", "champion", "dragon"), ("Gondor", "city", "sovereign"), ("Rohan", "city", "sovereign"))
+    projector = Projector(t.games, ReadModelDB(Settings(database_url="memory")))
+    t.to_planning()
+    t.act("dragon", None, title="BURN-OSGILIATH", slot="public", targets=["gondor"], resistible=True, convert=0)
+    t.resolve()
+    assert [m["subject"] for m in mail_to(t, projector, "gondor", "ResistanceOffered")] == ["You may resist: Dragon"]
+    assert mail_to(t, projector, "rohan", "ResistanceOffered") == []
+    names = {p["power_id"]: p["name"] for p in t.view("rohan")["powers"]}
+    lines = [describe(e["type"], e["data"], names) for e in t.events("rohan")]
+    assert "Dragon acts: “BURN-OSGILIATH” (pool size 0); its targets may resist before it resolves." in lines, lines
+    assert not [line for line in lines if line and "against you" in line]
