@@ -8,6 +8,7 @@ import pytest
 
 from domain.errors import RuleViolation
 from domain.platform.commands import GrantExtension, RequestExtension
+from domain.powers import armies as pa
 from domain.powers import battle as pb
 from domain.powers import commands as pc
 from domain.powers import development as dev
@@ -508,3 +509,42 @@ def test_gm_15_the_gm_approves_a_powers_own_design_whose_rank_is_computed_and_ta
     assert "too unique to teach" in err.message
     t.refused("gm", m.TeachSpell("wiz", "starfall"), "GM-15")
     assert "Emberfall" not in t.seen("circle")
+
+
+def test_p_army_9_after_a_battle_routed_units_return_and_half_the_size_in_wounds_heal_at_cleanup():
+    """P-ARMY-9: "Routed units return, and each army heals ⌊size/2⌋ wounds ... Orcs may keep scars." [003:653] "At
+    the end of each season any routed units return and each army heals a number of wounds equal to half their
+    size." In month 2's battle Y's Slay wounds three of X's four units and its morale check [1, 1, 1, 1] routs two;
+    Y2 wounds both of the orcs' units. The battle over, the orcs keep their scars (a scar is refused to any army
+    not of orcs); at Cleanup X's routed units are back and 2 of its 3 wounds are healed, the orcs' stay."""
+    f = Field(
+        {
+            "x": ("north", HEX, 4, soft()),
+            "o": ("north", HEX, 2, soft(ancestry="orcs")),
+            "y": ("south", HEX, 3, sturdy()),
+            "y2": ("south", HEX, 2, sturdy()),
+        },
+        months=2,
+        month=2,
+    )
+    f.declare()
+    f.setup("north", ["x", "o"])
+    f.setup("south", ["y", "y2"])
+    f.pass_to("commands", 1)
+    assert f.command("south", "y", "slay", [6, 6, 6], [1, 1, 1, 1], target="x")["hit"]["routs_due"] == 2
+    f.command("north", "x", "rest")
+    f.command("south", "y2", "slay", [6, 6], [6, 6], target="o")
+    f.command("north", "o", "rest")
+    f.pass_to("cleanup", 1)
+    f.run("north", pb.RetreatArmies(f.bid, "north", ["x", "o"]))
+    f.run("south", pb.RetreatArmies(f.bid, "south"))
+    assert f.view("gm")["step"] == "ended"
+    assert [(u["wounds"], u["routed"]) for u in f.army("x")["units"]] == [(1, True), (1, True), (1, False), (0, False)]
+    message = battle_refused(f, "south", pa.KeepScars("south", "y", True), "P-ARMY-9")
+    assert "only orc armies" in message
+    f.run("north", pa.KeepScars("north", "o", True))
+    f.games.advance(f.gid, "gm")
+    assert f.game().state.step == "cleanup"
+    x = f.army("x")["units"]
+    assert not any(u["routed"] for u in x) and sum(u["wounds"] for u in x) == 1
+    assert [u["wounds"] for u in f.army("o")["units"]] == [1, 1]
