@@ -548,3 +548,41 @@ def test_p_army_9_after_a_battle_routed_units_return_and_half_the_size_in_wounds
     x = f.army("x")["units"]
     assert not any(u["routed"] for u in x) and sum(u["wounds"] for u in x) == 1
     assert [u["wounds"] for u in f.army("o")["units"]] == [1, 1]
+
+
+def test_p_army_7_cowards_routed_from_a_battle_are_gathered_next_season_up_to_the_number_that_fled():
+    """P-ARMY-7: "Units recovered = min(successes, units that fled). A power that previously controlled the units
+    gets a +3 asset." [003:661]. North routs both of X's units at the battle's Cleanup: X disperses and North holds
+    its former command, a rank-3 asset. In month 2 Gather Cowards is refused (X fled this season) and the command
+    serves no other action; next season the command and a skill roll [6, 6, 5, 2]: 3 successes, 2 units back."""
+    f = Field({"x": ("north", HEX, 2, sturdy()), "z": ("north", HEX, 2, sturdy()), "y": ("south", HEX, 3, sturdy())})
+    f.declare()
+    f.setup("north", ["x", "z"])
+    f.setup("south", ["y"])
+    f.pass_to("commands", 1)
+    for power, army in (("south", "y"), ("north", "x"), ("north", "z")):
+        f.command(power, army, "rest")
+    f.pass_to("cleanup", 1)
+    f.run("north", pb.RetreatArmies(f.bid, "north", ["z"], {"x": [0, 1]}))
+    f.run("south", pb.RetreatArmies(f.bid, "south"))
+    assert f.view("gm")["result"]["dispersed"] == ["x"]
+    cowards = f.game().state.assets["x.cowards1"]
+    assert (cowards.rank, cowards.holders) == (3, ["north"])
+    f.games.advance(f.gid, "gm")  # month 2 Planning
+    skill = f.run("gm", pc.GrantAsset("north", "command", "skill", 1))["asset_id"]
+    rally = f.run("north", pc.SubmitAction("north", "Rally", slot="public", location=HEX, roll=False))["action_id"]
+    battle_refused(f, "north", pa.AimArmyAction(rally, "gather", {"army_id": "x"}), "P-ARMY-7")
+    battle_refused(f, "north", pc.RollAction(rally, [{"asset_id": "x.cowards1"}], convert=0), "P-ARMY-7")
+    f.games.advance(f.gid, "gm")
+    f.games.resolve(f.gid, "gm", "")
+    for _ in range(3):
+        f.games.advance(f.gid, "gm")  # Cleanup, Tidings, and season 2's first Planning
+    gather = f.run("north", pc.SubmitAction("north", "Gather", slot="public", location=HEX, roll=False))["action_id"]
+    f.run("north", pa.AimArmyAction(gather, "gather", {"army_id": "x"}))
+    f.dice.push([6, 6, 5, 2])
+    picks = [{"asset_id": "x.cowards1"}, {"asset_id": skill}]
+    assert f.run("north", pc.RollAction(gather, picks, convert=0))["successes"] == 3
+    f.games.advance(f.gid, "gm")
+    f.games.resolve(f.gid, "gm", "")
+    x = f.army("x")
+    assert (len(x["units"]), x["controller"]) == (2, "north")
