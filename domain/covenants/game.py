@@ -1071,6 +1071,7 @@ class CovenantGame(PlatformGame):
                 town.damage, town.active, town.inactive_until = 0, True, None
         for seat in marked:
             s.powers[seat].marked = True
+            s.powers[seat].damaged_another = True  # A-AMB-19
         if event_damage:  # [000:701] "The Might of this card is reduced by any damage it receives."
             s.invasion = {**s.invasion, "damage": s.invasion.get("damage", 0) + event_damage}
         if retreated:
@@ -1614,6 +1615,8 @@ class CovenantGame(PlatformGame):
         s.cards[mage_id].cast_this_season.append(spell)
         if marked:
             s.powers[seat].marked = True
+        if damage and target in s.cards and s.cards[target].owner not in (None, seat):
+            s.powers[seat].damaged_another = True  # A-AMB-19
         if magnitude is None:
             return
         s.spells_cast.append(
@@ -2388,9 +2391,17 @@ class CovenantGame(PlatformGame):
             if name == "Hedge Mage Attack" and not any(c.kind == "vis_source" for c in self.covenant_cards(target)):
                 raise RuleViolation("a Hedge Mage Attack targets a covenant with a Vis Source in play",
                                     rule="A-EVT-2", field="target")  # fmt: skip
+            if name == "Quaesitor Investigation" and not self.state.powers[target].damaged_another:
+                raise RuleViolation(
+                    "a drawn Quaesitor Investigation goes to a covenant that has perpetrated an act of aggression and "
+                    "damaged another ([000:767])", rule="A-AMB-19", field="target",
+                )  # fmt: skip
             active = sum(1 for e in self.state.effects if e.get("event") and e.get("target") == target)
             rules.check_directed(name, target, [tuple(x) for x in self.state.directed_history], active)
-            self._event_played(event_name=name, seat=seat, target=target, actor=seat, audience=PUBLIC)
+            if name == "Quaesitor Investigation":  # its Investigation begins, as a created one's does ([000:767])
+                self._investigated(seat=seat, target=target, actor=seat, audience=PUBLIC)
+            else:
+                self._event_played(event_name=name, seat=seat, target=target, actor=seat, audience=PUBLIC)
         elif choice == "hold":
             if pe.get("season"):
                 raise RuleViolation("a held event fires now: play it or discard it", rule="A-EVT-1", field="choice")

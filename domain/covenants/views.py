@@ -45,6 +45,7 @@ def table_view(game: Any, viewer: str) -> dict[str, Any]:
                 "provision": p.provision,
                 "score": p.score,
                 "marked": p.marked,
+                "damaged_another": p.damaged_another,  # a drawn Quaesitor Investigation may target it (A-AMB-19)
                 "tribute": list(p.tribute),
                 "tax_owed": p.tax_owed,
                 "cards": [_card(c) for c in s.cards.values() if c.owner == seat],

@@ -781,3 +781,42 @@ def test_a_amb_19_the_created_investigation_ignores_a_held_event_and_goes_to_any
 
 def grogs_of(t, seat: str) -> str:
     return next(c["id"] for c in t.view("gm")["covenants"][seat]["cards"] if c["name"] == "Grogs")
+
+
+def test_a_amb_19_a_drawn_investigation_goes_only_to_a_covenant_that_has_damaged_another():
+    """A-AMB-19 "A drawn Quaesitor card needs both conditions" ([000:767] "This event can only be directed at a
+    covenant that has perpetrated an act of aggression and has damaged another."): Cy burnt Bob's Grogs in year one;
+    the Investigation created for it in year two is over by Summer, when Bob draws a Quaesitor Investigation: Ann,
+    who never harmed anyone, may not be its target; Cy may, and is investigated."""
+    from domain.covenants.commands import Cast, DecideEvent, DrawEvent, Investigate
+
+    d = Dice()
+    t = fixed_three(d, arts={"cy": ["Cr", "Ig", "Re", "Mu", "An"]}, options={"yearly_conversion_consumes": False})
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    passes(t, "ann", "bob")
+    t.run("cy", Cast("cy", t.mage("cy"), "Sphere of Flame", grogs_of(t, "bob"), 1))
+    pass_main(t)
+    t.run("ann", Move("ann", 10))
+    reckon(t)
+    for _ in range(3):
+        skip_season(t)
+    assert t.view("ann")["game"]["starting_player"] == "cy"  # the vis she spent: the lowest score
+    move_all(t, [1, 9, 2])  # year two: Ann on the Event square
+    pass_create(t)
+    t.run("ann", DecideEvent("ann", "play", target="cy"))  # the created Investigation
+    t.run("ann", Pass("ann"))
+    d.push([2])
+    t.run("cy", Investigate("cy"))  # her one mage rolls even: the Investigation is over
+    pass_main(t)
+    t.run("ann", Move("ann", 10))
+    reckon(t)
+    assert t.view("ann")["investigation"] == {} and not any(c["marked"] for c in t.view("ann")["covenants"].values())
+    move_all(t, [1, 2, 9])  # Summer: Bob on the Event square
+    pass_create(t)
+    d.push([11])
+    t.run("bob", DrawEvent("bob"))
+    assert t.view("ann")["pending_event"] == {"seat": "bob", "event": "Quaesitor Investigation"}
+    refused(t, "bob", DecideEvent("bob", "play", target="ann"), "A-AMB-19")
+    t.run("bob", DecideEvent("bob", "play", target="cy"))
+    assert t.view("ann")["investigation"]["target"] == "cy"
