@@ -15,13 +15,16 @@ from domain.powers import development as dev
 from domain.powers import magic as m
 from domain.powers import world
 from tests.domain.battle_helpers import HEX, Field, sturdy
+from tests.domain.test_conformance_armies import block
 from tests.domain.test_powers_resistance_decisions import Table
 from tests.domain.world_helpers import HEXES
+
+BATTLE = "b1"  # the battle Field's helpers act on
 
 
 def soft(**kw) -> dict:
     """No armor, Defense 3: every hit wounds."""
-    return sturdy(**{"armor": 0, "defense": 3, **kw})
+    return block(**{"defense": 3, "armor": 0, "rank": 2, **kw})
 
 
 def battle(armies: dict[str, tuple[str, int, dict]], **setups: list[str]) -> Field:
@@ -280,11 +283,11 @@ def test_p_bat_1_a_combat_check_rolls_a_die_for_each_active_unit_and_each_status
     hit = f.command("north", "x", "slay", [2, 1, 6], [6, 6, 6], target="y")["hit"]  # then y's morale check
     assert (hit["threshold"], hit["successes"], sum(hit["wounds"])) == (3, 2, 2)
     f.pass_to("cleanup", 1)
-    f.run("north", pb.RetreatArmies(f.bid, "north", [], {"x": [0]}))
-    f.run("south", pb.RetreatArmies(f.bid, "south"))
+    f.run("north", pb.RetreatArmies(BATTLE, "north", [], {"x": [0]}))
+    f.run("south", pb.RetreatArmies(BATTLE, "south"))
     f.pass_to("commands", 2)
     assert next(a["size"] for a in f.view("gm")["armies"] if a["army_id"] == "x") == 2
-    f.run("gm", pb.SetBattleStatus(f.bid, "x", "Strengthened", 1, "a war-song"))
+    f.run("gm", pb.SetBattleStatus(BATTLE, "x", "Strengthened", 1, "a war-song"))
     f.command("south", "y", "rest")
     out = f.command("north", "x", "slay", [1, 1, 1], target="y")
     assert (out["rolls"], out["hit"]["successes"]) == ([[1, 1, 1]], 0)
@@ -307,10 +310,10 @@ def test_p_bat_4_a_unit_dies_at_its_second_wound_and_an_army_without_units_is_de
     f.pass_to("commands", 2)
     assert f.command("north", "x", "slay", [6, 6], target="y", allocation=[0, 0])["hit"]["slain"] == 1
     assert f.army("y")["units"] == [] and f.view("gm")["armies"][1]["size"] == 0
-    battle_refused(f, "south", pb.GiveCommand(f.bid, "south", "y", "rest"), "P-BAT-3")
+    battle_refused(f, "south", pb.GiveCommand(BATTLE, "south", "y", "rest"), "P-BAT-3")
     f.command("south", "z", "rest")
     f.pass_to("commands", 3)
-    assert "name the target" in battle_refused(f, "north", pb.GiveCommand(f.bid, "north", "x", "slay", "y"), "P-BAT-2")
+    assert "name the target" in battle_refused(f, "north", pb.GiveCommand(BATTLE, "north", "x", "slay", "y"), "P-BAT-2")
 
 
 def test_p_bat_10_a_battle_ends_after_its_seventh_round():
@@ -324,7 +327,7 @@ def test_p_bat_10_a_battle_ends_after_its_seventh_round():
         f.command("north", "x", "rest")
     b = f.pass_to("ended")
     assert (b["round"], b["result"]["reason"], b["result"]["winner"]) == (7, "7 rounds fought", None)
-    battle_refused(f, "north", pb.GiveCommand(f.bid, "north", "x", "rest"), "P.1.3")
+    battle_refused(f, "north", pb.GiveCommand(BATTLE, "north", "x", "rest"), "P.1.3")
 
 
 def test_p_bat_12_battle_statuses_change_targets_defense_and_wounds_then_tick_down():
@@ -338,8 +341,8 @@ def test_p_bat_12_battle_statuses_change_targets_defense_and_wounds_then_tick_do
         south=["y", "z"],
     )
     for army, status, stacks in (("y", "Flying", 1), ("z", "Vulnerable", 1), ("x", "Burning", 2)):
-        f.run("gm", pb.SetBattleStatus(f.bid, army, status, stacks, "the GM's ruling"))
-    message = battle_refused(f, "north", pb.GiveCommand(f.bid, "north", "x", "slay", "y"), "P-BAT-12")
+        f.run("gm", pb.SetBattleStatus(BATTLE, army, status, stacks, "the GM's ruling"))
+    message = battle_refused(f, "north", pb.GiveCommand(BATTLE, "north", "x", "slay", "y"), "P-BAT-12")
     assert "Flying" in message
     hit = f.command("north", "x", "slay", [3, 2], target="z")["hit"]
     assert (hit["threshold"], hit["successes"], hit["armor_lost"], list(hit["wounds"])) == (4, 1, 1, [0, 0])
@@ -367,7 +370,7 @@ def test_p_bat_14_a_reinforcement_within_its_mobility_arrives_when_delayed_reach
     )
     f.declare()
     message = battle_refused(
-        f, "north", pb.SubmitBattleSetup(f.bid, "north", ["x"], reinforcements=["far"]), "P-BAT-14"
+        f, "north", pb.SubmitBattleSetup(BATTLE, "north", ["x"], reinforcements=["far"]), "P-BAT-14"
     )
     assert "within its mobility" in message
     f.setup("north", ["x"], reinforcements=["r"])
@@ -536,8 +539,8 @@ def test_p_army_9_after_a_battle_routed_units_return_and_half_the_size_in_wounds
     f.command("south", "y2", "slay", [6, 6], [6, 6], target="o")
     f.command("north", "o", "rest")
     f.pass_to("cleanup", 1)
-    f.run("north", pb.RetreatArmies(f.bid, "north", ["x", "o"]))
-    f.run("south", pb.RetreatArmies(f.bid, "south"))
+    f.run("north", pb.RetreatArmies(BATTLE, "north", ["x", "o"]))
+    f.run("south", pb.RetreatArmies(BATTLE, "south"))
     assert f.view("gm")["step"] == "ended"
     assert [(u["wounds"], u["routed"]) for u in f.army("x")["units"]] == [(1, True), (1, True), (1, False), (0, False)]
     message = battle_refused(f, "south", pa.KeepScars("south", "y", True), "P-ARMY-9")
@@ -563,8 +566,8 @@ def test_p_army_7_cowards_routed_from_a_battle_are_gathered_next_season_up_to_th
     for power, army in (("south", "y"), ("north", "x"), ("north", "z")):
         f.command(power, army, "rest")
     f.pass_to("cleanup", 1)
-    f.run("north", pb.RetreatArmies(f.bid, "north", ["z"], {"x": [0, 1]}))
-    f.run("south", pb.RetreatArmies(f.bid, "south"))
+    f.run("north", pb.RetreatArmies(BATTLE, "north", ["z"], {"x": [0, 1]}))
+    f.run("south", pb.RetreatArmies(BATTLE, "south"))
     assert f.view("gm")["result"]["dispersed"] == ["x"]
     cowards = f.game().state.assets["x.cowards1"]
     assert (cowards.rank, cowards.holders) == (3, ["north"])
