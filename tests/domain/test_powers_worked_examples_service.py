@@ -1,12 +1,17 @@
-"""The worked examples of rules/ANALYSIS.md P.5 whose dice decide them (P-EX-1, 2, 14, 15, 16), played through the
+"""The worked examples of rules/ANALYSIS.md P.5 whose dice decide them (P-EX-1, 2, 4, 5, 14, 15, 16), played through the
 typed commands and the service with the dice given explicitly (the aggregate-level versions are in
 test_conformance_powers.py)."""
 
 from __future__ import annotations
 
+import pytest
+
 from api.service import SYSTEM_CALLER
 from domain.platform.commands import CloseDueWindow, GrantExtension, RequestExtension
+from domain.powers import army_types as at
 from domain.powers import commands as pc
+from tests.domain.battle_helpers import HEX, Field, sturdy
+from tests.domain.test_conformance_armies import block
 from tests.domain.test_powers_resistance_decisions import Table
 
 RANGERS_CONSEQUENCE = (
@@ -174,3 +179,53 @@ def test_p_ex_16_the_reaction_window_through_the_commands():
     resolved = [e["data"]["action_id"] for e in t.events("gm") if e["type"] == "ActionResolved"]
     assert resolved == [a1, a2] == t.view("gm")["queue"]
     assert (t.action(a1)["result"]["net"], t.action(a2)["result"]["success"]) == (1, True)
+
+
+# ---------------------------------------------------------------------- P-EX-4, P-EX-5: battles through the commands
+
+
+def _battle(attacker: dict, attacker_units: int, defender: dict, defender_units: int) -> Field:
+    """North's "x" attacks south's "y" in one hex; both set up, at round 1's Commands; south (the defender, with as
+    many armies) has the initiative and rests its army, so north's command comes next."""
+    f = Field({"x": ("north", HEX, attacker_units, attacker), "y": ("south", HEX, defender_units, defender)})
+    f.declare()
+    f.setup("north", ["x"])
+    f.setup("south", ["y"])
+    assert f.pass_to("commands", 1)["turn"]["power"] == "south"
+    f.command("south", "y", "rest")
+    return f
+
+
+def test_p_ex_4_the_knights_absorb_seven_and_die_at_the_eighth_through_the_commands():
+    """P-EX-4 [003:608] "The Knights of Count Caliphrase have 4 units and 3 armor, so they can take 7 wounds without
+    permanent losses": a Slay of 8 dice [6,6,6,6,6,6,6,1] (+1, the 1 still short of Defense 4) is 7 successes:
+    armor 0 (broken), one wound on each unit, none dead, Bloodied, 2 routs due; 8 successes kill a unit."""
+    knights = sturdy(rank=2, armor=3, defense=4)
+    f = _battle(sturdy(rank=2, armor=0, defense=3), 8, knights, 4)
+    out = f.command("north", "x", "slay", [6, 6, 6, 6, 6, 6, 6, 1], [6, 6, 6, 6], target="y")
+    hit = out["hit"]
+    assert (hit["successes"], hit["armor_lost"], hit["armor_broken"], list(hit["wounds"])) == (7, 3, True, [1, 1, 1, 1])
+    assert (hit["slain"], hit["routs_due"], f.army("y")["statuses"]) == (0, 2, {"Bloodied": 1})
+    f = _battle(sturdy(rank=2, armor=0, defense=3), 8, knights, 4)
+    out = f.command("north", "x", "slay", [6] * 8, [6, 6, 6], target="y")
+    assert (out["hit"]["successes"], out["hit"]["slain"], len(f.army("y")["units"])) == (8, 1, 3)
+
+
+@pytest.mark.parametrize(
+    "fixture, defense, successes, wounds",
+    [("reproduces the text", 4, 2, 1), ("A, the prose's stats", 3, 3, 2)],
+)
+def test_p_ex_5_the_derop_levy_attacked_by_the_fangs_through_the_commands(fixture, defense, successes, wounds):
+    """P-EX-5 [003:614]: the Fangs of Grim Harbors (rank 4, 4 units, a basic attack: no Slay +1) roll 6,3,4,2 against
+    the levy of Derop (5 units, 1 armor, morale d4+1). With Defense 4 (the fixture that reproduces the text) 2
+    successes: the armor, then 1 wound; with the prose's Defense 3 (fixture A) 3 successes: 2 wounds. Bloodied, 2
+    routs due; morale 1,2,1,2,3 +1 at threshold 4: only the 3 succeeds, "so 1 is immediately routed". (Fixture B,
+    the stat block, is P-AMB-17's test.)"""
+    levy = {k: v for k, v in at.EXAMPLE_BLOCKS["derop_levy"].items() if k != "units"}
+    levy.update(armor=0, defense=defense, morale={"die": 4, "bonus": 1})  # armor 1 = base 0 + the Light tier
+    fangs = sturdy(rank=4, keywords=["skirmisher"], presence={"die": 6, "bonus": 0})
+    f = _battle(fangs, 4, block(**levy), 5)
+    out = f.command("north", "x", "charge", [6, 3, 4, 2], [1, 2, 1, 2, 3], [1, 1, 1, 1], target="y", goal="advance")
+    hit = out["hit"]
+    assert (hit["successes"], hit["armor_lost"], sum(hit["wounds"]), hit["routs_due"]) == (successes, 1, wounds, 2)
+    assert out["routs"] == 1 and sum(not u["routed"] for u in f.army("y")["units"]) == 4
