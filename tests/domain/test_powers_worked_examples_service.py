@@ -1,6 +1,6 @@
-"""The worked examples of rules/ANALYSIS.md P.5 whose dice decide them (P-EX-1, 2, 4, 5, 14, 15, 16), played through the
-typed commands and the service with the dice given explicitly (the aggregate-level versions are in
-test_conformance_powers.py)."""
+"""The worked examples of rules/ANALYSIS.md P.5 whose dice decide them (P-EX-1, 2, 4, 5, 9, 14, 15, 16), played
+through the typed commands and the service with the dice given explicitly (their aggregate-level versions are in
+test_conformance_powers.py, test_conformance_battle.py and test_worked_examples_world.py)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from api.service import SYSTEM_CALLER
 from domain.platform.commands import CloseDueWindow, GrantExtension, RequestExtension
 from domain.powers import army_types as at
 from domain.powers import commands as pc
+from domain.powers import world
 from tests.domain.battle_helpers import HEX, Field, sturdy
 from tests.domain.test_conformance_armies import block
 from tests.domain.test_powers_resistance_decisions import Table
+from tests.domain.world_helpers import HEXES
 
 RANGERS_CONSEQUENCE = (
     "Enemies kidnapped one of the emissaries; another power now knows you have the artifact and the location of one "
@@ -229,3 +231,46 @@ def test_p_ex_5_the_derop_levy_attacked_by_the_fangs_through_the_commands(fixtur
     hit = out["hit"]
     assert (hit["successes"], hit["armor_lost"], sum(hit["wounds"]), hit["routs_due"]) == (successes, 1, wounds, 2)
     assert out["routs"] == 1 and sum(not u["routed"] for u in f.army("y")["units"]) == 4
+
+
+# ---------------------------------------------------------------------- P-EX-9: a ruin cleared through the commands
+
+CASTLE = {
+    "id": "castle",
+    "kind": "ruin",
+    "name": "The Fallen Castle",
+    "hex": "3,0",
+    "public": True,
+    "threat": 13,
+    "difficulty": 2,
+    "reward": "4 potions each of ranks 1, 2 and 3",
+    "becomes": {"kind": "stronghold", "modules": ["barracks", "alchemical_laboratory"]},
+}
+
+
+def test_p_ex_9_the_fallen_castle_ruin_through_the_commands():
+    """P-EX-9 [003:493]: threat 13, difficulty 2. A clear action with 5 successes -> threat 10 (excess 3); with 2 ->
+    threat 10 (excess 0: it succeeds with no progress); at threshold 0 the rewards, and the ruin becomes a
+    Stronghold with Barracks and an Alchemy Lab, shown to the table without its controller."""
+    t = Table(("Hero", "champion", "paragon"), ("Other", "champion", "wizard"))
+    t.run("gm", world.DeclareMap(hexes=HEXES, features=[CASTLE]))
+    might = t.asset("hero", "might", "skill", 5)
+    knights = t.asset("hero", "Knights", "army", 10)
+    t.to_planning()
+    for faces in ([6, 6, 6, 5, 5], [6, 5, 1, 1, 1]):
+        aid = t.act("hero", faces, location="3,0", assets=[{"asset_id": might}], convert=0)
+        t.run("hero", world.AimAction(aid, "clear", feature_id="castle"))
+    t.resolve()
+    reduced = [(e["data"]["removed"], e["data"]["threat"]) for e in t.events("hero") if e["type"] == "ThreatReduced"]
+    assert reduced == [(3, 10), (0, 10)]
+    t.run("gm", pc.Advance("battle"))
+    aid = t.act("hero", [6] * 15, location="3,0", assets=[{"asset_id": might}, {"asset_id": knights}], convert=0)
+    t.run("hero", world.AimAction(aid, "clear", feature_id="castle"))
+    t.resolve()
+    [cleared] = [e for e in t.events("hero") if e["type"] == "RuinCleared"]
+    assert cleared["data"]["reward"] == "4 potions each of ranks 1, 2 and 3"
+    assert not [e for e in t.events("other") if e["type"] == "RuinCleared"]
+    mine = next(f for f in t.view("hero")["map"]["features"] if f["id"] == "castle")
+    theirs = next(f for f in t.view("other")["map"]["features"] if f["id"] == "castle")
+    assert mine["kind"] == "stronghold" and mine["modules"] == ["barracks", "alchemical_laboratory"]
+    assert theirs["kind"] == "stronghold" and "modules" not in theirs and "controller" not in theirs
