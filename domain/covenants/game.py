@@ -1706,21 +1706,29 @@ class CovenantGame(PlatformGame):
         compensating events undo the damage of each battle fought with the countered boost, and the battle is fought
         again (its covenants allocate anew, H-6) with the un-boosted Might (A-AMB-15)."""
         s = self.state
-        for e in [e for e in s.boosted_battles if spell_id in e["spells"] and "before" in e]:
-            for card_id, (damage, active) in e["before"].items():
-                if card_id in s.cards:
-                    self._damage_reversed(card_id=card_id, damage=damage, active=active, actor=SYSTEM, audience=PUBLIC)
-            self._battle_reopened(battle=e["record"], actor=SYSTEM, audience=PUBLIC)
+        for e in [e for e in s.boosted_battles if spell_id in e["spells"]]:
+            if "before" in e:
+                for card_id, (damage, active) in e["before"].items():
+                    if card_id in s.cards:
+                        self._damage_reversed(card_id=card_id, damage=damage, active=active, actor=SYSTEM,
+                                              audience=PUBLIC)  # fmt: skip
+                self._battle_reopened(battle=e["record"], actor=SYSTEM, audience=PUBLIC)
+            elif s.battle is not None and s.battle["id"] == e["battle"]:  # still being allocated: begun again
+                self._battle_reopened(battle={k: s.battle[k] for k in ("id", "a", "b", "cause")}, actor=SYSTEM,
+                                      audience=PUBLIC)  # fmt: skip
+                self._next_battle()
 
     @event("BattleReopened")
     def _battle_reopened(self, battle: dict, actor: str, audience: list) -> None:
         s = self.state
         e = next(x for x in s.boosted_battles if x["battle"] == battle["id"])
         s.boosted_battles = [x for x in s.boosted_battles if x is not e]
-        s.defeated = [x for x in s.defeated if x not in e["defeated"]]
-        if e["event_damage"]:
+        s.defeated = [x for x in s.defeated if x not in e.get("defeated", [])]
+        if e.get("event_damage"):
             s.invasion = {**s.invasion, "damage": s.invasion.get("damage", 0) - e["event_damage"], "retreated": False}
-        s.battles = [*s.battles, dict(battle)]
+        if s.battle is not None and s.battle["id"] == battle["id"]:
+            s.battle, s.turn = None, []
+        s.battles = [dict(battle), *s.battles]
 
     @event("SpellCountered")
     def _spell_countered(

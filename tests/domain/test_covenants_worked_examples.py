@@ -806,3 +806,24 @@ def test_a_ex_1_an_event_discarded_and_drawn_again_is_fetched_from_the_discard_p
     d.push([12])
     assert t.run("bob", DrawEvent("bob"))["event"] == "Riots"
     assert t.view("gm")["discard"] == {"count": 0, "cards": []}
+
+
+def test_a_ex_5_a_boost_countered_while_its_unagreed_battle_is_allocated_is_fought_again_unboosted():
+    """A-EX-5 and A-SPELL-5 ("A spell can be countered at any point in the phase it was cast"): Bob, who did not
+    agree, counters the boost while the covenants are allocating the battle's damage; the battle begins again with
+    Ann's Grogs at Might 2 (A-AMB-15)."""
+    from domain.platform.commands import CloseWindow
+    from tests.domain.test_covenants_battles_played import boosted_battle, grogs
+
+    d = Dice()
+    t, spell = boosted_battle(d)
+    t.run("cy", NoCounter("cy"))
+    t.run("ann", NoCounter("ann"))
+    (window,) = t.view("bob")["windows"]
+    t.run("ann", CloseWindow(window["id"]))
+    assert t.view("cy")["battle"]["dealt"] == {"bob": 2, "ann": 3}
+    assert t.run("bob", Cast("bob", t.mage("bob"), "Counterspell", spell, 2))["countered"] is True
+    assert t.phase() == "battle" and t.view("cy")["battle"]["dealt"] == {"bob": 2, "ann": 2}
+    t.run("bob", AllocateDamage("bob", {grogs(t, "bob")["id"]: 2}))
+    t.run("ann", AllocateDamage("ann", {grogs(t, "ann")["id"]: 2}))
+    assert grogs(t, "bob")["damage"] == 2 and grogs(t, "ann")["damage"] == 2
