@@ -110,7 +110,7 @@ class Battles(PlatformGame):
         _fee_due: Any
         earn: Any
         _owner_of: Any
-        set_influence: Any
+        generate_influence: Any
         _perks: Any
         _mana_spent: Any
 
@@ -1614,7 +1614,13 @@ class Battles(PlatformGame):
         fear_users = {p for p in self._powers_of(b) if self._control_of(p) == "fear"}
         scoundrels = {p for p in self._powers_of(b) if "Scoundrels" in self._perks(p)}
         sides = {aid: e["side"] for aid, e in b["armies"].items()}
-        intimidators = {p for p in self._powers_of(b) if "Intimidation" in self._perks(p)}
+        # Intimidation is a conspiracy's generation mechanism, once a season ([003:1120], P-INFL-5): picked and unused
+        picked, used = s.world.mechanisms, s.world.generated
+        intimidators = {
+            p
+            for p in self._powers_of(b)
+            if "intimidation" in picked.get(p, []) and "intimidation" not in used.get(p, [])
+        }
         math = br.after_battle(
             before,
             after,
@@ -1669,10 +1675,9 @@ class Battles(PlatformGame):
         for p, n in sorted(math.coin.items()):
             if n:
                 self.earn(p, "coin", min(n, 1000), f"battle {b['id']} (Scoundrels)")
-        for p, n in sorted(math.influence.items()):  # Intimidation (P-INFL-5): influence in the battle's hex
+        for p, n in sorted(math.influence.items()):  # Intimidation: the greatest level (P-AMB-41: rank) opposed
             if n:
-                have = self.state.powers[p].influence.get(b["hex"], 0)
-                self.set_influence(p, b["hex"], min(20, have + n))
+                self.generate_influence(p, "intimidation", b["hex"], [n])
 
     def _control_of(self, p: str) -> str | None:
         h = self.state.development.holdings.get(p)

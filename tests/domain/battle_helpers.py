@@ -22,7 +22,7 @@ ARMIES = {
 
 
 def sturdy(**kw) -> dict:
-    return block(defense=6, armor=4, rank=2, **kw)
+    return block(**{"defense": 6, "armor": 4, "rank": 2, **kw})
 
 
 def battle_game(options: dict | None = None, features: list[dict] = ()) -> Game:
@@ -71,6 +71,9 @@ def plain_setup(g: Game, power: str, armies: list[str], roller, now=NOW, battle_
     )
 
 
+POWERS_2 = (("East", "city", "sovereign"), ("South", "city", "sovereign"))
+
+
 class Dice(FixedRoller):
     """Explicit dice: a test pushes each roll's faces before the command that rolls them."""
 
@@ -82,7 +85,10 @@ class Dice(FixedRoller):
 class Field:
     """A battle played through the service's typed commands (``PowersGames.run``), its dice given explicitly.
 
-    ``armies``: army id -> (controller, hex, units, stat block). The game is in month 1's Battle step."""
+    ``armies``: army id -> (controller, hex, units, stat block). The game is in month ``month``'s Battle step.
+    ``bid`` is the battle the helpers act on ("b1"; set it to fight another in the same step)."""
+
+    bid = "b1"
 
     def __init__(
         self,
@@ -92,6 +98,7 @@ class Field:
         features: list[dict] = (),
         months: int = 2,
         month: int = 1,
+        powers: tuple[tuple[str, str, str], ...] = (("North", "city", "sovereign"), *POWERS_2),
     ) -> None:
         from api.powers.service import PowersGames
         from domain.powers import armies as pa
@@ -100,8 +107,8 @@ class Field:
         self.dice = Dice()
         self.games = PowersGames(roller_factory=lambda game: self.dice)
         self.gid, _, _ = self.games.create_game("Field", "GM", options=options or {}, months_per_season=months)
-        for name in ("North", "East", "South"):
-            self.games.add_power(self.gid, "gm", name, "city", "sovereign")
+        for name, cls, subclass in powers:
+            self.games.add_power(self.gid, "gm", name, cls, subclass)
         hexes = [{"hex": f"{q},0", "terrain": "plains"} for q in range(5)]
         self.run("gm", world.DeclareMap(hexes=hexes, towns=[], features=list(features)))
         for aid, (power, where, units, stats) in armies.items():
@@ -123,8 +130,8 @@ class Field:
     def game(self) -> Game:
         return self.games.get_game(self.gid, for_update=False)
 
-    def view(self, viewer: str, battle_id: str = "b1") -> dict:
-        return self.games.battle(self.gid, viewer, battle_id)
+    def view(self, viewer: str) -> dict:
+        return self.games.battle(self.gid, viewer, self.bid)
 
     def army(self, army_id: str) -> dict:
         return self.game().state.armies.armies[army_id]
@@ -132,24 +139,25 @@ class Field:
     def declare(self, by: str = "north", enemies=("south",), allies=(), *, who: str | None = None) -> dict:
         from domain.powers import battle as pb
 
-        return self.run(who or by, pb.DeclareBattle("b1", HEX, by, list(enemies), list(allies)))
+        return self.run(who or by, pb.DeclareBattle(self.bid, HEX, by, list(enemies), list(allies)))
 
     def setup(self, power: str, armies: list[str], **kw) -> dict:
         from domain.powers import battle as pb
 
-        return self.run(power, pb.SubmitBattleSetup("b1", power, armies, **kw))
+        return self.run(power, pb.SubmitBattleSetup(self.bid, power, armies, **kw))
 
     def command(self, power: str, army: str, command: str, *dice: list[int], **kw) -> dict:
         """``power`` commands ``army``; ``dice``: the faces of each roll the command makes, in order."""
         from domain.powers import battle as pb
 
         self.dice.push(*dice)
-        out = self.run(power, pb.GiveCommand("b1", power, army, command, **kw))
+        out = self.run(power, pb.GiveCommand(self.bid, power, army, command, **kw))
         assert not self.dice.rolls, f"the command left dice unrolled: {self.dice.rolls}"
         return out
 
-    def pass_to(self, step: str, round_no: int | None = None) -> dict:
-        """Every power the battle waits for passes its step until the battle is at ``step`` (of ``round_no``)."""
+    def pass_to(self, step: str, round_no: int | None = None, retreat: dict[str, list[str]] | None = None) -> dict:
+        """Every power the battle waits for passes its step until the battle is at ``step`` (of ``round_no``);
+        at a Cleanup, the powers in ``retreat`` retreat the armies named."""
         from domain.powers import battle as pb
 
         while True:
@@ -159,12 +167,12 @@ class Field:
             assert b["step"] not in ("commands", "ended"), f"the battle is at {b['step']}, not {step}"
             for p in b["pending"]:
                 if b["step"] == "deployment":
-                    self.run(p, pb.DeployArmies("b1", p, []))
+                    self.run(p, pb.DeployArmies(self.bid, p, []))
                 elif b["step"] == "spellcasting":
-                    self.run(p, pb.CastBattleSpell("b1", p, None))
+                    self.run(p, pb.CastBattleSpell(self.bid, p, None))
                 elif b["step"] == "goals":
-                    self.run(p, pb.OfferTerms("b1", p, None))
+                    self.run(p, pb.OfferTerms(self.bid, p, None))
                 elif b["step"] == "surrender":
-                    self.run(p, pb.AnswerTerms("b1", p, False))
+                    self.run(p, pb.AnswerTerms(self.bid, p, False))
                 elif b["step"] == "cleanup":
-                    self.run(p, pb.RetreatArmies("b1", p))
+                    self.run(p, pb.RetreatArmies(self.bid, p, (retreat or {}).get(p, [])))
