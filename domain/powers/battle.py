@@ -1778,7 +1778,8 @@ def _army_line(game: Any, aid: str, e: dict, viewer: str) -> dict:
             "rank": army["rank"],
             "size": ar.size(army),
             "units": [dict(u) for u in army["units"]],  # the battlemap shows wounds (P.4)
-            "armor": ar.armor(army),
+            "armor": br.current_armor(army),  # what is left of it in this battle (P-BAT-5)
+            "armor_max": ar.armor(army),  # equipment + base, what Rest restores (P-AMB-15)
             "momentum": army["momentum"],
             "statuses": dict(army["statuses"]),
             "defense": army["defense"],

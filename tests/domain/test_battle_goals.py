@@ -164,3 +164,28 @@ def test_p_amb_1_battle_timing_every_month_or_only_at_the_seasons_end(timing, mo
         err = refused(f, "north", pb.DeclareBattle("b1", HEX, "north", ["south"]), "P-AMB-1")
         assert "last month" in err.message
         assert f.game().state.battles == {}
+
+
+def test_p_bat_8_while_walls_stand_the_attackers_score_no_advance():
+    """P-BAT-8 [003:639] Walls: "While this goal remains, attackers may not score Advance Goals." The attackers'
+    three successes on Advance against none win nothing while the walls stand; once they take the walls, the same
+    Advance gives them +1 Escalation."""
+    walls = [{"id": "w", "kind": "wooden_walls", "hex": HEX, "controller": "south"}]
+    f = duel(features=walls)
+    f.declare()
+    f.setup("north", ["att"])
+    f.setup("south", ["dfn"])
+    f.pass_to("commands", 1)
+    f.command("south", "dfn", "rest")
+    assert f.command("north", "att", "hold", [1, 1, 1], goal="advance")["presence"] == 3
+    score = f.view("north")["scores"][-1]
+    assert score["successes"]["advance"] == {"A": 3, "B": 0} and score["winners"]["advance"] is None
+    assert f.view("north")["sides"]["A"]["escalation"] == 0
+    f.pass_to("commands", 2)
+    f.command("south", "dfn", "rest")
+    f.command("north", "att", "hold", [1, 1, 1], goal="walls")
+    f.pass_to("commands", 3)
+    f.command("south", "dfn", "rest")
+    f.command("north", "att", "hold", [1, 1, 1], goal="advance")
+    assert f.view("north")["scores"][-1]["winners"]["advance"] == "A"
+    assert f.view("north")["sides"]["A"]["escalation"] == 1

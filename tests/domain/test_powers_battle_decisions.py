@@ -89,6 +89,8 @@ def test_p_amb_15_armor_soaks_first_wounds_go_where_the_defender_would_and_rest_
     refusal(f, "north", pb.GiveCommand("b1", "north", "x", "slay", "y", allocation=[0]), "P-BAT-6")
     hit = f.command("north", "x", "slay", [6, 6, 6], target="y")["hit"]
     assert (hit["armor_lost"], sum(hit["wounds"])) == (3, 0) and f.army("y")["armor"] == 1
+    y = next(a for a in f.view("north")["armies"] if a["army_id"] == "y")
+    assert (y["armor"], y["armor_max"]) == (1, 4)  # the battlemap shows what is left
     f.pass_to("commands", 2)
     f.command("south", "y", "slay", [1, 1, 1], target="x")
     hit = f.command("north", "x", "slay", [6, 6, 1], SIXES, target="y")["hit"]
