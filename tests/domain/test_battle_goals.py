@@ -9,6 +9,7 @@ import pytest
 from domain.errors import RuleViolation
 from domain.powers import battle as pb
 from tests.domain.battle_helpers import HEX, Field, sturdy
+from tests.domain.test_replay import replay
 
 ASSASSINATE = "assassinate_count_caliphrase"
 CALIPHRASE = {
@@ -79,6 +80,8 @@ def test_p_ex_12_assassinate_count_caliphrase_played_through_the_commands():
     assert b["goals"][ASSASSINATE]["open"]  # back for round 5
     out = f.command("south", "dfn", "hold", [2, 2, 1], goal=ASSASSINATE)
     assert out["presence"] == 3
+    game = f.game()
+    assert replay(list(f.games.events.get(game.id))).state == game.state  # the goals fold from the events
 
 
 def test_p_bat_8_a_proposed_goal_takes_one_threshold_for_both_sides_or_one_a_side():
