@@ -163,10 +163,12 @@ class Forfeit(Command):
 
 @dataclass(frozen=True)
 class Support(Command):
-    """Allocate this season's resources at the Reckoning; the starved cards are discarded (A-RECK-1)."""
+    """Allocate this season's resources at the Reckoning; the starved cards are discarded (A-RECK-1). In Winter,
+    ``keep`` is the gold and vis the Yearly Reckoning leaves unconverted (A-AMB-9)."""
 
     seat_id: str
     starve: list[str] = field(default_factory=list)
+    keep: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -402,7 +404,7 @@ def forfeit(game: CovenantGame, cmd: Forfeit, ctx: Context) -> None:
 
 def support(game: CovenantGame, cmd: Support, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return game.support(cmd.seat_id, list(cmd.starve), seed=ctx.entropy(32))
+    return game.support(cmd.seat_id, list(cmd.starve), seed=ctx.entropy(32), keep=dict(cmd.keep))
 
 
 def draw_event(game: CovenantGame, cmd: DrawEvent, ctx: Context) -> dict:

@@ -2087,8 +2087,9 @@ class CovenantGame(PlatformGame):
 
     # ------------------------------------------------------------------ Reckoning (A-RECK-1..6)
 
-    def support(self, seat: str, starve: list[str], *, seed: str) -> dict:
-        """A-RECK-1: tally this season's production and pay the upkeep of every card not starved."""
+    def support(self, seat: str, starve: list[str], *, seed: str, keep: dict[str, int] | None = None) -> dict:
+        """A-RECK-1: tally this season's production and pay the upkeep of every card not starved; in Winter, keep
+        some gold and vis out of the Yearly Reckoning's conversion (A-AMB-9)."""
         self._require_turn(seat, "reckoning")
         s = self.state
         ids = {c.id for c in self.covenant_cards(seat)}
@@ -2105,7 +2106,17 @@ class CovenantGame(PlatformGame):
                 field="starve",
             )
         after = {k: have[k] - need[k] for k in have}
-        self._supported(seat=seat, starved=list(starve), made=made, paid=need, after=after, actor=seat, audience=PUBLIC)
+        keep = dict(keep or {})
+        if keep:  # A-AMB-9 "The player may choose to keep some unconverted; leftover provision is lost anyway."
+            if self.season_name != "winter":
+                raise RuleViolation("gold and vis are kept unconverted at the Winter Reckoning", rule="A-AMB-9",
+                                    field="keep")  # fmt: skip
+            held = {"gold": after["gold"], "vis": after["vis"]}
+            if set(keep) - set(held) or any(type(n) is not int or not 0 <= n <= held[k] for k, n in keep.items()):
+                raise RuleViolation(f"keep up to the {after['gold']} gold and {after['vis']} vis you will hold",
+                                    rule="A-AMB-9", field="keep")  # fmt: skip
+        self._supported(seat=seat, starved=list(starve), made=made, paid=need, after=after, actor=seat, audience=PUBLIC,
+                        keep=keep)  # fmt: skip
         if p.tax_owed:  # A-RECK-4 [000:667] "If the tax cannot be paid by the time of Reckoning, the covenant must
             # accept a permanent tribute of 1 point owed to the lord."
             self._permanent_tribute(seat=seat, points=1, reason="Tax and Tithe unpaid", actor=SYSTEM, audience=PUBLIC)
@@ -2161,11 +2172,13 @@ class CovenantGame(PlatformGame):
 
     @event("SupportAllocated")
     def _supported(
-        self, seat: str, starved: list, made: dict, paid: dict, after: dict, actor: str, audience: list
-    ) -> None:
+        self, seat: str, starved: list, made: dict, paid: dict, after: dict, actor: str, audience: list,
+        keep: dict | None = None,
+    ) -> None:  # fmt: skip
         p = self.state.powers[seat]
         p.provision, p.gold, p.vis = after["provision"], after["gold"], after["vis"]
         p.supported = True
+        p.keep_unconverted = dict(keep or {})
 
     def _end_season(self, seed: str) -> None:
         s = self.state
@@ -2279,9 +2292,10 @@ class CovenantGame(PlatformGame):
         for seat in rules.clockwise(s.order, s.starting or s.order[0]):
             p = s.powers[seat]
             cursed = any(c["curse"] == 6 for c in self._curses(seat))
-            points[seat] = rules.yearly_points(p.provision, p.gold, p.vis, curse6=cursed)
+            gold, vis_ = p.gold - p.keep_unconverted.get("gold", 0), p.vis - p.keep_unconverted.get("vis", 0)
+            points[seat] = rules.yearly_points(p.provision, gold, vis_, curse6=cursed)
             consumes = option(s.options, "yearly_conversion_consumes")  # A-AMB-9, a campaign flag
-            spent[seat] = {"gold": p.gold // 2 * 2, "vis": p.vis} if consumes else {"gold": 0, "vis": 0}
+            spent[seat] = {"gold": gold // 2 * 2, "vis": vis_} if consumes else {"gold": 0, "vis": 0}
             if self.out_of_play(seat):  # [000:767] "the state of the covenant (and the player's score) does not
                 points[seat], spent[seat] = 0, {"gold": 0, "vis": 0}  # change"
         scores = {seat: s.powers[seat].score for seat in s.order}
@@ -2321,6 +2335,7 @@ class CovenantGame(PlatformGame):
             p.gold -= spent[seat]["gold"]
             p.vis -= spent[seat]["vis"]
             p.tribute = [t for t in p.tribute if t["permanent"]]
+            p.keep_unconverted = {}
         s.winners = list(winners)
         if winners:
             s.phase, s.turn = "over", []

@@ -24,6 +24,7 @@ class CovenantSeat:
     score: int = 0
     marked: bool = False
     damaged_another: bool = False  # has damaged another covenant: a drawn Quaesitor's target (A-AMB-19)
+    keep_unconverted: dict = field(default_factory=dict)  # gold and vis the Yearly Reckoning leaves (A-AMB-9)
     tribute: list = field(default_factory=list)  # [{"to": seat or None, "points": n, "permanent": bool}]
     tax_owed: int = 0  # Tax and Tithe, assessed at the Main Phase (A-EVT-4); unpaid at Reckoning: tribute (A-RECK-4)
     last_challenged: dict = field(default_factory=dict)  # rival seat -> season index of the last challenge

@@ -820,3 +820,67 @@ def test_a_amb_19_a_drawn_investigation_goes_only_to_a_covenant_that_has_damaged
     refused(t, "bob", DecideEvent("bob", "play", target="ann"), "A-AMB-19")
     t.run("bob", DecideEvent("bob", "play", target="cy"))
     assert t.view("ann")["investigation"]["target"] == "cy"
+
+
+def test_a_amb_9_a_covenant_may_keep_gold_and_vis_unconverted_at_the_winter_reckoning():
+    """A-AMB-9 "The player may choose to keep some unconverted; leftover provision is lost anyway.": at the Winter
+    Reckoning Ann keeps 2 gold and 1 vis: she scores 1 + 3 = 4 and holds them into the new year, where Bob, who
+    kept nothing, scores 6 and holds none. Keeping more than she will hold, or at another season's Reckoning, is
+    refused."""
+    from domain.covenants.commands import Support
+
+    t = fixed_three(Dice())
+    for _ in range(2):
+        skip_season(t)
+    for season in ("autumn", "winter"):
+        move_all(t, [1, 2, 3])
+        pass_create(t)
+        pass_main(t)
+        t.run("ann", Move("ann", 10))
+        assert t.phase() == "reckoning" and t.view("ann")["game"]["season"] == season
+        if season == "autumn":
+            refused(t, "ann", Support("ann", keep={"gold": 2}), "A-AMB-9")
+            reckon(t)
+    refused(t, "ann", Support("ann", keep={"gold": 5}), "A-AMB-9")  # she holds 4
+    refused(t, "ann", Support("ann", keep={"provision": 1}), "A-AMB-9")
+    t.run("ann", Support("ann", keep={"gold": 2, "vis": 1}))
+    reckon(t)
+    v = t.view("cy")["covenants"]
+    assert (v["ann"]["score"], v["ann"]["gold"], v["ann"]["vis"]) == (4, 2, 1)
+    assert (v["bob"]["score"], v["bob"]["gold"], v["bob"]["vis"]) == (6, 0, 0)
+
+
+# ---------------------------------------------------------------- A-AMB-13: Riots
+
+
+def test_a_amb_13_while_riots_are_in_effect_their_thresholds_and_not_the_structure_limit_decide_the_town():
+    """A-AMB-13 "While Riots is in effect, Riots' thresholds override the Town's 5-damage structure limit." (and
+    "in excess of 9" read as ≥ 9): Cy raises Ann's Grogs' Might by 3, so Ann's side deals her rioting Town 5 — a
+    structure's destruction at 5 (A-DMG-2) does not apply: 4 to 8 ends the Riots and the Town reverts to normal."""
+    from domain.covenants.commands import AllocateDamage, Cast, DecideEvent, DrawEvent, NoCounter
+    from tests.domain.test_covenants_events_played import moves, town_for_ann
+
+    d = Dice()
+    t, town = town_for_ann(d)
+    moves(t, {"ann": 1, "bob": 9, "cy": 2})
+    pass_create(t)
+    d.push([12])  # Riots (directed)
+    t.run("bob", DrawEvent("bob"))
+    t.run("bob", DecideEvent("bob", "play", target="ann"))
+    assert t.turn() == ["ann", "bob", "cy"]
+    passes(t, "ann", "bob")
+    t.run("cy", Cast("cy", t.mage("cy"), "Might of the Bear", grogs_of(t, "ann"), 3))
+    pass_main(t)
+    for seat in ("ann", "bob", "cy"):  # H-15: the battle waits for every "no counter"
+        t.run(seat, NoCounter(seat))
+    assert t.view("cy")["battle"]["dealt"] == {"ann": 5, "Riots": 5}
+    t.run("ann", AllocateDamage("ann", {grogs_of(t, "ann"): 5}))
+    town_card = next(c for c in t.view("cy")["covenants"]["ann"]["cards"] if c["id"] == town)
+    assert town_card["damage"] == 0 and town_card["active"]  # 5 damage, and the Town stands
+    pass_main(t)
+    while t.turn()[0] != "bob":
+        t.run(t.turn()[0], Move(t.turn()[0], 3))
+    t.run("bob", Move("bob", 10))
+    reckon(t, {"ann": [grogs_of(t, "ann")]})
+    v = t.view("cy")
+    assert "Riots" not in v["events_in_play"] and any(c["id"] == town for c in v["covenants"]["ann"]["cards"])
