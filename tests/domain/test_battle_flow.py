@@ -115,8 +115,8 @@ def test_p_bat_13_after_the_battle_experience_and_fees():
     res = g.battle("b1")["result"]
     ended = [type(e).__name__ for e in g._pending_events]
     assert "BattleEnded" in ended and "ArmyFeeDue" in ended
-    if res["experience_rank"]:
-        assert "ExperienceGained" in ended
+    assert res["experience_rank"] == len(res["lost"])  # P-AMB-40: the armies of every side that lost units
+    assert ("ExperienceGained" in ended) == (res["experience_rank"] > 0 and bool(res["survivors"]))
     for aid in res["destroyed"]:
         assert aid not in g.state.armies.armies
 
