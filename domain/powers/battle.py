@@ -466,6 +466,14 @@ class Battles(PlatformGame):
         have = b["sides"][side]["goals"]
         if len(have) + len(clean_goals) > MAX_GOALS:
             raise RuleViolation("a side proposes at most two battle goals ([003:561])", rule="P-BAT-8", field="goals")
+        keys = [_slug(g["name"]) for g in clean_goals]
+        for key, g in zip(keys, clean_goals, strict=True):
+            if key in b["goals"] or keys.count(key) > 1:
+                raise RuleViolation(
+                    f"this battle already has a goal named like {g['name']!r}: name yours apart",
+                    rule="P-BAT-8",
+                    field="goals",
+                )
         for aid in [*armies, *reinforcements]:
             army = self.army(aid)
             if army["controller"] != power_id:

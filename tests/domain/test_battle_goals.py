@@ -88,8 +88,8 @@ def test_p_bat_8_a_proposed_goal_takes_one_threshold_for_both_sides_or_one_a_sid
     """P-BAT-8 [003:637] "Some goals are asymmetric, with different thresholds for different sides": a proposal
     gives ``threshold`` (both sides, 2 if not given) and may set a side's own with ``attacker`` or ``defender``;
     the declarer's side attacks (P-AMB-13: stored per side, never parsed from "a/b"). A threshold that is not a
-    whole number from 1 to 20, or rewards keyed by anything but the sides, is refused naming P-BAT-8, and nothing
-    is recorded."""
+    whole number from 1 to 20, rewards keyed by anything but the sides, or a name the battle's goals already have
+    is refused naming P-BAT-8, and nothing is recorded."""
     f = duel()
     f.declare()
     for goal in (
@@ -97,6 +97,7 @@ def test_p_bat_8_a_proposed_goal_takes_one_threshold_for_both_sides_or_one_a_sid
         {"name": "Ford", "rewards": {"attackers": "remove"}},
         {"name": "Ford", "rewards": "remove"},
         {"name": "Ford", "attacker": 0},
+        {"name": "Advance", "threshold": 5},  # a base goal's name: it would replace Advance
     ):
         refused(f, "south", pb.SubmitBattleSetup("b1", "south", ["dfn"], goals=[goal]), "P-BAT-8")
     f.setup(
