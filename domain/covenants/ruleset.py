@@ -85,7 +85,12 @@ STEPS = (
         closes_on=("every player rolled, chose a rival on an even roll, and the rival paid or accepted",),
         on_entry="Season of Chaos [000:691], at the beginning of the Main Phase",
     ),
-    Step("main", opens=("main",), closes_on=("a round where everyone passed, then one more round",), on_entry="#4"),
+    Step(
+        "main",
+        opens=("main",),
+        closes_on=("a round where everyone passed, the end of the Main Phase's events, then one more round (A-AMB-5)",),
+        on_entry="#4",
+    ),
     Step(
         "hedge",
         opens=("hedge",),

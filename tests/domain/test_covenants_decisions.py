@@ -884,3 +884,49 @@ def test_a_amb_13_while_riots_are_in_effect_their_thresholds_and_not_the_structu
     reckon(t, {"ann": [grogs_of(t, "ann")]})
     v = t.view("cy")
     assert "Riots" not in v["events_in_play"] and any(c["id"] == town for c in v["covenants"]["ann"]["cards"])
+
+
+# ---------------------------------------------------------------- the options, validated
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("main_phase_mode", "forever"),
+        ("yearly_conversion_consumes", "no"),
+        ("certamen_rechallenge_gap", 5),
+        ("winner_tiebreak", "coin"),
+        ("house", "mine"),
+    ],
+)
+def test_a_campaign_option_out_of_its_values_is_refused_naming_it(name, value):
+    """Each campaign option A.6 creates is one of its values (A-AMB-5, -9, -7, -8; A-AMB-1's house package): any other
+    is refused naming the option, and no game is created."""
+    from api.service import Games
+    from domain.covenants.options import CovenantOptions
+
+    games = Games()
+    with pytest.raises(RuleViolation, match=name):
+        games.create_game("x", ruleset="covenants", options={name: value})
+    assert games.recorder.max_notification_id() in (None, 0)
+    assert "A-AMB" in (CovenantOptions.model_fields[name].description or "")
+
+
+# ---------------------------------------------------------------- A-LIM-2, played
+
+
+def test_a_lim_2_an_inactive_mage_can_neither_cast_nor_challenge():
+    """A-LIM-2 [000:50] "this prevents the card from being used in play": Bob's Arc of Lightning damages Cy's mage
+    (Magical Resistance 1: 3 pawns give strength 2), which is rotated; Cy may not cast with it nor challenge with it."""
+    from domain.covenants.commands import Cast
+
+    d = Dice()
+    t = fixed_three(d, arts={"bob": ["Cr", "Au", "Pe", "Vi", "Mu"], "cy": ["Cr", "Ig", "Re", "Mu", "An"]})
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    t.run("ann", Pass("ann"))
+    t.run("bob", Cast("bob", t.mage("bob"), "Arc of Lightning", t.mage("cy"), 3))
+    mage = next(c for c in t.view("ann")["covenants"]["cy"]["cards"] if c["id"] == t.mage("cy"))
+    assert mage["damage"] == 2 and not mage["active"]
+    refused(t, "cy", Cast("cy", t.mage("cy"), "Sphere of Flame", grogs_of(t, "ann"), 1), "A-LIM-2")
+    refused(t, "cy", Challenge("cy", t.mage("cy"), t.mage("ann")), "A-CERT-1")  # "both mages must be active"
