@@ -6,29 +6,47 @@ from __future__ import annotations
 
 import pytest
 
+from api.service import Games
 from domain.covenants.commands import (
+    AllocateDamage,
     AnswerTrade,
+    Cast,
     Challenge,
     ChooseArt,
+    Convert,
+    DecideEvent,
+    Discard,
+    DrawEvent,
+    FaceBandits,
     Forfeit,
+    Generate,
+    Investigate,
+    Keep,
     Move,
+    NoCounter,
     OfferTrade,
     Pass,
     ResolveCertamen,
     SealBid,
+    Support,
     TakeAction,
 )
+from domain.covenants.house import DEFAULT, default_data
+from domain.covenants.options import CovenantOptions
 from domain.errors import RuleViolation
 from tests.covenants.play import (
     Dice,
     events_of,
     fixed_three,
+    generate_and_keep,
     move_all,
     pass_create,
     pass_main,
+    pass_until,
     reckon,
     skip_season,
 )
+from tests.domain.test_covenants_events_played import moves, town_for_ann
 
 
 def refused(t, seat, command, rule):
@@ -84,7 +102,6 @@ def test_a_amb_5_the_extra_round_comes_after_the_end_of_main_phase_events():
     move_all(t, [9, 1, 2])
     pass_create(t)
     d.push([5])  # Wave of Bandits, a global event for any season: played
-    from domain.covenants.commands import DrawEvent, FaceBandits
 
     assert t.run("bob", DrawEvent("bob"))["played"] is True
     assert t.phase() == "main" and t.turn() == ["bob", "cy", "ann"]
@@ -97,31 +114,25 @@ def test_a_amb_5_the_extra_round_comes_after_the_end_of_main_phase_events():
     assert t.phase() == "move"  # the bandits are not faced again
 
 
-@pytest.mark.parametrize(
-    ("mode", "after_passes"),
-    [("until_everyone_passes", "move"), ("one_round", "move")],
-)
-def test_a_amb_5_main_phase_mode_until_everyone_passes_or_one_round(mode, after_passes):
-    """A-AMB-5 "A campaign option allows exactly one round": main_phase_mode one_round ends the Main Phase after
-    one round of single actions ([000:17] "each player has the opportunity to take one action"), acted or not;
-    until_everyone_passes ends it at the first round of passes, with no extra round."""
-    d, t = main_phase({"main_phase_mode": mode})
+def test_a_amb_5_main_phase_mode_one_round_ends_the_main_phase_after_one_round():
+    """A-AMB-5 "A campaign option allows exactly one round": with main_phase_mode one_round the Main Phase ends
+    after one round of single actions ([000:17] "each player has the opportunity to take one action"), even though
+    Ann acted in it."""
+    d, t = main_phase({"main_phase_mode": "one_round"})
     t.run("ann", TakeAction("ann", "custom", "a feast"))
     passes(t, "bob", "cy")
-    if mode == "one_round":
-        assert t.phase() == "move"
-        return
+    assert t.phase() == "move" and t.view("ann")["game"]["cycle"] == 2
+
+
+def test_a_amb_5_main_phase_mode_until_everyone_passes_gives_no_extra_round():
+    """A-AMB-5 with main_phase_mode until_everyone_passes: rounds go on while someone acts, and the first round of
+    passes ends the Main Phase, with no extra round."""
+    d, t = main_phase({"main_phase_mode": "until_everyone_passes"})
+    t.run("ann", TakeAction("ann", "custom", "a feast"))
+    passes(t, "bob", "cy")
     assert t.phase() == "main" and t.turn() == ["ann", "bob", "cy"]
     passes(t, "ann", "bob", "cy")
-    assert t.phase() == after_passes
-
-
-def test_a_amb_5_main_phase_mode_is_validated():
-    """A-AMB-5: the option is one of its three modes; anything else is refused naming the option."""
-    from api.service import Games
-
-    with pytest.raises(RuleViolation, match="main_phase_mode"):
-        Games().create_game("x", ruleset="covenants", options={"main_phase_mode": "forever"})
+    assert t.phase() == "move"
 
 
 # ---------------------------------------------------------------- A-AMB-7: Certamen
@@ -190,7 +201,6 @@ def test_a_amb_7_certamen_rechallenge_gap_one_allows_the_next_season():
     pass_create(t)
     assert t.view("ann")["game"]["season"] == "summer"
     t.run("ann", Challenge("ann", t.mage("ann"), t.mage("bob")))
-    from api.service import Games
 
     with pytest.raises(RuleViolation, match="certamen_rechallenge_gap"):
         Games().create_game("x", ruleset="covenants", options={"certamen_rechallenge_gap": 0})
@@ -264,9 +274,6 @@ def test_a_amb_1_the_lost_tables_come_from_a_versioned_house_package_the_game_pi
     catalogue). Give the host a "house rules" editor, and record the version in each game's first event.": a custom
     package pins its own name, version and hash, and its forfeit penalty and Main Phase actions are the ones played;
     a package that leaves a table empty is refused naming it and creates no game."""
-    from api.service import Games
-    from domain.covenants.house import DEFAULT, default_data
-
     data = default_data()
     data.update(version="house-2", certamen={"winnings": ["vis"], "forfeit_penalty": {"gold": 2}})
     data["main_actions"] = {"feast": {"text": "Hold a feast."}}
@@ -294,8 +301,6 @@ def test_a_amb_1_the_lost_tables_come_from_a_versioned_house_package_the_game_pi
 def test_a_amb_2_the_events_phase_begins_only_after_the_first_four_seasons():
     """A-AMB-2 "This only occurs after the first four seasons" belongs to "The Events Phase": in the first Spring
     Ann stands on the Event square and no Events Phase begins (nobody draws); in the fifth season it does."""
-    from domain.covenants.commands import DrawEvent
-
     d = Dice()
     t = fixed_three(d)
     move_all(t, [9, 1, 2])
@@ -385,8 +390,6 @@ def test_a_amb_12_a_ritual_cast_again_on_the_same_target_spends_its_vis_and_does
     """A-AMB-12 "The vis is spent; there is no effect." [000:71] "A ritual spell, if cast again by anyone using the
     same target while the original is still in effect, has no result.": Ann's Enhance Resistance on her Grogs, cast
     again next round, costs 2 vis and adds no second effect."""
-    from domain.covenants.commands import Cast
-
     d = Dice()
     t = fixed_three(d, arts={"ann": ["Re", "Vi", "Cr", "Co", "Im"]})
     move_all(t, [1, 2, 3])
@@ -417,9 +420,7 @@ def winter_reckoning(arts: dict):
 
 def test_a_amb_18_an_aegis_is_worth_its_vis_less_two_so_two_pawns_give_none():
     """A-AMB-18 "Reduce by the Aegis value = clamp(vis − 2, 0, 3). Cast with 2 vis it gives 0": Bob's Aegis of 2
-    pawns is worth 0, Cy's of 4 is worth 2; an Aegis below its minimum of 2 pawns is not cast."""
-    from domain.covenants.commands import Cast
-
+    pawns is worth 0, Cy's of 4 is worth 2."""
     aegis = ["Re", "Vi", "Mu", "Co", "Im"]
     t = winter_reckoning({"bob": aegis, "cy": aegis})
     t.run("bob", Cast("bob", t.mage("bob"), "Aegis of the Hearth", "bob", 2))
@@ -431,8 +432,6 @@ def test_a_amb_18_an_aegis_is_worth_its_vis_less_two_so_two_pawns_give_none():
 def test_a_amb_20_a_spell_naming_no_phase_is_cast_in_the_main_phase_and_a_counter_in_any():
     """A-AMB-20 "The Main Phase, plus counters in any phase.": Arc of Lightning names seasons but no phase, so it is
     refused in Create/Play and cast in the Main Phase; a Counterspell is cast out of turn in that phase."""
-    from domain.covenants.commands import Cast, Generate
-
     d = Dice()
     t = fixed_three(d, arts={"ann": ["Cr", "Au", "Pe", "An", "Vi"], "bob": ["Pe", "Vi", "Cr", "Au", "Mu"]})
     move_all(t, [1, 2, 3])
@@ -454,8 +453,6 @@ def test_a_amb_15_a_spell_may_be_countered_until_its_phase_closes_and_not_after(
     """A-AMB-15 "Every spell gets a pending stage until its phase closes ... A counter emits compensating events.":
     Ann's Sphere of Flame damages Cy's Grogs; Bob's counter later in the Main Phase undoes the damage; a spell of a
     Main Phase that has closed can no longer be countered."""
-    from domain.covenants.commands import Cast
-
     d = Dice()
     counter = ["Pe", "Vi", "Cr", "Ig", "Au"]  # a counter needs the Arts of the spell it counters
     t = fixed_three(d, arts={"ann": ["Cr", "Ig", "Vi", "An", "Au"], "bob": counter})
@@ -493,7 +490,6 @@ def test_a_amb_16_a_rolled_starting_mage_has_two_techniques_and_three_forms_rero
     assert sorted(
         next(c for c in t.view("bob")["covenants"]["ann"]["cards"] if c["id"] == t.mage("ann"))["arts"]
     ) == sorted(["Cr", "In", "An", "Aq", "Vi"])
-    from domain.covenants.commands import Generate, Keep
 
     move_all(t, [3, 1, 2])  # Ann on a Personnel square
     d.push([15])
@@ -512,8 +508,6 @@ def test_a_amb_16_a_rolled_starting_mage_has_two_techniques_and_three_forms_rero
 def a_season_drawing(t, d: Dice, face: int) -> dict:
     """The first seat clockwise moves to the Event square and draws ``face``; a Wave of Bandits is paid off; the
     season ends when that seat moves on to End."""
-    from domain.covenants.commands import DrawEvent, FaceBandits
-
     first = t.turn()[0]
     move_all(t, [9, 1, 2])
     pass_create(t)
@@ -550,8 +544,6 @@ def test_a_amb_21_an_event_in_play_is_not_drawn_again_and_a_discarded_one_is():
 def test_a_amb_6_each_mouse_changes_one_roll_a_season_counted_again_each_season():
     """A-AMB-6 "Each "once per season" is counted per source card per season.": Ann's Mouse changes one roll in
     Summer, a second that Summer is refused, and in Autumn it changes one again."""
-    from domain.covenants.commands import Discard, Generate, Keep
-
     d = Dice()
     t = fixed_three(d)
     move_all(t, [5, 1, 2])  # Ann on the Magic square
@@ -585,9 +577,6 @@ def test_a_amb_11_vis_sources_and_mines_go_when_the_active_grogs_no_longer_guard
     """A-AMB-11 "Check against active Grogs (the stricter reading, and the one with a stated trigger) whenever any
     Grogs changes state.": Ann's one Grogs guards her Mine and Vis Source; Bob's Sphere of Flame damages it, it is
     rotated, and both holdings are discarded although the Grogs is still in play."""
-    from domain.covenants.commands import Cast
-    from tests.covenants.play import generate_and_keep
-
     d = Dice()
     t = fixed_three(d, arts={"bob": ["Cr", "Ig", "Pe", "Vi", "Mu"]})
     move_all(t, [1, 2, 3])
@@ -610,8 +599,6 @@ def test_a_amb_14_the_market_fair_converts_both_ways_at_the_stated_rates():
     """A-AMB-14 "Market Fair converts both ways at the stated ratios." ([000:634] 2 provision for 1 gold, [000:635]
     2 gold for 1 pawn vis): with the Market Fair in play Ann turns 2 gold into 1 vis and back, 1 gold into 2
     provision and back; without it, nothing converts (A-ECON-1)."""
-    from domain.covenants.commands import Convert, DrawEvent
-
     d = Dice()
     t = fixed_three(d, options={"yearly_conversion_consumes": False})
     for _ in range(4):
@@ -637,8 +624,6 @@ def test_a_amb_22_a_shield_raises_a_beings_capacity_and_the_receiving_side_assig
     """A-AMB-22 "Capacity = Might + shield/armour modifiers − damage already taken. Surplus damage is assigned by
     the receiving side.": Ann's first Grogs carries a Leather Shield (capacity 2 + 1), her second has none (2). Ann
     fights the Wave of Bandits' 4: 3 on the shielded Grogs is within its capacity, 3 on the other is not."""
-    from domain.covenants.commands import DrawEvent, FaceBandits, Generate, Keep
-
     d = Dice()
     t = fixed_three(d, options={"yearly_conversion_consumes": False})
     first = next(c["id"] for c in t.view("ann")["covenants"]["ann"]["cards"] if c["name"] == "Grogs")
@@ -687,9 +672,6 @@ def test_a_amb_10_the_end_of_winter_runs_support_discards_healing_then_the_yearl
     → new starting player → year token to Spring.": in Autumn Bob deals Cy's Grogs 2 and Cy deals Ann's 1; at the
     Winter Reckoning Bob casts his Aegis, then each covenant supports (Bob starving a Villagers), then the Grogs heal
     (Ann's fully), Cy's, still damaged, is discarded, and the year is reckoned before Spring begins."""
-    from domain.covenants.commands import Cast, Support
-    from tests.covenants.play import pass_until
-
     arts = {"bob": ["Cr", "Ig", "Re", "Vi", "Pe"], "cy": ["Cr", "Ig", "Re", "Mu", "An"]}
     t = fixed_three(Dice(), arts=arts)
     for _ in range(2):
@@ -738,8 +720,6 @@ def test_a_amb_19_the_created_investigation_ignores_a_held_event_and_goes_to_any
     Winter; Ann levitates Bob's Grogs (marked, though she damaged nobody). In Summer an Investigation is created for
     Cy on the Event square although an event is on hold, and Cy applies it to Ann. In Autumn Bob is marked, but with
     the Investigation in progress none is created."""
-    from domain.covenants.commands import Cast, DecideEvent, DrawEvent
-
     d = Dice()
     t = fixed_three(d, arts={"ann": LEVITATE, "bob": LEVITATE}, options={"yearly_conversion_consumes": False})
     for _ in range(4):
@@ -788,8 +768,6 @@ def test_a_amb_19_a_drawn_investigation_goes_only_to_a_covenant_that_has_damaged
     covenant that has perpetrated an act of aggression and has damaged another."): Cy burnt Bob's Grogs in year one;
     the Investigation created for it in year two is over by Summer, when Bob draws a Quaesitor Investigation: Ann,
     who never harmed anyone, may not be its target; Cy may, and is investigated."""
-    from domain.covenants.commands import Cast, DecideEvent, DrawEvent, Investigate
-
     d = Dice()
     t = fixed_three(d, arts={"cy": ["Cr", "Ig", "Re", "Mu", "An"]}, options={"yearly_conversion_consumes": False})
     move_all(t, [1, 2, 3])
@@ -827,8 +805,6 @@ def test_a_amb_9_a_covenant_may_keep_gold_and_vis_unconverted_at_the_winter_reck
     Reckoning Ann keeps 2 gold and 1 vis: she scores 1 + 3 = 4 and holds them into the new year, where Bob, who
     kept nothing, scores 6 and holds none. Keeping more than she will hold, or at another season's Reckoning, is
     refused."""
-    from domain.covenants.commands import Support
-
     t = fixed_three(Dice())
     for _ in range(2):
         skip_season(t)
@@ -857,9 +833,6 @@ def test_a_amb_13_while_riots_are_in_effect_their_thresholds_and_not_the_structu
     """A-AMB-13 "While Riots is in effect, Riots' thresholds override the Town's 5-damage structure limit." (and
     "in excess of 9" read as ≥ 9): Cy raises Ann's Grogs' Might by 3, so Ann's side deals her rioting Town 5 — a
     structure's destruction at 5 (A-DMG-2) does not apply: 4 to 8 ends the Riots and the Town reverts to normal."""
-    from domain.covenants.commands import AllocateDamage, Cast, DecideEvent, DrawEvent, NoCounter
-    from tests.domain.test_covenants_events_played import moves, town_for_ann
-
     d = Dice()
     t, town = town_for_ann(d)
     moves(t, {"ann": 1, "bob": 9, "cy": 2})
@@ -902,9 +875,6 @@ def test_a_amb_13_while_riots_are_in_effect_their_thresholds_and_not_the_structu
 def test_a_campaign_option_out_of_its_values_is_refused_naming_it(name, value):
     """Each campaign option A.6 creates is one of its values (A-AMB-5, -9, -7, -8; A-AMB-1's house package): any other
     is refused naming the option, and no game is created."""
-    from api.service import Games
-    from domain.covenants.options import CovenantOptions
-
     games = Games()
     with pytest.raises(RuleViolation, match=name):
         games.create_game("x", ruleset="covenants", options={name: value})
@@ -918,8 +888,6 @@ def test_a_campaign_option_out_of_its_values_is_refused_naming_it(name, value):
 def test_a_lim_2_an_inactive_mage_can_neither_cast_nor_challenge():
     """A-LIM-2 [000:50] "this prevents the card from being used in play": Bob's Arc of Lightning damages Cy's mage
     (Magical Resistance 1: 3 pawns give strength 2), which is rotated; Cy may not cast with it nor challenge with it."""
-    from domain.covenants.commands import Cast
-
     d = Dice()
     t = fixed_three(d, arts={"bob": ["Cr", "Au", "Pe", "Vi", "Mu"], "cy": ["Cr", "Ig", "Re", "Mu", "An"]})
     move_all(t, [1, 2, 3])
