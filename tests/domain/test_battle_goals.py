@@ -144,12 +144,16 @@ def test_p_amb_13_goal_threshold_order_reads_the_printed_walls_thresholds(order,
     assert out["presence"] == (3 if attacker == 2 else 0)
 
 
-def test_p_amb_13_goal_threshold_order_is_validated():
+@pytest.mark.parametrize("option", ["goal_threshold_order", "battle_timing"])
+def test_p_amb_13_and_p_amb_1_the_battle_options_take_only_their_values(option):
+    """P-AMB-13 ``goal_threshold_order`` and P-AMB-1 ``battle_timing``: any other value is refused naming the
+    option, and no game is created."""
     from api.powers.service import PowersGames
 
+    games = PowersGames()
     with pytest.raises(RuleViolation) as err:
-        PowersGames().create_game("Bad", "GM", options={"goal_threshold_order": "a/b"})
-    assert err.value.field == "options.goal_threshold_order"
+        games.create_game("Bad", "GM", options={option: "a/b"})
+    assert err.value.field == f"options.{option}"
 
 
 @pytest.mark.parametrize(
