@@ -32,7 +32,7 @@ from domain.covenants.commands import (
     TakeAction,
 )
 from domain.covenants.house import DEFAULT, default_data
-from domain.covenants.options import CovenantOptions
+from domain.covenants.options import CovenantOptions, option
 from domain.errors import RuleViolation
 from tests.covenants.play import (
     Dice,
@@ -898,3 +898,12 @@ def test_a_lim_2_an_inactive_mage_can_neither_cast_nor_challenge():
     assert mage["damage"] == 2 and not mage["active"]
     refused(t, "cy", Cast("cy", t.mage("cy"), "Sphere of Flame", grogs_of(t, "ann"), 1), "A-LIM-2")
     refused(t, "cy", Challenge("cy", t.mage("cy"), t.mage("ann")), "A-CERT-1")  # "both mages must be active"
+
+
+def test_a_game_stored_before_the_options_had_their_names_reads_them_under_the_earlier_ones():
+    """A game's options are stored as it was created: one created with the earlier yearly_consumes or
+    main_extra_round flag plays by it (A-AMB-9, A-AMB-5); a game created before an option existed gets its default."""
+    assert option({"yearly_consumes": False}, "yearly_conversion_consumes") is False
+    assert option({"main_extra_round": False}, "main_phase_mode") == "until_everyone_passes"
+    assert option({"main_extra_round": True}, "main_phase_mode") == "passes_then_extra_round"
+    assert option({}, "certamen_rechallenge_gap") == 2 and option({}, "winner_tiebreak") == "shared"
