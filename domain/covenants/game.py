@@ -305,7 +305,9 @@ class CovenantGame(PlatformGame):
             order = [p for p in order if s.powers[p].square == rules.EVENT_SQUARE and not waiting]
             holders = list(dict.fromkeys(h["seat"] for h in due))
             order = holders + [p for p in order if p not in holders]
-            if s.seasons_begun > 4 and any(p.marked for p in s.powers.values()):
+            creates = s.seasons_begun > 4 and any(p.marked for p in s.powers.values()) and not due
+            if creates and "Quaesitor Investigation" not in s.events_in_play:  # the seat on the Event square decides
+                # the Investigation created for it, whatever is on hold (A-AMB-19)
                 order += [p for p in s.order if s.powers[p].square == rules.EVENT_SQUARE and p not in order]
         if phase == "certamen":
             order = [p for p in order if any(self.resolver(ch) == p for ch in s.challenges.values())]
@@ -2352,6 +2354,9 @@ class CovenantGame(PlatformGame):
         pe = self.state.pending_event
         if pe is not None and pe["seat"] == seat:
             raise RuleViolation("play, hold or discard the event you drew first", rule="A-EVT-1")
+        if self.state.held_events:  # [000:15] "If there is no Event currently on hold and if there is a player token
+            # on the Events square, that player gains an Events card."
+            raise RuleViolation("an event is on hold: nobody gains an Events card", rule="A-EVT-1")
         gen = self.house.event_generator
         mouse_card = self._mouse(seat, mouse)
         cursed = any(c["curse"] == 1 for c in self._curses(seat))  # A-GEN-1 step 1: every die the player rolls

@@ -718,8 +718,9 @@ def test_a_amb_19_the_created_investigation_ignores_a_held_event_and_goes_to_any
     """A-AMB-19 "The auto-created investigation may target any marked covenant. ... Auto-creation ignores the "no
     event on hold" gate but respects "no investigation in progress".": in year two Bob holds a Lost Apprentice for
     Winter; Ann levitates Bob's Grogs (marked, though she damaged nobody). In Summer an Investigation is created for
-    Cy on the Event square although an event is on hold, and Cy applies it to Ann. In Autumn Bob is marked, but with
-    the Investigation in progress none is created."""
+    Cy on the Event square although an event is on hold, and Cy applies it to Ann; Cy gains no Events card of her own
+    while the event is on hold ([000:15] "If there is no Event currently on hold ..."). In Autumn Bob is marked, but
+    with the Investigation in progress none is created, and Bob on the Event square has no Events turn."""
     d = Dice()
     t = fixed_three(d, arts={"ann": LEVITATE, "bob": LEVITATE}, options={"yearly_conversion_consumes": False})
     for _ in range(4):
@@ -745,8 +746,8 @@ def test_a_amb_19_the_created_investigation_ignores_a_held_event_and_goes_to_any
     }
     t.run("cy", DecideEvent("cy", "play", target="ann"))
     assert t.view("bob")["investigation"]["target"] == "ann"
-    if t.phase() == "events":
-        t.run("cy", Pass("cy"))
+    refused(t, "cy", DrawEvent("cy"), "A-EVT-1")
+    t.run("cy", Pass("cy"))
     t.run("bob", Cast("bob", t.mage("bob"), "Levitate on Wings of Air", grogs_of(t, "cy"), 1))
     pass_main(t)
     t.run(t.turn()[0], Move(t.turn()[0], 10))
@@ -757,6 +758,7 @@ def test_a_amb_19_the_created_investigation_ignores_a_held_event_and_goes_to_any
     v = t.view("ann")
     assert v["pending_event"] is None and v["investigation"]["target"] == "ann"
     assert v["events_in_play"].count("Quaesitor Investigation") == 1
+    assert t.phase() == "main"  # no Events turn: nothing to decide, and no card to gain while one is on hold
 
 
 def grogs_of(t, seat: str) -> str:
