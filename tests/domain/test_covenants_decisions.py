@@ -909,3 +909,24 @@ def test_a_game_stored_before_the_options_had_their_names_reads_them_under_the_e
     assert option({"main_extra_round": False}, "main_phase_mode") == "until_everyone_passes"
     assert option({"main_extra_round": True}, "main_phase_mode") == "passes_then_extra_round"
     assert option({}, "certamen_rechallenge_gap") == 2 and option({}, "winner_tiebreak") == "shared"
+
+
+# ---------------------------------------------------------------- A-AMB-17: Magical Resistance
+
+
+def test_a_amb_17_a_spell_reaches_its_targets_past_the_highest_magical_resistance_among_them():
+    """A-AMB-17 "Use the highest MR for all targets, so the spell reaches all or none." Every spell of the house
+    package has one target, so the highest MR is that target's: Ann's Arc of Lightning of 2 pawns reaches Bob's mage
+    (MR 1: strength 1) and damages it 1; Cy's of 1 pawn does not reach Ann's mage (strength 0), and its pawn is spent.
+    The per-target variant has no multi-target spell to read it, so it is not an option (yet)."""
+    lightning = ["Cr", "Au", "Pe", "An", "Vi"]
+    t = fixed_three(Dice(), arts={"ann": lightning, "cy": lightning})
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    out = t.run("ann", Cast("ann", t.mage("ann"), "Arc of Lightning", t.mage("bob"), 2))
+    assert (out["strength"], out["magnitude"]) == (1, 1)
+    assert next(c for c in t.view("cy")["covenants"]["bob"]["cards"] if c["id"] == t.mage("bob"))["damage"] == 1
+    t.run("bob", Pass("bob"))
+    out = t.run("cy", Cast("cy", t.mage("cy"), "Arc of Lightning", t.mage("ann"), 1))
+    assert (out["strength"], out["magnitude"]) == (0, None) and t.view("bob")["covenants"]["cy"]["vis"] == 3
+    assert next(c for c in t.view("cy")["covenants"]["ann"]["cards"] if c["id"] == t.mage("ann"))["damage"] == 0
