@@ -7,7 +7,7 @@ import pytest
 
 from api.app import create_app
 from projections.settings import Settings
-from tests.covenants.play import Dice
+from tests.covenants.play import Dice, pass_main
 from tests.domain.test_covenants_defaults import quaesitor_prompt, skeletons_at_ann_without_grogs_or_vis
 from tests.integration.helpers import close_app
 from tests.web.test_covenants_forms import Seats
@@ -28,6 +28,8 @@ def test_a_covenant_that_cannot_pay_the_skeletons_is_not_offered_the_pay_off_onl
     page = w.page("ann")
     assert "Pay the Army of Skeletons off" not in page
     w.post("ann", "allocate")
+    assert t.phase() == "main"  # the battle fought, the Main Phase's one extra round follows (A-AMB-5)
+    pass_main(t)
     assert t.phase() == "move"
 
 
