@@ -3,9 +3,9 @@ covenant whose secret address the mail came to. What a line leaves out is read f
 before it left it: ``keep`` keeps the card the covenant just generated, ``cast`` casts with its one active
 mage, ``bid`` bids in the one challenge it is in.
 
-    move 3                       support                    challenge <their mage> [with <my mage>]
-    generate [mouse +2]          support starve <card>, ... art Cr [in <challenge>]
-    keep [<card>] [on <card>] [art Cr]                      bid 2 [in <challenge>]
+    move 3                       support [keep 2 gold, 1 vis]                   challenge <their mage> [with <my mage>]
+    generate [mouse +2]          support starve <card>, ... [keep 2 gold]       art Cr [in <challenge>]
+    keep [<card>] [on <card>] [art Cr] [spell <spell name>]                     bid 2 [in <challenge>]
     discard [<card>]             convert 2 gold to vis      resolve [<challenge>] / forfeit [<challenge>]
     pass                         action <name>[: text]      draw [mouse +2] / event <choice> [on <target>] [in <season>]
     cast <spell> on <target> [with <mage>] [vis 1] [mother may i]     accept <trade> / refuse <trade>
@@ -15,6 +15,12 @@ mage, ``bid`` bids in the one challenge it is in.
     chaos roll / chaos rival <covenant> / chaos pay / chaos fight          allocate <card> 2, <card> 1 / allocate pay
     no counter                   heal <being> [with <healer>]    plague <being>[, <being>]    tribunal
     investigate
+    seat <seat> <name> <covenant> [arts Cr, In, Co, Im, Vi] [score 3] [host]     begin      (the host, before the game)
+
+A spell's name has spaces: ``keep``'s ``spell`` comes last and its name runs to the line's end (quotes around it,
+"..." or “...”, are allowed); ``cast`` reads the name up to its last `` on ``. ``support``'s ``keep`` is the gold and
+vis the Winter Reckoning leaves unconverted (A-AMB-9). ``seat``'s name and covenant are one word each, or quoted;
+``score`` is the points the covenant begins with (A-EX-11, H-14).
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from domain.mailturns import GRAMMAR, SALUTATION, Command, LineError, Turn, body
 USAGE = {
     "move": "move <square>",
     "generate": "generate [mouse <+/-2>]",
-    "keep": "keep [<card>] [on <card>] [art <art>]",
+    "keep": "keep [<card>] [on <card>] [art <art>] [spell <spell name>]",
     "discard": "discard [<card>]",
     "pass": "pass",
     "cast": "cast <spell> on <target> [with <mage>] [vis <n>]",
@@ -40,7 +46,7 @@ USAGE = {
     "bid": "bid <vis> [in <challenge>]",
     "resolve": "resolve [<challenge>]",
     "forfeit": "forfeit [<challenge>]",
-    "support": "support [starve <card>, <card>]",
+    "support": "support [starve <card>, <card>] [keep <n> gold, <n> vis]",
     "convert": "convert <amount> <gold|vis|provision> to <gold|vis|provision>",
     "action": "action <name>[: text]",
     "draw": "draw [mouse <+/-2>]",
@@ -61,6 +67,8 @@ USAGE = {
     "plague": "plague <being>[, <being>]",
     "tribunal": "tribunal",
     "investigate": "investigate",
+    "seat": "seat <seat> <name> <covenant> [arts <art>, <art>, <art>, <art>, <art>] [score <n>] [host]",
+    "begin": "begin",
 }
 CAST = re.compile(
     r"^\S+\s+(?P<spell>.+)\s+on\s+(?P<on>\S+)(?:\s+with\s+(?P<with>\S+))?(?:\s+vis\s+(?P<vis>\S+))?"
@@ -68,6 +76,24 @@ CAST = re.compile(
     re.I,
 )
 RESOURCES = ("gold", "vis", "provision")
+QUOTES = {'"': '"', "\u201c": "\u201d"}
+# a word, or a quoted name ("Bob of Ely", “Bob of Ely”) as one
+TOKEN = re.compile(r'"(?P<straight>[^"]*)"|\u201c(?P<curly>[^\u201d]*)\u201d|(?P<word>\S+)')
+KEEP_SPELL = re.compile(r"\s+spell\b(?P<spell>.*)$", re.I)
+
+
+def _unquoted(text: str) -> str:
+    """A name as written, without the quotes around it."""
+    text = text.strip()
+    if len(text) > 1 and QUOTES.get(text[0]) == text[-1]:
+        return text[1:-1].strip()
+    return text
+
+
+def _tokens(text: str) -> list[str]:
+    """A line's words, a quoted name as one."""
+    return [m["straight"] if m["straight"] is not None else m["curly"] if m["curly"] is not None else m["word"]
+            for m in TOKEN.finditer(text)]  # fmt: skip
 
 
 def _damage(text: str, number: int, errors: list[LineError], usage: str) -> dict[str, int] | None:
@@ -85,15 +111,17 @@ def _damage(text: str, number: int, errors: list[LineError], usage: str) -> dict
     return out
 
 
-def _amounts(text: str, number: int, errors: list[LineError]) -> dict[str, int] | None:
-    """``3 gold, 1 vis``: a trade's side."""
+def _amounts(
+    text: str, number: int, errors: list[LineError], verb: str = "offer", what: str = "the amount"
+) -> dict[str, int] | None:
+    """``3 gold, 1 vis``: a trade's side, or what the Winter Reckoning leaves unconverted."""
     out: dict[str, int] = {}
     for part in items(text):
         bits = part.split()
         if len(bits) != 2 or bits[1].lower() not in RESOURCES:
-            errors.append(LineError(number, f"write it as '{USAGE['offer']}'"))
+            errors.append(LineError(number, f"write it as '{USAGE[verb]}'"))
             return None
-        n = whole(bits[0], number, errors, "the amount")
+        n = whole(bits[0], number, errors, what)
         if n is None:
             return None
         out[bits[1].lower()] = n
@@ -126,6 +154,8 @@ def _special(verb: str, number: int, stripped: str, words: list[str], errors: li
         if index is None:
             return None
         return Command(number, verb, {"index": index, "approved": bits[1].lower() == "approve", "note": note.strip()})
+    if verb == "seat":
+        return _seat(number, stripped, errors)
     if verb == "plague":
         chosen = items(stripped[len(words[0]) :])
         return Command(number, verb, {"cards": chosen}) if chosen else bad()
@@ -163,7 +193,34 @@ def _special(verb: str, number: int, stripped: str, words: list[str], errors: li
     return bad()
 
 
-SPECIAL = ("plague", "offer", "rule", "allocate", "bandits", "pay", "no", "hedge", "service", "chaos", "mouse")
+def _seat(number: int, stripped: str, errors: list[LineError]) -> Command | None:
+    """The host seats a covenant before the game begins: its seat, name and covenant, then ``arts``, ``score``
+    (the points it begins with, A-EX-11) and ``host`` in any order."""
+    tokens = _tokens(stripped)[1:]
+    if len(tokens) < 3 or any(t.lower() in ("arts", "score", "host") for t in tokens[:3]):
+        errors.append(LineError(number, f"write it as '{USAGE['seat']}'"))
+        return None
+    args: dict[str, Any] = {"seat_id": tokens[0], "name": tokens[1], "covenant": tokens[2], "host": False, "arts": []}
+    rest = tokens[3:]
+    while rest:
+        word = rest.pop(0).lower()
+        if word == "host" and not args["host"]:
+            args["host"] = True
+        elif word == "score" and rest and "score" not in args:
+            score = whole(rest.pop(0), number, errors, "the score")
+            if score is None:
+                return None
+            args["score"] = score
+        elif word == "arts" and not args["arts"]:
+            while rest and rest[0].lower() not in ("score", "host"):
+                args["arts"] += items(rest.pop(0))
+        else:
+            errors.append(LineError(number, f"write it as '{USAGE['seat']}'"))
+            return None
+    return Command(number, "seat", args)
+
+
+SPECIAL = ("seat", "plague", "offer", "rule", "allocate", "bandits", "pay", "no", "hedge", "service", "chaos", "mouse")
 # ``word <value>`` options a line may end with, after its positional words.
 OPTIONS = {
     "keep": ("on", "art"),
@@ -213,11 +270,23 @@ def _read(number: int, stripped: str, errors: list[LineError]) -> Command | None
     if verb in SPECIAL:
         return _special(verb, number, stripped, words, errors)
     if verb == "support":
-        rest = words[1:]
-        if rest and rest[0].lower() != "starve":
+        head = stripped[len(words[0]) :]
+        keeping = re.search(r"\bkeep\b(?P<keep>.*)$", head, re.I)
+        rest = (head[: keeping.start()] if keeping else head).split()
+        if (rest and rest[0].lower() != "starve") or (keeping and not keeping["keep"].strip()):
             errors.append(LineError(number, f"write it as '{USAGE[verb]}'"))
             return None
-        return Command(number, verb, {"starve": items(" ".join(rest[1:]))})
+        keep = _amounts(keeping["keep"], number, errors, verb, "the amount kept") if keeping else {}
+        if keep is None:
+            return None
+        return Command(number, verb, {"starve": items(" ".join(rest[1:]))} | ({"keep": keep} if keep else {}))
+    spell = KEEP_SPELL.search(stripped) if verb == "keep" else None
+    if spell is not None:  # a spell's name has spaces: it comes last and runs to the line's end
+        if not _unquoted(spell["spell"]):
+            errors.append(LineError(number, f"name the spell: '{USAGE[verb]}'"))
+            return None
+        stripped = stripped[: spell.start()]
+        words = stripped.split()
     if verb == "cast":
         # a spell's name has spaces ("Aegis of the Hearth"): it runs up to the last " on "
         m = CAST.match(stripped)
@@ -253,6 +322,8 @@ def _read(number: int, stripped: str, errors: list[LineError]) -> Command | None
         errors.append(LineError(number, f"write it as '{USAGE[verb]}'"))
         return None
     args: dict[str, Any] = {"words": positional, **opts}
+    if spell is not None:
+        args["spell"] = _unquoted(spell["spell"])
     for key, what in (("vis", "vis"), ("mouse", "the Mouse's change")):
         if key in opts:
             value = whole(opts[key], number, errors, what)
@@ -308,7 +379,7 @@ class CovenantTurn(Turn):
             case "generate":
                 return cc.Generate(seat, a.get("mouse", 0))
             case "keep":
-                return cc.Keep(seat, self._pending(game, words), a.get("on"), a.get("art"))
+                return cc.Keep(seat, self._pending(game, words), a.get("on"), a.get("art"), a.get("spell"))
             case "discard":
                 return cc.Discard(seat, self._pending(game, words))
             case "pass":
@@ -359,7 +430,7 @@ class CovenantTurn(Turn):
             case "forfeit":
                 return cc.Forfeit(seat, words[0] if words else self._challenge(game))
             case "support":
-                return cc.Support(seat, list(a["starve"]))
+                return cc.Support(seat, list(a["starve"]), dict(a.get("keep", {})))
             case "convert":
                 return cc.Convert(seat, a["give"], a["amount"], a["get"])
             case "action":
@@ -368,6 +439,11 @@ class CovenantTurn(Turn):
                 return cc.DrawEvent(seat, a.get("mouse", 0))
             case "event":
                 return cc.DecideEvent(seat, words[0], a.get("on"), a.get("in"))
+            case "seat":
+                return cc.AddCovenant(a["seat_id"], a["name"], a["covenant"], a["host"], list(a["arts"]),
+                                      a.get("score", 0))  # fmt: skip
+            case "begin":
+                return cc.BeginGame()
             case "accept" | "refuse":
                 return cc.AnswerTrade(seat, words[0], cmd.verb == "accept")
         raise RuleViolation(f"unknown command {cmd.verb!r}", rule=GRAMMAR)
