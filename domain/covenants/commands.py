@@ -71,7 +71,8 @@ class Pass(Command):
 
 @dataclass(frozen=True)
 class Cast(Command):
-    """Cast a spell; ``mother_may_i``: the covenant's player says it, as the Hedge Mage's curse 2 asks (H-12)."""
+    """Cast a spell; ``mother_may_i``: the covenant's player says it, as the Hedge Mage's curse 2 asks (H-12);
+    ``more_targets``: the targets after ``target`` of a spell that chooses one for every N pawns (A-AMB-17)."""
 
     seat_id: str
     mage_id: str
@@ -79,6 +80,7 @@ class Cast(Command):
     target: str
     vis: int
     mother_may_i: bool = False
+    more_targets: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -344,7 +346,10 @@ def pass_turn(game: CovenantGame, cmd: Pass, ctx: Context) -> None:
 
 def cast(game: CovenantGame, cmd: Cast, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return game.cast(cmd.seat_id, cmd.mage_id, cmd.spell, cmd.target, cmd.vis, mother_may_i=cmd.mother_may_i)
+    return game.cast(
+        cmd.seat_id, cmd.mage_id, cmd.spell, cmd.target, cmd.vis, mother_may_i=cmd.mother_may_i,
+        more_targets=list(cmd.more_targets),
+    )  # fmt: skip
 
 
 def take_action(game: CovenantGame, cmd: TakeAction, ctx: Context) -> None:

@@ -937,8 +937,11 @@ class CovenantGame(PlatformGame):
             s.deferred[key] = [*s.deferred.get(key, []), seat]
         if not s.turn and s.deferred is not None:
             if s.deferred.get("silent"):  # A-EX-5: fought before everyone agreed; still counterable this phase
-                s.boosted_battles = [*s.boosted_battles, {"battle": s.deferred["battle"],
-                                     "spells": list(s.deferred["spells"]), "agreed": s.deferred.get("agreed", [])}]
+                d = s.deferred
+                s.boosted_battles = [
+                    *s.boosted_battles,
+                    {"battle": d["battle"], "spells": list(d["spells"]), "agreed": d.get("agreed", [])},
+                ]
             else:
                 s.closed_spells = [*s.closed_spells, *s.deferred["spells"]]
             s.deferred = None
@@ -977,7 +980,7 @@ class CovenantGame(PlatformGame):
             if toll is None:
                 raise RuleViolation("this battle cannot be paid off", rule="A-EVT-4", field="pay_off")
             what, amount = toll
-            if getattr(self.state.powers[seat], what) < amount:
+            if self.owned(seat, what) < amount:  # what it owns this season, as a conversion or trade (A-ECON-1)
                 raise RuleViolation(f"paying it off takes {amount} {what}", rule="A-EVT-4", field="pay_off")
             self._toll_paid(battle_id=bt["id"], seat=seat, what=what, amount=amount, actor=seat, audience=PUBLIC)
             self._next_battle()
@@ -1500,13 +1503,15 @@ class CovenantGame(PlatformGame):
 
     def cast(
         self, seat: str, mage_id: str, spell: str, target: str, vis_amount: int, *, named: bool = False,
-        mother_may_i: bool = False,
+        mother_may_i: bool = False, more_targets: list[str] | None = None,
     ) -> dict:  # fmt: skip
         """A-SPELL-1..8 with the Hedge Mage's curses on the caster's covenant (A-EVT-4 [000:753]-[000:760]): 2, a
         spell cast without "Mother may I" is countered (H-12: the phrase is a field of the command); 3 and 4, a
         Te or Cr spell needs one more pawn (the extra pawn is spent and adds no strength); 5, the Magical
-        Resistance of the cursed covenant's beings is 1 less (at least 0)."""
+        Resistance of the cursed covenant's beings is 1 less (at least 0). A spell that chooses a target for every
+        N pawns takes its further targets in ``more_targets`` (A-AMB-17)."""
         s = self.state
+        more_targets = more_targets or []
         sp = self.house.spells.get(spell)
         if sp is None:
             raise RuleViolation(f"no spell {spell!r} in this game's house rules", field="spell")
@@ -1539,56 +1544,85 @@ class CovenantGame(PlatformGame):
         outcome: dict[str, Any] = {"spell": spell, "target": target, "vis": vis_amount}
         if extra:
             outcome["curse_surcharge"] = extra
-        self._refuse_out_of_play(target if target in s.powers else (s.cards[target].owner if target in s.cards
-                                 else None), "target")  # fmt: skip
-        if sp.target == "covenant":
-            target_cov = self.power(target).id
-            strength, certamen = power, None
-            recast = any(e.get("spell") == spell and e.get("target") == target for e in s.effects)
+        targets = [target, *more_targets]
+        ppt = sp.pawns_per_target
+        if more_targets and not ppt:
+            raise RuleViolation(f"{spell} has one target", rule="A-AMB-17", field="more_targets")
+        if len(set(targets)) < len(targets):
+            raise RuleViolation("a spell's targets are different cards", rule="A-AMB-17", field="more_targets")
+        if ppt and len(targets) * ppt > min(power, sp.max_vis):
+            raise RuleViolation(f"{spell} chooses one target for every {ppt} pawn(s) of vis expended, up to "
+                                f"{sp.max_vis} pawns", rule="A-AMB-17", field="more_targets")  # fmt: skip
+        reach = [self._reach(seat, mage, spell, t, named=named) for t in targets]
+        per_target = option(s.options, "multi_target_resistance") == "per_target"
+        strengths = rules.target_strengths(power, [r[1] for r in reach], per_target=per_target)
+        certamen = reach[0][3]
+        if ppt:  # A-AMB-17: each target reached needs the pawns of all the targets chosen, past its resistance
+            need = max(sp.min_vis, len(targets) * ppt)
+            hits = [t for t, st, r in zip(targets, strengths, reach) if st >= need and not r[2]]
+            strength = max([st for t, st in zip(targets, strengths) if t in hits] or strengths)
+            magnitude = len(hits) * ppt if hits else None
+            recast = all(r[2] for r in reach)
         else:
-            t = self.card(target)
-            d = self.house.cards.get(t.name)
-            if d is not None and d.untargetable and t.name not in sp.names and not named:
-                raise RuleViolation(f"{t.name} is an untargetable structure", rule="A-LIM-3", field="target")
-            if t.id == mage.id:
-                meets = not sp.forms or t.substance in sp.forms
-                rules.check_self_target(sp.raises_own, sp.self_allowed, meets)
-            rules.check_target_kind(sp.target, animate=bool(d and d.animate), structure=bool(d and d.structure),
-                                    mage=t.kind == "mage")  # fmt: skip
-            if sp.forms and t.substance not in sp.forms:  # A-SPELL-7: its substance now decides
-                raise RuleViolation(f"{spell} targets {sp.forms}; {t.name} is {t.substance}", rule="A-SPELL-7")
-            certamen = self._certamen_spell(sp.certamen, mage, t) if sp.certamen else None
-            target_cov = t.owner or ""
-            rival = t.owner is not None and t.owner != seat
-            aegis = max((e.get("aegis", 0) for e in s.effects if e.get("target") == t.owner), default=0)
-            mr = d.mr if d else 0
-            if t.owner is not None and any(c["curse"] == 5 for c in self._curses(t.owner)):
-                mr = max(0, mr - 1)  # curse 5 [000:759]
-            strength = rules.spell_strength(power, rival=rival, aegis=aegis, mr=[mr])
-            recast = sp.ritual and any(e.get("spell") == spell and e.get("target") == target for e in s.effects)
-        magnitude = rules.effective_magnitude(strength, sp.min_vis, sp.max_vis)
+            strength, recast, hits = strengths[0], reach[0][2], [target]
+            magnitude = rules.effective_magnitude(strength, sp.min_vis, sp.max_vis)
         if recast:  # A-SPELL-2 / A-AMB-12: the vis is spent, nothing happens
             magnitude = None
         if 2 in curses and not mother_may_i:  # curse 2 [000:753]: "else that spell is automatically countered"
             magnitude = None
             outcome["countered"] = 'curse 2: the covenant\'s player did not say "Mother may I"'
-        marked = rules.marks_aggression(target_covenant=target_cov or None, caster_covenant=seat, harmful=sp.harmful)
+        marked = any(rules.marks_aggression(target_covenant=cov or None, caster_covenant=seat, harmful=sp.harmful)
+                     for cov, *_ in reach)  # fmt: skip
         outcome.update(strength=strength, magnitude=magnitude, marked=marked, recast=recast)
+        if magnitude is None:
+            hits = []
+        if ppt:
+            outcome.update(targets=targets, reached=hits)
         until = rules.expires_at(s.seasons_begun, sp.duration_seasons) if sp.duration_seasons else None
-        damage = magnitude * sp.damage_per_pawn if magnitude is not None else 0
+        damage = (ppt or magnitude or 0) * sp.damage_per_pawn if magnitude is not None else 0  # on each target
         if assign:
             self._spell_assigned(card_id=mage.id, spell=spell, actor=seat, audience=PUBLIC)
         outcome["spell_id"] = spell_id = f"sp{self.version + 1}"  # the version of its SpellCast: unique
         self._spell_cast(
             seat=seat, mage_id=mage_id, spell=spell, target=target, vis=vis_amount, strength=strength,
             magnitude=magnitude, marked=marked, until=until, phase=s.phase, ritual=sp.ritual, actor=seat,
-            audience=PUBLIC, spell_id=spell_id, damage=damage, certamen=certamen,
+            audience=PUBLIC, spell_id=spell_id, damage=damage, certamen=certamen, reached=hits if ppt else None,
         )  # fmt: skip
-        if magnitude is not None and sp.damage_per_pawn:
-            self._damage(target, magnitude * sp.damage_per_pawn, seat)
+        for t in hits if damage else []:
+            self._damage(t, damage, seat)
         if s.phase == "main":
             self._end_turn(seat, acted=True)
         return outcome
+
+    def _reach(self, seat: str, mage: Card, spell: str, target: str, *, named: bool) -> tuple[str, int, bool, Any]:
+        """One target of a spell: its covenant, the resistance the spell must pass to reach it (A-SPELL-4: a rival
+        covenant's Aegis and the target's MR, 1 less under the Hedge Mage's curse 5 [000:759]), whether a ritual
+        already holds it (A-SPELL-2), and the Certamen a spell at a mage engaged in one changes (A-CERT-3)."""
+        s, sp = self.state, self.house.spells[spell]
+        self._refuse_out_of_play(target if target in s.powers else (s.cards[target].owner if target in s.cards
+                                 else None), "target")  # fmt: skip
+        if sp.target == "covenant":
+            recast = any(e.get("spell") == spell and e.get("target") == target for e in s.effects)
+            return self.power(target).id, 0, recast, None
+        t = self.card(target)
+        d = self.house.cards.get(t.name)
+        if d is not None and d.untargetable and t.name not in sp.names and not named:
+            raise RuleViolation(f"{t.name} is an untargetable structure", rule="A-LIM-3", field="target")
+        if t.id == mage.id:
+            meets = not sp.forms or t.substance in sp.forms
+            rules.check_self_target(sp.raises_own, sp.self_allowed, meets)
+        rules.check_target_kind(sp.target, animate=bool(d and d.animate), structure=bool(d and d.structure),
+                                mage=t.kind == "mage")  # fmt: skip
+        if sp.forms and t.substance not in sp.forms:  # A-SPELL-7: its substance now decides
+            raise RuleViolation(f"{spell} targets {sp.forms}; {t.name} is {t.substance}", rule="A-SPELL-7")
+        certamen = self._certamen_spell(sp.certamen, mage, t) if sp.certamen else None
+        rival = t.owner is not None and t.owner != seat
+        aegis = max((e.get("aegis", 0) for e in s.effects if e.get("target") == t.owner), default=0)
+        mr = d.mr if d else 0
+        if t.owner is not None and any(c["curse"] == 5 for c in self._curses(t.owner)):
+            mr = max(0, mr - 1)  # curse 5 [000:759]
+        recast = sp.ritual and any(e.get("spell") == spell and e.get("target") == target for e in s.effects)
+        return t.owner or "", rules.resistance(rival=rival, aegis=aegis, mr=mr), bool(recast), certamen
 
     def _assigned_now(self, mage: Card, spell: str, arts: list[str]) -> bool:
         """A-SPELL-1: a mage casts only the spells attached to it ([000:69] "new spells are acquired via Book Study
@@ -1610,20 +1644,33 @@ class CovenantGame(PlatformGame):
     def _spell_cast(
         self, seat: str, mage_id: str, spell: str, target: str, vis: int, strength: int, magnitude: int | None,
         marked: bool, until: int | None, phase: str, ritual: bool, actor: str, audience: list,
-        spell_id: str = "", damage: int = 0, certamen: dict | None = None,
+        spell_id: str = "", damage: int = 0, certamen: dict | None = None, reached: list | None = None,
     ) -> None:  # fmt: skip
+        """``reached``: the targets a spell of several reached (A-AMB-17); None, its one ``target``."""
         s = self.state
         s.powers[seat].vis -= vis
         s.cards[mage_id].cast_this_season.append(spell)
         if marked:
             s.powers[seat].marked = True
-        if damage and target in s.cards and s.cards[target].owner not in (None, seat):
+        hits = [target] if reached is None else list(reached)
+        if damage and any(t in s.cards and s.cards[t].owner not in (None, seat) for t in hits):
             s.powers[seat].damaged_another = True  # A-AMB-19
         if magnitude is None:
             return
-        s.spells_cast.append(
-            {"id": spell_id, "seat": seat, "spell": spell, "target": target, "strength": strength, "damage": damage}
-        )
+        s.spells_cast.append({
+            "id": spell_id, "seat": seat, "spell": spell, "target": target, "strength": strength, "damage": damage,
+            "targets": hits,
+        })  # fmt: skip
+        each = self.house.spells[spell].pawns_per_target or magnitude  # the pawns each target takes
+        for t in hits:
+            self._spell_took_effect(spell, t, until, phase, seat, spell_id, vis, each, certamen)
+
+    def _spell_took_effect(
+        self, spell: str, target: str, until: int | None, phase: str, seat: str, spell_id: str, vis: int,
+        magnitude: int, certamen: dict | None,
+    ) -> None:  # fmt: skip
+        """A SpellCast's lasting effect on one of its targets (folded, not an event of its own)."""
+        s = self.state
         sp = self.house.spells[spell]
         effect: dict[str, Any] = {
             "spell": spell, "target": target, "until": until, "phase": phase, "by": seat, "spell_id": spell_id,
@@ -1690,8 +1737,8 @@ class CovenantGame(PlatformGame):
             self._spell_assigned(card_id=mage.id, spell=spell, actor=seat, audience=PUBLIC)
         self._spell_countered(seat=seat, mage_id=mage.id, spell=spell, target=target, vis=vis_amount,
                               success=success, actor=seat, audience=PUBLIC)  # fmt: skip
-        if success and hit["damage"] and hit["target"] in s.cards:
-            c = s.cards[hit["target"]]
+        undone = [t for t in hit.get("targets", [hit["target"]]) if t in s.cards] if success and hit["damage"] else []
+        for c in [s.cards[t] for t in undone]:  # on every target it reached (A-AMB-17)
             d = self.house.cards.get(c.name)
             left = max(0, c.damage - hit["damage"])
             active = rules.is_active_after_damage(
@@ -1787,7 +1834,7 @@ class CovenantGame(PlatformGame):
         market = "Market Fair" in s.events_in_play or any(c.kind == "town" for c in self.covenant_cards(seat))
         famine = "Famine" in s.events_in_play
         p = s.powers[seat]
-        held = self._tally(seat, [])[2]["provision"] if give == "provision" else getattr(p, give)
+        held = self.owned(seat, give)
         artisan = [e for e in s.effects if e.get("artisan") and e["target"] == seat] if get == "provision" else []
         enhanced = min(amount, p.gold, sum(e["artisan"] for e in artisan)) if give == "gold" else 0
         got = rules.convert(give, amount - enhanced, get, market=market, famine=famine) if amount > enhanced else 0
@@ -1834,9 +1881,17 @@ class CovenantGame(PlatformGame):
                             audience=PUBLIC)  # fmt: skip
         self._end_turn(seat, acted=True)
 
+    def owned(self, seat: str, what: str) -> int:
+        """The gold, vis or provision a covenant owns in a season, to convert, trade or pay (A-ECON-1 [000:632] "all
+        covenants may convert resources they own", [000:636] "Covenants may trade among themselves"): its provision
+        is what it holds and what its cards make this season ([000:49] "any provisions generated during a season";
+        the Reckoning counts it, A-RECK-1, and takes back what went ahead); its gold and vis, what it holds."""
+        if what == "provision":
+            return int(self._tally(seat, [])[2]["provision"])
+        return int(getattr(self.state.powers[seat], what))
+
     def _check_holds(self, seat: str, amounts: dict, where: str) -> None:
-        p = self.state.powers[seat]
-        short = [k for k, v in amounts.items() if getattr(p, k) < v]
+        short = [k for k, v in amounts.items() if self.owned(seat, k) < v]
         if short:
             raise RuleViolation(f"{seat} does not hold the {', '.join(short)} of this trade", rule="A-ECON-1",
                                 field=where)  # fmt: skip
@@ -2528,7 +2583,7 @@ class CovenantGame(PlatformGame):
                 self._window_closed(window_id=w.id, reason="turn over", closed_at=now.isoformat(), actor=SYSTEM,
                                     audience=PUBLIC)  # fmt: skip
         if kind is not None and self.open_window(kind) is None:
-            hours = float(s.options.get("turn_hours", 48))
+            hours = float(option(s.options, "turn_hours"))
             self._window_opened(
                 window_id=f"w{self.version + 1}", kind=kind, opened_at=now.isoformat(),
                 closes_at=(now + timedelta(hours=hours)).isoformat(), actor=SYSTEM, audience=PUBLIC,

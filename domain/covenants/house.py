@@ -90,6 +90,8 @@ class SpellDef(_Model):
     names: list[str] = []  # an untargetable structure it names explicitly (A-LIM-3)
     harmful: bool = False
     damage_per_pawn: int = 0
+    pawns_per_target: int = Field(0, ge=0)  # "For every N pawns of vis expended, choose a target" ([000:503],
+    # [000:558]): N; each target takes the damage of its N pawns. 0: the spell has one target (A-AMB-17)
     might_per_pawn: int = 0  # raises the target being's Mundane Might until the season ends (A-EX-5)
     raises_own: bool = False  # raises the target's Certamen or MR (A-SPELL-6)
     self_allowed: bool = False  # its text says it may target its caster

@@ -15,6 +15,7 @@ from domain.platform.posts import PostOptions
 
 MainPhaseMode = Literal["passes_then_extra_round", "until_everyone_passes", "one_round"]
 WinnerTiebreak = Literal["shared", "unconverted_surplus"]
+MultiTargetResistance = Literal["highest", "per_target"]
 
 
 class CovenantOptions(PostOptions):
@@ -53,6 +54,18 @@ class CovenantOptions(PostOptions):
         "shared",
         description="A-AMB-8: a tie for the highest score of 25 or more is a shared victory (shared), or won by "
         "the larger surplus left unconverted, a pawn of vis worth 2 gold (unconverted_surplus)",
+    )
+    multi_target_resistance: MultiTargetResistance = Field(
+        "highest",
+        description="A-AMB-17: a spell with several targets reaches them past the highest Magical Resistance among "
+        'them, all or none (highest); or each past its own, "calculated independently" ([000:87] per_target)',
+    )
+    turn_hours: float = Field(
+        48,
+        gt=0,
+        le=24 * 14,
+        description='H-9: hours a covenant has for its turn (its pass or "satisfied") before silence counts as '
+        "its default choice",
     )
     extension_cap_hours_per_window: float = Field(
         48, ge=0, le=24 * 14, description="Most extension per covenant per turn's window, in hours"

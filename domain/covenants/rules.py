@@ -194,9 +194,23 @@ def aegis_value(vis: int) -> int:
 def spell_strength(vis: int, *, rival: bool, aegis: int, mr: Sequence[int]) -> int:
     """A-SPELL-4: vis paid, less the rival covenant's Aegis and the highest MR among the targets (A-AMB-17);
     targets in the caster's own covenant are not reduced."""
-    if not rival:
-        return vis
-    return vis - aegis - (max(mr) if mr else 0)
+    return vis - resistance(rival=rival, aegis=aegis, mr=max(mr, default=0))
+
+
+def resistance(*, rival: bool, aegis: int, mr: int) -> int:
+    """A-SPELL-4 [000:77]-[000:86]: what a target takes off a spell's vis, its rival covenant's Aegis and its own
+    MR; a target in the caster's own covenant takes nothing off."""
+    return aegis + mr if rival else 0
+
+
+def target_strengths(vis: int, resistances: Sequence[int], *, per_target: bool) -> list[int]:
+    """A-AMB-17 [000:87] "Multiple targets are calculated independently; therefore, the maximum Magical Resistance
+    determines the spell strength for reaching all targets": each target's spell strength is the vis less the
+    highest resistance (Aegis and MR) among the targets, so the spell reaches all or none; or, the campaign option
+    per_target, less its own."""
+    if per_target:
+        return [vis - r for r in resistances]
+    return [vis - max(resistances, default=0)] * len(resistances)
 
 
 def effective_magnitude(strength: int, min_vis: int, max_vis: int) -> int | None:

@@ -60,15 +60,13 @@ def test_a_bat_1_a_covenant_fights_the_army_of_skeletons_and_its_grogs_take_the_
 
 
 def test_a_evt_4_the_winter_of_wolves_fights_every_covenant_that_cannot_pay_its_provision():
-    """The house Winter of Wolves ("Mundane Might 3; pay 1 provision per covenant or fight"): in Winter's Main
-    Phase nobody holds provision (cleared at the Autumn Reckoning, A-RECK-2), so paying is refused naming the
-    rule and every covenant fights, from the starting player."""
+    """The house Winter of Wolves ("Mundane Might 3; pay 1 provision per covenant or fight"): a covenant that does
+    not pay fights, from the starting player (one that pays: test_covenants_leftovers, A-ECON-1)."""
     d = Dice()
     t = drawn_in(d, 18, seasons=7)  # year two, Winter
     assert t.view("cy")["game"]["season"] == "winter"
     pass_main(t)
     assert t.phase() == "battle" and t.turn() == ["bob"]
-    refused(t, "bob", AllocateDamage("bob", pay_off=True), "A-EVT-4")
     for seat in ("bob", "cy", "ann"):
         assert t.turn() == [seat] and t.view("ann")["battle"]["dealt"][seat] == 2
         t.run(seat, AllocateDamage(seat, {grogs(t, seat)["id"]: 3}))
