@@ -17,10 +17,12 @@ from api.web.routes import _int, attempt, send, templates
 from domain.covenants import commands as cc
 from domain.covenants import rules
 from domain.covenants.game import ENEMIES
+from domain.covenants.house import ARTS
 from domain.covenants.ruleset import PHASE_WORDS, SEASON_WORDS
 from domain.errors import RuleViolation
 from domain.ids import GM
 from domain.platform.i18n import N_, _, word_of
+from domain.platform.roles import RULE
 
 # The table's named things in words (the view carries their names): the track's squares, the resources, the
 # default house package's card kinds, a trade's sides, an event's choices; with the seasons and phases of the
@@ -160,6 +162,7 @@ def _offers(view: dict[str, Any], me: str, spells: list[str], actions: list[str]
         offers["challenges"] = [ch for ch in view["challenges"] if me in (ch["challenger"], ch["target"])]
     if at_turn and phase == "reckoning":
         offers["support"] = [c for c in cards if not c["pending"]]
+        offers["support_keep"] = g["season"] == "winter"  # A-AMB-9: gold and vis kept out of the Yearly Reckoning
     offers["trades"] = [tr for tr in view["trades"] if me in (tr["from"], tr["to"])]
     return offers
 
@@ -178,9 +181,29 @@ def _agree(offers: dict[str, Any], commands: list[Any], me: str) -> None:
     for key, command in single.items():
         if offers.get(key) and command not in commands:
             del offers[key]
+    for key, kind in (("generate", cc.Generate), ("draw", cc.DrawEvent)):  # A-GEN-1: the Mouse before the roll
+        mice = sorted({c.mouse for c in commands if type(c) is kind and c.mouse})
+        if offers.get(key) and mice:
+            offers[f"{key}_mice"] = mice
+    for card in offers.get("pending", []):  # what its Keep may carry: a being to attach to, an Art, a spell
+        kept = [c for c in commands if isinstance(c, cc.Keep) and c.card_id == card["id"]]
+        card["keep_with"] = {
+            "attach_to": sorted({c.attach_to for c in kept if c.attach_to}),
+            "art": sorted({c.art for c in kept if c.art}),
+            "spell": sorted({c.spell for c in kept if c.spell}),
+        }
     allocate = offers.get("allocate")
     if allocate and allocate.get("toll") and cc.AllocateDamage(me, {}, pay_off=True) not in commands:
         allocate["toll"] = None
+
+
+def _seating(game: Any, me: str, offers: dict[str, Any]) -> None:
+    """Before the game begins, the host or the auditor seats the covenants, each with the points it begins with
+    (A-EX-11, H-14), and begins the game once every seat is filled (A-ORDER-2)."""
+    target = int(game.state.options.get("target_score", 25))
+    offers["seat"] = {"arts": list(ARTS), "most": target - 1}
+    if game.ruleset.offers is not None and cc.BeginGame() in game.ruleset.offers(game, me):
+        offers["begin"] = True
 
 
 def _rulings(view: dict[str, Any], me: str) -> list[tuple[int, dict]]:
@@ -201,6 +224,8 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     offers = {} if context["phase"] else _offers(view, me, spells, actions)
     if offers and game.ruleset.offers is not None:
         _agree(offers, game.ruleset.offers(game, me), me)
+    if not context["phase"] and view["game"]["phase"] == "setup" and game.may(me, RULE):
+        _seating(game, me, offers)
     if not context["phase"] and _rulings(view, me):
         offers["rulings"] = _rulings(view, me)
     if offers.get("actions"):  # the Main Phase's "heal": a healer of the covenant, a damaged being of it
@@ -210,7 +235,8 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
         hurt = [c for c in cards if c["damage"] and c["kind"] in BEINGS]
         if healers and hurt:
             offers["heal"] = {"healers": healers, "targets": hurt}
-    context.update(viewer_is_auditor=me == GM, track=rules.TRACK, offers=offers, word=word)
+    cards_by_id = {c["id"]: c for cov in view["covenants"].values() for c in cov["cards"]}
+    context.update(viewer_is_auditor=me == GM, track=rules.TRACK, offers=offers, word=word, cards_by_id=cards_by_id)
     return templates.TemplateResponse(request, "covenants/table.html", context)
 
 
@@ -229,10 +255,25 @@ def _form(name: str, build: Callable[[str, dict], Any], ok: str) -> Callable:
 
 
 def _whole(f: dict, key: str) -> int:
+    """A whole number the form gives; else refused naming the field."""
     value = _int(f.get(key))
     if value is None:
-        raise ValueError(key)
+        text = _("{field} must be a whole number, not {value}").format(field=key, value=repr(str(f.get(key, ""))))
+        raise RuleViolation(text, field=key)
     return value
+
+
+def _filled(f: dict, key: str) -> str:
+    """A text the form must give; else refused naming the field."""
+    value = str(f.get(key, "")).strip()
+    if not value:
+        raise RuleViolation(_("fill in {field}").format(field=key), field=key)
+    return value
+
+
+def _mouse(f: dict) -> int:
+    """The Mouse's change to the roll (A-GEN-1); none when the form leaves it out or at 0."""
+    return _whole(f, "mouse") if str(f.get("mouse", "")).strip() not in ("", "0") else 0
 
 
 def _allocation(f: dict) -> dict[str, int]:
@@ -269,15 +310,17 @@ def _starve(f: dict) -> list[str]:
 
 FORMS = {
     "move": _form("move", lambda me, f: cc.Move(me, _whole(f, "square")), N_("Moved.")),
-    "generate": _form("generate", lambda me, f: cc.Generate(me), N_("Generated.")),
+    "generate": _form("generate", lambda me, f: cc.Generate(me, _mouse(f)), N_("Generated.")),
     "keep": _form(
         "keep",
-        lambda me, f: cc.Keep(me, f["card_id"], f.get("attach_to") or None, f.get("art") or None),
+        lambda me, f: cc.Keep(
+            me, f["card_id"], f.get("attach_to") or None, f.get("art") or None, f.get("spell") or None
+        ),
         N_("Kept."),
     ),
     "discard": _form("discard", lambda me, f: cc.Discard(me, f["card_id"]), N_("Discarded.")),
     "pass": _form("pass", lambda me, f: cc.Pass(me), N_("Passed.")),
-    "draw": _form("draw", lambda me, f: cc.DrawEvent(me), N_("Drew an event.")),
+    "draw": _form("draw", lambda me, f: cc.DrawEvent(me, _mouse(f)), N_("Drew an event.")),
     "cast": _form(
         "cast",
         lambda me, f: cc.Cast(me, f["mage_id"], f["spell"], f["target"], _whole(f, "vis"), _yes(f, "mother_may_i")),
@@ -326,5 +369,20 @@ FORMS = {
     "bid": _form("bid", lambda me, f: cc.SealBid(me, f["challenge_id"], _whole(f, "vis")), N_("Bid sealed.")),
     "resolve": _form("resolve", lambda me, f: cc.ResolveCertamen(me, f["challenge_id"]), N_("Resolved.")),
     "forfeit": _form("forfeit", lambda me, f: cc.Forfeit(me, f["challenge_id"]), N_("Forfeited.")),
-    "support": _form("support", lambda me, f: cc.Support(me, _starve(f)), N_("Support allocated.")),
+    "support": _form(
+        "support", lambda me, f: cc.Support(me, _starve(f), _amounts(f, "keep")), N_("Support allocated.")
+    ),
+    "seat": _form(
+        "seat",
+        lambda me, f: cc.AddCovenant(
+            _filled(f, "seat_id"),
+            _filled(f, "name"),
+            _filled(f, "covenant"),
+            _yes(f, "host"),
+            _listed(f, "arts[]"),
+            _whole(f, "score") if str(f.get("score", "")).strip() else 0,
+        ),
+        N_("Covenant seated."),
+    ),
+    "begin": _form("begin", lambda me, f: cc.BeginGame(), N_("The game has begun.")),
 }
