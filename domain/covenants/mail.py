@@ -8,7 +8,7 @@ mage, ``bid`` bids in the one challenge it is in.
     keep [<card>] [on <card>] [art Cr] [spell <spell name>]                     bid 2 [in <challenge>]
     discard [<card>]             convert 2 gold to vis      resolve [<challenge>] / forfeit [<challenge>]
     pass                         action <name>[: text]      draw [mouse +2] / event <choice> [on <target>] [in <season>]
-    cast <spell> on <target> [with <mage>] [vis 1] [mother may i]     accept <trade> / refuse <trade>
+    cast <spell> on <target>[, <target>] [with <mage>] [vis 1] [mother may i]     accept <trade> / refuse <trade>
     offer <covenant> give 3 gold, 1 vis get 2 vis           rule <n> approve|refuse[: note]
     pay tax                      hedge give <vis source> / hedge curse     mouse +2 [<card>]
     bandits pay / bandits fight <card> 2, <card> 2          service [<grogs>] / service pay / service tribute
@@ -18,7 +18,8 @@ mage, ``bid`` bids in the one challenge it is in.
     seat <seat> <name> <covenant> [arts Cr, In, Co, Im, Vi] [score 3] [host]     begin      (the host, before the game)
 
 A spell's name has spaces: ``keep``'s ``spell`` comes last and its name runs to the line's end (quotes around it,
-"..." or “...”, are allowed); ``cast`` reads the name up to its last `` on ``. ``support``'s ``keep`` is the gold and
+"..." or “...”, are allowed); ``cast`` reads the name up to its last `` on ``, and a spell that chooses a target for
+every N pawns takes them after it, comma-separated (A-AMB-17). ``support``'s ``keep`` is the gold and
 vis the Winter Reckoning leaves unconverted (A-AMB-9). ``seat``'s name and covenant are one word each, or quoted;
 ``score`` is the points the covenant begins with (A-EX-11, H-14).
 """
@@ -40,7 +41,7 @@ USAGE = {
     "keep": "keep [<card>] [on <card>] [art <art>] [spell <spell name>]",
     "discard": "discard [<card>]",
     "pass": "pass",
-    "cast": "cast <spell> on <target> [with <mage>] [vis <n>]",
+    "cast": "cast <spell> on <target>[, <target>] [with <mage>] [vis <n>] [mother may i]",
     "challenge": "challenge <their mage> [with <my mage>]",
     "art": "art <art> [in <challenge>]",
     "bid": "bid <vis> [in <challenge>]",
@@ -71,7 +72,7 @@ USAGE = {
     "begin": "begin",
 }
 CAST = re.compile(
-    r"^\S+\s+(?P<spell>.+)\s+on\s+(?P<on>\S+)(?:\s+with\s+(?P<with>\S+))?(?:\s+vis\s+(?P<vis>\S+))?"
+    r"^\S+\s+(?P<spell>.+)\s+on\s+(?P<on>\S+(?:\s*,\s*\S+)*)(?:\s+with\s+(?P<with>\S+))?(?:\s+vis\s+(?P<vis>\S+))?"
     r"(?P<mmi>\s+mother\s+may\s+i)?$",
     re.I,
 )
@@ -293,7 +294,10 @@ def _read(number: int, stripped: str, errors: list[LineError]) -> Command | None
         if m is None:
             errors.append(LineError(number, f"a spell needs a target: '{USAGE[verb]}'"))
             return None
-        cast: dict[str, Any] = {"words": [m["spell"]], "on": m["on"]} | ({"with": m["with"]} if m["with"] else {})
+        first, *more = items(m["on"])  # A-AMB-17: a spell that chooses a target for every N pawns takes several
+        cast: dict[str, Any] = {"words": [m["spell"]], "on": first} | ({"with": m["with"]} if m["with"] else {})
+        if more:
+            cast["more_targets"] = more
         if m["mmi"]:
             cast["mother_may_i"] = True  # H-12: the covenant's player says it
         if m["vis"] is not None:
@@ -386,7 +390,8 @@ class CovenantTurn(Turn):
                 return cc.Pass(seat)
             case "cast":
                 mage = a.get("with") or self._mage(game)
-                return cc.Cast(seat, mage, words[0], a["on"], a.get("vis", 1), a.get("mother_may_i", False))
+                return cc.Cast(seat, mage, words[0], a["on"], a.get("vis", 1), a.get("mother_may_i", False),
+                               list(a.get("more_targets", [])))  # fmt: skip
             case "offer":
                 return cc.OfferTrade(seat, a["to"], a["give"], a["get"])
             case "rule":

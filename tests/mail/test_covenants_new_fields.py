@@ -8,6 +8,7 @@ from api.service import Caller, Games
 from domain.covenants.commands import AddCovenant, Generate, Move
 from domain.covenants.mail import parse_turn
 from tests.covenants.play import Dice, Table, fixed_three, move_all, pass_create, pass_main, reckon, skip_season
+from tests.domain.test_covenants_leftovers import bobs_three, card, hail_table
 from tests.domain.test_covenants_rules_as_written import GRIMOIRE
 from tests.mail.test_covenants_mail import _mail, _tokens
 
@@ -107,3 +108,19 @@ def test_a_ex_11_the_host_seats_a_covenant_with_points_already_earned_by_mail():
     reply = _mail(t, tokens["ann"], "seat cy Cy Valnastium\nbegin")
     assert reply.accepted, reply.body
     assert t.phase() == "move" and t.view("gm")["covenants"]["cy"]["score"] == 0
+
+
+def test_a_amb_17_a_spell_of_several_targets_is_cast_on_each_target_named_by_mail():
+    """A-AMB-17 ([000:574] "For each pawn of vis expended, up to a maximum of three, choose a target"): by mail the
+    targets follow ``on`` comma-separated; Ann's Hail of 2 pawns reaches Bob's Villagers and Grogs (MR 0: strength
+    2), 1 damage each. Naming one target twice is refused naming A-AMB-17 and records nothing."""
+    t = hail_table()
+    tokens = _tokens(t)
+    _, villagers, grogs = bobs_three(t)
+    before = _version(t)
+    refused = _mail(t, tokens["ann"], f"cast Hail of Stones on {villagers}, {villagers} vis 2")
+    assert not refused.accepted and "(A-AMB-17)" in refused.body, refused.body
+    assert _version(t) == before
+    reply = _mail(t, tokens["ann"], f"cast Hail of Stones on {villagers}, {grogs} vis 2")
+    assert reply.accepted, reply.body
+    assert [card(t, "bob", n)["damage"] for n in ("Villagers", "Grogs")] == [1, 1]
