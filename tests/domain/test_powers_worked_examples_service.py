@@ -4,12 +4,15 @@ test_conformance_powers.py, test_conformance_battle.py and test_worked_examples_
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from api.service import SYSTEM_CALLER
 from domain.platform.commands import CloseDueWindow, GrantExtension, RequestExtension
 from domain.powers import army_types as at
 from domain.powers import commands as pc
+from domain.powers import development as dv
 from domain.powers import world
 from tests.domain.battle_helpers import HEX, Field, sturdy
 from tests.domain.test_conformance_armies import block
@@ -274,3 +277,120 @@ def test_p_ex_9_the_fallen_castle_ruin_through_the_commands():
     theirs = next(f for f in t.view("other")["map"]["features"] if f["id"] == "castle")
     assert mine["kind"] == "stronghold" and mine["modules"] == ["barracks", "alchemical_laboratory"]
     assert theirs["kind"] == "stronghold" and "modules" not in theirs and "controller" not in theirs
+
+
+# ---------------------------------------------------------------------- P-EX-13: development through the commands
+
+
+def test_p_ex_13_development_costs_through_the_commands():
+    """P-EX-13 (derived; P-DEV): New Skill #1 -> 2 fame, #2 -> 4, #3 -> 6 (starting skills ignored); Skill rank
+    1->2 -> 4, 2->3 -> 6, 3->4 -> 8; New Perk #1 -> 5, Perk upgrade (#2 development) -> 7, New Perk #3 -> 9;
+    a purchase outside Tidings is rejected."""
+    t = Table(("Gandalf", "champion", "wizard"))
+    t.asset("gandalf", "lore", "skill", 3)  # a starting skill
+    t.run("gm", pc.Advance("setup"))
+    assert t.view("gm")["game"]["step"] == "tidings"
+    t.run("gm", dv.AwardFame("gandalf", 2 + 4 + 6 + 4 + 6 + 8 + 5 + 7 + 9, "P-EX-13"))
+
+    def buy(kind: str, name: str) -> int:
+        return t.run("gandalf", dv.BuyDevelopment("gandalf", kind, name))["price"]
+
+    assert [buy("skill", s) for s in ("might", "craft", "delve")] == [2, 4, 6]
+    assert [buy("rank", "might") for _ in range(3)] == [4, 6, 8]
+    assert [buy("perk", "Perfected Spell"), buy("upgrade", "Perfected Spell"), buy("perk", "Dreamwalk")] == [5, 7, 9]
+    mine = t.view("gandalf")["development"]["mine"]
+    assert mine["wallet"]["fame"] == 0 and mine["development"]["skills"]["might"]["rank"] == 4
+    assert (mine["development"]["skills_bought"], mine["development"]["perks_bought"]) == (3, 3)
+    t.run("gm", dv.AwardFame("gandalf", 11, "more"))
+    t.run("gm", pc.Advance("tidings"))
+    t.refused("gandalf", dv.BuyDevelopment("gandalf", "perk", "Master of Artifice"), "P-DEV-1")
+
+
+# ---------------------------------------------------------------------- P-EX-7: example ambitions through the commands
+
+QUELL = dv.OfferAmbition(
+    "overlord",
+    "Quell Rebellion in The Western Villages",
+    "minor",
+    9,
+    2,
+    [
+        {"text": "Interrogate Elizabeth Caltrop, the previous rebel leader sitting in your prison"},
+        {"text": "Meet with Simon Caltrop, the rebel leader"},
+        {"text": "Discover who is financially supporting the rebellion"},
+        {"text": "Stop the financial support going to the rebels", "central": True, "mysterious": True},
+        {"text": "Remove the Rogue Army of Dwarven Rebels outside the town of Maleran", "central": True},
+        {"text": "Reduce the counts of Uprising in the village of Derop to 0.", "central": True},
+    ],
+    type="Deed",
+    reward={"fear": 7},
+)
+
+
+def _ambition(t: Table, offer: dv.OfferAmbition, power: str) -> str:
+    aid = t.run("gm", replace(offer, power_id=power))["ambition_id"]
+    t.run(power, dv.AcceptAmbition(power, aid))
+    return aid
+
+
+def _status(t: Table, power: str, aid: str) -> str:
+    return next(a for a in t.view(power)["development"]["mine"]["ambitions"] if a["ambition_id"] == aid)["status"]
+
+
+def test_p_ex_7_example_ambitions_through_the_commands():
+    """P-EX-7 [003:212]-[003:237] (bookkeeping): QuellRebellion (Deed, 2 of 3 central tasks, one a hidden ❓❗;
+    reward fame 9, fear 7): completing "Remove the Rogue Army..." and "Reduce ... Uprising in ... Derop to 0"
+    achieves it, fame +9, fear +7; when another power destroys the rogue army "Remove..." is lost and both
+    remaining ❗ (the ❓ one too) are needed. FreeMyMentor (1 of 2, 7 fame + a loyal mentor, one reward) and
+    BladeOfAaronNoda (1 of 3, 5 fame + Aaron's Blade); 9, 7 and 5 lie in the minor range 5-10."""
+    t = Table(("Overlord", "city", "overlord"), ("Sov", "city", "sovereign"), ("Gandalf", "champion", "wizard"))
+    t.run("gm", pc.Advance("setup"))
+    quell = _ambition(t, QUELL, "overlord")
+    t.run("gm", dv.CompleteTask(quell, "t5"))  # Remove the Rogue Army
+    assert _status(t, "overlord", quell) == "active"
+    t.run("gm", dv.CompleteTask(quell, "t6"))  # Uprising in Derop to 0
+    assert _status(t, "overlord", quell) == "achieved"
+    wallet = t.view("overlord")["development"]["mine"]["wallet"]
+    assert (wallet["fame"], wallet["fear"]) == (9, 7)
+    other = _ambition(t, QUELL, "sov")
+    t.run("gm", dv.LoseTask(other, "t5", "the rogue army was destroyed by another power without your help"))
+    t.run("gm", dv.CompleteTask(other, "t6"))
+    assert _status(t, "sov", other) == "active"
+    t.refused("gm", dv.CompleteTask(other, "t4"), "P-AMBI-1")  # the ❓❗ is hidden until its predecessor is done
+    t.run("gm", dv.CompleteTask(other, "t3"))
+    t.run("gm", dv.CompleteTask(other, "t4"))
+    assert _status(t, "sov", other) == "achieved"
+    wallet = t.view("sov")["development"]["mine"]["wallet"]
+    assert (wallet["fame"], wallet["fear"]) == (9, 7)
+    mentor = dv.OfferAmbition(
+        "gandalf", "Free My Mentor From Count Caliphrase", "minor", 7, 1,
+        [
+            {"text": "Discover where my mentor is being held"},
+            {"text": "Sneak past that town's Watching Walls without being detected"},
+            {"text": "Delve into the Octarine Oubliette to at least the first floor", "central": True},
+            {"text": "Obtain leverage over Caliphrase"},
+            {"text": "Negotiate with Caliphrase to free my mentor.", "central": True},
+        ],
+        type="Grace", reward_text="A loyal rank 2 Mentor follower",
+    )  # fmt: skip
+    blade = dv.OfferAmbition(
+        "gandalf", "Recover the Blade of Aaron Noda", "minor", 5, 1,
+        [
+            {"text": "Read about the blade in the library of Windhome"},
+            {"text": "Discuss the blade with the historian Maude Steelmolde"},
+            {"text": "Travel to the Blade's location", "central": True, "mysterious": True},
+            {"text": "Delve into the dungeon where the blade is located, to at least the second floor.", "central": 1},
+            {"text": "Cast Aaron's ritual of conjuration to summon the blade.", "central": True},
+        ],
+        type="Quest", reward_text="Aaron's Blade",
+    )  # fmt: skip
+    t.refused("gm", replace(mentor, fame=11), "P-AMBI-1")  # a minor ambition scores 5-10
+    m, b = _ambition(t, mentor, "gandalf"), _ambition(t, blade, "gandalf")
+    t.run("gm", dv.CompleteTask(m, "t5"))
+    t.run("gm", dv.CompleteTask(b, "t4"))
+    mine = t.view("gandalf")["development"]["mine"]
+    assert {a["ambition_id"]: (a["status"], a["fame_awarded"], a["reward_text"]) for a in mine["ambitions"]} == {
+        m: ("achieved", 7, "A loyal rank 2 Mentor follower"),
+        b: ("achieved", 5, "Aaron's Blade"),
+    }
+    assert mine["wallet"]["fame"] == 12
