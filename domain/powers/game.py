@@ -1907,6 +1907,7 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
             raise RuleViolation("a resister cannot spend actions as assets", rule="P-RES-3", field="assets")
         self._armies_check_pool(None, power_id, a.location, assets)
         self._runes_check_pool(a.location, assets)
+        self.check_operating(assets)  # P-TOWN-3; not mobility: P-ACT-4 measures from an action's own location
         pool = self._build_pool(
             power_id,
             assets,

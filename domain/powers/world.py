@@ -386,23 +386,35 @@ class World(PlatformGame):
             for f in self.state.world.features.values()
         )
 
+    def check_operating(self, assets: list[dict]) -> None:
+        """An industry that has ceased to operate lends its asset to no pool, an action's or a reaction's
+        (P-TOWN-3)."""
+        placed = self._asset_features()
+        for pick in assets:
+            f = placed.get(pick.get("asset_id"))
+            if f is not None and f["town"] and _stopped(self, f["town"], f):
+                raise RuleViolation(
+                    f"{f['name']!r} has ceased to operate: its town is too small for it",
+                    rule="P-TOWN-3",
+                    field="assets",
+                )
+
+    def _asset_features(self) -> dict:
+        """The map's features that are assets, by asset id."""
+        return {f["asset_id"]: f for f in self.state.world.features.values() if f.get("asset_id")}
+
     def check_reach(self, location: str | None, assets: list[dict]) -> None:
         """Every asset must be within its mobility of the action's location (P-ACT-4); an industry that has ceased
         to operate lends none (P-TOWN-3)."""
         w = self.state.world
         if not w.hexes or location is None:
             return
-        placed = {f["asset_id"]: f for f in w.features.values() if f.get("asset_id")}
+        self.check_operating(assets)
+        placed = self._asset_features()
         for pick in assets:
             f = placed.get(pick.get("asset_id"))
             if f is None:
                 continue
-            if f["town"] and _stopped(self, f["town"], f):
-                raise RuleViolation(
-                    f"{f['name']!r} has ceased to operate: its town is too small for it",
-                    rule="P-TOWN-3",
-                    field="assets",
-                )
             reach = wr.mobility(f["kind"], f["upgrades"])
             if not hexmap.within(f["hex"], location, reach):
                 raise RuleViolation(
