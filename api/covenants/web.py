@@ -228,6 +228,8 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
         _seating(game, me, offers)
     if not context["phase"] and _rulings(view, me):
         offers["rulings"] = _rulings(view, me)
+    if offers.get("mages") and any(game.house.spells[sp].pawns_per_target for sp in spells):
+        offers["several_targets"] = True  # A-AMB-17: a spell that chooses a target for every N pawns takes more
     if offers.get("actions"):  # the Main Phase's "heal": a healer of the covenant, a damaged being of it
         cards = view["covenants"][me]["cards"]
         defs = game.house.cards
@@ -323,7 +325,15 @@ FORMS = {
     "draw": _form("draw", lambda me, f: cc.DrawEvent(me, _mouse(f)), N_("Drew an event.")),
     "cast": _form(
         "cast",
-        lambda me, f: cc.Cast(me, f["mage_id"], f["spell"], f["target"], _whole(f, "vis"), _yes(f, "mother_may_i")),
+        lambda me, f: cc.Cast(
+            me,
+            f["mage_id"],
+            f["spell"],
+            f["target"],
+            _whole(f, "vis"),
+            _yes(f, "mother_may_i"),
+            _listed(f, "more_targets[]"),
+        ),
         N_("Cast."),
     ),
     "mouse": _form("mouse", lambda me, f: cc.UseMouse(me, f["card_id"], _whole(f, "by")), N_("Mouse used.")),

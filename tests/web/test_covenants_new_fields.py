@@ -12,6 +12,7 @@ import pytest
 from api.app import create_app
 from api.service import Caller
 from domain.covenants.commands import AddCovenant, Discard, Generate, Keep, Move
+from domain.covenants.house import default_data
 from projections.settings import Settings
 from tests.covenants.play import (
     Dice,
@@ -24,6 +25,7 @@ from tests.covenants.play import (
     reckon,
     skip_season,
 )
+from tests.domain.test_covenants_leftovers import HAIL, PE_CO, bobs_three, card
 from tests.domain.test_covenants_rules_as_written import GRIMOIRE, end_season
 from tests.integration.helpers import close_app
 from tests.web.test_covenants_forms import Seats
@@ -188,3 +190,34 @@ def test_a_ex_11_the_host_seats_a_covenant_with_points_already_earned_through_th
     assert 'action="/play/{}/seat"'.format(game_id) not in w.page("bob")  # only the host (or the auditor) seats
     w.post("ann", "begin")
     assert t.phase() == "move"
+
+
+def test_a_amb_17_a_spell_of_several_targets_is_cast_on_the_targets_chosen_in_the_form(app):
+    """A-AMB-17 ([000:574] "For each pawn of vis expended, up to a maximum of three, choose a target"): where the
+    house package has such a spell, the cast form offers further targets; Ann's Hail of 2 pawns reaches Bob's
+    Villagers and Grogs (MR 0: strength 2), 1 damage each. One target chosen twice is refused naming A-AMB-17 and
+    changes nothing."""
+    data = default_data()
+    data["spells"] = {**data["spells"], "Hail of Stones": HAIL}
+    options = {"house": "custom", "house_package": data}
+    t = fixed_three(Dice(), arts={"ann": PE_CO, "bob": PE_CO}, options=options, games=app.state.games)
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    _, villagers, grogs = bobs_three(t)
+    w = Seats(app, t)
+    assert '<select name="more_targets[]" multiple size="4">' in w.page("ann")
+    cast = {"mage_id": t.mage("ann"), "spell": "Hail of Stones", "target": villagers, "vis": "2"}
+    before = _version(t)
+    assert "(A-AMB-17)" in _refused(w, "ann", "cast", {**cast, "more_targets[]": [villagers]})
+    assert _version(t) == before
+    w.post("ann", "cast", {**cast, "more_targets[]": [grogs]})
+    assert [card(t, "bob", n)["damage"] for n in ("Villagers", "Grogs")] == [1, 1]
+
+
+def test_a_amb_17_the_house_package_without_such_a_spell_offers_no_further_targets(app):
+    """A-AMB-17: the default house package ships no spell of several targets, so the cast form asks for one."""
+    t = fixed_three(Dice(), games=app.state.games)
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    page = Seats(app, t).page(t.turn()[0])
+    assert 'action="/play/{}/cast"'.format(t.game_id) in page and "more_targets" not in page
