@@ -394,3 +394,137 @@ def test_p_ex_7_example_ambitions_through_the_commands():
         b: ("achieved", 5, "Aaron's Blade"),
     }
     assert mine["wallet"]["fame"] == 12
+
+
+# ---------------------------------------------------------------------- P-EX-8, 10, 11: the world through the commands
+
+
+def _step(t: Table) -> str:
+    return t.view("gm")["game"]["step"]
+
+
+def _on_to(t: Table, step: str) -> None:
+    """Moves the calendar on (resolving each month, closing no window: there is nothing to resist) to ``step``."""
+    for _ in range(12):
+        if _step(t) == step:
+            return
+        t.run("gm", pc.Resolve("resolution") if _step(t) == "resolution" else pc.Advance(_step(t)))
+    raise AssertionError(f"never reached {step}")
+
+
+def _feature(t: Table, who: str, fid: str) -> dict:
+    return next(f for f in t.view(who)["map"]["features"] if f["id"] == fid)
+
+
+def test_p_ex_10_stronghold_modules_through_the_commands():
+    """P-EX-10 [003:447]: module_complexities [3, 6, 9, 12] (the k-th module is 3k; the stronghold itself stays at
+    6); maintenance_per_tidings {modules 0: 2, 1: 3, 2: 4}: a module is built by an action aimed at it, at that
+    difficulty, and each Tidings the maintenance falls due and is paid from the owner's coin."""
+    t = Table(("Wiz", "champion", "wizard"))
+    keep = {"id": "keep", "kind": "stronghold", "name": "The Keep", "hex": "3,0", "controller": "wiz"}
+    t.run("gm", world.DeclareMap(hexes=HEXES, features=[keep]))
+    craft = t.asset("wiz", "craft", "skill", 3)
+    guild = t.asset("wiz", "Masons", "industry", 3)
+    tools = t.asset("wiz", "Dwarven tools", "item", 3)
+    t.run("gm", dv.AdjustResources("wiz", {"coin": 2 + 3 + 4}, "P-EX-10"))
+    for modules, (module, faces) in enumerate((("tower", [6, 6, 6]), ("barracks", [6] * 6), (None, None))):
+        _on_to(t, "tidings")
+        seen = _feature(t, "wiz", "keep")
+        assert (len(seen["modules"]), seen["complexity"], seen["maintenance_due"]) == (modules, 6, [2, 3, 4][modules])
+        t.run("wiz", world.PayMaintenance("wiz", "keep"))
+        assert t.view("wiz")["development"]["mine"]["wallet"]["coin"] == [7, 4, 0][modules]
+        assert seen["next_module_complexity"] == [3, 6, 9][modules]
+        if module is None:
+            break
+        _on_to(t, "planning")
+        pool = [{"asset_id": a} for a in (craft, guild, tools)[: len(faces) // 3]]
+        aid = t.act("wiz", faces, location="3,0", assets=pool, convert=0)
+        t.run("wiz", world.AimAction(aid, "module", feature_id="keep", params={"module": module}))
+        assert t.action(aid)["difficulty"] == [3, 6][modules]
+        t.resolve()
+    _on_to(t, "planning")
+    aid = t.act("wiz", [6] * 9, location="3,0", assets=[{"asset_id": a} for a in (craft, guild, tools)], convert=0)
+    t.run("wiz", world.AimAction(aid, "module", feature_id="keep", params={"module": "alchemical_laboratory"}))
+    assert t.action(aid)["difficulty"] == 9
+    t.resolve()
+    seen = _feature(t, "wiz", "keep")
+    assert (seen["modules"], seen["complexity"], seen["next_module_complexity"]) == (
+        ["tower", "barracks", "alchemical_laboratory"],
+        6,
+        12,
+    )
+
+
+def test_p_ex_11_influence_spreading_through_the_commands():
+    """P-EX-11 [003:1110]: {a: 2, b: 0, shift a->b} -> {a: 1, b: 1} ("from a 2 to a 0, making two 1s"); {a: 1,
+    b: 0, shift} -> rejected (gradient 1); {a: 3, b: 0, shift, shift} -> the first ok {2, 1}, the second rejected
+    (gradient 1); an outpost at Tidings with 1 -> 3, with 5 -> 5."""
+    t = Table(("Cult", "conspiracy", "cult"))
+    outposts = [
+        {"id": "o1", "kind": "outpost", "hex": "0,1", "controller": "cult"},
+        {"id": "o5", "kind": "outpost", "hex": "1,1", "controller": "cult"},
+    ]
+    t.run("gm", world.DeclareMap(hexes=HEXES, features=outposts))
+    for h, n in (("0,0", 2), ("2,0", 1), ("4,0", 3), ("0,1", 1), ("1,1", 5)):
+        t.run("gm", pc.SetInfluence("cult", h, n))
+    t.run("gm", pc.Advance("setup"))
+
+    def influence() -> dict[str, int]:
+        return t.view("cult")["me"]["influence"]
+
+    assert (influence()["0,1"], influence()["1,1"]) == (3, 5)  # the outposts at Tidings
+    t.run("cult", world.ShiftInfluence("cult", [["0,0", "-1,0"]]))
+    assert (influence()["0,0"], influence()["-1,0"]) == (1, 1)
+    t.refused("cult", world.ShiftInfluence("cult", [["2,0", "3,0"]]), "P-INFL-3")
+    t.run("cult", world.ShiftInfluence("cult", [["4,0", "3,0"]]))
+    assert (influence()["4,0"], influence()["3,0"]) == (2, 1)
+    t.refused("cult", world.ShiftInfluence("cult", [["4,0", "3,0"]]), "P-INFL-3")
+
+
+TOMB = {
+    "id": "tomb",
+    "kind": "dungeon",
+    "name": "The Delian Tomb",
+    "hex": "2,0",
+    "public": True,
+    "floors": [
+        {"difficulty": 3, "reward": "An Amulet of Arson and a Lightning Helix scroll"},
+        {"difficulty": 5, "reward": "An army's worth of heavy armor and weapons. A Giantsbane Axe."},
+        {"difficulty": 7, "reward": "Friendship with an army of Drauger Knights"},
+    ],
+}
+
+
+def test_p_ex_8_the_delian_tomb_through_the_commands():
+    """P-EX-8 [003:481]-[003:485] (rule checks): floors of difficulty 3, 5 and 7; a pool {Delve 2, Subtlety 2} is
+    accepted (Delve and one other skill), {Delve 2, Subtlety 2, Vigilance 1} rejected (a third skill); a floor 1
+    attempt with 3 successes clears floor 1 and reveals floor 2 to the delver only; a floor 2 attempt before
+    floor 1 is cleared is rejected (the floor is not revealed)."""
+    t = Table(("Delver", "champion", "wizard"), ("Rival", "champion", "wizard"))
+    t.run("gm", world.DeclareMap(hexes=HEXES, features=[TOMB]))
+    delve = t.asset("delver", "delve", "skill", 2)
+    sub = t.asset("delver", "subtlety", "skill", 2)
+    vig = t.asset("delver", "vigilance", "skill", 1)
+    t.to_planning()
+    three = [{"asset_id": a} for a in (delve, sub, vig)]
+    submit = pc.SubmitAction(power_id="delver", title="Delve", location="2,0", assets=three)
+    t.refused("delver", submit, "P-ASSET-4")
+    f1 = t.act("delver", [6, 6, 5, 1], location="2,0", assets=three[:2], convert=0)
+    f2 = t.act("delver", None, location="2,0", roll=False)
+    t.refused("delver", world.AimAction(f2, "delve", feature_id="tomb", floor=2), "P-FEAT-4")
+    t.run("delver", world.AimAction(f1, "delve", feature_id="tomb", floor=1))
+    assert t.action(f1)["difficulty"] == 3
+    t.resolve()
+    assert (t.action(f1)["result"]["successes"], t.action(f1)["result"]["success"]) == (3, True)
+    [cleared] = [e for e in t.events("delver") if e["type"] == "FloorCleared"]
+    assert (cleared["data"]["floor"], cleared["data"]["next_floor"]["difficulty"]) == (1, 5)
+    assert not [e for e in t.events("rival") if e["type"] == "FloorCleared"]
+    mine, theirs = _feature(t, "delver", "tomb"), _feature(t, "rival", "tomb")
+    assert ([f["difficulty"] for f in mine["floors"]], mine["cleared"]) == ([3, 5], 1)
+    assert ([f["difficulty"] for f in theirs["floors"]], theirs["cleared"]) == ([3], 0)
+    _on_to(t, "planning")
+    f2 = t.act("delver", None, location="2,0", roll=False)
+    t.run("delver", world.AimAction(f2, "delve", feature_id="tomb", floor=2))
+    assert t.action(f2)["difficulty"] == 5
+    r2 = t.act("rival", None, location="2,0", roll=False)
+    t.refused("rival", world.AimAction(r2, "delve", feature_id="tomb", floor=2), "P-FEAT-4")
