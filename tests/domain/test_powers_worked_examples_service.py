@@ -13,7 +13,7 @@ from domain.platform.commands import CloseDueWindow, GrantExtension, RequestExte
 from domain.powers import army_types as at
 from domain.powers import commands as pc
 from domain.powers import development as dv
-from domain.powers import world
+from domain.powers import magic, world
 from tests.domain.battle_helpers import HEX, Field, sturdy
 from tests.domain.test_conformance_armies import block
 from tests.domain.test_powers_resistance_decisions import Table
@@ -528,3 +528,94 @@ def test_p_ex_8_the_delian_tomb_through_the_commands():
     assert t.action(f2)["difficulty"] == 5
     r2 = t.act("rival", None, location="2,0", roll=False)
     t.refused("rival", world.AimAction(r2, "delve", feature_id="tomb", floor=2), "P-FEAT-4")
+
+
+# ---------------------------------------------------------------------- P-EX-3: Fireball cast through the commands
+
+
+def _mage(*perks: tuple[str, str | None]) -> tuple[Table, str, str]:
+    """A Wizard (3 of each mana stored, lore 4) who knows Fireball and casts through himself at 0,0, a Circle
+    beside him; in month 1 Planning, with an unrolled action to cast in. Returns the table, conduit and action."""
+    t = Table(("W", "champion", "wizard"), ("C", "conspiracy", "circle"))
+    t.run("gm", world.DeclareMap(hexes=HEXES))
+    t.asset("w", "lore", "skill", 4, asset_id="w-lore")
+    t.run("gm", magic.TeachSpell("w", "fireball"))
+    for perk, element in perks:
+        t.run("gm", magic.GrantMagicPerk("w", perk, element))
+    conduit = t.run("gm", magic.SetConduit("w", "the wizard", "0,0"))["conduit_id"]
+    t.to_planning()
+    return t, conduit, t.act("w", None, title="Cast", roll=False)
+
+
+def _fill(t: Table, power: str, mana: str) -> None:
+    for element in sorted(set(mana)):
+        t.run("gm", magic.GrantMana(power, element, mana.count(element)))
+
+
+def test_p_ex_3_fireball_costs_through_the_commands():
+    """P-EX-3 [003:509] "Fireball's Cost is a fast spell with cost 2FF, so casting it costs two instances of Fire
+    mana plus any two other mana. Its rank is 2 and its element is just Fire, even when a Water and an Earth mana
+    were spent on the generic components": pay [F,F,W,E] and [F,F,F,F] -> ok, rank 2, elements [F]; [F,F,W] ->
+    generic short by 1; [F,W,W,E] -> elemental F short by 1; with Improvised Instants [F,W,W,E,E] -> ok (one F
+    paid by WW)."""
+    t, conduit, aid = _mage(("elemental_specialization", "F"))  # four Fire is more than a Wizard's three
+
+    def cast(pay: str, spell: str = "fireball") -> dict:
+        return t.run("w", magic.CastSpell("w", spell, conduit, action_id=aid, pay=list(pay)))
+
+    for pay in ("FFWE", "FFFF"):
+        _fill(t, "w", pay)
+        out = cast(pay)
+        assert (out["rank"], out["elements"], out["paid"]) == (2, ["F"], {e: pay.count(e) for e in set(pay)})
+        assert out["mana"] == {"F": 1}  # the Fire its specialization gave at Tidings
+    _fill(t, "w", "FFFWWWEEE")
+    short = {
+        pay: t.refused("w", magic.CastSpell("w", "fireball", conduit, action_id=aid, pay=list(pay)), "P-MAG-2")
+        for pay in ("FFW", "FWWE")
+    }
+    assert short["FFW"].message.endswith("generic short by 1")
+    assert short["FWWE"].message.endswith("elemental F short by 1")
+    t, conduit, aid = _mage(("improvised_instants", None))
+    _fill(t, "w", "FWWEE")
+    out = cast("FWWEE")
+    assert (out["rank"], out["elements"], out["paid"], out["mana"]) == (2, ["F"], {"E": 2, "F": 1, "W": 2}, {})
+
+
+def test_p_ex_3_a_slow_spell_and_a_ritual_of_the_same_cost_through_the_commands():
+    """P-EX-3: "A slow spell with the cost 2FF would have rank 3." Derived: as a ritual, rank 4 and difficulty 4;
+    after one successful cast its cost is 4FF, rank 8, difficulty 8."""
+    t, conduit, aid = _mage()
+    t.run("gm", magic.DefineSpell("slow-fireball", "Slow Fireball", "slow", "2FF"))
+    t.run("gm", magic.DefineSpell("fire-ritual", "Fire Ritual", "ritual", "2FF"))
+    t.run("gm", magic.TeachSpell("w", "slow-fireball"))
+    t.run("gm", magic.TeachSpell("w", "fire-ritual"))
+    _fill(t, "w", "FFEE")
+    assert t.run("w", magic.CastSpell("w", "slow-fireball", conduit, action_id=aid, pay=list("FFEE")))["rank"] == 3
+    _fill(t, "w", "FFEE")
+    ritual = t.act("w", None, title="Fire Ritual", roll=False)
+    out = t.run("w", magic.CastSpell("w", "fire-ritual", conduit, action_id=ritual))
+    assert (out["rank"], out["difficulty"], t.action(ritual)["difficulty"]) == (4, 4, 4)
+    t.run("w", pc.RollAction(ritual, [{"asset_id": "w-lore"}], convert=0), [6, 6, 6, 6])
+    t.resolve()
+    assert t.action(ritual)["result"]["success"] is True
+    known = {s["spell_id"]: s for s in t.view("w")["magic"]["powers"]["w"]["known"]}
+    assert (known["fire-ritual"]["cost"], known["fire-ritual"]["rank"], known["fire-ritual"]["difficulty"]) == (
+        "4FF",
+        8,
+        8,
+    )
+
+
+def test_p_ex_3_witchcraft_gains_fireballs_rank_in_influence_in_the_target_hex_through_the_commands():
+    """P-EX-3: influence_mechanism Witchcraft, spell Fireball (fast) -> influence gain in the target hex 2
+    ([003:1124] "Once per season, when you cast a spell, gain influence equal to the spell's rank in the
+    targeted hex")."""
+    t, _, _ = _mage()
+    t.run("gm", magic.TeachSpell("c", "fireball"))
+    t.run("gm", magic.GrantMagicPerk("c", "witchcraft"))
+    master = t.run("gm", magic.SetConduit("c", "a master", "1,1", "master"))["conduit_id"]
+    aid = t.act("c", None, title="Cast", roll=False)
+    for _ in range(2):
+        _fill(t, "c", "FFWW")
+        t.run("c", magic.CastSpell("c", "fireball", master, action_id=aid, pay=list("FFWW")))
+        assert t.view("c")["me"]["influence"] == {"1,1": 2}  # once per season
