@@ -10,7 +10,9 @@ import pytest
 
 from api.service import SYSTEM_CALLER
 from domain.platform.commands import CloseDueWindow, GrantExtension, RequestExtension
+from domain.powers import armies as pa
 from domain.powers import army_types as at
+from domain.powers import battle as pb
 from domain.powers import commands as pc
 from domain.powers import development as dv
 from domain.powers import magic, world
@@ -619,3 +621,119 @@ def test_p_ex_3_witchcraft_gains_fireballs_rank_in_influence_in_the_target_hex_t
         _fill(t, "c", "FFWW")
         t.run("c", magic.CastSpell("c", "fireball", master, action_id=aid, pay=list("FFWW")))
         assert t.view("c")["me"]["influence"] == {"1,1": 2}  # once per season
+
+
+# ---------------------------------------------------------------------- P-EX-6: the Derop army through the commands
+
+DEROP_HEXES = [{"hex": f"{q},0", "terrain": "plains"} for q in range(5)] + [{"hex": "0,1", "terrain": "mountains"}]
+DEROP = {"id": "derop", "name": "Derop", "hex": "0,0", "population": 6, "wealth": 2, "claims": {"city": "city"}}
+
+
+def _card(t: Table, army_id: str = "derop") -> dict:
+    return next(a for a in t.view("city")["armies"]["armies"] if a["army_id"] == army_id)
+
+
+def _stats(a: dict) -> dict:
+    keys = ("rank", "defense", "armor", "fee", "mobility")
+    return {**{k: a[k] for k in keys}, **{k: (a[k]["die"], a[k]["bonus"]) for k in ("attack", "morale", "presence")}}
+
+
+def _army_action(t: Table, kind: str, params: dict, faces: list[int], pool: list[str]) -> str:
+    aid = t.act("city", None, title=kind, slot="public", location="0,0", roll=False)
+    t.run("city", pa.AimArmyAction(aid, kind, params))
+    t.run("city", pc.RollAction(aid, [{"asset_id": a} for a in pool], convert=0), faces)
+    return aid
+
+
+def test_p_ex_6_derop_army_level_ups_through_the_commands():
+    """P-EX-6 [003:825]-[003:859]: the Levy template, then "Mountain Dwarves, + Morale" (a Levy of 5, difficulty 5 +
+    Uprising, Derop Depopulated +1): rank 1, Defense 4, Attack d4, Morale d6, Presence d4, Armor 0 (the block's
+    "Light" Armor 1 is a Forge Armaments to tier 1, difficulty 1 + 5 // 4 = 2), fee 1, mobility 0, element F.
+    "Levy specialized into hammers, + Attack, + Defense": Train to rank 2 at difficulty 2 + 5 // 4 = 3, 3 + excess
+    0 level-up dice [2, 4, 2] -> Attack, Defense; Hammers (+1 Attack): rank 2, Attack d6+1, Defense 5, fee 2.
+    "Lost a unit in battle, + Defense, +Valiant, Acquired Heavy Armor": Train to rank 3 at 3 + 4 // 4 = 4 and Forge
+    to tier 3 at 3 + 4 // 4 = 4: rank 3, 4 units, Defense 6 (the rules; the block's 5 is P-AMB-19), Armor 3, fee 3,
+    Valiant; the third bonus is the block's Presence d6 (P-AMB-18)."""
+    t = Table(("City", "city", "sovereign"), ("Rebels", "city", "overlord"))
+    t.run("gm", world.DeclareMap(hexes=DEROP_HEXES, towns=[DEROP]))
+    command = t.asset("city", "command", "skill", 3)
+    banner = t.asset("city", "Banner", "item", 4)
+    t.to_planning()
+    levy = {
+        "town_id": "derop", "size": 5, "ancestry": "mountain_dwarves", "bonus": {"bonus": "morale"},
+        "army_id": "derop", "name": "Derop Levy",
+    }  # fmt: skip
+    lv = _army_action(t, "levy", levy, [6, 6, 6, 6, 6, 1, 1], [command, banner])
+    assert t.action(lv)["difficulty"] == 5
+    t.resolve()
+    step1 = {
+        "rank": 1, "defense": 4, "armor": 0, "fee": 1, "mobility": 0, "attack": (4, 0), "morale": (6, 0),
+        "presence": (4, 0),
+    }  # fmt: skip
+    d = _card(t)
+    assert (_stats(d), d["element"], "mountaineer" in d["keywords"], d["size"]) == (step1, "F", True, 5)
+    [town] = t.view("city")["map"]["towns"]
+    assert town["statuses"] == {"depopulated": 1}
+    t.run("gm", pc.Advance("battle"))
+    f = _army_action(t, "forge", {"army_id": "derop", "tier": 1}, [6, 6, 6], [command])
+    assert t.action(f)["difficulty"] == 2
+    t.resolve()
+    assert _stats(_card(t)) == {**step1, "armor": 1} and _card(t)["armor"] == at.EXAMPLE_BLOCKS["derop_levy"]["armor"]
+    _on_to(t, "planning")
+    tr = _army_action(t, "train", {"army_id": "derop"}, [6, 6, 6], [command])
+    assert t.action(tr)["difficulty"] == 3
+    t.resolve()
+    assert _card(t)["level_up"]["dice"] == 3
+    assert t.run("city", pa.RollLevelUp("city", "derop"), [2, 4, 2])["faces"] == [2, 4, 2]
+    t.run("city", pa.ChooseLevelUp("city", "derop", ["attack", "defense"], new_class="hammers"))
+    hammers = _card(t)
+    step2 = {**step1, "rank": 2, "attack": (6, 1), "defense": 5, "armor": 1, "fee": 2}
+    assert (_stats(hammers), hammers["cls"]) == (step2, "hammers")
+    _lose_a_unit(t)
+    t.run("gm", pc.Advance("battle"))
+    t3 = _army_action(t, "train", {"army_id": "derop"}, [6, 6, 6, 6, 1, 1, 1], [command, banner])
+    f3 = _army_action(t, "forge", {"army_id": "derop", "tier": 3}, [6, 6, 6, 6, 1, 1, 1], [command, banner])
+    assert (t.action(t3)["difficulty"], t.action(f3)["difficulty"]) == (4, 4)
+    t.resolve()
+    t.run("city", pa.RollLevelUp("city", "derop"), [4, 6, 1])
+    choices = ["defense", {"bonus": "keyword", "keyword": "valiant"}, "presence"]
+    t.run("city", pa.ChooseLevelUp("city", "derop", choices))
+    s = _card(t)
+    step3 = {**step2, "rank": 3, "defense": 6, "presence": (6, 0), "armor": 3, "fee": 3}
+    assert (_stats(s), s["size"], s["tier"], "valiant" in s["keywords"]) == (step3, 4, "heavy", True)
+
+
+def _lose_a_unit(t: Table) -> None:
+    """The Rebels' Bloodlust army slays one unit of the Derop army in the town (armor 1, then two wounds on one
+    unit) and retreats: the battle ends and the Derop army has 4 units."""
+    raiders = sturdy(armor=0, defense=3, keywords=["bloodlust"])
+    t.run("gm", pa.PlaceArmy("raiders", "Raiders", "0,0", 3, "rebels", block=raiders))
+    t.run("rebels", pb.DeclareBattle("b1", "0,0", "rebels", ["city"]))
+    t.run("rebels", pb.SubmitBattleSetup("b1", "rebels", ["raiders"]))
+    t.run("city", pb.SubmitBattleSetup("b1", "city", ["derop"]))
+    assert _battle_to(t, "commands")["turn"]["power"] == "city"  # the defender, with as many armies
+    t.run("city", pb.GiveCommand("b1", "city", "derop", "rest"))
+    slay = pb.GiveCommand("b1", "rebels", "raiders", "slay", target="derop", allocation=[0, 0])
+    hit = t.run("rebels", slay, [6, 6, 6], [6, 6, 6, 6])["hit"]  # the second roll: the Bloodied army's morale
+    assert (hit["successes"], hit["armor_lost"], hit["slain"], hit["routed"]) == (3, 1, 1, 0)
+    assert _battle_to(t, "ended", retreat={"rebels": ["raiders"]})["result"]["lost"] == ["derop"]
+    assert _card(t)["size"] == 4
+
+
+def _battle_to(t: Table, step: str, retreat: dict[str, list[str]] | None = None) -> dict:
+    """Every power the battle waits for passes its step until the battle is at ``step`` (Field.pass_to's way)."""
+    for _ in range(50):
+        b = t.games.battle(t.gid, "gm", "b1")
+        if b["step"] == step:
+            return b
+        assert b["step"] not in ("commands", "ended"), f"the battle is at {b['step']}, not {step}"
+        for p in b["pending"]:
+            passing = {
+                "deployment": pb.DeployArmies("b1", p, []),
+                "spellcasting": pb.CastBattleSpell("b1", p, None),
+                "goals": pb.OfferTerms("b1", p, None),
+                "surrender": pb.AnswerTerms("b1", p, False),
+                "cleanup": pb.RetreatArmies("b1", p, (retreat or {}).get(p, [])),
+            }
+            t.run(p, passing[b["step"]])
+    raise AssertionError(f"the battle never reached {step}")
