@@ -197,6 +197,34 @@ def _agree(offers: dict[str, Any], commands: list[Any], me: str) -> None:
         allocate["toll"] = None
 
 
+def _casting(offers: dict[str, Any], commands: list[Any], view: dict[str, Any], cast: dict[str, str]) -> None:
+    """The spells the rules offer the seat beyond its Main Phase turn's cast form: a counter to a spell another
+    covenant cast this phase (A-SPELL-5, A-SPELL-8; ``cast``: the phase's spells by id), aimed by its id, also on
+    that form; in another phase or off its turn, a form of its own with a spell whose text names this phase
+    (A-AMB-20)."""
+    casts = [c for c in commands if isinstance(c, cc.Cast)]
+    if not casts:
+        return
+    cards = {c["id"]: (c, seat) for seat, cov in view["covenants"].items() for c in cov["cards"]}
+
+    def label(target: str) -> str:
+        if target in cards:
+            return f"{cards[target][0]['name']} ({cards[target][1]})"
+        if target in view["covenants"]:
+            return _("the covenant {name}").format(name=view["covenants"][target]["covenant"])
+        return f"{cast.get(target, target)} ({target})"
+
+    if offers.get("mages"):  # the Main Phase turn's form: its targets and the spells it may counter
+        offers["targets"] += [(t, label(t)) for t in dict.fromkeys(c.target for c in casts) if t in cast]
+        return
+    offers["casting"] = {
+        "mages": [(m, label(m)) for m in dict.fromkeys(c.mage_id for c in casts)],
+        "spells": sorted({c.spell for c in casts}),
+        "targets": [(t, label(t)) for t in dict.fromkeys(c.target for c in casts)],
+        "vis": min(c.vis for c in casts),
+    }
+
+
 def _seating(game: Any, me: str, offers: dict[str, Any]) -> None:
     """Before the game begins, the host or the auditor seats the covenants, each with the points it begins with
     (A-EX-11, H-14), and begins the game once every seat is filled (A-ORDER-2)."""
@@ -223,7 +251,10 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     actions = sorted(game.house.main_actions) if context["phase"] is None else []
     offers = {} if context["phase"] else _offers(view, me, spells, actions)
     if offers and game.ruleset.offers is not None:
-        _agree(offers, game.ruleset.offers(game, me), me)
+        commands = game.ruleset.offers(game, me)
+        _agree(offers, commands, me)
+        cast = {x["id"]: x["spell"] for x in game.state.spells_cast}  # public: this phase's SpellCast events
+        _casting(offers, commands, view, cast)
     if not context["phase"] and view["game"]["phase"] == "setup" and game.may(me, RULE):
         _seating(game, me, offers)
     if not context["phase"] and _rulings(view, me):

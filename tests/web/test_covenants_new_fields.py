@@ -11,7 +11,7 @@ import pytest
 
 from api.app import create_app
 from api.service import Caller
-from domain.covenants.commands import AddCovenant, Discard, Generate, Keep, Move
+from domain.covenants.commands import AddCovenant, Cast, Discard, Generate, Keep, Move
 from domain.covenants.house import default_data
 from projections.settings import Settings
 from tests.covenants.play import (
@@ -221,3 +221,28 @@ def test_a_amb_17_the_house_package_without_such_a_spell_offers_no_further_targe
     pass_create(t)
     page = Seats(app, t).page(t.turn()[0])
     assert 'action="/play/{}/cast"'.format(t.game_id) in page and "more_targets" not in page
+
+
+def test_a_spell_5_a_spell_is_countered_through_the_forms_at_turn_or_not(app):
+    """A-SPELL-5 [000:105] (a counter undoes the spell's consequences) and A-SPELL-8 (a counterspell is cast in any
+    phase): once Ann's Hail has hit Bob's Villagers and Grogs, Bob, now at turn, finds it among his cast form's
+    targets, and Cy, not at turn, is offered a cast form of her own with the Counterspell aimed at it; her 3 pawns
+    exceed its strength of 2 and the damage goes from Bob's beings."""
+    data = default_data()
+    data["spells"] = {**data["spells"], "Hail of Stones": HAIL}
+    options = {"house": "custom", "house_package": data}
+    arts = {"ann": PE_CO, "bob": PE_CO, "cy": PE_CO}
+    t = fixed_three(Dice(), arts=arts, options=options, games=app.state.games)
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    _, villagers, grogs = bobs_three(t)
+    w = Seats(app, t)
+    assert 'action="/play/{}/cast"'.format(t.game_id) not in w.page("cy")  # nothing to counter yet
+    out = t.run("ann", Cast("ann", t.mage("ann"), "Hail of Stones", villagers, 2, more_targets=[grogs]))
+    assert [card(t, "bob", n)["damage"] for n in ("Villagers", "Grogs")] == [1, 1] and t.turn()[0] == "bob"
+    aimed = f'<option value="{out["spell_id"]}">Hail of Stones ({out["spell_id"]})</option>'
+    assert aimed in w.page("bob")
+    page = w.page("cy")
+    assert "<option>Counterspell</option>" in page and aimed in page
+    w.post("cy", "cast", {"mage_id": t.mage("cy"), "spell": "Counterspell", "target": out["spell_id"], "vis": "3"})
+    assert [card(t, "bob", n)["damage"] for n in ("Villagers", "Grogs")] == [0, 0]
