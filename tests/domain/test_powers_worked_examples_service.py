@@ -1,6 +1,7 @@
-"""The worked examples of rules/ANALYSIS.md P.5 whose dice decide them (P-EX-1, 2, 4, 5, 9, 14, 15, 16), played
-through the typed commands and the service with the dice given explicitly (their aggregate-level versions are in
-test_conformance_powers.py, test_conformance_battle.py and test_worked_examples_world.py)."""
+"""The worked examples of rules/ANALYSIS.md P.5 (P-EX-1 to 11 and 13 to 16; P-EX-12 is in test_battle_goals.py),
+played through the typed commands and the service with the dice given explicitly (their aggregate-level versions
+are in test_conformance_powers.py, test_conformance_battle.py, test_conformance_magic.py,
+test_conformance_armies.py, test_conformance_development.py and test_worked_examples_world.py)."""
 
 from __future__ import annotations
 
@@ -381,7 +382,10 @@ def test_p_ex_7_example_ambitions_through_the_commands():
             {"text": "Read about the blade in the library of Windhome"},
             {"text": "Discuss the blade with the historian Maude Steelmolde"},
             {"text": "Travel to the Blade's location", "central": True, "mysterious": True},
-            {"text": "Delve into the dungeon where the blade is located, to at least the second floor.", "central": 1},
+            {
+                "text": "Delve into the dungeon where the blade is located, to at least the second floor.",
+                "central": True,
+            },
             {"text": "Cast Aaron's ritual of conjuration to summon the blade.", "central": True},
         ],
         type="Quest", reward_text="Aaron's Blade",
@@ -621,6 +625,25 @@ def test_p_ex_3_witchcraft_gains_fireballs_rank_in_influence_in_the_target_hex_t
         _fill(t, "c", "FFWW")
         t.run("c", magic.CastSpell("c", "fireball", master, action_id=aid, pay=list("FFWW")))
         assert t.view("c")["me"]["influence"] == {"1,1": 2}  # once per season
+
+
+def test_p_ex_7_aarons_ritual_through_the_commands():
+    """P-EX-7 BladeOfAaronNoda: the task "Cast Aaron's ritual ... Cost: WWWWAAAAA, Difficulty 6" has no generic
+    component, so the formula's rank is 0; the stated Difficulty 6 is an explicit override (P-AMB-35). Its 9 mana
+    exceed a Wizard's 3 of each element, so it is a cooperative ritual ([003:505]): the Circle, a declared
+    collaborator, puts in the rest."""
+    t, conduit, _ = _mage()
+    t.run("gm", magic.TeachSpell("w", "aarons-ritual"))
+    t.refused("gm", magic.GrantMana("w", "A", 4), "P-MAG-1")  # a Wizard stores 3 of each element
+    _fill(t, "w", "AAAWWW")
+    ritual = t.act("w", None, title="Aaron's ritual", collaborators=["c"], roll=False)
+    cast = magic.CastSpell("w", "aarons-ritual", conduit, action_id=ritual, pay=list("WWWWAAAAA"))
+    t.refused("w", cast, "P-MAG-1")  # alone it is short
+    _fill(t, "c", "AAW")
+    t.run("c", magic.ContributeMana("c", ritual, ["A", "A", "W"]))
+    out = t.run("w", cast)
+    assert (out["rank"], out["difficulty"], out["paid"]) == (0, 6, {"A": 5, "W": 4})
+    assert t.action(ritual)["difficulty"] == 6
 
 
 # ---------------------------------------------------------------------- P-EX-6: the Derop army through the commands
