@@ -651,6 +651,14 @@ def test_p_ex_7_aarons_ritual_through_the_commands():
 
 DEROP_HEXES = [{"hex": f"{q},0", "terrain": "plains"} for q in range(5)] + [{"hex": "0,1", "terrain": "mountains"}]
 DEROP = {"id": "derop", "name": "Derop", "hex": "0,0", "population": 6, "wealth": 2, "claims": {"city": "city"}}
+LEVY = {
+    "town_id": "derop",
+    "size": 5,
+    "ancestry": "mountain_dwarves",
+    "bonus": {"bonus": "morale"},
+    "army_id": "derop",
+    "name": "Derop Levy",
+}  # "Mountain Dwarves, + Morale"
 
 
 def _card(t: Table, army_id: str = "derop") -> dict:
@@ -689,11 +697,7 @@ def test_p_ex_6_derop_army_level_ups_through_the_commands():
     command = t.asset("city", "command", "skill", 3)
     banner = t.asset("city", "Banner", "item", 4)
     t.to_planning()
-    levy = {
-        "town_id": "derop", "size": 5, "ancestry": "mountain_dwarves", "bonus": {"bonus": "morale"},
-        "army_id": "derop", "name": "Derop Levy",
-    }  # fmt: skip
-    lv = _army_action(t, "levy", levy, [6, 6, 6, 6, 6, 1, 1], [command, banner])
+    lv = _army_action(t, "levy", LEVY, [6, 6, 6, 6, 6, 1, 1], [command, banner])
     assert t.action(lv)["difficulty"] == 5
     t.resolve()
     step1 = {
@@ -733,6 +737,16 @@ def test_p_ex_6_derop_army_level_ups_through_the_commands():
     step3 = {**step2, "rank": 3, "defense": 6, "presence": (6, 0), "armor": 3, "fee": 3}
     assert (_stats(s), s["size"], s["tier"]) == (step3, 4, "heavy")
     assert {"mountaineer", "valiant"} <= set(s["keywords"])
+
+
+def test_p_ex_6_the_levy_of_five_is_difficulty_5_plus_derops_uprising_through_the_commands():
+    """P-EX-6 step 1: "levy_action: {size: 5, difficulty: 5 + Uprising(Derop), town.Depopulated += 1}": with an
+    Uprising of 2 in Derop the Levy of 5 is difficulty 7."""
+    t = Table(("City", "city", "sovereign"))
+    t.run("gm", world.DeclareMap(hexes=DEROP_HEXES, towns=[{**DEROP, "statuses": {"uprising": 2}}]))
+    t.to_planning()
+    aid = t.act("city", None, title="Levy", slot="public", location="0,0", roll=False)
+    assert t.run("city", pa.AimArmyAction(aid, "levy", LEVY))["difficulty"] == 7
 
 
 def _lose_a_unit(t: Table) -> None:
