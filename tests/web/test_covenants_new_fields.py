@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from fastapi.testclient import TestClient
 
 from api.app import create_app
 from api.service import Caller
@@ -246,3 +247,28 @@ def test_a_spell_5_a_spell_is_countered_through_the_forms_at_turn_or_not(app):
     assert "<option>Counterspell</option>" in page and aimed in page
     w.post("cy", "cast", {"mage_id": t.mage("cy"), "spell": "Counterspell", "target": out["spell_id"], "vis": "3"})
     assert [card(t, "bob", n)["damage"] for n in ("Villagers", "Grogs")] == [0, 0]
+
+
+def test_a_ex_11_the_auditor_who_started_the_game_on_the_web_seats_the_covenants_and_begins_it(app):
+    """A-EX-11, A-ORDER-2: the browser that started a covenant game (its auditor) is offered the seating form: it
+    seats the host and a player with the points they already earned and begins the game, all without JavaScript."""
+    client = TestClient(app)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/new?ruleset=covenants").text).group(1)
+    started = client.post(
+        "/new",
+        data={"csrf": csrf, "ruleset": "covenants", "name": "Tribunal", "timezone": "UTC", "options.players": "2"},
+        follow_redirects=True,
+    )
+    game_id = re.search(r"/play/([0-9a-f-]+)", str(started.url)).group(1)
+    assert f'action="/play/{game_id}/seat"' in started.text
+    csrf = re.search(r'name="csrf" value="([^"]+)"', started.text).group(1)  # a new session's
+    for seat, host, score in (("ann", "yes", "2"), ("bob", "", "5")):
+        form = {"csrf": csrf, "seat_id": seat, "name": seat.title(), "covenant": "Fengheld", "host": host}
+        answer = client.post(f"/play/{game_id}/seat", data={**form, "score": score}, follow_redirects=True)
+        page = answer.text
+        assert answer.status_code == 200 and 'role="alert"' not in page
+    assert f'action="/play/{game_id}/begin"' in page
+    client.post(f"/play/{game_id}/begin", data={"csrf": csrf}, follow_redirects=True)
+    v = app.state.games.view(game_id, "gm")
+    assert v["game"]["phase"] == "move" and {s: c["score"] for s, c in v["covenants"].items()} == {"ann": 2, "bob": 5}
+    assert "host" in v["covenants"]["ann"]["roles"]
