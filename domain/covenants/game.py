@@ -1066,6 +1066,9 @@ class CovenantGame(PlatformGame):
                 cards = [c for alloc in bt["allocated"].values() for c in alloc if c in s.cards]
                 e.update(before={c: [s.cards[c].damage, s.cards[c].active] for c in cards}, defeated=defeated or [],
                          event_damage=event_damage, record={k: bt[k] for k in ("id", "a", "b", "cause")})  # fmt: skip
+                if riot and riot["town"] in s.cards:  # the Riots' Town as it was before this battle
+                    town = s.cards[riot["town"]]
+                    e["town"] = [town.id, town.damage, town.active, town.inactive_until]
         s.defeated = [*s.defeated, *(defeated or [])]
         if riot:  # "If the Town received less than 4 points damage, it is made inactive (rotated) and does not
             # produce provision points this season"; 4 to 8: "the Town reverts back to normal"
@@ -1775,6 +1778,9 @@ class CovenantGame(PlatformGame):
         s.defeated = [x for x in s.defeated if x not in e.get("defeated", [])]
         if e.get("event_damage"):
             s.invasion = {**s.invasion, "damage": s.invasion.get("damage", 0) - e["event_damage"], "retreated": False}
+        if e.get("town") and e["town"][0] in s.cards:  # A-EX-5: the Riots' Town as before the battle (A-EVT-4)
+            town = s.cards[e["town"][0]]
+            town.damage, town.active, town.inactive_until = e["town"][1:]
         if s.battle is not None and s.battle["id"] == battle["id"]:
             s.battle, s.turn = None, []
         s.battles = [dict(battle), *s.battles]
@@ -2279,8 +2285,10 @@ class CovenantGame(PlatformGame):
         for c in list(s.cards.values()):  # A-SPELL-9: study counters
             if c.counters:
                 self._counter_removed(card_id=c.id, actor=SYSTEM, audience=PUBLIC)
-                if not c.counters and c.spells:  # [000:437] "discard this Book and attach the Spell to the Mage"
-                    self._card_discarded(card_id=c.id, reason="its spell is learnt", actor=SYSTEM, audience=PUBLIC)
+                if not c.counters and (c.spells or c.arts):  # [000:437] "discard this Book and attach the Spell to
+                    # the Mage"; [000:433] an Art: "When the last counter is removed, this card is discarded"
+                    reason = "its spell is learnt" if c.spells else "its Art is learnt"
+                    self._card_discarded(card_id=c.id, reason=reason, actor=SYSTEM, audience=PUBLIC)
         self._seed_revealed(seed=s.seed or "", commitment=s.seed_commitment or "", season=s.seasons_begun, month=0,
                             actor=SYSTEM, audience=PUBLIC)  # fmt: skip
         if self.season_name == "winter":

@@ -918,7 +918,7 @@ def test_a_amb_17_a_spell_reaches_its_targets_past_the_highest_magical_resistanc
     """A-AMB-17 "Use the highest MR for all targets, so the spell reaches all or none." Every spell of the house
     package has one target, so the highest MR is that target's: Ann's Arc of Lightning of 2 pawns reaches Bob's mage
     (MR 1: strength 1) and damages it 1; Cy's of 1 pawn does not reach Ann's mage (strength 0), and its pawn is spent.
-    The per-target variant has no multi-target spell to read it, so it is not an option (yet)."""
+    Spells of several targets and the per-target option: test_covenants_leftovers."""
     lightning = ["Cr", "Au", "Pe", "An", "Vi"]
     t = fixed_three(Dice(), arts={"ann": lightning, "cy": lightning})
     move_all(t, [1, 2, 3])

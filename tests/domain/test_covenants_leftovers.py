@@ -9,11 +9,38 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from api.service import Games
-from domain.covenants.commands import AllocateDamage, AnswerTrade, Cast, OfferTrade, Pass
+from domain.covenants.commands import (
+    AllocateDamage,
+    AnswerTrade,
+    Cast,
+    DecideEvent,
+    DrawEvent,
+    Generate,
+    Keep,
+    Move,
+    NoCounter,
+    OfferTrade,
+    Pass,
+)
 from domain.covenants.house import default_data
 from domain.errors import RuleViolation
-from tests.covenants.play import Dice, Table, events_of, fixed_three, move_all, pass_create, pass_main, seat_three
+from domain.platform.commands import CloseWindow
+from tests.covenants.play import (
+    Dice,
+    Table,
+    events_of,
+    fixed_three,
+    generate_and_keep,
+    move_all,
+    pass_create,
+    pass_main,
+    reckon,
+    seat_three,
+    skip_season,
+)
+from tests.domain.test_covenants_battles_played import BEAR, BOOST_ARTS
 from tests.domain.test_covenants_events_played import drawn_in
+from tests.domain.test_covenants_worked_examples import end_season, grogs_fight_with, move_all_to, package
 
 
 def refused(t: Table, seat: str, command: object, rule: str) -> None:
@@ -30,7 +57,7 @@ def card(t: Table, seat: str, name: str) -> dict:
 # ---------------------------------------------------------------- A-AMB-17: spells of several targets
 
 # A spell of the rules text's kind "For each pawn of vis expended, up to a maximum of three, choose a target"
-# ([000:574] The Pact of Peace; [000:558] "Destroy the Undead ... Inflict 1 point damage on each target"): the house
+# ([000:574] The Pact of Peace; [000:513] "Destroy the Undead ... Inflict 1 point damage on each target"): the house
 # package ships none, so this test package adds one that damages beings of Co.
 HAIL = {
     "arts": ["Pe", "Co"], "min_vis": 1, "max_vis": 3, "target": "being", "forms": ["Co"], "harmful": True,
@@ -88,7 +115,7 @@ def test_a_amb_17_per_target_each_target_is_reached_past_its_own_magical_resista
 
 
 def test_a_amb_17_a_counter_undoes_a_spell_of_several_targets_on_every_target():
-    """A-SPELL-5 [000:105] "if this happens after some consequence of the spell, those consequences must also be
+    """A-SPELL-5 [000:111] "if this happens after some consequence of the spell, those consequences must also be
     reversed": Ann's Hail of 2 pawns reaches Bob's Villagers and Grogs (MR 0: strength 2), 1 damage each; Bob's
     Counterspell of 3 pawns exceeds its strength and the damage goes from both."""
     t = hail_table()
@@ -181,3 +208,116 @@ def test_a_econ_1_the_winter_of_wolves_is_paid_with_the_provision_the_covenant_m
     pass_main(t)  # the Main Phase's extra round, after its end (A-AMB-5)
     assert [card(t, seat, "Grogs")["damage"] for seat in ("ann", "bob", "cy")] == [3, 0, 3]
     assert t.view("gm")["covenants"]["bob"]["provision"] == -1 and t.phase() == "move"
+
+
+# ---------------------------------------------------------------- [000:409] the Cat's Art
+
+
+def cat_then_pestilence(options: dict | None = None) -> tuple[Table, Cast]:
+    """Ann (Cr, In, Co, Im, An) keeps the Cat on her mage; Bob keeps Livestock; Ann's Pestilence of the Flock (Pe,
+    An) at it, to send."""
+    d = Dice()
+    t = fixed_three(d, arts={"ann": ["Cr", "In", "Co", "Im", "An"]}, options=options)
+    move_all(t, [5, 1, 2])  # Ann on Magic, Bob on Property
+    d.push([6])
+    cat = t.run("ann", Generate("ann"))["card_id"]
+    t.run("ann", Keep("ann", cat, attach_to=t.mage("ann")))
+    livestock = generate_and_keep(t, d, {"bob": 7})["bob"]
+    return t, Cast("ann", t.mage("ann"), "Pestilence of the Flock", livestock, 1)
+
+
+def test_the_cat_lists_mentem_and_a_game_pinned_to_the_earlier_house_package_keeps_its_perdo():
+    """[000:409] "Familiar: Cat Substance: Animate An Arts: Me": the house package 1.1.0 lists Me (1.0.0 had Pe),
+    so a mage without Perdo keeping the Cat cannot cast Pestilence of the Flock (Pe, An; A-SPELL-1). A game keeps
+    the package it pinned when it was created (A-AMB-1): one created with 1.0.0's content still plays its Cat
+    with Pe."""
+    t, cast = cat_then_pestilence()
+    assert t.view("bob")["game"]["house"]["version"] == "1.1.0"
+    refused(t, "ann", cast, "A-SPELL-1")
+    earlier = default_data()
+    earlier["version"] = "1.0.0"
+    earlier["cards"]["Familiar: Cat"]["arts"] = ["Pe"]
+    old, cast = cat_then_pestilence({"house": "custom", "house_package": earlier})
+    assert old.view("bob")["game"]["house"]["version"] == "1.0.0"
+    assert old.run("ann", cast)["magnitude"] == 1
+
+
+# ---------------------------------------------------------------- A-SPELL-9: an Art's study counters
+
+
+def test_a_spell_9_an_art_card_is_discarded_when_its_last_study_counter_is_removed():
+    """A-SPELL-9 [000:433] Art: "If this card was attached to a mage from a Lab, place three counters on this card.
+    ... At the end of each season, remove one counter. When the last counter is removed, this card is discarded.
+    The Mage targeted by this card gains use of that particular Art." Ann keeps an Art (Me) on her mage: after two
+    season ends it is in play with one counter; at the third the mage has Me and the card is gone."""
+    d = Dice()
+    t = fixed_three(d, arts={"ann": ["Cr", "In", "Co", "Im", "An"]})
+    move_all(t, [5, 1, 2])  # Ann on Magic
+    d.push([1])  # the Art
+    art = t.run("ann", Generate("ann"))["card_id"]
+    t.run("ann", Keep("ann", art, attach_to=t.mage("ann"), art="Me"))
+    pass_create(t)
+    pass_main(t)
+    while t.phase() == "events":
+        t.run(t.turn()[0], Pass(t.turn()[0]))
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    skip_season(t)
+    ids = {c["id"]: c for c in t.view("bob")["covenants"]["ann"]["cards"]}
+    assert ids[art]["counters"] == 1 and "Me" not in card(t, "ann", "Starting Mage")["arts"]
+    skip_season(t)
+    assert art not in {c["id"] for c in t.view("bob")["covenants"]["ann"]["cards"]}
+    assert "Me" in card(t, "ann", "Starting Mage")["arts"]
+
+
+# ---------------------------------------------------------------- A-EX-5: a boosted Riots battle undone
+
+
+def test_a_ex_5_undoing_a_boosted_riots_battle_gives_the_town_back_its_state_before_it():
+    """A-EX-5 [000:111] "the damage from such a battle may have to be redistributed if the spell is countered" with
+    A-AMB-15 "A counter emits compensating events": Ann's Grogs (Might 2, a package of the test's), raised to 3 by
+    her Might of the Bear, fight the Riots' Town before Bob agreed (the host closes his turn); [000:781] under 4
+    damage the Town "is made inactive (rotated)" with 3. Bob counters the boost in the extra round: the Town is
+    again active and undamaged, as before the battle, and the battle fought again un-boosted leaves it rotated
+    with 2 (not 3 + 2 = 5, which would have ended the Riots)."""
+    d = Dice()
+    t = fixed_three(d, arts=BOOST_ARTS, options={**package(grogs_fight_with(2)), "yearly_consumes": False})
+    for squares, face in (({"ann": 1, "bob": 2, "cy": 3}, 1), ({"ann": 2, "bob": 3, "cy": 4}, 2),
+                          ({"ann": 6, "bob": 7, "cy": 8}, 1)):  # fmt: skip
+        move_all_to(t, squares)
+        generate_and_keep(t, d, {"ann": face})  # Villagers, Improve Covenant (Expansion/Minor), Villagers
+        pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    move_all_to(t, {"ann": 1, "bob": 2, "cy": 3})
+    town = generate_and_keep(t, d, {"ann": 19})["ann"]  # the Town: the four Villagers go
+    end_season(t)
+    skip_season(t)
+    skip_season(t)
+    move_all_to(t, {"ann": 1, "bob": 9, "cy": 2})
+    pass_create(t)
+    d.push([12])  # Riots (directed)
+    t.run("bob", DrawEvent("bob"))
+    t.run("bob", DecideEvent("bob", "play", target="ann"))
+    while t.turn()[0] != "ann":
+        t.run(t.turn()[0], Pass(t.turn()[0]))
+    grogs = card(t, "ann", "Grogs")["id"]
+    spell = t.run("ann", Cast("ann", t.mage("ann"), BEAR, grogs, 1))["spell_id"]
+    pass_main(t)
+    t.run("cy", NoCounter("cy"))
+    t.run("ann", NoCounter("ann"))
+    (window,) = t.view("bob")["windows"]
+    t.run("ann", CloseWindow(window["id"]))  # Bob has not agreed
+    assert t.view("cy")["battle"]["dealt"] == {"ann": 3, "Riots": 5}
+    t.run("ann", AllocateDamage("ann", {grogs: 5}))
+    town_now = next(c for c in t.view("cy")["covenants"]["ann"]["cards"] if c["id"] == town)
+    assert (town_now["damage"], town_now["active"]) == (3, False)
+    assert t.run("bob", Cast("bob", t.mage("bob"), "Counterspell", spell, 2))["countered"] is True
+    town_now = next(c for c in t.view("cy")["covenants"]["ann"]["cards"] if c["id"] == town)
+    assert (town_now["damage"], town_now["active"]) == (0, True)
+    pass_main(t)
+    assert t.view("cy")["battle"]["dealt"] == {"ann": 2, "Riots": 5}
+    t.run("ann", AllocateDamage("ann", {grogs: 5}))
+    town_now = next(c for c in t.view("cy")["covenants"]["ann"]["cards"] if c["id"] == town)
+    assert (town_now["damage"], town_now["active"]) == (2, False)
+    assert "Riots" in t.view("cy")["events_in_play"]

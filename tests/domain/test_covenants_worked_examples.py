@@ -211,27 +211,31 @@ def test_a_ex_10_certamen_a_tie_distractions_the_subtle_accomplice_a_default_and
 
 def test_a_cert_3_a_familiars_arts_count_in_certamen_and_in_casting():
     """A-CERT-3 "Familiar Arts count as possessed ([000:66])": [000:66] "Any Arts listed on the Familiar card may be
-    used by the Mage as long as the Familiar remains in play." Ann's mage (Cr, In, Co, Im, An) keeps the Cat (Pe in
-    the house package): it casts Pestilence of the Flock (Pe, An) and, in Certamen on Perdo and Animal, scores
-    1 + 1 (Pe, the Cat's) + 1 (An) = 3 against Bob's 1 + 1 (Pe) = 2."""
+    used by the Mage as long as the Familiar remains in play." Ann's mage (Cr, In, Co, Im, An) keeps the Cat
+    ([000:409] "Arts: Me"): it casts Perception of the Enemy's Motives ([000:566] InMe, 2 pawns; a spell this
+    package adds) and, in Certamen on Intellego and Mentem, scores 1 + 1 (In) + 1 (Me, the Cat's) = 3 against
+    Bob's 1 + 0 + 0 = 1."""
     d = Dice()
-    t = fixed_three(d, arts={"ann": ["Cr", "In", "Co", "Im", "An"]})
+    perception = {"arts": ["In", "Me"], "min_vis": 2, "max_vis": 2, "target": "being"}
+    options = package(lambda data: data["spells"].update({"Perception of the Enemy's Motives": perception}))
+    t = fixed_three(d, arts={"ann": ["Cr", "In", "Co", "Im", "An"]}, options=options)
     move_all(t, [5, 1, 2])  # Ann on Magic, Bob on Property
     d.push([6])
     cat = t.run("ann", Generate("ann"))["card_id"]
     t.run("ann", Keep("ann", cat, attach_to=t.mage("ann")))
-    livestock = generate_and_keep(t, d, {"bob": 7})["bob"]
-    t.run("ann", Cast("ann", t.mage("ann"), "Pestilence of the Flock", livestock, 1))
-    assert card(t, livestock)["damage"] == 1
+    generate_and_keep(t, d, {"bob": 7})
+    villagers = next(c["id"] for c in t.view("ann")["covenants"]["ann"]["cards"] if c["name"] == "Villagers")
+    out = t.run("ann", Cast("ann", t.mage("ann"), "Perception of the Enemy's Motives", villagers, 2))
+    assert out["magnitude"] == 2
     pass_until(t, "ann")
     cid = t.run("ann", Challenge("ann", t.mage("ann"), t.mage("bob")))["challenge_id"]
     pass_main(t)
-    t.run("ann", ChooseArt("ann", cid, "Pe"))
-    t.run("bob", ChooseArt("bob", cid, "An"))
+    t.run("ann", ChooseArt("ann", cid, "In"))
+    t.run("bob", ChooseArt("bob", cid, "Me"))
     t.run("ann", SealBid("ann", cid, 0))
     t.run("bob", SealBid("bob", cid, 0))
     out = t.run("ann", ResolveCertamen("ann", cid))
-    assert out["scores"] == {"ann": 3, "bob": 2} and out["winner"] == "ann"
+    assert out["scores"] == {"ann": 3, "bob": 1} and out["winner"] == "ann"
 
 
 def year_two_spring_event(d: Dice, face: int, arts: dict | None = None, options: dict | None = None):
