@@ -201,8 +201,9 @@ def _main(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
 def _casts(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
     """A-SPELL-1..8: each active mage's spells of this phase whose Arts it has (in the Main Phase, on the seat's
     turn; A-AMB-20: a spell whose text names another phase, in that phase), at each target of the spell's kind,
-    with the fewest pawns the spell takes; and a counter to each spell another covenant cast this phase, one pawn
-    stronger than it (A-SPELL-5). The handler decides the rest."""
+    with the fewest pawns the spell takes; a spell that chooses a target for every N pawns, also at as many of
+    each covenant's targets as the seat's vis and the spell's maximum allow (A-AMB-17); and a counter to each spell
+    another covenant cast this phase, one pawn stronger than it (A-SPELL-5). The handler decides the rest."""
     s = game.state
     out: list[Command] = []
     vis = s.powers[seat].vis
@@ -228,6 +229,12 @@ def _casts(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
                     and (sp.target != "mage" or c.kind == "mage")
                 ]
             out += [cc.Cast(seat, mage.id, name, target, pawns) for target in targets]
+            many = min(vis, sp.max_vis) // sp.pawns_per_target if sp.pawns_per_target else 0
+            for owner in s.order if many > 1 else []:
+                group = [t for t in targets if t in s.cards and s.cards[t].owner == owner][:many]
+                pawns = max(sp.min_vis, len(group) * sp.pawns_per_target)
+                if len(group) > 1 and pawns <= vis:
+                    out.append(cc.Cast(seat, mage.id, name, group[0], pawns, more_targets=group[1:]))
     return out
 
 

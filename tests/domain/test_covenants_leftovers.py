@@ -23,6 +23,7 @@ from domain.covenants.commands import (
     Pass,
 )
 from domain.covenants.house import default_data
+from domain.covenants.ruleset import COVENANTS
 from domain.errors import RuleViolation
 from domain.platform.commands import CloseWindow
 from tests.covenants.play import (
@@ -129,6 +130,18 @@ def test_a_amb_17_a_counter_undoes_a_spell_of_several_targets_on_every_target():
         (0, True),
         (0, True),
     ]
+
+
+def test_a_amb_17_the_board_offers_a_spell_of_several_targets_at_several_and_accepts_what_it_offers():
+    """A-AMB-17 with the offers' promise (offered == accepted): Ann, with 4 vis, is offered her Hail of Stones at
+    as many of a covenant's beings of Co as its maximum of 3 allows, one pawn each; sending the offer casts it."""
+    t = hail_table()
+    offered = t.games.read(t.game_id, lambda g: COVENANTS.offers(g, "ann"))
+    several = [c for c in offered if isinstance(c, Cast) and c.spell == "Hail of Stones" and c.more_targets]
+    bobs = next(c for c in several if c.target == t.mage("bob"))
+    beings = {c["id"] for c in t.view("ann")["covenants"]["bob"]["cards"] if c["substance"] == "Co"}
+    assert bobs.vis == 3 and len(bobs.more_targets) == 2 and set(bobs.more_targets) <= beings
+    assert t.run("ann", bobs)["reached"] == []  # Bob's mage's MR 1 leaves strength 2 for three targets
 
 
 def test_a_amb_17_a_spell_takes_only_the_targets_its_text_and_pawns_allow():
