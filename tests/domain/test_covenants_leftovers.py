@@ -57,7 +57,7 @@ def card(t: Table, seat: str, name: str) -> dict:
 
 # ---------------------------------------------------------------- A-AMB-17: spells of several targets
 
-# A spell of the rules text's kind "For each pawn of vis expended, up to a maximum of three, choose a target"
+# A spell of the rules text's kind "For each pawn of vis expended up to a maximum of three, choose a target"
 # ([000:574] The Pact of Peace; [000:513] "Destroy the Undead ... Inflict 1 point damage on each target"): the house
 # package ships none, so this test package adds one that damages beings of Co.
 HAIL = {
@@ -145,7 +145,7 @@ def test_a_amb_17_the_board_offers_a_spell_of_several_targets_at_several_and_acc
 
 
 def test_a_amb_17_a_spell_takes_only_the_targets_its_text_and_pawns_allow():
-    """A-AMB-17: a spell of one target takes no more; "For each pawn of vis expended, up to a maximum of three,
+    """A-AMB-17: a spell of one target takes no more; "For each pawn of vis expended up to a maximum of three,
     choose a target" ([000:574]): not more targets than pawns, nor than the maximum, nor one target twice. Each
     refusal names the rule and records nothing."""
     t = hail_table()
