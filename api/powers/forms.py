@@ -24,6 +24,7 @@ from domain.powers import armies, battle, magic, world
 from domain.powers import catalogue_commands as cc
 from domain.powers import commands as pc
 from domain.powers import development as dev
+from domain.powers.mail import battle_goal
 
 Args = Callable[[dict, str], dict[str, Any]]  # (posted form, principal) -> the command's fields
 
@@ -237,6 +238,7 @@ SPECS: dict[str, Form] = {
             "use": text(f, "use"),
             "element": opt(f, "element"),
             "request": text(f, "request"),
+            "action_id": opt(f, "action_id"),
         },
     ),
     "spend-insight": Form(
@@ -422,6 +424,17 @@ SPECS: dict[str, Form] = {
         N_("One more reaction this month."),
         lambda f, me: {**_me(f, me), "perk": text(f, "perk"), "scheme_id": opt(f, "scheme_id")},
     ),
+    "wield-item": Form(
+        cc.WieldItem,
+        "catalogue",
+        N_("Wielder recorded."),
+        lambda f, me: {
+            **_me(f, me),
+            "asset_id": text(f, "asset_id"),
+            "wielder": opt(f, "wielder"),
+            "action_id": opt(f, "action_id"),
+        },
+    ),
     "use-reaction": Form(
         cc.UseReaction,
         "catalogue",
@@ -456,7 +469,7 @@ SPECS: dict[str, Form] = {
             "battle_id": text(f, "battle_id"),
             "power_id": me,
             "armies": words(f, "armies"),
-            "goals": [{"name": g.strip()} for g in text(f, "goals").split(",") if g.strip()],
+            "goals": [battle_goal(line) for line in text(f, "goals").splitlines() if line.strip()],
             "reinforcements": words(f, "reinforcements"),
             "assets": words(f, "assets"),
             "champion": flag(f, "champion"),
@@ -615,6 +628,17 @@ SPECS: dict[str, Form] = {
         "gm-catalogue",
         N_("Location recorded."),
         lambda f, me: {"power_id": text(f, "power_id"), "hex_id": text(f, "hex_id")},
+        gm=True,
+    ),
+    "set-immunity": Form(
+        cc.SetImmunity,
+        "gm-catalogue",
+        N_("Immunity recorded."),
+        lambda f, me: {
+            "power_id": text(f, "power_id"),
+            "immunity": text(f, "immunity"),
+            "bypassed_by": words(f, "bypassed_by"),
+        },
         gm=True,
     ),
     "dread-growth": Form(

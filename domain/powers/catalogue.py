@@ -755,7 +755,9 @@ class Catalogue(PlatformGame):
             w = self.state.assets.get(str(wielder))
             if w is None or w.cls not in ("agent", "army") or power_id not in w.holders:
                 raise RuleViolation(
-                    "an item's wielder is an agent or army of yours, or a champion itself", rule="P-ASSET-8"
+                    "an item's wielder is an agent or army of yours, or a champion itself",
+                    rule="P-ASSET-8",
+                    field="wielder",
                 )
         held = self.wielders(power_id)
         current = held.get(asset_id)

@@ -20,7 +20,9 @@ from domain.errors import NotFound, RuleViolation
 from domain.ids import GM
 from domain.mailturns import SALUTATION, Command, LineError, Turn, body_text, items, own_lines, whole, yes
 from domain.platform import commands as platform
+from domain.platform.i18n import _
 from domain.powers import armies, magic, world
+from domain.powers import battle_rules as br
 from domain.powers import catalogue_commands as cc
 from domain.powers import commands as pc
 from domain.powers import development as dev
@@ -287,7 +289,7 @@ USAGE = {
     "spend": "spend <n> <resource>[, <n> <resource>] for <reason>",
     "trade": "trade offer <power> give <n> <resource>[, ...] for <n> <resource>[, ...] [note <text>]; "
     "trade accept|decline|withdraw <trade>",
-    "favor": "favor mana Light|Dark; favor miracle|keyword <request>",
+    "favor": "favor mana Light|Dark [in <action>]; favor miracle|keyword <request>",
     "insight": "insight <question>",
     "buy": "buy skill|rank <skill>; buy perk|upgrade <perk>[: <choice>]",
     "nerf": "nerf keep|refund <perk>[: <choice>]; nerf swap <perk>[: <choice>] for <perk>[: <choice>]",
@@ -318,6 +320,8 @@ AIM = re.compile(
     re.IGNORECASE,
 )
 HEX = re.compile(r"^-?\d+,-?\d+$")
+# P-ASSET-11's mana, held by one of the power's actions when spent during it (P-AMB-37)
+FAVOR_MANA = re.compile(r"^mana(?:\s+(?P<element>(?!in\s)\S+))?(?:\s+in\s+(?P<action>\S+))?$", re.IGNORECASE)
 TRADE_OFFER = re.compile(
     r"^offer\s+(?P<to>.+?)(?:\s+give\s+(?P<give>.+?))?(?:\s+for\s+(?P<want>.+?))?(?:\s+note\s+(?P<note>.+))?$",
     re.IGNORECASE,
@@ -479,10 +483,10 @@ def _feature(verb: str, rest: str, number: int, errors: list[LineError]) -> Comm
         how = ("accept", "decline", "withdraw") if verb == "trade" else ("accept", "decline", "abandon")
         if sub in how and _fits("reference", words[1], number, errors):
             args = {"how": sub, "id": words[1]}
-    elif verb == "favor" and sub == "mana" and len(words) <= 2:
-        args = {"use": "mana", "element": words[1] if len(words) == 2 else None, "request": ""}
-    elif verb == "favor" and tail and _fits("request", tail, number, errors):
-        args = {"use": sub, "element": None, "request": tail}
+    elif verb == "favor" and (m := FAVOR_MANA.match(rest)):
+        args = {"use": "mana", "element": m.group("element"), "request": "", "action": m.group("action") or ""}
+    elif verb == "favor" and sub != "mana" and tail and _fits("request", tail, number, errors):
+        args = {"use": sub, "element": None, "request": tail, "action": ""}
     elif verb == "insight" and rest and _fits("question", rest, number, errors):
         args = {"question": rest}
     elif verb == "buy" and tail:
@@ -531,7 +535,7 @@ def _feature(verb: str, rest: str, number: int, errors: list[LineError]) -> Comm
 
 GM_ONLY = {"advance", "resolve", "difficulty", "grant", "refuse", "close", *GM_FEATURES}
 # the lines that name an action of the mail by position
-REFERS = ("roll", "convert", "discard", "accept", "cast", "pay", "aim", "influence", "army")
+REFERS = ("roll", "convert", "discard", "accept", "cast", "pay", "aim", "influence", "army", "favor", "wield")
 
 
 @dataclass
@@ -652,7 +656,8 @@ class PowersTurn(Turn):
             trade = {"accept": dev.AcceptTrade, "decline": dev.DeclineTrade, "withdraw": dev.WithdrawTrade}[a["how"]]
             return trade(me, a["id"])
         if verb == "favor":
-            return dev.SpendFavor(me, a["use"], element=a["element"], request=a["request"])
+            action = self._action(game, a["action"]) if a["action"] else None
+            return dev.SpendFavor(me, a["use"], element=a["element"], request=a["request"], action_id=action)
         if verb == "insight":
             return dev.SpendInsight(me, a["question"])
         if verb == "buy":
@@ -770,6 +775,8 @@ class PowersTurn(Turn):
             return _late_command(game, me, a, verb)
         if verb in ARMY_GM:
             return _army_gm_command(game, a, verb)
+        if verb in ITEM_PLAYER or verb in ITEM_GM:
+            return _item_command(game, me, a, verb, self._action(game, a["action"]) if a.get("action") else None)
         if verb == "duel":
             return cc.SubmitDuel(
                 me,
@@ -921,6 +928,8 @@ def _feature_lines(game: Any, command: Any, result: dict) -> list[str]:
         done = {dev.AcceptTrade: "Accepted", dev.DeclineTrade: "Declined", dev.WithdrawTrade: "Withdrew"}
         return [f"{done[type(command)]} trade {command.trade_id}."]
     if isinstance(command, dev.SpendFavor):
+        if command.use == "mana" and command.action_id:
+            return [f"Spent a favor on {command.element} mana, held by {game.action(command.action_id).title!r}."]
         if command.use == "mana":
             return [f"Spent a favor on {command.element} mana."]
         return [f"Spent a favor on a {command.use}: request {result['question_id']}; the GM answers."]
@@ -1065,6 +1074,8 @@ def _more(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | 
         return _late(verb, words, rest, number, errors)
     if verb in ARMY_GM:
         return _army_gm(verb, words, rest, number, errors)
+    if verb in ITEM_PLAYER or verb in ITEM_GM:
+        return _item_line(verb, rest, number, errors)
     if verb in ("duel", "seek", "join"):
         split = _pool_tail(rest, number, errors)
         if split is None:
@@ -1186,6 +1197,9 @@ def _more_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> 
     army_gm = _army_gm_lines(game, name, command)
     if army_gm is not None:
         return army_gm
+    item = _item_lines(game, name, command)
+    if item is not None:
+        return item
     if isinstance(command, (cc.SubmitDuel, cc.SubmitSeeking)):
         what = "Seeking"
         if isinstance(command, cc.SubmitDuel):
@@ -1570,7 +1584,8 @@ BATTLE_VERBS = {"declare", "setup", "deploy", "spell", "command", "surrender", "
 USAGE |= {
     "declare": "declare battle at <hex> against <power>[, <power>] [with <ally>, <ally>]",
     "setup": "setup <army>[, <army>] [goals <goal>[, <goal>]] [reinforcements <army>, ...] [reveal <asset>, ...] "
-    "[champion]",
+    "[champion]; a goal is <name>[; threshold <n>][; attacker <n>][; defender <n>][; attacker reward <reward>]"
+    "[; defender reward <reward>], a reward remove, remove next round or your words",
     "deploy": "deploy <army>[, <army>] | deploy none",
     "spell": "spell <spell> [on <army>] [pay <mana>, ...] | spell none",
     "command": "command <army> slay|hold|charge|rest [target] [goal] [with <option>, ...] [damage <type>] "
@@ -1600,9 +1615,14 @@ def _battle_line(verb: str, rest: str, number: int, errors: list[LineError]) -> 
     ):
         return {"hex": m.group("hex"), "enemies": items(m.group("enemies")), "allies": items(m.group("allies") or "")}
     if verb == "setup" and rest and (m := SETUP.match(rest)):
+        try:
+            goals = [battle_goal(g) for g in items(m.group("goals") or "")]
+        except RuleViolation as err:
+            errors.append(LineError(number, err.message, err.rule))
+            return None
         return {
             "armies": items(m.group("armies")),
-            "goals": items(m.group("goals") or ""),
+            "goals": goals,
             "reinforcements": items(m.group("reinf") or ""),
             "assets": items(m.group("assets") or ""),
             "champion": bool(m.group("champion")),
@@ -1632,6 +1652,47 @@ def _battle_line(verb: str, rest: str, number: int, errors: list[LineError]) -> 
     if verb == "retreat" and words:
         return {"retreat": [] if sub == "none" else items(rest), "routs": {}}
     return None
+
+
+GOAL_CLAUSE = re.compile(
+    r"^(?:(?P<key>threshold|attacker|defender)\s+(?P<n>\S+)|(?P<role>attacker|defender)\s+reward\s+(?P<reward>.+))$",
+    re.IGNORECASE,
+)
+
+
+def battle_goal(text: str) -> dict[str, Any]:
+    """A goal a side proposes, as a mail's setup line and the web's setup form write it (P-BAT-8, P-EX-12):
+    ``<name>[; threshold <n>][; attacker <n>][; defender <n>][; attacker reward <reward>][; defender reward
+    <reward>]``, a reward ``remove``, ``remove next round`` or the side's own words for the GM to rule. A clause
+    read otherwise is refused naming the field; the battle checks the values (``battle._clean_goal``)."""
+    name, *clauses = [c.strip() for c in text.split(";")]
+    goal: dict[str, Any] = {"name": name}
+    for clause in clauses:
+        m = GOAL_CLAUSE.match(clause)
+        key = (m.group("key") or m.group("role")).lower() if m else ""
+        if m is None or key in (goal if m.group("key") else goal.get("rewards", {})):
+            raise RuleViolation(
+                _(
+                    "goals: write a goal as 'name; threshold 3; attacker 4; defender 2; attacker reward remove; "
+                    "defender reward remove next round', not {clause}"
+                ).format(clause=repr(clause)),
+                rule="P-BAT-8",
+                field="goals",
+            )
+        if m.group("n") is not None:
+            try:
+                goal[key] = int(m.group("n"))
+            except ValueError:
+                raise RuleViolation(
+                    _("goals: a threshold is a whole number, not {value}").format(value=repr(m.group("n"))),
+                    rule="P-BAT-8",
+                    field="goals",
+                ) from None
+        else:
+            reward = m.group("reward").strip()
+            known = reward.lower().replace(" ", "_")
+            goal.setdefault("rewards", {})[key] = known if known in (br.REMOVE, br.REMOVE_NEXT_ROUND) else reward
+    return goal
 
 
 COMMAND_CLAUSES = ("with", "damage", "allocate", "restore", "pass")
@@ -1697,7 +1758,7 @@ def _battle_command(game: Any, me: str, cmd: Command) -> Any:
             bid,
             me,
             armies=[_army(game, me, x) for x in a["armies"]],
-            goals=[{"name": g} for g in a["goals"]],
+            goals=list(a["goals"]),
             assets=[_asset_ref(game, x) for x in a["assets"]],
             champion=a["champion"],
             reinforcements=[_army(game, me, x) for x in a["reinforcements"]],
@@ -1935,3 +1996,77 @@ MORE_GM |= ARMY_GM
 FEATURE_VERBS |= ARMY_GM
 VERBS |= ARMY_GM
 GM_ONLY |= ARMY_GM
+
+
+# ---------------------------------------------------------------------- items' wielders and immunities
+# Commands that went only by the API or the web's JSON catch-all: a magic item's wielder (P-ASSET-8) and the GM's
+# record of a power's immunity and who knows how to overcome it (P-AMB-10). An item or wielder by id or name.
+
+ITEM_PLAYER = {"wield"}
+ITEM_GM = {"immunity"}
+USAGE |= {
+    "wield": "wield <item> by <agent>|<army>|me [in <action>]; wield <item> back [in <action>]",
+    "immunity": "immunity <power>: <immunity>[; overcome by <power>, <power>]; immunity <power> lift",
+}
+WIELD = re.compile(
+    r"^(?P<item>.+?)\s+(?:by\s+(?P<wielder>.+?)|(?P<back>back))(?:\s+in\s+(?P<action>\S+))?$", re.IGNORECASE
+)
+IMMUNITY = re.compile(r"^(?P<power>[^:]+?)\s*:\s*(?P<immunity>[^;]+?)(?:\s*;\s*overcome\s+by\s+(?P<by>.+))?$")
+
+
+def _item_line(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | None:
+    """A line of an item's wielder or a power's immunity: its fields, which the rules then check."""
+    if verb == "wield" and (m := WIELD.match(rest)):
+        refs = [m.group("item"), m.group("wielder") or ""]
+        if all(_fits("reference", r, number, errors) for r in refs):
+            return {"item": m.group("item"), "wielder": m.group("wielder"), "action": m.group("action") or ""}
+        return None
+    if verb == "immunity" and (m := re.match(r"^(?P<power>.+?)\s+lift$", rest, re.IGNORECASE)):
+        return {"power": m.group("power"), "immunity": "", "by": []}
+    if verb == "immunity" and (m := IMMUNITY.match(rest)):
+        if _fits("reason", m.group("immunity"), number, errors):
+            return {"power": m.group("power"), "immunity": m.group("immunity"), "by": items(m.group("by") or "")}
+    return None
+
+
+def _own_asset(game: Any, me: str, ref: str) -> str:
+    """One of the seat's assets by id or name; another is passed on as written, for the rules to refuse."""
+    for x in sorted(game.state.assets.values(), key=lambda x: x.id):
+        if me in x.holders and ref.lower() in (x.id.lower(), x.name.lower()):
+            return str(x.id)
+    return ref
+
+
+def _item_command(game: Any, me: str, a: dict, verb: str, action: str | None) -> Any:
+    """The typed command of an item's wielder or a power's immunity."""
+    if verb == "wield":
+        wielder = a["wielder"]
+        if wielder is not None:
+            wielder = me if wielder.lower() in ("me", "myself") else _own_asset(game, me, wielder)
+        return cc.WieldItem(me, _own_asset(game, me, a["item"]), wielder, action_id=action)
+    by = [_power(game, p, "bypassed_by") for p in a["by"]]
+    return cc.SetImmunity(_power(game, a["power"], "power_id"), a["immunity"], by)
+
+
+def _item_lines(game: Any, name: dict[str, str], command: Any) -> list[str] | None:
+    """What the reply says of an item's wielder or a power's immunity; None for another command."""
+    assets = game.state.assets
+    if isinstance(command, cc.WieldItem):
+        item = assets[command.asset_id].name
+        if command.wielder is None:
+            return [f"You took {item} back: nobody wields it."]
+        who = name.get(command.wielder) or assets[command.wielder].name
+        return [f"{item} is wielded by {who}."]
+    if isinstance(command, cc.SetImmunity) and not command.immunity:
+        return [f"{name[command.power_id]} has no immunity now."]
+    if isinstance(command, cc.SetImmunity):
+        known = ", ".join(name[p] for p in command.bypassed_by) or "nobody"
+        return [f"{name[command.power_id]} is immune: {command.immunity}; who knows how to overcome it: {known}."]
+    return None
+
+
+MORE_PLAYER |= ITEM_PLAYER
+MORE_GM |= ITEM_GM
+FEATURE_VERBS |= ITEM_PLAYER | ITEM_GM
+VERBS |= ITEM_PLAYER | ITEM_GM
+GM_ONLY |= ITEM_GM

@@ -82,7 +82,7 @@ def test_the_battle_lines_parse_into_their_fields():
     assert declare == {"hex": "2,0", "enemies": ["South"], "allies": ["East"]}
     assert setup == {
         "armies": ["n1", "n2"],
-        "goals": ["Hold the ford"],
+        "goals": [{"name": "Hold the ford"}],
         "reinforcements": ["n3"],
         "assets": ["Spy in the ford"],
         "champion": True,

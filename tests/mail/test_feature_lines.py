@@ -237,7 +237,7 @@ def test_the_feature_lines_read_their_fields():
         {"kind": "perk", "name": "Sworn Enemy", "detail": "Mordor"},
         {"spell": "Fireball", "through": "the wizard", "target": "1,-1", "action": "#2", "pay": ["F", "F", "W"]},
         {"how": "offer", "to": "Minas Tirith", "give": {"coin": 3}, "want": {}, "note": ""},
-        {"use": "mana", "element": None, "request": ""},
+        {"use": "mana", "element": None, "request": "", "action": ""},
     ]
 
 

@@ -1,0 +1,171 @@
+"""Fields and commands that only the JSON API could send, now on the board, the console and the Battle page
+(issue 12's channels): a magic item's wielder (P-ASSET-8), the GM's record of an immunity (P-AMB-10), a favor's
+mana held by an action (P-ASSET-11, P-AMB-37), battle goals proposed with a threshold and a reward per side
+(P-BAT-8, P-EX-12), and a goal closed this round not offered to Hold or Charge. Each form goes through
+``Games.run``; a refusal is shown next to its form naming the rule, and records nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from api.app import create_app
+from api.service import Caller
+from domain.powers import development as dev
+from domain.powers import magic
+from projections.settings import Settings
+from tests.domain.battle_helpers import HEX, Field, sturdy
+from tests.integration.helpers import close_app
+from tests.web.test_battle_page import at_battle
+from tests.web.test_powers_feature_forms import Seat, errors
+
+
+@pytest.fixture
+def table(tmp_path):
+    """Gandalf (a champion) holds a staff, an agent and an army; the Balrog is a conspiracy."""
+    app = create_app(Settings(data_dir=tmp_path))
+    games = app.state.games
+    gid, gm_token, _ = games.create_game("New fields")
+    wizard, wizard_token, _ = games.add_power(gid, "gm", "Gandalf", "champion", "wizard")
+    balrog, balrog_token, _ = games.add_power(gid, "gm", "Balrog", "conspiracy", "cult")
+    games.grant_asset(gid, "gm", wizard, "Staff of Orthanc", "item", 2, asset_id="staff")
+    games.grant_asset(gid, "gm", wizard, "Radagast", "agent", 2, asset_id="radagast")
+    games.grant_asset(gid, "gm", balrog, "Shadow", "agent", 1, asset_id="shadow")
+    seats = {"gm": Seat(app, gid, gm_token), wizard: Seat(app, gid, wizard_token), balrog: Seat(app, gid, balrog_token)}
+    yield games, gid, {"wizard": wizard, "balrog": balrog}, seats
+    close_app(app)
+
+
+def _version(games, gid: str) -> int:
+    return games.get_game(gid).version
+
+
+def test_p_asset_8_an_items_wielder_is_recorded_from_the_board(table):
+    """P-ASSET-8 [003:539] "The Wielder of an item can be selected when the item is obtained or created, and it can
+    be changed as part of any Action involving the item or its wielder": the board offers the item, the wielders
+    (the champion itself, its agents and armies) and its actions. Another power's agent is refused naming the rule
+    and the field; a change with no action is refused; nothing is recorded by either."""
+    games, gid, ids, seats = table
+    me = ids["wizard"]
+    page = seats[me].page()
+    assert 'action="/play/' + gid + '/wield-item"' in page and '<option value="radagast">Radagast</option>' in page
+    before = _version(games, gid)
+    html = seats[me].post("wield-item", asset_id="staff", wielder="shadow")
+    assert errors(html, "catalogue") == [
+        ("an item's wielder is an agent or army of yours, or a champion itself", "P-ASSET-8")
+    ]
+    assert _version(games, gid) == before
+    html = seats[me].post("wield-item", asset_id="staff", wielder="radagast")
+    assert "Wielder recorded." in html and "wielded by Radagast" in html
+    assert games.get_game(gid).wielders(me) == {"staff": "radagast"}
+    before = _version(games, gid)
+    html = seats[me].post("wield-item", asset_id="staff", wielder=me)
+    assert errors(html, "catalogue")[0][1] == "P-ASSET-8"  # a change goes with an action involving them
+    assert _version(games, gid) == before
+
+
+def test_p_amb_10_the_gm_records_an_immunity_from_the_console(table):
+    """P-AMB-10: an adversary has the immunity the GM records, and the GM records who knows how to overcome it
+    ([003:54]); a power never overcomes its own. Only the GM may record it."""
+    games, gid, ids, seats = table
+    before = _version(games, gid)
+    html = seats["gm"].post("set-immunity", power_id=ids["balrog"], immunity="fire", bypassed_by=ids["balrog"])
+    assert errors(html, "gm-catalogue") == [("a power does not overcome its own immunity", "P-AMB-10")]
+    assert _version(games, gid) == before
+    html = seats[ids["balrog"]].post("set-immunity", power_id=ids["balrog"], immunity="fire")
+    assert "only the GM may do this" in html and _version(games, gid) == before
+    html = seats["gm"].post(
+        "set-immunity", power_id=ids["balrog"], immunity="physical force", bypassed_by=ids["wizard"]
+    )
+    assert "Immunity recorded." in html
+    immunity = games.get_game(gid).state.catalogue["immunities"][ids["balrog"]]
+    assert immunity == {"immunity": "physical force", "bypassed_by": [ids["wizard"]]}
+
+
+def test_p_amb_37_a_favors_mana_is_spent_during_an_action_from_the_board(table):
+    """P-ASSET-11 "Favor may be exchanged for 3 Light or Dark mana"; P-AMB-37: spent during one of the power's
+    actions, the mana is that action's whatever the storage cap (P-MAG-1). The board offers the power's actions;
+    one that is not the power's is refused naming the field, and nothing is recorded."""
+    games, gid, ids, seats = table
+    me = ids["balrog"]
+    games.run(Caller.of("gm"), gid, dev.AdjustResources(me, {"favor": 1}, "a patron's boon"))
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")  # Planning
+    html = seats[me].post("submit", title="Call the dark", slot="private", propose="on")
+    (action,) = games.get_game(gid).actions_of(me)
+    offered = seats[me].page().split('id="sf-action"')[1].split("</select>")[0]
+    assert f'<option value="{action.id}">Call the dark</option>' in offered
+    before = _version(games, gid)
+    html = seats[me].post("spend-favor", use="mana", element="D", action_id="act-nobodys")
+    assert errors(html, "wallet") == [("no action 'act-nobodys' this month", "P-MAG-1")]
+    assert _version(games, gid) == before
+    html = seats[me].post("spend-favor", use="mana", element="D", action_id=action.id)
+    assert "Favor spent." in html
+    game = games.get_game(gid)
+    assert magic.pool_of(game.state, action.id)["channelled"] == {"D": 3}
+    assert game.state.powers[me].mana == {}
+
+
+@pytest.fixture
+def fight(tmp_path):
+    app = create_app(Settings(data_dir=tmp_path))
+    gid, tokens = at_battle(app)
+    seats = {p: Seat(app, gid, t) for p, t in tokens.items()}
+    yield app.state.games, gid, seats
+    close_app(app)
+
+
+def test_p_ex_12_a_goal_is_proposed_from_the_setup_form_with_a_threshold_and_a_reward_a_side(fight):
+    """P-BAT-8 [003:637] "different thresholds for different sides"; P-EX-12 "Assassinate Count Caliphrase:
+    Attacker: Threshold 4, reward: Kill Count Caliphrase; Defender: Threshold 2, reward: remove this goal for next
+    round". A goal written otherwise is refused naming P-BAT-8 and the field, and nothing is recorded."""
+    games, gid, seats = fight
+    seats["north"].post("declare-battle", battle_id="b1", hex="2,0", enemies="south")
+    before = _version(games, gid)
+    html = seats["north"].post("battle-setup", battle_id="b1", armies="n1", goals="Ford; threshold four")
+    assert errors(html, "battles") == [("goals: a threshold is a whole number, not 'four'", "P-BAT-8")]
+    assert _version(games, gid) == before
+    caliphrase = (
+        "Assassinate Count Caliphrase; attacker 4; defender 2; attacker reward Kill Count Caliphrase; "
+        "defender reward remove next round\nHold the ford; threshold 3; attacker reward remove"
+    )
+    html = seats["north"].post("battle-setup", battle_id="b1", armies="n1", goals=caliphrase)
+    assert "Setup recorded." in html
+    goals = games.view(gid, "gm")["battles"][0]["goals"]
+    assert goals["assassinate_count_caliphrase"] | {"open": True} == {
+        "name": "Assassinate Count Caliphrase",
+        "A": 4,
+        "B": 2,
+        "side": "A",
+        "rewards": {"A": "Kill Count Caliphrase", "B": "remove_next_round"},
+        "open": True,
+    }
+    assert (goals["hold_the_ford"]["A"], goals["hold_the_ford"]["B"]) == (3, 3)
+    assert goals["hold_the_ford"]["rewards"] == {"A": "remove"}
+
+
+def test_p_bat_8_the_battle_page_offers_no_goal_closed_this_round(tmp_path):
+    """P-BAT-8 [003:639]-[003:642] Walls: "Attacker: Threshold 2, reward: Remove this goal". Once the attackers
+    take the walls, the defenders' command form offers no Hold or Charge on them; the goals table says closed."""
+    walls = [{"id": "w", "kind": "wooden_walls", "hex": HEX, "controller": "south"}]
+    stats = sturdy(presence={"die": 6, "bonus": 0})
+    f = Field({"att": ("north", HEX, 3, stats), "dfn": ("south", HEX, 3, stats)}, features=walls)
+    f.declare()
+    f.setup("north", ["att"])
+    f.setup("south", ["dfn"])
+    app = create_app(Settings(data_dir=tmp_path), games_service=f.games)
+    try:
+        token, _ = f.games.reissue_link(f.gid, "gm", "south")
+        south = Seat(app, f.gid, token)
+        f.pass_to("commands", 1)
+        goals = south.page().split('id="bc-goal-b1"')[1].split("</select>")[0]
+        assert '<option value="walls">' in goals
+        f.command("south", "dfn", "rest")
+        f.command("north", "att", "hold", [3, 3, 1], goal="walls")
+        b = f.pass_to("commands", 2)
+        assert not b["goals"]["walls"]["open"] and b["turn"]["power"] == "south"
+        page = south.page()
+        goals = page.split('id="bc-goal-b1"')[1].split("</select>")[0]
+        assert '<option value="walls">' not in goals and '<option value="advance">' in goals
+        assert "closed" in page.split("Threshold B")[1].split("</table>")[0]
+    finally:
+        close_app(app)
