@@ -165,6 +165,46 @@ def choices(f: dict, key: str) -> list[Any]:
     return out
 
 
+def routs(f: dict, key: str) -> dict[str, list[int]]:
+    """Units routed at Cleanup, one army a line: ``n1: 0, 2`` (the army, then its units' numbers)."""
+    out: dict[str, list[int]] = {}
+    for line in text(f, key).splitlines():
+        if not line.strip():
+            continue
+        army, sep, units = line.partition(":")
+        try:
+            numbers = [int(u) for u in units.replace(",", " ").split()]
+        except ValueError:
+            numbers = []
+        if not sep or not army.strip() or not numbers:
+            raise RuleViolation(
+                _("{key}: one army a line, 'army: unit, unit' (e.g. 'n1: 0, 2')").format(key=key), field=key
+            )
+        out[army.strip()] = numbers
+    return out
+
+
+def standing(f: dict, key: str) -> dict[str, dict[str, Any]]:
+    """Standing orders (P-BAT-3), one army a line: ``n1 slay s1``, ``n2 hold advance``, ``n3 charge s1 walls``,
+    ``n4 rest``: the army, its command, then the target (slay, charge) and the goal (hold, charge)."""
+    out: dict[str, dict[str, Any]] = {}
+    for line in text(f, key).splitlines():
+        ws = line.split()
+        if not ws:
+            continue
+        command = ws[1].lower() if len(ws) > 1 else ""
+        more = ws[2:]
+        target = more.pop(0) if command in ("slay", "charge") and more else None
+        goal = more.pop(0) if command in ("hold", "charge") and more else None
+        if len(ws) < 2 or more:
+            raise RuleViolation(
+                _("{key}: one army a line, 'army command [target] [goal]' (e.g. 'n1 hold advance')").format(key=key),
+                field=key,
+            )
+        out[ws[0]] = {"command": command, "target": target, "goal": goal}
+    return out
+
+
 def _rank(word: str) -> int:
     try:
         return int(word)
@@ -473,6 +513,7 @@ SPECS: dict[str, Form] = {
             "reinforcements": words(f, "reinforcements"),
             "assets": words(f, "assets"),
             "champion": flag(f, "champion"),
+            "standing": standing(f, "standing"),
         },
     ),
     "battle-deploy": Form(
@@ -504,6 +545,7 @@ SPECS: dict[str, Form] = {
             "command": text(f, "command"),
             "target": opt(f, "target"),
             "goal": opt(f, "goal"),
+            "special": opt(f, "special"),
             "options": words(f, "options"),
             "damage": opt(f, "damage"),
             "allocation": _units(f, "allocation"),
@@ -527,7 +569,12 @@ SPECS: dict[str, Form] = {
         battle.RetreatArmies,
         "battles",
         N_("Cleanup recorded."),
-        lambda f, me: {"battle_id": text(f, "battle_id"), "power_id": me, "retreat": words(f, "retreat")},
+        lambda f, me: {
+            "battle_id": text(f, "battle_id"),
+            "power_id": me,
+            "retreat": words(f, "retreat"),
+            "routs": routs(f, "routs"),
+        },
     ),
     "battle-terrain": Form(
         battle.SetBattleTerrain,
@@ -868,6 +915,7 @@ SPECS: dict[str, Form] = {
             "range": whole(f, "range") if text(f, "range").strip() else 0,
             "difficulty": opt_whole(f, "difficulty"),
             "power_specific": flag(f, "power_specific"),
+            "permanent": {"yes": True, "no": False}.get(text(f, "permanent")),
             "for_power": opt(f, "for_power"),
         },
         gm=True,

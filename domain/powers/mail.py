@@ -798,9 +798,12 @@ class PowersTurn(Turn):
         if verb == "free":
             return cc.TakeFreeAction(me, a["kind"], _asset_ref(game, a["asset"]), a["note"])
         if verb == "reaction" and "extra" in a:
-            return cc.GainExtraReaction(me, a["extra"])
+            return cc.GainExtraReaction(me, a["extra"], _own_asset(game, me, a["scheme"]) if a["scheme"] else None)
         if verb == "reaction":
-            return cc.UseReaction(me, a["kind"], a["trigger"], a["fee"], note=a["note"])
+            assets = _assets(game, me, a["assets"])
+            return cc.UseReaction(me, a["kind"], a["trigger"], a["fee"], assets, a["convert"], note=a["note"])
+        if verb == "share" and "secret" in a:
+            return pc.ShareSecret(me, _own_asset(game, me, a["secret"]), _power(game, a["to"], "to"))
         if verb == "share":
             return cc.AcceptShareConsequence(me, a["action_id"], a["consequence"])
         if verb == "support":
@@ -1031,8 +1034,9 @@ USAGE |= {
     "seek": "seek <hex> [broad] [named <name>] [with <asset>, <asset>] [convert <n>] [public]",
     "join": "join <action> [with <asset>, <asset>] [convert <n>] [public]",
     "free": "free execute_agent|disband_levy <asset> [note <text>]",
-    "reaction": "reaction extra <perk>; reaction <kind> [on <trigger>] [fee <n>] [note <text>]",
-    "share": "share accept <action> <consequence>",
+    "reaction": "reaction extra <perk> [scheme <scheme>]; reaction <kind> [on <trigger>] [fee <n>] "
+    "[with <asset>, <asset>] [convert <n>] [note <text>]",
+    "share": "share accept <action> <consequence>; share secret <asset> with <power>",
     "army": "army muster|train|forge|levy|gather <action> [with <name> <value>, ...]; "
     "army levelup|discard|disband <army>; army choose <army> <bonus>[, keyword <keyword>] [class <class>]; "
     "army scars keep|heal <army>; army fee <army> [coin|<resource>]",
@@ -1111,15 +1115,20 @@ def _more(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | 
         ):
             return {"kind": m.group("kind").lower(), "asset": m.group("asset"), "note": m.group("note") or ""}
         return None
-    if verb == "reaction" and sub == "extra" and len(words) == 2:
-        return {"extra": words[1]}
+    if verb == "reaction" and sub == "extra":
+        m = re.match(r"^extra\s+(?P<perk>\S+)(?:\s+scheme\s+(?P<scheme>.+))?$", rest, re.IGNORECASE)
+        if m and _fits("reference", m.group("scheme") or "", number, errors):
+            return {"extra": m.group("perk"), "scheme": m.group("scheme")}
+        return None
     if verb == "reaction" and words:
-        m = re.match(
-            r"^(?P<kind>\S+)(?:\s+on\s+(?P<trigger>\S+))?(?:\s+fee\s+(?P<fee>\S+))?(?:\s+note\s+(?P<note>.+))?$",
-            rest,
-            re.IGNORECASE,
-        )
-        if m and _fits("note", m.group("note") or "", number, errors):
+        head, *noted = re.split(r"\s+note\s+", rest, maxsplit=1, flags=re.IGNORECASE)
+        note = noted[0] if noted else ""
+        split = _pool_tail(head, number, errors)
+        if split is None:
+            return None
+        head, pool = split
+        m = re.match(r"^(?P<kind>\S+)(?:\s+on\s+(?P<trigger>\S+))?(?:\s+fee\s+(?P<fee>\S+))?$", head, re.IGNORECASE)
+        if m and _fits("note", note, number, errors):
             fee = whole(m.group("fee"), number, errors, "the fee") if m.group("fee") else None
             if fee is None and m.group("fee"):
                 return None
@@ -1127,11 +1136,17 @@ def _more(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | 
                 "kind": m.group("kind").lower(),
                 "trigger": m.group("trigger"),
                 "fee": fee,
-                "note": m.group("note") or "",
+                "note": note,
+                "assets": pool["assets"],
+                "convert": pool["convert"],
             }
         return None
     if verb == "share" and sub == "accept" and len(words) == 3:
         return {"action_id": words[1], "consequence": words[2]}
+    if verb == "share" and (m := re.match(r"^secret\s+(?P<asset>.+?)\s+with\s+(?P<to>.+)$", rest, re.IGNORECASE)):
+        if _fits("reference", m.group("asset"), number, errors) and _fits("reference", m.group("to"), number, errors):
+            return {"secret": m.group("asset"), "to": m.group("to")}
+        return None
     if verb == "army":
         return _army_line(sub, words, rest, number, errors)
     if verb == "support" and rest:
@@ -1273,7 +1288,7 @@ USAGE |= {
     "perk magic <power> <perk> [element <E>] [spells <spell>, <spell>]; "
     "perk define <name> group <group> [upgrade] [repeatable] [versus <perk>]",
     "conduit": "conduit set <power> <id> at <hex> [kind <kind>] [tower] [capitol]: <name>; conduit remove <power> <id>",
-    "grimoire": "grimoire <id> fast|slow|ritual <cost> [range <n>] [difficulty <n>] [permanent] [specific] "
+    "grimoire": "grimoire <id> fast|slow|ritual <cost> [range <n>] [difficulty <n>] [permanent|temporary] [specific] "
     "[for <power>]: <name>",
     "locate": "locate <power> <hex>",
     "record": "record influence <power> <n> at <hex>",
@@ -1388,8 +1403,10 @@ def _late(verb: str, words: list[str], rest: str, number: int, errors: list[Line
                 if n is None:
                     return None
                 out[word] = n
-            elif word in ("permanent", "specific"):
-                out["permanent" if word == "permanent" else "power_specific"] = True
+            elif word in ("permanent", "temporary"):
+                out["permanent"] = word == "permanent"
+            elif word == "specific":
+                out["power_specific"] = True
             else:
                 return None
         return out if _fits("reference", out["name"], number, errors) else None
@@ -1584,8 +1601,9 @@ BATTLE_VERBS = {"declare", "setup", "deploy", "spell", "command", "surrender", "
 USAGE |= {
     "declare": "declare battle at <hex> against <power>[, <power>] [with <ally>, <ally>]",
     "setup": "setup <army>[, <army>] [goals <goal>[, <goal>]] [reinforcements <army>, ...] [reveal <asset>, ...] "
-    "[champion]; a goal is <name>[; threshold <n>][; attacker <n>][; defender <n>][; attacker reward <reward>]"
-    "[; defender reward <reward>], a reward remove, remove next round or your words",
+    "[orders <army> <command> [target] [goal], ...] [champion]; a goal is <name>[; threshold <n>][; attacker <n>]"
+    "[; defender <n>][; attacker reward <reward>][; defender reward <reward>], a reward remove, remove next round "
+    "or your words; an order (P-BAT-3) slay <target>, hold <goal>, charge <target> <goal> or rest",
     "deploy": "deploy <army>[, <army>] | deploy none",
     "spell": "spell <spell> [on <army>] [pay <mana>, ...] | spell none",
     "command": "command <army> slay|hold|charge|rest [target] [goal] [with <option>, ...] [damage <type>] "
@@ -1595,7 +1613,7 @@ USAGE |= {
 }
 SETUP = re.compile(
     r"^(?P<armies>.*?)(?:\s+goals\s+(?P<goals>.+?))?(?:\s+reinforcements\s+(?P<reinf>.+?))?"
-    r"(?:\s+reveal\s+(?P<assets>.+?))?(?P<champion>\s+champion)?$",
+    r"(?:\s+reveal\s+(?P<assets>.+?))?(?:\s+orders\s+(?P<orders>.+?))?(?P<champion>\s+champion)?$",
     re.IGNORECASE,
 )
 
@@ -1620,9 +1638,14 @@ def _battle_line(verb: str, rest: str, number: int, errors: list[LineError]) -> 
         except RuleViolation as err:
             errors.append(LineError(number, err.message, err.rule))
             return None
+        orders = [o.split() for o in items(m.group("orders") or "")]
+        if any(len(o) < 2 for o in orders):
+            errors.append(LineError(number, "an order is <army> <command> [target] [goal]", "P-BAT-3"))
+            return None
         return {
             "armies": items(m.group("armies")),
             "goals": goals,
+            "orders": [{"army": o[0], "command": o[1].lower(), "more": o[2:]} for o in orders],
             "reinforcements": items(m.group("reinf") or ""),
             "assets": items(m.group("assets") or ""),
             "champion": bool(m.group("champion")),
@@ -1759,6 +1782,7 @@ def _battle_command(game: Any, me: str, cmd: Command) -> Any:
             me,
             armies=[_army(game, me, x) for x in a["armies"]],
             goals=list(a["goals"]),
+            standing={_army(game, me, o["army"]): _order(game, b, o["command"], o["more"]) for o in a["orders"]},
             assets=[_asset_ref(game, x) for x in a["assets"]],
             champion=a["champion"],
             reinforcements=[_army(game, me, x) for x in a["reinforcements"]],
@@ -1769,24 +1793,16 @@ def _battle_command(game: Any, me: str, cmd: Command) -> Any:
         target = _battle_army(game, b, a["target"]) if a["target"] else None
         return battle.CastBattleSpell(bid, me, a["spell"], target, pay=a.get("pay"))
     if verb == "command":
-        more = list(a["more"])
-        target = goal = None
-        if a["command"] in ("slay", "charge") and more:
-            target = _battle_army(game, b, more.pop(0))
-        if a["command"] in ("hold", "charge") and more:
-            goal = more.pop(0).lower()
-        special = more.pop(0) if a["command"] == "special" and more else None
-        if more:
-            raise RuleViolation(f"usage: {USAGE['command']}", field="command")
+        order = _order(game, b, a["command"], a["more"], special=True)
         army = _army(game, me, a["army"])
         return battle.GiveCommand(
             bid,
             me,
             army,
             a["command"],
-            target,
-            goal,
-            special=special,
+            order["target"],
+            order["goal"],
+            special=order.get("special"),
             options=list(a.get("options", [])),
             damage=a.get("damage"),
             allocation=a.get("allocation"),
@@ -1799,6 +1815,24 @@ def _battle_command(game: Any, me: str, cmd: Command) -> Any:
         return battle.OfferTerms(bid, me, a.get("terms"))
     routs = {_army(game, me, k): v for k, v in a["routs"].items()}
     return battle.RetreatArmies(bid, me, [_army(game, me, x) for x in a["retreat"]], routs)
+
+
+def _order(game: Any, b: dict, command: str, words: list[str], special: bool = False) -> dict[str, Any]:
+    """A command's target (slay, charge: an army by id or name) and goal (hold, charge), or a special command's
+    name, from the words after the command (P-BAT-3); the battle checks them."""
+    more = list(words)
+    out: dict[str, Any] = {"command": command, "target": None, "goal": None}
+    if command in ("slay", "charge") and more:
+        out["target"] = _battle_army(game, b, more.pop(0))
+        out["target"] = _any_army(game, out["target"])  # a standing order's target may not be set up yet
+    if command in ("hold", "charge") and more:
+        out["goal"] = more.pop(0).lower()
+    if special and command == "special" and more:
+        out["special"] = more.pop(0)
+    if more:
+        usage = USAGE["command"] if special else "an order is <army> slay|hold|charge|rest [target] [goal]"
+        raise RuleViolation(f"usage: {usage}", rule=None if special else "P-BAT-3", field="command")
+    return out
 
 
 def _battle_army(game: Any, b: dict, ref: str) -> str:
@@ -2000,7 +2034,8 @@ GM_ONLY |= ARMY_GM
 
 # ---------------------------------------------------------------------- items' wielders and immunities
 # Commands that went only by the API or the web's JSON catch-all: a magic item's wielder (P-ASSET-8) and the GM's
-# record of a power's immunity and who knows how to overcome it (P-AMB-10). An item or wielder by id or name.
+# record of a power's immunity and who knows how to overcome it (P-AMB-10). An item or wielder by id or name. (A
+# shared Secret, ``share secret``, is read with the catalogue's ``share`` line and answered here.)
 
 ITEM_PLAYER = {"wield"}
 ITEM_GM = {"immunity"}
@@ -2057,6 +2092,8 @@ def _item_lines(game: Any, name: dict[str, str], command: Any) -> list[str] | No
             return [f"You took {item} back: nobody wields it."]
         who = name.get(command.wielder) or assets[command.wielder].name
         return [f"{item} is wielded by {who}."]
+    if isinstance(command, pc.ShareSecret):
+        return [f"Shared the secret {assets[command.asset_id].name} with {name[command.to]}: they know it for good."]
     if isinstance(command, cc.SetImmunity) and not command.immunity:
         return [f"{name[command.power_id]} has no immunity now."]
     if isinstance(command, cc.SetImmunity):

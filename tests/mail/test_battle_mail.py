@@ -83,6 +83,7 @@ def test_the_battle_lines_parse_into_their_fields():
     assert setup == {
         "armies": ["n1", "n2"],
         "goals": [{"name": "Hold the ford"}],
+        "orders": [],
         "reinforcements": ["n3"],
         "assets": ["Spy in the ford"],
         "champion": True,

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from api.powers.service import PowersGames
 from api.service import Caller
+from domain.powers import catalogue_commands as cc
+from domain.powers import commands as pc
 from domain.powers import development as dev
 from domain.powers import magic
 from domain.powers.mail import USAGE, parse_turn
@@ -27,6 +29,7 @@ def _table() -> tuple[PowersGames, str, dict[str, tuple[str, str]]]:
     games.grant_asset(gid, "gm", "gandalf", "Staff of Orthanc", "item", 2, asset_id="staff")
     games.grant_asset(gid, "gm", "gandalf", "Radagast", "agent", 2, asset_id="radagast")
     games.grant_asset(gid, "gm", "balrog", "Shadow", "agent", 1, asset_id="shadow")
+    games.grant_asset(gid, "gm", "gandalf", "The Balrog's true name", "secret", 1, asset_id="true-name")
     games.run(Caller.of("gm"), gid, dev.AdjustResources("balrog", {"favor": 1}, "a patron's boon"))
     return games, gid, seats
 
@@ -143,3 +146,76 @@ def test_p_ex_12_a_setup_line_proposes_goals_with_a_threshold_and_a_reward_a_sid
     assert caliphrase["rewards"] == {"A": "Kill Count Caliphrase", "B": "remove_next_round"}
     assert (goals["hold_the_ford"]["A"], goals["hold_the_ford"]["B"]) == (3, 3)
     assert goals["hold_the_ford"]["rewards"] == {"A": "remove"}
+
+
+def test_p_bat_3_a_setup_line_gives_standing_orders():
+    """P-BAT-3 / P.1.3: an army's standing order is what it does at a deadline when the GM's default is
+    "standing" (``setup ... orders <army> <command> [target] [goal], ...``). An order the battle refuses, or one
+    with words left over, is refused naming P-BAT-3 and nothing is recorded."""
+    games, gid, tok = _battle_table()
+    assert _mail(games, gid, tok["north"], "declare battle at 2,0 against South").accepted
+    _refused(games, gid, tok["north"], "setup n1 orders n1 fly", "P-BAT-3")
+    _refused(games, gid, tok["north"], "setup n1 orders n1 hold advance at once", "P-BAT-3")
+    _refused(games, gid, tok["north"], "setup n1 orders n1", "P-BAT-3")
+    reply = _mail(games, gid, tok["north"], "setup n1 reinforcements n3 orders n1 hold advance, n3 slay S1")
+    assert reply.accepted, reply.body
+    armies = games.get_game(gid).battle(games.view(gid, "gm")["battles"][0]["battle_id"])["armies"]
+    assert armies["n1"]["order"] == {"command": "hold", "target": None, "goal": "advance"}
+    assert armies["n3"]["order"] == {"command": "slay", "target": "s1", "goal": None}
+
+
+def test_p_asset_8_a_secret_is_shared_by_mail():
+    """[003:114] "Secrets can be shared with other powers, but can never be retracted" (ShareSecret); only a
+    Secret is shared, refused otherwise naming the rule."""
+    games, gid, seats = _table()
+    token = seats["gandalf"][1]
+    _refused(games, gid, token, "share secret Staff of Orthanc with Balrog", "P-ASSET-8")
+    reply = _mail(games, gid, token, "share secret The Balrog's true name with Balrog")
+    assert reply.accepted, reply.body
+    assert "Shared the secret The Balrog's true name with Balrog" in reply.body
+    assert "balrog" in games.get_game(gid).state.assets["true-name"].holders
+    _refused(games, gid, token, "share secret The Balrog's true name with Balrog", "P-ASSET-8")  # known already
+
+
+def test_p_res_1_prepared_reaction_spends_a_scheme_named_by_mail():
+    """[003:883] "Prepared Reaction: You can use up to one additional reaction each month by spending a scheme"
+    (P-RES-1): the scheme is named on the line (by name or id); without one the line is refused naming the rule."""
+    games = PowersGames()
+    gid, _, _ = games.create_game("Prepared by mail", "GM")
+    _, token, _ = games.add_power(gid, "gm", "Gondor", "city", "sovereign", {"prepared_reaction": True})
+    games.add_power(gid, "gm", "Mordor", "city", "sovereign")
+    games.grant_asset(gid, "gm", "gondor", "Beacons of warning", "scheme", 1, asset_id="beacons")
+    games.grant_asset(gid, "gm", "mordor", "might", "skill", 3, asset_id="might")
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")  # Planning
+    games.run(
+        Caller.of("mordor"),
+        gid,
+        pc.SubmitAction(
+            "mordor", "Beacons", slot="public", targets=["gondor"], resistible=True, assets=[{"asset_id": "might"}]
+        ),
+    )
+    games.advance(gid, "gm")
+    games.resolve(gid, "gm", "")
+    assert games.view(gid, "gm")["game"]["step"] == "resistance"
+    _refused(games, gid, token, "reaction extra prepared_reaction", "P-RES-1")
+    reply = _mail(games, gid, token, "reaction extra prepared_reaction scheme Beacons of warning")
+    assert reply.accepted and "One more reaction this month, through prepared_reaction." in reply.body, reply.body
+    assert games.get_game(gid).state.assets["beacons"].used_up
+
+
+def test_p_res_7_a_reaction_line_carries_its_pool_and_a_spell_may_be_temporary():
+    """P-RES-7: a reaction that is not a resistance rolls the assets named (``with``), converting as told; the
+    GM's ``grimoire`` line says a ritual is temporary ([003:501] "rituals are permanent, unless otherwise
+    stated")."""
+    games, gid, seats = _table()
+    turn = parse_turn("reaction satellite_shrine on #1 with Radagast convert 1 note for the temple", seat="gandalf")
+    assert not turn.errors, turn.errors
+    command = turn.command(games.get_game(gid), turn.commands[0])
+    assert command == cc.UseReaction(
+        "gandalf", "satellite_shrine", "#1", None, [{"asset_id": "radagast", "mode": "normal"}], 1, "for the temple"
+    )
+    reply = _mail(games, gid, seats["gm"][1], "grimoire rain ritual 2W temporary: Rain")
+    assert reply.accepted, reply.body
+    spells = {sp["spell_id"]: sp for sp in games.view(gid, "gm")["magic"]["catalogue"]}
+    assert spells["rain"]["permanent"] is False

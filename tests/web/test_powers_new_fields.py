@@ -9,7 +9,9 @@ from __future__ import annotations
 import pytest
 
 from api.app import create_app
+from api.powers.forms import SPECS
 from api.service import Caller
+from domain.errors import RuleViolation
 from domain.powers import development as dev
 from domain.powers import magic
 from projections.settings import Settings
@@ -169,3 +171,49 @@ def test_p_bat_8_the_battle_page_offers_no_goal_closed_this_round(tmp_path):
         assert "closed" in page.split("Threshold B")[1].split("</table>")[0]
     finally:
         close_app(app)
+
+
+def test_p_bat_3_standing_orders_are_given_in_the_setup_form(fight):
+    """P-BAT-3 / P.1.3: an army's standing order is what it does at a deadline when the GM's default is
+    "standing"; the setup form takes one army a line. A line that is not "army command [target] [goal]" is refused
+    naming the field, an order the battle refuses names its rule; nothing is recorded."""
+    games, gid, seats = fight
+    html = seats["north"].post("declare-battle", battle_id="b1", hex="2,0", enemies="south")
+    assert 'name="standing"' in html
+    before = _version(games, gid)
+    html = seats["north"].post("battle-setup", battle_id="b1", armies="n1", standing="n1 hold advance extra")
+    assert errors(html, "battles") == [
+        ("standing: one army a line, 'army command [target] [goal]' (e.g. 'n1 hold advance')", "")
+    ]
+    html = seats["north"].post("battle-setup", battle_id="b1", armies="n1", standing="n1 fly")
+    assert errors(html, "battles")[0][1] == "P-BAT-3"
+    assert _version(games, gid) == before
+    html = seats["north"].post("battle-setup", battle_id="b1", armies="n1", standing="n1 hold advance")
+    assert "Setup recorded." in html
+    order = games.get_game(gid).battle("b1")["armies"]["n1"]["order"]
+    assert order == {"command": "hold", "target": None, "goal": "advance"}
+
+
+def test_p_bat_3_the_command_and_cleanup_forms_carry_a_special_command_and_routed_units():
+    """A class's special command (P-BAT-3 [003:590], once a battle) and the units a power routs at Cleanup
+    (P.1.3 [003:581]) reach GiveCommand and RetreatArmies; a rout written otherwise is refused naming the field."""
+    args = SPECS["battle-command"].args(
+        {"battle_id": "b1", "army_id": "x", "command": "special", "special": "Rally"}, "n"
+    )
+    assert (args["command"], args["special"]) == ("special", "Rally")
+    args = SPECS["battle-retreat"].args({"battle_id": "b1", "retreat": "n2", "routs": "n1: 0, 2\n\ne1: 1"}, "n")
+    assert (args["retreat"], args["routs"]) == (["n2"], {"n1": [0, 2], "e1": [1]})
+    with pytest.raises(RuleViolation) as err:
+        SPECS["battle-retreat"].args({"battle_id": "b1", "routs": "n1 0"}, "n")
+    assert err.value.field == "routs"
+
+
+def test_p_amb_42_the_gm_defines_a_ritual_that_is_not_permanent_from_the_console(table):
+    """[003:501] "rituals are permanent, unless otherwise stated": the console's spell form says so for a ritual,
+    by the rules (permanent), permanent, or not."""
+    games, gid, ids, seats = table
+    html = seats["gm"].post("define-spell", spell_id="rain", name="Rain", speed="ritual", cost="2W", permanent="no")
+    assert "Spell defined." in html
+    html = seats["gm"].post("define-spell", spell_id="ward", name="Ward", speed="ritual", cost="2E")
+    spells = {sp["spell_id"]: sp for sp in games.view(gid, "gm")["magic"]["catalogue"]}
+    assert (spells["rain"]["permanent"], spells["ward"]["permanent"]) == (False, True)
