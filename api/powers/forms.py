@@ -588,6 +588,19 @@ SPECS: dict[str, Form] = {
         },
         gm=True,
     ),
+    "battle-status": Form(
+        battle.SetBattleStatus,
+        "battles",
+        N_("Status set."),
+        lambda f, me: {
+            "battle_id": text(f, "battle_id"),
+            "army_id": text(f, "army_id"),
+            "status": text(f, "status").strip().lower(),
+            "stacks": whole(f, "stacks"),
+            "reason": text(f, "reason"),
+        },
+        gm=True,
+    ),
     # armies (P-ARMY-3..9, P-SUP-1..3)
     "aim-army": Form(
         armies.AimArmyAction,
@@ -900,6 +913,7 @@ SPECS: dict[str, Form] = {
             "type": text(f, "type"),
             "reward": amounts(f, "reward"),
             "reward_text": text(f, "reward_text"),
+            "compensation": amounts(f, "compensation"),
         },
         gm=True,
     ),

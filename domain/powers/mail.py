@@ -1294,7 +1294,7 @@ USAGE |= {
     "record": "record influence <power> <n> at <hex>",
     "map": 'map declare|amend <JSON object>, e.g. map amend {"hexes": [{"hex": "5,0", "terrain": "coast"}]}',
     "offer": "offer <power> minor|major <fame> fame, <n> central[, type <type>]: <name>; <task>; !<central task>; "
-    "?<mysterious task>",
+    "?<mysterious task>[; reward <n> <resource>, ...][; reward text <words>][; compensation <n> <resource>, ...]",
     "dread": "dread <power> <units>",
     "pertarget": "pertarget <action>",
     "consequence": "consequence <action> for <power>: <text>",
@@ -1434,7 +1434,18 @@ def _late(verb: str, words: list[str], rest: str, number: int, errors: list[Line
         name, *tasks = [t.strip() for t in m.group("rest").split(";")]
         parsed: list[dict[str, Any]] = []
         texts: list[str] = []
+        terms: dict[str, Any] = {"reward": {}, "reward_text": "", "compensation": {}}
         for t in tasks:
+            term = re.match(r"^(?P<key>reward text|reward|compensation)\s+(?P<value>.+)$", t, re.IGNORECASE)
+            if term and term.group("key").lower() == "reward text":
+                terms["reward_text"] = term.group("value").strip()
+                continue
+            if term:  # GM-11 [003:190]: the resources its completion rewards, or its taking compensates
+                amounts = _amounts(term.group("value"), number, errors, term.group("key").lower())
+                if amounts is None:
+                    return None
+                terms[term.group("key").lower()] = amounts
+                continue
             central = mysterious = False
             while t[:1] in ("!", "?"):
                 central, mysterious = central or t[0] == "!", mysterious or t[0] == "?"
@@ -1443,10 +1454,13 @@ def _late(verb: str, words: list[str], rest: str, number: int, errors: list[Line
                 parsed.append({"text": t, "central": central, "mysterious": mysterious})
                 texts.append(t)
         if _fits("title", name, number, errors) and all(_fits("title", t, number, errors) for t in texts):
+            if not _fits("reason", terms["reward_text"], number, errors):
+                return None
             return {"power": m.group("power"), "kind": m.group("kind").lower(), "fame": fame, "required": required} | {
                 "type": m.group("type") or "",
                 "name": name,
                 "tasks": parsed,
+                **terms,
             }
         return None
     if (
@@ -1525,7 +1539,18 @@ def _late_command(game: Any, me: str, a: dict, verb: str) -> Any:
         return world.AmendMap(**a["map"])
     if verb == "offer":
         power = _power(game, a["power"], "power_id")
-        return dev.OfferAmbition(power, a["name"], a["kind"], a["fame"], a["required"], a["tasks"], type=a["type"])
+        return dev.OfferAmbition(
+            power,
+            a["name"],
+            a["kind"],
+            a["fame"],
+            a["required"],
+            a["tasks"],
+            type=a["type"],
+            reward=a["reward"],
+            reward_text=a["reward_text"],
+            compensation=a["compensation"],
+        )
     if verb == "record":
         return pc.SetInfluence(_power(game, a["power"], "power_id"), a["hex"], a["amount"])
     if verb == "locate":
@@ -1886,7 +1911,7 @@ VERBS |= BATTLE_VERBS
 # Defining army types and placing, showing, supporting, dispersing and deserting armies (domain/powers/armies.py),
 # which went only by the API or the web's JSON catch-all (issue 12's channels). An army by id or name.
 
-ARMY_GM = {"armytype", "place", "detect", "supportbonus", "experience", "disperse", "desert"}
+ARMY_GM = {"armytype", "place", "detect", "supportbonus", "experience", "disperse", "desert", "status"}
 USAGE |= {
     "armytype": 'armytype <id> <JSON stat block>, e.g. armytype fingers {"rank": 2, "defense": 4, ...}',
     "place": "place <army id> at <hex> units <n> [for <power>] [type <type>] [garrison <id>] [loyal] [personal] "
@@ -1896,6 +1921,7 @@ USAGE |= {
     "experience": "experience <army> rank <n>",
     "disperse": "disperse <army>",
     "desert": "desert <army> [to <power>] for <reason>",
+    "status": "status <battle> <army> <status> <stacks> [for <reason>] (stacks 0 removes it, P-BAT-12)",
 }
 PLACE = re.compile(
     r"^(?P<army>\S+)\s+at\s+(?P<hex>\S+)\s+units\s+(?P<units>\S+)(?P<opts>.*?)"
@@ -1955,6 +1981,23 @@ def _army_gm(verb: str, words: list[str], rest: str, number: int, errors: list[L
         return {"army": m.group("army"), "rank": rank} if rank is not None else None
     if verb == "disperse" and rest:
         return {"army": rest}
+    if verb == "status" and (
+        m := re.match(
+            r"^(?P<battle>\S+)\s+(?P<army>\S+)\s+(?P<status>\S+)\s+(?P<n>\S+)(?:\s+for\s+(?P<reason>.+))?$",
+            rest,
+            re.IGNORECASE,
+        )
+    ):
+        stacks = whole(m.group("n"), number, errors, "the stacks")
+        if stacks is None or not _fits("reason", m.group("reason") or "", number, errors):
+            return None
+        return {
+            "battle": m.group("battle"),
+            "army": m.group("army"),
+            "status": m.group("status").lower(),
+            "stacks": stacks,
+            "reason": m.group("reason") or "",
+        }
     if verb == "desert" and (m := DESERT.match(rest)):
         if _fits("reason", m.group("reason"), number, errors):
             return {"army": m.group("army"), "to": m.group("to"), "reason": m.group("reason")}
@@ -1995,6 +2038,10 @@ def _army_gm_command(game: Any, a: dict, verb: str) -> Any:
         return armies.GrantExperience(_any_army(game, a["army"]), a["rank"])
     if verb == "disperse":
         return armies.RecordDispersal(_any_army(game, a["army"]))
+    if verb == "status":
+        from domain.powers import battle
+
+        return battle.SetBattleStatus(a["battle"], _any_army(game, a["army"]), a["status"], a["stacks"], a["reason"])
     to = _power(game, a["to"], "to") if a["to"] else None
     return armies.DesertArmy(_any_army(game, a["army"]), a["reason"], to)
 

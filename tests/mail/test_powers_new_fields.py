@@ -219,3 +219,43 @@ def test_p_res_7_a_reaction_line_carries_its_pool_and_a_spell_may_be_temporary()
     assert reply.accepted, reply.body
     spells = {sp["spell_id"]: sp for sp in games.view(gid, "gm")["magic"]["catalogue"]}
     assert spells["rain"]["permanent"] is False
+
+
+def test_p_bat_12_the_gm_sets_a_battle_status_by_mail():
+    """P-BAT-12: the GM puts a status on an army in a battle (``status <battle> <army> <status> <stacks>``), 0
+    stacks removing it; too many stacks are refused naming the rule; only the GM may."""
+    games, gid, tok = _battle_table()
+    assert _mail(games, gid, tok["north"], "declare battle at 2,0 against South").accepted
+    assert _mail(games, gid, tok["north"], "setup n1").accepted
+    battle_id = games.view(gid, "gm")["battles"][0]["battle_id"]
+    gm = games.reissue_link(gid, "gm", "gm")[0]
+    _refused(games, gid, gm, f"status {battle_id} N1 vulnerable 99", "P-BAT-12")
+    _refused(games, gid, tok["north"], f"status {battle_id} N1 vulnerable 2", None)  # only the GM
+    reply = _mail(games, gid, gm, f"status {battle_id} N1 vulnerable 2 for the Hex of Frailty")
+    assert reply.accepted, reply.body
+    assert games.get_game(gid).state.armies.armies["n1"]["statuses"] == {"vulnerable": 2}
+    assert _mail(games, gid, gm, f"status {battle_id} n1 vulnerable 0").accepted
+    assert games.get_game(gid).state.armies.armies["n1"]["statuses"] == {}
+
+
+def test_gm_11_an_offer_line_carries_the_ambitions_reward_and_compensation():
+    """GM-11 [003:190]: an ambition comes with a fame score, reward resources or words, and compensation resources
+    paid when the power takes it (``; reward <amounts>; reward text <words>; compensation <amounts>``)."""
+    games, gid, seats = _table()
+    gm = seats["gm"][1]
+    _refused(games, gid, gm, "offer Balrog minor 5 fame, 1 central: Crown; !Win; reward two coin", None)
+    reply = _mail(
+        games,
+        gid,
+        gm,
+        "offer Balrog minor 5 fame, 1 central: Crown; !Win; reward 3 coin, 1 favor; reward text The iron crown; "
+        "compensation 2 coin",
+    )
+    assert reply.accepted, reply.body
+    (amb,) = games.view(gid, "balrog")["development"]["mine"]["ambitions"]
+    assert (amb["reward"], amb["reward_text"], amb["compensation"]) == (
+        {"coin": 3, "favor": 1},
+        "The iron crown",
+        {"coin": 2},
+    )
+    assert [t["text"] for t in amb["tasks"]] == ["Win"]

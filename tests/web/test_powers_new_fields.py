@@ -217,3 +217,44 @@ def test_p_amb_42_the_gm_defines_a_ritual_that_is_not_permanent_from_the_console
     html = seats["gm"].post("define-spell", spell_id="ward", name="Ward", speed="ritual", cost="2E")
     spells = {sp["spell_id"]: sp for sp in games.view(gid, "gm")["magic"]["catalogue"]}
     assert (spells["rain"]["permanent"], spells["ward"]["permanent"]) == (False, True)
+
+
+def test_p_bat_12_the_gm_sets_a_battle_status_from_the_battle_page(fight):
+    """P-BAT-12: the GM puts a status on an army (a spell's effect, the terrain), 0 stacks removing it; stacks
+    that are not a whole number are refused naming the field, too many naming the rule; only the GM may."""
+    games, gid, seats = fight
+    seats["north"].post("declare-battle", battle_id="b1", hex="2,0", enemies="south")
+    seats["north"].post("battle-setup", battle_id="b1", armies="n1")
+    assert 'action="/play/' + gid + '/battle-status"' in seats["gm"].page()
+    before = _version(games, gid)
+    html = seats["gm"].post("battle-status", battle_id="b1", army_id="n1", status="vulnerable", stacks="two")
+    assert errors(html, "battles") == [("stacks: give a whole number", "")]
+    html = seats["gm"].post("battle-status", battle_id="b1", army_id="n1", status="vulnerable", stacks="99")
+    assert errors(html, "battles")[0][1] == "P-BAT-12"
+    html = seats["north"].post("battle-status", battle_id="b1", army_id="n1", status="vulnerable", stacks="2")
+    assert "only the GM may do this" in html and _version(games, gid) == before
+    html = seats["gm"].post(
+        "battle-status", battle_id="b1", army_id="n1", status="Vulnerable", stacks="2", reason="Hex"
+    )
+    assert "Status set." in html
+    assert games.get_game(gid).state.armies.armies["n1"]["statuses"] == {"vulnerable": 2}
+
+
+def test_gm_11_an_ambition_offered_from_the_console_compensates_its_taking(table):
+    """GM-11 [003:190]: an ambition may come with compensation resources, paid when the power takes it."""
+    games, gid, ids, seats = table
+    me = ids["balrog"]
+    html = seats["gm"].post(
+        "offer-ambition", power_id=me, name="Crown", kind="minor", fame="5", required="1", tasks="!Win",
+        compensation="coin two",
+    )  # fmt: skip
+    assert errors(html, "gm-ambitions") == [("compensation: write each as 'name amount', e.g. 'coin 3, favor 1'", "")]
+    html = seats["gm"].post(
+        "offer-ambition", power_id=me, name="Crown", kind="minor", fame="5", required="1", tasks="!Win",
+        compensation="coin 2",
+    )  # fmt: skip
+    assert "Ambition offered." in html
+    (amb,) = games.view(gid, me)["development"]["mine"]["ambitions"]
+    assert amb["compensation"] == {"coin": 2}
+    seats[me].post("accept-ambition", ambition_id=amb["ambition_id"])
+    assert games.view(gid, me)["development"]["mine"]["wallet"]["coin"] == 2
