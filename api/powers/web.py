@@ -93,7 +93,7 @@ def kept_compose(message: dict | None) -> dict[str, Any]:
     kept: dict[str, Any] = {}
     if message and message.get("kind") == "error" and message.get("form") == "compose":
         kept = dict(message.get("values") or {})
-    for key in ("target[]", "asset[]"):
+    for key in ("target[]", "asset[]", "collaborator[]"):
         value = kept.get(key, [])
         kept[key] = value if isinstance(value, list) else [value]
     return kept
@@ -131,6 +131,8 @@ def submit_command(me: str, f: dict) -> pc.SubmitAction:
     """The action the compose form means."""
     targets = f.get("target[]", [])
     targets = targets if isinstance(targets, list) else [targets]
+    collaborators = f.get("collaborator[]", [])
+    collaborators = collaborators if isinstance(collaborators, list) else [collaborators]
     propose = f.get("propose") == "on"
     return pc.SubmitAction(
         power_id=me,
@@ -145,6 +147,8 @@ def submit_command(me: str, f: dict) -> pc.SubmitAction:
         assets=[] if propose else _picked_assets(f),
         extra_actions=1 if f.get("extra_action") == "on" else 0,
         roll=not propose,
+        collaborators=[c for c in collaborators if c],  # P-DICE-11: they join with their own pools
+        dungeon=f.get("dungeon") == "on",  # P-ASSET-4: inside a dungeon, Delve joins one other skill
     )
 
 

@@ -6,6 +6,8 @@ mana held by an action (P-ASSET-11, P-AMB-37), battle goals proposed with a thre
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from api.app import create_app
@@ -258,3 +260,29 @@ def test_gm_11_an_ambition_offered_from_the_console_compensates_its_taking(table
     assert amb["compensation"] == {"coin": 2}
     seats[me].post("accept-ambition", ambition_id=amb["ambition_id"])
     assert games.view(gid, me)["development"]["mine"]["wallet"]["coin"] == 2
+
+
+def test_p_dice_11_and_p_asset_4_the_compose_form_names_collaborators_and_a_dungeon(table):
+    """P-DICE-11: an action's owner names its collaborators, who join it with their own pools (the board's "Join
+    an action" form); P-ASSET-4 "In a dungeon challenge, Delve may be used together with one other skill"; outside one,
+    a pool holds one skill (P-ASSET-3). The compose form sends both; nothing is recorded by a refusal."""
+    games, gid, ids, seats = table
+    me, other = ids["wizard"], ids["balrog"]
+    games.grant_asset(gid, "gm", me, "delve", "skill", 2, asset_id="delve")
+    games.grant_asset(gid, "gm", me, "might", "skill", 2, asset_id="might")
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")  # Planning
+    page = seats[me].page()
+    assert f'name="collaborator[]" value="{other}"' in page and 'name="dungeon"' in page
+    before = _version(games, gid)
+    two = {"asset[]": ["delve", "might"]}
+    html = seats[me].post("submit", title="Into the tomb", slot="private", **two)
+    refused = re.findall(r'id="err-compose-(\w+)">([^<]*)<span class="rule">\(([^)]*)\)', html)
+    assert [(field, rule) for field, _, rule in refused] == [("assets", "P-ASSET-3")]  # one skill, outside
+    assert _version(games, gid) == before
+    html = seats[me].post(
+        "submit", title="Into the tomb", slot="private", dungeon="on", **{"collaborator[]": other}, **two
+    )
+    assert "Action recorded." in html, errors(html, "compose")
+    (action,) = games.get_game(gid).actions_of(me)
+    assert action.collaborators == [other] and action.dungeon
