@@ -42,9 +42,10 @@ ACTION_KEYS = {
     "description",
     "collaborators",
     "location",
+    "dungeon",
 }
 # A class action (P.2.12) is a block as an action is, its inputs on a ``with:`` line.
-CLASS_KEYS = (ACTION_KEYS - {"propose", "resistible", "difficulty"}) | {"with", "title"}
+CLASS_KEYS = (ACTION_KEYS - {"propose", "resistible", "difficulty", "dungeon"}) | {"with", "title"}
 VERBS = {
     "action",
     "class",
@@ -190,7 +191,7 @@ def _action_key(block: Command, key: str, value: str, number: int, errors: list[
         a["targets"] = items(value)
     elif key == "collaborators":
         a["collaborators"] = items(value)
-    elif key in ("resistible", "propose", "extra action"):
+    elif key in ("resistible", "propose", "extra action", "dungeon"):
         a[key.replace(" ", "_")] = yes(value)
     elif key in ("difficulty", "convert"):
         n = whole(value, number, errors, key)
@@ -248,7 +249,9 @@ def _simple(verb: str, args: list[str], line_text: str, number: int, errors: lis
         return Command(number, verb, {"action": args[0]})
     if verb == "accept" and need(2, "accept <action or reaction> <consequence>"):
         return Command(number, verb, {"action": args[0], "consequence": args[1]})
-    if verb in ("resist", "roll") and need(1, f"{verb} <action> [with <asset>, <asset>] [convert <n>]"):
+    if verb in ("resist", "roll") and need(
+        1, f"{verb} <action> [with <asset>, <asset>]{' [extra action]' if verb == 'roll' else ''} [convert <n>]"
+    ):
         rest = " ".join(args[1:])
         convert = 0
         m = re.search(r"\bconvert\s+(\S+)\s*$", rest, re.IGNORECASE)
@@ -256,11 +259,15 @@ def _simple(verb: str, args: list[str], line_text: str, number: int, errors: lis
             n = whole(m.group(1), number, errors, "convert")
             convert = n or 0
             rest = rest[: m.start()]
+        extra = verb == "roll" and re.search(r"(?:^|\s+)extra\s+action\s*$", rest, re.IGNORECASE)
+        if extra:  # P-ACT-2: one more action spent as a rank-1 assured asset of the roll
+            rest = rest[: extra.start()]
         rest = re.sub(r"^\s*with\s+", "", rest, flags=re.IGNORECASE)
         return Command(
             number,
             verb,
-            {"action": args[0], "assets": [{"ref": r, "mode": "normal"} for r in items(rest)], "convert": convert},
+            {"action": args[0], "assets": [{"ref": r, "mode": "normal"} for r in items(rest)], "convert": convert}
+            | ({"extra_action": True} if extra else {}),
         )
     if verb == "extension" and need(1, "extension <hours> [reason]"):
         try:
@@ -588,6 +595,7 @@ class PowersTurn(Turn):
                 convert=None if propose else a.get("convert", 0),
                 roll=not propose,
                 collaborators=[_power(game, c) for c in a.get("collaborators", [])],
+                dungeon=a.get("dungeon", False),
             )
         if cmd.verb == "class":
             return cc.SubmitClassAction(
@@ -605,7 +613,8 @@ class PowersTurn(Turn):
                 collaborators=[_power(game, c) for c in a.get("collaborators", [])],
             )
         if cmd.verb == "roll":
-            return pc.RollAction(self._action(game, a["action"]), _assets(game, me, a["assets"]), convert=a["convert"])
+            extra = 1 if a.get("extra_action") else 0
+            return pc.RollAction(self._action(game, a["action"]), _assets(game, me, a["assets"]), extra, a["convert"])
         if cmd.verb == "convert":
             return pc.LockConversions(self._action(game, a["action"]), convert=a["convert"])
         if cmd.verb == "discard":

@@ -259,3 +259,28 @@ def test_gm_11_an_offer_line_carries_the_ambitions_reward_and_compensation():
         {"coin": 2},
     )
     assert [t["text"] for t in amb["tasks"]] == ["Win"]
+
+
+def test_p_asset_4_and_p_act_2_an_action_block_says_dungeon_and_a_roll_line_spends_an_extra_action():
+    """P-ASSET-4 "In a dungeon challenge, Delve may be used together with one other skill" (``dungeon: yes``;
+    outside one a pool holds one skill, P-ASSET-3); P-ACT-2: a proposal rolled later may spend one more action as a
+    rank-1 assured asset (``roll <action> ... extra action``), as the action block's ``extra action: yes`` does."""
+    games, gid, seats = _table()
+    token = seats["gandalf"][1]
+    games.grant_asset(gid, "gm", "gandalf", "delve", "skill", 2, asset_id="delve")
+    games.grant_asset(gid, "gm", "gandalf", "might", "skill", 2, asset_id="might")
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")  # Planning
+    _refused(games, gid, token, "action: Into the tomb\n  assets: delve, might", "P-ASSET-3")
+    reply = _mail(games, gid, token, "action: Into the tomb\n  assets: delve, might\n  dungeon: yes")
+    assert reply.accepted, reply.body
+    (tomb,) = games.get_game(gid).actions_of("gandalf")
+    assert tomb.dungeon
+    reply = _mail(games, gid, token, "action: Lift the gate\n  propose: yes")
+    assert reply.accepted, reply.body
+    gate = games.get_game(gid).actions_of("gandalf")[1]
+    games.run(Caller.of("gm"), gid, pc.SetDifficulty(gate.id, 2))
+    reply = _mail(games, gid, token, f"roll {gate.id} with staff extra action convert 0")
+    assert reply.accepted, reply.body
+    pool = games.get_game(gid).action(gate.id).pool
+    assert sorted(a.asset_id for a in pool.assets) == ["action", "staff"]
