@@ -286,3 +286,15 @@ def test_p_dice_11_and_p_asset_4_the_compose_form_names_collaborators_and_a_dung
     assert "Action recorded." in html, errors(html, "compose")
     (action,) = games.get_game(gid).actions_of(me)
     assert action.collaborators == [other] and action.dungeon
+
+
+def test_p_act_1_the_duel_seeking_and_join_forms_offer_a_slot_and_a_reaction_its_conversions(table):
+    """P-ACT-1: a power takes public or private actions by its quota (a Sovereign only public ones), so a duel,
+    a seeking and a share in an action need the slot the form sends (it was always "private"); a reaction that is
+    not a resistance rolls its pool converting as told (P-RES-7)."""
+    games, gid, ids, seats = table
+    page = seats[ids["balrog"]].page()
+    for form in ("duel", "seek", "join-action"):
+        html = page.split(f'action="/play/{gid}/{form}"')[1].split("</form>")[0]
+        assert 'name="slot"' in html and '<option value="public">' in html, form
+    assert 'name="convert"' in page.split(f'action="/play/{gid}/use-reaction"')[1].split("</form>")[0]
