@@ -785,7 +785,8 @@ class PowersTurn(Turn):
         if verb in ARMY_GM:
             return _army_gm_command(game, a, verb)
         if verb in ITEM_PLAYER or verb in ITEM_GM:
-            return _item_command(game, me, a, verb, self._action(game, a["action"]) if a.get("action") else None)
+            action = self._action(game, a["action"]) if verb == "wield" and a["action"] else None  # the sender's
+            return _item_command(game, me, a, verb, action)
         if verb == "duel":
             return cc.SubmitDuel(
                 me,
@@ -1306,7 +1307,8 @@ USAGE |= {
     "?<mysterious task>[; reward <n> <resource>, ...][; reward text <words>][; compensation <n> <resource>, ...]",
     "dread": "dread <power> <units>",
     "pertarget": "pertarget <action>",
-    "consequence": "consequence <action> for <power>: <text>",
+    "consequence": "consequence <action> for <power>: <text> (a collaborator's); "
+    "consequence <action>|<reaction>: <text>",
 }
 GENERATE = re.compile(
     r"^(?P<power>.+?)\s+(?P<mechanism>\S+)\s+at\s+(?P<hex>\S+)\s+rank\s+(?P<ranks>.+)$", re.IGNORECASE
@@ -1491,6 +1493,9 @@ def _late(verb: str, words: list[str], rest: str, number: int, errors: list[Line
     ):
         if _fits("reason", m.group("text"), number, errors):
             return {"action_id": m.group("action"), "power": m.group("power"), "text": m.group("text")}
+    if verb == "consequence" and (m := re.match(r"^(?P<action>[^\s:]+)\s*:\s*(?P<text>.+)$", rest)):
+        if _fits("reason", m.group("text"), number, errors):  # GM-3; a resister's, P-AMB-6
+            return {"action_id": m.group("action"), "power": None, "text": m.group("text")}
     return None
 
 
@@ -1568,6 +1573,10 @@ def _late_command(game: Any, me: str, a: dict, verb: str) -> Any:
         return cc.DreadGrowth(_power(game, a["power"], "power_id"), a["units"])
     if verb == "pertarget":
         return cc.RulePerTarget(a["action_id"])
+    if a["power"] is None and a["action_id"] in game.state.reactions:
+        return pc.ProposeReactionConsequence(a["action_id"], a["text"])
+    if a["power"] is None:
+        return pc.ProposeConsequence(a["action_id"], a["text"])
     return cc.ProposeShareConsequence(a["action_id"], _power(game, a["power"], "power_id"), a["text"])
 
 
@@ -1619,6 +1628,9 @@ def _late_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> 
         return [f"Each target of {command.action_id} resists only its own share."]
     if isinstance(command, cc.ProposeShareConsequence):
         return [f"Offered {name[command.power_id]} consequence {result['consequence_id']} of {command.action_id}."]
+    if isinstance(command, (pc.ProposeConsequence, pc.ProposeReactionConsequence)):
+        of = command.action_id if isinstance(command, pc.ProposeConsequence) else f"reaction {command.reaction_id}"
+        return [f"Offered consequence {result['consequence_id']} of {of}."]
     return None
 
 
@@ -2094,10 +2106,11 @@ GM_ONLY |= ARMY_GM
 # shared Secret, ``share secret``, is read with the catalogue's ``share`` line and answered here.)
 
 ITEM_PLAYER = {"wield"}
-ITEM_GM = {"immunity"}
+ITEM_GM = {"immunity", "ruling"}
 USAGE |= {
     "wield": "wield <item> by <agent>|<army>|me [in <action>]; wield <item> back [in <action>]",
     "immunity": "immunity <power>: <immunity>[; overcome by <power>, <power>]; immunity <power> lift",
+    "ruling": "ruling <action> resistible [by <power>, <power>]; ruling <action> not resistible",
 }
 WIELD = re.compile(
     r"^(?P<item>.+?)\s+(?:by\s+(?P<wielder>.+?)|(?P<back>back))(?:\s+in\s+(?P<action>\S+))?$", re.IGNORECASE
@@ -2114,6 +2127,11 @@ def _item_line(verb: str, rest: str, number: int, errors: list[LineError]) -> di
         return None
     if verb == "immunity" and (m := re.match(r"^(?P<power>.+?)\s+lift$", rest, re.IGNORECASE)):
         return {"power": m.group("power"), "immunity": "", "by": []}
+    if verb == "ruling" and (
+        m := re.match(r"^(?P<action>\S+)\s+(?P<no>not\s+)?resistible(?:\s+by\s+(?P<by>.+))?$", rest, re.IGNORECASE)
+    ):  # GM-6: whether an action can be resisted, and by whom besides its targets
+        if not (m.group("no") and m.group("by")):
+            return {"action": m.group("action"), "resistible": not m.group("no"), "by": items(m.group("by") or "")}
     if verb == "immunity" and (m := IMMUNITY.match(rest)):
         if _fits("reason", m.group("immunity"), number, errors):
             return {"power": m.group("power"), "immunity": m.group("immunity"), "by": items(m.group("by") or "")}
@@ -2135,6 +2153,8 @@ def _item_command(game: Any, me: str, a: dict, verb: str, action: str | None) ->
         if wielder is not None:
             wielder = me if wielder.lower() in ("me", "myself") else _own_asset(game, me, wielder)
         return cc.WieldItem(me, _own_asset(game, me, a["item"]), wielder, action_id=action)
+    if verb == "ruling":
+        return pc.SetRuling(a["action"], a["resistible"], [_power(game, p, "resisters") for p in a["by"]])
     by = [_power(game, p, "bypassed_by") for p in a["by"]]
     return cc.SetImmunity(_power(game, a["power"], "power_id"), a["immunity"], by)
 
@@ -2148,6 +2168,9 @@ def _item_lines(game: Any, name: dict[str, str], command: Any) -> list[str] | No
             return [f"You took {item} back: nobody wields it."]
         who = name.get(command.wielder) or assets[command.wielder].name
         return [f"{item} is wielded by {who}."]
+    if isinstance(command, pc.SetRuling):
+        by = f" (also by {', '.join(name[p] for p in command.resisters)})" if command.resisters else ""
+        return [f"{command.action_id} {'may' if command.resistible else 'may not'} be resisted{by}."]
     if isinstance(command, pc.ShareSecret):
         return [f"Shared the secret {assets[command.asset_id].name} with {name[command.to]}: they know it for good."]
     if isinstance(command, cc.SetImmunity) and not command.immunity:

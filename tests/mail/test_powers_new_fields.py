@@ -284,3 +284,28 @@ def test_p_asset_4_and_p_act_2_an_action_block_says_dungeon_and_a_roll_line_spen
     assert reply.accepted, reply.body
     pool = games.get_game(gid).action(gate.id).pool
     assert sorted(a.asset_id for a in pool.assets) == ["action", "staff"]
+
+
+def test_gm_3_and_gm_6_the_gm_rules_an_action_and_offers_its_consequence_by_mail():
+    """GM-6: the GM rules whether an action can be resisted and by whom (``ruling``); GM-3: the GM offers the form
+    an action's consequences take once its conversions are locked (``consequence <action>: <text>``), which the
+    player accepts by mail. A power not in the game is refused naming the field; only the GM may rule."""
+    games, gid, seats = _table()
+    gm, token = seats["gm"][1], seats["gandalf"][1]
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")  # Planning
+    assert _mail(games, gid, token, "action: Duel the Balrog\n  assets: Staff of Orthanc\n  convert: 0").accepted
+    (duel,) = games.get_game(gid).actions_of("gandalf")
+    body = _refused(games, gid, gm, f"ruling {duel.id} resistible by Saruman", None)
+    assert "no power 'Saruman'" in body
+    _refused(games, gid, token, f"ruling {duel.id} not resistible", None)  # only the GM
+    reply = _mail(games, gid, gm, f"ruling {duel.id} resistible by Balrog")
+    assert reply.accepted and f"{duel.id} may be resisted (also by Balrog)." in reply.body, reply.body
+    assert "balrog" in games.get_game(gid).eligible_resisters(games.get_game(gid).action(duel.id))
+    reply = _mail(games, gid, gm, f"consequence {duel.id}: You fall into a vast pit")
+    assert reply.accepted, reply.body
+    (offer,) = games.get_game(gid).action(duel.id).consequences
+    assert (offer.text, offer.status) == ("You fall into a vast pit", "proposed")
+    reply = _mail(games, gid, token, f"accept #1 {offer.id}")
+    assert reply.accepted, reply.body
+    assert games.get_game(gid).action(duel.id).consequences[0].status == "accepted"
