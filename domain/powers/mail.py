@@ -796,12 +796,20 @@ class PowersTurn(Turn):
                 skill=a["skill"],
                 slot=a["slot"],
                 assets=_assets(game, me, a["assets"]),
+                extra_actions=a["extra_actions"],
                 convert=a["convert"],
             )
         if verb == "seek":
             assets = _assets(game, me, a["assets"])
             return cc.SubmitSeeking(
-                me, a["hex"], a["broad"], a["named"], slot=a["slot"], assets=assets, convert=a["convert"]
+                me,
+                a["hex"],
+                a["broad"],
+                a["named"],
+                slot=a["slot"],
+                assets=assets,
+                extra_actions=a["extra_actions"],
+                convert=a["convert"],
             )
         if verb == "join":
             return cc.JoinAction(me, a["action_id"], _assets(game, me, a["assets"]), a["convert"], a["slot"])
@@ -1040,8 +1048,9 @@ def _assets(game: Any, me: str, picks: list[dict]) -> list[dict]:
 MORE_PLAYER = {"duel", "seek", "join", "free", "reaction", "share", "army", "support"}
 MORE_GM = {"dice", "terms", "quota"}
 USAGE |= {
-    "duel": "duel <power>|character <name> at <hex> [skill <skill>] [with <asset>, <asset>] [convert <n>] [public]",
-    "seek": "seek <hex> [broad] [named <name>] [with <asset>, <asset>] [convert <n>] [public]",
+    "duel": "duel <power>|character <name> at <hex> [skill <skill>] [with <asset>, <asset>] [extra action] "
+    "[convert <n>] [public]",
+    "seek": "seek <hex> [broad] [named <name>] [with <asset>, <asset>] [extra action] [convert <n>] [public]",
     "join": "join <action> [with <asset>, <asset>] [convert <n>] [public]",
     "free": "free execute_agent|disband_levy <asset> [note <text>]",
     "reaction": "reaction extra <perk> [scheme <scheme>]; reaction <kind> [on <trigger>] [fee <n>] "
@@ -1059,9 +1068,10 @@ DICE = re.compile(r"^\d*d\d+$", re.IGNORECASE)
 ARMY_OWN = {"levelup", "discard", "disband", "fee"}
 
 
-def _pool_tail(rest: str, number: int, errors: list[LineError]) -> tuple[str, dict] | None:
-    """A line's trailing ``[with <asset>, <asset>] [convert <n>] [public]``: what comes before it, and the pool."""
-    pool: dict[str, Any] = {"assets": [], "convert": 0, "slot": "private"}
+def _pool_tail(rest: str, number: int, errors: list[LineError], extra: bool = False) -> tuple[str, dict] | None:
+    """A line's trailing ``[with <asset>, <asset>] [extra action] [convert <n>] [public]`` (``extra action``, P-ACT-2,
+    only where the command takes one): what comes before it, and the pool."""
+    pool: dict[str, Any] = {"assets": [], "convert": 0, "slot": "private", "extra_actions": 0}
     m = re.search(r"\s+public\s*$", rest, re.IGNORECASE)
     if m:
         pool["slot"], rest = "public", rest[: m.start()]
@@ -1071,6 +1081,9 @@ def _pool_tail(rest: str, number: int, errors: list[LineError]) -> tuple[str, di
         if n is None:
             return None
         pool["convert"], rest = n, rest[: m.start()]
+    m = re.search(r"(?:^|\s+)extra\s+action\s*$", rest, re.IGNORECASE) if extra else None
+    if m:
+        pool["extra_actions"], rest = 1, rest[: m.start()]
     m = re.search(r"(?:^|\s+)with\s+(.+)$", rest, re.IGNORECASE)
     if m:
         refs = items(m.group(1))
@@ -1091,7 +1104,7 @@ def _more(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | 
     if verb in ITEM_PLAYER or verb in ITEM_GM:
         return _item_line(verb, rest, number, errors)
     if verb in ("duel", "seek", "join"):
-        split = _pool_tail(rest, number, errors)
+        split = _pool_tail(rest, number, errors, extra=verb != "join")
         if split is None:
             return None
         head, pool = split

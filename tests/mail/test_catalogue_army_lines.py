@@ -48,6 +48,7 @@ def test_the_new_lines_parse_into_their_fields():
         "assets": [{"ref": "Sword", "mode": "normal"}, {"ref": "Spear", "mode": "normal"}],
         "convert": 1,
         "slot": "private",
+        "extra_actions": 0,
     }
     assert seek["broad"] and seek["hex"] == "1,0" and seek["named"] is None
     assert choose["choices"] == ["attack", {"bonus": "keyword", "keyword": "valiant"}]

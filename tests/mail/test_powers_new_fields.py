@@ -10,8 +10,9 @@ from api.service import Caller
 from domain.powers import catalogue_commands as cc
 from domain.powers import commands as pc
 from domain.powers import development as dev
-from domain.powers import magic
+from domain.powers import magic, world
 from domain.powers.mail import USAGE, parse_turn
+from tests.domain.world_helpers import HEXES
 from tests.mail.test_battle_mail import _table as _battle_table
 from tests.mail.test_feature_lines import _mail, _refused
 
@@ -309,3 +310,18 @@ def test_gm_3_and_gm_6_the_gm_rules_an_action_and_offers_its_consequence_by_mail
     reply = _mail(games, gid, token, f"accept #1 {offer.id}")
     assert reply.accepted, reply.body
     assert games.get_game(gid).action(duel.id).consequences[0].status == "accepted"
+
+
+def test_p_act_2_a_duel_line_spends_an_extra_action():
+    """P-ACT-2: a duel or a seeking may spend one more action as a rank-1 assured asset (``extra action``), as an
+    action block may; a share in another's action may not, so there the words are read as an asset and refused."""
+    games, gid, seats = _table()
+    token = seats["gandalf"][1]
+    games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=[], features=[]))
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")  # Planning
+    reply = _mail(games, gid, token, "duel Balrog at 0,0 with Staff of Orthanc extra action convert 0")
+    assert reply.accepted, reply.body
+    (duel,) = games.get_game(gid).actions_of("gandalf")
+    assert sorted(a.asset_id for a in duel.pool.assets) == ["action", "staff"]
+    _refused(games, gid, seats["balrog"][1], f"join {duel.id} with Shadow extra action", "P-ASSET-1")

@@ -15,9 +15,10 @@ from api.powers.forms import SPECS
 from api.service import Caller
 from domain.errors import RuleViolation
 from domain.powers import development as dev
-from domain.powers import magic
+from domain.powers import magic, world
 from projections.settings import Settings
 from tests.domain.battle_helpers import HEX, Field, sturdy
+from tests.domain.world_helpers import HEXES
 from tests.integration.helpers import close_app
 from tests.web.test_battle_page import at_battle
 from tests.web.test_powers_feature_forms import Seat, errors
@@ -298,3 +299,20 @@ def test_p_act_1_the_duel_seeking_and_join_forms_offer_a_slot_and_a_reaction_its
         html = page.split(f'action="/play/{gid}/{form}"')[1].split("</form>")[0]
         assert 'name="slot"' in html and '<option value="public">' in html, form
     assert 'name="convert"' in page.split(f'action="/play/{gid}/use-reaction"')[1].split("</form>")[0]
+
+
+def test_p_act_2_the_duel_form_spends_an_extra_action(table):
+    """P-ACT-2: a duel may spend one more action as a rank-1 assured asset, as the compose form's action may."""
+    games, gid, ids, seats = table
+    me = ids["wizard"]
+    games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=[], features=[]))
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")  # Planning
+    page = seats[me].page()
+    assert 'name="extra_action"' in page.split(f'action="/play/{gid}/duel"')[1].split("</form>")[0]
+    html = seats[me].post(
+        "duel", target=ids["balrog"], location="0,0", assets="staff", extra_action="on", convert="0", slot="private"
+    )
+    assert "Duel submitted and rolled." in html, errors(html, "catalogue")
+    (duel,) = games.get_game(gid).actions_of(me)
+    assert sorted(a.asset_id for a in duel.pool.assets) == ["action", "staff"]
