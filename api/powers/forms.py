@@ -477,6 +477,12 @@ SPECS: dict[str, Form] = {
             "action_id": opt(f, "action_id"),
         },
     ),
+    "share-secret": Form(
+        pc.ShareSecret,
+        "catalogue",
+        N_("Secret shared: they know it for good."),
+        lambda f, me: {**_me(f, me), "asset_id": text(f, "asset_id"), "to": text(f, "to")},
+    ),
     "use-reaction": Form(
         cc.UseReaction,
         "catalogue",
@@ -700,6 +706,17 @@ SPECS: dict[str, Form] = {
             "power_id": text(f, "power_id"),
             "immunity": text(f, "immunity"),
             "bypassed_by": words(f, "bypassed_by"),
+        },
+        gm=True,
+    ),
+    "set-ruling": Form(
+        pc.SetRuling,
+        "gm-catalogue",
+        N_("Ruling recorded."),
+        lambda f, me: {
+            "action_id": text(f, "action_id"),
+            "resistible": flag(f, "resistible"),
+            "resisters": words(f, "resisters"),
         },
         gm=True,
     ),

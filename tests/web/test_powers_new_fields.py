@@ -14,6 +14,7 @@ from api.app import create_app
 from api.powers.forms import SPECS
 from api.service import Caller
 from domain.errors import RuleViolation
+from domain.powers import commands as pc
 from domain.powers import development as dev
 from domain.powers import magic, world
 from projections.settings import Settings
@@ -316,3 +317,38 @@ def test_p_act_2_the_duel_form_spends_an_extra_action(table):
     assert "Duel submitted and rolled." in html, errors(html, "catalogue")
     (duel,) = games.get_game(gid).actions_of(me)
     assert sorted(a.asset_id for a in duel.pool.assets) == ["action", "staff"]
+
+
+def test_p_asset_8_a_secret_is_shared_from_the_board(table):
+    """[003:114] "Secrets can be shared with other powers, but can never be retracted": only the JSON API could
+    send ShareSecret; the board offers the power's Secrets. Sharing one the other already knows is refused naming
+    the rule, and nothing is recorded."""
+    games, gid, ids, seats = table
+    me, other = ids["wizard"], ids["balrog"]
+    games.grant_asset(gid, "gm", me, "The Balrog's true name", "secret", 1, asset_id="true-name")
+    assert f'action="/play/{gid}/share-secret"' in seats[me].page()
+    html = seats[me].post("share-secret", asset_id="true-name", to=other)
+    assert "Secret shared: they know it for good." in html
+    assert other in games.get_game(gid).state.assets["true-name"].holders
+    before = _version(games, gid)
+    html = seats[me].post("share-secret", asset_id="true-name", to=other)
+    assert errors(html, "catalogue")[0][1] == "P-ASSET-8" and _version(games, gid) == before
+
+
+def test_gm_6_the_gm_rules_who_may_resist_from_the_console(table):
+    """GM-6: the GM rules whether an action can be resisted and by whom (SetRuling had no form); a resister not in
+    the game is refused naming the field, and nothing is recorded."""
+    games, gid, ids, seats = table
+    me, other = ids["wizard"], ids["balrog"]
+    games.advance(gid, "gm")
+    games.advance(gid, "gm")  # Planning
+    games.run(Caller.of(me), gid, pc.SubmitAction(me, "Seal the gate", roll=False))
+    (action,) = games.get_game(gid).actions_of(me)
+    before = _version(games, gid)
+    html = seats["gm"].post("set-ruling", action_id=action.id, resistible="on", resisters="saruman")
+    assert errors(html, "gm-catalogue") == [("no power 'saruman' in this game", "")]
+    assert _version(games, gid) == before
+    html = seats["gm"].post("set-ruling", action_id=action.id, resistible="on", resisters=other)
+    assert "Ruling recorded." in html
+    game = games.get_game(gid)
+    assert other in game.eligible_resisters(game.action(action.id))
