@@ -262,7 +262,7 @@ def test_an_unexpected_exception_answers_json_500_and_closes_the_connection(tmp_
         ({"resistance_hours": "soon"}, "options.resistance_hours"),
         ({"planning_hours": 1e308}, "options.planning_hours"),
         ({"planning_hours": -5}, "options.planning_hours"),
-        ({"notify_resister_at": "resolution"}, "options.notify_resister_at"),
+        ({"notify_resister_at": "never"}, "options.notify_resister_at"),
     ],
 )
 def test_ill_typed_game_options_are_refused_when_the_game_is_created(api, options, field):
