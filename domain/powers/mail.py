@@ -1945,7 +1945,7 @@ VERBS |= BATTLE_VERBS
 # Defining army types and placing, showing, supporting, dispersing and deserting armies (domain/powers/armies.py),
 # which went only by the API or the web's JSON catch-all (issue 12's channels). An army by id or name.
 
-ARMY_GM = {"armytype", "place", "detect", "supportbonus", "experience", "disperse", "desert", "status"}
+ARMY_GM = {"armytype", "place", "detect", "supportbonus", "experience", "disperse", "desert", "status", "terrain"}
 USAGE |= {
     "armytype": 'armytype <id> <JSON stat block>, e.g. armytype fingers {"rank": 2, "defense": 4, ...}',
     "place": "place <army id> at <hex> units <n> [for <power>] [type <type>] [garrison <id>] [loyal] [personal] "
@@ -1956,6 +1956,7 @@ USAGE |= {
     "disperse": "disperse <army>",
     "desert": "desert <army> [to <power>] for <reason>",
     "status": "status <battle> <army> <status> <stacks> [for <reason>] (stacks 0 removes it, P-BAT-12)",
+    "terrain": "terrain <battle> hold|standing[: <terrain>[; <effects>]] (the default at deadlines, P.1.3)",
 }
 PLACE = re.compile(
     r"^(?P<army>\S+)\s+at\s+(?P<hex>\S+)\s+units\s+(?P<units>\S+)(?P<opts>.*?)"
@@ -2015,6 +2016,17 @@ def _army_gm(verb: str, words: list[str], rest: str, number: int, errors: list[L
         return {"army": m.group("army"), "rank": rank} if rank is not None else None
     if verb == "disperse" and rest:
         return {"army": rest}
+    if verb == "terrain" and (
+        m := re.match(
+            r"^(?P<battle>\S+)\s+(?P<default>\S+)(?:\s*:\s*(?P<terrain>[^;]*)(?:;\s*(?P<effects>.*))?)?$", rest
+        )
+    ):
+        terrain, effects = (m.group("terrain") or "").strip(), (m.group("effects") or "").strip()
+        if _fits("reason", terrain, number, errors) and _fits("reason", effects, number, errors):
+            return {"battle": m.group("battle"), "default": m.group("default").lower(), "terrain": terrain} | {
+                "effects": effects
+            }
+        return None
     if verb == "status" and (
         m := re.match(
             r"^(?P<battle>\S+)\s+(?P<army>\S+)\s+(?P<status>\S+)\s+(?P<n>\S+)(?:\s+for\s+(?P<reason>.+))?$",
@@ -2072,6 +2084,10 @@ def _army_gm_command(game: Any, a: dict, verb: str) -> Any:
         return armies.GrantExperience(_any_army(game, a["army"]), a["rank"])
     if verb == "disperse":
         return armies.RecordDispersal(_any_army(game, a["army"]))
+    if verb == "terrain":
+        from domain.powers import battle
+
+        return battle.SetBattleTerrain(a["battle"], a["terrain"], a["effects"], a["default"])
     if verb == "status":
         from domain.powers import battle
 

@@ -325,3 +325,17 @@ def test_p_act_2_a_duel_line_spends_an_extra_action():
     (duel,) = games.get_game(gid).actions_of("gandalf")
     assert sorted(a.asset_id for a in duel.pool.assets) == ["action", "staff"]
     _refused(games, gid, seats["balrog"][1], f"join {duel.id} with Shadow extra action", "P-ASSET-1")
+
+
+def test_p_1_3_the_gm_sets_a_battles_terrain_and_default_by_mail():
+    """P.1.3: the GM sets a battle's terrain, its effects and the default for commands not given by a deadline
+    (hold, or the army's standing order); another default is refused naming the rule."""
+    games, gid, tok = _battle_table()
+    assert _mail(games, gid, tok["north"], "declare battle at 2,0 against South").accepted
+    battle_id = games.view(gid, "gm")["battles"][0]["battle_id"]
+    gm = games.reissue_link(gid, "gm", "gm")[0]
+    _refused(games, gid, gm, f"terrain {battle_id} charge: a ford", "P.1.3")
+    reply = _mail(games, gid, gm, f"terrain {battle_id} standing: a shallow ford; mud slows the charge")
+    assert reply.accepted, reply.body
+    b = games.view(gid, "gm")["battles"][0]
+    assert (b["terrain"], b["effects"], b["default"]) == ("a shallow ford", "mud slows the charge", "standing")
