@@ -1389,13 +1389,9 @@ class Battles(PlatformGame):
         for side, n in escalation.items():
             b["sides"][side]["escalation"] = n
         b.update({"initiative": initiative, "walls": walls, "offers": []})
-        for g, side in winners.items():  # the rewards that act on the goal itself (P-BAT-8 [003:641], [003:647])
-            reward = b["goals"][g].get("rewards", {}).get(side) if side is not None else None
-            if reward == br.REMOVE:
-                b["goals"][g]["removed"] = True
-            elif reward == br.REMOVE_NEXT_ROUND:
-                b["goals"][g]["closed"] = round + 1
-        rewards = br.won_rewards(b["goals"], winners)
+        changed, rewards = br.goal_rewards(b["goals"], winners, round)  # P-BAT-8 [003:641], [003:647]
+        for g, change in changed.items():
+            b["goals"][g].update(change)
         b.setdefault("scores", []).append(
             {"round": round, "successes": deepcopy(successes), "winners": dict(winners), "rewards": rewards}
         )

@@ -649,15 +649,23 @@ def goal_open(goal: dict, round_no: int) -> bool:
     return not goal.get("removed") and goal.get("closed") != round_no
 
 
-def won_rewards(goals: dict, winners: dict[str, str | None]) -> dict[str, str]:
-    """P-BAT-8: each goal won this round, with the winning side's reward (the mechanical ones by their words,
-    GOAL_REWARDS; a proposed one as proposed). Goals without a reward for the winner are left out."""
-    out = {}
+def goal_rewards(goals: dict, winners: dict[str, str | None], round_no: int) -> tuple[dict[str, dict], dict[str, str]]:
+    """P-BAT-8: the goals won this round with a reward for the winning side: what the rewards that act on the goal
+    itself do to it ("Remove this goal", [003:641]: removed; "remove this goal for next round", [003:647]: closed
+    next round), and each reward's words for the round's score (GOAL_REWARDS; a proposed one as proposed, for the GM
+    to rule)."""
+    changes: dict[str, dict] = {}
+    words: dict[str, str] = {}
     for g, side in winners.items():
         reward = goals.get(g, {}).get("rewards", {}).get(side) if side is not None else None
-        if reward:
-            out[g] = GOAL_REWARDS.get(reward, reward)
-    return out
+        if not reward:
+            continue
+        words[g] = GOAL_REWARDS.get(reward, reward)
+        if reward == REMOVE:
+            changes[g] = {"removed": True}
+        elif reward == REMOVE_NEXT_ROUND:
+            changes[g] = {"closed": round_no + 1}
+    return changes, words
 
 
 def score_goals(
