@@ -227,13 +227,15 @@ _WITH_ROOMS: dict[tuple[int, str], Catalogue] = {}
 
 def with_rooms(catalogue: Catalogue, rooms: list[dict] | None) -> Catalogue:
     """The catalogue with a rules package's Rooms in place of its own (a package of rooms, LH-7), validated as a
-    catalogue is; ``None`` keeps the catalogue's. Kept per catalogue and Rooms: a game reads it at every step."""
+    catalogue is; ``None`` keeps the catalogue's. Its cards were checked when it was loaded (a kept version as it was
+    shipped), so they are not held here to the checks a kept version is spared. Kept per catalogue and Rooms: a
+    game reads it at every step."""
     if not rooms:
         return catalogue
     key = (id(catalogue), json.dumps(rooms, sort_keys=True))
     if key not in _WITH_ROOMS:
         raw = catalogue.model_dump(mode="json", exclude_unset=True) | {"rooms": rooms}
-        _WITH_ROOMS[key] = Catalogue.model_validate(raw)
+        _WITH_ROOMS[key] = Catalogue.model_validate(raw, context={"kept": True})
     return _WITH_ROOMS[key]
 
 

@@ -83,6 +83,8 @@ class RulesPackage(_Strict):
             raise ValueError("phase names must be unique")
         if self.rooms is not None:
             check_doors(self.rooms)
+            if self.start_room not in {r.id for r in self.rooms}:
+                raise ValueError(f"field start_room: {self.start_room!r} is not one of the package's Rooms")
             if unscored := sorted(r.id for r in self.rooms if r.slots and r.id not in self.banners):
                 raise ValueError(f"field banners: the Rooms {unscored} have Instability slots but no banners")
         return self
