@@ -24,7 +24,7 @@ from domain.powers import armies, battle, magic, world
 from domain.powers import catalogue_commands as cc
 from domain.powers import commands as pc
 from domain.powers import development as dev
-from domain.powers.mail import battle_goal
+from domain.powers.mail import battle_goal, order_parts
 
 Args = Callable[[dict, str], dict[str, Any]]  # (posted form, principal) -> the command's fields
 
@@ -192,16 +192,13 @@ def standing(f: dict, key: str) -> dict[str, dict[str, Any]]:
         ws = line.split()
         if not ws:
             continue
-        command = ws[1].lower() if len(ws) > 1 else ""
-        more = ws[2:]
-        target = more.pop(0) if command in ("slay", "charge") and more else None
-        goal = more.pop(0) if command in ("hold", "charge") and more else None
+        order, more = order_parts(ws[1].lower() if len(ws) > 1 else "", ws[2:])
         if len(ws) < 2 or more:
             raise RuleViolation(
                 _("{key}: one army a line, 'army command [target] [goal]' (e.g. 'n1 hold advance')").format(key=key),
                 field=key,
             )
-        out[ws[0]] = {"command": command, "target": target, "goal": goal}
+        out[ws[0]] = order
     return out
 
 

@@ -259,7 +259,7 @@ def _simple(verb: str, args: list[str], line_text: str, number: int, errors: lis
             n = whole(m.group(1), number, errors, "convert")
             convert = n or 0
             rest = rest[: m.start()]
-        extra = verb == "roll" and re.search(r"(?:^|\s+)extra\s+action\s*$", rest, re.IGNORECASE)
+        extra = verb == "roll" and EXTRA_ACTION.search(rest)
         if extra:  # P-ACT-2: one more action spent as a rank-1 assured asset of the roll
             rest = rest[: extra.start()]
         rest = re.sub(r"^\s*with\s+", "", rest, flags=re.IGNORECASE)
@@ -327,6 +327,8 @@ AIM = re.compile(
     re.IGNORECASE,
 )
 HEX = re.compile(r"^-?\d+,-?\d+$")
+# a roll's, a duel's or a seeking's trailing "extra action": one more action spent as a rank-1 assured asset (P-ACT-2)
+EXTRA_ACTION = re.compile(r"(?:^|\s+)extra\s+action\s*$", re.IGNORECASE)
 # P-ASSET-11's mana, held by one of the power's actions when spent during it (P-AMB-37)
 FAVOR_MANA = re.compile(r"^mana(?:\s+(?P<element>(?!in\s)\S+))?(?:\s+in\s+(?P<action>\S+))?$", re.IGNORECASE)
 TRADE_OFFER = re.compile(
@@ -1081,7 +1083,7 @@ def _pool_tail(rest: str, number: int, errors: list[LineError], extra: bool = Fa
         if n is None:
             return None
         pool["convert"], rest = n, rest[: m.start()]
-    m = re.search(r"(?:^|\s+)extra\s+action\s*$", rest, re.IGNORECASE) if extra else None
+    m = EXTRA_ACTION.search(rest) if extra else None
     if m:
         pool["extra_actions"], rest = 1, rest[: m.start()]
     m = re.search(r"(?:^|\s+)with\s+(.+)$", rest, re.IGNORECASE)
@@ -1879,19 +1881,28 @@ def _battle_command(game: Any, me: str, cmd: Command) -> Any:
 def _order(game: Any, b: dict, command: str, words: list[str], special: bool = False) -> dict[str, Any]:
     """A command's target (slay, charge: an army by id or name) and goal (hold, charge), or a special command's
     name, from the words after the command (P-BAT-3); the battle checks them."""
+    out, more = order_parts(command, words, special)
+    if more:
+        usage = USAGE["command"] if special else "an order is <army> slay|hold|charge|rest [target] [goal]"
+        raise RuleViolation(f"usage: {usage}", rule=None if special else "P-BAT-3", field="command")
+    if out["target"] is not None:  # a standing order's target may not be set up yet
+        out["target"] = _any_army(game, _battle_army(game, b, out["target"]))
+    return out
+
+
+def order_parts(command: str, words: list[str], special: bool = False) -> tuple[dict[str, Any], list[str]]:
+    """A command's target (slay, charge), goal (hold, charge) and, for a ``special`` command line, the special
+    command's name, read from the words after the command as a mail's line and the web's setup form write them
+    (P-BAT-3); and the words left over, which the caller refuses."""
     more = list(words)
     out: dict[str, Any] = {"command": command, "target": None, "goal": None}
     if command in ("slay", "charge") and more:
-        out["target"] = _battle_army(game, b, more.pop(0))
-        out["target"] = _any_army(game, out["target"])  # a standing order's target may not be set up yet
+        out["target"] = more.pop(0)
     if command in ("hold", "charge") and more:
         out["goal"] = more.pop(0).lower()
     if special and command == "special" and more:
         out["special"] = more.pop(0)
-    if more:
-        usage = USAGE["command"] if special else "an order is <army> slay|hold|charge|rest [target] [goal]"
-        raise RuleViolation(f"usage: {usage}", rule=None if special else "P-BAT-3", field="command")
-    return out
+    return out, more
 
 
 def _battle_army(game: Any, b: dict, ref: str) -> str:
