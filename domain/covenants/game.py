@@ -1226,7 +1226,7 @@ class CovenantGame(PlatformGame):
         if kind not in self.house.generators:
             raise RuleViolation(f"the {kind} square generates no resource card", rule="A-TRACK-2")
         gen = self.house.generators[kind]
-        mouse_card = self._mouse(seat, mouse)
+        mouse_card = self._mouse(seat, mouse) if mouse else None
         cursed = any(c["curse"] == 1 for c in self._curses(seat))
         faces = self._roll(roller(self), seat, f"{kind} generation", 2 if cursed else 1, gen.die)
         value, _ = rules.modified_roll(faces, gen.die, cursed=cursed, mouse=mouse)
@@ -1245,18 +1245,16 @@ class CovenantGame(PlatformGame):
             self._end_turn(seat, acted=True)
         return card_id
 
-    def _mouse(self, seat: str, by: int) -> str | None:
+    def _mouse(self, seat: str, by: int, field: str = "mouse") -> str:
         """A-GEN-1 step 4 [000:405]: the active Mouse, not used this season (A-AMB-6), that changes a Resource or
-        Event generation roll by ``by`` (up to 2 either way); None when the roll is not changed."""
-        if not by:
-            return None
-        if abs(by) > 2:
-            raise RuleViolation("the Mouse adds or subtracts up to 2", rule="A-GEN-1", field="mouse")
+        Event generation roll by ``by`` (1 or 2 either way)."""
+        if not by or abs(by) > 2:
+            raise RuleViolation("the Mouse adds or subtracts 1 or 2", rule="A-GEN-1", field=field)
         free = [c for c in self.covenant_cards(seat) if c.name == "Familiar: Mouse" and c.active
                 and "mouse" not in c.cast_this_season]  # fmt: skip
         if not free:
             raise RuleViolation(
-                "only an active Mouse not used this season may change a roll by up to 2", rule="A-GEN-1"
+                "only an active Mouse not used this season may change a roll by up to 2", rule="A-GEN-1", field=field
             )
         return free[0].id
 
@@ -1281,16 +1279,11 @@ class CovenantGame(PlatformGame):
         if c is None or c.owner != seat or not c.pending or lg.get("seat") != seat or not s.turn_done:
             raise RuleViolation("the Mouse changes the roll of the card you just generated", rule="A-GEN-1",
                                 field="card_id")  # fmt: skip
-        free = [m for m in self.covenant_cards(seat) if m.name == "Familiar: Mouse" and m.active
-                and "mouse" not in m.cast_this_season]  # fmt: skip
-        if not free:
-            raise RuleViolation("only an active Mouse not used this season may change a roll", rule="A-GEN-1")
-        if by == 0 or abs(by) > 2:
-            raise RuleViolation("the Mouse adds or subtracts 1 or 2", rule="A-GEN-1", field="by")
+        mouse_card = self._mouse(seat, by, "by")
         gen = self.house.generators[lg["kind"]]
         value = min(gen.die, max(1, lg["value"] + by))
         name = gen.faces.get(value)
-        self._roll_changed(seat=seat, value=value, card=name, mouse_card=free[0].id, actor=seat, audience=PUBLIC)
+        self._roll_changed(seat=seat, value=value, card=name, mouse_card=mouse_card, actor=seat, audience=PUBLIC)
         self._card_discarded(card_id=card_id, reason="the Mouse changed its roll", actor=SYSTEM, audience=PUBLIC)
         new_id = None
         if name is not None:
@@ -2421,7 +2414,7 @@ class CovenantGame(PlatformGame):
             # on the Events square, that player gains an Events card."
             raise RuleViolation("an event is on hold: nobody gains an Events card", rule="A-EVT-1")
         gen = self.house.event_generator
-        mouse_card = self._mouse(seat, mouse)
+        mouse_card = self._mouse(seat, mouse) if mouse else None
         cursed = any(c["curse"] == 1 for c in self._curses(seat))  # A-GEN-1 step 1: every die the player rolls
         faces = self._roll(roller(self), seat, "event generation", 2 if cursed else 1, gen.die)
         face, _ = rules.modified_roll(faces, gen.die, cursed=cursed, mouse=mouse)

@@ -173,6 +173,9 @@ def test_a_gen_1_no_mouse_no_change_to_the_event_draw():
     pass_create(t)
     assert t.phase() == "events" and t.turn() == [first]
     refused(t, first, DrawEvent(first, mouse=1), "A-GEN-1")
+    with pytest.raises(RuleViolation) as info:  # the refusal names the field it refuses
+        t.run(first, DrawEvent(first, mouse=1))
+    assert info.value.field == "mouse"
 
 
 # ---------------------------------------------------------------- A-SPELL
