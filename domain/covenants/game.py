@@ -1838,8 +1838,8 @@ class CovenantGame(PlatformGame):
         enhanced = min(amount, p.gold, sum(e["artisan"] for e in artisan)) if give == "gold" else 0
         got = rules.convert(give, amount - enhanced, get, market=market, famine=famine) if amount > enhanced else 0
         if enhanced:
-            rules.convert(give, enhanced, get, market=market, famine=famine, artisan=True)  # the same refusals
-            got += enhanced * self.house.spells[artisan[0]["spell"]].artisan_rate
+            rate = self.house.spells[artisan[0]["spell"]].artisan_rate
+            got += rules.convert(give, enhanced, get, market=market, famine=famine, artisan_rate=rate)
         if held < amount:
             raise RuleViolation(f"you hold {held} {give}", rule="A-ECON-1", field="amount")
         self._converted(seat=seat, give=give, amount=amount, get=get, got=got, actor=seat, audience=PUBLIC,

@@ -377,15 +377,16 @@ def winners(scores: Mapping[str, int], target: int = 25, *, surplus: Mapping[str
 RATES = {("provision", "gold"): (2, 1), ("gold", "provision"): (1, 2), ("gold", "vis"): (2, 1), ("vis", "gold"): (1, 2)}
 
 
-def convert(give: str, amount: int, get: str, *, market: bool, famine: bool, artisan: bool = False) -> int:
+def convert(give: str, amount: int, get: str, *, market: bool, famine: bool, artisan_rate: int = 0) -> int:
     """A-ECON-1: what ``amount`` of ``give`` buys: 2 provision <-> 1 gold, 2 gold <-> 1 vis at a Market Fair
-    or Town; Touch of the Artisan gold buys 7 provision; nothing to or from provision during a Famine."""
+    or Town; gold a Touch of the Artisan enhanced buys ``artisan_rate`` provision a piece (its house package's
+    rate, [000:590] 7); nothing to or from provision during a Famine."""
     if famine and "provision" in (give, get):
         raise RuleViolation("no conversion to or from provision during a Famine", rule="A-ECON-1")
     if not market:
         raise RuleViolation("conversions need a Market Fair or your own Town", rule="A-ECON-1")
-    if artisan and (give, get) == ("gold", "provision"):
-        return amount * 7
+    if artisan_rate and (give, get) == ("gold", "provision"):
+        return amount * artisan_rate
     rate = RATES.get((give, get))
     if rate is None:
         raise RuleViolation(f"{give} does not convert to {get}", rule="A-ECON-1")

@@ -490,7 +490,7 @@ def test_a_econ_1_conversions_need_a_market_and_none_touch_provision_in_a_famine
     rate of 1 gold = 7 provision points."."""
     assert rules.convert("provision", 4, "gold", market=True, famine=False) == 2
     assert rules.convert("gold", 2, "vis", market=True, famine=False) == 1
-    assert rules.convert("gold", 2, "provision", market=True, famine=False, artisan=True) == 14
+    assert rules.convert("gold", 2, "provision", market=True, famine=False, artisan_rate=7) == 14
     with pytest.raises(RuleViolation, match="A-ECON-1"):
         rules.convert("provision", 4, "gold", market=True, famine=True)
     d = Dice()
