@@ -321,7 +321,9 @@ def load_catalogue_cached(path: str, kept: bool = False) -> Catalogue:
         return Catalogue.model_validate(raw, context={"kept": kept})
     except ValidationError as err:
         raise RuleViolation(
-            f"the card catalogue {Path(path).name} is wrong: " + "; ".join(problems(raw, err)), field="catalogue"
+            f"the card catalogue {Path(path).name} is wrong: " + "; ".join(problems(raw, err)),
+            rule="LH-7",
+            field="catalogue",
         ) from None
 
 

@@ -98,7 +98,9 @@ def load_package(path: Path | str) -> RulesPackage:
         with_rooms(default_catalogue(), [r.model_dump(mode="json") for r in package.rooms or []])
     except ValidationError as err:
         raise RuleViolation(
-            f"the rules package {Path(path).stem!r} is wrong: " + "; ".join(problems(raw, err)), field="package"
+            f"the rules package {Path(path).stem!r} is wrong: " + "; ".join(problems(raw, err)),
+            rule="LH-7",
+            field="package",
         ) from None
     return package
 

@@ -61,7 +61,23 @@ def test_lh_7_a_package_whose_start_room_is_not_among_its_rooms_is_refused_namin
     path = _package(tmp_path, monkeypatch, lambda raw: raw.update(start_room="attic"))
     with pytest.raises(RuleViolation) as refused:
         LodgeGame.start("Lodge", options={"package": "no-start"})
-    assert refused.value.field == "package" and "field start_room: 'attic' is not one of" in refused.value.message
+    assert (refused.value.rule, refused.value.field) == ("LH-7", "package")
+    assert "field start_room: 'attic' is not one of" in refused.value.message
     assert main(["cards", "check", path]) == 1
     captured = capsys.readouterr()
     assert "field start_room: 'attic' is not one of" in captured.err and captured.out == ""
+
+
+def test_lh_7_a_catalogue_that_fails_its_checks_is_refused_naming_the_rule(tmp_path, monkeypatch):
+    """LH-7: the catalogue a new game pins is the installed one, checked when it is loaded; one that fails (here a
+    Room adjacent to itself, L-MOVE-1) refuses the game naming the rule, the field and the Room."""
+    from domain.lodge import catalogue as catalogue_module
+
+    raw = json.loads(catalogue_module.INSTALLED.read_text())
+    next(r for r in raw["rooms"] if r["id"] == "library")["adjacent"].append("library")
+    (tmp_path / "cards.json").write_text(json.dumps(raw))
+    monkeypatch.setattr(catalogue_module, "INSTALLED", tmp_path / "cards.json")
+    with pytest.raises(RuleViolation) as refused:
+        LodgeGame.start("Lodge")
+    assert (refused.value.rule, refused.value.field) == ("LH-7", "catalogue")
+    assert "rooms[1] 'library', field adjacent" in refused.value.message
