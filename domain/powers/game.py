@@ -1162,11 +1162,7 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
             raise RuleViolation("consequences are offered once the conversions are locked", rule="GM-3")
         if a.discarded or self.state.resolved:
             raise RuleViolation("this action can no longer take consequences", rule="GM-3")
-        limits.check_text(consequence_id, "consequence_id", limits.IDENTIFIER)
-        limits.check_text(text, "text", limits.CONSEQUENCE_TEXT, what="a consequence's text")
-        _check_items(effects, "effects")
-        for e in effects:
-            self._check_effect(e)
+        self._check_offer(a.consequences, consequence_id, text, effects)
         self._consequence_proposed(
             action_id=action_id,
             consequence_id=consequence_id,
@@ -1175,6 +1171,17 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
             actor=GM,
             audience=self._audience(a),
         )
+
+    def _check_offer(self, offers: list[Consequence], consequence_id: str, text: str, effects: list[dict]) -> None:
+        """A consequence the GM offers on an action or a reaction (GM-3, P-AMB-6): a new id, a text, and structured
+        effects the aggregate knows how to apply."""
+        limits.check_text(consequence_id, "consequence_id", limits.IDENTIFIER)
+        limits.check_text(text, "text", limits.CONSEQUENCE_TEXT, what="a consequence's text")
+        _check_items(effects, "effects")
+        for e in effects:
+            self._check_effect(e)
+        if any(c.id == consequence_id for c in offers):
+            raise RuleViolation(f"consequence {consequence_id!r} already exists", rule="GM-3", field="consequence_id")
 
     def _check_effect(self, e: dict) -> None:
         if not isinstance(e, dict):
@@ -1220,11 +1227,7 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
     def accept_consequence(self, action_id: str, consequence_id: str, actor: str | None = None) -> None:
         """The player accepts the GM's consequence; its structured effects apply (GM-3, P-ACT-2)."""
         a = self.action(action_id)
-        c = next((c for c in a.consequences if c.id == consequence_id), None)
-        if c is None:
-            raise NotFound(f"no consequence {consequence_id!r} on this action", field="consequence_id")
-        if c.status != "proposed" or a.discarded:
-            raise RuleViolation("this consequence is no longer open", rule="GM-3", field="consequence_id")
+        c = _open_offer(a.consequences, consequence_id, "action", closed=a.discarded)
         self._consequence_accepted(
             action_id=action_id, consequence_id=consequence_id, actor=actor or a.power, audience=self._audience(a)
         )
@@ -1259,13 +1262,7 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
         r = self._reaction(reaction_id)
         if not r.pool.locked:
             raise RuleViolation("consequences are offered once the conversions are locked", rule="P-AMB-6")
-        limits.check_text(consequence_id, "consequence_id", limits.IDENTIFIER)
-        limits.check_text(text, "text", limits.CONSEQUENCE_TEXT, what="a consequence's text")
-        _check_items(effects, "effects")
-        for e in effects:
-            self._check_effect(e)
-        if any(c.id == consequence_id for c in r.consequences):
-            raise RuleViolation(f"consequence {consequence_id!r} already exists", field="consequence_id")
+        self._check_offer(r.consequences, consequence_id, text, effects)
         self._reaction_consequence_proposed(
             reaction_id=reaction_id,
             consequence_id=consequence_id,
@@ -1286,11 +1283,7 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
     def accept_reaction_consequence(self, reaction_id: str, consequence_id: str, actor: str | None = None) -> None:
         """The resister accepts the GM's consequence; its effects fall on the resister (P-AMB-6, GM-3, P-ACT-2)."""
         r = self._reaction(reaction_id)
-        c = next((c for c in r.consequences if c.id == consequence_id), None)
-        if c is None:
-            raise NotFound(f"no consequence {consequence_id!r} on this reaction", field="consequence_id")
-        if c.status != "proposed":
-            raise RuleViolation("this consequence is no longer open", rule="GM-3", field="consequence_id")
+        c = _open_offer(r.consequences, consequence_id, "reaction")
         self._reaction_consequence_accepted(
             reaction_id=reaction_id,
             consequence_id=consequence_id,
@@ -2347,6 +2340,16 @@ def _submission_digest(a: ActionState, converted: list[int]) -> str:
     return submission_digest(
         a.id, a.power, a.title, a.slot, a.skill, a.pool.roll_no, [x.face for x in a.pool.dice], converted, a.salt
     )
+
+
+def _open_offer(offers: list[Consequence], consequence_id: str, on: str, closed: bool = False) -> Consequence:
+    """The GM's consequence ``consequence_id`` on an action or a reaction, still open to accept (GM-3)."""
+    c = next((c for c in offers if c.id == consequence_id), None)
+    if c is None:
+        raise NotFound(f"no consequence {consequence_id!r} on this {on}", field="consequence_id")
+    if c.status != "proposed" or closed:
+        raise RuleViolation("this consequence is no longer open", rule="GM-3", field="consequence_id")
+    return c
 
 
 def _apply_effects(p: PowerState, effects: list[dict]) -> None:
