@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from domain.errors import RuleViolation
-from domain.lodge.catalogue import Room, check_doors, default_catalogue, problems, with_rooms
+from domain.lodge.catalogue import Room, check_doors, problems
 
 PACKAGES = Path(__file__).with_name("data") / "packages"
 DEFAULT_PACKAGE = "lodge-house-1"
@@ -95,7 +95,6 @@ def load_package(path: Path | str) -> RulesPackage:
     raw = json.loads(Path(path).read_text())
     try:
         package = RulesPackage.model_validate(raw)
-        with_rooms(default_catalogue(), [r.model_dump(mode="json") for r in package.rooms or []])
     except ValidationError as err:
         raise RuleViolation(
             f"the rules package {Path(path).stem!r} is wrong: " + "; ".join(problems(raw, err)),
