@@ -191,12 +191,6 @@ def aegis_value(vis: int) -> int:
     return max(0, min(vis - 2, 3))
 
 
-def spell_strength(vis: int, *, rival: bool, aegis: int, mr: Sequence[int]) -> int:
-    """A-SPELL-4: vis paid, less the rival covenant's Aegis and the highest MR among the targets (A-AMB-17);
-    targets in the caster's own covenant are not reduced."""
-    return vis - resistance(rival=rival, aegis=aegis, mr=max(mr, default=0))
-
-
 def resistance(*, rival: bool, aegis: int, mr: int) -> int:
     """A-SPELL-4 [000:77]-[000:86]: what a target takes off a spell's vis, its rival covenant's Aegis and its own
     MR; a target in the caster's own covenant takes nothing off."""

@@ -159,9 +159,10 @@ def test_a_spell_4_strength_is_vis_less_aegis_and_mr_of_a_rival_target():
     """A-SPELL-4 [000:85] "known as the spell strength and must be sufficient for the minimum" [000:87] "the
     maximum Magical Resistance determines the spell strength for reaching all targets." [000:88] "any excess vis
     remaining when the spell reaches the target is expended but has no effect."."""
-    assert rules.spell_strength(4, rival=True, aegis=1, mr=[1]) == 2
-    assert rules.spell_strength(2, rival=False, aegis=1, mr=[3]) == 2
-    assert rules.spell_strength(5, rival=True, aegis=0, mr=[0, 2, 1]) == 3
+    assert rules.target_strengths(4, [rules.resistance(rival=True, aegis=1, mr=1)], per_target=False) == [2]
+    assert rules.target_strengths(2, [rules.resistance(rival=False, aegis=1, mr=3)], per_target=False) == [2]
+    rivals = [rules.resistance(rival=True, aegis=0, mr=m) for m in (0, 2, 1)]
+    assert rules.target_strengths(5, rivals, per_target=False) == [3, 3, 3]
     assert rules.effective_magnitude(0, 1, 3) is None and rules.effective_magnitude(5, 1, 3) == 3
     assert [rules.aegis_value(v) for v in (2, 3, 5, 7)] == [0, 1, 3, 3]
     d, t, kept = lightning_table()

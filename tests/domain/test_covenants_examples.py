@@ -101,9 +101,9 @@ def test_a_ex_2_a_year_spell_cast_in_spring_main_ends_as_next_springs_main_begin
 def test_a_ex_3_aegis_worth_one_point_and_magical_resistance():
     # case 1 and 5, and the arithmetic of the others
     assert rules.aegis_value(3) == 1 and rules.aegis_value(2) == 0
-    assert rules.effective_magnitude(rules.spell_strength(1, rival=True, aegis=1, mr=[0]), 1, 99) is None
-    assert rules.spell_strength(4, rival=True, aegis=1, mr=[1]) == 2
-    assert rules.spell_strength(2, rival=False, aegis=1, mr=[1]) == 2
+    assert rules.effective_magnitude(1 - rules.resistance(rival=True, aegis=1, mr=0), 1, 99) is None
+    assert 4 - rules.resistance(rival=True, aegis=1, mr=1) == 2
+    assert 2 - rules.resistance(rival=False, aegis=1, mr=1) == 2
     assert rules.marks_aggression(target_covenant="ann", caster_covenant="ann", harmful=True)
     d = Dice()
     arts = {
