@@ -84,7 +84,7 @@ class Phrase(_Strict):
     # whom the phrase reaches: the chosen target, the resolver's own Mage, every Model in the resolver's Room,
     # or (for instability and summon) the Room the resolver stands in
     to: Literal["target", "self", "models_here", "here"] = "target"
-    room: Literal["target", "here", "own_cell"] | None = None  # where ``place`` and ``summon`` put a Model
+    room: Literal["target", "here", "own_cell"] | None = None  # where ``place`` puts a Model (``summon``: its ``to``)
     per: Literal["target_strength", "target_trophies"] | None = None  # an amount read from the target's value
     slot: Literal["QUICK", "I", "II", "III"] | None = None
     hits_own: bool = False  # "unless specified by the Effect" (R39): this phrase also reaches its resolver's side
