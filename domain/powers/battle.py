@@ -566,13 +566,23 @@ class Battles(PlatformGame):
             side=side,
             goals=goals,
             armies=list(armies),
-            standing=standing,
+            standing={},  # the orders go to the power alone (BattleOrdersGiven); stored events before carry them here
             delayed=delayed,
             champion=champion,
             by_default=by_default,
             actor=SYSTEM if by_default else power_id,
             audience=self._audience_b(b),
         )
+        if standing:  # P-BAT-3, P.4: a standing order is its power's plan, shown to it and the GM alone
+            self._battle_orders_given(
+                battle_id=b["id"], power_id=power_id, orders=standing, actor=power_id, audience=vis.powers([power_id])
+            )
+
+    @event("BattleOrdersGiven")
+    def _battle_orders_given(self, battle_id: str, power_id: str, orders: dict, actor: str, audience: list) -> None:
+        armies = self._battles()[battle_id]["armies"]
+        for aid, order in orders.items():
+            armies[aid]["order"] = deepcopy(order)
 
     @event("BattleAssetsRevealed")
     def _battle_assets_revealed(self, battle_id: str, power_id: str, assets: list, actor: str, audience: list) -> None:
@@ -1859,6 +1869,7 @@ REPORTED = (
     "BattleTerrainSet",
     "BattleSetupSubmitted",
     "BattleAssetsRevealed",
+    "BattleOrdersGiven",
     "BattleStarted",
     "BattleRoundBegan",
     "BattleStepBegan",

@@ -5,6 +5,8 @@ test_battle_goals.py and test_conformance_armies.py; P-AMB-13 in test_battle_goa
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from domain.dice import FixedRoller
@@ -290,3 +292,21 @@ def test_p_amb_44_delayed_ticks_down_at_cleanup_and_the_army_arrives_at_the_next
                         and a["where"] == "deployed")  # fmt: skip
             f.command(who, army, "rest")
             b = f.view("gm")
+
+
+def test_p_bat_3_a_standing_order_is_told_to_its_own_power_and_the_gm_alone():
+    """P-BAT-3 / P.4: an army's standing order, what it does at a deadline when the GM's default is "standing", is
+    its power's plan: the battlemap shows it to its power and the GM only, and no event the other side reads
+    carries it (its setup tells the other side its armies and goals, [003:561])."""
+    f = two(sturdy(), sturdy())
+    f.declare()
+    f.setup("north", ["x"], standing={"x": {"command": "slay", "target": "y"}})
+    f.setup("south", ["y"])
+    order = {"command": "slay", "target": "y", "goal": None}
+    x = {who: next(a for a in f.view(who)["armies"] if a["army_id"] == "x") for who in ("north", "gm", "south")}
+    assert x["north"]["standing_order"] == order == x["gm"]["standing_order"]
+    assert "standing_order" not in x["south"]
+    told = [e["data"] for e in f.games.visible_events(f.gid, "south") if e["data"].get("battle_id") == "b1"]
+    assert told and "slay" not in json.dumps(told)
+    mine = [e["data"] for e in f.games.visible_events(f.gid, "north") if e["data"].get("battle_id") == "b1"]
+    assert "slay" in json.dumps(mine)
