@@ -295,6 +295,7 @@ class CovenantGame(PlatformGame):
         if phase == "create":
             order = [p for p in order if s.powers[p].square != rules.EVENT_SQUARE]
         due: list[dict] = []
+        quaesitor = None  # the seat on the Event square a Quaesitor Investigation is created for (A-AGG-1)
         if phase == "events":
             if s.seasons_begun > 4 and s.events_phase_season != s.seasons_begun:  # the season's first
                 # [000:767] an investigated covenant's player "may not create nor play cards" and "the state of the
@@ -305,10 +306,12 @@ class CovenantGame(PlatformGame):
             order = [p for p in order if s.powers[p].square == rules.EVENT_SQUARE and not waiting]
             holders = list(dict.fromkeys(h["seat"] for h in due))
             order = holders + [p for p in order if p not in holders]
-            creates = s.seasons_begun > 4 and any(p.marked for p in s.powers.values()) and not due
-            if creates and "Quaesitor Investigation" not in s.events_in_play:  # the seat on the Event square decides
-                # the Investigation created for it, whatever is on hold (A-AMB-19)
-                order += [p for p in s.order if s.powers[p].square == rules.EVENT_SQUARE and p not in order]
+            on_event = [p for p in s.order if s.powers[p].square == rules.EVENT_SQUARE]
+            investigation = "Quaesitor Investigation" in s.events_in_play
+            marked = any(p.marked for p in s.powers.values())
+            if s.seasons_begun > 4 and not due and on_event and marked and not investigation:
+                quaesitor = on_event[0]  # the seat on the Event square decides the Investigation created for it,
+                order += [p for p in on_event if p not in order]  # whatever is on hold (A-AMB-19)
         if phase == "certamen":
             order = [p for p in order if any(self.resolver(ch) == p for ch in s.challenges.values())]
         if phase == "hedge":
@@ -323,12 +326,6 @@ class CovenantGame(PlatformGame):
         self._phase_began(
             year=s.year, season=s.season, cycle=cycle, phase=phase, turn=order, actor=SYSTEM, audience=PUBLIC
         )
-        quaesitor = None
-        if phase == "events" and s.seasons_begun > 4 and not due:
-            on_event = [p for p in s.order if s.powers[p].square == rules.EVENT_SQUARE]
-            marked = [p for p in s.order if s.powers[p].marked]
-            if on_event and marked and "Quaesitor Investigation" not in s.events_in_play:
-                quaesitor = on_event[0]
         if due:  # A-EVT-1 [000:16]: held events are unrotated in the order they were generated
             self._held_released(events=due, actor=SYSTEM, audience=PUBLIC)
         elif quaesitor is not None:  # A-AGG-1 [000:100], A-AMB-19: created whatever is on hold
