@@ -268,6 +268,12 @@ class Development(PlatformGame):
             element = dr.favor_element(element)
         if use != "mana":
             limits.check_text(request, "request", limits.REASON, required=True, what="what the favor asks for")
+        if use != "mana" and action_id is not None:
+            raise RuleViolation(
+                f"only a favor's mana is held by an action; a {use} is the GM's to grant",
+                rule="P-AMB-37",
+                field="action_id",
+            )
         dr.check_balance(h.wallet, {"favor": -1}, self._who(power_id))
         who = actor or power_id
         if use == "mana" and action_id is not None:

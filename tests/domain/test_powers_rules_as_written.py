@@ -192,6 +192,19 @@ def test_p_mag_1_a_favors_mana_is_stored_only_up_to_the_cap_and_else_held_by_the
     assert t.me("City")["mana"] == {}  # the leftover went with the action
 
 
+def test_p_amb_37_only_a_favors_mana_is_held_by_an_action():
+    """P-AMB-37: "A power whose cap is 0 may still receive mana during an action and spend it within that same
+    action." What a favor buys besides mana (P-ASSET-11: a miracle, a premium keyword) is the GM's to grant, not
+    an action's: a favor for a miracle that names an action is refused naming the field, and spends nothing."""
+    t = Table(("City", "city", "sovereign"))
+    city = t.seats["City"]
+    t.gm(dev.AdjustResources(city, {"favor": 1}, "a patron's boon"))
+    t.to_planning()
+    blessing = t.act("City", "Bless the harvest", slot="public")
+    err = t.refused("City", dev.SpendFavor(city, "miracle", request="Rain", action_id=blessing), "P-AMB-37")
+    assert err.field == "action_id" and _favor(t, "City") == 1
+
+
 # ---------------------------------------------------------------------- P-ASSET-8
 
 
