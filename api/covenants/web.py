@@ -18,6 +18,7 @@ from domain.covenants import commands as cc
 from domain.covenants import rules
 from domain.covenants.game import ENEMIES
 from domain.covenants.house import ARTS
+from domain.covenants.options import option
 from domain.covenants.ruleset import PHASE_WORDS, SEASON_WORDS
 from domain.errors import RuleViolation
 from domain.ids import GM
@@ -228,7 +229,7 @@ def _casting(offers: dict[str, Any], commands: list[Any], view: dict[str, Any], 
 def _seating(game: Any, me: str, offers: dict[str, Any]) -> None:
     """Before the game begins, the host or the auditor seats the covenants, each with the points it begins with
     (A-EX-11, H-14), and begins the game once every seat is filled (A-ORDER-2)."""
-    target = int(game.state.options.get("target_score", 25))
+    target = int(option(game.state.options, "target_score"))
     offers["seat"] = {"arts": list(ARTS), "most": target - 1}
     if game.ruleset.offers is not None and cc.BeginGame() in game.ruleset.offers(game, me):
         offers["begin"] = True

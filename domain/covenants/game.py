@@ -18,7 +18,7 @@ from eventsourcing.domain import event
 from domain import visibility as vis
 from domain.covenants import rules
 from domain.covenants.errors import RuleViolation
-from domain.covenants.house import FORMS, TECHNIQUES, HousePackage
+from domain.covenants.house import FORMS, STARTING_CARDS, STARTING_MAGE, TECHNIQUES, HousePackage
 from domain.covenants.options import option
 from domain.covenants.state import Card, CovenantSeat, CovenantState
 from domain.dice import Roller, commitment
@@ -29,8 +29,6 @@ from domain.platform.roles import HOST
 from domain.platform.state import Window
 
 PUBLIC = [vis.PUBLIC]
-STARTING_CARDS = ("Villagers", "Villagers", "Grogs")
-STARTING_MAGE = "Starting Mage"  # A-SPELL-1: assigned its first two spells without study ([000:34])
 _HOUSES: dict[str, HousePackage] = {}
 TURN_PHASES = (
     "move", "create", "events", "service", "chaos", "main", "hedge", "bandits", "battle", "plague", "certamen",
@@ -177,7 +175,7 @@ class CovenantGame(PlatformGame):
         bad = [a for a in arts if a not in TECHNIQUES + FORMS]
         if arts and (bad or len(set(arts)) != 5):
             raise RuleViolation("a starting mage has five different Arts ([000:4])", rule="A-GEN-4", field="arts")
-        target = int(s.options.get("target_score", 25))
+        target = int(option(s.options, "target_score"))
         if not 0 <= score < target:  # the host's ruling (H-14); a score that has won already ends nothing (A-RECK-5)
             raise RuleViolation(f"a covenant begins with 0 to {target - 1} points", rule="A-RECK-5", field="score")
         self._covenant_added(

@@ -184,7 +184,9 @@ class HousePackage(_Model):
 
 
 # The cards every covenant is dealt at the start ([000:4]), and the kind each must be.
-STARTING_KINDS = {"Starting Mage": "mage", "Villagers": "villagers", "Grogs": "grogs"}
+STARTING_MAGE = "Starting Mage"  # A-SPELL-1: assigned its first two spells without study ([000:34])
+STARTING_CARDS = ("Villagers", "Villagers", "Grogs")  # beside its mage
+STARTING_KINDS = {STARTING_MAGE: "mage", "Villagers": "villagers", "Grogs": "grogs"}
 
 # The tables a package must fill, in the order a refusal names them.
 TABLES = ("cards", "generators", "events", "event_generator", "main_actions", "certamen", "spells", "requisites")
