@@ -405,11 +405,11 @@ class World(PlatformGame):
 
     def check_reach(self, location: str | None, assets: list[dict]) -> None:
         """Every asset must be within its mobility of the action's location (P-ACT-4); an industry that has ceased
-        to operate lends none (P-TOWN-3)."""
+        to operate lends none, wherever the action is (P-TOWN-3)."""
         w = self.state.world
+        self.check_operating(assets)
         if not w.hexes or location is None:
             return
-        self.check_operating(assets)
         placed = self._asset_features()
         for pick in assets:
             f = placed.get(pick.get("asset_id"))

@@ -42,3 +42,23 @@ def test_p_town_3_an_industry_that_has_ceased_to_operate_lends_no_asset_to_a_rea
     err = t.refused("gondor", pc.DeclareReaction("gondor", burn, [{"asset_id": "farm-b"}], 0), "P-TOWN-3")
     assert "ceased to operate" in err.message and err.field == "assets"
     assert t.resist("gondor", burn, [5], ["farm-a"])["successes"] == 1
+
+
+def test_p_town_3_a_stopped_industry_lends_no_asset_to_an_action_that_names_no_location():
+    """P-TOWN-3: "An industry with complexity greater than the town's population stops" ([003:372] "industries
+    cease to operate"). Whether an industry operates does not depend on where the action is: Gondor's stopped farm
+    is refused to an action that names no hex, as to one that does, and nothing is recorded."""
+    t = Table(("Gondor", "city", "sovereign"))
+    t.asset("gondor", "Upper farm", "industry", 1, asset_id="farm-a")
+    t.asset("gondor", "Lower farm", "industry", 1, asset_id="farm-b")
+    derop = {"id": "derop", "name": "Derop", "hex": "0,0", "population": 1, "wealth": 2}
+    farms = [{"id": f"f{k}", "kind": "farm", "town": "derop", "asset_id": f"farm-{k}"} for k in ("a", "b")]
+    t.run("gm", world.DeclareMap(HEXES, [derop], farms))
+    t.run("gm", world.SetClaim("derop", "gondor"))
+    t.to_planning()
+    for location in (None, "0,0"):
+        harvest = pc.SubmitAction(
+            "gondor", title="Harvest", slot="public", location=location, assets=[{"asset_id": "farm-b"}]
+        )
+        assert t.refused("gondor", harvest, "P-TOWN-3").field == "assets", location
+    assert t.act("gondor", [6], title="Harvest", slot="public", assets=[{"asset_id": "farm-a"}], convert=0)
