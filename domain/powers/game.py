@@ -757,6 +757,7 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
                 mode = "critical"
             rules.check_mode(mode, asset.name, asset.assured, asset.critical, asset.novel)
             chosen.append((asset, mode))
+        self.check_operating(picks)  # P-TOWN-3: a stopped industry lends its asset to no pool
         rules.check_pool(
             [(a.cls, a.name, m) for a, m in chosen],
             skill_tag,
@@ -1899,8 +1900,7 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
         if any(p.get("asset_id") == "action" for p in assets):
             raise RuleViolation("a resister cannot spend actions as assets", rule="P-RES-3", field="assets")
         self._armies_check_pool(None, power_id, a.location, assets)
-        self._runes_check_pool(a.location, assets)
-        self.check_operating(assets)  # P-TOWN-3; not mobility: P-ACT-4 measures from an action's own location
+        self._runes_check_pool(a.location, assets)  # not mobility: P-ACT-4 measures from an action's own location
         pool = self._build_pool(
             power_id,
             assets,

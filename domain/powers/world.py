@@ -387,8 +387,8 @@ class World(PlatformGame):
         )
 
     def check_operating(self, assets: list[dict]) -> None:
-        """An industry that has ceased to operate lends its asset to no pool, an action's or a reaction's
-        (P-TOWN-3)."""
+        """An industry that has ceased to operate lends its asset to no pool: an action's, a collaborator's, a
+        reaction's (P-TOWN-3; ``Game._pick_pool`` asks it of every pool)."""
         placed = self._asset_features()
         for pick in assets:
             f = placed.get(pick.get("asset_id"))
@@ -404,10 +404,8 @@ class World(PlatformGame):
         return {f["asset_id"]: f for f in self.state.world.features.values() if f.get("asset_id")}
 
     def check_reach(self, location: str | None, assets: list[dict]) -> None:
-        """Every asset must be within its mobility of the action's location (P-ACT-4); an industry that has ceased
-        to operate lends none, wherever the action is (P-TOWN-3)."""
+        """Every asset must be within its mobility of the action's location (P-ACT-4)."""
         w = self.state.world
-        self.check_operating(assets)
         if not w.hexes or location is None:
             return
         placed = self._asset_features()

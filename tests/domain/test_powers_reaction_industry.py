@@ -5,6 +5,7 @@ that a resister's assets must reach the resisted action."""
 
 from __future__ import annotations
 
+from domain.powers import catalogue_commands as cc
 from domain.powers import commands as pc
 from domain.powers import world
 from tests.domain.test_powers_resistance_decisions import Table
@@ -62,3 +63,21 @@ def test_p_town_3_a_stopped_industry_lends_no_asset_to_an_action_that_names_no_l
         )
         assert t.refused("gondor", harvest, "P-TOWN-3").field == "assets", location
     assert t.act("gondor", [6], title="Harvest", slot="public", assets=[{"asset_id": "farm-a"}], convert=0)
+
+
+def test_p_town_3_a_stopped_industry_lends_no_asset_to_a_collaborators_pool():
+    """P-TOWN-3 ([003:372] "industries cease to operate") for a collaborator (P-DICE-11: it "rolls its own pool"
+    into the shared action): Gondor joins Mordor's action with its stopped farm, refused naming P-TOWN-3 with
+    nothing recorded, and with its working farm."""
+    t = Table(("Gondor", "city", "sovereign"), ("Mordor", "city", "sovereign"))
+    t.asset("gondor", "Upper farm", "industry", 1, asset_id="farm-a")
+    t.asset("gondor", "Lower farm", "industry", 1, asset_id="farm-b")
+    derop = {"id": "derop", "name": "Derop", "hex": "0,0", "population": 1, "wealth": 2}
+    farms = [{"id": f"f{k}", "kind": "farm", "town": "derop", "asset_id": f"farm-{k}"} for k in ("a", "b")]
+    t.run("gm", world.DeclareMap(HEXES, [derop], farms))
+    t.run("gm", world.SetClaim("derop", "gondor"))
+    t.to_planning()
+    feast = t.act("mordor", None, title="Feast", slot="public", location="0,0", collaborators=["gondor"])
+    err = t.refused("gondor", cc.JoinAction("gondor", feast, [{"asset_id": "farm-b"}], slot="public"), "P-TOWN-3")
+    assert err.field == "assets"
+    t.run("gondor", cc.JoinAction("gondor", feast, [{"asset_id": "farm-a"}], slot="public"), [5])
