@@ -1091,6 +1091,7 @@ class CovenantGame(PlatformGame):
             s.spells_cast = []  # A-SPELL-5: a spell may be countered only within its own phase
             s.closed_spells = []
             s.boosted_battles = []
+            s.extra_round = False  # A-AMB-5: one extra round a Main Phase, whatever its end brings after it
         if phase == "events":
             s.events_phase_season = s.seasons_begun
         if phase == "chaos":
@@ -1101,7 +1102,7 @@ class CovenantGame(PlatformGame):
             s.plague = {**s.plague, "season": s.seasons_begun}
         # A-SPELL-3: a spell of N seasons ends at the beginning of the phase it was cast in, N seasons on.
         _expire(s, lambda e: e.get("until") == s.seasons_begun and e.get("phase") == phase)
-        s.passed, s.acted, s.extra_round, s.turn_done = [], False, False, False
+        s.passed, s.acted, s.turn_done = [], False, False
 
     def _advance_from(self, phase: str) -> None:
         s = self.state
