@@ -108,13 +108,8 @@ def _offers(view: dict[str, Any], me: str, spells: list[str], actions: list[str]
     if at_turn and phase == "main":
         offers["actions"] = actions
         offers["rivals"] = [(seat, cov["covenant"]) for seat, cov in view["covenants"].items() if seat != me]
-    if (
-        at_turn
-        and phase == "create"
-        and offers.get("pending")
-        and any(c["name"] == "Familiar: Mouse" and c["active"] and "mouse" not in c["cast_this_season"] for c in cards)
-    ):
-        offers["mouse"] = offers["pending"][0]  # A-GEN-1: change the roll just seen by up to 2
+    if at_turn and phase == "create" and offers.get("pending"):
+        offers["mouse"] = offers["pending"][0]  # A-GEN-1: change the roll just seen, if the rules offer it (_agree)
     pe = view.get("pending_event")
     if pe and pe.get("seat") == me:
         offers["decide_event"] = pe
@@ -182,6 +177,8 @@ def _agree(offers: dict[str, Any], commands: list[Any], me: str) -> None:
     for key, command in single.items():
         if offers.get(key) and command not in commands:
             del offers[key]
+    if offers.get("mouse") and not any(isinstance(c, cc.UseMouse) for c in commands):  # A-GEN-1, A-AMB-6
+        del offers["mouse"]
     for key, kind in (("generate", cc.Generate), ("draw", cc.DrawEvent)):  # A-GEN-1: the Mouse before the roll
         mice = sorted({c.mouse for c in commands if type(c) is kind and c.mouse})
         if offers.get(key) and mice:

@@ -161,7 +161,9 @@ def test_the_mouse_changes_a_roll_through_the_form(app):
     d.push([3])
     shield = t.run("ann", Generate("ann"))["card_id"]
     w = Seats(app, t)
+    assert f'action="/play/{t.game_id}/mouse"' in w.page("ann")
     w.post("ann", "mouse", {"card_id": shield, "by": "2"})
+    assert f'action="/play/{t.game_id}/mouse"' not in w.page("ann")  # once a season (A-AMB-6)
     names = [c["name"] for c in t.view("ann")["covenants"]["ann"]["cards"] if c["pending"]]
     assert names == ["Enchanted Item: Girdle of Magical Finesse"]
 

@@ -129,6 +129,7 @@ def test_a_gen_1_the_mouse_changes_the_generation_roll_through_the_form(app):
     w.post("ann", "generate", {"mouse": "-2"})
     (card,) = [c for c in _cards(t, "ann").values() if c["pending"]]
     assert card["name"].endswith("Sword")
+    assert f'action="/play/{t.game_id}/mouse"' not in w.page("ann")  # the Mouse is used once a season (A-AMB-6)
     t.run("ann", Discard("ann", card["id"]))
     assert 'name="mouse"' not in w.page(t.turn()[0])  # Bob and Cy hold no Mouse
 
