@@ -1606,7 +1606,8 @@ class CovenantGame(PlatformGame):
         rules.check_target_kind(sp.target, animate=bool(d and d.animate), structure=bool(d and d.structure),
                                 mage=t.kind == "mage")  # fmt: skip
         if sp.forms and t.substance not in sp.forms:  # A-SPELL-7: its substance now decides
-            raise RuleViolation(f"{spell} targets {sp.forms}; {t.name} is {t.substance}", rule="A-SPELL-7")
+            raise RuleViolation(f"{spell} targets {sp.forms}; {t.name} is {t.substance}", rule="A-SPELL-7",
+                                field="target")  # fmt: skip
         certamen = self._certamen_spell(sp.certamen, mage, t) if sp.certamen else None
         rival = t.owner is not None and t.owner != seat
         aegis = max((e.get("aegis", 0) for e in s.effects if e.get("target") == t.owner), default=0)

@@ -45,12 +45,13 @@ from tests.covenants.play import (
 )
 
 
-def refused(t, seat, command, rule):
+def refused(t, seat, command, rule) -> RuleViolation:
     """A refusal names its rule and records nothing."""
     before = events_of(t)
-    with pytest.raises(RuleViolation, match=rule):
+    with pytest.raises(RuleViolation, match=rule) as info:
         t.run(seat, command)
     assert events_of(t) == before
+    return info.value
 
 
 def card(t, card_id):
@@ -664,7 +665,7 @@ def test_a_ex_4_damage_stays_after_a_substance_change_and_a_later_co_spell_is_il
     t.run("ann", Cast("ann", t.mage("ann"), "Sphere of Flame", grogs, 1))
     t.run("bob", Cast("bob", t.mage("bob"), "Incantation of the Stone Warrior", grogs, 3))
     assert card(t, grogs)["damage"] == 1 and card(t, grogs)["substance"] == "Te"
-    refused(t, "cy", Cast("cy", t.mage("cy"), "Sphere of Flame", grogs, 1), "A-SPELL-7")
+    assert refused(t, "cy", Cast("cy", t.mage("cy"), "Sphere of Flame", grogs, 1), "A-SPELL-7").field == "target"
 
 
 def test_a_ex_6_targeting_yourself():
