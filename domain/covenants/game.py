@@ -1522,7 +1522,7 @@ class CovenantGame(PlatformGame):
             raise RuleViolation("this spell is cast at the beginning of the Reckoning, before any covenant allocates "
                                 "its support", rule="A-SPELL-8")  # fmt: skip
         rules.check_cast_arts(sp.arts, self.mage_arts(mage))
-        assign = self._assigned_now(mage, spell, sp.arts)
+        assign = self._assigned_now(mage, spell)
         if not sp.ritual and spell in mage.cast_this_season:
             raise RuleViolation("a regular spell is cast once per season by a mage", rule="A-SPELL-2")
         if vis_amount < 1 or vis_amount > s.powers[seat].vis:
@@ -1617,14 +1617,14 @@ class CovenantGame(PlatformGame):
         recast = sp.ritual and any(e.get("spell") == spell and e.get("target") == target for e in s.effects)
         return t.owner or "", rules.resistance(rival=rival, aegis=aegis, mr=mr), bool(recast), certamen
 
-    def _assigned_now(self, mage: Card, spell: str, arts: list[str]) -> bool:
+    def _assigned_now(self, mage: Card, spell: str) -> bool:
         """A-SPELL-1: a mage casts only the spells attached to it ([000:69] "new spells are acquired via Book Study
         (Grimoire) or Lab Study"); a starting mage is assigned its first two as it makes them ([000:34] "no Book or
-        Lab Study required ... if at least one of each spell's Arts match theirs"): True if this cast assigns it."""
+        Lab Study required ... if at least one of each spell's Arts match theirs": the caster has all of them,
+        ``rules.check_cast_arts``): True if this cast assigns it."""
         if spell in mage.spells:
             return False
         if mage.name == STARTING_MAGE and len(mage.spells) < 2:
-            rules.check_learn(arts, self.mage_arts(mage))
             return True
         raise RuleViolation(f"this mage has not learnt {spell}: a spell comes by Book Study (Grimoire) or Lab Study, "
                             "or is one of a starting mage's first two", rule="A-SPELL-1", field="spell")  # fmt: skip
@@ -1718,7 +1718,7 @@ class CovenantGame(PlatformGame):
             raise RuleViolation("you agreed not to counter this spell before the battle", rule="H-15", field="target")
         form = self.house.spells[hit["spell"]].arts[-1]
         rules.check_cast_arts([*sp.arts, form], self.mage_arts(mage))
-        assign = self._assigned_now(mage, spell, sp.arts)
+        assign = self._assigned_now(mage, spell)
         if spell in mage.cast_this_season:
             raise RuleViolation("a regular spell is cast once per season by a mage", rule="A-SPELL-2")
         if vis_amount < 1 or vis_amount > s.powers[seat].vis:
