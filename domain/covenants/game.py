@@ -1881,8 +1881,9 @@ class CovenantGame(PlatformGame):
         """The gold, vis or provision a covenant owns in a season, to convert, trade or pay (A-ECON-1 [000:632] "all
         covenants may convert resources they own", [000:636] "Covenants may trade among themselves"): its provision
         is what it holds and what its cards make this season ([000:49] "any provisions generated during a season";
-        the Reckoning counts it, A-RECK-1, and takes back what went ahead); its gold and vis, what it holds."""
-        if what == "provision":
+        the Reckoning counts it, A-RECK-1, and takes back what went ahead; once the covenant has allocated its support,
+        what the Reckoning left it); its gold and vis, what it holds."""
+        if what == "provision" and not self.state.powers[seat].supported:
             return int(self._tally(seat, [])[2]["provision"])
         return int(getattr(self.state.powers[seat], what))
 

@@ -21,6 +21,7 @@ from domain.covenants.commands import (
     NoCounter,
     OfferTrade,
     Pass,
+    Support,
 )
 from domain.covenants.house import default_data
 from domain.covenants.ruleset import COVENANTS
@@ -44,11 +45,12 @@ from tests.domain.test_covenants_events_played import drawn_in
 from tests.domain.test_covenants_worked_examples import end_season, grogs_fight_with, move_all_to, package
 
 
-def refused(t: Table, seat: str, command: object, rule: str) -> None:
+def refused(t: Table, seat: str, command: object, rule: str) -> RuleViolation:
     before = events_of(t)
-    with pytest.raises(RuleViolation, match=rule):
+    with pytest.raises(RuleViolation, match=rule) as info:
         t.run(seat, command)
     assert events_of(t) == before
+    return info.value
 
 
 def card(t: Table, seat: str, name: str) -> dict:
@@ -202,6 +204,26 @@ def test_a_econ_1_a_trade_gives_the_provision_the_covenants_cards_make_this_seas
     t.run("cy", AnswerTrade("cy", trade, True))
     v = t.view("ann")["covenants"]
     assert (v["bob"]["provision"], v["bob"]["gold"], v["cy"]["provision"], v["cy"]["gold"]) == (-1, 5, 1, 3)
+
+
+def test_a_econ_1_after_its_support_a_covenant_owns_the_provision_its_reckoning_left_it():
+    """A-ECON-1 with A-RECK-1: a covenant owns this season's provision until its Reckoning counts it ([000:49]);
+    once it has allocated its support, what it owns is what the Reckoning left it, its production not counted a
+    second time. Ann asks Bob for 4 provision in the first Main Phase; Bob, whose Villagers make 4, answers after
+    his support has paid his upkeep out of them: he no longer owns 4, refused naming the rule and the field."""
+    t = fixed_three(Dice())
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    trade = t.run("ann", OfferTrade("ann", "bob", {"gold": 1}, {"provision": 4}))["trade_id"]
+    pass_main(t)
+    t.run("ann", Move("ann", 10))
+    for seat in ("ann", "bob"):
+        t.run(seat, Support(seat, []))
+    assert t.phase() == "reckoning"  # Cy has yet to allocate
+    held = t.view("gm")["covenants"]["bob"]["provision"]
+    assert 0 <= held < 4
+    assert refused(t, "bob", AnswerTrade("bob", trade, True), "A-ECON-1").field == "get"
+    assert t.view("gm")["covenants"]["bob"]["provision"] == held
 
 
 def test_a_econ_1_the_winter_of_wolves_is_paid_with_the_provision_the_covenant_makes_this_winter():
