@@ -2463,6 +2463,9 @@ class CovenantGame(PlatformGame):
                 self._end_turn(seat, acted=True)  # out of play from now ([000:767]): no draw, its turn is over
             return
         if choice == "play":
+            if name == "Quaesitor Investigation" and name in self.state.events_in_play:
+                raise RuleViolation("a Quaesitor Investigation is in progress: discard this one", rule="A-AMB-19",
+                                    field="choice")  # fmt: skip
             if target is None:
                 raise RuleViolation("a directed event needs a target", rule="A-EVT-2", field="target")
             self.power(target)

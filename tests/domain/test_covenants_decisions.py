@@ -802,6 +802,45 @@ def test_a_amb_19_a_drawn_investigation_goes_only_to_a_covenant_that_has_damaged
     assert t.view("ann")["investigation"]["target"] == "cy"
 
 
+def test_a_amb_19_a_held_investigation_is_not_played_while_one_is_in_progress():
+    """A-AMB-19 "respects "no investigation in progress"": in year two Bob draws a Quaesitor Investigation and holds
+    it for Autumn; Cy burns Bob's Grogs; in Summer the Investigation created for Cy on the Event square goes to Cy.
+    In Autumn Bob's held card fires while Cy's Investigation is in progress: it may not be played (on Cy or anyone),
+    refused naming the rule, and Bob discards it; the Investigation in progress is unchanged."""
+    d = Dice()
+    t = fixed_three(d, arts={"cy": ["Cr", "Ig", "Re", "Mu", "An"]}, options={"yearly_conversion_consumes": False})
+    for _ in range(4):
+        skip_season(t)
+    move_all(t, [9, 1, 2])  # year two, Bob starts: Bob on the Event square
+    pass_create(t)
+    d.push([11])  # Quaesitor Investigation
+    t.run("bob", DrawEvent("bob"))
+    t.run("bob", DecideEvent("bob", "hold", season="autumn"))
+    passes(t, "bob")
+    t.run("cy", Cast("cy", t.mage("cy"), "Sphere of Flame", grogs_of(t, "bob"), 1))
+    pass_main(t)
+    t.run("bob", Move("bob", 10))
+    reckon(t)
+    move_all(t, [1, 9, 2])  # Summer: Cy on the Event square
+    pass_create(t)
+    assert t.view("ann")["pending_event"] == {"seat": "cy", "event": "Quaesitor Investigation", "quaesitor": True}
+    t.run("cy", DecideEvent("cy", "play", target="cy"))
+    before = t.view("ann")["investigation"]
+    assert before["target"] == "cy"
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    assert t.view("ann")["game"]["season"] == "autumn"
+    move_all(t, [9, 1])  # Autumn: Bob on the Event square; Cy is out of play
+    pass_create(t)
+    assert t.view("ann")["pending_event"] == {"seat": "bob", "event": "Quaesitor Investigation", "season": "autumn"}
+    for target in ("cy", "ann"):
+        refused(t, "bob", DecideEvent("bob", "play", target=target), "A-AMB-19")
+    t.run("bob", DecideEvent("bob", "discard"))
+    v = t.view("ann")
+    assert v["investigation"] == before and v["events_in_play"].count("Quaesitor Investigation") == 1
+
+
 def test_a_amb_9_a_covenant_may_keep_gold_and_vis_unconverted_at_the_winter_reckoning():
     """A-AMB-9 "The player may choose to keep some unconverted; leftover provision is lost anyway.": at the Winter
     Reckoning Ann keeps 2 gold and 1 vis: she scores 1 + 3 = 4 and holds them into the new year, where Bob, who
