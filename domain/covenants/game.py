@@ -1621,8 +1621,10 @@ class CovenantGame(PlatformGame):
         """A-SPELL-1: a mage casts only the spells attached to it ([000:69] "new spells are acquired via Book Study
         (Grimoire) or Lab Study"); a starting mage is assigned its first two as it makes them ([000:34] "no Book or
         Lab Study required ... if at least one of each spell's Arts match theirs": the caster has all of them,
-        ``rules.check_cast_arts``): True if this cast assigns it."""
-        if spell in mage.spells:
+        ``rules.check_cast_arts``): True if this cast assigns it. A game pinned to a package with no Book that
+        teaches (house 1.0.0, before spell learning was modelled) keeps its rule: a mage casts what its Arts allow,
+        since nothing in that package could ever teach it a spell."""
+        if spell in mage.spells or not any(d.teaches == "spell" for d in self.house.cards.values()):
             return False
         if mage.name == STARTING_MAGE and len(mage.spells) < 2:
             return True

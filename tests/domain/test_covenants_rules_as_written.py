@@ -383,3 +383,29 @@ def test_a_gen_4_a_starting_mage_without_chosen_arts_rolls_two_techniques_and_th
     assert sorted(mage["arts"]) == sorted(["In", "Re", "An", "Vi", "Co"])
     assert cards(t, "bob")[t.mage("bob")]["arts"] == ["Pe", "Im", "Vi", "Re", "Mu"]  # chosen, not rolled
     assert d.rolls == []  # eight rolls for Ann alone
+
+
+def test_a_spell_1_a_game_pinned_to_a_package_that_teaches_no_spell_keeps_casting_by_the_arts():
+    """A-SPELL-1 came with the Grimoire that teaches (``teaches: "spell"``, house 1.1.0). A game created before,
+    pinned to a package where no Book teaches, could never give a mage a third spell: it keeps its rule, a mage
+    casting what its Arts allow. Ann's starting mage casts a third spell unlearnt there, refused under 1.1.0."""
+    earlier = copy.deepcopy(house.default_data())
+    earlier["version"] = "1.0.0"
+    for c in earlier["cards"].values():
+        c.pop("teaches", None)
+    for options, third_ok in (({"house": "custom", "house_package": earlier}, True), (None, False)):
+        d = Dice()
+        t = fixed_three(d, arts={"ann": ["Cr", "Au", "Re", "Ig", "Pe"]}, options=options)
+        mage = t.mage("ann")
+        move_all(t, [5, 1, 2])
+        pass_create(t)
+        cy_grogs, ann_grogs = named(t, "cy", "Grogs")[0], named(t, "ann", "Grogs")[0]
+        t.run("ann", Cast("ann", mage, "Arc of Lightning", cy_grogs, 1))
+        pass_until(t, "ann")
+        t.run("ann", Cast("ann", mage, "Levitate on Wings of Air", ann_grogs, 1))
+        pass_until(t, "ann")
+        third = Cast("ann", mage, "Sphere of Flame", cy_grogs, 1)
+        if third_ok:
+            assert t.run("ann", third)["magnitude"] == 1
+        else:
+            refused(t, "ann", third, "A-SPELL-1")
