@@ -48,6 +48,8 @@ def start(name: str, gm_name: str = "", tz: str = "UTC", months: int = 0, option
         first = err.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ())) or "options"
         raise RuleViolation(f"option {where}: {first.get('msg')}", field=where) from None
+    if opts.house == "default" and opts.house_package is not None:
+        raise RuleViolation("a house_package is read only with house 'custom'", rule="A-AMB-1", field="house_package")
     if opts.house == "default":
         package = houses.DEFAULT
     elif opts.house == "custom" and opts.house_package is not None:

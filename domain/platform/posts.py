@@ -30,7 +30,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from eventsourcing.domain import Aggregate
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from domain import limits
 from domain import visibility as vis
@@ -56,8 +56,10 @@ class PostOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    show_earlier_text: bool = False  # readers of an edited post may read what it said before
-    host_reads_private_threads: bool = False  # without a GM: the hosts read every private thread
+    show_earlier_text: bool = Field(False, description="Readers of an edited post may read what it said before")
+    host_reads_private_threads: bool = Field(
+        False, description="In a game without a GM, the hosts read every private thread"
+    )
 
 
 def desk(seat: str) -> str:

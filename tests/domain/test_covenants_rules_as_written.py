@@ -70,6 +70,16 @@ def test_a_gen_0_a_package_without_a_starting_card_is_refused_naming_it():
     assert err.value.field == "cards.Villagers"
 
 
+def test_a_amb_1_a_house_package_given_with_the_default_house_is_refused_not_ignored():
+    """A-AMB-1: the house package is the one shipped (``house: "default"``) or the host's (``"custom"``); a package
+    sent with the default house would be accepted and never read, so it is refused naming it, creating nothing."""
+    games = Games()
+    with pytest.raises(RuleViolation, match="A-AMB-1") as err:
+        games.create_game("T", ruleset="covenants", options={"house_package": house.default_data()})
+    assert err.value.field == "house_package"
+    assert games.recorder.max_notification_id() in (None, 0)
+
+
 def test_a_gen_2_discard_is_for_a_card_just_created_on_ones_own_turn():
     """A-GEN-2 [000:175] "If a player generates a resource he does not want, he may create the card and discard
     it." Discarding is the choice of a card just generated, in its Create/Play turn: never a card in play (the
