@@ -9,6 +9,7 @@ browser are the fixtures of ``test_browser_signin`` (stopped even when a test fa
 from __future__ import annotations
 
 import json
+import re
 
 from tests.web.axe import violations
 from tests.web.test_browser_month import shot
@@ -53,7 +54,7 @@ def test_every_powers_page_state_has_no_axe_violation_at_1280_and_360(server, br
     gandalf = signed_in(browser, base, gid, tokens["gandalf"])
     check(gandalf, "board-planning", found)
     gandalf.get_by_label("Title", exact=True).fill("Duel the Witch-king")
-    gandalf.get_by_label("Gondor").check()
+    gandalf.get_by_role("group", name=re.compile("^Targets")).get_by_label("Gondor").check()
     gandalf.get_by_label("Can be resisted").check()
     boxes = gandalf.locator("#compose input[name='asset[]']")
     boxes.nth(0).check()

@@ -119,7 +119,7 @@ def test_a_gm_and_three_powers_play_a_month_in_the_browser(server, browser):
     # Gandalf: a private duel that Gondor may resist; the server rolls; conversions are confirmed.
     gandalf.get_by_label("Title", exact=True).fill("Duel the Witch-king")
     gandalf.get_by_label("Skill tag").select_option("might")
-    gandalf.get_by_label("Gondor").check()
+    gandalf.get_by_role("group", name=re.compile("^Targets")).get_by_label("Gondor").check()
     gandalf.get_by_label("Can be resisted").check()
     gandalf.get_by_label("Listed difficulty (leave empty if the GM decides)").fill("1")
     gandalf.locator("input[name='asset[]']").first.check()

@@ -123,7 +123,7 @@ def test_what_was_seen_states_no_other_test_showed_at_both_widths_with_axe(serve
     gandalf.get_by_label("Title", exact=True).fill("Scry the tower")
     gandalf.get_by_label("What you do").fill("Look into the palantir")
     gandalf.get_by_label("Skill tag").select_option("lore")  # "might" does not serve lore (P-ASSET-3)
-    gandalf.get_by_label("Gondor").check()
+    gandalf.get_by_role("group", name=re.compile("^Targets")).get_by_label("Gondor").check()
     gandalf.locator("#compose input[name='asset[]']").first.check()
     gandalf.get_by_role("button", name="Submit and roll").click()
     assert "P-ASSET-3" in gandalf.locator("#compose").inner_text()
@@ -352,7 +352,7 @@ def test_the_battle_section_has_no_axe_violation_at_1280_and_360(server, browser
     check_section(gm, "#battles", f"{name}-gm-terrain", found)
 
     north.get_by_label("Your armies in order (ids, commas)").fill("n1")
-    north.get_by_label("Goals (at most two a side, commas)").fill("Hold the ford")
+    north.get_by_label(re.compile("^Goals, one a line")).fill("Hold the ford")
     north.get_by_label("Assets revealed to the GM only (ids)").fill("spyford")
     north.get_by_role("button", name="Submit the setup").click()
     assert "Setup recorded." in north.content()
