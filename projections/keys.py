@@ -3,13 +3,15 @@
 A command sent with a key (HTTP ``Idempotency-Key``, a mail's Message-ID) stores its first receipt
 under (game, caller, key) in the same transaction as the events it records, so a retry finds that
 receipt and records nothing, and a crash between the two cannot happen. The recorders are
-eventsourcing's own, with the key row written inside their ``insert_events`` transaction (as its
-process recorders write their tracking row).
+eventsourcing's own, extended through its public ``insert_events`` (the key comes down as the ``save``
+keyword ``command_key``), but for SQLite's, which writes the key row in the library's documented
+``_insert_events`` hook (see ``SQLiteKeyedRecorder``).
 """
 
 from __future__ import annotations
 
 import struct
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -107,8 +109,14 @@ class ArrayInsertRecorder(PostgresAggregateRecorder):
             id_type=SQL(self.datastore.originator_id_type),
         )
 
-    def _insert_stored_events(self, curs: Any, stored_events: Sequence[StoredEvent], **_: Any) -> None:
-        curs.execute(self.insert_events_statement, array_params(stored_events))
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        # The library's aggregate recorder's insert (one autocommit statement, nothing returned), with this INSERT.
+        if stored_events:
+            with self.datastore.get_connection() as conn, conn.cursor() as curs:
+                assert conn.autocommit
+                curs.execute(self.insert_events_statement, array_params(stored_events))
+        return None
 
 
 class PostgresKeyedRecorder(PostgresApplicationRecorder, ArrayInsertRecorder):
@@ -178,16 +186,20 @@ class PostgresKeyedRecorder(PostgresApplicationRecorder, ArrayInsertRecorder):
         transaction that commits before the statement answers (durability is unchanged), or fails whole.
         Where the function does not exist yet (code deployed before ``emissary migrate``), the same statements
         go in one pipeline with one sync (``insert_pipelined``)."""
+        row: KeyRow | None = kwargs.get("command_key")
         if self.datastore.enable_db_functions:
-            if kwargs.get("command_key") is not None:
-                # The database-function path skips _insert_events: the key would be silently lost.
+            if row is not None:
+                # The library's database function writes the events alone: the key would be silently lost.
                 raise ProgrammingError("idempotency keys need POSTGRES_ENABLE_DB_FUNCTIONS off")
             return super().insert_events(stored_events, **kwargs)
         if not stored_events:
-            return super().insert_events(stored_events, **kwargs)
+            # Nothing to lock or notify (as the library's insert): only the key row, if any, in one statement.
+            if row is not None:
+                with self.datastore.get_connection() as conn, conn.cursor() as curs:
+                    curs.execute(self.insert_key_statement, row.params, prepare=True)
+            return None
         if self.save_function_missing:
-            return self.insert_pipelined(stored_events, **kwargs)
-        row: KeyRow | None = kwargs.get("command_key")
+            return self.insert_pipelined(stored_events, row)
         params = (*array_params(stored_events), *(row.params if row is not None else (None,) * 5))
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
             assert conn.autocommit  # one statement, one transaction
@@ -197,12 +209,12 @@ class PostgresKeyedRecorder(PostgresApplicationRecorder, ArrayInsertRecorder):
                 self.save_function_missing = True
             else:
                 return [r["notification_id"] for r in curs.fetchall()]
-        return self.insert_pipelined(stored_events, **kwargs)
+        return self.insert_pipelined(stored_events, row)
 
-    def insert_pipelined(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
-        """BEGIN .. COMMIT in one pipeline with one sync: the statements, the lock and its scope are the library's,
-        and the save returns only once COMMIT has answered. If a statement fails, the server skips the rest,
-        COMMIT included, and the block is rolled back."""
+    def insert_pipelined(self, stored_events: Sequence[StoredEvent], row: KeyRow | None) -> Sequence[int]:
+        """BEGIN .. COMMIT in one pipeline with one sync: the key row first, then the library's statements (its
+        lock and scope, its NOTIFY) and the INSERT; the save returns only once COMMIT has answered. If a statement
+        fails, the server skips the rest, COMMIT included, and the block is rolled back."""
         with self.datastore.get_connection() as conn:
             assert conn.autocommit  # the pool's connections: BEGIN and COMMIT are ours to send
             begin, curs, end = conn.cursor(), conn.cursor(), conn.cursor()
@@ -212,22 +224,20 @@ class PostgresKeyedRecorder(PostgresApplicationRecorder, ArrayInsertRecorder):
                     # the first error is raised there.
                     with conn.pipeline():
                         begin.execute(SQL("BEGIN"))
-                        self._insert_events(begin, stored_events, **kwargs)
-                        self._insert_stored_events(curs, stored_events, **kwargs)
+                        if row is not None:
+                            begin.execute(self.insert_key_statement, row.params, prepare=True)
+                        for statement in self.lock_table_statements:
+                            begin.execute(statement, prepare=True)
+                        begin.execute(SQL("NOTIFY {}").format(Identifier(self.channel_name)))
+                        curs.execute(self.insert_events_statement, array_params(stored_events))
                         end.execute(SQL("COMMIT"))
                 except Exception:
                     conn.rollback()  # the failed block (nothing of it was committed): the pooled connection is clean
                     raise
-                return self._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
+                return [r["notification_id"] for r in curs.fetchall()]  # the INSERT's RETURNING
             finally:
                 for cursor in (begin, curs, end):
                     cursor.close()
-
-    def _insert_events(self, curs: Any, stored_events: Sequence[StoredEvent], **kwargs: Any) -> None:
-        super()._insert_events(curs, stored_events, **kwargs)
-        row: KeyRow | None = kwargs.get("command_key")
-        if row is not None:
-            curs.execute(self.insert_key_statement, row.params, prepare=True)
 
     def select_command_key(self, game_id: str, principal: str, key: str) -> KeyRow | None:
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
@@ -247,6 +257,8 @@ class SQLiteKeyedRecorder(SQLiteApplicationRecorder):
             "recorded_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP, PRIMARY KEY (game_id, principal, key))",
         ]
 
+    # Private hook kept: no public method runs inside the library's SQLite transaction with its cursor, and its docs
+    # (examples "searchable content" and "searchable timestamps") extend this one for rows written with the events.
     def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Any:
         ids = super()._insert_events(c, stored_events, **kwargs)
         row: KeyRow | None = kwargs.get("command_key")
@@ -269,28 +281,29 @@ class SQLiteKeyedRecorder(SQLiteApplicationRecorder):
 
 
 class POPOKeyedRecorder(POPOApplicationRecorder):
-    """In memory (tests, the demo): the same contract under the recorder's own lock."""
+    """In memory (tests, the demo): the same contract under a lock of its own. A save with a key holds it from
+    the key's check to its row, the library's insert between (which records every event or none); a reader
+    of the key waits for it, so a retry never misses a key whose events are recorded."""
 
     def __init__(self) -> None:
         super().__init__()
-        self._keys: dict[tuple[str, str, str], KeyRow] = {}
+        self.keys: dict[tuple[str, str, str], KeyRow] = {}
+        self.keys_lock = threading.RLock()
 
-    def _assert_uniqueness(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> None:
-        super()._assert_uniqueness(stored_events, **kwargs)
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
         row: KeyRow | None = kwargs.get("command_key")
-        if row is not None and row.params[:3] in self._keys:
-            raise IntegrityError(f"command key already recorded: {row.key}")
-
-    def _update_table(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Any:
-        ids = super()._update_table(stored_events, **kwargs)
-        row: KeyRow | None = kwargs.get("command_key")
-        if row is not None:
-            self._keys[row.params[:3]] = row
-        return ids
+        if row is None:
+            return super().insert_events(stored_events, **kwargs)
+        with self.keys_lock:
+            if row.params[:3] in self.keys:
+                raise IntegrityError(f"command key already recorded: {row.key}")
+            ids = super().insert_events(stored_events, **kwargs)
+            self.keys[row.params[:3]] = row
+            return ids
 
     def select_command_key(self, game_id: str, principal: str, key: str) -> KeyRow | None:
-        with self._database_lock:
-            return self._keys.get((game_id, principal, key))
+        with self.keys_lock:
+            return self.keys.get((game_id, principal, key))
 
 
 def snapshot_recorder(factory: Any) -> ArrayInsertRecorder | None:
