@@ -367,6 +367,66 @@ def attack(
       size // 2 after the attack, the full size if the attacker is Fearful ([003:723]); 0 with Alien Mind (it
       "Doesn't make morale checks when bloodied", [003:759]).
     """
+    damage, kind = _check_attack(attacker, target, faces, command, options, damage, escalation, kind)
+    options = frozenset(options)
+    out = _writable(target)
+    tags = _spend_reactions(out, reactions, kind)
+    threshold = defense(out, earlier_attacks=earlier_attacks, tags=frozenset(tags), terrain=terrain)
+    threshold = threshold // 2 if "needler" in options else threshold * 2 if "slayer" in options else threshold
+    bonus = int(attacker["attack"]["bonus"]) + (1 if command == "slay" else 0) + escalation + modifier
+    successes = count_successes(faces, bonus + terrain_bonus(attacker, terrain), threshold)
+    successes = successes // 2 if "needler" in options else successes
+    armor_before = current_armor(out)
+    packets = _soak(out, successes, options, damage)
+    armor = out["armor"]
+    if dodge:
+        _dodge(out, packets, dodge)
+    resisted = _resist(packets, resistance(out, damage))
+    prior = status(out, "Bloodied")
+    added, routed, dead, level = _allocate_wounds(out, attacker, packets, allocation, prior)
+    out["units"] = [u for i, u in enumerate(out["units"]) if i not in dead]
+    raised = level > prior
+    if raised:
+        _set_status(out, "Bloodied", level)
+    due = _routs_due(out, attacker) if raised else 0
+    broken = armor_before > 0 and armor == 0
+    out = cap_momentum(_momentum_on_hit(out, broken, raised))
+    return out, Hit(
+        successes=successes,
+        armor_lost=armor_before - armor,
+        wounds=tuple(added),
+        slain=len(dead),
+        routs_due=due,
+        bloodied_raised=raised,
+        threshold=threshold,
+        armor_broken=broken,
+        resisted=resisted,
+        routed=routed,
+        damage=damage,
+    )
+
+
+def _routs_due(out: dict, attacker: dict) -> int:
+    """When Bloodied rises, half the army's size after the attack must check morale, all of it if the attacker
+    is Fearful ([003:723]); none with Alien Mind ([003:759]) (P-BAT-6)."""
+    after = size(out)
+    if after == 0 or has(out, "alien_mind"):
+        return 0
+    return after if has(attacker, "fearful") else after // 2
+
+
+def _check_attack(
+    attacker: dict,
+    target: dict,
+    faces: list[int],
+    command: str,
+    options: frozenset[str],
+    damage: str | None,
+    escalation: int,
+    kind: str | None,
+) -> tuple[str | None, str]:
+    """The guards of ``attack`` before any die counts (P-BAT-1 to P-BAT-5, P-BAT-8, P-BAT-12). Returns the
+    attack's damage (Crush with Hammers) and its kind."""
     if command not in ATTACK_COMMANDS:
         raise RuleViolation(
             f"{command!r} does not attack; attacks come from {', '.join(ATTACK_COMMANDS)}", rule="P-BAT-3"
@@ -396,8 +456,12 @@ def attack(
         raise RuleViolation(
             f"{target.get('name', target['id'])} is Flying: melee attacks cannot target it", rule="P-BAT-12"
         )
+    return damage, kind
 
-    out = _writable(target)
+
+def _spend_reactions(out: dict, reactions: frozenset[str], kind: str) -> set[str]:
+    """The target's reactions to an attack, their momentum spent on ``out``: Tortoise adds its tag to the
+    defense against ranged or airborne attacks, Dervishes (once a round) add the momentum left (P-BAT-2)."""
     tags = {kind}
     for r in reactions:
         if r not in ("tortoise", "dervishes"):
@@ -418,24 +482,17 @@ def attack(
             out["dervish_used"] = True
             continue
         out["momentum"] -= 1
+    return tags
 
-    threshold = defense(out, earlier_attacks=earlier_attacks, tags=frozenset(tags), terrain=terrain)
-    if "needler" in options:
-        threshold //= 2
-    if "slayer" in options:
-        threshold *= 2
-    bonus = int(attacker["attack"]["bonus"]) + (1 if command == "slay" else 0) + escalation + modifier
-    bonus += terrain_bonus(attacker, terrain)
-    successes = count_successes(faces, bonus, threshold)
-    if "needler" in options:
-        successes //= 2
 
-    # Armor soaks first, point by point (P-AMB-15); Axes destroy two armor a point.
+def _soak(out: dict, successes: int, options: frozenset[str], damage: str | None) -> list[int]:
+    """Armor soaks first, point by point (P-AMB-15); Axes destroy two armor a point; elemental damage passes
+    armor unless the target has Arcanists ([003:749]). Sets ``out``'s armor and returns the wounds per packet
+    still to allocate (two a packet with Slayer)."""
     per_point = 2 if "slayer" in options else 1
-    armor_before = current_armor(out)
-    armor = armor_before
+    armor = current_armor(out)
     soaks = damage is None or has(out, "arcanists")
-    packets: list[int] = []  # wounds per packet still to allocate
+    packets: list[int] = []
     for _ in range(successes):
         dealt = per_point
         while dealt and soaks and armor > 0:
@@ -444,33 +501,47 @@ def attack(
         if dealt:
             packets.append(dealt)
     out["armor"] = armor
-    if dodge:
-        if not has(out, "agile"):
-            raise RuleViolation(f"{out.get('name', out['id'])} is not Agile", rule="P-BAT-2", field="dodge")
-        if dodge < 0 or dodge > out.get("momentum", 0):
-            raise RuleViolation(f"{out.get('name', out['id'])} cannot spend {dodge} momentum", rule="P-BAT-3")
-        dodged = 0
-        while dodged < dodge and packets:
-            packets[-1] -= 1
-            dodged += 1
-            if packets[-1] == 0:
-                packets.pop()
-        out["momentum"] -= dodged
-    # Element resistance takes wounds off the instance of damage (P-BAT-5).
+    return packets
+
+
+def _dodge(out: dict, packets: list[int], dodge: int) -> None:
+    """An Agile target spends momentum to absorb wounds like armor, one a momentum ([003:720]); only what
+    absorbs a wound is spent."""
+    if not has(out, "agile"):
+        raise RuleViolation(f"{out.get('name', out['id'])} is not Agile", rule="P-BAT-2", field="dodge")
+    if dodge < 0 or dodge > out.get("momentum", 0):
+        raise RuleViolation(f"{out.get('name', out['id'])} cannot spend {dodge} momentum", rule="P-BAT-3")
+    dodged = 0
+    while dodged < dodge and packets:
+        packets[-1] -= 1
+        dodged += 1
+        if packets[-1] == 0:
+            packets.pop()
+    out["momentum"] -= dodged
+
+
+def _resist(packets: list[int], resist: int) -> int:
+    """Element resistance takes wounds off the instance of damage (P-BAT-5). Returns the wounds resisted."""
     resisted = 0
-    resist = resistance(out, damage)
     while resist and packets:
         packets[-1] -= 1
         resist -= 1
         resisted += 1
         if packets[-1] == 0:
             packets.pop()
+    return resisted
 
+
+def _allocate_wounds(
+    out: dict, attacker: dict, packets: list[int], allocation: list[int] | None, prior: int
+) -> tuple[list[int], int, set[int], int]:
+    """Allocates the packets' wounds on ``out``'s units (P-BAT-4, P-BAT-6): by ``allocation``, the rest to the
+    least wounded active unit; Nightmare routs a unit a wound instead, the most wounded first ([003:758]).
+    Returns the new wounds per unit, the units routed, the units slain and the Bloodied level reached."""
     n = len(out["units"])
     added = [0] * n
     routed = 0
     dead: set[int] = set()
-    prior = status(out, "Bloodied")
     level = prior
     die_at = wounds_to_die(out)
     chosen = list(allocation or [])
@@ -509,30 +580,7 @@ def attack(
             level = max(level, u["new"])
             if u["wounds"] >= die_at:
                 dead.add(i)
-    out["units"] = [u for i, u in enumerate(out["units"]) if i not in dead]
-    raised = level > prior
-    if raised:
-        _set_status(out, "Bloodied", level)
-    after = size(out)
-    due = 0
-    if raised and after > 0 and not has(out, "alien_mind"):
-        due = after if has(attacker, "fearful") else after // 2
-    broken = armor_before > 0 and armor == 0
-    out = _momentum_on_hit(out, broken, raised)
-    out = cap_momentum(out)
-    return out, Hit(
-        successes=successes,
-        armor_lost=armor_before - armor,
-        wounds=tuple(added),
-        slain=len(dead),
-        routs_due=due,
-        bloodied_raised=raised,
-        threshold=threshold,
-        armor_broken=broken,
-        resisted=resisted,
-        routed=routed,
-        damage=damage,
-    )
+    return added, routed, dead, level
 
 
 def _momentum_on_hit(target: dict, broken: bool, raised: bool) -> dict:
