@@ -12,7 +12,7 @@ a translator can move them; English is the phrase itself.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from domain.platform.feed import who
@@ -143,128 +143,219 @@ def _result(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
     return _("{title} by {who}: {result}").format(title=title, who=by, result=result_words(data))
 
 
+def _power(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    return who(data.get("power_id"), names) if data.get("power_id") else ""
+
+
+# Events whose line takes no value from the event.
+_FIXED = {
+    "ConversionsLocked": N_("The conversions of an action were fixed."),
+    "ActionDiscarded": N_("An action was discarded (it stays spent)."),
+    "DifficultyCommitted": N_("The GM set a sealed difficulty (revealed at Resolution)."),
+    # Its text and effects are the actor's alone (the board shows them to the actor): a collaborator in the
+    # event's audience reads only that one was offered.
+    "ConsequenceProposed": N_("The GM offered a consequence for an action (see the action)."),
+    "ConsequenceAccepted": N_("A consequence was accepted."),
+    "ResolutionQueueBuilt": N_("The order of resolution was fixed."),
+    "ReactionConsequenceProposed": N_("The GM offered a consequence for a reaction (see the reaction)."),
+    "ReactionConsequenceAccepted": N_("A consequence of a reaction was accepted."),
+}
+
+_Line = Callable[[Mapping[str, Any], Mapping[str, str]], str]
+
+
+def _game_created(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    return _("The GM created the game {name}.").format(name=data.get("name", ""))
+
+
+def _power_added(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    return _("{name} joined the table ({subclass}, {cls}).").format(
+        name=data.get("name", _power(data, names)), subclass=data.get("subclass", ""), cls=data.get("cls", "")
+    )
+
+
+def _step_began(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    if data.get("step") == "tidings":
+        return _("Season {season} began with Tidings.").format(season=data.get("season"))
+    return _("{phase} began.").format(phase=_phase_of(data))
+
+
+def _asset_granted(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    return _("{power} gained the asset {name} ({cls}, rank {rank}).").format(
+        power=_power(data, names), name=data.get("name"), cls=data.get("cls"), rank=data.get("rank")
+    )
+
+
+def _influence_set(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    return _("{power} now has {amount} influence in {hex}.").format(
+        power=_power(data, names), amount=data.get("amount"), hex=data.get("hex_id")
+    )
+
+
+def _influence_disclosed(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    seen = ", ".join(f"{who(p, names)} {n}" for p, n in sorted((data.get("entries") or {}).items()))
+    return _("Influence seen in {hex}: {seen}.").format(hex=data.get("hex_id"), seen=seen or _("none"))
+
+
+def _action_submitted(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    return _("{power} submitted {title} ({slot}).").format(
+        power=_power(data, names), title=_quoted(data.get("title")), slot=state_word(data.get("slot"))
+    )
+
+
+def _dice_rolled(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    n = len((data.get("pool") or {}).get("dice") or [])
+    return ngettext("The server rolled {n} die for an action.", "The server rolled {n} dice for an action.", n).format(
+        n=n
+    )
+
+
+def _difficulty_recorded(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    return _("The GM set a difficulty of {value}.").format(value=data.get("value"))
+
+
+def _difficulty_declared(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    if data.get("after_roll"):
+        return _("The GM set the difficulty of an action to {value} after the roll.").format(value=data.get("value"))
+    return _("The GM set the difficulty of an action to {value}.").format(value=data.get("value"))
+
+
+def _difficulty_revealed(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    return _("A sealed difficulty was revealed: {value}.").format(value=data.get("value"))
+
+
+def _secret_shared(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    return _("{giver} shared {name} with {taker}.").format(
+        giver=who(data.get("from_power"), names), name=data.get("name"), taker=who(data.get("to"), names)
+    )
+
+
+def _schemes_granted(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    n = len(data.get("asset_ids") or [])
+    return ngettext(
+        "{power} gained {n} scheme from unused actions.", "{power} gained {n} schemes from unused actions.", n
+    ).format(power=_power(data, names), n=n)
+
+
+def _ties_broken(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    tied = _(" and ").join(who(p, names) for p in data.get("tied") or [])
+    order = ", ".join(who(p, names) for p in data.get("order") or [])
+    return _("A coin flip ordered {tied}: {order}.").format(tied=tied, order=order)
+
+
+def _action_provisional(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    details = data.get("details") or {}
+    return _("{title} awaits resistance ({n} successes so far).").format(
+        title=_quoted(details.get("title")), n=data.get("successes", 0)
+    )
+
+
+def _acts_against(data: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """The values of the lines that tell of an action resistance may meet."""
+    return {
+        "power": data.get("power_name") or _power(data, names),
+        "title": _quoted(data.get("title")),
+        "size": data.get("pool_size"),
+    }
+
+
+def _resistance_offered(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    return _("{power} acts against you: {title} (pool size {size}). You may resist.").format(
+        **_acts_against(data, names)
+    )
+
+
+def _resistance_announced(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    return _("{power} acts: {title} (pool size {size}); its targets may resist before it resolves.").format(
+        **_acts_against(data, names)
+    )
+
+
+def _resistance_forewarned(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    return _("{power} acts against you: {title} (pool size {size}). You may resist once the month is resolved.").format(
+        **_acts_against(data, names)
+    )
+
+
+def _pool_assets_shown(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    listed = ", ".join(
+        _("{name} ({cls}, rank {rank})").format(name=x.get("name"), cls=x.get("cls"), rank=x.get("rank"))
+        for x in data.get("assets") or []
+    )
+    return _("The pool against you holds: {assets}.").format(assets=listed or _("nothing you may see"))
+
+
+def _assets_hidden(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    n = len(data.get("asset_ids") or [])
+    return ngettext(
+        "The GM hides {n} asset of an action from its resisters.",
+        "The GM hides {n} assets of an action from its resisters.",
+        n,
+    ).format(n=n)
+
+
+def _resolution_published(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    text = data.get("announcement") or ""
+    if text:
+        return _("The GM published the resolution: {text}.").format(text=text)
+    return _("The GM published the resolution.")
+
+
+def _reaction_declared(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    return _("{power} resisted an action.").format(power=_power(data, names))
+
+
+def _reactions_waived(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    return _("{power} waived their reaction.").format(power=_power(data, names))
+
+
+def _action_lost(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    reason = str(data.get("reason") or "").rstrip(": ")
+    if reason:
+        return _("An action was lost: {reason}.").format(reason=reason)
+    return _("An action was lost.")
+
+
+def _quota_changed(data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    return _("{power}'s actions a month: {public} public, {private} private.").format(
+        power=_power(data, names), public=data.get("public"), private=data.get("private")
+    )
+
+
+# The line of each event that takes values from its payload.
+_LINES: dict[str, _Line] = {
+    "GameCreated": _game_created,
+    "PowerAdded": _power_added,
+    "StepBegan": _step_began,
+    "AssetGranted": _asset_granted,
+    "InfluenceSet": _influence_set,
+    "InfluenceDisclosed": _influence_disclosed,
+    "ActionSubmitted": _action_submitted,
+    "DiceRolled": _dice_rolled,
+    "DifficultyRecorded": _difficulty_recorded,
+    "DifficultyDeclared": _difficulty_declared,
+    "DifficultyRevealed": _difficulty_revealed,
+    "SecretShared": _secret_shared,
+    "SchemesGranted": _schemes_granted,
+    "TiesBroken": _ties_broken,
+    "ActionResolved": _result,
+    "ActionProvisional": _action_provisional,
+    "ResistanceOffered": _resistance_offered,
+    "ResistanceAnnounced": _resistance_announced,
+    "ResistanceForewarned": _resistance_forewarned,
+    "PoolAssetsShown": _pool_assets_shown,
+    "AssetsHiddenFromResisters": _assets_hidden,
+    "ResolutionPublished": _resolution_published,
+    "ReactionDeclared": _reaction_declared,
+    "ReactionsWaived": _reactions_waived,
+    "ActionLost": _action_lost,
+    "QuotaChanged": _quota_changed,
+}
+
+
 def describe(kind: str, data: Mapping[str, Any], names: Mapping[str, str]) -> str | None:
     """A Powers event in words for a viewer who may see it, or None (the platform's words then)."""
-    power = who(data.get("power_id"), names) if data.get("power_id") else ""
-    if kind == "GameCreated":
-        return _("The GM created the game {name}.").format(name=data.get("name", ""))
-    if kind == "PowerAdded":
-        return _("{name} joined the table ({subclass}, {cls}).").format(
-            name=data.get("name", power), subclass=data.get("subclass", ""), cls=data.get("cls", "")
-        )
-    if kind == "StepBegan":
-        if data.get("step") == "tidings":
-            return _("Season {season} began with Tidings.").format(season=data.get("season"))
-        return _("{phase} began.").format(phase=_phase_of(data))
-    if kind == "AssetGranted":
-        return _("{power} gained the asset {name} ({cls}, rank {rank}).").format(
-            power=power, name=data.get("name"), cls=data.get("cls"), rank=data.get("rank")
-        )
-    if kind == "InfluenceSet":
-        return _("{power} now has {amount} influence in {hex}.").format(
-            power=power, amount=data.get("amount"), hex=data.get("hex_id")
-        )
-    if kind == "InfluenceDisclosed":
-        seen = ", ".join(f"{who(p, names)} {n}" for p, n in sorted((data.get("entries") or {}).items()))
-        return _("Influence seen in {hex}: {seen}.").format(hex=data.get("hex_id"), seen=seen or _("none"))
-    if kind == "ActionSubmitted":
-        return _("{power} submitted {title} ({slot}).").format(
-            power=power, title=_quoted(data.get("title")), slot=state_word(data.get("slot"))
-        )
-    if kind == "DiceRolled":
-        n = len((data.get("pool") or {}).get("dice") or [])
-        return ngettext(
-            "The server rolled {n} die for an action.", "The server rolled {n} dice for an action.", n
-        ).format(n=n)
-    if kind == "ConversionsLocked":
-        return _("The conversions of an action were fixed.")
-    if kind == "ActionDiscarded":
-        return _("An action was discarded (it stays spent).")
-    if kind == "DifficultyRecorded":
-        return _("The GM set a difficulty of {value}.").format(value=data.get("value"))
-    if kind == "DifficultyDeclared":
-        if data.get("after_roll"):
-            return _("The GM set the difficulty of an action to {value} after the roll.").format(
-                value=data.get("value")
-            )
-        return _("The GM set the difficulty of an action to {value}.").format(value=data.get("value"))
-    if kind == "DifficultyCommitted":
-        return _("The GM set a sealed difficulty (revealed at Resolution).")
-    if kind == "DifficultyRevealed":
-        return _("A sealed difficulty was revealed: {value}.").format(value=data.get("value"))
-    if kind == "ConsequenceProposed":
-        # Its text and effects are the actor's alone (the board shows them to the actor): a collaborator in
-        # the event's audience reads only that one was offered.
-        return _("The GM offered a consequence for an action (see the action).")
-    if kind == "ConsequenceAccepted":
-        return _("A consequence was accepted.")
-    if kind == "SecretShared":
-        return _("{giver} shared {name} with {taker}.").format(
-            giver=who(data.get("from_power"), names), name=data.get("name"), taker=who(data.get("to"), names)
-        )
-    if kind == "SchemesGranted":
-        n = len(data.get("asset_ids") or [])
-        return ngettext(
-            "{power} gained {n} scheme from unused actions.", "{power} gained {n} schemes from unused actions.", n
-        ).format(power=power, n=n)
-    if kind == "TiesBroken":
-        tied = _(" and ").join(who(p, names) for p in data.get("tied") or [])
-        order = ", ".join(who(p, names) for p in data.get("order") or [])
-        return _("A coin flip ordered {tied}: {order}.").format(tied=tied, order=order)
-    if kind == "ResolutionQueueBuilt":
-        return _("The order of resolution was fixed.")
-    if kind == "ActionResolved":
-        return _result(data, names)
-    if kind == "ActionProvisional":
-        details = data.get("details") or {}
-        return _("{title} awaits resistance ({n} successes so far).").format(
-            title=_quoted(details.get("title")), n=data.get("successes", 0)
-        )
-    if kind == "ResistanceOffered":
-        return _("{power} acts against you: {title} (pool size {size}). You may resist.").format(
-            power=data.get("power_name") or power, title=_quoted(data.get("title")), size=data.get("pool_size")
-        )
-    if kind == "ResistanceAnnounced":
-        return _("{power} acts: {title} (pool size {size}); its targets may resist before it resolves.").format(
-            power=data.get("power_name") or power, title=_quoted(data.get("title")), size=data.get("pool_size")
-        )
-    if kind == "ResistanceForewarned":
-        return _(
-            "{power} acts against you: {title} (pool size {size}). You may resist once the month is resolved."
-        ).format(power=data.get("power_name") or power, title=_quoted(data.get("title")), size=data.get("pool_size"))
-    if kind == "PoolAssetsShown":
-        listed = ", ".join(
-            _("{name} ({cls}, rank {rank})").format(name=x.get("name"), cls=x.get("cls"), rank=x.get("rank"))
-            for x in data.get("assets") or []
-        )
-        return _("The pool against you holds: {assets}.").format(assets=listed or _("nothing you may see"))
-    if kind == "AssetsHiddenFromResisters":
-        n = len(data.get("asset_ids") or [])
-        return ngettext(
-            "The GM hides {n} asset of an action from its resisters.",
-            "The GM hides {n} assets of an action from its resisters.",
-            n,
-        ).format(n=n)
-    if kind == "ReactionConsequenceProposed":
-        return _("The GM offered a consequence for a reaction (see the reaction).")
-    if kind == "ReactionConsequenceAccepted":
-        return _("A consequence of a reaction was accepted.")
-    if kind == "ResolutionPublished":
-        text = data.get("announcement") or ""
-        if text:
-            return _("The GM published the resolution: {text}.").format(text=text)
-        return _("The GM published the resolution.")
-    if kind == "ReactionDeclared":
-        return _("{power} resisted an action.").format(power=power)
-    if kind == "ReactionsWaived":
-        return _("{power} waived their reaction.").format(power=power)
-    if kind == "ActionLost":
-        reason = str(data.get("reason") or "").rstrip(": ")
-        if reason:
-            return _("An action was lost: {reason}.").format(reason=reason)
-        return _("An action was lost.")
-    if kind == "QuotaChanged":
-        return _("{power}'s actions a month: {public} public, {private} private.").format(
-            power=power, public=data.get("public"), private=data.get("private")
-        )
-    return None
+    if kind in _FIXED:
+        return _(_FIXED[kind])
+    line = _LINES.get(kind)
+    return line(data, names) if line is not None else None
