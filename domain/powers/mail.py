@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -1067,6 +1068,7 @@ USAGE |= {
     "quota": "quota <power> <perk> on|off",
 }
 DICE = re.compile(r"^\d*d\d+$", re.IGNORECASE)
+_LineParser = Callable[[list[str], str, int, list[LineError]], "dict | None"]
 ARMY_OWN = {"levelup", "discard", "disband", "fee"}
 
 
@@ -1098,101 +1100,141 @@ def _pool_tail(rest: str, number: int, errors: list[LineError], extra: bool = Fa
 def _more(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | None:
     """A line of the catalogue or of the armies: its fields, which the rules then check."""
     words = rest.split()
-    sub = words[0].lower() if words else ""
     if verb in LATE_PLAYER or verb in LATE_GM:
         return _late(verb, words, rest, number, errors)
     if verb in ARMY_GM:
         return _army_gm(verb, words, rest, number, errors)
     if verb in ITEM_PLAYER or verb in ITEM_GM:
         return _item_line(verb, rest, number, errors)
-    if verb in ("duel", "seek", "join"):
-        split = _pool_tail(rest, number, errors, extra=verb != "join")
-        if split is None:
-            return None
-        head, pool = split
-        if verb == "duel" and (
-            m := re.match(r"^(?P<target>.+?)\s+at\s+(?P<at>\S+)(?:\s+skill\s+(?P<skill>.+))?$", head, re.IGNORECASE)
-        ):
-            if all(_fits("reference", v, number, errors) for v in m.groups() if v):
-                target, character = m.group("target"), False
-                if target.lower().startswith("character "):
-                    target, character = target.split(None, 1)[1], True
-                return {
-                    "target": target,
-                    "character": character,
-                    "location": m.group("at"),
-                    "skill": m.group("skill"),
-                } | pool
-        if verb == "seek" and (
-            m := re.match(r"^(?P<hex>\S+)(?P<broad>\s+broad)?(?:\s+named\s+(?P<named>.+))?$", head, re.IGNORECASE)
-        ):
-            if all(_fits("reference", v, number, errors) for v in (m.group("hex"), m.group("named") or "")):
-                return {"hex": m.group("hex"), "broad": bool(m.group("broad")), "named": m.group("named"), **pool}
-        if verb == "join" and len(head.split()) == 1 and _fits("reference", head, number, errors):
-            return {"action_id": head, **pool}
+    parse = _MORE_LINES.get(verb)
+    return parse(words, rest, number, errors) if parse is not None else None
+
+
+def _sub(words: list[str]) -> str:
+    """A line's first word after its verb, in lower case: the sub-command of ``perk grant``, ``army train``."""
+    return words[0].lower() if words else ""
+
+
+def _duel_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    split = _pool_tail(rest, number, errors, extra=True)
+    if split is None:
         return None
-    if verb == "free" and len(words) >= 2:
-        m = re.match(r"^(?P<kind>\S+)\s+(?P<asset>.+?)(?:\s+note\s+(?P<note>.+))?$", rest, re.IGNORECASE)
-        if (
-            m
-            and _fits("reference", m.group("asset"), number, errors)
-            and _fits("note", m.group("note") or "", number, errors)
-        ):
-            return {"kind": m.group("kind").lower(), "asset": m.group("asset"), "note": m.group("note") or ""}
+    head, pool = split
+    m = re.match(r"^(?P<target>.+?)\s+at\s+(?P<at>\S+)(?:\s+skill\s+(?P<skill>.+))?$", head, re.IGNORECASE)
+    if m and all(_fits("reference", v, number, errors) for v in m.groups() if v):
+        target, character = m.group("target"), False
+        if target.lower().startswith("character "):
+            target, character = target.split(None, 1)[1], True
+        return {"target": target, "character": character, "location": m.group("at"), "skill": m.group("skill")} | pool
+    return None
+
+
+def _seek_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    split = _pool_tail(rest, number, errors, extra=True)
+    if split is None:
         return None
-    if verb == "reaction" and sub == "extra":
+    head, pool = split
+    m = re.match(r"^(?P<hex>\S+)(?P<broad>\s+broad)?(?:\s+named\s+(?P<named>.+))?$", head, re.IGNORECASE)
+    if m and all(_fits("reference", v, number, errors) for v in (m.group("hex"), m.group("named") or "")):
+        return {"hex": m.group("hex"), "broad": bool(m.group("broad")), "named": m.group("named"), **pool}
+    return None
+
+
+def _join_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    split = _pool_tail(rest, number, errors)
+    if split is None:
+        return None
+    head, pool = split
+    if len(head.split()) == 1 and _fits("reference", head, number, errors):
+        return {"action_id": head, **pool}
+    return None
+
+
+def _free_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    if len(words) < 2:
+        return None
+    m = re.match(r"^(?P<kind>\S+)\s+(?P<asset>.+?)(?:\s+note\s+(?P<note>.+))?$", rest, re.IGNORECASE)
+    if (
+        m
+        and _fits("reference", m.group("asset"), number, errors)
+        and _fits("note", m.group("note") or "", number, errors)
+    ):
+        return {"kind": m.group("kind").lower(), "asset": m.group("asset"), "note": m.group("note") or ""}
+    return None
+
+
+def _reaction_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    if _sub(words) == "extra":
         m = re.match(r"^extra\s+(?P<perk>\S+)(?:\s+scheme\s+(?P<scheme>.+))?$", rest, re.IGNORECASE)
         if m and _fits("reference", m.group("scheme") or "", number, errors):
             return {"extra": m.group("perk"), "scheme": m.group("scheme")}
         return None
-    if verb == "reaction" and words:
-        head, *noted = re.split(r"\s+note\s+", rest, maxsplit=1, flags=re.IGNORECASE)
-        note = noted[0] if noted else ""
-        split = _pool_tail(head, number, errors)
-        if split is None:
-            return None
-        head, pool = split
-        m = re.match(r"^(?P<kind>\S+)(?:\s+on\s+(?P<trigger>\S+))?(?:\s+fee\s+(?P<fee>\S+))?$", head, re.IGNORECASE)
-        if m and _fits("note", note, number, errors):
-            fee = whole(m.group("fee"), number, errors, "the fee") if m.group("fee") else None
-            if fee is None and m.group("fee"):
-                return None
-            return {
-                "kind": m.group("kind").lower(),
-                "trigger": m.group("trigger"),
-                "fee": fee,
-                "note": note,
-                "assets": pool["assets"],
-                "convert": pool["convert"],
-            }
+    if not words:
         return None
-    if verb == "share" and sub == "accept" and len(words) == 3:
+    head, *noted = re.split(r"\s+note\s+", rest, maxsplit=1, flags=re.IGNORECASE)
+    note = noted[0] if noted else ""
+    split = _pool_tail(head, number, errors)
+    if split is None:
+        return None
+    head, pool = split
+    m = re.match(r"^(?P<kind>\S+)(?:\s+on\s+(?P<trigger>\S+))?(?:\s+fee\s+(?P<fee>\S+))?$", head, re.IGNORECASE)
+    if m and _fits("note", note, number, errors):
+        fee = whole(m.group("fee"), number, errors, "the fee") if m.group("fee") else None
+        if fee is None and m.group("fee"):
+            return None
+        return {
+            "kind": m.group("kind").lower(),
+            "trigger": m.group("trigger"),
+            "fee": fee,
+            "note": note,
+            "assets": pool["assets"],
+            "convert": pool["convert"],
+        }
+    return None
+
+
+def _share_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    if _sub(words) == "accept" and len(words) == 3:
         return {"action_id": words[1], "consequence": words[2]}
-    if verb == "share" and (m := re.match(r"^secret\s+(?P<asset>.+?)\s+with\s+(?P<to>.+)$", rest, re.IGNORECASE)):
+    if m := re.match(r"^secret\s+(?P<asset>.+?)\s+with\s+(?P<to>.+)$", rest, re.IGNORECASE):
         if _fits("reference", m.group("asset"), number, errors) and _fits("reference", m.group("to"), number, errors):
             return {"secret": m.group("asset"), "to": m.group("to")}
+    return None
+
+
+def _support_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    if not rest:
         return None
-    if verb == "army":
-        return _army_line(sub, words, rest, number, errors)
-    if verb == "support" and rest:
-        changes = _amounts(rest, number, errors, "support")
-        return {"changes": changes} if changes is not None else None
-    if verb == "dice" and words:
-        m = re.match(r"^(?P<what>\S+)(?:\s+for\s+(?P<power>.+?))?(?P<public>\s+public)?$", rest, re.IGNORECASE)
-        if m and all(_fits("reference", v, number, errors) for v in (m.group("what"), m.group("power") or "")):
-            what = m.group("what")
-            dice, purpose = (what.lower(), None) if DICE.match(what) else (None, what)
-            return {"dice": dice, "purpose": purpose, "power": m.group("power"), "public": bool(m.group("public"))}
+    changes = _amounts(rest, number, errors, "support")
+    return {"changes": changes} if changes is not None else None
+
+
+def _dice_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    if not words:
         return None
-    if verb == "terms" and len(words) >= 3 and _fits("reference", words[0], number, errors):
+    m = re.match(r"^(?P<what>\S+)(?:\s+for\s+(?P<power>.+?))?(?P<public>\s+public)?$", rest, re.IGNORECASE)
+    if m and all(_fits("reference", v, number, errors) for v in (m.group("what"), m.group("power") or "")):
+        what = m.group("what")
+        dice, purpose = (what.lower(), None) if DICE.match(what) else (None, what)
+        return {"dice": dice, "purpose": purpose, "power": m.group("power"), "public": bool(m.group("public"))}
+    return None
+
+
+def _terms_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    if len(words) >= 3 and _fits("reference", words[0], number, errors):
         terms = _params(rest.split(None, 1)[1], number, errors)
         return {"asset": words[0], "terms": terms} if terms else None
-    if verb == "quota" and len(words) == 3 and words[2].lower() in ("on", "off"):
+    return None
+
+
+def _quota_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    if len(words) == 3 and words[2].lower() in ("on", "off"):
         return {"power": words[0], "perk": words[1], "value": words[2].lower() == "on"}
     return None
 
 
-def _army_line(sub: str, words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _army_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    sub = _sub(words)
     if sub in ARMY_AIMS and len(words) >= 2 and _fits("reference", words[1], number, errors):
         m = re.match(r"^\S+\s+\S+(?:\s+with\s+(?P<params>.+))?$", rest, re.IGNORECASE)
         if m is None:
@@ -1212,6 +1254,22 @@ def _army_line(sub: str, words: list[str], rest: str, number: int, errors: list[
                 choices.append({"bonus": "keyword", "keyword": keyword.strip()} if kind == "keyword" else item)
             return {"how": "choose", "army": m.group("army"), "choices": choices, "new_class": m.group("cls")}
     return None
+
+
+# The fields of each catalogue or armies line, by its verb.
+_MORE_LINES: dict[str, _LineParser] = {
+    "duel": _duel_line,
+    "seek": _seek_line,
+    "join": _join_line,
+    "free": _free_line,
+    "reaction": _reaction_line,
+    "share": _share_line,
+    "army": _army_line,
+    "support": _support_line,
+    "dice": _dice_line,
+    "terms": _terms_line,
+    "quota": _quota_line,
+}
 
 
 def _army(game: Any, me: str, ref: str) -> str:
@@ -1352,30 +1410,48 @@ PERK_MAGIC = re.compile(
 
 def _late(verb: str, words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
     """A line of a Mercurial swap, a blighted town, or a GM's ruling: its fields, which the rules then check."""
-    sub = words[0].lower() if words else ""
-    if verb == "swap" and len(words) == 3 and words[1].lower() == "with":
+    parse = _LATE_LINES.get(verb)
+    return parse(words, rest, number, errors) if parse is not None else None
+
+
+def _swap_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    if len(words) == 3 and words[1].lower() == "with":
         return {"a": words[0], "b": words[2]}
-    if verb == "blight" and rest and _fits("reference", rest, number, errors):
+    return None
+
+
+def _blight_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    if rest and _fits("reference", rest, number, errors):
         return {"town": rest}
-    if verb == "subtle" and (
-        m := re.match(r"^(?P<action>\S+)\s+in\s+(?P<feature>.+?)(?P<overcome>\s+overcome)?$", rest, re.IGNORECASE)
-    ):
-        if _fits("reference", m.group("feature"), number, errors):
-            return {
-                "action_id": m.group("action"),
-                "feature": m.group("feature"),
-                "overcome": bool(m.group("overcome")),
-            }
-    if verb == "mechanisms" and len(words) >= 2:
+    return None
+
+
+def _subtle_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    m = re.match(r"^(?P<action>\S+)\s+in\s+(?P<feature>.+?)(?P<overcome>\s+overcome)?$", rest, re.IGNORECASE)
+    if m and _fits("reference", m.group("feature"), number, errors):
+        return {"action_id": m.group("action"), "feature": m.group("feature"), "overcome": bool(m.group("overcome"))}
+    return None
+
+
+def _mechanisms_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    if len(words) >= 2:
         return {"power": words[0], "mechanisms": [m.lower() for m in items(rest.split(None, 1)[1])]}
-    if verb == "generate" and (m := GENERATE.match(rest)):
+    return None
+
+
+def _generate_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    if m := GENERATE.match(rest):
         ranks = [whole(r, number, errors, "a rank") for r in m.group("ranks").split()]
         if all(r is not None for r in ranks):
             return {"power": m.group("power"), "mechanism": m.group("mechanism").lower(), "hex": m.group("hex")} | {
                 "ranks": ranks
             }
-        return None
-    if verb == "perk" and sub in ("grant", "nerf") and len(words) >= 3:
+    return None
+
+
+def _perk_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    sub = _sub(words)
+    if sub in ("grant", "nerf") and len(words) >= 3:
         body, _, reason = (
             rest.split(None, 2)[2].partition(" for ") if sub == "nerf" else (rest.split(None, 2)[2], "", "")
         )
@@ -1386,7 +1462,7 @@ def _late(verb: str, words: list[str], rest: str, number: int, errors: list[Line
                     "reason": reason.strip()
                 }
         return None
-    if verb == "perk" and sub == "define" and (m := PERK_DEFINE.match(rest)):
+    if sub == "define" and (m := PERK_DEFINE.match(rest)):
         flags = (m.group("flags") or "").lower().split()
         if _fits("reference", m.group("name"), number, errors):
             return {"how": "define", "name": m.group("name").strip(), "group": m.group("group").lower()} | {
@@ -1395,15 +1471,20 @@ def _late(verb: str, words: list[str], rest: str, number: int, errors: list[Line
                 "versus": (m.group("versus") or "").strip() or None,
             }
         return None
-    if verb == "perk" and sub == "magic" and (m := PERK_MAGIC.match(rest)):
+    if sub == "magic" and (m := PERK_MAGIC.match(rest)):
         spells = items(m.group("spells")) if m.group("spells") else []
         return {"how": "magic", "power": m.group("power"), "perk": m.group("perk").lower()} | {
             "element": m.group("element"),
             "spells": spells,
         }
-    if verb == "conduit" and sub == "remove" and len(words) == 3:
+    return None
+
+
+def _conduit_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    sub = _sub(words)
+    if sub == "remove" and len(words) == 3:
         return {"power": words[1], "conduit": words[2]}
-    if verb == "conduit" and sub == "set" and (m := CONDUIT_SET.match(rest)):
+    if sub == "set" and (m := CONDUIT_SET.match(rest)):
         flags = (m.group("flags") or "").lower().split()
         if _fits("reference", m.group("name"), number, errors):
             return {"how": "set", "power": m.group("power"), "conduit": m.group("id"), "hex": m.group("hex")} | {
@@ -1412,106 +1493,163 @@ def _late(verb: str, words: list[str], rest: str, number: int, errors: list[Line
                 "capitol": "capitol" in flags,
                 "name": m.group("name").strip(),
             }
+    return None
+
+
+def _grimoire_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    m = SPELL.match(rest)
+    if not m:
         return None
-    if verb == "grimoire" and (m := SPELL.match(rest)):
-        opts = (m.group("opts") or "").split()
-        out: dict[str, Any] = {"spell_id": m.group("id"), "speed": m.group("speed").lower(), "cost": m.group("cost")}
-        out |= {"name": m.group("name").strip(), "range": 0, "difficulty": None, "permanent": None}
-        out |= {"power_specific": False, "for_power": None}
-        while opts:
-            word = opts.pop(0).lower()
-            if word in ("range", "difficulty", "for") and opts:
-                value = opts.pop(0)
-                if word == "for":
-                    out["for_power"] = value
-                    continue
-                n = whole(value, number, errors, f"the {word}")
-                if n is None:
-                    return None
-                out[word] = n
-            elif word in ("permanent", "temporary"):
-                out["permanent"] = word == "permanent"
-            elif word == "specific":
-                out["power_specific"] = True
-            else:
-                return None
-        return out if _fits("reference", out["name"], number, errors) else None
-    if verb == "map" and sub in ("declare", "amend") and len(words) > 1:
-        try:
-            value = json.loads(rest.split(None, 1)[1])
-        except json.JSONDecodeError as err:
-            errors.append(LineError(number, f"map {sub} takes a JSON object: {err.msg}"))
-            return None
-        except RecursionError:
-            errors.append(LineError(number, f"map {sub} takes a JSON object, not one nested this deep"))
-            return None
-        keys = ("hexes", "towns", "features") + (("remove",) if sub == "amend" else ())
-        if not isinstance(value, dict) or set(value) - set(keys):
-            errors.append(LineError(number, f"map {sub} takes a JSON object of {', '.join(keys)}", "P-ACT-4"))
-            return None
-        return {"how": sub, "map": value}
-    if verb == "offer" and (m := OFFER.match(rest)):
-        fame, required = (
-            whole(m.group("fame"), number, errors, "the fame"),
-            whole(m.group("n"), number, errors, "central"),
-        )
-        if fame is None or required is None:
-            return None
-        name, *tasks = [t.strip() for t in m.group("rest").split(";")]
-        parsed: list[dict[str, Any]] = []
-        texts: list[str] = []
-        terms: dict[str, Any] = {"reward": {}, "reward_text": "", "compensation": {}}
-        for t in tasks:
-            term = re.match(r"^(?P<key>reward text|reward|compensation)\s+(?P<value>.+)$", t, re.IGNORECASE)
-            if term and term.group("key").lower() == "reward text":
-                terms["reward_text"] = term.group("value").strip()
+    opts = (m.group("opts") or "").split()
+    out: dict[str, Any] = {"spell_id": m.group("id"), "speed": m.group("speed").lower(), "cost": m.group("cost")}
+    out |= {"name": m.group("name").strip(), "range": 0, "difficulty": None, "permanent": None}
+    out |= {"power_specific": False, "for_power": None}
+    while opts:
+        word = opts.pop(0).lower()
+        if word in ("range", "difficulty", "for") and opts:
+            value = opts.pop(0)
+            if word == "for":
+                out["for_power"] = value
                 continue
-            if term:  # GM-11 [003:190]: the resources its completion rewards, or its taking compensates
-                amounts = _amounts(term.group("value"), number, errors, term.group("key").lower())
-                if amounts is None:
-                    return None
-                terms[term.group("key").lower()] = amounts
-                continue
-            central = mysterious = False
-            while t[:1] in ("!", "?"):
-                central, mysterious = central or t[0] == "!", mysterious or t[0] == "?"
-                t = t[1:].strip()
-            if t:
-                parsed.append({"text": t, "central": central, "mysterious": mysterious})
-                texts.append(t)
-        if _fits("title", name, number, errors) and all(_fits("title", t, number, errors) for t in texts):
-            if not _fits("reason", terms["reward_text"], number, errors):
+            n = whole(value, number, errors, f"the {word}")
+            if n is None:
                 return None
-            return {"power": m.group("power"), "kind": m.group("kind").lower(), "fame": fame, "required": required} | {
-                "type": m.group("type") or "",
-                "name": name,
-                "tasks": parsed,
-                **terms,
-            }
+            out[word] = n
+        elif word in ("permanent", "temporary"):
+            out["permanent"] = word == "permanent"
+        elif word == "specific":
+            out["power_specific"] = True
+        else:
+            return None
+    return out if _fits("reference", out["name"], number, errors) else None
+
+
+def _map_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    sub = _sub(words)
+    if sub not in ("declare", "amend") or len(words) <= 1:
         return None
-    if (
-        verb == "record"
-        and sub == "influence"
-        and (m := re.match(r"^influence\s+(?P<power>.+?)\s+(?P<n>\S+)\s+at\s+(?P<hex>\S+)$", rest, re.IGNORECASE))
+    try:
+        value = json.loads(rest.split(None, 1)[1])
+    except json.JSONDecodeError as err:
+        errors.append(LineError(number, f"map {sub} takes a JSON object: {err.msg}"))
+        return None
+    except RecursionError:
+        errors.append(LineError(number, f"map {sub} takes a JSON object, not one nested this deep"))
+        return None
+    keys = ("hexes", "towns", "features") + (("remove",) if sub == "amend" else ())
+    if not isinstance(value, dict) or set(value) - set(keys):
+        errors.append(LineError(number, f"map {sub} takes a JSON object of {', '.join(keys)}", "P-ACT-4"))
+        return None
+    return {"how": sub, "map": value}
+
+
+def _offer_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    m = OFFER.match(rest)
+    if not m:
+        return None
+    fame, required = (
+        whole(m.group("fame"), number, errors, "the fame"),
+        whole(m.group("n"), number, errors, "central"),
+    )
+    if fame is None or required is None:
+        return None
+    name, *tasks = [t.strip() for t in m.group("rest").split(";")]
+    split = _offer_tasks(tasks, number, errors)
+    if split is None:
+        return None
+    parsed, texts, terms = split
+    if _fits("title", name, number, errors) and all(_fits("title", t, number, errors) for t in texts):
+        if not _fits("reason", terms["reward_text"], number, errors):
+            return None
+        return {"power": m.group("power"), "kind": m.group("kind").lower(), "fame": fame, "required": required} | {
+            "type": m.group("type") or "",
+            "name": name,
+            "tasks": parsed,
+            **terms,
+        }
+    return None
+
+
+def _offer_tasks(
+    tasks: list[str], number: int, errors: list[LineError]
+) -> tuple[list[dict[str, Any]], list[str], dict[str, Any]] | None:
+    """An offer's tasks (``!`` central, ``?`` mysterious), their texts, and its reward and compensation terms."""
+    parsed: list[dict[str, Any]] = []
+    texts: list[str] = []
+    terms: dict[str, Any] = {"reward": {}, "reward_text": "", "compensation": {}}
+    for t in tasks:
+        term = re.match(r"^(?P<key>reward text|reward|compensation)\s+(?P<value>.+)$", t, re.IGNORECASE)
+        if term and term.group("key").lower() == "reward text":
+            terms["reward_text"] = term.group("value").strip()
+            continue
+        if term:  # GM-11 [003:190]: the resources its completion rewards, or its taking compensates
+            amounts = _amounts(term.group("value"), number, errors, term.group("key").lower())
+            if amounts is None:
+                return None
+            terms[term.group("key").lower()] = amounts
+            continue
+        central = mysterious = False
+        while t[:1] in ("!", "?"):
+            central, mysterious = central or t[0] == "!", mysterious or t[0] == "?"
+            t = t[1:].strip()
+        if t:
+            parsed.append({"text": t, "central": central, "mysterious": mysterious})
+            texts.append(t)
+    return parsed, texts, terms
+
+
+def _record_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    if _sub(words) == "influence" and (
+        m := re.match(r"^influence\s+(?P<power>.+?)\s+(?P<n>\S+)\s+at\s+(?P<hex>\S+)$", rest, re.IGNORECASE)
     ):
         n = whole(m.group("n"), number, errors, "the influence")
         return {"power": m.group("power"), "amount": n, "hex": m.group("hex")} if n is not None else None
-    if verb == "locate" and len(words) == 2:
-        return {"power": words[0], "hex": words[1]}
-    if verb == "dread" and len(words) == 2:
+    return None
+
+
+def _locate_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    return {"power": words[0], "hex": words[1]} if len(words) == 2 else None
+
+
+def _dread_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    if len(words) == 2:
         units = whole(words[1], number, errors, "the units")
         return {"power": words[0], "units": units} if units is not None else None
-    if verb == "pertarget" and len(words) == 1:
-        return {"action_id": words[0]}
-    if verb == "consequence" and (
-        m := re.match(r"^(?P<action>\S+)\s+for\s+(?P<power>[^:]+?)\s*:\s*(?P<text>.+)$", rest, re.IGNORECASE)
-    ):
+    return None
+
+
+def _pertarget_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    return {"action_id": words[0]} if len(words) == 1 else None
+
+
+def _consequence_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+    if m := re.match(r"^(?P<action>\S+)\s+for\s+(?P<power>[^:]+?)\s*:\s*(?P<text>.+)$", rest, re.IGNORECASE):
         if _fits("reason", m.group("text"), number, errors):
             return {"action_id": m.group("action"), "power": m.group("power"), "text": m.group("text")}
-    if verb == "consequence" and (m := re.match(r"^(?P<action>[^\s:]+)\s*:\s*(?P<text>.+)$", rest)):
+    if m := re.match(r"^(?P<action>[^\s:]+)\s*:\s*(?P<text>.+)$", rest):
         if _fits("reason", m.group("text"), number, errors):  # GM-3; a resister's, P-AMB-6
             return {"action_id": m.group("action"), "power": None, "text": m.group("text")}
     return None
+
+
+# The fields of each line of LATE_PLAYER and LATE_GM, by its verb.
+_LATE_LINES: dict[str, _LineParser] = {
+    "swap": _swap_line,
+    "blight": _blight_line,
+    "subtle": _subtle_line,
+    "mechanisms": _mechanisms_line,
+    "generate": _generate_line,
+    "perk": _perk_line,
+    "conduit": _conduit_line,
+    "grimoire": _grimoire_line,
+    "map": _map_line,
+    "offer": _offer_line,
+    "record": _record_line,
+    "locate": _locate_line,
+    "dread": _dread_line,
+    "pertarget": _pertarget_line,
+    "consequence": _consequence_line,
+}
 
 
 def _late_command(game: Any, me: str, a: dict, verb: str) -> Any:
