@@ -19,7 +19,7 @@ from domain.powers.catalogue import catalogue_view
 from domain.powers.development import development_view
 from domain.powers.game import Game
 from domain.powers.magic import magic_view
-from domain.powers.state import ActionState, Pool, PowerState, Reaction, Window
+from domain.powers.state import ActionState, GameState, Pool, PowerState, Reaction, Window
 from domain.powers.world import influence_seen, map_view
 
 
@@ -183,22 +183,7 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
     is_gm = viewer == GM
     out: dict[str, Any] = {
         "viewer": viewer,
-        "game": {
-            "name": s.name,
-            "ruleset": s.ruleset,
-            "rules_version": s.rules_version,
-            "timezone": s.timezone,
-            "season": s.season,
-            "month": s.month,
-            "months_per_season": s.months_per_season,
-            "step": s.step,
-            "resolved": s.resolved,
-            "seed_commitment": s.seed_commitment,
-            "seed_root": s.seed_root,
-            "options": dict(s.options),
-            "forked_from": dict(s.forked_from) if s.forked_from else None,
-            "rollbacks": s.rollbacks,
-        },
+        "game": _game_header(s),
         "windows": [_window(game, w, viewer) for w in s.windows.values()],
         "powers": [
             {"power_id": p.id, "name": p.name, "cls": p.cls, "subclass": p.subclass, "options": dict(p.options)}
@@ -225,10 +210,38 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
         elif a.status == "provisional":
             public_results.append(_notice(game, a))
     out["public_actions"] = public_results
-    if is_gm:
-        out["actions"] = [_full_action(game, a, with_secret=True) for a in _in_order(game)]
-        out["queue"] = list(s.queue)
-        out["reactions"] = [
+    out |= _gm_part(game) if is_gm else _seat_part(game, viewer)
+    out["catalogue"] = catalogue_view(game, viewer)
+    return out
+
+
+def _game_header(s: GameState) -> dict[str, Any]:
+    """The game's name, calendar, options and history, which every viewer sees."""
+    return {
+        "name": s.name,
+        "ruleset": s.ruleset,
+        "rules_version": s.rules_version,
+        "timezone": s.timezone,
+        "season": s.season,
+        "month": s.month,
+        "months_per_season": s.months_per_season,
+        "step": s.step,
+        "resolved": s.resolved,
+        "seed_commitment": s.seed_commitment,
+        "seed_root": s.seed_root,
+        "options": dict(s.options),
+        "forked_from": dict(s.forked_from) if s.forked_from else None,
+        "rollbacks": s.rollbacks,
+    }
+
+
+def _gm_part(game: Game) -> dict[str, Any]:
+    """What the GM alone sees: every action with its secrets, the queue, every reaction and sheet."""
+    s = game.state
+    return {
+        "actions": [_full_action(game, a, with_secret=True) for a in _in_order(game)],
+        "queue": list(s.queue),
+        "reactions": [
             {
                 "reaction_id": r.id,
                 "power": r.power,
@@ -238,13 +251,18 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
                 **_reaction_consequences(game, r),
             }
             for r in s.reactions.values()
-        ]
-        out["sheets"] = [_sheet(game, p) for p in sorted(s.powers.values(), key=lambda p: p.id)]
-        out["pending_resisters"] = game.pending_resisters() if s.step == "resistance" else []
-        out["catalogue"] = catalogue_view(game, viewer)
-        return out
+        ],
+        "sheets": [_sheet(game, p) for p in sorted(s.powers.values(), key=lambda p: p.id)],
+        "pending_resisters": game.pending_resisters() if s.step == "resistance" else [],
+    }
+
+
+def _seat_part(game: Game, viewer: str) -> dict[str, Any]:
+    """What a power sees of its own: its sheet, actions and reactions, what was shared with it, and the actions
+    against it it may resist or was told of."""
+    s = game.state
     me = game.power(viewer)
-    out["me"] = _sheet(game, me)
+    out: dict[str, Any] = {"me": _sheet(game, me)}
     out["my_actions"] = [_full_action(game, a, with_secret=False) for a in game.actions_of(viewer)]
     out["my_reactions"] = [
         {
@@ -289,7 +307,6 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
         and a.power != viewer
         and viewer in game.eligible_resisters(a)
     ]
-    out["catalogue"] = catalogue_view(game, viewer)
     return out
 
 
