@@ -181,31 +181,6 @@ def board_view(game: LodgeGame, viewer: str) -> dict[str, Any]:
     if host:
         mine = host_choices(game)
 
-    def sheet(mage: str) -> dict:
-        m = s.mages[mage]
-        slots = {}
-        for slot in SLOTS:
-            card = m["slots"][slot]
-            shown = card["revealed"] or host or viewer == mage
-            slots[slot] = {
-                "card": card["card"] if shown else None,
-                "face": "up" if card["revealed"] else ("down" if card["card"] else "empty"),
-                "casts": card["casts"],
-            }
-        return {
-            "name": s.powers[mage].name,
-            "colour": m["colour"],
-            "avatar": m["avatar"],
-            "room": s.positions.get(mage),
-            "damage": list(m["damage"]),
-            "trophies": list(m["trophies"]),
-            "power_points": m["pp"],
-            "evocation_bases": m["bases"],
-            "physical_actions": dict(m["physical"]),
-            "slots": slots,
-            "ready": s.powers[mage].ready,
-        }
-
     return {
         "game": {
             "name": s.name,
@@ -224,32 +199,13 @@ def board_view(game: LodgeGame, viewer: str) -> dict[str, Any]:
             r: {"side": room["side"], "slots": list(room["slots"]), "must_rebuild": room["must_rebuild"]}
             for r, room in sorted(s.rooms.items())
         },
-        "mages": {m: sheet(m) for m in sorted(s.mages)},
-        "evocations": {
-            e: {
-                "card": ev["card"],
-                "controller": ev["controller"],
-                "room": s.positions.get(e),
-                "damage": list(ev["damage"]),
-                "health_mod": ev["health_mod"],
-                "rotated": ev["rotated"],
-                "acted": ev["acted"],
-            }
-            for e, ev in sorted(s.evocations.items())
-        },
+        "mages": {m: _mage_sheet(s, m, viewer, host) for m in sorted(s.mages)},
+        "evocations": _evocations(s),
         "persistent_tokens": [dict(t) for _, t in sorted(s.tokens.items())],
         "evocation_deck": {"cards": len(s.deck)},
         "black_rose": {"power_points": s.black_rose["pp"], "trophies": list(s.black_rose["trophies"])},
         "offers": [dict(o) for _, o in sorted(s.offers.items()) if host or o["mage"] == viewer],
-        "prompts": [
-            {
-                "choice": c,
-                **{k: p[k] for k in ("mage", "kind", "question", "options", "default", "rule")},
-                "closes_at": s.windows[c].closes_at if c in s.windows else None,
-            }
-            for c, p in sorted(s.prompts.items())
-            if host or p["mage"] == viewer
-        ],
+        "prompts": _prompts(s, viewer, host),
         "dummy": DUMMY,
         "choices": mine,
         "ended": s.ended,
@@ -261,6 +217,62 @@ def board_view(game: LodgeGame, viewer: str) -> dict[str, Any]:
             if not w.closed and (w.id not in s.prompts or host or s.prompts[w.id]["mage"] == viewer)
         ],
     }
+
+
+def _mage_sheet(s: LodgeState, mage: str, viewer: str, host: bool) -> dict:
+    """A mage's sheet: its Spell Cards face down to all but itself and the host until revealed."""
+    m = s.mages[mage]
+    slots = {}
+    for slot in SLOTS:
+        card = m["slots"][slot]
+        shown = card["revealed"] or host or viewer == mage
+        slots[slot] = {
+            "card": card["card"] if shown else None,
+            "face": "up" if card["revealed"] else ("down" if card["card"] else "empty"),
+            "casts": card["casts"],
+        }
+    return {
+        "name": s.powers[mage].name,
+        "colour": m["colour"],
+        "avatar": m["avatar"],
+        "room": s.positions.get(mage),
+        "damage": list(m["damage"]),
+        "trophies": list(m["trophies"]),
+        "power_points": m["pp"],
+        "evocation_bases": m["bases"],
+        "physical_actions": dict(m["physical"]),
+        "slots": slots,
+        "ready": s.powers[mage].ready,
+    }
+
+
+def _evocations(s: LodgeState) -> dict[str, dict]:
+    """Every Evocation on the board, which everyone sees."""
+    return {
+        e: {
+            "card": ev["card"],
+            "controller": ev["controller"],
+            "room": s.positions.get(e),
+            "damage": list(ev["damage"]),
+            "health_mod": ev["health_mod"],
+            "rotated": ev["rotated"],
+            "acted": ev["acted"],
+        }
+        for e, ev in sorted(s.evocations.items())
+    }
+
+
+def _prompts(s: LodgeState, viewer: str, host: bool) -> list[dict]:
+    """The open prompts the viewer answers (all of them for the host), each with its window's close."""
+    return [
+        {
+            "choice": c,
+            **{k: p[k] for k in ("mage", "kind", "question", "options", "default", "rule")},
+            "closes_at": s.windows[c].closes_at if c in s.windows else None,
+        }
+        for c, p in sorted(s.prompts.items())
+        if host or p["mage"] == viewer
+    ]
 
 
 def phase_of(event: Any) -> dict[str, Any] | None:
