@@ -579,22 +579,7 @@ class Armies(PlatformGame):
             town = s.world.towns.get(levy["town_id"])
             if town is None or levy["army_id"] in s.armies.armies:
                 return
-            army = _new_army(
-                levy["army_id"],
-                levy["name"],
-                a.power,
-                levy["stats"],
-                levy["size"],
-                town["hex"],
-                town["hex"],
-                False,
-                False,
-                False,
-            )
-            army.update({"origin_town": levy["town_id"], "levy_size": levy["size"]})
-            if "card" in levy:
-                card = s.armies.cards[levy["card"]]
-                army.update({"experience": list(card["experience"]), "levy_size": card["levy_size"]})
+            army = _levied_army(levy, a.power, town["hex"], s.armies.cards[levy["card"]] if "card" in levy else None)
             if army["id"] in s.assets:  # a card raised again: its asset comes back to its controller
                 self._place(army, SYSTEM)
                 self._army_restored(army_id=army["id"], power_id=a.power, actor=SYSTEM, audience=self._owner_of(army))
@@ -617,13 +602,7 @@ class Armies(PlatformGame):
             back = ar.cowards_recovered(a.net or 0, d["fled"])
             if back == 0:
                 return
-            army = {**deepcopy(d), "controller": a.power, "seen_by": []}
-            army["units"] = [{"wounds": 0, "routed": False} for _ in range(back)]
-            army["mustered"], army["fee_due"], army["level_up"] = False, 0, None
-            for k in ("fled", "season"):
-                army.pop(k, None)
-            if d["controller"] != a.power:
-                army.update({"loyal": False, "experience": [], "garrison": army["hex"]})
+            army = _recovered_army(d, a.power, back)
             self._place(army, SYSTEM)
             self._army_restored(army_id=army["id"], power_id=a.power, actor=SYSTEM, audience=self._owner_of(army))
 
@@ -940,6 +919,31 @@ _STAT_KEYS = (
     "titanic",
     "wondrous",
 )
+
+
+def _levied_army(levy: dict, power: str, town_hex: str, card: dict | None) -> dict:
+    """A Loyalist Levy's army, in its town (P-ARMY-5); raised from a card, it keeps the card's experience and
+    levy size."""
+    army = _new_army(
+        levy["army_id"], levy["name"], power, levy["stats"], levy["size"], town_hex, town_hex, False, False, False
+    )
+    army.update({"origin_town": levy["town_id"], "levy_size": levy["size"]})
+    if card is not None:
+        army.update({"experience": list(card["experience"]), "levy_size": card["levy_size"]})
+    return army
+
+
+def _recovered_army(dispersed: dict, power: str, back: int) -> dict:
+    """A dispersed army's cowards gathered again by ``power`` (P-ARMY-7): ``back`` fresh units; gathered by
+    another power than its own, it is not loyal, has no experience and is garrisoned where it stands."""
+    army = {**deepcopy(dispersed), "controller": power, "seen_by": []}
+    army["units"] = [{"wounds": 0, "routed": False} for _ in range(back)]
+    army["mustered"], army["fee_due"], army["level_up"] = False, 0, None
+    for k in ("fled", "season"):
+        army.pop(k, None)
+    if dispersed["controller"] != power:
+        army.update({"loyal": False, "experience": [], "garrison": army["hex"]})
+    return army
 
 
 def _new_army(

@@ -786,86 +786,124 @@ def prepare(kind: str, params: Mapping[str, Any], options: Mapping[str, Any], st
     """Check a class action's own limits and fill in the inputs the catalogue computes (P.2.12). Returns
     the parameters the difficulty formula reads."""
     p = dict(params)
-    if kind == "annex" and st.towns_claimed is not None:
-        p["towns_claimed"] = st.towns_claimed  # the map knows: what the submitter said does not count
-    if kind == "coming_of_age":
-        cap = 5 if options.get("big_family") else 3
-        if st.heirs >= cap:
-            raise RuleViolation(f"you have {st.heirs} heirs, the most you may have", rule="P.2.12", field="kind")
-        p["seasons_since_last"] = max(0, st.season - st.last_coming_of_age)
-    elif kind == "channel":
-        p["seasons_since_last"] = max(0, st.season - st.last_channel)
-    elif kind == "grand_knighting":
-        p["guard_rank"] = st.royal_guard_rank
-    elif kind == "uplift_master":
-        cap = 4 if options.get("many_masters") else 3
-        if st.masters >= cap:
-            raise RuleViolation(f"you have {st.masters} masters, the most you may have", rule="P.2.12", field="kind")
-    elif kind == "hidden_runes":
-        hex_id = _hex(p)
-        rank = _int(p, "rank", lo=1, hi=20)
-        have = int(st.influence.get(hex_id, 0))
-        if have < 1 or rank > have:
-            raise RuleViolation(
-                f"a rune's rank is at most your influence in its hex: you have {have} in {hex_id} [003:1175]",
-                rule="P.2.12",
-                field="params.rank",
-            )
-        if hex_id in st.runes:
-            raise RuleViolation(
-                "each hex can have at most one of your runes [003:1161]", rule="P.2.12", field="params.hex"
-            )
-    elif kind == "saboteurs":
-        hex_id = _hex(p)
-        if int(st.influence.get(hex_id, 0)) < 2:
-            raise RuleViolation(
-                f"Saboteurs cost 2 influence in the hex; you have {int(st.influence.get(hex_id, 0))} in {hex_id}",
-                rule="P.2.12",
-                field="params.hex",
-            )
-        p["earlier_uses"] = st.saboteurs_this_season
-        if p.get("molotovs") and not options.get("molotovs"):
-            raise RuleViolation(
-                "Burn damage needs the Molotovs perk [003:1270]", rule="P.2.12", field="params.molotovs"
-            )
-    elif kind == "reshape_the_land":
-        hex_id = _hex(p)
-        if int(st.influence.get(hex_id, 0)) < 3:
-            raise RuleViolation(
-                f"Reshape the Land costs 3 influence; you have {int(st.influence.get(hex_id, 0))} in {hex_id}",
-                rule="P.2.12",
-                field="params.hex",
-            )
-    elif kind == "loyalist_levy":
-        hex_id = _hex(p)
-        size = _int(p, "size", lo=1)
-        have = int(st.influence.get(hex_id, 0))
-        if size > have:
-            raise RuleViolation(
-                f"a Loyalist Levy's size is at most your influence in the town: {have} in {hex_id} [003:1264]",
-                rule="P.2.12",
-                field="params.size",
-            )
-    elif kind == "recruit_mercenaries":
-        size = _int(p, "size", lo=1)
-        most = _int(p, "capitol_population") // 2  # P-AMB-27: halves round down
-        if size > most:
-            raise RuleViolation(
-                f"mercenaries number at most half your capitol's population: {most} [003:1094]",
-                rule="P.2.12",
-                field="params.size",
-            )
-    elif kind == "health_drive":
-        town = p.get("town")
-        if not isinstance(town, str) or not town:
-            raise RuleViolation("a Health Drive names its town", rule="P.2.12", field="params.town")
-        if town in st.health_drives:
-            raise RuleViolation(
-                f"Health Drive is usable once per town per season; {town} had one [003:947]",
-                rule="P.2.12",
-                field="params.town",
-            )
+    step = _PREPARE.get(kind)
+    if step is not None:
+        step(p, options, st)
     return p
+
+
+def _prepare_annex(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+    if st.towns_claimed is not None:
+        p["towns_claimed"] = st.towns_claimed  # the map knows: what the submitter said does not count
+
+
+def _prepare_coming_of_age(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+    cap = 5 if options.get("big_family") else 3
+    if st.heirs >= cap:
+        raise RuleViolation(f"you have {st.heirs} heirs, the most you may have", rule="P.2.12", field="kind")
+    p["seasons_since_last"] = max(0, st.season - st.last_coming_of_age)
+
+
+def _prepare_channel(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+    p["seasons_since_last"] = max(0, st.season - st.last_channel)
+
+
+def _prepare_grand_knighting(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+    p["guard_rank"] = st.royal_guard_rank
+
+
+def _prepare_uplift_master(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+    cap = 4 if options.get("many_masters") else 3
+    if st.masters >= cap:
+        raise RuleViolation(f"you have {st.masters} masters, the most you may have", rule="P.2.12", field="kind")
+
+
+def _prepare_hidden_runes(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+    hex_id = _hex(p)
+    rank = _int(p, "rank", lo=1, hi=20)
+    have = int(st.influence.get(hex_id, 0))
+    if have < 1 or rank > have:
+        raise RuleViolation(
+            f"a rune's rank is at most your influence in its hex: you have {have} in {hex_id} [003:1175]",
+            rule="P.2.12",
+            field="params.rank",
+        )
+    if hex_id in st.runes:
+        raise RuleViolation("each hex can have at most one of your runes [003:1161]", rule="P.2.12", field="params.hex")
+
+
+def _prepare_saboteurs(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+    hex_id = _hex(p)
+    if int(st.influence.get(hex_id, 0)) < 2:
+        raise RuleViolation(
+            f"Saboteurs cost 2 influence in the hex; you have {int(st.influence.get(hex_id, 0))} in {hex_id}",
+            rule="P.2.12",
+            field="params.hex",
+        )
+    p["earlier_uses"] = st.saboteurs_this_season
+    if p.get("molotovs") and not options.get("molotovs"):
+        raise RuleViolation("Burn damage needs the Molotovs perk [003:1270]", rule="P.2.12", field="params.molotovs")
+
+
+def _prepare_reshape_the_land(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+    hex_id = _hex(p)
+    if int(st.influence.get(hex_id, 0)) < 3:
+        raise RuleViolation(
+            f"Reshape the Land costs 3 influence; you have {int(st.influence.get(hex_id, 0))} in {hex_id}",
+            rule="P.2.12",
+            field="params.hex",
+        )
+
+
+def _prepare_loyalist_levy(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+    hex_id = _hex(p)
+    size = _int(p, "size", lo=1)
+    have = int(st.influence.get(hex_id, 0))
+    if size > have:
+        raise RuleViolation(
+            f"a Loyalist Levy's size is at most your influence in the town: {have} in {hex_id} [003:1264]",
+            rule="P.2.12",
+            field="params.size",
+        )
+
+
+def _prepare_recruit_mercenaries(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+    size = _int(p, "size", lo=1)
+    most = _int(p, "capitol_population") // 2  # P-AMB-27: halves round down
+    if size > most:
+        raise RuleViolation(
+            f"mercenaries number at most half your capitol's population: {most} [003:1094]",
+            rule="P.2.12",
+            field="params.size",
+        )
+
+
+def _prepare_health_drive(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+    town = p.get("town")
+    if not isinstance(town, str) or not town:
+        raise RuleViolation("a Health Drive names its town", rule="P.2.12", field="params.town")
+    if town in st.health_drives:
+        raise RuleViolation(
+            f"Health Drive is usable once per town per season; {town} had one [003:947]",
+            rule="P.2.12",
+            field="params.town",
+        )
+
+
+# Each class action's own limits and inputs, by its kind.
+_PREPARE: dict[str, Callable[[dict, Mapping[str, Any], Standing], None]] = {
+    "annex": _prepare_annex,
+    "coming_of_age": _prepare_coming_of_age,
+    "channel": _prepare_channel,
+    "grand_knighting": _prepare_grand_knighting,
+    "uplift_master": _prepare_uplift_master,
+    "hidden_runes": _prepare_hidden_runes,
+    "saboteurs": _prepare_saboteurs,
+    "reshape_the_land": _prepare_reshape_the_land,
+    "loyalist_levy": _prepare_loyalist_levy,
+    "recruit_mercenaries": _prepare_recruit_mercenaries,
+    "health_drive": _prepare_health_drive,
+}
 
 
 def _hex(p: Mapping[str, Any]) -> str:

@@ -463,21 +463,11 @@ class Development(PlatformGame):
         who = actor or power_id
         skill = self._skill_of(power_id, name) if kind in ("skill", "rank") else None
         if kind == "skill":
-            dr.check_skill(name)
-            if skill is not None:
-                raise RuleViolation(f"{ps.name} already has the {name} skill", rule="P-DEV-2", field="name")
-            limits.check_text(asset_id, "asset_id", limits.IDENTIFIER, required=True, what="the new skill's id")
-            if asset_id in self.state.assets:
-                raise RuleViolation(f"asset {asset_id!r} already exists", field="asset_id")
-            price, rule, rank = dr.new_skill_price(h.skills_bought), "P-DEV-2", 1
+            taken = asset_id in self.state.assets
+            price, rule, rank = dr.new_skill(ps.name, name, skill is not None, asset_id, taken, h.skills_bought)
         elif kind == "rank":
-            dr.check_skill(name)
-            if skill is None:
-                raise RuleViolation(f"{ps.name} has no {name} skill to raise", rule="P-DEV-3", field="name")
-            rank = skill.rank + 1
-            if rank > dr.SKILL_RANK_CAP:
-                raise RuleViolation(f"a skill's rank is at most {dr.SKILL_RANK_CAP}", rule="P-DEV-3", field="name")
-            price, rule, asset_id = dr.skill_rank_price(rank), "P-DEV-3", skill.id
+            price, rule, rank = dr.skill_rank(ps.name, name, None if skill is None else skill.rank)
+            asset_id = skill.id if skill is not None else asset_id  # skill_rank refused it without one
         elif kind in ("perk", "upgrade"):
             perk = self._perk(name)
             price, rule, rank = dr.perk_price(h.perks_bought), "P-DEV-4", 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from domain import limits
 from domain.errors import RuleViolation
 from domain.powers.rules import ADVERSARY, SKILLS
 
@@ -120,6 +121,29 @@ def new_skill_price(bought: int) -> int:
 def skill_rank_price(rank: int) -> int:
     """P-DEV-3: raising a skill to rank r costs 2r fame (2 to 3 costs 6)."""
     return 2 * rank
+
+
+def new_skill(power: str, name: str, held: bool, asset_id: str, taken: bool, bought: int) -> tuple[int, str, int]:
+    """P-DEV-2: a New Skill is one of the game's skills the power lacks, under a new asset id (``taken``: the id
+    is already an asset's). Returns its price, rule and rank."""
+    check_skill(name)
+    if held:
+        raise RuleViolation(f"{power} already has the {name} skill", rule="P-DEV-2", field="name")
+    limits.check_text(asset_id, "asset_id", limits.IDENTIFIER, required=True, what="the new skill's id")
+    if taken:
+        raise RuleViolation(f"asset {asset_id!r} already exists", field="asset_id")
+    return new_skill_price(bought), "P-DEV-2", 1
+
+
+def skill_rank(power: str, name: str, rank: int | None) -> tuple[int, str, int]:
+    """P-DEV-3: a skill the power has (at ``rank``, None without it) rises one rank, to at most
+    SKILL_RANK_CAP. Returns the price, rule and new rank."""
+    check_skill(name)
+    if rank is None:
+        raise RuleViolation(f"{power} has no {name} skill to raise", rule="P-DEV-3", field="name")
+    if rank + 1 > SKILL_RANK_CAP:
+        raise RuleViolation(f"a skill's rank is at most {SKILL_RANK_CAP}", rule="P-DEV-3", field="name")
+    return skill_rank_price(rank + 1), "P-DEV-3", rank + 1
 
 
 def perk_price(bought: int) -> int:
