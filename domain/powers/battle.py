@@ -218,18 +218,7 @@ class Battles(PlatformGame):
         limits.check_text(battle_id, "battle_id", limits.IDENTIFIER, required=True, what="a battle's id")
         if battle_id in self._battles():
             raise RuleViolation(f"there is already a battle {battle_id!r}", rule="P.1.3", field="battle_id")
-        if s.step != "battle":
-            raise RuleViolation("battles are declared in a month's Battle step", rule="P-AMB-1", field="step")
-        who = s.options.get("battle_declared_by", "controller")
-        if actor != GM and who == "gm":
-            raise RuleViolation("in this campaign the GM declares battles", rule="P-AMB-1", field="authorization")
-        if s.options.get("battle_timing", "every_month") == "season_end" and s.month < s.months_per_season:
-            raise RuleViolation(
-                f"in this campaign battles are declared when a season ends: in the Battle step of its last month "
-                f"(month {s.months_per_season}), not month {s.month}",
-                rule="P-AMB-1",
-                field="step",
-            )
+        br.check_declaration(s.step, s.options, s.month, s.months_per_season, by_gm=actor == GM)
         h = hexmap.normal_hex(hex_id)
         self.power(by)
         allies = sorted(set(allies or []) - {by})
@@ -255,19 +244,8 @@ class Battles(PlatformGame):
             "A": {"powers": [by, *allies], "goals": {}, "escalation": 0, "order": []},
             "B": {"powers": enemies, "goals": {}, "escalation": 0, "order": []},
         }
-        goals: dict[str, dict[str, Any]] = {g: {"A": t[0], "B": t[1]} for g, t in br.BASE_GOALS.items()}
         walls = self._walls_at(h)
-        if walls is not None:
-            attacker, defender = br.printed_thresholds(
-                walls, s.options.get("goal_threshold_order", "defender_attacker")
-            )
-            goals["walls"] = {
-                "A": attacker,
-                "B": defender,
-                "name": walls["name"],
-                "wallkeepers": walls.get("wallkeepers_morale", 0),  # Wallkeepers' morale on untaken walls
-                "rewards": {"A": br.REMOVE},  # [003:641] "Attacker: ... reward: Remove this goal"
-            }
+        goals = br.opening_goals(walls, s.options.get("goal_threshold_order", "defender_attacker"))
         self._battle_declared(
             battle={
                 "id": battle_id,
@@ -1144,18 +1122,6 @@ class Battles(PlatformGame):
             "pass_to": pass_to,
         }
 
-    def _reactions(self, target: dict, kind: str) -> frozenset[str]:
-        """P-BAT-2 defender reactions. Decision: by post the defender is not asked in the middle of the attacker's
-        turn, so an army with Tortoise (against a ranged or airborne attack) or Dervishes (once a round) reacts
-        whenever it can, spending the momentum the rule asks; Tortoise first when both could."""
-        if int(target.get("momentum", 0)) < 1:
-            return frozenset()
-        if br.has(target, "tortoise") and kind in ("ranged", "airborne"):
-            return frozenset({"tortoise"})
-        if br.has(target, "dervishes") and not (target.get("dervish_defense") or target.get("dervish_used")):
-            return frozenset({"dervishes"})
-        return frozenset()
-
     def _default_command(self, b: dict, p: str, roller: Roller) -> None:
         side = b["turn"]["side"]
         army_id = self._commandable(b, side, p)[0]
@@ -1175,8 +1141,6 @@ class Battles(PlatformGame):
         side = b["armies"][army_id]["side"]
         cmd = order["command"]
         rolls: list[dict] = []
-        changes: dict[str, dict] = {}
-        army = s.armies.armies[army_id]  # the rules return new dicts, never changing theirs
         hit: dict | None = None
         routs = 0
         presence = 0
@@ -1186,76 +1150,14 @@ class Battles(PlatformGame):
         opts = frozenset(choices.get("options", ()))
         # The other side's armies on the field (the state does not change until the command's event).
         foes = self._fighting(b, _other(side)) if cmd in ("slay", "charge") else []
-        if cmd in ("slay", "charge"):
-            if target_id is None or target_id not in foes:
-                raise RuleViolation(
-                    "attack an enemy army on the field: name the target", rule="P-BAT-2", field="target"
-                )
-        if cmd in ("hold", "charge") and goal not in b["goals"]:
-            raise RuleViolation(f"no goal {goal!r} in this battle", rule="P-BAT-8", field="goal")
-        if cmd in ("hold", "charge") and not br.goal_open(b["goals"][goal], b["round"]):
-            raise RuleViolation(
-                f"{b['goals'][goal].get('name', goal)} is removed in round {b['round']}: a side won it away",
-                rule="P-BAT-8",
-                field="goal",
-            )
-        if choices.get("restore"):  # Shieldbearers ([003:700])
-            army = br.restore_armor(army, choices["restore"])
-        if choices.get("pass_to"):  # Supports ([003:702])
-            army, gained = br.pass_momentum(army, s.armies.armies[choices["pass_to"]], 1)
-            changes[choices["pass_to"]] = _diff(s.armies.armies[choices["pass_to"]], gained)
-        if cmd == "charge":
-            army = br.spend_momentum(army, 1)
-        for o in ("axes", "hammers"):  # each spends a momentum ([003:695], [003:696])
-            if o in opts:
-                army = br.spend_momentum(army, 1)
-        if cmd == "rest":
-            army = br.cap_momentum(br.rest(army))
+        _check_order(b, cmd, target_id, foes, goal)
+        # the rules return new dicts, never changing the state's
+        army, changes = _ready_army(s.armies.armies, army_id, cmd, choices, opts)
         if cmd in ("slay", "charge"):
             assert target_id is not None
-            target = s.armies.armies[target_id]
-            enemies = [s.armies.armies[x] for x in foes]
-            br.check_target(army, target, enemies)
-            damage = choices.get("damage")
-            dice = br.check_dice(army, "attack", damage=damage)
-            faces = self._roll(roller, rolls, f"attack of {army_id}", dice, br.die_size(army, "attack"))
-            earlier = b["attacked"].get(target_id, 0)
-            kind = br.attack_kind(army)
-            reactions = self._reactions(target, kind)
-            target, h = br.attack(
-                army,
-                target,
-                faces,
-                command=cmd,
-                escalation=b["sides"][side]["escalation"],
-                earlier_attacks=earlier,
-                terrain=b["terrain"] or None,
-                options=opts,
-                damage=damage,
-                allocation=choices.get("allocation"),
-                kind=kind,
-                reactions=reactions,
+            army, hit, routs = self._strike(
+                b, side, army_id, army, target_id, foes, cmd, choices, roller, rolls, changes
             )
-            hit = {f.name: getattr(h, f.name) for f in dataclasses.fields(h)}  # flat: asdict's recursion costs
-            hit.update({"options": sorted(opts), "kind": kind, "reactions": sorted(reactions)})
-            r_no = b["round"]
-            army = br.momentum_trigger(br.attacker_momentum(army, h), "attacks", round_no=r_no)  # P-BAT-7
-            target = br.momentum_trigger(target, "attacked", round_no=r_no, attacker=army)
-            if h.routs_due > 0 and ar.size(target) > 0:
-                mfaces = self._roll(
-                    roller, rolls, f"morale of {target_id}", br.morale_dice(target), br.die_size(target, "morale")
-                )
-                wall = b["goals"]["walls"].get("wallkeepers", 0) if b["walls"] and side == "A" else 0
-                target, routs = br.morale(target, mfaces, army["rank"], h.routs_due, wall_rank=wall)
-                if routs:  # Dark elementals: an enemy routs
-                    army = br.momentum_trigger(army, "enemy_routs", round_no=r_no)
-            changes[target_id] = _diff(s.armies.armies[target_id], br.cap_momentum(target))
-            for ally_id in foes if h.armor_broken else []:  # the target's allies: Mountain Dwarves (P-BAT-7)
-                if ally_id != target_id:
-                    ally = s.armies.armies[ally_id]
-                    gained = _diff(ally, br.ally_momentum(ally, h))
-                    if gained:
-                        changes[ally_id] = gained
         if cmd in ("hold", "charge"):
             threshold = b["goals"][goal][side]
             faces = self._roll(
@@ -1286,6 +1188,70 @@ class Battles(PlatformGame):
             audience=self._audience_b(b),
         )
         return {"command": cmd, "hit": hit, "routs": routs, "presence": presence, "rolls": [r["faces"] for r in rolls]}
+
+    def _strike(
+        self,
+        b: dict,
+        side: str,
+        army_id: str,
+        army: dict,
+        target_id: str,
+        foes: list[str],
+        cmd: str,
+        choices: dict,
+        roller: Roller,
+        rolls: list[dict],
+        changes: dict[str, dict],
+    ) -> tuple[dict, dict, int]:
+        """A Slay's or a Charge's attack on its target (P-BAT-2 to P-BAT-7): the attack's and any morale roll go
+        into ``rolls``, the target's and its allies' changes into ``changes``. Returns the attacker as it stands
+        after, the hit as the event records it, and the units routed."""
+        s = self.state
+        opts, routs = frozenset(choices.get("options", ())), 0
+        target = s.armies.armies[target_id]
+        enemies = [s.armies.armies[x] for x in foes]
+        br.check_target(army, target, enemies)
+        damage = choices.get("damage")
+        dice = br.check_dice(army, "attack", damage=damage)
+        faces = self._roll(roller, rolls, f"attack of {army_id}", dice, br.die_size(army, "attack"))
+        earlier = b["attacked"].get(target_id, 0)
+        kind = br.attack_kind(army)
+        reactions = br.defender_reactions(target, kind)
+        target, h = br.attack(
+            army,
+            target,
+            faces,
+            command=cmd,
+            escalation=b["sides"][side]["escalation"],
+            earlier_attacks=earlier,
+            terrain=b["terrain"] or None,
+            options=opts,
+            damage=damage,
+            allocation=choices.get("allocation"),
+            kind=kind,
+            reactions=reactions,
+        )
+        hit = {f.name: getattr(h, f.name) for f in dataclasses.fields(h)}  # flat: asdict's recursion costs
+        hit.update({"options": sorted(opts), "kind": kind, "reactions": sorted(reactions)})
+        r_no = b["round"]
+        army = br.momentum_trigger(br.attacker_momentum(army, h), "attacks", round_no=r_no)  # P-BAT-7
+        target = br.momentum_trigger(target, "attacked", round_no=r_no, attacker=army)
+        if h.routs_due > 0 and ar.size(target) > 0:
+            mfaces = self._roll(
+                roller, rolls, f"morale of {target_id}", br.morale_dice(target), br.die_size(target, "morale")
+            )
+            wall = b["goals"]["walls"].get("wallkeepers", 0) if b["walls"] and side == "A" else 0
+            target, routs = br.morale(target, mfaces, army["rank"], h.routs_due, wall_rank=wall)
+            if routs:  # Dark elementals: an enemy routs
+                army = br.momentum_trigger(army, "enemy_routs", round_no=r_no)
+        changes[target_id] = _diff(s.armies.armies[target_id], br.cap_momentum(target))
+        for ally_id in foes if h.armor_broken else []:  # the target's allies: Mountain Dwarves (P-BAT-7)
+            if ally_id != target_id:
+                ally = s.armies.armies[ally_id]
+                gained = _diff(ally, br.ally_momentum(ally, h))
+                if gained:
+                    changes[ally_id] = gained
+        return army, hit, routs
 
     @event("BattleCommandGiven")
     def _battle_command_given(
@@ -1769,6 +1735,44 @@ def _marks(army: dict) -> list:
 def _advance_rolls(state: Any, rolls: list) -> None:
     if rolls:
         state.next_roll = max(r["roll_no"] for r in rolls) + 1
+
+
+def _check_order(b: dict, cmd: str, target_id: str | None, foes: list[str], goal: str) -> None:
+    """An attack names an enemy army on the field (P-BAT-2); a Hold or a Charge, a goal still in play (P-BAT-8)."""
+    if cmd in ("slay", "charge"):
+        if target_id is None or target_id not in foes:
+            raise RuleViolation("attack an enemy army on the field: name the target", rule="P-BAT-2", field="target")
+    if cmd in ("hold", "charge") and goal not in b["goals"]:
+        raise RuleViolation(f"no goal {goal!r} in this battle", rule="P-BAT-8", field="goal")
+    if cmd in ("hold", "charge") and not br.goal_open(b["goals"][goal], b["round"]):
+        raise RuleViolation(
+            f"{b['goals'][goal].get('name', goal)} is removed in round {b['round']}: a side won it away",
+            rule="P-BAT-8",
+            field="goal",
+        )
+
+
+def _ready_army(
+    armies: Mapping[str, dict], army_id: str, cmd: str, choices: dict, opts: frozenset[str]
+) -> tuple[dict, dict[str, dict]]:
+    """The commanded army before its roll: Shieldbearers restore armor ([003:700]), Supports pass a momentum
+    ([003:702]), a Charge and Axes or Hammers spend one ([003:695], [003:696]), a Rest rests. Returns the army
+    and the changes to another army (the one passed to)."""
+    army = armies[army_id]
+    changes: dict[str, dict] = {}
+    if choices.get("restore"):  # Shieldbearers ([003:700])
+        army = br.restore_armor(army, choices["restore"])
+    if choices.get("pass_to"):  # Supports ([003:702])
+        army, gained = br.pass_momentum(army, armies[choices["pass_to"]], 1)
+        changes[choices["pass_to"]] = _diff(armies[choices["pass_to"]], gained)
+    if cmd == "charge":
+        army = br.spend_momentum(army, 1)
+    for o in ("axes", "hammers"):  # each spends a momentum ([003:695], [003:696])
+        if o in opts:
+            army = br.spend_momentum(army, 1)
+    if cmd == "rest":
+        army = br.cap_momentum(br.rest(army))
+    return army, changes
 
 
 def _diff(before: dict, after: dict) -> dict:

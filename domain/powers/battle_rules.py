@@ -691,6 +691,52 @@ def printed_thresholds(goal: dict, order: str) -> tuple[int, int]:
     return (b, a) if order == "defender_attacker" else (a, b)
 
 
+def defender_reactions(target: dict, kind: str) -> frozenset[str]:
+    """P-BAT-2 defender reactions. Decision: by post the defender is not asked in the middle of the attacker's
+    turn, so an army with Tortoise (against a ranged or airborne attack) or Dervishes (once a round) reacts
+    whenever it can, spending the momentum the rule asks; Tortoise first when both could."""
+    if int(target.get("momentum", 0)) < 1:
+        return frozenset()
+    if has(target, "tortoise") and kind in ("ranged", "airborne"):
+        return frozenset({"tortoise"})
+    if has(target, "dervishes") and not (target.get("dervish_defense") or target.get("dervish_used")):
+        return frozenset({"dervishes"})
+    return frozenset()
+
+
+def opening_goals(walls: dict | None, order: str) -> dict[str, dict]:
+    """A new battle's goals (P-BAT-8): initiative and advance, and the walls' where a stronghold stands (its
+    printed thresholds read by ``order``, P-AMB-13); the attackers' reward for the walls removes the goal
+    ([003:641])."""
+    goals: dict[str, dict] = {g: {"A": t[0], "B": t[1]} for g, t in BASE_GOALS.items()}
+    if walls is not None:
+        attacker, defender = printed_thresholds(walls, order)
+        goals["walls"] = {
+            "A": attacker,
+            "B": defender,
+            "name": walls["name"],
+            "wallkeepers": walls.get("wallkeepers_morale", 0),  # Wallkeepers' morale on untaken walls
+            "rewards": {"A": REMOVE},  # [003:641] "Attacker: ... reward: Remove this goal"
+        }
+    return goals
+
+
+def check_declaration(step: str, options: dict, month: int, months_per_season: int, by_gm: bool) -> None:
+    """P-AMB-1: battles are declared in the Battle step, by the GM alone where the campaign says so, and in the
+    season's last month where battles wait for the season's end."""
+    if step != "battle":
+        raise RuleViolation("battles are declared in a month's Battle step", rule="P-AMB-1", field="step")
+    if not by_gm and options.get("battle_declared_by", "controller") == "gm":
+        raise RuleViolation("in this campaign the GM declares battles", rule="P-AMB-1", field="authorization")
+    if options.get("battle_timing", "every_month") == "season_end" and month < months_per_season:
+        raise RuleViolation(
+            f"in this campaign battles are declared when a season ends: in the Battle step of its last month "
+            f"(month {months_per_season}), not month {month}",
+            rule="P-AMB-1",
+            field="step",
+        )
+
+
 def goal_open(goal: dict, round_no: int) -> bool:
     """P-BAT-8: a goal is in play unless a side's reward removed it ("Remove this goal", [003:641]) or removed it
     for this round ("remove this goal for next round", [003:647])."""

@@ -1330,10 +1330,7 @@ class Catalogue(PlatformGame):
             raise RuleViolation("this action was discarded", rule="P-DICE-10", field="action_id")
         if any(sh["power"] == power_id for sh in _cat(self.state).get("shares", {}).get(action_id, [])):
             raise RuleViolation("you have already joined this action", rule="P-DICE-11", field="action_id")
-        used_pub, used_priv = g.slots_used(power_id)
-        rules.check_action_quota(
-            ps.subclass, rules.Quota(ps.public, ps.private), ps.debt_this_month, used_pub, used_priv, slot, 1
-        )
+        g.check_quota(power_id, slot, 1)
         pool = g._build_pool(
             power_id,
             list(assets or []),

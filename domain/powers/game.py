@@ -7,6 +7,7 @@ entropy and the clock happen in the commands, and their results go into the even
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from copy import deepcopy
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -502,7 +503,7 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
         ``salt`` is fresh entropy from the caller for the submission's digest (see ``roll_action``).
         """
         self._check_planning(now, power_id)
-        ps = self.power(power_id)
+        self.power(power_id)
         limits.check_text(title, "title", limits.TITLE, required=True, what="an action's title")
         limits.check_text(description, "description", limits.DESCRIPTION, what="a description")
         limits.check_optional_text(location, "location", limits.LOCATION, what="a location")
@@ -512,52 +513,20 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
             raise RuleViolation(
                 f"a skill is one of {', '.join(rules.SKILLS)}; {skill!r} is not", rule="P-ASSET-3", field="skill"
             )
-        targets = list(targets or [])
-        for t in targets:
-            if t not in self.state.powers:
-                raise RuleViolation(f"no power {t!r} to target", field="targets")
-        collaborators = sorted(set(collaborators or []))
-        for c in collaborators:
-            if c not in self.state.powers or c == power_id:
-                raise RuleViolation(
-                    f"{c!r} cannot be a collaborator: name other powers of this game",
-                    rule="P-DICE-11",
-                    field="collaborators",
-                )
+        targets, collaborators = _check_parties(targets, collaborators, power_id, self.state.powers)
         if difficulty is not None and not 0 <= difficulty <= 50:
             raise RuleViolation("a difficulty is a whole number from 0 to 50", rule="P-DICE-1", field="difficulty")
         if action_id in self.state.actions:
             raise RuleViolation(f"action {action_id!r} already exists", field="action_id")
         extra = _check_extra(extra_actions)
-        used_pub, used_priv = self.slots_used(power_id)
-        rules.check_action_quota(
-            ps.subclass,
-            rules.Quota(ps.public, ps.private),
-            ps.debt_this_month,
-            used_pub,
-            used_priv,
-            slot,
-            1 + (extra if roll else 0),
-        )
+        self.check_quota(power_id, slot, 1 + (extra if roll else 0))
         dungeon = self.check_location(power_id, location, assets or [] if roll else []) or dungeon
-        if roll:
-            # Validate the pool before recording anything: a refused command records nothing.
-            self._pick_pool(
-                power_id,
-                assets or [],
-                skill_tag=skill,
-                is_reaction=False,
-                dungeon=bool(dungeon),
-                where={"location": location, "against": targets},
-            )
-            self._armies_check_pool(None, power_id, location, assets or [])
-            self._runes_check_pool(location, assets or [])
-            self._roll_proof(self.state.next_roll)  # and that the month's committed block has a roll left
-        index = len(self.actions_of(power_id)) + 1
+        if roll:  # validate the pool before recording anything: a refused command records nothing
+            self._check_new_pool(power_id, assets or [], skill, bool(dungeon), location, targets)
         self._action_submitted(
             action_id=action_id,
             power_id=power_id,
-            index=index,
+            index=len(self.actions_of(power_id)) + 1,
             title=title.strip(),
             description=description,
             skill=skill,
@@ -582,6 +551,24 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
                 actor=actor,
                 salt=salt,
             )
+
+    def check_quota(self, power_id: str, slot: str, cost: int) -> None:
+        """Refuses ``cost`` more actions in the power's ``slot`` beyond this month's quota (P-ACT-1, P-ACT-2)."""
+        ps = self.power(power_id)
+        used_pub, used_priv = self.slots_used(power_id)
+        rules.check_action_quota(
+            ps.subclass, rules.Quota(ps.public, ps.private), ps.debt_this_month, used_pub, used_priv, slot, cost
+        )
+
+    def _check_new_pool(
+        self, power_id: str, assets: list[dict], skill: str | None, dungeon: bool, location: str | None, targets: list
+    ) -> None:
+        """Refuses a new action's pool as its roll would, and a roll the month's committed block has not left."""
+        where = {"location": location, "against": targets}
+        self._pick_pool(power_id, assets, skill_tag=skill, is_reaction=False, dungeon=dungeon, where=where)
+        self._armies_check_pool(None, power_id, location, assets)
+        self._runes_check_pool(location, assets)
+        self._roll_proof(self.state.next_roll)
 
     @event("ActionSubmitted")
     def _action_submitted(
@@ -645,13 +632,10 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
             )
         if a.discarded:
             raise RuleViolation("this action was discarded", rule="P-DICE-10", field="action_id")
-        ps = self.power(a.power)
+        self.power(a.power)
         extra = _check_extra(extra_actions)
         if extra:
-            used_pub, used_priv = self.slots_used(a.power)
-            rules.check_action_quota(
-                ps.subclass, rules.Quota(ps.public, ps.private), ps.debt_this_month, used_pub, used_priv, a.slot, extra
-            )
+            self.check_quota(a.power, a.slot, extra)
         self.check_reach(a.location, assets)
         self._armies_check_pool(action_id, a.power, a.location, assets)
         self._runes_check_pool(a.location, assets)
@@ -2366,6 +2350,26 @@ def _apply_effects(p: PowerState, effects: list[dict]) -> None:
 def _check_months(months: int) -> None:
     if months not in (2, 3):
         raise RuleViolation("a season lasts two or three months", rule="P-AMB-2", field="months_per_season")
+
+
+def _check_parties(
+    targets: list[str] | None, collaborators: list[str] | None, power_id: str, powers: Collection[str]
+) -> tuple[list[str], list[str]]:
+    """An action's targets are powers of the game; its collaborators other powers of it (P-DICE-11). Returns
+    both as lists, the collaborators sorted."""
+    targets = list(targets or [])
+    for t in targets:
+        if t not in powers:
+            raise RuleViolation(f"no power {t!r} to target", field="targets")
+    collaborators = sorted(set(collaborators or []))
+    for c in collaborators:
+        if c not in powers or c == power_id:
+            raise RuleViolation(
+                f"{c!r} cannot be a collaborator: name other powers of this game",
+                rule="P-DICE-11",
+                field="collaborators",
+            )
+    return targets, collaborators
 
 
 def _check_items(items: Any, field: str) -> None:
