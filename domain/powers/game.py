@@ -1538,6 +1538,44 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
         if s.step != "resolution" or s.resolved:
             raise RuleViolation(f"the month is resolved during Resolution; this is {s.step.title()}", rule="P.1.2")
         live = [a for a in s.actions.values() if not a.discarded]
+        queue = self._build_queue(live, roller)
+        ledger = dict(s.season_ledger)
+        provisional = 0
+        for action_id in queue:
+            a = s.actions[action_id]
+            public = self.is_public(a)
+            self._undercut(a, ledger)
+            if self._on_resolving(a, ledger):
+                continue  # a duel declared at the wrong place is lost (P-ACT-6)
+            self._world_resolving(a)  # a town action faces the town the queue has left it (P-TOWN-2)
+            provisional += self._resolve_queued(a, public)
+        # Issue-3 style: a digest of the exact set of submissions this resolution consumed.
+        digests = sorted(a.digest for a in live if a.digest)
+        self._resolution_published(
+            announcement=announcement,
+            submissions=digests,
+            submissions_digest=digest(digests),
+            actor=GM,
+            audience=[vis.PUBLIC],
+        )
+        closes = now + timedelta(hours=float(s.options["resistance_hours"]))
+        window_id = f"s{s.season}m{s.month}-resistance"
+        self._window_opened(
+            window_id=window_id,
+            kind="resistance",
+            opened_at=_iso(now),
+            closes_at=_iso(closes),
+            actor=SYSTEM,
+            audience=[vis.PUBLIC],
+        )
+        self._step_began(step="resistance", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
+        if not provisional:
+            self.close_window(window_id, now=now, reason="nothing to resist")
+        return queue
+
+    def _build_queue(self, live: list[ActionState], roller: Roller) -> list[str]:
+        """The order of resolution (P.1.4), each tie broken by a coin flip on the committed dice (TiesBroken)."""
+        s = self.state
         entries = [
             rules.Entry(
                 action_id=a.id,
@@ -1577,122 +1615,105 @@ class Game(Armies, Battles, Catalogue, Magic, World, Development, PlatformGame):
 
         queue = rules.resolution_queue(entries, tiebreak)
         self._queue_built(queue=queue, actor=GM, audience=[vis.GM_ONLY])
-        ledger = dict(s.season_ledger)
-        provisional = 0
-        for action_id in queue:
-            a = s.actions[action_id]
-            public = self.is_public(a)
-            # P-ASSET-13: a once-a-season asset already used this season is undercut.
-            for pa in a.pool.assets if a.pool else []:
-                if pa.cls not in rules.ONCE_PER_SEASON:
-                    continue
-                if pa.asset_id in ledger and ledger[pa.asset_id] != action_id:
-                    lost = [i for i, d in enumerate(a.pool.dice) if d.asset == pa.asset_id]
-                    self._asset_undercut(
-                        action_id=action_id,
-                        asset_id=pa.asset_id,
-                        name=pa.name,
-                        dice=lost,
-                        actor=SYSTEM,
-                        audience=self._audience(a),
-                    )
-                else:
-                    ledger[pa.asset_id] = action_id
-            if self._on_resolving(a, ledger):
-                continue  # a duel declared at the wrong place is lost (P-ACT-6)
-            self._world_resolving(a)  # a town action faces the town the queue has left it (P-TOWN-2)
-            difficulty = a.difficulty
-            if a.sealed is not None:
-                secret = s.sealed_difficulties[action_id]
-                if seal_difficulty(secret["value"], secret["nonce"]) != a.sealed:
-                    raise AssertionError(f"sealed difficulty of {action_id} does not match its commitment")
-                difficulty = secret["value"]
-                audience = [vis.PUBLIC] if public and not a.resistible else self._audience(a)
-                self._difficulty_revealed(
-                    action_id=action_id,
-                    value=secret["value"],
-                    nonce=secret["nonce"],
-                    commitment=a.sealed,
-                    tiers=secret["tiers"],
-                    actor=GM,
-                    audience=audience,
-                )
-            difficulty = difficulty or 0
-            t = self.tally(a)
-            details = self._details(a, t, difficulty)
-            resisters = self.eligible_resisters(a)
-            if a.resistible and resisters:
-                provisional += 1
-                self._action_provisional(
-                    action_id=action_id,
-                    successes=t.successes,
-                    difficulty=difficulty,
-                    details=details,
+        return queue
+
+    def _undercut(self, a: ActionState, ledger: dict[str, str]) -> None:
+        """P-ASSET-13: a once-a-season asset already used this season is undercut; ``ledger`` records the
+        action that used each such asset first."""
+        if a.pool is None:
+            return
+        for pa in a.pool.assets:
+            if pa.cls not in rules.ONCE_PER_SEASON:
+                continue
+            if pa.asset_id in ledger and ledger[pa.asset_id] != a.id:
+                lost = [i for i, d in enumerate(a.pool.dice) if d.asset == pa.asset_id]
+                self._asset_undercut(
+                    action_id=a.id,
+                    asset_id=pa.asset_id,
+                    name=pa.name,
+                    dice=lost,
                     actor=SYSTEM,
                     audience=self._audience(a),
                 )
-                # P-AMB-3/P-AMB-45: the resister (and the table, for a public action) learns only the
-                # actor, the action and the pool size until the window closes; the offer to resist is the
-                # resisters' own private notice (P-AMB-4 "you alone, not the table").
-                notice = {
-                    "action_id": action_id,
-                    "power_id": a.power,
-                    "power_name": s.powers[a.power].name,
-                    "title": a.title,
-                    "skill": a.skill,
-                    "pool_size": t.pool_size,
-                }
-                self._resistance_offered(**notice, resisters=resisters, actor=SYSTEM, audience=vis.powers(resisters))
-                if public:
-                    self._resistance_announced(**notice, actor=SYSTEM, audience=[vis.PUBLIC])
-                shown = self.resister_assets(a)
-                if shown is not None:  # P-AMB-3's campaign option: to the resisters alone, even of a public action
-                    self._pool_assets_shown(
-                        action_id=action_id, assets=shown, actor=SYSTEM, audience=vis.powers(resisters)
-                    )
             else:
-                ok, excess = rules.outcome(t.successes, difficulty)
-                audience = [vis.PUBLIC] if public else self._audience(a)
-                self._action_resolved(
-                    action_id=action_id,
-                    successes=t.successes,
-                    net=t.successes,
-                    difficulty=difficulty,
-                    success=ok,
-                    excess=excess,
-                    resisted=0,
-                    details=details,
-                    tier=_tier(a, s, t.successes),
-                    actor=SYSTEM,
-                    audience=audience,
-                )
-                self._conclude_ritual(action_id)
-                self._world_resolved(action_id)
-                self._after_resolved(a, {})
-                self._armies_resolved(action_id)
-        # Issue-3 style: a digest of the exact set of submissions this resolution consumed.
-        digests = sorted(a.digest for a in live if a.digest)
-        self._resolution_published(
-            announcement=announcement,
-            submissions=digests,
-            submissions_digest=digest(digests),
-            actor=GM,
-            audience=[vis.PUBLIC],
-        )
-        closes = now + timedelta(hours=float(s.options["resistance_hours"]))
-        window_id = f"s{s.season}m{s.month}-resistance"
-        self._window_opened(
-            window_id=window_id,
-            kind="resistance",
-            opened_at=_iso(now),
-            closes_at=_iso(closes),
+                ledger[pa.asset_id] = a.id
+
+    def _reveal_sealed(self, a: ActionState, public: bool) -> int:
+        """The action's difficulty, a sealed one revealed against its commitment (GM-2); 0 when none was set."""
+        s = self.state
+        difficulty = a.difficulty
+        if a.sealed is not None:
+            secret = s.sealed_difficulties[a.id]
+            if seal_difficulty(secret["value"], secret["nonce"]) != a.sealed:
+                raise AssertionError(f"sealed difficulty of {a.id} does not match its commitment")
+            difficulty = secret["value"]
+            audience = [vis.PUBLIC] if public and not a.resistible else self._audience(a)
+            self._difficulty_revealed(
+                action_id=a.id,
+                value=secret["value"],
+                nonce=secret["nonce"],
+                commitment=a.sealed,
+                tiers=secret["tiers"],
+                actor=GM,
+                audience=audience,
+            )
+        return difficulty or 0
+
+    def _resolve_queued(self, a: ActionState, public: bool) -> int:
+        """Resolves one action of the queue: a resistible one with resisters stays provisional and they are
+        offered to resist (P-RES-5, P-AMB-3, P-AMB-4); any other resolves now. Returns 1 if it stays provisional."""
+        s = self.state
+        action_id = a.id
+        difficulty = self._reveal_sealed(a, public)
+        t = self.tally(a)
+        details = self._details(a, t, difficulty)
+        resisters = self.eligible_resisters(a)
+        if a.resistible and resisters:
+            self._action_provisional(
+                action_id=action_id,
+                successes=t.successes,
+                difficulty=difficulty,
+                details=details,
+                actor=SYSTEM,
+                audience=self._audience(a),
+            )
+            # P-AMB-3/P-AMB-45: the resister (and the table, for a public action) learns only the
+            # actor, the action and the pool size until the window closes; the offer to resist is the
+            # resisters' own private notice (P-AMB-4 "you alone, not the table").
+            notice = {
+                "action_id": action_id,
+                "power_id": a.power,
+                "power_name": s.powers[a.power].name,
+                "title": a.title,
+                "skill": a.skill,
+                "pool_size": t.pool_size,
+            }
+            self._resistance_offered(**notice, resisters=resisters, actor=SYSTEM, audience=vis.powers(resisters))
+            if public:
+                self._resistance_announced(**notice, actor=SYSTEM, audience=[vis.PUBLIC])
+            shown = self.resister_assets(a)
+            if shown is not None:  # P-AMB-3's campaign option: to the resisters alone, even of a public action
+                self._pool_assets_shown(action_id=action_id, assets=shown, actor=SYSTEM, audience=vis.powers(resisters))
+            return 1
+        ok, excess = rules.outcome(t.successes, difficulty)
+        self._action_resolved(
+            action_id=action_id,
+            successes=t.successes,
+            net=t.successes,
+            difficulty=difficulty,
+            success=ok,
+            excess=excess,
+            resisted=0,
+            details=details,
+            tier=_tier(a, s, t.successes),
             actor=SYSTEM,
-            audience=[vis.PUBLIC],
+            audience=[vis.PUBLIC] if public else self._audience(a),
         )
-        self._step_began(step="resistance", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
-        if not provisional:
-            self.close_window(window_id, now=now, reason="nothing to resist")
-        return queue
+        self._conclude_ritual(action_id)
+        self._world_resolved(action_id)
+        self._after_resolved(a, {})
+        self._armies_resolved(action_id)
+        return 0
 
     def tally(self, a: ActionState, pool: Pool | None = None) -> rules.Tally:
         """The arithmetic of an action's pool (or a reaction's), without undercut assets."""
