@@ -175,6 +175,139 @@ def _add(wallet: dict, mana: Mapping[str, int], sign: int = 1) -> None:
         del wallet[e]
 
 
+def _check_reach(spell: Spell, conduit: dict, target: str, *, capitol_doubles: bool) -> None:
+    """P-MAG-5: a spell reaches its range from the conduit it is cast through (further from a tower, or from a
+    capitol for the subclasses it doubles)."""
+    reach = mr.reach(
+        spell.range, tower=conduit["tower"], capitol=conduit["capitol"] and capitol_doubles, speed=spell.speed
+    )
+    if hexmap.distance(conduit["hex"], target) > reach:
+        raise RuleViolation(
+            f"{spell.name} reaches {reach} hex(es) from {conduit['name']} at {conduit['hex']}; "
+            f"{target} is {hexmap.distance(conduit['hex'], target)} away",
+            rule="P-MAG-5",
+            field="target",
+        )
+
+
+def _check_pay(pay: list[str] | None) -> None:
+    """P-MAG-2: a payment lists mana by element letter."""
+    if pay is not None and not all(isinstance(e, str) for e in pay):
+        raise RuleViolation("a payment lists mana by element letter", rule="P-MAG-2", field="pay")
+
+
+def _known_spell(state: Any, mine: dict, spell_id: str) -> Spell:
+    """A spell the power knows (P-ASSET-8)."""
+    spell = spell_def(state, spell_id)
+    if spell is None or spell_id not in mine.get("known", []):
+        raise NotFound(f"the power knows no spell {spell_id!r}", rule="P-ASSET-8", field="spell_id")
+    return spell
+
+
+def _garden_seasons(season: int, mine: dict, garden: str | None) -> int:
+    """The seasons since the power last used the Mana Gardens ``garden`` (none without one); P-AMB-28: the count
+    starts at the start of the epic (season 0) when the gardens were never used."""
+    if garden is None:
+        return 0
+    return max(0, season - mine.get("gardens", {}).get(garden, 0))
+
+
+def _conduit(mine: dict, through: str) -> dict:
+    """P-MAG-5: the conduit a power casts through is one of its own."""
+    conduit = mine.get("conduits", {}).get(through)
+    if conduit is None:
+        raise RuleViolation(
+            f"the power casts through no {through!r}: name one of its conduits", rule="P-MAG-5", field="through"
+        )
+    return conduit
+
+
+def _effective_rank(state: Any, power_id: str, spell: Spell, base_rank: int, earlier: list[dict], conduit: dict) -> int:
+    """A cast's effective rank: Steady Sorcery raises a Slow spell's by the unique Slow spells cast before it
+    this month, Borrowed Magic changes one cast through an army."""
+    unique_slow = len({c["spell_id"] for c in earlier if c["speed"] == "slow"})
+    return mr.effective_rank(
+        base_rank,
+        unique_slow_before=unique_slow if spell.speed == "slow" and has_perk(state, power_id, "steady_sorcery") else 0,
+        through_army=conduit["kind"] == "army" and has_perk(state, power_id, "borrowed_magic"),
+    )
+
+
+def _cast_effects(
+    state: Any, mine: dict, power_id: str, spell: Spell, cost: mr.Cost, conduit: dict, target: str, base_rank: int
+) -> dict[str, Any]:
+    """What a cast sets going besides its spell: a ritual's difficulty and inflation key (P-MAG-3), an
+    Indentured Mage's Uprising, Witchcraft's influence."""
+    return {
+        "difficulty": mr.ritual_difficulty(cost, spell.difficulty) if spell.speed == "ritual" else None,
+        "inflation_key": inflation_key(spell, power_id) if spell.speed == "ritual" else None,
+        # Indentured Mages [003:1070]: the town where they cast gains Uprising equal to the generic cost.
+        "uprising": {"hex": conduit["hex"], "amount": cost.generic} if conduit["kind"] == "mage" else None,
+        # P-INFL-5 Witchcraft: once a season, influence equal to the spell's rank in the targeted hex.
+        "influence": {"hex": target, "amount": base_rank}
+        if has_perk(state, power_id, "witchcraft") and mine.get("witchcraft_season") != state.season
+        else None,
+    }
+
+
+def _perfected_reduction(spell: Spell, earlier: list[dict], perks: Mapping[str, dict]) -> int:
+    """Perfected Spell: the cost a perfected spell (not a ritual) loses for its casts earlier this month."""
+    if spell.id not in perks.get("perfected_spell", {}).get("spells", []) or spell.speed == "ritual":
+        return 0
+    return mr.perfected_reduction(sum(1 for c in earlier if c["spell_id"] == spell.id))
+
+
+def _pay(
+    state: Any,
+    power_id: str,
+    wallet: Mapping[str, int],
+    spell: Spell,
+    payable: mr.Cost,
+    action_id: str | None,
+    pay: list[str] | None,
+) -> tuple[mr.Payment, dict[str, dict[str, int]], dict[str, int]]:
+    """P-MAG-2: the mana a cast spends, from the power's wallet and its action's channelled mana (and the
+    contributed mana, for a ritual); without ``pay``, paid in kind and the generic part from the most
+    plentiful. Returns the payment, what it drew from each pool and what from the wallet."""
+    pool = pool_of(state, action_id) if action_id else {"channelled": {}, "contributed": {}}
+    usable = [pool["channelled"], *([pool["contributed"]] if spell.speed == "ritual" else [])]
+    held = Counter(wallet)
+    for source in usable:
+        held.update(source)
+    if pay is None:
+        pay = mr.auto_payment(payable, held)
+    if len(pay) > 60:
+        raise RuleViolation("a payment lists at most 60 mana", rule="P-MAG-2", field="pay")
+    payment = mr.check_payment(
+        payable,
+        pay,
+        improvised=spell.speed == "fast" and has_perk(state, power_id, "improvised_instants"),
+        flexible=has_perk(state, power_id, "elemental_flexibility"),
+    )
+    mr.check_held(payment.spent, held)
+    pooled, from_wallet = _draw(payment.spent, usable)
+    return payment, pooled, from_wallet
+
+
+def _efficiency_refund(
+    state: Any,
+    power_id: str,
+    wallet: Mapping[str, int],
+    from_wallet: Mapping[str, int],
+    cost: mr.Cost,
+    perks: Mapping[str, dict],
+) -> dict[str, int]:
+    """Elemental Efficiency: one mana back of each chosen element the cost names, within the power's caps."""
+    after = Counter(wallet)
+    after.subtract(Counter(from_wallet))
+    caps = caps_of(state, power_id)
+    return {
+        e: 1
+        for e in perks.get("elemental_efficiency", {}).get("elements", [])
+        if e in cost.elements and after[e] + 1 <= caps[e]
+    }
+
+
 def _draw(spent: Mapping[str, int], usable: list[dict]) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
     """Where a payment comes from: the action's own mana first (what it does not spend is lost with it,
     P-AMB-37, [003:523]), then the power's wallet. Returns ``(pooled, from_wallet)``."""
@@ -627,80 +760,24 @@ class Magic(PlatformGame):
         s = self.state
         ps = self.power(power_id)
         _check_names(spell_id=spell_id, through=through, action_id=action_id, target=target)
-        if pay is not None and not all(isinstance(e, str) for e in pay):
-            raise RuleViolation("a payment lists mana by element letter", rule="P-MAG-2", field="pay")
+        _check_pay(pay)
         mine = _of(s, power_id)
-        spell = spell_def(s, spell_id)
-        if spell is None or spell_id not in mine.get("known", []):
-            raise NotFound(f"the power knows no spell {spell_id!r}", rule="P-ASSET-8", field="spell_id")
+        spell = _known_spell(s, mine, spell_id)
         self._check_cast_context(power_id, spell, action_id, now)
-        conduit = mine.get("conduits", {}).get(through)
-        if conduit is None:
-            raise RuleViolation(
-                f"the power casts through no {through!r}: name one of its conduits", rule="P-MAG-5", field="through"
-            )
+        conduit = _conduit(mine, through)
         target = target if target is not None else conduit["hex"]
-        reach = mr.reach(
-            spell.range,
-            tower=conduit["tower"],
-            capitol=conduit["capitol"] and ps.subclass in mr.CAPITOL_DOUBLES,
-            speed=spell.speed,
-        )
-        if hexmap.distance(conduit["hex"], target) > reach:
-            raise RuleViolation(
-                f"{spell.name} reaches {reach} hex(es) from {conduit['name']} at {conduit['hex']}; "
-                f"{target} is {hexmap.distance(conduit['hex'], target)} away",
-                rule="P-MAG-5",
-                field="target",
-            )
+        _check_reach(spell, conduit, target, capitol_doubles=ps.subclass in mr.CAPITOL_DOUBLES)
         cost = current_cost(s, spell, power_id)
         earlier = _month_casts(s, power_id)
         perks = perks_of(s, power_id)
-        perfected = spell.id in perks.get("perfected_spell", {}).get("spells", [])
-        reduction = (
-            mr.perfected_reduction(sum(1 for c in earlier if c["spell_id"] == spell.id))
-            if perfected and spell.speed != "ritual"
-            else 0
-        )
+        reduction = _perfected_reduction(spell, earlier, perks)
         payable = mr.reduced(cost, reduction)
         garden = self._mana_garden(power_id, conduit["hex"]) if spell.speed == "ritual" else None
-        gardens = 0
+        gardens = _garden_seasons(s.season, mine, garden)
         if garden is not None:
-            # P-AMB-28: the count starts at the start of the epic (season 0) when the gardens were never used.
-            gardens = max(0, s.season - mine.get("gardens", {}).get(garden, 0))
             payable = mr.gardens_reduced(payable, gardens, s.world.hexes[conduit["hex"]]["element"])
-        pool = pool_of(s, action_id) if action_id else {"channelled": {}, "contributed": {}}
-        usable = [pool["channelled"], *([pool["contributed"]] if spell.speed == "ritual" else [])]
-        held = Counter(ps.mana)
-        for source in usable:
-            held.update(source)
-        if pay is None:
-            pay = mr.auto_payment(payable, held)
-        if len(pay) > 60:
-            raise RuleViolation("a payment lists at most 60 mana", rule="P-MAG-2", field="pay")
-        payment = mr.check_payment(
-            payable,
-            pay,
-            improvised=spell.speed == "fast" and has_perk(s, power_id, "improvised_instants"),
-            flexible=has_perk(s, power_id, "elemental_flexibility"),
-        )
-        mr.check_held(payment.spent, held)
-        pooled, from_wallet = _draw(payment.spent, usable)
+        payment, pooled, from_wallet = _pay(s, power_id, ps.mana, spell, payable, action_id, pay)
         base_rank = mr.rank(spell.speed, cost)
-        unique_slow = len({c["spell_id"] for c in earlier if c["speed"] == "slow"})
-        eff = mr.effective_rank(
-            base_rank,
-            unique_slow_before=unique_slow if spell.speed == "slow" and has_perk(s, power_id, "steady_sorcery") else 0,
-            through_army=conduit["kind"] == "army" and has_perk(s, power_id, "borrowed_magic"),
-        )
-        after = Counter(ps.mana)
-        after.subtract(Counter(from_wallet))
-        caps = caps_of(s, power_id)
-        refund = {
-            e: 1
-            for e in perks.get("elemental_efficiency", {}).get("elements", [])
-            if e in cost.elements and after[e] + 1 <= caps[e]
-        }
         record: dict[str, Any] = {
             "cast_id": cast_id,
             "power_id": power_id,
@@ -720,18 +797,11 @@ class Magic(PlatformGame):
             "substitution": payment.substitution,
             "elements": cost.elements,
             "rank": base_rank,
-            "effective_rank": eff,
-            "refund": refund,
+            "effective_rank": _effective_rank(s, power_id, spell, base_rank, earlier, conduit),
+            "refund": _efficiency_refund(s, power_id, ps.mana, from_wallet, cost, perks),
             "season": s.season,
             "month": s.month,
-            "difficulty": mr.ritual_difficulty(cost, spell.difficulty) if spell.speed == "ritual" else None,
-            "inflation_key": inflation_key(spell, power_id) if spell.speed == "ritual" else None,
-            # Indentured Mages [003:1070]: the town where they cast gains Uprising equal to the generic cost.
-            "uprising": {"hex": conduit["hex"], "amount": cost.generic} if conduit["kind"] == "mage" else None,
-            # P-INFL-5 Witchcraft: once a season, influence equal to the spell's rank in the targeted hex.
-            "influence": {"hex": target, "amount": base_rank}
-            if has_perk(s, power_id, "witchcraft") and mine.get("witchcraft_season") != s.season
-            else None,
+            **_cast_effects(s, mine, power_id, spell, cost, conduit, target, base_rank),
         }
         if garden is not None and gardens:
             self._mana_gardens_used(
