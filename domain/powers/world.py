@@ -35,7 +35,7 @@ from domain.powers import world_rules as wr
 from domain.powers.magic import kept_gain
 
 if TYPE_CHECKING:
-    from domain.powers.state import GameState
+    from domain.powers.state import ActionState, GameState, PowerState
 
 MAP_ITEMS = 5000  # hexes, towns or features in one declaration: a campaign map, not an unbounded list
 AIMS = ("delve", "clear", "town", "infiltrate", "module", "workers_unite", "channel")
@@ -649,22 +649,7 @@ class World(PlatformGame):
         (P-INFL-6) or a stronghold ``module`` (P-FEAT-3)."""
         g = self._g()
         a = g.action(action_id)
-        if self.state.step != "planning" or a.discarded:
-            raise RuleViolation("an action is aimed during Planning, before it is resolved", rule="P-ACT-4")
-        earlier = self.state.world.aims.get(action_id)
-        # The GM may aim an action again, to complete it with the facts only the GM gives (GM_FACTS), as long
-        # as nothing was paid for the first aim.
-        if earlier is not None and (actor != GM or earlier.get("paid")):
-            raise RuleViolation("this action is already aimed", rule="P-ACT-4", field="action_id")
-        if aim not in AIMS:
-            raise RuleViolation(f"an action is aimed at one of {', '.join(AIMS)}", rule="P-ACT-4", field="aim")
-        if a.sealed is not None:
-            raise RuleViolation(
-                "the GM sealed this action's difficulty, which can never be replaced: aim an action before its "
-                "difficulty is sealed",
-                rule="GM-2",
-                field="action_id",
-            )
+        _check_aimable(self.state.step, a, self.state.world.aims.get(action_id), aim, actor)
         params = dict(params or {})
         record: dict = {"aim": aim, "power": a.power}
         difficulty: int | None = None
@@ -675,35 +660,7 @@ class World(PlatformGame):
                 raise NotFound(f"no feature {feature_id!r} on the map", field="feature_id")
             self._at(a, f["hex"])
             record["feature_id"] = feature_id
-            if aim == "delve":
-                if f["kind"] != "dungeon":
-                    raise RuleViolation(f"{f['name']!r} is not a dungeon", rule="P-FEAT-4", field="feature_id")
-                done = f["cleared"].get(a.power, 0)
-                if floor is None or not 1 <= floor <= len(f["floors"]) or not wr.floor_open(done, floor):
-                    raise RuleViolation(
-                        f"floor {floor} is not revealed to you: completing a floor reveals the next (you have "
-                        f"cleared {done})",
-                        rule="P-FEAT-4",
-                        field="floor",
-                    )
-                record["floor"] = floor
-                difficulty = f["floors"][floor - 1]["difficulty"]
-            elif aim == "clear":
-                if f["kind"] != "ruin" or f["threat"] <= 0:
-                    raise RuleViolation(f"{f['name']!r} is not a ruin with threat left", rule="P-FEAT-4")
-                difficulty = f["difficulty"]
-            else:
-                if f["kind"] != "stronghold" or f["controller"] != a.power:
-                    raise RuleViolation("modules are built on one's own stronghold", rule="P-FEAT-3")
-                module = str(params.get("module"))
-                if module not in wr.MODULES or module in f["modules"]:
-                    raise RuleViolation(
-                        f"a module is one of {', '.join(m for m in wr.MODULES if m not in f['modules'])}",
-                        rule="P-FEAT-3",
-                        field="params",
-                    )
-                record["module"] = module
-                difficulty = wr.module_complexity(len(f["modules"]))
+            difficulty = wr.feature_aim(aim, f, a.power, floor, params, record)
         elif aim == "workers_unite":
             difficulty, resisters = self._plan_workers_unite(a, feature_id or "", params, record)
         elif aim == "channel":
@@ -711,37 +668,13 @@ class World(PlatformGame):
         elif aim == "infiltrate":
             t = self._town(town_id or "")
             self._at(a, t["hex"])
-            ps = self.state.powers[a.power]
-            if ps.cls != "conspiracy":
-                raise RuleViolation("only conspiracies infiltrate", rule="P-INFL-6", field="action_id")
-            if t["claims"].get("conspiracy", {}).get("power") == a.power:
-                raise RuleViolation(f"{ps.name} already claims {t['name']}", rule="P-TOWN-1", field="town_id")
-            others = [
-                p.influence.get(t["hex"], 0)
-                for p in self.state.powers.values()
-                if p.id != a.power and p.cls == "conspiracy"
-            ]
-            if not wr.has_most_influence(ps.influence.get(t["hex"], 0), others):
-                raise RuleViolation("Infiltrate needs the most influence in the town", rule="P-INFL-6", field="town_id")
-            claimed = sum(
-                1 for x in self.state.world.towns.values() if x["claims"].get("conspiracy", {}).get("power") == a.power
-            )
+            difficulty, resisters = _infiltration(t, a.power, self.state.powers, self.state.world.towns)
             record["town_id"] = town_id
-            difficulty = wr.infiltrate_difficulty(claimed, sum(others))
-            resisters = sorted({c["power"] for c in t["claims"].values()} - {a.power})
         else:
             t = self._town(town_id or "")
             self._at(a, t["hex"])
             record.update({"town_id": town_id, "kind": kind})
-            if actor not in (None, GM) and any(k in params for k in GM_FACTS):
-                # How many resources are new to a town, how far goods travel, the rooted agents' ranks and who
-                # died: facts of the world only the GM knows, and they set the difficulty and the reward.
-                raise RuleViolation(
-                    f"the GM gives {', '.join(k for k in GM_FACTS if k in params)}: aim without them and the GM "
-                    "completes the action",
-                    rule="P-TOWN-2",
-                    field="params",
-                )
+            _check_gm_facts(actor, params)
             difficulty, resisters, effect = self._town_plan(a.power, town_id or "", t, str(kind), params)
             record.update({"effect": effect, "difficulty": difficulty})
             if kind == "tax":
@@ -991,36 +924,7 @@ class World(PlatformGame):
                 audience=g._audience(a),
             )
         elif aim["aim"] == "clear":
-            f = w.features.get(aim["feature_id"])
-            if f is None or f["kind"] != "ruin" or f["threat"] == 0:
-                return  # cleared earlier in the queue this month
-            left = wr.ruin_progress(f["threat"], f["difficulty"], a.net or 0)
-            self._threat_reduced(
-                feature_id=aim["feature_id"],
-                power_id=a.power,
-                removed=f["threat"] - left,
-                threat=left,
-                actor=SYSTEM,
-                audience=g._audience(a),
-            )
-            if left == 0:
-                self._ruin_cleared(
-                    feature_id=aim["feature_id"],
-                    power_id=a.power,
-                    reward=f["reward"],
-                    becomes=deepcopy(f["becomes"]),
-                    actor=SYSTEM,
-                    audience=g._audience(a),
-                )
-                if f["becomes"]:
-                    # A built feature now, and so public (P.4); who holds it stays with them.
-                    self._feature_rebuilt(
-                        feature_id=aim["feature_id"],
-                        kind=f["becomes"]["kind"],
-                        modules=list(f["becomes"].get("modules", [])),
-                        actor=SYSTEM,
-                        audience=[vis.PUBLIC],
-                    )
+            self._ruin_resolved(a, aim)
         elif aim["aim"] == "module":
             self._module_built(
                 feature_id=aim["feature_id"], module=aim["module"], actor=SYSTEM, audience=g._audience(a)
@@ -1040,38 +944,81 @@ class World(PlatformGame):
                         power_id=a.power, element=element, amount=amount, actor=SYSTEM, audience=vis.powers([a.power])
                     )
         else:
-            effect = aim["effect"]
-            target = (effect.get("upgrade") or {}).get("feature_id") or effect.get("demolish")
-            if target is not None and target not in w.features:
-                return  # demolished earlier in the queue this month
-            if "build" in effect and effect["build"]["id"] in w.features:
-                return
-            if "trade" in effect and effect["trade"]["with"] not in w.towns:
-                return
-            if "demolish" in effect and self._durable_holds(effect["demolish"]):
-                return
-            # The town is public, so its change is too; who acted is not (a private action stays private).
-            by = a.power if self.is_public(a) else None
-            t = w.towns[aim["town_id"]]
-            coin = wr.town_wealth(t["wealth"], t["statuses"], self._working_features(aim["town_id"]))
-            take = aim.get("take", "wealth")
-            if take != "wealth":
-                coin = wr.effective_population(t["population"], t["statuses"])
-            self._town_changed(
-                town_id=aim["town_id"], kind=aim["kind"], effect=effect, by=by, actor=SYSTEM, audience=[vis.PUBLIC]
+            self._town_resolved(a, aim)
+
+    def _ruin_resolved(self, a: ActionState, aim: dict) -> None:
+        """A successful Clear lowers its ruin's threat; at none the ruin is cleared, and what it becomes is built
+        (P-FEAT-4)."""
+        w = self.state.world
+        g = self._g()
+        f = w.features.get(aim["feature_id"])
+        if f is None or f["kind"] != "ruin" or f["threat"] == 0:
+            return  # cleared earlier in the queue this month
+        left = wr.ruin_progress(f["threat"], f["difficulty"], a.net or 0)
+        self._threat_reduced(
+            feature_id=aim["feature_id"],
+            power_id=a.power,
+            removed=f["threat"] - left,
+            threat=left,
+            actor=SYSTEM,
+            audience=g._audience(a),
+        )
+        if left == 0:
+            self._ruin_cleared(
+                feature_id=aim["feature_id"],
+                power_id=a.power,
+                reward=f["reward"],
+                becomes=deepcopy(f["becomes"]),
+                actor=SYSTEM,
+                audience=g._audience(a),
             )
-            if aim["kind"] == "tax" and take == "fear":
-                g.earn(a.power, "fear", coin, f"taxes of {t['name']} taken in Fear (a Prison)")
-            elif aim["kind"] == "tax":
-                self._taxes_collected(
-                    town_id=aim["town_id"], power_id=a.power, coin=coin, actor=SYSTEM, audience=g._audience(a)
+            if f["becomes"]:
+                # A built feature now, and so public (P.4); who holds it stays with them.
+                self._feature_rebuilt(
+                    feature_id=aim["feature_id"],
+                    kind=f["becomes"]["kind"],
+                    modules=list(f["becomes"].get("modules", [])),
+                    actor=SYSTEM,
+                    audience=[vis.PUBLIC],
                 )
-                g.earn(a.power, "coin", coin, f"taxes of {t['name']}")
-            if "build" in effect:
-                # Loyal to its builder ([003:365]); who that is stays with the builder unless the action was public.
-                self._feature_owned(
-                    feature_id=effect["build"]["id"], power_id=a.power, actor=SYSTEM, audience=g._audience(a)
-                )
+
+    def _town_resolved(self, a: ActionState, aim: dict) -> None:
+        """A successful town action changes its town (P-TOWN-2): taxes are collected, a building is owned by its
+        builder; one whose target went earlier in the queue this month does nothing."""
+        w = self.state.world
+        g = self._g()
+        effect = aim["effect"]
+        target = (effect.get("upgrade") or {}).get("feature_id") or effect.get("demolish")
+        if target is not None and target not in w.features:
+            return  # demolished earlier in the queue this month
+        if "build" in effect and effect["build"]["id"] in w.features:
+            return
+        if "trade" in effect and effect["trade"]["with"] not in w.towns:
+            return
+        if "demolish" in effect and self._durable_holds(effect["demolish"]):
+            return
+        # The town is public, so its change is too; who acted is not (a private action stays private).
+        by = a.power if self.is_public(a) else None
+        t = w.towns[aim["town_id"]]
+        coin = wr.town_wealth(t["wealth"], t["statuses"], self._working_features(aim["town_id"]))
+        take = aim.get("take", "wealth")
+        if take != "wealth":
+            coin = wr.effective_population(t["population"], t["statuses"])
+        self._town_changed(
+            town_id=aim["town_id"], kind=aim["kind"], effect=effect, by=by, actor=SYSTEM, audience=[vis.PUBLIC]
+        )
+        if aim["kind"] == "tax" and take == "fear":
+            g.earn(a.power, "fear", coin, f"taxes of {t['name']} taken in Fear (a Prison)")
+        elif aim["kind"] == "tax":
+            self._taxes_collected(
+                town_id=aim["town_id"], power_id=a.power, coin=coin, actor=SYSTEM, audience=g._audience(a)
+            )
+            g.earn(a.power, "coin", coin, f"taxes of {t['name']}")
+        if "build" in effect:
+            # Loyal to its builder ([003:365]); who that is stays with the builder unless the action was public.
+            self._feature_owned(
+                feature_id=effect["build"]["id"], power_id=a.power, actor=SYSTEM, audience=g._audience(a)
+            )
 
     def _durable_holds(self, feature_id: str) -> bool:
         """Durable: "Ignores the first effect each season that would disrupt or damage it" (P-FEAT-1)."""
@@ -1469,6 +1416,57 @@ def influence_seen(game: Any, me: Any) -> list[dict]:
             if mutual or me.options.get("incorruptible"):
                 seen.append({"power": p.id, "hex": hex_id, "amount": amount})
     return seen
+
+
+def _check_aimable(step: str, a: ActionState, earlier: dict | None, aim: str, actor: str | None) -> None:
+    """P-ACT-4: an action is aimed once, during Planning, at one of AIMS, and (GM-2) before the GM seals its
+    difficulty. The GM may aim an action again, to complete it with the facts only the GM gives (GM_FACTS), as
+    long as nothing was paid for the first aim."""
+    if step != "planning" or a.discarded:
+        raise RuleViolation("an action is aimed during Planning, before it is resolved", rule="P-ACT-4")
+    if earlier is not None and (actor != GM or earlier.get("paid")):
+        raise RuleViolation("this action is already aimed", rule="P-ACT-4", field="action_id")
+    if aim not in AIMS:
+        raise RuleViolation(f"an action is aimed at one of {', '.join(AIMS)}", rule="P-ACT-4", field="aim")
+    if a.sealed is not None:
+        raise RuleViolation(
+            "the GM sealed this action's difficulty, which can never be replaced: aim an action before its "
+            "difficulty is sealed",
+            rule="GM-2",
+            field="action_id",
+        )
+
+
+def _infiltration(
+    t: dict, power: str, powers: Mapping[str, PowerState], towns: Mapping[str, dict]
+) -> tuple[int, list[str]]:
+    """P-INFL-6 Infiltrate: a conspiracy with the most influence among the conspiracies in a town it does not
+    yet claim (P-TOWN-1). Returns the difficulty (by the towns it claims and the others' influence) and the
+    resisters: the town's other claimants."""
+    ps = powers[power]
+    if ps.cls != "conspiracy":
+        raise RuleViolation("only conspiracies infiltrate", rule="P-INFL-6", field="action_id")
+    if t["claims"].get("conspiracy", {}).get("power") == power:
+        raise RuleViolation(f"{ps.name} already claims {t['name']}", rule="P-TOWN-1", field="town_id")
+    others = [p.influence.get(t["hex"], 0) for p in powers.values() if p.id != power and p.cls == "conspiracy"]
+    if not wr.has_most_influence(ps.influence.get(t["hex"], 0), others):
+        raise RuleViolation("Infiltrate needs the most influence in the town", rule="P-INFL-6", field="town_id")
+    claimed = sum(1 for x in towns.values() if x["claims"].get("conspiracy", {}).get("power") == power)
+    resisters = sorted({c["power"] for c in t["claims"].values()} - {power})
+    return wr.infiltrate_difficulty(claimed, sum(others)), resisters
+
+
+def _check_gm_facts(actor: str | None, params: Mapping[str, Any]) -> None:
+    """P-TOWN-2: how many resources are new to a town, how far goods travel, the rooted agents' ranks and who
+    died are facts of the world only the GM knows, and they set the difficulty and the reward: a power aims a
+    town action without them and the GM completes it."""
+    if actor not in (None, GM) and any(k in params for k in GM_FACTS):
+        raise RuleViolation(
+            f"the GM gives {', '.join(k for k in GM_FACTS if k in params)}: aim without them and the GM "
+            "completes the action",
+            rule="P-TOWN-2",
+            field="params",
+        )
 
 
 def _claim_watchers(game: Any, town_id: str) -> list[str]:

@@ -417,6 +417,39 @@ def generated(mechanism: str, ranks: Sequence[int]) -> int:
     return max(ranks)
 
 
+def feature_aim(aim: str, f: Mapping, power: str, floor: int | None, params: Mapping, record: dict) -> int:
+    """The difficulty of an action aimed at a feature, its aim's facts added to ``record``: a dungeon's floor
+    revealed to the power (``delve``, P-FEAT-4), a ruin with threat left (``clear``, P-FEAT-4), a module not yet
+    built on the power's own stronghold (``module``, P-FEAT-3)."""
+    if aim == "delve":
+        if f["kind"] != "dungeon":
+            raise RuleViolation(f"{f['name']!r} is not a dungeon", rule="P-FEAT-4", field="feature_id")
+        done = f["cleared"].get(power, 0)
+        if floor is None or not 1 <= floor <= len(f["floors"]) or not floor_open(done, floor):
+            raise RuleViolation(
+                f"floor {floor} is not revealed to you: completing a floor reveals the next (you have cleared {done})",
+                rule="P-FEAT-4",
+                field="floor",
+            )
+        record["floor"] = floor
+        return f["floors"][floor - 1]["difficulty"]
+    if aim == "clear":
+        if f["kind"] != "ruin" or f["threat"] <= 0:
+            raise RuleViolation(f"{f['name']!r} is not a ruin with threat left", rule="P-FEAT-4")
+        return f["difficulty"]
+    if f["kind"] != "stronghold" or f["controller"] != power:
+        raise RuleViolation("modules are built on one's own stronghold", rule="P-FEAT-3")
+    module = str(params.get("module"))
+    if module not in MODULES or module in f["modules"]:
+        raise RuleViolation(
+            f"a module is one of {', '.join(m for m in MODULES if m not in f['modules'])}",
+            rule="P-FEAT-3",
+            field="params",
+        )
+    record["module"] = module
+    return module_complexity(len(f["modules"]))
+
+
 def infiltrate_difficulty(towns_claimed: int, others_influence: int) -> int:
     """Infiltrate: towns already claimed plus the sum of other influence in the town ([003:1128])."""
     return towns_claimed + others_influence
