@@ -39,6 +39,7 @@ from domain.platform.game import PlatformGame
 from domain.powers import army_rules as ar
 from domain.powers import army_types as at
 from domain.powers import hexmap
+from domain.powers.world_state import WorldState
 
 ARMY_AIMS = ("muster", "train", "forge", "levy", "gather")
 ELEMENTS = ("A", "F", "E", "W", "D", "L", None)
@@ -146,16 +147,6 @@ class Armies(PlatformGame):
     def armies_of(self, power_id: str) -> list[dict]:
         return [a for _, a in sorted(self.state.armies.armies.items()) if a["controller"] == power_id]
 
-    def _audience_of(self, army: dict) -> list[str]:
-        """Who sees an army's scores and position: the table if it is visible, else its controller and those
-        who detected it (P.4)."""
-        if visible(army):
-            return [vis.PUBLIC]
-        return vis.powers([p for p in [army["controller"], *army["seen_by"]] if p])
-
-    def _owner_of(self, army: dict) -> list[str]:
-        return vis.powers([army["controller"]] if army["controller"] else [])
-
     def _perks(self, power_id: str) -> set[str]:
         """The perks a power holds (domain.powers.development), by the names the rules give them."""
         holdings = self.state.development.holdings.get(power_id)
@@ -220,8 +211,8 @@ class Armies(PlatformGame):
             stats = deepcopy(self.state.armies.types[type_id])
         else:
             stats = _block(block)
-        where = self._map_hex_of(hex_id)
-        home = self._map_hex_of(garrison) if garrison is not None else where
+        where = _map_hex(self.state.world, hex_id)
+        home = _map_hex(self.state.world, garrison) if garrison is not None else where
         _int(units, "units", 1, ar.MAX_SIZE, "P-ARMY-8")
         if personal and (controller is None or self.power(controller).cls != "champion"):
             raise RuleViolation("a Personal Army is a champion's own body", rule="P-SUP-3", field="personal")
@@ -243,15 +234,15 @@ class Armies(PlatformGame):
                 critical=False,
                 novel=False,
                 actor=SYSTEM,
-                audience=self._owner_of(army),
+                audience=army_owner(army),
             )
 
     def _place(self, army: dict, actor: str) -> None:
         """The whole army goes to its controller (its wounds and Experience are theirs); the table, or those who
         detected it, see the card P.4 makes public."""
-        self._army_placed(army=army, actor=actor, audience=self._owner_of(army))
-        seen = self._audience_of(army)
-        if seen != self._owner_of(army):
+        self._army_placed(army=army, actor=actor, audience=army_owner(army))
+        seen = army_audience(army)
+        if seen != army_owner(army):
             self._army_sighted(army_id=army["id"], card=_public_card(self, army), actor=actor, audience=seen)
 
     @event("ArmySighted")
@@ -262,12 +253,6 @@ class Armies(PlatformGame):
     def _army_placed(self, army: dict, actor: str, audience: list) -> None:
         self.state.armies.armies[army["id"]] = deepcopy(army)
         self.state.armies.dispersed.pop(army["id"], None)
-
-    def _map_hex_of(self, hex_id: Any) -> str:
-        h = _hex(hex_id)
-        if h not in self.state.world.hexes:
-            raise RuleViolation(f"{h} is not on the map", rule="P-ACT-4", field="hex")
-        return h
 
     def detect_army(self, army_id: str, power_id: str) -> None:
         """GM: a power detected a non-visible army (Seeking, [003:497]); it sees its card from now on (P.4)."""
@@ -306,7 +291,7 @@ class Armies(PlatformGame):
         if army["controller"] is None:
             raise RuleViolation("a rogue army's experience is the GM's to keep", rule="P-ASSET-14")
         asset_id = f"{army_id}.xp{len(army['experience']) + 1}"
-        self._experience_gained(army_id=army_id, asset_id=asset_id, rank=rank, actor=GM, audience=self._owner_of(army))
+        self._experience_gained(army_id=army_id, asset_id=asset_id, rank=rank, actor=GM, audience=army_owner(army))
         self._g()._asset_granted(
             asset_id=asset_id,
             power_id=army["controller"],
@@ -317,7 +302,7 @@ class Armies(PlatformGame):
             critical=False,
             novel=False,
             actor=SYSTEM,
-            audience=self._owner_of(army),
+            audience=army_owner(army),
         )
 
     @event("ExperienceGained")
@@ -333,7 +318,7 @@ class Armies(PlatformGame):
             raise RuleViolation(f"{army['name']} is not fully dispersed by rout", rule="P-ARMY-7", field="army_id")
         record = {**deepcopy(army), "fled": len(army["units"]), "season": self.state.season}
         # The record keeps its wounds and Experience: the controller's; the army leaves the others' boards.
-        self._army_dispersed(army_id=army_id, record=record, actor=GM, audience=self._owner_of(army))
+        self._army_dispersed(army_id=army_id, record=record, actor=GM, audience=army_owner(army))
         if army["controller"]:
             self._g()._asset_granted(
                 asset_id=f"{army_id}.cowards{self.state.season}",
@@ -345,7 +330,7 @@ class Armies(PlatformGame):
                 critical=False,
                 novel=False,
                 actor=SYSTEM,
-                audience=self._owner_of(army),
+                audience=army_owner(army),
             )
 
     @event("ArmyDispersed")
@@ -400,7 +385,7 @@ class Armies(PlatformGame):
                 )
             record["army_id"] = army_id
             difficulty = 0
-        if a.pool is not None and any(self._bound_misused(pa.asset_id, record) for pa in a.pool.assets):
+        if a.pool is not None and any(_bound_misused(self.state.armies, pa.asset_id, record) for pa in a.pool.assets):
             raise RuleViolation("this action's pool uses an asset bound to another army's action", rule="P-ASSET-14")
         self._army_action_aimed(action_id=action_id, aim=record, actor=actor or a.power, audience=g._audience(a))
         g._difficulty_declared(
@@ -446,19 +431,13 @@ class Armies(PlatformGame):
                 raise RuleViolation(f"{army['name']}'s path starts at {army['hex']}", rule="P-ARMY-1", field="path")
             cost = ar.path_cost(path, self.state.world.hexes, army["keywords"])
             regarrison = bool(m.get("regarrison", False))
-            if regarrison and not self._can_garrison(path[-1]):
+            if regarrison and not _can_garrison(self.state.world, path[-1]):
                 raise RuleViolation(
                     f"{path[-1]} has no town, stronghold or outpost to garrison", rule="P-ARMY-1", field="moves"
                 )
             out.append({"army_id": army["id"], "path": path, "cost": cost, "regarrison": regarrison})
             costs.append({"cost": cost, "mobility": army["mobility"], "regarrison": regarrison})
         return out, ar.muster_difficulty(costs)
-
-    def _can_garrison(self, hex_id: str) -> bool:
-        w = self.state.world
-        return any(t["hex"] == hex_id for t in w.towns.values()) or any(
-            f["hex"] == hex_id and f["kind"] in ("stronghold", "outpost") for f in w.features.values()
-        )
 
     def _plan_levy(self, power_id: str, params: dict) -> tuple[dict, int]:
         """P-ARMY-5: a new army in a claimed town that is not Depopulated, or a kept card raised again."""
@@ -498,12 +477,6 @@ class Armies(PlatformGame):
             levy["card"] = str(card_id)
         return levy, ar.levy_difficulty(levy_size, town["statuses"].get("uprising", 0))
 
-    def _bound_misused(self, asset_id: str, aim: dict | None) -> bool:
-        b = self.state.armies.bound.get(asset_id)
-        if b is None:
-            return False
-        return aim is None or aim["kind"] != b["kind"] or aim.get("army_id") != b["army"]
-
     def _armies_check_pool(self, action_id: str | None, power_id: str, location: str | None, assets: list) -> None:
         """Before a pool is rolled: Experience only in its army's Train, a former command only in its Gather
         Cowards (P-ASSET-14, P-ARMY-7); an army helps only by P-ASSET-7."""
@@ -513,7 +486,7 @@ class Armies(PlatformGame):
             asset_id = pick.get("asset_id") if isinstance(pick, dict) else None
             if not isinstance(asset_id, str):
                 continue
-            if self._bound_misused(asset_id, aim):
+            if _bound_misused(self.state.armies, asset_id, aim):
                 b = s.armies.bound[asset_id]
                 raise RuleViolation(
                     f"{asset_id!r} serves only a {b['kind']} aimed at army {b['army']!r}: aim the action first",
@@ -553,7 +526,7 @@ class Armies(PlatformGame):
                     mustered=not m["regarrison"],
                     reason="muster",
                     actor=SYSTEM,
-                    audience=self._audience_of(army),
+                    audience=army_audience(army),
                 )
                 self._fee_due(army)
         elif kind == "train":
@@ -567,13 +540,13 @@ class Armies(PlatformGame):
                 dice=ar.level_up_dice(a.excess or 0),
                 experience=spent,
                 actor=SYSTEM,
-                audience=self._owner_of(army),
+                audience=army_owner(army),
             )
         elif kind == "forge":
             army = s.armies.armies.get(aim["army_id"])
             if army is None or army["controller"] != a.power or army["tier"] >= aim["tier"]:
                 return
-            self._army_armed(army_id=army["id"], tier=aim["tier"], actor=SYSTEM, audience=self._audience_of(army))
+            self._army_armed(army_id=army["id"], tier=aim["tier"], actor=SYSTEM, audience=army_audience(army))
         elif kind == "levy":
             levy = aim["levy"]
             town = s.world.towns.get(levy["town_id"])
@@ -582,7 +555,7 @@ class Armies(PlatformGame):
             army = _levied_army(levy, a.power, town["hex"], s.armies.cards[levy["card"]] if "card" in levy else None)
             if army["id"] in s.assets:  # a card raised again: its asset comes back to its controller
                 self._place(army, SYSTEM)
-                self._army_restored(army_id=army["id"], power_id=a.power, actor=SYSTEM, audience=self._owner_of(army))
+                self._army_restored(army_id=army["id"], power_id=a.power, actor=SYSTEM, audience=army_owner(army))
             else:
                 self._record_army(army, actor=SYSTEM)
             stacks = ar.depopulation(levy["size"])
@@ -604,7 +577,7 @@ class Armies(PlatformGame):
                 return
             army = _recovered_army(d, a.power, back)
             self._place(army, SYSTEM)
-            self._army_restored(army_id=army["id"], power_id=a.power, actor=SYSTEM, audience=self._owner_of(army))
+            self._army_restored(army_id=army["id"], power_id=a.power, actor=SYSTEM, audience=army_owner(army))
 
     @event("ArmyRestored")
     def _army_restored(self, army_id: str, power_id: str, actor: str, audience: list) -> None:
@@ -629,7 +602,7 @@ class Armies(PlatformGame):
         """P-SUP-3: "The fee is paid after the army moves or fights a battle"."""
         fee = ar.army_fee(army)
         if fee:
-            self._army_fee_due(army_id=army["id"], coin=fee, actor=SYSTEM, audience=self._owner_of(army))
+            self._army_fee_due(army_id=army["id"], coin=fee, actor=SYSTEM, audience=army_owner(army))
 
     @event("ArmyFeeDue")
     def _army_fee_due(self, army_id: str, coin: int, actor: str, audience: list) -> None:
@@ -648,7 +621,7 @@ class Armies(PlatformGame):
             raise RuleViolation("a fee is paid in coin (a Servile army's in fear too)", rule="P-SUP-3")
         self._g().pay(power_id, {resource: amount}, f"fee of {army['name']}", rule="P-SUP-3", actor=actor or power_id)
         self._army_fee_paid(
-            army_id=army_id, resource=resource, amount=amount, actor=actor or power_id, audience=self._owner_of(army)
+            army_id=army_id, resource=resource, amount=amount, actor=actor or power_id, audience=army_owner(army)
         )
 
     @event("ArmyFeePaid")
@@ -707,7 +680,7 @@ class Armies(PlatformGame):
             faces=list(faces),
             proof=proof,
             actor=actor or power_id,
-            audience=self._owner_of(army),
+            audience=army_owner(army),
         )
         return list(faces)
 
@@ -746,7 +719,7 @@ class Armies(PlatformGame):
             bonuses=picked,
             new_class=new_class,
             actor=actor or power_id,
-            audience=self._audience_of(army),
+            audience=army_audience(army),
         )
 
     @event("ArmyLeveledUp")
@@ -770,7 +743,7 @@ class Armies(PlatformGame):
             army_id=army_id,
             refunded=list(army["level_up"]["experience"]),
             actor=actor or power_id,
-            audience=self._owner_of(army),
+            audience=army_owner(army),
         )
 
     @event("TrainDiscarded")
@@ -802,7 +775,7 @@ class Armies(PlatformGame):
                 field="army_id",
             )
         self._army_disbanded(
-            army_id=army_id, keep_card=in_origin, actor=actor or power_id, audience=self._audience_of(army)
+            army_id=army_id, keep_card=in_origin, actor=actor or power_id, audience=army_audience(army)
         )
         if in_origin and town is not None:
             back = min(ar.depopulation(len(army["units"])), town["statuses"].get("depopulated", 0))
@@ -877,12 +850,12 @@ class Armies(PlatformGame):
                     mustered=False,
                     reason="returned",
                     actor=SYSTEM,
-                    audience=self._audience_of(army),
+                    audience=army_audience(army),
                 )
         for army_id, army in sorted(self.state.armies.armies.items()):
             units = ar.recover(army)
             if units != army["units"]:
-                self._army_recovered(army_id=army_id, units=units, actor=SYSTEM, audience=self._owner_of(army))
+                self._army_recovered(army_id=army_id, units=units, actor=SYSTEM, audience=army_owner(army))
 
     def keep_scars(self, army_id: str, power_id: str, keep: bool, actor: str | None = None) -> None:
         """Orcs "may choose to leave a wound present as a scar instead of healing it" (P-ARMY-9): their wounds stay
@@ -890,7 +863,7 @@ class Armies(PlatformGame):
         army = self._own_army(army_id, power_id)
         if army["ancestry"] != "orcs":
             raise RuleViolation("only orc armies keep their wounds as scars", rule="P-ARMY-9", field="army_id")
-        self._scars_kept(army_id=army_id, keep=bool(keep), actor=actor or power_id, audience=self._owner_of(army))
+        self._scars_kept(army_id=army_id, keep=bool(keep), actor=actor or power_id, audience=army_owner(army))
 
     @event("ScarsKept")
     def _scars_kept(self, army_id: str, keep: bool, actor: str, audience: list) -> None:
@@ -919,6 +892,42 @@ _STAT_KEYS = (
     "titanic",
     "wondrous",
 )
+
+
+def army_audience(army: dict) -> list[str]:
+    """Who sees an army's scores and position: the table if it is visible, else its controller and those
+    who detected it (P.4)."""
+    if visible(army):
+        return [vis.PUBLIC]
+    return vis.powers([p for p in [army["controller"], *army["seen_by"]] if p])
+
+
+def army_owner(army: dict) -> list[str]:
+    """The army's controller alone, as an audience (none for an army no one controls)."""
+    return vis.powers([army["controller"]] if army["controller"] else [])
+
+
+def _map_hex(world: WorldState, hex_id: Any) -> str:
+    """A hex of the map, or refused (P-ACT-4)."""
+    h = _hex(hex_id)
+    if h not in world.hexes:
+        raise RuleViolation(f"{h} is not on the map", rule="P-ACT-4", field="hex")
+    return h
+
+
+def _can_garrison(world: WorldState, hex_id: str) -> bool:
+    """Whether an army may garrison at ``hex_id``: a town or a stronghold or outpost stands there."""
+    return any(t["hex"] == hex_id for t in world.towns.values()) or any(
+        f["hex"] == hex_id and f["kind"] in ("stronghold", "outpost") for f in world.features.values()
+    )
+
+
+def _bound_misused(armies: ArmiesState, asset_id: str, aim: dict | None) -> bool:
+    """Whether an asset bound to an army's action (its kind and army) joins another action."""
+    b = armies.bound.get(asset_id)
+    if b is None:
+        return False
+    return aim is None or aim["kind"] != b["kind"] or aim.get("army_id") != b["army"]
 
 
 def _levied_army(levy: dict, power: str, town_hex: str, card: dict | None) -> dict:

@@ -109,7 +109,6 @@ class Battles(PlatformGame):
         record_dispersal: Any
         _fee_due: Any
         earn: Any
-        _owner_of: Any
         generate_influence: Any
         _perks: Any
         _mana_spent: Any

@@ -391,11 +391,13 @@ class Catalogue(PlatformGame):
             s = self.state
             hex_id = p.get("hex")
             if kind["kind"] == "sacrificial_summoning":
+                from domain.powers.armies import army_audience
+
                 old = s.armies.armies.get(p.get("army", ""))
                 if old is None or old["controller"] != a.power:
                     return  # gone or lost since it was declared: nothing left to convert
                 hex_id, size = old["hex"], len(old["units"])
-                g._army_disbanded(army_id=old["id"], keep_card=False, actor=SYSTEM, audience=g._audience_of(old))
+                g._army_disbanded(army_id=old["id"], keep_card=False, actor=SYSTEM, audience=army_audience(old))
             if size < 1 or hex_id not in s.world.hexes or p["type"] not in s.armies.types:
                 return
             army = _new_finger_army(f"fingers-{a.id}", a.power, s.armies.types[p["type"]], size, hex_id)
