@@ -26,6 +26,9 @@ from domain.powers import development_rules as dr
 from domain.powers import magic_rules as mr
 from domain.powers.magic import caps_of
 
+if TYPE_CHECKING:
+    from domain.powers.state import Asset
+
 # ---------------------------------------------------------------------- state
 
 
@@ -461,7 +464,7 @@ class Development(PlatformGame):
         dr.check_tidings(self.state.step)
         limits.check_text(detail, "detail", limits.TITLE, what="the perk's choice")
         who = actor or power_id
-        skill = self._skill_of(power_id, name) if kind in ("skill", "rank") else None
+        skill = _skill_of(self.state.assets, power_id, name) if kind in ("skill", "rank") else None
         if kind == "skill":
             taken = asset_id in self.state.assets
             price, rule, rank = dr.new_skill(ps.name, name, skill is not None, asset_id, taken, h.skills_bought)
@@ -474,7 +477,7 @@ class Development(PlatformGame):
             if kind == "perk":
                 dr.check_perk(perk, ps.cls, ps.subclass, h.control, h.perks, detail, catalogue=self.perk_catalogue())
             else:
-                held = self._held_perk(h, name, detail)
+                held = _held_perk(h, name, detail)
                 if not perk.upgrade:
                     raise RuleViolation(f"{name} has no upgrade", rule="P-DEV-4", field="name")
                 if held["upgrades"]:
@@ -593,7 +596,7 @@ class Development(PlatformGame):
     def nerf_perk(self, power_id: str, name: str, detail: str = "", reason: str = "") -> None:
         """GM: a perk is nerfed; its power gets a 1 fame tip, and may refund or swap it (P-DEV-6)."""
         h = self.holdings(power_id)
-        self._held_perk(h, name, detail)
+        _held_perk(h, name, detail)
         limits.check_text(reason, "reason", limits.REASON, what="the reason")
         if any(n["name"] == name and n["detail"] == detail for n in h.nerfs):
             raise RuleViolation(f"{name} is already nerfed and awaits its power's choice", rule="P-DEV-6", field="name")
@@ -628,7 +631,7 @@ class Development(PlatformGame):
         ps, h = self.power(power_id), self.holdings(power_id)
         if not any(n["name"] == name and n["detail"] == detail for n in h.nerfs):
             raise RuleViolation(f"{name} has not been nerfed", rule="P-DEV-6", field="name")
-        held = self._held_perk(h, name, detail)
+        held = _held_perk(h, name, detail)
         if choice not in ("keep", "refund", "swap"):
             raise RuleViolation("a nerfed perk is kept, refunded or swapped", rule="P-DEV-6", field="choice")
         if choice == "swap":
@@ -745,22 +748,6 @@ class Development(PlatformGame):
         if perk is None:
             raise RuleViolation(f"{name!r} is not a perk of the catalogue", rule="P-DEV-5", field=field_name)
         return perk
-
-    def _held_perk(self, h: Holdings, name: str, detail: str) -> dict:
-        for p in h.perks:
-            if p["name"] == name and p["detail"] == detail:
-                return p
-        raise RuleViolation(f"this power has no perk {name!r}" + (f" ({detail})" if detail else ""), field="name")
-
-    def _skill_of(self, power_id: str, name: str) -> Any:
-        return next(
-            (
-                a
-                for a in sorted(self.state.assets.values(), key=lambda a: a.id)
-                if a.cls == "skill" and a.name == name and power_id in a.holders
-            ),
-            None,
-        )
 
     # ------------------------------------------------------------------ ambitions (P-AMBI-1)
 
@@ -915,27 +902,14 @@ class Development(PlatformGame):
 
     def abandon_ambition(self, power_id: str, ambition_id: str, actor: str | None = None) -> None:
         """P-AMBI-1: a power may abandon an ambition at any time."""
-        a = self._active(self._ambition(ambition_id, power_id))
+        a = _active(self._ambition(ambition_id, power_id))
         self._end(a, "abandoned", "abandoned by its power", actor or power_id)
-
-    def _active(self, a: Ambition) -> Ambition:
-        if a.status != "active":
-            raise RuleViolation(f"this ambition is {a.status}, not held", rule="P-AMBI-1", field="ambition_id")
-        return a
-
-    def _task(self, a: Ambition, task_id: str) -> Task:
-        for t in a.tasks:
-            if t.id == task_id:
-                if t.status != "open":
-                    raise RuleViolation(f"task {task_id} is already {t.status}", rule="P-AMBI-1", field="task_id")
-                return t
-        raise NotFound(f"no task {task_id!r} in this ambition", field="task_id")
 
     def complete_task(self, ambition_id: str, task_id: str, fame: int | None = None) -> None:
         """GM confirms a task done (GM-11). A ❓ task after it is revealed to its power; N ❗ tasks done
         achieve the ambition: its fame (``fame``: a share, when powers split it, [003:192]) and reward."""
-        a = self._active(self._ambition(ambition_id))
-        t = self._task(a, task_id)
+        a = _active(self._ambition(ambition_id))
+        t = _open_task(a, task_id)
         if t.mysterious and not t.revealed:
             raise RuleViolation("a ❓ task is done only once it is revealed", rule="P-AMBI-1", field="task_id")
         if fame is not None and (isinstance(fame, bool) or not 0 <= fame <= a.fame):
@@ -969,8 +943,8 @@ class Development(PlatformGame):
     def lose_task(self, ambition_id: str, task_id: str, reason: str) -> None:
         """GM: a task can no longer be done by this power (another power did it without substantial help,
         or it became impossible; GM-11). The ambition fails when too few ❗ tasks are left (P-AMBI-1)."""
-        a = self._active(self._ambition(ambition_id))
-        self._task(a, task_id)
+        a = _active(self._ambition(ambition_id))
+        _open_task(a, task_id)
         limits.check_text(reason, "reason", limits.REASON, required=True, what="the reason")
         self._task_changed(
             ambition_id=ambition_id,
@@ -1119,6 +1093,43 @@ def _ambition_view(a: Ambition, *, gm: bool) -> dict[str, Any]:
             for t in a.tasks
         ],
     }
+
+
+def _held_perk(h: Holdings, name: str, detail: str) -> dict:
+    """The perk ``name`` (with its choice ``detail``) the holdings hold, or refused."""
+    for p in h.perks:
+        if p["name"] == name and p["detail"] == detail:
+            return p
+    raise RuleViolation(f"this power has no perk {name!r}" + (f" ({detail})" if detail else ""), field="name")
+
+
+def _skill_of(assets: Mapping[str, Asset], power_id: str, name: str) -> Asset | None:
+    """The power's skill asset ``name`` (the first by id), or None."""
+    return next(
+        (
+            a
+            for a in sorted(assets.values(), key=lambda a: a.id)
+            if a.cls == "skill" and a.name == name and power_id in a.holders
+        ),
+        None,
+    )
+
+
+def _active(a: Ambition) -> Ambition:
+    """P-AMBI-1: the ambition, refused unless its power holds it."""
+    if a.status != "active":
+        raise RuleViolation(f"this ambition is {a.status}, not held", rule="P-AMBI-1", field="ambition_id")
+    return a
+
+
+def _open_task(a: Ambition, task_id: str) -> Task:
+    """The ambition's task ``task_id``, refused unless it is still open (P-AMBI-1)."""
+    for t in a.tasks:
+        if t.id == task_id:
+            if t.status != "open":
+                raise RuleViolation(f"task {task_id} is already {t.status}", rule="P-AMBI-1", field="task_id")
+            return t
+    raise NotFound(f"no task {task_id!r} in this ambition", field="task_id")
 
 
 # ---------------------------------------------------------------------- commands
