@@ -59,6 +59,9 @@ from domain.powers.armies import visible
 from domain.powers.magic import _of as _magic_of
 from domain.powers.magic import current_cost, has_perk, spell_def
 
+if TYPE_CHECKING:
+    from domain.powers.state import GameState, PowerState
+
 WINDOW_KIND = "battle"
 DEFAULTS = ("hold", "standing")
 DECLARERS = ("controller", "gm")
@@ -122,64 +125,25 @@ class Battles(PlatformGame):
             raise NotFound(f"no battle {battle_id!r}", field="battle_id")
         return b
 
-    def _battles(self) -> dict:
-        return self.state.battles.get("battles", {})
-
     def active_battles(self) -> list[dict]:
-        return [b for _, b in sorted(self._battles().items()) if b["step"] != "ended"]
-
-    def _side_of(self, b: dict, power_id: str) -> str:
-        for side, s in b["sides"].items():
-            if power_id in s["powers"]:
-                return side
-        raise RuleViolation(f"{power_id} takes no part in this battle", rule="P.1.3", field="power_id")
-
-    def _audience_b(self, b: dict) -> list[str]:
-        return vis.powers([p for s in b["sides"].values() for p in s["powers"]])
+        return _active_battles(self.state)
 
     def _powers_of(self, b: dict) -> list[str]:
-        return [p for side in ("A", "B") for p in b["sides"][side]["powers"]]
+        return _battle_powers(b)
 
     def _fighting(self, b: dict, side: str | None = None) -> list[str]:
-        """Deployed armies with active units, in their side's order."""
-        armies, entries = self.state.armies.armies, b["armies"]
-        return [
-            aid
-            for sd in (("A", "B") if side is None else (side,))
-            for aid in b["sides"][sd]["order"]
-            if entries[aid]["where"] == "deployed"
-            and (army := armies.get(aid)) is not None
-            and any(not u["routed"] for u in army["units"])  # a unit active: size > 0
-        ]
+        return _fighting_in(self.state, b, side)
 
     def battle_pending(self, b: dict) -> list[str]:
-        """Who the battle's current window waits for."""
-        if b["step"] == "ended" or b.get("window") is None:
-            return []
-        return [p for p in b["eligible"] if p not in b["acted"]]
-
-    def _battle_of_window(self, window_id: str) -> dict | None:
-        for b in self._battles().values():
-            if b.get("window") == window_id:
-                return b
-        return None
+        return _pending(b)
 
     def _battle_may_act(self, w: Window, power_id: str) -> bool:
-        b = self._battle_of_window(w.id)
+        b = _battle_of_window(self.state, w.id)
         return b is not None and power_id in self.battle_pending(b)
 
     def _battle_pending_in(self, w: Window) -> list[str]:
-        b = self._battle_of_window(w.id)
+        b = _battle_of_window(self.state, w.id)
         return self.battle_pending(b) if b is not None else []
-
-    def _check_turn(self, b: dict, power_id: str, step: str, now: datetime) -> None:
-        if b["step"] != step:
-            raise RuleViolation(f"the battle is at its {b['step']} step, not {step}", rule="P.1.3", field="battle_id")
-        if power_id not in self.battle_pending(b):
-            raise RuleViolation(f"{power_id} has nothing to do in this step now", rule="P.1.3", field="power_id")
-        w = self.state.windows.get(b["window"])
-        if w is None or w.closed or now >= datetime.fromisoformat(w.deadline_for(power_id)):
-            raise RuleViolation("this step's window has closed", rule="P.1.3", field="deadline")
 
     # ------------------------------------------------------------------ dice
 
@@ -195,9 +159,6 @@ class Battles(PlatformGame):
             {"roll_no": roll_no, "what": what, "sides": sides, "faces": faces, "proof": self._roll_proof(roll_no)}
         )
         return faces
-
-    def _next_roll(self, rolls: list) -> int:
-        return rolls[-1]["roll_no"] + 1 if rolls else self.state.next_roll
 
     # ------------------------------------------------------------------ declaring (P.1.3, P-AMB-1, walls)
 
@@ -215,7 +176,7 @@ class Battles(PlatformGame):
         """Declare a battle where opposed armies stand in the same hex (P-AMB-1, [003:561])."""
         s = self.state
         limits.check_text(battle_id, "battle_id", limits.IDENTIFIER, required=True, what="a battle's id")
-        if battle_id in self._battles():
+        if battle_id in _battles_of(self.state):
             raise RuleViolation(f"there is already a battle {battle_id!r}", rule="P.1.3", field="battle_id")
         br.check_declaration(s.step, s.options, s.month, s.months_per_season, by_gm=actor == GM)
         h = hexmap.normal_hex(hex_id)
@@ -228,7 +189,7 @@ class Battles(PlatformGame):
             self.power(p)
         if set(enemies) & {by, *allies}:
             raise RuleViolation("a power fights on one side", rule="P-AMB-1", field="enemies")
-        if any(self._in_battle(p, h) for p in [by, *allies, *enemies]):
+        if any(_in_battle(self.state, p, h) for p in [by, *allies, *enemies]):
             raise RuleViolation(f"a battle is already being fought in {h}", rule="P.1.3", field="hex")
         here = {p: [a for a in self._armies_at(h) if a["controller"] == p] for p in [by, *allies, *enemies]}
         if actor != GM:  # a power declares against the armies it sees (P.4): a refusal tells it nothing hidden
@@ -237,13 +198,13 @@ class Battles(PlatformGame):
             raise RuleViolation(
                 f"a battle needs opposed armies in {h}: {by}'s and an enemy's", rule="P-AMB-1", field="hex"
             )
-        self._check_walls(h, by, enemies)
+        _check_walls(self.state, h, by, enemies)
         hours = float(s.options.get("battle_hours", 24))
         sides = {
             "A": {"powers": [by, *allies], "goals": {}, "escalation": 0, "order": []},
             "B": {"powers": enemies, "goals": {}, "escalation": 0, "order": []},
         }
-        walls = self._walls_at(h)
+        walls = _walls_at(self.state, h)
         goals = br.opening_goals(walls, s.options.get("goal_threshold_order", "defender_attacker"))
         self._battle_declared(
             battle={
@@ -269,36 +230,7 @@ class Battles(PlatformGame):
         self._open_step(b, "setup", self._powers_of(b), now)
 
     def _armies_at(self, h: str) -> list[dict]:
-        return [a for _, a in sorted(self.state.armies.armies.items()) if a["hex"] == h and a["controller"]]
-
-    def _in_battle(self, power_id: str, h: str) -> bool:
-        return any(b["hex"] == h and power_id in self._powers_of(b) for b in self.active_battles())
-
-    def _walls_at(self, h: str) -> dict | None:
-        for _, f in sorted(self.state.world.features.items()):
-            if f["hex"] == h:
-                goal = wr.wall_goal(f["kind"], f.get("modules", []))
-                if goal is not None:
-                    return {**goal, "controller": f.get("controller")}
-        return None
-
-    def _check_walls(self, h: str, by: str, enemies: list[str]) -> None:
-        """[003:435]: "Armies outside the walls cannot declare a battle against armies inside the walls until they
-        have spent at least one full month in the location" (P.1.3). Inside: the walls' controller's armies."""
-        walls = self._walls_at(h)
-        if walls is None or walls.get("controller") not in enemies:
-            return
-        s = self.state
-        moved = set()
-        for aim in s.armies.aims.values():
-            if aim["kind"] == "muster" and (aim["season"], aim["month"]) == (s.season, s.month):
-                moved |= {m["army_id"] for m in aim["moves"] if m["path"][-1] == h}
-        if any(a["id"] in moved for a in self._armies_at(h) if a["controller"] == by):
-            raise RuleViolation(
-                f"armies outside the {walls['name']} cannot declare a battle before a full month in {h}",
-                rule="P-FEAT-2",
-                field="hex",
-            )
+        return _armies_in(self.state, h)
 
     @event("BattleDeclared")
     def _battle_declared(self, battle: dict, actor: str, audience: list) -> None:
@@ -322,14 +254,14 @@ class Battles(PlatformGame):
             effects=effects.strip(),
             default=default,
             actor=GM,
-            audience=self._audience_b(b),
+            audience=_audience_b(b),
         )
 
     @event("BattleTerrainSet")
     def _battle_terrain_set(
         self, battle_id: str, terrain: str, effects: str, default: str, actor: str, audience: list
     ) -> None:
-        b = self._battles()[battle_id]
+        b = _battles_of(self.state)[battle_id]
         b.update({"terrain": terrain, "effects": effects, "default": default})
 
     # ------------------------------------------------------------------ windows
@@ -345,7 +277,7 @@ class Battles(PlatformGame):
             eligible=list(eligible),
             turn=turn,
             actor=SYSTEM,
-            audience=self._audience_b(b),
+            audience=_audience_b(b),
         )
         self._window_opened(
             window_id=window_id,
@@ -368,21 +300,21 @@ class Battles(PlatformGame):
         actor: str,
         audience: list,
     ) -> None:
-        b = self._battles()[battle_id]
+        b = _battles_of(self.state)[battle_id]
         b.update({"round": round, "step": step, "window": window_id, "eligible": list(eligible), "acted": []})
         b["turn"] = dict(turn) if turn is not None else None  # {"side", "power"}: flat
 
     @event("BattleTurnBegan")
     def _battle_turn_began(self, battle_id: str, round: int, turn: dict, actor: str, audience: list) -> None:
         """The next turn of the Commands step, in the same window (it waits for the power whose turn it is)."""
-        b = self._battles()[battle_id]
+        b = _battles_of(self.state)[battle_id]
         b.update({"turn": dict(turn), "eligible": [turn["power"]], "acted": []})
 
     @event("BattleActed")
     def _battle_acted(
         self, battle_id: str, power_id: str, step: str, by_default: bool, actor: str, audience: list
     ) -> None:
-        b = self._battles()[battle_id]
+        b = _battles_of(self.state)[battle_id]
         if power_id not in b["acted"]:
             b["acted"].append(power_id)
 
@@ -394,7 +326,7 @@ class Battles(PlatformGame):
     def battle_window_closed(self, window_id: str, now: datetime, roller: Roller) -> None:
         """A battle window's deadline passed (workers) or the GM closed it: apply the GM's default for whoever
         has not acted, recorded as events, and run the battle on."""
-        b = self._battle_of_window(window_id)
+        b = _battle_of_window(self.state, window_id)
         # The Commands step is one window: at its deadline every army not commanded yet takes the default, turn by
         # turn, in the order the turns would have come.
         while b is not None and b["step"] != "ended" and b["window"] == window_id:
@@ -412,7 +344,7 @@ class Battles(PlatformGame):
             self._default_command(b, p, roller)
         else:
             self._battle_acted(
-                battle_id=b["id"], power_id=p, step=step, by_default=True, actor=SYSTEM, audience=self._audience_b(b)
+                battle_id=b["id"], power_id=p, step=step, by_default=True, actor=SYSTEM, audience=_audience_b(b)
             )
 
     # ------------------------------------------------------------------ setup (P.1.3, P-BAT-14)
@@ -435,8 +367,8 @@ class Battles(PlatformGame):
         """A power's part of its side's setup: goals (at most two for the side, [003:561]), its armies in order,
         standing orders, secret assets (to the GM only), a champion opting in, reinforcements (Delayed X)."""
         b = self.battle(battle_id)
-        self._check_turn(b, power_id, "setup", now)
-        side = self._side_of(b, power_id)
+        _check_turn(self.state, b, power_id, "setup", now)
+        side = _side_of(b, power_id)
         if not isinstance(goals, list) or not isinstance(armies, list) or not isinstance(reinforcements, list):
             raise RuleViolation("goals, armies and reinforcements are lists", rule="P.1.3", field="goals")
         clean_goals = [_clean_goal(g) for g in goals]
@@ -477,7 +409,7 @@ class Battles(PlatformGame):
         for aid, order in standing.items():
             if aid not in armies and aid not in reinforcements:
                 raise RuleViolation(f"{aid} is not in your list", rule="P-BAT-3", field="standing")
-            orders[aid] = self._check_order(b, side, order)
+            orders[aid] = _checked_order(b, side, order)
             if orders[aid]["command"] == "special":
                 raise RuleViolation("a standing order is slay, hold, charge or rest", rule="P-BAT-3", field="standing")
         if champion:  # [003:561] "Any champions may also declare their involvement if they are also in that hex"
@@ -494,27 +426,6 @@ class Battles(PlatformGame):
         self._record_setup(b, power_id, clean_goals, armies, orders, reinforcements, bool(champion), assets, False)
         self._after_act(b, now, roller)
 
-    def _check_order(self, b: dict, side: str, order: Any) -> dict:
-        if not isinstance(order, dict) or order.get("command") not in (*br.COMMANDS, "special"):
-            raise RuleViolation(
-                f"an order is {{command, target, goal}}; a command is one of {', '.join(br.COMMANDS)} or special",
-                rule="P-BAT-3",
-                field="command",
-            )
-        out = {"command": order["command"], "target": order.get("target"), "goal": order.get("goal")}
-        if out["command"] == "special":  # [003:590] a class's special command, once per battle; the GM rules it
-            name = order.get("special")
-            if not isinstance(name, str) or not name.strip():
-                raise RuleViolation("a special command has its name", rule="P-BAT-3", field="special")
-            limits.check_text(name, "special", limits.IDENTIFIER, required=True, what="a special command")
-            out["special"] = name.strip().lower()
-        if out["goal"] is not None and out["goal"] not in self._goal_keys(b):
-            raise RuleViolation(f"no goal {out['goal']!r} in this battle", rule="P-BAT-8", field="goal")
-        return out
-
-    def _goal_keys(self, b: dict) -> list[str]:
-        return list(b["goals"])
-
     def _record_setup(
         self,
         b: dict,
@@ -527,7 +438,7 @@ class Battles(PlatformGame):
         assets: list,
         by_default: bool,
     ) -> None:
-        side = self._side_of(b, power_id)
+        side = _side_of(b, power_id)
         delayed = {aid: hexmap.distance(self.army(aid)["hex"], b["hex"]) for aid in reinforcements}
         if assets:
             self._battle_assets_revealed(
@@ -548,7 +459,7 @@ class Battles(PlatformGame):
             champion=champion,
             by_default=by_default,
             actor=SYSTEM if by_default else power_id,
-            audience=self._audience_b(b),
+            audience=_audience_b(b),
         )
         if standing:  # P-BAT-3, P.4: a standing order is its power's plan, shown to it and the GM alone
             self._battle_orders_given(
@@ -557,13 +468,13 @@ class Battles(PlatformGame):
 
     @event("BattleOrdersGiven")
     def _battle_orders_given(self, battle_id: str, power_id: str, orders: dict, actor: str, audience: list) -> None:
-        armies = self._battles()[battle_id]["armies"]
+        armies = _battles_of(self.state)[battle_id]["armies"]
         for aid, order in orders.items():
             armies[aid]["order"] = deepcopy(order)
 
     @event("BattleAssetsRevealed")
     def _battle_assets_revealed(self, battle_id: str, power_id: str, assets: list, actor: str, audience: list) -> None:
-        b = self._battles()[battle_id]
+        b = _battles_of(self.state)[battle_id]
         b.setdefault("assets", {})[power_id] = list(assets)
 
     @event("BattleSetupSubmitted")
@@ -581,7 +492,7 @@ class Battles(PlatformGame):
         actor: str,
         audience: list,
     ) -> None:
-        b = self._battles()[battle_id]
+        b = _battles_of(self.state)[battle_id]
         sd = b["sides"][side]
         for g in goals:
             key = _slug(g["name"])
@@ -621,7 +532,7 @@ class Battles(PlatformGame):
                 self._start_battle(b, roller)
                 self._begin_round(b, now, roller)
             elif step == "deployment":
-                self._open_step(b, "spellcasting", self._casters(b), now)
+                self._open_step(b, "spellcasting", _casters(self.state, b), now)
             elif step == "spellcasting":
                 self._next_turn(b, now, first=True)
             elif step == "commands":
@@ -632,18 +543,6 @@ class Battles(PlatformGame):
                 self._after_surrender(b, now, roller)
             elif step == "cleanup":
                 self._end_check(b, now, roller)
-
-    def _awesome_power_distance(self, army: dict, h: str) -> int:
-        """P-BAT-11 [003:1028] the Celestial's Awesome Power: "when fighting outside your capitol, you take wounds at
-        the start of each battle equal to your range distance from your capitol". Decision: the Celestial is its
-        power's loyal titanic army (a Celestial "is" that army, Loyal only to itself); its capitol is the power's
-        conduit marked capitol (P-MAG-5), else the army's home hex."""
-        p = army.get("controller")
-        if not p or not army.get("loyal") or not army.get("titanic") or self.power(p).subclass != "celestial":
-            return 0
-        capitols = [c["hex"] for _, c in sorted(_magic_of(self.state, p).get("conduits", {}).items()) if c["capitol"]]
-        home = capitols[0] if capitols else army["garrison"]
-        return hexmap.distance(home, h)
 
     def _start_battle(self, b: dict, roller: Roller) -> None:
         """The armies listed take the field; the power with fewer deployed armies seizes the initiative
@@ -659,7 +558,7 @@ class Battles(PlatformGame):
             mates = [s.armies.armies[x] for x in listed if x != aid and listed[x]["side"] == side]
             entered = br.add_statuses(army, br.starting_statuses(army))
             entered["momentum"] = br.starting_momentum(army, mates)
-            far = self._awesome_power_distance(army, b["hex"])
+            far = _awesome_power_distance(self.state, army, b["hex"])
             if far:  # P-BAT-11 the Celestial's Awesome Power: wounds at the start, no rout check
                 entered = br.awesome_power_wounds(entered, far)[0]
             d = _diff(army, entered)
@@ -671,7 +570,7 @@ class Battles(PlatformGame):
             initiative=initiative,
             changes=changes,
             actor=SYSTEM,
-            audience=self._audience_b(b),
+            audience=_audience_b(b),
         )
         self._deploy(
             b, SYSTEM, [a for s_ in ("A", "B") for a in b["sides"][s_]["order"] if a in listed], roller, at_start=True
@@ -681,7 +580,7 @@ class Battles(PlatformGame):
     def _battle_started(
         self, battle_id: str, deployed: list, initiative: str, changes: dict, actor: str, audience: list
     ) -> None:
-        b = self._battles()[battle_id]
+        b = _battles_of(self.state)[battle_id]
         # The armies as they enter (P-BAT-13 counts losses from here): folded from the state, never carried in an
         # event, since an army's whole record (its Experience) is its controller's (P.4).
         armies = self.state.armies.armies
@@ -708,25 +607,14 @@ class Battles(PlatformGame):
             d = _diff(army, br.add_statuses(army, flying)) if flying else {}
             if d:
                 changes[aid] = d
-        self._battle_round_began(
-            battle_id=b["id"], round=r, changes=changes, actor=SYSTEM, audience=self._audience_b(b)
-        )
+        self._battle_round_began(battle_id=b["id"], round=r, changes=changes, actor=SYSTEM, audience=_audience_b(b))
         if arriving:
             self._deploy(b, SYSTEM, arriving, roller)
-        self._open_step(b, "deployment", self._reserve_powers(b), now)
-
-    def _reserve(self, b: dict, power_id: str) -> list[str]:
-        """A power's armies in the battle's hex not yet in the battle: it may deploy them ([003:575])."""
-        return [
-            a["id"] for a in self._armies_at(b["hex"]) if a["controller"] == power_id and a["id"] not in b["armies"]
-        ]
-
-    def _reserve_powers(self, b: dict) -> list[str]:
-        return [p for p in self._powers_of(b) if self._reserve(b, p)]
+        self._open_step(b, "deployment", _reserve_powers(self.state, b), now)
 
     @event("BattleRoundBegan")
     def _battle_round_began(self, battle_id: str, round: int, changes: dict, actor: str, audience: list) -> None:
-        b = self._battles()[battle_id]
+        b = _battles_of(self.state)[battle_id]
         _apply(self.state, changes)
         b.update({"round": round, "presence": {}, "attacked": {}, "exhausted": []})
         armies = self.state.armies.armies
@@ -736,7 +624,7 @@ class Battles(PlatformGame):
         """Armies take the field; their deployment triggers roll (P-BAT-11): a Demon's or Devil's opposed mortal
         armies, a Repulsive army's mortal allies. At the start all listed armies deploy at once."""
         s = self.state
-        joined = {aid: {"side": self._side_of(b, who), "power": who} for aid in army_ids if aid not in b["armies"]}
+        joined = {aid: {"side": _side_of(b, who), "power": who} for aid in army_ids if aid not in b["armies"]}
         rolls: list[dict] = []
         changes: dict[str, dict] = {}
         on_field = [x for x in self._fighting(b) if x not in army_ids] + (list(army_ids) if at_start else [])
@@ -783,7 +671,7 @@ class Battles(PlatformGame):
             rolls=rolls,
             changes=changes,
             actor=who,
-            audience=self._audience_b(b),
+            audience=_audience_b(b),
         )
 
     @event("BattleDeployed")
@@ -799,7 +687,7 @@ class Battles(PlatformGame):
         actor: str,
         audience: list,
     ) -> None:
-        b = self._battles()[battle_id]
+        b = _battles_of(self.state)[battle_id]
         for aid, j in joined.items():
             b["armies"][aid] = {"side": j["side"], "power": j["power"], "where": "reserve", "order": None}
             b["sides"][j["side"]]["order"].append(aid)
@@ -819,8 +707,8 @@ class Battles(PlatformGame):
     ) -> None:
         """Deployment ([003:575]): deploy armies of one's reserve (none: pass)."""
         b = self.battle(battle_id)
-        self._check_turn(b, power_id, "deployment", now)
-        reserve = self._reserve(b, power_id)
+        _check_turn(self.state, b, power_id, "deployment", now)
+        reserve = _reserve(self.state, b, power_id)
         for aid in army_ids:
             if aid not in reserve:
                 raise RuleViolation(
@@ -834,20 +722,11 @@ class Battles(PlatformGame):
             step="deployment",
             by_default=False,
             actor=actor,
-            audience=self._audience_b(b),
+            audience=_audience_b(b),
         )
         self._after_act(b, now, roller)
 
     # ------------------------------------------------------------------ spellcasting ([003:576])
-
-    def _casters(self, b: dict) -> list[str]:
-        """The powers that know a fast spell (the others have nothing to decide)."""
-        out = []
-        for p in self._powers_of(b):
-            known = _magic_of(self.state, p).get("known", [])
-            if any((sp := spell_def(self.state, k)) is not None and sp.speed == "fast" for k in known):
-                out.append(p)
-        return out
 
     def cast_battle_spell(
         self,
@@ -866,7 +745,7 @@ class Battles(PlatformGame):
         plentiful), recorded as the power's own ManaSpent; a power that cannot pay is refused naming P-MAG-2 and
         nothing is recorded. The spell's effect, where it is not data, is the GM's (``set_battle_status``)."""
         b = self.battle(battle_id)
-        self._check_turn(b, power_id, "spellcasting", now)
+        _check_turn(self.state, b, power_id, "spellcasting", now)
         if spell_id is not None:
             sp = spell_def(self.state, spell_id)
             if sp is None or spell_id not in _magic_of(self.state, power_id).get("known", []):
@@ -875,7 +754,7 @@ class Battles(PlatformGame):
                 raise RuleViolation("in the spellcasting step a power casts a fast spell", rule="P-ACT-3")
             if target is not None and target not in b["armies"]:
                 raise NotFound(f"no army {target!r} in this battle", field="target")
-            spent = self._battle_spell_payment(power_id, sp, pay)
+            spent = _battle_spell_payment(self.state, power_id, sp, pay)
             self._mana_spent(
                 power_id=power_id,
                 action_id=f"battle-{battle_id}-r{b['round']}",
@@ -893,7 +772,7 @@ class Battles(PlatformGame):
                 spell_id=spell_id,
                 target=target,
                 actor=actor,
-                audience=self._audience_b(b),
+                audience=_audience_b(b),
             )
             self._spell_momentum(b, power_id, sp)
         self._battle_acted(
@@ -902,7 +781,7 @@ class Battles(PlatformGame):
             step="spellcasting",
             by_default=False,
             actor=actor,
-            audience=self._audience_b(b),
+            audience=_audience_b(b),
         )
         self._after_act(b, now, roller)
 
@@ -913,7 +792,7 @@ class Battles(PlatformGame):
         the battle (``BattleRuled``) by the system."""
         cost = current_cost(self.state, sp, power_id)
         rank = mr.rank(sp.speed, cost)
-        side = self._side_of(b, power_id)
+        side = _side_of(b, power_id)
         changes: dict[str, dict] = {}
         for aid in self._fighting(b):
             army = self.state.armies.armies[aid]
@@ -936,27 +815,8 @@ class Battles(PlatformGame):
                 changes=changes,
                 reason=f"momentum: {sp.name} was cast (P-BAT-7)",
                 actor=SYSTEM,
-                audience=self._audience_b(b),
+                audience=_audience_b(b),
             )
-
-    def _battle_spell_payment(self, power_id: str, sp: Any, pay: list[str] | None) -> dict:
-        """P-MAG-2: the fast spell's cost (with the power's cost perks) paid from its wallet."""
-        s = self.state
-        if pay is not None and (not isinstance(pay, list) or not all(isinstance(e, str) for e in pay) or len(pay) > 60):
-            raise RuleViolation("a payment lists mana by element letter", rule="P-MAG-2", field="pay")
-        cost = current_cost(s, sp, power_id)
-        held = dict(self.power(power_id).mana)
-        payment = mr.check_payment(
-            cost,
-            pay if pay is not None else mr.auto_payment(cost, held),
-            improvised=has_perk(s, power_id, "improvised_instants"),
-            flexible=has_perk(s, power_id, "elemental_flexibility"),
-        )
-        try:
-            mr.check_held(payment.spent, held)
-        except RuleViolation as e:
-            raise RuleViolation(f"{sp.name} costs {cost.text}: {e}", rule="P-MAG-2", field="pay") from None
-        return dict(sorted(payment.spent.items()))
 
     @event("BattleSpellCast")
     def _battle_spell_cast(
@@ -1000,7 +860,7 @@ class Battles(PlatformGame):
             self._open_step(b, "commands", [turn["power"]], now, turn=turn)
         else:
             self._battle_turn_began(
-                battle_id=b["id"], round=b["round"], turn=turn, actor=SYSTEM, audience=self._audience_b(b)
+                battle_id=b["id"], round=b["round"], turn=turn, actor=SYSTEM, audience=_audience_b(b)
             )
         return True
 
@@ -1033,7 +893,7 @@ class Battles(PlatformGame):
         (P-BAT-6), the momentum a Shieldbearers army spends to ``restore`` armor and a Supports army passing one
         momentum ``pass_to`` an ally on the field (P-BAT-3, P-BAT-7), both before the command."""
         b = self.battle(battle_id)
-        self._check_turn(b, power_id, "commands", now)
+        _check_turn(self.state, b, power_id, "commands", now)
         side = b["turn"]["side"]
         if army_id not in self._commandable(b, side, power_id):
             raise RuleViolation(
@@ -1041,85 +901,15 @@ class Battles(PlatformGame):
                 rule="P-BAT-3",
                 field="army_id",
             )
-        order = self._check_order(b, side, {"command": command, "target": target, "goal": goal, "special": special})
+        order = _checked_order(b, side, {"command": command, "target": target, "goal": goal, "special": special})
         if command == "special":
             br.check_special(order["special"], b.get("specials", {}).get(army_id, []))
-        order["choices"] = self._check_choices(b, army_id, command, options, damage, allocation, restore, pass_to)
+        order["choices"] = _check_choices(
+            self.state, b, army_id, command, options, damage, allocation, restore, pass_to
+        )
         out = self._execute(b, power_id, army_id, order, roller, by_default=False, actor=actor)
         self._after_act(b, now, roller)
         return out
-
-    def _check_choices(
-        self,
-        b: dict,
-        army_id: str,
-        command: str,
-        options: Any,
-        damage: Any,
-        allocation: Any,
-        restore: Any,
-        pass_to: Any,
-    ) -> dict:
-        """The commanding player's choices, checked before anything is recorded (P-BAT-2, -3, -5, -6, -7)."""
-        army = self.state.armies.armies[army_id]
-        attacks = command in ("slay", "charge")
-        opts = list(dict.fromkeys(options or []))
-        if not all(isinstance(o, str) for o in opts):
-            raise RuleViolation("attack options are names", rule="P-BAT-2", field="options")
-        if opts and not attacks:
-            raise RuleViolation("attack options go with an attack (slay, charge)", rule="P-BAT-2", field="options")
-        for o in opts:
-            if o not in br.ATTACK_OPTIONS:
-                raise RuleViolation(
-                    f"an attack option is one of {', '.join(br.ATTACK_OPTIONS)}", rule="P-BAT-2", field="options"
-                )
-            if not br.has(army, o):
-                raise RuleViolation(f"{army['name']} is not {o.title()}", rule="P-BAT-2", field="options")
-        if "needler" in opts and "slayer" in opts:
-            raise RuleViolation("Slayer conflicts with Needler: choose one", rule="P-BAT-2", field="options")
-        if damage is not None:
-            allowed = br.damage_types(army, round_no=b["round"], command=command)
-            if not attacks or damage not in allowed:
-                raise RuleViolation(
-                    f"{army['name']} deals {', '.join(allowed) or 'untyped damage only'} in this attack",
-                    rule="P-BAT-5",
-                    field="damage",
-                )
-            if damage == "crush" and not (br.has(army, "stampeding") and command == "charge"):
-                opts.append("hammers")  # Hammers: "Crush damage for a momentum" ([003:696])
-        if allocation is not None:
-            if br.allocator(army) != "attacker":
-                raise RuleViolation(
-                    "the defender allocates wounds; an army with Bloodlust chooses ([003:721])",
-                    rule="P-BAT-6",
-                    field="allocation",
-                )
-            if not attacks or not isinstance(allocation, list) or not all(isinstance(i, int) for i in allocation):
-                raise RuleViolation("an allocation lists unit indexes of the target", rule="P-BAT-6")
-        n = limits.whole_number(restore, "restore", 0, 20, "P-BAT-3")
-        if n and not br.has(army, "shieldbearers"):
-            raise RuleViolation(f"{army['name']} is not Shieldbearers", rule="P-BAT-3", field="restore")
-        side = b["armies"][army_id]["side"]
-        if pass_to is not None:
-            if not br.has(army, "supports"):
-                raise RuleViolation(f"{army['name']} is not Supports", rule="P-BAT-7", field="pass_to")
-            if pass_to == army_id or pass_to not in self._fighting(b, side):
-                raise RuleViolation("momentum passes to an ally on the field", rule="P-BAT-7", field="pass_to")
-        spend = n + sum(1 for o in opts if o in ("axes", "hammers")) + (1 if command == "charge" else 0)
-        spend += 1 if pass_to is not None else 0
-        if spend > int(army.get("momentum", 0)):
-            raise RuleViolation(
-                f"{army['name']} has {army.get('momentum', 0)} momentum; these choices spend {spend}",
-                rule="P-BAT-3",
-                field="momentum",
-            )
-        return {
-            "options": sorted(opts),
-            "damage": "crush" if "hammers" in opts else damage,
-            "allocation": list(allocation) if allocation is not None else None,
-            "restore": n,
-            "pass_to": pass_to,
-        }
 
     def _default_command(self, b: dict, p: str, roller: Roller) -> None:
         side = b["turn"]["side"]
@@ -1149,7 +939,7 @@ class Battles(PlatformGame):
         opts = frozenset(choices.get("options", ()))
         # The other side's armies on the field (the state does not change until the command's event).
         foes = self._fighting(b, _other(side)) if cmd in ("slay", "charge") else []
-        _check_order(b, cmd, target_id, foes, goal)
+        _check_order_targets(b, cmd, target_id, foes, goal)
         # the rules return new dicts, never changing the state's
         army, changes = _ready_army(s.armies.armies, army_id, cmd, choices, opts)
         if cmd in ("slay", "charge"):
@@ -1184,7 +974,7 @@ class Battles(PlatformGame):
             changes=changes,
             by_default=by_default,
             actor=actor,
-            audience=self._audience_b(b),
+            audience=_audience_b(b),
         )
         return {"command": cmd, "hit": hit, "routs": routs, "presence": presence, "rolls": [r["faces"] for r in rolls]}
 
@@ -1271,7 +1061,7 @@ class Battles(PlatformGame):
         actor: str,
         audience: list,
     ) -> None:
-        b = self._battles()[battle_id]
+        b = _battles_of(self.state)[battle_id]
         s = self.state
         b["exhausted"].append(army_id)
         b.setdefault("last_power", {})[b["armies"][army_id]["side"]] = power_id
@@ -1340,7 +1130,7 @@ class Battles(PlatformGame):
             initiative=initiative,
             walls=walls,
             actor=SYSTEM,
-            audience=self._audience_b(b),
+            audience=_audience_b(b),
         )
         offerers = [p for side in ("A", "B") if escalation[side] > 0 for p in b["sides"][side]["powers"]]
         self._open_step(b, "goals", offerers, now)
@@ -1359,7 +1149,7 @@ class Battles(PlatformGame):
         actor: str,
         audience: list,
     ) -> None:
-        b = self._battles()[battle_id]
+        b = _battles_of(self.state)[battle_id]
         _apply(self.state, changes)
         for side, n in escalation.items():
             b["sides"][side]["escalation"] = n
@@ -1376,8 +1166,8 @@ class Battles(PlatformGame):
     ) -> None:
         """Goals: spend 1 escalation to offer terms of surrender ([003:580], P-BAT-9); no terms: pass."""
         b = self.battle(battle_id)
-        self._check_turn(b, power_id, "goals", now)
-        side = self._side_of(b, power_id)
+        _check_turn(self.state, b, power_id, "goals", now)
+        side = _side_of(b, power_id)
         if terms is not None:
             limits.check_text(terms, "terms", limits.REASON, required=True, what="the terms")
             if any(o["side"] == side for o in b["offers"]):
@@ -1391,7 +1181,7 @@ class Battles(PlatformGame):
                 terms=terms.strip(),
                 escalation=left,
                 actor=actor,
-                audience=self._audience_b(b),
+                audience=_audience_b(b),
             )
         self._battle_acted(
             battle_id=battle_id,
@@ -1399,7 +1189,7 @@ class Battles(PlatformGame):
             step="goals",
             by_default=False,
             actor=actor,
-            audience=self._audience_b(b),
+            audience=_audience_b(b),
         )
         self._after_act(b, now, roller)
 
@@ -1415,7 +1205,7 @@ class Battles(PlatformGame):
         actor: str,
         audience: list,
     ) -> None:
-        b = self._battles()[battle_id]
+        b = _battles_of(self.state)[battle_id]
         b["sides"][side]["escalation"] = escalation
         b["offers"].append({"side": side, "by": power_id, "terms": terms, "answer": None})
 
@@ -1431,8 +1221,8 @@ class Battles(PlatformGame):
     ) -> None:
         """The recipient side accepts or declines the terms offered; silence declines (P-BAT-9)."""
         b = self.battle(battle_id)
-        self._check_turn(b, power_id, "surrender", now)
-        side = self._side_of(b, power_id)
+        _check_turn(self.state, b, power_id, "surrender", now)
+        side = _side_of(b, power_id)
         self._battle_terms_answered(
             battle_id=battle_id,
             round=b["round"],
@@ -1440,7 +1230,7 @@ class Battles(PlatformGame):
             side=side,
             accept=bool(accept),
             actor=actor,
-            audience=self._audience_b(b),
+            audience=_audience_b(b),
         )
         self._after_act(b, now, roller)
 
@@ -1448,7 +1238,7 @@ class Battles(PlatformGame):
     def _battle_terms_answered(
         self, battle_id: str, round: int, power_id: str, side: str, accept: bool, actor: str, audience: list
     ) -> None:
-        b = self._battles()[battle_id]
+        b = _battles_of(self.state)[battle_id]
         for o in b["offers"]:
             if o["side"] != side and o["answer"] is not True:
                 o["answer"] = accept
@@ -1504,7 +1294,7 @@ class Battles(PlatformGame):
             changes=changes,
             lines=lines,
             actor=SYSTEM,
-            audience=self._audience_b(b),
+            audience=_audience_b(b),
         )
         self._open_step(b, "cleanup", sorted({b["armies"][a]["power"] for a in self._fighting(b)}), now)
 
@@ -1528,7 +1318,7 @@ class Battles(PlatformGame):
     ) -> None:
         """Cleanup ([003:581]): retreat armies from the battlefield, or rout units (by index) of one's armies."""
         b = self.battle(battle_id)
-        self._check_turn(b, power_id, "cleanup", now)
+        _check_turn(self.state, b, power_id, "cleanup", now)
         mine = [a for a in self._fighting(b) if b["armies"][a]["power"] == power_id]
         if not isinstance(retreat, list) or not isinstance(routs, dict):
             raise RuleViolation("retreat is a list of armies, routs {army: [unit index]}", rule="P.1.3")
@@ -1552,7 +1342,7 @@ class Battles(PlatformGame):
             retreat=list(retreat),
             changes=changes,
             actor=actor,
-            audience=self._audience_b(b),
+            audience=_audience_b(b),
         )
         self._after_act(b, now, roller)
 
@@ -1560,7 +1350,7 @@ class Battles(PlatformGame):
     def _battle_withdrawn(
         self, battle_id: str, round: int, power_id: str, retreat: list, changes: dict, actor: str, audience: list
     ) -> None:
-        b = self._battles()[battle_id]
+        b = _battles_of(self.state)[battle_id]
         for aid in retreat:
             b["armies"][aid]["where"] = "retreated"
             b["presence"].pop(aid, None)
@@ -1590,7 +1380,7 @@ class Battles(PlatformGame):
         s = self.state
         before = b["before"]
         after = {aid: deepcopy(s.armies.armies[aid]) for aid in b["armies"] if aid in s.armies.armies}
-        fear_users = {p for p in self._powers_of(b) if self._control_of(p) == "fear"}
+        fear_users = {p for p in self._powers_of(b) if _control_of(self.state, p) == "fear"}
         scoundrels = {p for p in self._powers_of(b) if "Scoundrels" in self._perks(p)}
         sides = {aid: e["side"] for aid, e in b["armies"].items()}
         # Intimidation is a conspiracy's generation mechanism, once a season ([003:1120], P-INFL-5): picked and unused
@@ -1630,7 +1420,7 @@ class Battles(PlatformGame):
             },
             changes={k: v for k, v in cleared.items() if v},
             actor=SYSTEM,
-            audience=self._audience_b(b),
+            audience=_audience_b(b),
         )
         w = s.windows.get(b["window"] or "")
         if w is not None and not w.closed:
@@ -1658,10 +1448,6 @@ class Battles(PlatformGame):
             if n:
                 self.generate_influence(p, "intimidation", b["hex"], [n])
 
-    def _control_of(self, p: str) -> str | None:
-        h = self.state.development.holdings.get(p)
-        return h.control if h is not None else None
-
     @event("BattleEnded")
     def _battle_ended(
         self,
@@ -1675,7 +1461,7 @@ class Battles(PlatformGame):
         audience: list,
     ) -> None:
         s = self.state
-        b = self._battles()[battle_id]
+        b = _battles_of(self.state)[battle_id]
         _apply(s, changes)
         b.update({"step": "ended", "result": {"reason": reason, "winner": winner, **deepcopy(aftermath)}})
         for aid in aftermath["destroyed"]:
@@ -1708,7 +1494,7 @@ class Battles(PlatformGame):
             changes={army_id: {"statuses": statuses}},
             reason=reason.strip(),
             actor=GM,
-            audience=self._audience_b(b),
+            audience=_audience_b(b),
         )
 
     @event("BattleRuled")
@@ -1736,7 +1522,264 @@ def _advance_rolls(state: Any, rolls: list) -> None:
         state.next_roll = max(r["roll_no"] for r in rolls) + 1
 
 
-def _check_order(b: dict, cmd: str, target_id: str | None, foes: list[str], goal: str) -> None:
+def _power_of(state: GameState, power_id: str) -> PowerState:
+    """The power, or NotFound (as ``Game.power``)."""
+    try:
+        return state.powers[power_id]
+    except KeyError:
+        raise NotFound(f"no power {power_id!r} in this game", field="power") from None
+
+
+def _fighting_in(state: GameState, b: dict, side: str | None = None) -> list[str]:
+    """Deployed armies with active units, in their side's order."""
+    armies, entries = state.armies.armies, b["armies"]
+    return [
+        aid
+        for sd in (("A", "B") if side is None else (side,))
+        for aid in b["sides"][sd]["order"]
+        if entries[aid]["where"] == "deployed"
+        and (army := armies.get(aid)) is not None
+        and any(not u["routed"] for u in army["units"])  # a unit active: size > 0
+    ]
+
+
+def _pending(b: dict) -> list[str]:
+    """Who the battle's current window waits for."""
+    if b["step"] == "ended" or b.get("window") is None:
+        return []
+    return [p for p in b["eligible"] if p not in b["acted"]]
+
+
+def _active_battles(state: GameState) -> list[dict]:
+    return [b for _, b in sorted(_battles_of(state).items()) if b["step"] != "ended"]
+
+
+def _armies_in(state: GameState, h: str) -> list[dict]:
+    return [a for _, a in sorted(state.armies.armies.items()) if a["hex"] == h and a["controller"]]
+
+
+def _battle_powers(b: dict) -> list[str]:
+    return [p for side in ("A", "B") for p in b["sides"][side]["powers"]]
+
+
+def _side_of(b: dict, power_id: str) -> str:
+    for side, s in b["sides"].items():
+        if power_id in s["powers"]:
+            return side
+    raise RuleViolation(f"{power_id} takes no part in this battle", rule="P.1.3", field="power_id")
+
+
+def _audience_b(b: dict) -> list[str]:
+    return vis.powers([p for s in b["sides"].values() for p in s["powers"]])
+
+
+def _goal_keys(b: dict) -> list[str]:
+    return list(b["goals"])
+
+
+def _checked_order(b: dict, side: str, order: Any) -> dict:
+    if not isinstance(order, dict) or order.get("command") not in (*br.COMMANDS, "special"):
+        raise RuleViolation(
+            f"an order is {{command, target, goal}}; a command is one of {', '.join(br.COMMANDS)} or special",
+            rule="P-BAT-3",
+            field="command",
+        )
+    out = {"command": order["command"], "target": order.get("target"), "goal": order.get("goal")}
+    if out["command"] == "special":  # [003:590] a class's special command, once per battle; the GM rules it
+        name = order.get("special")
+        if not isinstance(name, str) or not name.strip():
+            raise RuleViolation("a special command has its name", rule="P-BAT-3", field="special")
+        limits.check_text(name, "special", limits.IDENTIFIER, required=True, what="a special command")
+        out["special"] = name.strip().lower()
+    if out["goal"] is not None and out["goal"] not in _goal_keys(b):
+        raise RuleViolation(f"no goal {out['goal']!r} in this battle", rule="P-BAT-8", field="goal")
+    return out
+
+
+def _control_of(state: GameState, p: str) -> str | None:
+    h = state.development.holdings.get(p)
+    return h.control if h is not None else None
+
+
+def _battles_of(state: GameState) -> dict:
+    return state.battles.get("battles", {})
+
+
+def _battle_of_window(state: GameState, window_id: str) -> dict | None:
+    for b in _battles_of(state).values():
+        if b.get("window") == window_id:
+            return b
+    return None
+
+
+def _walls_at(state: GameState, h: str) -> dict | None:
+    for _, f in sorted(state.world.features.items()):
+        if f["hex"] == h:
+            goal = wr.wall_goal(f["kind"], f.get("modules", []))
+            if goal is not None:
+                return {**goal, "controller": f.get("controller")}
+    return None
+
+
+def _check_walls(state: GameState, h: str, by: str, enemies: list[str]) -> None:
+    """[003:435]: "Armies outside the walls cannot declare a battle against armies inside the walls until they
+    have spent at least one full month in the location" (P.1.3). Inside: the walls' controller's armies."""
+    walls = _walls_at(state, h)
+    if walls is None or walls.get("controller") not in enemies:
+        return
+    s = state
+    moved = set()
+    for aim in s.armies.aims.values():
+        if aim["kind"] == "muster" and (aim["season"], aim["month"]) == (s.season, s.month):
+            moved |= {m["army_id"] for m in aim["moves"] if m["path"][-1] == h}
+    if any(a["id"] in moved for a in _armies_in(state, h) if a["controller"] == by):
+        raise RuleViolation(
+            f"armies outside the {walls['name']} cannot declare a battle before a full month in {h}",
+            rule="P-FEAT-2",
+            field="hex",
+        )
+
+
+def _awesome_power_distance(state: GameState, army: dict, h: str) -> int:
+    """P-BAT-11 [003:1028] the Celestial's Awesome Power: "when fighting outside your capitol, you take wounds at
+    the start of each battle equal to your range distance from your capitol". Decision: the Celestial is its
+    power's loyal titanic army (a Celestial "is" that army, Loyal only to itself); its capitol is the power's
+    conduit marked capitol (P-MAG-5), else the army's home hex."""
+    p = army.get("controller")
+    if not p or not army.get("loyal") or not army.get("titanic") or _power_of(state, p).subclass != "celestial":
+        return 0
+    capitols = [c["hex"] for _, c in sorted(_magic_of(state, p).get("conduits", {}).items()) if c["capitol"]]
+    home = capitols[0] if capitols else army["garrison"]
+    return hexmap.distance(home, h)
+
+
+def _casters(state: GameState, b: dict) -> list[str]:
+    """The powers that know a fast spell (the others have nothing to decide)."""
+    out = []
+    for p in _battle_powers(b):
+        known = _magic_of(state, p).get("known", [])
+        if any((sp := spell_def(state, k)) is not None and sp.speed == "fast" for k in known):
+            out.append(p)
+    return out
+
+
+def _battle_spell_payment(state: GameState, power_id: str, sp: Any, pay: list[str] | None) -> dict:
+    """P-MAG-2: the fast spell's cost (with the power's cost perks) paid from its wallet."""
+    s = state
+    if pay is not None and (not isinstance(pay, list) or not all(isinstance(e, str) for e in pay) or len(pay) > 60):
+        raise RuleViolation("a payment lists mana by element letter", rule="P-MAG-2", field="pay")
+    cost = current_cost(s, sp, power_id)
+    held = dict(_power_of(state, power_id).mana)
+    payment = mr.check_payment(
+        cost,
+        pay if pay is not None else mr.auto_payment(cost, held),
+        improvised=has_perk(s, power_id, "improvised_instants"),
+        flexible=has_perk(s, power_id, "elemental_flexibility"),
+    )
+    try:
+        mr.check_held(payment.spent, held)
+    except RuleViolation as e:
+        raise RuleViolation(f"{sp.name} costs {cost.text}: {e}", rule="P-MAG-2", field="pay") from None
+    return dict(sorted(payment.spent.items()))
+
+
+def _check_choices(
+    state: GameState,
+    b: dict,
+    army_id: str,
+    command: str,
+    options: Any,
+    damage: Any,
+    allocation: Any,
+    restore: Any,
+    pass_to: Any,
+) -> dict:
+    """The commanding player's choices, checked before anything is recorded (P-BAT-2, -3, -5, -6, -7)."""
+    army = state.armies.armies[army_id]
+    attacks = command in ("slay", "charge")
+    opts = list(dict.fromkeys(options or []))
+    if not all(isinstance(o, str) for o in opts):
+        raise RuleViolation("attack options are names", rule="P-BAT-2", field="options")
+    if opts and not attacks:
+        raise RuleViolation("attack options go with an attack (slay, charge)", rule="P-BAT-2", field="options")
+    for o in opts:
+        if o not in br.ATTACK_OPTIONS:
+            raise RuleViolation(
+                f"an attack option is one of {', '.join(br.ATTACK_OPTIONS)}", rule="P-BAT-2", field="options"
+            )
+        if not br.has(army, o):
+            raise RuleViolation(f"{army['name']} is not {o.title()}", rule="P-BAT-2", field="options")
+    if "needler" in opts and "slayer" in opts:
+        raise RuleViolation("Slayer conflicts with Needler: choose one", rule="P-BAT-2", field="options")
+    if damage is not None:
+        allowed = br.damage_types(army, round_no=b["round"], command=command)
+        if not attacks or damage not in allowed:
+            raise RuleViolation(
+                f"{army['name']} deals {', '.join(allowed) or 'untyped damage only'} in this attack",
+                rule="P-BAT-5",
+                field="damage",
+            )
+        if damage == "crush" and not (br.has(army, "stampeding") and command == "charge"):
+            opts.append("hammers")  # Hammers: "Crush damage for a momentum" ([003:696])
+    if allocation is not None:
+        if br.allocator(army) != "attacker":
+            raise RuleViolation(
+                "the defender allocates wounds; an army with Bloodlust chooses ([003:721])",
+                rule="P-BAT-6",
+                field="allocation",
+            )
+        if not attacks or not isinstance(allocation, list) or not all(isinstance(i, int) for i in allocation):
+            raise RuleViolation("an allocation lists unit indexes of the target", rule="P-BAT-6")
+    n = limits.whole_number(restore, "restore", 0, 20, "P-BAT-3")
+    if n and not br.has(army, "shieldbearers"):
+        raise RuleViolation(f"{army['name']} is not Shieldbearers", rule="P-BAT-3", field="restore")
+    side = b["armies"][army_id]["side"]
+    if pass_to is not None:
+        if not br.has(army, "supports"):
+            raise RuleViolation(f"{army['name']} is not Supports", rule="P-BAT-7", field="pass_to")
+        if pass_to == army_id or pass_to not in _fighting_in(state, b, side):
+            raise RuleViolation("momentum passes to an ally on the field", rule="P-BAT-7", field="pass_to")
+    spend = n + sum(1 for o in opts if o in ("axes", "hammers")) + (1 if command == "charge" else 0)
+    spend += 1 if pass_to is not None else 0
+    if spend > int(army.get("momentum", 0)):
+        raise RuleViolation(
+            f"{army['name']} has {army.get('momentum', 0)} momentum; these choices spend {spend}",
+            rule="P-BAT-3",
+            field="momentum",
+        )
+    return {
+        "options": sorted(opts),
+        "damage": "crush" if "hammers" in opts else damage,
+        "allocation": list(allocation) if allocation is not None else None,
+        "restore": n,
+        "pass_to": pass_to,
+    }
+
+
+def _reserve(state: GameState, b: dict, power_id: str) -> list[str]:
+    """A power's armies in the battle's hex not yet in the battle: it may deploy them ([003:575])."""
+    return [a["id"] for a in _armies_in(state, b["hex"]) if a["controller"] == power_id and a["id"] not in b["armies"]]
+
+
+def _reserve_powers(state: GameState, b: dict) -> list[str]:
+    return [p for p in _battle_powers(b) if _reserve(state, b, p)]
+
+
+def _in_battle(state: GameState, power_id: str, h: str) -> bool:
+    return any(b["hex"] == h and power_id in _battle_powers(b) for b in _active_battles(state))
+
+
+def _check_turn(state: GameState, b: dict, power_id: str, step: str, now: datetime) -> None:
+    if b["step"] != step:
+        raise RuleViolation(f"the battle is at its {b['step']} step, not {step}", rule="P.1.3", field="battle_id")
+    if power_id not in _pending(b):
+        raise RuleViolation(f"{power_id} has nothing to do in this step now", rule="P.1.3", field="power_id")
+    w = state.windows.get(b["window"])
+    if w is None or w.closed or now >= datetime.fromisoformat(w.deadline_for(power_id)):
+        raise RuleViolation("this step's window has closed", rule="P.1.3", field="deadline")
+
+
+def _check_order_targets(b: dict, cmd: str, target_id: str | None, foes: list[str], goal: str) -> None:
     """An attack names an enemy army on the field (P-BAT-2); a Hold or a Charge, a goal still in play (P-BAT-8)."""
     if cmd in ("slay", "charge"):
         if target_id is None or target_id not in foes:
@@ -1864,7 +1907,7 @@ def battle_view(game: Any, battle_id: str, viewer: str) -> dict:
 
 
 def battles_view(game: Any, viewer: str) -> list[dict]:
-    return [battle_view(game, bid, viewer) for bid in sorted(game._battles())]
+    return [battle_view(game, bid, viewer) for bid in sorted(_battles_of(game.state))]
 
 
 REPORTED = (
