@@ -18,11 +18,11 @@ from api.compose import build_games, build_projector
 from api.ratelimit import RateLimitMiddleware, RateLimits
 from api.routes import commands, games, history, mail, posts, windows
 from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
-from api.service import Games
 from api.web import people as web_people
 from api.web import routes as web_routes
 from api.web import talk as web_talk
 from api.web.i18n import Language
+from application.service import Games
 from domain import limits
 from domain.errors import DomainError
 from projections import logs

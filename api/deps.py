@@ -13,7 +13,7 @@ from typing import Annotated
 from fastapi import Depends, Header, Path, Request
 from starlette.concurrency import run_in_threadpool
 
-from api.service import Caller, CommandKey, Games, Receipt, hash_token
+from application.service import Caller, CommandKey, Games, Receipt, hash_token
 from domain.platform.commands import Command
 
 

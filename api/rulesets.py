@@ -21,7 +21,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from api.service import Games
+from application.service import Games
 
 API_PACKAGES: dict[str, str] = {
     "powers": "api.powers",

@@ -1,7 +1,7 @@
 """The game store: the eventsourcing Application that persists games (events, snapshots, the
 idempotency key table beside them) and answers the reads over them (a game at a version, the phase
 list, views, a viewer's events). The projector, the migrations and every read path use it; the
-commands run through its subclass, the application service ``api.service.Games``.
+commands run through its subclass, the application service ``application.service.Games``.
 
 It knows no ruleset: a stored game is loaded through the ruleset registered under the name it
 recorded, and the snapshot transcodings come from each registered ruleset's state types.

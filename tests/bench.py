@@ -97,7 +97,7 @@ def writer_homes(clients: int, processes: int) -> list[int]:
 def events_per_command() -> int:
     """How many events the benchmarked command (a power submits and rolls an action) records in its one
     transaction, counted on an in-memory game: the bare side saves that many per save."""
-    from api.service import Caller
+    from application.service import Caller
     from domain.powers.commands import SubmitAction
 
     games = PowersGames()
@@ -914,7 +914,7 @@ def covenants_turn_vs_powers_action(tmp: Path, runs: int = 30, seasons: int = 3,
     length: a covenant game plays ``seasons`` seasons (3 seats), a Powers game ``months`` months (3 powers,
     4 actions a month each), and a new game of each starts when one is done (the moves between are untimed)."""
     from api.compose import build_games
-    from api.service import Caller
+    from application.service import Caller
     from domain.covenants.commands import Discard, Generate, Keep, Pass
     from domain.errors import RuleViolation
     from domain.powers.commands import SubmitAction
@@ -1011,7 +1011,7 @@ def battle_round_vs_command(tmp: Path, runs: int = 40, warm: int = 12) -> dict[s
     on receipt, in
     a game of 3 powers (a new game after 4 actions each)."""
     from api.compose import build_games
-    from api.service import Caller
+    from application.service import Caller
     from domain.platform.commands import CloseWindow
     from domain.powers import armies, battle, world
     from domain.powers.commands import SubmitAction
@@ -1133,7 +1133,7 @@ def effect_phrases_per_s_vs_events_saved(tmp: Path, turns: int = 60, runs: int =
     from unittest import mock
 
     from api.compose import build_games
-    from api.service import Caller
+    from application.service import Caller
     from domain.lodge.ruleset import AddMage, AdvancePhase, BeginGame, CastSpell, PhysicalAction, PrepareSpells
 
     settings = Settings(data_dir=tmp / "lodge", embedded_workers=False)

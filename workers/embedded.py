@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from api.service import Games
+from application.service import Games
 from projections.projector import Projector
 from projections.settings import Settings
 from workers import runtime

@@ -30,7 +30,7 @@ import threading
 import time
 from typing import Any
 
-from api.compose import build_games, build_projector
+from application.compose import build_games, build_projector
 from projections.settings import Settings
 from workers import heartbeat
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from datetime import datetime, timezone
 
-from api.compose import build_games, build_projector
-from api.service import Games
+from application.compose import build_games, build_projector
+from application.service import Games
 from projections.projector import Projector
 from projections.settings import Settings
 

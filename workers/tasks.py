@@ -113,7 +113,7 @@ def dispatch_mail(now: datetime) -> dict:
         )
         reply_to, text = None, body.get("text", "")
         if note["kind"] == "post" and body.get("thread_id"):  # issue 16: a reply lands in the thread
-            from api.mail_intake import talk_address
+            from application.mail_addresses import talk_address
 
             game = games.get_game(note["game_id"], for_update=False)
             settings = runtime.settings()

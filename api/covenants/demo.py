@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from api.rulesets import service_class
-from api.service import Caller, Games
+from application.service import Caller, Games
 from domain.covenants import commands as cc
 from domain.covenants import rules
 from domain.covenants.verify import verify_covenant_events

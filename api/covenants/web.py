@@ -13,7 +13,7 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import Response
 
-from api.web.routes import _int, attempt, send, templates
+from api.web.kit import attempt, integer, send, templates
 from domain.covenants import commands as cc
 from domain.covenants import rules
 from domain.covenants.game import ENEMIES
@@ -287,7 +287,7 @@ def _form(name: str, build: Callable[[str, dict], Any], ok: str) -> Callable:
 
 def _whole(f: dict, key: str) -> int:
     """A whole number the form gives; else refused naming the field."""
-    value = _int(f.get(key))
+    value = integer(f.get(key))
     if value is None:
         text = _("{field} must be a whole number, not {value}").format(field=key, value=repr(str(f.get(key, ""))))
         raise RuleViolation(text, field=key)

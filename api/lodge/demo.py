@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from api.rulesets import service_class
-from api.service import Caller, Games
+from application.service import Caller, Games
 from domain.lodge import ruleset as lr
 
 SEATS = (("ann", "Ann", "red", False), ("bob", "Bob", "blue", True), ("cy", "Cy", "green", False))

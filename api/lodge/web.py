@@ -10,8 +10,8 @@ from fastapi import Request
 from fastapi.responses import Response
 
 from api.security import web_session
-from api.service import new_token
-from api.web.routes import _gm, _link, attempt, back, flash, refused, send, templates
+from api.web.kit import attempt, back, flash, gm_only, refused, send, sign_in_link, templates
+from application.service import new_token
 from domain.errors import DomainError, RuleViolation
 from domain.ids import GM
 from domain.lodge import ruleset as lr
@@ -180,7 +180,7 @@ def _pass(request, games, game_id, caller, f):
     )
 
 
-@_gm
+@gm_only
 def _add_mage(request, games, game_id, caller, f):
     mage = f.get("mage_id", "")
     try:
@@ -193,7 +193,7 @@ def _add_mage(request, games, game_id, caller, f):
         games.run(caller, game_id, ReissueLink(mage, token_hash))
     except DomainError as err:
         return refused(request, game_id, "mages", err)
-    web_session(request).set("links", {mage: _link(request, game_id, token)})
+    web_session(request).set("links", {mage: sign_in_link(request, game_id, token)})
     flash(
         request,
         kind="ok",
@@ -203,14 +203,14 @@ def _add_mage(request, games, game_id, caller, f):
     return back(game_id, "mages")
 
 
-@_gm
+@gm_only
 def _begin(request, games, game_id, caller, f):
     return attempt(
         request, game_id, "host", send(games, game_id, caller, lambda: lr.BeginGame()), _("The game has begun.")
     )
 
 
-@_gm
+@gm_only
 def _advance(request, games, game_id, caller, f):
     return attempt(
         request,
@@ -221,7 +221,7 @@ def _advance(request, games, game_id, caller, f):
     )
 
 
-@_gm
+@gm_only
 def _black_rose(request, games, game_id, caller, f):
     # the page sends a card and its target together (``act``, "card:target"), as offered; ``card`` and ``target``
     # apart are read too (the JSON API's shape)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from api.routes.commands import ISSUED, build, command_class
-from api.web.routes import attempt, back, flash
+from api.web.kit import attempt, back, flash
 from domain.errors import RuleViolation
 from domain.ids import GM
 from domain.platform.commands import Command

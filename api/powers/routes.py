@@ -25,7 +25,7 @@ from api.powers.schemas import (
     WaiveRequest,
 )
 from api.schemas import COMMAND, GAME_READ, ReceiptPublic
-from api.service import new_token
+from application.service import new_token
 from domain.powers.commands import (
     AcceptConsequence,
     AddPower,

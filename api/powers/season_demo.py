@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from api.powers.service import PowersGames
-from api.service import Caller
+from application.service import Caller
 from domain.dice import FixedRoller
 from domain.powers import catalogue_commands as cc
 from domain.powers import development as dev

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.service import Caller, CommandKey, Games, Receipt, new_token
+from application.service import Caller, CommandKey, Games, Receipt, new_token
 from domain.powers import commands as pc
 
 

@@ -13,9 +13,9 @@ from api.powers.army_forms import ARMY_GM_FORMS
 from api.powers.forms import FEATURE_FORMS
 from api.powers.mapsvg import map_figure
 from api.security import web_session
-from api.service import new_token
-from api.web.routes import _gm, _int, _link, attempt, back, confirm_first, flash, refused, send, templates
+from api.web.kit import attempt, back, confirm_first, flash, gm_only, integer, refused, send, sign_in_link, templates
 from api.web.talk import tied_posts
+from application.service import new_token
 from domain.errors import DomainError
 from domain.ids import GM
 from domain.platform.i18n import N_, _
@@ -143,7 +143,7 @@ def submit_command(me: str, f: dict) -> pc.SubmitAction:
         location=f.get("location") or None,
         targets=[t for t in targets if t],
         resistible=f.get("resistible") == "on",
-        difficulty=_int(f.get("difficulty")),
+        difficulty=integer(f.get("difficulty")),
         assets=[] if propose else _picked_assets(f),
         extra_actions=1 if f.get("extra_action") == "on" else 0,
         roll=not propose,
@@ -195,7 +195,7 @@ def _convert(request, games, game_id, caller, f):
             games,
             game_id,
             caller,
-            lambda: pc.LockConversions(f.get("action_id", ""), convert=_int(f.get("convert"), 0)),
+            lambda: pc.LockConversions(f.get("action_id", ""), convert=integer(f.get("convert"), 0)),
         ),
         _("Conversions fixed. Your receipt:"),
     )
@@ -241,7 +241,7 @@ def _react(request, games, game_id, caller, f):
             game_id,
             caller,
             lambda: pc.DeclareReaction(
-                caller.principal, f.get("action_id", ""), _picked_assets(f), _int(f.get("convert"), 0)
+                caller.principal, f.get("action_id", ""), _picked_assets(f), integer(f.get("convert"), 0)
             ),
         ),
         _("Reaction recorded. You will learn the outcome when the window closes."),
@@ -258,7 +258,7 @@ def _waive(request, games, game_id, caller, f):
     )
 
 
-@_gm
+@gm_only
 def _advance(request, games, game_id, caller, f):
     if f.get("expected_step") == "planning":
         ask = confirm_first(
@@ -280,7 +280,7 @@ def _advance(request, games, game_id, caller, f):
     )
 
 
-@_gm
+@gm_only
 def _resolve(request, games, game_id, caller, f):
     return attempt(
         request,
@@ -291,14 +291,14 @@ def _resolve(request, games, game_id, caller, f):
     )
 
 
-@_gm
+@gm_only
 def _difficulty(request, games, game_id, caller, f):
     tiers = {}
     for line in (f.get("tiers") or "").splitlines():
         if ":" in line:
             k, v = line.split(":", 1)
             tiers[k.strip()] = v.strip()
-    value = _int(f.get("value"))
+    value = integer(f.get("value"))
     if value is None:
         flash(
             request,
@@ -323,11 +323,11 @@ def _difficulty(request, games, game_id, caller, f):
     )
 
 
-@_gm
+@gm_only
 def _consequence(request, games, game_id, caller, f):
     effects: list[dict] = []
-    if _int(f.get("lose_actions"), 0):
-        effects.append({"kind": "lose_actions", "count": _int(f.get("lose_actions"))})
+    if integer(f.get("lose_actions"), 0):
+        effects.append({"kind": "lose_actions", "count": integer(f.get("lose_actions"))})
     if f.get("disclose_to") and f.get("disclose_text"):
         effects.append({"kind": "disclose", "to": f["disclose_to"], "text": f["disclose_text"]})
     return attempt(
@@ -339,7 +339,7 @@ def _consequence(request, games, game_id, caller, f):
     )
 
 
-@_gm
+@gm_only
 def _add_power(request, games, game_id, caller, f):
     cls, _sep, sub = (f.get("kind") or "::").partition(":")
     token, token_hash = new_token()
@@ -347,13 +347,13 @@ def _add_power(request, games, game_id, caller, f):
         receipt = games.run(caller, game_id, pc.AddPower(f.get("name", ""), cls, sub, token_hash))
     except DomainError as err:
         return refused(request, game_id, "powers", err)
-    web_session(request).set("links", {receipt.result["power_id"]: _link(request, game_id, token)})
+    web_session(request).set("links", {receipt.result["power_id"]: sign_in_link(request, game_id, token)})
     added = _("{name} added. Send them their link (shown once).").format(name=f.get("name"))
     flash(request, kind="ok", form="powers", text=added)
     return back(game_id, "powers")
 
 
-@_gm
+@gm_only
 def _asset(request, games, game_id, caller, f):
     return attempt(
         request,
@@ -367,7 +367,7 @@ def _asset(request, games, game_id, caller, f):
                 f.get("power_id", ""),
                 f.get("name", ""),
                 f.get("cls", ""),
-                _int(f.get("rank"), 0) or 0,
+                integer(f.get("rank"), 0) or 0,
                 assured=f.get("assured") == "on",
                 critical=f.get("critical") == "on",
                 novel=f.get("novel") == "on",

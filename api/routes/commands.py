@@ -20,7 +20,7 @@ from api.schemas import (
     ReceiptPublic,
     TimezoneRequest,
 )
-from api.service import new_token
+from application.service import new_token
 from domain import limits
 from domain.errors import RuleViolation
 from domain.platform.commands import PLATFORM_COMMANDS, Command, GrantVisibility, SetTimezone

@@ -21,7 +21,7 @@ from api.schemas import (
     TokenReplacedPublic,
     errors,
 )
-from api.service import new_token
+from application.service import new_token
 from domain.platform.commands import CloseWindow, ReissueLink
 
 router = APIRouter(prefix="/games", tags=["games"])

@@ -3,7 +3,7 @@
 bounds, a list a comma-separated text field, an object a JSON text area. Each control shows its default.
 
 What the form posts is read back leniently into JSON values and only options changed from their default are
-sent: the service checks them against the same schema (``api.service.checked_options``), so a bad value is
+sent: the service checks them against the same schema (``application.service.checked_options``), so a bad value is
 refused there, naming the option, and nothing is created.
 """
 

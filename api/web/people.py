@@ -8,7 +8,7 @@ contact is that address, in every game and ruleset, on any device; a seat's secr
   mail scanner that fetches the link uses nothing.
 - ``/me`` lists the person's seats: each game with its ruleset, phase, the deadlines in the person's zone,
   and "waiting on you" where an open window still waits for the seat. A seat's board opens without its link
-  (``api.web.routes.who``), and every form it sends is checked against the seat's contact again.
+  (``api.web.kit.who``), and every form it sends is checked against the seat's contact again.
 
 The mail goes out over the outgoing SMTP of ``workers.mail.Mailer`` after the page is answered (so the
 answer takes as long whatever the address), and is recorded in the mail ledger with its link redacted.
@@ -28,7 +28,7 @@ from starlette.background import BackgroundTask
 
 from api.security import redact, site_base, web_session
 from api.web.i18n import local_time, number
-from api.web.routes import flash, form_of, games_of, templates
+from api.web.kit import flash, form_of, games_of, templates
 from domain import limits
 from domain.errors import DomainError
 from domain.platform import feed as words_of

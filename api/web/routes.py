@@ -8,9 +8,7 @@ import csv
 import inspect
 import io
 import json
-from collections.abc import Callable
 from datetime import datetime, timezone
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -18,18 +16,32 @@ from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
-from fastapi.templating import Jinja2Templates
-from jinja2 import ChoiceLoader, FileSystemLoader, PrefixLoader, pass_context
-from markupsafe import Markup
 
 from api import rulesets
-from api.mail_intake import reply_address
 from api.schemas import PageSize, Position
-from api.security import CsrfRefused, check_csrf, check_origin, site_base, web_session
-from api.service import Caller, Games, Receipt, hash_token, new_token
+from api.security import CsrfRefused, web_session
 from api.web import i18n, options_form
 from api.web.i18n import local_time
+from api.web.kit import (
+    attempt,
+    back,
+    caller_for,
+    confirm_first,
+    flash,
+    form_of,
+    games_of,
+    gm_only,
+    integer,
+    local_receipt,
+    refused,
+    seat_names,
+    send,
+    sign_in_link,
+    templates,
+    who,
+)
 from api.web.status import status_strip
+from application.service import Games, hash_token, new_token
 from domain import limits
 from domain import rulesets as installed
 from domain.errors import DomainError, Unauthorized
@@ -37,7 +49,6 @@ from domain.ids import GM
 from domain.platform import feed as words_of
 from domain.platform.commands import (
     CloseWindow,
-    Command,
     DeclareReady,
     GrantExtension,
     RefuseExtension,
@@ -47,26 +58,7 @@ from domain.platform.commands import (
 from domain.platform.i18n import _
 from domain.platform.ruleset import Ruleset
 from domain.platform.ruleset import registered as registered_rulesets
-from projections import people
 
-HERE = Path(__file__).parent
-templates = Jinja2Templates(directory=str(HERE / "templates"))
-# A ruleset's templates are named after it ("powers/board.html") and may extend the platform's ("base.html").
-templates.env.loader = ChoiceLoader(
-    [FileSystemLoader(str(HERE / "templates")), PrefixLoader(rulesets.template_loaders())]
-)
-
-
-@pass_context
-def csrf_field(context: Any) -> Markup:
-    """The hidden field every ``<form method="post">`` carries: this session's CSRF token."""
-    return Markup('<input type="hidden" name="csrf" value="{}">').format(web_session(context["request"]).csrf())
-
-
-templates.env.globals["csrf_field"] = csrf_field
-
-
-i18n.install(templates.env)  # {% trans %}, _() and the viewer's formats of dates and numbers
 router = APIRouter(include_in_schema=False)
 
 BOARD_FEED = 40  # the newest events of the feed a board shows
@@ -74,133 +66,10 @@ BOARD_PHASES = 60  # the latest phases a board offers to look back at (any other
 AUDIT_PAGE = 200  # rows a page of the audit shows unless asked for more (PageSize: at most limits.PAGE)
 
 
-def games_of(request: Request) -> Games:
-    return request.app.state.games
-
-
-def who(request: Request, game_id: str) -> str:
-    """The principal this browser is signed in as, for this game. A session whose token was replaced
-    is signed out of the game."""
-    session = web_session(request)
-    grant = session.grants().get(game_id)
-    if grant is None:
-        seat = person_seat(request, game_id)  # a person signed in by email, at a seat whose contact is theirs
-        if seat is not None:
-            return seat
-        raise Unauthorized(_("sign in with the secret link your GM sent you"), field="session")
-    try:
-        principal = games_of(request).authenticate_hash(game_id, grant.token_hash)
-    except Unauthorized:
-        session.revoke(game_id)
-        raise
-    return principal
-
-
-def person_seat(request: Request, game_id: str) -> str | None:
-    """The seat a person signed in by email holds in this game (the one they chose on My games if several):
-    one the read model lists under their address, whose contact the game itself still says is theirs."""
-    person = web_session(request).person()
-    if person is None:
-        return None
-    listed = [seat for g, seat in people.seats_of(request.app.state.projector.db, person.email) if g == game_id]
-    chosen = (web_session(request).get("seats") or {}).get(game_id)
-    games = games_of(request)
-    for seat in sorted(listed, key=lambda s: s != chosen):
-        try:
-            email = games.contact_of(game_id, seat)[0]
-        except DomainError:
-            return None
-        if email and people.address_key(email) == people.address_key(person.email):
-            return seat
-    return None
-
-
-def caller_for(request: Request, game_id: str, me: str) -> Caller:
-    """The caller a form runs as: with the hash of the link's token, or as the person signed in by email."""
-    session = web_session(request)
-    grant = session.grants().get(game_id)
-    person = session.person()
-    if grant is not None:
-        return Caller.of(me, grant.token_hash)
-    if person is not None:
-        return Caller.of_person(me, person.email)
-    raise Unauthorized(_("sign in first"), field="session")
-
-
-def flash(request: Request, **message: Any) -> None:
-    web_session(request).set("flash", message)
-
-
 def csrf_refused(request: Request, exc: CsrfRefused) -> Response:
     return templates.TemplateResponse(
         request, "message.html", {"title": _("This form was refused"), "text": exc.detail}, status_code=403
     )
-
-
-def back(game_id: str, anchor: str = "") -> RedirectResponse:
-    return RedirectResponse(f"/play/{game_id}{('#' + anchor) if anchor else ''}", status_code=303)
-
-
-def refused(request: Request, game_id: str, form: str, err: DomainError) -> RedirectResponse:
-    """Show a refusal, with its rule and field, next to the form it concerns."""
-    flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message)
-    return back(game_id, form)
-
-
-def attempt(
-    request: Request, game_id: str, form: str, fn, ok: str, anchor: str = "", keep: dict | None = None
-) -> RedirectResponse:
-    """Run a command; remember its receipt or its refusal (with rule and field) for the next page. With
-    ``keep`` (the posted form), a refused form is shown again with what was typed (``values``)."""
-    try:
-        receipt = fn()
-    except DomainError as err:
-        values = {k: v for k, v in (keep or {}).items() if k != "csrf"} or None
-        flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message, values=values)
-        return back(game_id, anchor or form)
-    detail = getattr(receipt, "sequence", None)
-    flash(
-        request,
-        kind="ok",
-        form=form,
-        text=ok,
-        receipt={"sequence": receipt.sequence, "digest": receipt.digest, "at": receipt.recorded_at}
-        if detail is not None
-        else None,
-    )
-    return back(game_id, anchor or form)
-
-
-async def form_of(request: Request) -> dict[str, Any]:
-    """A posted form, once its origin and its CSRF token are checked (else 403)."""
-    check_origin(request, request.app.state.settings)
-    data = await request.form()
-    out: dict[str, Any] = {}
-    for key in data.keys():
-        values = data.getlist(key)
-        out[key] = values if len(values) > 1 or key.endswith("[]") else values[0]
-    check_csrf(request, out)
-    return out
-
-
-def _int(value: Any, default: int | None = None) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return default
-
-
-def local_receipt(message: dict | None, zone: ZoneInfo) -> dict | None:
-    """A flash whose receipt carries its time in the viewer's zone as well (``at_local``)."""
-    if message and message.get("receipt") and message["receipt"].get("at"):
-        message = {**message, "receipt": {**message["receipt"], "at_local": local_time(message["receipt"]["at"], zone)}}
-    return message
-
-
-def seat_names(game: Any) -> dict[str, str]:
-    """Every seat's public name (the GM's too), for lines in words."""
-    names = {pid: getattr(seat, "name", pid) for pid, seat in getattr(game.state, "powers", {}).items()}
-    return {GM: _("the GM"), **names}
 
 
 def kept_links(request: Request, game_id: str) -> dict[str, dict[str, str]]:
@@ -257,34 +126,6 @@ def feed_page(
         )
         for e in events
     ]
-
-
-def confirm_first(
-    request: Request, game_id: str, f: dict[str, Any], question: str, detail: str, button: str, anchor: str = ""
-) -> Response | None:
-    """A destructive form asks once more on a page of its own (no JavaScript needed): None once the form
-    carries ``confirm=yes``, else the page that posts it again, with every field it had, and that answer."""
-    if f.get("confirm") == "yes":
-        return None
-    fields = [
-        (k, v)
-        for k, values in f.items()
-        if k not in ("csrf", "confirm")
-        for v in (values if isinstance(values, list) else [values])
-    ]
-    return templates.TemplateResponse(
-        request,
-        "confirm.html",
-        {
-            "game_id": game_id,
-            "action": request.url.path,
-            "fields": fields,
-            "question": question,
-            "detail": detail,
-            "button": button,
-            "anchor": anchor,  # "No, go back" returns to the form (and so to its tab of the console)
-        },
-    )
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -425,7 +266,7 @@ async def new_game(request: Request) -> Response:
             f.get("name", ""),
             f.get("gm_name") or "GM",
             f.get("timezone") or "UTC",
-            _int(f.get("months"), 2),
+            integer(f.get("months"), 2),
             options_form.read_options(chosen, f) if chosen else None,
             ruleset=name,
         )
@@ -436,17 +277,8 @@ async def new_game(request: Request) -> Response:
     session = web_session(request)
     session.rotate()
     session.grant(game_id, GM, hash_token(token))
-    session.set("links", {GM: _link(request, game_id, token)})
+    session.set("links", {GM: sign_in_link(request, game_id, token)})
     return RedirectResponse(f"/play/{game_id}", status_code=303)
-
-
-def _link(request: Request, game_id: str, token: str) -> dict[str, str]:
-    """The secret sign-in link, and the secret reply address for turns by email."""
-    settings = request.app.state.settings
-    return {
-        "url": f"{site_base(request, settings)}/signin/{game_id}/{token}",
-        "address": reply_address(settings.mail_domain, game_id, token),
-    }
 
 
 @router.get("/play/{game_id}", response_class=HTMLResponse)
@@ -595,11 +427,6 @@ def ruleset_web(games: Games, game_id: str) -> ModuleType | None:
     return rulesets.part(name, "web") if name in rulesets.API_PACKAGES else None
 
 
-def send(games: Games, game_id: str, caller: Caller, build: Callable[[], Command]) -> Callable[[], Receipt]:
-    """What ``attempt`` runs: build the form's command (a bad field is refused, naming it) and run it."""
-    return lambda: games.run(caller, game_id, build())
-
-
 def _ready(request, games, game_id, caller, f):
     return attempt(
         request,
@@ -630,17 +457,7 @@ def _extension(request, games, game_id, caller, f):
     )
 
 
-def _gm(fn):
-    def wrapped(request, games, game_id, caller, f):
-        if caller.principal != GM:
-            flash(request, kind="error", form="gm", field=None, rule=None, text=_("only the GM may do this"))
-            return back(game_id)
-        return fn(request, games, game_id, caller, f)
-
-    return wrapped
-
-
-@_gm
+@gm_only
 def _grant(request, games, game_id, caller, f):
     return attempt(
         request,
@@ -651,7 +468,7 @@ def _grant(request, games, game_id, caller, f):
     )
 
 
-@_gm
+@gm_only
 def _refuse(request, games, game_id, caller, f):
     return attempt(
         request,
@@ -662,7 +479,7 @@ def _refuse(request, games, game_id, caller, f):
     )
 
 
-@_gm
+@gm_only
 def _close(request, games, game_id, caller, f):
     window = words_of.phase_title(games.get_game(game_id, for_update=False).ruleset, f.get("window_id", ""))
     ask = confirm_first(
@@ -685,7 +502,7 @@ def _close(request, games, game_id, caller, f):
     )
 
 
-@_gm
+@gm_only
 def _reissue(request, games, game_id, caller, f):
     token, token_hash = new_token()
     try:
@@ -696,12 +513,12 @@ def _reissue(request, games, game_id, caller, f):
     request.app.state.sessions.end_principal(game_id, f.get("who", ""))
     if f.get("who") == GM:
         web_session(request).grant(game_id, GM, token_hash)
-    web_session(request).set("links", {f.get("who"): _link(request, game_id, token)})
+    web_session(request).set("links", {f.get("who"): sign_in_link(request, game_id, token)})
     flash(request, kind="ok", form="powers", text=_("The old link no longer works. The new one is shown once."))
     return back(game_id, "powers")
 
 
-@_gm
+@gm_only
 def _rollback(request, games, game_id, caller, f):
     ruleset = games.get_game(game_id, for_update=False).ruleset
     ask = confirm_first(
@@ -729,7 +546,7 @@ def _rollback(request, games, game_id, caller, f):
     )
 
 
-@_gm
+@gm_only
 def _fork(request, games, game_id, caller, f):
     ruleset = games.get_game(game_id, for_update=False).ruleset
     ask = confirm_first(

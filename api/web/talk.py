@@ -14,8 +14,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from api.schemas import Position
 from api.security import web_session
-from api.service import Caller
-from api.web.routes import flash, form_of, games_of, local_receipt, local_time, templates, who
+from api.web.i18n import local_time
+from api.web.kit import flash, form_of, games_of, local_receipt, templates, who
+from application.service import Caller
 from domain.errors import DomainError
 from domain.platform.commands import EditPost, HidePost, MakePost, OpenThread
 from domain.platform.i18n import _

@@ -1,6 +1,6 @@
 """How the contract suite plays each registered ruleset: one driver per ruleset name.
 
-A driver plays a short game through the application service (``api.service.Games``, with
+A driver plays a short game through the application service (``application.service.Games``, with
 every ruleset's commands mixed in as the composition root builds it) and names what the
 contract needs: a command the rules refuse, the phases to roll back to and fork from, what a
 rollback deliberately keeps moving (sequences, seeds, deadlines, what nobody can unsee), and what
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from api.powers.service import PowersGames
-from api.service import Caller, Games
+from application.service import Caller, Games
 from domain.covenants.commands import Move
 from domain.platform.commands import MakePost
 from tests.contract.fake_ruleset import Join, Post

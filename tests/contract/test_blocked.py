@@ -17,7 +17,7 @@ import pytest
 from eventsourcing.domain import event
 from pydantic import BaseModel, ConfigDict
 
-from api.service import SYSTEM_CALLER, Caller, Games
+from application.service import SYSTEM_CALLER, Caller, Games
 from domain import visibility as vis
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
@@ -272,7 +272,7 @@ def test_the_json_view_and_the_status_strip_show_the_block_and_only_those_told_r
 
 
 def test_the_board_page_draws_the_block_in_the_status_strip():
-    from api.web.routes import templates
+    from api.web.kit import templates
 
     strip = {
         "status": ("gm", "Waiting on the host."),

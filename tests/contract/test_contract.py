@@ -16,7 +16,7 @@ import pytest
 
 import domain.rulesets  # noqa: F401  (registers the installed rulesets)
 from api.rulesets import service_class
-from api.service import Games
+from application.service import Games
 from domain.errors import DomainError
 from domain.platform import ruleset as registry
 from tests.contract.conftest import RULESETS

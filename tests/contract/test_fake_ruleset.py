@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from api.service import Games
+from application.service import Games
 from domain.errors import RuleViolation
 from domain.platform import ruleset as registry
 from domain.platform.game import fold

@@ -21,7 +21,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from api.service import Games, hash_token, new_token
+from application.service import Games, hash_token, new_token
 from domain.ids import GM
 from domain.platform import ruleset as registry
 from domain.platform.commands import PLATFORM_COMMANDS

@@ -29,7 +29,7 @@ import pytest
 
 import domain.rulesets  # noqa: F401  (registers the installed rulesets)
 from api.rulesets import service_class
-from api.service import SYSTEM_CALLER, Caller, Games
+from application.service import SYSTEM_CALLER, Caller, Games
 from domain.errors import DomainError
 from domain.ids import GM
 from domain.platform import ruleset as registry

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import domain.rulesets  # noqa: F401  (registers the installed rulesets)
 from api.compose import build_projector
 from api.rulesets import service_class
-from api.service import Caller
+from application.service import Caller
 from domain.errors import DomainError, Forbidden, NotFound
 from domain.ids import GM
 from domain.platform import posts as domain_posts

@@ -11,7 +11,7 @@ import pytest
 
 from api.compose import build_games, build_projector
 from api.mail_intake import MailIntake
-from api.service import Caller
+from application.service import Caller
 from domain.mailturns import Command, LineError, Turn, own_lines
 from domain.platform import ruleset as registry
 from projections.settings import Settings

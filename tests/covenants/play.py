@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from api.service import Caller, Games
+from application.service import Caller, Games
 from domain.covenants.commands import (
     AddCovenant,
     BeginGame,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from api.service import Caller, Games
+from application.service import Caller, Games
 from domain.covenants.commands import AddCovenant, BeginGame, Pass
 from domain.covenants.ruleset import COVENANTS
 from domain.errors import DomainError

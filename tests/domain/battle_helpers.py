@@ -123,7 +123,7 @@ class Field:
         assert self.game().state.step == "battle"
 
     def run(self, who: str, command) -> dict:
-        from api.service import Caller
+        from application.service import Caller
 
         return self.games.run(Caller.of(who), self.gid, command).result or {}
 

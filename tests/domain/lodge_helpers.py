@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from api.rulesets import service_class
-from api.service import Caller, Games
+from application.service import Caller, Games
 from domain.lodge.game import LodgeGame
 from domain.lodge.ruleset import (
     AddMage,

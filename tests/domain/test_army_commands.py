@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from api.powers.service import PowersGames as Games
-from api.service import Caller
+from application.service import Caller
 from domain.dice import FixedRoller
 from domain.errors import DomainError, Forbidden
 from domain.powers import armies as a

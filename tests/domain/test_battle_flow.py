@@ -223,7 +223,7 @@ def test_the_workers_close_a_due_battle_window_and_remind_who_has_not_acted():
     """The workers' path (workers.tasks.close_window -> Games.close_due_window -> CloseDueWindow): a battle window
     closes only when due, with the service's dice, and the default is recorded; reminders go to who is pending."""
     from api.powers.service import PowersGames
-    from api.service import Caller
+    from application.service import Caller
     from domain.powers import armies, battle, world
     from tests.domain.test_conformance_armies import block
 
@@ -400,7 +400,7 @@ def test_p_1_3_a_champion_in_the_hex_opts_in_and_a_city_has_none_to_send():
 
 def test_p_amb_1_through_the_service_a_power_declares_for_itself_and_the_gm_for_any_power():
     from api.powers.service import PowersGames
-    from api.service import Caller
+    from application.service import Caller
     from domain.errors import Forbidden
     from domain.powers import armies, battle, world
     from tests.domain.test_conformance_armies import block

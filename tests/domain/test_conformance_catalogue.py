@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from api.powers.service import PowersGames
-from api.service import Caller
+from application.service import Caller
 from domain.dice import FixedRoller, SeededRoller
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.powers import catalogue_commands as cc

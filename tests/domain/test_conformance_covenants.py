@@ -8,7 +8,7 @@ import copy
 
 import pytest
 
-from api.service import Games
+from application.service import Games
 from domain.covenants import house, rules
 from domain.covenants.commands import Discard, Generate, Keep, Move, Pass
 from domain.errors import RuleViolation

@@ -1,5 +1,5 @@
 """Rules that were arithmetic only, now played through the game (issue 14): each test runs commands through
-``api.service.Games`` with explicit dice; refusals name the rule and record nothing."""
+``application.service.Games`` with explicit dice; refusals name the rule and record nothing."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from api.service import Games
+from application.service import Games
 from domain.covenants.commands import (
     AllocateDamage,
     AnswerTrade,

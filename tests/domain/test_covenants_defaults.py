@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from api.service import Games
+from application.service import Games
 from domain.covenants.commands import (
     AllocateDamage,
     AnswerTrade,
@@ -207,7 +207,7 @@ def test_a_evt_3_an_even_chaos_roll_with_every_rival_out_of_play_fights_nobody()
     other under a Quaesitor Investigation ([000:767] "removed from the game"), no rival may be chosen: the roll
     obliges nothing and the Season of Chaos goes on. Before, the player could choose nobody and silence chose
     the investigated covenant, which was refused."""
-    from api.service import Caller
+    from application.service import Caller
     from domain.covenants.commands import AddCovenant, BeginGame, RollChaos
 
     d, clock = Dice(), Clock()

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from api.service import Games
+from application.service import Games
 from domain.covenants.commands import (
     AllocateDamage,
     AnswerTrade,

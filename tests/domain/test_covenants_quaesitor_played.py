@@ -100,7 +100,7 @@ def test_the_quaesitors_dice_are_rolled_by_mail_and_through_the_form(tmp_path):
 
     from api.app import create_app
     from api.mail_intake import MailIntake
-    from api.service import Caller, new_token
+    from application.service import Caller, new_token
     from domain.platform.commands import ReissueLink
     from projections.settings import Settings
     from tests.integration.helpers import close_app

@@ -1,5 +1,5 @@
 """The covenant game's rules as written, played through the typed commands (issue 25, part B): each test runs
-commands through ``api.service.Games`` with explicit dice, quotes the rule, and checks that a refusal names it
+commands through ``application.service.Games`` with explicit dice, quotes the rule, and checks that a refusal names it
 and records nothing."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import copy
 
 import pytest
 
-from api.service import Games
+from application.service import Games
 from domain.covenants import house
 from domain.covenants.commands import Cast, Discard, DrawEvent, Generate, Keep, Move, Pass, Support
 from domain.errors import RuleViolation

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from api.service import Caller, Games
+from application.service import Caller, Games
 from domain.covenants.commands import AddCovenant, Move, Pass, RuleOnAction, TakeAction
 from domain.covenants.ruleset import COVENANTS
 from domain.covenants.verify import verify_covenant_events

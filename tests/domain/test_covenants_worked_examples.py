@@ -360,7 +360,7 @@ def test_a_ex_5_a_might_boost_countered_after_the_battle_is_undone_and_the_battl
 def seated(d: Dice, scores: dict, arts: dict | None = None, options: dict | None = None):
     """Three covenants seated by the host with the scores they begin with (a campaign carried on, H-14), the dice
     from ``d``; Ann starts (the draw shows 1)."""
-    from api.service import Caller, Games
+    from application.service import Caller, Games
     from tests.covenants.play import ARTS, Table
 
     arts = {**ARTS, **(arts or {})}
@@ -464,7 +464,7 @@ def test_a_ex_11_variants_no_points_less_tribute_and_tribute_owed_to_a_covenant(
 def test_a_reck_5_a_covenant_is_seated_with_fewer_points_than_win():
     """H-14 (the host seats a covenant with the points it carries) within A-RECK-5: a score that would already win
     is refused, naming the field, and records nothing."""
-    from api.service import Caller, Games
+    from application.service import Caller, Games
 
     games = Games(roller_factory=lambda game: Dice())
     game_id, _, _ = games.create_game("Tribunal", ruleset="covenants", options={"players": 2})

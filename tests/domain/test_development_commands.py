@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from api.powers.service import PowersGames as Games
-from api.service import Caller
+from application.service import Caller
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.powers import development as dev
 from domain.powers import development_rules as dr

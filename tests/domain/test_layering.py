@@ -109,9 +109,30 @@ def test_the_platforms_api_names_no_ruleset_outside_the_ruleset_registry():
     assert importing(platform_api, ("domain.powers", "api.powers")) == []
 
 
-def test_workers_build_the_service_from_api_without_loading_the_web_framework():
+def test_no_module_in_workers_imports_api_and_the_application_layer_imports_neither():
+    """Issue 26: the application layer stands below api and workers, in a package both import."""
+    assert importing(sorted((ROOT / "workers").rglob("*.py")), ("api",)) == []
+    assert importing(sorted((ROOT / "application").rglob("*.py")), ("api", "workers")) == []
+
+
+def test_the_layering_check_sees_an_import_inside_a_function(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("def f():\n    from api.mail_intake import MailIntake\n    return MailIntake\n")
+    assert imports_of(probe) == {"api.mail_intake", "api.mail_intake.MailIntake"}
+
+
+def test_workers_build_the_service_without_loading_the_web_framework_or_api():
     code = (
-        "import sys, api, api.compose, api.service, workers.runtime, workers.tasks\n"
+        "import sys, application.compose, application.service, workers.runtime, workers.tasks\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('fastapi', 'starlette', 'uvicorn', 'api')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_the_api_builds_the_service_without_loading_the_web_framework():
+    code = (
+        "import sys, api, api.compose, application.service, workers.runtime, workers.tasks\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('fastapi', 'starlette', 'uvicorn')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from api.compose import build_games, build_projector
 from api.rulesets import service_class
-from api.service import Caller
+from application.service import Caller
 from domain.errors import RuleViolation
 from domain.lodge.catalogue import DATA, default_catalogue, describe, load_catalogue
 from domain.lodge.game import EVENT_VERSIONS, LodgeGame, lodge_event_types

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 from api.rulesets import service_class
-from api.service import Caller, Games
+from application.service import Caller, Games
 from domain.copying import deepcopy
 from domain.errors import DomainError
 from domain.lodge.game import DECLINE, RESOLVE

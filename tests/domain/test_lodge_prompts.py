@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from api.rulesets import service_class
-from api.service import Caller
+from application.service import Caller
 from domain.errors import RuleViolation
 from domain.lodge.ruleset import AddMage, AdvancePhase, AnswerChoice, BeginGame, CastSpell, PrepareSpells
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from api.rulesets import service_class
-from api.service import Caller, Games
+from application.service import Caller, Games
 from domain.copying import deepcopy
 from domain.errors import DomainError
 from domain.lodge.ruleset import LODGE

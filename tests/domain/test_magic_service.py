@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from api.powers.service import PowersGames as Games
-from api.service import Caller
+from application.service import Caller
 from domain.errors import Forbidden, RuleViolation
 from domain.powers import magic as m
 from tests.domain.test_conformance_magic import cast, fill, mage_game, resolve_month, ritual_month

@@ -10,7 +10,7 @@ import copy
 import pytest
 
 import domain.rulesets  # noqa: F401  (registers the installed rulesets)
-from api.service import Caller, Games
+from application.service import Caller, Games
 from domain import visibility as vis
 from domain.dice import SeededRoller, verify_roll
 from domain.errors import DomainError, Forbidden, NotFound, RuleViolation

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 from api.powers.service import PowersGames
-from api.service import SYSTEM_CALLER, Caller
+from application.service import SYSTEM_CALLER, Caller
 from domain.dice import FixedRoller
 from domain.errors import DomainError
 from domain.platform.commands import CloseDueWindow, CloseWindow, GrantExtension, RequestExtension

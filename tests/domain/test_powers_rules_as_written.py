@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from api.powers.service import PowersGames as Games
-from api.service import Caller
+from application.service import Caller
 from domain.dice import FixedRoller
 from domain.errors import DomainError
 from domain.powers import catalogue_commands as cat

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from api.service import SYSTEM_CALLER
+from application.service import SYSTEM_CALLER
 from domain.platform.commands import CloseDueWindow, GrantExtension, RequestExtension
 from domain.powers import armies as pa
 from domain.powers import army_types as at

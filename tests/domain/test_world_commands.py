@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from api.powers.service import PowersGames as Games
-from api.service import Caller
+from application.service import Caller
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.powers import world
 from domain.powers.ruleset import POWERS

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from api.app import create_app
 from api.mail_intake import MailIntake
 from api.powers.service import PowersGames
-from api.service import SYSTEM_CALLER, Caller, event_data, hash_token
+from application.service import SYSTEM_CALLER, Caller, event_data, hash_token
 from domain.errors import Forbidden, NotFound, Unauthorized
 from domain.platform.commands import CloseDueWindow, DeclareReady
 from domain.powers.commands import SubmitAction

@@ -11,7 +11,7 @@ import pytest
 
 from api.mail_intake import MailIntake
 from api.powers.service import PowersGames
-from api.service import CommandKey
+from application.service import CommandKey
 from projections.keys import KEYS_TABLE, KeyRow
 from tests.integration.helpers import bearer
 

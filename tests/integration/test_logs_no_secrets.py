@@ -15,7 +15,7 @@ from email.message import EmailMessage
 import httpx
 import pytest
 
-from api.mail_intake import reply_address
+from application.mail_addresses import reply_address
 from projections import logs
 from tests.integration.helpers import bearer
 from tests.integration.topology import Topology, free_port, wait_healthy

@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from api.powers.service import PowersGames
-from api.service import Caller
+from application.service import Caller
 from domain.dice import commitment, seal_difficulty
 from domain.errors import DomainError
 from domain.powers import development as dev
@@ -326,7 +326,7 @@ class World:
     def apply_world(self, o: tuple) -> None:
         """A world step: the GM adds a feature (its name, and a stronghold's protection, are markers), shows a
         hidden feature to a power, or sets a power's influence (P.4)."""
-        from api.service import Caller
+        from application.service import Caller
         from domain.powers import world
 
         g, gid, P, gm = self.games, self.game_id, self.powers, Caller.of("gm")

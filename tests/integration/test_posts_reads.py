@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from api.compose import build_games, build_projector
-from api.service import Caller
+from application.service import Caller
 from domain.platform.commands import EditPost, HidePost, MakePost, OpenThread
 from tests.integration.helpers import close_services
 from tests.scenarios import play_rich_month

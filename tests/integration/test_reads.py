@@ -13,8 +13,8 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from api.powers.service import PowersGames
-from api.service import event_data
 from api.web.routes import BOARD_FEED, BOARD_PHASES
+from application.service import event_data
 from domain import visibility as vis
 from projections.projector import Projector
 from projections.settings import Settings

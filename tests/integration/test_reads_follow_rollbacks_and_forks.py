@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 import pytest
 from fastapi.testclient import TestClient
 
-from api.service import Caller
+from application.service import Caller
 from domain.platform.commands import CloseWindow, MakePost
 
 pytestmark = pytest.mark.integration

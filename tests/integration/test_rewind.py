@@ -157,7 +157,7 @@ def test_a_link_revoked_by_another_process_cannot_fork_from_a_stale_cache(store_
     one. A fork records nothing on the source, so no save conflicts to reveal the stale cache: the fork's token is
     checked on fresh state, and refused (review of issue 24)."""
     from api.compose import build_games
-    from api.service import Caller, hash_token
+    from application.service import Caller, hash_token
     from domain.errors import Unauthorized
     from domain.platform.commands import Fork
 

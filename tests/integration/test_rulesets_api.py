@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from api.service import Games
+from application.service import Games
 from domain.platform import ruleset as registry
 from domain.platform.ruleset import RulesetNotInstalled
 from domain.powers.ruleset import POWERS

@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from api.service import Caller
+from application.service import Caller
 from domain.errors import Unauthorized
 from domain.platform.commands import DeclareReady
 from tests.covenants.play import seat_three

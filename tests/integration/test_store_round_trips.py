@@ -9,7 +9,7 @@ from eventsourcing.persistence import IntegrityError
 from psycopg._pipeline_base import BasePipeline
 
 from api.compose import build_games
-from api.service import Caller, CommandKey, hash_token
+from application.service import Caller, CommandKey, hash_token
 from domain.errors import Unauthorized
 from domain.platform.commands import ReissueLink
 from domain.powers.commands import SubmitAction

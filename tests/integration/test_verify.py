@@ -415,7 +415,7 @@ def test_p_4_every_committed_seed_is_revealed_once_or_the_report_says_why_not():
 def test_a_covenant_seasons_revealed_seed_checks_every_key_and_a_swapped_seed_is_caught():
     """A.4: when a season ends its seed is revealed to everyone: every viewer's export checks the season's root
     and every key from it; a changed seed, or a consistent swap of seed and commitment, is caught."""
-    from api.service import Games
+    from application.service import Games
     from domain.platform.verify import verify_export
     from tests.covenants.play import seat_three, skip_season
 

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from api.powers.service import PowersGames
-from api.service import Caller
+from application.service import Caller
 from domain.errors import DomainError
 from domain.powers import armies, world
 from domain.powers.mail import parse_turn

@@ -6,7 +6,7 @@ names its rule and records nothing."""
 from __future__ import annotations
 
 from api.powers.service import PowersGames
-from api.service import Caller
+from application.service import Caller
 from domain.powers import armies, magic, world
 from domain.powers.mail import parse_turn
 from tests.integration.test_battle_api import ARMIES, BLOCK, HEXES, STEPS

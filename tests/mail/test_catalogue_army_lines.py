@@ -5,7 +5,7 @@ Each line runs the same handler as the API's; each refusal names its rule and re
 from __future__ import annotations
 
 from api.powers.service import PowersGames
-from api.service import Caller
+from application.service import Caller
 from domain.powers import armies, world
 from domain.powers import commands as pc
 from domain.powers.mail import parse_turn

@@ -9,7 +9,7 @@ import itertools
 import pytest
 
 from api.mail_intake import MailIntake, MailReply
-from api.service import Caller, new_token
+from application.service import Caller, new_token
 from domain.covenants.mail import parse_turn
 from domain.platform.commands import ReissueLink
 from tests.covenants.play import Dice, Table, fixed_three, generate_and_keep, move_all, pass_main

@@ -4,7 +4,7 @@ the real intake; a refused line names its field or rule and the whole mail recor
 
 from __future__ import annotations
 
-from api.service import Caller, Games
+from application.service import Caller, Games
 from domain.covenants.commands import AddCovenant, Generate, Move
 from domain.covenants.mail import parse_turn
 from tests.covenants.play import Dice, Table, fixed_three, move_all, pass_create, pass_main, reckon, skip_season

@@ -8,7 +8,7 @@ import itertools
 
 from api.mail_intake import MailIntake, MailReply
 from api.powers.service import PowersGames
-from api.service import Caller
+from application.service import Caller
 from domain.powers import development as dev
 from domain.powers import magic as m
 from domain.powers.mail import parse_turn

@@ -12,7 +12,8 @@ from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
 from api.app import create_app
-from api.mail_intake import MAX_MAIL_BYTES, MailIntake, talk_address
+from api.mail_intake import MAX_MAIL_BYTES, MailIntake
+from application.mail_addresses import talk_address
 from projections.settings import Settings
 from tests.integration.helpers import close_app
 from tests.mail.sink import Sink

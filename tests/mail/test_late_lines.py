@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from api.powers.service import PowersGames
-from api.service import Caller
+from application.service import Caller
 from domain.errors import DomainError
 from domain.powers import catalogue_commands as cc
 from domain.powers import development as dev

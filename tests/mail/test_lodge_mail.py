@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 
 from api.mail_intake import MailIntake, MailReply
-from api.service import Caller, Games, new_token
+from application.service import Caller, Games, new_token
 from domain.lodge.ruleset import AddMage, AdvancePhase, BeginGame
 from domain.platform.commands import ReissueLink
 

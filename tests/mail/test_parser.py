@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from api.mail_intake import MailIntake
 from api.powers.service import PowersGames
-from api.service import CommandKey
+from application.service import CommandKey
 from domain.powers.mail import MAX_DESCRIPTION, MAX_TITLE, parse_turn
 from tests.mail import samples
 

@@ -6,7 +6,7 @@ handler; a refusal names its rule or field and records nothing; the lines are in
 from __future__ import annotations
 
 from api.powers.service import PowersGames
-from api.service import Caller
+from application.service import Caller
 from domain.powers import catalogue_commands as cc
 from domain.powers import commands as pc
 from domain.powers import development as dev

@@ -12,7 +12,7 @@ import pytest
 
 from api import smtpd
 from api.mail_intake import MailIntake
-from api.service import CommandKey
+from application.service import CommandKey
 from domain.errors import Conflict
 from projections.settings import Settings
 from tests.integration.helpers import close_services

@@ -10,7 +10,7 @@ import pytest
 
 from api.compose import build_games, build_projector
 from api.mail_intake import MailIntake
-from api.service import Caller
+from application.service import Caller
 from domain.platform.commands import MakePost, OpenThread
 from projections.settings import Settings
 from tests.integration.helpers import close_services

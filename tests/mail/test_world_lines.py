@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from api.powers.service import PowersGames
-from api.service import Caller
+from application.service import Caller
 from domain.powers import development as dev
 from domain.powers import world
 from domain.powers.mail import parse_turn

@@ -127,7 +127,7 @@ def test_every_powers_page_state_has_no_axe_violation_at_1280_and_360(server, br
 
 
 def test_the_covenant_table_and_the_lodge_board_have_no_axe_violation_at_1280_and_360(server, browser):  # noqa: F811
-    from api.service import Caller, new_token
+    from application.service import Caller, new_token
     from domain.lodge.ruleset import AddMage, AdvancePhase, BeginGame, CastSpell, PrepareSpells
     from domain.platform.commands import ReissueLink
     from tests.covenants.play import seat_three

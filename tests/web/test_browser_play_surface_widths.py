@@ -221,7 +221,7 @@ def test_the_talk_pages_and_unread_counts_have_no_axe_violation_at_1280_and_360(
     for name, cls, sub in (("Ann", "champion", "wizard"), ("Bob", "conspiracy", "circle"), ("Cy", "city", "overlord")):
         pid, token, _ = games.add_power(gid, "gm", name, cls, sub)
         tokens[pid] = token
-    from api.service import Caller
+    from application.service import Caller
     from domain.powers.commands import Advance
 
     games.run(Caller.of("gm"), gid, Advance(tidings="Winter: the passes close."))
@@ -319,7 +319,7 @@ def check_section(page, selector: str, name: str, found: dict) -> None:
 def battle_game(app):
     """North, East and South with armies in one hex, in month 1's Battle step; North declares a battle against
     South with East as an ally (the fixture of ``test_battle_page``, by the service)."""
-    from api.service import Caller
+    from application.service import Caller
     from domain.powers import battle
     from tests.integration.test_battle_api import HEX
     from tests.web.test_battle_page import at_battle
@@ -335,7 +335,7 @@ def test_the_battle_section_has_no_axe_violation_at_1280_and_360(server, browser
     """The board's and the console's battle section (axe on ``#battles``) at each step that waits for someone:
     setup (its form), deployment, commands (the command form of the power whose turn it is), and the GM's terrain
     form; light and dark, at both widths. The whole board with a drawn map is the next test's."""
-    from api.service import Caller
+    from application.service import Caller
     from domain.powers import battle
 
     base, app = server

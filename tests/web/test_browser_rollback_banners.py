@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from api.service import Caller, new_token
+from application.service import Caller, new_token
 from domain.lodge.ruleset import AddMage, AdvancePhase, BeginGame, PrepareSpells
 from domain.platform.commands import ReissueLink
 from tests.covenants.play import Dice, fixed_three, move_all

@@ -150,7 +150,7 @@ def test_another_players_readiness_appears_without_a_reload(server, browser):  #
 def test_the_lodge_board_shows_the_strip_and_another_mages_pass_appears_live(server, browser, width):  # noqa: F811
     """The Lodge's board carries the same strip (one platform partial): Ann reads "Your move." and Bob "still
     acting"; when Bob passes (public, L.4), Ann's strip says so without a reload. axe finds nothing."""
-    from api.service import Caller, new_token
+    from application.service import Caller, new_token
     from domain.lodge.ruleset import AddMage, BeginGame, Pass
     from domain.platform.commands import ReissueLink
 

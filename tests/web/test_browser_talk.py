@@ -4,7 +4,8 @@ share, and a third player sees none of the negotiation. Screenshots land in test
 
 from __future__ import annotations
 
-from api.mail_intake import MailIntake, talk_address
+from api.mail_intake import MailIntake
+from application.mail_addresses import talk_address
 from tests.web.test_browser_month import CHROMIUM, browser, pytestmark, server, shot, unlabelled  # noqa: F401
 
 assert CHROMIUM
@@ -26,7 +27,7 @@ def test_two_players_and_a_gm_negotiate_and_talk_over_a_month_by_web_and_by_emai
     gm, ann, bob, cy = (pages[k] for k in ("gm", "ann", "bob", "cy"))
 
     # The season begins with the GM's Tidings, a narration post everyone reads.
-    from api.service import Caller
+    from application.service import Caller
     from domain.powers.commands import Advance
 
     games.run(Caller.of("gm"), gid, Advance(tidings="WINTER-TIDINGS: the passes close."))

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from api.service import Caller, new_token
+from application.service import Caller, new_token
 from domain.covenants.commands import DrawEvent, Generate, Keep, Move, Pass
 from domain.platform.commands import ReissueLink
 from projections.settings import Settings

@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from api.service import Caller
+from application.service import Caller
 from domain.covenants.commands import AddCovenant, Cast, Discard, Generate, Keep, Move
 from domain.covenants.house import default_data
 from projections.settings import Settings

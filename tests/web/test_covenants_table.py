@@ -9,7 +9,7 @@ import re
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from api.service import Caller, new_token
+from application.service import Caller, new_token
 from domain.covenants.commands import Discard, Generate
 from domain.platform.commands import ReissueLink
 from projections.settings import Settings

@@ -100,7 +100,7 @@ def test_both_pages_render_in_another_language(tmp_path):
     from fastapi.testclient import TestClient
 
     from api.app import create_app
-    from api.service import Caller, new_token
+    from application.service import Caller, new_token
     from domain.lodge.ruleset import AddMage, BeginGame
     from domain.platform.commands import ReissueLink
     from projections.settings import Settings

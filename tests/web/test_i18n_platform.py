@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from api.web import i18n
-from api.web.routes import templates
+from api.web.kit import templates
 from domain.platform import feed
 from projections.settings import Settings
 from tests.web.i18n_scan import scan

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from api.service import Caller, new_token
+from application.service import Caller, new_token
 from domain.lodge import ruleset as lr
 from domain.lodge.ruleset import AddMage, AdvancePhase, BeginGame, CastSpell, PhysicalAction, PrepareSpells
 from domain.platform.commands import ReissueLink

@@ -12,7 +12,7 @@ import pytest
 from api.app import create_app
 from api.powers.army_forms import ARMY_GM_SPECS
 from api.routes.commands import build
-from api.service import Caller
+from application.service import Caller
 from domain.errors import DomainError
 from domain.powers import armies, world
 from projections.settings import Settings

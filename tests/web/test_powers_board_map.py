@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from api.service import Caller
+from application.service import Caller
 from domain.powers import world
 from projections.settings import Settings
 from tests.integration.helpers import close_app

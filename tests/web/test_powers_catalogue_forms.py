@@ -9,7 +9,7 @@ import json
 import pytest
 
 from api.app import create_app
-from api.service import Caller
+from application.service import Caller
 from domain.powers import armies, world
 from domain.powers import commands as pc
 from projections.settings import Settings

@@ -12,7 +12,7 @@ import pytest
 
 from api.app import create_app
 from api.powers.forms import SPECS
-from api.service import Caller
+from application.service import Caller
 from domain.errors import RuleViolation
 from domain.powers import commands as pc
 from domain.powers import development as dev

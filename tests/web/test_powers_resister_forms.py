@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from api.app import create_app
-from api.service import Caller
+from application.service import Caller
 from domain.powers import commands as pc
 from projections.settings import Settings
 from tests.integration.helpers import close_app

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from api.service import Caller
+from application.service import Caller
 from domain.platform.commands import MakePost, OpenThread
 from projections.settings import Settings
 from tests.covenants.play import seat_three

@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from api.service import Caller
+from application.service import Caller
 from domain.platform.commands import HidePost, MakePost, OpenThread
 from projections.settings import Settings
 from tests.integration.helpers import close_app
