@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from api.powers.season_demo import play_demo_season
 from api.powers.service import PowersGames
-from domain.verify import verify_events
+from domain.platform.verify import verify_export
 
 __all__ = ["play_demo_month", "play_demo_season"]
 
@@ -97,8 +97,8 @@ def play_demo_month(say: Callable[[str], None]) -> PowersGames:
         f"{'success' if talk_view['result']['success'] else 'failure'}."
     )
     games.advance(game_id, "gm")
-    mine = verify_events(games.visible_events(game_id, wiz))
-    audit = verify_events(games.visible_events(game_id, "gm"))
+    mine = verify_export(games.visible_events(game_id, wiz))
+    audit = verify_export(games.visible_events(game_id, "gm"))
     say(
         f"Battle passes; month 2 begins. Gandalf checks the {mine.rolls_verified} rolls he saw from their own keys "
         f"under the month's committed root; his export verifies: {mine.ok}. Month 1's seed goes to the GM alone, "

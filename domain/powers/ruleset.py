@@ -20,8 +20,8 @@ from domain.powers.notify import notify
 from domain.powers.offers import offers
 from domain.powers.options import PowersOptions
 from domain.powers.state import STATE_TYPES
+from domain.powers.verify import VERIFY_POWERS
 from domain.powers.views import board_view
-from domain.verify import VERIFY_POWERS
 
 POWERS_STEPS = (
     Step("setup", on_entry="the GM adds powers and grants their starting assets"),

@@ -12,8 +12,8 @@ from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.powers import catalogue_commands as cc
 from domain.powers import catalogue_rules as cr
 from domain.powers.game import Game
+from domain.powers.verify import verify_events
 from domain.powers.views import board_view
-from domain.verify import verify_events
 from projections.gamestore import event_data
 from tests.domain.helpers import NOW, SEED, game_in_planning, later, refused, submit
 from tests.domain.world_helpers import world_game

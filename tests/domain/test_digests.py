@@ -21,7 +21,7 @@ import pytest
 
 from api.powers.service import PowersGames
 from domain.powers.rules import SKILLS
-from domain.verify import verify_events
+from domain.powers.verify import verify_events
 from projections.db import ReadModelDB
 from projections.projector import Projector
 from projections.settings import Settings

@@ -226,7 +226,7 @@ def test_an_unknown_game_option_is_still_refused():
 def test_a_posts_dice_verify_in_each_readers_export_and_a_changed_face_is_caught():
     """[roll 2d6] in a post is checked by the verifier from the key and path its readers hold (P-DICE-2)."""
     from api.powers.service import PowersGames
-    from domain.verify import verify_events
+    from domain.platform.verify import verify_export
 
     games = PowersGames()
     gid, _, _ = games.create_game("Dice talk")
@@ -240,12 +240,12 @@ def test_a_posts_dice_verify_in_each_readers_export_and_a_changed_face_is_caught
     for viewer in ("gm", a, b):
         events = games.visible_events(gid, viewer, limit=10_000)
         assert any(e["type"] == "PostMade" and e["data"]["rolls"] for e in events)
-        report = verify_events(events)
+        report = verify_export(events)
         assert report.ok, (viewer, report.mismatches)
     events = games.visible_events(gid, b, limit=10_000)
     made = next(e for e in events if e["type"] == "PostMade" and e["data"]["thread_id"] == thread)
     made["data"]["rolls"][0]["faces"][0] = made["data"]["rolls"][0]["faces"][0] % 6 + 1
-    assert not verify_events(events).ok
+    assert not verify_export(events).ok
 
 
 def test_a_covenant_posts_dice_verify_and_a_changed_face_is_caught():

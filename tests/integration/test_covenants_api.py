@@ -5,7 +5,7 @@ PostgreSQL; the table is read through ``GET /games/{id}/view`` and the seeded di
 from __future__ import annotations
 
 from domain.covenants.verify import verify_covenant_events
-from domain.verify import parse_export
+from domain.platform.verify import parse_export
 
 ARTS = {
     "ann": ["Cr", "In", "Co", "Im", "Vi"],

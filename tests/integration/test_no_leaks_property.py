@@ -35,11 +35,11 @@ from api.powers.service import PowersGames
 from application.service import Caller
 from domain.dice import commitment, seal_difficulty
 from domain.errors import DomainError
+from domain.platform.verify import verify_export
 from domain.powers import development as dev
 from domain.powers import game as powers_game
 from domain.powers import magic, views
 from domain.powers.catalogue_commands import RecordLocation, SetAssetTerms, SubmitDuel
-from domain.verify import verify_events
 from projections.db import ReadModelDB
 from projections.projector import Projector
 from projections.settings import Settings
@@ -563,7 +563,7 @@ class World:
             self.check_wallets(p, [*surfaces, *(json.loads(x) for x in self.shown[p])])
             self.check_hashes(p, [*surfaces, *(json.loads(x) for x in self.shown[p])])
         for p in self.powers:  # and what each player can check (dice, difficulties, digests) checks out
-            report = verify_events(g.visible_events(gid, p))
+            report = verify_export(g.visible_events(gid, p))
             assert report.ok, (p, report.mismatches)
 
     def dice_secrets(self) -> tuple[set[str], dict[str, set[str]]]:

@@ -7,7 +7,7 @@ import pytest
 from api.compose import build_games
 from api.powers.service import PowersGames
 from domain.errors import Forbidden, RuleViolation
-from domain.verify import verify_events
+from domain.platform.verify import verify_export
 from tests.scenarios import play_rich_month
 
 
@@ -103,9 +103,9 @@ def test_after_a_rollback_dice_come_from_a_fresh_seed_and_roll_numbers_never_rep
     assert old_commitment in revealed  # the superseded seed goes to the GM, for the audit
     wiz = games.visible_events(m.game_id, m.powers["wiz"])
     assert not [e for e in wiz if e["type"] == "SeedRevealed"]  # P.4: never to a player
-    report = verify_events(wiz)
+    report = verify_export(wiz)
     assert report.ok and report.rolls_pending == 0 and report.rolls_verified >= 2, report.mismatches
-    assert verify_events(games.visible_events(m.game_id, "gm")).ok  # the superseded rolls stay verifiable
+    assert verify_export(games.visible_events(m.game_id, "gm")).ok  # the superseded rolls stay verifiable
 
 
 def test_rollback_needs_a_reason_and_a_phase_start(games):

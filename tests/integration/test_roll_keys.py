@@ -13,7 +13,7 @@ from eventsourcing.persistence import StoredEvent
 
 from api.powers.service import PowersGames
 from domain.dice import ROLLS_PER_MONTH, commitment, faces_from_key, roll_key, roll_tree
-from domain.verify import verify_events
+from domain.powers.verify import verify_events
 from tests.scenarios import play_rich_month
 
 HEX64 = re.compile(r"\b[0-9a-f]{64}\b")

@@ -11,8 +11,9 @@ import pytest
 
 from api.powers.service import PowersGames
 from domain.dice import commitment
+from domain.platform.verify import InvalidExport, parse_export
 from domain.powers.game import digest
-from domain.verify import InvalidExport, parse_export, verify_events
+from domain.powers.verify import verify_events
 from tests.integration.helpers import bearer, close_app
 from tests.scenarios import play_rich_month
 

@@ -1,4 +1,5 @@
-"""Powers' verifier: what a Powers export adds to the platform's checks (domain.platform.verify).
+"""Powers' verifier, its ``Ruleset.verify``: what a Powers export adds to the platform's checks
+(domain.platform.verify, whose ``verify_export`` dispatches here for an export whose first event names Powers).
 
 The platform checks what every ruleset shares: seed commitments and reveals, each roll's key and Merkle
 path under its seed's committed root and its faces, gap-free sequences, versions and roll numbers. When a
@@ -29,35 +30,11 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, model_validator
 
 from domain.dice import derive_permutation_legacy, permutation_from_key, seal_difficulty
-from domain.platform.verify import (
-    HEX64,
-    MAX_DICE,
-    NOT_CHECKED_FOR_PLAYERS,
-    In,
-    InvalidExport,
-    Report,
-    Roll,
-    Verifier,
-    check_event,
-    data_model,
-    dice,
-    parse_export,
-)
+from domain.platform.verify import HEX64, MAX_DICE, In, Report, Roll, Verifier, data_model, dice
 from domain.platform.verify import SHAPES as PLATFORM_SHAPES
 from domain.powers.game import digest, submission_digest
 
-__all__ = [
-    "NOT_CHECKED",
-    "NOT_CHECKED_FOR_PLAYERS",
-    "SHAPES",
-    "InvalidExport",
-    "PowersReport",
-    "Report",
-    "VERIFY_POWERS",
-    "check_event",
-    "parse_export",
-    "verify_events",
-]
+__all__ = ["NOT_CHECKED", "SHAPES", "PowersReport", "VERIFY_POWERS", "verify_events"]
 
 NOT_CHECKED = [
     "texts that no digest covers (descriptions, names, announcements, consequence texts, reasons): "
