@@ -2,7 +2,8 @@
 properties"), and what a ruleset adds through its ``Ruleset.verify`` value.
 
 An export is the JSON Lines of the events one viewer was shown (``GET /games/{id}/export``). Its first
-event names the ruleset (``data.ruleset``; an export of an older shape without it is a Powers game):
+event names the ruleset (``data.ruleset``; an export of an older shape without it is the game of the ruleset
+whose verifier declares ``reads_unnamed``, Powers'):
 ``verify_export`` checks it with that ruleset's ``Verifier``, and a ruleset that is not registered is refused
 naming it. Every ruleset's verifier makes the platform's checks:
 
@@ -45,7 +46,6 @@ from domain.platform import ruleset as registry
 HEX64 = r"^[0-9a-f]{64}$"
 MAX_DICE = 10_000  # far above any pool; keeps a hostile export from asking for a billion dice
 MAX_SEED_AUDITS = 256  # revealed seeds whose tree of roll keys is rebuilt (~10 ms each): ~100 seasons
-OLDER_EXPORTS = "powers"  # the ruleset of an export whose first event names none (exports before rulesets)
 
 NOT_CHECKED = [
     "what an event says beyond the dice, seeds, sealed values and sequence it carries (texts, names, "
@@ -168,11 +168,15 @@ def _invalid(err: ValidationError, where: str, raw: dict, number: int | None, pr
     return InvalidExport(f"{where} ({label}): {name or 'event'}: {first['msg']}", line=number, field=name or "event")
 
 
-def ruleset_of(first: Any) -> str:
-    """The ruleset an export's first event names; an export of an older shape that names none is Powers'."""
+def ruleset_of(first: Any) -> Any:
+    """The ruleset an export's first event names; for an export of an older shape that names none, the registered
+    ruleset whose verifier reads such exports (``Verifier.reads_unnamed``), else None."""
     data = first.get("data") if isinstance(first, dict) else None
     name = data.get("ruleset") if isinstance(data, dict) else None
-    return name if name is not None else OLDER_EXPORTS
+    if name is not None:
+        return name
+    unnamed = (r.name for r in registry.registered().values() if getattr(r.verify, "reads_unnamed", False))
+    return next(unnamed, None)
 
 
 def verifier_for(first: Any, line: int | None = 1) -> Verifier:
@@ -184,9 +188,9 @@ def verifier_for(first: Any, line: int | None = 1) -> Verifier:
     except registry.UnknownRuleset:
         found = None
     if found is None:
-        shown = repr(name)[:60]
+        shown = "no ruleset (as exports before rulesets did)" if name is None else f"ruleset {repr(name)[:60]}"
         raise InvalidExport(
-            f"the export's first event names ruleset {shown}, which this service does not verify; it verifies "
+            f"the export's first event names {shown}, which this service does not verify; it verifies "
             f"{', '.join(registry.names()) or 'none'}",
             line=line,
             field="data.ruleset",
@@ -331,6 +335,7 @@ class Verifier:
     reveals_to: str = "everyone"
     reveal_rule: str = ""
     reveals_superseded: bool = False  # whether a seed a rollback supersedes is revealed (else the report says so)
+    reads_unnamed: bool = False  # whether an export whose first event names no ruleset (made before any did) is its
 
     def __call__(self, events: Iterable[dict]) -> Any:
         shapes = {**SHAPES, **self.shapes}

@@ -322,6 +322,7 @@ VERIFY_POWERS = Verifier(
     reveals_to="gm",
     reveal_rule="P.4",
     reveals_superseded=True,  # a rollback reveals the seed it supersedes to the GM (P.4)
+    reads_unnamed=True,  # exports made before rulesets name none in their first event: they are Powers games
 )
 """Powers' ``Ruleset.verify``: the platform's checks, Powers' rolls and tie-breaks, sealed difficulties and
 submission digests."""

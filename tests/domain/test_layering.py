@@ -148,3 +148,30 @@ def test_the_read_models_import_no_ruleset():
         modules = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
         modules += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
         assert [m for m in modules if m.startswith(RULESETS)] == [], name
+
+
+def names_of_rulesets(path: Path, names: list[str]) -> list[str]:
+    """Where a file imports a ruleset's package (``domain.NAME``, ``api.NAME``) or names one in a string."""
+    packages = [f"{root}.{n}" for root in ("domain", "api") for n in names]
+    found = [f"imports {m}" for m in sorted(imports_of(path)) if any(m == p or m.startswith(p + ".") for p in packages)]
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+            paths = [f"{root}{sep}{n}" for root in ("domain", "api") for sep in "./" for n in names]
+            found += [f"line {node.lineno} names {n}" for n in names if text == n]
+            found += [f"line {node.lineno} names {p}" for p in paths if p in text]
+    return found
+
+
+def test_the_verifier_and_the_cli_name_no_ruleset():
+    """Issue 26: ``POST /verify`` and ``emissary verify`` find the ruleset an export names through the registry;
+    the platform's verifier and the verify route import no ruleset and name none."""
+    import domain.rulesets  # noqa: F401  (registers the installed rulesets)
+    from domain.platform import ruleset as registry
+
+    names = registry.names()
+    assert names, "no ruleset is installed"
+    files = [PLATFORM / "verify.py", ROOT / "api" / "routes" / "history.py"]
+    assert {str(f.relative_to(ROOT)): names_of_rulesets(f, names) for f in files} == {
+        str(f.relative_to(ROOT)): [] for f in files
+    }
