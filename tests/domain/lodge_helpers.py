@@ -20,6 +20,7 @@ from domain.lodge.ruleset import (
     CastSpell,
     PhysicalAction,
     PrepareSpells,
+    board_view,
 )
 from domain.lodge.state import BLACK_ROSE, apply_change
 
@@ -62,6 +63,39 @@ def summoned(g: LodgeGame, mage: str, card: str, room: str) -> str:
     g.state.deck = [card, *[c for c in g.state.deck if c != card]]
     arrange(g, {"op": "summon", "evocation": eid, "card": card, "controller": mage, "room": room})
     return eid
+
+
+def reserve(g: LodgeGame, model: str) -> None:
+    """Take a Model off the board into the reserve."""
+    g.state.positions.pop(model)
+
+
+def board(g: LodgeGame, viewer: str = "gm") -> dict[str, Any]:
+    """What ``viewer`` sees of the Lodge now (the ruleset's view; the host sees every card)."""
+    return board_view(g, viewer)
+
+
+def sheet(g: LodgeGame, mage: str) -> dict[str, Any]:
+    """A Mage's sheet as the host sees it: damage, power points, trophies, bases, slots, room."""
+    return board(g)["mages"][mage]
+
+
+def room_of(g: LodgeGame, model: str) -> str | None:
+    """The Room a Mage or an Evocation stands in, as the board shows it (None: not on the board)."""
+    seen = board(g)
+    if model in seen["mages"]:
+        return seen["mages"][model]["room"]
+    return seen["evocations"].get(model, {}).get("room")
+
+
+def tokens(g: LodgeGame) -> dict[str, dict]:
+    """The Persistent Tokens on the board, by ``mage:slot``."""
+    return {f"{t['mage']}:{t['slot']}": t for t in board(g)["persistent_tokens"]}
+
+
+def open_windows(g: LodgeGame, viewer: str = "gm") -> list[str]:
+    """The ids of the windows open now, as ``viewer`` sees them."""
+    return [w["id"] for w in board(g, viewer)["windows"]]
 
 
 def cubes(g: LodgeGame, model: str, *owners: str) -> None:

@@ -12,7 +12,22 @@ from domain.lodge.engine import Choices
 from domain.lodge.game import LodgeGame
 from domain.lodge.ruleset import board_view
 from domain.lodge.state import DUMMY
-from tests.domain.lodge_helpers import NOW, arrange, at, kinds, lodge, phrases, recorded, slot, summoned
+from tests.domain.lodge_helpers import (
+    NOW,
+    arrange,
+    at,
+    board,
+    kinds,
+    lodge,
+    phrases,
+    recorded,
+    reserve,
+    room_of,
+    sheet,
+    slot,
+    summoned,
+    tokens,
+)
 
 
 def cast(g, mage, card, target=None, where="I", **choices):
@@ -78,7 +93,7 @@ def test_l_eff_3_an_effect_is_resolved_even_if_nothing_applied_and_after_resolut
     resolved = [d for k, d in events if k == "EffectResolved"]
     assert resolved[0]["card"] == "firebolt" and resolved[0]["statuses"] == ["skipped"]
     assert resolved[1]["card"] == "echo" and resolved[1]["trigger"]["on"] == "effect_resolved"
-    assert g.state.rooms["crypt"]["slots"] == ["ann", None, None, None]  # once: not after its own casting
+    assert board(g)["rooms"]["crypt"]["slots"] == ["ann", None, None, None]  # once: not after its own casting
 
 
 # ---------------------------------------------------------------------- L-PERS
@@ -90,7 +105,7 @@ def test_l_pers_1_a_persistent_effect_applies_whenever_its_condition_is_met():
     cast(g, "ann", "ward", "library", where="II")
     g.physical_action("bob", "walk", None, Choices(moves=["library"]))
     g.physical_action("cy", "walk", None, Choices(moves=["library"]))
-    assert g.state.mages["bob"]["damage"] == ["ann"] and g.state.mages["cy"]["damage"] == ["ann"]
+    assert sheet(g, "bob")["damage"] == ["ann"] and sheet(g, "cy")["damage"] == ["ann"]
     fired = [d for k, d in recorded(g) if k == "EffectResolved" and d["trigger"]]
     assert [d["target"] for d in fired] == ["bob", "cy"]
 
@@ -110,9 +125,9 @@ def test_l_pers_2_one_persistent_token_per_spell_slot():
             "reason": "the Persistent Token of slot II is already in play (L-PERS-2)",
         },
     ) in events
-    assert list(g.state.tokens) == ["ann:II"] and g.state.tokens["ann:II"]["target"] == "crypt"
+    assert list(tokens(g)) == ["ann:II"] and tokens(g)["ann:II"]["target"] == "crypt"
     cast(g, "ann", "thornskin", "ann", where="III")
-    assert sorted(g.state.tokens) == ["ann:II", "ann:III"]
+    assert sorted(tokens(g)) == ["ann:II", "ann:III"]
 
 
 def test_l_pers_3_the_token_goes_on_the_mage_sheet_the_evocation_card_or_in_the_room():
@@ -125,7 +140,7 @@ def test_l_pers_3_the_token_goes_on_the_mage_sheet_the_evocation_card_or_in_the_
     for card, target, where in (("ward", "library", "I"), ("thornskin", "bob", "II"), ("feedback", ev, "III")):
         places += [d["on"] for k, d in cast(g, "ann", card, target, where=where) if k == "PersistentPlaced"]
     assert places == ["in library", "on the Mage Sheet of bob", f"on the card of {ev}"]
-    assert {t["kind"] for t in g.state.tokens.values()} == {"room", "mage", "evocation"}
+    assert {t["kind"] for t in tokens(g).values()} == {"room", "mage", "evocation"}
 
 
 def test_l_pers_4_the_effect_ends_when_its_spell_card_leaves_the_mage_sheet():
@@ -134,14 +149,14 @@ def test_l_pers_4_the_effect_ends_when_its_spell_card_leaves_the_mage_sheet():
     g = lodge()
     cast(g, "ann", "thornskin", "ann", where="I")  # ann gains 1 PP whenever she is damaged
     cast(g, "bob", "firebolt", "ann", where="I")
-    assert g.state.mages["ann"]["pp"] == 1
+    assert sheet(g, "ann")["power_points"] == 1
     slot(g, "bob", "forget", "II")
     g.cast_spell("bob", "II", "ann", Choices())  # discards ann's slot I
     changes = [c for e in g.collect_events() for c in getattr(e, "changes", [])]
     assert {"op": "untoken", "mage": "ann", "slot": "I", "why": "its Spell Card was discarded"} in changes
-    assert "ann:I" not in g.state.tokens and g.state.mages["ann"]["slots"]["I"]["card"] is None
+    assert "ann:I" not in tokens(g) and sheet(g, "ann")["slots"]["I"]["card"] is None
     cast(g, "cy", "firebolt", "ann", where="I")
-    assert g.state.mages["ann"]["pp"] == 1  # no longer triggered
+    assert sheet(g, "ann")["power_points"] == 1  # no longer triggered
 
 
 def test_l_pers_5_a_mage_in_their_cell_may_resolve_a_revealed_cards_persistent_effect():
@@ -158,7 +173,7 @@ def test_l_pers_5_a_mage_in_their_cell_may_resolve_a_revealed_cards_persistent_e
     g.resolve_from_cell("cy", offer, True, Choices())
     closed = [d for k, d in recorded(g) if k == "CellOfferClosed"]
     assert closed == [{"offer": offer, "mage": "cy", "accepted": True}]
-    assert g.state.mages["bob"]["damage"] == ["ann", "cy"] and g.state.offers == {}
+    assert sheet(g, "bob")["damage"] == ["ann", "cy"] and board(g)["offers"] == []
     refused(g, "L-PERS-5", g.resolve_from_cell, "cy", offer, True, Choices())  # an offer is taken once
 
 
@@ -173,7 +188,7 @@ def test_l_evo_1_speed_is_the_number_of_consecutive_move_1_steps():
     refused(g, "L-EVO-1", g.command_evocation, "ann", ev, ["library", "hall", "crypt", "sanctum"], None)
     refused(g, "L-MOVE-1", g.command_evocation, "ann", ev, ["library", "crypt"], None)  # not adjacent
     g.command_evocation("ann", ev, ["library", "hall", "crypt"], None)
-    assert g.state.positions[ev] == "crypt"
+    assert room_of(g, ev) == "crypt"
 
 
 def test_l_evo_2_an_evocation_inflicts_its_strength_as_a_physical_attack():
@@ -183,7 +198,7 @@ def test_l_evo_2_an_evocation_inflicts_its_strength_as_a_physical_attack():
     ev = summoned(g, "ann", "golem", "hall")  # Strength 3
     refused(g, "L-DUMMY-2", g.command_evocation, "ann", ev, [], DUMMY, says="R27")
     g.command_evocation("ann", ev, [], "bob")
-    assert g.state.mages["bob"]["damage"] == ["ann"] * 3
+    assert sheet(g, "bob")["damage"] == ["ann"] * 3
 
 
 def test_l_evo_3_evocation_damage_uses_its_controllers_colour_and_is_dealt_by_the_model():
@@ -195,7 +210,7 @@ def test_l_evo_3_evocation_damage_uses_its_controllers_colour_and_is_dealt_by_th
     g.command_evocation("ann", ev, [], target)
     (p,) = [e for e in g.collect_events() if type(e).__name__ == "PhraseResolved"]
     assert [(c["by"], c["dealt_by"]) for c in p.changes] == [("ann", ev), ("ann", ev)]
-    assert g.state.evocations[target]["damage"] == ["ann", "ann"]
+    assert board(g)["evocations"][target]["damage"] == ["ann", "ann"]
 
 
 def test_l_evo_4_an_evocation_with_cubes_reaching_its_health_is_defeated():
@@ -229,7 +244,7 @@ def test_l_evo_5_who_may_remove_an_evocation(spell, controller, card, buff, remo
     ev = summoned(g, controller, card, "hall")
     arrange(g, {"op": "health", "evocation": ev, "amount": buff})
     (p,) = phrases(cast(g, "ann", spell, ev))
-    assert (ev not in g.state.evocations) is removed
+    assert (ev not in board(g)["evocations"]) is removed
     assert p["status"] == ("applied" if removed else "skipped")
     if not removed:
         assert p["skipped"][0]["rule"] == "L-EVO-5"
@@ -244,7 +259,7 @@ def test_l_dummy_1_the_dummy_target_is_offered_to_effects_that_target_models():
     allow Mages to cast a Spell and resolve as much of its Effect as possible"."""
     g = lodge()
     events = cast(g, "ann", "arcane-surge", DUMMY)
-    assert kinds(events)[-1] == "EffectResolved" and g.state.mages["ann"]["pp"] == 1
+    assert kinds(events)[-1] == "EffectResolved" and sheet(g, "ann")["power_points"] == 1
     for spell in ("banish", "unravel", "forget"):  # an Evocation, a Room, a Mage: not "Models"
         slot(g, "ann", spell, "II")
         refused(g, "L-DUMMY-1", g.cast_spell, "ann", "II", DUMMY, Choices())
@@ -291,8 +306,8 @@ def test_l_move_2_place_takes_from_the_reserve_or_teleports():
     it was in directly to the Room in which it is placed, without passing through other Rooms"."""
     g = lodge()
     (p,) = phrases(cast(g, "ann", "blink", "sanctum"))  # not adjacent to the Hall
-    assert p["applied"] == ["ann placed in sanctum"] and g.state.positions["ann"] == "sanctum"
-    g.state.positions.pop("bob")  # bob is in the reserve
+    assert p["applied"] == ["ann placed in sanctum"] and room_of(g, "ann") == "sanctum"
+    reserve(g, "bob")  # bob is in the reserve
     (p,) = phrases(cast(g, "bob", "blink", "garden"))
     assert p["applied"] == ["bob placed in garden from the reserve"]
 
@@ -305,9 +320,9 @@ def test_l_move_3_no_mage_moves_into_a_cell_but_an_effect_may_place_one_in_their
     (p,) = phrases(cast(g, "ann", "blink", "cell-blue"))
     assert p["status"] == "skipped" and p["skipped"][0]["rule"] == "L-MOVE-3"
     (p,) = phrases(cast(g, "ann", "retreat", where="II"))
-    assert p["status"] == "applied" and g.state.positions["ann"] == "cell-red"
+    assert p["status"] == "applied" and room_of(g, "ann") == "cell-red"
     g.physical_action("ann", "walk", None, Choices(moves=["hall"]))  # out of a Cell is a move like any other
-    assert g.state.positions["ann"] == "hall"
+    assert room_of(g, "ann") == "hall"
 
 
 def test_l_dummy_1_the_server_offers_the_dummy_among_the_legal_targets_of_effects_that_target_models():
@@ -333,7 +348,7 @@ def test_l_evo_5_removal_by_an_effect_that_is_not_a_spell_follows_the_option(res
     ev = summoned(g, "bob", "golem", "hall")  # Health 5
     g.advance(now=NOW)
     g.black_rose_act("uproot", ev)
-    assert (ev not in g.state.evocations) is removed
+    assert (ev not in board(g)["evocations"]) is removed
 
 
 def test_l_pers_4_a_spell_card_replaced_in_its_slot_ends_its_persistent_effect():
@@ -348,5 +363,5 @@ def test_l_pers_4_a_spell_card_replaced_in_its_slot_ends_its_persistent_effect()
     g.collect_events()
     g.prepare_spells("ann", {"I": "firebolt", "II": "mend"})
     events = recorded(g)
-    assert kinds(events) == ["PersistentEnded", "SpellsPrepared"] and g.state.tokens == {}
+    assert kinds(events) == ["PersistentEnded", "SpellsPrepared"] and tokens(g) == {}
     assert events[0][1] == {"mage": "ann", "slot": "I", "why": "its Spell Card left the Mage Sheet"}

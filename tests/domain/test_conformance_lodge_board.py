@@ -9,7 +9,21 @@ from domain.errors import RuleViolation
 from domain.lodge.engine import Choices
 from domain.lodge.scoring import score_defeat, score_room
 from domain.lodge.state import BLACK_ROSE, DUMMY
-from tests.domain.lodge_helpers import NOW, arrange, cubes, kinds, lodge, phrases, recorded, slot, summoned
+from tests.domain.lodge_helpers import (
+    NOW,
+    arrange,
+    board,
+    cubes,
+    kinds,
+    lodge,
+    phrases,
+    recorded,
+    room_of,
+    sheet,
+    slot,
+    summoned,
+    tokens,
+)
 
 
 def cast(g, mage, card, target=None, where="I", **choices):
@@ -46,9 +60,9 @@ def test_l_inst_1_instability_fills_vacant_slots_from_the_left():
     g = lodge()
     arrange(g, {"op": "instability", "room": "hall", "slot": 1, "by": "bob"})
     (p,) = phrases(cast(g, "ann", "tremor", "hall"))
-    assert g.state.rooms["hall"]["slots"] == ["ann", "bob", "ann", None, None] and p["status"] == "applied"
+    assert board(g)["rooms"]["hall"]["slots"] == ["ann", "bob", "ann", None, None] and p["status"] == "applied"
     (p,) = phrases(cast(g, "cy", "unravel", "hall"))
-    assert g.state.rooms["hall"]["slots"] == ["ann", "bob", "ann", "cy", "cy"]
+    assert board(g)["rooms"]["hall"]["slots"] == ["ann", "bob", "ann", "cy", "cy"]
     assert p["skipped"] == [{"part": "1 Instability", "reason": "no vacant slot in hall", "rule": "L-INST-1"}]
 
 
@@ -57,10 +71,10 @@ def test_l_inst_2_a_full_room_is_rebuilt_and_flipped_at_cleanup():
     during the Clean-up Phase and will be flipped to its other side"."""
     g = lodge()
     cast(g, "ann", "unravel", "observatory")
-    assert g.state.rooms["observatory"]["must_rebuild"] is True  # the moment the last slot fills
-    assert g.state.rooms["observatory"]["side"] == "A"
+    assert board(g)["rooms"]["observatory"]["must_rebuild"] is True  # the moment the last slot fills
+    assert board(g)["rooms"]["observatory"]["side"] == "A"
     to_cleanup(g)
-    assert g.state.rooms["observatory"] == {"side": "B", "slots": [None] * 3, "must_rebuild": False}
+    assert board(g)["rooms"]["observatory"] == {"side": "B", "slots": [None] * 3, "must_rebuild": False}
 
 
 # ---------------------------------------------------------------------- L-HEAL
@@ -76,7 +90,7 @@ def test_l_heal_1_heal_up_to_n_cubes_of_any_colours_which_go_back_to_their_owner
     refused(g, "L-HEAL-1", g.cast_spell, "bob", "I", "cy", Choices(heal=[0, 1, 2]))  # more than 2
     g.cast_spell("bob", "I", "cy", Choices(heal=[0]))  # fewer than N is the healer's choice
     (ev,) = [e for e in g.collect_events() if type(e).__name__ == "PhraseResolved"]
-    assert [c["returned_to"] for c in ev.changes] == ["ann"] and g.state.mages["cy"]["damage"] == ["bob", "ann"]
+    assert [c["returned_to"] for c in ev.changes] == ["ann"] and sheet(g, "cy")["damage"] == ["bob", "ann"]
 
 
 def test_l_heal_2_an_avatar_heals_a_mage_from_the_right():
@@ -87,7 +101,7 @@ def test_l_heal_2_an_avatar_heals_a_mage_from_the_right():
     slot(g, "bob", "mend")
     refused(g, "L-HEAL-2", g.cast_spell, "bob", "I", "cy", Choices(heal=[0, 1]))
     g.cast_spell("bob", "I", "cy", Choices(heal=[1, 2]))
-    assert g.state.mages["cy"]["damage"] == ["ann"]
+    assert sheet(g, "cy")["damage"] == ["ann"]
 
 
 # ---------------------------------------------------------------------- L-DEF
@@ -99,14 +113,14 @@ def test_l_def_1_who_inflicted_the_defeating_damage_gains_a_trophy_of_the_defeat
     Mage"; [002:R37] Trophies "grant additional Power Points at the end of the game"."""
     g = lodge()
     cubes(g, "cy", "bob", "bob", "bob", "bob", "bob")
-    tokens = g.state.mages["cy"]["trophy_tokens"]
+    supply = g.state.mages["cy"]["trophy_tokens"]
     cast(g, "ann", "firebolt", "cy")
-    assert g.state.mages["ann"]["trophies"] == ["cy"] and g.state.mages["bob"]["trophies"] == []
-    assert g.state.mages["cy"]["trophy_tokens"] == tokens - 1
-    assert g.state.mages["cy"]["damage"] == [] and g.state.positions["cy"] == "cell-green"  # the house rule
+    assert sheet(g, "ann")["trophies"] == ["cy"] and sheet(g, "bob")["trophies"] == []
+    assert g.state.mages["cy"]["trophy_tokens"] == supply - 1
+    assert sheet(g, "cy")["damage"] == [] and room_of(g, "cy") == "cell-green"  # the house rule
     g = lodge()
     cast(g, "bob", "doom", "ann")  # an Effect that defeats a Mage outright
-    assert g.state.mages["bob"]["trophies"] == ["ann"] and g.state.positions["ann"] == "cell-red"
+    assert sheet(g, "bob")["trophies"] == ["ann"] and room_of(g, "ann") == "cell-red"
 
 
 def test_l_def_2_ties_for_damage_on_a_defeat_gain_one_less_unless_one_or_less():
@@ -119,7 +133,7 @@ def test_l_def_2_ties_for_damage_on_a_defeat_gain_one_less_unless_one_or_less():
     g = lodge(defeat_pp=[3, 2, 1])
     cubes(g, "cy", "ann", "ann", "bob", "bob", "bob")
     cast(g, "ann", "firebolt", "cy")  # the first cube defeats cy: ann 3, bob 3
-    assert g.state.mages["ann"]["pp"] == 2 and g.state.mages["bob"]["pp"] == 2
+    assert sheet(g, "ann")["power_points"] == 2 and sheet(g, "bob")["power_points"] == 2
 
 
 # ---------------------------------------------------------------------- L-IMM
@@ -131,10 +145,10 @@ def test_l_imm_1_a_mage_and_their_evocations_ignore_damage_from_their_own_effect
     g = lodge()
     ev = summoned(g, "ann", "golem", "hall")
     (p,) = phrases(cast(g, "ann", "quake"))
-    assert g.state.mages["ann"]["damage"] == [] and g.state.evocations[ev]["damage"] == []
+    assert sheet(g, "ann")["damage"] == [] and board(g)["evocations"][ev]["damage"] == []
     assert {s["rule"] for s in p["skipped"]} == {"L-IMM-1"} and p["status"] == "partly applied"
     cast(g, "ann", "self-immolation", where="II")  # "unless specified by the Effect"
-    assert g.state.mages["ann"]["damage"] == ["ann"] and g.state.evocations[ev]["damage"] == ["ann"]
+    assert sheet(g, "ann")["damage"] == ["ann"] and board(g)["evocations"][ev]["damage"] == ["ann"]
 
 
 def test_l_imm_2_an_evocation_does_not_damage_its_own_side():
@@ -146,7 +160,7 @@ def test_l_imm_2_an_evocation_does_not_damage_its_own_side():
     refused(g, "L-IMM-2", g.command_evocation, "ann", ev, [], "ann")
     refused(g, "L-IMM-2", g.command_evocation, "ann", ev, [], other)
     g.command_evocation("ann", ev, [], "bob")
-    assert g.state.mages["bob"]["damage"] == ["ann"] * 3
+    assert sheet(g, "bob")["damage"] == ["ann"] * 3
 
 
 # ---------------------------------------------------------------------- L-SCORE
@@ -161,7 +175,7 @@ def test_l_score_1_a_rebuilt_room_scores_by_its_banner_at_cleanup():
     events = to_cleanup(g)
     (scored,) = [d for k, d in events if k == "RoomScored"]
     assert scored["pp"] == {"ann": 3, "bob": 3, BLACK_ROSE: 2} and scored["banner"] == [4, 2, 1]
-    assert (g.state.mages["ann"]["pp"], g.state.black_rose["pp"]) == (3, 2)
+    assert (sheet(g, "ann")["power_points"], board(g)["black_rose"]["power_points"]) == (3, 2)
     g = lodge(ranking_mode="competition")
     instability(g, "hall", "ann", "ann", "bob", "bob", BLACK_ROSE)
     (scored,) = [d for k, d in to_cleanup(g) if k == "RoomScored"]
@@ -211,28 +225,26 @@ def test_l_ex_3_phrase_skipping_on_the_dummy_target():
     assert (p1["status"], p1["skipped"][0]["reason"]) == ("skipped", "the Dummy Target ignores this (R24)")
     assert (p2["status"], p2["skipped"][0]["reason"]) == ("skipped", "the Dummy Target ignores this (R25)")
     assert (p3["status"], p3["applied"]) == ("applied", ["ann gains 1 Power Points"])
-    assert kinds(events)[-1] == "EffectResolved" and g.state.mages["ann"]["pp"] == 1
+    assert kinds(events)[-1] == "EffectResolved" and sheet(g, "ann")["power_points"] == 1
 
 
 def test_l_ex_4_partial_application_of_instability():
     g = lodge()
     instability(g, "library", "bob")
     cast(g, "ann", "unravel", "library")
-    assert (
-        g.state.rooms["library"]["slots"] == ["bob", "ann", "ann", "ann"] and g.state.rooms["library"]["must_rebuild"]
-    )
+    library = board(g)["rooms"]["library"]
+    assert library["slots"] == ["bob", "ann", "ann", "ann"] and library["must_rebuild"]
     g = lodge()
     instability(g, "library", "bob", "bob")
     (p,) = phrases(cast(g, "ann", "unravel", "library"))
-    assert (
-        g.state.rooms["library"]["slots"] == ["bob", "bob", "ann", "ann"] and g.state.rooms["library"]["must_rebuild"]
-    )
+    library = board(g)["rooms"]["library"]
+    assert library["slots"] == ["bob", "bob", "ann", "ann"] and library["must_rebuild"]
     assert p["status"] == "partly applied" and p["skipped"][0]["part"] == "1 Instability"
     g = lodge()
     instability(g, "hall", "bob")
     cast(g, "ann", "tremor", "hall")
-    assert g.state.rooms["hall"]["slots"] == ["bob", "ann", "ann", None, None]
-    assert not g.state.rooms["hall"]["must_rebuild"]
+    assert board(g)["rooms"]["hall"]["slots"] == ["bob", "ann", "ann", None, None]
+    assert not board(g)["rooms"]["hall"]["must_rebuild"]
 
 
 def _healed(g):
@@ -259,7 +271,7 @@ def test_l_ex_5_healing():
     slot(g, "ann", "restoration")
     g.cast_spell("ann", "I", "cy", Choices())  # Heal 5 with 3 cubes heals 3
     healed, data = _healed(g)
-    assert len(healed) == 3 and g.state.mages["cy"]["damage"] == []
+    assert len(healed) == 3 and sheet(g, "cy")["damage"] == []
     assert data["status"] == "partly applied" and data["skipped"][0]["part"] == "Heal 2"
 
 
@@ -280,7 +292,7 @@ def test_l_ex_6_removal_legality(spell, controller, card, buff, removed):
         slot(g, "cy", "empower", "II")
         g.cast_spell("cy", "II", ev, Choices())  # printed Health 3, buffed to 4
     cast(g, "ann", spell, ev)
-    assert (ev not in g.state.evocations) is removed
+    assert (ev not in board(g)["evocations"]) is removed
 
 
 def test_l_ex_7_evocation_defeat():
@@ -288,13 +300,14 @@ def test_l_ex_7_evocation_defeat():
     hound = summoned(g, "ann", "hound", "hall")  # Health 3
     cubes(g, hound, "bob", "cy")
     ghoul = summoned(g, "bob", "ghoul", "hall")  # Strength 2
-    bases = g.state.mages["ann"]["bases"]
+    bases = sheet(g, "ann")["evocation_bases"]
     g.command_evocation("bob", ghoul, [], hound)
     (p,) = [e for e in g.collect_events() if type(e).__name__ == "PhraseResolved"]
     assert [c["op"] for c in p.changes] == ["cube", "evocation_gone"]  # the 2nd cube is not placed
     assert p.changes[1]["returned"] == {"bob": 2, "cy": 1}
     assert p.data["skipped"][0]["rule"] == "L-AMB-10"
-    assert hound not in g.state.positions and g.state.deck[-1] == "hound" and g.state.mages["ann"]["bases"] == bases + 1
+    assert hound not in board(g)["evocations"] and sheet(g, "ann")["evocation_bases"] == bases + 1
+    assert g.state.deck[-1] == "hound"  # the deck's order is shown to nobody (L.4)
 
 
 def test_l_ex_8_immunity():
@@ -302,9 +315,9 @@ def test_l_ex_8_immunity():
     ev = summoned(g, "ann", "ghoul", "hall")
     bob_ev = summoned(g, "bob", "hound", "hall")
     cast(g, "ann", "quake")
-    assert g.state.mages["ann"]["damage"] == [] and g.state.evocations[ev]["damage"] == []
-    assert g.state.mages["bob"]["damage"] == ["ann"] and g.state.evocations[bob_ev]["damage"] == ["ann"]
-    assert g.state.mages["cy"]["damage"] == ["ann"]
+    assert sheet(g, "ann")["damage"] == [] and board(g)["evocations"][ev]["damage"] == []
+    assert sheet(g, "bob")["damage"] == ["ann"] and board(g)["evocations"][bob_ev]["damage"] == ["ann"]
+    assert sheet(g, "cy")["damage"] == ["ann"]
     refused(g, "L-IMM-2", g.command_evocation, "ann", ev, [], "ann")
 
 
@@ -313,11 +326,11 @@ def test_l_ex_9_trophy():
     ghoul = summoned(g, "bob", "ghoul", "hall")
     cubes(g, "cy", "ann", "ann", "ann", "ann", "ann")
     g.command_evocation("bob", ghoul, [], "cy")  # bob's Evocation deals the killing damage
-    assert g.state.mages["bob"]["trophies"] == ["cy"] and g.state.mages["ann"]["trophies"] == []
+    assert sheet(g, "bob")["trophies"] == ["cy"] and sheet(g, "ann")["trophies"] == []
     g = lodge()
     g.advance(now=NOW)  # the Black Rose's phase
     g.black_rose_act("wither", "cy")
-    assert g.state.black_rose["trophies"] == ["cy"]
+    assert board(g)["black_rose"]["trophies"] == ["cy"]
 
 
 @pytest.mark.parametrize("crown", [False, True])
@@ -338,7 +351,7 @@ def test_l_ex_10_cleanup_order(crown):
         "RoomFlipped",
     ]
     data = dict(events)
-    assert data["PersistentTokensReturned"]["tokens"] == ["ann:II"] and g.state.tokens == {}
+    assert data["PersistentTokensReturned"]["tokens"] == ["ann:II"] and tokens(g) == {}
     assert data["RoomsToRebuild"]["rooms"] == ["observatory"] and data["RoomScored"]["pp"] == {"cy": 4}
-    assert g.state.mages["bob"]["physical"]["walk"] == "available"
-    assert all(ev["rotated"] is crown for ev in g.state.evocations.values())
+    assert sheet(g, "bob")["physical_actions"]["walk"] == "available"
+    assert all(ev["rotated"] is crown for ev in board(g)["evocations"].values())

@@ -15,7 +15,20 @@ from domain.lodge.engine import Choices
 from domain.lodge.game import DECLINE, NOBODY, RESOLVE, STOP
 from domain.lodge.ruleset import board_view
 from domain.lodge.state import DUMMY
-from tests.domain.lodge_helpers import NOW, arrange, at, cubes, lodge, recorded, slot, summoned
+from tests.domain.lodge_helpers import (
+    NOW,
+    arrange,
+    at,
+    board,
+    cubes,
+    lodge,
+    open_windows,
+    recorded,
+    room_of,
+    sheet,
+    slot,
+    summoned,
+)
 
 LATER = NOW + timedelta(days=30)
 
@@ -47,13 +60,13 @@ def test_l_dummy_1_a_target_left_open_is_asked_among_the_legal_ones_the_dummy_in
     (o,) = offered(recorded(g))
     assert (o["kind"], o["mage"], o["rule"]) == ("target", "ann", "LH-1")
     assert o["options"] == ["ann", "bob", "cy", DUMMY] and o["default"] == DUMMY
-    assert g.state.mages["ann"]["slots"]["I"]["revealed"] is False  # nothing of the spell yet
+    assert sheet(g, "ann")["slots"]["I"]["face"] == "down"  # nothing of the spell yet
     refused(g, "LH-1", "ann", o["choice"], "library")
     g.answer_choice("ann", o["choice"], "bob", now=NOW)
     events = recorded(g)
     (revealed,) = [d for k, d in events if k == "SpellRevealed"]
-    assert revealed["target"] == "bob" and g.state.mages["bob"]["damage"] == ["ann", "ann"]
-    assert g.state.prompts == {} and g.state.windows[o["choice"]].closed
+    assert revealed["target"] == "bob" and sheet(g, "bob")["damage"] == ["ann", "ann"]
+    assert board(g)["prompts"] == [] and o["choice"] not in open_windows(g)
 
 
 def test_l_dummy_1_at_the_deadline_the_target_is_the_dummy_and_the_effect_resolves_as_far_as_it_can():
@@ -68,8 +81,8 @@ def test_l_dummy_1_at_the_deadline_the_target_is_the_dummy_and_the_effect_resolv
     events = recorded(g)
     assert [k for k, _ in events][:2] == ["ChoiceDefaulted", "WindowClosed"]
     statuses = [d["status"] for k, d in events if k == "PhraseResolved"]
-    assert statuses == ["skipped", "skipped", "applied"] and g.state.mages["ann"]["pp"] == 1
-    assert g.state.mages["bob"]["damage"] == [] and g.close_window(o["choice"], now=LATER) is False
+    assert statuses == ["skipped", "skipped", "applied"] and sheet(g, "ann")["power_points"] == 1
+    assert sheet(g, "bob")["damage"] == [] and g.close_window(o["choice"], now=LATER) is False
 
 
 def test_l_dummy_2_a_target_prompt_never_offers_the_dummy_to_an_archetype_or_a_physical_attack():
@@ -85,13 +98,13 @@ def test_l_dummy_2_a_target_prompt_never_offers_the_dummy_to_an_archetype_or_a_p
     assert o["options"] == [hound, raven] and o["default"] == hound
     refused(g, "L-DUMMY-2", "ann", o["choice"], DUMMY)
     g.answer_choice("ann", o["choice"], raven, now=NOW)
-    assert raven not in g.state.evocations  # 3 Damage on Health 2
+    assert raven not in board(g)["evocations"]  # 3 Damage on Health 2
 
     g = lodge()
     hound = summoned(g, "bob", "hound", "hall")
     slot(g, "ann", "tame")
     g.cast_spell("ann", "I", None, Choices(prompt=True), now=NOW)  # one legal target: no prompt
-    assert offered(recorded(g)) == [] and hound not in g.state.evocations
+    assert offered(recorded(g)) == [] and hound not in board(g)["evocations"]
 
     g = lodge()
     at(g, cy="library")
@@ -121,8 +134,8 @@ def test_l_evo_1_an_evocation_commanded_without_steps_is_asked_each_step_up_to_i
     (second,) = offered(recorded(g))
     assert second["options"] == ["hall", "observatory", STOP]
     g.answer_choice("ann", second["choice"], "observatory", now=NOW)
-    assert g.state.positions[ev] == "observatory" and g.state.evocations[ev]["acted"] is True
-    assert g.state.prompts == {}  # Speed 2 used, nobody to attack there
+    assert room_of(g, ev) == "observatory" and board(g)["evocations"][ev]["acted"] is True
+    assert board(g)["prompts"] == []  # Speed 2 used, nobody to attack there
 
 
 def test_l_evo_2_the_attack_is_asked_among_the_foes_in_its_room_never_its_own_side_nor_the_dummy():
@@ -142,7 +155,7 @@ def test_l_evo_2_the_attack_is_asked_among_the_foes_in_its_room_never_its_own_si
     refused(g, "L-IMM-2", "ann", o["choice"], own)
     refused(g, "L-DUMMY-2", "ann", o["choice"], DUMMY)
     g.answer_choice("ann", o["choice"], "cy", now=NOW)
-    assert g.state.mages["cy"]["damage"] == ["ann"] * 3 and g.state.positions[golem] == "hall"
+    assert sheet(g, "cy")["damage"] == ["ann"] * 3 and room_of(g, golem) == "hall"
 
 
 def test_l_evo_1_at_the_deadline_an_evocation_stays_attacks_nobody_and_so_does_not_act():
@@ -157,8 +170,8 @@ def test_l_evo_1_at_the_deadline_an_evocation_stays_attacks_nobody_and_so_does_n
     g.close_window(attack["choice"], now=LATER)
     events = recorded(g)
     (lapsed,) = [d for k, d in events if k == "ChoiceLapsed"]
-    assert "move or attack" in lapsed["reason"] and g.state.evocations[golem]["acted"] is False
-    assert g.state.mages["bob"]["damage"] == [] and g.state.prompts == {}
+    assert "move or attack" in lapsed["reason"] and board(g)["evocations"][golem]["acted"] is False
+    assert sheet(g, "bob")["damage"] == [] and board(g)["prompts"] == []
 
 
 # ---------------------------------------------------------------------- persistent effects
@@ -188,11 +201,11 @@ def test_l_pers_5_a_cell_offer_is_a_prompt_to_its_mage_alone_resolved_when_answe
     refused(g, "L-PERS-5", "cy", o["choice"], "maybe")
     slot(g, "cy", "insight", "QUICK")
     g.cast_spell("cy", "QUICK", None, Choices(), now=NOW)  # an open offer, being optional, blocks nothing
-    assert g.state.mages["cy"]["pp"] == 1
+    assert sheet(g, "cy")["power_points"] == 1
     g.answer_choice("cy", o["choice"], RESOLVE, now=NOW)
     closed = [d for k, d in recorded(g) if k == "CellOfferClosed"]
     assert closed == [{"offer": next(iter(closed))["offer"], "mage": "cy", "accepted": True}]
-    assert g.state.mages["bob"]["damage"] == ["ann", "cy"] and g.state.offers == {} and g.state.prompts == {}
+    assert sheet(g, "bob")["damage"] == ["ann", "cy"] and board(g)["offers"] == [] and board(g)["prompts"] == []
 
 
 def test_l_pers_5_a_cell_offer_left_unanswered_is_declined_at_its_deadline():
@@ -202,15 +215,15 @@ def test_l_pers_5_a_cell_offer_left_unanswered_is_declined_at_its_deadline():
     o = _ward_offer(g)
     assert g.close_window(o["choice"], now=LATER) is True
     closed = [d for k, d in recorded(g) if k == "CellOfferClosed"]
-    assert [c["accepted"] for c in closed] == [False] and g.state.mages["bob"]["damage"] == ["ann"]
+    assert [c["accepted"] for c in closed] == [False] and sheet(g, "bob")["damage"] == ["ann"]
 
     g = lodge()
     o = _ward_offer(g)
-    (offer,) = g.state.offers
+    (offer,) = [o["id"] for o in board(g)["offers"]]
     g.resolve_from_cell("cy", offer, True, Choices(), now=NOW)
     kinds = [k for k, _ in recorded(g)]
     assert kinds[:2] == ["ChoiceAnswered", "WindowClosed"] and "CellOfferClosed" in kinds
-    assert g.state.prompts == {} and g.state.windows[o["choice"]].closed
+    assert board(g)["prompts"] == [] and o["choice"] not in open_windows(g)
 
 
 def test_l_pers_1_a_choice_a_triggered_persistent_effect_needs_is_asked_of_its_token_owner():
@@ -228,7 +241,7 @@ def test_l_pers_1_a_choice_a_triggered_persistent_effect_needs_is_asked_of_its_t
     (o,) = offered(recorded(g))
     assert (o["kind"], o["mage"], o["rule"]) == ("heal", "bob", "L-HEAL-1")
     assert o["options"] == ["ann", "cy"] and o["default"] == "ann"
-    assert g.state.mages["bob"]["damage"] == ["cy"]  # the Firebolt waits too
+    assert sheet(g, "bob")["damage"] == ["cy"]  # the Firebolt waits too
     assert board_view(g, "ann")["prompts"] == [] and len(board_view(g, "bob")["prompts"]) == 1
     before = g.version
     with pytest.raises(RuleViolation, match="bob's to answer") as err:
@@ -236,7 +249,7 @@ def test_l_pers_1_a_choice_a_triggered_persistent_effect_needs_is_asked_of_its_t
     assert err.value.rule == "L-EFF-1" and g.version == before
     g.collect_events()
     g.answer_choice("bob", o["choice"], "cy", now=NOW)
-    assert g.state.mages["bob"]["damage"] == ["ann", "ann"]
+    assert sheet(g, "bob")["damage"] == ["ann", "ann"]
     resolved = [d["card"] for k, d in recorded(g) if k == "EffectResolved"]
     assert resolved == ["firebolt", "regrowth"]
 
@@ -256,7 +269,7 @@ def test_l_eff_2_which_trophy_a_take_phrase_takes_is_the_resolvers_choice_among_
     assert (o["kind"], o["rule"], o["options"], o["default"]) == ("trophy", "L-EFF-2", ["cy", "dee"], "dee")
     refused(g, "L-EFF-2", "ann", o["choice"], "ann")
     g.answer_choice("ann", o["choice"], "cy", now=NOW)
-    assert g.state.mages["ann"]["trophies"] == ["cy"] and g.state.mages["bob"]["trophies"] == ["dee"]
+    assert sheet(g, "ann")["trophies"] == ["cy"] and sheet(g, "bob")["trophies"] == ["dee"]
 
 
 def test_l_dummy_1_a_room_target_left_open_defaults_to_the_casters_room_at_the_deadline():
@@ -270,7 +283,7 @@ def test_l_dummy_1_a_room_target_left_open_defaults_to_the_casters_room_at_the_d
     assert DUMMY not in o["options"] and "library" in o["options"] and o["default"] == "crypt"
     refused(g, "L-DUMMY-1", "ann", o["choice"], DUMMY)
     g.close_window(o["choice"], now=LATER)
-    assert g.state.rooms["crypt"]["slots"] == ["ann", "ann", None, None]
+    assert board(g)["rooms"]["crypt"]["slots"] == ["ann", "ann", None, None]
 
 
 def test_l_pers_5_a_cell_offer_still_open_at_clean_up_lapses_and_its_window_closes():
@@ -285,12 +298,12 @@ def test_l_pers_5_a_cell_offer_still_open_at_clean_up_lapses_and_its_window_clos
     (lapsed,) = [d for k, d in events if k == "ChoiceLapsed"]
     assert lapsed["choice"] == o["choice"] and lapsed["rule"] == "L-PERS-5"
     assert [d["option"] for k, d in events if k == "ChoiceDefaulted"] == [DECLINE]
-    assert g.state.prompts == {} and g.state.offers == {}
+    assert board(g)["prompts"] == [] and board(g)["offers"] == []
     kinds = [k for k, _ in events]
     at_lapse = kinds.index("ChoiceDefaulted")
     assert kinds[at_lapse : at_lapse + 3] == ["ChoiceDefaulted", "WindowClosed", "ChoiceLapsed"]
-    assert all(w.closed for w in g.state.windows.values() if w.id == o["choice"])
-    assert board_view(g, "cy")["prompts"] == [] and g.state.mages["bob"]["damage"] == ["ann"]
+    assert o["choice"] not in open_windows(g)
+    assert board_view(g, "cy")["prompts"] == [] and sheet(g, "bob")["damage"] == ["ann"]
 
 
 def test_l_pers_5_a_choice_inside_an_effect_resolved_from_a_cell_is_asked_of_the_mage_in_the_cell():
@@ -308,12 +321,12 @@ def test_l_pers_5_a_choice_inside_an_effect_resolved_from_a_cell_is_asked_of_the
     (bobs,) = offered(recorded(g))
     assert (bobs["mage"], bobs["kind"]) == ("bob", "heal")
     g.answer_choice("bob", bobs["choice"], "cy", now=NOW)
-    assert g.state.mages["bob"]["damage"] == ["cy", "ann", "ann"]
+    assert sheet(g, "bob")["damage"] == ["cy", "ann", "ann"]
     (cell,) = offered(recorded(g))
     assert (cell["mage"], cell["kind"], cell["options"]) == ("cy", "cell", [RESOLVE, DECLINE])
     g.answer_choice("cy", cell["choice"], RESOLVE, now=NOW)
     (heal,) = offered(recorded(g))
     assert (heal["mage"], heal["kind"], heal["options"]) == ("cy", "heal", ["ann", "cy"])
-    assert g.state.offers  # the offer closes with its resolution, which waits for Cy's answer
+    assert board(g)["offers"]  # the offer closes with its resolution, which waits for Cy's answer
     g.answer_choice("cy", heal["choice"], "ann", now=NOW)
-    assert g.state.mages["bob"]["damage"] == ["cy", "ann"] and g.state.offers == {} and g.state.prompts == {}
+    assert sheet(g, "bob")["damage"] == ["cy", "ann"] and board(g)["offers"] == [] and board(g)["prompts"] == []

@@ -101,11 +101,12 @@ def test_a_command_the_phase_does_not_allow_is_refused_and_records_nothing(games
 def test_a_phase_window_closes_at_its_deadline_and_the_next_phase_opens(games):
     game_id = play_lodge_turn(games)
     game = games.get_game(game_id)
-    (w,) = [w for w in game.state.windows.values() if not w.closed]
-    assert w.kind == "prepare" and game.state.phase == "prepare"
+    seen = games.view(game_id, "gm")
+    (w,) = seen["windows"]
+    assert w["kind"] == "prepare" and seen["game"]["phase"] == "prepare"
     games.clock = lambda: game.created_on + timedelta(days=30)
-    assert games.close_due_window(game_id, w.id) is True
-    assert games.get_game(game_id).state.phase == "actions"
+    assert games.close_due_window(game_id, w["id"]) is True
+    assert games.view(game_id, "gm")["game"]["phase"] == "actions"
 
 
 def test_three_turns_with_cleanup_scoring_through_the_service(games):
@@ -209,7 +210,8 @@ def test_the_game_pins_its_catalogue_and_refuses_to_go_on_when_it_is_neither_ins
         assert installed["version"] in str(refused.value)
     assert games.recorder.max_notification_id() == before
     new_id, _, _ = games.create_game("Lodge", ruleset="lodge")  # a new game pins the newly installed one
-    assert games.get_game(new_id).state.catalogue["version"] == installed["version"] + "-next"
+    (created,) = [e["data"] for e in games.visible_events(new_id, "gm") if e["type"] == "LodgeCreated"]
+    assert created["catalogue_pin"]["version"] == installed["version"] + "-next"
     (tmp_path / "kept" / f"{installed['version']}.json").write_text(kept.read_text())  # the shipped version kept
     games.run(Caller.of("ann"), game_id, PrepareSpells("ann", {"QUICK": "unravel"}))
     assert games.get_game(game_id).catalogue.spells[0].name == installed["spells"][0]["name"]

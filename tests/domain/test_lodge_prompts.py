@@ -88,7 +88,7 @@ def test_l_move_1_an_unanswered_prompt_takes_its_recorded_default_at_the_deadlin
     assert len(defaulted) == 2 and games.view(game_id, "ann")["prompts"] == []
     first = games.get_game(game_id).catalogue.room_by_id["hall"].adjacent[0]
     assert _moves(games, game_id)[0] == ("hall", first)
-    assert games.get_game(game_id).state.phase == "actions"  # a choice's deadline does not end the phase
+    assert games.view(game_id, "gm")["game"]["phase"] == "actions"  # a choice's deadline does not end the phase
 
 
 def test_l_move_3_an_illegal_answer_is_refused_naming_the_rule_and_records_nothing(games):
@@ -118,7 +118,7 @@ def test_lh_4_whose_cubes_a_heal_takes_is_a_prompt_among_the_maximal_subsets_wit
     owners; the offer lists them, an answer outside them is refused naming the rule and records nothing, and the
     deadline takes the rightmost two."""
     from domain.lodge.engine import Choices
-    from tests.domain.lodge_helpers import NOW, cubes, lodge, recorded, slot
+    from tests.domain.lodge_helpers import NOW, board, cubes, lodge, recorded, sheet, slot
 
     g = lodge()
     slot(g, "ann", "mend")
@@ -126,20 +126,20 @@ def test_lh_4_whose_cubes_a_heal_takes_is_a_prompt_among_the_maximal_subsets_wit
     g.cast_spell("ann", "I", "bob", Choices(prompt=True), now=NOW)
     ((kind, offered),) = [(k, d) for k, d in recorded(g) if k.startswith("Choice")]
     assert kind == "ChoiceOffered" and offered["options"] == ["blue,green", "blue,red", "green,red", "red,red"]
-    assert offered["default"] == "green,red" and g.state.mages["bob"]["damage"] == ["red", "blue", "red", "green"]
+    assert offered["default"] == "green,red" and sheet(g, "bob")["damage"] == ["red", "blue", "red", "green"]
     with pytest.raises(RuleViolation, match="L-HEAL-1"):
         g.answer_choice("ann", offered["choice"], "blue,blue", now=NOW)
     assert recorded(g) == []
     g.answer_choice("ann", offered["choice"], "red,red", now=NOW)
-    assert g.state.mages["bob"]["damage"] == ["blue", "green"] and g.state.prompts == {}
+    assert sheet(g, "bob")["damage"] == ["blue", "green"] and board(g)["prompts"] == []
 
     g = lodge()
     slot(g, "ann", "mend")
     cubes(g, "bob", "red", "blue", "red", "green")
     g.cast_spell("ann", "I", "bob", Choices(prompt=True), now=NOW)
-    (choice,) = g.state.prompts
+    (choice,) = [p["choice"] for p in board(g)["prompts"]]
     assert g.close_window(choice, now=NOW + timedelta(days=2)) is True
-    assert g.state.mages["bob"]["damage"] == ["red", "blue"]
+    assert sheet(g, "bob")["damage"] == ["red", "blue"]
     assert [k for k, _ in recorded(g) if k.startswith("Choice")] == ["ChoiceOffered", "ChoiceDefaulted"]
 
 
@@ -215,9 +215,9 @@ def test_a_prompt_reminds_its_chooser_alone_before_its_deadline(games):
     game_id = _gust_ready(games)
     games.run(Caller.of("ann"), game_id, CastSpell("ann", "I", "bob"))
     (prompt,) = games.view(game_id, "ann")["prompts"]
-    game = games.get_game(game_id)
-    assert game.state.options["reminder_hours"] == [12, 2]
-    closes = game.state.windows[prompt["choice"]].closes_at
+    (created,) = [e["data"] for e in games.visible_events(game_id, "gm") if e["type"] == "LodgeCreated"]
+    assert created["options"]["reminder_hours"] == [12, 2]
+    closes = prompt["closes_at"]
     from datetime import datetime
 
     games.clock = lambda: datetime.fromisoformat(closes) - timedelta(hours=13)
@@ -233,7 +233,8 @@ def test_the_reminder_hours_are_a_game_option_checked_when_the_game_is_created(g
     """L.3 on the platform's windows: a host sets when Mages are reminded before a deadline; a reminder after
     the deadline (a negative offset) is refused naming the option, and nothing is created."""
     game_id, _, _ = games.create_game("Lodge", ruleset="lodge", options={"reminder_hours": [6]})
-    assert games.get_game(game_id).state.options["reminder_hours"] == [6]
+    (created,) = [e["data"] for e in games.visible_events(game_id, "gm") if e["type"] == "LodgeCreated"]
+    assert created["options"]["reminder_hours"] == [6]
     with pytest.raises(RuleViolation) as refused:
         games.create_game("Lodge", ruleset="lodge", options={"reminder_hours": [-1]})
     assert refused.value.field == "options.reminder_hours.0"

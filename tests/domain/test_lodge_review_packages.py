@@ -15,7 +15,7 @@ from domain.lodge import package as package_module
 from domain.lodge.catalogue import KEPT, content_hash
 from domain.lodge.game import RULES_VERSION, LodgeGame
 from domain.lodge.package import installed_package
-from domain.lodge.ruleset import LodgeOptions
+from domain.lodge.ruleset import LodgeOptions, board_view
 
 
 def test_lh_7_a_game_pinned_to_a_kept_catalogue_with_a_package_of_rooms_replays_as_it_was():
@@ -38,7 +38,7 @@ def test_lh_7_a_game_pinned_to_a_kept_catalogue_with_a_package_of_rooms_replays_
     )
     feedback = game.catalogue.cards["feedback"].persistent
     assert feedback is not None and [p.op for p in feedback.phrases] == ["damage"]  # as lodge-cards-2 has it
-    assert game.catalogue.room_by_id["vault"].slots == 7 and len(game.state.rooms["vault"]["slots"]) == 7
+    assert game.catalogue.room_by_id["vault"].slots == 7 and len(board_view(game, "gm")["rooms"]["vault"]["slots"]) == 7
 
 
 def _package(tmp_path, monkeypatch, edit) -> str:

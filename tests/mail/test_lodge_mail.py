@@ -58,18 +58,18 @@ def test_a_mage_prepares_casts_and_walks_by_mail():
     )
     assert reply.accepted, reply.body
     assert "unravel lies face down in slot QUICK." in reply.body
-    game = games.get_game(gid)
-    assert game.state.mages["ann"]["slots"]["QUICK"]["card"] == "unravel"
-    assert game.state.powers["ann"].ready
+    seen = games.view(gid, "ann")
+    assert seen["mages"]["ann"]["slots"]["QUICK"]["card"] == "unravel"
+    assert seen["mages"]["ann"]["ready"]
     _to_actions(games, gid)
     reply = _mail(
         games, gid, tokens["ann"], "cast unravel in QUICK on library\ncast firebolt in I on bob\nmove library"
     )
     assert reply.accepted, reply.body
-    state = games.get_game(gid).state
-    assert state.mages["bob"]["damage"] == ["ann", "ann"]  # Firebolt: 2 Damage
-    assert state.positions["ann"] == "library"  # the lone move line is a Walk
-    assert state.mages["ann"]["physical"]["walk"] != "available"
+    mages = games.view(gid, "gm")["mages"]
+    assert mages["bob"]["damage"] == ["ann", "ann"]  # Firebolt: 2 Damage
+    assert mages["ann"]["room"] == "library"  # the lone move line is a Walk
+    assert mages["ann"]["physical_actions"]["walk"] != "available"
     assert "You cast firebolt from slot I on bob." in reply.body and "You walk to library." in reply.body
     assert "Receipt: sequence" in reply.body
 
@@ -81,13 +81,13 @@ def test_heal_lines_below_a_cast_choose_the_cubes_by_colour():
     _to_actions(games, gid)
     for mage in ("ann", "cy"):
         assert _mail(games, gid, tokens[mage], "cast firebolt in I on bob").accepted
-    assert games.get_game(gid).state.mages["bob"]["damage"] == ["ann", "ann", "cy", "cy"]
+    assert games.view(gid, "gm")["mages"]["bob"]["damage"] == ["ann", "ann", "cy", "cy"]
     reply = _mail(games, gid, tokens["bob"], "cast mend in I on bob\n  move hall\nheal 2 red green")
     assert not reply.accepted and "L-MOVE-1" in reply.body  # Mend moves nobody: an indented move is its step
     reply = _mail(games, gid, tokens["bob"], "cast mend in I on bob\nheal 2 red green")
     assert reply.accepted, reply.body
     # one red and one green (the rightmost of each), where healing from the right would take both green
-    assert games.get_game(gid).state.mages["bob"]["damage"] == ["ann", "cy"]
+    assert games.view(gid, "gm")["mages"]["bob"]["damage"] == ["ann", "cy"]
 
 
 def test_a_refused_line_names_its_rule_and_records_nothing():
@@ -97,7 +97,7 @@ def test_a_refused_line_names_its_rule_and_records_nothing():
     # the second line is refused (the slot holds firebolt): the first, which was fine, is not recorded either
     body = _refused(games, gid, tokens["ann"], "move library\ncast unravel in I on library", "MAIL-1", 2)
     assert "your slot I holds 'firebolt'" in body
-    assert games.get_game(gid).state.positions["ann"] == "hall"
+    assert games.view(gid, "gm")["mages"]["ann"]["room"] == "hall"
     _refused(games, gid, tokens["ann"], "cast firebolt in I on bob\ncast firebolt in I on bob", "LH-7", 2)
 
 
@@ -114,9 +114,9 @@ def test_indented_move_lines_are_the_steps_of_the_cast_above_them():
     _to_actions(games, gid)
     reply = _mail(games, gid, tokens["ann"], "cast gust in II on bob\n  move library\n  move observatory")
     assert reply.accepted, reply.body
-    state = games.get_game(gid).state
-    assert state.positions["bob"] == "observatory" and state.positions["ann"] == "hall"  # Gust moved Bob
-    assert state.mages["ann"]["physical"]["walk"] == "available"  # and the move lines spent no Walk
+    mages = games.view(gid, "gm")["mages"]
+    assert mages["bob"]["room"] == "observatory" and mages["ann"]["room"] == "hall"  # Gust moved Bob
+    assert mages["ann"]["physical_actions"]["walk"] == "available"  # and the move lines spent no Walk
 
 
 def test_choose_names_an_offer_of_the_sender_or_is_refused_by_l_pers_5():
@@ -133,15 +133,15 @@ def test_a_move_step_left_open_by_mail_is_offered_in_the_reply_and_answered_with
     _to_actions(games, gid)
     reply = _mail(games, gid, tokens["ann"], "cast gust in I on bob")
     assert reply.accepted, reply.body
-    (choice,) = games.get_game(gid).state.prompts
+    (choice,) = [p["choice"] for p in games.view(gid, "ann")["prompts"]]
     assert f"{choice} waits for you: Move step 1 of bob; one of library" in reply.body
     _refused(games, gid, tokens["ann"], f"choose {choice} sanctum", "L-MOVE-1", 1)
     reply = _mail(games, gid, tokens["ann"], f"choose {choice} library")
     assert reply.accepted and f"You answer {choice}: library." in reply.body, reply.body
-    assert games.get_game(gid).state.positions["bob"] == "hall"  # one step answered, the second is asked for
-    (second,) = games.get_game(gid).state.prompts
+    assert games.view(gid, "gm")["mages"]["bob"]["room"] == "hall"  # one step answered, the second is asked for
+    (second,) = [p["choice"] for p in games.view(gid, "ann")["prompts"]]
     assert _mail(games, gid, tokens["ann"], f"choose {second} observatory").accepted
-    assert games.get_game(gid).state.positions["bob"] == "observatory"
+    assert games.view(gid, "gm")["mages"]["bob"]["room"] == "observatory"
 
 
 def test_a_target_left_open_by_mail_is_answered_with_choose_and_the_option_alone():
@@ -153,10 +153,10 @@ def test_a_target_left_open_by_mail_is_answered_with_choose_and_the_option_alone
     _to_actions(games, gid)
     reply = _mail(games, gid, tokens["ann"], "cast firebolt in I")
     assert reply.accepted, reply.body
-    (choice,) = games.get_game(gid).state.prompts
+    (choice,) = [p["choice"] for p in games.view(gid, "ann")["prompts"]]
     assert f"{choice} waits for you: the target of Firebolt; one of ann, bob, cy, dummy (default dummy)" in reply.body
     _refused(games, gid, tokens["ann"], "choose library", "LH-1", 1)
     reply = _mail(games, gid, tokens["ann"], "choose Bob")
     assert reply.accepted and f"You answer {choice}: bob." in reply.body, reply.body
-    game = games.get_game(gid)
-    assert game.state.prompts == {} and game.state.mages["bob"]["damage"] == ["ann", "ann"]
+    seen = games.view(gid, "gm")
+    assert seen["prompts"] == [] and seen["mages"]["bob"]["damage"] == ["ann", "ann"]

@@ -87,7 +87,7 @@ def test_the_page_shows_rooms_cubes_and_choices_as_lists_and_its_forms_post_to_t
         headers={"origin": "http://testserver"},
     )
     assert r.status_code == 303, r.text
-    assert app.state.games.get_game(gid, for_update=False).state.mages["bob"]["damage"] == ["ann"]
+    assert app.state.games.view(gid, "gm")["mages"]["bob"]["damage"] == ["ann"]
     after = client.get(f"/play/{gid}").text
     assert "Spell cast." in after
     r = client.post(
@@ -124,7 +124,7 @@ def test_a_choice_an_effect_waits_for_is_offered_as_a_list_to_its_chooser_and_an
     app, gid, tokens = site
     games = app.state.games
     games.run(Caller.of("bob"), gid, PhysicalAction("bob", "walk"))
-    (choice,) = games.get_game(gid, for_update=False).state.prompts
+    (choice,) = [p["choice"] for p in games.view(gid, "bob")["prompts"]]
     client, html = page(app, gid, tokens["bob"])
     form = re.search(rf'<form method="post" action="/play/[^"]+/answer" id="prompt-{choice}">(.*?)</form>', html, re.S)
     assert form is not None and "<button" in form.group(1), html
@@ -139,8 +139,8 @@ def test_a_choice_an_effect_waits_for_is_offered_as_a_list_to_its_chooser_and_an
         headers={"origin": "http://testserver"},
     )
     assert r.status_code == 303, r.text
-    after = games.get_game(gid, for_update=False).state
-    assert after.prompts == {} and after.positions["bob"] == "library"
+    after = games.view(gid, "gm")
+    assert after["prompts"] == [] and after["mages"]["bob"]["room"] == "library"
 
 
 def test_a_target_left_open_on_the_page_is_asked_as_a_list_and_answered_from_it(site):
@@ -154,7 +154,7 @@ def test_a_target_left_open_on_the_page_is_asked_as_a_list_and_answered_from_it(
     post = {"follow_redirects": False, "headers": {"origin": "http://testserver"}}
     r = client.post(f"/play/{gid}/cast", data={"csrf": csrf, "slot": "I", "target": ""}, **post)
     assert r.status_code == 303, r.text
-    (choice,) = games.get_game(gid, for_update=False).state.prompts
+    (choice,) = [p["choice"] for p in games.view(gid, "bob")["prompts"]]
     html = client.get(f"/play/{gid}").text
     form = re.search(rf'<form method="post" action="/play/[^"]+/answer" id="prompt-{choice}">(.*?)</form>', html, re.S)
     assert form is not None, html
@@ -164,11 +164,11 @@ def test_a_target_left_open_on_the_page_is_asked_as_a_list_and_answered_from_it(
     assert f'id="prompt-{choice}"' not in ann_page and "mend" not in ann_page.lower()
     client.post(f"/play/{gid}/answer", data={"csrf": csrf, "choice_id": choice, "option": "library"}, **post)
     assert "LH-1" in client.get(f"/play/{gid}").text
-    assert games.get_game(gid, for_update=False).state.prompts  # refused: still waiting
+    assert games.view(gid, "bob")["prompts"]  # refused: still waiting
     r = client.post(f"/play/{gid}/answer", data={"csrf": csrf, "choice_id": choice, "option": "bob"}, **post)
     assert r.status_code == 303, r.text
-    after = games.get_game(gid, for_update=False).state
-    assert after.prompts == {} and after.mages["bob"]["damage"] == []
+    after = games.view(gid, "gm")
+    assert after["prompts"] == [] and after["mages"]["bob"]["damage"] == []
 
 
 def test_the_status_strip_shows_who_has_passed_to_everyone_and_the_live_fragment_follows(site):
