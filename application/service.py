@@ -403,10 +403,10 @@ class Games(GameStore):
         """The game's events up to ``version`` under a new id, and the game folded from them (nothing saved)."""
         new_id = uuid.uuid4()
         copied = [dataclasses.replace(e, originator_id=new_id) for e in self.events.get(game.id, lte=version)]
-        copy = self.get_game(str(game.id), version, for_update=True)
-        copy._id = new_id
-        copy._pending_events = []
-        return copied, copy
+        at = self.get_game(str(game.id), version, for_update=True)
+        # The library's own copy of an aggregate: its snapshot (under the new id) turned back into the aggregate.
+        snapshot = getattr(type(at), "Snapshot", type(self).snapshot_class).take(at)
+        return copied, dataclasses.replace(snapshot, originator_id=new_id).mutate(None)
 
     # ------------------------------------------------------------------ setup commands
 
@@ -540,7 +540,7 @@ class Games(GameStore):
         """Snapshots of a fork at every interval of its copied history, so its past phases load as fast as the
         source's (a cache: the fork is whole without them)."""
         game = self.get_game(game_id, for_update=False)
-        interval = self.snapshotting_intervals.get(type(game))
+        interval = self.snapshot_intervals.get(type(game))
         if self.snapshots is None or not interval:
             return
         for at in range(interval, game.version, interval):

@@ -71,7 +71,8 @@ class SnapshotTranscoder(JSONTranscoder):
     OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_NON_STR_KEYS
 
     def encode(self, obj: Any) -> bytes:
-        return orjson.dumps(obj, default=self._encode_obj, option=self.OPTIONS)
+        # The library's encoder's ``default`` (its registered transcodings), handed to orjson.
+        return orjson.dumps(obj, default=self.encoder.default, option=self.OPTIONS)
 
 
 class GameRepository(Repository):
@@ -85,7 +86,8 @@ class GameRepository(Repository):
         return super().get(aggregate_id, version=version, projector_func=projector_func, **kwargs)
 
     def _fold(self, initial: Any, events: Any) -> Any:
-        return fold(initial, events, lambda gid, v: self._reconstruct_aggregate(gid, v, self._fold).state)
+        # ``get`` at a version reads the store (a snapshot at or before it, then the events), never the cache.
+        return fold(initial, events, lambda gid, v: self.get(gid, version=v, projector_func=self._fold).state)
 
 
 class GameStore(Application):
@@ -102,8 +104,9 @@ class GameStore(Application):
             cls.name = GameStore.name
 
     def __init__(self, env: dict[str, str] | None = None, *, snapshot_interval: int = 100) -> None:
-        # Snapshots for every ruleset whose state the transcoder can encode (it declares its state types).
-        self.snapshotting_intervals = {
+        # Snapshots for every ruleset whose state the transcoder can encode (it declares its state types), taken by
+        # ``save`` (the library's own snapshotting, keyed by its ``snapshotting_intervals``, is left off).
+        self.snapshot_intervals: dict[type, int] = {
             r.aggregate: snapshot_interval for r in rulesets.registered().values() if r.state_types
         }
         self._locks: dict[str, threading.RLock] = {}
@@ -148,26 +151,31 @@ class GameStore(Application):
         repository.cache = library.cache
         return repository
 
-    def _take_snapshots(self, processing_event: Any) -> None:
-        # Snapshot the aggregate we already hold whenever a save crosses a multiple of the interval,
-        # instead of the library's re-reading it from the store at that exact version.
-        if self.snapshots is None:
-            return
-        for aggregate in processing_event.aggregates.values():
-            interval = self.snapshotting_intervals.get(type(aggregate))
-            versions = [e.originator_version for e in processing_event.events if e.originator_id == aggregate.id]
-            if not interval or not versions:
-                continue
-            if (min(versions) - 1) // interval != aggregate.version // interval:
-                snapshot_class = getattr(type(aggregate), "Snapshot", type(self).snapshot_class)
-                self.snapshots.put([snapshot_class.take(aggregate)])
-
     def save(self, *objs: Any, **kwargs: Any) -> Any:
+        """The library's save, then this store's snapshots (``take_snapshots``), then the hooks after recording
+        (``on_recorded``), in the library's order; the hooks may read the games saved (``just_saved``)."""
         self._saving.games = {o.id: o for o in objs if isinstance(o, PlatformGame)}
         try:
-            return super().save(*objs, **kwargs)
+            recordings = super().save(*objs, **kwargs)
+            self.take_snapshots(objs, recordings)
+            self.after_recording()
+            return recordings
         finally:
             self._saving.games = {}
+
+    def take_snapshots(self, objs: tuple[Any, ...], recordings: list[Any]) -> None:
+        """Snapshot each game saved that we already hold whenever a save crosses a multiple of its interval,
+        instead of the library's re-reading it from the store at that exact version."""
+        if self.snapshots is None:
+            return
+        for aggregate in {o.id: o for o in objs if type(o) in self.snapshot_intervals}.values():
+            interval = self.snapshot_intervals[type(aggregate)]
+            versions = [
+                r.domain_event.originator_version for r in recordings if r.domain_event.originator_id == aggregate.id
+            ]
+            if versions and (min(versions) - 1) // interval != aggregate.version // interval:
+                snapshot_class = getattr(type(aggregate), "Snapshot", type(self).snapshot_class)
+                self.snapshots.put([snapshot_class.take(aggregate)])
 
     def just_saved(self, game_id: uuid.UUID, version: int) -> Game | None:
         """The game this thread is saving, if it stands at ``version`` (the hooks after recording read it
@@ -175,7 +183,7 @@ class GameStore(Application):
         game = getattr(self._saving, "games", {}).get(game_id)
         return game if game is not None and game.version == version else None
 
-    def _notify(self, recordings: list[Any]) -> None:
+    def after_recording(self) -> None:
         for hook in self.on_recorded:
             try:
                 hook()

@@ -128,7 +128,7 @@ def test_a_snapshot_is_written_byte_for_byte_as_the_librarys_json_writes_it(game
 
     game = games.get_game(played.game_id)
     if not ruleset.state_types:  # a ruleset that declares no state types is never snapshotted (the fake one)
-        assert type(game) not in games.snapshotting_intervals
+        assert type(game) not in games.snapshot_intervals
         return
     snapshot = getattr(type(game), "Snapshot", type(games).snapshot_class).take(game)
     assert isinstance(games.snapshots.mapper.transcoder, SnapshotTranscoder)
@@ -137,3 +137,25 @@ def test_a_snapshot_is_written_byte_for_byte_as_the_librarys_json_writes_it(game
     read = games.snapshots.mapper.to_domain_event(written)
     assert read.originator_id == game.id and read.originator_version == game.version
     assert read.state["state"] == game.state
+
+
+def test_each_save_that_crosses_an_interval_snapshots_the_game_as_its_events_fold(games, ruleset, driver, played):
+    """The store snapshots the game it holds whenever a save crosses a multiple of the interval (7 here), and a
+    fork gets a snapshot at each multiple of its copied history: each one is the game as its events fold to there."""
+    fork_id, _ = games.fork(played.game_id, "gm", "contract fork", phase=driver.fork_phase)
+    for game_id in (played.game_id, fork_id):
+        game = games.get_game(game_id, for_update=False)
+        snapshots = list(games.snapshots.get(game.id)) if games.snapshots is not None else []
+        if not ruleset.state_types:  # never snapshotted (the fake ruleset)
+            assert snapshots == []
+            continue
+        assert game.version >= 7 and snapshots, "the driver plays past the first interval"
+        versions = sorted(s.originator_version for s in snapshots)
+        assert versions[-1] // 7 == game.version // 7  # the last multiple crossed
+        if game_id == played.game_id:
+            assert len({v // 7 for v in versions}) == len(versions)  # one for each multiple a save crossed
+        else:
+            assert set(range(7, game.version, 7)) <= set(versions)
+        events = list(games.events.get(game.id))
+        for snapshot in snapshots:
+            assert snapshot.mutate(None).state == ruleset.fold(None, events[: snapshot.originator_version]).state
