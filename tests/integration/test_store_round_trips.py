@@ -125,6 +125,20 @@ def test_a_key_already_recorded_refuses_the_whole_save(games, pg_schema_url):
     assert replay.replayed and _rows(pg_schema_url, "emissary_events") == events
 
 
+def test_a_keyed_save_that_records_no_event_keeps_its_key_alone(games, pg_schema_url):
+    """A command that records nothing still keeps its key (its row alone, nothing locked or notified): a repeat
+    of the key is refused and records nothing."""
+    game_id, _power = _planning(games)
+    events = _rows(pg_schema_url, "emissary_events")
+    row = KeyRow(game_id, "gm", "quiet", "", "{}")
+    games.save(games.get_game(game_id), command_key=row)
+    assert _rows(pg_schema_url, "emissary_events") == events and _rows(pg_schema_url, "emissary_command_keys") == 1
+    assert games.recorder.select_command_key(game_id, "gm", "quiet") == row
+    with pytest.raises(IntegrityError):
+        games.save(games.get_game(game_id), command_key=row)
+    assert _rows(pg_schema_url, "emissary_command_keys") == 1
+
+
 def test_a_keyed_command_does_not_look_its_key_up_first_and_a_repeat_still_gets_the_first_receipt(games, monkeypatch):
     """The key's row goes first in the save's transaction, so a new key costs no SELECT before the command;
     a repeat fails on that row, records nothing, and is answered with the first receipt."""
