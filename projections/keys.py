@@ -257,8 +257,7 @@ class SQLiteKeyedRecorder(SQLiteApplicationRecorder):
             "recorded_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP, PRIMARY KEY (game_id, principal, key))",
         ]
 
-    # Private hook kept: no public method runs inside the library's SQLite transaction with its cursor, and its docs
-    # (examples "searchable content" and "searchable timestamps") extend this one for rows written with the events.
+    # Kept private: no public method runs inside the library's SQLite insert transaction; its docs extend this one.
     def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Any:
         ids = super()._insert_events(c, stored_events, **kwargs)
         row: KeyRow | None = kwargs.get("command_key")
