@@ -188,13 +188,16 @@ def test_a_refused_default_at_the_deadline_is_recorded_as_blocked_not_raised(gam
     clock[0] += timedelta(hours=2)
     assert games.close_due_window(gate, "gate-1") is False  # no exception reaches the sweep
     assert kinds(games, gate, before) == ["GameBlocked"]  # nothing of the failed close (no WindowClosed) is kept
+    assert games.view(gate, GM)["windows"] == [{"id": "gate-1", "kind": "gate", "closed": False}]
     game = games.get_game(gate, for_update=False)
-    w = game.state.windows["gate-1"]
-    assert not w.closed
-    assert w.blocked is not None
-    assert {k: w.blocked[k] for k in ("rule", "seats")} == {"rule": "GATE-1", "seats": ["ann", "bob"]}
-    assert "nobody holds the gate's key" in w.blocked["reason"]
-    assert game.blocked_at("gate-1") == w.blocked
+    (block,) = game.blocks_for(GM)
+    assert block["window_id"] == "gate-1"
+    assert {k: block[k] for k in ("rule", "seats")} == {"rule": "GATE-1", "seats": ["ann", "bob"]}
+    assert "nobody holds the gate's key" in block["reason"]
+    blocked = game.blocked_at("gate-1")
+    assert blocked is not None and {k: blocked[k] for k in ("rule", "seats", "reason", "at")} == {
+        k: block[k] for k in ("rule", "seats", "reason", "at")
+    }
 
 
 def test_the_sweep_does_not_meet_the_same_refusal_again_and_again(games, gate, clock):
@@ -213,9 +216,10 @@ def test_a_change_to_the_game_lets_the_next_close_try_again(games, gate, clock):
     clock[0] += timedelta(hours=2)
     games.close_due_window(gate, "gate-1")
     games.run(Caller.of("bob"), gate, TakeKey("bob"))  # the table moves: the default may now be legal
+    before = games.get_game(gate, for_update=False).version
     assert games.close_due_window(gate, "gate-1") is True
-    game = games.get_game(gate, for_update=False)
-    assert game.state.through and game.state.windows["gate-1"].closed
+    assert kinds(games, gate, before) == ["WindowClosed", "GatePassed"]
+    assert games.view(gate, GM)["windows"] == [{"id": "gate-1", "kind": "gate", "closed": True}]
 
 
 def test_an_unrelated_event_lets_the_sweep_try_once_more_and_a_second_block_is_recorded_once(games, gate, clock):
@@ -245,9 +249,9 @@ def test_the_gms_and_the_hosts_close_meet_the_block_and_a_player_is_still_refuse
 
 def test_a_new_deadline_clears_the_block(games, gate, clock):
     games.run(Caller.of(GM), gate, CloseWindow("gate-1"))
-    assert games.get_game(gate, for_update=False).state.windows["gate-1"].blocked is not None  # the close blocked
+    assert games.get_game(gate, for_update=False).blocks_for(GM) != []  # the close blocked
     games.run(Caller.of(GM), gate, SetDeadline("gate-1", clock[0] + timedelta(hours=5)))
-    assert games.get_game(gate, for_update=False).state.windows["gate-1"].blocked is None
+    assert games.get_game(gate, for_update=False).blocks_for(GM) == []
 
 
 def test_the_json_view_and_the_status_strip_show_the_block_and_only_those_told_read_why(games, gate, clock):

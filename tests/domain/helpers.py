@@ -10,6 +10,7 @@ import pytest
 from domain.dice import FixedRoller
 from domain.errors import RuleViolation
 from domain.powers.game import Game
+from domain.powers.views import board_view
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 SEED = "ab" * 32
@@ -50,3 +51,34 @@ def refused(g: Game, call, rule: str) -> RuleViolation:
     assert g.collect_events() == []
     assert g.state == before
     return info.value
+
+
+# ---------------------------------------------------------------------- what a viewer sees (P.4)
+
+
+def seen(g: Game, viewer: str = "gm") -> dict:
+    """The game as ``viewer`` sees it now (the ruleset's view; the GM sees every action and sheet)."""
+    return board_view(g, viewer)
+
+
+def step_of(g: Game) -> str:
+    """The step of the month the game is in, as everyone sees it."""
+    return seen(g)["game"]["step"]
+
+
+def window_of(g: Game, window_id: str, viewer: str = "gm") -> dict:
+    """A window as ``viewer`` sees it (the GM: its extensions, requests and who it waits on)."""
+    (w,) = [w for w in seen(g, viewer)["windows"] if w["window_id"] == window_id]
+    return w
+
+
+def sheet_of(g: Game, power: str) -> dict:
+    """A power's sheet as the GM sees it."""
+    (s,) = [s for s in seen(g)["sheets"] if s["power_id"] == power]
+    return s
+
+
+def action_of(g: Game, action_id: str) -> dict:
+    """An action as the GM sees it, its result included once resolved."""
+    (a,) = [a for a in seen(g)["actions"] if a["action_id"] == action_id]
+    return a

@@ -11,7 +11,7 @@ import pytest
 from domain.errors import RuleViolation
 from domain.powers.game import Game
 from domain.powers.options import DEFAULT_OPTIONS, PowersOptions
-from tests.domain.helpers import NOW, SEED, game_in_planning, later
+from tests.domain.helpers import NOW, SEED, action_of, game_in_planning, later, seen, sheet_of, step_of
 
 
 def refused_game(options: dict) -> RuleViolation:
@@ -65,7 +65,7 @@ def test_valid_options_are_recorded_and_defaults_fill_in():
     g = Game.start("g", "gm", options={"planning_hours": 1 / 3600, "reminder_hours": [48, 2], "critical_mode": "rank"})
     created = g.collect_events()[0]
     assert created.options == {"planning_hours": 1 / 3600, "reminder_hours": [48.0, 2.0], "critical_mode": "rank"}
-    assert g.state.options == {**DEFAULT_OPTIONS, **created.options}
+    assert seen(g)["game"]["options"] == {**DEFAULT_OPTIONS, **created.options}
 
 
 def test_the_defaults_are_the_schema_defaults():
@@ -93,8 +93,8 @@ def test_p_amb_5_critical_mode_rank_is_read_by_the_tally():
             assets=[{"asset_id": "ag", "mode": "critical"}],
             convert=0,
         )
-    assert rolled.tally(rolled.state.actions["a1"]).successes == 0
-    assert rank.tally(rank.state.actions["a1"]).successes == 9
+    assert action_of(rolled, "a1")["successes"] == 0
+    assert action_of(rank, "a1")["successes"] == 9
 
 
 def test_a_game_with_a_long_window_opens_it_on_time():
@@ -138,8 +138,8 @@ def test_valid_power_options_are_recorded():
     g = Game.start("g", "gm")
     g.add_power("p", "P", "champion", "adversary", {"public_actions": 1, "private_actions": 1})
     g.add_power("d", "D", "champion", "dragon", {"subtle_titan": True, "personal_touch": True})
-    assert g.state.powers["p"].options == {"public_actions": 1, "private_actions": 1}
-    assert (g.state.powers["d"].public, g.state.powers["d"].private) == (2, 2)
+    assert sheet_of(g, "p")["options"] == {"public_actions": 1, "private_actions": 1}
+    assert (sheet_of(g, "d")["quota"]["public"], sheet_of(g, "d")["quota"]["private"]) == (2, 2)
 
 
 def test_a_game_created_before_options_were_typed_still_replays():
@@ -157,4 +157,4 @@ def test_a_game_created_before_options_were_typed_still_replays():
     g.add_power("c", "C", "conspiracy", "circle")
     g.advance(NOW, SEED)
     g.advance(NOW, SEED)
-    assert g.state.step == "planning"
+    assert step_of(g) == "planning"

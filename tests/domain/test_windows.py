@@ -10,7 +10,17 @@ import pytest
 from domain.dice import FixedRoller
 from domain.errors import RuleViolation
 from domain.powers.views import board_view
-from tests.domain.helpers import NOW, SEED, game_in_planning, later, submit
+from tests.domain.helpers import (
+    NOW,
+    SEED,
+    action_of,
+    game_in_planning,
+    later,
+    sheet_of,
+    step_of,
+    submit,
+    window_of,
+)
 
 
 def resistance_game(options: dict | None = None):
@@ -47,9 +57,9 @@ def test_p_ex_16_an_extension_keeps_the_window_open_for_that_power_only():
     g = resistance_game()
     g.request_extension("c", "s1m1-resistance", 12, "req-1", now=later(20))
     assert g.grant_extension("req-1", now=later(20.5)) is True
-    w = g.state.windows["s1m1-resistance"]
-    assert w.deadline_for("c") == (NOW + timedelta(hours=36)).isoformat()
-    assert w.final_closes_at == w.deadline_for("c")
+    w = window_of(g, "s1m1-resistance", "c")
+    assert w["my_deadline"] == (NOW + timedelta(hours=36)).isoformat()
+    assert window_of(g, "s1m1-resistance")["my_deadline"] == w["my_deadline"]  # the GM's: when it finally closes
     with pytest.raises(RuleViolation) as late:
         g.declare_reaction("b", "rb", "A1", now=later(25), roller=FixedRoller([6]), assets=[{"asset_id": "b-s"}])
     assert late.value.rule == "P-RES-2"
@@ -58,9 +68,9 @@ def test_p_ex_16_an_extension_keeps_the_window_open_for_that_power_only():
     assert early.value.rule == "P-RES-2" and early.value.field == "window_id"
     assert early.value.message == f"this window closes at {(NOW + timedelta(hours=36)).isoformat()}"
     g.declare_reaction("c", "rc", "A1", now=later(30), roller=FixedRoller([6]), assets=[{"asset_id": "c-s"}])
-    assert not g.state.windows["s1m1-resistance"].closed  # B has not acted or waived
+    assert not window_of(g, "s1m1-resistance")["closed"]  # B has not acted or waived
     assert g.close_window("s1m1-resistance", now=later(36)) is True
-    assert g.state.actions["A1"].net == 1 and g.state.step == "battle"
+    assert action_of(g, "A1")["result"]["net"] == 1 and step_of(g) == "battle"
 
 
 def test_granting_the_same_request_twice_changes_nothing():
@@ -70,7 +80,7 @@ def test_granting_the_same_request_twice_changes_nothing():
     g.collect_events()
     assert g.grant_extension("req-1", now=later(2)) is False
     assert g.collect_events() == []
-    assert g.state.powers["c"].extension_hours_used == 6
+    assert sheet_of(g, "c")["extension_hours_used"] == 6
 
 
 def test_the_extension_policy_caps_hours_per_window_and_per_season():
@@ -96,7 +106,7 @@ def test_the_extension_policy_caps_hours_per_window_and_per_season():
     assert g.grant_extension("r3", now=later(4), hours=6) is True  # exactly up to the cap
     g.request_extension("b", "s1m2-planning", 7, "r4", now=later(5))
     assert g.grant_extension("r4", now=later(5)) is True  # B has its own 30 h
-    assert (g.state.powers["b"].extension_hours_used, g.state.powers["c"].extension_hours_used) == (7, 30)
+    assert (sheet_of(g, "b")["extension_hours_used"], sheet_of(g, "c")["extension_hours_used"]) == (7, 30)
 
 
 def test_an_extension_request_is_refused_without_anything_left_to_do_or_twice_pending():
@@ -111,7 +121,7 @@ def test_an_extension_request_is_refused_without_anything_left_to_do_or_twice_pe
         g.request_extension("c", "s1m1-resistance", 2, "r3", now=later(2))
     assert twice.value.rule == "GM-8" and twice.value.message == "you already have a request waiting for the GM"
     g.refuse_extension("r2", "no")
-    assert g.state.windows["s1m1-resistance"].requests["r2"]["status"] == "refused"
+    assert window_of(g, "s1m1-resistance")["requests"]["r2"]["status"] == "refused"
 
 
 def test_p_amb_39_planning_closes_early_when_every_power_is_ready():
@@ -120,16 +130,16 @@ def test_p_amb_39_planning_closes_early_when_every_power_is_ready():
         submit(g, "b", f"b{i}", [], slot="public", convert=0)
     submit(g, "a", "a1", [], convert=0)
     g.declare_ready("a", now=later(1))  # b has used all its actions: nobody is pending
-    assert g.state.step == "resolution"
-    assert g.state.windows["s1m1-planning"].reason == "everyone is ready"
-    schemes = [a for a in g.state.assets.values() if a.cls == "scheme" and a.holders == ["a"]]
+    assert step_of(g) == "resolution"
+    assert window_of(g, "s1m1-planning")["reason"] == "everyone is ready"
+    schemes = [a for a in sheet_of(g, "a")["assets"] if a["cls"] == "scheme" and not a["shared"]]
     assert len(schemes) == 3  # closing Planning still converts a's unused actions
 
 
 def test_planning_stays_open_while_someone_may_still_act():
     g = game_in_planning(("a", "conspiracy", "circle"), ("b", "city", "sovereign"))
     g.declare_ready("a", now=later(1))
-    assert g.state.step == "planning" and g.planning_pending() == ["b"]
+    assert step_of(g) == "planning" and g.planning_pending() == ["b"]
 
 
 def test_reminders_go_once_per_offset_to_those_who_have_not_acted():
@@ -162,12 +172,12 @@ def test_deadlines_are_utc_instants_that_daylight_saving_never_moves():
     g.add_power("a", "A", "conspiracy", "circle")
     g.advance(opened, SEED)
     g.advance(opened, SEED)
-    w = g.state.windows["s1m1-planning"]
-    assert datetime.fromisoformat(w.closes_at) - opened == timedelta(hours=72)
+    w = window_of(g, "s1m1-planning")
+    assert datetime.fromisoformat(w["closes_at"]) - opened == timedelta(hours=72)
     local = board_view(g, "a")["windows"][0]["my_deadline_local"]
     assert local == "2026-10-27T11:00:00+01:00"  # 10:00 UTC; the clocks went back, the instant did not move
     g.set_deadline("s1m1-planning", datetime(2026, 10, 28, 18, 0, tzinfo=ZoneInfo("Europe/Paris")), now=opened)
-    assert g.state.windows["s1m1-planning"].closes_at == "2026-10-28T17:00:00+00:00"
+    assert window_of(g, "s1m1-planning")["closes_at"] == "2026-10-28T17:00:00+00:00"
 
 
 def test_a_deadline_cannot_be_set_in_the_past():
