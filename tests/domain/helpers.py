@@ -82,3 +82,9 @@ def action_of(g: Game, action_id: str) -> dict:
     """An action as the GM sees it, its result included once resolved."""
     (a,) = [a for a in seen(g)["actions"] if a["action_id"] == action_id]
     return a
+
+
+def asset_of(g: Game, asset_id: str) -> dict | None:
+    """An asset as the GM sees it on its holders' sheets, with ``holders``: the powers whose sheets list it."""
+    found = [(s["power_id"], a) for s in seen(g)["sheets"] for a in s["assets"] if a["asset_id"] == asset_id]
+    return {**found[0][1], "holders": [p for p, _ in found]} if found else None

@@ -15,7 +15,19 @@ from domain.powers.game import Game
 from domain.powers.verify import verify_events
 from domain.powers.views import board_view
 from projections.gamestore import event_data
-from tests.domain.helpers import NOW, SEED, game_in_planning, later, refused, submit
+from tests.domain.helpers import (
+    NOW,
+    SEED,
+    action_of,
+    asset_of,
+    game_in_planning,
+    later,
+    refused,
+    seen,
+    sheet_of,
+    step_of,
+    submit,
+)
 from tests.domain.world_helpers import world_game
 
 
@@ -44,10 +56,10 @@ def propose(g: Game, power: str, action_id: str, kind: str, params: dict, **kw):
 def next_month(g: Game) -> None:
     """On to the next month's Planning, resolving this month and waiving every reaction."""
     g.advance(NOW, SEED)
-    while g.state.step != "planning":
-        if g.state.step == "resolution":
+    while step_of(g) != "planning":
+        if step_of(g) == "resolution":
             g.resolve(now=NOW, roller=FixedRoller())
-        elif g.state.step == "resistance":
+        elif step_of(g) == "resistance":
             for p in g.pending_resisters():
                 g.waive_reactions(p, now=NOW)
         else:
@@ -57,7 +69,7 @@ def next_month(g: Game) -> None:
 def to_resistance(g: Game) -> None:
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
-    assert g.state.step == "resistance", g.state.step
+    assert step_of(g) == "resistance", step_of(g)
 
 
 # ---------------------------------------------------------------- P-DICE-13: dice outside challenges
@@ -168,7 +180,7 @@ def test_p_act_5_executing_an_agent_in_your_power_costs_no_action_even_with_none
     out = g.take_free_action("sov", "execute_agent", asset_id="spy")
     assert out["gained"] == {"fear": 2} and g.holdings("sov").wallet == {"fear": 5}
     assert g.slots_used("sov") == before
-    assert g.state.assets["spy"].holders == [] and g.state.assets["spy"].used_up
+    assert asset_of(g, "spy") is None  # executed: on no sheet any more
     refused(g, lambda: g.take_free_action("sov", "execute_agent", asset_id="thug"), "P-ACT-5")  # not loyal
 
 
@@ -187,7 +199,7 @@ def test_p_act_5_a_levy_is_disbanded_freely_only_in_its_origin_town():
     refused(g, lambda: g.take_free_action("sov", "disband_levy", asset_id="levy"), "P-ACT-5")
     g.set_asset_terms("levy", {"levy": True, "origin": "0,0", "hex": "0,0"})
     g.take_free_action("sov", "disband_levy", asset_id="levy")
-    assert g.state.assets["levy"].used_up
+    assert asset_of(g, "levy") is None  # disbanded: on no sheet any more
 
 
 # ---------------------------------------------------------------- P-ACT-1: quotas that change in play
@@ -203,7 +215,7 @@ def test_p_act_1_a_paragon_who_starts_leading_an_army_takes_public_actions_from_
     g.change_quota_perk("par", "leading_army", True)
     changed = [e for e in g.collect_events() if type(e).__name__ == "QuotaChanged"]
     assert [e.audience for e in changed] == [["public"]]  # perks are public
-    assert (g.state.powers["par"].public, g.state.powers["par"].private) == (4, 0)
+    assert (sheet_of(g, "par")["quota"]["public"], sheet_of(g, "par")["quota"]["private"]) == (4, 0)
     submit(g, "par", "P2", [], slot="public")
     err = refused(g, lambda: submit(g, "par", "P3", [], slot="private"), "P-ACT-1")
     assert "no private actions" in err.message
@@ -241,7 +253,7 @@ def test_p_act_2_desperate_reaction_borrows_an_action_from_next_month():
     month." The budget of next month is debited in advance (P-ACT-2)."""
     g = _attacked({"desperate_reaction": True})
     g.declare_reaction("b", "r1", "A1", now=later(1), roller=FixedRoller([5, 2]), assets=[{"asset_id": "b-might"}])
-    assert g.state.step == "resistance"  # the perk could still buy a reaction: the window waits
+    assert step_of(g) == "resistance"  # the perk could still buy a reaction: the window waits
     refused(
         g,
         lambda: g.declare_reaction("b", "r2", "A2", now=later(2), roller=FixedRoller([5, 5]), assets=[]),
@@ -250,9 +262,9 @@ def test_p_act_2_desperate_reaction_borrows_an_action_from_next_month():
     g.gain_extra_reaction("b", "desperate_reaction", now=later(2))
     refused(g, lambda: g.gain_extra_reaction("b", "desperate_reaction", now=later(2)), "P-RES-1")  # once a month
     g.declare_reaction("b", "r2", "A2", now=later(2), roller=FixedRoller([]), assets=[])
-    assert g.state.powers["b"].reactions_used == 2 and g.state.step == "battle"
+    assert g.state.powers["b"].reactions_used == 2 and step_of(g) == "battle"
     g.advance(later(3), SEED)
-    assert (g.state.month, g.state.powers["b"].debt_this_month) == (2, 1)
+    assert (seen(g)["game"]["month"], sheet_of(g, "b")["quota"]["lost_this_month"]) == (2, 1)
     for k in range(3):
         submit(g, "b", f"B{k}", [], slot="public", now=later(3))
     refused(g, lambda: submit(g, "b", "B4", [], slot="public", now=later(3)), "P-ACT-2")
@@ -271,11 +283,11 @@ def test_p_res_1_each_perk_buys_at_most_one_extra_reaction_a_month_and_is_paid_f
     refused(g, lambda: g.gain_extra_reaction("b", "mystic_reactions", now=later(1)), "P-RES-1")  # no A mana
     g.grant_mana("b", "A", 1)
     g.gain_extra_reaction("b", "mystic_reactions", now=later(1))
-    assert g.state.powers["b"].mana == {}
+    assert sheet_of(g, "b")["mana"] == {}
     refused(g, lambda: g.gain_extra_reaction("b", "mystic_reactions", now=later(1)), "P-RES-1")  # once a month
     refused(g, lambda: g.gain_extra_reaction("b", "prepared_reaction", now=later(1)), "P-RES-1")  # no scheme named
     g.gain_extra_reaction("b", "prepared_reaction", now=later(1), scheme_id="plan")
-    assert g.state.assets["plan"].used_up
+    assert asset_of(g, "plan")["used_up"]
     assert g.state.powers["b"].reaction_allowance == 3
     refused(
         g,
@@ -298,7 +310,7 @@ def test_p_res_7_the_celestials_teleport_home_uses_the_reaction_without_resistin
     refused(g, lambda: g.declare_reaction("cel", "r", "A1", now=later(2), roller=FixedRoller([]), assets=[]), "P-RES-1")
     refused(g, lambda: g.use_reaction("sov", "x", "teleport_home", now=later(2), roller=FixedRoller()), "P-RES-7")
     g.waive_reactions("sov", now=later(2))
-    assert g.state.actions["A1"].resisted == 0  # nothing was subtracted
+    assert action_of(g, "A1")["result"]["resisted"] == 0  # nothing was subtracted
 
 
 def test_p_res_7_a_satellite_shrines_removal_answers_an_action_and_uses_the_reaction():
@@ -318,7 +330,7 @@ def test_p_res_7_a_satellite_shrines_removal_answers_an_action_and_uses_the_reac
     out = g.use_reaction("cel", "s2", "satellite_shrine", now=later(1), roller=FixedRoller(), trigger="A1")
     assert out == {"reaction_id": "s2", "kind": "satellite_shrine"}
     assert g.state.powers["cel"].reactions_used == 1 and g.state.reactions == {}
-    assert g.state.actions["A1"].resisted == 0
+    assert action_of(g, "A1")["result"]["resisted"] == 0
 
 
 def test_p_res_7_gate_guardians_roll_against_the_mustering_armys_fee_and_the_excess_is_their_size():
@@ -822,7 +834,7 @@ def test_p_2_12_coming_of_age_gets_easier_each_season_and_stops_at_three_heirs()
             assets=[{"asset_id": "charm"}],
             convert=0,
         )
-        difficulties.append((g.state.season, out["difficulty"]))
+        difficulties.append((seen(g)["game"]["season"], out["difficulty"]))
         next_month(g)
     # season 1: one season since the start of the epic; then used this season; then one season since
     assert difficulties == [(1, 3), (1, 4), (2, 3)]
@@ -926,7 +938,7 @@ def test_p_2_12_class_action_difficulties_follow_their_formulas(kind, who, param
         g.grant_mana("p", element, 1)  # Uplift Master costs AW, the Fingers FW (P-MAG-2)
     slot = "public" if who[1] in ("overlord", "dragon", "celestial", "sovereign", "cause") else "private"
     out = g.submit_class_action("p", "act", kind, params, now=NOW, roller=FixedRoller(), roll=False, slot=slot)
-    assert out["difficulty"] == difficulty == g.state.actions["act"].difficulty
+    assert out["difficulty"] == difficulty == action_of(g, "act")["difficulty"]
 
 
 def test_p_2_12_recruit_mercenaries_number_at_most_half_the_capitols_population():
@@ -1098,7 +1110,7 @@ def test_p_2_12_a_class_action_whose_cost_cannot_be_paid_at_its_turn_is_lost_and
     assert g.holdings("ov").wallet == {"coin": 1}  # 4 paid for the first; 1 left is short of the second's 4
     lost = [(e.action_id, e.audience) for e in events if type(e).__name__ == "ActionLost"]
     assert lost == [("m2", ["power:ov"])]
-    assert g.state.actions["m1"].success is True
+    assert action_of(g, "m1")["result"]["success"] is True
 
 
 # ---------------------------------------------------------------- worked examples through the catalogue
@@ -1168,7 +1180,7 @@ def test_p_ex_16_a_second_reaction_is_accepted_once_a_perk_granted_extra_reactio
     refused(g, lambda: g.declare_reaction("b", "rb2", "A2", now=later(4), roller=FixedRoller([]), assets=[]), "P-RES-1")
     g.gain_extra_reaction("b", "prepared_reaction", now=later(4), scheme_id="plan")
     g.declare_reaction("b", "rb2", "A2", now=later(4), roller=FixedRoller([]), assets=[])
-    assert g.state.powers["b"].reactions_used == 2 and g.state.step == "battle"
+    assert g.state.powers["b"].reactions_used == 2 and step_of(g) == "battle"
 
 
 def test_p_2_12_dread_growth_adds_one_unit_each_tidings_or_two_below_the_maximum():
@@ -1183,8 +1195,8 @@ def test_p_2_12_dread_growth_adds_one_unit_each_tidings_or_two_below_the_maximum
     refused(g, lambda: g.dread_growth("wiz", 3), "P.2.12")
     g.advance(NOW, SEED)
     refused(g, lambda: g.dread_growth("dra", 7), "P.2.12")  # Tidings only
-    while g.state.step != "tidings":
-        if g.state.step == "resolution":
+    while step_of(g) != "tidings":
+        if step_of(g) == "resolution":
             g.resolve(now=NOW, roller=FixedRoller())
         else:
             g.advance(NOW, SEED)
@@ -1241,10 +1253,10 @@ def test_p_dice_11_a_collaborator_answers_for_the_consequences_of_its_own_pool()
     assert err.value.rule == "P-DICE-11"
     g.propose_share_consequence("Build", "b", "k1", "the circle's masons talk", [{"kind": "lose_actions", "count": 1}])
     g.accept_share_consequence("b", "Build", "k1")
-    assert (g.state.powers["b"].debt_next_month, g.state.powers["a"].debt_next_month) == (1, 0)
+    assert (sheet_of(g, "b")["quota"]["lost_next_month"], sheet_of(g, "a")["quota"]["lost_next_month"]) == (1, 0)
     refused(g, lambda: g.accept_share_consequence("b", "Build", "k1"), "GM-3")  # accepted once
     g.discard_action("Build", now=NOW)  # P-AMB-29: a discarded action applies no consequences, anyone's
-    assert g.state.powers["b"].debt_next_month == 0 and g.slots_used("b") == (0, 1)  # the action stays spent
+    assert sheet_of(g, "b")["quota"]["lost_next_month"] == 0 and g.slots_used("b") == (0, 1)  # the action stays spent
 
 
 def test_p_res_1_a_perk_gained_through_development_buys_its_extra_reaction():

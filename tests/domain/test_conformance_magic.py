@@ -11,9 +11,8 @@ from domain.dice import FixedRoller
 from domain.errors import DomainError, NotFound
 from domain.powers import magic_rules as mr
 from domain.powers.game import Game
-from domain.powers.magic import spell_def
 from domain.powers.views import board_view
-from tests.domain.helpers import NOW, SEED, game_in_planning, later, refused, submit
+from tests.domain.helpers import NOW, SEED, action_of, game_in_planning, later, refused, seen, sheet_of, step_of, submit
 from tests.domain.world_helpers import act, to_next_season, world_game
 
 
@@ -53,7 +52,7 @@ def cast(g: Game, spell: str, pay: str | None = None, power: str = "w", cast_id:
     """Cast as ``power``; in Planning, in its action ``<power>-act`` unless ``action_id`` is given."""
     kw.setdefault("now", NOW)
     kw.setdefault("through", "self")
-    if g.state.step == "planning":
+    if step_of(g) == "planning":
         kw.setdefault("action_id", f"{power}-act")
     return g.cast_spell(power, cast_id, spell, pay=None if pay is None else list(pay), **kw)
 
@@ -83,7 +82,7 @@ def test_p_mag_1_mana_is_air_fire_earth_water_light_or_dark():
     """P-MAG-1 "A wallet per element: A, F, E, W, plus Light and Dark." Any other mana is refused."""
     g = mage_game()
     fill(g, "w", A=1, F=1, E=1, W=1, L=1, D=1)
-    assert g.state.powers["w"].mana == {"A": 1, "F": 1, "E": 1, "W": 1, "L": 1, "D": 1}
+    assert sheet_of(g, "w")["mana"] == {"A": 1, "F": 1, "E": 1, "W": 1, "L": 1, "D": 1}
     err = refused(g, lambda: g.grant_mana("w", "Q", 1), "P-MAG-1")
     assert "Q" in err.message
     refused(g, lambda: g.grant_mana("w", "F", 0), "P-MAG-1")
@@ -98,7 +97,7 @@ def test_p_mag_1_each_class_stores_up_to_its_cap_of_each_element():
     fill(g, "c", F=2)
     refused(g, lambda: g.grant_mana("w", "F", 1), "P-MAG-1")
     refused(g, lambda: g.grant_mana("c", "F", 1), "P-MAG-1")
-    assert (g.state.powers["w"].mana, g.state.powers["c"].mana) == ({"F": 3}, {"F": 2})
+    assert (sheet_of(g, "w")["mana"], sheet_of(g, "c")["mana"]) == ({"F": 3}, {"F": 2})
 
 
 def test_p_mag_1_perks_raise_the_caps():
@@ -116,7 +115,7 @@ def test_p_mag_1_perks_raise_the_caps():
     fill(g, "w", F=5)
     refused(g, lambda: g.grant_mana("w", "F", 1), "P-MAG-1")
     refused(g, lambda: g.grant_magic_perk("w", "elemental_specialization", "F"), "P-MAG-6")  # a new element each time
-    assert mr.storage_caps("wizard", g.state.magic["powers"]["w"]["perks"])["F"] == 5
+    assert seen(g)["magic"]["powers"]["w"]["caps"]["F"] == 5
 
 
 def test_p_mag_1_perks_a_power_holds_through_development_count_as_its_magic_perks():
@@ -133,13 +132,13 @@ def test_p_mag_1_perks_a_power_holds_through_development_count_as_its_magic_perk
         "vessel_heart": {"elements": []},
     }
     for _ in range(10):
-        if g.state.step == "cleanup":
+        if step_of(g) == "cleanup":
             break
-        if g.state.step == "resolution":
+        if step_of(g) == "resolution":
             g.resolve(now=NOW, roller=FixedRoller())
         else:
             g.advance(NOW, SEED)
-    assert g.state.powers["w"].mana == {"F": 5}
+    assert sheet_of(g, "w")["mana"] == {"F": 5}
 
 
 def test_p_mag_1_an_adversary_without_a_storage_perk_holds_no_mana():
@@ -148,7 +147,7 @@ def test_p_mag_1_an_adversary_without_a_storage_perk_holds_no_mana():
     refused(g, lambda: g.grant_mana("orc", "F", 1), "P-MAG-1")
     g.grant_magic_perk("orc", "personal_magic")
     fill(g, "orc", F=2)
-    assert g.state.powers["orc"].mana == {"F": 2}
+    assert sheet_of(g, "orc")["mana"] == {"F": 2}
 
 
 def test_p_mag_1_stored_mana_dissipates_at_cleanup_unless_the_power_has_vessel_heart():
@@ -158,14 +157,14 @@ def test_p_mag_1_stored_mana_dissipates_at_cleanup_unless_the_power_has_vessel_h
     fill(g, "w", F=2)
     fill(g, "c", W=2)
     for _ in range(10):
-        if g.state.step == "cleanup":
+        if step_of(g) == "cleanup":
             break
-        if g.state.step == "resolution":
+        if step_of(g) == "resolution":
             g.resolve(now=NOW, roller=FixedRoller())
         else:
             g.advance(NOW, SEED)
-    assert g.state.step == "cleanup"
-    assert (g.state.powers["w"].mana, g.state.powers["c"].mana) == ({"F": 2}, {})
+    assert step_of(g) == "cleanup"
+    assert (sheet_of(g, "w")["mana"], sheet_of(g, "c")["mana"]) == ({"F": 2}, {})
 
 
 def test_p_mag_1_perks_generate_mana_each_tidings_up_to_the_cap():
@@ -181,14 +180,14 @@ def test_p_mag_1_perks_generate_mana_each_tidings_up_to_the_cap():
     fill(g, "w", F=4)
     g.collect_events()
     for _ in range(10):
-        if g.state.step == "tidings":
+        if step_of(g) == "tidings":
             break
-        if g.state.step == "resolution":
+        if step_of(g) == "resolution":
             g.resolve(now=NOW, roller=FixedRoller())
         else:
             g.advance(NOW, SEED)
-    assert (g.state.season, g.state.step) == (2, "tidings")
-    assert (g.state.powers["w"].mana, g.state.powers["sky"].mana) == ({"F": 5}, {"E": 1, "L": 2})
+    assert (seen(g)["game"]["season"], step_of(g)) == (2, "tidings")
+    assert (sheet_of(g, "w")["mana"], sheet_of(g, "sky")["mana"]) == ({"F": 5}, {"E": 1, "L": 2})
     grants = [e for e in g.collect_events() if type(e).__name__ == "ManaGranted"]
     assert [(e.power_id, e.element, e.amount, e.actor, e.audience) for e in grants] == [
         ("sky", "E", 1, "system", ["power:sky"]),
@@ -217,7 +216,7 @@ def test_p_mag_1_mana_gained_during_an_action_is_spent_in_it_whatever_the_cap_or
     g.channel_mana("orc-act", "F", 3, now=NOW)
     g.channel_mana("orc-act", "E", 2, now=NOW)
     out = cast(g, "fireball", "FFEE", power="orc")
-    assert (out["pooled"], out["from_wallet"], g.state.powers["orc"].mana) == ({"channelled": {"E": 2, "F": 2}}, {}, {})
+    assert (out["pooled"], out["from_wallet"], sheet_of(g, "orc")["mana"]) == ({"channelled": {"E": 2, "F": 2}}, {}, {})
     assert board_view(g, "orc")["magic"]["powers"]["orc"]["action_mana"] == {
         "orc-act": {"channelled": {"F": 1}, "contributed": {}}
     }
@@ -226,7 +225,7 @@ def test_p_mag_1_mana_gained_during_an_action_is_spent_in_it_whatever_the_cap_or
     resolve_month(g)
     g.advance(NOW, SEED)
     assert board_view(g, "orc")["magic"]["powers"]["orc"]["action_mana"] == {}
-    assert g.state.powers["orc"].mana == {}
+    assert sheet_of(g, "orc")["mana"] == {}
 
 
 def test_p_mag_3_powers_combine_their_mana_pools_to_complete_a_ritual():
@@ -241,11 +240,11 @@ def test_p_mag_3_powers_combine_their_mana_pools_to_complete_a_ritual():
     refused(g, lambda: g.contribute_mana("c", "w-act", ["A"], now=NOW), "P-DICE-11")
     refused(g, lambda: g.contribute_mana("c", "R", ["A", "A", "A"], now=NOW), "P-MAG-1")  # holds two
     g.contribute_mana("c", "R", ["A", "A", "W", "F"], now=NOW)
-    assert g.state.powers["c"].mana == {"W": 1, "F": 1}
+    assert sheet_of(g, "c")["mana"] == {"W": 1, "F": 1}
     refused(g, lambda: cast(g, "fireball", "FFFA", action_id="R"), "P-MAG-1")  # a spell cannot use its F
     out = cast(g, "aarons-ritual", "WWWWAAAAA", action_id="R")
     assert out["pooled"] == {"contributed": {"A": 2, "W": 1}}
-    assert (out["from_wallet"], g.state.powers["w"].mana) == ({"A": 3, "W": 3}, {"F": 2})
+    assert (out["from_wallet"], sheet_of(g, "w")["mana"]) == ({"A": 3, "W": 3}, {"F": 2})
     assert pool_left(g, "R") == {"F": 1}  # lost with the action
 
 
@@ -265,14 +264,14 @@ def test_p_mag_2_symbols_are_paid_in_kind_and_the_generic_part_with_any_mana():
     fill(g, "w", F=3, W=1, E=1)
     out = cast(g, "fireball", "FFWE")
     assert out["paid"] == {"E": 1, "F": 2, "W": 1}
-    assert g.state.powers["w"].mana == {"F": 1}
+    assert sheet_of(g, "w")["mana"] == {"F": 1}
 
 
 def test_p_mag_2_without_a_payment_the_cost_is_paid_in_kind_then_from_the_most_plentiful_mana():
     g = mage_game()
     fill(g, "w", F=2, W=3, E=1)
     assert cast(g, "fireball")["paid"] == {"F": 2, "W": 2}
-    assert g.state.powers["w"].mana == {"W": 1, "E": 1}
+    assert sheet_of(g, "w")["mana"] == {"W": 1, "E": 1}
 
 
 def test_p_mag_2_a_short_or_excess_payment_is_refused_naming_what_is_wrong():
@@ -291,10 +290,10 @@ def test_p_mag_2_an_actions_own_mana_cost_is_paid_by_the_same_rules():
     refused(g, lambda: g.pay_mana("c", "c-act", "AW", pay=["A", "F"], now=NOW), "P-MAG-2")
     refused_with(g, lambda: g.pay_mana("c", "w-act", "AW", now=NOW), NotFound, "P-MAG-1")  # not its action
     out = g.pay_mana("c", "c-act", "AW", now=NOW)
-    assert (out["paid"], g.state.powers["c"].mana) == ({"A": 1, "W": 1}, {"A": 1, "F": 1})
+    assert (out["paid"], sheet_of(g, "c")["mana"]) == ({"A": 1, "W": 1}, {"A": 1, "F": 1})
     g.channel_mana("c-act", "W", 1, now=NOW)
     out = g.pay_mana("c", "c-act", "1W", pay=["W", "F"], now=NOW)
-    assert (out["pooled"], out["from_wallet"], g.state.powers["c"].mana) == (
+    assert (out["pooled"], out["from_wallet"], sheet_of(g, "c")["mana"]) == (
         {"channelled": {"W": 1}},
         {"F": 1},
         {"A": 1},
@@ -320,8 +319,8 @@ def test_p_amb_42_freeze_river_has_the_cost_the_gm_sets_and_is_taught_only_once_
     assert "without a cost" in err.message
     g.define_spell("freeze-river", "Freeze River", "slow", "1WW", range=3)
     g.teach_spell("c", "freeze-river")
-    assert g.state.magic["powers"]["c"]["known"] == ["freeze-river"]
-    assert spell_def(g.state, "freeze-river").cost == "1WW"
+    assert [s["spell_id"] for s in seen(g)["magic"]["powers"]["c"]["known"]] == ["freeze-river"]
+    assert {s["spell_id"]: s for s in seen(g)["magic"]["catalogue"]}["freeze-river"]["base_cost"] == "1WW"
 
 
 def test_p_mag_2_the_gm_adds_spells_whose_costs_must_parse():
@@ -335,7 +334,7 @@ def test_p_mag_2_the_gm_adds_spells_whose_costs_must_parse():
     events = g.collect_events()
     assert [(type(e).__name__, e.audience) for e in events] == [("SpellDefined", ["public"])]
     g.teach_spell("c", "freeze-river")
-    assert g.state.magic["powers"]["c"]["known"] == ["freeze-river"]
+    assert [s["spell_id"] for s in seen(g)["magic"]["powers"]["c"]["known"]] == ["freeze-river"]
 
 
 # ---------------------------------------------------------------- P-MAG-3: ranks
@@ -356,7 +355,7 @@ def test_p_mag_3_fast_rank_is_generic_slow_is_generic_plus_one_ritual_twice_gene
     submit(g, "w", "R", roll=False)
     out = cast(g, "wall", "EEEAA", action_id="R", cast_id="k2")
     assert (out["rank"], out["difficulty"]) == (6, 6)
-    assert g.state.actions["R"].difficulty == 6  # the ritual's action is a challenge at its difficulty
+    assert action_of(g, "R")["difficulty"] == 6  # the ritual's action is a challenge at its difficulty
 
 
 def test_p_mag_3_a_ritual_with_a_stated_difficulty_keeps_it():
@@ -370,7 +369,7 @@ def test_p_mag_3_a_ritual_with_a_stated_difficulty_keeps_it():
     submit(g, "w", "R", roll=False)
     out = cast(g, "aarons-ritual", action_id="R")
     assert (out["rank"], out["difficulty"], out["paid"]) == (0, 6, {"A": 5, "W": 4})
-    assert g.state.actions["R"].difficulty == 6
+    assert action_of(g, "R")["difficulty"] == 6
 
 
 def test_p_feat_3_mana_gardens_reduce_a_ritual_by_the_tidings_since_their_last_use():
@@ -450,8 +449,8 @@ def test_p_mag_4_each_success_adds_two_generic_for_everyone():
     ritual_month(g, "ward", [6, 6, 1, 1], action_id="RW")  # 2 successes >= difficulty 2
     ritual_month(g, "ward", [1, 1, 1, 1], power="z", action_id="RZ")  # fails
     resolve_month(g)
-    assert (g.state.actions["RW"].success, g.state.actions["RZ"].success) == (True, False)
-    assert g.state.magic["inflation"] == {"ward": 1}
+    assert (action_of(g, "RW")["result"]["success"], action_of(g, "RZ")["result"]["success"]) == (True, False)
+    assert seen(g)["magic"]["inflation"] == {"ward": 1}
     g.advance(NOW, SEED)
     fill(g, "z", E=4)
     submit(g, "z", "RZ2", roll=False)
@@ -465,7 +464,7 @@ def test_p_mag_4_a_ritual_of_a_powers_own_rules_inflates_for_that_power_only():
     fill(g, "w", E=2)
     ritual_month(g, "ward", [6, 6, 1, 1], action_id="RW")
     resolve_month(g)
-    assert g.state.magic["inflation"] == {"w/ward": 1}
+    assert seen(g)["magic"]["inflation"] == {"w/ward": 1}
     view = board_view(g, "z")["magic"]["powers"]["z"]["known"]
     assert [(s["cost"], s["difficulty"]) for s in view] == [("1E", 2)]
     mine = board_view(g, "w")["magic"]["powers"]["w"]["known"]
@@ -556,7 +555,7 @@ def test_p_mag_6_perfected_spell_costs_two_less_first_each_month_then_one_less()
         ("SpellsPerfected", ["power:w"]),
     ]
     fill(g, "w", F=3, E=3)
-    assert (cast(g, "fireball", "FF", cast_id="k1")["reduction"], g.state.powers["w"].mana) == (2, {"F": 1, "E": 3})
+    assert (cast(g, "fireball", "FF", cast_id="k1")["reduction"], sheet_of(g, "w")["mana"]) == (2, {"F": 1, "E": 3})
     fill(g, "w", F=2)
     out = cast(g, "fireball", "FFE", cast_id="k2")
     assert (out["reduction"], out["paid"], out["rank"]) == (1, {"E": 1, "F": 2}, 2)
@@ -571,7 +570,7 @@ def test_p_mag_6_elemental_efficiency_refunds_one_mana_of_its_element():
     g.grant_magic_perk("w", "elemental_efficiency", "F")
     fill(g, "w", F=3, W=2)
     assert cast(g, "fireball", "FFWW")["refund"] == {"F": 1}
-    assert g.state.powers["w"].mana == {"F": 2}
+    assert sheet_of(g, "w")["mana"] == {"F": 2}
 
 
 def test_p_mag_6_steady_sorcery_and_borrowed_magic_change_the_effective_rank():
@@ -609,14 +608,14 @@ def test_p_mag_6_vessel_heart_refunds_the_mana_of_a_failed_ritual():
     fill(g, "z", E=2)
     ritual_month(g, "ward", [1, 1, 1, 1], action_id="RW")
     ritual_month(g, "ward", [1, 1, 1, 1], power="z", action_id="RZ")
-    assert (g.state.powers["w"].mana, g.state.powers["z"].mana) == ({}, {})
+    assert (sheet_of(g, "w")["mana"], sheet_of(g, "z")["mana"]) == ({}, {})
     fill(g, "w", E=1)
     submit(g, "w", "RW2", roll=False)
     g.channel_mana("RW2", "E", 1, now=NOW)  # mana the action held was never the power's to get back
     ritual_month_cast_only(g, "ward", "RW2")
     resolve_month(g)
-    assert (g.state.powers["w"].mana, g.state.powers["z"].mana) == ({"E": 3}, {})
-    assert "inflation" not in g.state.magic
+    assert (sheet_of(g, "w")["mana"], sheet_of(g, "z")["mana"]) == ({"E": 3}, {})
+    assert seen(g)["magic"]["inflation"] == {}
 
 
 def test_p_mag_6_indentured_mages_record_uprising_equal_to_the_generic_cost():
@@ -645,7 +644,7 @@ def test_p_act_3_any_number_of_fast_spells_but_one_slow_spell_per_action():
     assert "at most one Slow" in err.message
     fill(g, "w", F=2)
     cast(g, "fireball", "FFEW", action_id="A1", cast_id="k4")
-    assert len(g.state.magic["casts"]) == 3
+    assert [c["cast_id"] for c in seen(g)["magic"]["powers"]["w"]["casts_this_month"]] == ["k1", "k2", "k4"]
 
 
 def test_p_act_3_a_ritual_is_an_action_on_its_own():
@@ -670,7 +669,7 @@ def test_p_act_3_slow_spells_and_rituals_are_cast_in_an_action_fast_spells_also_
     refused(g, lambda: cast(g, "fireball", "FFWW", action_id=None), "P-ACT-3")  # Planning: in an action
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
-    assert g.state.step == "battle"
+    assert step_of(g) == "battle"
     assert cast(g, "fireball", "FFWW", cast_id="k1")["context"] == "battle"
     refused(g, lambda: cast(g, "fireball", "FWW", cast_id="k2"), "P-ACT-3")
 
@@ -704,20 +703,27 @@ def test_p_res_6_a_resister_with_half_the_difficulty_is_protected_and_the_ritual
     """P-RES-6 "A resister is protected if S_resist >= ceil(difficulty/2) ... " (P-AMB-8: protection applies
     only to that resister; the ritual still resolves on its own successes, no subtraction)."""
     g = _resisted_ritual([6, 5])
-    a = g.state.actions["R"]
-    assert (a.status, a.successes, a.net, a.resisted, a.success) == ("resolved", 4, 4, 0, True)
+    a = action_of(g, "R")
+    result = a["result"]
+    assert (a["status"], result["successes"], result["net"], result["resisted"], result["success"]) == (
+        "resolved",
+        4,
+        4,
+        0,
+        True,
+    )
     warded = [e for e in g.collect_events() if type(e).__name__ == "RitualWarded"]
     assert [(e.power_id, e.successes, e.protected, e.audience) for e in warded] == [
         ("z", 2, True, ["power:w", "power:z"])
     ]
-    assert g.state.magic["inflation"] == {"curse": 1}
+    assert seen(g)["magic"]["inflation"] == {"curse": 1}
 
 
 def test_p_res_6_a_resister_short_of_half_the_difficulty_is_not_protected():
     g = _resisted_ritual([6, 1])
     warded = [e for e in g.collect_events() if type(e).__name__ == "RitualWarded"]
     assert [(e.successes, e.protected) for e in warded] == [(1, False)]
-    assert g.state.actions["R"].net == 4
+    assert action_of(g, "R")["result"]["net"] == 4
     assert mr.protection_needed(5) == 3 and mr.ritual_protected(2, 5) is False
 
 
@@ -728,13 +734,13 @@ def test_p_res_6_dispelling_a_permanent_ritual_has_its_original_difficulty():
     fill(g, "w", E=2)
     ritual_month(g, "ward", [6, 6, 1, 1], action_id="RW")
     resolve_month(g)
-    cast_id = next(iter(g.state.magic["completed"]))
-    assert g.state.magic["inflation"] == {"ward": 1}
+    cast_id = next(iter(seen(g)["magic"]["powers"]["w"]["rituals_completed"]))
+    assert seen(g)["magic"]["inflation"] == {"ward": 1}
     g.advance(NOW, SEED)
     submit(g, "z", "D", roll=False)
     refused_with(g, lambda: g.declare_dispel("D", "nothing"), NotFound, "P-RES-6")
     g.declare_dispel("D", cast_id)
-    assert g.state.actions["D"].difficulty == 2
+    assert action_of(g, "D")["difficulty"] == 2
 
 
 # ---------------------------------------------------------------- P.4: who sees mana and spells
@@ -789,7 +795,7 @@ def test_p_ex_3_improvised_instants_pays_one_fire_with_two_water():
     fill(g, "w", F=1, W=2, E=2)
     out = cast(g, "fireball", "FWWEE")
     assert (out["rank"], out["elements"], out["paid"]) == (2, ["F"], {"E": 2, "F": 1, "W": 2})
-    assert g.state.powers["w"].mana == {}
+    assert sheet_of(g, "w")["mana"] == {}
 
 
 def test_p_ex_3_a_slow_spell_and_a_ritual_of_the_same_cost():
@@ -805,9 +811,10 @@ def test_p_ex_3_a_slow_spell_and_a_ritual_of_the_same_cost():
     assert cast(g, "slow-fireball", "FFEE", action_id="A1", cast_id="k1")["rank"] == 3
     fill(g, "w", F=2, E=1)
     ritual_month(g, "fire-ritual", [6, 6, 6, 6], action_id="R")
-    assert (g.state.actions["R"].difficulty, g.state.magic["casts"]["cast-R"]["rank"]) == (4, 4)
+    (ritual,) = [c for c in seen(g)["magic"]["powers"]["w"]["casts_this_month"] if c["cast_id"] == "cast-R"]
+    assert (action_of(g, "R")["difficulty"], ritual["rank"]) == (4, 4)
     resolve_month(g)
-    assert g.state.actions["R"].success is True
+    assert action_of(g, "R")["result"]["success"] is True
     known = {s["spell_id"]: s for s in board_view(g, "w")["magic"]["powers"]["w"]["known"]}
     assert (known["fire-ritual"]["cost"], known["fire-ritual"]["rank"], known["fire-ritual"]["difficulty"]) == (
         "4FF",
@@ -829,10 +836,10 @@ def test_p_ex_3_witchcraft_gains_influence_equal_to_fireballs_rank_in_the_target
     g.grant_mana("c", "W", 2)
     submit(g, "c", "A1", roll=False)
     cast(g, "fireball", "FFWW", power="c", through="m", action_id="A1")
-    assert g.state.powers["c"].influence == {"1,1": 2}
+    assert sheet_of(g, "c")["influence"] == {"1,1": 2}
     fill(g, "c", F=2, W=2)
     cast(g, "fireball", "FFWW", power="c", through="m", action_id="A1", cast_id="k2")
-    assert g.state.powers["c"].influence == {"1,1": 2}  # once per season
+    assert sheet_of(g, "c")["influence"] == {"1,1": 2}  # once per season
 
 
 # ---------------------------------------------------------------- P-EX-7: Aaron's ritual [003:237]
@@ -856,7 +863,7 @@ def test_p_ex_7_aarons_ritual_is_difficulty_6_by_override_and_its_nine_mana_need
     g.contribute_mana("c", "R", ["A", "A", "W"], now=NOW)
     out = cast(g, "aarons-ritual", "WWWWAAAAA", action_id="R")
     assert (out["rank"], out["difficulty"], out["paid"]) == (0, 6, {"A": 5, "W": 4})
-    assert g.state.actions["R"].difficulty == 6
+    assert action_of(g, "R")["difficulty"] == 6
 
 
 # ---------------------------------------------------------------- every other refusal names its rule, records nothing
@@ -905,16 +912,16 @@ def test_magic_refusals_name_their_rule_and_record_nothing():
     refused(g, lambda: g.channel_mana("w-act", "F", 1, now=NOW), "P.1.2")
     refused(g, lambda: cast(g, "mend", "W", action_id="w-act"), "P-ACT-3")  # Resolution: no casting in actions
     g.resolve(now=NOW, roller=FixedRoller())
-    assert g.state.step == "battle"
+    assert step_of(g) == "battle"
     g.advance(NOW, SEED)
     submit(g, "c", "C1", [6, 1, 1], assets=[{"asset_id": "c-lore"}], targets=["w"], resistible=True, convert=0)
     g.advance(later(1), SEED)
     g.resolve(now=later(1), roller=FixedRoller())
-    assert g.state.step == "resistance"
+    assert step_of(g) == "resistance"
     g.teach_spell("c", "fireball")
     g.set_conduit("c", "m", "a master", "0,0", "master")
     fill(g, "c", F=2, W=2)
     refused(g, lambda: cast(g, "fireball", "FFWW", power="c", through="m", action_id=None), "P-RES-3")
     assert cast(g, "fireball", "FFWW", action_id=None, now=later(2))["context"] == "resistance"  # w may resist
     g.declare_reaction("w", "rw", "C1", now=later(2), roller=FixedRoller([1, 1, 1, 1]), assets=[{"asset_id": "w-lore"}])
-    assert g.state.step == "battle"
+    assert step_of(g) == "battle"

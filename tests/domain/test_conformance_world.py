@@ -10,7 +10,7 @@ from domain.errors import RuleViolation
 from domain.powers import world_rules as wr
 from domain.powers.views import board_view
 from domain.powers.world import map_view
-from tests.domain.helpers import NOW, SEED, refused
+from tests.domain.helpers import NOW, SEED, action_of, refused, sheet_of
 from tests.domain.world_helpers import act, names, resolve_month, to_next_season, world_game
 
 
@@ -63,7 +63,7 @@ def test_p_act_4_an_action_on_an_unknown_hex_is_refused():
     refused(g, lambda: act(g, "city", "a1", "9,9"), "P-ACT-4")
     refused(g, lambda: act(g, "city", "a1", "Weathertop"), "P-ACT-4")
     act(g, "city", "a1", "2,0")
-    assert g.state.actions["a1"].location == "2,0"
+    assert action_of(g, "a1")["location"] == "2,0"
 
 
 def test_p_act_4_every_asset_is_within_its_mobility_of_the_action_location():
@@ -217,14 +217,14 @@ def test_p_town_2_town_actions_need_a_claim_and_apply_their_formula():
     refused(g, lambda: g.aim_action("x", "town", town_id="derop", kind="tax"), "P-TOWN-2")
     act(g, "city", "tax", "0,0")
     g.aim_action("tax", "town", town_id="derop", kind="tax")
-    assert g.state.actions["tax"].difficulty == 1
+    assert action_of(g, "tax")["difficulty"] == 1
     g.roll_action("tax", now=NOW, roller=FixedRoller([6, 1, 1]), assets=[{"asset_id": "might"}])
     act(g, "city", "feed", "0,0")
     g.aim_action("feed", "town", town_id="derop", kind="feed")
-    assert g.state.actions["feed"].difficulty == 5
+    assert action_of(g, "feed")["difficulty"] == 5
     act(g, "city", "build", "0,0")
     g.aim_action("build", "town", town_id="derop", kind="build", params={"feature": "guild", "id": "g1"})
-    assert g.state.actions["build"].difficulty == 3  # a guild's complexity 3, no features yet
+    assert action_of(g, "build")["difficulty"] == 3  # a guild's complexity 3, no features yet
     act(g, "city", "far", "3,0")
     refused(g, lambda: g.aim_action("far", "town", town_id="derop", kind="feed"), "P-ACT-4")
     resolve_month(g)
@@ -259,7 +259,7 @@ def test_p_town_2_slumlord_taxes_by_population_and_a_prison_takes_fear():
     refused(g, lambda: g.aim_action("t1", "town", town_id="derop", kind="tax", params={"take": "fear"}), "P-TOWN-2")
     g.grant_perk("city", "Slumlord")
     g.aim_action("t1", "town", town_id="derop", kind="tax", params={"take": "population"})
-    assert g.state.actions["t1"].difficulty == 1
+    assert action_of(g, "t1")["difficulty"] == 1
     g.roll_action("t1", now=NOW, roller=FixedRoller([6, 6, 1]), assets=[{"asset_id": "might"}], convert=0)
     act(g, "city", "t2", "2,0")
     g.aim_action("t2", "town", town_id="maleran", kind="tax", params={"take": "fear"})
@@ -287,7 +287,7 @@ def test_p_town_2_feed_doubles_within_a_season_and_build_is_loyal_to_the_builder
     g.advance(NOW, SEED)
     act(g, "city", "feed2", "0,0")
     g.aim_action("feed2", "town", town_id="derop", kind="feed")
-    assert g.state.actions["feed2"].difficulty == 12  # population 6, doubled once this season
+    assert action_of(g, "feed2")["difficulty"] == 12  # population 6, doubled once this season
 
 
 def test_p_town_3_industries_stop_when_the_town_is_too_small():
@@ -435,7 +435,7 @@ def test_p_feat_3_strongholds_modules_and_maintenance():
     g.advance(NOW, SEED)
     act(g, "wiz", "mod", "3,0")
     g.aim_action("mod", "module", feature_id="keep", params={"module": "barracks"})
-    assert g.state.actions["mod"].difficulty == 6  # the 2nd module
+    assert action_of(g, "mod")["difficulty"] == 6  # the 2nd module
     g.roll_action("mod", now=NOW, roller=FixedRoller([6] * 6), assets=[{"asset_id": "craft"}], convert=0)
     act(g, "wiz", "mod2", "3,0")
     refused(g, lambda: g.aim_action("mod2", "module", feature_id="keep", params={"module": "tower"}), "P-FEAT-3")
@@ -489,7 +489,7 @@ def test_p_infl_2_spending_influence_from_the_action_hex_and_one_from_each_neigh
     refused(g, lambda: g.spend_influence("cult", "a", {"0,0": 5}), "P-INFL-2")
     g.collect_events()
     g.spend_influence("cult", "a", {"0,0": 4, "1,0": 1})
-    assert g.state.powers["cult"].influence == {"1,0": 2, "2,0": 3}
+    assert sheet_of(g, "cult")["influence"] == {"1,0": 2, "2,0": 3}
     events = g.collect_events()
     assert [(type(e).__name__, e.audience) for e in events] == [
         ("InfluenceSpent", ["power:cult"]),
@@ -508,7 +508,7 @@ def test_p_infl_3_spreading_down_a_gradient_of_two_during_tidings():
     to_next_season(g)
     refused(g, lambda: g.shift_influence("cult", [["0,0", "2,0"]]), "P-INFL-3")  # not a neighbour
     g.shift_influence("cult", [["0,0", "1,0"], ["0,0", "-1,0"]])
-    assert g.state.powers["cult"].influence == {"0,0": 2, "1,0": 1, "-1,0": 1}
+    assert sheet_of(g, "cult")["influence"] == {"0,0": 2, "1,0": 1, "-1,0": 1}
     refused(g, lambda: g.shift_influence("cult", [["1,0", "2,0"]]), "P-INFL-3")
 
 
@@ -523,7 +523,7 @@ def test_p_infl_4_outposts_rise_to_three_at_tidings():
     )
     g.set_influence("cult", "2,0", 5)
     to_next_season(g)
-    assert g.state.powers["cult"].influence == {"1,1": 3, "2,0": 5}
+    assert sheet_of(g, "cult")["influence"] == {"1,1": 3, "2,0": 5}
     assert wr.outpost_floor(1) == 3 and wr.outpost_floor(5) == 5
 
 
@@ -537,13 +537,13 @@ def test_p_infl_4_mercurial_swaps_before_the_outpost_reset():
     g.set_influence("cult", "2,0", 5)
     to_next_season(g)
     # The reset already raised the outpost 1 -> 3; the swap works on the values before it: 1,1 had 1, 2,0 had 5.
-    assert g.state.powers["cult"].influence == {"1,1": 3, "2,0": 5}
+    assert sheet_of(g, "cult")["influence"] == {"1,1": 3, "2,0": 5}
     g.mercurial_swap("cult", "1,1", "2,0")
     # After the swap the outpost holds 5 (no raise needed) and 2,0 holds the earlier 1, not the raised 3.
-    assert g.state.powers["cult"].influence == {"1,1": 5, "2,0": 1}
+    assert sheet_of(g, "cult")["influence"] == {"1,1": 5, "2,0": 1}
     # Swapping the outpost with an empty hex: the outpost is raised again from 0, the 5 moves out.
     g.mercurial_swap("cult", "1,1", "0,0")
-    assert g.state.powers["cult"].influence == {"1,1": 3, "2,0": 1, "0,0": 5}
+    assert sheet_of(g, "cult")["influence"] == {"1,1": 3, "2,0": 1, "0,0": 5}
     # Twice each Tidings, no more; refused naming the rule, nothing recorded.
     refused(g, lambda: g.mercurial_swap("cult", "0,0", "2,0"), "P-INFL-4")
     # Only a Mercurial holder swaps, only during Tidings, between two hexes of the map.
@@ -554,7 +554,7 @@ def test_p_infl_4_mercurial_swaps_before_the_outpost_reset():
     refused(g, lambda: g.mercurial_swap("cult", "0,0", "0,0"), "P-INFL-4")
     refused(g, lambda: g.mercurial_swap("cult", "0,0", "9,9"), "P-INFL-4")
     g.mercurial_swap("cult", "0,0", "2,0")  # a new Tidings, two new swaps
-    assert g.state.powers["cult"].influence == {"1,1": 3, "2,0": 5, "0,0": 1}
+    assert sheet_of(g, "cult")["influence"] == {"1,1": 3, "2,0": 5, "0,0": 1}
     assert wr.mercurial_swap({"1,1": 3, "2,0": 5}, {"1,1": 2}, {"1,1"}, "1,1", "2,0") == ({"1,1": 5, "2,0": 1}, {})
     # Influence shifted out of the raised outpost since the reset: its earlier value is nothing, never less.
     shifted = wr.mercurial_swap({"1,1": 1, "2,0": 4}, {"1,1": 3}, {"1,1"}, "2,0", "0,0")
@@ -569,11 +569,11 @@ def test_p_infl_5_each_generation_mechanism_fires_once_a_season():
     g.set_mechanisms("cult", ["sacrifice", "intimidation"])
     g.generate_influence("cult", "sacrifice", "0,0", [2])
     g.generate_influence("cult", "intimidation", "1,0", [1, 3, 2])
-    assert g.state.powers["cult"].influence == {"0,0": 2, "1,0": 3}
+    assert sheet_of(g, "cult")["influence"] == {"0,0": 2, "1,0": 3}
     refused(g, lambda: g.generate_influence("cult", "sacrifice", "0,0", [1]), "P-INFL-5")
     to_next_season(g)
     g.generate_influence("cult", "sacrifice", "0,0", [1])  # a new season, a new counter
-    assert g.state.powers["cult"].influence["0,0"] == 3
+    assert sheet_of(g, "cult")["influence"]["0,0"] == 3
     violates("P-INFL-5", lambda: wr.generated("bribery", [1]))
 
 
@@ -620,7 +620,7 @@ def test_p_infl_6_a_successful_infiltration_takes_the_town_from_the_conspiracy_t
     assert (a.difficulty, a.targets) == (1, ["circle"])
     g.roll_action("inf", now=NOW, roller=FixedRoller([6, 1]), assets=[{"asset_id": "sub"}])
     resolve_month(g)
-    assert g.state.actions["inf"].success is True
+    assert action_of(g, "inf")["result"]["success"] is True
     assert g.state.world.towns["derop"]["claims"]["conspiracy"]["power"] == "cult"
     assert "circle" not in str(g.state.world.towns["derop"]["claims"])
 
@@ -661,7 +661,7 @@ def test_p_infl_6_workers_unite_pays_half_the_complexity_and_wins_the_industry()
     g.aim_action("wu", "workers_unite", feature_id="col", params={"amounts": {"0,0": 3, "1,0": 1}})
     a = g.state.actions["wu"]
     assert (a.difficulty, a.resistible, a.targets) == (4, True, ["city"])  # complexity 8 (6 + Durable)
-    assert g.state.powers["cult"].influence == {"1,0": 1}
+    assert sheet_of(g, "cult")["influence"] == {"1,0": 1}
     resolve_month(g)
     assert g.state.world.features["col"]["controller"] == "cult"
     assert "conspiracy" in g.state.world.towns["derop"]["claims"]  # influence next door keeps the claim
@@ -678,9 +678,9 @@ def test_p_infl_6_channel_influence_spends_one_at_each_location_for_its_element(
     refused(g, lambda: g.aim_action("ch", "channel", params={"hexes": ["0,0", "2,0"]}), "P-INFL-6")  # no element
     refused(g, lambda: g.aim_action("ch", "channel", params={"hexes": ["0,0", "3,0"]}), "P-INFL-6")  # no influence
     g.aim_action("ch", "channel", params={"hexes": ["0,0", "1,0"]})
-    assert g.state.powers["cult"].influence == {"2,0": 1}
+    assert sheet_of(g, "cult")["influence"] == {"2,0": 1}
     resolve_month(g)
-    assert g.state.powers["cult"].mana == {"E": 1, "F": 1}
+    assert sheet_of(g, "cult")["mana"] == {"E": 1, "F": 1}
 
 
 def test_p_mag_1_channel_influence_keeps_only_what_the_storage_cap_holds():
@@ -694,12 +694,12 @@ def test_p_mag_1_channel_influence_keeps_only_what_the_storage_cap_holds():
         g.set_influence("cause", h, 1)
     act(g, "cause", "ch", "0,0", [6], assets=[{"asset_id": "lore"}])
     g.aim_action("ch", "channel", params={"hexes": ["0,0", "1,0", "2,0"]})
-    assert g.state.powers["cause"].influence == {}  # all three influences are spent, whatever is kept
+    assert sheet_of(g, "cause")["influence"] == {}  # all three influences are spent, whatever is kept
     g.collect_events()
     resolve_month(g)
     granted = [(e.element, e.amount) for e in g.collect_events() if type(e).__name__ == "ManaGranted"]
     assert granted == [("F", 1), ("E", 1)]
-    assert g.state.powers["cause"].mana == {"F": 1, "E": 1}
+    assert sheet_of(g, "cause")["mana"] == {"F": 1, "E": 1}
 
 
 def test_p_feat_1_durable_ignores_the_first_demolition_each_season():
@@ -866,16 +866,16 @@ def test_p_town_2_trade_roads_and_upgrade_take_their_formulas_and_effects():
         g, lambda: g.aim_action("trade", "town", town_id="derop", kind="trade", params=facts, actor="city"), "P-TOWN-2"
     )
     g.aim_action("trade", "town", town_id="derop", kind="trade", params={"with": "lake"}, actor="city")
-    assert g.state.actions["trade"].difficulty == 2
+    assert action_of(g, "trade")["difficulty"] == 2
     refused(g, lambda: g.aim_action("trade", "town", town_id="derop", kind="tax", actor="city"), "P-ACT-4")
     g.aim_action("trade", "town", town_id="derop", kind="trade", params=facts, actor="gm")
-    assert g.state.actions["trade"].difficulty == 3  # 1 excess mobility, +2: not one claimant of both
+    assert action_of(g, "trade")["difficulty"] == 3  # 1 excess mobility, +2: not one claimant of both
     act(g, "city", "roads", "0,0", [6] * 6, assets=[{"asset_id": "craft"}])
     g.aim_action("roads", "town", town_id="derop", kind="lay_roads", params={"hex": "0,1"})
-    assert g.state.actions["roads"].difficulty == 6  # mountains
+    assert action_of(g, "roads")["difficulty"] == 6  # mountains
     act(g, "city", "up", "0,0", [6] * 6, assets=[{"asset_id": "craft"}])
     g.aim_action("up", "town", town_id="derop", kind="upgrade", params={"feature_id": "guild", "upgrades": ["durable"]})
-    assert g.state.actions["up"].difficulty == 5  # complexity 3 + 2, one other feature, less 1
+    assert action_of(g, "up")["difficulty"] == 5  # complexity 3 + 2, one other feature, less 1
     resolve_month(g)
     w = g.state.world
     assert (w.towns["derop"]["wealth"], w.towns["lake"]["wealth"]) == (4, 3)
