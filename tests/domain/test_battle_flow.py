@@ -12,7 +12,7 @@ from domain.errors import RuleViolation
 from domain.powers.battle import battle_report, battle_view
 from domain.powers.views import board_view
 from tests.domain.battle_helpers import HEX, battle_game, order_for, plain_setup
-from tests.domain.helpers import NOW, SEED
+from tests.domain.helpers import NOW, SEED, seen
 from tests.domain.test_replay import replay
 from tests.domain.world_helpers import names
 
@@ -144,8 +144,8 @@ def test_walls_block_a_declaration_by_armies_that_arrived_this_month():
     g = battle_game(features=[{"id": "w", "kind": "wooden_walls", "hex": HEX, "controller": "south"}])
     g.state.armies.aims["x"] = {
         "kind": "muster",
-        "season": g.state.season,
-        "month": g.state.month,
+        "season": seen(g)["game"]["season"],
+        "month": seen(g)["game"]["month"],
         "power": "north",
         "moves": [{"army_id": "n1", "path": ["1,0", HEX], "cost": 1, "regarrison": False}],
     }

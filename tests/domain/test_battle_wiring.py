@@ -10,7 +10,7 @@ from domain.errors import RuleViolation
 from domain.powers import battle_rules as br
 from domain.powers.battle import battle_report
 from tests.domain.battle_helpers import HEX, battle_game, plain_setup
-from tests.domain.helpers import NOW
+from tests.domain.helpers import NOW, sheet_of
 from tests.domain.test_conformance_armies import block
 from tests.domain.test_replay import replay
 
@@ -214,7 +214,7 @@ def test_p_mag_2_a_fast_spell_in_the_spellcasting_step_pays_its_mana_once_a_roun
     # a sovereign stores no Fire (P-MAG-1): the mana is granted by the event itself, as a Channel in battle would
     g._mana_granted(power_id="north", element="F", amount=8, actor="gm", audience=["power:north"])
     g.cast_battle_spell("b1", "north", "fireball", "y", now=NOW, roller=ROLL, actor="north")
-    assert g.state.powers["north"].mana.get("F", 0) == 4
+    assert sheet_of(g, "north")["mana"].get("F", 0) == 4
     spent = [e for e in g._pending_events if type(e).__name__ == "ManaSpent"]
     assert len(spent) == 1 and spent[0].paid == {"F": 4} and spent[0].audience == ["power:north"]
     rounds = battle_report(list(g._pending_events), "b1", "south")
@@ -225,7 +225,7 @@ def test_p_mag_2_a_fast_spell_in_the_spellcasting_step_pays_its_mana_once_a_roun
     to_step(g, "spellcasting")
     assert g.battle("b1")["round"] == r + 1
     g.cast_battle_spell("b1", "north", "fireball", "y", now=NOW, roller=ROLL, actor="north")  # the next round's
-    assert g.state.powers["north"].mana.get("F", 0) == 0
+    assert sheet_of(g, "north")["mana"].get("F", 0) == 0
     assert replay(list(g._pending_events)).state == g.state
 
 

@@ -9,7 +9,7 @@ from domain.powers import army_types as at
 from domain.powers.armies import armies_view
 from domain.powers.game import Game
 from domain.powers.views import board_view
-from tests.domain.helpers import NOW, SEED, refused
+from tests.domain.helpers import NOW, SEED, action_of, asset_of, refused, step_of
 from tests.domain.world_helpers import act, names, resolve_month, to_next_season, world_game
 
 # A row of plains 0,0 .. 4,0 (a road on 3,0), mountains at 0,1, forest at 1,1.
@@ -74,7 +74,7 @@ def test_p_army_1_muster_cost_against_mobility_and_regarrison():
     g = game()
     # Guard: mobility 2; 0,0 -> 4,0 costs 1 + 1 + 0 + 1 = 3, one beyond; regarrisoned at the Fort: +2.
     aimed(g, "m", "muster", {"moves": [{"army_id": "guard", "path": ["0,0", "1,0", "2,0", "3,0", "4,0"]}]}, [6, 6, 6])
-    assert g.state.actions["m"].difficulty == 1
+    assert action_of(g, "m")["difficulty"] == 1
     act(g, "city", "m2", "0,0")
     refused(
         g,
@@ -98,7 +98,7 @@ def test_p_army_1_muster_cost_against_mobility_and_regarrison():
         "muster",
         {"moves": [{"army_id": "guard", "path": ["0,0", "1,0", "2,0", "3,0", "4,0"], "regarrison": True}]},
     )
-    assert g.state.actions["m2"].difficulty == 3
+    assert action_of(g, "m2")["difficulty"] == 3
     resolve_month(g)
     guard = g.army("guard")
     assert (guard["hex"], guard["garrison"], guard["mustered"]) == ("4,0", "0,0", True)
@@ -114,7 +114,7 @@ def test_p_army_2_mustered_armies_return_to_their_garrisons_at_cleanup():
     g.advance(NOW, SEED)
     resolve_month(g)
     g.advance(NOW, SEED)
-    assert g.state.step == "cleanup"
+    assert step_of(g) == "cleanup"
     assert (g.army("guard")["hex"], g.army("guard")["mustered"]) == ("0,0", False)
     # A muster moves armies from their garrisons: one out in the field is refused.
     g2 = game()
@@ -143,16 +143,16 @@ def test_p_army_3_train_difficulty_level_up_dice_and_discard():
     g.grant_experience("guard", 2)
     xp = g.army("guard")["experience"][0]
     aimed(g, "t", "train", {"army_id": "guard"}, [6, 6, 6, 5, 6], assets=[{"asset_id": "cmd"}, {"asset_id": xp}])
-    assert g.state.actions["t"].difficulty == 4
+    assert action_of(g, "t")["difficulty"] == 4
     resolve_month(g)
     assert g.army("guard")["level_up"]["dice"] == 4  # 3 + 1 excess
-    assert g.state.assets[xp].used_up
+    assert asset_of(g, xp)["used_up"]
     faces = g.roll_level_up("guard", "city", FixedRoller([2, 4, 6, 1]))
     assert faces == [2, 4, 6, 1]
     g.discard_train("guard", "city")
     guard = g.army("guard")
     assert (guard["rank"], guard["fee"], guard["level_up"]) == (2, 2, None)
-    assert not g.state.assets[xp].used_up  # the Experience is refunded; the action is not
+    assert not asset_of(g, xp)["used_up"]  # the Experience is refunded; the action is not
 
 
 def test_p_army_4_the_level_up_table():
@@ -183,7 +183,7 @@ def test_p_army_4_the_level_up_table():
     g2.choose_level_up("guard", "city", ["defense", "defense", "attack"])  # repetitions allowed
     guard = g2.army("guard")
     assert (guard["rank"], guard["fee"], guard["defense"], guard["attack"]) == (3, 3, 6, {"die": 8, "bonus": 0})
-    assert g2.state.assets["guard"].rank == 3  # the army's asset ranks with it
+    assert asset_of(g2, "guard")["rank"] == 3  # the army's asset ranks with it
 
 
 # ---------------------------------------------------------------------- P-ARMY-5
@@ -205,7 +205,7 @@ def test_p_army_5_levy_in_a_claimed_town_depopulates_it_and_disbanding_restores(
         "P-ARMY-5",
     )
     aimed(g, "lv", "levy", {**params, "army_id": "derop_levy", "name": "Derop Levy"}, [6, 6, 6, 6, 6, 6, 1])
-    assert g.state.actions["lv"].difficulty == 6  # size 5 + Uprising 1
+    assert action_of(g, "lv")["difficulty"] == 6  # size 5 + Uprising 1
     resolve_month(g)
     levy = g.army("derop_levy")
     assert (levy["rank"], levy["fee"], levy["mobility"], levy["defense"], levy["tier"]) == (1, 1, 0, 4, 0)
@@ -234,7 +234,7 @@ def test_p_army_6_forge_armaments():
     refused(g, lambda: g.aim_army_action("x", "forge", {"army_id": "guard", "tier": 5}), "P-ARMY-6")
     refused(g, lambda: g.aim_army_action("x", "forge", {"army_id": "guard", "tier": 0}), "P-ARMY-6")
     aimed(g, "f", "forge", {"army_id": "guard", "tier": 2}, [6, 6, 6])
-    assert g.state.actions["f"].difficulty == 3
+    assert action_of(g, "f")["difficulty"] == 3
     resolve_month(g)
     assert g.army("guard")["tier"] == 2
     assert ar.armor(g.army("guard")) == 3  # base 1 + tier 2
@@ -254,7 +254,7 @@ def test_p_army_7_gather_cowards():
     g.record_dispersal("guard")
     assert "guard" not in g.state.armies.armies
     command = "guard.cowards1"
-    assert g.state.assets[command].rank == 3
+    assert asset_of(g, command)["rank"] == 3
     # The former command serves only the Gather Cowards of that army.
     refused(
         g,
@@ -421,7 +421,7 @@ def test_p_sup_3_army_fees():
     assert g.army("guard")["fee_due"] == 0 and g.holdings("city").wallet["coin"] == 3
     g.state.armies.armies["guard"]["fee_due"] = 2  # unpaid after its next move
     g.desert_army("guard", "rival", "unpaid")
-    assert g.army("guard")["controller"] == "rival" and g.state.assets["guard"].holders == ["rival"]
+    assert g.army("guard")["controller"] == "rival" and asset_of(g, "guard")["holders"] == ["rival"]
 
 
 # ---------------------------------------------------------------------- P-ASSET-7, P-ASSET-14
@@ -471,7 +471,7 @@ def test_p_asset_7_an_army_helps_outside_combat_only_with_a_profession_in_its_he
     )
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
-    assert g.state.step == "resistance"
+    assert step_of(g) == "resistance"
     g.place_army("eng2", "Sappers", "1,0", 3, controller="city", block=block(keywords=["engineers"]))
     refused(
         g,
@@ -489,7 +489,7 @@ def test_p_asset_14_experience_is_a_one_use_asset_of_its_army():
     g.place_army("other", "Other", "1,0", 4, controller="city", block=block())
     g.grant_experience("guard", 2)
     xp = g.army("guard")["experience"][0]
-    assert g.state.assets[xp].cls == "consumable"
+    assert asset_of(g, xp)["cls"] == "consumable"
     g.advance(NOW, SEED)
     g.advance(NOW, SEED)
     refused(
@@ -570,7 +570,7 @@ def test_p_ex_6_derop_army_level_ups():
     g = game()
     params = {"town_id": "derop", "size": 5, "ancestry": "mountain_dwarves", "bonus": {"bonus": "morale"}}
     aimed(g, "lv", "levy", {**params, "army_id": "derop", "name": "Derop Levy"}, [6, 6, 6, 6, 6, 1, 1])
-    assert g.state.actions["lv"].difficulty == 5
+    assert action_of(g, "lv")["difficulty"] == 5
     resolve_month(g)
     d = g.army("derop")
     step1 = {"rank": 1, "defense": 4, "attack": 4, "morale": 6, "presence": 4, "armor": 0, "fee": 1, "mobility": 0}
@@ -578,7 +578,7 @@ def test_p_ex_6_derop_army_level_ups():
     # The block's "Light" armor 1: a Forge Armaments to tier 1, difficulty 1 + 5 // 4 = 2.
     g.advance(NOW, SEED)
     aimed(g, "f", "forge", {"army_id": "derop", "tier": 1}, [6, 6, 6])
-    assert g.state.actions["f"].difficulty == 2
+    assert action_of(g, "f")["difficulty"] == 2
     resolve_month(g)
     assert _stats(g.army("derop")) == {**step1, "armor": 1}
     assert ar.armor(g.army("derop")) == at.EXAMPLE_BLOCKS["derop_levy"]["armor"]
@@ -586,7 +586,7 @@ def test_p_ex_6_derop_army_level_ups():
     for _ in ("cleanup", "tidings", "planning"):
         g.advance(NOW, SEED)
     aimed(g, "t", "train", {"army_id": "derop"}, [6, 6, 6])
-    assert g.state.actions["t"].difficulty == 3
+    assert action_of(g, "t")["difficulty"] == 3
     resolve_month(g)
     assert g.army("derop")["level_up"]["dice"] == 3
     g.roll_level_up("derop", "city", FixedRoller([2, 4, 2]))
@@ -598,9 +598,9 @@ def test_p_ex_6_derop_army_level_ups():
     g.state.armies.armies["derop"]["units"].pop()
     g.advance(NOW, SEED)
     aimed(g, "t3", "train", {"army_id": "derop"}, [6, 6, 6, 6, 1, 1, 1])
-    assert g.state.actions["t3"].difficulty == 4
+    assert action_of(g, "t3")["difficulty"] == 4
     aimed(g, "f3", "forge", {"army_id": "derop", "tier": 3}, [6, 6, 6, 6, 1, 1, 1])
-    assert g.state.actions["f3"].difficulty == 4
+    assert action_of(g, "f3")["difficulty"] == 4
     resolve_month(g)
     g.roll_level_up("derop", "city", FixedRoller([4, 6, 1]))
     g.choose_level_up("derop", "city", ["defense", {"bonus": "keyword", "keyword": "valiant"}, "presence"])

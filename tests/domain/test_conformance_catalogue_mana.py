@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from domain.dice import FixedRoller
 from domain.powers.game import Game
-from tests.domain.helpers import NOW, refused
+from tests.domain.helpers import NOW, refused, sheet_of
 from tests.domain.test_conformance_catalogue_world import FINGER_BLOCK as FINGERS
 from tests.domain.world_helpers import HEXES, resolve_month, world_game
 
@@ -47,13 +47,13 @@ def test_p_mag_2_uplift_master_debits_one_air_and_one_water_at_its_turn():
     """P-MAG-2 / P.2.12 Uplift Master: AW is paid at the action's turn in the queue ([003:28]), privately."""
     g = circle(A=2, W=1, E=1)
     g.submit_class_action("circ", "up", "uplift_master", {"converted_rank": 1}, now=NOW, **run())
-    assert g.state.powers["circ"].mana == {"A": 2, "W": 1, "E": 1}  # nothing yet: paid at its turn
+    assert sheet_of(g, "circ")["mana"] == {"A": 2, "W": 1, "E": 1}  # nothing yet: paid at its turn
     assert g.state.catalogue["kinds"]["up"]["price"]["mana_cost"] == "AW"
     g.collect_events()
     resolve_month(g)
     events = g.collect_events()
     assert spent(events) == [("up", "AW", {"A": 1, "W": 1}, ["power:circ"])]
-    assert g.state.powers["circ"].mana == {"A": 1, "E": 1}
+    assert sheet_of(g, "circ")["mana"] == {"A": 1, "E": 1}
     assert g.state.catalogue["counters"]["circ"]["masters"] == 1
 
 
@@ -74,7 +74,7 @@ def test_p_mag_2_hidden_runes_cost_mana_of_the_runes_rank_in_the_hexs_element():
     g.collect_events()
     resolve_month(g)
     assert spent(g.collect_events()) == [("r", "EE", {"E": 2}, ["power:circ"])]
-    assert g.state.powers["circ"].mana == {"A": 2}
+    assert sheet_of(g, "circ")["mana"] == {"A": 2}
 
 
 def test_p_mag_2_hidden_runes_in_a_hex_without_an_element_cost_generic_mana():
@@ -132,7 +132,7 @@ def test_p_mag_2_rise_fingers_costs_FW():
     g.collect_events()
     resolve_month(g)
     assert spent(g.collect_events()) == [("rise", "FW", {"F": 1, "W": 1}, ["power:cult"])]
-    assert g.state.powers["cult"].mana == {"F": 1}
+    assert sheet_of(g, "cult")["mana"] == {"F": 1}
     assert "fingers-rise" in g.state.armies.armies
 
 
@@ -153,4 +153,4 @@ def test_p_mag_2_sacrificial_summoning_costs_FW():
     g.collect_events()
     resolve_month(g)
     assert spent(g.collect_events()) == [("sac", "FW", {"F": 1, "W": 1}, ["power:cult"])]
-    assert g.state.powers["cult"].mana == {"W": 1}
+    assert sheet_of(g, "cult")["mana"] == {"W": 1}

@@ -15,7 +15,7 @@ from domain.powers import world
 from domain.powers.game import Game
 from domain.powers.views import board_view
 from domain.powers.world import map_view
-from tests.domain.helpers import NOW, SEED, refused
+from tests.domain.helpers import NOW, SEED, action_of, asset_of, refused, sheet_of, step_of
 from tests.domain.world_helpers import HEXES, resolve_month, to_next_season, world_game
 
 DEROP = {"id": "derop", "hex": "1,0", "population": 4, "wealth": 3}
@@ -29,7 +29,7 @@ def succeed(g: Game, power: str, action_id: str, kind: str, params: dict, **kw) 
     """Submit a class action with three successes on the dice (its one agent rolls 6, 5, 5), resolve the
     month, and return the events recorded from the submission on."""
     g.collect_events()
-    kw.setdefault("slot", "public" if g.state.powers[power].private == 0 else "private")
+    kw.setdefault("slot", "public" if sheet_of(g, power)["quota"]["private"] == 0 else "private")
     g.submit_class_action(
         power,
         action_id,
@@ -42,7 +42,7 @@ def succeed(g: Game, power: str, action_id: str, kind: str, params: dict, **kw) 
         **kw,
     )
     resolve_month(g)
-    assert g.state.actions[action_id].success
+    assert action_of(g, action_id)["result"]["success"]
     return g.collect_events()
 
 
@@ -126,10 +126,10 @@ def test_p_2_12_channel_gains_mana_of_the_towns_element_for_each_season_since_it
     events = succeed(g, "sov", "ch", "channel", {"town": "derop"})
     granted = [e for e in events if type(e).__name__ == "ManaGranted"]
     assert [(e.element, e.amount, e.audience) for e in granted] == [("F", 1, ["power:sov"])]
-    assert g.state.powers["sov"].mana == {"F": 1}
+    assert sheet_of(g, "sov")["mana"] == {"F": 1}
     g = channel_game(None)
     events = succeed(g, "sov", "ch", "channel", {"town": "derop"})
-    assert "ManaGranted" not in names(events) and not g.state.powers["sov"].mana
+    assert "ManaGranted" not in names(events) and not sheet_of(g, "sov")["mana"]
 
 
 def test_p_2_12_blighted_neighborhood_lowers_the_chosen_town_each_cleanup_for_five_fear():
@@ -223,7 +223,7 @@ def test_p_2_12_hidden_runes_place_a_rune_asset_in_the_hex_usable_once_there_onl
     assert map_view(g, "city")["runes"] == []
     assert "rune-r3" not in str(board_view(g, "city"))
     g.advance(NOW, SEED)  # month 2 Planning
-    assert g.state.step == "planning"
+    assert step_of(g) == "planning"
     # only in a challenge in its hex
     refused(
         g,
@@ -250,7 +250,7 @@ def test_p_2_12_hidden_runes_place_a_rune_asset_in_the_hex_usable_once_there_onl
         slot="private",
         convert=0,
     )
-    assert g.state.assets["rune-r3"].used_up and g.live_runes("circ") == {} and map_view(g, "circ")["runes"] == []
+    assert asset_of(g, "rune-r3")["used_up"] and g.live_runes("circ") == {} and map_view(g, "circ")["runes"] == []
     # expended: the hex may hold a new rune
     g.submit_class_action(
         "circ", "r4", "hidden_runes", {"hex": "1,0", "rank": 1}, now=NOW, roller=FixedRoller(), roll=False
@@ -310,7 +310,7 @@ def test_p_2_12_rise_fingers_creates_a_finger_army_of_min_excess_and_units_slain
         2,
         2,
     )
-    assert g.state.assets["fingers-rise"].holders == ["cult"]  # the army is the Cult's asset (P-ASSET-7)
+    assert asset_of(g, "fingers-rise")["holders"] == ["cult"]  # the army is the Cult's asset (P-ASSET-7)
     # slain 1: capped at 1 however many excess successes
     g = finger_game()
     succeed(g, "cult", "rise", "rise_fingers", {"hex": "2,0", "units_slain": 1, "type": "cult-fingers"})
@@ -342,7 +342,7 @@ def test_p_2_12_sacrificial_summoning_converts_the_army_into_a_finger_army_of_th
         assets=[{"asset_id": "agent"}],
         convert=0,
     )
-    assert g.state.actions["sac"].difficulty == 3  # 5 units - rank 2, from the map
+    assert action_of(g, "sac")["difficulty"] == 3  # 5 units - rank 2, from the map
     resolve_month(g)
     assert "thralls" not in g.state.armies.armies
     army = g.state.armies.armies["fingers-sac"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from domain.dice import FixedRoller
 from domain.powers.game import Game
-from tests.domain.helpers import NOW, SEED, game_in_planning, later, refused, submit
+from tests.domain.helpers import NOW, SEED, action_of, game_in_planning, later, refused, sheet_of, step_of, submit
 from tests.domain.world_helpers import to_next_season, world_game
 
 
@@ -35,11 +35,11 @@ def test_p_dice_1_no_difficulty_listed_is_difficulty_0_and_resolves_at_once_with
     with no dice at all succeeds at Resolution with excess 0, and no resistance window stays open."""
     g = _duo()
     submit(g, "a", "A1", [], slot="public", assets=[])
-    assert g.state.actions["A1"].difficulty is None
+    assert action_of(g, "A1")["difficulty"] is None
     _resolve(g)
     a1 = g.state.actions["A1"]
     assert (a1.status, a1.difficulty or 0, a1.successes, a1.success, a1.excess) == ("resolved", 0, 0, True, 0)
-    assert g.state.step == "battle"  # nothing to resist: the window closed at once
+    assert step_of(g) == "battle"  # nothing to resist: the window closed at once
 
 
 def test_p_dice_1_a_resistible_action_is_a_challenge_even_at_difficulty_0():
@@ -62,7 +62,7 @@ def test_p_dice_1_a_resistible_action_is_a_challenge_even_at_difficulty_0():
     _resolve(g)
     a1 = g.state.actions["A1"]
     assert a1.status == "provisional" and a1.success is None  # waits for the resistance step
-    assert g.state.step == "resistance"
+    assert step_of(g) == "resistance"
     g.declare_reaction("b", "rb", "A1", now=later(1), roller=FixedRoller([5, 1, 1]), assets=[{"asset_id": "b-might"}])
     assert (a1.successes, a1.resisted, a1.net, a1.success, a1.excess) == (2, 1, 1, True, 1)
 
@@ -132,11 +132,11 @@ def test_p_infl_1_influence_is_a_whole_number_per_conspiracy_and_hex():
     g.set_influence("cult", "0,0", 4)
     g.set_influence("cult", "1,0", 2)
     g.set_influence("circle", "0,0", 1)
-    assert g.state.powers["cult"].influence == {"0,0": 4, "1,0": 2}
-    assert g.state.powers["circle"].influence == {"0,0": 1}
+    assert sheet_of(g, "cult")["influence"] == {"0,0": 4, "1,0": 2}
+    assert sheet_of(g, "circle")["influence"] == {"0,0": 1}
     g.set_influence("cult", "0,0", 0)
-    assert g.state.powers["cult"].influence == {"1,0": 2}
-    assert g.state.powers["circle"].influence == {"0,0": 1}
+    assert sheet_of(g, "cult")["influence"] == {"1,0": 2}
+    assert sheet_of(g, "circle")["influence"] == {"0,0": 1}
 
 
 def test_p_infl_1_out_of_range_influence_and_unknown_hexes_are_refused_naming_p_infl_1():
@@ -146,7 +146,7 @@ def test_p_infl_1_out_of_range_influence_and_unknown_hexes_are_refused_naming_p_
         err = refused(g, lambda bad=bad: g.set_influence("cult", "0,0", bad), "P-INFL-1")
         assert err.field == "amount"
     refused(g, lambda: g.set_influence("cult", "9,9", 1), "P-INFL-1")  # not on the declared map
-    assert g.state.powers["cult"].influence == {"0,0": 3}
+    assert sheet_of(g, "cult")["influence"] == {"0,0": 3}
 
 
 def test_p_infl_1_only_conspiracies_hold_influence_to_spread():

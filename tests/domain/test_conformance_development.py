@@ -9,7 +9,7 @@ from domain.dice import FixedRoller
 from domain.errors import NotFound, RuleViolation
 from domain.powers.game import Game
 from domain.powers.views import board_view
-from tests.domain.helpers import NOW, SEED, refused, submit
+from tests.domain.helpers import NOW, SEED, asset_of, refused, sheet_of, step_of, submit
 
 
 def at_tidings(*powers: tuple) -> Game:
@@ -18,7 +18,7 @@ def at_tidings(*powers: tuple) -> Game:
     for pid, cls, sub, *opts in powers:
         g.add_power(pid, pid.title(), cls, sub, opts[0] if opts else None)
     g.advance(NOW, SEED)
-    assert g.state.step == "tidings"
+    assert step_of(g) == "tidings"
     return g
 
 
@@ -131,11 +131,11 @@ def test_p_asset_11_a_favor_is_an_infusion_of_three_light_or_dark_mana():
     g.advance(NOW, SEED)
     submit(g, "cult", "a1", [], title="Call the dark", roll=False)
     g.spend_favor("cult", "mana", question_id="f1", element="Dark", action_id="a1", now=NOW)
-    assert g.state.powers["cult"].mana == {} and wallet(g, "cult") == {"favor": 2}
+    assert sheet_of(g, "cult")["mana"] == {} and wallet(g, "cult") == {"favor": 2}
     assert names(g)[-2:] == ["FavorSpent", "ManaChannelled"]
     g.grant_magic_perk("cult", "excellent_personal_magic")  # stores 3 of each
     g.spend_favor("cult", "mana", question_id="f2", element="Dark")
-    assert g.state.powers["cult"].mana == {"D": 3} and wallet(g, "cult") == {"favor": 1}
+    assert sheet_of(g, "cult")["mana"] == {"D": 3} and wallet(g, "cult") == {"favor": 1}
     assert names(g)[-2:] == ["FavorSpent", "ManaGranted"]
     g.spend_favor("cult", "miracle", question_id="f3", request="Part the river at Derop")
     assert wallet(g, "cult") == {"favor": 0}
@@ -196,7 +196,7 @@ def test_p_dev_1_fame_is_spent_only_during_tidings():
     g = at_tidings(("gondor", "city", "sovereign"))
     g.award_fame("gondor", 10, "helped the GM")
     g.advance(NOW, SEED)
-    assert g.state.step == "planning"
+    assert step_of(g) == "planning"
     for kind, name in (("skill", "lore"), ("perk", "Quickdraw")):
         err = refused(g, lambda k=kind, n=name: g.buy_development("gondor", k, n, asset_id="s1"), "P-DEV-1")
         assert "Tidings" in err.message
@@ -215,7 +215,7 @@ def test_p_dev_2_the_kth_new_skill_costs_2k_fame_and_starting_skills_do_not_coun
     assert g.buy_development("gondor", "skill", "craft", asset_id="s2") == 4
     assert g.buy_development("gondor", "skill", "delve", asset_id="s3") == 6
     assert wallet(g, "gondor")["fame"] == 0
-    assert (g.state.assets["s3"].name, g.state.assets["s3"].rank, g.state.assets["s3"].holders) == (
+    assert (asset_of(g, "s3")["name"], asset_of(g, "s3")["rank"], asset_of(g, "s3")["holders"]) == (
         "delve",
         1,
         ["gondor"],
@@ -233,7 +233,7 @@ def test_p_dev_3_raising_a_skill_to_rank_r_costs_2r_fame():
     g.grant_asset("g-might", "gondor", "might", "skill", 2)
     g.award_fame("gondor", 6, "GM award")
     assert g.buy_development("gondor", "rank", "might") == 6
-    assert g.state.assets["g-might"].rank == 3 and wallet(g, "gondor")["fame"] == 0
+    assert asset_of(g, "g-might")["rank"] == 3 and wallet(g, "gondor")["fame"] == 0
     g.award_fame("gondor", 7, "GM award")
     err = refused(g, lambda: g.buy_development("gondor", "rank", "might"), "P-DEV-3")
     assert "costs 8 fame" in err.message
@@ -338,7 +338,7 @@ def test_p_ex_13_development_costs():
         6,
     ]
     assert [g.buy_development("gandalf", "rank", "might") for _ in range(3)] == [4, 6, 8]
-    assert g.state.assets["s-might"].rank == 4
+    assert asset_of(g, "s-might")["rank"] == 4
     assert g.buy_development("gandalf", "perk", "Perfected Spell") == 5
     assert g.buy_development("gandalf", "upgrade", "Perfected Spell") == 7
     assert g.buy_development("gandalf", "perk", "Dreamwalk") == 9

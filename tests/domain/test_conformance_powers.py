@@ -7,7 +7,7 @@ import pytest
 from domain.dice import FixedRoller
 from domain.errors import RuleViolation
 from domain.powers.views import board_view
-from tests.domain.helpers import NOW, SEED, game_in_planning, later, submit
+from tests.domain.helpers import NOW, SEED, game_in_planning, later, seen, sheet_of, step_of, submit
 
 
 def test_p_ex_1_rangers_negotiate_with_elrond_full_success_with_one_consequence():
@@ -144,14 +144,14 @@ def test_p_ex_2_gandalf_has_three_actions_next_month():
     g = _gandalf_month()
     g.waive_reactions("balrog", now=later(1))
     g.advance(later(2), SEED)
-    assert (g.state.month, g.state.step) == (2, "planning")
+    assert (seen(g)["game"]["month"], step_of(g)) == (2, "planning")
     for i in range(3):
         submit(g, "gandalf", f"m2-{i}", [], now=later(2))
     with pytest.raises(RuleViolation) as refused:
         submit(g, "gandalf", "m2-4", [], now=later(2))
     assert refused.value.rule == "P-ACT-2"
     assert "this would be the 4th" in refused.value.message
-    assert g.state.powers["gandalf"].statuses == {"Despondent": 2}
+    assert sheet_of(g, "gandalf")["statuses"] == {"Despondent": 2}
 
 
 def _three_powers(wizard_actions: int):

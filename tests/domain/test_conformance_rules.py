@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from domain.dice import FixedRoller, SeededRoller, commitment, derive_permutation, seal_difficulty
 from domain.powers import rules
 from domain.powers.game import Game
-from tests.domain.helpers import NOW, SEED, game_in_planning, later, refused, submit
+from tests.domain.helpers import NOW, SEED, action_of, game_in_planning, later, refused, seen, sheet_of, step_of, submit
 
 
 def names(events) -> list[str]:
@@ -19,14 +19,14 @@ def names(events) -> list[str]:
 
 def to_next_month(g: Game, when=NOW) -> None:
     """From Planning (or later) of this month to Planning of the next, waiving every reaction."""
-    if g.state.step == "planning":
+    if step_of(g) == "planning":
         g.advance(when, SEED)
-    if g.state.step == "resolution":
+    if step_of(g) == "resolution":
         g.resolve(now=when, roller=FixedRoller())
-    if g.state.step == "resistance":
+    if step_of(g) == "resistance":
         for p in g.pending_resisters():
             g.waive_reactions(p, now=when)
-    assert g.state.step == "battle"
+    assert step_of(g) == "battle"
     g.advance(when, SEED)
 
 
@@ -124,7 +124,7 @@ def test_p_asset_8_a_consumable_used_in_a_reaction_is_used_up():
         assets=[{"asset_id": "b-s"}, {"asset_id": "potion"}],
         convert=0,
     )
-    assert g.state.actions["A1"].resisted == 2
+    assert action_of(g, "A1")["result"]["resisted"] == 2
     g.advance(later(2), SEED)
     err = refused(g, lambda: submit(g, "b", "B1", [6, 6], now=later(2), assets=[{"asset_id": "potion"}]), "P-ASSET-8")
     assert err.message == "'Potion of Fury' has been used up"
@@ -143,7 +143,7 @@ def test_p_dice_9_a_novel_asset_used_assured_in_a_reaction_loses_its_surprise():
         assets=[{"asset_id": "b-s"}, {"asset_id": "plan", "mode": "assured"}],
         convert=0,
     )
-    assert g.state.actions["A1"].resisted == 2  # the surprise counted once, in the reaction
+    assert action_of(g, "A1")["result"]["resisted"] == 2  # the surprise counted once, in the reaction
     g.advance(later(2), SEED)
     err = refused(
         g, lambda: submit(g, "b", "B1", [], now=later(2), assets=[{"asset_id": "plan", "mode": "assured"}]), "P-DICE-6"
@@ -227,7 +227,7 @@ def test_p_dice_10_discarding_after_accepting_a_consequence_undoes_its_lost_acti
     to_next_month(g)
     for k in range(4):  # all four slots next month: nothing was lost
         submit(g, "ov", f"m2-{k}", [], slot="public" if k < 2 else "private")
-    assert g.state.powers["ov"].statuses == {}
+    assert sheet_of(g, "ov")["statuses"] == {}
 
 
 def test_p_amb_29_discarding_undoes_only_that_actions_consequences_and_tells_collaborators_nothing_more():
@@ -275,7 +275,7 @@ def test_gm_2_before_the_roll_the_gm_may_still_change_a_sealed_difficulty():
     submit(g, "c", "a1", roll=False)
     g.set_difficulty("a1", 5, sealed=True, nonce="k" * 16)
     g.set_difficulty("a1", 2)  # no dice seen yet: nothing to adjust to
-    assert (g.state.actions["a1"].difficulty, g.state.actions["a1"].sealed) == (2, None)
+    assert (action_of(g, "a1")["difficulty"], g.state.actions["a1"].sealed) == (2, None)
 
 
 # ---------------------------------------------------------------- P-AMB-5: conversions go where they count
@@ -340,15 +340,15 @@ def test_p_cleanup_status_stacks_tick_down_once_a_season_at_cleanup_and_mana_dis
     g.propose_consequence("a2", "c2", "more despair", [{"kind": "status", "name": "Despondent", "stacks": 1}])
     g.accept_consequence("a2", "c2")
     g.grant_mana("c", "F", 2)
-    assert g.state.powers["c"].statuses == {"Despondent": 2, "Burning": 1}
+    assert sheet_of(g, "c")["statuses"] == {"Despondent": 2, "Burning": 1}
     to_next_month(g)
-    assert (g.state.month, g.state.powers["c"].statuses) == (2, {"Despondent": 2, "Burning": 1})
-    assert g.state.powers["c"].mana == {"F": 2}
+    assert (seen(g)["game"]["month"], sheet_of(g, "c")["statuses"]) == (2, {"Despondent": 2, "Burning": 1})
+    assert sheet_of(g, "c")["mana"] == {"F": 2}
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
     g.advance(NOW, SEED)
-    assert g.state.step == "cleanup"
-    assert g.state.powers["c"].statuses == {"Despondent": 1} and g.state.powers["c"].mana == {}
+    assert step_of(g) == "cleanup"
+    assert sheet_of(g, "c")["statuses"] == {"Despondent": 1} and sheet_of(g, "c")["mana"] == {}
 
 
 def test_p_cleanup_a_status_given_in_months_is_refused_naming_stacks():

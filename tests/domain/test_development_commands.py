@@ -14,7 +14,7 @@ from domain.powers import development as dev
 from domain.powers import development_rules as dr
 from domain.powers import magic as m
 from domain.powers.game import Game
-from tests.domain.helpers import NOW, SEED
+from tests.domain.helpers import NOW, SEED, sheet_of, step_of
 
 
 def setup(snapshot_interval: int = 100) -> tuple[Games, str, str, str]:
@@ -93,7 +93,7 @@ def test_snapshots_and_replays_reproduce_wallets_perks_ambitions_and_trades():
     assert stored.state == live.state
     assert stored.state.development.holdings[a].perks[0]["name"] == "Savior"
     assert all(isinstance(x, dev.Ambition) for x in stored.state.development.ambitions.values())
-    assert stored.state.powers[a].mana == {"L": 3}
+    assert sheet_of(stored, a)["mana"] == {"L": 3}
 
 
 POWERS = ("gondor", "rangers", "smaug")
@@ -180,7 +180,7 @@ def test_a_wallet_never_goes_negative_and_is_always_the_sum_of_its_ledger(ops):
             elif kind == "buy":
                 name = {"skill": "lore", "rank": "lore", "perk": "Quickdraw"}[op[2]]
                 g.buy_development(op[1], op[2], name, asset_id=f"s{n}")
-            elif kind == "advance" and g.state.step != "resolution":
+            elif kind == "advance" and step_of(g) != "resolution":
                 g.advance(NOW, SEED)
         except RuleViolation:
             assert len(g.pending_events) == before  # a refusal records nothing

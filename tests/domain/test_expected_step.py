@@ -9,6 +9,7 @@ import pytest
 from domain.dice import SeededRoller
 from domain.errors import Conflict
 from domain.powers.game import Game
+from tests.domain.helpers import step_of
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 SEED = "ab" * 32
@@ -36,7 +37,7 @@ def test_a_command_sent_for_another_step_is_refused_naming_the_current_one_and_r
     with pytest.raises(Conflict) as refused:
         command(game)
     assert refused.value.field == "expected_step" and "now at planning" in refused.value.message
-    assert game.collect_events() == [] and game.state.step == "planning"
+    assert game.collect_events() == [] and step_of(game) == "planning"
 
 
 def test_the_expected_step_lets_the_command_through():

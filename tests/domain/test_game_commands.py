@@ -8,7 +8,19 @@ from domain.dice import FixedRoller, seal_difficulty
 from domain.errors import NotFound
 from domain.powers import rules
 from domain.powers.game import Game
-from tests.domain.helpers import NOW, SEED, game_in_planning, later, refused, submit
+from tests.domain.helpers import (
+    NOW,
+    SEED,
+    action_of,
+    asset_of,
+    game_in_planning,
+    later,
+    refused,
+    seen,
+    sheet_of,
+    step_of,
+    submit,
+)
 
 
 @pytest.mark.parametrize(
@@ -183,7 +195,7 @@ def test_gm_2_a_sealed_difficulty_is_committed_by_hash_and_revealed_to_the_owner
     g.resolve(now=NOW, roller=FixedRoller())
     revealed = [e for e in g.collect_events() if type(e).__name__ == "DifficultyRevealed"]
     assert [(e.value, e.nonce, e.audience) for e in revealed] == [(3, "k" * 16, ["power:c"])]
-    assert g.state.actions["a1"].success is False
+    assert action_of(g, "a1")["result"]["success"] is False
 
 
 def test_closing_planning_converts_each_missing_action_into_a_rank_2_scheme():
@@ -194,7 +206,7 @@ def test_closing_planning_converts_each_missing_action_into_a_rank_2_scheme():
     g.advance(NOW, SEED)
     grants = {e.power_id: e.asset_ids for e in g.collect_events() if type(e).__name__ == "SchemesGranted"}
     assert {p: len(ids) for p, ids in grants.items()} == {"ov": 3, "w": 5}
-    assert all(g.state.assets[i].rank == 2 and g.state.assets[i].cls == "scheme" for i in grants["w"])
+    assert all(asset_of(g, i)["rank"] == 2 and asset_of(g, i)["cls"] == "scheme" for i in grants["w"])
 
 
 def test_an_unlocked_roll_locks_with_no_conversions_when_planning_closes():
@@ -264,7 +276,7 @@ def test_p_amb_7_several_resisters_are_summed():
     g.declare_reaction("b", "rb", "A1", now=NOW, roller=FixedRoller([6]), assets=[{"asset_id": "b-s"}])
     g.declare_reaction("c", "rc", "A1", now=NOW, roller=FixedRoller([5]), assets=[{"asset_id": "c-s"}])
     a = g.state.actions["A1"]
-    assert (a.net, a.success, a.excess, g.state.step) == (2, True, 0, "battle")
+    assert (a.net, a.success, a.excess, step_of(g)) == (2, True, 0, "battle")
 
 
 def test_the_calendar_runs_tidings_months_cleanup_and_the_next_season():
@@ -272,11 +284,11 @@ def test_the_calendar_runs_tidings_months_cleanup_and_the_next_season():
     g.set_months(3)
     steps = []
     for _ in range(14):
-        if g.state.step == "resolution":
+        if step_of(g) == "resolution":
             g.resolve(now=NOW, roller=FixedRoller())
         else:
             g.advance(NOW, SEED)
-        steps.append((g.state.season, g.state.month, g.state.step))
+        steps.append((seen(g)["game"]["season"], seen(g)["game"]["month"], step_of(g)))
     # Resolving with nothing to resist closes the window at once, so Resistance passes straight to Battle.
     assert steps == [
         (1, 1, "resolution"),
@@ -307,14 +319,14 @@ def test_cleanup_ticks_statuses_down_and_dissipates_mana():
     )
     g.accept_consequence("a1", "c1")
     g.grant_mana("c", "F", 2)
-    assert (g.state.powers["c"].statuses, g.state.powers["c"].mana) == ({"Despondent": 2, "Burning": 1}, {"F": 2})
+    assert (sheet_of(g, "c")["statuses"], sheet_of(g, "c")["mana"]) == ({"Despondent": 2, "Burning": 1}, {"F": 2})
     for _ in range(8):
-        if g.state.step == "resolution":
+        if step_of(g) == "resolution":
             g.resolve(now=NOW, roller=FixedRoller())
-        elif g.state.step != "cleanup":
+        elif step_of(g) != "cleanup":
             g.advance(NOW, SEED)
-    assert g.state.step == "cleanup"
-    assert g.state.powers["c"].statuses == {"Despondent": 1} and g.state.powers["c"].mana == {}
+    assert step_of(g) == "cleanup"
+    assert sheet_of(g, "c")["statuses"] == {"Despondent": 1} and sheet_of(g, "c")["mana"] == {}
 
 
 def test_a_season_lasts_two_or_three_months():

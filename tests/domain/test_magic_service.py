@@ -9,6 +9,7 @@ from api.powers.service import PowersGames as Games
 from application.service import Caller
 from domain.errors import Forbidden, RuleViolation
 from domain.powers import magic as m
+from tests.domain.helpers import seen, sheet_of
 from tests.domain.test_conformance_magic import cast, fill, mage_game, resolve_month, ritual_month
 
 
@@ -65,7 +66,7 @@ def _magic_history():
 
 def test_replaying_a_magic_games_events_reproduces_its_state():
     g = _magic_history()
-    assert g.state.magic["inflation"] == {"ward": 1} and g.state.powers["w"].mana == {"F": 1, "E": 1}
+    assert seen(g)["magic"]["inflation"] == {"ward": 1} and sheet_of(g, "w")["mana"] == {"F": 1, "E": 1}
     events = list(g._pending_events)
     replayed = None
     for e in events:

@@ -13,6 +13,7 @@ from domain.platform.commands import CloseWindow, DeclareReady
 from domain.powers import commands as pc
 from domain.powers.offers import _context, offers
 from tests.domain.battle_helpers import battle_game
+from tests.domain.helpers import step_of
 from tests.domain.test_battle_flow import declare
 
 
@@ -58,9 +59,9 @@ def test_p_1_2_planning_offers_an_action_per_slot_left_and_ready_once():
 def test_a_seat_offered_nothing_is_refused_an_action():
     g = battle_game()
     _send(g, GM, pc.Advance(expected_step="battle"))
-    while g.state.step == "planning":
+    while step_of(g) == "planning":
         _send(g, GM, pc.Advance(expected_step="planning"))  # Planning closes: Resolution, the GM's to publish
-    assert g.state.step == "resolution" and offers(g, "north") == []
+    assert step_of(g) == "resolution" and offers(g, "north") == []
     assert offers(g, GM) == [pc.Resolve(expected_step="resolution")]
     with pytest.raises(DomainError):
         _send(g, "north", pc.SubmitAction("north", "too late"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from domain.powers import world_rules as wr
 from domain.powers.world import map_view
-from tests.domain.helpers import NOW, SEED, refused
+from tests.domain.helpers import NOW, SEED, action_of, refused, sheet_of, step_of
 from tests.domain.world_helpers import act, resolve_month, to_next_season, world_game
 
 TOMB = {
@@ -59,7 +59,7 @@ def test_p_ex_8_delian_tomb_floors_are_revealed_one_by_one_to_the_delver_only():
     act(g, "delver", "f2", "2,0")
     refused(g, lambda: g.aim_action("f2", "delve", feature_id="tomb", floor=2), "P-FEAT-4")
     g.aim_action("f1", "delve", feature_id="tomb", floor=1)
-    assert g.state.actions["f1"].difficulty == 3
+    assert action_of(g, "f1")["difficulty"] == 3
     g.collect_events()
     resolve_month(g)
     a = g.state.actions["f1"]
@@ -89,14 +89,17 @@ def test_p_ex_8_delian_tomb_floors_have_difficulties_3_5_7_and_are_cleared_in_or
     pool = [{"asset_id": "delve"}, {"asset_id": "sub"}]
     cleared = []
     for floor, difficulty, faces in ((1, 3, [6, 6, 5, 1, 1, 1, 1]), (2, 5, [6, 6, 6, 5, 5, 1, 1]), (3, 7, [6] * 7)):
-        while g.state.step != "planning":
+        while step_of(g) != "planning":
             g.advance(NOW, SEED)
         act(g, "delver", f"f{floor}", "2,0", faces, assets=pool, convert=0)
         g.aim_action(f"f{floor}", "delve", feature_id="tomb", floor=floor)
-        assert g.state.actions[f"f{floor}"].difficulty == difficulty
+        assert action_of(g, f"f{floor}")["difficulty"] == difficulty
         g.collect_events()
         resolve_month(g)
-        assert (g.state.actions[f"f{floor}"].successes, g.state.actions[f"f{floor}"].success) == (difficulty, True)
+        assert (g.state.actions[f"f{floor}"].successes, action_of(g, f"f{floor}")["result"]["success"]) == (
+            difficulty,
+            True,
+        )
         cleared += [e for e in g.collect_events() if type(e).__name__ == "FloorCleared"]
     assert [(e.floor, (e.next_floor or {}).get("difficulty")) for e in cleared] == [(1, 5), (2, 7), (3, None)]
     assert all(e.audience == ["power:delver"] for e in cleared)
@@ -133,7 +136,7 @@ def test_p_ex_9_the_fallen_castle_ruin():
     resolve_month(g)
     reduced = [(e.removed, e.threat) for e in g.collect_events() if type(e).__name__ == "ThreatReduced"]
     assert reduced == [(3, 10), (0, 10)]
-    assert g.state.actions["c2"].success is True
+    assert action_of(g, "c2")["result"]["success"] is True
     assert g.state.world.features["castle"]["threat"] == 10
     g.advance(NOW, SEED)
     act(g, "hero", "c3", "3,0", [6] * 15, assets=[{"asset_id": "might"}, {"asset_id": "army"}])
@@ -162,12 +165,12 @@ def test_p_ex_10_stronghold_modules():
     )
     act(g, "wiz", "m1", "3,0", [6, 6, 6], assets=[{"asset_id": "craft"}])
     g.aim_action("m1", "module", feature_id="keep", params={"module": "tower"})
-    assert g.state.actions["m1"].difficulty == 3
+    assert action_of(g, "m1")["difficulty"] == 3
     resolve_month(g)
     g.advance(NOW, SEED)
     act(g, "wiz", "m2", "3,0")
     g.aim_action("m2", "module", feature_id="keep", params={"module": "barracks"})
-    assert g.state.actions["m2"].difficulty == 6
+    assert action_of(g, "m2")["difficulty"] == 6
     keep = next(f for f in map_view(g, "wiz")["features"] if f["id"] == "keep")
     assert (keep["complexity"], keep["maintenance"], keep["next_module_complexity"]) == (6, 3, 6)
 
@@ -187,14 +190,16 @@ def test_p_ex_11_influence_spreading():
     for h, n in (("0,0", 2), ("2,0", 1), ("4,0", 3), ("0,1", 1), ("1,1", 5)):
         g.set_influence("cult", h, n)
     to_next_season(g)
-    inf = g.state.powers["cult"].influence
+    inf = sheet_of(g, "cult")["influence"]
     assert (inf["0,1"], inf["1,1"]) == (3, 5)  # the outposts at Tidings
     g.shift_influence("cult", [["0,0", "-1,0"]])
+    inf = sheet_of(g, "cult")["influence"]
     assert (inf.get("0,0"), inf.get("-1,0")) == (1, 1)
     refused(g, lambda: g.shift_influence("cult", [["2,0", "3,0"]]), "P-INFL-3")
     g.shift_influence("cult", [["4,0", "3,0"]])
+    inf = sheet_of(g, "cult")["influence"]
     assert (inf["4,0"], inf["3,0"]) == (2, 1)
     refused(g, lambda: g.shift_influence("cult", [["4,0", "3,0"]]), "P-INFL-3")
     # Shifted one at a time: the whole list is refused if any step is, and nothing moves.
     refused(g, lambda: g.shift_influence("cult", [["1,1", "2,0"], ["4,0", "3,0"]]), "P-INFL-3")
-    assert inf["1,1"] == 5
+    assert sheet_of(g, "cult")["influence"]["1,1"] == 5

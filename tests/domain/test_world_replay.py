@@ -4,7 +4,7 @@ the store and its snapshots too."""
 from __future__ import annotations
 
 from api.powers.service import PowersGames as Games
-from tests.domain.helpers import NOW, SEED
+from tests.domain.helpers import NOW, SEED, sheet_of
 from tests.domain.test_replay import replay
 from tests.domain.world_helpers import act, resolve_month, world_game
 
@@ -52,7 +52,7 @@ def test_replaying_the_worlds_events_reproduces_its_state():
     w = replayed.state.world
     assert w.features["tomb"]["cleared"] == {"wiz": 1} and w.towns["derop"]["claims"]["city"]["power"] == "city"
     assert w.towns["derop"]["population"] == 3 and w.towns["derop"]["statuses"] == {}
-    assert replayed.state.powers["cult"].influence == {"0,0": 2, "1,0": 2, "1,1": 2, "2,0": 1}
+    assert sheet_of(replayed, "cult")["influence"] == {"0,0": 2, "1,0": 2, "1,1": 2, "2,0": 1}
     assert w.towns["derop"]["claims"]["conspiracy"]["power"] == "cult"
 
 
