@@ -13,13 +13,11 @@ MAX_LINES = 80
 
 # "path:name" -> its size today; an entry leaves the list when its code fits the budget
 TOO_MANY_METHODS = {
-    "domain/covenants/game.py:CovenantGame": 185,
     "domain/powers/catalogue.py:Catalogue": 74,
     "domain/powers/game.py:Game": 115,
     "domain/powers/world.py:World": 86,
 }
 TOO_LONG = {
-    "domain/covenants/game.py:cast": 92,
     "domain/covenants/mail.py:_read": 84,
     "domain/covenants/mail.py:command": 81,
 }

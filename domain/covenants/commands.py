@@ -6,6 +6,19 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from domain.covenants import (
+    battle,
+    cards,
+    certamen,
+    demands,
+    eventcards,
+    hazards,
+    market,
+    reckoning,
+    setup,
+    spells,
+    track,
+)
 from domain.covenants.game import CovenantGame
 from domain.errors import NotFound
 from domain.platform.commands import CloseDueWindow, CloseWindow, Command, Context, Handler, require, require_seat
@@ -307,46 +320,54 @@ class NoCounter(Command):
 
 def add_covenant(game: CovenantGame, cmd: AddCovenant, ctx: Context) -> dict:
     require(game, ctx, RULE, "seat a covenant")
-    game.add_covenant(cmd.seat_id, cmd.name, cmd.covenant, host=cmd.host, arts=list(cmd.arts), actor=ctx.principal,
-                      score=cmd.score)  # fmt: skip
+    setup.add_covenant(
+        game,
+        cmd.seat_id,
+        cmd.name,
+        cmd.covenant,
+        host=cmd.host,
+        arts=list(cmd.arts),
+        actor=ctx.principal,
+        score=cmd.score,
+    )
     return {"seat_id": cmd.seat_id}
 
 
 def begin_game(game: CovenantGame, cmd: BeginGame, ctx: Context) -> dict:
     require(game, ctx, RULE, "begin the game")
-    game.begin(seed=ctx.entropy(32), roller=ctx.roller, actor=ctx.principal)
+    setup.begin(game, seed=ctx.entropy(32), roller=ctx.roller, actor=ctx.principal)
     return {"starting": game.state.starting}
 
 
 def move(game: CovenantGame, cmd: Move, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    game.move(cmd.seat_id, cmd.square)
+    track.move(game, cmd.seat_id, cmd.square)
     return {"square": cmd.square, "phase": game.state.phase}
 
 
 def generate(game: CovenantGame, cmd: Generate, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return {"card_id": game.generate(cmd.seat_id, ctx.roller, mouse=cmd.mouse)}
+    return {"card_id": cards.generate(game, cmd.seat_id, ctx.roller, mouse=cmd.mouse)}
 
 
 def keep(game: CovenantGame, cmd: Keep, ctx: Context) -> None:
     require_seat(game, ctx, cmd.seat_id)
-    game.keep(cmd.seat_id, cmd.card_id, cmd.attach_to, cmd.art, spell=cmd.spell)
+    cards.keep(game, cmd.seat_id, cmd.card_id, cmd.attach_to, cmd.art, spell=cmd.spell)
 
 
 def discard(game: CovenantGame, cmd: Discard, ctx: Context) -> None:
     require_seat(game, ctx, cmd.seat_id)
-    game.discard(cmd.seat_id, cmd.card_id)
+    cards.discard(game, cmd.seat_id, cmd.card_id)
 
 
 def pass_turn(game: CovenantGame, cmd: Pass, ctx: Context) -> None:
     require_seat(game, ctx, cmd.seat_id)
-    game.pass_turn(cmd.seat_id)
+    track.pass_turn(game, cmd.seat_id)
 
 
 def cast(game: CovenantGame, cmd: Cast, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return game.cast(
+    return spells.cast(game,
         cmd.seat_id, cmd.mage_id, cmd.spell, cmd.target, cmd.vis, mother_may_i=cmd.mother_may_i,
         more_targets=list(cmd.more_targets),
     )  # fmt: skip
@@ -354,142 +375,142 @@ def cast(game: CovenantGame, cmd: Cast, ctx: Context) -> dict:
 
 def take_action(game: CovenantGame, cmd: TakeAction, ctx: Context) -> None:
     require_seat(game, ctx, cmd.seat_id)
-    game.take_action(cmd.seat_id, cmd.action, cmd.text)
+    market.take_action(game, cmd.seat_id, cmd.action, cmd.text)
 
 
 def rule_on_action(game: CovenantGame, cmd: RuleOnAction, ctx: Context) -> None:
     require(game, ctx, RULE, "rule on a custom action")
-    game.rule_on_action(cmd.index, cmd.approved, cmd.note, ctx.principal)
+    market.rule_on_action(game, cmd.index, cmd.approved, cmd.note, ctx.principal)
 
 
 def convert(game: CovenantGame, cmd: Convert, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return {"got": game.convert(cmd.seat_id, cmd.give, cmd.amount, cmd.get)}
+    return {"got": market.convert(game, cmd.seat_id, cmd.give, cmd.amount, cmd.get)}
 
 
 def offer_trade(game: CovenantGame, cmd: OfferTrade, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
     trade_id = ctx.new_id("trade")
-    game.offer_trade(cmd.seat_id, cmd.to, dict(cmd.give), dict(cmd.get), trade_id)
+    market.offer_trade(game, cmd.seat_id, cmd.to, dict(cmd.give), dict(cmd.get), trade_id)
     return {"trade_id": trade_id}
 
 
 def answer_trade(game: CovenantGame, cmd: AnswerTrade, ctx: Context) -> None:
     require_seat(game, ctx, cmd.seat_id)
-    game.answer_trade(cmd.seat_id, cmd.trade_id, cmd.accept)
+    market.answer_trade(game, cmd.seat_id, cmd.trade_id, cmd.accept)
 
 
 def challenge(game: CovenantGame, cmd: Challenge, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
     challenge_id = ctx.new_id("cert")
-    game.challenge(cmd.seat_id, cmd.mage_id, cmd.target_mage, challenge_id)
+    certamen.challenge(game, cmd.seat_id, cmd.mage_id, cmd.target_mage, challenge_id)
     return {"challenge_id": challenge_id}
 
 
 def choose_art(game: CovenantGame, cmd: ChooseArt, ctx: Context) -> None:
     require_seat(game, ctx, cmd.seat_id)
-    game.choose_art(cmd.seat_id, cmd.challenge_id, cmd.art)
+    certamen.choose_art(game, cmd.seat_id, cmd.challenge_id, cmd.art)
 
 
 def seal_bid(game: CovenantGame, cmd: SealBid, ctx: Context) -> None:
     require_seat(game, ctx, cmd.seat_id)
-    game.seal_bid(cmd.seat_id, cmd.challenge_id, cmd.vis, ctx.entropy(16))
+    certamen.seal_bid(game, cmd.seat_id, cmd.challenge_id, cmd.vis, ctx.entropy(16))
 
 
 def resolve_certamen(game: CovenantGame, cmd: ResolveCertamen, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    result = game.resolve_certamen(cmd.seat_id, cmd.challenge_id)
+    result = certamen.resolve_certamen(game, cmd.seat_id, cmd.challenge_id)
     return result
 
 
 def forfeit(game: CovenantGame, cmd: Forfeit, ctx: Context) -> None:
     require_seat(game, ctx, cmd.seat_id)
-    game.forfeit(cmd.seat_id, cmd.challenge_id)
+    certamen.forfeit(game, cmd.seat_id, cmd.challenge_id)
 
 
 def support(game: CovenantGame, cmd: Support, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return game.support(cmd.seat_id, list(cmd.starve), seed=ctx.entropy(32), keep=dict(cmd.keep))
+    return reckoning.support(game, cmd.seat_id, list(cmd.starve), seed=ctx.entropy(32), keep=dict(cmd.keep))
 
 
 def draw_event(game: CovenantGame, cmd: DrawEvent, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return game.draw_event(cmd.seat_id, ctx.roller, mouse=cmd.mouse)
+    return eventcards.draw_event(game, cmd.seat_id, ctx.roller, mouse=cmd.mouse)
 
 
 def decide_event(game: CovenantGame, cmd: DecideEvent, ctx: Context) -> None:
     require_seat(game, ctx, cmd.seat_id)
-    game.decide_event(cmd.seat_id, cmd.choice, cmd.target, cmd.season)
+    eventcards.decide_event(game, cmd.seat_id, cmd.choice, cmd.target, cmd.season)
 
 
 def pay_tax(game: CovenantGame, cmd: PayTax, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return {"paid": game.pay_tax(cmd.seat_id)}
+    return {"paid": demands.pay_tax(game, cmd.seat_id)}
 
 
 def face_hedge_mage(game: CovenantGame, cmd: FaceHedgeMage, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return game.face_hedge_mage(cmd.seat_id, cmd.give_up, ctx.roller)
+    return hazards.face_hedge_mage(game, cmd.seat_id, cmd.give_up, ctx.roller)
 
 
 def face_bandits(game: CovenantGame, cmd: FaceBandits, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return game.face_bandits(cmd.seat_id, cmd.fight, dict(cmd.allocation) if cmd.allocation else None)
+    return hazards.face_bandits(game, cmd.seat_id, cmd.fight, dict(cmd.allocation) if cmd.allocation else None)
 
 
 def use_mouse(game: CovenantGame, cmd: UseMouse, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return {"card_id": game.use_mouse(cmd.seat_id, cmd.card_id, cmd.by)}
+    return {"card_id": cards.use_mouse(game, cmd.seat_id, cmd.card_id, cmd.by)}
 
 
 def investigate(game: CovenantGame, cmd: Investigate, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return game.investigate(cmd.seat_id, ctx.roller)
+    return demands.investigate(game, cmd.seat_id, ctx.roller)
 
 
 def attend_tribunal(game: CovenantGame, cmd: AttendTribunal, ctx: Context) -> None:
     require_seat(game, ctx, cmd.seat_id)
-    game.attend_tribunal(cmd.seat_id)
+    demands.attend_tribunal(game, cmd.seat_id)
 
 
 def choose_plagued(game: CovenantGame, cmd: ChoosePlagued, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return game.choose_plagued(cmd.seat_id, list(cmd.cards))
+    return hazards.choose_plagued(game, cmd.seat_id, list(cmd.cards))
 
 
 def heal(game: CovenantGame, cmd: Heal, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return game.heal(cmd.seat_id, cmd.healer, cmd.target)
+    return cards.heal(game, cmd.seat_id, cmd.healer, cmd.target)
 
 
 def answer_service(game: CovenantGame, cmd: AnswerService, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return game.answer_service(cmd.seat_id, cmd.grogs, cmd.pay, ctx.roller)
+    return demands.answer_service(game, cmd.seat_id, cmd.grogs, cmd.pay, ctx.roller)
 
 
 def roll_chaos(game: CovenantGame, cmd: RollChaos, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return game.roll_chaos(cmd.seat_id, ctx.roller)
+    return demands.roll_chaos(game, cmd.seat_id, ctx.roller)
 
 
 def choose_rival(game: CovenantGame, cmd: ChooseRival, ctx: Context) -> None:
     require_seat(game, ctx, cmd.seat_id)
-    game.choose_rival(cmd.seat_id, cmd.rival)
+    demands.choose_rival(game, cmd.seat_id, cmd.rival)
 
 
 def avert_battle(game: CovenantGame, cmd: AvertBattle, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return game.avert_battle(cmd.seat_id, cmd.pay)
+    return demands.avert_battle(game, cmd.seat_id, cmd.pay)
 
 
 def allocate_damage(game: CovenantGame, cmd: AllocateDamage, ctx: Context) -> dict:
     require_seat(game, ctx, cmd.seat_id)
-    return game.allocate_damage(cmd.seat_id, dict(cmd.allocation), cmd.pay_off)
+    return battle.allocate_damage(game, cmd.seat_id, dict(cmd.allocation), cmd.pay_off)
 
 
 def no_counter(game: CovenantGame, cmd: NoCounter, ctx: Context) -> None:
     require_seat(game, ctx, cmd.seat_id)
-    game.confirm_no_counter(cmd.seat_id)
+    battle.confirm_no_counter(game, cmd.seat_id)
 
 
 def close_window(game: CovenantGame, cmd: CloseWindow, ctx: Context) -> dict:

@@ -4,7 +4,7 @@ Each phase proposes the commands its rules name (A.1.2: the seat at turn, and wh
 time: pay a tax, attend the Tribunal, answer a trade, convert in the Main Phase); then every proposal is run
 against a copy of the game through its own handler and kept only if that handler accepts it. So an offered
 command is accepted by construction, whatever the guards say, and a guard added later narrows the offers
-with it. The allocations offered are the ones silence makes (``CovenantGame._default_allocation``), so the
+with it. The allocations offered are the ones silence makes (``battle.default_allocation``), so the
 choices a seat sees and its default at the deadline are the same rule.
 """
 
@@ -14,8 +14,8 @@ import copy
 import pickle
 from datetime import datetime, timezone
 
+from domain.covenants import battle, certamen, hazards, reckoning, rules, track
 from domain.covenants import commands as cc
-from domain.covenants import rules
 from domain.covenants.game import BANDITS_MIGHT, ENEMIES, CovenantGame
 from domain.covenants.house import FORMS, TECHNIQUES
 from domain.errors import DomainError
@@ -59,7 +59,7 @@ def moves(game: CovenantGame, seat: str) -> list[cc.Move]:
     s = game.state
     if s.phase != "move" or not s.turn or s.turn[0] != seat:
         return []
-    return [cc.Move(seat, square) for square in game.legal_moves(seat)]
+    return [cc.Move(seat, square) for square in track.legal_moves(game, seat)]
 
 
 def proposals(game: CovenantGame, principal: str) -> list[Command]:
@@ -248,7 +248,10 @@ def _hedge(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
 def _bandits(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
     if not at_turn:
         return []
-    return [cc.FaceBandits(seat, False), cc.FaceBandits(seat, True, game._default_allocation(seat, BANDITS_MIGHT))]
+    return [
+        cc.FaceBandits(seat, False),
+        cc.FaceBandits(seat, True, battle.default_allocation(game, seat, BANDITS_MIGHT)),
+    ]
 
 
 def _battle(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
@@ -259,7 +262,9 @@ def _battle(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
         return []
     bt = s.battle
     enemy = bt["b"] if bt["a"] == seat else bt["a"]
-    out: list[Command] = [cc.AllocateDamage(seat, game._default_allocation(seat, game.damage_to_allocate(seat)))]
+    out: list[Command] = [
+        cc.AllocateDamage(seat, battle.default_allocation(game, seat, battle.damage_to_allocate(game, seat)))
+    ]
     if ENEMIES.get(enemy) is not None:
         out.append(cc.AllocateDamage(seat, {}, pay_off=True))
     return out
@@ -268,7 +273,7 @@ def _battle(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
 def _plague(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
     if not at_turn:
         return []
-    victims = [c.id for c in game._plague_victims(seat)]
+    victims = [c.id for c in hazards.plague_victims(game, seat)]
     return [cc.ChoosePlagued(seat, victims[: min(game.state.plague.get("counters", 0), len(victims))])]
 
 
@@ -285,7 +290,7 @@ def _certamen(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
             out += [cc.ChooseArt(seat, ch["id"], art) for art in FORMS]
         if seat not in ch["sealed"]:  # A-AMB-7: a sealed bid of what the covenant holds
             out += [cc.SealBid(seat, ch["id"], bid) for bid in sorted({0, min(1, vis), vis // 2, vis})]
-        if seat == game.resolver(ch) and at_turn:  # A-AMB-7: on the turn of the first of the two clockwise
+        if seat == certamen.resolver(game, ch) and at_turn:  # A-AMB-7: on the turn of the first of the two clockwise
             out.append(cc.ResolveCertamen(seat, ch["id"]))
         if seat == ch["target"]:
             out.append(cc.Forfeit(seat, ch["id"]))
@@ -297,7 +302,7 @@ def _reckoning(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
     silence does); starving more is the seat's to send, not offered."""
     if not at_turn:
         return []
-    return [cc.Support(seat, game.default_starved(seat))]
+    return [cc.Support(seat, reckoning.default_starved(game, seat))]
 
 
 def _accepted(frozen: bytes, house: dict, principal: str, command: Command) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from domain.covenants import rules
+from domain.covenants import battle, rules
 from domain.covenants.offers import moves as offered_moves
 from domain.ids import GM
 
@@ -90,7 +90,7 @@ def _battle(game: Any, bt: dict | None) -> dict[str, Any] | None:
     if bt is None:
         return None
     out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in bt.items()}
-    out["to_allocate"] = {seat: game.damage_to_allocate(seat) for seat in game.state.turn}
+    out["to_allocate"] = {seat: battle.damage_to_allocate(game, seat) for seat in game.state.turn}
     return out
 
 
