@@ -256,6 +256,40 @@ def _split(verb: str, words: list[str]) -> tuple[list[str], dict[str, str]] | No
     return positional, opts
 
 
+def _support(number: int, head: str, errors: list[LineError]) -> Command | None:
+    """``support [starve <cards>] [keep <amounts>]``: what the covenant starves and the gold and vis it keeps."""
+    keeping = re.search(r"\bkeep\b(?P<keep>.*)$", head, re.I)
+    rest = (head[: keeping.start()] if keeping else head).split()
+    if (rest and rest[0].lower() != "starve") or (keeping and not keeping["keep"].strip()):
+        errors.append(LineError(number, f"write it as '{USAGE['support']}'"))
+        return None
+    keep = _amounts(keeping["keep"], number, errors, "support", "the amount kept") if keeping else {}
+    if keep is None:
+        return None
+    return Command(number, "support", {"starve": items(" ".join(rest[1:]))} | ({"keep": keep} if keep else {}))
+
+
+def _cast(number: int, stripped: str, errors: list[LineError]) -> Command | None:
+    """``cast <spell> on <targets> ...``: a spell's name has spaces ("Aegis of the Hearth"): it runs up to the last
+    " on "."""
+    m = CAST.match(stripped)
+    if m is None:
+        errors.append(LineError(number, f"a spell needs a target: '{USAGE['cast']}'"))
+        return None
+    first, *more = items(m["on"])  # A-AMB-17: a spell that chooses a target for every N pawns takes several
+    cast: dict[str, Any] = {"words": [m["spell"]], "on": first} | ({"with": m["with"]} if m["with"] else {})
+    if more:
+        cast["more_targets"] = more
+    if m["mmi"]:
+        cast["mother_may_i"] = True  # H-12: the covenant's player says it
+    if m["vis"] is not None:
+        vis = whole(m["vis"], number, errors, "vis")
+        if vis is None:
+            return None
+        cast["vis"] = vis
+    return Command(number, "cast", cast)
+
+
 def _read(number: int, stripped: str, errors: list[LineError]) -> Command | None:
     words = stripped.split()
     verb = words[0].lower().rstrip(":")
@@ -271,16 +305,7 @@ def _read(number: int, stripped: str, errors: list[LineError]) -> Command | None
     if verb in SPECIAL:
         return _special(verb, number, stripped, words, errors)
     if verb == "support":
-        head = stripped[len(words[0]) :]
-        keeping = re.search(r"\bkeep\b(?P<keep>.*)$", head, re.I)
-        rest = (head[: keeping.start()] if keeping else head).split()
-        if (rest and rest[0].lower() != "starve") or (keeping and not keeping["keep"].strip()):
-            errors.append(LineError(number, f"write it as '{USAGE[verb]}'"))
-            return None
-        keep = _amounts(keeping["keep"], number, errors, verb, "the amount kept") if keeping else {}
-        if keep is None:
-            return None
-        return Command(number, verb, {"starve": items(" ".join(rest[1:]))} | ({"keep": keep} if keep else {}))
+        return _support(number, stripped[len(words[0]) :], errors)
     spell = KEEP_SPELL.search(stripped) if verb == "keep" else None
     if spell is not None:  # a spell's name has spaces: it comes last and runs to the line's end
         if not _unquoted(spell["spell"]):
@@ -289,23 +314,7 @@ def _read(number: int, stripped: str, errors: list[LineError]) -> Command | None
         stripped = stripped[: spell.start()]
         words = stripped.split()
     if verb == "cast":
-        # a spell's name has spaces ("Aegis of the Hearth"): it runs up to the last " on "
-        m = CAST.match(stripped)
-        if m is None:
-            errors.append(LineError(number, f"a spell needs a target: '{USAGE[verb]}'"))
-            return None
-        first, *more = items(m["on"])  # A-AMB-17: a spell that chooses a target for every N pawns takes several
-        cast: dict[str, Any] = {"words": [m["spell"]], "on": first} | ({"with": m["with"]} if m["with"] else {})
-        if more:
-            cast["more_targets"] = more
-        if m["mmi"]:
-            cast["mother_may_i"] = True  # H-12: the covenant's player says it
-        if m["vis"] is not None:
-            vis = whole(m["vis"], number, errors, "vis")
-            if vis is None:
-                return None
-            cast["vis"] = vis
-        return Command(number, verb, cast)
+        return _cast(number, stripped, errors)
     split = _split(verb, words[1:])
     arity = {"heal": 1, "move": 1, "challenge": 1, "art": 1, "bid": 1, "accept": 1, "refuse": 1, "event": 1}
     optional = {"keep", "discard", "resolve", "forfeit"}
@@ -367,6 +376,65 @@ def _one(found: list[str], what: str) -> str:
     return found[0]
 
 
+def _plain(seat: str, cmd: Command) -> Any:
+    """The command of a line that names all it needs: nothing is looked up in the game."""
+    a = cmd.args
+    words = a.get("words", [])
+    match cmd.verb:
+        case "move":
+            return cc.Move(seat, a["n"])
+        case "generate":
+            return cc.Generate(seat, a.get("mouse", 0))
+        case "pass":
+            return cc.Pass(seat)
+        case "offer":
+            return cc.OfferTrade(seat, a["to"], a["give"], a["get"])
+        case "rule":
+            return cc.RuleOnAction(a["index"], a["approved"], a["note"])
+        case "pay":
+            return cc.PayTax(seat)
+        case "hedge":
+            return cc.FaceHedgeMage(seat, a["give_up"])
+        case "bandits":
+            return cc.FaceBandits(seat, a["fight"], a.get("allocation"))
+        case "service":
+            return cc.AnswerService(seat, a.get("grogs"), a.get("pay", False))
+        case "chaos":
+            if a["do"] == "roll":
+                return cc.RollChaos(seat)
+            if a["do"] == "rival":
+                return cc.ChooseRival(seat, a["rival"])
+            return cc.AvertBattle(seat, a.get("pay", False))
+        case "allocate":
+            return cc.AllocateDamage(seat, a["allocation"], a.get("pay_off", False))
+        case "no":
+            return cc.NoCounter(seat)
+        case "investigate":
+            return cc.Investigate(seat)
+        case "tribunal":
+            return cc.AttendTribunal(seat)
+        case "plague":
+            return cc.ChoosePlagued(seat, list(a["cards"]))
+        case "support":
+            return cc.Support(seat, list(a["starve"]), dict(a.get("keep", {})))
+        case "convert":
+            return cc.Convert(seat, a["give"], a["amount"], a["get"])
+        case "action":
+            return cc.TakeAction(seat, a["action"], a["text"])
+        case "draw":
+            return cc.DrawEvent(seat, a.get("mouse", 0))
+        case "event":
+            return cc.DecideEvent(seat, words[0], a.get("on"), a.get("in"))
+        case "seat":
+            return cc.AddCovenant(a["seat_id"], a["name"], a["covenant"], a["host"], list(a["arts"]),
+                                  a.get("score", 0))  # fmt: skip
+        case "begin":
+            return cc.BeginGame()
+        case "accept" | "refuse":
+            return cc.AnswerTrade(seat, words[0], cmd.verb == "accept")
+    raise RuleViolation(f"unknown command {cmd.verb!r}", rule=GRAMMAR)
+
+
 @dataclass
 class CovenantTurn(Turn):
     seat: str = GM
@@ -378,50 +446,16 @@ class CovenantTurn(Turn):
         a = cmd.args
         words = a.get("words", [])
         match cmd.verb:
-            case "move":
-                return cc.Move(seat, a["n"])
-            case "generate":
-                return cc.Generate(seat, a.get("mouse", 0))
             case "keep":
                 return cc.Keep(seat, self._pending(game, words), a.get("on"), a.get("art"), a.get("spell"))
             case "discard":
                 return cc.Discard(seat, self._pending(game, words))
-            case "pass":
-                return cc.Pass(seat)
             case "cast":
                 mage = a.get("with") or self._mage(game)
                 return cc.Cast(seat, mage, words[0], a["on"], a.get("vis", 1), a.get("mother_may_i", False),
                                list(a.get("more_targets", [])))  # fmt: skip
-            case "offer":
-                return cc.OfferTrade(seat, a["to"], a["give"], a["get"])
-            case "rule":
-                return cc.RuleOnAction(a["index"], a["approved"], a["note"])
-            case "pay":
-                return cc.PayTax(seat)
-            case "hedge":
-                return cc.FaceHedgeMage(seat, a["give_up"])
-            case "bandits":
-                return cc.FaceBandits(seat, a["fight"], a.get("allocation"))
             case "mouse":
                 return cc.UseMouse(seat, words[0] if words else self._pending(game, []), a["by"])
-            case "service":
-                return cc.AnswerService(seat, a.get("grogs"), a.get("pay", False))
-            case "chaos":
-                if a["do"] == "roll":
-                    return cc.RollChaos(seat)
-                if a["do"] == "rival":
-                    return cc.ChooseRival(seat, a["rival"])
-                return cc.AvertBattle(seat, a.get("pay", False))
-            case "allocate":
-                return cc.AllocateDamage(seat, a["allocation"], a.get("pay_off", False))
-            case "no":
-                return cc.NoCounter(seat)
-            case "investigate":
-                return cc.Investigate(seat)
-            case "tribunal":
-                return cc.AttendTribunal(seat)
-            case "plague":
-                return cc.ChoosePlagued(seat, list(a["cards"]))
             case "heal":
                 return cc.Heal(seat, a.get("with") or self._healer(game), words[0])
             case "challenge":
@@ -434,24 +468,7 @@ class CovenantTurn(Turn):
                 return cc.ResolveCertamen(seat, words[0] if words else self._challenge(game))
             case "forfeit":
                 return cc.Forfeit(seat, words[0] if words else self._challenge(game))
-            case "support":
-                return cc.Support(seat, list(a["starve"]), dict(a.get("keep", {})))
-            case "convert":
-                return cc.Convert(seat, a["give"], a["amount"], a["get"])
-            case "action":
-                return cc.TakeAction(seat, a["action"], a["text"])
-            case "draw":
-                return cc.DrawEvent(seat, a.get("mouse", 0))
-            case "event":
-                return cc.DecideEvent(seat, words[0], a.get("on"), a.get("in"))
-            case "seat":
-                return cc.AddCovenant(a["seat_id"], a["name"], a["covenant"], a["host"], list(a["arts"]),
-                                      a.get("score", 0))  # fmt: skip
-            case "begin":
-                return cc.BeginGame()
-            case "accept" | "refuse":
-                return cc.AnswerTrade(seat, words[0], cmd.verb == "accept")
-        raise RuleViolation(f"unknown command {cmd.verb!r}", rule=GRAMMAR)
+        return _plain(seat, cmd)
 
     def _pending(self, game: Any, words: list[str]) -> str:
         """The card named, or the one this covenant generated and has not kept or discarded (A-GEN-2)."""
