@@ -1,7 +1,8 @@
 """The covenant game's arithmetic and checks, as pure functions of plain values (ANALYSIS Part A, A.2).
 
-The aggregate (``domain.covenants.game``) calls these before it records anything; each refusal is a
-RuleViolation naming the A-* id it enforces. Recommended decisions (A-AMB-n) are taken as stated.
+The sub-domain modules (``domain.covenants.track``, ``cards``, ``certamen``, ...) call these before they record
+anything; each refusal is a RuleViolation naming the A-* id it enforces. Recommended decisions (A-AMB-n) are
+taken as stated.
 """
 
 from __future__ import annotations

@@ -351,7 +351,7 @@ def silence(game: CovenantGame, seat: str, phase: str, seed: str) -> None:
     elif phase == "hedge":  # silence gives up a Vis Source: the curse would need the seat's own roll
         source = next((c.id for c in game.covenant_cards(seat) if c.kind == "vis_source"), None)
         game.trigger_event(game.HedgeMageFaced, seat=seat, curse=0, actor=SYSTEM, audience=PUBLIC)
-        if source is not None:  # none left: nothing is claimed (``_hedge_claims``)
+        if source is not None:  # none left: nothing is claimed (``hazards.hedge_claims``)
             game.trigger_event(
                 game.CardDiscarded, card_id=source, reason="given up to the Hedge Mage", actor=SYSTEM, audience=PUBLIC
             )
