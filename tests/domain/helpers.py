@@ -88,3 +88,21 @@ def asset_of(g: Game, asset_id: str) -> dict | None:
     """An asset as the GM sees it on its holders' sheets, with ``holders``: the powers whose sheets list it."""
     found = [(s["power_id"], a) for s in seen(g)["sheets"] for a in s["assets"] if a["asset_id"] == asset_id]
     return {**found[0][1], "holders": [p for p, _ in found]} if found else None
+
+
+def town_of(g: Game, town_id: str) -> dict:
+    """A town on the GM's map: its population, statuses, claims (class -> power) and features."""
+    (t,) = [t for t in seen(g)["map"]["towns"] if t["id"] == town_id]
+    return t
+
+
+def features_seen(g: Game) -> dict[str, dict]:
+    """Every feature on the GM's map, in towns and out of them, by id."""
+    m = seen(g)["map"]
+    return {f["id"]: f for f in [*m["features"], *(f for t in m["towns"] for f in t["features"])]}
+
+
+def army_of(g: Game, army_id: str) -> dict:
+    """An army's full card as the GM sees it."""
+    (a,) = [a for a in seen(g)["armies"]["armies"] if a["army_id"] == army_id]
+    return a

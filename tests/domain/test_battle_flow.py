@@ -12,7 +12,7 @@ from domain.errors import RuleViolation
 from domain.powers.battle import battle_report, battle_view
 from domain.powers.views import board_view
 from tests.domain.battle_helpers import HEX, battle_game, order_for, plain_setup
-from tests.domain.helpers import NOW, SEED, seen
+from tests.domain.helpers import NOW, SEED, army_of, seen
 from tests.domain.test_replay import replay
 from tests.domain.world_helpers import names
 
@@ -80,7 +80,7 @@ def test_p_amb_1_a_battle_is_played_through_seven_rounds_with_a_window_per_step(
     b = g.battle("b1")
     assert b["step"] == "setup" and g.open_window("battle") is not None
     setup_all(g)
-    assert g.state.armies.armies["n3"]["statuses"].get("Delayed", 0) >= 0
+    assert army_of(g, "n3")["statuses"].get("Delayed", 0) >= 0
     play(g)
     b = g.battle("b1")
     assert b["step"] == "ended"
@@ -90,7 +90,7 @@ def test_p_amb_1_a_battle_is_played_through_seven_rounds_with_a_window_per_step(
     assert b["round"] == 7 and {f"battle-b1-r{r}-commands" for r in range(1, 8)} <= {e.window_id for e in opened}
     assert {"deployment", "spellcasting", "commands", "goals", "cleanup"} <= steps
     assert "n3" in b["armies"] and b["armies"]["n3"]["where"] in ("deployed", "retreated")
-    assert g.state.armies.armies["n3"]["hex"] == HEX and g.state.armies.armies["n3"]["mustered"]
+    assert army_of(g, "n3")["hex"] == HEX and g.state.armies.armies["n3"]["mustered"]
     # every battle window is closed; the month may end
     assert all(w.closed for w in g.state.windows.values() if w.kind == "battle")
     g.advance(NOW, SEED)
@@ -322,8 +322,8 @@ def test_p_bat_11_a_demon_deployed_at_the_start_makes_opposed_mortal_armies_chec
     assert len(deployed) == 1
     assert [r["what"] for r in deployed[0].rolls] == [f"deployment morale of {a}" for a in ("s1", "s2", "s3")]
     for a in ("s1", "s2", "s3"):
-        assert all(u["routed"] for u in g.state.armies.armies[a]["units"])
-    assert not any(u["routed"] for u in g.state.armies.armies["n1"]["units"])
+        assert all(u["routed"] for u in army_of(g, a)["units"])
+    assert not any(u["routed"] for u in army_of(g, "n1")["units"])
 
 
 def test_battle_notifications_tell_who_is_awaited_not_every_window_closing():

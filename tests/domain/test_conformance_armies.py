@@ -9,7 +9,7 @@ from domain.powers import army_types as at
 from domain.powers.armies import armies_view
 from domain.powers.game import Game
 from domain.powers.views import board_view
-from tests.domain.helpers import NOW, SEED, action_of, asset_of, refused, step_of
+from tests.domain.helpers import NOW, SEED, action_of, asset_of, refused, step_of, town_of
 from tests.domain.world_helpers import act, names, resolve_month, to_next_season, world_game
 
 # A row of plains 0,0 .. 4,0 (a road on 3,0), mountains at 0,1, forest at 1,1.
@@ -209,9 +209,9 @@ def test_p_army_5_levy_in_a_claimed_town_depopulates_it_and_disbanding_restores(
     resolve_month(g)
     levy = g.army("derop_levy")
     assert (levy["rank"], levy["fee"], levy["mobility"], levy["defense"], levy["tier"]) == (1, 1, 0, 4, 0)
-    assert g.state.world.towns["derop"]["statuses"]["depopulated"] == 1  # 5 // 4
+    assert town_of(g, "derop")["statuses"]["depopulated"] == 1  # 5 // 4
     g.disband_army("derop_levy", "city")  # a free action in its origin town
-    assert "depopulated" not in g.state.world.towns["derop"]["statuses"]
+    assert "depopulated" not in town_of(g, "derop")["statuses"]
     assert "derop_levy" in g.state.armies.cards
     g.advance(NOW, SEED)
     act(g, "city", "again", "0,0")

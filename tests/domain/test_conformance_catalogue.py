@@ -431,8 +431,13 @@ def test_p_act_6_a_duel_declared_where_the_target_is_not_is_lost():
 
 def test_p_act_6_a_duel_at_the_right_place_is_difficulty_1_and_the_target_may_resist():
     g = _duel("3,-1", [6, 2, 1])
-    duel = g.state.actions["duel"]
-    assert (duel.status, duel.difficulty, duel.resistible, duel.targets) == ("provisional", 1, True, ["saruman"])
+    duel = action_of(g, "duel")
+    assert (duel["status"], duel["difficulty"], duel["resistible"], duel["targets"]) == (
+        "provisional",
+        1,
+        True,
+        ["saruman"],
+    )
     assert g.pending_resisters() == ["saruman"]
 
 
@@ -806,8 +811,8 @@ def test_p_2_12_annex_is_as_hard_as_the_towns_already_claimed_and_only_a_city_an
         slot="public",
         targets=["circ"],
     )
-    a = g.state.actions["ann"]
-    assert (out["difficulty"], a.difficulty, a.resistible, a.targets) == (3, 3, True, ["circ"])
+    a = action_of(g, "ann")
+    assert (out["difficulty"], a["difficulty"], a["resistible"], a["targets"]) == (3, 3, True, ["circ"])
     refused(
         g,
         lambda: g.submit_class_action(

@@ -15,7 +15,7 @@ from domain.powers import world
 from domain.powers.game import Game
 from domain.powers.views import board_view
 from domain.powers.world import map_view
-from tests.domain.helpers import NOW, SEED, action_of, asset_of, refused, sheet_of, step_of
+from tests.domain.helpers import NOW, SEED, action_of, army_of, asset_of, refused, sheet_of, step_of, town_of
 from tests.domain.world_helpers import HEXES, resolve_month, to_next_season, world_game
 
 DEROP = {"id": "derop", "hex": "1,0", "population": 4, "wealth": 3}
@@ -87,7 +87,7 @@ def test_p_2_12_annex_claims_the_town_for_the_city_in_place_of_the_city_that_cla
         assets=[("agent", "sov", "might", "skill", 3)],
     )
     events = succeed(g, "sov", "ann", "annex", {"town": "derop"})
-    assert g.state.world.towns["derop"]["claims"]["city"]["power"] == "sov"
+    assert town_of(g, "derop")["claims"]["city"] == "sov"
     assert names(events).count("ClaimLost") == 1 and names(events).count("ClaimSet") == 1
 
 
@@ -314,7 +314,7 @@ def test_p_2_12_rise_fingers_creates_a_finger_army_of_min_excess_and_units_slain
     # slain 1: capped at 1 however many excess successes
     g = finger_game()
     succeed(g, "cult", "rise", "rise_fingers", {"hex": "2,0", "units_slain": 1, "type": "cult-fingers"})
-    assert len(g.state.armies.armies["fingers-rise"]["units"]) == 1
+    assert len(army_of(g, "fingers-rise")["units"]) == 1
 
 
 def test_p_2_12_sacrificial_summoning_converts_the_army_into_a_finger_army_of_the_same_size():

@@ -10,7 +10,7 @@ from domain.errors import RuleViolation
 from domain.powers import world_rules as wr
 from domain.powers.views import board_view
 from domain.powers.world import map_view
-from tests.domain.helpers import NOW, SEED, action_of, refused, sheet_of
+from tests.domain.helpers import NOW, SEED, action_of, features_seen, refused, seen, sheet_of, town_of
 from tests.domain.world_helpers import act, names, resolve_month, to_next_season, world_game
 
 
@@ -50,7 +50,7 @@ def test_p_act_4_the_gm_declares_the_map_as_data_and_amends_it():
         g, lambda: g.amend_map(features=[{"id": "w", "kind": "farm", "town": "derop"}], remove=["derop"]), "P-ACT-4"
     )
     g.amend_map(remove=["2,0", "den"])
-    assert "den" not in g.state.world.features and "2,0" not in g.state.world.hexes
+    assert "den" not in features_seen(g) and "2,0" not in [h["hex"] for h in seen(g)["map"]["hexes"]]
     refused(
         g, lambda: g.amend_map(features=[{"id": "h", "kind": "herd", "hex": "0,0", "mount": "unicorns"}]), "P-FEAT-1"
     )
@@ -228,7 +228,7 @@ def test_p_town_2_town_actions_need_a_claim_and_apply_their_formula():
     act(g, "city", "far", "3,0")
     refused(g, lambda: g.aim_action("far", "town", town_id="derop", kind="feed"), "P-ACT-4")
     resolve_month(g)
-    t = g.state.world.towns["derop"]
+    t = town_of(g, "derop")
     assert t["statuses"] == {"taxed": 1, "uprising": 2}
     taxed = [e for e in g.collect_events() if type(e).__name__ == "TaxesCollected"]
     assert [(e.power_id, e.coin, e.audience) for e in taxed] == [("city", 2, ["power:city"])]
@@ -264,9 +264,9 @@ def test_p_town_2_slumlord_taxes_by_population_and_a_prison_takes_fear():
     act(g, "city", "t2", "2,0")
     g.aim_action("t2", "town", town_id="maleran", kind="tax", params={"take": "fear"})
     resolve_month(g)
-    assert g.state.world.towns["derop"]["statuses"] == {"depopulated": 1, "uprising": 2}
+    assert town_of(g, "derop")["statuses"] == {"depopulated": 1, "uprising": 2}
     assert g.holdings("city").wallet == {"coin": 4, "fear": 3 + 4}  # 5 - 1 depopulated; Maleran's 4 in Fear
-    assert g.state.world.towns["maleran"]["statuses"] == {"taxed": 1, "uprising": 1}
+    assert town_of(g, "maleran")["statuses"] == {"taxed": 1, "uprising": 1}
 
 
 def test_p_town_2_feed_doubles_within_a_season_and_build_is_loyal_to_the_builder():
@@ -282,8 +282,8 @@ def test_p_town_2_feed_doubles_within_a_season_and_build_is_loyal_to_the_builder
     g.aim_action("build", "town", town_id="derop", kind="build", params={"feature": "farm", "id": "f1"})
     g.set_difficulty("build", 0)
     resolve_month(g)
-    assert g.state.world.towns["derop"]["population"] == 6
-    assert g.state.world.features["f1"]["controller"] == "city"
+    assert town_of(g, "derop")["population"] == 6
+    assert features_seen(g)["f1"]["controller"] == "city"
     g.advance(NOW, SEED)
     act(g, "city", "feed2", "0,0")
     g.aim_action("feed2", "town", town_id="derop", kind="feed")
@@ -328,7 +328,7 @@ def test_p_town_4_statuses_act_and_tick_down_at_cleanup():
     assert wr.cleanup_statuses(3, {"sickened": 1, "growing": 2}) == (3, {"growing": 1})
     g.collect_events()
     to_next_season(g)
-    w = g.state.world.towns
+    w = {t["id"]: t for t in seen(g)["map"]["towns"]}
     assert (w["a"]["population"], w["a"]["statuses"]) == (2, {"sickened": 1})
     assert (w["b"]["population"], w["b"]["statuses"]) == (4, {})
     assert (w["c"]["population"], w["c"]["statuses"]) == (3, {})
@@ -385,8 +385,8 @@ def test_p_feat_1_the_feature_catalogue_is_data():
     )
     resolve_month(g)
     g.advance(NOW, SEED)
-    assert g.state.world.towns["derop"]["statuses"] == {"uprising": 2}
-    assert g.state.world.towns["t2"]["statuses"] == {"uprising": 1}
+    assert town_of(g, "derop")["statuses"] == {"uprising": 2}
+    assert town_of(g, "t2")["statuses"] == {"uprising": 1}
 
 
 def test_p_feat_2_walls_are_battle_goals_recorded_as_data():
@@ -440,7 +440,7 @@ def test_p_feat_3_strongholds_modules_and_maintenance():
     act(g, "wiz", "mod2", "3,0")
     refused(g, lambda: g.aim_action("mod2", "module", feature_id="keep", params={"module": "tower"}), "P-FEAT-3")
     resolve_month(g)
-    assert g.state.world.features["keep"]["modules"] == ["tower", "barracks"]
+    assert features_seen(g)["keep"]["modules"] == ["tower", "barracks"]
     g.advance(NOW, SEED)
     g.collect_events()
     resolve_month(g)
@@ -452,8 +452,8 @@ def test_p_feat_3_strongholds_modules_and_maintenance():
     refused(g, lambda: g.pay_maintenance("keep", "wiz"), "P-FEAT-3")
     refused(g, lambda: g.pay_maintenance("hold", "wiz"), "P-FEAT-3")
     g.advance(NOW, SEED)  # Tidings ends: the unpaid one becomes inoperable
-    assert g.state.world.features["hold"]["inoperable"] is True
-    assert g.state.world.features["keep"]["inoperable"] is False
+    assert features_seen(g)["hold"]["inoperable"] is True
+    assert features_seen(g)["keep"]["inoperable"] is False
 
 
 def test_p_feat_4_dungeon_floors_and_ruin_threat():
@@ -592,19 +592,19 @@ def test_p_infl_6_infiltrate_claims_a_town_where_the_conspiracy_has_the_most_inf
     g.set_influence("cult", "0,0", 3)
     g.collect_events()
     g.aim_action("inf", "infiltrate", town_id="derop")
-    a = g.state.actions["inf"]
-    assert (a.difficulty, a.resistible, a.targets) == (2, True, ["city"])
+    a = action_of(g, "inf")
+    assert (a["difficulty"], a["resistible"], a["targets"]) == (2, True, ["city"])
     told = next(e for e in g.collect_events() if type(e).__name__ == "InfiltrationAnnounced")
     assert told.audience == ["power:circle", "power:city"]
     g.roll_action("inf", now=NOW, roller=FixedRoller([6, 6, 1]), assets=[{"asset_id": "sub"}])
     resolve_month(g)
-    assert g.state.world.towns["derop"]["claims"]["conspiracy"]["power"] == "cult"
+    assert town_of(g, "derop")["claims"]["conspiracy"] == "cult"
     # Shown to the claimants and the conspiracies with influence there, not the whole table (P.4).
     assert map_view(g, "circle")["towns"][0]["claims"]["conspiracy"] == "cult"
     assert "conspiracy" not in map_view(g, "public")["towns"][0]["claims"]
     g.advance(NOW, SEED)
     g.set_influence("cult", "0,0", 0)
-    assert "conspiracy" not in g.state.world.towns["derop"]["claims"]
+    assert "conspiracy" not in town_of(g, "derop")["claims"]
 
 
 def test_p_infl_6_a_successful_infiltration_takes_the_town_from_the_conspiracy_that_claimed_it():
@@ -616,13 +616,13 @@ def test_p_infl_6_a_successful_infiltration_takes_the_town_from_the_conspiracy_t
     g.set_influence("cult", "0,0", 2)
     act(g, "cult", "inf", "0,0")
     g.aim_action("inf", "infiltrate", town_id="derop")
-    a = g.state.actions["inf"]
-    assert (a.difficulty, a.targets) == (1, ["circle"])
+    a = action_of(g, "inf")
+    assert (a["difficulty"], a["targets"]) == (1, ["circle"])
     g.roll_action("inf", now=NOW, roller=FixedRoller([6, 1]), assets=[{"asset_id": "sub"}])
     resolve_month(g)
     assert action_of(g, "inf")["result"]["success"] is True
-    assert g.state.world.towns["derop"]["claims"]["conspiracy"]["power"] == "cult"
-    assert "circle" not in str(g.state.world.towns["derop"]["claims"])
+    assert town_of(g, "derop")["claims"]["conspiracy"] == "cult"
+    assert "circle" not in str(town_of(g, "derop")["claims"])
 
 
 def test_p_infl_6_conspiracy_action_costs_and_difficulties():
@@ -659,12 +659,12 @@ def test_p_infl_6_workers_unite_pays_half_the_complexity_and_wins_the_industry()
     )
     g.set_influence("cult", "0,0", 3)
     g.aim_action("wu", "workers_unite", feature_id="col", params={"amounts": {"0,0": 3, "1,0": 1}})
-    a = g.state.actions["wu"]
-    assert (a.difficulty, a.resistible, a.targets) == (4, True, ["city"])  # complexity 8 (6 + Durable)
+    a = action_of(g, "wu")
+    assert (a["difficulty"], a["resistible"], a["targets"]) == (4, True, ["city"])  # complexity 8 (6 + Durable)
     assert sheet_of(g, "cult")["influence"] == {"1,0": 1}
     resolve_month(g)
-    assert g.state.world.features["col"]["controller"] == "cult"
-    assert "conspiracy" in g.state.world.towns["derop"]["claims"]  # influence next door keeps the claim
+    assert features_seen(g)["col"]["controller"] == "cult"
+    assert "conspiracy" in town_of(g, "derop")["claims"]  # influence next door keeps the claim
 
 
 def test_p_infl_6_channel_influence_spends_one_at_each_location_for_its_element():
@@ -716,15 +716,15 @@ def test_p_feat_1_durable_ignores_the_first_demolition_each_season():
     g.set_claim("derop", "wiz")
     act(g, "wiz", "d1", "0,0", [6, 6], assets=[{"asset_id": "might"}])
     g.aim_action("d1", "town", town_id="derop", kind="demolish", params={"feature_id": "mine"})
-    a = g.state.actions["d1"]
-    assert (a.difficulty, a.resistible, a.targets) == (1, True, ["city"])
+    a = action_of(g, "d1")
+    assert (a["difficulty"], a["resistible"], a["targets"]) == (1, True, ["city"])
     resolve_month(g)
-    assert "mine" in g.state.world.features  # the first blow this season is ignored
+    assert "mine" in features_seen(g)  # the first blow this season is ignored
     g.advance(NOW, SEED)
     act(g, "wiz", "d2", "0,0", [6, 6], assets=[{"asset_id": "might"}])
     g.aim_action("d2", "town", town_id="derop", kind="demolish", params={"feature_id": "mine"})
     resolve_month(g)
-    assert "mine" not in g.state.world.features
+    assert "mine" not in features_seen(g)
 
 
 def test_p_4_a_hidden_industry_stays_hidden_when_it_stops():

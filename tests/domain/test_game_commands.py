@@ -275,8 +275,8 @@ def test_p_amb_7_several_resisters_are_summed():
     g.resolve(now=NOW, roller=FixedRoller())
     g.declare_reaction("b", "rb", "A1", now=NOW, roller=FixedRoller([6]), assets=[{"asset_id": "b-s"}])
     g.declare_reaction("c", "rc", "A1", now=NOW, roller=FixedRoller([5]), assets=[{"asset_id": "c-s"}])
-    a = g.state.actions["A1"]
-    assert (a.net, a.success, a.excess, step_of(g)) == (2, True, 0, "battle")
+    a = action_of(g, "A1")
+    assert (a["result"]["net"], a["result"]["success"], a["result"]["excess"], step_of(g)) == (2, True, 0, "battle")
 
 
 def test_the_calendar_runs_tidings_months_cleanup_and_the_next_season():
