@@ -106,3 +106,17 @@ def army_of(g: Game, army_id: str) -> dict:
     """An army's full card as the GM sees it."""
     (a,) = [a for a in seen(g)["armies"]["armies"] if a["army_id"] == army_id]
     return a
+
+
+def ambition_of(g: Game, ambition_id: str) -> dict:
+    """An ambition as the GM sees it on its holder's development sheet (its status, reward, tasks)."""
+    sheets = seen(g)["development"]["sheets"].values()
+    (a,) = [a for s in sheets for a in s["ambitions"] if a["ambition_id"] == ambition_id]
+    return a
+
+
+def question_of(g: Game, question_id: str) -> dict:
+    """A question to the GM as the GM sees it on its asker's development sheet."""
+    sheets = seen(g)["development"]["sheets"].values()
+    (q,) = [q for s in sheets for q in s["questions"] if q["question_id"] == question_id]
+    return q

@@ -306,7 +306,7 @@ def test_p_res_7_the_celestials_teleport_home_uses_the_reaction_without_resistin
     to_resistance(g)
     out = g.use_reaction("cel", "tp", "teleport_home", now=later(1), roller=FixedRoller(), trigger="A1")
     assert out["kind"] == "teleport_home"
-    assert g.state.powers["cel"].reactions_used == 1 and g.state.reactions == {}
+    assert g.state.powers["cel"].reactions_used == 1 and seen(g)["reactions"] == []
     refused(g, lambda: g.declare_reaction("cel", "r", "A1", now=later(2), roller=FixedRoller([]), assets=[]), "P-RES-1")
     refused(g, lambda: g.use_reaction("sov", "x", "teleport_home", now=later(2), roller=FixedRoller()), "P-RES-7")
     g.waive_reactions("sov", now=later(2))
@@ -329,7 +329,7 @@ def test_p_res_7_a_satellite_shrines_removal_answers_an_action_and_uses_the_reac
     )
     out = g.use_reaction("cel", "s2", "satellite_shrine", now=later(1), roller=FixedRoller(), trigger="A1")
     assert out == {"reaction_id": "s2", "kind": "satellite_shrine"}
-    assert g.state.powers["cel"].reactions_used == 1 and g.state.reactions == {}
+    assert g.state.powers["cel"].reactions_used == 1 and seen(g)["reactions"] == []
     assert action_of(g, "A1")["result"]["resisted"] == 0
 
 
@@ -843,7 +843,7 @@ def test_p_2_12_coming_of_age_gets_easier_each_season_and_stops_at_three_heirs()
         next_month(g)
     # season 1: one season since the start of the epic; then used this season; then one season since
     assert difficulties == [(1, 3), (1, 4), (2, 3)]
-    assert g.state.catalogue["counters"]["sov"]["heirs"] == 3
+    assert seen(g)["catalogue"]["counters"]["sov"]["heirs"] == 3
     refused(g, lambda: propose(g, "sov", "c4", "coming_of_age", {}, slot="public"), "P.2.12")
 
 
@@ -860,7 +860,7 @@ def test_p_2_12_hidden_runes_rank_is_at_most_the_influence_in_the_hex_one_rune_p
     )
     assert out["difficulty"] == 2
     next_month(g)
-    assert g.state.actions == {} and "runes" not in g.state.catalogue["counters"].get("circ", {})  # 1 < 2: none
+    assert seen(g)["actions"] == [] and "runes" not in seen(g)["catalogue"]["counters"].get("circ", {})  # 1 < 2: none
     g.submit_class_action(
         "circ",
         "r2",
@@ -872,7 +872,7 @@ def test_p_2_12_hidden_runes_rank_is_at_most_the_influence_in_the_hex_one_rune_p
         convert=0,
     )
     next_month(g)
-    assert g.state.catalogue["counters"]["circ"]["runes"] == {"0,0": 2}
+    assert seen(g)["catalogue"]["counters"]["circ"]["runes"] == {"0,0": 2}
     refused(g, lambda: propose(g, "circ", "r3", "hidden_runes", {"hex": "0,0", "rank": 1}), "P.2.12")
 
 
@@ -1088,7 +1088,7 @@ def test_p_2_12_a_class_actions_cost_is_recorded_as_amounts_to_debit():
     propose(
         g, "ov", "m", "recruit_mercenaries", {"size": 2, "mercenary_armies": 0, "capitol_population": 4}, slot="public"
     )
-    assert g.state.catalogue["kinds"]["m"]["price"] == {"coin": 4}
+    assert seen(g)["catalogue"]["kinds"]["m"]["price"] == {"coin": 4}
 
 
 def test_p_2_12_a_class_action_whose_cost_cannot_be_paid_at_its_turn_is_lost_and_one_paid_debits_the_wallet():
@@ -1153,7 +1153,7 @@ def test_p_ex_2_gandalf_duels_the_balrog_through_the_duel_action():
         "balrog", "rx", "duel", now=later(3), roller=FixedRoller([6, 5, 5, 2, 1]), assets=[{"asset_id": "b-might"}]
     )
     assert (duel.resisted, duel.net, duel.success, duel.excess) == (3, 3, True, 2)
-    assert g.state.catalogue["kinds"]["duel"]["outcome"] == {"success": True, "target": "balrog", "defeated": True}
+    assert seen(g)["catalogue"]["kinds"]["duel"]["outcome"] == {"success": True, "target": "balrog", "defeated": True}
 
 
 def test_p_ex_16_a_second_reaction_is_accepted_once_a_perk_granted_extra_reaction_is_paid():

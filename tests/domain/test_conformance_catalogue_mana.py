@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from domain.dice import FixedRoller
 from domain.powers.game import Game
-from tests.domain.helpers import NOW, refused, sheet_of
+from tests.domain.helpers import NOW, refused, seen, sheet_of
 from tests.domain.test_conformance_catalogue_world import FINGER_BLOCK as FINGERS
 from tests.domain.world_helpers import HEXES, resolve_month, world_game
 
@@ -48,13 +48,13 @@ def test_p_mag_2_uplift_master_debits_one_air_and_one_water_at_its_turn():
     g = circle(A=2, W=1, E=1)
     g.submit_class_action("circ", "up", "uplift_master", {"converted_rank": 1}, now=NOW, **run())
     assert sheet_of(g, "circ")["mana"] == {"A": 2, "W": 1, "E": 1}  # nothing yet: paid at its turn
-    assert g.state.catalogue["kinds"]["up"]["price"]["mana_cost"] == "AW"
+    assert seen(g)["catalogue"]["kinds"]["up"]["price"]["mana_cost"] == "AW"
     g.collect_events()
     resolve_month(g)
     events = g.collect_events()
     assert spent(events) == [("up", "AW", {"A": 1, "W": 1}, ["power:circ"])]
     assert sheet_of(g, "circ")["mana"] == {"A": 1, "E": 1}
-    assert g.state.catalogue["counters"]["circ"]["masters"] == 1
+    assert seen(g)["catalogue"]["counters"]["circ"]["masters"] == 1
 
 
 def test_p_mag_2_hidden_runes_cost_mana_of_the_runes_rank_in_the_hexs_element():
@@ -106,7 +106,7 @@ def test_p_mag_2_a_mana_cost_that_can_no_longer_be_paid_at_its_turn_loses_the_ac
     events = g.collect_events()
     lost = [(e.action_id, e.audience) for e in events if type(e).__name__ == "ActionLost"]
     assert lost == [("up", ["power:circ"])] and spent(events) == []
-    assert "masters" not in g.state.catalogue["counters"].get("circ", {})
+    assert "masters" not in seen(g)["catalogue"]["counters"].get("circ", {})
 
 
 def cult(**mana: int) -> Game:

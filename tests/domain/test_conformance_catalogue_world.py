@@ -15,7 +15,7 @@ from domain.powers import world
 from domain.powers.game import Game
 from domain.powers.views import board_view
 from domain.powers.world import map_view
-from tests.domain.helpers import NOW, SEED, action_of, army_of, asset_of, refused, sheet_of, step_of, town_of
+from tests.domain.helpers import NOW, SEED, action_of, army_of, asset_of, refused, seen, sheet_of, step_of, town_of
 from tests.domain.world_helpers import HEXES, resolve_month, to_next_season, world_game
 
 DEROP = {"id": "derop", "hex": "1,0", "population": 4, "wealth": 3}
@@ -73,7 +73,7 @@ def test_p_2_12_slaughter_lowers_the_towns_population_by_one_and_applies_two_upr
     )
     t = g.state.world.towns["derop"]
     assert (t["population"], t["wealth"], t["statuses"]) == (3, 3, {"uprising": 3})
-    assert g.state.catalogue["kinds"]["sl"]["params"]["town"] == "derop"  # named by its hex, recorded by its id
+    assert seen(g)["catalogue"]["kinds"]["sl"]["params"]["town"] == "derop"  # named by its hex, recorded by its id
 
 
 def test_p_2_12_annex_claims_the_town_for_the_city_in_place_of_the_city_that_claimed_it():
@@ -162,7 +162,7 @@ def test_p_2_12_blighted_neighborhood_lowers_the_chosen_town_each_cleanup_for_fi
     g.set_claim("derop", "old")  # the sovereign lost its claim: the town is spared, and it may choose again
     g.set_claim("vale", "sov")
     g.choose_blighted_town("sov", "vale")
-    assert g.state.catalogue["blighted"] == {"sov": "vale"}
+    assert seen(g)["catalogue"]["blighted"] == {"sov": "vale"}
 
 
 def test_p_2_12_blighted_neighborhood_is_chosen_through_the_service_by_the_power_alone():

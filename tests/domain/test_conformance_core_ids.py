@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from domain.dice import FixedRoller
 from domain.powers.game import Game
-from tests.domain.helpers import NOW, SEED, action_of, game_in_planning, later, refused, sheet_of, step_of, submit
+from tests.domain.helpers import NOW, SEED, action_of, game_in_planning, later, refused, seen, sheet_of, step_of, submit
 from tests.domain.world_helpers import to_next_season, world_game
 
 
@@ -72,7 +72,7 @@ def test_p_dice_1_a_difficulty_outside_0_to_50_is_refused_and_records_nothing():
     for bad in (-1, 51):
         err = refused(g, lambda bad=bad: submit(g, "a", "A1", [], slot="public", difficulty=bad), "P-DICE-1")
         assert err.field == "difficulty"
-    assert g.state.actions == {}
+    assert seen(g)["actions"] == []
 
 
 # ------------------------------------------------------------------ P-DICE-4

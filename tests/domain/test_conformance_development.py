@@ -9,7 +9,7 @@ from domain.dice import FixedRoller
 from domain.errors import NotFound, RuleViolation
 from domain.powers.game import Game
 from domain.powers.views import board_view
-from tests.domain.helpers import NOW, SEED, asset_of, refused, sheet_of, step_of, submit
+from tests.domain.helpers import NOW, SEED, ambition_of, asset_of, question_of, refused, sheet_of, step_of, submit
 
 
 def at_tidings(*powers: tuple) -> Game:
@@ -139,7 +139,7 @@ def test_p_asset_11_a_favor_is_an_infusion_of_three_light_or_dark_mana():
     assert names(g)[-2:] == ["FavorSpent", "ManaGranted"]
     g.spend_favor("cult", "miracle", question_id="f3", request="Part the river at Derop")
     assert wallet(g, "cult") == {"favor": 0}
-    assert g.state.development.questions["f3"].text == "Part the river at Derop"
+    assert question_of(g, "f3")["text"] == "Part the river at Derop"
     refused(g, lambda: g.spend_resources("cult", {"favor": 1}, "spend it like coin"), "P-ASSET-11")
 
 
@@ -390,7 +390,7 @@ def test_p_ambi_1_fame_scores_lie_in_their_ranges_and_n_central_tasks_achieve_th
     g.accept_ambition("overlord", "minor")
     assert wallet(g, "overlord") == {"coin": 2}  # compensation for a problem created ([003:190])
     g.complete_task("minor", "t1")
-    assert g.state.development.ambitions["minor"].status == "achieved"
+    assert ambition_of(g, "minor")["status"] == "achieved"
     assert wallet(g, "overlord") == {"coin": 2, "fame": 5}
 
 
@@ -422,7 +422,7 @@ def test_p_ambi_1_at_most_one_major_and_one_minor_a_wizard_holds_two_minors():
     # A power may abandon an ambition at any time, which frees its slot.
     g.abandon_ambition("overlord", "overlord-minor-0")
     g.accept_ambition("overlord", "overlord-minor-1")
-    assert g.state.development.ambitions["overlord-minor-0"].status == "abandoned"
+    assert ambition_of(g, "overlord-minor-0")["status"] == "abandoned"
 
 
 def test_p_ambi_1_adversaries_earn_no_fame():
@@ -431,7 +431,7 @@ def test_p_ambi_1_adversaries_earn_no_fame():
     g.offer_ambition("balrog", "a", "Guard Moria", "major", 20, 1, [{"text": "Hold the bridge", "central": True}])
     g.accept_ambition("balrog", "a")
     g.complete_task("a", "t1")
-    assert g.state.development.ambitions["a"].status == "achieved" and wallet(g, "balrog") == {}
+    assert ambition_of(g, "a")["status"] == "achieved" and wallet(g, "balrog") == {}
     refused(g, lambda: g.award_fame("balrog", 1, "tip"), "P-AMBI-1")
 
 
@@ -473,25 +473,25 @@ def test_p_ex_7_example_ambitions():
     g = at_tidings(("overlord", "city", "overlord"), ("sov", "city", "sovereign"), ("gandalf", "champion", "wizard"))
     quell(g)
     g.complete_task("quell", "t5")  # Remove the Rogue Army
-    assert g.state.development.ambitions["quell"].status == "active"
+    assert ambition_of(g, "quell")["status"] == "active"
     g.complete_task("quell", "t6")  # Uprising in Derop to 0
-    a = g.state.development.ambitions["quell"]
-    assert (a.status, a.fame_awarded) == ("achieved", 9)
+    a = ambition_of(g, "quell")
+    assert (a["status"], a["fame_awarded"]) == ("achieved", 9)
     assert wallet(g, "overlord") == {"fame": 9, "fear": 7}
     # The other branch: another power destroys the rogue army without your help.
     quell(g, "sov", "quell-2")
     g.lose_task("quell-2", "t5", "the rogue army was destroyed by another power without substantial help")
-    assert g.state.development.ambitions["quell-2"].status == "active"  # both remaining ❗ are still needed
+    assert ambition_of(g, "quell-2")["status"] == "active"  # both remaining ❗ are still needed
     g.complete_task("quell-2", "t6")
-    assert g.state.development.ambitions["quell-2"].status == "active"
+    assert ambition_of(g, "quell-2")["status"] == "active"
     g.complete_task("quell-2", "t3")  # reveals the ❓❗ task
     g.complete_task("quell-2", "t4")
-    assert g.state.development.ambitions["quell-2"].status == "achieved" and wallet(g, "sov") == {"fame": 9, "fear": 7}
+    assert ambition_of(g, "quell-2")["status"] == "achieved" and wallet(g, "sov") == {"fame": 9, "fear": 7}
     # Losing a second ❗ makes two impossible: the ambition fails.
     quell(g, "gandalf", "quell-3")
     g.lose_task("quell-3", "t5", "destroyed by another power")
     g.lose_task("quell-3", "t6", "the village burned")
-    assert g.state.development.ambitions["quell-3"].status == "failed" and wallet(g, "gandalf") == {}
+    assert ambition_of(g, "quell-3")["status"] == "failed" and wallet(g, "gandalf") == {}
     # FreeMyMentor and BladeOfAaronNoda: one ❗ of two (three) achieves them; 7 and 5 are minor scores.
     g.offer_ambition(
         "gandalf",
@@ -534,9 +534,9 @@ def test_p_ex_7_example_ambitions():
     g.accept_ambition("gandalf", "blade")  # Multifocused: a Wizard's second minor
     g.complete_task("mentor", "t5")
     g.complete_task("blade", "t4")
-    assert [g.state.development.ambitions[x].status for x in ("mentor", "blade")] == ["achieved", "achieved"]
+    assert [ambition_of(g, x)["status"] for x in ("mentor", "blade")] == ["achieved", "achieved"]
     assert wallet(g, "gandalf") == {"fame": 12}
-    assert g.state.development.ambitions["mentor"].reward_text == "A loyal rank 2 Mentor follower"  # one reward
+    assert ambition_of(g, "mentor")["reward_text"] == "A loyal rank 2 Mentor follower"  # one reward
 
 
 def test_p_ambi_1_powers_that_take_the_same_ambition_split_its_fame():

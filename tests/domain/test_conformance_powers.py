@@ -280,4 +280,4 @@ def test_p_ex_16_a_late_reaction_is_refused_even_before_any_worker_closed_the_wi
             "c", "rc", "A1", now=later(24.01), roller=FixedRoller([6, 6]), assets=[{"asset_id": "c-might"}]
         )
     assert late.value.rule == "P-RES-2"
-    assert g.state.reactions == {}
+    assert seen(g)["reactions"] == []
