@@ -11,8 +11,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
@@ -225,7 +226,7 @@ class Catalogue(_Strict):
 _WITH_ROOMS: dict[tuple[int, str], Catalogue] = {}
 
 
-def with_rooms(catalogue: Catalogue, rooms: list[dict] | None) -> Catalogue:
+def with_rooms(catalogue: Catalogue, rooms: list[dict[str, Any]] | None) -> Catalogue:
     """The catalogue with a rules package's Rooms in place of its own (a package of rooms, LH-7), validated as a
     catalogue is; ``None`` keeps the catalogue's. Its cards were checked when it was loaded (a kept version as it was
     shipped), so they are not held here to the checks a kept version is spared. Kept per catalogue and Rooms: a
@@ -244,7 +245,7 @@ def problems(raw: object, err: ValidationError) -> list[str]:
     return [f"{_where(raw, e['loc'])}: {e['msg']}" for e in err.errors()]
 
 
-def _where(raw: object, loc: tuple) -> str:
+def _where(raw: object, loc: tuple[int | str, ...]) -> str:
     """A validation error's place in words: the card (by its id) and the field, e.g.
     ``spells[3] 'quake', field phrases[0].amount``."""
     if not loc:
@@ -327,13 +328,13 @@ def load_catalogue_cached(path: str, kept: bool = False) -> Catalogue:
         ) from None
 
 
-def installed_pin() -> dict:
+def installed_pin() -> dict[str, str]:
     """What a new game records of the installed catalogue: its name, version and content hash."""
     cat = default_catalogue()
     return {"name": cat.name, "version": cat.version, "sha256": content_hash(INSTALLED)}
 
 
-def pinned_catalogue(pin: dict) -> Catalogue:
+def pinned_catalogue(pin: Mapping[str, str]) -> Catalogue:
     """The catalogue a game pinned: the installed one if its content hash matches, else the shipped version kept
     under ``data/catalogues/<version>.json`` with that hash; otherwise the game cannot go on, because
     replaying it with other cards would change what its recorded effects meant (LH-7)."""

@@ -19,13 +19,16 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any
 
 from domain.errors import RuleViolation
 from domain.lodge.catalogue import Card, Catalogue, Phrase, describe
 from domain.lodge.scoring import score_defeat
-from domain.lodge.state import BLACK_ROSE, DUMMY, LodgeState, apply_change, damage_track
+from domain.lodge.state import BLACK_ROSE, DUMMY, BoardChange, LodgeState, TokenState, apply_change, damage_track
 
-Record = tuple[str, dict, list]
+Record = tuple[str, dict[str, Any], list[BoardChange]]  # an event's kind, its data and its changes
+Skipped = dict[str, str]  # a part of a phrase that did not apply: part, reason, rule (R3)
+Outcome = tuple[list[str], list[Skipped]]  # what a phrase applied, and what it skipped
 
 
 @dataclass(frozen=True)
@@ -97,14 +100,16 @@ def ask(choices: Choices, chooser: str, kind: str, question: str, options: list[
 
 
 class Engine:
-    def __init__(self, state: LodgeState, catalogue: Catalogue, package: dict, options: dict, at: int = 0) -> None:
+    def __init__(
+        self, state: LodgeState, catalogue: Catalogue, package: dict[str, Any], options: dict[str, Any], at: int = 0
+    ) -> None:
         self.s = state
         self.at = at  # the game's version when the command began: effect ids are unique in the game
         self.cat = catalogue
         self.package = package
         self.options = options
         self.records: list[Record] = []
-        self._changes: list[dict] = []
+        self._changes: list[BoardChange] = []
         self._occurred: list[tuple[str, str, str]] = []  # (trigger, where, model) seen while resolving
         self._fired: set[str] = set()  # tokens fired in this chain (L-AMB-9)
         self._current_target: str | None = None
@@ -112,14 +117,14 @@ class Engine:
 
     # ------------------------------------------------------------------ plumbing
 
-    def change(self, ch: dict) -> None:
+    def change(self, ch: BoardChange) -> None:
         apply_change(self.s, ch)
         self._changes.append(ch)
 
-    def record(self, kind: str, data: dict, changes: list | None = None) -> None:
+    def record(self, kind: str, data: dict[str, Any], changes: list[BoardChange] | None = None) -> None:
         self.records.append((kind, data, changes if changes is not None else []))
 
-    def emit(self, kind: str, data: dict, *changes: dict) -> None:
+    def emit(self, kind: str, data: dict[str, Any], *changes: BoardChange) -> None:
         """Apply these changes to the scratch board and record them as one event."""
         self._changes = []
         for ch in changes:
@@ -158,7 +163,7 @@ class Engine:
         source: Source,
         target: str | None,
         choices: Choices | None = None,
-        trigger: dict | None = None,
+        trigger: dict[str, Any] | None = None,
     ) -> None:
         """Resolve one effect, then the persistent effects it triggered (each at most once per chain)."""
         choices = choices or Choices()
@@ -166,7 +171,12 @@ class Engine:
         self._fire_triggers(source, choices)
 
     def _resolve_one(
-        self, phrases: list[Phrase], source: Source, target: str | None, choices: Choices, trigger: dict | None
+        self,
+        phrases: list[Phrase],
+        source: Source,
+        target: str | None,
+        choices: Choices,
+        trigger: dict[str, Any] | None,
     ) -> None:
         effect = f"{source.card}@{self.at}.{len(self.records)}"
         self._current_target = target
@@ -245,7 +255,7 @@ class Engine:
                     {"token": key, "on": trig, "model": model},
                 )
 
-    def _offer_from_cells(self, key: str, tok: dict, target: str, trig: str) -> None:
+    def _offer_from_cells(self, key: str, tok: TokenState, target: str, trig: str) -> None:
         """L-PERS-5 (R10): a Mage in their own Cell may also resolve a Revealed Card's Persistent Effect
         when its condition occurs; the offer waits for their choice (LH-5) until Clean-up. "Also": the token's
         own Mage resolves it as it fires, so she is not offered it a second time from her Cell."""
@@ -264,7 +274,7 @@ class Engine:
 
     # ------------------------------------------------------------------ targets
 
-    def reach(self, phrase: Phrase, source: Source, target: str | None) -> tuple[list[str], list[dict]]:
+    def reach(self, phrase: Phrase, source: Source, target: str | None) -> Outcome:
         """The Models (or Rooms) a phrase reaches, and the parts skipped because there are none."""
         if phrase.to == "target":
             return ([target] if target else []), ([] if target else [self.skip("target", "no target", "R3")])
@@ -281,14 +291,12 @@ class Engine:
         return models, ([] if models else [self.skip("models", f"no Model in {room}", "R3")])
 
     @staticmethod
-    def skip(part: str, reason: str, rule: str) -> dict:
+    def skip(part: str, reason: str, rule: str) -> Skipped:
         return {"part": part, "reason": reason, "rule": rule}
 
     # ------------------------------------------------------------------ the phrases
 
-    def _phrase(
-        self, p: Phrase, source: Source, target: str | None, choices: Choices, moves: list[str]
-    ) -> tuple[list[str], list[dict]]:
+    def _phrase(self, p: Phrase, source: Source, target: str | None, choices: Choices, moves: list[str]) -> Outcome:
         targets, skipped = self.reach(p, source, target)
         applied: list[str] = []
         for t in targets:
@@ -298,10 +306,10 @@ class Engine:
             skipped += s
         return applied, skipped
 
-    def _dummy(self, t: str, what: str, rule: str) -> list[dict] | None:
+    def _dummy(self, t: str, what: str, rule: str) -> list[Skipped] | None:
         return [self.skip(what, f"the Dummy Target ignores this ({rule})", "L-DUMMY-2")] if t == DUMMY else None
 
-    def _damage(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+    def _damage(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list[str]) -> Outcome:
         amount = p.amount or 0
         if (d := self._dummy(t, f"{amount} Damage", "R24")) is not None:
             return [], d
@@ -341,7 +349,7 @@ class Engine:
         cell = self.cat.cell_of(self.s.mages[t]["colour"])
         self.change({"op": "mage_down", "mage": t, "returned": returned, "cell": cell, "defeated_by": by})
 
-    def _defeat_op(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+    def _defeat_op(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list[str]) -> Outcome:
         """An Effect that defeats a Mage outright: its resolver takes the Trophy (R36)."""
         if (d := self._dummy(t, "defeat", "R24")) is not None:
             return [], d
@@ -350,7 +358,7 @@ class Engine:
         self._defeat(t, src)
         return [f"{t} defeated"], []
 
-    def _heal(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+    def _heal(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list[str]) -> Outcome:
         amount = p.amount or 0
         if (d := self._dummy(t, f"Heal {amount}", "R26")) is not None:
             return [], d
@@ -399,7 +407,7 @@ class Engine:
         rooms = self.cat.room_by_id[here].adjacent
         return [r for r in rooms if not (model in self.s.mages and self.is_cell(r))]
 
-    def _move(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+    def _move(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list[str]) -> Outcome:
         amount = p.amount or 0
         if (d := self._dummy(t, f"Move {amount}", "R25")) is not None:
             return [], d
@@ -435,7 +443,7 @@ class Engine:
             applied.append(f"{t} to {room}")
         return applied, []
 
-    def _place(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+    def _place(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list[str]) -> Outcome:
         if (d := self._dummy(t, "Place", "R25")) is not None:
             return [], d
         if p.room == "own_cell":
@@ -455,7 +463,7 @@ class Engine:
         self._occurred.append(("enters_room", room, t))
         return [f"{t} placed in {room}" + (" from the reserve" if came is None else "")], []
 
-    def _instability(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+    def _instability(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list[str]) -> Outcome:
         amount = p.amount or 0
         if t not in self.s.rooms:
             return [], [self.skip(f"{amount} Instability", f"{t} is not a Room", "R3")]
@@ -472,7 +480,7 @@ class Engine:
             skipped.append(self.skip(f"{amount - placed} Instability", f"no vacant slot in {t}", "L-INST-1"))
         return ([f"{placed} Instability in {t}"] if placed else []), skipped
 
-    def _gain_pp(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+    def _gain_pp(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list[str]) -> Outcome:
         amount = p.amount
         if p.per is not None:
             target = self._current_target
@@ -491,7 +499,7 @@ class Engine:
         self.change({"op": "pp", "who": who, "amount": amount or 0, "why": src.card})
         return [f"{who} gains {amount} Power Points"], []
 
-    def _steal_pp(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+    def _steal_pp(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list[str]) -> Outcome:
         amount = p.amount or 0
         if (d := self._dummy(t, f"steal {amount} Power Points", "R24")) is not None:
             return [], d
@@ -505,7 +513,7 @@ class Engine:
         skipped = [self.skip(f"steal {amount - n}", f"{owner} has only {n}", "R3")] if n < amount else []
         return ([f"{n} Power Points from {owner}"] if n else []), skipped
 
-    def _steal_trophy(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+    def _steal_trophy(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list[str]) -> Outcome:
         if (d := self._dummy(t, "take a Trophy", "R24")) is not None:
             return [], d
         if t not in self.s.mages or not self.s.mages[t]["trophies"]:
@@ -520,7 +528,7 @@ class Engine:
         self.change({"op": "trophy", "to": src.resolver, "of": of, "from": t})
         return [f"Trophy of {of} from {t}"], []
 
-    def _summon(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+    def _summon(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list[str]) -> Outcome:
         who = src.resolver
         if who not in self.s.mages or self.s.mages[who]["bases"] <= 0:
             return [], [self.skip("summon", "no Evocation Base left", "R3")]
@@ -535,7 +543,7 @@ class Engine:
         self._occurred.append(("enters_room", room, eid))
         return [f"{self.cat.evocation_by_id[card].name} ({eid}) summoned in {room}"], []
 
-    def _remove_evocation(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+    def _remove_evocation(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list[str]) -> Outcome:
         if (d := self._dummy(t, "remove", "R25")) is not None:
             return [], d
         ev = self.s.evocations.get(t)
@@ -565,7 +573,7 @@ class Engine:
         )
         return [f"{t} removed"], []
 
-    def _health(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+    def _health(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list[str]) -> Outcome:
         if (d := self._dummy(t, "Health", "R26")) is not None:
             return [], d
         if t not in self.s.evocations:
@@ -573,7 +581,7 @@ class Engine:
         self.change({"op": "health", "evocation": t, "amount": p.amount})
         return [f"{t} Health +{p.amount}"], []
 
-    def _discard_spell(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list) -> tuple[list, list]:
+    def _discard_spell(self, p: Phrase, src: Source, t: str, ch: Choices, mv: list[str]) -> Outcome:
         if (d := self._dummy(t, "discard a Spell", "R24")) is not None:
             return [], d
         slot = p.slot or "I"

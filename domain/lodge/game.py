@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eventsourcing.domain import event
 
@@ -34,7 +35,18 @@ from domain.lodge.offers import choices as board_choices
 from domain.lodge.offers import waiting_on
 from domain.lodge.package import installed_package
 from domain.lodge.scoring import score_room
-from domain.lodge.state import BLACK_ROSE, COLOURS, DECLINE, DUMMY, RESOLVE, LodgeState, apply_change
+from domain.lodge.state import (
+    BLACK_ROSE,
+    COLOURS,
+    DECLINE,
+    DUMMY,
+    RESOLVE,
+    BoardChange,
+    LodgeState,
+    MageSheet,
+    PromptState,
+    apply_change,
+)
 from domain.platform.game import PlatformGame, check_timezone
 from domain.platform.state import Seat, Window
 
@@ -45,6 +57,9 @@ STOP, NOBODY = "stop", "none"  # an Evocation's prompts: no further step; no att
 class LodgeGame(PlatformGame):
     """One game of the Lodge."""
 
+    if TYPE_CHECKING:  # set when the game is created (LodgeCreated), and by a rollback
+        state: LodgeState
+
     @event("LodgeCreated")
     def __init__(
         self,
@@ -52,12 +67,12 @@ class LodgeGame(PlatformGame):
         ruleset: str,
         rules_version: str,
         timezone: str,
-        options: dict,
-        package: dict,
+        options: dict[str, Any],
+        package: dict[str, Any],
         catalogue: str,
-        catalogue_pin: dict | None,
+        catalogue_pin: dict[str, str] | None,
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         self.state = LodgeState(
             name=name, ruleset=ruleset, rules_version=rules_version, timezone=timezone, options=options
@@ -69,7 +84,7 @@ class LodgeGame(PlatformGame):
 
     @classmethod
     def start(
-        cls, name: str, gm_name: str = "Host", tz: str = "UTC", months: int = 0, options: dict | None = None
+        cls, name: str, gm_name: str = "Host", tz: str = "UTC", months: int = 0, options: dict[str, Any] | None = None
     ) -> LodgeGame:
         """A new game pins its rules package (LH-7): the whole package is recorded in ``LodgeCreated``."""
         from domain.lodge.ruleset import LodgeOptions
@@ -98,12 +113,12 @@ class LodgeGame(PlatformGame):
     class Change(PlatformGame.Event):
         """Base of the Lodge's events: fold ``changes`` onto the board, then count the viewers' sequences."""
 
-        data: dict
-        changes: list
+        data: dict[str, Any]
+        changes: list[BoardChange]
         actor: str
-        audience: list
+        audience: list[str]
 
-        def apply(self, game: Any) -> None:
+        def apply(self, game: LodgeGame) -> None:
             for ch in self.changes:
                 apply_change(game.state, ch)
             super().apply(game)
@@ -167,7 +182,12 @@ class LodgeGame(PlatformGame):
     class GameEnded(Change): ...
 
     def _emit(
-        self, kind: str, data: dict, changes: list | None = None, actor: str = SYSTEM, audience: list | None = None
+        self,
+        kind: str,
+        data: dict[str, Any],
+        changes: Sequence[BoardChange] | None = None,
+        actor: str = SYSTEM,
+        audience: list[str] | None = None,
     ) -> None:
         self.trigger_event(
             getattr(self, kind), data=data, changes=changes or [], actor=actor, audience=audience or [vis.PUBLIC]
@@ -183,7 +203,7 @@ class LodgeGame(PlatformGame):
         return with_rooms(cat, self.state.package.get("rooms"))  # a package of Rooms replaces the catalogue's
 
     @property
-    def package(self) -> dict:
+    def package(self) -> dict[str, Any]:
         return self.state.package
 
     def power(self, power_id: str) -> Seat:
@@ -268,7 +288,7 @@ class LodgeGame(PlatformGame):
         self._emit("TurnBegan", {"turn": turn}, [{"op": "new_turn"}])
         self._begin_phase(turn, self.package["phases"][0], now)
 
-    def _begin_phase(self, turn: int, phase: dict, now: datetime) -> None:
+    def _begin_phase(self, turn: int, phase: dict[str, Any], now: datetime) -> None:
         self._emit(
             "PhaseBegan",
             {"turn": turn, "phase": phase["name"], "acts": phase["acts"], "may": phase["may"]},
@@ -289,7 +309,7 @@ class LodgeGame(PlatformGame):
         phase = self._phase_rules()
         return phase["acts"] if phase else None
 
-    def _phase_rules(self) -> dict | None:
+    def _phase_rules(self) -> dict[str, Any] | None:
         return next((p for p in self.package["phases"] if p["name"] == self.state.phase), None)
 
     def _allowed(self, command: str) -> None:
@@ -301,7 +321,7 @@ class LodgeGame(PlatformGame):
                 field="phase",
             )
 
-    def _mage(self, mage_id: str) -> dict:
+    def _mage(self, mage_id: str) -> MageSheet:
         self.power(mage_id)
         return self.state.mages[mage_id]
 
@@ -413,7 +433,7 @@ class LodgeGame(PlatformGame):
         default = DUMMY if DUMMY in legal else here if here in legal else legal[0]
         return ask(choices, mage_id, "target", f"the target of {card.name}", legal, default, "LH-1")
 
-    def choices_for(self, mage_id: str) -> dict:
+    def choices_for(self, mage_id: str) -> dict[str, Any]:
         """What a Mage may do now, as lists to choose from (L.3), read from what she is offered
         (``domain.lodge.offers``): empty outside a phase that allows her anything."""
         return board_choices(self, mage_id)
@@ -437,11 +457,12 @@ class LodgeGame(PlatformGame):
     def _cast_spell(self, mage_id: str, slot: str, target: str | None, choices: Choices) -> None:
         self._allowed("CastSpell")
         sheet = self._mage(mage_id)
-        if slot not in SLOTS or sheet["slots"][slot]["card"] is None:
+        held = sheet["slots"][slot]["card"] if slot in SLOTS else None
+        if held is None:
             raise RuleViolation(f"no Spell Card in slot {slot!r}", field="slot")
         if sheet["slots"][slot]["casts"] >= self.package["casts_per_slot_per_turn"]:
             raise RuleViolation(f"slot {slot} was cast this turn already", rule="LH-7", field="slot")
-        card = self.catalogue.cards[sheet["slots"][slot]["card"]]
+        card = self.catalogue.cards[held]
         target = self._target(card, target, mage_id, choices)
         self._check_target(card, target, mage_id)
         engine = self._engine()
@@ -487,7 +508,9 @@ class LodgeGame(PlatformGame):
 
     # ------------------------------------------------------------------ prompts (L.3)
 
-    def _resolving(self, command: dict, choices: Choices, now: datetime | None, resolve: Any) -> None:
+    def _resolving(
+        self, command: dict[str, Any], choices: Choices, now: datetime | None, resolve: Callable[[], None]
+    ) -> None:
         """Resolve an effect; when it stops for a choice the command left open, offer it instead: the
         ``ChoiceOffered`` event (seen by the chooser and the host) and a window with a deadline. Cell offers the
         effect made are offered as prompts too (L-PERS-5)."""
@@ -531,7 +554,7 @@ class LodgeGame(PlatformGame):
             )
             self._offer_choice({"command": "CellOffer", "mage": offer["mage"], "offer": oid}, [], need, now)
 
-    def _offer_choice(self, command: dict, answers: list[str], need: ChoiceNeeded, now: datetime) -> None:
+    def _offer_choice(self, command: dict[str, Any], answers: list[str], need: ChoiceNeeded, now: datetime) -> None:
         mage = need.chooser or command["mage"]
         cid = f"choice-{self.version}"
         audience = vis.powers([mage])  # the host sees every event
@@ -560,7 +583,7 @@ class LodgeGame(PlatformGame):
             audience=audience,
         )
 
-    def answer_choice(self, mage_id: str, choice_id: str, option: str, *, now: datetime) -> dict:
+    def answer_choice(self, mage_id: str, choice_id: str, option: str, *, now: datetime) -> dict[str, str]:
         """The chooser picks one of the options the server computed; anything else is refused naming the rule
         the option would break, and nothing is recorded. An answer among the options is always recorded: if the
         board has changed since it was asked so that the effect can no longer resolve with it, the effect lapses,
@@ -586,7 +609,7 @@ class LodgeGame(PlatformGame):
         lapsed = self._settle_choice(choice_id, option, "ChoiceAnswered", now)
         return {"choice": choice_id, "option": option} | ({"lapsed": lapsed} if lapsed else {})
 
-    def _refusing_rule(self, prompt: dict, option: str) -> str:
+    def _refusing_rule(self, prompt: PromptState, option: str) -> str:
         """The rule an answer outside the options breaks: the prompt's own, or a narrower one the answer names."""
         room = self.catalogue.room_by_id.get(option)
         if prompt["kind"] == "move" and room is not None and room.cell_of is not None:
@@ -594,11 +617,13 @@ class LodgeGame(PlatformGame):
         if prompt["kind"] == "target":
             cmd = prompt["command"]
             if cmd["command"] == "CastSpell":
-                card = self.catalogue.cards[self.state.mages[cmd["mage"]]["slots"][cmd["slot"]]["card"]]
+                held = self.state.mages[cmd["mage"]]["slots"][cmd["slot"]]["card"]
+                card = self.catalogue.cards[held] if held is not None else None  # None: discarded while it waited
             else:
                 card = self.catalogue.cards[cmd["action"]]
             try:
-                self._check_target(card, option, cmd["mage"])
+                if card is not None:
+                    self._check_target(card, option, cmd["mage"])
             except RuleViolation as err:
                 return err.rule or prompt["rule"]
         if prompt["kind"] == "evocation-attack":
@@ -614,7 +639,7 @@ class LodgeGame(PlatformGame):
         ev = self.state.evocations.get(model)
         return ev["controller"] if ev else None
 
-    def _close_prompt(self, choice_id: str, option: str, kind: str, now: datetime) -> dict:
+    def _close_prompt(self, choice_id: str, option: str, kind: str, now: datetime) -> PromptState:
         prompt = self.state.prompts[choice_id]
         mage = prompt["mage"]
         audience = vis.powers([mage])
@@ -648,7 +673,7 @@ class LodgeGame(PlatformGame):
             return str(err)
         return None
 
-    def _lapse(self, choice_id: str, prompt: dict, reason: str, rule: str | None) -> None:
+    def _lapse(self, choice_id: str, prompt: PromptState, reason: str, rule: str | None) -> None:
         """Record that the effect a choice waited for lapsed, and why; a Cell offer's lapse closes the offer."""
         cmd = prompt["command"]
         done = [{"op": "offer_done", "id": cmd["offer"]}] if cmd["command"] == "CellOffer" else []
@@ -659,7 +684,7 @@ class LodgeGame(PlatformGame):
             audience=vis.powers([prompt["mage"]]),
         )
 
-    def _resume(self, prompt: dict, option: str, now: datetime) -> None:
+    def _resume(self, prompt: PromptState, option: str, now: datetime) -> None:
         cmd = prompt["command"]
         mage = cmd["mage"]
         answers = prompt["answers"]
@@ -1005,7 +1030,7 @@ for _name, _cls in lodge_event_types().items():
     setattr(_cls, "class_version", EVENT_VERSIONS[_name])  # typed as a plain type here
 
 
-def _upcast_created_v1_v2(state: dict) -> None:
+def _upcast_created_v1_v2(state: dict[str, Any]) -> None:
     """Version 1 recorded only the catalogue's version: no pin, so the game keeps the installed catalogue."""
     state["catalogue_pin"] = None
 

@@ -20,15 +20,19 @@ Rose's), one colour for all or one per cube.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domain.errors import RuleViolation
 from domain.lodge.catalogue import SLOTS
+from domain.lodge.commands import AnswerChoice, CastSpell, PhysicalAction, PrepareSpells, ResolveFromCell
+from domain.lodge.commands import Pass as PassCmd
 from domain.lodge.offers import choices as offers_for
-from domain.lodge.ruleset import AnswerChoice, CastSpell, PhysicalAction, PrepareSpells, ResolveFromCell
-from domain.lodge.ruleset import Pass as PassCmd
 from domain.lodge.state import BLACK_ROSE, damage_track
 from domain.mailturns import GRAMMAR, SALUTATION, Command, LineError, Turn, body_text, own_lines
+from domain.platform.commands import Command as GameCommand
+
+if TYPE_CHECKING:
+    from domain.lodge.game import LodgeGame
 
 VERBS = ("cast", "move", "heal", "choose", "pass", "prepare")
 WALK = "walk"  # the Physical Action a lone ``move`` line spends
@@ -139,7 +143,7 @@ class LodgeTurn(Turn):
 
     seat: str = "gm"
 
-    def command(self, game: Any, cmd: Command) -> Any:
+    def command(self, game: LodgeGame, cmd: Command) -> GameCommand:
         a = cmd.args
         mage = self.seat
         if cmd.verb == "pass":
@@ -174,7 +178,7 @@ class LodgeTurn(Turn):
             raise RuleViolation(f"your slot {a['slot']} holds {held!r}, not {a['card']!r}", rule=GRAMMAR)
         return CastSpell(mage, a["slot"], a["target"], list(a.get("moves", [])), heal)
 
-    def _heal(self, game: Any, cmd: Command) -> list[int] | None:
+    def _heal(self, game: LodgeGame, cmd: Command) -> list[int] | None:
         """Which cubes a ``heal`` line chooses, as positions on the healed Model's track: per colour, the
         rightmost cubes placed by the Mage of that colour (the Black Rose's are ``black``)."""
         want = cmd.args.get("heal")
@@ -198,7 +202,7 @@ class LodgeTurn(Turn):
             chosen.append(free[-1])
         return sorted(chosen)
 
-    def recorded(self, game: Any, cmd: Command, command: Any, result: dict) -> list[str]:
+    def recorded(self, game: LodgeGame, cmd: Command, command: GameCommand, result: dict[str, Any]) -> list[str]:
         a = cmd.args
         if cmd.verb == "cast":
             return [f"You cast {a['card']} from slot {a['slot']}" + (f" on {a['target']}." if a["target"] else ".")]
@@ -216,7 +220,7 @@ class LodgeTurn(Turn):
             return [f"You answer {a['choice']}: {a['option']}.", *lapsed]
         return ["You pass."]
 
-    def footer(self, game: Any) -> list[str]:
+    def footer(self, game: LodgeGame) -> list[str]:
         s = game.state
         mage = s.mages.get(self.seat)
         where = f"; you are in {s.positions.get(self.seat)}" if mage is not None else ""

@@ -122,7 +122,7 @@ def _may_act(game: LodgeGame, evocation: str) -> bool:
     return any(
         r == here
         and m not in (evocation, ev["controller"])
-        and s.evocations.get(m, {}).get("controller") != ev["controller"]
+        and (s.evocations[m]["controller"] if m in s.evocations else None) != ev["controller"]
         for m, r in s.positions.items()
     )
 

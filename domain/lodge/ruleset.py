@@ -6,8 +6,8 @@ The host sits in the platform's GM seat until the platform has a host role.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from pydantic import ConfigDict, Field
 
@@ -32,11 +32,14 @@ from domain.lodge.offers import host_choices, offers
 from domain.lodge.package import DEFAULT_PACKAGE, installed_package
 from domain.lodge.state import BLACK_ROSE, DUMMY, LodgeState
 from domain.lodge.verify import VERIFY_LODGE
-from domain.platform.commands import Context, require_gm, require_seat
+from domain.platform.commands import Command, Context, require_gm, require_seat
 from domain.platform.game import fold
 from domain.platform.i18n import N_, _, word_of
 from domain.platform.posts import PostOptions
 from domain.platform.ruleset import Ruleset, Step, register
+
+if TYPE_CHECKING:
+    from domain.lodge.mail import LodgeTurn
 
 
 class LodgeOptions(PostOptions):
@@ -87,7 +90,7 @@ def _begin(game: LodgeGame, cmd: BeginGame, ctx: Context) -> None:
     game.begin(now=ctx.now, seed=ctx.entropy(32))
 
 
-def _advance(game: LodgeGame, cmd: AdvancePhase, ctx: Context) -> dict:
+def _advance(game: LodgeGame, cmd: AdvancePhase, ctx: Context) -> dict[str, int | str]:
     require_gm(ctx, "end a phase")
     game.expect_step(cmd.expected_phase)
     game.advance(now=ctx.now)
@@ -112,7 +115,7 @@ def _physical(game: LodgeGame, cmd: PhysicalAction, ctx: Context) -> None:
     game.physical_action(cmd.mage_id, cmd.action, cmd.target, choices, ctx.now)
 
 
-def _answer(game: LodgeGame, cmd: AnswerChoice, ctx: Context) -> dict:
+def _answer(game: LodgeGame, cmd: AnswerChoice, ctx: Context) -> dict[str, str]:
     require_seat(game, ctx, cmd.mage_id)
     return game.answer_choice(cmd.mage_id, cmd.choice_id, cmd.option, now=ctx.now)
 
@@ -140,11 +143,16 @@ def _pass(game: LodgeGame, cmd: Pass, ctx: Context) -> None:
     game.pass_turn(cmd.mage_id)
 
 
-def _pinned(handler: Callable[..., Any]) -> Callable[..., Any]:
+C = TypeVar("C", bound=Command)
+R = TypeVar("R")
+Handler = Callable[[LodgeGame, C, Context], R]
+
+
+def _pinned(handler: Handler[C, R]) -> Handler[C, R]:
     """Every command first finds the catalogue the game pinned, so a game whose catalogue is gone is refused
     before anything happens in it (LH-7), whatever the command touches."""
 
-    def run(game: LodgeGame, cmd: Any, ctx: Context) -> Any:
+    def run(game: LodgeGame, cmd: C, ctx: Context) -> R:
         game.catalogue  # noqa: B018 - raises RuleViolation when the pinned catalogue is not installed or kept
         return handler(game, cmd, ctx)
 
@@ -152,20 +160,20 @@ def _pinned(handler: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
-LODGE_COMMANDS: dict[type, Callable[..., Any]] = {
-    AddMage: _add_mage,
-    BeginGame: _begin,
-    AdvancePhase: _advance,
-    PrepareSpells: _prepare,
-    CastSpell: _cast,
-    PhysicalAction: _physical,
-    CommandEvocation: _evocation,
-    BlackRoseAct: _black_rose,
-    ResolveFromCell: _from_cell,
-    AnswerChoice: _answer,
-    Pass: _pass,
+# each command's handler, behind the catalogue's check; a handler takes the command of its own class
+LODGE_COMMANDS: dict[type[Command], Callable[..., object]] = {
+    AddMage: _pinned(_add_mage),
+    BeginGame: _pinned(_begin),
+    AdvancePhase: _pinned(_advance),
+    PrepareSpells: _pinned(_prepare),
+    CastSpell: _pinned(_cast),
+    PhysicalAction: _pinned(_physical),
+    CommandEvocation: _pinned(_evocation),
+    BlackRoseAct: _pinned(_black_rose),
+    ResolveFromCell: _pinned(_from_cell),
+    AnswerChoice: _pinned(_answer),
+    Pass: _pinned(_pass),
 }
-LODGE_COMMANDS = {kind: _pinned(handler) for kind, handler in LODGE_COMMANDS.items()}
 
 # ---------------------------------------------------------------------- views (L.4)
 
@@ -219,7 +227,7 @@ def board_view(game: LodgeGame, viewer: str) -> dict[str, Any]:
     }
 
 
-def _mage_sheet(s: LodgeState, mage: str, viewer: str, host: bool) -> dict:
+def _mage_sheet(s: LodgeState, mage: str, viewer: str, host: bool) -> dict[str, Any]:
     """A mage's sheet: its Spell Cards face down to all but itself and the host until revealed."""
     m = s.mages[mage]
     slots = {}
@@ -246,7 +254,7 @@ def _mage_sheet(s: LodgeState, mage: str, viewer: str, host: bool) -> dict:
     }
 
 
-def _evocations(s: LodgeState) -> dict[str, dict]:
+def _evocations(s: LodgeState) -> dict[str, dict[str, Any]]:
     """Every Evocation on the board, which everyone sees."""
     return {
         e: {
@@ -262,7 +270,7 @@ def _evocations(s: LodgeState) -> dict[str, dict]:
     }
 
 
-def _prompts(s: LodgeState, viewer: str, host: bool) -> list[dict]:
+def _prompts(s: LodgeState, viewer: str, host: bool) -> list[dict[str, Any]]:
     """The open prompts the viewer answers (all of them for the host), each with its window's close."""
     return [
         {
@@ -315,7 +323,7 @@ def phase_title(phase: str) -> str | None:
     return _("Turn {turn}: {phase}").format(turn=turn[1:], phase=phase_word(step).capitalize())
 
 
-def describe(kind: str, payload: Any, names: Any) -> str | None:
+def describe(kind: str, payload: Mapping[str, Any], names: Mapping[str, str]) -> str | None:
     """A Lodge event in words (its feed, in the reader's language): the texts a Mage is mailed; the platform's
     words for the rest, but a rollback names the host (who sits in the GM's seat)."""
     if kind == "GameRolledBack":
@@ -325,13 +333,13 @@ def describe(kind: str, payload: Any, names: Any) -> str | None:
     return note["text"] if note is not None else None
 
 
-def notify(kind: str, payload: dict) -> dict | None:
+def notify(kind: str, payload: Mapping[str, Any]) -> dict[str, str] | None:
     """The texts a Mage is sent: a phase begins, a Room is rebuilt and scored, the game ends. In English: the
     projector keeps them for the mail, whoever's request recorded the event (the feed translates them)."""
     return _texts(kind, payload, str)
 
 
-def _texts(kind: str, payload: dict, tr: Callable[[str], str]) -> dict | None:
+def _texts(kind: str, payload: Mapping[str, Any], tr: Callable[[str], str]) -> dict[str, str] | None:
     """``notify``'s texts, each phrase marked for translation and read through ``tr`` (``_``, or ``str``)."""
     d = payload.get("data", {})
     if kind == "PhaseBegan":
@@ -374,7 +382,7 @@ def _texts(kind: str, payload: dict, tr: Callable[[str], str]) -> dict | None:
     return None
 
 
-def read_mail(text: str | None, html: str | None, seat: str) -> Any:
+def read_mail(text: str | None, html: str | None, seat: str) -> LodgeTurn:
     """The mail grammar (domain/lodge/mail.py), imported when a mail comes: it builds this module's commands."""
     from domain.lodge.mail import parse_turn
 
