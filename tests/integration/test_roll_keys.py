@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -201,6 +202,7 @@ def test_the_verifier_rebuilds_a_bounded_number_of_seed_trees(monkeypatch):
     assert any("2 revealed seeds after the first 2" in x for x in report.not_checked)
 
 
+RECORDED = datetime(2026, 11, 29, 21, 0, tzinfo=timezone.utc)  # legacy_seed_game.json
 LEGACY = Path(__file__).parent / "data" / "legacy_seed_game.json"
 
 
@@ -209,7 +211,8 @@ def test_a_game_recorded_before_roll_keys_replays_verifies_the_old_way_and_goes_
     by the code before per-roll keys (main at f731b32: SeedCommitted without a root, SeedRevealed public),
     as the stored records of its event store (``play_rich_month`` and one more advance)."""
     old = json.loads(LEGACY.read_text())
-    games = PowersGames()
+    # the clock of the day it was recorded: its deadlines (2 December 2026) are still ahead, whatever today is
+    games = PowersGames(clock=lambda: RECORDED)
     games.recorder.insert_events(
         [
             StoredEvent(
