@@ -17,6 +17,7 @@ Persistent Effects it triggers too). A choice the rules do not allow is refused 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -300,8 +301,7 @@ class Engine:
         targets, skipped = self.reach(p, source, target)
         applied: list[str] = []
         for t in targets:
-            op = "defeat_op" if p.op == "defeat" else p.op
-            a, s = getattr(self, f"_{op}")(p, source, t, choices, moves)
+            a, s = _PRIMITIVES[p.op](self, p, source, t, choices, moves)
             applied += a
             skipped += s
         return applied, skipped
@@ -632,3 +632,21 @@ class Engine:
             {"mage": mage, "slot": slot, "card": card.id, "target": target, "on": on[kind]},
             self._changes,
         )
+
+
+# Each primitive's resolution on one target, by the op a phrase names (domain.lodge.catalogue.OPS).
+_PRIMITIVES: dict[str, Callable[[Engine, Phrase, Source, str, Choices, list[str]], Outcome]] = {
+    "damage": Engine._damage,
+    "heal": Engine._heal,
+    "move": Engine._move,
+    "place": Engine._place,
+    "instability": Engine._instability,
+    "gain_pp": Engine._gain_pp,
+    "steal_pp": Engine._steal_pp,
+    "steal_trophy": Engine._steal_trophy,
+    "summon": Engine._summon,
+    "remove_evocation": Engine._remove_evocation,
+    "health": Engine._health,
+    "discard_spell": Engine._discard_spell,
+    "defeat": Engine._defeat_op,
+}
