@@ -12,6 +12,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+PLUGINS_STAMP := $(VENV)/.test-plugins
+TEST_PLUGINS := $(wildcard tests/plugins/*/pyproject.toml)
+
+$(PLUGINS_STAMP): $(STAMP) $(TEST_PLUGINS)  ## the tests' own rulesets (the fake), each a package found by its entry point
+	$(BIN)/pip install --quiet $(foreach p,$(TEST_PLUGINS),-e $(dir $(p)))
+	touch $(PLUGINS_STAMP)
+
 NODE_STAMP := node_modules/.installed
 
 $(NODE_STAMP): package.json package-lock.json  ## axe-core for the browser tests' accessibility checks
@@ -26,10 +33,10 @@ check: $(STAMP)  ## lint and import order (ruff check), format (ruff format) and
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy domain
 
-test: check $(NODE_STAMP)  ## the checks, then the whole suite (PostgreSQL tests run when it is reachable, and always in CI)
+test: check $(NODE_STAMP) $(PLUGINS_STAMP)  ## the checks, then the whole suite (PostgreSQL tests run when it is reachable, and always in CI)
 	$(BIN)/pytest
 
-test-fast: $(STAMP)  ## domain tests only: no database
+test-fast: $(PLUGINS_STAMP)  ## domain tests only: no database
 	$(BIN)/pytest tests/domain
 
 bench: $(STAMP)  ## speed ratios, one `name: value` line per figure (ONLY=name: just that figure's group)

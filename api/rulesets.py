@@ -1,6 +1,5 @@
-"""The rulesets the API serves: ruleset name -> its package under ``api/`` (README "Adding a ruleset").
-
-This is the only platform file a new ruleset touches. A ruleset's package may hold any of:
+"""The rulesets the API serves: ruleset name -> its API package, as its plugin declares it (``Plugin.api``, found
+through the entry-point group ``emissary.rulesets``; README "Adding a ruleset"). A ruleset's package may hold any of:
 
 - ``service.py`` with ``ServiceMixin``: its convenience commands as methods of the service;
 - ``routes.py`` with ``router``: its JSON routes;
@@ -22,12 +21,9 @@ from types import ModuleType
 from typing import Any
 
 from application.service import Games
+from domain import rulesets as installed
 
-API_PACKAGES: dict[str, str] = {
-    "powers": "api.powers",
-    "covenants": "api.covenants",
-    "lodge": "api.lodge",
-}
+API_PACKAGES: dict[str, str] = {p.ruleset.name: p.api for p in installed.PLUGINS if p.api}
 
 
 def part(ruleset: str, name: str) -> ModuleType | None:

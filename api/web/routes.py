@@ -213,8 +213,9 @@ async def sign_out_everywhere(request: Request, game_id: str) -> Response:
 
 
 def _new_game_rulesets() -> list[Ruleset]:
-    """Every registered ruleset a game may be created with, the default first."""
-    return sorted(registered_rulesets().values(), key=lambda r: (r.name != installed.DEFAULT, r.name))
+    """Every registered ruleset a game may be created with, the default first (none its plugin keeps unlisted)."""
+    offered = (r for r in registered_rulesets().values() if r.name not in installed.UNLISTED)
+    return sorted(offered, key=lambda r: (r.name != installed.DEFAULT, r.name))
 
 
 def _asks_months(ruleset: Ruleset) -> bool:

@@ -26,6 +26,7 @@ from domain.covenants.views import table_view
 from domain.ids import GM
 from domain.platform.game import fold
 from domain.platform.i18n import N_, _, word_of
+from domain.platform.plugin import Plugin
 from domain.platform.roles import AUDITOR, HOST, OBSERVER, PLAYER, PRIVILEGES, RULE, WINDOWS, Roles
 from domain.platform.ruleset import Ruleset, Step, register
 from domain.platform.state import Window
@@ -215,3 +216,6 @@ COVENANTS = register(
         description="The covenant game (Ars Magica seed): 2-4 covenants, no GM, played to 25 points",
     )
 )
+
+# what its entry point names (pyproject.toml, group emissary.rulesets): with its pages under api.covenants
+PLUGIN = Plugin(COVENANTS, api="api.covenants", order=10)

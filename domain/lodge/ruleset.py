@@ -35,6 +35,7 @@ from domain.lodge.verify import VERIFY_LODGE
 from domain.platform.commands import Command, Context, require_gm, require_seat
 from domain.platform.game import fold
 from domain.platform.i18n import N_, _, word_of
+from domain.platform.plugin import Plugin
 from domain.platform.posts import PostOptions
 from domain.platform.ruleset import Ruleset, Step, register
 
@@ -431,4 +432,6 @@ LODGE = register(
         description="Mages in a Lodge: effects as data, evocations, instability and rebuilt rooms",
     )
 )
-__all__ = ["BLACK_ROSE", "DUMMY", "LODGE"]
+# what its entry point names (pyproject.toml, group emissary.rulesets): with its pages under api.lodge
+PLUGIN = Plugin(LODGE, api="api.lodge", order=20)
+__all__ = ["BLACK_ROSE", "DUMMY", "LODGE", "PLUGIN"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.platform.plugin import Plugin
 from domain.platform.ruleset import Ruleset, Step, register
 from domain.powers import rules
 from domain.powers.commands import POWERS_COMMANDS
@@ -97,3 +98,6 @@ POWERS = register(
         description="Powers: seasons of secret actions, dice pools and resistance",
     )
 )
+
+# what its entry point names (pyproject.toml, group emissary.rulesets): with its pages under api.powers
+PLUGIN = Plugin(POWERS, api="api.powers", order=0)

@@ -1,6 +1,7 @@
-"""What every contract test runs over: each registered ruleset and the fake one (``fake_ruleset.py``), which is
-registered only while a test uses it. A test module takes the ``ruleset`` fixture (the ``Ruleset`` value), or
-``registered(name)`` for a fixture of its own."""
+"""What every contract test runs over: every ruleset installed, found through the entry-point group
+``emissary.rulesets`` (``domain.rulesets``), among them the fake one of its own package
+(``tests/plugins/emissary-fake``), registered by no test. A test module takes the ``ruleset`` fixture (the
+``Ruleset`` value), or ``registered(name)`` for a fixture of its own."""
 
 from __future__ import annotations
 
@@ -11,22 +12,28 @@ import pytest
 
 import domain.rulesets  # noqa: F401  (registers the installed rulesets)
 from domain.platform import ruleset as registry
-from tests.contract.fake_ruleset import FAKE
 
-RULESETS = sorted({*registry.names(), FAKE.name})
+RULESETS = registry.names()
 
 
 @contextlib.contextmanager
 def registered(name: str) -> Iterator[registry.Ruleset]:
-    """The ruleset of this name, the fake one registered for the while (and removed after) if it is not yet."""
-    added = name == FAKE.name and FAKE.name not in registry.names()
-    if added:
-        registry.register(FAKE)
+    """The ruleset registered under this name."""
+    yield registry.get(name)
+
+
+@contextlib.contextmanager
+def swapped(ruleset: registry.Ruleset) -> Iterator[registry.Ruleset]:
+    """This ruleset registered under its name for the while, in place of the one registered there, put back after."""
+    before = registry.registered().get(ruleset.name)
+    registry.unregister(ruleset.name)
+    registry.register(ruleset)
     try:
-        yield registry.get(name)
+        yield ruleset
     finally:
-        if added:
-            registry.unregister(FAKE.name)
+        registry.unregister(ruleset.name)
+        if before is not None:
+            registry.register(before)
 
 
 @pytest.fixture(params=RULESETS)

@@ -1,4 +1,6 @@
-"""How the contract suite plays each registered ruleset: one driver per ruleset name.
+"""How the contract suite plays each registered ruleset: one driver per ruleset name, here for the rulesets of this
+project and, for a ruleset installed as a plugin of its own, from the module its distribution names under the
+entry-point group ``emissary.contract`` (``contract_modules``; the fake's is ``emissary_fake/contract.py``).
 
 A driver plays a short game through the application service (``application.service.Games``, with
 every ruleset's commands mixed in as the composition root builds it) and names what the
@@ -11,12 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from types import ModuleType
 
 from api.powers.service import PowersGames
 from application.service import Caller, Games
 from domain.covenants.commands import Move
-from domain.platform.commands import MakePost
-from tests.contract.fake_ruleset import Join, Post
 from tests.covenants.play import play_to_a_sealed_bid
 from tests.scenarios import play_rich_month
 
@@ -74,23 +76,6 @@ def _powers_hidden(played: Played) -> dict[str, list[str]]:
     }
 
 
-def _table_play(games: Games) -> Played:
-    game_id, _, _ = games.create_game("Tea", ruleset="table")
-    games.run_many(Caller.of("gm"), game_id, [Join("ann", "Ann"), Join("bob", "Bob")])
-    for seat, text in (("ann", "hello"), ("bob", "hi"), ("ann", "bye")):
-        games.run(Caller.of(seat), game_id, Post(seat, text))
-    games.run(Caller.of("bob"), game_id, MakePost("desk-bob", "dice [roll 2d6] [roll 1d20]"))  # the platform's dice
-    return Played(game_id, ["gm", "ann", "bob"])
-
-
-def _table_refused(games: Games, played: Played) -> None:
-    games.run(Caller.of("gm"), played.game_id, Post("cy", "may I?"))  # cy has not joined (TABLE-1)
-
-
-def _table_comparable(view: dict, viewer: str) -> dict:
-    return {k: v for k, v in view.items() if k != "at"}  # a rollback changes nothing else the table shows
-
-
 def _covenants_play(games: Games) -> Played:
     t = play_to_a_sealed_bid(games)
     return Played(t.game_id, ["gm", *t.seats], secrets=dict(t.notes))
@@ -131,15 +116,6 @@ DRIVERS: dict[str, Driver] = {
         comparable=_covenants_comparable,
         hidden=_covenants_hidden,
     ),
-    "table": Driver(
-        play=_table_play,
-        refused=_table_refused,
-        rollback_phase="join-bob",
-        fork_phase="join-bob",
-        earlier_phases=("join-bob",),
-        comparable=_table_comparable,
-        hidden=lambda played: {v: [] for v in played.viewers},
-    ),  # the table hides nothing but credentials
 }
 
 
@@ -185,3 +161,28 @@ DRIVERS["lodge"] = Driver(
     comparable=_lodge_comparable,
     hidden=_lodge_hidden,
 )
+
+
+# ---------------------------------------------------------------------- rulesets installed as plugins (issue 26)
+
+
+def contract_modules() -> dict[str, ModuleType]:
+    """Ruleset name -> the module that says how the contract plays it (entry-point group ``emissary.contract``)."""
+    return {point.name: point.load() for point in entry_points(group="emissary.contract")}
+
+
+def plugin_driver(m: ModuleType) -> Driver:
+    """A plugin's driver from its contract module: ``play(games, as_)`` -> (game id, viewers), ``refused(games,
+    game_id, as_)``, ``ROLLBACK_PHASE``, ``FORK_PHASE``, ``EARLIER_PHASES``, ``comparable`` and ``hidden(viewers)``."""
+    return Driver(
+        play=lambda games: Played(*m.play(games, Caller.of)),
+        refused=lambda games, played: m.refused(games, played.game_id, Caller.of),
+        rollback_phase=m.ROLLBACK_PHASE,
+        fork_phase=m.FORK_PHASE,
+        earlier_phases=tuple(m.EARLIER_PHASES),
+        comparable=m.comparable,
+        hidden=lambda played: m.hidden(played.viewers),
+    )
+
+
+DRIVERS.update({name: plugin_driver(m) for name, m in contract_modules().items()})

@@ -1,8 +1,8 @@
 """The contract every registered ruleset keeps (issue 11, DESIGN "Rulesets on one platform").
 
-Each test runs once per ruleset in the registry (``domain.rulesets`` registers the installed ones)
-and once for the fake ruleset of ``fake_ruleset.py``, which each test registers and removes after; a
-ruleset is driven by its entry in ``tests/contract/drivers.py``, and a registered ruleset without a
+Each test runs once per ruleset in the registry (``domain.rulesets`` registers the installed ones, the fake
+ruleset of ``tests/plugins/emissary-fake`` among them); a ruleset is driven by its entry in
+``tests/contract/drivers.py`` or by the contract module its package declares, and a registered ruleset without a
 driver fails here. Replay reproduces state, a refused command records nothing, no viewer's events or
 views carry what is hidden from them, a rollback equals the history view of the phase it returns to,
 a fork equals its source up to the fork, and every viewer's export verifies.
@@ -20,8 +20,7 @@ from application.service import Games
 from domain.errors import DomainError
 from domain.platform import ruleset as registry
 from tests.contract.conftest import RULESETS
-from tests.contract.drivers import DRIVERS, Driver, Played
-from tests.contract.fake_ruleset import FAKE
+from tests.contract.drivers import DRIVERS, Driver, Played, contract_modules
 
 
 @pytest.fixture
@@ -43,7 +42,9 @@ def played(games: Games, driver: Driver) -> Played:
 
 
 def test_every_registered_ruleset_has_a_driver():
-    assert "powers" in RULESETS and FAKE.name in RULESETS and sorted(set(RULESETS) - set(DRIVERS)) == []
+    plugins = contract_modules()  # rulesets of packages of their own, the fake among them
+    assert plugins, "no ruleset package of the tests is installed: `make .venv/.test-plugins` installs tests/plugins/*"
+    assert "powers" in RULESETS and set(plugins) <= set(RULESETS) and sorted(set(RULESETS) - set(DRIVERS)) == []
 
 
 def test_replay_from_the_events_alone_reproduces_the_state(games, ruleset, played):

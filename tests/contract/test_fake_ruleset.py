@@ -1,32 +1,42 @@
-"""A second ruleset, of under 100 lines, runs on the platform and the registry alone (issue 11)."""
+"""A second ruleset, of under 120 lines and a package of its own (``tests/plugins/emissary-fake``), runs on the
+platform and the registry alone (issues 11 and 26)."""
 
 from __future__ import annotations
 
 import ast
+import importlib.metadata
 from copy import deepcopy
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from emissary_fake import ruleset as fake_module
+from emissary_fake.ruleset import FAKE, PLUGIN, Join, Post, Table
 
 from application.service import Games
 from domain.errors import RuleViolation
 from domain.platform import ruleset as registry
 from domain.platform.game import fold
 from domain.platform.ruleset import RulesetNotInstalled
-from tests.contract.fake_ruleset import FAKE, Join, Post, Table
+from tests.contract.conftest import swapped
 
-SOURCE = Path(__file__).with_name("fake_ruleset.py")
+SOURCE = Path(fake_module.__file__)
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 @pytest.fixture
 def table():
-    registry.register(FAKE)
-    try:
+    with swapped(FAKE):  # put back after, as discovery registered it, though the test removes it
         yield FAKE
-    finally:
-        registry.unregister(FAKE.name)
+
+
+def test_the_fake_ruleset_is_found_through_its_entry_point_hosted_and_not_offered():
+    import domain.rulesets as installed
+
+    (point,) = [p for p in importlib.metadata.entry_points(group="emissary.rulesets") if p.name == "table"]
+    assert point.load() is PLUGIN and PLUGIN.ruleset is FAKE and not PLUGIN.listed and not PLUGIN.api
+    assert registry.get("table") is FAKE and PLUGIN in installed.PLUGINS
+    assert FAKE not in installed.INSTALLED and "table" in installed.UNLISTED
 
 
 def test_the_fake_ruleset_is_short_and_imports_nothing_of_powers():
@@ -49,7 +59,7 @@ def test_a_game_of_another_ruleset_is_created_loaded_and_replayed_through_its_re
     assert loaded.state == game.state and loaded.timezone_for("ann") == "Europe/Paris"
     assert loaded.state.sequence_for("ann") == 3 + 1  # TableCreated, Joined, Posted public; TimezoneSet its own
     topics = [r.topic for r in games.recorder.select_events(loaded.id)]
-    assert "tests.contract.fake_ruleset:Table.TimezoneSet" in topics  # the platform's event, under this ruleset
+    assert "emissary_fake.ruleset:Table.TimezoneSet" in topics  # the platform's event, under this ruleset
     assert FAKE.view is not None and FAKE.view(loaded, "ann")["posts"] == [{"seat": "ann", "text": "hello"}]
     with pytest.raises(RuleViolation) as refused:
         loaded.post(Post("bob", "hi"))

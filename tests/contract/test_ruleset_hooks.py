@@ -1,13 +1,14 @@
 """The platform asks the game's ruleset (issue 11): the read models for its notification texts (``notify``),
 the phases its events begin (``phase_of``) and the seats they add (``seat_of``), the mail intake for its
 grammar (``mail_grammar``); nothing of Powers is assumed for a game of another ruleset. Played with the fake
-table ruleset of ``fake_ruleset.py``."""
+table ruleset (``tests/plugins/emissary-fake``)."""
 
 from __future__ import annotations
 
 import dataclasses
 
 import pytest
+from emissary_fake.ruleset import FAKE, Join, Post
 
 from api.compose import build_games, build_projector
 from api.mail_intake import MailIntake
@@ -15,7 +16,7 @@ from application.service import Caller
 from domain.mailturns import Command, LineError, Turn, own_lines
 from domain.platform import ruleset as registry
 from projections.settings import Settings
-from tests.contract.fake_ruleset import FAKE, Join, Post
+from tests.contract.conftest import swapped
 
 
 def _posted(kind: str, data: dict) -> dict | None:
@@ -33,12 +34,8 @@ def stack(tmp_path):
 
 @pytest.fixture
 def table(request):
-    ruleset = getattr(request, "param", FAKE)
-    registry.register(ruleset)
-    try:
+    with swapped(getattr(request, "param", FAKE)) as ruleset:  # the fake with a hook, in place of the installed one
         yield ruleset
-    finally:
-        registry.unregister(ruleset.name)
 
 
 def _play(games) -> str:

@@ -1,14 +1,14 @@
 """Every export verifies, and any tampering is caught, for every registered ruleset (issue 24, item 3; DESIGN
 "Promises are platform properties").
 
-Each ruleset in the registry, and the fake one of ``fake_ruleset.py`` (which declares no verifier: the platform's
-checks alone), is played by its driver in ``drivers.py``; every viewer's export is taken through the service as
-``GET /games/{id}/export`` takes it, and read back as ``POST /verify`` and ``emissary verify`` read it (the
-verifier of the ruleset its first event names). An honest export verifies for every viewer, every seed it shows
-committed is revealed or the report says why not, and where the ruleset rolls the report checked its rolls.
-Changing any die face, seed, roll number or sequence number, or removing or reordering any event, does not
-verify, and the report names what failed. An export cut short at its end cannot be told from one taken
-earlier: the report says so in ``not_checked``, and no removal here takes the last event.
+Each ruleset in the registry, the fake one of ``tests/plugins/emissary-fake`` among them (it declares no verifier:
+the platform's checks alone), is played by its driver (``drivers.py``); every viewer's export is taken through the
+service as ``GET /games/{id}/export`` takes it, and read back as ``POST /verify`` and ``emissary verify`` read it
+(the verifier of the ruleset its first event names). An honest export verifies for every viewer, every seed it shows
+committed is revealed or the report says why not, and where the ruleset rolls the report checked its rolls. Changing
+any die face, seed, roll number or sequence number, or removing or reordering any event, does not verify, and the
+report names what failed. An export cut short at its end cannot be told from one taken earlier: the report says so
+in ``not_checked``, and no removal here takes the last event.
 """
 
 from __future__ import annotations
@@ -29,8 +29,7 @@ from domain.dice import commitment
 from domain.platform import ruleset as registry
 from domain.platform.verify import InvalidExport, Report, parse_export, verify_export
 from tests.contract.conftest import RULESETS, registered
-from tests.contract.drivers import DRIVERS
-from tests.contract.fake_ruleset import FAKE
+from tests.contract.drivers import DRIVERS, contract_modules
 
 ROLLS_NOTHING = {"lodge"}  # its rules have no dice and it commits no seed: a post's [roll NdS] is refused there
 EXAMPLES = settings(
@@ -158,8 +157,10 @@ def names(report: Report, *words: str) -> bool:
 
 
 def test_every_registered_ruleset_and_the_fake_one_is_checked():
-    assert "powers" in RULESETS and FAKE.name in RULESETS and set(RULESETS) <= set(DRIVERS)
-    assert FAKE.verify is None, "the fake ruleset declares no verifier: the platform's checks alone"
+    plugins = contract_modules()
+    assert "powers" in RULESETS and plugins and set(plugins) <= set(RULESETS) <= set(DRIVERS)
+    unverified = [n for n in RULESETS if registry.get(n).verify is None]
+    assert unverified, "a ruleset that declares no verifier (the fake) is checked by the platform's checks alone"
 
 
 def test_an_honest_export_verifies_for_every_viewer(exports):

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import domain.platform
+from domain.platform import plugin
 
 PLATFORM = Path(domain.platform.__file__).parent
 RULESETS = ("domain.powers", "domain.lodge", "domain.covenants")
@@ -98,15 +101,67 @@ def test_projections_are_persistence_and_reads_and_import_nothing_of_the_applica
     assert importing(sorted((ROOT / "projections").rglob("*.py")), ("api", "workers")) == []
 
 
-def test_the_platforms_api_names_no_ruleset_outside_the_ruleset_registry():
-    """A new ruleset adds its folder under api/ and changes no platform file but api/rulesets.py."""
-    platform_api = [
-        p
-        for p in sorted((ROOT / "api").rglob("*.py"))
-        if "powers" not in p.relative_to(ROOT / "api").parts and p.name != "rulesets.py"
+def ruleset_packages() -> tuple[str, ...]:
+    """Every installed ruleset's packages (issue 26): the one its entry point lives in, and its API package."""
+    import domain.rulesets as installed
+
+    found = {p.module.rpartition(".")[0] or p.module for p in entry_points(group=plugin.GROUP)}
+    return tuple(sorted(found | {p.api for p in installed.PLUGINS if p.api} | set(RULESETS)))
+
+
+def names_of(path: Path) -> set[str]:
+    """The modules a file imports, and every string in it that is a dotted module name (``"api.powers"``)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    return imports_of(path) | {s for s in strings if MODULE_NAME.fullmatch(s)}
+
+
+MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+(:[\w.]+)?")
+
+
+def named(path: Path, packages: tuple[str, ...]) -> list[str]:
+    """What of ``packages`` the file names."""
+    return sorted(m for m in names_of(path) if any(m == p or m.startswith((p + ".", p + ":")) for p in packages))
+
+
+def naming(paths: list[Path], packages: tuple[str, ...]) -> list[str]:
+    return [f"{p.relative_to(ROOT)} names {m}" for p in paths for m in named(p, packages)]
+
+
+def platform_files() -> list[Path]:
+    """Every module of the platform: all of domain/platform, projections, workers and api but each ruleset's own
+    API package, and the discovery modules ``domain/rulesets.py`` and ``api/rulesets.py``."""
+    import domain.rulesets as installed
+
+    own = [ROOT / Path(*p.api.split(".")) for p in installed.PLUGINS if p.api]
+    files = [*PLATFORM.rglob("*.py"), ROOT / "domain" / "rulesets.py"]
+    files += [f for top in ("api", "projections", "workers") for f in (ROOT / top).rglob("*.py")]
+    return sorted(f for f in files if not any(f.is_relative_to(d) for d in own))
+
+
+def test_no_platform_module_names_a_ruleset():
+    """A ruleset is a plugin (issue 26): found through its entry point, it changes no platform file, and no platform
+    module names it, by import or by module name, not even the discovery modules."""
+    files = platform_files()
+    assert ROOT / "api" / "rulesets.py" in files and ROOT / "domain" / "rulesets.py" in files
+    assert ROOT / "api" / "cli.py" in files and not [f for f in files if "powers" in f.relative_to(ROOT).parts]
+    packages = ruleset_packages()
+    assert {"domain.powers", "domain.covenants", "domain.lodge", "api.powers", "api.covenants"} <= set(packages)
+    assert naming(files, packages) == []
+
+
+def test_the_naming_check_catches_a_registry_written_by_hand(tmp_path):
+    probe = tmp_path / "registry.py"
+    probe.write_text(
+        'from domain.covenants.ruleset import COVENANTS\nAPI = {"lodge": "api.lodge"}\n'
+        'POINT = "domain.powers.ruleset:PLUGIN"\nPROSE = "the rulesets (see domain.lodge) are plugins"\n'
+    )
+    assert named(probe, ruleset_packages()) == [
+        "api.lodge",
+        "domain.covenants.ruleset",
+        "domain.covenants.ruleset.COVENANTS",
+        "domain.powers.ruleset:PLUGIN",
     ]
-    assert platform_api, "api/ has no modules"
-    assert importing(platform_api, ("domain.powers", "api.powers")) == []
 
 
 def test_no_module_in_workers_imports_api_and_the_application_layer_imports_neither():

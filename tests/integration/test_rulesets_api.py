@@ -62,13 +62,7 @@ def stored(api) -> int:
 
 @pytest.fixture
 def table():
-    from tests.contract.fake_ruleset import FAKE
-
-    registry.register(FAKE)
-    try:
-        yield FAKE
-    finally:
-        registry.unregister(FAKE.name)
+    yield registry.get("table")  # the fake ruleset, installed as a plugin (tests/plugins/emissary-fake)
 
 
 def test_a_powers_command_runs_through_the_typed_command_route_with_its_receipt(api):

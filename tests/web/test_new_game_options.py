@@ -153,6 +153,16 @@ def test_every_ruleset_has_a_form_one_link_away_from_the_default_one(browser):
     assert r.status_code == 404 and "powers" in r.text
 
 
+def test_a_ruleset_its_plugin_keeps_unlisted_is_hosted_but_not_offered(browser):
+    """Issue 26: the fake ruleset of the tests' own package (tests/plugins/emissary-fake) is installed here, and
+    registered, but neither linked from the form nor given one."""
+    assert installed.UNLISTED and not set(installed.UNLISTED) & set(RULESETS)
+    text, _ = page_of(browser, installed.DEFAULT)
+    for name in installed.UNLISTED:
+        assert f"ruleset={name}" not in text
+        assert browser.get("/new", params={"ruleset": name}).status_code == 404
+
+
 def other_value(f: OptionField) -> Any:
     """A value of the option other than its default, from its schema; None when none can be chosen blindly (a free
     text, a JSON object, an unset list)."""

@@ -1,5 +1,5 @@
 """A fake ruleset on the platform alone (issue 11): seats join and post to the table; each join begins a
-phase. It imports no ``domain.powers``; the contract suite registers it (README "Adding a ruleset")."""
+phase. It imports no ``domain.powers``; its entry point names ``PLUGIN`` (README "Adding a ruleset")."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.ids import GM
 from domain.platform.commands import Command, Context
 from domain.platform.game import PlatformGame, fold
+from domain.platform.plugin import Plugin
 from domain.platform.ruleset import Ruleset, Step
 from domain.platform.state import CommittedDice, Seat, ViewerSequences, Window
 
@@ -106,3 +107,4 @@ FAKE = Ruleset(name="table", version="table-1", options=TableOptions, steps=(Ste
                phase_of=lambda e: {"phase": f"join-{e.seat_id}"} if type(e).__name__ == "Joined" else None,
                seat_of=lambda e: e.seat_id if type(e).__name__ == "Joined" else None, offers=offers)
 # fmt: on
+PLUGIN = Plugin(FAKE, listed=False)  # hosted where installed, never offered: a ruleset for the tests

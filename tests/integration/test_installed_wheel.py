@@ -1,0 +1,149 @@
+"""Issue 26: a built package carries every ruleset's pages, catalogs and data, and finds its rulesets through their
+entry points. The project's wheel and the fake ruleset's are built and installed into a fresh virtual environment
+outside the source tree; the service started from there (``emissary serve`` on SQLite) creates a game of every
+installed ruleset and renders each one's console for its GM and board for a seat, from the installed templates.
+
+The new environment reads its dependencies from this one's site-packages (a path after its own, where no editable
+finder runs), so nothing is downloaded; the test checks that ``api``, ``domain`` and the fake ruleset are imported
+from the new environment, not from the source tree."""
+
+from __future__ import annotations
+
+import http.cookiejar
+import json
+import os
+import socket
+import subprocess
+import sys
+import sysconfig
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FAKE = ROOT / "tests" / "plugins" / "emissary-fake"
+
+pytestmark = pytest.mark.integration  # builds two wheels and starts a server: slow, never skipped
+
+# How a seat joins each ruleset's table (by the JSON API, as its GM), and what only its own templates print.
+SEATS: dict[str, tuple[str, dict]] = {
+    "powers": ("powers", {"name": "Wiz", "cls": "champion", "subclass": "wizard"}),
+    "covenants": ("commands", {"command": "AddCovenant", "args": {"seat_id": "ann", "name": "Ann", "covenant": "Ax"}}),
+    "lodge": ("commands", {"command": "AddMage", "args": {"mage_id": "ann", "name": "Ann", "colour": "red"}}),
+    "table": ("commands", {"command": "Join", "args": {"seat_id": "ann", "name": "Ann"}}),
+}
+PAGES: dict[str, tuple[str, str]] = {  # (in the GM's console, in a seat's board)
+    "powers": ('id="calendar"', 'id="sheet"'),  # console.html, board.html
+    "covenants": ('id="track"', 'id="track"'),  # table.html
+    "lodge": ('id="rooms"', 'id="rooms"'),  # board.html
+    "table": ("This game&#39;s ruleset has no pages yet", "This game&#39;s ruleset has no pages yet"),
+}
+
+
+def run(argv: list[str], cwd: Path, env: dict[str, str]) -> str:
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, (argv, done.stdout[-2000:], done.stderr[-4000:])
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtual environment with the two wheels installed; its python."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    wheels = tmp / "wheels"
+    for project in (ROOT, FAKE):  # the build's own copy of setuptools comes from pip's cache and find-links
+        run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(project)], tmp, env)
+    venv = tmp / "venv"
+    run([sys.executable, "-m", "venv", str(venv)], tmp, env)
+    python = venv / "bin" / "python"
+    built = sorted(str(w) for w in wheels.glob("*.whl"))
+    assert len(built) == 2, built
+    run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", *built], tmp, env)
+    purelib = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], tmp, env).strip()
+    (Path(purelib) / "zz_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return python
+
+
+def test_the_installed_package_is_imported_from_the_new_environment_and_finds_every_ruleset(installed, tmp_path):
+    code = (
+        "import json, api, domain, emissary_fake, domain.rulesets as r\n"
+        "print(json.dumps({'files': [api.__file__, domain.__file__, emissary_fake.__file__],"
+        " 'plugins': [p.ruleset.name for p in r.PLUGINS], 'listed': [x.name for x in r.INSTALLED]}))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = json.loads(run([str(installed), "-c", code], tmp_path, env))
+    venv = installed.parents[1]
+    assert all(Path(f).is_relative_to(venv) for f in out["files"]), out["files"]
+    assert out["plugins"] == ["powers", "covenants", "lodge", "table"]
+    assert out["listed"] == ["powers", "covenants", "lodge"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Client:
+    """HTTP to the served app: JSON calls with a bearer token, and a browser's cookie jar for the pages."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+
+    def json(self, path: str, body: dict, token: str | None = None) -> dict:
+        headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
+        request = urllib.request.Request(self.base + path, json.dumps(body).encode(), headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as err:
+            raise AssertionError((path, body, err.code, err.read().decode())) from None
+
+    def page(self, game_id: str, token: str) -> tuple[int, str]:
+        """Sign in with a secret link in a fresh browser, and read the page it lands on."""
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        try:
+            with browser.open(f"{self.base}/signin/{game_id}/{token}", timeout=30) as response:
+                assert response.url.endswith(f"/play/{game_id}"), response.url
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as err:
+            return err.code, err.read().decode()
+
+
+def serve(procs, python: Path, tmp: Path) -> Client:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(EMISSARY_DATA_DIR=str(tmp / "data"), EMISSARY_DATABASE_URL="", EMISSARY_LOG_LEVEL="WARNING")
+    log = open(tmp / "serve.log", "w")  # noqa: SIM115 - the server writes here until it is stopped
+    procs.start(
+        [str(python.parent / "emissary"), "serve", "--port", str(port)], cwd=tmp, env=env, stdout=log, stderr=log
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            with urllib.request.urlopen(base + "/health", timeout=5) as response:
+                if response.status == 200:
+                    return Client(base)
+        except OSError:
+            pass
+        assert time.monotonic() < deadline, (tmp / "serve.log").read_text()[-4000:]
+        time.sleep(0.3)
+
+
+def test_the_installed_service_renders_every_rulesets_console_and_board(installed, tmp_path, procs):
+    client = serve(procs, installed, tmp_path)
+    for ruleset, (route, body) in SEATS.items():
+        created = client.json("/games", {"name": f"Wheel {ruleset}", "ruleset": ruleset})
+        game_id, gm = created["game_id"], created["gm_token"]
+        added = client.json(f"/games/{game_id}/{route}", body, gm)
+        seat = added.get("power_id") or "ann"
+        token = added.get("token") or client.json(f"/games/{game_id}/powers/{seat}/token", {}, gm)["token"]
+        for who, secret, marker in (("gm", gm, PAGES[ruleset][0]), (seat, token, PAGES[ruleset][1])):
+            status, page = client.page(game_id, secret)
+            assert status == 200 and "TemplateNotFound" not in page, (ruleset, who, status, page[-2000:])
+            assert marker in page, (ruleset, who, page[-3000:])
