@@ -129,13 +129,13 @@ def naming(paths: list[Path], packages: tuple[str, ...]) -> list[str]:
 
 
 def platform_files() -> list[Path]:
-    """Every module of the platform: all of domain/platform, projections, workers and api but each ruleset's own
-    API package, and the discovery modules ``domain/rulesets.py`` and ``api/rulesets.py``."""
+    """Every module of the platform: all of domain/platform, application, projections, workers and api but each
+    ruleset's own API package, and the discovery modules ``domain/rulesets.py`` and ``api/rulesets.py``."""
     import domain.rulesets as installed
 
     own = [ROOT / Path(*p.api.split(".")) for p in installed.PLUGINS if p.api]
     files = [*PLATFORM.rglob("*.py"), ROOT / "domain" / "rulesets.py"]
-    files += [f for top in ("api", "projections", "workers") for f in (ROOT / top).rglob("*.py")]
+    files += [f for top in ("api", "application", "projections", "workers") for f in (ROOT / top).rglob("*.py")]
     return sorted(f for f in files if not any(f.is_relative_to(d) for d in own))
 
 
