@@ -135,10 +135,12 @@ def verify_cmd(args: argparse.Namespace) -> int:
 
 
 def _register_for(export: str) -> None:
-    """Register the installed rulesets, unless the one the export's first line names is registered already: the
-    platform's verifier then loads no other ruleset's code."""
+    """Register the ruleset the export's first line names, its plugin alone if it is not registered already (the
+    platform's verifier then loads no other ruleset's code); every installed one if it names none, or one not
+    installed."""
     import json
 
+    from domain.platform import plugin
     from domain.platform import ruleset as registry
     from domain.platform.verify import ruleset_of
 
@@ -147,7 +149,7 @@ def _register_for(export: str) -> None:
         named = ruleset_of(json.loads(first))
     except (ValueError, RecursionError):
         named = None  # not JSON: parse_export says where
-    if named not in registry.names():
+    if named not in registry.names() and (named is None or plugin.load(named) is None):
         import domain.rulesets  # noqa: F401  (registers the installed rulesets)
 
 

@@ -9,7 +9,7 @@ nothing but discovery.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 
 from domain.platform.ruleset import Ruleset, register
 
@@ -34,14 +34,24 @@ def discover(group: str = GROUP) -> tuple[Plugin, ...]:
     """Every installed plugin of the group, its ruleset registered, by order then name."""
     found: dict[str, Plugin] = {}
     for point in entry_points(group=group):
-        if point.name in found:  # the same distribution seen twice on the path: the first one found wins
-            continue
-        value = point.load()
-        plugin = Plugin(value) if isinstance(value, Ruleset) else value
-        if not isinstance(plugin, Plugin):
-            raise PluginError(f"entry point {point.name} = {point.value} names no Plugin or Ruleset")
-        if plugin.ruleset.name != point.name:
-            raise PluginError(f"entry point {point.name} = {point.value} names ruleset {plugin.ruleset.name!r}")
-        register(plugin.ruleset)
-        found[point.name] = plugin
+        if point.name not in found:  # the same distribution seen twice on the path: the first one found wins
+            found[point.name] = _loaded(point)
     return tuple(sorted(found.values(), key=lambda p: (p.order, p.ruleset.name)))
+
+
+def load(name: str, group: str = GROUP) -> Plugin | None:
+    """The installed plugin of this name alone, its ruleset registered (no other ruleset's code is loaded); None if
+    none is installed."""
+    points = entry_points(group=group, name=name)
+    return _loaded(next(iter(points))) if points else None
+
+
+def _loaded(point: EntryPoint) -> Plugin:
+    value = point.load()
+    plugin = Plugin(value) if isinstance(value, Ruleset) else value
+    if not isinstance(plugin, Plugin):
+        raise PluginError(f"entry point {point.name} = {point.value} names no Plugin or Ruleset")
+    if plugin.ruleset.name != point.name:
+        raise PluginError(f"entry point {point.name} = {point.value} names ruleset {plugin.ruleset.name!r}")
+    register(plugin.ruleset)
+    return plugin

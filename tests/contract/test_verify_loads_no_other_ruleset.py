@@ -2,7 +2,7 @@
 yet its exports were verified through Powers' verifier at the domain root, which loaded 21 Powers modules, and
 ``emissary verify`` registered every installed ruleset whatever the export named. The platform's verifier
 (``domain.platform.verify``) dispatches to the ``Ruleset.verify`` of the ruleset the export names, and the CLI
-loads the installed rulesets only when that one is not registered."""
+loads that ruleset's plugin alone (its entry point, ``domain.platform.plugin.load``), registered by no test."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from emissary_fake.ruleset import FAKE
+
 from application.service import Games
 from tests.contract.conftest import registered
 from tests.contract.drivers import DRIVERS
-from tests.contract.fake_ruleset import FAKE
 
 ROOT = Path(__file__).parents[2]
 RULESETS = ("domain.powers", "domain.covenants", "domain.lodge")
@@ -24,13 +25,13 @@ import contextlib, io, json, sys
 import domain.platform.verify
 from api import cli
 from domain.platform import ruleset as registry
-from tests.contract.fake_ruleset import FAKE
 
-registry.register(FAKE)
+assert registry.names() == []
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
     code = cli.main(["verify", sys.argv[1]])
 print(json.dumps({"code": code, "report": json.loads(out.getvalue()),
+                  "registered": registry.names(),
                   "loaded": sorted(m for m in sys.modules if m.startswith(%r))}))
 """
 
@@ -51,4 +52,4 @@ def test_verifying_the_fake_rulesets_export_through_the_platform_and_the_cli_loa
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["code"] == 0 and out["report"]["ruleset"] == FAKE.name and out["report"]["rolls_verified"] == 2, out
-    assert out["loaded"] == []
+    assert out["loaded"] == [] and out["registered"] == [FAKE.name]
