@@ -14,6 +14,7 @@ from application.service import Caller
 from domain.errors import DomainError
 from domain.powers import armies, world
 from domain.powers.mail import parse_turn
+from tests.domain.helpers import army_of, asset_of
 from tests.domain.test_conformance_catalogue_world import FINGER_BLOCK
 from tests.domain.world_helpers import HEXES
 from tests.mail.test_feature_lines import _mail, _refused
@@ -105,7 +106,7 @@ def test_p_sup_2_p_asset_14_p_army_7_p_sup_3_the_gms_army_rulings_by_mail():
     assert "Gondor's support limit bonus is 3." in reply.body
     assert "Host (host) gains an Experience of rank 2." in reply.body
     g = games.get_game(gid)
-    assert g.state.armies.bonus[gondor] == 3 and g.state.assets["host.xp1"].rank == 2
+    assert g.state.armies.bonus[gondor] == 3 and asset_of(g, "host.xp1")["rank"] == 2
     _refused(games, gid, gm, "experience Rogue rank 2", "P-ASSET-14")
     _refused(games, gid, gm, "disperse Host", "P-ARMY-7")
     _refused(games, gid, gm, "desert Host to Rangers for unpaid", "P-SUP-3")
@@ -155,4 +156,4 @@ def test_p_sup_3_an_unsupported_army_deserts_to_another_power_by_mail():
     games.advance(gid, "gm")  # its end: the support beyond the limit is unpaid
     reply = _mail(games, gid, gm, "desert Host to Rangers for unsupported")
     assert reply.accepted and "Host (host) deserted to Rangers: unsupported." in reply.body, reply.body
-    assert games.get_game(gid).state.armies.armies["host"]["controller"] == rangers
+    assert army_of(games.get_game(gid), "host")["controller"] == rangers

@@ -12,6 +12,7 @@ from application.service import Caller
 from domain.powers import development as dev
 from domain.powers import magic as m
 from domain.powers.mail import parse_turn
+from tests.domain.helpers import sheet_of
 
 _ids = itertools.count()
 
@@ -121,7 +122,7 @@ def test_a_favor_and_an_insight_are_spent_by_mail():
         ("insight", "Who holds it?"),
         ("miracle", "Rain on the burning fields"),
     ]
-    assert games.get_game(gid).state.powers[pid].mana == {"L": 3}
+    assert sheet_of(games.get_game(gid), pid)["mana"] == {"L": 3}
     _refused(games, gid, token, "favor wish a crown", "P-ASSET-11")
     _refused(games, gid, token, "insight Is it still there?", "P-ASSET-11")  # none left
 
@@ -280,7 +281,7 @@ def test_the_gm_grants_mana_channels_and_teaches_by_mail():
     assert (
         "Granted Wizard 1 A: it holds 3 F, 1 W, 1 A." in reply.body and "Taught aarons-ritual to Wizard." in reply.body
     )
-    assert games.get_game(gid).state.powers[wiz].mana == {"A": 1, "F": 3, "W": 1}
+    assert sheet_of(games.get_game(gid), wiz)["mana"] == {"A": 1, "F": 3, "W": 1}
     assert "aarons-ritual" in [s["spell_id"] for s in games.view(gid, wiz)["magic"]["powers"][wiz]["known"]]
     _refused(games, gid, gm, "teach no-such-spell to Wizard", "GM-15")
     _refused(games, gid, gm, f"dispel cast-nothing with {action_id}", "P-RES-6")

@@ -14,6 +14,7 @@ from domain.powers import catalogue_commands as cc
 from domain.powers import development as dev
 from domain.powers import magic, world
 from domain.powers.mail import parse_turn
+from tests.domain.helpers import features_seen, sheet_of
 from tests.domain.world_helpers import HEXES
 from tests.mail.test_feature_lines import _mail, _refused
 
@@ -99,7 +100,7 @@ def test_p_feat_3_the_gm_rules_a_subtle_action_by_mail():
     (act,) = games.get_game(gid).actions_of(seats["rangers"][0])
     gm = seats["gm"][1]
     _refused(games, gid, gm, f"subtle {act.id} in Weathertop", "P-FEAT-3")  # not a stronghold
-    assert not games.get_game(gid).state.world.features["keep"]["inoperable"]
+    assert not features_seen(games.get_game(gid))["keep"]["inoperable"]
     _refused(games, gid, gm, f"subtle {act.id} in Minas Tirith", "P-FEAT-3")
     reply = _mail(games, gid, gm, f"subtle {act.id} in Minas Tirith overcome")
     assert reply.accepted and "by subtle means (its protection overcome)" in reply.body, reply.body
@@ -116,7 +117,7 @@ def test_the_gms_rulings_by_mail_run_the_apis_handlers():
     reply = _mail(games, gid, gm, "mechanisms Rangers emissaries, coercion\ngenerate Rangers emissaries at 2,0 rank 2")
     assert reply.accepted, reply.body
     assert "Rangers generates influence by emissaries, coercion." in reply.body
-    assert games.get_game(gid).state.powers[rangers].influence["2,0"] == 2
+    assert sheet_of(games.get_game(gid), rangers)["influence"]["2,0"] == 2
     _refused(games, gid, gm, "generate Rangers emissaries at 2,0 rank 2", "P-INFL-5")  # once a season
     reply = _mail(
         games,
@@ -204,7 +205,7 @@ def test_p_act_4_the_gm_amends_the_map_and_offers_an_ambition_by_mail():
     _refused(games, gid, gm, "record influence Rangers 21 at 0,0", "P-INFL-1")
     reply = _mail(games, gid, gm, "record influence Rangers 3 at 2,0")
     assert reply.accepted and "Rangers has 3 influence at 2,0." in reply.body, reply.body
-    assert games.get_game(gid).state.powers[seats["rangers"][0]].influence["2,0"] == 3
+    assert sheet_of(games.get_game(gid), seats["rangers"][0])["influence"]["2,0"] == 3
     reply = _mail(games, gid, gm, 'map amend {"hexes": [{"hex": "5,0", "terrain": "coast", "road": true}]}')
     assert reply.accepted and "Amended the map: 1 hexes, 0 towns, 0 features." in reply.body, reply.body
     assert games.get_game(gid).state.world.hexes["5,0"]["terrain"] == "coast"

@@ -12,6 +12,7 @@ from domain.powers import commands as pc
 from domain.powers import development as dev
 from domain.powers import magic, world
 from domain.powers.mail import USAGE, parse_turn
+from tests.domain.helpers import army_of, asset_of, sheet_of
 from tests.domain.world_helpers import HEXES
 from tests.mail.test_battle_mail import _table as _battle_table
 from tests.mail.test_feature_lines import _mail, _refused
@@ -118,7 +119,7 @@ def test_p_amb_37_a_favors_mana_is_spent_during_an_action_by_mail():
     assert "Spent a favor on Dark mana, held by 'Call the dark'." in reply.body
     game = games.get_game(gid)
     (action,) = game.actions_of("balrog")
-    assert magic.pool_of(game.state, action.id)["channelled"] == {"D": 3} and game.state.powers["balrog"].mana == {}
+    assert magic.pool_of(game.state, action.id)["channelled"] == {"D": 3} and sheet_of(game, "balrog")["mana"] == {}
 
 
 def test_p_ex_12_a_setup_line_proposes_goals_with_a_threshold_and_a_reward_a_side():
@@ -174,7 +175,7 @@ def test_p_asset_8_a_secret_is_shared_by_mail():
     reply = _mail(games, gid, token, "share secret The Balrog's true name with Balrog")
     assert reply.accepted, reply.body
     assert "Shared the secret The Balrog's true name with Balrog" in reply.body
-    assert "balrog" in games.get_game(gid).state.assets["true-name"].holders
+    assert "balrog" in asset_of(games.get_game(gid), "true-name")["holders"]
     _refused(games, gid, token, "share secret The Balrog's true name with Balrog", "P-ASSET-8")  # known already
 
 
@@ -202,7 +203,7 @@ def test_p_res_1_prepared_reaction_spends_a_scheme_named_by_mail():
     _refused(games, gid, token, "reaction extra prepared_reaction", "P-RES-1")
     reply = _mail(games, gid, token, "reaction extra prepared_reaction scheme Beacons of warning")
     assert reply.accepted and "One more reaction this month, through prepared_reaction." in reply.body, reply.body
-    assert games.get_game(gid).state.assets["beacons"].used_up
+    assert asset_of(games.get_game(gid), "beacons")["used_up"]
 
 
 def test_p_res_7_a_reaction_line_carries_its_pool_and_a_spell_may_be_temporary():
@@ -234,9 +235,9 @@ def test_p_bat_12_the_gm_sets_a_battle_status_by_mail():
     _refused(games, gid, tok["north"], f"status {battle_id} N1 vulnerable 2", None)  # only the GM
     reply = _mail(games, gid, gm, f"status {battle_id} N1 vulnerable 2 for the Hex of Frailty")
     assert reply.accepted, reply.body
-    assert games.get_game(gid).state.armies.armies["n1"]["statuses"] == {"vulnerable": 2}
+    assert army_of(games.get_game(gid), "n1")["statuses"] == {"vulnerable": 2}
     assert _mail(games, gid, gm, f"status {battle_id} n1 vulnerable 0").accepted
-    assert games.get_game(gid).state.armies.armies["n1"]["statuses"] == {}
+    assert army_of(games.get_game(gid), "n1")["statuses"] == {}
 
 
 def test_gm_11_an_offer_line_carries_the_ambitions_reward_and_compensation():

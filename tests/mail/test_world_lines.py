@@ -12,6 +12,7 @@ from application.service import Caller
 from domain.powers import development as dev
 from domain.powers import world
 from domain.powers.mail import parse_turn
+from tests.domain.helpers import step_of
 from tests.domain.world_helpers import HEXES
 from tests.mail.test_feature_lines import _mail, _refused
 
@@ -50,7 +51,7 @@ def _influence(games: PowersGames, gid: str, pid: str) -> dict[str, int]:
 def test_influence_is_shifted_by_mail_during_tidings():
     games, gid, seats = _table(steps=1)
     pid, token = seats["rangers"]
-    assert games.get_game(gid).state.step == "tidings"
+    assert step_of(games.get_game(gid)) == "tidings"
     _refused(games, gid, token, "influence shift 0,0 to 2,0", "P-INFL-3")  # not a neighbour
     reply = _mail(games, gid, token, "influence shift 0,0 to 1,0, 0,0 to -1,0")
     assert reply.accepted, reply.body

@@ -8,6 +8,7 @@ import re
 
 from playwright.sync_api import expect
 
+from tests.domain.helpers import seen, step_of
 from tests.web.test_browser_month import browser, pytestmark, server, shot  # noqa: F401  (fixtures)
 
 
@@ -130,7 +131,7 @@ def test_destructive_actions_ask_first_without_javascript_and_a_rollback_is_anno
     base, app = server
     games = app.state.games
     gid, gm_token, tokens = rich_game(app)
-    step = lambda: games.get_game(gid, for_update=False).state.step  # noqa: E731
+    step = lambda: step_of(games.get_game(gid, for_update=False))  # noqa: E731
     gm = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900}).new_page()
     gm.goto(f"{base}/signin/{gid}/{gm_token}")
     gondor = browser.new_context(java_script_enabled=False, viewport={"width": 360, "height": 800}).new_page()
@@ -159,7 +160,7 @@ def test_destructive_actions_ask_first_without_javascript_and_a_rollback_is_anno
     gm.goto(f"{base}/play/{gid}")
     assert step() == "battle"
     gm.get_by_role("button", name="End the month").click()
-    assert step() == "planning" and games.get_game(gid, for_update=False).state.month == 2
+    assert step() == "planning" and seen(games.get_game(gid, for_update=False))["game"]["month"] == 2
 
     gm.get_by_role("link", name="History").click()  # the console's tabs (issue 17): rollback is under History
     rb = gm.locator("#rb-phase")
@@ -175,10 +176,10 @@ def test_destructive_actions_ask_first_without_javascript_and_a_rollback_is_anno
     gm.locator("#rb-reason").fill("Gondor's beacon was lost in the post")
     gm.get_by_role("button", name="Roll back", exact=True).click()
     assert "Roll the game back to the start of Season 1, month 1: Planning?" in gm.content()
-    assert games.get_game(gid, for_update=False).state.month == 2  # nothing yet
+    assert seen(games.get_game(gid, for_update=False))["game"]["month"] == 2  # nothing yet
     shot(gm, "play17-07-confirm-rollback")
     gm.get_by_role("button", name="Yes, roll back").click()
-    assert games.get_game(gid, for_update=False).state.month == 1 and step() == "planning"
+    assert seen(games.get_game(gid, for_update=False))["game"]["month"] == 1 and step() == "planning"
     for pid in tokens:
         page = signed_in(browser, base, gid, tokens[pid], width=360)
         banner = page.locator("#rolled-back")
@@ -201,11 +202,11 @@ def test_an_earlier_phase_shows_how_it_ended_and_began_without_a_countdown(serve
     gid, gm_token, tokens = rich_game(app)
     games.submit_action(gid, "gondor", "gondor", title="Light the beacons", slot="public", roll=False)
     for _ in range(3):  # close Planning, resolve, end the month: month 2 Planning
-        if games.get_game(gid, for_update=False).state.step == "resolution":
+        if step_of(games.get_game(gid, for_update=False)) == "resolution":
             games.resolve(gid, "gm", "The beacons are lit")
         else:
             games.advance(gid, "gm")
-    assert games.get_game(gid, for_update=False).state.month == 2
+    assert seen(games.get_game(gid, for_update=False))["game"]["month"] == 2
     gondor = signed_in(browser, base, gid, tokens["gondor"])
     assert gondor.locator("time[data-countdown]").count() == 1  # now: month 2's deadline, counting down
     options = gondor.locator("#phase option").all_inner_texts()
@@ -379,7 +380,7 @@ def test_results_read_in_words_and_the_resolution_is_on_every_board(server, brow
         [{"asset_id": might["gondor"]}, {"asset_id": sure["gondor"], "mode": "assured"}],
         0,
     )
-    assert games.get_game(gid, for_update=False).state.step == "battle"
+    assert step_of(games.get_game(gid, for_update=False)) == "battle"
     for pid, token in [*tokens.items(), ("gm", gm_token)]:
         page = signed_in(browser, base, gid, token, width=360)
         assert "The beacons are lit! Rohan answers." in page.locator("#announcement").inner_text(), pid

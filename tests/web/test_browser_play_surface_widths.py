@@ -44,6 +44,7 @@ import re
 import pytest
 
 import tests.web.test_browser_axe as axe_states
+from tests.domain.helpers import step_of
 from tests.web.axe import AXE, violations
 from tests.web.test_browser_axe import WIDTHS, check
 from tests.web.test_browser_month import shot
@@ -175,7 +176,7 @@ def test_what_was_seen_states_no_other_test_showed_at_both_widths_with_axe(serve
     assert "Battle begins when the resistance window closes" in gm.content()
     check(gm, f"w17-{scheme}-console-window-open", found)
     games.declare_reaction(gid, "gondor", "gondor", gandalf_action, [{"asset_id": might["gondor"]}], 0)
-    assert games.get_game(gid, for_update=False).state.step == "battle"
+    assert step_of(games.get_game(gid, for_update=False)) == "battle"
     rangers.goto(f"{base}/play/{gid}")
     done = rangers.locator("#actions article", has_text="Keep watch").locator("p.result")
     assert done.inner_text().startswith("Result: Done (no difficulty was set)")

@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from projections.settings import Settings
+from tests.domain.helpers import step_of
 from tests.integration.helpers import close_app
 
 
@@ -66,5 +67,5 @@ def test_destructive_forms_do_nothing_until_confirmed(tmp_path):
     r = client.post(
         f"/play/{gid}/rollback", data={**posts["rollback"], "csrf": csrf, "confirm": "yes"}, follow_redirects=False
     )
-    assert r.status_code == 303 and games.get_game(gid, for_update=False).state.step == "tidings"
+    assert r.status_code == 303 and step_of(games.get_game(gid, for_update=False)) == "tidings"
     close_app(app)

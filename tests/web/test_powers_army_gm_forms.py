@@ -16,6 +16,7 @@ from application.service import Caller
 from domain.errors import DomainError
 from domain.powers import armies, world
 from projections.settings import Settings
+from tests.domain.helpers import army_of
 from tests.domain.test_conformance_catalogue_world import FINGER_BLOCK
 from tests.domain.world_helpers import HEXES
 from tests.integration.helpers import close_app
@@ -175,4 +176,4 @@ def test_p_sup_3_an_unsupported_army_deserts_from_the_console(table):
     games.advance(gid, "gm")  # its end: the support beyond the limit is unpaid
     html = seats["gm"].post("desert-army", army_id="host", to=ids["cult"], reason="unsupported")
     assert "The army deserted." in html, errors(html, "gm-armies")
-    assert games.get_game(gid).state.armies.armies["host"]["controller"] == ids["cult"]
+    assert army_of(games.get_game(gid), "host")["controller"] == ids["cult"]

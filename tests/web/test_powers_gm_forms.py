@@ -17,6 +17,7 @@ from domain.errors import DomainError
 from domain.powers import commands as pc
 from domain.powers import world
 from projections.settings import Settings
+from tests.domain.helpers import sheet_of
 from tests.domain.world_helpers import HEXES
 from tests.integration.helpers import close_app
 from tests.web.test_powers_feature_forms import Seat, errors
@@ -161,10 +162,10 @@ def test_p_infl_4_a_mercurial_conspiracy_swaps_influence_from_its_board(table):
     assert errors(html, "world") == [("the Mercurial swap happens during Tidings", "P-INFL-4")]
     games.run(Caller.of("gm"), gid, pc.SetInfluence(cult, "2,0", 5))
     games.advance(gid, "gm")  # Tidings: the outpost is raised to 3
-    assert games.get_game(gid).state.powers[cult].influence == {"1,1": 3, "2,0": 5}
+    assert sheet_of(games.get_game(gid), cult)["influence"] == {"1,1": 3, "2,0": 5}
     html = seats["cult"].post("mercurial-swap", a="1,1", b="2,0")
     assert "Influence swapped (Mercurial)." in html
-    assert games.get_game(gid).state.powers[cult].influence == {"1,1": 5, "2,0": 1}
+    assert sheet_of(games.get_game(gid), cult)["influence"] == {"1,1": 5, "2,0": 1}
     html = seats["city"].post("mercurial-swap", a="1,1", b="2,0")
     assert errors(html, "world")[0][1] == "P-INFL-4"
 
@@ -196,7 +197,7 @@ def test_p_infl_5_the_gm_records_mechanisms_and_generates_influence_from_the_con
     assert errors(html, "gm-map") == [("ranks: whole numbers separated by spaces, e.g. '2 3'", "")]
     html = seats["gm"].post("generate-influence", power_id=cult, mechanism=mechanism, hex_id="2,0", ranks="2")
     assert "Influence generated." in html
-    assert games.get_game(gid).state.powers[cult].influence["2,0"] == 2
+    assert sheet_of(games.get_game(gid), cult)["influence"]["2,0"] == 2
     html = seats["gm"].post("generate-influence", power_id=cult, mechanism=mechanism, hex_id="2,0", ranks="2")
     assert errors(html, "gm-map") == [("emissaries fires once a season, and it has", "P-INFL-5")]
 

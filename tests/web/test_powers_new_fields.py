@@ -19,6 +19,7 @@ from domain.powers import development as dev
 from domain.powers import magic, world
 from projections.settings import Settings
 from tests.domain.battle_helpers import HEX, Field, sturdy
+from tests.domain.helpers import army_of, asset_of, sheet_of
 from tests.domain.world_helpers import HEXES
 from tests.integration.helpers import close_app
 from tests.web.test_battle_page import at_battle
@@ -108,7 +109,7 @@ def test_p_amb_37_a_favors_mana_is_spent_during_an_action_from_the_board(table):
     assert "Favor spent." in html
     game = games.get_game(gid)
     assert magic.pool_of(game.state, action.id)["channelled"] == {"D": 3}
-    assert game.state.powers[me].mana == {}
+    assert sheet_of(game, me)["mana"] == {}
 
 
 @pytest.fixture
@@ -241,7 +242,7 @@ def test_p_bat_12_the_gm_sets_a_battle_status_from_the_battle_page(fight):
         "battle-status", battle_id="b1", army_id="n1", status="Vulnerable", stacks="2", reason="Hex"
     )
     assert "Status set." in html
-    assert games.get_game(gid).state.armies.armies["n1"]["statuses"] == {"vulnerable": 2}
+    assert army_of(games.get_game(gid), "n1")["statuses"] == {"vulnerable": 2}
 
 
 def test_gm_11_an_ambition_offered_from_the_console_compensates_its_taking(table):
@@ -329,7 +330,7 @@ def test_p_asset_8_a_secret_is_shared_from_the_board(table):
     assert f'action="/play/{gid}/share-secret"' in seats[me].page()
     html = seats[me].post("share-secret", asset_id="true-name", to=other)
     assert "Secret shared: they know it for good." in html
-    assert other in games.get_game(gid).state.assets["true-name"].holders
+    assert other in asset_of(games.get_game(gid), "true-name")["holders"]
     before = _version(games, gid)
     html = seats[me].post("share-secret", asset_id="true-name", to=other)
     assert errors(html, "catalogue")[0][1] == "P-ASSET-8" and _version(games, gid) == before
