@@ -12,6 +12,7 @@ from __future__ import annotations
 import http.cookiejar
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -43,6 +44,12 @@ PAGES: dict[str, tuple[str, str]] = {  # (in the GM's console, in a seat's board
 }
 
 
+def left_out(folder: str, names: list[str]) -> list[str]:
+    """What of a folder is not the source: builds, caches, the venv, and at the top the service's data."""
+    top = {"data", "test-output", "node_modules"} if Path(folder) == ROOT else set()
+    return [n for n in names if n[0] == "." or n in {"build", "__pycache__", *top} or n.endswith(".egg-info")]
+
+
 def run(argv: list[str], cwd: Path, env: dict[str, str]) -> str:
     done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, (argv, done.stdout[-2000:], done.stderr[-4000:])
@@ -54,8 +61,12 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh virtual environment with the two wheels installed; its python."""
     tmp = tmp_path_factory.mktemp("wheel")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    # Built from a copy: setuptools builds in the project's folder, and a build/ left there by an earlier build
+    # would carry files the source no longer has into this one.
+    source = tmp / "source"
+    shutil.copytree(ROOT, source, ignore=left_out)
     wheels = tmp / "wheels"
-    for project in (ROOT, FAKE):  # the build's own copy of setuptools comes from pip's cache and find-links
+    for project in (source, source / FAKE.relative_to(ROOT)):  # setuptools for the build: pip's cache, find-links
         run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(project)], tmp, env)
     venv = tmp / "venv"
     run([sys.executable, "-m", "venv", str(venv)], tmp, env)
