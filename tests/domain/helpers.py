@@ -120,3 +120,11 @@ def question_of(g: Game, question_id: str) -> dict:
     sheets = seen(g)["development"]["sheets"].values()
     (q,) = [q for s in sheets for q in s["questions"] if q["question_id"] == question_id]
     return q
+
+
+def resolved_of(g: Game, action_id: str) -> dict:
+    """A resolved action as the GM sees it, its result's figures (successes, resisted, net, success, excess) at the
+    top; refused (an AssertionError) while the action is not resolved."""
+    a = action_of(g, action_id)
+    assert a["result"] is not None, f"{action_id} is {a['status']}, not resolved"
+    return {**a, **a["result"]}

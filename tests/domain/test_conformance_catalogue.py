@@ -23,6 +23,7 @@ from tests.domain.helpers import (
     game_in_planning,
     later,
     refused,
+    resolved_of,
     seen,
     sheet_of,
     step_of,
@@ -655,8 +656,8 @@ def test_p_dice_11_a_collaborators_used_up_shared_asset_is_undercut_in_queue_ord
     g.advance(NOW, SEED)
     g.collect_events()
     g.resolve(now=NOW, roller=FixedRoller())
-    build = g.state.actions["Build"]
-    assert (build.successes, build.success) == (2, False)
+    build = resolved_of(g, "Build")
+    assert (build["successes"], build["success"]) == (2, False)
     cut = [e for e in g.collect_events() if type(e).__name__ == "ShareUndercut"]
     assert [(e.action_id, e.audience) for e in cut] == [("Build", ["power:b"])]
 

@@ -97,9 +97,8 @@ def test_p_2_12_commandeer_claims_the_town_and_renounces_all_claims_on_other_tow
     other = {"id": "vale", "hex": "3,0", "population": 2, "wealth": 1, "claims": {"champion": "wiz"}}
     g = world_game(("wiz", "champion", "wizard"), towns=[DEROP, other], assets=[("agent", "wiz", "might", "skill", 3)])
     events = succeed(g, "wiz", "cmd", "commandeer", {"town": "derop"})
-    towns = g.state.world.towns
-    assert towns["derop"]["claims"]["champion"]["power"] == "wiz"
-    assert "champion" not in towns["vale"]["claims"]
+    assert town_of(g, "derop")["claims"]["champion"] == "wiz"
+    assert "champion" not in town_of(g, "vale")["claims"]
     assert [e.audience for e in events if type(e).__name__ in ("ClaimSet", "ClaimLost")] == [["public"], ["public"]]
 
 
@@ -214,8 +213,8 @@ def test_p_2_12_hidden_runes_place_a_rune_asset_in_the_hex_usable_once_there_onl
     events = succeed(g, "circ", "r3", "hidden_runes", {"hex": "1,0", "rank": 2})
     placed = [e for e in events if type(e).__name__ == "RunePlaced"]
     assert [(e.hex, e.rank, e.asset_id, e.audience) for e in placed] == [("1,0", 2, "rune-r3", ["power:circ"])]
-    rune = g.state.assets["rune-r3"]
-    assert (rune.cls, rune.rank, rune.holders, rune.name) == ("rune", 2, ["circ"], "Rune at 1,0")
+    rune = asset_of(g, "rune-r3")
+    assert (rune["cls"], rune["rank"], rune["holders"], rune["name"]) == ("rune", 2, ["circ"], "Rune at 1,0")
     assert g.live_runes("circ") == {"1,0": 2}
     # on the Circle's map and the GM's, never on another power's (P.4: hidden until detected)
     assert map_view(g, "circ")["runes"] == [{"power": "circ", "hex": "1,0", "rank": 2}]
@@ -344,8 +343,8 @@ def test_p_2_12_sacrificial_summoning_converts_the_army_into_a_finger_army_of_th
     )
     assert action_of(g, "sac")["difficulty"] == 3  # 5 units - rank 2, from the map
     resolve_month(g)
-    assert "thralls" not in g.state.armies.armies
-    army = g.state.armies.armies["fingers-sac"]
+    assert "thralls" not in [a["army_id"] for a in seen(g)["armies"]["armies"]]
+    army = army_of(g, "fingers-sac")
     assert (army["hex"], len(army["units"]), army["controller"]) == ("3,0", 5, "cult")
 
 

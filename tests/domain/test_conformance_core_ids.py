@@ -5,7 +5,19 @@ from __future__ import annotations
 
 from domain.dice import FixedRoller
 from domain.powers.game import Game
-from tests.domain.helpers import NOW, SEED, action_of, game_in_planning, later, refused, seen, sheet_of, step_of, submit
+from tests.domain.helpers import (
+    NOW,
+    SEED,
+    action_of,
+    game_in_planning,
+    later,
+    refused,
+    resolved_of,
+    seen,
+    sheet_of,
+    step_of,
+    submit,
+)
 from tests.domain.world_helpers import to_next_season, world_game
 
 
@@ -37,8 +49,14 @@ def test_p_dice_1_no_difficulty_listed_is_difficulty_0_and_resolves_at_once_with
     submit(g, "a", "A1", [], slot="public", assets=[])
     assert action_of(g, "A1")["difficulty"] is None
     _resolve(g)
-    a1 = g.state.actions["A1"]
-    assert (a1.status, a1.difficulty or 0, a1.successes, a1.success, a1.excess) == ("resolved", 0, 0, True, 0)
+    a1 = resolved_of(g, "A1")
+    assert (
+        a1["status"],
+        a1["difficulty"] or 0,
+        a1["successes"],
+        a1["success"],
+        a1["excess"],
+    ) == ("resolved", 0, 0, True, 0)
     assert step_of(g) == "battle"  # nothing to resist: the window closed at once
 
 
@@ -60,11 +78,18 @@ def test_p_dice_1_a_resistible_action_is_a_challenge_even_at_difficulty_0():
         convert=0,
     )
     _resolve(g)
-    a1 = g.state.actions["A1"]
-    assert a1.status == "provisional" and a1.success is None  # waits for the resistance step
+    a1 = action_of(g, "A1")
+    assert a1["status"] == "provisional" and a1["result"] is None  # waits for the resistance step
     assert step_of(g) == "resistance"
     g.declare_reaction("b", "rb", "A1", now=later(1), roller=FixedRoller([5, 1, 1]), assets=[{"asset_id": "b-might"}])
-    assert (a1.successes, a1.resisted, a1.net, a1.success, a1.excess) == (2, 1, 1, True, 1)
+    a1 = resolved_of(g, "A1")
+    assert (
+        a1["successes"],
+        a1["resisted"],
+        a1["net"],
+        a1["success"],
+        a1["excess"],
+    ) == (2, 1, 1, True, 1)
 
 
 def test_p_dice_1_a_difficulty_outside_0_to_50_is_refused_and_records_nothing():
@@ -93,7 +118,8 @@ def test_p_dice_4_successes_equal_to_the_difficulty_succeed_with_no_excess_and_o
             convert=0,
         )
     _resolve(g)
-    got = {k: (a.successes, a.success, a.excess) for k, a in g.state.actions.items()}
+    results = {a["action_id"]: a["result"] for a in seen(g)["actions"]}
+    got = {k: (r["successes"], r["success"], r["excess"]) for k, r in results.items()}
     assert got == {"exact": (2, True, 0), "short": (1, False, 0), "over": (3, True, 1)}
 
 
@@ -116,8 +142,14 @@ def test_p_dice_4_a_resisted_action_is_judged_on_net_successes():
     _resolve(g)
     g.collect_events()
     g.declare_reaction("b", "rb", "A1", now=later(1), roller=FixedRoller([6, 5, 1]), assets=[{"asset_id": "b-might"}])
-    a1 = g.state.actions["A1"]
-    assert (a1.successes, a1.resisted, a1.net, a1.success, a1.excess) == (3, 2, 1, False, 0)
+    a1 = resolved_of(g, "A1")
+    assert (
+        a1["successes"],
+        a1["resisted"],
+        a1["net"],
+        a1["success"],
+        a1["excess"],
+    ) == (3, 2, 1, False, 0)
     [resolved] = _resolved(g.collect_events(), "A1")
     assert (resolved.net, resolved.difficulty, resolved.success, resolved.excess) == (1, 2, False, 0)
 

@@ -12,7 +12,19 @@ from domain.errors import DomainError, NotFound
 from domain.powers import magic_rules as mr
 from domain.powers.game import Game
 from domain.powers.views import board_view
-from tests.domain.helpers import NOW, SEED, action_of, game_in_planning, later, refused, seen, sheet_of, step_of, submit
+from tests.domain.helpers import (
+    NOW,
+    SEED,
+    action_of,
+    game_in_planning,
+    later,
+    refused,
+    resolved_of,
+    seen,
+    sheet_of,
+    step_of,
+    submit,
+)
 from tests.domain.world_helpers import act, to_next_season, world_game
 
 
@@ -703,7 +715,7 @@ def test_p_res_6_a_resister_with_half_the_difficulty_is_protected_and_the_ritual
     """P-RES-6 "A resister is protected if S_resist >= ceil(difficulty/2) ... " (P-AMB-8: protection applies
     only to that resister; the ritual still resolves on its own successes, no subtraction)."""
     g = _resisted_ritual([6, 5])
-    a = action_of(g, "R")
+    a = resolved_of(g, "R")
     result = a["result"]
     assert (a["status"], result["successes"], result["net"], result["resisted"], result["success"]) == (
         "resolved",

@@ -7,7 +7,17 @@ import pytest
 from domain.dice import FixedRoller
 from domain.errors import RuleViolation
 from domain.powers.views import board_view
-from tests.domain.helpers import NOW, SEED, game_in_planning, later, seen, sheet_of, step_of, submit
+from tests.domain.helpers import (
+    NOW,
+    SEED,
+    game_in_planning,
+    later,
+    resolved_of,
+    seen,
+    sheet_of,
+    step_of,
+    submit,
+)
 
 
 def test_p_ex_1_rangers_negotiate_with_elrond_full_success_with_one_consequence():
@@ -266,8 +276,13 @@ def test_p_ex_16_one_reaction_a_month_and_the_window_closes_at_its_deadline():
     assert (early.value.rule, early.value.field) == ("P-RES-2", "window_id")
     assert g.close_window("s1m1-resistance", now=later(24)) is True
     assert g.close_window("s1m1-resistance", now=later(24)) is False  # idempotent
-    a1 = g.state.actions["A1"]
-    assert (a1.successes, a1.resisted, a1.net, a1.success) == (2, 1, 1, True)
+    a1 = resolved_of(g, "A1")
+    assert (a1["successes"], a1["resisted"], a1["net"], a1["success"]) == (
+        2,
+        1,
+        1,
+        True,
+    )
     with pytest.raises(RuleViolation) as late:
         g.declare_reaction("c", "rc", "A1", now=later(25), roller=FixedRoller([6, 6]), assets=[{"asset_id": "c-might"}])
     assert late.value.rule == "P-RES-2"

@@ -10,7 +10,19 @@ from hypothesis import strategies as st
 from domain.dice import FixedRoller, SeededRoller, commitment, derive_permutation, seal_difficulty
 from domain.powers import rules
 from domain.powers.game import Game
-from tests.domain.helpers import NOW, SEED, action_of, game_in_planning, later, refused, seen, sheet_of, step_of, submit
+from tests.domain.helpers import (
+    NOW,
+    SEED,
+    action_of,
+    game_in_planning,
+    later,
+    refused,
+    resolved_of,
+    seen,
+    sheet_of,
+    step_of,
+    submit,
+)
 
 
 def names(events) -> list[str]:
@@ -222,8 +234,8 @@ def test_p_dice_10_discarding_after_accepting_a_consequence_undoes_its_lost_acti
     assert (ov.debt_next_month, ov.statuses) == (2, {"Restless": 2})
     g.discard_action("a1", now=NOW)
     assert (ov.debt_next_month, ov.statuses) == (0, {})
-    assert [c.status for c in g.state.actions["a1"].consequences] == ["undone"]
-    assert [x["text"] for x in g.state.powers["spy"].grants] == ["the Overlord is sending scouts"]
+    assert [c["status"] for c in action_of(g, "a1")["consequence_offers"]] == ["undone"]
+    assert [x["text"] for x in sheet_of(g, "spy")["learned"]] == ["the Overlord is sending scouts"]
     to_next_month(g)
     for k in range(4):  # all four slots next month: nothing was lost
         submit(g, "ov", f"m2-{k}", [], slot="public" if k < 2 else "private")
@@ -266,8 +278,8 @@ def test_gm_2_a_sealed_difficulty_cannot_be_replaced_after_the_roll(sealed):
     g.resolve(now=NOW, roller=FixedRoller())
     revealed = [e for e in g.collect_events() if type(e).__name__ == "DifficultyRevealed"]
     assert [(e.value, e.commitment) for e in revealed] == [(5, seal_difficulty(5, "k" * 16))]
-    a = g.state.actions["a1"]
-    assert (a.difficulty, a.successes, a.success) == (5, 2, False)
+    a = resolved_of(g, "a1")
+    assert (a["difficulty"], a["successes"], a["success"]) == (5, 2, False)
 
 
 def test_gm_2_before_the_roll_the_gm_may_still_change_a_sealed_difficulty():
@@ -275,7 +287,7 @@ def test_gm_2_before_the_roll_the_gm_may_still_change_a_sealed_difficulty():
     submit(g, "c", "a1", roll=False)
     g.set_difficulty("a1", 5, sealed=True, nonce="k" * 16)
     g.set_difficulty("a1", 2)  # no dice seen yet: nothing to adjust to
-    assert (action_of(g, "a1")["difficulty"], g.state.actions["a1"].sealed) == (2, None)
+    assert (action_of(g, "a1")["difficulty"], action_of(g, "a1")["difficulty_commitment"]) == (2, None)
 
 
 # ---------------------------------------------------------------- P-AMB-5: conversions go where they count
@@ -308,7 +320,7 @@ def test_p_amb_5_in_rank_mode_converting_a_critical_assets_die_is_refused():
     err = refused(g, lambda: g.lock_conversions("a1", now=NOW, convert=2), "P-AMB-5")
     assert err.message.startswith("you rolled 2 3s and 4s, so you can convert at most 1")
     g.lock_conversions("a1", now=NOW, convert=1)
-    assert g.tally(g.state.actions["a1"]).successes == 7
+    assert action_of(g, "a1")["successes"] == 7
 
 
 def test_p_amb_5_in_rolled_mode_a_conversion_still_goes_to_the_critical_asset_first():
@@ -391,8 +403,8 @@ def test_p_ex_8_delian_tomb_delve_and_one_other_skill_clear_floor_1():
     )
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
-    a = g.state.actions["floor1"]
-    assert (a.successes, a.difficulty, a.success, a.excess) == (3, 3, True, 0)
+    a = resolved_of(g, "floor1")
+    assert (a["successes"], a["difficulty"], a["success"], a["excess"]) == (3, 3, True, 0)
 
 
 def test_p_ex_8_delian_tomb_a_third_skill_is_refused():

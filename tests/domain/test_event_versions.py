@@ -134,7 +134,7 @@ def test_a_rollback_records_the_target_version_and_what_carries_over_not_a_whole
     # What carries over did carry over, and the superseded action did not.
     assert seen(g)["actions"] == [] and seen(g)["game"]["rollbacks"] == 1
     assert "beta" in asset_of(g, "sec")["holders"] and sheet_of(g, "beta")["timezone"] == "Asia/Tokyo"
-    assert [x["text"] for x in g.state.powers["beta"].grants] == ["GRANT-THAT-SURVIVES"]
+    assert [x["text"] for x in sheet_of(g, "beta")["learned"]] == ["GRANT-THAT-SURVIVES"]
 
 
 def test_a_replay_re_folds_the_target_version_and_equals_the_live_game():

@@ -16,6 +16,7 @@ from tests.domain.helpers import (
     game_in_planning,
     later,
     refused,
+    resolved_of,
     seen,
     sheet_of,
     step_of,
@@ -126,7 +127,7 @@ def test_p_dice_6_an_asset_that_is_not_assured_cannot_be_used_assured():
 def test_p_dice_9_a_novel_asset_is_assured_on_first_use_only():
     g = game_in_planning(("c", "conspiracy", "circle"), assets=[("i", "c", "New trick", "item", 2, {"novel": True})])
     submit(g, "c", "a1", [], assets=[{"asset_id": "i", "mode": "assured"}], convert=0)
-    assert g.tally(g.state.actions["a1"]).successes == 2
+    assert action_of(g, "a1")["successes"] == 2
     refused(g, lambda: submit(g, "c", "a2", [], assets=[{"asset_id": "i", "mode": "assured"}]), "P-DICE-6")
 
 
@@ -145,7 +146,7 @@ def test_p_dice_7_critical_triples_the_assets_rolled_successes_not_its_consequen
 def test_p_asset_2_an_extra_action_is_a_rank_one_assured_asset_and_spends_a_slot():
     g = game_in_planning(("c", "conspiracy", "circle"))
     submit(g, "c", "a1", [], extra_actions=1, convert=0)
-    assert g.tally(g.state.actions["a1"]).successes == 1
+    assert action_of(g, "a1")["successes"] == 1
     assert g.slots_used("c") == (0, 2)
     refused(g, lambda: submit(g, "c", "a2", [], extra_actions=2), "P-AMB-30")
 
@@ -213,7 +214,7 @@ def test_an_unlocked_roll_locks_with_no_conversions_when_planning_closes():
     g = game_in_planning(("c", "conspiracy", "circle"), assets=[("s", "c", "lore", "skill", 2)])
     submit(g, "c", "a1", [3, 4], assets=[{"asset_id": "s"}])
     g.advance(NOW, SEED)
-    assert g.state.actions["a1"].pool.locked and g.tally(g.state.actions["a1"]).consequences == 0
+    assert g.state.actions["a1"].pool.locked and action_of(g, "a1")["consequences"] == 0
 
 
 def test_actions_are_refused_outside_planning_and_after_its_deadline():
@@ -275,8 +276,8 @@ def test_p_amb_7_several_resisters_are_summed():
     g.resolve(now=NOW, roller=FixedRoller())
     g.declare_reaction("b", "rb", "A1", now=NOW, roller=FixedRoller([6]), assets=[{"asset_id": "b-s"}])
     g.declare_reaction("c", "rc", "A1", now=NOW, roller=FixedRoller([5]), assets=[{"asset_id": "c-s"}])
-    a = action_of(g, "A1")
-    assert (a["result"]["net"], a["result"]["success"], a["result"]["excess"], step_of(g)) == (2, True, 0, "battle")
+    a = resolved_of(g, "A1")
+    assert (a["net"], a["success"], a["excess"], step_of(g)) == (2, True, 0, "battle")
 
 
 def test_the_calendar_runs_tidings_months_cleanup_and_the_next_season():

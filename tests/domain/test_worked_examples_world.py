@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from domain.powers import world_rules as wr
 from domain.powers.world import map_view
-from tests.domain.helpers import NOW, SEED, action_of, refused, sheet_of, step_of
+from tests.domain.helpers import NOW, SEED, action_of, refused, resolved_of, sheet_of, step_of
 from tests.domain.world_helpers import act, resolve_month, to_next_season, world_game
 
 TOMB = {
@@ -62,8 +62,8 @@ def test_p_ex_8_delian_tomb_floors_are_revealed_one_by_one_to_the_delver_only():
     assert action_of(g, "f1")["difficulty"] == 3
     g.collect_events()
     resolve_month(g)
-    a = g.state.actions["f1"]
-    assert (a.successes, a.success) == (3, True)
+    a = resolved_of(g, "f1")
+    assert (a["successes"], a["success"]) == (3, True)
     cleared = [e for e in g.collect_events() if type(e).__name__ == "FloorCleared"]
     assert [(e.floor, e.next_floor["difficulty"], e.audience) for e in cleared] == [(1, 5, ["power:delver"])]
     delver = next(f for f in map_view(g, "delver")["features"] if f["id"] == "tomb")

@@ -18,6 +18,7 @@ from eventsourcing.persistence import StoredEvent
 
 from api.compose import build_games
 from domain.ids import GM
+from tests.domain.helpers import sheet_of
 from tests.fixtures.make_events_fixture import facts
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "events_2026_11" / "games.json"
@@ -130,7 +131,7 @@ def test_a_recorded_game_goes_on_and_rolls_back_again(loaded):
     now = loaded.get_game(gid)
     assert _events_only(loaded).get(key).state == now.state == loaded.repository.get(key).state
     assert now.state.rollbacks == 3 and now.state.step == "planning"
-    assert any(g["text"] == "AFTER-LOADING" for g in now.state.powers[p["wiz"]].grants)
+    assert any(g["text"] == "AFTER-LOADING" for g in sheet_of(now, p["wiz"])["learned"])
     for viewer in ["gm", *p.values()]:
         assert now.state.sequence_for(viewer) == len(loaded.visible_events(gid, viewer, limit=100_000))
     restored = [r for r in loaded.recorder.select_events(key) if r.topic.endswith(".StateRestored")]
