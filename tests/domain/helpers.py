@@ -128,3 +128,10 @@ def resolved_of(g: Game, action_id: str) -> dict:
     a = action_of(g, action_id)
     assert a["result"] is not None, f"{action_id} is {a['status']}, not resolved"
     return {**a, **a["result"]}
+
+
+def trade_of(g: Game, trade_id: str) -> dict:
+    """A trade as the GM sees it on the development sheets of its two sides."""
+    sheets = seen(g)["development"]["sheets"].values()
+    (t, *_) = [t for s in sheets for t in s["trades"] if t["trade_id"] == trade_id]
+    return t

@@ -92,7 +92,7 @@ def test_p_amb_1_a_battle_is_played_through_seven_rounds_with_a_window_per_step(
     assert "n3" in b["armies"] and b["armies"]["n3"]["where"] in ("deployed", "retreated")
     assert army_of(g, "n3")["hex"] == HEX and g.state.armies.armies["n3"]["mustered"]
     # every battle window is closed; the month may end
-    assert all(w.closed for w in g.state.windows.values() if w.kind == "battle")
+    assert all(w["closed"] for w in seen(g)["windows"] if w["kind"] == "battle")
     g.advance(NOW, SEED)
 
 
@@ -118,7 +118,7 @@ def test_p_bat_13_after_the_battle_experience_and_fees():
     assert res["experience_rank"] == len(res["lost"])  # P-AMB-40: the armies of every side that lost units
     assert ("ExperienceGained" in ended) == (res["experience_rank"] > 0 and bool(res["survivors"]))
     for aid in res["destroyed"]:
-        assert aid not in g.state.armies.armies
+        assert aid not in [a["army_id"] for a in seen(g)["armies"]["armies"]]
 
 
 def test_p_amb_1_the_campaign_option_lets_only_the_gm_declare():

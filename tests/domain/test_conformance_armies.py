@@ -9,7 +9,7 @@ from domain.powers import army_types as at
 from domain.powers.armies import armies_view
 from domain.powers.game import Game
 from domain.powers.views import board_view
-from tests.domain.helpers import NOW, SEED, action_of, asset_of, refused, step_of, town_of
+from tests.domain.helpers import NOW, SEED, action_of, asset_of, refused, seen, step_of, town_of
 from tests.domain.world_helpers import act, names, resolve_month, to_next_season, world_game
 
 # A row of plains 0,0 .. 4,0 (a road on 3,0), mountains at 0,1, forest at 1,1.
@@ -252,7 +252,7 @@ def test_p_army_7_gather_cowards():
     g.collect_events()
     g.state.armies.armies["guard"]["units"] = [{"wounds": 0, "routed": True} for _ in range(4)]  # the battle's rout
     g.record_dispersal("guard")
-    assert "guard" not in g.state.armies.armies
+    assert "guard" not in [a["army_id"] for a in seen(g)["armies"]["armies"]]
     command = "guard.cowards1"
     assert asset_of(g, command)["rank"] == 3
     # The former command serves only the Gather Cowards of that army.
@@ -399,7 +399,7 @@ def test_p_sup_1_paying_for_units_beyond_the_limit_at_tidings():
     g2.collect_events()
     g2.advance(NOW, SEED)
     assert "SupportUnpaid" in names(g2.collect_events())
-    assert g2.state.armies.support["city"]["due"] == 3
+    assert seen(g2)["armies"]["support"]["city"]["settled"]["due"] == 3
     g2.desert_army("guard", None, "unsupported")  # the GM rules what follows: here, the army leaves
     assert g2.army("guard")["controller"] is None
 

@@ -133,7 +133,7 @@ def test_p_mag_2_rise_fingers_costs_FW():
     resolve_month(g)
     assert spent(g.collect_events()) == [("rise", "FW", {"F": 1, "W": 1}, ["power:cult"])]
     assert sheet_of(g, "cult")["mana"] == {"F": 1}
-    assert "fingers-rise" in g.state.armies.armies
+    assert "fingers-rise" in [a["army_id"] for a in seen(g)["armies"]["armies"]]
 
 
 def test_p_mag_2_sacrificial_summoning_costs_FW():

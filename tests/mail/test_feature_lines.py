@@ -12,7 +12,7 @@ from application.service import Caller
 from domain.powers import development as dev
 from domain.powers import magic as m
 from domain.powers.mail import parse_turn
-from tests.domain.helpers import sheet_of
+from tests.domain.helpers import ambition_of, question_of, seen, sheet_of, trade_of
 
 _ids = itertools.count()
 
@@ -85,7 +85,7 @@ def test_a_trade_is_offered_and_accepted_by_mail():
     reply = _mail(games, gid, g_token, "trade offer Rangers give 2 coin for 1 favor note for the map")
     assert reply.accepted and "you give 2 coin, for 1 favor." in reply.body, reply.body
     trade = reply.body.split("Offered trade ")[1].split()[0]
-    assert games.get_game(gid).state.development.trades[trade].note == "for the map"
+    assert trade_of(games.get_game(gid), trade)["note"] == "for the map"
     assert _wallet(games, gid, gondor)["coin"] == 5  # nothing moves before the other side accepts
     reply = _mail(games, gid, r_token, f"trade accept {trade}")
     assert reply.accepted and f"Accepted trade {trade}." in reply.body
@@ -102,8 +102,8 @@ def test_a_trade_of_respect_is_refused_by_mail_and_an_offer_is_withdrawn_or_decl
     second = _mail(games, gid, g_token, "trade offer Rangers for 1 coin").body.split("Offered trade ")[1].split()[0]
     assert f"Withdrew trade {first}." in _mail(games, gid, g_token, f"trade withdraw {first}").body
     assert f"Declined trade {second}." in _mail(games, gid, r_token, f"trade decline {second}").body
-    trades = games.get_game(gid).state.development.trades
-    assert (trades[first].status, trades[second].status) == ("withdrawn", "declined")
+    game = games.get_game(gid)
+    assert (trade_of(game, first)["status"], trade_of(game, second)["status"]) == ("withdrawn", "declined")
 
 
 def test_a_favor_and_an_insight_are_spent_by_mail():
@@ -117,8 +117,8 @@ def test_a_favor_and_an_insight_are_spent_by_mail():
     assert reply.accepted, reply.body
     assert "Spent a favor on Light mana." in reply.body and "Spent a favor on a miracle: request" in reply.body
     assert "Spent an insight: question" in reply.body
-    questions = games.get_game(gid).state.development.questions.values()
-    assert sorted((q.kind, q.text) for q in questions) == [
+    sheets = seen(games.get_game(gid))["development"]["sheets"].values()
+    assert sorted((q["kind"], q["text"]) for s in sheets for q in s["questions"]) == [
         ("insight", "Who holds it?"),
         ("miracle", "Rain on the burning fields"),
     ]
@@ -134,7 +134,7 @@ def test_development_is_bought_by_mail_during_tidings():
     games.run(Caller.of("gm"), gid, dev.AwardFame(pid, 2, "the song"))
     reply = _mail(games, gid, token, "buy skill lore")
     assert reply.accepted and "Bought skill lore for 2 fame." in reply.body
-    assert [a.name for a in games.get_game(gid).state.assets.values() if pid in a.holders] == ["lore"]
+    assert [a["name"] for a in sheet_of(games.get_game(gid), pid)["assets"]] == ["lore"]
     _refused(games, gid, token, "buy trinket lore", "P-DEV-1")
 
 
@@ -148,11 +148,11 @@ def test_an_offered_ambition_is_accepted_or_declined_by_mail():
     ]
     reply = _mail(games, gid, token, f"ambition accept {offered[0]}\nambition decline {offered[1]}")
     assert reply.accepted and f"Accepted ambition {offered[0]}." in reply.body
-    ambitions = games.get_game(gid).state.development.ambitions
-    assert (ambitions[offered[0]].status, ambitions[offered[1]].status) == ("active", "declined")
+    game = games.get_game(gid)
+    assert (ambition_of(game, offered[0])["status"], ambition_of(game, offered[1])["status"]) == ("active", "declined")
     _refused(games, gid, token, f"ambition accept {offered[1]}", "P-AMBI-1")
     assert "Abandoned" in _mail(games, gid, token, f"ambition abandon {offered[0]}").body
-    assert games.get_game(gid).state.development.ambitions[offered[0]].status == "abandoned"
+    assert ambition_of(games.get_game(gid), offered[0])["status"] == "abandoned"
 
 
 def _mages() -> tuple[PowersGames, str, dict[str, tuple[str, str]], str]:
@@ -266,10 +266,10 @@ def test_the_gm_answers_questions_and_rules_on_tasks_by_mail():
     reply = _mail(games, gid, gm, body)
     assert reply.accepted, reply.body
     assert f"Answered {question}." in reply.body and f"Task t2 of {aid} is lost (the ford fell)." in reply.body
-    state = games.get_game(gid).state.development
-    assert state.questions[question].answer == "In the Shire."
-    assert [t.status for t in state.ambitions[aid].tasks] == ["done", "lost"]
-    assert state.ambitions[aid].status == "achieved"
+    game = games.get_game(gid)
+    assert question_of(game, question)["answer"] == "In the Shire."
+    assert [t["status"] for t in ambition_of(game, aid)["tasks"]] == ["done", "lost"]
+    assert ambition_of(game, aid)["status"] == "achieved"
 
 
 def test_the_gm_grants_mana_channels_and_teaches_by_mail():
@@ -309,7 +309,7 @@ def test_a_nerfed_perk_is_refunded_by_mail():
     reply = _mail(games, gid, token, "nerf refund Savior")
     assert reply.accepted and "Refunded the nerfed Savior." in reply.body, reply.body
     assert _wallet(games, gid, pid)["fame"] == fame + price
-    assert "Savior" not in [p["name"] for p in games.get_game(gid).state.development.holdings[pid].perks]
+    assert "Savior" not in [p["name"] for p in seen(games.get_game(gid))["development"]["perks"].get(pid, [])]
     assert parse_turn("nerf swap Sworn Enemy: Mordor for Savior").commands[0].args == {
         "choice": "swap",
         "name": "Sworn Enemy",
