@@ -73,9 +73,7 @@ def demo(args: argparse.Namespace) -> int:
     if args.season:
         demos[0].play_demo_season(print)
         return 0
-    # a ruleset's demo module offers ``play_demo`` (the covenant game) or ``play_demo_month`` (Powers)
-    play = getattr(demos[0], "play_demo", None) or demos[0].play_demo_month
-    play(print)
+    demos[0].play_demo(print)  # every ruleset's demo module offers play_demo (api.rulesets)
     return 0
 
 

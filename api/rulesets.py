@@ -4,7 +4,7 @@ through the entry-point group ``emissary.rulesets``; README "Adding a ruleset").
 - ``service.py`` with ``ServiceMixin``: its convenience commands as methods of the service;
 - ``routes.py`` with ``router``: its JSON routes;
 - ``web.py`` with ``board`` and ``FORMS``: its pages and forms (templates in its ``templates/`` folder);
-- ``demo.py`` with ``play_demo`` (or ``play_demo_month``): what ``emissary demo --ruleset NAME`` plays;
+- ``demo.py`` with ``play_demo`` (and ``play_demo_season``): what ``emissary demo --ruleset NAME`` plays;
 - ``status.py`` with ``seats(view, me)``: who has acted or is ready, from the viewer's view, for the status strip
   (``api.web.status``).
 

@@ -8,7 +8,7 @@ from api.powers.season_demo import play_demo_season
 from api.powers.service import PowersGames
 from domain.platform.verify import verify_export
 
-__all__ = ["play_demo_month", "play_demo_season"]
+__all__ = ["play_demo", "play_demo_month", "play_demo_season"]
 
 
 def play_demo_month(say: Callable[[str], None]) -> PowersGames:
@@ -108,3 +108,6 @@ def play_demo_month(say: Callable[[str], None]) -> PowersGames:
         n = len(games.visible_events(game_id, viewer))
         say(f"{label} may see {n} events; the GM sees {len(games.visible_events(game_id, 'gm'))}.")
     return games
+
+
+play_demo = play_demo_month  # what ``emissary demo`` plays (api.rulesets): one month

@@ -220,13 +220,13 @@ def names_of_rulesets(path: Path, names: list[str]) -> list[str]:
 
 def test_the_verifier_and_the_cli_name_no_ruleset():
     """Issue 26: ``POST /verify`` and ``emissary verify`` find the ruleset an export names through the registry;
-    the platform's verifier and the verify route import no ruleset and name none."""
+    the platform's verifier, the verify route and the CLI import no ruleset and name none."""
     import domain.rulesets  # noqa: F401  (registers the installed rulesets)
     from domain.platform import ruleset as registry
 
     names = registry.names()
     assert names, "no ruleset is installed"
-    files = [PLATFORM / "verify.py", ROOT / "api" / "routes" / "history.py"]
+    files = [PLATFORM / "verify.py", ROOT / "api" / "routes" / "history.py", ROOT / "api" / "cli.py"]
     assert {str(f.relative_to(ROOT)): names_of_rulesets(f, names) for f in files} == {
         str(f.relative_to(ROOT)): [] for f in files
     }
