@@ -114,9 +114,10 @@ class Client:
         except urllib.error.HTTPError as err:
             raise AssertionError((path, body, err.code, err.read().decode())) from None
 
-    def page(self, game_id: str, token: str) -> tuple[int, str]:
+    def page(self, game_id: str, token: str, language: str = "en") -> tuple[int, str]:
         """Sign in with a secret link in a fresh browser, and read the page it lands on."""
         browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        browser.addheaders = [("Accept-Language", language)]
         try:
             with browser.open(f"{self.base}/signin/{game_id}/{token}", timeout=30) as response:
                 assert response.url.endswith(f"/play/{game_id}"), response.url
@@ -158,3 +159,6 @@ def test_the_installed_service_renders_every_rulesets_console_and_board(installe
             status, page = client.page(game_id, secret)
             assert status == 200 and "TemplateNotFound" not in page, (ruleset, who, status, page[-2000:])
             assert marker in page, (ruleset, who, page[-3000:])
+        status, page = client.page(game_id, gm, language="de")  # the German catalog is installed too
+        marker = PAGES[ruleset][0] if PAGES[ruleset][0].startswith("id=") else ""  # not the English message
+        assert status == 200 and '<html lang="de">' in page and marker in page, (ruleset, page[:500])
