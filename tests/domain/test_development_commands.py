@@ -14,7 +14,7 @@ from domain.powers import development as dev
 from domain.powers import development_rules as dr
 from domain.powers import magic as m
 from domain.powers.game import Game
-from tests.domain.helpers import NOW, SEED, sheet_of, step_of
+from tests.domain.helpers import NOW, SEED, asset_of, sheet_of, step_of
 
 
 def setup(snapshot_interval: int = 100) -> tuple[Games, str, str, str]:
@@ -46,7 +46,7 @@ def test_players_trade_and_spend_and_the_gm_awards_through_the_command_path():
     run(games, gid, b, dev.AcceptTrade(b, trade))
     assert games.view(gid, b)["development"]["mine"]["wallet"]["coin"] == 2
     receipt = run(games, gid, a, dev.BuyDevelopment(a, "skill", "lore"))
-    assert receipt["price"] == 2 and games.get_game(gid).state.assets[receipt["asset_id"]].name == "lore"
+    assert receipt["price"] == 2 and asset_of(games.get_game(gid), receipt["asset_id"])["name"] == "lore"
     with pytest.raises(RuleViolation, match="respect"):
         run(games, gid, b, dev.ProposeTrade(b, a, give={"respect": 1}))
     with pytest.raises(RuleViolation) as info:

@@ -15,6 +15,7 @@ from domain.powers import development as dev
 from domain.powers import magic as m
 from domain.powers import world
 from tests.domain.battle_helpers import HEX, Field, sturdy
+from tests.domain.helpers import asset_of, step_of
 from tests.domain.test_conformance_armies import block
 from tests.domain.test_powers_resistance_decisions import Table
 from tests.domain.world_helpers import HEXES
@@ -547,7 +548,7 @@ def test_p_army_9_after_a_battle_routed_units_return_and_half_the_size_in_wounds
     assert "only orc armies" in message
     f.run("north", pa.KeepScars("north", "o", True))
     f.games.advance(f.gid, "gm")
-    assert f.game().state.step == "cleanup"
+    assert step_of(f.game()) == "cleanup"
     x = f.army("x")["units"]
     assert not any(u["routed"] for u in x) and sum(u["wounds"] for u in x) == 1
     assert [u["wounds"] for u in f.army("o")["units"]] == [1, 1]
@@ -569,8 +570,8 @@ def test_p_army_7_cowards_routed_from_a_battle_are_gathered_next_season_up_to_th
     f.run("north", pb.RetreatArmies(BATTLE, "north", ["z"], {"x": [0, 1]}))
     f.run("south", pb.RetreatArmies(BATTLE, "south"))
     assert f.view("gm")["result"]["dispersed"] == ["x"]
-    cowards = f.game().state.assets["x.cowards1"]
-    assert (cowards.rank, cowards.holders) == (3, ["north"])
+    cowards = asset_of(f.game(), "x.cowards1")
+    assert (cowards["rank"], cowards["holders"]) == (3, ["north"])
     f.games.advance(f.gid, "gm")  # month 2 Planning
     skill = f.run("gm", pc.GrantAsset("north", "command", "skill", 1))["asset_id"]
     rally = f.run("north", pc.SubmitAction("north", "Rally", slot="public", location=HEX, roll=False))["action_id"]

@@ -14,7 +14,7 @@ from application.service import Caller
 from domain.errors import DomainError
 from domain.powers import armies, world
 from domain.powers.mail import parse_turn
-from tests.domain.helpers import army_of, asset_of
+from tests.domain.helpers import army_of, asset_of, seen
 from tests.domain.test_conformance_catalogue_world import FINGER_BLOCK
 from tests.domain.world_helpers import HEXES
 from tests.mail.test_feature_lines import _mail, _refused
@@ -78,11 +78,11 @@ def test_p_4_the_gm_defines_a_type_places_a_hidden_army_and_shows_it_by_mail():
     gm, gondor, rangers = seats["gm"][1], seats["gondor"][0], seats["rangers"][0]
     reply = _mail(games, gid, gm, f"armytype fingers {json.dumps(FINGER_BLOCK)}")
     assert reply.accepted and "Defined the army type fingers." in reply.body, reply.body
-    assert "fingers" in games.get_game(gid).state.armies.types
+    assert "fingers" in seen(games.get_game(gid))["armies"]["types"]
     reply = _mail(games, gid, gm, "place lurkers at 2,0 units 2 for Rangers type fingers hidden named Lurkers")
     assert reply.accepted, reply.body
     assert "Placed Lurkers (lurkers) at 2,0: 2 units, of Rangers, hidden." in reply.body
-    army = games.get_game(gid).state.armies.armies["lurkers"]
+    army = army_of(games.get_game(gid), "lurkers")
     assert (army["controller"], len(army["units"]), army["hex"]) == (rangers, 2, "2,0")
     assert "Lurkers" not in json.dumps(games.view(gid, gondor))
     reply = _mail(games, gid, gm, "detect Lurkers by Gondor")

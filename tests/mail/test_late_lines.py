@@ -14,7 +14,7 @@ from domain.powers import catalogue_commands as cc
 from domain.powers import development as dev
 from domain.powers import magic, world
 from domain.powers.mail import parse_turn
-from tests.domain.helpers import features_seen, sheet_of
+from tests.domain.helpers import features_seen, seen, sheet_of
 from tests.domain.world_helpers import HEXES
 from tests.mail.test_feature_lines import _mail, _refused
 
@@ -208,7 +208,8 @@ def test_p_act_4_the_gm_amends_the_map_and_offers_an_ambition_by_mail():
     assert sheet_of(games.get_game(gid), seats["rangers"][0])["influence"]["2,0"] == 3
     reply = _mail(games, gid, gm, 'map amend {"hexes": [{"hex": "5,0", "terrain": "coast", "road": true}]}')
     assert reply.accepted and "Amended the map: 1 hexes, 0 towns, 0 features." in reply.body, reply.body
-    assert games.get_game(gid).state.world.hexes["5,0"]["terrain"] == "coast"
+    hexes = {h["hex"]: h for h in seen(games.get_game(gid))["map"]["hexes"]}
+    assert hexes["5,0"]["terrain"] == "coast"
     _refused(games, gid, gm, "offer Gondor minor 2 fame, 1 central: Crown; !Win", "P-AMBI-1")  # minor: 5 to 10
     reply = _mail(games, gid, gm, "offer Gondor minor 5 fame, 1 central, type glory: Crown; !Win the war; ?Hidden")
     assert reply.accepted and "Offered Gondor the minor ambition Crown" in reply.body, reply.body

@@ -12,7 +12,7 @@ from domain.powers import commands as pc
 from domain.powers import development as dev
 from domain.powers import magic, world
 from domain.powers.mail import USAGE, parse_turn
-from tests.domain.helpers import army_of, asset_of, sheet_of
+from tests.domain.helpers import army_of, asset_of, seen, sheet_of
 from tests.domain.world_helpers import HEXES
 from tests.mail.test_battle_mail import _table as _battle_table
 from tests.mail.test_feature_lines import _mail, _refused
@@ -94,13 +94,13 @@ def test_p_amb_10_the_gm_records_and_lifts_an_immunity_by_mail():
     reply = _mail(games, gid, gm, "immunity Balrog: physical force; overcome by Gandalf")
     assert reply.accepted, reply.body
     assert "Balrog is immune: physical force; who knows how to overcome it: Gandalf." in reply.body
-    assert games.get_game(gid).state.catalogue["immunities"]["balrog"] == {
+    assert seen(games.get_game(gid))["catalogue"]["immunities"]["balrog"] == {
         "immunity": "physical force",
         "bypassed_by": ["gandalf"],
     }
     reply = _mail(games, gid, gm, "immunity Balrog lift")
     assert reply.accepted and "Balrog has no immunity now." in reply.body, reply.body
-    assert "balrog" not in games.get_game(gid).state.catalogue["immunities"]
+    assert "balrog" not in seen(games.get_game(gid))["catalogue"]["immunities"]
 
 
 def test_p_amb_37_a_favors_mana_is_spent_during_an_action_by_mail():
