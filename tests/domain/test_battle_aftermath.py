@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from domain.powers import development as pd
 from tests.domain.battle_helpers import HEX, Field, sturdy
+from tests.domain.helpers import seen
 
 
 def test_p_bat_13_fear_users_gain_the_units_slain_and_the_highest_rank_and_scoundrels_a_coin_a_unit():
@@ -21,7 +22,7 @@ def test_p_bat_13_fear_users_gain_the_units_slain_and_the_highest_rank_and_scoun
     )
     f.run("north", pd.ChooseControl("north", "fear"))
     f.run("south", pd.ChooseControl("south", "respect"))
-    coin = f.game().state.development.holdings["north"].wallet.get("coin", 0)
+    coin = seen(f.game())["development"]["sheets"]["north"]["wallet"]["coin"]
     f.declare()
     f.setup("north", ["x"])
     f.setup("south", ["y"])
@@ -31,6 +32,6 @@ def test_p_bat_13_fear_users_gain_the_units_slain_and_the_highest_rank_and_scoun
     assert hit["slain"] == 1
     result = f.pass_to("ended", retreat={"south": ["y"]})["result"]
     assert result["fear"] == {"north": 4} and result["coin"] == {"north": 1}
-    wallets = f.game().state.development.holdings
-    assert wallets["north"].wallet["fear"] == 7 and wallets["north"].wallet.get("coin", 0) == coin + 1
-    assert wallets["south"].wallet.get("fear", 0) == 0
+    wallets = {p: s["wallet"] for p, s in seen(f.game())["development"]["sheets"].items()}
+    assert wallets["north"]["fear"] == 7 and wallets["north"]["coin"] == coin + 1
+    assert wallets["south"]["fear"] == 0

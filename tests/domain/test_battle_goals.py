@@ -9,6 +9,7 @@ import pytest
 from domain.errors import RuleViolation
 from domain.powers import battle as pb
 from tests.domain.battle_helpers import HEX, Field, sturdy
+from tests.domain.helpers import seen
 from tests.domain.test_replay import replay
 
 ASSASSINATE = "assassinate_count_caliphrase"
@@ -171,7 +172,7 @@ def test_p_amb_1_battle_timing_every_month_or_only_at_the_seasons_end(timing, mo
     else:
         err = refused(f, "north", pb.DeclareBattle("b1", HEX, "north", ["south"]), "P-AMB-1")
         assert "last month" in err.message
-        assert f.game().state.battles == {}
+        assert seen(f.game())["battles"] == []
 
 
 def test_p_bat_8_while_walls_stand_the_attackers_score_no_advance():

@@ -15,7 +15,7 @@ from domain.powers import development as dev
 from domain.powers import magic as m
 from domain.powers import world
 from tests.domain.battle_helpers import HEX, Field, sturdy
-from tests.domain.helpers import asset_of, step_of
+from tests.domain.helpers import asset_of, step_of, window_of
 from tests.domain.test_conformance_armies import block
 from tests.domain.test_powers_resistance_decisions import Table
 from tests.domain.world_helpers import HEXES
@@ -225,7 +225,7 @@ def test_p_res_2_reactions_are_declared_while_the_window_is_open_and_an_extensio
     window = t.window("resistance")
     t.later(20)
     t.run("rohan", RequestExtension("rohan", 12.0, reason="the riders are far"))
-    t.run("gm", GrantExtension(next(iter(t.games.get_game(t.gid).state.windows[window].requests))))
+    t.run("gm", GrantExtension(next(iter(window_of(t.games.get_game(t.gid), window)["requests"]))))
     t.later(23)
     assert t.resist("gondor", burn, [1], [g_might])["successes"] == 0
     t.later(25)

@@ -13,7 +13,7 @@ from domain.platform.commands import CloseWindow, DeclareReady
 from domain.powers import commands as pc
 from domain.powers.offers import _context, offers
 from tests.domain.battle_helpers import battle_game
-from tests.domain.helpers import step_of
+from tests.domain.helpers import seen, step_of
 from tests.domain.test_battle_flow import declare
 
 
@@ -33,7 +33,7 @@ def test_p_1_3_a_battle_is_fought_to_its_end_by_random_choice_among_the_offers()
         if b["step"] == "ended":
             break
         steps.add(b["step"])
-        offered = {p: offers(g, p) for p in [GM, *sorted(g.state.powers)]}
+        offered = {p: offers(g, p) for p in [GM, *(p["power_id"] for p in seen(g)["powers"])]}
         assert offered[GM] == [CloseWindow(b["window"], expected_step="battle")]
         waiting = g.battle_pending(b)
         assert waiting and all(offered[p] for p in waiting), (b["step"], waiting)

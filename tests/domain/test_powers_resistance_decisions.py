@@ -17,7 +17,7 @@ from domain.platform.commands import CloseDueWindow, CloseWindow, GrantExtension
 from domain.powers import catalogue_commands as cc
 from domain.powers import commands as pc
 from domain.powers import magic, world
-from tests.domain.helpers import NOW
+from tests.domain.helpers import NOW, seen, window_of
 from tests.domain.world_helpers import HEXES
 
 
@@ -289,7 +289,7 @@ def test_p_amb_6_a_resister_accepts_its_consequence_by_mail():
     t.dice.rolls.append([6, 4, 1])
     reply = _mail(t.games, t.gid, t.tokens["balrog"], f"resist {duel} with might convert 1")
     assert reply.accepted, reply.body
-    reaction = next(iter(t.games.get_game(t.gid).state.reactions))
+    reaction = seen(t.games.get_game(t.gid))["reactions"][0]["reaction_id"]
     assert f"Resisted (reaction {reaction}): roll" in reply.body and "1 consequences" in reply.body
     cid = t.run("gm", pc.ProposeReactionConsequence(reaction, "Wounded", [{"kind": "lose_actions", "count": 1}]))[
         "consequence_id"
@@ -521,7 +521,7 @@ def test_p_amb_39_silence_is_a_waiver_and_extensions_are_per_power():
     t.resolve()
     window = t.window("resistance")
     t.run("rohan", RequestExtension("rohan", 12.0, reason="travelling"))
-    request = next(iter(t.games.get_game(t.gid).state.windows[window].requests))
+    request = next(iter(window_of(t.games.get_game(t.gid), window)["requests"]))
     t.run("gm", GrantExtension(request))
     t.later(25)
     t.refused("gondor", pc.DeclareReaction("gondor", act, [{"asset_id": "gondor-v"}], 0), "P-RES-2")

@@ -18,6 +18,7 @@ from domain.powers import commands as pc
 from domain.powers import development as dv
 from domain.powers import magic, world
 from tests.domain.battle_helpers import HEX, Field, sturdy
+from tests.domain.helpers import window_of
 from tests.domain.test_conformance_armies import block
 from tests.domain.test_powers_resistance_decisions import Table
 from tests.domain.world_helpers import HEXES
@@ -176,7 +177,7 @@ def test_p_ex_16_the_reaction_window_through_the_commands():
     t.refused("b", pc.DeclareReaction("b", a2, [{"asset_id": b_might}], 0), "P-RES-1")
     t.later(20)
     t.run("c", RequestExtension("c", 12.0, reason="away"))
-    request = next(iter(t.games.get_game(t.gid).state.windows[window].requests))
+    request = next(iter(window_of(t.games.get_game(t.gid), window)["requests"]))
     t.run("gm", GrantExtension(request))
     t.later(24)
     assert t.games.run(SYSTEM_CALLER, t.gid, CloseDueWindow(window)).result == {"closed": False}
