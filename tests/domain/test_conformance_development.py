@@ -9,7 +9,18 @@ from domain.dice import FixedRoller
 from domain.errors import NotFound, RuleViolation
 from domain.powers.game import Game
 from domain.powers.views import board_view
-from tests.domain.helpers import NOW, SEED, ambition_of, asset_of, question_of, refused, sheet_of, step_of, submit
+from tests.domain.helpers import (
+    NOW,
+    SEED,
+    ambition_of,
+    asset_of,
+    question_of,
+    refused,
+    resolved_of,
+    sheet_of,
+    step_of,
+    submit,
+)
 
 
 def at_tidings(*powers: tuple) -> Game:
@@ -574,7 +585,7 @@ def test_a_skill_bought_at_tidings_joins_a_pool_in_the_month_after():
     submit(g, "gondor", "a1", [6], slot="public", skill="might", assets=[{"asset_id": "m"}])
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
-    assert g.state.actions["a1"].successes == 1
+    assert resolved_of(g, "a1")["successes"] == 1
 
 
 def test_p_asset_10_only_a_power_that_uses_respect_gains_respect_and_likewise_fear():

@@ -229,7 +229,7 @@ def test_p_ex_15_undercut_on_a_shared_asset_removes_its_dice_and_their_consequen
     x1 = g.state.actions["X1"]
     t = g.tally(x1)
     assert (t.successes, t.consequences) == (1, 0)
-    assert g.state.actions["Y1"].successes == 2
+    assert resolved_of(g, "Y1")["successes"] == 2
     undercuts = [e for e in g.collect_events() if type(e).__name__ == "AssetUndercut"]
     assert [(u.action_id, u.audience) for u in undercuts] == [("X1", ["power:x"])]  # told to the loser only
 

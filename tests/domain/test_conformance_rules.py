@@ -207,7 +207,7 @@ def test_p_asset_12_a_reaction_enters_the_season_ledger_so_a_later_action_is_und
     g.resolve(now=later(2), roller=FixedRoller())
     undercuts = [e for e in g.collect_events() if type(e).__name__ == "AssetUndercut"]
     assert [(u.action_id, u.asset_id, u.audience) for u in undercuts] == [("B1", "spy", ["power:b"])]
-    assert g.state.actions["B1"].successes == 0
+    assert resolved_of(g, "B1")["successes"] == 0
 
 
 # ---------------------------------------------------------------- P-DICE-10 / P-AMB-29: discarding undoes accepting

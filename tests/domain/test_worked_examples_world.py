@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from domain.powers import world_rules as wr
 from domain.powers.world import map_view
-from tests.domain.helpers import NOW, SEED, action_of, refused, resolved_of, sheet_of, step_of
+from tests.domain.helpers import NOW, SEED, action_of, features_seen, refused, resolved_of, sheet_of, step_of
 from tests.domain.world_helpers import act, resolve_month, to_next_season, world_game
 
 TOMB = {
@@ -96,10 +96,8 @@ def test_p_ex_8_delian_tomb_floors_have_difficulties_3_5_7_and_are_cleared_in_or
         assert action_of(g, f"f{floor}")["difficulty"] == difficulty
         g.collect_events()
         resolve_month(g)
-        assert (g.state.actions[f"f{floor}"].successes, action_of(g, f"f{floor}")["result"]["success"]) == (
-            difficulty,
-            True,
-        )
+        floor_action = resolved_of(g, f"f{floor}")
+        assert (floor_action["successes"], floor_action["success"]) == (difficulty, True)
         cleared += [e for e in g.collect_events() if type(e).__name__ == "FloorCleared"]
     assert [(e.floor, (e.next_floor or {}).get("difficulty")) for e in cleared] == [(1, 5), (2, 7), (3, None)]
     assert all(e.audience == ["power:delver"] for e in cleared)
@@ -137,7 +135,7 @@ def test_p_ex_9_the_fallen_castle_ruin():
     reduced = [(e.removed, e.threat) for e in g.collect_events() if type(e).__name__ == "ThreatReduced"]
     assert reduced == [(3, 10), (0, 10)]
     assert action_of(g, "c2")["result"]["success"] is True
-    assert g.state.world.features["castle"]["threat"] == 10
+    assert features_seen(g)["castle"]["threat"] == 10
     g.advance(NOW, SEED)
     act(g, "hero", "c3", "3,0", [6] * 15, assets=[{"asset_id": "might"}, {"asset_id": "army"}])
     g.aim_action("c3", "clear", feature_id="castle")
