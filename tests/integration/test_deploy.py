@@ -620,3 +620,18 @@ def test_processes_starting_together_migrate_once(pg_schema_url, tmp_path, procs
     with psycopg.connect(base) as conn:
         rows = conn.execute(f'SELECT version_num FROM "{schema}".alembic_version').fetchall()
     assert sorted(r[0] for r in rows) == migrations.heads()
+
+
+def test_the_image_copies_every_package_the_project_installs():
+    """The image runs `pip install .` on what it copied: a package the project lists but the image leaves out
+    (``application/``, issue 26) would be missing from every service."""
+    import tomllib
+
+    listed = tomllib.loads((DEPLOY.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
+    packages = {p.rstrip("*") for p in listed["include"]}
+    copied = {
+        words[1]
+        for words in (line.split() for line in (DEPLOY / "Dockerfile").read_text().splitlines())
+        if words and words[0] == "COPY" and len(words) == 3 and words[1] == words[2]
+    }
+    assert packages and packages <= copied, sorted(packages - copied)
