@@ -125,7 +125,7 @@ def test_p_4_the_gm_places_a_hidden_army_and_shows_it_to_a_power_from_the_consol
         hidden="on",
     )
     assert "Army placed." in html, errors(html, "gm-armies")
-    army = games.get_game(gid).state.armies.armies["lurkers"]
+    army = army_of(games.get_game(gid), "lurkers")
     assert (army["hex"], len(army["units"]), army["controller"]) == ("2,0", 2, ids["cult"])
     assert "Lurkers" not in json.dumps(games.view(gid, ids["city"]))
     html = seats["gm"].post("detect-army", army_id="lurkers", power_id=ids["city"])
@@ -142,7 +142,7 @@ def test_p_army_8_an_army_placed_with_its_own_stat_block_as_json(table):
         "place-army", army_id="wild", name="Wild", hex="3,0", units="4", block=json.dumps(FINGER_BLOCK)
     )
     assert "Army placed." in html, errors(html, "gm-armies")
-    army = games.get_game(gid).state.armies.armies["wild"]
+    army = army_of(games.get_game(gid), "wild")
     assert (army["controller"], len(army["units"])) == (None, 4)
 
 

@@ -13,6 +13,7 @@ from application.service import Caller
 from domain.powers import armies, world
 from domain.powers import commands as pc
 from projections.settings import Settings
+from tests.domain.helpers import seen
 from tests.domain.test_conformance_armies import block
 from tests.domain.world_helpers import HEXES
 from tests.integration.helpers import close_app
@@ -75,7 +76,7 @@ def test_p_sup_1_support_is_paid_from_the_board_in_tidings_only(table):
     games.advance(gid, "gm")
     html = seats["city"].post("pay-support", changes="coin 0")
     assert "Support paid." in html
-    assert games.get_game(gid).state.armies.support[ids["city"]]["season"] == 1
+    assert seen(games.get_game(gid))["armies"]["support"][ids["city"]]["settled"]["season"] == 1
 
 
 def test_p_army_3_an_action_is_aimed_at_training_from_the_board(table):
@@ -140,7 +141,7 @@ def test_the_gm_defines_an_army_type_on_the_console(table):
     assert _version(games, gid) == before
     html = seats["gm"].post("define-army-type", type_id="ents", block=json.dumps(block()))
     assert "Army type defined." in html
-    assert "ents" in games.get_game(gid).state.armies.types
+    assert "ents" in seen(games.get_game(gid))["armies"]["types"]
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from domain.powers import development as dev
 from domain.powers import magic, world
 from projections.settings import Settings
 from tests.domain.battle_helpers import HEX, Field, sturdy
-from tests.domain.helpers import army_of, asset_of, sheet_of
+from tests.domain.helpers import army_of, asset_of, seen, sheet_of
 from tests.domain.world_helpers import HEXES
 from tests.integration.helpers import close_app
 from tests.web.test_battle_page import at_battle
@@ -84,7 +84,7 @@ def test_p_amb_10_the_gm_records_an_immunity_from_the_console(table):
         "set-immunity", power_id=ids["balrog"], immunity="physical force", bypassed_by=ids["wizard"]
     )
     assert "Immunity recorded." in html
-    immunity = games.get_game(gid).state.catalogue["immunities"][ids["balrog"]]
+    immunity = seen(games.get_game(gid))["catalogue"]["immunities"][ids["balrog"]]
     assert immunity == {"immunity": "physical force", "bypassed_by": [ids["wizard"]]}
 
 
