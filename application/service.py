@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from eventsourcing.domain import OriginatorVersionError
 from eventsourcing.persistence import IntegrityError
@@ -281,7 +281,7 @@ class Games(GameStore):
 
     def _receipt(self, game: Game, principal: str, events: list[Any]) -> Receipt:
         shown = [e for e in events if vis.can_see(e.audience, principal)]
-        body = [{"type": type(e).__name__, "data": event_data(e)} for e in shown]
+        body: list[dict[str, Any]] = [{"type": type(e).__name__, "data": event_data(e)} for e in shown]
         recorded_at = (events[-1].timestamp if events else self.clock()).isoformat()
         return Receipt(
             game_id=str(game.id),
@@ -312,7 +312,9 @@ class Games(GameStore):
 
     def authenticate_cached(self, game_id: str, token: str | None) -> str | None:
         """The principal for a token from the cached game only (no I/O), or None if that cannot tell."""
-        cached = self._cached(game_id) if token else None
+        if not token:
+            return None
+        cached = self._cached(game_id)
         return cached.credential(hash_token(token)) if cached is not None else None
 
     @staticmethod
@@ -402,11 +404,14 @@ class Games(GameStore):
     def _copy_at(self, game: Game, version: int) -> tuple[list, Game]:
         """The game's events up to ``version`` under a new id, and the game folded from them (nothing saved)."""
         new_id = uuid.uuid4()
-        copied = [dataclasses.replace(e, originator_id=new_id) for e in self.events.get(game.id, lte=version)]
+        copied = [dataclasses.replace(e, originator_id=new_id) for e in self.stored_events(game.id, lte=version)]
         at = self.get_game(str(game.id), version, for_update=True)
         # The library's own copy of an aggregate: its snapshot (under the new id) turned back into the aggregate.
-        snapshot = getattr(type(at), "Snapshot", type(self).snapshot_class).take(at)
-        return copied, dataclasses.replace(snapshot, originator_id=new_id).mutate(None)
+        snapshot = type(at).Snapshot.take(at)
+        copy = dataclasses.replace(snapshot, originator_id=new_id).mutate(
+            None
+        )  # a game's snapshot makes a game of its class
+        return copied, cast(Game, copy)
 
     # ------------------------------------------------------------------ setup commands
 

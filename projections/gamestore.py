@@ -18,11 +18,11 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import fields
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import orjson
 from eventsourcing.application import AggregateNotFoundError, Application, Repository, project_aggregate
-from eventsourcing.persistence import JSONTranscoder, Transcoding
+from eventsourcing.persistence import JSONTranscoder, Mapper, Transcoding
 from eventsourcing.utils import Environment
 
 from domain import rulesets as _installed  # noqa: F401  (registers the installed rulesets)
@@ -32,7 +32,13 @@ from domain.ids import GM
 from domain.platform import ruleset as rulesets
 from domain.platform.game import PlatformGame, fold
 from domain.platform.state import Seat, Window
-from projections.keys import RECORDER_TOPICS, POPOKeyedRecorder, snapshot_recorder
+from projections.keys import (
+    RECORDER_TOPICS,
+    POPOKeyedRecorder,
+    PostgresKeyedRecorder,
+    SQLiteKeyedRecorder,
+    snapshot_recorder,
+)
 
 log = logging.getLogger("emissary.store")
 
@@ -90,10 +96,12 @@ class GameRepository(Repository):
         return fold(initial, events, lambda gid, v: self.get(gid, version=v, projector_func=self._fold).state)
 
 
-class GameStore(Application):
+class GameStore(Application[uuid.UUID]):
     """Games persisted and read: load a game (now or at a version), save, snapshot, and the reads."""
 
     name = "Emissary"
+    if TYPE_CHECKING:  # construct_recorder's: a recorder of projections.keys, with the command key table beside
+        recorder: POPOKeyedRecorder | SQLiteKeyedRecorder | PostgresKeyedRecorder
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # The library names a subclass's tables and environment prefix after the class; the command service
@@ -135,7 +143,7 @@ class GameStore(Application):
         # the library's. Either way encoded by the SnapshotTranscoder (with the store's cipher and compressor).
         transcoder = SnapshotTranscoder()
         self.register_transcodings(transcoder)
-        mapper = self.factory.mapper(transcoder=transcoder)
+        mapper: Mapper[uuid.UUID] = self.factory.mapper(transcoder=transcoder)
         recorder = snapshot_recorder(self.factory) or self.factory.aggregate_recorder(purpose="snapshots")
         return self.factory.event_store(mapper=mapper, recorder=recorder)
 
@@ -174,8 +182,7 @@ class GameStore(Application):
                 r.domain_event.originator_version for r in recordings if r.domain_event.originator_id == aggregate.id
             ]
             if versions and (min(versions) - 1) // interval != aggregate.version // interval:
-                snapshot_class = getattr(type(aggregate), "Snapshot", type(self).snapshot_class)
-                self.snapshots.put([snapshot_class.take(aggregate)])
+                self.snapshots.put([type(aggregate).Snapshot.take(aggregate)])
 
     def just_saved(self, game_id: uuid.UUID, version: int) -> Game | None:
         """The game this thread is saving, if it stands at ``version`` (the hooks after recording read it
@@ -214,7 +221,7 @@ class GameStore(Application):
         try:
             # The cached game is brought up to date under its lock, never while a command of this process runs on it.
             with self._lock(key) if version is None else contextlib.nullcontext():
-                game = self.repository.get(key, version=version, deepcopy_from_cache=for_update)
+                game: Game = self.repository.get(key, version=version, deepcopy_from_cache=for_update)
         except AggregateNotFoundError:
             raise NotFound("no such game", field="game_id") from None
         rulesets.for_game(game.state.ruleset, game.state.rules_version)  # installed, else RulesetNotInstalled
@@ -240,7 +247,7 @@ class GameStore(Application):
         if self.repository.cache is None:
             return None
         try:
-            return self.repository.cache.get(uuid.UUID(str(game_id)))
+            return cast(Game, self.repository.cache.get(uuid.UUID(str(game_id))))
         except (KeyError, ValueError):
             return None
 
@@ -265,7 +272,7 @@ class GameStore(Application):
         if self.reads is not None:
             return out + self.reads.phases(str(game.id))
         began = game.ruleset.phase_of
-        for e in self.events.get(game.id):
+        for e in self.stored_events(game.id):
             if (phase := began(e)) is not None:  # the ruleset names the phase an event begins
                 out.append({**phase, "version": e.originator_version})
         return out
@@ -277,7 +284,7 @@ class GameStore(Application):
             phases = [p for p in self.phases(game_id) if p["phase"] != "setup"]
             if not undone:
                 game = self.get_game(game_id, for_update=False)
-                for e in self.events.get(game.id):
+                for e in self.stored_events(game.id):
                     if type(e).__name__ == "GameRolledBack":
                         phases = [p for p in phases if not e.to_version < p["version"] < e.originator_version]
             return phases[-limit:]
@@ -395,8 +402,8 @@ class GameStore(Application):
         # An edited post shows its current text only, unless the game shows earlier text (issue 16).
         latest: dict[str, str] = {}
         if viewer != GM and not game.state.options.get("show_earlier_text"):
-            latest = {e.post_id: e.text for e in self.events.get(key) if type(e).__name__ == "PostEdited"}
-        for e in self.events.get(key):
+            latest = {e.post_id: e.text for e in self.stored_events(key) if type(e).__name__ == "PostEdited"}
+        for e in self.stored_events(key):
             if not vis.can_see(e.audience, viewer):
                 continue
             seq += 1
@@ -427,7 +434,12 @@ class GameStore(Application):
         return self._read(game_id, lambda game: game.timezone_for(viewer))
 
     def iter_events(self, game_id: str) -> Iterator[Any]:
-        return iter(self.events.get(self.get_game(game_id, for_update=False).id))
+        return self.stored_events(self.get_game(game_id, for_update=False).id)
+
+    def stored_events(self, key: uuid.UUID, *, lte: int | None = None) -> Iterator[Any]:
+        """The game's events from the store (up to version ``lte``), each of its ruleset's own class (their
+        fields differ by kind)."""
+        return iter(self.events.get(key, lte=lte))
 
 
 def event_data(e: Any) -> dict:

@@ -119,7 +119,7 @@ def apply(
             (gid, data["post_id"]),
         ).fetchone()
         if row is None:
-            return
+            return None
         earlier = [*json.loads(row[3]), {"text": row[0], "html": row[1], "at": row[2]}]
         cur.execute(
             "UPDATE rm_posts SET text = ?, html = ?, edited_at = ?, earlier = ? WHERE game_id = ? AND post_id = ?",
@@ -133,6 +133,7 @@ def apply(
             "UPDATE rm_posts SET hidden = 1, hidden_reason = ? WHERE game_id = ? AND post_id = ?",
             (data["reason"], gid, data["post_id"]),
         )
+    return None
 
 
 def notification(author: str, thread_id: str, title: str, text: str, rolls: list) -> dict:

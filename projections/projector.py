@@ -19,7 +19,7 @@ import threading
 import time
 import uuid
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from eventsourcing.persistence import Tracking
@@ -40,7 +40,7 @@ def to_json(data: Any) -> str:
     """Canonical JSON for read-model rows (sorted keys; dataclasses, datetimes and UUIDs as plain values)."""
 
     def default(o: Any) -> Any:
-        if dataclasses.is_dataclass(o):
+        if dataclasses.is_dataclass(o) and not isinstance(o, type):
             return dataclasses.asdict(o)
         if isinstance(o, (datetime, uuid.UUID)):
             return str(o)
@@ -214,7 +214,7 @@ class Projector:
         the rows keep); a StateRestored (sealed) is decoded in full."""
         kind = n.topic.rsplit(".", 1)[-1]
         if not self._raw_json or kind == "StateRestored":
-            event = self.games.mapper.to_domain_event(n)
+            event = cast(PlatformGame.Event, self.games.mapper.to_domain_event(n))
             return Record(
                 kind,
                 n.originator_id,
@@ -309,8 +309,8 @@ class Projector:
         latest = self.games.recorder.select_events(game_id, desc=True, limit=1)
         if not latest:
             return 0
-        state = self.games.repository.get(game_id, version=latest[0].originator_version).state
-        forked = getattr(state, "forked_from", None)
+        game: PlatformGame = self.games.repository.get(game_id, version=latest[0].originator_version)
+        forked = getattr(game.state, "forked_from", None)
         return int(forked["version"]) + 1 if forked else 0
 
     @staticmethod

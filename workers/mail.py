@@ -119,9 +119,11 @@ def record_reply(db: ReadModelDB, reply, message_id: str, address: str | None) -
         body=reply.body,
         status="queued" if address else "no address",
     )
-    return record(db, kind=f"receipt {message_id}", **common) or record(
+    row_id = record(db, kind=f"receipt {message_id}", **common) or record(
         db, kind=f"receipt {message_id} again {uuid.uuid4().hex[:8]}", **common
     )
+    assert row_id is not None, "a kind no row has yet is always added"
+    return row_id
 
 
 def mark(

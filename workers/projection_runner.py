@@ -132,12 +132,13 @@ class Watchdog:
         self.settings = settings
         self.command = command or [sys.executable, "-m", "api.cli", "projector", "--run"]
         self.check_seconds = check_seconds
-        self.child: subprocess.Popen | None = None
+        self.child: subprocess.Popen[bytes] | None = None
         self.restarts = 0
 
-    def start_child(self) -> None:
-        self.child = subprocess.Popen(self.command)
-        log.info("projection runner started pid=%s", self.child.pid)
+    def start_child(self) -> subprocess.Popen[bytes]:
+        self.child = child = subprocess.Popen(self.command)
+        log.info("projection runner started pid=%s", child.pid)
+        return child
 
     def run(self, stop_after: float | None = None) -> None:
         def stop(signum: int, _frame: object) -> None:
@@ -146,7 +147,7 @@ class Watchdog:
         signal.signal(signal.SIGTERM, stop)
         games = build_games(self.settings)
         projector = build_projector(games, self.settings)
-        self.start_child()
+        child = self.start_child()
         last_position, last_move = projector.position(), time.monotonic()
         started = time.monotonic()
         try:
@@ -157,17 +158,17 @@ class Watchdog:
                 if position != last_position:
                     last_position, last_move = position, time.monotonic()
                 stalled = head > position and time.monotonic() - last_move > self.settings.watchdog_stall_seconds
-                if self.child.poll() is not None or stalled:
+                if child.poll() is not None or stalled:
                     log.warning(
                         "restarting the projection runner: %s (position=%s head=%s)",
-                        "it exited" if self.child.poll() is not None else "stalled",
+                        "it exited" if child.poll() is not None else "stalled",
                         position,
                         head,
                     )
-                    self.child.kill()
-                    self.child.wait()
+                    child.kill()
+                    child.wait()
                     self.restarts += 1
-                    self.start_child()
+                    child = self.start_child()
                     last_move = time.monotonic()
         finally:
             if self.child and self.child.poll() is None:

@@ -80,8 +80,9 @@ class PlatformGame(Posts, Aggregate):
     class Event(Aggregate.Event):
         """Base of every game event: after the body folds, count it in its viewers' sequences."""
 
-        if TYPE_CHECKING:  # every event's class gets its version (_version_events), every event an audience
+        if TYPE_CHECKING:  # every event's class gets its version (_version_events), every event an actor and audience
             class_version: ClassVar[int]
+            actor: str
             audience: list[str]
 
         def apply(self, aggregate: Any) -> None:

@@ -51,7 +51,8 @@ def _config(connection: Any) -> Any:
 def declared_heads() -> list[str]:
     """The latest revisions, read from ``versions/`` without importing Alembic (which takes a few tenths
     of a second): what every process that opens an up-to-date database checks, and all it checks."""
-    revisions, parents = set(), set()
+    revisions: set[str] = set()
+    parents: set[str] = set()
     for path in (HERE / "versions").glob("[!_]*.py"):
         assignments = dict(re.findall(r"^(revision|down_revision) = (.+)$", path.read_text(), re.MULTILINE))
         revisions.add(ast.literal_eval(assignments["revision"]))
