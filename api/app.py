@@ -82,7 +82,7 @@ def create_app(
     def body_too_large(request: Request, exc: BodyTooLarge) -> JSONResponse:
         return exc.response()
 
-    app.add_exception_handler(CsrfRefused, web_routes.csrf_refused)
+    app.exception_handler(CsrfRefused)(web_routes.csrf_refused)
 
     @app.exception_handler(RequestValidationError)
     def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:

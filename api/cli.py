@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from importlib.metadata import entry_points
+from pathlib import Path
 
 from projections import logs
 from projections.settings import Settings
@@ -95,6 +96,8 @@ def projections_cmd(args: argparse.Namespace) -> int:
 
 def audit_cmd(args: argparse.Namespace) -> int:
     """Print a game's GM audit log (operators: reads the store directly)."""
+    from fastapi import Response
+
     from api.compose import build_games, build_projector
     from api.routes.history import render_rows
 
@@ -105,7 +108,8 @@ def audit_cmd(args: argparse.Namespace) -> int:
     game_id = str(games.get_game(args.game_id, for_update=False).id)
     rows = projector.audit(game_id, power=args.power, phase=args.phase, event_type=args.type, actor=args.actor)
     out = render_rows(rows, args.format if args.format != "json" else "jsonl")
-    sys.stdout.write(out.body.decode())
+    assert isinstance(out, Response), "JSON Lines and CSV come as a response"
+    sys.stdout.write(bytes(out.body).decode())
     return 0
 
 
@@ -238,7 +242,7 @@ def health_cmd(args: argparse.Namespace) -> int:
             path = heartbeat.beat_heartbeat(args.schedule)
             max_age = args.max_age or max(30.0, 6 * settings.sweep_seconds)
         else:
-            path = projection_runner.HEARTBEAT.format(data_dir=settings.data_dir)
+            path = Path(projection_runner.HEARTBEAT.format(data_dir=settings.data_dir))
             max_age = args.max_age or max(30.0, 2 * settings.watchdog_stall_seconds)
         seconds = heartbeat.age(path)
         if seconds is None or seconds > max_age:

@@ -41,9 +41,9 @@ async def current_caller(
     (a read authenticates against the store's latest state)."""
     token = _bearer(authorization)
     fresh = request.method in ("GET", "HEAD")
-    principal = (None if fresh else games.authenticate_cached(game_id, token)) or await run_in_threadpool(
-        lambda: games.authenticate(game_id, token, fresh=fresh)
-    )
+    principal = None if fresh else games.authenticate_cached(game_id, token)
+    if principal is None:
+        principal = await run_in_threadpool(lambda: games.authenticate(game_id, token, fresh=fresh))
     return Caller.of(principal, hash_token(token or ""))
 
 

@@ -133,7 +133,10 @@ ERRORS: dict[int, dict[str, Any]] = {
 }
 
 
-def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+Responses = dict[int | str, dict[str, Any]]  # a route's ``responses=``
+
+
+def errors(*codes: int) -> Responses:
     """The shared descriptions of these error statuses, for ``responses=``."""
     return {code: ERRORS[code] for code in codes}
 
@@ -145,7 +148,9 @@ BODY = errors(400, 413, 422)
 # A command: also refused when the game moved on or stayed busy (409); on a game, with the game's statuses.
 COMMAND = {**BODY, **errors(409)}
 GAME_COMMAND = {**GAME_READ, **COMMAND}
-LAGGING = {202: {"description": "Your read models do not hold ``wait_for`` yet: the page as it stands, with X-Lagging"}}
+LAGGING: Responses = {
+    202: {"description": "Your read models do not hold ``wait_for`` yet: the page as it stands, with X-Lagging"}
+}
 JSON_LINES = "application/x-ndjson"
 
 

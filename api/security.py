@@ -145,10 +145,12 @@ class WebSession:
         return self._row
 
     def _ensure(self) -> SessionRow:
-        if self.row is None:
+        row = self.row
+        if row is None:
             self._sid, self._row = self.store.create()
             self.set_cookie = self._sid
-        return self._row
+            row = self._row
+        return row
 
     def csrf(self) -> str:
         return self._ensure().csrf

@@ -62,7 +62,8 @@ def part_text(part: EmailMessage) -> str:
     try:
         return part.get_content()
     except (LookupError, UnicodeError):  # an unknown charset
-        return _text(part.get_payload(decode=True) or b"", part.get_content_charset())
+        payload = part.get_payload(decode=True)  # a leaf part's: its bytes
+        return _text(payload if isinstance(payload, bytes) else b"", part.get_content_charset())
 
 
 def parts(message: EmailMessage) -> tuple[str | None, str | None]:
@@ -102,8 +103,9 @@ class TurnHandler:
         return "250 OK"
 
     async def handle_DATA(self, server, session: Session, envelope: Envelope) -> str:
-        message = email.message_from_bytes(envelope.content, policy=policy.default)
-        message_id = header(message, "Message-ID") or f"<{hashlib.sha256(envelope.content).hexdigest()}@unidentified>"
+        content = envelope.original_content or b""  # the mail as received (``content`` too, with decode_data off)
+        message = email.message_from_bytes(content, policy=policy.default)
+        message_id = header(message, "Message-ID") or f"<{hashlib.sha256(content).hexdigest()}@unidentified>"
         text, html = parts(message)
         subject = header(message, "Subject")
         loop = asyncio.get_running_loop()
@@ -126,7 +128,7 @@ class TurnHandler:
         db = self.projector.db
         row_id = mail.record_reply(db, reply, message_id, self.intake.contact(reply))
         status = (
-            mail.deliver(db, self.settings, row_id) if mail.row(db, row_id)["status"] == "queued" else "no address"
+            mail.deliver(db, self.settings, row_id) if mail.status(db, row_id) == "queued" else "no address"
         )  # the holder set no contact: recorded only
         log.info("mail answered message=%s accepted=%s reply=%s", message_id, reply.accepted, status)
 

@@ -210,6 +210,12 @@ def row(db: ReadModelDB, row_id: str) -> dict | None:
     return dict(zip(keys, rows[0]))
 
 
+def status(db: ReadModelDB, row_id: str) -> str | None:
+    """A ledger row's status (queued, sent, ...), or None if there is no such row."""
+    found = row(db, row_id)
+    return found["status"] if found else None
+
+
 def ledger(db: ReadModelDB, game_id: str, recipient: str | None = None) -> list[dict]:
     """The ledger of a game: the GM sees every row as it was queued; a player their own ("was I told?"), a
     post's notification as the post stands now (a hidden post's placeholder, an edited post's current text:

@@ -12,7 +12,7 @@ from typing import Any
 
 from api.rulesets import service_class
 from application.service import Caller, Games
-from domain.lodge import ruleset as lr
+from domain.lodge import commands as lc
 
 SEATS = (("ann", "Ann", "red", False), ("bob", "Bob", "blue", True), ("cy", "Cy", "green", False))
 
@@ -65,9 +65,9 @@ def play_demo(say: Callable[[str], None]) -> Games:
     say(f"Created Lodge game {game_id}, pinning the rules package {package['id']} {package['version']} (house rules).")
     gm = Caller.of("gm")
     for seat, name, colour, avatar in SEATS:
-        games.run(gm, game_id, lr.AddMage(seat, name, colour, avatar))
+        games.run(gm, game_id, lc.AddMage(seat, name, colour, avatar))
         say(f"{name} takes the {colour} Mage{' (an Avatar)' if avatar else ''}.")
-    games.run(gm, game_id, lr.BeginGame())
+    games.run(gm, game_id, lc.BeginGame())
     t = _Table(games, game_id, say)
     say("\n== Turn 1, prepare: Spell Cards go face down (each seen by its owner and the host, L.4) ==")
     for seat, cards in (
@@ -75,19 +75,19 @@ def play_demo(say: Callable[[str], None]) -> Games:
         ("bob", {"QUICK": "tremor", "I": "mend"}),
         ("cy", {"I": "insight"}),
     ):
-        t.run(seat, lr.PrepareSpells(seat, cards), f"{seat.title()} prepares {len(cards)} Spells.")
-    t.run("gm", lr.AdvancePhase("prepare"), "\n== Turn 1, actions ==")
-    t.run("ann", lr.CastSpell("ann", "QUICK", "library"), "Ann casts Unravel on the Library.")
-    t.run("bob", lr.CastSpell("bob", "QUICK", "library"), "Bob casts Tremor on the Library: it fills (L-INST-2).")
-    t.run("ann", lr.CastSpell("ann", "II", "library"), "Ann lays a Ward on the Library.")
-    t.run("ann", lr.CastSpell("ann", "I"), "Ann casts Firebolt and leaves its target to a prompt.")
-    t.run("ann", lr.AnswerChoice("ann", t.prompt("ann")["choice"], "bob"), "Ann answers: Bob.")
-    t.run("bob", lr.PhysicalAction("bob", "walk"), "Bob walks, leaving the Room to a prompt.")
-    t.run("bob", lr.AnswerChoice("bob", t.prompt("bob")["choice"], "library"), "Bob answers: the Library.")
-    t.run("cy", lr.CastSpell("cy", "I"), "Cy casts Insight.")
-    t.run("gm", lr.AdvancePhase("actions"), "\n== Turn 1, the Black Rose ==")
-    t.run("gm", lr.BlackRoseAct("bloom", "crypt"), "The host plays the Black Rose's Bloom on the Crypt.")
-    t.run("gm", lr.AdvancePhase("black-rose"), "\n== Turn 1, Clean-up (C1-C6) ==")
+        t.run(seat, lc.PrepareSpells(seat, cards), f"{seat.title()} prepares {len(cards)} Spells.")
+    t.run("gm", lc.AdvancePhase("prepare"), "\n== Turn 1, actions ==")
+    t.run("ann", lc.CastSpell("ann", "QUICK", "library"), "Ann casts Unravel on the Library.")
+    t.run("bob", lc.CastSpell("bob", "QUICK", "library"), "Bob casts Tremor on the Library: it fills (L-INST-2).")
+    t.run("ann", lc.CastSpell("ann", "II", "library"), "Ann lays a Ward on the Library.")
+    t.run("ann", lc.CastSpell("ann", "I"), "Ann casts Firebolt and leaves its target to a prompt.")
+    t.run("ann", lc.AnswerChoice("ann", t.prompt("ann")["choice"], "bob"), "Ann answers: Bob.")
+    t.run("bob", lc.PhysicalAction("bob", "walk"), "Bob walks, leaving the Room to a prompt.")
+    t.run("bob", lc.AnswerChoice("bob", t.prompt("bob")["choice"], "library"), "Bob answers: the Library.")
+    t.run("cy", lc.CastSpell("cy", "I"), "Cy casts Insight.")
+    t.run("gm", lc.AdvancePhase("actions"), "\n== Turn 1, the Black Rose ==")
+    t.run("gm", lc.BlackRoseAct("bloom", "crypt"), "The host plays the Black Rose's Bloom on the Crypt.")
+    t.run("gm", lc.AdvancePhase("black-rose"), "\n== Turn 1, Clean-up (C1-C6) ==")
     v = games.view(game_id, "gm")
     say(f"\nTurn {v['game']['turn']} opens: {v['game']['phase']}.")
     for mage, sheet in v["mages"].items():

@@ -14,6 +14,7 @@ from api.web.kit import attempt, back, flash, gm_only, refused, send, sign_in_li
 from application.service import new_token
 from domain.errors import DomainError, RuleViolation
 from domain.ids import GM
+from domain.lodge import commands as lc
 from domain.lodge import ruleset as lr
 from domain.lodge.catalogue import SLOTS, describe
 from domain.platform.commands import ReissueLink
@@ -91,7 +92,7 @@ def _prepare(request, games, game_id, caller, f):
         request,
         game_id,
         "prepare",
-        send(games, game_id, caller, lambda: lr.PrepareSpells(caller.principal, cards)),
+        send(games, game_id, caller, lambda: lc.PrepareSpells(caller.principal, cards)),
         _("Spells prepared face down."),
     )
 
@@ -105,7 +106,7 @@ def _cast(request, games, game_id, caller, f):
             games,
             game_id,
             caller,
-            lambda: lr.CastSpell(
+            lambda: lc.CastSpell(
                 caller.principal, f.get("slot", ""), f.get("target") or None, _list(f, "moves[]"), _heal(f)
             ),
         ),
@@ -122,7 +123,7 @@ def _physical(request, games, game_id, caller, f):
             games,
             game_id,
             caller,
-            lambda: lr.PhysicalAction(
+            lambda: lc.PhysicalAction(
                 caller.principal, f.get("action", ""), f.get("target") or None, _list(f, "moves[]"), _heal(f)
             ),
         ),
@@ -139,7 +140,7 @@ def _evocation(request, games, game_id, caller, f):
             games,
             game_id,
             caller,
-            lambda: lr.CommandEvocation(
+            lambda: lc.CommandEvocation(
                 caller.principal, f.get("evocation", ""), _list(f, "moves[]"), f.get("attack") or None
             ),
         ),
@@ -157,7 +158,7 @@ def _choose(request, games, game_id, caller, f):
             games,
             game_id,
             caller,
-            lambda: lr.ResolveFromCell(caller.principal, f.get("offer_id", ""), accept, _list(f, "moves[]"), _heal(f)),
+            lambda: lc.ResolveFromCell(caller.principal, f.get("offer_id", ""), accept, _list(f, "moves[]"), _heal(f)),
         ),
         _("Persistent Effect resolved from your Cell.") if accept else _("Persistent Effect declined."),
     )
@@ -169,14 +170,14 @@ def _answer(request, games, game_id, caller, f):
         request,
         game_id,
         f"prompt-{choice}",
-        send(games, game_id, caller, lambda: lr.AnswerChoice(caller.principal, choice, f.get("option", ""))),
+        send(games, game_id, caller, lambda: lc.AnswerChoice(caller.principal, choice, f.get("option", ""))),
         _("Choice answered."),
     )
 
 
 def _pass(request, games, game_id, caller, f):
     return attempt(
-        request, game_id, "pass", send(games, game_id, caller, lambda: lr.Pass(caller.principal)), _("You passed.")
+        request, game_id, "pass", send(games, game_id, caller, lambda: lc.Pass(caller.principal)), _("You passed.")
     )
 
 
@@ -187,7 +188,7 @@ def _add_mage(request, games, game_id, caller, f):
         games.run(
             caller,
             game_id,
-            lr.AddMage(mage, f.get("name", ""), f.get("colour", ""), avatar=f.get("avatar") == "on"),
+            lc.AddMage(mage, f.get("name", ""), f.get("colour", ""), avatar=f.get("avatar") == "on"),
         )
         token, token_hash = new_token()
         games.run(caller, game_id, ReissueLink(mage, token_hash))
@@ -206,7 +207,7 @@ def _add_mage(request, games, game_id, caller, f):
 @gm_only
 def _begin(request, games, game_id, caller, f):
     return attempt(
-        request, game_id, "host", send(games, game_id, caller, lambda: lr.BeginGame()), _("The game has begun.")
+        request, game_id, "host", send(games, game_id, caller, lambda: lc.BeginGame()), _("The game has begun.")
     )
 
 
@@ -216,7 +217,7 @@ def _advance(request, games, game_id, caller, f):
         request,
         game_id,
         "host",
-        send(games, game_id, caller, lambda: lr.AdvancePhase(f.get("expected_phase", ""))),
+        send(games, game_id, caller, lambda: lc.AdvancePhase(f.get("expected_phase", ""))),
         _("Phase ended."),
     )
 
@@ -230,7 +231,7 @@ def _black_rose(request, games, game_id, caller, f):
         request,
         game_id,
         "black-rose",
-        send(games, game_id, caller, lambda: lr.BlackRoseAct(card, target or None)),
+        send(games, game_id, caller, lambda: lc.BlackRoseAct(card, target or None)),
         _("The Black Rose acted."),
     )
 

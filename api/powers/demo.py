@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from api.powers.season_demo import play_demo_season
 from api.powers.service import PowersGames
+from domain.errors import DomainError
 from domain.platform.verify import verify_export
 
 __all__ = ["play_demo", "play_demo_month", "play_demo_season"]
@@ -59,13 +60,12 @@ def play_demo_month(say: Callable[[str], None]) -> PowersGames:
     say("The Rangers propose a negotiation; the GM seals its difficulty by hash before any die is rolled (GM-2).")
     r = games.roll_action(game_id, rangers, talk, assets=[{"asset_id": nego}, {"asset_id": guild}], convert=1)
     say(f"The Rangers roll {r.result['faces']}: {r.result['successes']} success(es), not knowing the difficulty.")
-    for bad in ({"title": "Fifth public edict", "slot": "public"},):
-        for _ in range(4):
-            games.submit_action(game_id, gondor, gondor, slot="public", title="Edict", assets=[], convert=0)
-        try:
-            games.submit_action(game_id, gondor, gondor, assets=[], convert=0, **bad)
-        except Exception as refused:  # noqa: BLE001 - the demo shows the refusal
-            say(f"Gondor tries a 5th action and is refused: [{refused.rule}] {refused.message}")
+    for _ in range(4):
+        games.submit_action(game_id, gondor, gondor, slot="public", title="Edict", assets=[], convert=0)
+    try:
+        games.submit_action(game_id, gondor, gondor, slot="public", title="Fifth public edict", assets=[], convert=0)
+    except DomainError as refused:  # the demo shows the refusal
+        say(f"Gondor tries a 5th action and is refused: [{refused.rule}] {refused.message}")
     games.advance(game_id, "gm")
     say("Planning closes: Gandalf's 4 unused actions and the Rangers' 3 become rank-2 schemes.")
     r = games.resolve(game_id, "gm", announcement="Storm clouds gather over the Misty Mountains.")

@@ -97,7 +97,7 @@ def data(f: dict, key: str, default: Any = None) -> Any:
         return default
     try:
         return json.loads(raw)
-    except ValueError as err:
+    except json.JSONDecodeError as err:
         raise RuleViolation(
             _("{key}: not JSON ({error}, line {line})").format(key=key, error=err.msg, line=err.lineno), field=key
         ) from None

@@ -3,9 +3,11 @@ reactions (submit, roll, convert, discard, GM rulings, consequences, resistance)
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
 
-from api.deps import GamesDep, Principal, SenderDep
+from fastapi import APIRouter, Depends
+
+from api.deps import Principal, SenderDep, get_games
 from api.powers.schemas import (
     AddPowerRequest,
     AdvanceRequest,
@@ -24,6 +26,7 @@ from api.powers.schemas import (
     SubmitActionRequest,
     WaiveRequest,
 )
+from api.powers.service import BattleReads
 from api.schemas import COMMAND, GAME_READ, ReceiptPublic
 from application.service import new_token
 from domain.powers.commands import (
@@ -183,13 +186,18 @@ async def set_influence(game_id: str, body: InfluenceRequest, sender: SenderDep)
     return await sender.run(game_id, SetInfluence(body.power_id, body.hex, body.amount))
 
 
+# The service, with the battle reads Powers' mixin adds to it (api.rulesets composes it; these routes are mounted
+# only where Powers is installed).
+BattleReadsDep = Annotated[BattleReads, Depends(get_games)]
+
+
 @router.get("/battles/{battle_id}")
-def battle(game_id: str, battle_id: str, games: GamesDep, me: Principal) -> dict:
+def battle(game_id: str, battle_id: str, games: BattleReadsDep, me: Principal) -> dict:
     """A battle as you see it (P.4): the battlefield, armies and wounds, goals, whose turn it is."""
     return games.battle(game_id, me, battle_id)
 
 
 @router.get("/battles/{battle_id}/report")
-def battle_report(game_id: str, battle_id: str, games: GamesDep, me: Principal) -> list[dict]:
+def battle_report(game_id: str, battle_id: str, games: BattleReadsDep, me: Principal) -> list[dict]:
     """The battle's report round by round, as you saw it (the GM: in full)."""
     return games.battle_report(game_id, me, battle_id)

@@ -6,6 +6,7 @@ it prints can be checked by hand against the rules it names."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from api.powers.service import PowersGames
 from application.service import Caller
@@ -28,7 +29,7 @@ TOWNS = [
     {"id": "bree", "name": "Bree", "hex": "0,0", "population": 3, "statuses": {"sickened": 2}},
     {"id": "tharbad", "hex": "2,0", "population": 2},
 ]
-FEATURES = [
+FEATURES: list[dict[str, Any]] = [
     {"id": "barrow", "kind": "dungeon", "name": "Barrow-downs", "hex": "1,1", "floors": [{"difficulty": 2}]},
     {"id": "orthanc", "kind": "stronghold", "name": "Orthanc", "hex": "3,0", "controller": None, "modules": ["tower"]},
 ]

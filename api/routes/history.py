@@ -138,7 +138,7 @@ def audit(
     one page of at most ``limit`` events after version ``after`` (next page: ``X-Next-After``, ``Link``)."""
     games.require_gm(me)
     read_models_at(request, response, game_id, me, wait_for)
-    rows, after = projector.audit_page(
+    rows, next_after = projector.audit_page(
         str(games.get_game(game_id, for_update=False).id),
         power=power,
         phase=phase,
@@ -147,7 +147,7 @@ def audit(
         after=after,
         limit=clamp(limit),
     )
-    next_page(request, response, after)
+    next_page(request, response, next_after)
     out = render_rows(rows, format)
     if isinstance(out, Response):
         out.headers.update({k: v for k, v in response.headers.items() if k.lower().startswith(("x-", "link"))})
@@ -217,8 +217,8 @@ def phases(
 ) -> list[dict]:
     """Every phase the game has begun, and where it began; a page of ``limit`` after the first ``after``."""
     read_models_at(request, response, game_id, me, wait_for)
-    items, after = games.phases_page(game_id, max(after, 0), clamp(limit))
-    next_page(request, response, after)
+    items, next_after = games.phases_page(game_id, max(after, 0), clamp(limit))
+    next_page(request, response, next_after)
     if me != "gm":
         for item in items:
             item.pop("version")

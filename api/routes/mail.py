@@ -85,7 +85,7 @@ def inbound_email(body: InboundMailRequest, request: Request, games: GamesDep, _
 
     # The reply is queued in the ledger (the outbox) before we answer; the broker is only the fast path.
     row_id = mail.record_reply(db, reply, body.message_id, intake.contact(reply))
-    if mail.row(db, row_id)["status"] == "queued":
+    if mail.status(db, row_id) == "queued":
         hand_off(db, row_id)
     return {"accepted": reply.accepted, "subject": reply.subject, "body": reply.body}
 

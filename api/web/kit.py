@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 from zoneinfo import ZoneInfo
 
 from fastapi import Request
@@ -150,6 +150,10 @@ async def form_of(request: Request) -> dict[str, Any]:
     return out
 
 
+@overload
+def integer(value: Any, default: int) -> int: ...
+@overload
+def integer(value: Any, default: None = None) -> int | None: ...
 def integer(value: Any, default: int | None = None) -> int | None:
     try:
         return int(value)

@@ -275,6 +275,7 @@ async def new_game(request: Request) -> Response:
         field = options_form.control_of(chosen, err.field or "")
         flash(request, kind="error", form="new", field=field, rule=err.rule, text=err.message)
         return RedirectResponse(_new_game_url(chosen.name if chosen else installed.DEFAULT), status_code=303)
+    assert token is not None, "a game created without an idempotency key returns its GM token"
     session = web_session(request)
     session.rotate()
     session.grant(game_id, GM, hash_token(token))
