@@ -13,4 +13,5 @@ T = TypeVar("T")
 
 def deepcopy(value: T) -> T:
     """A deep copy of ``value``, which holds plain data only (anything picklable copies as pickle copies it)."""
-    return pickle.loads(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))  # noqa: S301 - our own bytes, just made
+    copied: T = pickle.loads(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))  # noqa: S301 - our own bytes, just made
+    return copied

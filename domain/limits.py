@@ -95,7 +95,8 @@ def _fits(value: Any) -> bool:
     # Every field of every command passes here, so the common cases (text, small numbers) cost no call.
     kind = type(value)
     if kind is int:
-        return SMALLEST_BIGINT <= value <= BIGINT
+        small: bool = SMALLEST_BIGINT <= value <= BIGINT
+        return small
     if kind in _TEXT:
         return True
     if kind is dict:

@@ -34,7 +34,7 @@ class Command:
 
     line: int
     verb: str
-    args: dict = field(default_factory=dict)
+    args: dict[str, Any] = field(default_factory=dict)
     broken: bool = False  # a line of its block was refused: the command is not run, nor those that need it
 
 
@@ -68,7 +68,7 @@ class Turn:
         DomainError refuses the line."""
         raise RuleViolation(f"unknown command {cmd.verb!r}", rule=GRAMMAR)
 
-    def recorded(self, game: Any, cmd: Command, command: Any, result: dict) -> list[str]:
+    def recorded(self, game: Any, cmd: Command, command: Any, result: dict[str, Any]) -> list[str]:
         """What the reply says of a line whose command was recorded (``result`` is its handler's)."""
         return []
 
@@ -99,7 +99,8 @@ def html_text(html: str) -> str:
     for node in tree.xpath(QUOTED_HTML):
         if node.getparent() is not None:
             node.drop_tree()
-    return Inscriptis(tree, _HTML_CONFIG).get_text()
+    text: str = Inscriptis(tree, _HTML_CONFIG).get_text()
+    return text
 
 
 def body_text(text: str | None, html: str | None) -> str:

@@ -23,10 +23,10 @@ from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform.roles import HISTORY, LINKS, RULE, WINDOWS
 
-_ADAPTERS: dict[type, tuple[tuple[str, TypeAdapter], ...]] = {}
+_ADAPTERS: dict[type, tuple[tuple[str, TypeAdapter[Any]], ...]] = {}
 
 
-def _adapters(cls: type) -> tuple[tuple[str, TypeAdapter], ...]:
+def _adapters(cls: type) -> tuple[tuple[str, TypeAdapter[Any]], ...]:
     """A validator for each field of a command class, from its annotations (built once per class)."""
     found = _ADAPTERS.get(cls)
     if found is None:
@@ -67,7 +67,7 @@ class Context:
     # up to a version under a new id: the copied events and the game folded from them, neither saved yet.
     event_at: Callable[[int], Any] | None = None
     phase_version: Callable[[str], int] | None = None
-    copy_at: Callable[[int], tuple[list, Any]] | None = None
+    copy_at: Callable[[int], tuple[list[Any], Any]] | None = None
     # Saves these (events, then aggregates) in the command's own transaction: all of it is recorded, or nothing.
     keep: Callable[..., None] | None = None
 
@@ -298,7 +298,7 @@ def set_deadline(game: Any, cmd: SetDeadline, ctx: Context) -> None:
     game.set_deadline(cmd.window_id, moment.astimezone(timezone.utc), now=ctx.now, actor=ctx.principal)
 
 
-def request_extension(game: Any, cmd: RequestExtension, ctx: Context) -> dict:
+def request_extension(game: Any, cmd: RequestExtension, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     window_id = cmd.window_id
     if window_id is None:
@@ -311,7 +311,7 @@ def request_extension(game: Any, cmd: RequestExtension, ctx: Context) -> dict:
     return {"request_id": request_id}
 
 
-def grant_extension(game: Any, cmd: GrantExtension, ctx: Context) -> dict:
+def grant_extension(game: Any, cmd: GrantExtension, ctx: Context) -> dict[str, Any]:
     require(game, ctx, WINDOWS)
     return {"granted": game.grant_extension(cmd.request_id, now=ctx.now, hours=cmd.hours, actor=ctx.principal)}
 
@@ -326,7 +326,7 @@ def declare_ready(game: Any, cmd: DeclareReady, ctx: Context) -> None:
     game.declare_ready(cmd.power_id, now=ctx.now)
 
 
-def close_window(game: Any, cmd: CloseWindow, ctx: Context) -> dict:
+def close_window(game: Any, cmd: CloseWindow, ctx: Context) -> dict[str, Any]:
     require(game, ctx, WINDOWS, "close a window")
     game.expect_step(cmd.expected_step)
     if cmd.window_id not in game.state.windows:
@@ -334,19 +334,19 @@ def close_window(game: Any, cmd: CloseWindow, ctx: Context) -> dict:
     return {"closed": game.close_window(cmd.window_id, now=ctx.now, reason=cmd.reason, force=True, **_dice(game, ctx))}
 
 
-def close_due_window(game: Any, cmd: CloseDueWindow, ctx: Context) -> dict:
+def close_due_window(game: Any, cmd: CloseDueWindow, ctx: Context) -> dict[str, Any]:
     w = game.state.windows.get(cmd.window_id)
     if w is None or w.closed or ctx.now < datetime.fromisoformat(w.final_closes_at):
         return {"closed": False}
     return {"closed": game.close_window(cmd.window_id, now=ctx.now, reason="deadline", **_dice(game, ctx))}
 
 
-def _dice(game: Any, ctx: Context) -> dict:
+def _dice(game: Any, ctx: Context) -> dict[str, Any]:
     """A ruleset whose windows roll when they close (Powers' battles apply defaults) gets the service's roller."""
     return {"roller": ctx.roller(game)} if getattr(game, "CLOSES_WITH_DICE", False) else {}
 
 
-def queue_due_reminders(game: Any, cmd: QueueDueReminders, ctx: Context) -> dict:
+def queue_due_reminders(game: Any, cmd: QueueDueReminders, ctx: Context) -> dict[str, Any]:
     w = game.state.windows.get(cmd.window_id)
     if w is None or w.closed:
         return {"reminded": []}
@@ -358,7 +358,7 @@ def grant_visibility(game: Any, cmd: GrantVisibility, ctx: Context) -> None:
     game.grant_visibility(cmd.to, cmd.text, source=cmd.source, about=cmd.about, actor=ctx.principal)
 
 
-def reissue_link(game: Any, cmd: ReissueLink, ctx: Context) -> dict:
+def reissue_link(game: Any, cmd: ReissueLink, ctx: Context) -> dict[str, Any]:
     require(game, ctx, LINKS)
     game.reissue_credential(cmd.who, cmd.token_hash)
     return {"principal": cmd.who}
@@ -380,7 +380,7 @@ def _target(game: Any, ctx: Context, phase: str | None, version: int | None, *, 
     return ctx.phase_version(phase)
 
 
-def roll_back(game: Any, cmd: RollBack, ctx: Context) -> dict:
+def roll_back(game: Any, cmd: RollBack, ctx: Context) -> dict[str, Any]:
     require(game, ctx, HISTORY, "roll back the game")
     limits.check_text(cmd.reason, "reason", limits.REASON, what="a reason")
     if not cmd.reason.strip():
@@ -405,7 +405,7 @@ def roll_back(game: Any, cmd: RollBack, ctx: Context) -> dict:
     return {"to_version": target, "phase": cmd.phase}
 
 
-def fork(game: Any, cmd: Fork, ctx: Context) -> dict:
+def fork(game: Any, cmd: Fork, ctx: Context) -> dict[str, Any]:
     require(game, ctx, HISTORY, "fork the game")
     limits.check_text(cmd.name, "name", limits.GAME_NAME, required=True, what="a fork's name")
     limits.check_text(cmd.reason, "reason", limits.REASON, what="a reason")
@@ -427,12 +427,12 @@ def fork(game: Any, cmd: Fork, ctx: Context) -> dict:
     return {"game_id": str(sandbox.id), "source_game": str(game.id), "source_version": target}
 
 
-def open_thread(game: Any, cmd: OpenThread, ctx: Context) -> dict:
+def open_thread(game: Any, cmd: OpenThread, ctx: Context) -> dict[str, Any]:
     thread = game.open_thread(ctx.principal, list(cmd.seats), cmd.title, ctx.new_id("thr"))
     return {"thread_id": thread["id"], "title": thread["title"], "members": thread["members"]}
 
 
-def make_post(game: Any, cmd: MakePost, ctx: Context) -> dict:
+def make_post(game: Any, cmd: MakePost, ctx: Context) -> dict[str, Any]:
     return dict(
         game.make_post(
             ctx.principal,
@@ -455,12 +455,12 @@ def _lazy(ctx: Context, game: Any) -> Any:
     return Lazy()
 
 
-def edit_post(game: Any, cmd: EditPost, ctx: Context) -> dict:
+def edit_post(game: Any, cmd: EditPost, ctx: Context) -> dict[str, Any]:
     game.edit_post(ctx.principal, cmd.post_id, cmd.text)
     return {"post_id": cmd.post_id}
 
 
-def hide_post(game: Any, cmd: HidePost, ctx: Context) -> dict:
+def hide_post(game: Any, cmd: HidePost, ctx: Context) -> dict[str, Any]:
     game.hide_post(ctx.principal, cmd.post_id, cmd.reason)
     return {"post_id": cmd.post_id}
 

@@ -126,7 +126,7 @@ def describe_event(
     """One event in words: the ruleset's own words first, then the platform's, else its kind in words."""
     describe = getattr(ruleset, "describe", None) if ruleset is not None else None
     if describe is not None:
-        line = describe(kind, data, names)
+        line: str | None = describe(kind, data, names)
         if line:
             return line
     window_id = str(data.get("window_id") or "")

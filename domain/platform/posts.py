@@ -88,7 +88,8 @@ def check_post_text(text: Any) -> str:
     limits.check_text(text, "text", POST_TEXT, required=True, what="a post")
     if SCRIPT_OR_STYLE.search(text):
         raise RuleViolation("a post is Markdown: <script> and <style> tags are refused", field="text")
-    return text.strip("\n\r ")
+    stripped: str = text.strip("\n\r ")
+    return stripped
 
 
 def check_tied(tied_to: Any) -> str | None:
@@ -117,7 +118,7 @@ class Posts:
     # ------------------------------------------------------------------ what the aggregate keeps
 
     @property
-    def talk(self) -> dict:
+    def talk(self) -> dict[str, Any]:
         """Threads opened (id -> title, members, audience) and posts (id -> thread, author, hidden)."""
         found = self.__dict__.get("talk")
         if found is None:
@@ -137,12 +138,12 @@ class Posts:
 
     # ------------------------------------------------------------------ threads
 
-    def thread(self, thread_id: str, viewer: str | None = None) -> dict:
+    def thread(self, thread_id: str, viewer: str | None = None) -> dict[str, Any]:
         """The thread (id, kind, title, members, audience), or NotFound; with ``viewer``, NotFound also when
         the viewer may not see it, in the same words (a private thread's existence is not disclosed)."""
         if not isinstance(thread_id, str) or len(thread_id) > limits.IDENTIFIER:
             raise NotFound("no such thread", field="thread_id")
-        found: dict | None = None
+        found: dict[str, Any] | None = None
         if thread_id == TABLE:
             found = {"id": TABLE, "kind": "table", "title": "The table", "members": [], "audience": [vis.PUBLIC]}
         elif thread_id == NARRATION:
@@ -171,7 +172,7 @@ class Posts:
     def _desk_audience(self, seat: str) -> list[str]:
         return vis.powers([seat] if self.has_gm() else [seat, *self.hosts()])
 
-    def threads_for(self, viewer: str) -> list[dict]:
+    def threads_for(self, viewer: str) -> list[dict[str, Any]]:
         """Every thread this viewer may read: the table, the narration, the desks they see, their private threads."""
         ids = [TABLE, NARRATION, *(desk(p) for p in sorted(self.state.powers)), *sorted(self.talk["threads"])]
         out = []
@@ -181,7 +182,7 @@ class Posts:
                 out.append(t)
         return out
 
-    def open_thread(self, opener: str, seats: list[str], title: str, thread_id: str) -> dict:
+    def open_thread(self, opener: str, seats: list[str], title: str, thread_id: str) -> dict[str, Any]:
         """A seat (or the GM) opens a private thread with the seats it names (an unknown seat is refused,
         naming ``seats``); the GM is never named, it sees every thread."""
         if opener != GM:
@@ -217,9 +218,9 @@ class Posts:
     class ThreadOpened(Aggregate.Event):
         thread_id: str
         title: str
-        members: list
+        members: list[str]
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             game.talk["threads"][self.thread_id] = {
@@ -232,7 +233,7 @@ class Posts:
 
     # ------------------------------------------------------------------ posts
 
-    def _may_post(self, principal: str, t: dict) -> None:
+    def _may_post(self, principal: str, t: dict[str, Any]) -> None:
         """Who may post where: anyone who reads a thread, but only who rules narrates; an auditor reads only."""
         if not vis.can_see(t["audience"], principal):
             raise NotFound(f"no thread {t['id']!r} that you may read", field="thread_id")
@@ -251,7 +252,7 @@ class Posts:
         post_id: str,
         roller: Any = None,
         tied_to: str | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Post to a thread this author may read: refused, recording nothing, if empty, too long, in a thread
         unknown to the author, or asking for dice the game has not committed."""
         if author not in (GM, SYSTEM):
@@ -278,7 +279,7 @@ class Posts:
             "rolls": [{k: r[k] for k in ("dice", "faces")} for r in rolls],
         }
 
-    def _roll_for_post(self, asked: list[tuple[int, int]], roller: Any) -> list[dict]:
+    def _roll_for_post(self, asked: list[tuple[int, int]], roller: Any) -> list[dict[str, Any]]:
         if not asked:
             return []
         s = self.state
@@ -309,9 +310,9 @@ class Posts:
         thread_id: str
         text: str
         tied_to: str | None
-        rolls: list
+        rolls: list[dict[str, Any]]
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             game.talk["posts"][self.post_id] = {"thread": self.thread_id, "author": self.actor, "hidden": False}
@@ -319,9 +320,9 @@ class Posts:
                 game.state.next_roll = max(r["roll_no"] for r in self.rolls) + 1
             super().apply(game)
 
-    def _post(self, post_id: Any, viewer: str) -> dict:
+    def _post(self, post_id: Any, viewer: str) -> dict[str, Any]:
         """The post, if the viewer may read its thread; else NotFound in the same words as a missing one."""
-        found = self.talk["posts"].get(post_id) if isinstance(post_id, str) else None
+        found: dict[str, Any] | None = self.talk["posts"].get(post_id) if isinstance(post_id, str) else None
         if found is None or not vis.can_see(self.thread(found["thread"])["audience"], viewer):
             shown = post_id if isinstance(post_id, str) and len(post_id) <= limits.IDENTIFIER else "?"
             raise NotFound(f"no post {shown!r} that you may read", field="post_id")
@@ -351,7 +352,7 @@ class Posts:
         thread_id: str
         text: str
         actor: str
-        audience: list
+        audience: list[str]
 
     def hide_post(self, moderator: str, post_id: str, reason: Any) -> None:
         """The GM (a host, where there is no GM) hides a post from the players, with a reason; the audit keeps it."""
@@ -376,12 +377,12 @@ class Posts:
         thread_id: str
         reason: str
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             game.talk["posts"][self.post_id]["hidden"] = True
             super().apply(game)
 
-    def narrate(self, text: str, *, post_id: str, actor: str = GM, tied_to: str | None = None) -> dict:
+    def narrate(self, text: str, *, post_id: str, actor: str = GM, tied_to: str | None = None) -> dict[str, Any]:
         """The GM's narration: a post in the public narration thread (Powers' Tidings)."""
         return self.make_post(actor, NARRATION, text, post_id=post_id, tied_to=tied_to)

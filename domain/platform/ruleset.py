@@ -49,7 +49,7 @@ class Ruleset:
     state_types: tuple[type, ...] = ()  # the dataclasses its state holds (snapshots of its games encode them)
     view: Callable[[Any, str], dict[str, Any]] | None = None  # view(game, viewer)
     mail_grammar: Callable[..., Any] | None = None  # read(text, html, seat) -> domain.mailturns.Turn
-    notify: Callable[[str, dict], dict | None] | None = None  # notify(event kind, payload)
+    notify: Callable[[str, dict[str, Any]], dict[str, Any] | None] | None = None  # notify(event kind, payload)
     verify: Callable[..., Any] | None = None  # verify(events) -> report
     fold: Callable[[Any, Any], Any] | None = None  # fold(game or None, stored events) -> game
     # phase_of(event) -> the phase the event begins ({"phase": name, "step": ...}), or None: the phase list,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 
 @dataclass
@@ -20,11 +21,11 @@ class Window:
     closed: bool = False
     reason: str | None = None
     closed_at: str | None = None
-    extensions: dict = field(default_factory=dict)
-    requests: dict = field(default_factory=dict)
-    reminded: list = field(default_factory=list)
+    extensions: dict[str, str] = field(default_factory=dict)  # power -> its own deadline (ISO, UTC)
+    requests: dict[str, dict[str, Any]] = field(default_factory=dict)  # request id -> the request
+    reminded: list[str] = field(default_factory=list)
     # A close whose default for silence a rule refused (GameBlocked): rule, seats, reason, at, version; else None
-    blocked: dict | None = None
+    blocked: dict[str, Any] | None = None
 
     def deadline_for(self, power_id: str | None) -> str:
         """This power's deadline (ISO, UTC): the window's, or its own extension (GM-8)."""
@@ -46,10 +47,10 @@ class Seat:
     timezone: str | None = None
     email: str | None = None
     mail_mode: str = "immediate"
-    grants: list = field(default_factory=list)
+    grants: list[dict[str, Any]] = field(default_factory=list)
     ready: bool = False
     extension_hours_used: float = 0.0
-    roles: list = field(default_factory=list)  # besides the ruleset's seated role (domain.platform.roles)
+    roles: list[str] = field(default_factory=list)  # besides the ruleset's seated role (domain.platform.roles)
 
 
 class ViewerSequences:
@@ -59,9 +60,9 @@ class ViewerSequences:
     are unchanged.
     """
 
-    seen: dict
+    seen: dict[str, int]
 
-    def count_seen(self, audience: list) -> None:
+    def count_seen(self, audience: list[str]) -> None:
         """Advance each viewer's gap-free sequence of the events they may see."""
         if "sealed" in audience:
             return

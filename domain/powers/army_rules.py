@@ -17,14 +17,15 @@ MAX_DIE = 20  # die sizes grow by 2 a bonus; the rules set no cap, the limit onl
 MAX_SIZE = 100
 
 
-def size(army: dict) -> int:
+def size(army: dict[str, Any]) -> int:
     """[003:596] "The number of active units in an army is called its Size": not routed, not slain."""
     return sum([not u["routed"] for u in army["units"]])
 
 
-def armor(army: dict) -> int:
+def armor(army: dict[str, Any]) -> int:
     """P-ARMY-6: "An army's armor is increased by the rank of their armaments" - base armor plus the tier."""
-    return max(0, army["armor_base"] + army["tier"])
+    armor_base: int = army["armor_base"]
+    return max(0, armor_base + army["tier"])
 
 
 def wounds_to_die(cls: str, ancestry: str | None) -> int:
@@ -32,14 +33,14 @@ def wounds_to_die(cls: str, ancestry: str | None) -> int:
     return 3 if cls in at.TOUGH or ancestry in at.TOUGH_ANCESTRIES else 2
 
 
-def _bump(stats: dict, name: str, by: int) -> None:
+def _bump(stats: dict[str, Any], name: str, by: int) -> None:
     if name in at.ATTRIBUTES:
         stats[name] = {**stats[name], "bonus": stats[name]["bonus"] + by}
     else:
         stats[name] = stats[name] + by
 
 
-def apply_mods(stats: dict, mods: dict) -> dict:
+def apply_mods(stats: dict[str, Any], mods: dict[str, Any]) -> dict[str, Any]:
     """Static modifiers of an ancestry, class or keyword: "+1 Attack" is +1 to the attack's static bonus (the
     Hammers of Derop: d6+1), "+1 Defense" a point of Defense."""
     out = deepcopy(stats)
@@ -67,11 +68,11 @@ def random_build(faces: list[int], count: int = 3) -> list[str]:
     raise RuleViolation(f"these dice give only {len(out)} unique bonuses; roll more", rule="P-ARMY-4", field="faces")
 
 
-def check_choices(options: list[str], choices: list[Any], count: int, new_class: str | None) -> list[dict]:
+def check_choices(options: list[str], choices: list[Any], count: int, new_class: str | None) -> list[dict[str, Any]]:
     """P-ARMY-4 / P-AMB-18: select ``count`` bonuses from the rolled options (repetitions allowed); a Levy
     levelling up "chooses a new class" ([003:691]) and that choice is one of the bonuses. A keyword bonus names
     its General, Terrain or Profession keyword: ``{"bonus": "keyword", "keyword": "valiant"}``."""
-    picked: list[dict] = []
+    picked: list[dict[str, Any]] = []
     for c in choices:
         item = c if isinstance(c, dict) else {"bonus": c}
         bonus = item.get("bonus")
@@ -100,7 +101,7 @@ def check_choices(options: list[str], choices: list[Any], count: int, new_class:
     return picked
 
 
-def apply_bonus(stats: dict, bonus: dict) -> dict:
+def apply_bonus(stats: dict[str, Any], bonus: dict[str, Any]) -> dict[str, Any]:
     """P-ARMY-4: "Presence/Attack/Morale: die size +2", "Defense: +1", "Mobility: +1", "Keyword"."""
     out = deepcopy(stats)
     b = bonus["bonus"]
@@ -117,7 +118,7 @@ def apply_bonus(stats: dict, bonus: dict) -> dict:
     return out
 
 
-def change_class(stats: dict, old: str, new: str) -> dict:
+def change_class(stats: dict[str, Any], old: str, new: str) -> dict[str, Any]:
     """A Levy's new class ([003:691]) brings the class's static bonus (Hammers: +1 Attack)."""
     if old != "levy":
         raise RuleViolation("only a Levy chooses a new class when it levels up", rule="P-ARMY-4", field="new_class")
@@ -131,7 +132,7 @@ def change_class(stats: dict, old: str, new: str) -> dict:
 # ---------------------------------------------------------------------- P-ARMY-1 muster
 
 
-def path_cost(path: list[str], hexes: dict, keywords: list[str]) -> int:
+def path_cost(path: list[str], hexes: dict[str, Any], keywords: list[str]) -> int:
     """P-ARMY-1: each hex entered costs 1, rough terrain doubles it, a road negates it ([003:657]); a terrain
     keyword makes its terrain never difficult ([003:755]-[003:758]); Naval moves through water like roads."""
     cost = 0
@@ -151,7 +152,7 @@ def path_cost(path: list[str], hexes: dict, keywords: list[str]) -> int:
     return cost
 
 
-def muster_difficulty(moves: list[dict]) -> int:
+def muster_difficulty(moves: list[dict[str, Any]]) -> int:
     """P-ARMY-1: "For armies moved beyond their mobility, the Difficulty is increased by the difference"; "by 2
     for each army moving to a new garrison". ``moves``: ``{"cost", "mobility", "regarrison"}``."""
     return sum(max(0, m["cost"] - m["mobility"]) + (2 if m["regarrison"] else 0) for m in moves)
@@ -176,7 +177,7 @@ def levy_difficulty(levy_size: int, uprising: int) -> int:
     return levy_size + uprising
 
 
-def check_levy(town: dict, power_id: str, levy_size: int) -> None:
+def check_levy(town: dict[str, Any], power_id: str, levy_size: int) -> None:
     """P-ARMY-5: "a claimed town that is not Depopulated"; "a size up to the town's population"."""
     if power_id not in {c["power"] for c in town["claims"].values()}:
         raise RuleViolation(f"a levy is raised in a town one claims; not {town['name']}", rule="P-ARMY-5")
@@ -194,7 +195,7 @@ def depopulation(units: int) -> int:
     return units // 4
 
 
-def levy_stats(ancestry: str, bonus: dict) -> dict:
+def levy_stats(ancestry: str, bonus: dict[str, Any]) -> dict[str, Any]:
     """P-ARMY-5: the levy template, then "a set of Ancestry bonuses, then ... a single levelup bonus"."""
     if ancestry not in at.ANCESTRIES:
         raise RuleViolation(f"an ancestry is one of {', '.join(at.ANCESTRIES)}", rule="P-ARMY-5", field="ancestry")
@@ -215,7 +216,7 @@ def forge_difficulty(target_tier: int, army_size: int, ancestry: str | None) -> 
     return target_tier + army_size // 4 + (2 if ancestry == "harpies" else 0)
 
 
-def check_forge(army: dict, target_tier: int) -> None:
+def check_forge(army: dict[str, Any], target_tier: int) -> None:
     """P-ARMY-6: tiers 0 to 4, upward; wondrous armies and Dragons/Monsters use no equipment ([003:675])."""
     if army["cls"] in at.NO_EQUIPMENT_CLASSES or army.get("wondrous"):
         raise RuleViolation(f"{army['name']} cannot use equipment", rule="P-ARMY-6", field="army_id")
@@ -237,7 +238,7 @@ COWARDS_ASSET_RANK = 3  # P-ARMY-7: "If you previously controlled the unit, gain
 # ---------------------------------------------------------------------- P-ARMY-8 premium and titanic
 
 
-def check_block(block: dict) -> None:
+def check_block(block: dict[str, Any]) -> None:
     """P-ARMY-8: a premium army's "attribute dice start at d6 and they have one free premium keyword"; a titanic
     army uses a titan class; every keyword is one the rules name."""
     for kw in block["keywords"]:
@@ -257,7 +258,7 @@ def check_block(block: dict) -> None:
         raise RuleViolation(f"{block['cls']!r} is not a class", rule="P-ARMY-8", field="cls")
 
 
-def premium_block(block: dict, premium_keyword: str) -> dict:
+def premium_block(block: dict[str, Any], premium_keyword: str) -> dict[str, Any]:
     """P-ARMY-8: make a stat block premium: dice at least d6, and its free premium keyword."""
     if premium_keyword not in at.KEYWORDS["premium"]:
         raise RuleViolation(f"{premium_keyword!r} is not a premium keyword", rule="P-ARMY-8", field="keywords")
@@ -272,7 +273,7 @@ def premium_block(block: dict, premium_keyword: str) -> dict:
 # ---------------------------------------------------------------------- P-ARMY-9 recovery
 
 
-def recover(army: dict) -> list[dict]:
+def recover(army: dict[str, Any]) -> list[dict[str, Any]]:
     """P-ARMY-9: "any routed units return and each army heals a number of wounds equal to half their size"
     (rounded down, P-AMB-27); Ageless "Heals half as many wounds"; Orcs "may choose to leave a wound present as
     a scar instead of healing it" ([003:789]). The most wounded units heal first, so the healing keeps the most
@@ -315,12 +316,12 @@ def effects_support(subclass: str, perks: set[str]) -> int:
     return SUPPORT_SUBCLASS.get(subclass, 0) + sum(n for perk, n in SUPPORT_PERKS.items() if perk in perks)
 
 
-def units_counted(armies: list[dict], privateers: bool = False) -> int:
+def units_counted(armies: list[dict[str, Any]], privateers: bool = False) -> int:
     """P-SUP-1: "every unit in each army that is controlled by you" counts, loyal armies too ("do still count
     against support limit"); Juggernaut "Counts as +2 size" ([003:760]). Routed units are still the power's.
     Privateers: "Your largest mercenary army does not count towards your support limit" ([003:1098])."""
 
-    def counted(a: dict) -> int:
+    def counted(a: dict[str, Any]) -> int:
         return len(a["units"]) + (2 if "juggernaut" in a["keywords"] else 0)
 
     total = sum(counted(a) for a in armies)
@@ -336,14 +337,14 @@ def support_due(limit: int, units: int) -> int:
 SUPPORT_RESOURCES = ("coin", "respect", "fear")  # P-AMB-21: "loyalty" read as respect
 
 
-def army_fee(army: dict) -> int:
+def army_fee(army: dict[str, Any]) -> int:
     """P-SUP-3: "Armies loyal to their controller waive the fee, and a Personal Army ... never charges one"."""
     if army["loyal"] or army["personal"]:
         return 0
     return int(army["fee"])
 
 
-def fee_in_fear(army: dict, fee: int) -> int:
+def fee_in_fear(army: dict[str, Any], fee: int) -> int:
     """Servile: "any fees for this army are halved when paid with Fear" ([003:771]); a cost of at least 1 stays
     at least 1 (P-AMB-27)."""
     return max(1, fee // 2) if "servile" in army["keywords"] and fee else fee
@@ -352,7 +353,7 @@ def fee_in_fear(army: dict, fee: int) -> int:
 # ---------------------------------------------------------------------- P-ASSET-7 armies as non-combat assets
 
 
-def check_helps(army: dict, location: str | None, used_season: int | None, season: int) -> None:
+def check_helps(army: dict[str, Any], location: str | None, used_season: int | None, season: int) -> None:
     """P-ASSET-7: only an army with a profession keyword helps outside combat, once per season, only in its
     current hex (after mustering); a Personal Army never helps in a challenge."""
     if army["personal"]:

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from domain.copying import deepcopy
 from domain.errors import RuleViolation
@@ -86,7 +87,7 @@ REPULSIVE_RANK = 2  # [003:769] "a rank 2 morale challenge"
 # ---------------------------------------------------------------------- small readers
 
 
-def _writable(army: dict) -> dict:
+def _writable(army: dict[str, Any]) -> dict[str, Any]:
     """A copy of ``army`` whose units and statuses, the only nested values these rules change in place, are its own
     (both hold plain numbers, so one level of copying is a deep copy of them); the rest is shared, unchanged."""
     out = dict(army)
@@ -96,7 +97,7 @@ def _writable(army: dict) -> dict:
     return out
 
 
-def status(army: dict, name: str) -> int:
+def status(army: dict[str, Any], name: str) -> int:
     """The stacks of a status (case-insensitive name; absent is 0)."""
     statuses = army.get("statuses")
     if not statuses:
@@ -105,7 +106,7 @@ def status(army: dict, name: str) -> int:
     return sum(int(v) for k, v in statuses.items() if k.lower() == low)
 
 
-def _set_status(army: dict, name: str, value: int) -> None:
+def _set_status(army: dict[str, Any], name: str, value: int) -> None:
     """Set a status on a (copied) army, keeping the spelling already used for it."""
     statuses = army.setdefault("statuses", {})
     for k in [k for k in statuses if k.lower() == name.lower()]:
@@ -114,7 +115,7 @@ def _set_status(army: dict, name: str, value: int) -> None:
         statuses[name] = value
 
 
-def has(army: dict, keyword: str) -> bool:
+def has(army: dict[str, Any], keyword: str) -> bool:
     """A keyword of the army, its class or ancestry by name, or a keyword its ancestry brings ([003:775]-[003:791]
     "Gnolls: A, Skirmisher")."""
     if keyword in army.get("keywords", ()) or army.get("ancestry") == keyword or army.get("cls") == keyword:
@@ -123,29 +124,29 @@ def has(army: dict, keyword: str) -> bool:
     return ancestry is not None and keyword in ancestry["keywords"]
 
 
-def size(army: dict) -> int:
+def size(army: dict[str, Any]) -> int:
     """[003:595] "The number of active units in an army is called its Size"."""
     return ar.size(army)
 
 
-def current_armor(army: dict) -> int:
+def current_armor(army: dict[str, Any]) -> int:
     """P-BAT-5: the armor points the army has left in this battle (full at the start)."""
     return int(army["armor"]) if "armor" in army else ar.armor(army)
 
 
-def max_armor(army: dict) -> int:
+def max_armor(army: dict[str, Any]) -> int:
     """P-AMB-15: the maximum Rest restores, equipment + base."""
     return ar.armor(army)
 
 
-def wounds_to_die(army: dict) -> int:
+def wounds_to_die(army: dict[str, Any]) -> int:
     """P-BAT-4 / P-AMB-14: the wound a unit dies at (2; Giants, Monsters, Zombies 3)."""
     if "wounds_to_die" in army:
         return int(army["wounds_to_die"])
     return ar.wounds_to_die(army.get("cls", "levy"), army.get("ancestry"))
 
 
-def mortal(army: dict) -> bool:
+def mortal(army: dict[str, Any]) -> bool:
     """[003:793] "Skeletons, Zombies, Wraiths, and Ghouls are undead, not mortal"; Angels, Demons, Devils and
     Dragons are never mortal, nor wondrous armies ("Creatures that were never mortal gain an ancestry based on their
     element", [003:797]). An army may say so itself (``army["mortal"]``)."""
@@ -156,14 +157,14 @@ def mortal(army: dict) -> bool:
     return army.get("ancestry") not in at.UNDEAD and army.get("cls") not in NEVER_MORTAL_CLASSES
 
 
-def active_indices(army: dict) -> list[int]:
+def active_indices(army: dict[str, Any]) -> list[int]:
     return [i for i, u in enumerate(army["units"]) if not u["routed"]]
 
 
 # ---------------------------------------------------------------------- P-BAT-1 the combat check
 
 
-def check_dice(army: dict, attribute: str, *, damage: str | None = None) -> int:
+def check_dice(army: dict[str, Any], attribute: str, *, damage: str | None = None) -> int:
     """P-BAT-1: "armies roll a number of these dice equal to their number of active units" ([003:604]), plus or
     minus status dice: Strengthened/Weakened on attack, Mobile/Pinned on presence, Emboldened/Scattered on morale,
     Hastened/Frozen on all; Juggernaut "+2 dice on presence checks" ([003:760]). Stormblooded dealing Shock damage
@@ -180,7 +181,7 @@ def check_dice(army: dict, attribute: str, *, damage: str | None = None) -> int:
     return max(0, n)
 
 
-def die_size(army: dict, attribute: str) -> int:
+def die_size(army: dict[str, Any], attribute: str) -> int:
     """P-BAT-1: [003:604] "listed with a die size and a static bonus"."""
     if attribute not in at.ATTRIBUTES:
         raise RuleViolation(f"a combat check rolls one of {', '.join(at.ATTRIBUTES)}", rule="P-BAT-1")
@@ -192,7 +193,7 @@ def count_successes(faces: list[int], bonus: int, threshold: int) -> int:
     return sum(1 for f in faces if f + bonus >= threshold)
 
 
-def _check_faces(army: dict, attribute: str, faces: list[int], rule: str, **kw: str | None) -> None:
+def _check_faces(army: dict[str, Any], attribute: str, faces: list[int], rule: str, **kw: str | None) -> None:
     want = check_dice(army, attribute, **kw)
     if len(faces) != want:
         raise RuleViolation(
@@ -204,7 +205,7 @@ def _check_faces(army: dict, attribute: str, faces: list[int], rule: str, **kw: 
             raise RuleViolation(f"a face of a d{sides} is 1 to {sides}, not {f!r}", rule=rule, field="faces")
 
 
-def terrain_bonus(army: dict, terrain: str | None) -> int:
+def terrain_bonus(army: dict[str, Any], terrain: str | None) -> int:
     """[003:735]-[003:738]: Guerilla, Mountaineer, Naval, Nomad: +1 attack and defense in their terrain."""
     if not terrain:
         return 0
@@ -216,7 +217,7 @@ def terrain_bonus(army: dict, terrain: str | None) -> int:
 
 
 def defense(
-    target: dict,
+    target: dict[str, Any],
     *,
     earlier_attacks: int = 0,
     tags: frozenset[str] = frozenset(),
@@ -256,7 +257,7 @@ class Hit:
     damage: str | None = None
 
 
-def attack_kind(attacker: dict, *, from_command: bool = True) -> str:
+def attack_kind(attacker: dict[str, Any], *, from_command: bool = True) -> str:
     """[003:606] attacks are melee unless changed: Archers' attacks from commands are ranged ([003:692]), a War
     Balloon's always ([003:712]); a Flying army's melee attacks are Airborne ([003:819])."""
     if attacker.get("cls") == "war_balloon" or (from_command and attacker.get("cls") == "archers"):
@@ -266,7 +267,7 @@ def attack_kind(attacker: dict, *, from_command: bool = True) -> str:
     return "melee"
 
 
-def damage_types(attacker: dict, *, round_no: int = 1, command: str = "slay") -> tuple[str, ...]:
+def damage_types(attacker: dict[str, Any], *, round_no: int = 1, command: str = "slay") -> tuple[str, ...]:
     """The elemental damage an army's keywords and class let it deal this attack (besides untyped): Hammers
     Crush for a momentum ([003:696]), Stampeding Crush with Charge ([003:754]), Firespitting Burn on odd rounds
     ([003:755]), Frigid Frost on even rounds ([003:756]), Stormblooded Shock ([003:757]). Spells and items may
@@ -283,7 +284,7 @@ def damage_types(attacker: dict, *, round_no: int = 1, command: str = "slay") ->
     return tuple(out)
 
 
-def valid_targets(attacker: dict, enemies: list[dict], *, kind: str | None = None) -> list[str]:
+def valid_targets(attacker: dict[str, Any], enemies: list[dict[str, Any]], *, kind: str | None = None) -> list[str]:
     """P-BAT-12: Flying "cannot be targeted by melee attacks"; Taunt: "Enemy armies must make their melee attacks
     against you if able" ([003:818]-[003:819]). Returns the ids the attack may target."""
     kind = kind or attack_kind(attacker)
@@ -295,7 +296,9 @@ def valid_targets(attacker: dict, enemies: list[dict], *, kind: str | None = Non
     return [e["id"] for e in able]
 
 
-def check_target(attacker: dict, target: dict, enemies: list[dict], *, kind: str | None = None) -> None:
+def check_target(
+    attacker: dict[str, Any], target: dict[str, Any], enemies: list[dict[str, Any]], *, kind: str | None = None
+) -> None:
     """Refuses an attack on a target the attacker may not choose (P-BAT-12 Flying, Taunt)."""
     if target["id"] not in valid_targets(attacker, enemies, kind=kind):
         kind = kind or attack_kind(attacker)
@@ -303,7 +306,7 @@ def check_target(attacker: dict, target: dict, enemies: list[dict], *, kind: str
         raise RuleViolation(f"a {kind} attack cannot target {target.get('name', target['id'])}: {why}", rule="P-BAT-12")
 
 
-def resistance(target: dict, damage: str | None) -> int:
+def resistance(target: dict[str, Any], damage: str | None) -> int:
     """P-BAT-5: one wound resisted per instance of damage matching the army's element; Immunized 3 ([003:724]);
     Wild Element matches every terrestrial element ([003:731])."""
     if damage is None:
@@ -317,7 +320,7 @@ def resistance(target: dict, damage: str | None) -> int:
     return 3 if has(target, "immunized") else 1
 
 
-def _default_unit(units: list[dict], dead: set[int]) -> int | None:
+def _default_unit(units: list[dict[str, Any]], dead: set[int]) -> int | None:
     """[003:612] "defenders will want to put new wounds on the least wounded unit"."""
     live = [i for i, u in enumerate(units) if not u["routed"] and i not in dead]
     if not live:
@@ -326,8 +329,8 @@ def _default_unit(units: list[dict], dead: set[int]) -> int | None:
 
 
 def attack(
-    attacker: dict,
-    target: dict,
+    attacker: dict[str, Any],
+    target: dict[str, Any],
     faces: list[int],
     *,
     command: str = "slay",
@@ -341,7 +344,7 @@ def attack(
     terrain: str | None = None,
     modifier: int = 0,
     dodge: int = 0,
-) -> tuple[dict, Hit]:
+) -> tuple[dict[str, Any], Hit]:
     """P-BAT-2 basic attack ([003:606]), P-BAT-4 wounds and deaths, P-BAT-5 armor and resistance, P-BAT-6 the
     Bloodied level. Returns the new target and the Hit.
 
@@ -406,7 +409,7 @@ def attack(
     )
 
 
-def _routs_due(out: dict, attacker: dict) -> int:
+def _routs_due(out: dict[str, Any], attacker: dict[str, Any]) -> int:
     """When Bloodied rises, half the army's size after the attack must check morale, all of it if the attacker
     is Fearful ([003:723]); none with Alien Mind ([003:759]) (P-BAT-6)."""
     after = size(out)
@@ -416,8 +419,8 @@ def _routs_due(out: dict, attacker: dict) -> int:
 
 
 def _check_attack(
-    attacker: dict,
-    target: dict,
+    attacker: dict[str, Any],
+    target: dict[str, Any],
     faces: list[int],
     command: str,
     options: frozenset[str],
@@ -459,7 +462,7 @@ def _check_attack(
     return damage, kind
 
 
-def _spend_reactions(out: dict, reactions: frozenset[str], kind: str) -> set[str]:
+def _spend_reactions(out: dict[str, Any], reactions: frozenset[str], kind: str) -> set[str]:
     """The target's reactions to an attack, their momentum spent on ``out``: Tortoise adds its tag to the
     defense against ranged or airborne attacks, Dervishes (once a round) add the momentum left (P-BAT-2)."""
     tags = {kind}
@@ -485,7 +488,7 @@ def _spend_reactions(out: dict, reactions: frozenset[str], kind: str) -> set[str
     return tags
 
 
-def _soak(out: dict, successes: int, options: frozenset[str], damage: str | None) -> list[int]:
+def _soak(out: dict[str, Any], successes: int, options: frozenset[str], damage: str | None) -> list[int]:
     """Armor soaks first, point by point (P-AMB-15); Axes destroy two armor a point; elemental damage passes
     armor unless the target has Arcanists ([003:749]). Sets ``out``'s armor and returns the wounds per packet
     still to allocate (two a packet with Slayer)."""
@@ -504,7 +507,7 @@ def _soak(out: dict, successes: int, options: frozenset[str], damage: str | None
     return packets
 
 
-def _dodge(out: dict, packets: list[int], dodge: int) -> None:
+def _dodge(out: dict[str, Any], packets: list[int], dodge: int) -> None:
     """An Agile target spends momentum to absorb wounds like armor, one a momentum ([003:720]); only what
     absorbs a wound is spent."""
     if not has(out, "agile"):
@@ -533,7 +536,7 @@ def _resist(packets: list[int], resist: int) -> int:
 
 
 def _allocate_wounds(
-    out: dict, attacker: dict, packets: list[int], allocation: list[int] | None, prior: int
+    out: dict[str, Any], attacker: dict[str, Any], packets: list[int], allocation: list[int] | None, prior: int
 ) -> tuple[list[int], int, set[int], int]:
     """Allocates the packets' wounds on ``out``'s units (P-BAT-4, P-BAT-6): by ``allocation``, the rest to the
     least wounded active unit; Nightmare routs a unit a wound instead, the most wounded first ([003:758]).
@@ -583,7 +586,7 @@ def _allocate_wounds(
     return added, routed, dead, level
 
 
-def _momentum_on_hit(target: dict, broken: bool, raised: bool) -> dict:
+def _momentum_on_hit(target: dict[str, Any], broken: bool, raised: bool) -> dict[str, Any]:
     """Ancestry momentum the target gains from a hit: Deep Dwarves "when their armor is broken" ([003:776]),
     Zombies "whenever their Bloodied level increases" ([003:789])."""
     gain = (1 if broken and target.get("ancestry") == "deep_dwarves" else 0) + (
@@ -592,7 +595,7 @@ def _momentum_on_hit(target: dict, broken: bool, raised: bool) -> dict:
     return gain_momentum(target, gain) if gain else target
 
 
-def attacker_momentum(attacker: dict, hit: Hit) -> dict:
+def attacker_momentum(attacker: dict[str, Any], hit: Hit) -> dict[str, Any]:
     """Ancestry momentum the attacker gains from its hit: Diverse "when breaking an enemy's armor" ([003:778]),
     Ghouls "when they bloody another army" ([003:791]). (Allies' triggers, like Mountain Dwarves', are the
     caller's: ``ally_momentum``.)"""
@@ -602,14 +605,14 @@ def attacker_momentum(attacker: dict, hit: Hit) -> dict:
     return gain_momentum(attacker, gain) if gain else dict(attacker)
 
 
-def ally_momentum(ally: dict, hit: Hit) -> dict:
+def ally_momentum(ally: dict[str, Any], hit: Hit) -> dict[str, Any]:
     """Mountain Dwarves: "Gains momentum when an ally's armor is broken" ([003:777])."""
     if hit.armor_broken and ally.get("ancestry") == "mountain_dwarves":
         return gain_momentum(ally, 1)
     return dict(ally)
 
 
-def allocator(attacker: dict) -> str:
+def allocator(attacker: dict[str, Any]) -> str:
     """P-BAT-6: "By default, the defender chooses how to allocate wounds"; Bloodlust: "this army chooses how
     wounds are distributed" ([003:721]). Returns ``"attacker"`` or ``"defender"``."""
     return "attacker" if has(attacker, "bloodlust") else "defender"
@@ -618,12 +621,12 @@ def allocator(attacker: dict) -> str:
 # ---------------------------------------------------------------------- P-BAT-6 morale and rout
 
 
-def morale_dice(target: dict) -> int:
+def morale_dice(target: dict[str, Any]) -> int:
     """P-BAT-6: the morale check rolls the active units' morale dice, ± Emboldened/Scattered/Hastened/Frozen."""
     return check_dice(target, "morale")
 
 
-def rout(army: dict, n: int, allocation: list[int] | None = None) -> tuple[dict, int]:
+def rout(army: dict[str, Any], n: int, allocation: list[int] | None = None) -> tuple[dict[str, Any], int]:
     """Rout ``n`` active units: those named in ``allocation`` first, then the most wounded ([003:612]
     "defenders will usually want to rout their most wounded unit first"). Also the voluntary rout of Cleanup
     ([003:581]). Returns the new army and the units routed."""
@@ -647,14 +650,14 @@ def rout(army: dict, n: int, allocation: list[int] | None = None) -> tuple[dict,
 
 
 def morale(
-    target: dict,
+    target: dict[str, Any],
     faces: list[int],
     attacker_rank: int,
     routs_due: int,
     *,
     allocation: list[int] | None = None,
     wall_rank: int = 0,
-) -> tuple[dict, int]:
+) -> tuple[dict[str, Any], int]:
     """P-BAT-6 [003:610]: "they inflict routs equal to half the target's size ... which the target resists with a
     morale check equal to the attacker's rank, with one fewer rout per success". Each die adds the morale static
     bonus (Wallkeepers defending an untaken wall add the wall's rank, [003:730]); threshold = ``attacker_rank``;
@@ -668,7 +671,9 @@ def morale(
 # ---------------------------------------------------------------------- P-BAT-8 presence and goals
 
 
-def presence(army: dict, faces: list[int], threshold: int, *, command: str = "hold", wall_goal: bool = False) -> int:
+def presence(
+    army: dict[str, Any], faces: list[int], threshold: int, *, command: str = "hold", wall_goal: bool = False
+) -> int:
     """P-BAT-8 [003:630]: "When applying presence, an army rolls a presence check against a chosen goal's
     threshold". Hold adds +1 to each die (P-AMB-12), Charge does not; Engineers "+2 presence against goals related
     to walls or siege equipment" ([003:744], a static +2 likewise). Returns the successes."""
@@ -681,7 +686,7 @@ def presence(army: dict, faces: list[int], threshold: int, *, command: str = "ho
     return count_successes(faces, bonus, threshold)
 
 
-def printed_thresholds(goal: dict, order: str) -> tuple[int, int]:
+def printed_thresholds(goal: dict[str, Any], order: str) -> tuple[int, int]:
     """P-AMB-13: the (attacker, defender) thresholds of a goal printed "a/b" (the walls, [003:435]-[003:439]). The
     catalogue keeps the printed pair as the recommended reading stores it (``defender`` = a, ``attacker`` = b);
     the campaign option ``goal_threshold_order`` = ``attacker_defender`` reads a as the attackers' instead."""
@@ -691,7 +696,7 @@ def printed_thresholds(goal: dict, order: str) -> tuple[int, int]:
     return (b, a) if order == "defender_attacker" else (a, b)
 
 
-def defender_reactions(target: dict, kind: str) -> frozenset[str]:
+def defender_reactions(target: dict[str, Any], kind: str) -> frozenset[str]:
     """P-BAT-2 defender reactions. Decision: by post the defender is not asked in the middle of the attacker's
     turn, so an army with Tortoise (against a ranged or airborne attack) or Dervishes (once a round) reacts
     whenever it can, spending the momentum the rule asks; Tortoise first when both could."""
@@ -704,11 +709,11 @@ def defender_reactions(target: dict, kind: str) -> frozenset[str]:
     return frozenset()
 
 
-def opening_goals(walls: dict | None, order: str) -> dict[str, dict]:
+def opening_goals(walls: dict[str, Any] | None, order: str) -> dict[str, dict[str, Any]]:
     """A new battle's goals (P-BAT-8): initiative and advance, and the walls' where a stronghold stands (its
     printed thresholds read by ``order``, P-AMB-13); the attackers' reward for the walls removes the goal
     ([003:641])."""
-    goals: dict[str, dict] = {g: {"A": t[0], "B": t[1]} for g, t in BASE_GOALS.items()}
+    goals: dict[str, dict[str, Any]] = {g: {"A": t[0], "B": t[1]} for g, t in BASE_GOALS.items()}
     if walls is not None:
         attacker, defender = printed_thresholds(walls, order)
         goals["walls"] = {
@@ -721,7 +726,7 @@ def opening_goals(walls: dict | None, order: str) -> dict[str, dict]:
     return goals
 
 
-def check_declaration(step: str, options: dict, month: int, months_per_season: int, by_gm: bool) -> None:
+def check_declaration(step: str, options: dict[str, Any], month: int, months_per_season: int, by_gm: bool) -> None:
     """P-AMB-1: battles are declared in the Battle step, by the GM alone where the campaign says so, and in the
     season's last month where battles wait for the season's end."""
     if step != "battle":
@@ -737,18 +742,20 @@ def check_declaration(step: str, options: dict, month: int, months_per_season: i
         )
 
 
-def goal_open(goal: dict, round_no: int) -> bool:
+def goal_open(goal: dict[str, Any], round_no: int) -> bool:
     """P-BAT-8: a goal is in play unless a side's reward removed it ("Remove this goal", [003:641]) or removed it
     for this round ("remove this goal for next round", [003:647])."""
     return not goal.get("removed") and goal.get("closed") != round_no
 
 
-def goal_rewards(goals: dict, winners: dict[str, str | None], round_no: int) -> tuple[dict[str, dict], dict[str, str]]:
+def goal_rewards(
+    goals: dict[str, Any], winners: dict[str, str | None], round_no: int
+) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     """P-BAT-8: the goals won this round with a reward for the winning side: what the rewards that act on the goal
     itself do to it ("Remove this goal", [003:641]: removed; "remove this goal for next round", [003:647]: closed
     next round), and each reward's words for the round's score (GOAL_REWARDS; a proposed one as proposed, for the GM
     to rule)."""
-    changes: dict[str, dict] = {}
+    changes: dict[str, dict[str, Any]] = {}
     words: dict[str, str] = {}
     for g, side in winners.items():
         reward = goals.get(g, {}).get("rewards", {}).get(side) if side is not None else None
@@ -783,7 +790,7 @@ def score_goals(
 # ---------------------------------------------------------------------- P-BAT-3 commands and P-BAT-7 momentum
 
 
-def gain_momentum(army: dict, n: int = 1) -> dict:
+def gain_momentum(army: dict[str, Any], n: int = 1) -> dict[str, Any]:
     """P-BAT-7: momentum is capped at the active units ([003:602]); Skeletons "Cannot gain momentum" ([003:788])."""
     out = dict(army)
     if army.get("ancestry") == "skeletons" or n <= 0:
@@ -792,7 +799,7 @@ def gain_momentum(army: dict, n: int = 1) -> dict:
     return out
 
 
-def rest(army: dict) -> dict:
+def rest(army: dict[str, Any]) -> dict[str, Any]:
     """P-BAT-3 [003:588] "Rest: gain a momentum and restore armor": +1 momentum (capped, P-BAT-7) and armor back
     to its maximum, equipment + base (P-AMB-15) - unless Burning: "You cannot gain or restore armor" ([003:807])."""
     out = gain_momentum(army, 1)
@@ -801,7 +808,7 @@ def rest(army: dict) -> dict:
     return out
 
 
-def spend_momentum(army: dict, n: int = 1) -> dict:
+def spend_momentum(army: dict[str, Any], n: int = 1) -> dict[str, Any]:
     """P-BAT-3: Charge "Spend a momentum to Attack and Apply Presence" ([003:587]); the class abilities spend it
     too. Refused, naming P-BAT-3, without enough momentum."""
     have = int(army.get("momentum", 0))
@@ -816,14 +823,14 @@ def spend_momentum(army: dict, n: int = 1) -> dict:
     return out
 
 
-def cap_momentum(army: dict) -> dict:
+def cap_momentum(army: dict[str, Any]) -> dict[str, Any]:
     """P-BAT-7 [003:602]: "Momentum is capped at the number of active units"."""
     out = dict(army)
     out["momentum"] = max(0, min(int(out.get("momentum", 0)), size(out)))
     return out
 
 
-def starting_momentum(army: dict, same_side: list[dict], *, round_no: int = 1) -> int:
+def starting_momentum(army: dict[str, Any], same_side: list[dict[str, Any]], *, round_no: int = 1) -> int:
     """P-BAT-7: the momentum an army starts the battle with. Skirmisher "starts each battle with 2 momentum"
     ([003:726]); Recluse Elves "3 momentum, reduced by 1 per present friendly army" ([003:780], never below 0);
     the larger of the two if both. Cooks: "Other armies on your side start with a momentum (Doesn't stack with
@@ -860,24 +867,24 @@ TRIGGERS = (
 ELEMENTAL_TRIGGER = {"A": "presence", "F": "attacks", "E": "attacked", "W": "goal_lost", "D": "enemy_routs"}
 
 
-def elemental_ancestry(army: dict) -> str | None:
+def elemental_ancestry(army: dict[str, Any]) -> str | None:
     """[003:797] "Creatures that were never mortal gain an ancestry based on their element": an army with no
     ancestry but an element."""
     return army.get("element") if army.get("ancestry") is None else None
 
 
 def momentum_trigger(
-    army: dict,
+    army: dict[str, Any],
     trigger: str,
     *,
     round_no: int = 1,
-    attacker: dict | None = None,
+    attacker: dict[str, Any] | None = None,
     spell_element: str | None = None,
     spell_rank: int | None = None,
     unharmed: bool = False,
     sunlight: bool = False,
     centenium: bool = False,
-) -> dict:
+) -> dict[str, Any]:
     """P-BAT-7: momentum an ancestry gains (or loses) when something happens to it in battle ([003:775]-[003:803]).
     ``trigger`` is one of TRIGGERS; "first time each round" triggers are remembered in ``army["triggered"]`` until
     Cleanup. Capped at the size; Skeletons gain none (``gain_momentum``).
@@ -934,7 +941,7 @@ def momentum_trigger(
     return out
 
 
-def starting_statuses(army: dict) -> dict[str, int]:
+def starting_statuses(army: dict[str, Any]) -> dict[str, int]:
     """Statuses an army enters a battle with: Stealthy "starts battles with Strengthened 1" ([003:739]); a War
     Balloon "Starts combat with Flying 1" ([003:712])."""
     out: dict[str, int] = {}
@@ -945,7 +952,7 @@ def starting_statuses(army: dict) -> dict[str, int]:
     return out
 
 
-def round_statuses(army: dict, round_no: int) -> dict[str, int]:
+def round_statuses(army: dict[str, Any], round_no: int) -> dict[str, int]:
     """P-BAT-12 Flying at the start of a round: Angel on even rounds, Dragon and Flapping on odd ([003:706],
     [003:707], [003:762]). Returns the statuses to add."""
     odd = round_no % 2 == 1
@@ -954,7 +961,7 @@ def round_statuses(army: dict, round_no: int) -> dict[str, int]:
     return {}
 
 
-def add_statuses(army: dict, statuses: dict[str, int]) -> dict:
+def add_statuses(army: dict[str, Any], statuses: dict[str, int]) -> dict[str, Any]:
     """Add stacks of statuses (P-BAT-12). Burning forbids gaining armor but not statuses."""
     out = deepcopy(army)
     for name, x in statuses.items():
@@ -962,7 +969,7 @@ def add_statuses(army: dict, statuses: dict[str, int]) -> dict:
     return out
 
 
-def restore_armor(army: dict, momentum: int) -> dict:
+def restore_armor(army: dict[str, Any], momentum: int) -> dict[str, Any]:
     """Shieldbearers: "When commanded, this army can spend momentum to restore up to twice that much armor"
     ([003:700]); capped at the maximum (P-AMB-15); Burning forbids it ([003:807])."""
     if not has(army, "shieldbearers"):
@@ -983,7 +990,7 @@ COMMAND_PARTS: dict[str, tuple[bool, bool, int]] = {
 }
 
 
-def command_parts(command: str, army: dict | None = None) -> tuple[bool, bool, int]:
+def command_parts(command: str, army: dict[str, Any] | None = None) -> tuple[bool, bool, int]:
     """P-BAT-3 [003:585]-[003:588]: Slay attacks, Hold applies presence, Charge spends a momentum to do both, Rest
     gains a momentum and restores armor. Refuses an unknown command, and a Charge with no momentum (naming
     P-BAT-3)."""
@@ -1016,14 +1023,14 @@ def first_initiative(deployed: dict[str, int], *, defender: str | None = None) -
     return defender if defender in sides else None
 
 
-def battle_ends(round_no: int, sides: dict[str, list[dict]], *, surrendered: bool = False) -> bool:
+def battle_ends(round_no: int, sides: dict[str, list[dict[str, Any]]], *, surrendered: bool = False) -> bool:
     """P-BAT-10 [003:651]: "A battle ends when only one side has active armies remaining or at the end of 7
     rounds" (or when terms of surrender are accepted). ``round_no``: the round just finished."""
     active = [s for s, armies in sides.items() if any(not destroyed(a) for a in armies)]
     return surrendered or len(active) <= 1 or round_no >= MAX_ROUNDS
 
 
-def pass_momentum(giver: dict, receiver: dict, n: int = 1) -> tuple[dict, dict]:
+def pass_momentum(giver: dict[str, Any], receiver: dict[str, Any], n: int = 1) -> tuple[dict[str, Any], dict[str, Any]]:
     """Supports: "This unit may pass momentum on to other units" ([003:702]): the giver spends ``n``, the receiver
     gains them (capped at its size; Skeletons gain none, P-BAT-7)."""
     if not has(giver, "supports"):
@@ -1047,7 +1054,7 @@ def advance_escalation(escalation: int) -> int:
 # ---------------------------------------------------------------------- P-BAT-11 deployment triggers
 
 
-def deployment_checks(army: dict, others: list[dict]) -> list[tuple[str, int, int]]:
+def deployment_checks(army: dict[str, Any], others: list[dict[str, Any]]) -> list[tuple[str, int, int]]:
     """P-BAT-11 [003:708]-[003:709]: when a Demon or Devil is deployed, "opposed mortal armies make a morale check
     with threshold 2; routing a unit for each missing success". ``others``: the armies opposed to ``army``.
     Returns (army_id, dice, threshold) for each check; the caller rolls ``dice`` morale dice, counts successes
@@ -1063,7 +1070,7 @@ def deployment_routs(dice: int, successes: int) -> int:
     return max(0, dice - successes)
 
 
-def repulsive_checks(army: dict, allies: list[dict]) -> list[tuple[str, int, int, int]]:
+def repulsive_checks(army: dict[str, Any], allies: list[dict[str, Any]]) -> list[tuple[str, int, int, int]]:
     """P-BAT-11 [003:769] Repulsive: "When this army joins a battle on the same side as mortal units, those units
     must pass a rank 2 morale challenge". ``allies``: the other armies on its side. Returns (army_id, dice,
     threshold, routs_due) for each, with routs_due = size // 2 (P-AMB-16); resolve with ``morale``."""
@@ -1079,7 +1086,7 @@ def repulsive_checks(army: dict, allies: list[dict]) -> list[tuple[str, int, int
 # ---------------------------------------------------------------------- P-BAT-12 cleanup
 
 
-def _wound(out: dict, lines: list[str], why: str) -> None:
+def _wound(out: dict[str, Any], lines: list[str], why: str) -> None:
     """One wound that is not an attack's (Burn, the Awesome Power's distance): on the least wounded active unit
     ([003:612]); it counts for Bloodied but forces no routs (only an attack does, [003:610])."""
     name = out.get("name", out.get("id"))
@@ -1097,7 +1104,7 @@ def _wound(out: dict, lines: list[str], why: str) -> None:
     lines.append(f"{name} {why}: 1 wound" + (", a unit slain" if slain else ""))
 
 
-def _burn(army: dict, lines: list[str]) -> dict:
+def _burn(army: dict[str, Any], lines: list[str]) -> dict[str, Any]:
     """P-BAT-12 Burning: "Take 1 wound from Burn each cleanup" ([003:807])."""
     out = _writable(army)
     name = out.get("name", out.get("id"))
@@ -1113,7 +1120,7 @@ def _burn(army: dict, lines: list[str]) -> dict:
     return out
 
 
-def awesome_power_wounds(army: dict, distance: int) -> tuple[dict, list[str]]:
+def awesome_power_wounds(army: dict[str, Any], distance: int) -> tuple[dict[str, Any], list[str]]:
     """P-BAT-11: the Celestial's Awesome Power: "when fighting outside your capitol, you take wounds at the start
     of each battle equal to your range distance from your capitol" ([003:1028]). ``distance``: hexes from the
     capitol (0 inside it). Wounds, not attacks: no rout check."""
@@ -1126,13 +1133,13 @@ def awesome_power_wounds(army: dict, distance: int) -> tuple[dict, list[str]]:
     return cap_momentum(out), lines
 
 
-def cleanup_dice(army: dict) -> int:
+def cleanup_dice(army: dict[str, Any]) -> int:
     """The morale dice Frightened needs at this Cleanup (0 when not Frightened), counted after Burning."""
     burnt = _burn(army, [])
     return morale_dice(burnt) if status(burnt, "Frightened") > 0 and size(burnt) > 0 else 0
 
 
-def cleanup(army: dict, frightened_faces: list[int] | None = None) -> tuple[dict, list[str]]:
+def cleanup(army: dict[str, Any], frightened_faces: list[int] | None = None) -> tuple[dict[str, Any], list[str]]:
     """P-BAT-12 [003:581] "Some statuses on armies trigger, then they all tick down by 1":
     1. Burning: "Take 1 wound from Burn each cleanup" ([003:807]): Burn damage (Fire; armor soaks it only with
        Arcanists, the Fire element resists it); on the least wounded unit. Not an attack: it does not force routs.
@@ -1171,25 +1178,25 @@ def cleanup(army: dict, frightened_faces: list[int] | None = None) -> tuple[dict
 # ---------------------------------------------------------------------- P-BAT-14 reinforcements, P-BAT-4 end
 
 
-def arrives(army: dict) -> bool:
+def arrives(army: dict[str, Any]) -> bool:
     """P-BAT-14 [003:563]: a reinforcement "marked with Delayed X ... added when Delayed reaches 0" (P-AMB-44:
     Delayed 0 deploys in round 1)."""
     return status(army, "Delayed") <= 0
 
 
-def tick_delayed(army: dict) -> dict:
+def tick_delayed(army: dict[str, Any]) -> dict[str, Any]:
     """P-BAT-14 / P-AMB-44: Delayed drops by 1 at each round's Cleanup."""
     out = deepcopy(army)
     _set_status(out, "Delayed", max(0, status(out, "Delayed") - 1))
     return out
 
 
-def destroyed(army: dict) -> bool:
+def destroyed(army: dict[str, Any]) -> bool:
     """P-BAT-4 [003:612]: "When an army loses its last unit to either wounds or rout, it is destroyed"."""
     return size(army) == 0
 
 
-def clear_battle(army: dict) -> dict:
+def clear_battle(army: dict[str, Any]) -> dict[str, Any]:
     """After the battle: the battle-only keys go (armor is whole again: armor lost is no permanent loss, P-EX-4;
     Bloodied, the per-unit new wounds, the battle statuses). Wounds and routs stay until the season's recovery
     (P-ARMY-9)."""
@@ -1219,8 +1226,8 @@ class Aftermath:
 
 
 def after_battle(
-    before: dict[str, dict],
-    after: dict[str, dict],
+    before: dict[str, dict[str, Any]],
+    after: dict[str, dict[str, Any]],
     *,
     fear_users: Iterable[str] = frozenset(),
     scoundrels: Iterable[str] = frozenset(),

@@ -101,7 +101,7 @@ def fixed_roll(purpose: str, params: Mapping[str, Any], influence: Mapping[str, 
 FIXED_ROLLS = ("extractor", "college", "saboteurs", "level_up", "random_build")
 
 
-def dice_result(spec: DiceSpec, faces: Sequence[int]) -> dict:
+def dice_result(spec: DiceSpec, faces: Sequence[int]) -> dict[str, Any]:
     """What a roll outside a challenge gives: each die with its modifier, the total, and (for a roll with a
     threshold) how many dice reached it."""
     values = [f + spec.modifier for f in faces]
@@ -224,7 +224,9 @@ def reaction_kind(kind: str, subclass: str) -> ReactionKind:
 # ---------------------------------------------------------------------- P-RES-4: per-target resistance
 
 
-def per_target_results(successes: int, difficulty: int, resist: Mapping[str, int], targets: Sequence[str]) -> dict:
+def per_target_results(
+    successes: int, difficulty: int, resist: Mapping[str, int], targets: Sequence[str]
+) -> dict[str, Any]:
     """Each target's own net successes (P-RES-4 as P-AMB-7, Inquisition [003:955]): a resister's successes
     reduce only the successes applied to that resister; a target that did not resist takes them all."""
     out = {}
@@ -389,7 +391,7 @@ class ClassAction:
     name: str
     who: tuple[str, ...]  # subclasses, or a class name, or a perk ("perk:health_drive")
     source: str
-    difficulty: Callable[[dict], int]
+    difficulty: Callable[[dict[str, Any]], int]
     formula: str
     cost: str = ""
     resistible: bool = False
@@ -399,7 +401,7 @@ class ClassAction:
     inputs: tuple[str, ...] = ()
     declared: tuple[str, ...] = ()
     skill: str | None = None
-    yields: Callable[[dict, dict], dict] = field(default=lambda p, r: {})
+    yields: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] = field(default=lambda p, r: {})
 
 
 def _int(params: Mapping[str, Any], key: str, *, lo: int = 0, hi: int = 1000) -> int:
@@ -418,7 +420,7 @@ def march_cost(steps: Sequence[Mapping[str, Any]]) -> float:
     return total
 
 
-def _march(p: dict) -> int:
+def _march(p: dict[str, Any]) -> int:
     steps = p.get("steps")
     if not isinstance(steps, list) or not steps:
         raise RuleViolation("a March lists the hexes it crosses as steps", rule="P.2.12", field="params.steps")
@@ -432,7 +434,7 @@ def _march(p: dict) -> int:
     return sum(max(0, cost - m) for m in mobilities)
 
 
-def _wander(p: dict) -> int:
+def _wander(p: dict[str, Any]) -> int:
     path = p.get("path")
     if not isinstance(path, list) or not path or not all(isinstance(h, str) for h in path):
         raise RuleViolation("a Wander lists the hexes it moves through", rule="P.2.12", field="params.path")
@@ -442,7 +444,7 @@ def _wander(p: dict) -> int:
     return max(0, len(path) - mobility)
 
 
-def _wander_yields(p: dict, r: dict) -> dict:
+def _wander_yields(p: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
     # [003:1304] a point of movement once per hex gains a mana of that hex's type.
     if not r["success"]:
         return {}
@@ -450,11 +452,11 @@ def _wander_yields(p: dict, r: dict) -> dict:
     return {"mana_from_hexes": sorted(set(harvest))}
 
 
-def _coming_of_age(p: dict) -> int:
+def _coming_of_age(p: dict[str, Any]) -> int:
     return max(0, 4 - _int(p, "seasons_since_last"))
 
 
-def _saboteurs(p: dict) -> int:
+def _saboteurs(p: dict[str, Any]) -> int:
     return 2 + 2 * _int(p, "earlier_uses") + (1 if p.get("molotovs") else 0)
 
 
@@ -729,7 +731,7 @@ def dread_growth(units: int, maximum: int) -> tuple[int, int]:
     return gain, max(maximum, units + gain)
 
 
-def price(kind: str, params: Mapping[str, Any]) -> dict:
+def price(kind: str, params: Mapping[str, Any]) -> dict[str, Any]:
     """What a class action costs, as amounts the wallets, mana pools and influence map debit (P.2.12); the
     rules' "Cost:" lines. Costs are paid at the start of the action ([003:28])."""
     if kind == "recruit_mercenaries":
@@ -782,7 +784,7 @@ class Standing:
     towns_claimed: int | None = None  # from the map's claims (P-TOWN-1) when the GM has declared towns
 
 
-def prepare(kind: str, params: Mapping[str, Any], options: Mapping[str, Any], st: Standing) -> dict:
+def prepare(kind: str, params: Mapping[str, Any], options: Mapping[str, Any], st: Standing) -> dict[str, Any]:
     """Check a class action's own limits and fill in the inputs the catalogue computes (P.2.12). Returns
     the parameters the difficulty formula reads."""
     p = dict(params)
@@ -792,33 +794,33 @@ def prepare(kind: str, params: Mapping[str, Any], options: Mapping[str, Any], st
     return p
 
 
-def _prepare_annex(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+def _prepare_annex(p: dict[str, Any], options: Mapping[str, Any], st: Standing) -> None:
     if st.towns_claimed is not None:
         p["towns_claimed"] = st.towns_claimed  # the map knows: what the submitter said does not count
 
 
-def _prepare_coming_of_age(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+def _prepare_coming_of_age(p: dict[str, Any], options: Mapping[str, Any], st: Standing) -> None:
     cap = 5 if options.get("big_family") else 3
     if st.heirs >= cap:
         raise RuleViolation(f"you have {st.heirs} heirs, the most you may have", rule="P.2.12", field="kind")
     p["seasons_since_last"] = max(0, st.season - st.last_coming_of_age)
 
 
-def _prepare_channel(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+def _prepare_channel(p: dict[str, Any], options: Mapping[str, Any], st: Standing) -> None:
     p["seasons_since_last"] = max(0, st.season - st.last_channel)
 
 
-def _prepare_grand_knighting(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+def _prepare_grand_knighting(p: dict[str, Any], options: Mapping[str, Any], st: Standing) -> None:
     p["guard_rank"] = st.royal_guard_rank
 
 
-def _prepare_uplift_master(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+def _prepare_uplift_master(p: dict[str, Any], options: Mapping[str, Any], st: Standing) -> None:
     cap = 4 if options.get("many_masters") else 3
     if st.masters >= cap:
         raise RuleViolation(f"you have {st.masters} masters, the most you may have", rule="P.2.12", field="kind")
 
 
-def _prepare_hidden_runes(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+def _prepare_hidden_runes(p: dict[str, Any], options: Mapping[str, Any], st: Standing) -> None:
     hex_id = _hex(p)
     rank = _int(p, "rank", lo=1, hi=20)
     have = int(st.influence.get(hex_id, 0))
@@ -832,7 +834,7 @@ def _prepare_hidden_runes(p: dict, options: Mapping[str, Any], st: Standing) -> 
         raise RuleViolation("each hex can have at most one of your runes [003:1161]", rule="P.2.12", field="params.hex")
 
 
-def _prepare_saboteurs(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+def _prepare_saboteurs(p: dict[str, Any], options: Mapping[str, Any], st: Standing) -> None:
     hex_id = _hex(p)
     if int(st.influence.get(hex_id, 0)) < 2:
         raise RuleViolation(
@@ -845,7 +847,7 @@ def _prepare_saboteurs(p: dict, options: Mapping[str, Any], st: Standing) -> Non
         raise RuleViolation("Burn damage needs the Molotovs perk [003:1270]", rule="P.2.12", field="params.molotovs")
 
 
-def _prepare_reshape_the_land(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+def _prepare_reshape_the_land(p: dict[str, Any], options: Mapping[str, Any], st: Standing) -> None:
     hex_id = _hex(p)
     if int(st.influence.get(hex_id, 0)) < 3:
         raise RuleViolation(
@@ -855,7 +857,7 @@ def _prepare_reshape_the_land(p: dict, options: Mapping[str, Any], st: Standing)
         )
 
 
-def _prepare_loyalist_levy(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+def _prepare_loyalist_levy(p: dict[str, Any], options: Mapping[str, Any], st: Standing) -> None:
     hex_id = _hex(p)
     size = _int(p, "size", lo=1)
     have = int(st.influence.get(hex_id, 0))
@@ -867,7 +869,7 @@ def _prepare_loyalist_levy(p: dict, options: Mapping[str, Any], st: Standing) ->
         )
 
 
-def _prepare_recruit_mercenaries(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+def _prepare_recruit_mercenaries(p: dict[str, Any], options: Mapping[str, Any], st: Standing) -> None:
     size = _int(p, "size", lo=1)
     most = _int(p, "capitol_population") // 2  # P-AMB-27: halves round down
     if size > most:
@@ -878,7 +880,7 @@ def _prepare_recruit_mercenaries(p: dict, options: Mapping[str, Any], st: Standi
         )
 
 
-def _prepare_health_drive(p: dict, options: Mapping[str, Any], st: Standing) -> None:
+def _prepare_health_drive(p: dict[str, Any], options: Mapping[str, Any], st: Standing) -> None:
     town = p.get("town")
     if not isinstance(town, str) or not town:
         raise RuleViolation("a Health Drive names its town", rule="P.2.12", field="params.town")
@@ -891,7 +893,7 @@ def _prepare_health_drive(p: dict, options: Mapping[str, Any], st: Standing) -> 
 
 
 # Each class action's own limits and inputs, by its kind.
-_PREPARE: dict[str, Callable[[dict, Mapping[str, Any], Standing], None]] = {
+_PREPARE: dict[str, Callable[[dict[str, Any], Mapping[str, Any], Standing], None]] = {
     "annex": _prepare_annex,
     "coming_of_age": _prepare_coming_of_age,
     "channel": _prepare_channel,

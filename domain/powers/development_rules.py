@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from domain import limits
 from domain.errors import RuleViolation
@@ -334,7 +335,7 @@ def check_perk(
     cls: str,
     subclass: str,
     control: str | None,
-    held: list[dict],
+    held: list[dict[str, Any]],
     detail: str,
     *,
     catalogue: Mapping[str, Perk],
@@ -369,7 +370,7 @@ def check_perk(
 # ---------------------------------------------------------------------- ambitions (P-AMBI-1)
 
 
-def check_ambition(kind: str, fame: int, required: int, tasks: list[dict]) -> None:
+def check_ambition(kind: str, fame: int, required: int, tasks: list[dict[str, Any]]) -> None:
     """P-AMBI-1: fame score in its range (major 15-25, minor 5-10), N central tasks of those listed."""
     if kind not in FAME_RANGE:
         raise RuleViolation("an ambition is 'major' or 'minor'", rule="P-AMBI-1", field="kind")
@@ -409,7 +410,7 @@ def check_slot(kind: str, subclass: str, held: list[str], *, starting: bool = Fa
         )
 
 
-def ambition_outcome(required: int, tasks: list[dict]) -> str | None:
+def ambition_outcome(required: int, tasks: list[dict[str, Any]]) -> str | None:
     """P-AMBI-1: achieved once N ❗ tasks are done; failed once too few ❗ tasks are left to reach N."""
     done = sum(1 for t in tasks if t["central"] and t["status"] == "done")
     open_ = sum(1 for t in tasks if t["central"] and t["status"] == "open")

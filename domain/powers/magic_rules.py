@@ -7,6 +7,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from domain.errors import RuleViolation
 from domain.powers.spells import SPEEDS
@@ -216,11 +217,11 @@ class Payment:
     substitution: str | None
 
 
-def _fits(pay: Counter, demand: Counter, generic: int) -> bool:
+def _fits(pay: Counter[str], demand: Counter[str], generic: int) -> bool:
     return all(pay[e] >= n for e, n in demand.items()) and sum(pay.values()) - sum(demand.values()) == generic
 
 
-def _shortfall(pay: Counter, cost: Cost) -> str:
+def _shortfall(pay: Counter[str], cost: Cost) -> str:
     demand = Counter(cost.symbols)
     parts = [f"elemental {e} short by {n - pay[e]}" for e, n in sorted(demand.items()) if pay[e] < n]
     left = sum(pay.values()) - sum(min(pay[e], n) for e, n in demand.items())
@@ -242,7 +243,7 @@ def check_payment(cost: Cost, pay: Iterable[str], *, improvised: bool = False, f
     demand = Counter(cost.symbols)
     if _fits(got, demand, cost.generic):
         return Payment(dict(got), None)
-    options: list[tuple[str, Counter]] = []
+    options: list[tuple[str, Counter[str]]] = []
     flex = [(x, z) for x in sorted(demand) for z in ELEMENTS if flexible and z != x]
     impro = [(x, y) for x in sorted(demand) for y in ELEMENTS if improvised and y != x]
     for x, z in flex:
@@ -286,7 +287,7 @@ def check_held(spent: Mapping[str, int], held: Mapping[str, int]) -> None:
         raise RuleViolation(f"the power holds too little mana: short by {text}", rule="P-MAG-1", field="pay")
 
 
-def storage_caps(subclass: str, perks: Mapping[str, Mapping]) -> dict[str, int]:
+def storage_caps(subclass: str, perks: Mapping[str, Mapping[str, Any]]) -> dict[str, int]:
     """P-MAG-1: each element's storage cap, from the class's own storage and the power's magic perks.
 
     ``perks`` maps a perk to its parameters (``elements`` for perks that name elements).
@@ -308,7 +309,9 @@ def storage_caps(subclass: str, perks: Mapping[str, Mapping]) -> dict[str, int]:
     return caps
 
 
-def seasonal_mana(perks: Mapping[str, Mapping], held: Mapping[str, int], caps: Mapping[str, int]) -> dict[str, int]:
+def seasonal_mana(
+    perks: Mapping[str, Mapping[str, Any]], held: Mapping[str, int], caps: Mapping[str, int]
+) -> dict[str, int]:
     """P-MAG-1: the mana a power's perks generate at the start of a season, each element up to its cap
     (what would go beyond it spoils at once)."""
     due: dict[str, int] = {}

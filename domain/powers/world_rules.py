@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from domain.errors import RuleViolation
 from domain.powers import hexmap
@@ -32,7 +33,7 @@ class FeatureType:
     assured_for: str | None = None
     wealth_per_upgrade: int = 0  # Port and Caravansary: each upgrade adds +1 wealth too
     extended_adds: int | None = None  # Training Grounds: Extended is +6 mobility, not x2
-    goal: dict | None = None  # walls: the battle goal and its thresholds per side (P-FEAT-2, P-AMB-13)
+    goal: dict[str, Any] | None = None  # walls: the battle goal and its thresholds per side (P-FEAT-2, P-AMB-13)
 
 
 COMMON = ("extended", "specialized", "durable")
@@ -167,7 +168,7 @@ def prison_relief(upgrades: Sequence[str]) -> int:
     return 2 if "specialized" in upgrades else 1
 
 
-def wall_goal(kind: str, modules: Sequence[str] = ()) -> dict | None:
+def wall_goal(kind: str, modules: Sequence[str] = ()) -> dict[str, Any] | None:
     """The battle goal a feature gives its hex (P-FEAT-2): walls give theirs; a stronghold has the
     protection of stone walls, layered with a Labyrinth ([003:441], [003:455])."""
     if kind == "stronghold":
@@ -203,7 +204,7 @@ def effective_population(population: int, statuses: Mapping[str, int]) -> int:
     return max(0, population - statuses.get("depopulated", 0) + statuses.get("booming", 0))
 
 
-def town_wealth(base: int, statuses: Mapping[str, int], features: Sequence[dict]) -> int:
+def town_wealth(base: int, statuses: Mapping[str, int], features: Sequence[dict[str, Any]]) -> int:
     """A town's wealth: its own, Booming X, and what its working features add (P-TOWN-4, P-FEAT-1)."""
     total = base + statuses.get("booming", 0)
     for f in features:
@@ -212,14 +213,15 @@ def town_wealth(base: int, statuses: Mapping[str, int], features: Sequence[dict]
     return total
 
 
-def senior_claimant(claims: Mapping[str, dict]) -> str | None:
+def senior_claimant(claims: Mapping[str, dict[str, Any]]) -> str | None:
     """The power holding the earliest claim (P-TOWN-1); claims are ``{type: {"power", "since"}}``."""
     if not claims:
         return None
-    return min(claims.values(), key=lambda c: c["since"])["power"]
+    power: str = min(claims.values(), key=lambda c: c["since"])["power"]
+    return power
 
 
-def check_claim(claims: Mapping[str, dict], claim_type: str, power: str) -> None:
+def check_claim(claims: Mapping[str, dict[str, Any]], claim_type: str, power: str) -> None:
     """At most one claimant of each power type (P-TOWN-1)."""
     if claim_type not in CLAIM_TYPES:
         raise RuleViolation(f"a claim is a {', '.join(CLAIM_TYPES)} claim", rule="P-TOWN-1", field="cls")
@@ -232,7 +234,9 @@ def check_claim(claims: Mapping[str, dict], claim_type: str, power: str) -> None
         )
 
 
-def stopped_industries(effective_pop: int, industries: Sequence[dict], stop_order: Sequence[str] = ()) -> list[str]:
+def stopped_industries(
+    effective_pop: int, industries: Sequence[dict[str, Any]], stop_order: Sequence[str] = ()
+) -> list[str]:
     """Which industries cease to operate (P-TOWN-3): each with complexity above the effective population,
     then, while the population is below the number still working, the next in the senior claimant's order
     (by default the most recently built first). ``industries`` are ``{"id", "complexity"}`` in build order."""
@@ -269,7 +273,7 @@ class TownActionPlan:
 
     difficulty: int
     resistible_by: tuple[str, ...] = ()
-    effect: dict = field(default_factory=dict)
+    effect: dict[str, Any] = field(default_factory=dict[str, Any])
 
 
 def tax_difficulty(statuses: Mapping[str, int]) -> int:
@@ -295,7 +299,8 @@ def feast_difficulty(rooted_agent_ranks: int, agents_died_recently: bool) -> int
 
 def feed_difficulty(population: int, times_this_season: int) -> int:
     """Feed: the population, doubled for each earlier Feed here this season ([003:364], P-AMB-25)."""
-    return population * 2**times_this_season
+    doubled: int = population * 2**times_this_season  # typeshed: int ** int may be a float (a negative power)
+    return doubled
 
 
 def build_difficulty(new_complexity: int, existing_features: int) -> int:
@@ -417,7 +422,9 @@ def generated(mechanism: str, ranks: Sequence[int]) -> int:
     return max(ranks)
 
 
-def feature_aim(aim: str, f: Mapping, power: str, floor: int | None, params: Mapping, record: dict) -> int:
+def feature_aim(
+    aim: str, f: Mapping[str, Any], power: str, floor: int | None, params: Mapping[str, Any], record: dict[str, Any]
+) -> int:
     """The difficulty of an action aimed at a feature, its aim's facts added to ``record``: a dungeon's floor
     revealed to the power (``delve``, P-FEAT-4), a ruin with threat left (``clear``, P-FEAT-4), a module not yet
     built on the power's own stronghold (``module``, P-FEAT-3)."""
@@ -432,11 +439,13 @@ def feature_aim(aim: str, f: Mapping, power: str, floor: int | None, params: Map
                 field="floor",
             )
         record["floor"] = floor
-        return f["floors"][floor - 1]["difficulty"]
+        floor_difficulty: int = f["floors"][floor - 1]["difficulty"]
+        return floor_difficulty
     if aim == "clear":
         if f["kind"] != "ruin" or f["threat"] <= 0:
             raise RuleViolation(f"{f['name']!r} is not a ruin with threat left", rule="P-FEAT-4")
-        return f["difficulty"]
+        ruin_difficulty: int = f["difficulty"]
+        return ruin_difficulty
     if f["kind"] != "stronghold" or f["controller"] != power:
         raise RuleViolation("modules are built on one's own stronghold", rule="P-FEAT-3")
     module = str(params.get("module"))
