@@ -158,11 +158,13 @@ class PlatformGame(Posts, Aggregate):
     def timezone_for(self, viewer: str) -> str:
         """The IANA zone a viewer sees times in: their own choice, else the game's."""
         p = self.state.powers.get(viewer)
-        return (p.timezone if p is not None and p.timezone else None) or self.state.timezone
+        zone: str = (p.timezone if p is not None and p.timezone else None) or self.state.timezone
+        return zone
 
     def credential(self, token_hash: str) -> str | None:
         """The principal (``gm`` or a power id) a token hash authenticates, if any."""
-        return self.state.credentials.get(token_hash)
+        principal: str | None = self.state.credentials.get(token_hash)
+        return principal
 
     def issue_credential(self, principal: str, token_hash: str) -> None:
         """Record the hash of a bearer token for the GM or a power (the token itself is never stored)."""
@@ -174,13 +176,13 @@ class PlatformGame(Posts, Aggregate):
         principal: str
         token_hash: str
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             game.state.credentials[self.token_hash] = self.principal
             super().apply(game)
 
-    def _credential_issued(self, principal: str, token_hash: str, actor: str, audience: list) -> None:
+    def _credential_issued(self, principal: str, token_hash: str, actor: str, audience: list[str]) -> None:
         self.trigger_event(
             self.CredentialIssued, principal=principal, token_hash=token_hash, actor=actor, audience=audience
         )
@@ -195,13 +197,13 @@ class PlatformGame(Posts, Aggregate):
     class CredentialsRevoked(Event):
         principal: str
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             game.state.credentials = {h: p for h, p in game.state.credentials.items() if p != self.principal}
             super().apply(game)
 
-    def _credentials_revoked(self, principal: str, actor: str, audience: list) -> None:
+    def _credentials_revoked(self, principal: str, actor: str, audience: list[str]) -> None:
         self.trigger_event(self.CredentialsRevoked, principal=principal, actor=actor, audience=audience)
 
     # ------------------------------------------------------------------ month seed: commit-reveal, roll keys
@@ -223,7 +225,7 @@ class PlatformGame(Posts, Aggregate):
             audience=[vis.PUBLIC],
         )
 
-    def _roll_proof(self, roll_no: int) -> dict:
+    def _roll_proof(self, roll_no: int) -> dict[str, Any]:
         """Roll ``roll_no``'s key and Merkle path under the month's root, for the roll's own audience;
         nothing for a month committed before per-roll keys."""
         s = self.state
@@ -240,13 +242,13 @@ class PlatformGame(Posts, Aggregate):
     class SeedSealed(Event):
         seed: str
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             game.state.seed = self.seed
             super().apply(game)
 
-    def _seed_sealed(self, seed: str, actor: str, audience: list) -> None:
+    def _seed_sealed(self, seed: str, actor: str, audience: list[str]) -> None:
         self.trigger_event(self.SeedSealed, seed=seed, actor=actor, audience=audience)
 
     class SeedCommitted(Event):
@@ -254,7 +256,7 @@ class PlatformGame(Posts, Aggregate):
         season: int
         month: int
         actor: str
-        audience: list
+        audience: list[str]
         root: str | None = None
         first_roll: int | None = None
         rolls: int | None = None
@@ -272,7 +274,7 @@ class PlatformGame(Posts, Aggregate):
         season: int,
         month: int,
         actor: str,
-        audience: list,
+        audience: list[str],
         root: str | None = None,
         first_roll: int | None = None,
         rolls: int | None = None,
@@ -295,9 +297,11 @@ class PlatformGame(Posts, Aggregate):
         season: int
         month: int
         actor: str
-        audience: list
+        audience: list[str]
 
-    def _seed_revealed(self, seed: str, commitment: str, season: int, month: int, actor: str, audience: list) -> None:
+    def _seed_revealed(
+        self, seed: str, commitment: str, season: int, month: int, actor: str, audience: list[str]
+    ) -> None:
         self.trigger_event(
             self.SeedRevealed,
             seed=seed,
@@ -310,7 +314,7 @@ class PlatformGame(Posts, Aggregate):
 
     class SeedCleared(Event):
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             game.state.seed = None
@@ -318,7 +322,7 @@ class PlatformGame(Posts, Aggregate):
             game.state.seed_root = None
             super().apply(game)
 
-    def _seed_cleared(self, actor: str, audience: list) -> None:
+    def _seed_cleared(self, actor: str, audience: list[str]) -> None:
         self.trigger_event(self.SeedCleared, actor=actor, audience=audience)
 
     # ------------------------------------------------------------------ windows: deadlines, extensions, reminders
@@ -329,7 +333,7 @@ class PlatformGame(Posts, Aggregate):
         opened_at: str
         closes_at: str
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             game.state.windows = {k: w for k, w in game.state.windows.items() if not w.closed}
@@ -339,7 +343,7 @@ class PlatformGame(Posts, Aggregate):
             super().apply(game)
 
     def _window_opened(
-        self, window_id: str, kind: str, opened_at: str, closes_at: str, actor: str, audience: list
+        self, window_id: str, kind: str, opened_at: str, closes_at: str, actor: str, audience: list[str]
     ) -> None:
         self.trigger_event(
             self.WindowOpened,
@@ -356,19 +360,19 @@ class PlatformGame(Posts, Aggregate):
         reason: str
         closed_at: str
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             w = game.state.windows[self.window_id]
             w.closed, w.reason, w.closed_at = True, self.reason, self.closed_at
             super().apply(game)
 
-    def _window_closed(self, window_id: str, reason: str, closed_at: str, actor: str, audience: list) -> None:
+    def _window_closed(self, window_id: str, reason: str, closed_at: str, actor: str, audience: list[str]) -> None:
         self.trigger_event(
             self.WindowClosed, window_id=window_id, reason=reason, closed_at=closed_at, actor=actor, audience=audience
         )
 
-    def record_blocked(self, window_id: str, *, rule: str, reason: str, at: datetime) -> dict:
+    def record_blocked(self, window_id: str, *, rule: str, reason: str, at: datetime) -> dict[str, Any]:
         """The default for silence at this window's close was refused by ``rule``: record that the game is blocked
         there (issue 24 "No game can get stuck"), for the seats the window waits on, telling the GM and every seat
         that runs windows (a host). Returns the block as the window now holds it."""
@@ -402,12 +406,12 @@ class PlatformGame(Posts, Aggregate):
         window_id: str
         kind: str
         rule: str
-        seats: list
+        seats: list[str]
         reason: str
         at: str
-        tell: list
+        tell: list[str]
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             w = game.state.windows.get(self.window_id)
@@ -421,14 +425,14 @@ class PlatformGame(Posts, Aggregate):
                 }
             super().apply(game)
 
-    def blocked_at(self, window_id: str) -> dict | None:
+    def blocked_at(self, window_id: str) -> dict[str, Any] | None:
         """The block on this open window if nothing was recorded after it: closing it again would meet the same
         refusal, so the sweep (and the GM's close) leave it be until the game changes."""
         w = self.state.windows.get(window_id)
         found = w.blocked if w is not None and not w.closed else None
         return found if found is not None and found["version"] == self.version else None
 
-    def blocks_for(self, viewer: str, shown: Iterable[str] | None = None) -> list[dict]:
+    def blocks_for(self, viewer: str, shown: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """The blocks on the open windows ``viewer`` sees (``shown``: the window ids their view lists; None: all):
         the window, the rule, the seats it waits on and when, for every viewer of the window; the refusal's words
         only for those the block was recorded for (the GM, whoever runs the windows, and the seat it waits on when it
@@ -454,13 +458,14 @@ class PlatformGame(Posts, Aggregate):
 
     def open_window(self, kind: str) -> Window | None:
         """The open window of this kind, if any."""
-        for w in self.state.windows.values():
+        windows: dict[str, Window] = self.state.windows
+        for w in windows.values():
             if w.kind == kind and not w.closed:
                 return w
         return None
 
     def window(self, window_id: str) -> Window:
-        w = self.state.windows.get(window_id)
+        w: Window | None = self.state.windows.get(window_id)
         if w is None or w.closed:
             raise NotFound(f"no open window {window_id!r}", field="window_id")
         return w
@@ -478,7 +483,7 @@ class PlatformGame(Posts, Aggregate):
         window_id: str
         closes_at: str
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             w = game.state.windows[self.window_id]
@@ -486,7 +491,7 @@ class PlatformGame(Posts, Aggregate):
             w.blocked = None  # a new deadline: its close is tried afresh when it falls due
             super().apply(game)
 
-    def _deadline_set(self, window_id: str, closes_at: str, actor: str, audience: list) -> None:
+    def _deadline_set(self, window_id: str, closes_at: str, actor: str, audience: list[str]) -> None:
         self.trigger_event(self.DeadlineSet, window_id=window_id, closes_at=closes_at, actor=actor, audience=audience)
 
     def request_extension(
@@ -524,7 +529,7 @@ class PlatformGame(Posts, Aggregate):
         hours: float
         reason: str
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             game.state.windows[self.window_id].requests[self.request_id] = {
@@ -535,7 +540,7 @@ class PlatformGame(Posts, Aggregate):
             super().apply(game)
 
     def _extension_requested(
-        self, request_id: str, window_id: str, power_id: str, hours: float, reason: str, actor: str, audience: list
+        self, request_id: str, window_id: str, power_id: str, hours: float, reason: str, actor: str, audience: list[str]
     ) -> None:
         self.trigger_event(
             self.ExtensionRequested,
@@ -548,7 +553,7 @@ class PlatformGame(Posts, Aggregate):
             audience=audience,
         )
 
-    def _find_request(self, request_id: str) -> tuple[Window, dict]:
+    def _find_request(self, request_id: str) -> tuple[Window, dict[str, Any]]:
         for w in self.state.windows.values():
             if request_id in w.requests:
                 return w, w.requests[request_id]
@@ -599,7 +604,7 @@ class PlatformGame(Posts, Aggregate):
         hours: float
         until: str
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             w = game.state.windows[self.window_id]
@@ -609,7 +614,7 @@ class PlatformGame(Posts, Aggregate):
             super().apply(game)
 
     def _extension_granted(
-        self, request_id: str, window_id: str, power_id: str, hours: float, until: str, actor: str, audience: list
+        self, request_id: str, window_id: str, power_id: str, hours: float, until: str, actor: str, audience: list[str]
     ) -> None:
         self.trigger_event(
             self.ExtensionGranted,
@@ -642,14 +647,14 @@ class PlatformGame(Posts, Aggregate):
         power_id: str
         reason: str
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             game.state.windows[self.window_id].requests[self.request_id]["status"] = "refused"
             super().apply(game)
 
     def _extension_refused(
-        self, request_id: str, window_id: str, power_id: str, reason: str, actor: str, audience: list
+        self, request_id: str, window_id: str, power_id: str, reason: str, actor: str, audience: list[str]
     ) -> None:
         self.trigger_event(
             self.ExtensionRefused,
@@ -664,13 +669,13 @@ class PlatformGame(Posts, Aggregate):
     class ReadyDeclared(Event):
         power_id: str
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             game.state.powers[self.power_id].ready = True
             super().apply(game)
 
-    def _ready_declared(self, power_id: str, actor: str, audience: list) -> None:
+    def _ready_declared(self, power_id: str, actor: str, audience: list[str]) -> None:
         self.trigger_event(self.ReadyDeclared, power_id=power_id, actor=actor, audience=audience)
 
     def queue_reminders(self, window_id: str, offsets: list[float] | float, *, now: datetime) -> list[str]:
@@ -703,11 +708,11 @@ class PlatformGame(Posts, Aggregate):
     class RemindersQueued(Event):
         window_id: str
         offset_hours: float
-        covers: list
-        recipients: list
+        covers: list[float]
+        recipients: list[str]
         closes_at: str
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             game.state.windows[self.window_id].reminded.extend(self.covers)
@@ -717,11 +722,11 @@ class PlatformGame(Posts, Aggregate):
         self,
         window_id: str,
         offset_hours: float,
-        covers: list,
-        recipients: list,
+        covers: list[float],
+        recipients: list[str],
         closes_at: str,
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         self.trigger_event(
             self.RemindersQueued,
@@ -743,7 +748,7 @@ class PlatformGame(Posts, Aggregate):
         action_id: str | None
         source: str
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             game.state.powers[self.to].grants.append(
@@ -752,7 +757,7 @@ class PlatformGame(Posts, Aggregate):
             super().apply(game)
 
     def _visibility_granted(
-        self, to: str, about: str | None, text: str, action_id: str | None, source: str, actor: str, audience: list
+        self, to: str, about: str | None, text: str, action_id: str | None, source: str, actor: str, audience: list[str]
     ) -> None:
         self.trigger_event(
             self.VisibilityGranted,
@@ -791,13 +796,13 @@ class PlatformGame(Posts, Aggregate):
         power_id: str
         timezone: str
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             game.state.powers[self.power_id].timezone = self.timezone
             super().apply(game)
 
-    def _timezone_set(self, power_id: str, timezone: str, actor: str, audience: list) -> None:
+    def _timezone_set(self, power_id: str, timezone: str, actor: str, audience: list[str]) -> None:
         self.trigger_event(self.TimezoneSet, power_id=power_id, timezone=timezone, actor=actor, audience=audience)
 
     # ------------------------------------------------------------------ mail memory
@@ -807,7 +812,7 @@ class PlatformGame(Posts, Aggregate):
         principal: str
         reply: str
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             # No longer recorded: a mail's Message-ID is its idempotency key, kept beside the events.
@@ -815,7 +820,7 @@ class PlatformGame(Posts, Aggregate):
             game.state.mail_replies[self.message_id] = {"principal": self.principal, "reply": self.reply}
             super().apply(game)
 
-    def _mail_turn_recorded(self, message_id: str, principal: str, reply: str, actor: str, audience: list) -> None:
+    def _mail_turn_recorded(self, message_id: str, principal: str, reply: str, actor: str, audience: list[str]) -> None:
         self.trigger_event(
             self.MailTurnRecorded,
             message_id=message_id,
@@ -839,14 +844,14 @@ class PlatformGame(Posts, Aggregate):
         email: str | None
         mode: str
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             p = game.state.powers[self.power_id]
             p.email, p.mail_mode = self.email, self.mode
             super().apply(game)
 
-    def _contact_set(self, power_id: str, email: str | None, mode: str, actor: str, audience: list) -> None:
+    def _contact_set(self, power_id: str, email: str | None, mode: str, actor: str, audience: list[str]) -> None:
         self.trigger_event(self.ContactSet, power_id=power_id, email=email, mode=mode, actor=actor, audience=audience)
 
     # ------------------------------------------------------------------ rollback and fork
@@ -856,9 +861,9 @@ class PlatformGame(Posts, Aggregate):
         from_version: int
         reason: str
         actor: str
-        audience: list
+        audience: list[str]
 
-    def _rolled_back(self, to_version: int, from_version: int, reason: str, actor: str, audience: list) -> None:
+    def _rolled_back(self, to_version: int, from_version: int, reason: str, actor: str, audience: list[str]) -> None:
         self.trigger_event(
             self.GameRolledBack,
             to_version=to_version,
@@ -892,7 +897,7 @@ class PlatformGame(Posts, Aggregate):
             raise RuleViolation(f"roll back to an earlier version (1 to {self.version - 1})", field="to_version")
         return reason.strip()
 
-    def _restore(self, to_version: int, restored: Any, carried: dict) -> None:
+    def _restore(self, to_version: int, restored: Any, carried: dict[str, Any]) -> None:
         """Record the sealed ``StateRestored``, folding it onto ``restored`` (the state at ``to_version``)."""
         self.__dict__["_refolded"] = {to_version: restored}  # the state at to_version, for the fold
         try:
@@ -906,7 +911,7 @@ class PlatformGame(Posts, Aggregate):
     # use another name for it keeps that name.
     CARRIED_SEATS: ClassVar[str] = "seats"
 
-    def carried_over(self, restored: Any, now: datetime) -> dict:
+    def carried_over(self, restored: Any, now: datetime) -> dict[str, Any]:
         """What nobody can unsee survives a rollback: every viewer's sequence and the credentials; each seat
         that existed at the target keeps its time zone and visibility grants."""
         s = self.state
@@ -920,7 +925,7 @@ class PlatformGame(Posts, Aggregate):
             },
         }
 
-    def _merge_carried(self, merged: Any, carried: dict) -> Any:
+    def _merge_carried(self, merged: Any, carried: dict[str, Any]) -> Any:
         """``merged`` (a copy of the state at the target) with what ``carried_over`` kept."""
         merged.seen = deepcopy(carried["seen"])
         merged.credentials = deepcopy(carried["credentials"])
@@ -937,9 +942,9 @@ class PlatformGame(Posts, Aggregate):
         """
 
         to_version: int | None
-        carried: dict
+        carried: dict[str, Any]
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             if self.to_version is None:
@@ -1008,7 +1013,7 @@ class PlatformGame(Posts, Aggregate):
         name: str
         reason: str
         actor: str
-        audience: list
+        audience: list[str]
 
         def apply(self, game: Any) -> None:
             game.state.forked_from = {
@@ -1020,7 +1025,7 @@ class PlatformGame(Posts, Aggregate):
             super().apply(game)
 
     def _forked(
-        self, source_game: str, source_version: int, name: str, reason: str, actor: str, audience: list
+        self, source_game: str, source_version: int, name: str, reason: str, actor: str, audience: list[str]
     ) -> None:
         self.trigger_event(
             self.GameForked,

@@ -23,7 +23,7 @@ class Window:
     closed_at: str | None = None
     extensions: dict[str, str] = field(default_factory=dict)  # power -> its own deadline (ISO, UTC)
     requests: dict[str, dict[str, Any]] = field(default_factory=dict)  # request id -> the request
-    reminded: list[str] = field(default_factory=list)
+    reminded: list[float] = field(default_factory=list)  # the reminders' offsets (hours before closing) sent
     # A close whose default for silence a rule refused (GameBlocked): rule, seats, reason, at, version; else None
     blocked: dict[str, Any] | None = None
 

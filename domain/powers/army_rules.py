@@ -25,7 +25,8 @@ def size(army: dict[str, Any]) -> int:
 def armor(army: dict[str, Any]) -> int:
     """P-ARMY-6: "An army's armor is increased by the rank of their armaments" - base armor plus the tier."""
     armor_base: int = army["armor_base"]
-    return max(0, armor_base + army["tier"])
+    tier: int = army["tier"]
+    return max(0, armor_base + tier)
 
 
 def wounds_to_die(cls: str, ancestry: str | None) -> int:

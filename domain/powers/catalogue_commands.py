@@ -208,13 +208,13 @@ class AcceptShareConsequence(Command):
 # ---------------------------------------------------------------------- handlers
 
 
-def _submitted(game: Any, action_id: str, extra: dict) -> dict:
+def _submitted(game: Any, action_id: str, extra: dict[str, Any]) -> dict[str, Any]:
     from domain.powers.commands import action_result  # commands.py merges this module's mapping
 
     return {**action_result(game, action_id), **extra}
 
 
-def roll_dice(game: Any, cmd: RollDice, ctx: Context) -> dict:
+def roll_dice(game: Any, cmd: RollDice, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     return game.roll_dice(
         ctx.new_id("roll"),
@@ -227,12 +227,12 @@ def roll_dice(game: Any, cmd: RollDice, ctx: Context) -> dict:
     )
 
 
-def take_free_action(game: Any, cmd: TakeFreeAction, ctx: Context) -> dict:
+def take_free_action(game: Any, cmd: TakeFreeAction, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     return game.take_free_action(cmd.power_id, cmd.kind, asset_id=cmd.asset_id, note=cmd.note)
 
 
-def change_quota_perk(game: Any, cmd: ChangeQuotaPerk, ctx: Context) -> dict:
+def change_quota_perk(game: Any, cmd: ChangeQuotaPerk, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     return game.change_quota_perk(cmd.power_id, cmd.perk, cmd.value)
 
@@ -267,7 +267,7 @@ def gain_extra_reaction(game: Any, cmd: GainExtraReaction, ctx: Context) -> None
     game.gain_extra_reaction(cmd.power_id, cmd.perk, now=ctx.now, scheme_id=cmd.scheme_id)
 
 
-def use_reaction(game: Any, cmd: UseReaction, ctx: Context) -> dict:
+def use_reaction(game: Any, cmd: UseReaction, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     return game.use_reaction(
         cmd.power_id,
@@ -283,7 +283,7 @@ def use_reaction(game: Any, cmd: UseReaction, ctx: Context) -> dict:
     )
 
 
-def _common(cmd: Any, ctx: Context, game: Any) -> dict:
+def _common(cmd: Any, ctx: Context, game: Any) -> dict[str, Any]:
     return {
         "now": ctx.now,
         "roller": ctx.roller(game),
@@ -296,7 +296,7 @@ def _common(cmd: Any, ctx: Context, game: Any) -> dict:
     }
 
 
-def submit_class_action(game: Any, cmd: SubmitClassAction, ctx: Context) -> dict:
+def submit_class_action(game: Any, cmd: SubmitClassAction, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     action_id = ctx.new_id("act")
     extra = game.submit_class_action(
@@ -315,7 +315,7 @@ def submit_class_action(game: Any, cmd: SubmitClassAction, ctx: Context) -> dict
     return _submitted(game, action_id, extra)
 
 
-def submit_duel(game: Any, cmd: SubmitDuel, ctx: Context) -> dict:
+def submit_duel(game: Any, cmd: SubmitDuel, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     action_id = ctx.new_id("act")
     extra = game.submit_duel(
@@ -332,7 +332,7 @@ def submit_duel(game: Any, cmd: SubmitDuel, ctx: Context) -> dict:
     return _submitted(game, action_id, extra)
 
 
-def submit_seeking(game: Any, cmd: SubmitSeeking, ctx: Context) -> dict:
+def submit_seeking(game: Any, cmd: SubmitSeeking, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     action_id = ctx.new_id("act")
     extra = game.submit_seeking(
@@ -341,7 +341,7 @@ def submit_seeking(game: Any, cmd: SubmitSeeking, ctx: Context) -> dict:
     return _submitted(game, action_id, extra)
 
 
-def join_action(game: Any, cmd: JoinAction, ctx: Context) -> dict:
+def join_action(game: Any, cmd: JoinAction, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     return game.join_action(
         cmd.power_id,
@@ -355,7 +355,7 @@ def join_action(game: Any, cmd: JoinAction, ctx: Context) -> dict:
     )
 
 
-def dread_growth(game: Any, cmd: DreadGrowth, ctx: Context) -> dict:
+def dread_growth(game: Any, cmd: DreadGrowth, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     return game.dread_growth(cmd.power_id, cmd.units)
 
@@ -365,7 +365,7 @@ def rule_per_target(game: Any, cmd: RulePerTarget, ctx: Context) -> None:
     game.rule_per_target(cmd.action_id)
 
 
-def propose_share_consequence(game: Any, cmd: ProposeShareConsequence, ctx: Context) -> dict:
+def propose_share_consequence(game: Any, cmd: ProposeShareConsequence, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     cid = ctx.new_id("csq")
     game.propose_share_consequence(cmd.action_id, cmd.power_id, cid, cmd.text, list(cmd.effects))

@@ -233,7 +233,7 @@ def _slug(name: str) -> str:
     return out[:32] or "power"
 
 
-def action_result(game: Any, action_id: str) -> dict:
+def action_result(game: Any, action_id: str) -> dict[str, Any]:
     """What a receipt reports of an action: its status, digest and, once rolled, its dice and tally."""
     a = game.action(action_id)
     t = game.tally(a)
@@ -261,7 +261,7 @@ def _own_action(game: Any, ctx: Context, action_id: str) -> Any:
     return a
 
 
-def add_power(game: Any, cmd: AddPower, ctx: Context) -> dict:
+def add_power(game: Any, cmd: AddPower, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     base = _slug(cmd.name)
     pid, n = base, 2
@@ -272,7 +272,7 @@ def add_power(game: Any, cmd: AddPower, ctx: Context) -> dict:
     return {"power_id": pid}
 
 
-def grant_asset(game: Any, cmd: GrantAsset, ctx: Context) -> dict:
+def grant_asset(game: Any, cmd: GrantAsset, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     aid = cmd.asset_id or ctx.new_id(f"{cmd.cls}-{_slug(cmd.name)}")
     game.grant_asset(
@@ -286,7 +286,7 @@ def set_months(game: Any, cmd: SetMonths, ctx: Context) -> None:
     game.set_months(cmd.months)
 
 
-def advance(game: Any, cmd: Advance, ctx: Context) -> dict:
+def advance(game: Any, cmd: Advance, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     return {
         "step": game.advance(
@@ -295,7 +295,7 @@ def advance(game: Any, cmd: Advance, ctx: Context) -> dict:
     }
 
 
-def submit_action(game: Any, cmd: SubmitAction, ctx: Context) -> dict:
+def submit_action(game: Any, cmd: SubmitAction, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     action_id = ctx.new_id("act")
     game.submit_action(
@@ -323,7 +323,7 @@ def submit_action(game: Any, cmd: SubmitAction, ctx: Context) -> dict:
     return action_result(game, action_id)
 
 
-def roll_action(game: Any, cmd: RollAction, ctx: Context) -> dict:
+def roll_action(game: Any, cmd: RollAction, ctx: Context) -> dict[str, Any]:
     _own_action(game, ctx, cmd.action_id)
     game.roll_action(
         cmd.action_id,
@@ -338,7 +338,7 @@ def roll_action(game: Any, cmd: RollAction, ctx: Context) -> dict:
     return action_result(game, cmd.action_id)
 
 
-def lock_conversions(game: Any, cmd: LockConversions, ctx: Context) -> dict:
+def lock_conversions(game: Any, cmd: LockConversions, ctx: Context) -> dict[str, Any]:
     _own_action(game, ctx, cmd.action_id)
     game.lock_conversions(cmd.action_id, now=ctx.now, convert=cmd.convert, dice=cmd.dice, actor=ctx.principal)
     return action_result(game, cmd.action_id)
@@ -359,7 +359,7 @@ def set_ruling(game: Any, cmd: SetRuling, ctx: Context) -> None:
     game.set_ruling(cmd.action_id, resistible=cmd.resistible, resisters=list(cmd.resisters))
 
 
-def propose_consequence(game: Any, cmd: ProposeConsequence, ctx: Context) -> dict:
+def propose_consequence(game: Any, cmd: ProposeConsequence, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     cid = ctx.new_id("csq")
     game.propose_consequence(cmd.action_id, cid, cmd.text, list(cmd.effects))
@@ -371,7 +371,7 @@ def accept_consequence(game: Any, cmd: AcceptConsequence, ctx: Context) -> None:
     game.accept_consequence(cmd.action_id, cmd.consequence_id, actor=ctx.principal)
 
 
-def resolve(game: Any, cmd: Resolve, ctx: Context) -> dict:
+def resolve(game: Any, cmd: Resolve, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     return {
         "queue": game.resolve(
@@ -380,7 +380,7 @@ def resolve(game: Any, cmd: Resolve, ctx: Context) -> dict:
     }
 
 
-def declare_reaction(game: Any, cmd: DeclareReaction, ctx: Context) -> dict:
+def declare_reaction(game: Any, cmd: DeclareReaction, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     reaction_id = ctx.new_id("rx")
     game.declare_reaction(
@@ -425,7 +425,7 @@ def _own_reaction(game: Any, ctx: Context, reaction_id: str) -> Any:
     return r
 
 
-def propose_reaction_consequence(game: Any, cmd: ProposeReactionConsequence, ctx: Context) -> dict:
+def propose_reaction_consequence(game: Any, cmd: ProposeReactionConsequence, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     cid = ctx.new_id("csq")
     game.propose_reaction_consequence(cmd.reaction_id, cid, cmd.text, list(cmd.effects))

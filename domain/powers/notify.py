@@ -7,6 +7,8 @@ only to the seats the event is shown to, never for a sealed event.
 
 from __future__ import annotations
 
+from typing import Any
+
 NOTIFY_STEPS = {
     "planning": "Planning has begun: submit your actions.",
     "resistance": "The month is resolved: the resistance window is open.",
@@ -14,7 +16,7 @@ NOTIFY_STEPS = {
 }
 
 
-def notify(kind: str, data: dict) -> dict | None:
+def notify(kind: str, data: dict[str, Any]) -> dict[str, Any] | None:
     """The subject and text sent to the viewers of a Powers event of this kind, or None (no mail)."""
     if kind == "StepBegan" and data["step"] in NOTIFY_STEPS:
         return {

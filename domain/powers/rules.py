@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from domain.errors import RuleViolation
 
@@ -72,7 +73,7 @@ TITLE = {
 }
 
 
-def quota(subclass: str, options: dict) -> Quota:
+def quota(subclass: str, options: dict[str, Any]) -> Quota:
     """Monthly action slots by subclass (P-ACT-1), with the perks and options that change them."""
     if subclass in ("sovereign", "celestial"):
         return Quota(public=4, private=0)
@@ -100,7 +101,7 @@ def quota(subclass: str, options: dict) -> Quota:
     raise RuleViolation(f"unknown power subclass {subclass!r}", rule="P-ACT-1", field="subclass")
 
 
-def validate_power(cls: str, subclass: str, options: dict) -> None:
+def validate_power(cls: str, subclass: str, options: dict[str, Any]) -> None:
     """A power is one of the three classes and one of its subclasses, or a GM adversary (P-ACT-1, GM-10)."""
     if cls not in CLASSES:
         raise RuleViolation(

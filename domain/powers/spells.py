@@ -11,6 +11,7 @@ that game.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 SPEEDS = ("fast", "slow", "ritual")
 
@@ -36,7 +37,7 @@ class Spell:
     for_power: str | None = None
     source: str = ""
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 

@@ -8,8 +8,10 @@ history (and in the phase views), so state and snapshots stay small however long
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from domain.platform.state import ViewerSequences, Window
+from domain.platform.state import ViewerSequences
+from domain.platform.state import Window as Window  # re-exported: a Powers game's windows are the platform's
 from domain.powers.armies import ARMIES_TYPES, ArmiesState
 from domain.powers.development import DEVELOPMENT_TYPES, DevelopmentState
 from domain.powers.options import DEFAULT_OPTIONS
@@ -35,7 +37,7 @@ class PowerState:
     name: str
     cls: str
     subclass: str
-    options: dict
+    options: dict[str, Any]
     public: int
     private: int
     debt_this_month: int = 0
@@ -45,14 +47,14 @@ class PowerState:
     reactions_used: int = 0
     reaction_allowance: int = 1
     done_reacting: bool = False
-    statuses: dict = field(default_factory=dict)  # name -> stacks; each Cleanup (once a season) ticks one off
-    mana: dict = field(default_factory=dict)
+    statuses: dict[str, Any] = field(default_factory=dict)  # name -> stacks; each Cleanup (once a season) ticks one off
+    mana: dict[str, Any] = field(default_factory=dict)
     commands: int = 0
     timezone: str | None = None
     email: str | None = None
     mail_mode: str = "immediate"
-    influence: dict = field(default_factory=dict)
-    grants: list = field(default_factory=list)
+    influence: dict[str, Any] = field(default_factory=dict)
+    grants: list[Any] = field(default_factory=list)
 
 
 @dataclass
@@ -81,14 +83,14 @@ class Pool:
     locked: bool = False
     commitment: str | None = None
     key: str | None = None  # the roll's own key and Merkle path (domain.dice), for those who see the roll
-    path: list | None = None
+    path: list[Any] | None = None
 
 
 @dataclass
 class Consequence:
     id: str
     text: str
-    effects: list
+    effects: list[Any]
     status: str = "proposed"
 
 
@@ -104,16 +106,16 @@ class ActionState:
     location: str | None
     targets: list[str]
     resistible: bool
-    collaborators: list = field(default_factory=list)
+    collaborators: list[Any] = field(default_factory=list)
     dungeon: bool = False  # a challenge inside a dungeon (P-ASSET-4), until the map knows where dungeons are
     extra_actions: int = 0
     difficulty: int | None = None
-    tiers: dict = field(default_factory=dict)
+    tiers: dict[str, Any] = field(default_factory=dict)
     sealed: str | None = None
     revealed: bool = False
     # The GM's ruling after the roll ({"from": the difficulty the roll faced or None, "to": the new one}),
     # so the result can say so (issue 17, "What was seen"); None when the roll faced its final difficulty.
-    changed_after_roll: dict | None = None
+    changed_after_roll: dict[str, Any] | None = None
     pool: Pool | None = None
     discarded: bool = False
     status: str = "proposed"
@@ -125,7 +127,9 @@ class ActionState:
     net: int | None = None
     success: bool | None = None
     excess: int | None = None
-    hidden_from_resisters: list = field(default_factory=list)  # pool assets the GM keeps from them (GM-19, P-AMB-3)
+    hidden_from_resisters: list[Any] = field(
+        default_factory=list
+    )  # pool assets the GM keeps from them (GM-19, P-AMB-3)
 
 
 @dataclass
@@ -144,36 +148,36 @@ class GameState(ViewerSequences):
     timezone: str
     ruleset: str
     rules_version: str
-    options: dict
+    options: dict[str, Any]
     months_per_season: int = 2
     season: int = 0
     month: int = 0
     step: str = "setup"
-    powers: dict = field(default_factory=dict)
-    assets: dict = field(default_factory=dict)
-    actions: dict = field(default_factory=dict)
-    reactions: dict = field(default_factory=dict)
-    queue: list = field(default_factory=list)
-    season_ledger: dict = field(default_factory=dict)
-    windows: dict = field(default_factory=dict)
-    sealed_difficulties: dict = field(default_factory=dict)
-    credentials: dict = field(default_factory=dict)
+    powers: dict[str, Any] = field(default_factory=dict)
+    assets: dict[str, Any] = field(default_factory=dict)
+    actions: dict[str, Any] = field(default_factory=dict)
+    reactions: dict[str, Any] = field(default_factory=dict)
+    queue: list[Any] = field(default_factory=list)
+    season_ledger: dict[str, Any] = field(default_factory=dict)
+    windows: dict[str, Any] = field(default_factory=dict)
+    sealed_difficulties: dict[str, Any] = field(default_factory=dict)
+    credentials: dict[str, Any] = field(default_factory=dict)
     seed: str | None = None
     seed_commitment: str | None = None
     seed_root: str | None = None  # Merkle root of the month's roll keys (None: a month committed before them)
     seed_first_roll: int = 1
     next_roll: int = 1
     resolved: bool = False
-    seen: dict = field(default_factory=dict)
-    forked_from: dict | None = None
+    seen: dict[str, Any] = field(default_factory=dict)
+    forked_from: dict[str, Any] | None = None
     rollbacks: int = 0
-    mail_replies: dict = field(default_factory=dict)
-    catalogue: dict = field(default_factory=dict)  # domain.powers.catalogue: class actions, shares, terms...
-    magic: dict = field(default_factory=dict)  # domain.powers.magic: spells, perks, conduits, casts (P.2.9)
+    mail_replies: dict[str, Any] = field(default_factory=dict)
+    catalogue: dict[str, Any] = field(default_factory=dict)  # domain.powers.catalogue: class actions, shares, terms...
+    magic: dict[str, Any] = field(default_factory=dict)  # domain.powers.magic: spells, perks, conduits, casts (P.2.9)
     world: WorldState = field(default_factory=WorldState)
     development: DevelopmentState = field(default_factory=DevelopmentState)  # wallets, perks, ambitions, trades
     armies: ArmiesState = field(default_factory=ArmiesState)  # domain.powers.armies (P.2.10, P.2.6)
-    battles: dict = field(default_factory=dict)  # domain.powers.battle: battles by id (P.1.3)
+    battles: dict[str, Any] = field(default_factory=dict)  # domain.powers.battle: battles by id (P.1.3)
 
     def __post_init__(self) -> None:
         # A game folded from its events gets every option's default merged in when it is created (GameCreated);

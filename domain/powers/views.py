@@ -12,6 +12,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from domain.ids import GM
+from domain.platform.state import Window
 from domain.powers import rules
 from domain.powers.armies import armies_view
 from domain.powers.battle import battles_view
@@ -19,11 +20,11 @@ from domain.powers.catalogue import catalogue_view
 from domain.powers.development import development_view
 from domain.powers.game import Game
 from domain.powers.magic import magic_view
-from domain.powers.state import ActionState, GameState, Pool, PowerState, Reaction, Window
+from domain.powers.state import ActionState, GameState, Pool, PowerState, Reaction
 from domain.powers.world import influence_seen, map_view
 
 
-def _pool_view(pool: Pool | None) -> dict | None:
+def _pool_view(pool: Pool | None) -> dict[str, Any] | None:
     if pool is None:
         return None
     return {
@@ -44,7 +45,7 @@ def _pool_view(pool: Pool | None) -> dict | None:
     }
 
 
-def _full_action(game: Game, a: ActionState, *, with_secret: bool, owner: bool = True) -> dict:
+def _full_action(game: Game, a: ActionState, *, with_secret: bool, owner: bool = True) -> dict[str, Any]:
     t = game.tally(a)
     out = {
         "action_id": a.id,
@@ -100,10 +101,10 @@ def _full_action(game: Game, a: ActionState, *, with_secret: bool, owner: bool =
     return out
 
 
-def _critical(game: Game, pool: Pool | None) -> list[dict]:
+def _critical(game: Game, pool: Pool | None) -> list[dict[str, Any]]:
     """P-AMB-5 "Show the player both the rolled and the multiplied numbers": each critical asset's own successes
     (5s, 6s and converted 3s and 4s) and what it counts in this game's ``critical_mode``."""
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     if pool is None:
         return out
     mode = game.state.options.get("critical_mode", "rolled")
@@ -117,7 +118,7 @@ def _critical(game: Game, pool: Pool | None) -> list[dict]:
     return out
 
 
-def _result(a: ActionState) -> dict | None:
+def _result(a: ActionState) -> dict[str, Any] | None:
     if a.status != "resolved":
         return None
     return {
@@ -130,7 +131,7 @@ def _result(a: ActionState) -> dict | None:
     }
 
 
-def _sheet(game: Game, p: PowerState) -> dict:
+def _sheet(game: Game, p: PowerState) -> dict[str, Any]:
     pub, priv = game.slots_used(p.id)
     budget = p.public + p.private - p.debt_this_month
     return {
@@ -310,7 +311,7 @@ def _seat_part(game: Game, viewer: str) -> dict[str, Any]:
     return out
 
 
-def _window(game: Game, w: Window, viewer: str) -> dict:
+def _window(game: Game, w: Window, viewer: str) -> dict[str, Any]:
     """A window with the viewer's own deadline, in UTC and in the viewer's time zone."""
     s = game.state
     p = s.powers.get(viewer)
@@ -336,12 +337,12 @@ def _window(game: Game, w: Window, viewer: str) -> dict:
     return out
 
 
-def _influence_seen(game: Game, me: PowerState) -> list[dict]:
+def _influence_seen(game: Game, me: PowerState) -> list[dict[str, Any]]:
     """Other powers' influence this viewer may see (P.4, [003:1104]): ``domain.powers.world.influence_seen``."""
     return influence_seen(game, me)
 
 
-def _notice(game: Game, a: ActionState) -> dict:
+def _notice(game: Game, a: ActionState) -> dict[str, Any]:
     """P-AMB-3: actor, action and pool size (all ranks, assured included); nothing else."""
     return {
         "action_id": a.id,
@@ -354,14 +355,14 @@ def _notice(game: Game, a: ActionState) -> dict:
     }
 
 
-def _resister_notice(game: Game, a: ActionState) -> dict:
+def _resister_notice(game: Game, a: ActionState) -> dict[str, Any]:
     """What a resister is told (P-AMB-3): the notice, and the assets it may see where the campaign option shows
     them (``Game.resister_assets``: no assured or critical flag, nothing the GM hides)."""
     shown = game.resister_assets(a)
     return _notice(game, a) if shown is None else {**_notice(game, a), "assets": shown}
 
 
-def _reaction_consequences(game: Game, r: Reaction) -> dict:
+def _reaction_consequences(game: Game, r: Reaction) -> dict[str, Any]:
     """A reaction's own consequences and the GM's forms of them, as an action's (P-AMB-6, GM-3)."""
     t = game.tally(game.state.actions[r.action_id], r.pool)
     return {

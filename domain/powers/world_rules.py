@@ -273,7 +273,7 @@ class TownActionPlan:
 
     difficulty: int
     resistible_by: tuple[str, ...] = ()
-    effect: dict[str, Any] = field(default_factory=dict[str, Any])
+    effect: dict[str, Any] = field(default_factory=dict)
 
 
 def tax_difficulty(statuses: Mapping[str, int]) -> int:
