@@ -129,7 +129,7 @@ def _lines(text: str) -> list[tuple[int, Any]]:
     return out
 
 
-def parse_export(text: str) -> list[dict]:
+def parse_export(text: str) -> list[dict[str, Any]]:
     """The events of a JSON Lines export, each checked against the shapes of the platform and of the ruleset
     its first event names; ``InvalidExport`` names the line and field (and an unknown ruleset)."""
     lines = _lines(text)
@@ -140,7 +140,7 @@ def parse_export(text: str) -> list[dict]:
     return [check_event(raw, number, shapes) for number, raw in lines]
 
 
-def check_event(raw: Any, number: int | None, shapes: Mapping[str, type[BaseModel]] = SHAPES) -> dict:
+def check_event(raw: Any, number: int | None, shapes: Mapping[str, type[BaseModel]] = SHAPES) -> dict[str, Any]:
     """One exported event, checked: an object with a ``type``, and the fields the verifier reads."""
     where = f"line {number}" if number is not None else "an event"
     if not isinstance(raw, dict):
@@ -160,7 +160,7 @@ def check_event(raw: Any, number: int | None, shapes: Mapping[str, type[BaseMode
     return raw
 
 
-def _invalid(err: ValidationError, where: str, raw: dict, number: int | None, prefix: str) -> InvalidExport:
+def _invalid(err: ValidationError, where: str, raw: dict[str, Any], number: int | None, prefix: str) -> InvalidExport:
     first = err.errors()[0]
     name = limits.field_name([prefix, *first["loc"]] if prefix else first["loc"])
     kind = raw.get("type")
@@ -203,14 +203,14 @@ def verifier_for(first: Any, line: int | None = 1) -> Verifier:
     return verify if verify.ruleset else replace(verify, ruleset=found.name)
 
 
-def _adding(verify: Callable[[list[dict]], Any]) -> Callable[[list[dict], Report], None]:
-    def check(events: list[dict], report: Report) -> None:
+def _adding(verify: Callable[[list[dict[str, Any]]], Any]) -> Callable[[list[dict[str, Any]], Report], None]:
+    def check(events: list[dict[str, Any]], report: Report) -> None:
         report.mismatches.extend(getattr(verify(events), "mismatches", []))
 
     return check
 
 
-def verify_export(events: Iterable[dict]) -> Report:
+def verify_export(events: Iterable[dict[str, Any]]) -> Report:
     """Verify an export with the verifier of the ruleset its first event names (``POST /verify``,
     ``emissary verify``)."""
     events = list(events)
@@ -218,7 +218,7 @@ def verify_export(events: Iterable[dict]) -> Report:
         raise InvalidExport(
             "the export is empty: it has one event per line, from GameCreated on", line=None, field="body"
         )
-    report = verifier_for(events[0])(events)
+    report: Report = verifier_for(events[0])(events)
     _check_kinds(events, report.ruleset, report)
     return report
 
@@ -264,11 +264,11 @@ class Roll:
 
     roll_no: int | None
     commitment: str | None
-    shown: list
+    shown: list[Any]
     key: str | None
-    path: list | None
-    from_key: Callable[[str], list]
-    legacy: Callable[[str], list] | None = None  # a month committed before per-roll keys: from the seed itself
+    path: list[Any] | None
+    from_key: Callable[[str], list[Any]]
+    legacy: Callable[[str], list[Any]] | None = None  # a month committed before per-roll keys: from the seed itself
     what: str = "roll"
     counts_in: str = "rolls_verified"
 
@@ -278,7 +278,7 @@ def dice(
     commit: str | None,
     faces: list[int],
     key: str | None,
-    path: list | None,
+    path: list[Any] | None,
     sides: int = 6,
 ) -> Roll:
     """A roll of ``len(faces)`` dice of ``sides`` sides."""
@@ -294,14 +294,14 @@ def dice(
     )
 
 
-def post_rolls(event: dict) -> Iterable[Roll]:
+def post_rolls(event: dict[str, Any]) -> Iterable[Roll]:
     """The ``[roll NdS]`` of a post (issue 16), from the game's committed keys: every ruleset's posts."""
     if event.get("type") == "PostMade":
         for r in event.get("data", {}).get("rolls") or []:
             yield dice(r["roll_no"], r.get("commitment"), list(r["faces"]), r.get("key"), r.get("path"), r["sides"])
 
 
-def _no_rolls(event: dict) -> Iterable[Roll]:
+def _no_rolls(event: dict[str, Any]) -> Iterable[Roll]:
     return ()
 
 
@@ -326,9 +326,9 @@ class Verifier:
     of an export, it returns the report)."""
 
     ruleset: str = ""
-    rolls: Callable[[dict], Iterable[Roll]] = _no_rolls  # the rolls the ruleset's own events show
+    rolls: Callable[[dict[str, Any]], Iterable[Roll]] = _no_rolls  # the rolls the ruleset's own events show
     shapes: Mapping[str, type[BaseModel]] = field(default_factory=dict)  # its events' data the checks read
-    checks: tuple[Callable[[list[dict], Any], None], ...] = ()  # its own checks, after the platform's
+    checks: tuple[Callable[[list[dict[str, Any]], Any], None], ...] = ()  # its own checks, after the platform's
     report: type[Report] = Report
     not_checked: tuple[str, ...] = ()
     # who its revealed seeds go to: "everyone", or "gm" (a player's export then holds no reveal) with the rule
@@ -337,7 +337,7 @@ class Verifier:
     reveals_superseded: bool = False  # whether a seed a rollback supersedes is revealed (else the report says so)
     reads_unnamed: bool = False  # whether an export whose first event names no ruleset (made before any did) is its
 
-    def __call__(self, events: Iterable[dict]) -> Any:
+    def __call__(self, events: Iterable[dict[str, Any]]) -> Any:
         shapes = {**SHAPES, **self.shapes}
         events = [check_event(e, i, shapes) for i, e in enumerate(events, start=1)]
         report = self.report(
@@ -357,14 +357,16 @@ class Verifier:
             check(events, report)
         return report
 
-    def all_rolls(self, event: dict) -> Iterable[Roll]:
+    def all_rolls(self, event: dict[str, Any]) -> Iterable[Roll]:
         """Every roll an event shows: the ruleset's, and a post's."""
         yield from self.rolls(event)
         yield from post_rolls(event)
 
-    def _check_rolls(self, events: list[dict], seeds: dict[str, Seed], report: Report) -> list[tuple[int, Roll]]:
+    def _check_rolls(
+        self, events: list[dict[str, Any]], seeds: dict[str, Seed], report: Report
+    ) -> list[tuple[int, Roll]]:
         """Check every roll against its seed; the rolls shown, with the index of the event showing each."""
-        seen: dict[tuple[str | None, int, str], list] = {}
+        seen: dict[tuple[str | None, int, str], list[Any]] = {}
         shown: list[tuple[int, Roll]] = []
         for i, e in enumerate(events):
             where = f"event {e.get('seq')} ({e.get('type')})"
@@ -395,7 +397,9 @@ class Verifier:
                         setattr(report, roll.counts_in, getattr(report, roll.counts_in) + 1)
         return shown
 
-    def _explain_unrevealed(self, events: list[dict], seeds: dict[str, Seed], full: bool, report: Report) -> None:
+    def _explain_unrevealed(
+        self, events: list[dict[str, Any]], seeds: dict[str, Seed], full: bool, report: Report
+    ) -> None:
         """Every committed seed is revealed, or the report says why not; a seed with no reason is a mismatch."""
         commits = sorted(seeds.items(), key=lambda kv: kv[1].at)
         forks = [i for i, e in enumerate(events) if e.get("type") == "GameForked"]
@@ -426,7 +430,7 @@ PLATFORM = Verifier()
 """The platform's checks alone: a ruleset that rolls and seals nothing of its own (the contract's fake one)."""
 
 
-def _check_kinds(events: list[dict], ruleset: str, report: Report) -> None:
+def _check_kinds(events: list[dict[str, Any]], ruleset: str, report: Report) -> None:
     """The export is one game of this ruleset as recorded: it begins with the event such a game begins with, and
     every event is one such a game records. Relabelled (or with its label removed), a tampered export would be
     checked by a verifier that reads none of its rolls, and pass."""
@@ -448,7 +452,7 @@ def _check_kinds(events: list[dict], ruleset: str, report: Report) -> None:
             report.mismatches.append(f"line {i}: {str(e.get('type'))[:60]!r} is no event of a {ruleset!r} game")
 
 
-def _check_sequence(events: list[dict], report: Report) -> None:
+def _check_sequence(events: list[dict[str, Any]], report: Report) -> None:
     """Missing or reordered events: the viewer's sequence numbers run 1, 2, 3... without a gap."""
     seqs = [e.get("seq") for e in events]
     if not events or any(s is None for s in seqs):
@@ -465,7 +469,7 @@ def _check_sequence(events: list[dict], report: Report) -> None:
         expected = s + 1
 
 
-def _check_versions(events: list[dict], report: Report) -> None:
+def _check_versions(events: list[dict[str, Any]], report: Report) -> None:
     """In an export that shows versions (the GM's), versions only increase."""
     versions = [e["version"] for e in events]
     for before, after in zip(versions, versions[1:]):
@@ -473,7 +477,7 @@ def _check_versions(events: list[dict], report: Report) -> None:
             report.mismatches.append(f"event version {after} comes after version {before}")
 
 
-def _check_seeds(events: list[dict], report: Report) -> dict[str, Seed]:
+def _check_seeds(events: list[dict[str, Any]], report: Report) -> dict[str, Seed]:
     """Every committed seed, in order; each reveal hashes to a commitment made before it and gives its root."""
     seeds: dict[str, Seed] = {}
     audits = skipped = 0

@@ -30,9 +30,10 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, model_validator
 
 from domain.dice import derive_permutation_legacy, permutation_from_key, seal_difficulty
+from domain.platform.game import digest
 from domain.platform.verify import HEX64, MAX_DICE, In, Report, Roll, Verifier, data_model, dice
 from domain.platform.verify import SHAPES as PLATFORM_SHAPES
-from domain.powers.game import digest, submission_digest
+from domain.powers.game import submission_digest
 
 __all__ = ["NOT_CHECKED", "SHAPES", "PowersReport", "VERIFY_POWERS", "verify_events"]
 
@@ -141,7 +142,7 @@ class PowersReport(Report):
     submissions_verified: int = 0
 
 
-def _rolls(event: dict) -> Iterable[Roll]:
+def _rolls(event: dict[str, Any]) -> Iterable[Roll]:
     """Each roll a Powers event shows (a post's are the platform's)."""
     data = event.get("data", {})
     kind = event.get("type")
@@ -183,7 +184,7 @@ def _rolls(event: dict) -> Iterable[Roll]:
         )
 
 
-def _check_submissions_present(events: list[dict], report: PowersReport) -> None:
+def _check_submissions_present(events: list[dict[str, Any]], report: PowersReport) -> None:
     """A roll or a locked conversion whose submission (or roll) is missing from the export (P.4)."""
     submitted: set[str] = set()
     rolled: set[str] = set()
@@ -211,7 +212,7 @@ def _check_submissions_present(events: list[dict], report: PowersReport) -> None
                 )
 
 
-def _check_difficulties(events: list[dict], report: PowersReport) -> None:
+def _check_difficulties(events: list[dict[str, Any]], report: PowersReport) -> None:
     """Each revealed difficulty opens the commitment sealed before its roll (GM-2)."""
     sealed: dict[str, tuple[str, int]] = {}
     rolled_at: dict[str, int] = {}
@@ -233,9 +234,9 @@ def _check_difficulties(events: list[dict], report: PowersReport) -> None:
                 report.difficulties_verified += 1
 
 
-def _verify_submissions(events: list[dict], report: PowersReport) -> None:
+def _verify_submissions(events: list[dict[str, Any]], report: PowersReport) -> None:
     """Recompute every submission digest whose salt the viewer holds; each must be published."""
-    actions: dict[str, dict] = {}
+    actions: dict[str, dict[str, Any]] = {}
     checked: dict[str, tuple[str, str]] = {}  # action id -> (digest, where), not yet matched to a publication
     published: list[str] | None = None
     verified: set[str] = set()
@@ -328,7 +329,7 @@ VERIFY_POWERS = Verifier(
 submission digests."""
 
 
-def verify_events(events: Iterable[dict]) -> PowersReport:
+def verify_events(events: Iterable[dict[str, Any]]) -> PowersReport:
     """Verify a Powers export (the events one viewer was shown, in the order they were recorded)."""
     report: PowersReport = VERIFY_POWERS(events)
     return report
