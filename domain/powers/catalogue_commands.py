@@ -216,7 +216,7 @@ def _submitted(game: Any, action_id: str, extra: dict[str, Any]) -> dict[str, An
 
 def roll_dice(game: Any, cmd: RollDice, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
-    return game.roll_dice(
+    result: dict[str, Any] = game.roll_dice(
         ctx.new_id("roll"),
         roller=ctx.roller(game),
         dice=cmd.dice,
@@ -225,16 +225,19 @@ def roll_dice(game: Any, cmd: RollDice, ctx: Context) -> dict[str, Any]:
         params=dict(cmd.params),
         public=cmd.public,
     )
+    return result
 
 
 def take_free_action(game: Any, cmd: TakeFreeAction, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
-    return game.take_free_action(cmd.power_id, cmd.kind, asset_id=cmd.asset_id, note=cmd.note)
+    result: dict[str, Any] = game.take_free_action(cmd.power_id, cmd.kind, asset_id=cmd.asset_id, note=cmd.note)
+    return result
 
 
 def change_quota_perk(game: Any, cmd: ChangeQuotaPerk, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
-    return game.change_quota_perk(cmd.power_id, cmd.perk, cmd.value)
+    result: dict[str, Any] = game.change_quota_perk(cmd.power_id, cmd.perk, cmd.value)
+    return result
 
 
 def choose_blighted_town(game: Any, cmd: ChooseBlightedTown, ctx: Context) -> None:
@@ -269,7 +272,7 @@ def gain_extra_reaction(game: Any, cmd: GainExtraReaction, ctx: Context) -> None
 
 def use_reaction(game: Any, cmd: UseReaction, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
-    return game.use_reaction(
+    result: dict[str, Any] = game.use_reaction(
         cmd.power_id,
         ctx.new_id("rx"),
         cmd.kind,
@@ -281,6 +284,7 @@ def use_reaction(game: Any, cmd: UseReaction, ctx: Context) -> dict[str, Any]:
         convert=cmd.convert,
         note=cmd.note,
     )
+    return result
 
 
 def _common(cmd: Any, ctx: Context, game: Any) -> dict[str, Any]:
@@ -343,7 +347,7 @@ def submit_seeking(game: Any, cmd: SubmitSeeking, ctx: Context) -> dict[str, Any
 
 def join_action(game: Any, cmd: JoinAction, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
-    return game.join_action(
+    result: dict[str, Any] = game.join_action(
         cmd.power_id,
         cmd.action_id,
         now=ctx.now,
@@ -353,11 +357,13 @@ def join_action(game: Any, cmd: JoinAction, ctx: Context) -> dict[str, Any]:
         slot=cmd.slot,
         actor=ctx.principal,
     )
+    return result
 
 
 def dread_growth(game: Any, cmd: DreadGrowth, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
-    return game.dread_growth(cmd.power_id, cmd.units)
+    result: dict[str, Any] = game.dread_growth(cmd.power_id, cmd.units)
+    return result
 
 
 def rule_per_target(game: Any, cmd: RulePerTarget, ctx: Context) -> None:
