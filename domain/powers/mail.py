@@ -363,7 +363,7 @@ def _mana(text: str) -> list[str]:
     return [c.upper() for c in text if not c.isspace() and c != ","]
 
 
-def _gm_feature(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _gm_feature(verb: str, rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     """A GM's line of wallets, fame, questions, ambitions' tasks or magic: its fields, or None."""
     words = rest.split()
     if verb == "adjust" and (m := re.match(r"^(?P<power>.+?)\s+(?P<changes>[+-]?\d.*?)\s+for\s+(?P<reason>.+)$", rest)):
@@ -428,7 +428,7 @@ def _hex_items(value: str) -> list[str]:
     return [v.strip() for v in re.split(r",\s+|;", value) if v.strip()]
 
 
-def _world_feature(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _world_feature(verb: str, rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     """A power's line of the map: aim an action, spend or shift influence, pay a stronghold's upkeep."""
     words = rest.split()
     if verb == "maintain" and rest and _fits("reference", rest, number, errors):
@@ -475,7 +475,7 @@ def _feature(verb: str, rest: str, number: int, errors: list[LineError]) -> Comm
     words = rest.split()
     sub = words[0].lower() if words else ""
     tail = rest.split(None, 1)[1].strip() if len(words) > 1 else ""
-    args: dict | None = None
+    args: dict[str, Any] | None = None
     if verb == "control" and len(words) == 1:
         args = {"resource": sub}
     elif verb == "spend" and (m := re.match(r"^(?P<amounts>.+?)\s+for\s+(?P<reason>.+)$", rest, re.IGNORECASE)):
@@ -729,7 +729,7 @@ class PowersTurn(Turn):
             return magic.TeachSpell(_power(game, a["power"], "power_id"), a["spell"])
         return magic.DeclareDispel(a["action_id"], a["ritual"])
 
-    def recorded(self, game: Any, cmd: Command, command: Any, result: dict) -> list[str]:
+    def recorded(self, game: Any, cmd: Command, command: Any, result: dict[str, Any]) -> list[str]:
         a = cmd.args
         if isinstance(command, pc.SubmitAction):
             self.ids.append(result["action_id"])
@@ -870,7 +870,7 @@ class PowersTurn(Turn):
                 return self.ids[k - 1]  # type: ignore[return-value]
         for act in game.actions_of(self.seat):
             if act.id == ref:
-                return act.id
+                return str(act.id)
         raise NotFound(f"you have no action {ref!r} this month", field="action")
 
 
@@ -894,7 +894,7 @@ def _action_lines(game: Any, action_id: str) -> list[str]:
 def _power(game: Any, ref: str, field: str = "targets") -> str:
     for p in game.state.powers.values():
         if ref in (p.id,) or ref.lower() == p.name.lower():
-            return p.id
+            return str(p.id)
     raise NotFound(f"no power {ref!r} in this game", field=field)
 
 
@@ -911,7 +911,7 @@ def _place(game: Any, ref: str) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _spell(mine: dict, ref: str) -> str:
+def _spell(mine: dict[str, Any], ref: str) -> str:
     """A spell the power knows, by id or name; another is passed on as written, for the rules to refuse."""
     for sp in mine.get("known", []):
         if ref.lower() in (sp["spell_id"].lower(), sp["name"].lower()):
@@ -919,7 +919,7 @@ def _spell(mine: dict, ref: str) -> str:
     return ref
 
 
-def _conduit(mine: dict, ref: str | None) -> str:
+def _conduit(mine: dict[str, Any], ref: str | None) -> str:
     """One of the power's conduits, by id or name; none named, its only one (P-MAG-5)."""
     conduits = mine.get("conduits", [])
     if ref is None:
@@ -936,7 +936,7 @@ def _wallet(changes: dict[str, int]) -> str:
     return ", ".join(f"{n} {resource}" for resource, n in changes.items()) or "nothing"
 
 
-def _feature_lines(game: Any, command: Any, result: dict) -> list[str]:
+def _feature_lines(game: Any, command: Any, result: dict[str, Any]) -> list[str]:
     """What the reply says of a wallet, trade, development, ambition or magic line."""
     name = {p.id: p.name for p in game.state.powers.values()}
     if isinstance(command, dev.ChooseControl):
@@ -999,7 +999,7 @@ def _influence(held: dict[str, int]) -> str:
     return ", ".join(f"{n} at {h}" for h, n in sorted(held.items()) if n) or "none"
 
 
-def _gm_lines(name: dict[str, str], command: Any, result: dict) -> list[str]:
+def _gm_lines(name: dict[str, str], command: Any, result: dict[str, Any]) -> list[str]:
     """What the reply says of a GM's wallet, fame, question, task or magic line."""
     if isinstance(command, dev.AdjustResources):
         changes = ", ".join(f"{n:+d} {resource}" for resource, n in command.changes.items())
@@ -1028,7 +1028,7 @@ def _gm_lines(name: dict[str, str], command: Any, result: dict) -> list[str]:
     return [f"{command.action_id} tries to dispel {command.ritual}."]
 
 
-def _assets(game: Any, me: str, picks: list[dict]) -> list[dict]:
+def _assets(game: Any, me: str, picks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for pick in picks:
         ref = pick["ref"]
@@ -1068,11 +1068,13 @@ USAGE |= {
     "quota": "quota <power> <perk> on|off",
 }
 DICE = re.compile(r"^\d*d\d+$", re.IGNORECASE)
-_LineParser = Callable[[list[str], str, int, list[LineError]], "dict | None"]
+_LineParser = Callable[[list[str], str, int, list[LineError]], "dict[str, Any] | None"]
 ARMY_OWN = {"levelup", "discard", "disband", "fee"}
 
 
-def _pool_tail(rest: str, number: int, errors: list[LineError], extra: bool = False) -> tuple[str, dict] | None:
+def _pool_tail(
+    rest: str, number: int, errors: list[LineError], extra: bool = False
+) -> tuple[str, dict[str, Any]] | None:
     """A line's trailing ``[with <asset>, <asset>] [extra action] [convert <n>] [public]`` (``extra action``, P-ACT-2,
     only where the command takes one): what comes before it, and the pool."""
     pool: dict[str, Any] = {"assets": [], "convert": 0, "slot": "private", "extra_actions": 0}
@@ -1097,7 +1099,7 @@ def _pool_tail(rest: str, number: int, errors: list[LineError], extra: bool = Fa
     return rest.strip(), pool
 
 
-def _more(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _more(verb: str, rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     """A line of the catalogue or of the armies: its fields, which the rules then check."""
     words = rest.split()
     if verb in LATE_PLAYER or verb in LATE_GM:
@@ -1115,7 +1117,7 @@ def _sub(words: list[str]) -> str:
     return words[0].lower() if words else ""
 
 
-def _duel_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _duel_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     split = _pool_tail(rest, number, errors, extra=True)
     if split is None:
         return None
@@ -1129,7 +1131,7 @@ def _duel_line(words: list[str], rest: str, number: int, errors: list[LineError]
     return None
 
 
-def _seek_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _seek_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     split = _pool_tail(rest, number, errors, extra=True)
     if split is None:
         return None
@@ -1140,7 +1142,7 @@ def _seek_line(words: list[str], rest: str, number: int, errors: list[LineError]
     return None
 
 
-def _join_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _join_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     split = _pool_tail(rest, number, errors)
     if split is None:
         return None
@@ -1150,7 +1152,7 @@ def _join_line(words: list[str], rest: str, number: int, errors: list[LineError]
     return None
 
 
-def _free_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _free_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     if len(words) < 2:
         return None
     m = re.match(r"^(?P<kind>\S+)\s+(?P<asset>.+?)(?:\s+note\s+(?P<note>.+))?$", rest, re.IGNORECASE)
@@ -1163,7 +1165,7 @@ def _free_line(words: list[str], rest: str, number: int, errors: list[LineError]
     return None
 
 
-def _reaction_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _reaction_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     if _sub(words) == "extra":
         m = re.match(r"^extra\s+(?P<perk>\S+)(?:\s+scheme\s+(?P<scheme>.+))?$", rest, re.IGNORECASE)
         if m and _fits("reference", m.group("scheme") or "", number, errors):
@@ -1193,7 +1195,7 @@ def _reaction_line(words: list[str], rest: str, number: int, errors: list[LineEr
     return None
 
 
-def _share_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _share_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     if _sub(words) == "accept" and len(words) == 3:
         return {"action_id": words[1], "consequence": words[2]}
     if m := re.match(r"^secret\s+(?P<asset>.+?)\s+with\s+(?P<to>.+)$", rest, re.IGNORECASE):
@@ -1202,14 +1204,14 @@ def _share_line(words: list[str], rest: str, number: int, errors: list[LineError
     return None
 
 
-def _support_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _support_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     if not rest:
         return None
     changes = _amounts(rest, number, errors, "support")
     return {"changes": changes} if changes is not None else None
 
 
-def _dice_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _dice_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     if not words:
         return None
     m = re.match(r"^(?P<what>\S+)(?:\s+for\s+(?P<power>.+?))?(?P<public>\s+public)?$", rest, re.IGNORECASE)
@@ -1220,20 +1222,20 @@ def _dice_line(words: list[str], rest: str, number: int, errors: list[LineError]
     return None
 
 
-def _terms_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _terms_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     if len(words) >= 3 and _fits("reference", words[0], number, errors):
         terms = _params(rest.split(None, 1)[1], number, errors)
         return {"asset": words[0], "terms": terms} if terms else None
     return None
 
 
-def _quota_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _quota_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     if len(words) == 3 and words[2].lower() in ("on", "off"):
         return {"power": words[0], "perk": words[1], "value": words[2].lower() == "on"}
     return None
 
 
-def _army_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _army_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     sub = _sub(words)
     if sub in ARMY_AIMS and len(words) >= 2 and _fits("reference", words[1], number, errors):
         m = re.match(r"^\S+\s+\S+(?:\s+with\s+(?P<params>.+))?$", rest, re.IGNORECASE)
@@ -1287,7 +1289,7 @@ def _asset_ref(game: Any, ref: str) -> str:
     return ref
 
 
-def _more_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> list[str] | None:
+def _more_lines(game: Any, name: dict[str, str], command: Any, result: dict[str, Any]) -> list[str] | None:
     """What the reply says of a catalogue or armies line; None for another command."""
     late = _late_lines(game, name, command, result)
     if late is not None:
@@ -1408,38 +1410,38 @@ PERK_MAGIC = re.compile(
 )
 
 
-def _late(verb: str, words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _late(verb: str, words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     """A line of a Mercurial swap, a blighted town, or a GM's ruling: its fields, which the rules then check."""
     parse = _LATE_LINES.get(verb)
     return parse(words, rest, number, errors) if parse is not None else None
 
 
-def _swap_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _swap_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     if len(words) == 3 and words[1].lower() == "with":
         return {"a": words[0], "b": words[2]}
     return None
 
 
-def _blight_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _blight_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     if rest and _fits("reference", rest, number, errors):
         return {"town": rest}
     return None
 
 
-def _subtle_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _subtle_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     m = re.match(r"^(?P<action>\S+)\s+in\s+(?P<feature>.+?)(?P<overcome>\s+overcome)?$", rest, re.IGNORECASE)
     if m and _fits("reference", m.group("feature"), number, errors):
         return {"action_id": m.group("action"), "feature": m.group("feature"), "overcome": bool(m.group("overcome"))}
     return None
 
 
-def _mechanisms_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _mechanisms_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     if len(words) >= 2:
         return {"power": words[0], "mechanisms": [m.lower() for m in items(rest.split(None, 1)[1])]}
     return None
 
 
-def _generate_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _generate_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     if m := GENERATE.match(rest):
         ranks = [whole(r, number, errors, "a rank") for r in m.group("ranks").split()]
         if all(r is not None for r in ranks):
@@ -1449,7 +1451,7 @@ def _generate_line(words: list[str], rest: str, number: int, errors: list[LineEr
     return None
 
 
-def _perk_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _perk_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     sub = _sub(words)
     if sub in ("grant", "nerf") and len(words) >= 3:
         body, _, reason = (
@@ -1480,7 +1482,7 @@ def _perk_line(words: list[str], rest: str, number: int, errors: list[LineError]
     return None
 
 
-def _conduit_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _conduit_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     sub = _sub(words)
     if sub == "remove" and len(words) == 3:
         return {"power": words[1], "conduit": words[2]}
@@ -1496,7 +1498,7 @@ def _conduit_line(words: list[str], rest: str, number: int, errors: list[LineErr
     return None
 
 
-def _grimoire_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _grimoire_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     m = SPELL.match(rest)
     if not m:
         return None
@@ -1524,7 +1526,7 @@ def _grimoire_line(words: list[str], rest: str, number: int, errors: list[LineEr
     return out if _fits("reference", out["name"], number, errors) else None
 
 
-def _map_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _map_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     sub = _sub(words)
     if sub not in ("declare", "amend") or len(words) <= 1:
         return None
@@ -1543,7 +1545,7 @@ def _map_line(words: list[str], rest: str, number: int, errors: list[LineError])
     return {"how": sub, "map": value}
 
 
-def _offer_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _offer_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     m = OFFER.match(rest)
     if not m:
         return None
@@ -1598,7 +1600,7 @@ def _offer_tasks(
     return parsed, texts, terms
 
 
-def _record_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _record_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     if _sub(words) == "influence" and (
         m := re.match(r"^influence\s+(?P<power>.+?)\s+(?P<n>\S+)\s+at\s+(?P<hex>\S+)$", rest, re.IGNORECASE)
     ):
@@ -1607,22 +1609,22 @@ def _record_line(words: list[str], rest: str, number: int, errors: list[LineErro
     return None
 
 
-def _locate_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _locate_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     return {"power": words[0], "hex": words[1]} if len(words) == 2 else None
 
 
-def _dread_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _dread_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     if len(words) == 2:
         units = whole(words[1], number, errors, "the units")
         return {"power": words[0], "units": units} if units is not None else None
     return None
 
 
-def _pertarget_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _pertarget_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     return {"action_id": words[0]} if len(words) == 1 else None
 
 
-def _consequence_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _consequence_line(words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     if m := re.match(r"^(?P<action>\S+)\s+for\s+(?P<power>[^:]+?)\s*:\s*(?P<text>.+)$", rest, re.IGNORECASE):
         if _fits("reason", m.group("text"), number, errors):
             return {"action_id": m.group("action"), "power": m.group("power"), "text": m.group("text")}
@@ -1652,7 +1654,7 @@ _LATE_LINES: dict[str, _LineParser] = {
 }
 
 
-def _late_command(game: Any, me: str, a: dict, verb: str) -> Any:
+def _late_command(game: Any, me: str, a: dict[str, Any], verb: str) -> Any:
     """The typed command of a Mercurial swap, a blighted town, or a GM's ruling."""
     if verb == "swap":
         return world.MercurialSwap(me, a["a"], a["b"])
@@ -1733,7 +1735,7 @@ def _late_command(game: Any, me: str, a: dict, verb: str) -> Any:
     return cc.ProposeShareConsequence(a["action_id"], _power(game, a["power"], "power_id"), a["text"])
 
 
-def _late_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> list[str] | None:
+def _late_lines(game: Any, name: dict[str, str], command: Any, result: dict[str, Any]) -> list[str] | None:
     """What the reply says of those lines; None for another command."""
     if isinstance(command, world.MercurialSwap):
         held = game.state.powers[command.power_id].influence
@@ -1817,7 +1819,7 @@ SETUP = re.compile(
 )
 
 
-def _battle_line(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _battle_line(verb: str, rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     """A battle line: its fields, which the battle then checks."""
     words = rest.split()
     sub = words[0].lower() if words else ""
@@ -1920,7 +1922,7 @@ def battle_goal(text: str) -> dict[str, Any]:
 COMMAND_CLAUSES = ("with", "damage", "allocate", "restore", "pass")
 
 
-def _command_line(words: list[str], number: int, errors: list[LineError]) -> dict | None:
+def _command_line(words: list[str], number: int, errors: list[LineError]) -> dict[str, Any] | None:
     """``command <army> <command> [target] [goal]`` and its clauses: ``with`` attack options (P-BAT-2), ``damage``
     a type (P-BAT-5), ``allocate`` Bloodlust's units (P-BAT-6), ``restore`` Shieldbearers' momentum (P-BAT-3),
     ``pass`` Supports' momentum to an ally (P-BAT-7)."""
@@ -1953,13 +1955,14 @@ def _command_line(words: list[str], number: int, errors: list[LineError]) -> dic
     return out
 
 
-def _my_battle(game: Any, me: str) -> dict:
+def _my_battle(game: Any, me: str) -> dict[str, Any]:
     """The sender's battle in progress (a power fights one battle at a time: one per hex it stands in)."""
     mine = [b for b in game.active_battles() if me in game._powers_of(b)]
     if not mine:
         raise NotFound("you are in no battle now", field="battle_id")
     waiting = [b for b in mine if me in game.battle_pending(b)]
-    return (waiting or mine)[0]
+    battle: dict[str, Any] = (waiting or mine)[0]
+    return battle
 
 
 def _battle_command(game: Any, me: str, cmd: Command) -> Any:
@@ -2016,7 +2019,7 @@ def _battle_command(game: Any, me: str, cmd: Command) -> Any:
     return battle.RetreatArmies(bid, me, [_army(game, me, x) for x in a["retreat"]], routs)
 
 
-def _order(game: Any, b: dict, command: str, words: list[str], special: bool = False) -> dict[str, Any]:
+def _order(game: Any, b: dict[str, Any], command: str, words: list[str], special: bool = False) -> dict[str, Any]:
     """A command's target (slay, charge: an army by id or name) and goal (hold, charge), or a special command's
     name, from the words after the command (P-BAT-3); the battle checks them."""
     out, more = order_parts(command, words, special)
@@ -2043,7 +2046,7 @@ def order_parts(command: str, words: list[str], special: bool = False) -> tuple[
     return out, more
 
 
-def _battle_army(game: Any, b: dict, ref: str) -> str:
+def _battle_army(game: Any, b: dict[str, Any], ref: str) -> str:
     """An army in this battle by id or name (as the battlemap shows it)."""
     for aid in b["armies"]:
         army = game.state.armies.armies.get(aid)
@@ -2052,7 +2055,7 @@ def _battle_army(game: Any, b: dict, ref: str) -> str:
     return ref
 
 
-def _battle_lines(game: Any, name: dict[str, str], command: Any, result: dict) -> list[str] | None:
+def _battle_lines(game: Any, name: dict[str, str], command: Any, result: dict[str, Any]) -> list[str] | None:
     """What the reply says of a battle line, and where the battle stands now."""
     from domain.powers import battle
 
@@ -2115,7 +2118,7 @@ PLACE = re.compile(
 DESERT = re.compile(r"^(?P<army>.+?)(?:\s+to\s+(?P<to>.+?))?\s+for\s+(?P<reason>.+)$", re.IGNORECASE)
 
 
-def _json_block(text: str, what: str, number: int, errors: list[LineError]) -> dict | None:
+def _json_block(text: str, what: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     try:
         value = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
@@ -2127,7 +2130,7 @@ def _json_block(text: str, what: str, number: int, errors: list[LineError]) -> d
     return value
 
 
-def _army_gm(verb: str, words: list[str], rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _army_gm(verb: str, words: list[str], rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     """A GM's army line: its fields, which the rules then check."""
     if verb == "armytype" and len(words) >= 2:
         block = _json_block(rest.split(None, 1)[1], "armytype", number, errors)
@@ -2207,7 +2210,7 @@ def _any_army(game: Any, ref: str) -> str:
     return ref
 
 
-def _army_gm_command(game: Any, a: dict, verb: str) -> Any:
+def _army_gm_command(game: Any, a: dict[str, Any], verb: str) -> Any:
     """The typed command of a GM's army line."""
     if verb == "armytype":
         return armies.DefineArmyType(a["type_id"], a["block"])
@@ -2296,7 +2299,7 @@ WIELD = re.compile(
 IMMUNITY = re.compile(r"^(?P<power>[^:]+?)\s*:\s*(?P<immunity>[^;]+?)(?:\s*;\s*overcome\s+by\s+(?P<by>.+))?$")
 
 
-def _item_line(verb: str, rest: str, number: int, errors: list[LineError]) -> dict | None:
+def _item_line(verb: str, rest: str, number: int, errors: list[LineError]) -> dict[str, Any] | None:
     """A line of an item's wielder or a power's immunity: its fields, which the rules then check."""
     if verb == "wield" and (m := WIELD.match(rest)):
         refs = [m.group("item"), m.group("wielder") or ""]
@@ -2324,7 +2327,7 @@ def _own_asset(game: Any, me: str, ref: str) -> str:
     return ref
 
 
-def _item_command(game: Any, me: str, a: dict, verb: str, action: str | None) -> Any:
+def _item_command(game: Any, me: str, a: dict[str, Any], verb: str, action: str | None) -> Any:
     """The typed command of an item's wielder or a power's immunity."""
     if verb == "wield":
         wielder = a["wielder"]
