@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MAX_METHODS = 60
 MAX_LINES = 80
 
-# "path:name" -> its size today; an entry leaves the list when its code fits the budget
+# "path:name" -> its size today, which it may not exceed; an entry leaves the list when its code fits the budget
 TOO_MANY_METHODS = {
     "domain/powers/catalogue.py:Catalogue": 74,
     "domain/powers/game.py:Game": 115,
@@ -41,12 +41,14 @@ def measure(root: Path) -> tuple[dict[str, int], dict[str, int]]:
 def test_no_class_in_domain_has_more_than_60_methods_but_the_known_ones():
     classes, _ = measure(ROOT / "domain")
     assert {k: v for k, v in classes.items() if k not in TOO_MANY_METHODS} == {}
+    assert {k: v for k, v in classes.items() if v > TOO_MANY_METHODS.get(k, v)} == {}, "a listed debt grew"
     assert sorted(set(TOO_MANY_METHODS) - set(classes)) == [], "within budget now: take them off TOO_MANY_METHODS"
 
 
 def test_no_function_in_domain_runs_past_80_lines_but_the_known_ones():
     _, functions = measure(ROOT / "domain")
     assert {k: v for k, v in functions.items() if k not in TOO_LONG} == {}
+    assert {k: v for k, v in functions.items() if v > TOO_LONG.get(k, v)} == {}, "a listed debt grew"
     assert sorted(set(TOO_LONG) - set(functions)) == [], "within budget now: take them off TOO_LONG"
 
 
