@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 import redis
 
+from application.service import Caller, new_token
+from domain.powers import commands as pc
 from tests import procs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,12 +151,14 @@ def make_windows(games, count: int, lead: timedelta) -> tuple[list[str], datetim
     quarter of the time one game took to set up, each), so a loaded machine makes the test slower, never
     makes a deadline fall in the past before it is set."""
     ids = []
+    gm = Caller.of("gm")
     began = time.monotonic()
     for i in range(count):
         gid, _, _ = games.create_game(f"w{i}")
-        games.add_power(gid, "gm", "A", "conspiracy", "circle")
-        games.advance(gid, "gm")
-        games.advance(gid, "gm")
+        # through the one command path: a worker's service has no ruleset's convenience methods
+        games.run(gm, gid, pc.AddPower("A", "conspiracy", "circle", new_token()[1]))
+        games.run(gm, gid, pc.Advance())
+        games.run(gm, gid, pc.Advance())
         ids.append(gid)
     setting = (time.monotonic() - began) / 4 * 2
     due = datetime.now(timezone.utc) + lead + timedelta(seconds=setting)
