@@ -36,12 +36,14 @@ if TYPE_CHECKING:
 class Holdings:
     """One power's wallet, its control resource, its perks and its development counters."""
 
-    wallet: dict = field(default_factory=dict)  # resource -> amount, fame included (never negative)
+    wallet: dict[str, int] = field(default_factory=dict)  # resource -> amount, fame included (never negative)
     control: str | None = None  # respect or fear ([003:263])
-    perks: list = field(default_factory=list)  # {"name", "detail", "upgrades", "starting", "paid": [fame]}
+    # {"name", "detail", "upgrades", "starting", "paid": [fame]}
+    perks: list[dict[str, Any]] = field(default_factory=list)
     skills_bought: int = 0  # P-DEV-2: starting skills are not counted
     perks_bought: int = 0  # P-DEV-4: new perks and upgrades share this counter (P-AMB-33)
-    nerfs: list = field(default_factory=list)  # perks the GM nerfed, awaiting the power's choice (P-DEV-6)
+    # perks the GM nerfed, awaiting the power's choice (P-DEV-6)
+    nerfs: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -63,10 +65,10 @@ class Ambition:
     type: str
     fame: int
     required: int
-    tasks: list
-    reward: dict
+    tasks: list[Task]
+    reward: dict[str, int]
     reward_text: str
-    compensation: dict
+    compensation: dict[str, int]
     status: str = "offered"  # offered, declined, active, achieved, failed, abandoned
     fame_awarded: int = 0
 
@@ -76,8 +78,8 @@ class Trade:
     id: str
     from_power: str
     to: str
-    give: dict
-    want: dict
+    give: dict[str, int]
+    want: dict[str, int]
     note: str
     status: str = "open"  # open, accepted, declined, withdrawn
 
@@ -95,11 +97,12 @@ class Question:
 
 @dataclass
 class DevelopmentState:
-    holdings: dict = field(default_factory=dict)  # power id -> Holdings
-    ambitions: dict = field(default_factory=dict)
-    trades: dict = field(default_factory=dict)
-    questions: dict = field(default_factory=dict)
-    perks: dict = field(default_factory=dict)  # perks the GM added to this game's catalogue (P-AMB-42)
+    holdings: dict[str, Holdings] = field(default_factory=dict)  # power id -> Holdings
+    ambitions: dict[str, Ambition] = field(default_factory=dict)
+    trades: dict[str, Trade] = field(default_factory=dict)
+    questions: dict[str, Question] = field(default_factory=dict)
+    # perks the GM added to this game's catalogue (P-AMB-42)
+    perks: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 DEVELOPMENT_TYPES = (Holdings, Task, Ambition, Trade, Question, DevelopmentState)
@@ -155,10 +158,10 @@ class Development(PlatformGame):
         )
 
     @event("ControlChosen")
-    def _control_chosen(self, power_id: str, resource: str, actor: str, audience: list) -> None:
+    def _control_chosen(self, power_id: str, resource: str, actor: str, audience: list[str]) -> None:
         self._fold_holdings(power_id).control = resource
 
-    def adjust_resources(self, power_id: str, changes: dict, reason: str) -> None:
+    def adjust_resources(self, power_id: str, changes: dict[str, int], reason: str) -> None:
         """GM: credit or debit a wallet with a reason (fees, rewards, compensation, corrections: GM-18)."""
         limits.check_text(reason, "reason", limits.REASON, required=True, what="the reason")
         changes = dr.check_changes(changes, dr.WALLET, "changes", signed=True)
@@ -177,11 +180,11 @@ class Development(PlatformGame):
             power_id=power_id, changes=changes, reason=reason.strip(), actor=GM, audience=self._own(power_id)
         )
 
-    def _check_fame_earner(self, power_id: str, changes: dict) -> None:
+    def _check_fame_earner(self, power_id: str, changes: dict[str, int]) -> None:
         if changes.get("fame", 0) > 0 and dr.fame_reward(self.power(power_id).subclass, 1) == 0:
             raise RuleViolation("adversaries earn no fame", rule="P-AMBI-1", field="fame")
 
-    def spend_resources(self, power_id: str, changes: dict, reason: str, actor: str | None = None) -> None:
+    def spend_resources(self, power_id: str, changes: dict[str, int], reason: str, actor: str | None = None) -> None:
         """P-ASSET-10: coin, respect and fear are spent (fees, bribes, costs), each spending with its reason."""
         limits.check_text(reason, "reason", limits.REASON, required=True, what="the reason")
         for resource in changes if isinstance(changes, dict) else ():
@@ -203,7 +206,7 @@ class Development(PlatformGame):
             audience=self._own(power_id),
         )
 
-    def pay(self, power_id: str, changes: dict, reason: str, *, rule: str, actor: str) -> None:
+    def pay(self, power_id: str, changes: dict[str, int], reason: str, *, rule: str, actor: str) -> None:
         """Pay a cost from a wallet for another rule (a fee, P-ASSET-5; support, P-SUP-1; an action's cost,
         [003:146]): a shortfall is refused naming ``rule``, and nothing is recorded."""
         limits.check_text(reason, "reason", limits.REASON, required=True, what="the reason")
@@ -237,11 +240,14 @@ class Development(PlatformGame):
         return amount
 
     @event("WalletChanged")
-    def _wallet_changed(self, power_id: str, changes: dict, reason: str, actor: str, audience: list) -> None:
+    def _wallet_changed(
+        self, power_id: str, changes: dict[str, int], reason: str, actor: str, audience: list[str]
+    ) -> None:
         _credit(self._fold_holdings(power_id).wallet, changes)
 
     def _fold_holdings(self, power_id: str) -> Holdings:
-        return self.state.development.holdings.setdefault(power_id, Holdings())
+        holdings: dict[str, Holdings] = self.state.development.holdings
+        return holdings.setdefault(power_id, Holdings())
 
     # ------------------------------------------------------------------ favor and insight (P-ASSET-11)
 
@@ -325,7 +331,7 @@ class Development(PlatformGame):
 
     @event("FavorSpent")
     def _favor_spent(
-        self, power_id: str, question_id: str | None, use: str, request: str, actor: str, audience: list
+        self, power_id: str, question_id: str | None, use: str, request: str, actor: str, audience: list[str]
     ) -> None:
         _credit(self._fold_holdings(power_id).wallet, {"favor": -1})
         if question_id is not None:
@@ -344,7 +350,7 @@ class Development(PlatformGame):
         )
 
     @event("InsightSpent")
-    def _insight_spent(self, power_id: str, question_id: str, question: str, actor: str, audience: list) -> None:
+    def _insight_spent(self, power_id: str, question_id: str, question: str, actor: str, audience: list[str]) -> None:
         _credit(self._fold_holdings(power_id).wallet, {"insight": -1})
         self.state.development.questions[question_id] = Question(question_id, power_id, "insight", question)
 
@@ -359,13 +365,20 @@ class Development(PlatformGame):
         self._question_answered(question_id=question_id, answer=answer, actor=GM, audience=self._own(q.power))
 
     @event("QuestionAnswered")
-    def _question_answered(self, question_id: str, answer: str, actor: str, audience: list) -> None:
+    def _question_answered(self, question_id: str, answer: str, actor: str, audience: list[str]) -> None:
         self.state.development.questions[question_id].answer = answer
 
     # ------------------------------------------------------------------ trades (P-ASSET-10)
 
     def propose_trade(
-        self, power_id: str, trade_id: str, to: str, give: dict, want: dict, note: str = "", actor: str | None = None
+        self,
+        power_id: str,
+        trade_id: str,
+        to: str,
+        give: dict[str, int],
+        want: dict[str, int],
+        note: str = "",
+        actor: str | None = None,
     ) -> None:
         """Offer another power resources for resources; it moves only when the other side accepts.
 
@@ -392,12 +405,20 @@ class Development(PlatformGame):
 
     @event("TradeProposed")
     def _trade_proposed(
-        self, trade_id: str, from_power: str, to: str, give: dict, want: dict, note: str, actor: str, audience: list
+        self,
+        trade_id: str,
+        from_power: str,
+        to: str,
+        give: dict[str, int],
+        want: dict[str, int],
+        note: str,
+        actor: str,
+        audience: list[str],
     ) -> None:
         self.state.development.trades[trade_id] = Trade(trade_id, from_power, to, dict(give), dict(want), note)
 
     def _open_trade(self, power_id: str, trade_id: str, side: str) -> Trade:
-        t = self.state.development.trades.get(trade_id)
+        t: Trade | None = self.state.development.trades.get(trade_id)
         if t is None or power_id not in (t.from_power, t.to):
             raise NotFound(f"no trade {trade_id!r} of yours", field="trade_id")
         if t.status != "open":
@@ -427,7 +448,7 @@ class Development(PlatformGame):
         self._trade_accepted(trade_id=trade_id, actor=actor or power_id, audience=vis.powers([t.from_power, t.to]))
 
     @event("TradeAccepted")
-    def _trade_accepted(self, trade_id: str, actor: str, audience: list) -> None:
+    def _trade_accepted(self, trade_id: str, actor: str, audience: list[str]) -> None:
         t = self.state.development.trades[trade_id]
         t.status = "accepted"
         giver, taker = self._fold_holdings(t.from_power).wallet, self._fold_holdings(t.to).wallet
@@ -449,7 +470,7 @@ class Development(PlatformGame):
         )
 
     @event("TradeClosed")
-    def _trade_closed(self, trade_id: str, status: str, actor: str, audience: list) -> None:
+    def _trade_closed(self, trade_id: str, status: str, actor: str, audience: list[str]) -> None:
         self.state.development.trades[trade_id].status = status
 
     # ------------------------------------------------------------------ development (P-DEV-1..6)
@@ -541,7 +562,7 @@ class Development(PlatformGame):
         asset_id: str,
         rank: int,
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         h = self._fold_holdings(power_id)
         _credit(h.wallet, {"fame": -price})
@@ -580,7 +601,7 @@ class Development(PlatformGame):
         starting: bool,
         paid: int,
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         h = self._fold_holdings(power_id)
         if upgrade:
@@ -613,7 +634,7 @@ class Development(PlatformGame):
             )
 
     @event("PerkNerfed")
-    def _perk_nerfed(self, power_id: str, name: str, detail: str, reason: str, actor: str, audience: list) -> None:
+    def _perk_nerfed(self, power_id: str, name: str, detail: str, reason: str, actor: str, audience: list[str]) -> None:
         self._fold_holdings(power_id).nerfs.append({"name": name, "detail": detail, "reason": reason})
 
     def settle_nerf(
@@ -698,12 +719,14 @@ class Development(PlatformGame):
             )
 
     @event("NerfSettled")
-    def _nerf_settled(self, power_id: str, name: str, detail: str, choice: str, actor: str, audience: list) -> None:
+    def _nerf_settled(
+        self, power_id: str, name: str, detail: str, choice: str, actor: str, audience: list[str]
+    ) -> None:
         h = self._fold_holdings(power_id)
         h.nerfs = [n for n in h.nerfs if not (n["name"] == name and n["detail"] == detail)]
 
     @event("PerkLost")
-    def _perk_lost(self, power_id: str, name: str, detail: str, reason: str, actor: str, audience: list) -> None:
+    def _perk_lost(self, power_id: str, name: str, detail: str, reason: str, actor: str, audience: list[str]) -> None:
         h = self._fold_holdings(power_id)
         h.perks = [p for p in h.perks if not (p["name"] == name and p["detail"] == detail)]
         option = dr.PERK_OPTIONS.get(name)
@@ -733,7 +756,14 @@ class Development(PlatformGame):
 
     @event("PerkDefined")
     def _perk_defined(
-        self, name: str, group: str, upgrade: bool, repeatable: bool, versus: str | None, actor: str, audience: list
+        self,
+        name: str,
+        group: str,
+        upgrade: bool,
+        repeatable: bool,
+        versus: str | None,
+        actor: str,
+        audience: list[str],
     ) -> None:
         self.state.development.perks[name] = {
             "name": name,
@@ -759,12 +789,12 @@ class Development(PlatformGame):
         kind: str,
         fame: int,
         required: int,
-        tasks: list[dict],
+        tasks: list[dict[str, Any]],
         *,
         type: str = "",
-        reward: dict | None = None,
+        reward: dict[str, int] | None = None,
         reward_text: str = "",
-        compensation: dict | None = None,
+        compensation: dict[str, int] | None = None,
     ) -> None:
         """GM: offer (or write down a proposed) ambition (GM-11); ❓ task texts go to the GM alone."""
         self.power(power_id)
@@ -821,12 +851,12 @@ class Development(PlatformGame):
         type: str,
         fame: int,
         required: int,
-        tasks: list,
-        reward: dict,
+        tasks: list[dict[str, Any]],
+        reward: dict[str, int],
         reward_text: str,
-        compensation: dict,
+        compensation: dict[str, int],
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         self.state.development.ambitions[ambition_id] = Ambition(
             id=ambition_id,
@@ -845,13 +875,13 @@ class Development(PlatformGame):
         )
 
     @event("AmbitionMysteriesRecorded")
-    def _mysteries_recorded(self, ambition_id: str, texts: dict, actor: str, audience: list) -> None:
+    def _mysteries_recorded(self, ambition_id: str, texts: dict[str, str], actor: str, audience: list[str]) -> None:
         for t in self.state.development.ambitions[ambition_id].tasks:
             if t.id in texts:
                 t.text = texts[t.id]
 
     def _ambition(self, ambition_id: str, power_id: str | None = None) -> Ambition:
-        a = self.state.development.ambitions.get(ambition_id)
+        a: Ambition | None = self.state.development.ambitions.get(ambition_id)
         if a is None or (power_id is not None and a.power != power_id):
             raise NotFound(f"no ambition {ambition_id!r}" + (" of yours" if power_id else ""), field="ambition_id")
         return a
@@ -886,7 +916,7 @@ class Development(PlatformGame):
 
     @event("AmbitionTaken")
     def _ambition_taken(
-        self, ambition_id: str, power_id: str, name: str, kind: str, fame: int, actor: str, audience: list
+        self, ambition_id: str, power_id: str, name: str, kind: str, fame: int, actor: str, audience: list[str]
     ) -> None:
         self.state.development.ambitions[ambition_id].status = "active"
 
@@ -897,7 +927,7 @@ class Development(PlatformGame):
         self._ambition_declined(ambition_id=ambition_id, actor=actor or power_id, audience=self._own(power_id))
 
     @event("AmbitionDeclined")
-    def _ambition_declined(self, ambition_id: str, actor: str, audience: list) -> None:
+    def _ambition_declined(self, ambition_id: str, actor: str, audience: list[str]) -> None:
         self.state.development.ambitions[ambition_id].status = "declined"
 
     def abandon_ambition(self, power_id: str, ambition_id: str, actor: str | None = None) -> None:
@@ -962,13 +992,13 @@ class Development(PlatformGame):
 
     @event("AmbitionTaskChanged")
     def _task_changed(
-        self, ambition_id: str, task_id: str, status: str, reason: str, actor: str, audience: list
+        self, ambition_id: str, task_id: str, status: str, reason: str, actor: str, audience: list[str]
     ) -> None:
         a = self.state.development.ambitions[ambition_id]
         next(t for t in a.tasks if t.id == task_id).status = status
 
     @event("AmbitionTaskRevealed")
-    def _task_revealed(self, ambition_id: str, task_id: str, text: str, actor: str, audience: list) -> None:
+    def _task_revealed(self, ambition_id: str, task_id: str, text: str | None, actor: str, audience: list[str]) -> None:
         t = next(t for t in self.state.development.ambitions[ambition_id].tasks if t.id == task_id)
         t.revealed, t.text = True, text
 
@@ -981,22 +1011,22 @@ class Development(PlatformGame):
 
     @event("AmbitionEnded")
     def _ambition_ended(
-        self, ambition_id: str, outcome: str, reason: str, fame: int, actor: str, audience: list
+        self, ambition_id: str, outcome: str, reason: str, fame: int, actor: str, audience: list[str]
     ) -> None:
         a = self.state.development.ambitions[ambition_id]
         a.status, a.fame_awarded = outcome, fame
 
     @event("AmbitionClosed")
-    def _ambition_closed(self, ambition_id: str, power_id: str, actor: str, audience: list) -> None:
+    def _ambition_closed(self, ambition_id: str, power_id: str, actor: str, audience: list[str]) -> None:
         pass
 
 
-def _credit(wallet: dict, changes: Mapping[str, int]) -> None:
+def _credit(wallet: dict[str, int], changes: Mapping[str, int]) -> None:
     for resource, amount in changes.items():
         wallet[resource] = wallet.get(resource, 0) + amount
 
 
-def _task_dicts(a: Ambition) -> list[dict]:
+def _task_dicts(a: Ambition) -> list[dict[str, Any]]:
     return [{"central": t.central, "status": t.status} for t in a.tasks]
 
 
@@ -1025,7 +1055,7 @@ def development_view(game: Any, viewer: str) -> dict[str, Any]:
     return out
 
 
-def _perk_view(p: dict) -> dict:
+def _perk_view(p: dict[str, Any]) -> dict[str, Any]:
     return {"name": p["name"], "detail": p["detail"], "upgrades": p["upgrades"], "starting": p["starting"]}
 
 
@@ -1095,7 +1125,7 @@ def _ambition_view(a: Ambition, *, gm: bool) -> dict[str, Any]:
     }
 
 
-def _held_perk(h: Holdings, name: str, detail: str) -> dict:
+def _held_perk(h: Holdings, name: str, detail: str) -> dict[str, Any]:
     """The perk ``name`` (with its choice ``detail``) the holdings hold, or refused."""
     for p in h.perks:
         if p["name"] == name and p["detail"] == detail:
@@ -1357,7 +1387,7 @@ def spend_resources(game: Any, cmd: SpendResources, ctx: Context) -> None:
     game.spend_resources(cmd.power_id, dict(cmd.changes), cmd.reason, actor=ctx.principal)
 
 
-def propose_trade(game: Any, cmd: ProposeTrade, ctx: Context) -> dict:
+def propose_trade(game: Any, cmd: ProposeTrade, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     trade_id = ctx.new_id("trade")
     game.propose_trade(cmd.power_id, trade_id, cmd.to, dict(cmd.give), dict(cmd.want), cmd.note, actor=ctx.principal)
@@ -1379,7 +1409,7 @@ def withdraw_trade(game: Any, cmd: WithdrawTrade, ctx: Context) -> None:
     game.withdraw_trade(cmd.power_id, cmd.trade_id, actor=ctx.principal)
 
 
-def spend_favor(game: Any, cmd: SpendFavor, ctx: Context) -> dict:
+def spend_favor(game: Any, cmd: SpendFavor, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     qid = ctx.new_id("favor")
     game.spend_favor(
@@ -1395,7 +1425,7 @@ def spend_favor(game: Any, cmd: SpendFavor, ctx: Context) -> dict:
     return {"question_id": qid} if cmd.use != "mana" else {}
 
 
-def spend_insight(game: Any, cmd: SpendInsight, ctx: Context) -> dict:
+def spend_insight(game: Any, cmd: SpendInsight, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     qid = ctx.new_id("insight")
     game.spend_insight(cmd.power_id, qid, cmd.question, actor=ctx.principal)
@@ -1412,7 +1442,7 @@ def award_fame(game: Any, cmd: AwardFame, ctx: Context) -> None:
     game.award_fame(cmd.power_id, cmd.amount, cmd.reason)
 
 
-def buy_development(game: Any, cmd: BuyDevelopment, ctx: Context) -> dict:
+def buy_development(game: Any, cmd: BuyDevelopment, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     asset_id = ctx.new_id("skill") if cmd.kind == "skill" else ""
     price = game.buy_development(cmd.power_id, cmd.kind, cmd.name, cmd.detail, asset_id, actor=ctx.principal)
@@ -1439,7 +1469,7 @@ def settle_nerf(game: Any, cmd: SettleNerf, ctx: Context) -> None:
     game.settle_nerf(cmd.power_id, cmd.name, cmd.choice, cmd.detail, cmd.swap_to, cmd.swap_detail, actor=ctx.principal)
 
 
-def offer_ambition(game: Any, cmd: OfferAmbition, ctx: Context) -> dict:
+def offer_ambition(game: Any, cmd: OfferAmbition, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     aid = ctx.new_id("amb")
     game.offer_ambition(
