@@ -1,11 +1,14 @@
 """The class catalogue and the partial rules of Powers: a mixin of ``Game`` (ANALYSIS.md P.2.1-P.2.4, P.2.12).
 
 - P-DICE-13: dice outside challenges (d4, d10...), from the month's committed seed, verifiable like any roll;
-- P-ACT-5: free actions; P-ACT-1: quotas that change in play (strongholds: domain.powers.world);
-- P-RES-1, P-ACT-2: extra reactions paid by perks; P-RES-7: reactions that are not resistances;
-- P-ACT-6: the duel; P-ACT-7: seeking; P.2.12: class actions with their formulas; P-DICE-12;
-- P-DICE-11: collaborators spend an action and add their own pool; P-RES-4: per-target resistance;
-- P-ASSET-5..7: the terms of agents, industries and armies (fees, loyalty, mobility, professions).
+- P-ACT-1: quotas that change in play (strongholds: domain.powers.world);
+- P-ACT-6: the duel; P-ACT-7: seeking; P.2.12: class actions with their formulas; P-DICE-12; P-RES-4: per-target
+  resistance.
+
+Its pieces, each a mixin with its events: shared actions (P-DICE-11, ``catalogue_shares``), extra and triggered
+reactions (P-RES-1, P-RES-7, ``catalogue_reactions``), assets' terms, fees, free actions, wielders and immunities
+(P-ASSET-5..8, P-ACT-5, P-AMB-10, ``catalogue_assets``); their shared reads of the state are pure functions
+(``catalogue_state``), their formulas too (``catalogue_rules``).
 
 State lives in ``GameState.catalogue`` (plain JSON data, so snapshots and replays reproduce it); what
 belongs to one month is cleared when the next month's Planning begins.
@@ -14,7 +17,6 @@ belongs to one month is cleared when the next month's Planning begins.
 from __future__ import annotations
 
 from copy import deepcopy
-from datetime import datetime
 from typing import Any
 
 from eventsourcing.domain import event
@@ -22,29 +24,20 @@ from eventsourcing.domain import event
 from domain import limits
 from domain import visibility as vis
 from domain.dice import Roller
-from domain.errors import NotFound, RuleViolation
+from domain.errors import RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame
 from domain.powers import catalogue_rules as cr
 from domain.powers import hexmap, rules
 from domain.powers import magic_rules as mr
+from domain.powers.catalogue_assets import AssetTerms
+from domain.powers.catalogue_reactions import Reactions
+from domain.powers.catalogue_shares import Shares
+from domain.powers.catalogue_state import cat, claimed_towns, claims_of, map_town, rune_hexes, world_towns
 from domain.powers.magic import _draw, kept_gain, pool_of
 from domain.powers.options import validate_power_options
 
 MONTHLY = ("extra_reactions", "triggered", "kinds", "shares")
-TERMS: dict[str, type] = {
-    "fee": int,
-    "loyal_to": str,
-    "mobility": int,
-    "home": str,
-    "rooted": bool,
-    "follower": bool,
-    "hex": str,
-    "profession": str,
-    "personal": bool,
-    "levy": bool,
-    "origin": str,
-}
 QUOTA_PERKS = ("leading_army", "subtle_titan", "subtle_titan_upgraded")
 
 
@@ -56,19 +49,6 @@ _FROM_THE_MAP = {
 }
 
 
-def _cat(state: Any) -> dict:
-    out: dict = state.catalogue
-    return out
-
-
-def _rune_hexes(state: Any, holders: list[str]) -> dict[str, str]:
-    """hex -> the Rune asset placed there, for these holders."""
-    out: dict[str, str] = {}
-    for power_id in holders:
-        out.update(_cat(state).get("counters", {}).get(power_id, {}).get("rune_assets", {}))
-    return out
-
-
 def _new_finger_army(army_id: str, power_id: str, stats: dict, size: int, hex_id: str) -> dict:
     """A Patron's Finger Army of the Cult's design ([003:1203]), loyal to it, garrisoned where it rose."""
     from domain.powers.armies import _new_army
@@ -76,98 +56,32 @@ def _new_finger_army(army_id: str, power_id: str, stats: dict, size: int, hex_id
     return _new_army(army_id, "Patron's Finger Army", power_id, stats, size, hex_id, hex_id, True, False, False)
 
 
-class Catalogue(PlatformGame):
-    """Commands and events of the class catalogue and the partial rules."""
+class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
+    """Commands and events of the class catalogue and the partial rules; shared actions, reactions and assets'
+    terms are its pieces' (``catalogue_shares``, ``catalogue_reactions``, ``catalogue_assets``)."""
 
     # ------------------------------------------------------------------ hooks the aggregate calls
 
     def _catalogue_month_began(self) -> None:
         """Fold: a month's Planning clears the month's catalogue records and extra reactions (P-RES-1)."""
-        c = _cat(self.state)
+        c = cat(self.state)
         for key in MONTHLY:
             c.pop(key, None)  # absent, not empty: a month without catalogue records folds as before it existed
         for p in self.state.powers.values():
             p.reaction_allowance = 1
 
-    def _reactions_to_buy(self, ps: Any) -> int:
-        """Extra reactions a power's perks could still buy this month (P-RES-1): the window waits for them."""
-        taken = _cat(self.state).get("extra_reactions", {}).get(ps.id, [])
-        return sum(1 for perk in cr.EXTRA_REACTION_PERKS if ps.options.get(perk) and perk not in taken)
-
-    def _shared_slots(self, power_id: str) -> tuple[int, int]:
-        """Actions a collaborator spent joining others' actions this month (P-DICE-11)."""
-        pub = priv = 0
-        for shares in _cat(self.state).get("shares", {}).values():
-            for sh in shares:
-                if sh["power"] == power_id:
-                    if sh["slot"] == "public":
-                        pub += 1
-                    else:
-                        priv += 1
-        return pub, priv
-
-    def _shared_tally(self, a: Any) -> tuple[int, int]:
-        """The collaborators' successes and pool size added to an action (P-DICE-11 as P-AMB-43)."""
-        g: Any = self
-        successes = size = 0
-        for sh in _cat(self.state).get("shares", {}).get(a.id, []):
-            t = g.tally(a, _pool(sh["pool"]))
-            successes += t.successes
-            size += t.pool_size
-        return successes, size
-
-    def _shared_assets(self, action_id: str) -> list[dict]:
-        """The collaborators' pool assets of an action, for the season ledger (P-ASSET-12)."""
-        out: list[dict] = []
-        for sh in _cat(self.state).get("shares", {}).get(action_id, []):
-            out.extend(sh["pool"]["assets"])
-        return out
-
     def _check_ruling(self, a: Any, resistible: bool) -> None:
         """Seeking cannot be resisted (P-ACT-7)."""
-        kind = _cat(self.state).get("kinds", {}).get(a.id, {}).get("kind")
+        kind = cat(self.state).get("kinds", {}).get(a.id, {}).get("kind")
         if resistible and kind in ("targeted_seeking", "broad_seeking"):
             raise RuleViolation("seeking cannot be resisted [003:58]", rule="P-ACT-7", field="resistible")
-
-    def _check_terms(self, power_id: str, chosen: list, where: dict | None) -> None:
-        """Each agent, industry and army in a pool, against the terms the GM recorded (P-ASSET-5..7); each spell,
-        against the casts that paid for it (P-ASSET-8)."""
-        g: Any = self
-        g._check_spell_assets(power_id, chosen, where)
-        where = where or {}
-        terms = _cat(self.state).get("terms", {})
-        for asset, _mode in chosen:
-            t = terms.get(asset.id, {})
-            # An asset the GM granted without terms is taken as granted: the GM vouched it can help.
-            if t:
-                cr.check_asset_terms(
-                    {"id": asset.id, "name": asset.name, "cls": asset.cls},
-                    t,
-                    power_id,
-                    location=where.get("location"),
-                    against=[p for p in where.get("against", []) if p != power_id],
-                    bases=self._bases(power_id),
-                )
-
-    def _bases(self, power_id: str) -> list[str] | None:
-        """Where a power's followers work from (P-ASSET-5): a conspiracy's influenced hexes, a city's claimed
-        towns (on the map, once the GM declared it), a champion's hex (as the GM recorded it)."""
-        ps = self.state.powers[power_id]
-        if ps.cls == "conspiracy":
-            return sorted(h for h, n in ps.influence.items() if n > 0)
-        if ps.cls == "city" and self._world_towns():
-            return sorted({t["hex"] for t in self._claimed_towns(power_id)})
-        where = _cat(self.state).get("locations", {}).get(power_id)
-        if ps.cls == "champion" and where:
-            return [where]
-        return None
 
     def _net_after_resistance(self, a: Any, resist: dict) -> int:
         """Summed resistance for an outcome that concerns everyone; an action with an effect per target keeps
         its successes, each target's resistance applying to its own share only (P-RES-4 as P-AMB-7); under
         ``multi_resist_mode: "summed"`` every resister's successes add up against the whole action."""
         summed = self.state.options.get("multi_resist_mode") == "summed"
-        if _cat(self.state).get("kinds", {}).get(a.id, {}).get("per_target") and not summed:
+        if cat(self.state).get("kinds", {}).get(a.id, {}).get("per_target") and not summed:
             return int(a.successes)
         return rules.net_successes(a.successes, list(resist.values()))
 
@@ -175,7 +89,7 @@ class Catalogue(PlatformGame):
         """At an action's turn in the queue: undercut collaborators' used-up assets (P-ASSET-13), charge the
         fees (P-ASSET-5, P-ASSET-6), and lose a duel declared at the wrong place (P-ACT-6). True if lost."""
         s = self.state
-        c = _cat(s)
+        c = cat(s)
         for n, sh in enumerate(c.get("shares", {}).get(a.id, [])):
             for pa in sh["pool"]["assets"]:
                 if pa["cls"] not in rules.ONCE_PER_SEASON:
@@ -235,38 +149,10 @@ class Catalogue(PlatformGame):
             if p.options.get("little_cruelties"):
                 g.earn(p.id, "fear", 1, "Little Cruelties: a month begins ([003:957])")
 
-    def _charge_fees(self, action_id: str, payer: str, assets: list[dict]) -> None:
-        """Each agent, industry and army that acted charges its fee unless loyal to the payer (P-ASSET-5,
-        P-ASSET-6): paid from the wallet if it can be; else recorded unpaid, for the GM (GM-27)."""
-        g: Any = self
-        terms = _cat(self.state).get("terms", {})
-        fees = []
-        for pa in assets:
-            fee = 0 if pa.get("undercut") else cr.fee_due(pa["cls"], terms.get(pa["asset_id"], {}), payer)
-            if fee:
-                fees.append({"asset_id": pa["asset_id"], "name": pa["name"], "fee": fee})
-        if not fees:
-            return
-        total = sum(f["fee"] for f in fees)
-        try:
-            g.pay(payer, {"coin": total}, "fees of the assets that acted", rule="P-ASSET-5", actor=SYSTEM)
-            paid = True
-        except RuleViolation:
-            paid = False
-        self._fees_due(
-            action_id=action_id,
-            power_id=payer,
-            fees=fees,
-            total=total,
-            paid=paid,
-            actor=SYSTEM,
-            audience=vis.powers([payer]),
-        )
-
     def _credit(self, a: Any, outputs: dict) -> None:
         """What a successful class action earns goes into its power's wallet (P-ASSET-10, P.2.12)."""
         g: Any = self
-        kind = _cat(self.state)["kinds"][a.id]["kind"]
+        kind = cat(self.state)["kinds"][a.id]["kind"]
         gains = {
             "inquisition": ("fear", outputs.get("fear", 0)),
             "health_drive": ("respect", outputs.get("respect", 0)),
@@ -280,7 +166,7 @@ class Catalogue(PlatformGame):
     def _after_resolved(self, a: Any, resist: dict) -> None:
         """Once an action's result is final: what its class action yields (P.2.12), what a seeking uncovers
         (P-ACT-7), and each target's own result for an effect per target (P-RES-4)."""
-        c = _cat(self.state)
+        c = cat(self.state)
         kind = c.get("kinds", {}).get(a.id)
         if kind is None:
             return
@@ -333,21 +219,12 @@ class Catalogue(PlatformGame):
             self._apply_to_world(a, kind, outputs)
             self._apply_creation(a, kind, outputs)
 
-    def _map_town(self, ref: Any) -> str | None:
-        """The town a class action names, by its id or its hex, if the GM put it on the map."""
-        towns = self._world_towns()
-        if not isinstance(ref, str):
-            return None
-        if ref in towns:
-            return ref
-        return next((tid for tid, t in sorted(towns.items()) if t["hex"] == ref), None)
-
     def _apply_to_world(self, a: Any, kind: dict, outputs: dict) -> None:
         """What a successful class action does to the map, through the world's own records (P.2.12): Sack and
         Slaughter lower the town and raise its Uprising, Annex and Commandeer claim it, Channel gains the mana
         of its hex's element up to the storage cap (P-MAG-1). Towns not on the map stay as recorded."""
         g: Any = self
-        town = self._map_town(kind["params"].get("town"))
+        town = map_town(self.state, kind["params"].get("town"))
         if town is None:
             return
         name = kind["kind"]
@@ -410,7 +287,7 @@ class Catalogue(PlatformGame):
         self.state.assets[asset_id] = Asset(
             id=asset_id, name=f"Rune at {hex}", cls="rune", rank=rank, holders=[power_id]
         )
-        k = _cat(self.state).setdefault("counters", {}).setdefault(power_id, {})
+        k = cat(self.state).setdefault("counters", {}).setdefault(power_id, {})
         k.setdefault("runes", {})[hex] = rank
         k.setdefault("rune_assets", {})[hex] = asset_id
 
@@ -419,7 +296,7 @@ class Catalogue(PlatformGame):
         and not yet expended, or (unless ``placed_only``) being placed by one of its Hidden Runes actions this
         month."""
         s = self.state
-        k = _cat(s).get("counters", {}).get(power_id, {})
+        k = cat(s).get("counters", {}).get(power_id, {})
         placed = k.get("rune_assets", {})
         live = {}
         for h, rank in k.get("runes", {}).items():
@@ -427,7 +304,7 @@ class Catalogue(PlatformGame):
             if h in placed and (asset is None or asset.used_up or power_id not in asset.holders):
                 continue  # expended (P-ASSET-8: single use) or destroyed
             live[h] = int(rank)
-        for aid, kd in ({} if placed_only else _cat(s).get("kinds", {})).items():
+        for aid, kd in ({} if placed_only else cat(s).get("kinds", {})).items():
             a = s.actions.get(aid)
             if kd["kind"] == "hidden_runes" and a is not None and a.power == power_id and not a.discarded:
                 if "outcome" not in kd:
@@ -443,7 +320,7 @@ class Catalogue(PlatformGame):
             asset = s.assets.get(pick.get("asset_id")) if isinstance(pick, dict) else None
             if asset is None or asset.cls != "rune":
                 continue
-            hexes = [h for h, aid in _rune_hexes(s, asset.holders).items() if aid == asset.id]
+            hexes = [h for h, aid in rune_hexes(s, asset.holders).items() if aid == asset.id]
             if not hexes:
                 continue  # a rune the GM granted (a starting rune) is where the GM says
             if not location or hexmap.normal_hex(location) != hexes[0]:
@@ -459,7 +336,7 @@ class Catalogue(PlatformGame):
         """Consequences that count after perks that ignore some (P-DICE-12)."""
         g: Any = self
         taken = g.tally(a).consequences
-        kind = _cat(self.state).get("kinds", {}).get(a.id, {})
+        kind = cat(self.state).get("kinds", {}).get(a.id, {})
         kinds = list(kind.get("kinds", []))
         kinds += {"negotiation": ["negotiation"], "craft": ["crafting"]}.get(a.skill or "", [])
         return cr.effective_consequences(taken, kinds, self.state.powers[a.power].options)
@@ -546,74 +423,6 @@ class Catalogue(PlatformGame):
     ) -> None:
         self.state.next_roll = roll_no + 1
 
-    # ------------------------------------------------------------------ P-ACT-5: free actions
-
-    def take_free_action(self, power_id: str, kind: str, *, asset_id: str | None = None, note: str = "") -> dict:
-        """Something the rules make free: it spends no action (P-ACT-5)."""
-        g: Any = self
-        ps = g.power(power_id)
-        source = cr.check_free_action(kind)
-        limits.check_text(note, "note", limits.DESCRIPTION, what="a note")
-        if self.state.step == "setup":
-            raise RuleViolation("the game has not begun", rule="P-ACT-5")
-        asset = self.state.assets.get(asset_id) if asset_id else None
-        if asset is None or power_id not in asset.holders or asset.used_up:
-            raise NotFound(f"{ps.name} holds no asset {asset_id!r}", rule="P-ACT-5", field="asset_id")
-        terms = _cat(self.state).get("terms", {}).get(asset.id, {})
-        gained: dict = {}
-        if kind == "execute_agent":
-            if asset.cls != "agent":
-                raise RuleViolation(f"{asset.name!r} is not an agent", rule="P-ACT-5", field="asset_id")
-            if terms.get("loyal_to") != power_id:
-                raise RuleViolation(
-                    f"{asset.name!r} is not in your power: only an agent loyal to you is executed freely",
-                    rule="P-ACT-5",
-                    field="asset_id",
-                )
-            gained = {"fear": asset.rank}  # [003:176] fear equal to the agent's rank (P-ASSET-10)
-        elif kind == "disband_levy":
-            if asset.cls != "army" or not terms.get("levy"):
-                raise RuleViolation(f"{asset.name!r} is not a levy", rule="P-ACT-5", field="asset_id")
-            if not terms.get("origin") or terms.get("hex") != terms.get("origin"):
-                raise RuleViolation(
-                    f"a levy is disbanded freely only in its origin town ({terms.get('origin')}); "
-                    f"{asset.name!r} is at {terms.get('hex')}",
-                    rule="P-ACT-5",
-                    field="asset_id",
-                )
-        self._free_action_taken(
-            power_id=power_id,
-            kind=kind,
-            asset_id=asset.id,
-            name=asset.name,
-            note=note,
-            source=source,
-            gained=gained,
-            actor=power_id,
-            audience=vis.powers([power_id]),
-        )
-        if gained.get("fear"):
-            g.earn(power_id, "fear", gained["fear"], f"executed {asset.name} ([003:176])", actor=power_id)
-        return {"kind": kind, "asset_id": asset.id, "gained": gained}
-
-    @event("FreeActionTaken")
-    def _free_action_taken(
-        self,
-        power_id: str,
-        kind: str,
-        asset_id: str,
-        name: str,
-        note: str,
-        source: str,
-        gained: dict,
-        actor: str,
-        audience: list,
-    ) -> None:
-        asset = self.state.assets[asset_id]
-        asset.holders = []
-        asset.used_up = True
-        _cat(self.state).get("terms", {}).pop(asset_id, None)
-
     # ------------------------------------------------------------------ P-ACT-1: quotas that change in play
 
     def change_quota_perk(self, power_id: str, perk: str, value: bool) -> dict:
@@ -643,315 +452,11 @@ class Catalogue(PlatformGame):
         p = self.state.powers[power_id]
         p.options, p.public, p.private = deepcopy(options), public, private
 
-    # ------------------------------------------------------------------ P-ASSET-5..7: terms
-
-    def set_asset_terms(self, asset_id: str, terms: dict) -> None:
-        """GM: an agent's, industry's or army's fee, loyalty, mobility, home, profession... (P-ASSET-5..7)."""
-        asset = self.state.assets.get(asset_id)
-        if asset is None:
-            raise NotFound(f"no asset {asset_id!r}", field="asset_id")
-        if asset.cls not in ("agent", "industry", "army"):
-            raise RuleViolation(
-                f"terms are for agents, industries and armies; {asset.name!r} is a {asset.cls}", rule="P-ASSET-5"
-            )
-        if not isinstance(terms, dict):
-            raise RuleViolation("terms are an object of named fields", rule="P-ASSET-5", field="terms")
-        clean: dict = {}
-        g: Any = self
-        for k, v in terms.items():
-            typ = TERMS.get(k)
-            if typ is None:
-                raise RuleViolation(f"terms.{k} is not a term; they are {', '.join(TERMS)}", field=f"terms.{k}")
-            if not _term_ok(typ, v):
-                raise RuleViolation(f"terms.{k} is a {typ.__name__}", field=f"terms.{k}")
-            if k in ("home", "hex", "origin"):
-                hexmap.parse_hex(v)
-            if k == "loyal_to":
-                g.power(v)
-            clean[k] = v
-        if clean.get("personal") and clean.get("profession"):
-            raise RuleViolation("a Personal Army cannot take profession keywords [003:110]", rule="P-ASSET-7")
-        audience = [vis.PUBLIC] if asset.cls in rules.PUBLIC_ASSET_CLASSES else vis.powers(asset.holders)
-        self._asset_terms_set(asset_id=asset_id, terms=clean, actor=GM, audience=audience)
-
-    @event("AssetTermsSet")
-    def _asset_terms_set(self, asset_id: str, terms: dict, actor: str, audience: list) -> None:
-        _cat(self.state).setdefault("terms", {})[asset_id] = dict(terms)
-
-    # ------------------------------------------------------------------ P-AMB-10: immunities
-
-    def set_immunity(self, power_id: str, immunity: str, bypassed_by: list[str] | None = None) -> None:
-        """GM: a power's immunity, as data (P-AMB-10: an adversary has the one the GM records, a minor adversary
-        none unless the GM overrides; [003:54] a non-minor champion's "immunity ability"), and the powers that know
-        how to overcome it. While it applies, a duel defeats the power but cannot kill it ([003:54]). An empty
-        ``immunity`` lifts it. The power, those who know how to overcome it and the GM know it."""
-        g: Any = self
-        g.power(power_id)
-        text = limits.check_text(immunity, "immunity", limits.REASON, what="an immunity")
-        knowing = sorted(set(bypassed_by or []))
-        for p in knowing:
-            g.power(p)
-            if p == power_id:
-                raise RuleViolation("a power does not overcome its own immunity", rule="P-AMB-10", field="bypassed_by")
-        record = {"immunity": text.strip(), "bypassed_by": knowing} if text.strip() else None
-        if record == _cat(self.state).get("immunities", {}).get(power_id):
-            raise RuleViolation("this power's immunity is already so", rule="P-AMB-10", field="immunity")
-        self._immunity_set(
-            power_id=power_id,
-            immunity=text.strip(),
-            bypassed_by=knowing,
-            actor=GM,
-            audience=vis.powers([power_id, *knowing]),
-        )
-
-    def _immunity_held(self, attacker: str, target: str) -> bool | None:
-        """Whether ``target``'s immunity still protects it against ``attacker`` ([003:54]); None if it has none."""
-        imm = _cat(self.state).get("immunities", {}).get(target)
-        return None if imm is None else attacker not in imm["bypassed_by"]
-
-    @event("ImmunitySet")
-    def _immunity_set(self, power_id: str, immunity: str, bypassed_by: list, actor: str, audience: list) -> None:
-        immunities = _cat(self.state).setdefault("immunities", {})
-        if immunity:
-            immunities[power_id] = {"immunity": immunity, "bypassed_by": list(bypassed_by)}
-        else:
-            immunities.pop(power_id, None)
-
-    # ------------------------------------------------------------------ P-ASSET-8: who wields a magic item
-
-    def wielders(self, power_id: str) -> dict[str, str]:
-        """item id -> its wielder, for the magic items ``power_id`` holds and gave to someone (P-ASSET-8)."""
-        out = {}
-        for item_id, w in _cat(self.state).get("wielders", {}).items():
-            item = self.state.assets.get(item_id)
-            if item is not None and w["power"] == power_id and power_id in item.holders:
-                out[item_id] = w["wielder"]
-        return out
-
-    def wield_item(
-        self,
-        power_id: str,
-        asset_id: str,
-        wielder: str | None,
-        *,
-        action_id: str | None = None,
-        actor: str | None = None,
-    ) -> None:
-        """Give a magic item to a wielder, an agent or army of the power's or a champion itself, or take it back
-        (``wielder`` None). [003:539] "The Wielder of an item can be selected when the item is obtained or created,
-        and it can be changed as part of any Action involving the item or its wielder"; [003:541] "Each Wielder can
-        benefit from a single item at a time, apart from Champions, which can use three differently named items"
-        (P-ASSET-8; Master of Artifice, two more)."""
-        g: Any = self
-        ps = g.power(power_id)
-        item = self.state.assets.get(asset_id)
-        if item is None or item.cls != "item" or power_id not in item.holders:
-            raise NotFound(f"{ps.name} holds no magic item {asset_id!r}", rule="P-ASSET-8", field="asset_id")
-        if wielder == power_id and ps.cls != "champion":
-            raise RuleViolation(
-                f"only a champion wields items personally; give {item.name!r} to an agent or army of yours",
-                rule="P-ASSET-8",
-                field="wielder",
-            )
-        if wielder not in (None, power_id):
-            w = self.state.assets.get(str(wielder))
-            if w is None or w.cls not in ("agent", "army") or power_id not in w.holders:
-                raise RuleViolation(
-                    "an item's wielder is an agent or army of yours, or a champion itself",
-                    rule="P-ASSET-8",
-                    field="wielder",
-                )
-        held = self.wielders(power_id)
-        current = held.get(asset_id)
-        if current == wielder:
-            raise RuleViolation(f"{item.name!r} is already wielded so", rule="P-ASSET-8", field="wielder")
-        if current is not None:
-            self._check_wield_action(power_id, action_id, {asset_id, current, *([wielder] if wielder else [])})
-        if wielder is not None:
-            cr.check_wield(
-                item.name,
-                [self.state.assets[i].name for i, w in held.items() if w == wielder],
-                champion=wielder == power_id,
-                artifice=g._has_perk(power_id, "master of artifice"),
-            )
-        self._item_wielded(
-            power_id=power_id,
-            asset_id=asset_id,
-            wielder=wielder,
-            action_id=action_id if current is not None else None,
-            actor=actor or power_id,
-            audience=vis.powers([power_id]),
-        )
-
-    def _check_wield_action(self, power_id: str, action_id: str | None, involved: set[str]) -> None:
-        """A wielder changes "as part of any Action involving the item or its wielder" ([003:539]): one of the
-        power's actions this Planning whose pool holds the item or a wielder (a champion is in all its own)."""
-        a = self.state.actions.get(action_id or "")
-        uses = {pa.asset_id for pa in (a.pool.assets if a is not None and a.pool else [])} | {a.power if a else ""}
-        if a is None or a.power != power_id or a.discarded or self.state.step != "planning" or not uses & involved:
-            raise RuleViolation(
-                "an item changes wielder as part of an action involving the item or its wielder [003:539]: name "
-                "one of your actions this Planning whose pool holds it or them",
-                rule="P-ASSET-8",
-                field="action_id",
-            )
-
-    @event("ItemWielded")
-    def _item_wielded(
-        self, power_id: str, asset_id: str, wielder: str | None, action_id: str | None, actor: str, audience: list
-    ) -> None:
-        wielders = _cat(self.state).setdefault("wielders", {})
-        if wielder is None:
-            wielders.pop(asset_id, None)
-        else:
-            wielders[asset_id] = {"power": power_id, "wielder": wielder}
-
-    @event("FeesDue")
-    def _fees_due(
-        self, action_id: str, power_id: str, fees: list, total: int, paid: bool, actor: str, audience: list
-    ) -> None:
-        pass
-
-    # ------------------------------------------------------------------ P-RES-1, P-ACT-2: extra reactions
-
-    def gain_extra_reaction(self, power_id: str, perk: str, *, now: datetime, scheme_id: str | None = None) -> None:
-        """Pay a perk's price for one more reaction this month (P-RES-1): Desperate Reaction spends an action
-        of next month (P-ACT-2), Prepared Reaction a scheme (not an asset of the roll), Mystic Reactions an A
-        mana."""
-        g: Any = self
-        ps = g.power(power_id)
-        g._check_resistance(now, power_id)
-        if ps.done_reacting:
-            raise RuleViolation("you waived your reactions this month", rule="P-AMB-39")
-        taken = _cat(self.state).get("extra_reactions", {}).get(power_id, [])
-        cr.check_extra_reaction(perk, ps.options, taken)
-        paid: dict = {}
-        if perk == "desperate_reaction":
-            paid = {"next_month_actions": 1}
-        elif perk == "prepared_reaction":
-            scheme = self.state.assets.get(scheme_id) if scheme_id else None
-            if scheme is None or power_id not in scheme.holders or scheme.cls != "scheme" or scheme.used_up:
-                raise RuleViolation("Prepared Reaction spends a scheme you hold", rule="P-RES-1", field="scheme_id")
-            paid = {"scheme": scheme.id}
-        else:
-            if int(ps.mana.get("A", 0)) < 1:
-                raise RuleViolation("Mystic Reactions spends an A mana, and you have none", rule="P-RES-1")
-            paid = {"mana": {"A": 1}}
-        self._extra_reaction_gained(
-            power_id=power_id, perk=perk, paid=paid, actor=power_id, audience=vis.powers([power_id])
-        )
-
-    @event("ExtraReactionGained")
-    def _extra_reaction_gained(self, power_id: str, perk: str, paid: dict, actor: str, audience: list) -> None:
-        p = self.state.powers[power_id]
-        _cat(self.state).setdefault("extra_reactions", {}).setdefault(power_id, []).append(perk)
-        p.reaction_allowance += 1
-        p.debt_next_month += int(paid.get("next_month_actions", 0))
-        if paid.get("scheme"):
-            self.state.assets[paid["scheme"]].used_up = True
-        for element, n in paid.get("mana", {}).items():
-            p.mana[element] = p.mana.get(element, 0) - n
-            if p.mana[element] <= 0:
-                p.mana.pop(element)
-
-    # ------------------------------------------------------------------ P-RES-7: reactions that are not resistances
-
-    def use_reaction(
-        self,
-        power_id: str,
-        reaction_id: str,
-        kind: str,
-        *,
-        now: datetime,
-        roller: Roller,
-        trigger: str | None = None,
-        fee: int | None = None,
-        assets: list[dict] | None = None,
-        convert: int = 0,
-        note: str = "",
-    ) -> dict:
-        """A triggered response that uses a reaction without resisting anything (P-RES-7): Gate Guardians
-        (a pool against the mustering army's fee; the excess is the guardians' size), the Celestial's
-        teleport home, a Satellite Shrine's removal."""
-        g: Any = self
-        ps = g.power(power_id)
-        w = g._check_resistance(now, power_id)
-        rk = cr.reaction_kind(kind, ps.subclass)
-        limits.check_text(reaction_id, "reaction_id", limits.IDENTIFIER)
-        limits.check_text(note, "note", limits.DESCRIPTION, what="a note")
-        if ps.done_reacting:
-            raise RuleViolation("you waived your reactions this month", rule="P-AMB-39")
-        if ps.reactions_used >= ps.reaction_allowance:
-            raise RuleViolation(
-                f"each power gets {ps.reaction_allowance} reaction a month, and you have used it",
-                rule="P-RES-1",
-                field="kind",
-            )
-        if reaction_id in self.state.reactions or reaction_id in _cat(self.state).get("triggered", {}):
-            raise RuleViolation(f"reaction {reaction_id!r} already exists", field="reaction_id")
-        if trigger is not None and trigger not in self.state.actions:
-            raise NotFound(f"no action {trigger!r} this month to react to", rule="P-RES-7", field="trigger")
-        if kind in ("gate_guardians", "satellite_shrine") and trigger is None:
-            raise RuleViolation(f"{kind.replace('_', ' ')} answers an action: name it", rule="P-RES-7", field="trigger")
-        pool = None
-        outcome: dict = {}
-        if rk.rolls:
-            if fee is None or not 0 <= fee <= 20:
-                raise RuleViolation("Gate Guardians' difficulty is the mustering army's fee (0 to 20)", rule="P-RES-7")
-            pool = g._build_pool(
-                power_id, list(assets or []), skill_tag=None, extra_actions=0, roller=roller, is_reaction=True
-            )
-            g._lock_conversions_now(pool, convert)
-            t = g.tally(None, _pool(pool))
-            ok, excess = rules.outcome(t.successes, fee)
-            outcome = {"successes": t.successes, "difficulty": fee, "success": ok, "guardians": excess}
-        self._reaction_used(
-            reaction_id=reaction_id,
-            power_id=power_id,
-            kind=kind,
-            trigger=trigger,
-            note=note,
-            pool=pool,
-            outcome=outcome,
-            actor=power_id,
-            audience=vis.powers([power_id]),
-        )
-        g._close_if_everyone_acted(w, now)
-        return {"reaction_id": reaction_id, "kind": kind, **outcome}
-
-    @event("ReactionUsed")
-    def _reaction_used(
-        self,
-        reaction_id: str,
-        power_id: str,
-        kind: str,
-        trigger: str | None,
-        note: str,
-        pool: dict | None,
-        outcome: dict,
-        actor: str,
-        audience: list,
-    ) -> None:
-        p = self.state.powers[power_id]
-        p.reactions_used += 1
-        p.commands += 1
-        _cat(self.state).setdefault("triggered", {})[reaction_id] = {
-            "power": power_id,
-            "kind": kind,
-            "trigger": trigger,
-            "outcome": dict(outcome),
-        }
-        if pool is not None:
-            self.state.next_roll = pool["roll_no"] + 1
-            g: Any = self
-            g._spend(pool["assets"])
-            g._record_season_use(pool["assets"], reaction_id)
-
     # ------------------------------------------------------------------ P.2.12, P-ACT-6, P-ACT-7: catalogue actions
 
     def _standing(self, power_id: str) -> cr.Standing:
         s = self.state
-        k = _cat(s).get("counters", {}).get(power_id, {})
+        k = cat(s).get("counters", {}).get(power_id, {})
         return cr.Standing(
             season=s.season,
             influence=dict(s.powers[power_id].influence),
@@ -963,16 +468,8 @@ class Catalogue(PlatformGame):
             last_channel=0,
             health_drives=list(k.get("health_drives", {}).get(str(s.season), [])),
             royal_guard_rank=int(k.get("royal_guard_rank", 0)),
-            towns_claimed=len(self._claimed_towns(power_id)) if self._world_towns() else None,
+            towns_claimed=len(claimed_towns(self.state, power_id)) if world_towns(self.state) else None,
         )
-
-    def _world_towns(self) -> dict:
-        world = getattr(self.state, "world", None)
-        return dict(getattr(world, "towns", {}) or {})
-
-    def _claimed_towns(self, power_id: str) -> list[dict]:
-        """The towns a power claims on the map (P-TOWN-1), if the GM declared towns."""
-        return [t for t in self._world_towns().values() if any(c["power"] == power_id for c in t["claims"].values())]
 
     def _check_fingers(self, power_id: str, kind: str, params: dict) -> None:
         """On a declared map a Finger Army is raised for real (P.2.12): its stats are the army type the Cult
@@ -1077,12 +574,12 @@ class Catalogue(PlatformGame):
         _check_params(params)
         ca = cr.class_action(kind, ps.cls, ps.subclass, ps.options)
         st = self._standing(power_id)
-        on_map = self._map_town(params.get("town"))
+        on_map = map_town(self.state, params.get("town"))
         if on_map is not None:
             params["town"] = on_map  # by id, whether named by id or hex: "once per town" counts the same town
         if on_map is not None and kind in _FROM_THE_MAP:
             # The map knows the town: what the submitter said of it does not count ("the new Wealth", [003:1339]).
-            t = self._world_towns()[on_map]
+            t = world_towns(self.state)[on_map]
             params.update(
                 {k: t["statuses"].get(k, 0) if k in t["statuses"] or k not in t else t[k] for k in _FROM_THE_MAP[kind]}
             )
@@ -1090,9 +587,9 @@ class Catalogue(PlatformGame):
             town = params.get("town")
             if not isinstance(town, str) or not town:
                 raise RuleViolation("Channel names a claimed town", rule="P.2.12", field="params.town")
-            if self._world_towns() and on_map not in {t for t, _ in self._claims_of(power_id)}:
+            if world_towns(self.state) and on_map not in {t for t, _ in claims_of(self.state, power_id)}:
                 raise RuleViolation("Channel selects a town you claim [003:967]", rule="P.2.12", field="params.town")
-            last = _cat(self.state).get("counters", {}).get(power_id, {}).get("last_channel", {}).get(town, 0)
+            last = cat(self.state).get("counters", {}).get(power_id, {}).get("last_channel", {}).get(town, 0)
             st = cr.Standing(**{**vars(st), "last_channel": int(last)})
         if kind in ("rise_fingers", "sacrificial_summoning") and self.state.world.hexes:
             self._check_fingers(power_id, kind, params)
@@ -1248,7 +745,7 @@ class Catalogue(PlatformGame):
         actor: str,
         audience: list,
     ) -> None:
-        c = _cat(self.state)
+        c = cat(self.state)
         c.setdefault("kinds", {})[action_id] = {
             "kind": kind,
             "params": deepcopy(params),
@@ -1279,8 +776,8 @@ class Catalogue(PlatformGame):
         self, action_id: str, power_id: str, kind: str, success: bool, outputs: dict, actor: str, audience: list
     ) -> None:
         s = self.state
-        k = _cat(s).setdefault("counters", {}).setdefault(power_id, {})
-        kinds = _cat(s).get("kinds", {})
+        k = cat(s).setdefault("counters", {}).setdefault(power_id, {})
+        kinds = cat(s).get("kinds", {})
         if action_id in kinds:
             kinds[action_id]["outcome"] = {"success": success, **deepcopy(outputs)}
         if kind == "coming_of_age":
@@ -1300,187 +797,9 @@ class Catalogue(PlatformGame):
 
     @event("TargetResult")
     def _target_result(self, action_id: str, target: str, result: dict, actor: str, audience: list) -> None:
-        kinds = _cat(self.state).get("kinds", {})
+        kinds = cat(self.state).get("kinds", {})
         if action_id in kinds:
             kinds[action_id].setdefault("per_target_results", {})[target] = dict(result)
-
-    # ------------------------------------------------------------------ P-DICE-11: shared actions
-
-    def join_action(
-        self,
-        power_id: str,
-        action_id: str,
-        *,
-        now: datetime,
-        roller: Roller,
-        assets: list[dict] | None = None,
-        convert: int = 0,
-        slot: str = "private",
-        actor: str | None = None,
-    ) -> dict:
-        """A declared collaborator spends one of its own actions and rolls its own pool into a shared action
-        (P-DICE-11): the successes add up (P-AMB-43); its consequences stay its own."""
-        g: Any = self
-        ps = g.power(power_id)
-        a = g.action(action_id)
-        g._check_planning(now, power_id)
-        if power_id not in a.collaborators:
-            raise RuleViolation(
-                f"{ps.name} is not a declared collaborator of this action", rule="P-DICE-11", field="action_id"
-            )
-        if a.discarded:
-            raise RuleViolation("this action was discarded", rule="P-DICE-10", field="action_id")
-        if any(sh["power"] == power_id for sh in _cat(self.state).get("shares", {}).get(action_id, [])):
-            raise RuleViolation("you have already joined this action", rule="P-DICE-11", field="action_id")
-        g.check_quota(power_id, slot, 1)
-        pool = g._build_pool(
-            power_id,
-            list(assets or []),
-            skill_tag=a.skill,
-            extra_actions=0,
-            roller=roller,
-            is_reaction=False,
-            dungeon=a.dungeon,
-            where={"location": a.location, "against": list(a.targets)},
-        )
-        g._lock_conversions_now(pool, convert)
-        self._share_rolled(
-            action_id=action_id,
-            power_id=power_id,
-            slot=slot,
-            pool=pool,
-            actor=actor or power_id,
-            audience=g._audience(a),
-        )
-        t = g.tally(a, _pool(pool))
-        return {"action_id": action_id, "faces": [d["face"] for d in pool["dice"]], "successes": t.successes}
-
-    @event("ShareRolled")
-    def _share_rolled(self, action_id: str, power_id: str, slot: str, pool: dict, actor: str, audience: list) -> None:
-        _cat(self.state).setdefault("shares", {}).setdefault(action_id, []).append(
-            {"power": power_id, "slot": slot, "pool": deepcopy(pool)}
-        )
-        self.state.next_roll = pool["roll_no"] + 1
-        self.state.powers[power_id].commands += 1
-        g: Any = self
-        g._spend(pool["assets"])
-
-    def propose_share_consequence(
-        self, action_id: str, power_id: str, consequence_id: str, text: str, effects: list[dict]
-    ) -> None:
-        """GM: the form a collaborator's own consequences take; each power answers for its own pool (P-DICE-11)."""
-        g: Any = self
-        a = g.action(action_id)
-        share = self._share(action_id, power_id)
-        if a.discarded or self.state.resolved:
-            raise RuleViolation("this action can no longer take consequences", rule="GM-3")
-        limits.check_text(consequence_id, "consequence_id", limits.IDENTIFIER)
-        limits.check_text(text, "text", limits.CONSEQUENCE_TEXT, what="a consequence's text")
-        if len(effects) > limits.ITEMS:
-            raise RuleViolation(f"effects lists at most {limits.ITEMS} items", field="effects")
-        for e in effects:
-            g._check_effect(e)
-        if any(c["id"] == consequence_id for c in share.get("consequences", [])):
-            raise RuleViolation(f"consequence {consequence_id!r} already exists", field="consequence_id")
-        self._share_consequence_proposed(
-            action_id=action_id,
-            power_id=power_id,
-            consequence_id=consequence_id,
-            text=text,
-            effects=deepcopy(effects),
-            actor=GM,
-            audience=g._audience(a),
-        )
-
-    def accept_share_consequence(
-        self, power_id: str, action_id: str, consequence_id: str, actor: str | None = None
-    ) -> None:
-        """A collaborator accepts the consequence of its own pool: its effects fall on it (P-DICE-11, P-ACT-2)."""
-        g: Any = self
-        a = g.action(action_id)
-        share = self._share(action_id, power_id)
-        c = next((c for c in share.get("consequences", []) if c["id"] == consequence_id), None)
-        if c is None:
-            raise NotFound(f"no consequence {consequence_id!r} on your part of this action", field="consequence_id")
-        if c["status"] != "proposed" or a.discarded:
-            raise RuleViolation("this consequence is no longer open", rule="GM-3", field="consequence_id")
-        self._share_consequence_accepted(
-            action_id=action_id,
-            power_id=power_id,
-            consequence_id=consequence_id,
-            actor=actor or power_id,
-            audience=g._audience(a),
-        )
-        for e in c["effects"]:
-            if e["kind"] == "disclose":  # P.4: what a consequence leaks goes to the power it names
-                g._visibility_granted(
-                    to=e["to"],
-                    about=power_id,
-                    text=e["text"],
-                    action_id=action_id,
-                    source="consequence",
-                    actor=GM,
-                    audience=vis.powers([e["to"]]),
-                )
-
-    def _undo_shares(self, action_id: str) -> None:
-        """Fold: a discarded shared action applies no consequences, the collaborators' included (P-AMB-29); their
-        actions stay spent. A disclosure cannot be unseen, so it stays."""
-        for sh in _cat(self.state).get("shares", {}).get(action_id, []):
-            p = self.state.powers[sh["power"]]
-            for c in sh.get("consequences", []):
-                was, c["status"] = (
-                    c["status"],
-                    {"accepted": "undone", "proposed": "withdrawn"}.get(c["status"], c["status"]),
-                )
-                for e in c["effects"] if was == "accepted" else []:
-                    if e["kind"] == "lose_actions":
-                        p.debt_next_month = max(0, p.debt_next_month - e["count"])
-                    elif e["kind"] == "status":
-                        left = p.statuses.get(e["name"], 0) - e["stacks"]
-                        p.statuses = {k: v for k, v in {**p.statuses, e["name"]: left}.items() if v > 0}
-
-    def _share(self, action_id: str, power_id: str) -> dict:
-        for sh in _cat(self.state).get("shares", {}).get(action_id, []):
-            if sh["power"] == power_id:
-                return dict(sh)
-        raise NotFound(f"{power_id!r} has not joined action {action_id!r}", rule="P-DICE-11", field="power_id")
-
-    @event("ShareConsequenceProposed")
-    def _share_consequence_proposed(
-        self, action_id: str, power_id: str, consequence_id: str, text: str, effects: list, actor: str, audience: list
-    ) -> None:
-        for sh in _cat(self.state)["shares"][action_id]:
-            if sh["power"] == power_id:
-                sh.setdefault("consequences", []).append(
-                    {"id": consequence_id, "text": text, "effects": deepcopy(effects), "status": "proposed"}
-                )
-
-    @event("ShareConsequenceAccepted")
-    def _share_consequence_accepted(
-        self, action_id: str, power_id: str, consequence_id: str, actor: str, audience: list
-    ) -> None:
-        p = self.state.powers[power_id]
-        for sh in _cat(self.state)["shares"][action_id]:
-            for c in sh.get("consequences", []) if sh["power"] == power_id else []:
-                if c["id"] != consequence_id:
-                    continue
-                c["status"] = "accepted"
-                for e in c["effects"]:
-                    if e["kind"] == "lose_actions":
-                        p.debt_next_month += e["count"]
-                    elif e["kind"] == "status":
-                        p.statuses[e["name"]] = p.statuses.get(e["name"], 0) + e["stacks"]
-
-    @event("ShareUndercut")
-    def _share_undercut(self, action_id: str, share: int, asset_id: str, name: str, actor: str, audience: list) -> None:
-        sh = _cat(self.state)["shares"][action_id][share]
-        for pa in sh["pool"]["assets"]:
-            if pa["asset_id"] == asset_id:
-                pa["undercut"] = True
-        for d in sh["pool"]["dice"]:
-            if d["asset"] == asset_id:
-                d["removed"] = True
 
     # ------------------------------------------------------------------ GM: resistance per target (P-RES-4)
 
@@ -1493,7 +812,7 @@ class Catalogue(PlatformGame):
             raise RuleViolation("this month is already resolved", rule="P-RES-4")
         if not a.resistible or len(a.targets) < 2:
             raise RuleViolation("resistance per target is for a resistible action with several targets", rule="P-RES-4")
-        if action_id in _cat(self.state).get("kinds", {}):
+        if action_id in cat(self.state).get("kinds", {}):
             raise RuleViolation("this catalogue action already says how it is resisted", rule="P-RES-4")
         self._class_action_declared(
             action_id=action_id,
@@ -1521,11 +840,11 @@ class Catalogue(PlatformGame):
         ps = g.power(power_id)
         if not ps.options.get("blighted_neighborhood"):
             raise RuleViolation("choosing a blighted town needs Blighted Neighborhood", rule="P.2.12", field="power_id")
-        town = self._map_town(town_id)
-        if town is None or town not in {t for t, _ in self._claims_of(power_id)}:
+        town = map_town(self.state, town_id)
+        if town is None or town not in {t for t, _ in claims_of(self.state, power_id)}:
             raise RuleViolation(f"{ps.name} claims no town {town_id!r}", rule="P.2.12", field="town_id")
-        held = _cat(self.state).get("blighted", {}).get(power_id)
-        if held is not None and held in {t for t, _ in self._claims_of(power_id)}:
+        held = cat(self.state).get("blighted", {}).get(power_id)
+        if held is not None and held in {t for t, _ in claims_of(self.state, power_id)}:
             raise RuleViolation(
                 "you still claim the town you chose; choose another only once you claim it no more [003:959]",
                 rule="P.2.12",
@@ -1533,26 +852,19 @@ class Catalogue(PlatformGame):
             )
         self._blighted_town_chosen(power_id=power_id, town_id=town, actor=power_id, audience=vis.powers([power_id]))
 
-    def _claims_of(self, power_id: str) -> list[tuple[str, dict]]:
-        return [
-            (tid, t)
-            for tid, t in sorted(self._world_towns().items())
-            if any(c["power"] == power_id for c in t["claims"].values())
-        ]
-
     @event("BlightedTownChosen")
     def _blighted_town_chosen(self, power_id: str, town_id: str, actor: str, audience: list) -> None:
-        _cat(self.state).setdefault("blighted", {})[power_id] = town_id
+        cat(self.state).setdefault("blighted", {})[power_id] = town_id
 
     def _catalogue_cleanup(self) -> None:
         """At each Cleanup, the blighted town loses 1 population and 1 wealth and its power gains 5 Fear
         ([003:959]); a town the power no longer claims is spared."""
         g: Any = self
-        for power_id, town in sorted(_cat(self.state).get("blighted", {}).items()):
+        for power_id, town in sorted(cat(self.state).get("blighted", {}).items()):
             p = self.state.powers.get(power_id)
             if p is None or not p.options.get("blighted_neighborhood"):
                 continue
-            if town not in {t for t, _ in self._claims_of(power_id)}:
+            if town not in {t for t, _ in claims_of(self.state, power_id)}:
                 continue
             g.harm_town(town, {"population": -1, "wealth": -1}, "Blighted Neighborhood [003:959]", None)
             g.earn(power_id, "fear", 5, "Blighted Neighborhood: Cleanup ([003:959])")
@@ -1570,7 +882,7 @@ class Catalogue(PlatformGame):
             raise RuleViolation("Dread Growth happens during Tidings [003:1327]", rule="P.2.12")
         if not isinstance(units, int) or isinstance(units, bool) or not 0 <= units <= 100:
             raise RuleViolation("units is a whole number from 0 to 100", rule="P.2.12", field="units")
-        k = _cat(self.state).get("counters", {}).get(power_id, {})
+        k = cat(self.state).get("counters", {}).get(power_id, {})
         if k.get("dread_growth_season") == self.state.season:
             raise RuleViolation("the army has grown this season", rule="P.2.12")
         gain, maximum = cr.dread_growth(units, int(k.get("dread_maximum", units)))
@@ -1589,7 +901,7 @@ class Catalogue(PlatformGame):
     def _dread_grown(
         self, power_id: str, units: int, gain: int, maximum: int, season: int, actor: str, audience: list
     ) -> None:
-        k = _cat(self.state).setdefault("counters", {}).setdefault(power_id, {})
+        k = cat(self.state).setdefault("counters", {}).setdefault(power_id, {})
         k["dread_maximum"], k["dread_growth_season"] = maximum, season
 
     # ------------------------------------------------------------------ GM: true locations (P-ACT-6)
@@ -1603,19 +915,7 @@ class Catalogue(PlatformGame):
 
     @event("TrueLocationRecorded")
     def _location_recorded(self, power_id: str, hex_id: str, actor: str, audience: list) -> None:
-        _cat(self.state).setdefault("locations", {})[power_id] = hex_id
-
-
-def _term_ok(typ: type, value: Any) -> bool:
-    if typ is int:  # a fee or a mobility: a whole number, never a bool
-        return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 100
-    return isinstance(value, typ)
-
-
-def _pool(data: dict) -> Any:
-    from domain.powers.game import _pool_from  # the aggregate's own reading of a pool
-
-    return _pool_from(data)
+        cat(self.state).setdefault("locations", {})[power_id] = hex_id
 
 
 def _check_params(params: dict) -> None:
@@ -1645,7 +945,7 @@ def catalogue_view(game: Any, viewer: str) -> dict:
     outcomes, its share of actions resolved per target, its collaborations, its extra and triggered
     reactions, the terms of assets it holds (and of industries, which are public) and its counters. True
     locations stay with the GM."""
-    c = deepcopy(_cat(game.state))
+    c = deepcopy(cat(game.state))
     if viewer == GM:
         return c
     s = game.state
