@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from api import rulesets, web
+from api import declare, rulesets, web
 from api.compose import build_games, build_projector
 from api.ratelimit import RateLimitMiddleware, RateLimits
 from api.routes import commands, games, history, mail, posts, windows
@@ -152,7 +152,7 @@ def api_routers() -> list[APIRouter]:
     No two of their routes answer the same request (``tests/integration/test_api_routes.py``), so their order
     decides nothing but speed: FastAPI tries the routers in order, a route at a time (a few microseconds
     each), and most commands a game takes are its ruleset's (an action, a roll, a reaction)."""
-    rulesets_first = [m.router for m in rulesets.parts("routes")]
+    rulesets_first = [*declare.routers(), *(m.router for m in rulesets.parts("routes"))]
     return [*rulesets_first, games.router, commands.router, history.router, windows.router, mail.router, posts.router]
 
 
