@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eventsourcing.domain import event
 
@@ -39,24 +39,28 @@ from domain.powers import hexmap
 from domain.powers import magic_rules as mr
 from domain.powers.spells import CATALOGUE, NAMED_WITHOUT_COST, Spell
 
+if TYPE_CHECKING:
+    from domain.powers.state import Asset, GameState
+
 MAX_RANGE = 30
 
 
-def _magic(state: Any) -> dict:
+def _magic(state: GameState) -> dict[str, Any]:
     return state.magic
 
 
-def _of(state: Any, power_id: str) -> dict:
-    return state.magic.get("powers", {}).get(power_id, {})
+def _of(state: Any, power_id: str) -> dict[str, Any]:
+    mine: dict[str, Any] = state.magic.get("powers", {}).get(power_id, {})
+    return mine
 
 
-def _fold_power(state: Any, power_id: str) -> dict:
+def _fold_power(state: Any, power_id: str) -> dict[str, Any]:
     """A power's magic record, created on first use (only event bodies call this)."""
-    powers = state.magic.setdefault("powers", {})
+    powers: dict[str, dict[str, Any]] = state.magic.setdefault("powers", {})
     return powers.setdefault(power_id, {"perks": {}, "known": [], "conduits": {}})
 
 
-def perks_of(state: Any, power_id: str) -> dict[str, dict]:
+def perks_of(state: Any, power_id: str) -> dict[str, dict[str, list[str]]]:
     """The power's magic perks (perk -> ``{"elements", "spells"}``): those it holds through development
     (``domain.powers.development``: bought with fame or granted at the start, named as the rules name them,
     their choice an element) and those the GM recorded here (class features' choices, Witchcraft)."""
@@ -115,7 +119,7 @@ def current_cost(state: Any, spell: Spell, power_id: str) -> mr.Cost:
     return mr.inflated(base, _magic(state).get("inflation", {}).get(inflation_key(spell, power_id), 0))
 
 
-def spell_summary(state: Any, spell: Spell, power_id: str | None) -> dict:
+def spell_summary(state: Any, spell: Spell, power_id: str | None) -> dict[str, Any]:
     """A spell as a viewer reads it: its cost (inflated for rituals), rank and difficulty (P-MAG-3)."""
     cost = current_cost(state, spell, power_id) if power_id else mr.parse_cost(spell.cost)
     out = {
@@ -135,7 +139,7 @@ def spell_summary(state: Any, spell: Spell, power_id: str | None) -> dict:
     return out
 
 
-def _month_casts(state: Any, power_id: str) -> list[dict]:
+def _month_casts(state: Any, power_id: str) -> list[dict[str, Any]]:
     return [
         c
         for c in _magic(state).get("casts", {}).values()
@@ -143,7 +147,7 @@ def _month_casts(state: Any, power_id: str) -> list[dict]:
     ]
 
 
-def _casts_on(state: Any, action_id: str) -> list[dict]:
+def _casts_on(state: Any, action_id: str) -> list[dict[str, Any]]:
     return [
         c
         for c in _magic(state).get("casts", {}).values()
@@ -151,16 +155,16 @@ def _casts_on(state: Any, action_id: str) -> list[dict]:
     ]
 
 
-def pool_of(state: Any, action_id: str) -> dict:
+def pool_of(state: Any, action_id: str) -> dict[str, Any]:
     """This month's mana pool of an action: ``channelled`` (the owner's, P-AMB-37) and ``contributed``."""
-    pool = _magic(state).get("pools", {}).get(action_id)
+    pool: dict[str, Any] | None = _magic(state).get("pools", {}).get(action_id)
     if pool is None or (pool["season"], pool["month"]) != (state.season, state.month):
         return {"channelled": {}, "contributed": {}}
     return pool
 
 
-def _fold_pool(state: Any, action_id: str) -> dict:
-    pools = _magic(state).setdefault("pools", {})
+def _fold_pool(state: Any, action_id: str) -> dict[str, Any]:
+    pools: dict[str, dict[str, Any]] = _magic(state).setdefault("pools", {})
     for old in [k for k, p in pools.items() if (p["season"], p["month"]) != (state.season, state.month)]:
         del pools[old]
     return pools.setdefault(
@@ -168,14 +172,14 @@ def _fold_pool(state: Any, action_id: str) -> dict:
     )
 
 
-def _add(wallet: dict, mana: Mapping[str, int], sign: int = 1) -> None:
+def _add(wallet: dict[str, int], mana: Mapping[str, int], sign: int = 1) -> None:
     for e, n in mana.items():
         wallet[e] = wallet.get(e, 0) + sign * n
     for e in [e for e, n in wallet.items() if n <= 0]:
         del wallet[e]
 
 
-def _check_reach(spell: Spell, conduit: dict, target: str, *, capitol_doubles: bool) -> None:
+def _check_reach(spell: Spell, conduit: dict[str, Any], target: str, *, capitol_doubles: bool) -> None:
     """P-MAG-5: a spell reaches its range from the conduit it is cast through (further from a tower, or from a
     capitol for the subclasses it doubles)."""
     reach = mr.reach(
@@ -196,7 +200,7 @@ def _check_pay(pay: list[str] | None) -> None:
         raise RuleViolation("a payment lists mana by element letter", rule="P-MAG-2", field="pay")
 
 
-def _known_spell(state: Any, mine: dict, spell_id: str) -> Spell:
+def _known_spell(state: Any, mine: dict[str, Any], spell_id: str) -> Spell:
     """A spell the power knows (P-ASSET-8)."""
     spell = spell_def(state, spell_id)
     if spell is None or spell_id not in mine.get("known", []):
@@ -204,17 +208,18 @@ def _known_spell(state: Any, mine: dict, spell_id: str) -> Spell:
     return spell
 
 
-def _garden_seasons(season: int, mine: dict, garden: str | None) -> int:
+def _garden_seasons(season: int, mine: dict[str, Any], garden: str | None) -> int:
     """The seasons since the power last used the Mana Gardens ``garden`` (none without one); P-AMB-28: the count
     starts at the start of the epic (season 0) when the gardens were never used."""
     if garden is None:
         return 0
-    return max(0, season - mine.get("gardens", {}).get(garden, 0))
+    last: int = mine.get("gardens", {}).get(garden, 0)
+    return max(0, season - last)
 
 
-def _conduit(mine: dict, through: str) -> dict:
+def _conduit(mine: dict[str, Any], through: str) -> dict[str, Any]:
     """P-MAG-5: the conduit a power casts through is one of its own."""
-    conduit = mine.get("conduits", {}).get(through)
+    conduit: dict[str, Any] | None = mine.get("conduits", {}).get(through)
     if conduit is None:
         raise RuleViolation(
             f"the power casts through no {through!r}: name one of its conduits", rule="P-MAG-5", field="through"
@@ -222,7 +227,9 @@ def _conduit(mine: dict, through: str) -> dict:
     return conduit
 
 
-def _effective_rank(state: Any, power_id: str, spell: Spell, base_rank: int, earlier: list[dict], conduit: dict) -> int:
+def _effective_rank(
+    state: Any, power_id: str, spell: Spell, base_rank: int, earlier: list[dict[str, Any]], conduit: dict[str, Any]
+) -> int:
     """A cast's effective rank: Steady Sorcery raises a Slow spell's by the unique Slow spells cast before it
     this month, Borrowed Magic changes one cast through an army."""
     unique_slow = len({c["spell_id"] for c in earlier if c["speed"] == "slow"})
@@ -234,7 +241,14 @@ def _effective_rank(state: Any, power_id: str, spell: Spell, base_rank: int, ear
 
 
 def _cast_effects(
-    state: Any, mine: dict, power_id: str, spell: Spell, cost: mr.Cost, conduit: dict, target: str, base_rank: int
+    state: Any,
+    mine: dict[str, Any],
+    power_id: str,
+    spell: Spell,
+    cost: mr.Cost,
+    conduit: dict[str, Any],
+    target: str,
+    base_rank: int,
 ) -> dict[str, Any]:
     """What a cast sets going besides its spell: a ritual's difficulty and inflation key (P-MAG-3), an
     Indentured Mage's Uprising, Witchcraft's influence."""
@@ -250,7 +264,7 @@ def _cast_effects(
     }
 
 
-def _perfected_reduction(spell: Spell, earlier: list[dict], perks: Mapping[str, dict]) -> int:
+def _perfected_reduction(spell: Spell, earlier: list[dict[str, Any]], perks: Mapping[str, dict[str, list[str]]]) -> int:
     """Perfected Spell: the cost a perfected spell (not a ritual) loses for its casts earlier this month."""
     if spell.id not in perks.get("perfected_spell", {}).get("spells", []) or spell.speed == "ritual":
         return 0
@@ -295,7 +309,7 @@ def _efficiency_refund(
     wallet: Mapping[str, int],
     from_wallet: Mapping[str, int],
     cost: mr.Cost,
-    perks: Mapping[str, dict],
+    perks: Mapping[str, dict[str, list[str]]],
 ) -> dict[str, int]:
     """Elemental Efficiency: one mana back of each chosen element the cost names, within the power's caps."""
     after = Counter(wallet)
@@ -308,7 +322,7 @@ def _efficiency_refund(
     }
 
 
-def _draw(spent: Mapping[str, int], usable: list[dict]) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+def _draw(spent: Mapping[str, int], usable: list[dict[str, int]]) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
     """Where a payment comes from: the action's own mana first (what it does not spend is lost with it,
     P-AMB-37, [003:523]), then the power's wallet. Returns ``(pooled, from_wallet)``."""
     need = Counter(spent)
@@ -321,14 +335,20 @@ def _draw(spent: Mapping[str, int], usable: list[dict]) -> tuple[dict[str, dict[
     return pooled, {e: n for e, n in sorted(need.items()) if n > 0}
 
 
-def _take(state: Any, power_id: str, action_id: str | None, pooled: Mapping, from_wallet: Mapping) -> None:
+def _take(
+    state: Any,
+    power_id: str,
+    action_id: str | None,
+    pooled: Mapping[str, Mapping[str, int]],
+    from_wallet: Mapping[str, int],
+) -> None:
     """Fold a payment: out of the action's pool and the power's wallet."""
     _add(state.powers[power_id].mana, from_wallet, -1)
     for source, taken in pooled.items():
         _add(_fold_pool(state, str(action_id))[source], taken, -1)
 
 
-def ritual_of(state: Any, action_id: str) -> dict | None:
+def ritual_of(state: Any, action_id: str) -> dict[str, Any] | None:
     """The ritual cast as this month's action ``action_id``, if it is one."""
     return next((c for c in _casts_on(state, action_id) if c["speed"] == "ritual"), None)
 
@@ -406,7 +426,7 @@ class Magic(PlatformGame):
         for_power: str | None,
         source: str,
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         _magic(self.state).setdefault("spells", {})[id] = Spell(
             id, name, speed, cost, range, difficulty, power_specific, permanent, for_power, source
@@ -439,7 +459,7 @@ class Magic(PlatformGame):
         )
 
     @event("SpellLearned")
-    def _spell_learned(self, power_id: str, spell_id: str, name: str, actor: str, audience: list) -> None:
+    def _spell_learned(self, power_id: str, spell_id: str, name: str, actor: str, audience: list[str]) -> None:
         _fold_power(self.state, power_id)["known"].append(spell_id)
 
     def grant_magic_perk(
@@ -500,14 +520,16 @@ class Magic(PlatformGame):
             self._spells_perfected(power_id=power_id, spells=spells, actor=GM, audience=vis.powers([power_id]))
 
     @event("MagicPerkGranted")
-    def _magic_perk_granted(self, power_id: str, perk: str, element: str | None, actor: str, audience: list) -> None:
+    def _magic_perk_granted(
+        self, power_id: str, perk: str, element: str | None, actor: str, audience: list[str]
+    ) -> None:
         perks = _fold_power(self.state, power_id)["perks"]
         params = perks.setdefault(perk, {"elements": [], "spells": []})
         if element is not None:
             params["elements"].append(element)
 
     @event("SpellsPerfected")
-    def _spells_perfected(self, power_id: str, spells: list, actor: str, audience: list) -> None:
+    def _spells_perfected(self, power_id: str, spells: list[str], actor: str, audience: list[str]) -> None:
         perks = _fold_power(self.state, power_id)["perks"]
         perks.setdefault("perfected_spell", {"elements": [], "spells": []})["spells"].extend(spells)
 
@@ -554,7 +576,7 @@ class Magic(PlatformGame):
         tower: bool,
         capitol: bool,
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         _fold_power(self.state, power_id)["conduits"][conduit_id] = {
             "id": conduit_id,
@@ -574,7 +596,7 @@ class Magic(PlatformGame):
         self._conduit_removed(power_id=power_id, conduit_id=conduit_id, actor=GM, audience=vis.powers([power_id]))
 
     @event("ConduitRemoved")
-    def _conduit_removed(self, power_id: str, conduit_id: str, actor: str, audience: list) -> None:
+    def _conduit_removed(self, power_id: str, conduit_id: str, actor: str, audience: list[str]) -> None:
         del _fold_power(self.state, power_id)["conduits"][conduit_id]
 
     # ------------------------------------------------------------------ mana held by an action
@@ -614,7 +636,7 @@ class Magic(PlatformGame):
 
     @event("ManaChannelled")
     def _mana_channelled(
-        self, action_id: str, power_id: str, element: str, amount: int, actor: str, audience: list
+        self, action_id: str, power_id: str, element: str, amount: int, actor: str, audience: list[str]
     ) -> None:
         _add(_fold_pool(self.state, action_id)["channelled"], {element: amount})
 
@@ -645,7 +667,7 @@ class Magic(PlatformGame):
 
     @event("ManaContributed")
     def _mana_contributed(
-        self, action_id: str, power_id: str, owner: str, mana: dict, actor: str, audience: list
+        self, action_id: str, power_id: str, owner: str, mana: dict[str, int], actor: str, audience: list[str]
     ) -> None:
         _add(_fold_pool(self.state, action_id)["contributed"], mana)
         _add(self.state.powers[power_id].mana, mana, -1)
@@ -659,7 +681,7 @@ class Magic(PlatformGame):
         now: datetime,
         pay: list[str] | None = None,
         actor: str | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Pay an action's own mana cost (Uplift Master's ``AW``, Sacrificial Summoning's ``FW``...) by the
         rules of spell costs (P-MAG-2), from mana the action holds first, then the wallet. The perks that
         change costs are for spells (P-MAG-6), so none applies here."""
@@ -691,17 +713,17 @@ class Magic(PlatformGame):
         power_id: str,
         action_id: str,
         cost: str,
-        paid: dict,
-        pooled: dict,
-        from_wallet: dict,
+        paid: dict[str, int],
+        pooled: dict[str, dict[str, int]],
+        from_wallet: dict[str, int],
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         _take(self.state, power_id, action_id, pooled, from_wallet)
 
     # ------------------------------------------------------------------ a spell held as an asset (P-ASSET-8)
 
-    def _check_spell_assets(self, power_id: str, chosen: list, where: dict | None) -> None:
+    def _check_spell_assets(self, power_id: str, chosen: list[tuple[Asset, str]], where: dict[str, Any] | None) -> None:
         """P-ASSET-8: [003:132] a spell "can only be used by the caster ... They can be used repeatedly, but the
         mana cost must be paid each time." A spell asset joins an action's pool once the power cast that spell in
         the action (each cast pays for that action's one use); a reaction's, once it cast it with its reactions
@@ -747,7 +769,7 @@ class Magic(PlatformGame):
         action_id: str | None = None,
         pay: list[str] | None = None,
         actor: str | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Cast a spell or ritual the power knows, through one of its conduits, paying its mana.
 
         In an action (``action_id``, during Planning): any Fast spells, at most one Slow, or one Ritual
@@ -819,7 +841,8 @@ class Magic(PlatformGame):
     def _mana_garden(self, power_id: str, hex_id: str) -> str | None:
         """The working stronghold of this power with Mana Gardens at ``hex_id``, where a ritual is conducted
         "here" ([003:453]); an inoperable one (unpaid maintenance, P-FEAT-3) collects nothing."""
-        for fid, f in sorted(self.state.world.features.items()):
+        features: dict[str, dict[str, Any]] = self.state.world.features
+        for fid, f in sorted(features.items()):
             if (
                 f["kind"] == "stronghold"
                 and f["hex"] == hex_id
@@ -832,7 +855,7 @@ class Magic(PlatformGame):
 
     @event("ManaGardensUsed")
     def _mana_gardens_used(
-        self, power_id: str, feature_id: str, cast_id: str, reduction: int, season: int, actor: str, audience: list
+        self, power_id: str, feature_id: str, cast_id: str, reduction: int, season: int, actor: str, audience: list[str]
     ) -> None:
         _fold_power(self.state, power_id).setdefault("gardens", {})[feature_id] = season
 
@@ -906,22 +929,22 @@ class Magic(PlatformGame):
         target: str,
         cost: str,
         reduction: int,
-        paid: dict,
-        pooled: dict,
-        from_wallet: dict,
+        paid: dict[str, int],
+        pooled: dict[str, dict[str, int]],
+        from_wallet: dict[str, int],
         substitution: str | None,
-        elements: list,
+        elements: list[str],
         rank: int,
         effective_rank: int,
-        refund: dict,
+        refund: dict[str, int],
         season: int,
         month: int,
         difficulty: int | None,
         inflation_key: str | None,
-        uprising: dict | None,
-        influence: dict | None,
+        uprising: dict[str, Any] | None,
+        influence: dict[str, Any] | None,
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         cast: dict[str, Any] = {
             "cast_id": cast_id,
@@ -1000,7 +1023,7 @@ class Magic(PlatformGame):
 
     @event("RitualWarded")
     def _ritual_warded(
-        self, action_id: str, power_id: str, successes: int, protected: bool, actor: str, audience: list
+        self, action_id: str, power_id: str, successes: int, protected: bool, actor: str, audience: list[str]
     ) -> None:
         pass
 
@@ -1037,9 +1060,9 @@ class Magic(PlatformGame):
         success: bool,
         inflation_key: str,
         difficulty: int,
-        refund: dict,
+        refund: dict[str, int],
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         m = _magic(self.state)
         if success:
@@ -1184,7 +1207,7 @@ class DeclareDispel(Command):
     ritual: str
 
 
-def grant_mana(game: Any, cmd: GrantMana, ctx: Context) -> dict:
+def grant_mana(game: Any, cmd: GrantMana, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     game.grant_mana(cmd.power_id, cmd.element, cmd.amount)
     return {"mana": dict(game.state.powers[cmd.power_id].mana)}
@@ -1195,13 +1218,13 @@ def channel_mana(game: Any, cmd: ChannelMana, ctx: Context) -> None:
     game.channel_mana(cmd.action_id, cmd.element, cmd.amount, now=ctx.now)
 
 
-def contribute_mana(game: Any, cmd: ContributeMana, ctx: Context) -> dict:
+def contribute_mana(game: Any, cmd: ContributeMana, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     game.contribute_mana(cmd.power_id, cmd.action_id, list(cmd.mana), now=ctx.now, actor=ctx.principal)
     return {"mana": dict(game.state.powers[cmd.power_id].mana)}
 
 
-def pay_mana(game: Any, cmd: PayMana, ctx: Context) -> dict:
+def pay_mana(game: Any, cmd: PayMana, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     out = game.pay_mana(
         cmd.power_id,
@@ -1214,7 +1237,7 @@ def pay_mana(game: Any, cmd: PayMana, ctx: Context) -> dict:
     return {**out, "mana": dict(game.state.powers[cmd.power_id].mana)}
 
 
-def define_spell(game: Any, cmd: DefineSpell, ctx: Context) -> dict:
+def define_spell(game: Any, cmd: DefineSpell, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     game.define_spell(
         cmd.spell_id,
@@ -1240,7 +1263,7 @@ def grant_magic_perk(game: Any, cmd: GrantMagicPerk, ctx: Context) -> None:
     game.grant_magic_perk(cmd.power_id, cmd.perk, cmd.element, list(cmd.spells))
 
 
-def set_conduit(game: Any, cmd: SetConduit, ctx: Context) -> dict:
+def set_conduit(game: Any, cmd: SetConduit, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     conduit_id = cmd.conduit_id or ctx.new_id("conduit")
     game.set_conduit(cmd.power_id, conduit_id, cmd.name, cmd.hex_id, cmd.kind, tower=cmd.tower, capitol=cmd.capitol)
@@ -1252,7 +1275,7 @@ def remove_conduit(game: Any, cmd: RemoveConduit, ctx: Context) -> None:
     game.remove_conduit(cmd.power_id, cmd.conduit_id)
 
 
-def cast_spell(game: Any, cmd: CastSpell, ctx: Context) -> dict:
+def cast_spell(game: Any, cmd: CastSpell, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     cast = game.cast_spell(
         cmd.power_id,
@@ -1291,7 +1314,7 @@ MAGIC_COMMANDS: Mapping[type, Handler] = {
 # ---------------------------------------------------------------------- views
 
 
-def _power_magic(state: Any, power_id: str, *, owner: bool) -> dict:
+def _power_magic(state: Any, power_id: str, *, owner: bool) -> dict[str, Any]:
     mine = _of(state, power_id)
     out: dict[str, Any] = {
         "perks": {k: {"elements": list(v["elements"])} for k, v in sorted(perks_of(state, power_id).items())}
@@ -1324,7 +1347,7 @@ def _power_magic(state: Any, power_id: str, *, owner: bool) -> dict:
     return out
 
 
-def magic_view(game: Any, viewer: str) -> dict:
+def magic_view(game: Any, viewer: str) -> dict[str, Any]:
     """Magic as ``viewer`` may see it (P.4): the public catalogue and everyone's perks; its own mana, caps,
     spells, conduits and casts; the GM sees every power's, every design and every ritual's inflation."""
     s = game.state
