@@ -117,8 +117,8 @@ class Turn:
             raise TypeError(f"not a command: {command!r}")
         if is_system(command) and self.caller.role != "system":
             raise Forbidden(f"only the service's workers send {type(command).__name__}", field="command")
-        handler = self.game.ruleset.handler(command)
-        return handler(self.game, command, self.games.context(self.caller, self.game, self.kept))
+        ctx = self.games.context(self.caller, self.game, self.kept)
+        return self.game.ruleset.run(self.game, command, ctx)
 
     def receipt(self) -> Receipt:
         """The receipt of what this turn has recorded so far, as the caller sees it."""

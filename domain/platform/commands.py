@@ -70,6 +70,9 @@ class Context:
     copy_at: Callable[[int], tuple[list[Any], Any]] | None = None
     # Saves these (events, then aggregates) in the command's own transaction: all of it is recorded, or nothing.
     keep: Callable[..., None] | None = None
+    # The command is a seat's default on silence, sent by the platform as a window closes (domain.platform.flow): a
+    # handler may record it as a default rather than the seat's own choice.
+    silent: bool = False
 
 
 Handler = Callable[[Any, Any, Context], Any]
@@ -331,14 +334,25 @@ def close_window(game: Any, cmd: CloseWindow, ctx: Context) -> dict[str, Any]:
     game.expect_step(cmd.expected_step)
     if cmd.window_id not in game.state.windows:
         raise NotFound(f"no open window {cmd.window_id!r}", field="window_id")
-    return {"closed": game.close_window(cmd.window_id, now=ctx.now, reason=cmd.reason, force=True, **_dice(game, ctx))}
+    return {"closed": _close(game, cmd.window_id, ctx, reason=cmd.reason, force=True)}
 
 
 def close_due_window(game: Any, cmd: CloseDueWindow, ctx: Context) -> dict[str, Any]:
     w = game.state.windows.get(cmd.window_id)
     if w is None or w.closed or ctx.now < datetime.fromisoformat(w.final_closes_at):
         return {"closed": False}
-    return {"closed": game.close_window(cmd.window_id, now=ctx.now, reason="deadline", **_dice(game, ctx))}
+    return {"closed": _close(game, cmd.window_id, ctx, reason="deadline", force=False)}
+
+
+def _close(game: Any, window_id: str, ctx: Context, *, reason: str, force: bool) -> bool:
+    """The platform closes a window its ruleset declares (domain.platform.flow); any other, the ruleset closes."""
+    from domain.platform import flow  # flow builds on these commands
+
+    w = game.state.windows.get(window_id)
+    if w is not None and flow.rule_for(game, w) is not None:
+        return flow.close(game, window_id, ctx, reason=reason)
+    closed: bool = game.close_window(window_id, now=ctx.now, reason=reason, force=force, **_dice(game, ctx))
+    return closed
 
 
 def _dice(game: Any, ctx: Context) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from domain import visibility as vis
 from domain.dice import ROLLS_PER_MONTH, RollLimit, commitment, roll_tree
 from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
+from domain.platform import flow
 from domain.platform import ruleset as rulesets
 from domain.platform.posts import Posts
 from domain.platform.roles import WINDOWS
@@ -96,8 +97,9 @@ class PlatformGame(Posts, Aggregate):
         raise NotImplementedError
 
     def pending_in(self, w: Window) -> list[str]:
-        """Who may still act in this window (reminders go to them)."""
-        raise NotImplementedError
+        """Who may still act in this window (reminders go to them): whom its rule says it waits on
+        (domain.platform.flow); NotImplementedError if its ruleset declares no rule for it."""
+        return flow.waiting(self, w)
 
     def waits_on(self, w: Window, seat: str) -> bool:
         """Whether this open window waits on this seat now ("your move" on My games): by default, whether the
@@ -109,8 +111,9 @@ class PlatformGame(Posts, Aggregate):
         return False
 
     def _may_act_in(self, w: Window, power_id: str) -> bool:
-        """Whether this seat still has something to do in this window (it may then ask for more time)."""
-        raise NotImplementedError
+        """Whether this seat still has something to do in this window (it may then ask for more time): by default,
+        whether the window waits on it."""
+        return power_id in self.pending_in(w)
 
     def expect_step(self, expected: str | None) -> None:
         """Refuse (409, recording nothing) a command sent for a step the game has left: a burst of the same click

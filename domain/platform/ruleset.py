@@ -22,17 +22,24 @@ from eventsourcing.domain import Aggregate
 from pydantic import BaseModel
 
 from domain.errors import DomainError, RuleViolation
+from domain.platform import flow
+from domain.platform.flow import WindowRule
 from domain.platform.roles import WITH_GM, Roles
 
 
 @dataclass(frozen=True)
 class Step:
-    """One step of a ruleset's calendar, as data: the windows it opens, what closes them, what runs on entry."""
+    """One step of a ruleset's calendar, as data: the windows it opens, what closes them, what runs on entry.
+
+    ``windows`` are what the platform runs (``domain.platform.flow.WindowRule``: whom each kind of window waits on,
+    what closes it early, each silent seat's default, what follows); ``opens``, ``closes_on`` and ``on_entry`` say
+    the same in words, for the calendar a viewer reads."""
 
     name: str
     opens: tuple[str, ...] = ()
     closes_on: tuple[str, ...] = ()
     on_entry: str = ""
+    windows: tuple[WindowRule, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -83,6 +90,14 @@ class Ruleset:
         if found is None:
             raise UnknownCommand(f"{self.name!r} games take no command {type(command).__name__}", field="command")
         return found
+
+    def run(self, game: Any, command: Any, ctx: Any) -> Any:
+        """Run a command through its handler, then the flow the steps declare: every window the command left over
+        closes, and what follows it is entered (``domain.platform.flow.settle``)."""
+        result = self.handler(command)(game, command, ctx)
+        if any(step.windows for step in self.steps):
+            flow.settle(game, ctx)
+        return result
 
     def event_kinds(self) -> frozenset[str]:
         """The names of every event a game of this ruleset records (its own and the platform's)."""

@@ -41,8 +41,7 @@ def hidden(viewers: list[str]) -> dict[str, list[str]]:
 
 # ---------------------------------------------------------------------- seeded random play (test_liveness)
 
-GAMES, TURNS = 3, 30  # seeds played, and the turn cap of each
-PASSES_DEADLINES = False  # the table opens no window: its games end or move without a deadline passing
+GAMES, TURNS = 3, 30  # seeds played, and the turn cap of each (its rounds' deadlines pass: the silent seat)
 
 
 def setup(games: Any, as_: Callable[[str], Any]) -> tuple[str, list[str]]:

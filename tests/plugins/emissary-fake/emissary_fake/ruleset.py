@@ -1,5 +1,5 @@
-"""A fake ruleset on the platform alone (issue 11): seats join and post to the table; each join begins a
-phase. It imports no ``domain.powers``; its entry point names ``PLUGIN`` (README "Adding a ruleset")."""
+"""A fake ruleset on the platform alone (issue 11): seats join and post; each join begins a phase; once three sit,
+rounds run on the platform's flow (``ROUND``). It imports no ``domain.powers``; its entry point names ``PLUGIN``."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from domain import visibility as vis
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.ids import GM
 from domain.platform.commands import Command, Context
+from domain.platform.flow import WindowRule, open_window
 from domain.platform.game import PlatformGame, fold
 from domain.platform.plugin import Plugin
 from domain.platform.ruleset import Ruleset, Step
@@ -66,18 +67,14 @@ class Table(PlatformGame):
             raise NotFound(f"no seat {power_id!r} at this table", field="seat")
         return self.state.powers[power_id]
 
-    def pending_in(self, w: Window) -> list[str]:
-        return sorted(p for p, s in self.state.powers.items() if not s.ready)
-
-    def _may_act_in(self, w: Window, power_id: str) -> bool:
-        return power_id in self.pending_in(w)
-
     def join(self, cmd: Join, ctx: Context | None = None) -> None:  # a command's handler: (game, command, context)
         if ctx is not None and ctx.principal != GM:
             raise Forbidden("only the GM seats a player", rule="TABLE-0", field="authorization")
         self._joined(seat_id=cmd.seat_id, name=cmd.name, actor=GM, audience=[vis.PUBLIC])
         if ctx is not None and self.state.seed_commitment is None:  # the platform's dice, for [roll NdS] in a post
             self._commit_seed(ctx.entropy(32), season=0, month=0)
+        if ctx is not None and len(self.state.powers) == 3:  # the table is full: the first round opens
+            _next_round(self, None, ctx)
 
     @event("Joined")
     def _joined(self, seat_id: str, name: str, actor: str, audience: list) -> None:
@@ -93,6 +90,18 @@ class Table(PlatformGame):
         self.state.posts.append({"seat": seat_id, "text": text})
 
 
+def _waits(game: Table, w: Window) -> list[str]:  # a round waits on each seat with no post in it; silence posts
+    return sorted(set(game.state.powers) - {p["seat"] for p in game.state.posts[int(w.id.split("-")[1]) :]})
+
+
+def _next_round(game: Table, w: Window | None, ctx: Context) -> None:
+    open_window(game, f"round-{len(game.state.posts)}", "round", now=ctx.now, hours=24)
+
+
+ROUND = WindowRule("round", _waits, closes_early=lambda g, w: not _waits(g, w), early="everyone posted",
+                   on_silence=lambda g, w, seat: Post(seat, "(silent)"), then=_next_round)  # fmt: skip
+
+
 def offers(game: Table, principal: str) -> list[Command]:
     """The GM seats ann, bob and cy in turn (TABLE-0); a seat posts (TABLE-1); nobody else sends anything."""
     joins = [Join(p, p.title()) for p in ("ann", "bob", "cy") if p not in game.state.powers][:1]
@@ -101,8 +110,8 @@ def offers(game: Table, principal: str) -> list[Command]:
 
 
 # fmt: off
-FAKE = Ruleset(name="table", version="table-1", options=TableOptions, steps=(Step("play"),), aggregate=Table,
-               start=Table.start, commands={Join: Table.join, Post: Table.post}, fold=fold,
+FAKE = Ruleset(name="table", version="table-1", options=TableOptions, steps=(Step("play", windows=(ROUND,)),),
+               aggregate=Table, start=Table.start, commands={Join: Table.join, Post: Table.post}, fold=fold,
                view=lambda game, viewer: {"seats": sorted(game.state.powers), "posts": list(game.state.posts)},
                phase_of=lambda e: {"phase": f"join-{e.seat_id}"} if type(e).__name__ == "Joined" else None,
                seat_of=lambda e: e.seat_id if type(e).__name__ == "Joined" else None, offers=offers)

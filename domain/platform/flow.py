@@ -1,0 +1,171 @@
+"""The platform runs the flow (issue 26 item 2): a ruleset declares its windows as data, the platform executes them.
+
+As boardgame.io runs a game's phases and turn order from the game object (each phase's ``onBegin``, ``endIf``,
+``next``; each turn's ``activePlayers``), a ruleset's steps (``domain.platform.ruleset.Step``) name the kinds of
+window they open, and for each kind a ``WindowRule`` says, as functions of the game's state:
+
+- whom the window waits on (``waits_on``): who is reminded, who may ask for more time, whose move it is;
+- what closes it early (``closes_early``): the platform checks it after every command and closes the window then;
+- its default on silence (``on_silence``): the command each seat still waited on is taken to send when the window
+  closes (its deadline, or the GM's or host's close); the platform sends it through the ruleset's own handler, as
+  that seat, with ``Context.silent`` set, so a default is a command the ruleset accepts like any other;
+- what follows its close (``then``): what the step enters next (the next turn's window, the next phase).
+
+A ruleset opens a window when its step is entered (``open_window``); everything after is the platform's: the
+deadline, reminders and extensions (``domain.platform.game``), the close early, the defaults on silence, the close
+at the deadline, and the entry into what follows. The events recorded are the platform's ``WindowOpened`` and
+``WindowClosed`` and the ruleset's own, as before.
+
+A window whose kind no rule declares is closed by the ruleset's own ``close_window`` (a ruleset not yet moved here).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from domain import visibility as vis
+from domain.ids import SYSTEM
+from domain.platform.commands import Command, Context
+from domain.platform.state import Window
+
+Game = Any  # a ruleset's game aggregate (a ``PlatformGame``); its rules read its own state
+
+
+def _never(game: Game, w: Window) -> bool:
+    return False
+
+
+def _public(game: Game, w: Window) -> list[str]:
+    return [vis.PUBLIC]
+
+
+@dataclass(frozen=True)
+class WindowRule:
+    """How one kind of window runs, as data the platform executes.
+
+    ``kind`` is the window's kind (``Window.kind``) or its first part before a colon (a turn's window
+    ``move:ann:1:2`` is of kind ``move``)."""
+
+    kind: str
+    waits_on: Callable[[Game, Window], Sequence[str]]
+    # what closes it before its deadline, checked after every command; the close records ``early`` as its reason
+    closes_early: Callable[[Game, Window], bool] = _never
+    early: str = "everyone acted"
+    # the command a seat the window still waits on is taken to send at the close, or None (its silence does nothing)
+    on_silence: Callable[[Game, Window, str], Command | None] | None = None
+    # what follows the close (early, at the deadline or by the GM): the next window, the next step
+    then: Callable[[Game, Window, Context], None] | None = None
+    # who records the close, and who sees it (the window's own viewers)
+    closed_by: str = SYSTEM
+    audience: Callable[[Game, Window], list[str]] = _public
+
+    def governs(self, kind: str) -> bool:
+        return kind == self.kind or kind.startswith(self.kind + ":")
+
+
+def rules_of(game: Game) -> tuple[WindowRule, ...]:
+    """Every window rule the steps of the game's ruleset declare."""
+    steps = game.ruleset.steps
+    return tuple(rule for step in steps for rule in step.windows)
+
+
+def rule_for(game: Game, w: Window) -> WindowRule | None:
+    """The rule of this window's kind, or None if the ruleset declares none for it."""
+    return next((r for r in rules_of(game) if r.governs(w.kind)), None)
+
+
+def waiting(game: Game, w: Window) -> list[str]:
+    """Whom an open window waits on, as its rule says (NotImplementedError if no rule declares its kind)."""
+    rule = rule_for(game, w)
+    if rule is None:
+        raise NotImplementedError(f"no rule declares windows of kind {w.kind!r}")
+    return list(rule.waits_on(game, w))
+
+
+def defaults(game: Game, w: Window) -> dict[str, Command]:
+    """The command each seat this open window waits on is taken to send if it stays silent until the close."""
+    rule = rule_for(game, w)
+    if rule is None or rule.on_silence is None or w.closed:
+        return {}
+    found = {seat: rule.on_silence(game, w, seat) for seat in rule.waits_on(game, w)}
+    return {seat: command for seat, command in found.items() if command is not None}
+
+
+def send_default(game: Game, seat: str, command: Command, ctx: Context) -> Any:
+    """Send a silent seat's default through its ruleset's handler, as that seat (``Context.silent``)."""
+    silent = dataclasses.replace(ctx, principal=seat, silent=True)
+    return game.ruleset.handler(command)(game, command, silent)
+
+
+def open_window(
+    game: Game,
+    window_id: str,
+    kind: str,
+    *,
+    now: datetime,
+    hours: float,
+    audience: list[str] | None = None,
+) -> None:
+    """Open a window of a declared kind, its deadline ``hours`` from ``now`` (kept in UTC)."""
+    opened = now.astimezone(timezone.utc)
+    game._window_opened(
+        window_id=window_id,
+        kind=kind,
+        opened_at=opened.isoformat(),
+        closes_at=(opened + timedelta(hours=hours)).isoformat(),
+        actor=SYSTEM,
+        audience=list(audience or [vis.PUBLIC]),
+    )
+
+
+def close(game: Game, window_id: str, ctx: Context, *, reason: str) -> bool:
+    """Close a declared window (its deadline, or the GM's or host's close): each seat it still waits on is taken to
+    send its default, then the window closes and what follows is entered. False if it is closed or gone. A default
+    the rules refuse raises: the service then keeps nothing of the close and records the block."""
+    w = game.state.windows.get(window_id)
+    if w is None or w.closed:
+        return False
+    rule = rule_for(game, w)
+    if rule is None:
+        raise NotImplementedError(f"no rule declares windows of kind {w.kind!r}")
+    for seat, command in defaults(game, w).items():
+        if w.closed:  # a default closed it (a choice's answer closes its own window)
+            break
+        send_default(game, seat, command, ctx)
+    _finish(game, w, rule, reason, ctx)
+    return True
+
+
+def settle(game: Game, ctx: Context, *, limit: int = 64) -> None:
+    """After a command: close every open window whose rule says it is over, and enter what follows each."""
+    for _ in range(limit):
+        due = [
+            (w, rule)
+            for w in list(game.state.windows.values())
+            if not w.closed and (rule := rule_for(game, w)) is not None and rule.closes_early(game, w)
+        ]
+        if not due:
+            return
+        w, rule = due[0]
+        _finish(game, w, rule, rule.early, ctx)
+    raise RuntimeError(f"the windows of this game kept closing early after {limit} closes: a rule never settles")
+
+
+def _finish(game: Game, w: Window, rule: WindowRule, reason: str, ctx: Context) -> None:
+    if not w.closed:
+        game._window_closed(
+            window_id=w.id,
+            reason=reason,
+            closed_at=ctx.now.isoformat(),
+            actor=rule.closed_by,
+            audience=rule.audience(game, w),
+        )
+    if rule.then is not None:
+        rule.then(game, w, ctx)
+
+
+__all__ = ["WindowRule", "close", "defaults", "open_window", "rule_for", "send_default", "settle", "waiting"]
