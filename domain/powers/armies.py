@@ -47,14 +47,18 @@ ELEMENTS = ("A", "F", "E", "W", "D", "L", None)
 
 @dataclass
 class ArmiesState:
-    types: dict = field(default_factory=dict)  # type id -> stat block the GM defined (wondrous armies)
-    armies: dict = field(default_factory=dict)  # army id -> the army (see _new_army)
-    cards: dict = field(default_factory=dict)  # a disbanded levy's card, kept for a re-levy (P-ARMY-5)
-    dispersed: dict = field(default_factory=dict)  # army id -> an army fully dispersed by rout (P-ARMY-7)
-    aims: dict = field(default_factory=dict)  # this month's action id -> what it does to armies
-    bound: dict = field(default_factory=dict)  # asset id -> {"army", "kind"}: Experience, former command
-    support: dict = field(default_factory=dict)  # power -> {"season", "due", "paid"} (P-SUP-1)
-    bonus: dict = field(default_factory=dict)  # power -> support limit from effects (P-SUP-2)
+    # type id -> stat block the GM defined (wondrous armies)
+    types: dict[str, dict[str, Any]] = field(default_factory=dict)
+    armies: dict[str, dict[str, Any]] = field(default_factory=dict)  # army id -> the army (see _new_army)
+    # a disbanded levy's card, kept for a re-levy (P-ARMY-5)
+    cards: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # army id -> an army fully dispersed by rout (P-ARMY-7)
+    dispersed: dict[str, dict[str, Any]] = field(default_factory=dict)
+    aims: dict[str, dict[str, Any]] = field(default_factory=dict)  # this month's action id -> what it does to armies
+    # asset id -> {"army", "kind"}: Experience, former command
+    bound: dict[str, dict[str, str]] = field(default_factory=dict)
+    support: dict[str, dict[str, Any]] = field(default_factory=dict)  # power -> {"season", "due", "paid"} (P-SUP-1)
+    bonus: dict[str, int] = field(default_factory=dict)  # power -> support limit from effects (P-SUP-2)
 
 
 ARMIES_TYPES = (ArmiesState,)
@@ -68,12 +72,12 @@ def _hex(value: Any, field: str = "hex") -> str:
     return hexmap.normal_hex(value)  # refusals name the field "hex", as they always have
 
 
-def visible(army: dict) -> bool:
+def visible(army: dict[str, Any]) -> bool:
     """[003:326] Stealthy and dispersed armies (and those the GM hides, inside an outpost) are not visible."""
     return not (army["hidden"] or "stealthy" in army["keywords"])
 
 
-def _block(data: Any, rule: str = "P-ARMY-8") -> dict:
+def _block(data: Any, rule: str = "P-ARMY-8") -> dict[str, Any]:
     """A stat block given as data, checked (P-ARMY-8)."""
     if not isinstance(data, dict):
         raise RuleViolation("a stat block is an object", rule=rule, field="block")
@@ -131,20 +135,21 @@ class Armies(PlatformGame):
 
     # ------------------------------------------------------------------ queries
 
-    def army(self, army_id: str) -> dict:
+    def army(self, army_id: str) -> dict[str, Any]:
         """The army, or NotFound."""
         try:
-            return self.state.armies.armies[army_id]
+            army: dict[str, Any] = self.state.armies.armies[army_id]
         except KeyError:
             raise NotFound(f"no army {army_id!r}", field="army_id") from None
+        return army
 
-    def _own_army(self, army_id: str, power_id: str) -> dict:
+    def _own_army(self, army_id: str, power_id: str) -> dict[str, Any]:
         a = self.army(army_id)
         if a["controller"] != power_id:
             raise NotFound(f"you control no army {army_id!r}", field="army_id")
         return a
 
-    def armies_of(self, power_id: str) -> list[dict]:
+    def armies_of(self, power_id: str) -> list[dict[str, Any]]:
         return [a for _, a in sorted(self.state.armies.armies.items()) if a["controller"] == power_id]
 
     def _perks(self, power_id: str) -> set[str]:
@@ -174,13 +179,13 @@ class Armies(PlatformGame):
 
     # ------------------------------------------------------------------ the GM's armies and types
 
-    def define_army_type(self, type_id: str, block: dict) -> None:
+    def define_army_type(self, type_id: str, block: dict[str, Any]) -> None:
         """GM: an army type as data (the rules' "Wondrous Armies" section is empty, P-AMB-42)."""
         limits.check_text(type_id, "type_id", limits.IDENTIFIER, required=True, what="an army type's id")
         self._army_type_defined(type_id=type_id, block=_block(block), actor=GM, audience=[vis.PUBLIC])
 
     @event("ArmyTypeDefined")
-    def _army_type_defined(self, type_id: str, block: dict, actor: str, audience: list) -> None:
+    def _army_type_defined(self, type_id: str, block: dict[str, Any], actor: str, audience: list[str]) -> None:
         self.state.armies.types[type_id] = block
 
     def place_army(
@@ -192,7 +197,7 @@ class Armies(PlatformGame):
         *,
         controller: str | None = None,
         type_id: str | None = None,
-        block: dict | None = None,
+        block: dict[str, Any] | None = None,
         garrison: str | None = None,
         loyal: bool = False,
         personal: bool = False,
@@ -219,7 +224,7 @@ class Armies(PlatformGame):
         army = _new_army(army_id, name.strip(), controller, stats, units, where, home, loyal, personal, hidden)
         self._record_army(army)
 
-    def _record_army(self, army: dict, actor: str = GM) -> None:
+    def _record_army(self, army: dict[str, Any], actor: str = GM) -> None:
         self._place(army, actor)
         if army["controller"] and not army["personal"]:
             # The army as an asset of its controller (P-ASSET-7: a profession keyword makes it help outside
@@ -237,7 +242,7 @@ class Armies(PlatformGame):
                 audience=army_owner(army),
             )
 
-    def _place(self, army: dict, actor: str) -> None:
+    def _place(self, army: dict[str, Any], actor: str) -> None:
         """The whole army goes to its controller (its wounds and Experience are theirs); the table, or those who
         detected it, see the card P.4 makes public."""
         self._army_placed(army=army, actor=actor, audience=army_owner(army))
@@ -246,11 +251,11 @@ class Armies(PlatformGame):
             self._army_sighted(army_id=army["id"], card=_public_card(self, army), actor=actor, audience=seen)
 
     @event("ArmySighted")
-    def _army_sighted(self, army_id: str, card: dict, actor: str, audience: list) -> None:
+    def _army_sighted(self, army_id: str, card: dict[str, Any], actor: str, audience: list[str]) -> None:
         pass  # the feed's record of what the table saw; the army itself is in ArmyPlaced
 
     @event("ArmyPlaced")
-    def _army_placed(self, army: dict, actor: str, audience: list) -> None:
+    def _army_placed(self, army: dict[str, Any], actor: str, audience: list[str]) -> None:
         self.state.armies.armies[army["id"]] = deepcopy(army)
         self.state.armies.dispersed.pop(army["id"], None)
 
@@ -269,7 +274,9 @@ class Armies(PlatformGame):
         )
 
     @event("ArmyDetected")
-    def _army_detected(self, army_id: str, power_id: str, card: dict, actor: str, audience: list) -> None:
+    def _army_detected(
+        self, army_id: str, power_id: str, card: dict[str, Any], actor: str, audience: list[str]
+    ) -> None:
         self.state.armies.armies[army_id]["seen_by"].append(power_id)
 
     def set_support_bonus(self, power_id: str, bonus: int) -> None:
@@ -280,7 +287,7 @@ class Armies(PlatformGame):
         self._support_bonus_set(power_id=power_id, bonus=bonus, actor=GM, audience=vis.powers([power_id]))
 
     @event("SupportBonusSet")
-    def _support_bonus_set(self, power_id: str, bonus: int, actor: str, audience: list) -> None:
+    def _support_bonus_set(self, power_id: str, bonus: int, actor: str, audience: list[str]) -> None:
         self.state.armies.bonus[power_id] = bonus
 
     def grant_experience(self, army_id: str, rank: int) -> None:
@@ -306,7 +313,7 @@ class Armies(PlatformGame):
         )
 
     @event("ExperienceGained")
-    def _experience_gained(self, army_id: str, asset_id: str, rank: int, actor: str, audience: list) -> None:
+    def _experience_gained(self, army_id: str, asset_id: str, rank: int, actor: str, audience: list[str]) -> None:
         self.state.armies.armies[army_id]["experience"].append(asset_id)
         self.state.armies.bound[asset_id] = {"army": army_id, "kind": "train"}
 
@@ -334,7 +341,7 @@ class Armies(PlatformGame):
             )
 
     @event("ArmyDispersed")
-    def _army_dispersed(self, army_id: str, record: dict, actor: str, audience: list) -> None:
+    def _army_dispersed(self, army_id: str, record: dict[str, Any], actor: str, audience: list[str]) -> None:
         s = self.state
         s.armies.armies.pop(army_id)
         s.armies.dispersed[army_id] = deepcopy(record)
@@ -345,7 +352,7 @@ class Armies(PlatformGame):
 
     # ------------------------------------------------------------------ actions aimed at armies
 
-    def aim_army_action(self, action_id: str, kind: str, params: dict, actor: str | None = None) -> None:
+    def aim_army_action(self, action_id: str, kind: str, params: dict[str, Any], actor: str | None = None) -> None:
         """Aim a Planning action at armies: Muster (P-ARMY-1), Train (P-ARMY-3), Forge Armaments (P-ARMY-6),
         Levy (P-ARMY-5) or Gather Cowards (P-ARMY-7). Aim before rolling: Experience and a former command are
         assets only the aimed action may use (P-ASSET-14, P-ARMY-7)."""
@@ -397,20 +404,20 @@ class Armies(PlatformGame):
             audience=g._audience(a),
         )
 
-    def _aim_of(self, action_id: str) -> dict | None:
-        aim = self.state.armies.aims.get(action_id)
+    def _aim_of(self, action_id: str) -> dict[str, Any] | None:
+        aim: dict[str, Any] | None = self.state.armies.aims.get(action_id)
         s = self.state
         if aim is None or (aim["season"], aim["month"]) != (s.season, s.month):
             return None
         return aim
 
-    def _plan_muster(self, power_id: str, params: dict) -> tuple[list[dict], int]:
+    def _plan_muster(self, power_id: str, params: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
         """P-ARMY-1: each army from its garrison along a path of hexes; cost against mobility; +2 a regarrison."""
         moves = params.get("moves")
         if not isinstance(moves, list) or not moves:
             raise RuleViolation("a muster moves armies: moves [{army_id, path, regarrison}]", rule="P-ARMY-1")
-        out: list[dict] = []
-        costs: list[dict] = []
+        out: list[dict[str, Any]] = []
+        costs: list[dict[str, Any]] = []
         for m in moves:
             if not isinstance(m, dict):
                 raise RuleViolation("each move is {army_id, path, regarrison}", rule="P-ARMY-1", field="moves")
@@ -439,7 +446,7 @@ class Armies(PlatformGame):
             costs.append({"cost": cost, "mobility": army["mobility"], "regarrison": regarrison})
         return out, ar.muster_difficulty(costs)
 
-    def _plan_levy(self, power_id: str, params: dict) -> tuple[dict, int]:
+    def _plan_levy(self, power_id: str, params: dict[str, Any]) -> tuple[dict[str, Any], int]:
         """P-ARMY-5: a new army in a claimed town that is not Depopulated, or a kept card raised again."""
         s = self.state
         town_id = str(params.get("town_id"))
@@ -462,7 +469,7 @@ class Armies(PlatformGame):
                     field="size",
                 )
             army_id = str(card_id)
-            stats: dict = {k: deepcopy(card[k]) for k in _STAT_KEYS}
+            stats: dict[str, Any] = {k: deepcopy(card[k]) for k in _STAT_KEYS}
             name = card["name"]
         else:
             bonus = params.get("bonus")
@@ -477,7 +484,7 @@ class Armies(PlatformGame):
             levy["card"] = str(card_id)
         return levy, ar.levy_difficulty(levy_size, town["statuses"].get("uprising", 0))
 
-    def _armies_check_pool(self, action_id: str | None, power_id: str, location: str | None, assets: list) -> None:
+    def _armies_check_pool(self, action_id: str | None, power_id: str, location: str | None, assets: list[Any]) -> None:
         """Before a pool is rolled: Experience only in its army's Train, a former command only in its Gather
         Cowards (P-ASSET-14, P-ARMY-7); an army helps only by P-ASSET-7."""
         aim = self._aim_of(action_id) if action_id else None
@@ -500,7 +507,7 @@ class Armies(PlatformGame):
                 ar.check_helps(army, where, used, s.season)
 
     @event("ArmyActionAimed")
-    def _army_action_aimed(self, action_id: str, aim: dict, actor: str, audience: list) -> None:
+    def _army_action_aimed(self, action_id: str, aim: dict[str, Any], actor: str, audience: list[str]) -> None:
         s = self.state
         s.armies.aims = {k: v for k, v in s.armies.aims.items() if (v["season"], v["month"]) == (s.season, s.month)}
         s.armies.aims[action_id] = deepcopy(aim)
@@ -580,7 +587,7 @@ class Armies(PlatformGame):
             self._army_restored(army_id=army["id"], power_id=a.power, actor=SYSTEM, audience=army_owner(army))
 
     @event("ArmyRestored")
-    def _army_restored(self, army_id: str, power_id: str, actor: str, audience: list) -> None:
+    def _army_restored(self, army_id: str, power_id: str, actor: str, audience: list[str]) -> None:
         s = self.state
         army = s.armies.armies[army_id]
         if army_id in s.assets:
@@ -593,19 +600,19 @@ class Armies(PlatformGame):
 
     @event("ArmyMoved")
     def _army_moved(
-        self, army_id: str, hex: str, garrison: str, mustered: bool, reason: str, actor: str, audience: list
+        self, army_id: str, hex: str, garrison: str, mustered: bool, reason: str, actor: str, audience: list[str]
     ) -> None:
         army = self.state.armies.armies[army_id]
         army["hex"], army["garrison"], army["mustered"] = hex, garrison, mustered
 
-    def _fee_due(self, army: dict) -> None:
+    def _fee_due(self, army: dict[str, Any]) -> None:
         """P-SUP-3: "The fee is paid after the army moves or fights a battle"."""
         fee = ar.army_fee(army)
         if fee:
             self._army_fee_due(army_id=army["id"], coin=fee, actor=SYSTEM, audience=army_owner(army))
 
     @event("ArmyFeeDue")
-    def _army_fee_due(self, army_id: str, coin: int, actor: str, audience: list) -> None:
+    def _army_fee_due(self, army_id: str, coin: int, actor: str, audience: list[str]) -> None:
         self.state.armies.armies[army_id]["fee_due"] += coin
 
     def pay_army_fee(self, army_id: str, power_id: str, resource: str = "coin", actor: str | None = None) -> None:
@@ -625,7 +632,7 @@ class Armies(PlatformGame):
         )
 
     @event("ArmyFeePaid")
-    def _army_fee_paid(self, army_id: str, resource: str, amount: int, actor: str, audience: list) -> None:
+    def _army_fee_paid(self, army_id: str, resource: str, amount: int, actor: str, audience: list[str]) -> None:
         self.state.armies.armies[army_id]["fee_due"] = 0
 
     def desert_army(self, army_id: str, to: str | None, reason: str) -> None:
@@ -643,7 +650,7 @@ class Armies(PlatformGame):
         self._army_deserted(army_id=army_id, to=to, reason=reason.strip(), actor=GM, audience=audience)
 
     @event("ArmyDeserted")
-    def _army_deserted(self, army_id: str, to: str | None, reason: str, actor: str, audience: list) -> None:
+    def _army_deserted(self, army_id: str, to: str | None, reason: str, actor: str, audience: list[str]) -> None:
         s = self.state
         army = s.armies.armies[army_id]
         army.update({"controller": to, "fee_due": 0, "loyal": False, "seen_by": [], "level_up": None})
@@ -654,7 +661,7 @@ class Armies(PlatformGame):
 
     @event("TrainSucceeded")
     def _train_succeeded(
-        self, army_id: str, action_id: str, dice: int, experience: list, actor: str, audience: list
+        self, army_id: str, action_id: str, dice: int, experience: list[str], actor: str, audience: list[str]
     ) -> None:
         self.state.armies.armies[army_id]["level_up"] = {
             "action_id": action_id,
@@ -686,13 +693,13 @@ class Armies(PlatformGame):
 
     @event("LevelUpRolled")
     def _level_up_rolled(
-        self, army_id: str, roll_no: int, faces: list, proof: dict, actor: str, audience: list
+        self, army_id: str, roll_no: int, faces: list[int], proof: dict[str, Any], actor: str, audience: list[str]
     ) -> None:
         self.state.armies.armies[army_id]["level_up"]["faces"] = list(faces)
         self.state.next_roll = roll_no + 1
 
     def choose_level_up(
-        self, army_id: str, power_id: str, choices: list, new_class: str | None = None, actor: str | None = None
+        self, army_id: str, power_id: str, choices: list[Any], new_class: str | None = None, actor: str | None = None
     ) -> None:
         """P-ARMY-3/4: "select three bonuses from the rolled options (repetitions allowed)"; rank +1 and fee +1.
         A Levy chooses its new class, which is one of the three (P-AMB-18; two with the campaign option)."""
@@ -724,7 +731,13 @@ class Armies(PlatformGame):
 
     @event("ArmyLeveledUp")
     def _army_leveled_up(
-        self, army_id: str, stats: dict, bonuses: list, new_class: str | None, actor: str, audience: list
+        self,
+        army_id: str,
+        stats: dict[str, Any],
+        bonuses: list[dict[str, Any]],
+        new_class: str | None,
+        actor: str,
+        audience: list[str],
     ) -> None:
         s = self.state
         army = s.armies.armies[army_id]
@@ -747,14 +760,14 @@ class Armies(PlatformGame):
         )
 
     @event("TrainDiscarded")
-    def _train_discarded(self, army_id: str, refunded: list, actor: str, audience: list) -> None:
+    def _train_discarded(self, army_id: str, refunded: list[str], actor: str, audience: list[str]) -> None:
         self.state.armies.armies[army_id]["level_up"] = None
         for asset_id in refunded:
             if asset_id in self.state.assets:
                 self.state.assets[asset_id].used_up = False
 
     @event("ArmyArmed")
-    def _army_armed(self, army_id: str, tier: int, actor: str, audience: list) -> None:
+    def _army_armed(self, army_id: str, tier: int, actor: str, audience: list[str]) -> None:
         self.state.armies.armies[army_id]["tier"] = tier
 
     # ------------------------------------------------------------------ disbanding and support (P-SUP-1)
@@ -790,7 +803,7 @@ class Armies(PlatformGame):
                 )
 
     @event("ArmyDisbanded")
-    def _army_disbanded(self, army_id: str, keep_card: bool, actor: str, audience: list) -> None:
+    def _army_disbanded(self, army_id: str, keep_card: bool, actor: str, audience: list[str]) -> None:
         s = self.state
         army = s.armies.armies.pop(army_id)
         if keep_card:
@@ -798,7 +811,7 @@ class Armies(PlatformGame):
         if army_id in s.assets:
             s.assets[army_id].holders = []
 
-    def pay_support(self, power_id: str, changes: dict, actor: str | None = None) -> None:
+    def pay_support(self, power_id: str, changes: dict[str, int], actor: str | None = None) -> None:
         """P-SUP-1: during Tidings, one coin, respect or fear for each unit beyond the support limit."""
         s = self.state
         if s.step != "tidings":
@@ -818,7 +831,7 @@ class Armies(PlatformGame):
         )
 
     @event("SupportSettled")
-    def _support_settled(self, power_id: str, due: int, paid: dict, actor: str, audience: list) -> None:
+    def _support_settled(self, power_id: str, due: int, paid: dict[str, int], actor: str, audience: list[str]) -> None:
         self.state.armies.support[power_id] = {"season": self.state.season, "due": due, "paid": dict(paid)}
 
     def _armies_end_tidings(self) -> None:
@@ -833,7 +846,7 @@ class Armies(PlatformGame):
                 self._support_unpaid(power_id=pid, due=due, actor=SYSTEM, audience=vis.powers([pid]))
 
     @event("SupportUnpaid")
-    def _support_unpaid(self, power_id: str, due: int, actor: str, audience: list) -> None:
+    def _support_unpaid(self, power_id: str, due: int, actor: str, audience: list[str]) -> None:
         self.state.armies.support[power_id] = {"season": self.state.season, "due": due, "paid": None}
 
     # ------------------------------------------------------------------ Cleanup (P-ARMY-2, P-ARMY-9)
@@ -866,11 +879,11 @@ class Armies(PlatformGame):
         self._scars_kept(army_id=army_id, keep=bool(keep), actor=actor or power_id, audience=army_owner(army))
 
     @event("ScarsKept")
-    def _scars_kept(self, army_id: str, keep: bool, actor: str, audience: list) -> None:
+    def _scars_kept(self, army_id: str, keep: bool, actor: str, audience: list[str]) -> None:
         self.state.armies.armies[army_id]["keep_scars"] = keep
 
     @event("ArmyRecovered")
-    def _army_recovered(self, army_id: str, units: list, actor: str, audience: list) -> None:
+    def _army_recovered(self, army_id: str, units: list[dict[str, Any]], actor: str, audience: list[str]) -> None:
         self.state.armies.armies[army_id]["units"] = deepcopy(units)
 
 
@@ -894,7 +907,7 @@ _STAT_KEYS = (
 )
 
 
-def army_audience(army: dict) -> list[str]:
+def army_audience(army: dict[str, Any]) -> list[str]:
     """Who sees an army's scores and position: the table if it is visible, else its controller and those
     who detected it (P.4)."""
     if visible(army):
@@ -902,7 +915,7 @@ def army_audience(army: dict) -> list[str]:
     return vis.powers([p for p in [army["controller"], *army["seen_by"]] if p])
 
 
-def army_owner(army: dict) -> list[str]:
+def army_owner(army: dict[str, Any]) -> list[str]:
     """The army's controller alone, as an audience (none for an army no one controls)."""
     return vis.powers([army["controller"]] if army["controller"] else [])
 
@@ -922,7 +935,7 @@ def _can_garrison(world: WorldState, hex_id: str) -> bool:
     )
 
 
-def _bound_misused(armies: ArmiesState, asset_id: str, aim: dict | None) -> bool:
+def _bound_misused(armies: ArmiesState, asset_id: str, aim: dict[str, Any] | None) -> bool:
     """Whether an asset bound to an army's action (its kind and army) joins another action."""
     b = armies.bound.get(asset_id)
     if b is None:
@@ -930,7 +943,7 @@ def _bound_misused(armies: ArmiesState, asset_id: str, aim: dict | None) -> bool
     return aim is None or aim["kind"] != b["kind"] or aim.get("army_id") != b["army"]
 
 
-def _levied_army(levy: dict, power: str, town_hex: str, card: dict | None) -> dict:
+def _levied_army(levy: dict[str, Any], power: str, town_hex: str, card: dict[str, Any] | None) -> dict[str, Any]:
     """A Loyalist Levy's army, in its town (P-ARMY-5); raised from a card, it keeps the card's experience and
     levy size."""
     army = _new_army(
@@ -942,7 +955,7 @@ def _levied_army(levy: dict, power: str, town_hex: str, card: dict | None) -> di
     return army
 
 
-def _recovered_army(dispersed: dict, power: str, back: int) -> dict:
+def _recovered_army(dispersed: dict[str, Any], power: str, back: int) -> dict[str, Any]:
     """A dispersed army's cowards gathered again by ``power`` (P-ARMY-7): ``back`` fresh units; gathered by
     another power than its own, it is not loyal, has no experience and is garrisoned where it stands."""
     army = {**deepcopy(dispersed), "controller": power, "seen_by": []}
@@ -959,14 +972,14 @@ def _new_army(
     army_id: str,
     name: str,
     controller: str | None,
-    stats: dict,
+    stats: dict[str, Any],
     units: int,
     hex_id: str,
     garrison: str,
     loyal: bool,
     personal: bool,
     hidden: bool,
-) -> dict:
+) -> dict[str, Any]:
     """An army as the state keeps it: what the battle (P-BAT-*) will read is all here."""
     army = {k: deepcopy(stats[k]) for k in _STAT_KEYS}
     army.update(
@@ -999,7 +1012,7 @@ def _new_army(
 # ---------------------------------------------------------------------- who sees what (P.4)
 
 
-def _public_card(game: Any, army: dict) -> dict:
+def _public_card(game: Any, army: dict[str, Any]) -> dict[str, Any]:
     """What the table sees of a visible army: its scores and keywords ([003:326]), where it stands, its size."""
     return {
         "army_id": army["id"],
@@ -1027,7 +1040,7 @@ def _public_card(game: Any, army: dict) -> dict:
     }
 
 
-def _full_card(game: Any, army: dict) -> dict:
+def _full_card(game: Any, army: dict[str, Any]) -> dict[str, Any]:
     return {
         **_public_card(game, army),
         "units": deepcopy(army["units"]),
@@ -1067,7 +1080,7 @@ def armies_view(game: Any, viewer: str) -> dict[str, Any]:
     return out
 
 
-def _support(game: Any, power_id: str) -> dict:
+def _support(game: Any, power_id: str) -> dict[str, Any]:
     return {
         "limit": game.support_limit(power_id),
         "units": game.units_counted(power_id),
@@ -1255,7 +1268,7 @@ def _record_dispersal(game: Any, cmd: RecordDispersal, ctx: Context) -> None:
     game.record_dispersal(cmd.army_id)
 
 
-def _aim_army_action(game: Any, cmd: AimArmyAction, ctx: Context) -> dict:
+def _aim_army_action(game: Any, cmd: AimArmyAction, ctx: Context) -> dict[str, Any]:
     a = game.state.actions.get(cmd.action_id)
     if a is None or (ctx.principal != GM and a.power != ctx.principal):
         raise NotFound(f"no action {cmd.action_id!r} of yours this month", field="action_id")
@@ -1264,7 +1277,7 @@ def _aim_army_action(game: Any, cmd: AimArmyAction, ctx: Context) -> dict:
     return {"action_id": cmd.action_id, "difficulty": game.state.actions[cmd.action_id].difficulty}
 
 
-def _roll_level_up(game: Any, cmd: RollLevelUp, ctx: Context) -> dict:
+def _roll_level_up(game: Any, cmd: RollLevelUp, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     return {"faces": game.roll_level_up(cmd.army_id, cmd.power_id, ctx.roller(game), actor=ctx.principal)}
 
