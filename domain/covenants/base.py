@@ -11,13 +11,14 @@ stored under the topic it always had, ``domain.covenants.game:CovenantGame.<Name
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
 from domain import visibility as vis
 from domain.covenants import rules
 from domain.covenants.errors import RuleViolation
 from domain.covenants.house import HousePackage
-from domain.covenants.state import CovenantState
+from domain.covenants.state import CovenantState, Effect
 from domain.platform.game import PlatformGame
 
 PUBLIC = [vis.PUBLIC]
@@ -101,7 +102,7 @@ def check_taken(damage: int, capacities: dict[str, int], allocation: dict[str, i
         raise RuleViolation("you have no beings of Mundane Might to take damage", rule="A-BAT-1", field="allocation")
 
 
-def _expire(s: CovenantState, ended: Any) -> None:
+def _expire(s: CovenantState, ended: Callable[[Effect], bool]) -> None:
     """Drop the effects that ended; a changed substance returns to what it was (A-SPELL-3)."""
     for e in [e for e in s.effects if ended(e)]:
         if "was" in e and e["target"] in s.cards:
@@ -113,13 +114,13 @@ class DieRolled(CovenantEvent):
     seat: str | None
     purpose: str
     sides: int
-    faces: list
+    faces: list[int]
     roll_no: int
     commitment: str
     key: str | None
-    path: list | None
+    path: list[str] | None
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.next_roll = self.roll_no + 1

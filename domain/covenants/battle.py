@@ -4,12 +4,12 @@ damage."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
 from domain.covenants import cards, market, rules, track
 from domain.covenants.base import ENEMIES, INVASION_MIGHT, PUBLIC, CovenantEvent, check_taken
 from domain.covenants.errors import RuleViolation
-from domain.covenants.state import Card, CovenantState
+from domain.covenants.state import Battle, BattleDue, Card, CovenantState
 from domain.ids import SYSTEM
 
 if TYPE_CHECKING:
@@ -53,13 +53,13 @@ def attack(game: CovenantGame, beings: list[Card]) -> int:
     )
 
 
-def event_battles(game: CovenantGame) -> list[dict]:
+def event_battles(game: CovenantGame) -> list[BattleDue]:
     """Battles the events in play cause this Main Phase: an Armed Invasion fights every covenant, from the
     starting player ([000:699]), until it retreats; an Army of Skeletons its target ([000:727]); the house
     Winter of Wolves every covenant. A.1.4: only the first Main Phase after the event was played."""
     s = game.state
     order = rules.clockwise(s.order, s.starting) if s.starting else list(s.order)
-    out = []
+    out: list[BattleDue] = []
     for name in s.events_in_play:
         ev = game.house.events.get(name)
         if name not in ENEMIES or ev is None or ev.might_type != "mundane" or s.fought.get(name) == s.seasons_begun:
@@ -85,12 +85,12 @@ def queue_event_battles(game: CovenantGame) -> None:
 
 
 class BattlesQueued(CovenantEvent):
-    battles: list
+    battles: list[BattleDue]
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
-        s.battles = [*s.battles, *[dict(b) for b in self.battles]]
+        s.battles = [*s.battles, *[b.copy() for b in self.battles]]
         for b in self.battles:
             s.fought[b["cause"]] = s.seasons_begun
 
@@ -99,7 +99,22 @@ def town_of(game: CovenantGame, seat: str) -> Card | None:
     return next((c for c in game.covenant_cards(seat) if c.kind == "town"), None)
 
 
-def _side(game: CovenantGame, side: str) -> dict:
+class Side(TypedDict):
+    """A side of a battle: what it deals, and its beings that take what the other deals."""
+
+    deals: int
+    beings: list[str]
+
+
+class Riot(TypedDict, total=False):
+    """The Riots' Town after a battle: its card, its damage so far, and what that damage did (A-EVT-4)."""
+
+    town: str
+    damage: int
+    outcome: str
+
+
+def _side(game: CovenantGame, side: str) -> Side:
     """What a side of a battle deals and who allocates what it takes (A-BAT-1: the sum of the Might of its
     active beings and their weapons; an event's Might, less what it lost)."""
     if side in game.state.powers:
@@ -163,10 +178,10 @@ def _open_boosts(game: CovenantGame) -> list[str]:
 
 class BattleDeferred(CovenantEvent):
     battle_id: str
-    spells: list
-    awaiting: list
+    spells: list[str]
+    awaiting: list[str]
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.deferred = {"battle": self.battle_id, "spells": list(self.spells)}
@@ -191,13 +206,13 @@ def confirm_no_counter(game: CovenantGame, seat: str, *, silent: bool = False) -
 class CounterWaived(CovenantEvent):
     seat: str
     actor: str
-    audience: list
+    audience: list[str]
     silent: bool = False
 
     def evolve(self, s: CovenantState) -> None:
         s.turn = [p for p in s.turn if p != self.seat]
         if s.deferred is not None:
-            key = "silent" if self.silent else "agreed"
+            key: Literal["silent", "agreed"] = "silent" if self.silent else "agreed"
             s.deferred[key] = [*s.deferred.get(key, []), self.seat]
         if not s.turn and s.deferred is not None:
             if s.deferred.get("silent"):  # A-EX-5: fought before everyone agreed; still counterable this phase
@@ -214,7 +229,7 @@ class CounterWaived(CovenantEvent):
 class BattleSkipped(CovenantEvent):
     battle_id: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.battles = [b for b in s.battles if b["id"] != self.battle_id]
@@ -225,10 +240,10 @@ class BattleBegan(CovenantEvent):
     a: str
     b: str
     cause: str
-    dealt: dict
-    allocating: list
+    dealt: dict[str, int]
+    allocating: list[str]
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.battles = [x for x in s.battles if x["id"] != self.battle_id]
@@ -252,7 +267,7 @@ def damage_to_allocate(game: CovenantGame, seat: str) -> int:
     return int(bt["dealt"][other])
 
 
-def allocate_damage(game: CovenantGame, seat: str, allocation: dict[str, int], pay_off: bool = False) -> dict:
+def allocate_damage(game: CovenantGame, seat: str, allocation: dict[str, int], pay_off: bool = False) -> dict[str, Any]:
     """H-6 "Each player decides which beings receive damage": the damage the other side deals, capacity first
     (A-BAT-1; A-AMB-22: the receiving side assigns the surplus). ``pay_off``: pay an enemy that takes a toll
     instead of fighting it (H-11)."""
@@ -293,7 +308,7 @@ class TollPaid(CovenantEvent):
     what: str
     amount: int
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         p = s.powers[self.seat]
@@ -304,9 +319,9 @@ class TollPaid(CovenantEvent):
 class DamageAllocated(CovenantEvent):
     battle_id: str
     seat: str
-    allocation: dict
+    allocation: dict[str, int]
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         assert s.battle is not None
@@ -343,7 +358,7 @@ def _resolve_battle(game: CovenantGame) -> None:
     enemy = game.house.events.get(bt["b"]) if bt["b"] in ENEMIES and bt["b"] != "Armed Invasion" else None
     # [000:729] the Skeletons "receive damage equal to or exceeding their mundane might, they disappear"
     defeated = [bt["b"]] if enemy is not None and bt["dealt"][bt["a"]] >= enemy.might else []
-    riot: dict[str, Any] = {}
+    riot: Riot = {}
     town = town_of(game, bt["a"]) if bt["b"] == "Riots" else None
     if town is not None:  # A-EVT-4 [000:781] with A-AMB-13: the Town's damage, kept from battle to battle
         total = town.damage + bt["dealt"][bt["a"]]
@@ -372,25 +387,23 @@ def _resolve_battle(game: CovenantGame) -> None:
 
 class BattleResolved(CovenantEvent):
     battle_id: str
-    marked: list
+    marked: list[str]
     event_damage: int
     retreated: bool
     actor: str
-    audience: list
-    defeated: list | None = None
-    riot: dict | None = None
+    audience: list[str]
+    defeated: list[str] | None = None
+    riot: Riot | None = None
 
     def evolve(self, s: CovenantState) -> None:
-        bt = s.battle or {}
+        bt = cast(Battle, s.battle or {})
         for e in s.boosted_battles:  # what a counter later in the phase undoes (A-EX-5)
             if e["battle"] == self.battle_id:
                 cards = [c for alloc in bt["allocated"].values() for c in alloc if c in s.cards]
-                e.update(
-                    before={c: [s.cards[c].damage, s.cards[c].active] for c in cards},
-                    defeated=self.defeated or [],
-                    event_damage=self.event_damage,
-                    record={k: bt[k] for k in ("id", "a", "b", "cause")},
-                )
+                e["before"] = {c: [s.cards[c].damage, s.cards[c].active] for c in cards}
+                e["defeated"] = self.defeated or []
+                e["event_damage"] = self.event_damage
+                e["record"] = {"id": bt["id"], "a": bt["a"], "b": bt["b"], "cause": bt["cause"]}
                 if self.riot and self.riot["town"] in s.cards:  # the Riots' Town as it was before this battle
                     town = s.cards[self.riot["town"]]
                     e["town"] = [town.id, town.damage, town.active, town.inactive_until]

@@ -3,20 +3,22 @@ discarding, damage and healing."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from domain.covenants import rules, setup, track
 from domain.covenants.base import PUBLIC, CovenantEvent
 from domain.covenants.errors import RuleViolation
 from domain.covenants.house import FORMS, TECHNIQUES
-from domain.covenants.state import Card, CovenantState
+from domain.covenants.state import Card, CovenantState, Effect
+from domain.dice import Roller
 from domain.ids import SYSTEM
 
 if TYPE_CHECKING:
     from domain.covenants.game import CovenantGame
 
 
-def generate(game: CovenantGame, seat: str, roller: Any, *, mouse: int = 0) -> str | None:
+def generate(game: CovenantGame, seat: str, roller: Callable[[CovenantGame], Roller], *, mouse: int = 0) -> str | None:
     game.require_turn(seat, "create")
     s = game.state
     if s.turn_done:
@@ -76,7 +78,7 @@ class CardGenerated(CovenantEvent):
     value: int
     card: str | None
     actor: str
-    audience: list
+    audience: list[str]
     mouse_card: str | None = None
 
     def evolve(self, s: CovenantState) -> None:
@@ -124,19 +126,25 @@ class RollChangedByMouse(CovenantEvent):
     card: str | None
     mouse_card: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.last_generation = {**s.last_generation, "value": self.value}
         s.cards[self.mouse_card].cast_this_season.append("mouse")
 
 
-def curses(game: CovenantGame, seat: str) -> list[dict]:
+def curses(game: CovenantGame, seat: str) -> list[Effect]:
     return [e for e in game.state.effects if e.get("curse") and e.get("covenant") == seat]
 
 
 def keep(
-    game, seat: str, card_id: str, attach_to: str | None = None, art: str | None = None, *, spell: str | None = None
+    game: CovenantGame,
+    seat: str,
+    card_id: str,
+    attach_to: str | None = None,
+    art: str | None = None,
+    *,
+    spell: str | None = None,
 ) -> None:
     """H-3: keep a card created this phase, paying for it (A-GEN-2, A-GEN-3, A-LIM-1)."""
     s = game.state
@@ -146,7 +154,9 @@ def keep(
     if s.phase != "create":
         raise RuleViolation("a card is kept in the Create/Play phase it was created in", rule="A-GEN-2")
     d = game.house.cards[c.name]
-    covenant = [{"kind": x.kind, "name": x.name, "active": x.active} for x in game.covenant_cards(seat)]
+    covenant: list[rules.HeldCard] = [
+        {"kind": x.kind, "name": x.name, "active": x.active} for x in game.covenant_cards(seat)
+    ]
     in_play = {x.name for x in s.cards.values() if not x.pending}
     rules.check_caps(d.kind, c.name, covenant, unique=d.unique, in_play_names=in_play)
     p = s.powers[seat]
@@ -217,7 +227,7 @@ class CardKept(CovenantEvent):
     attach_to: str | None
     art: str | None
     actor: str
-    audience: list
+    audience: list[str]
     spell: str | None = None
 
     def evolve(self, s: CovenantState) -> None:
@@ -255,7 +265,7 @@ class CardDiscarded(CovenantEvent):
     card_id: str
     reason: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         c = s.cards.pop(self.card_id)
@@ -270,7 +280,7 @@ class CardTurned(CovenantEvent):
     active: bool
     reason: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         c = s.cards[self.card_id]
@@ -284,7 +294,7 @@ class CardDamaged(CovenantEvent):
     damage: int
     active: bool
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         c = s.cards[self.card_id]
@@ -320,7 +330,7 @@ def own_might(game: CovenantGame, c: Card) -> int:
     return d.might + (1 if game.season_name in d.might_seasons else 0)
 
 
-def heal(game: CovenantGame, seat: str, healer_id: str, target_id: str) -> dict:
+def heal(game: CovenantGame, seat: str, healer_id: str, target_id: str) -> dict[str, Any]:
     """A Main Phase action (the house list's "heal"; A-AMB-20): a healer of the covenant removes its points of
     damage from any other being of the same covenant, once a season ([000:249] Herbalist). A mundane being
     healed fully is active again (A-DMG-1); a being of other Might, once its damage is below its Might
@@ -361,7 +371,7 @@ class BeingHealed(CovenantEvent):
     damage: int
     active: bool
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.cards[self.healer].cast_this_season.append("heal")

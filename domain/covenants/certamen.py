@@ -3,7 +3,7 @@ forfeit."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from domain import visibility as vis
 from domain.covenants import rules, track
@@ -11,7 +11,7 @@ from domain.covenants.base import PUBLIC, CovenantEvent, bid_commitment
 from domain.covenants.errors import RuleViolation
 from domain.covenants.house import FORMS, TECHNIQUES
 from domain.covenants.options import option
-from domain.covenants.state import CovenantState
+from domain.covenants.state import Bid, Challenge, CovenantState
 from domain.errors import NotFound
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ class ChallengeIssued(CovenantEvent):
     cycle: int
     season: int
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.challenges[self.challenge_id] = {
@@ -94,14 +94,14 @@ class ChallengeIssued(CovenantEvent):
         s.powers[self.challenger].last_challenged[self.target] = self.season
 
 
-def _challenge(game: CovenantGame, challenge_id: str) -> dict:
+def _challenge(game: CovenantGame, challenge_id: str) -> Challenge:
     ch = game.state.challenges.get(challenge_id)
     if ch is None:
         raise NotFound(f"no challenge {challenge_id!r}", field="challenge_id")
     return ch
 
 
-def resolver(game: CovenantGame, ch: dict) -> str:
+def resolver(game: CovenantGame, ch: Challenge) -> str:
     """A-AMB-7: "A challenge is resolved on the turn of the first of its two players in clockwise order from the
     starting player"."""
     s = game.state
@@ -113,6 +113,7 @@ def choose_art(game: CovenantGame, seat: str, challenge_id: str, art: str) -> No
     """A-CERT-2: the challenger picks the Technique, the challenged player the Form."""
     ch = _challenge(game, challenge_id)
     allowed: tuple[str, ...]
+    which: Literal["technique", "form"]
     if seat == ch["challenger"]:
         which, allowed = "technique", TECHNIQUES
     elif seat == ch["target"]:
@@ -128,10 +129,10 @@ def choose_art(game: CovenantGame, seat: str, challenge_id: str, art: str) -> No
 
 class CertamenArtChosen(CovenantEvent):
     challenge_id: str
-    which: str
+    which: Literal["technique", "form"]
     art: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.challenges[self.challenge_id][self.which] = self.art
@@ -167,7 +168,7 @@ class CertamenBidSealed(CovenantEvent):
     vis: int
     nonce: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.challenges[self.challenge_id]["bids"][self.seat] = {"vis": self.vis, "nonce": self.nonce}
@@ -178,13 +179,13 @@ class CertamenBidCommitted(CovenantEvent):
     seat: str
     commitment: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.challenges[self.challenge_id]["sealed"][self.seat] = self.commitment
 
 
-def resolve_certamen(game: CovenantGame, seat: str, challenge_id: str) -> dict:
+def resolve_certamen(game: CovenantGame, seat: str, challenge_id: str) -> dict[str, Any]:
     """A-CERT-2/-3: resolve a challenge in the Resolve Certamen phase, on the turn of the first of its two
     players clockwise (A-AMB-7)."""
     game.require_turn(seat, "certamen")
@@ -238,7 +239,7 @@ def resolve_certamen(game: CovenantGame, seat: str, challenge_id: str) -> dict:
     return result
 
 
-def _bids_paid(game: CovenantGame, ch: dict) -> dict[str, int]:
+def _bids_paid(game: CovenantGame, ch: Challenge) -> dict[str, int]:
     """A-AMB-7 "the vis is spent whatever the result", and a covenant spends only the vis it holds: a bid sealed
     for more than the covenant holds when the bids are opened (it spent vis since, in a trade or a spell) counts
     and costs what it holds. The rules say nothing of it; this keeps every store of vis whole (a covenant in
@@ -246,7 +247,7 @@ def _bids_paid(game: CovenantGame, ch: dict) -> dict[str, int]:
     return {side: min(bid["vis"], max(0, game.state.powers[side].vis)) for side, bid in ch["bids"].items()}
 
 
-def _winnings(game: CovenantGame, ch: dict, winner: str | None) -> dict:
+def _winnings(game: CovenantGame, ch: Challenge, winner: str | None) -> dict[str, Any]:
     if winner is None:
         return {}
     loser = ch["target"] if winner == ch["challenger"] else ch["challenger"]
@@ -260,10 +261,10 @@ def _winnings(game: CovenantGame, ch: dict, winner: str | None) -> dict:
 
 class CertamenResolved(CovenantEvent):
     challenge_id: str
-    result: dict
-    bids: dict
+    result: dict[str, Any]  # the receipt: winner, scores, what was paid and won
+    bids: dict[str, Bid]
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         ch = s.challenges.pop(self.challenge_id)
@@ -314,7 +315,7 @@ class CertamenForfeited(CovenantEvent):
     gold: int
     vis: int
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         ch = s.challenges.pop(self.challenge_id)

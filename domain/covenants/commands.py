@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from domain.covenants import (
     battle,
@@ -318,7 +319,7 @@ class NoCounter(Command):
     seat_id: str
 
 
-def add_covenant(game: CovenantGame, cmd: AddCovenant, ctx: Context) -> dict:
+def add_covenant(game: CovenantGame, cmd: AddCovenant, ctx: Context) -> dict[str, Any]:
     require(game, ctx, RULE, "seat a covenant")
     setup.add_covenant(
         game,
@@ -333,19 +334,19 @@ def add_covenant(game: CovenantGame, cmd: AddCovenant, ctx: Context) -> dict:
     return {"seat_id": cmd.seat_id}
 
 
-def begin_game(game: CovenantGame, cmd: BeginGame, ctx: Context) -> dict:
+def begin_game(game: CovenantGame, cmd: BeginGame, ctx: Context) -> dict[str, Any]:
     require(game, ctx, RULE, "begin the game")
     setup.begin(game, seed=ctx.entropy(32), roller=ctx.roller, actor=ctx.principal)
     return {"starting": game.state.starting}
 
 
-def move(game: CovenantGame, cmd: Move, ctx: Context) -> dict:
+def move(game: CovenantGame, cmd: Move, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     track.move(game, cmd.seat_id, cmd.square)
     return {"square": cmd.square, "phase": game.state.phase}
 
 
-def generate(game: CovenantGame, cmd: Generate, ctx: Context) -> dict:
+def generate(game: CovenantGame, cmd: Generate, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     return {"card_id": cards.generate(game, cmd.seat_id, ctx.roller, mouse=cmd.mouse)}
 
@@ -365,7 +366,7 @@ def pass_turn(game: CovenantGame, cmd: Pass, ctx: Context) -> None:
     track.pass_turn(game, cmd.seat_id)
 
 
-def cast(game: CovenantGame, cmd: Cast, ctx: Context) -> dict:
+def cast(game: CovenantGame, cmd: Cast, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     return spells.cast(game,
         cmd.seat_id, cmd.mage_id, cmd.spell, cmd.target, cmd.vis, mother_may_i=cmd.mother_may_i,
@@ -383,12 +384,12 @@ def rule_on_action(game: CovenantGame, cmd: RuleOnAction, ctx: Context) -> None:
     market.rule_on_action(game, cmd.index, cmd.approved, cmd.note, ctx.principal)
 
 
-def convert(game: CovenantGame, cmd: Convert, ctx: Context) -> dict:
+def convert(game: CovenantGame, cmd: Convert, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     return {"got": market.convert(game, cmd.seat_id, cmd.give, cmd.amount, cmd.get)}
 
 
-def offer_trade(game: CovenantGame, cmd: OfferTrade, ctx: Context) -> dict:
+def offer_trade(game: CovenantGame, cmd: OfferTrade, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     trade_id = ctx.new_id("trade")
     market.offer_trade(game, cmd.seat_id, cmd.to, dict(cmd.give), dict(cmd.get), trade_id)
@@ -400,7 +401,7 @@ def answer_trade(game: CovenantGame, cmd: AnswerTrade, ctx: Context) -> None:
     market.answer_trade(game, cmd.seat_id, cmd.trade_id, cmd.accept)
 
 
-def challenge(game: CovenantGame, cmd: Challenge, ctx: Context) -> dict:
+def challenge(game: CovenantGame, cmd: Challenge, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     challenge_id = ctx.new_id("cert")
     certamen.challenge(game, cmd.seat_id, cmd.mage_id, cmd.target_mage, challenge_id)
@@ -417,7 +418,7 @@ def seal_bid(game: CovenantGame, cmd: SealBid, ctx: Context) -> None:
     certamen.seal_bid(game, cmd.seat_id, cmd.challenge_id, cmd.vis, ctx.entropy(16))
 
 
-def resolve_certamen(game: CovenantGame, cmd: ResolveCertamen, ctx: Context) -> dict:
+def resolve_certamen(game: CovenantGame, cmd: ResolveCertamen, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     result = certamen.resolve_certamen(game, cmd.seat_id, cmd.challenge_id)
     return result
@@ -428,12 +429,12 @@ def forfeit(game: CovenantGame, cmd: Forfeit, ctx: Context) -> None:
     certamen.forfeit(game, cmd.seat_id, cmd.challenge_id)
 
 
-def support(game: CovenantGame, cmd: Support, ctx: Context) -> dict:
+def support(game: CovenantGame, cmd: Support, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     return reckoning.support(game, cmd.seat_id, list(cmd.starve), seed=ctx.entropy(32), keep=dict(cmd.keep))
 
 
-def draw_event(game: CovenantGame, cmd: DrawEvent, ctx: Context) -> dict:
+def draw_event(game: CovenantGame, cmd: DrawEvent, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     return eventcards.draw_event(game, cmd.seat_id, ctx.roller, mouse=cmd.mouse)
 
@@ -443,27 +444,27 @@ def decide_event(game: CovenantGame, cmd: DecideEvent, ctx: Context) -> None:
     eventcards.decide_event(game, cmd.seat_id, cmd.choice, cmd.target, cmd.season)
 
 
-def pay_tax(game: CovenantGame, cmd: PayTax, ctx: Context) -> dict:
+def pay_tax(game: CovenantGame, cmd: PayTax, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     return {"paid": demands.pay_tax(game, cmd.seat_id)}
 
 
-def face_hedge_mage(game: CovenantGame, cmd: FaceHedgeMage, ctx: Context) -> dict:
+def face_hedge_mage(game: CovenantGame, cmd: FaceHedgeMage, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     return hazards.face_hedge_mage(game, cmd.seat_id, cmd.give_up, ctx.roller)
 
 
-def face_bandits(game: CovenantGame, cmd: FaceBandits, ctx: Context) -> dict:
+def face_bandits(game: CovenantGame, cmd: FaceBandits, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     return hazards.face_bandits(game, cmd.seat_id, cmd.fight, dict(cmd.allocation) if cmd.allocation else None)
 
 
-def use_mouse(game: CovenantGame, cmd: UseMouse, ctx: Context) -> dict:
+def use_mouse(game: CovenantGame, cmd: UseMouse, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     return {"card_id": cards.use_mouse(game, cmd.seat_id, cmd.card_id, cmd.by)}
 
 
-def investigate(game: CovenantGame, cmd: Investigate, ctx: Context) -> dict:
+def investigate(game: CovenantGame, cmd: Investigate, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     return demands.investigate(game, cmd.seat_id, ctx.roller)
 
@@ -473,22 +474,22 @@ def attend_tribunal(game: CovenantGame, cmd: AttendTribunal, ctx: Context) -> No
     demands.attend_tribunal(game, cmd.seat_id)
 
 
-def choose_plagued(game: CovenantGame, cmd: ChoosePlagued, ctx: Context) -> dict:
+def choose_plagued(game: CovenantGame, cmd: ChoosePlagued, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     return hazards.choose_plagued(game, cmd.seat_id, list(cmd.cards))
 
 
-def heal(game: CovenantGame, cmd: Heal, ctx: Context) -> dict:
+def heal(game: CovenantGame, cmd: Heal, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     return cards.heal(game, cmd.seat_id, cmd.healer, cmd.target)
 
 
-def answer_service(game: CovenantGame, cmd: AnswerService, ctx: Context) -> dict:
+def answer_service(game: CovenantGame, cmd: AnswerService, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     return demands.answer_service(game, cmd.seat_id, cmd.grogs, cmd.pay, ctx.roller)
 
 
-def roll_chaos(game: CovenantGame, cmd: RollChaos, ctx: Context) -> dict:
+def roll_chaos(game: CovenantGame, cmd: RollChaos, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     return demands.roll_chaos(game, cmd.seat_id, ctx.roller)
 
@@ -498,12 +499,12 @@ def choose_rival(game: CovenantGame, cmd: ChooseRival, ctx: Context) -> None:
     demands.choose_rival(game, cmd.seat_id, cmd.rival)
 
 
-def avert_battle(game: CovenantGame, cmd: AvertBattle, ctx: Context) -> dict:
+def avert_battle(game: CovenantGame, cmd: AvertBattle, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     return demands.avert_battle(game, cmd.seat_id, cmd.pay)
 
 
-def allocate_damage(game: CovenantGame, cmd: AllocateDamage, ctx: Context) -> dict:
+def allocate_damage(game: CovenantGame, cmd: AllocateDamage, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat_id)
     return battle.allocate_damage(game, cmd.seat_id, dict(cmd.allocation), cmd.pay_off)
 
@@ -513,7 +514,7 @@ def no_counter(game: CovenantGame, cmd: NoCounter, ctx: Context) -> None:
     battle.confirm_no_counter(game, cmd.seat_id)
 
 
-def close_window(game: CovenantGame, cmd: CloseWindow, ctx: Context) -> dict:
+def close_window(game: CovenantGame, cmd: CloseWindow, ctx: Context) -> dict[str, Any]:
     """The host (or the auditor) closes a turn's window now: the seat's silence counts (H-9)."""
     require(game, ctx, WINDOWS, "close a window")
     game.expect_step(cmd.expected_step)
@@ -524,7 +525,7 @@ def close_window(game: CovenantGame, cmd: CloseWindow, ctx: Context) -> dict:
     }
 
 
-def close_due_window(game: CovenantGame, cmd: CloseDueWindow, ctx: Context) -> dict:
+def close_due_window(game: CovenantGame, cmd: CloseDueWindow, ctx: Context) -> dict[str, Any]:
     """Workers: a turn's deadline passed; silence counts as the default choice (H-9)."""
     w = game.state.windows.get(cmd.window_id)
     if w is None or w.closed or ctx.now < datetime.fromisoformat(w.final_closes_at):
@@ -532,10 +533,15 @@ def close_due_window(game: CovenantGame, cmd: CloseDueWindow, ctx: Context) -> d
     return {"closed": game.close_window(cmd.window_id, now=ctx.now, reason="deadline", seed=ctx.entropy(32))}
 
 
-def _windowed(handler: Handler) -> Handler:
+C = TypeVar("C", bound=Command)
+R = TypeVar("R")
+CovenantHandler = Callable[[CovenantGame, C, Context], R]
+
+
+def _windowed(handler: CovenantHandler[C, R]) -> CovenantHandler[C, R]:
     """Every covenant command leaves the seat at turn with an open window and a deadline (H-9)."""
 
-    def run(game: CovenantGame, cmd: Any, ctx: Context) -> Any:
+    def run(game: CovenantGame, cmd: C, ctx: Context) -> R:
         result = handler(game, cmd, ctx)
         game.sync_window(now=ctx.now)
         return result
@@ -545,7 +551,7 @@ def _windowed(handler: Handler) -> Handler:
     return run
 
 
-COVENANT_COMMANDS: dict[type, Handler] = {
+COVENANT_COMMANDS: dict[type[Command], Handler] = {
     CloseWindow: close_window,
     CloseDueWindow: close_due_window,
     AddCovenant: _windowed(add_covenant),

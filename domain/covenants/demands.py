@@ -3,12 +3,14 @@ Tribunal, the Quaesitor Investigation, the Call to Service and the Season of Cha
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from domain.covenants import cards, rules, track
 from domain.covenants.base import CHAOS_TOLL, PUBLIC, SERVICE_TOLL, SERVICE_TRIBUTE, CovenantEvent
 from domain.covenants.errors import RuleViolation
 from domain.covenants.state import Card, CovenantState
+from domain.dice import Roller
 from domain.ids import SYSTEM
 
 if TYPE_CHECKING:
@@ -34,9 +36,9 @@ def assess_tax(game: CovenantGame) -> None:
 
 
 class TaxAssessed(CovenantEvent):
-    taxes: dict
+    taxes: dict[str, int]
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.tax_assessed = s.seasons_begun
@@ -60,7 +62,7 @@ def attend_tribunal(game: CovenantGame, seat: str) -> None:
 class TribunalAttended(CovenantEvent):
     seat: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         p = s.powers[self.seat]
@@ -86,7 +88,7 @@ class TaxPaid(CovenantEvent):
     seat: str
     gold: int
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         p = s.powers[self.seat]
@@ -99,7 +101,7 @@ class PermanentTributeImposed(CovenantEvent):
     points: int
     reason: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         p = s.powers[self.seat]
@@ -107,7 +109,7 @@ class PermanentTributeImposed(CovenantEvent):
         p.tax_owed = 0
 
 
-def investigate(game: CovenantGame, seat: str, roller: Any) -> dict:
+def investigate(game: CovenantGame, seat: str, roller: Callable[[CovenantGame], Roller]) -> dict[str, Any]:
     """[000:767] "Once per Main Phase, the player rolls a 6-sided die for every mage in the covenant that has not
     yet been investigated; if the roll is even, mark that mage as having been investigated. As soon as all the
     mages in the covenant are marked, the Investigation is over, this card is discarded, and the player may
@@ -141,10 +143,10 @@ def investigate(game: CovenantGame, seat: str, roller: Any) -> dict:
 
 class InvestigationRolled(CovenantEvent):
     seat: str
-    rolls: dict
-    cleared: list
+    rolls: dict[str, int]
+    cleared: list[str]
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         inv = s.investigation
@@ -155,7 +157,7 @@ class InvestigationRolled(CovenantEvent):
 class InvestigationEnded(CovenantEvent):
     outcome: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.investigation["ends"] = s.seasons_begun
@@ -172,7 +174,9 @@ def _attributed(game: CovenantGame, seat: str, attribute: str) -> list[Card]:
     return out
 
 
-def answer_service(game: CovenantGame, seat: str, grogs: str | None, pay: bool, roller: Any) -> dict:
+def answer_service(
+    game: CovenantGame, seat: str, grogs: str | None, pay: bool, roller: Callable[[CovenantGame], Roller]
+) -> dict[str, Any]:
     """[000:669] "At the beginning of the Main Phase of the season this card was played, flip one active Grogs card
     over to indicate it does not interact at all in the game. Remove any existing damage. If a covenant has no
     active Grogs, it must pay 3 gold immediately or accept a permanent tribute of 2 points owed to the lord. If
@@ -194,7 +198,7 @@ def answer_service(game: CovenantGame, seat: str, grogs: str | None, pay: bool, 
     return serve(game, seat, grogs, pay, actor=seat)
 
 
-def serve(game: CovenantGame, seat: str, grogs: str | None, pay: bool, *, actor: str) -> dict:
+def serve(game: CovenantGame, seat: str, grogs: str | None, pay: bool, *, actor: str) -> dict[str, Any]:
     active = [c.id for c in game.covenant_cards(seat) if c.kind == "grogs" and c.active]
     if active:
         if grogs not in active:
@@ -222,7 +226,7 @@ class ServiceAnswered(CovenantEvent):
     outcome: str
     card: str | None
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.service.setdefault("answers", {})[self.seat] = self.outcome
@@ -236,7 +240,7 @@ class ServiceAnswered(CovenantEvent):
             p.tribute.append({"to": None, "points": SERVICE_TRIBUTE, "permanent": True})
 
 
-def roll_chaos(game: CovenantGame, seat: str, roller: Any) -> dict:
+def roll_chaos(game: CovenantGame, seat: str, roller: Callable[[CovenantGame], Roller]) -> dict[str, Any]:
     """[000:691] "At the beginning of the Main Phase, starting with the starting player, each player in turn
     rolls a 6-sided die; if the result is even, that player must choose a rival covenant to engage in mundane
     battle." (A-EVT-3: even is success; the Hedge curse 1 rolls twice)."""
@@ -265,7 +269,7 @@ def rivals(game: CovenantGame, seat: str) -> list[str]:
 class NoRivalFound(CovenantEvent):
     seat: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.chaos["choosing"] = None
@@ -276,7 +280,7 @@ class ChaosRolled(CovenantEvent):
     face: int
     even: bool
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         if self.even:
@@ -299,7 +303,7 @@ class RivalChosen(CovenantEvent):
     seat: str
     rival: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.chaos["choosing"] = None
@@ -309,7 +313,7 @@ class RivalChosen(CovenantEvent):
         s.turn.insert(0, self.rival)  # the rival answers "at the time of the roll"
 
 
-def avert_battle(game: CovenantGame, seat: str, pay: bool) -> dict:
+def avert_battle(game: CovenantGame, seat: str, pay: bool) -> dict[str, Any]:
     """[000:693] "The rival covenant may pay 4 gold at the time of the roll to the player who chose it to avert
     the battle. Otherwise, at the end of the Main Phase, in original order, the covenants must resolve their
     battles."."""
@@ -340,7 +344,7 @@ class ChaosAnswered(CovenantEvent):
     paid: bool
     battle_id: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.chaos["answering"] = None

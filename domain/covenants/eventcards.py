@@ -3,12 +3,14 @@ released, and the events that act at the beginning of the Main Phase."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from domain.covenants import battle, cards, rules, track
 from domain.covenants.base import MAIN_EFFECTS, PUBLIC, CovenantEvent, house_of
 from domain.covenants.errors import RuleViolation
-from domain.covenants.state import CovenantState
+from domain.covenants.state import CovenantState, HeldEvent, PendingEvent
+from domain.dice import Roller
 from domain.ids import SYSTEM
 
 if TYPE_CHECKING:
@@ -46,10 +48,10 @@ def main_effects(game: CovenantGame) -> None:
 
 class EventTookEffect(CovenantEvent):
     event_name: str
-    resources: dict
-    inactive: dict
+    resources: dict[str, dict[str, int]]  # seat -> store -> its change
+    inactive: dict[str, str]  # card id -> the season it is active again
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.effects_applied.append(self.event_name)
@@ -60,7 +62,9 @@ class EventTookEffect(CovenantEvent):
             s.cards[card_id].active, s.cards[card_id].inactive_until = False, until
 
 
-def draw_event(game: CovenantGame, seat: str, roller: Any, *, mouse: int = 0) -> dict:
+def draw_event(
+    game: CovenantGame, seat: str, roller: Callable[[CovenantGame], Roller], *, mouse: int = 0
+) -> dict[str, Any]:
     """A-EVT-1: the player on the Event square draws; an event it holds undecided (a released one, or the
     Quaesitor Investigation the marks created, H-13) is decided first, as before a pass. ``mouse``: the Mouse
     changes the event die by up to 2 (A-GEN-1 step 4, after the curse's lesser die)."""
@@ -104,7 +108,7 @@ class EventDrawn(CovenantEvent):
     event_name: str
     kind: str
     actor: str
-    audience: list
+    audience: list[str]
     mouse_card: str | None = None
 
     def evolve(self, s: CovenantState) -> None:
@@ -160,7 +164,7 @@ def decide_event(
                 field="target",
             )
         active = sum(1 for e in game.state.effects if e.get("event") and e.get("target") == target)
-        rules.check_directed(name, target, [tuple(x) for x in game.state.directed_history], active)
+        rules.check_directed(name, target, [(x[0], x[1]) for x in game.state.directed_history], active)
         if name == "Quaesitor Investigation":  # its Investigation begins, as a created one's does ([000:767])
             game.trigger_event(game.InvestigationApplied, seat=seat, target=target, actor=seat, audience=PUBLIC)
         else:
@@ -193,40 +197,45 @@ def investigation_targets(game: CovenantGame, seat: str) -> list[str]:
     return [p for p in after if s.powers[p].marked]
 
 
+def _pending(h: HeldEvent) -> PendingEvent:
+    """A released event, now its holder's to decide."""
+    return {"event": h["event"], "seat": h["seat"], "season": h["season"]}
+
+
 class ReleasedEventDecided(CovenantEvent):
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.released = s.released[1:]
-        s.pending_event = dict(s.released[0]) if s.released else None
+        s.pending_event = _pending(s.released[0]) if s.released else None
 
 
 class QuaesitorInvestigationCreated(CovenantEvent):
     seat: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.pending_event = {"seat": self.seat, "event": "Quaesitor Investigation", "quaesitor": True}
 
 
 class HeldEventsReleased(CovenantEvent):
-    events: list
+    events: list[HeldEvent]
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.held_events = [h for h in s.held_events if h not in self.events]
-        s.released = [dict(h) for h in self.events]
-        s.pending_event = dict(s.released[0])
+        s.released = [h.copy() for h in self.events]
+        s.pending_event = _pending(s.released[0])
 
 
 class InvestigationApplied(CovenantEvent):
     seat: str
     target: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.powers[self.target].marked = False  # [000:100] "the target covenant is unmarked"
@@ -242,7 +251,7 @@ class EventPlayed(CovenantEvent):
     seat: str
     target: str | None
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.events_in_play.append(self.event_name)
@@ -271,7 +280,7 @@ class EventHeld(CovenantEvent):
     seat: str
     season: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.pending_event = None

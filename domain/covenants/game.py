@@ -140,8 +140,8 @@ class CovenantGame(PlatformGame):
 
     @event("CovenantGameCreated")
     def __init__(
-        self, name: str, ruleset: str, rules_version: str, timezone: str, options: dict, house: dict, pin: dict,
-        actor: str, audience: list,
+        self, name: str, ruleset: str, rules_version: str, timezone: str, options: dict[str, Any],
+        house: dict[str, Any], pin: dict[str, str], actor: str, audience: list[str],
     ) -> None:  # fmt: skip
         self.state = CovenantState(
             name=name, ruleset=ruleset, rules_version=rules_version, timezone=timezone, options=options,
@@ -292,12 +292,12 @@ class CovenantGame(PlatformGame):
 
     # ------------------------------------------------------------------ rollback
 
-    def carried_over(self, restored: Any, now: datetime) -> dict:
+    def carried_over(self, restored: Any, now: datetime) -> dict[str, Any]:
         carried = super().carried_over(restored, now)
         carried["next_roll"] = self.state.next_roll
         return carried
 
-    def _merge_carried(self, merged: Any, carried: dict) -> Any:
+    def _merge_carried(self, merged: Any, carried: dict[str, Any]) -> Any:
         merged = super()._merge_carried(merged, carried)
         # A rollback never reuses a roll number: a roll after it is a new roll, not a silent reroll.
         merged.next_roll = max(merged.next_roll, carried.get("next_roll", 0))

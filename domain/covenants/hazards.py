@@ -3,12 +3,14 @@ Plague."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from domain.covenants import battle, cards, track
 from domain.covenants.base import BANDITS_MIGHT, PUBLIC, CovenantEvent, check_taken
 from domain.covenants.errors import RuleViolation
 from domain.covenants.state import Card, CovenantState
+from domain.dice import Roller
 from domain.ids import SYSTEM
 
 if TYPE_CHECKING:
@@ -29,7 +31,9 @@ def hedge_claims(game: CovenantGame) -> list[str]:
     ]
 
 
-def face_hedge_mage(game: CovenantGame, seat: str, give_up: str | None, roller: Any) -> dict:
+def face_hedge_mage(
+    game: CovenantGame, seat: str, give_up: str | None, roller: Callable[[CovenantGame], Roller]
+) -> dict[str, Any]:
     """A-EVT-4 [000:748] "At the end of the Main Phase, the covenant must either give up (discard) a Vis Source
     of its choice or face the Hedge Mage's curse. The curse is determined by rolling a 6-sided die"."""
     game.require_turn(seat, "hedge")
@@ -55,7 +59,7 @@ class HedgeMageFaced(CovenantEvent):
     seat: str
     curse: int
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         for e in s.effects:
@@ -73,7 +77,7 @@ def bandits_due(game: CovenantGame) -> list[str]:
     return [p for p in s.order if p not in s.bandits.get("answered", [])]
 
 
-def face_bandits(game: CovenantGame, seat: str, fight: bool, allocation: dict[str, int] | None) -> dict:
+def face_bandits(game: CovenantGame, seat: str, fight: bool, allocation: dict[str, int] | None) -> dict[str, Any]:
     """A-EVT-4 [000:679] "At the end of the Main Phase, beginning with the covenant belonging to the starting
     player, each covenant must decide whether to engage the bandits in mundane battle or to pay them off with 1
     gold"; in battle, the covenant allocates the Bandits' Might 4 as damage to its beings (A-BAT-1, H-6)."""
@@ -102,7 +106,7 @@ class BanditsFaced(CovenantEvent):
     fought: bool
     dealt: int
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         b = s.bandits or {"damage": 0, "answered": [], "fought": []}
@@ -119,7 +123,7 @@ class BanditsLooted(CovenantEvent):
     seat: str
     gold: int
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.powers[self.seat].gold -= self.gold
@@ -128,7 +132,7 @@ class BanditsLooted(CovenantEvent):
 class BanditsSeasonEnded(CovenantEvent):
     discarded: bool
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.bandits = {"discarded": True} if self.discarded else {"damage": 0, "answered": [], "fought": []}
@@ -155,7 +159,7 @@ def plague_due(game: CovenantGame) -> list[str]:
     return [p for p in s.order if plague_victims(game, p)]
 
 
-def choose_plagued(game: CovenantGame, seat: str, chosen: list[str]) -> dict:
+def choose_plagued(game: CovenantGame, seat: str, chosen: list[str]) -> dict[str, Any]:
     """H-6: the covenant chooses which of its Animate Co beings take the Plague's damage, one point each."""
     game.require_turn(seat, "plague")
     victims = [c.id for c in plague_victims(game, seat)]
@@ -171,9 +175,9 @@ def choose_plagued(game: CovenantGame, seat: str, chosen: list[str]) -> dict:
 
 class PlagueStruck(CovenantEvent):
     seat: str
-    cards: list
+    cards: list[str]
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         pass  # the damage follows as CardDamaged events
@@ -182,7 +186,7 @@ class PlagueStruck(CovenantEvent):
 class PlagueCounterAdded(CovenantEvent):
     counters: int
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.plague = {**s.plague, "counters": self.counters}

@@ -235,7 +235,8 @@ DEFAULT_PATH = Path(__file__).with_name("house") / "default.json"
 
 
 def default_data() -> dict[str, Any]:
-    return json.loads(DEFAULT_PATH.read_text())
+    data: dict[str, Any] = json.loads(DEFAULT_PATH.read_text())
+    return data
 
 
 DEFAULT = load(default_data())

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.covenants import commands as cc
+from domain.covenants.game import CovenantGame
 from domain.errors import RuleViolation
 from domain.ids import GM
 from domain.mailturns import GRAMMAR, SALUTATION, Command, LineError, Turn, body_text, items, own_lines, whole
@@ -439,7 +440,7 @@ def _plain(seat: str, cmd: Command) -> Any:
 class CovenantTurn(Turn):
     seat: str = GM
 
-    def command(self, game: Any, cmd: Command) -> Any:
+    def command(self, game: CovenantGame, cmd: Command) -> Any:
         seat = self.seat
         if seat not in game.state.powers:
             raise RuleViolation("only a covenant plays a turn by mail", rule=GRAMMAR)
@@ -470,25 +471,25 @@ class CovenantTurn(Turn):
                 return cc.Forfeit(seat, words[0] if words else self._challenge(game))
         return _plain(seat, cmd)
 
-    def _pending(self, game: Any, words: list[str]) -> str:
+    def _pending(self, game: CovenantGame, words: list[str]) -> str:
         """The card named, or the one this covenant generated and has not kept or discarded (A-GEN-2)."""
         if words:
             return words[0]
         return _one([c.id for c in game.covenant_cards(self.seat, pending=True) if c.pending], "card")
 
-    def _mage(self, game: Any) -> str:
+    def _mage(self, game: CovenantGame) -> str:
         mages = [c.id for c in game.covenant_cards(self.seat) if c.kind == "mage" and c.active]
         return _one(mages, "mage ('with <mage>')")
 
-    def _healer(self, game: Any) -> str:
+    def _healer(self, game: CovenantGame) -> str:
         healers = [c.id for c in game.covenant_cards(self.seat) if c.active and game.house.cards[c.name].heals]
         return _one(healers, "healer ('with <healer>')")
 
-    def _challenge(self, game: Any) -> str:
+    def _challenge(self, game: CovenantGame) -> str:
         mine = [k for k, ch in game.state.challenges.items() if self.seat in (ch["challenger"], ch["target"])]
         return _one(mine, "challenge ('in <challenge>')")
 
-    def recorded(self, game: Any, cmd: Command, command: Any, result: dict) -> list[str]:
+    def recorded(self, game: CovenantGame, cmd: Command, command: Any, result: dict[str, Any]) -> list[str]:
         s = game.state
         if cmd.verb == "generate":
             card = result.get("card_id")
@@ -500,7 +501,7 @@ class CovenantTurn(Turn):
             return [f"line {cmd.line}: challenge {result.get('challenge_id')} issued"]
         return [f"line {cmd.line}: {cmd.verb} recorded" + (f" (phase now {s.phase})" if s.phase else "")]
 
-    def footer(self, game: Any) -> list[str]:
+    def footer(self, game: CovenantGame) -> list[str]:
         s = game.state
         p = s.powers.get(self.seat)
         out = ["", f"Year {s.year}, {game.season_name}, cycle {s.cycle}: {s.phase} phase."]

@@ -32,7 +32,7 @@ class ActionTaken(CovenantEvent):
     text: str
     needs_ruling: bool
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.actions.append(
@@ -56,7 +56,7 @@ class ActionRuled(CovenantEvent):
     approved: bool
     note: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.actions[self.index]["ruling"] = {"approved": self.approved, "note": self.note}
@@ -103,7 +103,7 @@ class Converted(CovenantEvent):
     get: str
     got: int
     actor: str
-    audience: list
+    audience: list[str]
     artisan: int = 0
 
     def evolve(self, s: CovenantState) -> None:
@@ -119,7 +119,9 @@ class Converted(CovenantEvent):
         s.effects = [e for e in s.effects if e.get("artisan", 1)]
 
 
-def offer_trade(game: CovenantGame, seat: str, to: str, give: dict, get: dict, trade_id: str) -> None:
+def offer_trade(
+    game: CovenantGame, seat: str, to: str, give: dict[str, int], get: dict[str, int], trade_id: str
+) -> None:
     """A Main Phase action: offer another covenant an exchange at a rate the two agree ([000:636])."""
     game.require_turn(seat, "main")
     game.power(to)
@@ -158,7 +160,7 @@ def owned(game: CovenantGame, seat: str, what: str) -> int:
     return int(getattr(game.state.powers[seat], what))
 
 
-def _check_holds(game: CovenantGame, seat: str, amounts: dict, where: str) -> None:
+def _check_holds(game: CovenantGame, seat: str, amounts: dict[str, int], where: str) -> None:
     short = [k for k, v in amounts.items() if owned(game, seat, k) < v]
     if short:
         raise RuleViolation(f"{seat} does not hold the {', '.join(short)} of this trade", rule="A-ECON-1", field=where)
@@ -168,10 +170,10 @@ class TradeOffered(CovenantEvent):
     trade_id: str
     seat: str
     to: str
-    give: dict
-    get: dict
+    give: dict[str, int]
+    get: dict[str, int]
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.trades[self.trade_id] = {
@@ -205,7 +207,7 @@ class TradeClosed(CovenantEvent):
     trade_id: str
     accepted: bool
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         tr = s.trades.pop(self.trade_id)

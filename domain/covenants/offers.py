@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import pickle
 from datetime import datetime, timezone
+from typing import Any
 
 from domain.covenants import battle, certamen, hazards, reckoning, rules, track
 from domain.covenants import commands as cc
@@ -168,7 +169,8 @@ def _chaos(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
     if not at_turn:
         return []
     ch = game.state.chaos
-    if (ch.get("answering") or {}).get("rival") == seat:
+    answering = ch.get("answering")
+    if answering is not None and answering["rival"] == seat:
         return [cc.AvertBattle(seat, True), cc.AvertBattle(seat, False)]
     if ch.get("choosing") == seat:
         return [cc.ChooseRival(seat, rival) for rival in game.state.order if rival != seat]
@@ -305,7 +307,7 @@ def _reckoning(game: CovenantGame, seat: str, at_turn: bool) -> list[Command]:
     return [cc.Support(seat, reckoning.default_starved(game, seat))]
 
 
-def _accepted(frozen: bytes, house: dict, principal: str, command: Command) -> bool:
+def _accepted(frozen: bytes, house: dict[str, Any], principal: str, command: Command) -> bool:
     """Whether the command's handler accepts it on a copy of the game (the copy is dropped either way)."""
     game: CovenantGame = pickle.loads(frozen)  # noqa: S301 - our own bytes, just made
     game.state.house = house

@@ -28,7 +28,7 @@ class CovenantOptions(PostOptions):
     house: Literal["default", "custom"] = Field(
         "default", description="A-AMB-1: the house rules package, the one shipped or (custom) house_package"
     )
-    house_package: dict | None = Field(
+    house_package: dict[str, Any] | None = Field(
         None, description="A-AMB-1: a custom house rules package (generators, events, actions, winnings)"
     )
     target_score: int = Field(25, ge=1, le=200, description="A-RECK-5: the score that wins at a Yearly Reckoning")

@@ -3,7 +3,7 @@ and the year's scores."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from domain.covenants import cards, rules, track
 from domain.covenants.base import BANDITS_MIGHT, PLAGUE_COUNTERS, PUBLIC, CovenantEvent, _expire
@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from domain.covenants.game import CovenantGame
 
 
-def support(game: CovenantGame, seat: str, starve: list[str], *, seed: str, keep: dict[str, int] | None = None) -> dict:
+def support(
+    game: CovenantGame, seat: str, starve: list[str], *, seed: str, keep: dict[str, int] | None = None
+) -> dict[str, Any]:
     """A-RECK-1: tally this season's production and pay the upkeep of every card not starved; in Winter, keep
     some gold and vis out of the Yearly Reckoning's conversion (A-AMB-9)."""
     game.require_turn(seat, "reckoning")
@@ -91,7 +93,7 @@ def default_starved(game: CovenantGame, seat: str) -> list[str]:
     return [c.id for c in costly]
 
 
-def tally(game: CovenantGame, seat: str, starve: list[str]) -> tuple[dict, dict, dict]:
+def tally(game: CovenantGame, seat: str, starve: list[str]) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
     """A-RECK-1: this season's production, the upkeep of the cards not starved, and what the covenant has."""
     s = game.state
     cards = game.covenant_cards(seat)
@@ -126,13 +128,13 @@ def tally(game: CovenantGame, seat: str, starve: list[str]) -> tuple[dict, dict,
 
 class SupportAllocated(CovenantEvent):
     seat: str
-    starved: list
-    made: dict
-    paid: dict
-    after: dict
+    starved: list[str]
+    made: dict[str, int]  # provision, gold and vis
+    paid: dict[str, int]
+    after: dict[str, int]
     actor: str
-    audience: list
-    keep: dict | None = None
+    audience: list[str]
+    keep: dict[str, int] | None = None
 
     def evolve(self, s: CovenantState) -> None:
         p = s.powers[self.seat]
@@ -235,7 +237,7 @@ class CardHealed(CovenantEvent):
     card_id: str
     damage: int
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         c = s.cards[self.card_id]
@@ -247,7 +249,7 @@ class CardHealed(CovenantEvent):
 class StudyCounterRemoved(CovenantEvent):
     card_id: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         c = s.cards[self.card_id]
@@ -262,7 +264,7 @@ class StudyCounterRemoved(CovenantEvent):
 
 class SeasonEnded(CovenantEvent):
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         if s.season != 3:
@@ -271,7 +273,7 @@ class SeasonEnded(CovenantEvent):
         s.season = (s.season + 1) % 4
         if s.season == 0:
             s.year += 1
-        _expire(s, lambda e: e.get("until") is not None and e["until"] <= s.seasons_begun)
+        _expire(s, lambda e: (until := e.get("until")) is not None and until <= s.seasons_begun)
         kept = []
         for name in s.events_in_play:  # an event stays for the seasons its text gives it (A-EVT-4)
             last = s.event_until.get(name, s.seasons_begun)
@@ -342,13 +344,13 @@ def _yearly_reckoning(game: CovenantGame) -> None:
 
 
 class YearReckoned(CovenantEvent):
-    points: dict
-    scores: dict
-    spent: dict
-    winners: list
+    points: dict[str, int]
+    scores: dict[str, int]
+    spent: dict[str, dict[str, int]]  # seat -> the gold and vis the Reckoning spent
+    winners: list[str]
     starting: str | None
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         for seat, p in s.powers.items():

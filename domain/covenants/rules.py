@@ -9,8 +9,34 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TypedDict
 
 from domain.covenants.errors import RuleViolation
+
+
+class RollStep(TypedDict):
+    """A step that changed a generation roll (A-GEN-1): curse, predetermined, halved, mouse or set."""
+
+    step: str
+    value: int
+
+
+class HeldCard(TypedDict, total=False):
+    """What the limits read of a card a covenant holds (A-LIM-1)."""
+
+    kind: str
+    name: str
+    active: bool
+
+
+class Being(TypedDict, total=False):
+    """What the attack reads of a being in battle (A-BAT-1): its Might, whether it is active, its weapon."""
+
+    might: int
+    active: bool
+    weapon: int
+    weapon_damage: int
+
 
 RULES_VERSION = "covenants-1"
 
@@ -110,10 +136,10 @@ def modified_roll(
     halved: bool = False,
     mouse: int = 0,
     set_to: int | None = None,
-) -> tuple[int, list[dict]]:
+) -> tuple[int, list[RollStep]]:
     """A-GEN-1 in the order of A-AMB-6: curse (the lesser of two dice), predetermined value, halving, the
     Mouse's +/-2, a set value. Returns the value and each step taken (each step is recorded)."""
-    steps: list[dict] = []
+    steps: list[RollStep] = []
     if cursed:
         if len(faces) != 2:
             raise RuleViolation("a cursed covenant rolls every die twice", rule="A-GEN-1")
@@ -143,7 +169,7 @@ def modified_roll(
 # ---------------------------------------------------------------- A.2.3 limits
 
 
-def check_caps(kind: str, name: str, covenant: Sequence[dict], *, unique: bool, in_play_names: set[str]) -> None:
+def check_caps(kind: str, name: str, covenant: Sequence[HeldCard], *, unique: bool, in_play_names: set[str]) -> None:
     """A-LIM-1: whether a card of this kind may join this covenant (``covenant``: its cards in play, each a dict
     with ``kind``, ``name``, ``active``)."""
     count = {k: sum(1 for c in covenant if c["kind"] == k) for k in {c["kind"] for c in covenant}}
@@ -172,12 +198,12 @@ def check_caps(kind: str, name: str, covenant: Sequence[dict], *, unique: bool, 
             raise RuleViolation(f"at most 2 Vis Sources and Mines per active Grogs ({grogs} active)", rule="A-LIM-1")
 
 
-def _named(named: set[str], covenant: Sequence[dict], part: str) -> int:
+def _named(named: set[str], covenant: Sequence[HeldCard], part: str) -> int:
     """The active cards whose name has ``part``: one under construction has no effect yet (A-GEN-3, A-LIM-2)."""
     return sum(1 for c in covenant if part in c["name"] and c["active"])
 
 
-def unsupported_holdings(covenant: Sequence[dict]) -> int:
+def unsupported_holdings(covenant: Sequence[HeldCard]) -> int:
     """A-LIM-1 with A-AMB-11: how many Vis Sources and Mines must go when active Grogs drop."""
     grogs = sum(1 for c in covenant if c["kind"] == "grogs" and c["active"])
     held = sum(1 for c in covenant if c["kind"] in ("vis_source", "mine"))
@@ -292,7 +318,7 @@ def passive_heal(damage: int, inactive_all_season: bool, new_damage: bool) -> in
     return damage
 
 
-def attack_total(beings: Sequence[dict], *, bard: bool = False, captains: int = 0) -> int:
+def attack_total(beings: Sequence[Being], *, bard: bool = False, captains: int = 0) -> int:
     """A-BAT-1: the sum of the Might of a side's active beings of that Might, their weapons, +1 per qualifying
     being with Bartholomew, +1 per Turb Captain's group."""
     total = 0

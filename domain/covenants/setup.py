@@ -3,7 +3,8 @@ dice, and the starting cards are dealt."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from domain.covenants import rules, track
 from domain.covenants.base import PUBLIC, CovenantEvent, house_of
@@ -20,7 +21,15 @@ if TYPE_CHECKING:
 
 
 def add_covenant(
-    game, seat_id: str, name: str, covenant: str, *, host: bool, arts: list[str], actor: str, score: int = 0
+    game: CovenantGame,
+    seat_id: str,
+    name: str,
+    covenant: str,
+    *,
+    host: bool,
+    arts: list[str],
+    actor: str,
+    score: int = 0,
 ) -> None:
     s = game.state
     if s.phase != "setup":
@@ -54,10 +63,10 @@ class CovenantAdded(CovenantEvent):
     seat_id: str
     name: str
     covenant: str
-    roles: list
-    arts: list
+    roles: list[str]
+    arts: list[str]
     actor: str
-    audience: list
+    audience: list[str]
     score: int = 0
 
     def evolve(self, s: CovenantState) -> None:
@@ -72,7 +81,7 @@ class CovenantAdded(CovenantEvent):
         s.order.append(self.seat_id)
 
 
-def begin(game: CovenantGame, *, seed: str, roller: Any, actor: str) -> None:
+def begin(game: CovenantGame, *, seed: str, roller: Callable[[CovenantGame], Roller], actor: str) -> None:
     """A-ORDER-2 / H-1: draw the starting player with the committed dice; deal the starting cards ([000:4])."""
     s = game.state
     if s.phase != "setup":
@@ -117,13 +126,21 @@ def _random_arts(game: CovenantGame, dice: Roller, seat: str) -> list[str]:
 class GameBegun(CovenantEvent):
     starting: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.starting = self.starting
 
 
-def new_card(game, seat: str | None, name: str, *, arts: list | None = None, source: str, pending: bool = False) -> str:
+def new_card(
+    game: CovenantGame,
+    seat: str | None,
+    name: str,
+    *,
+    arts: list[str] | None = None,
+    source: str,
+    pending: bool = False,
+) -> str:
     card_id = f"c{game.state.next_card}"
     game.trigger_event(
         game.CardCreated,
@@ -143,11 +160,11 @@ class CardCreated(CovenantEvent):
     card_id: str
     name: str
     owner: str | None
-    arts: list
+    arts: list[str]
     pending: bool
     source: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         d = house_of(s).cards[self.name] if self.name in house_of(s).cards else None

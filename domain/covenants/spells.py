@@ -10,7 +10,7 @@ from domain.covenants.base import END_OF_MAIN, PUBLIC, CovenantEvent, _expire, h
 from domain.covenants.errors import RuleViolation
 from domain.covenants.house import STARTING_MAGE
 from domain.covenants.options import option
-from domain.covenants.state import Card, CovenantState
+from domain.covenants.state import BattleDue, Card, CovenantState, Effect
 from domain.ids import SYSTEM
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def cast(
     named: bool = False,
     mother_may_i: bool = False,
     more_targets: list[str] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """A-SPELL-1..8 with the Hedge Mage's curses on the caster's covenant (A-EVT-4 [000:753]-[000:760]): 2, a
     spell cast without "Mother may I" is countered (H-12: the phrase is a field of the command); 3 and 4, a
     Te or Cr spell needs one more pawn (the extra pawn is spent and adds no strength); 5, the Magical
@@ -207,7 +207,7 @@ class SpellAssigned(CovenantEvent):
     card_id: str
     spell: str
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.cards[self.card_id].spells.append(self.spell)
@@ -228,11 +228,11 @@ class SpellCast(CovenantEvent):
     phase: str
     ritual: bool
     actor: str
-    audience: list
+    audience: list[str]
     spell_id: str = ""
     damage: int = 0
-    certamen: dict | None = None
-    reached: list | None = None
+    certamen: Effect | None = None
+    reached: list[str] | None = None
 
     def evolve(self, s: CovenantState) -> None:
         s.powers[self.seat].vis -= self.vis
@@ -272,11 +272,11 @@ def _spell_took_effect(
     spell_id: str,
     vis: int,
     magnitude: int,
-    certamen: dict | None,
+    certamen: Effect | None,
 ) -> None:
     """A SpellCast's lasting effect on one of its targets (folded, not an event of its own)."""
     sp = house_of(s).spells[spell]
-    effect: dict[str, Any] = {
+    effect: Effect = {
         "spell": spell,
         "target": target,
         "until": until,
@@ -287,19 +287,20 @@ def _spell_took_effect(
     if sp.aegis:
         effect["aegis"] = rules.aegis_value(vis)
     if sp.might_per_pawn:  # a regular spell: it lasts until the season ends (A-SPELL-3)
-        effect.update(might=magnitude * sp.might_per_pawn, until=s.seasons_begun, phase=None)
+        effect["might"], effect["until"], effect["phase"] = magnitude * sp.might_per_pawn, s.seasons_begun, None
     if sp.sets_substance and target in s.cards:
         effect["was"] = s.cards[target].substance
         s.cards[target].substance = sp.sets_substance
     if certamen:  # read when the challenge is resolved; a counter undoes it (A-SPELL-5)
-        effect.update(certamen, until=s.seasons_begun, phase=None)
+        effect.update(certamen)
+        effect["until"], effect["phase"] = s.seasons_begun, None
     if sp.artisan_rate:  # the pieces of gold it enhanced, until they are converted
         effect["artisan"] = magnitude
     if until is not None or sp.aegis or sp.sets_substance or sp.might_per_pawn or certamen or sp.artisan_rate:
         s.effects.append(effect)
 
 
-def _certamen_spell(game: CovenantGame, kind: str, caster: Card, target: Card) -> dict:
+def _certamen_spell(game: CovenantGame, kind: str, caster: Card, target: Card) -> Effect:
     """A-CERT-3: [000:554] Distractions of Invisible Horrors targets "one of the mages engaged in a challenge to
     halve (rounded up) his final Certamen score"; [000:610] The Subtle Accomplice adds "the caster's Certamen
     rating to that of another mage in the same covenant engaged in Certamen" (its caster takes no part in one)."""
@@ -321,8 +322,8 @@ def _certamen_spell(game: CovenantGame, kind: str, caster: Card, target: Card) -
 
 
 def _counter(
-    game, seat: str, mage: Card, spell: str, target: str, vis_amount: int, *, mother_may_i: bool = False
-) -> dict:
+    game: CovenantGame, seat: str, mage: Card, spell: str, target: str, vis_amount: int, *, mother_may_i: bool = False
+) -> dict[str, Any]:
     """A-SPELL-5: a counter cast in the phase of the spell it targets, out of turn; if its pawns exceed that
     spell's strength, compensating events undo what the spell did (its damage, its effect)."""
     s = game.state
@@ -410,9 +411,9 @@ def _undo_boosted_battles(game: CovenantGame, spell_id: str) -> None:
 
 
 class BattleReopened(CovenantEvent):
-    battle: dict
+    battle: BattleDue
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         e = next(x for x in s.boosted_battles if x["battle"] == self.battle["id"])
@@ -425,7 +426,7 @@ class BattleReopened(CovenantEvent):
             town.damage, town.active, town.inactive_until = e["town"][1:]
         if s.battle is not None and s.battle["id"] == self.battle["id"]:
             s.battle, s.turn = None, []
-        s.battles = [dict(self.battle), *s.battles]
+        s.battles = [self.battle.copy(), *s.battles]
 
 
 class SpellCountered(CovenantEvent):
@@ -436,7 +437,7 @@ class SpellCountered(CovenantEvent):
     vis: int
     success: bool
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.powers[self.seat].vis -= self.vis
@@ -451,7 +452,7 @@ class DamageReversed(CovenantEvent):
     damage: int
     active: bool
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         c = s.cards[self.card_id]

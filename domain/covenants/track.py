@@ -3,6 +3,7 @@ Move Phase, passing, and what a seat's silence at its deadline does (H-9)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from domain.covenants import battle, certamen, demands, eventcards, hazards, reckoning, rules
@@ -18,7 +19,7 @@ from domain.covenants.base import (
 )
 from domain.covenants.errors import RuleViolation
 from domain.covenants.options import option
-from domain.covenants.state import CovenantState
+from domain.covenants.state import CovenantState, HeldEvent
 from domain.ids import SYSTEM
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ class SeasonBegan(CovenantEvent):
     year: int
     season: int
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.seasons_begun += 1
@@ -63,7 +64,7 @@ def _phase(game: CovenantGame, cycle: int, phase: str) -> None:
     order = rules.clockwise(s.order, s.starting) if s.starting else list(s.order)
     if phase == "create":
         order = [p for p in order if s.powers[p].square != rules.EVENT_SQUARE]
-    due: list[dict] = []
+    due: list[HeldEvent] = []
     quaesitor = None  # the seat on the Event square a Quaesitor Investigation is created for (A-AGG-1)
     if phase == "events":
         if s.seasons_begun > 4 and s.events_phase_season != s.seasons_begun:  # the season's first
@@ -128,9 +129,9 @@ class PhaseBegan(CovenantEvent):
     season: int
     cycle: int
     phase: str
-    turn: list
+    turn: list[str]
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.cycle, s.phase, s.turn = self.cycle, self.phase, list(self.turn)
@@ -177,7 +178,7 @@ def advance_from(game: CovenantGame, phase: str) -> None:
         later = steps[steps.index(phase) + 1 :] if phase in steps else steps
         _phase(game, s.cycle, next(p for p in later if begins[p]))
     elif phase in ("main", *AFTER_MAIN[:-1]):
-        ends = {
+        ends: dict[str, Callable[[], bool]] = {
             "hedge": lambda: bool(hazards.hedge_claims(game)),
             "bandits": lambda: bool(hazards.bandits_due(game)),
             "battle": lambda: bool(s.battles) or bool(battle.event_battles(game)),
@@ -200,7 +201,7 @@ class TurnPassed(CovenantEvent):
     phase: str
     acted: bool
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         if s.turn and s.turn[0] == self.seat:
@@ -239,10 +240,10 @@ def _main_round(game: CovenantGame, extra: bool) -> None:
 
 
 class MainRoundBegan(CovenantEvent):
-    turn: list
+    turn: list[str]
     extra: bool
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.turn, s.passed, s.acted, s.extra_round = list(self.turn), [], False, self.extra
@@ -273,7 +274,7 @@ class TokenMoved(CovenantEvent):
     seat: str
     square: int
     actor: str
-    audience: list
+    audience: list[str]
 
     def evolve(self, s: CovenantState) -> None:
         s.powers[self.seat].square = self.square
@@ -331,7 +332,8 @@ def silence(game: CovenantGame, seat: str, phase: str, seed: str) -> None:
         demands.serve(game, seat, active[0] if active else None, s.powers[seat].gold >= SERVICE_TOLL, actor=SYSTEM)
     elif phase == "chaos":  # silence: no roll (a pass, H-9); a rival, the first clockwise; no gold paid
         ch = s.chaos
-        if ch.get("answering") and ch["answering"]["rival"] == seat:
+        answering = ch.get("answering")
+        if answering and answering["rival"] == seat:
             demands.avert_battle(game, seat, False)
         elif ch.get("choosing") == seat:
             demands.choose_rival(game, seat, demands.rivals(game, seat)[0])
@@ -340,8 +342,8 @@ def silence(game: CovenantGame, seat: str, phase: str, seed: str) -> None:
     elif phase == "battle" and s.deferred is not None:  # silence: the battle is fought, no agreement (A-EX-5)
         battle.confirm_no_counter(game, seat, silent=True)
     elif phase == "battle":  # silence pays an enemy off if it can (as with the bandits), else fights
-        bt = s.battle or {}
-        toll = ENEMIES.get(bt.get("b", "")) if bt.get("a") == seat else None
+        bt = s.battle
+        toll = ENEMIES.get(bt["b"]) if bt is not None and bt["a"] == seat else None
         if toll is not None and getattr(s.powers[seat], toll[0]) >= toll[1]:
             battle.allocate_damage(game, seat, {}, pay_off=True)
         else:
@@ -357,10 +359,10 @@ def silence(game: CovenantGame, seat: str, phase: str, seed: str) -> None:
             )
         end_turn(game, seat, acted=False)
     elif phase == "certamen":
-        for ch in [c for c in s.challenges.values() if certamen.resolver(game, c) == seat]:
+        for challenge in [c for c in s.challenges.values() if certamen.resolver(game, c) == seat]:
             game.trigger_event(
                 game.CertamenResolved,
-                challenge_id=ch["id"],
+                challenge_id=challenge["id"],
                 result={"winner": None, "cancelled": True},
                 bids={},
                 actor=SYSTEM,

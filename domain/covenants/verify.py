@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
@@ -37,7 +37,7 @@ SHAPES: dict[str, type[BaseModel]] = {
     "CertamenBidCommitted": data_model(
         "CertamenBidCommitted", challenge_id=(str, ...), seat=(str, ...), commitment=(str, ...)
     ),
-    "CertamenResolved": data_model("CertamenResolved", challenge_id=(str, ...), bids=(dict[str, dict], {})),
+    "CertamenResolved": data_model("CertamenResolved", challenge_id=(str, ...), bids=(dict[str, dict[str, Any]], {})),
 }
 
 
@@ -48,17 +48,17 @@ class CovenantReport(Report):
     bids_verified: int = 0
 
 
-def _rolls(event: dict) -> Iterable[Roll]:
+def _rolls(event: dict[str, Any]) -> Iterable[Roll]:
     """Each die a covenant event shows (a post's are the platform's)."""
     if event.get("type") == "DieRolled":
         d = event.get("data", {})
         yield dice(d["roll_no"], d.get("commitment"), list(d["faces"]), d.get("key"), d.get("path"), d["sides"])
 
 
-def _check_bids(events: list[dict], report: CovenantReport) -> None:
+def _check_bids(events: list[dict[str, Any]], report: CovenantReport) -> None:
     """A-AMB-7: a sealed bid opens its public commitment, and the resolution opens the bids committed before it."""
     committed: dict[tuple[str, str], str] = {}
-    own: dict[tuple[str, str], tuple[str, dict]] = {}  # the viewer's own sealed bid, until its commitment
+    own: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}  # the viewer's own sealed bid, until its commitment
     for e in events:
         data = e.get("data", {})
         kind = e.get("type")
@@ -85,7 +85,7 @@ def _check_bids(events: list[dict], report: CovenantReport) -> None:
                     report.bids_verified += 1
 
 
-def _opens(ident: tuple[str, str], bid: dict, sealed: str) -> bool:
+def _opens(ident: tuple[str, str], bid: dict[str, Any], sealed: str) -> bool:
     vis, nonce = bid.get("vis"), bid.get("nonce")
     return isinstance(vis, int) and isinstance(nonce, str) and bid_commitment(*ident, vis, nonce) == sealed
 
@@ -101,7 +101,7 @@ VERIFY_COVENANTS = Verifier(
 """The covenant game's ``Ruleset.verify``: the platform's checks, its dice and its sealed Certamen bids."""
 
 
-def verify_covenant_events(events: Iterable[dict]) -> CovenantReport:
+def verify_covenant_events(events: Iterable[dict[str, Any]]) -> CovenantReport:
     """Verify a covenant game's export (the events one viewer was shown, in the order they were recorded)."""
     report: CovenantReport = VERIFY_COVENANTS(events)
     return report

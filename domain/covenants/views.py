@@ -5,14 +5,18 @@ plays sees what any player sees."""
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domain.covenants import battle, rules
 from domain.covenants.offers import moves as offered_moves
+from domain.covenants.state import Battle, Card, Challenge
 from domain.ids import GM
 
+if TYPE_CHECKING:
+    from domain.covenants.game import CovenantGame
 
-def table_view(game: Any, viewer: str) -> dict[str, Any]:
+
+def table_view(game: CovenantGame, viewer: str) -> dict[str, Any]:
     s = game.state
     whose = s.turn[0] if s.turn else None
     view: dict[str, Any] = {
@@ -85,20 +89,20 @@ def table_view(game: Any, viewer: str) -> dict[str, Any]:
     return view
 
 
-def _battle(game: Any, bt: dict | None) -> dict[str, Any] | None:
+def _battle(game: CovenantGame, bt: Battle | None) -> dict[str, Any] | None:
     """The battle being fought: what each side deals, and what each covenant still has to allocate."""
     if bt is None:
         return None
-    out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in bt.items()}
+    out: dict[str, Any] = {k: (dict(v) if isinstance(v, dict) else v) for k, v in bt.items()}
     out["to_allocate"] = {seat: battle.damage_to_allocate(game, seat) for seat in game.state.turn}
     return out
 
 
-def _card(c: Any) -> dict[str, Any]:
+def _card(c: Card) -> dict[str, Any]:
     return {k: v for k, v in asdict(c).items() if k not in ("new_damage", "inactive_all_season")}
 
 
-def _challenge(ch: dict, viewer: str) -> dict[str, Any]:
+def _challenge(ch: Challenge, viewer: str) -> dict[str, Any]:
     shown = {k: v for k, v in ch.items() if k not in ("bids", "sealed")}
     shown["sealed"] = sorted(ch["sealed"])  # who has bid, never how much (A-AMB-7)
     if viewer == GM:
