@@ -13,7 +13,6 @@ MAX_LINES = 80
 
 # "path:name" -> its size today, which it may not exceed; an entry leaves the list when its code fits the budget
 TOO_MANY_METHODS = {
-    "domain/powers/game.py:Game": 115,
     "domain/powers/world.py:World": 86,
 }
 TOO_LONG: dict[str, int] = {}

@@ -1,0 +1,233 @@
+"""What every part of a Powers game shares: its typed state, the month's queries, and (for the type checker) the
+seam to the rest of the aggregate.
+
+``domain.powers.game.Game`` is a thin composition of sub-domain mixins: ``calendar`` (steps, windows, readiness),
+``setup`` (powers and what the GM grants them), ``actions`` (actions and dice), ``rulings`` (the GM's difficulties,
+rulings and consequences), ``resolution`` (the queue and its outcomes), ``resistance`` (reactions), and ``world``,
+``magic``, ``armies``, ``battle``, ``development``, ``catalogue``. Each is a ``GameBase`` (or, for the older ones,
+a ``PlatformGame``); the events stay declared on ``Game``, so each is stored under the topic it always had
+(``domain.powers.game:Game.<Name>``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
+
+from domain import visibility as vis
+from domain.dice import Roller
+from domain.errors import NotFound
+from domain.ids import GM
+from domain.platform.game import PlatformGame
+from domain.powers import rules
+from domain.powers.state import ActionState, Asset, Die, GameState, Pool, PoolAsset, PowerState, Window
+
+
+class PoolAssetData(TypedDict):
+    """An asset in a rolled pool, as its events carry it (``PoolAsset``)."""
+
+    asset_id: str
+    name: str
+    cls: str
+    rank: int
+    mode: str
+    undercut: bool
+
+
+class DieData(TypedDict):
+    """A die of a rolled pool, as its events carry it (``Die``)."""
+
+    face: int
+    asset: str
+    converted: bool
+    removed: bool
+
+
+class PoolData(TypedDict):
+    """A rolled pool as ``DiceRolled`` and ``ReactionDeclared`` carry it (``Pool``); ``key`` and ``path`` prove the
+    roll under the month's root (absent for a month committed before per-roll keys), ``salt`` goes into an
+    action's submission digest."""
+
+    roll_no: int
+    commitment: str | None
+    assets: list[PoolAssetData]
+    dice: list[DieData]
+    locked: bool
+    key: NotRequired[str]
+    path: NotRequired[list[Any]]
+    salt: NotRequired[str]
+
+
+def pool_from(data: PoolData) -> Pool:
+    """The pool an event carries, as the state holds it."""
+    return Pool(
+        roll_no=data["roll_no"],
+        commitment=data.get("commitment"),
+        assets=[PoolAsset(**a) for a in data["assets"]],
+        dice=[Die(**d) for d in data["dice"]],
+        locked=data.get("locked", False),
+        key=data.get("key"),
+        path=data.get("path"),
+    )
+
+
+Record = Callable[..., None]
+"""An event of ``Game`` recorded through its ``@event`` method (keyword arguments: the event's fields)."""
+
+
+class GameBase(PlatformGame):
+    """The month's queries every part of the game asks (a base of each sub-domain mixin of ``Game``)."""
+
+    if TYPE_CHECKING:
+        state: GameState
+
+        # The events of Game the sub-domains record through.
+        _action_discarded: Record
+        _action_provisional: Record
+        _action_resolved: Record
+        _action_submitted: Record
+        _asset_granted: Record
+        _asset_undercut: Record
+        _cleanup_applied: Record
+        _consequence_accepted: Record
+        _consequence_proposed: Record
+        _conversions_locked: Record
+        _dice_rolled: Record
+        _difficulty_committed: Record
+        _difficulty_declared: Record
+        _difficulty_recorded: Record
+        _difficulty_revealed: Record
+        _hidden_from_resisters: Record
+        _mana_granted: Record
+        _months_set: Record
+        _pool_assets_shown: Record
+        _power_added: Record
+        _queue_built: Record
+        _reaction_consequence_accepted: Record
+        _reaction_consequence_proposed: Record
+        _reaction_declared: Record
+        _reaction_locked: Record
+        _reactions_waived: Record
+        _resistance_announced: Record
+        _resistance_forewarned: Record
+        _resistance_offered: Record
+        _resolution_published: Record
+        _ruling_issued: Record
+        _schemes_granted: Record
+        _secret_shared: Record
+        _step_began: Record
+        _ties_broken: Record
+
+        # What the older feature mixins (world, magic, armies, battle, catalogue) offer the month.
+        _after_resolved: Callable[[ActionState, dict[str, int]], None]
+        _armies_check_pool: Callable[[str | None, str, str | None, list[dict[str, Any]]], None]
+        _armies_cleanup: Callable[[], None]
+        _armies_end_tidings: Callable[[], None]
+        _armies_resolved: Callable[[str], None]
+        _battle_may_act: Callable[[Window, str], bool]
+        _battle_pending_in: Callable[[Window], list[str]]
+        _catalogue_cleanup: Callable[[], None]
+        _catalogue_month_opened: Callable[[], None]
+        _check_conspiracy_claims: Callable[[str], None]
+        _check_ruling: Callable[[ActionState, bool], None]
+        _check_terms: Callable[[str, list[tuple[Asset, str]], dict[str, Any] | None], None]
+        _conclude_ritual: Callable[[str], None]
+        _map_hex: Callable[..., str]  # (hex_id, field="hex", rule="P-ACT-4")
+        _net_after_resistance: Callable[[ActionState, dict[str, int]], int]
+        _on_resolving: Callable[[ActionState, dict[str, str]], bool]
+        _put_influence: Callable[[str, str, int, str], None]
+        _reactions_to_buy: Callable[[PowerState], int]
+        _ritual_resisted: Callable[[ActionState, Mapping[str, int]], tuple[int, int] | None]
+        _runes_check_pool: Callable[[str | None, list[dict[str, Any]]], None]
+        _season_mana: Callable[[], None]
+        _shared_assets: Callable[[str], list[dict[str, Any]]]
+        _shared_slots: Callable[[str], tuple[int, int]]
+        _shared_tally: Callable[[ActionState], tuple[int, int]]
+        _world_cleanup: Callable[[], None]
+        _world_end_tidings: Callable[[], None]
+        _world_month_ends: Callable[[], None]
+        _world_resolved: Callable[[str], None]
+        _world_resolving: Callable[[ActionState], None]
+        _world_tidings: Callable[[], None]
+        active_battles: Callable[[], list[dict[str, Any]]]
+        battle_window_closed: Callable[[str, datetime, Roller], None]
+        check_location: Callable[[str, str | None, list[dict[str, Any]]], bool]
+        check_operating: Callable[[list[dict[str, Any]]], None]
+        check_reach: Callable[[str | None, list[dict[str, Any]]], None]
+        is_public: Callable[[ActionState], bool]
+
+        # What the sub-domains of the month offer each other.
+        def tally(self, a: ActionState, pool: Pool | None = None) -> rules.Tally: ...
+        def eligible_resisters(self, action: ActionState) -> list[str]: ...
+        def pending_resisters(self) -> list[str]: ...
+        def resister_assets(self, a: ActionState) -> list[dict[str, Any]] | None: ...
+        def close_window(
+            self,
+            window_id: str,
+            *,
+            now: datetime,
+            reason: str = "deadline",
+            force: bool = False,
+            expected_step: str | None = None,
+            roller: Roller | None = None,
+        ) -> bool: ...
+        def _check_planning(self, now: datetime, power_id: str | None = None) -> None: ...
+        def _close_planning(self, now: datetime, reason: str) -> None: ...
+        def _finalise(self, now: datetime) -> None: ...
+        def _forewarn(self, a: ActionState, already: list[str]) -> None: ...
+        def _conversions(self, pool: Pool, convert: int | None, dice: list[int] | None) -> list[int]: ...
+        def _lock_conversions_now(self, pool: PoolData, convert: int) -> PoolData: ...
+        def _build_pool(
+            self,
+            power_id: str,
+            picks: list[dict[str, Any]],
+            *,
+            skill_tag: str | None,
+            extra_actions: int,
+            roller: Roller,
+            is_reaction: bool,
+            reacting_to_skill: str | None = None,
+            dungeon: bool = False,
+            where: dict[str, Any] | None = None,
+        ) -> PoolData: ...
+
+    def power(self, power_id: str) -> PowerState:
+        """The power, or NotFound."""
+        try:
+            p: PowerState = self.state.powers[power_id]
+        except KeyError:
+            raise NotFound(f"no power {power_id!r} in this game", field="power") from None
+        return p
+
+    def acts_for(self, principal: str, seat: str) -> bool:
+        """The GM acts for adversaries (GM-10)."""
+        return principal == GM and self.power(seat).subclass == rules.ADVERSARY
+
+    def action(self, action_id: str) -> ActionState:
+        """This month's action, or NotFound."""
+        try:
+            a: ActionState = self.state.actions[action_id]
+        except KeyError:
+            raise NotFound(f"no action {action_id!r} this month", field="action_id") from None
+        return a
+
+    def _audience(self, a: ActionState) -> list[str]:
+        """Who sees an action's own events: its owner and declared collaborators (P.4), and the GM."""
+        return vis.powers([a.power, *a.collaborators])
+
+    def actions_of(self, power_id: str) -> list[ActionState]:
+        """A power's actions this month, in submission order."""
+        actions: list[ActionState] = [a for a in self.state.actions.values() if a.power == power_id]
+        return sorted(actions, key=lambda a: a.index)
+
+    def slots_used(self, power_id: str) -> tuple[int, int]:
+        """Actions used this month as (public, private), counting actions spent as assets (P-ASSET-2)."""
+        pub, priv = self._shared_slots(power_id)
+        for a in self.actions_of(power_id):
+            cost = 1 + a.extra_actions
+            if a.slot == "public":
+                pub += cost
+            else:
+                priv += cost
+        return pub, priv
