@@ -80,7 +80,7 @@ def _slug(name: str) -> str:
 SIDE_OF_ROLE = {"attacker": "A", "defender": "B"}  # the declarer's side attacks (P-AMB-13 walls "attacker")
 
 
-def _clean_goal(g: Any) -> dict:
+def _clean_goal(g: Any) -> dict[str, Any]:
     """A goal a side proposes ([003:561], P-BAT-8): its name; ``threshold`` for both sides (2 if not given) and a
     side's own as ``attacker`` or ``defender`` ([003:637] "different thresholds for different sides", stored per
     side: P-AMB-13); ``rewards`` per side: a reward the rules act on (``battle_rules.GOAL_REWARDS``) or any other,
@@ -118,23 +118,23 @@ class Battles(PlatformGame):
 
     # ------------------------------------------------------------------ queries
 
-    def battle(self, battle_id: str) -> dict:
+    def battle(self, battle_id: str) -> dict[str, Any]:
         """The battle, or NotFound."""
-        b = self.state.battles.get("battles", {}).get(battle_id)
+        b = _battles_of(self.state).get(battle_id)
         if b is None:
             raise NotFound(f"no battle {battle_id!r}", field="battle_id")
         return b
 
-    def active_battles(self) -> list[dict]:
+    def active_battles(self) -> list[dict[str, Any]]:
         return _active_battles(self.state)
 
-    def _powers_of(self, b: dict) -> list[str]:
+    def _powers_of(self, b: dict[str, Any]) -> list[str]:
         return _battle_powers(b)
 
-    def _fighting(self, b: dict, side: str | None = None) -> list[str]:
+    def _fighting(self, b: dict[str, Any], side: str | None = None) -> list[str]:
         return _fighting_in(self.state, b, side)
 
-    def battle_pending(self, b: dict) -> list[str]:
+    def battle_pending(self, b: dict[str, Any]) -> list[str]:
         return _pending(b)
 
     def _battle_may_act(self, w: Window, power_id: str) -> bool:
@@ -147,7 +147,7 @@ class Battles(PlatformGame):
 
     # ------------------------------------------------------------------ dice
 
-    def _roll(self, roller: Roller, rolls: list[dict], what: str, count: int, sides: int) -> list[int]:
+    def _roll(self, roller: Roller, rolls: list[dict[str, Any]], what: str, count: int, sides: int) -> list[int]:
         """Roll on the committed dice service (P-DICE-2); the roll goes into the event with its proof."""
         if count <= 0:
             return []
@@ -229,11 +229,11 @@ class Battles(PlatformGame):
         b = self.battle(battle_id)
         self._open_step(b, "setup", self._powers_of(b), now)
 
-    def _armies_at(self, h: str) -> list[dict]:
+    def _armies_at(self, h: str) -> list[dict[str, Any]]:
         return _armies_in(self.state, h)
 
     @event("BattleDeclared")
-    def _battle_declared(self, battle: dict, actor: str, audience: list) -> None:
+    def _battle_declared(self, battle: dict[str, Any], actor: str, audience: list[str]) -> None:
         b = deepcopy(battle)
         b.update({"armies": {}, "window": None, "eligible": [], "acted": [], "presence": {}, "attacked": {}})
         b.update({"turn": None, "initiative": None, "offers": [], "before": {}, "result": None})
@@ -259,14 +259,16 @@ class Battles(PlatformGame):
 
     @event("BattleTerrainSet")
     def _battle_terrain_set(
-        self, battle_id: str, terrain: str, effects: str, default: str, actor: str, audience: list
+        self, battle_id: str, terrain: str, effects: str, default: str, actor: str, audience: list[str]
     ) -> None:
         b = _battles_of(self.state)[battle_id]
         b.update({"terrain": terrain, "effects": effects, "default": default})
 
     # ------------------------------------------------------------------ windows
 
-    def _open_step(self, b: dict, step: str, eligible: list[str], now: datetime, turn: dict | None = None) -> None:
+    def _open_step(
+        self, b: dict[str, Any], step: str, eligible: list[str], now: datetime, turn: dict[str, Any] | None = None
+    ) -> None:
         r = b["round"]
         window_id = f"{WINDOW_KIND}-{b['id']}-" + ("setup" if step == "setup" else f"r{r}-{step}")
         self._battle_step_began(
@@ -295,30 +297,32 @@ class Battles(PlatformGame):
         round: int,
         step: str,
         window_id: str,
-        eligible: list,
-        turn: dict | None,
+        eligible: list[str],
+        turn: dict[str, Any] | None,
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         b = _battles_of(self.state)[battle_id]
         b.update({"round": round, "step": step, "window": window_id, "eligible": list(eligible), "acted": []})
         b["turn"] = dict(turn) if turn is not None else None  # {"side", "power"}: flat
 
     @event("BattleTurnBegan")
-    def _battle_turn_began(self, battle_id: str, round: int, turn: dict, actor: str, audience: list) -> None:
+    def _battle_turn_began(
+        self, battle_id: str, round: int, turn: dict[str, Any], actor: str, audience: list[str]
+    ) -> None:
         """The next turn of the Commands step, in the same window (it waits for the power whose turn it is)."""
         b = _battles_of(self.state)[battle_id]
         b.update({"turn": dict(turn), "eligible": [turn["power"]], "acted": []})
 
     @event("BattleActed")
     def _battle_acted(
-        self, battle_id: str, power_id: str, step: str, by_default: bool, actor: str, audience: list
+        self, battle_id: str, power_id: str, step: str, by_default: bool, actor: str, audience: list[str]
     ) -> None:
         b = _battles_of(self.state)[battle_id]
         if power_id not in b["acted"]:
             b["acted"].append(power_id)
 
-    def _after_act(self, b: dict, now: datetime, roller: Roller) -> None:
+    def _after_act(self, b: dict[str, Any], now: datetime, roller: Roller) -> None:
         """Everyone this step waited for has acted: the battle runs on (closing the step's window early)."""
         if not self.battle_pending(b):
             self._run_on(b, now, roller)
@@ -334,7 +338,7 @@ class Battles(PlatformGame):
                 self._default_for(b, p, now, roller)
             self._run_on(b, now, roller)
 
-    def _default_for(self, b: dict, p: str, now: datetime, roller: Roller) -> None:
+    def _default_for(self, b: dict[str, Any], p: str, now: datetime, roller: Roller) -> None:
         step = b["step"]
         if step == "setup":
             # Its armies the table sees: a Stealthy or hidden army stays out of sight unless its power sends it (P.4).
@@ -354,9 +358,9 @@ class Battles(PlatformGame):
         battle_id: str,
         power_id: str,
         *,
-        goals: list,
+        goals: list[Any],
         armies: list[str],
-        standing: dict,
+        standing: dict[str, Any],
         assets: list[str],
         champion: bool,
         reinforcements: list[str],
@@ -428,14 +432,14 @@ class Battles(PlatformGame):
 
     def _record_setup(
         self,
-        b: dict,
+        b: dict[str, Any],
         power_id: str,
-        goals: list,
-        armies: list,
-        standing: dict,
-        reinforcements: list,
+        goals: list[Any],
+        armies: list[str],
+        standing: dict[str, Any],
+        reinforcements: list[str],
         champion: bool,
-        assets: list,
+        assets: list[str],
         by_default: bool,
     ) -> None:
         side = _side_of(b, power_id)
@@ -467,13 +471,17 @@ class Battles(PlatformGame):
             )
 
     @event("BattleOrdersGiven")
-    def _battle_orders_given(self, battle_id: str, power_id: str, orders: dict, actor: str, audience: list) -> None:
+    def _battle_orders_given(
+        self, battle_id: str, power_id: str, orders: dict[str, Any], actor: str, audience: list[str]
+    ) -> None:
         armies = _battles_of(self.state)[battle_id]["armies"]
         for aid, order in orders.items():
             armies[aid]["order"] = deepcopy(order)
 
     @event("BattleAssetsRevealed")
-    def _battle_assets_revealed(self, battle_id: str, power_id: str, assets: list, actor: str, audience: list) -> None:
+    def _battle_assets_revealed(
+        self, battle_id: str, power_id: str, assets: list[str], actor: str, audience: list[str]
+    ) -> None:
         b = _battles_of(self.state)[battle_id]
         b.setdefault("assets", {})[power_id] = list(assets)
 
@@ -483,14 +491,14 @@ class Battles(PlatformGame):
         battle_id: str,
         power_id: str,
         side: str,
-        goals: list,
-        armies: list,
-        standing: dict,
-        delayed: dict,
+        goals: list[Any],
+        armies: list[str],
+        standing: dict[str, Any],
+        delayed: dict[str, Any],
         champion: bool,
         by_default: bool,
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         b = _battles_of(self.state)[battle_id]
         sd = b["sides"][side]
@@ -513,7 +521,7 @@ class Battles(PlatformGame):
 
     # ------------------------------------------------------------------ the machine
 
-    def _run_on(self, b: dict, now: datetime, roller: Roller) -> None:
+    def _run_on(self, b: dict[str, Any], now: datetime, roller: Roller) -> None:
         """Resolve the step whose decisions are all in, then begin steps until one waits for someone."""
         while b["step"] != "ended" and not self.battle_pending(b):
             if b["step"] == "commands" and self._next_turn(b, now, first=False):
@@ -544,14 +552,14 @@ class Battles(PlatformGame):
             elif step == "cleanup":
                 self._end_check(b, now, roller)
 
-    def _start_battle(self, b: dict, roller: Roller) -> None:
+    def _start_battle(self, b: dict[str, Any], roller: Roller) -> None:
         """The armies listed take the field; the power with fewer deployed armies seizes the initiative
         ([003:578]); starting momentum (P-BAT-7)."""
         s = self.state
         listed = {aid: e for aid, e in b["armies"].items() if e["where"] == "reserve"}
         count = {side: sum(1 for e in listed.values() if e["side"] == side) for side in ("A", "B")}
         initiative = br.first_initiative(count, defender="B") or "B"  # P-AMB-22: sides compared; a tie: defenders
-        changes: dict[str, dict] = {}
+        changes: dict[str, dict[str, Any]] = {}
         for aid in listed:
             army = s.armies.armies[aid]
             side = listed[aid]["side"]
@@ -578,7 +586,13 @@ class Battles(PlatformGame):
 
     @event("BattleStarted")
     def _battle_started(
-        self, battle_id: str, deployed: list, initiative: str, changes: dict, actor: str, audience: list
+        self,
+        battle_id: str,
+        deployed: list[str],
+        initiative: str,
+        changes: dict[str, dict[str, Any]],
+        actor: str,
+        audience: list[str],
     ) -> None:
         b = _battles_of(self.state)[battle_id]
         # The armies as they enter (P-BAT-13 counts losses from here): folded from the state, never carried in an
@@ -591,7 +605,7 @@ class Battles(PlatformGame):
         b["before"] = deepcopy(before)
         _apply(self.state, changes)
 
-    def _begin_round(self, b: dict, now: datetime, roller: Roller) -> None:
+    def _begin_round(self, b: dict[str, Any], now: datetime, roller: Roller) -> None:
         """Deployment: delayed reinforcements whose Delayed reached 0 arrive (P-BAT-14); deploy triggers roll
         (P-BAT-11); then the powers with armies in reserve may deploy them."""
         r = b["round"] + 1
@@ -613,24 +627,28 @@ class Battles(PlatformGame):
         self._open_step(b, "deployment", _reserve_powers(self.state, b), now)
 
     @event("BattleRoundBegan")
-    def _battle_round_began(self, battle_id: str, round: int, changes: dict, actor: str, audience: list) -> None:
+    def _battle_round_began(
+        self, battle_id: str, round: int, changes: dict[str, dict[str, Any]], actor: str, audience: list[str]
+    ) -> None:
         b = _battles_of(self.state)[battle_id]
         _apply(self.state, changes)
         b.update({"round": round, "presence": {}, "attacked": {}, "exhausted": []})
         armies = self.state.armies.armies
         b["round_start"] = {aid: _marks(armies[aid]) for aid in sorted(b["armies"]) if aid in armies}
 
-    def _deploy(self, b: dict, who: str, army_ids: list[str], roller: Roller, *, at_start: bool = False) -> None:
+    def _deploy(
+        self, b: dict[str, Any], who: str, army_ids: list[str], roller: Roller, *, at_start: bool = False
+    ) -> None:
         """Armies take the field; their deployment triggers roll (P-BAT-11): a Demon's or Devil's opposed mortal
         armies, a Repulsive army's mortal allies. At the start all listed armies deploy at once."""
         s = self.state
         joined = {aid: {"side": _side_of(b, who), "power": who} for aid in army_ids if aid not in b["armies"]}
-        rolls: list[dict] = []
-        changes: dict[str, dict] = {}
+        rolls: list[dict[str, Any]] = []
+        changes: dict[str, dict[str, Any]] = {}
         on_field = [x for x in self._fighting(b) if x not in army_ids] + (list(army_ids) if at_start else [])
         sides = {**{a: e["side"] for a, e in b["armies"].items()}, **{a: j["side"] for a, j in joined.items()}}
 
-        def now_of(x: str) -> dict:
+        def now_of(x: str) -> dict[str, Any]:
             return {**s.armies.armies[x], **changes.get(x, {}), "side": sides[x]}  # side: opposed or friendly
 
         for aid in army_ids:
@@ -680,12 +698,12 @@ class Battles(PlatformGame):
         battle_id: str,
         round: int,
         by: str,
-        armies: list,
-        joined: dict,
-        rolls: list,
-        changes: dict,
+        armies: list[str],
+        joined: dict[str, Any],
+        rolls: list[dict[str, Any]],
+        changes: dict[str, dict[str, Any]],
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         b = _battles_of(self.state)[battle_id]
         for aid, j in joined.items():
@@ -785,7 +803,7 @@ class Battles(PlatformGame):
         )
         self._after_act(b, now, roller)
 
-    def _spell_momentum(self, b: dict, power_id: str, sp: Any) -> None:
+    def _spell_momentum(self, b: dict[str, Any], power_id: str, sp: Any) -> None:
         """P-BAT-7 spell triggers: Ashborn lose all momentum when a Water spell is cast and gain one for a Fire
         spell; Triumph Elves gain one when an ally casts a spell whose rank is the round number. Decision: a spell
         is of each element its cost names (P-MAG-2); the caster's own side are its allies. Recorded as a ruling of
@@ -793,7 +811,7 @@ class Battles(PlatformGame):
         cost = current_cost(self.state, sp, power_id)
         rank = mr.rank(sp.speed, cost)
         side = _side_of(b, power_id)
-        changes: dict[str, dict] = {}
+        changes: dict[str, dict[str, Any]] = {}
         for aid in self._fighting(b):
             army = self.state.armies.armies[aid]
             after = army
@@ -820,20 +838,27 @@ class Battles(PlatformGame):
 
     @event("BattleSpellCast")
     def _battle_spell_cast(
-        self, battle_id: str, round: int, power_id: str, spell_id: str, target: str | None, actor: str, audience: list
+        self,
+        battle_id: str,
+        round: int,
+        power_id: str,
+        spell_id: str,
+        target: str | None,
+        actor: str,
+        audience: list[str],
     ) -> None:
         pass  # the report's record; the GM rules its effects
 
     # ------------------------------------------------------------------ commands (P-BAT-2, P-BAT-3)
 
-    def _commandable(self, b: dict, side: str, power_id: str | None = None) -> list[str]:
+    def _commandable(self, b: dict[str, Any], side: str, power_id: str | None = None) -> list[str]:
         return [
             aid
             for aid in self._fighting(b, side)
             if aid not in b["exhausted"] and (power_id is None or b["armies"][aid]["power"] == power_id)
         ]
 
-    def _next_turn(self, b: dict, now: datetime, *, first: bool) -> bool:
+    def _next_turn(self, b: dict[str, Any], now: datetime, *, first: bool) -> bool:
         """Sides alternate, the initiative side first; a side of several powers alternates its powers
         ([003:577], [003:578]). The first turn opens the Commands window; the next ones begin in it. False when
         nobody has an army left to command (then the Goals step; at the first turn, at once)."""
@@ -882,7 +907,7 @@ class Battles(PlatformGame):
         allocation: list[int] | None = None,
         restore: int = 0,
         pass_to: str | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Commands ([003:577]): the power whose turn it is commands one of its armies, which is exhausted. A special
         command (``special``: its name) is once per army per battle ([003:590], P-BAT-3); its effect is the GM's.
 
@@ -911,7 +936,7 @@ class Battles(PlatformGame):
         self._after_act(b, now, roller)
         return out
 
-    def _default_command(self, b: dict, p: str, roller: Roller) -> None:
+    def _default_command(self, b: dict[str, Any], p: str, roller: Roller) -> None:
         side = b["turn"]["side"]
         army_id = self._commandable(b, side, p)[0]
         order = {"command": "hold", "target": None, "goal": "advance"}
@@ -924,13 +949,20 @@ class Battles(PlatformGame):
             self._execute(b, p, army_id, {"command": "hold", "target": None, "goal": "advance"}, roller, True, SYSTEM)
 
     def _execute(
-        self, b: dict, p: str, army_id: str, order: dict, roller: Roller, by_default: bool, actor: str
-    ) -> dict:
+        self,
+        b: dict[str, Any],
+        p: str,
+        army_id: str,
+        order: dict[str, Any],
+        roller: Roller,
+        by_default: bool,
+        actor: str,
+    ) -> dict[str, Any]:
         s = self.state
         side = b["armies"][army_id]["side"]
         cmd = order["command"]
-        rolls: list[dict] = []
-        hit: dict | None = None
+        rolls: list[dict[str, Any]] = []
+        hit: dict[str, Any] | None = None
         routs = 0
         presence = 0
         target_id = order.get("target")
@@ -980,18 +1012,18 @@ class Battles(PlatformGame):
 
     def _strike(
         self,
-        b: dict,
+        b: dict[str, Any],
         side: str,
         army_id: str,
-        army: dict,
+        army: dict[str, Any],
         target_id: str,
         foes: list[str],
         cmd: str,
-        choices: dict,
+        choices: dict[str, Any],
         roller: Roller,
-        rolls: list[dict],
-        changes: dict[str, dict],
-    ) -> tuple[dict, dict, int]:
+        rolls: list[dict[str, Any]],
+        changes: dict[str, dict[str, Any]],
+    ) -> tuple[dict[str, Any], dict[str, Any], int]:
         """A Slay's or a Charge's attack on its target (P-BAT-2 to P-BAT-7): the attack's and any morale roll go
         into ``rolls``, the target's and its allies' changes into ``changes``. Returns the attacker as it stands
         after, the hit as the event records it, and the units routed."""
@@ -1052,14 +1084,14 @@ class Battles(PlatformGame):
         command: str,
         target: str | None,
         goal: str | None,
-        rolls: list,
-        hit: dict | None,
+        rolls: list[dict[str, Any]],
+        hit: dict[str, Any] | None,
         routs: int,
         presence: int,
-        changes: dict,
+        changes: dict[str, dict[str, Any]],
         by_default: bool,
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         b = _battles_of(self.state)[battle_id]
         s = self.state
@@ -1085,7 +1117,7 @@ class Battles(PlatformGame):
 
     # ------------------------------------------------------------------ goals and surrender (P-BAT-8, P-BAT-9)
 
-    def _score_goals(self, b: dict, now: datetime) -> None:
+    def _score_goals(self, b: dict[str, Any], now: datetime) -> None:
         successes: dict[str, dict[str, int]] = {
             g: {"A": 0, "B": 0} for g, goal in b["goals"].items() if br.goal_open(goal, b["round"])
         }
@@ -1108,7 +1140,7 @@ class Battles(PlatformGame):
                 initiative = side
             elif g == "walls" and side == "A":
                 walls = False
-        changes: dict[str, dict] = {}
+        changes: dict[str, dict[str, Any]] = {}
         for aid in self._fighting(b):  # Drakes gain when their side wins a goal; Water elementals when it loses one
             side = b["armies"][aid]["side"]
             army = self.state.armies.armies[aid]
@@ -1140,14 +1172,14 @@ class Battles(PlatformGame):
         self,
         battle_id: str,
         round: int,
-        successes: dict,
-        changes: dict,
-        winners: dict,
-        escalation: dict,
+        successes: dict[str, Any],
+        changes: dict[str, dict[str, Any]],
+        winners: dict[str, Any],
+        escalation: dict[str, Any],
         initiative: str,
         walls: bool,
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         b = _battles_of(self.state)[battle_id]
         _apply(self.state, changes)
@@ -1203,13 +1235,13 @@ class Battles(PlatformGame):
         terms: str,
         escalation: int,
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         b = _battles_of(self.state)[battle_id]
         b["sides"][side]["escalation"] = escalation
         b["offers"].append({"side": side, "by": power_id, "terms": terms, "answer": None})
 
-    def _after_goals(self, b: dict, now: datetime, roller: Roller) -> None:
+    def _after_goals(self, b: dict[str, Any], now: datetime, roller: Roller) -> None:
         if b["offers"]:
             to = sorted({p for o in b["offers"] for p in b["sides"][_other(o["side"])]["powers"]})
             self._open_step(b, "surrender", to, now)
@@ -1236,7 +1268,7 @@ class Battles(PlatformGame):
 
     @event("BattleTermsAnswered")
     def _battle_terms_answered(
-        self, battle_id: str, round: int, power_id: str, side: str, accept: bool, actor: str, audience: list
+        self, battle_id: str, round: int, power_id: str, side: str, accept: bool, actor: str, audience: list[str]
     ) -> None:
         b = _battles_of(self.state)[battle_id]
         for o in b["offers"]:
@@ -1245,7 +1277,7 @@ class Battles(PlatformGame):
         if power_id not in b["acted"]:
             b["acted"].append(power_id)
 
-    def _after_surrender(self, b: dict, now: datetime, roller: Roller) -> None:
+    def _after_surrender(self, b: dict[str, Any], now: datetime, roller: Roller) -> None:
         accepted = [o for o in b["offers"] if o["answer"] is True]
         if accepted:
             loser = _other(accepted[0]["side"])
@@ -1255,10 +1287,10 @@ class Battles(PlatformGame):
 
     # ------------------------------------------------------------------ cleanup (P-BAT-12, P-BAT-14)
 
-    def _begin_cleanup(self, b: dict, now: datetime, roller: Roller) -> None:
+    def _begin_cleanup(self, b: dict[str, Any], now: datetime, roller: Roller) -> None:
         s = self.state
-        rolls: list[dict] = []
-        changes: dict[str, dict] = {}
+        rolls: list[dict[str, Any]] = []
+        changes: dict[str, dict[str, Any]] = {}
         lines: list[str] = []
         for aid in self._fighting(b):
             army = s.armies.armies[aid]
@@ -1300,7 +1332,14 @@ class Battles(PlatformGame):
 
     @event("BattleCleanedUp")
     def _battle_cleaned_up(
-        self, battle_id: str, round: int, rolls: list, changes: dict, lines: list, actor: str, audience: list
+        self,
+        battle_id: str,
+        round: int,
+        rolls: list[dict[str, Any]],
+        changes: dict[str, dict[str, Any]],
+        lines: list[str],
+        actor: str,
+        audience: list[str],
     ) -> None:
         _apply(self.state, changes)
         _advance_rolls(self.state, rolls)
@@ -1310,7 +1349,7 @@ class Battles(PlatformGame):
         battle_id: str,
         power_id: str,
         retreat: list[str],
-        routs: dict,
+        routs: dict[str, Any],
         *,
         now: datetime,
         roller: Roller,
@@ -1322,7 +1361,7 @@ class Battles(PlatformGame):
         mine = [a for a in self._fighting(b) if b["armies"][a]["power"] == power_id]
         if not isinstance(retreat, list) or not isinstance(routs, dict):
             raise RuleViolation("retreat is a list of armies, routs {army: [unit index]}", rule="P.1.3")
-        changes: dict[str, dict] = {}
+        changes: dict[str, dict[str, Any]] = {}
         for aid in [*retreat, *routs]:
             if aid not in mine:
                 raise RuleViolation(f"{aid} is not one of your armies on the field", rule="P.1.3", field="army_id")
@@ -1348,7 +1387,14 @@ class Battles(PlatformGame):
 
     @event("BattleWithdrawn")
     def _battle_withdrawn(
-        self, battle_id: str, round: int, power_id: str, retreat: list, changes: dict, actor: str, audience: list
+        self,
+        battle_id: str,
+        round: int,
+        power_id: str,
+        retreat: list[str],
+        changes: dict[str, dict[str, Any]],
+        actor: str,
+        audience: list[str],
     ) -> None:
         b = _battles_of(self.state)[battle_id]
         for aid in retreat:
@@ -1358,7 +1404,7 @@ class Battles(PlatformGame):
         if power_id not in b["acted"]:
             b["acted"].append(power_id)
 
-    def _end_check(self, b: dict, now: datetime, roller: Roller) -> None:
+    def _end_check(self, b: dict[str, Any], now: datetime, roller: Roller) -> None:
         """[003:651] A battle ends when only one side has active armies remaining or at the end of 7 rounds."""
         alive = [
             side
@@ -1376,7 +1422,7 @@ class Battles(PlatformGame):
 
     # ------------------------------------------------------------------ after the battle (P-BAT-13)
 
-    def _end_battle(self, b: dict, reason: str, winner: str | None, now: datetime) -> None:
+    def _end_battle(self, b: dict[str, Any], reason: str, winner: str | None, now: datetime) -> None:
         s = self.state
         before = b["before"]
         after = {aid: deepcopy(s.armies.armies[aid]) for aid in b["armies"] if aid in s.armies.armies}
@@ -1455,10 +1501,10 @@ class Battles(PlatformGame):
         round: int,
         reason: str,
         winner: str | None,
-        aftermath: dict,
-        changes: dict,
+        aftermath: dict[str, Any],
+        changes: dict[str, dict[str, Any]],
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         s = self.state
         b = _battles_of(self.state)[battle_id]
@@ -1498,26 +1544,34 @@ class Battles(PlatformGame):
         )
 
     @event("BattleRuled")
-    def _battle_ruled(self, battle_id: str, round: int, changes: dict, reason: str, actor: str, audience: list) -> None:
+    def _battle_ruled(
+        self,
+        battle_id: str,
+        round: int,
+        changes: dict[str, dict[str, Any]],
+        reason: str,
+        actor: str,
+        audience: list[str],
+    ) -> None:
         _apply(self.state, changes)
 
 
 # ---------------------------------------------------------------------- folding helpers
 
 
-def _apply(state: Any, changes: dict) -> None:
+def _apply(state: Any, changes: dict[str, dict[str, Any]]) -> None:
     for aid, ch in deepcopy(changes).items():  # the state never shares the event's values
         army = state.armies.armies.get(aid)
         if army is not None:
             army.update(ch)
 
 
-def _marks(army: dict) -> list:
+def _marks(army: dict[str, Any]) -> list[Any]:
     """The army's units' wounds and routs, to tell whether it was harmed this round (P-BAT-7, Harpies)."""
     return [[u["wounds"], bool(u["routed"])] for u in army["units"]]
 
 
-def _advance_rolls(state: Any, rolls: list) -> None:
+def _advance_rolls(state: Any, rolls: list[dict[str, Any]]) -> None:
     if rolls:
         state.next_roll = max(r["roll_no"] for r in rolls) + 1
 
@@ -1525,12 +1579,13 @@ def _advance_rolls(state: Any, rolls: list) -> None:
 def _power_of(state: GameState, power_id: str) -> PowerState:
     """The power, or NotFound (as ``Game.power``)."""
     try:
-        return state.powers[power_id]
+        power: PowerState = state.powers[power_id]
     except KeyError:
         raise NotFound(f"no power {power_id!r} in this game", field="power") from None
+    return power
 
 
-def _fighting_in(state: GameState, b: dict, side: str | None = None) -> list[str]:
+def _fighting_in(state: GameState, b: dict[str, Any], side: str | None = None) -> list[str]:
     """Deployed armies with active units, in their side's order."""
     armies, entries = state.armies.armies, b["armies"]
     return [
@@ -1543,41 +1598,42 @@ def _fighting_in(state: GameState, b: dict, side: str | None = None) -> list[str
     ]
 
 
-def _pending(b: dict) -> list[str]:
+def _pending(b: dict[str, Any]) -> list[str]:
     """Who the battle's current window waits for."""
     if b["step"] == "ended" or b.get("window") is None:
         return []
     return [p for p in b["eligible"] if p not in b["acted"]]
 
 
-def _active_battles(state: GameState) -> list[dict]:
+def _active_battles(state: GameState) -> list[dict[str, Any]]:
     return [b for _, b in sorted(_battles_of(state).items()) if b["step"] != "ended"]
 
 
-def _armies_in(state: GameState, h: str) -> list[dict]:
+def _armies_in(state: GameState, h: str) -> list[dict[str, Any]]:
     return [a for _, a in sorted(state.armies.armies.items()) if a["hex"] == h and a["controller"]]
 
 
-def _battle_powers(b: dict) -> list[str]:
+def _battle_powers(b: dict[str, Any]) -> list[str]:
     return [p for side in ("A", "B") for p in b["sides"][side]["powers"]]
 
 
-def _side_of(b: dict, power_id: str) -> str:
-    for side, s in b["sides"].items():
+def _side_of(b: dict[str, Any], power_id: str) -> str:
+    sides: dict[str, dict[str, Any]] = b["sides"]
+    for side, s in sides.items():
         if power_id in s["powers"]:
             return side
     raise RuleViolation(f"{power_id} takes no part in this battle", rule="P.1.3", field="power_id")
 
 
-def _audience_b(b: dict) -> list[str]:
+def _audience_b(b: dict[str, Any]) -> list[str]:
     return vis.powers([p for s in b["sides"].values() for p in s["powers"]])
 
 
-def _goal_keys(b: dict) -> list[str]:
+def _goal_keys(b: dict[str, Any]) -> list[str]:
     return list(b["goals"])
 
 
-def _checked_order(b: dict, side: str, order: Any) -> dict:
+def _checked_order(b: dict[str, Any], side: str, order: Any) -> dict[str, Any]:
     if not isinstance(order, dict) or order.get("command") not in (*br.COMMANDS, "special"):
         raise RuleViolation(
             f"an order is {{command, target, goal}}; a command is one of {', '.join(br.COMMANDS)} or special",
@@ -1601,18 +1657,19 @@ def _control_of(state: GameState, p: str) -> str | None:
     return h.control if h is not None else None
 
 
-def _battles_of(state: GameState) -> dict:
-    return state.battles.get("battles", {})
+def _battles_of(state: GameState) -> dict[str, dict[str, Any]]:
+    battles: dict[str, dict[str, Any]] = state.battles.get("battles", {})
+    return battles
 
 
-def _battle_of_window(state: GameState, window_id: str) -> dict | None:
+def _battle_of_window(state: GameState, window_id: str) -> dict[str, Any] | None:
     for b in _battles_of(state).values():
         if b.get("window") == window_id:
             return b
     return None
 
 
-def _walls_at(state: GameState, h: str) -> dict | None:
+def _walls_at(state: GameState, h: str) -> dict[str, Any] | None:
     for _, f in sorted(state.world.features.items()):
         if f["hex"] == h:
             goal = wr.wall_goal(f["kind"], f.get("modules", []))
@@ -1640,7 +1697,7 @@ def _check_walls(state: GameState, h: str, by: str, enemies: list[str]) -> None:
         )
 
 
-def _awesome_power_distance(state: GameState, army: dict, h: str) -> int:
+def _awesome_power_distance(state: GameState, army: dict[str, Any], h: str) -> int:
     """P-BAT-11 [003:1028] the Celestial's Awesome Power: "when fighting outside your capitol, you take wounds at
     the start of each battle equal to your range distance from your capitol". Decision: the Celestial is its
     power's loyal titanic army (a Celestial "is" that army, Loyal only to itself); its capitol is the power's
@@ -1653,7 +1710,7 @@ def _awesome_power_distance(state: GameState, army: dict, h: str) -> int:
     return hexmap.distance(home, h)
 
 
-def _casters(state: GameState, b: dict) -> list[str]:
+def _casters(state: GameState, b: dict[str, Any]) -> list[str]:
     """The powers that know a fast spell (the others have nothing to decide)."""
     out = []
     for p in _battle_powers(b):
@@ -1663,7 +1720,7 @@ def _casters(state: GameState, b: dict) -> list[str]:
     return out
 
 
-def _battle_spell_payment(state: GameState, power_id: str, sp: Any, pay: list[str] | None) -> dict:
+def _battle_spell_payment(state: GameState, power_id: str, sp: Any, pay: list[str] | None) -> dict[str, Any]:
     """P-MAG-2: the fast spell's cost (with the power's cost perks) paid from its wallet."""
     s = state
     if pay is not None and (not isinstance(pay, list) or not all(isinstance(e, str) for e in pay) or len(pay) > 60):
@@ -1685,7 +1742,7 @@ def _battle_spell_payment(state: GameState, power_id: str, sp: Any, pay: list[st
 
 def _check_choices(
     state: GameState,
-    b: dict,
+    b: dict[str, Any],
     army_id: str,
     command: str,
     options: Any,
@@ -1693,7 +1750,7 @@ def _check_choices(
     allocation: Any,
     restore: Any,
     pass_to: Any,
-) -> dict:
+) -> dict[str, Any]:
     """The commanding player's choices, checked before anything is recorded (P-BAT-2, -3, -5, -6, -7)."""
     army = state.armies.armies[army_id]
     attacks = command in ("slay", "charge")
@@ -1756,12 +1813,12 @@ def _check_choices(
     }
 
 
-def _reserve(state: GameState, b: dict, power_id: str) -> list[str]:
+def _reserve(state: GameState, b: dict[str, Any], power_id: str) -> list[str]:
     """A power's armies in the battle's hex not yet in the battle: it may deploy them ([003:575])."""
     return [a["id"] for a in _armies_in(state, b["hex"]) if a["controller"] == power_id and a["id"] not in b["armies"]]
 
 
-def _reserve_powers(state: GameState, b: dict) -> list[str]:
+def _reserve_powers(state: GameState, b: dict[str, Any]) -> list[str]:
     return [p for p in _battle_powers(b) if _reserve(state, b, p)]
 
 
@@ -1769,7 +1826,7 @@ def _in_battle(state: GameState, power_id: str, h: str) -> bool:
     return any(b["hex"] == h and power_id in _battle_powers(b) for b in _active_battles(state))
 
 
-def _check_turn(state: GameState, b: dict, power_id: str, step: str, now: datetime) -> None:
+def _check_turn(state: GameState, b: dict[str, Any], power_id: str, step: str, now: datetime) -> None:
     if b["step"] != step:
         raise RuleViolation(f"the battle is at its {b['step']} step, not {step}", rule="P.1.3", field="battle_id")
     if power_id not in _pending(b):
@@ -1779,7 +1836,7 @@ def _check_turn(state: GameState, b: dict, power_id: str, step: str, now: dateti
         raise RuleViolation("this step's window has closed", rule="P.1.3", field="deadline")
 
 
-def _check_order_targets(b: dict, cmd: str, target_id: str | None, foes: list[str], goal: str) -> None:
+def _check_order_targets(b: dict[str, Any], cmd: str, target_id: str | None, foes: list[str], goal: str) -> None:
     """An attack names an enemy army on the field (P-BAT-2); a Hold or a Charge, a goal still in play (P-BAT-8)."""
     if cmd in ("slay", "charge"):
         if target_id is None or target_id not in foes:
@@ -1795,13 +1852,13 @@ def _check_order_targets(b: dict, cmd: str, target_id: str | None, foes: list[st
 
 
 def _ready_army(
-    armies: Mapping[str, dict], army_id: str, cmd: str, choices: dict, opts: frozenset[str]
-) -> tuple[dict, dict[str, dict]]:
+    armies: Mapping[str, dict[str, Any]], army_id: str, cmd: str, choices: dict[str, Any], opts: frozenset[str]
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """The commanded army before its roll: Shieldbearers restore armor ([003:700]), Supports pass a momentum
     ([003:702]), a Charge and Axes or Hammers spend one ([003:695], [003:696]), a Rest rests. Returns the army
     and the changes to another army (the one passed to)."""
     army = armies[army_id]
-    changes: dict[str, dict] = {}
+    changes: dict[str, dict[str, Any]] = {}
     if choices.get("restore"):  # Shieldbearers ([003:700])
         army = br.restore_armor(army, choices["restore"])
     if choices.get("pass_to"):  # Supports ([003:702])
@@ -1817,7 +1874,7 @@ def _ready_army(
     return army, changes
 
 
-def _diff(before: dict, after: dict) -> dict:
+def _diff(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     """The battle's changes to an army (units, statuses, momentum, armor...): only what changed."""
     # The rules' shallow copies share what they did not change: ``is`` settles most keys without comparing.
     changed = {k: v for k, v in after.items() if (w := before.get(k)) is not v and w != v}
@@ -1827,7 +1884,7 @@ def _diff(before: dict, after: dict) -> dict:
 # ---------------------------------------------------------------------- per-viewer views (P.4)
 
 
-def _army_line(game: Any, aid: str, e: dict, viewer: str) -> dict:
+def _army_line(game: Any, aid: str, e: dict[str, Any], viewer: str) -> dict[str, Any]:
     army = game.state.armies.armies.get(aid)
     out: dict[str, Any] = {"army_id": aid, "side": e["side"], "power": e["power"], "where": e["where"]}
     if army is None:  # slain to the last unit, or dispersed after the battle
@@ -1854,7 +1911,7 @@ def _army_line(game: Any, aid: str, e: dict, viewer: str) -> dict:
     return out
 
 
-def battle_view(game: Any, battle_id: str, viewer: str) -> dict:
+def battle_view(game: Any, battle_id: str, viewer: str) -> dict[str, Any]:
     """One battle as ``viewer`` sees it: the battlefield, armies and wounds, goals, whose turn; secret assets for
     the GM (and their owner) only (P.4). A power outside the battle sees its declaration and result only."""
     b = game.battle(battle_id)
@@ -1906,7 +1963,7 @@ def battle_view(game: Any, battle_id: str, viewer: str) -> dict:
     return out
 
 
-def battles_view(game: Any, viewer: str) -> list[dict]:
+def battles_view(game: Any, viewer: str) -> list[dict[str, Any]]:
     return [battle_view(game, bid, viewer) for bid in sorted(_battles_of(game.state))]
 
 
@@ -1933,10 +1990,10 @@ REPORTED = (
 )
 
 
-def battle_report(events: list, battle_id: str, viewer: str) -> list[dict]:
+def battle_report(events: list[Any], battle_id: str, viewer: str) -> list[dict[str, Any]]:
     """A battle report as ``viewer`` saw it, round by round: the battle's events this viewer may see (the GM:
     all), each as its round, kind and body. ``events`` are the game's stored events."""
-    rounds: dict[int, list[dict]] = {}
+    rounds: dict[int, list[dict[str, Any]]] = {}
     current = 0
     for e in events:
         name = type(e).__name__
@@ -2069,7 +2126,7 @@ class SetBattleStatus(Command):
     reason: str = ""
 
 
-def _declare(game: Any, cmd: DeclareBattle, ctx: Context) -> dict:
+def _declare(game: Any, cmd: DeclareBattle, ctx: Context) -> dict[str, Any]:
     if ctx.principal == GM:
         game.power(cmd.power_id)  # the GM declares for any power (P-AMB-1: in some campaigns only the GM does)
     else:
@@ -2096,12 +2153,12 @@ def _terrain(game: Any, cmd: SetBattleTerrain, ctx: Context) -> None:
     game.set_battle_terrain(cmd.battle_id, cmd.terrain, cmd.effects, cmd.default)
 
 
-def _window_of(game: Any, battle_id: str) -> dict:
+def _window_of(game: Any, battle_id: str) -> dict[str, Any]:
     b = game.battle(battle_id)
     return {"battle_id": battle_id, "step": b["step"], "round": b["round"], "window_id": b["window"]}
 
 
-def _setup(game: Any, cmd: SubmitBattleSetup, ctx: Context) -> dict:
+def _setup(game: Any, cmd: SubmitBattleSetup, ctx: Context) -> dict[str, Any]:
     _seat(game, ctx, cmd.power_id)
     game.submit_battle_setup(
         cmd.battle_id,
@@ -2119,7 +2176,7 @@ def _setup(game: Any, cmd: SubmitBattleSetup, ctx: Context) -> dict:
     return _window_of(game, cmd.battle_id)
 
 
-def _deploy(game: Any, cmd: DeployArmies, ctx: Context) -> dict:
+def _deploy(game: Any, cmd: DeployArmies, ctx: Context) -> dict[str, Any]:
     _seat(game, ctx, cmd.power_id)
     game.deploy_armies(
         cmd.battle_id, cmd.power_id, list(cmd.armies), now=ctx.now, roller=ctx.roller(game), actor=ctx.principal
@@ -2127,7 +2184,7 @@ def _deploy(game: Any, cmd: DeployArmies, ctx: Context) -> dict:
     return _window_of(game, cmd.battle_id)
 
 
-def _spell(game: Any, cmd: CastBattleSpell, ctx: Context) -> dict:
+def _spell(game: Any, cmd: CastBattleSpell, ctx: Context) -> dict[str, Any]:
     _seat(game, ctx, cmd.power_id)
     game.cast_battle_spell(
         cmd.battle_id,
@@ -2142,7 +2199,7 @@ def _spell(game: Any, cmd: CastBattleSpell, ctx: Context) -> dict:
     return _window_of(game, cmd.battle_id)
 
 
-def _command(game: Any, cmd: GiveCommand, ctx: Context) -> dict:
+def _command(game: Any, cmd: GiveCommand, ctx: Context) -> dict[str, Any]:
     _seat(game, ctx, cmd.power_id)
     out = game.give_command(
         cmd.battle_id,
@@ -2164,13 +2221,13 @@ def _command(game: Any, cmd: GiveCommand, ctx: Context) -> dict:
     return {**out, **_window_of(game, cmd.battle_id)}
 
 
-def _offer(game: Any, cmd: OfferTerms, ctx: Context) -> dict:
+def _offer(game: Any, cmd: OfferTerms, ctx: Context) -> dict[str, Any]:
     _seat(game, ctx, cmd.power_id)
     game.offer_terms(cmd.battle_id, cmd.power_id, cmd.terms, now=ctx.now, roller=ctx.roller(game), actor=ctx.principal)
     return _window_of(game, cmd.battle_id)
 
 
-def _answer(game: Any, cmd: AnswerTerms, ctx: Context) -> dict:
+def _answer(game: Any, cmd: AnswerTerms, ctx: Context) -> dict[str, Any]:
     _seat(game, ctx, cmd.power_id)
     game.answer_terms(
         cmd.battle_id, cmd.power_id, cmd.accept, now=ctx.now, roller=ctx.roller(game), actor=ctx.principal
@@ -2178,7 +2235,7 @@ def _answer(game: Any, cmd: AnswerTerms, ctx: Context) -> dict:
     return _window_of(game, cmd.battle_id)
 
 
-def _retreat(game: Any, cmd: RetreatArmies, ctx: Context) -> dict:
+def _retreat(game: Any, cmd: RetreatArmies, ctx: Context) -> dict[str, Any]:
     _seat(game, ctx, cmd.power_id)
     game.retreat_or_rout(
         cmd.battle_id,
