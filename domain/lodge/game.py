@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from eventsourcing.domain import event
@@ -47,8 +47,10 @@ from domain.lodge.state import (
     PromptState,
     apply_change,
 )
+from domain.platform import flow
+from domain.platform.commands import trial_context
 from domain.platform.game import PlatformGame, check_timezone
-from domain.platform.state import Seat, Window
+from domain.platform.state import Seat
 
 RULES_VERSION = "lodge-1"
 STOP, NOBODY = "stop", "none"  # an Evocation's prompts: no further step; no attack (L-EVO-1, L-EVO-2)
@@ -212,31 +214,15 @@ class LodgeGame(PlatformGame):
         except KeyError:
             raise NotFound(f"no Mage {power_id!r} in this Lodge", field="mage_id") from None
 
-    def pending_in(self, w: Window) -> list[str]:
-        if w.id in self.state.prompts:  # a choice's window waits for its chooser only
-            return [self.state.prompts[w.id]["mage"]]
-        phase = self._phase_rules()
-        if phase is None or phase["acts"] == "host" or w.kind != phase["name"]:
-            return []
-        return sorted(m for m, seat in self.state.powers.items() if not seat.ready)
-
-    def _may_act_in(self, w: Window, power_id: str) -> bool:
-        return power_id in self.pending_in(w)
-
     def expect_step(self, expected: str | None) -> None:
         if expected is not None and expected != self.state.phase:
             raise RuleViolation(f"the game is at {self.state.phase!r}, not {expected!r}", rule="LH-7", field="phase")
 
     def close_window(self, window_id: str, *, now: datetime, reason: str = "", force: bool = False) -> bool:
-        """Closing the phase's window ends the phase (the host, or the deadline)."""
-        w = self.state.windows.get(window_id)
-        if w is None or w.closed:
-            return False
-        if window_id in self.state.prompts:
-            self._settle_choice(window_id, self.state.prompts[window_id]["default"], "ChoiceDefaulted", now)
-            return True
-        self.advance(now=now, reason=reason or "deadline")
-        return True
+        """Close a window now as the platform does at its deadline (domain.platform.flow): a choice's chooser is
+        taken to answer its default; the phase's window ends the phase."""
+        ctx = trial_context(self, SYSTEM, now)  # its defaults draw no entropy and make no ids
+        return flow.close(self, window_id, ctx, reason=reason or "deadline")
 
     def declare_ready(self, power_id: str, *, now: datetime) -> None:
         self.pass_turn(power_id)
@@ -294,15 +280,7 @@ class LodgeGame(PlatformGame):
             {"turn": turn, "phase": phase["name"], "acts": phase["acts"], "may": phase["may"]},
             [{"op": "phase", "turn": turn, "phase": phase["name"]}],
         )
-        closes = now.astimezone(timezone.utc) + timedelta(hours=phase["hours"])
-        self._window_opened(
-            window_id=f"t{turn}-{phase['name']}",
-            kind=phase["name"],
-            opened_at=now.astimezone(timezone.utc).isoformat(),
-            closes_at=closes.isoformat(),
-            actor=SYSTEM,
-            audience=[vis.PUBLIC],
-        )
+        flow.open_window(self, f"t{turn}-{phase['name']}", phase["name"], now=now, hours=float(phase["hours"]))
 
     def phase_acts(self) -> str | None:
         """Who acts in the current phase of the package (LH-7): "every mage", "host", or None outside them."""
@@ -573,21 +551,17 @@ class LodgeGame(PlatformGame):
         if need.kind == "cell":
             changes.append({"op": "offer_choice", "id": command["offer"], "choice": cid})
         self._emit("ChoiceOffered", offered, changes, actor=mage, audience=audience)
-        closes = now.astimezone(timezone.utc) + timedelta(hours=float(self.package.get("choice_hours", 24)))
-        self._window_opened(
-            window_id=cid,
-            kind="choice",
-            opened_at=now.astimezone(timezone.utc).isoformat(),
-            closes_at=closes.isoformat(),
-            actor=SYSTEM,
-            audience=audience,
-        )
+        hours = float(self.package.get("choice_hours", 24))
+        flow.open_window(self, cid, "choice", now=now, hours=hours, audience=audience)
 
-    def answer_choice(self, mage_id: str, choice_id: str, option: str, *, now: datetime) -> dict[str, str]:
+    def answer_choice(
+        self, mage_id: str, choice_id: str, option: str, *, now: datetime, defaulted: bool = False
+    ) -> dict[str, str]:
         """The chooser picks one of the options the server computed; anything else is refused naming the rule
         the option would break, and nothing is recorded. An answer among the options is always recorded: if the
         board has changed since it was asked so that the effect can no longer resolve with it, the effect lapses,
-        its reason recorded (as at the deadline), and the receipt says so."""
+        its reason recorded (as at the deadline), and the receipt says so. ``defaulted``: the chooser was silent
+        until the window closed, and the platform sent the default (``ChoiceDefaulted``)."""
         prompt = self.state.prompts.get(choice_id)
         if prompt is None or prompt["mage"] != mage_id:
             raise NotFound(f"you have no open choice {choice_id!r}", field="choice_id")
@@ -606,7 +580,7 @@ class LodgeGame(PlatformGame):
                 rule=rule,
                 field="option",
             )
-        lapsed = self._settle_choice(choice_id, option, "ChoiceAnswered", now)
+        lapsed = self._settle_choice(choice_id, option, "ChoiceDefaulted" if defaulted else "ChoiceAnswered", now)
         return {"choice": choice_id, "option": option} | ({"lapsed": lapsed} if lapsed else {})
 
     def _refusing_rule(self, prompt: PromptState, option: str) -> str:

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from pydantic import ConfigDict, Field
 
+from domain import visibility as vis
+from domain.ids import GM
 from domain.lodge.catalogue import SLOTS
 from domain.lodge.commands import (
     AddMage,
@@ -33,11 +35,13 @@ from domain.lodge.package import DEFAULT_PACKAGE, installed_package
 from domain.lodge.state import BLACK_ROSE, DUMMY, LodgeState
 from domain.lodge.verify import VERIFY_LODGE
 from domain.platform.commands import Command, Context, require_gm, require_seat
+from domain.platform.flow import WindowRule
 from domain.platform.game import fold
 from domain.platform.i18n import N_, _, word_of
 from domain.platform.plugin import Plugin
 from domain.platform.posts import PostOptions
 from domain.platform.ruleset import Ruleset, Step, register
+from domain.platform.state import Window
 
 if TYPE_CHECKING:
     from domain.lodge.mail import LodgeTurn
@@ -118,7 +122,7 @@ def _physical(game: LodgeGame, cmd: PhysicalAction, ctx: Context) -> None:
 
 def _answer(game: LodgeGame, cmd: AnswerChoice, ctx: Context) -> dict[str, str]:
     require_seat(game, ctx, cmd.mage_id)
-    return game.answer_choice(cmd.mage_id, cmd.choice_id, cmd.option, now=ctx.now)
+    return game.answer_choice(cmd.mage_id, cmd.choice_id, cmd.option, now=ctx.now, defaulted=ctx.silent)
 
 
 def _evocation(game: LodgeGame, cmd: CommandEvocation, ctx: Context) -> None:
@@ -394,6 +398,38 @@ def seat_of(event: Any) -> str | None:
     return event.data["mage"] if type(event).__name__ == "MageAdded" else None
 
 
+def _choice_waits(game: LodgeGame, w: Window) -> list[str]:
+    """A choice's window waits for its chooser only (L.3)."""
+    prompt = game.state.prompts.get(w.id)
+    return [prompt["mage"]] if prompt is not None else []
+
+
+def _choice_default(game: LodgeGame, w: Window, mage: str) -> AnswerChoice:
+    """Silence answers a choice with the default it offered (L.3): recorded as ``ChoiceDefaulted``."""
+    return AnswerChoice(mage, w.id, game.state.prompts[w.id]["default"])
+
+
+def _phase_waits(game: LodgeGame, w: Window) -> list[str]:
+    """A phase's window waits on every Mage who has not passed, where Mages act in it (LH-7); on nobody where
+    the host acts."""
+    phase = game._phase_rules()
+    if phase is None or phase["acts"] == "host" or w.kind != phase["name"]:
+        return []
+    return sorted(m for m, seat in game.state.powers.items() if not seat.ready)
+
+
+def _phase_over(game: LodgeGame, w: Window, ctx: Context) -> None:
+    """The phase's window closed (its deadline, or the host): the next phase, or Clean-up and the next turn."""
+    game.advance(now=ctx.now)
+
+
+# A choice's window (kind "choice"), and a phase's (kind: the phase's name in the game's rules package, LH-7):
+# silence in a phase does nothing (a Mage who has not acted has not acted); its close ends the phase.
+CHOICE = WindowRule(
+    "choice", _choice_waits, on_silence=_choice_default, audience=lambda g, w: vis.powers(_choice_waits(g, w))
+)
+PHASE = WindowRule("phase", _phase_waits, then=_phase_over, closed_by=GM, matches=lambda kind: kind != "choice")
+
 LODGE_STEPS = (
     Step("setup", on_entry="the host seats the Mages and begins the game"),
     *(
@@ -402,6 +438,7 @@ LODGE_STEPS = (
             opens=(p.name,),
             closes_on=("deadline", "host advances"),
             on_entry=f"{p.acts} may {', '.join(p.may)}",
+            windows=(CHOICE, PHASE),
         )
         for p in installed_package(DEFAULT_PACKAGE).phases
     ),

@@ -62,8 +62,12 @@ class WindowRule:
     # who records the close, and who sees it (the window's own viewers)
     closed_by: str = SYSTEM
     audience: Callable[[Game, Window], list[str]] = _public
+    # a wider test of the kinds it governs, where a game names them (the phases of a Lodge's rules package)
+    matches: Callable[[str], bool] | None = None
 
     def governs(self, kind: str) -> bool:
+        if self.matches is not None:
+            return self.matches(kind)
         return kind == self.kind or kind.startswith(self.kind + ":")
 
 
@@ -74,7 +78,7 @@ def rules_of(game: Game) -> tuple[WindowRule, ...]:
 
 
 def rule_for(game: Game, w: Window) -> WindowRule | None:
-    """The rule of this window's kind, or None if the ruleset declares none for it."""
+    """The rule of this window's kind (the first declared that governs it), or None if the ruleset declares none."""
     return next((r for r in rules_of(game) if r.governs(w.kind)), None)
 
 
