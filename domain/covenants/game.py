@@ -292,12 +292,12 @@ class CovenantGame(PlatformGame):
 
     # ------------------------------------------------------------------ rollback
 
-    def carried_over(self, restored: Any, now: datetime) -> dict[str, Any]:
+    def carried_over(self, restored: CovenantState, now: datetime) -> dict[str, Any]:
         carried = super().carried_over(restored, now)
         carried["next_roll"] = self.state.next_roll
         return carried
 
-    def _merge_carried(self, merged: Any, carried: dict[str, Any]) -> Any:
+    def _merge_carried(self, merged: CovenantState, carried: dict[str, Any]) -> CovenantState:
         merged = super()._merge_carried(merged, carried)
         # A rollback never reuses a roll number: a roll after it is a new roll, not a silent reroll.
         merged.next_roll = max(merged.next_roll, carried.get("next_roll", 0))

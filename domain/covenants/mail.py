@@ -35,6 +35,7 @@ from domain.covenants.game import CovenantGame
 from domain.errors import RuleViolation
 from domain.ids import GM
 from domain.mailturns import GRAMMAR, SALUTATION, Command, LineError, Turn, body_text, items, own_lines, whole
+from domain.platform.commands import Command as GameCommand
 
 USAGE = {
     "move": "move <square>",
@@ -377,7 +378,7 @@ def _one(found: list[str], what: str) -> str:
     return found[0]
 
 
-def _plain(seat: str, cmd: Command) -> Any:
+def _plain(seat: str, cmd: Command) -> GameCommand:
     """The command of a line that names all it needs: nothing is looked up in the game."""
     a = cmd.args
     words = a.get("words", [])
@@ -440,7 +441,7 @@ def _plain(seat: str, cmd: Command) -> Any:
 class CovenantTurn(Turn):
     seat: str = GM
 
-    def command(self, game: CovenantGame, cmd: Command) -> Any:
+    def command(self, game: CovenantGame, cmd: Command) -> GameCommand:
         seat = self.seat
         if seat not in game.state.powers:
             raise RuleViolation("only a covenant plays a turn by mail", rule=GRAMMAR)

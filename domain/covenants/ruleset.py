@@ -7,6 +7,7 @@ table as a player.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -176,7 +177,7 @@ def phase_title(phase: str) -> str | None:
     )
 
 
-def describe(kind: str, data: Any, names: Any) -> str | None:
+def describe(kind: str, data: Mapping[str, Any], names: Mapping[str, str]) -> str | None:
     """A covenant game's event in words (its feed; the platform's words for the rest). A rollback names the
     auditor: the table has no GM, and only the auditor holds ``history`` (``COVENANT_ROLES``)."""
     if kind == "PhaseBegan":
