@@ -49,6 +49,9 @@ class Outcome:
 
 
 def _table(games: Games, game_id: str) -> dict[str, Any]:
+    """Where the game is, for the harness that drives it (it checks no rule). It reads the state: the table view
+    shows the year and season, not how many seasons have begun, and a window's deadline, not its final one (its
+    latest extension), which the clock is moved past to close it as the workers do."""
     s = games.read(game_id, lambda g: g.state)
     return {
         "phase": s.phase,
@@ -134,6 +137,8 @@ def _close(games: Games, game_id: str, window: tuple, now: list, out: Outcome) -
         out.broken = f"closing {window[1]} at its deadline raised {type(err).__name__}: {err}"
         return False
     if not closed:
+        # why the window stayed open (GameBlocked: the rule, the seats) is kept on the window; the table view shows
+        # its id, kind and deadline only
         held = games.read(game_id, lambda g: getattr(g.state.windows[window[0]], "blocked", None))
         out.blocked = f"the due window {window[1]} did not close: {held}"
         return False
