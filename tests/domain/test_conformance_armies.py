@@ -212,7 +212,7 @@ def test_p_army_5_levy_in_a_claimed_town_depopulates_it_and_disbanding_restores(
     assert town_of(g, "derop")["statuses"]["depopulated"] == 1  # 5 // 4
     g.disband_army("derop_levy", "city")  # a free action in its origin town
     assert "depopulated" not in town_of(g, "derop")["statuses"]
-    assert "derop_levy" in g.state.armies.cards
+    assert "derop_levy" in seen(g, "city")["armies"]["cards"]  # the card kept for its power
     g.advance(NOW, SEED)
     act(g, "city", "again", "0,0")
     refused(
@@ -450,7 +450,7 @@ def test_p_asset_7_an_army_helps_outside_combat_only_with_a_profession_in_its_he
 
     refused(g, use("guard", "0,0"), "P-ASSET-7")  # no profession keyword
     refused(g, use("eng", "0,0"), "P-ASSET-7")  # not its hex
-    assert "body" not in g.state.assets  # a Personal Army is no asset
+    assert asset_of(g, "eng") is not None and asset_of(g, "body") is None  # a Personal Army is no asset
     use("eng", "1,0")()
     resolve_month(g)
     g.advance(NOW, SEED)

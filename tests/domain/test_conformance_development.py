@@ -12,11 +12,13 @@ from domain.powers.views import board_view
 from tests.domain.helpers import (
     NOW,
     SEED,
+    action_of,
     ambition_of,
     asset_of,
     question_of,
     refused,
     resolved_of,
+    seen,
     sheet_of,
     step_of,
     submit,
@@ -61,7 +63,7 @@ def test_p_asset_9_resources_are_never_assets():
         )
         assert err.field == "assets"
     submit(g, "rangers", "bribe", [6, 6], assets=[{"asset_id": "nego"}])  # the same pool without the resource
-    assert g.state.actions["bribe"].pool is not None
+    assert action_of(g, "bribe")["pool"] is not None
 
 
 def test_p_asset_10_respect_and_fear_are_spent_like_coin_but_never_traded():
@@ -123,7 +125,13 @@ def test_p_asset_10_a_trade_is_an_offer_both_sides_move_when_the_other_accepts()
     g.withdraw_trade("gondor", "t5")
     g.propose_trade("rangers", "t3", "gondor", {"coin": 1}, {})
     g.decline_trade("gondor", "t3")
-    assert [t.status for t in g.state.development.trades.values()] == ["accepted", "withdrawn", "withdrawn", "declined"]
+    # every trade made, as the GM sees them on the sheet of gondor (a side of each)
+    assert [(t["trade_id"], t["status"]) for t in seen(g)["development"]["sheets"]["gondor"]["trades"]] == [
+        ("t1", "accepted"),
+        ("t2", "withdrawn"),
+        ("t3", "declined"),
+        ("t5", "withdrawn"),
+    ]
     refused(g, lambda: g.propose_trade("rangers", "t4", "gondor", {"fame": 1}, {}), "P-DEV-1")
 
 
@@ -281,7 +289,9 @@ def test_p_dev_4_personal_touch_bought_makes_actions_spent_as_assets_rank_2():
     g.buy_development("gondor", "perk", "Personal Touch")
     g.advance(NOW, SEED)
     submit(g, "gondor", "a1", [], slot="public", extra_actions=1)
-    assert [(a.cls, a.rank, a.mode) for a in g.state.actions["a1"].pool.assets] == [("action", 2, "assured")]
+    assert [(a["cls"], a["rank"], a["mode"]) for a in action_of(g, "a1")["pool"]["assets"]] == [
+        ("action", 2, "assured")
+    ]
 
 
 def test_p_dev_5_perks_restricted_to_conspiracies_to_the_chosen_resource_and_exclusive_pairs():

@@ -14,7 +14,7 @@ from domain.powers import development as dev
 from domain.powers import development_rules as dr
 from domain.powers import magic as m
 from domain.powers.game import Game
-from tests.domain.helpers import NOW, SEED, asset_of, sheet_of, step_of
+from tests.domain.helpers import NOW, SEED, asset_of, sheet_of, step_of, trade_of
 
 
 def setup(snapshot_interval: int = 100) -> tuple[Games, str, str, str]:
@@ -171,8 +171,8 @@ def test_a_wallet_never_goes_negative_and_is_always_the_sum_of_its_ledger(ops):
                 g.propose_trade(op[1], f"t{n}", op[2], {"insight": op[3]} if op[3] else {}, {"coin": 1})
                 trades.append(f"t{n}")
             elif kind == "accept" and trades:
-                t = g.state.development.trades[trades[op[1] % len(trades)]]
-                g.accept_trade(t.to, t.id)
+                t = trade_of(g, trades[op[1] % len(trades)])
+                g.accept_trade(t["to"], t["trade_id"])
             elif kind == "favor":
                 g.spend_favor(op[1], "mana", question_id=f"f{n}", element="L")
             elif kind == "insight":

@@ -14,7 +14,9 @@ from domain.errors import RuleViolation
 from domain.powers import army_types as at
 from domain.powers import battle as pb
 from domain.powers import world
+from domain.powers.views import board_view
 from tests.domain.battle_helpers import HEX, POWERS_2, Field, sturdy
+from tests.domain.helpers import army_of
 from tests.domain.test_conformance_armies import aimed, block, game, refused
 from tests.domain.world_helpers import resolve_month
 
@@ -243,10 +245,9 @@ def test_p_amb_40_experience_is_ranked_by_the_armies_of_every_side_that_lost_uni
     f.command("north", "x", "slay", [6, 6], [6, 6], target="y", allocation=[0, 0])
     result = f.pass_to("ended", retreat={"south": ["y"]})["result"]
     assert (result["experience_rank"], sorted(result["lost"])) == (2, ["x", "y"])
-    assets = f.game().state.assets
     for aid in ("x", "y"):
-        (xp,) = f.army(aid)["experience"]
-        assert assets[xp].rank == 2
+        (xp,) = army_of(f.game(), aid)["experience"]
+        assert xp["rank"] == 2
 
 
 def test_p_amb_41_an_armys_level_is_its_rank():
@@ -264,8 +265,9 @@ def test_p_amb_41_an_armys_level_is_its_rank():
     for who, army in (("north", "x"), ("south", "y"), ("south", "z")):
         f.command(who, army, "rest")
     assert f.pass_to("ended", retreat={"south": ["y", "z"]})["result"]["winner"] == "A"
-    state = f.game().state
-    assert state.powers["north"].influence.get(HEX) == 3 and state.world.generated["north"] == ["intimidation"]
+    seen_by_north = board_view(f.game(), "north")["map"]
+    assert {"power": "north", "hex": HEX, "amount": 3} in seen_by_north["influence"]
+    assert seen_by_north["mechanisms"]["used"] == ["intimidation"]
 
 
 def test_p_amb_44_delayed_ticks_down_at_cleanup_and_the_army_arrives_at_the_next_deployment():
