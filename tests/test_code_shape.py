@@ -12,9 +12,7 @@ MAX_METHODS = 60
 MAX_LINES = 80
 
 # "path:name" -> its size today, which it may not exceed; an entry leaves the list when its code fits the budget
-TOO_MANY_METHODS = {
-    "domain/powers/world.py:World": 86,
-}
+TOO_MANY_METHODS: dict[str, int] = {}
 TOO_LONG: dict[str, int] = {}
 
 

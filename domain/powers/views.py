@@ -21,7 +21,8 @@ from domain.powers.development import development_view
 from domain.powers.game import Game
 from domain.powers.magic import magic_view
 from domain.powers.state import ActionState, GameState, Pool, PowerState, Reaction
-from domain.powers.world import influence_seen, map_view
+from domain.powers.world import map_view
+from domain.powers.world_view import influence_seen
 
 
 def _pool_view(pool: Pool | None) -> dict[str, Any] | None:
@@ -338,8 +339,8 @@ def _window(game: Game, w: Window, viewer: str) -> dict[str, Any]:
 
 
 def _influence_seen(game: Game, me: PowerState) -> list[dict[str, Any]]:
-    """Other powers' influence this viewer may see (P.4, [003:1104]): ``domain.powers.world.influence_seen``."""
-    return influence_seen(game, me)
+    """Other powers' influence this viewer may see (P.4, [003:1104]): ``domain.powers.world_view.influence_seen``."""
+    return influence_seen(game.state, me)
 
 
 def _notice(game: Game, a: ActionState) -> dict[str, Any]:

@@ -213,7 +213,7 @@ def town_wealth(base: int, statuses: Mapping[str, int], features: Sequence[dict[
     return total
 
 
-def senior_claimant(claims: Mapping[str, dict[str, Any]]) -> str | None:
+def senior_claimant(claims: Mapping[str, Mapping[str, Any]]) -> str | None:
     """The power holding the earliest claim (P-TOWN-1); claims are ``{type: {"power", "since"}}``."""
     if not claims:
         return None
@@ -221,7 +221,7 @@ def senior_claimant(claims: Mapping[str, dict[str, Any]]) -> str | None:
     return power
 
 
-def check_claim(claims: Mapping[str, dict[str, Any]], claim_type: str, power: str) -> None:
+def check_claim(claims: Mapping[str, Mapping[str, Any]], claim_type: str, power: str) -> None:
     """At most one claimant of each power type (P-TOWN-1)."""
     if claim_type not in CLAIM_TYPES:
         raise RuleViolation(f"a claim is a {', '.join(CLAIM_TYPES)} claim", rule="P-TOWN-1", field="cls")

@@ -1,34 +1,101 @@
 """The state of the world around the month (``domain.powers.world``): the map the GM declared, towns,
 features, claims and the season's counters. Plain JSON-native fields, so snapshots transcode it and a
-replay reproduces it.
+replay reproduces it; the records below name the shape of each entry.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
+
+
+class Hex(TypedDict):
+    """One hex of the map (P-ACT-4): its terrain, whether a road runs through it, its name, its mana element."""
+
+    terrain: str
+    road: bool
+    name: str
+    element: str | None
+
+
+class Claim(TypedDict):
+    """A power's claim on a town (P-TOWN-1): claims are ordered by ``since``, the earliest the senior."""
+
+    power: str
+    since: int
+
+
+class Town(TypedDict):
+    """A town on the map (P.2.7): its claims are {claim type: claim}, its statuses {name: stacks}."""
+
+    name: str
+    hex: str
+    population: int
+    wealth: int
+    statuses: dict[str, int]
+    claims: dict[str, Claim]
+    feeds: int  # the Feeds taken this season (P-TOWN-2)
+    stop_order: list[str]
+
+
+class Floor(TypedDict):
+    """A dungeon's floor (P-FEAT-4)."""
+
+    difficulty: int
+    reward: str
+
+
+class Feature(TypedDict):
+    """A feature on the map (P-FEAT-1): a town's industry, walls, a stronghold, an outpost, a dungeon, a ruin..."""
+
+    kind: str
+    name: str
+    hex: str
+    town: str | None
+    controller: str | None
+    public: bool
+    upgrades: list[str]
+    modules: list[str]
+    mount: str | None
+    stored: int
+    floors: list[Floor]
+    threat: int
+    difficulty: int
+    reward: str
+    becomes: dict[str, Any] | None  # what a cleared ruin becomes: {kind, modules[, controller]}
+    known_to: list[str]
+    cleared: dict[str, int]  # power -> the dungeon floors it cleared
+    asset_id: str | None
+    protection: str
+    inoperable: bool
+    maintenance_due: int | None
+    durable_used: NotRequired[bool]  # Durable ignored its first disruption this season
+
+
+class Mercurial(TypedDict):
+    """A Mercurial holder's Tidings: the influence the outpost reset added per hex, and the swaps used."""
+
+    raised: dict[str, int]
+    swaps: int
+
+
+class Subtle(TypedDict):
+    """The GM ruled that an action targets inside this stronghold subtly (P-FEAT-3)."""
+
+    feature_id: str
+    overcome: bool
 
 
 @dataclass
 class WorldState:
-    # hex id "q,r" -> {"terrain", "road", "name"}
-    hexes: dict[str, Any] = field(default_factory=dict)
-    # town id -> {"name", "hex", "population", "wealth", "statuses", "claims": {type: {"power", "since"}},
-    #             "feeds", "stop_order"}
-    towns: dict[str, Any] = field(default_factory=dict)
-    # feature id -> {"kind", "name", "hex", "town", "controller", "public", "upgrades", "modules", "stored",
-    #                "floors", "threat", "difficulty", "reward", "becomes", "known_to", "cleared",
-    #                "asset_id", "protection", "inoperable", "maintenance_due"}
-    features: dict[str, Any] = field(default_factory=dict)
+    hexes: dict[str, Any] = field(default_factory=dict)  # hex id "q,r" -> Hex
+    towns: dict[str, Any] = field(default_factory=dict)  # town id -> Town
+    features: dict[str, Any] = field(default_factory=dict)  # feature id -> Feature
     claim_seq: int = 0  # claims are ordered by when they were made: the earliest is the senior (P-TOWN-1)
     mechanisms: dict[str, Any] = field(default_factory=dict)  # power -> the generation mechanisms it has (P-INFL-5)
     generated: dict[str, Any] = field(default_factory=dict)  # power -> mechanisms that fired this season
-    # Mercurial holder -> {"raised": {hex: influence the outpost reset added}, "swaps": used this Tidings}
-    mercurial: dict[str, Any] = field(default_factory=dict)
-    aims: dict[str, Any] = field(default_factory=dict)
+    mercurial: dict[str, Any] = field(default_factory=dict)  # Mercurial holder -> Mercurial
+    aims: dict[str, Any] = field(default_factory=dict)  # this month's action id -> what it is aimed at (an Aim)
     # this month's action id -> {hex: influence it spent there}: a neighbour gives at most 1 per action (P-INFL-2)
     spent: dict[str, Any] = field(default_factory=dict)
-    # this month's action id -> {"feature_id", "overcome"}: the GM ruled it targets inside that stronghold subtly
-    subtle: dict[str, Any] = field(
-        default_factory=dict
-    )  # this month's action id -> what it is aimed at (a floor, a town)
+    subtle: dict[str, Any] = field(default_factory=dict)  # this month's action id -> Subtle

@@ -878,18 +878,18 @@ def test_the_checker_catches_the_key_of_a_roll_shown_to_others(monkeypatch):
 
 def test_the_checker_catches_a_hidden_feature_shown_to_the_table(monkeypatch):
     """A broken implementation that shows every feature on the map to everyone must be caught."""
-    from domain.powers import world
+    from domain.powers import world_view
 
-    monkeypatch.setattr(world, "_sees_feature", lambda game, feature_id, viewer: True)
+    monkeypatch.setattr(world_view, "sees_feature", lambda state, feature_id, viewer: True)
     with pytest.raises(Leak, match="FE"):
         play(3, [("feature", 0, False, "outpost")])
 
 
 def test_the_checker_catches_influence_shown_to_a_city(monkeypatch):
     """A broken implementation that shows a conspiracy's influence to every power must be caught."""
-    from domain.powers import world
+    from domain.powers import world_view
 
-    monkeypatch.setattr(world, "_influence_watchers", lambda game, hex_id, power_id: list(game.state.powers))
+    monkeypatch.setattr(world_view, "influence_watchers", lambda state, hex_id, power_id: list(state.powers))
     with pytest.raises(Leak, match="influence"):
         play(3, [("influence", 1, "0,0", 2)])
 
@@ -897,17 +897,17 @@ def test_the_checker_catches_influence_shown_to_a_city(monkeypatch):
 def test_the_checker_catches_influence_shown_in_a_view(monkeypatch):
     """A broken implementation whose map and board show every power's influence to every power must be caught
     (P.4: "other non-conspiracy powers don't automatically know how much influence you have in each hex")."""
-    from domain.powers import world
+    from domain.powers import world_view
 
-    def everyone(game, me):
+    def everyone(state, me):
         return [
             {"power": p.id, "hex": h, "amount": n}
-            for p in game.state.powers.values()
+            for p in state.powers.values()
             if p.id != me.id
             for h, n in p.influence.items()
         ]
 
-    monkeypatch.setattr(world, "influence_seen", everyone)
+    monkeypatch.setattr(world_view, "influence_seen", everyone)
     monkeypatch.setattr(views, "influence_seen", everyone)
     with pytest.raises(Leak, match="influence"):
         play(3, [("influence", 1, "0,0", 2)])
@@ -916,14 +916,14 @@ def test_the_checker_catches_influence_shown_in_a_view(monkeypatch):
 def test_the_checker_catches_map_knowledge_shown_to_a_power_that_did_not_learn_it(monkeypatch):
     """A broken implementation that shows a hidden feature to the table once any power has learned of it must be
     caught: what one power learned about the map is its own (P.4)."""
-    from domain.powers import world
+    from domain.powers import world_view
 
-    real = world._sees_feature
+    real = world_view.sees_feature
 
-    def leaky(game, feature_id, viewer):
-        return real(game, feature_id, viewer) or bool(game.state.world.features[feature_id]["known_to"])
+    def leaky(state, feature_id, viewer):
+        return real(state, feature_id, viewer) or bool(state.world.features[feature_id]["known_to"])
 
-    monkeypatch.setattr(world, "_sees_feature", leaky)
+    monkeypatch.setattr(world_view, "sees_feature", leaky)
     play(3, [("feature", 0, False, "outpost")])  # nobody learned of it yet: nothing leaks
     with pytest.raises(Leak, match="FE"):
         play(3, [("feature", 0, False, "outpost"), ("learn", 0, 1)])
