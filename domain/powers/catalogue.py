@@ -16,8 +16,9 @@ belongs to one month is cleared when the next month's Planning begins.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from copy import deepcopy
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from eventsourcing.domain import event
 
@@ -33,9 +34,20 @@ from domain.powers import magic_rules as mr
 from domain.powers.catalogue_assets import AssetTerms
 from domain.powers.catalogue_reactions import Reactions
 from domain.powers.catalogue_shares import Shares
-from domain.powers.catalogue_state import cat, claimed_towns, claims_of, map_town, rune_hexes, world_towns
+from domain.powers.catalogue_state import (
+    ClassActionRecord,
+    cat,
+    claimed_towns,
+    claims_of,
+    map_town,
+    rune_hexes,
+    world_towns,
+)
 from domain.powers.magic import _draw, kept_gain, pool_of
 from domain.powers.options import validate_power_options
+
+if TYPE_CHECKING:
+    from domain.powers.state import ActionState
 
 MONTHLY = ("extra_reactions", "triggered", "kinds", "shares")
 QUOTA_PERKS = ("leading_army", "subtle_titan", "subtle_titan_upgraded")
@@ -49,7 +61,7 @@ _FROM_THE_MAP = {
 }
 
 
-def _new_finger_army(army_id: str, power_id: str, stats: dict, size: int, hex_id: str) -> dict:
+def _new_finger_army(army_id: str, power_id: str, stats: dict[str, Any], size: int, hex_id: str) -> dict[str, Any]:
     """A Patron's Finger Army of the Cult's design ([003:1203]), loyal to it, garrisoned where it rose."""
     from domain.powers.armies import _new_army
 
@@ -64,28 +76,30 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
 
     def _catalogue_month_began(self) -> None:
         """Fold: a month's Planning clears the month's catalogue records and extra reactions (P-RES-1)."""
-        c = cat(self.state)
+        month: dict[str, object] = cast("dict[str, object]", cat(self.state))
         for key in MONTHLY:
-            c.pop(key, None)  # absent, not empty: a month without catalogue records folds as before it existed
+            month.pop(key, None)  # absent, not empty: a month without catalogue records folds as before it existed
         for p in self.state.powers.values():
             p.reaction_allowance = 1
 
-    def _check_ruling(self, a: Any, resistible: bool) -> None:
+    def _check_ruling(self, a: ActionState, resistible: bool) -> None:
         """Seeking cannot be resisted (P-ACT-7)."""
-        kind = cat(self.state).get("kinds", {}).get(a.id, {}).get("kind")
+        record = cat(self.state).get("kinds", {}).get(a.id)
+        kind = record["kind"] if record is not None else None
         if resistible and kind in ("targeted_seeking", "broad_seeking"):
             raise RuleViolation("seeking cannot be resisted [003:58]", rule="P-ACT-7", field="resistible")
 
-    def _net_after_resistance(self, a: Any, resist: dict) -> int:
+    def _net_after_resistance(self, a: ActionState, resist: dict[str, int]) -> int:
         """Summed resistance for an outcome that concerns everyone; an action with an effect per target keeps
         its successes, each target's resistance applying to its own share only (P-RES-4 as P-AMB-7); under
         ``multi_resist_mode: "summed"`` every resister's successes add up against the whole action."""
         summed = self.state.options.get("multi_resist_mode") == "summed"
-        if cat(self.state).get("kinds", {}).get(a.id, {}).get("per_target") and not summed:
-            return int(a.successes)
-        return rules.net_successes(a.successes, list(resist.values()))
+        record = cat(self.state).get("kinds", {}).get(a.id)
+        if record is not None and record.get("per_target") and not summed:
+            return int(a.successes or 0)
+        return rules.net_successes(a.successes or 0, list(resist.values()))
 
-    def _on_resolving(self, a: Any, ledger: dict) -> bool:
+    def _on_resolving(self, a: ActionState, ledger: dict[str, str]) -> bool:
         """At an action's turn in the queue: undercut collaborators' used-up assets (P-ASSET-13), charge the
         fees (P-ASSET-5, P-ASSET-6), and lose a duel declared at the wrong place (P-ACT-6). True if lost."""
         s = self.state
@@ -105,11 +119,22 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
                     )
                 else:
                     ledger[pa["asset_id"]] = a.id
-        kind = c.get("kinds", {}).get(a.id, {})
+        kind = c.get("kinds", {}).get(a.id)
+        if kind is not None and self._lost_at_its_turn(a, kind):
+            return True
+        payers = [(a.power, [vars(pa) for pa in (a.pool.assets if a.pool else [])])]
+        payers += [(sh["power"], sh["pool"]["assets"]) for sh in c.get("shares", {}).get(a.id, [])]
+        for payer, assets in payers:
+            self._charge_fees(a.id, payer, assets)
+        return False
+
+    def _lost_at_its_turn(self, a: ActionState, kind: ClassActionRecord) -> bool:
+        """A catalogue action at its turn in the queue: a duel declared at the wrong place is lost (P-ACT-6); its
+        coin and mana costs are paid now, and one its power cannot pay does not happen ([003:28]). True if lost."""
         audience = [vis.PUBLIC] if a.slot == "public" else vis.powers([a.power, *a.collaborators])
         if kind.get("kind") == "duel":
             target, declared = kind["params"].get("target"), kind["params"].get("location")
-            true = c.get("locations", {}).get(target)
+            true = cat(self.state).get("locations", {}).get(target) if isinstance(target, str) else None
             if true is not None and true != declared:
                 self._action_lost(
                     action_id=a.id,
@@ -134,13 +159,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
                     audience=vis.powers([a.power, *a.collaborators]),  # a wallet is private (P.4)
                 )
                 return True
-        if kind.get("price", {}).get("mana_cost") and not self._paid_in_mana(a, kind):
-            return True
-        payers = [(a.power, [vars(pa) for pa in (a.pool.assets if a.pool else [])])]
-        payers += [(sh["power"], sh["pool"]["assets"]) for sh in c.get("shares", {}).get(a.id, [])]
-        for payer, assets in payers:
-            self._charge_fees(a.id, payer, assets)
-        return False
+        return bool(kind.get("price", {}).get("mana_cost")) and not self._paid_in_mana(a, kind)
 
     def _catalogue_month_opened(self) -> None:
         """At the start of each month: Little Cruelties gains 1 Fear ([003:957], P.2.12)."""
@@ -149,7 +168,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
             if p.options.get("little_cruelties"):
                 g.earn(p.id, "fear", 1, "Little Cruelties: a month begins ([003:957])")
 
-    def _credit(self, a: Any, outputs: dict) -> None:
+    def _credit(self, a: ActionState, outputs: dict[str, Any]) -> None:
         """What a successful class action earns goes into its power's wallet (P-ASSET-10, P.2.12)."""
         g: Any = self
         kind = cat(self.state)["kinds"][a.id]["kind"]
@@ -163,7 +182,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         if amount:
             g.earn(a.power, resource, int(amount), f"{kind.replace('_', ' ')} [P.2.12]")
 
-    def _after_resolved(self, a: Any, resist: dict) -> None:
+    def _after_resolved(self, a: ActionState, resist: dict[str, int]) -> None:
         """Once an action's result is final: what its class action yields (P.2.12), what a seeking uncovers
         (P-ACT-7), and each target's own result for an effect per target (P-RES-4)."""
         c = cat(self.state)
@@ -176,7 +195,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
             targets = self._per_target(a, kind)
             if self.state.options.get("multi_resist_mode") == "summed":  # P-AMB-7's option: all resisters count
                 resist = {t: sum(resist.values()) for t in targets}
-            per = cr.per_target_results(int(a.successes), int(a.difficulty or 0), resist, targets)
+            per = cr.per_target_results(int(a.successes or 0), int(a.difficulty or 0), resist, targets)
             for t, r in per.items():
                 self._target_result(
                     action_id=a.id,
@@ -186,7 +205,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
                     audience=vis.powers([a.power, *a.collaborators, t]) if t in self.state.powers else audience,
                 )
             if kind["kind"] == "inquisition":
-                outputs: dict = {"removed": {t: r["excess"] for t, r in per.items()}}
+                outputs: dict[str, Any] = {"removed": {t: r["excess"] for t, r in per.items()}}
                 outputs["fear"] = sum(outputs["removed"].values())  # [003:955] Fear = influence removed
             else:
                 outputs = {"per_target": per}
@@ -219,7 +238,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
             self._apply_to_world(a, kind, outputs)
             self._apply_creation(a, kind, outputs)
 
-    def _apply_to_world(self, a: Any, kind: dict, outputs: dict) -> None:
+    def _apply_to_world(self, a: ActionState, kind: ClassActionRecord, outputs: dict[str, Any]) -> None:
         """What a successful class action does to the map, through the world's own records (P.2.12): Sack and
         Slaughter lower the town and raise its Uprising, Annex and Commandeer claim it, Channel gains the mana
         of its hex's element up to the storage cap (P-MAG-1). Towns not on the map stay as recorded."""
@@ -229,7 +248,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
             return
         name = kind["kind"]
         if name in ("sack", "slaughter"):
-            harm = {k: outputs[k] for k in ("wealth", "population") if k in outputs}
+            harm: dict[str, Any] = {k: outputs[k] for k in ("wealth", "population") if k in outputs}
             harm["statuses"] = {"uprising": int(outputs.get("uprising", 0))}
             by = a.power if g.is_public(a) else None
             g.harm_town(town, harm, f"{name} [P.2.12]", by)
@@ -247,7 +266,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
                     power_id=a.power, element=element, amount=amount, actor=SYSTEM, audience=vis.powers([a.power])
                 )
 
-    def _apply_creation(self, a: Any, kind: dict, outputs: dict) -> None:
+    def _apply_creation(self, a: ActionState, kind: ClassActionRecord, outputs: dict[str, Any]) -> None:
         """What a successful class action creates (P.2.12): Hidden Runes place a Rune asset in the hex ([003:1175]);
         Rise, Fingers and Sacrificial Summoning raise a Patron's Finger Army ([003:1230], [003:1224]) of the army
         type the Cult designed (``params.type``), through the armies' own records, on the map the GM declared."""
@@ -275,13 +294,18 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
                     return  # gone or lost since it was declared: nothing left to convert
                 hex_id, size = old["hex"], len(old["units"])
                 g._army_disbanded(army_id=old["id"], keep_card=False, actor=SYSTEM, audience=army_audience(old))
-            if size < 1 or hex_id not in s.world.hexes or p["type"] not in s.armies.types:
+            if (
+                size < 1
+                or not isinstance(hex_id, str)
+                or hex_id not in s.world.hexes
+                or p["type"] not in s.armies.types
+            ):
                 return
             army = _new_finger_army(f"fingers-{a.id}", a.power, s.armies.types[p["type"]], size, hex_id)
             g._record_army(army, actor=SYSTEM)
 
     @event("RunePlaced")
-    def _rune_placed(self, power_id: str, hex: str, rank: int, asset_id: str, actor: str, audience: list) -> None:
+    def _rune_placed(self, power_id: str, hex: str, rank: int, asset_id: str, actor: str, audience: list[str]) -> None:
         from domain.powers.state import Asset
 
         self.state.assets[asset_id] = Asset(
@@ -311,13 +335,14 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
                     live.setdefault(kd["params"]["hex"], int(kd["params"]["rank"]))
         return live
 
-    def _runes_check_pool(self, location: str | None, assets: list) -> None:
+    def _runes_check_pool(self, location: str | None, assets: list[dict[str, Any]]) -> None:
         """[003:1161] "A rune can be expended once as part of any ritual or challenge targeting that hex": a Rune
         asset placed by Hidden Runes goes only into a pool whose action is in the rune's hex (the action's
         location; the decision: "targeting that hex" is read as the challenge's location)."""
         s = self.state
         for pick in assets:
-            asset = s.assets.get(pick.get("asset_id")) if isinstance(pick, dict) else None
+            asset_id = pick.get("asset_id") if isinstance(pick, dict) else None
+            asset = s.assets.get(asset_id) if isinstance(asset_id, str) else None
             if asset is None or asset.cls != "rune":
                 continue
             hexes = [h for h, aid in rune_hexes(s, asset.holders).items() if aid == asset.id]
@@ -328,16 +353,16 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
                     f"{asset.name} helps only a challenge in its hex [003:1161]", rule="P.2.12", field="assets"
                 )
 
-    def _per_target(self, a: Any, kind: dict) -> list[str]:
+    def _per_target(self, a: ActionState, kind: ClassActionRecord) -> list[str]:
         given = kind["params"].get("targets")
         return list(given) if isinstance(given, list) and given else list(a.targets)
 
-    def effective_consequences(self, a: Any) -> int:
+    def effective_consequences(self, a: ActionState) -> int:
         """Consequences that count after perks that ignore some (P-DICE-12)."""
         g: Any = self
         taken = g.tally(a).consequences
-        kind = cat(self.state).get("kinds", {}).get(a.id, {})
-        kinds = list(kind.get("kinds", []))
+        record = cat(self.state).get("kinds", {}).get(a.id)
+        kinds = list(record.get("kinds", [])) if record is not None else []
         kinds += {"negotiation": ["negotiation"], "craft": ["crafting"]}.get(a.skill or "", [])
         return cr.effective_consequences(taken, kinds, self.state.powers[a.power].options)
 
@@ -351,10 +376,10 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         dice: str | None = None,
         purpose: str | None = None,
         power_id: str | None = None,
-        params: dict | None = None,
+        params: dict[str, Any] | None = None,
         public: bool = False,
         actor: str = GM,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Roll NdX outside a challenge from the month's committed seed (P-DICE-13): explicit dice, or one of
         the rolls the rules fix (``purpose``). The roll carries its key and Merkle path, for its audience."""
         g: Any = self
@@ -411,21 +436,21 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         count: int,
         sides: int,
         modifier: int,
-        params: dict,
+        params: dict[str, Any],
         roll_no: int,
         commitment: str,
-        faces: list,
-        result: dict,
+        faces: list[int],
+        result: dict[str, Any],
         actor: str,
-        audience: list,
+        audience: list[str],
         key: str | None = None,
-        path: list | None = None,
+        path: list[str] | None = None,
     ) -> None:
         self.state.next_roll = roll_no + 1
 
     # ------------------------------------------------------------------ P-ACT-1: quotas that change in play
 
-    def change_quota_perk(self, power_id: str, perk: str, value: bool) -> dict:
+    def change_quota_perk(self, power_id: str, perk: str, value: bool) -> dict[str, int]:
         """GM: a perk that changes a power's monthly quota is gained, lost, or starts to apply (P-ACT-1): the
         Paragon leading an army, the Dragon's Subtle Titan and its upgrade. Slots already spent stay spent."""
         g: Any = self
@@ -447,7 +472,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
 
     @event("QuotaChanged")
     def _quota_changed(
-        self, power_id: str, options: dict, public: int, private: int, actor: str, audience: list
+        self, power_id: str, options: dict[str, Any], public: int, private: int, actor: str, audience: list[str]
     ) -> None:
         p = self.state.powers[power_id]
         p.options, p.public, p.private = deepcopy(options), public, private
@@ -471,7 +496,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
             towns_claimed=len(claimed_towns(self.state, power_id)) if world_towns(self.state) else None,
         )
 
-    def _check_fingers(self, power_id: str, kind: str, params: dict) -> None:
+    def _check_fingers(self, power_id: str, kind: str, params: dict[str, Any]) -> None:
         """On a declared map a Finger Army is raised for real (P.2.12): its stats are the army type the Cult
         designed ([003:1203] "a repeated template"; the GM records it with DefineArmyType), named in
         ``params.type``; Rise, Fingers names a hex of the map; Sacrificial Summoning names an army the Cult
@@ -499,7 +524,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
 
     # ------------------------------------------------------------------ P.2.12 mana costs (P-MAG-2)
 
-    def _priced_in_mana(self, power_id: str, kind: str, ca: cr.ClassAction, price: dict) -> dict:
+    def _priced_in_mana(self, power_id: str, kind: str, ca: cr.ClassAction, price: dict[str, Any]) -> dict[str, Any]:
         """A class action that costs mana (Hidden Runes, Uplift Master, Sacrificial Summoning, Rise, Fingers;
         P.2.12) records its cost as a P-MAG-2 cost (``mana_cost``), the rune's in its hex's element on the
         map, and is refused at submission (naming P-MAG-2, recording nothing) if the power cannot pay it.
@@ -516,7 +541,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         return {**price, "mana_cost": cost}
 
     @staticmethod
-    def _check_mana_cost(power_id: str, cost: str, held: dict, kind: str, source: str) -> dict:
+    def _check_mana_cost(power_id: str, cost: str, held: Mapping[str, int], kind: str, source: str) -> dict[str, int]:
         """The mana a P-MAG-2 cost spends from ``held``, or a refusal naming P-MAG-2 and the action's rule."""
         price = mr.parse_cost(cost)
         try:
@@ -531,7 +556,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
             ) from None
         return dict(sorted(payment.spent.items()))
 
-    def _paid_in_mana(self, a: Any, kind: dict) -> bool:
+    def _paid_in_mana(self, a: ActionState, kind: ClassActionRecord) -> bool:
         """At the action's turn: pay its mana cost by P-MAG-2, from the mana the action holds first, then the
         wallet; one that cannot be paid now is lost ([003:28]). True if paid."""
         cost = kind["price"]["mana_cost"]
@@ -564,8 +589,8 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         return True
 
     def submit_class_action(
-        self, power_id: str, action_id: str, kind: str, params: dict | None = None, **submit: Any
-    ) -> dict:
+        self, power_id: str, action_id: str, kind: str, params: dict[str, Any] | None = None, **submit: Any
+    ) -> dict[str, Any]:
         """Submit a class action (P.2.12): its difficulty comes from its formula, its limits are checked, and
         ``submit`` goes on to ``submit_action`` (now, roller, assets, convert, slot, location...)."""
         g: Any = self
@@ -630,7 +655,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
 
     def submit_duel(
         self, power_id: str, action_id: str, target: str, location: str, *, target_is_power: bool = True, **submit: Any
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Duel (P-ACT-6): difficulty 1, resistible by the target; the target's location is declared now, and
         the action is lost at Resolution if the target was elsewhere."""
         g: Any = self
@@ -679,7 +704,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         broad: bool = False,
         named: str | None = None,
         **submit: Any,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Targeted or Broad Seeking (P-ACT-7): cannot be resisted; what it uncovers is computed from its
         successes at Resolution (1 influence, 2 hidden armies, 3 creatures and hidden objects; doubled for
         Broad Seeking, which covers the hex and its neighbours; +1 assured against the one thing named)."""
@@ -733,17 +758,17 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         action_id: str,
         power_id: str,
         kind: str,
-        params: dict,
+        params: dict[str, Any],
         difficulty: int,
         formula: str,
         cost: str,
-        price: dict,
-        declared: list,
-        kinds: list,
+        price: dict[str, Any],
+        declared: list[str],
+        kinds: list[str],
         per_target: bool,
         season: int,
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         c = cat(self.state)
         c.setdefault("kinds", {})[action_id] = {
@@ -762,10 +787,12 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
             uses = k.setdefault("saboteurs", {})
             uses[str(season)] = uses.get(str(season), 0) + 1
         if kind == "health_drive":
-            k.setdefault("health_drives", {}).setdefault(str(season), []).append(params.get("town"))
+            k.setdefault("health_drives", {}).setdefault(str(season), []).append(
+                cast(str, params.get("town"))
+            )  # named: prepare checked it
 
     @event("ActionLost")
-    def _action_lost(self, action_id: str, reason: str, actor: str, audience: list) -> None:
+    def _action_lost(self, action_id: str, reason: str, actor: str, audience: list[str]) -> None:
         a = self.state.actions[action_id]
         a.status, a.success, a.net, a.excess, a.successes = "resolved", False, 0, 0, 0
         g: Any = self
@@ -773,7 +800,14 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
 
     @event("ClassActionOutcome")
     def _class_action_outcome(
-        self, action_id: str, power_id: str, kind: str, success: bool, outputs: dict, actor: str, audience: list
+        self,
+        action_id: str,
+        power_id: str,
+        kind: str,
+        success: bool,
+        outputs: dict[str, Any],
+        actor: str,
+        audience: list[str],
     ) -> None:
         s = self.state
         k = cat(s).setdefault("counters", {}).setdefault(power_id, {})
@@ -796,7 +830,9 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
             k["royal_guard_rank"] = int(outputs.get("rank") or 0)
 
     @event("TargetResult")
-    def _target_result(self, action_id: str, target: str, result: dict, actor: str, audience: list) -> None:
+    def _target_result(
+        self, action_id: str, target: str, result: dict[str, Any], actor: str, audience: list[str]
+    ) -> None:
         kinds = cat(self.state).get("kinds", {})
         if action_id in kinds:
             kinds[action_id].setdefault("per_target_results", {})[target] = dict(result)
@@ -853,7 +889,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         self._blighted_town_chosen(power_id=power_id, town_id=town, actor=power_id, audience=vis.powers([power_id]))
 
     @event("BlightedTownChosen")
-    def _blighted_town_chosen(self, power_id: str, town_id: str, actor: str, audience: list) -> None:
+    def _blighted_town_chosen(self, power_id: str, town_id: str, actor: str, audience: list[str]) -> None:
         cat(self.state).setdefault("blighted", {})[power_id] = town_id
 
     def _catalogue_cleanup(self) -> None:
@@ -871,7 +907,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
 
     # ------------------------------------------------------------------ Tidings: Dread Growth (P.2.12)
 
-    def dread_growth(self, power_id: str, units: int) -> dict:
+    def dread_growth(self, power_id: str, units: int) -> dict[str, int]:
         """A Dragon's army grows each Tidings: 1 unit, or 2 below the most it has had ([003:1327]). ``units`` is
         the army's size now (armies belong to the map); the catalogue keeps the maximum reached."""
         g: Any = self
@@ -899,7 +935,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
 
     @event("DreadGrown")
     def _dread_grown(
-        self, power_id: str, units: int, gain: int, maximum: int, season: int, actor: str, audience: list
+        self, power_id: str, units: int, gain: int, maximum: int, season: int, actor: str, audience: list[str]
     ) -> None:
         k = cat(self.state).setdefault("counters", {}).setdefault(power_id, {})
         k["dread_maximum"], k["dread_growth_season"] = maximum, season
@@ -914,11 +950,11 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         self._location_recorded(power_id=power_id, hex_id=hex_id, actor=GM, audience=[vis.GM_ONLY])
 
     @event("TrueLocationRecorded")
-    def _location_recorded(self, power_id: str, hex_id: str, actor: str, audience: list) -> None:
+    def _location_recorded(self, power_id: str, hex_id: str, actor: str, audience: list[str]) -> None:
         cat(self.state).setdefault("locations", {})[power_id] = hex_id
 
 
-def _check_params(params: dict) -> None:
+def _check_params(params: dict[str, Any]) -> None:
     if len(params) > limits.ITEMS:
         raise RuleViolation(f"params lists at most {limits.ITEMS} items", field="params")
     for k, v in params.items():
@@ -940,17 +976,17 @@ def _check_value(v: Any, name: str, depth: int) -> None:
         raise RuleViolation(f"{name} is a text, a number, a boolean or a list of them", field=name)
 
 
-def catalogue_view(game: Any, viewer: str) -> dict:
+def catalogue_view(game: Catalogue, viewer: str) -> dict[str, Any]:
     """The catalogue's part of a board (P.4): the GM sees it all; a power its own class actions and their
     outcomes, its share of actions resolved per target, its collaborations, its extra and triggered
     reactions, the terms of assets it holds (and of industries, which are public) and its counters. True
     locations stay with the GM."""
     c = deepcopy(cat(game.state))
     if viewer == GM:
-        return c
+        return dict(c)
     s = game.state
     mine = {aid for aid, a in s.actions.items() if a.power == viewer or viewer in a.collaborators}
-    actions = {}
+    actions: dict[str, ClassActionRecord | dict[str, Any]] = {}
     for aid, k in c.get("kinds", {}).items():
         if aid in mine:
             actions[aid] = k

@@ -7,7 +7,7 @@ fees they charge when they act (P-ASSET-5..7); free actions that spend an asset 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from eventsourcing.domain import event
 
@@ -18,7 +18,10 @@ from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame
 from domain.powers import catalogue_rules as cr
 from domain.powers import hexmap, rules
-from domain.powers.catalogue_state import cat, claimed_towns, world_towns
+from domain.powers.catalogue_state import Terms, cat, claimed_towns, world_towns
+
+if TYPE_CHECKING:
+    from domain.powers.state import Asset
 
 TERMS: dict[str, type] = {
     "fee": int,
@@ -35,6 +38,14 @@ TERMS: dict[str, type] = {
 }
 
 
+class FeeDue(TypedDict):
+    """An asset's fee for having acted (P-ASSET-5, P-ASSET-6)."""
+
+    asset_id: str
+    name: str
+    fee: int
+
+
 def _term_ok(typ: type, value: Any) -> bool:
     if typ is int:  # a fee or a mobility: a whole number, never a bool
         return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 100
@@ -44,7 +55,7 @@ def _term_ok(typ: type, value: Any) -> bool:
 class AssetTerms(PlatformGame):
     """Commands and events of assets' terms, fees, wielders and immunities (P-ASSET-5..8, P-AMB-10)."""
 
-    def _check_terms(self, power_id: str, chosen: list, where: dict | None) -> None:
+    def _check_terms(self, power_id: str, chosen: list[tuple[Asset, str]], where: dict[str, Any] | None) -> None:
         """Each agent, industry and army in a pool, against the terms the GM recorded (P-ASSET-5..7); each spell,
         against the casts that paid for it (P-ASSET-8)."""
         g: Any = self
@@ -77,12 +88,12 @@ class AssetTerms(PlatformGame):
             return [where]
         return None
 
-    def _charge_fees(self, action_id: str, payer: str, assets: list[dict]) -> None:
+    def _charge_fees(self, action_id: str, payer: str, assets: list[dict[str, Any]]) -> None:
         """Each agent, industry and army that acted charges its fee unless loyal to the payer (P-ASSET-5,
         P-ASSET-6): paid from the wallet if it can be; else recorded unpaid, for the GM (GM-27)."""
         g: Any = self
         terms = cat(self.state).get("terms", {})
-        fees = []
+        fees: list[FeeDue] = []
         for pa in assets:
             fee = 0 if pa.get("undercut") else cr.fee_due(pa["cls"], terms.get(pa["asset_id"], {}), payer)
             if fee:
@@ -107,11 +118,13 @@ class AssetTerms(PlatformGame):
 
     @event("FeesDue")
     def _fees_due(
-        self, action_id: str, power_id: str, fees: list, total: int, paid: bool, actor: str, audience: list
+        self, action_id: str, power_id: str, fees: list[FeeDue], total: int, paid: bool, actor: str, audience: list[str]
     ) -> None:
         pass
 
-    def take_free_action(self, power_id: str, kind: str, *, asset_id: str | None = None, note: str = "") -> dict:
+    def take_free_action(
+        self, power_id: str, kind: str, *, asset_id: str | None = None, note: str = ""
+    ) -> dict[str, Any]:
         """Something the rules make free: it spends no action (P-ACT-5)."""
         g: Any = self
         ps = g.power(power_id)
@@ -123,7 +136,7 @@ class AssetTerms(PlatformGame):
         if asset is None or power_id not in asset.holders or asset.used_up:
             raise NotFound(f"{ps.name} holds no asset {asset_id!r}", rule="P-ACT-5", field="asset_id")
         terms = cat(self.state).get("terms", {}).get(asset.id, {})
-        gained: dict = {}
+        gained: dict[str, int] = {}
         if kind == "execute_agent":
             if asset.cls != "agent":
                 raise RuleViolation(f"{asset.name!r} is not an agent", rule="P-ACT-5", field="asset_id")
@@ -168,16 +181,16 @@ class AssetTerms(PlatformGame):
         name: str,
         note: str,
         source: str,
-        gained: dict,
+        gained: dict[str, int],
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         asset = self.state.assets[asset_id]
         asset.holders = []
         asset.used_up = True
         cat(self.state).get("terms", {}).pop(asset_id, None)
 
-    def set_asset_terms(self, asset_id: str, terms: dict) -> None:
+    def set_asset_terms(self, asset_id: str, terms: dict[str, Any]) -> None:
         """GM: an agent's, industry's or army's fee, loyalty, mobility, home, profession... (P-ASSET-5..7)."""
         asset = self.state.assets.get(asset_id)
         if asset is None:
@@ -188,7 +201,7 @@ class AssetTerms(PlatformGame):
             )
         if not isinstance(terms, dict):
             raise RuleViolation("terms are an object of named fields", rule="P-ASSET-5", field="terms")
-        clean: dict = {}
+        clean: dict[str, Any] = {}
         g: Any = self
         for k, v in terms.items():
             typ = TERMS.get(k)
@@ -204,11 +217,11 @@ class AssetTerms(PlatformGame):
         if clean.get("personal") and clean.get("profession"):
             raise RuleViolation("a Personal Army cannot take profession keywords [003:110]", rule="P-ASSET-7")
         audience = [vis.PUBLIC] if asset.cls in rules.PUBLIC_ASSET_CLASSES else vis.powers(asset.holders)
-        self._asset_terms_set(asset_id=asset_id, terms=clean, actor=GM, audience=audience)
+        self._asset_terms_set(asset_id=asset_id, terms=cast(Terms, clean), actor=GM, audience=audience)
 
     @event("AssetTermsSet")
-    def _asset_terms_set(self, asset_id: str, terms: dict, actor: str, audience: list) -> None:
-        cat(self.state).setdefault("terms", {})[asset_id] = dict(terms)
+    def _asset_terms_set(self, asset_id: str, terms: Terms, actor: str, audience: list[str]) -> None:
+        cat(self.state).setdefault("terms", {})[asset_id] = terms.copy()
 
     def wielders(self, power_id: str) -> dict[str, str]:
         """item id -> its wielder, for the magic items ``power_id`` holds and gave to someone (P-ASSET-8)."""
@@ -289,7 +302,7 @@ class AssetTerms(PlatformGame):
 
     @event("ItemWielded")
     def _item_wielded(
-        self, power_id: str, asset_id: str, wielder: str | None, action_id: str | None, actor: str, audience: list
+        self, power_id: str, asset_id: str, wielder: str | None, action_id: str | None, actor: str, audience: list[str]
     ) -> None:
         wielders = cat(self.state).setdefault("wielders", {})
         if wielder is None:
@@ -327,7 +340,9 @@ class AssetTerms(PlatformGame):
         return None if imm is None else attacker not in imm["bypassed_by"]
 
     @event("ImmunitySet")
-    def _immunity_set(self, power_id: str, immunity: str, bypassed_by: list, actor: str, audience: list) -> None:
+    def _immunity_set(
+        self, power_id: str, immunity: str, bypassed_by: list[str], actor: str, audience: list[str]
+    ) -> None:
         immunities = cat(self.state).setdefault("immunities", {})
         if immunity:
             immunities[power_id] = {"immunity": immunity, "bypassed_by": list(bypassed_by)}

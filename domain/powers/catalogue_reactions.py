@@ -8,7 +8,7 @@ Satellite Shrine's removal). Both are the month's, in ``GameState.catalogue``.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from eventsourcing.domain import event
 
@@ -19,13 +19,24 @@ from domain.errors import NotFound, RuleViolation
 from domain.platform.game import PlatformGame
 from domain.powers import catalogue_rules as cr
 from domain.powers import rules
-from domain.powers.catalogue_state import cat, read_pool
+from domain.powers.catalogue_state import ReactionOutcome, cat, read_pool
+
+if TYPE_CHECKING:
+    from domain.powers.state import PowerState
+
+
+class ReactionPrice(TypedDict, total=False):
+    """What an extra reaction cost (P-RES-1): an action of next month, a scheme, or mana by element."""
+
+    next_month_actions: int
+    scheme: str
+    mana: dict[str, int]
 
 
 class Reactions(PlatformGame):
     """Commands and events of extra and triggered reactions (P-RES-1, P-RES-7)."""
 
-    def _reactions_to_buy(self, ps: Any) -> int:
+    def _reactions_to_buy(self, ps: PowerState) -> int:
         """Extra reactions a power's perks could still buy this month (P-RES-1): the window waits for them."""
         taken = cat(self.state).get("extra_reactions", {}).get(ps.id, [])
         return sum(1 for perk in cr.EXTRA_REACTION_PERKS if ps.options.get(perk) and perk not in taken)
@@ -41,7 +52,7 @@ class Reactions(PlatformGame):
             raise RuleViolation("you waived your reactions this month", rule="P-AMB-39")
         taken = cat(self.state).get("extra_reactions", {}).get(power_id, [])
         cr.check_extra_reaction(perk, ps.options, taken)
-        paid: dict = {}
+        paid: ReactionPrice = {}
         if perk == "desperate_reaction":
             paid = {"next_month_actions": 1}
         elif perk == "prepared_reaction":
@@ -58,7 +69,9 @@ class Reactions(PlatformGame):
         )
 
     @event("ExtraReactionGained")
-    def _extra_reaction_gained(self, power_id: str, perk: str, paid: dict, actor: str, audience: list) -> None:
+    def _extra_reaction_gained(
+        self, power_id: str, perk: str, paid: ReactionPrice, actor: str, audience: list[str]
+    ) -> None:
         p = self.state.powers[power_id]
         cat(self.state).setdefault("extra_reactions", {}).setdefault(power_id, []).append(perk)
         p.reaction_allowance += 1
@@ -80,10 +93,10 @@ class Reactions(PlatformGame):
         roller: Roller,
         trigger: str | None = None,
         fee: int | None = None,
-        assets: list[dict] | None = None,
+        assets: list[dict[str, Any]] | None = None,
         convert: int = 0,
         note: str = "",
-    ) -> dict:
+    ) -> dict[str, Any]:
         """A triggered response that uses a reaction without resisting anything (P-RES-7): Gate Guardians
         (a pool against the mustering army's fee; the excess is the guardians' size), the Celestial's
         teleport home, a Satellite Shrine's removal."""
@@ -108,7 +121,7 @@ class Reactions(PlatformGame):
         if kind in ("gate_guardians", "satellite_shrine") and trigger is None:
             raise RuleViolation(f"{kind.replace('_', ' ')} answers an action: name it", rule="P-RES-7", field="trigger")
         pool = None
-        outcome: dict = {}
+        outcome: ReactionOutcome = {}
         if rk.rolls:
             if fee is None or not 0 <= fee <= 20:
                 raise RuleViolation("Gate Guardians' difficulty is the mustering army's fee (0 to 20)", rule="P-RES-7")
@@ -141,10 +154,10 @@ class Reactions(PlatformGame):
         kind: str,
         trigger: str | None,
         note: str,
-        pool: dict | None,
-        outcome: dict,
+        pool: dict[str, Any] | None,
+        outcome: ReactionOutcome,
         actor: str,
-        audience: list,
+        audience: list[str],
     ) -> None:
         p = self.state.powers[power_id]
         p.reactions_used += 1
@@ -153,7 +166,7 @@ class Reactions(PlatformGame):
             "power": power_id,
             "kind": kind,
             "trigger": trigger,
-            "outcome": dict(outcome),
+            "outcome": outcome.copy(),
         }
         if pool is not None:
             self.state.next_roll = pool["roll_no"] + 1

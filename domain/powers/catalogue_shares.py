@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from copy import deepcopy
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eventsourcing.domain import event
 
@@ -20,7 +20,10 @@ from domain.dice import Roller
 from domain.errors import NotFound, RuleViolation
 from domain.ids import GM
 from domain.platform.game import PlatformGame
-from domain.powers.catalogue_state import cat, read_pool
+from domain.powers.catalogue_state import ShareRecord, cat, read_pool
+
+if TYPE_CHECKING:
+    from domain.powers.state import ActionState, GameState
 
 
 class Shares(PlatformGame):
@@ -33,11 +36,11 @@ class Shares(PlatformGame):
         *,
         now: datetime,
         roller: Roller,
-        assets: list[dict] | None = None,
+        assets: list[dict[str, Any]] | None = None,
         convert: int = 0,
         slot: str = "private",
         actor: str | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """A declared collaborator spends one of its own actions and rolls its own pool into a shared action
         (P-DICE-11): the successes add up (P-AMB-43); its consequences stay its own."""
         g: Any = self
@@ -76,7 +79,9 @@ class Shares(PlatformGame):
         return {"action_id": action_id, "faces": [d["face"] for d in pool["dice"]], "successes": t.successes}
 
     @event("ShareRolled")
-    def _share_rolled(self, action_id: str, power_id: str, slot: str, pool: dict, actor: str, audience: list) -> None:
+    def _share_rolled(
+        self, action_id: str, power_id: str, slot: str, pool: dict[str, Any], actor: str, audience: list[str]
+    ) -> None:
         cat(self.state).setdefault("shares", {}).setdefault(action_id, []).append(
             {"power": power_id, "slot": slot, "pool": deepcopy(pool)}
         )
@@ -86,12 +91,12 @@ class Shares(PlatformGame):
         g._spend(pool["assets"])
 
     def propose_share_consequence(
-        self, action_id: str, power_id: str, consequence_id: str, text: str, effects: list[dict]
+        self, action_id: str, power_id: str, consequence_id: str, text: str, effects: list[dict[str, Any]]
     ) -> None:
         """GM: the form a collaborator's own consequences take; each power answers for its own pool (P-DICE-11)."""
         g: Any = self
         a = g.action(action_id)
-        share = self._share(action_id, power_id)
+        share = share_of(self.state, action_id, power_id)
         if a.discarded or self.state.resolved:
             raise RuleViolation("this action can no longer take consequences", rule="GM-3")
         limits.check_text(consequence_id, "consequence_id", limits.IDENTIFIER)
@@ -118,7 +123,7 @@ class Shares(PlatformGame):
         """A collaborator accepts the consequence of its own pool: its effects fall on it (P-DICE-11, P-ACT-2)."""
         g: Any = self
         a = g.action(action_id)
-        share = self._share(action_id, power_id)
+        share = share_of(self.state, action_id, power_id)
         c = next((c for c in share.get("consequences", []) if c["id"] == consequence_id), None)
         if c is None:
             raise NotFound(f"no consequence {consequence_id!r} on your part of this action", field="consequence_id")
@@ -160,15 +165,16 @@ class Shares(PlatformGame):
                         left = p.statuses.get(e["name"], 0) - e["stacks"]
                         p.statuses = {k: v for k, v in {**p.statuses, e["name"]: left}.items() if v > 0}
 
-    def _share(self, action_id: str, power_id: str) -> dict:
-        for sh in cat(self.state).get("shares", {}).get(action_id, []):
-            if sh["power"] == power_id:
-                return dict(sh)
-        raise NotFound(f"{power_id!r} has not joined action {action_id!r}", rule="P-DICE-11", field="power_id")
-
     @event("ShareConsequenceProposed")
     def _share_consequence_proposed(
-        self, action_id: str, power_id: str, consequence_id: str, text: str, effects: list, actor: str, audience: list
+        self,
+        action_id: str,
+        power_id: str,
+        consequence_id: str,
+        text: str,
+        effects: list[dict[str, Any]],
+        actor: str,
+        audience: list[str],
     ) -> None:
         for sh in cat(self.state)["shares"][action_id]:
             if sh["power"] == power_id:
@@ -178,7 +184,7 @@ class Shares(PlatformGame):
 
     @event("ShareConsequenceAccepted")
     def _share_consequence_accepted(
-        self, action_id: str, power_id: str, consequence_id: str, actor: str, audience: list
+        self, action_id: str, power_id: str, consequence_id: str, actor: str, audience: list[str]
     ) -> None:
         p = self.state.powers[power_id]
         for sh in cat(self.state)["shares"][action_id]:
@@ -193,7 +199,9 @@ class Shares(PlatformGame):
                         p.statuses[e["name"]] = p.statuses.get(e["name"], 0) + e["stacks"]
 
     @event("ShareUndercut")
-    def _share_undercut(self, action_id: str, share: int, asset_id: str, name: str, actor: str, audience: list) -> None:
+    def _share_undercut(
+        self, action_id: str, share: int, asset_id: str, name: str, actor: str, audience: list[str]
+    ) -> None:
         sh = cat(self.state)["shares"][action_id][share]
         for pa in sh["pool"]["assets"]:
             if pa["asset_id"] == asset_id:
@@ -214,7 +222,7 @@ class Shares(PlatformGame):
                         priv += 1
         return pub, priv
 
-    def _shared_tally(self, a: Any) -> tuple[int, int]:
+    def _shared_tally(self, a: ActionState) -> tuple[int, int]:
         """The collaborators' successes and pool size added to an action (P-DICE-11 as P-AMB-43)."""
         g: Any = self
         successes = size = 0
@@ -224,9 +232,17 @@ class Shares(PlatformGame):
             size += t.pool_size
         return successes, size
 
-    def _shared_assets(self, action_id: str) -> list[dict]:
+    def _shared_assets(self, action_id: str) -> list[dict[str, Any]]:
         """The collaborators' pool assets of an action, for the season ledger (P-ASSET-12)."""
-        out: list[dict] = []
+        out: list[dict[str, Any]] = []
         for sh in cat(self.state).get("shares", {}).get(action_id, []):
             out.extend(sh["pool"]["assets"])
         return out
+
+
+def share_of(state: GameState, action_id: str, power_id: str) -> ShareRecord:
+    """A collaborator's part of a shared action (a copy), or NotFound (P-DICE-11)."""
+    for sh in cat(state).get("shares", {}).get(action_id, []):
+        if sh["power"] == power_id:
+            return sh.copy()
+    raise NotFound(f"{power_id!r} has not joined action {action_id!r}", rule="P-DICE-11", field="power_id")
