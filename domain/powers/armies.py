@@ -41,6 +41,9 @@ from domain.powers import army_types as at
 from domain.powers import hexmap
 from domain.powers.world_state import WorldState
 
+if TYPE_CHECKING:
+    from domain.powers.game import Game
+
 ARMY_AIMS = ("muster", "train", "forge", "levy", "gather")
 ELEMENTS = ("A", "F", "E", "W", "D", "L", None)
 
@@ -1012,7 +1015,7 @@ def _new_army(
 # ---------------------------------------------------------------------- who sees what (P.4)
 
 
-def _public_card(game: Any, army: dict[str, Any]) -> dict[str, Any]:
+def _public_card(game: Armies, army: dict[str, Any]) -> dict[str, Any]:
     """What the table sees of a visible army: its scores and keywords ([003:326]), where it stands, its size."""
     return {
         "army_id": army["id"],
@@ -1040,7 +1043,7 @@ def _public_card(game: Any, army: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _full_card(game: Any, army: dict[str, Any]) -> dict[str, Any]:
+def _full_card(game: Game, army: dict[str, Any]) -> dict[str, Any]:
     return {
         **_public_card(game, army),
         "units": deepcopy(army["units"]),
@@ -1061,7 +1064,7 @@ def _full_card(game: Any, army: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def armies_view(game: Any, viewer: str) -> dict[str, Any]:
+def armies_view(game: Game, viewer: str) -> dict[str, Any]:
     """The armies part of a viewer's board (P.4): the GM sees every army in full; a power its own in full, the
     visible armies' public cards, and hidden armies only where it detected them."""
     s = game.state
@@ -1080,7 +1083,7 @@ def armies_view(game: Any, viewer: str) -> dict[str, Any]:
     return out
 
 
-def _support(game: Any, power_id: str) -> dict[str, Any]:
+def _support(game: Game, power_id: str) -> dict[str, Any]:
     return {
         "limit": game.support_limit(power_id),
         "units": game.units_counted(power_id),
@@ -1226,12 +1229,12 @@ class PaySupport(Command):
     changes: dict[str, int]
 
 
-def _define_army_type(game: Any, cmd: DefineArmyType, ctx: Context) -> None:
+def _define_army_type(game: Game, cmd: DefineArmyType, ctx: Context) -> None:
     require_gm(ctx)
     game.define_army_type(cmd.type_id, dict(cmd.block))
 
 
-def _place_army(game: Any, cmd: PlaceArmy, ctx: Context) -> None:
+def _place_army(game: Game, cmd: PlaceArmy, ctx: Context) -> None:
     require_gm(ctx)
     game.place_army(
         cmd.army_id,
@@ -1248,27 +1251,27 @@ def _place_army(game: Any, cmd: PlaceArmy, ctx: Context) -> None:
     )
 
 
-def _detect_army(game: Any, cmd: DetectArmy, ctx: Context) -> None:
+def _detect_army(game: Game, cmd: DetectArmy, ctx: Context) -> None:
     require_gm(ctx)
     game.detect_army(cmd.army_id, cmd.power_id)
 
 
-def _set_support_bonus(game: Any, cmd: SetSupportBonus, ctx: Context) -> None:
+def _set_support_bonus(game: Game, cmd: SetSupportBonus, ctx: Context) -> None:
     require_gm(ctx)
     game.set_support_bonus(cmd.power_id, cmd.bonus)
 
 
-def _grant_experience(game: Any, cmd: GrantExperience, ctx: Context) -> None:
+def _grant_experience(game: Game, cmd: GrantExperience, ctx: Context) -> None:
     require_gm(ctx)
     game.grant_experience(cmd.army_id, cmd.rank)
 
 
-def _record_dispersal(game: Any, cmd: RecordDispersal, ctx: Context) -> None:
+def _record_dispersal(game: Game, cmd: RecordDispersal, ctx: Context) -> None:
     require_gm(ctx)
     game.record_dispersal(cmd.army_id)
 
 
-def _aim_army_action(game: Any, cmd: AimArmyAction, ctx: Context) -> dict[str, Any]:
+def _aim_army_action(game: Game, cmd: AimArmyAction, ctx: Context) -> dict[str, Any]:
     a = game.state.actions.get(cmd.action_id)
     if a is None or (ctx.principal != GM and a.power != ctx.principal):
         raise NotFound(f"no action {cmd.action_id!r} of yours this month", field="action_id")
@@ -1277,42 +1280,42 @@ def _aim_army_action(game: Any, cmd: AimArmyAction, ctx: Context) -> dict[str, A
     return {"action_id": cmd.action_id, "difficulty": game.state.actions[cmd.action_id].difficulty}
 
 
-def _roll_level_up(game: Any, cmd: RollLevelUp, ctx: Context) -> dict[str, Any]:
+def _roll_level_up(game: Game, cmd: RollLevelUp, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     return {"faces": game.roll_level_up(cmd.army_id, cmd.power_id, ctx.roller(game), actor=ctx.principal)}
 
 
-def _choose_level_up(game: Any, cmd: ChooseLevelUp, ctx: Context) -> None:
+def _choose_level_up(game: Game, cmd: ChooseLevelUp, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.choose_level_up(cmd.army_id, cmd.power_id, list(cmd.choices), cmd.new_class, actor=ctx.principal)
 
 
-def _discard_train(game: Any, cmd: DiscardTrain, ctx: Context) -> None:
+def _discard_train(game: Game, cmd: DiscardTrain, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.discard_train(cmd.army_id, cmd.power_id, actor=ctx.principal)
 
 
-def _keep_scars(game: Any, cmd: KeepScars, ctx: Context) -> None:
+def _keep_scars(game: Game, cmd: KeepScars, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.keep_scars(cmd.army_id, cmd.power_id, cmd.keep, actor=ctx.principal)
 
 
-def _pay_army_fee(game: Any, cmd: PayArmyFee, ctx: Context) -> None:
+def _pay_army_fee(game: Game, cmd: PayArmyFee, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.pay_army_fee(cmd.army_id, cmd.power_id, cmd.resource, actor=ctx.principal)
 
 
-def _desert_army(game: Any, cmd: DesertArmy, ctx: Context) -> None:
+def _desert_army(game: Game, cmd: DesertArmy, ctx: Context) -> None:
     require_gm(ctx)
     game.desert_army(cmd.army_id, cmd.to, cmd.reason)
 
 
-def _disband_army(game: Any, cmd: DisbandArmy, ctx: Context) -> None:
+def _disband_army(game: Game, cmd: DisbandArmy, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.disband_army(cmd.army_id, cmd.power_id, actor=ctx.principal)
 
 
-def _pay_support(game: Any, cmd: PaySupport, ctx: Context) -> None:
+def _pay_support(game: Game, cmd: PaySupport, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.pay_support(cmd.power_id, dict(cmd.changes), actor=ctx.principal)
 

@@ -60,6 +60,7 @@ from domain.powers.magic import _of as _magic_of
 from domain.powers.magic import current_cost, has_perk, spell_def
 
 if TYPE_CHECKING:
+    from domain.powers.game import Game
     from domain.powers.state import GameState, PowerState
 
 WINDOW_KIND = "battle"
@@ -1884,7 +1885,7 @@ def _diff(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------- per-viewer views (P.4)
 
 
-def _army_line(game: Any, aid: str, e: dict[str, Any], viewer: str) -> dict[str, Any]:
+def _army_line(game: Game, aid: str, e: dict[str, Any], viewer: str) -> dict[str, Any]:
     army = game.state.armies.armies.get(aid)
     out: dict[str, Any] = {"army_id": aid, "side": e["side"], "power": e["power"], "where": e["where"]}
     if army is None:  # slain to the last unit, or dispersed after the battle
@@ -1911,7 +1912,7 @@ def _army_line(game: Any, aid: str, e: dict[str, Any], viewer: str) -> dict[str,
     return out
 
 
-def battle_view(game: Any, battle_id: str, viewer: str) -> dict[str, Any]:
+def battle_view(game: Game, battle_id: str, viewer: str) -> dict[str, Any]:
     """One battle as ``viewer`` sees it: the battlefield, armies and wounds, goals, whose turn; secret assets for
     the GM (and their owner) only (P.4). A power outside the battle sees its declaration and result only."""
     b = game.battle(battle_id)
@@ -1963,7 +1964,7 @@ def battle_view(game: Any, battle_id: str, viewer: str) -> dict[str, Any]:
     return out
 
 
-def battles_view(game: Any, viewer: str) -> list[dict[str, Any]]:
+def battles_view(game: Game, viewer: str) -> list[dict[str, Any]]:
     return [battle_view(game, bid, viewer) for bid in sorted(_battles_of(game.state))]
 
 
@@ -2126,7 +2127,7 @@ class SetBattleStatus(Command):
     reason: str = ""
 
 
-def _declare(game: Any, cmd: DeclareBattle, ctx: Context) -> dict[str, Any]:
+def _declare(game: Game, cmd: DeclareBattle, ctx: Context) -> dict[str, Any]:
     if ctx.principal == GM:
         game.power(cmd.power_id)  # the GM declares for any power (P-AMB-1: in some campaigns only the GM does)
     else:
@@ -2143,22 +2144,22 @@ def _declare(game: Any, cmd: DeclareBattle, ctx: Context) -> dict[str, Any]:
     return {"battle_id": cmd.battle_id, "window_id": game.battle(cmd.battle_id)["window"]}
 
 
-def _seat(game: Any, ctx: Context, power_id: str) -> None:
+def _seat(game: Game, ctx: Context, power_id: str) -> None:
     """A power acts for itself; the GM for adversaries (GM-10)."""
     require_seat(game, ctx, power_id)
 
 
-def _terrain(game: Any, cmd: SetBattleTerrain, ctx: Context) -> None:
+def _terrain(game: Game, cmd: SetBattleTerrain, ctx: Context) -> None:
     require_gm(ctx)
     game.set_battle_terrain(cmd.battle_id, cmd.terrain, cmd.effects, cmd.default)
 
 
-def _window_of(game: Any, battle_id: str) -> dict[str, Any]:
+def _window_of(game: Game, battle_id: str) -> dict[str, Any]:
     b = game.battle(battle_id)
     return {"battle_id": battle_id, "step": b["step"], "round": b["round"], "window_id": b["window"]}
 
 
-def _setup(game: Any, cmd: SubmitBattleSetup, ctx: Context) -> dict[str, Any]:
+def _setup(game: Game, cmd: SubmitBattleSetup, ctx: Context) -> dict[str, Any]:
     _seat(game, ctx, cmd.power_id)
     game.submit_battle_setup(
         cmd.battle_id,
@@ -2176,7 +2177,7 @@ def _setup(game: Any, cmd: SubmitBattleSetup, ctx: Context) -> dict[str, Any]:
     return _window_of(game, cmd.battle_id)
 
 
-def _deploy(game: Any, cmd: DeployArmies, ctx: Context) -> dict[str, Any]:
+def _deploy(game: Game, cmd: DeployArmies, ctx: Context) -> dict[str, Any]:
     _seat(game, ctx, cmd.power_id)
     game.deploy_armies(
         cmd.battle_id, cmd.power_id, list(cmd.armies), now=ctx.now, roller=ctx.roller(game), actor=ctx.principal
@@ -2184,7 +2185,7 @@ def _deploy(game: Any, cmd: DeployArmies, ctx: Context) -> dict[str, Any]:
     return _window_of(game, cmd.battle_id)
 
 
-def _spell(game: Any, cmd: CastBattleSpell, ctx: Context) -> dict[str, Any]:
+def _spell(game: Game, cmd: CastBattleSpell, ctx: Context) -> dict[str, Any]:
     _seat(game, ctx, cmd.power_id)
     game.cast_battle_spell(
         cmd.battle_id,
@@ -2199,7 +2200,7 @@ def _spell(game: Any, cmd: CastBattleSpell, ctx: Context) -> dict[str, Any]:
     return _window_of(game, cmd.battle_id)
 
 
-def _command(game: Any, cmd: GiveCommand, ctx: Context) -> dict[str, Any]:
+def _command(game: Game, cmd: GiveCommand, ctx: Context) -> dict[str, Any]:
     _seat(game, ctx, cmd.power_id)
     out = game.give_command(
         cmd.battle_id,
@@ -2221,13 +2222,13 @@ def _command(game: Any, cmd: GiveCommand, ctx: Context) -> dict[str, Any]:
     return {**out, **_window_of(game, cmd.battle_id)}
 
 
-def _offer(game: Any, cmd: OfferTerms, ctx: Context) -> dict[str, Any]:
+def _offer(game: Game, cmd: OfferTerms, ctx: Context) -> dict[str, Any]:
     _seat(game, ctx, cmd.power_id)
     game.offer_terms(cmd.battle_id, cmd.power_id, cmd.terms, now=ctx.now, roller=ctx.roller(game), actor=ctx.principal)
     return _window_of(game, cmd.battle_id)
 
 
-def _answer(game: Any, cmd: AnswerTerms, ctx: Context) -> dict[str, Any]:
+def _answer(game: Game, cmd: AnswerTerms, ctx: Context) -> dict[str, Any]:
     _seat(game, ctx, cmd.power_id)
     game.answer_terms(
         cmd.battle_id, cmd.power_id, cmd.accept, now=ctx.now, roller=ctx.roller(game), actor=ctx.principal
@@ -2235,7 +2236,7 @@ def _answer(game: Any, cmd: AnswerTerms, ctx: Context) -> dict[str, Any]:
     return _window_of(game, cmd.battle_id)
 
 
-def _retreat(game: Any, cmd: RetreatArmies, ctx: Context) -> dict[str, Any]:
+def _retreat(game: Game, cmd: RetreatArmies, ctx: Context) -> dict[str, Any]:
     _seat(game, ctx, cmd.power_id)
     game.retreat_or_rout(
         cmd.battle_id,
@@ -2249,7 +2250,7 @@ def _retreat(game: Any, cmd: RetreatArmies, ctx: Context) -> dict[str, Any]:
     return _window_of(game, cmd.battle_id)
 
 
-def _status(game: Any, cmd: SetBattleStatus, ctx: Context) -> None:
+def _status(game: Game, cmd: SetBattleStatus, ctx: Context) -> None:
     require_gm(ctx)
     game.set_battle_status(cmd.battle_id, cmd.army_id, cmd.status, cmd.stacks, cmd.reason)
 

@@ -27,6 +27,7 @@ from domain.powers import magic_rules as mr
 from domain.powers.magic import caps_of
 
 if TYPE_CHECKING:
+    from domain.powers.game import Game
     from domain.powers.state import Asset
 
 # ---------------------------------------------------------------------- state
@@ -1033,7 +1034,7 @@ def _task_dicts(a: Ambition) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------------- views (P.4)
 
 
-def development_view(game: Any, viewer: str) -> dict[str, Any]:
+def development_view(game: Game, viewer: str) -> dict[str, Any]:
     """What ``viewer`` may see: every power's perks and the names and scores of ambitions held (public);
     its own wallet, counters, prices, ambitions (❓ tasks hidden until revealed), trades and questions.
     The GM sees every power's."""
@@ -1059,7 +1060,7 @@ def _perk_view(p: dict[str, Any]) -> dict[str, Any]:
     return {"name": p["name"], "detail": p["detail"], "upgrades": p["upgrades"], "starting": p["starting"]}
 
 
-def _own_view(game: Any, power_id: str, *, gm: bool) -> dict[str, Any]:
+def _own_view(game: Game, power_id: str, *, gm: bool) -> dict[str, Any]:
     d = game.state.development
     h = d.holdings.get(power_id) or Holdings()
     skills = {
@@ -1372,44 +1373,44 @@ class LoseTask(Command):
     reason: str
 
 
-def choose_control(game: Any, cmd: ChooseControl, ctx: Context) -> None:
+def choose_control(game: Game, cmd: ChooseControl, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.choose_control(cmd.power_id, cmd.resource, actor=ctx.principal)
 
 
-def adjust_resources(game: Any, cmd: AdjustResources, ctx: Context) -> None:
+def adjust_resources(game: Game, cmd: AdjustResources, ctx: Context) -> None:
     require_gm(ctx)
     game.adjust_resources(cmd.power_id, dict(cmd.changes), cmd.reason)
 
 
-def spend_resources(game: Any, cmd: SpendResources, ctx: Context) -> None:
+def spend_resources(game: Game, cmd: SpendResources, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.spend_resources(cmd.power_id, dict(cmd.changes), cmd.reason, actor=ctx.principal)
 
 
-def propose_trade(game: Any, cmd: ProposeTrade, ctx: Context) -> dict[str, Any]:
+def propose_trade(game: Game, cmd: ProposeTrade, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     trade_id = ctx.new_id("trade")
     game.propose_trade(cmd.power_id, trade_id, cmd.to, dict(cmd.give), dict(cmd.want), cmd.note, actor=ctx.principal)
     return {"trade_id": trade_id}
 
 
-def accept_trade(game: Any, cmd: AcceptTrade, ctx: Context) -> None:
+def accept_trade(game: Game, cmd: AcceptTrade, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.accept_trade(cmd.power_id, cmd.trade_id, actor=ctx.principal)
 
 
-def decline_trade(game: Any, cmd: DeclineTrade, ctx: Context) -> None:
+def decline_trade(game: Game, cmd: DeclineTrade, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.decline_trade(cmd.power_id, cmd.trade_id, actor=ctx.principal)
 
 
-def withdraw_trade(game: Any, cmd: WithdrawTrade, ctx: Context) -> None:
+def withdraw_trade(game: Game, cmd: WithdrawTrade, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.withdraw_trade(cmd.power_id, cmd.trade_id, actor=ctx.principal)
 
 
-def spend_favor(game: Any, cmd: SpendFavor, ctx: Context) -> dict[str, Any]:
+def spend_favor(game: Game, cmd: SpendFavor, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     qid = ctx.new_id("favor")
     game.spend_favor(
@@ -1425,51 +1426,51 @@ def spend_favor(game: Any, cmd: SpendFavor, ctx: Context) -> dict[str, Any]:
     return {"question_id": qid} if cmd.use != "mana" else {}
 
 
-def spend_insight(game: Any, cmd: SpendInsight, ctx: Context) -> dict[str, Any]:
+def spend_insight(game: Game, cmd: SpendInsight, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     qid = ctx.new_id("insight")
     game.spend_insight(cmd.power_id, qid, cmd.question, actor=ctx.principal)
     return {"question_id": qid}
 
 
-def answer_question(game: Any, cmd: AnswerQuestion, ctx: Context) -> None:
+def answer_question(game: Game, cmd: AnswerQuestion, ctx: Context) -> None:
     require_gm(ctx)
     game.answer_question(cmd.question_id, cmd.answer)
 
 
-def award_fame(game: Any, cmd: AwardFame, ctx: Context) -> None:
+def award_fame(game: Game, cmd: AwardFame, ctx: Context) -> None:
     require_gm(ctx)
     game.award_fame(cmd.power_id, cmd.amount, cmd.reason)
 
 
-def buy_development(game: Any, cmd: BuyDevelopment, ctx: Context) -> dict[str, Any]:
+def buy_development(game: Game, cmd: BuyDevelopment, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     asset_id = ctx.new_id("skill") if cmd.kind == "skill" else ""
     price = game.buy_development(cmd.power_id, cmd.kind, cmd.name, cmd.detail, asset_id, actor=ctx.principal)
     return {"price": price, **({"asset_id": asset_id} if asset_id else {})}
 
 
-def grant_perk(game: Any, cmd: GrantPerk, ctx: Context) -> None:
+def grant_perk(game: Game, cmd: GrantPerk, ctx: Context) -> None:
     require_gm(ctx)
     game.grant_perk(cmd.power_id, cmd.name, cmd.detail)
 
 
-def define_perk(game: Any, cmd: DefinePerk, ctx: Context) -> None:
+def define_perk(game: Game, cmd: DefinePerk, ctx: Context) -> None:
     require_gm(ctx)
     game.define_perk(cmd.name, cmd.group, upgrade=cmd.upgrade, repeatable=cmd.repeatable, versus=cmd.versus)
 
 
-def nerf_perk(game: Any, cmd: NerfPerk, ctx: Context) -> None:
+def nerf_perk(game: Game, cmd: NerfPerk, ctx: Context) -> None:
     require_gm(ctx)
     game.nerf_perk(cmd.power_id, cmd.name, cmd.detail, cmd.reason)
 
 
-def settle_nerf(game: Any, cmd: SettleNerf, ctx: Context) -> None:
+def settle_nerf(game: Game, cmd: SettleNerf, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.settle_nerf(cmd.power_id, cmd.name, cmd.choice, cmd.detail, cmd.swap_to, cmd.swap_detail, actor=ctx.principal)
 
 
-def offer_ambition(game: Any, cmd: OfferAmbition, ctx: Context) -> dict[str, Any]:
+def offer_ambition(game: Game, cmd: OfferAmbition, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     aid = ctx.new_id("amb")
     game.offer_ambition(
@@ -1488,27 +1489,27 @@ def offer_ambition(game: Any, cmd: OfferAmbition, ctx: Context) -> dict[str, Any
     return {"ambition_id": aid}
 
 
-def accept_ambition(game: Any, cmd: AcceptAmbition, ctx: Context) -> None:
+def accept_ambition(game: Game, cmd: AcceptAmbition, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.accept_ambition(cmd.power_id, cmd.ambition_id, actor=ctx.principal)
 
 
-def decline_ambition(game: Any, cmd: DeclineAmbition, ctx: Context) -> None:
+def decline_ambition(game: Game, cmd: DeclineAmbition, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.decline_ambition(cmd.power_id, cmd.ambition_id, actor=ctx.principal)
 
 
-def abandon_ambition(game: Any, cmd: AbandonAmbition, ctx: Context) -> None:
+def abandon_ambition(game: Game, cmd: AbandonAmbition, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.abandon_ambition(cmd.power_id, cmd.ambition_id, actor=ctx.principal)
 
 
-def complete_task(game: Any, cmd: CompleteTask, ctx: Context) -> None:
+def complete_task(game: Game, cmd: CompleteTask, ctx: Context) -> None:
     require_gm(ctx)
     game.complete_task(cmd.ambition_id, cmd.task_id, cmd.fame)
 
 
-def lose_task(game: Any, cmd: LoseTask, ctx: Context) -> None:
+def lose_task(game: Game, cmd: LoseTask, ctx: Context) -> None:
     require_gm(ctx)
     game.lose_task(cmd.ambition_id, cmd.task_id, cmd.reason)
 

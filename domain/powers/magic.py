@@ -40,6 +40,7 @@ from domain.powers import magic_rules as mr
 from domain.powers.spells import CATALOGUE, NAMED_WITHOUT_COST, Spell
 
 if TYPE_CHECKING:
+    from domain.powers.game import Game
     from domain.powers.state import Asset, GameState
 
 MAX_RANGE = 30
@@ -1207,24 +1208,24 @@ class DeclareDispel(Command):
     ritual: str
 
 
-def grant_mana(game: Any, cmd: GrantMana, ctx: Context) -> dict[str, Any]:
+def grant_mana(game: Game, cmd: GrantMana, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     game.grant_mana(cmd.power_id, cmd.element, cmd.amount)
     return {"mana": dict(game.state.powers[cmd.power_id].mana)}
 
 
-def channel_mana(game: Any, cmd: ChannelMana, ctx: Context) -> None:
+def channel_mana(game: Game, cmd: ChannelMana, ctx: Context) -> None:
     require_gm(ctx)
     game.channel_mana(cmd.action_id, cmd.element, cmd.amount, now=ctx.now)
 
 
-def contribute_mana(game: Any, cmd: ContributeMana, ctx: Context) -> dict[str, Any]:
+def contribute_mana(game: Game, cmd: ContributeMana, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     game.contribute_mana(cmd.power_id, cmd.action_id, list(cmd.mana), now=ctx.now, actor=ctx.principal)
     return {"mana": dict(game.state.powers[cmd.power_id].mana)}
 
 
-def pay_mana(game: Any, cmd: PayMana, ctx: Context) -> dict[str, Any]:
+def pay_mana(game: Game, cmd: PayMana, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     out = game.pay_mana(
         cmd.power_id,
@@ -1237,7 +1238,7 @@ def pay_mana(game: Any, cmd: PayMana, ctx: Context) -> dict[str, Any]:
     return {**out, "mana": dict(game.state.powers[cmd.power_id].mana)}
 
 
-def define_spell(game: Any, cmd: DefineSpell, ctx: Context) -> dict[str, Any]:
+def define_spell(game: Game, cmd: DefineSpell, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     game.define_spell(
         cmd.spell_id,
@@ -1253,29 +1254,29 @@ def define_spell(game: Any, cmd: DefineSpell, ctx: Context) -> dict[str, Any]:
     return {"spell_id": cmd.spell_id}
 
 
-def teach_spell(game: Any, cmd: TeachSpell, ctx: Context) -> None:
+def teach_spell(game: Game, cmd: TeachSpell, ctx: Context) -> None:
     require_gm(ctx)
     game.teach_spell(cmd.power_id, cmd.spell_id)
 
 
-def grant_magic_perk(game: Any, cmd: GrantMagicPerk, ctx: Context) -> None:
+def grant_magic_perk(game: Game, cmd: GrantMagicPerk, ctx: Context) -> None:
     require_gm(ctx)
     game.grant_magic_perk(cmd.power_id, cmd.perk, cmd.element, list(cmd.spells))
 
 
-def set_conduit(game: Any, cmd: SetConduit, ctx: Context) -> dict[str, Any]:
+def set_conduit(game: Game, cmd: SetConduit, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     conduit_id = cmd.conduit_id or ctx.new_id("conduit")
     game.set_conduit(cmd.power_id, conduit_id, cmd.name, cmd.hex_id, cmd.kind, tower=cmd.tower, capitol=cmd.capitol)
     return {"conduit_id": conduit_id}
 
 
-def remove_conduit(game: Any, cmd: RemoveConduit, ctx: Context) -> None:
+def remove_conduit(game: Game, cmd: RemoveConduit, ctx: Context) -> None:
     require_gm(ctx)
     game.remove_conduit(cmd.power_id, cmd.conduit_id)
 
 
-def cast_spell(game: Any, cmd: CastSpell, ctx: Context) -> dict[str, Any]:
+def cast_spell(game: Game, cmd: CastSpell, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     cast = game.cast_spell(
         cmd.power_id,
@@ -1291,7 +1292,7 @@ def cast_spell(game: Any, cmd: CastSpell, ctx: Context) -> dict[str, Any]:
     return {**cast, "mana": dict(game.state.powers[cmd.power_id].mana)}
 
 
-def declare_dispel(game: Any, cmd: DeclareDispel, ctx: Context) -> None:
+def declare_dispel(game: Game, cmd: DeclareDispel, ctx: Context) -> None:
     require_gm(ctx)
     game.declare_dispel(cmd.action_id, cmd.ritual)
 
@@ -1347,7 +1348,7 @@ def _power_magic(state: Any, power_id: str, *, owner: bool) -> dict[str, Any]:
     return out
 
 
-def magic_view(game: Any, viewer: str) -> dict[str, Any]:
+def magic_view(game: Game, viewer: str) -> dict[str, Any]:
     """Magic as ``viewer`` may see it (P.4): the public catalogue and everyone's perks; its own mana, caps,
     spells, conduits and casts; the GM sees every power's, every design and every ritual's inflation."""
     s = game.state
