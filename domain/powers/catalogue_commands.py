@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domain.platform.commands import Command, Context, Handler, require_gm, require_seat
+
+if TYPE_CHECKING:
+    from domain.powers.game import Game
 
 
 @dataclass(frozen=True)
@@ -208,13 +211,13 @@ class AcceptShareConsequence(Command):
 # ---------------------------------------------------------------------- handlers
 
 
-def _submitted(game: Any, action_id: str, extra: dict[str, Any]) -> dict[str, Any]:
+def _submitted(game: Game, action_id: str, extra: dict[str, Any]) -> dict[str, Any]:
     from domain.powers.commands import action_result  # commands.py merges this module's mapping
 
     return {**action_result(game, action_id), **extra}
 
 
-def roll_dice(game: Any, cmd: RollDice, ctx: Context) -> dict[str, Any]:
+def roll_dice(game: Game, cmd: RollDice, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     result: dict[str, Any] = game.roll_dice(
         ctx.new_id("roll"),
@@ -228,49 +231,49 @@ def roll_dice(game: Any, cmd: RollDice, ctx: Context) -> dict[str, Any]:
     return result
 
 
-def take_free_action(game: Any, cmd: TakeFreeAction, ctx: Context) -> dict[str, Any]:
+def take_free_action(game: Game, cmd: TakeFreeAction, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     result: dict[str, Any] = game.take_free_action(cmd.power_id, cmd.kind, asset_id=cmd.asset_id, note=cmd.note)
     return result
 
 
-def change_quota_perk(game: Any, cmd: ChangeQuotaPerk, ctx: Context) -> dict[str, Any]:
+def change_quota_perk(game: Game, cmd: ChangeQuotaPerk, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     result: dict[str, Any] = game.change_quota_perk(cmd.power_id, cmd.perk, cmd.value)
     return result
 
 
-def choose_blighted_town(game: Any, cmd: ChooseBlightedTown, ctx: Context) -> None:
+def choose_blighted_town(game: Game, cmd: ChooseBlightedTown, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.choose_blighted_town(cmd.power_id, cmd.town_id)
 
 
-def record_location(game: Any, cmd: RecordLocation, ctx: Context) -> None:
+def record_location(game: Game, cmd: RecordLocation, ctx: Context) -> None:
     require_gm(ctx)
     game.record_location(cmd.power_id, cmd.hex_id)
 
 
-def set_immunity(game: Any, cmd: SetImmunity, ctx: Context) -> None:
+def set_immunity(game: Game, cmd: SetImmunity, ctx: Context) -> None:
     require_gm(ctx)
     game.set_immunity(cmd.power_id, cmd.immunity, list(cmd.bypassed_by))
 
 
-def wield_item(game: Any, cmd: WieldItem, ctx: Context) -> None:
+def wield_item(game: Game, cmd: WieldItem, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.wield_item(cmd.power_id, cmd.asset_id, cmd.wielder, action_id=cmd.action_id, actor=ctx.principal)
 
 
-def set_asset_terms(game: Any, cmd: SetAssetTerms, ctx: Context) -> None:
+def set_asset_terms(game: Game, cmd: SetAssetTerms, ctx: Context) -> None:
     require_gm(ctx)
     game.set_asset_terms(cmd.asset_id, dict(cmd.terms))
 
 
-def gain_extra_reaction(game: Any, cmd: GainExtraReaction, ctx: Context) -> None:
+def gain_extra_reaction(game: Game, cmd: GainExtraReaction, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.gain_extra_reaction(cmd.power_id, cmd.perk, now=ctx.now, scheme_id=cmd.scheme_id)
 
 
-def use_reaction(game: Any, cmd: UseReaction, ctx: Context) -> dict[str, Any]:
+def use_reaction(game: Game, cmd: UseReaction, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     result: dict[str, Any] = game.use_reaction(
         cmd.power_id,
@@ -287,7 +290,7 @@ def use_reaction(game: Any, cmd: UseReaction, ctx: Context) -> dict[str, Any]:
     return result
 
 
-def _common(cmd: Any, ctx: Context, game: Any) -> dict[str, Any]:
+def _common(cmd: SubmitClassAction | SubmitDuel | SubmitSeeking, ctx: Context, game: Game) -> dict[str, Any]:
     return {
         "now": ctx.now,
         "roller": ctx.roller(game),
@@ -300,7 +303,7 @@ def _common(cmd: Any, ctx: Context, game: Any) -> dict[str, Any]:
     }
 
 
-def submit_class_action(game: Any, cmd: SubmitClassAction, ctx: Context) -> dict[str, Any]:
+def submit_class_action(game: Game, cmd: SubmitClassAction, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     action_id = ctx.new_id("act")
     extra = game.submit_class_action(
@@ -319,7 +322,7 @@ def submit_class_action(game: Any, cmd: SubmitClassAction, ctx: Context) -> dict
     return _submitted(game, action_id, extra)
 
 
-def submit_duel(game: Any, cmd: SubmitDuel, ctx: Context) -> dict[str, Any]:
+def submit_duel(game: Game, cmd: SubmitDuel, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     action_id = ctx.new_id("act")
     extra = game.submit_duel(
@@ -336,7 +339,7 @@ def submit_duel(game: Any, cmd: SubmitDuel, ctx: Context) -> dict[str, Any]:
     return _submitted(game, action_id, extra)
 
 
-def submit_seeking(game: Any, cmd: SubmitSeeking, ctx: Context) -> dict[str, Any]:
+def submit_seeking(game: Game, cmd: SubmitSeeking, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     action_id = ctx.new_id("act")
     extra = game.submit_seeking(
@@ -345,7 +348,7 @@ def submit_seeking(game: Any, cmd: SubmitSeeking, ctx: Context) -> dict[str, Any
     return _submitted(game, action_id, extra)
 
 
-def join_action(game: Any, cmd: JoinAction, ctx: Context) -> dict[str, Any]:
+def join_action(game: Game, cmd: JoinAction, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     result: dict[str, Any] = game.join_action(
         cmd.power_id,
@@ -360,25 +363,25 @@ def join_action(game: Any, cmd: JoinAction, ctx: Context) -> dict[str, Any]:
     return result
 
 
-def dread_growth(game: Any, cmd: DreadGrowth, ctx: Context) -> dict[str, Any]:
+def dread_growth(game: Game, cmd: DreadGrowth, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     result: dict[str, Any] = game.dread_growth(cmd.power_id, cmd.units)
     return result
 
 
-def rule_per_target(game: Any, cmd: RulePerTarget, ctx: Context) -> None:
+def rule_per_target(game: Game, cmd: RulePerTarget, ctx: Context) -> None:
     require_gm(ctx)
     game.rule_per_target(cmd.action_id)
 
 
-def propose_share_consequence(game: Any, cmd: ProposeShareConsequence, ctx: Context) -> dict[str, Any]:
+def propose_share_consequence(game: Game, cmd: ProposeShareConsequence, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     cid = ctx.new_id("csq")
     game.propose_share_consequence(cmd.action_id, cmd.power_id, cid, cmd.text, list(cmd.effects))
     return {"consequence_id": cid}
 
 
-def accept_share_consequence(game: Any, cmd: AcceptShareConsequence, ctx: Context) -> None:
+def accept_share_consequence(game: Game, cmd: AcceptShareConsequence, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.accept_share_consequence(cmd.power_id, cmd.action_id, cmd.consequence_id, actor=ctx.principal)
 
