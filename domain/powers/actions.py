@@ -14,8 +14,8 @@ from domain.dice import Roller
 from domain.errors import RuleViolation
 from domain.platform.game import _at, digest
 from domain.powers import development_rules, rules
-from domain.powers.base import DieData, GameBase, PoolAssetData, PoolData, pool_from
-from domain.powers.state import ActionState, Asset, Pool
+from domain.powers.base import DieData, GameBase, PoolAssetData, PoolData, PowersEvent, pool_from
+from domain.powers.state import ActionState, Asset, GameState, Pool
 
 
 def submission_digest(
@@ -58,6 +58,27 @@ def action_digest(a: ActionState, converted: list[int]) -> str:
     )
 
 
+def check_submission(
+    title: str,
+    description: str,
+    location: str | None,
+    skill: str | None,
+    targets: list[str] | None,
+    collaborators: list[str] | None,
+) -> None:
+    """An action's texts within their limits, at most ``limits.ITEMS`` targets and collaborators, and its skill
+    one of the rules' (P-ASSET-3)."""
+    limits.check_text(title, "title", limits.TITLE, required=True, what="an action's title")
+    limits.check_text(description, "description", limits.DESCRIPTION, what="a description")
+    limits.check_optional_text(location, "location", limits.LOCATION, what="a location")
+    check_items(targets, "targets")
+    check_items(collaborators, "collaborators")
+    if skill is not None and skill not in rules.SKILLS:
+        raise RuleViolation(
+            f"a skill is one of {', '.join(rules.SKILLS)}; {skill!r} is not", rule="P-ASSET-3", field="skill"
+        )
+
+
 def check_parties(
     targets: list[str] | None, collaborators: list[str] | None, power_id: str, powers: Collection[str]
 ) -> tuple[list[str], list[str]]:
@@ -89,6 +110,17 @@ def status_stacks(effect: dict[str, Any]) -> int:
     return int(effect.get("stacks", effect.get("months", 0)))
 
 
+def spend(s: GameState, pool_assets: Sequence[Mapping[str, Any]]) -> None:
+    """Fold what rolling a pool spends, for an action or a reaction alike: a novel asset's surprise
+    (P-DICE-9) and a single-use asset (P-ASSET-8)."""
+    for pa in pool_assets:
+        asset: Asset | None = s.assets.get(pa["asset_id"])
+        if asset is not None:
+            asset.novel = False
+            if asset.cls in rules.SINGLE_USE:
+                asset.used_up = True
+
+
 def check_extra(extra_actions: int) -> int:
     """At most one action is spent as an asset on a challenge (P-AMB-30)."""
     if extra_actions not in (0, 1):
@@ -98,8 +130,103 @@ def check_extra(extra_actions: int) -> int:
     return extra_actions
 
 
+class ActionSubmitted(PowersEvent):
+    action_id: str
+    power_id: str
+    index: int
+    title: str
+    description: str
+    skill: str | None
+    slot: str
+    location: str | None
+    targets: list[str]
+    resistible: bool
+    difficulty: int | None
+    collaborators: list[str]
+    actor: str
+    audience: list[str]
+    dungeon: bool = False
+
+    def evolve(self, s: GameState) -> None:
+        s.actions[self.action_id] = ActionState(
+            id=self.action_id,
+            power=self.power_id,
+            index=self.index,
+            title=self.title,
+            description=self.description,
+            skill=self.skill,
+            slot=self.slot,
+            location=self.location,
+            targets=list(self.targets),
+            resistible=self.resistible,
+            difficulty=self.difficulty,
+            collaborators=list(self.collaborators),
+            dungeon=self.dungeon,
+        )
+        s.powers[self.power_id].commands += 1
+
+
+class DiceRolled(PowersEvent):
+    action_id: str
+    extra_actions: int
+    pool: PoolData
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        a = s.actions[self.action_id]
+        a.pool = pool_from(self.pool)
+        a.salt = self.pool.get("salt")
+        a.extra_actions = self.extra_actions
+        a.status = "rolled"
+        s.next_roll = self.pool["roll_no"] + 1
+        spend(s, self.pool["assets"])
+
+
+class ConversionsLocked(PowersEvent):
+    action_id: str
+    converted: list[int]
+    digest: str
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        a = s.actions[self.action_id]
+        for i in self.converted:
+            a.pool.dice[i].converted = True
+        a.pool.locked = True
+        a.digest = self.digest
+        a.status = "submitted"
+
+
+class ActionDiscarded(PowersEvent):
+    action_id: str
+    actor: str
+    audience: list[str]
+    undo: dict[str, Any] | None = None
+
+    def fold(self, game: GameBase) -> None:
+        s = game.state
+        a = s.actions[self.action_id]
+        a.discarded = True
+        a.status = "discarded"
+        for c in a.consequences:
+            c.status = {"accepted": "undone", "proposed": "withdrawn"}.get(c.status, c.status)
+        if self.undo:
+            p = s.powers[a.power]
+            p.debt_next_month = max(0, p.debt_next_month - self.undo["lose_actions"])
+            left = {name: p.statuses.get(name, 0) - n for name, n in self.undo["statuses"].items()}
+            p.statuses = {k: v for k, v in {**p.statuses, **left}.items() if v > 0}
+        game._undo_shares(self.action_id)  # collaborators' consequences are undone with it (P-AMB-29, P-DICE-11)
+
+
 class Actions(GameBase):
     """The month's actions and their dice (a base of ``domain.powers.game.Game``)."""
+
+    ActionSubmitted = ActionSubmitted
+    DiceRolled = DiceRolled
+    ConversionsLocked = ConversionsLocked
+    ActionDiscarded = ActionDiscarded
 
     def _check_planning(self, now: datetime, power_id: str | None = None) -> None:
         if self.state.step != "planning":
@@ -145,15 +272,7 @@ class Actions(GameBase):
         """
         self._check_planning(now, power_id)
         self.power(power_id)
-        limits.check_text(title, "title", limits.TITLE, required=True, what="an action's title")
-        limits.check_text(description, "description", limits.DESCRIPTION, what="a description")
-        limits.check_optional_text(location, "location", limits.LOCATION, what="a location")
-        check_items(targets, "targets")
-        check_items(collaborators, "collaborators")
-        if skill is not None and skill not in rules.SKILLS:
-            raise RuleViolation(
-                f"a skill is one of {', '.join(rules.SKILLS)}; {skill!r} is not", rule="P-ASSET-3", field="skill"
-            )
+        check_submission(title, description, location, skill, targets, collaborators)
         targets, collaborators = check_parties(targets, collaborators, power_id, self.state.powers)
         if difficulty is not None and not 0 <= difficulty <= 50:
             raise RuleViolation("a difficulty is a whole number from 0 to 50", rule="P-DICE-1", field="difficulty")
@@ -164,7 +283,8 @@ class Actions(GameBase):
         dungeon = self.check_location(power_id, location, assets or [] if roll else []) or dungeon
         if roll:  # validate the pool before recording anything: a refused command records nothing
             self._check_new_pool(power_id, assets or [], skill, bool(dungeon), location, targets)
-        self._action_submitted(
+        self.trigger_event(
+            self.ActionSubmitted,
             action_id=action_id,
             power_id=power_id,
             index=len(self.actions_of(power_id)) + 1,
@@ -262,8 +382,13 @@ class Actions(GameBase):
         )
         if salt is not None:
             pool["salt"] = salt  # told only to the submission's audience, with its dice
-        self._dice_rolled(
-            action_id=action_id, extra_actions=extra, pool=pool, actor=actor or a.power, audience=self._audience(a)
+        self.trigger_event(
+            self.DiceRolled,
+            action_id=action_id,
+            extra_actions=extra,
+            pool=pool,
+            actor=actor or a.power,
+            audience=self._audience(a),
         )
         if convert is not None:
             # Chosen before seeing the dice, ``convert`` means "up to": never more than the 3s and 4s rolled
@@ -397,14 +522,8 @@ class Actions(GameBase):
         return cast(PoolData, pool)  # ``proof`` holds the roll's ``key`` and ``path``, or nothing
 
     def _spend(self, pool_assets: Sequence[Mapping[str, Any]]) -> None:
-        """Fold what rolling a pool spends, for an action or a reaction alike: a novel asset's surprise
-        (P-DICE-9) and a single-use asset (P-ASSET-8)."""
-        for pa in pool_assets:
-            asset = self.state.assets.get(pa["asset_id"])
-            if asset is not None:
-                asset.novel = False
-                if asset.cls in rules.SINGLE_USE:
-                    asset.used_up = True
+        """Fold what rolling a pool spends (``spend``; the catalogue's shares fold through this)."""
+        spend(self.state, pool_assets)
 
     def lock_conversions(
         self,
@@ -427,7 +546,8 @@ class Actions(GameBase):
                 "conversions are fixed with the roll and cannot be changed", rule="P-DICE-5", field="convert"
             )
         chosen = self._conversions(a.pool, convert, dice)
-        self._conversions_locked(
+        self.trigger_event(
+            self.ConversionsLocked,
             action_id=action_id,
             converted=chosen,
             digest=action_digest(a, chosen),
@@ -531,7 +651,8 @@ class Actions(GameBase):
                     lost += e["count"]
                 elif e["kind"] == "status":
                     stacks[e["name"]] = stacks.get(e["name"], 0) + status_stacks(e)
-        self._action_discarded(
+        self.trigger_event(
+            self.ActionDiscarded,
             action_id=action_id,
             actor=actor or a.power,
             audience=self._audience(a),

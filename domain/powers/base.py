@@ -5,7 +5,9 @@ seam to the rest of the aggregate.
 ``setup`` (powers and what the GM grants them), ``actions`` (actions and dice), ``rulings`` (the GM's difficulties,
 rulings and consequences), ``resolution`` (the queue and its outcomes), ``resistance`` (reactions), and ``world``,
 ``magic``, ``armies``, ``battle``, ``development``, ``catalogue``. Each is a ``GameBase`` (or, for the older ones,
-a ``PlatformGame``); the events stay declared on ``Game``, so each is stored under the topic it always had
+a ``PlatformGame``). Each of the new sub-domain modules is a pair: the mixin's commands decide, checking a command
+against the state before recording anything, and its events (``PowersEvent``) evolve the state. The mixin names
+its events, so the library redefines each on ``Game`` and it is stored under the topic it always had
 (``domain.powers.game:Game.<Name>``).
 """
 
@@ -72,8 +74,25 @@ def pool_from(data: PoolData) -> Pool:
     )
 
 
-Record = Callable[..., None]
-"""An event of ``Game`` recorded through its ``@event`` method (keyword arguments: the event's fields)."""
+if TYPE_CHECKING:
+    from domain.powers import actions, calendar, resistance
+
+
+class PowersEvent(PlatformGame.Event):
+    """Base of the month's events, each declared in its sub-domain's module and named by the mixin that records it,
+    so the library redefines it as ``Game.<Name>``, the topic it has always been stored under. ``evolve`` folds the
+    event into the state and reads nothing else; the few whose fold needs another part of the game (the
+    catalogue's records of the month) override ``fold`` instead. An event that only tells folds nothing."""
+
+    def evolve(self, s: GameState) -> None:
+        """Fold this event into the state."""
+
+    def fold(self, game: GameBase) -> None:
+        self.evolve(game.state)
+
+    def apply(self, aggregate: Any) -> None:
+        self.fold(aggregate)
+        super().apply(aggregate)
 
 
 class GameBase(PlatformGame):
@@ -82,42 +101,10 @@ class GameBase(PlatformGame):
     if TYPE_CHECKING:
         state: GameState
 
-        # The events of Game the sub-domains record through.
-        _action_discarded: Record
-        _action_provisional: Record
-        _action_resolved: Record
-        _action_submitted: Record
-        _asset_granted: Record
-        _asset_undercut: Record
-        _cleanup_applied: Record
-        _consequence_accepted: Record
-        _consequence_proposed: Record
-        _conversions_locked: Record
-        _dice_rolled: Record
-        _difficulty_committed: Record
-        _difficulty_declared: Record
-        _difficulty_recorded: Record
-        _difficulty_revealed: Record
-        _hidden_from_resisters: Record
-        _mana_granted: Record
-        _months_set: Record
-        _pool_assets_shown: Record
-        _power_added: Record
-        _queue_built: Record
-        _reaction_consequence_accepted: Record
-        _reaction_consequence_proposed: Record
-        _reaction_declared: Record
-        _reaction_locked: Record
-        _reactions_waived: Record
-        _resistance_announced: Record
-        _resistance_forewarned: Record
-        _resistance_offered: Record
-        _resolution_published: Record
-        _ruling_issued: Record
-        _schemes_granted: Record
-        _secret_shared: Record
-        _step_began: Record
-        _ties_broken: Record
+        # The events one sub-domain records and another names (each is ``Game.<Name>`` on a game).
+        StepBegan: type[calendar.StepBegan]
+        ConversionsLocked: type[actions.ConversionsLocked]
+        ReactionConversionsLocked: type[resistance.ReactionConversionsLocked]
 
         # What the older feature mixins (world, magic, armies, battle, catalogue) offer the month.
         _after_resolved: Callable[[ActionState, dict[str, int]], None]
@@ -128,6 +115,7 @@ class GameBase(PlatformGame):
         _battle_may_act: Callable[[Window, str], bool]
         _battle_pending_in: Callable[[Window], list[str]]
         _catalogue_cleanup: Callable[[], None]
+        _catalogue_month_began: Callable[[], None]
         _catalogue_month_opened: Callable[[], None]
         _check_conspiracy_claims: Callable[[str], None]
         _check_ruling: Callable[[ActionState, bool], None]
@@ -144,6 +132,7 @@ class GameBase(PlatformGame):
         _shared_assets: Callable[[str], list[dict[str, Any]]]
         _shared_slots: Callable[[str], tuple[int, int]]
         _shared_tally: Callable[[ActionState], tuple[int, int]]
+        _undo_shares: Callable[[str], None]
         _world_cleanup: Callable[[], None]
         _world_end_tidings: Callable[[], None]
         _world_month_ends: Callable[[], None]
@@ -175,6 +164,7 @@ class GameBase(PlatformGame):
         def _check_planning(self, now: datetime, power_id: str | None = None) -> None: ...
         def _close_planning(self, now: datetime, reason: str) -> None: ...
         def _finalise(self, now: datetime) -> None: ...
+        def _mark_used(self, action_id: str) -> None: ...
         def _forewarn(self, a: ActionState, already: list[str]) -> None: ...
         def _conversions(self, pool: Pool, convert: int | None, dice: list[int] | None) -> list[int]: ...
         def _lock_conversions_now(self, pool: PoolData, convert: int) -> PoolData: ...

@@ -10,9 +10,10 @@ from domain.dice import Roller, SeededRoller
 from domain.errors import Conflict, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform.game import _at, _iso
-from domain.powers.base import GameBase
+from domain.powers.base import GameBase, PowersEvent
 from domain.powers.battle import WINDOW_KIND as BATTLE_WINDOW
-from domain.powers.state import Window
+from domain.powers.magic import has_perk
+from domain.powers.state import GameState, Window
 
 
 def check_months(months: int) -> None:
@@ -21,8 +22,62 @@ def check_months(months: int) -> None:
         raise RuleViolation("a season lasts two or three months", rule="P-AMB-2", field="months_per_season")
 
 
+class SeasonLengthSet(PowersEvent):
+    months: int
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        s.months_per_season = self.months
+
+
+class StepBegan(PowersEvent):
+    step: str
+    season: int
+    month: int
+    actor: str
+    audience: list[str]
+
+    def fold(self, game: GameBase) -> None:
+        s = game.state
+        if self.step == "tidings" and self.season != s.season:
+            s.season_ledger = {}
+        if self.step == "planning":
+            s.actions = {}
+            s.reactions = {}
+            s.queue = []
+            s.resolved = False
+            game._catalogue_month_began()
+            for p in s.powers.values():
+                p.debt_this_month = p.debt_next_month
+                p.debt_next_month = 0
+                p.reactions_used = 0
+                p.done_reacting = False
+                p.ready = False
+        if self.step == "tidings":
+            for p in s.powers.values():
+                p.extension_hours_used = 0.0
+        s.step, s.season, s.month = self.step, self.season, self.month
+
+
+class CleanupApplied(PowersEvent):
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        for p in s.powers.values():
+            # [003:310] "Cleanup: Statuses tick down. Mana dissipates." Once a season, one stack each.
+            p.statuses = {k: v - 1 for k, v in p.statuses.items() if v - 1 > 0}
+            if not has_perk(s, p.id, "vessel_heart"):  # [003:909] Vessel Heart keeps it (P-MAG-1)
+                p.mana = {}
+
+
 class Calendar(GameBase):
     """The steps of the calendar and the windows of a month (a base of ``domain.powers.game.Game``)."""
+
+    SeasonLengthSet = SeasonLengthSet
+    StepBegan = StepBegan
+    CleanupApplied = CleanupApplied
 
     # The platform's window commands pass the service's roller to ``close_window`` (a battle's deadline rolls).
     CLOSES_WITH_DICE = True
@@ -48,7 +103,7 @@ class Calendar(GameBase):
                 rule="P-AMB-2",
                 field="months",
             )
-        self._months_set(months=months, actor=GM, audience=[vis.PUBLIC])
+        self.trigger_event(self.SeasonLengthSet, months=months, actor=GM, audience=[vis.PUBLIC])
 
     def advance(
         self, now: datetime, seed: str, expected_step: str | None = None, *, tidings: str = "", post_id: str = ""
@@ -110,14 +165,18 @@ class Calendar(GameBase):
                 self._catalogue_cleanup()
                 self._world_cleanup()
                 self._armies_cleanup()
-                self._cleanup_applied(actor=SYSTEM, audience=[vis.PUBLIC])
-                self._step_began(step="cleanup", season=s.season, month=s.month, actor=GM, audience=[vis.PUBLIC])
+                self.trigger_event(self.CleanupApplied, actor=SYSTEM, audience=[vis.PUBLIC])
+                self.trigger_event(
+                    self.StepBegan, step="cleanup", season=s.season, month=s.month, actor=GM, audience=[vis.PUBLIC]
+                )
         elif step == "cleanup":
             self._begin_tidings(tidings, post_id)
         return self.state.step
 
     def _begin_tidings(self, tidings: str = "", post_id: str = "") -> None:
-        self._step_began(step="tidings", season=self.state.season + 1, month=0, actor=GM, audience=[vis.PUBLIC])
+        self.trigger_event(
+            self.StepBegan, step="tidings", season=self.state.season + 1, month=0, actor=GM, audience=[vis.PUBLIC]
+        )
         if tidings.strip():
             self.narrate(
                 tidings,
@@ -140,7 +199,9 @@ class Calendar(GameBase):
             audience=[vis.PUBLIC],
         )
         # StepBegan comes last, so the version of a phase's StepBegan is the phase fully opened.
-        self._step_began(step="planning", season=s.season, month=month, actor=GM, audience=[vis.PUBLIC])
+        self.trigger_event(
+            self.StepBegan, step="planning", season=s.season, month=month, actor=GM, audience=[vis.PUBLIC]
+        )
         self._catalogue_month_opened()
 
     def declare_ready(self, power_id: str, *, now: datetime) -> None:

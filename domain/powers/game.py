@@ -1,11 +1,12 @@
 """The Powers game aggregate: a thin composition of sub-domain mixins on one typed state.
 
 Every event carries its ``actor`` (``gm``, ``system`` or a power id) and its ``audience``
-(domain.visibility). Event bodies (the ``@event`` methods) only fold state: checks, dice,
-entropy and the clock happen in the commands, and their results go into the events.
+(domain.visibility). Events only fold state: checks, dice, entropy and the clock happen in the
+commands, and their results go into the events.
 
-The commands live in the sub-domains (``domain.powers.base`` lists them); the events of the month stay declared
-here, so each is recorded under the topic it always had (``domain.powers.game:Game.<Name>``).
+The month's sub-domains (``domain.powers.base`` lists them) each decide and declare their events; the library
+redefines each event on ``Game``, so it is recorded under the topic it always had
+(``domain.powers.game:Game.<Name>``). This class keeps the game's creation and what a rollback carries over.
 """
 
 from __future__ import annotations
@@ -28,18 +29,18 @@ from domain.powers import rules
 from domain.powers.actions import Actions
 from domain.powers.actions import submission_digest as submission_digest
 from domain.powers.armies import Armies
-from domain.powers.base import PoolData, pool_from
+from domain.powers.base import PoolData, PowersEvent, pool_from
 from domain.powers.battle import BATTLE_EVENT_VERSIONS, Battles
 from domain.powers.calendar import Calendar, check_months
 from domain.powers.catalogue import Catalogue
 from domain.powers.development import Development
-from domain.powers.magic import Magic, has_perk
+from domain.powers.magic import Magic
 from domain.powers.options import DEFAULT_OPTIONS, validate_game_options
 from domain.powers.resistance import Resistance
 from domain.powers.resolution import Resolution
-from domain.powers.rulings import Rulings, apply_effects
+from domain.powers.rulings import Rulings
 from domain.powers.setup import Setup
-from domain.powers.state import ActionState, Asset, Consequence, GameState, Pool, PowerState, Reaction
+from domain.powers.state import GameState, Pool
 from domain.powers.world import World, keep_known_features
 
 
@@ -134,292 +135,6 @@ class Game(
             audience=[vis.PUBLIC],
         )
 
-    # ------------------------------------------------------------------ setup (domain.powers.setup)
-
-    @event("PowerAdded")
-    def _power_added(
-        self,
-        power_id: str,
-        name: str,
-        cls: str,
-        subclass: str,
-        options: dict[str, Any],
-        public: int,
-        private: int,
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        self.state.powers[power_id] = PowerState(
-            id=power_id,
-            name=name,
-            cls=cls,
-            subclass=subclass,
-            options=deepcopy(options),
-            public=public,
-            private=private,
-        )
-
-    @event("AssetGranted")
-    def _asset_granted(
-        self,
-        asset_id: str,
-        power_id: str,
-        name: str,
-        cls: str,
-        rank: int,
-        assured: bool,
-        critical: bool,
-        novel: bool,
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        existing = self.state.assets.get(asset_id)
-        if existing is None:
-            self.state.assets[asset_id] = Asset(
-                id=asset_id,
-                name=name,
-                cls=cls,
-                rank=rank,
-                holders=[power_id],
-                assured=assured,
-                critical=critical,
-                novel=novel,
-            )
-        else:
-            existing.holders.append(power_id)
-
-    @event("SeasonLengthSet")
-    def _months_set(self, months: int, actor: str, audience: list[str]) -> None:
-        self.state.months_per_season = months
-
-    # ------------------------------------------------------------------ calendar (domain.powers.calendar)
-
-    @event("StepBegan")
-    def _step_began(self, step: str, season: int, month: int, actor: str, audience: list[str]) -> None:
-        s = self.state
-        if step == "tidings" and season != s.season:
-            s.season_ledger = {}
-        if step == "planning":
-            s.actions = {}
-            s.reactions = {}
-            s.queue = []
-            s.resolved = False
-            self._catalogue_month_began()
-            for p in s.powers.values():
-                p.debt_this_month = p.debt_next_month
-                p.debt_next_month = 0
-                p.reactions_used = 0
-                p.done_reacting = False
-                p.ready = False
-        if step == "tidings":
-            for p in s.powers.values():
-                p.extension_hours_used = 0.0
-        s.step, s.season, s.month = step, season, month
-
-    @event("CleanupApplied")
-    def _cleanup_applied(self, actor: str, audience: list[str]) -> None:
-        for p in self.state.powers.values():
-            # [003:310] "Cleanup: Statuses tick down. Mana dissipates." Once a season, one stack each.
-            p.statuses = {k: v - 1 for k, v in p.statuses.items() if v - 1 > 0}
-            if not has_perk(self.state, p.id, "vessel_heart"):  # [003:909] Vessel Heart keeps it (P-MAG-1)
-                p.mana = {}
-
-    # ------------------------------------------------------------------ actions and dice (domain.powers.actions)
-
-    @event("ActionSubmitted")
-    def _action_submitted(
-        self,
-        action_id: str,
-        power_id: str,
-        index: int,
-        title: str,
-        description: str,
-        skill: str | None,
-        slot: str,
-        location: str | None,
-        targets: list[str],
-        resistible: bool,
-        difficulty: int | None,
-        collaborators: list[str],
-        actor: str,
-        audience: list[str],
-        dungeon: bool = False,
-    ) -> None:
-        self.state.actions[action_id] = ActionState(
-            id=action_id,
-            power=power_id,
-            index=index,
-            title=title,
-            description=description,
-            skill=skill,
-            slot=slot,
-            location=location,
-            targets=list(targets),
-            resistible=resistible,
-            difficulty=difficulty,
-            collaborators=list(collaborators),
-            dungeon=dungeon,
-        )
-        self.state.powers[power_id].commands += 1
-
-    @event("DiceRolled")
-    def _dice_rolled(self, action_id: str, extra_actions: int, pool: PoolData, actor: str, audience: list[str]) -> None:
-        a = self.state.actions[action_id]
-        a.pool = pool_from(pool)
-        a.salt = pool.get("salt")
-        a.extra_actions = extra_actions
-        a.status = "rolled"
-        self.state.next_roll = pool["roll_no"] + 1
-        self._spend(pool["assets"])
-
-    @event("ResistanceForewarned")
-    def _resistance_forewarned(
-        self,
-        action_id: str,
-        power_id: str,
-        power_name: str,
-        title: str,
-        skill: str | None,
-        pool_size: int,
-        resisters: list[str],
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        pass
-
-    @event("ConversionsLocked")
-    def _conversions_locked(
-        self, action_id: str, converted: list[int], digest: str, actor: str, audience: list[str]
-    ) -> None:
-        a = self.state.actions[action_id]
-        for i in converted:
-            a.pool.dice[i].converted = True
-        a.pool.locked = True
-        a.digest = digest
-        a.status = "submitted"
-
-    @event("ActionDiscarded")
-    def _action_discarded(
-        self, action_id: str, actor: str, audience: list[str], undo: dict[str, Any] | None = None
-    ) -> None:
-        a = self.state.actions[action_id]
-        a.discarded = True
-        a.status = "discarded"
-        for c in a.consequences:
-            c.status = {"accepted": "undone", "proposed": "withdrawn"}.get(c.status, c.status)
-        if undo:
-            p = self.state.powers[a.power]
-            p.debt_next_month = max(0, p.debt_next_month - undo["lose_actions"])
-            left = {name: p.statuses.get(name, 0) - n for name, n in undo["statuses"].items()}
-            p.statuses = {k: v for k, v in {**p.statuses, **left}.items() if v > 0}
-        self._undo_shares(action_id)  # collaborators' consequences are undone with it (P-AMB-29, P-DICE-11)
-
-    # ------------------------------------------------------------------ GM rulings (domain.powers.rulings)
-
-    @event("DifficultyDeclared")
-    def _difficulty_declared(
-        self, action_id: str, value: int, tiers: dict[str, str], after_roll: bool, actor: str, audience: list[str]
-    ) -> None:
-        a = self.state.actions[action_id]
-        if after_roll and actor == GM:
-            # What the roll faced is the difficulty before the GM's first ruling after it.
-            rolled = a.changed_after_roll["from"] if a.changed_after_roll else a.difficulty
-            a.changed_after_roll = None if rolled == value else {"from": rolled, "to": value}
-        a.difficulty, a.tiers, a.sealed = value, dict(tiers), None
-        self.state.sealed_difficulties.pop(action_id, None)
-
-    @event("DifficultyRecorded")
-    def _difficulty_recorded(
-        self, action_id: str, value: int, nonce: str, tiers: dict[str, str], actor: str, audience: list[str]
-    ) -> None:
-        self.state.sealed_difficulties[action_id] = {"value": value, "nonce": nonce, "tiers": dict(tiers)}
-
-    @event("DifficultyCommitted")
-    def _difficulty_committed(self, action_id: str, commitment: str, actor: str, audience: list[str]) -> None:
-        a = self.state.actions[action_id]
-        a.sealed = commitment
-        a.difficulty = None
-
-    @event("AssetsHiddenFromResisters")
-    def _hidden_from_resisters(self, action_id: str, asset_ids: list[str], actor: str, audience: list[str]) -> None:
-        self.state.actions[action_id].hidden_from_resisters = list(asset_ids)
-
-    @event("RulingIssued")
-    def _ruling_issued(
-        self, action_id: str, resistible: bool, targets: list[str], actor: str, audience: list[str]
-    ) -> None:
-        a = self.state.actions[action_id]
-        a.resistible, a.targets = resistible, list(targets)
-
-    @event("ConsequenceProposed")
-    def _consequence_proposed(
-        self,
-        action_id: str,
-        consequence_id: str,
-        text: str,
-        effects: list[dict[str, Any]],
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        self.state.actions[action_id].consequences.append(
-            Consequence(id=consequence_id, text=text, effects=deepcopy(effects))
-        )
-
-    @event("ConsequenceAccepted")
-    def _consequence_accepted(self, action_id: str, consequence_id: str, actor: str, audience: list[str]) -> None:
-        a = self.state.actions[action_id]
-        c = next(c for c in a.consequences if c.id == consequence_id)
-        c.status = "accepted"
-        apply_effects(self.state.powers[a.power], c.effects)
-
-    @event("ReactionConsequenceProposed")
-    def _reaction_consequence_proposed(
-        self,
-        reaction_id: str,
-        consequence_id: str,
-        text: str,
-        effects: list[dict[str, Any]],
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        self.state.reactions[reaction_id].consequences.append(
-            Consequence(id=consequence_id, text=text, effects=deepcopy(effects))
-        )
-
-    @event("ReactionConsequenceAccepted")
-    def _reaction_consequence_accepted(
-        self, reaction_id: str, consequence_id: str, actor: str, audience: list[str]
-    ) -> None:
-        r = self.state.reactions[reaction_id]
-        c = next(c for c in r.consequences if c.id == consequence_id)
-        c.status = "accepted"
-        apply_effects(self.state.powers[r.power], c.effects)
-
-    @event("ManaGranted")
-    def _mana_granted(self, power_id: str, element: str, amount: int, actor: str, audience: list[str]) -> None:
-        mana = self.state.powers[power_id].mana
-        mana[element] = mana.get(element, 0) + amount
-
-    @event("SecretShared")
-    def _secret_shared(
-        self, asset_id: str, from_power: str, to: str, name: str, rank: int, actor: str, audience: list[str]
-    ) -> None:
-        self.state.assets[asset_id].holders.append(to)
-
-    @event("InfluenceSet")
-    def _influence_set(self, power_id: str, hex_id: str, amount: int, actor: str, audience: list[str]) -> None:
-        influence = self.state.powers[power_id].influence
-        if amount:
-            influence[hex_id] = amount
-        else:
-            influence.pop(hex_id, None)
-
-    @event("InfluenceDisclosed")
-    def _influence_disclosed(
-        self, to: str, hex_id: str, entries: dict[str, Any], actor: str, audience: list[str]
-    ) -> None:
-        pass
-
     # ------------------------------------------------------------------ rewind
 
     # Powers' StateRestored (version 2) has always kept the seats under "powers".
@@ -508,154 +223,6 @@ class Game(
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             state["to_version"] = None
             state["carried"] = {"state": state.pop("state")}
-
-    # ------------------------------------------------------------------ resolution (domain.powers.resolution)
-
-    @event("SchemesGranted")
-    def _schemes_granted(self, power_id: str, asset_ids: list[str], actor: str, audience: list[str]) -> None:
-        for asset_id in asset_ids:
-            self.state.assets[asset_id] = Asset(id=asset_id, name="scheme", cls="scheme", rank=2, holders=[power_id])
-
-    @event("TiesBroken")
-    def _ties_broken(
-        self,
-        tied: list[str],
-        order: list[str],
-        roll_no: int,
-        commitment: str | None,
-        actor: str,
-        audience: list[str],
-        key: str | None = None,
-        path: list[Any] | None = None,
-    ) -> None:
-        self.state.next_roll = roll_no + 1
-
-    @event("ResolutionQueueBuilt")
-    def _queue_built(self, queue: list[str], actor: str, audience: list[str]) -> None:
-        self.state.queue = list(queue)
-
-    @event("AssetUndercut")
-    def _asset_undercut(
-        self, action_id: str, asset_id: str, name: str, dice: list[int], actor: str, audience: list[str]
-    ) -> None:
-        pool = self.state.actions[action_id].pool
-        for pa in pool.assets:
-            if pa.asset_id == asset_id:
-                pa.undercut = True
-        for i in dice:
-            pool.dice[i].removed = True
-
-    @event("DifficultyRevealed")
-    def _difficulty_revealed(
-        self,
-        action_id: str,
-        value: int,
-        nonce: str,
-        commitment: str,
-        tiers: dict[str, str],
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        a = self.state.actions[action_id]
-        a.difficulty, a.tiers, a.revealed = value, dict(tiers), True
-
-    @event("ActionProvisional")
-    def _action_provisional(
-        self, action_id: str, successes: int, difficulty: int, details: dict[str, Any], actor: str, audience: list[str]
-    ) -> None:
-        a = self.state.actions[action_id]
-        a.status, a.successes, a.difficulty = "provisional", successes, difficulty
-        self._mark_used(action_id)
-
-    @event("ResistanceOffered")
-    def _resistance_offered(
-        self,
-        action_id: str,
-        power_id: str,
-        power_name: str,
-        title: str,
-        skill: str | None,
-        pool_size: int,
-        resisters: list[str],
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        pass
-
-    @event("ResistanceAnnounced")
-    def _resistance_announced(
-        self,
-        action_id: str,
-        power_id: str,
-        power_name: str,
-        title: str,
-        skill: str | None,
-        pool_size: int,
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        pass
-
-    @event("PoolAssetsShown")
-    def _pool_assets_shown(self, action_id: str, assets: list[dict[str, Any]], actor: str, audience: list[str]) -> None:
-        pass
-
-    @event("ActionResolved")
-    def _action_resolved(
-        self,
-        action_id: str,
-        successes: int,
-        net: int,
-        difficulty: int,
-        success: bool,
-        excess: int,
-        resisted: int,
-        details: dict[str, Any],
-        tier: str | None,
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        a = self.state.actions[action_id]
-        a.status, a.successes, a.net, a.difficulty = "resolved", successes, net, difficulty
-        a.success, a.excess, a.resisted = success, excess, resisted
-        self._mark_used(action_id)
-
-    @event("ResolutionPublished")
-    def _resolution_published(
-        self, announcement: str, submissions: list[str], submissions_digest: str, actor: str, audience: list[str]
-    ) -> None:
-        self.state.resolved = True
-
-    # ------------------------------------------------------------------ resistance (domain.powers.resistance)
-
-    @event("ReactionDeclared")
-    def _reaction_declared(
-        self, reaction_id: str, power_id: str, action_id: str, pool: PoolData, actor: str, audience: list[str]
-    ) -> None:
-        self.state.reactions[reaction_id] = Reaction(
-            id=reaction_id, power=power_id, action_id=action_id, pool=pool_from(pool)
-        )
-        p = self.state.powers[power_id]
-        p.reactions_used += 1
-        p.commands += 1
-        self.state.next_roll = pool["roll_no"] + 1
-        # The same bookkeeping as an action's: what the roll spends, and the season ledger. A reaction
-        # comes after the whole queue, so it uses its once-a-season assets now (P-ASSET-12).
-        self._spend(pool["assets"])
-        self._record_season_use(pool["assets"], reaction_id)
-
-    @event("ReactionConversionsLocked")
-    def _reaction_locked(self, reaction_id: str, converted: list[int], actor: str, audience: list[str]) -> None:
-        r = self.state.reactions[reaction_id]
-        for i in converted:
-            r.pool.dice[i].converted = True
-        r.pool.locked = True
-
-    @event("ReactionsWaived")
-    def _reactions_waived(self, power_id: str, actor: str, audience: list[str]) -> None:
-        p = self.state.powers[power_id]
-        p.done_reacting = True
-        p.commands += 1
 
 
 # Every event type's shape has a version (DESIGN "Event evolution"). A stored event keeps the version
@@ -854,7 +421,9 @@ def event_types() -> dict[str, type[Game.Event]]:
     ``domain.powers.game:Game.<Name>``, the topics they had before the platform existed. An ``@event``
     method records the class of the class that defines it, so the events of a feature mixin
     (``class Magic(PlatformGame)`` in ``domain/powers/magic.py``, a base of ``Game``) are stored as
-    ``domain.powers.magic:Magic.<Name>``, and that class is the one that gets its version.
+    ``domain.powers.magic:Magic.<Name>``, and that class is the one that gets its version. The month's events
+    (``PowersEvent``s, which their sub-domain's mixin names and records through ``self.<Name>``) are recorded as
+    the redefined ``Game.<Name>``, as the platform's are.
     """
     found: dict[str, type[Game.Event]] = {}
     for name, cls in vars(Game).items():
@@ -862,7 +431,7 @@ def event_types() -> dict[str, type[Game.Event]]:
             continue
         owners = [k for k in Game.__mro__ if isinstance(vars(k).get(name), type)]
         origin = owners[-1]
-        found[name] = cls if issubclass(PlatformGame, origin) else vars(origin)[name]
+        found[name] = cls if issubclass(PlatformGame, origin) or issubclass(cls, PowersEvent) else vars(origin)[name]
     return found
 
 

@@ -10,12 +10,64 @@ from domain import visibility as vis
 from domain.dice import Roller
 from domain.errors import NotFound, RuleViolation
 from domain.platform.game import _at
-from domain.powers.base import GameBase
-from domain.powers.state import ActionState, Window
+from domain.powers.actions import spend
+from domain.powers.base import GameBase, PoolData, PowersEvent, pool_from
+from domain.powers.resolution import record_season_use
+from domain.powers.state import ActionState, GameState, Reaction, Window
+
+
+class ReactionDeclared(PowersEvent):
+    reaction_id: str
+    power_id: str
+    action_id: str
+    pool: PoolData
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        s.reactions[self.reaction_id] = Reaction(
+            id=self.reaction_id, power=self.power_id, action_id=self.action_id, pool=pool_from(self.pool)
+        )
+        p = s.powers[self.power_id]
+        p.reactions_used += 1
+        p.commands += 1
+        s.next_roll = self.pool["roll_no"] + 1
+        # The same bookkeeping as an action's: what the roll spends, and the season ledger. A reaction
+        # comes after the whole queue, so it uses its once-a-season assets now (P-ASSET-12).
+        spend(s, self.pool["assets"])
+        record_season_use(s, self.pool["assets"], self.reaction_id)
+
+
+class ReactionConversionsLocked(PowersEvent):
+    reaction_id: str
+    converted: list[int]
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        r = s.reactions[self.reaction_id]
+        for i in self.converted:
+            r.pool.dice[i].converted = True
+        r.pool.locked = True
+
+
+class ReactionsWaived(PowersEvent):
+    power_id: str
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        p = s.powers[self.power_id]
+        p.done_reacting = True
+        p.commands += 1
 
 
 class Resistance(GameBase):
     """Reactions against the month's provisional actions (a base of ``domain.powers.game.Game``)."""
+
+    ReactionDeclared = ReactionDeclared
+    ReactionConversionsLocked = ReactionConversionsLocked
+    ReactionsWaived = ReactionsWaived
 
     def eligible_resisters(self, action: ActionState) -> list[str]:
         """Powers that may resist this action: its targets, other than its owner (P-RES-1, GM-6)."""
@@ -78,7 +130,8 @@ class Resistance(GameBase):
         )
         if convert is not None:
             self._lock_conversions_now(pool, convert)
-        self._reaction_declared(
+        self.trigger_event(
+            self.ReactionDeclared,
             reaction_id=reaction_id,
             power_id=power_id,
             action_id=action_id,
@@ -107,8 +160,12 @@ class Resistance(GameBase):
         if r.pool.locked:
             raise RuleViolation("conversions are fixed and cannot be changed", rule="P-DICE-5", field="convert")
         chosen = self._conversions(r.pool, convert, None)
-        self._reaction_locked(
-            reaction_id=reaction_id, converted=chosen, actor=actor or r.power, audience=vis.powers([r.power])
+        self.trigger_event(
+            self.ReactionConversionsLocked,
+            reaction_id=reaction_id,
+            converted=chosen,
+            actor=actor or r.power,
+            audience=vis.powers([r.power]),
         )
 
     def waive_reactions(self, power_id: str, *, now: datetime, actor: str | None = None) -> None:
@@ -117,7 +174,9 @@ class Resistance(GameBase):
         w = self._check_resistance(now, power_id)
         if ps.done_reacting:
             raise RuleViolation("you have already waived", rule="P-AMB-39")
-        self._reactions_waived(power_id=power_id, actor=actor or power_id, audience=vis.powers([power_id]))
+        self.trigger_event(
+            self.ReactionsWaived, power_id=power_id, actor=actor or power_id, audience=vis.powers([power_id])
+        )
         self._close_if_everyone_acted(w, now)
 
     def _close_if_everyone_acted(self, w: Window, now: datetime) -> None:

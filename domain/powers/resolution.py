@@ -16,8 +16,15 @@ from domain.ids import GM, SYSTEM
 from domain.platform.game import _iso, digest
 from domain.powers import rules
 from domain.powers.actions import action_digest
-from domain.powers.base import GameBase
-from domain.powers.state import ActionState, GameState
+from domain.powers.base import GameBase, PowersEvent
+from domain.powers.state import ActionState, Asset, GameState
+
+
+def record_season_use(s: GameState, pool_assets: Sequence[Mapping[str, Any]], user: str) -> None:
+    """P-ASSET-12: enter the once-a-season assets an action or reaction used into the season ledger."""
+    for pa in pool_assets:
+        if pa["cls"] in rules.ONCE_PER_SEASON and not pa.get("undercut"):
+            s.season_ledger.setdefault(pa["asset_id"], user)
 
 
 def tier(a: ActionState, s: GameState, successes: int) -> str | None:
@@ -26,8 +33,162 @@ def tier(a: ActionState, s: GameState, successes: int) -> str | None:
     return str(a.tiers[str(max(reached))]) if reached else None
 
 
+class SchemesGranted(PowersEvent):
+    power_id: str
+    asset_ids: list[str]
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        for asset_id in self.asset_ids:
+            s.assets[asset_id] = Asset(id=asset_id, name="scheme", cls="scheme", rank=2, holders=[self.power_id])
+
+
+class TiesBroken(PowersEvent):
+    tied: list[str]
+    order: list[str]
+    roll_no: int
+    commitment: str | None
+    actor: str
+    audience: list[str]
+    key: str | None = None
+    path: list[Any] | None = None
+
+    def evolve(self, s: GameState) -> None:
+        s.next_roll = self.roll_no + 1
+
+
+class ResolutionQueueBuilt(PowersEvent):
+    queue: list[str]
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        s.queue = list(self.queue)
+
+
+class AssetUndercut(PowersEvent):
+    action_id: str
+    asset_id: str
+    name: str
+    dice: list[int]
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        pool = s.actions[self.action_id].pool
+        for pa in pool.assets:
+            if pa.asset_id == self.asset_id:
+                pa.undercut = True
+        for i in self.dice:
+            pool.dice[i].removed = True
+
+
+class DifficultyRevealed(PowersEvent):
+    action_id: str
+    value: int
+    nonce: str
+    commitment: str
+    tiers: dict[str, str]
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        a = s.actions[self.action_id]
+        a.difficulty, a.tiers, a.revealed = self.value, dict(self.tiers), True
+
+
+class ActionProvisional(PowersEvent):
+    action_id: str
+    successes: int
+    difficulty: int
+    details: dict[str, Any]
+    actor: str
+    audience: list[str]
+
+    def fold(self, game: GameBase) -> None:
+        s = game.state
+        a = s.actions[self.action_id]
+        a.status, a.successes, a.difficulty = "provisional", self.successes, self.difficulty
+        game._mark_used(self.action_id)
+
+
+class ResistanceOffered(PowersEvent):
+    action_id: str
+    power_id: str
+    power_name: str
+    title: str
+    skill: str | None
+    pool_size: int
+    resisters: list[str]
+    actor: str
+    audience: list[str]
+
+
+class ResistanceAnnounced(PowersEvent):
+    action_id: str
+    power_id: str
+    power_name: str
+    title: str
+    skill: str | None
+    pool_size: int
+    actor: str
+    audience: list[str]
+
+
+class PoolAssetsShown(PowersEvent):
+    action_id: str
+    assets: list[dict[str, Any]]
+    actor: str
+    audience: list[str]
+
+
+class ActionResolved(PowersEvent):
+    action_id: str
+    successes: int
+    net: int
+    difficulty: int
+    success: bool
+    excess: int
+    resisted: int
+    details: dict[str, Any]
+    tier: str | None
+    actor: str
+    audience: list[str]
+
+    def fold(self, game: GameBase) -> None:
+        s = game.state
+        a = s.actions[self.action_id]
+        a.status, a.successes, a.net, a.difficulty = "resolved", self.successes, self.net, self.difficulty
+        a.success, a.excess, a.resisted = self.success, self.excess, self.resisted
+        game._mark_used(self.action_id)
+
+
+class ResolutionPublished(PowersEvent):
+    announcement: str
+    submissions: list[str]
+    submissions_digest: str
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        s.resolved = True
+
+
 class Resolution(GameBase):
     """The month's resolution queue and its outcomes (a base of ``domain.powers.game.Game``)."""
+
+    SchemesGranted = SchemesGranted
+    TiesBroken = TiesBroken
+    ResolutionQueueBuilt = ResolutionQueueBuilt
+    AssetUndercut = AssetUndercut
+    DifficultyRevealed = DifficultyRevealed
+    ActionProvisional = ActionProvisional
+    ResistanceOffered = ResistanceOffered
+    ResistanceAnnounced = ResistanceAnnounced
+    PoolAssetsShown = PoolAssetsShown
+    ActionResolved = ActionResolved
+    ResolutionPublished = ResolutionPublished
 
     def _close_planning(self, now: datetime, reason: str) -> None:
         s = self.state
@@ -37,7 +198,8 @@ class Resolution(GameBase):
         for a in sorted(s.actions.values(), key=lambda a: (a.power, a.index)):
             # A discarded action is not resolved nor published: locking it would record an unpublished digest.
             if a.pool is not None and not a.pool.locked and not a.discarded:
-                self._conversions_locked(
+                self.trigger_event(
+                    self.ConversionsLocked,
                     action_id=a.id,
                     converted=[],
                     digest=action_digest(a, []),
@@ -50,8 +212,12 @@ class Resolution(GameBase):
             if missing:
                 # [003:26] excess actions each convert into rank 2 schemes.
                 ids = [f"scheme-s{s.season}m{s.month}-{p.id}-{i + 1}" for i in range(missing)]
-                self._schemes_granted(power_id=p.id, asset_ids=ids, actor=SYSTEM, audience=vis.powers([p.id]))
-        self._step_began(step="resolution", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
+                self.trigger_event(
+                    self.SchemesGranted, power_id=p.id, asset_ids=ids, actor=SYSTEM, audience=vis.powers([p.id])
+                )
+        self.trigger_event(
+            self.StepBegan, step="resolution", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC]
+        )
 
     def resolve(
         self, *, now: datetime, roller: Roller, announcement: str = "", expected_step: str | None = None
@@ -80,7 +246,8 @@ class Resolution(GameBase):
             provisional += self._resolve_queued(a, public)
         # Issue-3 style: a digest of the exact set of submissions this resolution consumed.
         digests = sorted(a.digest for a in live if a.digest)
-        self._resolution_published(
+        self.trigger_event(
+            self.ResolutionPublished,
             announcement=announcement,
             submissions=digests,
             submissions_digest=digest(digests),
@@ -97,7 +264,9 @@ class Resolution(GameBase):
             actor=SYSTEM,
             audience=[vis.PUBLIC],
         )
-        self._step_began(step="resistance", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
+        self.trigger_event(
+            self.StepBegan, step="resistance", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC]
+        )
         if not provisional:
             self.close_window(window_id, now=now, reason="nothing to resist")
         return queue
@@ -124,7 +293,8 @@ class Resolution(GameBase):
                 raise AssertionError("a tie-break must be a permutation")
             ordered = [group[i] for i in order]
             flips.append(ordered)
-            self._ties_broken(
+            self.trigger_event(
+                self.TiesBroken,
                 tied=group,
                 order=ordered,
                 roll_no=roll_no,
@@ -143,7 +313,7 @@ class Resolution(GameBase):
             return ordered
 
         queue = rules.resolution_queue(entries, tiebreak)
-        self._queue_built(queue=queue, actor=GM, audience=[vis.GM_ONLY])
+        self.trigger_event(self.ResolutionQueueBuilt, queue=queue, actor=GM, audience=[vis.GM_ONLY])
         return queue
 
     def _undercut(self, a: ActionState, ledger: dict[str, str]) -> None:
@@ -156,7 +326,8 @@ class Resolution(GameBase):
                 continue
             if pa.asset_id in ledger and ledger[pa.asset_id] != a.id:
                 lost = [i for i, d in enumerate(a.pool.dice) if d.asset == pa.asset_id]
-                self._asset_undercut(
+                self.trigger_event(
+                    self.AssetUndercut,
                     action_id=a.id,
                     asset_id=pa.asset_id,
                     name=pa.name,
@@ -177,7 +348,8 @@ class Resolution(GameBase):
                 raise AssertionError(f"sealed difficulty of {a.id} does not match its commitment")
             difficulty = secret["value"]
             audience = [vis.PUBLIC] if public and not a.resistible else self._audience(a)
-            self._difficulty_revealed(
+            self.trigger_event(
+                self.DifficultyRevealed,
                 action_id=a.id,
                 value=secret["value"],
                 nonce=secret["nonce"],
@@ -198,7 +370,8 @@ class Resolution(GameBase):
         details = self._details(a, t, difficulty)
         resisters = self.eligible_resisters(a)
         if a.resistible and resisters:
-            self._action_provisional(
+            self.trigger_event(
+                self.ActionProvisional,
                 action_id=action_id,
                 successes=t.successes,
                 difficulty=difficulty,
@@ -217,15 +390,24 @@ class Resolution(GameBase):
                 "skill": a.skill,
                 "pool_size": t.pool_size,
             }
-            self._resistance_offered(**notice, resisters=resisters, actor=SYSTEM, audience=vis.powers(resisters))
+            self.trigger_event(
+                self.ResistanceOffered, **notice, resisters=resisters, actor=SYSTEM, audience=vis.powers(resisters)
+            )
             if public:
-                self._resistance_announced(**notice, actor=SYSTEM, audience=[vis.PUBLIC])
+                self.trigger_event(self.ResistanceAnnounced, **notice, actor=SYSTEM, audience=[vis.PUBLIC])
             shown = self.resister_assets(a)
             if shown is not None:  # P-AMB-3's campaign option: to the resisters alone, even of a public action
-                self._pool_assets_shown(action_id=action_id, assets=shown, actor=SYSTEM, audience=vis.powers(resisters))
+                self.trigger_event(
+                    self.PoolAssetsShown,
+                    action_id=action_id,
+                    assets=shown,
+                    actor=SYSTEM,
+                    audience=vis.powers(resisters),
+                )
             return 1
         ok, excess = rules.outcome(t.successes, difficulty)
-        self._action_resolved(
+        self.trigger_event(
+            self.ActionResolved,
             action_id=action_id,
             successes=t.successes,
             net=t.successes,
@@ -276,16 +458,21 @@ class Resolution(GameBase):
         self._record_season_use(self._shared_assets(action_id), action_id)
 
     def _record_season_use(self, pool_assets: Sequence[Mapping[str, Any]], user: str) -> None:
-        """P-ASSET-12: enter the once-a-season assets an action or reaction used into the season ledger."""
-        for pa in pool_assets:
-            if pa["cls"] in rules.ONCE_PER_SEASON and not pa.get("undercut"):
-                self.state.season_ledger.setdefault(pa["asset_id"], user)
+        """Enter the once-a-season assets a pool used into the season ledger (``record_season_use``; the
+        catalogue's shares fold through this)."""
+        record_season_use(self.state, pool_assets, user)
 
     def _finalise(self, now: datetime) -> None:
         s = self.state
         for r in sorted(s.reactions.values(), key=lambda r: r.pool.roll_no):
             if not r.pool.locked:
-                self._reaction_locked(reaction_id=r.id, converted=[], actor=SYSTEM, audience=vis.powers([r.power]))
+                self.trigger_event(
+                    self.ReactionConversionsLocked,
+                    reaction_id=r.id,
+                    converted=[],
+                    actor=SYSTEM,
+                    audience=vis.powers([r.power]),
+                )
         for action_id in s.queue:
             a = s.actions[action_id]
             if a.status != "provisional":
@@ -305,7 +492,8 @@ class Resolution(GameBase):
                 else {"power": a.power, "title": a.title, "slot": a.slot}
             )
             audience = [vis.PUBLIC] if public else vis.powers([a.power, *a.collaborators, *self.eligible_resisters(a)])
-            self._action_resolved(
+            self.trigger_event(
+                self.ActionResolved,
                 action_id=action_id,
                 successes=a.successes,
                 net=net,
@@ -322,4 +510,6 @@ class Resolution(GameBase):
             self._world_resolved(action_id)
             self._after_resolved(a, resist)
             self._armies_resolved(action_id)
-        self._step_began(step="battle", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC])
+        self.trigger_event(
+            self.StepBegan, step="battle", season=s.season, month=s.month, actor=SYSTEM, audience=[vis.PUBLIC]
+        )

@@ -13,8 +13,8 @@ from domain.dice import seal_difficulty
 from domain.errors import NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.powers.actions import check_items
-from domain.powers.base import GameBase
-from domain.powers.state import ActionState, Consequence, PowerState, Reaction
+from domain.powers.base import GameBase, PowersEvent
+from domain.powers.state import ActionState, Consequence, GameState, PowerState, Reaction
 
 CONSEQUENCE_KINDS = ("lose_actions", "status", "disclose", "note")
 
@@ -40,8 +40,157 @@ def apply_effects(p: PowerState, effects: list[dict[str, Any]]) -> None:
             p.statuses[e["name"]] = max(p.statuses.get(e["name"], 0), e["months"])
 
 
+class DifficultyDeclared(PowersEvent):
+    action_id: str
+    value: int
+    tiers: dict[str, str]
+    after_roll: bool
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        a = s.actions[self.action_id]
+        if self.after_roll and self.actor == GM:
+            # What the roll faced is the difficulty before the GM's first ruling after it.
+            rolled = a.changed_after_roll["from"] if a.changed_after_roll else a.difficulty
+            a.changed_after_roll = None if rolled == self.value else {"from": rolled, "to": self.value}
+        a.difficulty, a.tiers, a.sealed = self.value, dict(self.tiers), None
+        s.sealed_difficulties.pop(self.action_id, None)
+
+
+class DifficultyRecorded(PowersEvent):
+    action_id: str
+    value: int
+    nonce: str
+    tiers: dict[str, str]
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        s.sealed_difficulties[self.action_id] = {"value": self.value, "nonce": self.nonce, "tiers": dict(self.tiers)}
+
+
+class DifficultyCommitted(PowersEvent):
+    action_id: str
+    commitment: str
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        a = s.actions[self.action_id]
+        a.sealed = self.commitment
+        a.difficulty = None
+
+
+class AssetsHiddenFromResisters(PowersEvent):
+    action_id: str
+    asset_ids: list[str]
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        s.actions[self.action_id].hidden_from_resisters = list(self.asset_ids)
+
+
+class RulingIssued(PowersEvent):
+    action_id: str
+    resistible: bool
+    targets: list[str]
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        a = s.actions[self.action_id]
+        a.resistible, a.targets = self.resistible, list(self.targets)
+
+
+class ResistanceForewarned(PowersEvent):
+    action_id: str
+    power_id: str
+    power_name: str
+    title: str
+    skill: str | None
+    pool_size: int
+    resisters: list[str]
+    actor: str
+    audience: list[str]
+
+
+class ConsequenceProposed(PowersEvent):
+    action_id: str
+    consequence_id: str
+    text: str
+    effects: list[dict[str, Any]]
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        s.actions[self.action_id].consequences.append(
+            Consequence(id=self.consequence_id, text=self.text, effects=deepcopy(self.effects))
+        )
+
+
+class ConsequenceAccepted(PowersEvent):
+    action_id: str
+    consequence_id: str
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        a = s.actions[self.action_id]
+        c = next(c for c in a.consequences if c.id == self.consequence_id)
+        c.status = "accepted"
+        apply_effects(s.powers[a.power], c.effects)
+
+
+class ReactionConsequenceProposed(PowersEvent):
+    reaction_id: str
+    consequence_id: str
+    text: str
+    effects: list[dict[str, Any]]
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        s.reactions[self.reaction_id].consequences.append(
+            Consequence(id=self.consequence_id, text=self.text, effects=deepcopy(self.effects))
+        )
+
+
+class ReactionConsequenceAccepted(PowersEvent):
+    reaction_id: str
+    consequence_id: str
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        r = s.reactions[self.reaction_id]
+        c = next(c for c in r.consequences if c.id == self.consequence_id)
+        c.status = "accepted"
+        apply_effects(s.powers[r.power], c.effects)
+
+
 class Rulings(GameBase):
     """The GM's rulings and consequences on the month's actions (a base of ``domain.powers.game.Game``)."""
+
+    DifficultyDeclared = DifficultyDeclared
+    DifficultyRecorded = DifficultyRecorded
+    DifficultyCommitted = DifficultyCommitted
+    AssetsHiddenFromResisters = AssetsHiddenFromResisters
+    RulingIssued = RulingIssued
+    ResistanceForewarned = ResistanceForewarned
+    ConsequenceProposed = ConsequenceProposed
+    ConsequenceAccepted = ConsequenceAccepted
+    ReactionConsequenceProposed = ReactionConsequenceProposed
+    ReactionConsequenceAccepted = ReactionConsequenceAccepted
+
+    def _difficulty_declared(self, **fields: Any) -> None:
+        """Record DifficultyDeclared (the other parts of the game record it through this)."""
+        self.trigger_event(self.DifficultyDeclared, **fields)
+
+    def _ruling_issued(self, **fields: Any) -> None:
+        """Record RulingIssued (the other parts of the game record it through this)."""
+        self.trigger_event(self.RulingIssued, **fields)
 
     def set_difficulty(
         self, action_id: str, value: int, *, sealed: bool = False, nonce: str = "", tiers: dict[Any, Any] | None = None
@@ -76,11 +225,21 @@ class Rulings(GameBase):
                 )
             if len(nonce) < 16:
                 raise RuleViolation("a sealed difficulty needs a nonce of at least 16 characters", rule="GM-2")
-            self._difficulty_recorded(
-                action_id=action_id, value=value, nonce=nonce, tiers=tiers, actor=GM, audience=[vis.GM_ONLY]
+            self.trigger_event(
+                self.DifficultyRecorded,
+                action_id=action_id,
+                value=value,
+                nonce=nonce,
+                tiers=tiers,
+                actor=GM,
+                audience=[vis.GM_ONLY],
             )
-            self._difficulty_committed(
-                action_id=action_id, commitment=seal_difficulty(value, nonce), actor=GM, audience=self._audience(a)
+            self.trigger_event(
+                self.DifficultyCommitted,
+                action_id=action_id,
+                commitment=seal_difficulty(value, nonce),
+                actor=GM,
+                audience=self._audience(a),
             )
         else:
             self._difficulty_declared(
@@ -136,8 +295,12 @@ class Rulings(GameBase):
                 rule="GM-19",
                 field="asset_ids",
             )
-        self._hidden_from_resisters(
-            action_id=action_id, asset_ids=sorted(set(asset_ids)), actor=GM, audience=[vis.GM_ONLY]
+        self.trigger_event(
+            self.AssetsHiddenFromResisters,
+            action_id=action_id,
+            asset_ids=sorted(set(asset_ids)),
+            actor=GM,
+            audience=[vis.GM_ONLY],
         )
 
     def _pool_assets(self, a: ActionState) -> list[dict[str, Any]]:
@@ -166,7 +329,8 @@ class Rulings(GameBase):
         told = [p for p in self.eligible_resisters(a) if p not in already]
         if a.discarded or not told:
             return
-        self._resistance_forewarned(
+        self.trigger_event(
+            self.ResistanceForewarned,
             action_id=a.id,
             power_id=a.power,
             power_name=self.state.powers[a.power].name,
@@ -188,7 +352,8 @@ class Rulings(GameBase):
         if a.discarded or self.state.resolved:
             raise RuleViolation("this action can no longer take consequences", rule="GM-3")
         self._check_offer(a.consequences, consequence_id, text, effects)
-        self._consequence_proposed(
+        self.trigger_event(
+            self.ConsequenceProposed,
             action_id=action_id,
             consequence_id=consequence_id,
             text=text,
@@ -247,8 +412,12 @@ class Rulings(GameBase):
         """The player accepts the GM's consequence; its structured effects apply (GM-3, P-ACT-2)."""
         a = self.action(action_id)
         c = open_offer(a.consequences, consequence_id, "action", closed=a.discarded)
-        self._consequence_accepted(
-            action_id=action_id, consequence_id=consequence_id, actor=actor or a.power, audience=self._audience(a)
+        self.trigger_event(
+            self.ConsequenceAccepted,
+            action_id=action_id,
+            consequence_id=consequence_id,
+            actor=actor or a.power,
+            audience=self._audience(a),
         )
         self._disclose(c.effects, a.power, action_id)
 
@@ -275,7 +444,8 @@ class Rulings(GameBase):
         if not r.pool.locked:
             raise RuleViolation("consequences are offered once the conversions are locked", rule="P-AMB-6")
         self._check_offer(r.consequences, consequence_id, text, effects)
-        self._reaction_consequence_proposed(
+        self.trigger_event(
+            self.ReactionConsequenceProposed,
             reaction_id=reaction_id,
             consequence_id=consequence_id,
             text=text,
@@ -288,7 +458,8 @@ class Rulings(GameBase):
         """The resister accepts the GM's consequence; its effects fall on the resister (P-AMB-6, GM-3, P-ACT-2)."""
         r = self._reaction(reaction_id)
         c = open_offer(r.consequences, consequence_id, "reaction")
-        self._reaction_consequence_accepted(
+        self.trigger_event(
+            self.ReactionConsequenceAccepted,
             reaction_id=reaction_id,
             consequence_id=consequence_id,
             actor=actor or r.power,

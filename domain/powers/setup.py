@@ -3,6 +3,7 @@ assets (P-ASSET-1..8), mana (P-MAG-1) and influence (P-INFL-1); and the Secrets 
 
 from __future__ import annotations
 
+from copy import deepcopy
 from typing import Any
 
 from domain import limits
@@ -10,13 +11,137 @@ from domain import visibility as vis
 from domain.errors import NotFound, RuleViolation
 from domain.ids import GM
 from domain.powers import development_rules, magic_rules, rules
-from domain.powers.base import GameBase
+from domain.powers.base import GameBase, PowersEvent
 from domain.powers.magic import caps_of
 from domain.powers.options import validate_power_options
+from domain.powers.state import Asset, GameState, PowerState
+
+
+class PowerAdded(PowersEvent):
+    power_id: str
+    name: str
+    cls: str
+    subclass: str
+    options: dict[str, Any]
+    public: int
+    private: int
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        s.powers[self.power_id] = PowerState(
+            id=self.power_id,
+            name=self.name,
+            cls=self.cls,
+            subclass=self.subclass,
+            options=deepcopy(self.options),
+            public=self.public,
+            private=self.private,
+        )
+
+
+class AssetGranted(PowersEvent):
+    asset_id: str
+    power_id: str
+    name: str
+    cls: str
+    rank: int
+    assured: bool
+    critical: bool
+    novel: bool
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        existing = s.assets.get(self.asset_id)
+        if existing is None:
+            s.assets[self.asset_id] = Asset(
+                id=self.asset_id,
+                name=self.name,
+                cls=self.cls,
+                rank=self.rank,
+                holders=[self.power_id],
+                assured=self.assured,
+                critical=self.critical,
+                novel=self.novel,
+            )
+        else:
+            existing.holders.append(self.power_id)
+
+
+class ManaGranted(PowersEvent):
+    power_id: str
+    element: str
+    amount: int
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        mana = s.powers[self.power_id].mana
+        mana[self.element] = mana.get(self.element, 0) + self.amount
+
+
+class SecretShared(PowersEvent):
+    asset_id: str
+    from_power: str
+    to: str
+    name: str
+    rank: int
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        s.assets[self.asset_id].holders.append(self.to)
+
+
+class InfluenceSet(PowersEvent):
+    power_id: str
+    hex_id: str
+    amount: int
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        influence = s.powers[self.power_id].influence
+        if self.amount:
+            influence[self.hex_id] = self.amount
+        else:
+            influence.pop(self.hex_id, None)
+
+
+class InfluenceDisclosed(PowersEvent):
+    to: str
+    hex_id: str
+    entries: dict[str, Any]
+    actor: str
+    audience: list[str]
 
 
 class Setup(GameBase):
     """The powers of a game and what the GM grants them (a base of ``domain.powers.game.Game``)."""
+
+    PowerAdded = PowerAdded
+    AssetGranted = AssetGranted
+    ManaGranted = ManaGranted
+    SecretShared = SecretShared
+    InfluenceSet = InfluenceSet
+    InfluenceDisclosed = InfluenceDisclosed
+
+    def _asset_granted(self, **fields: Any) -> None:
+        """Record AssetGranted (the other parts of the game record it through this)."""
+        self.trigger_event(self.AssetGranted, **fields)
+
+    def _mana_granted(self, **fields: Any) -> None:
+        """Record ManaGranted (the other parts of the game record it through this)."""
+        self.trigger_event(self.ManaGranted, **fields)
+
+    def _influence_set(self, **fields: Any) -> None:
+        """Record InfluenceSet (the other parts of the game record it through this)."""
+        self.trigger_event(self.InfluenceSet, **fields)
+
+    def _influence_disclosed(self, **fields: Any) -> None:
+        """Record InfluenceDisclosed (the other parts of the game record it through this)."""
+        self.trigger_event(self.InfluenceDisclosed, **fields)
 
     def add_power(
         self, power_id: str, name: str, cls: str, subclass: str, options: dict[str, Any] | None = None
@@ -30,7 +155,8 @@ class Setup(GameBase):
         options = validate_power_options(subclass, options)
         rules.validate_power(cls, subclass, options)
         q = rules.quota(subclass, options)
-        self._power_added(
+        self.trigger_event(
+            self.PowerAdded,
             power_id=power_id,
             name=name.strip(),
             cls=cls,
@@ -118,7 +244,8 @@ class Setup(GameBase):
             raise RuleViolation(
                 f"{self.state.powers[to].name} already knows {asset.name!r}", rule="P-ASSET-8", field="to"
             )
-        self._secret_shared(
+        self.trigger_event(
+            self.SecretShared,
             asset_id=asset_id,
             from_power=power_id,
             to=to,

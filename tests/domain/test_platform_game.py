@@ -13,6 +13,7 @@ from eventsourcing.utils import get_topic, resolve_topic
 from domain import visibility as vis
 from domain.errors import RuleViolation
 from domain.platform.game import PlatformGame
+from domain.powers.base import PowersEvent
 from domain.powers.game import Game, event_types
 from tests.domain.helpers import game_in_planning
 
@@ -49,19 +50,21 @@ def test_game_is_a_platform_game_and_the_platform_defines_its_seat_window_seed_a
 
 def test_every_event_is_still_recorded_under_its_topic_in_domain_powers_game():
     topics = {name: get_topic(cls) for name, cls in event_types().items()}
-    # A feature mixin's own events (``class Development(PlatformGame)``, a base of Game) are stored under
-    # the mixin's class, as event_types() says; every other event under Game, as before the mixins.
+    # A feature mixin's own ``@event`` events (``class Development(PlatformGame)``, a base of Game) are stored under
+    # the mixin's class, as event_types() says; every other event under Game, as before the mixins: the platform's,
+    # and the month's (``PowersEvent``s, which a sub-domain's mixin names and records through ``self.<Name>``).
     mixins = [k for k in Game.__mro__[1:] if issubclass(k, PlatformGame) and k is not PlatformGame]
     own = {
         name: f"{k.__module__}:{k.__qualname__}.{name}"
         for k in mixins
         for name in event_types()
-        if name in vars(k) and not hasattr(PlatformGame, name)
+        if name in vars(k) and not hasattr(PlatformGame, name) and not issubclass(vars(k)[name], PowersEvent)
     }
     assert topics == {name: own.get(name, f"domain.powers.game:Game.{name}") for name in event_types()}
     assert PLATFORM_EVENTS <= set(topics) and not PLATFORM_EVENTS & set(own)
     assert "WalletChanged" in own and "SpellCast" in own and "ActionSubmitted" not in own
     assert "WalletChanged" in own and "MapDeclared" in own and "ActionSubmitted" not in own
+    assert "StepBegan" not in own and "ReactionDeclared" not in own and "PowerAdded" not in own
 
 
 def test_every_topic_in_the_november_2026_fixture_resolves_to_an_event_of_the_game():
