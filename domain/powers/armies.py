@@ -43,6 +43,7 @@ from domain.powers.world_state import WorldState
 
 if TYPE_CHECKING:
     from domain.powers.game import Game
+    from domain.powers.state import GameState
 
 ARMY_AIMS = ("muster", "train", "forge", "levy", "gather")
 ELEMENTS = ("A", "F", "E", "W", "D", "L", None)
@@ -125,6 +126,7 @@ class Armies(PlatformGame):
     """Armies outside combat: their commands and events (a base of ``Game``)."""
 
     if TYPE_CHECKING:  # the Game's events and queries this feature uses
+        state: GameState
         _asset_granted: Any
         _difficulty_declared: Any
         _town_changed: Any

@@ -106,6 +106,7 @@ class Battles(PlatformGame):
     """The battle sub-machine: its commands, events and windows (a base of ``Game``)."""
 
     if TYPE_CHECKING:  # the Game's events and queries this feature uses
+        state: GameState
         power: Any
         army: Any
         acts_for: Any

@@ -28,7 +28,7 @@ from domain.powers.magic import caps_of
 
 if TYPE_CHECKING:
     from domain.powers.game import Game
-    from domain.powers.state import Asset
+    from domain.powers.state import Asset, GameState
 
 # ---------------------------------------------------------------------- state
 
@@ -116,6 +116,7 @@ class Development(PlatformGame):
     """Commands and events of wallets, trades, fame, development and ambitions (a base of ``Game``)."""
 
     if TYPE_CHECKING:  # events of Game this feature records through (asset and mana gains)
+        state: GameState
         _asset_granted: Any
         _mana_granted: Any
         _mana_channelled: Any

@@ -364,6 +364,9 @@ def _check_names(**names: Any) -> None:
 class Magic(PlatformGame):
     """The magic commands and events of a Powers game (a base of ``domain.powers.game.Game``)."""
 
+    if TYPE_CHECKING:
+        state: GameState
+
     # ------------------------------------------------------------------ GM: the catalogue, perks, conduits
 
     def define_spell(
