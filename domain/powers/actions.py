@@ -121,6 +121,58 @@ def spend(s: GameState, pool_assets: Sequence[Mapping[str, Any]]) -> None:
                 asset.used_up = True
 
 
+def conversion_weights(pool: Pool, critical_mode: str) -> dict[str, int]:
+    """Successes one converted die adds, by the asset it belongs to (P-DICE-3, P-AMB-5)."""
+    return {pa.asset_id: rules.conversion_weight(pa.mode, critical_mode) for pa in pool.assets}
+
+
+def convertible_dice(pool: Pool, critical_mode: str) -> list[int]:
+    """The 3s and 4s whose conversion adds a success (not a rank-mode critical asset's: P-AMB-5)."""
+    weights = conversion_weights(pool, critical_mode)
+    return [i for i, d in enumerate(pool.dice) if rules.is_convertible(d.face) and weights.get(d.asset, 1) > 0]
+
+
+def choose_conversions(pool: Pool, convert: int | None, dice: list[int] | None, critical_mode: str) -> list[int]:
+    """The dice of a rolled pool to convert: those named (``dice``), or up to ``convert`` of them as the rules
+    choose them; refuses a die that is not a 3 or 4, one that would add nothing, and more than were rolled
+    (P-DICE-3, P-AMB-5)."""
+    convertible = convertible_dice(pool, critical_mode)
+    if dice is not None:
+        bad = [i for i in dice if not (0 <= i < len(pool.dice) and rules.is_convertible(pool.dice[i].face))]
+        if bad or len(set(dice)) != len(dice):
+            raise RuleViolation(
+                f"only 3s and 4s can be converted; dice {bad} are not 3s or 4s", rule="P-DICE-3", field="dice"
+            )
+        wasted = [i for i in dice if i not in convertible]
+        if wasted:
+            raise RuleViolation(
+                f"dice {wasted} belong to a critical asset, which counts three times its rank in this game: "
+                "converting them would cost a consequence and add nothing",
+                rule="P-AMB-5",
+                field="dice",
+            )
+        return sorted(dice)
+    convert = convert or 0
+    if convert < 0:
+        raise RuleViolation("the number of conversions cannot be negative", rule="P-DICE-3", field="convert")
+    if convert > len(convertible):
+        rolled = sum(1 for d in pool.dice if rules.is_convertible(d.face))
+        useless = rolled - len(convertible)
+        raise RuleViolation(
+            f"you rolled {rolled} 3s and 4s, so you can convert at most {len(convertible)}"
+            + (
+                f" ({useless} belong to a critical asset, which counts three times its rank in this game)"
+                if useless
+                else ""
+            ),
+            rule="P-AMB-5" if useless and convert <= rolled else "P-DICE-3",
+            field="convert",
+        )
+    return rules.choose_conversions(
+        [(d.face, d.asset) for d in pool.dice], convert, conversion_weights(pool, critical_mode)
+    )
+
+
 def check_extra(extra_actions: int) -> int:
     """At most one action is spent as an asset on a challenge (P-AMB-30)."""
     if extra_actions not in (0, 1):
@@ -393,7 +445,7 @@ class Actions(GameBase):
         if convert is not None:
             # Chosen before seeing the dice, ``convert`` means "up to": never more than the 3s and 4s rolled
             # where a conversion counts (P-AMB-5).
-            available = len(self._convertible(pool_from(pool)))
+            available = len(convertible_dice(pool_from(pool), self._critical_mode()))
             self.lock_conversions(action_id, convert=min(max(convert, 0), available), now=now, actor=actor)
 
     def _build_pool(
@@ -545,7 +597,7 @@ class Actions(GameBase):
             raise RuleViolation(
                 "conversions are fixed with the roll and cannot be changed", rule="P-DICE-5", field="convert"
             )
-        chosen = self._conversions(a.pool, convert, dice)
+        chosen = choose_conversions(a.pool, convert, dice, self._critical_mode())
         self.trigger_event(
             self.ConversionsLocked,
             action_id=action_id,
@@ -556,24 +608,15 @@ class Actions(GameBase):
         )
         self._forewarn(a, already=[])
 
-    def _weights(self, pool: Pool) -> dict[str, int]:
-        """Successes one converted die adds, by the asset it belongs to (P-DICE-3, P-AMB-5)."""
-        mode = self.state.options.get("critical_mode", "rolled")
-        return {pa.asset_id: rules.conversion_weight(pa.mode, mode) for pa in pool.assets}
-
     def _lock_conversions_now(self, pool: PoolData, convert: int) -> PoolData:
         """Convert up to ``convert`` of a freshly rolled pool's 3s and 4s as ``_conversions`` picks them, and lock
         it (a pool rolled and converted in one command: a reaction, a share, a guardian's roll)."""
         p = pool_from(pool)
-        chosen = set(self._conversions(p, min(max(convert, 0), len(self._convertible(p))), None))
+        mode = self._critical_mode()
+        chosen = set(choose_conversions(p, min(max(convert, 0), len(convertible_dice(p, mode))), None, mode))
         pool["dice"] = [{**d, "converted": i in chosen} for i, d in enumerate(pool["dice"])]
         pool["locked"] = True
         return pool
-
-    def _convertible(self, pool: Pool) -> list[int]:
-        """The 3s and 4s whose conversion adds a success (not a rank-mode critical asset's: P-AMB-5)."""
-        weights = self._weights(pool)
-        return [i for i, d in enumerate(pool.dice) if rules.is_convertible(d.face) and weights.get(d.asset, 1) > 0]
 
     def conversion_preview(self, a: ActionState) -> list[dict[str, int]]:
         """What each number of conversions would give an action's rolled pool (issue 17: the board shows it
@@ -584,47 +627,13 @@ class Actions(GameBase):
             return []
         shared, _ = self._shared_tally(a)
         out = []
-        for n in range(len(self._convertible(pool)) + 1):
-            chosen = set(self._conversions(pool, n, None))
+        mode = self._critical_mode()
+        for n in range(len(convertible_dice(pool, mode)) + 1):
+            chosen = set(choose_conversions(pool, n, None, mode))
             trial = replace(pool, dice=[replace(d, converted=i in chosen) for i, d in enumerate(pool.dice)])
             t = self.tally(a, trial)
             out.append({"convert": n, "successes": t.successes + shared, "consequences": t.consequences})
         return out
-
-    def _conversions(self, pool: Pool, convert: int | None, dice: list[int] | None) -> list[int]:
-        convertible = self._convertible(pool)
-        if dice is not None:
-            bad = [i for i in dice if not (0 <= i < len(pool.dice) and rules.is_convertible(pool.dice[i].face))]
-            if bad or len(set(dice)) != len(dice):
-                raise RuleViolation(
-                    f"only 3s and 4s can be converted; dice {bad} are not 3s or 4s", rule="P-DICE-3", field="dice"
-                )
-            wasted = [i for i in dice if i not in convertible]
-            if wasted:
-                raise RuleViolation(
-                    f"dice {wasted} belong to a critical asset, which counts three times its rank in this game: "
-                    "converting them would cost a consequence and add nothing",
-                    rule="P-AMB-5",
-                    field="dice",
-                )
-            return sorted(dice)
-        convert = convert or 0
-        if convert < 0:
-            raise RuleViolation("the number of conversions cannot be negative", rule="P-DICE-3", field="convert")
-        if convert > len(convertible):
-            rolled = sum(1 for d in pool.dice if rules.is_convertible(d.face))
-            useless = rolled - len(convertible)
-            raise RuleViolation(
-                f"you rolled {rolled} 3s and 4s, so you can convert at most {len(convertible)}"
-                + (
-                    f" ({useless} belong to a critical asset, which counts three times its rank in this game)"
-                    if useless
-                    else ""
-                ),
-                rule="P-AMB-5" if useless and convert <= rolled else "P-DICE-3",
-                field="convert",
-            )
-        return rules.choose_conversions([(d.face, d.asset) for d in pool.dice], convert, self._weights(pool))
 
     def discard_action(self, action_id: str, *, now: datetime, actor: str | None = None) -> None:
         """Mark an action discarded after the roll: no effects, no consequences; the action stays spent

@@ -166,7 +166,6 @@ class GameBase(PlatformGame):
         def _finalise(self, now: datetime) -> None: ...
         def _mark_used(self, action_id: str) -> None: ...
         def _forewarn(self, a: ActionState, already: list[str]) -> None: ...
-        def _conversions(self, pool: Pool, convert: int | None, dice: list[int] | None) -> list[int]: ...
         def _lock_conversions_now(self, pool: PoolData, convert: int) -> PoolData: ...
         def _build_pool(
             self,
@@ -210,6 +209,11 @@ class GameBase(PlatformGame):
         """A power's actions this month, in submission order."""
         actions: list[ActionState] = [a for a in self.state.actions.values() if a.power == power_id]
         return sorted(actions, key=lambda a: a.index)
+
+    def _critical_mode(self) -> str:
+        """How a critical asset counts in this game (campaign option ``critical_mode``, P-AMB-5)."""
+        mode: str = self.state.options.get("critical_mode", "rolled")
+        return mode
 
     def slots_used(self, power_id: str) -> tuple[int, int]:
         """Actions used this month as (public, private), counting actions spent as assets (P-ASSET-2)."""

@@ -10,7 +10,7 @@ from domain import visibility as vis
 from domain.dice import Roller
 from domain.errors import NotFound, RuleViolation
 from domain.platform.game import _at
-from domain.powers.actions import spend
+from domain.powers.actions import choose_conversions, spend
 from domain.powers.base import GameBase, PoolData, PowersEvent, pool_from
 from domain.powers.resolution import record_season_use
 from domain.powers.state import ActionState, GameState, Reaction, Window
@@ -159,7 +159,7 @@ class Resistance(GameBase):
         self._check_resistance(now, r.power)
         if r.pool.locked:
             raise RuleViolation("conversions are fixed and cannot be changed", rule="P-DICE-5", field="convert")
-        chosen = self._conversions(r.pool, convert, None)
+        chosen = choose_conversions(r.pool, convert, None, self._critical_mode())
         self.trigger_event(
             self.ReactionConversionsLocked,
             reaction_id=reaction_id,

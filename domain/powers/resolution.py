@@ -27,6 +27,34 @@ def record_season_use(s: GameState, pool_assets: Sequence[Mapping[str, Any]], us
             s.season_ledger.setdefault(pa["asset_id"], user)
 
 
+def resolution_details(a: ActionState, t: rules.Tally, difficulty: int) -> dict[str, Any]:
+    """What Resolution shows of an action: its roll (faces, conversions, proof), pool, tally and difficulty."""
+    pool = a.pool
+    return {
+        "power": a.power,
+        "title": a.title,
+        "slot": a.slot,
+        "skill": a.skill,
+        "roll_no": pool.roll_no if pool else None,
+        "commitment": pool.commitment if pool else None,
+        "faces": [d.face for d in pool.dice] if pool else [],
+        "key": pool.key if pool else None,
+        "path": pool.path if pool else None,
+        "converted": [i for i, d in enumerate(pool.dice) if d.converted] if pool else [],
+        "assets": [
+            {"name": pa.name, "cls": pa.cls, "rank": pa.rank, "mode": pa.mode, "undercut": pa.undercut}
+            for pa in pool.assets
+        ]
+        if pool
+        else [],
+        "pool_size": t.pool_size,
+        "consequences": t.consequences,
+        "successes": t.successes,
+        "difficulty": difficulty,
+        "salt": a.salt,
+    }
+
+
 def tier(a: ActionState, s: GameState, successes: int) -> str | None:
     """The highest GM difficulty tier reached (GM-2 tiered difficulties, P-EX-1)."""
     reached = [int(k) for k in a.tiers if successes >= int(k)]
@@ -367,7 +395,7 @@ class Resolution(GameBase):
         action_id = a.id
         difficulty = self._reveal_sealed(a, public)
         t = self.tally(a)
-        details = self._details(a, t, difficulty)
+        details = resolution_details(a, t, difficulty)
         resisters = self.eligible_resisters(a)
         if a.resistible and resisters:
             self.trigger_event(
@@ -426,32 +454,6 @@ class Resolution(GameBase):
         self._armies_resolved(action_id)
         return 0
 
-    def _details(self, a: ActionState, t: rules.Tally, difficulty: int) -> dict[str, Any]:
-        pool = a.pool
-        return {
-            "power": a.power,
-            "title": a.title,
-            "slot": a.slot,
-            "skill": a.skill,
-            "roll_no": pool.roll_no if pool else None,
-            "commitment": pool.commitment if pool else None,
-            "faces": [d.face for d in pool.dice] if pool else [],
-            "key": pool.key if pool else None,
-            "path": pool.path if pool else None,
-            "converted": [i for i, d in enumerate(pool.dice) if d.converted] if pool else [],
-            "assets": [
-                {"name": pa.name, "cls": pa.cls, "rank": pa.rank, "mode": pa.mode, "undercut": pa.undercut}
-                for pa in pool.assets
-            ]
-            if pool
-            else [],
-            "pool_size": t.pool_size,
-            "consequences": t.consequences,
-            "successes": t.successes,
-            "difficulty": difficulty,
-            "salt": a.salt,
-        }
-
     def _mark_used(self, action_id: str) -> None:
         a = self.state.actions[action_id]
         self._record_season_use([vars(pa) for pa in (a.pool.assets if a.pool else [])], action_id)
@@ -487,7 +489,7 @@ class Resolution(GameBase):
             # P.4: a public action becomes fully public; a private one is shown to its owner and the
             # targets of the resolved action (results only: no dice, no consequences).
             details = (
-                self._details(a, t, a.difficulty or 0)
+                resolution_details(a, t, a.difficulty or 0)
                 if public
                 else {"power": a.power, "title": a.title, "slot": a.slot}
             )
