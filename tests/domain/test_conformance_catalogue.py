@@ -263,13 +263,15 @@ def test_p_act_2_desperate_reaction_borrows_an_action_from_next_month():
     g.gain_extra_reaction("b", "desperate_reaction", now=later(2))
     refused(g, lambda: g.gain_extra_reaction("b", "desperate_reaction", now=later(2)), "P-RES-1")  # once a month
     g.declare_reaction("b", "r2", "A2", now=later(2), roller=FixedRoller([]), assets=[])
-    assert g.state.powers["b"].reactions_used == 2 and step_of(g) == "battle"
+    assert [(r["reaction_id"], r["power"]) for r in seen(g)["reactions"]] == [("r1", "b"), ("r2", "b")]
+    assert sheet_of(g, "b")["reactions_left"] == 0 and step_of(g) == "battle"
     g.advance(later(3), SEED)
     assert (seen(g)["game"]["month"], sheet_of(g, "b")["quota"]["lost_this_month"]) == (2, 1)
     for k in range(3):
         submit(g, "b", f"B{k}", [], slot="public", now=later(3))
     refused(g, lambda: submit(g, "b", "B4", [], slot="public", now=later(3)), "P-ACT-2")
-    assert g.state.powers["b"].reaction_allowance == 1  # the extra reaction was for last month only
+    assert seen(g, "b")["catalogue"]["extra_reactions"] == []  # the extra reaction was for last month only
+    assert sheet_of(g, "b")["reactions_left"] == 1
 
 
 def test_p_res_1_each_perk_buys_at_most_one_extra_reaction_a_month_and_is_paid_for():
@@ -289,7 +291,8 @@ def test_p_res_1_each_perk_buys_at_most_one_extra_reaction_a_month_and_is_paid_f
     refused(g, lambda: g.gain_extra_reaction("b", "prepared_reaction", now=later(1)), "P-RES-1")  # no scheme named
     g.gain_extra_reaction("b", "prepared_reaction", now=later(1), scheme_id="plan")
     assert asset_of(g, "plan")["used_up"]
-    assert g.state.powers["b"].reaction_allowance == 3
+    assert seen(g, "b")["catalogue"]["extra_reactions"] == ["mystic_reactions", "prepared_reaction"]
+    assert sheet_of(g, "b")["reactions_left"] == 3
     refused(
         g,
         lambda: g.declare_reaction("b", "r", "A1", now=later(2), roller=FixedRoller([]), assets=[{"asset_id": "plan"}]),
@@ -307,7 +310,8 @@ def test_p_res_7_the_celestials_teleport_home_uses_the_reaction_without_resistin
     to_resistance(g)
     out = g.use_reaction("cel", "tp", "teleport_home", now=later(1), roller=FixedRoller(), trigger="A1")
     assert out["kind"] == "teleport_home"
-    assert g.state.powers["cel"].reactions_used == 1 and seen(g)["reactions"] == []
+    assert list(seen(g, "cel")["catalogue"]["triggered_reactions"]) == ["tp"] and seen(g)["reactions"] == []
+    assert sheet_of(g, "cel")["reactions_left"] == 0
     refused(g, lambda: g.declare_reaction("cel", "r", "A1", now=later(2), roller=FixedRoller([]), assets=[]), "P-RES-1")
     refused(g, lambda: g.use_reaction("sov", "x", "teleport_home", now=later(2), roller=FixedRoller()), "P-RES-7")
     g.waive_reactions("sov", now=later(2))
@@ -330,7 +334,8 @@ def test_p_res_7_a_satellite_shrines_removal_answers_an_action_and_uses_the_reac
     )
     out = g.use_reaction("cel", "s2", "satellite_shrine", now=later(1), roller=FixedRoller(), trigger="A1")
     assert out == {"reaction_id": "s2", "kind": "satellite_shrine"}
-    assert g.state.powers["cel"].reactions_used == 1 and seen(g)["reactions"] == []
+    assert list(seen(g, "cel")["catalogue"]["triggered_reactions"]) == ["s2"] and seen(g)["reactions"] == []
+    assert sheet_of(g, "cel")["reactions_left"] == 0
     assert action_of(g, "A1")["result"]["resisted"] == 0
 
 
@@ -423,8 +428,8 @@ def test_p_act_6_a_duel_declared_where_the_target_is_not_is_lost():
     """[003:54] "You must declare the target's location at the time of the attack; if you declare
     incorrectly, the action is lost. ... Difficulty: 1." """
     g = _duel("0,0", [6, 6, 6])
-    duel = g.state.actions["duel"]
-    assert (duel.status, duel.success, duel.net) == ("resolved", False, 0)
+    duel = resolved_of(g, "duel")
+    assert (duel["status"], duel["success"], duel["net"]) == ("resolved", False, 0)
     lost = [e for e in g.collect_events() if type(e).__name__ == "ActionLost"]
     assert [(e.action_id, e.audience) for e in lost] == [("duel", ["power:gandalf"])]
     assert "3,-1" not in lost[0].reason  # the attacker is not told where the target was
@@ -476,8 +481,8 @@ def test_p_dice_12_a_confident_duelists_duel_counts_its_consequences_without_the
         "gandalf", "duel", "balrog", "0,0", now=NOW, roller=FixedRoller([4, 3, 1]), assets=[{"asset_id": "might"}]
     )
     g.lock_conversions("duel", now=NOW, convert=2)
-    duel = g.state.actions["duel"]
-    assert (g.tally(duel).consequences, g.effective_consequences(duel)) == (2, 1)
+    duel = action_of(g, "duel")
+    assert (duel["consequences"], duel["effective_consequences"]) == (2, 1)
     mine = board_view(g, "gandalf")["my_actions"][0]
     assert (mine["consequences"], mine["effective_consequences"]) == (2, 1)
 
@@ -566,8 +571,8 @@ def test_p_res_4_inquisition_applies_each_targets_resistance_to_that_target_only
     assert per["c1"][0] == {"resisted": 3, "net": 1, "success": True, "excess": 1}
     assert per["c2"][0] == {"resisted": 0, "net": 4, "success": True, "excess": 4}
     assert per["c1"][1] == ["power:c1", "power:inq"]  # each target learns its own share only
-    inq = g.state.actions["inq1"]
-    assert (inq.net, inq.resisted) == (4, 3)  # not 4 - 3 for everyone, as a summed resistance would give
+    inq = resolved_of(g, "inq1")
+    assert (inq["net"], inq["resisted"]) == (4, 3)  # not 4 - 3 for everyone, as a summed resistance would give
     outcome = next(e for e in events if type(e).__name__ == "ClassActionOutcome")
     assert outcome.outputs == {"removed": {"c1": 1, "c2": 4}, "fear": 5}
     assert g.holdings("inq").wallet == {"fear": 8}  # 3 to start with and 5 for the influence removed
@@ -608,12 +613,12 @@ def test_p_dice_11_a_collaborator_spends_its_own_action_and_adds_its_own_pool():
     )
     assert out["successes"] == 2
     assert g.slots_used("b") == (0, 1)
-    build = g.state.actions["Build"]
-    t = g.tally(build)
-    assert (t.successes, t.consequences, t.pool_size) == (4, 0, 4)  # a's pool took no consequence; b's took 1
+    build = action_of(g, "Build")
+    assert (build["successes"], build["consequences"], build["pool_size"]) == (4, 0, 4)  # a's pool took none; b's 1
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
-    assert (build.successes, build.success) == (4, True)
+    build = resolved_of(g, "Build")
+    assert (build["successes"], build["success"]) == (4, True)
 
 
 def test_p_dice_11_a_collaborators_roll_comes_from_the_committed_seed_and_verifies():
@@ -1147,13 +1152,14 @@ def test_p_ex_2_gandalf_duels_the_balrog_through_the_duel_action():
         convert=3,
     )
     to_resistance(g)
-    duel = g.state.actions["duel"]
-    assert (duel.status, duel.successes, duel.difficulty) == ("provisional", 6, 1)
+    duel = action_of(g, "duel")
+    assert (duel["status"], duel["successes"], duel["difficulty"]) == ("provisional", 6, 1)
     assert board_view(g, "balrog")["may_resist"][0]["pool_size"] == 8
     g.declare_reaction(
         "balrog", "rx", "duel", now=later(3), roller=FixedRoller([6, 5, 5, 2, 1]), assets=[{"asset_id": "b-might"}]
     )
-    assert (duel.resisted, duel.net, duel.success, duel.excess) == (3, 3, True, 2)
+    duel = resolved_of(g, "duel")
+    assert (duel["resisted"], duel["net"], duel["success"], duel["excess"]) == (3, 3, True, 2)
     assert seen(g)["catalogue"]["kinds"]["duel"]["outcome"] == {"success": True, "target": "balrog", "defeated": True}
 
 
@@ -1186,7 +1192,8 @@ def test_p_ex_16_a_second_reaction_is_accepted_once_a_perk_granted_extra_reactio
     refused(g, lambda: g.declare_reaction("b", "rb2", "A2", now=later(4), roller=FixedRoller([]), assets=[]), "P-RES-1")
     g.gain_extra_reaction("b", "prepared_reaction", now=later(4), scheme_id="plan")
     g.declare_reaction("b", "rb2", "A2", now=later(4), roller=FixedRoller([]), assets=[])
-    assert g.state.powers["b"].reactions_used == 2 and step_of(g) == "battle"
+    assert [(r["reaction_id"], r["power"]) for r in seen(g)["reactions"]] == [("rb", "b"), ("rb2", "b")]
+    assert sheet_of(g, "b")["reactions_left"] == 0 and step_of(g) == "battle"
 
 
 def test_p_2_12_dread_growth_adds_one_unit_each_tidings_or_two_below_the_maximum():
@@ -1240,13 +1247,13 @@ def test_p_res_4_the_gm_may_rule_any_action_with_several_targets_resisted_per_ta
     to_resistance(g)
     g.declare_reaction("b", "rb", "Raid", now=later(1), roller=FixedRoller([6, 6]), assets=[{"asset_id": "b-s"}])
     g.declare_reaction("c", "rc", "Raid", now=later(1), roller=FixedRoller([6, 1]), assets=[{"asset_id": "c-s"}])
-    raid = g.state.actions["Raid"]
-    per = g.state.catalogue["kinds"]["Raid"]["per_target_results"]
+    raid = resolved_of(g, "Raid")
+    per = seen(g)["catalogue"]["kinds"]["Raid"]["per_target_results"]
     assert per == {
         "b": {"resisted": 2, "net": 1, "success": True, "excess": 0},
         "c": {"resisted": 1, "net": 2, "success": True, "excess": 1},
     }
-    assert (raid.net, raid.resisted) == (3, 3)  # summed, the raid would have failed everyone: 3 - 3 = 0 < 1
+    assert (raid["net"], raid["resisted"]) == (3, 3)  # summed, the raid would have failed everyone: 3 - 3 = 0 < 1
     assert board_view(g, "b")["catalogue"]["class_actions"]["Raid"]["per_target_results"] == {"b": per["b"]}
 
 
@@ -1271,7 +1278,8 @@ def test_p_res_1_a_perk_gained_through_development_buys_its_extra_reaction():
     refused(g, lambda: g.gain_extra_reaction("b", "desperate_reaction", now=later(1)), "P-RES-1")
     g.grant_perk("b", "Desperate Reaction")
     g.gain_extra_reaction("b", "desperate_reaction", now=later(1))
-    assert g.state.powers["b"].reaction_allowance == 2
+    assert seen(g, "b")["catalogue"]["extra_reactions"] == ["desperate_reaction"]
+    assert sheet_of(g, "b")["reactions_left"] == 2
 
 
 def test_p_dice_10_a_discarded_actions_conversions_can_no_longer_be_locked():

@@ -52,7 +52,7 @@ def test_p_2_12_sack_lowers_the_towns_wealth_by_one_and_applies_two_uprising():
     g = world_game(("drg", "champion", "dragon"), towns=[DEROP], assets=[("agent", "drg", "might", "skill", 3)])
     # The map's wealth counts, not what the dragon declared: 3 - 1 = 2 coin.
     events = succeed(g, "drg", "sk", "sack", {"town": "derop", "uprising": 0, "opposing_units": 0, "wealth": 9})
-    t = g.state.world.towns["derop"]
+    t = town_of(g, "derop")
     assert (t["wealth"], t["population"], t["statuses"]) == (2, 4, {"uprising": 2})
     harmed = next(e for e in events if type(e).__name__ == "TownHarmed")
     assert harmed.audience == ["public"]  # a town is public (P.4)
@@ -71,7 +71,7 @@ def test_p_2_12_slaughter_lowers_the_towns_population_by_one_and_applies_two_upr
         "slaughter",
         {"town": "1,0", "uprising": 1, "depopulated": 0, "opposing_units": 0, "population": 4},
     )
-    t = g.state.world.towns["derop"]
+    t = town_of(g, "derop")
     assert (t["population"], t["wealth"], t["statuses"]) == (3, 3, {"uprising": 3})
     assert seen(g)["catalogue"]["kinds"]["sl"]["params"]["town"] == "derop"  # named by its hex, recorded by its id
 
@@ -152,7 +152,7 @@ def test_p_2_12_blighted_neighborhood_lowers_the_chosen_town_each_cleanup_for_fi
     fear = g.holdings("sov").wallet.get("fear", 0)
     g.collect_events()
     to_next_season(g)
-    t = g.state.world.towns["derop"]
+    t = town_of(g, "derop")
     assert (t["population"], t["wealth"]) == (3, 2)
     assert g.holdings("sov").wallet.get("fear", 0) == fear + 5
     harmed = [e for e in g.collect_events() if type(e).__name__ == "TownHarmed"]
