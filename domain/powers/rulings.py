@@ -184,13 +184,32 @@ class Rulings(GameBase):
     ReactionConsequenceProposed = ReactionConsequenceProposed
     ReactionConsequenceAccepted = ReactionConsequenceAccepted
 
-    def _difficulty_declared(self, **fields: Any) -> None:
+    def _difficulty_declared(
+        self, action_id: str, value: int, tiers: dict[str, str], after_roll: bool, actor: str, audience: list[str]
+    ) -> None:
         """Record DifficultyDeclared (the other parts of the game record it through this)."""
-        self.trigger_event(self.DifficultyDeclared, **fields)
+        self.trigger_event(
+            self.DifficultyDeclared,
+            action_id=action_id,
+            value=value,
+            tiers=tiers,
+            after_roll=after_roll,
+            actor=actor,
+            audience=audience,
+        )
 
-    def _ruling_issued(self, **fields: Any) -> None:
+    def _ruling_issued(
+        self, action_id: str, resistible: bool, targets: list[str], actor: str, audience: list[str]
+    ) -> None:
         """Record RulingIssued (the other parts of the game record it through this)."""
-        self.trigger_event(self.RulingIssued, **fields)
+        self.trigger_event(
+            self.RulingIssued,
+            action_id=action_id,
+            resistible=resistible,
+            targets=targets,
+            actor=actor,
+            audience=audience,
+        )
 
     def set_difficulty(
         self, action_id: str, value: int, *, sealed: bool = False, nonce: str = "", tiers: dict[Any, Any] | None = None

@@ -127,21 +127,53 @@ class Setup(GameBase):
     InfluenceSet = InfluenceSet
     InfluenceDisclosed = InfluenceDisclosed
 
-    def _asset_granted(self, **fields: Any) -> None:
+    def _asset_granted(
+        self,
+        asset_id: str,
+        power_id: str,
+        name: str,
+        cls: str,
+        rank: int,
+        assured: bool,
+        critical: bool,
+        novel: bool,
+        actor: str,
+        audience: list[str],
+    ) -> None:
         """Record AssetGranted (the other parts of the game record it through this)."""
-        self.trigger_event(self.AssetGranted, **fields)
+        self.trigger_event(
+            self.AssetGranted,
+            asset_id=asset_id,
+            power_id=power_id,
+            name=name,
+            cls=cls,
+            rank=rank,
+            assured=assured,
+            critical=critical,
+            novel=novel,
+            actor=actor,
+            audience=audience,
+        )
 
-    def _mana_granted(self, **fields: Any) -> None:
+    def _mana_granted(self, power_id: str, element: str, amount: int, actor: str, audience: list[str]) -> None:
         """Record ManaGranted (the other parts of the game record it through this)."""
-        self.trigger_event(self.ManaGranted, **fields)
+        self.trigger_event(
+            self.ManaGranted, power_id=power_id, element=element, amount=amount, actor=actor, audience=audience
+        )
 
-    def _influence_set(self, **fields: Any) -> None:
+    def _influence_set(self, power_id: str, hex_id: str, amount: int, actor: str, audience: list[str]) -> None:
         """Record InfluenceSet (the other parts of the game record it through this)."""
-        self.trigger_event(self.InfluenceSet, **fields)
+        self.trigger_event(
+            self.InfluenceSet, power_id=power_id, hex_id=hex_id, amount=amount, actor=actor, audience=audience
+        )
 
-    def _influence_disclosed(self, **fields: Any) -> None:
+    def _influence_disclosed(
+        self, to: str, hex_id: str, entries: dict[str, Any], actor: str, audience: list[str]
+    ) -> None:
         """Record InfluenceDisclosed (the other parts of the game record it through this)."""
-        self.trigger_event(self.InfluenceDisclosed, **fields)
+        self.trigger_event(
+            self.InfluenceDisclosed, to=to, hex_id=hex_id, entries=entries, actor=actor, audience=audience
+        )
 
     def add_power(
         self, power_id: str, name: str, cls: str, subclass: str, options: dict[str, Any] | None = None
