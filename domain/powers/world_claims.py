@@ -118,6 +118,5 @@ class ClaimLost(WorldEvent):
     audience: list[str]
 
     def evolve(self, s: GameState) -> None:
-        claims = s.world.towns[self.town_id]["claims"]
-        if claims.get(self.cls, {}).get("power") == self.power_id:
-            del claims[self.cls]
+        if claimant(s.world.towns[self.town_id], self.cls) == self.power_id:
+            del s.world.towns[self.town_id]["claims"][self.cls]

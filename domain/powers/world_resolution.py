@@ -368,8 +368,8 @@ class TownHarmed(WorldEvent):
 
     def evolve(self, s: GameState) -> None:
         t = s.world.towns[self.town_id]
-        for k, v in self.change.items():
-            t[k] += v
+        t["population"] += self.change.get("population", 0)
+        t["wealth"] += self.change.get("wealth", 0)
         for k, v in self.statuses.items():
             t["statuses"][k] = t["statuses"].get(k, 0) + v
 

@@ -88,14 +88,14 @@ class Subtle(TypedDict):
 
 @dataclass
 class WorldState:
-    hexes: dict[str, Any] = field(default_factory=dict)  # hex id "q,r" -> Hex
-    towns: dict[str, Any] = field(default_factory=dict)  # town id -> Town
-    features: dict[str, Any] = field(default_factory=dict)  # feature id -> Feature
+    hexes: dict[str, Hex] = field(default_factory=dict)  # hex id "q,r"
+    towns: dict[str, Town] = field(default_factory=dict)  # town id
+    features: dict[str, Feature] = field(default_factory=dict)  # feature id
     claim_seq: int = 0  # claims are ordered by when they were made: the earliest is the senior (P-TOWN-1)
-    mechanisms: dict[str, Any] = field(default_factory=dict)  # power -> the generation mechanisms it has (P-INFL-5)
-    generated: dict[str, Any] = field(default_factory=dict)  # power -> mechanisms that fired this season
-    mercurial: dict[str, Any] = field(default_factory=dict)  # Mercurial holder -> Mercurial
-    aims: dict[str, Any] = field(default_factory=dict)  # this month's action id -> what it is aimed at (an Aim)
+    mechanisms: dict[str, list[str]] = field(default_factory=dict)  # power -> its generation mechanisms (P-INFL-5)
+    generated: dict[str, list[str]] = field(default_factory=dict)  # power -> mechanisms that fired this season
+    mercurial: dict[str, Mercurial] = field(default_factory=dict)  # Mercurial holder
+    aims: dict[str, Any] = field(default_factory=dict)  # this month's action id -> {"aim", "power", its facts}
     # this month's action id -> {hex: influence it spent there}: a neighbour gives at most 1 per action (P-INFL-2)
-    spent: dict[str, Any] = field(default_factory=dict)
-    subtle: dict[str, Any] = field(default_factory=dict)  # this month's action id -> Subtle
+    spent: dict[str, dict[str, int]] = field(default_factory=dict)
+    subtle: dict[str, Subtle] = field(default_factory=dict)  # this month's action id

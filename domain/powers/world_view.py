@@ -98,7 +98,7 @@ def working_features(state: GameState, town_id: str) -> list[dict[str, Any]]:
 
 def asset_features(state: GameState) -> dict[str, Feature]:
     """The map's features that are assets, by asset id."""
-    return {f["asset_id"]: f for f in state.world.features.values() if f.get("asset_id")}
+    return {aid: f for f in state.world.features.values() if (aid := f.get("asset_id"))}
 
 
 def feature_view(state: GameState, feature_id: str, viewer: str) -> dict[str, Any]:
