@@ -6,6 +6,7 @@ An army here is the dict ``domain.powers.armies`` keeps (``units`` is a list of 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from domain.copying import deepcopy
@@ -178,7 +179,7 @@ def levy_difficulty(levy_size: int, uprising: int) -> int:
     return levy_size + uprising
 
 
-def check_levy(town: dict[str, Any], power_id: str, levy_size: int) -> None:
+def check_levy(town: Mapping[str, Any], power_id: str, levy_size: int) -> None:
     """P-ARMY-5: "a claimed town that is not Depopulated"; "a size up to the town's population"."""
     if power_id not in {c["power"] for c in town["claims"].values()}:
         raise RuleViolation(f"a levy is raised in a town one claims; not {town['name']}", rule="P-ARMY-5")

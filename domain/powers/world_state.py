@@ -90,7 +90,7 @@ class Subtle(TypedDict):
 class WorldState:
     hexes: dict[str, Hex] = field(default_factory=dict)  # hex id "q,r"
     towns: dict[str, Town] = field(default_factory=dict)  # town id
-    features: dict[str, Feature] = field(default_factory=dict)  # feature id
+    features: dict[str, Any] = field(default_factory=dict)  # feature id -> Feature (its readers name it so)
     claim_seq: int = 0  # claims are ordered by when they were made: the earliest is the senior (P-TOWN-1)
     mechanisms: dict[str, list[str]] = field(default_factory=dict)  # power -> its generation mechanisms (P-INFL-5)
     generated: dict[str, list[str]] = field(default_factory=dict)  # power -> mechanisms that fired this season
