@@ -49,6 +49,13 @@ def submission_digest(
     )
 
 
+def rolled(a: ActionState) -> Pool:
+    """The pool of an action that has been rolled (an event about its dice folds only onto a rolled action)."""
+    if a.pool is None:
+        raise AssertionError(f"action {a.id} has not been rolled")
+    return a.pool
+
+
 def action_digest(a: ActionState, converted: list[int]) -> str:
     """An action's submission digest with these dice converted."""
     if a.pool is None:
@@ -244,9 +251,10 @@ class ConversionsLocked(PowersEvent):
 
     def evolve(self, s: GameState) -> None:
         a = s.actions[self.action_id]
+        pool = rolled(a)
         for i in self.converted:
-            a.pool.dice[i].converted = True
-        a.pool.locked = True
+            pool.dice[i].converted = True
+        pool.locked = True
         a.digest = self.digest
         a.status = "submitted"
 

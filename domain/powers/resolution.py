@@ -15,7 +15,7 @@ from domain.errors import RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform.game import _iso, digest
 from domain.powers import rules
-from domain.powers.actions import action_digest
+from domain.powers.actions import action_digest, rolled
 from domain.powers.base import GameBase, PowersEvent
 from domain.powers.state import ActionState, Asset, GameState
 
@@ -104,7 +104,7 @@ class AssetUndercut(PowersEvent):
     audience: list[str]
 
     def evolve(self, s: GameState) -> None:
-        pool = s.actions[self.action_id].pool
+        pool = rolled(s.actions[self.action_id])
         for pa in pool.assets:
             if pa.asset_id == self.asset_id:
                 pa.undercut = True

@@ -153,13 +153,13 @@ class GameState(ViewerSequences):
     season: int = 0
     month: int = 0
     step: str = "setup"
-    powers: dict[str, Any] = field(default_factory=dict)
-    assets: dict[str, Any] = field(default_factory=dict)
-    actions: dict[str, Any] = field(default_factory=dict)
-    reactions: dict[str, Any] = field(default_factory=dict)
-    queue: list[Any] = field(default_factory=list)
-    season_ledger: dict[str, Any] = field(default_factory=dict)
-    windows: dict[str, Any] = field(default_factory=dict)
+    powers: dict[str, PowerState] = field(default_factory=dict)
+    assets: dict[str, Asset] = field(default_factory=dict)
+    actions: dict[str, ActionState] = field(default_factory=dict)
+    reactions: dict[str, Reaction] = field(default_factory=dict)
+    queue: list[str] = field(default_factory=list)
+    season_ledger: dict[str, str] = field(default_factory=dict)  # once-a-season asset id -> who used it
+    windows: dict[str, Window] = field(default_factory=dict)
     sealed_difficulties: dict[str, Any] = field(default_factory=dict)
     credentials: dict[str, Any] = field(default_factory=dict)
     seed: str | None = None
