@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domain.errors import NotFound
 from domain.ids import GM
@@ -21,6 +21,10 @@ from domain.powers.catalogue_commands import CATALOGUE_COMMANDS
 from domain.powers.development import DEVELOPMENT_COMMANDS
 from domain.powers.magic import MAGIC_COMMANDS
 from domain.powers.world import WORLD_COMMANDS
+
+if TYPE_CHECKING:
+    from domain.powers.game import Game
+    from domain.powers.state import ActionState, Reaction
 
 
 @dataclass(frozen=True)
@@ -233,7 +237,7 @@ def _slug(name: str) -> str:
     return out[:32] or "power"
 
 
-def action_result(game: Any, action_id: str) -> dict[str, Any]:
+def action_result(game: Game, action_id: str) -> dict[str, Any]:
     """What a receipt reports of an action: its status, digest and, once rolled, its dice and tally."""
     a = game.action(action_id)
     t = game.tally(a)
@@ -253,7 +257,7 @@ def action_result(game: Any, action_id: str) -> dict[str, Any]:
     return out
 
 
-def _own_action(game: Any, ctx: Context, action_id: str) -> Any:
+def _own_action(game: Game, ctx: Context, action_id: str) -> ActionState:
     a = game.state.actions.get(action_id)
     if a is None or (ctx.principal != GM and a.power != ctx.principal):
         raise NotFound(f"no action {action_id!r} of yours this month", field="action_id")
@@ -261,7 +265,7 @@ def _own_action(game: Any, ctx: Context, action_id: str) -> Any:
     return a
 
 
-def add_power(game: Any, cmd: AddPower, ctx: Context) -> dict[str, Any]:
+def add_power(game: Game, cmd: AddPower, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     base = _slug(cmd.name)
     pid, n = base, 2
@@ -272,7 +276,7 @@ def add_power(game: Any, cmd: AddPower, ctx: Context) -> dict[str, Any]:
     return {"power_id": pid}
 
 
-def grant_asset(game: Any, cmd: GrantAsset, ctx: Context) -> dict[str, Any]:
+def grant_asset(game: Game, cmd: GrantAsset, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     aid = cmd.asset_id or ctx.new_id(f"{cmd.cls}-{_slug(cmd.name)}")
     game.grant_asset(
@@ -281,12 +285,12 @@ def grant_asset(game: Any, cmd: GrantAsset, ctx: Context) -> dict[str, Any]:
     return {"asset_id": aid}
 
 
-def set_months(game: Any, cmd: SetMonths, ctx: Context) -> None:
+def set_months(game: Game, cmd: SetMonths, ctx: Context) -> None:
     require_gm(ctx)
     game.set_months(cmd.months)
 
 
-def advance(game: Any, cmd: Advance, ctx: Context) -> dict[str, Any]:
+def advance(game: Game, cmd: Advance, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     return {
         "step": game.advance(
@@ -295,7 +299,7 @@ def advance(game: Any, cmd: Advance, ctx: Context) -> dict[str, Any]:
     }
 
 
-def submit_action(game: Any, cmd: SubmitAction, ctx: Context) -> dict[str, Any]:
+def submit_action(game: Game, cmd: SubmitAction, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     action_id = ctx.new_id("act")
     game.submit_action(
@@ -323,7 +327,7 @@ def submit_action(game: Any, cmd: SubmitAction, ctx: Context) -> dict[str, Any]:
     return action_result(game, action_id)
 
 
-def roll_action(game: Any, cmd: RollAction, ctx: Context) -> dict[str, Any]:
+def roll_action(game: Game, cmd: RollAction, ctx: Context) -> dict[str, Any]:
     _own_action(game, ctx, cmd.action_id)
     game.roll_action(
         cmd.action_id,
@@ -338,40 +342,40 @@ def roll_action(game: Any, cmd: RollAction, ctx: Context) -> dict[str, Any]:
     return action_result(game, cmd.action_id)
 
 
-def lock_conversions(game: Any, cmd: LockConversions, ctx: Context) -> dict[str, Any]:
+def lock_conversions(game: Game, cmd: LockConversions, ctx: Context) -> dict[str, Any]:
     _own_action(game, ctx, cmd.action_id)
     game.lock_conversions(cmd.action_id, now=ctx.now, convert=cmd.convert, dice=cmd.dice, actor=ctx.principal)
     return action_result(game, cmd.action_id)
 
 
-def discard_action(game: Any, cmd: DiscardAction, ctx: Context) -> None:
+def discard_action(game: Game, cmd: DiscardAction, ctx: Context) -> None:
     _own_action(game, ctx, cmd.action_id)
     game.discard_action(cmd.action_id, now=ctx.now, actor=ctx.principal)
 
 
-def set_difficulty(game: Any, cmd: SetDifficulty, ctx: Context) -> None:
+def set_difficulty(game: Game, cmd: SetDifficulty, ctx: Context) -> None:
     require_gm(ctx)
     game.set_difficulty(cmd.action_id, cmd.value, sealed=cmd.sealed, nonce=ctx.entropy(16), tiers=cmd.tiers)
 
 
-def set_ruling(game: Any, cmd: SetRuling, ctx: Context) -> None:
+def set_ruling(game: Game, cmd: SetRuling, ctx: Context) -> None:
     require_gm(ctx)
     game.set_ruling(cmd.action_id, resistible=cmd.resistible, resisters=list(cmd.resisters))
 
 
-def propose_consequence(game: Any, cmd: ProposeConsequence, ctx: Context) -> dict[str, Any]:
+def propose_consequence(game: Game, cmd: ProposeConsequence, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     cid = ctx.new_id("csq")
     game.propose_consequence(cmd.action_id, cid, cmd.text, list(cmd.effects))
     return {"consequence_id": cid}
 
 
-def accept_consequence(game: Any, cmd: AcceptConsequence, ctx: Context) -> None:
+def accept_consequence(game: Game, cmd: AcceptConsequence, ctx: Context) -> None:
     _own_action(game, ctx, cmd.action_id)
     game.accept_consequence(cmd.action_id, cmd.consequence_id, actor=ctx.principal)
 
 
-def resolve(game: Any, cmd: Resolve, ctx: Context) -> dict[str, Any]:
+def resolve(game: Game, cmd: Resolve, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     return {
         "queue": game.resolve(
@@ -380,7 +384,7 @@ def resolve(game: Any, cmd: Resolve, ctx: Context) -> dict[str, Any]:
     }
 
 
-def declare_reaction(game: Any, cmd: DeclareReaction, ctx: Context) -> dict[str, Any]:
+def declare_reaction(game: Game, cmd: DeclareReaction, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.power_id)
     reaction_id = ctx.new_id("rx")
     game.declare_reaction(
@@ -405,19 +409,19 @@ def declare_reaction(game: Any, cmd: DeclareReaction, ctx: Context) -> dict[str,
     }
 
 
-def lock_reaction(game: Any, cmd: LockReaction, ctx: Context) -> None:
+def lock_reaction(game: Game, cmd: LockReaction, ctx: Context) -> None:
     r = game.state.reactions.get(cmd.reaction_id)
     if r is None or (ctx.principal != GM and r.power != ctx.principal):
         raise NotFound(f"no reaction {cmd.reaction_id!r} of yours", field="reaction_id")
     game.lock_reaction(cmd.reaction_id, now=ctx.now, convert=cmd.convert, actor=ctx.principal)
 
 
-def waive_reactions(game: Any, cmd: WaiveReactions, ctx: Context) -> None:
+def waive_reactions(game: Game, cmd: WaiveReactions, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.waive_reactions(cmd.power_id, now=ctx.now, actor=ctx.principal)
 
 
-def _own_reaction(game: Any, ctx: Context, reaction_id: str) -> Any:
+def _own_reaction(game: Game, ctx: Context, reaction_id: str) -> Reaction:
     r = game.state.reactions.get(reaction_id)
     if r is None or (ctx.principal != GM and r.power != ctx.principal):
         raise NotFound(f"no reaction {reaction_id!r} of yours", field="reaction_id")
@@ -425,29 +429,29 @@ def _own_reaction(game: Any, ctx: Context, reaction_id: str) -> Any:
     return r
 
 
-def propose_reaction_consequence(game: Any, cmd: ProposeReactionConsequence, ctx: Context) -> dict[str, Any]:
+def propose_reaction_consequence(game: Game, cmd: ProposeReactionConsequence, ctx: Context) -> dict[str, Any]:
     require_gm(ctx)
     cid = ctx.new_id("csq")
     game.propose_reaction_consequence(cmd.reaction_id, cid, cmd.text, list(cmd.effects))
     return {"consequence_id": cid}
 
 
-def accept_reaction_consequence(game: Any, cmd: AcceptReactionConsequence, ctx: Context) -> None:
+def accept_reaction_consequence(game: Game, cmd: AcceptReactionConsequence, ctx: Context) -> None:
     _own_reaction(game, ctx, cmd.reaction_id)
     game.accept_reaction_consequence(cmd.reaction_id, cmd.consequence_id, actor=ctx.principal)
 
 
-def hide_from_resisters(game: Any, cmd: HideFromResisters, ctx: Context) -> None:
+def hide_from_resisters(game: Game, cmd: HideFromResisters, ctx: Context) -> None:
     require_gm(ctx)
     game.hide_from_resisters(cmd.action_id, list(cmd.asset_ids))
 
 
-def share_secret(game: Any, cmd: ShareSecret, ctx: Context) -> None:
+def share_secret(game: Game, cmd: ShareSecret, ctx: Context) -> None:
     require_seat(game, ctx, cmd.power_id)
     game.share_secret(cmd.power_id, cmd.asset_id, cmd.to)
 
 
-def set_influence(game: Any, cmd: SetInfluence, ctx: Context) -> None:
+def set_influence(game: Game, cmd: SetInfluence, ctx: Context) -> None:
     require_gm(ctx)
     game.set_influence(cmd.power_id, cmd.hex_id, cmd.amount)
 
