@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, cast
 from domain.errors import NotFound
 from domain.ids import GM, SYSTEM
 from domain.platform.commands import Command, Context, Handler, require_gm, require_seat
-from domain.platform.game import PlatformGame
 from domain.powers import world_aims as aims
 from domain.powers import world_base as base
 from domain.powers import world_claims as claims
@@ -28,6 +27,7 @@ from domain.powers import world_map as wmap
 from domain.powers import world_resolution as resolution
 from domain.powers import world_season as season
 from domain.powers import world_view as view
+from domain.powers.base import GameBase
 from domain.powers.world_map import keep_known_features as keep_known_features
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from domain.powers.state import ActionState
 
 
-class World(PlatformGame):
+class World(GameBase):
     """The map, towns, features and influence of a Powers game (a base of ``Game``)."""
 
     # The events, each declared and folded in its sub-domain's module; named here, each is redefined by the

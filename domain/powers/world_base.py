@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 
 class WorldEvent(PlatformGame.Event):
     """Base of the world's events: ``evolve`` folds the event into the state, reading nothing else. ``World``
-    names each subclass, and the library redefines it there as ``World.<Name>``."""
+    names each subclass, and the library redefines it there as ``World.<Name>``, the topic the world's events have
+    always been stored under (not a ``PowersEvent``: those are recorded as ``Game.<Name>``)."""
 
     def evolve(self, s: GameState) -> None:
         pass  # most of the world's records change nothing the state keeps: the feed tells them
