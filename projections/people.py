@@ -53,9 +53,7 @@ def flush_seats(cur: Cursor, game_id: str, seats: dict[str, Any], set_after: int
             (game_id, set_after),
         ).fetchall()
         given = {
-            (d.get("power_id"), address_key(d["email"]))
-            for d in map(json.loads, (r[0] for r in rows))
-            if d.get("email")
+            (d.get("seat"), address_key(d["email"])) for d in map(json.loads, (r[0] for r in rows)) if d.get("email")
         }
         keeper = cur.execute(
             "SELECT actor FROM rm_audit WHERE game_id = ? AND version = ? AND type = 'GameForked'", (game_id, set_after)

@@ -23,6 +23,7 @@ from typing import Any, cast
 
 import orjson
 from eventsourcing.persistence import Tracking
+from eventsourcing.utils import resolve_topic
 
 from domain import visibility as vis
 from domain.ids import GM
@@ -49,7 +50,15 @@ def to_json(data: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), default=default)
 
 
-ENVELOPE = ("timestamp", "actor", "audience", "originator_topic", "originator_id", "originator_version")
+ENVELOPE = (
+    "timestamp",
+    "actor",
+    "audience",
+    "originator_topic",
+    "originator_id",
+    "originator_version",
+    "class_version",
+)
 
 
 @dataclasses.dataclass
@@ -116,6 +125,7 @@ class Projector:
         self.tracking = ReadModelTracking(db, games.name, NAME)
         self._lock = threading.Lock()
         # The stored JSON of an event can be kept as it is, unless the store compresses or encrypts it.
+        self._versions: dict[str, int] = {}  # each event topic's class version
         self._raw_json = (
             getattr(games.mapper, "cipher", None) is None and getattr(games.mapper, "compressor", None) is None
         )
@@ -213,7 +223,8 @@ class Projector:
         """What the read models need of a notification. The stored JSON is read directly (it is what
         the rows keep); a StateRestored (sealed) is decoded in full."""
         kind = n.topic.rsplit(".", 1)[-1]
-        if not self._raw_json or kind == "StateRestored":
+        d = orjson.loads(n.state) if self._raw_json and kind != "StateRestored" else None
+        if d is None or d.get("class_version", 1) < self._class_version(n.topic):  # an older shape: upcast it
             event = cast(PlatformGame.Event, self.games.mapper.to_domain_event(n))
             return Record(
                 kind,
@@ -227,7 +238,6 @@ class Projector:
                 event,
                 n,
             )
-        d = orjson.loads(n.state)
         return Record(
             kind,
             n.originator_id,
@@ -240,6 +250,14 @@ class Projector:
             None,
             n,
         )
+
+    def _class_version(self, topic: str) -> int:
+        """The version the event class stored under ``topic`` is at now (the library's upcasting brings older
+        shapes up to it)."""
+        version = self._versions.get(topic)
+        if version is None:
+            version = self._versions[topic] = int(getattr(resolve_topic(topic), "class_version", 1))
+        return version
 
     def _decoded(self, event: Record) -> Any:
         """The domain event itself, decoded once, for the ruleset's hooks (``phase_of``)."""
@@ -778,4 +796,4 @@ def payload(data: str) -> dict:
 
 
 def _mentions(data: dict, power: str) -> bool:
-    return any(data.get(k) == power for k in ("power_id", "power", "to", "from_power", "about"))
+    return any(data.get(k) == power for k in ("seat", "power_id", "power", "to", "from_power", "about"))

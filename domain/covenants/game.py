@@ -171,7 +171,7 @@ class CovenantGame(PlatformGame):
         if self.state.phase in ("setup", "over"):
             self._seed_cleared(actor=SYSTEM, audience=[vis.SEALED])
         else:
-            self._commit_seed(seed, self.state.seasons_begun, 0)
+            self._commit_seed(seed, f"s{self.state.seasons_begun}")
 
     @property
     def house(self) -> HousePackage:
@@ -280,7 +280,7 @@ class CovenantGame(PlatformGame):
     def declare_ready(self, power_id: str, *, now: datetime) -> None:
         """A seat says it has done all it will for now (the platform's readiness)."""
         self.power(power_id)
-        self._ready_declared(power_id=power_id, actor=power_id, audience=PUBLIC)
+        self._ready_declared(seat=power_id, actor=power_id, audience=PUBLIC)
 
     def expect_step(self, expected: str | None) -> None:
         """Refuse a command sent for a phase the game has left (a burst of the same click moves it once)."""

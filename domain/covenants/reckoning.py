@@ -219,8 +219,7 @@ def _end_season(game: CovenantGame, seed: str) -> None:
     game._seed_revealed(
         seed=s.seed or "",
         commitment=s.seed_commitment or "",
-        season=s.seasons_begun,
-        month=0,
+        phase=f"s{s.seasons_begun}",
         actor=SYSTEM,
         audience=PUBLIC,
     )
@@ -229,7 +228,7 @@ def _end_season(game: CovenantGame, seed: str) -> None:
         if s.winners:
             return
     game.trigger_event(game.SeasonEnded, actor=SYSTEM, audience=PUBLIC)
-    game._commit_seed(seed, s.seasons_begun + 1, 0)
+    game._commit_seed(seed, f"s{s.seasons_begun + 1}")
     track.begin_season(game)
 
 

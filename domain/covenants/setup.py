@@ -91,7 +91,7 @@ def begin(game: CovenantGame, *, seed: str, roller: Callable[[CovenantGame], Rol
         raise RuleViolation(
             f"the game begins with its {players} covenants ({len(s.powers)} have joined)", rule="A-ORDER-2"
         )
-    game._commit_seed(seed, 1, 0)
+    game._commit_seed(seed, "s1")
     dice = roller(game)
     face = game.roll(dice, None, "starting player", 1, len(s.order))[0]
     starting = s.order[face - 1]

@@ -70,22 +70,22 @@ def platform_line(kind: str, data: Mapping[str, Any], names: Mapping[str, str], 
         return _("The GM moved the deadline of {window}.").format(window=window)
     if kind == "ExtensionRequested":
         return _("{who} asked for {hours} more in {window}.").format(
-            who=who(data.get("power_id"), names), hours=_hours(data.get("hours")), window=window
+            who=who(data.get("seat"), names), hours=_hours(data.get("hours")), window=window
         )
     if kind == "ExtensionGranted":
         return _("The GM granted an extension.")
     if kind == "ExtensionRefused":
         return _("The GM refused an extension.")
     if kind == "ReadyDeclared":
-        return _("{who} is done for now.").format(who=who(data.get("power_id"), names))
+        return _("{who} is done for now.").format(who=who(data.get("seat"), names))
     if kind == "RemindersQueued":
         return _("Reminders were sent for {window}.").format(window=window)
     if kind == "TimezoneSet":
-        return _("{who} set their time zone.").format(who=who(data.get("power_id"), names))
+        return _("{who} set their time zone.").format(who=who(data.get("seat"), names))
     if kind == "ContactSet":
-        return _("{who} set where their mail goes.").format(who=who(data.get("power_id"), names))
+        return _("{who} set where their mail goes.").format(who=who(data.get("seat"), names))
     if kind == "MailTurnRecorded":
-        sender = who(data.get("principal") or data.get("power_id"), names)
+        sender = who(data.get("principal"), names)
         return _("A turn by mail from {who} was recorded.").format(who=sender)
     if kind == "GameRolledBack":
         return _("The GM rolled the game back: {reason}.").format(reason=data.get("reason") or _("no reason given"))

@@ -72,6 +72,17 @@ def check_timezone(name: str) -> None:
         raise RuleViolation(f"{name!r} is not an IANA time zone (such as Europe/Paris)", field="timezone") from None
 
 
+def _seat_named_seat(state: dict[str, Any]) -> None:
+    """Upcast a stored event of version 1, which named its seat by Powers' word for one: it is ``seat`` now."""
+    state["seat"] = state.pop("power_id")
+
+
+def _phase_labelled(state: dict[str, Any]) -> None:
+    """Upcast a seed event of version 1, which placed its seed by Powers' calendar (two numbers): the label the
+    ruleset gives its phase now. Powers labelled them ``s<n>m<m>`` and so do the old events."""
+    state["phase"] = "s{}m{}".format(state.pop("season"), state.pop("month"))
+
+
 class PlatformGame(Posts, Aggregate):
     """The platform's part of one game; a ruleset's aggregate subclasses it."""
 
@@ -92,7 +103,7 @@ class PlatformGame(Posts, Aggregate):
 
     # ------------------------------------------------------------------ what the ruleset supplies
 
-    def power(self, power_id: str) -> Any:
+    def power(self, seat: str) -> Any:
         """The seat of this id (today: a power), or NotFound."""
         raise NotImplementedError
 
@@ -110,10 +121,10 @@ class PlatformGame(Posts, Aggregate):
         """Whether ``principal`` may act for ``seat`` besides the seat itself (a ruleset may let its GM)."""
         return False
 
-    def _may_act_in(self, w: Window, power_id: str) -> bool:
+    def _may_act_in(self, w: Window, seat: str) -> bool:
         """Whether this seat still has something to do in this window (it may then ask for more time): by default,
         whether the window waits on it."""
-        return power_id in self.pending_in(w)
+        return seat in self.pending_in(w)
 
     def expect_step(self, expected: str | None) -> None:
         """Refuse (409, recording nothing) a command sent for a step the game has left: a burst of the same click
@@ -124,7 +135,7 @@ class PlatformGame(Posts, Aggregate):
                 f"this command was sent for the {expected} step, but the game is at {current}", field="expected_step"
             )
 
-    def declare_ready(self, power_id: str, *, now: datetime) -> None:
+    def declare_ready(self, seat: str, *, now: datetime) -> None:
         """Say a seat has done all it will in the open window; a ruleset with nothing to be ready for refuses it."""
         raise RuleViolation(f"{self.state.ruleset!r} games have no readiness to declare", field="command")
 
@@ -211,16 +222,15 @@ class PlatformGame(Posts, Aggregate):
 
     # ------------------------------------------------------------------ month seed: commit-reveal, roll keys
 
-    def _commit_seed(self, seed: str, season: int, month: int) -> None:
-        """Seal a fresh month seed and publish, before any roll it governs, its hash and the Merkle root
-        of the keys of the month's next ``ROLLS_PER_MONTH`` rolls (domain.dice)."""
+    def _commit_seed(self, seed: str, phase: str) -> None:
+        """Seal a fresh seed for the phase the ruleset labels ``phase`` and publish, before any roll it governs,
+        its hash and the Merkle root of the keys of the phase's next ``ROLLS_PER_MONTH`` rolls (domain.dice)."""
         first_roll = self.state.next_roll
         root = roll_tree(seed, first_roll).root
         self._seed_sealed(seed=seed, actor=SYSTEM, audience=[vis.SEALED])
         self._seed_committed(
             commitment=commitment(seed),
-            season=season,
-            month=month,
+            phase=phase,
             root=root,
             first_roll=first_roll,
             rolls=ROLLS_PER_MONTH,
@@ -255,9 +265,11 @@ class PlatformGame(Posts, Aggregate):
         self.trigger_event(self.SeedSealed, seed=seed, actor=actor, audience=audience)
 
     class SeedCommitted(Event):
+        class_version = 2  # 2: the phase the seed governs, as its ruleset labels it
+        upcast_v1_v2 = staticmethod(_phase_labelled)
+
         commitment: str
-        season: int
-        month: int
+        phase: str
         actor: str
         audience: list[str]
         root: str | None = None
@@ -274,8 +286,7 @@ class PlatformGame(Posts, Aggregate):
     def _seed_committed(
         self,
         commitment: str,
-        season: int,
-        month: int,
+        phase: str,
         actor: str,
         audience: list[str],
         root: str | None = None,
@@ -285,8 +296,7 @@ class PlatformGame(Posts, Aggregate):
         self.trigger_event(
             self.SeedCommitted,
             commitment=commitment,
-            season=season,
-            month=month,
+            phase=phase,
             actor=actor,
             audience=audience,
             root=root,
@@ -295,22 +305,21 @@ class PlatformGame(Posts, Aggregate):
         )
 
     class SeedRevealed(Event):
+        class_version = 2  # 2: the phase the seed governed, as its ruleset labels it
+        upcast_v1_v2 = staticmethod(_phase_labelled)
+
         seed: str
         commitment: str
-        season: int
-        month: int
+        phase: str
         actor: str
         audience: list[str]
 
-    def _seed_revealed(
-        self, seed: str, commitment: str, season: int, month: int, actor: str, audience: list[str]
-    ) -> None:
+    def _seed_revealed(self, seed: str, commitment: str, phase: str, actor: str, audience: list[str]) -> None:
         self.trigger_event(
             self.SeedRevealed,
             seed=seed,
             commitment=commitment,
-            season=season,
-            month=month,
+            phase=phase,
             actor=actor,
             audience=audience,
         )
@@ -498,37 +507,40 @@ class PlatformGame(Posts, Aggregate):
         self.trigger_event(self.DeadlineSet, window_id=window_id, closes_at=closes_at, actor=actor, audience=audience)
 
     def request_extension(
-        self, power_id: str, window_id: str, hours: float, request_id: str, *, now: datetime, reason: str = ""
+        self, seat: str, window_id: str, hours: float, request_id: str, *, now: datetime, reason: str = ""
     ) -> None:
         """A power asks the GM for more time in a window (P-RES-1 "you can request an extension", GM-8)."""
-        self.power(power_id)
+        self.power(seat)
         w = self.window(window_id)
         limits.check_text(reason, "reason", limits.REASON, what="a reason")
         limits.check_text(request_id, "request_id", limits.IDENTIFIER)
         if not 0 < hours <= 72:
             raise RuleViolation("ask for between a few minutes and 72 hours", rule="GM-8", field="hours")
-        if now >= _at(w.deadline_for(power_id)):
+        if now >= _at(w.deadline_for(seat)):
             raise RuleViolation(
-                f"your deadline in this window passed at {w.deadline_for(power_id)}", rule="GM-8", field="deadline"
+                f"your deadline in this window passed at {w.deadline_for(seat)}", rule="GM-8", field="deadline"
             )
-        if not self._may_act_in(w, power_id):
+        if not self._may_act_in(w, seat):
             raise RuleViolation("you have nothing left to do in this window", rule="GM-8", field="window_id")
-        if any(r["power"] == power_id and r["status"] == "pending" for r in w.requests.values()):
+        if any(r["power"] == seat and r["status"] == "pending" for r in w.requests.values()):
             raise RuleViolation("you already have a request waiting for the GM", rule="GM-8", field="window_id")
         self._extension_requested(
             request_id=request_id,
             window_id=window_id,
-            power_id=power_id,
+            seat=seat,
             hours=hours,
             reason=reason,
-            actor=power_id,
-            audience=vis.powers([power_id]),
+            actor=seat,
+            audience=vis.powers([seat]),
         )
 
     class ExtensionRequested(Event):
+        class_version = 2  # 2: the seat it is about is ``seat`` (version 1 called it by Powers' word)
+        upcast_v1_v2 = staticmethod(_seat_named_seat)
+
         request_id: str
         window_id: str
-        power_id: str
+        seat: str
         hours: float
         reason: str
         actor: str
@@ -536,20 +548,20 @@ class PlatformGame(Posts, Aggregate):
 
         def apply(self, game: Any) -> None:
             game.state.windows[self.window_id].requests[self.request_id] = {
-                "power": self.power_id,
+                "power": self.seat,
                 "hours": self.hours,
                 "status": "pending",
             }
             super().apply(game)
 
     def _extension_requested(
-        self, request_id: str, window_id: str, power_id: str, hours: float, reason: str, actor: str, audience: list[str]
+        self, request_id: str, window_id: str, seat: str, hours: float, reason: str, actor: str, audience: list[str]
     ) -> None:
         self.trigger_event(
             self.ExtensionRequested,
             request_id=request_id,
             window_id=window_id,
-            power_id=power_id,
+            seat=seat,
             hours=hours,
             reason=reason,
             actor=actor,
@@ -592,7 +604,7 @@ class PlatformGame(Posts, Aggregate):
         self._extension_granted(
             request_id=request_id,
             window_id=w.id,
-            power_id=ps.id,
+            seat=ps.id,
             hours=hours,
             until=until,
             actor=actor,
@@ -601,9 +613,12 @@ class PlatformGame(Posts, Aggregate):
         return True
 
     class ExtensionGranted(Event):
+        class_version = 2  # 2: the seat it is about is ``seat`` (version 1 called it by Powers' word)
+        upcast_v1_v2 = staticmethod(_seat_named_seat)
+
         request_id: str
         window_id: str
-        power_id: str
+        seat: str
         hours: float
         until: str
         actor: str
@@ -612,18 +627,18 @@ class PlatformGame(Posts, Aggregate):
         def apply(self, game: Any) -> None:
             w = game.state.windows[self.window_id]
             w.requests[self.request_id]["status"] = "granted"
-            w.extensions[self.power_id] = self.until
-            game.state.powers[self.power_id].extension_hours_used += self.hours
+            w.extensions[self.seat] = self.until
+            game.state.powers[self.seat].extension_hours_used += self.hours
             super().apply(game)
 
     def _extension_granted(
-        self, request_id: str, window_id: str, power_id: str, hours: float, until: str, actor: str, audience: list[str]
+        self, request_id: str, window_id: str, seat: str, hours: float, until: str, actor: str, audience: list[str]
     ) -> None:
         self.trigger_event(
             self.ExtensionGranted,
             request_id=request_id,
             window_id=window_id,
-            power_id=power_id,
+            seat=seat,
             hours=hours,
             until=until,
             actor=actor,
@@ -638,16 +653,19 @@ class PlatformGame(Posts, Aggregate):
         self._extension_refused(
             request_id=request_id,
             window_id=w.id,
-            power_id=req["power"],
+            seat=req["power"],
             reason=reason,
             actor=actor,
             audience=vis.powers([req["power"]]),
         )
 
     class ExtensionRefused(Event):
+        class_version = 2  # 2: the seat it is about is ``seat`` (version 1 called it by Powers' word)
+        upcast_v1_v2 = staticmethod(_seat_named_seat)
+
         request_id: str
         window_id: str
-        power_id: str
+        seat: str
         reason: str
         actor: str
         audience: list[str]
@@ -657,29 +675,32 @@ class PlatformGame(Posts, Aggregate):
             super().apply(game)
 
     def _extension_refused(
-        self, request_id: str, window_id: str, power_id: str, reason: str, actor: str, audience: list[str]
+        self, request_id: str, window_id: str, seat: str, reason: str, actor: str, audience: list[str]
     ) -> None:
         self.trigger_event(
             self.ExtensionRefused,
             request_id=request_id,
             window_id=window_id,
-            power_id=power_id,
+            seat=seat,
             reason=reason,
             actor=actor,
             audience=audience,
         )
 
     class ReadyDeclared(Event):
-        power_id: str
+        class_version = 2  # 2: the seat it is about is ``seat`` (version 1 called it by Powers' word)
+        upcast_v1_v2 = staticmethod(_seat_named_seat)
+
+        seat: str
         actor: str
         audience: list[str]
 
         def apply(self, game: Any) -> None:
-            game.state.powers[self.power_id].ready = True
+            game.state.powers[self.seat].ready = True
             super().apply(game)
 
-    def _ready_declared(self, power_id: str, actor: str, audience: list[str]) -> None:
-        self.trigger_event(self.ReadyDeclared, power_id=power_id, actor=actor, audience=audience)
+    def _ready_declared(self, seat: str, actor: str, audience: list[str]) -> None:
+        self.trigger_event(self.ReadyDeclared, seat=seat, actor=actor, audience=audience)
 
     def queue_reminders(self, window_id: str, offsets: list[float] | float, *, now: datetime) -> list[str]:
         """Remind those who have not acted, the given hours before the deadline; once per window and offset.
@@ -789,24 +810,27 @@ class PlatformGame(Posts, Aggregate):
             to=to, about=about, text=text.strip(), action_id=None, source=source, actor=actor, audience=vis.powers([to])
         )
 
-    def set_timezone(self, power_id: str, timezone: str) -> None:
+    def set_timezone(self, seat: str, timezone: str) -> None:
         """A power chooses the IANA time zone it sees times in."""
-        self.power(power_id)
+        self.power(seat)
         check_timezone(timezone)
-        self._timezone_set(power_id=power_id, timezone=timezone, actor=power_id, audience=vis.powers([power_id]))
+        self._timezone_set(seat=seat, timezone=timezone, actor=seat, audience=vis.powers([seat]))
 
     class TimezoneSet(Event):
-        power_id: str
+        class_version = 2  # 2: the seat it is about is ``seat`` (version 1 called it by Powers' word)
+        upcast_v1_v2 = staticmethod(_seat_named_seat)
+
+        seat: str
         timezone: str
         actor: str
         audience: list[str]
 
         def apply(self, game: Any) -> None:
-            game.state.powers[self.power_id].timezone = self.timezone
+            game.state.powers[self.seat].timezone = self.timezone
             super().apply(game)
 
-    def _timezone_set(self, power_id: str, timezone: str, actor: str, audience: list[str]) -> None:
-        self.trigger_event(self.TimezoneSet, power_id=power_id, timezone=timezone, actor=actor, audience=audience)
+    def _timezone_set(self, seat: str, timezone: str, actor: str, audience: list[str]) -> None:
+        self.trigger_event(self.TimezoneSet, seat=seat, timezone=timezone, actor=actor, audience=audience)
 
     # ------------------------------------------------------------------ mail memory
 
@@ -833,29 +857,32 @@ class PlatformGame(Posts, Aggregate):
             audience=audience,
         )
 
-    def set_contact(self, power_id: str, email: str | None, mode: str = "immediate") -> None:
+    def set_contact(self, seat: str, email: str | None, mode: str = "immediate") -> None:
         """Where a power's notifications go, and whether at once or as a daily digest."""
-        self.power(power_id)
+        self.power(seat)
         if email is not None:
             email = limits.check_email(email)
         if mode not in ("immediate", "digest", "off"):
             raise RuleViolation("notifications are immediate, digest or off", field="mode")
-        self._contact_set(power_id=power_id, email=email, mode=mode, actor=power_id, audience=vis.powers([power_id]))
+        self._contact_set(seat=seat, email=email, mode=mode, actor=seat, audience=vis.powers([seat]))
 
     class ContactSet(Event):
-        power_id: str
+        class_version = 2  # 2: the seat it is about is ``seat`` (version 1 called it by Powers' word)
+        upcast_v1_v2 = staticmethod(_seat_named_seat)
+
+        seat: str
         email: str | None
         mode: str
         actor: str
         audience: list[str]
 
         def apply(self, game: Any) -> None:
-            p = game.state.powers[self.power_id]
+            p = game.state.powers[self.seat]
             p.email, p.mail_mode = self.email, self.mode
             super().apply(game)
 
-    def _contact_set(self, power_id: str, email: str | None, mode: str, actor: str, audience: list[str]) -> None:
-        self.trigger_event(self.ContactSet, power_id=power_id, email=email, mode=mode, actor=actor, audience=audience)
+    def _contact_set(self, seat: str, email: str | None, mode: str, actor: str, audience: list[str]) -> None:
+        self.trigger_event(self.ContactSet, seat=seat, email=email, mode=mode, actor=actor, audience=audience)
 
     # ------------------------------------------------------------------ rollback and fork
 
@@ -1003,7 +1030,7 @@ class PlatformGame(Posts, Aggregate):
         for seat_id, seat in sorted(self.state.powers.items()):
             if seat_id != keeper and getattr(seat, "email", None):
                 self._contact_set(
-                    power_id=seat_id,
+                    seat=seat_id,
                     email=None,
                     mode=seat.mail_mode,
                     actor=SYSTEM,

@@ -153,8 +153,7 @@ class Calendar(GameBase):
             self._seed_revealed(
                 seed=s.seed,
                 commitment=s.seed_commitment,
-                season=s.season,
-                month=s.month,
+                phase=f"s{s.season}m{s.month}",
                 actor=SYSTEM,
                 audience=[vis.GM_ONLY],
             )
@@ -188,7 +187,7 @@ class Calendar(GameBase):
 
     def _begin_month(self, month: int, now: datetime, seed: str) -> None:
         s = self.state
-        self._commit_seed(seed, s.season, month)
+        self._commit_seed(seed, f"s{s.season}m{month}")
         closes = now + timedelta(hours=float(s.options["planning_hours"]))
         self._window_opened(
             window_id=f"s{s.season}m{month}-planning",
@@ -211,7 +210,7 @@ class Calendar(GameBase):
         ps = self.power(power_id)
         if ps.ready:
             raise RuleViolation("you have already said you are ready", rule="P-AMB-39")
-        self._ready_declared(power_id=power_id, actor=power_id, audience=vis.powers([power_id]))
+        self._ready_declared(seat=power_id, actor=power_id, audience=vis.powers([power_id]))
         self._close_planning_if_everyone_is_ready(now)
 
     def planning_pending(self) -> list[str]:

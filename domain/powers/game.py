@@ -199,13 +199,12 @@ class Game(
             self._seed_revealed(
                 seed=old,
                 commitment=commitment(old),
-                season=s.season,
-                month=s.month,
+                phase=f"s{s.season}m{s.month}",
                 actor=SYSTEM,
                 audience=[vis.GM_ONLY],
             )
         if s.step in ("planning", "resolution", "resistance", "battle"):
-            self._commit_seed(seed, s.season, s.month)
+            self._commit_seed(seed, f"s{s.season}m{s.month}")
         else:
             self._seed_cleared(actor=SYSTEM, audience=[vis.SEALED])
 
@@ -239,8 +238,8 @@ EVENT_VERSIONS: dict[str, int] = {
     "SeasonLengthSet": 1,
     "StepBegan": 1,
     "SeedSealed": 1,
-    "SeedCommitted": 1,
-    "SeedRevealed": 1,
+    "SeedCommitted": 2,  # 2: the platform speaks seats (issue 26)
+    "SeedRevealed": 2,  # 2: the platform speaks seats (issue 26)
     "CleanupApplied": 1,
     "WindowOpened": 1,
     "WindowClosed": 1,
@@ -259,16 +258,16 @@ EVENT_VERSIONS: dict[str, int] = {
     "SecretShared": 1,
     "InfluenceSet": 1,
     "InfluenceDisclosed": 1,
-    "TimezoneSet": 1,
+    "TimezoneSet": 2,  # 2: the platform speaks seats (issue 26)
     "DeadlineSet": 1,
-    "ExtensionRequested": 1,
-    "ExtensionGranted": 1,
-    "ExtensionRefused": 1,
-    "ReadyDeclared": 1,
+    "ExtensionRequested": 2,  # 2: the platform speaks seats (issue 26)
+    "ExtensionGranted": 2,  # 2: the platform speaks seats (issue 26)
+    "ExtensionRefused": 2,  # 2: the platform speaks seats (issue 26)
+    "ReadyDeclared": 2,  # 2: the platform speaks seats (issue 26)
     "RemindersQueued": 1,
     "GameBlocked": 1,  # domain.platform.game (issue 24)
     "MailTurnRecorded": 1,
-    "ContactSet": 1,
+    "ContactSet": 2,  # 2: the platform speaks seats (issue 26)
     "GameRolledBack": 1,
     "StateRestored": 2,  # 2: the target version and what carries over, no longer the whole state
     "SeedCleared": 1,

@@ -78,17 +78,17 @@ def test_every_event_type_has_a_version_and_its_shape_is_in_the_manifest():
 def test_the_manifest_check_refuses_a_changed_shape_a_new_event_and_a_version_without_upcaster():
     manifest = json.loads(MANIFEST.read_text())
     shapes = declared()
-    version, fields = shapes["TimezoneSet"]
-    changed = {**shapes, "TimezoneSet": (version, sorted([*fields, "previous"]))}
+    version, fields = shapes["DeadlineSet"]
+    changed = {**shapes, "DeadlineSet": (version, sorted([*fields, "previous"]))}
     assert manifest_problems(manifest, changed, upcasters()) == [
-        f"TimezoneSet version {version} has fields {sorted([*fields, 'previous'])}, the manifest {fields}: "
+        f"DeadlineSet version {version} has fields {sorted([*fields, 'previous'])}, the manifest {fields}: "
         "a changed shape needs a new version and an upcaster"
     ]
     added = {**shapes, "PowerRenamed": (1, ["actor", "audience", "name", "power_id"])}
     assert manifest_problems(manifest, added, upcasters()) == ["PowerRenamed version 1 is not in the manifest"]
-    bumped = {**shapes, "TimezoneSet": (2, fields)}
-    assert manifest_problems({**manifest, "TimezoneSet": {"1": fields, "2": fields}}, bumped, upcasters()) == [
-        "TimezoneSet is at version 2 without upcast_v1_v2"
+    bumped = {**shapes, "DeadlineSet": (2, fields)}
+    assert manifest_problems({**manifest, "DeadlineSet": {"1": fields, "2": fields}}, bumped, upcasters()) == [
+        "DeadlineSet is at version 2 without upcast_v1_v2"
     ]
     assert manifest_problems(manifest, shapes, upcasters() - {"StateRestored.upcast_v1_v2"}) == [
         "StateRestored is at version 2 without upcast_v1_v2"

@@ -106,3 +106,69 @@ def test_the_aggregate_refuses_a_time_zone_that_is_not_an_iana_zone_whichever_ch
         assert g.collect_events() == [] and g.state == before
     g.set_timezone("rangers", "Europe/Paris")
     assert g.timezone_for("rangers") == "Europe/Paris"
+
+
+def _load_stored(topic_suffix: str) -> list:
+    """Every event of the November 2026 fixture stored under this event name, decoded by the library's mapper
+    (which upcasts an older shape to its class's version)."""
+    from eventsourcing.persistence import DatetimeAsISO, JSONTranscoder, Mapper, StoredEvent, UUIDAsHex
+
+    transcoder = JSONTranscoder()
+    transcoder.register(UUIDAsHex())
+    transcoder.register(DatetimeAsISO())
+    mapper = Mapper(transcoder=transcoder)
+    return [
+        mapper.to_domain_event(
+            StoredEvent(
+                originator_id=r["originator_id"],
+                originator_version=r["originator_version"],
+                topic=r["topic"],
+                state=r["state"].encode(),
+            )
+        )
+        for g in json.loads(FIXTURE.read_text())["games"]
+        for r in g["events"]
+        if r["topic"].endswith("." + topic_suffix)
+    ]
+
+
+@pytest.mark.parametrize(
+    "name", ["ContactSet", "TimezoneSet", "ReadyDeclared", "ExtensionRequested", "ExtensionGranted", "ExtensionRefused"]
+)
+def test_a_stored_event_that_named_its_seat_power_id_loads_with_seat(name):
+    """Issue 26: the platform speaks seats. An event stored at version 1 (``power_id``) is upcast as it loads."""
+    raw = [
+        json.loads(r["state"])
+        for g in json.loads(FIXTURE.read_text())["games"]
+        for r in g["events"]
+        if r["topic"].endswith("." + name)
+    ]
+    loaded = _load_stored(name)
+    assert loaded and all(type(e).__name__ == name for e in loaded) and getattr(Game, name).class_version == 2
+    assert [e.seat for e in loaded] == [d["power_id"] for d in raw]  # as stored at version 1
+    assert not any(hasattr(e, "power_id") for e in loaded)
+
+
+def test_a_stored_seed_event_with_season_and_month_loads_with_its_phase_label():
+    committed, revealed = _load_stored("SeedCommitted"), _load_stored("SeedRevealed")
+    assert committed and revealed
+    for e in committed + revealed:
+        assert not hasattr(e, "season") and not hasattr(e, "month")
+        assert e.phase.startswith("s") and "m" in e.phase  # Powers' old label, s<season>m<month>
+    assert committed[0].phase == "s1m1" and committed[0].commitment
+
+
+def test_an_old_shape_event_folds_into_the_new_state():
+    """A version 1 ``TimezoneSet`` (``power_id``) folds onto a game as a version 2 one does."""
+    game = game_in_planning(("alpha", "conspiracy", "circle"))
+    stored = {"power_id": "alpha", "timezone": "Asia/Tokyo", "actor": "alpha", "audience": ["power:alpha"]}
+    Game.TimezoneSet.upcast_v1_v2(stored)
+    assert stored == {"seat": "alpha", "timezone": "Asia/Tokyo", "actor": "alpha", "audience": ["power:alpha"]}
+    event = Game.TimezoneSet(
+        originator_id=game.id,
+        originator_version=game.version + 1,
+        timestamp=Game.TimezoneSet.create_timestamp(),
+        **stored,
+    )
+    event.mutate(game)
+    assert game.state.powers["alpha"].timezone == "Asia/Tokyo"

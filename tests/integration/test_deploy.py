@@ -346,13 +346,13 @@ def test_migration_0005_drops_rm_boards_and_its_downgrade_recreates_it(store_set
 
     db = ReadModelDB(store_settings)  # development and tests: opening it migrates it
     try:
-        assert migrations.upgrade(db) == migrations.heads() == ["0007_posts"]
+        assert migrations.upgrade(db) == migrations.heads() == ["0008_seats"]
         assert "rm_boards" not in read_model_tables(db) and READ_MODELS <= read_model_tables(db)
         assert migrations.downgrade(db, "0004_reads") == ["0004_reads"]
         assert "rm_boards" in read_model_tables(db)
         with db.transaction() as cur:  # a database from before 0005, with whatever rows it kept
             cur.execute("INSERT INTO rm_boards (game_id, viewer, version, body) VALUES ('g', 'gm', 1, '{}')")
-        assert migrations.upgrade(db) == ["0007_posts"]
+        assert migrations.upgrade(db) == ["0008_seats"]
         assert "rm_boards" not in read_model_tables(db) and READ_MODELS <= read_model_tables(db)
     finally:
         db.close()
@@ -374,7 +374,7 @@ def test_migration_0007_keeps_read_marks_and_has_the_read_models_rebuilt(store_s
                 "INSERT INTO rm_threads (game_id, thread_id, kind, title, members, audience, version, posts) "
                 "VALUES ('g', 'table', 'table', 'The table', '[]', 'public', 1, 1)"
             )
-        assert migrations.upgrade(db) == ["0007_posts"]
+        assert migrations.upgrade(db) == ["0008_seats"]
         assert "post_reads" in read_model_tables(db)
         assert db.query("SELECT COUNT(*) FROM rm_threads")[0][0] == 0
         assert db.query("SELECT COUNT(*) FROM rm_tracking WHERE name = 'emissary-read-models'")[0][0] == 0

@@ -91,8 +91,8 @@ def test_the_feed_lines_read_as_before_in_english():
     assert line("WindowClosed", {"reason": "deadline"}, names, "Planning") == "Planning closed: its deadline passed."
     assert line("WindowClosed", {"reason": "odd"}, names, "X") == "X closed: odd."
     assert line("WindowClosed", {}, names, "X") == "X closed: closed."
-    assert line("ExtensionRequested", {"power_id": "bob", "hours": 1}, names, "X") == "Bob asked for 1 hour more in X."
-    assert line("ExtensionRequested", {"power_id": "gm", "hours": 2.5}, names, "X") == (
+    assert line("ExtensionRequested", {"seat": "bob", "hours": 1}, names, "X") == "Bob asked for 1 hour more in X."
+    assert line("ExtensionRequested", {"seat": "gm", "hours": 2.5}, names, "X") == (
         "the GM asked for 2.5 hours more in X."
     )
     assert line("VisibilityGranted", {"to": "bob", "text": "a secret: "}, names, "X") == (

@@ -72,7 +72,7 @@ class Table(PlatformGame):
             raise Forbidden("only the GM seats a player", rule="TABLE-0", field="authorization")
         self._joined(seat_id=cmd.seat_id, name=cmd.name, actor=GM, audience=[vis.PUBLIC])
         if ctx is not None and self.state.seed_commitment is None:  # the platform's dice, for [roll NdS] in a post
-            self._commit_seed(ctx.entropy(32), season=0, month=0)
+            self._commit_seed(ctx.entropy(32), phase="table")
         if ctx is not None and len(self.state.powers) == 3:  # the table is full: the first round opens
             _next_round(self, None, ctx)
 
