@@ -101,12 +101,14 @@ def test_p_sup_2_p_asset_14_p_army_7_p_sup_3_the_gms_army_rulings_by_mail():
     games.run(Caller.of("gm"), gid, armies.DefineArmyType("fingers", FINGER_BLOCK))
     games.run(Caller.of("gm"), gid, armies.PlaceArmy("host", "Host", "1,0", 3, controller=gondor, type_id="fingers"))
     games.run(Caller.of("gm"), gid, armies.PlaceArmy("rogue", "Rogue", "2,0", 2, type_id="fingers"))
+    limit = games.view(gid, "gm")["armies"]["support"][gondor]["limit"]
     reply = _mail(games, gid, gm, "supportbonus Gondor 3\nexperience Host rank 2")
     assert reply.accepted, reply.body
     assert "Gondor's support limit bonus is 3." in reply.body
     assert "Host (host) gains an Experience of rank 2." in reply.body
     g = games.get_game(gid)
-    assert g.state.armies.bonus[gondor] == 3 and asset_of(g, "host.xp1")["rank"] == 2
+    assert games.view(gid, "gm")["armies"]["support"][gondor]["limit"] == limit + 3  # the bonus adds to the limit
+    assert asset_of(g, "host.xp1")["rank"] == 2
     _refused(games, gid, gm, "experience Rogue rank 2", "P-ASSET-14")
     _refused(games, gid, gm, "disperse Host", "P-ARMY-7")
     _refused(games, gid, gm, "desert Host to Rangers for unpaid", "P-SUP-3")

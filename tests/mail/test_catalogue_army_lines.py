@@ -145,7 +145,8 @@ def test_p_army_3_an_action_is_aimed_at_training_by_mail_and_a_forge_beyond_the_
     reply = _mail(games, gid, token, head + "army train #1 with army_id Guard")
     assert reply.accepted and "to train." in reply.body, reply.body
     (action,) = games.get_game(gid).actions_of(pid)
-    assert games.get_game(gid).state.armies.aims[action.id]["army_id"] == "guard"
+    aimed = [e["data"] for e in games.visible_events(gid, "gm", limit=100_000) if e["type"] == "ArmyActionAimed"]
+    assert [(a["action_id"], a["aim"]["kind"], a["aim"]["army_id"]) for a in aimed] == [(action.id, "train", "guard")]
 
 
 def test_p_dice_13_the_gm_rolls_dice_by_mail():

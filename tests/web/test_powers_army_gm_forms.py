@@ -16,7 +16,7 @@ from application.service import Caller
 from domain.errors import DomainError
 from domain.powers import armies, world
 from projections.settings import Settings
-from tests.domain.helpers import army_of
+from tests.domain.helpers import army_of, asset_of
 from tests.domain.test_conformance_catalogue_world import FINGER_BLOCK
 from tests.domain.world_helpers import HEXES
 from tests.integration.helpers import close_app
@@ -151,14 +151,15 @@ def test_p_sup_2_and_p_asset_14_support_bonus_and_experience_from_the_console(ta
     which a rogue army does not get (the GM keeps its experience)."""
     games, gid, ids, seats = table
     cult = ids["cult"]
+    limit = games.view(gid, "gm")["armies"]["support"][cult]["limit"]
     assert "Support bonus recorded." in seats["gm"].post("set-support-bonus", power_id=cult, bonus="3")
-    assert games.get_game(gid).state.armies.bonus[cult] == 3
+    assert games.view(gid, "gm")["armies"]["support"][cult]["limit"] == limit + 3  # the bonus adds to the limit
     placed = {"name": "Host", "hex": "1,0", "units": "3", "controller": cult, "type_id": "fingers"}
     seats["gm"].post("place-army", army_id="host", **placed)
     html = seats["gm"].post("grant-experience", army_id="host", rank="2")
     assert "Experience granted." in html, errors(html, "gm-armies")
-    xp = games.get_game(gid).state.assets["host.xp1"]
-    assert (xp.rank, xp.holders) == (2, [cult])
+    xp = asset_of(games.get_game(gid), "host.xp1")
+    assert (xp["rank"], xp["holders"]) == (2, [cult])
     seats["gm"].post("place-army", army_id="rogue", name="Rogue", hex="2,0", units="2", type_id="fingers")
     html = seats["gm"].post("grant-experience", army_id="rogue", rank="2")
     assert errors(html, "gm-armies")[0][1] == "P-ASSET-14"

@@ -100,7 +100,8 @@ def test_p_army_3_an_action_is_aimed_at_training_from_the_board(table):
     assert _version(games, gid) == before
     html = seats["city"].post("aim-army", action_id=action.id, kind="train", params=json.dumps({"army_id": "guard"}))
     assert "Action aimed at armies." in html
-    assert games.get_game(gid).state.armies.aims[action.id]["army_id"] == "guard"
+    aimed = [e["data"] for e in games.visible_events(gid, "gm", limit=100_000) if e["type"] == "ArmyActionAimed"]
+    assert [(a["action_id"], a["aim"]["kind"], a["aim"]["army_id"]) for a in aimed] == [(action.id, "train", "guard")]
 
 
 def test_p_dice_13_the_gm_rolls_dice_on_the_console(table):
