@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from domain import limits
@@ -28,6 +28,9 @@ from domain.powers import catalogue_commands as cc
 from domain.powers import commands as pc
 from domain.powers import development as dev
 from domain.powers.armies import ARMY_AIMS
+
+if TYPE_CHECKING:
+    from domain.powers.game import Game
 
 ACTION_KEYS = {
     "slot",
@@ -556,7 +559,7 @@ class PowersTurn(Turn):
     ids: list[str | None] = field(default_factory=list)  # the seat's actions this month by position, None if refused
     lines: list[int | None] = field(default_factory=list)  # the mail line of each, None if made before the mail
 
-    def start(self, game: Any) -> None:
+    def start(self, game: Game) -> None:
         self.ids = [a.id for a in game.actions_of(self.seat)]
         self.lines = [None] * len(self.ids)
 
@@ -573,7 +576,7 @@ class PowersTurn(Turn):
             self.ids.append(None)
             self.lines.append(cmd.line)
 
-    def command(self, game: Any, cmd: Command) -> Any:
+    def command(self, game: Game, cmd: Command) -> Any:
         """The typed command a mail line means, its references (``#2``, asset and power names) resolved
         against the game as the lines before it left it."""
         me, a = self.seat, cmd.args
@@ -652,7 +655,7 @@ class PowersTurn(Turn):
             return self._feature(game, cmd)
         return super().command(game, cmd)
 
-    def _feature(self, game: Any, cmd: Command) -> Any:
+    def _feature(self, game: Game, cmd: Command) -> Any:
         me, a, verb = self.seat, cmd.args, cmd.verb
         if verb in BATTLE_VERBS:
             return _battle_command(game, me, cmd)
@@ -729,7 +732,7 @@ class PowersTurn(Turn):
             return magic.TeachSpell(_power(game, a["power"], "power_id"), a["spell"])
         return magic.DeclareDispel(a["action_id"], a["ritual"])
 
-    def recorded(self, game: Any, cmd: Command, command: Any, result: dict[str, Any]) -> list[str]:
+    def recorded(self, game: Game, cmd: Command, command: Any, result: dict[str, Any]) -> list[str]:
         a = cmd.args
         if isinstance(command, pc.SubmitAction):
             self.ids.append(result["action_id"])
@@ -781,7 +784,7 @@ class PowersTurn(Turn):
             return [f"Closed {a['window']}."]
         return _feature_lines(game, command, result)
 
-    def _more(self, game: Any, cmd: Command) -> Any:
+    def _more(self, game: Game, cmd: Command) -> Any:
         me, a, verb = self.seat, cmd.args, cmd.verb
         if verb in LATE_PLAYER or verb in LATE_GM:
             return _late_command(game, me, a, verb)
@@ -852,7 +855,7 @@ class PowersTurn(Turn):
         own = {"levelup": armies.RollLevelUp, "discard": armies.DiscardTrain, "disband": armies.DisbandArmy}
         return own[how](me, army)
 
-    def footer(self, game: Any) -> list[str]:
+    def footer(self, game: Game) -> list[str]:
         s = game.state
         zone = ZoneInfo(game.timezone_for(self.seat))
         lines = ["", f"Season {s.season}, month {s.month}: {s.step}."]
@@ -863,7 +866,7 @@ class PowersTurn(Turn):
                 lines.append(f"{w.kind.capitalize()} closes {local} ({zone.key}).")
         return lines
 
-    def _action(self, game: Any, ref: str) -> str:
+    def _action(self, game: Game, ref: str) -> str:
         if ref.startswith("#") and ref[1:].isdigit():
             k = int(ref[1:])
             if 1 <= k <= len(self.ids) and self.ids[k - 1] is not None:
@@ -874,7 +877,7 @@ class PowersTurn(Turn):
         raise NotFound(f"you have no action {ref!r} this month", field="action")
 
 
-def _action_lines(game: Any, action_id: str) -> list[str]:
+def _action_lines(game: Game, action_id: str) -> list[str]:
     act = game.action(action_id)
     lines = [f"Action {act.index} ({action_id}): {act.title!r}, {act.slot}."]
     if act.pool is None:
@@ -891,14 +894,14 @@ def _action_lines(game: Any, action_id: str) -> list[str]:
     return lines
 
 
-def _power(game: Any, ref: str, field: str = "targets") -> str:
+def _power(game: Game, ref: str, field: str = "targets") -> str:
     for p in game.state.powers.values():
         if ref in (p.id,) or ref.lower() == p.name.lower():
             return str(p.id)
     raise NotFound(f"no power {ref!r} in this game", field=field)
 
 
-def _place(game: Any, ref: str) -> tuple[str | None, str | None]:
+def _place(game: Game, ref: str) -> tuple[str | None, str | None]:
     """A town (first) or a feature of the map, by id or name; one not found is passed on as written, for the
     rules to refuse."""
     w = game.state.world
@@ -936,7 +939,7 @@ def _wallet(changes: dict[str, int]) -> str:
     return ", ".join(f"{n} {resource}" for resource, n in changes.items()) or "nothing"
 
 
-def _feature_lines(game: Any, command: Any, result: dict[str, Any]) -> list[str]:
+def _feature_lines(game: Game, command: Any, result: dict[str, Any]) -> list[str]:
     """What the reply says of a wallet, trade, development, ambition or magic line."""
     name = {p.id: p.name for p in game.state.powers.values()}
     if isinstance(command, dev.ChooseControl):
@@ -1028,7 +1031,7 @@ def _gm_lines(name: dict[str, str], command: Any, result: dict[str, Any]) -> lis
     return [f"{command.action_id} tries to dispel {command.ritual}."]
 
 
-def _assets(game: Any, me: str, picks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _assets(game: Game, me: str, picks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for pick in picks:
         ref = pick["ref"]
@@ -1274,7 +1277,7 @@ _MORE_LINES: dict[str, _LineParser] = {
 }
 
 
-def _army(game: Any, me: str, ref: str) -> str:
+def _army(game: Game, me: str, ref: str) -> str:
     """One of the seat's armies by id or name; another is passed on as written, for the rules to refuse."""
     for aid, army in game.state.armies.armies.items():
         if ref.lower() in (aid.lower(), str(army.get("name", "")).lower()) and army.get("controller") == me:
@@ -1282,14 +1285,14 @@ def _army(game: Any, me: str, ref: str) -> str:
     return ref
 
 
-def _asset_ref(game: Any, ref: str) -> str:
+def _asset_ref(game: Game, ref: str) -> str:
     for x in game.state.assets.values():
         if ref.lower() in (x.id.lower(), x.name.lower()):
             return str(x.id)
     return ref
 
 
-def _more_lines(game: Any, name: dict[str, str], command: Any, result: dict[str, Any]) -> list[str] | None:
+def _more_lines(game: Game, name: dict[str, str], command: Any, result: dict[str, Any]) -> list[str] | None:
     """What the reply says of a catalogue or armies line; None for another command."""
     late = _late_lines(game, name, command, result)
     if late is not None:
@@ -1654,7 +1657,7 @@ _LATE_LINES: dict[str, _LineParser] = {
 }
 
 
-def _late_command(game: Any, me: str, a: dict[str, Any], verb: str) -> Any:
+def _late_command(game: Game, me: str, a: dict[str, Any], verb: str) -> Any:
     """The typed command of a Mercurial swap, a blighted town, or a GM's ruling."""
     if verb == "swap":
         return world.MercurialSwap(me, a["a"], a["b"])
@@ -1735,7 +1738,7 @@ def _late_command(game: Any, me: str, a: dict[str, Any], verb: str) -> Any:
     return cc.ProposeShareConsequence(a["action_id"], _power(game, a["power"], "power_id"), a["text"])
 
 
-def _late_lines(game: Any, name: dict[str, str], command: Any, result: dict[str, Any]) -> list[str] | None:
+def _late_lines(game: Game, name: dict[str, str], command: Any, result: dict[str, Any]) -> list[str] | None:
     """What the reply says of those lines; None for another command."""
     if isinstance(command, world.MercurialSwap):
         held = game.state.powers[command.power_id].influence
@@ -1955,7 +1958,7 @@ def _command_line(words: list[str], number: int, errors: list[LineError]) -> dic
     return out
 
 
-def _my_battle(game: Any, me: str) -> dict[str, Any]:
+def _my_battle(game: Game, me: str) -> dict[str, Any]:
     """The sender's battle in progress (a power fights one battle at a time: one per hex it stands in)."""
     mine = [b for b in game.active_battles() if me in game._powers_of(b)]
     if not mine:
@@ -1965,7 +1968,7 @@ def _my_battle(game: Any, me: str) -> dict[str, Any]:
     return battle
 
 
-def _battle_command(game: Any, me: str, cmd: Command) -> Any:
+def _battle_command(game: Game, me: str, cmd: Command) -> Any:
     from domain.powers import battle
 
     a, verb = cmd.args, cmd.verb
@@ -2019,7 +2022,7 @@ def _battle_command(game: Any, me: str, cmd: Command) -> Any:
     return battle.RetreatArmies(bid, me, [_army(game, me, x) for x in a["retreat"]], routs)
 
 
-def _order(game: Any, b: dict[str, Any], command: str, words: list[str], special: bool = False) -> dict[str, Any]:
+def _order(game: Game, b: dict[str, Any], command: str, words: list[str], special: bool = False) -> dict[str, Any]:
     """A command's target (slay, charge: an army by id or name) and goal (hold, charge), or a special command's
     name, from the words after the command (P-BAT-3); the battle checks them."""
     out, more = order_parts(command, words, special)
@@ -2046,7 +2049,7 @@ def order_parts(command: str, words: list[str], special: bool = False) -> tuple[
     return out, more
 
 
-def _battle_army(game: Any, b: dict[str, Any], ref: str) -> str:
+def _battle_army(game: Game, b: dict[str, Any], ref: str) -> str:
     """An army in this battle by id or name (as the battlemap shows it)."""
     for aid in b["armies"]:
         army = game.state.armies.armies.get(aid)
@@ -2055,7 +2058,7 @@ def _battle_army(game: Any, b: dict[str, Any], ref: str) -> str:
     return ref
 
 
-def _battle_lines(game: Any, name: dict[str, str], command: Any, result: dict[str, Any]) -> list[str] | None:
+def _battle_lines(game: Game, name: dict[str, str], command: Any, result: dict[str, Any]) -> list[str] | None:
     """What the reply says of a battle line, and where the battle stands now."""
     from domain.powers import battle
 
@@ -2202,7 +2205,7 @@ def _army_gm(verb: str, words: list[str], rest: str, number: int, errors: list[L
     return None
 
 
-def _any_army(game: Any, ref: str) -> str:
+def _any_army(game: Game, ref: str) -> str:
     """Any army by id or name (the GM's); one not found is passed on as written, for the rules to refuse."""
     for aid, army in game.state.armies.armies.items():
         if ref.lower() in (aid.lower(), str(army.get("name", "")).lower()):
@@ -2210,7 +2213,7 @@ def _any_army(game: Any, ref: str) -> str:
     return ref
 
 
-def _army_gm_command(game: Any, a: dict[str, Any], verb: str) -> Any:
+def _army_gm_command(game: Game, a: dict[str, Any], verb: str) -> Any:
     """The typed command of a GM's army line."""
     if verb == "armytype":
         return armies.DefineArmyType(a["type_id"], a["block"])
@@ -2248,7 +2251,7 @@ def _army_gm_command(game: Any, a: dict[str, Any], verb: str) -> Any:
     return armies.DesertArmy(_any_army(game, a["army"]), a["reason"], to)
 
 
-def _army_gm_lines(game: Any, name: dict[str, str], command: Any) -> list[str] | None:
+def _army_gm_lines(game: Game, name: dict[str, str], command: Any) -> list[str] | None:
     """What the reply says of a GM's army line; None for another command."""
 
     def army(army_id: str) -> str:
@@ -2319,7 +2322,7 @@ def _item_line(verb: str, rest: str, number: int, errors: list[LineError]) -> di
     return None
 
 
-def _own_asset(game: Any, me: str, ref: str) -> str:
+def _own_asset(game: Game, me: str, ref: str) -> str:
     """One of the seat's assets by id or name; another is passed on as written, for the rules to refuse."""
     for x in sorted(game.state.assets.values(), key=lambda x: x.id):
         if me in x.holders and ref.lower() in (x.id.lower(), x.name.lower()):
@@ -2327,7 +2330,7 @@ def _own_asset(game: Any, me: str, ref: str) -> str:
     return ref
 
 
-def _item_command(game: Any, me: str, a: dict[str, Any], verb: str, action: str | None) -> Any:
+def _item_command(game: Game, me: str, a: dict[str, Any], verb: str, action: str | None) -> Any:
     """The typed command of an item's wielder or a power's immunity."""
     if verb == "wield":
         wielder = a["wielder"]
@@ -2340,7 +2343,7 @@ def _item_command(game: Any, me: str, a: dict[str, Any], verb: str, action: str 
     return cc.SetImmunity(_power(game, a["power"], "power_id"), a["immunity"], by)
 
 
-def _item_lines(game: Any, name: dict[str, str], command: Any) -> list[str] | None:
+def _item_lines(game: Game, name: dict[str, str], command: Any) -> list[str] | None:
     """What the reply says of an item's wielder or a power's immunity; None for another command."""
     assets = game.state.assets
     if isinstance(command, cc.WieldItem):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import pickle
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING
 
 from domain.errors import DomainError
 from domain.ids import GM
@@ -28,10 +28,13 @@ from domain.powers import battle as pb
 from domain.powers import commands as pc
 from domain.powers import rules
 
+if TYPE_CHECKING:
+    from domain.powers.game import Game
+
 SLOTS = ("private", "public")
 
 
-def offers(game: Any, principal: str) -> list[Command]:
+def offers(game: Game, principal: str) -> list[Command]:
     """The commands ``principal`` (a power's id, or ``gm``) may send now: the ``proposals`` its handlers accept on a
     copy of the game."""
     proposed = proposals(game, principal)
@@ -41,7 +44,7 @@ def offers(game: Any, principal: str) -> list[Command]:
     return [c for c in proposed if _accepted(game, frozen, principal, c)]
 
 
-def proposals(game: Any, principal: str) -> list[Command]:
+def proposals(game: Game, principal: str) -> list[Command]:
     """The commands the rules name for ``principal`` now, before their handlers check them."""
     s = game.state
     out: list[Command] = []
@@ -55,7 +58,7 @@ def proposals(game: Any, principal: str) -> list[Command]:
     return out
 
 
-def _gm(game: Any) -> list[Command]:
+def _gm(game: Game) -> list[Command]:
     s = game.state
     step = s.step
     out: list[Command] = []
@@ -68,7 +71,7 @@ def _gm(game: Any) -> list[Command]:
     return out
 
 
-def _seat(game: Any, seat: str) -> list[Command]:
+def _seat(game: Game, seat: str) -> list[Command]:
     s = game.state
     out = _consequences(game, seat)
     if s.step == "planning":
@@ -80,7 +83,7 @@ def _seat(game: Any, seat: str) -> list[Command]:
     return out
 
 
-def _consequences(game: Any, seat: str) -> list[Command]:
+def _consequences(game: Game, seat: str) -> list[Command]:
     """GM-3, P-AMB-6: accept each consequence the GM offers on the seat's own actions and reactions."""
     s = game.state
     out: list[Command] = [
@@ -99,7 +102,7 @@ def _consequences(game: Any, seat: str) -> list[Command]:
     return out
 
 
-def _skills(game: Any, seat: str) -> list[tuple[str, str]]:
+def _skills(game: Game, seat: str) -> list[tuple[str, str]]:
     """The seat's own skill assets, usable now, as (skill, asset id), in a stable order (P-ASSET-3)."""
     found = []
     for a in sorted(game.state.assets.values(), key=lambda a: a.id):
@@ -108,7 +111,7 @@ def _skills(game: Any, seat: str) -> list[tuple[str, str]]:
     return found
 
 
-def _planning(game: Any, seat: str) -> list[Command]:
+def _planning(game: Game, seat: str) -> list[Command]:
     """P.1.2: a simple action in each slot the seat has left (a bare pool, each of its skills, one resistible by each
     other power), or ready."""
     n = len(game.actions_of(seat)) + 1
@@ -125,7 +128,7 @@ def _planning(game: Any, seat: str) -> list[Command]:
     return out
 
 
-def _resistance(game: Any, seat: str) -> list[Command]:
+def _resistance(game: Game, seat: str) -> list[Command]:
     """P-RES-1, P-AMB-39: resist each provisional action the seat may (a bare pool, or one of its skills), or waive."""
     if seat not in game.pending_resisters():
         return []
@@ -141,7 +144,7 @@ def _resistance(game: Any, seat: str) -> list[Command]:
     return out
 
 
-def _battles(game: Any, seat: str) -> list[Command]:
+def _battles(game: Game, seat: str) -> list[Command]:
     """P.1.3: in each battle whose step waits on the seat, what passes that step (or holds, or answers terms)."""
     out: list[Command] = []
     for b in game.active_battles():
@@ -166,7 +169,7 @@ def _battles(game: Any, seat: str) -> list[Command]:
     return out
 
 
-def _accepted(game: Any, frozen: bytes, principal: str, command: Command) -> bool:
+def _accepted(game: Game, frozen: bytes, principal: str, command: Command) -> bool:
     """Whether the command's handler accepts it on a copy of the game (the copy is dropped either way)."""
     trial = pickle.loads(frozen)  # noqa: S301 - our own bytes, just made
     try:
@@ -177,7 +180,7 @@ def _accepted(game: Any, frozen: bytes, principal: str, command: Command) -> boo
     return True
 
 
-def _context(game: Any, principal: str) -> Context:
+def _context(game: Game, principal: str) -> Context:
     """A trial run's context at the game's own time: when its latest open window opened, else its last event."""
     opened = [datetime.fromisoformat(w.opened_at) for w in game.state.windows.values() if not w.closed]
     now = max(opened) if opened else getattr(game, "modified_on", None) or datetime(2000, 1, 1, tzinfo=timezone.utc)
