@@ -10,7 +10,7 @@ from application.service import Caller
 from domain.powers import catalogue_commands as cc
 from domain.powers import commands as pc
 from domain.powers import development as dev
-from domain.powers import magic, world
+from domain.powers import world
 from domain.powers.mail import USAGE, parse_turn
 from tests.domain.helpers import army_of, asset_of, seen, sheet_of
 from tests.domain.world_helpers import HEXES
@@ -119,7 +119,8 @@ def test_p_amb_37_a_favors_mana_is_spent_during_an_action_by_mail():
     assert "Spent a favor on Dark mana, held by 'Call the dark'." in reply.body
     game = games.get_game(gid)
     (action,) = game.actions_of("balrog")
-    assert magic.pool_of(game.state, action.id)["channelled"] == {"D": 3} and sheet_of(game, "balrog")["mana"] == {}
+    held = seen(game)["magic"]["powers"]["balrog"]["action_mana"][action.id]  # the action's own mana (P-AMB-37)
+    assert held["channelled"] == {"D": 3} and sheet_of(game, "balrog")["mana"] == {}
 
 
 def test_p_ex_12_a_setup_line_proposes_goals_with_a_threshold_and_a_reward_a_side():

@@ -16,7 +16,7 @@ from application.service import Caller
 from domain.errors import RuleViolation
 from domain.powers import commands as pc
 from domain.powers import development as dev
-from domain.powers import magic, world
+from domain.powers import world
 from projections.settings import Settings
 from tests.domain.battle_helpers import HEX, Field, sturdy
 from tests.domain.helpers import army_of, asset_of, seen, sheet_of
@@ -108,7 +108,7 @@ def test_p_amb_37_a_favors_mana_is_spent_during_an_action_from_the_board(table):
     html = seats[me].post("spend-favor", use="mana", element="D", action_id=action.id)
     assert "Favor spent." in html
     game = games.get_game(gid)
-    assert magic.pool_of(game.state, action.id)["channelled"] == {"D": 3}
+    assert seen(game)["magic"]["powers"][me]["action_mana"][action.id]["channelled"] == {"D": 3}  # P-AMB-37
     assert sheet_of(game, me)["mana"] == {}
 
 
