@@ -89,3 +89,29 @@ def sink():
         yield s
     finally:
         s.stop()
+
+
+@pytest.fixture
+def app(tmp_path):
+    """The web app over a fresh SQLite store in ``tmp_path``, closed afterwards. A module that needs other
+    settings defines its own ``app``; ``games`` and ``projector`` then hand out that app's services."""
+    from api.app import create_app
+    from projections.settings import Settings
+    from tests.integration.helpers import close_app
+
+    app = create_app(Settings(data_dir=tmp_path))
+    yield app
+    close_app(app)
+
+
+@pytest.fixture
+def games(app):
+    """The web app's application service: a test sends its commands and reads its views and events, never a
+    game's ``.state`` (issue 26 item 7)."""
+    return app.state.games
+
+
+@pytest.fixture
+def projector(app):
+    """The web app's read models (the projector and its database)."""
+    return app.state.projector

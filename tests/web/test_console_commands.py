@@ -6,15 +6,10 @@ import re
 
 from fastapi.testclient import TestClient
 
-from api.app import create_app
-from projections.settings import Settings
 from tests.domain.helpers import step_of
-from tests.integration.helpers import close_app
 
 
-def test_an_advance_form_submitted_twice_moves_the_game_once(tmp_path):
-    app = create_app(Settings(data_dir=tmp_path))
-    games = app.state.games
+def test_an_advance_form_submitted_twice_moves_the_game_once(app, games):
     gid, gm, _ = games.create_game("Double click")
     games.add_power(gid, "gm", "Lord", "city", "overlord")
     games.advance(gid, "gm", "setup")
@@ -31,14 +26,11 @@ def test_an_advance_form_submitted_twice_moves_the_game_once(tmp_path):
         f"/play/{gid}/advance", data={"expected_step": "tidings", "csrf": csrf}, follow_redirects=True
     ).text
     assert "now at planning" in html
-    close_app(app)
 
 
-def test_destructive_forms_do_nothing_until_confirmed(tmp_path):
+def test_destructive_forms_do_nothing_until_confirmed(app, games):
     """Issue 17: closing a window, closing Planning, discarding, rolling back and forking answer a post
     without ``confirm=yes`` with a page that asks (carrying every field), and record nothing."""
-    app = create_app(Settings(data_dir=tmp_path))
-    games = app.state.games
     gid, gm, _ = games.create_game("Careful")
     pid, token, _ = games.add_power(gid, "gm", "Lord", "city", "overlord")
     games.advance(gid, "gm")
@@ -68,4 +60,3 @@ def test_destructive_forms_do_nothing_until_confirmed(tmp_path):
         f"/play/{gid}/rollback", data={**posts["rollback"], "csrf": csrf, "confirm": "yes"}, follow_redirects=False
     )
     assert r.status_code == 303 and step_of(games.get_game(gid, for_update=False)) == "tidings"
-    close_app(app)

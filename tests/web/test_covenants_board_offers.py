@@ -3,27 +3,15 @@ exactly what it may send): a button whose command the rules refuse now is not dr
 
 from __future__ import annotations
 
-import pytest
-
-from api.app import create_app
-from projections.settings import Settings
 from tests.covenants.play import Dice, pass_main
 from tests.domain.test_covenants_defaults import quaesitor_prompt, skeletons_at_ann_without_grogs_or_vis
-from tests.integration.helpers import close_app
 from tests.web.test_covenants_forms import Seats
 
 
-@pytest.fixture
-def app(tmp_path):
-    app = create_app(Settings(data_dir=tmp_path))
-    yield app
-    close_app(app)
-
-
-def test_a_covenant_that_cannot_pay_the_skeletons_is_not_offered_the_pay_off_only_the_battle(app):
+def test_a_covenant_that_cannot_pay_the_skeletons_is_not_offered_the_pay_off_only_the_battle(app, games):
     """A-EVT-4 [000:733] "paying 1 pawn vis": with none, the page offers the allocation (A-BAT-1: none to make),
     not the pay-off the rules refuse."""
-    t = skeletons_at_ann_without_grogs_or_vis(Dice(), app.state.games)
+    t = skeletons_at_ann_without_grogs_or_vis(Dice(), games)
     w = Seats(app, t)
     page = w.page("ann")
     assert "Pay the Army of Skeletons off" not in page
@@ -33,9 +21,9 @@ def test_a_covenant_that_cannot_pay_the_skeletons_is_not_offered_the_pay_off_onl
     assert t.phase() == "move"
 
 
-def test_the_player_prompted_for_the_quaesitor_investigation_is_offered_neither_a_draw_nor_a_pass(app):
+def test_the_player_prompted_for_the_quaesitor_investigation_is_offered_neither_a_draw_nor_a_pass(app, games):
     """A-EVT-1 with H-13: the Investigation is decided first; the page offers its targets, not the draw or the
     pass the rules refuse until then."""
-    t = quaesitor_prompt(Dice(), app.state.games)
+    t = quaesitor_prompt(Dice(), games)
     page = Seats(app, t).page("bob")
     assert "Draw an event" not in page and ">Pass<" not in page

@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
 from application.service import Caller, new_token
 from domain.covenants.commands import DrawEvent, Generate, Keep, Move, Pass
 from domain.platform.commands import ReissueLink
-from projections.settings import Settings
 from tests.covenants.play import Dice, fixed_three, pass_create, pass_main, pass_until, reckon, skip_season
 from tests.domain.test_conformance_covenants_played import (
     bandits_at_the_end_of_main,
@@ -23,14 +20,6 @@ from tests.domain.test_conformance_covenants_played import (
 )
 from tests.domain.test_covenants_battles_played import boosted_battle, drawn, grogs
 from tests.domain.test_covenants_service_played import called_to_service
-from tests.integration.helpers import close_app
-
-
-@pytest.fixture
-def app(tmp_path):
-    app = create_app(Settings(data_dir=tmp_path))
-    yield app
-    close_app(app)
 
 
 class Seats:
@@ -65,10 +54,10 @@ class Seats:
         return html
 
 
-def test_season_of_chaos_and_its_battle_are_played_through_the_forms(app):
+def test_season_of_chaos_and_its_battle_are_played_through_the_forms(app, games):
     """A-EX-7 by the web table: roll, choose the rival, accept the battle, allocate the damage."""
     d = Dice()
-    t = drawn(d, 6, games=app.state.games)
+    t = drawn(d, 6, games=games)
     w = Seats(app, t)
     assert f'/play/{t.game_id}/chaos"' not in w.page("cy")  # not cy's turn to roll
     d.push([4])
@@ -87,10 +76,10 @@ def test_season_of_chaos_and_its_battle_are_played_through_the_forms(app):
     assert v["ann"]["marked"] and v["bob"]["marked"] and grogs(t, "ann")["damage"] == 2
 
 
-def test_every_seat_confirms_no_counter_through_the_form(app):
+def test_every_seat_confirms_no_counter_through_the_form(app, games):
     """A-EX-5, H-15: the deferred battle offers each seat still to confirm a "No counter" button, in any order."""
     d = Dice()
-    t, spell = boosted_battle(d, games=app.state.games)
+    t, spell = boosted_battle(d, games=games)
     w = Seats(app, t)
     for seat in ("ann", "cy", "bob"):
         assert spell in w.page(seat)
@@ -98,10 +87,10 @@ def test_every_seat_confirms_no_counter_through_the_form(app):
     assert t.view("cy")["battle"]["dealt"] == {"bob": 2, "ann": 3}
 
 
-def test_call_to_service_is_answered_through_the_form(app):
+def test_call_to_service_is_answered_through_the_form(app, games):
     """A-RECK-4: Bob sends a Grogs, Cy pays 3 gold, Ann's Courtly Connections roll excuses her."""
     d = Dice()
-    t = called_to_service(d, games=app.state.games)
+    t = called_to_service(d, games=games)
     w = Seats(app, t)
     sent = grogs(t, "bob")["id"]
     w.post("bob", "service", {"grogs": sent})
@@ -112,10 +101,10 @@ def test_call_to_service_is_answered_through_the_form(app):
     assert t.view("bob")["service"]["answers"] == {"bob": "grogs", "cy": "paid", "ann": "excused"}
 
 
-def test_the_tax_is_paid_through_the_form(app):
+def test_the_tax_is_paid_through_the_form(app, games):
     """A-EVT-4: the page offers the tax it owes; paying it clears the debt."""
     d = Dice()
-    t = winter_of_year_two_with_tax(d, {"yearly_consumes": False}, games=app.state.games)
+    t = winter_of_year_two_with_tax(d, {"yearly_consumes": False}, games=games)
     w = Seats(app, t)
     owed = t.view("ann")["covenants"]["ann"]["tax_owed"]
     assert f"Pay the Tax and Tithe ({owed} gold)" in w.page("ann")
@@ -123,19 +112,19 @@ def test_the_tax_is_paid_through_the_form(app):
     assert t.view("ann")["covenants"]["ann"]["tax_owed"] == 0
 
 
-def test_the_hedge_mage_is_answered_through_the_form(app):
+def test_the_hedge_mage_is_answered_through_the_form(app, games):
     """A-EVT-4 [000:748]: the claimed covenant gives up the Vis Source it picks."""
     d = Dice()
-    t, source = vis_source_under_a_hedge_mage(d, games=app.state.games)
+    t, source = vis_source_under_a_hedge_mage(d, games=games)
     w = Seats(app, t)
     w.post("ann", "hedge", {"give_up": source})
     assert source not in {c["id"] for c in t.view("ann")["covenants"]["ann"]["cards"]}
 
 
-def test_the_bandits_are_paid_off_and_fought_through_the_forms(app):
+def test_the_bandits_are_paid_off_and_fought_through_the_forms(app, games):
     """A-EX-12: two covenants pay 1 gold; Ann fights and allocates the 4 damage capacity first."""
     d = Dice()
-    t, grogs_a, grogs_b, _ = bandits_at_the_end_of_main(d, games=app.state.games)
+    t, grogs_a, grogs_b, _ = bandits_at_the_end_of_main(d, games=games)
     w = Seats(app, t)
     w.post("bob", "bandits")
     w.post("cy", "bandits")
@@ -144,10 +133,10 @@ def test_the_bandits_are_paid_off_and_fought_through_the_forms(app):
     assert cards[grogs_a]["damage"] == 2 and cards[grogs_b]["damage"] == 2
 
 
-def test_the_mouse_changes_a_roll_through_the_form(app):
+def test_the_mouse_changes_a_roll_through_the_form(app, games):
     """A-GEN-1 step 4: seen the roll, the page offers the Mouse; +2 turns a Leather Shield into the Girdle."""
     d = Dice()
-    t = fixed_three(d, games=app.state.games)
+    t = fixed_three(d, games=games)
     moves(t, {"ann": 5, "bob": 1, "cy": 2})
     d.push([5])  # Familiar: Mouse
     t.run("ann", Keep("ann", t.run("ann", Generate("ann"))["card_id"]))
@@ -168,10 +157,10 @@ def test_the_mouse_changes_a_roll_through_the_form(app):
     assert names == ["Enchanted Item: Girdle of Magical Finesse"]
 
 
-def test_a_directed_event_is_held_through_the_form(app):
+def test_a_directed_event_is_held_through_the_form(app, games):
     """A-EVT-1 / H-5: the drawer of a directed event holds it for another season."""
     d = Dice()
-    t = fixed_three(d, games=app.state.games)
+    t = fixed_three(d, games=games)
     for _ in range(4):
         skip_season(t)
     moves(t, {"ann": 1, "bob": 9, "cy": 2})
@@ -183,10 +172,10 @@ def test_a_directed_event_is_held_through_the_form(app):
     assert t.view("cy")["held_events"] == [{"event": "Clique of Thieves", "seat": "bob", "season": "summer"}]
 
 
-def test_a_custom_action_is_ruled_on_and_a_trade_offered_and_accepted_through_the_forms(app):
+def test_a_custom_action_is_ruled_on_and_a_trade_offered_and_accepted_through_the_forms(app, games):
     """H-8: Ann takes a custom action and, as host, rules on it; H-10: she offers Bob a trade, which he accepts."""
     d = Dice()
-    t = fixed_three(d, games=app.state.games)
+    t = fixed_three(d, games=games)
     moves(t, {"ann": 1, "bob": 2, "cy": 3})
     pass_create(t)
     w = Seats(app, t)
@@ -202,12 +191,12 @@ def test_a_custom_action_is_ruled_on_and_a_trade_offered_and_accepted_through_th
     assert (v["ann"]["gold"], v["ann"]["vis"], v["bob"]["gold"], v["bob"]["vis"]) == (1, 6, 7, 2)
 
 
-def test_an_army_of_skeletons_is_paid_off_through_the_form(app):
+def test_an_army_of_skeletons_is_paid_off_through_the_form(app, games):
     """A-EVT-4 [000:727]: the battle form offers the target to pay the Skeletons 1 vis instead of fighting."""
     from domain.covenants.commands import DecideEvent
 
     d = Dice()
-    t = fixed_three(d, options={"yearly_consumes": False}, games=app.state.games)
+    t = fixed_three(d, options={"yearly_consumes": False}, games=games)
     for _ in range(4):
         skip_season(t)
     moves(t, {"ann": 1, "bob": 9, "cy": 2})
@@ -224,12 +213,12 @@ def test_an_army_of_skeletons_is_paid_off_through_the_form(app):
     assert t.view("ann")["covenants"]["ann"]["vis"] == vis - 1 and t.phase() == "move"
 
 
-def test_a_herbalist_heals_through_the_form(app):
+def test_a_herbalist_heals_through_the_form(app, games):
     """A-DMG-1: the Main Phase offers the healer and the damaged beings of the covenant."""
     from domain.covenants.commands import Cast
 
     d = Dice()
-    t = fixed_three(d, arts={"bob": ["Cr", "Ig", "Au", "Pe", "Vi"]}, games=app.state.games)
+    t = fixed_three(d, arts={"bob": ["Cr", "Ig", "Au", "Pe", "Vi"]}, games=games)
     moves(t, {"ann": 3, "bob": 1, "cy": 2})
     d.push([14])  # Specialist: Herbalist
     t.run("ann", Keep("ann", t.run("ann", Generate("ann"))["card_id"]))
@@ -245,10 +234,10 @@ def test_a_herbalist_heals_through_the_form(app):
     assert grogs_card["damage"] == 0 and grogs_card["active"]
 
 
-def test_the_plague_is_answered_through_the_form(app):
+def test_the_plague_is_answered_through_the_form(app, games):
     """A-EVT-4 [000:671]: the page offers the covenant's Animate Co beings; it ticks as many as the counters."""
     d = Dice()
-    t = fixed_three(d, options={"yearly_consumes": False}, games=app.state.games)
+    t = fixed_three(d, options={"yearly_consumes": False}, games=games)
     for _ in range(4):
         skip_season(t)
     moves(t, {"ann": 1, "bob": 9, "cy": 2})
@@ -269,14 +258,14 @@ def test_the_plague_is_answered_through_the_form(app):
     assert grogs(t, "bob")["damage"] == 1
 
 
-def test_a_marked_covenant_is_unmarked_by_the_tribunal_through_the_form(app):
+def test_a_marked_covenant_is_unmarked_by_the_tribunal_through_the_form(app, games):
     """The house Gathering of the Tribunal: the page offers a marked covenant to pay 1 vis; an unmarked one has no
     such button."""
     from domain.covenants.commands import Cast
     from tests.domain.test_covenants_events_played import drawn_in
 
     d = Dice()
-    t = drawn_in(d, 16, seasons=5, arts={"ann": ["Cr", "Ig", "Co", "Im", "Vi"]}, games=app.state.games)
+    t = drawn_in(d, 16, seasons=5, arts={"ann": ["Cr", "Ig", "Co", "Im", "Vi"]}, games=games)
     pass_until(t, "ann")
     t.run("ann", Cast("ann", t.mage("ann"), "Sphere of Flame", grogs(t, "bob")["id"], 1))
     w = Seats(app, t)

@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
 from application.service import Caller
 from domain.covenants.commands import AddCovenant, Cast, Discard, Generate, Keep, Move
 from domain.covenants.house import default_data
-from projections.settings import Settings
 from tests.covenants.play import (
     Dice,
     Table,
@@ -28,15 +25,7 @@ from tests.covenants.play import (
 )
 from tests.domain.test_covenants_leftovers import HAIL, PE_CO, bobs_three, card
 from tests.domain.test_covenants_rules_as_written import GRIMOIRE, end_season
-from tests.integration.helpers import close_app
 from tests.web.test_covenants_forms import Seats
-
-
-@pytest.fixture
-def app(tmp_path):
-    app = create_app(Settings(data_dir=tmp_path))
-    yield app
-    close_app(app)
 
 
 def _refused(w: Seats, seat: str, form: str, data: dict) -> str:
@@ -58,13 +47,13 @@ def _version(t: Table) -> int:
     return t.games.get_game(t.game_id).version
 
 
-def test_a_spell_1_a_grimoire_is_kept_on_a_mage_teaching_a_spell_through_the_form(app):
+def test_a_spell_1_a_grimoire_is_kept_on_a_mage_teaching_a_spell_through_the_form(app, games):
     """A-SPELL-1 [000:437] Book (Grimoire): "Play a single Spell on this Book ... When a Mage, Book and Spell are
     grouped for the first time, place three counters on this Book": the Keep form offers the mage to attach the
     Grimoire to and the spells it may teach; a spell none of whose Arts the mage has is refused naming A-SPELL-1
     and changes nothing; Sphere of Flame is kept, three counters on the book."""
     d = Dice()
-    t = fixed_three(d, arts={"ann": ["Cr", "Au", "Re", "Ig", "Pe"]}, games=app.state.games)
+    t = fixed_three(d, arts={"ann": ["Cr", "Au", "Re", "Ig", "Pe"]}, games=games)
     mage = t.mage("ann")
     move_all(t, [5, 1, 2])
     d.push([4])
@@ -84,13 +73,13 @@ def test_a_spell_1_a_grimoire_is_kept_on_a_mage_teaching_a_spell_through_the_for
     assert (kept["attached_to"], kept["spells"], kept["counters"]) == (mage, ["Sphere of Flame"], 3)
 
 
-def test_a_gen_1_the_mouse_changes_the_event_draw_through_the_form(app):
+def test_a_gen_1_the_mouse_changes_the_event_draw_through_the_form(app, games):
     """A-GEN-1 step 4 [000:405] "you may add or subtract up to 2 to any single Resource or Event card generation
     dice roll once per season": on the Event square, Ann's draw form offers her Mouse's change; a change that is
     not a number is refused naming the field and changes nothing; -2 turns the Riots (12) into the Hedge Mage
     Attack (10)."""
     d = Dice()
-    t = fixed_three(d, games=app.state.games)
+    t = fixed_three(d, games=games)
     move_all(t, [5, 1, 2])
     mouse = generate_and_keep(t, d, {"ann": 5})["ann"]  # Familiar: Mouse
     end_season(t)
@@ -110,11 +99,11 @@ def test_a_gen_1_the_mouse_changes_the_event_draw_through_the_form(app):
     assert t.view("gm")["pending_event"]["event"] == "Hedge Mage Attack"
 
 
-def test_a_gen_1_the_mouse_changes_the_generation_roll_through_the_form(app):
+def test_a_gen_1_the_mouse_changes_the_generation_roll_through_the_form(app, games):
     """A-GEN-1 step 4: before the roll, the generate form offers the Mouse's change: 3 - 2 = 1 makes a Sword
     instead of the Leather Shield; a covenant without a Mouse is offered none."""
     d = Dice()
-    t = fixed_three(d, games=app.state.games)
+    t = fixed_three(d, games=games)
     move_all(t, [5, 1, 2])
     d.push([5])  # Familiar: Mouse
     t.run("ann", Keep("ann", t.run("ann", Generate("ann"))["card_id"]))
@@ -134,12 +123,12 @@ def test_a_gen_1_the_mouse_changes_the_generation_roll_through_the_form(app):
     assert 'name="mouse"' not in w.page(t.turn()[0])  # Bob and Cy hold no Mouse
 
 
-def test_a_amb_9_gold_and_vis_are_kept_unconverted_at_the_winter_reckoning_through_the_form(app):
+def test_a_amb_9_gold_and_vis_are_kept_unconverted_at_the_winter_reckoning_through_the_form(app, games):
     """A-AMB-9 "The player may choose to keep some unconverted; leftover provision is lost anyway.": the support
     form asks what to keep only at the Winter Reckoning; keeping more than she holds is refused naming A-AMB-9, an
     amount that is not a number naming the field, neither changing anything; Ann keeps 2 gold and 1 vis and
     scores 1 + 3 = 4 where Bob, who kept nothing, scores 6."""
-    t = fixed_three(Dice(), games=app.state.games)
+    t = fixed_three(Dice(), games=games)
     w = Seats(app, t)
     for _ in range(2):
         skip_season(t)
@@ -165,13 +154,12 @@ def test_a_amb_9_gold_and_vis_are_kept_unconverted_at_the_winter_reckoning_throu
     assert (v["bob"]["score"], v["bob"]["gold"], v["bob"]["vis"]) == (6, 0, 0)
 
 
-def test_a_ex_11_the_host_seats_a_covenant_with_points_already_earned_through_the_form(app):
+def test_a_ex_11_the_host_seats_a_covenant_with_points_already_earned_through_the_form(app, games):
     """A-EX-11 (H-14, the host's ruling): a covenant may be seated with the points it already earned. Before the
     game the host's page offers a form to seat a covenant (its seat, name, covenant, starting score, the
     starting mage's Arts); a score the game's target has reached is refused naming A-RECK-5, a score that is not
     a number or a missing name naming the field, none changing anything; once every seat is filled the host
     begins the game."""
-    games = app.state.games
     game_id, _, _ = games.create_game("Tribunal", ruleset="covenants", options={"players": 3})
     games.run(Caller.of("gm"), game_id, AddCovenant("ann", "Ann", "Fengheld", host=True))
     t = Table(games, game_id, ["ann"])
@@ -194,7 +182,7 @@ def test_a_ex_11_the_host_seats_a_covenant_with_points_already_earned_through_th
     assert t.phase() == "move"
 
 
-def test_a_amb_17_a_spell_of_several_targets_is_cast_on_the_targets_chosen_in_the_form(app):
+def test_a_amb_17_a_spell_of_several_targets_is_cast_on_the_targets_chosen_in_the_form(app, games):
     """A-AMB-17 ([000:574] "For each pawn of vis expended, up to a maximum of three, choose a target"): where the
     house package has such a spell, the cast form offers further targets; Ann's Hail of 2 pawns reaches Bob's
     Villagers and Grogs (MR 0: strength 2), 1 damage each. One target chosen twice is refused naming A-AMB-17 and
@@ -202,7 +190,7 @@ def test_a_amb_17_a_spell_of_several_targets_is_cast_on_the_targets_chosen_in_th
     data = default_data()
     data["spells"] = {**data["spells"], "Hail of Stones": HAIL}
     options = {"house": "custom", "house_package": data}
-    t = fixed_three(Dice(), arts={"ann": PE_CO, "bob": PE_CO}, options=options, games=app.state.games)
+    t = fixed_three(Dice(), arts={"ann": PE_CO, "bob": PE_CO}, options=options, games=games)
     move_all(t, [1, 2, 3])
     pass_create(t)
     _, villagers, grogs = bobs_three(t)
@@ -216,16 +204,16 @@ def test_a_amb_17_a_spell_of_several_targets_is_cast_on_the_targets_chosen_in_th
     assert [card(t, "bob", n)["damage"] for n in ("Villagers", "Grogs")] == [1, 1]
 
 
-def test_a_amb_17_the_house_package_without_such_a_spell_offers_no_further_targets(app):
+def test_a_amb_17_the_house_package_without_such_a_spell_offers_no_further_targets(app, games):
     """A-AMB-17: the default house package ships no spell of several targets, so the cast form asks for one."""
-    t = fixed_three(Dice(), games=app.state.games)
+    t = fixed_three(Dice(), games=games)
     move_all(t, [1, 2, 3])
     pass_create(t)
     page = Seats(app, t).page(t.turn()[0])
     assert 'action="/play/{}/cast"'.format(t.game_id) in page and "more_targets" not in page
 
 
-def test_a_spell_5_a_spell_is_countered_through_the_forms_at_turn_or_not(app):
+def test_a_spell_5_a_spell_is_countered_through_the_forms_at_turn_or_not(app, games):
     """A-SPELL-5 [000:105] (a counter undoes the spell's consequences) and A-SPELL-8 (a counterspell is cast in any
     phase): once Ann's Hail has hit Bob's Villagers and Grogs, Bob, now at turn, finds it among his cast form's
     targets, and Cy, not at turn, is offered a cast form of her own with the Counterspell aimed at it; her 3 pawns
@@ -234,7 +222,7 @@ def test_a_spell_5_a_spell_is_countered_through_the_forms_at_turn_or_not(app):
     data["spells"] = {**data["spells"], "Hail of Stones": HAIL}
     options = {"house": "custom", "house_package": data}
     arts = {"ann": PE_CO, "bob": PE_CO, "cy": PE_CO}
-    t = fixed_three(Dice(), arts=arts, options=options, games=app.state.games)
+    t = fixed_three(Dice(), arts=arts, options=options, games=games)
     move_all(t, [1, 2, 3])
     pass_create(t)
     _, villagers, grogs = bobs_three(t)
@@ -250,7 +238,7 @@ def test_a_spell_5_a_spell_is_countered_through_the_forms_at_turn_or_not(app):
     assert [card(t, "bob", n)["damage"] for n in ("Villagers", "Grogs")] == [0, 0]
 
 
-def test_a_ex_11_the_auditor_who_started_the_game_on_the_web_seats_the_covenants_and_begins_it(app):
+def test_a_ex_11_the_auditor_who_started_the_game_on_the_web_seats_the_covenants_and_begins_it(app, games):
     """A-EX-11, A-ORDER-2: the browser that started a covenant game (its auditor) is offered the seating form: it
     seats the host and a player with the points they already earned and begins the game, all without JavaScript."""
     client = TestClient(app)
@@ -270,6 +258,6 @@ def test_a_ex_11_the_auditor_who_started_the_game_on_the_web_seats_the_covenants
         assert answer.status_code == 200 and 'role="alert"' not in page
     assert f'action="/play/{game_id}/begin"' in page
     client.post(f"/play/{game_id}/begin", data={"csrf": csrf}, follow_redirects=True)
-    v = app.state.games.view(game_id, "gm")
+    v = games.view(game_id, "gm")
     assert v["game"]["phase"] == "move" and {s: c["score"] for s, c in v["covenants"].items()} == {"ann": 2, "bob": 5}
     assert "host" in v["covenants"]["ann"]["roles"]

@@ -8,13 +8,10 @@ import re
 
 from fastapi.testclient import TestClient
 
-from api.app import create_app
 from application.service import Caller, new_token
 from domain.covenants.commands import Discard, Generate
 from domain.platform.commands import ReissueLink
-from projections.settings import Settings
 from tests.covenants.play import Dice, fixed_three, move_all, play_to_a_sealed_bid, seat_three
-from tests.integration.helpers import close_app
 
 
 def _signed_in(app, gid: str, seat: str) -> TestClient:
@@ -29,9 +26,8 @@ def _csrf(page: str) -> str:
     return re.search(r'name="csrf" value="([^"]+)"', page).group(1)
 
 
-def test_the_table_shows_every_covenant_and_offers_the_seat_at_turn_its_legal_moves(tmp_path):
-    app = create_app(Settings(data_dir=tmp_path))
-    t = fixed_three(Dice(), starting_face=2, games=app.state.games)  # explicit dice: Bob starts
+def test_the_table_shows_every_covenant_and_offers_the_seat_at_turn_its_legal_moves(app, games):
+    t = fixed_three(Dice(), starting_face=2, games=games)  # explicit dice: Bob starts
     first = t.turn()[0]
     assert first == "bob"
     other = t.turn()[-1]  # still not at turn after the first seat moves
@@ -57,12 +53,10 @@ def test_the_table_shows_every_covenant_and_offers_the_seat_at_turn_its_legal_mo
         f"/play/{t.game_id}/move", data={"square": "1", "csrf": _csrf(page_other)}, follow_redirects=True
     ).text
     assert 'role="alert"' in html and t.games.recorder.max_notification_id() == before  # not its turn
-    close_app(app)
 
 
-def test_a_players_page_shows_no_sealed_bid_of_another_nor_the_discard_piles_order(tmp_path):
-    app = create_app(Settings(data_dir=tmp_path))
-    t = play_to_a_sealed_bid(app.state.games)
+def test_a_players_page_shows_no_sealed_bid_of_another_nor_the_discard_piles_order(app, games):
+    t = play_to_a_sealed_bid(games)
     nonce = t.notes["ann_nonce"]
     ann = _signed_in(app, t.game_id, "ann").get(f"/play/{t.game_id}").text
     assert nonce in ann  # the bidder sees its own sealed bid
@@ -70,13 +64,11 @@ def test_a_players_page_shows_no_sealed_bid_of_another_nor_the_discard_piles_ord
         page = _signed_in(app, t.game_id, seat).get(f"/play/{t.game_id}").text
         assert "Certamen" in page and "sealed bids from: ann" in page
         assert nonce not in page and "your sealed bid" not in page and "the bids (auditor)" not in page
-    close_app(app)
 
 
-def test_a_players_page_shows_the_discard_piles_size_and_not_its_cards_or_order(tmp_path):
-    app = create_app(Settings(data_dir=tmp_path))
+def test_a_players_page_shows_the_discard_piles_size_and_not_its_cards_or_order(app, games):
     d = Dice()
-    t = fixed_three(d, games=app.state.games)
+    t = fixed_three(d, games=games)
     move_all(t, [1, 3, 5])
     d.push([7], [15], [5])  # Livestock, Sempiris, a Mouse
     while t.phase() == "create":  # every generated card is discarded, face down ([000:8])
@@ -92,13 +84,11 @@ def test_a_players_page_shows_the_discard_piles_size_and_not_its_cards_or_order(
         # a card id as a token of its own: the game's random UUID or CSRF token on the page may hold "c13"
         assert not any(re.search(rf"(?<![\w-]){d['id']}(?![\w-])", page) for d in pile)
         assert not any(d["name"] in page for d in pile)  # the contents are face down too
-    close_app(app)
 
 
-def test_a_card_is_generated_and_discarded_and_a_turn_passed_through_the_tables_forms(tmp_path):
-    app = create_app(Settings(data_dir=tmp_path))
+def test_a_card_is_generated_and_discarded_and_a_turn_passed_through_the_tables_forms(app, games):
     d = Dice()
-    t = fixed_three(d, games=app.state.games)
+    t = fixed_three(d, games=games)
     move_all(t, [1, 3, 5])
     assert t.phase() == "create"
     seat = t.turn()[0]
@@ -121,15 +111,13 @@ def test_a_card_is_generated_and_discarded_and_a_turn_passed_through_the_tables_
         f"/play/{t.game_id}/pass", data={"csrf": _csrf(other.get(f"/play/{t.game_id}").text)}, follow_redirects=True
     ).text
     assert "Passed." in page and t.turn()[0] != nxt
-    close_app(app)
 
 
-def test_the_status_strip_says_whose_turn_it_is_and_who_comes_next(tmp_path):
+def test_the_status_strip_says_whose_turn_it_is_and_who_comes_next(app, games):
     """Issue 17: the table's strip says "Your move." to the seat at turn only (``waits_on``: a turn's window waits
     on its seat alone) and "Waiting on others." to the rest, with the turn order (public, A.1.2) and the phase in
     words; the live fragment says the same."""
-    app = create_app(Settings(data_dir=tmp_path))
-    t = seat_three(app.state.games)
+    t = seat_three(games)
     first, other = t.turn()[0], t.turn()[-1]
     words = r'seat-name">([^<]*)</span>: <span class="seat-word">([^<]*)<'
 
@@ -144,14 +132,12 @@ def test_the_status_strip_says_whose_turn_it_is_and_who_comes_next(tmp_path):
     assert (covenant, "at turn") in re.findall(words, theirs) and ("You", "at turn") in re.findall(words, mine)
     live = _signed_in(app, t.game_id, other).get(f"/play/{t.game_id}/live").text
     assert re.findall(words, live) == re.findall(words, theirs)
-    close_app(app)
 
 
-def test_phases_are_named_in_words_and_the_turn_window_closes_in_the_viewers_zone(tmp_path):
+def test_phases_are_named_in_words_and_the_turn_window_closes_in_the_viewers_zone(app, games):
     """Issue 17 ("phases named in words"; "every time in the viewer's zone and language"): the table's earlier
     phases read as titles, and a turn window's close reads as a date in the viewer's zone, not raw ISO."""
-    app = create_app(Settings(data_dir=tmp_path))
-    t = fixed_three(Dice(), starting_face=2, games=app.state.games)
+    t = fixed_three(Dice(), starting_face=2, games=games)
     first = t.turn()[0]
     client = _signed_in(app, t.game_id, first)
     page = client.get(f"/play/{t.game_id}").text

@@ -13,17 +13,12 @@ def test_the_feed_reads_in_the_lodge_s_own_words(site):  # noqa: F811
     assert "PhaseBegan" not in feed and "MageAdded" not in feed
 
 
-def test_a_difficulty_changed_after_the_roll_says_so_in_the_feed(tmp_path):
+def test_a_difficulty_changed_after_the_roll_says_so_in_the_feed(app, games):
     """Issue 17: a difficulty the GM sets after the roll is said to be so in the actor's feed."""
     import re
 
     from fastapi.testclient import TestClient
 
-    from api.app import create_app
-    from projections.settings import Settings
-
-    app = create_app(Settings(data_dir=tmp_path))
-    games = app.state.games
     gid, _, _ = games.create_game("Late difficulty")
     pid, token, _ = games.add_power(gid, "gm", "Lord", "city", "overlord")
     games.advance(gid, "gm")

@@ -94,20 +94,16 @@ class _Catalog(words.ENGLISH.__class__):
         return self.table.get(message, message)
 
 
-def test_both_pages_render_in_another_language(tmp_path):
+def test_both_pages_render_in_another_language(app, games):
     """Every trans block takes its values by name: the pages render under a catalog (German: the platform's frame
     is translated, the game's words wait for the catalog) as they do in English."""
     from fastapi.testclient import TestClient
 
-    from api.app import create_app
     from application.service import Caller, new_token
     from domain.lodge.ruleset import AddMage, BeginGame
     from domain.platform.commands import ReissueLink
-    from projections.settings import Settings
     from tests.covenants.play import seat_three
 
-    app = create_app(Settings(data_dir=tmp_path))
-    games = app.state.games
     gid, _token, _ = games.create_game("Lodge", ruleset="lodge")
     games.run_many(Caller.of("gm"), gid, [AddMage("ann", "Ann", "red"), AddMage("bob", "Bob", "blue"), BeginGame()])
     table = seat_three(games)

@@ -10,11 +10,9 @@ from pathlib import Path
 from babel.messages.extract import extract_from_file
 from fastapi.testclient import TestClient
 
-from api.app import create_app
 from api.web import i18n
 from api.web.kit import templates
 from domain.platform import feed
-from projections.settings import Settings
 from tests.web.i18n_scan import scan
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,9 +100,8 @@ def test_the_feed_lines_read_as_before_in_english():
     assert line("GameRolledBack", {}, names, "X") == "The GM rolled the game back: no reason given."
 
 
-def test_the_audit_and_the_feed_write_their_times_the_way_the_viewers_language_does(tmp_path):
-    app = create_app(Settings(data_dir=tmp_path))
-    game_id, token, _ = app.state.games.create_game("Sprachen", timezone_name="Europe/Berlin")
+def test_the_audit_and_the_feed_write_their_times_the_way_the_viewers_language_does(app, games):
+    game_id, token, _ = games.create_game("Sprachen", timezone_name="Europe/Berlin")
     client = TestClient(app)
     client.get(f"/signin/{game_id}/{token}")
     german = client.get(f"/play/{game_id}/audit", headers={"Accept-Language": "de-DE,de;q=0.9"})

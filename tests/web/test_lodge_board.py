@@ -9,23 +9,19 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
 from application.service import Caller, new_token
 from domain.lodge import ruleset as lr
 from domain.lodge.ruleset import AddMage, AdvancePhase, BeginGame, CastSpell, PhysicalAction, PrepareSpells
 from domain.platform.commands import ReissueLink
-from projections.settings import Settings
 
 ANN = {"QUICK": "unravel", "I": "firebolt", "III": "oblivion"}  # oblivion stays face down
 BOB = {"I": "mend", "III": "restoration"}  # restoration stays face down
 
 
 @pytest.fixture
-def site(tmp_path):
+def site(app, games):
     """Ann (red) and Bob (blue) in the Actions phase of turn 1: Ann cast Firebolt on Bob; each keeps a
     Spell face down."""
-    app = create_app(Settings(data_dir=tmp_path))
-    games = app.state.games
     gid, gm_token, _ = games.create_game("Lodge", ruleset="lodge")
     gm = Caller.of("gm")
     games.run_many(gm, gid, [AddMage("ann", "Ann", "red"), AddMage("bob", "Bob", "blue"), BeginGame()])
@@ -49,9 +45,10 @@ def page(app, gid: str, token: str) -> tuple[TestClient, str]:
     return client, r.text
 
 
-def test_a_mage_page_hides_the_other_mages_face_down_spells_and_the_deck_order(site):
+def test_a_mage_page_hides_the_other_mages_face_down_spells_and_the_deck_order(site, games):
     app, gid, tokens = site
-    game = app.state.games.get_game(gid, for_update=False)
+    game = games.get_game(gid, for_update=False)
+    # The deck's order is a secret no view shows (that is the rule checked here), so it is read from the state.
     deck = list(game.state.deck)
     assert deck  # the Evocation deck was shuffled at the start
     _, bob = page(app, gid, tokens["bob"])
@@ -70,7 +67,7 @@ def test_a_mage_page_hides_the_other_mages_face_down_spells_and_the_deck_order(s
     assert not any(card in host for card in set(order))  # nobody sees the deck order
 
 
-def test_the_page_shows_rooms_cubes_and_choices_as_lists_and_its_forms_post_to_the_service(site):
+def test_the_page_shows_rooms_cubes_and_choices_as_lists_and_its_forms_post_to_the_service(site, games):
     app, gid, tokens = site
     client, html = page(app, gid, tokens["bob"])
     assert 'id="room-library"' in html and 'id="sheet-ann"' in html
@@ -87,7 +84,7 @@ def test_the_page_shows_rooms_cubes_and_choices_as_lists_and_its_forms_post_to_t
         headers={"origin": "http://testserver"},
     )
     assert r.status_code == 303, r.text
-    assert app.state.games.view(gid, "gm")["mages"]["bob"]["damage"] == ["ann"]
+    assert games.view(gid, "gm")["mages"]["bob"]["damage"] == ["ann"]
     after = client.get(f"/play/{gid}").text
     assert "Spell cast." in after
     r = client.post(
@@ -99,9 +96,8 @@ def test_the_page_shows_rooms_cubes_and_choices_as_lists_and_its_forms_post_to_t
     assert "LH-7" in client.get(f"/play/{gid}").text  # the slot was cast this turn: refused, with its rule
 
 
-def test_the_host_seats_a_mage_from_the_page_and_gets_their_link(tmp_path):
-    app = create_app(Settings(data_dir=tmp_path))
-    gid, gm_token, _ = app.state.games.create_game("Lodge", ruleset="lodge")
+def test_the_host_seats_a_mage_from_the_page_and_gets_their_link(app, games):
+    gid, gm_token, _ = games.create_game("Lodge", ruleset="lodge")
     client, html = page(app, gid, gm_token)
     assert "Seat the Mage" in html
     csrf = re.search(r'name="csrf" value="([^"]+)"', html).group(1)
@@ -115,14 +111,13 @@ def test_the_host_seats_a_mage_from_the_page_and_gets_their_link(tmp_path):
     after = client.get(f"/play/{gid}").text
     assert 'id="sheet-ann"' in after and f"/signin/{gid}/" in after and "turns+" in after
     token = re.search(rf"/signin/{gid}/([A-Za-z0-9_-]+)", after).group(1)
-    assert app.state.games.authenticate(gid, token) == "ann"  # the link shown signs Ann in
+    assert games.authenticate(gid, token) == "ann"  # the link shown signs Ann in
 
 
-def test_a_choice_an_effect_waits_for_is_offered_as_a_list_to_its_chooser_and_answered_from_the_page(site):
+def test_a_choice_an_effect_waits_for_is_offered_as_a_list_to_its_chooser_and_answered_from_the_page(site, games):
     """L.3: Bob's Walk (Move 1), used without naming the Room, waits for Bob's choice; his page lists the Rooms
     (the default selected) and the form answers it. Ann's page does not show it."""
     app, gid, tokens = site
-    games = app.state.games
     games.run(Caller.of("bob"), gid, PhysicalAction("bob", "walk"))
     (choice,) = [p["choice"] for p in games.view(gid, "bob")["prompts"]]
     client, html = page(app, gid, tokens["bob"])
@@ -143,12 +138,11 @@ def test_a_choice_an_effect_waits_for_is_offered_as_a_list_to_its_chooser_and_an
     assert after["prompts"] == [] and after["mages"]["bob"]["room"] == "library"
 
 
-def test_a_target_left_open_on_the_page_is_asked_as_a_list_and_answered_from_it(site):
+def test_a_target_left_open_on_the_page_is_asked_as_a_list_and_answered_from_it(site, games):
     """LH-1 / L-DUMMY-1: Bob casts Mend choosing "ask me after casting"; his page lists the legal targets with
     the Dummy (the default, selected) and the deadline; an option outside them is refused with its rule; the
     form answers it. Ann's page shows neither the choice nor Bob's face-down card."""
     app, gid, tokens = site
-    games = app.state.games
     client, html = page(app, gid, tokens["bob"])
     csrf = re.search(r'name="csrf" value="([^"]+)"', html).group(1)
     post = {"follow_redirects": False, "headers": {"origin": "http://testserver"}}
@@ -171,7 +165,7 @@ def test_a_target_left_open_on_the_page_is_asked_as_a_list_and_answered_from_it(
     assert after["prompts"] == [] and after["mages"]["bob"]["damage"] == []
 
 
-def test_the_status_strip_shows_who_has_passed_to_everyone_and_the_live_fragment_follows(site):
+def test_the_status_strip_shows_who_has_passed_to_everyone_and_the_live_fragment_follows(site, games):
     """Issue 17: the Lodge's strip says whose move it is and which Mages have passed (``Passed`` is public, L.4);
     once Bob passes, Ann's live fragment (what her board polls) says so, and it never shows Bob's face-down card."""
     app, gid, tokens = site
@@ -182,7 +176,7 @@ def test_the_status_strip_shows_who_has_passed_to_everyone_and_the_live_fragment
         ("You", "still acting"),
         ("Bob", "still acting"),
     ]
-    app.state.games.run(Caller.of("bob"), gid, lr.Pass("bob"))
+    games.run(Caller.of("bob"), gid, lr.Pass("bob"))
     live = ann.get(f"/play/{gid}/live").text
     assert ("Bob", "passed") in re.findall(r'seat-name">([^<]*)</span>: <span class="seat-word">([^<]*)<', live)
     assert "restoration" not in live and 'hx-get="/play/' in live
@@ -190,12 +184,12 @@ def test_the_status_strip_shows_who_has_passed_to_everyone_and_the_live_fragment
     assert "Waiting on others." in bob and "Your move." not in bob
 
 
-def test_phases_are_named_in_words_and_deadlines_are_in_the_viewers_zone_and_language(site):
+def test_phases_are_named_in_words_and_deadlines_are_in_the_viewers_zone_and_language(site, games):
     """Issue 17 ("phases named in words"; "every time in the viewer's zone and language"): the earlier-phase
     list and the "you are looking at" line name phases by their titles, and a deadline reads as a date in the
     viewer's zone, never a raw ISO time."""
     app, gid, tokens = site
-    app.state.games.set_timezone(gid, "ann", "ann", "Europe/Berlin")
+    games.set_timezone(gid, "ann", "ann", "Europe/Berlin")
     client, ann = page(app, gid, tokens["ann"])
     options = re.findall(r'<option value="t1-[a-z-]+"[^>]*>([^<]*)</option>', ann)
     assert options and all(not o.startswith("t1-") for o in options), options

@@ -7,10 +7,10 @@ import re
 
 from fastapi.testclient import TestClient
 
-from tests.web.test_new_game_options import app, browser  # noqa: F401 (fixtures)
+from tests.web.test_new_game_options import browser  # noqa: F401 (fixture)
 
 
-def test_l_amb_6_and_lh_6_checkboxes_posted_as_a_browser_does_set_their_options(app, browser: TestClient):  # noqa: F811
+def test_l_amb_6_and_lh_6_checkboxes_posted_as_a_browser_does_set_their_options(browser: TestClient, games):  # noqa: F811
     """L-AMB-6 non_spell_removal_restricted (default on) left unticked, LH-6 crown_of_the_summoner (default off)
     ticked: the browser posts "off" for the first, "off" and "on" for the second."""
     page = browser.get("/new", params={"ruleset": "lodge"}).text
@@ -31,6 +31,6 @@ def test_l_amb_6_and_lh_6_checkboxes_posted_as_a_browser_does_set_their_options(
         follow_redirects=False,
     )
     assert r.status_code == 303 and r.headers["location"].startswith("/play/"), r.headers
-    game = app.state.games.get_game(r.headers["location"].removeprefix("/play/"), for_update=False)
+    game = games.get_game(r.headers["location"].removeprefix("/play/"), for_update=False)
     assert game.state.options["non_spell_removal_restricted"] is False
     assert game.state.options["crown_of_the_summoner"] is True

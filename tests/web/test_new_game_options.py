@@ -15,12 +15,9 @@ import pytest
 from fastapi.testclient import TestClient
 from markupsafe import escape
 
-from api.app import create_app
 from domain import rulesets as installed
 from domain.platform.options_doc import OptionField, option_fields
 from domain.platform.ruleset import Ruleset
-from projections.settings import Settings
-from tests.integration.helpers import close_app
 
 RULESETS = {r.name: r for r in installed.INSTALLED}
 
@@ -76,13 +73,6 @@ class Controls(HTMLParser):
             else:
                 out.append((c["name"], c.get("value", "")))
         return out
-
-
-@pytest.fixture
-def app(tmp_path):
-    app = create_app(Settings(data_dir=tmp_path))
-    yield app
-    close_app(app)
 
 
 @pytest.fixture
@@ -196,7 +186,7 @@ COMPANIONS: dict[tuple[str, str, str], dict[str, Any]] = {
 
 
 @pytest.mark.parametrize("name", sorted(RULESETS))
-def test_a_game_is_created_with_the_options_changed_on_the_form(app, browser, name):
+def test_a_game_is_created_with_the_options_changed_on_the_form(browser, name, games):
     """Issue 25: every option the form can set blindly is posted changed from its default, as a browser sends the
     form, and the created game holds each of them (read through the service)."""
     ruleset: Ruleset = RULESETS[name]
@@ -220,7 +210,7 @@ def test_a_game_is_created_with_the_options_changed_on_the_form(app, browser, na
     r = browser.post("/new", data=posted, headers={"Origin": str(browser.base_url)}, follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"].startswith("/play/"), (r.headers, browser.get("/new").text)
     game_id = r.headers["location"].removeprefix("/play/")
-    game = app.state.games.get_game(game_id, for_update=False)
+    game = games.get_game(game_id, for_update=False)
     assert game.ruleset is ruleset
     options = game.state.options
     for option, value in changed.items():
@@ -259,7 +249,7 @@ def test_a_bad_option_on_the_form_is_refused_naming_it_and_creates_nothing(app, 
     assert '<details class="options" open>' in text  # the refused option is in sight
 
 
-def test_a_form_without_options_creates_a_game_at_the_defaults(app, browser):
+def test_a_form_without_options_creates_a_game_at_the_defaults(browser, games):
     """A post that names no option (an older page, a script) leaves every option at its default: a checkbox not
     posted is not read as unticked."""
     _, page = page_of(browser, "covenants")
@@ -271,6 +261,6 @@ def test_a_form_without_options_creates_a_game_at_the_defaults(app, browser):
         follow_redirects=False,
     )
     assert r.status_code == 303 and r.headers["location"].startswith("/play/"), r.headers
-    game = app.state.games.get_game(r.headers["location"].removeprefix("/play/"), for_update=False)
+    game = games.get_game(r.headers["location"].removeprefix("/play/"), for_update=False)
     defaults = RULESETS["covenants"].options().model_dump(mode="json", exclude={"house_package"})
     assert {k: game.state.options.get(k) for k in defaults} == defaults

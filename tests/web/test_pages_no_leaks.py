@@ -7,8 +7,6 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
-from projections.settings import Settings
 from tests.scenarios import play_rich_month
 
 ALLOWED = {  # marker -> the powers that may see it (P.4); the GM sees all
@@ -25,9 +23,7 @@ ALLOWED = {  # marker -> the powers that may see it (P.4); the GM sees all
 
 
 @pytest.fixture
-def site(tmp_path):
-    app = create_app(Settings(data_dir=tmp_path))
-    games = app.state.games
+def site(app, games):
     tokens = {}
     real_add = games.add_power
 
@@ -77,18 +73,17 @@ def test_the_gm_console_shows_everything_and_players_cannot_open_it(site):
     assert "only the GM may do this" in r.text
 
 
-def test_a_bad_or_reissued_link_signs_nobody_in(site):
+def test_a_bad_or_reissued_link_signs_nobody_in(site, games):
     app, m, tokens = site
     client = TestClient(app)
     assert client.get(f"/signin/{m.game_id}/not-a-token").status_code == 401
-    new_token, _ = app.state.games.reissue_link(m.game_id, "gm", m.powers["sov"])
+    new_token, _ = games.reissue_link(m.game_id, "gm", m.powers["sov"])
     assert client.get(f"/signin/{m.game_id}/{tokens[m.powers['sov']]}").status_code == 401  # the old one
     assert client.get(f"/signin/{m.game_id}/{new_token}").status_code == 200
 
 
-def test_errors_are_shown_next_to_their_field_with_the_rule(site):
+def test_errors_are_shown_next_to_their_field_with_the_rule(site, games):
     app, m, tokens = site
-    games = app.state.games
     gid, gm, _ = games.create_game("Errors")
     pid, token, _ = games.add_power(gid, "gm", "Lord", "city", "overlord")
     games.advance(gid, "gm")
@@ -117,12 +112,11 @@ def feed_pages(client: TestClient, game_id: str) -> list[str]:
     return out
 
 
-def test_the_feed_is_in_words_numbered_by_the_viewer_and_paginated_without_leaks(site):
+def test_the_feed_is_in_words_numbered_by_the_viewer_and_paginated_without_leaks(site, games):
     """Issue 17: the feed names no event class, numbers each line with the viewer's own event number
     (their timeline's sequence), shows every event a page at a time, and no hidden text reaches another
     viewer's feed lines on any page."""
     app, m, tokens = site
-    games = app.state.games
     for n in range(45):  # Sov alone sees these: its feed runs to a second page
         games.grant_asset(m.game_id, "gm", m.powers["sov"], f"ally{n}", "agent", 1)
     internal = re.compile(r"\b(StepBegan|SeedCommitted|WindowClosed|ActionSubmitted|AssetGranted)\b")

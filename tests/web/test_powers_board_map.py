@@ -131,11 +131,8 @@ def test_the_gm_console_draws_everything(table):
     assert "claim Derop: Circ (conspiracy)" in titles["0,0"]
 
 
-def test_a_board_before_the_map_is_declared_says_so(tmp_path):
-    app = create_app(Settings(data_dir=tmp_path))
-    games = app.state.games
+def test_a_board_before_the_map_is_declared_says_so(app, games):
     gid, gm_token, _ = games.create_game("No map")
     assert "The GM has not declared the map yet." in page(app, gid, gm_token)  # and no power yet either
     _, token, _ = games.add_power(gid, "gm", "City", "city", "sovereign")
     assert "The GM has not declared the map yet." in page(app, gid, token)
-    close_app(app)

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from api.app import create_app
 from api.web.routes import latest_rollback
 from api.web.status import status_strip
-from projections.settings import Settings
 from tests.web.test_browser_play_surface import rich_game
 
 
@@ -19,9 +17,7 @@ def strip_of(app, gid, who, **kw):
     return status_strip(game, who, games.view(gid, who), ZoneInfo("UTC"), games.recent_phases(gid), rolled, **kw)
 
 
-def test_after_a_rollback_the_timeline_is_at_the_phase_returned_to_and_leaves_out_what_was_undone(tmp_path):
-    app = create_app(Settings(data_dir=tmp_path))
-    games = app.state.games
+def test_after_a_rollback_the_timeline_is_at_the_phase_returned_to_and_leaves_out_what_was_undone(app, games):
     gid, _, _ = rich_game(app)
     games.advance(gid, "gm")  # close Planning
     games.resolve(gid, "gm")  # on to Battle (nothing to resist)

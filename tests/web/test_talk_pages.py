@@ -88,17 +88,16 @@ def test_two_seats_negotiate_privately_and_the_table_talks_in_public_in_the_brow
     assert "hidden: too rude" in gm.get(f"/play/{gid}/talk/{thread}").text
 
 
-def test_an_empty_post_is_refused_next_to_the_form_and_records_nothing(app):
+def test_an_empty_post_is_refused_next_to_the_form_and_records_nothing(app, games):
     gid, tokens = powers_table(app)
     ann = signed_in(app, gid, tokens["ann"])
-    before = len(app.state.games.visible_events(gid, "gm"))
+    before = len(games.visible_events(gid, "gm"))
     r = ann.post(f"/play/{gid}/talk/table/post", data={"text": "  ", "csrf": csrf(ann, f"/play/{gid}/talk/table")})
     assert re.search(r'<p class="error" role="alert" id="err-post-form">a post cannot be empty', r.text)
-    assert len(app.state.games.visible_events(gid, "gm")) == before
+    assert len(games.visible_events(gid, "gm")) == before
 
 
-def test_the_covenant_board_has_the_talk_and_the_host_reads_no_private_thread_it_is_not_in(app):
-    games = app.state.games
+def test_the_covenant_board_has_the_talk_and_the_host_reads_no_private_thread_it_is_not_in(app, games):
     t = seat_three(games)
     tokens = {seat: games.reissue_link(t.game_id, "gm", seat)[0] for seat in ("ann", "bob", "cy")}
     thread = games.run(Caller.of("bob"), t.game_id, OpenThread(["cy"], "")).result["thread_id"]

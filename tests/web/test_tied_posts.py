@@ -11,20 +11,15 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
 from application.service import Caller
 from domain.platform.commands import HidePost, MakePost, OpenThread
-from projections.settings import Settings
-from tests.integration.helpers import close_app
 from tests.integration.test_battle_api import HEX
 from tests.web.test_battle_page import fight  # noqa: F401  (the battle fixture)
 
 
 @pytest.fixture
-def table(tmp_path):
+def table(app, games):
     """Ann, Bob and Cy in month 1's Planning; Ann has submitted an action."""
-    app = create_app(Settings(data_dir=tmp_path))
-    games = app.state.games
     gid, gm_token, _ = games.create_game("Tied")
     tokens = {"gm": gm_token}
     for name, cls, sub in (("Ann", "champion", "wizard"), ("Bob", "conspiracy", "circle"), ("Cy", "city", "overlord")):
@@ -34,8 +29,7 @@ def table(tmp_path):
     games.advance(gid, "gm")
     assert games.view(gid, "gm")["game"]["step"] == "planning"
     action = act(games, gid, "Raid the ford")
-    yield app, games, gid, tokens, action
-    close_app(app)
+    return app, games, gid, tokens, action
 
 
 def act(games, gid: str, title: str) -> str:
@@ -121,11 +115,11 @@ def test_a_post_tied_to_a_battle_shows_in_the_battle_section(fight):  # noqa: F8
         assert "tied_to=battle%3Ab1" in card(battles, "battle-b1"), who
 
 
-def test_the_board_reads_tied_posts_in_one_query_whatever_their_number(table):
+def test_the_board_reads_tied_posts_in_one_query_whatever_their_number(table, projector):
     """One action and one tied post, then three actions and nine tied posts: the board and the console make
     the same number of read-model queries (a query per card would grow), and show every post."""
     app, games, gid, tokens, action = table
-    db = app.state.projector.db
+    db = projector.db
     ann, gm = signed_in(app, gid, tokens["ann"]), signed_in(app, gid, tokens["gm"])
 
     def queries(client: TestClient) -> tuple[int, str]:
