@@ -419,7 +419,14 @@ def test_p_sup_3_army_fees():
     g.adjust_resources("city", {"coin": 5}, "test")
     g.pay_army_fee("guard", "city")
     assert g.army("guard")["fee_due"] == 0 and g.holdings("city").wallet["coin"] == 3
-    g.state.armies.armies["guard"]["fee_due"] = 2  # unpaid after its next move
+    g.advance(NOW, SEED)  # month 2 Planning
+    resolve_month(g)
+    while step_of(g) != "planning":  # the next season: the guard is back in its garrison (P-ARMY-2)
+        g.advance(NOW, SEED)
+    assert g.army("guard")["hex"] == "0,0"
+    aimed(g, "m2", "muster", {"moves": [{"army_id": "guard", "path": ["0,0", "1,0"]}]}, [6, 6, 6])
+    resolve_month(g)
+    assert g.army("guard")["fee_due"] == 2
     g.desert_army("guard", "rival", "unpaid")
     assert g.army("guard")["controller"] == "rival" and asset_of(g, "guard")["holders"] == ["rival"]
 
