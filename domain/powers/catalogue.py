@@ -16,7 +16,7 @@ belongs to one month is cleared when the next month's Planning begins.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from copy import deepcopy
 from typing import TYPE_CHECKING, Any, cast
 
@@ -36,6 +36,7 @@ from domain.powers.catalogue_reactions import Reactions
 from domain.powers.catalogue_shares import Shares
 from domain.powers.catalogue_state import (
     ClassActionRecord,
+    as_game,
     cat,
     claimed_towns,
     claims_of,
@@ -47,7 +48,7 @@ from domain.powers.magic import _draw, kept_gain, pool_of
 from domain.powers.options import validate_power_options
 
 if TYPE_CHECKING:
-    from domain.powers.state import ActionState
+    from domain.powers.state import ActionState, GameState
 
 MONTHLY = ("extra_reactions", "triggered", "kinds", "shares")
 QUOTA_PERKS = ("leading_army", "subtle_titan", "subtle_titan_upgraded")
@@ -71,6 +72,9 @@ def _new_finger_army(army_id: str, power_id: str, stats: dict[str, Any], size: i
 class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
     """Commands and events of the class catalogue and the partial rules; shared actions, reactions and assets'
     terms are its pieces' (``catalogue_shares``, ``catalogue_reactions``, ``catalogue_assets``)."""
+
+    if TYPE_CHECKING:
+        state: GameState
 
     # ------------------------------------------------------------------ hooks the aggregate calls
 
@@ -122,7 +126,9 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         kind = c.get("kinds", {}).get(a.id)
         if kind is not None and self._lost_at_its_turn(a, kind):
             return True
-        payers = [(a.power, [vars(pa) for pa in (a.pool.assets if a.pool else [])])]
+        payers: list[tuple[str, Sequence[Mapping[str, Any]]]] = [
+            (a.power, [vars(pa) for pa in (a.pool.assets if a.pool else [])])
+        ]
         payers += [(sh["power"], sh["pool"]["assets"]) for sh in c.get("shares", {}).get(a.id, [])]
         for payer, assets in payers:
             self._charge_fees(a.id, payer, assets)
@@ -146,7 +152,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         coin = int(kind.get("price", {}).get("coin", 0))
         if coin:
             # [003:28] costs are paid at the start of the action: one its power cannot pay does not happen.
-            g: Any = self
+            g = as_game(self)
             try:
                 g.pay(
                     a.power, {"coin": coin}, f"{kind['kind'].replace('_', ' ')}: its cost", rule="P.2.12", actor=SYSTEM
@@ -163,14 +169,14 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
 
     def _catalogue_month_opened(self) -> None:
         """At the start of each month: Little Cruelties gains 1 Fear ([003:957], P.2.12)."""
-        g: Any = self
+        g = as_game(self)
         for p in sorted(self.state.powers.values(), key=lambda p: p.id):
             if p.options.get("little_cruelties"):
                 g.earn(p.id, "fear", 1, "Little Cruelties: a month begins ([003:957])")
 
     def _credit(self, a: ActionState, outputs: dict[str, Any]) -> None:
         """What a successful class action earns goes into its power's wallet (P-ASSET-10, P.2.12)."""
-        g: Any = self
+        g = as_game(self)
         kind = cat(self.state)["kinds"][a.id]["kind"]
         gains = {
             "inquisition": ("fear", outputs.get("fear", 0)),
@@ -242,7 +248,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         """What a successful class action does to the map, through the world's own records (P.2.12): Sack and
         Slaughter lower the town and raise its Uprising, Annex and Commandeer claim it, Channel gains the mana
         of its hex's element up to the storage cap (P-MAG-1). Towns not on the map stay as recorded."""
-        g: Any = self
+        g = as_game(self)
         town = map_town(self.state, kind["params"].get("town"))
         if town is None:
             return
@@ -257,7 +263,8 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
             if name == "commandeer":
                 g.renounce_claims(a.power, town, "commandeered another town [003:1276]")
         elif name == "channel":
-            element = self.state.world.hexes.get(self.state.world.towns[town]["hex"], {}).get("element")
+            hx = self.state.world.hexes.get(self.state.world.towns[town]["hex"])
+            element = hx.get("element") if hx is not None else None
             if element is None:
                 return
             amount = kept_gain(self.state, a.power, element, int(outputs.get("mana", 0)))
@@ -270,7 +277,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         """What a successful class action creates (P.2.12): Hidden Runes place a Rune asset in the hex ([003:1175]);
         Rise, Fingers and Sacrificial Summoning raise a Patron's Finger Army ([003:1230], [003:1224]) of the army
         type the Cult designed (``params.type``), through the armies' own records, on the map the GM declared."""
-        g: Any = self
+        g = as_game(self)
         p = kind["params"]
         if kind["kind"] == "hidden_runes":
             rune = outputs["rune"]
@@ -359,7 +366,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
 
     def effective_consequences(self, a: ActionState) -> int:
         """Consequences that count after perks that ignore some (P-DICE-12)."""
-        g: Any = self
+        g = as_game(self)
         taken = g.tally(a).consequences
         record = cat(self.state).get("kinds", {}).get(a.id)
         kinds = list(record.get("kinds", [])) if record is not None else []
@@ -382,7 +389,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
     ) -> dict[str, Any]:
         """Roll NdX outside a challenge from the month's committed seed (P-DICE-13): explicit dice, or one of
         the rolls the rules fix (``purpose``). The roll carries its key and Merkle path, for its audience."""
-        g: Any = self
+        g = as_game(self)
         s = self.state
         limits.check_text(roll_id, "roll_id", limits.IDENTIFIER)
         params = dict(params or {})
@@ -453,7 +460,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
     def change_quota_perk(self, power_id: str, perk: str, value: bool) -> dict[str, int]:
         """GM: a perk that changes a power's monthly quota is gained, lost, or starts to apply (P-ACT-1): the
         Paragon leading an army, the Dragon's Subtle Titan and its upgrade. Slots already spent stay spent."""
-        g: Any = self
+        g = as_game(self)
         ps = g.power(power_id)
         if perk not in QUOTA_PERKS:
             raise RuleViolation(f"the perks that change a quota are {', '.join(QUOTA_PERKS)}", rule="P-ACT-1")
@@ -575,7 +582,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
             )
             return False
         pooled, from_wallet = _draw(spent, usable)
-        g: Any = self
+        g = as_game(self)
         g._mana_spent(
             power_id=a.power,
             action_id=a.id,
@@ -593,7 +600,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
     ) -> dict[str, Any]:
         """Submit a class action (P.2.12): its difficulty comes from its formula, its limits are checked, and
         ``submit`` goes on to ``submit_action`` (now, roller, assets, convert, slot, location...)."""
-        g: Any = self
+        g = as_game(self)
         ps = g.power(power_id)
         params = dict(params or {})
         _check_params(params)
@@ -658,7 +665,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
     ) -> dict[str, Any]:
         """Duel (P-ACT-6): difficulty 1, resistible by the target; the target's location is declared now, and
         the action is lost at Resolution if the target was elsewhere."""
-        g: Any = self
+        g = as_game(self)
         g.power(power_id)
         hexmap.parse_hex(location)
         limits.check_text(target, "target", limits.IDENTIFIER)
@@ -708,7 +715,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         """Targeted or Broad Seeking (P-ACT-7): cannot be resisted; what it uncovers is computed from its
         successes at Resolution (1 influence, 2 hidden armies, 3 creatures and hidden objects; doubled for
         Broad Seeking, which covers the hex and its neighbours; +1 assured against the one thing named)."""
-        g: Any = self
+        g = as_game(self)
         g.power(power_id)
         hexmap.parse_hex(hex_id)
         if named is not None and named not in cr.SEEK_CATEGORIES:
@@ -795,7 +802,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
     def _action_lost(self, action_id: str, reason: str, actor: str, audience: list[str]) -> None:
         a = self.state.actions[action_id]
         a.status, a.success, a.net, a.excess, a.successes = "resolved", False, 0, 0, 0
-        g: Any = self
+        g = as_game(self)
         g._mark_used(action_id)
 
     @event("ClassActionOutcome")
@@ -842,7 +849,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
     def rule_per_target(self, action_id: str) -> None:
         """GM: this action's effect falls on each target separately, so each resister's successes reduce only its
         own share (P-RES-4 as P-AMB-7); by default several resisters' successes add up against the action."""
-        g: Any = self
+        g = as_game(self)
         a = g.action(action_id)
         if self.state.resolved:
             raise RuleViolation("this month is already resolved", rule="P-RES-4")
@@ -872,7 +879,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
     def choose_blighted_town(self, power_id: str, town_id: str) -> None:
         """Blighted Neighborhood ([003:959]): "Choose a town you claim ... if you claim no town chosen this way,
         choose another claimed town." A town once chosen stays chosen while the power claims it."""
-        g: Any = self
+        g = as_game(self)
         ps = g.power(power_id)
         if not ps.options.get("blighted_neighborhood"):
             raise RuleViolation("choosing a blighted town needs Blighted Neighborhood", rule="P.2.12", field="power_id")
@@ -895,7 +902,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
     def _catalogue_cleanup(self) -> None:
         """At each Cleanup, the blighted town loses 1 population and 1 wealth and its power gains 5 Fear
         ([003:959]); a town the power no longer claims is spared."""
-        g: Any = self
+        g = as_game(self)
         for power_id, town in sorted(cat(self.state).get("blighted", {}).items()):
             p = self.state.powers.get(power_id)
             if p is None or not p.options.get("blighted_neighborhood"):
@@ -910,7 +917,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
     def dread_growth(self, power_id: str, units: int) -> dict[str, int]:
         """A Dragon's army grows each Tidings: 1 unit, or 2 below the most it has had ([003:1327]). ``units`` is
         the army's size now (armies belong to the map); the catalogue keeps the maximum reached."""
-        g: Any = self
+        g = as_game(self)
         ps = g.power(power_id)
         if ps.subclass != "dragon":
             raise RuleViolation("Dread Growth is a Dragon's [003:1327]", rule="P.2.12", field="power_id")
@@ -944,7 +951,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
 
     def record_location(self, power_id: str, hex_id: str) -> None:
         """GM: where a power's champion or leader truly is; a duel declared elsewhere is lost (P-ACT-6)."""
-        g: Any = self
+        g = as_game(self)
         g.power(power_id)
         hexmap.parse_hex(hex_id)
         self._location_recorded(power_id=power_id, hex_id=hex_id, actor=GM, audience=[vis.GM_ONLY])
@@ -963,7 +970,7 @@ def _check_params(params: dict[str, Any]) -> None:
         _check_value(v, f"params.{k}", depth=0)
 
 
-def _check_value(v: Any, name: str, depth: int) -> None:
+def _check_value(v: object, name: str, depth: int) -> None:
     """Parameters are small JSON: short texts, numbers, booleans, and short lists and objects of them."""
     if isinstance(v, str):
         limits.check_text(v, name, limits.IDENTIFIER)

@@ -7,6 +7,7 @@ fees they charge when they act (P-ASSET-5..7); free actions that spend an asset 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from eventsourcing.domain import event
@@ -18,10 +19,10 @@ from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame
 from domain.powers import catalogue_rules as cr
 from domain.powers import hexmap, rules
-from domain.powers.catalogue_state import Terms, cat, claimed_towns, world_towns
+from domain.powers.catalogue_state import Terms, as_game, cat, claimed_towns, world_towns
 
 if TYPE_CHECKING:
-    from domain.powers.state import Asset
+    from domain.powers.state import Asset, GameState
 
 TERMS: dict[str, type] = {
     "fee": int,
@@ -46,7 +47,7 @@ class FeeDue(TypedDict):
     fee: int
 
 
-def _term_ok(typ: type, value: Any) -> bool:
+def _term_ok(typ: type, value: object) -> bool:
     if typ is int:  # a fee or a mobility: a whole number, never a bool
         return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 100
     return isinstance(value, typ)
@@ -55,10 +56,13 @@ def _term_ok(typ: type, value: Any) -> bool:
 class AssetTerms(PlatformGame):
     """Commands and events of assets' terms, fees, wielders and immunities (P-ASSET-5..8, P-AMB-10)."""
 
+    if TYPE_CHECKING:
+        state: GameState
+
     def _check_terms(self, power_id: str, chosen: list[tuple[Asset, str]], where: dict[str, Any] | None) -> None:
         """Each agent, industry and army in a pool, against the terms the GM recorded (P-ASSET-5..7); each spell,
         against the casts that paid for it (P-ASSET-8)."""
-        g: Any = self
+        g = as_game(self)
         g._check_spell_assets(power_id, chosen, where)
         where = where or {}
         terms = cat(self.state).get("terms", {})
@@ -88,10 +92,10 @@ class AssetTerms(PlatformGame):
             return [where]
         return None
 
-    def _charge_fees(self, action_id: str, payer: str, assets: list[dict[str, Any]]) -> None:
+    def _charge_fees(self, action_id: str, payer: str, assets: Sequence[Mapping[str, Any]]) -> None:
         """Each agent, industry and army that acted charges its fee unless loyal to the payer (P-ASSET-5,
         P-ASSET-6): paid from the wallet if it can be; else recorded unpaid, for the GM (GM-27)."""
-        g: Any = self
+        g = as_game(self)
         terms = cat(self.state).get("terms", {})
         fees: list[FeeDue] = []
         for pa in assets:
@@ -126,7 +130,7 @@ class AssetTerms(PlatformGame):
         self, power_id: str, kind: str, *, asset_id: str | None = None, note: str = ""
     ) -> dict[str, Any]:
         """Something the rules make free: it spends no action (P-ACT-5)."""
-        g: Any = self
+        g = as_game(self)
         ps = g.power(power_id)
         source = cr.check_free_action(kind)
         limits.check_text(note, "note", limits.DESCRIPTION, what="a note")
@@ -202,7 +206,7 @@ class AssetTerms(PlatformGame):
         if not isinstance(terms, dict):
             raise RuleViolation("terms are an object of named fields", rule="P-ASSET-5", field="terms")
         clean: dict[str, Any] = {}
-        g: Any = self
+        g = as_game(self)
         for k, v in terms.items():
             typ = TERMS.get(k)
             if typ is None:
@@ -246,7 +250,7 @@ class AssetTerms(PlatformGame):
         and it can be changed as part of any Action involving the item or its wielder"; [003:541] "Each Wielder can
         benefit from a single item at a time, apart from Champions, which can use three differently named items"
         (P-ASSET-8; Master of Artifice, two more)."""
-        g: Any = self
+        g = as_game(self)
         ps = g.power(power_id)
         item = self.state.assets.get(asset_id)
         if item is None or item.cls != "item" or power_id not in item.holders:
@@ -315,7 +319,7 @@ class AssetTerms(PlatformGame):
         none unless the GM overrides; [003:54] a non-minor champion's "immunity ability"), and the powers that know
         how to overcome it. While it applies, a duel defeats the power but cannot kill it ([003:54]). An empty
         ``immunity`` lifts it. The power, those who know how to overcome it and the GM know it."""
-        g: Any = self
+        g = as_game(self)
         g.power(power_id)
         text = limits.check_text(immunity, "immunity", limits.REASON, what="an immunity")
         knowing = sorted(set(bypassed_by or []))

@@ -8,7 +8,7 @@ Satellite Shrine's removal). Both are the month's, in ``GameState.catalogue``.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from eventsourcing.domain import event
 
@@ -19,10 +19,11 @@ from domain.errors import NotFound, RuleViolation
 from domain.platform.game import PlatformGame
 from domain.powers import catalogue_rules as cr
 from domain.powers import rules
-from domain.powers.catalogue_state import ReactionOutcome, cat, read_pool
+from domain.powers.base import PoolData, pool_from
+from domain.powers.catalogue_state import ReactionOutcome, as_game, cat
 
 if TYPE_CHECKING:
-    from domain.powers.state import PowerState
+    from domain.powers.state import ActionState, GameState, PowerState
 
 
 class ReactionPrice(TypedDict, total=False):
@@ -36,6 +37,9 @@ class ReactionPrice(TypedDict, total=False):
 class Reactions(PlatformGame):
     """Commands and events of extra and triggered reactions (P-RES-1, P-RES-7)."""
 
+    if TYPE_CHECKING:
+        state: GameState
+
     def _reactions_to_buy(self, ps: PowerState) -> int:
         """Extra reactions a power's perks could still buy this month (P-RES-1): the window waits for them."""
         taken = cat(self.state).get("extra_reactions", {}).get(ps.id, [])
@@ -45,7 +49,7 @@ class Reactions(PlatformGame):
         """Pay a perk's price for one more reaction this month (P-RES-1): Desperate Reaction spends an action
         of next month (P-ACT-2), Prepared Reaction a scheme (not an asset of the roll), Mystic Reactions an A
         mana."""
-        g: Any = self
+        g = as_game(self)
         ps = g.power(power_id)
         g._check_resistance(now, power_id)
         if ps.done_reacting:
@@ -100,7 +104,7 @@ class Reactions(PlatformGame):
         """A triggered response that uses a reaction without resisting anything (P-RES-7): Gate Guardians
         (a pool against the mustering army's fee; the excess is the guardians' size), the Celestial's
         teleport home, a Satellite Shrine's removal."""
-        g: Any = self
+        g = as_game(self)
         ps = g.power(power_id)
         w = g._check_resistance(now, power_id)
         rk = cr.reaction_kind(kind, ps.subclass)
@@ -129,7 +133,7 @@ class Reactions(PlatformGame):
                 power_id, list(assets or []), skill_tag=None, extra_actions=0, roller=roller, is_reaction=True
             )
             g._lock_conversions_now(pool, convert)
-            t = g.tally(None, read_pool(pool))
+            t = g.tally(cast("ActionState", None), pool_from(pool))  # a reaction's own pool: no action is read
             ok, excess = rules.outcome(t.successes, fee)
             outcome = {"successes": t.successes, "difficulty": fee, "success": ok, "guardians": excess}
         self._reaction_used(
@@ -154,7 +158,7 @@ class Reactions(PlatformGame):
         kind: str,
         trigger: str | None,
         note: str,
-        pool: dict[str, Any] | None,
+        pool: PoolData | None,
         outcome: ReactionOutcome,
         actor: str,
         audience: list[str],
@@ -170,6 +174,6 @@ class Reactions(PlatformGame):
         }
         if pool is not None:
             self.state.next_roll = pool["roll_no"] + 1
-            g: Any = self
+            g = as_game(self)
             g._spend(pool["assets"])
             g._record_season_use(pool["assets"], reaction_id)

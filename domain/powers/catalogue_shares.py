@@ -20,7 +20,8 @@ from domain.dice import Roller
 from domain.errors import NotFound, RuleViolation
 from domain.ids import GM
 from domain.platform.game import PlatformGame
-from domain.powers.catalogue_state import ShareRecord, cat, read_pool
+from domain.powers.base import PoolData, pool_from
+from domain.powers.catalogue_state import ShareRecord, as_game, cat
 
 if TYPE_CHECKING:
     from domain.powers.state import ActionState, GameState
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
 
 class Shares(PlatformGame):
     """Commands and events of shared actions (P-DICE-11)."""
+
+    if TYPE_CHECKING:
+        state: GameState
 
     def join_action(
         self,
@@ -43,7 +47,7 @@ class Shares(PlatformGame):
     ) -> dict[str, Any]:
         """A declared collaborator spends one of its own actions and rolls its own pool into a shared action
         (P-DICE-11): the successes add up (P-AMB-43); its consequences stay its own."""
-        g: Any = self
+        g = as_game(self)
         ps = g.power(power_id)
         a = g.action(action_id)
         g._check_planning(now, power_id)
@@ -75,26 +79,26 @@ class Shares(PlatformGame):
             actor=actor or power_id,
             audience=g._audience(a),
         )
-        t = g.tally(a, read_pool(pool))
+        t = g.tally(a, pool_from(pool))
         return {"action_id": action_id, "faces": [d["face"] for d in pool["dice"]], "successes": t.successes}
 
     @event("ShareRolled")
     def _share_rolled(
-        self, action_id: str, power_id: str, slot: str, pool: dict[str, Any], actor: str, audience: list[str]
+        self, action_id: str, power_id: str, slot: str, pool: PoolData, actor: str, audience: list[str]
     ) -> None:
         cat(self.state).setdefault("shares", {}).setdefault(action_id, []).append(
             {"power": power_id, "slot": slot, "pool": deepcopy(pool)}
         )
         self.state.next_roll = pool["roll_no"] + 1
         self.state.powers[power_id].commands += 1
-        g: Any = self
+        g = as_game(self)
         g._spend(pool["assets"])
 
     def propose_share_consequence(
         self, action_id: str, power_id: str, consequence_id: str, text: str, effects: list[dict[str, Any]]
     ) -> None:
         """GM: the form a collaborator's own consequences take; each power answers for its own pool (P-DICE-11)."""
-        g: Any = self
+        g = as_game(self)
         a = g.action(action_id)
         share = share_of(self.state, action_id, power_id)
         if a.discarded or self.state.resolved:
@@ -121,7 +125,7 @@ class Shares(PlatformGame):
         self, power_id: str, action_id: str, consequence_id: str, actor: str | None = None
     ) -> None:
         """A collaborator accepts the consequence of its own pool: its effects fall on it (P-DICE-11, P-ACT-2)."""
-        g: Any = self
+        g = as_game(self)
         a = g.action(action_id)
         share = share_of(self.state, action_id, power_id)
         c = next((c for c in share.get("consequences", []) if c["id"] == consequence_id), None)
@@ -224,10 +228,10 @@ class Shares(PlatformGame):
 
     def _shared_tally(self, a: ActionState) -> tuple[int, int]:
         """The collaborators' successes and pool size added to an action (P-DICE-11 as P-AMB-43)."""
-        g: Any = self
+        g = as_game(self)
         successes = size = 0
         for sh in cat(self.state).get("shares", {}).get(a.id, []):
-            t = g.tally(a, read_pool(sh["pool"]))
+            t = g.tally(a, pool_from(sh["pool"]))
             successes += t.successes
             size += t.pool_size
         return successes, size
@@ -236,7 +240,7 @@ class Shares(PlatformGame):
         """The collaborators' pool assets of an action, for the season ledger (P-ASSET-12)."""
         out: list[dict[str, Any]] = []
         for sh in cat(self.state).get("shares", {}).get(action_id, []):
-            out.extend(sh["pool"]["assets"])
+            out.extend(dict(pa) for pa in sh["pool"]["assets"])
         return out
 
 

@@ -11,7 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
 if TYPE_CHECKING:
-    from domain.powers.state import GameState, Pool
+    from domain.platform.game import PlatformGame
+    from domain.powers.base import PoolData
+    from domain.powers.game import Game
+    from domain.powers.state import GameState
 
 
 class ClassActionRecord(TypedDict):
@@ -44,7 +47,7 @@ class ShareRecord(TypedDict):
 
     power: str
     slot: str
-    pool: dict[str, Any]  # the pool as rolled (domain.powers.game's pool data)
+    pool: PoolData  # the pool as rolled
     consequences: NotRequired[list[ShareConsequence]]
 
 
@@ -131,6 +134,11 @@ def cat(state: GameState) -> CatalogueData:
     return cast(CatalogueData, state.catalogue)
 
 
+def as_game(part: PlatformGame) -> Game:
+    """A catalogue piece as the ``Game`` it is part of (its rules call the month's own methods)."""
+    return cast("Game", part)
+
+
 def rune_hexes(state: GameState, holders: list[str]) -> dict[str, str]:
     """hex -> the Rune asset placed there, for these holders."""
     out: dict[str, str] = {}
@@ -167,10 +175,3 @@ def map_town(state: GameState, ref: object) -> str | None:
     if ref in towns:
         return ref
     return next((tid for tid, t in sorted(towns.items()) if t["hex"] == ref), None)
-
-
-def read_pool(data: dict[str, Any]) -> Pool:
-    """A pool recorded in an event, read as the aggregate reads it."""
-    from domain.powers.game import _pool_from  # the aggregate's own reading of a pool
-
-    return _pool_from(data)
