@@ -22,7 +22,7 @@ controller (``ArmyPlaced``) and its public card for those who see it (``ArmySigh
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +43,7 @@ from domain.powers.world_state import WorldState
 
 if TYPE_CHECKING:
     from domain.powers.game import Game
-    from domain.powers.state import GameState
+    from domain.powers.state import ActionState, GameState, PowerState
 
 ARMY_AIMS = ("muster", "train", "forge", "levy", "gather")
 ELEMENTS = ("A", "F", "E", "W", "D", "L", None)
@@ -127,13 +127,15 @@ class Armies(PlatformGame):
 
     if TYPE_CHECKING:  # the Game's events and queries this feature uses
         state: GameState
-        _asset_granted: Any
-        _difficulty_declared: Any
-        _town_changed: Any
-        pay: Any
-        power: Any
-        action: Any
-        _audience: Any
+        # events of Game (keyword arguments: their fields)
+        _asset_granted: Callable[..., None]
+        _difficulty_declared: Callable[..., None]
+        _town_changed: Callable[..., None]
+        action: Callable[[str], ActionState]
+        _audience: Callable[[ActionState], list[str]]
+
+        def power(self, power_id: str) -> PowerState: ...
+        def pay(self, power_id: str, changes: dict[str, int], reason: str, *, rule: str, actor: str) -> None: ...
 
     def _g(self) -> Any:
         return self

@@ -34,7 +34,7 @@ Decisions taken (recorded here, as STYLE asks):
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -107,16 +107,16 @@ class Battles(PlatformGame):
 
     if TYPE_CHECKING:  # the Game's events and queries this feature uses
         state: GameState
-        power: Any
-        army: Any
-        acts_for: Any
-        grant_experience: Any
-        record_dispersal: Any
-        _fee_due: Any
-        earn: Any
-        generate_influence: Any
-        _perks: Any
-        _mana_spent: Any
+        army: Callable[[str], dict[str, Any]]
+        grant_experience: Callable[[str, int], None]
+        record_dispersal: Callable[[str], None]
+        _fee_due: Callable[[dict[str, Any]], None]
+        generate_influence: Callable[[str, str, str, list[int]], None]
+        _perks: Callable[[str], set[str]]
+        _mana_spent: Callable[..., None]  # an event of Game (keyword arguments: its fields)
+
+        def power(self, power_id: str) -> PowerState: ...
+        def earn(self, power_id: str, resource: str, amount: int, reason: str, actor: str = ...) -> int: ...
 
     # ------------------------------------------------------------------ queries
 

@@ -9,7 +9,7 @@ records it through ``ManaGranted``, as any other gain of mana.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -28,7 +28,7 @@ from domain.powers.magic import caps_of
 
 if TYPE_CHECKING:
     from domain.powers.game import Game
-    from domain.powers.state import Asset, GameState
+    from domain.powers.state import ActionState, Asset, GameState
 
 # ---------------------------------------------------------------------- state
 
@@ -117,10 +117,12 @@ class Development(PlatformGame):
 
     if TYPE_CHECKING:  # events of Game this feature records through (asset and mana gains)
         state: GameState
-        _asset_granted: Any
-        _mana_granted: Any
-        _mana_channelled: Any
-        _open_action: Any
+        _asset_granted: Callable[..., None]
+        _mana_granted: Callable[..., None]
+        _mana_channelled: Callable[..., None]
+        # Magic's (action_id, power_id, now): a favor spent without a time passes now=None, which holds while no
+        # Planning window is open
+        _open_action: Callable[..., ActionState]
 
     # ------------------------------------------------------------------ queries
 

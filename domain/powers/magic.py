@@ -41,7 +41,7 @@ from domain.powers.spells import CATALOGUE, NAMED_WITHOUT_COST, Spell
 
 if TYPE_CHECKING:
     from domain.powers.game import Game
-    from domain.powers.state import Asset, GameState
+    from domain.powers.state import ActionState, Asset, GameState
 
 MAX_RANGE = 30
 
@@ -605,7 +605,7 @@ class Magic(PlatformGame):
 
     # ------------------------------------------------------------------ mana held by an action
 
-    def _open_action(self, action_id: str, power_id: str | None, now: datetime) -> Any:
+    def _open_action(self, action_id: str, power_id: str | None, now: datetime) -> ActionState:
         s = self.state
         a = s.actions.get(action_id)
         if a is None or (power_id is not None and a.power != power_id):
