@@ -810,7 +810,10 @@ def test_the_checker_catches_an_unsalted_submission_digest(monkeypatch):
             }
         )
 
-    monkeypatch.setattr(powers_game, "_submission_digest", unsalted)
+    from domain.powers import actions, resolution
+
+    monkeypatch.setattr(actions, "action_digest", unsalted)
+    monkeypatch.setattr(resolution, "action_digest", unsalted)
     with pytest.raises(Leak, match="recovers the hidden dice"):
         play(3, [("act", 0, False, False, 1, False, False), ("advance",), ("resolve",)])
 
@@ -831,7 +834,13 @@ def test_the_checker_catches_a_receipt_that_commits_to_hidden_events(monkeypatch
 def test_the_checker_catches_a_difficulty_committed_without_its_nonce(monkeypatch):
     """A broken implementation that commits to a sealed difficulty as ``sha256("difficulty:<value>")``
     lets every player try the 51 values against the published commitment: it must be caught."""
-    monkeypatch.setattr(powers_game, "seal_difficulty", lambda value, nonce: commitment(f"difficulty:{value}"))
+    from domain.powers import resolution, rulings
+
+    def unsalted(value, nonce):
+        return commitment(f"difficulty:{value}")
+
+    monkeypatch.setattr(rulings, "seal_difficulty", unsalted)
+    monkeypatch.setattr(resolution, "seal_difficulty", unsalted)
     with pytest.raises(Leak, match="recovers the sealed difficulty"):
         play(3, [("act", 0, False, False, 1, True, False)])
 
