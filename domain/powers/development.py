@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from eventsourcing.domain import event
 
@@ -33,18 +33,35 @@ if TYPE_CHECKING:
 # ---------------------------------------------------------------------- state
 
 
+class HeldPerk(TypedDict):
+    """A perk a power holds: its choice (``detail``), its upgrades, whether it was a starting perk, and the fame
+    paid for it and for each upgrade (what a nerf refunds, P-DEV-6)."""
+
+    name: str
+    detail: str
+    upgrades: int
+    starting: bool
+    paid: list[int]
+
+
+class Nerf(TypedDict):
+    """A perk the GM nerfed, awaiting its power's choice (P-DEV-6)."""
+
+    name: str
+    detail: str
+    reason: str
+
+
 @dataclass
 class Holdings:
     """One power's wallet, its control resource, its perks and its development counters."""
 
     wallet: dict[str, int] = field(default_factory=dict)  # resource -> amount, fame included (never negative)
     control: str | None = None  # respect or fear ([003:263])
-    # {"name", "detail", "upgrades", "starting", "paid": [fame]}
-    perks: list[dict[str, Any]] = field(default_factory=list)
+    perks: list[HeldPerk] = field(default_factory=list)
     skills_bought: int = 0  # P-DEV-2: starting skills are not counted
     perks_bought: int = 0  # P-DEV-4: new perks and upgrades share this counter (P-AMB-33)
-    # perks the GM nerfed, awaiting the power's choice (P-DEV-6)
-    nerfs: list[dict[str, Any]] = field(default_factory=list)
+    nerfs: list[Nerf] = field(default_factory=list)  # perks the GM nerfed, awaiting the power's choice (P-DEV-6)
 
 
 @dataclass
@@ -1059,7 +1076,7 @@ def development_view(game: Game, viewer: str) -> dict[str, Any]:
     return out
 
 
-def _perk_view(p: dict[str, Any]) -> dict[str, Any]:
+def _perk_view(p: HeldPerk) -> dict[str, Any]:
     return {"name": p["name"], "detail": p["detail"], "upgrades": p["upgrades"], "starting": p["starting"]}
 
 
@@ -1129,7 +1146,7 @@ def _ambition_view(a: Ambition, *, gm: bool) -> dict[str, Any]:
     }
 
 
-def _held_perk(h: Holdings, name: str, detail: str) -> dict[str, Any]:
+def _held_perk(h: Holdings, name: str, detail: str) -> HeldPerk:
     """The perk ``name`` (with its choice ``detail``) the holdings hold, or refused."""
     for p in h.perks:
         if p["name"] == name and p["detail"] == detail:

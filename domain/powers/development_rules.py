@@ -6,7 +6,7 @@ data ([003:863]-[003:1406]): the group a perk belongs to decides who may take it
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -335,7 +335,7 @@ def check_perk(
     cls: str,
     subclass: str,
     control: str | None,
-    held: list[dict[str, Any]],
+    held: Sequence[Mapping[str, Any]],
     detail: str,
     *,
     catalogue: Mapping[str, Perk],
