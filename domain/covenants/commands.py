@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from domain.covenants import (
     battle,
@@ -21,9 +19,8 @@ from domain.covenants import (
     track,
 )
 from domain.covenants.game import CovenantGame
-from domain.errors import NotFound
-from domain.platform.commands import CloseDueWindow, CloseWindow, Command, Context, Handler, require, require_seat
-from domain.platform.roles import RULE, WINDOWS
+from domain.platform.commands import Command, Context, Handler, require, require_seat
+from domain.platform.roles import RULE
 
 
 @dataclass(frozen=True)
@@ -514,79 +511,40 @@ def no_counter(game: CovenantGame, cmd: NoCounter, ctx: Context) -> None:
     battle.confirm_no_counter(game, cmd.seat_id)
 
 
-def close_window(game: CovenantGame, cmd: CloseWindow, ctx: Context) -> dict[str, Any]:
-    """The host (or the auditor) closes a turn's window now: the seat's silence counts (H-9)."""
-    require(game, ctx, WINDOWS, "close a window")
-    game.expect_step(cmd.expected_step)
-    if cmd.window_id not in game.state.windows:
-        raise NotFound(f"no open window {cmd.window_id!r}", field="window_id")
-    return {
-        "closed": game.close_window(cmd.window_id, now=ctx.now, reason=cmd.reason, force=True, seed=ctx.entropy(32))
-    }
-
-
-def close_due_window(game: CovenantGame, cmd: CloseDueWindow, ctx: Context) -> dict[str, Any]:
-    """Workers: a turn's deadline passed; silence counts as the default choice (H-9)."""
-    w = game.state.windows.get(cmd.window_id)
-    if w is None or w.closed or ctx.now < datetime.fromisoformat(w.final_closes_at):
-        return {"closed": False}
-    return {"closed": game.close_window(cmd.window_id, now=ctx.now, reason="deadline", seed=ctx.entropy(32))}
-
-
-C = TypeVar("C", bound=Command)
-R = TypeVar("R")
-CovenantHandler = Callable[[CovenantGame, C, Context], R]
-
-
-def _windowed(handler: CovenantHandler[C, R]) -> CovenantHandler[C, R]:
-    """Every covenant command leaves the seat at turn with an open window and a deadline (H-9)."""
-
-    def run(game: CovenantGame, cmd: C, ctx: Context) -> R:
-        result = handler(game, cmd, ctx)
-        game.sync_window(now=ctx.now)
-        return result
-
-    run.__name__ = handler.__name__
-    run.__doc__ = handler.__doc__
-    return run
-
-
 COVENANT_COMMANDS: dict[type[Command], Handler] = {
-    CloseWindow: close_window,
-    CloseDueWindow: close_due_window,
-    AddCovenant: _windowed(add_covenant),
-    BeginGame: _windowed(begin_game),
-    Move: _windowed(move),
-    Generate: _windowed(generate),
-    Keep: _windowed(keep),
-    Discard: _windowed(discard),
-    Pass: _windowed(pass_turn),
-    Cast: _windowed(cast),
-    TakeAction: _windowed(take_action),
-    RuleOnAction: _windowed(rule_on_action),
-    Convert: _windowed(convert),
-    OfferTrade: _windowed(offer_trade),
-    AnswerTrade: _windowed(answer_trade),
-    Challenge: _windowed(challenge),
-    ChooseArt: _windowed(choose_art),
-    SealBid: _windowed(seal_bid),
-    ResolveCertamen: _windowed(resolve_certamen),
-    Forfeit: _windowed(forfeit),
-    Support: _windowed(support),
-    DrawEvent: _windowed(draw_event),
-    DecideEvent: _windowed(decide_event),
-    PayTax: _windowed(pay_tax),
-    FaceHedgeMage: _windowed(face_hedge_mage),
-    FaceBandits: _windowed(face_bandits),
-    UseMouse: _windowed(use_mouse),
-    Heal: _windowed(heal),
-    ChoosePlagued: _windowed(choose_plagued),
-    AttendTribunal: _windowed(attend_tribunal),
-    Investigate: _windowed(investigate),
-    AnswerService: _windowed(answer_service),
-    RollChaos: _windowed(roll_chaos),
-    ChooseRival: _windowed(choose_rival),
-    AvertBattle: _windowed(avert_battle),
-    AllocateDamage: _windowed(allocate_damage),
-    NoCounter: _windowed(no_counter),
+    AddCovenant: add_covenant,
+    BeginGame: begin_game,
+    Move: move,
+    Generate: generate,
+    Keep: keep,
+    Discard: discard,
+    Pass: pass_turn,
+    Cast: cast,
+    TakeAction: take_action,
+    RuleOnAction: rule_on_action,
+    Convert: convert,
+    OfferTrade: offer_trade,
+    AnswerTrade: answer_trade,
+    Challenge: challenge,
+    ChooseArt: choose_art,
+    SealBid: seal_bid,
+    ResolveCertamen: resolve_certamen,
+    Forfeit: forfeit,
+    Support: support,
+    DrawEvent: draw_event,
+    DecideEvent: decide_event,
+    PayTax: pay_tax,
+    FaceHedgeMage: face_hedge_mage,
+    FaceBandits: face_bandits,
+    UseMouse: use_mouse,
+    Heal: heal,
+    ChoosePlagued: choose_plagued,
+    AttendTribunal: attend_tribunal,
+    Investigate: investigate,
+    AnswerService: answer_service,
+    RollChaos: roll_chaos,
+    ChooseRival: choose_rival,
+    AvertBattle: avert_battle,
+    AllocateDamage: allocate_damage,
+    NoCounter: no_counter,
 }

@@ -13,7 +13,7 @@ be checked by any player. The season seed is revealed to everyone when the seaso
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from eventsourcing.domain import event
@@ -34,10 +34,9 @@ from domain.covenants import (
     spells,
     track,
 )
-from domain.covenants.base import BANDITS_MIGHT, ENEMIES, PUBLIC, TURN_PHASES, bid_commitment, house_of
+from domain.covenants.base import BANDITS_MIGHT, ENEMIES, PUBLIC, bid_commitment, house_of
 from domain.covenants.errors import RuleViolation
 from domain.covenants.house import HousePackage
-from domain.covenants.options import option
 from domain.covenants.state import Card, CovenantSeat, CovenantState
 from domain.dice import Roller, commitment
 from domain.errors import Conflict, NotFound
@@ -156,12 +155,6 @@ class CovenantGame(PlatformGame):
         except (KeyError, TypeError):
             raise NotFound(f"no covenant {power_id!r} at this table", field="seat") from None
 
-    def pending_in(self, w: Window) -> list[str]:
-        return list(self.state.turn)
-
-    def _may_act_in(self, w: Window, power_id: str) -> bool:
-        return power_id in self.state.turn
-
     def waits_on(self, w: Window, seat: str) -> bool:
         """A turn's window (``phase:seat:season:cycle``, H-9) waits on the seat whose turn it is alone."""
         parts = w.kind.split(":")
@@ -240,42 +233,8 @@ class CovenantGame(PlatformGame):
             raise RuleViolation(f"{seat} is removed from the game by a Quaesitor Investigation", rule="A-AGG-1",
                                 field=field)  # fmt: skip
 
-    # ------------------------------------------------------------------ windows: a deadline on every turn (H-9)
-
-    def sync_window(self, *, now: datetime) -> None:
-        """After a command: the seat whose turn it is has an open window with a deadline; a window whose turn
-        is over closes. A game played by post always says who is awaited, and until when."""
-        s = self.state
-        whose = s.turn[0] if s.turn and s.phase in TURN_PHASES else None
-        kind = f"{s.phase}:{whose}:{s.seasons_begun}:{s.cycle}" if whose else None
-        for w in list(s.windows.values()):
-            if not w.closed and w.kind != kind:
-                self._window_closed(window_id=w.id, reason="turn over", closed_at=now.isoformat(), actor=SYSTEM,
-                                    audience=PUBLIC)  # fmt: skip
-        if kind is not None and self.open_window(kind) is None:
-            hours = float(option(s.options, "turn_hours"))
-            self._window_opened(
-                window_id=f"w{self.version + 1}", kind=kind, opened_at=now.isoformat(),
-                closes_at=(now + timedelta(hours=hours)).isoformat(), actor=SYSTEM, audience=PUBLIC,
-            )  # fmt: skip
-
-    def close_window(
-        self, window_id: str, *, now: datetime, reason: str = "deadline", force: bool = False, seed: str = ""
-    ) -> bool:
-        """The deadline of a turn passed (or the host closed it): silence counts as the default choice (H-9)."""
-        w = self.state.windows.get(window_id)
-        if w is None or w.closed:
-            return False
-        if not force and now < datetime.fromisoformat(w.final_closes_at):
-            raise RuleViolation(f"this window closes at {w.final_closes_at}", rule="H-9", field="window_id")
-        phase, seat, _, _ = w.kind.split(":")
-        s = self.state
-        self._window_closed(window_id=window_id, reason=reason, closed_at=now.isoformat(), actor=SYSTEM,
-                            audience=PUBLIC)  # fmt: skip
-        if s.phase == phase and s.turn and s.turn[0] == seat:
-            track.silence(self, seat, phase, seed)
-        self.sync_window(now=now)
-        return True
+    # ------------------------------------------------------------------ turns: a window on every turn (H-9), run by
+    # the platform from ``domain.covenants.turns.TURNS``
 
     def declare_ready(self, power_id: str, *, now: datetime) -> None:
         """A seat says it has done all it will for now (the platform's readiness)."""

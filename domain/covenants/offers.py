@@ -311,7 +311,7 @@ def _accepted(frozen: bytes, house: dict[str, Any], principal: str, command: Com
     """Whether the command's handler accepts it on a copy of the game (the copy is dropped either way)."""
     game: CovenantGame = pickle.loads(frozen)  # noqa: S301 - our own bytes, just made
     game.state.house = house
-    handler = cc.COVENANT_COMMANDS[type(command)]
+    handler = game.ruleset.handler(command)
     try:
         handler(game, command, _context(game, principal))
     except DomainError:

@@ -7,6 +7,7 @@ table as a player.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -22,6 +23,7 @@ from domain.covenants.mail import parse_turn
 from domain.covenants.offers import offers
 from domain.covenants.options import CovenantOptions
 from domain.covenants.state import Card, CovenantSeat, CovenantState
+from domain.covenants.turns import TURNS, Silent, silent
 from domain.covenants.verify import VERIFY_COVENANTS
 from domain.covenants.views import table_view
 from domain.ids import GM
@@ -74,7 +76,7 @@ def start(
     )
 
 
-STEPS = (
+_STEPS = (
     Step("setup", on_entry="the organiser or host seats two to four covenants"),
     Step("move", opens=("move",), closes_on=("every player moved", "a token reached End"), on_entry="A.1.2 #1"),
     Step("create", opens=("create",), closes_on=("every player generated or passed",), on_entry="A.1.2 #2"),
@@ -125,6 +127,8 @@ STEPS = (
     Step("reckoning", opens=("reckoning",), closes_on=("every player allocated support",), on_entry="A.1.2 R"),
     Step("over", on_entry="a score of 25 or more at the Yearly Reckoning: the highest wins (A-RECK-5)"),
 )
+# each step's turns run on the platform's flow (domain.covenants.turns): a window on every turn, a default on silence
+STEPS = tuple(dataclasses.replace(step, windows=(TURNS,)) if step.opens else step for step in _STEPS)
 
 
 def phase_of(event: Any) -> dict[str, Any] | None:
@@ -203,7 +207,7 @@ COVENANTS = register(
         steps=STEPS,
         aggregate=CovenantGame,
         start=start,
-        commands=COVENANT_COMMANDS,
+        commands={**COVENANT_COMMANDS, Silent: silent},
         view=table_view,
         verify=VERIFY_COVENANTS,
         mail_grammar=parse_turn,

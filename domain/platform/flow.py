@@ -59,6 +59,13 @@ class WindowRule:
     on_silence: Callable[[Game, Window, str], Command | None] | None = None
     # what follows the close (early, at the deadline or by the GM): the next window, the next step
     then: Callable[[Game, Window, Context], None] | None = None
+    # the window of this kind the game's state wants open now, as (window id, kind, hours to its deadline), or None:
+    # after each of the ruleset's commands and each close, the platform opens it unless one of its kind is open
+    # (a turn's window, which follows the turn order as boardgame.io's turn follows its ``order``)
+    opens: Callable[[Game], tuple[str, str, float] | None] | None = None
+    # whether the close is recorded before the silent seats' defaults (a turn that is over, then what silence does
+    # in it) or after them (a default that closes its own window, such as a choice's answer)
+    close_first: bool = False
     # who records the close, and who sees it (the window's own viewers)
     closed_by: str = SYSTEM
     audience: Callable[[Game, Window], list[str]] = _public
@@ -136,11 +143,15 @@ def close(game: Game, window_id: str, ctx: Context, *, reason: str) -> bool:
     rule = rule_for(game, w)
     if rule is None:
         raise NotImplementedError(f"no rule declares windows of kind {w.kind!r}")
-    for seat, command in defaults(game, w).items():
-        if w.closed:  # a default closed it (a choice's answer closes its own window)
+    silent = defaults(game, w)
+    if rule.close_first:
+        _record_close(game, w, rule, reason, ctx)
+    for seat, command in silent.items():
+        if w.closed and not rule.close_first:  # a default closed it (a choice's answer closes its own window)
             break
         send_default(game, seat, command, ctx)
     _finish(game, w, rule, reason, ctx)
+    settle(game, ctx)
     return True
 
 
@@ -153,13 +164,23 @@ def settle(game: Game, ctx: Context, *, limit: int = 64) -> None:
             if not w.closed and (rule := rule_for(game, w)) is not None and rule.closes_early(game, w)
         ]
         if not due:
+            _open_wanted(game, ctx)
             return
         w, rule = due[0]
         _finish(game, w, rule, rule.early, ctx)
     raise RuntimeError(f"the windows of this game kept closing early after {limit} closes: a rule never settles")
 
 
-def _finish(game: Game, w: Window, rule: WindowRule, reason: str, ctx: Context) -> None:
+def _open_wanted(game: Game, ctx: Context) -> None:
+    """Open each window the rules want open that is not (``WindowRule.opens``)."""
+    for rule in rules_of(game):
+        wanted = rule.opens(game) if rule.opens is not None else None
+        if wanted is not None and game.open_window(wanted[1]) is None:
+            window_id, kind, hours = wanted
+            open_window(game, window_id, kind, now=ctx.now, hours=hours)
+
+
+def _record_close(game: Game, w: Window, rule: WindowRule, reason: str, ctx: Context) -> None:
     if not w.closed:
         game._window_closed(
             window_id=w.id,
@@ -168,6 +189,10 @@ def _finish(game: Game, w: Window, rule: WindowRule, reason: str, ctx: Context) 
             actor=rule.closed_by,
             audience=rule.audience(game, w),
         )
+
+
+def _finish(game: Game, w: Window, rule: WindowRule, reason: str, ctx: Context) -> None:
+    _record_close(game, w, rule, reason, ctx)
     if rule.then is not None:
         rule.then(game, w, ctx)
 

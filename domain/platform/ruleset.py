@@ -92,10 +92,11 @@ class Ruleset:
         return found
 
     def run(self, game: Any, command: Any, ctx: Any) -> Any:
-        """Run a command through its handler, then the flow the steps declare: every window the command left over
-        closes, and what follows it is entered (``domain.platform.flow.settle``)."""
+        """Run a command through its handler, then, after one of the ruleset's own, the flow its steps declare:
+        every window the command left over closes, what follows is entered, and each window the state wants open
+        opens (``domain.platform.flow.settle``; a close runs it itself)."""
         result = self.handler(command)(game, command, ctx)
-        if any(step.windows for step in self.steps):
+        if type(command) in self.commands and any(step.windows for step in self.steps):
             flow.settle(game, ctx)
         return result
 
