@@ -28,6 +28,7 @@ from domain.powers.world_base import (
     whole,
 )
 from domain.powers.world_influence import influence_payment, pay_influence
+from domain.powers.world_state import Aim
 
 if TYPE_CHECKING:
     from domain.powers.game import Game
@@ -60,7 +61,7 @@ def aim_action(
     a = game.action(action_id)
     check_aimable(s.step, a, s.world.aims.get(action_id), aim, actor)
     params = dict(params or {})
-    aimed: dict[str, Any] = {"aim": aim, "power": a.power}
+    aimed: Aim = {"aim": aim, "power": a.power}
     difficulty, resisters = _plan(game, a, aim, feature_id, town_id, floor, kind, params, aimed, actor)
     record(game, ActionAimed, action_id=action_id, aim=aimed, actor=actor or a.power, audience=game._audience(a))
     if aimed.get("paid"):
@@ -104,7 +105,7 @@ def _plan(
     floor: int | None,
     kind: str | None,
     params: dict[str, Any],
-    aimed: dict[str, Any],
+    aimed: Aim,
     actor: str | None,
 ) -> tuple[int | None, list[str]]:
     """Check what the action is aimed at and fill in its record: its difficulty where the rules give one, and
@@ -115,7 +116,7 @@ def _plan(
         if not view.sees_feature(s, feature_id or "", a.power):
             raise NotFound(f"no feature {feature_id!r} on the map", field="feature_id")
         at(a, f["hex"])
-        aimed["feature_id"] = feature_id
+        aimed["feature_id"] = feature_id or ""
         return wr.feature_aim(aim, f, a.power, floor, params, aimed), []
     if aim == "workers_unite":
         return _plan_workers_unite(game, a, feature_id or "", params, aimed)
@@ -125,9 +126,9 @@ def _plan(
     t = town(s, town_id or "")
     at(a, t["hex"])
     if aim == "infiltrate":
-        aimed["town_id"] = town_id
+        aimed["town_id"] = town_id or ""
         return infiltration(t, a.power, s.powers, s.world.towns)
-    aimed.update({"town_id": town_id, "kind": kind})
+    aimed.update({"town_id": town_id or "", "kind": str(kind)})
     check_gm_facts(actor, params)
     difficulty, resisters, effect = _town_plan(game, a.power, town_id or "", t, str(kind), params)
     aimed.update({"effect": effect, "difficulty": difficulty})
@@ -137,7 +138,7 @@ def _plan(
 
 
 def _plan_workers_unite(
-    game: Game, a: ActionState, feature_id: str, params: dict[str, Any], aimed: dict[str, Any]
+    game: Game, a: ActionState, feature_id: str, params: dict[str, Any], aimed: Aim
 ) -> tuple[int, list[str]]:
     """Workers, Unite! (P-INFL-6): an industry in a town the conspiracy claims; cost and difficulty half its
     complexity, rounded down (P-AMB-27); its former loyal power may resist."""
@@ -156,7 +157,7 @@ def _plan_workers_unite(
     return difficulty, [f["controller"]] if f["controller"] and f["controller"] != a.power else []
 
 
-def _plan_channel(s: GameState, a: ActionState, params: dict[str, Any], aimed: dict[str, Any]) -> None:
+def _plan_channel(s: GameState, a: ActionState, params: dict[str, Any], aimed: Aim) -> None:
     """Channel Influence (P-INFL-6): "Spend 1 Influence at up to 3 locations, generating a mana of the
     terrain element from each." """
     if s.powers[a.power].cls != "conspiracy":
@@ -173,7 +174,8 @@ def _plan_channel(s: GameState, a: ActionState, params: dict[str, Any], aimed: d
             raise RuleViolation(f"you have no influence in {h} to channel", rule="P-INFL-6", field="params")
         if s.world.hexes[h]["element"] is None:
             raise RuleViolation(f"the GM has given {h} no mana element", rule="P-INFL-6", field="params")
-    aimed.update({"paid": {h: 1 for h in places}, "mana": [s.world.hexes[h]["element"] for h in places]})
+    mana = [e for h in places if (e := s.world.hexes[h]["element"]) is not None]  # each checked above
+    aimed.update({"paid": {h: 1 for h in places}, "mana": mana})
 
 
 def at(a: ActionState, hex_id: str) -> None:
@@ -309,7 +311,7 @@ def world_resolving(game: Game, a: ActionState) -> None:
     )
 
 
-def check_aimable(step: str, a: ActionState, earlier: dict[str, Any] | None, aim: str, actor: str | None) -> None:
+def check_aimable(step: str, a: ActionState, earlier: Aim | None, aim: str, actor: str | None) -> None:
     """P-ACT-4: an action is aimed once, during Planning, at one of AIMS, and (GM-2) before the GM seals its
     difficulty. The GM may aim an action again, to complete it with the facts only the GM gives (GM_FACTS), as
     long as nothing was paid for the first aim."""
@@ -397,7 +399,7 @@ def rule_subtle(game: Game, action_id: str, feature_id: str, *, overcome: bool =
 
 class ActionAimed(WorldEvent):
     action_id: str
-    aim: dict[str, Any]
+    aim: Aim
     actor: str
     audience: list[str]
 

@@ -20,7 +20,7 @@ from domain.powers.world_map import is_public
 if TYPE_CHECKING:
     from domain.powers.game import Game
     from domain.powers.state import ActionState, GameState
-    from domain.powers.world_state import Feature, Town
+    from domain.powers.world_state import Aim, Feature, Town
 
 
 def world_resolved(game: Game, action_id: str) -> None:
@@ -82,7 +82,7 @@ def world_resolved(game: Game, action_id: str) -> None:
         _town_resolved(game, a, aim)
 
 
-def _ruin_resolved(game: Game, a: ActionState, aim: dict[str, Any]) -> None:
+def _ruin_resolved(game: Game, a: ActionState, aim: Aim) -> None:
     """A successful Clear lowers its ruin's threat; at none the ruin is cleared, and what it becomes is built
     (P-FEAT-4)."""
     f: Feature | None = state_of(game).world.features.get(aim["feature_id"])
@@ -123,7 +123,7 @@ def _ruin_resolved(game: Game, a: ActionState, aim: dict[str, Any]) -> None:
             )
 
 
-def _town_resolved(game: Game, a: ActionState, aim: dict[str, Any]) -> None:
+def _town_resolved(game: Game, a: ActionState, aim: Aim) -> None:
     """A successful town action changes its town (P-TOWN-2): taxes are collected, a building is owned by its
     builder; one whose target went earlier in the queue this month does nothing."""
     s = state_of(game)

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domain.errors import RuleViolation
 from domain.powers import hexmap
+
+if TYPE_CHECKING:
+    from domain.powers.world_state import Aim
 
 # ---------------------------------------------------------------------- the feature catalogue (P-FEAT-1)
 
@@ -423,7 +426,7 @@ def generated(mechanism: str, ranks: Sequence[int]) -> int:
 
 
 def feature_aim(
-    aim: str, f: Mapping[str, Any], power: str, floor: int | None, params: Mapping[str, Any], record: dict[str, Any]
+    aim: str, f: Mapping[str, Any], power: str, floor: int | None, params: Mapping[str, Any], record: Aim
 ) -> int:
     """The difficulty of an action aimed at a feature, its aim's facts added to ``record``: a dungeon's floor
     revealed to the power (``delve``, P-FEAT-4), a ruin with threat left (``clear``, P-FEAT-4), a module not yet

@@ -6,7 +6,7 @@ replay reproduces it; the records below name the shape of each entry.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired, Required, TypedDict
 
 
 class Hex(TypedDict):
@@ -79,6 +79,25 @@ class Mercurial(TypedDict):
     swaps: int
 
 
+class Aim(TypedDict, total=False):
+    """What an action of the month is aimed at (P-ACT-4) and the facts its aim fixed: a feature (with a dungeon's
+    floor or a stronghold's module), a town (with a town action's kind, effect, difficulty and what a Tax takes),
+    the influence it paid and the mana it channels."""
+
+    aim: Required[str]
+    power: Required[str]
+    feature_id: str
+    floor: int
+    module: str
+    town_id: str
+    kind: str
+    effect: dict[str, Any]
+    difficulty: int
+    take: str
+    paid: dict[str, int]
+    mana: list[str]
+
+
 class Subtle(TypedDict):
     """The GM ruled that an action targets inside this stronghold subtly (P-FEAT-3)."""
 
@@ -95,7 +114,7 @@ class WorldState:
     mechanisms: dict[str, list[str]] = field(default_factory=dict)  # power -> its generation mechanisms (P-INFL-5)
     generated: dict[str, list[str]] = field(default_factory=dict)  # power -> mechanisms that fired this season
     mercurial: dict[str, Mercurial] = field(default_factory=dict)  # Mercurial holder
-    aims: dict[str, Any] = field(default_factory=dict)  # this month's action id -> {"aim", "power", its facts}
+    aims: dict[str, Aim] = field(default_factory=dict)  # this month's action id
     # this month's action id -> {hex: influence it spent there}: a neighbour gives at most 1 per action (P-INFL-2)
     spent: dict[str, dict[str, int]] = field(default_factory=dict)
     subtle: dict[str, Subtle] = field(default_factory=dict)  # this month's action id
