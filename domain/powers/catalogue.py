@@ -31,11 +31,14 @@ from domain.platform.game import PlatformGame
 from domain.powers import catalogue_rules as cr
 from domain.powers import hexmap, rules
 from domain.powers import magic_rules as mr
-from domain.powers.catalogue_assets import AssetTerms
-from domain.powers.catalogue_reactions import Reactions
+from domain.powers.base import PoolData
+from domain.powers.catalogue_assets import AssetTerms, FeeDue
+from domain.powers.catalogue_reactions import ReactionPrice, Reactions
 from domain.powers.catalogue_shares import Shares
 from domain.powers.catalogue_state import (
     ClassActionRecord,
+    ReactionOutcome,
+    Terms,
     as_game,
     cat,
     claimed_towns,
@@ -75,6 +78,164 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
 
     if TYPE_CHECKING:
         state: GameState
+
+    # ------------------------------------------------------------------ its pieces' events
+    # Each is recorded as ``domain.powers.catalogue:Catalogue.<Name>``, the topic it has always had: an ``@event``
+    # method records the class of the class that defines it, so the pieces' events stay declared here.
+
+    # catalogue_shares
+
+    @event("ShareRolled")
+    def _share_rolled(
+        self, action_id: str, power_id: str, slot: str, pool: PoolData, actor: str, audience: list[str]
+    ) -> None:
+        cat(self.state).setdefault("shares", {}).setdefault(action_id, []).append(
+            {"power": power_id, "slot": slot, "pool": deepcopy(pool)}
+        )
+        self.state.next_roll = pool["roll_no"] + 1
+        self.state.powers[power_id].commands += 1
+        g = as_game(self)
+        g._spend(pool["assets"])
+
+    @event("ShareConsequenceProposed")
+    def _share_consequence_proposed(
+        self,
+        action_id: str,
+        power_id: str,
+        consequence_id: str,
+        text: str,
+        effects: list[dict[str, Any]],
+        actor: str,
+        audience: list[str],
+    ) -> None:
+        for sh in cat(self.state)["shares"][action_id]:
+            if sh["power"] == power_id:
+                sh.setdefault("consequences", []).append(
+                    {"id": consequence_id, "text": text, "effects": deepcopy(effects), "status": "proposed"}
+                )
+
+    @event("ShareConsequenceAccepted")
+    def _share_consequence_accepted(
+        self, action_id: str, power_id: str, consequence_id: str, actor: str, audience: list[str]
+    ) -> None:
+        p = self.state.powers[power_id]
+        for sh in cat(self.state)["shares"][action_id]:
+            for c in sh.get("consequences", []) if sh["power"] == power_id else []:
+                if c["id"] != consequence_id:
+                    continue
+                c["status"] = "accepted"
+                for e in c["effects"]:
+                    if e["kind"] == "lose_actions":
+                        p.debt_next_month += e["count"]
+                    elif e["kind"] == "status":
+                        p.statuses[e["name"]] = p.statuses.get(e["name"], 0) + e["stacks"]
+
+    @event("ShareUndercut")
+    def _share_undercut(
+        self, action_id: str, share: int, asset_id: str, name: str, actor: str, audience: list[str]
+    ) -> None:
+        sh = cat(self.state)["shares"][action_id][share]
+        for pa in sh["pool"]["assets"]:
+            if pa["asset_id"] == asset_id:
+                pa["undercut"] = True
+        for d in sh["pool"]["dice"]:
+            if d["asset"] == asset_id:
+                d["removed"] = True
+
+    # catalogue_reactions
+
+    @event("ExtraReactionGained")
+    def _extra_reaction_gained(
+        self, power_id: str, perk: str, paid: ReactionPrice, actor: str, audience: list[str]
+    ) -> None:
+        p = self.state.powers[power_id]
+        cat(self.state).setdefault("extra_reactions", {}).setdefault(power_id, []).append(perk)
+        p.reaction_allowance += 1
+        p.debt_next_month += int(paid.get("next_month_actions", 0))
+        if paid.get("scheme"):
+            self.state.assets[paid["scheme"]].used_up = True
+        for element, n in paid.get("mana", {}).items():
+            p.mana[element] = p.mana.get(element, 0) - n
+            if p.mana[element] <= 0:
+                p.mana.pop(element)
+
+    @event("ReactionUsed")
+    def _reaction_used(
+        self,
+        reaction_id: str,
+        power_id: str,
+        kind: str,
+        trigger: str | None,
+        note: str,
+        pool: PoolData | None,
+        outcome: ReactionOutcome,
+        actor: str,
+        audience: list[str],
+    ) -> None:
+        p = self.state.powers[power_id]
+        p.reactions_used += 1
+        p.commands += 1
+        cat(self.state).setdefault("triggered", {})[reaction_id] = {
+            "power": power_id,
+            "kind": kind,
+            "trigger": trigger,
+            "outcome": outcome.copy(),
+        }
+        if pool is not None:
+            self.state.next_roll = pool["roll_no"] + 1
+            g = as_game(self)
+            g._spend(pool["assets"])
+            g._record_season_use(pool["assets"], reaction_id)
+
+    # catalogue_assets
+
+    @event("FeesDue")
+    def _fees_due(
+        self, action_id: str, power_id: str, fees: list[FeeDue], total: int, paid: bool, actor: str, audience: list[str]
+    ) -> None:
+        pass
+
+    @event("FreeActionTaken")
+    def _free_action_taken(
+        self,
+        power_id: str,
+        kind: str,
+        asset_id: str,
+        name: str,
+        note: str,
+        source: str,
+        gained: dict[str, int],
+        actor: str,
+        audience: list[str],
+    ) -> None:
+        asset = self.state.assets[asset_id]
+        asset.holders = []
+        asset.used_up = True
+        cat(self.state).get("terms", {}).pop(asset_id, None)
+
+    @event("AssetTermsSet")
+    def _asset_terms_set(self, asset_id: str, terms: Terms, actor: str, audience: list[str]) -> None:
+        cat(self.state).setdefault("terms", {})[asset_id] = terms.copy()
+
+    @event("ItemWielded")
+    def _item_wielded(
+        self, power_id: str, asset_id: str, wielder: str | None, action_id: str | None, actor: str, audience: list[str]
+    ) -> None:
+        wielders = cat(self.state).setdefault("wielders", {})
+        if wielder is None:
+            wielders.pop(asset_id, None)
+        else:
+            wielders[asset_id] = {"power": power_id, "wielder": wielder}
+
+    @event("ImmunitySet")
+    def _immunity_set(
+        self, power_id: str, immunity: str, bypassed_by: list[str], actor: str, audience: list[str]
+    ) -> None:
+        immunities = cat(self.state).setdefault("immunities", {})
+        if immunity:
+            immunities[power_id] = {"immunity": immunity, "bypassed_by": list(bypassed_by)}
+        else:
+            immunities.pop(power_id, None)
 
     # ------------------------------------------------------------------ hooks the aggregate calls
 

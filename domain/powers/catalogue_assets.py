@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
-from eventsourcing.domain import event
-
 from domain import limits
 from domain import visibility as vis
 from domain.errors import NotFound, RuleViolation
@@ -19,7 +17,7 @@ from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame
 from domain.powers import catalogue_rules as cr
 from domain.powers import hexmap, rules
-from domain.powers.catalogue_state import Terms, as_game, cat, claimed_towns, world_towns
+from domain.powers.catalogue_state import Record, Terms, as_game, cat, claimed_towns, world_towns
 
 if TYPE_CHECKING:
     from domain.powers.state import Asset, GameState
@@ -58,6 +56,12 @@ class AssetTerms(PlatformGame):
 
     if TYPE_CHECKING:
         state: GameState
+        # its events, declared on Catalogue so each keeps its topic (domain.powers.catalogue:Catalogue.<Name>)
+        _fees_due: Record
+        _free_action_taken: Record
+        _asset_terms_set: Record
+        _item_wielded: Record
+        _immunity_set: Record
 
     def _check_terms(self, power_id: str, chosen: list[tuple[Asset, str]], where: dict[str, Any] | None) -> None:
         """Each agent, industry and army in a pool, against the terms the GM recorded (P-ASSET-5..7); each spell,
@@ -120,12 +124,6 @@ class AssetTerms(PlatformGame):
             audience=vis.powers([payer]),
         )
 
-    @event("FeesDue")
-    def _fees_due(
-        self, action_id: str, power_id: str, fees: list[FeeDue], total: int, paid: bool, actor: str, audience: list[str]
-    ) -> None:
-        pass
-
     def take_free_action(
         self, power_id: str, kind: str, *, asset_id: str | None = None, note: str = ""
     ) -> dict[str, Any]:
@@ -176,24 +174,6 @@ class AssetTerms(PlatformGame):
             g.earn(power_id, "fear", gained["fear"], f"executed {asset.name} ([003:176])", actor=power_id)
         return {"kind": kind, "asset_id": asset.id, "gained": gained}
 
-    @event("FreeActionTaken")
-    def _free_action_taken(
-        self,
-        power_id: str,
-        kind: str,
-        asset_id: str,
-        name: str,
-        note: str,
-        source: str,
-        gained: dict[str, int],
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        asset = self.state.assets[asset_id]
-        asset.holders = []
-        asset.used_up = True
-        cat(self.state).get("terms", {}).pop(asset_id, None)
-
     def set_asset_terms(self, asset_id: str, terms: dict[str, Any]) -> None:
         """GM: an agent's, industry's or army's fee, loyalty, mobility, home, profession... (P-ASSET-5..7)."""
         asset = self.state.assets.get(asset_id)
@@ -222,10 +202,6 @@ class AssetTerms(PlatformGame):
             raise RuleViolation("a Personal Army cannot take profession keywords [003:110]", rule="P-ASSET-7")
         audience = [vis.PUBLIC] if asset.cls in rules.PUBLIC_ASSET_CLASSES else vis.powers(asset.holders)
         self._asset_terms_set(asset_id=asset_id, terms=cast(Terms, clean), actor=GM, audience=audience)
-
-    @event("AssetTermsSet")
-    def _asset_terms_set(self, asset_id: str, terms: Terms, actor: str, audience: list[str]) -> None:
-        cat(self.state).setdefault("terms", {})[asset_id] = terms.copy()
 
     def wielders(self, power_id: str) -> dict[str, str]:
         """item id -> its wielder, for the magic items ``power_id`` holds and gave to someone (P-ASSET-8)."""
@@ -304,16 +280,6 @@ class AssetTerms(PlatformGame):
                 field="action_id",
             )
 
-    @event("ItemWielded")
-    def _item_wielded(
-        self, power_id: str, asset_id: str, wielder: str | None, action_id: str | None, actor: str, audience: list[str]
-    ) -> None:
-        wielders = cat(self.state).setdefault("wielders", {})
-        if wielder is None:
-            wielders.pop(asset_id, None)
-        else:
-            wielders[asset_id] = {"power": power_id, "wielder": wielder}
-
     def set_immunity(self, power_id: str, immunity: str, bypassed_by: list[str] | None = None) -> None:
         """GM: a power's immunity, as data (P-AMB-10: an adversary has the one the GM records, a minor adversary
         none unless the GM overrides; [003:54] a non-minor champion's "immunity ability"), and the powers that know
@@ -342,13 +308,3 @@ class AssetTerms(PlatformGame):
         """Whether ``target``'s immunity still protects it against ``attacker`` ([003:54]); None if it has none."""
         imm = cat(self.state).get("immunities", {}).get(target)
         return None if imm is None else attacker not in imm["bypassed_by"]
-
-    @event("ImmunitySet")
-    def _immunity_set(
-        self, power_id: str, immunity: str, bypassed_by: list[str], actor: str, audience: list[str]
-    ) -> None:
-        immunities = cat(self.state).setdefault("immunities", {})
-        if immunity:
-            immunities[power_id] = {"immunity": immunity, "bypassed_by": list(bypassed_by)}
-        else:
-            immunities.pop(power_id, None)

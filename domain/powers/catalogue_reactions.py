@@ -10,8 +10,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
-from eventsourcing.domain import event
-
 from domain import limits
 from domain import visibility as vis
 from domain.dice import Roller
@@ -19,8 +17,8 @@ from domain.errors import NotFound, RuleViolation
 from domain.platform.game import PlatformGame
 from domain.powers import catalogue_rules as cr
 from domain.powers import rules
-from domain.powers.base import PoolData, pool_from
-from domain.powers.catalogue_state import ReactionOutcome, as_game, cat
+from domain.powers.base import pool_from
+from domain.powers.catalogue_state import ReactionOutcome, Record, as_game, cat
 
 if TYPE_CHECKING:
     from domain.powers.state import ActionState, GameState, PowerState
@@ -39,6 +37,9 @@ class Reactions(PlatformGame):
 
     if TYPE_CHECKING:
         state: GameState
+        # its events, declared on Catalogue so each keeps its topic (domain.powers.catalogue:Catalogue.<Name>)
+        _extra_reaction_gained: Record
+        _reaction_used: Record
 
     def _reactions_to_buy(self, ps: PowerState) -> int:
         """Extra reactions a power's perks could still buy this month (P-RES-1): the window waits for them."""
@@ -71,21 +72,6 @@ class Reactions(PlatformGame):
         self._extra_reaction_gained(
             power_id=power_id, perk=perk, paid=paid, actor=power_id, audience=vis.powers([power_id])
         )
-
-    @event("ExtraReactionGained")
-    def _extra_reaction_gained(
-        self, power_id: str, perk: str, paid: ReactionPrice, actor: str, audience: list[str]
-    ) -> None:
-        p = self.state.powers[power_id]
-        cat(self.state).setdefault("extra_reactions", {}).setdefault(power_id, []).append(perk)
-        p.reaction_allowance += 1
-        p.debt_next_month += int(paid.get("next_month_actions", 0))
-        if paid.get("scheme"):
-            self.state.assets[paid["scheme"]].used_up = True
-        for element, n in paid.get("mana", {}).items():
-            p.mana[element] = p.mana.get(element, 0) - n
-            if p.mana[element] <= 0:
-                p.mana.pop(element)
 
     def use_reaction(
         self,
@@ -149,31 +135,3 @@ class Reactions(PlatformGame):
         )
         g._close_if_everyone_acted(w, now)
         return {"reaction_id": reaction_id, "kind": kind, **outcome}
-
-    @event("ReactionUsed")
-    def _reaction_used(
-        self,
-        reaction_id: str,
-        power_id: str,
-        kind: str,
-        trigger: str | None,
-        note: str,
-        pool: PoolData | None,
-        outcome: ReactionOutcome,
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        p = self.state.powers[power_id]
-        p.reactions_used += 1
-        p.commands += 1
-        cat(self.state).setdefault("triggered", {})[reaction_id] = {
-            "power": power_id,
-            "kind": kind,
-            "trigger": trigger,
-            "outcome": outcome.copy(),
-        }
-        if pool is not None:
-            self.state.next_roll = pool["roll_no"] + 1
-            g = as_game(self)
-            g._spend(pool["assets"])
-            g._record_season_use(pool["assets"], reaction_id)

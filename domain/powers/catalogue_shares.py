@@ -12,16 +12,14 @@ from copy import deepcopy
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from eventsourcing.domain import event
-
 from domain import limits
 from domain import visibility as vis
 from domain.dice import Roller
 from domain.errors import NotFound, RuleViolation
 from domain.ids import GM
 from domain.platform.game import PlatformGame
-from domain.powers.base import PoolData, pool_from
-from domain.powers.catalogue_state import ShareRecord, as_game, cat
+from domain.powers.base import pool_from
+from domain.powers.catalogue_state import Record, ShareRecord, as_game, cat
 
 if TYPE_CHECKING:
     from domain.powers.state import ActionState, GameState
@@ -32,6 +30,11 @@ class Shares(PlatformGame):
 
     if TYPE_CHECKING:
         state: GameState
+        # its events, declared on Catalogue so each keeps its topic (domain.powers.catalogue:Catalogue.<Name>)
+        _share_rolled: Record
+        _share_consequence_proposed: Record
+        _share_consequence_accepted: Record
+        _share_undercut: Record
 
     def join_action(
         self,
@@ -81,18 +84,6 @@ class Shares(PlatformGame):
         )
         t = g.tally(a, pool_from(pool))
         return {"action_id": action_id, "faces": [d["face"] for d in pool["dice"]], "successes": t.successes}
-
-    @event("ShareRolled")
-    def _share_rolled(
-        self, action_id: str, power_id: str, slot: str, pool: PoolData, actor: str, audience: list[str]
-    ) -> None:
-        cat(self.state).setdefault("shares", {}).setdefault(action_id, []).append(
-            {"power": power_id, "slot": slot, "pool": deepcopy(pool)}
-        )
-        self.state.next_roll = pool["roll_no"] + 1
-        self.state.powers[power_id].commands += 1
-        g = as_game(self)
-        g._spend(pool["assets"])
 
     def propose_share_consequence(
         self, action_id: str, power_id: str, consequence_id: str, text: str, effects: list[dict[str, Any]]
@@ -168,51 +159,6 @@ class Shares(PlatformGame):
                     elif e["kind"] == "status":
                         left = p.statuses.get(e["name"], 0) - e["stacks"]
                         p.statuses = {k: v for k, v in {**p.statuses, e["name"]: left}.items() if v > 0}
-
-    @event("ShareConsequenceProposed")
-    def _share_consequence_proposed(
-        self,
-        action_id: str,
-        power_id: str,
-        consequence_id: str,
-        text: str,
-        effects: list[dict[str, Any]],
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        for sh in cat(self.state)["shares"][action_id]:
-            if sh["power"] == power_id:
-                sh.setdefault("consequences", []).append(
-                    {"id": consequence_id, "text": text, "effects": deepcopy(effects), "status": "proposed"}
-                )
-
-    @event("ShareConsequenceAccepted")
-    def _share_consequence_accepted(
-        self, action_id: str, power_id: str, consequence_id: str, actor: str, audience: list[str]
-    ) -> None:
-        p = self.state.powers[power_id]
-        for sh in cat(self.state)["shares"][action_id]:
-            for c in sh.get("consequences", []) if sh["power"] == power_id else []:
-                if c["id"] != consequence_id:
-                    continue
-                c["status"] = "accepted"
-                for e in c["effects"]:
-                    if e["kind"] == "lose_actions":
-                        p.debt_next_month += e["count"]
-                    elif e["kind"] == "status":
-                        p.statuses[e["name"]] = p.statuses.get(e["name"], 0) + e["stacks"]
-
-    @event("ShareUndercut")
-    def _share_undercut(
-        self, action_id: str, share: int, asset_id: str, name: str, actor: str, audience: list[str]
-    ) -> None:
-        sh = cat(self.state)["shares"][action_id][share]
-        for pa in sh["pool"]["assets"]:
-            if pa["asset_id"] == asset_id:
-                pa["undercut"] = True
-        for d in sh["pool"]["dice"]:
-            if d["asset"] == asset_id:
-                d["removed"] = True
 
     def _shared_slots(self, power_id: str) -> tuple[int, int]:
         """Actions a collaborator spent joining others' actions this month (P-DICE-11)."""

@@ -8,6 +8,7 @@ needs them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
 if TYPE_CHECKING:
@@ -15,6 +16,10 @@ if TYPE_CHECKING:
     from domain.powers.base import PoolData
     from domain.powers.game import Game
     from domain.powers.state import GameState
+
+
+Record = Callable[..., None]
+"""An event of ``Catalogue`` recorded through its ``@event`` method (keyword arguments: the event's fields)."""
 
 
 class ClassActionRecord(TypedDict):
