@@ -33,6 +33,7 @@ from domain.powers.world_map import keep_known_features as keep_known_features
 if TYPE_CHECKING:
     from domain.powers.game import Game
     from domain.powers.state import ActionState
+    from domain.powers.world_state import TownEffect
 
 
 class World(GameBase):
@@ -221,7 +222,7 @@ class World(GameBase):
         return resolution.harm_town(self._game(), town_id, harm, reason, by, actor)
 
     def _town_changed(
-        self, town_id: str, kind: str, effect: dict[str, Any], by: str | None, actor: str, audience: list[str]
+        self, town_id: str, kind: str, effect: TownEffect, by: str | None, actor: str, audience: list[str]
     ) -> None:
         """Record a change to a town (a town action's, an army's): ``TownChanged``."""
         base.record(

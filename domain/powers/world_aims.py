@@ -28,7 +28,7 @@ from domain.powers.world_base import (
     whole,
 )
 from domain.powers.world_influence import influence_payment, pay_influence
-from domain.powers.world_state import Aim
+from domain.powers.world_state import Aim, Built, TownEffect
 
 if TYPE_CHECKING:
     from domain.powers.game import Game
@@ -39,7 +39,7 @@ AIMS = ("delve", "clear", "town", "infiltrate", "module", "workers_unite", "chan
 GM_FACTS = ("new_resources", "excess_mobility", "rooted_agent_ranks", "agents_died")
 
 # A town action's plan: its difficulty, who may resist it, and its effect on the town.
-Plan = tuple[int, list[str], dict[str, Any]]
+Plan = tuple[int, list[str], TownEffect]
 
 
 def aim_action(
@@ -256,7 +256,7 @@ def _trade_plan(s: GameState, power_id: str, params: dict[str, Any]) -> Plan:
     return wr.trade_difficulty(excess, same), [], {"trade": {"with": params["with"], "wealth": new}}
 
 
-def _build(s: GameState, params: dict[str, Any]) -> dict[str, Any]:
+def _build(s: GameState, params: dict[str, Any]) -> Built:
     fkind = str(params.get("feature"))
     upgrades = [str(u) for u in params.get("upgrades", [])]
     wr.check_upgrades(fkind, upgrades)
@@ -267,12 +267,12 @@ def _build(s: GameState, params: dict[str, Any]) -> dict[str, Any]:
     return {"id": fid, "kind": fkind, "name": name, "upgrades": upgrades, "mount": params.get("mount")}
 
 
-def _rated(s: GameState, town_id: str, kind: str, effect: dict[str, Any]) -> Plan:
+def _rated(s: GameState, town_id: str, kind: str, effect: TownEffect) -> Plan:
     """A town action the town's own state rates: its difficulty now, no resisters, its effect."""
     return town_difficulty(s, town_id, kind, effect) or 0, [], effect
 
 
-def town_difficulty(s: GameState, town_id: str, kind: str, effect: dict[str, Any]) -> int | None:
+def town_difficulty(s: GameState, town_id: str, kind: str, effect: TownEffect) -> int | None:
     """A town action's difficulty from the town as it stands now (P-TOWN-2): Tax from its negative statuses,
     Feed from its population and the Feeds taken this season, Build and Upgrade from the features there.
     None for the actions whose difficulty the GM's facts or the terrain set, which the month does not change."""

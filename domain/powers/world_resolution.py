@@ -16,6 +16,7 @@ from domain.powers.magic import kept_gain
 from domain.powers.world_base import WorldEvent, record, state_of, town
 from domain.powers.world_claims import claim
 from domain.powers.world_map import is_public
+from domain.powers.world_state import Built, TownEffect
 
 if TYPE_CHECKING:
     from domain.powers.game import Game
@@ -129,7 +130,8 @@ def _town_resolved(game: Game, a: ActionState, aim: Aim) -> None:
     s = state_of(game)
     w = s.world
     effect = aim["effect"]
-    target = (effect.get("upgrade") or {}).get("feature_id") or effect.get("demolish")
+    upgrade = effect.get("upgrade")
+    target = (upgrade["feature_id"] if upgrade else None) or effect.get("demolish")
     if target is not None and target not in w.features:
         return  # demolished earlier in the queue this month
     if "build" in effect and effect["build"]["id"] in w.features:
@@ -302,7 +304,7 @@ class ModuleBuilt(WorldEvent):
 class TownChanged(WorldEvent):
     town_id: str
     kind: str
-    effect: dict[str, Any]
+    effect: TownEffect
     by: str | None
     actor: str
     audience: list[str]
@@ -330,7 +332,7 @@ class TownChanged(WorldEvent):
             w.features.pop(effect["demolish"], None)
 
 
-def _built(b: dict[str, Any], hex_id: str, town_id: str) -> Feature:
+def _built(b: Built, hex_id: str, town_id: str) -> Feature:
     """A feature a town action built: public, held by no one until its builder owns it."""
     return {
         "kind": b["kind"],

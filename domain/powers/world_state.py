@@ -79,6 +79,41 @@ class Mercurial(TypedDict):
     swaps: int
 
 
+class Built(TypedDict):
+    """A feature a Build puts up (P-TOWN-2): public, loyal to its builder once built."""
+
+    id: str
+    kind: str
+    name: str
+    upgrades: list[str]
+    mount: str | None
+
+
+class Upgrade(TypedDict):
+    """Upgrades an Upgrade adds to a feature of the town (P-TOWN-2)."""
+
+    feature_id: str
+    upgrades: list[str]
+
+
+# A Trade's gain: the town trades ``with`` another, and each gains ``wealth`` (P-TOWN-2); "with" names a keyword.
+Trade = TypedDict("Trade", {"with": str, "wealth": int})
+
+
+class TownEffect(TypedDict, total=False):
+    """What a change does to a town (P-TOWN-2, P-FEAT-1, P-ARMY-5): statuses added (or, negative, removed),
+    population, a road laid, a trade, a feature built, upgraded or demolished, a feast held."""
+
+    statuses: dict[str, int]
+    population: int
+    road: str
+    feast: bool
+    trade: Trade
+    build: Built
+    upgrade: Upgrade
+    demolish: str
+
+
 class Aim(TypedDict, total=False):
     """What an action of the month is aimed at (P-ACT-4) and the facts its aim fixed: a feature (with a dungeon's
     floor or a stronghold's module), a town (with a town action's kind, effect, difficulty and what a Tax takes),
@@ -91,7 +126,7 @@ class Aim(TypedDict, total=False):
     module: str
     town_id: str
     kind: str
-    effect: dict[str, Any]
+    effect: TownEffect
     difficulty: int
     take: str
     paid: dict[str, int]
