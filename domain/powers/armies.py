@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from eventsourcing.domain import event
 
@@ -49,6 +49,23 @@ ARMY_AIMS = ("muster", "train", "forge", "levy", "gather")
 ELEMENTS = ("A", "F", "E", "W", "D", "L", None)
 
 
+class Support(TypedDict):
+    """A power's support settled for a season (P-SUP-1): the units' cost beyond its limit and what it paid (None:
+    unpaid at the end of Tidings)."""
+
+    season: int
+    due: int
+    paid: dict[str, int] | None
+
+
+class Bound(TypedDict):
+    """An asset bound to one army's action (P-ASSET-14, P-ARMY-7): Experience to its Train, a former command to its
+    Gather Cowards."""
+
+    army: str
+    kind: str
+
+
 @dataclass
 class ArmiesState:
     # type id -> stat block the GM defined (wondrous armies)
@@ -59,9 +76,8 @@ class ArmiesState:
     # army id -> an army fully dispersed by rout (P-ARMY-7)
     dispersed: dict[str, dict[str, Any]] = field(default_factory=dict)
     aims: dict[str, dict[str, Any]] = field(default_factory=dict)  # this month's action id -> what it does to armies
-    # asset id -> {"army", "kind"}: Experience, former command
-    bound: dict[str, dict[str, str]] = field(default_factory=dict)
-    support: dict[str, dict[str, Any]] = field(default_factory=dict)  # power -> {"season", "due", "paid"} (P-SUP-1)
+    bound: dict[str, Bound] = field(default_factory=dict)  # asset id -> the army it serves: Experience, command
+    support: dict[str, Support] = field(default_factory=dict)  # power -> its support settled this season (P-SUP-1)
     bonus: dict[str, int] = field(default_factory=dict)  # power -> support limit from effects (P-SUP-2)
 
 
@@ -647,8 +663,8 @@ class Armies(PlatformGame):
         one of a power that left its support unpaid at the end of Tidings (P-SUP-1)."""
         army = self.army(army_id)
         limits.check_text(reason, "reason", limits.REASON, required=True, what="the reason")
-        support = self.state.armies.support.get(army["controller"] or "", {})
-        unsupported = support.get("season") == self.state.season and support.get("paid") is None
+        support = self.state.armies.support.get(army["controller"] or "")
+        unsupported = support is not None and support["season"] == self.state.season and support["paid"] is None
         if not army["fee_due"] and not unsupported:
             raise RuleViolation(f"{army['name']} is owed no fee: it has no cause to desert", rule="P-SUP-3")
         if to is not None:
@@ -786,7 +802,7 @@ class Armies(PlatformGame):
         s = self.state
         town = s.world.towns.get(army["origin_town"] or "")
         in_origin = town is not None and army["hex"] == town["hex"]
-        paid = s.armies.support.get(power_id, {}).get("season") == s.season
+        paid = _settled(s.armies, power_id, s.season)
         if not in_origin and not (army["loyal"] and s.step == "tidings" and not paid):
             raise RuleViolation(
                 "a loyal army is disbanded at the start of Tidings (before support is settled), a levy in its "
@@ -823,7 +839,7 @@ class Armies(PlatformGame):
         s = self.state
         if s.step != "tidings":
             raise RuleViolation("support is paid during Tidings", rule="P-SUP-1")
-        if s.armies.support.get(power_id, {}).get("season") == s.season:
+        if _settled(s.armies, power_id, s.season):
             raise RuleViolation("support is already settled this season", rule="P-SUP-1")
         due = self.support_due(power_id)
         if not isinstance(changes, dict) or set(changes) - set(ar.SUPPORT_RESOURCES):
@@ -846,7 +862,7 @@ class Armies(PlatformGame):
         GM rules what follows (desertions, P-SUP-3)."""
         s = self.state
         for pid in sorted(s.powers):
-            if s.armies.support.get(pid, {}).get("season") == s.season or not self.armies_of(pid):
+            if _settled(s.armies, pid, s.season) or not self.armies_of(pid):
                 continue
             due = self.support_due(pid)
             if due:
@@ -940,6 +956,12 @@ def _can_garrison(world: WorldState, hex_id: str) -> bool:
     return any(t["hex"] == hex_id for t in world.towns.values()) or any(
         f["hex"] == hex_id and f["kind"] in ("stronghold", "outpost") for f in world.features.values()
     )
+
+
+def _settled(armies: ArmiesState, power_id: str, season: int) -> bool:
+    """Whether the power's support was settled (paid, or recorded unpaid) this season (P-SUP-1)."""
+    support = armies.support.get(power_id)
+    return support is not None and support["season"] == season
 
 
 def _bound_misused(armies: ArmiesState, asset_id: str, aim: dict[str, Any] | None) -> bool:

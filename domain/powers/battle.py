@@ -37,7 +37,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from eventsourcing.domain import event
 
@@ -102,6 +102,17 @@ def _clean_goal(g: Any) -> dict[str, Any]:
     return out
 
 
+class BattleRoll(TypedDict):
+    """A roll of a battle step as its event carries it: what it was for, its dice and faces, and its proof under the
+    month's committed seed (P-DICE-2)."""
+
+    roll_no: int
+    what: str
+    sides: int
+    faces: list[int]
+    proof: dict[str, Any]
+
+
 class Battles(PlatformGame):
     """The battle sub-machine: its commands, events and windows (a base of ``Game``)."""
 
@@ -149,7 +160,7 @@ class Battles(PlatformGame):
 
     # ------------------------------------------------------------------ dice
 
-    def _roll(self, roller: Roller, rolls: list[dict[str, Any]], what: str, count: int, sides: int) -> list[int]:
+    def _roll(self, roller: Roller, rolls: list[BattleRoll], what: str, count: int, sides: int) -> list[int]:
         """Roll on the committed dice service (P-DICE-2); the roll goes into the event with its proof."""
         if count <= 0:
             return []
@@ -645,7 +656,7 @@ class Battles(PlatformGame):
         armies, a Repulsive army's mortal allies. At the start all listed armies deploy at once."""
         s = self.state
         joined = {aid: {"side": _side_of(b, who), "power": who} for aid in army_ids if aid not in b["armies"]}
-        rolls: list[dict[str, Any]] = []
+        rolls: list[BattleRoll] = []
         changes: dict[str, dict[str, Any]] = {}
         on_field = [x for x in self._fighting(b) if x not in army_ids] + (list(army_ids) if at_start else [])
         sides = {**{a: e["side"] for a, e in b["armies"].items()}, **{a: j["side"] for a, j in joined.items()}}
@@ -702,7 +713,7 @@ class Battles(PlatformGame):
         by: str,
         armies: list[str],
         joined: dict[str, Any],
-        rolls: list[dict[str, Any]],
+        rolls: list[BattleRoll],
         changes: dict[str, dict[str, Any]],
         actor: str,
         audience: list[str],
@@ -963,7 +974,7 @@ class Battles(PlatformGame):
         s = self.state
         side = b["armies"][army_id]["side"]
         cmd = order["command"]
-        rolls: list[dict[str, Any]] = []
+        rolls: list[BattleRoll] = []
         hit: dict[str, Any] | None = None
         routs = 0
         presence = 0
@@ -1023,7 +1034,7 @@ class Battles(PlatformGame):
         cmd: str,
         choices: dict[str, Any],
         roller: Roller,
-        rolls: list[dict[str, Any]],
+        rolls: list[BattleRoll],
         changes: dict[str, dict[str, Any]],
     ) -> tuple[dict[str, Any], dict[str, Any], int]:
         """A Slay's or a Charge's attack on its target (P-BAT-2 to P-BAT-7): the attack's and any morale roll go
@@ -1086,7 +1097,7 @@ class Battles(PlatformGame):
         command: str,
         target: str | None,
         goal: str | None,
-        rolls: list[dict[str, Any]],
+        rolls: list[BattleRoll],
         hit: dict[str, Any] | None,
         routs: int,
         presence: int,
@@ -1291,7 +1302,7 @@ class Battles(PlatformGame):
 
     def _begin_cleanup(self, b: dict[str, Any], now: datetime, roller: Roller) -> None:
         s = self.state
-        rolls: list[dict[str, Any]] = []
+        rolls: list[BattleRoll] = []
         changes: dict[str, dict[str, Any]] = {}
         lines: list[str] = []
         for aid in self._fighting(b):
@@ -1337,7 +1348,7 @@ class Battles(PlatformGame):
         self,
         battle_id: str,
         round: int,
-        rolls: list[dict[str, Any]],
+        rolls: list[BattleRoll],
         changes: dict[str, dict[str, Any]],
         lines: list[str],
         actor: str,
@@ -1573,7 +1584,7 @@ def _marks(army: dict[str, Any]) -> list[Any]:
     return [[u["wounds"], bool(u["routed"])] for u in army["units"]]
 
 
-def _advance_rolls(state: Any, rolls: list[dict[str, Any]]) -> None:
+def _advance_rolls(state: Any, rolls: list[BattleRoll]) -> None:
     if rolls:
         state.next_roll = max(r["roll_no"] for r in rolls) + 1
 
