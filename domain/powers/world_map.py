@@ -6,7 +6,7 @@ feature (``reveal_feature``) and keeps knowing it. An action is located on the m
 from __future__ import annotations
 
 from copy import deepcopy
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from domain import limits
 from domain import visibility as vis
@@ -16,7 +16,7 @@ from domain.powers import hexmap
 from domain.powers import world_rules as wr
 from domain.powers import world_view as view
 from domain.powers.world_base import WorldEvent, feature, hex_of, record, runes_of, state_of, whole
-from domain.powers.world_state import Feature, Floor, Hex, Town
+from domain.powers.world_state import Claim, Feature, Floor, Hex, Town
 
 if TYPE_CHECKING:
     from domain.powers.game import Game
@@ -26,6 +26,14 @@ if TYPE_CHECKING:
 MAP_ITEMS = 5000  # hexes, towns or features in one declaration: a campaign map, not an unbounded list
 # The rules name no element per terrain ("a mana of the terrain element", [003:1129]): the GM declares it per hex.
 ELEMENTS = ("A", "F", "E", "W")
+
+
+class MapChange(TypedDict):
+    """The hexes, towns and features a declaration or an amendment gives, checked, each by id."""
+
+    hexes: dict[str, Hex]
+    towns: dict[str, Town]
+    features: dict[str, Feature]
 
 
 def declare_map(game: Game, hexes: list[Any], towns: list[Any], features: list[Any]) -> None:
@@ -58,8 +66,8 @@ def check_map(
     features: list[Any],
     base: WorldState | None,
     removed: list[str] | None = None,
-) -> dict[str, Any]:
-    """The map's hexes, towns and features as given, checked (P-ACT-4): {"hexes", "towns", "features"} by id."""
+) -> MapChange:
+    """The map's hexes, towns and features as given, checked (P-ACT-4), each by id."""
     for name, items in (("hexes", hexes), ("towns", towns), ("features", features)):
         if not isinstance(items, list) or len(items) > MAP_ITEMS:
             raise RuleViolation(f"{name} is a list of at most {MAP_ITEMS} items", rule="P-ACT-4", field=name)
@@ -143,7 +151,7 @@ def _check_town(game: Game, t: Any, known_hexes: set[str], base: WorldState | No
         if not isinstance(given, dict):
             raise RuleViolation("a town's claims are {power type: power id}", rule="P-TOWN-1", field="claims")
         seq = state_of(game).world.claim_seq
-        kept: dict[str, Any] = {}
+        kept: dict[str, Claim] = {}
         for cls, pid in given.items():
             if game.power(pid).cls != cls:
                 raise RuleViolation(f"{pid} is not a {cls}: it cannot hold the {cls} claim", rule="P-TOWN-1")
@@ -263,7 +271,7 @@ def _check_feature(
     }
 
 
-def publish_map(game: Game, data: dict[str, Any], removed: list[str], whole: bool) -> None:
+def publish_map(game: Game, data: MapChange, removed: list[str], whole: bool) -> None:
     """Tell the table what it may see of what changed on the map (all of it when it is declared), and each
     power the hidden features it may see."""
     s = state_of(game)
