@@ -5,10 +5,12 @@
 - P-ACT-6: the duel; P-ACT-7: seeking; P.2.12: class actions with their formulas; P-DICE-12; P-RES-4: per-target
   resistance.
 
-Its pieces, each a mixin with its events: shared actions (P-DICE-11, ``catalogue_shares``), extra and triggered
-reactions (P-RES-1, P-RES-7, ``catalogue_reactions``), assets' terms, fees, free actions, wielders and immunities
-(P-ASSET-5..8, P-ACT-5, P-AMB-10, ``catalogue_assets``); their shared reads of the state are pure functions
-(``catalogue_state``), their formulas too (``catalogue_rules``).
+Its pieces, each a mixin deciding its commands: shared actions (P-DICE-11, ``catalogue_shares``), extra and
+triggered reactions (P-RES-1, P-RES-7, ``catalogue_reactions``), assets' terms, fees, free actions, wielders and
+immunities (P-ASSET-5..8, P-ACT-5, P-AMB-10, ``catalogue_assets``). Their events' folds are declared here: an
+``@event`` method records the class that defines it, and each has always been stored as
+``domain.powers.catalogue:Catalogue.<Name>`` (tests/domain/test_powers_recorded_topics.py). Their shared reads of
+the state are pure functions (``catalogue_state``), their formulas too (``catalogue_rules``).
 
 State lives in ``GameState.catalogue`` (plain JSON data, so snapshots and replays reproduce it); what
 belongs to one month is cleared when the next month's Planning begins.

@@ -2,8 +2,8 @@
 
 The catalogue keeps its records in ``GameState.catalogue``, plain JSON data (so snapshots and replays reproduce
 it); each sub-domain piece (``catalogue``, ``catalogue_shares``, ``catalogue_reactions``, ``catalogue_assets``)
-reads and folds its own part of it. The towns are the map's (``domain.powers.world``), read here as the catalogue
-needs them.
+reads its own part of it (``Catalogue`` declares their folds). The towns are the map's (``domain.powers.world``),
+read here as the catalogue needs them.
 """
 
 from __future__ import annotations
