@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from eventsourcing.domain import event
 
@@ -46,18 +46,68 @@ if TYPE_CHECKING:
 MAX_RANGE = 30
 
 
-def _magic(state: GameState) -> dict[str, Any]:
+class MagicPerk(TypedDict):
+    """A magic perk's choices: its elements and, for Perfected Spell, its spells."""
+
+    elements: list[str]
+    spells: list[str]
+
+
+class Conduit(TypedDict):
+    """What a power casts through (P-MAG-5): an heir, a mage, a shrine, an army..., where it stands."""
+
+    id: str
+    name: str
+    hex: str
+    kind: str
+    tower: bool
+    capitol: bool
+
+
+class PowerMagic(TypedDict, total=False):
+    """A power's magic record (empty until something is recorded; its first record has perks, known and conduits):
+    its magic perks the GM recorded, spells known, conduits, the season Witchcraft last gave influence and when each
+    Mana Gardens last reduced a ritual ([003:453])."""
+
+    perks: dict[str, MagicPerk]
+    known: list[str]
+    conduits: dict[str, Conduit]
+    witchcraft_season: int
+    gardens: dict[str, int]
+
+
+class ActionMana(TypedDict):
+    """Mana held by one of this month's actions (P-AMB-37, [003:523]), element -> amount; what ``pool_of`` gives for
+    an action that holds none has no season and month."""
+
+    season: NotRequired[int]
+    month: NotRequired[int]
+    channelled: dict[str, int]
+    contributed: dict[str, int]
+
+
+class MagicState(TypedDict, total=False):
+    """``GameState.magic``: see the module's docstring."""
+
+    spells: dict[str, dict[str, Any]]
+    powers: dict[str, PowerMagic]
+    inflation: dict[str, int]
+    casts: dict[str, dict[str, Any]]
+    pools: dict[str, ActionMana]
+    completed: dict[str, dict[str, Any]]
+
+
+def _magic(state: GameState) -> MagicState:
     return state.magic
 
 
-def _of(state: Any, power_id: str) -> dict[str, Any]:
-    mine: dict[str, Any] = state.magic.get("powers", {}).get(power_id, {})
-    return mine
+def _of(state: GameState, power_id: str) -> PowerMagic:
+    return _magic(state).get("powers", {}).get(power_id, {})
 
 
-def _fold_power(state: Any, power_id: str) -> dict[str, Any]:
+def _fold_power(state: GameState, power_id: str) -> PowerMagic:
     """A power's magic record, created on first use (only event bodies call this)."""
-    powers: dict[str, dict[str, Any]] = state.magic.setdefault("powers", {})
+    powers = _magic(state).setdefault("powers", {})
     return powers.setdefault(power_id, {"perks": {}, "known": [], "conduits": {}})
 
 
@@ -156,17 +206,17 @@ def _casts_on(state: Any, action_id: str) -> list[dict[str, Any]]:
     ]
 
 
-def pool_of(state: Any, action_id: str) -> dict[str, Any]:
+def pool_of(state: GameState, action_id: str) -> ActionMana:
     """This month's mana pool of an action: ``channelled`` (the owner's, P-AMB-37) and ``contributed``."""
-    pool: dict[str, Any] | None = _magic(state).get("pools", {}).get(action_id)
-    if pool is None or (pool["season"], pool["month"]) != (state.season, state.month):
+    pool = _magic(state).get("pools", {}).get(action_id)
+    if pool is None or (pool.get("season"), pool.get("month")) != (state.season, state.month):
         return {"channelled": {}, "contributed": {}}
     return pool
 
 
-def _fold_pool(state: Any, action_id: str) -> dict[str, Any]:
-    pools: dict[str, dict[str, Any]] = _magic(state).setdefault("pools", {})
-    for old in [k for k, p in pools.items() if (p["season"], p["month"]) != (state.season, state.month)]:
+def _fold_pool(state: GameState, action_id: str) -> ActionMana:
+    pools = _magic(state).setdefault("pools", {})
+    for old in [k for k, p in pools.items() if (p.get("season"), p.get("month")) != (state.season, state.month)]:
         del pools[old]
     return pools.setdefault(
         action_id, {"season": state.season, "month": state.month, "channelled": {}, "contributed": {}}
@@ -180,7 +230,7 @@ def _add(wallet: dict[str, int], mana: Mapping[str, int], sign: int = 1) -> None
         del wallet[e]
 
 
-def _check_reach(spell: Spell, conduit: dict[str, Any], target: str, *, capitol_doubles: bool) -> None:
+def _check_reach(spell: Spell, conduit: Conduit, target: str, *, capitol_doubles: bool) -> None:
     """P-MAG-5: a spell reaches its range from the conduit it is cast through (further from a tower, or from a
     capitol for the subclasses it doubles)."""
     reach = mr.reach(
@@ -201,7 +251,7 @@ def _check_pay(pay: list[str] | None) -> None:
         raise RuleViolation("a payment lists mana by element letter", rule="P-MAG-2", field="pay")
 
 
-def _known_spell(state: Any, mine: dict[str, Any], spell_id: str) -> Spell:
+def _known_spell(state: Any, mine: PowerMagic, spell_id: str) -> Spell:
     """A spell the power knows (P-ASSET-8)."""
     spell = spell_def(state, spell_id)
     if spell is None or spell_id not in mine.get("known", []):
@@ -209,7 +259,7 @@ def _known_spell(state: Any, mine: dict[str, Any], spell_id: str) -> Spell:
     return spell
 
 
-def _garden_seasons(season: int, mine: dict[str, Any], garden: str | None) -> int:
+def _garden_seasons(season: int, mine: PowerMagic, garden: str | None) -> int:
     """The seasons since the power last used the Mana Gardens ``garden`` (none without one); P-AMB-28: the count
     starts at the start of the epic (season 0) when the gardens were never used."""
     if garden is None:
@@ -218,9 +268,9 @@ def _garden_seasons(season: int, mine: dict[str, Any], garden: str | None) -> in
     return max(0, season - last)
 
 
-def _conduit(mine: dict[str, Any], through: str) -> dict[str, Any]:
+def _conduit(mine: PowerMagic, through: str) -> Conduit:
     """P-MAG-5: the conduit a power casts through is one of its own."""
-    conduit: dict[str, Any] | None = mine.get("conduits", {}).get(through)
+    conduit = mine.get("conduits", {}).get(through)
     if conduit is None:
         raise RuleViolation(
             f"the power casts through no {through!r}: name one of its conduits", rule="P-MAG-5", field="through"
@@ -229,7 +279,7 @@ def _conduit(mine: dict[str, Any], through: str) -> dict[str, Any]:
 
 
 def _effective_rank(
-    state: Any, power_id: str, spell: Spell, base_rank: int, earlier: list[dict[str, Any]], conduit: dict[str, Any]
+    state: Any, power_id: str, spell: Spell, base_rank: int, earlier: list[dict[str, Any]], conduit: Conduit
 ) -> int:
     """A cast's effective rank: Steady Sorcery raises a Slow spell's by the unique Slow spells cast before it
     this month, Borrowed Magic changes one cast through an army."""
@@ -243,11 +293,11 @@ def _effective_rank(
 
 def _cast_effects(
     state: Any,
-    mine: dict[str, Any],
+    mine: PowerMagic,
     power_id: str,
     spell: Spell,
     cost: mr.Cost,
-    conduit: dict[str, Any],
+    conduit: Conduit,
     target: str,
     base_rank: int,
 ) -> dict[str, Any]:
@@ -346,7 +396,8 @@ def _take(
     """Fold a payment: out of the action's pool and the power's wallet."""
     _add(state.powers[power_id].mana, from_wallet, -1)
     for source, taken in pooled.items():
-        _add(_fold_pool(state, str(action_id))[source], taken, -1)
+        pool = _fold_pool(state, str(action_id))
+        _add(pool["channelled"] if source == "channelled" else pool["contributed"], taken, -1)
 
 
 def ritual_of(state: Any, action_id: str) -> dict[str, Any] | None:
@@ -1337,11 +1388,11 @@ def _power_magic(state: Any, power_id: str, *, owner: bool) -> dict[str, Any]:
             "conduits": [dict(c) for _, c in sorted(mine.get("conduits", {}).items())],
             "casts_this_month": [dict(c) for c in _month_casts(state, power_id)],
             "action_mana": {
-                a.id: {k: dict(v) for k, v in pool_of(state, a.id).items() if k in ("channelled", "contributed")}
+                a.id: {"channelled": dict(pool["channelled"]), "contributed": dict(pool["contributed"])}
                 for a in state.actions.values()
-                if a.power == power_id
-                and a.status not in ("resolved", "discarded")
-                and any(pool_of(state, a.id)[k] for k in ("channelled", "contributed"))
+                if a.power == power_id and a.status not in ("resolved", "discarded")
+                for pool in [pool_of(state, a.id)]
+                if pool["channelled"] or pool["contributed"]
             },
             "rituals_completed": {
                 k: dict(v) for k, v in sorted(_magic(state).get("completed", {}).items()) if v["power_id"] == power_id

@@ -14,6 +14,7 @@ from domain.platform.state import ViewerSequences
 from domain.platform.state import Window as Window  # re-exported: a Powers game's windows are the platform's
 from domain.powers.armies import ARMIES_TYPES, ArmiesState
 from domain.powers.development import DEVELOPMENT_TYPES, DevelopmentState
+from domain.powers.magic import MagicState
 from domain.powers.options import DEFAULT_OPTIONS
 from domain.powers.world_state import WorldState
 
@@ -173,7 +174,7 @@ class GameState(ViewerSequences):
     rollbacks: int = 0
     mail_replies: dict[str, Any] = field(default_factory=dict)
     catalogue: dict[str, Any] = field(default_factory=dict)  # domain.powers.catalogue: class actions, shares, terms...
-    magic: dict[str, Any] = field(default_factory=dict)  # domain.powers.magic: spells, perks, conduits, casts (P.2.9)
+    magic: MagicState = field(default_factory=MagicState)  # domain.powers.magic: spells, perks, conduits, casts (P.2.9)
     world: WorldState = field(default_factory=WorldState)
     development: DevelopmentState = field(default_factory=DevelopmentState)  # wallets, perks, ambitions, trades
     armies: ArmiesState = field(default_factory=ArmiesState)  # domain.powers.armies (P.2.10, P.2.6)
