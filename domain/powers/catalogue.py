@@ -9,8 +9,9 @@ Its pieces, each a mixin deciding its commands: shared actions (P-DICE-11, ``cat
 triggered reactions (P-RES-1, P-RES-7, ``catalogue_reactions``), assets' terms, fees, free actions, wielders and
 immunities (P-ASSET-5..8, P-ACT-5, P-AMB-10, ``catalogue_assets``). Their events' folds are declared here: an
 ``@event`` method records the class that defines it, and each has always been stored as
-``domain.powers.catalogue:Catalogue.<Name>`` (tests/domain/test_powers_recorded_topics.py). Their shared reads of
-the state are pure functions (``catalogue_state``), their formulas too (``catalogue_rules``).
+``domain.powers.catalogue:Catalogue.<Name>`` (tests/domain/test_powers_recorded_topics.py,
+test_powers_event_topics.py). Their shared reads of the state are pure functions (``catalogue_state``), their formulas
+too (``catalogue_rules``).
 
 State lives in ``GameState.catalogue`` (plain JSON data, so snapshots and replays reproduce it); what
 belongs to one month is cleared when the next month's Planning begins.
@@ -23,6 +24,7 @@ from copy import deepcopy
 from typing import TYPE_CHECKING, Any, cast
 
 from eventsourcing.domain import event
+from eventsourcing.utils import register_topic
 
 from domain import limits
 from domain import visibility as vis
@@ -1122,6 +1124,25 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
     @event("TrueLocationRecorded")
     def _location_recorded(self, power_id: str, hex_id: str, actor: str, audience: list[str]) -> None:
         cat(self.state).setdefault("locations", {})[power_id] = hex_id
+
+
+# From the catalogue's split (5fb83f5) until its pieces' events were declared here again (ef44cd3), main recorded them
+# under their pieces' topics (<piece>.<Name>): a game stored then loads them as the events they are.
+_RECORDED_BY_PIECE: dict[str, type] = {
+    "ShareRolled": Shares,
+    "ShareConsequenceProposed": Shares,
+    "ShareConsequenceAccepted": Shares,
+    "ShareUndercut": Shares,
+    "ExtraReactionGained": Reactions,
+    "ReactionUsed": Reactions,
+    "FeesDue": AssetTerms,
+    "FreeActionTaken": AssetTerms,
+    "AssetTermsSet": AssetTerms,
+    "ItemWielded": AssetTerms,
+    "ImmunitySet": AssetTerms,
+}
+for _name, _piece in _RECORDED_BY_PIECE.items():
+    register_topic(f"{_piece.__module__}:{_piece.__qualname__}.{_name}", getattr(Catalogue, _name))
 
 
 def _check_params(params: dict[str, Any]) -> None:
