@@ -7,14 +7,14 @@ from datetime import timedelta
 
 import pytest
 
-from domain.dice import SeededRoller
+from domain.dice import FixedRoller, SeededRoller
 from domain.errors import RuleViolation
 from domain.powers.battle import battle_report, battle_view
 from domain.powers.views import board_view
-from tests.domain.battle_helpers import HEX, battle_game, order_for, plain_setup
+from tests.domain.battle_helpers import HEX, POWERS, battle_game, order_for, plain_setup, sturdy
 from tests.domain.helpers import NOW, SEED, army_of, seen
 from tests.domain.test_replay import replay
-from tests.domain.world_helpers import names
+from tests.domain.world_helpers import act, names, resolve_month, world_game
 
 ROLLER = SeededRoller(SEED)
 
@@ -147,19 +147,24 @@ def test_p_amb_1_a_battle_needs_opposed_armies_in_the_hex():
 def test_walls_block_a_declaration_by_armies_that_arrived_this_month():
     """[003:435] (P.1.3 Walls): armies outside the walls cannot declare a battle against armies inside the walls
     before a full month in the location."""
-    g = battle_game(features=[{"id": "w", "kind": "wooden_walls", "hex": HEX, "controller": "south"}])
-    g.state.armies.aims["x"] = {
-        "kind": "muster",
-        "season": seen(g)["game"]["season"],
-        "month": seen(g)["game"]["month"],
-        "power": "north",
-        "moves": [{"army_id": "n1", "path": ["1,0", HEX], "cost": 1, "regarrison": False}],
-    }
+    walls = {"id": "w", "kind": "wooden_walls", "hex": HEX, "controller": "south"}
+    g = world_game(*POWERS, features=[walls], assets=[("cmd", "north", "command", "skill", 3)], planning=False)
+    g.place_army("n1", "N1", "1,0", 4, controller="north", block=sturdy())
+    g.place_army("s1", "S1", HEX, 4, controller="south", block=sturdy())
+    g.advance(NOW, SEED)
+    g.advance(NOW, SEED)  # month 1 Planning: north musters N1 into the walled hex (P-ARMY-1)
+    act(g, "north", "m", "1,0")
+    g.aim_army_action("m", "muster", {"moves": [{"army_id": "n1", "path": ["1,0", HEX]}]})
+    g.roll_action("m", now=NOW, roller=FixedRoller([6, 6, 6]), assets=[{"asset_id": "cmd"}], convert=0)
+    resolve_month(g)
+    assert army_of(g, "n1")["hex"] == HEX
     with pytest.raises(RuleViolation) as err:
-        declare(g)
+        g.declare_battle("b1", HEX, "north", ["south"], now=NOW, actor="north")
     assert err.value.rule == "P-FEAT-2"
-    del g.state.armies.aims["x"]
-    declare(g)
+    g.advance(NOW, SEED)  # month 2: N1 has stood a full month in the hex
+    resolve_month(g)
+    assert army_of(g, "n1")["hex"] == HEX
+    g.declare_battle("b1", HEX, "north", ["south"], now=NOW, actor="north")
     assert "walls" in g.battle("b1")["goals"]
 
 
@@ -386,7 +391,7 @@ def test_p_1_3_a_champion_in_the_hex_opts_in_and_a_city_has_none_to_send():
     assert g.battle("b1")["sides"]["A"]["champions"] == ["hero"]
     g2 = battle_game()
     g2.add_power("hero", "Hero", "champion", "wizard")
-    g2.state.catalogue.setdefault("locations", {})["hero"] = "4,0"
+    g2.record_location("hero", "4,0")  # the GM records where the champion truly is (P-ACT-6): not in the hex
     g2.declare_battle("b1", HEX, "north", ["south"], ["hero"], now=NOW, actor="north")
     with pytest.raises(RuleViolation):
         g2.submit_battle_setup(
