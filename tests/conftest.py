@@ -115,3 +115,9 @@ def games(app):
 def projector(app):
     """The web app's read models (the projector and its database)."""
     return app.state.projector
+
+
+@pytest.fixture
+def settings(app):
+    """The web app's settings."""
+    return app.state.settings

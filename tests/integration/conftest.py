@@ -10,9 +10,15 @@ from tests.integration.topology import private_redis  # noqa: F401 - a fixture
 
 
 @pytest.fixture
-def api(store_settings):
-    """The JSON API on each real store (SQLite and PostgreSQL), through a test client."""
+def app(store_settings):
+    """The web app on each real store (SQLite and PostgreSQL), closed afterwards; ``games`` hands out its service."""
     app = create_app(store_settings)
+    yield app
+    close_app(app)
+
+
+@pytest.fixture
+def api(app):
+    """The JSON API on each real store (SQLite and PostgreSQL), through a test client."""
     with TestClient(app) as client:
         yield client
-    close_app(app)

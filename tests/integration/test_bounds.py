@@ -121,11 +121,11 @@ def test_every_whole_number_in_a_path_or_query_is_bounded_to_what_both_stores_ho
 
 
 @pytest.mark.parametrize("method,path", sorted(ROUTES), ids=[f"{m} {p}" for m, p in sorted(ROUTES)])
-def test_a_whole_number_beyond_its_bounds_is_refused_naming_it_on_both_stores(api, monkeypatch, method, path):
+def test_a_whole_number_beyond_its_bounds_is_refused_naming_it_on_both_stores(api, monkeypatch, method, path, settings):
     """2^63, 2^64, one below the smallest 64-bit number, and -1 where a number cannot be negative: 422 naming
     the parameter, nothing recorded; the largest number accepted is answered without a server error."""
     gid, gm = new_game(api)
-    monkeypatch.setattr(api.app.state.settings, "read_wait_seconds", 0.05)  # wait_for at its largest: no wait
+    monkeypatch.setattr(settings, "read_wait_seconds", 0.05)  # wait_for at its largest: no wait
     url = path.replace("{game_id}", gid)
     url = re.sub(r"\{(\w+)\}", lambda m: SAMPLE.get(m.group(1), "x-1"), url)
     before = recorded(api)

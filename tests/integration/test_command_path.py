@@ -59,8 +59,7 @@ def recorded_after(games: PowersGames, gid: str, version: int) -> list[tuple[str
     return out
 
 
-def test_an_action_and_ready_sent_by_api_web_form_and_mail_record_the_same_events(app):
-    games = app.state.games
+def test_an_action_and_ready_sent_by_api_web_form_and_mail_record_the_same_events(app, games):
     client = TestClient(app)
     channels = {}
 
@@ -149,7 +148,7 @@ def test_the_callers_token_is_checked_against_the_state_its_command_runs_on():
 def test_only_the_services_workers_send_system_commands():
     games = PowersGames()
     gid, _, _ = planning(games, "System")
-    window = next(iter(games.get_game(gid).state.windows))
+    window = games.view(gid, "gm")["windows"][0]["window_id"]
     with pytest.raises(Forbidden) as err:
         games.run(Caller.of("gm"), gid, CloseDueWindow(window))
     assert err.value.field == "command"
@@ -220,16 +219,15 @@ def test_a_gm_link_replaced_by_another_process_cannot_roll_back_here(tmp_path):
         close_app(app)
 
 
-def test_the_close_window_worker_runs_close_due_window_as_system_once(app):
+def test_the_close_window_worker_runs_close_due_window_as_system_once(games, projector, settings):
     from datetime import timedelta
 
     from workers import runtime, tasks
 
-    games = app.state.games
     gid, _, _ = planning(games, "Worker")
-    window = next(iter(games.get_game(gid).state.windows))
+    window = games.view(gid, "gm")["windows"][0]["window_id"]
     saved = dict(runtime._state)
-    runtime.use(games, app.state.projector, app.state.settings)
+    runtime.use(games, projector, settings)
     try:
         assert tasks.close_window(gid, window) is False  # not due yet: nothing recorded
         games.clock = lambda: NOW + timedelta(days=60)
@@ -257,19 +255,18 @@ def test_the_service_and_the_store_it_extends_share_one_store(store_settings):
     store = GameStore(env=store_settings.eventsourcing_env())
     try:
         assert type(games).name == GameStore.name
-        assert store.get_game(gid).state.name == "Shared"
+        assert store.view(gid, "gm")["game"]["name"] == "Shared"
     finally:
         store.close()
 
 
-def test_an_api_command_runs_in_one_of_the_services_threads_in_the_requests_language(app, monkeypatch):
+def test_an_api_command_runs_in_one_of_the_services_threads_in_the_requests_language(app, monkeypatch, games):
     """A command route hops once, to ``Games.threads`` (api.deps.Sender), carrying the request's context: the
     command sees the language the request asked for; closing the service shuts those threads."""
     import threading
 
     from domain.platform import i18n
 
-    games = app.state.games
     seen: list[tuple[str, str]] = []
     run = type(games).run
 

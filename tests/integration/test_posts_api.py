@@ -27,7 +27,7 @@ def events(api, game, token) -> int:
     return len(api.get(f"/games/{game}/events", headers=bearer(token), params={"limit": 5000}).json())
 
 
-def test_a_private_negotiation_and_a_public_conversation_over_http(api):
+def test_a_private_negotiation_and_a_public_conversation_over_http(api, games, projector):
     game, t = setup(api)
     ann, bob, cy, gm = (bearer(t[k]) for k in ("ann", "bob", "cy", "gm"))
     r = api.post(f"/games/{game}/threads", json={"seats": ["bob"], "title": "Border"}, headers=ann)
@@ -65,7 +65,7 @@ def test_a_private_negotiation_and_a_public_conversation_over_http(api):
     tied = api.get(f"/games/{game}/posts", params={"tied_to": "action:a-77"}, headers=cy).json()
     assert [p["text"] for p in tied] == ["Duel!"]
     # the boards read every tie of a page at once (projections.posts.tied_to_many), with the same visibility
-    key, read = str(api.app.state.games.get_game(game).id), api.app.state.projector.posts
+    key, read = str(games.get_game(game).id), projector.posts
     ties = ["action:a-77", "battle:none", "phase:s1-tidings"]
     assert {k: [p["text"] for p in v] for k, v in read.tied_to_many(key, "ann", ties).items()} == {
         "action:a-77": ["About your duel", "Duel!"]

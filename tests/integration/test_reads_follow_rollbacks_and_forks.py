@@ -98,12 +98,11 @@ def test_a_gms_fork_mails_no_player_and_is_on_no_players_my_games(table):
     assert projector.dump() == dumped
 
 
-def test_a_covenant_games_fork_is_on_no_covenants_my_games_and_mails_none(api):
+def test_a_covenant_games_fork_is_on_no_covenants_my_games_and_mails_none(api, games, projector):
     """Where there is no GM the auditor forks (issue 24, item 2; the host rules but keeps no history): the
     sandbox's copied contacts list no covenant's seat, and its copied events mail no covenant."""
     from tests.covenants.play import seat_three
 
-    games, projector = api.app.state.games, api.app.state.projector
     t = seat_three(games)
     for seat in t.seats:
         games.set_contact(t.game_id, seat, seat, f"{seat}@example.org", "immediate")

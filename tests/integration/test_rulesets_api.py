@@ -13,19 +13,20 @@ from domain.platform.ruleset import RulesetNotInstalled
 from domain.powers.ruleset import POWERS
 
 
-def test_a_game_created_with_the_powers_ruleset_records_its_name_and_version(api):
+def test_a_game_created_with_the_powers_ruleset_records_its_name_and_version(api, games):
     r = api.post("/games", json={"ruleset": "powers", "name": "Middle-earth", "gm_name": "Mira"})
     assert r.status_code == 201, r.text
-    game = api.app.state.games.get_game(r.json()["game_id"], for_update=False)
-    assert (game.state.ruleset, game.state.rules_version) == ("powers", POWERS.version)
-    assert game.ruleset is POWERS
+    created = next(games.iter_events(r.json()["game_id"]))  # the game's first event records them
+    assert (created.ruleset, created.rules_version) == ("powers", POWERS.version)
+    assert games.get_game(r.json()["game_id"], for_update=False).ruleset is POWERS
     r = api.post("/games", json={"name": "Default"})
     assert r.status_code == 201, r.text
-    assert api.app.state.games.get_game(r.json()["game_id"], for_update=False).ruleset is POWERS
+    assert games.get_game(r.json()["game_id"], for_update=False).ruleset is POWERS
 
 
-def test_an_unknown_ruleset_is_refused_with_422_naming_the_field_and_the_registered_ones_and_records_nothing(api):
-    games = api.app.state.games
+def test_an_unknown_ruleset_is_refused_with_422_naming_the_field_and_the_registered_ones_and_records_nothing(
+    api, games
+):
     before = games.recorder.max_notification_id()
     r = api.post("/games", json={"ruleset": "chess", "name": "Kasparov"})
     assert r.status_code == 422, r.text

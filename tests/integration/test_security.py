@@ -198,7 +198,7 @@ def test_sign_out_everywhere_ends_every_session_of_that_principal_only(app):
     assert signed_in(app, gid, token).get(f"/play/{gid}").status_code == 200  # the link itself still works
 
 
-def test_a_reissued_link_ends_that_players_sessions(app):
+def test_a_reissued_link_ends_that_players_sessions(app, games):
     gid, gm, pid, token = game_with_power(app)
     player = signed_in(app, gid, token)
     gm_browser = signed_in(app, gid, gm)
@@ -218,7 +218,7 @@ def test_a_reissued_link_ends_that_players_sessions(app):
     # Replaced by other means (the API): the old token's sessions end too.
     new_token = re.search(r"/signin/[^/]+/([\w-]+)", console.text).group(1)
     player = signed_in(app, gid, new_token)
-    app.state.games.reissue_link(gid, "gm", pid)
+    games.reissue_link(gid, "gm", pid)
     assert player.get(f"/play/{gid}").status_code == 401
 
 

@@ -15,7 +15,7 @@ from application.service import Caller
 from domain.errors import Unauthorized
 from domain.platform.commands import DeclareReady
 from tests.covenants.play import seat_three
-from tests.integration.helpers import close_services
+from tests.integration.helpers import close_app, close_services
 from tests.mail.sink import Sink
 
 ANN, BOB = "ann@example.org", "bob@example.org"
@@ -23,10 +23,21 @@ LINK = re.compile(r"(https?://\S+/signin/email/(\S+))")
 
 
 @pytest.fixture
-def site(store_settings, sink):
+def app(store_settings, sink):
     settings = store_settings.model_copy(update={"smtp_port": sink.port, "public_url": "http://testserver"})
     app = create_app(settings)
-    games = app.state.games
+    yield app
+    close_services(app.state.games, app.state.projector)
+
+
+@pytest.fixture
+def signin_links(app):
+    """The app's store of mailed sign-in links."""
+    return app.state.signin_links
+
+
+@pytest.fixture
+def site(app, games):
     # A game of Powers in Planning: Ann and Bob each hold a seat.
     powers, _, _ = games.create_game("Middle-earth", timezone_name="Europe/Paris")
     ann, ann_token, _ = games.add_power(powers, "gm", "Gandalf", "champion", "wizard")
@@ -38,8 +49,7 @@ def site(store_settings, sink):
     # A covenant game (another ruleset) where Ann holds a seat and Bob none.
     table = seat_three(games)
     games.set_contact(table.game_id, "cy", "cy", "Ann@Example.org", "immediate")
-    yield app, {"powers": powers, "covenants": table.game_id, "ann": ann, "bob": bob, "ann_token": ann_token}
-    close_services(games, app.state.projector)
+    return app, {"powers": powers, "covenants": table.game_id, "ann": ann, "bob": bob, "ann_token": ann_token}
 
 
 def csrf(client: TestClient, page: str) -> str:
@@ -69,7 +79,7 @@ def signed_in(app, sink: Sink, address: str, n: int = 1) -> TestClient:
     return client
 
 
-def test_a_person_signs_in_by_a_mailed_link_and_sees_every_seat_of_their_address(site, sink):
+def test_a_person_signs_in_by_a_mailed_link_and_sees_every_seat_of_their_address(site, sink, projector):
     app, g = site
     client = signed_in(app, sink, ANN)
     mine = client.get("/me").text
@@ -82,7 +92,7 @@ def test_a_person_signs_in_by_a_mailed_link_and_sees_every_seat_of_their_address
     assert board.status_code == 200 and "Gandalf" in board.text
     # The mail is in the ledger with its link redacted; the token itself is kept nowhere.
     token = LINK.search(Sink.text(sink.to(ANN)[0])).group(2)
-    rows = app.state.projector.db.query("SELECT * FROM signin_links") + app.state.projector.db.query(
+    rows = projector.db.query("SELECT * FROM signin_links") + projector.db.query(
         "SELECT * FROM mail_ledger WHERE game_id = '-'"
     )
     assert rows and token not in repr(rows)
@@ -124,12 +134,12 @@ def test_a_sign_in_link_works_once(site, sink):
     assert "Gandalf" in first.get("/me").text  # the browser that used it stays signed in
 
 
-def test_an_expired_sign_in_link_is_refused(site, sink):
+def test_an_expired_sign_in_link_is_refused(site, sink, signin_links):
     app, _ = site
     client = TestClient(app)
     ask(client, ANN)
     _, token = link_in(sink, ANN)
-    links = app.state.signin_links
+    links = signin_links
     links.clock = lambda: datetime.now(timezone.utc) + timedelta(minutes=31)  # the link lives 30 minutes
     assert client.get(f"/signin/email/{token}").status_code == 401
     late = client.post(f"/signin/email/{token}", data={"csrf": csrf(client, "/signin")})
@@ -155,7 +165,7 @@ def test_the_sign_in_page_answers_the_same_whatever_the_address(site, sink):
     assert len(sink.to(ANN)) == 3
 
 
-def test_a_person_never_reaches_another_addresss_seats(site, sink):
+def test_a_person_never_reaches_another_addresss_seats(site, sink, games, projector):
     """Security: Bob, signed in as bob@, asks for Ann's seats by every door; a contact that moves away ends
     Ann's access to that seat, for pages and for commands."""
     app, g = site
@@ -166,30 +176,30 @@ def test_a_person_never_reaches_another_addresss_seats(site, sink):
     board = bob.get(f"/me/play/{g['powers']}?seat={g['ann']}").text
     assert "Balrog" in board and "Gandalf" not in board.split("<main", 1)[1].split("Balrog")[0]
     # A read model that says otherwise (lagging, or tampered with) is checked against the game itself.
-    with app.state.projector.db.transaction() as cur:
+    with projector.db.transaction() as cur:
         cur.execute("INSERT INTO rm_seat_contacts (email, game_id, seat) VALUES (?,?,?)", (BOB, g["covenants"], "cy"))
     assert "Tribunal" not in bob.get("/me").text
     # A game where Bob holds no seat: no board.
     assert bob.get(f"/me/play/{g['covenants']}?seat=cy").status_code == 401
     # Ann's contact moves to another address: her person session no longer reaches that seat.
     ann = signed_in(app, sink, ANN)
-    app.state.games.set_contact(g["powers"], g["ann"], g["ann"], "gandalf@elsewhere.org", "immediate")
+    games.set_contact(g["powers"], g["ann"], g["ann"], "gandalf@elsewhere.org", "immediate")
     assert "Middle-earth" not in ann.get("/me").text
     assert ann.get(f"/me/play/{g['powers']}?seat={g['ann']}").status_code == 401
     # And a command sent as the person for that seat is refused by the service itself, recording nothing.
-    before = app.state.games.get_game(g["powers"], for_update=False).version
+    before = games.get_game(g["powers"], for_update=False).version
     with pytest.raises(Unauthorized):
-        app.state.games.run(Caller.of_person(g["ann"], ANN), g["powers"], DeclareReady(g["ann"]))
-    assert app.state.games.get_game(g["powers"], for_update=False).version == before
+        games.run(Caller.of_person(g["ann"], ANN), g["powers"], DeclareReady(g["ann"]))
+    assert games.get_game(g["powers"], for_update=False).version == before
     # Her secret link still works alone.
     linked = TestClient(app)
     linked.get(f"/signin/{g['powers']}/{g['ann_token']}")
     assert "Gandalf" in linked.get(f"/play/{g['powers']}").text
 
 
-def test_signing_out_ends_the_person_but_not_the_links(site, sink):
+def test_signing_out_ends_the_person_but_not_the_links(site, sink, signin_links):
     app, g = site
-    app.state.signin_links.per_address = 10  # four sign-ins of one address within the hour
+    signin_links.per_address = 10  # four sign-ins of one address within the hour
     client = signed_in(app, sink, ANN)
     client.get(f"/signin/{g['powers']}/{g['ann_token']}")  # a fresh session id: the person comes along
     assert "Tribunal" in client.get("/me").text
@@ -240,14 +250,13 @@ def test_asking_for_links_is_rate_limited_per_client(store_settings, sink):
         client = TestClient(app)
         assert [ask(client, f"x{i}@example.org").status_code for i in range(3)] == [200, 200, 429]
     finally:
-        close_services(app.state.games, app.state.projector)
+        close_app(app)
 
 
-def test_a_rollback_that_restores_a_contact_restores_the_seat_to_its_person(site, sink):
+def test_a_rollback_that_restores_a_contact_restores_the_seat_to_its_person(site, sink, games):
     """``rm_seat_contacts`` follows the game as it stands: a contact changed in a phase that is rolled back
     is the earlier address again (and the seat is that person's again)."""
     app, g = site
-    games = app.state.games
     start = games.get_game(g["powers"], for_update=False).version
     games.set_contact(g["powers"], g["ann"], g["ann"], "gandalf@elsewhere.org", "immediate")
     ann = signed_in(app, sink, ANN)
@@ -263,9 +272,8 @@ def test_a_mailed_links_token_never_reaches_a_log():
     assert redact("GET /signin/email/s3cr3t-t0ken HTTP/1.1") == "GET /signin/email/[redacted] HTTP/1.1"
 
 
-def test_a_person_with_two_seats_in_one_game_opens_the_one_they_choose(site, sink):
+def test_a_person_with_two_seats_in_one_game_opens_the_one_they_choose(site, sink, games):
     app, g = site
-    games = app.state.games
     saruman, _, _ = games.add_power(g["powers"], "gm", "Saruman", "champion", "wizard")
     games.set_contact(g["powers"], saruman, saruman, ANN, "immediate")
     ann = signed_in(app, sink, ANN)
@@ -297,16 +305,16 @@ def test_sign_in_links_keep_a_hash_work_once_expire_and_are_forgotten():
     db.close()
 
 
-def test_a_game_played_in_turns_waits_on_you_only_at_your_turn(site, sink):
+def test_a_game_played_in_turns_waits_on_you_only_at_your_turn(site, sink, games):
     """Covenants' turn windows (H-9) wait on the seat whose turn it is: a covenant is not "waiting on you"
     while another covenant is to move, and is once the turn is its own."""
     from domain.covenants.commands import Move
     from tests.covenants.play import Table
 
     app, g = site
-    t = Table(app.state.games, g["covenants"], ["ann", "bob", "cy"])
+    t = Table(games, g["covenants"], ["ann", "bob", "cy"])
     last = t.turn()[-1]  # the order is drawn: the seat that moves last this phase
-    app.state.games.set_contact(g["covenants"], last, last, "dee@example.org", "immediate")
+    games.set_contact(g["covenants"], last, last, "dee@example.org", "immediate")
     dee = signed_in(app, sink, "dee@example.org")
 
     def row() -> str:

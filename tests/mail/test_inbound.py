@@ -66,7 +66,7 @@ def test_production_refuses_to_start_without_an_inbound_key():
 
 
 def test_without_a_key_only_clients_on_this_machine_may_post_mail(tmp_path):
-    app = create_app(Settings(data_dir=tmp_path))
+    app = create_app(Settings(data_dir=tmp_path))  # no inbound key, unlike this module's app
     try:
         games = app.state.games
         gid, pid, token = setup_game(games)
@@ -81,8 +81,7 @@ def test_without_a_key_only_clients_on_this_machine_may_post_mail(tmp_path):
         close_app(app)
 
 
-def test_a_wrong_key_is_refused_and_records_nothing(app):
-    games = app.state.games
+def test_a_wrong_key_is_refused_and_records_nothing(app, games):
     gid, pid, token = setup_game(games)
     client = TestClient(app, client=("127.0.0.1", 40000))  # on loopback, but a key is set: it is required
     for headers in ({}, {"x-emissary-inbound-key": "k" * 31}):
@@ -91,8 +90,7 @@ def test_a_wrong_key_is_refused_and_records_nothing(app):
     assert games.view(gid, pid)["my_actions"] == [] and rows(app) == []
 
 
-def test_the_reply_goes_to_the_holders_contact_never_to_the_forged_sender(app):
-    games = app.state.games
+def test_the_reply_goes_to_the_holders_contact_never_to_the_forged_sender(app, games):
     gid, pid, token = setup_game(games)
     client = TestClient(app)
     r = client.post(
@@ -102,8 +100,7 @@ def test_the_reply_goes_to_the_holders_contact_never_to_the_forged_sender(app):
     assert [(x["recipient"], x["address"]) for x in rows(app)] == [(pid, "gandalf@example.org")]
 
 
-def test_an_unknown_token_is_404_and_nobody_is_answered(app):
-    games = app.state.games
+def test_an_unknown_token_is_404_and_nobody_is_answered(app, games):
     gid, pid, token = setup_game(games)
     client = TestClient(app)
     for to in (f"turns+{gid}.{'x' * 32}@emissary.local", f"turns+{gid}.{token}@elsewhere.example"):
@@ -114,8 +111,7 @@ def test_an_unknown_token_is_404_and_nobody_is_answered(app):
     assert rows(app) == [] and games.view(gid, pid)["my_actions"] == []
 
 
-def test_a_valid_token_whose_holder_has_no_contact_is_recorded_but_not_answered(app):
-    games = app.state.games
+def test_a_valid_token_whose_holder_has_no_contact_is_recorded_but_not_answered(app, games):
     gid, pid, token = setup_game(games)
     other, other_token, _ = games.add_power(gid, "gm", "Radagast", "champion", "wizard")
     client = TestClient(app)
@@ -128,8 +124,7 @@ def test_a_valid_token_whose_holder_has_no_contact_is_recorded_but_not_answered(
     assert [(x["recipient"], x["address"], x["status"]) for x in rows(app)] == [(other, None, "no address")]
 
 
-def test_mail_1_a_mailed_field_obeys_the_api_limit_and_an_oversized_mail_is_413(app):
-    games = app.state.games
+def test_mail_1_a_mailed_field_obeys_the_api_limit_and_an_oversized_mail_is_413(app, games):
     gid, pid, token = setup_game(games)
     client = TestClient(app)
     long = f"action: Plot\n  description: {'d' * 5001}\n"
@@ -145,11 +140,10 @@ def test_mail_1_a_mailed_field_obeys_the_api_limit_and_an_oversized_mail_is_413(
     assert [x["kind"] for x in rows(app)] == ["receipt <h1@x>"]  # only the refusal of the first
 
 
-def test_a_bounce_is_scoped_to_a_mail_this_service_sent(app):
-    games = app.state.games
+def test_a_bounce_is_scoped_to_a_mail_this_service_sent(app, games, projector):
     gid, pid, token = setup_game(games)
     client = TestClient(app)
-    db = app.state.projector.db
+    db = projector.db
     row_id = mail.record(
         db, game_id=gid, version=1, recipient=pid, address="gandalf@example.org", kind="note", subject="s", body="b"
     )
@@ -183,16 +177,17 @@ def switch_broker(app, url: str) -> None:
     app.conf.broker_url = url
 
 
-def test_with_the_broker_down_intake_succeeds_and_a_worker_sends_the_queued_reply_later(app, sink, machine_redis):
+def test_with_the_broker_down_intake_succeeds_and_a_worker_sends_the_queued_reply_later(
+    app, sink, machine_redis, games, projector, settings
+):
     """The reply is in the outbox with the turn: the broker is only the fast path."""
     from datetime import datetime, timezone
 
     from workers.app import celery_app
     from workers.tasks import dispatch_mail
 
-    games = app.state.games
     gid, pid, token = setup_game(games)
-    runtime.use(games, app.state.projector, app.state.settings)
+    runtime.use(games, projector, settings)
     broker = celery_app.conf.broker_url
     switch_broker(celery_app, "redis://127.0.0.1:1/0")  # nothing listens there
     try:
@@ -215,27 +210,27 @@ def test_with_the_broker_down_intake_succeeds_and_a_worker_sends_the_queued_repl
         switch_broker(celery_app, broker)
 
 
-def test_a_subject_with_line_breaks_is_answered_on_one_line(app, sink):
-    games = app.state.games
+def test_a_subject_with_line_breaks_is_answered_on_one_line(app, sink, games, projector, settings):
     gid, pid, token = setup_game(games)
     r = TestClient(app).post(
         "/inbound/email", json=payload(games, gid, token, subject="my\r\nBcc: x@y turn"), headers=HEADERS
     )
     assert r.status_code == 200
-    db = app.state.projector.db
+    db = projector.db
     [row_id] = [r[0] for r in db.query("SELECT id FROM mail_ledger")]
-    assert mail.deliver(db, app.state.settings, row_id) == "sent"
+    assert mail.deliver(db, settings, row_id) == "sent"
     [reply] = sink.wait_for(1)
     assert reply["Subject"] == "Recorded: my Bcc: x@y turn" and reply["Bcc"] is None
 
 
-def test_mail_1_a_game_busy_through_every_retry_answers_503_with_retry_after_never_a_refusal(app, monkeypatch):
+def test_mail_1_a_game_busy_through_every_retry_answers_503_with_retry_after_never_a_refusal(
+    app, monkeypatch, games, settings
+):
     """Issue 24, item 8: a provider takes a 409 as final and drops the turn; a game still busy after every retry is a
     temporary failure (503 and Retry-After, so the provider sends it again), nothing recorded and nobody answered.
     A reply to a thread's notification met the same race as a refusal mailed back ("Nothing was posted")."""
     from domain.errors import Busy
 
-    games = app.state.games
     gid, pid, token = setup_game(games)
     version = games.get_game(gid, for_update=False).version
 
@@ -244,7 +239,7 @@ def test_mail_1_a_game_busy_through_every_retry_answers_503_with_retry_after_nev
 
     monkeypatch.setattr(games, "run_turn", busy)
     client = TestClient(app)
-    talk = talk_address("emissary.local", app.state.settings.secret_key, games.get_game(gid), pid, "table")
+    talk = talk_address("emissary.local", settings.secret_key, games.get_game(gid), pid, "table")
     for to in (payload(games, gid, token)["to"], talk):
         r = client.post("/inbound/email", json={**payload(games, gid, token), "to": to}, headers=HEADERS)
         assert r.status_code == 503, (to, r.text)

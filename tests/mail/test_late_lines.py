@@ -104,7 +104,8 @@ def test_p_feat_3_the_gm_rules_a_subtle_action_by_mail():
     _refused(games, gid, gm, f"subtle {act.id} in Minas Tirith", "P-FEAT-3")
     reply = _mail(games, gid, gm, f"subtle {act.id} in Minas Tirith overcome")
     assert reply.accepted and "by subtle means (its protection overcome)" in reply.body, reply.body
-    assert games.get_game(gid).state.world.subtle[act.id] == {"feature_id": "keep", "overcome": True}
+    (ruled,) = [e for e in games.iter_events(gid) if type(e).__name__ == "SubtleRuled" and e.action_id == act.id]
+    assert (ruled.feature_id, ruled.overcome) == ("keep", True)
 
 
 def test_the_gms_rulings_by_mail_run_the_apis_handlers():

@@ -48,6 +48,11 @@ def _influence(games: PowersGames, gid: str, pid: str) -> dict[str, int]:
     return {h: n for h, n in games.view(gid, pid)["me"]["influence"].items() if n}
 
 
+def aimed(games: PowersGames, gid: str, action_id: str) -> dict:
+    """The aim the last ActionAimed event recorded for the action."""
+    return [e.aim for e in games.iter_events(gid) if type(e).__name__ == "ActionAimed" and e.action_id == action_id][-1]
+
+
 def test_influence_is_shifted_by_mail_during_tidings():
     games, gid, seats = _table(steps=1)
     pid, token = seats["rangers"]
@@ -85,7 +90,7 @@ def test_an_action_is_aimed_at_a_town_and_influence_spent_on_it_by_mail():
     assert "influence now: 2 at 0,0." in reply.body
     assert _influence(games, gid, pid) == {"0,0": 2}
     action = games.get_game(gid).actions_of(pid)[0]
-    assert games.get_game(gid).state.world.aims[action.id]["town_id"] == "bree"
+    assert aimed(games, gid, action.id)["town_id"] == "bree"
     _refused(games, gid, token, f"influence spend 3 at 0,0 on {action.id}", "P-INFL-2")  # 2 left
     gondor, gondor_token = seats["gondor"]
     body = "action: Walk in\n  slot: public\n  location: 0,0\naim #1 infiltrate at Bree"
@@ -136,7 +141,7 @@ def test_an_action_is_aimed_at_a_feature_by_mail_once_the_power_may_see_it():
     reply = _mail(games, gid, token, body)
     assert reply.accepted and "to delve at barrow: difficulty 2." in reply.body, reply.body
     (action,) = games.get_game(gid).actions_of(pid)
-    assert games.get_game(gid).state.world.aims[action.id]["feature_id"] == "barrow"
+    assert aimed(games, gid, action.id)["feature_id"] == "barrow"
     _refused(games, gid, token, "aim #1 clear at Barrow-downs", "P-ACT-4")  # aimed once
 
 

@@ -15,7 +15,7 @@ from tests.domain.helpers import seen, step_of
 from tests.web.axe import violations
 from tests.web.test_browser_month import shot
 from tests.web.test_browser_play_surface import rich_game
-from tests.web.test_browser_signin import browser, pytestmark, server  # noqa: F401  (fixtures)
+from tests.web.test_browser_signin import browser, games, pytestmark, server  # noqa: F401  (fixtures)
 
 WIDTHS = (1280, 360)
 
@@ -41,9 +41,8 @@ def signed_in(browser, base: str, gid: str, token: str, js: bool = True):  # noq
     return page
 
 
-def test_every_powers_page_state_has_no_axe_violation_at_1280_and_360(server, browser):  # noqa: F811
+def test_every_powers_page_state_has_no_axe_violation_at_1280_and_360(server, browser, games):  # noqa: F811
     base, app = server
-    games = app.state.games
     found: dict = {}
     anon = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     for path, name in (("/", "home"), ("/new", "new-game"), ("/signin", "signin")):
@@ -127,14 +126,13 @@ def test_every_powers_page_state_has_no_axe_violation_at_1280_and_360(server, br
     assert not found, json.dumps(found, indent=1)
 
 
-def test_the_covenant_table_and_the_lodge_board_have_no_axe_violation_at_1280_and_360(server, browser):  # noqa: F811
+def test_the_covenant_table_and_the_lodge_board_have_no_axe_violation_at_1280_and_360(server, browser, games):  # noqa: F811
     from application.service import Caller, new_token
     from domain.lodge.ruleset import AddMage, AdvancePhase, BeginGame, CastSpell, PrepareSpells
     from domain.platform.commands import ReissueLink
     from tests.covenants.play import seat_three
 
     base, app = server
-    games = app.state.games
     found: dict = {}
     gm = Caller.of("gm")
     table = seat_three(games)

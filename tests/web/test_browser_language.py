@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.web.axe import violations
-from tests.web.test_browser_month import browser, pytestmark, server, shot  # noqa: F401  (fixtures)
+from tests.web.test_browser_month import browser, games, pytestmark, server, shot  # noqa: F401  (fixtures)
 from tests.web.test_browser_play_surface import rich_game
 
 GERMAN_DATE = re.compile(r"[A-Z][a-z]\., \d{1,2}\. [A-Z][a-zä]+\.? 20\d\d, \d\d:\d\d (CET|CEST|MEZ|MESZ)")
@@ -26,10 +26,10 @@ def page_in(chromium, base, gid, token, *, width: int, locale: str | None):
 
 
 @pytest.mark.parametrize("width", [1280, 360])
-def test_a_german_browser_reads_the_board_in_german(server, browser, width):  # noqa: F811
+def test_a_german_browser_reads_the_board_in_german(server, browser, width, games):  # noqa: F811
     base, app = server
     gid, gm_token, tokens = rich_game(app)
-    app.state.games.set_timezone(gid, "gondor", "gondor", "Europe/Berlin")
+    games.set_timezone(gid, "gondor", "gondor", "Europe/Berlin")
     gondor = page_in(browser, base, gid, tokens["gondor"], width=width, locale="de-DE")
     assert gondor.locator("html").get_attribute("lang") == "de"
     strip = gondor.locator("#status-strip").inner_text()

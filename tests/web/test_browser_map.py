@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from tests.web.test_browser_month import browser, pytestmark, server, shot, unlabelled  # noqa: F401
+from tests.web.test_browser_month import browser, games, pytestmark, server, shot, unlabelled  # noqa: F401
 
 MAP = {
     "hexes": [
@@ -18,9 +18,8 @@ MAP = {
 }
 
 
-def test_a_player_sees_the_svg_map_drawn_in_the_browser(server, browser):  # noqa: F811
+def test_a_player_sees_the_svg_map_drawn_in_the_browser(server, browser, games):  # noqa: F811
     base, app = server
-    games = app.state.games
     gid, gm_token, _ = games.create_game("Eriador")
     rangers, token, _ = games.add_power(gid, "gm", "Rangers", "conspiracy", "circle")
     gm = browser.new_context(viewport={"width": 1000, "height": 900}).new_page()

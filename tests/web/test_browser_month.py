@@ -56,6 +56,12 @@ def server(tmp_path):
 
 
 @pytest.fixture
+def games(server):
+    """The served app's application service: a test sends its commands and reads its views through it."""
+    return server[1].state.games
+
+
+@pytest.fixture
 def browser():
     from playwright.sync_api import sync_playwright
 
@@ -222,13 +228,12 @@ def test_pages_work_by_keyboard(server, browser):
     assert "Keyboard game" in page.content() and "GM console" in page.content()
 
 
-def test_a_form_posted_from_another_site_is_refused_in_the_browser(server, browser, tmp_path):
+def test_a_form_posted_from_another_site_is_refused_in_the_browser(server, browser, tmp_path, games):
     """CSRF in a real browser: a page on another port of the same host (same site, so the Lax cookie
     IS sent) submits a form to the console. The origin check and the missing CSRF token refuse it."""
     import http.server
 
     base, app = server
-    games = app.state.games
     gid, gm_token, _ = games.create_game("Target")
     (tmp_path / "evil.html").write_text(
         f'<form id="f" method="post" action="{base}/play/{gid}/add-power"><input name="name" value="Evil">'
@@ -245,7 +250,7 @@ def test_a_form_posted_from_another_site_is_refused_in_the_browser(server, brows
         with page.expect_navigation(url=f"{base}/play/{gid}/add-power"):
             page.goto(f"http://127.0.0.1:{evil.server_address[1]}/evil.html")
         assert "This form was refused" in page.content()
-        assert "evil" not in games.get_game(gid, for_update=False).state.powers
+        assert "evil" not in [p["power_id"] for p in games.view(gid, "gm")["powers"]]
     finally:
         evil.shutdown()
         evil.server_close()

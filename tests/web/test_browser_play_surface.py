@@ -9,12 +9,12 @@ import re
 from playwright.sync_api import expect
 
 from tests.domain.helpers import seen, step_of
-from tests.web.test_browser_month import browser, pytestmark, server, shot  # noqa: F401  (fixtures)
+from tests.web.test_browser_month import browser, games, pytestmark, server, shot  # noqa: F401  (fixtures)
 
 
 def rich_game(app, names=("Gandalf", "Rangers", "Gondor")):
     """A game in month 1 Planning with three powers, by the service; the GM's and the powers' tokens."""
-    games = app.state.games
+    games = app.state.games  # noqa: F811 - the service of the app given, not the fixture
     gid, gm_token, _ = games.create_game("Middle-earth", "GM", "Europe/Paris")
     tokens = {}
     for name, cls, sub in zip(names, ("champion", "conspiracy", "city"), ("wizard", "circle", "sovereign")):
@@ -37,11 +37,10 @@ def feed_lines(page) -> list[str]:
     return [t.strip() for t in page.locator("#feed ol.feed li").all_inner_texts()]
 
 
-def test_the_feed_reads_in_words_with_my_numbers_a_page_at_a_time(server, browser):  # noqa: F811
+def test_the_feed_reads_in_words_with_my_numbers_a_page_at_a_time(server, browser, games):  # noqa: F811
     """The feed names no internal event, numbers lines by the viewer's own event numbers (not by position,
     not the game's versions), and pages back past the newest 40 through "Older events"."""
     base, app = server
-    games = app.state.games
     gid, gm_token, tokens = rich_game(app)
     for n in range(42):
         games.grant_asset(gid, "gm", "gondor", f"beacon{n}", "agent", 1)
@@ -78,12 +77,11 @@ def in_language(tag: str, iso: str, zone: str) -> str:
         i18n._locale.reset(token)
 
 
-def test_times_are_in_my_zone_and_the_audit_filters_are_choices_by_name(server, browser):  # noqa: F811
+def test_times_are_in_my_zone_and_the_audit_filters_are_choices_by_name(server, browser, games):  # noqa: F811
     """Receipts, the feed and the audit show times in the viewer's own zone in words, never raw UTC ISO; the
     audit's filters are selects of powers and event kinds by name, and a name typed in any case finds the same."""
 
     base, app = server
-    games = app.state.games
     gid, gm_token, tokens = rich_game(app)
     games.set_timezone(gid, "gondor", "gondor", "America/New_York")
     gondor = signed_in(browser, base, gid, tokens["gondor"], width=360)
@@ -124,12 +122,11 @@ def test_times_are_in_my_zone_and_the_audit_filters_are_choices_by_name(server, 
     assert gm.locator("tbody tr").count() == len(kinds)
 
 
-def test_destructive_actions_ask_first_without_javascript_and_a_rollback_is_announced(server, browser):  # noqa: F811
+def test_destructive_actions_ask_first_without_javascript_and_a_rollback_is_announced(server, browser, games):  # noqa: F811
     """Close Planning, discard, roll back and fork each ask on a page of their own (JavaScript off), and do
     nothing until confirmed; rollback offers the latest earlier phase, not the earliest; after a rollback
     every player's board shows a banner with the GM's reason until the next phase begins."""
     base, app = server
-    games = app.state.games
     gid, gm_token, tokens = rich_game(app)
     step = lambda: step_of(games.get_game(gid, for_update=False))  # noqa: E731
     gm = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900}).new_page()
@@ -194,11 +191,10 @@ def test_destructive_actions_ask_first_without_javascript_and_a_rollback_is_anno
     assert gondor.locator("#rolled-back").count() == 0  # the next phase began
 
 
-def test_an_earlier_phase_shows_how_it_ended_and_began_without_a_countdown(server, browser):  # noqa: F811
+def test_an_earlier_phase_shows_how_it_ended_and_began_without_a_countdown(server, browser, games):  # noqa: F811
     """An earlier phase is shown as it ended (the actions submitted in it), or as it began on request, with
     no live countdown, the feed cut at that point, and every phase named in words."""
     base, app = server
-    games = app.state.games
     gid, gm_token, tokens = rich_game(app)
     games.submit_action(gid, "gondor", "gondor", title="Light the beacons", slot="public", roll=False)
     for _ in range(3):  # close Planning, resolve, end the month: month 2 Planning
@@ -230,11 +226,10 @@ def test_an_earlier_phase_shows_how_it_ended_and_began_without_a_countdown(serve
     shot(gondor, "play17-10-earlier-phase-as-it-began")
 
 
-def test_every_new_link_stays_listed_with_copy_until_dismissed_and_fits_a_phone(server, browser):  # noqa: F811
+def test_every_new_link_stays_listed_with_copy_until_dismissed_and_fits_a_phone(server, browser, games):  # noqa: F811
     """The console keeps each new seat's sign-in link listed (a read-only field, selectable without
     JavaScript, and a Copy button with it) until the GM dismisses it; at 360 px nothing overflows."""
     base, app = server
-    games = app.state.games
     gid, gm_token, _ = games.create_game("Links", "GM", "UTC")
     gm = signed_in(browser, base, gid, gm_token, width=360)
     gm.get_by_role("link", name="Powers and links").click()  # the console's tabs (issue 17)
@@ -277,13 +272,12 @@ def test_every_new_link_stays_listed_with_copy_until_dismissed_and_fits_a_phone(
     shot(plain, "play17-12-link-without-javascript")
 
 
-def test_forms_offer_only_what_is_possible_and_keep_what_was_typed(server, browser):  # noqa: F811
+def test_forms_offer_only_what_is_possible_and_keep_what_was_typed(server, browser, games):  # noqa: F811
     """A refused action keeps what was typed; a Wizard is offered no public slot; a proposal has no "Roll
     now" until its difficulty is set, then offers assured use; "actions left" goes after Planning; the
     resistance form lists only the assets that apply (one row for identical schemes); the waiver is
     confirmed; "Go to Battle" is not offered while the resistance window is open."""
     base, app = server
-    games = app.state.games
     gid, gm_token, tokens = rich_game(app)
     games.grant_asset(gid, "gm", "gondor", "subtlety", "skill", 1)
     games.grant_asset(gid, "gm", "rangers", "Old map", "item", 1, assured=True)
@@ -348,12 +342,11 @@ def test_forms_offer_only_what_is_possible_and_keep_what_was_typed(server, brows
     shot(gondor, "play17-15-waived")
 
 
-def test_results_read_in_words_and_the_resolution_is_on_every_board(server, browser):  # noqa: F811
+def test_results_read_in_words_and_the_resolution_is_on_every_board(server, browser, games):  # noqa: F811
     """The GM's announcement is on every board and the console (and in the feed); an action with no
     difficulty reads "Done", never "success — 0 successes, net 0 against 0"; a resisted one says how many
     successes resistance took away, naming the resister when the action had one target."""
     base, app = server
-    games = app.state.games
     gid, gm_token, tokens = rich_game(app)
     might = {p: games.view(gid, p)["me"]["assets"][0]["asset_id"] for p in tokens}
     sure = {p: games.grant_asset(gid, "gm", p, "Sure hand", "item", 1, assured=True).result["asset_id"] for p in tokens}
@@ -399,12 +392,11 @@ def test_results_read_in_words_and_the_resolution_is_on_every_board(server, brow
             assert "net 0 against 0" not in page.content()
 
 
-def test_every_die_is_drawn_with_words_and_the_preview_needs_no_javascript(server, browser):  # noqa: F811
+def test_every_die_is_drawn_with_words_and_the_preview_needs_no_javascript(server, browser, games):  # noqa: F811
     """Assured dice are drawn (as many dice as the pool's size), each die says in words what it counts for,
     a legend explains them, and the conversion choices are counted by the server (JavaScript off); the count
     shown for a choice is the one the action gets when it is confirmed."""
     base, app = server
-    games = app.state.games
     gid, gm_token, tokens = rich_game(app)
     games.grant_asset(gid, "gm", "gandalf", "Staff", "item", 2, assured=True)
     gandalf = browser.new_context(java_script_enabled=False, viewport={"width": 360, "height": 800}).new_page()

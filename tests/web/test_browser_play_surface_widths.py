@@ -49,7 +49,7 @@ from tests.web.axe import AXE, violations
 from tests.web.test_browser_axe import WIDTHS, check
 from tests.web.test_browser_month import shot
 from tests.web.test_browser_play_surface import rich_game
-from tests.web.test_browser_signin import browser, pytestmark, server  # noqa: F401  (fixtures)
+from tests.web.test_browser_signin import browser, games, pytestmark, server  # noqa: F401  (fixtures)
 
 SCHEMES = ("light", "dark")
 
@@ -96,11 +96,10 @@ def signed_in(chromium, base: str, gid: str, token: str, scheme: str = "light", 
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
-def test_what_was_seen_states_no_other_test_showed_at_both_widths_with_axe(server, browser, scheme):  # noqa: F811
+def test_what_was_seen_states_no_other_test_showed_at_both_widths_with_axe(server, browser, scheme, games):  # noqa: F811
     """Each "What was seen" state that another browser test shows at one width or without axe (and assured dice
     drawn, which no axe state had), at 1280 and 360, light and dark."""
     base, app = server
-    games = app.state.games
     found: dict = {}
 
     # The console keeps every new link listed with Copy; at 360 px the link box does not overflow (check()).
@@ -207,7 +206,7 @@ def test_what_was_seen_states_no_other_test_showed_at_both_widths_with_axe(serve
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
-def test_the_talk_pages_and_unread_counts_have_no_axe_violation_at_1280_and_360(server, browser, scheme):  # noqa: F811
+def test_the_talk_pages_and_unread_counts_have_no_axe_violation_at_1280_and_360(server, browser, scheme, games):  # noqa: F811
     """The talk index (threads with what is new, search, the private-thread form), a thread (a post with its Edit
     form, a refused empty post, the GM's Hide form and a hidden post, a narration read-only), the board's
     "(n new)" and the posts tied to an action on the board: each at both widths, light and dark. A post's time
@@ -215,7 +214,6 @@ def test_the_talk_pages_and_unread_counts_have_no_axe_violation_at_1280_and_360(
     from api.web import i18n
 
     base, app = server
-    games = app.state.games
     found: dict = {}
     gid, gm_token, _ = games.create_game("Talk of the realm", "GM", "Europe/Paris")
     tokens = {"gm": gm_token}
@@ -326,13 +324,13 @@ def battle_game(app):
     from tests.web.test_battle_page import at_battle
 
     gid, tokens = at_battle(app, "Europe/Paris")
-    games = app.state.games
+    games = app.state.games  # noqa: F811 - the service of the app given, not the fixture
     games.run(Caller.of("north"), gid, battle.DeclareBattle("b1", HEX, "north", ["south"], ["east"]))
     return gid, tokens
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
-def test_the_battle_section_has_no_axe_violation_at_1280_and_360(server, browser, scheme):  # noqa: F811
+def test_the_battle_section_has_no_axe_violation_at_1280_and_360(server, browser, scheme, games):  # noqa: F811
     """The board's and the console's battle section (axe on ``#battles``) at each step that waits for someone:
     setup (its form), deployment, commands (the command form of the power whose turn it is), and the GM's terrain
     form; light and dark, at both widths. The whole board with a drawn map is the next test's."""
@@ -340,7 +338,6 @@ def test_the_battle_section_has_no_axe_violation_at_1280_and_360(server, browser
     from domain.powers import battle
 
     base, app = server
-    games = app.state.games
     found: dict = {}
     gid, tokens = battle_game(app)
     name = f"w17-{scheme}-battle"
@@ -386,17 +383,17 @@ def test_a_board_with_a_drawn_map_has_no_axe_violation_at_1280_and_360(server, b
     assert not found, json.dumps(found, indent=1)
 
 
-def test_every_powers_page_state_in_dark_mode_has_no_axe_violation(server, browser, monkeypatch):  # noqa: F811
+def test_every_powers_page_state_in_dark_mode_has_no_axe_violation(server, browser, monkeypatch, games):  # noqa: F811
     """Every state of ``test_browser_axe`` (home, sign-in, the board and console from Planning to after a
     rollback, the audit, every confirmation) again with ``prefers-color-scheme: dark``: axe's colour-contrast
     rule holds in dark mode too. Screenshots: axe-dark-<state>-<width>.png."""
     monkeypatch.setattr(axe_states, "shot", lambda page, name: shot(page, name.replace("axe-", "axe-dark-", 1)))
-    axe_states.test_every_powers_page_state_has_no_axe_violation_at_1280_and_360(server, Scheme(browser, "dark"))
+    axe_states.test_every_powers_page_state_has_no_axe_violation_at_1280_and_360(server, Scheme(browser, "dark"), games)
 
 
-def test_the_covenant_table_and_the_lodge_board_in_dark_mode_have_no_axe_violation(server, browser, monkeypatch):  # noqa: F811
+def test_the_covenant_table_and_the_lodge_board_in_dark_mode_have_no_axe_violation(server, browser, monkeypatch, games):  # noqa: F811
     """The covenant table and the Lodge board of ``test_browser_axe``, again in dark mode."""
     monkeypatch.setattr(axe_states, "shot", lambda page, name: shot(page, name.replace("axe-", "axe-dark-", 1)))
     axe_states.test_the_covenant_table_and_the_lodge_board_have_no_axe_violation_at_1280_and_360(
-        server, Scheme(browser, "dark")
+        server, Scheme(browser, "dark"), games
     )

@@ -6,15 +6,14 @@ of ``test_browser_month``; screenshots land in test-output/screenshots/."""
 from __future__ import annotations
 
 from tests.web.axe import violations
-from tests.web.test_browser_month import SHOTS, browser, pytestmark, server, shot  # noqa: F401  (fixtures)
+from tests.web.test_browser_month import SHOTS, browser, games, pytestmark, server, shot  # noqa: F401  (fixtures)
 from tests.web.test_browser_play_surface import rich_game, signed_in
 
 SAID = "The GM changed the difficulty from 1 to 3 after the roll."
 
 
-def test_the_result_says_the_difficulty_was_changed_after_the_roll(server, browser):  # noqa: F811
+def test_the_result_says_the_difficulty_was_changed_after_the_roll(server, browser, games):  # noqa: F811
     base, app = server
-    games = app.state.games
     gid, gm_token, tokens = rich_game(app)
     might = games.view(gid, "gandalf")["me"]["assets"][0]["asset_id"]
     action = games.submit_action(

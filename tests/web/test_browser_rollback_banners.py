@@ -13,12 +13,12 @@ from domain.lodge.ruleset import AddMage, AdvancePhase, BeginGame, PrepareSpells
 from domain.platform.commands import ReissueLink
 from tests.covenants.play import Dice, fixed_three, move_all
 from tests.web.axe import violations
-from tests.web.test_browser_play_surface import browser, pytestmark, server, shot, signed_in  # noqa: F401
+from tests.web.test_browser_play_surface import browser, games, pytestmark, server, shot, signed_in  # noqa: F401
 
 WIDTHS = (1280, 360)
 
 
-def token_for(games, gid: str, seat: str) -> str:
+def token_for(games, gid: str, seat: str) -> str:  # noqa: F811
     token, digest = new_token()
     games.run(Caller.of("gm"), gid, ReissueLink(seat, digest))
     return token
@@ -41,9 +41,8 @@ def banner_at_both_widths(browser, base, gid, token, name: str, found: dict) -> 
     return texts
 
 
-def test_the_covenant_table_tells_every_seat_the_auditor_rolled_back_and_why(server, browser):  # noqa: F811
+def test_the_covenant_table_tells_every_seat_the_auditor_rolled_back_and_why(server, browser, games):  # noqa: F811
     base, app = server
-    games = app.state.games
     t = fixed_three(Dice(), games=games)
     (move,) = [p["phase"] for p in games.recent_phases(t.game_id, 10)]
     move_all(t, [1, 3, 5])
@@ -62,16 +61,15 @@ def test_the_covenant_table_tells_every_seat_the_auditor_rolled_back_and_why(ser
     assert page.locator("#whose-turn").count() == 1 and page.locator("#rolled-back").count() == 0
 
 
-def test_the_lodge_board_tells_every_mage_the_host_rolled_back_and_why(server, browser):  # noqa: F811
+def test_the_lodge_board_tells_every_mage_the_host_rolled_back_and_why(server, browser, games):  # noqa: F811
     base, app = server
-    games = app.state.games
     gm = Caller.of("gm")
     gid, gm_token, _ = games.create_game("Lodge", ruleset="lodge")
     games.run_many(gm, gid, [AddMage("ann", "Ann", "red"), AddMage("bob", "Bob", "blue"), BeginGame()])
     games.run(Caller.of("ann"), gid, PrepareSpells("ann", {"QUICK": "unravel", "I": "firebolt", "III": "oblivion"}))
     games.run(Caller.of("bob"), gid, PrepareSpells("bob", {"I": "mend", "III": "restoration"}))
     games.run(gm, gid, AdvancePhase("prepare"))
-    phase = lambda: games.get_game(gid, for_update=False).state.phase  # noqa: E731
+    phase = lambda: games.view(gid, "gm")["game"]["phase"]  # noqa: E731
     assert phase() != "prepare"
     games.rollback(gid, "gm", "Ann meant to keep Oblivion for turn 2", phase="t1-prepare")
     assert phase() == "prepare"

@@ -45,6 +45,12 @@ def server(tmp_path, sink):
 
 
 @pytest.fixture
+def games(server):
+    """The served app's application service: a test sends its commands and reads its views through it."""
+    return server[1].state.games
+
+
+@pytest.fixture
 def browser():
     from playwright.sync_api import sync_playwright
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.web.axe import violations
-from tests.web.test_browser_month import browser, pytestmark, server, shot  # noqa: F401  (fixtures)
+from tests.web.test_browser_month import browser, games, pytestmark, server, shot  # noqa: F401  (fixtures)
 from tests.web.test_browser_play_surface import rich_game
 
 WIDTHS = (1280, 360)
@@ -31,13 +31,12 @@ def seat_words(page) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_the_strip_says_whose_move_it_is_the_deadline_and_who_is_ready(server, browser, width):  # noqa: F811
+def test_the_strip_says_whose_move_it_is_the_deadline_and_who_is_ready(server, browser, width, games):  # noqa: F811
     """A power that must act reads "Your move." with Planning's deadline in its own zone, marked as waiting on it;
     a power that said it is ready reads "Waiting on others."; neither learns another power's readiness (a power
     sheet is the owner's and the GM's, P.4). The GM reads who is still to act by name, and "Your move" once no
     window waits on a player. Every strip shows the phases in words and the calendar with the current step."""
     base, app = server
-    games = app.state.games
     gid, gm_token, tokens = rich_game(app)
     games.declare_ready(gid, "gandalf", "gandalf")
     games.set_timezone(gid, "gondor", "gondor", "America/New_York")
@@ -77,12 +76,11 @@ def test_the_strip_says_whose_move_it_is_the_deadline_and_who_is_ready(server, b
 
 
 @pytest.mark.parametrize("js", (False, True))
-def test_the_console_tabs_switch_with_and_without_javascript(server, browser, js):  # noqa: F811
+def test_the_console_tabs_switch_with_and_without_javascript(server, browser, js, games):  # noqa: F811
     """The console opens on "This phase"; "Powers and links" and "History" show their sections alone, by links
     (CSS :target), with JavaScript on or off; an address naming a section opens its tab. Names, not ids: the
     queue and the windows name the powers."""
     base, app = server
-    games = app.state.games
     gid, gm_token, tokens = rich_game(app)
     games.submit_action(
         gid, "gandalf", "gandalf", title="Duel the Witch-king", skill="might", targets=["gondor"], resistible=True
@@ -147,7 +145,7 @@ def test_another_players_readiness_appears_without_a_reload(server, browser):  #
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_the_lodge_board_shows_the_strip_and_another_mages_pass_appears_live(server, browser, width):  # noqa: F811
+def test_the_lodge_board_shows_the_strip_and_another_mages_pass_appears_live(server, browser, width, games):  # noqa: F811
     """The Lodge's board carries the same strip (one platform partial): Ann reads "Your move." and Bob "still
     acting"; when Bob passes (public, L.4), Ann's strip says so without a reload. axe finds nothing."""
     from application.service import Caller, new_token
@@ -155,7 +153,6 @@ def test_the_lodge_board_shows_the_strip_and_another_mages_pass_appears_live(ser
     from domain.platform.commands import ReissueLink
 
     base, app = server
-    games = app.state.games
     gid, _, _ = games.create_game("Lodge", ruleset="lodge")
     gm = Caller.of("gm")
     games.run_many(gm, gid, [AddMage("ann", "Ann", "red"), AddMage("bob", "Bob", "blue"), BeginGame()])

@@ -31,6 +31,6 @@ def test_l_amb_6_and_lh_6_checkboxes_posted_as_a_browser_does_set_their_options(
         follow_redirects=False,
     )
     assert r.status_code == 303 and r.headers["location"].startswith("/play/"), r.headers
-    game = games.get_game(r.headers["location"].removeprefix("/play/"), for_update=False)
-    assert game.state.options["non_spell_removal_restricted"] is False
-    assert game.state.options["crown_of_the_summoner"] is True
+    created = next(games.iter_events(r.headers["location"].removeprefix("/play/")))  # records the game's options
+    assert created.options["non_spell_removal_restricted"] is False
+    assert created.options["crown_of_the_summoner"] is True

@@ -210,9 +210,9 @@ def test_a_game_is_created_with_the_options_changed_on_the_form(browser, name, g
     r = browser.post("/new", data=posted, headers={"Origin": str(browser.base_url)}, follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"].startswith("/play/"), (r.headers, browser.get("/new").text)
     game_id = r.headers["location"].removeprefix("/play/")
-    game = games.get_game(game_id, for_update=False)
-    assert game.ruleset is ruleset
-    options = game.state.options
+    assert games.get_game(game_id, for_update=False).ruleset is ruleset
+    created = next(games.iter_events(game_id))  # the game's first event records the options it was created with
+    options = created.options
     for option, value in changed.items():
         if option == "house_package":  # kept as the game's house rules, not among its options
             continue
@@ -261,6 +261,6 @@ def test_a_form_without_options_creates_a_game_at_the_defaults(browser, games):
         follow_redirects=False,
     )
     assert r.status_code == 303 and r.headers["location"].startswith("/play/"), r.headers
-    game = games.get_game(r.headers["location"].removeprefix("/play/"), for_update=False)
+    created = next(games.iter_events(r.headers["location"].removeprefix("/play/")))  # records the game's options
     defaults = RULESETS["covenants"].options().model_dump(mode="json", exclude={"house_package"})
-    assert {k: game.state.options.get(k) for k in defaults} == defaults
+    assert {k: created.options.get(k) for k in defaults} == defaults
