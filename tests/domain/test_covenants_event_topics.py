@@ -1,45 +1,111 @@
-"""The covenant game's events keep their stored topics and shapes now that each is declared in its sub-domain's
-module (issue 26): ``CovenantGame`` names every one, so the library redefines it as ``CovenantGame.<Name>`` and a
-game stored before the split still loads, and one stored now records the topics it always had."""
+"""The covenant game's events keep the topics and shapes a game has always recorded them under, now that each is
+declared in its sub-domain's module (issue 26): ``CovenantGame`` names every one, so the library redefines it as
+``CovenantGame.<Name>``; a game stored before the split still loads, and one played now records only those topics.
+
+``STORED`` holds each topic a covenant game recorded at commit cba6659 (before its aggregate was split), with its
+fields, computed from that code: the event classes named on ``CovenantGame`` (it has no ``@event`` methods)."""
 
 from __future__ import annotations
 
-import dataclasses
+from eventsourcing.utils import get_topic
 
-from eventsourcing.utils import get_topic, resolve_topic
-
+import domain.covenants.ruleset  # noqa: F401  (the ruleset's modules, as a game loads them)
 from domain.covenants.base import CovenantEvent
 from domain.covenants.game import CovenantGame
+from tests.domain.event_topics import changed_shapes, decorated_topics, played_topics
 
-ENVELOPE = {"originator_id", "originator_version", "timestamp"}
-
-# Each event the covenant game recorded before its rules left the aggregate, with its fields (its payload's shape).
 STORED = {
-    "ActionRuled": ["actor", "approved", "audience", "index", "note"],
-    "ActionTaken": ["action", "actor", "audience", "needs_ruling", "seat", "text"],
-    "BanditsFaced": ["actor", "audience", "dealt", "fought", "seat"],
-    "BanditsLooted": ["actor", "audience", "gold", "seat"],
-    "BanditsSeasonEnded": ["actor", "audience", "discarded"],
-    "BattleBegan": ["a", "actor", "allocating", "audience", "b", "battle_id", "cause", "dealt"],
-    "BattleDeferred": ["actor", "audience", "awaiting", "battle_id", "spells"],
-    "BattleReopened": ["actor", "audience", "battle"],
-    "BattleResolved": ["actor", "audience", "battle_id", "defeated", "event_damage", "marked", "retreated", "riot"],
-    "BattleSkipped": ["actor", "audience", "battle_id"],
-    "BattlesQueued": ["actor", "audience", "battles"],
-    "BeingHealed": ["active", "actor", "audience", "card_id", "damage", "healer"],
-    "CardCreated": ["actor", "arts", "audience", "card_id", "name", "owner", "pending", "source"],
-    "CardDamaged": ["active", "actor", "audience", "card_id", "damage"],
-    "CardDiscarded": ["actor", "audience", "card_id", "reason"],
-    "CardGenerated": ["actor", "audience", "card", "kind", "mouse_card", "seat", "value"],
-    "CardHealed": ["actor", "audience", "card_id", "damage"],
-    "CardKept": ["actor", "art", "attach_to", "audience", "card_id", "gold", "inactive_until", "seat", "spell", "vis"],
-    "CardTurned": ["active", "actor", "audience", "card_id", "reason"],
-    "CertamenArtChosen": ["actor", "art", "audience", "challenge_id", "which"],
-    "CertamenBidCommitted": ["actor", "audience", "challenge_id", "commitment", "seat"],
-    "CertamenBidSealed": ["actor", "audience", "challenge_id", "nonce", "seat", "vis"],
-    "CertamenForfeited": ["actor", "audience", "challenge_id", "gold", "seat", "vis"],
-    "CertamenResolved": ["actor", "audience", "bids", "challenge_id", "result"],
-    "ChallengeIssued": [
+    "domain.covenants.game:CovenantGame.ActionRuled": ["actor", "approved", "audience", "index", "note"],
+    "domain.covenants.game:CovenantGame.ActionTaken": ["action", "actor", "audience", "needs_ruling", "seat", "text"],
+    "domain.covenants.game:CovenantGame.BanditsFaced": ["actor", "audience", "dealt", "fought", "seat"],
+    "domain.covenants.game:CovenantGame.BanditsLooted": ["actor", "audience", "gold", "seat"],
+    "domain.covenants.game:CovenantGame.BanditsSeasonEnded": ["actor", "audience", "discarded"],
+    "domain.covenants.game:CovenantGame.BattleBegan": [
+        "a",
+        "actor",
+        "allocating",
+        "audience",
+        "b",
+        "battle_id",
+        "cause",
+        "dealt",
+    ],
+    "domain.covenants.game:CovenantGame.BattleDeferred": ["actor", "audience", "awaiting", "battle_id", "spells"],
+    "domain.covenants.game:CovenantGame.BattleReopened": ["actor", "audience", "battle"],
+    "domain.covenants.game:CovenantGame.BattleResolved": [
+        "actor",
+        "audience",
+        "battle_id",
+        "defeated",
+        "event_damage",
+        "marked",
+        "retreated",
+        "riot",
+    ],
+    "domain.covenants.game:CovenantGame.BattleSkipped": ["actor", "audience", "battle_id"],
+    "domain.covenants.game:CovenantGame.BattlesQueued": ["actor", "audience", "battles"],
+    "domain.covenants.game:CovenantGame.BeingHealed": ["active", "actor", "audience", "card_id", "damage", "healer"],
+    "domain.covenants.game:CovenantGame.CardCreated": [
+        "actor",
+        "arts",
+        "audience",
+        "card_id",
+        "name",
+        "owner",
+        "pending",
+        "source",
+    ],
+    "domain.covenants.game:CovenantGame.CardDamaged": ["active", "actor", "audience", "card_id", "damage"],
+    "domain.covenants.game:CovenantGame.CardDiscarded": ["actor", "audience", "card_id", "reason"],
+    "domain.covenants.game:CovenantGame.CardGenerated": [
+        "actor",
+        "audience",
+        "card",
+        "kind",
+        "mouse_card",
+        "seat",
+        "value",
+    ],
+    "domain.covenants.game:CovenantGame.CardHealed": ["actor", "audience", "card_id", "damage"],
+    "domain.covenants.game:CovenantGame.CardKept": [
+        "actor",
+        "art",
+        "attach_to",
+        "audience",
+        "card_id",
+        "gold",
+        "inactive_until",
+        "seat",
+        "spell",
+        "vis",
+    ],
+    "domain.covenants.game:CovenantGame.CardTurned": ["active", "actor", "audience", "card_id", "reason"],
+    "domain.covenants.game:CovenantGame.CertamenArtChosen": ["actor", "art", "audience", "challenge_id", "which"],
+    "domain.covenants.game:CovenantGame.CertamenBidCommitted": [
+        "actor",
+        "audience",
+        "challenge_id",
+        "commitment",
+        "seat",
+    ],
+    "domain.covenants.game:CovenantGame.CertamenBidSealed": [
+        "actor",
+        "audience",
+        "challenge_id",
+        "nonce",
+        "seat",
+        "vis",
+    ],
+    "domain.covenants.game:CovenantGame.CertamenForfeited": [
+        "actor",
+        "audience",
+        "challenge_id",
+        "gold",
+        "seat",
+        "vis",
+    ],
+    "domain.covenants.game:CovenantGame.CertamenResolved": ["actor", "audience", "bids", "challenge_id", "result"],
+    "domain.covenants.game:CovenantGame.ChallengeIssued": [
         "actor",
         "audience",
         "challenge_id",
@@ -50,39 +116,172 @@ STORED = {
         "target",
         "target_mage",
     ],
-    "ChaosAnswered": ["actor", "audience", "battle_id", "chooser", "paid", "rival"],
-    "ChaosRolled": ["actor", "audience", "even", "face", "seat"],
-    "Converted": ["actor", "amount", "artisan", "audience", "get", "give", "got", "seat"],
-    "CounterWaived": ["actor", "audience", "seat", "silent"],
-    "CovenantAdded": ["actor", "arts", "audience", "covenant", "name", "roles", "score", "seat_id"],
-    "DamageAllocated": ["actor", "allocation", "audience", "battle_id", "seat"],
-    "DamageReversed": ["active", "actor", "audience", "card_id", "damage"],
-    "DieRolled": ["actor", "audience", "commitment", "faces", "key", "path", "purpose", "roll_no", "seat", "sides"],
-    "EventDrawn": ["actor", "audience", "event_name", "kind", "mouse_card", "seat"],
-    "EventHeld": ["actor", "audience", "event_name", "season", "seat"],
-    "EventPlayed": ["actor", "audience", "event_name", "seat", "target"],
-    "EventTookEffect": ["actor", "audience", "event_name", "inactive", "resources"],
-    "GameBegun": ["actor", "audience", "starting"],
-    "HedgeMageFaced": ["actor", "audience", "curse", "seat"],
-    "HeldEventsReleased": ["actor", "audience", "events"],
-    "InvestigationApplied": ["actor", "audience", "seat", "target"],
-    "InvestigationEnded": ["actor", "audience", "outcome"],
-    "InvestigationRolled": ["actor", "audience", "cleared", "rolls", "seat"],
-    "MainRoundBegan": ["actor", "audience", "extra", "turn"],
-    "NoRivalFound": ["actor", "audience", "seat"],
-    "PermanentTributeImposed": ["actor", "audience", "points", "reason", "seat"],
-    "PhaseBegan": ["actor", "audience", "cycle", "phase", "season", "turn", "year"],
-    "PlagueCounterAdded": ["actor", "audience", "counters"],
-    "PlagueStruck": ["actor", "audience", "cards", "seat"],
-    "QuaesitorInvestigationCreated": ["actor", "audience", "seat"],
-    "ReleasedEventDecided": ["actor", "audience"],
-    "RivalChosen": ["actor", "audience", "rival", "seat"],
-    "RollChangedByMouse": ["actor", "audience", "card", "mouse_card", "seat", "value"],
-    "SeasonBegan": ["actor", "audience", "season", "year"],
-    "SeasonEnded": ["actor", "audience"],
-    "ServiceAnswered": ["actor", "audience", "card", "outcome", "seat"],
-    "SpellAssigned": ["actor", "audience", "card_id", "spell"],
-    "SpellCast": [
+    "domain.covenants.game:CovenantGame.ChaosAnswered": ["actor", "audience", "battle_id", "chooser", "paid", "rival"],
+    "domain.covenants.game:CovenantGame.ChaosRolled": ["actor", "audience", "even", "face", "seat"],
+    "domain.covenants.game:CovenantGame.ContactSet": ["actor", "audience", "email", "mode", "power_id"],
+    "domain.covenants.game:CovenantGame.Converted": [
+        "actor",
+        "amount",
+        "artisan",
+        "audience",
+        "get",
+        "give",
+        "got",
+        "seat",
+    ],
+    "domain.covenants.game:CovenantGame.CounterWaived": ["actor", "audience", "seat", "silent"],
+    "domain.covenants.game:CovenantGame.CovenantAdded": [
+        "actor",
+        "arts",
+        "audience",
+        "covenant",
+        "name",
+        "roles",
+        "score",
+        "seat_id",
+    ],
+    "domain.covenants.game:CovenantGame.CovenantGameCreated": [
+        "actor",
+        "audience",
+        "house",
+        "name",
+        "options",
+        "originator_topic",
+        "pin",
+        "rules_version",
+        "ruleset",
+        "timezone",
+    ],
+    "domain.covenants.game:CovenantGame.CredentialIssued": ["actor", "audience", "principal", "token_hash"],
+    "domain.covenants.game:CovenantGame.CredentialsRevoked": ["actor", "audience", "principal"],
+    "domain.covenants.game:CovenantGame.DamageAllocated": ["actor", "allocation", "audience", "battle_id", "seat"],
+    "domain.covenants.game:CovenantGame.DamageReversed": ["active", "actor", "audience", "card_id", "damage"],
+    "domain.covenants.game:CovenantGame.DeadlineSet": ["actor", "audience", "closes_at", "window_id"],
+    "domain.covenants.game:CovenantGame.DieRolled": [
+        "actor",
+        "audience",
+        "commitment",
+        "faces",
+        "key",
+        "path",
+        "purpose",
+        "roll_no",
+        "seat",
+        "sides",
+    ],
+    "domain.covenants.game:CovenantGame.EventDrawn": ["actor", "audience", "event_name", "kind", "mouse_card", "seat"],
+    "domain.covenants.game:CovenantGame.EventHeld": ["actor", "audience", "event_name", "season", "seat"],
+    "domain.covenants.game:CovenantGame.EventPlayed": ["actor", "audience", "event_name", "seat", "target"],
+    "domain.covenants.game:CovenantGame.EventTookEffect": ["actor", "audience", "event_name", "inactive", "resources"],
+    "domain.covenants.game:CovenantGame.ExtensionGranted": [
+        "actor",
+        "audience",
+        "hours",
+        "power_id",
+        "request_id",
+        "until",
+        "window_id",
+    ],
+    "domain.covenants.game:CovenantGame.ExtensionRefused": [
+        "actor",
+        "audience",
+        "power_id",
+        "reason",
+        "request_id",
+        "window_id",
+    ],
+    "domain.covenants.game:CovenantGame.ExtensionRequested": [
+        "actor",
+        "audience",
+        "hours",
+        "power_id",
+        "reason",
+        "request_id",
+        "window_id",
+    ],
+    "domain.covenants.game:CovenantGame.GameBegun": ["actor", "audience", "starting"],
+    "domain.covenants.game:CovenantGame.GameBlocked": [
+        "actor",
+        "at",
+        "audience",
+        "kind",
+        "reason",
+        "rule",
+        "seats",
+        "tell",
+        "window_id",
+    ],
+    "domain.covenants.game:CovenantGame.GameForked": [
+        "actor",
+        "audience",
+        "name",
+        "reason",
+        "source_game",
+        "source_version",
+    ],
+    "domain.covenants.game:CovenantGame.GameRolledBack": ["actor", "audience", "from_version", "reason", "to_version"],
+    "domain.covenants.game:CovenantGame.HedgeMageFaced": ["actor", "audience", "curse", "seat"],
+    "domain.covenants.game:CovenantGame.HeldEventsReleased": ["actor", "audience", "events"],
+    "domain.covenants.game:CovenantGame.InvestigationApplied": ["actor", "audience", "seat", "target"],
+    "domain.covenants.game:CovenantGame.InvestigationEnded": ["actor", "audience", "outcome"],
+    "domain.covenants.game:CovenantGame.InvestigationRolled": ["actor", "audience", "cleared", "rolls", "seat"],
+    "domain.covenants.game:CovenantGame.MailTurnRecorded": ["actor", "audience", "message_id", "principal", "reply"],
+    "domain.covenants.game:CovenantGame.MainRoundBegan": ["actor", "audience", "extra", "turn"],
+    "domain.covenants.game:CovenantGame.NoRivalFound": ["actor", "audience", "seat"],
+    "domain.covenants.game:CovenantGame.PermanentTributeImposed": ["actor", "audience", "points", "reason", "seat"],
+    "domain.covenants.game:CovenantGame.PhaseBegan": ["actor", "audience", "cycle", "phase", "season", "turn", "year"],
+    "domain.covenants.game:CovenantGame.PlagueCounterAdded": ["actor", "audience", "counters"],
+    "domain.covenants.game:CovenantGame.PlagueStruck": ["actor", "audience", "cards", "seat"],
+    "domain.covenants.game:CovenantGame.PostEdited": ["actor", "audience", "post_id", "text", "thread_id"],
+    "domain.covenants.game:CovenantGame.PostHidden": ["actor", "audience", "post_id", "reason", "thread_id"],
+    "domain.covenants.game:CovenantGame.PostMade": [
+        "actor",
+        "audience",
+        "post_id",
+        "rolls",
+        "text",
+        "thread_id",
+        "tied_to",
+    ],
+    "domain.covenants.game:CovenantGame.QuaesitorInvestigationCreated": ["actor", "audience", "seat"],
+    "domain.covenants.game:CovenantGame.ReadyDeclared": ["actor", "audience", "power_id"],
+    "domain.covenants.game:CovenantGame.ReleasedEventDecided": ["actor", "audience"],
+    "domain.covenants.game:CovenantGame.RemindersQueued": [
+        "actor",
+        "audience",
+        "closes_at",
+        "covers",
+        "offset_hours",
+        "recipients",
+        "window_id",
+    ],
+    "domain.covenants.game:CovenantGame.RivalChosen": ["actor", "audience", "rival", "seat"],
+    "domain.covenants.game:CovenantGame.RollChangedByMouse": [
+        "actor",
+        "audience",
+        "card",
+        "mouse_card",
+        "seat",
+        "value",
+    ],
+    "domain.covenants.game:CovenantGame.SeasonBegan": ["actor", "audience", "season", "year"],
+    "domain.covenants.game:CovenantGame.SeasonEnded": ["actor", "audience"],
+    "domain.covenants.game:CovenantGame.SeedCleared": ["actor", "audience"],
+    "domain.covenants.game:CovenantGame.SeedCommitted": [
+        "actor",
+        "audience",
+        "commitment",
+        "first_roll",
+        "month",
+        "rolls",
+        "root",
+        "season",
+    ],
+    "domain.covenants.game:CovenantGame.SeedRevealed": ["actor", "audience", "commitment", "month", "season", "seed"],
+    "domain.covenants.game:CovenantGame.SeedSealed": ["actor", "audience", "seed"],
+    "domain.covenants.game:CovenantGame.ServiceAnswered": ["actor", "audience", "card", "outcome", "seat"],
+    "domain.covenants.game:CovenantGame.SpellAssigned": ["actor", "audience", "card_id", "spell"],
+    "domain.covenants.game:CovenantGame.SpellCast": [
         "actor",
         "audience",
         "certamen",
@@ -101,27 +300,81 @@ STORED = {
         "until",
         "vis",
     ],
-    "SpellCountered": ["actor", "audience", "mage_id", "seat", "spell", "success", "target", "vis"],
-    "StudyCounterRemoved": ["actor", "audience", "card_id"],
-    "SupportAllocated": ["actor", "after", "audience", "keep", "made", "paid", "seat", "starved"],
-    "TaxAssessed": ["actor", "audience", "taxes"],
-    "TaxPaid": ["actor", "audience", "gold", "seat"],
-    "TokenMoved": ["actor", "audience", "seat", "square"],
-    "TollPaid": ["actor", "amount", "audience", "battle_id", "seat", "what"],
-    "TradeClosed": ["accepted", "actor", "audience", "trade_id"],
-    "TradeOffered": ["actor", "audience", "get", "give", "seat", "to", "trade_id"],
-    "TribunalAttended": ["actor", "audience", "seat"],
-    "TurnPassed": ["acted", "actor", "audience", "phase", "seat"],
-    "YearReckoned": ["actor", "audience", "points", "scores", "spent", "starting", "winners"],
+    "domain.covenants.game:CovenantGame.SpellCountered": [
+        "actor",
+        "audience",
+        "mage_id",
+        "seat",
+        "spell",
+        "success",
+        "target",
+        "vis",
+    ],
+    "domain.covenants.game:CovenantGame.StateRestored": ["actor", "audience", "carried", "to_version"],
+    "domain.covenants.game:CovenantGame.StudyCounterRemoved": ["actor", "audience", "card_id"],
+    "domain.covenants.game:CovenantGame.SupportAllocated": [
+        "actor",
+        "after",
+        "audience",
+        "keep",
+        "made",
+        "paid",
+        "seat",
+        "starved",
+    ],
+    "domain.covenants.game:CovenantGame.TaxAssessed": ["actor", "audience", "taxes"],
+    "domain.covenants.game:CovenantGame.TaxPaid": ["actor", "audience", "gold", "seat"],
+    "domain.covenants.game:CovenantGame.ThreadOpened": ["actor", "audience", "members", "thread_id", "title"],
+    "domain.covenants.game:CovenantGame.TimezoneSet": ["actor", "audience", "power_id", "timezone"],
+    "domain.covenants.game:CovenantGame.TokenMoved": ["actor", "audience", "seat", "square"],
+    "domain.covenants.game:CovenantGame.TollPaid": ["actor", "amount", "audience", "battle_id", "seat", "what"],
+    "domain.covenants.game:CovenantGame.TradeClosed": ["accepted", "actor", "audience", "trade_id"],
+    "domain.covenants.game:CovenantGame.TradeOffered": ["actor", "audience", "get", "give", "seat", "to", "trade_id"],
+    "domain.covenants.game:CovenantGame.TribunalAttended": ["actor", "audience", "seat"],
+    "domain.covenants.game:CovenantGame.TurnPassed": ["acted", "actor", "audience", "phase", "seat"],
+    "domain.covenants.game:CovenantGame.VisibilityGranted": [
+        "about",
+        "action_id",
+        "actor",
+        "audience",
+        "source",
+        "text",
+        "to",
+    ],
+    "domain.covenants.game:CovenantGame.WindowClosed": ["actor", "audience", "closed_at", "reason", "window_id"],
+    "domain.covenants.game:CovenantGame.WindowOpened": [
+        "actor",
+        "audience",
+        "closes_at",
+        "kind",
+        "opened_at",
+        "window_id",
+    ],
+    "domain.covenants.game:CovenantGame.YearReckoned": [
+        "actor",
+        "audience",
+        "points",
+        "scores",
+        "spent",
+        "starting",
+        "winners",
+    ],
 }
 
 
-def test_every_stored_event_resolves_by_its_old_topic_to_an_event_of_the_same_shape():
-    for name, fields in STORED.items():
-        topic = f"domain.covenants.game:CovenantGame.{name}"
-        cls = resolve_topic(topic)
-        assert cls is getattr(CovenantGame, name) and get_topic(cls) == topic, name
-        assert sorted(f.name for f in dataclasses.fields(cls) if f.name not in ENVELOPE) == sorted(fields), name
+def test_every_stored_topic_resolves_to_an_event_that_folds_with_the_same_shape():
+    """Each stored shape loads: as it is, or through the upcasters of a shape changed since (the platform's events
+    name a seat ``seat`` and a seed's phase by its label since issue 26)."""
+    assert changed_shapes(STORED, {}) == [
+        "ContactSet",
+        "ExtensionGranted",
+        "ExtensionRefused",
+        "ExtensionRequested",
+        "ReadyDeclared",
+        "SeedCommitted",
+        "SeedRevealed",
+        "TimezoneSet",
+    ]
 
 
 def test_every_event_a_sub_domain_declares_is_recorded_under_the_aggregate_topic():
@@ -131,8 +384,19 @@ def test_every_event_a_sub_domain_declares_is_recorded_under_the_aggregate_topic
         pending += cls.__subclasses__()
         if cls.__module__ != "domain.covenants.game":
             declared.append(cls)
-    assert declared and sorted(c.__name__ for c in declared) == sorted(STORED)
+    stored = {topic.rsplit(".", 1)[1] for topic in STORED}
+    assert declared and sorted(c.__name__ for c in declared) == sorted(
+        name for name in stored if issubclass(getattr(CovenantGame, name), CovenantEvent)
+    )
     for cls in declared:
         named = getattr(CovenantGame, cls.__name__)
         assert issubclass(named, cls) and issubclass(named, CovenantGame.Event), cls.__name__
         assert get_topic(named) == f"domain.covenants.game:CovenantGame.{cls.__name__}"
+
+
+def test_a_covenant_game_played_at_random_records_only_stored_topics():
+    """Seeded random legal play (tests/contract/test_liveness.py) records nothing an older release could not read;
+    nor does any ``@event`` method of the package (it has none today)."""
+    assert sorted(decorated_topics("domain.covenants") - set(STORED)) == []
+    topics = played_topics("covenants")
+    assert len(topics) > 10 and sorted(topics - set(STORED)) == []

@@ -18,16 +18,12 @@ import uuid
 
 import eventsourcing.domain as esd
 from eventsourcing.persistence import StoredEvent
-from eventsourcing.utils import get_topic, resolve_topic
 
 from api.powers.service import PowersGames
 from application.service import Caller
-from domain.platform import ruleset as registry
 from domain.powers import catalogue_commands as cc
 from domain.powers.game import Game
-from tests.contract.test_liveness import PLANS, Play
-
-ENVELOPE = {"originator_id", "originator_version", "timestamp"}
+from tests.domain.event_topics import changed_shapes, decorated_topics, played_topics
 
 # Each topic a Powers game recorded at cba6659, with its fields (computed from that code: the classes in
 # ``decorated_func_callers`` from domain.powers modules, and the event classes named on ``Game``).
@@ -802,34 +798,10 @@ STORED = {
 PINNED_AT = {"StateRestored": 2}  # each shape's class_version at cba6659 (else 1)
 
 
-def fields_of(cls: type) -> list[str]:
-    return sorted(f.name for f in dataclasses.fields(cls) if f.name not in ENVELOPE)
-
-
-def upcast(cls: type, fields: list[str]) -> list[str]:
-    """The fields of a stored shape once the library's upcasters bring it to its class's version."""
-    stored: dict = dict.fromkeys(fields, 0)
-    for v in range(PINNED_AT.get(cls.__name__, 1), getattr(cls, "class_version", 1)):
-        getattr(cls, f"upcast_v{v}_v{v + 1}")(stored)
-    return sorted(stored)
-
-
-def folds(cls: type) -> bool:
-    """A decorated method's event folds only as the class the library calls the method for."""
-    return not issubclass(cls, esd.DecoratedFuncCaller) or cls in esd.decorated_funcs
-
-
 def test_every_stored_topic_resolves_to_an_event_that_folds_with_the_same_shape():
     """Each stored shape loads and folds: as it is, or through the upcasters of a shape changed since (the platform's
     events name a seat ``seat`` and a seed's phase by its label since issue 26)."""
-    changed = []
-    for topic, fields in STORED.items():
-        cls = resolve_topic(topic)
-        assert folds(cls), f"{topic} resolves to {cls}, which the library cannot fold"
-        assert get_topic(cls) == topic, topic
-        assert fields_of(cls) == upcast(cls, fields), topic
-        changed += [cls.__name__] if upcast(cls, fields) != sorted(fields) else []
-    assert sorted(changed) == [
+    assert changed_shapes(STORED, PINNED_AT) == [
         "ContactSet",
         "ExtensionGranted",
         "ExtensionRefused",
@@ -844,7 +816,7 @@ def test_every_stored_topic_resolves_to_an_event_that_folds_with_the_same_shape(
 def test_every_decorated_method_of_powers_records_a_stored_topic():
     """A decorated method's event is recorded under its class's topic: one of those stored (a new event is added
     here with its fields, deliberately; a moved one keeps its topic)."""
-    recorded = {get_topic(c) for c in esd.decorated_func_callers.values() if c.__module__.startswith("domain.powers.")}
+    recorded = decorated_topics("domain.powers")
     assert recorded and sorted(recorded - set(STORED)) == []
 
 
@@ -923,13 +895,5 @@ def test_a_game_stored_under_the_catalogues_old_topics_loads():
 def test_a_powers_game_played_at_random_records_only_stored_topics():
     """Seeded random legal play of a Powers game (tests/contract/test_liveness.py) records nothing an older release
     could not read."""
-    ruleset, plan = registry.get("powers"), PLANS["powers"]
-    topics: set[str] = set()
-    for seed in range(2):
-        game = Play(ruleset, plan, seed)
-        try:
-            assert game.run().broken is None
-            topics |= {r.topic for r in _records(game.games, game.table.game_id)}
-        finally:
-            game.games.close()
+    topics = played_topics("powers")
     assert len(topics) > 10 and sorted(topics - set(STORED)) == []
