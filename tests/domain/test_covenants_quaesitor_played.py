@@ -92,55 +92,48 @@ def test_a_evt_3_a_year_without_every_mage_marked_finds_the_unmarked_mages_guilt
     assert v["covenants"]["ann"]["score"] == score and v["investigation"] == {}
 
 
-def test_the_quaesitors_dice_are_rolled_by_mail_and_through_the_form(tmp_path):
+def test_the_quaesitors_dice_are_rolled_by_mail_and_through_the_form(app, games):
     """A-EVT-3 by both channels: ``investigate`` by mail, then the table's button in the next Main Phase."""
     import re
 
     from fastapi.testclient import TestClient
 
-    from api.app import create_app
     from api.mail_intake import MailIntake
     from application.service import Caller, new_token
     from domain.platform.commands import ReissueLink
-    from projections.settings import Settings
-    from tests.integration.helpers import close_app
 
-    app = create_app(Settings(data_dir=tmp_path))
-    try:
-        d = Dice()
-        t = fixed_three(d, arts=LIGHTNING, games=app.state.games)
-        move_all(t, [1, 2, 3])
-        pass_create(t)
-        t.run("ann", Cast("ann", t.mage("ann"), "Arc of Lightning", t.mage("cy"), 2))
-        pass_main(t)
-        t.run(t.turn()[0], Move(t.turn()[0], 10))
-        reckon(t)
-        for _ in range(3):
-            skip_season(t)
-        move_all(t, [1, 9, 2])
-        pass_create(t)
-        t.run("bob", DecideEvent("bob", "play", target="ann"))
-        t.run("bob", Pass("bob"))
-        token, digest = new_token()
-        app.state.games.run(Caller.of("gm"), t.game_id, ReissueLink("ann", digest))
-        intake = MailIntake(app.state.games)
-        d.push([1])
-        reply = intake.receive(intake.address_for(t.game_id, token), "<q-1@x>", "investigate", subject="turn")
-        assert reply.accepted, reply.body
-        inv = t.view("cy")["investigation"]
-        assert inv["investigated"] == [] and inv["rolled"] == [5, t.view("cy")["game"]["cycle"]]  # odd: not yet
-        pass_main(t)
-        t.run("bob", Move("bob", 10))
-        reckon(t)
-        move_all(t, [1, 2])
-        pass_create(t)
-        client = TestClient(app)
-        client.get(f"/signin/{t.game_id}/{token}")
-        page = client.get(f"/play/{t.game_id}").text
-        assert f'action="/play/{t.game_id}/investigate"' in page
-        csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
-        d.push([2])
-        client.post(f"/play/{t.game_id}/investigate", data={"csrf": csrf}, follow_redirects=True)
-        assert t.view("cy")["investigation"]["investigated"] == [t.mage("ann")]
-    finally:
-        close_app(app)
+    d = Dice()
+    t = fixed_three(d, arts=LIGHTNING, games=games)
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    t.run("ann", Cast("ann", t.mage("ann"), "Arc of Lightning", t.mage("cy"), 2))
+    pass_main(t)
+    t.run(t.turn()[0], Move(t.turn()[0], 10))
+    reckon(t)
+    for _ in range(3):
+        skip_season(t)
+    move_all(t, [1, 9, 2])
+    pass_create(t)
+    t.run("bob", DecideEvent("bob", "play", target="ann"))
+    t.run("bob", Pass("bob"))
+    token, digest = new_token()
+    games.run(Caller.of("gm"), t.game_id, ReissueLink("ann", digest))
+    intake = MailIntake(games)
+    d.push([1])
+    reply = intake.receive(intake.address_for(t.game_id, token), "<q-1@x>", "investigate", subject="turn")
+    assert reply.accepted, reply.body
+    inv = t.view("cy")["investigation"]
+    assert inv["investigated"] == [] and inv["rolled"] == [5, t.view("cy")["game"]["cycle"]]  # odd: not yet
+    pass_main(t)
+    t.run("bob", Move("bob", 10))
+    reckon(t)
+    move_all(t, [1, 2])
+    pass_create(t)
+    client = TestClient(app)
+    client.get(f"/signin/{t.game_id}/{token}")
+    page = client.get(f"/play/{t.game_id}").text
+    assert f'action="/play/{t.game_id}/investigate"' in page
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+    d.push([2])
+    client.post(f"/play/{t.game_id}/investigate", data={"csrf": csrf}, follow_redirects=True)
+    assert t.view("cy")["investigation"]["investigated"] == [t.mage("ann")]

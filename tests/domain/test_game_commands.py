@@ -45,8 +45,8 @@ from tests.domain.helpers import (
 def test_p_act_1_every_class_and_subclass_gets_its_monthly_slots(subclass, cls, options, public, private):
     g = Game.start("g", "gm")
     g.add_power("p", "P", cls, subclass, options)
-    p = g.state.powers["p"]
-    assert (p.public, p.private) == (public, private)
+    quota = sheet_of(g, "p")["quota"]
+    assert (quota["public"], quota["private"]) == (public, private)
 
 
 def test_p_act_1_a_subclass_must_belong_to_its_class():
@@ -90,10 +90,11 @@ def test_roll_numbers_are_gap_free_across_actions_and_reactions():
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
     g.declare_reaction("d", "r", "a1", now=NOW, roller=FixedRoller([6]), assets=[{"asset_id": "t"}])
+    (reaction,) = [r for r in seen(g)["reactions"] if r["reaction_id"] == "r"]
     assert [
-        g.state.actions["a1"].pool.roll_no,
-        g.state.actions["a2"].pool.roll_no,
-        g.state.reactions["r"].pool.roll_no,
+        action_of(g, "a1")["pool"]["roll_no"],
+        action_of(g, "a2")["pool"]["roll_no"],
+        reaction["pool"]["roll_no"],
     ] == [1, 2, 3]
 
 
@@ -138,9 +139,9 @@ def test_p_dice_7_critical_triples_the_assets_rolled_successes_not_its_consequen
         assets=[("i", "c", "Ring", "item", 3, {"critical": True}), ("s", "c", "lore", "skill", 1)],
     )
     submit(g, "c", "a1", [5, 3, 1, 4], assets=[{"asset_id": "i", "mode": "critical"}, {"asset_id": "s"}], convert=1)
-    t = g.tally(g.state.actions["a1"])
+    a = action_of(g, "a1")
     # The conversion goes to the critical asset's 3 first: (5 + 3) x 3 = 6; the skill's 4 stays unconverted.
-    assert (t.successes, t.consequences, t.pool_size) == (6, 1, 4)
+    assert (a["successes"], a["consequences"], a["pool_size"]) == (6, 1, 4)
 
 
 def test_p_asset_2_an_extra_action_is_a_rank_one_assured_asset_and_spends_a_slot():
@@ -214,7 +215,7 @@ def test_an_unlocked_roll_locks_with_no_conversions_when_planning_closes():
     g = game_in_planning(("c", "conspiracy", "circle"), assets=[("s", "c", "lore", "skill", 2)])
     submit(g, "c", "a1", [3, 4], assets=[{"asset_id": "s"}])
     g.advance(NOW, SEED)
-    assert g.state.actions["a1"].pool.locked and action_of(g, "a1")["consequences"] == 0
+    assert action_of(g, "a1")["pool"]["locked"] and action_of(g, "a1")["consequences"] == 0
 
 
 def test_actions_are_refused_outside_planning_and_after_its_deadline():

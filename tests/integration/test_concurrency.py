@@ -37,7 +37,13 @@ def server(pg_schema_url):
     close_app(app)
 
 
-def test_twenty_concurrent_submissions_are_each_recorded_once_or_explicitly_refused(server):
+@pytest.fixture
+def games(server):
+    """The served app's application service."""
+    return server[1].state.games
+
+
+def test_twenty_concurrent_submissions_are_each_recorded_once_or_explicitly_refused(server, games):
     base, app = server
     with httpx.Client(base_url=base, timeout=30) as http:
         r = http.post("/games", json={"name": "Race"})
@@ -81,18 +87,18 @@ def test_twenty_concurrent_submissions_are_each_recorded_once_or_explicitly_refu
     for r in refused:
         assert r.status_code in (409, 422), r.text
         assert r.json()["rule"] == "P-ACT-1" or r.json()["error"] == "Conflict"
-    stored = [e for e in app.state.games.iter_events(game) if type(e).__name__ == "ActionSubmitted"]
+    stored = [e for e in games.iter_events(game) if type(e).__name__ == "ActionSubmitted"]
     stored_ids = [e.action_id for e in stored]
     assert sorted(stored_ids) == sorted(aid for _, aid in accepted)  # none lost, none doubled
     assert len(set(stored_ids)) == len(stored_ids)
     per_power = {pid: sum(1 for p, _ in accepted if p == pid) for pid in tokens}
     assert all(n <= 4 for n in per_power.values())
     assert sum(1 for r in refused if r.status_code == 422) == 20 - 16 - sum(4 - n for n in per_power.values())
-    versions = [e.originator_version for e in app.state.games.iter_events(game)]
+    versions = [e.originator_version for e in games.iter_events(game)]
     assert versions == list(range(1, len(versions) + 1))
 
 
-def test_a_burst_of_twenty_advances_with_the_same_expected_step_moves_the_game_exactly_once(server):
+def test_a_burst_of_twenty_advances_with_the_same_expected_step_moves_the_game_exactly_once(server, games):
     """Twenty clicks on "advance" from Tidings: one moves the game to Planning, the others are refused
     with 409 naming the step the game is now at, and nothing else is recorded (Planning is not closed)."""
     base, app = server
@@ -101,7 +107,7 @@ def test_a_burst_of_twenty_advances_with_the_same_expected_step_moves_the_game_e
         game, gm = r.json()["game_id"], {"Authorization": f"Bearer {r.json()['gm_token']}"}
         http.post(f"/games/{game}/powers", headers=gm, json={"name": "A", "cls": "conspiracy", "subclass": "circle"})
         assert http.post(f"/games/{game}/advance", headers=gm, json={"expected_step": "setup"}).status_code == 200
-    before = app.state.games.get_game(game).version
+    before = games.get_game(game).version
     barrier = threading.Barrier(20)
 
     def click(_):
@@ -117,6 +123,6 @@ def test_a_burst_of_twenty_advances_with_the_same_expected_step_moves_the_game_e
         if r.status_code != 200:
             assert r.status_code == 409 and r.json()["field"] == "expected_step", r.text
             assert "now at planning" in r.json()["message"]
-    new = [type(e).__name__ for e in app.state.games.iter_events(game)][before:]
+    new = [type(e).__name__ for e in games.iter_events(game)][before:]
     assert new == ["SeedSealed", "SeedCommitted", "WindowOpened", "StepBegan"]  # one step, nothing more
-    assert step_of(app.state.games.get_game(game)) == "planning"
+    assert step_of(games.get_game(game)) == "planning"

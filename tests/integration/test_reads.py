@@ -138,11 +138,9 @@ def test_the_audit_page_is_paginated(table):
     assert csv.headers["X-Next-After"] == "10" and len(csv.text.strip().splitlines()) == 11
 
 
-def test_a_read_request_neither_projects_nor_replays(store_settings, monkeypatch):
+def test_a_read_request_neither_projects_nor_replays(app, games, monkeypatch):
     """Every read (API lists, export, board, console, audit page) answers with the projector and every
     replay of a game's history made to fail: reads come from the read models and the cached state."""
-    app = create_app(store_settings)
-    games = app.state.games
     m = play_rich_month(games)
     tokens = {who: games.reissue_link(m.game_id, "gm", who)[0] for who in ("gm", m.powers["wiz"])}
     real_get = games.events.get
