@@ -102,6 +102,13 @@ def _clean_goal(g: Any) -> dict[str, Any]:
     return out
 
 
+class BattlesState(TypedDict, total=False):
+    """``GameState.battles``: the game's battles by id (P.1.3), each a dict of JSON-native values (see
+    ``_battle_declared``)."""
+
+    battles: dict[str, dict[str, Any]]
+
+
 class BattleRoll(TypedDict):
     """A roll of a battle step as its event carries it: what it was for, its dice and faces, and its proof under the
     month's committed seed (P-DICE-2)."""
