@@ -10,6 +10,7 @@ from domain.powers.views import board_view
 from tests.domain.helpers import (
     NOW,
     SEED,
+    action_of,
     game_in_planning,
     later,
     resolved_of,
@@ -53,9 +54,9 @@ def test_p_ex_1_rangers_negotiate_with_elrond_full_success_with_one_consequence(
     g.accept_consequence("talk", "c1")
     g.advance(NOW, SEED)
     g.resolve(now=NOW, roller=FixedRoller())
-    a = g.state.actions["talk"]
-    assert (a.successes, a.success, a.excess) == (4, True, 2)
-    assert g.tally(a).consequences == 1
+    a = resolved_of(g, "talk")
+    assert (a["successes"], a["success"], a["excess"]) == (4, True, 2)
+    assert action_of(g, "talk")["consequences"] == 1
     events = g.collect_events()
     resolved = [e for e in events if type(e).__name__ == "ActionResolved"][-1]
     assert resolved.tier == "full, no artifact"
@@ -119,9 +120,9 @@ def _gandalf_month():
 def test_p_ex_2_gandalf_duels_the_balrog_and_wins_on_net_successes():
     """S_action 6 (1 + 3 converted + 2 assured), 3 consequences; resisted by 3 -> net 3 >= 1, excess 2."""
     g = _gandalf_month()
-    duel = g.state.actions["duel"]
-    assert duel.status == "provisional" and duel.successes == 6
-    assert g.tally(duel).consequences == 3
+    duel = action_of(g, "duel")
+    assert duel["status"] == "provisional" and duel["successes"] == 6
+    assert duel["consequences"] == 3
     assert board_view(g, "balrog")["may_resist"] == [
         {
             "action_id": "duel",
@@ -146,7 +147,8 @@ def test_p_ex_2_gandalf_duels_the_balrog_and_wins_on_net_successes():
     names = [type(e).__name__ for e in g.collect_events()]
     # Rewards only after the window closes (P-RES-5): here it closes early, everyone having acted.
     assert names == ["ReactionDeclared", "WindowClosed", "ActionResolved", "StepBegan"]
-    assert (duel.resisted, duel.net, duel.success, duel.excess) == (3, 3, True, 2)
+    duel = resolved_of(g, "duel")
+    assert (duel["successes"], duel["resisted"], duel["net"], duel["success"], duel["excess"]) == (6, 3, 3, True, 2)
 
 
 def test_p_ex_2_gandalf_has_three_actions_next_month():
@@ -226,9 +228,8 @@ def test_p_ex_15_undercut_on_a_shared_asset_removes_its_dice_and_their_consequen
     g.advance(NOW, SEED)
     g.collect_events()
     g.resolve(now=NOW, roller=FixedRoller())
-    x1 = g.state.actions["X1"]
-    t = g.tally(x1)
-    assert (t.successes, t.consequences) == (1, 0)
+    x1 = action_of(g, "X1")
+    assert (x1["successes"], x1["consequences"]) == (1, 0)
     assert resolved_of(g, "Y1")["successes"] == 2
     undercuts = [e for e in g.collect_events() if type(e).__name__ == "AssetUndercut"]
     assert [(u.action_id, u.audience) for u in undercuts] == [("X1", ["power:x"])]  # told to the loser only
@@ -266,8 +267,9 @@ def _window_game():
 
 def test_p_ex_16_one_reaction_a_month_and_the_window_closes_at_its_deadline():
     g = _window_game()
+    assert sheet_of(g, "b")["reactions_left"] == 1
     g.declare_reaction("b", "rb", "A1", now=later(3), roller=FixedRoller([5, 2]), assets=[{"asset_id": "b-might"}])
-    assert g.state.powers["b"].reactions_used == 1
+    assert sheet_of(g, "b")["reactions_left"] == 0  # its one reaction this month is used
     with pytest.raises(RuleViolation) as second:
         g.declare_reaction("b", "rb2", "A2", now=later(4), roller=FixedRoller([6, 6]), assets=[{"asset_id": "b-might"}])
     assert second.value.rule == "P-RES-1"
