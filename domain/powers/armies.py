@@ -153,9 +153,6 @@ class Armies(PlatformGame):
         def power(self, power_id: str) -> PowerState: ...
         def pay(self, power_id: str, changes: dict[str, int], reason: str, *, rule: str, actor: str) -> None: ...
 
-    def _g(self) -> Any:
-        return self
-
     # ------------------------------------------------------------------ queries
 
     def army(self, army_id: str) -> dict[str, Any]:
@@ -252,7 +249,7 @@ class Armies(PlatformGame):
         if army["controller"] and not army["personal"]:
             # The army as an asset of its controller (P-ASSET-7: a profession keyword makes it help outside
             # combat); its rank follows the army's.
-            self._g()._asset_granted(
+            self._asset_granted(
                 asset_id=army["id"],
                 power_id=army["controller"],
                 name=army["name"],
@@ -322,7 +319,7 @@ class Armies(PlatformGame):
             raise RuleViolation("a rogue army's experience is the GM's to keep", rule="P-ASSET-14")
         asset_id = f"{army_id}.xp{len(army['experience']) + 1}"
         self._experience_gained(army_id=army_id, asset_id=asset_id, rank=rank, actor=GM, audience=army_owner(army))
-        self._g()._asset_granted(
+        self._asset_granted(
             asset_id=asset_id,
             power_id=army["controller"],
             name=f"Experience of {army['name']}",
@@ -350,7 +347,7 @@ class Armies(PlatformGame):
         # The record keeps its wounds and Experience: the controller's; the army leaves the others' boards.
         self._army_dispersed(army_id=army_id, record=record, actor=GM, audience=army_owner(army))
         if army["controller"]:
-            self._g()._asset_granted(
+            self._asset_granted(
                 asset_id=f"{army_id}.cowards{self.state.season}",
                 power_id=army["controller"],
                 name=f"Former command of {army['name']}",
@@ -379,8 +376,7 @@ class Armies(PlatformGame):
         """Aim a Planning action at armies: Muster (P-ARMY-1), Train (P-ARMY-3), Forge Armaments (P-ARMY-6),
         Levy (P-ARMY-5) or Gather Cowards (P-ARMY-7). Aim before rolling: Experience and a former command are
         assets only the aimed action may use (P-ASSET-14, P-ARMY-7)."""
-        g = self._g()
-        a = g.action(action_id)
+        a = self.action(action_id)
         s = self.state
         if s.step != "planning" or a.discarded or a.status not in ("proposed", "rolled", "locked"):
             raise RuleViolation("an action is aimed during Planning, before it is resolved", rule="P-ACT-4")
@@ -417,14 +413,14 @@ class Armies(PlatformGame):
             difficulty = 0
         if a.pool is not None and any(_bound_misused(self.state.armies, pa.asset_id, record) for pa in a.pool.assets):
             raise RuleViolation("this action's pool uses an asset bound to another army's action", rule="P-ASSET-14")
-        self._army_action_aimed(action_id=action_id, aim=record, actor=actor or a.power, audience=g._audience(a))
-        g._difficulty_declared(
+        self._army_action_aimed(action_id=action_id, aim=record, actor=actor or a.power, audience=self._audience(a))
+        self._difficulty_declared(
             action_id=action_id,
             value=difficulty,
             tiers={},
             after_roll=a.pool is not None,
             actor=SYSTEM,
-            audience=g._audience(a),
+            audience=self._audience(a),
         )
 
     def _aim_of(self, action_id: str) -> dict[str, Any] | None:
@@ -590,7 +586,7 @@ class Armies(PlatformGame):
                 self._record_army(army, actor=SYSTEM)
             stacks = ar.depopulation(levy["size"])
             if stacks:
-                self._g()._town_changed(
+                self._town_changed(
                     town_id=levy["town_id"],
                     kind="levy",
                     effect={"statuses": {"depopulated": stacks}},
@@ -649,7 +645,7 @@ class Armies(PlatformGame):
             amount = army["fee_due"]
         else:
             raise RuleViolation("a fee is paid in coin (a Servile army's in fear too)", rule="P-SUP-3")
-        self._g().pay(power_id, {resource: amount}, f"fee of {army['name']}", rule="P-SUP-3", actor=actor or power_id)
+        self.pay(power_id, {resource: amount}, f"fee of {army['name']}", rule="P-SUP-3", actor=actor or power_id)
         self._army_fee_paid(
             army_id=army_id, resource=resource, amount=amount, actor=actor or power_id, audience=army_owner(army)
         )
@@ -816,7 +812,7 @@ class Armies(PlatformGame):
         if in_origin and town is not None:
             back = min(ar.depopulation(len(army["units"])), town["statuses"].get("depopulated", 0))
             if back:
-                self._g()._town_changed(
+                self._town_changed(
                     town_id=army["origin_town"],
                     kind="disband",
                     effect={"statuses": {"depopulated": -back}},
@@ -848,7 +844,7 @@ class Armies(PlatformGame):
         if sum(amounts.values()) != due:
             raise RuleViolation(f"{due} units are beyond the support limit: pay {due}", rule="P-SUP-1")
         if amounts:
-            self._g().pay(power_id, amounts, "support of armies", rule="P-SUP-1", actor=actor or power_id)
+            self.pay(power_id, amounts, "support of armies", rule="P-SUP-1", actor=actor or power_id)
         self._support_settled(
             power_id=power_id, due=due, paid=amounts, actor=actor or power_id, audience=vis.powers([power_id])
         )
