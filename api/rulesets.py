@@ -2,8 +2,11 @@
 through the entry-point group ``emissary.rulesets``; README "Adding a ruleset"). A ruleset's package may hold any of:
 
 - ``service.py`` with ``ServiceMixin``: its convenience commands as methods of the service;
-- ``routes.py`` with ``router``: its JSON routes;
-- ``web.py`` with ``board`` and ``FORMS``: its pages and forms (templates in its ``templates/`` folder);
+- ``declared.py`` with ``DECLARED``: its commands, each declared once with its JSON route and its web form
+  (``api.declare``), from which the platform makes the routes, their OpenAPI entries and the forms;
+- ``routes.py`` with ``router``: its other JSON routes (its reads);
+- ``web.py`` with ``board`` (and ``FORMS``, forms of its pages that no command declares): its pages (templates in
+  its ``templates/`` folder);
 - ``demo.py`` with ``play_demo`` (and ``play_demo_season``): what ``emissary demo --ruleset NAME`` plays;
 - ``status.py`` with ``seats(view, me)``: who has acted or is ready, from the viewer's view, for the status strip
   (``api.web.status``).

@@ -1,26 +1,23 @@
-"""The covenant game's table (``templates/table.html``) and the forms it posts (``FORMS``, dispatched by
-``POST /play/{game_id}/{form}`` of ``api.web.routes``). Each form builds a covenant command for the signed-in
-seat and sends it through ``Games.run``, the same path as the JSON API and mail.
+"""The covenant game's table (``templates/table.html``). The forms it posts to ``POST /play/{game_id}/{form}`` of
+``api.web.routes`` are declared with the covenant commands (``api.covenants.declared``).
 
 The page is drawn from the viewer's own view (``table_view``): a player's page never holds another
 covenant's sealed bid or the discard pile's order, because the view it is drawn from does not."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from fastapi import Request
 from fastapi.responses import Response
 
-from api.web.kit import attempt, integer, send, templates
+from api.web.kit import templates
 from domain.covenants import commands as cc
 from domain.covenants import rules
 from domain.covenants.game import ENEMIES
 from domain.covenants.house import ARTS
 from domain.covenants.options import option
 from domain.covenants.ruleset import PHASE_WORDS, SEASON_WORDS
-from domain.errors import RuleViolation
 from domain.ids import GM
 from domain.platform.i18n import N_, _, word_of
 from domain.platform.roles import RULE
@@ -269,159 +266,3 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     cards_by_id = {c["id"]: c for cov in view["covenants"].values() for c in cov["cards"]}
     context.update(viewer_is_auditor=me == GM, track=rules.TRACK, offers=offers, word=word, cards_by_id=cards_by_id)
     return templates.TemplateResponse(request, "covenants/table.html", context)
-
-
-def _form(name: str, build: Callable[[str, dict], Any], ok: str) -> Callable:
-    def handler(request, games, game_id, caller, f):
-        def command() -> Any:
-            try:
-                return build(caller.principal, f)
-            except (KeyError, ValueError, TypeError):
-                raise RuleViolation("fill in every field of the form", field=name) from None
-
-        return attempt(request, game_id, name, send(games, game_id, caller, command), _(ok))
-
-    handler.__name__ = f"_{name}"
-    return handler
-
-
-def _whole(f: dict, key: str) -> int:
-    """A whole number the form gives; else refused naming the field."""
-    value = integer(f.get(key))
-    if value is None:
-        text = _("{field} must be a whole number, not {value}").format(field=key, value=repr(str(f.get(key, ""))))
-        raise RuleViolation(text, field=key)
-    return value
-
-
-def _filled(f: dict, key: str) -> str:
-    """A text the form must give; else refused naming the field."""
-    value = str(f.get(key, "")).strip()
-    if not value:
-        raise RuleViolation(_("fill in {field}").format(field=key), field=key)
-    return value
-
-
-def _mouse(f: dict) -> int:
-    """The Mouse's change to the roll (A-GEN-1); none when the form leaves it out or at 0."""
-    return _whole(f, "mouse") if str(f.get("mouse", "")).strip() not in ("", "0") else 0
-
-
-def _allocation(f: dict) -> dict[str, int]:
-    """``alloc:<card>`` fields: the damage each being takes (empty or 0: none)."""
-    out = {}
-    for key, value in f.items():
-        if key.startswith("alloc:") and str(value).strip() not in ("", "0"):
-            out[key[len("alloc:") :]] = _whole(f, key)
-    return out
-
-
-def _amounts(f: dict, side: str) -> dict[str, int]:
-    """``give_gold``, ``get_vis`` ...: the amounts of a trade's side (empty: none)."""
-    out = {}
-    for what in ("gold", "vis", "provision"):
-        if str(f.get(f"{side}_{what}", "")).strip() not in ("", "0"):
-            out[what] = _whole(f, f"{side}_{what}")
-    return out
-
-
-def _yes(f: dict, key: str) -> bool:
-    return str(f.get(key, "")).lower() in ("yes", "on", "true", "1")
-
-
-def _listed(f: dict, key: str) -> list[str]:
-    chosen = f.get(key, [])
-    return [c for c in (chosen if isinstance(chosen, list) else [chosen]) if c]
-
-
-def _starve(f: dict) -> list[str]:
-    chosen = f.get("starve[]", [])
-    return [c for c in (chosen if isinstance(chosen, list) else [chosen]) if c]
-
-
-FORMS = {
-    "move": _form("move", lambda me, f: cc.Move(me, _whole(f, "square")), N_("Moved.")),
-    "generate": _form("generate", lambda me, f: cc.Generate(me, _mouse(f)), N_("Generated.")),
-    "keep": _form(
-        "keep",
-        lambda me, f: cc.Keep(
-            me, f["card_id"], f.get("attach_to") or None, f.get("art") or None, f.get("spell") or None
-        ),
-        N_("Kept."),
-    ),
-    "discard": _form("discard", lambda me, f: cc.Discard(me, f["card_id"]), N_("Discarded.")),
-    "pass": _form("pass", lambda me, f: cc.Pass(me), N_("Passed.")),
-    "draw": _form("draw", lambda me, f: cc.DrawEvent(me, _mouse(f)), N_("Drew an event.")),
-    "cast": _form(
-        "cast",
-        lambda me, f: cc.Cast(
-            me,
-            f["mage_id"],
-            f["spell"],
-            f["target"],
-            _whole(f, "vis"),
-            _yes(f, "mother_may_i"),
-            _listed(f, "more_targets[]"),
-        ),
-        N_("Cast."),
-    ),
-    "mouse": _form("mouse", lambda me, f: cc.UseMouse(me, f["card_id"], _whole(f, "by")), N_("Mouse used.")),
-    "event": _form(
-        "event",
-        lambda me, f: cc.DecideEvent(me, f["choice"], f.get("target") or None, f.get("season") or None),
-        N_("Event decided."),
-    ),
-    "action": _form("action", lambda me, f: cc.TakeAction(me, f["action"], f.get("text", "")), N_("Action taken.")),
-    "rule": _form(
-        "rule", lambda me, f: cc.RuleOnAction(_whole(f, "index"), _yes(f, "approved"), f.get("note", "")), N_("Ruled.")
-    ),
-    "offer": _form(
-        "offer", lambda me, f: cc.OfferTrade(me, f["to"], _amounts(f, "give"), _amounts(f, "get")), N_("Trade offered.")
-    ),
-    "trade": _form("trade", lambda me, f: cc.AnswerTrade(me, f["trade_id"], _yes(f, "accept")), N_("Trade answered.")),
-    "tax": _form("tax", lambda me, f: cc.PayTax(me), N_("Tax paid.")),
-    "investigate": _form("investigate", lambda me, f: cc.Investigate(me), N_("Rolled for the Quaesitors.")),
-    "tribunal": _form("tribunal", lambda me, f: cc.AttendTribunal(me), N_("Unmarked by the Tribunal.")),
-    "hedge": _form("hedge", lambda me, f: cc.FaceHedgeMage(me, f.get("give_up") or None), N_("Hedge Mage answered.")),
-    "bandits": _form(
-        "bandits",
-        lambda me, f: cc.FaceBandits(me, _yes(f, "fight"), _allocation(f) if _yes(f, "fight") else None),
-        N_("Bandits answered."),
-    ),
-    "service": _form(
-        "service", lambda me, f: cc.AnswerService(me, f.get("grogs") or None, _yes(f, "pay")), N_("Service answered.")
-    ),
-    "chaos": _form("chaos", lambda me, f: cc.RollChaos(me), N_("Rolled.")),
-    "rival": _form("rival", lambda me, f: cc.ChooseRival(me, f["rival"]), N_("Rival chosen.")),
-    "avert": _form("avert", lambda me, f: cc.AvertBattle(me, _yes(f, "pay")), N_("Answered.")),
-    "allocate": _form(
-        "allocate", lambda me, f: cc.AllocateDamage(me, _allocation(f), _yes(f, "pay_off")), N_("Damage allocated.")
-    ),
-    "plague": _form("plague", lambda me, f: cc.ChoosePlagued(me, _listed(f, "cards[]")), N_("Plague answered.")),
-    "heal": _form("heal", lambda me, f: cc.Heal(me, f["healer"], f["target"]), N_("Healed.")),
-    "nocounter": _form("nocounter", lambda me, f: cc.NoCounter(me), N_("Confirmed: no counter.")),
-    "challenge": _form("challenge", lambda me, f: cc.Challenge(me, f["mage_id"], f["target_mage"]), N_("Challenged.")),
-    "convert": _form(
-        "convert", lambda me, f: cc.Convert(me, f["give"], _whole(f, "amount"), f["get"]), N_("Converted.")
-    ),
-    "art": _form("art", lambda me, f: cc.ChooseArt(me, f["challenge_id"], f["art"]), N_("Art chosen.")),
-    "bid": _form("bid", lambda me, f: cc.SealBid(me, f["challenge_id"], _whole(f, "vis")), N_("Bid sealed.")),
-    "resolve": _form("resolve", lambda me, f: cc.ResolveCertamen(me, f["challenge_id"]), N_("Resolved.")),
-    "forfeit": _form("forfeit", lambda me, f: cc.Forfeit(me, f["challenge_id"]), N_("Forfeited.")),
-    "support": _form(
-        "support", lambda me, f: cc.Support(me, _starve(f), _amounts(f, "keep")), N_("Support allocated.")
-    ),
-    "seat": _form(
-        "seat",
-        lambda me, f: cc.AddCovenant(
-            _filled(f, "seat_id"),
-            _filled(f, "name"),
-            _filled(f, "covenant"),
-            _yes(f, "host"),
-            _listed(f, "arts[]"),
-            _whole(f, "score") if str(f.get("score", "")).strip() else 0,
-        ),
-        N_("Covenant seated."),
-    ),
-    "begin": _form("begin", lambda me, f: cc.BeginGame(), N_("The game has begun.")),
-}

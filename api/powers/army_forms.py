@@ -6,10 +6,11 @@ Each form's words when it worked are marked with ``N_`` (issue 17) and translate
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from api.powers.forms import Form, _handler, data, flag, opt, text, whole
+from api.declare import Declared
+from api.powers.forms import data, flag, opt, text, whole
+from api.web.forms import Form
 from domain.platform.i18n import N_
 from domain.powers import armies
 
@@ -31,43 +32,58 @@ def _place(f: dict, me: str) -> dict[str, Any]:
     }
 
 
-ARMY_GM_SPECS: dict[str, Form] = {
-    "place-army": Form(armies.PlaceArmy, "gm-armies", N_("Army placed."), _place, gm=True),
-    "detect-army": Form(
+ARMY_GM: tuple[Declared, ...] = (
+    Declared(armies.PlaceArmy, form=Form("place-army", "gm-armies", N_("Army placed."), _place, gm=True)),
+    Declared(
         armies.DetectArmy,
-        "gm-armies",
-        N_("The power sees the army now."),
-        lambda f, me: {"army_id": text(f, "army_id"), "power_id": text(f, "power_id")},
-        gm=True,
+        form=Form(
+            "detect-army",
+            "gm-armies",
+            N_("The power sees the army now."),
+            lambda f, me: {"army_id": text(f, "army_id"), "power_id": text(f, "power_id")},
+            gm=True,
+        ),
     ),
-    "set-support-bonus": Form(
+    Declared(
         armies.SetSupportBonus,
-        "gm-armies",
-        N_("Support bonus recorded."),
-        lambda f, me: {"power_id": text(f, "power_id"), "bonus": whole(f, "bonus")},
-        gm=True,
+        form=Form(
+            "set-support-bonus",
+            "gm-armies",
+            N_("Support bonus recorded."),
+            lambda f, me: {"power_id": text(f, "power_id"), "bonus": whole(f, "bonus")},
+            gm=True,
+        ),
     ),
-    "grant-experience": Form(
+    Declared(
         armies.GrantExperience,
-        "gm-armies",
-        N_("Experience granted."),
-        lambda f, me: {"army_id": text(f, "army_id"), "rank": whole(f, "rank")},
-        gm=True,
+        form=Form(
+            "grant-experience",
+            "gm-armies",
+            N_("Experience granted."),
+            lambda f, me: {"army_id": text(f, "army_id"), "rank": whole(f, "rank")},
+            gm=True,
+        ),
     ),
-    "record-dispersal": Form(
+    Declared(
         armies.RecordDispersal,
-        "gm-armies",
-        N_("Dispersal recorded."),
-        lambda f, me: {"army_id": text(f, "army_id")},
-        gm=True,
+        form=Form(
+            "record-dispersal",
+            "gm-armies",
+            N_("Dispersal recorded."),
+            lambda f, me: {"army_id": text(f, "army_id")},
+            gm=True,
+        ),
     ),
-    "desert-army": Form(
+    Declared(
         armies.DesertArmy,
-        "gm-armies",
-        N_("The army deserted."),
-        lambda f, me: {"army_id": text(f, "army_id"), "reason": text(f, "reason"), "to": opt(f, "to")},
-        gm=True,
+        form=Form(
+            "desert-army",
+            "gm-armies",
+            N_("The army deserted."),
+            lambda f, me: {"army_id": text(f, "army_id"), "reason": text(f, "reason"), "to": opt(f, "to")},
+            gm=True,
+        ),
     ),
-}
+)
 
-ARMY_GM_FORMS: dict[str, Callable] = {name: _handler(spec) for name, spec in ARMY_GM_SPECS.items()}
+ARMY_GM_SPECS: dict[str, Form] = {d.form.name: d.form.bound(d.command) for d in ARMY_GM if d.form is not None}

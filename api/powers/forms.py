@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from api.declare import Declared
 from api.routes.commands import ISSUED, build, command_class
-from api.web.kit import attempt, back, flash
+from api.web.forms import Form
+from application.service import Caller, Receipt
 from domain.errors import RuleViolation
-from domain.ids import GM
 from domain.platform.commands import Command
 from domain.platform.i18n import N_, _
 from domain.powers import armies, battle, magic, world
@@ -216,15 +216,6 @@ def _pool(f: dict) -> dict[str, Any]:
 # ---------------------------------------------------------------------- the forms
 
 
-@dataclass(frozen=True)
-class Form:
-    command: type[Command]
-    section: str  # where the receipt or the error is shown (the section's anchor)
-    ok: str  # the receipt people read: marked with N_ here, translated (_) when the form is answered
-    args: Args
-    gm: bool = False
-
-
 def _me(f: dict, me: str) -> dict[str, Any]:
     return {"power_id": me}
 
@@ -237,781 +228,1016 @@ def _ambition(f: dict, me: str) -> dict[str, Any]:
     return {"power_id": me, "ambition_id": text(f, "ambition_id")}
 
 
-SPECS: dict[str, Form] = {
+FEATURES: tuple[Declared, ...] = (
     # wallets, trades, fame (P-ASSET-9..11, P-DEV-1..6, P-AMBI-1)
-    "choose-control": Form(
+    Declared(
         dev.ChooseControl,
-        "wallet",
-        N_("Control chosen."),
-        lambda f, me: {**_me(f, me), "resource": text(f, "resource")},
+        form=Form(
+            "choose-control",
+            "wallet",
+            N_("Control chosen."),
+            lambda f, me: {**_me(f, me), "resource": text(f, "resource")},
+        ),
     ),
-    "spend-resources": Form(
+    Declared(
         dev.SpendResources,
-        "wallet",
-        N_("Spent."),
-        lambda f, me: {**_me(f, me), "changes": amounts(f, "changes"), "reason": text(f, "reason")},
+        form=Form(
+            "spend-resources",
+            "wallet",
+            N_("Spent."),
+            lambda f, me: {**_me(f, me), "changes": amounts(f, "changes"), "reason": text(f, "reason")},
+        ),
     ),
-    "propose-trade": Form(
+    Declared(
         dev.ProposeTrade,
-        "trades",
-        N_("Trade offered: it happens when they accept."),
-        lambda f, me: {
-            **_me(f, me),
-            "to": text(f, "to"),
-            "give": amounts(f, "give"),
-            "want": amounts(f, "want"),
-            "note": text(f, "note"),
-        },
+        form=Form(
+            "propose-trade",
+            "trades",
+            N_("Trade offered: it happens when they accept."),
+            lambda f, me: {
+                **_me(f, me),
+                "to": text(f, "to"),
+                "give": amounts(f, "give"),
+                "want": amounts(f, "want"),
+                "note": text(f, "note"),
+            },
+        ),
     ),
-    "accept-trade": Form(dev.AcceptTrade, "trades", N_("Trade accepted: both sides moved."), _traded),
-    "decline-trade": Form(dev.DeclineTrade, "trades", N_("Trade declined."), _traded),
-    "withdraw-trade": Form(dev.WithdrawTrade, "trades", N_("Trade withdrawn."), _traded),
-    "spend-favor": Form(
+    Declared(dev.AcceptTrade, form=Form("accept-trade", "trades", N_("Trade accepted: both sides moved."), _traded)),
+    Declared(dev.DeclineTrade, form=Form("decline-trade", "trades", N_("Trade declined."), _traded)),
+    Declared(dev.WithdrawTrade, form=Form("withdraw-trade", "trades", N_("Trade withdrawn."), _traded)),
+    Declared(
         dev.SpendFavor,
-        "wallet",
-        N_("Favor spent."),
-        lambda f, me: {
-            **_me(f, me),
-            "use": text(f, "use"),
-            "element": opt(f, "element"),
-            "request": text(f, "request"),
-            "action_id": opt(f, "action_id"),
-        },
+        form=Form(
+            "spend-favor",
+            "wallet",
+            N_("Favor spent."),
+            lambda f, me: {
+                **_me(f, me),
+                "use": text(f, "use"),
+                "element": opt(f, "element"),
+                "request": text(f, "request"),
+                "action_id": opt(f, "action_id"),
+            },
+        ),
     ),
-    "spend-insight": Form(
+    Declared(
         dev.SpendInsight,
-        "wallet",
-        N_("Question sent to the GM."),
-        lambda f, me: {**_me(f, me), "question": text(f, "question")},
+        form=Form(
+            "spend-insight",
+            "wallet",
+            N_("Question sent to the GM."),
+            lambda f, me: {**_me(f, me), "question": text(f, "question")},
+        ),
     ),
-    "buy": Form(
+    Declared(
         dev.BuyDevelopment,
-        "development",
-        N_("Bought."),
-        lambda f, me: {**_me(f, me), "kind": text(f, "kind"), "name": text(f, "name"), "detail": text(f, "detail")},
+        form=Form(
+            "buy",
+            "development",
+            N_("Bought."),
+            lambda f, me: {**_me(f, me), "kind": text(f, "kind"), "name": text(f, "name"), "detail": text(f, "detail")},
+        ),
     ),
-    "settle-nerf": Form(
+    Declared(
         dev.SettleNerf,
-        "development",
-        N_("Nerf settled."),
-        lambda f, me: {
-            **_me(f, me),
-            "name": text(f, "name"),
-            "choice": text(f, "choice"),
-            "swap_to": text(f, "swap_to"),
-            "swap_detail": text(f, "swap_detail"),
-        },
+        form=Form(
+            "settle-nerf",
+            "development",
+            N_("Nerf settled."),
+            lambda f, me: {
+                **_me(f, me),
+                "name": text(f, "name"),
+                "choice": text(f, "choice"),
+                "swap_to": text(f, "swap_to"),
+                "swap_detail": text(f, "swap_detail"),
+            },
+        ),
     ),
-    "accept-ambition": Form(dev.AcceptAmbition, "ambitions", N_("Ambition taken."), _ambition),
-    "decline-ambition": Form(dev.DeclineAmbition, "ambitions", N_("Ambition declined."), _ambition),
-    "abandon-ambition": Form(dev.AbandonAmbition, "ambitions", N_("Ambition abandoned."), _ambition),
+    Declared(dev.AcceptAmbition, form=Form("accept-ambition", "ambitions", N_("Ambition taken."), _ambition)),
+    Declared(dev.DeclineAmbition, form=Form("decline-ambition", "ambitions", N_("Ambition declined."), _ambition)),
+    Declared(dev.AbandonAmbition, form=Form("abandon-ambition", "ambitions", N_("Ambition abandoned."), _ambition)),
     # magic (P-MAG-1..6, P-ACT-3)
-    "cast": Form(
+    Declared(
         magic.CastSpell,
-        "magic",
-        N_("Cast."),
-        lambda f, me: {
-            **_me(f, me),
-            "spell_id": text(f, "spell_id"),
-            "through": text(f, "through"),
-            "target": opt(f, "target"),
-            "action_id": opt(f, "action_id"),
-            "pay": opt_words(f, "pay"),
-        },
+        form=Form(
+            "cast",
+            "magic",
+            N_("Cast."),
+            lambda f, me: {
+                **_me(f, me),
+                "spell_id": text(f, "spell_id"),
+                "through": text(f, "through"),
+                "target": opt(f, "target"),
+                "action_id": opt(f, "action_id"),
+                "pay": opt_words(f, "pay"),
+            },
+        ),
     ),
-    "pay-mana": Form(
+    Declared(
         magic.PayMana,
-        "magic",
-        N_("Mana paid."),
-        lambda f, me: {
-            **_me(f, me),
-            "action_id": text(f, "action_id"),
-            "cost": text(f, "cost"),
-            "pay": opt_words(f, "pay"),
-        },
+        form=Form(
+            "pay-mana",
+            "magic",
+            N_("Mana paid."),
+            lambda f, me: {
+                **_me(f, me),
+                "action_id": text(f, "action_id"),
+                "cost": text(f, "cost"),
+                "pay": opt_words(f, "pay"),
+            },
+        ),
     ),
-    "contribute-mana": Form(
+    Declared(
         magic.ContributeMana,
-        "magic",
-        N_("Mana put into the action."),
-        lambda f, me: {**_me(f, me), "action_id": text(f, "action_id"), "mana": words(f, "mana")},
+        form=Form(
+            "contribute-mana",
+            "magic",
+            N_("Mana put into the action."),
+            lambda f, me: {**_me(f, me), "action_id": text(f, "action_id"), "mana": words(f, "mana")},
+        ),
     ),
     # the map (P-ACT-4, P-TOWN-2, P-FEAT-3/4, P-INFL-2/3)
-    "aim": Form(
+    Declared(
         world.AimAction,
-        "world",
-        N_("Action aimed."),
-        lambda f, me: {
-            "action_id": text(f, "action_id"),
-            "aim": text(f, "aim"),
-            "feature_id": opt(f, "feature_id"),
-            "town_id": opt(f, "town_id"),
-            "floor": opt_whole(f, "floor"),
-            "kind": opt(f, "kind"),
-            "params": data(f, "params", {}),
-        },
+        form=Form(
+            "aim",
+            "world",
+            N_("Action aimed."),
+            lambda f, me: {
+                "action_id": text(f, "action_id"),
+                "aim": text(f, "aim"),
+                "feature_id": opt(f, "feature_id"),
+                "town_id": opt(f, "town_id"),
+                "floor": opt_whole(f, "floor"),
+                "kind": opt(f, "kind"),
+                "params": data(f, "params", {}),
+            },
+        ),
     ),
-    "spend-influence": Form(
+    Declared(
         world.SpendInfluence,
-        "world",
-        N_("Influence spent on the action."),
-        lambda f, me: {**_me(f, me), "action_id": text(f, "action_id"), "amounts": amounts(f, "amounts")},
+        form=Form(
+            "spend-influence",
+            "world",
+            N_("Influence spent on the action."),
+            lambda f, me: {**_me(f, me), "action_id": text(f, "action_id"), "amounts": amounts(f, "amounts")},
+        ),
     ),
-    "shift-influence": Form(
+    Declared(
         world.ShiftInfluence,
-        "world",
-        N_("Influence shifted."),
-        lambda f, me: {**_me(f, me), "shifts": shifts(f, "shifts")},
+        form=Form(
+            "shift-influence",
+            "world",
+            N_("Influence shifted."),
+            lambda f, me: {**_me(f, me), "shifts": shifts(f, "shifts")},
+        ),
     ),
-    "pay-maintenance": Form(
+    Declared(
         world.PayMaintenance,
-        "world",
-        N_("Maintenance paid."),
-        lambda f, me: {**_me(f, me), "feature_id": text(f, "feature_id")},
+        form=Form(
+            "pay-maintenance",
+            "world",
+            N_("Maintenance paid."),
+            lambda f, me: {**_me(f, me), "feature_id": text(f, "feature_id")},
+        ),
     ),
-    "mercurial-swap": Form(
+    Declared(
         world.MercurialSwap,
-        "world",
-        N_("Influence swapped (Mercurial)."),
-        lambda f, me: {**_me(f, me), "a": text(f, "a"), "b": text(f, "b")},
+        form=Form(
+            "mercurial-swap",
+            "world",
+            N_("Influence swapped (Mercurial)."),
+            lambda f, me: {**_me(f, me), "a": text(f, "a"), "b": text(f, "b")},
+        ),
     ),
     # the catalogue (P.2.12, P-ACT-5..7, P-DICE-11, P-RES-1/7)
-    "choose-blighted-town": Form(
+    Declared(
         cc.ChooseBlightedTown,
-        "catalogue",
-        N_("Town chosen for your Blighted Neighborhood."),
-        lambda f, me: {**_me(f, me), "town_id": text(f, "town_id")},
+        form=Form(
+            "choose-blighted-town",
+            "catalogue",
+            N_("Town chosen for your Blighted Neighborhood."),
+            lambda f, me: {**_me(f, me), "town_id": text(f, "town_id")},
+        ),
     ),
-    "class-action": Form(
+    Declared(
         cc.SubmitClassAction,
-        "catalogue",
-        N_("Class action submitted and rolled."),
-        lambda f, me: {
-            **_me(f, me),
-            "kind": text(f, "kind").strip().lower().replace(" ", "_"),
-            "params": data(f, "params", {}),
-            "title": opt(f, "title"),
-            "description": text(f, "description"),
-            "slot": text(f, "slot") or "private",
-            "location": opt(f, "location"),
-            "targets": words(f, "targets"),
-            "collaborators": words(f, "collaborators"),
-            **_pool(f),
-        },
+        form=Form(
+            "class-action",
+            "catalogue",
+            N_("Class action submitted and rolled."),
+            lambda f, me: {
+                **_me(f, me),
+                "kind": text(f, "kind").strip().lower().replace(" ", "_"),
+                "params": data(f, "params", {}),
+                "title": opt(f, "title"),
+                "description": text(f, "description"),
+                "slot": text(f, "slot") or "private",
+                "location": opt(f, "location"),
+                "targets": words(f, "targets"),
+                "collaborators": words(f, "collaborators"),
+                **_pool(f),
+            },
+        ),
     ),
-    "duel": Form(
+    Declared(
         cc.SubmitDuel,
-        "catalogue",
-        N_("Duel submitted and rolled."),
-        lambda f, me: {
-            **_me(f, me),
-            "target": text(f, "target"),
-            "location": text(f, "location"),
-            "target_is_power": not flag(f, "character"),
-            "skill": opt(f, "skill"),
-            "slot": text(f, "slot") or "private",
-            "extra_actions": 1 if flag(f, "extra_action") else 0,
-            **_pool(f),
-        },
+        form=Form(
+            "duel",
+            "catalogue",
+            N_("Duel submitted and rolled."),
+            lambda f, me: {
+                **_me(f, me),
+                "target": text(f, "target"),
+                "location": text(f, "location"),
+                "target_is_power": not flag(f, "character"),
+                "skill": opt(f, "skill"),
+                "slot": text(f, "slot") or "private",
+                "extra_actions": 1 if flag(f, "extra_action") else 0,
+                **_pool(f),
+            },
+        ),
     ),
-    "seek": Form(
+    Declared(
         cc.SubmitSeeking,
-        "catalogue",
-        N_("Seeking submitted and rolled."),
-        lambda f, me: {
-            **_me(f, me),
-            "hex_id": text(f, "hex_id"),
-            "broad": flag(f, "broad"),
-            "named": opt(f, "named"),
-            "slot": text(f, "slot") or "private",
-            "extra_actions": 1 if flag(f, "extra_action") else 0,
-            **_pool(f),
-        },
+        form=Form(
+            "seek",
+            "catalogue",
+            N_("Seeking submitted and rolled."),
+            lambda f, me: {
+                **_me(f, me),
+                "hex_id": text(f, "hex_id"),
+                "broad": flag(f, "broad"),
+                "named": opt(f, "named"),
+                "slot": text(f, "slot") or "private",
+                "extra_actions": 1 if flag(f, "extra_action") else 0,
+                **_pool(f),
+            },
+        ),
     ),
-    "join-action": Form(
+    Declared(
         cc.JoinAction,
-        "catalogue",
-        N_("Joined the action: your pool is rolled."),
-        lambda f, me: {
-            **_me(f, me),
-            "action_id": text(f, "action_id"),
-            "slot": text(f, "slot") or "private",
-            **_pool(f),
-        },
+        form=Form(
+            "join-action",
+            "catalogue",
+            N_("Joined the action: your pool is rolled."),
+            lambda f, me: {
+                **_me(f, me),
+                "action_id": text(f, "action_id"),
+                "slot": text(f, "slot") or "private",
+                **_pool(f),
+            },
+        ),
     ),
-    "accept-share": Form(
+    Declared(
         cc.AcceptShareConsequence,
-        "catalogue",
-        N_("Consequence of your share accepted."),
-        lambda f, me: {**_me(f, me), "action_id": text(f, "action_id"), "consequence_id": text(f, "consequence_id")},
+        form=Form(
+            "accept-share",
+            "catalogue",
+            N_("Consequence of your share accepted."),
+            lambda f, me: {
+                **_me(f, me),
+                "action_id": text(f, "action_id"),
+                "consequence_id": text(f, "consequence_id"),
+            },
+        ),
     ),
-    "accept-reaction-consequence": Form(
+    Declared(
         pc.AcceptReactionConsequence,
-        "reaction-consequences",
-        N_("Consequence of your reaction accepted."),
-        lambda f, me: {"reaction_id": text(f, "reaction_id"), "consequence_id": text(f, "consequence_id")},
+        form=Form(
+            "accept-reaction-consequence",
+            "reaction-consequences",
+            N_("Consequence of your reaction accepted."),
+            lambda f, me: {"reaction_id": text(f, "reaction_id"), "consequence_id": text(f, "consequence_id")},
+        ),
     ),
-    "free-action": Form(
+    Declared(
         cc.TakeFreeAction,
-        "catalogue",
-        N_("Free action taken."),
-        lambda f, me: {**_me(f, me), "kind": text(f, "kind"), "asset_id": text(f, "asset_id"), "note": text(f, "note")},
+        form=Form(
+            "free-action",
+            "catalogue",
+            N_("Free action taken."),
+            lambda f, me: {
+                **_me(f, me),
+                "kind": text(f, "kind"),
+                "asset_id": text(f, "asset_id"),
+                "note": text(f, "note"),
+            },
+        ),
     ),
-    "extra-reaction": Form(
+    Declared(
         cc.GainExtraReaction,
-        "catalogue",
-        N_("One more reaction this month."),
-        lambda f, me: {**_me(f, me), "perk": text(f, "perk"), "scheme_id": opt(f, "scheme_id")},
+        form=Form(
+            "extra-reaction",
+            "catalogue",
+            N_("One more reaction this month."),
+            lambda f, me: {**_me(f, me), "perk": text(f, "perk"), "scheme_id": opt(f, "scheme_id")},
+        ),
     ),
-    "wield-item": Form(
+    Declared(
         cc.WieldItem,
-        "catalogue",
-        N_("Wielder recorded."),
-        lambda f, me: {
-            **_me(f, me),
-            "asset_id": text(f, "asset_id"),
-            "wielder": opt(f, "wielder"),
-            "action_id": opt(f, "action_id"),
-        },
+        form=Form(
+            "wield-item",
+            "catalogue",
+            N_("Wielder recorded."),
+            lambda f, me: {
+                **_me(f, me),
+                "asset_id": text(f, "asset_id"),
+                "wielder": opt(f, "wielder"),
+                "action_id": opt(f, "action_id"),
+            },
+        ),
     ),
-    "share-secret": Form(
-        pc.ShareSecret,
-        "catalogue",
-        N_("Secret shared: they know it for good."),
-        lambda f, me: {**_me(f, me), "asset_id": text(f, "asset_id"), "to": text(f, "to")},
-    ),
-    "use-reaction": Form(
+    Declared(
         cc.UseReaction,
-        "catalogue",
-        N_("Reaction used."),
-        lambda f, me: {
-            **_me(f, me),
-            "kind": text(f, "kind"),
-            "trigger": opt(f, "trigger"),
-            "fee": opt_whole(f, "fee"),
-            "note": text(f, "note"),
-            **_pool(f),
-        },
+        form=Form(
+            "use-reaction",
+            "catalogue",
+            N_("Reaction used."),
+            lambda f, me: {
+                **_me(f, me),
+                "kind": text(f, "kind"),
+                "trigger": opt(f, "trigger"),
+                "fee": opt_whole(f, "fee"),
+                "note": text(f, "note"),
+                **_pool(f),
+            },
+        ),
     ),
     # battles (domain.powers.battle, P.1.3)
-    "declare-battle": Form(
+    Declared(
         battle.DeclareBattle,
-        "battles",
-        N_("Battle declared: its setup window is open."),
-        lambda f, me: {
-            "battle_id": text(f, "battle_id"),
-            "hex": text(f, "hex"),
-            "power_id": me,
-            "enemies": words(f, "enemies"),
-            "allies": words(f, "allies"),
-        },
+        form=Form(
+            "declare-battle",
+            "battles",
+            N_("Battle declared: its setup window is open."),
+            lambda f, me: {
+                "battle_id": text(f, "battle_id"),
+                "hex": text(f, "hex"),
+                "power_id": me,
+                "enemies": words(f, "enemies"),
+                "allies": words(f, "allies"),
+            },
+        ),
     ),
-    "battle-setup": Form(
+    Declared(
         battle.SubmitBattleSetup,
-        "battles",
-        N_("Setup recorded."),
-        lambda f, me: {
-            "battle_id": text(f, "battle_id"),
-            "power_id": me,
-            "armies": words(f, "armies"),
-            "goals": [battle_goal(line) for line in text(f, "goals").splitlines() if line.strip()],
-            "reinforcements": words(f, "reinforcements"),
-            "assets": words(f, "assets"),
-            "champion": flag(f, "champion"),
-            "standing": standing(f, "standing"),
-        },
+        form=Form(
+            "battle-setup",
+            "battles",
+            N_("Setup recorded."),
+            lambda f, me: {
+                "battle_id": text(f, "battle_id"),
+                "power_id": me,
+                "armies": words(f, "armies"),
+                "goals": [battle_goal(line) for line in text(f, "goals").splitlines() if line.strip()],
+                "reinforcements": words(f, "reinforcements"),
+                "assets": words(f, "assets"),
+                "champion": flag(f, "champion"),
+                "standing": standing(f, "standing"),
+            },
+        ),
     ),
-    "battle-deploy": Form(
+    Declared(
         battle.DeployArmies,
-        "battles",
-        N_("Deployment recorded."),
-        lambda f, me: {"battle_id": text(f, "battle_id"), "power_id": me, "armies": words(f, "armies")},
+        form=Form(
+            "battle-deploy",
+            "battles",
+            N_("Deployment recorded."),
+            lambda f, me: {"battle_id": text(f, "battle_id"), "power_id": me, "armies": words(f, "armies")},
+        ),
     ),
-    "battle-spell": Form(
+    Declared(
         battle.CastBattleSpell,
-        "battles",
-        N_("Spellcasting recorded."),
-        lambda f, me: {
-            "battle_id": text(f, "battle_id"),
-            "power_id": me,
-            "spell_id": opt(f, "spell_id"),
-            "target": opt(f, "target"),
-            "pay": opt_words(f, "pay"),
-        },
+        form=Form(
+            "battle-spell",
+            "battles",
+            N_("Spellcasting recorded."),
+            lambda f, me: {
+                "battle_id": text(f, "battle_id"),
+                "power_id": me,
+                "spell_id": opt(f, "spell_id"),
+                "target": opt(f, "target"),
+                "pay": opt_words(f, "pay"),
+            },
+        ),
     ),
-    "battle-command": Form(
+    Declared(
         battle.GiveCommand,
-        "battles",
-        N_("Command given: the army is exhausted."),
-        lambda f, me: {
-            "battle_id": text(f, "battle_id"),
-            "power_id": me,
-            "army_id": text(f, "army_id"),
-            "command": text(f, "command"),
-            "target": opt(f, "target"),
-            "goal": opt(f, "goal"),
-            "special": opt(f, "special"),
-            "options": words(f, "options"),
-            "damage": opt(f, "damage"),
-            "allocation": _units(f, "allocation"),
-            "restore": opt_whole(f, "restore") or 0,
-            "pass_to": opt(f, "pass_to"),
-        },
+        form=Form(
+            "battle-command",
+            "battles",
+            N_("Command given: the army is exhausted."),
+            lambda f, me: {
+                "battle_id": text(f, "battle_id"),
+                "power_id": me,
+                "army_id": text(f, "army_id"),
+                "command": text(f, "command"),
+                "target": opt(f, "target"),
+                "goal": opt(f, "goal"),
+                "special": opt(f, "special"),
+                "options": words(f, "options"),
+                "damage": opt(f, "damage"),
+                "allocation": _units(f, "allocation"),
+                "restore": opt_whole(f, "restore") or 0,
+                "pass_to": opt(f, "pass_to"),
+            },
+        ),
     ),
-    "battle-terms": Form(
+    Declared(
         battle.OfferTerms,
-        "battles",
-        N_("Recorded."),
-        lambda f, me: {"battle_id": text(f, "battle_id"), "power_id": me, "terms": opt(f, "terms")},
+        form=Form(
+            "battle-terms",
+            "battles",
+            N_("Recorded."),
+            lambda f, me: {"battle_id": text(f, "battle_id"), "power_id": me, "terms": opt(f, "terms")},
+        ),
     ),
-    "battle-answer": Form(
+    Declared(
         battle.AnswerTerms,
-        "battles",
-        N_("Answer recorded."),
-        lambda f, me: {"battle_id": text(f, "battle_id"), "power_id": me, "accept": flag(f, "accept")},
+        form=Form(
+            "battle-answer",
+            "battles",
+            N_("Answer recorded."),
+            lambda f, me: {"battle_id": text(f, "battle_id"), "power_id": me, "accept": flag(f, "accept")},
+        ),
     ),
-    "battle-retreat": Form(
+    Declared(
         battle.RetreatArmies,
-        "battles",
-        N_("Cleanup recorded."),
-        lambda f, me: {
-            "battle_id": text(f, "battle_id"),
-            "power_id": me,
-            "retreat": words(f, "retreat"),
-            "routs": routs(f, "routs"),
-        },
+        form=Form(
+            "battle-retreat",
+            "battles",
+            N_("Cleanup recorded."),
+            lambda f, me: {
+                "battle_id": text(f, "battle_id"),
+                "power_id": me,
+                "retreat": words(f, "retreat"),
+                "routs": routs(f, "routs"),
+            },
+        ),
     ),
-    "battle-terrain": Form(
+    Declared(
         battle.SetBattleTerrain,
-        "battles",
-        N_("Terrain and default set."),
-        lambda f, me: {
-            "battle_id": text(f, "battle_id"),
-            "terrain": text(f, "terrain"),
-            "effects": text(f, "effects"),
-            "default": text(f, "default") or "hold",
-        },
-        gm=True,
+        form=Form(
+            "battle-terrain",
+            "battles",
+            N_("Terrain and default set."),
+            lambda f, me: {
+                "battle_id": text(f, "battle_id"),
+                "terrain": text(f, "terrain"),
+                "effects": text(f, "effects"),
+                "default": text(f, "default") or "hold",
+            },
+            gm=True,
+        ),
     ),
-    "battle-status": Form(
+    Declared(
         battle.SetBattleStatus,
-        "battles",
-        N_("Status set."),
-        lambda f, me: {
-            "battle_id": text(f, "battle_id"),
-            "army_id": text(f, "army_id"),
-            "status": text(f, "status").strip().lower(),
-            "stacks": whole(f, "stacks"),
-            "reason": text(f, "reason"),
-        },
-        gm=True,
+        form=Form(
+            "battle-status",
+            "battles",
+            N_("Status set."),
+            lambda f, me: {
+                "battle_id": text(f, "battle_id"),
+                "army_id": text(f, "army_id"),
+                "status": text(f, "status").strip().lower(),
+                "stacks": whole(f, "stacks"),
+                "reason": text(f, "reason"),
+            },
+            gm=True,
+        ),
     ),
     # armies (P-ARMY-3..9, P-SUP-1..3)
-    "aim-army": Form(
+    Declared(
         armies.AimArmyAction,
-        "armies",
-        N_("Action aimed at armies."),
-        lambda f, me: {"action_id": text(f, "action_id"), "kind": text(f, "kind"), "params": data(f, "params", {})},
+        form=Form(
+            "aim-army",
+            "armies",
+            N_("Action aimed at armies."),
+            lambda f, me: {"action_id": text(f, "action_id"), "kind": text(f, "kind"), "params": data(f, "params", {})},
+        ),
     ),
-    "roll-level-up": Form(
+    Declared(
         armies.RollLevelUp,
-        "armies",
-        N_("Level-up rolled: choose its bonuses."),
-        lambda f, me: {**_me(f, me), "army_id": text(f, "army_id")},
+        form=Form(
+            "roll-level-up",
+            "armies",
+            N_("Level-up rolled: choose its bonuses."),
+            lambda f, me: {**_me(f, me), "army_id": text(f, "army_id")},
+        ),
     ),
-    "choose-level-up": Form(
+    Declared(
         armies.ChooseLevelUp,
-        "armies",
-        N_("Level-up chosen."),
-        lambda f, me: {
-            **_me(f, me),
-            "army_id": text(f, "army_id"),
-            "choices": choices(f, "choices"),
-            "new_class": opt(f, "new_class"),
-        },
+        form=Form(
+            "choose-level-up",
+            "armies",
+            N_("Level-up chosen."),
+            lambda f, me: {
+                **_me(f, me),
+                "army_id": text(f, "army_id"),
+                "choices": choices(f, "choices"),
+                "new_class": opt(f, "new_class"),
+            },
+        ),
     ),
-    "discard-train": Form(
+    Declared(
         armies.DiscardTrain,
-        "armies",
-        N_("Level-up discarded; the Experience is refunded."),
-        lambda f, me: {**_me(f, me), "army_id": text(f, "army_id")},
+        form=Form(
+            "discard-train",
+            "armies",
+            N_("Level-up discarded; the Experience is refunded."),
+            lambda f, me: {**_me(f, me), "army_id": text(f, "army_id")},
+        ),
     ),
-    "keep-scars": Form(
+    Declared(
         armies.KeepScars,
-        "armies",
-        N_("Scars settled."),
-        lambda f, me: {**_me(f, me), "army_id": text(f, "army_id"), "keep": text(f, "keep") != "heal"},
+        form=Form(
+            "keep-scars",
+            "armies",
+            N_("Scars settled."),
+            lambda f, me: {**_me(f, me), "army_id": text(f, "army_id"), "keep": text(f, "keep") != "heal"},
+        ),
     ),
-    "pay-army-fee": Form(
+    Declared(
         armies.PayArmyFee,
-        "armies",
-        N_("Fee paid."),
-        lambda f, me: {**_me(f, me), "army_id": text(f, "army_id"), "resource": text(f, "resource") or "coin"},
+        form=Form(
+            "pay-army-fee",
+            "armies",
+            N_("Fee paid."),
+            lambda f, me: {**_me(f, me), "army_id": text(f, "army_id"), "resource": text(f, "resource") or "coin"},
+        ),
     ),
-    "disband-army": Form(
+    Declared(
         armies.DisbandArmy,
-        "armies",
-        N_("Army disbanded."),
-        lambda f, me: {**_me(f, me), "army_id": text(f, "army_id")},
+        form=Form(
+            "disband-army", "armies", N_("Army disbanded."), lambda f, me: {**_me(f, me), "army_id": text(f, "army_id")}
+        ),
     ),
-    "pay-support": Form(
+    Declared(
         armies.PaySupport,
-        "armies",
-        N_("Support paid."),
-        lambda f, me: {**_me(f, me), "changes": amounts(f, "changes")},
+        form=Form(
+            "pay-support", "armies", N_("Support paid."), lambda f, me: {**_me(f, me), "changes": amounts(f, "changes")}
+        ),
     ),
     # the GM's
-    "roll-dice": Form(
+    Declared(
         cc.RollDice,
-        "gm-catalogue",
-        N_("Rolled."),
-        lambda f, me: {
-            "dice": opt(f, "dice"),
-            "purpose": opt(f, "purpose"),
-            "power_id": opt(f, "power_id"),
-            "params": data(f, "params", {}),
-            "public": flag(f, "public"),
-        },
-        gm=True,
+        form=Form(
+            "roll-dice",
+            "gm-catalogue",
+            N_("Rolled."),
+            lambda f, me: {
+                "dice": opt(f, "dice"),
+                "purpose": opt(f, "purpose"),
+                "power_id": opt(f, "power_id"),
+                "params": data(f, "params", {}),
+                "public": flag(f, "public"),
+            },
+            gm=True,
+        ),
     ),
-    "set-asset-terms": Form(
+    Declared(
         cc.SetAssetTerms,
-        "gm-catalogue",
-        N_("Terms set."),
-        lambda f, me: {"asset_id": text(f, "asset_id"), "terms": data(f, "terms", {})},
-        gm=True,
+        form=Form(
+            "set-asset-terms",
+            "gm-catalogue",
+            N_("Terms set."),
+            lambda f, me: {"asset_id": text(f, "asset_id"), "terms": data(f, "terms", {})},
+            gm=True,
+        ),
     ),
-    "change-quota-perk": Form(
+    Declared(
         cc.ChangeQuotaPerk,
-        "gm-catalogue",
-        N_("Quota perk changed."),
-        lambda f, me: {"power_id": text(f, "power_id"), "perk": text(f, "perk"), "value": text(f, "value") != "off"},
-        gm=True,
+        form=Form(
+            "change-quota-perk",
+            "gm-catalogue",
+            N_("Quota perk changed."),
+            lambda f, me: {
+                "power_id": text(f, "power_id"),
+                "perk": text(f, "perk"),
+                "value": text(f, "value") != "off",
+            },
+            gm=True,
+        ),
     ),
-    "record-location": Form(
+    Declared(
         cc.RecordLocation,
-        "gm-catalogue",
-        N_("Location recorded."),
-        lambda f, me: {"power_id": text(f, "power_id"), "hex_id": text(f, "hex_id")},
-        gm=True,
+        form=Form(
+            "record-location",
+            "gm-catalogue",
+            N_("Location recorded."),
+            lambda f, me: {"power_id": text(f, "power_id"), "hex_id": text(f, "hex_id")},
+            gm=True,
+        ),
     ),
-    "set-immunity": Form(
+    Declared(
         cc.SetImmunity,
-        "gm-catalogue",
-        N_("Immunity recorded."),
-        lambda f, me: {
-            "power_id": text(f, "power_id"),
-            "immunity": text(f, "immunity"),
-            "bypassed_by": words(f, "bypassed_by"),
-        },
-        gm=True,
+        form=Form(
+            "set-immunity",
+            "gm-catalogue",
+            N_("Immunity recorded."),
+            lambda f, me: {
+                "power_id": text(f, "power_id"),
+                "immunity": text(f, "immunity"),
+                "bypassed_by": words(f, "bypassed_by"),
+            },
+            gm=True,
+        ),
     ),
-    "set-ruling": Form(
-        pc.SetRuling,
-        "gm-catalogue",
-        N_("Ruling recorded."),
-        lambda f, me: {
-            "action_id": text(f, "action_id"),
-            "resistible": flag(f, "resistible"),
-            "resisters": words(f, "resisters"),
-        },
-        gm=True,
-    ),
-    "dread-growth": Form(
+    Declared(
         cc.DreadGrowth,
-        "gm-catalogue",
-        N_("The Dragon's army grew."),
-        lambda f, me: {"power_id": text(f, "power_id"), "units": whole(f, "units")},
-        gm=True,
+        form=Form(
+            "dread-growth",
+            "gm-catalogue",
+            N_("The Dragon's army grew."),
+            lambda f, me: {"power_id": text(f, "power_id"), "units": whole(f, "units")},
+            gm=True,
+        ),
     ),
-    "rule-per-target": Form(
+    Declared(
         cc.RulePerTarget,
-        "gm-catalogue",
-        N_("Ruled: each target's resistance reduces only its own share."),
-        lambda f, me: {"action_id": text(f, "action_id")},
-        gm=True,
+        form=Form(
+            "rule-per-target",
+            "gm-catalogue",
+            N_("Ruled: each target's resistance reduces only its own share."),
+            lambda f, me: {"action_id": text(f, "action_id")},
+            gm=True,
+        ),
     ),
-    "propose-share-consequence": Form(
+    Declared(
         cc.ProposeShareConsequence,
-        "gm-catalogue",
-        N_("Consequence offered to the collaborator."),
-        lambda f, me: {
-            "action_id": text(f, "action_id"),
-            "power_id": text(f, "power_id"),
-            "text": text(f, "text"),
-            "effects": data(f, "effects", []),
-        },
-        gm=True,
+        form=Form(
+            "propose-share-consequence",
+            "gm-catalogue",
+            N_("Consequence offered to the collaborator."),
+            lambda f, me: {
+                "action_id": text(f, "action_id"),
+                "power_id": text(f, "power_id"),
+                "text": text(f, "text"),
+                "effects": data(f, "effects", []),
+            },
+            gm=True,
+        ),
     ),
-    "propose-reaction-consequence": Form(
+    Declared(
         pc.ProposeReactionConsequence,
-        "gm-catalogue",
-        N_("Consequence offered to the resister."),
-        lambda f, me: {
-            "reaction_id": text(f, "reaction_id"),
-            "text": text(f, "text"),
-            "effects": data(f, "effects", []),
-        },
-        gm=True,
+        form=Form(
+            "propose-reaction-consequence",
+            "gm-catalogue",
+            N_("Consequence offered to the resister."),
+            lambda f, me: {
+                "reaction_id": text(f, "reaction_id"),
+                "text": text(f, "text"),
+                "effects": data(f, "effects", []),
+            },
+            gm=True,
+        ),
     ),
-    "hide-from-resisters": Form(
+    Declared(
         pc.HideFromResisters,
-        "gm-catalogue",
-        N_("The resisters will not be shown these assets."),
-        lambda f, me: {"action_id": text(f, "action_id"), "asset_ids": words(f, "asset_ids")},
-        gm=True,
+        form=Form(
+            "hide-from-resisters",
+            "gm-catalogue",
+            N_("The resisters will not be shown these assets."),
+            lambda f, me: {"action_id": text(f, "action_id"), "asset_ids": words(f, "asset_ids")},
+            gm=True,
+        ),
     ),
-    "define-army-type": Form(
+    Declared(
         armies.DefineArmyType,
-        "gm-catalogue",
-        N_("Army type defined."),
-        lambda f, me: {"type_id": text(f, "type_id"), "block": data(f, "block", {})},
-        gm=True,
+        form=Form(
+            "define-army-type",
+            "gm-catalogue",
+            N_("Army type defined."),
+            lambda f, me: {"type_id": text(f, "type_id"), "block": data(f, "block", {})},
+            gm=True,
+        ),
     ),
-    "declare-map": Form(
+    Declared(
         world.DeclareMap,
-        "gm-map",
-        N_("Map declared."),
-        lambda f, me: json_object(f, "map", ("hexes", "towns", "features")),
-        gm=True,
+        form=Form(
+            "declare-map",
+            "gm-map",
+            N_("Map declared."),
+            lambda f, me: json_object(f, "map", ("hexes", "towns", "features")),
+            gm=True,
+        ),
     ),
-    "amend-map": Form(
+    Declared(
         world.AmendMap,
-        "gm-map",
-        N_("Map amended."),
-        lambda f, me: json_object(f, "map", ("hexes", "towns", "features", "remove")),
-        gm=True,
+        form=Form(
+            "amend-map",
+            "gm-map",
+            N_("Map amended."),
+            lambda f, me: json_object(f, "map", ("hexes", "towns", "features", "remove")),
+            gm=True,
+        ),
     ),
-    "reveal-feature": Form(
+    Declared(
         world.RevealFeature,
-        "gm-map",
-        N_("Feature shown to the power."),
-        lambda f, me: {"feature_id": text(f, "feature_id"), "to": text(f, "to")},
-        gm=True,
+        form=Form(
+            "reveal-feature",
+            "gm-map",
+            N_("Feature shown to the power."),
+            lambda f, me: {"feature_id": text(f, "feature_id"), "to": text(f, "to")},
+            gm=True,
+        ),
     ),
-    "set-claim": Form(
+    Declared(
         world.SetClaim,
-        "gm-map",
-        N_("Claim recorded."),
-        lambda f, me: {"town_id": text(f, "town_id"), "power_id": text(f, "power_id"), "reason": text(f, "reason")},
-        gm=True,
+        form=Form(
+            "set-claim",
+            "gm-map",
+            N_("Claim recorded."),
+            lambda f, me: {"town_id": text(f, "town_id"), "power_id": text(f, "power_id"), "reason": text(f, "reason")},
+            gm=True,
+        ),
     ),
-    "drop-claim": Form(
+    Declared(
         world.DropClaim,
-        "gm-map",
-        N_("Claim dropped."),
-        lambda f, me: {"town_id": text(f, "town_id"), "power_id": text(f, "power_id"), "reason": text(f, "reason")},
-        gm=True,
+        form=Form(
+            "drop-claim",
+            "gm-map",
+            N_("Claim dropped."),
+            lambda f, me: {"town_id": text(f, "town_id"), "power_id": text(f, "power_id"), "reason": text(f, "reason")},
+            gm=True,
+        ),
     ),
-    "rule-subtle": Form(
+    Declared(
         world.RuleSubtle,
-        "gm-map",
-        N_("Ruled: the action targets inside the stronghold by subtle means."),
-        lambda f, me: {
-            "action_id": text(f, "action_id"),
-            "feature_id": text(f, "feature_id"),
-            "overcome": flag(f, "overcome"),
-        },
-        gm=True,
+        form=Form(
+            "rule-subtle",
+            "gm-map",
+            N_("Ruled: the action targets inside the stronghold by subtle means."),
+            lambda f, me: {
+                "action_id": text(f, "action_id"),
+                "feature_id": text(f, "feature_id"),
+                "overcome": flag(f, "overcome"),
+            },
+            gm=True,
+        ),
     ),
-    "set-influence": Form(
-        pc.SetInfluence,
-        "gm-map",
-        N_("Influence recorded."),
-        lambda f, me: {"power_id": text(f, "power_id"), "hex_id": text(f, "hex_id"), "amount": whole(f, "amount")},
-        gm=True,
-    ),
-    "set-mechanisms": Form(
+    Declared(
         world.SetMechanisms,
-        "gm-map",
-        N_("Mechanisms recorded."),
-        lambda f, me: {"power_id": text(f, "power_id"), "mechanisms": words(f, "mechanisms")},
-        gm=True,
+        form=Form(
+            "set-mechanisms",
+            "gm-map",
+            N_("Mechanisms recorded."),
+            lambda f, me: {"power_id": text(f, "power_id"), "mechanisms": words(f, "mechanisms")},
+            gm=True,
+        ),
     ),
-    "generate-influence": Form(
+    Declared(
         world.GenerateInfluence,
-        "gm-map",
-        N_("Influence generated."),
-        lambda f, me: {
-            "power_id": text(f, "power_id"),
-            "mechanism": text(f, "mechanism"),
-            "hex_id": text(f, "hex_id"),
-            "ranks": [_rank(r) for r in words(f, "ranks")],
-        },
-        gm=True,
+        form=Form(
+            "generate-influence",
+            "gm-map",
+            N_("Influence generated."),
+            lambda f, me: {
+                "power_id": text(f, "power_id"),
+                "mechanism": text(f, "mechanism"),
+                "hex_id": text(f, "hex_id"),
+                "ranks": [_rank(r) for r in words(f, "ranks")],
+            },
+            gm=True,
+        ),
     ),
-    "adjust-resources": Form(
+    Declared(
         dev.AdjustResources,
-        "gm-wallets",
-        N_("Wallet adjusted."),
-        lambda f, me: {"power_id": text(f, "power_id"), "changes": amounts(f, "changes"), "reason": text(f, "reason")},
-        gm=True,
+        form=Form(
+            "adjust-resources",
+            "gm-wallets",
+            N_("Wallet adjusted."),
+            lambda f, me: {
+                "power_id": text(f, "power_id"),
+                "changes": amounts(f, "changes"),
+                "reason": text(f, "reason"),
+            },
+            gm=True,
+        ),
     ),
-    "award-fame": Form(
+    Declared(
         dev.AwardFame,
-        "gm-wallets",
-        N_("Fame awarded."),
-        lambda f, me: {"power_id": text(f, "power_id"), "amount": whole(f, "amount"), "reason": text(f, "reason")},
-        gm=True,
+        form=Form(
+            "award-fame",
+            "gm-wallets",
+            N_("Fame awarded."),
+            lambda f, me: {"power_id": text(f, "power_id"), "amount": whole(f, "amount"), "reason": text(f, "reason")},
+            gm=True,
+        ),
     ),
-    "answer-question": Form(
+    Declared(
         dev.AnswerQuestion,
-        "gm-wallets",
-        N_("Answered."),
-        lambda f, me: {"question_id": text(f, "question_id"), "answer": text(f, "answer")},
-        gm=True,
+        form=Form(
+            "answer-question",
+            "gm-wallets",
+            N_("Answered."),
+            lambda f, me: {"question_id": text(f, "question_id"), "answer": text(f, "answer")},
+            gm=True,
+        ),
     ),
-    "grant-perk": Form(
+    Declared(
         dev.GrantPerk,
-        "gm-wallets",
-        N_("Starting perk granted."),
-        lambda f, me: {"power_id": text(f, "power_id"), "name": text(f, "name"), "detail": text(f, "detail")},
-        gm=True,
+        form=Form(
+            "grant-perk",
+            "gm-wallets",
+            N_("Starting perk granted."),
+            lambda f, me: {"power_id": text(f, "power_id"), "name": text(f, "name"), "detail": text(f, "detail")},
+            gm=True,
+        ),
     ),
-    "define-perk": Form(
+    Declared(
         dev.DefinePerk,
-        "gm-wallets",
-        N_("Perk defined."),
-        lambda f, me: {
-            "name": text(f, "name"),
-            "group": text(f, "group"),
-            "upgrade": flag(f, "upgrade"),
-            "repeatable": flag(f, "repeatable"),
-            "versus": opt(f, "versus"),
-        },
-        gm=True,
+        form=Form(
+            "define-perk",
+            "gm-wallets",
+            N_("Perk defined."),
+            lambda f, me: {
+                "name": text(f, "name"),
+                "group": text(f, "group"),
+                "upgrade": flag(f, "upgrade"),
+                "repeatable": flag(f, "repeatable"),
+                "versus": opt(f, "versus"),
+            },
+            gm=True,
+        ),
     ),
-    "nerf-perk": Form(
+    Declared(
         dev.NerfPerk,
-        "gm-wallets",
-        N_("Perk nerfed: the power chooses what to do."),
-        lambda f, me: {
-            "power_id": text(f, "power_id"),
-            "name": text(f, "name"),
-            "detail": text(f, "detail"),
-            "reason": text(f, "reason"),
-        },
-        gm=True,
+        form=Form(
+            "nerf-perk",
+            "gm-wallets",
+            N_("Perk nerfed: the power chooses what to do."),
+            lambda f, me: {
+                "power_id": text(f, "power_id"),
+                "name": text(f, "name"),
+                "detail": text(f, "detail"),
+                "reason": text(f, "reason"),
+            },
+            gm=True,
+        ),
     ),
-    "complete-task": Form(
+    Declared(
         dev.CompleteTask,
-        "gm-ambitions",
-        N_("Task done."),
-        lambda f, me: {
-            "ambition_id": text(f, "ambition_id"),
-            "task_id": text(f, "task_id"),
-            "fame": opt_whole(f, "fame"),
-        },
-        gm=True,
+        form=Form(
+            "complete-task",
+            "gm-ambitions",
+            N_("Task done."),
+            lambda f, me: {
+                "ambition_id": text(f, "ambition_id"),
+                "task_id": text(f, "task_id"),
+                "fame": opt_whole(f, "fame"),
+            },
+            gm=True,
+        ),
     ),
-    "lose-task": Form(
+    Declared(
         dev.LoseTask,
-        "gm-ambitions",
-        N_("Task lost."),
-        lambda f, me: {
-            "ambition_id": text(f, "ambition_id"),
-            "task_id": text(f, "task_id"),
-            "reason": text(f, "reason"),
-        },
-        gm=True,
+        form=Form(
+            "lose-task",
+            "gm-ambitions",
+            N_("Task lost."),
+            lambda f, me: {
+                "ambition_id": text(f, "ambition_id"),
+                "task_id": text(f, "task_id"),
+                "reason": text(f, "reason"),
+            },
+            gm=True,
+        ),
     ),
-    "offer-ambition": Form(
+    Declared(
         dev.OfferAmbition,
-        "gm-ambitions",
-        N_("Ambition offered."),
-        lambda f, me: {
-            "power_id": text(f, "power_id"),
-            "name": text(f, "name"),
-            "kind": text(f, "kind"),
-            "fame": whole(f, "fame"),
-            "required": whole(f, "required"),
-            "tasks": tasks(f, "tasks"),
-            "type": text(f, "type"),
-            "reward": amounts(f, "reward"),
-            "reward_text": text(f, "reward_text"),
-            "compensation": amounts(f, "compensation"),
-        },
-        gm=True,
+        form=Form(
+            "offer-ambition",
+            "gm-ambitions",
+            N_("Ambition offered."),
+            lambda f, me: {
+                "power_id": text(f, "power_id"),
+                "name": text(f, "name"),
+                "kind": text(f, "kind"),
+                "fame": whole(f, "fame"),
+                "required": whole(f, "required"),
+                "tasks": tasks(f, "tasks"),
+                "type": text(f, "type"),
+                "reward": amounts(f, "reward"),
+                "reward_text": text(f, "reward_text"),
+                "compensation": amounts(f, "compensation"),
+            },
+            gm=True,
+        ),
     ),
-    "define-spell": Form(
+    Declared(
         magic.DefineSpell,
-        "gm-magic",
-        N_("Spell defined."),
-        lambda f, me: {
-            "spell_id": text(f, "spell_id"),
-            "name": text(f, "name"),
-            "speed": text(f, "speed"),
-            "cost": text(f, "cost"),
-            "range": whole(f, "range") if text(f, "range").strip() else 0,
-            "difficulty": opt_whole(f, "difficulty"),
-            "power_specific": flag(f, "power_specific"),
-            "permanent": {"yes": True, "no": False}.get(text(f, "permanent")),
-            "for_power": opt(f, "for_power"),
-        },
-        gm=True,
+        form=Form(
+            "define-spell",
+            "gm-magic",
+            N_("Spell defined."),
+            lambda f, me: {
+                "spell_id": text(f, "spell_id"),
+                "name": text(f, "name"),
+                "speed": text(f, "speed"),
+                "cost": text(f, "cost"),
+                "range": whole(f, "range") if text(f, "range").strip() else 0,
+                "difficulty": opt_whole(f, "difficulty"),
+                "power_specific": flag(f, "power_specific"),
+                "permanent": {"yes": True, "no": False}.get(text(f, "permanent")),
+                "for_power": opt(f, "for_power"),
+            },
+            gm=True,
+        ),
     ),
-    "teach-spell": Form(
+    Declared(
         magic.TeachSpell,
-        "gm-magic",
-        N_("Spell taught."),
-        lambda f, me: {"power_id": text(f, "power_id"), "spell_id": text(f, "spell_id")},
-        gm=True,
+        form=Form(
+            "teach-spell",
+            "gm-magic",
+            N_("Spell taught."),
+            lambda f, me: {"power_id": text(f, "power_id"), "spell_id": text(f, "spell_id")},
+            gm=True,
+        ),
     ),
-    "grant-mana": Form(
+    Declared(
         magic.GrantMana,
-        "gm-magic",
-        N_("Mana granted."),
-        lambda f, me: {"power_id": text(f, "power_id"), "element": text(f, "element"), "amount": whole(f, "amount")},
-        gm=True,
+        form=Form(
+            "grant-mana",
+            "gm-magic",
+            N_("Mana granted."),
+            lambda f, me: {
+                "power_id": text(f, "power_id"),
+                "element": text(f, "element"),
+                "amount": whole(f, "amount"),
+            },
+            gm=True,
+        ),
     ),
-    "channel-mana": Form(
+    Declared(
         magic.ChannelMana,
-        "gm-magic",
-        N_("Mana channelled into the action."),
-        lambda f, me: {"action_id": text(f, "action_id"), "element": text(f, "element"), "amount": whole(f, "amount")},
-        gm=True,
+        form=Form(
+            "channel-mana",
+            "gm-magic",
+            N_("Mana channelled into the action."),
+            lambda f, me: {
+                "action_id": text(f, "action_id"),
+                "element": text(f, "element"),
+                "amount": whole(f, "amount"),
+            },
+            gm=True,
+        ),
     ),
-    "grant-magic-perk": Form(
+    Declared(
         magic.GrantMagicPerk,
-        "gm-magic",
-        N_("Magic perk granted."),
-        lambda f, me: {
-            "power_id": text(f, "power_id"),
-            "perk": text(f, "perk"),
-            "element": opt(f, "element"),
-            "spells": words(f, "spells"),
-        },
-        gm=True,
+        form=Form(
+            "grant-magic-perk",
+            "gm-magic",
+            N_("Magic perk granted."),
+            lambda f, me: {
+                "power_id": text(f, "power_id"),
+                "perk": text(f, "perk"),
+                "element": opt(f, "element"),
+                "spells": words(f, "spells"),
+            },
+            gm=True,
+        ),
     ),
-    "remove-conduit": Form(
+    Declared(
         magic.RemoveConduit,
-        "gm-magic",
-        N_("Conduit removed."),
-        lambda f, me: {"power_id": text(f, "power_id"), "conduit_id": text(f, "conduit_id")},
-        gm=True,
+        form=Form(
+            "remove-conduit",
+            "gm-magic",
+            N_("Conduit removed."),
+            lambda f, me: {"power_id": text(f, "power_id"), "conduit_id": text(f, "conduit_id")},
+            gm=True,
+        ),
     ),
-    "declare-dispel": Form(
+    Declared(
         magic.DeclareDispel,
-        "gm-magic",
-        N_("Dispel declared: the action's difficulty is the ritual's."),
-        lambda f, me: {"action_id": text(f, "action_id"), "ritual": text(f, "ritual")},
-        gm=True,
+        form=Form(
+            "declare-dispel",
+            "gm-magic",
+            N_("Dispel declared: the action's difficulty is the ritual's."),
+            lambda f, me: {"action_id": text(f, "action_id"), "ritual": text(f, "ritual")},
+            gm=True,
+        ),
     ),
-    "set-conduit": Form(
+    Declared(
         magic.SetConduit,
-        "gm-magic",
-        N_("Conduit set."),
-        lambda f, me: {
-            "power_id": text(f, "power_id"),
-            "name": text(f, "name"),
-            "hex_id": text(f, "hex_id"),
-            "kind": text(f, "kind") or "person",
-            "tower": flag(f, "tower"),
-            "capitol": flag(f, "capitol"),
-        },
-        gm=True,
+        form=Form(
+            "set-conduit",
+            "gm-magic",
+            N_("Conduit set."),
+            lambda f, me: {
+                "power_id": text(f, "power_id"),
+                "name": text(f, "name"),
+                "hex_id": text(f, "hex_id"),
+                "kind": text(f, "kind") or "person",
+                "tower": flag(f, "tower"),
+                "capitol": flag(f, "capitol"),
+            },
+            gm=True,
+        ),
     ),
-}
+)
 
 
 def _any_command(f: dict, me: str, games: Any, game_id: str) -> Command:
@@ -1027,34 +1253,15 @@ def _any_command(f: dict, me: str, games: Any, game_id: str) -> Command:
     return build(cls, args)
 
 
-def _handler(spec: Form) -> Callable:
-    def handle(request, games, game_id, caller, f):
-        if spec.gm and caller.principal != GM:
-            flash(request, kind="error", form="gm", field=None, rule=None, text=_("only the GM may do this"))
-            return back(game_id)
-        return attempt(
-            request,
-            game_id,
-            spec.section,
-            lambda: games.run(caller, game_id, build(spec.command, spec.args(f, caller.principal))),
-            _(spec.ok),
-        )
-
-    return handle
+def _gm_command(games: Any, game_id: str, caller: Caller, f: dict) -> Receipt:
+    return games.run(caller, game_id, _any_command(f, caller.principal, games, game_id))
 
 
-def _gm_command(request, games, game_id, caller, f):
-    if caller.principal != GM:
-        flash(request, kind="error", form="gm", field=None, rule=None, text=_("only the GM may do this"))
-        return back(game_id)
-    return attempt(
-        request,
-        game_id,
-        "gm-command",
-        lambda: games.run(caller, game_id, _any_command(f, caller.principal, games, game_id)),
-        _("{command} recorded.").format(command=text(f, "command")),
-    )
-
-
-FEATURE_FORMS: dict[str, Callable] = {name: _handler(spec) for name, spec in SPECS.items()}
-FEATURE_FORMS["gm-command"] = _gm_command
+# The GM's catch-all form: any command by name (a form, not a command of its own).
+GM_COMMAND = Form(
+    "gm-command",
+    "gm-command",
+    lambda f: _("{command} recorded.").format(command=text(f, "command")),
+    run=_gm_command,
+    gm=True,
+)

@@ -1,6 +1,6 @@
-"""Powers' pages and forms: the board of a power and the GM's console (``templates/``), and the forms they
-post (``FORMS``, dispatched by ``POST /play/{game_id}/{form}`` of ``api.web.routes``). Each form builds a
-Powers command and sends it through ``Games.run``."""
+"""Powers' pages: the board of a power and the GM's console (``templates/``). The forms they post are declared
+with Powers' commands (``api.powers.declared``) and dispatched by ``POST /play/{game_id}/{form}`` of
+``api.web.routes``; each builds a Powers command and sends it through ``Games.run``."""
 
 from __future__ import annotations
 
@@ -9,17 +9,13 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import Response
 
-from api.powers.army_forms import ARMY_GM_FORMS
-from api.powers.forms import FEATURE_FORMS
+from api.powers.forms import GM_COMMAND
 from api.powers.mapsvg import map_figure
-from api.security import web_session
-from api.web.kit import attempt, back, confirm_first, flash, gm_only, integer, refused, send, sign_in_link, templates
+from api.web.forms import handlers
+from api.web.kit import templates
 from api.web.talk import tied_posts
-from application.service import new_token
-from domain.errors import DomainError
 from domain.ids import GM
 from domain.platform.i18n import N_, _
-from domain.powers import commands as pc
 from domain.powers import rules
 from domain.powers.feed import result_words, state_word, step_word
 from domain.powers.ruleset import phase_id
@@ -33,12 +29,6 @@ NEXT_STEP = {
     "battle": N_("End the month"),
     "cleanup": N_("Begin the next season"),
 }
-
-
-def _picked_assets(f: dict) -> list[dict]:
-    chosen = f.get("asset[]", [])
-    chosen = chosen if isinstance(chosen, list) else [chosen]
-    return [{"asset_id": a, "mode": f.get(f"mode-{a}", "normal")} for a in chosen if a]
 
 
 def board(request: Request, key: str, context: dict[str, Any]) -> Response:
@@ -127,270 +117,6 @@ def rollback_default(g: dict, phases: list[dict]) -> str | None:
     return earlier[-1] if earlier else None
 
 
-def submit_command(me: str, f: dict) -> pc.SubmitAction:
-    """The action the compose form means."""
-    targets = f.get("target[]", [])
-    targets = targets if isinstance(targets, list) else [targets]
-    collaborators = f.get("collaborator[]", [])
-    collaborators = collaborators if isinstance(collaborators, list) else [collaborators]
-    propose = f.get("propose") == "on"
-    return pc.SubmitAction(
-        power_id=me,
-        title=f.get("title", ""),
-        description=f.get("description", ""),
-        skill=f.get("skill") or None,
-        slot=f.get("slot", "private"),
-        location=f.get("location") or None,
-        targets=[t for t in targets if t],
-        resistible=f.get("resistible") == "on",
-        difficulty=integer(f.get("difficulty")),
-        assets=[] if propose else _picked_assets(f),
-        extra_actions=1 if f.get("extra_action") == "on" else 0,
-        roll=not propose,
-        collaborators=[c for c in collaborators if c],  # P-DICE-11: they join with their own pools
-        dungeon=f.get("dungeon") == "on",  # P-ASSET-4: inside a dungeon, Delve joins one other skill
-    )
-
-
-def _submit(request, games, game_id, caller, f):
-    propose = f.get("propose") == "on"
-    return attempt(
-        request,
-        game_id,
-        "compose",
-        send(games, game_id, caller, lambda: submit_command(caller.principal, f)),
-        _("Action recorded. The server rolled your dice below: choose your conversions and confirm.")
-        if not propose
-        else _("Proposal sent: the GM will set its difficulty, then you roll."),
-        "actions",
-        keep=f,
-    )
-
-
-def _roll(request, games, game_id, caller, f):
-    return attempt(
-        request,
-        game_id,
-        f"action-{f.get('action_id')}",
-        send(
-            games,
-            game_id,
-            caller,
-            lambda: pc.RollAction(
-                f.get("action_id", ""),
-                assets=_picked_assets(f),
-                extra_actions=1 if f.get("extra_action") == "on" else 0,
-            ),
-        ),
-        _("Rolled. Choose your conversions and confirm."),
-    )
-
-
-def _convert(request, games, game_id, caller, f):
-    return attempt(
-        request,
-        game_id,
-        f"action-{f.get('action_id')}",
-        send(
-            games,
-            game_id,
-            caller,
-            lambda: pc.LockConversions(f.get("action_id", ""), convert=integer(f.get("convert"), 0)),
-        ),
-        _("Conversions fixed. Your receipt:"),
-    )
-
-
-def _discard(request, games, game_id, caller, f):
-    ask = confirm_first(
-        request,
-        game_id,
-        f,
-        _("Discard this action?"),
-        _("A discarded action is not resolved, and the action it used stays spent for this month."),
-        _("Yes, discard it"),
-    )
-    if ask is not None:
-        return ask
-    return attempt(
-        request,
-        game_id,
-        f"action-{f.get('action_id')}",
-        send(games, game_id, caller, lambda: pc.DiscardAction(f.get("action_id", ""))),
-        _("Action discarded (it stays spent)."),
-    )
-
-
-def _accept(request, games, game_id, caller, f):
-    return attempt(
-        request,
-        game_id,
-        f"action-{f.get('action_id')}",
-        send(games, game_id, caller, lambda: pc.AcceptConsequence(f.get("action_id", ""), f.get("consequence_id", ""))),
-        _("Consequence accepted."),
-    )
-
-
-def _react(request, games, game_id, caller, f):
-    return attempt(
-        request,
-        game_id,
-        f"resist-{f.get('action_id')}",
-        send(
-            games,
-            game_id,
-            caller,
-            lambda: pc.DeclareReaction(
-                caller.principal, f.get("action_id", ""), _picked_assets(f), integer(f.get("convert"), 0)
-            ),
-        ),
-        _("Reaction recorded. You will learn the outcome when the window closes."),
-    )
-
-
-def _waive(request, games, game_id, caller, f):
-    return attempt(
-        request,
-        game_id,
-        "resistance",
-        send(games, game_id, caller, lambda: pc.WaiveReactions(caller.principal)),
-        _("You waived your reaction."),
-    )
-
-
-@gm_only
-def _advance(request, games, game_id, caller, f):
-    if f.get("expected_step") == "planning":
-        ask = confirm_first(
-            request,
-            game_id,
-            f,
-            _("Close Planning now?"),
-            _("No power can submit, roll or change an action once Planning is closed, even before its deadline."),
-            _("Yes, close Planning"),
-        )
-        if ask is not None:
-            return ask
-    return attempt(
-        request,
-        game_id,
-        "calendar",
-        send(games, game_id, caller, lambda: pc.Advance(f.get("expected_step") or None, str(f.get("tidings", "")))),
-        _("The calendar moved on."),
-    )
-
-
-@gm_only
-def _resolve(request, games, game_id, caller, f):
-    return attempt(
-        request,
-        game_id,
-        "calendar",
-        send(games, game_id, caller, lambda: pc.Resolve(f.get("expected_step") or None, f.get("announcement", ""))),
-        _("Resolved and published; the resistance window is open."),
-    )
-
-
-@gm_only
-def _difficulty(request, games, game_id, caller, f):
-    tiers = {}
-    for line in (f.get("tiers") or "").splitlines():
-        if ":" in line:
-            k, v = line.split(":", 1)
-            tiers[k.strip()] = v.strip()
-    value = integer(f.get("value"))
-    if value is None:
-        flash(
-            request,
-            kind="error",
-            form=f"gm-action-{f.get('action_id')}",
-            field="value",
-            rule="GM-2",
-            text=_("give the difficulty as a whole number"),
-        )
-        return back(game_id, f"gm-action-{f.get('action_id')}")
-    return attempt(
-        request,
-        game_id,
-        f"gm-action-{f.get('action_id')}",
-        send(
-            games,
-            game_id,
-            caller,
-            lambda: pc.SetDifficulty(f.get("action_id", ""), value, sealed=f.get("sealed") == "on", tiers=tiers),
-        ),
-        _("Difficulty recorded."),
-    )
-
-
-@gm_only
-def _consequence(request, games, game_id, caller, f):
-    effects: list[dict] = []
-    if integer(f.get("lose_actions"), 0):
-        effects.append({"kind": "lose_actions", "count": integer(f.get("lose_actions"))})
-    if f.get("disclose_to") and f.get("disclose_text"):
-        effects.append({"kind": "disclose", "to": f["disclose_to"], "text": f["disclose_text"]})
-    return attempt(
-        request,
-        game_id,
-        f"gm-action-{f.get('action_id')}",
-        send(games, game_id, caller, lambda: pc.ProposeConsequence(f.get("action_id", ""), f.get("text", ""), effects)),
-        _("Consequence offered to the player."),
-    )
-
-
-@gm_only
-def _add_power(request, games, game_id, caller, f):
-    cls, _sep, sub = (f.get("kind") or "::").partition(":")
-    token, token_hash = new_token()
-    try:
-        receipt = games.run(caller, game_id, pc.AddPower(f.get("name", ""), cls, sub, token_hash))
-    except DomainError as err:
-        return refused(request, game_id, "powers", err)
-    web_session(request).set("links", {receipt.result["power_id"]: sign_in_link(request, game_id, token)})
-    added = _("{name} added. Send them their link (shown once).").format(name=f.get("name"))
-    flash(request, kind="ok", form="powers", text=added)
-    return back(game_id, "powers")
-
-
-@gm_only
-def _asset(request, games, game_id, caller, f):
-    return attempt(
-        request,
-        game_id,
-        "powers",
-        send(
-            games,
-            game_id,
-            caller,
-            lambda: pc.GrantAsset(
-                f.get("power_id", ""),
-                f.get("name", ""),
-                f.get("cls", ""),
-                integer(f.get("rank"), 0) or 0,
-                assured=f.get("assured") == "on",
-                critical=f.get("critical") == "on",
-                novel=f.get("novel") == "on",
-            ),
-        ),
-        _("Asset granted."),
-    )
-
-
-FORMS = {
-    "submit": _submit,
-    "roll": _roll,
-    "convert": _convert,
-    "discard": _discard,
-    "accept": _accept,
-    "react": _react,
-    "waive": _waive,
-    "advance": _advance,
-    "resolve": _resolve,
-    "difficulty": _difficulty,
-    "consequence": _consequence,
-    "add-power": _add_power,
-    "asset": _asset,
-    **FEATURE_FORMS,
-    **ARMY_GM_FORMS,
-}
+# The forms of Powers' commands are declared with them (``api.powers.declared``); the GM's catch-all is a form of
+# its own.
+FORMS = handlers([GM_COMMAND])

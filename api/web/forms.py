@@ -85,7 +85,7 @@ class Form:
         except (KeyError, ValueError, TypeError):
             if not self.whole:
                 raise
-            raise RuleViolation(_("fill in every field of the form"), field=self.name) from None
+            raise RuleViolation("fill in every field of the form", field=self.name) from None
 
     def handler(self) -> Callable[[Request, Games, str, Caller, Posted], Response]:
         """What the page's ``POST`` runs (``api.web.routes``)."""

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 
-from api import rulesets
+from api import declare, rulesets
 from api.schemas import PageSize, Position
 from api.security import CsrfRefused, web_session
 from api.web import i18n, options_form
@@ -416,7 +416,11 @@ async def command(request: Request, game_id: str, command: str) -> Response:
     except DomainError:
         return RedirectResponse(f"/play/{game_id}", status_code=303)
     pages = ruleset_web(games, game_id)
-    handler = FORMS.get(command) or (pages.FORMS.get(command) if pages is not None else None)
+    handler = (
+        FORMS.get(command)
+        or declare.forms_of(games.get_game(game_id, for_update=False).ruleset.name).get(command)
+        or getattr(pages, "FORMS", {}).get(command)
+    )
     if handler is None:
         return PlainTextResponse(_("no such form"), status_code=404)
     caller = caller_for(request, game_id, me)
@@ -595,7 +599,8 @@ FORMS = {
     "rollback": _rollback,
     "fork": _fork,
 }
-"""The platform's forms; a ruleset's are the ``FORMS`` of its ``web`` module (``api.rulesets``)."""
+"""The platform's forms; a ruleset's are declared with its commands (``api.declare``), or the ``FORMS`` of its
+``web`` module (``api.rulesets``)."""
 
 
 @router.get("/play/{game_id}/audit", response_class=HTMLResponse)

@@ -34,7 +34,8 @@ def test_the_fake_ruleset_is_found_through_its_entry_point_hosted_and_not_offere
     import domain.rulesets as installed
 
     (point,) = [p for p in importlib.metadata.entry_points(group="emissary.rulesets") if p.name == "table"]
-    assert point.load() is PLUGIN and PLUGIN.ruleset is FAKE and not PLUGIN.listed and not PLUGIN.api
+    assert point.load() is PLUGIN and PLUGIN.ruleset is FAKE and not PLUGIN.listed
+    assert PLUGIN.api == "emissary_fake"  # its commands' routes and forms: declared.py (api.declare)
     assert registry.get("table") is FAKE and PLUGIN in installed.PLUGINS
     assert FAKE not in installed.INSTALLED and "table" in installed.UNLISTED
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from fastapi import FastAPI
+from fastapi.testclient import TestClient
 
 from api import declare, rulesets
 from api.app import create_app
@@ -51,3 +52,52 @@ def test_every_declared_route_of_every_ruleset_is_served_and_documented(spec):
                 ref = op["requestBody"]["content"]["application/json"]["schema"]["$ref"]
                 assert ref.endswith("/" + d.route.body.__name__), d.command
     assert found >= 18  # Powers' routes at least
+
+
+def session_csrf(app, browser: TestClient) -> str:
+    """The browser session's CSRF token (the table has no board to read it from)."""
+    return app.state.sessions.load(browser.cookies["emissary_session"]).csrf
+
+
+def test_the_fake_ruleset_declares_its_commands_in_its_own_package_and_gets_their_routes_and_forms(spec, tmp_path):
+    """The table (tests/plugins/emissary-fake) declares Join and Post once, in its own package; no platform file
+    names it, yet its JSON routes are served and documented and its forms are posted, each through ``Games.run``."""
+    declared = declare.declared_of("table")
+    assert {d.command.__name__ for d in declared} == {"Join", "Post"}
+    assert spec["paths"]["/games/{game_id}/table/seats"]["post"]["tags"] == ["table"]
+    assert "/games/{game_id}/table/posts" in spec["paths"]
+    assert set(declare.forms_of("table")) == {"join", "post"}
+    app = create_app(Settings(data_dir=tmp_path))
+    try:
+        api = TestClient(app)
+        r = api.post("/games", json={"name": "Table", "ruleset": "table"})
+        gid, gm = r.json()["game_id"], {"Authorization": f"Bearer {r.json()['gm_token']}"}
+        r = api.post(f"/games/{gid}/table/seats", json={"seat_id": "ann", "name": "Ann"}, headers=gm)
+        assert r.status_code == 201 and r.json()["events"][0] == "Joined", r.text
+        r = api.post(f"/games/{gid}/table/posts", json={"seat_id": "ann", "text": "hello"}, headers=gm)
+        assert r.status_code == 201 and r.json()["events"] == ["Posted"], r.text
+        r = api.post(f"/games/{gid}/table/posts", json={"seat_id": "cy", "text": "hello"}, headers=gm)
+        assert r.status_code == 422 and r.json()["rule"] == "TABLE-1"  # the table's own rule, as from any channel
+        browser = TestClient(app)
+        browser.get(f"/signin/{gid}/{r.request.headers['Authorization'][7:]}")
+        csrf = session_csrf(app, browser)
+        r = browser.post(
+            f"/play/{gid}/join", data={"seat_id": "bob", "name": "Bob", "csrf": csrf}, follow_redirects=False
+        )
+        assert r.status_code == 303 and r.headers["location"] == f"/play/{gid}#seats"
+        assert api.get(f"/games/{gid}/view", headers=gm).json()["seats"] == ["ann", "bob"]
+    finally:
+        close_app(app)
+
+
+def test_each_command_is_declared_once_and_each_form_has_a_name_of_its_own():
+    from api.web.routes import FORMS as PLATFORM_FORMS
+
+    for ruleset in rulesets.API_PACKAGES:
+        declared = declare.declared_of(ruleset)
+        commands = [d.command for d in declared]
+        assert len(commands) == len(set(commands)), ruleset
+        names = [d.form.name for d in declared if d.form is not None]
+        assert len(names) == len(set(names)) and not set(names) & set(PLATFORM_FORMS), ruleset
+        routes = [(d.route.method, d.route.path) for d in declared if d.route is not None]
+        assert len(routes) == len(set(routes)), ruleset

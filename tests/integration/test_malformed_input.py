@@ -67,6 +67,9 @@ BASE = {
     ("put", "/games/{game_id}/posts/{post_id}"): {"text": "hello"},
     ("post", "/games/{game_id}/posts/{post_id}/hide"): {"reason": "r"},
     ("post", "/games/{game_id}/threads/{thread_id}/read"): {"seq": 1},
+    # the fake ruleset's, declared in its own package (tests/plugins/emissary-fake)
+    ("post", "/games/{game_id}/table/seats"): {"seat_id": "s1", "name": "S"},
+    ("post", "/games/{game_id}/table/posts"): {"text": "t"},
 }
 # Raw bodies (not JSON objects): checked on their own below.
 RAW_ROUTES = {("post", "/verify")}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from api.powers.forms import SPECS
+from api.powers.declared import SPECS
 from domain.errors import RuleViolation
 
 

@@ -16,7 +16,8 @@ from babel.messages.extract import extract_from_file
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from api.powers import forms
+from api.powers import declared, forms
+from api.web import forms as web_forms
 from api.web import i18n
 from projections.settings import Settings
 from tests.integration.helpers import close_app
@@ -44,7 +45,11 @@ def test_the_powers_forms_templates_have_no_unmarked_words():
 
 
 def test_the_forms_receipts_and_hints_are_extracted_for_translation():
-    phrases = {m[1] for m in extract_from_file("python", forms.__file__, keywords=KEYWORDS)}
+    phrases = {  # the forms, where Powers' commands declare them, and the form kit that answers them
+        m[1]
+        for path in (forms.__file__, declared.__file__, web_forms.__file__)
+        for m in extract_from_file("python", path, keywords=KEYWORDS)
+    }
     for phrase in (
         "Trade offered: it happens when they accept.",  # a receipt (N_ in the table, _ when shown)
         "Map declared.",
@@ -56,7 +61,7 @@ def test_the_forms_receipts_and_hints_are_extracted_for_translation():
         "{key}: not JSON ({error}, line {line})",
     ):
         assert phrase in phrases, phrase
-    receipts = {spec.ok for spec in forms.SPECS.values()}
+    receipts = {spec.ok for spec in declared.SPECS.values()}
     assert receipts <= phrases, sorted(receipts - phrases)  # every receipt of the table is marked
 
 

@@ -43,9 +43,8 @@ def test_the_scanner_would_find_a_word_left_unmarked_on_the_board():
 
 def test_the_page_building_python_marks_its_phrases():
     expected = {
-        "api/powers/web.py": {
-            "Close Planning",
-            "The map as {power} knows it",
+        "api/powers/web.py": {"Close Planning", "The map as {power} knows it"},
+        "api/powers/declared.py": {  # the forms of Powers' commands, declared with them
             "Rolled. Choose your conversions and confirm.",
             "Yes, discard it",
             "{name} added. Send them their link (shown once).",

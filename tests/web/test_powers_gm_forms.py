@@ -10,7 +10,7 @@ import re
 import pytest
 
 from api.app import create_app
-from api.powers.forms import SPECS
+from api.powers.declared import SPECS
 from api.routes.commands import build
 from application.service import Caller
 from domain.errors import DomainError

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from api.app import create_app
-from api.powers.forms import SPECS
+from api.powers.declared import SPECS
 from application.service import Caller
 from domain.errors import RuleViolation
 from domain.powers import commands as pc

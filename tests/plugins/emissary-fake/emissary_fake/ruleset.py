@@ -116,4 +116,4 @@ FAKE = Ruleset(name="table", version="table-1", options=TableOptions, steps=(Ste
                phase_of=lambda e: {"phase": f"join-{e.seat_id}"} if type(e).__name__ == "Joined" else None,
                seat_of=lambda e: e.seat_id if type(e).__name__ == "Joined" else None, offers=offers)
 # fmt: on
-PLUGIN = Plugin(FAKE, listed=False)  # hosted where installed, never offered: a ruleset for the tests
+PLUGIN = Plugin(FAKE, api="emissary_fake", listed=False)  # hosted, never offered; its commands: declared.py
