@@ -213,14 +213,15 @@ def test_p_res_5_a_resistible_action_grants_nothing_until_the_resistance_window_
     g.collect_events()
     g.resolve(now=NOW, roller=FixedRoller())
     events = g.collect_events()
-    a1, a2 = g.state.actions["A1"], g.state.actions["A2"]
+    a1, a2 = action_of(g, "A1"), resolved_of(g, "A2")
     assert _resolved(events, "A1") == [] and len(_resolved(events, "A2")) == 1
-    assert (a1.status, a1.success, a1.excess, a1.net) == ("provisional", None, None, None)
-    assert a1.successes == 3  # its roll is known, its reward is not granted
-    assert a2.status == "resolved" and a2.success is True
+    assert (a1["status"], a1["result"]) == ("provisional", None)  # no success, excess or net yet
+    assert a1["successes"] == 3  # its roll is known, its reward is not granted
+    assert a2["status"] == "resolved" and a2["success"] is True
     assert g.close_window("s1m1-resistance", now=later(24)) is True
     assert len(_resolved(g.collect_events(), "A1")) == 1
-    assert (a1.status, a1.success, a1.net, a1.excess) == ("resolved", True, 3, 2)
+    a1 = resolved_of(g, "A1")
+    assert (a1["status"], a1["successes"], a1["success"], a1["net"], a1["excess"]) == ("resolved", 3, True, 3, 2)
 
 
 # ------------------------------------------------------------------ P-ASSET-13
@@ -252,8 +253,8 @@ def test_p_asset_13_the_later_power_in_resolution_order_loses_the_shared_asset_n
     assert queue == ["Y1", "X1"]
     undercuts = [e for e in g.collect_events() if type(e).__name__ == "AssetUndercut"]
     assert [(u.action_id, u.asset_id) for u in undercuts] == [("X1", "guild")]
-    x1, y1 = g.state.actions["X1"], g.state.actions["Y1"]
-    t = g.tally(x1)
-    assert (t.successes, t.consequences) == (1, 0)
-    assert (x1.successes, x1.success) == (1, False)
-    assert (y1.successes, y1.success) == (1, True)  # the earlier one keeps its dice
+    tally = action_of(g, "X1")
+    assert (tally["successes"], tally["consequences"]) == (1, 0)
+    x1, y1 = resolved_of(g, "X1"), resolved_of(g, "Y1")
+    assert (x1["successes"], x1["success"]) == (1, False)
+    assert (y1["successes"], y1["success"]) == (1, True)  # the earlier one keeps its dice

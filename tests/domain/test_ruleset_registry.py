@@ -14,6 +14,7 @@ from domain.powers.commands import SubmitAction, submit_action
 from domain.powers.game import Game
 from domain.powers.options import PowersOptions
 from domain.powers.ruleset import POWERS
+from tests.domain.helpers import seen
 
 
 def test_powers_is_registered_with_its_version_options_and_steps():
@@ -44,7 +45,8 @@ def test_a_second_ruleset_under_a_taken_name_is_refused_and_the_same_value_again
 
 def test_a_game_is_created_with_the_registered_ruleset_name_and_version():
     game = Game.start("g", "gm")
-    assert (game.state.ruleset, game.state.rules_version) == ("powers", POWERS.version)
+    header = seen(game)["game"]
+    assert (header["ruleset"], header["rules_version"]) == ("powers", POWERS.version)
     assert game.ruleset is POWERS
 
 

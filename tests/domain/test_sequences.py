@@ -9,18 +9,19 @@ from eventsourcing.domain import Snapshot
 
 from domain import visibility as vis
 from domain.powers.game import Game
+from tests.domain.helpers import seen
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 
 
 def test_receipt_sequence_equals_visible_event_count_from_the_first_event():
     game = Game.start("Counted", "GM")
-    assert game.state.sequence_for("gm") == 1  # GameCreated, counted once
+    assert seen(game, "gm")["sequence"] == 1  # GameCreated, counted once
     game.add_power("alpha", "Alpha", "conspiracy", "circle")
     game.advance(NOW, "ab" * 32)
     events = list(game.pending_events)
     for viewer in ("gm", "alpha"):
-        assert game.state.sequence_for(viewer) == sum(1 for e in events if vis.can_see(e.audience, viewer))
+        assert seen(game, viewer)["sequence"] == sum(1 for e in events if vis.can_see(e.audience, viewer))
 
 
 def test_a_snapshot_from_when_game_created_was_counted_twice_is_upcast_to_count_it_once():
