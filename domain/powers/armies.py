@@ -158,10 +158,9 @@ class Armies(PlatformGame):
     def army(self, army_id: str) -> dict[str, Any]:
         """The army, or NotFound."""
         try:
-            army: dict[str, Any] = self.state.armies.armies[army_id]
+            return self.state.armies.armies[army_id]
         except KeyError:
             raise NotFound(f"no army {army_id!r}", field="army_id") from None
-        return army
 
     def _own_army(self, army_id: str, power_id: str) -> dict[str, Any]:
         a = self.army(army_id)
@@ -424,7 +423,7 @@ class Armies(PlatformGame):
         )
 
     def _aim_of(self, action_id: str) -> dict[str, Any] | None:
-        aim: dict[str, Any] | None = self.state.armies.aims.get(action_id)
+        aim = self.state.armies.aims.get(action_id)
         s = self.state
         if aim is None or (aim["season"], aim["month"]) != (s.season, s.month):
             return None

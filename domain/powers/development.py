@@ -267,8 +267,7 @@ class Development(PlatformGame):
         _credit(self._fold_holdings(power_id).wallet, changes)
 
     def _fold_holdings(self, power_id: str) -> Holdings:
-        holdings: dict[str, Holdings] = self.state.development.holdings
-        return holdings.setdefault(power_id, Holdings())
+        return self.state.development.holdings.setdefault(power_id, Holdings())
 
     # ------------------------------------------------------------------ favor and insight (P-ASSET-11)
 
@@ -439,7 +438,7 @@ class Development(PlatformGame):
         self.state.development.trades[trade_id] = Trade(trade_id, from_power, to, dict(give), dict(want), note)
 
     def _open_trade(self, power_id: str, trade_id: str, side: str) -> Trade:
-        t: Trade | None = self.state.development.trades.get(trade_id)
+        t = self.state.development.trades.get(trade_id)
         if t is None or power_id not in (t.from_power, t.to):
             raise NotFound(f"no trade {trade_id!r} of yours", field="trade_id")
         if t.status != "open":
@@ -902,7 +901,7 @@ class Development(PlatformGame):
                 t.text = texts[t.id]
 
     def _ambition(self, ambition_id: str, power_id: str | None = None) -> Ambition:
-        a: Ambition | None = self.state.development.ambitions.get(ambition_id)
+        a = self.state.development.ambitions.get(ambition_id)
         if a is None or (power_id is not None and a.power != power_id):
             raise NotFound(f"no ambition {ambition_id!r}" + (" of yours" if power_id else ""), field="ambition_id")
         return a
