@@ -63,6 +63,12 @@ def csrf_of(client: TestClient, gid: str) -> str:
     return re.search(r'name="csrf" value="([^"]+)"', client.get(f"/play/{gid}").text).group(1)
 
 
+@pytest.fixture
+def sessions(app):
+    """The app's store of web sessions."""
+    return app.state.sessions
+
+
 def powers_of(app, gid: str) -> set[str]:
     return set(app.state.games.get_game(gid, for_update=False).state.powers)
 
@@ -198,7 +204,7 @@ def test_sign_out_everywhere_ends_every_session_of_that_principal_only(app):
     assert signed_in(app, gid, token).get(f"/play/{gid}").status_code == 200  # the link itself still works
 
 
-def test_a_reissued_link_ends_that_players_sessions(app, games):
+def test_a_reissued_link_ends_that_players_sessions(app, games, sessions):
     gid, gm, pid, token = game_with_power(app)
     player = signed_in(app, gid, token)
     gm_browser = signed_in(app, gid, gm)
@@ -208,9 +214,9 @@ def test_a_reissued_link_ends_that_players_sessions(app, games):
     assert r.status_code == 303
     assert player.get(f"/play/{gid}").status_code == 401
     assert (
-        app.state.sessions.db.query(
-            "SELECT COUNT(*) FROM web_session_grants WHERE game_id = ? AND principal = ?", (gid, pid)
-        )[0][0]
+        sessions.db.query("SELECT COUNT(*) FROM web_session_grants WHERE game_id = ? AND principal = ?", (gid, pid))[0][
+            0
+        ]
         == 0
     )
     console = gm_browser.get(f"/play/{gid}")

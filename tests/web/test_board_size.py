@@ -32,7 +32,7 @@ def long_games(tmp_path):
     try:
         while app.state.projector.catch_up():
             pass
-        yield app, built
+        yield app, built, app.state.games
     finally:
         app.state.projector.db.close()
         app.state.games.close()
@@ -47,8 +47,7 @@ def page_of(app, game_id: str, token: str) -> str:
 
 
 def test_the_board_and_the_console_stay_under_100_kb_at_any_game_length(long_games):
-    app, built = long_games
-    games = app.state.games
+    app, built, games = long_games
     sizes = {}
     for n, (game_id, token, gm_token) in built.items():
         assert games.get_game(game_id, for_update=False).version >= n
