@@ -18,12 +18,14 @@ import uuid
 
 import eventsourcing.domain as esd
 from eventsourcing.persistence import StoredEvent
+from eventsourcing.utils import get_topic
 
 from api.powers.service import PowersGames
 from application.service import Caller
 from domain.powers import catalogue_commands as cc
 from domain.powers.game import Game
 from tests.domain.event_topics import changed_shapes, decorated_topics, played_topics
+from tests.domain.helpers import game_in_planning
 
 # Each topic a Powers game recorded at cba6659, with its fields (computed from that code: the classes in
 # ``decorated_func_callers`` from domain.powers modules, and the event classes named on ``Game``).
@@ -897,3 +899,19 @@ def test_a_powers_game_played_at_random_records_only_stored_topics():
     could not read."""
     topics = played_topics("powers")
     assert len(topics) > 10 and sorted(topics - set(STORED)) == []
+
+
+def test_the_catalogues_pieces_record_their_events_as_the_catalogues():
+    """Terms (catalogue_assets) and a true location (catalogue) alike are recorded as ``Catalogue.<Name>``: an
+    ``@event`` method records the class that defines it, so the pieces' events are declared on ``Catalogue``."""
+    g = game_in_planning(("a", "city", "sovereign"), ("b", "conspiracy", "circle"))
+    g.grant_asset("ag", "a", "agent", "agent", 1)
+    g.collect_events()
+    g.set_asset_terms("ag", {"fee": 2})
+    g.set_immunity("b", "cold iron", ["a"])
+    g.record_location("a", "0,0")
+    assert [get_topic(type(e)) for e in g.collect_events()] == [
+        "domain.powers.catalogue:Catalogue.AssetTermsSet",
+        "domain.powers.catalogue:Catalogue.ImmunitySet",
+        "domain.powers.catalogue:Catalogue.TrueLocationRecorded",
+    ]
