@@ -79,6 +79,7 @@ def test_views_show_unrevealed_spells_to_their_owner_and_the_host_and_the_deck_o
     assert host["mages"]["ann"]["slots"]["III"]["card"] == "oblivion"
     assert bob["mages"]["ann"]["slots"]["I"]["card"] == "firebolt"  # revealed when cast: everyone
     assert ann["rooms"] == bob["rooms"] and ann["evocations"] == bob["evocations"] != {}  # the board: everyone
+    # the deck's order is the secret checked here: no view or event shows it, so it is read from the state
     deck = games.get_game(game_id).state.deck
     order = json.dumps(deck)
     for viewer in ("gm", "ann", "bob", "cy"):

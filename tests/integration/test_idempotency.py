@@ -203,6 +203,7 @@ def test_stored_mail_turn_recorded_events_still_replay_and_still_answer_their_ma
         games.close()
     games = build_games(store_settings)  # a fresh process: the event folds from the store
     try:
+        # the stored reply is the game's own idempotency record, which no view or event read shows
         assert games.get_game(gid).state.mail_replies["<old@x>"]["reply"] == "The reply it got."
         before = games.get_game(gid).version
         reply = MailIntake(games).receive(MailIntake(games).address_for(gid, token), "<old@x>", "ready")

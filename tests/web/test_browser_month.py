@@ -62,6 +62,12 @@ def games(server):
 
 
 @pytest.fixture
+def settings(server):
+    """The served app's settings."""
+    return server[1].state.settings
+
+
+@pytest.fixture
 def browser():
     from playwright.sync_api import sync_playwright
 

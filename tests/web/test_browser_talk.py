@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from api.mail_intake import MailIntake
 from application.mail_addresses import talk_address
-from tests.web.test_browser_month import CHROMIUM, browser, games, pytestmark, server, shot, unlabelled  # noqa: F401
+from tests.web.test_browser_month import CHROMIUM, browser, games, pytestmark, server, settings, shot, unlabelled  # noqa: F401
 
 assert CHROMIUM
 
 
-def test_two_players_and_a_gm_negotiate_and_talk_over_a_month_by_web_and_by_email(server, browser, games):  # noqa: F811
+def test_two_players_and_a_gm_negotiate_and_talk_over_a_month_by_web_and_by_email(server, browser, games, settings):  # noqa: F811
     base, app = server
-    settings = app.state.settings
     gid, gm_token, _ = games.create_game("Talk of the realm")
     tokens = {"gm": gm_token}
     for name, cls, sub in (("Ann", "champion", "wizard"), ("Bob", "conspiracy", "circle"), ("Cy", "city", "overlord")):
