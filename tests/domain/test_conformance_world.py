@@ -877,7 +877,12 @@ def test_p_town_2_trade_roads_and_upgrade_take_their_formulas_and_effects():
     g.aim_action("up", "town", town_id="derop", kind="upgrade", params={"feature_id": "guild", "upgrades": ["durable"]})
     assert action_of(g, "up")["difficulty"] == 5  # complexity 3 + 2, one other feature, less 1
     resolve_month(g)
-    w = g.state.world
-    assert (w.towns["derop"]["wealth"], w.towns["lake"]["wealth"]) == (4, 3)
-    assert w.hexes["0,1"]["road"] is True
-    assert w.features["guild"]["upgrades"] == ["durable"]
+    events = g.collect_events()
+    trades = [
+        (e.town_id, e.effect["trade"]) for e in events if type(e).__name__ == "TownChanged" and "trade" in e.effect
+    ]
+    assert trades == [("derop", {"with": "lake", "wealth": 2})]  # each town's wealth: derop 2 -> 4, lake 1 -> 3
+    assert "TownHarmed" not in names(events)  # nothing else changed a town's wealth
+    (road,) = [h for h in seen(g)["map"]["hexes"] if h["hex"] == "0,1"]
+    assert road["road"] is True
+    assert features_seen(g)["guild"]["upgrades"] == ["durable"]
