@@ -698,7 +698,7 @@ def _check_contact(game: Game, principal: str, contact: str | None) -> None:
     """A person signed in by email acts for a seat only while that seat's contact is their address."""
     if contact is None:
         return
-    seat = game.state.powers.get(principal) if principal != GM else None
+    seat = game.seats.get(principal) if principal != GM else None
     email = getattr(seat, "email", None)
     if not email or email.strip().casefold() != contact.strip().casefold():
         raise Unauthorized("this seat's contact address is no longer yours", field="session")

@@ -350,7 +350,7 @@ class GameStore(Application[uuid.UUID]):
             raise Forbidden("you may look only at your own view of the past", field="as")
         v = self.phase_version(game_id, phase, version)
         game = self.get_game(game_id, v, for_update=False)
-        if viewer != GM and viewer not in game.state.powers:
+        if viewer != GM and viewer not in game.seats:
             raise NotFound(f"{viewer!r} was not in the game at that time", field="as")
         out = self._view(game, viewer)
         out["at"] = {"version": v, "phase": phase} if principal == GM else {"phase": phase}
@@ -364,9 +364,7 @@ class GameStore(Application[uuid.UUID]):
         """Where a seat's notifications go: (its address or None, its mode); ``(None, "off")`` for no seat."""
         return self._read(
             game_id,
-            lambda g: (
-                (g.state.powers[who].email, g.state.powers[who].mail_mode) if who in g.state.powers else (None, "off")
-            ),
+            lambda g: (g.seats[who].email, g.seats[who].mail_mode) if who in g.seats else (None, "off"),
         )
 
     # ------------------------------------------------------------------ queries

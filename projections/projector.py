@@ -68,9 +68,9 @@ class Tracker:
 
     version: int
     phase: str
-    powers: list
+    seats: list
     ruleset: Ruleset | None  # None: the game's ruleset is not installed here (no phases, no notifications)
-    # Every viewer's last timeline number (the GM, and every power ever added, even if a rollback removed it).
+    # Every viewer's last timeline number (the GM, and every seat ever taken, even if a rollback removed it).
     seqs: dict = dataclasses.field(default_factory=lambda: {GM: 0})
     show_earlier: bool = False  # the game's show_earlier_text option (posts, issue 16): fixed when it is created
     # A fork (issue 24): the version of its ``GameForked`` mark; the events up to it are copies of the source's
@@ -81,7 +81,7 @@ class Tracker:
         if began is not None:
             self.phase = began["phase"]
         if seat is not None:
-            self.powers = sorted({*self.powers, seat})
+            self.seats = sorted({*self.seats, seat})
         self.version = event.originator_version
 
 
@@ -281,9 +281,10 @@ class Projector:
             tracker.show_earlier = bool((event.data.get("options") or {}).get("show_earlier_text"))
             tracker.copies_until = marks.get(game_id) or (self._fork_mark(game_id) if game_id == last else 0)
         elif tracker is None or tracker.version != version - 1:
-            s = self._game_at(game_id, version - 1).state
+            before = self._game_at(game_id, version - 1)
+            s = before.state
             tracker = Tracker(
-                version - 1, self._phase_at(cur, game_id, version - 1), sorted(s.powers), ruleset_named(s.ruleset)
+                version - 1, self._phase_at(cur, game_id, version - 1), sorted(before.seats), ruleset_named(s.ruleset)
             )
             tracker.seqs.update(
                 cur.execute("SELECT viewer, seq FROM rm_viewers WHERE game_id = ?", (str(game_id),)).fetchall()
@@ -303,12 +304,13 @@ class Projector:
             began = ruleset.phase_of(self._decoded(event))
             seat = ruleset.seat_of(self._decoded(event))
         if event.kind == "StateRestored":  # a rollback: the game as it stood at its target version
-            s = self._game_at(game_id, version).state
+            restored = self._game_at(game_id, version)
+            s = restored.state
             to_version = self._decoded(event).to_version
             tracker = Tracker(
                 version,
                 self._phase_at(cur, game_id, to_version),
-                sorted(s.powers),
+                sorted(restored.seats),
                 tracker.ruleset,
                 tracker.seqs,
                 tracker.show_earlier,
@@ -360,9 +362,9 @@ class Projector:
         if sealed:
             shown, scope = [], SCOPE_SEALED
         elif vis.PUBLIC in audience:
-            shown, scope = [GM, *tracker.powers], SCOPE_PUBLIC
+            shown, scope = [GM, *tracker.seats], SCOPE_PUBLIC
         else:
-            shown, scope = [GM, *(p for p in tracker.powers if vis.power(p) in audience)], SCOPE_RESTRICTED
+            shown, scope = [GM, *(p for p in tracker.seats if vis.power(p) in audience)], SCOPE_RESTRICTED
             # Public events are everyone's: only restricted ones need a row per audience token.
             for token in sorted(set(audience)):
                 rows["feed"].append((gid, token, version))
@@ -538,7 +540,7 @@ class Projector:
             ),
         )
         # Issue 17: whose contact is which address; a fork's seats only by contacts set in the fork (issue 24).
-        people.flush_seats(cur, gid, s.powers, set_after=copies_until)
+        people.flush_seats(cur, gid, game.seats, set_after=copies_until)
 
     # ------------------------------------------------------------------ queries
 

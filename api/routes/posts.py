@@ -39,7 +39,7 @@ def no_thread(thread_id: str) -> NotFound:
 def list_threads(game_id: str, games: GamesDep, projector: ProjectorDep, me: Principal) -> list[dict]:
     """The threads you may read, each with how many posts you have not read."""
     game = games.get_game(game_id, for_update=False)
-    return projector.posts.threads(str(game.id), me, seats=sorted(game.state.powers) if me == "gm" else None)
+    return projector.posts.threads(str(game.id), me, seats=sorted(game.seats) if me == "gm" else None)
 
 
 @router.post("/threads", status_code=201, response_model=ReceiptPublic, responses=COMMAND)

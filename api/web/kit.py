@@ -170,7 +170,7 @@ def local_receipt(message: dict | None, zone: ZoneInfo) -> dict | None:
 
 def seat_names(game: Any) -> dict[str, str]:
     """Every seat's public name (the GM's too), for lines in words."""
-    names = {pid: getattr(seat, "name", pid) for pid, seat in getattr(game.state, "powers", {}).items()}
+    names = {pid: getattr(seat, "name", pid) for pid, seat in game.seats.items()}
     return {GM: _("the GM"), **names}
 
 

@@ -239,7 +239,7 @@ def my_seats(request: Request, email: str, zone: str | None) -> list[dict[str, A
         except DomainError:
             continue
         s = game.state
-        held = s.powers.get(seat)
+        held = game.seats.get(seat)
         if held is None or not held.email or people.address_key(held.email) != mine:
             continue
         shown_zone = zone or game.timezone_for(seat)

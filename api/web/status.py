@@ -97,7 +97,7 @@ def status_strip(
             }
         )
     deadlines.sort(key=lambda d: d["iso"])
-    names = {pid: getattr(seat, "name", pid) for pid, seat in state.powers.items()}
+    names = {pid: getattr(seat, "name", pid) for pid, seat in game.seats.items()}
     blocked = [] if past else blocks(game, me, windows, names, zone)
     if me == GM:
         if pending:

@@ -30,10 +30,10 @@ def talk_summary(request: Request, game_id: str, me: str) -> dict[str, Any]:
     games = games_of(request)
     game = games.get_game(game_id, for_update=False)
     threads = request.app.state.projector.posts.threads(
-        str(game.id), me, seats=sorted(game.state.powers) if me == "gm" else None
+        str(game.id), me, seats=sorted(game.seats) if me == "gm" else None
     )
     for t in threads:
-        t["names"] = [game.state.powers[m].name if m in game.state.powers else m for m in t["members"]]
+        t["names"] = [game.seats[m].name if m in game.seats else m for m in t["members"]]
         if t["kind"] == "desk" and t["names"]:
             t["title"] = _desk_title(t["names"][0], game.has_gm())
     return {"threads": threads, "unread": sum(t["unread"] for t in threads)}
@@ -66,7 +66,7 @@ def _desk_title(name: str, has_gm: bool) -> str:
 
 def _names(request: Request, game_id: str) -> dict[str, str]:
     game = games_of(request).get_game(game_id, for_update=False)
-    return {"gm": "GM", **{pid: p.name for pid, p in game.state.powers.items()}}
+    return {"gm": "GM", **{pid: p.name for pid, p in game.seats.items()}}
 
 
 def _signed_in(request: Request, game_id: str) -> str | Response:

@@ -208,6 +208,15 @@ class LodgeGame(PlatformGame):
     def package(self) -> dict[str, Any]:
         return self.state.package
 
+    def seats_of(self, state: Any) -> dict[str, Any]:
+        """Where a Lodge keeps its seats: its Mages, as its state has always named them
+        (snapshots keep a field's name)."""
+        seats: dict[str, Any] = state.powers
+        return seats
+
+    def seat(self, seat_id: str) -> Any:
+        return self.power(seat_id)
+
     def power(self, power_id: str) -> Seat:
         try:
             return self.state.powers[power_id]

@@ -115,7 +115,7 @@ def role_name(role: str) -> str:
 
 def require_seat(game: Any, ctx: Context, seat: str) -> None:
     """A seat acts for itself; a ruleset may let the GM act for some seats (``game.acts_for``)."""
-    game.power(seat)
+    game.seat(seat)
     if ctx.principal == seat or game.acts_for(ctx.principal, seat):
         return
     raise Forbidden("you may act only for your own power", field="power_id")

@@ -6,10 +6,10 @@ visibility grants, the mail memory, rollback and fork marks, and every viewer's 
 event, once folded, counts in the sequences of those who may see it). A ruleset's aggregate
 subclasses it (``domain.powers.game.Game``) and adds its rules, its state and its events.
 
-For now "power" is the platform's word for a seat, and the state is the ruleset's: the platform
-reads ``state.powers[seat]`` (``timezone``, ``email``, ``mail_mode``, ``grants``, ``ready``,
-``extension_hours_used``), ``state.windows``, ``state.credentials``, ``state.seen``, the seed fields,
-``state.next_roll``, ``state.options`` (extension caps) and ``state.mail_replies``.
+The state is the ruleset's: the platform reads a game's seats through one name, ``seats`` (``seats_of`` its
+state: each seat's ``timezone``, ``email``, ``mail_mode``, ``grants``, ``ready``, ``extension_hours_used``), and
+``state.windows``, ``state.credentials``, ``state.seen``, the seed fields, ``state.next_roll``,
+``state.options`` (extension caps) and ``state.mail_replies``.
 
 Stored events are found by topic. The platform's events are explicit classes with an ``apply`` that
 folds, triggered through ``self.<Name>``, not ``@event`` methods: the library redefines every event
@@ -103,9 +103,24 @@ class PlatformGame(Posts, Aggregate):
 
     # ------------------------------------------------------------------ what the ruleset supplies
 
-    def power(self, seat: str) -> Any:
-        """The seat of this id (today: a power), or NotFound."""
-        raise NotImplementedError
+    def seats_of(self, state: Any) -> dict[str, Any]:
+        """Every seat of a state of this game, by id: the one name the platform reads a game's seats through. A
+        state keeps them as ``seats``; a ruleset whose state named them otherwise before (snapshots keep a field's
+        name) says where."""
+        seats: dict[str, Any] = state.seats
+        return seats
+
+    @property
+    def seats(self) -> dict[str, Any]:
+        """Every seat at this table now, by id (``seats_of`` the game's state)."""
+        return self.seats_of(self.state)
+
+    def seat(self, seat_id: str) -> Any:
+        """The seat of this id, or NotFound (a ruleset may name its seats in the refusal)."""
+        found = self.seats.get(seat_id) if isinstance(seat_id, str) else None
+        if found is None:
+            raise NotFound(f"no seat {seat_id!r} at this table", field="seat")
+        return found
 
     def pending_in(self, w: Window) -> list[str]:
         """Who may still act in this window (reminders go to them): whom its rule says it waits on
@@ -158,7 +173,7 @@ class PlatformGame(Posts, Aggregate):
         declared = self.ruleset.roles
         if principal == GM:
             return frozenset({declared.organiser})
-        seat = self.state.powers.get(principal)
+        seat = self.seats.get(principal)
         if seat is None:
             return frozenset()
         return frozenset({declared.seated, *getattr(seat, "roles", ())})
@@ -171,7 +186,7 @@ class PlatformGame(Posts, Aggregate):
 
     def timezone_for(self, viewer: str) -> str:
         """The IANA zone a viewer sees times in: their own choice, else the game's."""
-        p = self.state.powers.get(viewer)
+        p = self.seats.get(viewer)
         zone: str = (p.timezone if p is not None and p.timezone else None) or self.state.timezone
         return zone
 
@@ -183,7 +198,7 @@ class PlatformGame(Posts, Aggregate):
     def issue_credential(self, principal: str, token_hash: str) -> None:
         """Record the hash of a bearer token for the GM or a power (the token itself is never stored)."""
         if principal != GM:
-            self.power(principal)
+            self.seat(principal)
         self._credential_issued(principal=principal, token_hash=token_hash, actor=SYSTEM, audience=[vis.SEALED])
 
     class CredentialIssued(Event):
@@ -204,7 +219,7 @@ class PlatformGame(Posts, Aggregate):
     def reissue_credential(self, principal: str, token_hash: str) -> None:
         """Revoke every token of the GM or a power and issue a new one (a leaked or lost sign-in link)."""
         if principal != GM:
-            self.power(principal)
+            self.seat(principal)
         self._credentials_revoked(principal=principal, actor=GM, audience=[vis.SEALED])
         self._credential_issued(principal=principal, token_hash=token_hash, actor=GM, audience=[vis.SEALED])
 
@@ -393,7 +408,7 @@ class PlatformGame(Posts, Aggregate):
             seats = list(self.pending_in(w))
         except NotImplementedError:
             seats = []
-        tell = [GM, *sorted(p for p in self.state.powers if p != GM and self.may(p, WINDOWS))]
+        tell = [GM, *sorted(p for p in self.seats if p != GM and self.may(p, WINDOWS))]
         self.trigger_event(
             self.GameBlocked,
             window_id=window_id,
@@ -510,7 +525,7 @@ class PlatformGame(Posts, Aggregate):
         self, seat: str, window_id: str, hours: float, request_id: str, *, now: datetime, reason: str = ""
     ) -> None:
         """A power asks the GM for more time in a window (P-RES-1 "you can request an extension", GM-8)."""
-        self.power(seat)
+        self.seat(seat)
         w = self.window(window_id)
         limits.check_text(reason, "reason", limits.REASON, what="a reason")
         limits.check_text(request_id, "request_id", limits.IDENTIFIER)
@@ -582,7 +597,7 @@ class PlatformGame(Posts, Aggregate):
         if req["status"] != "pending" or w.closed:
             raise RuleViolation("this request is no longer open", rule="GM-8", field="request_id")
         hours = float(hours if hours is not None else req["hours"])
-        ps = self.state.powers[req["power"]]
+        ps = self.seats[req["power"]]
         opts = self.state.options
         base = _at(w.deadline_for(ps.id))
         already = (base - _at(w.closes_at)).total_seconds() / 3600
@@ -628,7 +643,7 @@ class PlatformGame(Posts, Aggregate):
             w = game.state.windows[self.window_id]
             w.requests[self.request_id]["status"] = "granted"
             w.extensions[self.seat] = self.until
-            game.state.powers[self.seat].extension_hours_used += self.hours
+            game.seats[self.seat].extension_hours_used += self.hours
             super().apply(game)
 
     def _extension_granted(
@@ -696,7 +711,7 @@ class PlatformGame(Posts, Aggregate):
         audience: list[str]
 
         def apply(self, game: Any) -> None:
-            game.state.powers[self.seat].ready = True
+            game.seats[self.seat].ready = True
             super().apply(game)
 
     def _ready_declared(self, seat: str, actor: str, audience: list[str]) -> None:
@@ -775,7 +790,7 @@ class PlatformGame(Posts, Aggregate):
         audience: list[str]
 
         def apply(self, game: Any) -> None:
-            game.state.powers[self.to].grants.append(
+            game.seats[self.to].grants.append(
                 {"source": self.source, "about": self.about, "text": self.text, "action_id": self.action_id}
             )
             super().apply(game)
@@ -798,9 +813,9 @@ class PlatformGame(Posts, Aggregate):
         self, to: str, text: str, *, source: str = "ruling", about: str | None = None, actor: str = GM
     ) -> None:
         """The GM shows a power something it has learned: a Seeking success, a ruling (P.4, P-ACT-7)."""
-        self.power(to)
+        self.seat(to)
         if about is not None:
-            self.power(about)
+            self.seat(about)
         if source not in ("seeking", "ruling", "consequence"):
             raise RuleViolation("a grant's source is seeking, ruling or consequence", field="source")
         limits.check_text(text, "text", limits.GRANT_TEXT, what="what the power learns")
@@ -812,7 +827,7 @@ class PlatformGame(Posts, Aggregate):
 
     def set_timezone(self, seat: str, timezone: str) -> None:
         """A power chooses the IANA time zone it sees times in."""
-        self.power(seat)
+        self.seat(seat)
         check_timezone(timezone)
         self._timezone_set(seat=seat, timezone=timezone, actor=seat, audience=vis.powers([seat]))
 
@@ -826,7 +841,7 @@ class PlatformGame(Posts, Aggregate):
         audience: list[str]
 
         def apply(self, game: Any) -> None:
-            game.state.powers[self.seat].timezone = self.timezone
+            game.seats[self.seat].timezone = self.timezone
             super().apply(game)
 
     def _timezone_set(self, seat: str, timezone: str, actor: str, audience: list[str]) -> None:
@@ -859,7 +874,7 @@ class PlatformGame(Posts, Aggregate):
 
     def set_contact(self, seat: str, email: str | None, mode: str = "immediate") -> None:
         """Where a power's notifications go, and whether at once or as a daily digest."""
-        self.power(seat)
+        self.seat(seat)
         if email is not None:
             email = limits.check_email(email)
         if mode not in ("immediate", "digest", "off"):
@@ -877,7 +892,7 @@ class PlatformGame(Posts, Aggregate):
         audience: list[str]
 
         def apply(self, game: Any) -> None:
-            p = game.state.powers[self.seat]
+            p = game.seats[self.seat]
             p.email, p.mail_mode = self.email, self.mode
             super().apply(game)
 
@@ -944,14 +959,14 @@ class PlatformGame(Posts, Aggregate):
     def carried_over(self, restored: Any, now: datetime) -> dict[str, Any]:
         """What nobody can unsee survives a rollback: every viewer's sequence and the credentials; each seat
         that existed at the target keeps its time zone and visibility grants."""
-        s = self.state
+        s, now_seated = self.state, self.seats
         return {
             "seen": deepcopy(s.seen),
             "credentials": deepcopy(s.credentials),
             self.CARRIED_SEATS: {
-                pid: {"grants": deepcopy(s.powers[pid].grants), "timezone": s.powers[pid].timezone}
-                for pid in restored.powers
-                if pid in s.powers
+                pid: {"grants": deepcopy(now_seated[pid].grants), "timezone": now_seated[pid].timezone}
+                for pid in self.seats_of(restored)
+                if pid in now_seated
             },
         }
 
@@ -960,8 +975,8 @@ class PlatformGame(Posts, Aggregate):
         merged.seen = deepcopy(carried["seen"])
         merged.credentials = deepcopy(carried["credentials"])
         for pid, kept in carried[self.CARRIED_SEATS].items():
-            merged.powers[pid].grants = deepcopy(kept["grants"])
-            merged.powers[pid].timezone = kept["timezone"]
+            self.seats_of(merged)[pid].grants = deepcopy(kept["grants"])
+            self.seats_of(merged)[pid].timezone = kept["timezone"]
         return merged
 
     class StateRestored(Event):
@@ -1021,13 +1036,13 @@ class PlatformGame(Posts, Aggregate):
         self._fresh_seed(seed, reveal=False)
         for principal in sorted(set(self.state.credentials.values()) - {GM, keeper}):
             self._credentials_revoked(principal=principal, actor=SYSTEM, audience=[vis.SEALED])
-        if keeper == GM or keeper in self.state.powers:
+        if keeper == GM or keeper in self.seats:
             for token_hash in keeper_credentials:
                 if self.state.credentials.get(token_hash) != keeper:
                     self._credential_issued(
                         principal=keeper, token_hash=token_hash, actor=SYSTEM, audience=[vis.SEALED]
                     )
-        for seat_id, seat in sorted(self.state.powers.items()):
+        for seat_id, seat in sorted(self.seats.items()):
             if seat_id != keeper and getattr(seat, "email", None):
                 self._contact_set(
                     seat=seat_id,

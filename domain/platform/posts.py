@@ -108,7 +108,8 @@ class Posts:
 
     if TYPE_CHECKING:  # the aggregate supplies these (domain.platform.game.PlatformGame)
         state: Any
-        power: Any
+        seat: Any
+        seats: Any
         may: Any
         roles_of: Any
         _roll_proof: Any
@@ -131,7 +132,7 @@ class Posts:
 
     def hosts(self) -> list[str]:
         """The seats holding the host role."""
-        return sorted(p for p in self.state.powers if HOST in self.roles_of(p))
+        return sorted(p for p in self.seats if HOST in self.roles_of(p))
 
     def _option(self, name: str) -> bool:
         return bool((getattr(self.state, "options", None) or {}).get(name, False))
@@ -154,12 +155,12 @@ class Posts:
                 "members": [],
                 "audience": [vis.PUBLIC],
             }
-        elif thread_id.startswith(DESK) and thread_id[len(DESK) :] in self.state.powers:
+        elif thread_id.startswith(DESK) and thread_id[len(DESK) :] in self.seats:
             seat = thread_id[len(DESK) :]
             found = {
                 "id": thread_id,
                 "kind": "desk",
-                "title": f"{self.state.powers[seat].name} and the {'GM' if self.has_gm() else 'host'}",
+                "title": f"{self.seats[seat].name} and the {'GM' if self.has_gm() else 'host'}",
                 "members": [seat],
                 "audience": self._desk_audience(seat),
             }
@@ -174,7 +175,7 @@ class Posts:
 
     def threads_for(self, viewer: str) -> list[dict[str, Any]]:
         """Every thread this viewer may read: the table, the narration, the desks they see, their private threads."""
-        ids = [TABLE, NARRATION, *(desk(p) for p in sorted(self.state.powers)), *sorted(self.talk["threads"])]
+        ids = [TABLE, NARRATION, *(desk(p) for p in sorted(self.seats)), *sorted(self.talk["threads"])]
         out = []
         for tid in ids:
             t = self.thread(tid)
@@ -186,13 +187,13 @@ class Posts:
         """A seat (or the GM) opens a private thread with the seats it names (an unknown seat is refused,
         naming ``seats``); the GM is never named, it sees every thread."""
         if opener != GM:
-            self.power(opener)
+            self.seat(opener)
         elif not self.has_gm():
             raise Forbidden("the auditor reads the table; the seats and hosts talk", field="authorization")
         if not isinstance(seats, list) or not 1 <= len(seats) <= limits.ITEMS:
             raise RuleViolation(f"name 1 to {limits.ITEMS} seats to talk with", field="seats")
         for s in seats:
-            if not isinstance(s, str) or s not in self.state.powers:
+            if not isinstance(s, str) or s not in self.seats:
                 shown = s if isinstance(s, str) and len(s) <= limits.IDENTIFIER else "?"
                 raise NotFound(f"no seat {shown!r} in this game", field="seats")
         members = sorted({*seats, *([] if opener == GM else [opener])})
@@ -200,7 +201,7 @@ class Posts:
             raise RuleViolation("a private thread is among two seats or more: name another seat", field="seats")
         title = limits.check_text(title, "title", THREAD_TITLE, what="a thread's title").strip()
         if not title:
-            title = "Private: " + ", ".join(self.state.powers[m].name for m in members)
+            title = "Private: " + ", ".join(self.seats[m].name for m in members)
         audience_seats = list(members)
         if not self.has_gm() and self._option("host_reads_private_threads"):
             audience_seats += self.hosts()
@@ -256,7 +257,7 @@ class Posts:
         """Post to a thread this author may read: refused, recording nothing, if empty, too long, in a thread
         unknown to the author, or asking for dice the game has not committed."""
         if author not in (GM, SYSTEM):
-            self.power(author)
+            self.seat(author)
         t = self.thread(thread_id, None if author == SYSTEM else author)
         if author != SYSTEM:
             self._may_post(author, t)

@@ -133,6 +133,7 @@ class Development(PlatformGame):
     """Commands and events of wallets, trades, fame, development and ambitions (a base of ``Game``)."""
 
     if TYPE_CHECKING:  # events of Game this feature records through (asset and mana gains)
+        power: Any  # the Game's (domain.powers.base): the platform reads a seat as ``seat``
         state: GameState
         _asset_granted: Callable[..., None]
         _mana_granted: Callable[..., None]

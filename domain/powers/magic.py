@@ -416,6 +416,7 @@ class Magic(PlatformGame):
     """The magic commands and events of a Powers game (a base of ``domain.powers.game.Game``)."""
 
     if TYPE_CHECKING:
+        power: Any  # the Game's (domain.powers.base): the platform reads a seat as ``seat``
         state: GameState
 
     # ------------------------------------------------------------------ GM: the catalogue, perks, conduits

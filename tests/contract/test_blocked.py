@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from application.service import SYSTEM_CALLER, Caller, Games
 from domain import visibility as vis
-from domain.errors import Forbidden, NotFound, RuleViolation
+from domain.errors import Forbidden, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform import ruleset as registry
 from domain.platform.commands import CloseDueWindow, CloseWindow, Command, Context, MakePost, SetDeadline
@@ -38,7 +38,7 @@ class GateState(ViewerSequences):
     rules_version: str
     timezone: str
     options: dict = field(default_factory=dict)
-    powers: dict = field(default_factory=dict)
+    seats: dict = field(default_factory=dict)
     credentials: dict = field(default_factory=dict)
     windows: dict = field(default_factory=dict)
     seen: dict = field(default_factory=dict)
@@ -78,14 +78,8 @@ class Gate(PlatformGame):
     def start(cls, name: str, gm: str = "GM", tz: str = "UTC", months: int = 0, options: dict | None = None) -> Gate:
         return cls(name=name, ruleset="gate", rules_version="gate-1", timezone=tz, actor=GM, audience=[vis.PUBLIC])
 
-    def power(self, power_id: str) -> Seat:
-        try:
-            return self.state.powers[power_id]
-        except KeyError:
-            raise NotFound(f"no seat {power_id!r}", field="seat") from None
-
     def pending_in(self, w: Window) -> list[str]:
-        return sorted(p for p, s in self.state.powers.items() if not s.ready)
+        return sorted(p for p, s in self.state.seats.items() if not s.ready)
 
     def _may_act_in(self, w: Window, power_id: str) -> bool:
         return power_id in self.pending_in(w)
@@ -99,7 +93,7 @@ class Gate(PlatformGame):
 
     @event("Joined")
     def _joined(self, seat_id: str, host: bool, actor: str, audience: list) -> None:
-        self.state.powers[seat_id] = Seat(id=seat_id, name=seat_id.title(), roles=[HOST] if host else [])
+        self.state.seats[seat_id] = Seat(id=seat_id, name=seat_id.title(), roles=[HOST] if host else [])
 
     def open_gate(self, cmd: OpenGate, ctx: Context) -> None:
         closes = (ctx.now + timedelta(hours=1)).isoformat()
@@ -113,7 +107,7 @@ class Gate(PlatformGame):
         )
 
     def take_key(self, cmd: TakeKey, ctx: Context) -> None:
-        self.power(cmd.seat_id)
+        self.seat(cmd.seat_id)
         self._key_taken(seat_id=cmd.seat_id, actor=cmd.seat_id, audience=[vis.PUBLIC])
 
     @event("KeyTaken")
@@ -149,7 +143,7 @@ GATE = Ruleset(
     start=Gate.start, commands={Join: Gate.join, OpenGate: Gate.open_gate, TakeKey: Gate.take_key}, fold=fold,
     roles=GATE_ROLES,  # it rolls and seals nothing: the platform's checks alone verify its exports
     view=lambda game, viewer: {
-        "seats": sorted(game.state.powers),
+        "seats": sorted(game.state.seats),
         "windows": [{"id": w.id, "kind": w.kind, "closed": w.closed} for w in game.state.windows.values()],
     },
 )  # fmt: skip

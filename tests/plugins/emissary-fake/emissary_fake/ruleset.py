@@ -9,7 +9,7 @@ from eventsourcing.domain import event
 from pydantic import BaseModel, ConfigDict
 
 from domain import visibility as vis
-from domain.errors import Forbidden, NotFound, RuleViolation
+from domain.errors import Forbidden, RuleViolation
 from domain.ids import GM
 from domain.platform.commands import Command, Context
 from domain.platform.flow import WindowRule, open_window
@@ -26,7 +26,7 @@ class TableState(ViewerSequences, CommittedDice):  # the first join commits a se
     rules_version: str
     timezone: str
     options: dict = field(default_factory=dict)
-    powers: dict = field(default_factory=dict)  # the platform's seats
+    seats: dict = field(default_factory=dict)  # the platform reads them (PlatformGame.seats_of)
     posts: list = field(default_factory=list)
     credentials: dict = field(default_factory=dict)
     windows: dict = field(default_factory=dict)
@@ -62,26 +62,21 @@ class Table(PlatformGame):
         TableOptions.model_validate(options or {})
         return cls(name=name, ruleset="table", rules_version="table-1", timezone=tz, actor=GM, audience=[vis.PUBLIC])
 
-    def power(self, power_id: str) -> Seat:
-        if power_id not in self.state.powers:
-            raise NotFound(f"no seat {power_id!r} at this table", field="seat")
-        return self.state.powers[power_id]
-
     def join(self, cmd: Join, ctx: Context | None = None) -> None:  # a command's handler: (game, command, context)
         if ctx is not None and ctx.principal != GM:
             raise Forbidden("only the GM seats a player", rule="TABLE-0", field="authorization")
         self._joined(seat_id=cmd.seat_id, name=cmd.name, actor=GM, audience=[vis.PUBLIC])
         if ctx is not None and self.state.seed_commitment is None:  # the platform's dice, for [roll NdS] in a post
             self._commit_seed(ctx.entropy(32), phase="table")
-        if ctx is not None and len(self.state.powers) == 3:  # the table is full: the first round opens
+        if ctx is not None and len(self.state.seats) == 3:  # the table is full: the first round opens
             _next_round(self, None, ctx)
 
     @event("Joined")
     def _joined(self, seat_id: str, name: str, actor: str, audience: list) -> None:
-        self.state.powers[seat_id] = Seat(id=seat_id, name=name)
+        self.state.seats[seat_id] = Seat(id=seat_id, name=name)
 
     def post(self, cmd: Post, ctx: Context | None = None) -> None:
-        if cmd.seat_id not in self.state.powers:
+        if cmd.seat_id not in self.state.seats:
             raise RuleViolation("join the table before you post", rule="TABLE-1", field="seat")
         self._posted(seat_id=cmd.seat_id, text=cmd.text, actor=cmd.seat_id, audience=[vis.PUBLIC])
 
@@ -91,7 +86,7 @@ class Table(PlatformGame):
 
 
 def _waits(game: Table, w: Window) -> list[str]:  # a round waits on each seat with no post in it; silence posts
-    return sorted(set(game.state.powers) - {p["seat"] for p in game.state.posts[int(w.id.split("-")[1]) :]})
+    return sorted(set(game.state.seats) - {p["seat"] for p in game.state.posts[int(w.id.split("-")[1]) :]})
 
 
 def _next_round(game: Table, w: Window | None, ctx: Context) -> None:
@@ -104,15 +99,15 @@ ROUND = WindowRule("round", _waits, closes_early=lambda g, w: not _waits(g, w), 
 
 def offers(game: Table, principal: str) -> list[Command]:
     """The GM seats ann, bob and cy in turn (TABLE-0); a seat posts (TABLE-1); nobody else sends anything."""
-    joins = [Join(p, p.title()) for p in ("ann", "bob", "cy") if p not in game.state.powers][:1]
-    posts = [Post(principal, f"post {len(game.state.posts) + 1}")] if principal in game.state.powers else []
+    joins = [Join(p, p.title()) for p in ("ann", "bob", "cy") if p not in game.state.seats][:1]
+    posts = [Post(principal, f"post {len(game.state.posts) + 1}")] if principal in game.state.seats else []
     return joins if principal == GM else posts
 
 
 # fmt: off
 FAKE = Ruleset(name="table", version="table-1", options=TableOptions, steps=(Step("play", windows=(ROUND,)),),
                aggregate=Table, start=Table.start, commands={Join: Table.join, Post: Table.post}, fold=fold,
-               view=lambda game, viewer: {"seats": sorted(game.state.powers), "posts": list(game.state.posts)},
+               view=lambda game, viewer: {"seats": sorted(game.state.seats), "posts": list(game.state.posts)},
                phase_of=lambda e: {"phase": f"join-{e.seat_id}"} if type(e).__name__ == "Joined" else None,
                seat_of=lambda e: e.seat_id if type(e).__name__ == "Joined" else None, offers=offers)
 # fmt: on
