@@ -21,15 +21,15 @@ class Window:
     closed: bool = False
     reason: str | None = None
     closed_at: str | None = None
-    extensions: dict[str, str] = field(default_factory=dict)  # power -> its own deadline (ISO, UTC)
+    extensions: dict[str, str] = field(default_factory=dict)  # seat -> its own deadline (ISO, UTC)
     requests: dict[str, dict[str, Any]] = field(default_factory=dict)  # request id -> the request
     reminded: list[float] = field(default_factory=list)  # the reminders' offsets (hours before closing) sent
     # A close whose default for silence a rule refused (GameBlocked): rule, seats, reason, at, version; else None
     blocked: dict[str, Any] | None = None
 
-    def deadline_for(self, power_id: str | None) -> str:
-        """This power's deadline (ISO, UTC): the window's, or its own extension (GM-8)."""
-        return self.extensions.get(power_id, self.closes_at) if power_id else self.closes_at
+    def deadline_for(self, seat: str | None) -> str:
+        """This seat's deadline (ISO, UTC): the window's, or its own extension (GM-8)."""
+        return self.extensions.get(seat, self.closes_at) if seat else self.closes_at
 
     @property
     def final_closes_at(self) -> str:
@@ -72,7 +72,7 @@ class ViewerSequences:
                 self.seen[token] = self.seen.get(token, 0) + 1
 
     def sequence_for(self, viewer: str) -> int:
-        """How many events this viewer ('gm' or a power id) may see so far."""
+        """How many events this viewer ('gm' or a seat id) may see so far."""
         if viewer == "gm":
             return self.seen.get("gm", 0)
         return self.seen.get("public", 0) + self.seen.get(f"power:{viewer}", 0)

@@ -294,10 +294,10 @@ def test_a_fork_is_the_forkers_sandbox(ruleset: registry.Ruleset, table: Table):
     for seat in seats:
         assert table.client.get(f"/games/{fork_id}/view", headers=table.headers(seat)).status_code == 401, seat
         assert fork.credential(hash_token(table.tokens[seat])) is None
-        assert seat in fork.state.powers and fork.state.powers[seat].email is None, seat
+        assert seat in fork.seats and fork.seats[seat].email is None, seat
     # the source is untouched: its seats still sign in and keep their contacts
     source = games.get_game(g, for_update=False)
-    assert all(source.state.powers[s].email == f"{s}@example.org" for s in seats)
+    assert all(source.seats[s].email == f"{s}@example.org" for s in seats)
     assert table.client.get(f"/games/{g}/view", headers=table.headers(seats[0])).status_code == 200
     # the GM invites a seat into the sandbox by giving it a link there
     token, _ = games.reissue_link(fork_id, GM, seats[0])
@@ -321,7 +321,7 @@ def test_a_fork_rolls_back_no_further_than_its_own_start(ruleset: registry.Rules
         )
         assert answer.status_code == 422 and "its own start" in answer.json()["message"], answer.text
     fork = games.get_game(fork_id, for_update=False)
-    assert fork.state.forked_from is not None and fork.state.powers[seat].email is None
+    assert fork.state.forked_from is not None and fork.seats[seat].email is None
 
 
 def test_a_rollback_to_a_version_that_begins_no_phase_is_refused_whichever_route_sends_it(

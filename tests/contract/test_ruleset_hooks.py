@@ -142,7 +142,7 @@ class _TableTurn(Turn):
         return [f"{cmd.verb}ed: {cmd.args['seat']} ({len(game.state.posts)} posts)"]
 
     def footer(self, game) -> list[str]:
-        return ["", f"{len(game.state.powers)} seats at the table."]
+        return ["", f"{len(game.seats)} seats at the table."]
 
 
 def _table_grammar(text: str | None, html: str | None = None, seat: str = "gm") -> Turn:
