@@ -422,7 +422,9 @@ def event_types() -> dict[str, type[Game.Event]]:
     (``class Magic(PlatformGame)`` in ``domain/powers/magic.py``, a base of ``Game``) are stored as
     ``domain.powers.magic:Magic.<Name>``, and that class is the one that gets its version. The month's events
     (``PowersEvent``s, which their sub-domain's mixin names and records through ``self.<Name>``) are recorded as
-    the redefined ``Game.<Name>``, as the platform's are.
+    the redefined ``Game.<Name>``, as the platform's are. The world's events (explicit classes its sub-domain modules
+    declare and ``World`` names) are recorded as ``domain.powers.world:World.<Name>``, the topics they always had.
+    ``tests/domain/test_powers_event_topics.py`` pins every recorded topic.
     """
     found: dict[str, type[Game.Event]] = {}
     for name, cls in vars(Game).items():
