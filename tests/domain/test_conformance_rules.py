@@ -230,10 +230,11 @@ def test_p_dice_10_discarding_after_accepting_a_consequence_undoes_its_lost_acti
         ],
     )
     g.accept_consequence("a1", "c1")
-    ov = g.state.powers["ov"]
-    assert (ov.debt_next_month, ov.statuses) == (2, {"Restless": 2})
+    ov = sheet_of(g, "ov")
+    assert (ov["quota"]["lost_next_month"], ov["statuses"]) == (2, {"Restless": 2})
     g.discard_action("a1", now=NOW)
-    assert (ov.debt_next_month, ov.statuses) == (0, {})
+    ov = sheet_of(g, "ov")
+    assert (ov["quota"]["lost_next_month"], ov["statuses"]) == (0, {})
     assert [c["status"] for c in action_of(g, "a1")["consequence_offers"]] == ["undone"]
     assert [x["text"] for x in sheet_of(g, "spy")["learned"]] == ["the Overlord is sending scouts"]
     to_next_month(g)
@@ -253,8 +254,8 @@ def test_p_amb_29_discarding_undoes_only_that_actions_consequences_and_tells_col
         g.accept_consequence(aid, f"c-{aid}-{status}")
     g.collect_events()
     g.discard_action("a1", now=NOW)
-    ov = g.state.powers["ov"]
-    assert (ov.debt_next_month, ov.statuses) == (2, {"Restless": 1, "Burning": 1})
+    ov = sheet_of(g, "ov")
+    assert (ov["quota"]["lost_next_month"], ov["statuses"]) == (2, {"Restless": 1, "Burning": 1})
     (discarded,) = g.collect_events()
     # The ally sees this event: it carries what a1's own consequences undo, not the owner's other statuses.
     assert discarded.audience == ["power:ally", "power:ov"]
@@ -302,10 +303,9 @@ def test_p_amb_5_in_rank_mode_a_conversion_goes_where_it_counts():
         assets=[("ring", "c", "Ring", "item", 2, {"critical": True}), ("s", "c", "lore", "skill", 1)],
     )
     submit(g, "c", "a1", [3, 1, 4], assets=[{"asset_id": "ring", "mode": "critical"}, {"asset_id": "s"}], convert=1)
-    a = g.state.actions["a1"]
-    assert [i for i, d in enumerate(a.pool.dice) if d.converted] == [2]
-    t = g.tally(a)
-    assert (t.successes, t.consequences) == (7, 1)
+    a = action_of(g, "a1")
+    assert [i for i, d in enumerate(a["pool"]["dice"]) if d["converted"]] == [2]
+    assert (a["successes"], a["consequences"]) == (7, 1)
 
 
 def test_p_amb_5_in_rank_mode_converting_a_critical_assets_die_is_refused():
@@ -329,8 +329,8 @@ def test_p_amb_5_in_rolled_mode_a_conversion_still_goes_to_the_critical_asset_fi
         assets=[("ring", "c", "Ring", "item", 2, {"critical": True}), ("s", "c", "lore", "skill", 1)],
     )
     submit(g, "c", "a1", [3, 1, 4], assets=[{"asset_id": "ring", "mode": "critical"}, {"asset_id": "s"}], convert=1)
-    t = g.tally(g.state.actions["a1"])
-    assert (t.successes, t.consequences) == (3, 1)
+    a = action_of(g, "a1")
+    assert (a["successes"], a["consequences"]) == (3, 1)
 
 
 # ---------------------------------------------------------------- [003:310]: statuses are stacks, ticked at Cleanup

@@ -148,7 +148,8 @@ def test_p_feat_3_the_gm_rules_a_subtle_action_from_the_console(table):
     assert errors(html, "gm-map")[0][1] == "P-FEAT-3"
     html = seats["gm"].post("rule-subtle", action_id=act.id, feature_id="keep", overcome="on")
     assert "Ruled: the action targets inside the stronghold" in html
-    assert games.get_game(gid).state.world.subtle[act.id] == {"feature_id": "keep", "overcome": True}
+    (ruled,) = [e for e in games.iter_events(gid) if type(e).__name__ == "SubtleRuled" and e.action_id == act.id]
+    assert (ruled.feature_id, ruled.overcome) == ("keep", True)
 
 
 def test_p_infl_4_a_mercurial_conspiracy_swaps_influence_from_its_board(table):
