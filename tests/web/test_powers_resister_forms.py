@@ -49,7 +49,12 @@ def test_p_amb_6_the_gm_offers_a_resisters_consequence_on_the_console_and_it_acc
     assert "hide-from-resisters" in _forms(seats["gm"].page())  # before the Resolution, under the option
     html = seats["gm"].post("hide-from-resisters", action_id=act, asset_ids=might)
     assert not errors(html, "gm-catalogue"), errors(html, "gm-catalogue")
-    assert games.get_game(gid).state.actions[act].hidden_from_resisters == [might]
+    hidden = [
+        e.asset_ids
+        for e in games.iter_events(gid)
+        if type(e).__name__ == "AssetsHiddenFromResisters" and e.action_id == act
+    ]
+    assert hidden[-1:] == [[might]]  # the action's last ruling is the assets hidden from its resisters
     games.advance(gid, "gm")
     games.resolve(gid, "gm")
     assert "hide-from-resisters" not in _forms(seats["gm"].page())
