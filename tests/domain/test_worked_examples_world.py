@@ -41,8 +41,10 @@ def test_p_ex_8_delian_tomb_pools_in_a_dungeon():
     g = _tomb()
     three = [{"asset_id": "delve"}, {"asset_id": "sub"}, {"asset_id": "vig"}]
     refused(g, lambda: act(g, "delver", "bad", "2,0", [6, 6, 5, 1, 1], assets=three), "P-ASSET-4")
+    g.collect_events()
     act(g, "delver", "f1", "2,0", [6, 6, 5, 1], assets=[{"asset_id": "delve"}, {"asset_id": "sub"}])
-    assert g.state.actions["f1"].dungeon is True
+    (submitted,) = [e for e in g.collect_events() if type(e).__name__ == "ActionSubmitted"]
+    assert submitted.action_id == "f1" and submitted.dungeon is True
     # Away from the tomb the usual rule holds: one skill per pool (P-ASSET-3).
     refused(
         g,
