@@ -153,7 +153,16 @@ def api_routers() -> list[APIRouter]:
     decides nothing but speed: FastAPI tries the routers in order, a route at a time (a few microseconds
     each), and most commands a game takes are its ruleset's (an action, a roll, a reaction)."""
     rulesets_first = [*declare.routers(), *(m.router for m in rulesets.parts("routes"))]
-    return [*rulesets_first, games.router, commands.router, history.router, windows.router, mail.router, posts.router]
+    return [
+        *rulesets_first,
+        games.router,
+        commands.declared_router,
+        commands.router,
+        history.router,
+        windows.router,
+        mail.router,
+        posts.router,
+    ]
 
 
 def _field(error: dict) -> str:

@@ -11,13 +11,14 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import TypeAdapter, ValidationError
 
-from api.deps import CurrentCaller, GamesDep, IdempotencyKey, SenderDep
+from api import declare
+from api.declare import Declared, Route
+from api.deps import CurrentCaller, GamesDep, IdempotencyKey
 from api.schemas import (
     GAME_COMMAND,
     CommandReceiptPublic,
     CommandRequest,
     GrantRequest,
-    ReceiptPublic,
     TimezoneRequest,
 )
 from application.service import new_token
@@ -30,16 +31,32 @@ router = APIRouter(prefix="/games/{game_id}", tags=["commands"], responses=GAME_
 ISSUED = "token_hash"  # a field the server fills with a fresh sign-in token's hash, never the client
 
 
-@router.post("/grants", status_code=201, response_model=ReceiptPublic)
-async def grant(game_id: str, body: GrantRequest, sender: SenderDep) -> dict:
-    """GM: show a power what it learned (a Seeking success, a ruling)."""
-    return await sender.run(game_id, GrantVisibility(body.to, body.text, body.source, body.about))
-
-
-@router.put("/timezone", response_model=ReceiptPublic)
-async def set_timezone(game_id: str, body: TimezoneRequest, sender: SenderDep) -> dict:
-    """Choose the time zone your feed and deadlines are shown in."""
-    return await sender.run(game_id, SetTimezone(body.power_id or sender.caller.principal, body.timezone))
+# The platform's own commands with a route of their own, each declared once (``api.declare``).
+DECLARED = (
+    Declared(
+        GrantVisibility,
+        Route(
+            "POST",
+            "/grants",
+            "grant",
+            "GM: show a power what it learned (a Seeking success, a ruling).",
+            GrantRequest,
+            201,
+        ),
+    ),
+    Declared(
+        SetTimezone,
+        Route(
+            "PUT",
+            "/timezone",
+            "set_timezone",
+            "Choose the time zone your feed and deadlines are shown in.",
+            TimezoneRequest,
+            seat="power_id",
+        ),
+    ),
+)
+declared_router = declare.router(DECLARED, tags=["commands"])
 
 
 @router.post("/commands", response_model=CommandReceiptPublic)

@@ -40,13 +40,22 @@ def _words(value: Words, f: Posted) -> str:
 
 @dataclass(frozen=True)
 class Confirm:
-    """A destructive form asks once more on a page of its own (``api.web.kit.confirm_first``), when ``when``."""
+    """A destructive form asks once more on a page of its own (``api.web.kit.confirm_first``), when ``when``. Its
+    words, translated, take their values by name from ``about`` (what the game says of the posted form)."""
 
     question: Words
     detail: Words
     button: Words
     anchor: str = ""
     when: Callable[[Posted], bool] = lambda f: True
+    about: Callable[[Games, str, Posted], dict[str, Any]] | None = None
+
+    def ask(self, request: Request, games: Games, game_id: str, f: Posted) -> Response | None:
+        question, detail, button = (_words(w, f) for w in (self.question, self.detail, self.button))
+        if self.about is not None:
+            values = self.about(games, game_id, f)
+            question, detail, button = (w.format(**values) for w in (question, detail, button))
+        return confirm_first(request, game_id, f, question, detail, button, self.anchor)
 
 
 @dataclass(frozen=True)
@@ -95,10 +104,7 @@ class Form:
                 flash(request, kind="error", form="gm", field=None, rule=None, text=_("only the GM may do this"))
                 return back(game_id)
             if self.confirm is not None and self.confirm.when(f):
-                c = self.confirm
-                ask = confirm_first(
-                    request, game_id, f, _words(c.question, f), _words(c.detail, f), _words(c.button, f), c.anchor
-                )
+                ask = self.confirm.ask(request, games, game_id, f)
                 if ask is not None:
                     return ask
             section = _words(self.section, f) if callable(self.section) else self.section

@@ -21,9 +21,9 @@ from api import declare, rulesets
 from api.schemas import PageSize, Position
 from api.security import CsrfRefused, web_session
 from api.web import i18n, options_form
+from api.web.forms import Confirm, Form, handlers
 from api.web.i18n import local_time
 from api.web.kit import (
-    attempt,
     back,
     caller_for,
     confirm_first,
@@ -35,7 +35,6 @@ from api.web.kit import (
     local_receipt,
     refused,
     seat_names,
-    send,
     sign_in_link,
     templates,
     who,
@@ -44,7 +43,7 @@ from api.web.status import status_strip
 from application.service import Games, hash_token, new_token
 from domain import limits
 from domain import rulesets as installed
-from domain.errors import DomainError, Unauthorized
+from domain.errors import DomainError, RuleViolation, Unauthorized
 from domain.ids import GM
 from domain.platform import feed as words_of
 from domain.platform.commands import (
@@ -55,7 +54,7 @@ from domain.platform.commands import (
     ReissueLink,
     RequestExtension,
 )
-from domain.platform.i18n import _
+from domain.platform.i18n import N_, _
 from domain.platform.ruleset import Ruleset
 from domain.platform.ruleset import registered as registered_rulesets
 
@@ -433,79 +432,83 @@ def ruleset_web(games: Games, game_id: str) -> ModuleType | None:
     return rulesets.part(name, "web") if name in rulesets.API_PACKAGES else None
 
 
-def _ready(request, games, game_id, caller, f):
-    return attempt(
-        request,
-        game_id,
-        "ready",
-        send(games, game_id, caller, lambda: DeclareReady(caller.principal)),
-        _("Marked ready for this month."),
-    )
-
-
-def _extension(request, games, game_id, caller, f):
+def _hours(f: dict) -> float:
     try:
-        hours = float(f.get("hours", ""))
+        return float(f.get("hours", ""))
     except ValueError:
-        flash(request, kind="error", form="extension", field="hours", rule="GM-8", text=_("give a number of hours"))
-        return back(game_id, "extension")
-    return attempt(
-        request,
-        game_id,
+        raise RuleViolation(_("give a number of hours"), rule="GM-8", field="hours") from None
+
+
+def _window(games: Games, game_id: str, f: dict) -> dict[str, str]:
+    title = words_of.phase_title(games.get_game(game_id, for_update=False).ruleset, f.get("window_id", ""))
+    return {"window": title or _("this window")}
+
+
+def _rollback_to(games: Games, game_id: str, f: dict) -> dict[str, str]:
+    ruleset = games.get_game(game_id, for_update=False).ruleset
+    return {
+        "phase": words_of.phase_title(ruleset, f.get("phase") or "") or _("the phase"),
+        "reason": f.get("reason", ""),
+    }
+
+
+# The platform's forms that send a command (or roll back), written as every form is (``api.web.forms``).
+COMMAND_FORMS = (
+    Form("ready", "ready", N_("Marked ready for this month."), make=lambda f, me: DeclareReady(me)),
+    Form(
         "extension",
-        send(
-            games,
-            game_id,
-            caller,
-            lambda: RequestExtension(caller.principal, hours, f.get("window_id", ""), f.get("reason", "")),
+        "extension",
+        N_("Extension requested: the GM will answer."),
+        make=lambda f, me: RequestExtension(me, _hours(f), f.get("window_id", ""), f.get("reason", "")),
+    ),
+    Form(
+        "grant",
+        "windows",
+        N_("Extension granted."),
+        make=lambda f, me: GrantExtension(f.get("request_id", "")),
+        gm=True,
+    ),
+    Form(
+        "refuse",
+        "windows",
+        N_("Extension refused."),
+        make=lambda f, me: RefuseExtension(f.get("request_id", ""), f.get("reason", "")),
+        gm=True,
+    ),
+    Form(
+        "close",
+        "windows",
+        N_("Window closed."),
+        make=lambda f, me: CloseWindow(f.get("window_id", ""), f.get("expected_step") or None),
+        gm=True,
+        confirm=Confirm(
+            N_("Close {window} now?"),
+            N_("Nobody can act in it once it is closed, even before its deadline."),
+            N_("Yes, close it now"),
+            "windows",
+            about=_window,
         ),
-        _("Extension requested: the GM will answer."),
-    )
-
-
-@gm_only
-def _grant(request, games, game_id, caller, f):
-    return attempt(
-        request,
-        game_id,
-        "windows",
-        send(games, game_id, caller, lambda: GrantExtension(f.get("request_id", ""))),
-        _("Extension granted."),
-    )
-
-
-@gm_only
-def _refuse(request, games, game_id, caller, f):
-    return attempt(
-        request,
-        game_id,
-        "windows",
-        send(games, game_id, caller, lambda: RefuseExtension(f.get("request_id", ""), f.get("reason", ""))),
-        _("Extension refused."),
-    )
-
-
-@gm_only
-def _close(request, games, game_id, caller, f):
-    window = words_of.phase_title(games.get_game(game_id, for_update=False).ruleset, f.get("window_id", ""))
-    ask = confirm_first(
-        request,
-        game_id,
-        f,
-        _("Close {window} now?").format(window=window or _("this window")),
-        _("Nobody can act in it once it is closed, even before its deadline."),
-        _("Yes, close it now"),
-        "windows",
-    )
-    if ask is not None:
-        return ask
-    return attempt(
-        request,
-        game_id,
-        "windows",
-        send(games, game_id, caller, lambda: CloseWindow(f.get("window_id", ""), f.get("expected_step") or None)),
-        _("Window closed."),
-    )
+    ),
+    Form(
+        "rollback",
+        "rewind",
+        N_("Rolled back. Every player's feed says so."),
+        run=lambda games, game_id, caller, f: games.rollback(
+            game_id, caller.principal, f.get("reason", ""), phase=f.get("phase") or None
+        ),
+        gm=True,
+        confirm=Confirm(
+            N_("Roll the game back to the start of {phase}?"),
+            N_(
+                "Everything after it is undone for every player (the audit keeps it, marked superseded); every board "
+                "shows your reason until the next phase: “{reason}”."
+            ),
+            N_("Yes, roll back"),
+            "rewind",
+            about=_rollback_to,
+        ),
+    ),
+)
 
 
 @gm_only
@@ -522,34 +525,6 @@ def _reissue(request, games, game_id, caller, f):
     web_session(request).set("links", {f.get("who"): sign_in_link(request, game_id, token)})
     flash(request, kind="ok", form="powers", text=_("The old link no longer works. The new one is shown once."))
     return back(game_id, "powers")
-
-
-@gm_only
-def _rollback(request, games, game_id, caller, f):
-    ruleset = games.get_game(game_id, for_update=False).ruleset
-    ask = confirm_first(
-        request,
-        game_id,
-        f,
-        _("Roll the game back to the start of {phase}?").format(
-            phase=words_of.phase_title(ruleset, f.get("phase") or "") or _("the phase")
-        ),
-        _(
-            "Everything after it is undone for every player (the audit keeps it, marked superseded); every board "
-            "shows your reason until the next phase: “{reason}”."
-        ).format(reason=f.get("reason", "")),
-        _("Yes, roll back"),
-        "rewind",
-    )
-    if ask is not None:
-        return ask
-    return attempt(
-        request,
-        game_id,
-        "rewind",
-        lambda: games.rollback(game_id, caller.principal, f.get("reason", ""), phase=f.get("phase") or None),
-        _("Rolled back. Every player's feed says so."),
-    )
 
 
 @gm_only
@@ -589,15 +564,12 @@ def _dismiss_link(request, games, game_id, caller, f):
 
 
 FORMS = {
-    "dismiss-link": _dismiss_link,
-    "ready": _ready,
-    "extension": _extension,
-    "grant": _grant,
-    "refuse": _refuse,
-    "close": _close,
+    **handlers(COMMAND_FORMS),
+    # what a form does besides sending a command: a new link (its old sessions end), a fork (the browser goes to
+    # the new game), a link no longer listed in this browser
     "reissue": _reissue,
-    "rollback": _rollback,
     "fork": _fork,
+    "dismiss-link": _dismiss_link,
 }
 """The platform's forms; a ruleset's are declared with its commands (``api.declare``), or the ``FORMS`` of its
 ``web`` module (``api.rulesets``)."""
