@@ -4,7 +4,6 @@ the small parsers a form needs. A ruleset's ``web`` module imports these, never 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, overload
 from zoneinfo import ZoneInfo
@@ -20,10 +19,9 @@ from api.security import check_csrf, check_origin, site_base, web_session
 from api.web import i18n
 from api.web.i18n import local_time
 from application.mail_addresses import reply_address
-from application.service import Caller, Games, Receipt
+from application.service import Caller, Games
 from domain.errors import DomainError, Unauthorized
 from domain.ids import GM
-from domain.platform.commands import Command
 from domain.platform.i18n import _
 from projections import people
 
@@ -209,11 +207,6 @@ def sign_in_link(request: Request, game_id: str, token: str) -> dict[str, str]:
         "url": f"{site_base(request, settings)}/signin/{game_id}/{token}",
         "address": reply_address(settings.mail_domain, game_id, token),
     }
-
-
-def send(games: Games, game_id: str, caller: Caller, build: Callable[[], Command]) -> Callable[[], Receipt]:
-    """What ``attempt`` runs: build the form's command (a bad field is refused, naming it) and run it."""
-    return lambda: games.run(caller, game_id, build())
 
 
 def gm_only(fn):
