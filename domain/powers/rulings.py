@@ -116,6 +116,13 @@ class ResistanceForewarned(PowersEvent):
     audience: list[str]
 
 
+def _accept(consequences: list[Consequence], consequence_id: str, power: PowerState) -> None:
+    """A proposed consequence of an action or a reaction is accepted: its effects apply to its owner."""
+    c = next(c for c in consequences if c.id == consequence_id)
+    c.status = "accepted"
+    apply_effects(power, c.effects)
+
+
 class ConsequenceProposed(PowersEvent):
     action_id: str
     consequence_id: str
@@ -138,9 +145,7 @@ class ConsequenceAccepted(PowersEvent):
 
     def evolve(self, s: GameState) -> None:
         a = s.actions[self.action_id]
-        c = next(c for c in a.consequences if c.id == self.consequence_id)
-        c.status = "accepted"
-        apply_effects(s.powers[a.power], c.effects)
+        _accept(a.consequences, self.consequence_id, s.powers[a.power])
 
 
 class ReactionConsequenceProposed(PowersEvent):
@@ -165,9 +170,7 @@ class ReactionConsequenceAccepted(PowersEvent):
 
     def evolve(self, s: GameState) -> None:
         r = s.reactions[self.reaction_id]
-        c = next(c for c in r.consequences if c.id == self.consequence_id)
-        c.status = "accepted"
-        apply_effects(s.powers[r.power], c.effects)
+        _accept(r.consequences, self.consequence_id, s.powers[r.power])
 
 
 class Rulings(GameBase):
