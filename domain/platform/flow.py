@@ -52,9 +52,14 @@ class WindowRule:
 
     kind: str
     waits_on: Callable[[Game, Window], Sequence[str]]
-    # what closes it before its deadline, checked after every command; the close records ``early`` as its reason
+    # what closes it before its deadline, checked after every command of the ruleset's own and every close (or, if
+    # ``checked_after`` is given, only after the platform commands it names); the close records ``early`` as its reason
     closes_early: Callable[[Game, Window], bool] = _never
     early: str = "everyone acted"
+    # the platform commands after which ``closes_early`` is checked instead, or None: a window that closes early when
+    # the seats declare themselves ready (``DeclareReady``) is checked after each readiness, not after every command
+    # (not after a rollback, whose restored state may hold a window its step no longer runs)
+    checked_after: Callable[[Command], bool] | None = None
     # the command a seat the window still waits on is taken to send at the close, or None (its silence does nothing)
     on_silence: Callable[[Game, Window, str], Command | None] | None = None
     # what follows the close (early, at the deadline or by the GM): the next window, the next step
@@ -155,13 +160,32 @@ def close(game: Game, window_id: str, ctx: Context, *, reason: str) -> bool:
     return True
 
 
-def settle(game: Game, ctx: Context, *, limit: int = 64) -> None:
-    """After a command: close every open window whose rule says it is over, and enter what follows each."""
+def checks_after(game: Game, command: Command) -> bool:
+    """Whether the flow is settled after this command: one of the ruleset's own, or one a rule names
+    (``WindowRule.checked_after``, a seat's readiness)."""
+    own = type(command) in game.ruleset.commands
+    return own or any(r.checked_after is not None and r.checked_after(command) for r in rules_of(game))
+
+
+def _checked(game: Game, rule: WindowRule, command: Command | None) -> bool:
+    """Whether this rule's early close is checked now: after a close (``command`` None) or one of the ruleset's own
+    commands, or after the platform commands it names."""
+    if rule.checked_after is None:
+        return command is None or type(command) in game.ruleset.commands
+    return command is not None and rule.checked_after(command)
+
+
+def settle(game: Game, ctx: Context, *, command: Command | None = None, limit: int = 64) -> None:
+    """After a command (``command``, or a close): close every open window whose rule says it is over, and enter
+    what follows each."""
     for _ in range(limit):
         due = [
             (w, rule)
             for w in list(game.state.windows.values())
-            if not w.closed and (rule := rule_for(game, w)) is not None and rule.closes_early(game, w)
+            if not w.closed
+            and (rule := rule_for(game, w)) is not None
+            and _checked(game, rule, command)
+            and rule.closes_early(game, w)
         ]
         if not due:
             _open_wanted(game, ctx)
@@ -197,4 +221,14 @@ def _finish(game: Game, w: Window, rule: WindowRule, reason: str, ctx: Context) 
         rule.then(game, w, ctx)
 
 
-__all__ = ["WindowRule", "close", "defaults", "open_window", "rule_for", "send_default", "settle", "waiting"]
+__all__ = [
+    "WindowRule",
+    "checks_after",
+    "close",
+    "defaults",
+    "open_window",
+    "rule_for",
+    "send_default",
+    "settle",
+    "waiting",
+]

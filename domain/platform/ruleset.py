@@ -92,12 +92,13 @@ class Ruleset:
         return found
 
     def run(self, game: Any, command: Any, ctx: Any) -> Any:
-        """Run a command through its handler, then, after one of the ruleset's own, the flow its steps declare:
+        """Run a command through its handler, then, after one of the ruleset's own (or a platform command a window's
+        rule names, such as a seat's readiness), the flow its steps declare:
         every window the command left over closes, what follows is entered, and each window the state wants open
         opens (``domain.platform.flow.settle``; a close runs it itself)."""
         result = self.handler(command)(game, command, ctx)
-        if type(command) in self.commands and any(step.windows for step in self.steps):
-            flow.settle(game, ctx)
+        if any(step.windows for step in self.steps) and flow.checks_after(game, command):
+            flow.settle(game, ctx, command=command)
         return result
 
     def event_kinds(self) -> frozenset[str]:

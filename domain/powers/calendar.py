@@ -1,14 +1,17 @@
 """The calendar of a Powers game (P.1.1, P.1.2): its steps, the season's length, the Planning and Resistance windows,
-who may still act in them, readiness, and closing them."""
+readiness, and closing them through the platform's flow (their rules: ``domain.powers.windows``)."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime, timedelta
 
 from domain import visibility as vis
 from domain.dice import Roller, SeededRoller
 from domain.errors import Conflict, RuleViolation
 from domain.ids import GM, SYSTEM
+from domain.platform import flow
+from domain.platform.commands import DeclareReady, trial_context
 from domain.platform.game import _at, _iso
 from domain.powers.base import GameBase, PowersEvent
 from domain.powers.battle import WINDOW_KIND as BATTLE_WINDOW
@@ -211,7 +214,9 @@ class Calendar(GameBase):
         if ps.ready:
             raise RuleViolation("you have already said you are ready", rule="P-AMB-39")
         self._ready_declared(seat=power_id, actor=power_id, audience=vis.powers([power_id]))
-        self._close_planning_if_everyone_is_ready(now)
+        # the platform closes Planning once nobody is pending (its rule, domain.powers.windows.PLANNING); called
+        # directly, the game checks it here as the platform does after the command
+        flow.settle(self, trial_context(self, SYSTEM, now), command=DeclareReady(power_id))
 
     def planning_pending(self) -> list[str]:
         """Powers that may still act this Planning step: not ready, with actions left."""
@@ -223,22 +228,12 @@ class Calendar(GameBase):
                 pending.append(p.id)
         return sorted(pending)
 
-    def _close_planning_if_everyone_is_ready(self, now: datetime) -> None:
-        if self.state.step == "planning" and not self.planning_pending():
-            self._close_planning(now, reason="everyone is ready")
-
     def _may_act_in(self, w: Window, power_id: str) -> bool:
         if w.kind == "planning":
             return True
         if w.kind == BATTLE_WINDOW:
             return self._battle_may_act(w, power_id)
         return power_id in self.pending_resisters()
-
-    def pending_in(self, w: Window) -> list[str]:
-        """Who may still act in this window."""
-        if w.kind == BATTLE_WINDOW:
-            return self._battle_pending_in(w)
-        return self.planning_pending() if w.kind == "planning" else self.pending_resisters()
 
     def close_window(
         self,
@@ -250,33 +245,26 @@ class Calendar(GameBase):
         expected_step: str | None = None,
         roller: Roller | None = None,
     ) -> bool:
-        """Close a window; a no-op (False) if it is already closed, so workers may run it twice.
+        """Close a window as the platform does at its deadline or the GM's close (domain.platform.flow, the rules of
+        domain.powers.windows); a no-op (False) if it is already closed, so workers may run it twice.
 
         Closing Planning converts missing actions into schemes; closing Resistance finalises the
-        provisional actions in queue order with net successes (P-RES-4, P-RES-5) and begins Battle.
+        provisional actions in queue order with net successes (P-RES-4, P-RES-5) and begins Battle; closing a
+        battle's step applies the GM's default to whoever has not acted, with ``roller`` (the month's dice if None).
         """
         self.expect_step(expected_step)
         w = self.state.windows.get(window_id)
-        if w is None:
-            return False
-        if w.closed:
+        if w is None or w.closed:
             return False
         due = now >= _at(w.final_closes_at)
         if not (due or force or reason != "deadline"):
             raise RuleViolation(f"this window closes at {w.final_closes_at}", rule="P-RES-2", field="window_id")
-        if w.kind == "planning":
-            if self.state.step != "planning":
-                return False
-            self._close_planning(now, reason=reason)
-            return True
-        self._window_closed(
-            window_id=window_id, reason=reason, closed_at=_iso(now), actor=SYSTEM, audience=[vis.PUBLIC]
-        )
-        if w.kind == "resistance":
-            self._finalise(now)
-        elif w.kind == BATTLE_WINDOW:  # the GM's default for whoever has not acted, then the battle runs on
-            self.battle_window_closed(window_id, now, roller or self._month_roller())
-        return True
+        if w.kind == "planning" and self.state.step != "planning":
+            return False
+        ctx = trial_context(self, SYSTEM, now)  # its closes draw no entropy and make no ids
+        if roller is not None:
+            ctx = dataclasses.replace(ctx, roller=lambda game: roller)
+        return flow.close(self, window_id, ctx, reason=reason)
 
     def _month_roller(self) -> Roller:
         """The month's committed dice (the service passes its own roller; this is the same derivation)."""

@@ -219,10 +219,14 @@ class Resolution(GameBase):
     ResolutionPublished = ResolutionPublished
 
     def _close_planning(self, now: datetime, reason: str) -> None:
-        s = self.state
         w = self.open_window("planning")
         if w is not None:
             self._window_closed(window_id=w.id, reason=reason, closed_at=_iso(now), actor=SYSTEM, audience=[vis.PUBLIC])
+        self._planning_closed(now)
+
+    def _planning_closed(self, now: datetime) -> None:
+        """What follows Planning's close: every submission locked, unused actions schemes ([003:26]), Resolution."""
+        s = self.state
         for a in sorted(s.actions.values(), key=lambda a: (a.power, a.index)):
             # A discarded action is not resolved nor published: locking it would record an unpublished digest.
             if a.pool is not None and not a.pool.locked and not a.discarded:

@@ -3,7 +3,7 @@
 A first slice of DESIGN "Rulesets on one platform": the fields point at the existing Powers code
 (the aggregate's command methods, ``board_view``, the mail grammar, the notification texts, the export
 verifier). The steps
-are declared as data from P.1.1/P.1.2; the aggregate still runs them itself.
+are declared as data from P.1.1/P.1.2, their windows as rules the platform runs (``domain.powers.windows``).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from domain.powers.options import PowersOptions
 from domain.powers.state import STATE_TYPES
 from domain.powers.verify import VERIFY_POWERS
 from domain.powers.views import board_view
+from domain.powers.windows import BATTLE, PLANNING, RESISTANCE, BattleSilence, battle_silence
 
 POWERS_STEPS = (
     Step("setup", on_entry="the GM adds powers and grants their starting assets"),
@@ -32,6 +33,7 @@ POWERS_STEPS = (
         opens=("planning",),
         closes_on=("deadline", "every power ready", "gm advanced"),
         on_entry="commit the month seed; open the planning window (P.1.2)",
+        windows=(PLANNING,),
     ),
     Step(
         "resolution",
@@ -43,8 +45,9 @@ POWERS_STEPS = (
         opens=("resistance",),
         closes_on=("deadline", "every resister acted or waived"),
         on_entry="offer resistance to the targets of resistible actions (P-RES-1, P-RES-2)",
+        windows=(RESISTANCE,),
     ),
-    Step("battle", on_entry="finalise the month's actions; the GM resolves battles"),
+    Step("battle", on_entry="finalise the month's actions; the GM resolves battles", windows=(BATTLE,)),
     Step("cleanup", on_entry="the season ends; reveal the month seed to the GM"),
 )
 assert tuple(s.name for s in POWERS_STEPS) == rules.STEPS, "POWERS_STEPS must follow rules.STEPS"
@@ -82,7 +85,7 @@ POWERS = register(
         steps=POWERS_STEPS,
         aggregate=Game,
         start=Game.start,
-        commands=POWERS_COMMANDS,
+        commands={**POWERS_COMMANDS, BattleSilence: battle_silence},
         state_types=STATE_TYPES,
         view=board_view,
         mail_grammar=parse_turn,
