@@ -351,13 +351,8 @@ def _close(game: Any, window_id: str, ctx: Context, *, reason: str, force: bool)
     w = game.state.windows.get(window_id)
     if w is not None and flow.rule_for(game, w) is not None:
         return flow.close(game, window_id, ctx, reason=reason)
-    closed: bool = game.close_window(window_id, now=ctx.now, reason=reason, force=force, **_dice(game, ctx))
+    closed: bool = game.close_window(window_id, now=ctx.now, reason=reason, force=force)
     return closed
-
-
-def _dice(game: Any, ctx: Context) -> dict[str, Any]:
-    """A ruleset whose windows roll when they close (Powers' battles apply defaults) gets the service's roller."""
-    return {"roller": ctx.roller(game)} if getattr(game, "CLOSES_WITH_DICE", False) else {}
 
 
 def queue_due_reminders(game: Any, cmd: QueueDueReminders, ctx: Context) -> dict[str, Any]:

@@ -5,7 +5,9 @@ As boardgame.io runs a game's phases and turn order from the game object (each p
 window they open, and for each kind a ``WindowRule`` says, as functions of the game's state:
 
 - whom the window waits on (``waits_on``): who is reminded, who may ask for more time, whose move it is;
-- what closes it early (``closes_early``): the platform checks it after every command and closes the window then;
+- what closes it early (``closes_early``): the platform checks it after each of the ruleset's own commands (or only
+  after the platform commands ``checked_after`` names: Powers' Planning, after a seat's ``DeclareReady``) and
+  closes the window then;
 - its default on silence (``on_silence``): the command each seat still waited on is taken to send when the window
   closes (its deadline, or the GM's or host's close); the platform sends it through the ruleset's own handler, as
   that seat, with ``Context.silent`` set, so a default is a command the ruleset accepts like any other;

@@ -7,7 +7,7 @@ import dataclasses
 from datetime import datetime, timedelta
 
 from domain import visibility as vis
-from domain.dice import Roller, SeededRoller
+from domain.dice import Roller
 from domain.errors import Conflict, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform import flow
@@ -81,9 +81,6 @@ class Calendar(GameBase):
     SeasonLengthSet = SeasonLengthSet
     StepBegan = StepBegan
     CleanupApplied = CleanupApplied
-
-    # The platform's window commands pass the service's roller to ``close_window`` (a battle's deadline rolls).
-    CLOSES_WITH_DICE = True
 
     def expect_step(self, expected: str | None) -> None:
         """Refuse (409, recording nothing) a command that moves the game if the game is no longer at
@@ -265,9 +262,3 @@ class Calendar(GameBase):
         if roller is not None:
             ctx = dataclasses.replace(ctx, roller=lambda game: roller)
         return flow.close(self, window_id, ctx, reason=reason)
-
-    def _month_roller(self) -> Roller:
-        """The month's committed dice (the service passes its own roller; this is the same derivation)."""
-        return SeededRoller(
-            self.state.seed or "00", legacy=self.state.seed is not None and self.state.seed_root is None
-        )

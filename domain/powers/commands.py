@@ -20,6 +20,7 @@ from domain.powers.battle import BATTLE_COMMANDS
 from domain.powers.catalogue_commands import CATALOGUE_COMMANDS
 from domain.powers.development import DEVELOPMENT_COMMANDS
 from domain.powers.magic import MAGIC_COMMANDS
+from domain.powers.windows import BattleSilence, battle_silence
 from domain.powers.world import WORLD_COMMANDS
 
 if TYPE_CHECKING:
@@ -484,4 +485,5 @@ POWERS_COMMANDS: Mapping[type, Handler] = {
     **DEVELOPMENT_COMMANDS,
     **ARMY_COMMANDS,
     **BATTLE_COMMANDS,
+    BattleSilence: battle_silence,  # sent only by the platform, for a silent power at a battle step's close
 }

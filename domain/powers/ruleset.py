@@ -23,7 +23,7 @@ from domain.powers.options import PowersOptions
 from domain.powers.state import STATE_TYPES
 from domain.powers.verify import VERIFY_POWERS
 from domain.powers.views import board_view
-from domain.powers.windows import BATTLE, PLANNING, RESISTANCE, BattleSilence, battle_silence
+from domain.powers.windows import BATTLE, PLANNING, RESISTANCE
 
 POWERS_STEPS = (
     Step("setup", on_entry="the GM adds powers and grants their starting assets"),
@@ -85,7 +85,7 @@ POWERS = register(
         steps=POWERS_STEPS,
         aggregate=Game,
         start=Game.start,
-        commands={**POWERS_COMMANDS, BattleSilence: battle_silence},
+        commands=POWERS_COMMANDS,
         state_types=STATE_TYPES,
         view=board_view,
         mail_grammar=parse_turn,

@@ -138,10 +138,9 @@ def test_each_silent_powers_default_is_accepted_at_every_step_of_a_battle_closed
     sent: list[str] = []
     for _ in range(200):
         game = games.get_game(gid, for_update=False)
-        open_battle = [w for w in game.state.windows.values() if not w.closed and w.kind == "battle"]
-        if not open_battle:
+        w = game.open_window("battle")
+        if w is None:
             break
-        w = open_battle[0]
         for seat, command in flow.defaults(game, w).items():
             assert command == BattleSilence(w.id, seat)
             trial = deepcopy(game)
