@@ -69,7 +69,6 @@ class CreateGameRequest(Strict):
     name: str = Field(min_length=1, max_length=limits.GAME_NAME)
     gm_name: str = Field(default="GM", max_length=limits.GM_NAME)
     timezone: str = Field(default="UTC", max_length=limits.TIMEZONE, description="IANA time zone of the game")
-    months_per_season: Number = Field(default=2, description="2 or 3 (GM-28)")
     options: dict[Id, Any] = Field(
         default={},
         max_length=limits.ITEMS,

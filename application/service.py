@@ -420,7 +420,6 @@ class Games(GameStore):
         name: str,
         gm_name: str = "GM",
         timezone_name: str = "UTC",
-        months_per_season: int = 2,
         options: dict | None = None,
         *,
         ruleset: str | None = None,
@@ -434,7 +433,7 @@ class Games(GameStore):
             return first.game_id, None, first
         chosen = rulesets.get(installed.DEFAULT if ruleset is None else ruleset)
         checked_options(chosen, options)
-        game = chosen.start(name, gm_name, timezone_name, months_per_season, options)
+        game = chosen.start(name, gm_name, timezone_name, options)
         token, token_hash = new_token()
         game.issue_credential(GM, token_hash)
         receipt = self._receipt(game, GM, list(game.pending_events))

@@ -19,14 +19,17 @@ GM_ONLY = "gm"
 SEALED = "sealed"
 
 
-def power(power_id: str) -> str:
-    """The audience token of one power."""
-    return f"power:{power_id}"
+def seat(seat_id: str) -> str:
+    """The audience token of one seat: ``power:<id>``, as every recorded event carries it (a token never changes)."""
+    return f"power:{seat_id}"
 
 
-def powers(ids: Iterable[str]) -> list[str]:
-    """Audience for a set of powers (the GM always sees it too)."""
-    return sorted({power(p) for p in ids}) or [GM_ONLY]
+def seats(ids: Iterable[str]) -> list[str]:
+    """Audience for a set of seats (the GM always sees it too)."""
+    return sorted({seat(p) for p in ids}) or [GM_ONLY]
+
+
+power, powers = seat, seats  # Powers' words for the same tokens
 
 
 def can_see(audience: Iterable[str], viewer: str) -> bool:

@@ -200,7 +200,7 @@ class Posts:
         for tid in always:
             if tid not in found and (tid in FIXED or viewer != GM or seats is not None):
                 k, title = _kind_title(tid)
-                audience = [vis.PUBLIC] if tid in FIXED else [vis.power(tid[len(DESK) :])]
+                audience = [vis.PUBLIC] if tid in FIXED else [vis.seat(tid[len(DESK) :])]
                 members = [tid[len(DESK) :]] if k == "desk" else []
                 found[tid] = {
                     "id": tid,

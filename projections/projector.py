@@ -364,7 +364,7 @@ class Projector:
         elif vis.PUBLIC in audience:
             shown, scope = [GM, *tracker.seats], SCOPE_PUBLIC
         else:
-            shown, scope = [GM, *(p for p in tracker.seats if vis.power(p) in audience)], SCOPE_RESTRICTED
+            shown, scope = [GM, *(p for p in tracker.seats if vis.seat(p) in audience)], SCOPE_RESTRICTED
             # Public events are everyone's: only restricted ones need a row per audience token.
             for token in sorted(set(audience)):
                 rows["feed"].append((gid, token, version))
@@ -374,7 +374,7 @@ class Projector:
         # Each viewer's timeline: exactly the events ``vis.can_see`` lets them see, in order.
         if not sealed:
             for viewer in tracker.seqs:
-                if viewer == GM or vis.PUBLIC in audience or vis.power(viewer) in audience:
+                if viewer == GM or vis.PUBLIC in audience or vis.seat(viewer) in audience:
                     tracker.seqs[viewer] += 1
                     rows["timeline"].append((gid, viewer, tracker.seqs[viewer], version))
         rows["audit"].append(
@@ -485,7 +485,7 @@ class Projector:
             "SELECT ?, ?, ROW_NUMBER() OVER (ORDER BY version), version FROM ("
             "SELECT version FROM rm_audit WHERE game_id = ? AND scope = ? AND version < ? UNION "
             "SELECT version FROM rm_feed WHERE game_id = ? AND token = ? AND version < ?) AS earlier",
-            (gid, power_id, gid, SCOPE_PUBLIC, version, gid, vis.power(power_id), version),
+            (gid, power_id, gid, SCOPE_PUBLIC, version, gid, vis.seat(power_id), version),
         )
         found = cur.execute(
             "SELECT COUNT(*) FROM rm_timeline WHERE game_id = ? AND viewer = ?", (gid, power_id)

@@ -35,7 +35,6 @@ def create_game(body: CreateGameRequest, games: GamesDep, key: IdempotencyKey) -
         body.name,
         body.gm_name,
         body.timezone,
-        body.months_per_season,
         body.options,
         ruleset=body.ruleset,
         key=key,

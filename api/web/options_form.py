@@ -17,7 +17,7 @@ from domain.platform.options_doc import OptionField, as_json, option_fields
 from domain.platform.ruleset import Ruleset
 
 PREFIX = "options."  # a control's name: the option's field in a refusal (``options.critical_mode``)
-PLATFORM_FIELDS = ("name", "gm_name", "timezone", "months", "ruleset")  # the form's fields that are not options
+PLATFORM_FIELDS = ("name", "gm_name", "timezone", "ruleset")  # the form's fields that are not options
 WIDGETS = {"choice": "select", "flag": "checkbox", "integer": "number", "number": "number", "list": "text"}
 
 

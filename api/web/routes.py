@@ -5,7 +5,6 @@ JavaScript; a little script adds the countdown and the live conversion preview."
 from __future__ import annotations
 
 import csv
-import inspect
 import io
 import json
 from datetime import datetime, timezone
@@ -31,7 +30,6 @@ from api.web.kit import (
     form_of,
     games_of,
     gm_only,
-    integer,
     local_receipt,
     refused,
     seat_names,
@@ -217,11 +215,6 @@ def _new_game_rulesets() -> list[Ruleset]:
     return sorted(offered, key=lambda r: (r.name != installed.DEFAULT, r.name))
 
 
-def _asks_months(ruleset: Ruleset) -> bool:
-    """Whether the ruleset's games have months per season to choose (Powers, GM-28): its ``start`` takes them."""
-    return "months_per_season" in inspect.signature(ruleset.start).parameters
-
-
 def _new_game_url(ruleset: str) -> str:
     return "/new" if ruleset == installed.DEFAULT else f"/new?{urlencode({'ruleset': ruleset})}"
 
@@ -245,11 +238,10 @@ def new_game_page(request: Request, ruleset: str = installed.DEFAULT) -> Respons
         "flash": flashed,
         "ruleset": chosen,
         "others": [(r, _new_game_url(r.name)) for r in choices if r is not chosen],
-        "asks_months": _asks_months(chosen),
         "options": controls,
         # the options are shown open when one of them was refused
         "options_open": bool(flashed and str(flashed.get("field") or "").startswith(options_form.PREFIX)),
-        "placed": ["name", "gm_name", "timezone", "months", *(c["name"] for c in controls)],
+        "placed": ["name", "gm_name", "timezone", *(c["name"] for c in controls)],
     }
     return templates.TemplateResponse(request, "new.html", context)
 
@@ -266,7 +258,6 @@ async def new_game(request: Request) -> Response:
             f.get("name", ""),
             f.get("gm_name") or "GM",
             f.get("timezone") or "UTC",
-            integer(f.get("months"), 2),
             options_form.read_options(chosen, f) if chosen else None,
             ruleset=name,
         )

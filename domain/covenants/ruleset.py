@@ -42,9 +42,7 @@ COVENANT_ROLES = Roles(
 )
 
 
-def start(
-    name: str, gm_name: str = "", tz: str = "UTC", months: int = 0, options: dict[str, Any] | None = None
-) -> CovenantGame:
+def start(name: str, gm_name: str = "", tz: str = "UTC", options: dict[str, Any] | None = None) -> CovenantGame:
     limits.check_text(name, "name", limits.GAME_NAME, required=True, what="a game's name")
     from pydantic import ValidationError
 

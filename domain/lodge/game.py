@@ -86,7 +86,7 @@ class LodgeGame(PlatformGame):
 
     @classmethod
     def start(
-        cls, name: str, gm_name: str = "Host", tz: str = "UTC", months: int = 0, options: dict[str, Any] | None = None
+        cls, name: str, gm_name: str = "Host", tz: str = "UTC", options: dict[str, Any] | None = None
     ) -> LodgeGame:
         """A new game pins its rules package (LH-7): the whole package is recorded in ``LodgeCreated``."""
         from domain.lodge.ruleset import LodgeOptions

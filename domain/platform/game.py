@@ -422,7 +422,7 @@ class PlatformGame(Posts, Aggregate):
             # The refusal's words may name one seat's holdings ("no vis"): the GM and those who run the windows read
             # them, and the seat itself where the window waits on it alone; the window's state tells every viewer of
             # the window that it is blocked, by which rule, on whom.
-            audience=vis.powers([*(seats if len(seats) == 1 else []), *tell[1:]]),
+            audience=vis.seats([*(seats if len(seats) == 1 else []), *tell[1:]]),
         )
         return dict(self.state.windows[window_id].blocked)
 
@@ -546,7 +546,7 @@ class PlatformGame(Posts, Aggregate):
             hours=hours,
             reason=reason,
             actor=seat,
-            audience=vis.powers([seat]),
+            audience=vis.seats([seat]),
         )
 
     class ExtensionRequested(Event):
@@ -623,7 +623,7 @@ class PlatformGame(Posts, Aggregate):
             hours=hours,
             until=until,
             actor=actor,
-            audience=vis.powers([ps.id]),
+            audience=vis.seats([ps.id]),
         )
         return True
 
@@ -671,7 +671,7 @@ class PlatformGame(Posts, Aggregate):
             seat=req["power"],
             reason=reason,
             actor=actor,
-            audience=vis.powers([req["power"]]),
+            audience=vis.seats([req["power"]]),
         )
 
     class ExtensionRefused(Event):
@@ -822,14 +822,14 @@ class PlatformGame(Posts, Aggregate):
         if not text.strip():
             raise RuleViolation("say what the power learns", field="text")
         self._visibility_granted(
-            to=to, about=about, text=text.strip(), action_id=None, source=source, actor=actor, audience=vis.powers([to])
+            to=to, about=about, text=text.strip(), action_id=None, source=source, actor=actor, audience=vis.seats([to])
         )
 
     def set_timezone(self, seat: str, timezone: str) -> None:
         """A power chooses the IANA time zone it sees times in."""
         self.seat(seat)
         check_timezone(timezone)
-        self._timezone_set(seat=seat, timezone=timezone, actor=seat, audience=vis.powers([seat]))
+        self._timezone_set(seat=seat, timezone=timezone, actor=seat, audience=vis.seats([seat]))
 
     class TimezoneSet(Event):
         class_version = 2  # 2: the seat it is about is ``seat`` (version 1 called it by Powers' word)
@@ -879,7 +879,7 @@ class PlatformGame(Posts, Aggregate):
             email = limits.check_email(email)
         if mode not in ("immediate", "digest", "off"):
             raise RuleViolation("notifications are immediate, digest or off", field="mode")
-        self._contact_set(seat=seat, email=email, mode=mode, actor=seat, audience=vis.powers([seat]))
+        self._contact_set(seat=seat, email=email, mode=mode, actor=seat, audience=vis.seats([seat]))
 
     class ContactSet(Event):
         class_version = 2  # 2: the seat it is about is ``seat`` (version 1 called it by Powers' word)
@@ -1049,7 +1049,7 @@ class PlatformGame(Posts, Aggregate):
                     email=None,
                     mode=seat.mail_mode,
                     actor=SYSTEM,
-                    audience=vis.powers([seat_id]),
+                    audience=vis.seats([seat_id]),
                 )
 
     class GameForked(Event):

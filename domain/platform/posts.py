@@ -171,7 +171,7 @@ class Posts:
         return found
 
     def _desk_audience(self, seat: str) -> list[str]:
-        return vis.powers([seat] if self.has_gm() else [seat, *self.hosts()])
+        return vis.seats([seat] if self.has_gm() else [seat, *self.hosts()])
 
     def threads_for(self, viewer: str) -> list[dict[str, Any]]:
         """Every thread this viewer may read: the table, the narration, the desks they see, their private threads."""
@@ -205,7 +205,7 @@ class Posts:
         audience_seats = list(members)
         if not self.has_gm() and self._option("host_reads_private_threads"):
             audience_seats += self.hosts()
-        audience = vis.powers(audience_seats)
+        audience = vis.seats(audience_seats)
         self.trigger_event(
             self.ThreadOpened,
             thread_id=thread_id,

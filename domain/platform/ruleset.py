@@ -51,7 +51,7 @@ class Ruleset:
     options: type[BaseModel]
     steps: tuple[Step, ...]
     aggregate: type  # the game aggregate class of this ruleset
-    start: Callable[..., Any]  # creates a game: start(name, gm_name, timezone, ..., options)
+    start: Callable[..., Any]  # creates a game: start(name, gm_name, timezone, options), options by its own model
     commands: Mapping[type, Callable[..., Any]] = field(default_factory=dict)  # command class -> handler
     state_types: tuple[type, ...] = ()  # the dataclasses its state holds (snapshots of its games encode them)
     view: Callable[[Any, str], dict[str, Any]] | None = None  # view(game, viewer)

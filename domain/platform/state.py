@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from domain import visibility as vis
+
 
 @dataclass
 class Window:
@@ -75,7 +77,7 @@ class ViewerSequences:
         """How many events this viewer ('gm' or a seat id) may see so far."""
         if viewer == "gm":
             return self.seen.get("gm", 0)
-        return self.seen.get("public", 0) + self.seen.get(f"power:{viewer}", 0)
+        return self.seen.get("public", 0) + self.seen.get(vis.seat(viewer), 0)
 
 
 @dataclass(kw_only=True)

@@ -114,15 +114,16 @@ class Game(
         name: str,
         gm_name: str,
         timezone: str = "UTC",
-        months_per_season: int = 2,
         options: dict[str, Any] | None = None,
     ) -> Game:
-        """Create a game of Powers (GM-28: 2 or 3 months a season, default 2)."""
+        """Create a game of Powers; its options say how many months a season lasts (GM-28: 2 or 3, default 2),
+        which the game keeps as its calendar (``GameCreated.months_per_season``), not among its options."""
         limits.check_text(name, "name", limits.GAME_NAME, required=True, what="a game's name")
         limits.check_text(gm_name, "gm_name", limits.GM_NAME, what="the GM's name")
         check_timezone(timezone)
-        check_months(months_per_season)
         options = validate_game_options(options)
+        months_per_season = int(options.pop("months_per_season", 2))
+        check_months(months_per_season)
         return cls(
             name=name.strip(),
             gm_name=gm_name,

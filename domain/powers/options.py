@@ -55,6 +55,11 @@ class _Options(BaseModel):
 class PowersOptions(_Options, PostOptions):
     """A game's options; each defaults to the recommendation of rules/ANALYSIS.md."""
 
+    months_per_season: Literal[2, 3] = Field(
+        2,
+        description="GM-28, P-AMB-2: how many months a season lasts, 2 or 3 (the GM may change it as the game goes); "
+        "the game keeps it as its calendar, not among these options",
+    )
     planning_hours: Hours = Field(DEFAULT_OPTIONS["planning_hours"], description="How long Planning stays open (P.1.2)")
     resistance_hours: Hours = Field(
         DEFAULT_OPTIONS["resistance_hours"], description="How long the resistance window stays open (P-RES-2)"

@@ -75,7 +75,7 @@ class Gate(PlatformGame):
         self.state = GateState(name=name, ruleset=ruleset, rules_version=rules_version, timezone=timezone)
 
     @classmethod
-    def start(cls, name: str, gm: str = "GM", tz: str = "UTC", months: int = 0, options: dict | None = None) -> Gate:
+    def start(cls, name: str, gm: str = "GM", tz: str = "UTC", options: dict | None = None) -> Gate:
         return cls(name=name, ruleset="gate", rules_version="gate-1", timezone=tz, actor=GM, audience=[vis.PUBLIC])
 
     def pending_in(self, w: Window) -> list[str]:

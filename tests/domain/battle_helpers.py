@@ -106,7 +106,7 @@ class Field:
 
         self.dice = Dice()
         self.games = PowersGames(roller_factory=lambda game: self.dice)
-        self.gid, _, _ = self.games.create_game("Field", "GM", options=options or {}, months_per_season=months)
+        self.gid, _, _ = self.games.create_game("Field", "GM", options={**(options or {}), "months_per_season": months})
         for name, cls, subclass in powers:
             self.games.add_power(self.gid, "gm", name, cls, subclass)
         hexes = [{"hex": f"{q},0", "terrain": "plains"} for q in range(5)]

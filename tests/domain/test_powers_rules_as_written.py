@@ -30,7 +30,7 @@ class Table:
     ) -> None:
         self.dice = FixedRoller()
         self.games = Games(roller_factory=lambda game: self.dice)
-        self.gid = self.games.create_game("Rules as written", "GM", months_per_season=months)[0]
+        self.gid = self.games.create_game("Rules as written", "GM", options={"months_per_season": months})[0]
         self.seats = {name: self.games.add_power(self.gid, "gm", name, cls, sub)[0] for name, cls, sub in powers}
         self.gm(world.DeclareMap(hexes=HEXES, towns=list(towns), features=list(features)))
 

@@ -58,7 +58,7 @@ class Table(PlatformGame):
         self.state = TableState(name=name, ruleset=ruleset, rules_version=rules_version, timezone=timezone)
 
     @classmethod
-    def start(cls, name: str, gm: str = "GM", tz: str = "UTC", months: int = 0, options: dict | None = None) -> Table:
+    def start(cls, name: str, gm: str = "GM", tz: str = "UTC", options: dict | None = None) -> Table:
         TableOptions.model_validate(options or {})
         return cls(name=name, ruleset="table", rules_version="table-1", timezone=tz, actor=GM, audience=[vis.PUBLIC])
 
