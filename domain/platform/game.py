@@ -72,12 +72,12 @@ def check_timezone(name: str) -> None:
         raise RuleViolation(f"{name!r} is not an IANA time zone (such as Europe/Paris)", field="timezone") from None
 
 
-def _seat_named_seat(state: dict[str, Any]) -> None:
+def _upcast_seat(state: dict[str, Any]) -> None:
     """Upcast a stored event of version 1, which named its seat by Powers' word for one: it is ``seat`` now."""
     state["seat"] = state.pop("power_id")
 
 
-def _phase_labelled(state: dict[str, Any]) -> None:
+def _upcast_phase(state: dict[str, Any]) -> None:
     """Upcast a seed event of version 1, which placed its seed by Powers' calendar (two numbers): the label the
     ruleset gives its phase now. Powers labelled them ``s<n>m<m>`` and so do the old events."""
     state["phase"] = "s{}m{}".format(state.pop("season"), state.pop("month"))
@@ -281,7 +281,7 @@ class PlatformGame(Posts, Aggregate):
 
     class SeedCommitted(Event):
         class_version = 2  # 2: the phase the seed governs, as its ruleset labels it
-        upcast_v1_v2 = staticmethod(_phase_labelled)
+        upcast_v1_v2 = staticmethod(_upcast_phase)
 
         commitment: str
         phase: str
@@ -321,7 +321,7 @@ class PlatformGame(Posts, Aggregate):
 
     class SeedRevealed(Event):
         class_version = 2  # 2: the phase the seed governed, as its ruleset labels it
-        upcast_v1_v2 = staticmethod(_phase_labelled)
+        upcast_v1_v2 = staticmethod(_upcast_phase)
 
         seed: str
         commitment: str
@@ -551,7 +551,7 @@ class PlatformGame(Posts, Aggregate):
 
     class ExtensionRequested(Event):
         class_version = 2  # 2: the seat it is about is ``seat`` (version 1 called it by Powers' word)
-        upcast_v1_v2 = staticmethod(_seat_named_seat)
+        upcast_v1_v2 = staticmethod(_upcast_seat)
 
         request_id: str
         window_id: str
@@ -629,7 +629,7 @@ class PlatformGame(Posts, Aggregate):
 
     class ExtensionGranted(Event):
         class_version = 2  # 2: the seat it is about is ``seat`` (version 1 called it by Powers' word)
-        upcast_v1_v2 = staticmethod(_seat_named_seat)
+        upcast_v1_v2 = staticmethod(_upcast_seat)
 
         request_id: str
         window_id: str
@@ -676,7 +676,7 @@ class PlatformGame(Posts, Aggregate):
 
     class ExtensionRefused(Event):
         class_version = 2  # 2: the seat it is about is ``seat`` (version 1 called it by Powers' word)
-        upcast_v1_v2 = staticmethod(_seat_named_seat)
+        upcast_v1_v2 = staticmethod(_upcast_seat)
 
         request_id: str
         window_id: str
@@ -704,7 +704,7 @@ class PlatformGame(Posts, Aggregate):
 
     class ReadyDeclared(Event):
         class_version = 2  # 2: the seat it is about is ``seat`` (version 1 called it by Powers' word)
-        upcast_v1_v2 = staticmethod(_seat_named_seat)
+        upcast_v1_v2 = staticmethod(_upcast_seat)
 
         seat: str
         actor: str
@@ -833,7 +833,7 @@ class PlatformGame(Posts, Aggregate):
 
     class TimezoneSet(Event):
         class_version = 2  # 2: the seat it is about is ``seat`` (version 1 called it by Powers' word)
-        upcast_v1_v2 = staticmethod(_seat_named_seat)
+        upcast_v1_v2 = staticmethod(_upcast_seat)
 
         seat: str
         timezone: str
@@ -883,7 +883,7 @@ class PlatformGame(Posts, Aggregate):
 
     class ContactSet(Event):
         class_version = 2  # 2: the seat it is about is ``seat`` (version 1 called it by Powers' word)
-        upcast_v1_v2 = staticmethod(_seat_named_seat)
+        upcast_v1_v2 = staticmethod(_upcast_seat)
 
         seat: str
         email: str | None

@@ -230,3 +230,105 @@ def test_the_verifier_and_the_cli_name_no_ruleset():
     assert {str(f.relative_to(ROOT)): names_of_rulesets(f, names) for f in files} == {
         str(f.relative_to(ROOT)): [] for f in files
     }
+
+
+# ---------------------------------------------------------------------- the platform speaks seats (issue 26 item 3)
+
+RULESET_WORDS = re.compile(r"power|season|month", re.IGNORECASE)
+KEYLIKE = re.compile(r"[A-Za-z_][\w.:-]*")  # a name, key or token, not prose (prose has spaces)
+TEMPLATES = ROOT / "api" / "web" / "templates"  # the platform's own pages (a ruleset's ship in its package)
+
+# What platform modules still say in Powers' words, per file: only ever lowered (the debt of issue 26 item 3). Left:
+# the platform commands' and the JSON bodies' ``power_id`` (a public API: renaming wants an alias for old clients);
+# a window's extension requests keyed ``power`` and the caps named ``extension_cap_hours_per_season`` (kept in every
+# snapshot and game's options); the phase read models' season and month columns; the audit filter's ``power``
+# parameter; the CLI's demo ``--season``; and ``domain.dice.ROLLS_PER_MONTH``.
+SPOKEN_DEBT: dict[str, int] = {
+    "api/cli.py": 6,
+    "api/routes/commands.py": 1,
+    "api/routes/games.py": 4,
+    "api/routes/history.py": 3,
+    "api/routes/mail.py": 1,
+    "api/routes/windows.py": 2,
+    "api/schemas.py": 5,
+    "api/web/routes.py": 12,
+    "api/web/templates/audit.html": 1,
+    "api/web/templates/home.html": 1,
+    "application/service.py": 8,
+    "domain/platform/commands.py": 13,
+    "domain/platform/game.py": 9,
+    "projections/gamestore.py": 4,
+    "projections/projector.py": 24,
+}
+
+
+def ruleset_words(path: Path) -> list[str]:
+    """Where a platform module speaks in a ruleset's words (power, season, month): every identifier (a name,
+    attribute, argument, keyword, function or class) and every string that is a name or key rather than prose, as
+    ``line: word``. Docstrings, comments and sentences are not names; an upcaster (``upcast_v*``, ``_upcast*``)
+    reads a stored shape's old names, which is its job."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name.startswith(("upcast_v", "_upcast")):
+            skipped |= {id(n) for n in ast.walk(node)}
+    out = []
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Name):
+            name = node.id
+        elif isinstance(node, ast.Attribute):
+            name = node.attr
+        elif isinstance(node, ast.arg):
+            name = node.arg
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            name = node.name
+        elif isinstance(node, ast.keyword) and node.arg:
+            name = node.arg
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and KEYLIKE.fullmatch(node.value):
+            name = node.value
+        else:
+            continue
+        if RULESET_WORDS.search(name):
+            out.append(f"{node.lineno}: {name}")
+    return sorted(out)
+
+
+def template_words(path: Path) -> list[str]:
+    """Every line of a platform template that says power, season or month (a template's text is all shown)."""
+    return [
+        f"{i}: {line.strip()}" for i, line in enumerate(path.read_text().splitlines(), 1) if RULESET_WORDS.search(line)
+    ]
+
+
+def spoken() -> dict[str, int]:
+    found = {str(f.relative_to(ROOT)): len(ruleset_words(f)) for f in platform_files()}
+    found |= {str(f.relative_to(ROOT)): len(template_words(f)) for f in sorted(TEMPLATES.rglob("*.html"))}
+    return {k: n for k, n in sorted(found.items()) if n}
+
+
+def test_no_platform_module_speaks_in_a_rulesets_words():
+    """Issue 26 item 3: the platform speaks seats. No platform module (``platform_files``) or platform template
+    names a power, a season or a month, beyond the recorded debt, which only goes down."""
+    found = spoken()
+    grown = {k: (n, SPOKEN_DEBT.get(k, 0)) for k, n in found.items() if n > SPOKEN_DEBT.get(k, 0)}
+    assert not grown, "\n".join(
+        [f"{k}: {n} mentions, {was} allowed" for k, (n, was) in grown.items()]
+        + [w for k in grown for w in (template_words(ROOT / k) if k.endswith(".html") else ruleset_words(ROOT / k))]
+    )
+    paid = {k: (n, found.get(k, 0)) for k, n in SPOKEN_DEBT.items() if found.get(k, 0) < n}
+    assert not paid, f"lower SPOKEN_DEBT to what is left: {paid}"
+
+
+def test_the_words_check_catches_a_power_named_as_a_name_not_in_prose(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        'def f(power_id):\n    """Each power\'s month, in prose."""\n'
+        '    return state.powers[power_id], {"season": 1}\n\n\n'
+        'def _upcast_v1(state):\n    state["seat"] = state.pop("power_id")\n'
+    )
+    assert ruleset_words(probe) == ["1: power_id", "3: power_id", "3: powers", "3: season"]
+    page = tmp_path / "page.html"
+    page.write_text("<p>{{ _('Seat') }}</p>\n<p>{{ season }}</p>\n")
+    assert template_words(page) == ["2: <p>{{ season }}</p>"]

@@ -69,7 +69,17 @@ def test_valid_options_are_recorded_and_defaults_fill_in():
 
 
 def test_the_defaults_are_the_schema_defaults():
-    assert PowersOptions().model_dump() == DEFAULT_OPTIONS
+    """Every option but the months of a season, which the game keeps as its calendar (GM-28), not among its options."""
+    assert PowersOptions().model_dump(exclude={"months_per_season"}) == DEFAULT_OPTIONS
+    assert PowersOptions().months_per_season == 2
+
+
+def test_the_months_of_a_season_are_an_option_of_the_game_kept_as_its_calendar():
+    g = Game.start("g", "gm", options={"months_per_season": 3, "critical_mode": "rank"})
+    created = g.collect_events()[0]
+    assert created.months_per_season == 3 and created.options == {"critical_mode": "rank"}
+    with pytest.raises(RuleViolation, match="months_per_season"):
+        Game.start("g", "gm", options={"months_per_season": 4})
 
 
 def test_p_amb_5_critical_mode_rank_is_read_by_the_tally():
