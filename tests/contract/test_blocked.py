@@ -308,10 +308,10 @@ def test_a_powers_console_and_board_show_a_block_recorded_on_planning(tmp_path, 
     from tests.integration.helpers import close_app
     from tests.web.test_browser_play_surface import rich_game
 
-    def refuse(self, now, reason):
+    def refuse(self, now):
         raise RuleViolation("PLANTED: the schemes cannot be granted", rule="P-TEST-1")
 
-    monkeypatch.setattr(Game, "_close_planning", refuse)
+    monkeypatch.setattr(Game, "_planning_closed", refuse)  # what Planning's window rule runs at its close
     app = create_app(Settings(data_dir=tmp_path))
     try:
         games = app.state.games
