@@ -149,11 +149,7 @@ class CovenantGame(PlatformGame):
 
     # ------------------------------------------------------------------ what the platform asks
 
-    def seats_of(self, state: Any) -> dict[str, Any]:
-        """Where a covenant game keeps its seats: its covenants, as its state has always named them
-        (snapshots keep a field's name)."""
-        seats: dict[str, Any] = state.powers
-        return seats
+    seats_field = "powers"  # where a covenant game keeps its seats: its covenants, as its state has always named them
 
     def seat(self, seat_id: str) -> Any:
         return self.power(seat_id)

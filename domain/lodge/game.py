@@ -208,11 +208,7 @@ class LodgeGame(PlatformGame):
     def package(self) -> dict[str, Any]:
         return self.state.package
 
-    def seats_of(self, state: Any) -> dict[str, Any]:
-        """Where a Lodge keeps its seats: its Mages, as its state has always named them
-        (snapshots keep a field's name)."""
-        seats: dict[str, Any] = state.powers
-        return seats
+    seats_field = "powers"  # where a Lodge keeps its seats: its Mages, as its state has always named them
 
     def seat(self, seat_id: str) -> Any:
         return self.power(seat_id)

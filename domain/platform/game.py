@@ -103,11 +103,14 @@ class PlatformGame(Posts, Aggregate):
 
     # ------------------------------------------------------------------ what the ruleset supplies
 
+    # the field of the state that holds the seats: ``seats``, or the name a ruleset's state gave them before
+    # (snapshots keep a field's name)
+    seats_field: ClassVar[str] = "seats"
+
     def seats_of(self, state: Any) -> dict[str, Any]:
-        """Every seat of a state of this game, by id: the one name the platform reads a game's seats through. A
-        state keeps them as ``seats``; a ruleset whose state named them otherwise before (snapshots keep a field's
-        name) says where."""
-        seats: dict[str, Any] = state.seats
+        """Every seat of a state of this game, by id: the one name the platform reads a game's seats through
+        (``seats_field`` of the state)."""
+        seats: dict[str, Any] = getattr(state, self.seats_field)
         return seats
 
     @property

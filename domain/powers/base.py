@@ -182,11 +182,7 @@ class GameBase(PlatformGame):
             where: dict[str, Any] | None = None,
         ) -> PoolData: ...
 
-    def seats_of(self, state: Any) -> dict[str, Any]:
-        """Where a game of Powers keeps its seats: its powers, as its state has always named them
-        (snapshots keep a field's name)."""
-        seats: dict[str, Any] = state.powers
-        return seats
+    seats_field = "powers"  # where a game of Powers keeps its seats: its powers, as its state has always named them
 
     def seat(self, seat_id: str) -> Any:
         return self.power(seat_id)
