@@ -3,7 +3,7 @@
 When a month opens the service draws a secret seed. Roll ``n`` of the month gets the key
 ``k_n = HMAC-SHA256(seed, "emissary-roll-key:n")``, and its faces are ``HMAC-SHA256(k_n,
 "emissary-faces:block")`` turned into uniform faces by rejection sampling. The month's keys for
-``ROLLS_PER_MONTH`` roll numbers from the month's first roll are the leaves
+``ROLLS_PER_COMMITMENT`` roll numbers from the month's first roll are the leaves
 ``sha256("emissary-leaf:" || n || ":" || k_n)`` of a Merkle tree, and ``SeedCommitted`` publishes its
 root (and ``sha256(seed)``, for the GM's audit) before any roll. Each roll event then carries, for
 those who may see that roll only, its key and Merkle path: they check the faces come from the key
@@ -25,14 +25,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
-ROLLS_PER_MONTH = 4096
-"""How many rolls one month's commitment covers (the leaves of its Merkle tree, a power of two).
+ROLLS_PER_COMMITMENT = 4096
+"""How many rolls one seed commitment covers (the leaves of its Merkle tree, a power of two).
 A roll past them is refused (``RollLimit``): a month of Powers makes a few dozen rolls."""
-_DEPTH = ROLLS_PER_MONTH.bit_length() - 1
+_DEPTH = ROLLS_PER_COMMITMENT.bit_length() - 1
 
 
 class RollLimit(ValueError):
-    """A roll number outside the month's committed block of ``ROLLS_PER_MONTH`` rolls."""
+    """A roll number outside the month's committed block of ``ROLLS_PER_COMMITMENT`` rolls."""
 
 
 def commitment(secret: str) -> str:
@@ -69,10 +69,10 @@ def _node(left: bytes, right: bytes) -> bytes:
 
 def _position(first_roll: int, roll_no: int) -> int:
     pos = roll_no - first_roll
-    if not 0 <= pos < ROLLS_PER_MONTH:
+    if not 0 <= pos < ROLLS_PER_COMMITMENT:
         raise RollLimit(
-            f"roll {roll_no} is outside this month's committed block of {ROLLS_PER_MONTH} rolls "
-            f"(rolls {first_roll} to {first_roll + ROLLS_PER_MONTH - 1})"
+            f"roll {roll_no} is outside this month's committed block of {ROLLS_PER_COMMITMENT} rolls "
+            f"(rolls {first_roll} to {first_roll + ROLLS_PER_COMMITMENT - 1})"
         )
     return pos
 
@@ -135,10 +135,10 @@ class RollTree:
 
 @lru_cache(maxsize=1024)
 def roll_tree(seed: str, first_roll: int) -> RollTree:
-    """The month's tree, for rolls ``first_roll`` .. ``first_roll + ROLLS_PER_MONTH - 1`` (cached per process:
+    """The month's tree, for rolls ``first_roll`` .. ``first_roll + ROLLS_PER_COMMITMENT - 1`` (cached per process:
     a month opening computes it once, in tens of milliseconds)."""
     key = bytes.fromhex(seed)
-    level = tuple(_block_levels(key, first_roll, b)[-1][0] for b in range(ROLLS_PER_MONTH // _BLOCK))
+    level = tuple(_block_levels(key, first_roll, b)[-1][0] for b in range(ROLLS_PER_COMMITMENT // _BLOCK))
     top = [level]
     while len(level) > 1:
         level = tuple(_node(level[i], level[i + 1]) for i in range(0, len(level), 2))

@@ -33,7 +33,7 @@ from eventsourcing.domain import Aggregate
 
 from domain import limits
 from domain import visibility as vis
-from domain.dice import ROLLS_PER_MONTH, RollLimit, commitment, roll_tree
+from domain.dice import ROLLS_PER_COMMITMENT, RollLimit, commitment, roll_tree
 from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform import flow
@@ -242,7 +242,7 @@ class PlatformGame(Posts, Aggregate):
 
     def _commit_seed(self, seed: str, phase: str) -> None:
         """Seal a fresh seed for the phase the ruleset labels ``phase`` and publish, before any roll it governs,
-        its hash and the Merkle root of the keys of the phase's next ``ROLLS_PER_MONTH`` rolls (domain.dice)."""
+        its hash and the Merkle root of the keys of the phase's next ``ROLLS_PER_COMMITMENT`` rolls (domain.dice)."""
         first_roll = self.state.next_roll
         root = roll_tree(seed, first_roll).root
         self._seed_sealed(seed=seed, actor=SYSTEM, audience=[vis.SEALED])
@@ -251,7 +251,7 @@ class PlatformGame(Posts, Aggregate):
             phase=phase,
             root=root,
             first_roll=first_roll,
-            rolls=ROLLS_PER_MONTH,
+            rolls=ROLLS_PER_COMMITMENT,
             actor=SYSTEM,
             audience=[vis.PUBLIC],
         )
@@ -266,7 +266,7 @@ class PlatformGame(Posts, Aggregate):
             key, path = roll_tree(s.seed, s.seed_first_roll).proof(roll_no)
         except RollLimit as err:
             raise RuleViolation(
-                f"a month allows at most {ROLLS_PER_MONTH} rolls: {err}", rule="P-DICE-2", field="roll_no"
+                f"a month allows at most {ROLLS_PER_COMMITMENT} rolls: {err}", rule="P-DICE-2", field="roll_no"
             ) from None
         return {"key": key, "path": path}
 

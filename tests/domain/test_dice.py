@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.dice import (
-    ROLLS_PER_MONTH,
+    ROLLS_PER_COMMITMENT,
     RollLimit,
     SeededRoller,
     commitment,
@@ -60,7 +60,7 @@ def test_tie_breaks_are_permutations(seed, roll_no, n):
     assert sorted(derive_permutation(seed, roll_no, n)) == list(range(n))
 
 
-@given(seeds, st.integers(1, 5000), st.integers(0, ROLLS_PER_MONTH - 1), st.integers(1, 12))
+@given(seeds, st.integers(1, 5000), st.integers(0, ROLLS_PER_COMMITMENT - 1), st.integers(1, 12))
 def test_p_4_each_roll_key_sits_under_the_month_root_and_gives_its_faces(seed, first_roll, offset, count):
     n = first_roll + offset
     tree = roll_tree(seed, first_roll)
@@ -72,7 +72,7 @@ def test_p_4_each_roll_key_sits_under_the_month_root_and_gives_its_faces(seed, f
     assert verify_faces(seed, n, faces)
 
 
-@given(seeds, st.integers(1, 5000), st.integers(0, ROLLS_PER_MONTH - 2))
+@given(seeds, st.integers(1, 5000), st.integers(0, ROLLS_PER_COMMITMENT - 2))
 def test_p_4_a_key_at_another_roll_number_or_under_another_root_is_refused(seed, first_roll, offset):
     n = first_roll + offset
     tree = roll_tree(seed, first_roll)
@@ -89,19 +89,19 @@ def test_p_4_a_key_at_another_roll_number_or_under_another_root_is_refused(seed,
 
 def test_a_roll_outside_the_months_committed_block_names_the_limit():
     tree = roll_tree(SEED, 10)
-    with pytest.raises(RollLimit, match=f"block of {ROLLS_PER_MONTH} rolls"):
-        tree.proof(10 + ROLLS_PER_MONTH)
+    with pytest.raises(RollLimit, match=f"block of {ROLLS_PER_COMMITMENT} rolls"):
+        tree.proof(10 + ROLLS_PER_COMMITMENT)
     with pytest.raises(RollLimit, match="rolls 10 to"):
         tree.proof(9)
 
 
 def test_p_dice_2_a_month_refuses_a_roll_past_its_committed_block_and_records_nothing():
     g = game_in_planning(("wiz", "champion", "wizard"), assets=[("might", "wiz", "might", "skill", 2)])
-    g.state.next_roll = g.state.seed_first_roll + ROLLS_PER_MONTH  # as if the month had made 4096 rolls
+    g.state.next_roll = g.state.seed_first_roll + ROLLS_PER_COMMITMENT  # as if the month had made 4096 rolls
     g.collect_events()
     with pytest.raises(RuleViolation) as err:
         submit(g, "wiz", "a1", [3, 5], assets=[{"asset_id": "might"}])
-    assert err.value.field == "roll_no" and f"at most {ROLLS_PER_MONTH} rolls" in err.value.message
+    assert err.value.field == "roll_no" and f"at most {ROLLS_PER_COMMITMENT} rolls" in err.value.message
     assert g.collect_events() == [] and "a1" not in g.state.actions
 
 
@@ -113,7 +113,7 @@ def test_a_months_roll_tree_is_built_once_per_process_and_then_reused():
     again = roll_tree("ef" * 32, 1)
     assert again is first
     assert roll_tree.cache_info().misses == 1 and roll_tree.cache_info().hits == 1
-    assert roll_tree("ef" * 32, 1 + ROLLS_PER_MONTH) is not first  # the next month's block is its own tree
+    assert roll_tree("ef" * 32, 1 + ROLLS_PER_COMMITMENT) is not first  # the next month's block is its own tree
 
 
 def test_commitments_bind_their_secret():

@@ -242,7 +242,7 @@ TEMPLATES = ROOT / "api" / "web" / "templates"  # the platform's own pages (a ru
 # the platform commands' and the JSON bodies' ``power_id`` (a public API: renaming wants an alias for old clients);
 # a window's extension requests keyed ``power`` and the caps named ``extension_cap_hours_per_season`` (kept in every
 # snapshot and game's options); the phase read models' season and month columns; the audit filter's ``power``
-# parameter; the CLI's demo ``--season``; and ``domain.dice.ROLLS_PER_MONTH``.
+# parameter; and the CLI's demo ``--season``.
 SPOKEN_DEBT: dict[str, int] = {
     "api/cli.py": 6,
     "api/routes/commands.py": 1,
@@ -256,7 +256,7 @@ SPOKEN_DEBT: dict[str, int] = {
     "api/web/templates/home.html": 1,
     "application/service.py": 8,
     "domain/platform/commands.py": 13,
-    "domain/platform/game.py": 9,
+    "domain/platform/game.py": 7,
     "projections/gamestore.py": 4,
     "projections/projector.py": 24,
 }

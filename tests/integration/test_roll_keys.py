@@ -13,7 +13,7 @@ import pytest
 from eventsourcing.persistence import StoredEvent
 
 from api.powers.service import PowersGames
-from domain.dice import ROLLS_PER_MONTH, commitment, faces_from_key, roll_key, roll_tree
+from domain.dice import ROLLS_PER_COMMITMENT, commitment, faces_from_key, roll_key, roll_tree
 from domain.powers.verify import verify_events
 from tests.scenarios import play_rich_month
 
@@ -163,7 +163,7 @@ def test_the_seed_commitment_publishes_the_root_of_the_months_roll_keys(month_do
     gm_events = games.visible_events(m.game_id, "gm")
     seed = next(e for e in gm_events if e["type"] == "SeedRevealed")["data"]["seed"]
     committed = next(e for e in games.visible_events(m.game_id, m.powers["sov"]) if e["type"] == "SeedCommitted")
-    assert committed["data"]["rolls"] == ROLLS_PER_MONTH
+    assert committed["data"]["rolls"] == ROLLS_PER_COMMITMENT
     assert committed["data"]["root"] == roll_tree(seed, committed["data"]["first_roll"]).root
 
 
