@@ -10,11 +10,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
 
 from domain import limits
 from domain.errors import DomainError
 from domain.platform.posts import POST_TEXT
+
+SEAT = AliasChoices("seat", "power_id")
+"""A body's seat, sent as ``seat``; ``power_id``, its old name, is still accepted."""
 
 
 class Strict(BaseModel):
@@ -175,7 +178,7 @@ class GrantRequest(Strict):
 
 
 class TimezoneRequest(Strict):
-    power_id: Id | None = None
+    seat: Id | None = Field(default=None, validation_alias=SEAT)
     timezone: str = Field(max_length=limits.TIMEZONE)
 
 
@@ -184,7 +187,7 @@ class DeadlineRequest(Strict):
 
 
 class ExtensionRequest(Strict):
-    power_id: Id | None = None
+    seat: Id | None = Field(default=None, validation_alias=SEAT)
     hours: float = Field(gt=0, le=72)
     reason: str = Field(default="", max_length=limits.REASON)
 
@@ -198,11 +201,11 @@ class RefuseExtensionRequest(Strict):
 
 
 class ReadyRequest(Strict):
-    power_id: Id | None = None
+    seat: Id | None = Field(default=None, validation_alias=SEAT)
 
 
 class ContactRequest(Strict):
-    power_id: Id | None = None
+    seat: Id | None = Field(default=None, validation_alias=SEAT)
     email: Email | None = Field(description="A valid address of at most 254 characters, or null for none")
     mode: Literal["immediate", "digest", "off"] = "immediate"
 

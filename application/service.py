@@ -490,23 +490,23 @@ class Games(GameStore):
         return self.run(Caller.of(principal), game_id, platform.GrantVisibility(to, text, source, about), key)
 
     def set_timezone(
-        self, game_id: str, principal: str, power_id: str, timezone_name: str, *, key: CommandKey | None = None
+        self, game_id: str, principal: str, seat: str, timezone_name: str, *, key: CommandKey | None = None
     ) -> Receipt:
         """A power chooses the time zone its feed and deadlines are shown in."""
-        return self.run(Caller.of(principal), game_id, platform.SetTimezone(power_id, timezone_name), key)
+        return self.run(Caller.of(principal), game_id, platform.SetTimezone(seat, timezone_name), key)
 
     def set_contact(
         self,
         game_id: str,
         principal: str,
-        power_id: str,
+        seat: str,
         email: str | None,
         mode: str,
         *,
         key: CommandKey | None = None,
     ) -> Receipt:
         """Where a power's notifications go (immediate, daily digest, or off)."""
-        return self.run(Caller.of(principal), game_id, platform.SetContact(power_id, email, mode), key)
+        return self.run(Caller.of(principal), game_id, platform.SetContact(seat, email, mode), key)
 
     def rollback(
         self,
@@ -562,16 +562,14 @@ class Games(GameStore):
         self,
         game_id: str,
         principal: str,
-        power_id: str,
+        seat: str,
         window_id: str,
         hours: float,
         reason: str = "",
         *,
         key: CommandKey | None = None,
     ) -> Receipt:
-        return self.run(
-            Caller.of(principal), game_id, platform.RequestExtension(power_id, hours, window_id, reason), key
-        )
+        return self.run(Caller.of(principal), game_id, platform.RequestExtension(seat, hours, window_id, reason), key)
 
     def grant_extension(
         self,
@@ -590,8 +588,8 @@ class Games(GameStore):
     ) -> Receipt:
         return self.run(Caller.of(principal), game_id, platform.RefuseExtension(request_id, reason), key)
 
-    def declare_ready(self, game_id: str, principal: str, power_id: str, *, key: CommandKey | None = None) -> Receipt:
-        return self.run(Caller.of(principal), game_id, platform.DeclareReady(power_id), key)
+    def declare_ready(self, game_id: str, principal: str, seat: str, *, key: CommandKey | None = None) -> Receipt:
+        return self.run(Caller.of(principal), game_id, platform.DeclareReady(seat), key)
 
     def close_due_window(self, game_id: str, window_id: str) -> bool:
         """Workers: close a window if it is due; a no-op if it is closed, gone, or not due yet, and while a block

@@ -52,7 +52,7 @@ DECLARED = (
             "set_timezone",
             "Choose the time zone your feed and deadlines are shown in.",
             TimezoneRequest,
-            seat="power_id",
+            seat="seat",
         ),
     ),
 )
@@ -90,9 +90,19 @@ def command_class(ruleset: Ruleset, name: str) -> type[Command]:
     )
 
 
+OLD_FIELDS = {"power_id": "seat"}
+"""Fields' old names, still accepted in ``args`` where the command has the new one and not the old."""
+
+
+def _renamed(name: str, accepted: set[str], args: dict[str, Any]) -> str:
+    new = OLD_FIELDS.get(name)
+    return new if name not in accepted and new in accepted and new not in args else name
+
+
 def build(cls: type[Command], args: dict[str, Any]) -> Command:
     """The command from JSON fields, checked against its dataclass (strict types; a JSON string is a time)."""
     accepted = {f.name for f in dataclasses.fields(cls) if f.init}
+    args = {_renamed(name, accepted, args): value for name, value in args.items()}
     for name in args:
         if name not in accepted:
             field = f"args.{limits.field_name([name])}"

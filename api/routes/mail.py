@@ -109,7 +109,7 @@ def inbound_bounce(body: BounceRequest, request: Request, _: InboundKey) -> dict
 @router.put("/games/{game_id}/contact", response_model=ReceiptPublic, responses=GAME_COMMAND)
 async def set_contact(game_id: str, body: ContactRequest, sender: SenderDep) -> dict:
     """Where my notifications go, and whether at once or as a daily digest."""
-    command = SetContact(body.power_id or sender.caller.principal, body.email, body.mode)
+    command = SetContact(body.seat or sender.caller.principal, body.email, body.mode)
     return await sender.run(game_id, command)
 
 

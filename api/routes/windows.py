@@ -28,7 +28,7 @@ async def set_deadline(game_id: str, window_id: str, body: DeadlineRequest, send
 @router.post("/windows/{window_id}/extensions", status_code=201, response_model=ReceiptPublic)
 async def request_extension(game_id: str, window_id: str, body: ExtensionRequest, sender: SenderDep) -> dict:
     """Ask the GM for more time in a window."""
-    command = RequestExtension(body.power_id or sender.caller.principal, body.hours, window_id, body.reason)
+    command = RequestExtension(body.seat or sender.caller.principal, body.hours, window_id, body.reason)
     return await sender.run(game_id, command)
 
 
@@ -47,4 +47,4 @@ async def refuse_extension(game_id: str, request_id: str, body: RefuseExtensionR
 @router.post("/ready", response_model=ReceiptPublic)
 async def ready(game_id: str, body: ReadyRequest, sender: SenderDep) -> dict:
     """Say you have submitted all you will this month; Planning closes early once everyone has."""
-    return await sender.run(game_id, DeclareReady(body.power_id or sender.caller.principal))
+    return await sender.run(game_id, DeclareReady(body.seat or sender.caller.principal))

@@ -128,7 +128,7 @@ def require_seat(game: Any, ctx: Context, seat: str) -> None:
 class SetTimezone(Command):
     """Choose the time zone a seat's feed and deadlines are shown in."""
 
-    power_id: str
+    seat: str
     timezone: str
 
 
@@ -136,7 +136,7 @@ class SetTimezone(Command):
 class SetContact(Command):
     """Where a seat's notifications go (immediate, daily digest, or off)."""
 
-    power_id: str
+    seat: str
     email: str | None
     mode: str = "immediate"
 
@@ -153,7 +153,7 @@ class SetDeadline(Command):
 class RequestExtension(Command):
     """Ask the GM for more time in a window (GM-8); no window names the first open one."""
 
-    power_id: str
+    seat: str
     hours: float
     window_id: str | None = None
     reason: str = ""
@@ -179,7 +179,7 @@ class RefuseExtension(Command):
 class DeclareReady(Command):
     """Say a seat has done all it will in this window."""
 
-    power_id: str
+    seat: str
 
 
 @dataclass(frozen=True)
@@ -284,13 +284,13 @@ class HidePost(Command):
 
 
 def set_timezone(game: Any, cmd: SetTimezone, ctx: Context) -> None:
-    require_seat(game, ctx, cmd.power_id)
-    game.set_timezone(cmd.power_id, cmd.timezone)
+    require_seat(game, ctx, cmd.seat)
+    game.set_timezone(cmd.seat, cmd.timezone)
 
 
 def set_contact(game: Any, cmd: SetContact, ctx: Context) -> None:
-    require_seat(game, ctx, cmd.power_id)
-    game.set_contact(cmd.power_id, cmd.email, cmd.mode)
+    require_seat(game, ctx, cmd.seat)
+    game.set_contact(cmd.seat, cmd.email, cmd.mode)
 
 
 def set_deadline(game: Any, cmd: SetDeadline, ctx: Context) -> None:
@@ -302,7 +302,7 @@ def set_deadline(game: Any, cmd: SetDeadline, ctx: Context) -> None:
 
 
 def request_extension(game: Any, cmd: RequestExtension, ctx: Context) -> dict[str, Any]:
-    require_seat(game, ctx, cmd.power_id)
+    require_seat(game, ctx, cmd.seat)
     window_id = cmd.window_id
     if window_id is None:
         open_windows = [w for w in game.state.windows.values() if not w.closed]
@@ -310,7 +310,7 @@ def request_extension(game: Any, cmd: RequestExtension, ctx: Context) -> dict[st
             raise RuleViolation("no window is open", rule="GM-8")
         window_id = open_windows[0].id
     request_id = ctx.new_id("ext")
-    game.request_extension(cmd.power_id, window_id, cmd.hours, request_id, now=ctx.now, reason=cmd.reason)
+    game.request_extension(cmd.seat, window_id, cmd.hours, request_id, now=ctx.now, reason=cmd.reason)
     return {"request_id": request_id}
 
 
@@ -325,8 +325,8 @@ def refuse_extension(game: Any, cmd: RefuseExtension, ctx: Context) -> None:
 
 
 def declare_ready(game: Any, cmd: DeclareReady, ctx: Context) -> None:
-    require_seat(game, ctx, cmd.power_id)
-    game.declare_ready(cmd.power_id, now=ctx.now)
+    require_seat(game, ctx, cmd.seat)
+    game.declare_ready(cmd.seat, now=ctx.now)
 
 
 def close_window(game: Any, cmd: CloseWindow, ctx: Context) -> dict[str, Any]:

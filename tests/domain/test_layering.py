@@ -239,7 +239,8 @@ KEYLIKE = re.compile(r"[A-Za-z_][\w.:-]*")  # a name, key or token, not prose (p
 TEMPLATES = ROOT / "api" / "web" / "templates"  # the platform's own pages (a ruleset's ship in its package)
 
 # What platform modules still say in Powers' words, per file: only ever lowered (the debt of issue 26 item 3). Left:
-# the platform commands' and the JSON bodies' ``power_id`` (a public API: renaming wants an alias for old clients);
+# ``power_id`` where it is still accepted for ``seat`` (the JSON bodies' and commands' old name), a refusal's field
+# and the token replacement's answer;
 # a window's extension requests keyed ``power`` and the caps named ``extension_cap_hours_per_season`` (kept in every
 # snapshot and game's options); the phase read models' season and month columns; the audit filter's ``power``
 # parameter; and the CLI's demo ``--season``.
@@ -248,14 +249,11 @@ SPOKEN_DEBT: dict[str, int] = {
     "api/routes/commands.py": 1,
     "api/routes/games.py": 4,
     "api/routes/history.py": 3,
-    "api/routes/mail.py": 1,
-    "api/routes/windows.py": 2,
-    "api/schemas.py": 5,
+    "api/schemas.py": 2,
     "api/web/routes.py": 12,
     "api/web/templates/audit.html": 1,
     "api/web/templates/home.html": 1,
-    "application/service.py": 8,
-    "domain/platform/commands.py": 13,
+    "domain/platform/commands.py": 1,
     "domain/platform/game.py": 7,
     "projections/gamestore.py": 4,
     "projections/projector.py": 24,

@@ -300,3 +300,27 @@ def test_the_command_threads_are_as_many_as_the_setting_says(tmp_path):
     finally:
         games.close()
     assert Settings(data_dir=tmp_path).command_threads == 32
+
+
+def test_a_seat_is_sent_as_seat_and_its_old_name_power_id_is_still_accepted(app, games):
+    """The platform's commands and bodies name the caller's seat ``seat``; ``power_id`` (their old name) still
+    works in a JSON body and in ``/commands``' args, and either names the seat acted for (another's is refused)."""
+    client = TestClient(app)
+    sent = [
+        ("/ready", {"seat": None}),
+        ("/ready", {"power_id": None}),
+        ("/commands", {"command": "DeclareReady", "args": {"seat": None}}),
+        ("/commands", {"command": "DeclareReady", "args": {"power_id": None}}),
+    ]
+    for n, (path, body) in enumerate(sent):
+        gid, pid, token = planning(games, f"Seat {n}")
+        before = games.get_game(gid).version
+        fill = body.get("args", body)
+        fill.update({k: pid for k in fill})
+        r = client.post(f"/games/{gid}{path}", headers=bearer(token), json=body)
+        assert r.status_code in (200, 201), (path, body, r.text)
+        ready = [d for t, _, d in recorded_after(games, gid, before) if t == "ReadyDeclared"]
+        assert [d["seat"] for d in ready] == [pid], (path, body)
+        fill.update({k: "gm" for k in fill})
+        refused = client.post(f"/games/{gid}{path}", headers=bearer(token), json=body)
+        assert refused.status_code in (403, 404, 422), (path, body, refused.text)
