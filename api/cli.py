@@ -55,8 +55,8 @@ def serve(args: argparse.Namespace) -> int:
 
 def demo(args: argparse.Namespace) -> int:
     """Play the scripted demo of a ruleset (by default the first that has one: Powers, one month, or with
-    ``--season`` a whole season of its map, wallets, development, magic and class actions; the covenant game:
-    one year) on a throwaway in-memory game and print what happened."""
+    ``--long`` (or its first name ``--season``) a whole season of its map, wallets, development, magic and class
+    actions; the covenant game: one year) on a throwaway in-memory game and print what happened."""
     from api import rulesets
 
     if args.ruleset is None:
@@ -66,13 +66,13 @@ def demo(args: argparse.Namespace) -> int:
     else:
         print(f"no ruleset {args.ruleset!r} here; there are: {', '.join(rulesets.API_PACKAGES)}")
         return 1
-    if args.season:
-        demos = [d for d in demos if hasattr(d, "play_demo_season")]
+    if args.long:
+        demos = [d for d in demos if hasattr(d, "play_demo_long")]
     if not demos:
         print("no ruleset here has that demo")
         return 1
-    if args.season:
-        demos[0].play_demo_season(print)
+    if args.long:
+        demos[0].play_demo_long(print)
         return 0
     demos[0].play_demo(print)  # every ruleset's demo module offers play_demo (api.rulesets)
     return 0
@@ -277,7 +277,11 @@ def build_parser() -> argparse.ArgumentParser:
     p_serve.set_defaults(func=serve)
     p_demo = sub.add_parser("demo", help="play one scripted month on a throwaway game and print it")
     p_demo.add_argument(
-        "--season", action="store_true", help="a whole scripted season: map, influence, wallets, magic, Cleanup"
+        "--long",
+        "--season",  # its first name, still accepted
+        dest="long",
+        action="store_true",
+        help="the ruleset's longer demo (Powers: a whole scripted season: map, influence, wallets, magic, Cleanup)",
     )
     p_demo.add_argument("--ruleset", default=None, help="whose demo to play (default: the first that has one)")
     p_demo.set_defaults(func=demo)

@@ -7,7 +7,7 @@ through the entry-point group ``emissary.rulesets``; README "Adding a ruleset").
 - ``routes.py`` with ``router``: its other JSON routes (its reads);
 - ``web.py`` with ``board`` (and ``FORMS``, forms of its pages that no command declares): its pages (templates in
   its ``templates/`` folder);
-- ``demo.py`` with ``play_demo`` (and ``play_demo_season``): what ``emissary demo --ruleset NAME`` plays;
+- ``demo.py`` with ``play_demo`` (and ``play_demo_long``, for ``--long``): what ``emissary demo --ruleset NAME`` plays;
 - ``status.py`` with ``seats(view, me)``: who has acted or is ready, from the viewer's view, for the status strip
   (``api.web.status``).
 

@@ -9,7 +9,9 @@ from api.powers.service import PowersGames
 from domain.errors import DomainError
 from domain.platform.verify import verify_export
 
-__all__ = ["play_demo", "play_demo_month", "play_demo_season"]
+__all__ = ["play_demo", "play_demo_long", "play_demo_month", "play_demo_season"]
+
+play_demo_long = play_demo_season  # the platform's ``emissary demo --long``
 
 
 def play_demo_month(say: Callable[[str], None]) -> PowersGames:

@@ -49,6 +49,14 @@ def test_the_demo_plays_a_month(tmp_path):
     assert "this would be the 5th" in out.stdout and "verifies: True" in out.stdout
 
 
+def test_the_long_demo_is_asked_for_as_long_or_by_its_first_name_season():
+    from api.cli import build_parser
+
+    for flag in ("--long", "--season"):
+        assert build_parser().parse_args(["demo", flag]).long is True
+    assert build_parser().parse_args(["demo"]).long is False
+
+
 def test_the_season_demo_plays_a_season_of_the_map_wallets_magic_and_cleanup(tmp_path):
     """Each number below is the rules' arithmetic on the demo's explicit dice and amounts."""
     out = emissary("demo", "--season", data_dir=tmp_path)
