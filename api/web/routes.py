@@ -127,7 +127,7 @@ def feed_page(
 
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request) -> Response:
-    """My games, with their step and my next deadline."""
+    """My games, with their phase (in the ruleset's words) and my next deadline."""
     games = games_of(request)
     rows = []
     for game_id in web_session(request).grants():
@@ -137,7 +137,17 @@ def home(request: Request) -> Response:
         except DomainError:
             continue
         open_windows = [w for w in view["windows"] if not w["closed"]]
-        rows.append({"game_id": game_id, "me": me, "view": view, "window": open_windows[0] if open_windows else None})
+        phases = games.recent_phases(game_id, 1)
+        ruleset = games.get_game(game_id, for_update=False).ruleset
+        rows.append(
+            {
+                "game_id": game_id,
+                "me": me,
+                "view": view,
+                "window": open_windows[0] if open_windows else None,
+                "phase": words_of.phase_title(ruleset, phases[-1]["phase"]) if phases else _("Setting up"),
+            }
+        )
     return templates.TemplateResponse(request, "home.html", {"rows": rows})
 
 

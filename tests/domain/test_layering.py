@@ -252,7 +252,6 @@ SPOKEN_DEBT: dict[str, int] = {
     "api/schemas.py": 2,
     "api/web/routes.py": 12,
     "api/web/templates/audit.html": 1,
-    "api/web/templates/home.html": 1,
     "domain/platform/commands.py": 1,
     "domain/platform/game.py": 7,
     "projections/gamestore.py": 4,
