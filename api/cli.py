@@ -106,7 +106,7 @@ def audit_cmd(args: argparse.Namespace) -> int:
     projector = build_projector(games, settings)
     projector.catch_up()
     game_id = str(games.get_game(args.game_id, for_update=False).id)
-    rows = projector.audit(game_id, power=args.power, phase=args.phase, event_type=args.type, actor=args.actor)
+    rows = projector.audit(game_id, seat=args.seat, phase=args.phase, event_type=args.type, actor=args.actor)
     out = render_rows(rows, args.format if args.format != "json" else "jsonl")
     assert isinstance(out, Response), "JSON Lines and CSV come as a response"
     sys.stdout.write(bytes(out.body).decode())
@@ -291,7 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_audit = sub.add_parser("audit", help="a game's audit log as JSON Lines or CSV")
     p_audit.add_argument("game_id")
     p_audit.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
-    p_audit.add_argument("--power")
+    p_audit.add_argument("--seat", "--power", dest="seat", help="acting, shown or named (--power: its first name)")
     p_audit.add_argument("--phase")
     p_audit.add_argument("--type")
     p_audit.add_argument("--actor")

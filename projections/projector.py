@@ -637,7 +637,7 @@ class Projector:
         self,
         game_id: str,
         *,
-        power: str | None = None,
+        seat: str | None = None,
         phase: str | None = None,
         event_type: str | None = None,
         actor: str | None = None,
@@ -677,7 +677,7 @@ class Projector:
                 "data": payload(data),
                 "superseded_by": superseded,
             }
-            if power and not (act == power or power in item["shown_to"] or _mentions(item["data"], power)):
+            if seat and not (act == seat or seat in item["shown_to"] or _mentions(item["data"], seat)):
                 continue
             out.append(item)
         return out, (scanned[-1][0] if more else None)
@@ -686,7 +686,7 @@ class Projector:
         self,
         game_id: str,
         *,
-        power: str | None = None,
+        seat: str | None = None,
         phase: str | None = None,
         event_type: str | None = None,
         actor: str | None = None,
@@ -697,7 +697,7 @@ class Projector:
         after: int | None = 0
         while after is not None:
             rows, after = self.audit_page(
-                game_id, power=power, phase=phase, event_type=event_type, actor=actor, after=after, limit=5000
+                game_id, seat=seat, phase=phase, event_type=event_type, actor=actor, after=after, limit=5000
             )
             out.extend(rows)
         return out
@@ -797,5 +797,5 @@ def payload(data: str) -> dict:
     return {k: v for k, v in json.loads(data).items() if k not in ENVELOPE}
 
 
-def _mentions(data: dict, power: str) -> bool:
-    return any(data.get(k) == power for k in ("seat", "power_id", "power", "to", "from_power", "about"))
+def _mentions(data: dict, seat: str) -> bool:
+    return any(data.get(k) == seat for k in ("seat", "power_id", "power", "to", "from_power", "about"))

@@ -125,7 +125,8 @@ def audit(
     games: GamesDep,
     projector: ProjectorDep,
     me: Principal,
-    power: str | None = None,
+    seat: Annotated[str | None, Query(description="a seat acting, shown the event or named in it")] = None,
+    power: Annotated[str | None, Query(deprecated=True, description="the first name of ``seat``")] = None,
     phase: str | None = None,
     type: str | None = None,
     actor: str | None = None,
@@ -140,7 +141,7 @@ def audit(
     read_models_at(request, response, game_id, me, wait_for)
     rows, next_after = projector.audit_page(
         str(games.get_game(game_id, for_update=False).id),
-        power=power,
+        seat=seat or power,
         phase=phase,
         event_type=type,
         actor=actor,

@@ -621,7 +621,7 @@ def audit_page(
     start, size = after, limit
     rows, next_after = projector.audit_page(
         key,
-        power=power or None,
+        seat=power or None,
         phase=phase or None,
         event_type=type or None,
         actor=actor or None,

@@ -242,20 +242,19 @@ TEMPLATES = ROOT / "api" / "web" / "templates"  # the platform's own pages (a ru
 # ``power_id`` where it is still accepted for ``seat`` (the JSON bodies' and commands' old name), a refusal's field
 # and the token replacement's answer;
 # a window's extension requests keyed ``power`` and the caps named ``extension_cap_hours_per_season`` (kept in every
-# snapshot and game's options); the phase read models' season and month columns; the audit filter's ``power``
-# parameter (the CLI's and the audit page's).
+# snapshot and game's options); the phase read models' season and month columns; the audit filter's old name
+# ``power`` (still accepted by /games/{id}/audit, the name of the audit page's filter).
 SPOKEN_DEBT: dict[str, int] = {
-    "api/cli.py": 2,
     "api/routes/commands.py": 1,
     "api/routes/games.py": 4,
-    "api/routes/history.py": 3,
+    "api/routes/history.py": 2,
     "api/schemas.py": 2,
-    "api/web/routes.py": 12,
+    "api/web/routes.py": 11,
     "api/web/templates/audit.html": 1,
     "domain/platform/commands.py": 1,
     "domain/platform/game.py": 7,
     "projections/gamestore.py": 4,
-    "projections/projector.py": 24,
+    "projections/projector.py": 14,
 }
 
 

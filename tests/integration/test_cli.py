@@ -57,6 +57,13 @@ def test_the_long_demo_is_asked_for_as_long_or_by_its_first_name_season():
     assert build_parser().parse_args(["demo"]).long is False
 
 
+def test_the_audits_seat_filter_is_asked_for_as_seat_or_by_its_first_name_power():
+    from api.cli import build_parser
+
+    for flag in ("--seat", "--power"):
+        assert build_parser().parse_args(["audit", "g", flag, "cult"]).seat == "cult"
+
+
 def test_the_season_demo_plays_a_season_of_the_map_wallets_magic_and_cleanup(tmp_path):
     """Each number below is the rules' arithmetic on the demo's explicit dice and amounts."""
     out = emissary("demo", "--season", data_dir=tmp_path)

@@ -72,7 +72,7 @@ def test_the_audit_shows_actor_time_phase_audience_and_who_was_shown_each_event(
     assert datetime.fromisoformat(submitted["at"]).tzinfo is not None
     by_type = projector.audit(gid, event_type="ReactionDeclared")
     assert [a["actor"] for a in by_type] == [m.powers["sov"]]
-    by_power = projector.audit(gid, power=m.powers["cult"])
+    by_power = projector.audit(gid, seat=m.powers["cult"])
     assert all(
         m.powers["cult"] in a["shown_to"] or a["actor"] == m.powers["cult"] or m.powers["cult"] in str(a["data"])
         for a in by_power

@@ -105,6 +105,10 @@ def test_audit_and_phase_cursors_cover_every_row_exactly_once(table):
     rolls, _ = walk(api, f"/games/{m.game_id}/audit", gm, limit=5, type="DiceRolled", actor=m.powers["wiz"])
     everything = [i for i in items if i["type"] == "DiceRolled" and i["actor"] == m.powers["wiz"]]
     assert rolls == everything and rolls
+    # A seat's events (acting, shown or named), asked for as ``seat`` or by its first name ``power``: the same.
+    by_seat, _ = walk(api, f"/games/{m.game_id}/audit", gm, limit=50, seat=m.powers["cult"])
+    by_power, _ = walk(api, f"/games/{m.game_id}/audit", gm, limit=50, power=m.powers["cult"])
+    assert by_seat == by_power and 0 < len(by_seat) < len(items)
     for who in ("gm", m.powers["sov"]):
         phases, pages = walk(api, f"/games/{m.game_id}/phases", bearer(tokens[who]), limit=2)
         expected = games.phases(m.game_id)
