@@ -477,20 +477,18 @@ class Projector:
             rows[key].clear()
 
     @staticmethod
-    def _start_timeline(cur: Cursor, gid: str, power_id: str, version: int, tracker: Tracker) -> None:
-        """A power seen for the first time may see every public event before it (and any addressed to it):
-        its timeline starts with them, numbered in order (once per power, in the projector)."""
+    def _start_timeline(cur: Cursor, gid: str, seat: str, version: int, tracker: Tracker) -> None:
+        """A seat seen for the first time may see every public event before it (and any addressed to it):
+        its timeline starts with them, numbered in order (once per seat, in the projector)."""
         cur.execute(
             "INSERT INTO rm_timeline (game_id, viewer, seq, version) "
             "SELECT ?, ?, ROW_NUMBER() OVER (ORDER BY version), version FROM ("
             "SELECT version FROM rm_audit WHERE game_id = ? AND scope = ? AND version < ? UNION "
             "SELECT version FROM rm_feed WHERE game_id = ? AND token = ? AND version < ?) AS earlier",
-            (gid, power_id, gid, SCOPE_PUBLIC, version, gid, vis.seat(power_id), version),
+            (gid, seat, gid, SCOPE_PUBLIC, version, gid, vis.seat(seat), version),
         )
-        found = cur.execute(
-            "SELECT COUNT(*) FROM rm_timeline WHERE game_id = ? AND viewer = ?", (gid, power_id)
-        ).fetchone()
-        tracker.seqs[power_id] = found[0] if found else 0
+        found = cur.execute("SELECT COUNT(*) FROM rm_timeline WHERE game_id = ? AND viewer = ?", (gid, seat)).fetchone()
+        tracker.seqs[seat] = found[0] if found else 0
 
     def _flush_game(self, cur: Cursor, game: PlatformGame, copies_until: int = 0) -> None:
         s = game.state
