@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
-from typing import Any, ClassVar, get_type_hints
+from typing import TYPE_CHECKING, Any, ClassVar, get_type_hints
 from zoneinfo import ZoneInfo
 
 from pydantic import TypeAdapter, ValidationError
@@ -22,6 +22,9 @@ from domain import limits
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform.roles import HISTORY, LINKS, RULE, WINDOWS
+
+if TYPE_CHECKING:
+    from domain.platform.game import PlatformGame
 
 _ADAPTERS: dict[type, tuple[tuple[str, TypeAdapter[Any]], ...]] = {}
 
@@ -78,7 +81,7 @@ class Context:
 Handler = Callable[[Any, Any, Context], Any]
 
 
-def trial_context(game: Any, principal: str, now: datetime) -> Context:
+def trial_context(game: PlatformGame, principal: str, now: datetime) -> Context:
     """A handler's context for a trial run on a copy of the game (a ruleset's ``offers`` keeps what its handlers
     accept): the game's own time, fixed entropy and ids, the game's own dice, its state for any earlier version."""
     from domain.dice import SeededRoller  # a command module needs no dice but here
@@ -100,7 +103,7 @@ def require_gm(ctx: Context, what: str = "do this") -> None:
         raise Forbidden(f"only the GM may {what}", field="authorization")
 
 
-def require(game: Any, ctx: Context, privilege: str, what: str = "do this") -> None:
+def require(game: PlatformGame, ctx: Context, privilege: str, what: str = "do this") -> None:
     """The caller's roles at this table must hold the privilege (a GM, or a host where the ruleset says so)."""
     if game.may(ctx.principal, privilege):
         return
@@ -113,7 +116,7 @@ def role_name(role: str) -> str:
     return "GM" if role == GM else role
 
 
-def require_seat(game: Any, ctx: Context, seat: str) -> None:
+def require_seat(game: PlatformGame, ctx: Context, seat: str) -> None:
     """A seat acts for itself; a ruleset may let the GM act for some seats (``game.acts_for``)."""
     game.seat(seat)
     if ctx.principal == seat or game.acts_for(ctx.principal, seat):
@@ -283,17 +286,17 @@ class HidePost(Command):
 # ---------------------------------------------------------------------- handlers
 
 
-def set_timezone(game: Any, cmd: SetTimezone, ctx: Context) -> None:
+def set_timezone(game: PlatformGame, cmd: SetTimezone, ctx: Context) -> None:
     require_seat(game, ctx, cmd.seat)
     game.set_timezone(cmd.seat, cmd.timezone)
 
 
-def set_contact(game: Any, cmd: SetContact, ctx: Context) -> None:
+def set_contact(game: PlatformGame, cmd: SetContact, ctx: Context) -> None:
     require_seat(game, ctx, cmd.seat)
     game.set_contact(cmd.seat, cmd.email, cmd.mode)
 
 
-def set_deadline(game: Any, cmd: SetDeadline, ctx: Context) -> None:
+def set_deadline(game: PlatformGame, cmd: SetDeadline, ctx: Context) -> None:
     require(game, ctx, WINDOWS)
     moment = cmd.closes_at
     if moment.tzinfo is None:
@@ -301,7 +304,7 @@ def set_deadline(game: Any, cmd: SetDeadline, ctx: Context) -> None:
     game.set_deadline(cmd.window_id, moment.astimezone(timezone.utc), now=ctx.now, actor=ctx.principal)
 
 
-def request_extension(game: Any, cmd: RequestExtension, ctx: Context) -> dict[str, Any]:
+def request_extension(game: PlatformGame, cmd: RequestExtension, ctx: Context) -> dict[str, Any]:
     require_seat(game, ctx, cmd.seat)
     window_id = cmd.window_id
     if window_id is None:
@@ -314,22 +317,22 @@ def request_extension(game: Any, cmd: RequestExtension, ctx: Context) -> dict[st
     return {"request_id": request_id}
 
 
-def grant_extension(game: Any, cmd: GrantExtension, ctx: Context) -> dict[str, Any]:
+def grant_extension(game: PlatformGame, cmd: GrantExtension, ctx: Context) -> dict[str, Any]:
     require(game, ctx, WINDOWS)
     return {"granted": game.grant_extension(cmd.request_id, now=ctx.now, hours=cmd.hours, actor=ctx.principal)}
 
 
-def refuse_extension(game: Any, cmd: RefuseExtension, ctx: Context) -> None:
+def refuse_extension(game: PlatformGame, cmd: RefuseExtension, ctx: Context) -> None:
     require(game, ctx, WINDOWS)
     game.refuse_extension(cmd.request_id, cmd.reason, actor=ctx.principal)
 
 
-def declare_ready(game: Any, cmd: DeclareReady, ctx: Context) -> None:
+def declare_ready(game: PlatformGame, cmd: DeclareReady, ctx: Context) -> None:
     require_seat(game, ctx, cmd.seat)
     game.declare_ready(cmd.seat, now=ctx.now)
 
 
-def close_window(game: Any, cmd: CloseWindow, ctx: Context) -> dict[str, Any]:
+def close_window(game: PlatformGame, cmd: CloseWindow, ctx: Context) -> dict[str, Any]:
     require(game, ctx, WINDOWS, "close a window")
     game.expect_step(cmd.expected_step)
     if cmd.window_id not in game.state.windows:
@@ -337,14 +340,14 @@ def close_window(game: Any, cmd: CloseWindow, ctx: Context) -> dict[str, Any]:
     return {"closed": _close(game, cmd.window_id, ctx, reason=cmd.reason, force=True)}
 
 
-def close_due_window(game: Any, cmd: CloseDueWindow, ctx: Context) -> dict[str, Any]:
+def close_due_window(game: PlatformGame, cmd: CloseDueWindow, ctx: Context) -> dict[str, Any]:
     w = game.state.windows.get(cmd.window_id)
     if w is None or w.closed or ctx.now < datetime.fromisoformat(w.final_closes_at):
         return {"closed": False}
     return {"closed": _close(game, cmd.window_id, ctx, reason="deadline", force=False)}
 
 
-def _close(game: Any, window_id: str, ctx: Context, *, reason: str, force: bool) -> bool:
+def _close(game: PlatformGame, window_id: str, ctx: Context, *, reason: str, force: bool) -> bool:
     """The platform closes a window its ruleset declares (domain.platform.flow); any other, the ruleset closes."""
     from domain.platform import flow  # flow builds on these commands
 
@@ -355,25 +358,25 @@ def _close(game: Any, window_id: str, ctx: Context, *, reason: str, force: bool)
     return closed
 
 
-def queue_due_reminders(game: Any, cmd: QueueDueReminders, ctx: Context) -> dict[str, Any]:
+def queue_due_reminders(game: PlatformGame, cmd: QueueDueReminders, ctx: Context) -> dict[str, Any]:
     w = game.state.windows.get(cmd.window_id)
     if w is None or w.closed:
         return {"reminded": []}
     return {"reminded": game.queue_reminders(cmd.window_id, game.state.options.get("reminder_hours", []), now=ctx.now)}
 
 
-def grant_visibility(game: Any, cmd: GrantVisibility, ctx: Context) -> None:
+def grant_visibility(game: PlatformGame, cmd: GrantVisibility, ctx: Context) -> None:
     require(game, ctx, RULE)
     game.grant_visibility(cmd.to, cmd.text, source=cmd.source, about=cmd.about, actor=ctx.principal)
 
 
-def reissue_link(game: Any, cmd: ReissueLink, ctx: Context) -> dict[str, Any]:
+def reissue_link(game: PlatformGame, cmd: ReissueLink, ctx: Context) -> dict[str, Any]:
     require(game, ctx, LINKS)
     game.reissue_credential(cmd.who, cmd.token_hash)
     return {"principal": cmd.who}
 
 
-def _target(game: Any, ctx: Context, phase: str | None, version: int | None, *, latest: int) -> int:
+def _target(game: PlatformGame, ctx: Context, phase: str | None, version: int | None, *, latest: int) -> int:
     """The version a rollback or a fork goes back to: ``version`` (1 to ``latest``), else the latest start of
     ``phase``; RuleViolation or NotFound naming the field otherwise."""
     if version is not None:
@@ -389,7 +392,7 @@ def _target(game: Any, ctx: Context, phase: str | None, version: int | None, *, 
     return ctx.phase_version(phase)
 
 
-def roll_back(game: Any, cmd: RollBack, ctx: Context) -> dict[str, Any]:
+def roll_back(game: PlatformGame, cmd: RollBack, ctx: Context) -> dict[str, Any]:
     require(game, ctx, HISTORY, "roll back the game")
     limits.check_text(cmd.reason, "reason", limits.REASON, what="a reason")
     if not cmd.reason.strip():
@@ -414,7 +417,7 @@ def roll_back(game: Any, cmd: RollBack, ctx: Context) -> dict[str, Any]:
     return {"to_version": target, "phase": cmd.phase}
 
 
-def fork(game: Any, cmd: Fork, ctx: Context) -> dict[str, Any]:
+def fork(game: PlatformGame, cmd: Fork, ctx: Context) -> dict[str, Any]:
     require(game, ctx, HISTORY, "fork the game")
     limits.check_text(cmd.name, "name", limits.GAME_NAME, required=True, what="a fork's name")
     limits.check_text(cmd.reason, "reason", limits.REASON, what="a reason")
@@ -436,12 +439,12 @@ def fork(game: Any, cmd: Fork, ctx: Context) -> dict[str, Any]:
     return {"game_id": str(sandbox.id), "source_game": str(game.id), "source_version": target}
 
 
-def open_thread(game: Any, cmd: OpenThread, ctx: Context) -> dict[str, Any]:
+def open_thread(game: PlatformGame, cmd: OpenThread, ctx: Context) -> dict[str, Any]:
     thread = game.open_thread(ctx.principal, list(cmd.seats), cmd.title, ctx.new_id("thr"))
     return {"thread_id": thread["id"], "title": thread["title"], "members": thread["members"]}
 
 
-def make_post(game: Any, cmd: MakePost, ctx: Context) -> dict[str, Any]:
+def make_post(game: PlatformGame, cmd: MakePost, ctx: Context) -> dict[str, Any]:
     return dict(
         game.make_post(
             ctx.principal,
@@ -454,7 +457,7 @@ def make_post(game: Any, cmd: MakePost, ctx: Context) -> dict[str, Any]:
     )
 
 
-def _lazy(ctx: Context, game: Any) -> Any:
+def _lazy(ctx: Context, game: PlatformGame) -> Any:
     """The game's roller, built only if a post rolls (a game that has committed no seed has none)."""
 
     class Lazy:
@@ -464,12 +467,12 @@ def _lazy(ctx: Context, game: Any) -> Any:
     return Lazy()
 
 
-def edit_post(game: Any, cmd: EditPost, ctx: Context) -> dict[str, Any]:
+def edit_post(game: PlatformGame, cmd: EditPost, ctx: Context) -> dict[str, Any]:
     game.edit_post(ctx.principal, cmd.post_id, cmd.text)
     return {"post_id": cmd.post_id}
 
 
-def hide_post(game: Any, cmd: HidePost, ctx: Context) -> dict[str, Any]:
+def hide_post(game: PlatformGame, cmd: HidePost, ctx: Context) -> dict[str, Any]:
     game.hide_post(ctx.principal, cmd.post_id, cmd.reason)
     return {"post_id": cmd.post_id}
 

@@ -494,6 +494,13 @@ class PlatformGame(Posts, Aggregate):
                 return w
         return None
 
+    def close_window(self, window_id: str, *, now: datetime, reason: str = "", force: bool = False) -> bool:
+        """Close a window no step of the ruleset declares (the platform closes every declared one,
+        ``domain.platform.flow``): a ruleset that opens such windows closes them here; by default none may be."""
+        raise RuleViolation(
+            f"no step of {self.state.ruleset!r} declares how window {window_id!r} closes", field="window_id"
+        )
+
     def window(self, window_id: str) -> Window:
         w: Window | None = self.state.windows.get(window_id)
         if w is None or w.closed:

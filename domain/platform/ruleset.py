@@ -16,7 +16,7 @@ import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eventsourcing.domain import Aggregate
 from pydantic import BaseModel
@@ -25,6 +25,10 @@ from domain.errors import DomainError, RuleViolation
 from domain.platform import flow
 from domain.platform.flow import WindowRule
 from domain.platform.roles import WITH_GM, Roles
+
+if TYPE_CHECKING:
+    from domain.platform.commands import Command, Context
+    from domain.platform.game import PlatformGame
 
 
 @dataclass(frozen=True)
@@ -91,7 +95,7 @@ class Ruleset:
             raise UnknownCommand(f"{self.name!r} games take no command {type(command).__name__}", field="command")
         return found
 
-    def run(self, game: Any, command: Any, ctx: Any) -> Any:
+    def run(self, game: PlatformGame, command: Command, ctx: Context) -> Any:
         """Run a command through its handler, then, after one of the ruleset's own (or a platform command a window's
         rule names, such as a seat's readiness), the flow its steps declare:
         every window the command left over closes, what follows is entered, and each window the state wants open

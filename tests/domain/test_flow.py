@@ -77,3 +77,21 @@ def test_a_default_the_rules_refuse_keeps_nothing_of_the_close_and_blocks_the_ga
     assert closed.result["closed"] is False and closed.result["blocked"]["rule"] == "TABLE-1"
     assert closed.events == []  # GameBlocked is recorded for the GM (and a host), not for the sweep to read
     assert games.view(game_id, "gm")["posts"] == []  # nothing of the close was kept
+
+
+def test_closing_a_window_no_step_declares_is_refused_naming_it_and_records_nothing(table):
+    """The platform closes every window a step declares; a window of another kind has no rule to close it, and a
+    ruleset that does not close such windows itself refuses, naming the window, with nothing recorded."""
+    from domain.errors import RuleViolation
+    from domain.platform import flow
+    from domain.platform.commands import PLATFORM_COMMANDS, trial_context
+
+    games, game_id, clock, _ = table
+    game = games.get_game(game_id, for_update=False)
+    flow.open_window(game, "w-odd", "odd", now=START, hours=1)
+    assert flow.rule_for(game, game.window("w-odd")) is None
+    version = game.version
+    with pytest.raises(RuleViolation) as refused:
+        PLATFORM_COMMANDS[CloseWindow](game, CloseWindow("w-odd"), trial_context(game, "gm", START))
+    assert refused.value.field == "window_id" and "'w-odd'" in refused.value.message
+    assert game.version == version and not game.window("w-odd").closed
