@@ -136,16 +136,21 @@ def home(request: Request) -> Response:
             view = games.view(game_id, me)
         except DomainError:
             continue
-        open_windows = [w for w in view["windows"] if not w["closed"]]
+        # only what every ruleset's game answers: its name and seats, and the deadlines of the status strip every
+        # board draws (the windows the viewer's view shows), never a ruleset's own view keys
+        game = games.get_game(game_id, for_update=False)
         phases = games.recent_phases(game_id, 1)
-        ruleset = games.get_game(game_id, for_update=False).ruleset
+        zone = ZoneInfo(game.timezone_for(me))
+        deadlines = status_strip(game, me, view, zone, phases)["deadlines"]
         rows.append(
             {
                 "game_id": game_id,
+                "name": game.state.name,
                 "me": me,
-                "view": view,
-                "window": open_windows[0] if open_windows else None,
-                "phase": words_of.phase_title(ruleset, phases[-1]["phase"]) if phases else _("Setting up"),
+                "seat": seat_names(game).get(me, me),
+                "deadline": deadlines[0] if deadlines else None,
+                "zone": zone.key,
+                "phase": words_of.phase_title(game.ruleset, phases[-1]["phase"]) if phases else _("Setting up"),
             }
         )
     return templates.TemplateResponse(request, "home.html", {"rows": rows})
