@@ -18,7 +18,11 @@ deadline, reminders and extensions (``domain.platform.game``), the close early, 
 at the deadline, and the entry into what follows. The events recorded are the platform's ``WindowOpened`` and
 ``WindowClosed`` and the ruleset's own, as before.
 
-A window whose kind no rule declares is closed by the ruleset's own ``close_window`` (a ruleset not yet moved here).
+A window whose kind no rule declares is closed by the ruleset's own ``close_window``; every ruleset here declares
+all of its windows, and ``PlatformGame.close_window`` refuses such a close, naming the window.
+
+``Game`` is ``Any`` here on purpose: each rule's functions take its own ruleset's game (a Lodge's, a covenant
+game's), which a ``Callable`` of the platform's game type would not accept (its parameters are contravariant).
 """
 
 from __future__ import annotations
