@@ -14,7 +14,7 @@ from __future__ import annotations
 from copy import deepcopy
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
 from eventsourcing.domain import event
 
@@ -29,7 +29,7 @@ from domain.powers import rules
 from domain.powers.actions import Actions
 from domain.powers.actions import submission_digest as submission_digest
 from domain.powers.armies import Armies
-from domain.powers.base import PoolData, PowersEvent, pool_from
+from domain.powers.base import PowersEvent
 from domain.powers.battle import BATTLE_EVENT_VERSIONS, Battles
 from domain.powers.calendar import Calendar, check_months
 from domain.powers.catalogue import Catalogue
@@ -40,16 +40,10 @@ from domain.powers.resistance import Resistance
 from domain.powers.resolution import Resolution
 from domain.powers.rulings import Rulings
 from domain.powers.setup import Setup
-from domain.powers.state import GameState, Pool
+from domain.powers.state import GameState
 from domain.powers.world import World, keep_known_features
 
-
-def _pool_from(data: dict[str, Any]) -> Pool:
-    """A pool as an event carries it (``domain.powers.catalogue`` reads its shares' pools through this)."""
-    return pool_from(cast(PoolData, data))
-
-
-__all__ = ["EVENT_VERSIONS", "Game", "_pool_from", "digest", "event_types", "fold", "submission_digest"]
+__all__ = ["EVENT_VERSIONS", "Game", "digest", "event_types", "fold", "submission_digest"]
 
 
 class Game(
