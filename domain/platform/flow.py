@@ -90,9 +90,10 @@ class WindowRule:
 
 
 def rules_of(game: Game) -> tuple[WindowRule, ...]:
-    """Every window rule the steps of the game's ruleset declare."""
+    """Every window rule the steps of the game's ruleset declare, each once (steps share their rules: a covenant
+    game's every turn step declares ``TURNS``), in the order first declared."""
     steps = game.ruleset.steps
-    return tuple(rule for step in steps for rule in step.windows)
+    return tuple(dict.fromkeys(rule for step in steps for rule in step.windows))
 
 
 def rule_for(game: Game, w: Window) -> WindowRule | None:
