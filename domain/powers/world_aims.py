@@ -23,7 +23,6 @@ from domain.powers.world_base import (
     hex_of,
     map_hex,
     record,
-    state_of,
     town,
     whole,
 )
@@ -57,7 +56,7 @@ def aim_action(
     """Say what a Planning action is aimed at, so the rules can set its difficulty and record its effect:
     a dungeon floor (``delve``), a ruin (``clear``), a town action (``town``, P-TOWN-2), ``infiltrate``
     (P-INFL-6) or a stronghold ``module`` (P-FEAT-3)."""
-    s = state_of(game)
+    s = game.state
     a = game.action(action_id)
     check_aimable(s.step, a, s.world.aims.get(action_id), aim, actor)
     params = dict(params or {})
@@ -110,7 +109,7 @@ def _plan(
 ) -> tuple[int | None, list[str]]:
     """Check what the action is aimed at and fill in its record: its difficulty where the rules give one, and
     who may resist it."""
-    s = state_of(game)
+    s = game.state
     if aim in ("delve", "clear", "module"):
         f = feature(s, feature_id or "")
         if not view.sees_feature(s, feature_id or "", a.power):
@@ -142,7 +141,7 @@ def _plan_workers_unite(
 ) -> tuple[int, list[str]]:
     """Workers, Unite! (P-INFL-6): an industry in a town the conspiracy claims; cost and difficulty half its
     complexity, rounded down (P-AMB-27); its former loyal power may resist."""
-    s = state_of(game)
+    s = game.state
     f = feature(s, feature_id)
     if s.powers[a.power].cls != "conspiracy":
         raise RuleViolation("Workers, Unite! is a conspiracy action", rule="P-INFL-6", field="action_id")
@@ -189,7 +188,7 @@ def at(a: ActionState, hex_id: str) -> None:
 def _tax_take(game: Game, power_id: str, town_id: str, params: dict[str, Any]) -> str:
     """What a Tax takes (P-TOWN-2): coin by the town's wealth; coin by its population with Slumlord
     ([003:893]); Fear by its population where a working Prison stands in the town ([003:416])."""
-    s = state_of(game)
+    s = game.state
     take = params.get("take", "wealth")
     if take == "wealth":
         return "wealth"
@@ -214,7 +213,7 @@ def _town_plan(game: Game, power_id: str, town_id: str, t: Town, kind: str, para
     claimants = {c["power"] for c in t["claims"].values()}
     if power_id not in claimants:
         raise RuleViolation(f"{kind} needs a claim on {t['name']}", rule="P-TOWN-2", field="town_id")
-    s = state_of(game)
+    s = game.state
     w = s.world
     if kind == "tax":
         # Slumlord [003:893]: "Adds 'Uprising' instead of 'Taxed'", on top of the Uprising every Tax adds.
@@ -297,7 +296,7 @@ def world_resolving(game: Game, a: ActionState) -> None:
     """At an aimed town action's turn in the queue, its difficulty is the town's as the actions before it left
     it (P-TOWN-2: [003:364] a Feed is doubled "for each time this action has been taken in this town this
     season"; a Build counts the features built before it). A difficulty the GM set or sealed stays."""
-    s = state_of(game)
+    s = game.state
     aim = s.world.aims.get(a.id)
     if aim is None or aim["aim"] != "town" or a.sealed is not None or aim["town_id"] not in s.world.towns:
         return
@@ -368,7 +367,7 @@ def rule_subtle(game: Game, action_id: str, feature_id: str, *, overcome: bool =
     subtly. Unsubtle means, such as magic or invading a stronghold with an army naturally bypass this
     immunity": refused (P-FEAT-3) unless the action's power holds the stronghold or the GM rules that it
     overcame the secret protection."""
-    s = state_of(game)
+    s = game.state
     a = game.action(action_id)
     if s.step != "planning" or a.discarded or s.resolved:
         raise RuleViolation("an action is ruled subtle during Planning, before it is resolved", rule="P-FEAT-3")

@@ -45,12 +45,6 @@ def record(game: Game, event: type[WorldEvent], **fields: Any) -> None:
     game.trigger_event(getattr(World, event.__name__), **fields)
 
 
-def state_of(game: Game) -> GameState:
-    """The game's state, typed."""
-    s: GameState = game.state
-    return s
-
-
 def whole(value: object, field: str, low: int = 0, high: int = limits.NUMBER) -> int:
     """A whole number within bounds, or a refusal naming the field (P-FEAT-1)."""
     return limits.whole_number(value, field, low, high, "P-FEAT-1")

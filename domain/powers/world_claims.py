@@ -11,7 +11,7 @@ from domain.errors import RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.powers import world_rules as wr
 from domain.powers import world_view as view
-from domain.powers.world_base import WorldEvent, claimant, record, state_of, town
+from domain.powers.world_base import WorldEvent, claimant, record, town
 
 if TYPE_CHECKING:
     from domain.powers.game import Game
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 def set_claim(game: Game, town_id: str, power_id: str, reason: str = "ruling") -> None:
     """The GM records a claim made by Annex or Commandeer (or a ruling): one claimant of each type."""
-    t = town(state_of(game), town_id)
+    t = town(game.state, town_id)
     ps = game.power(power_id)
     wr.check_claim(t["claims"], ps.cls, power_id)
     if claimant(t, ps.cls) == power_id:
@@ -30,7 +30,7 @@ def set_claim(game: Game, town_id: str, power_id: str, reason: str = "ruling") -
 
 def drop_claim(game: Game, town_id: str, power_id: str, reason: str = "ruling") -> None:
     """The GM records that a power lost its claim on a town."""
-    s = state_of(game)
+    s = game.state
     t = town(s, town_id)
     ps = game.power(power_id)
     if claimant(t, ps.cls) != power_id:
@@ -40,7 +40,7 @@ def drop_claim(game: Game, town_id: str, power_id: str, reason: str = "ruling") 
 
 def claim(game: Game, town_id: str, power_id: str, reason: str, actor: str = GM) -> None:
     """Record a power's claim on a town; the claimant of its type it displaces loses its claim."""
-    s = state_of(game)
+    s = game.state
     cls = s.powers[power_id].cls
     old = s.world.towns[town_id]["claims"].get(cls)
     if old is not None and old["power"] != power_id:
@@ -67,13 +67,13 @@ def _lose(game: Game, town_id: str, power_id: str, cls: str, reason: str, actor:
         cls=cls,
         reason=reason,
         actor=actor,
-        audience=view.claim_audience(state_of(game), town_id, power_id),
+        audience=view.claim_audience(game.state, town_id, power_id),
     )
 
 
 def check_conspiracy_claims(game: Game, power_id: str) -> None:
     """A conspiracy loses an infiltrated claim once it has no influence in the town or next to it (P-INFL-6)."""
-    s = state_of(game)
+    s = game.state
     ps = s.powers[power_id]
     if ps.cls != "conspiracy":
         return
@@ -84,7 +84,7 @@ def check_conspiracy_claims(game: Game, power_id: str) -> None:
 
 def renounce_claims(game: Game, power_id: str, keep: str, reason: str, actor: str = SYSTEM) -> None:
     """A power gives up its claims on every town but ``keep`` (Commandeer, [003:1276])."""
-    s = state_of(game)
+    s = game.state
     cls = s.powers[power_id].cls
     for tid, t in sorted(s.world.towns.items()):
         if tid != keep and claimant(t, cls) == power_id:

@@ -12,7 +12,7 @@ from domain.errors import NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.powers import world_rules as wr
 from domain.powers import world_view as view
-from domain.powers.world_base import WorldEvent, has_perk, hex_of, map_hex, record, state_of, whole
+from domain.powers.world_base import WorldEvent, has_perk, hex_of, map_hex, record, whole
 from domain.powers.world_claims import check_conspiracy_claims
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 def put_influence(game: Game, power_id: str, hex_id: str, amount: int, actor: str) -> None:
     """Record a power's influence in a hex with the audience of P.4: the power, and the conspiracies with
     influence there (and Incorruptible) for a conspiracy's; a conspiracy newly there learns theirs."""
-    s = state_of(game)
+    s = game.state
     ps = s.powers[power_id]
     before = ps.influence.get(hex_id, 0)
     watchers = view.influence_watchers(s, hex_id, power_id) if ps.cls == "conspiracy" else []
@@ -44,7 +44,7 @@ def put_influence(game: Game, power_id: str, hex_id: str, amount: int, actor: st
 
 def spend_influence(game: Game, power_id: str, action_id: str, amounts: object, actor: str | None = None) -> None:
     """Pay an action's influence: any amount from its hex, at most 1 from each neighbour (P-INFL-2)."""
-    s = state_of(game)
+    s = game.state
     ps = game.power(power_id)
     a = game.action(action_id)
     if a.power != power_id:
@@ -63,7 +63,7 @@ def spend_influence(game: Game, power_id: str, action_id: str, amounts: object, 
 def influence_payment(game: Game, a: ActionState, cost: int, params: dict[str, Any]) -> dict[str, int]:
     """Where an action's influence cost comes from: ``params["amounts"]``, or all from the action's hex;
     either way by the rule of P-INFL-2, and exactly the cost."""
-    s = state_of(game)
+    s = game.state
     amounts = params.get("amounts") or {hex_of(a.location or ""): cost}
     if not isinstance(amounts, dict):
         raise RuleViolation("amounts are {hex: influence}", rule="P-INFL-2", field="params")
@@ -76,7 +76,7 @@ def influence_payment(game: Game, a: ActionState, cost: int, params: dict[str, A
 
 def pay_influence(game: Game, a: ActionState, paid: dict[str, int], actor: str) -> None:
     """Take an action's influence where it was paid, and see whether its conspiracy still keeps its claims."""
-    ps = state_of(game).powers[a.power]
+    ps = game.state.powers[a.power]
     record(
         game,
         InfluenceSpent,
@@ -93,7 +93,7 @@ def pay_influence(game: Game, a: ActionState, paid: dict[str, int], actor: str) 
 
 def shift_influence(game: Game, power_id: str, shifts: object, actor: str | None = None) -> None:
     """During Tidings, shift influence one step at a time down a gradient of two (P-INFL-3)."""
-    s = state_of(game)
+    s = game.state
     ps = game.power(power_id)
     if s.step != "tidings":
         raise RuleViolation("influence spreads during Tidings", rule="P-INFL-3")
@@ -137,7 +137,7 @@ def set_mechanisms(game: Game, power_id: str, mechanisms: list[str]) -> None:
 
 def generate_influence(game: Game, power_id: str, mechanism: str, hex_id: str, ranks: list[int]) -> None:
     """The GM applies a generation mechanism that fired: once a season each (P-INFL-5)."""
-    s = state_of(game)
+    s = game.state
     ps = game.power(power_id)
     amount = wr.generated(mechanism, ranks)
     if mechanism not in s.world.mechanisms.get(power_id, []):
@@ -162,7 +162,7 @@ def mercurial_swap(game: Game, power_id: str, a: str, b: str, actor: str | None 
     """Mercurial [003:931]: "During Tidings, before resetting the influence in your outposts, swap your
     influence between any two hexes twice." The swap works on the influence as it was before the outpost
     reset, then the reset is applied again (P-INFL-4)."""
-    s = state_of(game)
+    s = game.state
     ps = game.power(power_id)
     if ps.cls != "conspiracy" or not has_perk(game, power_id, "mercurial"):
         raise RuleViolation("swapping influence needs the Mercurial perk [003:931]", rule="P-INFL-4")

@@ -15,7 +15,7 @@ from domain.ids import GM
 from domain.powers import hexmap
 from domain.powers import world_rules as wr
 from domain.powers import world_view as view
-from domain.powers.world_base import WorldEvent, feature, hex_of, record, runes_of, state_of, whole
+from domain.powers.world_base import WorldEvent, feature, hex_of, record, runes_of, whole
 from domain.powers.world_state import Claim, Feature, Floor, Hex, Town
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def declare_map(game: Game, hexes: list[Any], towns: list[Any], features: list[A
 
 def amend_map(game: Game, hexes: list[Any], towns: list[Any], features: list[Any], remove: list[Any]) -> None:
     """The GM adds or replaces hexes, towns and features, or removes them by id (P-ACT-4)."""
-    w = state_of(game).world
+    w = game.state.world
     removed = [str(x) for x in remove]
     if len(removed) > MAP_ITEMS:
         raise RuleViolation(f"remove at most {MAP_ITEMS} items at once", field="remove")
@@ -150,7 +150,7 @@ def _check_town(game: Game, t: Any, known_hexes: set[str], base: WorldState | No
     if given is not None:
         if not isinstance(given, dict):
             raise RuleViolation("a town's claims are {power type: power id}", rule="P-TOWN-1", field="claims")
-        seq = state_of(game).world.claim_seq
+        seq = game.state.world.claim_seq
         kept: dict[str, Claim] = {}
         for cls, pid in given.items():
             if game.power(pid).cls != cls:
@@ -274,7 +274,7 @@ def _check_feature(
 def publish_map(game: Game, data: MapChange, removed: list[str], whole: bool) -> None:
     """Tell the table what it may see of what changed on the map (all of it when it is declared), and each
     power the hidden features it may see."""
-    s = state_of(game)
+    s = game.state
     public = view.map_view(s, vis.PUBLIC, runes_of(game))
     changed = {key: set(data[key]) for key in ("hexes", "towns", "features")}
     changed["towns"] |= {f["town"] for f in data["features"].values() if f["town"]}
@@ -296,7 +296,7 @@ def publish_map(game: Game, data: MapChange, removed: list[str], whole: bool) ->
 
 def reveal_feature(game: Game, feature_id: str, to: str) -> None:
     """The GM shows a power a hidden feature it has found (Seeking, a ruling): it stays known (P.4)."""
-    s = state_of(game)
+    s = game.state
     f = feature(s, feature_id)
     game.power(to)
     if to in f["known_to"] or f["controller"] == to or f["public"]:

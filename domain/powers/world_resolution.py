@@ -13,7 +13,7 @@ from domain.ids import SYSTEM
 from domain.powers import world_rules as wr
 from domain.powers import world_view as view
 from domain.powers.magic import kept_gain
-from domain.powers.world_base import WorldEvent, record, state_of, town
+from domain.powers.world_base import WorldEvent, record, town
 from domain.powers.world_claims import claim
 from domain.powers.world_map import is_public
 from domain.powers.world_state import Built, TownEffect
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 def world_resolved(game: Game, action_id: str) -> None:
     """An aimed action has resolved: record what it did to the world (P-FEAT-4, P-TOWN-2, P-INFL-6)."""
-    s = state_of(game)
+    s = game.state
     aim = s.world.aims.get(action_id)
     a = s.actions[action_id]
     if aim is None or not a.success:
@@ -86,7 +86,7 @@ def world_resolved(game: Game, action_id: str) -> None:
 def _ruin_resolved(game: Game, a: ActionState, aim: Aim) -> None:
     """A successful Clear lowers its ruin's threat; at none the ruin is cleared, and what it becomes is built
     (P-FEAT-4)."""
-    f: Feature | None = state_of(game).world.features.get(aim["feature_id"])
+    f: Feature | None = game.state.world.features.get(aim["feature_id"])
     if f is None or f["kind"] != "ruin" or f["threat"] == 0:
         return  # cleared earlier in the queue this month
     left = wr.ruin_progress(f["threat"], f["difficulty"], a.net or 0)
@@ -127,7 +127,7 @@ def _ruin_resolved(game: Game, a: ActionState, aim: Aim) -> None:
 def _town_resolved(game: Game, a: ActionState, aim: Aim) -> None:
     """A successful town action changes its town (P-TOWN-2): taxes are collected, a building is owned by its
     builder; one whose target went earlier in the queue this month does nothing."""
-    s = state_of(game)
+    s = game.state
     w = s.world
     effect = aim["effect"]
     upgrade = effect.get("upgrade")
@@ -184,7 +184,7 @@ def _town_resolved(game: Game, a: ActionState, aim: Aim) -> None:
 
 def _durable_holds(game: Game, feature_id: str) -> bool:
     """Durable: "Ignores the first effect each season that would disrupt or damage it" (P-FEAT-1)."""
-    f: Feature = state_of(game).world.features[feature_id]
+    f: Feature = game.state.world.features[feature_id]
     if "durable" not in f["upgrades"] or f.get("durable_used"):
         return False
     record(game, DurableHeld, feature_id=feature_id, actor=SYSTEM, audience=[vis.PUBLIC])
@@ -197,7 +197,7 @@ def harm_town(
     """Lower a town's population and wealth and add statuses to it (Sack, Slaughter, Blighted Neighborhood,
     P.2.12); neither falls below 0. The town is public, so the change is too (P.4); ``by`` names who did it
     only when that was public. Returns the change made."""
-    t = town(state_of(game), town_id)
+    t = town(game.state, town_id)
     now = {"population": t["population"], "wealth": t["wealth"]}
     change = {k: max(int(harm[k]), -now[k]) for k in ("population", "wealth") if harm.get(k)}
     statuses = {k: int(v) for k, v in harm.get("statuses", {}).items() if v}

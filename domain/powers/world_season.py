@@ -13,7 +13,7 @@ from domain.ids import SYSTEM
 from domain.powers import world_rules as wr
 from domain.powers import world_view as view
 from domain.powers.world_aims import AimsClosed
-from domain.powers.world_base import WorldEvent, feature, has_perk, record, state_of
+from domain.powers.world_base import WorldEvent, feature, has_perk, record
 from domain.powers.world_influence import OutpostsReset, put_influence
 from domain.powers.world_resolution import TownChanged
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 def world_tidings(game: Game) -> None:
     """Tidings: the season's counters start over; outposts are raised to 3 influence (P-INFL-4); each
     stronghold's maintenance falls due (P-FEAT-3)."""
-    s = state_of(game)
+    s = game.state
     w = s.world
     if not w.hexes:
         return
@@ -59,7 +59,7 @@ def world_tidings(game: Game) -> None:
 
 def pay_maintenance(game: Game, feature_id: str, power_id: str, actor: str | None = None) -> None:
     """Pay a stronghold's maintenance this Tidings (P-FEAT-3)."""
-    s = state_of(game)
+    s = game.state
     f = feature(s, feature_id)
     if f["controller"] != power_id:
         raise NotFound(f"you hold no stronghold {feature_id!r}", field="feature_id")
@@ -86,7 +86,7 @@ def pay_maintenance(game: Game, feature_id: str, power_id: str, actor: str | Non
 
 def world_end_tidings(game: Game) -> None:
     """Tidings ends: a stronghold whose maintenance went unpaid becomes inoperable (P-FEAT-3)."""
-    for fid, f in sorted(state_of(game).world.features.items()):
+    for fid, f in sorted(game.state.world.features.items()):
         if f["kind"] == "stronghold" and f["maintenance_due"] and f["controller"]:
             record(
                 game,
@@ -102,7 +102,7 @@ def world_end_tidings(game: Game) -> None:
 def world_month_ends(game: Game) -> None:
     """The end of a month: a Prison removes Uprising, 1 or 2 when Specialized (P-FEAT-1); the month's aims
     are done with (the history keeps them)."""
-    s = state_of(game)
+    s = game.state
     w = s.world
     if w.aims or w.subtle or w.spent:
         record(game, AimsClosed, actor=SYSTEM, audience=[vis.GM_ONLY])
@@ -128,7 +128,7 @@ def world_month_ends(game: Game) -> None:
 def world_cleanup(game: Game) -> None:
     """Cleanup: Sickened and Growing act, then the towns' statuses tick down (P-TOWN-4); what that does to
     the industries (P-TOWN-3) is part of the record."""
-    s = state_of(game)
+    s = game.state
     changes: dict[str, dict[str, Any]] = {}
     for tid, t in sorted(s.world.towns.items()):
         pop, statuses = wr.cleanup_statuses(t["population"], t["statuses"])
