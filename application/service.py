@@ -408,10 +408,8 @@ class Games(GameStore):
         at = self.get_game(str(game.id), version, for_update=True)
         # The library's own copy of an aggregate: its snapshot (under the new id) turned back into the aggregate.
         snapshot = type(at).Snapshot.take(at)
-        copy = dataclasses.replace(snapshot, originator_id=new_id).mutate(
-            None
-        )  # a game's snapshot makes a game of its class
-        return copied, cast(Game, copy)
+        copy = dataclasses.replace(snapshot, originator_id=new_id).mutate(None)
+        return copied, cast(Game, copy)  # a game's snapshot makes a game of its class
 
     # ------------------------------------------------------------------ setup commands
 
