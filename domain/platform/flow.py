@@ -80,6 +80,9 @@ class WindowRule:
     # who records the close, and who sees it (the window's own viewers)
     closed_by: str = SYSTEM
     audience: Callable[[Game, Window], list[str]] = _public
+    # whether an open window of this kind no longer governs the game (its step is over, as after a rollback): the
+    # platform does not close such a window, nor run its defaults or what follows (the close is a no-op, False)
+    stale: Callable[[Game, Window], bool] = _never
     # a wider test of the kinds it governs, where a game names them (the phases of a Lodge's rules package)
     matches: Callable[[str], bool] | None = None
 
@@ -155,6 +158,8 @@ def close(game: Game, window_id: str, ctx: Context, *, reason: str) -> bool:
     rule = rule_for(game, w)
     if rule is None:
         raise NotImplementedError(f"no rule declares windows of kind {w.kind!r}")
+    if rule.stale(game, w):
+        return False
     silent = defaults(game, w)
     if rule.close_first:
         _record_close(game, w, rule, reason, ctx)

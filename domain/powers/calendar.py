@@ -256,8 +256,6 @@ class Calendar(GameBase):
         due = now >= _at(w.final_closes_at)
         if not (due or force or reason != "deadline"):
             raise RuleViolation(f"this window closes at {w.final_closes_at}", rule="P-RES-2", field="window_id")
-        if w.kind == "planning" and self.state.step != "planning":
-            return False
         ctx = trial_context(self, SYSTEM, now)  # its closes draw no entropy and make no ids
         if roller is not None:
             ctx = dataclasses.replace(ctx, roller=lambda game: roller)

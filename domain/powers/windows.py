@@ -70,6 +70,7 @@ PLANNING = WindowRule(
     closes_early=_planning_over,
     early="everyone is ready",
     checked_after=lambda command: isinstance(command, DeclareReady),
+    stale=lambda game, w: game.state.step != "planning",  # a Planning window left open past its step
     then=_planning_closed,
 )
 RESISTANCE = WindowRule(

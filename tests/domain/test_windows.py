@@ -196,3 +196,26 @@ def test_closing_is_idempotent_and_a_late_command_is_refused_before_any_worker_r
     assert g.close_window("s1m1-planning", now=later(72)) is False
     closes = [e for e in g.collect_events() if type(e).__name__ == "WindowClosed"]
     assert len(closes) == 1
+
+
+def _planning_left_open_past_its_step(g):
+    """Arrange a Planning window still open after its step is over (as a rollback's restored state can hold)."""
+    g.state.step = "resolution"
+
+
+def test_the_command_path_does_not_close_a_planning_window_whose_step_is_over_p_1_2():
+    """P.1.2: closing Planning turns the unused actions into schemes, so a Planning window left open past its step
+    is not closed by anyone: the GM's CloseWindow (the platform's flow, ``WindowRule.stale``) is a no-op, as
+    ``Game.close_window`` is, and records nothing."""
+    from domain.platform.commands import PLATFORM_COMMANDS, CloseWindow, trial_context
+
+    g = game_in_planning(("a", "city", "sovereign"), ("b", "conspiracy", "circle"))
+    w = g.open_window("planning")
+    assert w is not None
+    _planning_left_open_past_its_step(g)
+    g.collect_events()
+    now = datetime.fromisoformat(w.final_closes_at) + timedelta(hours=1)
+    result = PLATFORM_COMMANDS[CloseWindow](g, CloseWindow(w.id), trial_context(g, "gm", now))
+    assert result == {"closed": False} and g.collect_events() == []
+    assert g.close_window(w.id, now=now) is False and g.collect_events() == []
+    assert g.open_window("planning") is not None
