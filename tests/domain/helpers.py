@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+import domain.powers.ruleset  # noqa: F401  (registers Powers: a game looks its ruleset up, e.g. for its window rules)
 from domain.dice import FixedRoller
 from domain.errors import RuleViolation
 from domain.powers.game import Game
