@@ -420,11 +420,9 @@ async def command(request: Request, game_id: str, command: str) -> Response:
         me = who(request, game_id)
     except DomainError:
         return RedirectResponse(f"/play/{game_id}", status_code=303)
-    pages = ruleset_web(games, game_id)
+    name = games.get_game(game_id, for_update=False).ruleset.name
     handler = (
-        FORMS.get(command)
-        or declare.forms_of(games.get_game(game_id, for_update=False).ruleset.name).get(command)
-        or getattr(pages, "FORMS", {}).get(command)
+        FORMS.get(command) or declare.forms_of(name).get(command) or getattr(_web_of(name), "FORMS", {}).get(command)
     )
     if handler is None:
         return PlainTextResponse(_("no such form"), status_code=404)
@@ -434,8 +432,11 @@ async def command(request: Request, game_id: str, command: str) -> Response:
 
 def ruleset_web(games: Games, game_id: str) -> ModuleType | None:
     """The pages and forms of the game's ruleset (its package's ``web`` module), or None if it has none."""
-    name = games.get_game(game_id, for_update=False).ruleset.name
-    return rulesets.part(name, "web") if name in rulesets.API_PACKAGES else None
+    return _web_of(games.get_game(game_id, for_update=False).ruleset.name)
+
+
+def _web_of(ruleset: str) -> ModuleType | None:
+    return rulesets.part(ruleset, "web") if ruleset in rulesets.API_PACKAGES else None
 
 
 def _hours(f: dict) -> float:
