@@ -25,11 +25,10 @@ from pydantic import BaseModel
 from api import rulesets
 from api.deps import SenderDep
 from api.schemas import COMMAND, GAME_READ, ReceiptPublic
-from api.web.forms import Form
+from api.web.forms import ISSUED, Form
 from application.service import Receipt, new_token
 from domain.platform.commands import Command
 
-ISSUED = "token_hash"  # a field the server fills with a fresh sign-in token's hash, never the client
 Fields = dict[str, Any]
 
 

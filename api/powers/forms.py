@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from api.declare import Declared
-from api.routes.commands import ISSUED, build, command_class
-from api.web.forms import Form
+from api.routes.commands import build, command_class
+from api.web.forms import ISSUED, Form
 from application.service import Caller, Receipt
 from domain.errors import RuleViolation
 from domain.platform.commands import Command

@@ -21,6 +21,7 @@ from api.schemas import (
     GrantRequest,
     TimezoneRequest,
 )
+from api.web.forms import ISSUED
 from application.service import new_token
 from domain import limits
 from domain.errors import RuleViolation
@@ -28,7 +29,6 @@ from domain.platform.commands import PLATFORM_COMMANDS, Command, GrantVisibility
 from domain.platform.ruleset import Ruleset, UnknownCommand
 
 router = APIRouter(prefix="/games/{game_id}", tags=["commands"], responses=GAME_COMMAND)
-ISSUED = "token_hash"  # a field the server fills with a fresh sign-in token's hash, never the client
 
 
 # The platform's own commands with a route of their own, each declared once (``api.declare``).

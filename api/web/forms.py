@@ -31,7 +31,7 @@ from domain.platform.i18n import _
 
 Posted = dict[str, Any]  # a posted form (``api.web.kit.form_of``)
 Words = str | Callable[[Posted], str]  # marked with N_ (translated when answered), or a function of the posted form
-ISSUED = "token_hash"  # a command field the kit fills with a fresh sign-in token's hash
+ISSUED = "token_hash"  # a command field the server fills with a fresh sign-in token's hash, never the client
 
 
 def _words(value: Words, f: Posted) -> str:
