@@ -6,7 +6,7 @@ ill-formed refuses the form as a whole, naming it."""
 from __future__ import annotations
 
 from api.declare import Declared
-from api.web.forms import Form
+from api.web.forms import Form, listed
 from api.web.kit import integer
 from domain.covenants import commands as cc
 from domain.errors import RuleViolation
@@ -57,16 +57,6 @@ def _yes(f: dict, key: str) -> bool:
     return str(f.get(key, "")).lower() in ("yes", "on", "true", "1")
 
 
-def _listed(f: dict, key: str) -> list[str]:
-    chosen = f.get(key, [])
-    return [c for c in (chosen if isinstance(chosen, list) else [chosen]) if c]
-
-
-def _starve(f: dict) -> list[str]:
-    chosen = f.get("starve[]", [])
-    return [c for c in (chosen if isinstance(chosen, list) else [chosen]) if c]
-
-
 DECLARED: tuple[Declared, ...] = (
     Declared(
         cc.Move,
@@ -110,7 +100,7 @@ DECLARED: tuple[Declared, ...] = (
                 f["target"],
                 _whole(f, "vis"),
                 _yes(f, "mother_may_i"),
-                _listed(f, "more_targets[]"),
+                listed(f, "more_targets[]"),
             ),
             whole=True,
         ),
@@ -251,7 +241,7 @@ DECLARED: tuple[Declared, ...] = (
             "plague",
             "plague",
             N_("Plague answered."),
-            make=lambda f, me: cc.ChoosePlagued(me, _listed(f, "cards[]")),
+            make=lambda f, me: cc.ChoosePlagued(me, listed(f, "cards[]")),
             whole=True,
         ),
     ),
@@ -327,7 +317,7 @@ DECLARED: tuple[Declared, ...] = (
             "support",
             "support",
             N_("Support allocated."),
-            make=lambda f, me: cc.Support(me, _starve(f), _amounts(f, "keep")),
+            make=lambda f, me: cc.Support(me, listed(f, "starve[]"), _amounts(f, "keep")),
             whole=True,
         ),
     ),
@@ -342,7 +332,7 @@ DECLARED: tuple[Declared, ...] = (
                 _filled(f, "name"),
                 _filled(f, "covenant"),
                 _yes(f, "host"),
-                _listed(f, "arts[]"),
+                listed(f, "arts[]"),
                 _whole(f, "score") if str(f.get("score", "")).strip() else 0,
             ),
             whole=True,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from api.declare import Declared
-from api.web.forms import Form
+from api.web.forms import Form, listed
 from domain.errors import RuleViolation
 from domain.lodge import commands as lc
 from domain.lodge.catalogue import SLOTS
@@ -18,15 +18,9 @@ from domain.platform.i18n import N_, _
 Posted = dict[str, Any]
 
 
-def _list(f: Posted, name: str) -> list[str]:
-    """A multi-valued field (``moves[]``), without its empty choices."""
-    values = f.get(name, [])
-    return [v for v in (values if isinstance(values, list) else [values]) if v]
-
-
 def _heal(f: Posted) -> list[int] | None:
     """The cubes ticked to heal, by position on the track; none ticked leaves the engine's default."""
-    chosen = _list(f, "heal[]")
+    chosen = listed(f, "heal[]")
     try:
         return sorted(int(x) for x in chosen) if chosen else None
     except ValueError:
@@ -73,7 +67,7 @@ DECLARED: tuple[Declared, ...] = (
             lambda f: f"cast-{f.get('slot')}",
             N_("Spell cast."),
             make=lambda f, me: lc.CastSpell(
-                me, f.get("slot", ""), f.get("target") or None, _list(f, "moves[]"), _heal(f)
+                me, f.get("slot", ""), f.get("target") or None, listed(f, "moves[]"), _heal(f)
             ),
         ),
     ),
@@ -84,7 +78,7 @@ DECLARED: tuple[Declared, ...] = (
             lambda f: f"physical-{f.get('action')}",
             N_("Physical Action taken."),
             make=lambda f, me: lc.PhysicalAction(
-                me, f.get("action", ""), f.get("target") or None, _list(f, "moves[]"), _heal(f)
+                me, f.get("action", ""), f.get("target") or None, listed(f, "moves[]"), _heal(f)
             ),
         ),
     ),
@@ -95,7 +89,7 @@ DECLARED: tuple[Declared, ...] = (
             lambda f: f"evocation-{f.get('evocation')}",
             N_("Evocation commanded."),
             make=lambda f, me: lc.CommandEvocation(
-                me, f.get("evocation", ""), _list(f, "moves[]"), f.get("attack") or None
+                me, f.get("evocation", ""), listed(f, "moves[]"), f.get("attack") or None
             ),
         ),
     ),
@@ -106,7 +100,7 @@ DECLARED: tuple[Declared, ...] = (
             lambda f: f"offer-{f.get('offer_id')}",
             _chose,
             make=lambda f, me: lc.ResolveFromCell(
-                me, f.get("offer_id", ""), f.get("accept") != "no", _list(f, "moves[]"), _heal(f)
+                me, f.get("offer_id", ""), f.get("accept") != "no", listed(f, "moves[]"), _heal(f)
             ),
         ),
     ),

@@ -13,7 +13,7 @@ from api.powers import schemas as s
 from api.powers.army_forms import ARMY_GM
 from api.powers.forms import FEATURES, flag, text, whole, words
 from api.powers.schemas import PowerAddedPublic
-from api.web.forms import Confirm, Form
+from api.web.forms import Confirm, Form, listed
 from api.web.kit import integer
 from application.service import Receipt
 from domain.errors import RuleViolation
@@ -35,14 +35,7 @@ def _power_added(receipt: Receipt, token: str | None) -> dict[str, Any]:
 
 
 def _picked_assets(f: Posted) -> list[dict[str, Any]]:
-    chosen = f.get("asset[]", [])
-    chosen = chosen if isinstance(chosen, list) else [chosen]
-    return [{"asset_id": a, "mode": f.get(f"mode-{a}", "normal")} for a in chosen if a]
-
-
-def _listed(f: Posted, key: str) -> list[str]:
-    values = f.get(key, [])
-    return [v for v in (values if isinstance(values, list) else [values]) if v]
+    return [{"asset_id": a, "mode": f.get(f"mode-{a}", "normal")} for a in listed(f, "asset[]")]
 
 
 def submit_command(me: str, f: Posted) -> pc.SubmitAction:
@@ -55,13 +48,13 @@ def submit_command(me: str, f: Posted) -> pc.SubmitAction:
         skill=f.get("skill") or None,
         slot=f.get("slot", "private"),
         location=f.get("location") or None,
-        targets=_listed(f, "target[]"),
+        targets=listed(f, "target[]"),
         resistible=f.get("resistible") == "on",
         difficulty=integer(f.get("difficulty")),
         assets=[] if propose else _picked_assets(f),
         extra_actions=1 if f.get("extra_action") == "on" else 0,
         roll=not propose,
-        collaborators=_listed(f, "collaborator[]"),  # P-DICE-11: they join with their own pools
+        collaborators=listed(f, "collaborator[]"),  # P-DICE-11: they join with their own pools
         dungeon=f.get("dungeon") == "on",  # P-ASSET-4: inside a dungeon, Delve joins one other skill
     )
 

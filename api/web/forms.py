@@ -34,6 +34,12 @@ Words = str | Callable[[Posted], str]  # marked with N_ (translated when answere
 ISSUED = "token_hash"  # a command field the server fills with a fresh sign-in token's hash, never the client
 
 
+def listed(f: Posted, key: str) -> list[str]:
+    """A multi-valued field (``moves[]``), without its empty choices."""
+    values = f.get(key, [])
+    return [v for v in (values if isinstance(values, list) else [values]) if v]
+
+
 def _words(value: Words, f: Posted) -> str:
     return _(value) if isinstance(value, str) else value(f)
 
