@@ -11,7 +11,6 @@ carries a sign-in token's hash (``token_hash``) gets a fresh token, which the an
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
 import re
@@ -25,7 +24,7 @@ from pydantic import BaseModel
 from api import rulesets
 from api.deps import SenderDep
 from api.schemas import COMMAND, GAME_READ, ReceiptPublic
-from api.web.forms import ISSUED, Form
+from api.web.forms import ISSUED, Form, issues_token
 from application.service import Receipt, new_token
 from domain.platform.commands import Command
 
@@ -79,7 +78,7 @@ def command_of(
 def _endpoint(declared: Declared) -> Callable[..., Any]:
     route = declared.route
     assert route is not None
-    issues = any(f.name == ISSUED for f in dataclasses.fields(declared.command))
+    issues = issues_token(declared.command)
 
     async def endpoint(**given: Any) -> dict[str, Any]:
         sender, game_id, body = given.pop("sender"), given.pop("game_id"), given.pop("body", None)

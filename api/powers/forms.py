@@ -15,7 +15,7 @@ from typing import Any
 
 from api.declare import Declared
 from api.routes.commands import build, command_class
-from api.web.forms import ISSUED, Form
+from api.web.forms import Form, issues_token
 from application.service import Caller, Receipt
 from domain.errors import RuleViolation
 from domain.platform.commands import Command
@@ -1243,7 +1243,7 @@ FEATURES: tuple[Declared, ...] = (
 def _any_command(f: dict, me: str, games: Any, game_id: str) -> Command:
     """The GM's catch-all: any command of the game's ruleset by name, its fields as a JSON object."""
     cls = command_class(games.get_game(game_id, for_update=False).ruleset, text(f, "command").strip())
-    if any(getattr(field, "name", None) == ISSUED for field in cls.__dataclass_fields__.values()):
+    if issues_token(cls):
         raise RuleViolation(
             _("{command} issues a sign-in link: use its own form").format(command=cls.__name__), field="command"
         )

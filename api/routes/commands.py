@@ -21,7 +21,7 @@ from api.schemas import (
     GrantRequest,
     TimezoneRequest,
 )
-from api.web.forms import ISSUED
+from api.web.forms import ISSUED, issues_token
 from application.service import new_token
 from domain import limits
 from domain.errors import RuleViolation
@@ -70,7 +70,7 @@ def run_command(
     cls = command_class(ruleset, body.command)
     token = None
     args = dict(body.args)
-    if any(f.name == ISSUED for f in dataclasses.fields(cls)):
+    if issues_token(cls):
         if ISSUED in args:
             raise RuleViolation(f"args.{ISSUED}: the server issues the sign-in token", field=f"args.{ISSUED}")
         token, args[ISSUED] = new_token()

@@ -34,6 +34,11 @@ Words = str | Callable[[Posted], str]  # marked with N_ (translated when answere
 ISSUED = "token_hash"  # a command field the server fills with a fresh sign-in token's hash, never the client
 
 
+def issues_token(command: type[Command] | Command) -> bool:
+    """Whether the command carries a sign-in token's hash (``ISSUED``), which the server fills, never the client."""
+    return any(x.name == ISSUED for x in dataclasses.fields(command))
+
+
 def listed(f: Posted, key: str) -> list[str]:
     """A multi-valued field (``moves[]``), without its empty choices."""
     values = f.get(key, [])
@@ -146,7 +151,7 @@ class Form:
         try:
             receipt = None
             for command in self.commands(f, caller.principal):
-                if any(x.name == ISSUED for x in dataclasses.fields(command)):
+                if issues_token(command):
                     command = dataclasses.replace(command, **{ISSUED: token_hash})
                 receipt = games.run(caller, game_id, command)
         except DomainError as err:
