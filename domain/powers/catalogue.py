@@ -7,11 +7,12 @@
 
 Its pieces, each a mixin deciding its commands: shared actions (P-DICE-11, ``catalogue_shares``), extra and
 triggered reactions (P-RES-1, P-RES-7, ``catalogue_reactions``), assets' terms, fees, free actions, wielders and
-immunities (P-ASSET-5..8, P-ACT-5, P-AMB-10, ``catalogue_assets``). Their events' folds are declared here: an
-``@event`` method records the class that defines it, and each has always been stored as
-``domain.powers.catalogue:Catalogue.<Name>`` (tests/domain/test_powers_recorded_topics.py,
-test_powers_event_topics.py). Their shared reads of the state are pure functions (``catalogue_state``), their formulas
-too (``catalogue_rules``).
+immunities (P-ASSET-5..8, P-ACT-5, P-AMB-10, ``catalogue_assets``). Each sub-domain module declares its events, whose
+``evolve`` folds one into the state (``catalogue_actions``: class actions; ``catalogue_partial``: dice outside
+challenges, quotas, Blighted Neighborhood, Dread Growth, true locations); ``Catalogue`` names every one, so each is
+stored under the topic it has always had, ``domain.powers.catalogue:Catalogue.<Name>``
+(tests/domain/test_powers_event_topics.py). Their shared reads of the state are pure functions
+(``catalogue_state``), their formulas too (``catalogue_rules``).
 
 State lives in ``GameState.catalogue`` (plain JSON data, so snapshots and replays reproduce it); what
 belongs to one month is cleared when the next month's Planning begins.
@@ -23,7 +24,6 @@ from collections.abc import Mapping, Sequence
 from copy import deepcopy
 from typing import TYPE_CHECKING, Any, cast
 
-from eventsourcing.domain import event
 from eventsourcing.utils import register_topic
 
 from domain import limits
@@ -32,22 +32,25 @@ from domain.dice import Roller
 from domain.errors import RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame
+from domain.powers import catalogue_actions as class_actions
+from domain.powers import catalogue_assets as asset_terms
+from domain.powers import catalogue_partial as partial
+from domain.powers import catalogue_reactions as reacting
 from domain.powers import catalogue_rules as cr
+from domain.powers import catalogue_shares as sharing
 from domain.powers import hexmap, rules
 from domain.powers import magic_rules as mr
-from domain.powers.base import PoolData
-from domain.powers.catalogue_assets import AssetTerms, FeeDue
-from domain.powers.catalogue_reactions import ReactionPrice, Reactions
+from domain.powers.catalogue_assets import AssetTerms
+from domain.powers.catalogue_reactions import Reactions
 from domain.powers.catalogue_shares import Shares
 from domain.powers.catalogue_state import (
     ClassActionRecord,
-    ReactionOutcome,
-    Terms,
     as_game,
     cat,
     claimed_towns,
     claims_of,
     map_town,
+    record,
     rune_hexes,
     world_towns,
 )
@@ -83,163 +86,34 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
     if TYPE_CHECKING:
         state: GameState
 
-    # ------------------------------------------------------------------ its pieces' events
-    # Each is recorded as ``domain.powers.catalogue:Catalogue.<Name>``, the topic it has always had: an ``@event``
-    # method records the class of the class that defines it, so the pieces' events stay declared here.
-
-    # catalogue_shares
-
-    @event("ShareRolled")
-    def _share_rolled(
-        self, action_id: str, power_id: str, slot: str, pool: PoolData, actor: str, audience: list[str]
-    ) -> None:
-        cat(self.state).setdefault("shares", {}).setdefault(action_id, []).append(
-            {"power": power_id, "slot": slot, "pool": deepcopy(pool)}
-        )
-        self.state.next_roll = pool["roll_no"] + 1
-        self.state.powers[power_id].commands += 1
-        g = as_game(self)
-        g._spend(pool["assets"])
-
-    @event("ShareConsequenceProposed")
-    def _share_consequence_proposed(
-        self,
-        action_id: str,
-        power_id: str,
-        consequence_id: str,
-        text: str,
-        effects: list[dict[str, Any]],
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        for sh in cat(self.state)["shares"][action_id]:
-            if sh["power"] == power_id:
-                sh.setdefault("consequences", []).append(
-                    {"id": consequence_id, "text": text, "effects": deepcopy(effects), "status": "proposed"}
-                )
-
-    @event("ShareConsequenceAccepted")
-    def _share_consequence_accepted(
-        self, action_id: str, power_id: str, consequence_id: str, actor: str, audience: list[str]
-    ) -> None:
-        p = self.state.powers[power_id]
-        for sh in cat(self.state)["shares"][action_id]:
-            for c in sh.get("consequences", []) if sh["power"] == power_id else []:
-                if c["id"] != consequence_id:
-                    continue
-                c["status"] = "accepted"
-                for e in c["effects"]:
-                    if e["kind"] == "lose_actions":
-                        p.debt_next_month += e["count"]
-                    elif e["kind"] == "status":
-                        p.statuses[e["name"]] = p.statuses.get(e["name"], 0) + e["stacks"]
-
-    @event("ShareUndercut")
-    def _share_undercut(
-        self, action_id: str, share: int, asset_id: str, name: str, actor: str, audience: list[str]
-    ) -> None:
-        sh = cat(self.state)["shares"][action_id][share]
-        for pa in sh["pool"]["assets"]:
-            if pa["asset_id"] == asset_id:
-                pa["undercut"] = True
-        for d in sh["pool"]["dice"]:
-            if d["asset"] == asset_id:
-                d["removed"] = True
-
-    # catalogue_reactions
-
-    @event("ExtraReactionGained")
-    def _extra_reaction_gained(
-        self, power_id: str, perk: str, paid: ReactionPrice, actor: str, audience: list[str]
-    ) -> None:
-        p = self.state.powers[power_id]
-        cat(self.state).setdefault("extra_reactions", {}).setdefault(power_id, []).append(perk)
-        p.reaction_allowance += 1
-        p.debt_next_month += int(paid.get("next_month_actions", 0))
-        if paid.get("scheme"):
-            self.state.assets[paid["scheme"]].used_up = True
-        for element, n in paid.get("mana", {}).items():
-            p.mana[element] = p.mana.get(element, 0) - n
-            if p.mana[element] <= 0:
-                p.mana.pop(element)
-
-    @event("ReactionUsed")
-    def _reaction_used(
-        self,
-        reaction_id: str,
-        power_id: str,
-        kind: str,
-        trigger: str | None,
-        note: str,
-        pool: PoolData | None,
-        outcome: ReactionOutcome,
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        p = self.state.powers[power_id]
-        p.reactions_used += 1
-        p.commands += 1
-        cat(self.state).setdefault("triggered", {})[reaction_id] = {
-            "power": power_id,
-            "kind": kind,
-            "trigger": trigger,
-            "outcome": outcome.copy(),
-        }
-        if pool is not None:
-            self.state.next_roll = pool["roll_no"] + 1
-            g = as_game(self)
-            g._spend(pool["assets"])
-            g._record_season_use(pool["assets"], reaction_id)
-
-    # catalogue_assets
-
-    @event("FeesDue")
-    def _fees_due(
-        self, action_id: str, power_id: str, fees: list[FeeDue], total: int, paid: bool, actor: str, audience: list[str]
-    ) -> None:
-        pass
-
-    @event("FreeActionTaken")
-    def _free_action_taken(
-        self,
-        power_id: str,
-        kind: str,
-        asset_id: str,
-        name: str,
-        note: str,
-        source: str,
-        gained: dict[str, int],
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        asset = self.state.assets[asset_id]
-        asset.holders = []
-        asset.used_up = True
-        cat(self.state).get("terms", {}).pop(asset_id, None)
-
-    @event("AssetTermsSet")
-    def _asset_terms_set(self, asset_id: str, terms: Terms, actor: str, audience: list[str]) -> None:
-        cat(self.state).setdefault("terms", {})[asset_id] = terms.copy()
-
-    @event("ItemWielded")
-    def _item_wielded(
-        self, power_id: str, asset_id: str, wielder: str | None, action_id: str | None, actor: str, audience: list[str]
-    ) -> None:
-        wielders = cat(self.state).setdefault("wielders", {})
-        if wielder is None:
-            wielders.pop(asset_id, None)
-        else:
-            wielders[asset_id] = {"power": power_id, "wielder": wielder}
-
-    @event("ImmunitySet")
-    def _immunity_set(
-        self, power_id: str, immunity: str, bypassed_by: list[str], actor: str, audience: list[str]
-    ) -> None:
-        immunities = cat(self.state).setdefault("immunities", {})
-        if immunity:
-            immunities[power_id] = {"immunity": immunity, "bypassed_by": list(bypassed_by)}
-        else:
-            immunities.pop(power_id, None)
+    # The events, each declared and folded in its sub-domain's module; named here, each is redefined by the
+    # library as Catalogue.<Name>, the topic its stored events have always had (catalogue_state.record).
+    # class actions
+    ClassActionDeclared = class_actions.ClassActionDeclared
+    ActionLost = class_actions.ActionLost
+    ClassActionOutcome = class_actions.ClassActionOutcome
+    TargetResult = class_actions.TargetResult
+    RunePlaced = class_actions.RunePlaced
+    # the partial rules
+    ExtraDiceRolled = partial.ExtraDiceRolled
+    QuotaChanged = partial.QuotaChanged
+    BlightedTownChosen = partial.BlightedTownChosen
+    DreadGrown = partial.DreadGrown
+    TrueLocationRecorded = partial.TrueLocationRecorded
+    # shared actions
+    ShareRolled = sharing.ShareRolled
+    ShareConsequenceProposed = sharing.ShareConsequenceProposed
+    ShareConsequenceAccepted = sharing.ShareConsequenceAccepted
+    ShareUndercut = sharing.ShareUndercut
+    # reactions
+    ExtraReactionGained = reacting.ExtraReactionGained
+    ReactionUsed = reacting.ReactionUsed
+    # assets' terms
+    FeesDue = asset_terms.FeesDue
+    FreeActionTaken = asset_terms.FreeActionTaken
+    AssetTermsSet = asset_terms.AssetTermsSet
+    ItemWielded = asset_terms.ItemWielded
+    ImmunitySet = asset_terms.ImmunitySet
 
     # ------------------------------------------------------------------ hooks the aggregate calls
 
@@ -278,7 +152,9 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
                 if pa["cls"] not in rules.ONCE_PER_SEASON:
                     continue
                 if pa["asset_id"] in ledger and ledger[pa["asset_id"]] != a.id:
-                    self._share_undercut(
+                    record(
+                        self,
+                        sharing.ShareUndercut,
                         action_id=a.id,
                         share=n,
                         asset_id=pa["asset_id"],
@@ -307,7 +183,9 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
             target, declared = kind["params"].get("target"), kind["params"].get("location")
             true = cat(self.state).get("locations", {}).get(target) if isinstance(target, str) else None
             if true is not None and true != declared:
-                self._action_lost(
+                record(
+                    self,
+                    class_actions.ActionLost,
                     action_id=a.id,
                     reason=f"the duel was declared at {declared}, but the target was not there [003:54]",
                     actor=SYSTEM,
@@ -323,7 +201,9 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
                     a.power, {"coin": coin}, f"{kind['kind'].replace('_', ' ')}: its cost", rule="P.2.12", actor=SYSTEM
                 )
             except RuleViolation:
-                self._action_lost(
+                record(
+                    self,
+                    class_actions.ActionLost,
                     action_id=a.id,
                     reason=f"its cost of {coin} coin could not be paid [003:28]",
                     actor=SYSTEM,
@@ -368,7 +248,9 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
                 resist = {t: sum(resist.values()) for t in targets}
             per = cr.per_target_results(int(a.successes or 0), int(a.difficulty or 0), resist, targets)
             for t, r in per.items():
-                self._target_result(
+                record(
+                    self,
+                    class_actions.TargetResult,
                     action_id=a.id,
                     target=t,
                     result=r,
@@ -395,7 +277,9 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         else:
             ca = cr.CLASS_ACTIONS[kind["kind"]]
             outputs = ca.yields(dict(kind["params"]), result)
-        self._class_action_outcome(
+        record(
+            self,
+            class_actions.ClassActionOutcome,
             action_id=a.id,
             power_id=a.power,
             kind=kind["kind"],
@@ -446,7 +330,9 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         p = kind["params"]
         if kind["kind"] == "hidden_runes":
             rune = outputs["rune"]
-            self._rune_placed(
+            record(
+                self,
+                class_actions.RunePlaced,
                 power_id=a.power,
                 hex=rune["hex"],
                 rank=int(rune["rank"]),
@@ -475,17 +361,6 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
                 return
             army = _new_finger_army(f"fingers-{a.id}", a.power, s.armies.types[p["type"]], size, hex_id)
             g._record_army(army, actor=SYSTEM)
-
-    @event("RunePlaced")
-    def _rune_placed(self, power_id: str, hex: str, rank: int, asset_id: str, actor: str, audience: list[str]) -> None:
-        from domain.powers.state import Asset
-
-        self.state.assets[asset_id] = Asset(
-            id=asset_id, name=f"Rune at {hex}", cls="rune", rank=rank, holders=[power_id]
-        )
-        k = cat(self.state).setdefault("counters", {}).setdefault(power_id, {})
-        k.setdefault("runes", {})[hex] = rank
-        k.setdefault("rune_assets", {})[hex] = asset_id
 
     def live_runes(self, power_id: str, *, placed_only: bool = False) -> dict[str, int]:
         """[003:1161] "Each hex can have at most one of your runes": the hexes where this power has a rune, placed
@@ -579,7 +454,9 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
             raise AssertionError(f"roll {roll_no} is not {spec.text}: {faces}")
         result = cr.dice_result(spec, faces)
         audience = [vis.PUBLIC] if public else (vis.powers([power_id]) if power_id else [vis.GM_ONLY])
-        self._extra_dice_rolled(
+        record(
+            self,
+            partial.ExtraDiceRolled,
             roll_id=roll_id,
             power_id=power_id,
             purpose=label,
@@ -598,28 +475,6 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         )
         return {"roll_id": roll_id, "roll_no": roll_no, "dice": spec.text, "faces": list(faces), **result}
 
-    @event("ExtraDiceRolled")
-    def _extra_dice_rolled(
-        self,
-        roll_id: str,
-        power_id: str | None,
-        purpose: str,
-        dice: str,
-        count: int,
-        sides: int,
-        modifier: int,
-        params: dict[str, Any],
-        roll_no: int,
-        commitment: str,
-        faces: list[int],
-        result: dict[str, Any],
-        actor: str,
-        audience: list[str],
-        key: str | None = None,
-        path: list[str] | None = None,
-    ) -> None:
-        self.state.next_roll = roll_no + 1
-
     # ------------------------------------------------------------------ P-ACT-1: quotas that change in play
 
     def change_quota_perk(self, power_id: str, perk: str, value: bool) -> dict[str, int]:
@@ -632,7 +487,9 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         options = {**ps.options, perk: bool(value)}
         options = validate_power_options(ps.subclass, options)
         q = rules.quota(ps.subclass, options)
-        self._quota_changed(
+        record(
+            self,
+            partial.QuotaChanged,
             power_id=power_id,
             options=options,
             public=q.public,
@@ -641,13 +498,6 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
             audience=[vis.PUBLIC],
         )
         return {"public": q.public, "private": q.private}
-
-    @event("QuotaChanged")
-    def _quota_changed(
-        self, power_id: str, options: dict[str, Any], public: int, private: int, actor: str, audience: list[str]
-    ) -> None:
-        p = self.state.powers[power_id]
-        p.options, p.public, p.private = deepcopy(options), public, private
 
     # ------------------------------------------------------------------ P.2.12, P-ACT-6, P-ACT-7: catalogue actions
 
@@ -739,7 +589,9 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         try:
             spent = self._check_mana_cost(a.power, cost, held, kind["kind"], "")
         except RuleViolation:
-            self._action_lost(
+            record(
+                self,
+                class_actions.ActionLost,
                 action_id=a.id,
                 reason=f"its cost of {cost} mana could not be paid (P-MAG-2) [003:28]",
                 actor=SYSTEM,
@@ -807,7 +659,9 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
             power_id, action_id, title, difficulty=difficulty, resistible=ca.resistible, targets=targets, **submit
         )
         audience = [vis.PUBLIC] if ca.public else g._audience(g.action(action_id))
-        self._class_action_declared(
+        record(
+            self,
+            class_actions.ClassActionDeclared,
             action_id=action_id,
             power_id=power_id,
             kind=kind,
@@ -849,7 +703,9 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
             location=location,
             **submit,
         )
-        self._class_action_declared(
+        record(
+            self,
+            class_actions.ClassActionDeclared,
             action_id=action_id,
             power_id=power_id,
             kind="duel",
@@ -906,7 +762,9 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
             location=hex_id,
             **submit,
         )
-        self._class_action_declared(
+        record(
+            self,
+            class_actions.ClassActionDeclared,
             action_id=action_id,
             power_id=power_id,
             kind=kind,
@@ -924,91 +782,6 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         )
         return {"action_id": action_id, "kind": kind, "thresholds": cr.seeking_thresholds(broad)}
 
-    @event("ClassActionDeclared")
-    def _class_action_declared(
-        self,
-        action_id: str,
-        power_id: str,
-        kind: str,
-        params: dict[str, Any],
-        difficulty: int,
-        formula: str,
-        cost: str,
-        price: dict[str, Any],
-        declared: list[str],
-        kinds: list[str],
-        per_target: bool,
-        season: int,
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        c = cat(self.state)
-        c.setdefault("kinds", {})[action_id] = {
-            "kind": kind,
-            "params": deepcopy(params),
-            "difficulty": difficulty,
-            "formula": formula,
-            "cost": cost,
-            "price": deepcopy(price),
-            "declared": list(declared),
-            "kinds": list(kinds),
-            "per_target": per_target,
-        }
-        k = c.setdefault("counters", {}).setdefault(power_id, {})
-        if kind == "saboteurs":  # P-AMB-38: each use raises the next this season, succeeded or not
-            uses = k.setdefault("saboteurs", {})
-            uses[str(season)] = uses.get(str(season), 0) + 1
-        if kind == "health_drive":
-            k.setdefault("health_drives", {}).setdefault(str(season), []).append(
-                cast(str, params.get("town"))
-            )  # named: prepare checked it
-
-    @event("ActionLost")
-    def _action_lost(self, action_id: str, reason: str, actor: str, audience: list[str]) -> None:
-        a = self.state.actions[action_id]
-        a.status, a.success, a.net, a.excess, a.successes = "resolved", False, 0, 0, 0
-        g = as_game(self)
-        g._mark_used(action_id)
-
-    @event("ClassActionOutcome")
-    def _class_action_outcome(
-        self,
-        action_id: str,
-        power_id: str,
-        kind: str,
-        success: bool,
-        outputs: dict[str, Any],
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        s = self.state
-        k = cat(s).setdefault("counters", {}).setdefault(power_id, {})
-        kinds = cat(s).get("kinds", {})
-        if action_id in kinds:
-            kinds[action_id]["outcome"] = {"success": success, **deepcopy(outputs)}
-        if kind == "coming_of_age":
-            k["last_coming_of_age"] = s.season  # the counter restarts at each use, success or not
-        if kind == "channel":
-            k.setdefault("last_channel", {})[kinds[action_id]["params"]["town"]] = s.season
-        if not success:
-            return
-        if kind == "coming_of_age":
-            k["heirs"] = k.get("heirs", 0) + 1
-        elif kind == "uplift_master":
-            k["masters"] = k.get("masters", 0) + 1
-        elif kind == "hidden_runes":
-            k.setdefault("runes", {})[outputs["rune"]["hex"]] = outputs["rune"]["rank"]
-        elif kind == "grand_knighting":
-            k["royal_guard_rank"] = int(outputs.get("rank") or 0)
-
-    @event("TargetResult")
-    def _target_result(
-        self, action_id: str, target: str, result: dict[str, Any], actor: str, audience: list[str]
-    ) -> None:
-        kinds = cat(self.state).get("kinds", {})
-        if action_id in kinds:
-            kinds[action_id].setdefault("per_target_results", {})[target] = dict(result)
-
     # ------------------------------------------------------------------ GM: resistance per target (P-RES-4)
 
     def rule_per_target(self, action_id: str) -> None:
@@ -1022,7 +795,9 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
             raise RuleViolation("resistance per target is for a resistible action with several targets", rule="P-RES-4")
         if action_id in cat(self.state).get("kinds", {}):
             raise RuleViolation("this catalogue action already says how it is resisted", rule="P-RES-4")
-        self._class_action_declared(
+        record(
+            self,
+            class_actions.ClassActionDeclared,
             action_id=action_id,
             power_id=a.power,
             kind="per_target",
@@ -1058,11 +833,14 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
                 rule="P.2.12",
                 field="town_id",
             )
-        self._blighted_town_chosen(power_id=power_id, town_id=town, actor=power_id, audience=vis.powers([power_id]))
-
-    @event("BlightedTownChosen")
-    def _blighted_town_chosen(self, power_id: str, town_id: str, actor: str, audience: list[str]) -> None:
-        cat(self.state).setdefault("blighted", {})[power_id] = town_id
+        record(
+            self,
+            partial.BlightedTownChosen,
+            power_id=power_id,
+            town_id=town,
+            actor=power_id,
+            audience=vis.powers([power_id]),
+        )
 
     def _catalogue_cleanup(self) -> None:
         """At each Cleanup, the blighted town loses 1 population and 1 wealth and its power gains 5 Fear
@@ -1094,7 +872,9 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         if k.get("dread_growth_season") == self.state.season:
             raise RuleViolation("the army has grown this season", rule="P.2.12")
         gain, maximum = cr.dread_growth(units, int(k.get("dread_maximum", units)))
-        self._dread_grown(
+        record(
+            self,
+            partial.DreadGrown,
             power_id=power_id,
             units=units,
             gain=gain,
@@ -1105,13 +885,6 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         )
         return {"gain": gain, "units": units + gain, "maximum": maximum}
 
-    @event("DreadGrown")
-    def _dread_grown(
-        self, power_id: str, units: int, gain: int, maximum: int, season: int, actor: str, audience: list[str]
-    ) -> None:
-        k = cat(self.state).setdefault("counters", {}).setdefault(power_id, {})
-        k["dread_maximum"], k["dread_growth_season"] = maximum, season
-
     # ------------------------------------------------------------------ GM: true locations (P-ACT-6)
 
     def record_location(self, power_id: str, hex_id: str) -> None:
@@ -1119,11 +892,7 @@ class Catalogue(Shares, Reactions, AssetTerms, PlatformGame):
         g = as_game(self)
         g.power(power_id)
         hexmap.parse_hex(hex_id)
-        self._location_recorded(power_id=power_id, hex_id=hex_id, actor=GM, audience=[vis.GM_ONLY])
-
-    @event("TrueLocationRecorded")
-    def _location_recorded(self, power_id: str, hex_id: str, actor: str, audience: list[str]) -> None:
-        cat(self.state).setdefault("locations", {})[power_id] = hex_id
+        record(self, partial.TrueLocationRecorded, power_id=power_id, hex_id=hex_id, actor=GM, audience=[vis.GM_ONLY])
 
 
 # From the catalogue's split (5fb83f5) until its pieces' events were declared here again (ef44cd3), main recorded them

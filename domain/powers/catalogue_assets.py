@@ -17,7 +17,7 @@ from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame
 from domain.powers import catalogue_rules as cr
 from domain.powers import hexmap, rules
-from domain.powers.catalogue_state import Record, Terms, as_game, cat, claimed_towns, world_towns
+from domain.powers.catalogue_state import CatalogueEvent, Terms, as_game, cat, claimed_towns, record, world_towns
 
 if TYPE_CHECKING:
     from domain.powers.state import Asset, GameState
@@ -56,12 +56,6 @@ class AssetTerms(PlatformGame):
 
     if TYPE_CHECKING:
         state: GameState
-        # its events, declared on Catalogue so each keeps its topic (domain.powers.catalogue:Catalogue.<Name>)
-        _fees_due: Record
-        _free_action_taken: Record
-        _asset_terms_set: Record
-        _item_wielded: Record
-        _immunity_set: Record
 
     def _check_terms(self, power_id: str, chosen: list[tuple[Asset, str]], where: dict[str, Any] | None) -> None:
         """Each agent, industry and army in a pool, against the terms the GM recorded (P-ASSET-5..7); each spell,
@@ -114,7 +108,9 @@ class AssetTerms(PlatformGame):
             paid = True
         except RuleViolation:
             paid = False
-        self._fees_due(
+        record(
+            self,
+            FeesDue,
             action_id=action_id,
             power_id=payer,
             fees=fees,
@@ -159,7 +155,9 @@ class AssetTerms(PlatformGame):
                     rule="P-ACT-5",
                     field="asset_id",
                 )
-        self._free_action_taken(
+        record(
+            self,
+            FreeActionTaken,
             power_id=power_id,
             kind=kind,
             asset_id=asset.id,
@@ -201,7 +199,7 @@ class AssetTerms(PlatformGame):
         if clean.get("personal") and clean.get("profession"):
             raise RuleViolation("a Personal Army cannot take profession keywords [003:110]", rule="P-ASSET-7")
         audience = [vis.PUBLIC] if asset.cls in rules.PUBLIC_ASSET_CLASSES else vis.powers(asset.holders)
-        self._asset_terms_set(asset_id=asset_id, terms=cast(Terms, clean), actor=GM, audience=audience)
+        record(self, AssetTermsSet, asset_id=asset_id, terms=cast(Terms, clean), actor=GM, audience=audience)
 
     def wielders(self, power_id: str) -> dict[str, str]:
         """item id -> its wielder, for the magic items ``power_id`` holds and gave to someone (P-ASSET-8)."""
@@ -258,7 +256,9 @@ class AssetTerms(PlatformGame):
                 champion=wielder == power_id,
                 artifice=g._has_perk(power_id, "master of artifice"),
             )
-        self._item_wielded(
+        record(
+            self,
+            ItemWielded,
             power_id=power_id,
             asset_id=asset_id,
             wielder=wielder,
@@ -293,10 +293,12 @@ class AssetTerms(PlatformGame):
             g.power(p)
             if p == power_id:
                 raise RuleViolation("a power does not overcome its own immunity", rule="P-AMB-10", field="bypassed_by")
-        record = {"immunity": text.strip(), "bypassed_by": knowing} if text.strip() else None
-        if record == cat(self.state).get("immunities", {}).get(power_id):
+        wanted = {"immunity": text.strip(), "bypassed_by": knowing} if text.strip() else None
+        if wanted == cat(self.state).get("immunities", {}).get(power_id):
             raise RuleViolation("this power's immunity is already so", rule="P-AMB-10", field="immunity")
-        self._immunity_set(
+        record(
+            self,
+            ImmunitySet,
             power_id=power_id,
             immunity=text.strip(),
             bypassed_by=knowing,
@@ -308,3 +310,77 @@ class AssetTerms(PlatformGame):
         """Whether ``target``'s immunity still protects it against ``attacker`` ([003:54]); None if it has none."""
         imm = cat(self.state).get("immunities", {}).get(target)
         return None if imm is None else attacker not in imm["bypassed_by"]
+
+
+# ---------------------------------------------------------------------- events
+
+
+class FeesDue(CatalogueEvent):
+    """What the assets that acted charged (the feed tells it; the wallet's own records paid it)."""
+
+    action_id: str
+    power_id: str
+    fees: list[FeeDue]
+    total: int
+    paid: bool
+    actor: str
+    audience: list[str]
+
+
+class FreeActionTaken(CatalogueEvent):
+    power_id: str
+    kind: str
+    asset_id: str
+    name: str
+    note: str
+    source: str
+    gained: dict[str, int]
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        asset = s.assets[self.asset_id]
+        asset.holders = []
+        asset.used_up = True
+        cat(s).get("terms", {}).pop(self.asset_id, None)
+
+
+class AssetTermsSet(CatalogueEvent):
+    asset_id: str
+    terms: Terms
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        cat(s).setdefault("terms", {})[self.asset_id] = self.terms.copy()
+
+
+class ItemWielded(CatalogueEvent):
+    power_id: str
+    asset_id: str
+    wielder: str | None
+    action_id: str | None
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        wielders = cat(s).setdefault("wielders", {})
+        if self.wielder is None:
+            wielders.pop(self.asset_id, None)
+        else:
+            wielders[self.asset_id] = {"power": self.power_id, "wielder": self.wielder}
+
+
+class ImmunitySet(CatalogueEvent):
+    power_id: str
+    immunity: str
+    bypassed_by: list[str]
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        immunities = cat(s).setdefault("immunities", {})
+        if self.immunity:
+            immunities[self.power_id] = {"immunity": self.immunity, "bypassed_by": list(self.bypassed_by)}
+        else:
+            immunities.pop(self.power_id, None)

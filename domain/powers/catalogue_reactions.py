@@ -17,8 +17,10 @@ from domain.errors import NotFound, RuleViolation
 from domain.platform.game import PlatformGame
 from domain.powers import catalogue_rules as cr
 from domain.powers import rules
-from domain.powers.base import pool_from
-from domain.powers.catalogue_state import ReactionOutcome, Record, as_game, cat
+from domain.powers.actions import spend
+from domain.powers.base import PoolData, pool_from
+from domain.powers.catalogue_state import CatalogueEvent, ReactionOutcome, as_game, cat, record
+from domain.powers.resolution import record_season_use
 
 if TYPE_CHECKING:
     from domain.powers.state import ActionState, GameState, PowerState
@@ -37,9 +39,6 @@ class Reactions(PlatformGame):
 
     if TYPE_CHECKING:
         state: GameState
-        # its events, declared on Catalogue so each keeps its topic (domain.powers.catalogue:Catalogue.<Name>)
-        _extra_reaction_gained: Record
-        _reaction_used: Record
 
     def _reactions_to_buy(self, ps: PowerState) -> int:
         """Extra reactions a power's perks could still buy this month (P-RES-1): the window waits for them."""
@@ -69,8 +68,14 @@ class Reactions(PlatformGame):
             if int(ps.mana.get("A", 0)) < 1:
                 raise RuleViolation("Mystic Reactions spends an A mana, and you have none", rule="P-RES-1")
             paid = {"mana": {"A": 1}}
-        self._extra_reaction_gained(
-            power_id=power_id, perk=perk, paid=paid, actor=power_id, audience=vis.powers([power_id])
+        record(
+            self,
+            ExtraReactionGained,
+            power_id=power_id,
+            perk=perk,
+            paid=paid,
+            actor=power_id,
+            audience=vis.powers([power_id]),
         )
 
     def use_reaction(
@@ -122,7 +127,9 @@ class Reactions(PlatformGame):
             t = g.tally(cast("ActionState", None), pool_from(pool))  # a reaction's own pool: no action is read
             ok, excess = rules.outcome(t.successes, fee)
             outcome = {"successes": t.successes, "difficulty": fee, "success": ok, "guardians": excess}
-        self._reaction_used(
+        record(
+            self,
+            ReactionUsed,
             reaction_id=reaction_id,
             power_id=power_id,
             kind=kind,
@@ -135,3 +142,53 @@ class Reactions(PlatformGame):
         )
         g._close_if_everyone_acted(w, now)
         return {"reaction_id": reaction_id, "kind": kind, **outcome}
+
+
+# ---------------------------------------------------------------------- events
+
+
+class ExtraReactionGained(CatalogueEvent):
+    power_id: str
+    perk: str
+    paid: ReactionPrice
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        p = s.powers[self.power_id]
+        cat(s).setdefault("extra_reactions", {}).setdefault(self.power_id, []).append(self.perk)
+        p.reaction_allowance += 1
+        p.debt_next_month += int(self.paid.get("next_month_actions", 0))
+        if self.paid.get("scheme"):
+            s.assets[self.paid["scheme"]].used_up = True
+        for element, n in self.paid.get("mana", {}).items():
+            p.mana[element] = p.mana.get(element, 0) - n
+            if p.mana[element] <= 0:
+                p.mana.pop(element)
+
+
+class ReactionUsed(CatalogueEvent):
+    reaction_id: str
+    power_id: str
+    kind: str
+    trigger: str | None
+    note: str
+    pool: PoolData | None
+    outcome: ReactionOutcome
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        p = s.powers[self.power_id]
+        p.reactions_used += 1
+        p.commands += 1
+        cat(s).setdefault("triggered", {})[self.reaction_id] = {
+            "power": self.power_id,
+            "kind": self.kind,
+            "trigger": self.trigger,
+            "outcome": self.outcome.copy(),
+        }
+        if self.pool is not None:
+            s.next_roll = self.pool["roll_no"] + 1
+            spend(s, self.pool["assets"])
+            record_season_use(s, self.pool["assets"], self.reaction_id)

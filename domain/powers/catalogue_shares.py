@@ -18,8 +18,9 @@ from domain.dice import Roller
 from domain.errors import NotFound, RuleViolation
 from domain.ids import GM
 from domain.platform.game import PlatformGame
-from domain.powers.base import pool_from
-from domain.powers.catalogue_state import Record, ShareRecord, as_game, cat
+from domain.powers.actions import spend
+from domain.powers.base import PoolData, pool_from
+from domain.powers.catalogue_state import CatalogueEvent, ShareRecord, as_game, cat, record
 
 if TYPE_CHECKING:
     from domain.powers.state import ActionState, GameState
@@ -30,11 +31,6 @@ class Shares(PlatformGame):
 
     if TYPE_CHECKING:
         state: GameState
-        # its events, declared on Catalogue so each keeps its topic (domain.powers.catalogue:Catalogue.<Name>)
-        _share_rolled: Record
-        _share_consequence_proposed: Record
-        _share_consequence_accepted: Record
-        _share_undercut: Record
 
     def join_action(
         self,
@@ -74,7 +70,9 @@ class Shares(PlatformGame):
             where={"location": a.location, "against": list(a.targets)},
         )
         g._lock_conversions_now(pool, convert)
-        self._share_rolled(
+        record(
+            self,
+            ShareRolled,
             action_id=action_id,
             power_id=power_id,
             slot=slot,
@@ -102,7 +100,9 @@ class Shares(PlatformGame):
             g._check_effect(e)
         if any(c["id"] == consequence_id for c in share.get("consequences", [])):
             raise RuleViolation(f"consequence {consequence_id!r} already exists", field="consequence_id")
-        self._share_consequence_proposed(
+        record(
+            self,
+            ShareConsequenceProposed,
             action_id=action_id,
             power_id=power_id,
             consequence_id=consequence_id,
@@ -124,7 +124,9 @@ class Shares(PlatformGame):
             raise NotFound(f"no consequence {consequence_id!r} on your part of this action", field="consequence_id")
         if c["status"] != "proposed" or a.discarded:
             raise RuleViolation("this consequence is no longer open", rule="GM-3", field="consequence_id")
-        self._share_consequence_accepted(
+        record(
+            self,
+            ShareConsequenceAccepted,
             action_id=action_id,
             power_id=power_id,
             consequence_id=consequence_id,
@@ -184,10 +186,15 @@ class Shares(PlatformGame):
 
     def _shared_assets(self, action_id: str) -> list[dict[str, Any]]:
         """The collaborators' pool assets of an action, for the season ledger (P-ASSET-12)."""
-        out: list[dict[str, Any]] = []
-        for sh in cat(self.state).get("shares", {}).get(action_id, []):
-            out.extend(dict(pa) for pa in sh["pool"]["assets"])
-        return out
+        return shared_assets(self.state, action_id)
+
+
+def shared_assets(state: GameState, action_id: str) -> list[dict[str, Any]]:
+    """The collaborators' pool assets of an action, for the season ledger (P-ASSET-12)."""
+    out: list[dict[str, Any]] = []
+    for sh in cat(state).get("shares", {}).get(action_id, []):
+        out.extend(dict(pa) for pa in sh["pool"]["assets"])
+    return out
 
 
 def share_of(state: GameState, action_id: str, power_id: str) -> ShareRecord:
@@ -196,3 +203,84 @@ def share_of(state: GameState, action_id: str, power_id: str) -> ShareRecord:
         if sh["power"] == power_id:
             return sh.copy()
     raise NotFound(f"{power_id!r} has not joined action {action_id!r}", rule="P-DICE-11", field="power_id")
+
+
+# ---------------------------------------------------------------------- events
+
+
+class ShareRolled(CatalogueEvent):
+    action_id: str
+    power_id: str
+    slot: str
+    pool: PoolData
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        cat(s).setdefault("shares", {}).setdefault(self.action_id, []).append(
+            {"power": self.power_id, "slot": self.slot, "pool": deepcopy(self.pool)}
+        )
+        s.next_roll = self.pool["roll_no"] + 1
+        s.powers[self.power_id].commands += 1
+        spend(s, self.pool["assets"])
+
+
+class ShareConsequenceProposed(CatalogueEvent):
+    action_id: str
+    power_id: str
+    consequence_id: str
+    text: str
+    effects: list[dict[str, Any]]
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        for sh in cat(s)["shares"][self.action_id]:
+            if sh["power"] == self.power_id:
+                sh.setdefault("consequences", []).append(
+                    {
+                        "id": self.consequence_id,
+                        "text": self.text,
+                        "effects": deepcopy(self.effects),
+                        "status": "proposed",
+                    }
+                )
+
+
+class ShareConsequenceAccepted(CatalogueEvent):
+    action_id: str
+    power_id: str
+    consequence_id: str
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        p = s.powers[self.power_id]
+        for sh in cat(s)["shares"][self.action_id]:
+            for c in sh.get("consequences", []) if sh["power"] == self.power_id else []:
+                if c["id"] != self.consequence_id:
+                    continue
+                c["status"] = "accepted"
+                for e in c["effects"]:
+                    if e["kind"] == "lose_actions":
+                        p.debt_next_month += e["count"]
+                    elif e["kind"] == "status":
+                        p.statuses[e["name"]] = p.statuses.get(e["name"], 0) + e["stacks"]
+
+
+class ShareUndercut(CatalogueEvent):
+    action_id: str
+    share: int
+    asset_id: str
+    name: str
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        sh = cat(s)["shares"][self.action_id][self.share]
+        for pa in sh["pool"]["assets"]:
+            if pa["asset_id"] == self.asset_id:
+                pa["undercut"] = True
+        for d in sh["pool"]["dice"]:
+            if d["asset"] == self.asset_id:
+                d["removed"] = True

@@ -1,25 +1,49 @@
 """The catalogue's state and the reads its pieces share (ANALYSIS.md P.2.12): pure functions of a game's state.
 
 The catalogue keeps its records in ``GameState.catalogue``, plain JSON data (so snapshots and replays reproduce
-it); each sub-domain piece (``catalogue``, ``catalogue_shares``, ``catalogue_reactions``, ``catalogue_assets``)
-reads its own part of it (``Catalogue`` declares their folds). The towns are the map's (``domain.powers.world``),
-read here as the catalogue needs them.
+it); each sub-domain module (``catalogue_actions``, ``catalogue_partial``, ``catalogue_shares``,
+``catalogue_reactions``, ``catalogue_assets``) reads its own part of it and declares the events that fold into it.
+``Catalogue`` names each event, so the library redefines it as ``Catalogue.<Name>``, the topic it has always been
+stored under; ``record`` records it so. The towns are the map's (``domain.powers.world``), read here as the
+catalogue needs them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
+from domain.platform.game import PlatformGame
+from domain.powers.base import PoolData
+
 if TYPE_CHECKING:
-    from domain.platform.game import PlatformGame
-    from domain.powers.base import PoolData
+    from domain.powers.base import GameBase
     from domain.powers.game import Game
     from domain.powers.state import GameState
 
 
-Record = Callable[..., None]
-"""An event of ``Catalogue`` recorded through its ``@event`` method (keyword arguments: the event's fields)."""
+class CatalogueEvent(PlatformGame.Event):
+    """Base of the catalogue's events: ``evolve`` folds the event into the state, reading nothing else; the one
+    whose fold needs another part of the game overrides ``fold`` instead. ``Catalogue`` names each subclass, and
+    the library redefines it there as ``Catalogue.<Name>``, the topic the catalogue's events have always been
+    stored under (not a ``PowersEvent``: those are recorded as ``Game.<Name>``)."""
+
+    def evolve(self, s: GameState) -> None:
+        """Fold this event into the state (an event that only tells folds nothing)."""
+
+    def fold(self, game: GameBase) -> None:
+        self.evolve(game.state)
+
+    def apply(self, aggregate: Any) -> None:
+        self.fold(aggregate)
+        super().apply(aggregate)
+
+
+def record(game: PlatformGame, event: type[CatalogueEvent], **fields: Any) -> None:
+    """Record a catalogue event as ``Catalogue`` names it (``domain.powers.catalogue:Catalogue.<Name>``, the topic it
+    has always been stored under)."""
+    from domain.powers.catalogue import Catalogue
+
+    game.trigger_event(getattr(Catalogue, event.__name__), **fields)
 
 
 class ClassActionRecord(TypedDict):
