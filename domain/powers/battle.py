@@ -36,8 +36,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, TypedDict
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from eventsourcing.domain import event
 
@@ -51,11 +51,18 @@ from domain.platform.commands import Command, Context, Handler, require_gm, requ
 from domain.platform.game import PlatformGame, _iso
 from domain.platform.state import Window
 from domain.powers import army_rules as ar
+from domain.powers import battle_base as bb
 from domain.powers import battle_rules as br
+from domain.powers import battle_setup as setup
+from domain.powers import battle_steps as steps
 from domain.powers import hexmap
 from domain.powers import magic_rules as mr
-from domain.powers import world_rules as wr
-from domain.powers.armies import visible
+from domain.powers.battle_base import WINDOW_KIND as WINDOW_KIND
+from domain.powers.battle_base import BattleRoll as BattleRoll
+from domain.powers.battle_view import REPORTED
+from domain.powers.battle_view import battle_report as battle_report
+from domain.powers.battle_view import battle_view as battle_view
+from domain.powers.battle_view import battles_view as battles_view
 from domain.powers.magic import _of as _magic_of
 from domain.powers.magic import current_cost, has_perk, spell_def
 
@@ -63,43 +70,13 @@ if TYPE_CHECKING:
     from domain.powers.game import Game
     from domain.powers.state import GameState, PowerState
 
-WINDOW_KIND = "battle"
-DEFAULTS = ("hold", "standing")
 DECLARERS = ("controller", "gm")
 STEP_WINDOWS = ("setup", "deployment", "spellcasting", "commands", "goals", "surrender", "cleanup")
-MAX_GOALS = 2  # [003:561] "Each side proposes up to two battle goals"
 
 
-def _other(side: str) -> str:
-    return "B" if side == "A" else "A"
-
-
-def _slug(name: str) -> str:
-    return "".join(c if c.isalnum() else "_" for c in name.strip().lower())[:40] or "goal"
-
-
-SIDE_OF_ROLE = {"attacker": "A", "defender": "B"}  # the declarer's side attacks (P-AMB-13 walls "attacker")
-
-
-def _clean_goal(g: Any) -> dict[str, Any]:
-    """A goal a side proposes ([003:561], P-BAT-8): its name; ``threshold`` for both sides (2 if not given) and a
-    side's own as ``attacker`` or ``defender`` ([003:637] "different thresholds for different sides", stored per
-    side: P-AMB-13); ``rewards`` per side: a reward the rules act on (``battle_rules.GOAL_REWARDS``) or any other,
-    recorded for the GM when the side wins the goal."""
-    if not isinstance(g, dict) or not isinstance(g.get("name"), str):
-        raise RuleViolation("a goal is {name, threshold, attacker, defender, rewards}", rule="P-BAT-8", field="goals")
-    limits.check_text(g["name"], "goals", limits.ASSET_NAME, required=True, what="a goal's name")
-    both = limits.whole_number(g.get("threshold", 2), "goals", 1, 20, "P-BAT-8")
-    out: dict[str, Any] = {"name": g["name"].strip(), "rewards": {}}
-    for role, side in SIDE_OF_ROLE.items():
-        out[side] = limits.whole_number(g.get(role, both), "goals", 1, 20, "P-BAT-8")
-    rewards = g.get("rewards", {})
-    if not isinstance(rewards, dict) or not set(rewards) <= set(SIDE_OF_ROLE):
-        raise RuleViolation("a goal's rewards are {attacker: reward, defender: reward}", rule="P-BAT-8", field="goals")
-    for role, reward in sorted(rewards.items()):
-        limits.check_text(reward, "goals", limits.ASSET_NAME, required=True, what="a goal's reward")
-        out["rewards"][SIDE_OF_ROLE[role]] = reward.strip()
-    return out
+def _battle_of_window(state: GameState, window_id: str) -> dict[str, Any] | None:
+    """The battle whose current window this is, if any (``domain.powers.windows`` asks)."""
+    return bb.battle_of_window(state, window_id)
 
 
 class BattlesState(TypedDict, total=False):
@@ -109,19 +86,21 @@ class BattlesState(TypedDict, total=False):
     battles: dict[str, dict[str, Any]]
 
 
-class BattleRoll(TypedDict):
-    """A roll of a battle step as its event carries it: what it was for, its dice and faces, and its proof under the
-    month's committed seed (P-DICE-2)."""
-
-    roll_no: int
-    what: str
-    sides: int
-    faces: list[int]
-    proof: dict[str, Any]
-
-
 class Battles(PlatformGame):
     """The battle sub-machine: its commands, events and windows (a base of ``Game``)."""
+
+    # The events, each declared and folded in its sub-domain's module; named here, each is redefined by the
+    # library as Battles.<Name>, the topic its stored events have always had.
+    # declaring and the windows
+    BattleDeclared = steps.BattleDeclared
+    BattleTerrainSet = steps.BattleTerrainSet
+    BattleStepBegan = steps.BattleStepBegan
+    BattleTurnBegan = steps.BattleTurnBegan
+    BattleActed = steps.BattleActed
+    # setup
+    BattleOrdersGiven = setup.BattleOrdersGiven
+    BattleAssetsRevealed = setup.BattleAssetsRevealed
+    BattleSetupSubmitted = setup.BattleSetupSubmitted
 
     if TYPE_CHECKING:  # the Game's events and queries this feature uses
         state: GameState
@@ -136,26 +115,30 @@ class Battles(PlatformGame):
         def power(self, power_id: str) -> PowerState: ...
         def earn(self, power_id: str, resource: str, amount: int, reason: str, actor: str = ...) -> int: ...
 
+    def _game(self) -> Game:
+        """This aggregate as the ``Game`` it is part of (a battle's rules call the game's own methods)."""
+        return cast("Game", self)
+
     # ------------------------------------------------------------------ queries
 
     def battle(self, battle_id: str) -> dict[str, Any]:
         """The battle, or NotFound."""
-        b = _battles_of(self.state).get(battle_id)
+        b = bb.battles_of(self.state).get(battle_id)
         if b is None:
             raise NotFound(f"no battle {battle_id!r}", field="battle_id")
         return b
 
     def active_battles(self) -> list[dict[str, Any]]:
-        return _active_battles(self.state)
+        return bb.active_battles(self.state)
 
     def _powers_of(self, b: dict[str, Any]) -> list[str]:
-        return _battle_powers(b)
+        return bb.battle_powers(b)
 
     def _fighting(self, b: dict[str, Any], side: str | None = None) -> list[str]:
-        return _fighting_in(self.state, b, side)
+        return bb.fighting_in(self.state, b, side)
 
     def battle_pending(self, b: dict[str, Any]) -> list[str]:
-        return _pending(b)
+        return bb.pending(b)
 
     def _battle_may_act(self, w: Window, power_id: str) -> bool:
         b = _battle_of_window(self.state, w.id)
@@ -169,16 +152,7 @@ class Battles(PlatformGame):
 
     def _roll(self, roller: Roller, rolls: list[BattleRoll], what: str, count: int, sides: int) -> list[int]:
         """Roll on the committed dice service (P-DICE-2); the roll goes into the event with its proof."""
-        if count <= 0:
-            return []
-        if self.state.seed is None:
-            raise RuleViolation("battle dice are rolled within the month's committed seed", rule="P-DICE-2")
-        roll_no = self.state.next_roll + len(rolls)
-        faces = list(roller.faces(roll_no, count, sides))
-        rolls.append(
-            {"roll_no": roll_no, "what": what, "sides": sides, "faces": faces, "proof": self._roll_proof(roll_no)}
-        )
-        return faces
+        return bb.roll(self._game(), roller, rolls, what, count, sides)
 
     # ------------------------------------------------------------------ declaring (P.1.3, P-AMB-1, walls)
 
@@ -194,153 +168,21 @@ class Battles(PlatformGame):
         actor: str,
     ) -> None:
         """Declare a battle where opposed armies stand in the same hex (P-AMB-1, [003:561])."""
-        s = self.state
-        limits.check_text(battle_id, "battle_id", limits.IDENTIFIER, required=True, what="a battle's id")
-        if battle_id in _battles_of(self.state):
-            raise RuleViolation(f"there is already a battle {battle_id!r}", rule="P.1.3", field="battle_id")
-        br.check_declaration(s.step, s.options, s.month, s.months_per_season, by_gm=actor == GM)
-        h = hexmap.normal_hex(hex_id)
-        self.power(by)
-        allies = sorted(set(allies or []) - {by})
-        enemies = sorted(set(enemies))
-        if not enemies:
-            raise RuleViolation("a battle has an enemy: name the powers opposed", rule="P-AMB-1", field="enemies")
-        for p in [*allies, *enemies]:
-            self.power(p)
-        if set(enemies) & {by, *allies}:
-            raise RuleViolation("a power fights on one side", rule="P-AMB-1", field="enemies")
-        if any(_in_battle(self.state, p, h) for p in [by, *allies, *enemies]):
-            raise RuleViolation(f"a battle is already being fought in {h}", rule="P.1.3", field="hex")
-        here = {p: [a for a in self._armies_at(h) if a["controller"] == p] for p in [by, *allies, *enemies]}
-        if actor != GM:  # a power declares against the armies it sees (P.4): a refusal tells it nothing hidden
-            here.update({e: [a for a in here[e] if visible(a) or by in a["seen_by"]] for e in enemies})
-        if not here[by] or not any(here[e] for e in enemies):
-            raise RuleViolation(
-                f"a battle needs opposed armies in {h}: {by}'s and an enemy's", rule="P-AMB-1", field="hex"
-            )
-        _check_walls(self.state, h, by, enemies)
-        hours = float(s.options.get("battle_hours", 24))
-        sides = {
-            "A": {"powers": [by, *allies], "goals": {}, "escalation": 0, "order": []},
-            "B": {"powers": enemies, "goals": {}, "escalation": 0, "order": []},
-        }
-        walls = _walls_at(self.state, h)
-        goals = br.opening_goals(walls, s.options.get("goal_threshold_order", "defender_attacker"))
-        self._battle_declared(
-            battle={
-                "id": battle_id,
-                "hex": h,
-                "declared_by": by,
-                "season": s.season,
-                "month": s.month,
-                "sides": sides,
-                "goals": goals,
-                "walls": walls is not None,
-                "terrain": "",
-                "effects": "",
-                "default": "hold",
-                "round": 0,
-                "step": "setup",
-                "hours": hours,
-            },
-            actor=actor,
-            audience=[vis.PUBLIC],
-        )
-        b = self.battle(battle_id)
-        self._open_step(b, "setup", self._powers_of(b), now)
+        steps.declare_battle(self._game(), battle_id, hex_id, by, enemies, allies, now, actor)
 
     def _armies_at(self, h: str) -> list[dict[str, Any]]:
-        return _armies_in(self.state, h)
-
-    @event("BattleDeclared")
-    def _battle_declared(self, battle: dict[str, Any], actor: str, audience: list[str]) -> None:
-        b = deepcopy(battle)
-        b.update({"armies": {}, "window": None, "eligible": [], "acted": [], "presence": {}, "attacked": {}})
-        b.update({"turn": None, "initiative": None, "offers": [], "before": {}, "result": None})
-        self.state.battles.setdefault("battles", {})[b["id"]] = b
+        return bb.armies_in(self.state, h)
 
     def set_battle_terrain(self, battle_id: str, terrain: str, effects: str, default: str) -> None:
         """GM: the terrain and its effects ([003:561]), and the default for commands not given by a deadline."""
-        b = self.battle(battle_id)
-        if b["step"] == "ended":
-            raise RuleViolation("this battle has ended", rule="P.1.3", field="battle_id")
-        limits.check_text(terrain, "terrain", limits.REASON, what="the terrain")
-        limits.check_text(effects, "effects", limits.REASON, what="the effects")
-        if default not in DEFAULTS:
-            raise RuleViolation("the default is hold or standing (the army's order)", rule="P.1.3", field="default")
-        self._battle_terrain_set(
-            battle_id=battle_id,
-            terrain=terrain.strip(),
-            effects=effects.strip(),
-            default=default,
-            actor=GM,
-            audience=_audience_b(b),
-        )
-
-    @event("BattleTerrainSet")
-    def _battle_terrain_set(
-        self, battle_id: str, terrain: str, effects: str, default: str, actor: str, audience: list[str]
-    ) -> None:
-        b = _battles_of(self.state)[battle_id]
-        b.update({"terrain": terrain, "effects": effects, "default": default})
+        steps.set_battle_terrain(self._game(), battle_id, terrain, effects, default)
 
     # ------------------------------------------------------------------ windows
 
     def _open_step(
         self, b: dict[str, Any], step: str, eligible: list[str], now: datetime, turn: dict[str, Any] | None = None
     ) -> None:
-        r = b["round"]
-        window_id = f"{WINDOW_KIND}-{b['id']}-" + ("setup" if step == "setup" else f"r{r}-{step}")
-        self._battle_step_began(
-            battle_id=b["id"],
-            round=r,
-            step=step,
-            window_id=window_id,
-            eligible=list(eligible),
-            turn=turn,
-            actor=SYSTEM,
-            audience=_audience_b(b),
-        )
-        self._window_opened(
-            window_id=window_id,
-            kind=WINDOW_KIND,
-            opened_at=_iso(now),
-            closes_at=_iso(now + timedelta(hours=b["hours"])),
-            actor=SYSTEM,
-            audience=[vis.PUBLIC],  # the battle is public (its declaration); its steps' deadlines are too
-        )
-
-    @event("BattleStepBegan")
-    def _battle_step_began(
-        self,
-        battle_id: str,
-        round: int,
-        step: str,
-        window_id: str,
-        eligible: list[str],
-        turn: dict[str, Any] | None,
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        b = _battles_of(self.state)[battle_id]
-        b.update({"round": round, "step": step, "window": window_id, "eligible": list(eligible), "acted": []})
-        b["turn"] = dict(turn) if turn is not None else None  # {"side", "power"}: flat
-
-    @event("BattleTurnBegan")
-    def _battle_turn_began(
-        self, battle_id: str, round: int, turn: dict[str, Any], actor: str, audience: list[str]
-    ) -> None:
-        """The next turn of the Commands step, in the same window (it waits for the power whose turn it is)."""
-        b = _battles_of(self.state)[battle_id]
-        b.update({"turn": dict(turn), "eligible": [turn["power"]], "acted": []})
-
-    @event("BattleActed")
-    def _battle_acted(
-        self, battle_id: str, power_id: str, step: str, by_default: bool, actor: str, audience: list[str]
-    ) -> None:
-        b = _battles_of(self.state)[battle_id]
-        if power_id not in b["acted"]:
-            b["acted"].append(power_id)
+        steps.open_step(self._game(), b, step, eligible, now, turn)
 
     def _after_act(self, b: dict[str, Any], now: datetime, roller: Roller) -> None:
         """Everyone this step waited for has acted: the battle runs on (closing the step's window early)."""
@@ -361,15 +203,11 @@ class Battles(PlatformGame):
     def _default_for(self, b: dict[str, Any], p: str, now: datetime, roller: Roller) -> None:
         step = b["step"]
         if step == "setup":
-            # Its armies the table sees: a Stealthy or hidden army stays out of sight unless its power sends it (P.4).
-            armies = [a["id"] for a in self._armies_at(b["hex"]) if a["controller"] == p and visible(a)]
-            self._record_setup(b, p, [], armies, {}, [], False, [], by_default=True)
+            setup.default_setup(self._game(), b, p)
         elif step == "commands":
             self._default_command(b, p, roller)
         else:
-            self._battle_acted(
-                battle_id=b["id"], power_id=p, step=step, by_default=True, actor=SYSTEM, audience=_audience_b(b)
-            )
+            steps.acted(self._game(), b, p, step, True, SYSTEM)
 
     # ------------------------------------------------------------------ setup (P.1.3, P-BAT-14)
 
@@ -390,154 +228,19 @@ class Battles(PlatformGame):
     ) -> None:
         """A power's part of its side's setup: goals (at most two for the side, [003:561]), its armies in order,
         standing orders, secret assets (to the GM only), a champion opting in, reinforcements (Delayed X)."""
-        b = self.battle(battle_id)
-        _check_turn(self.state, b, power_id, "setup", now)
-        side = _side_of(b, power_id)
-        if not isinstance(goals, list) or not isinstance(armies, list) or not isinstance(reinforcements, list):
-            raise RuleViolation("goals, armies and reinforcements are lists", rule="P.1.3", field="goals")
-        clean_goals = [_clean_goal(g) for g in goals]
-        have = b["sides"][side]["goals"]
-        if len(have) + len(clean_goals) > MAX_GOALS:
-            raise RuleViolation("a side proposes at most two battle goals ([003:561])", rule="P-BAT-8", field="goals")
-        keys = [_slug(g["name"]) for g in clean_goals]
-        for key, g in zip(keys, clean_goals, strict=True):
-            if key in b["goals"] or keys.count(key) > 1:
-                raise RuleViolation(
-                    f"this battle already has a goal named like {g['name']!r}: name yours apart",
-                    rule="P-BAT-8",
-                    field="goals",
-                )
-        for aid in [*armies, *reinforcements]:
-            army = self.army(aid)
-            if army["controller"] != power_id:
-                raise NotFound(f"you control no army {aid!r}", field="armies")
-            if aid in b["armies"]:
-                raise RuleViolation(f"{aid} is already in this battle", rule="P.1.3", field="armies")
-        if len(set(armies) | set(reinforcements)) != len(armies) + len(reinforcements):
-            raise RuleViolation("each army is listed once", rule="P.1.3", field="armies")
-        for aid in armies:
-            if self.army(aid)["hex"] != b["hex"]:
-                raise RuleViolation(f"{aid} is not in {b['hex']}: list it as a reinforcement", rule="P.1.3")
-        for aid in reinforcements:
-            army = self.army(aid)
-            d = hexmap.distance(army["hex"], b["hex"])
-            if d == 0 or d > army["mobility"]:
-                raise RuleViolation(
-                    f"{aid} is {d} hexes away: a reinforcement comes from within its mobility ({army['mobility']})",
-                    rule="P-BAT-14",
-                    field="reinforcements",
-                )
-        if not isinstance(standing, dict):
-            raise RuleViolation("standing orders are {army: order}", rule="P-BAT-3", field="standing")
-        orders = {}
-        for aid, order in standing.items():
-            if aid not in armies and aid not in reinforcements:
-                raise RuleViolation(f"{aid} is not in your list", rule="P-BAT-3", field="standing")
-            orders[aid] = _checked_order(b, side, order)
-            if orders[aid]["command"] == "special":
-                raise RuleViolation("a standing order is slay, hold, charge or rest", rule="P-BAT-3", field="standing")
-        if champion:  # [003:561] "Any champions may also declare their involvement if they are also in that hex"
-            where = self.state.catalogue.get("locations", {}).get(power_id)
-            if self.power(power_id).cls != "champion" or (where is not None and where != b["hex"]):
-                raise RuleViolation(
-                    f"a champion in {b['hex']} may join its battle: {power_id} is not one",
-                    rule="P.1.3",
-                    field="champion",
-                )
-        for a in assets:
-            if not isinstance(a, str) or a not in self.state.assets or power_id not in self.state.assets[a].holders:
-                raise NotFound(f"you hold no asset {a!r}", field="assets")
-        self._record_setup(b, power_id, clean_goals, armies, orders, reinforcements, bool(champion), assets, False)
-        self._after_act(b, now, roller)
-
-    def _record_setup(
-        self,
-        b: dict[str, Any],
-        power_id: str,
-        goals: list[Any],
-        armies: list[str],
-        standing: dict[str, Any],
-        reinforcements: list[str],
-        champion: bool,
-        assets: list[str],
-        by_default: bool,
-    ) -> None:
-        side = _side_of(b, power_id)
-        delayed = {aid: hexmap.distance(self.army(aid)["hex"], b["hex"]) for aid in reinforcements}
-        if assets:
-            self._battle_assets_revealed(
-                battle_id=b["id"],
-                power_id=power_id,
-                assets=list(assets),
-                actor=power_id,
-                audience=vis.powers([power_id]),
-            )
-        self._battle_setup_submitted(
-            battle_id=b["id"],
-            power_id=power_id,
-            side=side,
+        setup.submit_battle_setup(
+            self._game(),
+            battle_id,
+            power_id,
             goals=goals,
-            armies=list(armies),
-            standing={},  # the orders go to the power alone (BattleOrdersGiven); stored events before carry them here
-            delayed=delayed,
+            armies=armies,
+            standing=standing,
+            assets=assets,
             champion=champion,
-            by_default=by_default,
-            actor=SYSTEM if by_default else power_id,
-            audience=_audience_b(b),
+            reinforcements=reinforcements,
+            now=now,
+            roller=roller,
         )
-        if standing:  # P-BAT-3, P.4: a standing order is its power's plan, shown to it and the GM alone
-            self._battle_orders_given(
-                battle_id=b["id"], power_id=power_id, orders=standing, actor=power_id, audience=vis.powers([power_id])
-            )
-
-    @event("BattleOrdersGiven")
-    def _battle_orders_given(
-        self, battle_id: str, power_id: str, orders: dict[str, Any], actor: str, audience: list[str]
-    ) -> None:
-        armies = _battles_of(self.state)[battle_id]["armies"]
-        for aid, order in orders.items():
-            armies[aid]["order"] = deepcopy(order)
-
-    @event("BattleAssetsRevealed")
-    def _battle_assets_revealed(
-        self, battle_id: str, power_id: str, assets: list[str], actor: str, audience: list[str]
-    ) -> None:
-        b = _battles_of(self.state)[battle_id]
-        b.setdefault("assets", {})[power_id] = list(assets)
-
-    @event("BattleSetupSubmitted")
-    def _battle_setup_submitted(
-        self,
-        battle_id: str,
-        power_id: str,
-        side: str,
-        goals: list[Any],
-        armies: list[str],
-        standing: dict[str, Any],
-        delayed: dict[str, Any],
-        champion: bool,
-        by_default: bool,
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        b = _battles_of(self.state)[battle_id]
-        sd = b["sides"][side]
-        for g in goals:
-            key = _slug(g["name"])
-            sd["goals"][key] = g["name"]
-            a, d = (g["A"], g["B"]) if "A" in g else (g["threshold"], g["threshold"])  # one threshold: before issue 25
-            b["goals"][key] = {"A": a, "B": d, "name": g["name"], "side": side, "rewards": dict(g.get("rewards", {}))}
-        for aid in armies:
-            b["armies"][aid] = {"side": side, "power": power_id, "where": "reserve", "order": standing.get(aid)}
-            sd["order"].append(aid)
-        for aid, x in delayed.items():
-            b["armies"][aid] = {"side": side, "power": power_id, "where": "delayed", "order": standing.get(aid)}
-            sd["order"].append(aid)
-            self.state.armies.armies[aid]["statuses"]["Delayed"] = x
-        if champion:
-            sd.setdefault("champions", []).append(power_id)
-        if power_id not in b["acted"]:
-            b["acted"].append(power_id)
 
     # ------------------------------------------------------------------ the machine
 
@@ -589,7 +292,7 @@ class Battles(PlatformGame):
             far = _awesome_power_distance(self.state, army, b["hex"])
             if far:  # P-BAT-11 the Celestial's Awesome Power: wounds at the start, no rout check
                 entered = br.awesome_power_wounds(entered, far)[0]
-            d = _diff(army, entered)
+            d = bb.diff(army, entered)
             if d:
                 changes[aid] = d
         self._battle_started(
@@ -598,7 +301,7 @@ class Battles(PlatformGame):
             initiative=initiative,
             changes=changes,
             actor=SYSTEM,
-            audience=_audience_b(b),
+            audience=bb.audience(b),
         )
         self._deploy(
             b, SYSTEM, [a for s_ in ("A", "B") for a in b["sides"][s_]["order"] if a in listed], roller, at_start=True
@@ -614,7 +317,7 @@ class Battles(PlatformGame):
         actor: str,
         audience: list[str],
     ) -> None:
-        b = _battles_of(self.state)[battle_id]
+        b = bb.battles_of(self.state)[battle_id]
         # The armies as they enter (P-BAT-13 counts losses from here): folded from the state, never carried in an
         # event, since an army's whole record (its Experience) is its controller's (P.4).
         armies = self.state.armies.armies
@@ -623,7 +326,7 @@ class Battles(PlatformGame):
             b["armies"][aid]["where"] = "deployed"
         b["initiative"] = initiative
         b["before"] = deepcopy(before)
-        _apply(self.state, changes)
+        bb.apply_changes(self.state, changes)
 
     def _begin_round(self, b: dict[str, Any], now: datetime, roller: Roller) -> None:
         """Deployment: delayed reinforcements whose Delayed reached 0 arrive (P-BAT-14); deploy triggers roll
@@ -638,23 +341,23 @@ class Battles(PlatformGame):
         for aid in self._fighting(b):
             army = self.state.armies.armies[aid]
             flying = br.round_statuses(army, r)
-            d = _diff(army, br.add_statuses(army, flying)) if flying else {}
+            d = bb.diff(army, br.add_statuses(army, flying)) if flying else {}
             if d:
                 changes[aid] = d
-        self._battle_round_began(battle_id=b["id"], round=r, changes=changes, actor=SYSTEM, audience=_audience_b(b))
+        self._battle_round_began(battle_id=b["id"], round=r, changes=changes, actor=SYSTEM, audience=bb.audience(b))
         if arriving:
             self._deploy(b, SYSTEM, arriving, roller)
-        self._open_step(b, "deployment", _reserve_powers(self.state, b), now)
+        self._open_step(b, "deployment", bb.reserve_powers(self.state, b), now)
 
     @event("BattleRoundBegan")
     def _battle_round_began(
         self, battle_id: str, round: int, changes: dict[str, dict[str, Any]], actor: str, audience: list[str]
     ) -> None:
-        b = _battles_of(self.state)[battle_id]
-        _apply(self.state, changes)
+        b = bb.battles_of(self.state)[battle_id]
+        bb.apply_changes(self.state, changes)
         b.update({"round": round, "presence": {}, "attacked": {}, "exhausted": []})
         armies = self.state.armies.armies
-        b["round_start"] = {aid: _marks(armies[aid]) for aid in sorted(b["armies"]) if aid in armies}
+        b["round_start"] = {aid: bb.marks(armies[aid]) for aid in sorted(b["armies"]) if aid in armies}
 
     def _deploy(
         self, b: dict[str, Any], who: str, army_ids: list[str], roller: Roller, *, at_start: bool = False
@@ -662,7 +365,7 @@ class Battles(PlatformGame):
         """Armies take the field; their deployment triggers roll (P-BAT-11): a Demon's or Devil's opposed mortal
         armies, a Repulsive army's mortal allies. At the start all listed armies deploy at once."""
         s = self.state
-        joined = {aid: {"side": _side_of(b, who), "power": who} for aid in army_ids if aid not in b["armies"]}
+        joined = {aid: {"side": bb.side_of(b, who), "power": who} for aid in army_ids if aid not in b["armies"]}
         rolls: list[BattleRoll] = []
         changes: dict[str, dict[str, Any]] = {}
         on_field = [x for x in self._fighting(b) if x not in army_ids] + (list(army_ids) if at_start else [])
@@ -693,7 +396,7 @@ class Battles(PlatformGame):
                 changes.setdefault(target_id, {})["units"] = after["units"]
             entering = now_of(aid)  # Orcs wounded, Antinium: momentum as they deploy (P-BAT-7)
             entered = br.momentum_trigger({k: v for k, v in entering.items() if k != "side"}, "deployment")
-            d = _diff(s.armies.armies[aid], entered)
+            d = bb.diff(s.armies.armies[aid], entered)
             if d:
                 changes.setdefault(aid, {}).update(d)
             if aid not in on_field:
@@ -709,7 +412,7 @@ class Battles(PlatformGame):
             rolls=rolls,
             changes=changes,
             actor=who,
-            audience=_audience_b(b),
+            audience=bb.audience(b),
         )
 
     @event("BattleDeployed")
@@ -725,7 +428,7 @@ class Battles(PlatformGame):
         actor: str,
         audience: list[str],
     ) -> None:
-        b = _battles_of(self.state)[battle_id]
+        b = bb.battles_of(self.state)[battle_id]
         for aid, j in joined.items():
             b["armies"][aid] = {"side": j["side"], "power": j["power"], "where": "reserve", "order": None}
             b["sides"][j["side"]]["order"].append(aid)
@@ -733,20 +436,20 @@ class Battles(PlatformGame):
         for aid in armies:
             b["armies"][aid]["where"] = "deployed"
             army = self.state.armies.armies[aid]
-            b.setdefault("round_start", {}).setdefault(aid, _marks(army))
+            b.setdefault("round_start", {}).setdefault(aid, bb.marks(army))
             army["statuses"].pop("Delayed", None)
             if army["hex"] != b["hex"]:  # a reinforcement has marched to the battle: it goes home at Cleanup
                 army["hex"], army["mustered"] = b["hex"], b["hex"] != army["garrison"]
-        _apply(self.state, changes)
-        _advance_rolls(self.state, rolls)
+        bb.apply_changes(self.state, changes)
+        bb.advance_rolls(self.state, rolls)
 
     def deploy_armies(
         self, battle_id: str, power_id: str, army_ids: list[str], *, now: datetime, roller: Roller, actor: str
     ) -> None:
         """Deployment ([003:575]): deploy armies of one's reserve (none: pass)."""
         b = self.battle(battle_id)
-        _check_turn(self.state, b, power_id, "deployment", now)
-        reserve = _reserve(self.state, b, power_id)
+        bb.check_turn(self.state, b, power_id, "deployment", now)
+        reserve = bb.reserve(self.state, b, power_id)
         for aid in army_ids:
             if aid not in reserve:
                 raise RuleViolation(
@@ -754,14 +457,7 @@ class Battles(PlatformGame):
                 )
         if army_ids:
             self._deploy(b, power_id, list(dict.fromkeys(army_ids)), roller)
-        self._battle_acted(
-            battle_id=battle_id,
-            power_id=power_id,
-            step="deployment",
-            by_default=False,
-            actor=actor,
-            audience=_audience_b(b),
-        )
+        steps.acted(self._game(), b, power_id, "deployment", False, actor)
         self._after_act(b, now, roller)
 
     # ------------------------------------------------------------------ spellcasting ([003:576])
@@ -783,7 +479,7 @@ class Battles(PlatformGame):
         plentiful), recorded as the power's own ManaSpent; a power that cannot pay is refused naming P-MAG-2 and
         nothing is recorded. The spell's effect, where it is not data, is the GM's (``set_battle_status``)."""
         b = self.battle(battle_id)
-        _check_turn(self.state, b, power_id, "spellcasting", now)
+        bb.check_turn(self.state, b, power_id, "spellcasting", now)
         if spell_id is not None:
             sp = spell_def(self.state, spell_id)
             if sp is None or spell_id not in _magic_of(self.state, power_id).get("known", []):
@@ -810,17 +506,10 @@ class Battles(PlatformGame):
                 spell_id=spell_id,
                 target=target,
                 actor=actor,
-                audience=_audience_b(b),
+                audience=bb.audience(b),
             )
             self._spell_momentum(b, power_id, sp)
-        self._battle_acted(
-            battle_id=battle_id,
-            power_id=power_id,
-            step="spellcasting",
-            by_default=False,
-            actor=actor,
-            audience=_audience_b(b),
-        )
+        steps.acted(self._game(), b, power_id, "spellcasting", False, actor)
         self._after_act(b, now, roller)
 
     def _spell_momentum(self, b: dict[str, Any], power_id: str, sp: Any) -> None:
@@ -830,7 +519,7 @@ class Battles(PlatformGame):
         the battle (``BattleRuled``) by the system."""
         cost = current_cost(self.state, sp, power_id)
         rank = mr.rank(sp.speed, cost)
-        side = _side_of(b, power_id)
+        side = bb.side_of(b, power_id)
         changes: dict[str, dict[str, Any]] = {}
         for aid in self._fighting(b):
             army = self.state.armies.armies[aid]
@@ -853,7 +542,7 @@ class Battles(PlatformGame):
                 changes=changes,
                 reason=f"momentum: {sp.name} was cast (P-BAT-7)",
                 actor=SYSTEM,
-                audience=_audience_b(b),
+                audience=bb.audience(b),
             )
 
     @event("BattleSpellCast")
@@ -879,35 +568,7 @@ class Battles(PlatformGame):
         ]
 
     def _next_turn(self, b: dict[str, Any], now: datetime, *, first: bool) -> bool:
-        """Sides alternate, the initiative side first; a side of several powers alternates its powers
-        ([003:577], [003:578]). The first turn opens the Commands window; the next ones begin in it. False when
-        nobody has an army left to command (then the Goals step; at the first turn, at once)."""
-        if not first and b["turn"] is None:
-            return False
-        ready = {sd: self._commandable(b, sd) for sd in ("A", "B")}  # each side's armies not yet commanded
-        if first:
-            side = b["initiative"]
-        else:
-            last = b["turn"]["side"]
-            side = _other(last) if ready[_other(last)] else last
-        if not ready[side]:
-            side = _other(side)
-        if not ready[side]:
-            if first:
-                self._open_step(b, "commands", [], now)
-            return False
-        powers = b["sides"][side]["powers"]
-        last_power = (b.get("last_power") or {}).get(side)
-        start = (powers.index(last_power) + 1) if last_power in powers else 0
-        mine = {b["armies"][aid]["power"] for aid in ready[side]}
-        turn = {"side": side, "power": next(p for p in (powers * 2)[start:] if p in mine)}
-        if first:
-            self._open_step(b, "commands", [turn["power"]], now, turn=turn)
-        else:
-            self._battle_turn_began(
-                battle_id=b["id"], round=b["round"], turn=turn, actor=SYSTEM, audience=_audience_b(b)
-            )
-        return True
+        return steps.next_turn(self._game(), b, now, first=first)
 
     def give_command(
         self,
@@ -938,7 +599,7 @@ class Battles(PlatformGame):
         (P-BAT-6), the momentum a Shieldbearers army spends to ``restore`` armor and a Supports army passing one
         momentum ``pass_to`` an ally on the field (P-BAT-3, P-BAT-7), both before the command."""
         b = self.battle(battle_id)
-        _check_turn(self.state, b, power_id, "commands", now)
+        bb.check_turn(self.state, b, power_id, "commands", now)
         side = b["turn"]["side"]
         if army_id not in self._commandable(b, side, power_id):
             raise RuleViolation(
@@ -946,7 +607,7 @@ class Battles(PlatformGame):
                 rule="P-BAT-3",
                 field="army_id",
             )
-        order = _checked_order(b, side, {"command": command, "target": target, "goal": goal, "special": special})
+        order = setup.checked_order(b, side, {"command": command, "target": target, "goal": goal, "special": special})
         if command == "special":
             br.check_special(order["special"], b.get("specials", {}).get(army_id, []))
         order["choices"] = _check_choices(
@@ -990,7 +651,7 @@ class Battles(PlatformGame):
         choices = order.get("choices") or {}
         opts = frozenset(choices.get("options", ()))
         # The other side's armies on the field (the state does not change until the command's event).
-        foes = self._fighting(b, _other(side)) if cmd in ("slay", "charge") else []
+        foes = self._fighting(b, bb.other(side)) if cmd in ("slay", "charge") else []
         _check_order_targets(b, cmd, target_id, foes, goal)
         # the rules return new dicts, never changing the state's
         army, changes = _ready_army(s.armies.armies, army_id, cmd, choices, opts)
@@ -1008,7 +669,7 @@ class Battles(PlatformGame):
             army = br.momentum_trigger(army, "presence", round_no=b["round"])  # Air elementals (P-BAT-7)
         if cmd == "special":
             goal = order["special"]  # recorded as the command's goal: its name, for the report and the GM
-        own = _diff(s.armies.armies[army_id], army)
+        own = bb.diff(s.armies.armies[army_id], army)
         if own:
             changes[army_id] = own
         self._battle_command_given(
@@ -1026,7 +687,7 @@ class Battles(PlatformGame):
             changes=changes,
             by_default=by_default,
             actor=actor,
-            audience=_audience_b(b),
+            audience=bb.audience(b),
         )
         return {"command": cmd, "hit": hit, "routs": routs, "presence": presence, "rolls": [r["faces"] for r in rolls]}
 
@@ -1085,11 +746,11 @@ class Battles(PlatformGame):
             target, routs = br.morale(target, mfaces, army["rank"], h.routs_due, wall_rank=wall)
             if routs:  # Dark elementals: an enemy routs
                 army = br.momentum_trigger(army, "enemy_routs", round_no=r_no)
-        changes[target_id] = _diff(s.armies.armies[target_id], br.cap_momentum(target))
+        changes[target_id] = bb.diff(s.armies.armies[target_id], br.cap_momentum(target))
         for ally_id in foes if h.armor_broken else []:  # the target's allies: Mountain Dwarves (P-BAT-7)
             if ally_id != target_id:
                 ally = s.armies.armies[ally_id]
-                gained = _diff(ally, br.ally_momentum(ally, h))
+                gained = bb.diff(ally, br.ally_momentum(ally, h))
                 if gained:
                     changes[ally_id] = gained
         return army, hit, routs
@@ -1113,7 +774,7 @@ class Battles(PlatformGame):
         actor: str,
         audience: list[str],
     ) -> None:
-        b = _battles_of(self.state)[battle_id]
+        b = bb.battles_of(self.state)[battle_id]
         s = self.state
         b["exhausted"].append(army_id)
         b.setdefault("last_power", {})[b["armies"][army_id]["side"]] = power_id
@@ -1128,8 +789,8 @@ class Battles(PlatformGame):
         elif goal is not None and presence:
             mine = b["presence"].setdefault(army_id, {})
             mine[goal] = mine.get(goal, 0) + presence
-        _apply(s, changes)
-        _advance_rolls(s, rolls)
+        bb.apply_changes(s, changes)
+        bb.advance_rolls(s, rolls)
         for aid in changes:
             army = s.armies.armies.get(aid)
             if army is not None and ar.size(army) == 0:
@@ -1167,9 +828,9 @@ class Battles(PlatformGame):
             after = army
             if any(w == side for w in winners.values()):
                 after = br.momentum_trigger(after, "goal_won", round_no=b["round"])
-            if any(w == _other(side) for w in winners.values()):
+            if any(w == bb.other(side) for w in winners.values()):
                 after = br.momentum_trigger(after, "goal_lost", round_no=b["round"])
-            d = _diff(army, after)
+            d = bb.diff(army, after)
             if d:
                 changes[aid] = d
         self._battle_goals_scored(
@@ -1182,7 +843,7 @@ class Battles(PlatformGame):
             initiative=initiative,
             walls=walls,
             actor=SYSTEM,
-            audience=_audience_b(b),
+            audience=bb.audience(b),
         )
         offerers = [p for side in ("A", "B") if escalation[side] > 0 for p in b["sides"][side]["powers"]]
         self._open_step(b, "goals", offerers, now)
@@ -1201,8 +862,8 @@ class Battles(PlatformGame):
         actor: str,
         audience: list[str],
     ) -> None:
-        b = _battles_of(self.state)[battle_id]
-        _apply(self.state, changes)
+        b = bb.battles_of(self.state)[battle_id]
+        bb.apply_changes(self.state, changes)
         for side, n in escalation.items():
             b["sides"][side]["escalation"] = n
         b.update({"initiative": initiative, "walls": walls, "offers": []})
@@ -1218,8 +879,8 @@ class Battles(PlatformGame):
     ) -> None:
         """Goals: spend 1 escalation to offer terms of surrender ([003:580], P-BAT-9); no terms: pass."""
         b = self.battle(battle_id)
-        _check_turn(self.state, b, power_id, "goals", now)
-        side = _side_of(b, power_id)
+        bb.check_turn(self.state, b, power_id, "goals", now)
+        side = bb.side_of(b, power_id)
         if terms is not None:
             limits.check_text(terms, "terms", limits.REASON, required=True, what="the terms")
             if any(o["side"] == side for o in b["offers"]):
@@ -1233,16 +894,9 @@ class Battles(PlatformGame):
                 terms=terms.strip(),
                 escalation=left,
                 actor=actor,
-                audience=_audience_b(b),
+                audience=bb.audience(b),
             )
-        self._battle_acted(
-            battle_id=battle_id,
-            power_id=power_id,
-            step="goals",
-            by_default=False,
-            actor=actor,
-            audience=_audience_b(b),
-        )
+        steps.acted(self._game(), b, power_id, "goals", False, actor)
         self._after_act(b, now, roller)
 
     @event("BattleTermsOffered")
@@ -1257,13 +911,13 @@ class Battles(PlatformGame):
         actor: str,
         audience: list[str],
     ) -> None:
-        b = _battles_of(self.state)[battle_id]
+        b = bb.battles_of(self.state)[battle_id]
         b["sides"][side]["escalation"] = escalation
         b["offers"].append({"side": side, "by": power_id, "terms": terms, "answer": None})
 
     def _after_goals(self, b: dict[str, Any], now: datetime, roller: Roller) -> None:
         if b["offers"]:
-            to = sorted({p for o in b["offers"] for p in b["sides"][_other(o["side"])]["powers"]})
+            to = sorted({p for o in b["offers"] for p in b["sides"][bb.other(o["side"])]["powers"]})
             self._open_step(b, "surrender", to, now)
         else:
             self._begin_cleanup(b, now, roller)
@@ -1273,8 +927,8 @@ class Battles(PlatformGame):
     ) -> None:
         """The recipient side accepts or declines the terms offered; silence declines (P-BAT-9)."""
         b = self.battle(battle_id)
-        _check_turn(self.state, b, power_id, "surrender", now)
-        side = _side_of(b, power_id)
+        bb.check_turn(self.state, b, power_id, "surrender", now)
+        side = bb.side_of(b, power_id)
         self._battle_terms_answered(
             battle_id=battle_id,
             round=b["round"],
@@ -1282,7 +936,7 @@ class Battles(PlatformGame):
             side=side,
             accept=bool(accept),
             actor=actor,
-            audience=_audience_b(b),
+            audience=bb.audience(b),
         )
         self._after_act(b, now, roller)
 
@@ -1290,7 +944,7 @@ class Battles(PlatformGame):
     def _battle_terms_answered(
         self, battle_id: str, round: int, power_id: str, side: str, accept: bool, actor: str, audience: list[str]
     ) -> None:
-        b = _battles_of(self.state)[battle_id]
+        b = bb.battles_of(self.state)[battle_id]
         for o in b["offers"]:
             if o["side"] != side and o["answer"] is not True:
                 o["answer"] = accept
@@ -1300,8 +954,8 @@ class Battles(PlatformGame):
     def _after_surrender(self, b: dict[str, Any], now: datetime, roller: Roller) -> None:
         accepted = [o for o in b["offers"] if o["answer"] is True]
         if accepted:
-            loser = _other(accepted[0]["side"])
-            self._end_battle(b, f"side {loser} accepted terms", _other(loser), now)
+            loser = bb.other(accepted[0]["side"])
+            self._end_battle(b, f"side {loser} accepted terms", bb.other(loser), now)
         else:
             self._begin_cleanup(b, now, roller)
 
@@ -1326,17 +980,17 @@ class Battles(PlatformGame):
                 army,
                 "round_end",
                 round_no=b["round"],
-                unharmed=b.get("round_start", {}).get(aid) == _marks(army),
+                unharmed=b.get("round_start", {}).get(aid) == bb.marks(army),
                 sunlight="sunlight" in (b["effects"] + " " + b["terrain"]).lower(),
             )
             after, said = br.cleanup(ended, frightened)
             lines += [f"{army['name']}: {x}" for x in said]
-            d = _diff(s.armies.armies[aid], after)
+            d = bb.diff(s.armies.armies[aid], after)
             if d:
                 changes[aid] = d
         for aid, e in sorted(b["armies"].items()):
             if e["where"] == "delayed":
-                d = _diff(s.armies.armies[aid], br.tick_delayed(s.armies.armies[aid]))
+                d = bb.diff(s.armies.armies[aid], br.tick_delayed(s.armies.armies[aid]))
                 if d:
                     changes[aid] = d
         self._battle_cleaned_up(
@@ -1346,7 +1000,7 @@ class Battles(PlatformGame):
             changes=changes,
             lines=lines,
             actor=SYSTEM,
-            audience=_audience_b(b),
+            audience=bb.audience(b),
         )
         self._open_step(b, "cleanup", sorted({b["armies"][a]["power"] for a in self._fighting(b)}), now)
 
@@ -1361,8 +1015,8 @@ class Battles(PlatformGame):
         actor: str,
         audience: list[str],
     ) -> None:
-        _apply(self.state, changes)
-        _advance_rolls(self.state, rolls)
+        bb.apply_changes(self.state, changes)
+        bb.advance_rolls(self.state, rolls)
 
     def retreat_or_rout(
         self,
@@ -1377,7 +1031,7 @@ class Battles(PlatformGame):
     ) -> None:
         """Cleanup ([003:581]): retreat armies from the battlefield, or rout units (by index) of one's armies."""
         b = self.battle(battle_id)
-        _check_turn(self.state, b, power_id, "cleanup", now)
+        bb.check_turn(self.state, b, power_id, "cleanup", now)
         mine = [a for a in self._fighting(b) if b["armies"][a]["power"] == power_id]
         if not isinstance(retreat, list) or not isinstance(routs, dict):
             raise RuleViolation("retreat is a list of armies, routs {army: [unit index]}", rule="P.1.3")
@@ -1401,7 +1055,7 @@ class Battles(PlatformGame):
             retreat=list(retreat),
             changes=changes,
             actor=actor,
-            audience=_audience_b(b),
+            audience=bb.audience(b),
         )
         self._after_act(b, now, roller)
 
@@ -1416,11 +1070,11 @@ class Battles(PlatformGame):
         actor: str,
         audience: list[str],
     ) -> None:
-        b = _battles_of(self.state)[battle_id]
+        b = bb.battles_of(self.state)[battle_id]
         for aid in retreat:
             b["armies"][aid]["where"] = "retreated"
             b["presence"].pop(aid, None)
-        _apply(self.state, changes)
+        bb.apply_changes(self.state, changes)
         if power_id not in b["acted"]:
             b["acted"].append(power_id)
 
@@ -1466,7 +1120,7 @@ class Battles(PlatformGame):
             intimidators=intimidators,
             winner=winner,
         )
-        cleared = {aid: _diff(a, br.clear_battle(a)) for aid, a in after.items() if a["units"]}
+        cleared = {aid: bb.diff(a, br.clear_battle(a)) for aid, a in after.items() if a["units"]}
         destroyed = sorted(aid for aid, a in after.items() if not a["units"])  # every unit slain (P-BAT-4)
         fled = sorted(aid for aid, a in after.items() if a["units"] and ar.size(a) == 0)  # routed: P-ARMY-7
         self._battle_ended(
@@ -1486,7 +1140,7 @@ class Battles(PlatformGame):
             },
             changes={k: v for k, v in cleared.items() if v},
             actor=SYSTEM,
-            audience=_audience_b(b),
+            audience=bb.audience(b),
         )
         w = s.windows.get(b["window"] or "")
         if w is not None and not w.closed:
@@ -1527,8 +1181,8 @@ class Battles(PlatformGame):
         audience: list[str],
     ) -> None:
         s = self.state
-        b = _battles_of(self.state)[battle_id]
-        _apply(s, changes)
+        b = bb.battles_of(self.state)[battle_id]
+        bb.apply_changes(s, changes)
         b.update({"step": "ended", "result": {"reason": reason, "winner": winner, **deepcopy(aftermath)}})
         for aid in aftermath["destroyed"]:
             army = s.armies.armies.pop(aid, None)
@@ -1560,7 +1214,7 @@ class Battles(PlatformGame):
             changes={army_id: {"statuses": statuses}},
             reason=reason.strip(),
             actor=GM,
-            audience=_audience_b(b),
+            audience=bb.audience(b),
         )
 
     @event("BattleRuled")
@@ -1573,148 +1227,15 @@ class Battles(PlatformGame):
         actor: str,
         audience: list[str],
     ) -> None:
-        _apply(self.state, changes)
+        bb.apply_changes(self.state, changes)
 
 
 # ---------------------------------------------------------------------- folding helpers
 
 
-def _apply(state: Any, changes: dict[str, dict[str, Any]]) -> None:
-    for aid, ch in deepcopy(changes).items():  # the state never shares the event's values
-        army = state.armies.armies.get(aid)
-        if army is not None:
-            army.update(ch)
-
-
-def _marks(army: dict[str, Any]) -> list[Any]:
-    """The army's units' wounds and routs, to tell whether it was harmed this round (P-BAT-7, Harpies)."""
-    return [[u["wounds"], bool(u["routed"])] for u in army["units"]]
-
-
-def _advance_rolls(state: Any, rolls: list[BattleRoll]) -> None:
-    if rolls:
-        state.next_roll = max(r["roll_no"] for r in rolls) + 1
-
-
-def _power_of(state: GameState, power_id: str) -> PowerState:
-    """The power, or NotFound (as ``Game.power``)."""
-    try:
-        power: PowerState = state.powers[power_id]
-    except KeyError:
-        raise NotFound(f"no power {power_id!r} in this game", field="power") from None
-    return power
-
-
-def _fighting_in(state: GameState, b: dict[str, Any], side: str | None = None) -> list[str]:
-    """Deployed armies with active units, in their side's order."""
-    armies, entries = state.armies.armies, b["armies"]
-    return [
-        aid
-        for sd in (("A", "B") if side is None else (side,))
-        for aid in b["sides"][sd]["order"]
-        if entries[aid]["where"] == "deployed"
-        and (army := armies.get(aid)) is not None
-        and any(not u["routed"] for u in army["units"])  # a unit active: size > 0
-    ]
-
-
-def _pending(b: dict[str, Any]) -> list[str]:
-    """Who the battle's current window waits for."""
-    if b["step"] == "ended" or b.get("window") is None:
-        return []
-    return [p for p in b["eligible"] if p not in b["acted"]]
-
-
-def _active_battles(state: GameState) -> list[dict[str, Any]]:
-    return [b for _, b in sorted(_battles_of(state).items()) if b["step"] != "ended"]
-
-
-def _armies_in(state: GameState, h: str) -> list[dict[str, Any]]:
-    return [a for _, a in sorted(state.armies.armies.items()) if a["hex"] == h and a["controller"]]
-
-
-def _battle_powers(b: dict[str, Any]) -> list[str]:
-    return [p for side in ("A", "B") for p in b["sides"][side]["powers"]]
-
-
-def _side_of(b: dict[str, Any], power_id: str) -> str:
-    sides: dict[str, dict[str, Any]] = b["sides"]
-    for side, s in sides.items():
-        if power_id in s["powers"]:
-            return side
-    raise RuleViolation(f"{power_id} takes no part in this battle", rule="P.1.3", field="power_id")
-
-
-def _audience_b(b: dict[str, Any]) -> list[str]:
-    return vis.powers([p for s in b["sides"].values() for p in s["powers"]])
-
-
-def _goal_keys(b: dict[str, Any]) -> list[str]:
-    return list(b["goals"])
-
-
-def _checked_order(b: dict[str, Any], side: str, order: Any) -> dict[str, Any]:
-    if not isinstance(order, dict) or order.get("command") not in (*br.COMMANDS, "special"):
-        raise RuleViolation(
-            f"an order is {{command, target, goal}}; a command is one of {', '.join(br.COMMANDS)} or special",
-            rule="P-BAT-3",
-            field="command",
-        )
-    out = {"command": order["command"], "target": order.get("target"), "goal": order.get("goal")}
-    if out["command"] == "special":  # [003:590] a class's special command, once per battle; the GM rules it
-        name = order.get("special")
-        if not isinstance(name, str) or not name.strip():
-            raise RuleViolation("a special command has its name", rule="P-BAT-3", field="special")
-        limits.check_text(name, "special", limits.IDENTIFIER, required=True, what="a special command")
-        out["special"] = name.strip().lower()
-    if out["goal"] is not None and out["goal"] not in _goal_keys(b):
-        raise RuleViolation(f"no goal {out['goal']!r} in this battle", rule="P-BAT-8", field="goal")
-    return out
-
-
 def _control_of(state: GameState, p: str) -> str | None:
     h = state.development.holdings.get(p)
     return h.control if h is not None else None
-
-
-def _battles_of(state: GameState) -> dict[str, dict[str, Any]]:
-    battles: dict[str, dict[str, Any]] = state.battles.get("battles", {})
-    return battles
-
-
-def _battle_of_window(state: GameState, window_id: str) -> dict[str, Any] | None:
-    for b in _battles_of(state).values():
-        if b.get("window") == window_id:
-            return b
-    return None
-
-
-def _walls_at(state: GameState, h: str) -> dict[str, Any] | None:
-    for _, f in sorted(state.world.features.items()):
-        if f["hex"] == h:
-            goal = wr.wall_goal(f["kind"], f.get("modules", []))
-            if goal is not None:
-                return {**goal, "controller": f.get("controller")}
-    return None
-
-
-def _check_walls(state: GameState, h: str, by: str, enemies: list[str]) -> None:
-    """[003:435]: "Armies outside the walls cannot declare a battle against armies inside the walls until they
-    have spent at least one full month in the location" (P.1.3). Inside: the walls' controller's armies."""
-    walls = _walls_at(state, h)
-    if walls is None or walls.get("controller") not in enemies:
-        return
-    s = state
-    moved = set()
-    for aim in s.armies.aims.values():
-        if aim["kind"] == "muster" and (aim["season"], aim["month"]) == (s.season, s.month):
-            moved |= {m["army_id"] for m in aim["moves"] if m["path"][-1] == h}
-    if any(a["id"] in moved for a in _armies_in(state, h) if a["controller"] == by):
-        raise RuleViolation(
-            f"armies outside the {walls['name']} cannot declare a battle before a full month in {h}",
-            rule="P-FEAT-2",
-            field="hex",
-        )
 
 
 def _awesome_power_distance(state: GameState, army: dict[str, Any], h: str) -> int:
@@ -1723,7 +1244,7 @@ def _awesome_power_distance(state: GameState, army: dict[str, Any], h: str) -> i
     power's loyal titanic army (a Celestial "is" that army, Loyal only to itself); its capitol is the power's
     conduit marked capitol (P-MAG-5), else the army's home hex."""
     p = army.get("controller")
-    if not p or not army.get("loyal") or not army.get("titanic") or _power_of(state, p).subclass != "celestial":
+    if not p or not army.get("loyal") or not army.get("titanic") or bb.power_of(state, p).subclass != "celestial":
         return 0
     capitols = [c["hex"] for _, c in sorted(_magic_of(state, p).get("conduits", {}).items()) if c["capitol"]]
     home = capitols[0] if capitols else army["garrison"]
@@ -1733,7 +1254,7 @@ def _awesome_power_distance(state: GameState, army: dict[str, Any], h: str) -> i
 def _casters(state: GameState, b: dict[str, Any]) -> list[str]:
     """The powers that know a fast spell (the others have nothing to decide)."""
     out = []
-    for p in _battle_powers(b):
+    for p in bb.battle_powers(b):
         known = _magic_of(state, p).get("known", [])
         if any((sp := spell_def(state, k)) is not None and sp.speed == "fast" for k in known):
             out.append(p)
@@ -1746,7 +1267,7 @@ def _battle_spell_payment(state: GameState, power_id: str, sp: Any, pay: list[st
     if pay is not None and (not isinstance(pay, list) or not all(isinstance(e, str) for e in pay) or len(pay) > 60):
         raise RuleViolation("a payment lists mana by element letter", rule="P-MAG-2", field="pay")
     cost = current_cost(s, sp, power_id)
-    held = dict(_power_of(state, power_id).mana)
+    held = dict(bb.power_of(state, power_id).mana)
     payment = mr.check_payment(
         cost,
         pay if pay is not None else mr.auto_payment(cost, held),
@@ -1814,7 +1335,7 @@ def _check_choices(
     if pass_to is not None:
         if not br.has(army, "supports"):
             raise RuleViolation(f"{army['name']} is not Supports", rule="P-BAT-7", field="pass_to")
-        if pass_to == army_id or pass_to not in _fighting_in(state, b, side):
+        if pass_to == army_id or pass_to not in bb.fighting_in(state, b, side):
             raise RuleViolation("momentum passes to an ally on the field", rule="P-BAT-7", field="pass_to")
     spend = n + sum(1 for o in opts if o in ("axes", "hammers")) + (1 if command == "charge" else 0)
     spend += 1 if pass_to is not None else 0
@@ -1831,29 +1352,6 @@ def _check_choices(
         "restore": n,
         "pass_to": pass_to,
     }
-
-
-def _reserve(state: GameState, b: dict[str, Any], power_id: str) -> list[str]:
-    """A power's armies in the battle's hex not yet in the battle: it may deploy them ([003:575])."""
-    return [a["id"] for a in _armies_in(state, b["hex"]) if a["controller"] == power_id and a["id"] not in b["armies"]]
-
-
-def _reserve_powers(state: GameState, b: dict[str, Any]) -> list[str]:
-    return [p for p in _battle_powers(b) if _reserve(state, b, p)]
-
-
-def _in_battle(state: GameState, power_id: str, h: str) -> bool:
-    return any(b["hex"] == h and power_id in _battle_powers(b) for b in _active_battles(state))
-
-
-def _check_turn(state: GameState, b: dict[str, Any], power_id: str, step: str, now: datetime) -> None:
-    if b["step"] != step:
-        raise RuleViolation(f"the battle is at its {b['step']} step, not {step}", rule="P.1.3", field="battle_id")
-    if power_id not in _pending(b):
-        raise RuleViolation(f"{power_id} has nothing to do in this step now", rule="P.1.3", field="power_id")
-    w = state.windows.get(b["window"])
-    if w is None or w.closed or now >= datetime.fromisoformat(w.deadline_for(power_id)):
-        raise RuleViolation("this step's window has closed", rule="P.1.3", field="deadline")
 
 
 def _check_order_targets(b: dict[str, Any], cmd: str, target_id: str | None, foes: list[str], goal: str) -> None:
@@ -1883,7 +1381,7 @@ def _ready_army(
         army = br.restore_armor(army, choices["restore"])
     if choices.get("pass_to"):  # Supports ([003:702])
         army, gained = br.pass_momentum(army, armies[choices["pass_to"]], 1)
-        changes[choices["pass_to"]] = _diff(armies[choices["pass_to"]], gained)
+        changes[choices["pass_to"]] = bb.diff(armies[choices["pass_to"]], gained)
     if cmd == "charge":
         army = br.spend_momentum(army, 1)
     for o in ("axes", "hammers"):  # each spends a momentum ([003:695], [003:696])
@@ -1892,143 +1390,6 @@ def _ready_army(
     if cmd == "rest":
         army = br.cap_momentum(br.rest(army))
     return army, changes
-
-
-def _diff(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    """The battle's changes to an army (units, statuses, momentum, armor...): only what changed."""
-    # The rules' shallow copies share what they did not change: ``is`` settles most keys without comparing.
-    changed = {k: v for k, v in after.items() if (w := before.get(k)) is not v and w != v}
-    return deepcopy(changed) if changed else changed
-
-
-# ---------------------------------------------------------------------- per-viewer views (P.4)
-
-
-def _army_line(game: Game, aid: str, e: dict[str, Any], viewer: str) -> dict[str, Any]:
-    army = game.state.armies.armies.get(aid)
-    out: dict[str, Any] = {"army_id": aid, "side": e["side"], "power": e["power"], "where": e["where"]}
-    if army is None:  # slain to the last unit, or dispersed after the battle
-        return {**out, "gone": True, "size": 0, "units": []}
-    out.update(
-        {
-            "name": army["name"],
-            "rank": army["rank"],
-            "size": ar.size(army),
-            "units": [dict(u) for u in army["units"]],  # the battlemap shows wounds (P.4)
-            "armor": br.current_armor(army),  # what is left of it in this battle (P-BAT-5)
-            "armor_max": ar.armor(army),  # equipment + base, what Rest restores (P-AMB-15)
-            "momentum": army["momentum"],
-            "statuses": dict(army["statuses"]),
-            "defense": army["defense"],
-            "attack": dict(army["attack"]),
-            "presence": dict(army["presence"]),
-            "morale": dict(army["morale"]),
-            "keywords": list(army["keywords"]),
-        }
-    )
-    if viewer == GM or viewer == e["power"]:
-        out["standing_order"] = deepcopy(e.get("order"))
-    return out
-
-
-def battle_view(game: Game, battle_id: str, viewer: str) -> dict[str, Any]:
-    """One battle as ``viewer`` sees it: the battlefield, armies and wounds, goals, whose turn; secret assets for
-    the GM (and their owner) only (P.4). A power outside the battle sees its declaration and result only."""
-    b = game.battle(battle_id)
-    inside = viewer == GM or viewer in game._powers_of(b)
-    out: dict[str, Any] = {
-        "battle_id": b["id"],
-        "hex": b["hex"],
-        "declared_by": b["declared_by"],
-        "sides": {k: {"powers": list(v["powers"])} for k, v in b["sides"].items()},
-        "step": b["step"],
-        "round": b["round"],
-        "result": None,
-    }
-    if b["step"] == "ended":  # the table learns who won; the losses and gains are the battle's powers' (P.4)
-        out["result"] = {k: b["result"][k] for k in ("reason", "winner")}
-    if not inside:
-        return out
-    out["result"] = deepcopy(b["result"])
-    out.update(
-        {
-            "terrain": b["terrain"],
-            "effects": b["effects"],
-            "default": b["default"],
-            "sides": {
-                k: {
-                    "powers": list(v["powers"]),
-                    "goals": dict(v["goals"]),
-                    "escalation": v["escalation"],
-                    "order": list(v["order"]),
-                    "champions": list(v.get("champions", [])),
-                }
-                for k, v in b["sides"].items()
-            },
-            "goals": {g: {**deepcopy(goal), "open": br.goal_open(goal, b["round"])} for g, goal in b["goals"].items()},
-            "walls": b["walls"],
-            "initiative": b["initiative"],
-            "turn": deepcopy(b["turn"]) if b["step"] == "commands" else None,
-            "window": b["window"],
-            "pending": game.battle_pending(b),
-            "exhausted": list(b.get("exhausted", [])),
-            "presence": deepcopy(b["presence"]),
-            "offers": deepcopy(b["offers"]),
-            "scores": deepcopy(b.get("scores", [])),
-            "armies": [_army_line(game, aid, e, viewer) for aid, e in sorted(b["armies"].items())],
-        }
-    )
-    assets = b.get("assets", {})
-    out["secret_assets"] = deepcopy(assets) if viewer == GM else {k: v for k, v in assets.items() if k == viewer}
-    return out
-
-
-def battles_view(game: Game, viewer: str) -> list[dict[str, Any]]:
-    return [battle_view(game, bid, viewer) for bid in sorted(_battles_of(game.state))]
-
-
-REPORTED = (
-    "BattleDeclared",
-    "BattleTerrainSet",
-    "BattleSetupSubmitted",
-    "BattleAssetsRevealed",
-    "BattleOrdersGiven",
-    "BattleStarted",
-    "BattleRoundBegan",
-    "BattleStepBegan",
-    "BattleTurnBegan",
-    "BattleDeployed",
-    "BattleSpellCast",
-    "BattleCommandGiven",
-    "BattleGoalsScored",
-    "BattleTermsOffered",
-    "BattleTermsAnswered",
-    "BattleCleanedUp",
-    "BattleWithdrawn",
-    "BattleRuled",
-    "BattleEnded",
-)
-
-
-def battle_report(events: list[Any], battle_id: str, viewer: str) -> list[dict[str, Any]]:
-    """A battle report as ``viewer`` saw it, round by round: the battle's events this viewer may see (the GM:
-    all), each as its round, kind and body. ``events`` are the game's stored events."""
-    rounds: dict[int, list[dict[str, Any]]] = {}
-    current = 0
-    for e in events:
-        name = type(e).__name__
-        if name not in REPORTED:
-            continue
-        data = {k: v for k, v in e.__dict__.items() if k not in ("originator_id", "originator_version", "timestamp")}
-        bid = data.get("battle_id") or (data.get("battle") or {}).get("id")
-        if bid != battle_id or not vis.can_see(data.get("audience", []), viewer):
-            continue
-        current = data.get("round", current)
-        body = {k: deepcopy(v) for k, v in data.items() if k not in ("audience", "battle_id", "battle")}
-        for r in body.get("rolls", []) or []:
-            r.pop("proof", None)
-        rounds.setdefault(current, []).append({"event": name, **body})
-    return [{"round": r, "events": evs} for r, evs in sorted(rounds.items())]
 
 
 # ---------------------------------------------------------------------- commands
