@@ -199,3 +199,21 @@ def check_turn(state: GameState, b: dict[str, Any], power_id: str, step: str, no
     w = state.windows.get(b["window"])
     if w is None or w.closed or now >= datetime.fromisoformat(w.deadline_for(power_id)):
         raise RuleViolation("this step's window has closed", rule="P.1.3", field="deadline")
+
+
+# ---------------------------------------------------------------------- events
+
+
+class BattleRuled(BattleEvent):
+    """Changes to armies in a battle that no step makes: a status the GM sets (a spell's effect, the terrain;
+    P-BAT-12), or momentum a spell triggers (P-BAT-7, recorded by the system)."""
+
+    battle_id: str
+    round: int
+    changes: Changes
+    reason: str
+    actor: str
+    audience: list[str]
+
+    def evolve(self, s: GameState) -> None:
+        apply_changes(s, self.changes)
