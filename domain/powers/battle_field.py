@@ -21,6 +21,7 @@ from domain.powers import magic_rules as mr
 from domain.powers.battle_base import BattleEvent, BattleRoll, BattleRuled, record
 from domain.powers.magic import _of as _magic_of
 from domain.powers.magic import current_cost, has_perk, spell_def
+from domain.powers.spells import Spell
 
 if TYPE_CHECKING:
     from domain.powers.game import Game
@@ -214,7 +215,7 @@ def cast_battle_spell(
     game._after_act(b, now, roller)
 
 
-def spell_momentum(game: Game, b: dict[str, Any], power_id: str, sp: Any) -> None:
+def spell_momentum(game: Game, b: dict[str, Any], power_id: str, sp: Spell) -> None:
     """P-BAT-7 spell triggers: Ashborn lose all momentum when a Water spell is cast and gain one for a Fire
     spell; Triumph Elves gain one when an ally casts a spell whose rank is the round number. Decision: a spell
     is of each element its cost names (P-MAG-2); the caster's own side are its allies. Recorded as a ruling of
@@ -273,7 +274,7 @@ def casters(state: GameState, b: dict[str, Any]) -> list[str]:
     return out
 
 
-def spell_payment(state: GameState, power_id: str, sp: Any, pay: list[str] | None) -> dict[str, Any]:
+def spell_payment(state: GameState, power_id: str, sp: Spell, pay: list[str] | None) -> dict[str, Any]:
     """P-MAG-2: the fast spell's cost (with the power's cost perks) paid from its wallet."""
     s = state
     if pay is not None and (not isinstance(pay, list) or not all(isinstance(e, str) for e in pay) or len(pay) > 60):
