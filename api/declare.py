@@ -4,31 +4,102 @@ name) and the web form that sends it (``api.web.forms.Form``). From that list th
 with their OpenAPI entries, and the forms the pages post; the command's handler is the one its ruleset registers
 (``Ruleset.commands``), and every channel sends the command through ``Games.run``.
 
-A route's command is built from its path's parameters and its body's fields, by name (``args`` adjusts them
-where a name differs); the field named ``seat`` is the caller's seat when the body leaves it out; a command that
-carries a sign-in token's hash (``token_hash``) gets a fresh token, which the answer shows once (``answer``).
+A command is built from fields one way (``build``), whichever channel names them: a route from its path's
+parameters and its body's fields, by name (``args`` adjusts them where a name differs; the field named ``seat``
+is the caller's seat when the body leaves it out), ``POST /games/{id}/commands`` from its ``args``, a form from
+what was posted. A command that carries a sign-in token's hash (``ISSUED``) gets a fresh token in one place
+(``issued``), which the answer shows once.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from fastapi import APIRouter
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from api import rulesets
 from api.deps import SenderDep
 from api.schemas import COMMAND, GAME_READ, ReceiptPublic
-from api.web.forms import ISSUED, Form, issues_token
 from application.service import Receipt, new_token
+from domain import limits
+from domain.errors import RuleViolation
 from domain.platform.commands import Command
 
+if TYPE_CHECKING:
+    from api.web.forms import Form
+
 Fields = dict[str, Any]
+C = TypeVar("C", bound=Command)
+ISSUED = "token_hash"  # a command field the server fills with a fresh sign-in token's hash, never the client
+
+
+def issues_token(command: type[Command] | Command) -> bool:
+    """Whether the command carries a sign-in token's hash (``ISSUED``), which the server fills, never the client."""
+    return any(x.name == ISSUED for x in dataclasses.fields(command))
+
+
+def issued(command: C) -> tuple[C, str | None]:
+    """The command with a fresh sign-in token's hash, if it carries one (``ISSUED``), and that token (else None):
+    the one place a sign-in token is issued for a command. Only the hash is recorded; the token is shown once."""
+    if not issues_token(command):
+        return command, None
+    token, token_hash = new_token()
+    return dataclasses.replace(command, **{ISSUED: token_hash}), token
+
+
+OLD_FIELDS = {"power_id": "seat"}
+"""Fields' old names, still accepted in ``args`` where the command has the new one and not the old."""
+
+
+def _renamed(name: str, accepted: set[str], args: Fields) -> str:
+    new = OLD_FIELDS.get(name)
+    return new if name not in accepted and new in accepted and new not in args else name
+
+
+def build(cls: type[C], args: Fields, where: str = "args") -> C:
+    """The command from its fields by name, checked against its dataclass (strict types; a JSON string is a time).
+    A bad field is refused naming it under ``where`` (``args.months``); a route's fields (``where=""``), which its
+    request schema checked already, are named as they are."""
+    accepted = {f.name for f in dataclasses.fields(cls) if f.init}
+    args = {_renamed(name, accepted, args): value for name, value in args.items()}
+    prefix = f"{where}." if where else ""
+    for name in args:
+        if name not in accepted:
+            field = f"{prefix}{limits.field_name([name])}"
+            raise RuleViolation(
+                f"{field} is not a field of {cls.__name__}; its fields are {', '.join(sorted(accepted))}", field=field
+            )
+    limits.check_whole_numbers(args, where or "args")  # before the fields' own checks: a number no store holds
+    try:
+        return _adapter(cls).validate_json(json.dumps(args, allow_nan=False), strict=True)
+    except ValidationError as err:
+        first = err.errors()[0]
+        field = prefix + limits.field_name(first["loc"]) if first["loc"] else (where or "args")
+        raise RuleViolation(f"{field}: {first['msg']} ({cls.__name__})", field=field) from None
+    except ValueError:  # NaN or Infinity among the args: never a number
+        raise RuleViolation(f"{where or 'args'}: not a JSON number ({cls.__name__})", field=where or "args") from None
+    except RuleViolation as err:  # the command's own check of a field (Command.__post_init__)
+        if not where:
+            raise
+        field = f"{prefix}{err.field}"
+        raise RuleViolation(f"{field}: {err.message}", rule=err.rule, field=field) from None
+
+
+_ADAPTERS: dict[type, TypeAdapter] = {}
+
+
+def _adapter(cls: type) -> TypeAdapter:
+    if cls not in _ADAPTERS:
+        _ADAPTERS[cls] = TypeAdapter(cls)
+    return _ADAPTERS[cls]
 
 
 @dataclass(frozen=True)
@@ -59,31 +130,28 @@ class Declared:
     form: Form | None = None
 
 
-def command_of(
-    declared: Declared, path: Mapping[str, str], body: BaseModel | None, seat: str, token_hash: str | None = None
-) -> Command:
-    """The command a route's request means: its path's parameters and its body's fields, by name."""
+def command_of(declared: Declared, path: Mapping[str, str], body: BaseModel | None, seat: str) -> Command:
+    """The command a route's request means: its path's parameters and its body's fields, by name (a sign-in
+    token's hash left blank: ``issued`` fills it)."""
     route = declared.route
     assert route is not None
-    fields: Fields = {**path, **(body.model_dump() if body is not None else {})}
+    fields: Fields = {**path, **(body.model_dump(mode="json") if body is not None else {})}
     if route.seat is not None and fields.get(route.seat) is None:
         fields[route.seat] = seat
     if route.args is not None:
         fields = route.args(fields)
-    if token_hash is not None:
-        fields[ISSUED] = token_hash
-    return declared.command(**fields)
+    if issues_token(declared.command):
+        fields[ISSUED] = ""
+    return build(declared.command, fields, where="")
 
 
 def _endpoint(declared: Declared) -> Callable[..., Any]:
     route = declared.route
     assert route is not None
-    issues = issues_token(declared.command)
 
     async def endpoint(**given: Any) -> dict[str, Any]:
         sender, game_id, body = given.pop("sender"), given.pop("game_id"), given.pop("body", None)
-        token, token_hash = new_token() if issues else (None, None)
-        command = command_of(declared, given, body, sender.caller.principal, token_hash)
+        command, token = issued(command_of(declared, given, body, sender.caller.principal))
         if route.answer is None:
             return await sender.run(game_id, command)
         receipt = await sender.receipt(game_id, command)
@@ -145,4 +213,17 @@ def routers() -> list[APIRouter]:
     return [router(d, tags=[name]) for name in rulesets.API_PACKAGES if (d := declared_of(name))]
 
 
-__all__ = ["Declared", "Form", "Route", "command_of", "declared_of", "forms", "forms_of", "router", "routers"]
+__all__ = [
+    "ISSUED",
+    "Declared",
+    "Route",
+    "build",
+    "command_of",
+    "declared_of",
+    "forms",
+    "forms_of",
+    "issued",
+    "issues_token",
+    "router",
+    "routers",
+]

@@ -1,6 +1,6 @@
 """The console's forms for the GM's army commands (``domain.powers.armies``) that went only by the API or the
 JSON catch-all: placing, showing, dispersing and deserting armies, a support bonus and an Experience asset.
-Each builds its command as the JSON route does (``api.routes.commands.build``) and sends it through
+Each builds its command as the JSON route does (``api.declare.build``) and sends it through
 ``Games.run``, so a refusal is the API's error, with its rule id, shown next to the form; nothing is recorded.
 Each form's words when it worked are marked with ``N_`` (issue 17) and translated where they are shown."""
 

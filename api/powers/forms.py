@@ -1,7 +1,7 @@
 """The board's and the console's forms for wallets and trades, development, ambitions, magic and the map
 (``domain.powers.development``, ``magic``, ``world``). Each form names a command class and how its fields
 read from the posted form; the command is checked field by field as the JSON route checks it
-(``api.routes.commands.build``) and sent through ``Games.run``, so a refusal is the same error, with its
+(``api.declare.build``) and sent through ``Games.run``, so a refusal is the same error, with its
 rule id, shown next to the form that sent it. Its words are ready for translation (issue 17): a receipt is
 marked with ``N_`` in the table and translated when the form is answered, in the language of the one who sent
 it; a hint of how to type a field (``coin 3, favor 1``) is translated where it is raised."""
@@ -13,9 +13,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from api.declare import Declared
-from api.routes.commands import build, command_class
-from api.web.forms import Form, issues_token
+from api.declare import Declared, build, issues_token
+from api.routes.commands import command_class
+from api.web.forms import Form
 from application.service import Caller, Receipt
 from domain.errors import RuleViolation
 from domain.platform.commands import Command

@@ -4,15 +4,10 @@ ruleset (or of the platform) and its fields, so a ruleset's new commands reach t
 
 from __future__ import annotations
 
-import dataclasses
-import json
-from typing import Any
-
 from fastapi import APIRouter
-from pydantic import TypeAdapter, ValidationError
 
 from api import declare
-from api.declare import Declared, Route
+from api.declare import ISSUED, Declared, Route, build, issued, issues_token
 from api.deps import CurrentCaller, GamesDep, IdempotencyKey
 from api.schemas import (
     GAME_COMMAND,
@@ -21,8 +16,6 @@ from api.schemas import (
     GrantRequest,
     TimezoneRequest,
 )
-from api.web.forms import ISSUED, issues_token
-from application.service import new_token
 from domain import limits
 from domain.errors import RuleViolation
 from domain.platform.commands import PLATFORM_COMMANDS, Command, GrantVisibility, SetTimezone
@@ -68,13 +61,13 @@ def run_command(
     ill-typed field is refused (422) naming it; the receipt is that of the same command sent any other way."""
     ruleset = games.get_game(game_id, for_update=False).ruleset
     cls = command_class(ruleset, body.command)
-    token = None
     args = dict(body.args)
     if issues_token(cls):
         if ISSUED in args:
             raise RuleViolation(f"args.{ISSUED}: the server issues the sign-in token", field=f"args.{ISSUED}")
-        token, args[ISSUED] = new_token()
-    receipt = games.run(caller, game_id, build(cls, args), key)
+        args[ISSUED] = ""
+    command, token = issued(build(cls, args))
+    receipt = games.run(caller, game_id, command, key)
     return {**receipt.as_dict(), "token": None if receipt.replayed else token}
 
 
@@ -88,44 +81,3 @@ def command_class(ruleset: Ruleset, name: str) -> type[Command]:
         f"command: {ruleset.name!r} games take no command {limits.field_name([name])!r}; they take {known}",
         field="command",
     )
-
-
-OLD_FIELDS = {"power_id": "seat"}
-"""Fields' old names, still accepted in ``args`` where the command has the new one and not the old."""
-
-
-def _renamed(name: str, accepted: set[str], args: dict[str, Any]) -> str:
-    new = OLD_FIELDS.get(name)
-    return new if name not in accepted and new in accepted and new not in args else name
-
-
-def build(cls: type[Command], args: dict[str, Any]) -> Command:
-    """The command from JSON fields, checked against its dataclass (strict types; a JSON string is a time)."""
-    accepted = {f.name for f in dataclasses.fields(cls) if f.init}
-    args = {_renamed(name, accepted, args): value for name, value in args.items()}
-    for name in args:
-        if name not in accepted:
-            field = f"args.{limits.field_name([name])}"
-            raise RuleViolation(
-                f"{field} is not a field of {cls.__name__}; its fields are {', '.join(sorted(accepted))}", field=field
-            )
-    limits.check_whole_numbers(args, "args")  # before the fields' own checks: a number no store holds, by name
-    try:
-        return _adapter(cls).validate_json(json.dumps(args, allow_nan=False), strict=True)
-    except ValidationError as err:
-        first = err.errors()[0]
-        field = "args." + limits.field_name(first["loc"]) if first["loc"] else "args"
-        raise RuleViolation(f"{field}: {first['msg']} ({cls.__name__})", field=field) from None
-    except ValueError:  # NaN or Infinity among the args: never a number
-        raise RuleViolation(f"args: not a JSON number ({cls.__name__})", field="args") from None
-    except RuleViolation as err:  # the command's own check of a field (Command.__post_init__)
-        raise RuleViolation(f"args.{err.field}: {err.message}", rule=err.rule, field=f"args.{err.field}") from None
-
-
-_ADAPTERS: dict[type, TypeAdapter] = {}
-
-
-def _adapter(cls: type) -> TypeAdapter:
-    if cls not in _ADAPTERS:
-        _ADAPTERS[cls] = TypeAdapter(cls)
-    return _ADAPTERS[cls]

@@ -3,8 +3,8 @@ read from the posted form, where its receipt or its refusal is shown, and what i
 runs it. Every ruleset's forms and the platform's are written so (a ruleset declares its forms beside its
 commands, ``api.declare``).
 
-A form gives its command's fields (``args``: checked field by field as the JSON route checks them,
-``api.routes.commands.build``) or builds its commands itself (``make``); either way they go through
+A form gives its command's fields (``args``: checked field by field as the JSON routes check them,
+``api.declare.build``) or builds its commands itself (``make``); either way they go through
 ``Games.run``, so a refusal is the API's error, with its rule and field, shown next to the form that sent it.
 Its words are ready for translation (issue 17): a receipt or a question is marked with ``N_`` where the form is
 written and translated when the form is answered, in the language of the one who sent it (a form whose words
@@ -21,9 +21,10 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 
+from api.declare import build, issued
 from api.security import web_session
 from api.web.kit import attempt, back, confirm_first, flash, sign_in_link
-from application.service import Caller, Games, Receipt, new_token
+from application.service import Caller, Games, Receipt
 from domain.errors import DomainError, RuleViolation
 from domain.ids import GM
 from domain.platform.commands import Command
@@ -31,12 +32,6 @@ from domain.platform.i18n import _
 
 Posted = dict[str, Any]  # a posted form (``api.web.kit.form_of``)
 Words = str | Callable[[Posted], str]  # marked with N_ (translated when answered), or a function of the posted form
-ISSUED = "token_hash"  # a command field the server fills with a fresh sign-in token's hash, never the client
-
-
-def issues_token(command: type[Command] | Command) -> bool:
-    """Whether the command carries a sign-in token's hash (``ISSUED``), which the server fills, never the client."""
-    return any(x.name == ISSUED for x in dataclasses.fields(command))
 
 
 def listed(f: Posted, key: str) -> list[str]:
@@ -99,8 +94,6 @@ class Form:
                 made = self.make(f, me)
                 return [made] if isinstance(made, Command) else list(made)
             assert self.args is not None and self.command is not None, f"form {self.name} gives no command"
-            from api.routes.commands import build
-
             return [build(self.command, self.args(f, me))]
         except (KeyError, ValueError, TypeError):
             if not self.whole:
@@ -147,17 +140,17 @@ class Form:
     ) -> RedirectResponse:
         """A form that seats someone, or gives them a new link: the link is shown once, never a receipt."""
         assert self.link is not None
-        token, token_hash = new_token()
+        token = None
         try:
             receipt = None
             for command in self.commands(f, caller.principal):
-                if issues_token(command):
-                    command = dataclasses.replace(command, **{ISSUED: token_hash})
+                command, fresh = issued(command)
+                token = fresh or token
                 receipt = games.run(caller, game_id, command)
         except DomainError as err:
             flash(request, kind="error", form=section, field=err.field, rule=err.rule, text=err.message)
             return back(game_id, section)
-        assert receipt is not None
+        assert receipt is not None and token is not None, f"form {self.name} issues no sign-in token"
         web_session(request).set("links", {self.link(f, receipt): sign_in_link(request, game_id, token)})
         flash(request, kind="ok", form=section, text=_words(self.ok, f))
         return back(game_id, section)

@@ -245,7 +245,7 @@ TEMPLATES = ROOT / "api" / "web" / "templates"  # the platform's own pages (a ru
 # snapshot and game's options); the phase read models' season and month columns; the audit filter's old name
 # ``power`` (still accepted by /games/{id}/audit, the name of the audit page's filter).
 SPOKEN_DEBT: dict[str, int] = {
-    "api/routes/commands.py": 1,
+    "api/declare.py": 1,
     "api/routes/games.py": 4,
     "api/routes/history.py": 2,
     "api/schemas.py": 2,

@@ -10,8 +10,8 @@ import json
 import pytest
 
 from api.app import create_app
+from api.declare import build
 from api.powers.army_forms import ARMY_GM_SPECS
-from api.routes.commands import build
 from application.service import Caller
 from domain.errors import DomainError
 from domain.powers import armies, world

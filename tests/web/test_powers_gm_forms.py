@@ -10,8 +10,8 @@ import re
 import pytest
 
 from api.app import create_app
+from api.declare import build
 from api.powers.declared import SPECS
-from api.routes.commands import build
 from application.service import Caller
 from domain.errors import DomainError
 from domain.powers import commands as pc
