@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 
 from api.declare import build, issued
 from api.security import web_session
-from api.web.kit import attempt, back, confirm_first, flash, sign_in_link
+from api.web.kit import attempt, back, confirm_first, flash, refused, sign_in_link
 from application.service import Caller, Games, Receipt
 from domain.errors import DomainError, RuleViolation
 from domain.ids import GM
@@ -81,6 +81,9 @@ class Form:
     whole: bool = False  # a field missing or ill-formed refuses the form as a whole, naming it
     link: Callable[[Posted, Receipt], str] | None = None  # the seat whose new sign-in link is shown once
     run: Callable[[Games, str, Caller, Posted], Any] | None = None  # a form that sends no command: what it does
+    # what this browser does besides once the form worked, given the new sign-in token (a form with ``link``) or
+    # what the form gave (its receipt, what ``run`` returned); a response it gives replaces the way back
+    after: Callable[[Request, str, Posted, Any], Response | None] | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # what a page reads of the form besides (its labels)
 
     def bound(self, command: type[Command]) -> Form:
@@ -114,6 +117,8 @@ class Form:
             section = _words(self.section, f) if callable(self.section) else self.section
             if self.link is not None:
                 return self._linked(request, games, game_id, caller, f, section)
+            if self.after is not None:
+                return self._then(request, games, game_id, caller, f, section)
             return attempt(
                 request,
                 game_id,
@@ -130,6 +135,8 @@ class Form:
     def _send(self, games: Games, game_id: str, caller: Caller, f: Posted) -> Any:
         if self.run is not None:
             return self.run(games, game_id, caller, f)
+        if self.make is None and self.args is None:  # a form of this browser alone (``after``)
+            return None
         receipt = None
         for command in self.commands(f, caller.principal):
             receipt = games.run(caller, game_id, command)
@@ -137,7 +144,7 @@ class Form:
 
     def _linked(
         self, request: Request, games: Games, game_id: str, caller: Caller, f: Posted, section: str
-    ) -> RedirectResponse:
+    ) -> Response:
         """A form that seats someone, or gives them a new link: the link is shown once, never a receipt."""
         assert self.link is not None
         token = None
@@ -151,9 +158,24 @@ class Form:
             flash(request, kind="error", form=section, field=err.field, rule=err.rule, text=err.message)
             return back(game_id, section)
         assert receipt is not None and token is not None, f"form {self.name} issues no sign-in token"
+        if self.after is not None and (response := self.after(request, game_id, f, token)) is not None:
+            return response
         web_session(request).set("links", {self.link(f, receipt): sign_in_link(request, game_id, token)})
         flash(request, kind="ok", form=section, text=_words(self.ok, f))
         return back(game_id, section)
+
+    def _then(self, request: Request, games: Games, game_id: str, caller: Caller, f: Posted, section: str) -> Response:
+        """A form whose browser does more once it worked (``after``): a refusal is shown next to it as any."""
+        assert self.after is not None
+        try:
+            result = self._send(games, game_id, caller, f)
+        except DomainError as err:
+            return refused(request, game_id, self.anchor or section, err)
+        response = self.after(request, game_id, f, result)
+        if response is not None:
+            return response
+        flash(request, kind="ok", form=section, text=_words(self.ok, f))
+        return back(game_id, self.anchor or section)
 
 
 def handlers(forms: Sequence[Form]) -> dict[str, Callable[..., Response]]:

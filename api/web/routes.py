@@ -25,20 +25,17 @@ from api.web.i18n import local_time
 from api.web.kit import (
     back,
     caller_for,
-    confirm_first,
     flash,
     form_of,
     games_of,
-    gm_only,
     local_receipt,
-    refused,
     seat_names,
     sign_in_link,
     templates,
     who,
 )
 from api.web.status import status_strip
-from application.service import Games, hash_token, new_token
+from application.service import Games, hash_token
 from domain import limits
 from domain import rulesets as installed
 from domain.errors import DomainError, RuleViolation, Unauthorized
@@ -518,50 +515,28 @@ COMMAND_FORMS = (
 )
 
 
-@gm_only
-def _reissue(request, games, game_id, caller, f):
-    token, token_hash = new_token()
-    try:
-        games.run(caller, game_id, ReissueLink(f.get("who", ""), token_hash))
-    except DomainError as err:
-        return refused(request, game_id, "powers", err)
-    # The old link's sessions end with it: everywhere it was used, that browser is signed out.
+def _reissued(request: Request, game_id: str, f: dict, token: str) -> None:
+    """The old link's sessions end with it: everywhere it was used, that browser is signed out."""
     request.app.state.sessions.end_principal(game_id, f.get("who", ""))
     if f.get("who") == GM:
-        web_session(request).grant(game_id, GM, token_hash)
-    web_session(request).set("links", {f.get("who"): sign_in_link(request, game_id, token)})
-    flash(request, kind="ok", form="powers", text=_("The old link no longer works. The new one is shown once."))
-    return back(game_id, "powers")
+        web_session(request).grant(game_id, GM, hash_token(token))
+    return None
 
 
-@gm_only
-def _fork(request, games, game_id, caller, f):
+def _fork_of(games: Games, game_id: str, f: dict) -> dict[str, str]:
     ruleset = games.get_game(game_id, for_update=False).ruleset
-    ask = confirm_first(
-        request,
-        game_id,
-        f,
-        _("Fork a sandbox game from {phase}?").format(
-            phase=words_of.phase_title(ruleset, f.get("phase") or "") or _("this phase")
-        ),
-        _("A new game is made from this one's history up to that phase; this game goes on unchanged."),
-        _("Yes, fork"),
-        "rewind",
-    )
-    if ask is not None:
-        return ask
-    try:
-        new_id, _version = games.fork(
-            game_id, caller.principal, f.get("name", ""), f.get("reason", ""), phase=f.get("phase") or None
-        )
-    except DomainError as err:
-        return refused(request, game_id, "rewind", err)
+    return {"phase": words_of.phase_title(ruleset, f.get("phase") or "") or _("this phase")}
+
+
+def _forked(request: Request, game_id: str, f: dict, forked: tuple[str, Any]) -> Response:
+    """The browser goes to the new game, signed in there as here."""
+    new_id, _receipt = forked
     grant = web_session(request).grants()[game_id]
     web_session(request).grant(new_id, grant.principal, grant.token_hash)
     return RedirectResponse(f"/play/{new_id}", status_code=303)
 
 
-def _dismiss_link(request, games, game_id, caller, f):
+def _link_dismissed(request: Request, game_id: str, f: dict, _nothing: None) -> Response:
     """Stop listing a sign-in link in this browser (the link itself keeps working)."""
     session = web_session(request)
     kept = session.get("kept_links") or {}
@@ -570,14 +545,39 @@ def _dismiss_link(request, games, game_id, caller, f):
     return back(game_id, "links")
 
 
-FORMS = {
-    **handlers(COMMAND_FORMS),
-    # what a form does besides sending a command: a new link (its old sessions end), a fork (the browser goes to
-    # the new game), a link no longer listed in this browser
-    "reissue": _reissue,
-    "fork": _fork,
-    "dismiss-link": _dismiss_link,
-}
+# The platform's forms that do more in this browser than show a receipt (``Form.after``): a new link (its old
+# sessions end), a fork (the browser goes to the new game), a link no longer listed in this browser.
+BROWSER_FORMS = (
+    Form(
+        "reissue",
+        "powers",
+        N_("The old link no longer works. The new one is shown once."),
+        make=lambda f, me: ReissueLink(f.get("who", ""), ""),
+        gm=True,
+        link=lambda f, receipt: f.get("who", ""),
+        after=_reissued,
+    ),
+    Form(
+        "fork",
+        "rewind",
+        "",
+        run=lambda games, game_id, caller, f: games.fork(
+            game_id, caller.principal, f.get("name", ""), f.get("reason", ""), phase=f.get("phase") or None
+        ),
+        gm=True,
+        confirm=Confirm(
+            N_("Fork a sandbox game from {phase}?"),
+            N_("A new game is made from this one's history up to that phase; this game goes on unchanged."),
+            N_("Yes, fork"),
+            "rewind",
+            about=_fork_of,
+        ),
+        after=_forked,
+    ),
+    Form("dismiss-link", "links", "", after=_link_dismissed),
+)
+
+FORMS = handlers((*COMMAND_FORMS, *BROWSER_FORMS))
 """The platform's forms; a ruleset's are declared with its commands (``api.declare``), or the ``FORMS`` of its
 ``web`` module (``api.rulesets``)."""
 
