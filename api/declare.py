@@ -8,7 +8,7 @@ A command is built from fields one way (``build``), whichever channel names them
 parameters and its body's fields, by name (``args`` adjusts them where a name differs; the field named ``seat``
 is the caller's seat when the body leaves it out), ``POST /games/{id}/commands`` from its ``args``, a form from
 what was posted. A command that carries a sign-in token's hash (``ISSUED``) gets a fresh token in one place
-(``issued``), which the answer shows once.
+(``application.service.issued``), which the answer shows once.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from api import rulesets
 from api.deps import SenderDep
 from api.schemas import COMMAND, GAME_READ, ReceiptPublic
-from application.service import Receipt, new_token
+from application.service import ISSUED, Receipt, issued, issues_token
 from domain import limits
 from domain.errors import RuleViolation
 from domain.platform.commands import Command
@@ -38,22 +38,6 @@ if TYPE_CHECKING:
 
 Fields = dict[str, Any]
 C = TypeVar("C", bound=Command)
-ISSUED = "token_hash"  # a command field the server fills with a fresh sign-in token's hash, never the client
-
-
-def issues_token(command: type[Command] | Command) -> bool:
-    """Whether the command carries a sign-in token's hash (``ISSUED``), which the server fills, never the client."""
-    return any(x.name == ISSUED for x in dataclasses.fields(command))
-
-
-def issued(command: C) -> tuple[C, str | None]:
-    """The command with a fresh sign-in token's hash, if it carries one (``ISSUED``), and that token (else None):
-    the one place a sign-in token is issued for a command. Only the hash is recorded; the token is shown once."""
-    if not issues_token(command):
-        return command, None
-    token, token_hash = new_token()
-    return dataclasses.replace(command, **{ISSUED: token_hash}), token
-
 
 OLD_FIELDS = {"power_id": "seat"}
 """Fields' old names, still accepted in ``args`` where the command has the new one and not the old."""

@@ -345,6 +345,10 @@ class Games(GameStore):
             return self._close(caller, game_id, command, key, key_scope=key_scope)
         return self.run_turn(caller, game_id, lambda turn: turn.execute(command) or {}, key, key_scope=key_scope)
 
+    def send(self, game_id: str, principal: str, command: Command, key: CommandKey | None = None) -> Receipt:
+        """Run one command as ``principal`` (``run`` for a caller known by name: tests, the CLI, the demos)."""
+        return self.run(Caller.of(principal), game_id, command, key)
+
     def run_many(
         self, caller: Caller, game_id: str, commands: Sequence[Command], key: CommandKey | None = None
     ) -> Receipt:
@@ -456,8 +460,8 @@ class Games(GameStore):
     ) -> tuple[str | None, Receipt]:
         """GM: revoke the sign-in link of the GM or a power and issue a new one; returns the new token
         (None on a replayed key: tokens are kept only as hashes)."""
-        token, token_hash = new_token()
-        receipt = self.run(Caller.of(principal), game_id, platform.ReissueLink(who, token_hash), key)
+        command, token = issued(platform.ReissueLink(who, ""))
+        receipt = self.run(Caller.of(principal), game_id, command, key)
         return None if receipt.replayed else token, receipt
 
     def close_window(
@@ -726,10 +730,32 @@ def new_token() -> tuple[str, str]:
     return token, hash_token(token)
 
 
+ISSUED = "token_hash"  # a command field the server fills with a fresh sign-in token's hash, never the client
+C = TypeVar("C", bound=Command)
+
+
+def issues_token(command: type[Command] | Command) -> bool:
+    """Whether the command carries a sign-in token's hash (``ISSUED``), which the server fills, never the client."""
+    return any(x.name == ISSUED for x in dataclasses.fields(command))
+
+
+def issued(command: C) -> tuple[C, str | None]:
+    """The command with a fresh sign-in token's hash, if it carries one (``ISSUED``), and that token (else None):
+    the one place a sign-in token is issued for a command, whatever the channel. Only the hash is recorded; the
+    token is shown once."""
+    if not issues_token(command):
+        return command, None
+    token, token_hash = new_token()
+    return dataclasses.replace(command, **{ISSUED: token_hash}), token
+
+
 __all__ = [
     "Caller",
     "CommandKey",
     "Games",
+    "ISSUED",
+    "issued",
+    "issues_token",
     "new_token",
     "Receipt",
     "SYSTEM_CALLER",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from application.service import Caller, CommandKey, Games, Receipt, new_token
+from application.service import Caller, CommandKey, Games, Receipt, issued
 from domain.powers import commands as pc
 
 
@@ -58,8 +58,8 @@ class PowersCommands(BattleReads):
         key: CommandKey | None = None,
     ) -> tuple[str, str | None, Receipt]:
         """GM adds a power; returns (power_id, its token, receipt); no token on a replayed key."""
-        token, token_hash = new_token()
-        receipt = self.run(Caller.of(principal), game_id, pc.AddPower(name, cls, subclass, token_hash, options), key)
+        command, token = issued(pc.AddPower(name, cls, subclass, "", options))
+        receipt = self.run(Caller.of(principal), game_id, command, key)
         return receipt.result["power_id"], None if receipt.replayed else token, receipt
 
     def grant_asset(
