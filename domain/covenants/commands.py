@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from domain.covenants import (
     battle,
@@ -19,6 +19,7 @@ from domain.covenants import (
     track,
 )
 from domain.covenants.game import CovenantGame
+from domain.errors import Forbidden
 from domain.platform.commands import Command, Context, Handler, require, require_seat
 from domain.platform.roles import RULE
 
@@ -511,6 +512,22 @@ def no_counter(game: CovenantGame, cmd: NoCounter, ctx: Context) -> None:
     battle.confirm_no_counter(game, cmd.seat_id)
 
 
+@dataclass(frozen=True)
+class Silent(Command):
+    """A seat's silence at its turn's deadline where no command of its own says what silence does (H-9): the
+    platform sends it for the seat whose turn's window closed; no caller may."""
+
+    seat_id: str
+    system: ClassVar[bool] = True
+
+
+def silent(game: CovenantGame, cmd: Silent, ctx: Context) -> None:
+    if not ctx.silent:
+        raise Forbidden("only the platform sends a seat's silence, when its turn's window closes", field="command")
+    require_seat(game, ctx, cmd.seat_id)
+    track.silence(game, cmd.seat_id, game.state.phase, ctx.entropy(32))
+
+
 COVENANT_COMMANDS: dict[type[Command], Handler] = {
     AddCovenant: add_covenant,
     BeginGame: begin_game,
@@ -547,4 +564,5 @@ COVENANT_COMMANDS: dict[type[Command], Handler] = {
     AvertBattle: avert_battle,
     AllocateDamage: allocate_damage,
     NoCounter: no_counter,
+    Silent: silent,  # only the platform sends it (domain.covenants.turns)
 }

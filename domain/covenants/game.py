@@ -241,11 +241,6 @@ class CovenantGame(PlatformGame):
     # ------------------------------------------------------------------ turns: a window on every turn (H-9), run by
     # the platform from ``domain.covenants.turns.TURNS``
 
-    def declare_ready(self, power_id: str, *, now: datetime) -> None:
-        """A seat says it has done all it will for now (the platform's readiness)."""
-        self.power(power_id)
-        self._ready_declared(seat=power_id, actor=power_id, audience=PUBLIC)
-
     def expect_step(self, expected: str | None) -> None:
         """Refuse a command sent for a phase the game has left (a burst of the same click moves it once)."""
         if expected is not None and expected != self.state.phase:

@@ -7,7 +7,6 @@ table as a player.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -23,7 +22,7 @@ from domain.covenants.mail import parse_turn
 from domain.covenants.offers import offers
 from domain.covenants.options import CovenantOptions
 from domain.covenants.state import Card, CovenantSeat, CovenantState
-from domain.covenants.turns import TURNS, Silent, silent
+from domain.covenants.turns import TURNS
 from domain.covenants.verify import VERIFY_COVENANTS
 from domain.covenants.views import table_view
 from domain.ids import GM
@@ -74,59 +73,86 @@ def start(name: str, gm_name: str = "", tz: str = "UTC", options: dict[str, Any]
     )
 
 
-_STEPS = (
-    Step("setup", on_entry="the organiser or host seats two to four covenants"),
-    Step("move", opens=("move",), closes_on=("every player moved", "a token reached End"), on_entry="A.1.2 #1"),
-    Step("create", opens=("create",), closes_on=("every player generated or passed",), on_entry="A.1.2 #2"),
-    Step("events", opens=("events",), closes_on=("the event was played, held or discarded",), on_entry="A.1.2 #3"),
+# each step with turns runs them on the platform's flow (domain.covenants.turns.TURNS): a window on every turn, a
+# default on silence
+STEPS = (
+    Step("setup", entry="the organiser or host seats two to four covenants"),
+    Step(
+        "move",
+        opens=("move",),
+        windows=(TURNS,),
+        closes_on=("every player moved", "a token reached End"),
+        entry="A.1.2 #1",
+    ),
+    Step(
+        "create", opens=("create",), windows=(TURNS,), closes_on=("every player generated or passed",), entry="A.1.2 #2"
+    ),
+    Step(
+        "events",
+        opens=("events",),
+        windows=(TURNS,),
+        closes_on=("the event was played, held or discarded",),
+        entry="A.1.2 #3",
+    ),
     Step(
         "service",
         opens=("service",),
+        windows=(TURNS,),
         closes_on=("each covenant sent a Grogs, paid 3 gold, accepted the tribute or was excused",),
-        on_entry="Call to Service [000:669], at the beginning of the Main Phase",
+        entry="Call to Service [000:669], at the beginning of the Main Phase",
     ),
     Step(
         "chaos",
         opens=("chaos",),
+        windows=(TURNS,),
         closes_on=("every player rolled, chose a rival on an even roll, and the rival paid or accepted",),
-        on_entry="Season of Chaos [000:691], at the beginning of the Main Phase",
+        entry="Season of Chaos [000:691], at the beginning of the Main Phase",
     ),
     Step(
         "main",
         opens=("main",),
+        windows=(TURNS,),
         closes_on=("a round where everyone passed, the end of the Main Phase's events, then one more round (A-AMB-5)",),
-        on_entry="#4",
+        entry="#4",
     ),
     Step(
         "hedge",
         opens=("hedge",),
+        windows=(TURNS,),
         closes_on=("each claimed covenant gave up a Vis Source or faced the curse",),
-        on_entry="Hedge Mage Attack [000:748], at the end of the Main Phase",
+        entry="Hedge Mage Attack [000:748], at the end of the Main Phase",
     ),
     Step(
         "bandits",
         opens=("bandits",),
+        windows=(TURNS,),
         closes_on=("each covenant paid the bandits off or fought them",),
-        on_entry="Wave of Bandits [000:679], at the end of the Main Phase",
+        entry="Wave of Bandits [000:679], at the end of the Main Phase",
     ),
     Step(
         "battle",
         opens=("battle",),
+        windows=(TURNS,),
         closes_on=("each side of every battle allocated the damage it took",),
-        on_entry="A-BAT-1: the battles events cause, at the end of the Main Phase, in order",
+        entry="A-BAT-1: the battles events cause, at the end of the Main Phase, in order",
     ),
     Step(
         "plague",
         opens=("plague",),
+        windows=(TURNS,),
         closes_on=("each covenant chose the Animate Co beings the Plague damages",),
-        on_entry="Plague [000:671], at the end of the Main Phase",
+        entry="Plague [000:671], at the end of the Main Phase",
     ),
-    Step("certamen", opens=("certamen",), closes_on=("every challenge resolved",), on_entry="A.1.2 #5"),
-    Step("reckoning", opens=("reckoning",), closes_on=("every player allocated support",), on_entry="A.1.2 R"),
-    Step("over", on_entry="a score of 25 or more at the Yearly Reckoning: the highest wins (A-RECK-5)"),
+    Step("certamen", opens=("certamen",), windows=(TURNS,), closes_on=("every challenge resolved",), entry="A.1.2 #5"),
+    Step(
+        "reckoning",
+        opens=("reckoning",),
+        windows=(TURNS,),
+        closes_on=("every player allocated support",),
+        entry="A.1.2 R",
+    ),
+    Step("over", entry="a score of 25 or more at the Yearly Reckoning: the highest wins (A-RECK-5)"),
 )
-# each step's turns run on the platform's flow (domain.covenants.turns): a window on every turn, a default on silence
-STEPS = tuple(dataclasses.replace(step, windows=(TURNS,)) if step.opens else step for step in _STEPS)
 
 
 def phase_of(event: Any) -> dict[str, Any] | None:
@@ -205,7 +231,7 @@ COVENANTS = register(
         steps=STEPS,
         aggregate=CovenantGame,
         start=start,
-        commands={**COVENANT_COMMANDS, Silent: silent},
+        commands=COVENANT_COMMANDS,
         view=table_view,
         verify=VERIFY_COVENANTS,
         mail_grammar=parse_turn,

@@ -13,9 +13,6 @@ Certamen, a chaos turn with no rival), its default is ``Silent``: what H-9 has s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
 from domain.covenants import battle, demands, hazards, reckoning, track
 from domain.covenants.base import BANDITS_MIGHT, ENEMIES, TURN_PHASES
 from domain.covenants.commands import (
@@ -27,30 +24,14 @@ from domain.covenants.commands import (
     FaceBandits,
     Move,
     Pass,
+    Silent,
     Support,
 )
 from domain.covenants.game import CovenantGame
 from domain.covenants.options import option
-from domain.errors import Forbidden
-from domain.platform.commands import Command, Context, require_seat
+from domain.platform.commands import Command
 from domain.platform.flow import WindowRule
 from domain.platform.state import Window
-
-
-@dataclass(frozen=True)
-class Silent(Command):
-    """A seat's silence at its turn's deadline where no command of its own says what silence does (H-9): the
-    platform sends it for the seat whose turn's window closed; no caller may."""
-
-    seat_id: str
-    system: ClassVar[bool] = True
-
-
-def silent(game: CovenantGame, cmd: Silent, ctx: Context) -> None:
-    if not ctx.silent:
-        raise Forbidden("only the platform sends a seat's silence, when its turn's window closes", field="command")
-    require_seat(game, ctx, cmd.seat_id)
-    track.silence(game, cmd.seat_id, game.state.phase, ctx.entropy(32))
 
 
 def _turn(game: CovenantGame) -> tuple[str, str, float] | None:

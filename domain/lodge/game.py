@@ -48,7 +48,6 @@ from domain.lodge.state import (
     apply_change,
 )
 from domain.platform import flow
-from domain.platform.commands import trial_context
 from domain.platform.game import PlatformGame, check_timezone
 from domain.platform.state import Seat
 
@@ -222,15 +221,6 @@ class LodgeGame(PlatformGame):
     def expect_step(self, expected: str | None) -> None:
         if expected is not None and expected != self.state.phase:
             raise RuleViolation(f"the game is at {self.state.phase!r}, not {expected!r}", rule="LH-7", field="phase")
-
-    def close_window(self, window_id: str, *, now: datetime, reason: str = "", force: bool = False) -> bool:
-        """Close a window now as the platform does at its deadline (domain.platform.flow): a choice's chooser is
-        taken to answer its default; the phase's window ends the phase."""
-        ctx = trial_context(self, SYSTEM, now)  # its defaults draw no entropy and make no ids
-        return flow.close(self, window_id, ctx, reason=reason or "deadline")
-
-    def declare_ready(self, power_id: str, *, now: datetime) -> None:
-        self.pass_turn(power_id)
 
     # ------------------------------------------------------------------ setup
 

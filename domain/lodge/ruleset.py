@@ -431,18 +431,18 @@ CHOICE = WindowRule(
 PHASE = WindowRule("phase", _phase_waits, then=_phase_over, closed_by=GM, matches=lambda kind: kind != "choice")
 
 LODGE_STEPS = (
-    Step("setup", on_entry="the host seats the Mages and begins the game"),
+    Step("setup", entry="the host seats the Mages and begins the game"),
     *(
         Step(
             p.name,
             opens=(p.name,),
             closes_on=("deadline", "host advances"),
-            on_entry=f"{p.acts} may {', '.join(p.may)}",
+            entry=f"{p.acts} may {', '.join(p.may)}",
             windows=(CHOICE, PHASE),
         )
         for p in installed_package(DEFAULT_PACKAGE).phases
     ),
-    Step("cleanup", on_entry="C1-C6 (L.1.1): tokens back, Crown rotation, Physical Action Tokens, rooms scored"),
+    Step("cleanup", entry="C1-C6 (L.1.1): tokens back, Crown rotation, Physical Action Tokens, rooms scored"),
 )
 
 LODGE = register(

@@ -5,15 +5,18 @@ As boardgame.io runs a game's phases and turn order from the game object (each p
 window they open, and for each kind a ``WindowRule`` says, as functions of the game's state:
 
 - whom the window waits on (``waits_on``): who is reminded, who may ask for more time, whose move it is;
-- what closes it early (``closes_early``): the platform checks it after each of the ruleset's own commands (or only
-  after the platform commands ``checked_after`` names: Powers' Planning, after a seat's ``DeclareReady``) and
-  closes the window then;
+- what closes it early (``closes_early``): the platform checks it after each of the ruleset's own commands and
+  each close, and closes the window then;
+- whether a seat may declare itself ready in it (``ready``): the platform refuses a seat's ``DeclareReady`` unless an
+  open window's rule allows it (``ready_window``), records the readiness, and closes the window once every seat it
+  waits on is ready, checked after each readiness only (Powers' Planning);
 - its default on silence (``on_silence``): the command each seat still waited on is taken to send when the window
   closes (its deadline, or the GM's or host's close); the platform sends it through the ruleset's own handler, as
   that seat, with ``Context.silent`` set, so a default is a command the ruleset accepts like any other;
 - what follows its close (``then``): what the step enters next (the next turn's window, the next phase).
 
-A ruleset opens a window when its step is entered (``open_window``); everything after is the platform's: the
+A ruleset opens a window when its step is entered (``Step.on_entry``, which the platform runs: ``enter``; or
+``open_window``); everything after is the platform's: the
 deadline, reminders and extensions (``domain.platform.game``), the close early, the defaults on silence, the close
 at the deadline, and the entry into what follows. The events recorded are the platform's ``WindowOpened`` and
 ``WindowClosed`` and the ruleset's own, as before.
@@ -34,8 +37,9 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from domain import visibility as vis
+from domain.errors import RuleViolation
 from domain.ids import SYSTEM
-from domain.platform.commands import Command, Context
+from domain.platform.commands import Command, Context, DeclareReady
 from domain.platform.state import Window
 
 Game = Any  # a ruleset's game aggregate (a ``PlatformGame``); its rules read its own state
@@ -58,14 +62,15 @@ class WindowRule:
 
     kind: str
     waits_on: Callable[[Game, Window], Sequence[str]]
-    # what closes it before its deadline, checked after every command of the ruleset's own and every close (or, if
-    # ``checked_after`` is given, only after the platform commands it names); the close records ``early`` as its reason
+    # what closes it before its deadline, checked after every command of the ruleset's own and every close; the close
+    # records ``early`` as its reason
     closes_early: Callable[[Game, Window], bool] = _never
     early: str = "everyone acted"
-    # the platform commands after which ``closes_early`` is checked instead, or None: a window that closes early when
-    # the seats declare themselves ready (``DeclareReady``) is checked after each readiness, not after every command
-    # (not after a rollback, whose restored state may hold a window its step no longer runs)
-    checked_after: Callable[[Command], bool] | None = None
+    # whether a seat may declare itself ready in a window of this kind (the platform's ``DeclareReady``; refused in a
+    # window whose rule says False): once every seat it waits on is ready, the platform closes it (reason ``early``),
+    # checked after each readiness only (not after every command, nor after a rollback, whose restored state may hold
+    # a window its step no longer runs)
+    ready: bool = False
     # the command a seat the window still waits on is taken to send at the close, or None (its silence does nothing)
     on_silence: Callable[[Game, Window, str], Command | None] | None = None
     # what follows the close (early, at the deadline or by the GM): the next window, the next step
@@ -172,32 +177,74 @@ def close(game: Game, window_id: str, ctx: Context, *, reason: str) -> bool:
     return True
 
 
-def checks_after(game: Game, command: Command) -> bool:
-    """Whether the flow is settled after this command: one of the ruleset's own, or one a rule names
-    (``WindowRule.checked_after``, a seat's readiness)."""
-    own = type(command) in game.ruleset.commands
-    return own or any(r.checked_after is not None and r.checked_after(command) for r in rules_of(game))
+def check_after(game: Game, command: Command | None) -> str | None:
+    """What the flow checks after this command (None: a close), the one test ``Ruleset.run`` and ``settle`` share:
+    ``"early"`` after one of the ruleset's own commands or a close (each window's ``closes_early``), ``"ready"`` after
+    a seat's readiness (whether every seat a window that allows readiness waits on is ready), None after any other
+    platform command (nothing)."""
+    if command is None or type(command) in game.ruleset.commands:
+        return "early"
+    if isinstance(command, DeclareReady):
+        return "ready"
+    return None
 
 
-def _checked(game: Game, rule: WindowRule, command: Command | None) -> bool:
-    """Whether this rule's early close is checked now: after a close (``command`` None) or one of the ruleset's own
-    commands, or after the platform commands it names."""
-    if rule.checked_after is None:
-        return command is None or type(command) in game.ruleset.commands
-    return command is not None and rule.checked_after(command)
+def all_ready(game: Game, w: Window) -> bool:
+    """Whether every seat this window waits on has declared itself ready (``PlatformGame.seats``' ``ready``)."""
+    rule = rule_for(game, w)
+    if rule is None or not rule.ready:
+        return False
+    return all(getattr(game.seats.get(seat), "ready", False) for seat in rule.waits_on(game, w))
+
+
+def ready_window(game: Game) -> Window:
+    """The open window a seat declares itself ready in: the first whose rule allows readiness (``WindowRule.ready``)
+    and still governs the game. Else RuleViolation naming the rule's field: nothing is recorded."""
+    found = [(w, rule_for(game, w)) for w in game.state.windows.values() if not w.closed]
+    for w, rule in found:
+        if rule is not None and rule.ready and not rule.stale(game, w):
+            return w
+    if not found:
+        raise RuleViolation(
+            f"no window of this {game.state.ruleset!r} game is open to declare oneself ready in", field="command"
+        )
+    named = ", ".join(f"{w.id!r} ({w.kind})" for w, _ in found)
+    raise RuleViolation(
+        f"a seat may not declare itself ready in {named}: the rule of that window does not allow readiness "
+        "(WindowRule.ready)",
+        field="command",
+    )
+
+
+def enter(game: Game, step: str, now: datetime) -> None:
+    """Enter a step of the game's ruleset: the platform runs what its declaration says happens then
+    (``Step.on_entry``: open its window, deal...), if anything."""
+    on_entry = game.ruleset.step(step).on_entry
+    if on_entry is not None:
+        on_entry(game, now)
+
+
+def _due(game: Game, w: Window, rule: WindowRule, check: str) -> bool:
+    """Whether this open window closes now, after a command that asks the flow for ``check``."""
+    if w.closed or rule.stale(game, w):
+        return False
+    if check == "ready":
+        return rule.ready and all_ready(game, w)
+    return rule.closes_early(game, w)
 
 
 def settle(game: Game, ctx: Context, *, command: Command | None = None, limit: int = 64) -> None:
-    """After a command (``command``, or a close): close every open window whose rule says it is over, and enter
-    what follows each."""
+    """After a command (``command``, or a close): close every open window whose rule says it is over (``check_after``
+    says which test), and enter what follows each; then open each window the rules want open. Nothing after a
+    platform command that asks nothing of the flow."""
+    check = check_after(game, command)
+    if check is None:
+        return
     for _ in range(limit):
         due = [
             (w, rule)
             for w in list(game.state.windows.values())
-            if not w.closed
-            and (rule := rule_for(game, w)) is not None
-            and _checked(game, rule, command)
-            and rule.closes_early(game, w)
+            if (rule := rule_for(game, w)) is not None and _due(game, w, rule, check)
         ]
         if not due:
             _open_wanted(game, ctx)
@@ -235,10 +282,13 @@ def _finish(game: Game, w: Window, rule: WindowRule, reason: str, ctx: Context) 
 
 __all__ = [
     "WindowRule",
-    "checks_after",
+    "all_ready",
+    "check_after",
     "close",
     "defaults",
+    "enter",
     "open_window",
+    "ready_window",
     "rule_for",
     "send_default",
     "settle",

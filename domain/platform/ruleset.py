@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -36,14 +37,17 @@ class Step:
     """One step of a ruleset's calendar, as data: the windows it opens, what closes them, what runs on entry.
 
     ``windows`` are what the platform runs (``domain.platform.flow.WindowRule``: whom each kind of window waits on,
-    what closes it early, each silent seat's default, what follows); ``opens``, ``closes_on`` and ``on_entry`` say
-    the same in words, for the calendar a viewer reads."""
+    what closes it early, whether a seat may declare itself ready in it, each silent seat's default, what follows);
+    ``on_entry(game, now)`` is what happens when the step is entered (opening its window...), which the platform runs
+    (``domain.platform.flow.enter``); ``opens``, ``closes_on`` and ``entry`` say the same in words, for the calendar
+    a viewer reads."""
 
     name: str
     opens: tuple[str, ...] = ()
     closes_on: tuple[str, ...] = ()
-    on_entry: str = ""
+    entry: str = ""
     windows: tuple[WindowRule, ...] = ()
+    on_entry: Callable[[Any, datetime], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -96,12 +100,12 @@ class Ruleset:
         return found
 
     def run(self, game: PlatformGame, command: Command, ctx: Context) -> Any:
-        """Run a command through its handler, then, after one of the ruleset's own (or a platform command a window's
-        rule names, such as a seat's readiness), the flow its steps declare:
-        every window the command left over closes, what follows is entered, and each window the state wants open
-        opens (``domain.platform.flow.settle``; a close runs it itself)."""
+        """Run a command through its handler, then the flow its steps declare, as far as the command asks it
+        (``domain.platform.flow.check_after``: one of the ruleset's own, or a seat's readiness): every window the
+        command left over closes, what follows is entered, and each window the state wants open opens
+        (``domain.platform.flow.settle``; a close runs it itself)."""
         result = self.handler(command)(game, command, ctx)
-        if any(step.windows for step in self.steps) and flow.checks_after(game, command):
+        if any(step.windows for step in self.steps):
             flow.settle(game, ctx, command=command)
         return result
 

@@ -11,7 +11,7 @@ from domain.dice import Roller
 from domain.errors import Conflict, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform import flow
-from domain.platform.commands import DeclareReady, trial_context
+from domain.platform.commands import trial_context
 from domain.platform.game import _at, _iso
 from domain.powers.base import GameBase, PowersEvent
 from domain.powers.battle import WINDOW_KIND as BATTLE_WINDOW
@@ -203,17 +203,13 @@ class Calendar(GameBase):
         )
         self._catalogue_month_opened()
 
-    def declare_ready(self, power_id: str, *, now: datetime) -> None:
-        """A power says it has submitted all it will this month; when all have, Planning closes early
-        (P-AMB-39); unused actions become schemes."""
-        self._check_planning(now, power_id)
-        ps = self.power(power_id)
-        if ps.ready:
+    def check_ready(self, seat: str, w: Window, now: datetime) -> None:
+        """A power says it has submitted all it will this month (P-AMB-39), in Planning before its deadline, once:
+        the platform records it and closes Planning once nobody is pending (``domain.powers.windows.PLANNING``,
+        whose rule allows readiness); unused actions become schemes."""
+        self._check_planning(now, seat)
+        if self.power(seat).ready:
             raise RuleViolation("you have already said you are ready", rule="P-AMB-39")
-        self._ready_declared(seat=power_id, actor=power_id, audience=vis.powers([power_id]))
-        # the platform closes Planning once nobody is pending (its rule, domain.powers.windows.PLANNING); called
-        # directly, the game checks it here as the platform does after the command
-        flow.settle(self, trial_context(self, SYSTEM, now), command=DeclareReady(power_id))
 
     def planning_pending(self) -> list[str]:
         """Powers that may still act this Planning step: not ready, with actions left."""

@@ -26,29 +26,29 @@ from domain.powers.views import board_view
 from domain.powers.windows import BATTLE, PLANNING, RESISTANCE
 
 POWERS_STEPS = (
-    Step("setup", on_entry="the GM adds powers and grants their starting assets"),
-    Step("tidings", on_entry="a new season begins; the GM narrates (P.1.1)"),
+    Step("setup", entry="the GM adds powers and grants their starting assets"),
+    Step("tidings", entry="a new season begins; the GM narrates (P.1.1)"),
     Step(
         "planning",
         opens=("planning",),
         closes_on=("deadline", "every power ready", "gm advanced"),
-        on_entry="commit the month seed; open the planning window (P.1.2)",
+        entry="commit the month seed; open the planning window (P.1.2)",
         windows=(PLANNING,),
     ),
     Step(
         "resolution",
         closes_on=("gm publishes the resolution",),
-        on_entry="lock every submission; unused actions become schemes ([003:26])",
+        entry="lock every submission; unused actions become schemes ([003:26])",
     ),
     Step(
         "resistance",
         opens=("resistance",),
         closes_on=("deadline", "every resister acted or waived"),
-        on_entry="offer resistance to the targets of resistible actions (P-RES-1, P-RES-2)",
+        entry="offer resistance to the targets of resistible actions (P-RES-1, P-RES-2)",
         windows=(RESISTANCE,),
     ),
-    Step("battle", on_entry="finalise the month's actions; the GM resolves battles", windows=(BATTLE,)),
-    Step("cleanup", on_entry="the season ends; reveal the month seed to the GM"),
+    Step("battle", entry="finalise the month's actions; the GM resolves battles", windows=(BATTLE,)),
+    Step("cleanup", entry="the season ends; reveal the month seed to the GM"),
 )
 assert tuple(s.name for s in POWERS_STEPS) == rules.STEPS, "POWERS_STEPS must follow rules.STEPS"
 

@@ -2,8 +2,9 @@
 
 Three kinds of window, each a ``WindowRule`` the platform runs at its deadline or the GM's close:
 
-- ``planning`` (P.1.2) waits on the powers not ready with actions left; it closes early once none is (a seat's
-  ``DeclareReady``, P-AMB-39); its close locks every submission and turns unused actions into schemes ([003:26]).
+- ``planning`` (P.1.2) waits on the powers not ready with actions left; a power may declare itself ready in it (the
+  platform's ``DeclareReady``, P-AMB-39), and it closes early once none is pending, checked after each readiness; its
+  close locks every submission and turns unused actions into schemes ([003:26]).
 - ``resistance`` (P-RES-2) waits on the powers that may still resist; silence is a waiver (P-AMB-39), so its
   close finalises the provisional actions (P-RES-4, P-RES-5) and begins Battle. Powers closes it itself once
   everyone acted or waived, or when nothing is left to resist.
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from domain.errors import Forbidden, RuleViolation
-from domain.platform.commands import Command, Context, DeclareReady, require_seat
+from domain.platform.commands import Command, Context, require_seat
 from domain.platform.flow import WindowRule
 from domain.platform.state import Window
 from domain.powers.battle import WINDOW_KIND as BATTLE_WINDOW
@@ -48,10 +49,6 @@ def battle_silence(game: Game, cmd: BattleSilence, ctx: Context) -> None:
     game._default_for(b, cmd.power_id, ctx.now, ctx.roller(game))
 
 
-def _planning_over(game: Game, w: Window) -> bool:
-    return game.state.step == "planning" and not game.planning_pending()
-
-
 def _planning_closed(game: Game, w: Window, ctx: Context) -> None:
     game._planning_closed(ctx.now)
 
@@ -67,9 +64,8 @@ def _battle_closed(game: Game, w: Window, ctx: Context) -> None:
 PLANNING = WindowRule(
     "planning",
     waits_on=lambda game, w: game.planning_pending(),
-    closes_early=_planning_over,
+    ready=True,  # a power declares itself ready (P-AMB-39); once nobody is pending, the platform closes it
     early="everyone is ready",
-    checked_after=lambda command: isinstance(command, DeclareReady),
     stale=lambda game, w: game.state.step != "planning",  # a Planning window left open past its step
     then=_planning_closed,
 )

@@ -11,7 +11,10 @@ import pytest
 from api.rulesets import service_class
 from application.service import Caller
 from domain.errors import RuleViolation
+from domain.ids import SYSTEM
 from domain.lodge.ruleset import AddMage, AdvancePhase, AnswerChoice, BeginGame, CastSpell, PrepareSpells
+from domain.platform import flow
+from domain.platform.commands import trial_context
 
 
 @pytest.fixture
@@ -138,7 +141,8 @@ def test_lh_4_whose_cubes_a_heal_takes_is_a_prompt_among_the_maximal_subsets_wit
     cubes(g, "bob", "red", "blue", "red", "green")
     g.cast_spell("ann", "I", "bob", Choices(prompt=True), now=NOW)
     (choice,) = [p["choice"] for p in board(g)["prompts"]]
-    assert g.close_window(choice, now=NOW + timedelta(days=2)) is True
+    late = trial_context(g, SYSTEM, NOW + timedelta(days=2))
+    assert flow.close(g, choice, late, reason="deadline") is True  # the platform closes it at its deadline
     assert sheet(g, "bob")["damage"] == ["red", "blue"]
     assert [k for k, _ in recorded(g) if k.startswith("Choice")] == ["ChoiceOffered", "ChoiceDefaulted"]
 

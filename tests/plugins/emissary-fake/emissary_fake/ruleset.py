@@ -4,6 +4,7 @@ rounds run on the platform's flow (``ROUND``). It imports no ``domain.powers``; 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from eventsourcing.domain import event
 from pydantic import BaseModel, ConfigDict
@@ -12,7 +13,7 @@ from domain import visibility as vis
 from domain.errors import Forbidden, RuleViolation
 from domain.ids import GM
 from domain.platform.commands import Command, Context
-from domain.platform.flow import WindowRule, open_window
+from domain.platform.flow import WindowRule, enter, open_window
 from domain.platform.game import PlatformGame, fold
 from domain.platform.plugin import Plugin
 from domain.platform.ruleset import Ruleset, Step
@@ -68,8 +69,8 @@ class Table(PlatformGame):
         self._joined(seat_id=cmd.seat_id, name=cmd.name, actor=GM, audience=[vis.PUBLIC])
         if ctx is not None and self.state.seed_commitment is None:  # the platform's dice, for [roll NdS] in a post
             self._commit_seed(ctx.entropy(32), phase="table")
-        if ctx is not None and len(self.state.seats) == 3:  # the table is full: the first round opens
-            _next_round(self, None, ctx)
+        if ctx is not None and len(self.state.seats) == 3:  # the table is full: play begins, its first round opens
+            enter(self, "play", ctx.now)
 
     @event("Joined")
     def _joined(self, seat_id: str, name: str, actor: str, audience: list) -> None:
@@ -89,12 +90,13 @@ def _waits(game: Table, w: Window) -> list[str]:  # a round waits on each seat w
     return sorted(set(game.state.seats) - {p["seat"] for p in game.state.posts[int(w.id.split("-")[1]) :]})
 
 
-def _next_round(game: Table, w: Window | None, ctx: Context) -> None:
-    open_window(game, f"round-{len(game.state.posts)}", "round", now=ctx.now, hours=24)
+def _open_round(game: Table, now: datetime) -> None:  # what entering play does, and what follows each round
+    open_window(game, f"round-{len(game.state.posts)}", "round", now=now, hours=24)
 
 
 ROUND = WindowRule("round", _waits, closes_early=lambda g, w: not _waits(g, w), early="everyone posted",
-                   on_silence=lambda g, w, seat: Post(seat, "(silent)"), then=_next_round)  # fmt: skip
+                   on_silence=lambda g, w, seat: Post(seat, "(silent)"),
+                   then=lambda g, w, ctx: enter(g, "play", ctx.now))  # fmt: skip
 
 
 def offers(game: Table, principal: str) -> list[Command]:
@@ -104,8 +106,9 @@ def offers(game: Table, principal: str) -> list[Command]:
     return joins if principal == GM else posts
 
 
+PLAY = Step("play", windows=(ROUND,), on_entry=_open_round)  # its one step: rounds, the first opened on entry
 # fmt: off
-FAKE = Ruleset(name="table", version="table-1", options=TableOptions, steps=(Step("play", windows=(ROUND,)),),
+FAKE = Ruleset(name="table", version="table-1", options=TableOptions, steps=(PLAY,),
                aggregate=Table, start=Table.start, commands={Join: Table.join, Post: Table.post}, fold=fold,
                view=lambda game, viewer: {"seats": sorted(game.state.seats), "posts": list(game.state.posts)},
                phase_of=lambda e: {"phase": f"join-{e.seat_id}"} if type(e).__name__ == "Joined" else None,
