@@ -37,7 +37,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from domain import visibility as vis
-from domain.errors import RuleViolation
+from domain.errors import DomainError, RuleViolation
 from domain.ids import SYSTEM
 from domain.platform.commands import Command, Context, DeclareReady
 from domain.platform.state import Window
@@ -197,10 +197,22 @@ def all_ready(game: Game, w: Window) -> bool:
     return all(getattr(game.seats.get(seat), "ready", False) for seat in rule.waits_on(game, w))
 
 
+def takes_readiness(game: Game, kind: str) -> bool:
+    """Whether a window of this kind takes a seat's readiness (its rule's ``ready``): it opens with nobody ready.
+    False where the game's ruleset is not installed here (its stored events are still read)."""
+    try:
+        rules = rules_of(game)
+    except DomainError:
+        return False
+    rule = next((r for r in rules if r.governs(kind)), None)
+    return rule is not None and rule.ready
+
+
 def ready_window(game: Game) -> Window:
     """The open window a seat declares itself ready in: the first whose rule allows readiness (``WindowRule.ready``)
     and still governs the game. Else RuleViolation naming the rule's field: nothing is recorded."""
-    found = [(w, rule_for(game, w)) for w in game.state.windows.values() if not w.closed]
+    windows: list[Window] = [w for w in game.state.windows.values() if not w.closed]
+    found = [(w, rule_for(game, w)) for w in windows]
     for w, rule in found:
         if rule is not None and rule.ready and not rule.stale(game, w):
             return w
@@ -292,5 +304,6 @@ __all__ = [
     "rule_for",
     "send_default",
     "settle",
+    "takes_readiness",
     "waiting",
 ]

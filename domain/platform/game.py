@@ -155,21 +155,20 @@ class PlatformGame(Posts, Aggregate):
 
     def declare_ready(self, seat: str, *, now: datetime) -> None:
         """Say a seat has done all it will in the open window whose rule allows readiness (``WindowRule.ready``);
-        refused, recording nothing, where no open window's rule does, where the ruleset refuses it (``check_ready``)
-        and once the seat is ready. Once every seat that window waits on is ready, the platform closes it
-        (``domain.platform.flow``; called directly, the game settles here as the platform does after the command)."""
+        refused, recording nothing, where no open window's rule does, past the seat's deadline in it (an extension
+        counts) and once the seat is ready. Once every seat that window waits on is ready, the platform
+        closes it (``domain.platform.flow``; called directly, the game settles here as after the command)."""
         from domain.platform.commands import DeclareReady, trial_context  # the commands build on the game
 
         w = flow.ready_window(self)
-        self.check_ready(seat, w, now)
+        if now >= _at(w.deadline_for(seat)):
+            raise RuleViolation(
+                f"the {w.kind} deadline passed at {w.deadline_for(seat)}", rule="P.1.2", field="deadline"
+            )
         if self.seat(seat).ready:
             raise RuleViolation("you have already said you are ready", field="seat")
         self._ready_declared(seat=seat, actor=seat, audience=vis.seats([seat]))
         flow.settle(self, trial_context(self, SYSTEM, now), command=DeclareReady(seat))
-
-    def check_ready(self, seat: str, w: Window, now: datetime) -> None:
-        """What a ruleset refuses of a seat's readiness in a window whose rule allows it, besides the platform's
-        checks (Powers: the seat's own Planning deadline); nothing by default."""
 
     def _fresh_seed(self, seed: str, s_old_seed: str | None = None, reveal: bool = True) -> None:
         """Commit a fresh seed (or clear it) as the ruleset's step needs; a ruleset that rolls no dice needs none."""
@@ -384,6 +383,9 @@ class PlatformGame(Posts, Aggregate):
             game.state.windows[self.window_id] = Window(
                 id=self.window_id, kind=self.kind, opened_at=self.opened_at, closes_at=self.closes_at
             )
+            if flow.takes_readiness(game, self.kind):  # a window that takes readiness opens with nobody ready
+                for seat in game.seats.values():
+                    seat.ready = False
             super().apply(game)
 
     def _window_opened(

@@ -203,14 +203,6 @@ class Calendar(GameBase):
         )
         self._catalogue_month_opened()
 
-    def check_ready(self, seat: str, w: Window, now: datetime) -> None:
-        """A power says it has submitted all it will this month (P-AMB-39), in Planning before its deadline, once:
-        the platform records it and closes Planning once nobody is pending (``domain.powers.windows.PLANNING``,
-        whose rule allows readiness); unused actions become schemes."""
-        self._check_planning(now, seat)
-        if self.power(seat).ready:
-            raise RuleViolation("you have already said you are ready", rule="P-AMB-39")
-
     def planning_pending(self) -> list[str]:
         """Powers that may still act this Planning step: not ready, with actions left."""
         pending = []
