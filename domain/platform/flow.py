@@ -16,9 +16,9 @@ window they open, and for each kind a ``WindowRule`` says, as functions of the g
 - what follows its close (``then``): what the step enters next (the next turn's window, the next phase).
 
 A ruleset opens a window when its step is entered (``Step.on_entry``, which the platform runs: ``enter``; or
-``open_window``); everything after is the platform's: the
-deadline, reminders and extensions (``domain.platform.game``), the close early, the defaults on silence, the close
-at the deadline, and the entry into what follows. The events recorded are the platform's ``WindowOpened`` and
+``open_window``); everything after is the platform's: the deadline, reminders and extensions
+(``domain.platform.game``), readiness, the close early, the defaults on silence, the close at the deadline, and the
+entry into what follows. The events recorded are the platform's ``WindowOpened`` and
 ``WindowClosed`` and the ruleset's own, as before.
 
 A window whose kind no rule declares is closed by the ruleset's own ``close_window``; every ruleset here declares
@@ -218,7 +218,8 @@ def ready_window(game: Game) -> Window:
             return w
     if not found:
         raise RuleViolation(
-            f"no window of this {game.state.ruleset!r} game is open to declare oneself ready in", field="command"
+            f"no window of this {game.state.ruleset!r} game is open to declare oneself ready in (WindowRule.ready)",
+            field="command",
         )
     named = ", ".join(f"{w.id!r} ({w.kind})" for w, _ in found)
     raise RuleViolation(
