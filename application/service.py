@@ -346,7 +346,10 @@ class Games(GameStore):
         return self.run_turn(caller, game_id, lambda turn: turn.execute(command) or {}, key, key_scope=key_scope)
 
     def send(self, game_id: str, principal: str, command: Command, key: CommandKey | None = None) -> Receipt:
-        """Run one command as ``principal`` (``run`` for a caller known by name: tests, the CLI, the demos)."""
+        """Run one command as ``principal`` (``run`` for a caller known by name: tests, the CLI, the demos). A
+        sign-in token's hash left blank is filled (``issued``: a caller who shows the token issues it there)."""
+        if issues_token(command) and not getattr(command, ISSUED):
+            command, _token = issued(command)
         return self.run(Caller.of(principal), game_id, command, key)
 
     def run_many(

@@ -5,72 +5,82 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from api.powers.season_demo import play_demo_season
-from api.powers.service import PowersGames
+from application.service import Games
 from domain.errors import DomainError
+from domain.ids import GM
 from domain.platform.verify import verify_export
+from domain.powers import commands as pc
 
 __all__ = ["play_demo", "play_demo_long", "play_demo_month", "play_demo_season"]
 
 play_demo_long = play_demo_season  # the platform's ``emissary demo --long``
 
 
-def play_demo_month(say: Callable[[str], None]) -> PowersGames:
+def play_demo_month(say: Callable[[str], None]) -> Games:
     """Play Planning > Resolution > Resistance > Battle with a GM and three powers; narrate it."""
-    games = PowersGames()  # in memory: nothing is written anywhere
+    games = Games()  # in memory: nothing is written anywhere
     game_id, gm_token, _ = games.create_game("The Shadow over Moria", "Mira (GM)", "Europe/London")
     say(f"Created game {game_id}; the GM holds a secret token (never stored, only its hash).")
-    wiz, _, _ = games.add_power(game_id, "gm", "Gandalf", "champion", "wizard")
-    rangers, _, _ = games.add_power(game_id, "gm", "Rangers of the North", "conspiracy", "circle")
-    gondor, _, _ = games.add_power(game_id, "gm", "Gondor", "city", "sovereign")
+    wiz = games.send(game_id, GM, pc.AddPower("Gandalf", "champion", "wizard", "")).result["power_id"]
+    rangers = games.send(game_id, GM, pc.AddPower("Rangers of the North", "conspiracy", "circle", ""))
+    rangers = rangers.result["power_id"]
+    gondor = games.send(game_id, GM, pc.AddPower("Gondor", "city", "sovereign", "")).result["power_id"]
     say("Powers: Gandalf (Wizard, 5 private actions), the Rangers (Circle, 4 private), Gondor (Sovereign, 4 public).")
-    might = games.grant_asset(game_id, "gm", wiz, "might", "skill", 3).result["asset_id"]
-    blade = games.grant_asset(game_id, "gm", wiz, "Demonhunting blade", "item", 2, assured=True).result["asset_id"]
-    nego = games.grant_asset(game_id, "gm", rangers, "negotiation", "skill", 3).result["asset_id"]
-    guild = games.grant_asset(game_id, "gm", rangers, "Dunedain Archive", "secret", 3).result["asset_id"]
-    vig = games.grant_asset(game_id, "gm", gondor, "might", "skill", 4).result["asset_id"]
-    games.advance(game_id, "gm")
-    games.advance(game_id, "gm")
+    might = games.send(game_id, GM, pc.GrantAsset(wiz, "might", "skill", 3)).result["asset_id"]
+    blade = games.send(game_id, GM, pc.GrantAsset(wiz, "Demonhunting blade", "item", 2, assured=True))
+    blade = blade.result["asset_id"]
+    nego = games.send(game_id, GM, pc.GrantAsset(rangers, "negotiation", "skill", 3)).result["asset_id"]
+    guild = games.send(game_id, GM, pc.GrantAsset(rangers, "Dunedain Archive", "secret", 3)).result["asset_id"]
+    vig = games.send(game_id, GM, pc.GrantAsset(gondor, "might", "skill", 4)).result["asset_id"]
+    games.send(game_id, GM, pc.Advance())
+    games.send(game_id, GM, pc.Advance())
     view = games.view(game_id, "gm")
     say(
         "Season 1, month 1: Planning. The month's dice seed is committed: "
         f"sha256 {view['game']['seed_commitment'][:16]}..."
     )
 
-    r = games.submit_action(
+    r = games.send(
         game_id,
         wiz,
-        wiz,
-        title="Duel the Balrog's herald",
-        skill="might",
-        slot="private",
-        targets=[gondor],
-        resistible=True,
-        difficulty=1,
-        assets=[{"asset_id": might}, {"asset_id": blade, "mode": "assured"}],
-        convert=1,
+        pc.SubmitAction(
+            wiz,
+            title="Duel the Balrog's herald",
+            skill="might",
+            slot="private",
+            targets=[gondor],
+            resistible=True,
+            difficulty=1,
+            assets=[{"asset_id": might}, {"asset_id": blade, "mode": "assured"}],
+            convert=1,
+        ),
     )
     say(
         f"Gandalf submits a private, resistible duel. Server roll #{r.result['roll_no']}: {r.result['faces']} "
         f"+ 2 assured -> {r.result['successes']} successes, {r.result['consequences']} consequence(s). "
         f"Receipt digest {r.digest[:12]}..."
     )
-    r = games.submit_action(
-        game_id, rangers, rangers, title="Win Elrond over", skill="negotiation", slot="private", roll=False
+    r = games.send(
+        game_id,
+        rangers,
+        pc.SubmitAction(rangers, title="Win Elrond over", skill="negotiation", slot="private", roll=False),
     )
     talk = r.result["action_id"]
-    games.set_difficulty(game_id, "gm", talk, 4, sealed=True, tiers={"2": "a deal", "4": "full support"})
+    games.send(game_id, GM, pc.SetDifficulty(talk, 4, sealed=True, tiers={"2": "a deal", "4": "full support"}))
     say("The Rangers propose a negotiation; the GM seals its difficulty by hash before any die is rolled (GM-2).")
-    r = games.roll_action(game_id, rangers, talk, assets=[{"asset_id": nego}, {"asset_id": guild}], convert=1)
+    r = games.send(game_id, rangers, pc.RollAction(talk, assets=[{"asset_id": nego}, {"asset_id": guild}], convert=1))
     say(f"The Rangers roll {r.result['faces']}: {r.result['successes']} success(es), not knowing the difficulty.")
     for _ in range(4):
-        games.submit_action(game_id, gondor, gondor, slot="public", title="Edict", assets=[], convert=0)
+        games.send(game_id, gondor, pc.SubmitAction(gondor, slot="public", title="Edict", assets=[], convert=0))
     try:
-        games.submit_action(game_id, gondor, gondor, slot="public", title="Fifth public edict", assets=[], convert=0)
+        games.send(
+            game_id, gondor, pc.SubmitAction(gondor, slot="public", title="Fifth public edict", assets=[], convert=0)
+        )
     except DomainError as refused:  # the demo shows the refusal
         say(f"Gondor tries a 5th action and is refused: [{refused.rule}] {refused.message}")
-    games.advance(game_id, "gm")
+    games.send(game_id, GM, pc.Advance())
     say("Planning closes: Gandalf's 4 unused actions and the Rangers' 3 become rank-2 schemes.")
-    r = games.resolve(game_id, "gm", announcement="Storm clouds gather over the Misty Mountains.")
+    r = games.send(game_id, GM, pc.Resolve(announcement="Storm clouds gather over the Misty Mountains."))
     say(
         f"Resolution in rules order: {len(r.result['queue'])} actions; the sealed difficulty is opened "
         "and checked against its commitment."
@@ -80,7 +90,7 @@ def play_demo_month(say: Callable[[str], None]) -> PowersGames:
         f"Gondor is told only: {seen['power_name']} acts ('{seen['title']}'), pool size {seen['pool_size']} "
         "(no dice, no assured flags, no consequences: P-AMB-3)."
     )
-    r = games.declare_reaction(game_id, gondor, gondor, seen["action_id"], [{"asset_id": vig}], convert=0)
+    r = games.send(game_id, gondor, pc.DeclareReaction(gondor, seen["action_id"], [{"asset_id": vig}], convert=0))
     say(
         f"Gondor resists alone, with its own might (a reaction uses the action's skill, P-ASSET-3): "
         f"{r.result['faces']} -> {r.result['successes']} successes."
@@ -98,7 +108,7 @@ def play_demo_month(say: Callable[[str], None]) -> PowersGames:
         f"The Rangers learn the sealed difficulty was {talk_view['difficulty']}: "
         f"{'success' if talk_view['result']['success'] else 'failure'}."
     )
-    games.advance(game_id, "gm")
+    games.send(game_id, GM, pc.Advance())
     mine = verify_export(games.visible_events(game_id, wiz))
     audit = verify_export(games.visible_events(game_id, "gm"))
     say(

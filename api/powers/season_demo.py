@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from api.powers.service import PowersGames
-from application.service import Caller
+from application.service import Caller, Games
 from domain.dice import FixedRoller
 from domain.powers import catalogue_commands as cc
+from domain.powers import commands as pc
 from domain.powers import development as dev
 from domain.powers import magic, world
 
@@ -35,20 +35,21 @@ FEATURES: list[dict[str, Any]] = [
 ]
 
 
-def play_demo_season(say: Callable[[str], None]) -> PowersGames:
+def play_demo_season(say: Callable[[str], None]) -> Games:
     """Play Tidings > Planning > Resolution > Resistance > Battle > Cleanup with explicit dice; narrate it."""
     dice = FixedRoller()
-    games = PowersGames(roller_factory=lambda game: dice)  # in memory: nothing is written anywhere
+    games = Games(roller_factory=lambda game: dice)  # in memory: nothing is written anywhere
     gid, _, _ = games.create_game("The Fellowship's Season", "Mira (GM)", "Europe/London")
-    wiz, _, _ = games.add_power(gid, "gm", "Saruman", "champion", "wizard")
-    rangers, _, _ = games.add_power(gid, "gm", "Rangers of the North", "conspiracy", "circle")
-    gondor, _, _ = games.add_power(gid, "gm", "Gondor", "city", "sovereign")
+    wiz = games.send(gid, GM.principal, pc.AddPower("Saruman", "champion", "wizard", "")).result["power_id"]
+    rangers = games.send(gid, GM.principal, pc.AddPower("Rangers of the North", "conspiracy", "circle", ""))
+    rangers = rangers.result["power_id"]
+    gondor = games.send(gid, GM.principal, pc.AddPower("Gondor", "city", "sovereign", "")).result["power_id"]
     features = [dict(f, controller=wiz) if f["id"] == "orthanc" else f for f in FEATURES]
     assets = {
-        "might": games.grant_asset(gid, "gm", wiz, "might", "skill", 3).result["asset_id"],
-        "subtlety": games.grant_asset(gid, "gm", rangers, "subtlety", "skill", 3).result["asset_id"],
-        "vigil": games.grant_asset(gid, "gm", gondor, "might", "skill", 2).result["asset_id"],
-        "command": games.grant_asset(gid, "gm", gondor, "command", "skill", 2).result["asset_id"],
+        "might": games.run(GM, gid, pc.GrantAsset(wiz, "might", "skill", 3)).result["asset_id"],
+        "subtlety": games.run(GM, gid, pc.GrantAsset(rangers, "subtlety", "skill", 3)).result["asset_id"],
+        "vigil": games.run(GM, gid, pc.GrantAsset(gondor, "might", "skill", 2)).result["asset_id"],
+        "command": games.run(GM, gid, pc.GrantAsset(gondor, "command", "skill", 2)).result["asset_id"],
     }
     games.run(GM, gid, world.DeclareMap(hexes=HEXES, towns=TOWNS, features=features))
     say(f"Created game {gid}: Saruman (Wizard), the Rangers (Circle) and Gondor (Sovereign).")
@@ -59,12 +60,12 @@ def play_demo_season(say: Callable[[str], None]) -> PowersGames:
     games.run(GM, gid, world.SetClaim("bree", gondor, "annex"))
     games.run(GM, gid, world.SetClaim("tharbad", rangers, "infiltrate"))
     say("Claims: Gondor has annexed Bree; the Rangers have infiltrated Tharbad (one claim of each type, P-TOWN-1).")
-    games.set_influence(gid, "gm", rangers, "0,0", 4)
+    games.run(GM, gid, pc.SetInfluence(rangers, "0,0", 4))
     games.run(GM, gid, dev.AdjustResources(wiz, {"coin": 5, "fame": 6}, "starting purse"))
     games.run(GM, gid, dev.AdjustResources(rangers, {"coin": 3, "favor": 1, "fame": 6}, "starting purse"))
     games.run(GM, gid, dev.AdjustResources(gondor, {"coin": 6}, "starting purse"))
     say("Wallets: Saruman 5 coin and 6 fame, the Rangers 3 coin, 1 favor and 6 fame, Gondor 6 coin (GM-18).")
-    games.set_months(gid, "gm", 2)
+    games.run(GM, gid, pc.SetMonths(2))
     amb = _tidings(games, gid, wiz, rangers, gondor, say)
     acts = _planning(games, dice, gid, wiz, rangers, gondor, assets, say)
     _resolution(games, dice, gid, wiz, rangers, gondor, assets, acts, say)
@@ -72,8 +73,8 @@ def play_demo_season(say: Callable[[str], None]) -> PowersGames:
     return games
 
 
-def _tidings(games: PowersGames, gid: str, wiz: str, rangers: str, gondor: str, say: Callable[[str], None]) -> str:
-    step = games.advance(gid, "gm").result["step"]
+def _tidings(games: Games, gid: str, wiz: str, rangers: str, gondor: str, say: Callable[[str], None]) -> str:
+    step = games.run(GM, gid, pc.Advance()).result["step"]
     say(f"The season opens: {step}.")
     games.run(Caller.of(rangers), gid, world.ShiftInfluence(rangers, [["0,0", "1,0"], ["0,0", "-1,0"]]))
     spread = games.view(gid, rangers)["me"]["influence"]
@@ -106,7 +107,7 @@ def _tidings(games: PowersGames, gid: str, wiz: str, rangers: str, gondor: str, 
 
 
 def _planning(
-    games: PowersGames,
+    games: Games,
     dice: FixedRoller,
     gid: str,
     wiz: str,
@@ -115,7 +116,7 @@ def _planning(
     assets: dict,
     say: Callable[[str], None],
 ) -> dict[str, str]:
-    games.advance(gid, "gm")
+    games.run(GM, gid, pc.Advance())
     say("Season 1, month 1: Planning.")
     games.run(GM, gid, magic.GrantMana(wiz, "F", 3))
     games.run(GM, gid, magic.GrantMana(wiz, "W", 1))
@@ -127,19 +128,21 @@ def _planning(
         "of Dunland to Tharbad (2,0) as his conduit."
     )
     dice.rolls.append([6, 5, 2])
-    burn = games.submit_action(
+    burn = games.run(
+        Caller.of(wiz),
         gid,
-        wiz,
-        wiz,
-        title="Burn the Tharbad bridge",
-        slot="private",
-        location="2,0",
-        targets=[gondor],
-        resistible=True,
-        difficulty=1,
-        skill="might",
-        assets=[{"asset_id": assets["might"]}],
-        convert=0,
+        pc.SubmitAction(
+            wiz,
+            title="Burn the Tharbad bridge",
+            slot="private",
+            location="2,0",
+            targets=[gondor],
+            resistible=True,
+            difficulty=1,
+            skill="might",
+            assets=[{"asset_id": assets["might"]}],
+            convert=0,
+        ),
     ).result
     say(
         f"Saruman submits a private, resistible action at Tharbad; his dice are {burn['faces']}: "
@@ -153,16 +156,18 @@ def _planning(
         f"(P-MAG-2); mana left: {_mana(cast['mana'])}."
     )
     dice.rolls.append([5, 1, 6])
-    whisper = games.submit_action(
+    whisper = games.run(
+        Caller.of(rangers),
         gid,
-        rangers,
-        rangers,
-        title="Whispers in the Prancing Pony",
-        slot="private",
-        location="0,0",
-        skill="subtlety",
-        assets=[{"asset_id": assets["subtlety"]}],
-        convert=0,
+        pc.SubmitAction(
+            rangers,
+            title="Whispers in the Prancing Pony",
+            slot="private",
+            location="0,0",
+            skill="subtlety",
+            assets=[{"asset_id": assets["subtlety"]}],
+            convert=0,
+        ),
     ).result
     aim = games.run(Caller.of(rangers), gid, world.AimAction(whisper["action_id"], "infiltrate", town_id="bree")).result
     games.run(Caller.of(rangers), gid, world.SpendInfluence(rangers, whisper["action_id"], {"0,0": 2, "1,0": 1}))
@@ -197,7 +202,7 @@ def _planning(
 
 
 def _resolution(
-    games: PowersGames,
+    games: Games,
     dice: FixedRoller,
     gid: str,
     wiz: str,
@@ -207,13 +212,15 @@ def _resolution(
     acts: dict,
     say: Callable[[str], None],
 ) -> None:
-    games.advance(gid, "gm")
-    r = games.resolve(gid, "gm", announcement="Smoke rises over the Greyflood.")
+    games.run(GM, gid, pc.Advance())
+    r = games.run(GM, gid, pc.Resolve(announcement="Smoke rises over the Greyflood."))
     say(f"Planning closes. Resolution, in rules order: {len(r.result['queue'])} actions.")
     dice.rolls.append([6, 3])
-    r = games.declare_reaction(gid, gondor, gondor, acts["burn"], [{"asset_id": assets["vigil"]}], convert=0)
+    r = games.run(
+        Caller.of(gondor), gid, pc.DeclareReaction(gondor, acts["burn"], [{"asset_id": assets["vigil"]}], convert=0)
+    )
     say(f"Gondor resists the burning with its might: {r.result['faces']} -> {r.result['successes']} success(es).")
-    games.waive(gid, rangers, rangers)
+    games.run(Caller.of(rangers), gid, pc.WaiveReactions(rangers))
     say(
         "The Rangers let Gondor's Annex pass unresisted; everyone who may react has, so the window closes: "
         f"now {games.get_game(gid).state.step}."
@@ -228,7 +235,7 @@ def _resolution(
 
 
 def _cleanup(
-    games: PowersGames,
+    games: Games,
     dice: FixedRoller,
     gid: str,
     wiz: str,
@@ -244,7 +251,7 @@ def _cleanup(
         f"The GM marks the task 'Find the Barrow-downs' done: the ambition is {held['status']}, worth "
         f"{held['fame_awarded']} fame (P-AMBI-1); the Rangers now hold {fame} fame."
     )
-    games.advance(gid, "gm")  # battle -> month 2 planning
+    games.run(GM, gid, pc.Advance())  # battle -> month 2 planning
     games.run(GM, gid, magic.GrantMana(rangers, "E", 1))  # the rune's cost: 1 mana (P.2.12, P-MAG-2)
     dice.rolls.append([6, 5, 1])
     rune = games.run(
@@ -262,8 +269,8 @@ def _cleanup(
         f"Month 2: the Rangers take the Circle's Hidden Runes at -1,0, rank 1 (at most their influence there, "
         f"P.2.12), paying 1 mana (P-MAG-2): difficulty {rune['difficulty']}, rolled {rune['faces']}."
     )
-    games.advance(gid, "gm")
-    games.resolve(gid, "gm", announcement="A quiet month.")
+    games.run(GM, gid, pc.Advance())
+    games.run(GM, gid, pc.Resolve(announcement="A quiet month."))
     placed = [a for a in games.view(gid, rangers)["me"]["assets"] if a["cls"] == "rune"]
     seen = [a for a in games.view(gid, wiz)["me"]["assets"] if a["cls"] == "rune"]
     say(
@@ -271,7 +278,7 @@ def _cleanup(
         + ", ".join(f"a rank {a['rank']} {a['name']}" for a in placed)
         + f" is the Rangers' asset, single use, in challenges there only; Saruman's board shows {len(seen)} runes."
     )
-    step = games.advance(gid, "gm").result["step"]
+    step = games.run(GM, gid, pc.Advance()).result["step"]
     say(f"Battle passes; the season ends: {step}.")
     bree = next(t for t in games.view(gid, "gm")["map"]["towns"] if t["id"] == "bree")
     say(
@@ -280,7 +287,7 @@ def _cleanup(
         f"{_mana(games.get_game(gid).state.powers[wiz].mana)}."
     )
     games.run(GM, gid, dev.GrantPerk(rangers, "Mercurial"))
-    step = games.advance(gid, "gm").result["step"]
+    step = games.run(GM, gid, pc.Advance()).result["step"]
     say(f"Season 2 opens: {step}. Orthanc's maintenance falls due again (P-FEAT-3).")
     games.run(Caller.of(rangers), gid, world.MercurialSwap(rangers, "-1,0", "0,0"))
     held = games.view(gid, rangers)["me"]["influence"]
