@@ -50,7 +50,7 @@ class ClassActionRecord(TypedDict):
     """A class action, a duel, a seeking or a ruling per target, by action id (P.2.12, P-ACT-6, P-ACT-7, P-RES-4)."""
 
     kind: str
-    params: dict[str, Any]  # the action's declared inputs: small JSON (domain.powers.catalogue._check_params)
+    params: dict[str, Any]  # the action's declared inputs: small JSON (domain.powers.catalogue_actions._check_params)
     difficulty: int
     formula: str
     cost: str
