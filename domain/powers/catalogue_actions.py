@@ -31,7 +31,7 @@ from domain.powers.catalogue_state import (
     rune_hexes,
     world_towns,
 )
-from domain.powers.magic import _draw, kept_gain, pool_of
+from domain.powers.magic_state import draw, kept_gain, pool_of
 from domain.powers.state import Asset
 
 if TYPE_CHECKING:
@@ -435,7 +435,7 @@ def paid_in_mana(game: Game, a: ActionState, kind: ClassActionRecord) -> bool:
             audience=vis.powers([a.power, *a.collaborators]),  # mana is private (P.4)
         )
         return False
-    pooled, from_wallet = _draw(spent, usable)
+    pooled, from_wallet = draw(spent, usable)
     game._mana_spent(
         power_id=a.power,
         action_id=a.id,
