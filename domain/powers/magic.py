@@ -41,9 +41,9 @@ from domain.powers import magic_rules as mr
 from domain.powers.magic_state import MagicState as MagicState
 from domain.powers.magic_state import caps_of as caps_of
 from domain.powers.magic_state import current_cost as current_cost
-from domain.powers.magic_state import draw, magic_of, month_casts, perks_of, power_magic, record, spell_summary
 from domain.powers.magic_state import has_perk as has_perk
 from domain.powers.magic_state import kept_gain as kept_gain
+from domain.powers.magic_state import magic_of, month_casts, perks_of, power_magic, record, spell_summary
 from domain.powers.magic_state import pool_of as pool_of
 from domain.powers.magic_state import spell_def as spell_def
 from domain.powers.spells import CATALOGUE, Spell
@@ -52,9 +52,8 @@ if TYPE_CHECKING:
     from domain.powers.game import Game
     from domain.powers.state import ActionState, Asset, GameState
 
-# what the battle and the catalogue read of magic by their older names
+# what the battle's field reads of magic by its older name (domain.powers.battle_field)
 _of = power_magic
-_draw = draw
 
 
 class Magic(PlatformGame):
