@@ -45,9 +45,11 @@ SCHEMA = [
     """CREATE TABLE IF NOT EXISTS rm_feed (
         game_id TEXT NOT NULL, token TEXT NOT NULL, version INTEGER NOT NULL,
         PRIMARY KEY (game_id, token, version)) {without_rowid}""",
+    # A phase's labels (and a game's, now) are its ruleset's (``Ruleset.phase_labels``): a JSON object, kept in the
+    # order the ruleset gave them.
     """CREATE TABLE IF NOT EXISTS rm_phases (
-        game_id TEXT NOT NULL, version INTEGER NOT NULL, phase TEXT NOT NULL, season INTEGER NOT NULL,
-        month INTEGER NOT NULL, step TEXT NOT NULL, PRIMARY KEY (game_id, version))""",
+        game_id TEXT NOT NULL, version INTEGER NOT NULL, phase TEXT NOT NULL, step TEXT NOT NULL,
+        labels TEXT NOT NULL DEFAULT '{}', PRIMARY KEY (game_id, version))""",
     """CREATE TABLE IF NOT EXISTS rm_windows (
         game_id TEXT NOT NULL, window_id TEXT NOT NULL, kind TEXT NOT NULL, opened_at TEXT NOT NULL,
         closes_at TEXT NOT NULL, closed INTEGER NOT NULL, reason TEXT, PRIMARY KEY (game_id, window_id))""",
@@ -55,8 +57,8 @@ SCHEMA = [
         game_id TEXT NOT NULL, window_id TEXT NOT NULL, hours_before REAL NOT NULL, remind_at TEXT NOT NULL,
         closes_at TEXT NOT NULL, PRIMARY KEY (game_id, window_id, hours_before))""",
     """CREATE TABLE IF NOT EXISTS rm_games (
-        game_id TEXT PRIMARY KEY, name TEXT NOT NULL, timezone TEXT NOT NULL, season INTEGER NOT NULL,
-        month INTEGER NOT NULL, step TEXT NOT NULL, version INTEGER NOT NULL, forked_from TEXT)""",
+        game_id TEXT PRIMARY KEY, name TEXT NOT NULL, timezone TEXT NOT NULL, step TEXT NOT NULL,
+        version INTEGER NOT NULL, forked_from TEXT, labels TEXT NOT NULL DEFAULT '{}')""",
     # Which seat's contact is which address (issue 17, projections.people): a person signed in by email sees
     # the seats whose contact is theirs, in every game, as each game stands now (rollbacks included).
     """CREATE TABLE IF NOT EXISTS rm_seat_contacts (

@@ -267,8 +267,8 @@ class GameStore(Application[uuid.UUID]):
 
     def phases(self, game_id: str) -> list[dict]:
         """Every phase the game has begun, with the version at which it stood fully opened."""
-        out = [{"phase": "setup", "season": 0, "month": 0, "step": "setup", "version": 1}]
         game = self.get_game(game_id, for_update=False)
+        out = [setup_phase(game)]
         if self.reads is not None:
             return out + self.reads.phases(str(game.id))
         began = game.ruleset.phase_of
@@ -298,9 +298,10 @@ class GameStore(Application[uuid.UUID]):
             everything = self.phases(game_id)
             items = everything[after : after + limit]
             return items, (after + limit if after + limit < len(everything) else None)
-        setup = [] if after >= 1 else [{"phase": "setup", "season": 0, "month": 0, "step": "setup", "version": 1}]
+        game = self.get_game(game_id, for_update=False)
+        setup = [] if after >= 1 else [setup_phase(game)]
         want = limit - len(setup)
-        rows = self.reads.phases(str(self.get_game(game_id, for_update=False).id), max(after - 1, 0), want + 1)
+        rows = self.reads.phases(str(game.id), max(after - 1, 0), want + 1)
         items = setup + rows[:want]
         return items, (after + len(items) if len(rows) > want else None)
 
@@ -443,3 +444,9 @@ class GameStore(Application[uuid.UUID]):
 def event_data(e: Any) -> dict:
     """An event's payload, without the envelope fields."""
     return {k: v for k, v in e.__dict__.items() if k not in EVENT_FIELDS_HIDDEN}
+
+
+def setup_phase(game: Game) -> dict:
+    """The phase every game begins in, before its ruleset's first: ``setup``, at version 1, with the labels its
+    ruleset gives a phase at setup (``phase_labels``)."""
+    return {"phase": "setup", **game.ruleset.phase_labels, "step": "setup", "version": 1}

@@ -26,6 +26,7 @@ from eventsourcing.persistence import Tracking
 from eventsourcing.utils import resolve_topic
 
 from domain import visibility as vis
+from domain.errors import DomainError
 from domain.ids import GM
 from domain.platform.game import PlatformGame
 from domain.platform.ruleset import Ruleset, registered
@@ -37,8 +38,9 @@ from projections.tracking import NAME, ReadModelTracking
 log = logging.getLogger("emissary.projector")
 
 
-def to_json(data: Any) -> str:
-    """Canonical JSON for read-model rows (sorted keys; dataclasses, datetimes and UUIDs as plain values)."""
+def to_json(data: Any, *, sort_keys: bool = True) -> str:
+    """Canonical JSON for read-model rows (sorted keys, unless the order is kept as given; dataclasses, datetimes
+    and UUIDs as plain values)."""
 
     def default(o: Any) -> Any:
         if dataclasses.is_dataclass(o) and not isinstance(o, type):
@@ -47,7 +49,13 @@ def to_json(data: Any) -> str:
             return str(o)
         raise TypeError(f"cannot encode {type(o)}")
 
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), default=default)
+    return json.dumps(data, sort_keys=sort_keys, separators=(",", ":"), default=default)
+
+
+def labels_of(began: dict) -> str:
+    """What ``phase_of`` labels a phase with beside its name and step, as the phase index keeps it (in the order
+    the ruleset gave them, the order its phase lists show them in)."""
+    return to_json({k: v for k, v in began.items() if k not in ("phase", "step")}, sort_keys=False)
 
 
 ENVELOPE = (
@@ -204,7 +212,7 @@ class Projector:
                 self._rows(cur, n.id, event, tracker, began, seat, rows)
             self._write_pending(cur, rows)
             for game_id, version in touched.items():
-                self._flush_game(cur, self._game_at(game_id, version), self._trackers[game_id].copies_until)
+                self._flush_game(cur, self._game_at(game_id, version), self._trackers[game_id])
                 cur.executemany(
                     "INSERT INTO rm_viewers (game_id, viewer, seq) VALUES (?,?,?) ON CONFLICT (game_id, "
                     "viewer) DO UPDATE SET seq = excluded.seq",
@@ -445,9 +453,7 @@ class Projector:
                     if recipient != event.actor:
                         rows["outbox"].append((gid, version, recipient, "post", to_json(said), at))
         if began is not None:  # the phase index: the phases the game's ruleset says its events begin
-            rows["phases"].append(
-                (gid, version, began["phase"], began.get("season", 0), began.get("month", 0), began.get("step", ""))
-            )
+            rows["phases"].append((gid, version, began["phase"], began.get("step", ""), labels_of(began)))
         if kind == "GameRolledBack":
             # Rows of this batch are not written yet: write them first, so the marking sees them.
             self._write_pending(cur, rows)
@@ -466,7 +472,7 @@ class Projector:
         cur.executemany("INSERT INTO rm_feed (game_id, token, version) VALUES (?,?,?)", rows["feed"])
         cur.executemany("INSERT INTO rm_timeline (game_id, viewer, seq, version) VALUES (?,?,?,?)", rows["timeline"])
         cur.executemany(
-            "INSERT INTO rm_phases (game_id, version, phase, season, month, step) VALUES (?,?,?,?,?,?)", rows["phases"]
+            "INSERT INTO rm_phases (game_id, version, phase, step, labels) VALUES (?,?,?,?,?)", rows["phases"]
         )
         cur.executemany(
             "INSERT INTO rm_outbox (game_id, version, recipient, kind, body, created_at, status) "
@@ -490,7 +496,7 @@ class Projector:
         found = cur.execute("SELECT COUNT(*) FROM rm_timeline WHERE game_id = ? AND viewer = ?", (gid, seat)).fetchone()
         tracker.seqs[seat] = found[0] if found else 0
 
-    def _flush_game(self, cur: Cursor, game: PlatformGame, copies_until: int = 0) -> None:
+    def _flush_game(self, cur: Cursor, game: PlatformGame, tracker: Tracker) -> None:
         s = game.state
         gid = str(game.id)
         cur.execute("DELETE FROM rm_windows WHERE game_id = ?", (gid,))
@@ -520,25 +526,26 @@ class Projector:
                 for h in s.options.get("reminder_hours", [])
             ],
         )
+        # The game's phase labels now, as its ruleset names them (``phase_labels``: the state's fields of those
+        # names, each its value at setup if the state has none); none for a ruleset not installed here.
+        labels = tracker.ruleset.phase_labels if tracker.ruleset is not None else {}
         cur.execute(
-            "INSERT INTO rm_games (game_id, name, timezone, season, month, step, version, forked_from) "
-            "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (game_id) DO UPDATE SET name = excluded.name, "
-            "timezone = excluded.timezone, season = excluded.season, month = excluded.month, "
-            "step = excluded.step, version = excluded.version, forked_from = excluded.forked_from",
+            "INSERT INTO rm_games (game_id, name, timezone, step, version, forked_from, labels) "
+            "VALUES (?,?,?,?,?,?,?) ON CONFLICT (game_id) DO UPDATE SET name = excluded.name, "
+            "timezone = excluded.timezone, step = excluded.step, version = excluded.version, "
+            "forked_from = excluded.forked_from, labels = excluded.labels",
             (
                 gid,
                 s.name,
                 s.timezone,
-                # The calendar columns are Powers' words; another ruleset's game may have no such fields.
-                getattr(s, "season", 0),
-                getattr(s, "month", 0),
                 getattr(s, "step", ""),
                 game.version,
                 to_json(s.forked_from) if getattr(s, "forked_from", None) else None,
+                to_json({k: getattr(s, k, v) for k, v in labels.items()}, sort_keys=False),
             ),
         )
         # Issue 17: whose contact is which address; a fork's seats only by contacts set in the fork (issue 24).
-        people.flush_seats(cur, gid, game.seats, set_after=copies_until)
+        people.flush_seats(cur, gid, game.seats, set_after=tracker.copies_until)
 
     # ------------------------------------------------------------------ queries
 
@@ -660,6 +667,7 @@ class Projector:
         scanned = self.db.query(inner, params)
         more = len(scanned) > limit
         scanned = scanned[:limit]
+        fields = self._seat_fields(game_id) if seat else SEAT_FIELDS
         out = []
         for version, kind, act, at, ph, audience, shown, data, superseded in scanned:
             if any({"type": kind, "actor": act, "phase": ph}[col] != value for col, value in filters[1:]):
@@ -675,10 +683,19 @@ class Projector:
                 "data": payload(data),
                 "superseded_by": superseded,
             }
-            if seat and not (act == seat or seat in item["shown_to"] or _mentions(item["data"], seat)):
+            if seat and not (act == seat or seat in item["shown_to"] or _mentions(item["data"], seat, fields)):
                 continue
             out.append(item)
         return out, (scanned[-1][0] if more else None)
+
+    def _seat_fields(self, game_id: str) -> tuple[str, ...]:
+        """The fields of a game's events that name a seat: the platform's, and those its ruleset declares
+        (``seat_fields``; only the platform's for a game whose ruleset is not installed here)."""
+        try:
+            ruleset = self.games.get_game(game_id, for_update=False).ruleset
+        except DomainError:
+            return SEAT_FIELDS
+        return (*SEAT_FIELDS, *sorted(ruleset.seat_fields))
 
     def audit(
         self,
@@ -720,11 +737,12 @@ class Projector:
             "AND a.superseded_by IS NOT NULL)"
         )
         rows = self.db.query(
-            f"SELECT version, phase, season, month, step FROM rm_phases p WHERE game_id = ?{live} "
+            f"SELECT version, phase, labels, step FROM rm_phases p WHERE game_id = ?{live} "
             f"ORDER BY version{' DESC' if newest_first else ''}" + page,
             (game_id,),
         )
-        return [{"version": v, "phase": p, "season": se, "month": m, "step": st} for v, p, se, m, st in rows]
+        # Each phase with the labels its ruleset's ``phase_of`` gave it, between its name and its step.
+        return [{"version": v, "phase": p, **json.loads(labels), "step": st} for v, p, labels, st in rows]
 
     def next_phase_start(self, game_id: str, version: int) -> int | None:
         """The first version after ``version`` at which a phase began (an indexed lookup), or None."""
@@ -788,6 +806,7 @@ class Projector:
 SEALED_DATA = to_json({"sealed": True})
 FORKED = ".GameForked"  # the end of a fork mark's topic
 SCOPE_PUBLIC, SCOPE_RESTRICTED, SCOPE_SEALED = 1, 0, -1
+SEAT_FIELDS = ("seat", "to", "about")  # the fields of the platform's events that name a seat (and a ruleset's own)
 
 
 def payload(data: str) -> dict:
@@ -795,5 +814,5 @@ def payload(data: str) -> dict:
     return {k: v for k, v in json.loads(data).items() if k not in ENVELOPE}
 
 
-def _mentions(data: dict, seat: str) -> bool:
-    return any(data.get(k) == seat for k in ("seat", "power_id", "power", "to", "from_power", "about"))
+def _mentions(data: dict, seat: str, fields: tuple[str, ...]) -> bool:
+    return any(data.get(k) == seat for k in fields)

@@ -462,6 +462,7 @@ LODGE = register(
         phase_of=phase_of,
         seat_of=seat_of,
         marks=frozenset({"PhaseBegan", "CleanupBegan", "MageAdded"}),
+        phase_labels={"season": 0, "month": 0},  # what phase_of labels each phase with (its turn, and 0)
         phase_title=phase_title,
         describe=describe,
         mail_grammar=read_mail,

@@ -76,6 +76,12 @@ class Ruleset:
     # the kinds of event phase_of and seat_of may answer for (None: any); the read models decode only these for
     # them, not every event they project
     marks: frozenset[str] | None = None
+    # what phase_of labels a phase with beside its name and step (Powers: its season and month), each with its
+    # value at setup: the phase lists show a phase with the labels phase_of gave it, setup with these
+    phase_labels: Mapping[str, Any] = field(default_factory=dict)
+    # the fields of its events, beside the platform's (``seat``, ``to``, ``about``), that name a seat: the audit's
+    # seat filter finds the events that name the seat in one of them
+    seat_fields: frozenset[str] = frozenset()
     # describe(event kind, payload, seat names) -> the event in plain words for a viewer who may see it, or None
     # (the platform's words then, domain.platform.feed); built only from the payload and the public names
     describe: Callable[[str, Mapping[str, Any], Mapping[str, str]], str | None] | None = None

@@ -242,7 +242,7 @@ TEMPLATES = ROOT / "api" / "web" / "templates"  # the platform's own pages (a ru
 # ``power_id`` where it is still accepted for ``seat`` (the JSON bodies' and commands' old name), a refusal's field
 # and the token replacement's answer;
 # a window's extension requests keyed ``power`` and the caps named ``extension_cap_hours_per_season`` (kept in every
-# snapshot and game's options); the phase read models' season and month columns; the audit filter's old name
+# snapshot and game's options); the audit filter's old name
 # ``power`` (still accepted by /games/{id}/audit, the name of the audit page's filter).
 SPOKEN_DEBT: dict[str, int] = {
     "api/declare.py": 1,
@@ -253,8 +253,6 @@ SPOKEN_DEBT: dict[str, int] = {
     "api/web/templates/audit.html": 1,
     "domain/platform/commands.py": 1,
     "domain/platform/game.py": 7,
-    "projections/gamestore.py": 4,
-    "projections/projector.py": 9,
 }
 
 

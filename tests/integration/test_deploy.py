@@ -346,13 +346,13 @@ def test_migration_0005_drops_rm_boards_and_its_downgrade_recreates_it(store_set
 
     db = ReadModelDB(store_settings)  # development and tests: opening it migrates it
     try:
-        assert migrations.upgrade(db) == migrations.heads() == ["0008_seats"]
+        assert migrations.upgrade(db) == migrations.heads() == ["0009_phase_labels"]
         assert "rm_boards" not in read_model_tables(db) and READ_MODELS <= read_model_tables(db)
         assert migrations.downgrade(db, "0004_reads") == ["0004_reads"]
         assert "rm_boards" in read_model_tables(db)
         with db.transaction() as cur:  # a database from before 0005, with whatever rows it kept
             cur.execute("INSERT INTO rm_boards (game_id, viewer, version, body) VALUES ('g', 'gm', 1, '{}')")
-        assert migrations.upgrade(db) == ["0008_seats"]
+        assert migrations.upgrade(db) == ["0009_phase_labels"]
         assert "rm_boards" not in read_model_tables(db) and READ_MODELS <= read_model_tables(db)
     finally:
         db.close()
@@ -374,10 +374,61 @@ def test_migration_0007_keeps_read_marks_and_has_the_read_models_rebuilt(store_s
                 "INSERT INTO rm_threads (game_id, thread_id, kind, title, members, audience, version, posts) "
                 "VALUES ('g', 'table', 'table', 'The table', '[]', 'public', 1, 1)"
             )
-        assert migrations.upgrade(db) == ["0008_seats"]
+        assert migrations.upgrade(db) == ["0009_phase_labels"]
         assert "post_reads" in read_model_tables(db)
         assert db.query("SELECT COUNT(*) FROM rm_threads")[0][0] == 0
         assert db.query("SELECT COUNT(*) FROM rm_tracking WHERE name = 'emissary-read-models'")[0][0] == 0
+    finally:
+        db.close()
+
+
+def test_migration_0009_carries_the_phase_calendar_over_as_the_rulesets_labels(store_settings):
+    # Issue 26: the phase index and the games keep the labels a game's ruleset gives its phases (JSON, ``labels``),
+    # not a season and a month of their own: 0009 carries the rows there are over, read as they were before, and
+    # its downgrade gives the old columns back.
+    from types import SimpleNamespace
+
+    from projections import migrations
+    from projections.db import ReadModelDB
+    from projections.projector import Projector
+
+    db = ReadModelDB(store_settings)
+    try:
+        assert migrations.downgrade(db, "0008_seats") == ["0008_seats"]
+        with db.transaction() as cur:  # a database from before 0009
+            cur.execute(
+                "INSERT INTO rm_phases (game_id, version, phase, season, month, step) "
+                "VALUES ('g', 5, 's1m2-planning', 1, 2, 'planning'), ('g', 3, 'play', 0, 0, '')"
+            )
+            cur.execute(
+                "INSERT INTO rm_games (game_id, name, timezone, season, month, step, version) "
+                "VALUES ('g', 'A game', 'UTC', 1, 2, 'planning', 9)"
+            )
+        assert migrations.upgrade(db) == ["0009_phase_labels"]
+        calendar = '{"season":1,"month":2}'
+        assert db.query("SELECT version, phase, step, labels FROM rm_phases ORDER BY version") == [
+            (3, "play", "", '{"season":0,"month":0}'),
+            (5, "s1m2-planning", "planning", calendar),
+        ]
+        assert db.query("SELECT name, step, version, labels FROM rm_games") == [("A game", "planning", 9, calendar)]
+        listed = Projector.phases(SimpleNamespace(db=db), "g")  # type: ignore[arg-type]
+        assert listed == [
+            {"version": 3, "phase": "play", "season": 0, "month": 0, "step": ""},
+            {"version": 5, "phase": "s1m2-planning", "season": 1, "month": 2, "step": "planning"},
+        ]
+        assert [list(p) for p in listed] == [["version", "phase", "season", "month", "step"]] * 2
+        assert migrations.upgrade(db) == ["0009_phase_labels"]  # again: nothing to do
+        with db.transaction() as cur:  # a phase of a ruleset that labels it otherwise, or not at all
+            cur.execute("UPDATE rm_phases SET labels = '{}' WHERE version = 3")
+            cur.execute("""INSERT INTO rm_phases (game_id, version, phase, step, labels) VALUES """
+                        """('g', 7, 'y1-spring-c1-main', 'main', '{"season":"spring"}')""")  # fmt: skip
+        assert migrations.downgrade(db, "0008_seats") == ["0008_seats"]
+        assert db.query("SELECT version, phase, season, month, step FROM rm_phases ORDER BY version") == [
+            (3, "play", 0, 0, ""),
+            (5, "s1m2-planning", 1, 2, "planning"),
+            (7, "y1-spring-c1-main", 0, 0, "main"),
+        ]
+        assert db.query("SELECT name, season, month, step FROM rm_games") == [("A game", 1, 2, "planning")]
     finally:
         db.close()
 
