@@ -122,6 +122,15 @@ def test_phases_and_seats_come_only_from_the_kinds_of_event_the_ruleset_marks(ga
         assert answered <= ruleset.marks, sorted(answered - ruleset.marks)
 
 
+def test_every_phase_carries_the_labels_its_ruleset_declares(games, ruleset, played):
+    """Issue 26: each ruleset labels its own phases. What ``phase_of`` gives a phase beside its name and step (the
+    phase lists show it) is what ``phase_labels`` declares, the labels setup is shown with."""
+    events = games.events.get(games.get_game(played.game_id, for_update=False).id)
+    began = [phase for e in events if (phase := ruleset.phase_of(e)) is not None]
+    assert began
+    assert [sorted(set(p) - {"phase", "step"}) for p in began] == [sorted(ruleset.phase_labels)] * len(began)
+
+
 def test_a_snapshot_is_written_byte_for_byte_as_the_librarys_json_writes_it(games, ruleset, played):
     """Snapshots are encoded by orjson (``projections.gamestore.SnapshotTranscoder``), for speed: for every ruleset's
     state it must write the very bytes the library's ``json`` encoder writes (which the store decodes)."""
