@@ -815,11 +815,19 @@ def test_every_stored_topic_resolves_to_an_event_that_folds_with_the_same_shape(
     ]
 
 
-def test_every_decorated_method_of_powers_records_a_stored_topic():
-    """A decorated method's event is recorded under its class's topic: one of those stored (a new event is added
-    here with its fields, deliberately; a moved one keeps its topic)."""
-    recorded = decorated_topics("domain.powers")
-    assert recorded and sorted(recorded - set(STORED)) == []
+def test_no_method_of_powers_records_a_decorated_event_any_more():
+    """Every Powers event is a class whose ``evolve`` folds it (issue 26 item 4; the armies' were the last ``@event``
+    methods): none is recorded under a decorated method's topic, so none can slip in under a topic not stored (a new
+    event is added here with its fields, deliberately; a moved one keeps its topic). The check sees a decorated
+    method where there is one (the probe's), so it is not empty for want of looking."""
+
+    class Probe(esd.Aggregate):
+        @esd.event("Probed")
+        def probe(self) -> None:
+            pass
+
+    assert f"{__name__}:{Probe.__qualname__}.Probed" in decorated_topics("tests.domain")
+    assert sorted(decorated_topics("domain.powers")) == []
 
 
 def test_the_game_names_every_stored_event_and_no_other():
