@@ -23,7 +23,7 @@ from domain.errors import NotFound
 from domain.ids import GM
 from domain.platform.game import PlatformGame
 from domain.powers import rules
-from domain.powers.state import ActionState, Asset, Die, GameState, Pool, PoolAsset, PowerState, Window
+from domain.powers.state import ActionState, Asset, Die, GameState, Pool, PoolAsset, PowerState, Reaction, Window
 
 
 class PoolAssetData(TypedDict):
@@ -206,6 +206,14 @@ class GameBase(PlatformGame):
         except KeyError:
             raise NotFound(f"no action {action_id!r} this month", field="action_id") from None
         return a
+
+    def reaction(self, reaction_id: str) -> Reaction:
+        """This month's reaction, or NotFound."""
+        try:
+            r: Reaction = self.state.reactions[reaction_id]
+        except KeyError:
+            raise NotFound(f"no reaction {reaction_id!r} this month", field="reaction_id") from None
+        return r
 
     def _audience(self, a: ActionState) -> list[str]:
         """Who sees an action's own events: its owner and declared collaborators (P.4), and the GM."""

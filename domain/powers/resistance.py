@@ -153,9 +153,7 @@ class Resistance(GameBase):
 
     def lock_reaction(self, reaction_id: str, *, now: datetime, convert: int, actor: str | None = None) -> None:
         """Fix a reaction's conversions, if they were not fixed with its roll (P-AMB-6)."""
-        r = self.state.reactions.get(reaction_id)
-        if r is None:
-            raise NotFound(f"no reaction {reaction_id!r}", field="reaction_id")
+        r = self.reaction(reaction_id)
         self._check_resistance(now, r.power)
         if r.pool.locked:
             raise RuleViolation("conversions are fixed and cannot be changed", rule="P-DICE-5", field="convert")

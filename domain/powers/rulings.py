@@ -14,7 +14,7 @@ from domain.errors import NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.powers.actions import check_items
 from domain.powers.base import GameBase, PowersEvent
-from domain.powers.state import ActionState, Consequence, GameState, PowerState, Reaction
+from domain.powers.state import ActionState, Consequence, GameState, PowerState
 
 CONSEQUENCE_KINDS = ("lose_actions", "status", "disclose", "note")
 
@@ -462,7 +462,7 @@ class Rulings(GameBase):
     ) -> None:
         """The GM offers the form a resister's consequences take, as for an actor's (GM-3): a resister rolls "as if
         it was its own challenge", so its converted 3s and 4s are consequences too (P-AMB-6, P-RES-4)."""
-        r = self._reaction(reaction_id)
+        r = self.reaction(reaction_id)
         if not r.pool.locked:
             raise RuleViolation("consequences are offered once the conversions are locked", rule="P-AMB-6")
         self._check_offer(r.consequences, consequence_id, text, effects)
@@ -478,7 +478,7 @@ class Rulings(GameBase):
 
     def accept_reaction_consequence(self, reaction_id: str, consequence_id: str, actor: str | None = None) -> None:
         """The resister accepts the GM's consequence; its effects fall on the resister (P-AMB-6, GM-3, P-ACT-2)."""
-        r = self._reaction(reaction_id)
+        r = self.reaction(reaction_id)
         c = open_offer(r.consequences, consequence_id, "reaction")
         self.trigger_event(
             self.ReactionConsequenceAccepted,
@@ -488,11 +488,3 @@ class Rulings(GameBase):
             audience=vis.powers([r.power]),
         )
         self._disclose(c.effects, r.power, r.action_id)
-
-    def _reaction(self, reaction_id: str) -> Reaction:
-        """This month's reaction, or NotFound."""
-        try:
-            r: Reaction = self.state.reactions[reaction_id]
-        except KeyError:
-            raise NotFound(f"no reaction {reaction_id!r} this month", field="reaction_id") from None
-        return r
