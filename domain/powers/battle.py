@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from domain import visibility as vis
 from domain.dice import Roller
@@ -61,6 +61,7 @@ from domain.powers.battle_view import REPORTED
 from domain.powers.battle_view import battle_report as battle_report
 from domain.powers.battle_view import battle_view as battle_view
 from domain.powers.battle_view import battles_view as battles_view
+from domain.powers.part import as_game
 
 if TYPE_CHECKING:
     from domain.powers.game import Game
@@ -116,10 +117,6 @@ class Battles(PlatformGame):
     if TYPE_CHECKING:
         state: GameState
 
-    def _game(self) -> Game:
-        """This aggregate as the ``Game`` it is part of (a battle's rules call the game's own methods)."""
-        return cast("Game", self)
-
     # ------------------------------------------------------------------ queries
 
     def battle(self, battle_id: str) -> dict[str, Any]:
@@ -153,7 +150,7 @@ class Battles(PlatformGame):
 
     def _roll(self, roller: Roller, rolls: list[BattleRoll], what: str, count: int, sides: int) -> list[int]:
         """Roll on the committed dice service (P-DICE-2); the roll goes into the event with its proof."""
-        return bb.roll(self._game(), roller, rolls, what, count, sides)
+        return bb.roll(as_game(self), roller, rolls, what, count, sides)
 
     # ------------------------------------------------------------------ declaring (P.1.3, P-AMB-1, walls)
 
@@ -169,21 +166,21 @@ class Battles(PlatformGame):
         actor: str,
     ) -> None:
         """Declare a battle where opposed armies stand in the same hex (P-AMB-1, [003:561])."""
-        steps.declare_battle(self._game(), battle_id, hex_id, by, enemies, allies, now, actor)
+        steps.declare_battle(as_game(self), battle_id, hex_id, by, enemies, allies, now, actor)
 
     def _armies_at(self, h: str) -> list[dict[str, Any]]:
         return bb.armies_in(self.state, h)
 
     def set_battle_terrain(self, battle_id: str, terrain: str, effects: str, default: str) -> None:
         """GM: the terrain and its effects ([003:561]), and the default for commands not given by a deadline."""
-        steps.set_battle_terrain(self._game(), battle_id, terrain, effects, default)
+        steps.set_battle_terrain(as_game(self), battle_id, terrain, effects, default)
 
     # ------------------------------------------------------------------ windows
 
     def _open_step(
         self, b: dict[str, Any], step: str, eligible: list[str], now: datetime, turn: dict[str, Any] | None = None
     ) -> None:
-        steps.open_step(self._game(), b, step, eligible, now, turn)
+        steps.open_step(as_game(self), b, step, eligible, now, turn)
 
     def _after_act(self, b: dict[str, Any], now: datetime, roller: Roller) -> None:
         """Everyone this step waited for has acted: the battle runs on (closing the step's window early)."""
@@ -204,11 +201,11 @@ class Battles(PlatformGame):
     def _default_for(self, b: dict[str, Any], p: str, now: datetime, roller: Roller) -> None:
         step = b["step"]
         if step == "setup":
-            setup.default_setup(self._game(), b, p)
+            setup.default_setup(as_game(self), b, p)
         elif step == "commands":
-            commands.default_command(self._game(), b, p, roller)
+            commands.default_command(as_game(self), b, p, roller)
         else:
-            steps.acted(self._game(), b, p, step, True, SYSTEM)
+            steps.acted(as_game(self), b, p, step, True, SYSTEM)
 
     # ------------------------------------------------------------------ setup (P.1.3, P-BAT-14)
 
@@ -230,7 +227,7 @@ class Battles(PlatformGame):
         """A power's part of its side's setup: goals (at most two for the side, [003:561]), its armies in order,
         standing orders, secret assets (to the GM only), a champion opting in, reinforcements (Delayed X)."""
         setup.submit_battle_setup(
-            self._game(),
+            as_game(self),
             battle_id,
             power_id,
             goals=goals,
@@ -247,7 +244,7 @@ class Battles(PlatformGame):
 
     def _run_on(self, b: dict[str, Any], now: datetime, roller: Roller) -> None:
         """Resolve the step whose decisions are all in, then begin steps until one waits for someone."""
-        g = self._game()
+        g = as_game(self)
         while b["step"] != "ended" and not self.battle_pending(b):
             if b["step"] == "commands" and steps.next_turn(g, b, now, first=False):
                 continue  # the next turn, in the same window
@@ -283,7 +280,7 @@ class Battles(PlatformGame):
         self, battle_id: str, power_id: str, army_ids: list[str], *, now: datetime, roller: Roller, actor: str
     ) -> None:
         """Deployment ([003:575]): deploy armies of one's reserve (none: pass)."""
-        bfield.deploy_armies(self._game(), battle_id, power_id, army_ids, now=now, roller=roller, actor=actor)
+        bfield.deploy_armies(as_game(self), battle_id, power_id, army_ids, now=now, roller=roller, actor=actor)
 
     def cast_battle_spell(
         self,
@@ -300,7 +297,7 @@ class Battles(PlatformGame):
         """Spellcasting: one fast spell per power per round ([003:576]), or none; its mana paid by the rules of
         spell costs (P-MAG-2), its effect, where it is not data, the GM's (``battle_field.cast_battle_spell``)."""
         bfield.cast_battle_spell(
-            self._game(), battle_id, power_id, spell_id, target, now=now, roller=roller, actor=actor, pay=pay
+            as_game(self), battle_id, power_id, spell_id, target, now=now, roller=roller, actor=actor, pay=pay
         )
 
     # ------------------------------------------------------------------ commands (P-BAT-2, P-BAT-3)
@@ -335,7 +332,7 @@ class Battles(PlatformGame):
         """Commands ([003:577]): the power whose turn it is commands one of its armies, which is exhausted, with
         the choices the rules give it (``battle_commands.give_command``)."""
         return commands.give_command(
-            self._game(),
+            as_game(self),
             battle_id,
             power_id,
             army_id,
@@ -359,13 +356,13 @@ class Battles(PlatformGame):
         self, battle_id: str, power_id: str, terms: str | None, *, now: datetime, roller: Roller, actor: str
     ) -> None:
         """Goals: spend 1 escalation to offer terms of surrender ([003:580], P-BAT-9); no terms: pass."""
-        end.offer_terms(self._game(), battle_id, power_id, terms, now=now, roller=roller, actor=actor)
+        end.offer_terms(as_game(self), battle_id, power_id, terms, now=now, roller=roller, actor=actor)
 
     def answer_terms(
         self, battle_id: str, power_id: str, accept: bool, *, now: datetime, roller: Roller, actor: str
     ) -> None:
         """The recipient side accepts or declines the terms offered; silence declines (P-BAT-9)."""
-        end.answer_terms(self._game(), battle_id, power_id, accept, now=now, roller=roller, actor=actor)
+        end.answer_terms(as_game(self), battle_id, power_id, accept, now=now, roller=roller, actor=actor)
 
     def retreat_or_rout(
         self,
@@ -379,11 +376,11 @@ class Battles(PlatformGame):
         actor: str,
     ) -> None:
         """Cleanup ([003:581]): retreat armies from the battlefield, or rout units (by index) of one's armies."""
-        end.retreat_or_rout(self._game(), battle_id, power_id, retreat, routs, now=now, roller=roller, actor=actor)
+        end.retreat_or_rout(as_game(self), battle_id, power_id, retreat, routs, now=now, roller=roller, actor=actor)
 
     def set_battle_status(self, battle_id: str, army_id: str, status: str, stacks: int, reason: str) -> None:
         """GM: a battle status on an army (a spell's effect, the terrain; P-BAT-12): stacks 0 removes it."""
-        end.set_battle_status(self._game(), battle_id, army_id, status, stacks, reason)
+        end.set_battle_status(as_game(self), battle_id, army_id, status, stacks, reason)
 
 
 # ---------------------------------------------------------------------- commands

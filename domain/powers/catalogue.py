@@ -37,7 +37,8 @@ from domain.powers import rules
 from domain.powers.catalogue_assets import AssetTerms
 from domain.powers.catalogue_reactions import Reactions
 from domain.powers.catalogue_shares import Shares
-from domain.powers.catalogue_state import ClassActionRecord, as_game, cat
+from domain.powers.catalogue_state import ClassActionRecord, cat
+from domain.powers.part import as_game
 
 if TYPE_CHECKING:
     from domain.powers.state import ActionState, GameState

@@ -17,7 +17,8 @@ from domain.ids import GM, SYSTEM
 from domain.platform.game import PlatformGame
 from domain.powers import catalogue_rules as cr
 from domain.powers import hexmap, rules
-from domain.powers.catalogue_state import CatalogueEvent, Terms, as_game, cat, claimed_towns, record, world_towns
+from domain.powers.catalogue_state import CatalogueEvent, Terms, cat, claimed_towns, record, world_towns
+from domain.powers.part import as_game
 
 if TYPE_CHECKING:
     from domain.powers.state import Asset, GameState

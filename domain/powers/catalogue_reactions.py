@@ -19,7 +19,8 @@ from domain.powers import catalogue_rules as cr
 from domain.powers import rules
 from domain.powers.actions import spend
 from domain.powers.base import PoolData, pool_from
-from domain.powers.catalogue_state import CatalogueEvent, ReactionOutcome, as_game, cat, record
+from domain.powers.catalogue_state import CatalogueEvent, ReactionOutcome, cat, record
+from domain.powers.part import as_game
 from domain.powers.resolution import record_season_use
 
 if TYPE_CHECKING:

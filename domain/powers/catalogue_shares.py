@@ -20,7 +20,8 @@ from domain.ids import GM
 from domain.platform.game import PlatformGame
 from domain.powers.actions import spend
 from domain.powers.base import PoolData, pool_from
-from domain.powers.catalogue_state import CatalogueEvent, ShareRecord, as_game, cat, record
+from domain.powers.catalogue_state import CatalogueEvent, ShareRecord, cat, record
+from domain.powers.part import as_game
 
 if TYPE_CHECKING:
     from domain.powers.state import ActionState, GameState

@@ -17,7 +17,6 @@ from domain.powers.base import PoolData
 
 if TYPE_CHECKING:
     from domain.powers.base import GameBase
-    from domain.powers.game import Game
     from domain.powers.state import GameState
 
 
@@ -161,11 +160,6 @@ class CatalogueData(TypedDict, total=False):
 def cat(state: GameState) -> CatalogueData:
     """The catalogue's records of a game's state."""
     return cast(CatalogueData, state.catalogue)
-
-
-def as_game(part: PlatformGame) -> Game:
-    """A catalogue piece as the ``Game`` it is part of (its rules call the month's own methods)."""
-    return cast("Game", part)
 
 
 def rune_hexes(state: GameState, holders: list[str]) -> dict[str, str]:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from domain.ids import GM
 from domain.platform.commands import Command, Context, Handler, require_gm, require_seat
@@ -46,6 +46,7 @@ from domain.powers.magic_state import kept_gain as kept_gain
 from domain.powers.magic_state import magic_of, month_casts, perks_of, power_magic, record, spell_summary
 from domain.powers.magic_state import pool_of as pool_of
 from domain.powers.magic_state import spell_def as spell_def
+from domain.powers.part import as_game
 from domain.powers.spells import CATALOGUE, Spell
 
 if TYPE_CHECKING:
@@ -82,10 +83,6 @@ class Magic(PlatformGame):
     RitualWarded = rituals.RitualWarded
     RitualConcluded = rituals.RitualConcluded
 
-    def _game(self) -> Game:
-        """This aggregate as the ``Game`` it is part of (magic's rules call the month's own methods)."""
-        return cast("Game", self)
-
     # ------------------------------------------------------------------ GM: the catalogue, perks, conduits
 
     def define_spell(
@@ -103,7 +100,7 @@ class Magic(PlatformGame):
     ) -> None:
         """GM: add a spell or ritual to this game's catalogue, or approve a power's design (GM-15, P-AMB-42)."""
         catalogue.define_spell(
-            self._game(),
+            as_game(self),
             spell_id,
             name,
             speed,
@@ -117,13 +114,13 @@ class Magic(PlatformGame):
 
     def teach_spell(self, power_id: str, spell_id: str) -> None:
         """GM: a power learns a spell or ritual (from its class, a perk, a scroll, a design...)."""
-        catalogue.teach_spell(self._game(), power_id, spell_id)
+        catalogue.teach_spell(as_game(self), power_id, spell_id)
 
     def grant_magic_perk(
         self, power_id: str, perk: str, element: str | None = None, spells: list[str] | None = None
     ) -> None:
         """GM: record a perk that changes storage or casting (P-MAG-1, P-MAG-6)."""
-        catalogue.grant_magic_perk(self._game(), power_id, perk, element, spells)
+        catalogue.grant_magic_perk(as_game(self), power_id, perk, element, spells)
 
     def set_conduit(
         self,
@@ -137,26 +134,26 @@ class Magic(PlatformGame):
         capitol: bool = False,
     ) -> None:
         """GM: something a power casts through, and where it is now (P-MAG-5); setting it again moves it."""
-        catalogue.set_conduit(self._game(), power_id, conduit_id, name, hex_id, kind, tower=tower, capitol=capitol)
+        catalogue.set_conduit(as_game(self), power_id, conduit_id, name, hex_id, kind, tower=tower, capitol=capitol)
 
     def remove_conduit(self, power_id: str, conduit_id: str) -> None:
         """GM: the power can no longer cast through this (an heir died, a shrine was removed)."""
-        catalogue.remove_conduit(self._game(), power_id, conduit_id)
+        catalogue.remove_conduit(as_game(self), power_id, conduit_id)
 
     # ------------------------------------------------------------------ mana held by an action
 
     def _open_action(self, action_id: str, power_id: str | None, now: datetime) -> ActionState:
-        return mm.open_action(self._game(), action_id, power_id, now)
+        return mm.open_action(as_game(self), action_id, power_id, now)
 
     def channel_mana(self, action_id: str, element: str, amount: int, *, now: datetime) -> None:
         """GM: the action's power gains mana during that action, held by the action (P-AMB-37)."""
-        mm.channel_mana(self._game(), action_id, element, amount, now=now)
+        mm.channel_mana(as_game(self), action_id, element, amount, now=now)
 
     def contribute_mana(
         self, power_id: str, action_id: str, mana: list[str], *, now: datetime, actor: str | None = None
     ) -> None:
         """A declared collaborator puts mana from its wallet into an action, for its ritual ([003:523])."""
-        mm.contribute_mana(self._game(), power_id, action_id, mana, now=now, actor=actor)
+        mm.contribute_mana(as_game(self), power_id, action_id, mana, now=now, actor=actor)
 
     def pay_mana(
         self,
@@ -169,7 +166,7 @@ class Magic(PlatformGame):
         actor: str | None = None,
     ) -> dict[str, Any]:
         """Pay an action's own mana cost by the rules of spell costs (P-MAG-2)."""
-        return mm.pay_mana(self._game(), power_id, action_id, cost, now=now, pay=pay, actor=actor)
+        return mm.pay_mana(as_game(self), power_id, action_id, cost, now=now, pay=pay, actor=actor)
 
     def _mana_spent(
         self,
@@ -213,7 +210,7 @@ class Magic(PlatformGame):
         )
 
     def _season_mana(self) -> None:
-        mm.season_mana(self._game())
+        mm.season_mana(as_game(self))
 
     # ------------------------------------------------------------------ casting
 
@@ -237,7 +234,7 @@ class Magic(PlatformGame):
         """Cast a spell or ritual the power knows, through one of its conduits, paying its mana
         (``magic_casting.cast_spell``); returns what the cast event records."""
         return casting.cast_spell(
-            self._game(),
+            as_game(self),
             power_id,
             cast_id,
             spell_id,
@@ -252,14 +249,14 @@ class Magic(PlatformGame):
     # ------------------------------------------------------------------ rituals at Resolution
 
     def _ritual_resisted(self, action: ActionState, resist: Mapping[str, int]) -> tuple[int, int] | None:
-        return rituals.ritual_resisted(self._game(), action, resist)
+        return rituals.ritual_resisted(as_game(self), action, resist)
 
     def _conclude_ritual(self, action_id: str) -> None:
-        rituals.conclude_ritual(self._game(), action_id)
+        rituals.conclude_ritual(as_game(self), action_id)
 
     def declare_dispel(self, action_id: str, ritual_cast_id: str) -> None:
         """GM: this action tries to dispel a permanent ritual, at its original difficulty (P-RES-6)."""
-        rituals.declare_dispel(self._game(), action_id, ritual_cast_id)
+        rituals.declare_dispel(as_game(self), action_id, ritual_cast_id)
 
 
 # ---------------------------------------------------------------------- commands

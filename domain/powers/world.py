@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from domain.errors import NotFound
 from domain.ids import GM, SYSTEM
@@ -28,6 +28,7 @@ from domain.powers import world_resolution as resolution
 from domain.powers import world_season as season
 from domain.powers import world_view as view
 from domain.powers.base import GameBase
+from domain.powers.part import as_game
 from domain.powers.world_map import keep_known_features as keep_known_features
 
 if TYPE_CHECKING:
@@ -81,15 +82,11 @@ class World(GameBase):
     TownsCleanedUp = season.TownsCleanedUp
     IndustriesChanged = season.IndustriesChanged
 
-    def _game(self) -> Game:
-        """This aggregate as the ``Game`` it is part of (the world's rules call the month's own methods)."""
-        return cast("Game", self)
-
     # ------------------------------------------------------------------ the map (P-ACT-4, P.4)
 
     def declare_map(self, hexes: list[Any], towns: list[Any] | None = None, features: list[Any] | None = None) -> None:
         """The GM declares the whole map as data, replacing any earlier one (P-ACT-4)."""
-        wmap.declare_map(self._game(), hexes, towns or [], features or [])
+        wmap.declare_map(as_game(self), hexes, towns or [], features or [])
 
     def amend_map(
         self,
@@ -99,11 +96,11 @@ class World(GameBase):
         remove: list[Any] | None = None,
     ) -> None:
         """The GM adds or replaces hexes, towns and features, or removes them by id (P-ACT-4)."""
-        wmap.amend_map(self._game(), hexes or [], towns or [], features or [], remove or [])
+        wmap.amend_map(as_game(self), hexes or [], towns or [], features or [], remove or [])
 
     def reveal_feature(self, feature_id: str, to: str) -> None:
         """The GM shows a power a hidden feature it has found (Seeking, a ruling): it stays known (P.4)."""
-        wmap.reveal_feature(self._game(), feature_id, to)
+        wmap.reveal_feature(as_game(self), feature_id, to)
 
     def known_features(self) -> dict[str, list[str]]:
         """Who learned each hidden feature: what a rollback carries over, as what was seen cannot be unseen."""
@@ -130,52 +127,52 @@ class World(GameBase):
         return base.map_hex(self.state, hex_id, field, rule)
 
     def _has_perk(self, power_id: str, name: str) -> bool:
-        return base.has_perk(self._game(), power_id, name)
+        return base.has_perk(as_game(self), power_id, name)
 
     # ------------------------------------------------------------------ claims (P-TOWN-1)
 
     def set_claim(self, town_id: str, power_id: str, reason: str = "ruling") -> None:
         """The GM records a claim made by Annex or Commandeer (or a ruling): one claimant of each type."""
-        claims.set_claim(self._game(), town_id, power_id, reason)
+        claims.set_claim(as_game(self), town_id, power_id, reason)
 
     def drop_claim(self, town_id: str, power_id: str, reason: str = "ruling") -> None:
         """The GM records that a power lost its claim on a town."""
-        claims.drop_claim(self._game(), town_id, power_id, reason)
+        claims.drop_claim(as_game(self), town_id, power_id, reason)
 
     def _claim(self, town_id: str, power_id: str, reason: str, actor: str = GM) -> None:
-        claims.claim(self._game(), town_id, power_id, reason, actor)
+        claims.claim(as_game(self), town_id, power_id, reason, actor)
 
     def _check_conspiracy_claims(self, power_id: str) -> None:
-        claims.check_conspiracy_claims(self._game(), power_id)
+        claims.check_conspiracy_claims(as_game(self), power_id)
 
     def renounce_claims(self, power_id: str, keep: str, reason: str, actor: str = SYSTEM) -> None:
         """A power gives up its claims on every town but ``keep`` (Commandeer, [003:1276])."""
-        claims.renounce_claims(self._game(), power_id, keep, reason, actor)
+        claims.renounce_claims(as_game(self), power_id, keep, reason, actor)
 
     # ------------------------------------------------------------------ influence (P-INFL-2..6)
 
     def _put_influence(self, power_id: str, hex_id: str, amount: int, actor: str) -> None:
-        influence.put_influence(self._game(), power_id, hex_id, amount, actor)
+        influence.put_influence(as_game(self), power_id, hex_id, amount, actor)
 
     def spend_influence(self, power_id: str, action_id: str, amounts: object, actor: str | None = None) -> None:
         """Pay an action's influence: any amount from its hex, at most 1 from each neighbour (P-INFL-2)."""
-        influence.spend_influence(self._game(), power_id, action_id, amounts, actor)
+        influence.spend_influence(as_game(self), power_id, action_id, amounts, actor)
 
     def shift_influence(self, power_id: str, shifts: object, actor: str | None = None) -> None:
         """During Tidings, shift influence one step at a time down a gradient of two (P-INFL-3)."""
-        influence.shift_influence(self._game(), power_id, shifts, actor)
+        influence.shift_influence(as_game(self), power_id, shifts, actor)
 
     def set_mechanisms(self, power_id: str, mechanisms: list[str]) -> None:
         """The GM records which generation mechanisms a conspiracy picked (P-INFL-5)."""
-        influence.set_mechanisms(self._game(), power_id, mechanisms)
+        influence.set_mechanisms(as_game(self), power_id, mechanisms)
 
     def generate_influence(self, power_id: str, mechanism: str, hex_id: str, ranks: list[int]) -> None:
         """The GM applies a generation mechanism that fired: once a season each (P-INFL-5)."""
-        influence.generate_influence(self._game(), power_id, mechanism, hex_id, ranks)
+        influence.generate_influence(as_game(self), power_id, mechanism, hex_id, ranks)
 
     def mercurial_swap(self, power_id: str, a: str, b: str, actor: str | None = None) -> None:
         """Mercurial [003:931]: swap influence between two hexes, twice each Tidings (P-INFL-4)."""
-        influence.mercurial_swap(self._game(), power_id, a, b, actor)
+        influence.mercurial_swap(as_game(self), power_id, a, b, actor)
 
     # ------------------------------------------------------------------ actions aimed at the world
 
@@ -194,7 +191,7 @@ class World(GameBase):
         """Say what a Planning action is aimed at, so the rules can set its difficulty and record its effect
         (``world_aims.aim_action``)."""
         aims.aim_action(
-            self._game(),
+            as_game(self),
             action_id,
             aim,
             feature_id=feature_id,
@@ -207,26 +204,26 @@ class World(GameBase):
 
     def rule_subtle(self, action_id: str, feature_id: str, *, overcome: bool = False) -> None:
         """The GM rules that an action targets something inside a stronghold by subtle means (GM-22, P-FEAT-3)."""
-        aims.rule_subtle(self._game(), action_id, feature_id, overcome=overcome)
+        aims.rule_subtle(as_game(self), action_id, feature_id, overcome=overcome)
 
     def _world_resolving(self, a: ActionState) -> None:
-        aims.world_resolving(self._game(), a)
+        aims.world_resolving(as_game(self), a)
 
     def _world_resolved(self, action_id: str) -> None:
-        resolution.world_resolved(self._game(), action_id)
+        resolution.world_resolved(as_game(self), action_id)
 
     def harm_town(
         self, town_id: str, harm: dict[str, Any], reason: str, by: str | None, actor: str = SYSTEM
     ) -> dict[str, int]:
         """Lower a town's population and wealth and add statuses to it (P.2.12); returns the change made."""
-        return resolution.harm_town(self._game(), town_id, harm, reason, by, actor)
+        return resolution.harm_town(as_game(self), town_id, harm, reason, by, actor)
 
     def _town_changed(
         self, town_id: str, kind: str, effect: TownEffect, by: str | None, actor: str, audience: list[str]
     ) -> None:
         """Record a change to a town (a town action's, an army's): ``TownChanged``."""
         base.record(
-            self._game(),
+            as_game(self),
             resolution.TownChanged,
             town_id=town_id,
             kind=kind,
@@ -240,19 +237,19 @@ class World(GameBase):
 
     def pay_maintenance(self, feature_id: str, power_id: str, actor: str | None = None) -> None:
         """Pay a stronghold's maintenance this Tidings (P-FEAT-3)."""
-        season.pay_maintenance(self._game(), feature_id, power_id, actor)
+        season.pay_maintenance(as_game(self), feature_id, power_id, actor)
 
     def _world_tidings(self) -> None:
-        season.world_tidings(self._game())
+        season.world_tidings(as_game(self))
 
     def _world_end_tidings(self) -> None:
-        season.world_end_tidings(self._game())
+        season.world_end_tidings(as_game(self))
 
     def _world_month_ends(self) -> None:
-        season.world_month_ends(self._game())
+        season.world_month_ends(as_game(self))
 
     def _world_cleanup(self) -> None:
-        season.world_cleanup(self._game())
+        season.world_cleanup(as_game(self))
 
 
 def map_view(game: Game, viewer: str) -> dict[str, Any]:
