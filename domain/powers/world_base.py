@@ -63,11 +63,11 @@ def map_hex(state: GameState, hex_id: object, field: str = "hex", rule: str = "P
     return hid
 
 
-def feature(state: GameState, feature_id: str) -> Feature:
-    """The feature of this id on the map, or NotFound."""
+def feature(state: GameState, feature_id: str, rule: str | None = None) -> Feature:
+    """The feature of this id on the map, or NotFound naming ``feature_id`` (and ``rule``, where one asks)."""
     f: Feature | None = state.world.features.get(feature_id)
     if f is None:
-        raise NotFound(f"no feature {feature_id!r} on the map", field="feature_id")
+        raise NotFound(f"no feature {feature_id!r} on the map", rule=rule, field="feature_id")
     return f
 
 

@@ -13,7 +13,7 @@ from domain.ids import SYSTEM
 from domain.powers import world_rules as wr
 from domain.powers import world_view as view
 from domain.powers.magic import kept_gain
-from domain.powers.world_base import WorldEvent, record, town
+from domain.powers.world_base import WorldEvent, feature, record, town
 from domain.powers.world_claims import claim
 from domain.powers.world_map import is_public
 from domain.powers.world_state import Built, TownEffect
@@ -184,7 +184,7 @@ def _town_resolved(game: Game, a: ActionState, aim: Aim) -> None:
 
 def _durable_holds(game: Game, feature_id: str) -> bool:
     """Durable: "Ignores the first effect each season that would disrupt or damage it" (P-FEAT-1)."""
-    f: Feature = game.state.world.features[feature_id]
+    f = feature(game.state, feature_id, "P-FEAT-1")
     if "durable" not in f["upgrades"] or f.get("durable_used"):
         return False
     record(game, DurableHeld, feature_id=feature_id, actor=SYSTEM, audience=[vis.PUBLIC])

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from domain.dice import FixedRoller
-from domain.errors import RuleViolation
+from domain.errors import NotFound, RuleViolation
+from domain.powers import world_resolution
 from domain.powers import world_rules as wr
 from domain.powers.views import board_view
 from domain.powers.world import map_view
@@ -725,6 +726,24 @@ def test_p_feat_1_durable_ignores_the_first_demolition_each_season():
     g.aim_action("d2", "town", town_id="derop", kind="demolish", params={"feature_id": "mine"})
     resolve_month(g)
     assert "mine" not in features_seen(g)
+
+
+def test_p_feat_1_durable_asked_of_a_feature_not_on_the_map_is_refused_naming_it():
+    """P-FEAT-1: whether Durable holds is asked of a feature on the map; asked of any other, the answer is a
+    refusal naming ``feature_id`` and the rule, not a bare KeyError, and nothing is recorded."""
+    g = world_game(
+        ("city", "city", "sovereign"),
+        towns=[TOWN],
+        features=[{"id": "mine", "kind": "extractor", "town": "derop", "upgrades": ["durable"]}],
+    )
+    g.collect_events()
+    before = (g.version, seen(g))
+    with pytest.raises(NotFound) as info:
+        world_resolution._durable_holds(g, "nowhere")
+    assert (info.value.field, info.value.rule) == ("feature_id", "P-FEAT-1")
+    assert "'nowhere'" in info.value.message
+    assert g.collect_events() == []
+    assert (g.version, seen(g)) == before
 
 
 def test_p_4_a_hidden_industry_stays_hidden_when_it_stops():
