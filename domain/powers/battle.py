@@ -40,14 +40,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
 from domain import visibility as vis
 from domain.dice import Roller
 from domain.errors import NotFound
 from domain.ids import GM, SYSTEM
 from domain.platform.commands import Command, Context, Handler, require_gm, require_seat
-from domain.platform.game import PlatformGame, _iso
+from domain.platform.game import _iso
 from domain.platform.state import Window
 from domain.powers import battle_base as bb
 from domain.powers import battle_commands as commands
@@ -55,6 +55,7 @@ from domain.powers import battle_end as end
 from domain.powers import battle_field as bfield
 from domain.powers import battle_setup as setup
 from domain.powers import battle_steps as steps
+from domain.powers.base import GameBase
 from domain.powers.battle_base import WINDOW_KIND as WINDOW_KIND
 from domain.powers.battle_base import BattleRoll as BattleRoll
 from domain.powers.battle_view import REPORTED
@@ -67,23 +68,13 @@ if TYPE_CHECKING:
     from domain.powers.game import Game
     from domain.powers.state import GameState
 
-DECLARERS = ("controller", "gm")
-STEP_WINDOWS = ("setup", "deployment", "spellcasting", "commands", "goals", "surrender", "cleanup")
-
 
 def _battle_of_window(state: GameState, window_id: str) -> dict[str, Any] | None:
     """The battle whose current window this is, if any (``domain.powers.windows`` asks)."""
     return bb.battle_of_window(state, window_id)
 
 
-class BattlesState(TypedDict, total=False):
-    """``GameState.battles``: the game's battles by id (P.1.3), each a dict of JSON-native values (see
-    ``battle_steps.BattleDeclared``)."""
-
-    battles: dict[str, dict[str, Any]]
-
-
-class Battles(PlatformGame):
+class Battles(GameBase):
     """The battle sub-machine: its commands, events and windows (a base of ``Game``)."""
 
     # The events, each declared and folded in its sub-domain's module; named here, each is redefined by the
@@ -113,9 +104,6 @@ class Battles(PlatformGame):
     BattleWithdrawn = end.BattleWithdrawn
     BattleEnded = end.BattleEnded
     BattleRuled = bb.BattleRuled
-
-    if TYPE_CHECKING:
-        state: GameState
 
     # ------------------------------------------------------------------ queries
 

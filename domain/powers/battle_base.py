@@ -43,6 +43,13 @@ Changes = dict[str, dict[str, Any]]
 """A battle's changes to armies, by army id: only what changed of each (``diff``)."""
 
 
+class BattlesState(TypedDict, total=False):
+    """``GameState.battles``: the game's battles by id (P.1.3), each a dict of JSON-native values (see
+    ``battle_steps.BattleDeclared``)."""
+
+    battles: dict[str, dict[str, Any]]
+
+
 class BattleEvent(PlatformGame.Event):
     """Base of a battle's events: ``evolve`` folds the event into the state, reading nothing else. ``Battles``
     names each subclass, and the library redefines it there as ``Battles.<Name>``, the topic a battle's events have

@@ -13,7 +13,7 @@ from typing import Any
 from domain.platform.state import ViewerSequences
 from domain.platform.state import Window as Window  # re-exported: a Powers game's windows are the platform's
 from domain.powers.armies import ARMIES_TYPES, ArmiesState
-from domain.powers.battle import BattlesState
+from domain.powers.battle_base import BattlesState
 from domain.powers.development import DEVELOPMENT_TYPES, DevelopmentState
 from domain.powers.magic import MagicState
 from domain.powers.options import DEFAULT_OPTIONS
@@ -179,7 +179,7 @@ class GameState(ViewerSequences):
     world: WorldState = field(default_factory=WorldState)
     development: DevelopmentState = field(default_factory=DevelopmentState)  # wallets, perks, ambitions, trades
     armies: ArmiesState = field(default_factory=ArmiesState)  # domain.powers.armies (P.2.10, P.2.6)
-    battles: BattlesState = field(default_factory=BattlesState)  # domain.powers.battle: battles by id (P.1.3)
+    battles: BattlesState = field(default_factory=BattlesState)  # domain.powers.battle_base: battles by id (P.1.3)
 
     def __post_init__(self) -> None:
         # A game folded from its events gets every option's default merged in when it is created (GameCreated);
