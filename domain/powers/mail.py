@@ -1891,7 +1891,7 @@ def battle_goal(text: str) -> dict[str, Any]:
     """A goal a side proposes, as a mail's setup line and the web's setup form write it (P-BAT-8, P-EX-12):
     ``<name>[; threshold <n>][; attacker <n>][; defender <n>][; attacker reward <reward>][; defender reward
     <reward>]``, a reward ``remove``, ``remove next round`` or the side's own words for the GM to rule. A clause
-    read otherwise is refused naming the field; the battle checks the values (``battle._clean_goal``)."""
+    read otherwise is refused naming the field; the battle checks the values (``battle_setup.clean_goal``)."""
     name, *clauses = [c.strip() for c in text.split(";")]
     goal: dict[str, Any] = {"name": name}
     for clause in clauses:
