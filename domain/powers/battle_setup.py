@@ -16,7 +16,7 @@ from domain.errors import NotFound, RuleViolation
 from domain.ids import SYSTEM
 from domain.powers import battle_rules as br
 from domain.powers import hexmap
-from domain.powers.armies import visible
+from domain.powers.armies_state import visible
 from domain.powers.battle_base import BattleEvent, armies_in, audience, battles_of, check_turn, record, side_of
 
 if TYPE_CHECKING:

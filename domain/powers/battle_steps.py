@@ -16,7 +16,7 @@ from domain.platform.game import _iso
 from domain.powers import battle_rules as br
 from domain.powers import hexmap
 from domain.powers import world_rules as wr
-from domain.powers.armies import visible
+from domain.powers.armies_state import visible
 from domain.powers.battle_base import (
     WINDOW_KIND,
     BattleEvent,
