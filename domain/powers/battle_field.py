@@ -19,8 +19,7 @@ from domain.powers import battle_steps as steps
 from domain.powers import hexmap
 from domain.powers import magic_rules as mr
 from domain.powers.battle_base import BattleEvent, BattleRoll, BattleRuled, record
-from domain.powers.magic import _of as _magic_of
-from domain.powers.magic import current_cost, has_perk, spell_def
+from domain.powers.magic_state import current_cost, has_perk, power_magic, spell_def
 from domain.powers.spells import Spell
 
 if TYPE_CHECKING:
@@ -182,7 +181,7 @@ def cast_battle_spell(
     bb.check_turn(game.state, b, power_id, "spellcasting", now)
     if spell_id is not None:
         sp = spell_def(game.state, spell_id)
-        if sp is None or spell_id not in _magic_of(game.state, power_id).get("known", []):
+        if sp is None or spell_id not in power_magic(game.state, power_id).get("known", []):
             raise NotFound(f"the power knows no spell {spell_id!r}", rule="P-ASSET-8", field="spell_id")
         if sp.speed != "fast":
             raise RuleViolation("in the spellcasting step a power casts a fast spell", rule="P-ACT-3")
@@ -259,7 +258,7 @@ def awesome_power_distance(state: GameState, army: dict[str, Any], h: str) -> in
     p = army.get("controller")
     if not p or not army.get("loyal") or not army.get("titanic") or bb.power_of(state, p).subclass != "celestial":
         return 0
-    capitols = [c["hex"] for _, c in sorted(_magic_of(state, p).get("conduits", {}).items()) if c["capitol"]]
+    capitols = [c["hex"] for _, c in sorted(power_magic(state, p).get("conduits", {}).items()) if c["capitol"]]
     home = capitols[0] if capitols else army["garrison"]
     return hexmap.distance(home, h)
 
@@ -268,7 +267,7 @@ def casters(state: GameState, b: dict[str, Any]) -> list[str]:
     """The powers that know a fast spell (the others have nothing to decide)."""
     out = []
     for p in bb.battle_powers(b):
-        known = _magic_of(state, p).get("known", [])
+        known = power_magic(state, p).get("known", [])
         if any((sp := spell_def(state, k)) is not None and sp.speed == "fast" for k in known):
             out.append(p)
     return out

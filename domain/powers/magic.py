@@ -38,23 +38,24 @@ from domain.powers import magic_catalogue as catalogue
 from domain.powers import magic_mana as mm
 from domain.powers import magic_rituals as rituals
 from domain.powers import magic_rules as mr
-from domain.powers.magic_state import MagicState as MagicState
-from domain.powers.magic_state import caps_of as caps_of
-from domain.powers.magic_state import current_cost as current_cost
-from domain.powers.magic_state import has_perk as has_perk
-from domain.powers.magic_state import kept_gain as kept_gain
-from domain.powers.magic_state import magic_of, month_casts, perks_of, power_magic, record, spell_summary
-from domain.powers.magic_state import pool_of as pool_of
-from domain.powers.magic_state import spell_def as spell_def
+from domain.powers.magic_state import (
+    caps_of,
+    magic_of,
+    month_casts,
+    perks_of,
+    pool_of,
+    power_magic,
+    record,
+    spell_def,
+    spell_summary,
+)
+from domain.powers.magic_state import has_perk as has_perk  # the calendar reads it here
 from domain.powers.part import as_game
 from domain.powers.spells import CATALOGUE, Spell
 
 if TYPE_CHECKING:
     from domain.powers.game import Game
     from domain.powers.state import ActionState, Asset, GameState
-
-# what the battle's field reads of magic by its older name (domain.powers.battle_field)
-_of = power_magic
 
 
 class Magic(PlatformGame):

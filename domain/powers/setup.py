@@ -12,7 +12,7 @@ from domain.errors import NotFound, RuleViolation
 from domain.ids import GM
 from domain.powers import development_rules, magic_rules, rules
 from domain.powers.base import GameBase, PowersEvent
-from domain.powers.magic import caps_of
+from domain.powers.magic_state import caps_of
 from domain.powers.options import validate_power_options
 from domain.powers.state import Asset, GameState, PowerState
 

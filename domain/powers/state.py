@@ -15,7 +15,7 @@ from domain.platform.state import Window as Window  # re-exported: a Powers game
 from domain.powers.armies import ARMIES_TYPES, ArmiesState
 from domain.powers.battle_base import BattlesState
 from domain.powers.development import DEVELOPMENT_TYPES, DevelopmentState
-from domain.powers.magic import MagicState
+from domain.powers.magic_state import MagicState
 from domain.powers.options import DEFAULT_OPTIONS
 from domain.powers.world_state import WorldState
 

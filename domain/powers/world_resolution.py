@@ -12,7 +12,7 @@ from domain import visibility as vis
 from domain.ids import SYSTEM
 from domain.powers import world_rules as wr
 from domain.powers import world_view as view
-from domain.powers.magic import kept_gain
+from domain.powers.magic_state import kept_gain
 from domain.powers.world_base import WorldEvent, feature, record, town
 from domain.powers.world_claims import claim
 from domain.powers.world_map import is_public

@@ -687,7 +687,7 @@ def test_p_infl_6_channel_influence_spends_one_at_each_location_for_its_element(
 def test_p_mag_1_channel_influence_keeps_only_what_the_storage_cap_holds():
     """P-MAG-1: "Each power has a per-element storage cap"; P-AMB-37: mana gained during an action is spent in
     it or lost with it. Decision: Channel Influence (P-INFL-6) and the catalogue's Channel (P.2.12) follow one
-    rule, ``magic.kept_gain``: the power keeps the mana up to its cap, and the rest is lost. A Cause stores 1
+    rule, ``magic_state.kept_gain``: the power keeps the mana up to its cap, and the rest is lost. A Cause stores 1
     of each element (Novice Mages [003:1248]), so two Fire hexes channelled give it 1 Fire, not 2."""
     hexes = [{"hex": "0,0", "element": "F"}, {"hex": "1,0", "element": "F"}, {"hex": "2,0", "element": "E"}]
     g = world_game(("cause", "conspiracy", "cause"), hexes=hexes, assets=[("lore", "cause", "lore", "skill", 1)])
