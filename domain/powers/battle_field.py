@@ -19,6 +19,7 @@ from domain.powers import battle_steps as steps
 from domain.powers import hexmap
 from domain.powers import magic_rules as mr
 from domain.powers.battle_base import BattleEvent, BattleRoll, BattleRuled, record
+from domain.powers.magic_mana import mana_spent
 from domain.powers.magic_state import current_cost, has_perk, power_magic, spell_def
 from domain.powers.spells import Spell
 
@@ -188,7 +189,8 @@ def cast_battle_spell(
         if target is not None and target not in b["armies"]:
             raise NotFound(f"no army {target!r} in this battle", field="target")
         spent = spell_payment(game.state, power_id, sp, pay)
-        game._mana_spent(
+        mana_spent(
+            game,
             power_id=power_id,
             action_id=f"battle-{battle_id}-r{b['round']}",
             cost=current_cost(game.state, sp, power_id).text,

@@ -31,6 +31,7 @@ from domain.powers.catalogue_state import (
     rune_hexes,
     world_towns,
 )
+from domain.powers.magic_mana import mana_spent
 from domain.powers.magic_state import draw, kept_gain, pool_of
 from domain.powers.state import Asset
 
@@ -436,7 +437,8 @@ def paid_in_mana(game: Game, a: ActionState, kind: ClassActionRecord) -> bool:
         )
         return False
     pooled, from_wallet = draw(spent, usable)
-    game._mana_spent(
+    mana_spent(
+        game,
         power_id=a.power,
         action_id=a.id,
         cost=cost,

@@ -169,32 +169,6 @@ class Magic(PlatformGame):
         """Pay an action's own mana cost by the rules of spell costs (P-MAG-2)."""
         return mm.pay_mana(as_game(self), power_id, action_id, cost, now=now, pay=pay, actor=actor)
 
-    def _mana_spent(
-        self,
-        *,
-        power_id: str,
-        action_id: str,
-        cost: str,
-        paid: dict[str, int],
-        pooled: dict[str, dict[str, int]],
-        from_wallet: dict[str, int],
-        actor: str,
-        audience: list[str],
-    ) -> None:
-        """Record ManaSpent (the battle and the catalogue record their mana payments through this)."""
-        record(
-            self,
-            mm.ManaSpent,
-            power_id=power_id,
-            action_id=action_id,
-            cost=cost,
-            paid=paid,
-            pooled=pooled,
-            from_wallet=from_wallet,
-            actor=actor,
-            audience=audience,
-        )
-
     def _mana_channelled(
         self, *, action_id: str, power_id: str, element: str, amount: int, actor: str, audience: list[str]
     ) -> None:

@@ -135,6 +135,34 @@ def pay_mana(
     return spent
 
 
+def mana_spent(
+    game: Game,
+    *,
+    power_id: str,
+    action_id: str,
+    cost: str,
+    paid: dict[str, int],
+    pooled: dict[str, dict[str, int]],
+    from_wallet: dict[str, int],
+    actor: str,
+    audience: list[str],
+) -> None:
+    """Record ManaSpent for a payment checked elsewhere: a battle's spell (``battle_field``), a class action's
+    cost (``catalogue_actions``)."""
+    record(
+        game,
+        ManaSpent,
+        power_id=power_id,
+        action_id=action_id,
+        cost=cost,
+        paid=paid,
+        pooled=pooled,
+        from_wallet=from_wallet,
+        actor=actor,
+        audience=audience,
+    )
+
+
 def season_mana(game: Game) -> None:
     """At Tidings, perks generate their mana (P-MAG-1), recorded as the GM's grants are."""
     s = game.state
