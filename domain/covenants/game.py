@@ -150,6 +150,7 @@ class CovenantGame(PlatformGame):
     # ------------------------------------------------------------------ what the platform asks
 
     seats_field = "powers"  # where a covenant game keeps its seats: its covenants, as its state has always named them
+    extension_caps = ("extension_cap_hours_per_window", "extension_cap_hours_per_season")  # a covenant's (its options)
 
     def seat(self, seat_id: str) -> Any:
         return self.power(seat_id)

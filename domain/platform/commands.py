@@ -121,7 +121,7 @@ def require_seat(game: PlatformGame, ctx: Context, seat: str) -> None:
     game.seat(seat)
     if ctx.principal == seat or game.acts_for(ctx.principal, seat):
         return
-    raise Forbidden("you may act only for your own power", field="power_id")
+    raise Forbidden("you may act only for your own seat", field="seat")
 
 
 # ---------------------------------------------------------------------- commands

@@ -107,6 +107,10 @@ class PlatformGame(Posts, Aggregate):
     # (snapshots keep a field's name)
     seats_field: ClassVar[str] = "seats"
 
+    # the names of the game's options that cap a seat's extensions (GM-8): in one window, and in all until the ruleset
+    # renews the seat's allowance (``extension_hours_used``); a ruleset names its own options
+    extension_caps: ClassVar[tuple[str, str]] = ("extension_cap_hours_per_window", "extension_cap_hours")
+
     def seats_of(self, state: Any) -> dict[str, Any]:
         """Every seat of a state of this game, by id: the one name the platform reads a game's seats through
         (``seats_field`` of the state)."""
@@ -270,8 +274,8 @@ class PlatformGame(Posts, Aggregate):
         )
 
     def _roll_proof(self, roll_no: int) -> dict[str, Any]:
-        """Roll ``roll_no``'s key and Merkle path under the month's root, for the roll's own audience;
-        nothing for a month committed before per-roll keys."""
+        """Roll ``roll_no``'s key and Merkle path under the phase's root, for the roll's own audience;
+        nothing for a phase committed before per-roll keys."""
         s = self.state
         if s.seed is None or s.seed_root is None:
             return {}
@@ -279,7 +283,7 @@ class PlatformGame(Posts, Aggregate):
             key, path = roll_tree(s.seed, s.seed_first_roll).proof(roll_no)
         except RollLimit as err:
             raise RuleViolation(
-                f"a month allows at most {ROLLS_PER_COMMITMENT} rolls: {err}", rule="P-DICE-2", field="roll_no"
+                f"a phase allows at most {ROLLS_PER_COMMITMENT} rolls: {err}", rule="P-DICE-2", field="roll_no"
             ) from None
         return {"key": key, "path": path}
 
@@ -563,7 +567,7 @@ class PlatformGame(Posts, Aggregate):
             )
         if not self._may_act_in(w, seat):
             raise RuleViolation("you have nothing left to do in this window", rule="GM-8", field="window_id")
-        if any(r["power"] == seat and r["status"] == "pending" for r in w.requests.values()):
+        if any(r["seat"] == seat and r["status"] == "pending" for r in w.requests.values()):
             raise RuleViolation("you already have a request waiting for the GM", rule="GM-8", field="window_id")
         self._extension_requested(
             request_id=request_id,
@@ -589,7 +593,7 @@ class PlatformGame(Posts, Aggregate):
 
         def apply(self, game: Any) -> None:
             game.state.windows[self.window_id].requests[self.request_id] = {
-                "power": self.seat,
+                "seat": self.seat,
                 "hours": self.hours,
                 "status": "pending",
             }
@@ -623,21 +627,21 @@ class PlatformGame(Posts, Aggregate):
         if req["status"] != "pending" or w.closed:
             raise RuleViolation("this request is no longer open", rule="GM-8", field="request_id")
         hours = float(hours if hours is not None else req["hours"])
-        ps = self.seats[req["power"]]
-        opts = self.state.options
+        ps = self.seats[req["seat"]]
+        per_window, in_all = (self.state.options[name] for name in self.extension_caps)
         base = _at(w.deadline_for(ps.id))
         already = (base - _at(w.closes_at)).total_seconds() / 3600
-        if already + hours > float(opts["extension_cap_hours_per_window"]) + 1e-9:
+        if already + hours > float(per_window) + 1e-9:
             raise RuleViolation(
-                f"this game allows at most {opts['extension_cap_hours_per_window']} h of extension per power per "
-                f"window; {ps.name} has {already:g} h already",
+                f"this game allows at most {per_window} h of extension per seat per window; {ps.name} has "
+                f"{already:g} h already",
                 rule="GM-8",
                 field="hours",
             )
-        if ps.extension_hours_used + hours > float(opts["extension_cap_hours_per_season"]) + 1e-9:
+        if ps.extension_hours_used + hours > float(in_all) + 1e-9:
             raise RuleViolation(
-                f"this game allows at most {opts['extension_cap_hours_per_season']} h of extensions per power per "
-                f"season; {ps.name} has used {ps.extension_hours_used:g} h",
+                f"this game allows at most {in_all} h of extensions per seat (its option {self.extension_caps[1]}); "
+                f"{ps.name} has used {ps.extension_hours_used:g} h",
                 rule="GM-8",
                 field="hours",
             )
@@ -694,10 +698,10 @@ class PlatformGame(Posts, Aggregate):
         self._extension_refused(
             request_id=request_id,
             window_id=w.id,
-            seat=req["power"],
+            seat=req["seat"],
             reason=reason,
             actor=actor,
-            audience=vis.seats([req["power"]]),
+            audience=vis.seats([req["seat"]]),
         )
 
     class ExtensionRefused(Event):

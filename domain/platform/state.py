@@ -14,6 +14,14 @@ from typing import Any
 from domain import visibility as vis
 
 
+def _upcast_requests(requests: dict[str, dict[str, Any]]) -> None:
+    """Extension requests a snapshot kept before they named their seat ``seat``: they used Powers' word for it.
+    (Snapshots decode a window by its fields, so its requests are upcast when it is made.)"""
+    for key, request in requests.items():
+        if "power" in request:
+            requests[key] = {"seat" if name == "power" else name: value for name, value in request.items()}
+
+
 @dataclass
 class Window:
     id: str
@@ -28,6 +36,9 @@ class Window:
     reminded: list[float] = field(default_factory=list)  # the reminders' offsets (hours before closing) sent
     # A close whose default for silence a rule refused (GameBlocked): rule, seats, reason, at, version; else None
     blocked: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        _upcast_requests(self.requests)
 
     def deadline_for(self, seat: str | None) -> str:
         """This seat's deadline (ISO, UTC): the window's, or its own extension (GM-8)."""

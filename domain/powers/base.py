@@ -183,6 +183,7 @@ class GameBase(PlatformGame):
         ) -> PoolData: ...
 
     seats_field = "powers"  # where a game of Powers keeps its seats: its powers, as its state has always named them
+    extension_caps = ("extension_cap_hours_per_window", "extension_cap_hours_per_season")  # GM-8: its options' names
 
     def seat(self, seat_id: str) -> Any:
         return self.power(seat_id)

@@ -312,6 +312,11 @@ def _seat_part(game: Game, viewer: str) -> dict[str, Any]:
     return out
 
 
+def _request(request: dict[str, Any]) -> dict[str, Any]:
+    """An extension request as Powers' views have always shown it: the power asking is ``power``."""
+    return {"power" if key == "seat" else key: value for key, value in request.items()}
+
+
 def _window(game: Game, w: Window, viewer: str) -> dict[str, Any]:
     """A window with the viewer's own deadline, in UTC and in the viewer's time zone."""
     s = game.state
@@ -331,10 +336,10 @@ def _window(game: Game, w: Window, viewer: str) -> dict[str, Any]:
     }
     if viewer == GM:
         out["extensions"] = dict(w.extensions)
-        out["requests"] = {k: dict(v) for k, v in w.requests.items()}
+        out["requests"] = {k: _request(v) for k, v in w.requests.items()}
         out["pending"] = game.pending_in(w) if not w.closed else []
     elif p is not None:
-        out["my_requests"] = {k: dict(v) for k, v in w.requests.items() if v["power"] == viewer}
+        out["my_requests"] = {k: _request(v) for k, v in w.requests.items() if v["seat"] == viewer}
     return out
 
 

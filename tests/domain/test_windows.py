@@ -93,7 +93,7 @@ def test_the_extension_policy_caps_hours_per_window_and_per_season():
     with pytest.raises(RuleViolation) as capped:
         g.grant_extension("r2", now=later(2))
     assert capped.value.rule == "GM-8" and capped.value.field == "hours"
-    assert "24 h of extension per power per window; C has 20 h already" in capped.value.message
+    assert "24 h of extension per seat per window; C has 20 h already" in capped.value.message
     g.grant_extension("r2", now=later(2), hours=4)  # the GM may grant less
     g.waive_reactions("b", now=later(3))
     g.waive_reactions("c", now=later(3))
@@ -102,7 +102,8 @@ def test_the_extension_policy_caps_hours_per_window_and_per_season():
     with pytest.raises(RuleViolation) as season:
         g.grant_extension("r3", now=later(4))
     assert season.value.rule == "GM-8" and season.value.field == "hours"
-    assert "at most 30 h of extensions per power per season; C has used 24 h" in season.value.message
+    said = "at most 30 h of extensions per seat (its option extension_cap_hours_per_season); C has used 24 h"
+    assert said in season.value.message
     assert g.grant_extension("r3", now=later(4), hours=6) is True  # exactly up to the cap
     g.request_extension("b", "s1m2-planning", 7, "r4", now=later(5))
     assert g.grant_extension("r4", now=later(5)) is True  # B has its own 30 h

@@ -181,5 +181,5 @@ def test_players_cannot_read_the_audit_or_act_for_others(month):
     before = len(games.visible_events(m.game_id, "gm"))
     with pytest.raises(Forbidden) as impersonate:
         games.submit_action(m.game_id, m.powers["sov"], m.powers["wiz"], title="impersonate")
-    assert impersonate.value.field == "power_id" and "your own power" in impersonate.value.message
+    assert impersonate.value.field == "seat" and "your own seat" in impersonate.value.message
     assert len(games.visible_events(m.game_id, "gm")) == before
