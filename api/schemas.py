@@ -97,9 +97,9 @@ class CloseWindowRequest(Strict):
 
 
 class TokenReplacedPublic(BaseModel):
-    power_id: str
+    seat: str
     token: str | None = Field(
-        description="The power's new bearer token; shown once (null when the request is "
+        description="The seat's new bearer token; shown once (null when the request is "
         "a retry of one already answered: tokens are kept only as hashes)"
     )
     receipt: ReceiptPublic

@@ -1,15 +1,18 @@
-"""Powers' JSON reads: a battle as you see it and its report. Its commands' JSON routes are made from their
-declarations (``api.powers.declared``, ``api.declare``)."""
+"""Powers' JSON reads: a battle as you see it and its report; and the first name of a platform route its clients
+may still call. Its commands' JSON routes are made from their declarations (``api.powers.declared``,
+``api.declare``)."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 from fastapi import APIRouter, Depends
+from pydantic import BaseModel, Field
 
-from api.deps import Principal, get_games
+from api.deps import Principal, SenderDep, get_games
 from api.powers.service import BattleReads
-from api.schemas import GAME_READ
+from api.routes import games as platform
+from api.schemas import GAME_COMMAND, GAME_READ, ReceiptPublic
 
 router = APIRouter(prefix="/games/{game_id}", tags=["powers"], responses=GAME_READ)
 
@@ -29,3 +32,26 @@ def battle(game_id: str, battle_id: str, games: BattleReadsDep, me: Principal) -
 def battle_report(game_id: str, battle_id: str, games: BattleReadsDep, me: Principal) -> list[dict]:
     """The battle's report round by round, as you saw it (the GM: in full)."""
     return games.battle_report(game_id, me, battle_id)
+
+
+class PowerTokenReplacedPublic(BaseModel):
+    power_id: str
+    token: str | None = Field(
+        description="The power's new bearer token; shown once (null when the request is "
+        "a retry of one already answered: tokens are kept only as hashes)"
+    )
+    receipt: ReceiptPublic
+
+
+@router.post(
+    "/powers/{power_id}/token",
+    status_code=201,
+    response_model=PowerTokenReplacedPublic,
+    responses=GAME_COMMAND,
+    deprecated=True,
+)
+async def replace_token(game_id: str, power_id: str, sender: SenderDep) -> dict:
+    """GM: replace a power's token, by the route's first name: ``POST /games/{game_id}/seats/{seat}/token``, whose
+    answer names the seat ``seat``; this one answers as it always did, with ``power_id``."""
+    out = await platform.replace_token(game_id, power_id, sender)
+    return {"power_id": out.pop("seat"), **out}

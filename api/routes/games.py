@@ -43,13 +43,13 @@ def create_game(body: CreateGameRequest, games: GamesDep, key: IdempotencyKey) -
 
 
 @router.post(
-    "/{game_id}/powers/{power_id}/token", status_code=201, response_model=TokenReplacedPublic, responses=GAME_COMMAND
+    "/{game_id}/seats/{seat}/token", status_code=201, response_model=TokenReplacedPublic, responses=GAME_COMMAND
 )
-async def replace_token(game_id: str, power_id: str, sender: SenderDep) -> dict:
-    """GM: replace a power's token (and its mail address); the old one stops working at once."""
+async def replace_token(game_id: str, seat: str, sender: SenderDep) -> dict:
+    """GM: replace a seat's token (and its mail address); the old one stops working at once."""
     token, token_hash = new_token()
-    receipt = await sender.receipt(game_id, ReissueLink(power_id, token_hash))
-    return {"power_id": power_id, "token": None if receipt.replayed else token, "receipt": receipt.as_dict()}
+    receipt = await sender.receipt(game_id, ReissueLink(seat, token_hash))
+    return {"seat": seat, "token": None if receipt.replayed else token, "receipt": receipt.as_dict()}
 
 
 @router.post("/{game_id}/windows/{window_id}/close", response_model=ReceiptPublic, responses=GAME_COMMAND)

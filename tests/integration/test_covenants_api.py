@@ -35,7 +35,7 @@ def test_a_whole_covenant_game_is_played_to_25_points_through_the_api(api):
         send(auditor, "AddCovenant", seat_id=seat, name=name, covenant=covenant, host=seat == "ann", arts=ARTS[seat])
     send(auditor, "BeginGame")
     tokens = {
-        s: api.post(f"/games/{gid}/powers/{s}/token", headers=bearer(auditor)).json()["token"]
+        s: api.post(f"/games/{gid}/seats/{s}/token", headers=bearer(auditor)).json()["token"]
         for s in ("ann", "bob", "cy")
     }
 

@@ -111,21 +111,36 @@ def test_a_command_that_moves_the_game_names_the_step_it_expects(api):
     assert r.status_code == 200 and r.json()["result"] == {"closed": True}
 
 
-def test_replacing_a_powers_token_over_the_api_stops_the_old_one_at_once(api):
+def test_replacing_a_seats_token_over_the_api_stops_the_old_one_at_once(api):
     game, gm, tok = planning_game(api)
-    r = api.post(f"/games/{game}/powers/alpha/token", headers=bearer(tok["beta"]))
+    r = api.post(f"/games/{game}/seats/alpha/token", headers=bearer(tok["beta"]))
     assert r.status_code == 403 and r.json()["field"] == "authorization"
-    r = api.post(f"/games/{game}/powers/alpha/token", headers=bearer(gm))
+    r = api.post(f"/games/{game}/seats/alpha/token", headers=bearer(gm))
     assert r.status_code == 201, r.text
     new = r.json()["token"]
-    assert new and new != tok["alpha"] and r.json()["power_id"] == "alpha"
+    assert new and new != tok["alpha"] and r.json()["seat"] == "alpha"
     assert api.get(f"/games/{game}/view", headers=bearer(tok["alpha"])).status_code == 401
     r = api.post(f"/games/{game}/actions", headers=bearer(tok["alpha"]), json={"title": "Sneak", "convert": 0})
     assert r.status_code == 401 and r.json()["field"] == "authorization"
     assert api.get(f"/games/{game}/view", headers=bearer(new)).json()["viewer"] == "alpha"
     assert api.get(f"/games/{game}/view", headers=bearer(tok["beta"])).status_code == 200
-    r = api.post(f"/games/{game}/powers/nobody/token", headers=bearer(gm))
+    r = api.post(f"/games/{game}/seats/nobody/token", headers=bearer(gm))
     assert r.status_code == 404
+
+
+def test_the_token_route_answers_by_its_first_name_in_a_game_of_powers(api):
+    """Powers' clients may still call ``/powers/{power_id}/token`` (api.powers.routes): the same replacement,
+    answered as it always was, naming the power ``power_id``; a retry shows no token."""
+    game, gm, tok = planning_game(api)
+    r = api.post(f"/games/{game}/powers/beta/token", headers=bearer(tok["alpha"]))
+    assert r.status_code == 403 and r.json()["field"] == "authorization"
+    r = api.post(f"/games/{game}/powers/beta/token", headers=bearer(gm, "again"))
+    assert r.status_code == 201 and set(r.json()) == {"power_id", "token", "receipt"} and r.json()["power_id"] == "beta"
+    assert api.get(f"/games/{game}/view", headers=bearer(r.json()["token"])).json()["viewer"] == "beta"
+    assert api.get(f"/games/{game}/view", headers=bearer(tok["beta"])).status_code == 401
+    retried = api.post(f"/games/{game}/powers/beta/token", headers=bearer(gm, "again"))
+    assert retried.status_code == 201 and retried.json()["token"] is None and retried.json()["power_id"] == "beta"
+    assert api.post(f"/games/{game}/powers/nobody/token", headers=bearer(gm)).status_code == 404
 
 
 def test_the_key_and_the_events_are_written_in_one_transaction(store_settings):

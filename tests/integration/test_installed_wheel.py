@@ -154,7 +154,7 @@ def test_the_installed_service_renders_every_rulesets_console_and_board(installe
         game_id, gm = created["game_id"], created["gm_token"]
         added = client.json(f"/games/{game_id}/{route}", body, gm)
         seat = added.get("power_id") or "ann"
-        token = added.get("token") or client.json(f"/games/{game_id}/powers/{seat}/token", {}, gm)["token"]
+        token = added.get("token") or client.json(f"/games/{game_id}/seats/{seat}/token", {}, gm)["token"]
         for who, secret, marker in (("gm", gm, PAGES[ruleset][0]), (seat, token, PAGES[ruleset][1])):
             status, page = client.page(game_id, secret)
             assert status == 200 and "TemplateNotFound" not in page, (ruleset, who, status, page[-2000:])

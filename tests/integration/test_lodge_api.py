@@ -24,9 +24,7 @@ def test_three_lodge_turns_with_cleanup_scoring_through_the_api(api):
     send(host, "AddMage", mage_id="ann", name="Ann", colour="red")
     send(host, "AddMage", mage_id="bob", name="Bob", colour="blue")
     send(host, "BeginGame")
-    ann, bob = (
-        api.post(f"/games/{gid}/powers/{m}/token", headers=bearer(host)).json()["token"] for m in ("ann", "bob")
-    )
+    ann, bob = (api.post(f"/games/{gid}/seats/{m}/token", headers=bearer(host)).json()["token"] for m in ("ann", "bob"))
     scored = []
     for turn in (1, 2, 3):
         send(ann, "PrepareSpells", mage_id="ann", cards={"QUICK": "unravel", "III": "oblivion"})
@@ -60,7 +58,7 @@ def test_a_walk_without_its_room_is_a_prompt_answered_through_the_api(api):
         assert send(host, "AddMage", mage_id=mage, name=mage.title(), colour=colour).status_code == 200
     send(host, "BeginGame")
     send(host, "AdvancePhase", expected_phase="prepare")
-    bob = api.post(f"/games/{gid}/powers/bob/token", headers=bearer(host)).json()["token"]
+    bob = api.post(f"/games/{gid}/seats/bob/token", headers=bearer(host)).json()["token"]
     r = send(bob, "PhysicalAction", mage_id="bob", action="walk")
     assert r.status_code == 200 and r.json()["events"] == ["ChoiceOffered", "WindowOpened"], r.text
     (prompt,) = api.get(f"/games/{gid}/view", headers=bearer(bob)).json()["prompts"]
@@ -86,7 +84,7 @@ def test_an_evocation_commanded_without_steps_asks_each_step_and_its_attack_thro
     for mage, colour in (("ann", "red"), ("bob", "blue")):
         assert send(host, "AddMage", mage_id=mage, name=mage.title(), colour=colour).status_code == 200
     send(host, "BeginGame")
-    ann = api.post(f"/games/{gid}/powers/ann/token", headers=bearer(host)).json()["token"]
+    ann = api.post(f"/games/{gid}/seats/ann/token", headers=bearer(host)).json()["token"]
     assert send(ann, "PrepareSpells", mage_id="ann", cards={"I": "call-beast"}).status_code == 200
     send(host, "AdvancePhase", expected_phase="prepare")
     assert send(ann, "CastSpell", mage_id="ann", slot="I").status_code == 200  # an Evocation in the Hall

@@ -118,7 +118,7 @@ def test_no_process_logs_a_token_a_reply_address_token_or_a_session_id(topology,
         # A client that also puts its token in the query string, and one whose token was replaced.
         http.get(f"/games/{gid}/view", params={"token": ta}, headers=bearer(ta))
         old_b = tb
-        tb = http.post(f"/games/{gid}/powers/{pb}/token", headers=gm).json()["token"]
+        tb = http.post(f"/games/{gid}/seats/{pb}/token", headers=gm).json()["token"]
         secrets.add(tb)
         assert http.get(f"/games/{gid}/view", headers=bearer(old_b)).status_code == 401
 

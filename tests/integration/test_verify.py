@@ -322,7 +322,7 @@ def _covenant_export(api) -> str:
     for seat, name, covenant in (("ann", "Ann", "Fengheld"), ("bob", "Bob", "Crintera"), ("cy", "Cy", "Valnastium")):
         send("AddCovenant", seat_id=seat, name=name, covenant=covenant, host=seat == "ann", arts=COVENANT_ARTS[seat])
     send("BeginGame")
-    ann = api.post(f"/games/{gid}/powers/ann/token", headers=bearer(auditor)).json()["token"]
+    ann = api.post(f"/games/{gid}/seats/ann/token", headers=bearer(auditor)).json()["token"]
     export = api.get(f"/games/{gid}/export", headers=bearer(ann))
     assert export.status_code == 200, export.text
     return export.text
