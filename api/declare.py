@@ -39,12 +39,11 @@ if TYPE_CHECKING:
 Fields = dict[str, Any]
 C = TypeVar("C", bound=Command)
 
-OLD_FIELDS = {"power_id": "seat"}
-"""Fields' old names, still accepted in ``args`` where the command has the new one and not the old."""
-
 
 def _renamed(name: str, accepted: set[str], args: Fields) -> str:
-    new = OLD_FIELDS.get(name)
+    """A field's name in ``args``, or the platform's name for it where a ruleset's clients sent the one they gave it
+    first (``api.rulesets.old_names``) and the command has the new name, not the old."""
+    new = rulesets.old_names("FIELDS").get(name)
     return new if name not in accepted and new in accepted and new not in args else name
 
 

@@ -9,7 +9,9 @@ through the entry-point group ``emissary.rulesets``; README "Adding a ruleset").
   its ``templates/`` folder);
 - ``demo.py`` with ``play_demo`` (and ``play_demo_long``, for ``--long``): what ``emissary demo --ruleset NAME`` plays;
 - ``status.py`` with ``seats(view, me)``: who has acted or is ready, from the viewer's view, for the status strip
-  (``api.web.status``).
+  (``api.web.status``);
+- ``old_names.py`` with ``FIELDS`` and ``QUERY``: the names its clients sent for a platform's field or query
+  parameter before the platform had its own, still accepted (``old_names``).
 
 Importing this module imports no FastAPI: workers build the service through it too.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.util
+from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -41,6 +44,20 @@ def part(ruleset: str, name: str) -> ModuleType | None:
 def parts(name: str) -> list[ModuleType]:
     """The module ``name`` of every ruleset package that has one, in registry order."""
     return [m for ruleset in API_PACKAGES if (m := part(ruleset, name)) is not None]
+
+
+@functools.cache
+def old_names(kind: str) -> dict[str, str]:
+    """The names every ruleset's clients may still send for the platform's (its package's ``old_names`` module:
+    ``FIELDS``, a JSON body's or a command's field; ``QUERY``, a query parameter), old name -> the platform's."""
+    return {old: new for m in parts("old_names") for old, new in getattr(m, kind, {}).items()}
+
+
+def query_value(query: Mapping[str, str], name: str) -> str | None:
+    """A query parameter's value, sent under its name or else under one a ruleset's clients gave it first; None if
+    it is empty under every name."""
+    names = [name, *(old for old, new in old_names("QUERY").items() if new == name)]
+    return next((query[n] for n in names if query.get(n)), None)
 
 
 @functools.cache

@@ -12,12 +12,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
 
+from api import rulesets
 from domain import limits
 from domain.errors import DomainError
 from domain.platform.posts import POST_TEXT
-
-SEAT = AliasChoices("seat", "power_id")
-"""A body's seat, sent as ``seat``; ``power_id``, its old name, is still accepted."""
 
 
 class Strict(BaseModel):
@@ -177,8 +175,14 @@ class GrantRequest(Strict):
     about: Id | None = None
 
 
+SEAT_NAMES = AliasChoices("seat", *(old for old, to in rulesets.old_names("FIELDS").items() if to == "seat"))
+MySeat = Annotated[Id | None, Field(validation_alias=SEAT_NAMES)]
+"""The seat a body is about, sent as ``seat`` (or a name a ruleset's clients gave it first,
+``api.rulesets.old_names``); none: the caller's own."""
+
+
 class TimezoneRequest(Strict):
-    seat: Id | None = Field(default=None, validation_alias=SEAT)
+    seat: MySeat = None
     timezone: str = Field(max_length=limits.TIMEZONE)
 
 
@@ -187,7 +191,7 @@ class DeadlineRequest(Strict):
 
 
 class ExtensionRequest(Strict):
-    seat: Id | None = Field(default=None, validation_alias=SEAT)
+    seat: MySeat = None
     hours: float = Field(gt=0, le=72)
     reason: str = Field(default="", max_length=limits.REASON)
 
@@ -201,11 +205,11 @@ class RefuseExtensionRequest(Strict):
 
 
 class ReadyRequest(Strict):
-    seat: Id | None = Field(default=None, validation_alias=SEAT)
+    seat: MySeat = None
 
 
 class ContactRequest(Strict):
-    seat: Id | None = Field(default=None, validation_alias=SEAT)
+    seat: MySeat = None
     email: Email | None = Field(description="A valid address of at most 254 characters, or null for none")
     mode: Literal["immediate", "digest", "off"] = "immediate"
 

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from api import rulesets
 from api.deps import GamesDep, IdempotencyKey, Principal
 from api.schemas import (
     GAME_COMMAND,
@@ -125,8 +126,10 @@ def audit(
     games: GamesDep,
     projector: ProjectorDep,
     me: Principal,
-    seat: Annotated[str | None, Query(description="a seat acting, shown the event or named in it")] = None,
-    power: Annotated[str | None, Query(deprecated=True, description="the first name of ``seat``")] = None,
+    seat: Annotated[
+        str | None,
+        Query(description="a seat acting, shown the event or named in it (a ruleset's clients may use its first name)"),
+    ] = None,
     phase: str | None = None,
     type: str | None = None,
     actor: str | None = None,
@@ -141,7 +144,7 @@ def audit(
     read_models_at(request, response, game_id, me, wait_for)
     rows, next_after = projector.audit_page(
         str(games.get_game(game_id, for_update=False).id),
-        seat=seat or power,
+        seat=rulesets.query_value(request.query_params, "seat"),
         phase=phase,
         event_type=type,
         actor=actor,

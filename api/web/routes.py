@@ -458,7 +458,7 @@ def _rollback_to(games: Games, game_id: str, f: dict) -> dict[str, str]:
 
 # The platform's forms that send a command (or roll back), written as every form is (``api.web.forms``).
 COMMAND_FORMS = (
-    Form("ready", "ready", N_("Marked ready for this month."), make=lambda f, me: DeclareReady(me)),
+    Form("ready", "ready", N_("Marked ready for this phase."), make=lambda f, me: DeclareReady(me)),
     Form(
         "extension",
         "extension",
@@ -586,7 +586,7 @@ FORMS = handlers((*COMMAND_FORMS, *BROWSER_FORMS))
 def audit_page(
     request: Request,
     game_id: str,
-    power: str | None = None,
+    seat: str | None = None,
     phase: str | None = None,
     type: str | None = None,
     actor: str | None = None,
@@ -609,7 +609,7 @@ def audit_page(
     zone = ZoneInfo(games.timezone_for(game_id, me))
     names = seat_names(game)
     choices = {
-        "power": [(pid, name) for pid, name in names.items() if pid != GM],
+        "seat": [(sid, name) for sid, name in names.items() if sid != GM],
         "actor": [*names.items(), ("system", _("the service"))],
         "type": [(t, words_of.words(t)) for t in _event_kinds(game)],
         "phase": [  # each phase once, even if a rollback began it again
@@ -620,21 +620,22 @@ def audit_page(
         ],
     }
     # Filters are choices by name; a value typed into the address is matched by id or name, in any case.
-    power, actor, type, phase = (
+    seat = rulesets.query_value(request.query_params, "seat")  # or the filter's first name, a ruleset's clients'
+    seat, actor, type, phase = (
         _choice(value, choices[name])
-        for name, value in (("power", power), ("actor", actor), ("type", type), ("phase", phase))
+        for name, value in (("seat", seat), ("actor", actor), ("type", type), ("phase", phase))
     )
     start, size = after, limit
     rows, next_after = projector.audit_page(
         key,
-        seat=power or None,
+        seat=seat or None,
         phase=phase or None,
         event_type=type or None,
         actor=actor or None,
         after=start,
         limit=size,
     )
-    filters = {"power": power, "phase": phase, "type": type, "actor": actor}
+    filters = {"seat": seat, "phase": phase, "type": type, "actor": actor}
     query = {k: v for k, v in filters.items() if v}
     pages = {
         "after": start,

@@ -239,18 +239,11 @@ KEYLIKE = re.compile(r"[A-Za-z_][\w.:-]*")  # a name, key or token, not prose (p
 TEMPLATES = ROOT / "api" / "web" / "templates"  # the platform's own pages (a ruleset's ship in its package)
 
 # What platform modules still say in Powers' words, per file: only ever lowered (the debt of issue 26 item 3). Left:
-# ``power_id`` where it is still accepted for ``seat`` (the JSON bodies' and commands' old name), a refusal's field
-# and the token replacement's answer;
-# a window's extension requests keyed ``power`` and the caps named ``extension_cap_hours_per_season`` (kept in every
-# snapshot and game's options); the audit filter's old name
-# ``power`` (still accepted by /games/{id}/audit, the name of the audit page's filter).
+# the section ``powers`` of Powers' console, where the platform's new-link form answers. (The names Powers' clients
+# sent first, ``power_id`` for a body's or a command's seat and ``power`` for the audit's filter, are Powers' own:
+# ``api/powers/old_names.py``.)
 SPOKEN_DEBT: dict[str, int] = {
-    "api/declare.py": 1,
-    "api/routes/games.py": 4,
-    "api/routes/history.py": 2,
-    "api/schemas.py": 2,
-    "api/web/routes.py": 9,
-    "api/web/templates/audit.html": 1,
+    "api/web/routes.py": 1,
 }
 
 

@@ -102,16 +102,18 @@ def test_times_are_in_my_zone_and_the_audit_filters_are_choices_by_name(server, 
     gm.goto(f"{base}/play/{gid}/audit")
     cells = gm.locator("tbody tr td:nth-child(4)").all_inner_texts()
     assert cells and all(c.endswith(("CET", "CEST")) and "+00:00" not in c for c in cells)
-    gm.get_by_label("Power (acting, shown or named)").select_option(label="Gandalf")
+    gm.get_by_label("Seat (acting, shown or named)").select_option(label="Gandalf")
     with gm.expect_navigation():
         gm.get_by_role("button", name="Filter").click()
-    assert "power=gandalf" in gm.url
+    assert "seat=gandalf" in gm.url
     by_choice = gm.locator("tbody tr").count()
     assert 0 < by_choice < len(cells)
     shot(gm, "play17-04-audit-filtered-by-name")
     for typed in ("Gandalf", "GANDALF", "gandalf"):
-        gm.goto(f"{base}/play/{gid}/audit?power={typed}")
+        gm.goto(f"{base}/play/{gid}/audit?seat={typed}")
         assert gm.locator("tbody tr").count() == by_choice, typed
+    gm.goto(f"{base}/play/{gid}/audit?power=gandalf")  # the filter's first name, Powers' (api.powers.old_names)
+    assert gm.locator("tbody tr").count() == by_choice
     gm.goto(f"{base}/play/{gid}/audit")
     gm.get_by_label("Event").select_option(label="Step began")
     with gm.expect_navigation():

@@ -43,7 +43,7 @@ def test_the_page_code_marks_its_titles_receipts_and_status_words():
     assert {
         "This form was refused",
         "Sign in first",
-        "Marked ready for this month.",
+        "Marked ready for this phase.",
         "Close {window} now?",
         "Yes, roll back",
         "GM only",
