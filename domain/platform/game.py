@@ -628,7 +628,8 @@ class PlatformGame(Posts, Aggregate):
             raise RuleViolation("this request is no longer open", rule="GM-8", field="request_id")
         hours = float(hours if hours is not None else req["hours"])
         ps = self.seats[req["seat"]]
-        per_window, in_all = (self.state.options[name] for name in self.extension_caps)
+        # A ruleset whose options name no cap leaves that cap to the GM's judgement (no limit).
+        per_window, in_all = (self.state.options.get(name, float("inf")) for name in self.extension_caps)
         base = _at(w.deadline_for(ps.id))
         already = (base - _at(w.closes_at)).total_seconds() / 3600
         if already + hours > float(per_window) + 1e-9:
