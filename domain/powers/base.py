@@ -23,6 +23,7 @@ from domain.errors import NotFound
 from domain.ids import GM
 from domain.platform.game import PlatformGame
 from domain.powers import rules
+from domain.powers.part import PartEvent
 from domain.powers.state import ActionState, Asset, Die, GameState, Pool, PoolAsset, PowerState, Reaction, Window
 
 
@@ -78,21 +79,11 @@ if TYPE_CHECKING:
     from domain.powers import actions, calendar, resistance
 
 
-class PowersEvent(PlatformGame.Event):
+class PowersEvent(PartEvent):
     """Base of the month's events, each declared in its sub-domain's module and named by the mixin that records it,
     so the library redefines it as ``Game.<Name>``, the topic it has always been stored under. ``evolve`` folds the
     event into the state and reads nothing else; the few whose fold needs another part of the game (the
     catalogue's records of the month) override ``fold`` instead. An event that only tells folds nothing."""
-
-    def evolve(self, s: GameState) -> None:
-        """Fold this event into the state."""
-
-    def fold(self, game: GameBase) -> None:
-        self.evolve(game.state)
-
-    def apply(self, aggregate: Any) -> None:
-        self.fold(aggregate)
-        super().apply(aggregate)
 
 
 class GameBase(PlatformGame):

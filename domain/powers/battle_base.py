@@ -19,7 +19,7 @@ from domain import visibility as vis
 from domain.copying import deepcopy
 from domain.dice import Roller
 from domain.errors import NotFound, RuleViolation
-from domain.platform.game import PlatformGame
+from domain.powers.part import PartEvent
 
 if TYPE_CHECKING:
     from domain.powers.game import Game
@@ -50,17 +50,10 @@ class BattlesState(TypedDict, total=False):
     battles: dict[str, dict[str, Any]]
 
 
-class BattleEvent(PlatformGame.Event):
+class BattleEvent(PartEvent):
     """Base of a battle's events: ``evolve`` folds the event into the state, reading nothing else. ``Battles``
     names each subclass, and the library redefines it there as ``Battles.<Name>``, the topic a battle's events have
     always been stored under (not a ``PowersEvent``: those are recorded as ``Game.<Name>``)."""
-
-    def evolve(self, s: GameState) -> None:
-        pass  # the report's record: the state keeps nothing of it
-
-    def apply(self, aggregate: Any) -> None:
-        self.evolve(aggregate.state)
-        super().apply(aggregate)
 
 
 def record(game: Game, event: type[BattleEvent], **fields: Any) -> None:

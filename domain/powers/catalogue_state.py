@@ -14,27 +14,17 @@ from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
 from domain.platform.game import PlatformGame
 from domain.powers.base import PoolData
+from domain.powers.part import PartEvent
 
 if TYPE_CHECKING:
-    from domain.powers.base import GameBase
     from domain.powers.state import GameState
 
 
-class CatalogueEvent(PlatformGame.Event):
+class CatalogueEvent(PartEvent):
     """Base of the catalogue's events: ``evolve`` folds the event into the state, reading nothing else; the one
     whose fold needs another part of the game overrides ``fold`` instead. ``Catalogue`` names each subclass, and
     the library redefines it there as ``Catalogue.<Name>``, the topic the catalogue's events have always been
     stored under (not a ``PowersEvent``: those are recorded as ``Game.<Name>``)."""
-
-    def evolve(self, s: GameState) -> None:
-        """Fold this event into the state (an event that only tells folds nothing)."""
-
-    def fold(self, game: GameBase) -> None:
-        self.evolve(game.state)
-
-    def apply(self, aggregate: Any) -> None:
-        self.fold(aggregate)
-        super().apply(aggregate)
 
 
 def record(game: PlatformGame, event: type[CatalogueEvent], **fields: Any) -> None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 from domain.errors import RuleViolation
 from domain.platform.game import PlatformGame
 from domain.powers import magic_rules as mr
+from domain.powers.part import PartEvent
 from domain.powers.spells import CATALOGUE, Spell
 
 if TYPE_CHECKING:
@@ -246,17 +247,10 @@ def check_names(**names: Any) -> None:
             raise RuleViolation(f"{name} is a name, not {type(value).__name__}", rule="P-MAG-2", field=name)
 
 
-class MagicEvent(PlatformGame.Event):
+class MagicEvent(PartEvent):
     """Base of magic's events: ``evolve`` folds the event into the state, reading nothing else. ``Magic`` names each
     subclass, and the library redefines it there as ``Magic.<Name>``, the topic magic's events have always been
     stored under."""
-
-    def evolve(self, s: GameState) -> None:
-        pass  # a record that changes nothing the state keeps: the feed tells it
-
-    def apply(self, aggregate: Any) -> None:
-        self.evolve(aggregate.state)
-        super().apply(aggregate)
 
 
 def record(game: PlatformGame, event: type[MagicEvent], **fields: Any) -> None:

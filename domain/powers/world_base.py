@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from domain import limits
 from domain.errors import NotFound, RuleViolation
-from domain.platform.game import PlatformGame
 from domain.powers import hexmap
+from domain.powers.part import PartEvent
 
 if TYPE_CHECKING:
     from domain.powers.game import Game
@@ -25,17 +25,10 @@ if TYPE_CHECKING:
     from domain.powers.world_state import Feature, Town
 
 
-class WorldEvent(PlatformGame.Event):
+class WorldEvent(PartEvent):
     """Base of the world's events: ``evolve`` folds the event into the state, reading nothing else. ``World``
     names each subclass, and the library redefines it there as ``World.<Name>``, the topic the world's events have
     always been stored under (not a ``PowersEvent``: those are recorded as ``Game.<Name>``)."""
-
-    def evolve(self, s: GameState) -> None:
-        pass  # most of the world's records change nothing the state keeps: the feed tells them
-
-    def apply(self, aggregate: Any) -> None:
-        self.evolve(aggregate.state)
-        super().apply(aggregate)
 
 
 def record(game: Game, event: type[WorldEvent], **fields: Any) -> None:
