@@ -304,7 +304,7 @@ COMMANDS: tuple[Declared, ...] = (
         ),
         Form(
             "add-power",
-            "powers",
+            "seats",
             lambda f: _("{name} added. Send them their link (shown once).").format(name=f.get("name")),
             make=_add_power,
             gm=True,
@@ -323,7 +323,7 @@ COMMANDS: tuple[Declared, ...] = (
         ),
         Form(
             "asset",
-            "powers",
+            "seats",
             N_("Asset granted."),
             make=lambda f, me: pc.GrantAsset(
                 f.get("power_id", ""),

@@ -550,7 +550,7 @@ def _link_dismissed(request: Request, game_id: str, f: dict, _nothing: None) -> 
 BROWSER_FORMS = (
     Form(
         "reissue",
-        "powers",
+        "seats",
         N_("The old link no longer works. The new one is shown once."),
         make=lambda f, me: ReissueLink(f.get("who", ""), ""),
         gm=True,

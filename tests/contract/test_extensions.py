@@ -6,6 +6,7 @@ refuses a grant beyond them, naming GM-8 and the field, and records nothing."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -38,6 +39,11 @@ def _first_open_window(play: Play) -> tuple[str, list[str]] | None:
     return None
 
 
+def _caps(game: Any) -> list[Any]:
+    """The game's extension caps (per window, in all) as its options set them, None where they name none."""
+    return [game.state.options.get(name) for name in type(game).extension_caps]
+
+
 def test_a_seat_asks_for_more_time_and_the_gm_grants_it(ruleset):
     play = Play(ruleset, plan_for(ruleset), seed=3)
     try:
@@ -46,14 +52,14 @@ def test_a_seat_asks_for_more_time_and_the_gm_grants_it(ruleset):
             pytest.fail(f"{ruleset.name}: random play opened no window a seat waits on")
         window_id, waited = found
         seat = waited[0]
-        caps = play.read(lambda g: [g.state.options.get(name) for name in type(g).extension_caps])
+        caps = play.read(_caps)
         hours = min([float(c) for c in caps if c is not None] + [48.0])
-        before = play.read(lambda g: g.state.windows[window_id].deadline_for(seat))
+        before = play.read(lambda g: g.window(window_id).deadline_for(seat))
         asked = play.games.run(Caller.of(seat), play.table.game_id, RequestExtension(seat, hours, window_id))
         request_id = asked.result["request_id"]
         if hours > 0:
             play.games.run(Caller.of(GM), play.table.game_id, GrantExtension(request_id))
-            after = play.read(lambda g: g.state.windows[window_id].deadline_for(seat))
+            after = play.read(lambda g: g.window(window_id).deadline_for(seat))
             moved = datetime.fromisoformat(after) - datetime.fromisoformat(before)
             assert moved >= timedelta(hours=hours) - timedelta(seconds=1), (before, after)
         if all(c is not None for c in caps):

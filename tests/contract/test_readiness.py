@@ -37,7 +37,7 @@ def test_readiness_is_refused_where_no_open_windows_rule_allows_it_and_closes_a_
         game = Play(ruleset, plan, seed)
         try:
             for _ in range(plan.turns):
-                if game.read(lambda g: plan.ended(g.state)) or game.out.broken:
+                if _ended(game) or game.out.broken:
                     break
                 _check(game, refused, closed)
                 game.turn()
@@ -47,6 +47,11 @@ def test_readiness_is_refused_where_no_open_windows_rule_allows_it_and_closes_a_
         assert refused, f"{ruleset.name}: random play reached no window whose rule takes no readiness"
     if _declared(ruleset, True):
         assert closed, f"{ruleset.name}: random play reached no window whose rule takes readiness"
+
+
+def _ended(game: Play) -> bool:
+    """Whether the game's rules ended it."""
+    return bool(game.read(lambda g: game.plan.ended(g.state)))
 
 
 def _check(game: Play, refused: set[str], closed: set[str]) -> None:

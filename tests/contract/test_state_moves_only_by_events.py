@@ -87,15 +87,16 @@ def test_the_check_names_a_save_whose_game_changed_beside_its_events(ruleset):
         game_id = play.games.get_game(play.table.game_id, for_update=False).id
         shadow.folded[game_id] = shadow.fold(None, shadow.stored(game_id))
         careless = shadow.fold(None, shadow.stored(game_id))
-        _change_in_place(careless.state)  # recording nothing
+        _change_in_place(careless)  # recording nothing
         shadow.check(careless)
     finally:
         play.games.close()
     assert len(shadow.differ) == 1 and shadow.checked == 1
 
 
-def _change_in_place(state: Any) -> None:
-    """Change a state's first field in place, as a careless handler would."""
+def _change_in_place(game: Any) -> None:
+    """Change the first field of a game's state in place, as a careless handler would."""
+    state = game.state
     if dataclasses.is_dataclass(state):
         first = dataclasses.fields(state)[0].name
         setattr(state, first, object())

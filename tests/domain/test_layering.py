@@ -238,13 +238,10 @@ RULESET_WORDS = re.compile(r"power|season|month", re.IGNORECASE)
 KEYLIKE = re.compile(r"[A-Za-z_][\w.:-]*")  # a name, key or token, not prose (prose has spaces)
 TEMPLATES = ROOT / "api" / "web" / "templates"  # the platform's own pages (a ruleset's ship in its package)
 
-# What platform modules still say in Powers' words, per file: only ever lowered (the debt of issue 26 item 3). Left:
-# the section ``powers`` of Powers' console, where the platform's new-link form answers. (The names Powers' clients
-# sent first, ``power_id`` for a body's or a command's seat and ``power`` for the audit's filter, are Powers' own:
-# ``api/powers/old_names.py``.)
-SPOKEN_DEBT: dict[str, int] = {
-    "api/web/routes.py": 1,
-}
+# What platform modules still say in Powers' words, per file: only ever lowered (the debt of issue 26 item 3), and now
+# paid. (The names Powers' clients sent first, ``power_id`` for a body's or a command's seat and ``power`` for the
+# audit's filter, are Powers' own: ``api/powers/old_names.py``.)
+SPOKEN_DEBT: dict[str, int] = {}
 
 
 def ruleset_words(path: Path) -> list[str]:

@@ -88,24 +88,24 @@ def test_the_console_tabs_switch_with_and_without_javascript(server, browser, js
     for width in WIDTHS:
         gm = page_of(browser, base, gid, gm_token, width, js=js)
         assert gm.locator("#queue").is_visible() and gm.locator("#windows").is_visible()
-        assert not gm.locator("#powers").is_visible() and not gm.locator("#feed").is_visible()
+        assert not gm.locator("#seats").is_visible() and not gm.locator("#feed").is_visible()
         assert "Still to act: Gandalf, Gondor, Rangers." in gm.locator("#windows").inner_text()
         assert "resistible by Gondor)" in gm.locator("#queue").inner_text()
         assert not js or violations(gm) == []  # axe runs as a script: with JavaScript on
         shot(gm, f"strip17-05-tab-phase-{'js' if js else 'nojs'}-{width}")
         gm.get_by_role("link", name="Powers and links").click()
-        assert gm.locator("#powers").is_visible() and not gm.locator("#queue").is_visible()
+        assert gm.locator("#seats").is_visible() and not gm.locator("#queue").is_visible()
         assert not js or violations(gm) == []  # axe runs as a script: with JavaScript on
         shot(gm, f"strip17-06-tab-powers-{'js' if js else 'nojs'}-{width}")
         gm.get_by_role("link", name="History").click()
         assert gm.locator("#feed").is_visible() and gm.locator("#rewind").is_visible()
-        assert not gm.locator("#powers").is_visible() and not gm.locator("#queue").is_visible()
+        assert not gm.locator("#seats").is_visible() and not gm.locator("#queue").is_visible()
         assert not js or violations(gm) == []  # axe runs as a script: with JavaScript on
         shot(gm, f"strip17-07-tab-history-{'js' if js else 'nojs'}-{width}")
         gm.get_by_role("link", name="This phase").click()
         assert gm.locator("#queue").is_visible() and not gm.locator("#feed").is_visible()
-        gm.goto(f"{base}/play/{gid}#powers")  # where a form of the powers tab sends the GM back
-        assert gm.locator("#powers").is_visible() and not gm.locator("#queue").is_visible()
+        gm.goto(f"{base}/play/{gid}#seats")  # where a form of the powers tab sends the GM back
+        assert gm.locator("#seats").is_visible() and not gm.locator("#queue").is_visible()
         assert gm.evaluate("document.documentElement.scrollWidth") <= width
 
 
