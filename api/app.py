@@ -18,6 +18,7 @@ from api.compose import build_games, build_projector
 from api.ratelimit import RateLimitMiddleware, RateLimits
 from api.routes import commands, games, history, mail, posts, windows
 from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
+from api.version import release
 from api.web import people as web_people
 from api.web import routes as web_routes
 from api.web import talk as web_talk
@@ -54,7 +55,7 @@ def create_app(
 
     app = FastAPI(
         title="Emissary",
-        version="0.1.0",
+        version=release(),
         description="Event-sourced play-by-post games. Every accepted command returns a receipt; "
         "every refusal names the rule or field.",
         lifespan=lifespan,
@@ -126,9 +127,9 @@ def create_app(
 
     @app.get("/health", tags=["ops"])
     def health() -> dict:
-        """Liveness: the service answers and its store is reachable."""
+        """Liveness: the service answers and its store is reachable; and which release it runs."""
         app.state.games.recorder.max_notification_id()
-        return {"status": "ok"}
+        return {"status": "ok", "version": release()}
 
     for router in api_routers():
         app.include_router(router)

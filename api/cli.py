@@ -267,7 +267,10 @@ def health_cmd(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from api.version import release
+
     parser = argparse.ArgumentParser(prog="emissary", description="Event-sourced play-by-post game service")
+    parser.add_argument("--version", action="version", version=f"emissary {release()}")
     sub = parser.add_subparsers(dest="command", required=True)
     p_serve = sub.add_parser("serve", help="run the web service (embedded SQLite store by default)")
     p_serve.add_argument("--host", default=None)
