@@ -1,11 +1,10 @@
-"""The API's composition root: the application's game service (``application.compose``) with every registered
-ruleset's convenience commands mixed in (``api.rulesets``). The API and the CLI build theirs here."""
+"""The API's composition root: the application's game service (``application.compose``; every ruleset's commands
+are sent through its ``run`` / ``send``). The API and the CLI build theirs here."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from api.rulesets import service_class
 from application import compose
 from application.compose import build_projector
 from application.service import Games
@@ -15,5 +14,5 @@ __all__ = ["build_games", "build_projector"]
 
 
 def build_games(settings: Settings | None = None, **kwargs: Any) -> Games:
-    """A game service on the store the settings select, with every ruleset's convenience commands."""
-    return compose.build_games(settings, cls=service_class(), **kwargs)
+    """A game service on the store the settings select."""
+    return compose.build_games(settings, **kwargs)

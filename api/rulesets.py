@@ -1,7 +1,6 @@
 """The rulesets the API serves: ruleset name -> its API package, as its plugin declares it (``Plugin.api``, found
 through the entry-point group ``emissary.rulesets``; README "Adding a ruleset"). A ruleset's package may hold any of:
 
-- ``service.py`` with ``ServiceMixin``: its convenience commands as methods of the service;
 - ``declared.py`` with ``DECLARED``: its commands, each declared once with its JSON route and its web form
   (``api.declare``), from which the platform makes the routes, their OpenAPI entries and the forms;
 - ``routes.py`` with ``router``: its other JSON routes (its reads);
@@ -13,7 +12,7 @@ through the entry-point group ``emissary.rulesets``; README "Adding a ruleset").
 - ``old_names.py`` with ``FIELDS`` and ``QUERY``: the names its clients sent for a platform's field or query
   parameter before the platform had its own, still accepted (``old_names``).
 
-Importing this module imports no FastAPI: workers build the service through it too.
+Importing this module imports no FastAPI.
 """
 
 from __future__ import annotations
@@ -26,14 +25,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from application.service import Games
 from domain import rulesets as installed
 
 API_PACKAGES: dict[str, str] = {p.ruleset.name: p.api for p in installed.PLUGINS if p.api}
 
 
 def part(ruleset: str, name: str) -> ModuleType | None:
-    """A ruleset package's module ``name`` (``routes``, ``web``, ``service``, ``demo``), or None if it has none."""
+    """A ruleset package's module ``name`` (``routes``, ``web``, ``declared``, ``demo``), or None if it has none."""
     package = API_PACKAGES[ruleset]
     module = f"{package}.{name}"
     if importlib.util.find_spec(module) is None:
@@ -58,15 +56,6 @@ def query_value(query: Mapping[str, str], name: str) -> str | None:
     it is empty under every name."""
     names = [name, *(old for old, new in old_names("QUERY").items() if new == name)]
     return next((query[n] for n in names if query.get(n)), None)
-
-
-@functools.cache
-def service_class() -> type[Games]:
-    """The application service with every ruleset's convenience commands mixed in."""
-    mixins: tuple[Any, ...] = tuple(m.ServiceMixin for m in parts("service") if hasattr(m, "ServiceMixin"))
-    if not mixins:
-        return Games
-    return type("RulesetGames", (*mixins, Games), {"__doc__": Games.__doc__})
 
 
 def template_loaders() -> dict[str, Any]:

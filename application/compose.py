@@ -1,5 +1,5 @@
 """The composition root: build the game service and its read models from settings. The workers build theirs
-here; the API and the CLI through ``api.compose``, which adds every ruleset's convenience commands."""
+here; the API and the CLI through ``api.compose``."""
 
 from __future__ import annotations
 

@@ -24,10 +24,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from eventsourcing.application import Application  # noqa: E402
 from eventsourcing.domain import Aggregate, event  # noqa: E402
 
-from api.powers.service import PowersGames  # noqa: E402
+from application.service import Games  # noqa: E402
 from domain.dice import SeededRoller  # noqa: E402
+from domain.powers import commands as pc  # noqa: E402
 from domain.powers.game import Game  # noqa: E402
 from projections.settings import Settings  # noqa: E402
+from tests.helpers import add_power  # noqa: E402
 
 NOTES: list[str] = []
 
@@ -100,11 +102,11 @@ def events_per_command() -> int:
     from application.service import Caller
     from domain.powers.commands import SubmitAction
 
-    games = PowersGames()
+    games = Games()
     game_id, _, _ = games.create_game("count")
-    power, _, _ = games.add_power(game_id, "gm", "C0", "conspiracy", "circle")
-    games.advance(game_id, "gm", expected_step="setup")
-    games.advance(game_id, "gm", expected_step="tidings")
+    power, _, _ = add_power(games, game_id, "gm", "C0", "conspiracy", "circle")
+    games.send(game_id, "gm", pc.Advance(expected_step="setup"))
+    games.send(game_id, "gm", pc.Advance(expected_step="tidings"))
     before = games.get_game(game_id).version
     games.run(Caller.of(power), game_id, SubmitAction(power_id=power, title="count", convert=0))
     return games.get_game(game_id).version - before
@@ -325,7 +327,7 @@ LONG_GAME_POWERS = [
 ]
 
 
-def build_long_game(games: PowersGames, target_events: int, game: Game | None = None) -> Game:
+def build_long_game(games: Games, target_events: int, game: Game | None = None) -> Game:
     """A game of many months (4 powers, 4 actions each, resolved every month) of about ``target_events``,
     driven through the domain (not over HTTP), so that a 10,000-event game takes seconds. ``game``: a game
     in setup that already has the powers of ``LONG_GAME_POWERS`` (e.g. added through the service, with
@@ -375,7 +377,7 @@ def build_long_game(games: PowersGames, target_events: int, game: Game | None = 
     return g
 
 
-def played_game(games: PowersGames, target_events: int) -> tuple[str, str, str]:
+def played_game(games: Games, target_events: int) -> tuple[str, str, str]:
     """A long game whose powers were added through the service (so they have tokens), then played
     through the domain to about ``target_events``; returns (game id, the token of power ``c``, the GM's token)."""
     from domain.ids import GM
@@ -384,7 +386,7 @@ def played_game(games: PowersGames, target_events: int) -> tuple[str, str, str]:
     assert gm_token is not None
     tokens = {}
     for pid, cls, sub in LONG_GAME_POWERS:
-        got, token, _ = games.add_power(game_id, GM, pid, cls, sub)
+        got, token, _ = add_power(games, game_id, GM, pid, cls, sub)
         assert got == pid, got
         tokens[pid] = token
     build_long_game(games, target_events, games.get_game(game_id))
@@ -517,7 +519,7 @@ def post_figures(tmp: Path, small: int = 100, large: int = 10_000, runs: int = 1
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     builder = build_games(settings)
     game_id, _, _ = builder.create_game("talkative", "gm")
-    tokens = {pid: builder.add_power(game_id, "gm", pid, cls, sub)[1] for pid, cls, sub in LONG_GAME_POWERS}
+    tokens = {pid: add_power(builder, game_id, "gm", pid, cls, sub)[1] for pid, cls, sub in LONG_GAME_POWERS}
     g = builder.get_game(game_id)
     g.open_thread("c", ["o"], "the small thread", "thr-small")
     words = ["amber", "basalt", "cinder", "dune", "ember", "fjord", "glacier", "heath"]
@@ -670,15 +672,15 @@ def command_late_vs_early(
 
 def replay_vs_past_version(env: dict, events: int, samples: int = 30) -> tuple[float, float]:
     """(full replay seconds, mean seconds to get an arbitrary past version with snapshots)."""
-    games = PowersGames(env=env, snapshot_interval=100)
+    games = Games(env=env, snapshot_interval=100)
     g = build_long_game(games, events)
     gid = g.id
     games.close()
     no_cache = {k: v for k, v in env.items() if not k.startswith("AGGREGATE_CACHE")}
-    plain = PowersGames(env=no_cache, snapshot_interval=100)
+    plain = Games(env=no_cache, snapshot_interval=100)
     plain.snapshots = None  # full replay: no snapshots
     plain.repository.snapshot_store = None
-    snap = PowersGames(env=no_cache, snapshot_interval=100)
+    snap = Games(env=no_cache, snapshot_interval=100)
     replays = []
     for _ in range(3):
         t = time.perf_counter()
@@ -743,7 +745,7 @@ def ratio(
     return statistics.median(ratios)
 
 
-def phase_view_seconds(games: PowersGames, game_id: str, viewer: str, phases: list[str], rounds: int = 3) -> float:
+def phase_view_seconds(games: Games, game_id: str, viewer: str, phases: list[str], rounds: int = 3) -> float:
     """Mean time to render a viewer's view at a past phase: phase index lookup, snapshot get, render."""
     games.view_at(game_id, "gm", phase=phases[0], as_viewer=viewer)  # warm the connections
     start = time.perf_counter()
@@ -764,7 +766,7 @@ def history_figures(tmp: Path) -> dict[str, float]:
     for size in (1_000, 10_000, 100_000):
         settings = Settings(data_dir=tmp / f"hist{size}")
         env = {k: v for k, v in settings.eventsourcing_env().items() if not k.startswith("AGGREGATE_CACHE")}
-        games = PowersGames(env=env, snapshot_interval=100)
+        games = Games(env=env, snapshot_interval=100)
         game = build_long_game(games, size)
         projector = build_projector(games, settings)
         projector.rebuild()
@@ -774,7 +776,7 @@ def history_figures(tmp: Path) -> dict[str, float]:
         views[size] = phase_view_seconds(games, str(game.id), "c", sample)
         if size == 10_000:
             t = time.perf_counter()
-            replay = PowersGames(env=env, snapshot_interval=100)
+            replay = Games(env=env, snapshot_interval=100)
             replay.snapshots = None
             replay.repository.snapshot_store = None
             full = statistics.median([_timed(lambda: replay.repository.get(game.id)) for _ in range(3)])
@@ -805,7 +807,7 @@ def _timed(fn) -> float:
     return time.perf_counter() - t
 
 
-def raw_scan_rate(games: PowersGames) -> float:
+def raw_scan_rate(games: Games) -> float:
     """Events per second of a bare scan of the notification log, decoding every event."""
     start = time.perf_counter()
     n = 0
@@ -834,7 +836,7 @@ def window_figures(tmp: Path, pg_url: str, count: int = 500, sweep_seconds: floa
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
     settings = Settings(database_url=f"{pg_url}?schema={schema}")
-    games = PowersGames(env=settings.eventsourcing_env(), snapshot_interval=100)
+    games = Games(env=settings.eventsourcing_env(), snapshot_interval=100)
     projector = build_projector(games, settings)
     r = redis.Redis(host="127.0.0.1", port=6379, db=9)
     r.flushdb()
@@ -948,7 +950,7 @@ def covenants_turn_vs_powers_action(tmp: Path, runs: int = 30, seasons: int = 3,
     def powers_actions() -> Iterator[float]:
         while True:
             game_id, _, _ = games.create_game("powers", "gm")
-            powers = [games.add_power(game_id, "gm", f"C{i}", "conspiracy", "circle")[0] for i in range(3)]
+            powers = [add_power(games, game_id, "gm", f"C{i}", "conspiracy", "circle")[0] for i in range(3)]
             planned: set[str] = set()
             for month in range(months):
                 while True:
@@ -959,12 +961,12 @@ def covenants_turn_vs_powers_action(tmp: Path, runs: int = 30, seasons: int = 3,
                         planned.add(open_windows[0])
                         break
                     if step == "resolution" and not resolved:
-                        games.resolve(game_id, "gm", expected_step=step)
+                        games.send(game_id, "gm", pc.Resolve(expected_step=step))
                     elif step == "resistance" and open_windows:
                         for wid in open_windows:
                             games.close_window(game_id, "gm", wid)
                     else:
-                        games.advance(game_id, "gm", expected_step=step)
+                        games.send(game_id, "gm", pc.Advance(expected_step=step))
                 for k in range(4):
                     for power in powers:
                         start = time.perf_counter()
@@ -1036,13 +1038,13 @@ def battle_round_vs_command(tmp: Path, runs: int = 40, warm: int = 12) -> dict[s
 
     def new_battle() -> str:
         gid, _, _ = games.create_game("battle bench", "gm")
-        powers = [games.add_power(gid, "gm", f"P{i}", "city", "sovereign")[0] for i in range(4)]
+        powers = [add_power(games, gid, "gm", f"P{i}", "city", "sovereign")[0] for i in range(4)]
         games.run(gm, gid, world.DeclareMap(hexes=[{"hex": "0,0"}], towns=[], features=[]))
         for i in range(8):
             games.run(gm, gid, armies.PlaceArmy(f"a{i}", f"A{i}", "0,0", 4, powers[i % 4], block=block))
         for _ in range(3):
-            games.advance(gid, "gm")
-        games.resolve(gid, "gm", "")
+            games.send(gid, "gm", pc.Advance())
+        games.send(gid, "gm", pc.Resolve(announcement=""))
         a, b = [powers[0], powers[2]], [powers[1], powers[3]]
         games.run(Caller.of(a[0]), gid, battle.DeclareBattle("b", "0,0", a[0], b, [a[1]]))
         games.run(gm, gid, battle.SetBattleTerrain("b", "plain", "", "standing"))
@@ -1081,9 +1083,9 @@ def battle_round_vs_command(tmp: Path, runs: int = 40, warm: int = 12) -> dict[s
     def actions() -> Iterator[float]:
         while True:
             gid, _, _ = games.create_game("actions", "gm")
-            powers = [games.add_power(gid, "gm", f"C{i}", "conspiracy", "circle")[0] for i in range(3)]
-            games.advance(gid, "gm")
-            games.advance(gid, "gm")
+            powers = [add_power(games, gid, "gm", f"C{i}", "conspiracy", "circle")[0] for i in range(3)]
+            games.send(gid, "gm", pc.Advance())
+            games.send(gid, "gm", pc.Advance())
             for k in range(4):
                 for p in powers:
                     start = time.perf_counter()

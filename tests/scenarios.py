@@ -4,19 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from api.powers.service import PowersGames
+from application.service import Games
+from domain.powers import commands as pc
+from tests.helpers import add_power
 
 
 @dataclass
 class Month:
-    games: PowersGames
+    games: Games
     game_id: str
     powers: dict[str, str]
     actions: dict[str, str] = field(default_factory=dict)
     assets: dict[str, str] = field(default_factory=dict)
+    tokens: dict[str, str | None] = field(default_factory=dict)  # power id -> its sign-in token
 
 
-def play_rich_month(games: PowersGames, *, finish: bool = True) -> Month:
+def play_rich_month(games: Games, *, finish: bool = True) -> Month:
     """Four powers; private, public, collaborative, sealed and resistible actions; a disclosure;
     a shared secret; influence; a reaction; resolution and the window closing."""
     gid, _, _ = games.create_game("Rich month", "GM", "Europe/Paris")
@@ -27,21 +30,22 @@ def play_rich_month(games: PowersGames, *, finish: bool = True) -> Month:
         ("cult", "Cult", "conspiracy", "cult"),
         ("sov", "Sov", "city", "sovereign"),
     ):
-        m.powers[key] = games.add_power(gid, "gm", name, cls, sub)[0]
+        pid, m.tokens[pid], _ = add_power(games, gid, "gm", name, cls, sub)
+        m.powers[key] = pid
     p = m.powers
     for key, pid in p.items():
-        m.assets[f"{key}-might"] = games.grant_asset(gid, "gm", pid, "might", "skill", 3).result["asset_id"]
-    m.assets["circ-secret"] = games.grant_asset(gid, "gm", p["circ"], "SECRET-ASSET-CIRC", "secret", 2).result[
+        m.assets[f"{key}-might"] = games.send(gid, "gm", pc.GrantAsset(pid, "might", "skill", 3)).result["asset_id"]
+    m.assets["circ-secret"] = games.send(gid, "gm", pc.GrantAsset(p["circ"], "SECRET-ASSET-CIRC", "secret", 2)).result[
         "asset_id"
     ]
-    games.set_influence(gid, "gm", p["circ"], "hex-7", 2)
-    games.set_influence(gid, "gm", p["cult"], "hex-7", 1)
-    games.set_influence(gid, "gm", p["cult"], "hex-9", 3)
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    games.send(gid, "gm", pc.SetInfluence(p["circ"], "hex-7", 2))
+    games.send(gid, "gm", pc.SetInfluence(p["cult"], "hex-7", 1))
+    games.send(gid, "gm", pc.SetInfluence(p["cult"], "hex-9", 3))
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
 
     def act(key: str, name: str, **kw) -> None:
-        m.actions[name] = games.submit_action(gid, p[key], p[key], **kw).result["action_id"]
+        m.actions[name] = games.send(gid, p[key], pc.SubmitAction(p[key], **kw)).result["action_id"]
 
     act(
         "wiz",
@@ -56,25 +60,29 @@ def play_rich_month(games: PowersGames, *, finish: bool = True) -> Month:
         convert=2,
     )
     act("circ", "plot", title="PRIVATE-CIRC-PLOT", description="DESC-CIRC", roll=False, collaborators=[p["cult"]])
-    games.set_difficulty(gid, "gm", m.actions["plot"], 3, sealed=True)
-    games.roll_action(gid, p["circ"], m.actions["plot"], assets=[{"asset_id": m.assets["circ-might"]}], convert=1)
+    games.send(gid, "gm", pc.SetDifficulty(m.actions["plot"], 3, sealed=True))
+    games.send(
+        gid, p["circ"], pc.RollAction(m.actions["plot"], assets=[{"asset_id": m.assets["circ-might"]}], convert=1)
+    )
     act("cult", "rite", title="PRIVATE-CULT-RITE", convert=0)
     act(
         "sov", "edict", title="PUBLIC-SOV-EDICT", slot="public", assets=[{"asset_id": m.assets["sov-might"]}], convert=0
     )
-    cid = games.propose_consequence(
+    cid = games.send(
         gid,
         "gm",
-        m.actions["plot"],
-        "CONSEQUENCE-CIRC",
-        [{"kind": "disclose", "to": p["sov"], "text": "DISCLOSED-CIRC-TO-SOV"}],
+        pc.ProposeConsequence(
+            m.actions["plot"],
+            "CONSEQUENCE-CIRC",
+            [{"kind": "disclose", "to": p["sov"], "text": "DISCLOSED-CIRC-TO-SOV"}],
+        ),
     ).result["consequence_id"]
-    games.accept_consequence(gid, p["circ"], m.actions["plot"], cid)
-    games.share_secret(gid, p["circ"], p["circ"], m.assets["circ-secret"], p["wiz"])
+    games.send(gid, p["circ"], pc.AcceptConsequence(m.actions["plot"], cid))
+    games.send(gid, p["circ"], pc.ShareSecret(p["circ"], m.assets["circ-secret"], p["wiz"]))
     games.grant_visibility(gid, "gm", p["wiz"], "SEEKING-FOUND-CULT-SHRINE", source="seeking", about=p["cult"])
     if not finish:
         return m
-    games.advance(gid, "gm")
-    games.resolve(gid, "gm", "PUBLIC-ANNOUNCEMENT")
-    games.declare_reaction(gid, p["sov"], p["sov"], m.actions["duel"], [{"asset_id": m.assets["sov-might"]}], 1)
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Resolve(announcement="PUBLIC-ANNOUNCEMENT"))
+    games.send(gid, p["sov"], pc.DeclareReaction(p["sov"], m.actions["duel"], [{"asset_id": m.assets["sov-might"]}], 1))
     return m

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from api.rulesets import service_class
 from application.service import Caller, Games
 from domain.covenants import commands as cc
 from domain.covenants import rules
@@ -95,7 +94,7 @@ def _season(t: _Table) -> None:
 
 def play_demo(say: Callable[[str], None]) -> Games:
     """Seat three covenants and play one year (four seasons); narrate it."""
-    games = service_class()()  # in memory: nothing is written anywhere
+    games = Games()  # in memory: nothing is written anywhere
     game_id, _, _ = games.create_game("The Tribunal of the Rhine", ruleset="covenants", options={"players": 3})
     say(f"Created covenant game {game_id}: three covenants, no GM; the organising token is the auditor's.")
     for seat, name, covenant, arts in SEATS:

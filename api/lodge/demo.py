@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from api.rulesets import service_class
 from application.service import Caller, Games
 from domain.lodge import commands as lc
 
@@ -59,7 +58,7 @@ class _Table:
 
 def play_demo(say: Callable[[str], None]) -> Games:
     """Seat three Mages and play turn 1 with its Clean-up; narrate it."""
-    games = service_class()()  # in memory: nothing is written anywhere
+    games = Games()  # in memory: nothing is written anywhere
     game_id, _, _ = games.create_game("A Lodge of the Black Rose", ruleset="lodge")
     package = games.view(game_id, "gm")["game"]["package"]
     say(f"Created Lodge game {game_id}, pinning the rules package {package['id']} {package['version']} (house rules).")

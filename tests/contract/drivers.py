@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from types import ModuleType
 
-from api.powers.service import PowersGames
 from application.service import Caller, Games
 from domain.covenants.commands import Move
+from domain.powers import commands as pc
 from tests.covenants.play import play_to_a_sealed_bid
 from tests.scenarios import play_rich_month
 
@@ -41,14 +41,14 @@ class Driver:
     hidden: Callable[[Played], dict[str, list[str]]]  # viewer -> texts no event or view of theirs may carry
 
 
-def _powers_play(games: PowersGames) -> Played:
+def _powers_play(games: Games) -> Played:
     m = play_rich_month(games)
     return Played(m.game_id, ["gm", *m.powers.values()])
 
 
-def _powers_refused(games: PowersGames, played: Played) -> None:
+def _powers_refused(games: Games, played: Played) -> None:
     # The month is at battle: Planning is closed, so a new action is refused (P.1.2).
-    games.submit_action(played.game_id, played.viewers[1], played.viewers[1], title="too late", roll=False)
+    games.send(played.game_id, played.viewers[1], pc.SubmitAction(played.viewers[1], title="too late", roll=False))
 
 
 def _powers_comparable(view: dict, viewer: str) -> dict:

@@ -15,7 +15,6 @@ import json
 import pytest
 
 import domain.rulesets  # noqa: F401  (registers the installed rulesets)
-from api.rulesets import service_class
 from application.service import Games
 from domain.errors import DomainError
 from domain.platform import ruleset as registry
@@ -31,7 +30,7 @@ def driver(ruleset: registry.Ruleset) -> Driver:
 
 @pytest.fixture
 def games():
-    g = service_class()(snapshot_interval=7)  # snapshots along the way, so loading goes through them
+    g = Games(snapshot_interval=7)  # snapshots along the way, so loading goes through them
     yield g
     g.close()
 

@@ -18,7 +18,9 @@ from application.service import Caller
 from domain.errors import DomainError
 from domain.platform import flow
 from domain.platform.commands import Command
+from domain.powers import commands as pc
 from tests.contract.test_liveness import Play, plan_for
+from tests.helpers import add_power
 
 
 def test_every_pending_seats_default_on_silence_is_accepted_at_every_window_random_play_reaches(ruleset):
@@ -117,23 +119,23 @@ def test_each_silent_powers_default_is_accepted_at_every_step_of_a_battle_closed
     deadline (CloseDueWindow, with the service's dice), so the battle runs on by defaults alone to its end."""
     from datetime import datetime, timedelta, timezone
 
-    from api.powers.service import PowersGames
+    from application.service import Games
     from domain.powers import armies, battle, world
     from domain.powers.windows import BattleSilence
     from tests.domain.test_conformance_armies import block
 
     clock = [datetime(2026, 1, 1, tzinfo=timezone.utc)]
-    games = PowersGames(clock=lambda: clock[0])
+    games = Games(clock=lambda: clock[0])
     gid, _, _ = games.create_game("Silent battle", "GM")
     for name in ("North", "South"):
-        games.add_power(gid, "gm", name, "city", "sovereign")
+        add_power(games, gid, "gm", name, "city", "sovereign")
     gm = Caller.of("gm")
     games.run(gm, gid, world.DeclareMap(hexes=[{"hex": "2,0"}], towns=[], features=[]))
     for aid, power in (("n1", "north"), ("s1", "south")):
         games.run(gm, gid, armies.PlaceArmy(aid, aid, "2,0", 3, power, block=block(defense=6, armor=4)))
     for _ in range(3):
-        games.advance(gid, "gm")
-    games.resolve(gid, "gm", "")
+        games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Resolve(announcement=""))
     games.run(Caller.of("north"), gid, battle.DeclareBattle("b1", "2,0", "north", ["south"]))
     sent: list[str] = []
     for _ in range(200):

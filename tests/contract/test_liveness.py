@@ -28,14 +28,15 @@ from typing import Any
 import pytest
 
 import domain.rulesets  # noqa: F401  (registers the installed rulesets)
-from api.rulesets import service_class
 from application.service import SYSTEM_CALLER, Caller, Games
 from domain.errors import DomainError
 from domain.ids import GM
 from domain.platform import ruleset as registry
 from domain.platform.commands import CloseDueWindow, Command
+from domain.powers import commands as pc
 from tests.contract.conftest import RULESETS
 from tests.contract.drivers import contract_modules
+from tests.helpers import add_power
 
 # In memory, with the aggregate cache a deployment runs with (projections.settings): a read is not a replay.
 ENV = {"PERSISTENCE_MODULE": "eventsourcing.popo", "AGGREGATE_CACHE_MAXSIZE": "4", "AGGREGATE_CACHE_FASTFORWARD": "y"}
@@ -67,8 +68,8 @@ def _powers(games: Games) -> Table:
         ("Circ", "conspiracy", "circle"),
         ("Sov", "city", "sovereign"),
     ):
-        pid = games.add_power(gid, GM, name, cls, sub)[0]  # type: ignore[attr-defined]
-        games.grant_asset(gid, GM, pid, "might", "skill", 2)  # type: ignore[attr-defined]
+        pid = add_power(games, gid, GM, name, cls, sub)[0]  # type: ignore[attr-defined]
+        games.send(gid, GM, pc.GrantAsset(pid, "might", "skill", 2))  # type: ignore[attr-defined]
         seats.append(pid)
     return Table(gid, seats)
 
@@ -183,7 +184,7 @@ class Play:
         draws = random.Random(f"entropy-{ruleset.name}-{seed}")
         # The clock starts at the wall clock's minute: a ruleset's trial runs may read the time events were stamped.
         self.now = [datetime.now(timezone.utc).replace(second=0, microsecond=0)]
-        self.games = service_class()(
+        self.games = Games(
             ENV, clock=lambda: self.now[0], entropy=lambda n: draws.getrandbits(8 * n).to_bytes(n, "big").hex()
         )
         self.table = plan.setup(self.games)

@@ -22,8 +22,7 @@ from hypothesis import strategies as st
 
 import domain.rulesets  # noqa: F401  (registers the installed rulesets)
 from api.compose import build_projector
-from api.rulesets import service_class
-from application.service import Caller
+from application.service import Caller, Games
 from domain.errors import DomainError, Forbidden, NotFound
 from domain.ids import GM
 from domain.platform import posts as domain_posts
@@ -45,7 +44,7 @@ class Table:
     """A played game of one ruleset, its read models, and the model of who may read each marker."""
 
     def __init__(self, ruleset: str) -> None:
-        self.games = service_class()(snapshot_interval=7)
+        self.games = Games(snapshot_interval=7)
         self.projector = build_projector(self.games)
         played = DRIVERS[ruleset].play(self.games)
         self.game_id = played.game_id

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 import domain.rulesets  # noqa: F401  (registers the installed rulesets)
 from api.routes.history import MAX_LIMIT
-from api.rulesets import service_class
+from application.service import Games
 from domain.dice import commitment
 from domain.platform import ruleset as registry
 from domain.platform.verify import InvalidExport, Report, parse_export, verify_export
@@ -58,7 +58,7 @@ def export_text(games, game_id: str, viewer: str) -> str:
 def exports(request: pytest.FixtureRequest) -> Iterator[Exports]:
     name = request.param
     with registered(name):
-        games = service_class()(snapshot_interval=7)
+        games = Games(snapshot_interval=7)
         try:
             assert name in DRIVERS, f"ruleset {name!r} is registered but has no driver in drivers.py"
             played = DRIVERS[name].play(games)

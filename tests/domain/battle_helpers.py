@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from api.powers.service import BattleReads
 from domain.dice import FixedRoller
+from domain.powers import commands as pc
 from domain.powers.game import Game
 from tests.domain.helpers import NOW, SEED
 from tests.domain.test_conformance_armies import block
 from tests.domain.world_helpers import resolve_month, world_game
+from tests.helpers import add_power
 
 HEX = "2,0"
 POWERS = (("north", "city", "sovereign"), ("east", "city", "sovereign"), ("south", "city", "sovereign"))
@@ -83,7 +86,7 @@ class Dice(FixedRoller):
 
 
 class Field:
-    """A battle played through the service's typed commands (``PowersGames.run``), its dice given explicitly.
+    """A battle played through the service's typed commands (``Games.run``), its dice given explicitly.
 
     ``armies``: army id -> (controller, hex, units, stat block). The game is in month ``month``'s Battle step.
     ``bid`` is the battle the helpers act on ("b1"; set it to fight another in the same step)."""
@@ -100,26 +103,26 @@ class Field:
         month: int = 1,
         powers: tuple[tuple[str, str, str], ...] = (("North", "city", "sovereign"), *POWERS_2),
     ) -> None:
-        from api.powers.service import PowersGames
+        from application.service import Games
         from domain.powers import armies as pa
         from domain.powers import world
 
         self.dice = Dice()
-        self.games = PowersGames(roller_factory=lambda game: self.dice)
+        self.games = Games(roller_factory=lambda game: self.dice)
         self.gid, _, _ = self.games.create_game("Field", "GM", options={**(options or {}), "months_per_season": months})
         for name, cls, subclass in powers:
-            self.games.add_power(self.gid, "gm", name, cls, subclass)
+            add_power(self.games, self.gid, "gm", name, cls, subclass)
         hexes = [{"hex": f"{q},0", "terrain": "plains"} for q in range(5)]
         self.run("gm", world.DeclareMap(hexes=hexes, towns=[], features=list(features)))
         for aid, (power, where, units, stats) in armies.items():
             self.run("gm", pa.PlaceArmy(aid, aid.upper(), where, units, power, block=stats))
         for _ in range(3):
-            self.games.advance(self.gid, "gm")  # Tidings, Planning, Resolution of month 1
-        self.games.resolve(self.gid, "gm", "")
+            self.games.send(self.gid, "gm", pc.Advance())  # Tidings, Planning, Resolution of month 1
+        self.games.send(self.gid, "gm", pc.Resolve(announcement=""))
         while self.game().state.month < month:
-            self.games.advance(self.gid, "gm")  # the next month's Planning
-            self.games.advance(self.gid, "gm")  # its Resolution
-            self.games.resolve(self.gid, "gm", "")
+            self.games.send(self.gid, "gm", pc.Advance())  # the next month's Planning
+            self.games.send(self.gid, "gm", pc.Advance())  # its Resolution
+            self.games.send(self.gid, "gm", pc.Resolve(announcement=""))
         assert self.game().state.step == "battle"
 
     def run(self, who: str, command) -> dict:
@@ -131,7 +134,7 @@ class Field:
         return self.games.get_game(self.gid, for_update=False)
 
     def view(self, viewer: str) -> dict:
-        return self.games.battle(self.gid, viewer, self.bid)
+        return BattleReads(self.games).battle(self.gid, viewer, self.bid)
 
     def army(self, army_id: str) -> dict:
         return self.game().state.armies.armies[army_id]

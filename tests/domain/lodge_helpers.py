@@ -9,7 +9,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from api.rulesets import service_class
 from application.service import Caller, Games
 from domain.lodge.game import LodgeGame
 from domain.lodge.ruleset import (
@@ -166,7 +165,7 @@ class Table:
         avatars: tuple[str, ...] = (),
         **options: Any,
     ) -> None:
-        self.games: Games = service_class()(entropy=lambda n: f"{seed:02x}" * n)
+        self.games: Games = Games(entropy=lambda n: f"{seed:02x}" * n)
         self.id, _, _ = self.games.create_game("Lodge", ruleset="lodge", options=options or None)
         self.run("gm", *(AddMage(m, m.title(), COLOUR[m], avatar=m in avatars) for m in mages), BeginGame())
         self.seen = len(self.events())

@@ -7,23 +7,24 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.powers.service import PowersGames as Games
-from application.service import Caller
+from application.service import Caller, Games
 from domain.dice import FixedRoller
 from domain.errors import DomainError, Forbidden
 from domain.powers import armies as a
+from domain.powers import commands as pc
 from domain.powers import world
 from tests.domain.helpers import NOW, SEED
 from tests.domain.test_conformance_armies import aimed, block, game
 from tests.domain.test_replay import replay
 from tests.domain.world_helpers import act, resolve_month
+from tests.helpers import add_power
 
 
 def test_army_commands_go_through_the_ruleset_with_who_may_give_them():
     games = Games()
     gid, _, _ = games.create_game("Armies", "GM")
-    city = games.add_power(gid, "gm", "City", "city", "sovereign")[0]
-    rival = games.add_power(gid, "gm", "Rival", "city", "sovereign")[0]
+    city = add_power(games, gid, "gm", "City", "city", "sovereign")[0]
+    rival = add_power(games, gid, "gm", "Rival", "city", "sovereign")[0]
     gm, me = Caller.of("gm"), Caller.of(city)
     towns = [{"id": "derop", "hex": "0,0", "population": 1, "claims": {"city": city}}]
     games.run(gm, gid, world.DeclareMap(hexes=[{"hex": "0,0"}, {"hex": "1,0"}], towns=towns))
@@ -31,7 +32,7 @@ def test_army_commands_go_through_the_ruleset_with_who_may_give_them():
         games.run(me, gid, a.PlaceArmy("guard", "Guard", "0,0", 3, city, block=block()))
     games.run(gm, gid, a.PlaceArmy("guard", "Guard", "0,0", 3, city, block=block(), loyal=True))
     games.run(gm, gid, a.DefineArmyType("ent", block(cls="giant", titanic=True, wondrous=True)))
-    games.advance(gid, "gm")  # Tidings
+    games.send(gid, "gm", pc.Advance())  # Tidings
     with pytest.raises(Forbidden):
         games.run(Caller.of(rival), gid, a.PaySupport(city, {"coin": 2}))
     board = games.view(gid, city)["armies"]

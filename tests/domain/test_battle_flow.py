@@ -9,12 +9,14 @@ import pytest
 
 from domain.dice import FixedRoller, SeededRoller
 from domain.errors import RuleViolation
+from domain.powers import commands as pc
 from domain.powers.battle import battle_report, battle_view
 from domain.powers.views import board_view
 from tests.domain.battle_helpers import HEX, POWERS, battle_game, order_for, plain_setup, sturdy
 from tests.domain.helpers import NOW, SEED, army_of, seen
 from tests.domain.test_replay import replay
 from tests.domain.world_helpers import act, names, resolve_month, world_game
+from tests.helpers import add_power
 
 ROLLER = SeededRoller(SEED)
 
@@ -233,23 +235,22 @@ def test_p4_secret_assets_go_to_the_gm_only_and_outsiders_see_only_the_declarati
 def test_the_workers_close_a_due_battle_window_and_remind_who_has_not_acted():
     """The workers' path (workers.tasks.close_window -> Games.close_due_window -> CloseDueWindow): a battle window
     closes only when due, with the service's dice, and the default is recorded; reminders go to who is pending."""
-    from api.powers.service import PowersGames
-    from application.service import Caller
+    from application.service import Caller, Games
     from domain.powers import armies, battle, world
     from tests.domain.test_conformance_armies import block
 
     clock = [NOW]
-    games = PowersGames(clock=lambda: clock[0])
+    games = Games(clock=lambda: clock[0])
     gid, _, _ = games.create_game("Workers", "GM")
     for name in ("North", "South"):
-        games.add_power(gid, "gm", name, "city", "sovereign")
+        add_power(games, gid, "gm", name, "city", "sovereign")
     gm = Caller.of("gm")
     games.run(gm, gid, world.DeclareMap(hexes=[{"hex": HEX}], towns=[], features=[]))
     for aid, power in (("n1", "north"), ("s1", "south")):
         games.run(gm, gid, armies.PlaceArmy(aid, aid, HEX, 3, power, block=block(defense=6, armor=4)))
     for _ in range(3):
-        games.advance(gid, "gm")
-    games.resolve(gid, "gm", "")
+        games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Resolve(announcement=""))
     games.run(Caller.of("north"), gid, battle.DeclareBattle("b1", HEX, "north", ["south"]))
     games.run(Caller.of("north"), gid, battle.SubmitBattleSetup("b1", "north", armies=["n1"]))
     assert not games.close_due_window(gid, "battle-b1-setup")  # not due yet: nothing happens
@@ -410,23 +411,22 @@ def test_p_1_3_a_champion_in_the_hex_opts_in_and_a_city_has_none_to_send():
 
 
 def test_p_amb_1_through_the_service_a_power_declares_for_itself_and_the_gm_for_any_power():
-    from api.powers.service import PowersGames
-    from application.service import Caller
+    from application.service import Caller, Games
     from domain.errors import Forbidden
     from domain.powers import armies, battle, world
     from tests.domain.test_conformance_armies import block
 
-    games = PowersGames()
+    games = Games()
     gid, _, _ = games.create_game("Declarers", "GM", options={"battle_declared_by": "gm"})
     for name in ("North", "South"):
-        games.add_power(gid, "gm", name, "city", "sovereign")
+        add_power(games, gid, "gm", name, "city", "sovereign")
     gm = Caller.of("gm")
     games.run(gm, gid, world.DeclareMap(hexes=[{"hex": HEX}], towns=[], features=[]))
     for aid, power in (("n1", "north"), ("s1", "south")):
         games.run(gm, gid, armies.PlaceArmy(aid, aid, HEX, 3, power, block=block()))
     for _ in range(3):
-        games.advance(gid, "gm")
-    games.resolve(gid, "gm", "")
+        games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Resolve(announcement=""))
     with pytest.raises(Forbidden):
         games.run(Caller.of("south"), gid, battle.DeclareBattle("b1", HEX, "north", ["south"]))
     with pytest.raises(RuleViolation) as err:

@@ -149,9 +149,9 @@ def test_p_amb_13_goal_threshold_order_reads_the_printed_walls_thresholds(order,
 def test_p_amb_13_and_p_amb_1_the_battle_options_take_only_their_values(option):
     """P-AMB-13 ``goal_threshold_order`` and P-AMB-1 ``battle_timing``: any other value is refused naming the
     option."""
-    from api.powers.service import PowersGames
+    from application.service import Games
 
-    games = PowersGames()
+    games = Games()
     with pytest.raises(RuleViolation) as err:
         games.create_game("Bad", "GM", options={option: "a/b"})
     assert err.value.field == f"options.{option}"

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from api.powers.service import PowersGames
-from application.service import Caller
+from application.service import Caller, Games
 from domain.dice import FixedRoller, SeededRoller
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.powers import catalogue_commands as cc
 from domain.powers import catalogue_rules as cr
+from domain.powers import commands as pc
 from domain.powers.game import Game
 from domain.powers.verify import verify_events
 from domain.powers.views import board_view
@@ -30,6 +30,7 @@ from tests.domain.helpers import (
     submit,
 )
 from tests.domain.world_helpers import world_game
+from tests.helpers import add_power
 
 
 def names(events) -> list[str]:
@@ -1049,13 +1050,13 @@ def test_p_2_12_commandeer_is_announced_publicly_even_from_a_private_slot():
 def test_p_2_12_the_catalogue_commands_run_through_the_service_and_refusals_name_their_rule():
     """Every channel sends these commands through ``Games.run``: a player's class action, a collaborator joining
     it, the GM's dice; a refusal names its rule and records nothing."""
-    games = PowersGames()
+    games = Games()
     gid, _, _ = games.create_game("Catalogue", "GM")
     gm = Caller.of("gm")
-    ov = games.add_power(gid, "gm", "Overlord", "city", "overlord")[0]
-    circ = games.add_power(gid, "gm", "Circle", "conspiracy", "circle")[0]
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    ov = add_power(games, gid, "gm", "Overlord", "city", "overlord")[0]
+    circ = add_power(games, gid, "gm", "Circle", "conspiracy", "circle")[0]
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     r = games.run(
         Caller.of(ov),
         gid,

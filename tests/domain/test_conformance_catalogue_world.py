@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from api.powers.service import PowersGames
-from application.service import Caller
+from application.service import Caller, Games
 from domain.dice import FixedRoller
 from domain.errors import Forbidden, RuleViolation
 from domain.ids import GM
@@ -17,6 +16,7 @@ from domain.powers.views import board_view
 from domain.powers.world import map_view
 from tests.domain.helpers import NOW, SEED, action_of, army_of, asset_of, refused, seen, sheet_of, step_of, town_of
 from tests.domain.world_helpers import HEXES, resolve_month, to_next_season, world_game
+from tests.helpers import add_power
 
 DEROP = {"id": "derop", "hex": "1,0", "population": 4, "wealth": 3}
 
@@ -167,10 +167,10 @@ def test_p_2_12_blighted_neighborhood_lowers_the_chosen_town_each_cleanup_for_fi
 def test_p_2_12_blighted_neighborhood_is_chosen_through_the_service_by_the_power_alone():
     """[003:959] "Choose a town you claim." The choice runs through ``Games.run`` like every command: the power
     chooses, others are refused, and a refusal names its rule and records nothing."""
-    games = PowersGames()
+    games = Games()
     gid, _, _ = games.create_game("Blight", "GM")
-    sov = games.add_power(gid, "gm", "Sovereign", "city", "sovereign", {"blighted_neighborhood": True})[0]
-    other = games.add_power(gid, "gm", "Other", "city", "sovereign")[0]
+    sov = add_power(games, gid, "gm", "Sovereign", "city", "sovereign", {"blighted_neighborhood": True})[0]
+    other = add_power(games, gid, "gm", "Other", "city", "sovereign")[0]
     town = {**DEROP, "claims": {"city": sov}}
     games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=[town]))
     with pytest.raises(Forbidden):

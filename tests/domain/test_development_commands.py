@@ -7,22 +7,23 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from api.powers.service import PowersGames as Games
-from application.service import Caller
+from application.service import Caller, Games
 from domain.errors import Forbidden, NotFound, RuleViolation
+from domain.powers import commands as pc
 from domain.powers import development as dev
 from domain.powers import development_rules as dr
 from domain.powers import magic as m
 from domain.powers.game import Game
 from tests.domain.helpers import NOW, SEED, asset_of, sheet_of, step_of, trade_of
+from tests.helpers import add_power
 
 
 def setup(snapshot_interval: int = 100) -> tuple[Games, str, str, str]:
     games = Games(snapshot_interval=snapshot_interval)
     gid, _, _ = games.create_game("Wallets", "GM")
-    a = games.add_power(gid, "gm", "Gondor", "city", "sovereign")[0]
-    b = games.add_power(gid, "gm", "Rangers", "conspiracy", "circle")[0]
-    games.advance(gid, "gm")
+    a = add_power(games, gid, "gm", "Gondor", "city", "sovereign")[0]
+    b = add_power(games, gid, "gm", "Rangers", "conspiracy", "circle")[0]
+    games.send(gid, "gm", pc.Advance())
     return games, gid, a, b
 
 

@@ -19,12 +19,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from api.powers.service import PowersGames
+from application.service import Games
+from domain.powers import commands as pc
 from domain.powers.rules import SKILLS
 from domain.powers.verify import verify_events
 from projections.db import ReadModelDB
 from projections.projector import Projector
 from projections.settings import Settings
+from tests.helpers import add_power
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 ABSENT = object()
@@ -117,7 +119,7 @@ class Table:
     """A month through the service, with everything each power was shown."""
 
     def __init__(self) -> None:
-        self.games = PowersGames()
+        self.games = Games()
         self.projector = Projector(self.games, ReadModelDB(Settings(database_url="memory")))
         g = self.games
         self.gid, _, _ = g.create_game("Digests", "GM")
@@ -128,20 +130,23 @@ class Table:
             ("sov", "city", "sovereign"),
             ("cult", "conspiracy", "cult"),
         ):
-            self.p[key] = g.add_power(self.gid, "gm", key.title(), cls, sub)[0]
+            self.p[key] = add_power(g, self.gid, "gm", key.title(), cls, sub)[0]
         self.might = {
-            k: g.grant_asset(self.gid, "gm", pid, "might", "skill", 2).result["asset_id"] for k, pid in self.p.items()
+            k: g.send(self.gid, "gm", pc.GrantAsset(pid, "might", "skill", 2)).result["asset_id"]
+            for k, pid in self.p.items()
         }
-        g.advance(self.gid, "gm")
-        g.advance(self.gid, "gm")
+        g.send(self.gid, "gm", pc.Advance())
+        g.send(self.gid, "gm", pc.Advance())
         self.shown: dict[str, list] = {pid: [] for pid in self.p.values()}
         self.shown["gm"] = []
         self.acts: dict[str, str] = {}
         self.dice: dict[str, tuple[list[int], list[int]]] = {}
 
     def act(self, key: str, name: str, **kw) -> None:
-        r = self.games.submit_action(
-            self.gid, self.p[key], self.p[key], skill="might", assets=[{"asset_id": self.might[key]}], **kw
+        r = self.games.send(
+            self.gid,
+            self.p[key],
+            pc.SubmitAction(self.p[key], skill="might", assets=[{"asset_id": self.might[key]}], **kw),
         )
         self.shown[self.p[key]].append(r.as_dict())
         self.acts[name] = r.result["action_id"]
@@ -168,8 +173,8 @@ def table() -> Table:
     t.act("lord", "march", title="LORD-MARCH", slot="public", targets=[p["sov"]], resistible=True, convert=1)
     t.act("cult", "rite", title="CULT-RITE", convert=2)
     t.act("sov", "edict", title="SOV-EDICT", slot="public", convert=0)
-    t.games.advance(t.gid, "gm")
-    t.games.resolve(t.gid, "gm", "")
+    t.games.send(t.gid, "gm", pc.Advance())
+    t.games.send(t.gid, "gm", pc.Resolve(announcement=""))
     return t
 
 
@@ -255,15 +260,17 @@ def test_p_4_every_way_to_roll_a_submission_salts_its_digest():
     and no two share a salt."""
     from api.mail_intake import MailIntake
 
-    games = PowersGames()
+    games = Games()
     gid, _, _ = games.create_game("Salts", "GM")
-    pid, token, _ = games.add_power(gid, "gm", "Wiz", "champion", "wizard")
-    might = games.grant_asset(gid, "gm", pid, "might", "skill", 2).result["asset_id"]
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
-    games.submit_action(gid, pid, pid, title="By the API", skill="might", assets=[{"asset_id": might}], convert=0)
-    proposed = games.submit_action(gid, pid, pid, title="Proposed", roll=False).result["action_id"]
-    games.roll_action(gid, pid, proposed, assets=[], convert=0)
+    pid, token, _ = add_power(games, gid, "gm", "Wiz", "champion", "wizard")
+    might = games.send(gid, "gm", pc.GrantAsset(pid, "might", "skill", 2)).result["asset_id"]
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
+    games.send(
+        gid, pid, pc.SubmitAction(pid, title="By the API", skill="might", assets=[{"asset_id": might}], convert=0)
+    )
+    proposed = games.send(gid, pid, pc.SubmitAction(pid, title="Proposed", roll=False)).result["action_id"]
+    games.send(gid, pid, pc.RollAction(proposed, assets=[], convert=0))
     intake = MailIntake(games)
     reply = intake.receive(
         intake.address_for(gid, token), "<m1@test>", "action: By mail\nskill: might\nassets: might\nconvert: 1\n"

@@ -13,8 +13,7 @@ import pytest
 from pydantic import ValidationError
 
 from api.compose import build_games, build_projector
-from api.rulesets import service_class
-from application.service import Caller
+from application.service import Caller, Games
 from domain.errors import RuleViolation
 from domain.lodge.catalogue import DATA, default_catalogue, describe, load_catalogue
 from domain.lodge.game import EVENT_VERSIONS, LodgeGame, lodge_event_types
@@ -34,7 +33,7 @@ from tests.domain.lodge_helpers import play_lodge_turn
 
 @pytest.fixture
 def games():
-    g = service_class()(entropy=lambda n: "ab" * n)
+    g = Games(entropy=lambda n: "ab" * n)
     yield g
     g.close()
 

@@ -9,7 +9,6 @@ from datetime import timedelta
 
 import pytest
 
-from api.rulesets import service_class
 from application.service import Caller, Games
 from domain.copying import deepcopy
 from domain.errors import DomainError
@@ -34,7 +33,7 @@ GM = Caller.of("gm")
 
 @pytest.fixture
 def games():
-    g = service_class()(entropy=lambda n: "ab" * n)
+    g = Games(entropy=lambda n: "ab" * n)
     yield g
     g.close()
 

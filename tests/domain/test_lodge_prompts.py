@@ -8,8 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from api.rulesets import service_class
-from application.service import Caller
+from application.service import Caller, Games
 from domain.errors import RuleViolation
 from domain.ids import SYSTEM
 from domain.lodge.ruleset import AddMage, AdvancePhase, AnswerChoice, BeginGame, CastSpell, PrepareSpells
@@ -19,7 +18,7 @@ from domain.platform.commands import trial_context
 
 @pytest.fixture
 def games():
-    g = service_class()(entropy=lambda n: "ab" * n)
+    g = Games(entropy=lambda n: "ab" * n)
     yield g
     g.close()
 

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from api.rulesets import service_class
 from application.service import Caller, Games
 from domain.copying import deepcopy
 from domain.errors import DomainError
@@ -60,7 +59,7 @@ def each_accepted(games: Games, game: Any, who: str, rng: random.Random, sample:
 def play(seed: int) -> Played:
     rng = random.Random(seed)
     now = [START]
-    games = service_class()(clock=lambda: now[0], entropy=lambda n: f"{rng.getrandbits(8 * n):0{2 * n}x}")
+    games = Games(clock=lambda: now[0], entropy=lambda n: f"{rng.getrandbits(8 * n):0{2 * n}x}")
     out = Played(seed)
     try:
         game_id, _, _ = games.create_game("Lodge", ruleset="lodge")

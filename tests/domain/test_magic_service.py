@@ -5,21 +5,22 @@ from __future__ import annotations
 
 import pytest
 
-from api.powers.service import PowersGames as Games
-from application.service import Caller
+from application.service import Caller, Games
 from domain.errors import Forbidden, RuleViolation
+from domain.powers import commands as pc
 from domain.powers import magic as m
 from tests.domain.helpers import seen, sheet_of
 from tests.domain.test_conformance_magic import cast, fill, mage_game, resolve_month, ritual_month
+from tests.helpers import add_power
 
 
 def _service_game() -> tuple[Games, str, str, str]:
     games = Games()
     gid, _, _ = games.create_game("Magic", "GM")
-    wiz = games.add_power(gid, "gm", "Wizard", "champion", "wizard")[0]
-    cir = games.add_power(gid, "gm", "Circle", "conspiracy", "circle")[0]
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    wiz = add_power(games, gid, "gm", "Wizard", "champion", "wizard")[0]
+    cir = add_power(games, gid, "gm", "Circle", "conspiracy", "circle")[0]
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     return games, gid, wiz, cir
 
 
@@ -30,7 +31,7 @@ def test_the_gm_grants_mana_teaches_spells_and_sets_conduits_and_a_player_casts_
     games.run(gm, gid, m.GrantMana(wiz, "W", 1))
     games.run(gm, gid, m.TeachSpell(wiz, "fireball"))
     conduit = games.run(gm, gid, m.SetConduit(wiz, "the wizard", "0,0")).result["conduit_id"]
-    action = games.submit_action(gid, wiz, wiz, title="Burn the granary", roll=False).result["action_id"]
+    action = games.send(gid, wiz, pc.SubmitAction(wiz, title="Burn the granary", roll=False)).result["action_id"]
     for sender, command in (
         (Caller.of(wiz), m.GrantMana(wiz, "F", 1)),
         (Caller.of(wiz), m.TeachSpell(wiz, "aarons-ritual")),

@@ -16,9 +16,11 @@ from domain.dice import SeededRoller, verify_roll
 from domain.errors import DomainError, Forbidden, NotFound, RuleViolation
 from domain.platform.commands import EditPost, HidePost, MakePost, OpenThread
 from domain.platform.posts import POST_TEXT
+from domain.powers import commands as pc
 from domain.powers.game import Game, fold
 from tests.covenants.play import seat_three
 from tests.domain.helpers import NOW, SEED, game_in_planning, seen
+from tests.helpers import add_power
 
 POWERS = (("wiz", "champion", "wizard"), ("circ", "conspiracy", "circle"), ("sov", "city", "overlord"))
 
@@ -232,15 +234,15 @@ def test_an_unknown_game_option_is_still_refused():
 
 def test_a_posts_dice_verify_in_each_readers_export_and_a_changed_face_is_caught():
     """[roll 2d6] in a post is checked by the verifier from the key and path its readers hold (P-DICE-2)."""
-    from api.powers.service import PowersGames
+    from application.service import Games
     from domain.platform.verify import verify_export
 
-    games = PowersGames()
+    games = Games()
     gid, _, _ = games.create_game("Dice talk")
-    a = games.add_power(gid, "gm", "Ann", "champion", "wizard")[0]
-    b = games.add_power(gid, "gm", "Bob", "conspiracy", "circle")[0]
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    a = add_power(games, gid, "gm", "Ann", "champion", "wizard")[0]
+    b = add_power(games, gid, "gm", "Bob", "conspiracy", "circle")[0]
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     thread = games.run(Caller.of(a), gid, OpenThread([b], "")).result["thread_id"]
     games.run(Caller.of(b), gid, MakePost(thread, "Odds? [roll 2d6] [roll 1d20]"))
     games.run(Caller.of(a), gid, MakePost("table", "And mine [roll 3d6]"))

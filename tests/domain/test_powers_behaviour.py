@@ -547,7 +547,7 @@ def test_p_army_9_after_a_battle_routed_units_return_and_half_the_size_in_wounds
     message = battle_refused(f, "south", pa.KeepScars("south", "y", True), "P-ARMY-9")
     assert "only orc armies" in message
     f.run("north", pa.KeepScars("north", "o", True))
-    f.games.advance(f.gid, "gm")
+    f.games.send(f.gid, "gm", pc.Advance())
     assert step_of(f.game()) == "cleanup"
     x = f.army("x")["units"]
     assert not any(u["routed"] for u in x) and sum(u["wounds"] for u in x) == 1
@@ -572,21 +572,21 @@ def test_p_army_7_cowards_routed_from_a_battle_are_gathered_next_season_up_to_th
     assert f.view("gm")["result"]["dispersed"] == ["x"]
     cowards = asset_of(f.game(), "x.cowards1")
     assert (cowards["rank"], cowards["holders"]) == (3, ["north"])
-    f.games.advance(f.gid, "gm")  # month 2 Planning
+    f.games.send(f.gid, "gm", pc.Advance())  # month 2 Planning
     skill = f.run("gm", pc.GrantAsset("north", "command", "skill", 1))["asset_id"]
     rally = f.run("north", pc.SubmitAction("north", "Rally", slot="public", location=HEX, roll=False))["action_id"]
     battle_refused(f, "north", pa.AimArmyAction(rally, "gather", {"army_id": "x"}), "P-ARMY-7")
     battle_refused(f, "north", pc.RollAction(rally, [{"asset_id": "x.cowards1"}], convert=0), "P-ARMY-7")
-    f.games.advance(f.gid, "gm")
-    f.games.resolve(f.gid, "gm", "")
+    f.games.send(f.gid, "gm", pc.Advance())
+    f.games.send(f.gid, "gm", pc.Resolve(announcement=""))
     for _ in range(3):
-        f.games.advance(f.gid, "gm")  # Cleanup, Tidings, and season 2's first Planning
+        f.games.send(f.gid, "gm", pc.Advance())  # Cleanup, Tidings, and season 2's first Planning
     gather = f.run("north", pc.SubmitAction("north", "Gather", slot="public", location=HEX, roll=False))["action_id"]
     f.run("north", pa.AimArmyAction(gather, "gather", {"army_id": "x"}))
     f.dice.push([6, 6, 5, 2])
     picks = [{"asset_id": "x.cowards1"}, {"asset_id": skill}]
     assert f.run("north", pc.RollAction(gather, picks, convert=0))["successes"] == 3
-    f.games.advance(f.gid, "gm")
-    f.games.resolve(f.gid, "gm", "")
+    f.games.send(f.gid, "gm", pc.Advance())
+    f.games.send(f.gid, "gm", pc.Resolve(announcement=""))
     x = f.army("x")
     assert (len(x["units"]), x["controller"]) == (2, "north")

@@ -20,12 +20,13 @@ import eventsourcing.domain as esd
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import get_topic
 
-from api.powers.service import PowersGames
-from application.service import Caller
+from application.service import Caller, Games
 from domain.powers import catalogue_commands as cc
+from domain.powers import commands as pc
 from domain.powers.game import Game
 from tests.domain.event_topics import changed_shapes, decorated_topics, played_topics
 from tests.domain.helpers import game_in_planning
+from tests.helpers import add_power
 
 # Each topic a Powers game recorded at cba6659, with its fields (computed from that code: the classes in
 # ``decorated_func_callers`` from domain.powers modules, and the event classes named on ``Game``).
@@ -842,7 +843,7 @@ def test_the_game_names_every_stored_event_and_no_other():
     assert named == {topic.rsplit(".", 1)[1] for topic in STORED}
 
 
-def _records(games: PowersGames, game_id: str) -> list[StoredEvent]:
+def _records(games: Games, game_id: str) -> list[StoredEvent]:
     return list(games.recorder.select_events(uuid.UUID(game_id)))
 
 
@@ -850,13 +851,13 @@ def test_a_game_stored_under_the_catalogues_old_topics_loads():
     """A shared action recorded its events as ``domain.powers.catalogue:Catalogue.<Name>`` before the catalogue was
     split: a game stored then (here: this one's records, each under its stored topic) replays, and its collaborator
     still sees its share; a game recorded now records those same topics."""
-    games = PowersGames()
+    games = Games()
     try:
         gid, _, _ = games.create_game("Catalogue", "GM")
-        ov = games.add_power(gid, "gm", "Overlord", "city", "overlord")[0]
-        circ = games.add_power(gid, "gm", "Circle", "conspiracy", "circle")[0]
-        games.advance(gid, "gm")
-        games.advance(gid, "gm")
+        ov = add_power(games, gid, "gm", "Overlord", "city", "overlord")[0]
+        circ = add_power(games, gid, "gm", "Circle", "conspiracy", "circle")[0]
+        games.send(gid, "gm", pc.Advance())
+        games.send(gid, "gm", pc.Advance())
         r = games.run(
             Caller.of(ov),
             gid,

@@ -9,8 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from api.powers.service import PowersGames
-from application.service import SYSTEM_CALLER, Caller
+from application.service import SYSTEM_CALLER, Caller, Games
 from domain.dice import FixedRoller
 from domain.errors import DomainError
 from domain.platform.commands import CloseDueWindow, CloseWindow, GrantExtension, RequestExtension
@@ -19,6 +18,7 @@ from domain.powers import commands as pc
 from domain.powers import magic, world
 from tests.domain.helpers import NOW, seen, window_of
 from tests.domain.world_helpers import HEXES
+from tests.helpers import add_power
 
 
 class Table:
@@ -28,11 +28,11 @@ class Table:
     def __init__(self, *powers: tuple, options: dict | None = None) -> None:
         self.dice = FixedRoller()
         self.now = NOW
-        self.games = PowersGames(roller_factory=lambda game: self.dice, clock=lambda: self.now)
+        self.games = Games(roller_factory=lambda game: self.dice, clock=lambda: self.now)
         self.gid, self.gm_token, _ = self.games.create_game("Resistance", "GM", options=options)
         self.tokens: dict[str, str] = {}
         for name, cls, sub, *opts in powers:
-            pid, token, _ = self.games.add_power(self.gid, "gm", name, cls, sub, opts[0] if opts else None)
+            pid, token, _ = add_power(self.games, self.gid, "gm", name, cls, sub, opts[0] if opts else None)
             assert pid == name.lower() and token is not None
             self.tokens[pid] = token
 
@@ -207,7 +207,7 @@ def test_p_amb_4_the_campaign_option_tells_the_resister_at_submission():
     assert '"faces"' not in t.seen("balrog") and "Staff" not in t.seen("balrog")
     assert not [e for e in t.events("gandalf") if e["type"] == "ResistanceForewarned"]
     # A second target ruled by the GM after the roll is told at once; the Balrog is not told twice.
-    t.games.add_power(t.gid, "gm", "Saruman", "champion", "paragon")
+    add_power(t.games, t.gid, "gm", "Saruman", "champion", "paragon")
     t.run("gm", pc.SetRuling(duel, True, ["balrog", "saruman"]))
     assert [e["type"] for e in t.events("saruman")].count("ResistanceForewarned") == 1
     assert [e["type"] for e in t.events("balrog")].count("ResistanceForewarned") == 1

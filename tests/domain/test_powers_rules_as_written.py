@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from api.powers.service import PowersGames as Games
-from application.service import Caller
+from application.service import Caller, Games
 from domain.dice import FixedRoller
 from domain.errors import DomainError
 from domain.powers import catalogue_commands as cat
@@ -18,6 +17,7 @@ from domain.powers import development as dev
 from domain.powers import magic as m
 from domain.powers import world
 from tests.domain.world_helpers import HEXES
+from tests.helpers import add_power
 
 GM = Caller.of("gm")
 
@@ -31,7 +31,7 @@ class Table:
         self.dice = FixedRoller()
         self.games = Games(roller_factory=lambda game: self.dice)
         self.gid = self.games.create_game("Rules as written", "GM", options={"months_per_season": months})[0]
-        self.seats = {name: self.games.add_power(self.gid, "gm", name, cls, sub)[0] for name, cls, sub in powers}
+        self.seats = {name: add_power(self.games, self.gid, "gm", name, cls, sub)[0] for name, cls, sub in powers}
         self.gm(world.DeclareMap(hexes=HEXES, towns=list(towns), features=list(features)))
 
     def gm(self, command: Any) -> Any:
@@ -50,7 +50,7 @@ class Table:
 
     def advance(self, steps: int = 1) -> None:
         for _ in range(steps):
-            self.games.advance(self.gid, "gm")
+            self.games.send(self.gid, "gm", pc.Advance())
 
     def to_planning(self) -> None:
         """Setup -> Tidings -> month 1 Planning."""
@@ -62,17 +62,17 @@ class Table:
         if faces is not None:
             self.dice.rolls = [faces]
         pid = self.seats[name]
-        receipt = self.games.submit_action(self.gid, pid, pid, title=title, roll=faces is not None, **draft)
+        receipt = self.games.send(self.gid, pid, pc.SubmitAction(pid, title=title, roll=faces is not None, **draft))
         return str(receipt.result["action_id"])
 
     def roll(self, name: str, action_id: str, faces: list[int], **pool: Any) -> None:
         self.dice.rolls = [faces]
-        self.games.roll_action(self.gid, self.seats[name], action_id, **pool)
+        self.games.send(self.gid, self.seats[name], pc.RollAction(action_id, **pool))
 
     def resolve(self) -> None:
         """Planning -> Resolution -> resolved (and the resistance window closed if nothing waits on it)."""
         self.advance()
-        self.games.resolve(self.gid, "gm")
+        self.games.send(self.gid, "gm", pc.Resolve())
 
     def mine(self, name: str, action_id: str) -> dict:
         view = self.games.view(self.gid, self.seats[name])
@@ -99,7 +99,7 @@ def test_p_infl_2_a_neighbouring_hex_gives_one_influence_to_an_action_however_ma
     t = Table(("Cult", "conspiracy", "cult"))
     cult = t.seats["Cult"]
     for hex_id in ("0,0", "1,0"):
-        t.games.set_influence(t.gid, "gm", cult, hex_id, 3)
+        t.games.send(t.gid, "gm", pc.SetInfluence(cult, hex_id, 3))
     t.to_planning()
     whispers = t.act("Cult", "Whispers", location="0,0")
     t.by("Cult", world.SpendInfluence(cult, whispers, {"0,0": 2, "1,0": 1}))

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+from api.powers.service import BattleReads
 from application.service import SYSTEM_CALLER
 from domain.platform.commands import CloseDueWindow, GrantExtension, RequestExtension
 from domain.powers import armies as pa
@@ -770,7 +771,7 @@ def _lose_a_unit(t: Table) -> None:
 def _battle_to(t: Table, step: str, retreat: dict[str, list[str]] | None = None) -> dict:
     """Every power the battle waits for passes its step until the battle is at ``step`` (Field.pass_to's way)."""
     for _ in range(50):
-        b = t.games.battle(t.gid, "gm", "b1")
+        b = BattleReads(t.games).battle(t.gid, "gm", "b1")
         if b["step"] == step:
             return b
         assert b["step"] not in ("commands", "ended"), f"the battle is at {b['step']}, not {step}"

@@ -23,7 +23,7 @@ def _walk(t: Table, until: tuple[int, str]) -> list[tuple[int, int, str]]:
         if (g["season"], g["step"]) == until:
             return seen
         if g["step"] == "resolution":
-            t.games.resolve(t.gid, "gm")
+            t.games.send(t.gid, "gm", pc.Resolve())
         else:
             t.advance()
 
@@ -73,8 +73,8 @@ def test_p_amb_25_a_feast_after_deaths_is_twice_one_more_than_the_rooted_ranks_a
     )
     t.gm(world.AimAction(quiet, "town", town_id="derop", kind="feast", params={"rooted_agent_ranks": 2}))
     assert (t.mine("City", feast)["difficulty"], t.mine("City", quiet)["difficulty"]) == (6, 2)
-    t.games.discard_action(t.gid, city, feast)
-    t.games.discard_action(t.gid, city, quiet)
+    t.games.send(t.gid, city, pc.DiscardAction(feast))
+    t.games.send(t.gid, city, pc.DiscardAction(quiet))
     fed = _town_action(t, "Feed the poor", "feed")
     t.roll("City", fed, [6, 6, 6, 1, 1], assets=[{"asset_id": lore}], convert=0)
     t.resolve()
@@ -103,7 +103,7 @@ def test_p_amb_27_halves_round_down_with_a_floor_of_one():
     t = Table(("Cult", "conspiracy", "cult"), towns=[{"id": "derop", "hex": "0,0", "population": 9}], features=features)
     cult = t.seats["Cult"]
     t.gm(world.SetClaim("derop", cult))
-    t.games.set_influence(t.gid, "gm", cult, "0,0", 9)
+    t.games.send(t.gid, "gm", pc.SetInfluence(cult, "0,0", 9))
     t.to_planning()
     rated = {}
     for kind in ("college", "guild", "farm"):
@@ -216,7 +216,7 @@ def test_p_amb_38_saboteurs_cost_two_more_for_each_use_this_season_by_that_power
     t = Table(("Cause", "conspiracy", "cause"), ("Rebels", "conspiracy", "cause"))
     cause, rebels = t.seats["Cause"], t.seats["Rebels"]
     for pid in (cause, rebels):
-        t.games.set_influence(t.gid, "gm", pid, "0,0", 9)
+        t.games.send(t.gid, "gm", pc.SetInfluence(pid, "0,0", 9))
     t.to_planning()
 
     def sabotage(name: str, slot: str = "private") -> int:

@@ -8,7 +8,7 @@ from datetime import timedelta
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.powers.service import PowersGames
+from application.service import Games
 from domain.dice import FixedRoller, SeededRoller
 from domain.errors import DomainError
 from domain.powers.game import Game
@@ -204,7 +204,7 @@ def test_replaying_any_games_events_reproduces_its_state(commands):
 def test_stored_events_and_snapshots_reproduce_state_at_every_version(commands):
     g = play(commands)
     events = list(g._pending_events)
-    app = PowersGames(snapshot_interval=7)
+    app = Games(snapshot_interval=7)
     app.save(g)
     stored = app.repository.get(g.id)
     assert stored.state == g.state and stored.version == g.version

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from api.powers.service import PowersGames as Games
-from application.service import Caller
+from application.service import Caller, Games
 from domain.errors import Forbidden, NotFound, RuleViolation
+from domain.powers import commands as pc
 from domain.powers import world
 from domain.powers.ruleset import POWERS
 from tests.domain.world_helpers import HEXES
+from tests.helpers import add_power
 
 TOWN = {"id": "derop", "hex": "0,0", "population": 3}
 
@@ -18,8 +19,8 @@ TOWN = {"id": "derop", "hex": "0,0", "population": 3}
 def table():
     games = Games()
     gid, _, _ = games.create_game("World")
-    city = games.add_power(gid, "gm", "City", "city", "sovereign")[0]
-    cult = games.add_power(gid, "gm", "Cult", "conspiracy", "cult")[0]
+    city = add_power(games, gid, "gm", "City", "city", "sovereign")[0]
+    cult = add_power(games, gid, "gm", "Cult", "conspiracy", "cult")[0]
     return games, gid, city, cult
 
 
@@ -44,10 +45,10 @@ def test_only_the_gm_declares_and_amends_the_map(table):
 def test_a_power_aims_and_spends_only_for_its_own_actions(table):
     games, gid, city, cult = table
     games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=[TOWN]))
-    games.set_influence(gid, "gm", cult, "0,0", 3)
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
-    aid = games.submit_action(gid, cult, cult, title="Whispers", location="0,0", roll=False).result["action_id"]
+    games.send(gid, "gm", pc.SetInfluence(cult, "0,0", 3))
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
+    aid = games.send(gid, cult, pc.SubmitAction(cult, title="Whispers", location="0,0", roll=False)).result["action_id"]
     with pytest.raises(NotFound):
         games.run(Caller.of(city), gid, world.AimAction(aid, "infiltrate", town_id="derop"))
     with pytest.raises(Forbidden):
@@ -64,9 +65,9 @@ def test_the_gm_completes_a_town_action_with_the_facts_only_the_gm_knows(table):
     games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=towns))
     games.run(Caller.of("gm"), gid, world.SetClaim("derop", city))
     games.run(Caller.of("gm"), gid, world.SetClaim("lake", city))
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
-    aid = games.submit_action(gid, city, city, title="Trade", slot="public", location="0,0", roll=False).result[
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
+    aid = games.send(gid, city, pc.SubmitAction(city, title="Trade", slot="public", location="0,0", roll=False)).result[
         "action_id"
     ]
     facts = {"with": "lake", "new_resources": 1, "excess_mobility": 2}

@@ -3,7 +3,7 @@ the store and its snapshots too."""
 
 from __future__ import annotations
 
-from api.powers.service import PowersGames as Games
+from application.service import Games
 from tests.domain.helpers import NOW, SEED, sheet_of
 from tests.domain.test_replay import replay
 from tests.domain.world_helpers import act, resolve_month, world_game

@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
+from tests.helpers import add_power
 from tests.integration.helpers import bearer, close_app
 
 
@@ -20,7 +21,7 @@ def world(store_settings):
     gid, gm, _ = games.create_game("HTTP history", "GM", "Europe/Paris")
     tokens = {}
     for name, cls, sub in (("Ana", "conspiracy", "circle"), ("Bo", "city", "sovereign")):
-        pid, tok, _ = games.add_power(gid, "gm", name, cls, sub)
+        pid, tok, _ = add_power(games, gid, "gm", name, cls, sub)
         tokens[pid] = tok
     with TestClient(app) as client:
         yield client, gid, gm, tokens

@@ -1,5 +1,5 @@
 """One command path (issue 11, DESIGN "Commands"): the JSON API, the web forms, the mail intake and the
-workers build the same typed commands and send them through one service entry point, ``PowersGames.run``,
+workers build the same typed commands and send them through one service entry point, ``Games.run``,
 with an explicit ``Caller``; a mail's turn is one transaction through the same service."""
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from api.mail_intake import MailIntake
-from api.powers.service import PowersGames
-from application.service import SYSTEM_CALLER, Caller, event_data, hash_token
+from application.service import SYSTEM_CALLER, Caller, Games, event_data, hash_token
 from domain.errors import Forbidden, NotFound, Unauthorized
 from domain.platform.commands import CloseDueWindow, DeclareReady
+from domain.powers import commands as pc
 from domain.powers.commands import SubmitAction
+from tests.helpers import add_power
 from tests.integration.helpers import bearer, close_app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,17 +35,17 @@ def app(store_settings):
     close_app(app)
 
 
-def planning(games: PowersGames, name: str) -> tuple[str, str, str]:
+def planning(games: Games, name: str) -> tuple[str, str, str]:
     """A game in month 1 Planning with one power: (game id, power id, its token)."""
     gid, _, _ = games.create_game(name)
-    pid, token, _ = games.add_power(gid, "gm", "Gondor", "city", "sovereign")
-    games.add_power(gid, "gm", "Mordor", "city", "overlord")
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    pid, token, _ = add_power(games, gid, "gm", "Gondor", "city", "sovereign")
+    add_power(games, gid, "gm", "Mordor", "city", "overlord")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     return gid, pid, token
 
 
-def recorded_after(games: PowersGames, gid: str, version: int) -> list[tuple[str, str, dict]]:
+def recorded_after(games: Games, gid: str, version: int) -> list[tuple[str, str, dict]]:
     """(type, actor, data) of the events recorded after ``version``, each id of the game's making masked."""
     out = []
     ids: dict[str, str] = {}
@@ -104,7 +105,7 @@ def test_an_action_and_ready_sent_by_api_web_form_and_mail_record_the_same_event
 
 
 def test_run_many_is_one_transaction_a_refused_later_command_records_nothing_of_the_earlier_ones():
-    games = PowersGames()
+    games = Games()
     gid, pid, token = planning(games, "Many")
     before = games.get_game(gid).version
     caller = Caller.of(pid, hash_token(token))
@@ -121,7 +122,7 @@ def test_run_many_is_one_transaction_a_refused_later_command_records_nothing_of_
 
 
 def test_mail_1_a_refused_later_line_records_nothing_of_the_earlier_ones():
-    games = PowersGames()
+    games = Games()
     gid, pid, token = planning(games, "Mail")
     before = games.get_game(gid).version
     intake = MailIntake(games)
@@ -135,7 +136,7 @@ def test_mail_1_a_refused_later_line_records_nothing_of_the_earlier_ones():
 
 
 def test_the_callers_token_is_checked_against_the_state_its_command_runs_on():
-    games = PowersGames()
+    games = Games()
     gid, pid, token = planning(games, "Token")
     old = Caller.of(pid, hash_token(token))
     games.reissue_link(gid, "gm", pid)
@@ -146,7 +147,7 @@ def test_the_callers_token_is_checked_against_the_state_its_command_runs_on():
 
 
 def test_only_the_services_workers_send_system_commands():
-    games = PowersGames()
+    games = Games()
     gid, _, _ = planning(games, "System")
     window = games.view(gid, "gm")["windows"][0]["window_id"]
     with pytest.raises(Forbidden) as err:
@@ -201,8 +202,8 @@ def test_a_gm_link_replaced_by_another_process_cannot_roll_back_here(tmp_path):
         with TestClient(app) as api:
             games = app.state.games
             gid, gm, _ = games.create_game("Two processes")
-            games.add_power(gid, "gm", "Gondor", "city", "sovereign")
-            games.advance(gid, "gm")
+            add_power(games, gid, "gm", "Gondor", "city", "sovereign")
+            games.send(gid, "gm", pc.Advance())
             version = games.get_game(gid).version
             assert api.get(f"/games/{gid}/view", headers=bearer(gm)).status_code == 200  # the GM is cached here
             other = build_games(settings)

@@ -10,7 +10,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
+from domain.powers import commands as pc
 from projections.settings import Settings
+from tests.helpers import add_power
 from tests.integration.helpers import close_services
 from workers import runtime
 
@@ -21,9 +23,9 @@ def test_make_run_closes_windows_without_any_external_service(tmp_path):
     with TestClient(app):
         games = app.state.games
         gid, _, _ = games.create_game("Embedded", options={"planning_hours": 1.5 / 3600})
-        games.add_power(gid, "gm", "A", "conspiracy", "circle")
-        games.advance(gid, "gm")
-        games.advance(gid, "gm")
+        add_power(games, gid, "gm", "A", "conspiracy", "circle")
+        games.send(gid, "gm", pc.Advance())
+        games.send(gid, "gm", pc.Advance())
         deadline = time.time() + 20
         while games.view(gid, "gm")["game"]["step"] == "planning":
             assert time.time() < deadline, "the embedded worker never closed Planning"
@@ -53,10 +55,10 @@ def test_the_sweep_queues_reminders_once_into_the_outbox(eager, monkeypatch):
 
     games, projector = eager
     gid, _, _ = games.create_game("Reminders")
-    a = games.add_power(gid, "gm", "A", "conspiracy", "circle")[0]
-    b = games.add_power(gid, "gm", "B", "city", "sovereign")[0]
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    a = add_power(games, gid, "gm", "A", "conspiracy", "circle")[0]
+    b = add_power(games, gid, "gm", "B", "city", "sovereign")[0]
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     games.declare_ready(gid, b, b)
     closes = datetime.now(timezone.utc) + timedelta(minutes=30)
     games.set_deadline(gid, "gm", "s1m1-planning", closes)
@@ -75,12 +77,12 @@ def test_the_sweep_closes_due_windows_and_nothing_else(eager, monkeypatch):
 
     games, projector = eager
     gid, _, _ = games.create_game("Sweep", options={"planning_hours": 1 / 3600})
-    games.add_power(gid, "gm", "A", "conspiracy", "circle")
+    add_power(games, gid, "gm", "A", "conspiracy", "circle")
     other, _, _ = games.create_game("Later")
-    games.add_power(other, "gm", "A", "conspiracy", "circle")
+    add_power(games, other, "gm", "A", "conspiracy", "circle")
     for g in (gid, other):
-        games.advance(g, "gm")
-        games.advance(g, "gm")
+        games.send(g, "gm", pc.Advance())
+        games.send(g, "gm", pc.Advance())
     projector.catch_up()
     time.sleep(1.1)
     result = sweep()

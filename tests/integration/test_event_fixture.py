@@ -19,6 +19,7 @@ from eventsourcing.persistence import StoredEvent
 
 from api.compose import build_games
 from domain.ids import GM
+from domain.powers import commands as pc
 from tests.domain.helpers import sheet_of
 from tests.fixtures.make_events_fixture import facts
 
@@ -139,7 +140,7 @@ def test_a_recorded_game_goes_on_and_rolls_back_again(loaded):
     p = recorded["powers"]
     loaded.grant_visibility(gid, GM, p["wiz"], "AFTER-LOADING", source="ruling")
     loaded.rollback(gid, GM, "from the first planning again", phase="s1m1-planning")
-    loaded.submit_action(gid, p["sov"], p["sov"], title="AFTER-LOADING-EDICT", slot="public", convert=0)
+    loaded.send(gid, p["sov"], pc.SubmitAction(p["sov"], title="AFTER-LOADING-EDICT", slot="public", convert=0))
     key = uuid.UUID(gid)
     now = loaded.get_game(gid)
     assert _events_only(loaded).get(key).state == now.state == loaded.repository.get(key).state

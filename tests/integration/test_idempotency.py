@@ -10,9 +10,10 @@ import uuid
 import pytest
 
 from api.mail_intake import MailIntake
-from api.powers.service import PowersGames
-from application.service import CommandKey
+from application.service import CommandKey, Games
+from domain.powers import commands as pc
 from projections.keys import KEYS_TABLE, KeyRow
+from tests.helpers import add_power
 from tests.integration.helpers import bearer
 
 
@@ -177,16 +178,16 @@ def test_the_key_and_the_events_are_written_in_one_transaction(store_settings):
         games.close()
 
 
-def mail_game(games: PowersGames) -> tuple[str, str, str]:
+def mail_game(games: Games) -> tuple[str, str, str]:
     gid, _, _ = games.create_game("By mail")
-    pid, token, _ = games.add_power(gid, "gm", "Alpha", "conspiracy", "circle")
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    pid, token, _ = add_power(games, gid, "gm", "Alpha", "conspiracy", "circle")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     return gid, pid, token
 
 
 def test_a_mail_message_id_is_remembered_without_limit_and_answered_with_its_first_reply():
-    games = PowersGames()
+    games = Games()
     gid, pid, token = mail_game(games)
     intake = MailIntake(games)
     to = intake.address_for(gid, token)
@@ -203,7 +204,7 @@ def test_a_mail_message_id_is_remembered_without_limit_and_answered_with_its_fir
 
 
 def test_stored_mail_turn_recorded_events_still_replay_and_still_answer_their_mail(store_settings):
-    """PowersGames recorded before keys moved beside the events keep their MailTurnRecorded events."""
+    """Games recorded before keys moved beside the events keep their MailTurnRecorded events."""
     from api.compose import build_games
 
     games = build_games(store_settings)
@@ -228,7 +229,7 @@ def test_stored_mail_turn_recorded_events_still_replay_and_still_answer_their_ma
 
 
 def test_a_key_is_scoped_to_its_game_and_caller():
-    games = PowersGames()
+    games = Games()
     gid, pid, _ = mail_game(games)
     other, _, _ = mail_game(games)
     key = CommandKey(str(uuid.uuid4()), "same")
@@ -236,4 +237,4 @@ def test_a_key_is_scoped_to_its_game_and_caller():
     assert a.sequence == len(games.visible_events(gid, pid))
     assert games.set_timezone(gid, pid, pid, "Europe/Paris", key=key).replayed
     assert not games.set_timezone(other, pid, pid, "Europe/Paris", key=key).replayed
-    assert not games.set_months(gid, "gm", 3, key=key).replayed
+    assert not games.send(gid, "gm", pc.SetMonths(3), key).replayed

@@ -7,8 +7,10 @@ import json
 
 import pytest
 
-from api.powers.service import PowersGames
+from application.service import Games
 from domain.errors import NotFound
+from domain.powers import commands as pc
+from tests.helpers import add_power
 
 
 def dump(obj) -> str:
@@ -18,7 +20,7 @@ def dump(obj) -> str:
 @pytest.fixture
 def month():
     """A month with private, public, resistible and sealed actions; returns what each viewer saw."""
-    games = PowersGames()
+    games = Games()
     gid, _, _ = games.create_game("Leaks", "GM")
     powers = {}
     for name, cls, sub in (
@@ -27,17 +29,21 @@ def month():
         ("Lord", "city", "overlord"),
         ("Sov", "city", "sovereign"),
     ):
-        powers[name] = games.add_power(gid, "gm", name, cls, sub)[0]
+        powers[name] = add_power(games, gid, "gm", name, cls, sub)[0]
     w, c, lo, s = powers.values()
-    skill = {p: games.grant_asset(gid, "gm", p, "might", "skill", 3).result["asset_id"] for p in powers.values()}
-    secret_item = games.grant_asset(gid, "gm", c, "ITEM-CIRC-HIDDEN", "item", 2, assured=True).result["asset_id"]
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    skill = {
+        p: games.send(gid, "gm", pc.GrantAsset(p, "might", "skill", 3)).result["asset_id"] for p in powers.values()
+    }
+    secret_item = games.send(gid, "gm", pc.GrantAsset(c, "ITEM-CIRC-HIDDEN", "item", 2, assured=True)).result[
+        "asset_id"
+    ]
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     seen: dict = {p: [] for p in powers.values()}  # receipts and errors each power was shown
     acts = {}
 
     def act(p, key, **kw):
-        r = games.submit_action(gid, p, p, **kw)
+        r = games.send(gid, p, pc.SubmitAction(p, **kw))
         seen[p].append(r.as_dict())
         acts[key] = r.result["action_id"]
 
@@ -54,10 +60,10 @@ def month():
         convert=2,
     )
     act(c, "circ_plot", title="SECRET-CIRC-PLOT", description="DESC-CIRC-PLOT", roll=False)
-    games.set_difficulty(gid, "gm", acts["circ_plot"], 7, sealed=True)
+    games.send(gid, "gm", pc.SetDifficulty(acts["circ_plot"], 7, sealed=True))
     seen[c].append(
-        games.roll_action(
-            gid, c, acts["circ_plot"], assets=[{"asset_id": secret_item, "mode": "assured"}], convert=1
+        games.send(
+            gid, c, pc.RollAction(acts["circ_plot"], assets=[{"asset_id": secret_item, "mode": "assured"}], convert=1)
         ).as_dict()
     )
     act(lo, "lord_private", title="SECRET-LORD-PRIVATE", description="DESC-LORD", slot="private", convert=0)
@@ -72,18 +78,18 @@ def month():
         convert=1,
     )
     act(s, "sov_public", title="PUBLIC-SOV-BUILD", slot="public", assets=[{"asset_id": skill[s]}], convert=0)
-    cid = games.propose_consequence(
+    cid = games.send(
         gid,
         "gm",
-        acts["circ_plot"],
-        "CONSEQUENCE-TEXT-CIRC",
-        [{"kind": "disclose", "to": s, "text": "DISCLOSED-TO-SOV"}],
+        pc.ProposeConsequence(
+            acts["circ_plot"], "CONSEQUENCE-TEXT-CIRC", [{"kind": "disclose", "to": s, "text": "DISCLOSED-TO-SOV"}]
+        ),
     ).result
-    seen[c].append(games.accept_consequence(gid, c, acts["circ_plot"], cid["consequence_id"]).as_dict())
+    seen[c].append(games.send(gid, c, pc.AcceptConsequence(acts["circ_plot"], cid["consequence_id"])).as_dict())
     for p, other in ((s, acts["circ_plot"]), (lo, acts["wiz_duel"])):  # probing others' ids
         for probe in (
-            lambda: games.discard_action(gid, p, other),
-            lambda: games.lock_conversions(gid, p, other, convert=0),
+            lambda: games.send(gid, p, pc.DiscardAction(other)),
+            lambda: games.send(gid, p, pc.LockConversions(other, convert=0)),
         ):
             with pytest.raises(NotFound) as err:  # the same answer as for an id that does not exist
                 probe()
@@ -91,12 +97,12 @@ def month():
             seen[p].append(err.value.as_dict())
     planning = {p: dump(games.view(gid, p)) + dump(games.visible_events(gid, p)) for p in powers.values()}
     seen["planning"] = planning
-    games.advance(gid, "gm")
-    games.resolve(gid, "gm", "The month turns.")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Resolve(announcement="The month turns."))
     snapshots = {p: [dump(games.view(gid, p)), dump(games.visible_events(gid, p))] for p in powers.values()}
-    seen[lo].append(games.declare_reaction(gid, lo, lo, acts["wiz_duel"], [{"asset_id": skill[lo]}]).as_dict())
+    seen[lo].append(games.send(gid, lo, pc.DeclareReaction(lo, acts["wiz_duel"], [{"asset_id": skill[lo]}])).as_dict())
     with pytest.raises(NotFound) as err:  # the Wizard may not resist the plot, nor learn that it exists
-        games.declare_reaction(gid, w, w, acts["circ_plot"], [{"asset_id": skill[w]}])
+        games.send(gid, w, pc.DeclareReaction(w, acts["circ_plot"], [{"asset_id": skill[w]}]))
     assert (err.value.rule, err.value.field) == ("P-RES-1", "action_id")
     assert err.value.message == "there is no action you may resist with that id"
     seen[w].append(err.value.as_dict())

@@ -31,11 +31,11 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from api.powers.service import PowersGames
-from application.service import Caller
+from application.service import Caller, Games
 from domain.dice import commitment, seal_difficulty
 from domain.errors import DomainError
 from domain.platform.verify import verify_export
+from domain.powers import commands as pc
 from domain.powers import development as dev
 from domain.powers import game as powers_game
 from domain.powers import magic, views
@@ -43,6 +43,7 @@ from domain.powers.catalogue_commands import RecordLocation, SetAssetTerms, Subm
 from projections.db import ReadModelDB
 from projections.projector import Projector
 from projections.settings import Settings
+from tests.helpers import add_power
 
 WORLD_HEXES = ["0,0", "1,0", "0,1"]
 CLASSES = [
@@ -151,7 +152,7 @@ class World:
     """A game driven through the service, with the rules' model of who may see each marker."""
 
     def __init__(self, n_powers: int) -> None:
-        self.games = PowersGames()
+        self.games = Games()
         self.projector = Projector(self.games, ReadModelDB(Settings(database_url="memory")))
         self.game_id, _, _ = self.games.create_game("Property", "GM")
         self.powers: list[str] = []
@@ -171,15 +172,17 @@ class World:
         self.battles_due: list[tuple] = []  # battle ops of this month, fought in its Battle step
         for i in range(n_powers):
             cls, sub = CLASSES[i]
-            pid = self.games.add_power(self.game_id, "gm", f"P{i}", cls, sub)[0]
+            pid = add_power(self.games, self.game_id, "gm", f"P{i}", cls, sub)[0]
             self.powers.append(pid)
             secret = f"SS{next(self.counter)}X"
-            aid = self.games.grant_asset(self.game_id, "gm", pid, secret, "secret", 1).result["asset_id"]
-            self.might[pid] = self.games.grant_asset(self.game_id, "gm", pid, "might", "skill", 2).result["asset_id"]
+            aid = self.games.send(self.game_id, "gm", pc.GrantAsset(pid, secret, "secret", 1)).result["asset_id"]
+            self.might[pid] = self.games.send(self.game_id, "gm", pc.GrantAsset(pid, "might", "skill", 2)).result[
+                "asset_id"
+            ]
             self.allowed[secret] = {pid}
             self.allowed[aid] = {pid}  # asset ids embed the name
-        self.games.advance(self.game_id, "gm")
-        self.games.advance(self.game_id, "gm")
+        self.games.send(self.game_id, "gm", pc.Advance())
+        self.games.send(self.game_id, "gm", pc.Advance())
         self.follow_the_wallets()
 
     def mark(self, prefix: str, who: set[str]) -> str:
@@ -202,20 +205,22 @@ class World:
                 circle = {me, *collaborators}
                 title = self.mark("TT", circle)
                 desc = self.mark("DD", circle)
-                r = g.submit_action(
+                r = g.send(
                     gid,
                     me,
-                    me,
-                    title=title,
-                    description=desc,
-                    slot="public" if public else "private",
-                    targets=[other] if other != me else [],
-                    resistible=resistible,
-                    collaborators=collaborators,
-                    roll=not sealed,
-                    convert=1,
-                    skill="might",
-                    assets=[] if sealed else [{"asset_id": self.might[me]}],
+                    pc.SubmitAction(
+                        me,
+                        title=title,
+                        description=desc,
+                        slot="public" if public else "private",
+                        targets=[other] if other != me else [],
+                        resistible=resistible,
+                        collaborators=collaborators,
+                        roll=not sealed,
+                        convert=1,
+                        skill="might",
+                        assets=[] if sealed else [{"asset_id": self.might[me]}],
+                    ),
                 )
                 self.record(me, r.as_dict())
                 info = {
@@ -232,27 +237,27 @@ class World:
                 self.actions.append(info)
                 self.dice_allowed[info["id"]] |= circle
                 if sealed:
-                    g.set_difficulty(gid, "gm", info["id"], 2, sealed=True)
+                    g.send(gid, "gm", pc.SetDifficulty(info["id"], 2, sealed=True))
                     nonce = [e for e in g.visible_events(gid, "gm") if e["type"] == "DifficultyRecorded"][-1]
                     self.allowed[nonce["data"]["nonce"]] = set()
                     info["nonce"] = nonce["data"]["nonce"]
-                    self.record(me, g.roll_action(gid, me, info["id"], assets=[], convert=0).as_dict())
+                    self.record(me, g.send(gid, me, pc.RollAction(info["id"], assets=[], convert=0)).as_dict())
             elif kind == "consequence" and self.actions:
                 a = self.actions[o[1] % len(self.actions)]
                 to = P[o[2] % len(P)]
                 text = self.mark("CQ", a["circle"])
                 disclosed = self.mark("DC", a["circle"] | {to})
-                cid = g.propose_consequence(
-                    gid, "gm", a["id"], text, [{"kind": "disclose", "to": to, "text": disclosed}]
+                cid = g.send(
+                    gid, "gm", pc.ProposeConsequence(a["id"], text, [{"kind": "disclose", "to": to, "text": disclosed}])
                 ).result["consequence_id"]
-                self.record(a["owner"], g.accept_consequence(gid, a["owner"], a["id"], cid).as_dict())
+                self.record(a["owner"], g.send(gid, a["owner"], pc.AcceptConsequence(a["id"], cid)).as_dict())
             elif kind == "share":
                 owner, to = P[o[1] % len(P)], P[o[2] % len(P)]
                 view = g.view(gid, owner)["me"]["assets"]
                 secrets = [x for x in view if x["cls"] == "secret"]
                 if secrets:
                     s = secrets[0]
-                    self.record(owner, g.share_secret(gid, owner, owner, s["asset_id"], to).as_dict())
+                    self.record(owner, g.send(gid, owner, pc.ShareSecret(owner, s["asset_id"], to)).as_dict())
                     self.allowed[s["name"]].add(to)
                     self.allowed[s["asset_id"]].add(to)
             elif kind == "catalogue":
@@ -275,9 +280,9 @@ class World:
                 me = P[o[1] % len(P)]
                 a = self.actions[o[2] % len(self.actions)]
                 for probe in (
-                    lambda: g.discard_action(gid, me, a["id"]),
-                    lambda: g.lock_conversions(gid, me, a["id"], convert=0),
-                    lambda: g.declare_reaction(gid, me, me, a["id"], []),
+                    lambda: g.send(gid, me, pc.DiscardAction(a["id"])),
+                    lambda: g.send(gid, me, pc.LockConversions(a["id"], convert=0)),
+                    lambda: g.send(gid, me, pc.DeclareReaction(me, a["id"], [])),
                 ):
                     try:
                         self.record(me, probe().as_dict())
@@ -292,16 +297,16 @@ class World:
             elif kind == "battle":
                 self.battles_due.append(o)
             elif kind == "advance":
-                g.advance(gid, "gm")
+                g.send(gid, "gm", pc.Advance())
             elif kind == "resolve":
-                g.resolve(gid, "gm", "")
+                g.send(gid, "gm", pc.Resolve(announcement=""))
             elif kind == "react" and self.actions:
                 me = P[o[1] % len(P)]
                 a = self.actions[o[2] % len(self.actions)]
-                self.record(me, g.declare_reaction(gid, me, me, a["id"], []).as_dict())
+                self.record(me, g.send(gid, me, pc.DeclareReaction(me, a["id"], [])).as_dict())
             elif kind == "waive":
                 me = P[o[1] % len(P)]
-                self.record(me, g.waive(gid, me, me).as_dict())
+                self.record(me, g.send(gid, me, pc.WaiveReactions(me)).as_dict())
             elif kind == "close":
                 for w in g.view(gid, "gm")["windows"]:
                     if not w["closed"]:
@@ -348,7 +353,7 @@ class World:
             self.allowed[name].add(to)
         elif o[0] == "influence":
             _, who, hex_, amount = o
-            g.set_influence(gid, "gm", P[who % len(P)], hex_, amount)
+            g.send(gid, "gm", pc.SetInfluence(P[who % len(P)], hex_, amount))
 
     def apply_army(self, o: tuple) -> None:
         """The GM places an army (its name a marker: public if visible, its controller's if Stealthy) and gives it
@@ -437,7 +442,7 @@ class World:
         g, gid, P = self.games, self.game_id, self.powers
         me, other = P[who % len(P)], P[target % len(P)]
         army = self.mark("AR", {me})
-        aid = g.grant_asset(gid, "gm", me, army, "army", 1).result["asset_id"]
+        aid = g.send(gid, "gm", pc.GrantAsset(me, army, "army", 1)).result["asset_id"]
         self.allowed[aid] = {me}
         g.run(Caller.of("gm"), gid, SetAssetTerms(aid, {"profession": self.mark("PR", {me}), "hex": "0,0"}))
         if other == me:
@@ -821,12 +826,12 @@ def test_the_checker_catches_an_unsalted_submission_digest(monkeypatch):
 def test_the_checker_catches_a_receipt_that_commits_to_hidden_events(monkeypatch):
     """A receipt digest over events its holder may not see (here: everything recorded, so accepting a
     consequence that discloses something to another power) must be caught."""
-    real = PowersGames._receipt
+    real = Games._receipt
 
     def leaky(self, game, principal, events):
         return real(self, game, "gm", events)
 
-    monkeypatch.setattr(PowersGames, "_receipt", leaky)
+    monkeypatch.setattr(Games, "_receipt", leaky)
     with pytest.raises(Leak, match="receipt"):
         play(3, [("act", 0, False, False, 1, False, False), ("consequence", 0, 1)])
 
@@ -848,7 +853,7 @@ def test_the_checker_catches_a_difficulty_committed_without_its_nonce(monkeypatc
 def test_the_checker_catches_a_month_seed_shown_to_players(monkeypatch):
     """A broken implementation that reveals the month seed to the table (as before per-roll keys: then
     anyone recomputes every private roll of the month) must be caught."""
-    real = PowersGames.visible_events
+    real = Games.visible_events
 
     def leaky(self, game_id, viewer, after=0, limit=500):
         out = real(self, game_id, viewer, after, limit)
@@ -856,7 +861,7 @@ def test_the_checker_catches_a_month_seed_shown_to_players(monkeypatch):
             out += [e for e in real(self, game_id, "gm", 0, 100_000) if e["type"] == "SeedRevealed"]
         return out
 
-    monkeypatch.setattr(PowersGames, "visible_events", leaky)
+    monkeypatch.setattr(Games, "visible_events", leaky)
     with pytest.raises(Leak, match="SeedRevealed"):
         play(3, [("act", 0, False, False, 1, False, False), ("advance",), ("resolve",), ("close",), ("advance",)])
 

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from api.compose import build_games, build_projector
+from domain.powers import commands as pc
 from tests.integration.helpers import close_services
 from tests.scenarios import play_rich_month
 
@@ -109,7 +110,7 @@ def test_the_phase_index_and_the_windows_read_model(stack):
     assert projector.due_windows(now + timedelta(hours=71)) == []
     due = projector.due_windows(now + timedelta(hours=73))
     assert [(d["game_id"], d["kind"]) for d in due] == [(gid, "planning")]
-    games.advance(m.game_id, "gm")
+    games.send(m.game_id, "gm", pc.Advance())
     projector.catch_up()
     assert projector.due_windows(now + timedelta(hours=73)) == []
 

@@ -12,19 +12,19 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from api.powers.service import PowersGames
 from api.web.routes import BOARD_FEED, BOARD_PHASES
-from application.service import event_data
+from application.service import Games, event_data
 from domain import visibility as vis
 from projections.projector import Projector
 from projections.settings import Settings
+from tests.helpers import add_power
 from tests.integration.helpers import bearer, close_app
 from tests.scenarios import play_rich_month
 
 pytestmark = pytest.mark.integration
 
 
-def truth(games: PowersGames, game_id: str, viewer: str) -> list[tuple[int, str, dict]]:
+def truth(games: Games, game_id: str, viewer: str) -> list[tuple[int, str, dict]]:
     """What ``viewer`` may see, straight from the event store: (version, type, data) in order."""
     return [
         (e.originator_version, type(e).__name__, event_data(e))
@@ -58,7 +58,7 @@ def table(store_settings):
     games = app.state.games
     m = play_rich_month(games)
     games.rollback(m.game_id, "gm", "a ruling was wrong", phase="s1m1-planning")
-    late = games.add_power(m.game_id, "gm", "Late", "champion", "dragon")[0]
+    late = add_power(games, m.game_id, "gm", "Late", "champion", "dragon")[0]
     fork_id, _ = games.fork(m.game_id, "gm", "What if", phase="s1m1-planning")
     tokens = {who: games.reissue_link(m.game_id, "gm", who)[0] for who in ("gm", *m.powers.values(), late)}
     fork_gm = games.reissue_link(fork_id, "gm", "gm")[0]
@@ -161,7 +161,7 @@ def test_a_read_request_neither_projects_nor_replays(app, games, monkeypatch):
         for who, token in tokens.items():
             api.get(f"/games/{m.game_id}/view", headers=bearer(token))  # the game is cached, as in a server
         monkeypatch.setattr(games.events, "get", no_replay)
-        monkeypatch.setattr(PowersGames, "iter_events", no_projection)
+        monkeypatch.setattr(Games, "iter_events", no_projection)
         monkeypatch.setattr(Projector, "catch_up", no_projection)
         monkeypatch.setattr(Projector, "_one_batch", no_projection)
         for who, token in tokens.items():

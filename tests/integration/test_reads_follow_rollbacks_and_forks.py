@@ -12,6 +12,8 @@ from fastapi.testclient import TestClient
 
 from application.service import Caller
 from domain.platform.commands import CloseWindow, MakePost
+from domain.powers import commands as pc
+from tests.helpers import add_power
 
 pytestmark = pytest.mark.integration
 
@@ -25,13 +27,13 @@ def table(api):
     app = api.app
     games = app.state.games
     game, _, _ = games.create_game("Middle-earth", timezone_name="Europe/Paris")
-    ann, _, _ = games.add_power(game, "gm", "Gandalf", "champion", "wizard")
-    bob, _, _ = games.add_power(game, "gm", "Balrog", "champion", "adversary")
+    ann, _, _ = add_power(games, game, "gm", "Gandalf", "champion", "wizard")
+    bob, _, _ = add_power(games, game, "gm", "Balrog", "champion", "adversary")
     games.set_contact(game, ann, ann, ANN, "immediate")
     games.set_contact(game, bob, bob, "bob@example.org", "immediate")
-    games.advance(game, "gm")
+    games.send(game, "gm", pc.Advance())
     games.run(Caller.of(ann), game, MakePost("table", "Well met, all."))  # every reader is mailed of it
-    games.advance(game, "gm")
+    games.send(game, "gm", pc.Advance())
     client = TestClient(app)
     token = app.state.signin_links.issue(ANN)
     page = client.get(f"/signin/email/{token}").text
@@ -49,7 +51,7 @@ def test_my_games_shows_the_phase_windows_and_waiting_a_rollback_restored(table)
     games, game, seats, ann = table
     planning = my_row(ann, "Middle-earth")
     assert "Season 1, month 1: Planning" in planning and "waiting on you" in planning
-    games.advance(game, "gm")  # to Resolution: no window waits on Ann
+    games.send(game, "gm", pc.Advance())  # to Resolution: no window waits on Ann
     resolution = my_row(ann, "Middle-earth")
     assert "Season 1, month 1: Resolution" in resolution and "waiting on you" not in resolution
     games.rollback(game, "gm", "the resolution came too early", phase="s1m1-planning")
@@ -58,7 +60,7 @@ def test_my_games_shows_the_phase_windows_and_waiting_a_rollback_restored(table)
     assert "Resolution" not in restored and "waiting on you" in restored and "Planning closes" in restored
     # The phase list the boards show leaves out the phase the rollback undid, and a phase begun again shows.
     assert [p["phase"] for p in games.recent_phases(game, 5)] == ["s1-tidings", "s1m1-planning"]
-    games.advance(game, "gm")
+    games.send(game, "gm", pc.Advance())
     assert [p["phase"] for p in games.recent_phases(game, 5)][-1] == "s1m1-resolution"
     assert "Season 1, month 1: Resolution" in my_row(ann, "Middle-earth")
 

@@ -7,6 +7,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from domain.powers import commands as pc
+from tests.helpers import add_power
 from tests.integration.helpers import close_services
 from workers import runtime
 
@@ -28,9 +30,9 @@ def eager(store_settings):
 
 def _planning_game(games, name: str, options: dict | None = None) -> tuple[str, str]:
     gid, _, _ = games.create_game(name, options=options)
-    pid = games.add_power(gid, "gm", "A", "conspiracy", "circle")[0]
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    pid = add_power(games, gid, "gm", "A", "conspiracy", "circle")[0]
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     return gid, pid
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from api.compose import build_games
-from api.powers.service import PowersGames
+from application.service import Games
 from domain.errors import Forbidden, RuleViolation
 from domain.platform.verify import verify_export
+from domain.powers import commands as pc
 from tests.scenarios import play_rich_month
 
 
@@ -90,13 +91,10 @@ def test_after_a_rollback_dice_come_from_a_fresh_seed_and_roll_numbers_never_rep
     games.rollback(m.game_id, "gm", "again", phase="s1m1-planning")
     view = games.view(m.game_id, "gm")
     assert view["game"]["seed_commitment"] not in (None, old_commitment)
-    r = games.submit_action(
+    r = games.send(
         m.game_id,
         m.powers["wiz"],
-        m.powers["wiz"],
-        title="again",
-        assets=[{"asset_id": m.assets["wiz-might"]}],
-        convert=0,
+        pc.SubmitAction(m.powers["wiz"], title="again", assets=[{"asset_id": m.assets["wiz-might"]}], convert=0),
     )
     assert r.result["roll_no"] > max(rolls_before)
     revealed = [e["data"]["commitment"] for e in games.visible_events(m.game_id, "gm") if e["type"] == "SeedRevealed"]
@@ -137,11 +135,11 @@ def test_a_fork_shows_every_earlier_phase_exactly_as_the_original(games):
     assert now["seed_commitment"] != games.view_at(m.game_id, "gm", phase="s1m1-resolution")["game"]["seed_commitment"]
 
 
-def test_a_fork_is_played_on_independently(games: PowersGames):
+def test_a_fork_is_played_on_independently(games: Games):
     m = play_rich_month(games)
     fork_id, _ = games.fork(m.game_id, "gm", "sandbox", phase="s1m1-resolution")
     original_version = games.get_game(m.game_id).version
-    games.resolve(fork_id, "gm", "a different story")
+    games.send(fork_id, "gm", pc.Resolve(announcement="a different story"))
     assert games.view(fork_id, "gm")["game"]["step"] == "resistance"
     assert games.get_game(m.game_id).version == original_version
     announcements = [

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from eventsourcing.persistence import StoredEvent
 
-from api.powers.service import PowersGames
+from application.service import Games
 from domain.dice import ROLLS_PER_COMMITMENT, commitment, faces_from_key, roll_key, roll_tree
+from domain.powers import commands as pc
 from domain.powers.verify import verify_events
 from tests.scenarios import play_rich_month
 
@@ -46,9 +47,9 @@ def _rolls_seen(events: list[dict]) -> set[int]:
 
 @pytest.fixture
 def month_done():
-    games = PowersGames()
+    games = Games()
     m = play_rich_month(games)
-    games.advance(m.game_id, "gm")  # Battle -> month 2: month 1's seed is revealed to the GM
+    games.send(m.game_id, "gm", pc.Advance())  # Battle -> month 2: month 1's seed is revealed to the GM
     return games, m
 
 
@@ -90,14 +91,14 @@ def test_p_4_a_player_verifies_its_own_rolls_from_their_keys_without_the_seed(mo
         assert report.seeds_verified == 0 and report.rolls_pending == 0
         assert report.rolls_verified == len(_rolls_seen(events)) >= 1
     # And at once, before the month closes.
-    fresh = PowersGames()
+    fresh = Games()
     live = play_rich_month(fresh)
     events = fresh.visible_events(live.game_id, live.powers["wiz"])
     report = verify_events(events)
     assert report.ok and report.rolls_pending == 0 and report.rolls_verified == len(_rolls_seen(events)) == 2
 
 
-def _own_roll(games: PowersGames, m, who: str = "wiz") -> tuple[list[dict], dict]:
+def _own_roll(games: Games, m, who: str = "wiz") -> tuple[list[dict], dict]:
     events = games.visible_events(m.game_id, m.powers[who])
     return events, next(e for e in events if e["type"] == "DiceRolled")["data"]["pool"]
 
@@ -170,7 +171,7 @@ def test_the_seed_commitment_publishes_the_root_of_the_months_roll_keys(month_do
 def test_p_4_a_fork_reveals_the_copied_month_seed_to_nobody():
     """The copied seed may still govern the original's open month: revealed in the fork, even to its GM,
     it would tell the original's future dice. The fork draws its own seed."""
-    games = PowersGames()
+    games = Games()
     m = play_rich_month(games)
     source_commitment = games.view(m.game_id, "gm")["game"]["seed_commitment"]
     fork_id, _ = games.fork(m.game_id, "gm", "sandbox", phase="s1m1-resolution")
@@ -212,7 +213,7 @@ def test_a_game_recorded_before_roll_keys_replays_verifies_the_old_way_and_goes_
     as the stored records of its event store (``play_rich_month`` and one more advance)."""
     old = json.loads(LEGACY.read_text())
     # the clock of the day it was recorded: its deadlines (2 December 2026) are still ahead, whatever today is
-    games = PowersGames(clock=lambda: RECORDED)
+    games = Games(clock=lambda: RECORDED)
     games.recorder.insert_events(
         [
             StoredEvent(
@@ -233,13 +234,13 @@ def test_a_game_recorded_before_roll_keys_replays_verifies_the_old_way_and_goes_
         assert report.seeds_verified == 1 and report.rolls_verified >= 1
     # A month committed the old way still rolls the old way, so the GM's audit of its seed checks it.
     wiz = old["powers"]["wiz"]
-    games.submit_action(gid, wiz, wiz, title="Old month", convert=0)
-    games.advance(gid, "gm")
-    games.resolve(gid, "gm", "")
+    games.send(gid, wiz, pc.SubmitAction(wiz, title="Old month", convert=0))
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Resolve(announcement=""))
     while games.get_game(gid).state.step != "planning":
-        games.advance(gid, "gm")
+        games.send(gid, "gm", pc.Advance())
     assert games.get_game(gid).state.seed_root is not None  # from the next month on, roll keys
-    r = games.submit_action(gid, wiz, wiz, title="New month", convert=0)
+    r = games.send(gid, wiz, pc.SubmitAction(wiz, title="New month", convert=0))
     report = verify_events(games.visible_events(gid, "gm"))
     assert report.ok and report.seeds_verified == 2 and report.rolls_pending == 0, report.mismatches
     mine = verify_events(games.visible_events(gid, wiz))

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from api.app import create_app
 from api.security import COOKIE
 from projections.settings import Settings
+from tests.helpers import add_power
 from tests.integration.helpers import close_app
 from tests.integration.topology import free_port
 
@@ -48,7 +49,7 @@ def game_with_power(app) -> tuple[str, str, str, str]:
     """A game in Planning with one power: (game id, GM token, power id, power token)."""
     games = app.state.games
     gid, gm, _ = games.create_game("Security")
-    pid, token, _ = games.add_power(gid, "gm", "Lord", "city", "overlord")
+    pid, token, _ = add_power(games, gid, "gm", "Lord", "city", "overlord")
     return gid, gm, pid, token
 
 

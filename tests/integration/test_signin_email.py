@@ -14,7 +14,9 @@ from api.app import create_app
 from application.service import Caller
 from domain.errors import Unauthorized
 from domain.platform.commands import DeclareReady
+from domain.powers import commands as pc
 from tests.covenants.play import seat_three
+from tests.helpers import add_power
 from tests.integration.helpers import close_app, close_services
 from tests.mail.sink import Sink
 
@@ -40,12 +42,12 @@ def signin_links(app):
 def site(app, games):
     # A game of Powers in Planning: Ann and Bob each hold a seat.
     powers, _, _ = games.create_game("Middle-earth", timezone_name="Europe/Paris")
-    ann, ann_token, _ = games.add_power(powers, "gm", "Gandalf", "champion", "wizard")
-    bob, _, _ = games.add_power(powers, "gm", "Balrog", "champion", "adversary")
+    ann, ann_token, _ = add_power(games, powers, "gm", "Gandalf", "champion", "wizard")
+    bob, _, _ = add_power(games, powers, "gm", "Balrog", "champion", "adversary")
     games.set_contact(powers, ann, ann, ANN, "immediate")
     games.set_contact(powers, bob, bob, BOB, "immediate")
-    games.advance(powers, "gm")
-    games.advance(powers, "gm")
+    games.send(powers, "gm", pc.Advance())
+    games.send(powers, "gm", pc.Advance())
     # A covenant game (another ruleset) where Ann holds a seat and Bob none.
     table = seat_three(games)
     games.set_contact(table.game_id, "cy", "cy", "Ann@Example.org", "immediate")
@@ -227,7 +229,7 @@ def test_migration_0006_people_adds_the_sign_in_tables_and_has_the_read_models_r
     projector = build_projector(games, store_settings)
     try:
         gid, _, _ = games.create_game("Old game")
-        pid, _, _ = games.add_power(gid, "gm", "Gandalf", "champion", "wizard")
+        pid, _, _ = add_power(games, gid, "gm", "Gandalf", "champion", "wizard")
         games.set_contact(gid, pid, pid, ANN, "immediate")
         assert migrations.downgrade(projector.db, "0005_boards") == ["0005_boards"]
         with projector.db.transaction() as cur:  # as a database from before 0006: the new read model empty
@@ -274,7 +276,7 @@ def test_a_mailed_links_token_never_reaches_a_log():
 
 def test_a_person_with_two_seats_in_one_game_opens_the_one_they_choose(site, sink, games):
     app, g = site
-    saruman, _, _ = games.add_power(g["powers"], "gm", "Saruman", "champion", "wizard")
+    saruman, _, _ = add_power(games, g["powers"], "gm", "Saruman", "champion", "wizard")
     games.set_contact(g["powers"], saruman, saruman, ANN, "immediate")
     ann = signed_in(app, sink, ANN)
     mine = ann.get("/me").text

@@ -12,10 +12,12 @@ from api.compose import build_games
 from application.service import Caller, CommandKey, hash_token
 from domain.errors import Unauthorized
 from domain.platform.commands import ReissueLink
+from domain.powers import commands as pc
 from domain.powers.commands import SubmitAction
 from projections.keys import KeyRow
 from projections.settings import Settings
 from tests.conftest import IN_CI
+from tests.helpers import add_power
 
 pytestmark = pytest.mark.integration
 
@@ -32,9 +34,9 @@ def games(pg_schema_url):
 
 def _planning(games) -> tuple[str, str]:
     game_id, _, _ = games.create_game("round trips")
-    power, _, _ = games.add_power(game_id, "gm", "C0", "conspiracy", "circle")
-    games.advance(game_id, "gm", expected_step="setup")
-    games.advance(game_id, "gm", expected_step="tidings")
+    power, _, _ = add_power(games, game_id, "gm", "C0", "conspiracy", "circle")
+    games.send(game_id, "gm", pc.Advance(expected_step="setup"))
+    games.send(game_id, "gm", pc.Advance(expected_step="tidings"))
     return game_id, power
 
 
@@ -232,7 +234,7 @@ def test_snapshot_states_are_stored_lz4_compressed_and_read_back(games, pg_schem
     assert compression == "l"
     game_id, _ = _planning(games)
     for i in range(1, 12):  # a state of several kB: stored compressed, not as it is
-        games.add_power(game_id, "gm", f"C{i}", "conspiracy", "circle")
+        add_power(games, game_id, "gm", f"C{i}", "conspiracy", "circle")
     game = games.get_game(game_id)
     games.snapshots.put([type(game).Snapshot.take(game)])
     with psycopg.connect(base, autocommit=True) as conn:

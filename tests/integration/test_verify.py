@@ -9,9 +9,10 @@ import sys
 
 import pytest
 
-from api.powers.service import PowersGames
+from application.service import Games
 from domain.dice import commitment
 from domain.platform.verify import InvalidExport, parse_export
+from domain.powers import commands as pc
 from domain.powers.game import digest
 from domain.powers.verify import verify_events
 from tests.integration.helpers import bearer, close_app
@@ -20,9 +21,9 @@ from tests.scenarios import play_rich_month
 
 @pytest.fixture
 def month_done():
-    games = PowersGames()
+    games = Games()
     m = play_rich_month(games)
-    games.advance(m.game_id, "gm")  # Battle -> month 2: month 1's seed is revealed to the GM
+    games.send(m.game_id, "gm", pc.Advance())  # Battle -> month 2: month 1's seed is revealed to the GM
     return games, m
 
 
@@ -45,7 +46,7 @@ def test_every_viewers_export_verifies_once_the_month_closes(month_done):
 
 
 def test_rolls_verify_from_their_keys_before_the_month_closes():
-    games = PowersGames()
+    games = Games()
     m = play_rich_month(games)
     report = verify_events(games.visible_events(m.game_id, m.powers["wiz"]))
     assert report.ok and report.rolls_verified == 2 and report.rolls_pending == 0 and report.seeds_verified == 0
@@ -395,7 +396,7 @@ def test_p_4_every_committed_seed_is_revealed_once_or_the_report_says_why_not():
     later one was committed, is a mismatch, even with the sequence renumbered to hide the missing reveal."""
     from domain.platform.verify import verify_export
 
-    games = PowersGames()
+    games = Games()
     m = play_rich_month(games)
     fork_id, _ = games.fork(m.game_id, "gm", "what if", phase="s1m1-resolution")
     games.rollback(m.game_id, "gm", "again", phase="s1m1-planning")

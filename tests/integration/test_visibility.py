@@ -7,18 +7,20 @@ import json
 
 import pytest
 
-from api.powers.service import PowersGames
+from application.service import Games
 from domain.errors import Forbidden, NotFound, RuleViolation
+from domain.powers import commands as pc
+from tests.helpers import add_power
 from tests.scenarios import play_rich_month
 
 
 @pytest.fixture
 def month():
-    games = PowersGames()
+    games = Games()
     return games, play_rich_month(games)
 
 
-def text(games: PowersGames, game_id: str, viewer: str) -> str:
+def text(games: Games, game_id: str, viewer: str) -> str:
     return json.dumps(games.view(game_id, viewer)) + json.dumps(games.visible_events(game_id, viewer))
 
 
@@ -43,28 +45,28 @@ def test_conspiracies_see_each_others_influence_only_where_they_have_influence(m
 
 
 def test_a_conspiracy_entering_a_hex_learns_who_is_already_there():
-    games = PowersGames()
+    games = Games()
     gid, _, _ = games.create_game("Influence")
-    a = games.add_power(gid, "gm", "A", "conspiracy", "circle")[0]
-    b = games.add_power(gid, "gm", "B", "conspiracy", "cult")[0]
-    games.set_influence(gid, "gm", a, "h1", 4)
+    a = add_power(games, gid, "gm", "A", "conspiracy", "circle")[0]
+    b = add_power(games, gid, "gm", "B", "conspiracy", "cult")[0]
+    games.send(gid, "gm", pc.SetInfluence(a, "h1", 4))
     assert "h1" not in text(games, gid, b)
-    games.set_influence(gid, "gm", b, "h1", 1)
+    games.send(gid, "gm", pc.SetInfluence(b, "h1", 1))
     disclosed = [e for e in games.visible_events(gid, b) if e["type"] == "InfluenceDisclosed"]
     assert [e["data"]["entries"] for e in disclosed] == [{a: 4}]
     assert [e["data"]["amount"] for e in games.visible_events(gid, a) if e["type"] == "InfluenceSet"] == [4, 1]
 
 
 def test_incorruptible_sees_the_whole_influence_layer():
-    games = PowersGames()
+    games = Games()
     gid, _, _ = games.create_game("Influence")
-    a = games.add_power(gid, "gm", "A", "conspiracy", "circle")[0]
-    seer = games.add_power(gid, "gm", "Seer", "champion", "paragon", {"incorruptible": True})[0]
-    games.set_influence(gid, "gm", a, "h2", 2)
+    a = add_power(games, gid, "gm", "A", "conspiracy", "circle")[0]
+    seer = add_power(games, gid, "gm", "Seer", "champion", "paragon", {"incorruptible": True})[0]
+    games.send(gid, "gm", pc.SetInfluence(a, "h2", 2))
     assert games.view(gid, seer)["influence_seen"] == [{"power": a, "hex": "h2", "amount": 2}]
 
 
-def holders_of(games: PowersGames, game_id: str, name: str, powers: dict) -> set[str]:
+def holders_of(games: Games, game_id: str, name: str, powers: dict) -> set[str]:
     """Who holds the asset called ``name``, as each power's own sheet says."""
     return {
         key for key, pid in powers.items() if any(a["name"] == name for a in games.view(game_id, pid)["me"]["assets"])
@@ -78,11 +80,11 @@ def test_a_shared_secret_is_held_by_both_and_cannot_be_shared_twice(month):
     assert [a["name"] for a in wiz if a["cls"] == "secret"] == ["SECRET-ASSET-CIRC"]
     assert [a["shared"] for a in wiz if a["cls"] == "secret"] == [True]
     with pytest.raises(RuleViolation) as twice:
-        games.share_secret(m.game_id, p["circ"], p["circ"], m.assets["circ-secret"], p["wiz"])
+        games.send(m.game_id, p["circ"], pc.ShareSecret(p["circ"], m.assets["circ-secret"], p["wiz"]))
     assert (twice.value.rule, twice.value.field) == ("P-ASSET-8", "to")
     assert "already knows" in twice.value.message
     with pytest.raises(NotFound) as not_theirs:  # one cannot pass off someone else's asset as one's own
-        games.share_secret(m.game_id, p["sov"], p["sov"], m.assets["circ-secret"], p["cult"])
+        games.send(m.game_id, p["sov"], pc.ShareSecret(p["sov"], m.assets["circ-secret"], p["cult"]))
     assert not_theirs.value.field == "asset_id"
     assert holders_of(games, m.game_id, "SECRET-ASSET-CIRC", p) == {"circ", "wiz"}
     assert "SECRET-ASSET-CIRC" not in text(games, m.game_id, p["sov"])
@@ -145,7 +147,9 @@ def test_p_asset_8_no_api_mail_or_gm_path_takes_a_shared_secret_back(month):
 def test_only_secrets_can_be_shared(month):
     games, m = month
     with pytest.raises(RuleViolation) as err:
-        games.share_secret(m.game_id, m.powers["circ"], m.powers["circ"], m.assets["circ-might"], m.powers["wiz"])
+        games.send(
+            m.game_id, m.powers["circ"], pc.ShareSecret(m.powers["circ"], m.assets["circ-might"], m.powers["wiz"])
+        )
     assert err.value.rule == "P-ASSET-8"
 
 
@@ -180,6 +184,6 @@ def test_players_cannot_read_the_audit_or_act_for_others(month):
     assert not_gm.value.field == "authorization" and "only the GM" in not_gm.value.message
     before = len(games.visible_events(m.game_id, "gm"))
     with pytest.raises(Forbidden) as impersonate:
-        games.submit_action(m.game_id, m.powers["sov"], m.powers["wiz"], title="impersonate")
+        games.send(m.game_id, m.powers["sov"], pc.SubmitAction(m.powers["wiz"], title="impersonate"))
     assert impersonate.value.field == "seat" and "your own seat" in impersonate.value.message
     assert len(games.visible_events(m.game_id, "gm")) == before

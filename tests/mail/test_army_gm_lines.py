@@ -9,25 +9,26 @@ import json
 
 import pytest
 
-from api.powers.service import PowersGames
-from application.service import Caller
+from application.service import Caller, Games
 from domain.errors import DomainError
 from domain.powers import armies, world
+from domain.powers import commands as pc
 from domain.powers.mail import parse_turn
 from tests.domain.helpers import army_of, asset_of, seen
 from tests.domain.test_conformance_catalogue_world import FINGER_BLOCK
 from tests.domain.world_helpers import HEXES
+from tests.helpers import add_power
 from tests.mail.test_feature_lines import _mail, _refused
 
 
-def _table() -> tuple[PowersGames, str, dict[str, tuple[str, str]]]:
+def _table() -> tuple[Games, str, dict[str, tuple[str, str]]]:
     """Gondor (a city) and the Rangers (a Circle) on a declared map, in Setup."""
-    games = PowersGames()
+    games = Games()
     gid, gm_token, _ = games.create_game("Army lines", "GM")
     seats = {
         "gm": ("gm", gm_token),
-        "gondor": games.add_power(gid, "gm", "Gondor", "city", "sovereign")[:2],
-        "rangers": games.add_power(gid, "gm", "Rangers", "conspiracy", "circle")[:2],
+        "gondor": add_power(games, gid, "gm", "Gondor", "city", "sovereign")[:2],
+        "rangers": add_power(games, gid, "gm", "Rangers", "conspiracy", "circle")[:2],
     }
     games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=[], features=[]))
     return games, gid, seats
@@ -154,8 +155,8 @@ def test_p_sup_3_an_unsupported_army_deserts_to_another_power_by_mail():
     games.run(Caller.of("gm"), gid, armies.DefineArmyType("fingers", FINGER_BLOCK))
     games.run(Caller.of("gm"), gid, armies.PlaceArmy("host", "Host", "1,0", 6, controller=gondor, type_id="fingers"))
     _refused(games, gid, gm, "desert Host to Rangers for unsupported", "P-SUP-3")  # nothing owed yet
-    games.advance(gid, "gm")  # Tidings
-    games.advance(gid, "gm")  # its end: the support beyond the limit is unpaid
+    games.send(gid, "gm", pc.Advance())  # Tidings
+    games.send(gid, "gm", pc.Advance())  # its end: the support beyond the limit is unpaid
     reply = _mail(games, gid, gm, "desert Host to Rangers for unsupported")
     assert reply.accepted and "Host (host) deserted to Rangers: unsupported." in reply.body, reply.body
     assert army_of(games.get_game(gid), "host")["controller"] == rangers

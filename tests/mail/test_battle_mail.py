@@ -5,20 +5,21 @@ names its rule and records nothing."""
 
 from __future__ import annotations
 
-from api.powers.service import PowersGames
-from application.service import Caller
+from application.service import Caller, Games
 from domain.powers import armies, magic, world
+from domain.powers import commands as pc
 from domain.powers.mail import parse_turn
+from tests.helpers import add_power
 from tests.integration.test_battle_api import ARMIES, BLOCK, HEXES, STEPS
 from tests.mail.test_feature_lines import _mail, _refused
 
 
 def _table():
-    games = PowersGames()
+    games = Games()
     gid, gm_token, _ = games.create_game("Ford of Derop by mail", "GM")
     tok = {}
     for name in ("North", "East", "South"):
-        pid, token, _ = games.add_power(gid, "gm", name, "city", "sovereign")
+        pid, token, _ = add_power(games, gid, "gm", name, "city", "sovereign")
         tok[pid] = token
     gm = Caller.of("gm")
     games.run(gm, gid, world.DeclareMap(hexes=HEXES, towns=[], features=[]))
@@ -29,10 +30,10 @@ def _table():
     games.run(gm, gid, magic.GrantMagicPerk("north", "excellent_personal_magic"))
     games.run(gm, gid, magic.GrantMana("north", "F", 3))
     games.run(gm, gid, magic.GrantMana("north", "A", 1))
-    games.grant_asset(gid, "gm", "north", "Spy in the ford", "agent", 2, asset_id="spy")
+    games.send(gid, "gm", pc.GrantAsset("north", "Spy in the ford", "agent", 2, asset_id="spy"))
     for _ in range(3):
-        games.advance(gid, "gm")
-    games.resolve(gid, "gm", "")
+        games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Resolve(announcement=""))
     assert games.view(gid, "gm")["game"]["step"] == "battle"
     return games, gid, tok
 

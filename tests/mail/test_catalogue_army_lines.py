@@ -4,28 +4,28 @@ Each line runs the same handler as the API's; each refusal names its rule and re
 
 from __future__ import annotations
 
-from api.powers.service import PowersGames
-from application.service import Caller
+from application.service import Caller, Games
 from domain.powers import armies, world
 from domain.powers import commands as pc
 from domain.powers.mail import parse_turn
 from tests.domain.test_conformance_armies import block
 from tests.domain.world_helpers import HEXES
+from tests.helpers import add_power
 from tests.mail.test_feature_lines import _mail, _refused
 
 
-def _table(steps: int) -> tuple[PowersGames, str, dict[str, tuple[str, str]]]:
+def _table(steps: int) -> tuple[Games, str, dict[str, tuple[str, str]]]:
     """Gondor (a city) and the Rangers (a conspiracy) on a small map, ``steps`` calendar steps from setup."""
-    games = PowersGames()
+    games = Games()
     gid, gm_token, _ = games.create_game("The catalogue by mail", "GM")
     seats = {
         "gm": ("gm", gm_token),
-        "gondor": games.add_power(gid, "gm", "Gondor", "city", "sovereign")[:2],
-        "rangers": games.add_power(gid, "gm", "Rangers", "conspiracy", "circle")[:2],
+        "gondor": add_power(games, gid, "gm", "Gondor", "city", "sovereign")[:2],
+        "rangers": add_power(games, gid, "gm", "Rangers", "conspiracy", "circle")[:2],
     }
     games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=[], features=[]))
     for _ in range(steps):
-        games.advance(gid, "gm")
+        games.send(gid, "gm", pc.Advance())
     return games, gid, seats
 
 
@@ -154,7 +154,7 @@ def test_p_dice_13_the_gm_rolls_dice_by_mail():
     games, gid, seats = _table(steps=1)
     _, token = seats["gm"]
     _refused(games, gid, token, "dice 2d6", "P-DICE-13")  # no month is open yet: no committed seed
-    games.advance(gid, "gm")
+    games.send(gid, "gm", pc.Advance())
     reply = _mail(games, gid, token, "dice 2d6 for Gondor")
     assert reply.accepted and "Rolled 2d6 (roll " in reply.body, reply.body
     _refused(games, gid, token, "dice nonsense", "P-DICE-13")
@@ -177,7 +177,7 @@ def test_p_act_1_the_gm_changes_a_quota_perk_by_mail():
     """P-ACT-1: the perks that change a quota start or stop applying by the GM's word."""
     games, gid, seats = _table(steps=1)
     _, token = seats["gm"]
-    games.add_power(gid, "gm", "Aragorn", "champion", "paragon")
+    add_power(games, gid, "gm", "Aragorn", "champion", "paragon")
     _refused(games, gid, token, "quota Aragorn flying on", "P-ACT-1")
     _refused(games, gid, token, "quota Gondor leading_army on", "P-ACT-1")  # a perk of a paragon
     reply = _mail(games, gid, token, "quota Aragorn leading_army on")

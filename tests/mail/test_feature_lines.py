@@ -7,22 +7,23 @@ from __future__ import annotations
 import itertools
 
 from api.mail_intake import MailIntake, MailReply
-from api.powers.service import PowersGames
-from application.service import Caller
+from application.service import Caller, Games
+from domain.powers import commands as pc
 from domain.powers import development as dev
 from domain.powers import magic as m
 from domain.powers.mail import parse_turn
 from tests.domain.helpers import ambition_of, question_of, seen, sheet_of, trade_of
+from tests.helpers import add_power
 
 _ids = itertools.count()
 
 
-def _mail(games: PowersGames, gid: str, token: str, body: str) -> MailReply:
+def _mail(games: Games, gid: str, token: str, body: str) -> MailReply:
     intake = MailIntake(games)
     return intake.receive(intake.address_for(gid, token), f"<feature-{next(_ids)}@x>", body, subject="turn")
 
 
-def _refused(games: PowersGames, gid: str, token: str, body: str, rule: str | None, line: int = 1) -> str:
+def _refused(games: Games, gid: str, token: str, body: str, rule: str | None, line: int = 1) -> str:
     """The mail is refused naming ``rule`` on ``line`` (its only error), and nothing at all is recorded."""
     before = games.get_game(gid).version
     reply = _mail(games, gid, token, body)
@@ -35,25 +36,25 @@ def _refused(games: PowersGames, gid: str, token: str, body: str, rule: str | No
     return reply.body
 
 
-def _table(steps: int = 1) -> tuple[PowersGames, str, dict[str, tuple[str, str]]]:
+def _table(steps: int = 1) -> tuple[Games, str, dict[str, tuple[str, str]]]:
     """Gondor (a city) and the Rangers (a conspiracy), ``steps`` calendar steps on from setup."""
-    games = PowersGames()
+    games = Games()
     gid, gm_token, _ = games.create_game("By mail", "GM")
     seats = {
         "gm": ("gm", gm_token),
-        "gondor": games.add_power(gid, "gm", "Gondor", "city", "sovereign")[:2],
-        "rangers": games.add_power(gid, "gm", "Rangers", "conspiracy", "circle")[:2],
+        "gondor": add_power(games, gid, "gm", "Gondor", "city", "sovereign")[:2],
+        "rangers": add_power(games, gid, "gm", "Rangers", "conspiracy", "circle")[:2],
     }
     for _ in range(steps):
-        games.advance(gid, "gm")
+        games.send(gid, "gm", pc.Advance())
     return games, gid, seats
 
 
-def _wallet(games: PowersGames, gid: str, pid: str) -> dict:
+def _wallet(games: Games, gid: str, pid: str) -> dict:
     return games.view(gid, pid)["development"]["mine"]["wallet"]
 
 
-def _give(games: PowersGames, gid: str, pid: str, **changes: int) -> None:
+def _give(games: Games, gid: str, pid: str, **changes: int) -> None:
     games.run(Caller.of("gm"), gid, dev.AdjustResources(pid, changes, "for the test"))
 
 
@@ -155,17 +156,17 @@ def test_an_offered_ambition_is_accepted_or_declined_by_mail():
     assert ambition_of(games.get_game(gid), offered[0])["status"] == "abandoned"
 
 
-def _mages() -> tuple[PowersGames, str, dict[str, tuple[str, str]], str]:
+def _mages() -> tuple[Games, str, dict[str, tuple[str, str]], str]:
     """A Wizard who knows Fireball, with FFF W mana and one conduit, in Planning; and the Circle."""
-    games = PowersGames()
+    games = Games()
     gid, gm_token, _ = games.create_game("Magic by mail", "GM")
     seats = {
         "gm": ("gm", gm_token),
-        "wizard": games.add_power(gid, "gm", "Wizard", "champion", "wizard")[:2],
-        "circle": games.add_power(gid, "gm", "Circle", "conspiracy", "circle")[:2],
+        "wizard": add_power(games, gid, "gm", "Wizard", "champion", "wizard")[:2],
+        "circle": add_power(games, gid, "gm", "Circle", "conspiracy", "circle")[:2],
     }
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     wiz, cir = seats["wizard"][0], seats["circle"][0]
     gm = Caller.of("gm")
     games.run(gm, gid, m.GrantMana(wiz, "F", 3))
@@ -197,7 +198,7 @@ def test_a_cast_is_refused_by_mail_naming_the_rule_and_records_nothing():
 def test_mana_is_contributed_to_another_powers_action_and_an_actions_cost_paid_by_mail():
     games, gid, seats, _ = _mages()
     (wiz, w_token), (cir, c_token) = seats["wizard"], seats["circle"]
-    action = games.submit_action(gid, wiz, wiz, title="Raise the storm", roll=False, collaborators=[cir])
+    action = games.send(gid, wiz, pc.SubmitAction(wiz, title="Raise the storm", roll=False, collaborators=[cir]))
     action_id = action.result["action_id"]
     _refused(games, gid, w_token, f"contribute F to {action_id}", "P-DICE-11")  # not its own collaborator
     reply = _mail(games, gid, c_token, f"contribute F, F to {action_id}")
@@ -275,7 +276,7 @@ def test_the_gm_answers_questions_and_rules_on_tasks_by_mail():
 def test_the_gm_grants_mana_channels_and_teaches_by_mail():
     games, gid, seats, _ = _mages()
     wiz, gm = seats["wizard"][0], seats["gm"][1]
-    action_id = games.submit_action(gid, wiz, wiz, title="Raise the storm", roll=False).result["action_id"]
+    action_id = games.send(gid, wiz, pc.SubmitAction(wiz, title="Raise the storm", roll=False)).result["action_id"]
     reply = _mail(games, gid, gm, f"mana Wizard 1 A\nchannel 2 E into {action_id}\nteach aarons-ritual to Wizard")
     assert reply.accepted, reply.body
     assert (
@@ -324,7 +325,7 @@ def test_a_cast_or_payment_in_a_refused_action_of_the_mail_is_not_checked():
     it needs that line, so it is listed as not checked rather than run against another action."""
     games, gid, seats, _ = _mages()
     wiz, token = seats["wizard"]
-    games.submit_action(gid, wiz, wiz, title="Earlier", roll=False)  # the month's first action is #1
+    games.send(gid, wiz, pc.SubmitAction(wiz, title="Earlier", roll=False))  # the month's first action is #1
     before = games.get_game(gid).version
     reply = _mail(games, gid, token, "action: Burn\n  targets: Nobody\ncast fireball in #2\npay FW for #2\n")
     assert not reply.accepted and games.get_game(gid).version == before

@@ -15,6 +15,7 @@ from api.app import create_app
 from api.mail_intake import MAX_MAIL_BYTES, MailIntake
 from application.mail_addresses import talk_address
 from projections.settings import Settings
+from tests.helpers import add_power
 from tests.integration.helpers import close_app
 from tests.mail.sink import Sink
 from tests.mail.test_smtp import TURN, setup_game
@@ -113,7 +114,7 @@ def test_an_unknown_token_is_404_and_nobody_is_answered(app, games):
 
 def test_a_valid_token_whose_holder_has_no_contact_is_recorded_but_not_answered(app, games):
     gid, pid, token = setup_game(games)
-    other, other_token, _ = games.add_power(gid, "gm", "Radagast", "champion", "wizard")
+    other, other_token, _ = add_power(games, gid, "gm", "Radagast", "champion", "wizard")
     client = TestClient(app)
     r = client.post(
         "/inbound/email",

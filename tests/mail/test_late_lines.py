@@ -7,35 +7,36 @@ from __future__ import annotations
 
 import pytest
 
-from api.powers.service import PowersGames
-from application.service import Caller
+from application.service import Caller, Games
 from domain.errors import DomainError
 from domain.powers import catalogue_commands as cc
+from domain.powers import commands as pc
 from domain.powers import development as dev
 from domain.powers import magic, world
 from domain.powers.mail import parse_turn
 from tests.domain.helpers import features_seen, seen, sheet_of
 from tests.domain.world_helpers import HEXES
+from tests.helpers import add_power
 from tests.mail.test_feature_lines import _mail, _refused
 
 TOWNS = [{"id": "bree", "name": "Bree", "hex": "0,0", "population": 3, "wealth": 2}]
 FEATURES = [{"id": "o1", "kind": "outpost", "name": "Weathertop", "hex": "1,1", "controller": None}]
 
 
-def _table() -> tuple[PowersGames, str, dict[str, tuple[str, str]]]:
+def _table() -> tuple[Games, str, dict[str, tuple[str, str]]]:
     """Gondor (a city with Blighted Neighborhood) and the Rangers (a Circle, 4 influence at Bree's hex and
     1 at their outpost Weathertop), in Setup."""
-    games = PowersGames()
+    games = Games()
     gid, gm_token, _ = games.create_game("Late lines", "GM")
     seats = {
         "gm": ("gm", gm_token),
-        "gondor": games.add_power(gid, "gm", "Gondor", "city", "sovereign", {"blighted_neighborhood": True})[:2],
-        "rangers": games.add_power(gid, "gm", "Rangers", "conspiracy", "circle")[:2],
+        "gondor": add_power(games, gid, "gm", "Gondor", "city", "sovereign", {"blighted_neighborhood": True})[:2],
+        "rangers": add_power(games, gid, "gm", "Rangers", "conspiracy", "circle")[:2],
     }
     features = [{**FEATURES[0], "controller": seats["rangers"][0]}]
     games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=TOWNS, features=features))
-    games.set_influence(gid, "gm", seats["rangers"][0], "0,0", 4)
-    games.set_influence(gid, "gm", seats["rangers"][0], "1,1", 1)
+    games.send(gid, "gm", pc.SetInfluence(seats["rangers"][0], "0,0", 4))
+    games.send(gid, "gm", pc.SetInfluence(seats["rangers"][0], "1,1", 1))
     return games, gid, seats
 
 
@@ -64,7 +65,7 @@ def test_p_infl_4_a_mercurial_conspiracy_swaps_by_mail_during_tidings():
     reply = _mail(games, gid, seats["gm"][1], "perk grant Rangers Mercurial")
     assert reply.accepted and "Granted Rangers the starting perk Mercurial." in reply.body, reply.body
     _refused(games, gid, token, "swap 0,0 with 1,1", "P-INFL-4")  # in Setup, not Tidings
-    games.advance(gid, "gm")  # Tidings
+    games.send(gid, "gm", pc.Advance())  # Tidings
     reply = _mail(games, gid, token, "swap 0,0 with 1,1")
     assert reply.accepted, reply.body
     assert "Swapped your influence between 0,0 and 1,1; influence now: 1 at 0,0, 4 at 1,1." in reply.body
@@ -92,11 +93,13 @@ def test_p_feat_3_the_gm_rules_a_subtle_action_by_mail():
     gondor = seats["gondor"][0]
     keep = {"id": "keep", "kind": "stronghold", "name": "Minas Tirith", "hex": "2,0", "controller": gondor}
     games.run(Caller.of("gm"), gid, world.AmendMap(features=[keep]))
-    games.advance(gid, "gm")  # Tidings: Gondor pays the keep's upkeep, so that it keeps working
+    games.send(gid, "gm", pc.Advance())  # Tidings: Gondor pays the keep's upkeep, so that it keeps working
     games.run(Caller.of("gm"), gid, dev.AdjustResources(gondor, {"coin": 3}, "purse"))
     assert _mail(games, gid, seats["gondor"][1], "maintain Minas Tirith").accepted
-    games.advance(gid, "gm")  # month 1 Planning
-    games.submit_action(gid, seats["rangers"][0], seats["rangers"][0], title="Creep", slot="private", roll=False)
+    games.send(gid, "gm", pc.Advance())  # month 1 Planning
+    games.send(
+        gid, seats["rangers"][0], pc.SubmitAction(seats["rangers"][0], title="Creep", slot="private", roll=False)
+    )
     (act,) = games.get_game(gid).actions_of(seats["rangers"][0])
     gm = seats["gm"][1]
     _refused(games, gid, gm, f"subtle {act.id} in Weathertop", "P-FEAT-3")  # not a stronghold
@@ -140,9 +143,9 @@ def test_the_gms_rulings_by_mail_run_the_apis_handlers():
     reply = _mail(games, gid, gm, "locate Gondor 1,0")
     assert reply.accepted and "Gondor's champion is at 1,0." in reply.body, reply.body
     _refused(games, gid, gm, "dread Gondor 3", "P.2.12")  # not a Dragon
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
-    games.submit_action(gid, gondor, gondor, title="Decree", slot="public", roll=False, collaborators=[rangers])
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, gondor, pc.SubmitAction(gondor, title="Decree", slot="public", roll=False, collaborators=[rangers]))
     (act,) = games.get_game(gid).actions_of(gondor)
     _refused(games, gid, gm, f"pertarget {act.id}", "P-RES-4")  # one target, not resistible: nothing to split
     _refused(games, gid, gm, f"consequence {act.id} for Rangers: a wound", "P-DICE-11")  # not joined yet

@@ -6,9 +6,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from api.mail_intake import MailIntake
-from api.powers.service import PowersGames
-from application.service import CommandKey
+from application.service import CommandKey, Games
+from domain.powers import commands as pc
 from domain.powers.mail import MAX_DESCRIPTION, MAX_TITLE, parse_turn
+from tests.helpers import add_power
 from tests.mail import samples
 
 
@@ -134,13 +135,13 @@ lines = st.sampled_from(
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(lines, max_size=12), st.integers(0, 10**6))
 def test_a_mail_is_recorded_whole_or_not_at_all(body_lines, n):
-    games = PowersGames()
+    games = Games()
     gid, _, _ = games.create_game("Fuzz")
-    pid, token, _ = games.add_power(gid, "gm", "A", "conspiracy", "cause")
-    games.add_power(gid, "gm", "B", "city", "sovereign")
-    games.grant_asset(gid, "gm", pid, "might", "skill", 2)
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    pid, token, _ = add_power(games, gid, "gm", "A", "conspiracy", "cause")
+    add_power(games, gid, "gm", "B", "city", "sovereign")
+    games.send(gid, "gm", pc.GrantAsset(pid, "might", "skill", 2))
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     intake = MailIntake(games)
     before = games.get_game(gid).version
     reply = intake.receive(intake.address_for(gid, token), f"<fuzz-{n}@x>", "\n".join(body_lines))
@@ -153,20 +154,20 @@ def test_a_mail_is_recorded_whole_or_not_at_all(body_lines, n):
         assert "Nothing was recorded" in reply.body or "not valid" in reply.body
 
 
-def _month(games: PowersGames) -> tuple[str, str]:
+def _month(games: Games) -> tuple[str, str]:
     gid, _, _ = games.create_game("Errors")
-    pid, token, _ = games.add_power(gid, "gm", "A", "conspiracy", "cause")
-    games.add_power(gid, "gm", "B", "city", "sovereign")
-    games.grant_asset(gid, "gm", pid, "might", "skill", 2)
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    pid, token, _ = add_power(games, gid, "gm", "A", "conspiracy", "cause")
+    add_power(games, gid, "gm", "B", "city", "sovereign")
+    games.send(gid, "gm", pc.GrantAsset(pid, "might", "skill", 2))
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     return gid, token
 
 
 def test_mail_1_every_refused_line_is_listed_but_not_those_that_need_a_refused_action():
     """Two independent refusals are both listed; a roll of an action whose line was refused is not
     checked (it needs that line); ``#2`` still means the mail's second action; nothing is recorded."""
-    games = PowersGames()
+    games = Games()
     gid, token = _month(games)
     intake = MailIntake(games)
     before = games.get_game(gid).version
@@ -193,7 +194,7 @@ ready
 
 
 def test_mail_1_grammar_and_rule_errors_are_listed_together():
-    games = PowersGames()
+    games = Games()
     gid, token = _month(games)
     intake = MailIntake(games)
     reply = intake.receive(intake.address_for(gid, token), "<both@x>", "timezone Mars/Base\nfly away\n")

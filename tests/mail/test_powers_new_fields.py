@@ -5,8 +5,7 @@ handler; a refusal names its rule or field and records nothing; the lines are in
 
 from __future__ import annotations
 
-from api.powers.service import PowersGames
-from application.service import Caller
+from application.service import Caller, Games
 from domain.powers import catalogue_commands as cc
 from domain.powers import commands as pc
 from domain.powers import development as dev
@@ -14,24 +13,25 @@ from domain.powers import world
 from domain.powers.mail import USAGE, parse_turn
 from tests.domain.helpers import army_of, asset_of, seen, sheet_of
 from tests.domain.world_helpers import HEXES
+from tests.helpers import add_power
 from tests.mail.test_battle_mail import _table as _battle_table
 from tests.mail.test_feature_lines import _mail, _refused
 
 
-def _table() -> tuple[PowersGames, str, dict[str, tuple[str, str]]]:
+def _table() -> tuple[Games, str, dict[str, tuple[str, str]]]:
     """Gandalf (a champion) holds the Staff of Orthanc and an agent, Radagast; the Balrog (a cult) an agent, the
     Shadow, and one favor; in Setup."""
-    games = PowersGames()
+    games = Games()
     gid, gm_token, _ = games.create_game("New fields by mail", "GM")
     seats = {
         "gm": ("gm", gm_token),
-        "gandalf": games.add_power(gid, "gm", "Gandalf", "champion", "wizard")[:2],
-        "balrog": games.add_power(gid, "gm", "Balrog", "conspiracy", "cult")[:2],
+        "gandalf": add_power(games, gid, "gm", "Gandalf", "champion", "wizard")[:2],
+        "balrog": add_power(games, gid, "gm", "Balrog", "conspiracy", "cult")[:2],
     }
-    games.grant_asset(gid, "gm", "gandalf", "Staff of Orthanc", "item", 2, asset_id="staff")
-    games.grant_asset(gid, "gm", "gandalf", "Radagast", "agent", 2, asset_id="radagast")
-    games.grant_asset(gid, "gm", "balrog", "Shadow", "agent", 1, asset_id="shadow")
-    games.grant_asset(gid, "gm", "gandalf", "The Balrog's true name", "secret", 1, asset_id="true-name")
+    games.send(gid, "gm", pc.GrantAsset("gandalf", "Staff of Orthanc", "item", 2, asset_id="staff"))
+    games.send(gid, "gm", pc.GrantAsset("gandalf", "Radagast", "agent", 2, asset_id="radagast"))
+    games.send(gid, "gm", pc.GrantAsset("balrog", "Shadow", "agent", 1, asset_id="shadow"))
+    games.send(gid, "gm", pc.GrantAsset("gandalf", "The Balrog's true name", "secret", 1, asset_id="true-name"))
     games.run(Caller.of("gm"), gid, dev.AdjustResources("balrog", {"favor": 1}, "a patron's boon"))
     return games, gid, seats
 
@@ -71,8 +71,8 @@ def test_p_asset_8_an_items_wielder_is_chosen_and_changed_with_an_action_by_mail
     assert reply.accepted and "Staff of Orthanc is wielded by Radagast." in reply.body, reply.body
     assert games.get_game(gid).wielders("gandalf") == {"staff": "radagast"}
     _refused(games, gid, token, "wield Staff of Orthanc by me", "P-ASSET-8")
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")  # Planning
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())  # Planning
     reply = _mail(
         games, gid, token, "action: Read the staff\n  assets: Staff of Orthanc\nwield Staff of Orthanc by me in #1"
     )
@@ -109,8 +109,8 @@ def test_p_amb_37_a_favors_mana_is_spent_during_an_action_by_mail():
     3 Dark are refused). An action the sender does not have is refused naming the field."""
     games, gid, seats = _table()
     token = seats["balrog"][1]
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")  # Planning
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())  # Planning
     _refused(games, gid, token, "favor mana Dark", "P-MAG-1")
     body = _refused(games, gid, token, "favor mana Dark in #1", None)
     assert "you have no action '#1' this month" in body
@@ -183,14 +183,14 @@ def test_p_asset_8_a_secret_is_shared_by_mail():
 def test_p_res_1_prepared_reaction_spends_a_scheme_named_by_mail():
     """[003:883] "Prepared Reaction: You can use up to one additional reaction each month by spending a scheme"
     (P-RES-1): the scheme is named on the line (by name or id); without one the line is refused naming the rule."""
-    games = PowersGames()
+    games = Games()
     gid, _, _ = games.create_game("Prepared by mail", "GM")
-    _, token, _ = games.add_power(gid, "gm", "Gondor", "city", "sovereign", {"prepared_reaction": True})
-    games.add_power(gid, "gm", "Mordor", "city", "sovereign")
-    games.grant_asset(gid, "gm", "gondor", "Beacons of warning", "scheme", 1, asset_id="beacons")
-    games.grant_asset(gid, "gm", "mordor", "might", "skill", 3, asset_id="might")
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")  # Planning
+    _, token, _ = add_power(games, gid, "gm", "Gondor", "city", "sovereign", {"prepared_reaction": True})
+    add_power(games, gid, "gm", "Mordor", "city", "sovereign")
+    games.send(gid, "gm", pc.GrantAsset("gondor", "Beacons of warning", "scheme", 1, asset_id="beacons"))
+    games.send(gid, "gm", pc.GrantAsset("mordor", "might", "skill", 3, asset_id="might"))
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())  # Planning
     games.run(
         Caller.of("mordor"),
         gid,
@@ -198,8 +198,8 @@ def test_p_res_1_prepared_reaction_spends_a_scheme_named_by_mail():
             "mordor", "Beacons", slot="public", targets=["gondor"], resistible=True, assets=[{"asset_id": "might"}]
         ),
     )
-    games.advance(gid, "gm")
-    games.resolve(gid, "gm", "")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Resolve(announcement=""))
     assert games.view(gid, "gm")["game"]["step"] == "resistance"
     _refused(games, gid, token, "reaction extra prepared_reaction", "P-RES-1")
     reply = _mail(games, gid, token, "reaction extra prepared_reaction scheme Beacons of warning")
@@ -270,10 +270,10 @@ def test_p_asset_4_and_p_act_2_an_action_block_says_dungeon_and_a_roll_line_spen
     rank-1 assured asset (``roll <action> ... extra action``), as the action block's ``extra action: yes`` does."""
     games, gid, seats = _table()
     token = seats["gandalf"][1]
-    games.grant_asset(gid, "gm", "gandalf", "delve", "skill", 2, asset_id="delve")
-    games.grant_asset(gid, "gm", "gandalf", "might", "skill", 2, asset_id="might")
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")  # Planning
+    games.send(gid, "gm", pc.GrantAsset("gandalf", "delve", "skill", 2, asset_id="delve"))
+    games.send(gid, "gm", pc.GrantAsset("gandalf", "might", "skill", 2, asset_id="might"))
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())  # Planning
     _refused(games, gid, token, "action: Into the tomb\n  assets: delve, might", "P-ASSET-3")
     reply = _mail(games, gid, token, "action: Into the tomb\n  assets: delve, might\n  dungeon: yes")
     assert reply.accepted, reply.body
@@ -295,8 +295,8 @@ def test_gm_3_and_gm_6_the_gm_rules_an_action_and_offers_its_consequence_by_mail
     player accepts by mail. A power not in the game is refused naming the field; only the GM may rule."""
     games, gid, seats = _table()
     gm, token = seats["gm"][1], seats["gandalf"][1]
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")  # Planning
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())  # Planning
     assert _mail(games, gid, token, "action: Duel the Balrog\n  assets: Staff of Orthanc\n  convert: 0").accepted
     (duel,) = games.get_game(gid).actions_of("gandalf")
     body = _refused(games, gid, gm, f"ruling {duel.id} resistible by Saruman", None)
@@ -320,8 +320,8 @@ def test_p_act_2_a_duel_line_spends_an_extra_action():
     games, gid, seats = _table()
     token = seats["gandalf"][1]
     games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=[], features=[]))
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")  # Planning
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())  # Planning
     reply = _mail(games, gid, token, "duel Balrog at 0,0 with Staff of Orthanc extra action convert 0")
     assert reply.accepted, reply.body
     (duel,) = games.get_game(gid).actions_of("gandalf")

@@ -13,7 +13,9 @@ import pytest
 from api import smtpd
 from api.compose import build_games, build_projector
 from api.mail_intake import MailIntake
+from domain.powers import commands as pc
 from projections.settings import Settings
+from tests.helpers import add_power
 from tests.integration.helpers import close_services
 from tests.integration.topology import free_port
 from tests.mail.sink import Sink
@@ -54,12 +56,12 @@ def send(
 
 def setup_game(games):
     gid, _, _ = games.create_game("By mail", timezone_name="Europe/Paris")
-    pid, token, _ = games.add_power(gid, "gm", "Gandalf", "champion", "wizard")
-    games.add_power(gid, "gm", "Balrog", "champion", "adversary", {"private_actions": 2})
-    games.grant_asset(gid, "gm", pid, "might", "skill", 3)
+    pid, token, _ = add_power(games, gid, "gm", "Gandalf", "champion", "wizard")
+    add_power(games, gid, "gm", "Balrog", "champion", "adversary", {"private_actions": 2})
+    games.send(gid, "gm", pc.GrantAsset(pid, "might", "skill", 3))
     games.set_contact(gid, pid, pid, "gandalf@example.org", "immediate")
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     return gid, pid, token
 
 
@@ -133,23 +135,15 @@ def test_notifications_go_only_to_those_who_may_see_them_and_the_ledger_tells(tm
     runtime.use(games, projector, settings)
     celery_app.conf.task_always_eager = True
     try:
-        tokens = {}
-        real_add = games.add_power
-
-        def add_power(*a, **k):
-            out = real_add(*a, **k)
-            tokens[out[0]] = out[1]
-            return out
-
-        games.add_power = add_power
         m = play_rich_month(games, finish=False)
-        games.add_power = real_add
         for key, pid in m.powers.items():
             games.set_contact(m.game_id, pid, pid, f"{key}@example.org", "digest" if key == "cult" else "immediate")
-        games.advance(m.game_id, "gm")
-        games.resolve(m.game_id, "gm", "PUBLIC-ANNOUNCEMENT")
-        games.declare_reaction(
-            m.game_id, m.powers["sov"], m.powers["sov"], m.actions["duel"], [{"asset_id": m.assets["sov-might"]}], 1
+        games.send(m.game_id, "gm", pc.Advance())
+        games.send(m.game_id, "gm", pc.Resolve(announcement="PUBLIC-ANNOUNCEMENT"))
+        games.send(
+            m.game_id,
+            m.powers["sov"],
+            pc.DeclareReaction(m.powers["sov"], m.actions["duel"], [{"asset_id": m.assets["sov-might"]}], 1),
         )
         projector.catch_up()
         from datetime import datetime, timezone
@@ -309,7 +303,7 @@ def test_a_forged_from_and_reply_to_get_nothing_the_holders_contact_gets_the_rep
 def test_a_valid_token_whose_holder_has_no_contact_is_recorded_not_answered(server, sink):
     settings, games, controller = server
     gid, pid, token = setup_game(games)
-    other, other_token, _ = games.add_power(gid, "gm", "Radagast", "champion", "wizard")
+    other, other_token, _ = add_power(games, gid, "gm", "Radagast", "champion", "wizard")
     send(
         settings,
         MailIntake(games, settings.mail_domain).address_for(gid, other_token),

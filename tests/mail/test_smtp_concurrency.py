@@ -15,6 +15,7 @@ from api.mail_intake import MailIntake
 from application.service import CommandKey
 from domain.errors import Conflict
 from projections.settings import Settings
+from tests.helpers import add_power
 from tests.integration.helpers import close_services
 from tests.integration.topology import free_port
 
@@ -66,7 +67,7 @@ def test_mail_1_turns_mailed_at_once_over_several_connections_are_all_recorded_n
     gid, _, _ = games.create_game("Busy table")
     seats = []
     for i in range(4):
-        pid, token, _ = games.add_power(gid, "gm", f"Seat{i}", "champion", "wizard")
+        pid, token, _ = add_power(games, gid, "gm", f"Seat{i}", "champion", "wizard")
         seats.append((pid, MailIntake(games, settings.mail_domain).address_for(gid, token)))
     batches = [
         [
@@ -93,7 +94,7 @@ def test_mail_1_a_busy_game_is_answered_451_try_later_never_5xx(server, monkeypa
     settings, controller = server
     games = controller.handler.intake.games
     gid, _, _ = games.create_game("Busy table")
-    pid, token, _ = games.add_power(gid, "gm", "Seat", "champion", "wizard")
+    pid, token, _ = add_power(games, gid, "gm", "Seat", "champion", "wizard")
     address = MailIntake(games, settings.mail_domain).address_for(gid, token)
 
     def busy(*args, **kwargs):

@@ -13,6 +13,7 @@ from api.mail_intake import MailIntake
 from application.service import Caller
 from domain.platform.commands import MakePost, OpenThread
 from projections.settings import Settings
+from tests.helpers import add_power
 from tests.integration.helpers import close_services
 from tests.mail.sink import Sink
 from workers import mail, runtime
@@ -30,7 +31,7 @@ def table(tmp_path):
     celery_app.conf.task_always_eager = True
     gid, _, _ = games.create_game("Letters")
     for name in ("Ann", "Bob"):
-        pid, _, _ = games.add_power(gid, "gm", name, "champion", "wizard")
+        pid, _, _ = add_power(games, gid, "gm", name, "champion", "wizard")
         games.set_contact(gid, pid, pid, f"{pid}@example.org", "immediate")
     try:
         yield games, projector, settings, gid, sink

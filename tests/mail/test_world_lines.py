@@ -7,13 +7,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from api.powers.service import PowersGames
-from application.service import Caller
+from application.service import Caller, Games
+from domain.powers import commands as pc
 from domain.powers import development as dev
 from domain.powers import world
 from domain.powers.mail import parse_turn
 from tests.domain.helpers import step_of
 from tests.domain.world_helpers import HEXES
+from tests.helpers import add_power
 from tests.mail.test_feature_lines import _mail, _refused
 
 TOWNS = [
@@ -22,33 +23,33 @@ TOWNS = [
 ]
 
 
-def _table(steps: int) -> tuple[PowersGames, str, dict[str, tuple[str, str]]]:
+def _table(steps: int) -> tuple[Games, str, dict[str, tuple[str, str]]]:
     """Gondor (a city), the Rangers (a conspiracy with 4 influence at Bree's hex) and Saruman (a wizard with the
     stronghold Orthanc and a hidden dungeon nearby), ``steps`` calendar steps on from setup."""
-    games = PowersGames()
+    games = Games()
     gid, gm_token, _ = games.create_game("The map by mail", "GM")
     seats = {
         "gm": ("gm", gm_token),
-        "gondor": games.add_power(gid, "gm", "Gondor", "city", "sovereign")[:2],
-        "rangers": games.add_power(gid, "gm", "Rangers", "conspiracy", "circle")[:2],
-        "saruman": games.add_power(gid, "gm", "Saruman", "champion", "wizard")[:2],
+        "gondor": add_power(games, gid, "gm", "Gondor", "city", "sovereign")[:2],
+        "rangers": add_power(games, gid, "gm", "Rangers", "conspiracy", "circle")[:2],
+        "saruman": add_power(games, gid, "gm", "Saruman", "champion", "wizard")[:2],
     }
     features = [
         {"id": "orthanc", "kind": "stronghold", "name": "Orthanc", "hex": "3,0", "controller": seats["saruman"][0]},
         {"id": "barrow", "kind": "dungeon", "name": "Barrow-downs", "hex": "1,1", "floors": [{"difficulty": 2}]},
     ]
     games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=TOWNS, features=features))
-    games.set_influence(gid, "gm", seats["rangers"][0], "0,0", 4)
+    games.send(gid, "gm", pc.SetInfluence(seats["rangers"][0], "0,0", 4))
     for _ in range(steps):
-        games.advance(gid, "gm")
+        games.send(gid, "gm", pc.Advance())
     return games, gid, seats
 
 
-def _influence(games: PowersGames, gid: str, pid: str) -> dict[str, int]:
+def _influence(games: Games, gid: str, pid: str) -> dict[str, int]:
     return {h: n for h, n in games.view(gid, pid)["me"]["influence"].items() if n}
 
 
-def aimed(games: PowersGames, gid: str, action_id: str) -> dict:
+def aimed(games: Games, gid: str, action_id: str) -> dict:
     """The aim the last ActionAimed event recorded for the action."""
     return [e.aim for e in games.iter_events(gid) if type(e).__name__ == "ActionAimed" and e.action_id == action_id][-1]
 

@@ -9,7 +9,9 @@ import pytest
 from api.app import create_app
 from application.service import Caller
 from domain.powers import armies, battle, world
+from domain.powers import commands as pc
 from projections.settings import Settings
+from tests.helpers import add_power
 from tests.integration.helpers import close_app
 from tests.integration.test_battle_api import ARMIES, BLOCK, HEX, HEXES
 from tests.web.test_powers_feature_forms import Seat, errors
@@ -22,16 +24,16 @@ def at_battle(app, timezone: str = "UTC") -> tuple[str, dict[str, str]]:
     gid, gm_token, _ = games.create_game("Battle page", "GM", timezone)
     tokens = {"gm": gm_token}
     for name in ("North", "East", "South"):
-        pid, token, _ = games.add_power(gid, "gm", name, "city", "sovereign")
+        pid, token, _ = add_power(games, gid, "gm", name, "city", "sovereign")
         tokens[pid] = token
     gm = Caller.of("gm")
     games.run(gm, gid, world.DeclareMap(hexes=HEXES, towns=[], features=[]))
     for aid, power, where, units in ARMIES:
         games.run(gm, gid, armies.PlaceArmy(aid, aid.upper(), where, units, power, block=BLOCK))
-    games.grant_asset(gid, "gm", "north", "Spy in the ford", "agent", 2, asset_id="spyford")
+    games.send(gid, "gm", pc.GrantAsset("north", "Spy in the ford", "agent", 2, asset_id="spyford"))
     for _ in range(3):
-        games.advance(gid, "gm")
-    games.resolve(gid, "gm", "")
+        games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Resolve(announcement=""))
     return gid, tokens
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 
+from domain.powers import commands as pc
 from tests.domain.helpers import seen, step_of
 from tests.web.axe import violations
 from tests.web.test_browser_month import shot
@@ -50,7 +51,7 @@ def test_every_powers_page_state_has_no_axe_violation_at_1280_and_360(server, br
         check(anon, name, found)
 
     gid, gm_token, tokens = rich_game(app)
-    games.grant_asset(gid, "gm", "gandalf", "Staff", "item", 2, assured=True)
+    games.send(gid, "gm", pc.GrantAsset("gandalf", "Staff", "item", 2, assured=True))
     gandalf = signed_in(browser, base, gid, tokens["gandalf"])
     check(gandalf, "board-planning", found)
     gandalf.get_by_label("Title", exact=True).fill("Duel the Witch-king")

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import re
 
+from domain.powers import commands as pc
+from tests.helpers import add_power
 from tests.web.test_browser_month import browser, games, pytestmark, server, shot, unlabelled  # noqa: F401
 
 MAP = {
@@ -21,14 +23,14 @@ MAP = {
 def test_a_player_sees_the_svg_map_drawn_in_the_browser(server, browser, games):  # noqa: F811
     base, app = server
     gid, gm_token, _ = games.create_game("Eriador")
-    rangers, token, _ = games.add_power(gid, "gm", "Rangers", "conspiracy", "circle")
+    rangers, token, _ = add_power(games, gid, "gm", "Rangers", "conspiracy", "circle")
     gm = browser.new_context(viewport={"width": 1000, "height": 900}).new_page()
     gm.goto(f"{base}/signin/{gid}/{gm_token}")
     gm.locator("#dm-map").fill(json.dumps(MAP))
     gm.get_by_role("button", name="Declare", exact=True).click()
     assert "Map declared." in gm.content()
     assert unlabelled(gm) == []
-    games.set_influence(gid, "gm", rangers, "1,0", 2)
+    games.send(gid, "gm", pc.SetInfluence(rangers, "1,0", 2))
 
     page = browser.new_context(viewport={"width": 360, "height": 800}).new_page()
     page.goto(f"{base}/signin/{gid}/{token}")

@@ -8,7 +8,9 @@ import re
 
 from playwright.sync_api import expect
 
+from domain.powers import commands as pc
 from tests.domain.helpers import seen, step_of
+from tests.helpers import add_power
 from tests.web.test_browser_month import browser, games, pytestmark, server, shot  # noqa: F401  (fixtures)
 
 
@@ -18,12 +20,12 @@ def rich_game(app, names=("Gandalf", "Rangers", "Gondor")):
     gid, gm_token, _ = games.create_game("Middle-earth", "GM", "Europe/Paris")
     tokens = {}
     for name, cls, sub in zip(names, ("champion", "conspiracy", "city"), ("wizard", "circle", "sovereign")):
-        pid, token, _ = games.add_power(gid, "gm", name, cls, sub)
+        pid, token, _ = add_power(games, gid, "gm", name, cls, sub)
         tokens[pid] = token
     for pid in tokens:
-        games.grant_asset(gid, "gm", pid, "might", "skill", 2)
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+        games.send(gid, "gm", pc.GrantAsset(pid, "might", "skill", 2))
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     return gid, gm_token, tokens
 
 
@@ -43,8 +45,8 @@ def test_the_feed_reads_in_words_with_my_numbers_a_page_at_a_time(server, browse
     base, app = server
     gid, gm_token, tokens = rich_game(app)
     for n in range(42):
-        games.grant_asset(gid, "gm", "gondor", f"beacon{n}", "agent", 1)
-    games.submit_action(gid, "gandalf", "gandalf", title="Duel the Witch-king", skill="might")
+        games.send(gid, "gm", pc.GrantAsset("gondor", f"beacon{n}", "agent", 1))
+    games.send(gid, "gandalf", pc.SubmitAction("gandalf", title="Duel the Witch-king", skill="might"))
     gondor = signed_in(browser, base, gid, tokens["gondor"], width=360)
     lines = feed_lines(gondor)
     assert len(lines) == 40
@@ -198,12 +200,12 @@ def test_an_earlier_phase_shows_how_it_ended_and_began_without_a_countdown(serve
     no live countdown, the feed cut at that point, and every phase named in words."""
     base, app = server
     gid, gm_token, tokens = rich_game(app)
-    games.submit_action(gid, "gondor", "gondor", title="Light the beacons", slot="public", roll=False)
+    games.send(gid, "gondor", pc.SubmitAction("gondor", title="Light the beacons", slot="public", roll=False))
     for _ in range(3):  # close Planning, resolve, end the month: month 2 Planning
         if step_of(games.get_game(gid, for_update=False)) == "resolution":
-            games.resolve(gid, "gm", "The beacons are lit")
+            games.send(gid, "gm", pc.Resolve(announcement="The beacons are lit"))
         else:
-            games.advance(gid, "gm")
+            games.send(gid, "gm", pc.Advance())
     assert seen(games.get_game(gid, for_update=False))["game"]["month"] == 2
     gondor = signed_in(browser, base, gid, tokens["gondor"])
     assert gondor.locator("time[data-countdown]").count() == 1  # now: month 2's deadline, counting down
@@ -281,8 +283,8 @@ def test_forms_offer_only_what_is_possible_and_keep_what_was_typed(server, brows
     confirmed; "Go to Battle" is not offered while the resistance window is open."""
     base, app = server
     gid, gm_token, tokens = rich_game(app)
-    games.grant_asset(gid, "gm", "gondor", "subtlety", "skill", 1)
-    games.grant_asset(gid, "gm", "rangers", "Old map", "item", 1, assured=True)
+    games.send(gid, "gm", pc.GrantAsset("gondor", "subtlety", "skill", 1))
+    games.send(gid, "gm", pc.GrantAsset("rangers", "Old map", "item", 1, assured=True))
     gandalf = signed_in(browser, base, gid, tokens["gandalf"], width=360)
     assert gandalf.get_by_label(re.compile(r"^Public")).count() == 0  # a Wizard takes no public actions
     assert gandalf.get_by_label("Private (5 left)").is_checked()
@@ -308,27 +310,29 @@ def test_forms_offer_only_what_is_possible_and_keep_what_was_typed(server, brows
     assert "Waiting for the GM to set the difficulty" in card.inner_text()
     assert card.get_by_role("button", name="Roll now").count() == 0
     proposal = games.view(gid, "rangers")["my_actions"][0]["action_id"]
-    games.set_difficulty(gid, "gm", proposal, 2)
+    games.send(gid, "gm", pc.SetDifficulty(proposal, 2))
     rangers.reload()
     card = rangers.locator("article", has_text="Spy on Minas Tirith")
     assert card.get_by_role("button", name="Roll now").count() == 1
     options = card.locator("select[name^='mode-']").locator("option").all_inner_texts()
     assert options == ["rolled", "assured"]
 
-    games.submit_action(
+    games.send(
         gid,
         "gandalf",
-        "gandalf",
-        title="Duel the Witch-king",
-        skill="might",
-        targets=["gondor"],
-        resistible=True,
-        difficulty=1,
-        assets=[{"asset_id": games.view(gid, "gandalf")["me"]["assets"][0]["asset_id"]}],
-        convert=0,
+        pc.SubmitAction(
+            "gandalf",
+            title="Duel the Witch-king",
+            skill="might",
+            targets=["gondor"],
+            resistible=True,
+            difficulty=1,
+            assets=[{"asset_id": games.view(gid, "gandalf")["me"]["assets"][0]["asset_id"]}],
+            convert=0,
+        ),
     )
-    games.advance(gid, "gm")  # Planning closes: unused actions become schemes
-    games.resolve(gid, "gm", "The beacons are lit")
+    games.send(gid, "gm", pc.Advance())  # Planning closes: unused actions become schemes
+    games.send(gid, "gm", pc.Resolve(announcement="The beacons are lit"))
     gondor = signed_in(browser, base, gid, tokens["gondor"], width=360)
     assert "Actions left this month" not in gondor.locator("#sheet").locator("..").inner_text()
     resist = gondor.locator("#resistance")
@@ -351,29 +355,36 @@ def test_results_read_in_words_and_the_resolution_is_on_every_board(server, brow
     base, app = server
     gid, gm_token, tokens = rich_game(app)
     might = {p: games.view(gid, p)["me"]["assets"][0]["asset_id"] for p in tokens}
-    sure = {p: games.grant_asset(gid, "gm", p, "Sure hand", "item", 1, assured=True).result["asset_id"] for p in tokens}
-    games.submit_action(
+    sure = {
+        p: games.send(gid, "gm", pc.GrantAsset(p, "Sure hand", "item", 1, assured=True)).result["asset_id"]
+        for p in tokens
+    }
+    games.send(
         gid,
         "gandalf",
-        "gandalf",
-        title="Duel the Witch-king",
-        skill="might",
-        targets=["gondor"],
-        resistible=True,
-        difficulty=1,
-        assets=[{"asset_id": might["gandalf"]}, {"asset_id": sure["gandalf"], "mode": "assured"}],
-        convert=0,
+        pc.SubmitAction(
+            "gandalf",
+            title="Duel the Witch-king",
+            skill="might",
+            targets=["gondor"],
+            resistible=True,
+            difficulty=1,
+            assets=[{"asset_id": might["gandalf"]}, {"asset_id": sure["gandalf"], "mode": "assured"}],
+            convert=0,
+        ),
     )
-    games.submit_action(gid, "rangers", "rangers", title="Keep watch", convert=0)
-    games.advance(gid, "gm")
-    games.resolve(gid, "gm", "The beacons are lit! Rohan answers.")
-    games.declare_reaction(
+    games.send(gid, "rangers", pc.SubmitAction("rangers", title="Keep watch", convert=0))
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Resolve(announcement="The beacons are lit! Rohan answers."))
+    games.send(
         gid,
         "gondor",
-        "gondor",
-        games.view(gid, "gandalf")["my_actions"][0]["action_id"],
-        [{"asset_id": might["gondor"]}, {"asset_id": sure["gondor"], "mode": "assured"}],
-        0,
+        pc.DeclareReaction(
+            "gondor",
+            games.view(gid, "gandalf")["my_actions"][0]["action_id"],
+            [{"asset_id": might["gondor"]}, {"asset_id": sure["gondor"], "mode": "assured"}],
+            0,
+        ),
     )
     assert step_of(games.get_game(gid, for_update=False)) == "battle"
     for pid, token in [*tokens.items(), ("gm", gm_token)]:
@@ -400,7 +411,7 @@ def test_every_die_is_drawn_with_words_and_the_preview_needs_no_javascript(serve
     shown for a choice is the one the action gets when it is confirmed."""
     base, app = server
     gid, gm_token, tokens = rich_game(app)
-    games.grant_asset(gid, "gm", "gandalf", "Staff", "item", 2, assured=True)
+    games.send(gid, "gm", pc.GrantAsset("gandalf", "Staff", "item", 2, assured=True))
     gandalf = browser.new_context(java_script_enabled=False, viewport={"width": 360, "height": 800}).new_page()
     gandalf.goto(f"{base}/signin/{gid}/{tokens['gandalf']}")
     gandalf.get_by_label("Title", exact=True).fill("Light the Staff")

@@ -44,7 +44,9 @@ import re
 import pytest
 
 import tests.web.test_browser_axe as axe_states
+from domain.powers import commands as pc
 from tests.domain.helpers import step_of
+from tests.helpers import add_power
 from tests.web.axe import AXE, violations
 from tests.web.test_browser_axe import WIDTHS, check
 from tests.web.test_browser_month import shot
@@ -116,7 +118,7 @@ def test_what_was_seen_states_no_other_test_showed_at_both_widths_with_axe(serve
     check(gm, f"w17-{scheme}-links-kept", found)
 
     gid, gm_token, tokens = rich_game(app)
-    games.grant_asset(gid, "gm", "rangers", "Old map", "item", 1, assured=True)
+    games.send(gid, "gm", pc.GrantAsset("rangers", "Old map", "item", 1, assured=True))
     # A refused action keeps what was typed; a Wizard is offered no public slot.
     gandalf = signed_in(browser, base, gid, tokens["gandalf"], scheme)
     assert gandalf.get_by_label(re.compile(r"^Public")).count() == 0
@@ -139,7 +141,7 @@ def test_what_was_seen_states_no_other_test_showed_at_both_widths_with_axe(serve
     assert "Waiting for the GM to set the difficulty" in card.inner_text()
     assert card.get_by_role("button", name="Roll now").count() == 0
     check(rangers, f"w17-{scheme}-proposal-waiting", found)
-    games.set_difficulty(gid, "gm", games.view(gid, "rangers")["my_actions"][0]["action_id"], 2)
+    games.send(gid, "gm", pc.SetDifficulty(games.view(gid, "rangers")["my_actions"][0]["action_id"], 2))
     rangers.reload()
     card = rangers.locator("article", has_text="Spy on Minas Tirith")
     assert card.get_by_role("button", name="Roll now").count() == 1
@@ -155,26 +157,28 @@ def test_what_was_seen_states_no_other_test_showed_at_both_widths_with_axe(serve
 
     # Results read in words; the console offers no "Go to Battle" while the resistance window is open.
     might = {p: games.view(gid, p)["me"]["assets"][0]["asset_id"] for p in tokens}
-    gandalf_action = games.submit_action(
+    gandalf_action = games.send(
         gid,
         "gandalf",
-        "gandalf",
-        title="Duel the Witch-king",
-        skill="might",
-        targets=["gondor"],
-        resistible=True,
-        difficulty=1,
-        assets=[{"asset_id": might["gandalf"]}],
-        convert=0,
+        pc.SubmitAction(
+            "gandalf",
+            title="Duel the Witch-king",
+            skill="might",
+            targets=["gondor"],
+            resistible=True,
+            difficulty=1,
+            assets=[{"asset_id": might["gandalf"]}],
+            convert=0,
+        ),
     ).result["action_id"]
-    games.submit_action(gid, "rangers", "rangers", title="Keep watch", convert=0)
-    games.advance(gid, "gm")
-    games.resolve(gid, "gm", "The beacons are lit! Rohan answers.")
+    games.send(gid, "rangers", pc.SubmitAction("rangers", title="Keep watch", convert=0))
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Resolve(announcement="The beacons are lit! Rohan answers."))
     gm = signed_in(browser, base, gid, gm_token, scheme)
     assert gm.get_by_role("button", name="Go to Battle").count() == 0
     assert "Battle begins when the resistance window closes" in gm.content()
     check(gm, f"w17-{scheme}-console-window-open", found)
-    games.declare_reaction(gid, "gondor", "gondor", gandalf_action, [{"asset_id": might["gondor"]}], 0)
+    games.send(gid, "gondor", pc.DeclareReaction("gondor", gandalf_action, [{"asset_id": might["gondor"]}], 0))
     assert step_of(games.get_game(gid, for_update=False)) == "battle"
     rangers.goto(f"{base}/play/{gid}")
     done = rangers.locator("#actions article", has_text="Keep watch").locator("p.result")
@@ -191,7 +195,7 @@ def test_what_was_seen_states_no_other_test_showed_at_both_widths_with_axe(serve
 
     # The feed's older page, and an earlier phase as it began.
     for n in range(42):
-        games.grant_asset(gid, "gm", "gondor", f"beacon{n}", "agent", 1)
+        games.send(gid, "gm", pc.GrantAsset("gondor", f"beacon{n}", "agent", 1))
     gondor = signed_in(browser, base, gid, tokens["gondor"], scheme)
     gondor.goto(f"{base}/play/{gid}")
     gondor.get_by_role("link", name="Older events").click()
@@ -218,14 +222,14 @@ def test_the_talk_pages_and_unread_counts_have_no_axe_violation_at_1280_and_360(
     gid, gm_token, _ = games.create_game("Talk of the realm", "GM", "Europe/Paris")
     tokens = {"gm": gm_token}
     for name, cls, sub in (("Ann", "champion", "wizard"), ("Bob", "conspiracy", "circle"), ("Cy", "city", "overlord")):
-        pid, token, _ = games.add_power(gid, "gm", name, cls, sub)
+        pid, token, _ = add_power(games, gid, "gm", name, cls, sub)
         tokens[pid] = token
     from application.service import Caller
     from domain.powers.commands import Advance
 
     games.run(Caller.of("gm"), gid, Advance(tidings="Winter: the passes close."))
-    games.advance(gid, "gm")
-    games.submit_action(gid, "ann", "ann", title="Raid the ford", slot="private", roll=False)
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "ann", pc.SubmitAction("ann", title="Raid the ford", slot="private", roll=False))
     name = f"w17-{scheme}"
 
     ann = signed_in(browser, base, gid, tokens["ann"], scheme)

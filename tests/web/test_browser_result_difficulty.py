@@ -5,6 +5,7 @@ of ``test_browser_month``; screenshots land in test-output/screenshots/."""
 
 from __future__ import annotations
 
+from domain.powers import commands as pc
 from tests.web.axe import violations
 from tests.web.test_browser_month import SHOTS, browser, games, pytestmark, server, shot  # noqa: F401  (fixtures)
 from tests.web.test_browser_play_surface import rich_game, signed_in
@@ -16,12 +17,14 @@ def test_the_result_says_the_difficulty_was_changed_after_the_roll(server, brows
     base, app = server
     gid, gm_token, tokens = rich_game(app)
     might = games.view(gid, "gandalf")["me"]["assets"][0]["asset_id"]
-    action = games.submit_action(
-        gid, "gandalf", "gandalf", title="Duel the Witch-king", difficulty=1, assets=[{"asset_id": might}], convert=0
+    action = games.send(
+        gid,
+        "gandalf",
+        pc.SubmitAction("gandalf", title="Duel the Witch-king", difficulty=1, assets=[{"asset_id": might}], convert=0),
     ).result["action_id"]
-    games.set_difficulty(gid, "gm", action, 3)
-    games.advance(gid, "gm")  # Planning closes
-    games.resolve(gid, "gm", "The beacons are lit")
+    games.send(gid, "gm", pc.SetDifficulty(action, 3))
+    games.send(gid, "gm", pc.Advance())  # Planning closes
+    games.send(gid, "gm", pc.Resolve(announcement="The beacons are lit"))
     for width in (1280, 360):
         gandalf = signed_in(browser, base, gid, tokens["gandalf"], width=width)
         result = gandalf.locator(f"#action-{action} p.result").inner_text()

@@ -13,7 +13,9 @@ import pytest
 import uvicorn
 
 from api.app import create_app
+from domain.powers import commands as pc
 from projections.settings import Settings
+from tests.helpers import add_power
 from tests.integration.topology import free_port
 from tests.mail.sink import Sink
 from tests.web.axe import violations
@@ -69,12 +71,12 @@ def two_games(app) -> dict:
 
     games = app.state.games
     gid, _, _ = games.create_game("Middle-earth", timezone_name="Europe/Paris")
-    ann, token, _ = games.add_power(gid, "gm", "Gandalf", "champion", "wizard")
-    bob, _, _ = games.add_power(gid, "gm", "Balrog", "champion", "adversary")
+    ann, token, _ = add_power(games, gid, "gm", "Gandalf", "champion", "wizard")
+    bob, _, _ = add_power(games, gid, "gm", "Balrog", "champion", "adversary")
     games.set_contact(gid, ann, ann, ANN, "immediate")
     games.set_contact(gid, bob, bob, "bob@example.org", "immediate")
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     table = seat_three(games)
     games.set_contact(table.game_id, "cy", "cy", ANN, "immediate")
     return {"powers": gid, "ann": ann, "token": token, "covenants": table.game_id}

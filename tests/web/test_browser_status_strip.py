@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain.powers import commands as pc
 from tests.web.axe import violations
 from tests.web.test_browser_month import browser, games, pytestmark, server, shot  # noqa: F401  (fixtures)
 from tests.web.test_browser_play_surface import rich_game
@@ -82,8 +83,10 @@ def test_the_console_tabs_switch_with_and_without_javascript(server, browser, js
     queue and the windows name the powers."""
     base, app = server
     gid, gm_token, tokens = rich_game(app)
-    games.submit_action(
-        gid, "gandalf", "gandalf", title="Duel the Witch-king", skill="might", targets=["gondor"], resistible=True
+    games.send(
+        gid,
+        "gandalf",
+        pc.SubmitAction("gandalf", title="Duel the Witch-king", skill="might", targets=["gondor"], resistible=True),
     )
     for width in WIDTHS:
         gm = page_of(browser, base, gid, gm_token, width, js=js)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from api.mail_intake import MailIntake
 from application.mail_addresses import talk_address
+from domain.powers import commands as pc
+from tests.helpers import add_power
 from tests.web.test_browser_month import CHROMIUM, browser, games, pytestmark, server, settings, shot, unlabelled  # noqa: F401
 
 assert CHROMIUM
@@ -16,7 +18,7 @@ def test_two_players_and_a_gm_negotiate_and_talk_over_a_month_by_web_and_by_emai
     gid, gm_token, _ = games.create_game("Talk of the realm")
     tokens = {"gm": gm_token}
     for name, cls, sub in (("Ann", "champion", "wizard"), ("Bob", "conspiracy", "circle"), ("Cy", "city", "overlord")):
-        pid, token, _ = games.add_power(gid, "gm", name, cls, sub)
+        pid, token, _ = add_power(games, gid, "gm", name, cls, sub)
         tokens[pid] = token
     pages = {}
     for who in ("gm", "ann", "bob", "cy"):
@@ -30,7 +32,7 @@ def test_two_players_and_a_gm_negotiate_and_talk_over_a_month_by_web_and_by_emai
     from domain.powers.commands import Advance
 
     games.run(Caller.of("gm"), gid, Advance(tidings="WINTER-TIDINGS: the passes close."))
-    games.advance(gid, "gm")  # month 1 Planning
+    games.send(gid, "gm", pc.Advance())  # month 1 Planning
     cy.goto(f"{base}/play/{gid}/talk/narration")
     assert "WINTER-TIDINGS" in cy.content()
 
@@ -67,7 +69,7 @@ def test_two_players_and_a_gm_negotiate_and_talk_over_a_month_by_web_and_by_emai
     bob.get_by_role("button", name="Post").click()
 
     # The month moves on; the GM reads every thread.
-    games.advance(gid, "gm")  # Planning closes
+    games.send(gid, "gm", pc.Advance())  # Planning closes
     gm.goto(f"{base}/play/{gid}/talk/{thread}")
     assert "OFFER-GOLD" in gm.content() and "ANSWER-BY-MAIL" in gm.content()
     shot(gm, "talk-02-gm-reads-the-negotiation")

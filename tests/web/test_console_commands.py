@@ -6,13 +6,15 @@ import re
 
 from fastapi.testclient import TestClient
 
+from domain.powers import commands as pc
 from tests.domain.helpers import step_of
+from tests.helpers import add_power
 
 
 def test_an_advance_form_submitted_twice_moves_the_game_once(app, games):
     gid, gm, _ = games.create_game("Double click")
-    games.add_power(gid, "gm", "Lord", "city", "overlord")
-    games.advance(gid, "gm", "setup")
+    add_power(games, gid, "gm", "Lord", "city", "overlord")
+    games.send(gid, "gm", pc.Advance("setup"))
     client = TestClient(app)
     client.get(f"/signin/{gid}/{gm}")
     page = client.get(f"/play/{gid}").text
@@ -32,10 +34,10 @@ def test_destructive_forms_do_nothing_until_confirmed(app, games):
     """Issue 17: closing a window, closing Planning, discarding, rolling back and forking answer a post
     without ``confirm=yes`` with a page that asks (carrying every field), and record nothing."""
     gid, gm, _ = games.create_game("Careful")
-    pid, token, _ = games.add_power(gid, "gm", "Lord", "city", "overlord")
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
-    action = games.submit_action(gid, pid, pid, title="Tax the farms", slot="public").result["action_id"]
+    pid, token, _ = add_power(games, gid, "gm", "Lord", "city", "overlord")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
+    action = games.send(gid, pid, pc.SubmitAction(pid, title="Tax the farms", slot="public")).result["action_id"]
     client = TestClient(app)
     client.get(f"/signin/{gid}/{gm}")
     csrf = re.search(r'name="csrf" value="([^"]+)"', client.get(f"/play/{gid}").text).group(1)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from domain.powers import commands as pc
+from tests.helpers import add_power
 from tests.web.test_lodge_board import page, site  # noqa: F401  (the Lodge's fixture)
 
 
@@ -20,11 +22,11 @@ def test_a_difficulty_changed_after_the_roll_says_so_in_the_feed(app, games):
     from fastapi.testclient import TestClient
 
     gid, _, _ = games.create_game("Late difficulty")
-    pid, token, _ = games.add_power(gid, "gm", "Lord", "city", "overlord")
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
-    action = games.submit_action(gid, pid, pid, title="Tax the farms", slot="public", difficulty=1).result
-    games.set_difficulty(gid, "gm", action["action_id"], 3)
+    pid, token, _ = add_power(games, gid, "gm", "Lord", "city", "overlord")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
+    action = games.send(gid, pid, pc.SubmitAction(pid, title="Tax the farms", slot="public", difficulty=1)).result
+    games.send(gid, "gm", pc.SetDifficulty(action["action_id"], 3))
     client = TestClient(app)
     client.get(f"/signin/{gid}/{token}")
     html = client.get(f"/play/{gid}").text

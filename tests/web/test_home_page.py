@@ -6,18 +6,21 @@ import re
 
 from fastapi.testclient import TestClient
 
+from domain.powers import commands as pc
+from tests.helpers import add_power
+
 
 def test_my_games_name_each_games_phase_by_its_rulesets_title(app, games):
     """The list says where a game stands by its ruleset's phase title (Powers: "Season 1, month 1: Planning"),
     read by the platform without naming a season or a month itself."""
     gid, _, _ = games.create_game("Powers")
-    pid, token, _ = games.add_power(gid, "gm", "Gondor", "city", "sovereign")
-    games.add_power(gid, "gm", "Mordor", "city", "overlord")
+    pid, token, _ = add_power(games, gid, "gm", "Gondor", "city", "sovereign")
+    add_power(games, gid, "gm", "Mordor", "city", "overlord")
     client = TestClient(app)
     client.get(f"/signin/{gid}/{token}")
     assert "Setting up" in client.get("/").text
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     home = client.get("/").text
     assert re.findall(r'<li><a href="/play/([^"]+)">', home) == [gid], home
     assert "Gondor · Season 1, month 1: Planning" in home, home
@@ -33,7 +36,7 @@ def test_my_games_lists_a_game_of_every_listed_ruleset_from_what_the_platform_an
     from domain.platform.commands import ReissueLink
 
     powers, _, _ = games.create_game("Powers game")
-    _, powers_token, _ = games.add_power(powers, "gm", "Gondor", "city", "sovereign")
+    _, powers_token, _ = add_power(games, powers, "gm", "Gondor", "city", "sovereign")
     lodge, _, _ = games.create_game("Lodge game", ruleset="lodge")
     games.run_many(Caller.of("gm"), lodge, [AddMage("ann", "Ann", "red"), AddMage("bob", "Bob", "blue"), BeginGame()])
     lodge_token, token_hash = new_token()

@@ -20,6 +20,7 @@ from api.powers import declared, forms
 from api.web import forms as web_forms
 from api.web import i18n
 from projections.settings import Settings
+from tests.helpers import add_power
 from tests.integration.helpers import close_app
 from tests.web.i18n_scan import scan
 
@@ -72,8 +73,8 @@ def bracketed(tmp_path, monkeypatch):
     app = create_app(Settings(data_dir=tmp_path))
     games = app.state.games
     gid, gm_token, _ = games.create_game("Words")
-    city, city_token, _ = games.add_power(gid, "gm", "City", "city", "sovereign")
-    games.add_power(gid, "gm", "Wiz", "champion", "wizard")
+    city, city_token, _ = add_power(games, gid, "gm", "City", "city", "sovereign")
+    add_power(games, gid, "gm", "Wiz", "champion", "wizard")
 
     def seat(token: str) -> TestClient:
         client = TestClient(app, headers={"Accept-Language": "de"})

@@ -7,6 +7,8 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
+from domain.powers import commands as pc
+from tests.helpers import add_power
 from tests.scenarios import play_rich_month
 
 ALLOWED = {  # marker -> the powers that may see it (P.4); the GM sees all
@@ -24,18 +26,8 @@ ALLOWED = {  # marker -> the powers that may see it (P.4); the GM sees all
 
 @pytest.fixture
 def site(app, games):
-    tokens = {}
-    real_add = games.add_power
-
-    def add_power(*args, **kwargs):
-        pid, token, receipt = real_add(*args, **kwargs)
-        tokens[pid] = token
-        return pid, token, receipt
-
-    games.add_power = add_power
     month = play_rich_month(games)
-    games.add_power = real_add
-    return app, month, tokens
+    return app, month, month.tokens
 
 
 def csrf(client: TestClient, page: str) -> str:
@@ -85,9 +77,9 @@ def test_a_bad_or_reissued_link_signs_nobody_in(site, games):
 def test_errors_are_shown_next_to_their_field_with_the_rule(site, games):
     app, m, tokens = site
     gid, gm, _ = games.create_game("Errors")
-    pid, token, _ = games.add_power(gid, "gm", "Lord", "city", "overlord")
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    pid, token, _ = add_power(games, gid, "gm", "Lord", "city", "overlord")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     client = TestClient(app)
     client.get(f"/signin/{gid}/{token}")
     form = {"title": "Plot", "slot": "private", "csrf": csrf(client, f"/play/{gid}")}
@@ -118,7 +110,7 @@ def test_the_feed_is_in_words_numbered_by_the_viewer_and_paginated_without_leaks
     viewer's feed lines on any page."""
     app, m, tokens = site
     for n in range(45):  # Sov alone sees these: its feed runs to a second page
-        games.grant_asset(m.game_id, "gm", m.powers["sov"], f"ally{n}", "agent", 1)
+        games.send(m.game_id, "gm", pc.GrantAsset(m.powers["sov"], f"ally{n}", "agent", 1))
     internal = re.compile(r"\b(StepBegan|SeedCommitted|WindowClosed|ActionSubmitted|AssetGranted)\b")
     for key, pid in m.powers.items():
         client = TestClient(app)

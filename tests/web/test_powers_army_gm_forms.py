@@ -15,10 +15,12 @@ from api.powers.army_forms import ARMY_GM_SPECS
 from application.service import Caller
 from domain.errors import DomainError
 from domain.powers import armies, world
+from domain.powers import commands as pc
 from projections.settings import Settings
 from tests.domain.helpers import army_of, asset_of
 from tests.domain.test_conformance_catalogue_world import FINGER_BLOCK
 from tests.domain.world_helpers import HEXES
+from tests.helpers import add_power
 from tests.integration.helpers import close_app
 from tests.web.test_powers_feature_forms import Seat, errors
 from tests.web.test_powers_gm_forms import _forms, _version
@@ -31,8 +33,8 @@ def table(tmp_path):
     app = create_app(Settings(data_dir=tmp_path))
     games = app.state.games
     gid, gm_token, _ = games.create_game("Army forms")
-    city, city_token, _ = games.add_power(gid, "gm", "City", "city", "sovereign")
-    cult, cult_token, _ = games.add_power(gid, "gm", "Cult", "conspiracy", "cult")
+    city, city_token, _ = add_power(games, gid, "gm", "City", "city", "sovereign")
+    cult, cult_token, _ = add_power(games, gid, "gm", "Cult", "conspiracy", "cult")
     games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=[], features=[]))
     games.run(Caller.of("gm"), gid, armies.DefineArmyType("fingers", FINGER_BLOCK))
     seats = {"gm": Seat(app, gid, gm_token), "city": Seat(app, gid, city_token), "cult": Seat(app, gid, cult_token)}
@@ -173,8 +175,8 @@ def test_p_sup_3_an_unsupported_army_deserts_from_the_console(table):
     assert "Army placed." in seats["gm"].post("place-army", army_id="host", **placed)
     html = seats["gm"].post("desert-army", army_id="host", to=ids["cult"], reason="unsupported")
     assert errors(html, "gm-armies")[0][1] == "P-SUP-3"
-    games.advance(gid, "gm")  # Tidings
-    games.advance(gid, "gm")  # its end: the support beyond the limit is unpaid
+    games.send(gid, "gm", pc.Advance())  # Tidings
+    games.send(gid, "gm", pc.Advance())  # its end: the support beyond the limit is unpaid
     html = seats["gm"].post("desert-army", army_id="host", to=ids["cult"], reason="unsupported")
     assert "The army deserted." in html, errors(html, "gm-armies")
     assert army_of(games.get_game(gid), "host")["controller"] == ids["cult"]

@@ -11,8 +11,10 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from application.service import Caller
+from domain.powers import commands as pc
 from domain.powers import world
 from projections.settings import Settings
+from tests.helpers import add_power
 from tests.integration.helpers import close_app
 
 HEXES = [{"hex": f"{q},0", "terrain": "plains", "road": q < 2} for q in range(5)] + [
@@ -33,11 +35,11 @@ def table(tmp_path):
         ("cult", "Cult", "conspiracy", "cult"),
         ("circ", "Circ", "conspiracy", "circle"),
     ):
-        ids[key], tokens[key], _ = games.add_power(gid, "gm", name, cls, sub)
-    games.set_influence(gid, "gm", ids["circ"], "0,0", 3)
-    games.set_influence(gid, "gm", ids["circ"], "1,0", 1)
-    games.set_influence(gid, "gm", ids["circ"], "4,0", 7)
-    games.set_influence(gid, "gm", ids["cult"], "1,0", 2)
+        ids[key], tokens[key], _ = add_power(games, gid, "gm", name, cls, sub)
+    games.send(gid, "gm", pc.SetInfluence(ids["circ"], "0,0", 3))
+    games.send(gid, "gm", pc.SetInfluence(ids["circ"], "1,0", 1))
+    games.send(gid, "gm", pc.SetInfluence(ids["circ"], "4,0", 7))
+    games.send(gid, "gm", pc.SetInfluence(ids["cult"], "1,0", 2))
     games.run(
         Caller.of("gm"),
         gid,
@@ -134,5 +136,5 @@ def test_the_gm_console_draws_everything(table):
 def test_a_board_before_the_map_is_declared_says_so(app, games):
     gid, gm_token, _ = games.create_game("No map")
     assert "The GM has not declared the map yet." in page(app, gid, gm_token)  # and no power yet either
-    _, token, _ = games.add_power(gid, "gm", "City", "city", "sovereign")
+    _, token, _ = add_power(games, gid, "gm", "City", "city", "sovereign")
     assert "The GM has not declared the map yet." in page(app, gid, token)

@@ -16,6 +16,7 @@ from projections.settings import Settings
 from tests.domain.helpers import seen
 from tests.domain.test_conformance_armies import block
 from tests.domain.world_helpers import HEXES
+from tests.helpers import add_power
 from tests.integration.helpers import close_app
 from tests.web.test_powers_feature_forms import Seat, errors
 
@@ -25,8 +26,8 @@ def table(tmp_path):
     app = create_app(Settings(data_dir=tmp_path))
     games = app.state.games
     gid, gm_token, _ = games.create_game("Catalogue forms")
-    city, city_token, _ = games.add_power(gid, "gm", "City", "city", "sovereign")
-    cult, cult_token, _ = games.add_power(gid, "gm", "Cult", "conspiracy", "cult")
+    city, city_token, _ = add_power(games, gid, "gm", "City", "city", "sovereign")
+    cult, cult_token, _ = add_power(games, gid, "gm", "Cult", "conspiracy", "cult")
     games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=[], features=[]))
     seats = {"gm": Seat(app, gid, gm_token), "city": Seat(app, gid, city_token), "cult": Seat(app, gid, cult_token)}
     yield games, gid, {"city": city, "cult": cult}, seats
@@ -40,8 +41,8 @@ def _version(games, gid: str) -> int:
 def test_p_act_6_a_duel_is_sent_from_the_board_and_one_against_oneself_is_refused(table):
     """P-ACT-6: a duel declares where the target is; "a duel is against someone else"."""
     games, gid, ids, seats = table
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     before = _version(games, gid)
     html = seats["city"].post("duel", target=ids["city"], location="0,0", slot="public")
     assert errors(html, "catalogue") == [("a duel is against someone else", "P-ACT-6")]
@@ -55,8 +56,8 @@ def test_p_act_6_a_duel_is_sent_from_the_board_and_one_against_oneself_is_refuse
 def test_p_act_7_seeking_from_the_board_and_naming_a_thing_broadly_is_refused(table):
     """P-ACT-7: "only Targeted Seeking names one thing for an assured success"."""
     games, gid, ids, seats = table
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     before = _version(games, gid)
     html = seats["cult"].post("seek", hex_id="0,0", broad="on", named="influence")
     assert errors(html, "catalogue") == [("only Targeted Seeking names one thing for an assured success", "P-ACT-7")]
@@ -73,7 +74,7 @@ def test_p_sup_1_support_is_paid_from_the_board_in_tidings_only(table):
     html = seats["city"].post("pay-support", changes="coin 0")
     assert errors(html, "armies") == [("support is paid during Tidings", "P-SUP-1")]
     assert _version(games, gid) == before
-    games.advance(gid, "gm")
+    games.send(gid, "gm", pc.Advance())
     html = seats["city"].post("pay-support", changes="coin 0")
     assert "Support paid." in html
     assert seen(games.get_game(gid))["armies"]["support"][ids["city"]]["settled"]["season"] == 1
@@ -83,8 +84,8 @@ def test_p_army_3_an_action_is_aimed_at_training_from_the_board(table):
     """P-ARMY-3 / P-ARMY-6: the aim names the army; a Forge names a tier of the table."""
     games, gid, ids, seats = table
     games.run(Caller.of("gm"), gid, armies.PlaceArmy("guard", "Guard", "0,0", 3, ids["city"], block=block()))
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     games.run(
         Caller.of(ids["city"]),
         gid,
@@ -107,8 +108,8 @@ def test_p_army_3_an_action_is_aimed_at_training_from_the_board(table):
 def test_p_dice_13_the_gm_rolls_dice_on_the_console(table):
     """P-DICE-13: "give either the dice (NdX) or the rule's roll (purpose)"."""
     games, gid, ids, seats = table
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     before = _version(games, gid)
     html = seats["gm"].post("roll-dice")
     assert errors(html, "gm-catalogue") == [("give either the dice (NdX) or the rule's roll (purpose)", "P-DICE-13")]
@@ -159,8 +160,8 @@ def test_the_gm_defines_an_army_type_on_the_console(table):
 def test_the_army_forms_refuse_by_their_rules_and_record_nothing(table, form, fields, rule):
     games, gid, ids, seats = table
     games.run(Caller.of("gm"), gid, armies.PlaceArmy("guard", "Guard", "0,0", 3, ids["city"], block=block()))
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     before = _version(games, gid)
     html = seats["city"].post(form, army_id="guard", **fields)
     assert [r for _, r in errors(html, "armies")] == [rule]
@@ -170,8 +171,8 @@ def test_the_army_forms_refuse_by_their_rules_and_record_nothing(table, form, fi
 def test_p_dice_11_a_declared_collaborator_joins_from_the_board(table):
     """P-DICE-11: a declared collaborator spends an action and rolls its own pool into the shared action."""
     games, gid, ids, seats = table
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     submit = pc.SubmitAction(
         ids["city"], "Strike", slot="public", location="0,0", difficulty=1, collaborators=[ids["cult"]]
     )
@@ -188,7 +189,7 @@ def test_p_dice_11_a_declared_collaborator_joins_from_the_board(table):
 def test_p_act_1_the_gm_changes_a_quota_perk_on_the_console(table):
     """P-ACT-1: a perk that changes a power's monthly quota starts or stops applying by the GM's word."""
     games, gid, ids, seats = table
-    hero = games.add_power(gid, "gm", "Aragorn", "champion", "paragon")[0]
+    hero = add_power(games, gid, "gm", "Aragorn", "champion", "paragon")[0]
     before = _version(games, gid)
     html = seats["gm"].post("change-quota-perk", power_id=ids["city"], perk="leading_army", value="on")
     assert [r for _, r in errors(html, "gm-catalogue")] == ["P-ACT-1"]
@@ -211,8 +212,8 @@ def test_p_2_12_a_class_action_is_sent_from_the_board_with_its_inputs(table):
     games, gid, ids, seats = table
     towns = [{"id": "bree", "name": "Bree", "hex": "0,0", "population": 3}]
     games.run(Caller.of("gm"), gid, world.AmendMap(towns=towns))
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     games.run(Caller.of("gm"), gid, world.SetClaim("bree", ids["city"], "annex"))
     before = _version(games, gid)
     html = seats["cult"].post("class-action", kind="annex", params=json.dumps({"towns_claimed": 0}))

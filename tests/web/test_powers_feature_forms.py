@@ -12,7 +12,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
+from domain.powers import commands as pc
 from projections.settings import Settings
+from tests.helpers import add_power
 from tests.integration.helpers import close_app
 
 MAP = {
@@ -52,8 +54,8 @@ def table(tmp_path):
     app = create_app(Settings(data_dir=tmp_path))
     games = app.state.games
     gid, gm_token, _ = games.create_game("Forms")
-    city, city_token, _ = games.add_power(gid, "gm", "City", "city", "sovereign")
-    cult, cult_token, _ = games.add_power(gid, "gm", "Cult", "conspiracy", "cult")
+    city, city_token, _ = add_power(games, gid, "gm", "City", "city", "sovereign")
+    cult, cult_token, _ = add_power(games, gid, "gm", "Cult", "conspiracy", "cult")
     seats = {"gm": Seat(app, gid, gm_token), "city": Seat(app, gid, city_token), "cult": Seat(app, gid, cult_token)}
     yield games, gid, {"city": city, "cult": cult}, seats
     close_app(app)
@@ -124,7 +126,7 @@ def test_fame_is_spent_in_tidings_through_the_development_form(table):
     html = seats["city"].post("buy", kind="skill", name="lore")  # still in Setup
     assert errors(html, "development")[0][1] == "P-DEV-1"
     assert f'action="/play/{gid}/buy"' not in html  # the form is offered in Tidings only
-    games.advance(gid, "gm")
+    games.send(gid, "gm", pc.Advance())
     assert games.view(gid, "gm")["game"]["step"] == "tidings"
     assert f'action="/play/{gid}/buy"' in seats["city"].page()
     html = seats["city"].post("buy", kind="skill", name="lore")
@@ -159,7 +161,7 @@ def test_ambitions_are_offered_on_the_console_and_taken_or_declined_on_the_board
 
 def test_spells_are_defined_and_taught_on_the_console_and_a_refused_cast_names_its_rule(table):
     games, gid, ids, seats = table
-    wiz, token, _ = games.add_power(gid, "gm", "Wiz", "champion", "wizard")
+    wiz, token, _ = add_power(games, gid, "gm", "Wiz", "champion", "wizard")
     seats["wiz"] = Seat(seats["gm"].client.app, gid, token)
     seats["gm"].post("declare-map", map=json.dumps(MAP))
     html = seats["gm"].post("define-spell", spell_id="spark", name="Spark", speed="fast", cost="F", range="1")
@@ -184,12 +186,12 @@ def test_spells_are_defined_and_taught_on_the_console_and_a_refused_cast_names_i
 def test_a_conspiracy_aims_an_action_and_spends_influence_through_the_forms(table):
     games, gid, ids, seats = table
     seats["gm"].post("declare-map", map=json.dumps(MAP))
-    games.set_influence(gid, "gm", ids["cult"], "0,0", 3)
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
-    aid = games.submit_action(gid, ids["cult"], ids["cult"], title="Whispers", location="0,0", roll=False).result[
-        "action_id"
-    ]
+    games.send(gid, "gm", pc.SetInfluence(ids["cult"], "0,0", 3))
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
+    aid = games.send(
+        gid, ids["cult"], pc.SubmitAction(ids["cult"], title="Whispers", location="0,0", roll=False)
+    ).result["action_id"]
     page = seats["cult"].page()
     assert f'action="/play/{gid}/aim"' in page and f'action="/play/{gid}/spend-influence"' in page
     html = seats["cult"].post("aim", action_id=aid, aim="infiltrate", town_id="derop")
@@ -218,7 +220,7 @@ def test_the_gm_runs_any_other_command_by_name_with_json_fields(table):
 def test_a_trade_and_a_wallet_are_shown_only_to_their_powers(table):
     """P.4: a wallet and a trade are their powers' own; a third power's board shows neither."""
     games, gid, ids, seats = table
-    circ, token, _ = games.add_power(gid, "gm", "Circ", "conspiracy", "circle")
+    circ, token, _ = add_power(games, gid, "gm", "Circ", "conspiracy", "circle")
     seats["circ"] = Seat(seats["gm"].client.app, gid, token)
     seats["gm"].post("adjust-resources", power_id=ids["city"], changes="coin=17; insight=2", reason="SECRET-PURSE")
     seats["city"].post("propose-trade", to=ids["cult"], give="coin 13", want="insight 1", note="SECRET-DEAL")
@@ -231,10 +233,10 @@ def test_a_trade_and_a_wallet_are_shown_only_to_their_powers(table):
 def test_influence_is_shifted_in_tidings_through_the_form(table):
     games, gid, ids, seats = table
     seats["gm"].post("declare-map", map=json.dumps(MAP))
-    games.set_influence(gid, "gm", ids["cult"], "0,0", 3)
+    games.send(gid, "gm", pc.SetInfluence(ids["cult"], "0,0", 3))
     html = seats["cult"].post("shift-influence", shifts="0,0 > 1,0")  # in Setup: refused
     assert errors(html, "world")[0][1] == "P-INFL-3"
-    games.advance(gid, "gm")
+    games.send(gid, "gm", pc.Advance())
     assert f'action="/play/{gid}/shift-influence"' in seats["cult"].page()
     assert f'action="/play/{gid}/shift-influence"' not in seats["city"].page()  # influence is a conspiracy's
     html = seats["cult"].post("shift-influence", shifts="0,0 -> 1,0\n")

@@ -19,6 +19,7 @@ from domain.powers import world
 from projections.settings import Settings
 from tests.domain.helpers import sheet_of
 from tests.domain.world_helpers import HEXES
+from tests.helpers import add_power
 from tests.integration.helpers import close_app
 from tests.web.test_powers_feature_forms import Seat, errors
 
@@ -56,8 +57,8 @@ def table(tmp_path):
     app = create_app(Settings(data_dir=tmp_path))
     games = app.state.games
     gid, gm_token, _ = games.create_game("GM forms")
-    city, city_token, _ = games.add_power(gid, "gm", "City", "city", "sovereign", {"blighted_neighborhood": True})
-    cult, cult_token, _ = games.add_power(gid, "gm", "Cult", "conspiracy", "cult")
+    city, city_token, _ = add_power(games, gid, "gm", "City", "city", "sovereign", {"blighted_neighborhood": True})
+    cult, cult_token, _ = add_power(games, gid, "gm", "Cult", "conspiracy", "cult")
     features = [{**KEEP, "controller": city}, {**OUTPOST, "controller": cult}]
     games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=[DEROP], features=features))
     seats = {"gm": Seat(app, gid, gm_token), "city": Seat(app, gid, city_token), "cult": Seat(app, gid, cult_token)}
@@ -77,7 +78,7 @@ def test_every_issue_12_command_has_a_form_of_its_own_on_the_console_or_the_boar
     """Channels: the console carries a form for each GM command of the map, magic, development and the catalogue,
     the board a Mercurial swap (conspiracies, at Tidings) and a Blighted Neighborhood choice."""
     games, gid, ids, seats = table
-    games.advance(gid, "gm")  # Tidings
+    games.send(gid, "gm", pc.Advance())  # Tidings
     assert set(GM_FORMS) <= _forms(seats["gm"].page())
     assert {"choose-blighted-town"} <= _forms(seats["city"].page())
     assert set(PLAYER_FORMS) <= _forms(seats["cult"].page())
@@ -119,9 +120,9 @@ REFUSALS = [
 def test_a_gm_form_refused_shows_the_apis_error_and_records_nothing(table, name, fields, section):
     """Every channel gives the same error, naming the rule (or the field), and a refusal records nothing."""
     games, gid, ids, seats = table
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")  # month 1 Planning
-    games.submit_action(gid, ids["city"], ids["city"], title="Walk", slot="public", roll=False)
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())  # month 1 Planning
+    games.send(gid, ids["city"], pc.SubmitAction(ids["city"], title="Walk", slot="public", roll=False))
     (act,) = games.get_game(gid).actions_of(ids["city"])
     posted = {k: v.format(act=act.id, **ids) for k, v in fields.items()}
     spec = SPECS[name]
@@ -138,11 +139,11 @@ def test_p_feat_3_the_gm_rules_a_subtle_action_from_the_console(table):
     """P-FEAT-3: "Anything inside is immune to subtle targeting"; the GM rules (GM-22) that an action overcame
     it, from the console's form, and the ruling is recorded for the action."""
     games, gid, ids, seats = table
-    games.advance(gid, "gm")  # Tidings: the City pays its stronghold's upkeep, so that it keeps working
+    games.send(gid, "gm", pc.Advance())  # Tidings: the City pays its stronghold's upkeep, so that it keeps working
     seats["gm"].post("adjust-resources", power_id=ids["city"], changes="coin 3", reason="purse")
     assert "Maintenance paid." in seats["city"].post("pay-maintenance", feature_id="keep")
-    games.advance(gid, "gm")
-    games.submit_action(gid, ids["cult"], ids["cult"], title="Creep in", slot="private", roll=False)
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, ids["cult"], pc.SubmitAction(ids["cult"], title="Creep in", slot="private", roll=False))
     (act,) = games.get_game(gid).actions_of(ids["cult"])
     html = seats["gm"].post("rule-subtle", action_id=act.id, feature_id="keep")
     assert errors(html, "gm-map")[0][1] == "P-FEAT-3"
@@ -162,7 +163,7 @@ def test_p_infl_4_a_mercurial_conspiracy_swaps_influence_from_its_board(table):
     html = seats["cult"].post("mercurial-swap", a="1,1", b="2,0")
     assert errors(html, "world") == [("the Mercurial swap happens during Tidings", "P-INFL-4")]
     games.run(Caller.of("gm"), gid, pc.SetInfluence(cult, "2,0", 5))
-    games.advance(gid, "gm")  # Tidings: the outpost is raised to 3
+    games.send(gid, "gm", pc.Advance())  # Tidings: the outpost is raised to 3
     assert sheet_of(games.get_game(gid), cult)["influence"] == {"1,1": 3, "2,0": 5}
     html = seats["cult"].post("mercurial-swap", a="1,1", b="2,0")
     assert "Influence swapped (Mercurial)." in html
@@ -191,7 +192,7 @@ def test_p_infl_5_the_gm_records_mechanisms_and_generates_influence_from_the_con
     """P-INFL-5: a conspiracy's generation mechanisms, each firing once a season for influence equal to the rank."""
     games, gid, ids, seats = table
     cult = ids["cult"]
-    games.advance(gid, "gm")
+    games.send(gid, "gm", pc.Advance())
     mechanism = "emissaries"
     assert "Mechanisms recorded." in seats["gm"].post("set-mechanisms", power_id=cult, mechanisms=mechanism)
     html = seats["gm"].post("generate-influence", power_id=cult, mechanism=mechanism, hex_id="2,0", ranks="two")

@@ -21,6 +21,7 @@ from projections.settings import Settings
 from tests.domain.battle_helpers import HEX, Field, sturdy
 from tests.domain.helpers import army_of, asset_of, seen, sheet_of
 from tests.domain.world_helpers import HEXES
+from tests.helpers import add_power
 from tests.integration.helpers import close_app
 from tests.web.test_battle_page import at_battle
 from tests.web.test_powers_feature_forms import Seat, errors
@@ -32,11 +33,11 @@ def table(tmp_path):
     app = create_app(Settings(data_dir=tmp_path))
     games = app.state.games
     gid, gm_token, _ = games.create_game("New fields")
-    wizard, wizard_token, _ = games.add_power(gid, "gm", "Gandalf", "champion", "wizard")
-    balrog, balrog_token, _ = games.add_power(gid, "gm", "Balrog", "conspiracy", "cult")
-    games.grant_asset(gid, "gm", wizard, "Staff of Orthanc", "item", 2, asset_id="staff")
-    games.grant_asset(gid, "gm", wizard, "Radagast", "agent", 2, asset_id="radagast")
-    games.grant_asset(gid, "gm", balrog, "Shadow", "agent", 1, asset_id="shadow")
+    wizard, wizard_token, _ = add_power(games, gid, "gm", "Gandalf", "champion", "wizard")
+    balrog, balrog_token, _ = add_power(games, gid, "gm", "Balrog", "conspiracy", "cult")
+    games.send(gid, "gm", pc.GrantAsset(wizard, "Staff of Orthanc", "item", 2, asset_id="staff"))
+    games.send(gid, "gm", pc.GrantAsset(wizard, "Radagast", "agent", 2, asset_id="radagast"))
+    games.send(gid, "gm", pc.GrantAsset(balrog, "Shadow", "agent", 1, asset_id="shadow"))
     seats = {"gm": Seat(app, gid, gm_token), wizard: Seat(app, gid, wizard_token), balrog: Seat(app, gid, balrog_token)}
     yield games, gid, {"wizard": wizard, "balrog": balrog}, seats
     close_app(app)
@@ -95,8 +96,8 @@ def test_p_amb_37_a_favors_mana_is_spent_during_an_action_from_the_board(table):
     games, gid, ids, seats = table
     me = ids["balrog"]
     games.run(Caller.of("gm"), gid, dev.AdjustResources(me, {"favor": 1}, "a patron's boon"))
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")  # Planning
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())  # Planning
     html = seats[me].post("submit", title="Call the dark", slot="private", propose="on")
     (action,) = games.get_game(gid).actions_of(me)
     offered = seats[me].page().split('id="sf-action"')[1].split("</select>")[0]
@@ -271,10 +272,10 @@ def test_p_dice_11_and_p_asset_4_the_compose_form_names_collaborators_and_a_dung
     a pool holds one skill (P-ASSET-3). The compose form sends both; nothing is recorded by a refusal."""
     games, gid, ids, seats = table
     me, other = ids["wizard"], ids["balrog"]
-    games.grant_asset(gid, "gm", me, "delve", "skill", 2, asset_id="delve")
-    games.grant_asset(gid, "gm", me, "might", "skill", 2, asset_id="might")
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")  # Planning
+    games.send(gid, "gm", pc.GrantAsset(me, "delve", "skill", 2, asset_id="delve"))
+    games.send(gid, "gm", pc.GrantAsset(me, "might", "skill", 2, asset_id="might"))
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())  # Planning
     page = seats[me].page()
     assert f'name="collaborator[]" value="{other}"' in page and 'name="dungeon"' in page
     before = _version(games, gid)
@@ -308,8 +309,8 @@ def test_p_act_2_the_duel_form_spends_an_extra_action(table):
     games, gid, ids, seats = table
     me = ids["wizard"]
     games.run(Caller.of("gm"), gid, world.DeclareMap(hexes=HEXES, towns=[], features=[]))
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")  # Planning
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())  # Planning
     page = seats[me].page()
     assert 'name="extra_action"' in page.split(f'action="/play/{gid}/duel"')[1].split("</form>")[0]
     html = seats[me].post(
@@ -326,7 +327,7 @@ def test_p_asset_8_a_secret_is_shared_from_the_board(table):
     the rule, and nothing is recorded."""
     games, gid, ids, seats = table
     me, other = ids["wizard"], ids["balrog"]
-    games.grant_asset(gid, "gm", me, "The Balrog's true name", "secret", 1, asset_id="true-name")
+    games.send(gid, "gm", pc.GrantAsset(me, "The Balrog's true name", "secret", 1, asset_id="true-name"))
     assert f'action="/play/{gid}/share-secret"' in seats[me].page()
     html = seats[me].post("share-secret", asset_id="true-name", to=other)
     assert "Secret shared: they know it for good." in html
@@ -341,8 +342,8 @@ def test_gm_6_the_gm_rules_who_may_resist_from_the_console(table):
     the game is refused naming the field, and nothing is recorded."""
     games, gid, ids, seats = table
     me, other = ids["wizard"], ids["balrog"]
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")  # Planning
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())  # Planning
     games.run(Caller.of(me), gid, pc.SubmitAction(me, "Seal the gate", roll=False))
     (action,) = games.get_game(gid).actions_of(me)
     before = _version(games, gid)

@@ -10,6 +10,7 @@ from api.app import create_app
 from application.service import Caller
 from domain.powers import commands as pc
 from projections.settings import Settings
+from tests.helpers import add_power
 from tests.integration.helpers import close_app
 from tests.web.test_powers_feature_forms import Seat, errors
 
@@ -26,12 +27,12 @@ def duel(tmp_path):
     app = create_app(Settings(data_dir=tmp_path))
     games = app.state.games
     gid, gm_token, _ = games.create_game("Resister forms", options={"resister_sees_assets": "assets"})
-    gandalf, _, _ = games.add_power(gid, "gm", "Gandalf", "champion", "wizard")
-    balrog, balrog_token, _ = games.add_power(gid, "gm", "Balrog", "conspiracy", "circle")
-    might = games.grant_asset(gid, "gm", gandalf, "might", "skill", 3).result["asset_id"]
-    b_might = games.grant_asset(gid, "gm", balrog, "might", "skill", 3).result["asset_id"]
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    gandalf, _, _ = add_power(games, gid, "gm", "Gandalf", "champion", "wizard")
+    balrog, balrog_token, _ = add_power(games, gid, "gm", "Balrog", "conspiracy", "circle")
+    might = games.send(gid, "gm", pc.GrantAsset(gandalf, "might", "skill", 3)).result["asset_id"]
+    b_might = games.send(gid, "gm", pc.GrantAsset(balrog, "might", "skill", 3)).result["asset_id"]
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     act = games.run(
         Caller.of(gandalf),
         gid,
@@ -55,8 +56,8 @@ def test_p_amb_6_the_gm_offers_a_resisters_consequence_on_the_console_and_it_acc
         if type(e).__name__ == "AssetsHiddenFromResisters" and e.action_id == act
     ]
     assert hidden[-1:] == [[might]]  # the action's last ruling is the assets hidden from its resisters
-    games.advance(gid, "gm")
-    games.resolve(gid, "gm")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Resolve())
     assert "hide-from-resisters" not in _forms(seats["gm"].page())
     rx = games.run(Caller.of(balrog), gid, pc.DeclareReaction(balrog, act, [{"asset_id": b_might}], 3)).result
     reaction = rx["reaction_id"]

@@ -10,7 +10,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
+from domain.powers import commands as pc
 from projections.settings import Settings
+from tests.helpers import add_power
 
 
 @pytest.fixture
@@ -20,10 +22,10 @@ def table(tmp_path):
     gid, gm_token, _ = games.create_game("Late difficulty")
     tokens = {"gm": gm_token}
     for name, sub in (("Lord", "overlord"), ("Rival", "sovereign")):
-        pid, token, _ = games.add_power(gid, "gm", name, "city", sub)
+        pid, token, _ = add_power(games, gid, "gm", name, "city", sub)
         tokens[pid] = token
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     return app, games, gid, tokens
 
 
@@ -34,14 +36,16 @@ def page(app, gid: str, token: str) -> str:
 
 
 def resolve(games, gid: str) -> None:
-    games.advance(gid, "gm")  # Planning closes
-    games.resolve(gid, "gm", "")
+    games.send(gid, "gm", pc.Advance())  # Planning closes
+    games.send(gid, "gm", pc.Resolve(announcement=""))
 
 
 def test_a_result_says_the_gm_changed_its_difficulty_after_the_roll(table):
     app, games, gid, tokens = table
-    lord = games.submit_action(gid, "lord", "lord", title="Tax the farms", slot="public", difficulty=1, convert=0)
-    games.set_difficulty(gid, "gm", lord.result["action_id"], 3)
+    lord = games.send(
+        gid, "lord", pc.SubmitAction("lord", title="Tax the farms", slot="public", difficulty=1, convert=0)
+    )
+    games.send(gid, "gm", pc.SetDifficulty(lord.result["action_id"], 3))
     resolve(games, gid)
     said = "The GM changed the difficulty from 1 to 3 after the roll."
     board = page(app, gid, tokens["lord"])
@@ -57,19 +61,21 @@ def test_a_result_says_the_gm_changed_its_difficulty_after_the_roll(table):
 
 def test_a_difficulty_set_after_a_roll_that_had_none_says_set(table):
     app, games, gid, tokens = table
-    lord = games.submit_action(gid, "lord", "lord", title="Tax the farms", convert=0)
-    games.set_difficulty(gid, "gm", lord.result["action_id"], 2)
+    lord = games.send(gid, "lord", pc.SubmitAction("lord", title="Tax the farms", convert=0))
+    games.send(gid, "gm", pc.SetDifficulty(lord.result["action_id"], 2))
     resolve(games, gid)
     assert "against difficulty 2. The GM set the difficulty after the roll.</p>" in page(app, gid, tokens["lord"])
 
 
 def test_a_roll_that_faced_its_final_difficulty_says_nothing_more(table):
     app, games, gid, tokens = table
-    before = games.submit_action(gid, "lord", "lord", title="Ask first", roll=False).result["action_id"]
-    games.set_difficulty(gid, "gm", before, 2)
-    games.roll_action(gid, "lord", before, convert=0)
-    same = games.submit_action(gid, "lord", "lord", title="Same again", difficulty=1, convert=0).result["action_id"]
-    games.set_difficulty(gid, "gm", same, 1)  # after the roll, but to the difficulty it faced
+    before = games.send(gid, "lord", pc.SubmitAction("lord", title="Ask first", roll=False)).result["action_id"]
+    games.send(gid, "gm", pc.SetDifficulty(before, 2))
+    games.send(gid, "lord", pc.RollAction(before, convert=0))
+    same = games.send(gid, "lord", pc.SubmitAction("lord", title="Same again", difficulty=1, convert=0)).result[
+        "action_id"
+    ]
+    games.send(gid, "gm", pc.SetDifficulty(same, 1))  # after the roll, but to the difficulty it faced
     resolve(games, gid)
     board = page(app, gid, tokens["lord"])
     assert board.count('<p class="result">') == 2 and "after the roll" not in board.split('id="feed"')[0]

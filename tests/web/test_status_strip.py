@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo
 
 from api.web.routes import latest_rollback
 from api.web.status import status_strip
+from domain.powers import commands as pc
 from tests.web.test_browser_play_surface import rich_game
 
 
@@ -19,9 +20,9 @@ def strip_of(app, gid, who, **kw):
 
 def test_after_a_rollback_the_timeline_is_at_the_phase_returned_to_and_leaves_out_what_was_undone(app, games):
     gid, _, _ = rich_game(app)
-    games.advance(gid, "gm")  # close Planning
-    games.resolve(gid, "gm")  # on to Battle (nothing to resist)
-    games.advance(gid, "gm")  # month 2 Planning
+    games.send(gid, "gm", pc.Advance())  # close Planning
+    games.send(gid, "gm", pc.Resolve())  # on to Battle (nothing to resist)
+    games.send(gid, "gm", pc.Advance())  # month 2 Planning
     before = strip_of(app, gid, "gondor")["timeline"]
     assert before["current"] == "Season 1, month 2: Planning"
     assert "Season 1, month 1: Battle" in before["recent"]

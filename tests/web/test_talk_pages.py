@@ -14,6 +14,7 @@ from application.service import Caller
 from domain.platform.commands import MakePost, OpenThread
 from projections.settings import Settings
 from tests.covenants.play import seat_three
+from tests.helpers import add_power
 
 
 @pytest.fixture
@@ -37,7 +38,7 @@ def powers_table(app):
     gid, gm_token, _ = games.create_game("Talk")
     tokens = {"gm": gm_token}
     for name, cls, sub in (("Ann", "champion", "wizard"), ("Bob", "conspiracy", "circle"), ("Cy", "city", "overlord")):
-        pid, token, _ = games.add_power(gid, "gm", name, cls, sub)
+        pid, token, _ = add_power(games, gid, "gm", name, cls, sub)
         tokens[pid] = token
     return gid, tokens
 

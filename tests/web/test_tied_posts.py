@@ -13,6 +13,8 @@ from fastapi.testclient import TestClient
 
 from application.service import Caller
 from domain.platform.commands import HidePost, MakePost, OpenThread
+from domain.powers import commands as pc
+from tests.helpers import add_power
 from tests.integration.test_battle_api import HEX
 from tests.web.test_battle_page import fight  # noqa: F401  (the battle fixture)
 
@@ -23,10 +25,10 @@ def table(app, games):
     gid, gm_token, _ = games.create_game("Tied")
     tokens = {"gm": gm_token}
     for name, cls, sub in (("Ann", "champion", "wizard"), ("Bob", "conspiracy", "circle"), ("Cy", "city", "overlord")):
-        pid, token, _ = games.add_power(gid, "gm", name, cls, sub)
+        pid, token, _ = add_power(games, gid, "gm", name, cls, sub)
         tokens[pid] = token
-    games.advance(gid, "gm")
-    games.advance(gid, "gm")
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
     assert games.view(gid, "gm")["game"]["step"] == "planning"
     action = act(games, gid, "Raid the ford")
     return app, games, gid, tokens, action
@@ -34,7 +36,7 @@ def table(app, games):
 
 def act(games, gid: str, title: str) -> str:
     before = {a["action_id"] for a in games.view(gid, "ann")["my_actions"]}
-    games.submit_action(gid, "ann", "ann", title=title, slot="private", roll=False)
+    games.send(gid, "ann", pc.SubmitAction("ann", title=title, slot="private", roll=False))
     (new,) = {a["action_id"] for a in games.view(gid, "ann")["my_actions"]} - before
     return new
 
