@@ -11,10 +11,13 @@ from datetime import timedelta
 import pytest
 
 from domain.errors import RuleViolation
+from domain.ids import SYSTEM
 from domain.lodge.engine import Choices
 from domain.lodge.game import DECLINE, NOBODY, RESOLVE, STOP
 from domain.lodge.ruleset import board_view
 from domain.lodge.state import DUMMY
+from domain.platform import flow
+from domain.platform.commands import trial_context
 from tests.domain.lodge_helpers import (
     NOW,
     arrange,
@@ -31,6 +34,11 @@ from tests.domain.lodge_helpers import (
 )
 
 LATER = NOW + timedelta(days=30)
+
+
+def _close_at_deadline(g, window_id: str) -> bool:
+    """The platform closes a prompt's window at its deadline (``domain.platform.flow``), as the sweep does."""
+    return flow.close(g, window_id, trial_context(g, SYSTEM, LATER), reason="deadline")
 
 
 def offered(events: list[tuple[str, dict]]) -> list[dict]:
@@ -77,12 +85,12 @@ def test_l_dummy_1_at_the_deadline_the_target_is_the_dummy_and_the_effect_resolv
     slot(g, "ann", "arcane-surge")
     g.cast_spell("ann", "I", None, Choices(prompt=True), now=NOW)
     (o,) = offered(recorded(g))
-    assert g.close_window(o["choice"], now=LATER) is True
+    assert _close_at_deadline(g, o["choice"]) is True
     events = recorded(g)
     assert [k for k, _ in events][:2] == ["ChoiceDefaulted", "WindowClosed"]
     statuses = [d["status"] for k, d in events if k == "PhraseResolved"]
     assert statuses == ["skipped", "skipped", "applied"] and sheet(g, "ann")["power_points"] == 1
-    assert sheet(g, "bob")["damage"] == [] and g.close_window(o["choice"], now=LATER) is False
+    assert sheet(g, "bob")["damage"] == [] and _close_at_deadline(g, o["choice"]) is False
 
 
 def test_l_dummy_2_a_target_prompt_never_offers_the_dummy_to_an_archetype_or_a_physical_attack():
@@ -165,9 +173,9 @@ def test_l_evo_1_at_the_deadline_an_evocation_stays_attacks_nobody_and_so_does_n
     golem = summoned(g, "ann", "golem", "hall")
     g.command_evocation("ann", golem, [], None, NOW, Choices(prompt=True))
     (step,) = offered(recorded(g))
-    g.close_window(step["choice"], now=LATER)
+    _close_at_deadline(g, step["choice"])
     (attack,) = offered(recorded(g))
-    g.close_window(attack["choice"], now=LATER)
+    _close_at_deadline(g, attack["choice"])
     events = recorded(g)
     (lapsed,) = [d for k, d in events if k == "ChoiceLapsed"]
     assert "move or attack" in lapsed["reason"] and board(g)["evocations"][golem]["acted"] is False
@@ -213,7 +221,7 @@ def test_l_pers_5_a_cell_offer_left_unanswered_is_declined_at_its_deadline():
     offer closes unresolved. A ``ResolveFromCell`` command answers the offer's prompt too (its window closes)."""
     g = lodge()
     o = _ward_offer(g)
-    assert g.close_window(o["choice"], now=LATER) is True
+    assert _close_at_deadline(g, o["choice"]) is True
     closed = [d for k, d in recorded(g) if k == "CellOfferClosed"]
     assert [c["accepted"] for c in closed] == [False] and sheet(g, "bob")["damage"] == ["ann"]
 
@@ -282,7 +290,7 @@ def test_l_dummy_1_a_room_target_left_open_defaults_to_the_casters_room_at_the_d
     (o,) = offered(recorded(g))
     assert DUMMY not in o["options"] and "library" in o["options"] and o["default"] == "crypt"
     refused(g, "L-DUMMY-1", "ann", o["choice"], DUMMY)
-    g.close_window(o["choice"], now=LATER)
+    _close_at_deadline(g, o["choice"])
     assert board(g)["rooms"]["crypt"]["slots"] == ["ann", "ann", None, None]
 
 
