@@ -211,6 +211,38 @@ def migrate_cmd(args: argparse.Namespace) -> int:
     return 0 if revisions == migrations.heads() else 1
 
 
+def backup_cmd(args: argparse.Namespace) -> int:
+    """Back up the configured store (PostgreSQL: pg_dump; SQLite: its online backup) with a manifest."""
+    from application import backup
+
+    try:
+        manifest = backup.backup(_logging(), Path(args.file))
+    except backup.BackupError as err:
+        print(f"backup failed: {err}", file=sys.stderr)
+        return 1
+    events = sum(g["events"] for g in manifest["games"].values())
+    print(f"backed up {len(manifest['games'])} games ({events} events) to {args.file}", flush=True)
+    return 0
+
+
+def restore_cmd(args: argparse.Namespace) -> int:
+    """Restore a backup into an empty store (or, with --force, over what is there), migrate, rebuild the reads."""
+    from application import backup
+
+    try:
+        manifest = backup.restore(_logging(), Path(args.file), force=args.force)
+    except backup.BackupError as err:
+        print(f"restore refused: {err}", file=sys.stderr)
+        return 1
+    done = manifest["restored"]
+    print(
+        f"restored {len(manifest['games'])} games from {args.file} (made {manifest['created_at']}); schema at "
+        f"{', '.join(done['migration_heads'])}; read models rebuilt from {done['events']} events",
+        flush=True,
+    )
+    return 0
+
+
 def health_cmd(args: argparse.Namespace) -> int:
     """Health checks, one per service, each probing only its own process: exit 0 if healthy."""
     import socket
@@ -319,6 +351,13 @@ def build_parser() -> argparse.ArgumentParser:
     p_smtpd.set_defaults(func=smtpd_cmd)
     p_migrate = sub.add_parser("migrate", help="create and migrate the schema (run once before the services)")
     p_migrate.set_defaults(func=migrate_cmd)
+    p_backup = sub.add_parser("backup", help="back up the event store and what the events cannot rebuild to FILE")
+    p_backup.add_argument("file")
+    p_backup.set_defaults(func=backup_cmd)
+    p_restore = sub.add_parser("restore", help="restore FILE into an empty store, migrate and rebuild the reads")
+    p_restore.add_argument("file")
+    p_restore.add_argument("--force", action="store_true", help="replace what the target store holds")
+    p_restore.set_defaults(func=restore_cmd)
     p_health = sub.add_parser("health", help="a service's health check: exit 0 if healthy (deploy/ uses these)")
     p_health.add_argument("service", choices=["api", "worker", "beat", "projector", "smtpd"])
     p_health.add_argument("--url", help="api: the URL to GET (default http://127.0.0.1:$EMISSARY_PORT/health)")
