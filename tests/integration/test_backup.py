@@ -265,3 +265,35 @@ def test_an_archive_made_before_the_latest_migration_is_migrated_and_a_forced_re
             games.get_game(other)
     finally:
         close_services(games, projector)
+
+
+@pytest.mark.integration
+def test_pg_dump_and_pg_restore_get_the_password_in_their_environment_never_on_their_command_line(
+    scratch_pg, tmp_path, monkeypatch
+):
+    """The test server trusts every local connection, so a password in the URL is accepted and ignored: what it
+    checks is where the password goes."""
+    secret = "pw-" + uuid.uuid4().hex
+    source, target = (
+        Settings(database_url=url.replace("postgres@", f"postgres:{secret}@"), data_dir=tmp_path) for url in scratch_pg
+    )
+    real_run = subprocess.run  # the real one, for pg_dump and pg_restore; every call is seen first
+    calls: list[tuple[list[str], dict]] = []
+
+    def seen(argv, **kwargs):
+        calls.append((list(argv), dict(kwargs.get("env") or {})))
+        return real_run(argv, **kwargs)
+
+    monkeypatch.setattr(backup.subprocess, "run", seen)
+    games = build_games(source)
+    projector = build_projector(games, source)
+    try:
+        play_rich_month(games, finish=False)
+    finally:
+        close_services(games, projector)
+    backup.backup(source, tmp_path / "pw.backup")
+    backup.restore(target, tmp_path / "pw.backup")
+    assert {argv[0] for argv, _ in calls} == {"pg_dump", "pg_restore"}
+    for argv, env in calls:
+        assert not any(secret in arg for arg in argv)
+        assert env["PGPASSWORD"] == secret
