@@ -17,6 +17,8 @@ from api import declare, rulesets, web
 from api.compose import build_games, build_projector
 from api.ratelimit import RateLimitMiddleware, RateLimits
 from api.routes import commands, games, history, mail, posts, windows
+from api.routes.metrics import RequestLog
+from api.routes.metrics import router as metrics_router
 from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
 from api.version import release
 from api.web import people as web_people
@@ -131,12 +133,14 @@ def create_app(
         app.state.games.recorder.max_notification_id()
         return {"status": "ok", "version": release()}
 
+    app.include_router(metrics_router)  # /metrics for Prometheus, behind a key (issue 27)
     for router in api_routers():
         app.include_router(router)
     app.add_middleware(Language)  # innermost: the viewer's language for the pages and their formats
     app.add_middleware(ServerSessions, store=app.state.sessions, settings=settings)
     app.add_middleware(BodyLimit, settings=settings)
-    app.add_middleware(RateLimitMiddleware, limits=app.state.rate_limits)  # outermost: refuses before reading
+    app.add_middleware(RateLimitMiddleware, limits=app.state.rate_limits)  # refuses before reading
+    app.add_middleware(RequestLog)  # outermost: each request's id and game on its log lines; 429s counted (issue 27)
     app.mount("/static", StaticFiles(directory=str(Path(web.__file__).parent / "static")), name="static")
     app.include_router(web_people.router)  # first: /signin/email/<token> is not a game's /signin/<game>/<token>
     app.include_router(web_talk.router)

@@ -298,6 +298,50 @@ def health_cmd(args: argparse.Namespace) -> int:
     return 1 if problem else 0
 
 
+def status_cmd(args: argparse.Namespace) -> int:
+    """What an operator watches (issue 27): the store's figures (the projector's lag, the outbox, blocked games, the
+    windows and their close lag), read from the database, and the running API's counters from its /metrics."""
+    import json
+    import urllib.request
+
+    from api.compose import build_games, build_projector
+    from application import metrics
+
+    settings = Settings()
+    games = build_games(settings)
+    try:
+        shown: dict = metrics.figures(build_projector(games, settings))
+    finally:
+        games.close()
+    url = args.url or f"http://127.0.0.1:{settings.port}/metrics"
+    request = urllib.request.Request(url)
+    if settings.metrics_key:
+        request.add_header("Authorization", f"Bearer {settings.metrics_key}")
+    try:
+        with urllib.request.urlopen(request, timeout=args.timeout) as response:
+            shown["api"] = metrics.scraped(response.read().decode())
+    except OSError as exc:
+        shown["api"] = {"unreachable": f"{url}: {exc}"}
+    if args.json:
+        print(json.dumps(shown, indent=2, sort_keys=True))
+        return 0
+    lags = shown.pop("close_lag")
+    api = shown.pop("api")
+    for name, value in shown.items():
+        print(f"{name.replace('_', ' ')}: {value}")
+    for reason, values in lags.items():
+        median, worst = values[len(values) // 2], values[-1]  # sorted
+        print(f"windows closed ({reason}): {len(values)}, close lag median {median:.0f}s, worst {worst:.0f}s")
+    if "unreachable" in api:
+        print(f"api: {api['unreachable']}")
+        return 0
+    for ruleset, outcomes in sorted(api["commands"].items()):
+        print(f"commands ({ruleset}): " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
+    print(f"command mean: {api['command_mean_ms']} ms; conflicts: {api['conflicts']}; retries: {api['retries'] or 0}")
+    print(f"rate-limit refusals: {api['rate_limit_refusals'] or 0}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from api.version import release
 
@@ -369,6 +413,11 @@ def build_parser() -> argparse.ArgumentParser:
     p_health.add_argument("--port", type=int, help="smtpd: default $EMISSARY_SMTPD_PORT")
     p_health.add_argument("--timeout", type=float, default=5.0)
     p_health.set_defaults(func=health_cmd)
+    p_status = sub.add_parser("status", help="the service's figures for an operator: lag, outbox, blocks, commands")
+    p_status.add_argument("--json", action="store_true", help="as one JSON object")
+    p_status.add_argument("--url", help="the API's /metrics (default http://127.0.0.1:$EMISSARY_PORT/metrics)")
+    p_status.add_argument("--timeout", type=float, default=3.0)
+    p_status.set_defaults(func=status_cmd)
     # a ruleset's own subcommands: its add_commands(sub), named in the entry-point group emissary.commands (read
     # from the installed metadata alone, so that a health check imports no ruleset)
     for point in entry_points(group="emissary.commands"):

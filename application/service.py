@@ -27,6 +27,7 @@ from eventsourcing.domain import OriginatorVersionError
 from eventsourcing.persistence import IntegrityError
 from pydantic import ValidationError
 
+from application import metrics
 from domain import limits
 from domain import rulesets as installed
 from domain import visibility as vis
@@ -173,6 +174,7 @@ class Games(GameStore):
             self.threads.shutdown(wait=False, cancel_futures=True)
         super().close()
 
+    @metrics.counted  # its outcome and latency, by ruleset (issue 27)
     def _run(
         self,
         game_id: str,
@@ -206,6 +208,7 @@ class Games(GameStore):
                 game = self._cached(game_id) if not fresh else None
                 fresh = game is None
                 game = game or self.get_game(game_id, for_update=False)
+                metrics.seen(game)
                 scope = key_scope or str(game.id)
                 authorized = False
                 try:
@@ -242,12 +245,14 @@ class Games(GameStore):
                             return first
                     fresh = True
                     self.conflicts += 1
+                    metrics.retried("conflict")
                     log.info("concurrent save, retrying game=%s attempt=%s", game_id, attempt)
                     continue
                 except DomainError:
                     self._evict(game)
                     if not fresh:
                         fresh = True  # refused on cached state: check once more against the store
+                        metrics.retried("stale")
                         continue
                     # Refused on fresh state: a repeat of a command already recorded under its key (which
                     # may refuse itself, an action already submitted say) returns the first receipt.
@@ -420,6 +425,7 @@ class Games(GameStore):
 
     # ------------------------------------------------------------------ setup commands
 
+    @metrics.counted  # a game created is a command accepted too (issue 27)
     def create_game(
         self,
         name: str,
@@ -439,6 +445,7 @@ class Games(GameStore):
         chosen = rulesets.get(installed.DEFAULT if ruleset is None else ruleset)
         checked_options(chosen, options)
         game = chosen.start(name, gm_name, timezone_name, options)
+        metrics.seen(game)
         token, token_hash = new_token()
         game.issue_credential(GM, token_hash)
         receipt = self._receipt(game, GM, list(game.pending_events))

@@ -11,13 +11,17 @@ writes every line of every mail, the players' private turns included.
 
 from __future__ import annotations
 
+import contextvars
+import json
 import logging
 import re
 import traceback
 from collections.abc import Mapping
+from datetime import datetime, timezone
 from typing import Any
 
 REDACTED = "[redacted]"
+_json = False  # whether this process's logs are JSON lines (``configure``)
 FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
@@ -106,9 +110,64 @@ def install() -> None:
         logging.setLogRecordFactory(factory)
     for name in QUIET:
         logging.getLogger(name).setLevel(logging.WARNING)
+    if _json:  # a process configured here: a server's handlers, added since, write JSON lines too
+        json_lines()
+
+
+# The request a record was made for, and its game (issue 27): set by the API's request log (api.routes.metrics).
+REQUEST_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("emissary_request_id", default=None)
+GAME_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("emissary_game_id", default=None)
+# Handlers of the loggers a server configures after us (uvicorn's): ``install`` gives them the JSON lines too.
+SERVER_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access")
+
+
+class JsonLines(logging.Formatter):
+    """One JSON object a line: time, level, logger, message, and the request id and game id when there are any (a
+    record's text is redacted already, where it was made; the traceback too)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "at": datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": redact(_message(record)),
+        }
+        request_id, game_id = REQUEST_ID.get(), GAME_ID.get()
+        if request_id:
+            line["request_id"] = request_id
+        if game_id:
+            line["game_id"] = game_id
+        if record.exc_info and not record.exc_text:
+            record.exc_text = redact("".join(traceback.format_exception(*record.exc_info)).rstrip("\n"))
+        if record.exc_text:
+            line["exc"] = record.exc_text
+        if record.stack_info:
+            line["stack"] = record.stack_info
+        return json.dumps(line, ensure_ascii=False, default=str)
+
+
+def _message(record: logging.LogRecord) -> str:
+    if record.name == "uvicorn.access" and isinstance(record.args, tuple) and len(record.args) == 5:
+        client, method, path, version, status = record.args  # uvicorn's access line, as its own formatter writes it
+        return f'{client} - "{method} {path} HTTP/{version}" {status}'
+    return record.getMessage()
+
+
+def json_lines() -> None:
+    """Every handler of the root logger and of the server's loggers writes JSON lines (idempotent)."""
+    handlers = list(logging.getLogger().handlers)
+    for name in SERVER_LOGGERS:
+        handlers += logging.getLogger(name).handlers
+    for handler in handlers:
+        if not isinstance(handler.formatter, JsonLines):
+            handler.setFormatter(JsonLines())
 
 
 def configure(level: str = "INFO") -> None:
-    """A process's logging at start-up: redaction installed, then the root logger at ``level`` on stderr."""
+    """A process's logging at start-up: redaction installed, then the root logger at ``level`` on stderr, as JSON
+    lines (issue 27); the server's own loggers get JSON lines when redaction is installed again after it starts."""
+    global _json
     install()
     logging.basicConfig(level=level.upper(), format=FORMAT)
+    _json = True
+    json_lines()

@@ -71,6 +71,8 @@ class Settings(BaseSettings):
     smtpd_host: str = "127.0.0.1"
     smtpd_port: int = 2525
     inbound_key: str = ""
+    # /metrics (issue 27): a bearer key; empty: served only to 127.0.0.1 outside production, never in production
+    metrics_key: str = ""
     # Every process's log level (projections.logs): secrets are redacted at any level.
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
