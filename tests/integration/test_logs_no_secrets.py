@@ -6,6 +6,7 @@ proof and session id issued: none is found, though the logs show the traffic (wi
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import smtplib
@@ -29,6 +30,7 @@ SESSION = re.compile(r"emissary_session=([^;]*)")
 EMAIL_LINK = re.compile(r"/signin/email/([A-Za-z0-9_-]+)")
 TALK = re.compile(r"talk\+[0-9a-f-]{36}\.[^.@\s]+\.[^.@\s]+\.([0-9a-f]+)@", re.IGNORECASE)
 PROCESSES = ("api", "smtpd", "worker", "beat", "projector")
+METRICS_KEY = "metrics-" + "Qm7Zp2Xw9Lk4" * 3  # issue 27: a scrape's key is a secret too
 
 
 @pytest.fixture
@@ -52,6 +54,7 @@ def topology(pg_schema_url, tmp_path, private_redis, sink):
             "EMISSARY_DB_POOL_SIZE": "1",
             "EMISSARY_DB_MAX_OVERFLOW": "2",
             "EMISSARY_READMODEL_POOL_SIZE": "2",
+            "EMISSARY_METRICS_KEY": METRICS_KEY,
         },
         logdir,
     )
@@ -121,6 +124,10 @@ def test_no_process_logs_a_token_a_reply_address_token_or_a_session_id(topology,
         tb = http.post(f"/games/{gid}/seats/{pb}/token", headers=gm).json()["token"]
         secrets.add(tb)
         assert http.get(f"/games/{gid}/view", headers=bearer(old_b)).status_code == 401
+        # Prometheus scrapes with its key (issue 27); without it, refused.
+        assert http.get("/metrics").status_code == 401
+        assert "emissary_commands_total" in http.get("/metrics", headers=bearer(METRICS_KEY)).text
+        http.get(f"/games/{gid}/view", headers={**bearer(ta), "X-Request-ID": "logged-request-1"})
 
     # The web: a seat's sign-in link, then its pages under the session it opened.
     with httpx.Client(base_url=base, timeout=30, event_hooks=hooks, follow_redirects=True) as web:
@@ -156,7 +163,7 @@ def test_no_process_logs_a_token_a_reply_address_token_or_a_session_id(topology,
         text = topo.log(name)
         assert text, f"{name} logged nothing"
         assert "--- Logging error ---" not in text, text  # a redacted record is still written as its handler wants
-        for secret in secrets | sessions:
+        for secret in secrets | sessions | {METRICS_KEY}:
             for part in (secret, secret[:12], secret[-12:]):  # a token's part, such as a prefix, is a leak too
                 if part in text:
                     found.append((name, part, text[max(text.index(part) - 120, 0) : text.index(part) + 40]))
@@ -165,6 +172,11 @@ def test_no_process_logs_a_token_a_reply_address_token_or_a_session_id(topology,
     api_log, smtpd_log = topo.log("api"), topo.log("smtpd")
     assert f"/signin/{gid}/[redacted]" in api_log and "/signin/email/[redacted]" in api_log
     assert "token=[redacted]" in api_log
+    # Issue 27: the API logs JSON lines, each request's with its id and its game's id.
+    lines = [json.loads(line) for line in api_log.splitlines() if line.startswith("{")]
+    assert lines and all({"at", "level", "logger", "message"} <= set(line) for line in lines)
+    mine = [line for line in lines if line.get("request_id") == "logged-request-1"]
+    assert mine and all(line["game_id"] == gid for line in mine), mine
     assert smtpd_log.count("mail answered message=") >= 2
 
 
