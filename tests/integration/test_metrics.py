@@ -190,3 +190,31 @@ def test_emissary_status_prints_the_store_figures(tmp_path, monkeypatch, capsys)
     assert cli.main(["status", "--timeout", "0.5"]) == 0
     text = capsys.readouterr().out
     assert "projector lag events:" in text and "outbox depth: 0" in text and "blocked games: 0" in text
+
+
+def test_several_processes_counts_add_up_in_multiprocess_mode(tmp_path):
+    """With ``PROMETHEUS_MULTIPROC_DIR`` (``serve --workers N``), /metrics shows every process's counts: two processes
+    each create a game; a third's exposition counts both."""
+    import os
+    import subprocess
+    import sys
+
+    shared = tmp_path / "prometheus"
+    shared.mkdir()
+    env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(shared), "EMISSARY_DATA_DIR": str(tmp_path / "data")}
+    build = (
+        "from api.compose import build_games, build_projector\nfrom projections.settings import Settings\n"
+        "from application import metrics\ns = Settings(); g = build_games(s)\n"
+    )
+    for n in range(2):
+        code = build + f"g.create_game('Game {n}'); g.close()\n"
+        subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120)
+    code = build + "print(metrics.exposition(build_projector(g, s)).decode()); g.close()\n"
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120, capture_output=True, text=True)
+    found = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(out.stdout)
+        for s in family.samples
+    }
+    assert total(found, "emissary_commands_total", ruleset="powers", outcome="accepted") == 2
+    assert total(found, "emissary_projector_lag_events") == 0
