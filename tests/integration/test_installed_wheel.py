@@ -15,6 +15,7 @@ mailed to the smtpd and recorded."""
 
 from __future__ import annotations
 
+import contextlib
 import http.cookiejar
 import json
 import os
@@ -209,6 +210,12 @@ def test_the_installed_service_renders_every_rulesets_console_and_board(installe
 @pytest.fixture
 def scratch_database(pg_available) -> Iterator[str]:
     """A PostgreSQL database of this test's own (a unique name), dropped afterwards with whatever still holds it."""
+    with scratch() as url:
+        yield url
+
+
+@contextlib.contextmanager
+def scratch() -> Iterator[str]:
     import psycopg
 
     from tests.conftest import PG_URL
