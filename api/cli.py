@@ -206,7 +206,9 @@ def migrate_cmd(args: argparse.Namespace) -> int:
     Production processes create nothing themselves: deploy/ runs this once before they start."""
     from projections import migrations
 
-    revisions = migrations.migrate(_logging())
+    applied: list[str] = []
+    revisions = migrations.migrate(_logging(), applied)
+    print(f"applied {', '.join(applied)}" if applied else "already up to date: nothing applied", flush=True)
     print(f"schema at revision {', '.join(revisions)} (latest: {', '.join(migrations.heads())})", flush=True)
     return 0 if revisions == migrations.heads() else 1
 

@@ -20,6 +20,7 @@ SQLite), so that processes starting together migrate once and never see half a s
 from __future__ import annotations
 
 import ast
+import contextvars
 import functools
 import logging
 import re
@@ -36,6 +37,8 @@ log = logging.getLogger("emissary.migrate")
 HERE = Path(__file__).resolve().parent
 ADVISORY_LOCK = 0x454D4953  # "EMIS": serializes migrations of one database
 COMMAND_LOCK = ADVISORY_LOCK + 1  # serializes `emissary migrate` runs (the event store's DDL too)
+# Where ``emissary migrate`` collects the revisions it applies, also when opening the database applied them.
+_applying: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("applying", default=None)
 
 
 def _config(connection: Any) -> Any:
@@ -68,12 +71,13 @@ def ensure_current(db: ReadModelDB) -> None:
     except Exception:  # noqa: BLE001 - no version table yet (each driver raises its own error)
         current_rows = []
     if sorted(r[0] for r in current_rows) != declared_heads():
-        upgrade(db)
+        upgrade(db, _applying.get())
 
 
-def upgrade(db: ReadModelDB) -> list[str]:
+def upgrade(db: ReadModelDB, applied: list[str] | None = None) -> list[str]:
     """Create the read models and bring the versioned tables to every head revision, in one locked
-    transaction on the database's own connection. Idempotent. Returns the revisions now current."""
+    transaction on the database's own connection. Idempotent. Returns the revisions now current; ``applied``,
+    if given, receives those this call applied, oldest first (none on a database already current)."""
     from alembic import command
 
     from projections.db import read_model_ddl
@@ -81,8 +85,34 @@ def upgrade(db: ReadModelDB) -> list[str]:
     with _locked(db) as conn:
         for ddl in read_model_ddl(db.dialect):
             conn.exec_driver_sql(ddl)
+        before = current(conn)
         command.upgrade(_config(conn), "heads")
-        return current(conn)
+        now = current(conn)
+        if applied is not None:
+            applied.extend(between(before, now))
+        return now
+
+
+def between(before: list[str], after: list[str]) -> list[str]:
+    """The revisions that bring a database at ``before`` to ``after``, oldest first."""
+    from alembic.script import ScriptDirectory
+
+    script = ScriptDirectory(str(HERE))
+
+    def lineage(heads: list[str]) -> list[str]:
+        seen: list[str] = []
+        todo = list(heads)
+        while todo:
+            revision = script.get_revision(todo.pop())
+            if revision is None or revision.revision in seen:
+                continue
+            seen.append(revision.revision)
+            down = revision.down_revision
+            todo.extend([down] if isinstance(down, str) else list(down or ()))
+        return seen
+
+    older = set(lineage(before))
+    return [r for r in reversed(lineage(after)) if r not in older]
 
 
 def downgrade(db: ReadModelDB, revision: str) -> list[str]:
@@ -128,20 +158,26 @@ def heads() -> list[str]:
     return sorted(ScriptDirectory(str(HERE)).get_heads())
 
 
-def migrate(settings: Settings) -> list[str]:
+def migrate(settings: Settings, applied: list[str] | None = None) -> list[str]:
     """Everything ``emissary migrate`` does: the event store's tables, the read models, the revisions;
     on PostgreSQL under a lock held (on a connection of its own) for the whole command, so that two runs
-    never race on the event store's tables either."""
+    never race on the event store's tables either. ``applied``: as ``upgrade``'s (a database that migrates
+    itself as it is opened, in development, counts those revisions too)."""
     from projections.db import ReadModelDB
     from projections.gamestore import GameStore
 
-    with command_lock(settings):
-        GameStore(env={**settings.eventsourcing_env(), "CREATE_TABLE": "y"}).close()
-        db = ReadModelDB(settings)
-        try:
-            return upgrade(db)
-        finally:
-            db.close()
+    applied = [] if applied is None else applied
+    told = _applying.set(applied)
+    try:
+        with command_lock(settings):
+            GameStore(env={**settings.eventsourcing_env(), "CREATE_TABLE": "y"}).close()
+            db = ReadModelDB(settings)
+            try:
+                return upgrade(db, applied)
+            finally:
+                db.close()
+    finally:
+        _applying.reset(told)
 
 
 @contextmanager
