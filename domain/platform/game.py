@@ -1024,7 +1024,13 @@ class PlatformGame(Posts, Aggregate):
 
         def apply(self, game: Any) -> None:
             if self.to_version is None:
+                # Every viewer's sequence carries over a rollback: the older shape embedded the sequences the
+                # game had just before it (after its GameRolledBack), as the code of its time counted them; a
+                # release before the count was fixed counted GameCreated twice (issue 27). They are the game's
+                # own as folded now.
+                seen = game.state.seen
                 game.state = deepcopy(self.carried["state"])
+                game.state.seen = deepcopy(seen)
             else:
                 base = game.__dict__.get("_refolded", {}).get(self.to_version)
                 if base is None:
