@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -33,8 +34,11 @@ def serve(args: argparse.Namespace) -> int:
     if args.workers > 1:
         # Several processes: each builds its own app (and cache); the store's optimistic concurrency
         # keeps them consistent, and a command that raced another process is retried.
+        from workers import lifeline
+
+        os.environ[lifeline.PARENT] = str(os.getpid())  # each ends with this process (served_app)
         uvicorn.run(
-            "api.app:create_served_app",
+            "api.cli:served_app",
             factory=True,
             host=host,
             port=port,
@@ -42,6 +46,10 @@ def serve(args: argparse.Namespace) -> int:
             log_level=settings.log_level.lower(),
             access_log=args.access_log,
         )
+        # uvicorn stopped and waited for its server processes; the helper their start needed goes too (issue 27)
+        from multiprocessing import resource_tracker
+
+        getattr(resource_tracker._resource_tracker, "_stop", lambda: None)()
     else:
         uvicorn.run(
             create_app(settings, embedded_workers=True),
@@ -51,6 +59,15 @@ def serve(args: argparse.Namespace) -> int:
             access_log=args.access_log,
         )
     return 0
+
+
+def served_app() -> object:
+    """The app of one of ``serve --workers N``'s server processes, which ends when ``serve`` does (issue 27)."""
+    from api.app import create_served_app
+    from workers import lifeline
+
+    lifeline.bind(parent=int(os.environ.pop(lifeline.PARENT, 0)) or None)
+    return create_served_app()
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -164,9 +181,14 @@ def projector_cmd(args: argparse.Namespace) -> int:
         position, head = projection_runner.lag(settings)
         print(f"position={position} head={head} behind={head - position}")
         return 0 if head - position <= args.max_lag else 1
+    from workers import lifeline
+
     if args.run:
+        if parent := os.environ.pop(lifeline.PARENT, None):  # the watchdog's child: it ends with it (issue 27)
+            lifeline.bind(parent=int(parent))
         projection_runner.run(settings)
     else:
+        os.environ[lifeline.PARENT] = str(os.getpid())
         projection_runner.Watchdog(settings).run()
     return 0
 

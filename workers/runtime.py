@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 from datetime import datetime, timezone
 
+from celery.signals import worker_process_init
+
 from application.compose import build_games, build_projector
 from application.service import Games
 from projections.projector import Projector
@@ -12,6 +14,14 @@ from projections.settings import Settings
 
 _lock = threading.Lock()
 _state: dict = {}
+
+
+@worker_process_init.connect
+def _end_with_the_worker(**_: object) -> None:
+    """A pool process of ``emissary worker`` ends when the Celery worker that forked it does (issue 27)."""
+    from workers import lifeline
+
+    lifeline.bind()
 
 
 def settings() -> Settings:
