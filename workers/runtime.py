@@ -18,10 +18,14 @@ _state: dict = {}
 
 @worker_process_init.connect
 def _end_with_the_worker(**_: object) -> None:
-    """A pool process of ``emissary worker`` ends when the Celery worker that forked it does (issue 27)."""
+    """A pool process of ``emissary worker`` ends when the Celery worker that forked it does (issue 27): SIGKILL,
+    as Celery asks the kernel itself (a pool process blocks SIGTERM while it reads its next task); the getppid()
+    watch is for a Celery that does not."""
+    import signal
+
     from workers import lifeline
 
-    lifeline.bind()
+    lifeline.bind(signal.SIGKILL)
 
 
 def settings() -> Settings:
