@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api import declare, rulesets, web
 from api.compose import build_games, build_projector
+from api.headers import SecurityHeaders
 from api.ratelimit import RateLimitMiddleware, RateLimits
 from api.routes import commands, games, history, mail, posts, windows
 from api.routes.metrics import RequestLog
@@ -140,6 +141,7 @@ def create_app(
     app.add_middleware(ServerSessions, store=app.state.sessions, settings=settings)
     app.add_middleware(BodyLimit, settings=settings)
     app.add_middleware(RateLimitMiddleware, limits=app.state.rate_limits)  # refuses before reading
+    app.add_middleware(SecurityHeaders)  # every answer, refusals too, carries them (api/headers.py)
     app.add_middleware(RequestLog)  # outermost: each request's id and game on its log lines; 429s counted (issue 27)
     app.mount("/static", StaticFiles(directory=str(Path(web.__file__).parent / "static")), name="static")
     app.include_router(web_people.router)  # first: /signin/email/<token> is not a game's /signin/<game>/<token>

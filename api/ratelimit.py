@@ -86,8 +86,12 @@ def too_many(name: str, wait: int, item: RateLimitItem) -> JSONResponse:
 
 
 class RateLimitMiddleware:
-    """Counts the limited routes before they run, refuses authentication while a client is over its
-    failure budget, and counts every 401 answer as a failure."""
+    """Counts the limited routes before they run, and counts every 401 answer as a failure.
+
+    A client over its failure budget still has its credential checked: the right one is accepted, a wrong one
+    is answered 429 (not 401) and counted. So a valid token or session is never locked out by the failures of
+    another client behind the same address (a shared NAT, or someone guessing at it); guessing stays throttled
+    in the answers it gets, and a token (``secrets.token_urlsafe(24)``, 192 bits) is not guessed by trying."""
 
     def __init__(self, app: ASGIApp, limits: RateLimits) -> None:
         self.app = app
@@ -103,18 +107,21 @@ class RateLimitMiddleware:
                 over = await self.limits.call(self.limits.hit, name, client)
                 if over:
                     return await too_many(name, *over)(scope, receive, send)
+        over = None
         if AUTHENTICATING.match(path) or any(k == b"authorization" for k, _ in scope["headers"]):
             over = await self.limits.call(self.limits.exhausted, "auth_failures", client)
-            if over:
-                return await too_many("auth_failures", *over)(scope, receive, send)
         status = 0
 
         async def watched(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+            if status == 401 and over:
+                return  # a failure while over the budget: answered 429 below, its 401 never sent
             await send(message)
 
         await self.app(scope, receive, watched)
         if status == 401:
-            await self.limits.call(self.limits.hit, "auth_failures", client)
+            still_over = await self.limits.call(self.limits.hit, "auth_failures", client)
+            if over:
+                await too_many("auth_failures", *(still_over or over))(scope, receive, send)

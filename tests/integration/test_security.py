@@ -434,9 +434,12 @@ def check_rate_limits(app) -> None:
         assert client.get(f"/games/{gid}/view", headers=bad).status_code == 401
     r = client.get(f"/games/{gid}/view", headers=bad)
     assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1 and "failed sign-ins" in r.json()["message"]
-    # While over the budget, guessing is refused whatever the guess, and sign-in links too.
-    assert client.get(f"/games/{gid}/view", headers={"Authorization": f"Bearer {gm}"}).status_code == 429
-    assert client.get(f"/signin/{gid}/{gm}").status_code == 429
+    # While over the budget, every wrong guess is refused (429, and counted), but the right credential from the
+    # same address still works: another client's failures never lock a valid token out (issue 27).
+    assert client.get(f"/games/{gid}/view", headers={"Authorization": f"Bearer {gm}"}).status_code == 200
+    assert client.get(f"/signin/{gid}/wrong").status_code == 429
+    assert client.get(f"/signin/{gid}/{gm}").status_code in (200, 303)
+    assert client.get(f"/games/{gid}/view", headers=bad).status_code == 429
 
     for _ in range(3):
         assert client.post("/games", json={"name": "ok"}).status_code == 201
@@ -540,3 +543,27 @@ def test_no_log_line_of_the_service_carries_a_sign_in_token(tmp_path):
         root.removeHandler(handler)
     text = stream.getvalue()
     assert "/signin/g-1/[redacted]" in text and "SECRET-TOKEN" not in text and "OTHER-TOKEN" not in text
+
+
+@pytest.mark.integration
+def test_a_valid_token_is_not_locked_out_by_another_clients_failures_in_redis(tmp_path, redis_prefix):
+    """Production's limiter (Redis, shared by every process): one client guesses from an address until it is
+    over its budget; another client at the same address (a shared NAT) uses the right token and is let in, by the
+    API and by a sign-in link, while the guesser stays refused (issue 27)."""
+    one = make_app(tmp_path, ratelimit_storage_url=REDIS_URL, ratelimit_key_prefix=redis_prefix, **LIMITS)
+    try:
+        gid, gm, pid, token = game_with_power(one)
+        guesser = TestClient(one, client=("203.0.113.7", 40001))
+        for _ in range(5):
+            assert guesser.get(f"/games/{gid}/view", headers={"Authorization": "Bearer wrong"}).status_code == 401
+        assert guesser.get(f"/games/{gid}/view", headers={"Authorization": "Bearer wrong"}).status_code == 429
+        neighbour = TestClient(one, client=("203.0.113.7", 40002))
+        r = neighbour.get(f"/games/{gid}/view", headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 200, r.text
+        browser = TestClient(one, client=("203.0.113.7", 40003))
+        assert browser.get(f"/signin/{gid}/{token}").status_code == 200
+        assert browser.get(f"/play/{gid}").status_code == 200
+        assert browser.get(f"/signin/{gid}/{token}x").status_code == 429  # a wrong link still is not
+        assert guesser.get(f"/games/{gid}/view", headers={"Authorization": "Bearer wrong"}).status_code == 429
+    finally:
+        close_app(one)
