@@ -12,6 +12,7 @@ from starlette.routing import Route
 
 from api.headers import PAGES
 from application.service import Caller, new_token
+from tests.helpers import add_power
 
 PARAM = re.compile(r"\{(\w+)(?::\w+)?\}")
 INLINE = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>|<style\b|\sstyle=|\son[a-z]+=|javascript:", re.I)
@@ -46,7 +47,7 @@ def test_every_get_page_of_every_ruleset_and_the_api_carry_the_security_headers(
     from domain.platform.commands import ReissueLink
 
     powers, powers_gm, _ = games.create_game("Powers game")
-    games.add_power(powers, "gm", "Gondor", "city", "sovereign")
+    add_power(games, powers, "gm", "Gondor", "city", "sovereign")
     lodge, lodge_gm, _ = games.create_game("Lodge game", ruleset="lodge")
     games.run_many(Caller.of("gm"), lodge, [AddMage("ann", "Ann", "red"), AddMage("bob", "Bob", "blue"), BeginGame()])
     ann_token, token_hash = new_token()
