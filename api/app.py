@@ -15,7 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api import declare, rulesets, web
 from api.compose import build_games, build_projector
-from api.headers import SecurityHeaders
+from api.headers import SecurityHeaders, last_resort
 from api.ratelimit import RateLimitMiddleware, RateLimits
 from api.routes import commands, games, history, mail, posts, windows
 from api.routes.metrics import RequestLog
@@ -119,7 +119,7 @@ def create_app(
         log.error("unexpected error method=%s path=%s", request.method, request.url.path, exc_info=exc)
         return JSONResponse(
             status_code=500,
-            headers={"Connection": "close"},
+            headers={"Connection": "close", **last_resort()},  # sent outside the headers' middleware
             content={
                 "error": "InternalError",
                 "rule": None,

@@ -117,6 +117,11 @@ class SecurityHeaders:
         await self.app(scope, receive, held)
 
 
+def last_resort() -> dict[str, str]:
+    """The headers of the server's last-resort answer to a bug (a 500), which is sent outside every middleware."""
+    return {"Content-Security-Policy": PAGES, **ALWAYS}
+
+
 def _add(headers: MutableHeaders, policy: str) -> None:
     if "content-security-policy" not in headers:
         headers["Content-Security-Policy"] = policy

@@ -34,7 +34,12 @@ class BattleReads:
 
 
 def _check_viewer(game: Any, viewer: str) -> None:
+    """A game of Powers (a battle of another ruleset's game is no battle of Powers: 404, naming the battle), which
+    ``viewer`` sits at."""
     from domain.errors import NotFound
+    from domain.powers.game import Game
 
+    if not isinstance(game, Game):
+        raise NotFound("this game has no battles of Powers", field="battle_id")
     if viewer != "gm" and viewer not in game.state.powers:
         raise NotFound("no such seat in this game", field="authorization")
