@@ -180,14 +180,27 @@ def test_no_channel_reaches_into_the_services_private_members():
 
 
 def test_authorization_is_an_explicit_caller_not_a_context_variable():
-    paths = [*CHANNELS, *sorted((ROOT / "projections").rglob("*.py")), *sorted((ROOT / "domain").rglob("*.py"))]
+    paths = [
+        *CHANNELS,
+        *sorted((ROOT / "application").rglob("*.py")),
+        *sorted((ROOT / "projections").rglob("*.py")),
+        *sorted((ROOT / "domain").rglob("*.py")),
+    ]
     found = {str(p.relative_to(ROOT)) for p in paths if re.search(r"ContextVar", p.read_text())}
-    # The reader's language (issue 17) is the one context variable: it says how to word a page, never who calls.
-    # (api.deps copies the request's context into the thread a command runs in: that declares no variable.)
-    language = {"api/web/i18n.py", "domain/platform/i18n.py"}
-    assert sorted(found - language) == []
-    for name in language:
+    # The context variables say how to word or log, never who calls: the reader's language (issue 17), the request's
+    # and its game's id on each log line and the ruleset a command's metrics are labelled with (issue 27), and the
+    # revisions a migration applied (to report them). (api.deps copies the request's context into the thread a
+    # command runs in: that declares no variable.)
+    words = {"api/web/i18n.py", "domain/platform/i18n.py"}
+    told = {"projections/logs.py", "application/metrics.py", "projections/migrations/__init__.py"}
+    assert sorted(found - words - told) == []
+    for name in words:
         assert not re.search(r"principal|Caller|authori[sz]", (ROOT / name).read_text(), re.I), name
+    declared = [
+        v for name in found for v in re.findall(r"ContextVar(?:\[[^\]]*\])?\(\s*\"(\w+)\"", (ROOT / name).read_text())
+    ]
+    assert len(declared) >= len(found), declared
+    assert not [v for v in declared if re.search(r"principal|caller|auth|token|seat|session", v, re.I)], declared
 
 
 def test_a_gm_link_replaced_by_another_process_cannot_roll_back_here(tmp_path):
