@@ -70,7 +70,7 @@ def local(app):
         yield client
 
 
-def test_a_month_over_http_moves_the_counters_on_metrics(app, local):
+def test_a_month_over_http_moves_the_counters_on_metrics(app, local, games, projector):
     before = scrape(local)
     api = Counting(local)
     month.test_a_gm_and_three_powers_play_a_whole_month_over_http(api)
@@ -99,19 +99,18 @@ def test_a_month_over_http_moves_the_counters_on_metrics(app, local):
         after, "emissary_window_close_lag_seconds_count"
     )
     # The outbox's depth is the outbox's (no mail worker runs here: nothing has been handed on).
-    outbox = app.state.projector.outbox()
-    assert total(after, "emissary_outbox_depth") == len(outbox) == metrics.figures(app.state.projector)["outbox_depth"]
+    outbox = projector.outbox()
+    assert total(after, "emissary_outbox_depth") == len(outbox) == metrics.figures(projector)["outbox_depth"]
     assert total(after, "emissary_projector_lag_events") == 0 and total(after, "emissary_blocked_games") == 0
 
     # The sweep closes an open window at its deadline, 90 s late: a close lag sample of 90 s.
-    games = app.state.games
-    window_id, closes_at = app.state.projector.db.query(
+    window_id, closes_at = projector.db.query(
         "SELECT window_id, closes_at FROM rm_windows WHERE game_id = ? AND closed = 0", (game,)
     )[0]
     late = datetime.fromisoformat(closes_at) + timedelta(seconds=90)
     games.clock = lambda: late
     assert games.close_due_window(game, window_id)
-    app.state.projector.catch_up()
+    projector.catch_up()
     found = scrape(local)
     deadline = found[("emissary_window_close_lag_seconds_count", (("reason", "deadline"),))]
     assert deadline == 1
@@ -124,19 +123,23 @@ def test_a_month_over_http_moves_the_counters_on_metrics(app, local):
     )  # the sweep's close is a command too
 
 
-def test_metrics_are_refused_without_the_key_in_production(app):
-    settings = app.state.settings
+def _served_with(app, settings) -> None:
+    """The web app serves with these settings from now on."""
+    app.state.settings = settings
+
+
+def test_metrics_are_refused_without_the_key_in_production(app, settings):
     with TestClient(app, client=LOCAL) as api:
-        app.state.settings = settings.model_copy(update={"env": "production", "metrics_key": KEY})
+        _served_with(app, settings.model_copy(update={"env": "production", "metrics_key": KEY}))
         try:
             assert api.get("/metrics").status_code == 401
             assert api.get("/metrics", headers=bearer("not-the-key")).status_code == 401
             assert api.get("/metrics", headers={"Authorization": KEY}).status_code == 401
             assert "emissary_commands_total" in api.get("/metrics", headers=bearer(KEY)).text
-            app.state.settings = settings.model_copy(update={"env": "production", "metrics_key": ""})
+            _served_with(app, settings.model_copy(update={"env": "production", "metrics_key": ""}))
             assert api.get("/metrics").status_code == 404  # production without a key: not served at all
         finally:
-            app.state.settings = settings
+            _served_with(app, settings)
         assert api.get("/metrics").status_code == 200  # outside production, on this machine
     with TestClient(app) as elsewhere:  # ... and from any other address, refused
         assert elsewhere.get("/metrics").status_code == 403
