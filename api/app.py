@@ -21,12 +21,12 @@ from api.routes import commands, games, history, mail, posts, windows
 from api.routes.metrics import RequestLog
 from api.routes.metrics import router as metrics_router
 from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
-from api.version import release
 from api.web import people as web_people
 from api.web import routes as web_routes
 from api.web import talk as web_talk
 from api.web.i18n import Language
 from application.service import Games
+from application.version import release
 from domain import limits
 from domain.errors import DomainError
 from projections import logs

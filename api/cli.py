@@ -367,7 +367,7 @@ def status_cmd(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from api.version import release
+    from application.version import release
 
     parser = argparse.ArgumentParser(prog="emissary", description="Event-sourced play-by-post game service")
     parser.add_argument("--version", action="version", version=f"emissary {release()}")

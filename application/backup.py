@@ -36,10 +36,10 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from application.version import release
 from projections import migrations
 from projections.settings import Settings
 
@@ -55,13 +55,6 @@ UNCOUNTED = ("alembic_version", "rm_tracking")  # rows a fresh, migrated databas
 
 class BackupError(Exception):
     """A backup or restore that cannot go on; the message says why (and never holds a secret)."""
-
-
-def emissary_version() -> str:
-    try:
-        return version("emissary")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def sha256(path: Path) -> str:
@@ -85,7 +78,7 @@ def backup(settings: Settings, target: Path) -> dict:
             files, facts = _backup_sqlite(settings, work)
         manifest = {
             "format": FORMAT,
-            "emissary_version": emissary_version(),
+            "emissary_version": release(),
             "store": "postgres" if settings.is_postgres else "sqlite",
             "migration_heads": facts.pop("heads"),
             "created_at": datetime.now(timezone.utc).isoformat(),
@@ -209,7 +202,7 @@ def restore(settings: Settings, source: Path, *, force: bool = False) -> dict:
         if unknown:
             raise BackupError(
                 f"{source} was made at migration {', '.join(sorted(unknown))}, which this Emissary "
-                f"({emissary_version()}) does not know: restore it with the version that made it "
+                f"({release()}) does not know: restore it with the version that made it "
                 f"({manifest['emissary_version']}) or a later one"
             )
         found = holdings(settings)

@@ -14,7 +14,7 @@ VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["versi
 
 
 def test_the_version_is_the_one_pyproject_names_as_installed():
-    from api.version import release
+    from application.version import release
 
     assert re.fullmatch(r"\d+\.\d+\.\d+", VERSION)
     assert release() == VERSION  # read from the installed metadata: no second copy to keep in step

@@ -20,6 +20,7 @@ import pytest
 from api.compose import build_games, build_projector
 from application import backup
 from application.service import Caller
+from application.version import release
 from domain.errors import NotFound
 from domain.platform.commands import MakePost, OpenThread
 from domain.platform.verify import parse_export, verify_export
@@ -148,7 +149,7 @@ def test_a_live_game_backed_up_and_restored_verifies_rebuilds_closes_its_window_
 
     with tarfile.open(tmp_path / "emissary.backup") as tar:
         manifest = json.loads(tar.extractfile("manifest.json").read())  # type: ignore[union-attr]
-    assert manifest["format"] == backup.FORMAT and manifest["emissary_version"] == backup.emissary_version()
+    assert manifest["format"] == backup.FORMAT and manifest["emissary_version"] == release()
     assert manifest["migration_heads"] and manifest["created_at"]
     assert manifest["games"][key]["events"] == version
     assert all(len(f["sha256"]) == 64 for f in manifest["files"].values())
