@@ -13,15 +13,14 @@ from projections.projector import Projector
 from projections.settings import Settings
 
 
-def build_games(settings: Settings | None = None, cls: type[Games] = Games, **kwargs) -> Games:
-    """A game service of class ``cls`` on the store the settings select (SQLite by default, PostgreSQL if
-    configured)."""
+def build_games(settings: Settings | None = None, **kwargs) -> Games:
+    """The game service on the store the settings select (SQLite by default, PostgreSQL if configured)."""
     settings = settings or Settings()
     # Outside production each process creates the event store's tables if they are missing, under the lock
     # `emissary migrate` holds.
     creates_tables = settings.eventsourcing_env().get("CREATE_TABLE") == "y"
     with migrations.command_lock(settings) if creates_tables else nullcontext():
-        return cls(
+        return Games(
             env=settings.eventsourcing_env(),
             snapshot_interval=settings.snapshot_interval,
             retries=settings.command_retries,
