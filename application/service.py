@@ -458,12 +458,9 @@ class Games(GameStore):
             return first.game_id, None, first
         return str(game.id), token, receipt
 
-    # The methods below are the service's convenience API (tests and the CLI use them): each builds
-    # its command and sends it through ``run``, as the HTTP, web, mail and worker channels do.
-
-    # The methods below are the platform's convenience API (tests and the CLI use them): each builds
-    # its command and sends it through ``run``, as the HTTP, web, mail and worker channels do; a ruleset's
-    # own are in its package under api/ (``api.powers.service``).
+    # The methods below are the platform's convenience API (tests and the CLI use them): each builds its command
+    # and sends it through ``run``, as the HTTP, web, mail and worker channels do. A ruleset's commands have no
+    # methods: each is declared once (its ``declared.py``) and sent through ``send``.
 
     def reissue_link(
         self, game_id: str, principal: str, who: str, *, key: CommandKey | None = None
