@@ -43,6 +43,11 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(\bBearer\s+)(?!\[redacted\])[^\s\"',;)\]}]+", re.IGNORECASE), rf"\1{REDACTED}"),
     # token=..., emissary_session=... in a query string, a cookie or a form.
     (re.compile(rf"(\b{_SECRET_KEYS}=)(?!\[redacted\])[^&\s;,\"'<>)\]}}]+", re.IGNORECASE), rf"\1{REDACTED}"),
+    # A URL's password: scheme://user:password@host (a database's or a broker's URL in a library's message).
+    (
+        re.compile(r"(\b[a-z][a-z0-9+.-]*://[^:/?#@\s\"'<>]*:)(?!\[redacted\])[^@/\s\"'<>]+(?=@)", re.IGNORECASE),
+        rf"\1{REDACTED}",
+    ),
     # "token": "...", 'token': '...' in JSON or a repr.
     (re.compile(rf"([\"']{_SECRET_KEYS}[\"']\s*:\s*[\"'])[^\"']+", re.IGNORECASE), rf"\1{REDACTED}"),
 ]

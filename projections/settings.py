@@ -6,18 +6,24 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import unquote, urlparse
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class Settings(BaseSettings):
     """Every setting has a default that runs the embedded service with no external services."""
 
-    model_config = SettingsConfigDict(env_prefix="EMISSARY_", env_file=".env", extra="ignore")
+    # hide_input_in_errors: a refused setting's message never echoes the values given (the database's password).
+    model_config = SettingsConfigDict(
+        env_prefix="EMISSARY_", env_file=".env", extra="ignore", hide_input_in_errors=True
+    )
 
     env: str = "development"
     data_dir: Path = Path("data")
     database_url: str = ""  # empty: SQLite file in data_dir; or postgresql://user:pass@host:port/db
+    # The PostgreSQL password apart from the URL, as it is (no URL-encoding): deploy/docker-compose.yml passes
+    # POSTGRES_PASSWORD so, whatever characters it holds. Empty: the URL's own (URL-encoded) password, if any.
+    database_password: SecretStr = SecretStr("")
     # PostgreSQL connections per process: each process has one event-store pool (pool size kept open,
     # up to max overflow more under load) and one read-model pool (one kept open, up to its size).
     db_pool_size: int = Field(2, ge=1)
@@ -113,13 +119,37 @@ class Settings(BaseSettings):
         return value
 
     @model_validator(mode="after")
+    def _database_url_parses(self) -> Settings:
+        """A PostgreSQL URL whose password was put in unescaped (``@ / : % # ?``) is refused, saying so, without
+        the URL in the message: it holds the password."""
+        if not self.is_postgres:
+            return self
+        url = urlparse(self.database_url)
+        try:
+            port = url.port
+        except ValueError:
+            port = -1
+        if port == -1 or url.fragment or "@" in url.query or "@" in url.path or not url.hostname:
+            raise ValueError(
+                "EMISSARY_DATABASE_URL is not a valid postgresql://user:password@host:port/database URL: "
+                "URL-encode the password (urllib.parse.quote(password, safe='')) or give it, as it is, "
+                "in EMISSARY_DATABASE_PASSWORD"
+            )
+        if url.password is not None and self.database_password.get_secret_value():
+            raise ValueError(
+                "EMISSARY_DATABASE_URL holds a password and EMISSARY_DATABASE_PASSWORD gives one too: give it once"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _no_placeholder_in_production(self) -> Settings:
         # deploy/.env.example marks what must be filled in with `change-me`: refuse to run with one left.
         if self.env == "production":
             left = [
                 f"EMISSARY_{name.upper()}"
                 for name, value in self.model_dump().items()
-                if isinstance(value, str) and "change-me" in value
+                if isinstance(value, str | SecretStr)
+                and "change-me" in (value.get_secret_value() if isinstance(value, SecretStr) else value)
             ]
             if left:
                 raise ValueError(f"{', '.join(left)}: replace the placeholder 'change-me' (deploy/.env.example)")
@@ -189,7 +219,7 @@ class Settings(BaseSettings):
                     "POSTGRES_HOST": url.hostname or "127.0.0.1",
                     "POSTGRES_PORT": str(url.port or 5432),
                     "POSTGRES_USER": unquote(url.username or "postgres"),
-                    "POSTGRES_PASSWORD": unquote(url.password or ""),
+                    "POSTGRES_PASSWORD": self.database_password.get_secret_value() or unquote(url.password or ""),
                     "POSTGRES_POOL_SIZE": str(self.db_pool_size),
                     "POSTGRES_MAX_OVERFLOW": str(self.db_max_overflow),
                     "POSTGRES_CONN_MAX_AGE": "600",
@@ -217,7 +247,8 @@ class Settings(BaseSettings):
         elif self.database_url == "memory":
             env.update({"PERSISTENCE_MODULE": "eventsourcing.popo"})
         else:
-            raise ValueError(
-                f"EMISSARY_DATABASE_URL must be postgresql://..., sqlite:///path or empty, not {self.database_url!r}"
+            raise ValueError(  # not the URL itself: it may hold a password
+                "EMISSARY_DATABASE_URL must be postgresql://..., sqlite:///path, memory or empty, "
+                f"not a {self.database_url.partition(':')[0][:20]!r} URL"
             )
         return env

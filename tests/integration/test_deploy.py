@@ -151,7 +151,7 @@ def test_env_example_placeholders_are_refused_until_replaced():
         env = {**filled(example), key: example[key]}
         with pytest.raises(ValidationError) as refused:
             settings_from(compose_env(env))
-        expected = "EMISSARY_DATABASE_URL" if key == "POSTGRES_PASSWORD" else key
+        expected = "EMISSARY_DATABASE_PASSWORD" if key == "POSTGRES_PASSWORD" else key
         assert expected in str(refused.value) and "change-me" in str(refused.value), key
 
 
