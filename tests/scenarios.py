@@ -17,13 +17,14 @@ class Month:
     actions: dict[str, str] = field(default_factory=dict)
     assets: dict[str, str] = field(default_factory=dict)
     tokens: dict[str, str | None] = field(default_factory=dict)  # power id -> its sign-in token
+    gm_token: str | None = None
 
 
 def play_rich_month(games: Games, *, finish: bool = True) -> Month:
     """Four powers; private, public, collaborative, sealed and resistible actions; a disclosure;
     a shared secret; influence; a reaction; resolution and the window closing."""
-    gid, _, _ = games.create_game("Rich month", "GM", "Europe/Paris")
-    m = Month(games, gid, {})
+    gid, gm_token, _ = games.create_game("Rich month", "GM", "Europe/Paris")
+    m = Month(games, gid, {}, gm_token=gm_token)
     for key, name, cls, sub in (
         ("wiz", "Wiz", "champion", "wizard"),
         ("circ", "Circ", "conspiracy", "circle"),

@@ -17,6 +17,7 @@ from domain.covenants import house as houses
 from domain.covenants import rules
 from domain.covenants.commands import COVENANT_COMMANDS
 from domain.covenants.errors import RuleViolation
+from domain.covenants.explain import derive as derive_results
 from domain.covenants.game import CovenantGame
 from domain.covenants.mail import parse_turn
 from domain.covenants.offers import offers
@@ -234,6 +235,7 @@ COVENANTS = register(
         commands=COVENANT_COMMANDS,
         view=table_view,
         verify=VERIFY_COVENANTS,
+        derive=derive_results,
         mail_grammar=parse_turn,
         fold=fold,
         phase_of=phase_of,

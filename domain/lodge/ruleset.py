@@ -28,6 +28,7 @@ from domain.lodge.commands import (
     ResolveFromCell,
 )
 from domain.lodge.engine import Choices
+from domain.lodge.explain import derive as derive_results
 from domain.lodge.game import RULES_VERSION, LodgeGame
 from domain.lodge.offers import choices as board_choices
 from domain.lodge.offers import host_choices, offers
@@ -458,6 +459,7 @@ LODGE = register(
         view=board_view,
         notify=notify,
         verify=VERIFY_LODGE,
+        derive=derive_results,
         fold=fold,
         phase_of=phase_of,
         seat_of=seat_of,

@@ -66,6 +66,9 @@ class Ruleset:
     mail_grammar: Callable[..., Any] | None = None  # read(text, html, seat) -> domain.mailturns.Turn
     notify: Callable[[str, dict[str, Any]], dict[str, Any] | None] | None = None  # notify(event kind, payload)
     verify: Callable[..., Any] | None = None  # verify(events) -> report
+    # derive(a viewer's events) -> {result id: derivation}: how each result it published came about, from those events
+    # alone (issue 29, domain.platform.explain); None: the platform's derivations alone (a post's dice)
+    derive: Callable[[Any], dict[str, dict[str, Any]]] | None = None
     fold: Callable[[Any, Any], Any] | None = None  # fold(game or None, stored events) -> game
     # phase_of(event) -> the phase the event begins ({"phase": name, "step": ...}), or None: the phase list,
     # the history view and rollback (which returns to the start of a phase) read phases through it

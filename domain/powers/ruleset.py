@@ -14,6 +14,7 @@ from domain.platform.plugin import Plugin
 from domain.platform.ruleset import Ruleset, Step, register
 from domain.powers import rules
 from domain.powers.commands import POWERS_COMMANDS
+from domain.powers.explain import derive as derive_results
 from domain.powers.feed import describe, phase_title
 from domain.powers.game import Game, fold
 from domain.powers.mail import parse_turn
@@ -91,6 +92,7 @@ POWERS = register(
         mail_grammar=parse_turn,
         notify=notify,
         verify=VERIFY_POWERS,
+        derive=derive_results,
         fold=fold,
         phase_of=phase_of,
         seat_of=seat_of,

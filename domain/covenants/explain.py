@@ -1,0 +1,81 @@
+"""How the covenant game's results came about (issue 29), from the events one viewer was shown
+(``domain.platform.explain``): each die it rolled (``die:<roll number>``: the starting player, generation rolls...)
+and each Certamen (``certamen:<challenge id>``: the sealed bids opened against their commitments, each side's score
+and the winner, A-CERT-3, A-AMB-7)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from domain.covenants.base import bid_commitment
+from domain.platform.explain import DICE_RULE, Derivation, Events
+
+
+def derive(events: Events) -> dict[str, dict[str, Any]]:
+    """Every die and Certamen these events show their viewer, derived (``Ruleset.derive``)."""
+    out: dict[str, dict[str, Any]] = {}
+    committed: dict[tuple[str, str], tuple[str, int | None]] = {}
+    for e in events:
+        data, seq = e.get("data") or {}, e.get("seq")
+        if e.get("type") == "DieRolled":
+            d = _die(e, data, seq)
+            out[d.result_id] = d.as_dict()
+        elif e.get("type") == "CertamenBidCommitted":
+            committed[(data["challenge_id"], data["seat"])] = (data["commitment"], seq)
+        elif e.get("type") == "CertamenResolved" and "scores" in (data.get("result") or {}):
+            d = _certamen(e, data, seq, committed)
+            out[d.result_id] = d.as_dict()
+    return out
+
+
+def _die(e: Mapping[str, Any], data: Mapping[str, Any], seq: int | None) -> Derivation:
+    purpose = str(data.get("purpose") or "a roll")
+    d = Derivation(f"die:{data['roll_no']}", "die", purpose, {"seq": seq, "type": e.get("type")})
+    i = d.roll(f"{purpose}: d{data.get('sides')}", data, seq)
+    total = d.step(
+        "total", DICE_RULE, f"the faces of the d{data.get('sides')}", "sum_faces", {"roll": i}, sum(data["faces"])
+    )
+    d.result = {"published": {"faces": sum(data["faces"])}, "steps": {"faces": total}}
+    return d
+
+
+def _certamen(
+    e: Mapping[str, Any], data: Mapping[str, Any], seq: int | None, committed: Mapping[tuple[str, str], Any]
+) -> Derivation:
+    """Each side's score as published, its vis bid opened against the commitment made before (A-AMB-7), and the
+    winner: the one highest score, none on a tie (A-CERT-3)."""
+    challenge = data["challenge_id"]
+    result = data["result"]
+    d = Derivation(f"certamen:{challenge}", "certamen", f"Certamen {challenge}", {"seq": seq, "type": e.get("type")})
+    paid = result.get("paid") or {}
+    scores = {}
+    for side, score in sorted(result["scores"].items()):
+        bid = (data.get("bids") or {}).get(side) or {}
+        vis = int(paid.get(side, bid.get("vis", 0)))
+        sealed = committed.get((challenge, side))
+        opened = ""
+        if sealed is not None and "nonce" in bid:
+            ok = bid_commitment(challenge, side, int(bid["vis"]), str(bid["nonce"])) == sealed[0]
+            opened = f", its sealed bid opened: {'matches' if ok else 'DOES NOT match'} its commitment"
+        spent = d.given(f"{side}-vis", "A-AMB-7", f"{side}: vis spent{opened}", vis, seq)
+        shown = d.given(f"{side}-published", "A-CERT-3", f"{side}: score, as published", int(score), seq)
+        rest = d.step(
+            f"{side}-rating",
+            "A-CERT-3",
+            f"{side}: Certamen rating, Technique, Form and bonuses (the published score less the vis)",
+            "minus",
+            [shown, spent],
+            int(score) - vis,
+        )
+        scores[side] = d.step(f"{side}-score", "A-CERT-3", f"{side}: score", "sum", [rest, spent], int(score))
+    winner = d.step(
+        "winner",
+        "A-CERT-3",
+        "the one highest score wins; equal scores, no winner",
+        "unique_max",
+        scores,
+        result.get("winner"),
+    )
+    d.result = {"published": {"winner": result.get("winner")}, "steps": {"winner": winner}}
+    return d

@@ -1,0 +1,203 @@
+"""Every result explains itself (issue 29): a derivation of a result, built from the events one viewer was shown.
+
+A derivation is built from a viewer's own events (the export's shape: ``seq``, ``type``, ``data``; the events
+``domain.visibility.can_see`` lets that viewer see, as ``GET /games/{id}/export`` gives them), never from the game's
+state: what it shows, the viewer was already shown, so a resister sees what P.4 lets them see and the GM everything
+but what is sealed. A result is named by a stable id (``action:<id>``, ``post:<id>``...), the same for every viewer.
+
+Its shape (plain JSON):
+
+- ``dice``: each roll it used, with its roll number, faces and (where the viewer holds them) commitment, key and
+  Merkle path, so ``emissary verify`` checks it;
+- ``steps``: each a term or an operation over earlier terms, with the rule id it applies and the event it was read
+  from (the viewer's ``seq``); ``op`` is one of ``OPS``, ``args`` are numbers or ``@<step id>``;
+- ``result``: the published outcome, each field naming the step that computes it (``recomputes`` checks every
+  step's value from its own terms, and each published field against its step);
+- ``withheld``: what exists but this viewer may not see (in words), so nobody mistakes an absence for a zero.
+
+A ruleset derives its own results through ``Ruleset.derive(events) -> {result id: derivation}``; every game gets
+the platform's own (``platform_derivations``: a post's ``[roll NdS]``), so a ruleset that derives nothing yet still
+answers for those.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain.errors import NotFound
+
+Events = Sequence[Mapping[str, Any]]
+DICE_RULE = "DESIGN-DICE"  # the platform's committed dice (DESIGN "The event model": commit-reveal, roll numbers)
+
+
+def _value(arg: Any, values: Mapping[str, Any]) -> Any:
+    if isinstance(arg, str) and arg.startswith("@"):
+        return values[arg[1:]]
+    return arg
+
+
+def _count(args: Mapping[str, Any], dice: Sequence[Mapping[str, Any]], values: Mapping[str, Any]) -> int:
+    faces = dice[args["roll"]]["faces"]
+    return sum(1 for i in args["dice"] if 0 <= i < len(faces) and faces[i] in args["faces"])
+
+
+OPS: dict[str, Callable[[Any, Sequence[Mapping[str, Any]], Mapping[str, Any]], Any]] = {
+    # a value read from an event (its ``seq`` says which): nothing to recompute
+    "given": lambda args, dice, values: None,
+    # how many of the named dice of a roll show one of ``faces``
+    "count": _count,
+    "sum_faces": lambda args, dice, values: sum(dice[args["roll"]]["faces"]),
+    "sum": lambda args, dice, values: sum(_value(a, values) for a in args),
+    "minus": lambda args, dice, values: _value(args[0], values) - _value(args[1], values),
+    "times": lambda args, dice, values: _value(args[0], values) * _value(args[1], values),
+    "minus_floor0": lambda args, dice, values: max(0, _value(args[0], values) - _value(args[1], values)),
+    "at_least": lambda args, dice, values: _value(args[0], values) >= _value(args[1], values),
+    "half_up": lambda args, dice, values: -(-_value(args[0], values) // 2),
+    # the list of the terms' values, in order
+    "list": lambda args, dice, values: [_value(a, values) for a in args],
+    # the one label whose term is highest, or None on a tie (a contest: a Certamen)
+    "unique_max": lambda args, dice, values: _unique_max({k: _value(v, values) for k, v in args.items()}),
+    # what became of a phrase with this many parts applied and skipped: applied, partly applied or skipped
+    "phrase_status": lambda args, dice, values: (
+        "applied" if not args[1] else "skipped" if not args[0] else "partly applied"
+    ),
+}
+
+
+def _unique_max(scores: Mapping[str, Any]) -> str | None:
+    top = max(scores.values(), default=None)
+    leaders = [k for k, v in scores.items() if v == top]
+    return leaders[0] if len(leaders) == 1 else None
+
+
+@dataclass
+class Derivation:
+    """A derivation as it is built: dice, steps, the published result and what is withheld."""
+
+    result_id: str
+    kind: str
+    title: str
+    source: Mapping[str, Any]  # the event that published the result: its ``seq`` and ``type``
+    dice: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    result: dict[str, Any] = field(default_factory=dict)
+    withheld: list[str] = field(default_factory=list)
+    provisional: bool = False
+
+    def roll(self, label: str, roll: Mapping[str, Any], seq: int | None) -> int:
+        """Add a roll as the event carries it (faces, roll number, and its proof where shown); its index."""
+        shown = {k: roll[k] for k in ("roll_no", "faces", "sides", "commitment", "key", "path") if roll.get(k)}
+        self.dice.append({"label": label, **shown, "faces": list(roll.get("faces") or []), "seq": seq})
+        return len(self.dice) - 1
+
+    def given(self, step_id: str, rule: str, text: str, value: Any, seq: int | None) -> str:
+        """A term read from an event."""
+        return self.step(step_id, rule, text, "given", [], value, seq=seq)
+
+    def step(self, step_id: str, rule: str, text: str, op: str, args: Any, value: Any, seq: int | None = None) -> str:
+        """An operation over earlier terms (``OPS``); its reference ``@<id>`` for later steps."""
+        self.steps.append({"id": step_id, "rule": rule, "text": text, "op": op, "args": args, "value": value})
+        if seq is not None:
+            self.steps[-1]["seq"] = seq
+        return f"@{step_id}"
+
+    def value(self, ref: str) -> Any:
+        """The value of a step, by its reference."""
+        return next(s["value"] for s in self.steps if s["id"] == ref.lstrip("@"))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "result_id": self.result_id,
+            "kind": self.kind,
+            "title": self.title,
+            "source": dict(self.source),
+            "provisional": self.provisional,
+            "dice": self.dice,
+            "steps": self.steps,
+            "result": self.result,
+            "withheld": self.withheld,
+        }
+
+
+def recomputes(derivation: Mapping[str, Any]) -> list[str]:
+    """What does not follow from the derivation's own terms (an empty list when all of it does): each step's value
+    from its operation over earlier steps and its dice, and each published result field from the step it names."""
+    wrong: list[str] = []
+    values: dict[str, Any] = {}
+    dice = derivation.get("dice", [])
+    for s in derivation.get("steps", []):
+        op = OPS.get(s["op"])
+        if op is None:
+            wrong.append(f"step {s['id']}: unknown operation {s['op']!r}")
+            continue
+        try:
+            got = op(s["args"], dice, values)
+        except (KeyError, IndexError, TypeError) as err:
+            wrong.append(f"step {s['id']}: its terms do not compute ({type(err).__name__}: {err})")
+            continue
+        if s["op"] != "given" and got != s["value"]:
+            wrong.append(f"step {s['id']} ({s['rule']}): shows {s['value']!r}, its terms give {got!r}")
+        values[s["id"]] = s["value"]
+    published = derivation.get("result", {}).get("published", {})
+    for name, ref in derivation.get("result", {}).get("steps", {}).items():
+        if values.get(ref.lstrip("@")) != published.get(name):
+            wrong.append(f"result {name}: published {published.get(name)!r}, step {ref} gives {values.get(ref[1:])!r}")
+    return wrong
+
+
+# ---------------------------------------------------------------------- the platform's own: a post's dice
+
+
+def platform_derivations(events: Events) -> dict[str, dict[str, Any]]:
+    """A post's ``[roll NdS]`` (issue 16), for every ruleset: each roll's faces and their sum."""
+    out: dict[str, dict[str, Any]] = {}
+    for e in events:
+        data = e.get("data") or {}
+        if e.get("type") != "PostMade" or not data.get("rolls"):
+            continue
+        d = Derivation(f"post:{data['post_id']}", "post-roll", f"[roll] in post {data['post_id']}", _source(e))
+        totals = []
+        for n, r in enumerate(data["rolls"]):
+            i = d.roll(str(r.get("dice", "")), r, e.get("seq"))
+            totals.append(
+                d.step(
+                    f"roll{n + 1}",
+                    DICE_RULE,
+                    f"the sum of {r.get('dice', '')}",
+                    "sum_faces",
+                    {"roll": i},
+                    sum(r["faces"]),
+                )
+            )
+        d.result = {
+            "published": {f"roll{n + 1}": sum(r["faces"]) for n, r in enumerate(data["rolls"])},
+            "steps": {f"roll{n + 1}": ref for n, ref in enumerate(totals)},
+        }
+        out[d.result_id] = d.as_dict()
+    return out
+
+
+def _source(event: Mapping[str, Any]) -> dict[str, Any]:
+    return {"seq": event.get("seq"), "type": event.get("type")}
+
+
+def derivations(ruleset: Any, events: Events) -> dict[str, dict[str, Any]]:
+    """Every result these events let their viewer explain: the platform's, then the ruleset's own
+    (``Ruleset.derive``; a ruleset without one has the platform's alone)."""
+    out = platform_derivations(events)
+    derive = getattr(ruleset, "derive", None)
+    if derive is not None:
+        out.update(derive(events))
+    return out
+
+
+def explain(ruleset: Any, events: Events, result_id: str) -> dict[str, Any]:
+    """The derivation of one result from a viewer's events; NotFound, in the same words whether the result does not
+    exist or this viewer was not shown it."""
+    found = derivations(ruleset, events).get(result_id)
+    if found is None:
+        shown = result_id if len(result_id) <= 120 else result_id[:120] + "..."
+        raise NotFound(f"no result {shown!r} that you may see", field="result_id")
+    return found

@@ -1,0 +1,327 @@
+"""How a resolved action came about (issue 29), from the events one viewer was shown (``domain.platform.explain``).
+
+An action's result (``action:<id>``: its ``ActionResolved``, or its ``ActionProvisional`` while resistance is open)
+is derived step by step: its dice (roll number, faces, proof) and assets, each asset's successes (P-DICE-3, P-DICE-6,
+P-DICE-7), undercut assets (P-ASSET-13), what collaborators added (P-DICE-11), the resistance (P-RES-4), the
+difficulty (a sealed one opened against its commitment, GM-2), and the success test and excess (P-DICE-4). What
+the viewer was not shown (a private action's dice, for its target; another power's reaction) is listed as withheld.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain.dice import seal_difficulty
+from domain.platform.explain import Derivation, Events
+from domain.powers import rules
+
+
+@dataclass
+class _Action:
+    """What the viewer's events say of one action, as they are read."""
+
+    submitted: Mapping[str, Any] | None = None
+    pool: Mapping[str, Any] | None = None  # DiceRolled's pool
+    pool_seq: int | None = None
+    converted: list[int] | None = None
+    undercut: dict[str, int | None] = field(default_factory=dict)  # asset id -> the seq that undercut it
+    declared: tuple[int, int | None] | None = None  # (value, seq)
+    committed: tuple[str, int | None] | None = None  # (commitment, seq)
+    revealed: tuple[Mapping[str, Any], int | None] | None = None
+    reactions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    result: Mapping[str, Any] | None = None  # ActionProvisional or ActionResolved, as the event stands
+
+
+def _read(events: Events) -> tuple[dict[str, _Action], str]:
+    actions: dict[str, _Action] = {}
+    critical_mode = "rolled"
+    by_reaction: dict[str, str] = {}
+    for e in events:
+        kind, data, seq = e.get("type"), e.get("data") or {}, e.get("seq")
+        if kind == "GameCreated":
+            critical_mode = (data.get("options") or {}).get("critical_mode", critical_mode)
+        if kind in ("ReactionConversionsLocked",) and data.get("reaction_id") in by_reaction:
+            r = actions[by_reaction[data["reaction_id"]]].reactions[data["reaction_id"]]
+            r["converted"], r["locked_seq"] = list(data.get("converted") or []), seq
+            continue
+        action_id = data.get("action_id")
+        if not isinstance(action_id, str):
+            continue
+        a = actions.setdefault(action_id, _Action())
+        if kind == "ActionSubmitted":
+            a.submitted = {**data, "seq": seq}
+        elif kind == "DiceRolled":
+            a.pool, a.pool_seq = data.get("pool"), seq
+            locked = [i for i, d in enumerate((a.pool or {}).get("dice", [])) if d.get("converted")]
+            a.converted = locked if (a.pool or {}).get("locked") else None
+        elif kind == "ConversionsLocked":
+            a.converted = list(data.get("converted") or [])
+        elif kind == "AssetUndercut":
+            a.undercut[data["asset_id"]] = seq
+        elif kind == "DifficultyDeclared":
+            a.declared, a.committed, a.revealed = (data["value"], seq), None, None
+        elif kind == "DifficultyCommitted":
+            a.committed, a.declared = (data["commitment"], seq), None
+        elif kind == "DifficultyRevealed":
+            a.revealed = (data, seq)
+        elif kind == "ReactionDeclared":
+            by_reaction[data["reaction_id"]] = action_id
+            dice = (data.get("pool") or {}).get("dice", [])
+            converted = [k for k, die in enumerate(dice) if die.get("converted")]
+            a.reactions[data["reaction_id"]] = {
+                "power": data["power_id"],
+                "pool": data["pool"],
+                "seq": seq,
+                "converted": converted,
+            }
+        elif kind in ("ActionProvisional", "ActionResolved"):
+            a.result = {**data, "type": kind, "seq": seq}
+    return actions, critical_mode
+
+
+def derive(events: Events) -> dict[str, dict[str, Any]]:
+    """Every action result these events show their viewer, derived (``Ruleset.derive``)."""
+    actions, critical_mode = _read(events)
+    out = {}
+    for action_id, a in actions.items():
+        if a.result is not None:
+            d = _action(action_id, a, critical_mode)
+            out[d.result_id] = d.as_dict()
+    return out
+
+
+def _action(action_id: str, a: _Action, critical_mode: str) -> Derivation:
+    res = a.result or {}
+    details = res.get("details") or {}
+    sub = a.submitted or {}
+    title = str(sub.get("title") or details.get("title") or action_id)
+    d = Derivation(f"action:{action_id}", "action", title, {"seq": res["seq"], "type": res["type"]})
+    d.provisional = res["type"] == "ActionProvisional"
+    successes = _successes(d, a, res, details, critical_mode)
+    net = _resistance(d, a, res, successes)
+    difficulty = _difficulty(d, a, res)
+    ok = d.step(
+        "success",
+        "P-DICE-4",
+        "succeeds if the net successes reach the difficulty",
+        "at_least",
+        [net, difficulty],
+        bool(d.value(net) >= d.value(difficulty)),
+    )
+    excess = d.step(
+        "excess",
+        "P-DICE-4",
+        "successes beyond the difficulty",
+        "minus_floor0",
+        [net, difficulty],
+        max(0, d.value(net) - d.value(difficulty)),
+    )
+    if d.provisional:
+        published = {"successes": res["successes"], "difficulty": res["difficulty"]}
+        d.result = {"published": published, "steps": {"successes": successes, "difficulty": difficulty}}
+        d.withheld.append("the resistance: the window is open, the result is provisional (P-RES-5)")
+    else:
+        published = {k: res[k] for k in ("successes", "net", "difficulty", "success", "excess")}
+        d.result = {
+            "published": published,
+            "steps": {"successes": successes, "net": net, "difficulty": difficulty, "success": ok, "excess": excess},
+        }
+        if res.get("tier"):
+            d.result["tier"] = res["tier"]
+    return d
+
+
+def _successes(d: Derivation, a: _Action, res: Mapping[str, Any], details: Mapping[str, Any], mode: str) -> str:
+    """The action's successes: from its dice where the viewer was shown them, else as published."""
+    published = int(res["successes"])
+    pool = a.pool or (details if details.get("faces") is not None and "roll_no" in details else None)
+    if pool is None:
+        d.withheld.append("the action's dice and assets: you were shown its result only (P.4)")
+        return d.given("successes", "P-DICE-3", "successes, as published", published, res["seq"])
+    seq = a.pool_seq if a.pool is not None else res["seq"]
+    if a.pool is None:  # a public action's dice, as Resolution published them: faces and conversions, no grouping
+        i = d.roll("action", pool, seq)
+        converted = list(details.get("converted") or [])
+        return _tally_flat(d, i, converted, details, published, seq)
+    i = d.roll("action", _with_faces(pool), seq)
+    converted = a.converted if a.converted is not None else []
+    refs = []
+    for n, pa in enumerate(pool.get("assets", [])):
+        dice = [k for k, die in enumerate(pool.get("dice", [])) if die.get("asset") == pa["asset_id"]]
+        refs.extend(_group(d, n, pa, i, dice, converted, a, mode, seq))
+    own = d.step("own", "P-DICE-2", "the pool's successes", "sum", refs, sum(d.value(r) for r in refs))
+    return _shared(d, own, published, res["seq"])
+
+
+def _with_faces(pool: Mapping[str, Any]) -> dict[str, Any]:
+    """A pool as its events carry it (a die an object), with its faces in a list, as a roll shows them."""
+    return {**pool, "faces": [die["face"] for die in pool.get("dice", [])]}
+
+
+def _group(
+    d: Derivation,
+    n: int,
+    pa: Mapping[str, Any],
+    roll: int,
+    dice: list[int],
+    converted: list[int],
+    a: _Action,
+    mode: str,
+    seq: int | None,
+) -> list[str]:
+    """One asset's successes (P-DICE-3; assured P-DICE-6; critical P-DICE-7 as P-AMB-5); none when undercut."""
+    name, rank = f"{pa['name']} ({pa['cls']} {pa['rank']})", int(pa["rank"])
+    if pa["asset_id"] in a.undercut:
+        d.given(f"a{n}-undercut", "P-ASSET-13", f"{name}: undercut, its dice removed", 0, a.undercut[pa["asset_id"]])
+        return []
+    if pa.get("mode") == "assured":
+        return [d.given(f"a{n}", "P-DICE-6", f"{name}: assured, {rank} automatic successes", rank, seq)]
+    faces = d.dice[roll]["faces"]
+    natural = d.step(
+        f"a{n}-fives",
+        "P-DICE-3",
+        f"{name}: 5s and 6s",
+        "count",
+        {"roll": roll, "dice": dice, "faces": [5, 6]},
+        sum(1 for k in dice if faces[k] >= 5),
+    )
+    conv = [k for k in converted if k in dice]
+    turned = d.step(
+        f"a{n}-converted",
+        "P-DICE-3",
+        f"{name}: 3s and 4s converted (a consequence each)",
+        "count",
+        {"roll": roll, "dice": conv, "faces": [3, 4]},
+        sum(1 for k in conv if faces[k] in (3, 4)),
+    )
+    group = d.step(
+        f"a{n}", "P-DICE-3", f"{name}: successes", "sum", [natural, turned], d.value(natural) + d.value(turned)
+    )
+    if pa.get("mode") != "critical":
+        return [group]
+    if mode == "rank":
+        return [d.given(f"a{n}-critical", "P-AMB-5", f"{name}: critical, three times its rank", 3 * rank, seq)]
+    return [
+        d.step(
+            f"a{n}-critical",
+            "P-DICE-7",
+            f"{name}: critical, three times its successes",
+            "times",
+            [group, 3],
+            3 * d.value(group),
+        )
+    ]
+
+
+def _tally_flat(
+    d: Derivation, roll: int, converted: list[int], details: Mapping[str, Any], published: int, seq: int | None
+) -> str:
+    """A public action's successes from its published dice: 5s and 6s, converted 3s and 4s, then what its assets'
+    modes add (assured, critical, collaborators) as one term."""
+    faces = d.dice[roll]["faces"]
+    every = list(range(len(faces)))
+    natural = d.step(
+        "fives",
+        "P-DICE-3",
+        "5s and 6s",
+        "count",
+        {"roll": roll, "dice": every, "faces": [5, 6]},
+        sum(1 for f in faces if f >= 5),
+    )
+    turned = d.step(
+        "converted",
+        "P-DICE-3",
+        "3s and 4s converted (a consequence each)",
+        "count",
+        {"roll": roll, "dice": converted, "faces": [3, 4]},
+        sum(1 for k in converted if 0 <= k < len(faces) and faces[k] in (3, 4)),
+    )
+    own = d.step(
+        "own", "P-DICE-3", "successes on the dice", "sum", [natural, turned], d.value(natural) + d.value(turned)
+    )
+    for pa in details.get("assets", []):
+        if pa.get("undercut"):
+            d.given(f"undercut-{pa['name']}", "P-ASSET-13", f"{pa['name']}: undercut, its dice removed", 0, seq)
+    return _shared(d, own, published, seq, why="assured and critical assets, undercut dice and collaborators")
+
+
+def _shared(d: Derivation, own: str, published: int, seq: int | None, why: str = "") -> str:
+    """The published successes: the pool's own, plus what else the rules added (collaborators' pools, P-DICE-11)."""
+    extra = published - d.value(own)
+    if not extra:
+        return d.step("successes", "P-DICE-3", "successes", "sum", [own], published)
+    text = why or "added by the collaborators' pools"
+    rule = "P-DICE-6" if why else "P-DICE-11"
+    shown = d.given("published", "P-DICE-3", "successes, as published", published, seq)
+    added = d.step("added", rule, f"{text} (the published successes less the pool's)", "minus", [shown, own], extra)
+    return d.step("successes", "P-DICE-3", "successes", "sum", [own, added], published)
+
+
+def _resistance(d: Derivation, a: _Action, res: Mapping[str, Any], successes: str) -> str:
+    """Net successes after resistance (P-RES-4); each reaction the viewer was shown, with its dice."""
+    if res["type"] == "ActionProvisional":
+        return successes
+    resisted = int(res.get("resisted") or 0)
+    refs = []
+    for reaction_id, r in sorted(a.reactions.items(), key=lambda kv: kv[1]["seq"] or 0):
+        i = d.roll(f"resistance by {r['power']}", _with_faces(r["pool"]), r["seq"])
+        faces = d.dice[i]["faces"]
+        conv = [k for k in r.get("converted") or [] if 0 <= k < len(faces)]
+        every = [k for k, die in enumerate(r["pool"].get("dice", [])) if not die.get("removed")]
+        five = d.step(
+            f"{reaction_id}-fives",
+            "P-DICE-3",
+            f"{r['power']} resists: 5s and 6s",
+            "count",
+            {"roll": i, "dice": every, "faces": [5, 6]},
+            sum(1 for k in every if faces[k] >= 5),
+        )
+        turned = d.step(
+            f"{reaction_id}-converted",
+            "P-DICE-3",
+            f"{r['power']} resists: 3s and 4s converted",
+            "count",
+            {"roll": i, "dice": conv, "faces": [3, 4]},
+            sum(1 for k in conv if faces[k] in (3, 4)),
+        )
+        refs.append((five, turned))
+    total = d.given("resisted", "P-RES-4", "successes of the resistance (as published)", resisted, res["seq"])
+    shown = sum(d.value(f) + d.value(t) for f, t in refs)
+    if not refs and resisted:
+        d.withheld.append("the resisters' dice: each reaction is its resister's and the GM's (P.4)")
+    elif refs and shown != resisted:
+        d.withheld.append("part of the resistance: assured or critical assets, or reactions you were not shown (P.4)")
+    net = int(res["net"])
+    expected = rules.net_successes(d.value(successes), [resisted])
+    if net == expected:
+        return d.step(
+            "net",
+            "P-RES-4",
+            "net successes: successes less resistance, at least 0",
+            "minus_floor0",
+            [successes, total],
+            net,
+        )
+    # An action with an effect per target (P-AMB-7), or a ritual warded off (P-RES-6): its net as published.
+    return d.given(
+        "net", "P-AMB-7", "net successes, resistance applied per target or as a ward (as published)", net, res["seq"]
+    )
+
+
+def _difficulty(d: Derivation, a: _Action, res: Mapping[str, Any]) -> str:
+    """The difficulty the action faced: declared, or sealed and opened against its commitment (GM-2)."""
+    value = int(res["difficulty"])
+    if a.revealed is not None:
+        opened, seq = a.revealed
+        matches = seal_difficulty(int(opened["value"]), str(opened["nonce"])) == opened["commitment"]
+        committed = f", committed at your event {a.committed[1]}" if a.committed is not None else ""
+        text = (
+            f"a sealed difficulty, opened: sha256(difficulty:{opened['value']}:nonce) "
+            f"{'matches' if matches else 'DOES NOT match'} its commitment{committed}"
+        )
+        return d.given("difficulty", "GM-2", text, value, seq)
+    if a.declared is not None:
+        return d.given("difficulty", "GM-2", "the difficulty the GM declared", value, a.declared[1])
+    return d.given("difficulty", "P-DICE-1", "the difficulty", value, res["seq"])

@@ -1,0 +1,74 @@
+"""Results that explain themselves (issue 29): worked derivations, each recomputing its published result from its
+own terms (``domain.platform.explain.recomputes``) and showing each viewer only what their events carry."""
+
+from __future__ import annotations
+
+import domain.rulesets  # noqa: F401  (registers the installed rulesets)
+from domain.covenants.commands import ChooseArt, ResolveCertamen, SealBid
+from domain.platform import explain
+from domain.platform import ruleset as registry
+from tests.contract.drivers import DRIVERS
+from tests.contract.test_explain_contract import leaks
+from tests.covenants.play import pass_main
+from tests.domain.test_conformance_covenants_rules import certamen_table
+
+
+def derived(games, game_id: str, viewer: str, name: str) -> tuple[dict, list[dict]]:
+    events = games.visible_events(game_id, viewer, limit=100_000)
+    return explain.derivations(registry.get(name), events), events
+
+
+def test_a_cert_3_a_certamen_derivation_opens_both_bids_and_names_the_one_highest_score():
+    """A-CERT-3: score = rating + Arts + vis spent; equal scores, no winner. A-AMB-7: the bids are sealed, then
+    opened against their commitments."""
+    _, t, cid = certamen_table()
+    pass_main(t)
+    t.run("ann", ChooseArt("ann", cid, "Cr"))
+    t.run("bob", ChooseArt("bob", cid, "Im"))
+    t.run("ann", SealBid("ann", cid, 3))
+    t.run("bob", SealBid("bob", cid, 1))
+    t.run("ann", ResolveCertamen("ann", cid))
+    for viewer in ("gm", "ann", "bob", "cy"):  # a Certamen's resolution is public (A.4)
+        found, events = derived(t.games, t.game_id, viewer, "covenants")
+        d = found[f"certamen:{cid}"]
+        assert explain.recomputes(d) == [] and leaks(d, events) == []
+        steps = {s["id"]: s for s in d["steps"]}
+        assert steps["ann-score"]["value"] == 6 and steps["bob-score"]["value"] == 3
+        assert steps["ann-vis"]["value"] == 3 and "matches its commitment" in steps["ann-vis"]["text"]
+        assert d["result"]["published"] == {"winner": "ann"}
+
+
+def test_recomputing_catches_a_changed_term():
+    """A derivation whose published outcome does not follow from its terms is caught (the property's teeth)."""
+    _, t, cid = certamen_table()
+    pass_main(t)
+    t.run("ann", ChooseArt("ann", cid, "Cr"))
+    t.run("bob", ChooseArt("bob", cid, "Im"))
+    t.run("ann", SealBid("ann", cid, 3))
+    t.run("bob", SealBid("bob", cid, 1))
+    t.run("ann", ResolveCertamen("ann", cid))
+    d = derived(t.games, t.game_id, "gm", "covenants")[0][f"certamen:{cid}"]
+    d["steps"][-1]["value"] = "bob"
+    assert explain.recomputes(d)
+    first_die = next(x for x in derived(t.games, t.game_id, "gm", "covenants")[0].values() if x["kind"] == "die")
+    first_die["dice"][0]["faces"] = [f + 1 for f in first_die["dice"][0]["faces"]]
+    assert explain.recomputes(first_die)
+
+
+def test_l_eff_2_a_lodge_effect_shows_each_phrase_and_why_a_part_was_skipped():
+    """L-EFF-2: each phrase applied, partly applied or skipped, with the reason and rule of each skip; L-EFF-3: the
+    effect resolved even when nothing applied."""
+    from application.service import Games
+
+    games = Games()
+    try:
+        played = DRIVERS["lodge"].play(games)
+        found, events = derived(games, played.game_id, "ann", "lodge")
+        tremor = next(d for d in found.values() if d["title"].startswith("tremor"))
+        assert explain.recomputes(tremor) == [] and leaks(tremor, events) == []
+        assert tremor["result"]["published"] == {"statuses": ["partly applied"]}
+        assert any(s["rule"] == "L-INST-1" and "no vacant slot" in s["text"] for s in tremor["steps"])
+        nothing = next(d for d in found.values() if d["result"]["published"] == {"statuses": []})
+        assert explain.recomputes(nothing) == []
+    finally:
+        games.close()
