@@ -7,14 +7,23 @@ import os
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from projections import logs
-from projections.settings import Settings
+if TYPE_CHECKING:  # imported where a command runs: `emissary health` loads only what its check needs (issue 27)
+    from projections.settings import Settings
+
+
+def _settings() -> Settings:
+    from projections.settings import Settings
+
+    return Settings()
 
 
 def _logging() -> Settings:
     """A service's logging, configured first thing: at the settings' level, every secret redacted (issue 24)."""
-    settings = Settings()
+    from projections import logs
+
+    settings = _settings()
     logs.configure(settings.log_level)
     return settings
 
@@ -99,7 +108,7 @@ def projections_cmd(args: argparse.Namespace) -> int:
     """Rebuild every read model from event 1, or catch up."""
     from api.compose import build_games, build_projector
 
-    settings = Settings()
+    settings = _settings()
     games = build_games(settings)
     projector = build_projector(games, settings)
     if args.action == "rebuild":
@@ -118,7 +127,7 @@ def audit_cmd(args: argparse.Namespace) -> int:
     from api.compose import build_games, build_projector
     from api.routes.history import render_rows
 
-    settings = Settings()
+    settings = _settings()
     games = build_games(settings)
     projector = build_projector(games, settings)
     projector.catch_up()
@@ -174,14 +183,14 @@ def _register_for(export: str) -> None:
 
 def projector_cmd(args: argparse.Namespace) -> int:
     """The projection runner: ``--run`` alone, or (default) under its watchdog; ``--check`` for health checks."""
-    from workers import projection_runner
-
     settings = _logging()
     if args.check:
-        position, head = projection_runner.lag(settings)
+        from workers import health
+
+        position, head = health.lag(settings)
         print(f"position={position} head={head} behind={head - position}")
         return 0 if head - position <= args.max_lag else 1
-    from workers import lifeline
+    from workers import lifeline, projection_runner
 
     if args.run:
         if parent := os.environ.pop(lifeline.PARENT, None):  # the watchdog's child: it ends with it (issue 27)
@@ -202,7 +211,7 @@ def celery_cmd(args: argparse.Namespace) -> int:
     if args.role == "worker":
         argv += ["--queues", "emissary", "--concurrency", str(args.concurrency), "--without-mingle", "--without-gossip"]
     else:  # the scheduler touches <schedule>.heartbeat at every tick, for `emissary health beat`
-        argv += ["--schedule", args.schedule, "--scheduler", "workers.heartbeat:HeartbeatScheduler"]
+        argv += ["--schedule", args.schedule, "--scheduler", "workers.scheduler:HeartbeatScheduler"]
     return supervise(argv)
 
 
@@ -268,56 +277,22 @@ def restore_cmd(args: argparse.Namespace) -> int:
 
 
 def health_cmd(args: argparse.Namespace) -> int:
-    """Health checks, one per service, each probing only its own process: exit 0 if healthy."""
-    import socket
+    """Health checks, one per service, each probing only its own process and importing only what it checks
+    (workers.health): exit 0 if healthy."""
+    from workers import health
 
-    from workers import heartbeat
-
-    problem: str | None = None
     if args.service == "api":
-        import urllib.request
+        problem = health.api(args.url or f"http://127.0.0.1:{_settings().port}/health", args.timeout)
+    elif args.service == "worker":  # this container's node only
+        import socket
 
-        url = args.url or f"http://127.0.0.1:{Settings().port}/health"
-        try:
-            with urllib.request.urlopen(url, timeout=args.timeout) as response:
-                problem = None if response.status == 200 else f"{url} answered {response.status}"
-        except OSError as exc:
-            problem = f"{url}: {exc}"
-    elif args.service == "worker":  # this container's node only: another worker answering proves nothing
-        from workers.app import celery_app
-
-        node = args.node or f"celery@{socket.gethostname()}"
-        replies = celery_app.control.ping(destination=[node], timeout=args.timeout)
-        if not any(node in reply for reply in replies):
-            problem = f"{node} did not answer a ping"
-    elif args.service in ("beat", "projector"):
-        from workers import projection_runner
-
-        settings = Settings()
-        if args.service == "beat":
-            path = heartbeat.beat_heartbeat(args.schedule)
-            max_age = args.max_age or max(30.0, 6 * settings.sweep_seconds)
-        else:
-            path = Path(projection_runner.HEARTBEAT.format(data_dir=settings.data_dir))
-            max_age = args.max_age or max(30.0, 2 * settings.watchdog_stall_seconds)
-        seconds = heartbeat.age(path)
-        if seconds is None or seconds > max_age:
-            problem = f"{path}: {'never written' if seconds is None else f'{seconds:.0f}s old'} (max {max_age:.0f}s)"
-        elif args.service == "projector":
-            position, head = projection_runner.lag(settings)
-            if head - position > args.max_lag:
-                problem = f"the read models are {head - position} events behind (max {args.max_lag})"
-    else:  # smtpd
-        import smtplib
-
-        settings = Settings()
-        host, port = args.host or "127.0.0.1", args.port or settings.smtpd_port
-        try:
-            with smtplib.SMTP(host, port, timeout=args.timeout) as smtp:
-                code, _ = smtp.noop()
-                problem = None if code == 250 else f"NOOP answered {code}"
-        except (OSError, smtplib.SMTPException) as exc:
-            problem = f"{host}:{port}: {exc}"
+        problem = health.worker(args.node or f"celery@{socket.gethostname()}", args.timeout)
+    elif args.service == "beat":
+        problem = health.beat(_settings(), args.schedule, args.max_age)
+    elif args.service == "projector":
+        problem = health.projector(_settings(), args.max_lag, args.max_age)
+    else:
+        problem = health.smtpd(args.host or "127.0.0.1", args.port or _settings().smtpd_port, args.timeout)
     print(f"{args.service}: {problem or 'ok'}", flush=True)
     return 1 if problem else 0
 
@@ -331,7 +306,7 @@ def status_cmd(args: argparse.Namespace) -> int:
     from api.compose import build_games, build_projector
     from application import metrics
 
-    settings = Settings()
+    settings = _settings()
     games = build_games(settings)
     try:
         shown: dict = metrics.figures(build_projector(games, settings))

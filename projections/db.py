@@ -19,6 +19,8 @@ from typing import Any
 
 from projections.settings import Settings
 
+TRACKING = "emissary-read-models"  # the read models' row in rm_tracking (projections.tracking)
+
 
 def conninfo(settings: Settings) -> str:
     """The libpq connection string for the configured PostgreSQL, quoted by psycopg (a password may
@@ -141,6 +143,14 @@ TABLES = [
 ]
 
 
+def sqlite_path(settings: Settings) -> str:
+    """Where the read models live beside a SQLite event store (a file next to it), or ``:memory:``."""
+    env = settings.eventsourcing_env()
+    if env.get("PERSISTENCE_MODULE") == "eventsourcing.popo":
+        return ":memory:"
+    return str(Path(env["SQLITE_DBNAME"]).with_suffix("")) + ".readmodels.sqlite3"
+
+
 def utc_key(moment: datetime | str) -> str:
     """A UTC instant as fixed-width text, so that deadlines compare correctly as strings in SQL."""
     if isinstance(moment, str):
@@ -168,11 +178,7 @@ class ReadModelDB:
                 conninfo(settings), min_size=1, max_size=settings.readmodel_pool_size, configure=configure, open=True
             )
         else:
-            env = settings.eventsourcing_env()
-            if env.get("PERSISTENCE_MODULE") == "eventsourcing.popo":
-                path = ":memory:"
-            else:
-                path = str(Path(env["SQLITE_DBNAME"]).with_suffix("")) + ".readmodels.sqlite3"
+            path = sqlite_path(settings)
             self.conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
             if path != ":memory:":
                 self.conn.execute("PRAGMA journal_mode=WAL")

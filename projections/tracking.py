@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from eventsourcing.persistence import IntegrityError, Tracking, TrackingRecorder
 
-from projections.db import Cursor, ReadModelDB
+from projections.db import TRACKING, Cursor, ReadModelDB
 
-NAME = "emissary-read-models"
+NAME = TRACKING
 
 
 class ReadModelTracking(TrackingRecorder):

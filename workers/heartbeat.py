@@ -1,12 +1,16 @@
 """Heartbeat files, for the health checks of processes that serve nothing to probe (beat, the
-projection runner): the process touches its file while it works; the check reads the file's age."""
+projection runner): the process touches its file while it works; the check reads the file's age.
+
+Only the standard library here: ``emissary health beat`` and ``emissary health projector`` read these files
+without importing Celery or the application (issue 27); beat's scheduler, which touches its file, is
+``workers.scheduler``."""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
-from celery.beat import PersistentScheduler
+PROJECTOR = "{data_dir}/projector.heartbeat"  # the projection runner's, touched at each of its turns
 
 
 def touch(path: Path | str) -> None:
@@ -24,14 +28,10 @@ def age(path: Path | str) -> float | None:
 
 
 def beat_heartbeat(schedule: Path | str) -> Path:
+    """Beat's file, beside its ``--schedule``."""
     return Path(f"{schedule}.heartbeat")
 
 
-class HeartbeatScheduler(PersistentScheduler):
-    """Celery beat's scheduler, touching ``<schedule>.heartbeat`` at every tick (every few seconds,
-    since the sweep is due every ``EMISSARY_SWEEP_SECONDS``)."""
-
-    def tick(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201 - Celery's signature
-        interval = super().tick(*args, **kwargs)
-        touch(beat_heartbeat(self.schedule_filename))
-        return interval
+def projector_heartbeat(data_dir: Path | str) -> Path:
+    """The projection runner's file, in the data directory."""
+    return Path(PROJECTOR.format(data_dir=data_dir))

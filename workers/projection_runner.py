@@ -35,7 +35,6 @@ from projections.settings import Settings
 from workers import heartbeat
 
 log = logging.getLogger("emissary.projector")
-HEARTBEAT = "{data_dir}/projector.heartbeat"
 
 
 class Follower:
@@ -98,7 +97,7 @@ def run(settings: Settings, stop_after: float | None = None) -> None:
     signal.signal(signal.SIGTERM, stop)
     try:
         while not stopping.is_set() and (stop_after is None or time.monotonic() - started < stop_after):
-            heartbeat.touch(HEARTBEAT.format(data_dir=settings.data_dir))  # for `emissary health projector`
+            heartbeat.touch(heartbeat.projector_heartbeat(settings.data_dir))  # for `emissary health projector`
             applied = projector.catch_up(max_batches=10)
             if applied:
                 log.info("projected events=%s position=%s", applied, projector.position())
@@ -109,17 +108,6 @@ def run(settings: Settings, stop_after: float | None = None) -> None:
     finally:
         if follower is not None:
             follower.stop()
-        projector.db.close()
-        games.close()
-
-
-def lag(settings: Settings) -> tuple[int, int]:
-    """(position of the read models, last notification id of the event store)."""
-    games = build_games(settings)
-    projector = build_projector(games, settings)
-    try:
-        return projector.position(), games.recorder.max_notification_id() or 0
-    finally:
         projector.db.close()
         games.close()
 
