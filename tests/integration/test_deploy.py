@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 import yaml
@@ -217,6 +218,8 @@ def production_env(
             **extra,
         }
     )
+    if urlparse(database_url).password is not None:  # a test server's URL with its password: the one given
+        env.pop("EMISSARY_DATABASE_PASSWORD", None)
     return env
 
 
