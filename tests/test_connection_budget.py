@@ -11,9 +11,11 @@ process of a running topology in pg_stat_activity). Which processes hold pools, 
 - ``emissary serve --workers N``: N server processes (with N > 1 uvicorn's parent holds none);
 - ``emissary worker --concurrency N``: N Celery pool processes (the supervisor and Celery's parent hold none);
 - ``emissary beat``: none; ``emissary smtpd``: one;
-- ``emissary projector``: the watchdog and its runner; its health check (``emissary health projector``) one more;
+- ``emissary projector``: the watchdog and its runner;
 - ``emissary migrate``: one, and the connection that holds its lock (a second ``up -d`` runs it again while the
   others run).
+
+And single connections: the projector's health check reads its lag in one (workers/health.py), migrate's lock.
 """
 
 from __future__ import annotations
@@ -56,22 +58,19 @@ def processes(command: list[str]) -> int:
         return 0
     if args.command == "projector":
         return 1 if args.run or args.check else 2
-    if args.command == "health":
-        return 1 if args.service == "projector" else 0
     if args.command in ("smtpd", "migrate"):
         return 1
     raise AssertionError(f"no budget known for {command}")
 
 
 def connections(name: str, dotenv: Mapping[str, str]) -> int:
-    """The most connections one container of a service opens: its processes' pools, its health check's, and
-    migrate's lock."""
+    """The most connections one container of a service opens: its processes' pools, and the single connections
+    of the projector's health check and of migrate's lock."""
     service = SERVICES[name]
     each = per_process(service_env(dotenv, service))
     test = service.get("healthcheck", {}).get("test") or []
-    check = processes(test[1:]) if test[:2] == ["CMD", "emissary"] else 0
-    lock = 1 if service["command"][1] == "migrate" else 0
-    return (processes(service["command"]) + check) * each + lock
+    single = 1 if test[:4] == ["CMD", "emissary", "health", "projector"] or service["command"][1] == "migrate" else 0
+    return processes(service["command"]) * each + single
 
 
 def readme_scale() -> dict[str, int]:
@@ -124,7 +123,7 @@ def test_the_budget_counts_what_the_defaults_open():
     assert connections("beat", dotenv) == 0
     assert connections("api", dotenv) == 2 * each  # `serve --workers 2`
     assert connections("worker", dotenv) == 4 * each  # `worker --concurrency 4`
-    assert connections("projector", dotenv) == 3 * each  # watchdog, runner, health check
+    assert connections("projector", dotenv) == 2 * each + 1  # watchdog, runner; the health check's one
     assert connections("migrate", dotenv) == each + 1
 
 
