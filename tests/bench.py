@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -568,6 +569,70 @@ def post_figures(tmp: Path, small: int = 100, large: int = 10_000, runs: int = 1
     }
 
 
+class ApiCalls:
+    """One keep-alive HTTP connection to a server, for a client that plays a game step by step."""
+
+    def __init__(self, base: str) -> None:
+        import http.client
+
+        host, port = base.removeprefix("http://").split(":")
+        self.conn = http.client.HTTPConnection(host, int(port), timeout=60)
+
+    def __call__(self, method: str, path: str, token: str, body: dict | None = None, ok: tuple = (200, 201)) -> dict:
+        self.conn.request(
+            method,
+            path,
+            body=json.dumps(body) if body is not None else None,
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        )
+        r = self.conn.getresponse()
+        data = r.read()
+        assert r.status in ok, (method, path, r.status, data[:300])
+        return json.loads(data) if data else {}
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def actions_over_http(call: ApiCalls, n_powers: int, months: dict[str, int]) -> Iterator[float]:
+    """A new Powers game of ``n_powers`` powers over HTTP; each step submits its next action (a power's
+    action, rolled on receipt; the GM moves the game on first, untimed, when the month's slots are used)
+    and yields the action's round-trip seconds. ``months`` counts each game's months."""
+    created = call("POST", "/games", "", {"name": "late"})
+    game, gm = created["game_id"], created["gm_token"]
+    tokens = [
+        call("POST", f"/games/{game}/powers", gm, {"name": f"C{i}", "cls": "conspiracy", "subclass": "circle"})["token"]
+        for i in range(n_powers)
+    ]
+    planned: set[str] = set()
+
+    def to_planning() -> None:
+        """GM: move the game on to the next month's Planning."""
+        while True:
+            view = call("GET", f"/games/{game}/view", gm)
+            step, resolved = view["game"]["step"], view["game"]["resolved"]
+            open_windows = [w["window_id"] for w in view["windows"] if not w["closed"]]
+            if step == "planning" and open_windows and open_windows[0] not in planned:
+                planned.add(open_windows[0])
+                return
+            if step == "resolution" and not resolved:
+                call("POST", f"/games/{game}/resolve", gm, {"expected_step": step})
+            elif step == "resistance" and open_windows:
+                for wid in open_windows:
+                    call("POST", f"/games/{game}/windows/{wid}/close", gm, {"expected_step": step})
+            else:
+                call("POST", f"/games/{game}/advance", gm, {"expected_step": step})
+
+    while True:
+        to_planning()
+        months[game] = months.get(game, 0) + 1
+        for k in range(4):
+            for token in tokens:
+                start = time.perf_counter()
+                call("POST", f"/games/{game}/actions", token, {"title": f"plot {months[game]}.{k}", "convert": 0})
+                yield time.perf_counter() - start
+
+
 def command_late_vs_early(
     tmp: Path,
     actions: int = 1000,
@@ -582,67 +647,14 @@ def command_late_vs_early(
     timed). So that the other load on a shared machine hits both alike, the two are timed side by side:
     an old game is first played to ``actions - window`` actions, then a new game's actions and the old
     game's last ones alternate. ``games`` such pairs on one warmed server: the median of their ratios."""
-    import http.client
-    import json as jsonlib
-
     settings = Settings(data_dir=tmp / f"late-{n_powers}")
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     base, stop = serve(settings)
-    host, port = base.removeprefix("http://").split(":")
-    conn = http.client.HTTPConnection(host, int(port), timeout=60)
-
-    def call(method: str, path: str, token: str, body: dict | None = None, ok: tuple = (200, 201)) -> dict:
-        conn.request(
-            method,
-            path,
-            body=jsonlib.dumps(body) if body is not None else None,
-            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-        )
-        r = conn.getresponse()
-        data = r.read()
-        assert r.status in ok, (method, path, r.status, data[:300])
-        return jsonlib.loads(data) if data else {}
-
+    api = ApiCalls(base)
     months: dict[str, int] = {}
 
     def play() -> Iterator[float]:
-        """A new game; each step submits its next action (moving the game on first when the month's
-        slots are used, untimed) and yields the action's round-trip seconds."""
-        created = call("POST", "/games", "", {"name": "late"})
-        game, gm = created["game_id"], created["gm_token"]
-        tokens = [
-            call("POST", f"/games/{game}/powers", gm, {"name": f"C{i}", "cls": "conspiracy", "subclass": "circle"})[
-                "token"
-            ]
-            for i in range(n_powers)
-        ]
-        planned: set[str] = set()
-
-        def to_planning() -> None:
-            """GM: move the game on to the next month's Planning."""
-            while True:
-                view = call("GET", f"/games/{game}/view", gm)
-                step, resolved = view["game"]["step"], view["game"]["resolved"]
-                open_windows = [w["window_id"] for w in view["windows"] if not w["closed"]]
-                if step == "planning" and open_windows and open_windows[0] not in planned:
-                    planned.add(open_windows[0])
-                    return
-                if step == "resolution" and not resolved:
-                    call("POST", f"/games/{game}/resolve", gm, {"expected_step": step})
-                elif step == "resistance" and open_windows:
-                    for wid in open_windows:
-                        call("POST", f"/games/{game}/windows/{wid}/close", gm, {"expected_step": step})
-                else:
-                    call("POST", f"/games/{game}/advance", gm, {"expected_step": step})
-
-        while True:
-            to_planning()
-            months[game] = months.get(game, 0) + 1
-            for k in range(4):
-                for token in tokens:
-                    start = time.perf_counter()
-                    call("POST", f"/games/{game}/actions", token, {"title": f"plot {months[game]}.{k}", "convert": 0})
-                    yield time.perf_counter() - start
+        return actions_over_http(api, n_powers, months)
 
     try:
         api_play(api_setup_games([base], 2, 1))  # warm the server on another game first
@@ -658,7 +670,7 @@ def command_late_vs_early(
                 late.append(next(old))
             pairs.append((window / sum(early), window / sum(late)))
     finally:
-        conn.close()
+        api.close()
         stop()
     ratios = sorted(late / early for early, late in pairs)
     NOTES.append(
@@ -668,6 +680,176 @@ def command_late_vs_early(
         f"{', '.join(f'{la:.0f}' for _, la in pairs)}/s; ratios {', '.join(f'{r:.2f}' for r in ratios)}"
     )
     return statistics.median(ratios)
+
+
+ROOT = Path(__file__).resolve().parent.parent
+PEER_SCRIPT = ROOT / "tests" / "bench_peer" / "peer.js"
+PEER_CACHE = ROOT / ".bench-cache" / "boardgameio"
+PEER_PACKAGE = "boardgame.io@0.50"
+
+
+def install_peer(cache: Path = PEER_CACHE) -> Path | None:
+    """boardgame.io 0.50 from the npm registry into the bench's own cache (gitignored), once; None, with a
+    note saying why, when npm or node is absent or when run in CI (the peer is never installed there)."""
+    import shutil
+    import subprocess
+
+    if os.environ.get("CI"):
+        NOTES.append("# vs_boardgameio_memory: skipped in CI (the peer, boardgame.io, is installed from npm)")
+        return None
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        NOTES.append("# vs_boardgameio_memory: skipped, npm (or node) is not installed to fetch boardgame.io 0.50")
+        return None
+    installed = cache / "node_modules" / "boardgame.io" / "package.json"
+    if not installed.exists() or not json.loads(installed.read_text())["version"].startswith("0.50."):
+        cache.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            ["npm", "install", "--prefix", str(cache), "--no-audit", "--no-fund", "--loglevel=error", PEER_PACKAGE],
+            check=True,
+            timeout=600,
+            stdout=subprocess.DEVNULL,
+        )
+    return cache
+
+
+def node_peer(cache: Path) -> tuple[list[str], list[str]]:
+    """The argv of the peer's server and of its client (tests/bench_peer/peer.js), less the client's port."""
+    return ["node", str(PEER_SCRIPT), "server", str(cache)], ["node", str(PEER_SCRIPT), "client", str(cache)]
+
+
+class Peer:
+    """The peer's server and one client, each a process of its own (tests/procs.py: stopped with their
+    children, whatever happens); the client plays when told, over a line protocol on its stdin and stdout."""
+
+    def __init__(self, server: list[str], client: list[str], timeout: float = 60) -> None:
+        import subprocess
+
+        from tests import procs
+
+        self.timeout = timeout
+        self.procs: list[subprocess.Popen] = []
+        self.lines: dict[int, Any] = {}  # pid -> the queue of its stdout's lines
+        env = {**os.environ, "NODE_ENV": "production"}  # as deployed: no debug logging, no dev-only checks
+        pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "text": True, "env": env, "cwd": str(ROOT)}
+        try:
+            self.server = procs.start(server, **pipes)
+            self.procs.append(self.server)
+            port = ""
+            while not port:
+                words = self._line(self.server).split()
+                if words[:1] == ["listening"]:
+                    port = words[1]
+            self.client = procs.start([*client, port], **pipes)
+            self.procs.append(self.client)
+        except BaseException:
+            self.close()
+            raise
+
+    def _line(self, proc) -> str:
+        """The next line ``proc`` writes, waiting at most the timeout (a thread reads each pipe: a buffered
+        pipe's second line may already be read from the file, where select would not see it)."""
+        import queue
+        import threading
+
+        if proc.pid not in self.lines:
+            self.lines[proc.pid] = queue.Queue()
+            threading.Thread(target=lambda q=self.lines[proc.pid]: [q.put(x) for x in proc.stdout], daemon=True).start()
+        try:
+            return self.lines[proc.pid].get(timeout=self.timeout)
+        except queue.Empty:
+            raise RuntimeError(f"the peer ({proc.args[2]}) did not answer in {self.timeout:.0f} s") from None
+
+    def ask(self, command: str) -> dict:
+        """Send one command to the client; its JSON answer (an error in it is raised)."""
+        self.client.stdin.write(command + "\n")
+        self.client.stdin.flush()
+        answer = json.loads(self._line(self.client))
+        if "error" in answer:
+            raise RuntimeError(f"the peer failed: {answer['error']}")
+        return answer
+
+    def new_match(self) -> None:
+        self.ask("new")
+
+    def play(self, n: int) -> list[float]:
+        """``n`` actions one after another in the current match; each one's round-trip seconds."""
+        return [float(s) for s in self.ask(f"play {n}")["seconds"]]
+
+    def close(self) -> None:
+        from tests import procs
+
+        for proc in reversed(self.procs):
+            procs.stop(proc, grace=5)
+
+
+def vs_boardgameio_memory(
+    tmp: Path,
+    actions: int = 1000,
+    window: int = 200,
+    chunk: int = 20,
+    games: int = 3,
+    n_powers: int = 5,
+    peer_argv: tuple[list[str], list[str]] | None = None,
+) -> dict[str, float]:
+    """vs_boardgameio_memory_early and _late: one client submitting actions one after another, each rolled
+    (3 dice) on the server, over each one's usual network transport: Emissary's HTTP API on its embedded,
+    durable store (``serve``: SQLite, synchronous commits; workers and read models left to a runner, as in
+    the other command figures), against boardgame.io 0.50's server (Koa and socket.io, the match in memory,
+    not durable) and its client (tests/bench_peer/peer.js). Each side plays a game of ``actions`` actions
+    (five seats, four actions a month, a new month after every seat's four; Emissary's GM moves the game on
+    between months, untimed); the two alternate every ``chunk`` actions, so that the machine's other load
+    hits both alike. Rates of the first and last ``window`` actions; Emissary's over the peer's, the median
+    of ``games`` pairs of games after a warming game on each. ``peer_argv``: the peer's server and client
+    commands (default: node and boardgame.io from ``install_peer``); {} when the peer cannot be had."""
+    if peer_argv is None:
+        cache = install_peer()
+        if cache is None:
+            return {}
+        peer_argv = node_peer(cache)
+    settings = Settings(data_dir=tmp / "peer")
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    base, stop = serve(settings)
+    api = ApiCalls(base)
+    months: dict[str, int] = {}
+    peer = None
+    rates: list[tuple[float, float, float, float]] = []  # ours early, theirs early, ours late, theirs late
+    try:
+        peer = Peer(*peer_argv)
+        ours = actions_over_http(api, n_powers, months)  # warm both: a first game of ``window`` actions each
+        for _ in range(window):
+            next(ours)
+        peer.new_match()
+        peer.play(window)
+        for _ in range(games):
+            ours = actions_over_http(api, n_powers, months)
+            peer.new_match()
+            mine: list[float] = []
+            theirs: list[float] = []
+            while len(mine) < actions:
+                step = min(chunk, actions - len(mine))
+                mine += [next(ours) for _ in range(step)]
+                theirs += peer.play(step)
+            early_pair = (window / sum(mine[:window]), window / sum(theirs[:window]))
+            late_pair = (window / sum(mine[-window:]), window / sum(theirs[-window:]))
+            rates.append((*early_pair, *late_pair))
+    finally:
+        if peer is not None:
+            peer.close()
+        api.close()
+        stop()
+    early = sorted(a / b for a, b, _, _ in rates)
+    late = sorted(c / d for _, _, c, d in rates)
+    NOTES.append(
+        f"# vs_boardgameio_memory: {games} pair(s) of games of {actions} actions, one client each, alternating every "
+        f"{chunk}; first {window}: Emissary {', '.join(f'{r[0]:.0f}' for r in rates)}/s, boardgame.io "
+        f"{', '.join(f'{r[1]:.0f}' for r in rates)}/s; last {window}: Emissary "
+        f"{', '.join(f'{r[2]:.0f}' for r in rates)}/s, boardgame.io {', '.join(f'{r[3]:.0f}' for r in rates)}/s; "
+        f"ratios early {', '.join(f'{r:.2f}' for r in early)}, late {', '.join(f'{r:.2f}' for r in late)}"
+    )
+    return {
+        "vs_boardgameio_memory_early": statistics.median(early),
+        "vs_boardgameio_memory_late": statistics.median(late),
+    }
 
 
 def replay_vs_past_version(env: dict, events: int, samples: int = 30) -> tuple[float, float]:
@@ -1227,6 +1409,11 @@ GROUPS: list[tuple[tuple[str, ...], Callable[[Path, str], dict[str, float]], boo
         False,
     ),
     (("command_late_vs_early", "command_late_vs_early_one_month"), lambda tmp, pg: late_vs_early_figures(tmp), False),
+    (
+        ("vs_boardgameio_memory_early", "vs_boardgameio_memory_late"),
+        lambda tmp, pg: vs_boardgameio_memory(tmp),
+        False,
+    ),
     (
         (
             "board_10k_vs_100",

@@ -101,3 +101,62 @@ def test_bench_battle_round_vs_command_plays_rounds_by_deadline(tmp_path):
     note = next(n for n in bench.NOTES if n.startswith("# battle_round_vs_command"))
     assert "a round of 8 armies resolved at its Commands deadline" in note and "median of 2" in note, note
     assert "battle_round_vs_command" in [name for group in bench.GROUPS for name in group[0]]
+
+
+FAKE_PEER = """
+import json, sys, time
+if sys.argv[1] == "server":
+    print("starting", flush=True)
+    print("listening 1", flush=True)
+    time.sleep(600)
+for line in sys.stdin:
+    command, *arg = line.split()
+    if command == "quit":
+        break
+    if command == "play" and {fail}:
+        answer = {{"error": "planted failure"}}
+    else:
+        answer = {{"seconds": [0.001] * int(arg[0])}} if command == "play" else {{"match": "m"}}
+    print(json.dumps(answer), flush=True)
+"""
+
+
+def _fake_peer(tmp_path, fail: bool = False) -> tuple[list[str], list[str]]:
+    """A stand-in for tests/bench_peer/peer.js speaking its line protocol (no npm, no node)."""
+    import sys
+
+    script = tmp_path / "fake_peer.py"
+    script.write_text(FAKE_PEER.format(fail=fail))
+    return [sys.executable, str(script), "server"], [sys.executable, str(script), "client"]
+
+
+def test_bench_vs_boardgameio_alternates_with_the_peer_and_stops_it(tmp_path):
+    from tests import procs
+
+    bench.NOTES.clear()
+    figures = bench.vs_boardgameio_memory(
+        tmp_path, actions=12, window=4, chunk=5, games=1, peer_argv=_fake_peer(tmp_path)
+    )
+    _positive(figures, {"vs_boardgameio_memory_early", "vs_boardgameio_memory_late"})
+    note = next(n for n in bench.NOTES if n.startswith("# vs_boardgameio_memory"))
+    assert "1 pair(s) of games of 12 actions" in note and "boardgame.io 1000/s" in note, note
+    assert not any("fake_peer" in " ".join(map(str, p.args)) for p in procs.live())
+
+
+def test_bench_vs_boardgameio_stops_the_peer_when_it_fails(tmp_path):
+    from tests import procs
+
+    with pytest.raises(RuntimeError, match="planted failure"):
+        bench.vs_boardgameio_memory(tmp_path, actions=4, window=2, games=1, peer_argv=_fake_peer(tmp_path, fail=True))
+    assert not any("fake_peer" in " ".join(map(str, p.args)) for p in procs.live())
+
+
+def test_bench_vs_boardgameio_skips_with_a_line_without_npm_or_in_ci(tmp_path, monkeypatch):
+    bench.NOTES.clear()
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no npm, no node
+    assert bench.vs_boardgameio_memory(tmp_path) == {}
+    assert any("skipped, npm (or node) is not installed" in n for n in bench.NOTES), bench.NOTES
+    monkeypatch.setenv("CI", "true")
+    assert bench.install_peer(tmp_path / "cache") is None
+    assert any("skipped in CI" in n for n in bench.NOTES) and not (tmp_path / "cache").exists()
