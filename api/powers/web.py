@@ -11,10 +11,12 @@ from fastapi.responses import Response
 
 from api.powers.forms import GM_COMMAND
 from api.powers.mapsvg import map_figure
+from api.routes.results import board_derivations, said
 from api.web.forms import handlers
 from api.web.kit import templates
 from api.web.talk import tied_posts
 from domain.ids import GM
+from domain.platform import ruleset as registry
 from domain.platform.i18n import N_, _
 from domain.powers import rules
 from domain.powers.feed import result_words, state_word, step_word
@@ -57,6 +59,7 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
         # This month's resolution, as the GM announced it (a public event), on every board and the console.
         published = request.app.state.projector.latest_of_type(key, "ResolutionPublished", 1)
         context["announcement"] = published[0].get("announcement") if published else None
+    context.update(derivations=month_derivations(request, key, context), why_said=said)
     ties = ties_on_page(context["view"], context["phase"])
     context.update(phase_tie=ties[0], tied=tied_posts(request, context, ties))
     if context["me"] == GM:
@@ -64,6 +67,19 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
         context["flips"] = request.app.state.projector.latest_of_type(key, "TiesBroken", 10)[::-1]
         return templates.TemplateResponse(request, "powers/console.html", context)
     return templates.TemplateResponse(request, "powers/board.html", context)
+
+
+def month_derivations(request: Request, key: str, context: dict[str, Any]) -> dict[str, dict]:
+    """The derivations behind each result's "Why?" (issue 29), from the viewer's own events of this month; none on
+    a board of the past."""
+    g = context["view"]["game"]
+    if context["phase"] is not None or not g.get("month"):
+        return {}
+    prefix = f"s{g['season']}m{g['month']}-"
+    found = board_derivations(
+        request.app.state.projector, registry.get("powers"), key, context["me"], lambda p: p.startswith(prefix)
+    )
+    return {k: v for k, v in found.items() if k.startswith("action:")}
 
 
 def ties_on_page(view: dict[str, Any], phase: str | None) -> list[str]:

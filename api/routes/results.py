@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path
@@ -10,9 +12,11 @@ from api.deps import GamesDep, Principal
 from api.schemas import GAME_READ
 from domain import limits
 from domain.platform import explain as derivations
+from domain.platform.i18n import _
 
 router = APIRouter(tags=["history"])
 PAGE = 5000
+BOARD_EVENTS = 5000  # at most this many of a viewer's newest events are read for a board's derivations
 
 ResultId = Annotated[
     str,
@@ -47,3 +51,33 @@ def explain(game_id: str, result_id: ResultId, games: GamesDep, me: Principal) -
     ruleset = games.get_game(game_id, for_update=False).ruleset
     found = derivations.explain(ruleset, viewer_events(games, game_id, me), result_id)
     return {**found, "recomputes": not derivations.recomputes(found)}
+
+
+def said(part: dict, field: str) -> str:
+    """A step's or a roll's words in the viewer's language: its phrase translated, then its values put in."""
+    says, params = part.get("says"), part.get("params") or {}
+    if not isinstance(says, str):
+        return str(part.get(field, ""))
+    try:
+        return _(says).format(**params)
+    except (KeyError, IndexError, ValueError):  # a translation that names a value the phrase does not have
+        return says.format(**params)
+
+
+def board_derivations(
+    projector: Any, ruleset: Any, key: str, viewer: str, belongs: Callable[[str], bool]
+) -> dict[str, dict]:
+    """The derivations a board shows behind its "Why?": from the viewer's own events of the phases ``belongs``
+    accepts (read newest first, until the first of another phase: the cost of the current month, not of the game),
+    and the game's first event (its options)."""
+    items: list[dict] = []
+    before = None
+    while len(items) < BOARD_EVENTS:
+        page = projector.timeline(key, viewer, newest_first=True, before=before, limit=500)
+        kept = list(itertools.takewhile(lambda item: belongs(str(item.get("phase") or "")), page))
+        items.extend(kept)
+        if len(kept) < len(page) or len(page) < 500:
+            break
+        before = page[-1]["seq"]
+    first = projector.timeline(key, viewer, after=0, limit=1)
+    return derivations.derivations(ruleset, [*first, *reversed(items)])

@@ -10,6 +10,7 @@ from typing import Any
 
 from domain.covenants.base import bid_commitment
 from domain.platform.explain import DICE_RULE, Derivation, Events
+from domain.platform.i18n import N_
 
 
 def derive(events: Events) -> dict[str, dict[str, Any]]:
@@ -30,12 +31,11 @@ def derive(events: Events) -> dict[str, dict[str, Any]]:
 
 
 def _die(e: Mapping[str, Any], data: Mapping[str, Any], seq: int | None) -> Derivation:
-    purpose = str(data.get("purpose") or "a roll")
+    purpose, sides = str(data.get("purpose") or ""), data.get("sides")
     d = Derivation(f"die:{data['roll_no']}", "die", purpose, {"seq": seq, "type": e.get("type")})
-    i = d.roll(f"{purpose}: d{data.get('sides')}", data, seq)
-    total = d.step(
-        "total", DICE_RULE, f"the faces of the d{data.get('sides')}", "sum_faces", {"roll": i}, sum(data["faces"])
-    )
+    i = d.roll(N_("{purpose}: d{sides}"), data, seq, purpose=purpose, sides=sides)
+    says = N_("the face of the d{sides}")
+    total = d.step("total", DICE_RULE, says, "sum_faces", {"roll": i}, sum(data["faces"]), sides=sides)
     d.result = {"published": {"faces": sum(data["faces"])}, "steps": {"faces": total}}
     return d
 
@@ -47,35 +47,27 @@ def _certamen(
     winner: the one highest score, none on a tie (A-CERT-3)."""
     challenge = data["challenge_id"]
     result = data["result"]
-    d = Derivation(f"certamen:{challenge}", "certamen", f"Certamen {challenge}", {"seq": seq, "type": e.get("type")})
+    d = Derivation(f"certamen:{challenge}", "certamen", str(challenge), {"seq": seq, "type": e.get("type")})
     paid = result.get("paid") or {}
     scores = {}
     for side, score in sorted(result["scores"].items()):
         bid = (data.get("bids") or {}).get(side) or {}
         vis = int(paid.get(side, bid.get("vis", 0)))
         sealed = committed.get((challenge, side))
-        opened = ""
+        says = N_("{side}: vis spent")
         if sealed is not None and "nonce" in bid:
-            ok = bid_commitment(challenge, side, int(bid["vis"]), str(bid["nonce"])) == sealed[0]
-            opened = f", its sealed bid opened: {'matches' if ok else 'DOES NOT match'} its commitment"
-        spent = d.given(f"{side}-vis", "A-AMB-7", f"{side}: vis spent{opened}", vis, seq)
-        shown = d.given(f"{side}-published", "A-CERT-3", f"{side}: score, as published", int(score), seq)
-        rest = d.step(
-            f"{side}-rating",
-            "A-CERT-3",
-            f"{side}: Certamen rating, Technique, Form and bonuses (the published score less the vis)",
-            "minus",
-            [shown, spent],
-            int(score) - vis,
+            if bid_commitment(challenge, side, int(bid["vis"]), str(bid["nonce"])) == sealed[0]:
+                says = N_("{side}: vis spent; its sealed bid, opened, matches its commitment")
+            else:
+                says = N_("{side}: vis spent; its sealed bid, opened, DOES NOT match its commitment")
+        spent = d.given(f"{side}-vis", "A-AMB-7", says, vis, seq, side=side)
+        shown = d.given(f"{side}-published", "A-CERT-3", N_("{side}: score, as published"), int(score), seq, side=side)
+        says = N_("{side}: Certamen rating, Technique, Form and bonuses: the published score less the vis")
+        rest = d.step(f"{side}-rating", "A-CERT-3", says, "minus", [shown, spent], int(score) - vis, side=side)
+        scores[side] = d.step(
+            f"{side}-score", "A-CERT-3", N_("{side}: score"), "sum", [rest, spent], int(score), side=side
         )
-        scores[side] = d.step(f"{side}-score", "A-CERT-3", f"{side}: score", "sum", [rest, spent], int(score))
-    winner = d.step(
-        "winner",
-        "A-CERT-3",
-        "the one highest score wins; equal scores, no winner",
-        "unique_max",
-        scores,
-        result.get("winner"),
-    )
+    says = N_("the one highest score wins; equal scores, no winner")
+    winner = d.step("winner", "A-CERT-3", says, "unique_max", scores, result.get("winner"))
     d.result = {"published": {"winner": result.get("winner")}, "steps": {"winner": winner}}
     return d

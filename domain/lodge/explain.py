@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.platform.explain import Derivation, Events
+from domain.platform.i18n import N_
 
 
 def derive(events: Events) -> dict[str, dict[str, Any]]:
@@ -25,39 +26,36 @@ def derive(events: Events) -> dict[str, dict[str, Any]]:
 
 def _effect(e: Any, body: dict[str, Any], phrases: list[tuple[dict[str, Any], int | None]]) -> Derivation:
     effect = body["effect"]
-    title = f"{body.get('card')} by {body.get('resolver')}" + (f" on {body['target']}" if body.get("target") else "")
+    title = " ".join(str(x) for x in (body.get("card"), body.get("resolver"), body.get("target")) if x)
     d = Derivation(f"effect:{effect}", "effect", title, {"seq": e.get("seq"), "type": e.get("type")})
     refs = []
     for p, seq in sorted(phrases, key=lambda ps: ps[0].get("index", 0)):
-        n = p.get("index", 0)
+        n, words = p.get("index", 0), str(p.get("words") or "")
         applied, skipped = list(p.get("applied") or []), list(p.get("skipped") or [])
         for k, part in enumerate(applied):
-            d.given(f"p{n}-applied{k}", "L-EFF-2", f"{p.get('words')}: {part}", part, seq)
+            d.given(f"p{n}-applied{k}", "L-EFF-2", N_("{phrase}: applied: {part}"), part, seq, phrase=words, part=part)
         for k, part in enumerate(skipped):
-            d.given(
-                f"p{n}-skipped{k}",
-                str(part.get("rule") or "L-EFF-2"),
-                f"{p.get('words')}: {part.get('part')} skipped: {part.get('reason')}",
-                part.get("part"),
-                seq,
-            )
+            says = N_("{phrase}: skipped: {part}, because {reason}")
+            what, reason = str(part.get("part")), str(part.get("reason"))
+            rule = str(part.get("rule") or "L-EFF-2")
+            d.given(f"p{n}-skipped{k}", rule, says, part.get("part"), seq, phrase=words, part=what, reason=reason)
+        says = N_("phrase {n}: {phrase}")
         refs.append(
             d.step(
                 f"p{n}",
                 "L-EFF-2",
-                f"phrase {n + 1}: {p.get('words')}",
+                says,
                 "phrase_status",
                 [len(applied), len(skipped)],
                 p.get("status"),
+                n=n + 1,
+                phrase=words,
             )
         )
-    statuses = d.step(
-        "statuses",
-        "L-EFF-3",
-        "the effect resolved, phrase by phrase, even if nothing applied",
-        "list",
-        refs,
-        list(body.get("statuses") or []),
-    )
-    d.result = {"published": {"statuses": list(body.get("statuses") or [])}, "steps": {"statuses": statuses}}
+    statuses = list(body.get("statuses") or [])
+    says = N_("the effect resolved, phrase by phrase, even if nothing applied")
+    d.result = {
+        "published": {"statuses": statuses},
+        "steps": {"statuses": d.step("statuses", "L-EFF-3", says, "list", refs, statuses)},
+    }
     return d

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.errors import NotFound
+from domain.platform.i18n import N_
 
 Events = Sequence[Mapping[str, Any]]
 DICE_RULE = "DESIGN-DICE"  # the platform's committed dice (DESIGN "The event model": commit-reveal, roll numbers)
@@ -86,19 +87,25 @@ class Derivation:
     withheld: list[str] = field(default_factory=list)
     provisional: bool = False
 
-    def roll(self, label: str, roll: Mapping[str, Any], seq: int | None) -> int:
-        """Add a roll as the event carries it (faces, roll number, and its proof where shown); its index."""
+    def roll(self, says: str, roll: Mapping[str, Any], seq: int | None, **params: Any) -> int:
+        """Add a roll as the event carries it (faces, roll number, and its proof where shown), labelled ``says``
+        (a phrase marked with ``N_``, its values by name in ``params``); its index."""
         shown = {k: roll[k] for k in ("roll_no", "faces", "sides", "commitment", "key", "path") if roll.get(k)}
-        self.dice.append({"label": label, **shown, "faces": list(roll.get("faces") or []), "seq": seq})
+        words = {"label": says.format(**params), "says": says, "params": params}
+        self.dice.append({**words, **shown, "faces": list(roll.get("faces") or []), "seq": seq})
         return len(self.dice) - 1
 
-    def given(self, step_id: str, rule: str, text: str, value: Any, seq: int | None) -> str:
-        """A term read from an event."""
-        return self.step(step_id, rule, text, "given", [], value, seq=seq)
+    def given(self, step_id: str, rule: str, says: str, value: Any, seq: int | None, **params: Any) -> str:
+        """A term read from an event (its ``seq``)."""
+        return self.step(step_id, rule, says, "given", [], value, seq=seq, **params)
 
-    def step(self, step_id: str, rule: str, text: str, op: str, args: Any, value: Any, seq: int | None = None) -> str:
-        """An operation over earlier terms (``OPS``); its reference ``@<id>`` for later steps."""
-        self.steps.append({"id": step_id, "rule": rule, "text": text, "op": op, "args": args, "value": value})
+    def step(
+        self, step_id: str, rule: str, says: str, op: str, args: Any, value: Any, seq: int | None = None, **params: Any
+    ) -> str:
+        """An operation over earlier terms (``OPS``), in words ``says`` (a phrase marked with ``N_``, translated where
+        it is shown, its values by name in ``params``; ``text`` is it in English); its reference ``@<id>``."""
+        words = {"text": says.format(**params), "says": says, "params": params}
+        self.steps.append({"id": step_id, "rule": rule, **words, "op": op, "args": args, "value": value})
         if seq is not None:
             self.steps[-1]["seq"] = seq
         return f"@{step_id}"
@@ -157,20 +164,13 @@ def platform_derivations(events: Events) -> dict[str, dict[str, Any]]:
         data = e.get("data") or {}
         if e.get("type") != "PostMade" or not data.get("rolls"):
             continue
-        d = Derivation(f"post:{data['post_id']}", "post-roll", f"[roll] in post {data['post_id']}", _source(e))
+        d = Derivation(f"post:{data['post_id']}", "post-roll", str(data["post_id"]), _source(e))
         totals = []
         for n, r in enumerate(data["rolls"]):
-            i = d.roll(str(r.get("dice", "")), r, e.get("seq"))
-            totals.append(
-                d.step(
-                    f"roll{n + 1}",
-                    DICE_RULE,
-                    f"the sum of {r.get('dice', '')}",
-                    "sum_faces",
-                    {"roll": i},
-                    sum(r["faces"]),
-                )
-            )
+            dice = str(r.get("dice", ""))
+            i = d.roll(N_("{dice} in a post"), r, e.get("seq"), dice=dice)
+            says = N_("the sum of {dice}")
+            totals.append(d.step(f"roll{n + 1}", DICE_RULE, says, "sum_faces", {"roll": i}, sum(r["faces"]), dice=dice))
         d.result = {
             "published": {f"roll{n + 1}": sum(r["faces"]) for n, r in enumerate(data["rolls"])},
             "steps": {f"roll{n + 1}": ref for n, ref in enumerate(totals)},

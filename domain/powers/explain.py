@@ -15,6 +15,7 @@ from typing import Any
 
 from domain.dice import seal_difficulty
 from domain.platform.explain import Derivation, Events
+from domain.platform.i18n import N_
 from domain.powers import rules
 
 
@@ -102,26 +103,17 @@ def _action(action_id: str, a: _Action, critical_mode: str) -> Derivation:
     successes = _successes(d, a, res, details, critical_mode)
     net = _resistance(d, a, res, successes)
     difficulty = _difficulty(d, a, res)
-    ok = d.step(
-        "success",
-        "P-DICE-4",
-        "succeeds if the net successes reach the difficulty",
-        "at_least",
-        [net, difficulty],
-        bool(d.value(net) >= d.value(difficulty)),
-    )
+    reached = bool(d.value(net) >= d.value(difficulty))
+    says = N_("succeeds if the net successes reach the difficulty")
+    ok = d.step("success", "P-DICE-4", says, "at_least", [net, difficulty], reached)
+    beyond = max(0, d.value(net) - d.value(difficulty))
     excess = d.step(
-        "excess",
-        "P-DICE-4",
-        "successes beyond the difficulty",
-        "minus_floor0",
-        [net, difficulty],
-        max(0, d.value(net) - d.value(difficulty)),
+        "excess", "P-DICE-4", N_("successes beyond the difficulty"), "minus_floor0", [net, difficulty], beyond
     )
     if d.provisional:
         published = {"successes": res["successes"], "difficulty": res["difficulty"]}
         d.result = {"published": published, "steps": {"successes": successes, "difficulty": difficulty}}
-        d.withheld.append("the resistance: the window is open, the result is provisional (P-RES-5)")
+        d.withheld.append(N_("the resistance: its window is open, and the result is provisional (P-RES-5)"))
     else:
         published = {k: res[k] for k in ("successes", "net", "difficulty", "success", "excess")}
         d.result = {
@@ -138,26 +130,55 @@ def _successes(d: Derivation, a: _Action, res: Mapping[str, Any], details: Mappi
     published = int(res["successes"])
     pool = a.pool or (details if details.get("faces") is not None and "roll_no" in details else None)
     if pool is None:
-        d.withheld.append("the action's dice and assets: you were shown its result only (P.4)")
-        return d.given("successes", "P-DICE-3", "successes, as published", published, res["seq"])
+        d.withheld.append(N_("the action's dice and assets: you were shown its result only (P.4)"))
+        return d.given("successes", "P-DICE-3", N_("successes, as published"), published, res["seq"])
     seq = a.pool_seq if a.pool is not None else res["seq"]
     if a.pool is None:  # a public action's dice, as Resolution published them: faces and conversions, no grouping
-        i = d.roll("action", pool, seq)
+        i = d.roll(N_("the action's dice"), pool, seq)
         converted = list(details.get("converted") or [])
         return _tally_flat(d, i, converted, details, published, seq)
-    i = d.roll("action", _with_faces(pool), seq)
+    i = d.roll(N_("the action's dice"), _with_faces(pool), seq)
     converted = a.converted if a.converted is not None else []
     refs = []
     for n, pa in enumerate(pool.get("assets", [])):
         dice = [k for k, die in enumerate(pool.get("dice", [])) if die.get("asset") == pa["asset_id"]]
         refs.extend(_group(d, n, pa, i, dice, converted, a, mode, seq))
-    own = d.step("own", "P-DICE-2", "the pool's successes", "sum", refs, sum(d.value(r) for r in refs))
+    if len(refs) == 1:
+        return _shared(d, refs[0], published, res["seq"])
+    own = d.step("own", "P-DICE-2", N_("the pool's successes"), "sum", refs, sum(d.value(r) for r in refs))
     return _shared(d, own, published, res["seq"])
 
 
 def _with_faces(pool: Mapping[str, Any]) -> dict[str, Any]:
     """A pool as its events carry it (a die an object), with its faces in a list, as a roll shows them."""
     return {**pool, "faces": [die["face"] for die in pool.get("dice", [])]}
+
+
+def _counted(d: Derivation, prefix: str, roll: int, dice: list[int], converted: list[int], **who: Any) -> list[str]:
+    """The 5s and 6s of these dice, and their converted 3s and 4s (P-DICE-3), as two steps."""
+    faces = d.dice[roll]["faces"]
+    conv = [k for k in converted if k in dice and 0 <= k < len(faces)]
+    says = N_("{who}: 5s and 6s")
+    fives = d.step(
+        f"{prefix}-fives",
+        "P-DICE-3",
+        says,
+        "count",
+        {"roll": roll, "dice": dice, "faces": [5, 6]},
+        sum(1 for k in dice if faces[k] >= 5),
+        **who,
+    )
+    says = N_("{who}: 3s and 4s converted, a consequence each")
+    turned = d.step(
+        f"{prefix}-converted",
+        "P-DICE-3",
+        says,
+        "count",
+        {"roll": roll, "dice": conv, "faces": [3, 4]},
+        sum(1 for k in conv if faces[k] in (3, 4)),
+        **who,
+    )
+    return [fives, turned]
 
 
 def _group(
@@ -172,47 +193,24 @@ def _group(
     seq: int | None,
 ) -> list[str]:
     """One asset's successes (P-DICE-3; assured P-DICE-6; critical P-DICE-7 as P-AMB-5); none when undercut."""
-    name, rank = f"{pa['name']} ({pa['cls']} {pa['rank']})", int(pa["rank"])
+    who, rank = f"{pa['name']} ({pa['cls']} {pa['rank']})", int(pa["rank"])
     if pa["asset_id"] in a.undercut:
-        d.given(f"a{n}-undercut", "P-ASSET-13", f"{name}: undercut, its dice removed", 0, a.undercut[pa["asset_id"]])
+        says = N_("{who}: undercut, its dice removed")
+        d.given(f"a{n}-undercut", "P-ASSET-13", says, 0, a.undercut[pa["asset_id"]], who=who)
         return []
     if pa.get("mode") == "assured":
-        return [d.given(f"a{n}", "P-DICE-6", f"{name}: assured, {rank} automatic successes", rank, seq)]
-    faces = d.dice[roll]["faces"]
-    natural = d.step(
-        f"a{n}-fives",
-        "P-DICE-3",
-        f"{name}: 5s and 6s",
-        "count",
-        {"roll": roll, "dice": dice, "faces": [5, 6]},
-        sum(1 for k in dice if faces[k] >= 5),
-    )
-    conv = [k for k in converted if k in dice]
-    turned = d.step(
-        f"a{n}-converted",
-        "P-DICE-3",
-        f"{name}: 3s and 4s converted (a consequence each)",
-        "count",
-        {"roll": roll, "dice": conv, "faces": [3, 4]},
-        sum(1 for k in conv if faces[k] in (3, 4)),
-    )
-    group = d.step(
-        f"a{n}", "P-DICE-3", f"{name}: successes", "sum", [natural, turned], d.value(natural) + d.value(turned)
-    )
+        return [d.given(f"a{n}", "P-DICE-6", N_("{who}: assured, its rank in automatic successes"), rank, seq, who=who)]
+    fives, turned = _counted(d, f"a{n}", roll, dice, converted, who=who)
+    total = d.value(fives) + d.value(turned)
+    group = d.step(f"a{n}", "P-DICE-3", N_("{who}: successes"), "sum", [fives, turned], total, who=who)
     if pa.get("mode") != "critical":
         return [group]
     if mode == "rank":
-        return [d.given(f"a{n}-critical", "P-AMB-5", f"{name}: critical, three times its rank", 3 * rank, seq)]
-    return [
-        d.step(
-            f"a{n}-critical",
-            "P-DICE-7",
-            f"{name}: critical, three times its successes",
-            "times",
-            [group, 3],
-            3 * d.value(group),
-        )
-    ]
+        return [
+            d.given(f"a{n}-critical", "P-AMB-5", N_("{who}: critical, three times its rank"), 3 * rank, seq, who=who)
+        ]
+    says = N_("{who}: critical, three times its successes")
+    return [d.step(f"a{n}-critical", "P-DICE-7", says, "times", [group, 3], 3 * total, who=who)]
 
 
 def _tally_flat(
@@ -220,43 +218,36 @@ def _tally_flat(
 ) -> str:
     """A public action's successes from its published dice: 5s and 6s, converted 3s and 4s, then what its assets'
     modes add (assured, critical, collaborators) as one term."""
-    faces = d.dice[roll]["faces"]
-    every = list(range(len(faces)))
-    natural = d.step(
-        "fives",
-        "P-DICE-3",
-        "5s and 6s",
-        "count",
-        {"roll": roll, "dice": every, "faces": [5, 6]},
-        sum(1 for f in faces if f >= 5),
-    )
-    turned = d.step(
-        "converted",
-        "P-DICE-3",
-        "3s and 4s converted (a consequence each)",
-        "count",
-        {"roll": roll, "dice": converted, "faces": [3, 4]},
-        sum(1 for k in converted if 0 <= k < len(faces) and faces[k] in (3, 4)),
-    )
+    every = list(range(len(d.dice[roll]["faces"])))
+    fives, turned = _counted(d, "dice", roll, every, converted, who=d.dice[roll]["label"])
     own = d.step(
-        "own", "P-DICE-3", "successes on the dice", "sum", [natural, turned], d.value(natural) + d.value(turned)
+        "own", "P-DICE-3", N_("successes on the dice"), "sum", [fives, turned], d.value(fives) + d.value(turned)
     )
     for pa in details.get("assets", []):
         if pa.get("undercut"):
-            d.given(f"undercut-{pa['name']}", "P-ASSET-13", f"{pa['name']}: undercut, its dice removed", 0, seq)
-    return _shared(d, own, published, seq, why="assured and critical assets, undercut dice and collaborators")
+            says = N_("{who}: undercut, its dice removed")
+            d.given(f"undercut-{pa['name']}", "P-ASSET-13", says, 0, seq, who=str(pa["name"]))
+    return _shared(d, own, published, seq, flat=True)
 
 
-def _shared(d: Derivation, own: str, published: int, seq: int | None, why: str = "") -> str:
+def _shared(d: Derivation, own: str, published: int, seq: int | None, flat: bool = False) -> str:
     """The published successes: the pool's own, plus what else the rules added (collaborators' pools, P-DICE-11)."""
     extra = published - d.value(own)
     if not extra:
-        return d.step("successes", "P-DICE-3", "successes", "sum", [own], published)
-    text = why or "added by the collaborators' pools"
-    rule = "P-DICE-6" if why else "P-DICE-11"
-    shown = d.given("published", "P-DICE-3", "successes, as published", published, seq)
-    added = d.step("added", rule, f"{text} (the published successes less the pool's)", "minus", [shown, own], extra)
-    return d.step("successes", "P-DICE-3", "successes", "sum", [own, added], published)
+        return own
+    shown = d.given("published", "P-DICE-3", N_("successes, as published"), published, seq)
+    if flat:
+        says, rule = (
+            N_(
+                "added by assured and critical assets, undercut dice and collaborators: the published "
+                "successes less the dice's"
+            ),
+            "P-DICE-6",
+        )
+    else:
+        says, rule = N_("added by the collaborators' pools: the published successes less the pool's"), "P-DICE-11"
+    added = d.step("added", rule, says, "minus", [shown, own], extra)
+    return d.step("successes", "P-DICE-3", N_("successes"), "sum", [own, added], published)
 
 
 def _resistance(d: Derivation, a: _Action, res: Mapping[str, Any], successes: str) -> str:
@@ -264,50 +255,29 @@ def _resistance(d: Derivation, a: _Action, res: Mapping[str, Any], successes: st
     if res["type"] == "ActionProvisional":
         return successes
     resisted = int(res.get("resisted") or 0)
-    refs = []
+    if not resisted and not a.reactions and int(res["net"]) == d.value(successes):
+        return successes  # nobody resisted: the net successes are the successes (P-RES-4)
+    shown = 0
     for reaction_id, r in sorted(a.reactions.items(), key=lambda kv: kv[1]["seq"] or 0):
-        i = d.roll(f"resistance by {r['power']}", _with_faces(r["pool"]), r["seq"])
-        faces = d.dice[i]["faces"]
-        conv = [k for k in r.get("converted") or [] if 0 <= k < len(faces)]
+        i = d.roll(N_("resistance by {power}"), _with_faces(r["pool"]), r["seq"], power=r["power"])
         every = [k for k, die in enumerate(r["pool"].get("dice", [])) if not die.get("removed")]
-        five = d.step(
-            f"{reaction_id}-fives",
-            "P-DICE-3",
-            f"{r['power']} resists: 5s and 6s",
-            "count",
-            {"roll": i, "dice": every, "faces": [5, 6]},
-            sum(1 for k in every if faces[k] >= 5),
+        fives, turned = _counted(d, reaction_id, i, every, r.get("converted") or [], who=d.dice[i]["label"])
+        shown += d.value(fives) + d.value(turned)
+    says = N_("successes of the resistance, as published")
+    total = d.given("resisted", "P-RES-4", says, resisted, res["seq"])
+    if not a.reactions and resisted:
+        d.withheld.append(N_("the resisters' dice: each reaction is its resister's and the GM's (P.4)"))
+    elif a.reactions and shown != resisted:
+        d.withheld.append(
+            N_("part of the resistance: assured or critical assets, or reactions you were not shown (P.4)")
         )
-        turned = d.step(
-            f"{reaction_id}-converted",
-            "P-DICE-3",
-            f"{r['power']} resists: 3s and 4s converted",
-            "count",
-            {"roll": i, "dice": conv, "faces": [3, 4]},
-            sum(1 for k in conv if faces[k] in (3, 4)),
-        )
-        refs.append((five, turned))
-    total = d.given("resisted", "P-RES-4", "successes of the resistance (as published)", resisted, res["seq"])
-    shown = sum(d.value(f) + d.value(t) for f, t in refs)
-    if not refs and resisted:
-        d.withheld.append("the resisters' dice: each reaction is its resister's and the GM's (P.4)")
-    elif refs and shown != resisted:
-        d.withheld.append("part of the resistance: assured or critical assets, or reactions you were not shown (P.4)")
     net = int(res["net"])
-    expected = rules.net_successes(d.value(successes), [resisted])
-    if net == expected:
-        return d.step(
-            "net",
-            "P-RES-4",
-            "net successes: successes less resistance, at least 0",
-            "minus_floor0",
-            [successes, total],
-            net,
-        )
+    if net == rules.net_successes(d.value(successes), [resisted]):
+        says = N_("net successes: the successes less the resistance, at least 0")
+        return d.step("net", "P-RES-4", says, "minus_floor0", [successes, total], net)
     # An action with an effect per target (P-AMB-7), or a ritual warded off (P-RES-6): its net as published.
-    return d.given(
-        "net", "P-AMB-7", "net successes, resistance applied per target or as a ward (as published)", net, res["seq"]
-    )
+    says = N_("net successes, the resistance applied per target or as a ward, as published")
+    return d.given("net", "P-AMB-7", says, net, res["seq"])
 
 
 def _difficulty(d: Derivation, a: _Action, res: Mapping[str, Any]) -> str:
@@ -315,13 +285,11 @@ def _difficulty(d: Derivation, a: _Action, res: Mapping[str, Any]) -> str:
     value = int(res["difficulty"])
     if a.revealed is not None:
         opened, seq = a.revealed
-        matches = seal_difficulty(int(opened["value"]), str(opened["nonce"])) == opened["commitment"]
-        committed = f", committed at your event {a.committed[1]}" if a.committed is not None else ""
-        text = (
-            f"a sealed difficulty, opened: sha256(difficulty:{opened['value']}:nonce) "
-            f"{'matches' if matches else 'DOES NOT match'} its commitment{committed}"
-        )
-        return d.given("difficulty", "GM-2", text, value, seq)
+        if seal_difficulty(int(opened["value"]), str(opened["nonce"])) == opened["commitment"]:
+            says = N_("a sealed difficulty, opened: it matches the commitment the GM made before the roll")
+        else:
+            says = N_("a sealed difficulty, opened: it DOES NOT match its commitment")
+        return d.given("difficulty", "GM-2", says, value, seq)
     if a.declared is not None:
-        return d.given("difficulty", "GM-2", "the difficulty the GM declared", value, a.declared[1])
-    return d.given("difficulty", "P-DICE-1", "the difficulty", value, res["seq"])
+        return d.given("difficulty", "GM-2", N_("the difficulty the GM declared"), value, a.declared[1])
+    return d.given("difficulty", "P-DICE-1", N_("the difficulty"), value, res["seq"])

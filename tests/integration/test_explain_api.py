@@ -41,7 +41,7 @@ def test_p_dice_4_the_gm_sees_a_resisted_actions_whole_derivation(month):
     assert r.status_code == 200, r.text
     d = r.json()
     assert d["recomputes"] is True and d["result_id"] == duel and d["title"] == "PRIVATE-WIZ-DUEL"
-    assert [x["label"] for x in d["dice"]] == ["action", f"resistance by {m.powers['sov']}"]
+    assert [x["label"] for x in d["dice"]] == ["the action's dice", f"resistance by {m.powers['sov']}"]
     assert all(isinstance(x["roll_no"], int) and x["faces"] for x in d["dice"])
     rules = {s["rule"] for s in d["steps"]}
     assert {"P-DICE-3", "P-RES-4", "P-DICE-4"} <= rules
@@ -56,7 +56,7 @@ def test_p4_the_resister_sees_the_result_and_its_own_dice_not_the_actors(month):
     assert [x["label"] for x in d["dice"]] == [f"resistance by {m.powers['sov']}"]
     assert any("dice" in w for w in d["withheld"]) and d["recomputes"] is True
     owner = explain(client, m, m.powers["wiz"], duel).json()
-    assert owner["dice"][0]["label"] == "action" and owner["recomputes"] is True
+    assert owner["dice"][0]["label"] == "the action's dice" and owner["recomputes"] is True
 
 
 def test_a_result_not_shown_is_not_found_as_an_unknown_one_is(month):
