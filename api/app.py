@@ -21,6 +21,7 @@ from api.routes import commands, games, history, mail, posts, results, windows
 from api.routes.metrics import RequestLog
 from api.routes.metrics import router as metrics_router
 from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
+from api.web import help as web_help
 from api.web import people as web_people
 from api.web import routes as web_routes
 from api.web import talk as web_talk
@@ -146,6 +147,7 @@ def create_app(
     app.mount("/static", StaticFiles(directory=str(Path(web.__file__).parent / "static")), name="static")
     app.include_router(web_people.router)  # first: /signin/email/<token> is not a game's /signin/<game>/<token>
     app.include_router(web_talk.router)
+    app.include_router(web_help.router)  # /help, made from the code (issue 28)
     app.include_router(web_routes.router)
     for pages in rulesets.parts("web"):  # a ruleset's own pages, if it has any besides its board and forms
         if hasattr(pages, "router"):

@@ -19,6 +19,7 @@ import re
 import secrets
 from dataclasses import dataclass
 
+from api.help.model import line_help
 from application.mail_addresses import ADDRESS, TALK, reply_address, thread_mac
 from application.service import Caller, CommandKey, Games
 from application.service import Turn as ServiceTurn
@@ -59,10 +60,11 @@ class TurnRefused(RuleViolation):
 class MailIntake:
     """Reads a mail addressed to a secret reply address and applies its turn."""
 
-    def __init__(self, games: Games, domain: str = "emissary.local", secret: str = "") -> None:
+    def __init__(self, games: Games, domain: str = "emissary.local", secret: str = "", public_url: str = "") -> None:
         self.games = games
         self.domain = domain
         self.secret = secret  # the service's secret key: thread reply addresses are HMACs under it
+        self.public_url = public_url  # where the help pages are: a refused line's reply links to its help (issue 28)
 
     def address_for(self, game_id: str, token: str) -> str:
         return reply_address(self.domain, game_id, token)
@@ -146,8 +148,18 @@ class MailIntake:
         try:
             reply = self.apply(game_id, principal, turn, message_id)
         except TurnRefused as refused:
-            return self._refused(game_id, principal, subject, refused)
+            return self._refused(game_id, principal, subject, refused, self._help(ruleset.name, text, turn))
         return MailReply(True, f"Recorded: {subject}".strip(), reply, game_id, principal)
+
+    def _help(self, ruleset: str, text: str, turn: Turn) -> dict[int, str]:
+        """Each line's help (an absolute address with its command's anchor), if the service's address is known."""
+        if not self.public_url:
+            return {}
+        read = {cmd.line: cmd.verb for cmd in turn.commands}
+        return {
+            n: line_help(self.public_url, ruleset, (line.split() or [""])[0].lower().rstrip(":"), read.get(n))
+            for n, line in own_lines(text)
+        }
 
     def _post_reply(
         self, game_id: str, thread_id: str, seat: str, message_id: str, text: str | None, html: str | None, subject: str
@@ -196,9 +208,12 @@ class MailIntake:
             principal,
         )
 
-    def _refused(self, game_id: str, principal: str, subject: str, refused: TurnRefused) -> MailReply:
+    def _refused(
+        self, game_id: str, principal: str, subject: str, refused: TurnRefused, helps: dict[int, str] | None = None
+    ) -> MailReply:
         lines = ["Nothing was recorded: the whole mail is refused if any line is wrong.", ""]
-        lines += [str(e) for e in refused.errors]
+        for e in refused.errors:
+            lines += [str(e), *([f"  Help: {helps[e.line]}"] if helps and e.line in helps else [])]
         if refused.unchecked:
             lines += ["", "Not checked, because they need a refused line:"]
             lines += [f"line {line}: needs line {needed}" for line, needed in refused.unchecked]

@@ -9,6 +9,8 @@ through the entry-point group ``emissary.rulesets``; README "Adding a ruleset").
 - ``demo.py`` with ``play_demo`` (and ``play_demo_long``, for ``--long``): what ``emissary demo --ruleset NAME`` plays;
 - ``status.py`` with ``seats(view, me)``: who has acted or is ready, from the viewer's view, for the status strip
   (``api.web.status``);
+- ``help.py`` with ``MAIL`` (and ``VERBS``, ``USAGE``): its mail lines with an example each, and ``rules/`` (its rules
+  text and ``ids.json``): what its help pages show besides its declared commands (``api.help``, issue 28);
 - ``old_names.py`` with ``FIELDS`` and ``QUERY``: the names its clients sent for a platform's field or query
   parameter before the platform had its own, still accepted (``old_names``).
 

@@ -139,7 +139,9 @@ def start(settings: Settings, host: str | None = None, port: int | None = None) 
 
     games = build_games(settings)
     projector = build_projector(games, settings)
-    handler = TurnHandler(MailIntake(games, settings.mail_domain, settings.secret_key), projector, settings)
+    handler = TurnHandler(
+        MailIntake(games, settings.mail_domain, settings.secret_key, settings.public_url), projector, settings
+    )
     controller = Controller(
         handler, hostname=host or settings.smtpd_host, port=port or settings.smtpd_port, data_size_limit=MAX_MAIL_BYTES
     )

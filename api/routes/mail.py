@@ -73,7 +73,8 @@ InboundKey = Annotated[None, Depends(check_inbound)]
 def inbound_email(body: InboundMailRequest, request: Request, games: GamesDep, _: InboundKey) -> dict:
     """A mail received by a hosted provider: the same intake as `emissary smtpd`; the reply is queued."""
     settings = request.app.state.settings
-    intake = MailIntake(games, settings.mail_domain, settings.secret_key)
+    public_url = settings.public_url or str(request.base_url)  # where the refusal's help links point
+    intake = MailIntake(games, settings.mail_domain, settings.secret_key, public_url)
     try:
         reply = intake.receive(body.to, body.message_id, body.text, body.html, body.subject)
     except Busy as err:  # a provider takes 409 as final: 503 with Retry-After is the answer it sends again on

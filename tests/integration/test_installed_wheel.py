@@ -205,6 +205,12 @@ def test_the_installed_service_renders_every_rulesets_console_and_board(installe
         status, page = client.page(game_id, gm, language="de")  # the German catalog is installed too
         marker = PAGES[ruleset][0] if PAGES[ruleset][0].startswith("id=") else ""  # not the English message
         assert status == 200 and '<html lang="de">' in page and marker in page, (ruleset, page[:500])
+        # Issue 28: its help page, and the rules text its package ships (every ruleset but the tests' table)
+        with urllib.request.urlopen(f"{client.base}/help/{ruleset}", timeout=30) as response:
+            assert 'id="commands"' in response.read().decode(), ruleset
+        if ruleset != "table":
+            with urllib.request.urlopen(f"{client.base}/help/{ruleset}/rules", timeout=30) as response:
+                assert 'id="line-1"' in response.read().decode(), ruleset
 
 
 @pytest.fixture

@@ -1,0 +1,118 @@
+"""Issue 28 item 8: the help pages, made from the code. The index lists every registered ruleset; each ruleset's page
+lists every command the ruleset declares (the list is derived here from its declarations, so a command left off the
+page fails), every mail verb with its example, every declared web form, and each rule id it links resolves to an
+anchor of the rules page; the routes' reference lists every route of the app. A refused mail links each line to its
+help, and the link's anchor exists."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api import declare, rulesets
+from api.app import api_routers
+from api.help import model
+from api.mail_intake import MailIntake
+from domain.platform.ruleset import registered
+from tests.mail.test_smtp import setup_game
+
+LINK = re.compile(r'href="/help/(?P<ruleset>[\w-]+)/rules#(?P<anchor>[^"]+)"')
+
+
+@pytest.fixture
+def client(app):
+    return TestClient(app)
+
+
+def ids(page: str) -> set[str]:
+    return set(re.findall(r'\bid="([^"]+)"', page))
+
+
+def test_the_index_lists_every_registered_ruleset_and_links_the_routes_reference(client):
+    page = client.get("/help").text
+    for name in registered():
+        assert f'href="/help/{name}"' in page, name
+    assert 'href="/help/routes"' in page and "DeclareReady" in page  # what every game takes
+    assert 'href="/help"' in client.get("/").text  # the footer of every page links it
+
+
+@pytest.mark.parametrize("name", sorted(registered()))
+def test_a_ruleset_page_lists_every_command_its_ruleset_declares(client, name):
+    page = client.get(f"/help/{name}").text
+    anchors = ids(page)
+    declared = set(registered()[name].commands) | {d.command for d in declare.declared_of(name)}
+    assert declared
+    missing = sorted(c.__name__ for c in declared if f"cmd-{c.__name__}" not in anchors)
+    assert missing == [], f"commands of {name} its help page leaves out"
+    for d in declare.declared_of(name):
+        if d.form is not None:
+            assert f"the form “{d.form.name}”" in html.unescape(page), d.form.name
+        if d.route is not None:
+            assert f"{d.route.method} /games/{{game_id}}{d.route.path}" in page
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(registered()) if registered()[n].mail_grammar is not None])
+def test_a_ruleset_page_shows_every_mail_verb_with_its_example(client, name):
+    page = client.get(f"/help/{name}").text
+    module = rulesets.part(name, "help")
+    assert {f"mail-{v}" for v in module.VERBS} <= ids(page)
+    for line in module.MAIL:
+        assert line.example in html.unescape(page), line.example
+
+
+@pytest.mark.parametrize("name", ["powers", "covenants", "lodge"])
+def test_every_rule_id_link_resolves_to_an_anchor_of_the_rules_page(client, name):
+    page = client.get(f"/help/{name}").text
+    links = {(m["ruleset"], m["anchor"]) for m in LINK.finditer(page)}
+    assert len(links) > 5 and {r for r, _ in links} == {name}
+    rules = client.get(f"/help/{name}/rules")
+    assert rules.status_code == 200
+    anchors = ids(rules.text)
+    assert {a for _, a in links} - anchors == set()
+    inner = set(re.findall(r'href="#([^"]+)"', rules.text))
+    assert inner - anchors == set()  # every line a rule cites is on the page
+    assert "P-ACT-1" not in anchors or "Actions per month" in rules.text
+
+
+def test_the_routes_reference_lists_every_route_of_the_app(client):
+    page = html.unescape(client.get("/help/routes").text)
+    api_paths = {r.path for router in api_routers() for r in router.routes if hasattr(r, "methods")}
+    assert len(api_paths) > 40
+    assert {p for p in api_paths if p not in page} == set()
+    for path in ("/help", "/help/{ruleset}/rules", "/play/{game_id}", "/new", "/static/…"):
+        assert f" {path}</code>" in page, path
+
+
+def test_the_help_reads_in_german(client):
+    client.cookies.set("lang", "de")
+    assert "<h1>Hilfe</h1>" in client.get("/help").text
+    assert "Per E-Mail" in client.get("/help/lodge").text
+
+
+def test_an_unknown_ruleset_has_no_help_page(client):
+    assert client.get("/help/nope").status_code == 404
+    assert client.get("/help/nope/rules").status_code == 404
+    if "table" in registered():
+        assert client.get("/help/table/rules").status_code == 404  # the table ships no rules text
+
+
+def test_a_refused_mail_links_each_line_to_its_help_whose_anchor_exists(games, client):
+    """MAIL-1: the reply to a refused turn gives each refused line the absolute address of its command's help."""
+    gid, _pid, token = setup_game(games)
+    intake = MailIntake(games, "emissary.local", public_url="https://emissary.example")
+    text = "discard #7\nfrobnicate now\nwaive"
+    reply = intake.receive(intake.address_for(gid, token), "<help-1@x>", text)
+    assert not reply.accepted
+    body = reply.body.splitlines()
+    line1 = body.index(next(b for b in body if b.startswith("line 1:")))
+    assert body[line1 + 1] == "  Help: https://emissary.example/help/powers#mail-discard"
+    line2 = body.index(next(b for b in body if b.startswith("line 2:")))
+    assert body[line2 + 1] == "  Help: https://emissary.example/help/powers#mail"  # no such command: the section
+    page = ids(client.get("/help/powers").text)
+    assert {"mail-discard", "mail"} <= page
+    plain = MailIntake(games, "emissary.local").receive(intake.address_for(gid, token), "<help-2@x>", text)
+    assert "Help:" not in plain.body  # no address known for the service: no link rather than a wrong one
+    assert model.line_help("http://127.0.0.1:8000", "powers", "discard").endswith("/help/powers#mail-discard")
