@@ -76,7 +76,15 @@ def bare_env(env: dict) -> dict:
 
 
 def _bare_process(conn, env: dict) -> None:
-    """One bare-store process: one application (warmed by its first run), runs on request."""
+    """One bare-store process: one application (warmed by its first run), runs on request. It ends with the bench,
+    however the bench ends (workers/lifeline.py), not only when it reads the end of its pipe between runs."""
+    import multiprocessing
+    import signal
+
+    from workers import lifeline
+
+    parent = multiprocessing.parent_process()
+    lifeline.bind(signal.SIGKILL, parent=parent.pid if parent else None)
     app = Bare(env=bare_env(env))
     conn.send("ready")
     try:

@@ -9,7 +9,11 @@ whatever of the group is left, leader gone or not. Three nets make sure nothing 
 - the autouse ``stop_leftover_processes`` fixture stops anything a test started
   through this module and did not stop;
 - an ``atexit`` hook kills every group still registered when the interpreter exits (SIGTERM to the
-  test run is turned into KeyboardInterrupt, so teardowns and atexit run then too).
+  test run is turned into KeyboardInterrupt, so teardowns and atexit run then too);
+- a reaper: when the process that started them dies without any of that running (SIGKILL, a crash; ``make
+  bench`` killed), a small process of its own kills every group still registered. It learns each group through
+  a pipe from this process, and the end of that pipe (this process gone, whatever killed it) is its signal; it
+  runs in a session of its own, so that a signal to this process's group or terminal does not end it first.
 
 tests/conftest.py imports its fixtures and calls ``interrupt_on_sigterm``; ``pytest -p tests.procs``
 does the same for a test file outside this suite.
@@ -21,6 +25,7 @@ import atexit
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -29,14 +34,63 @@ import pytest
 
 _live: dict[int, subprocess.Popen] = {}  # process group id (the leader's pid) -> leader
 _lock = threading.Lock()
+_reaper: dict[int, subprocess.Popen] = {}  # this process's pid -> its reaper (a forked child starts its own)
+
+# The reaper: "+PGID" registers a group, "-PGID" forgets it; at the end of its input (the process that started it
+# is gone, or closed it at exit) it kills every group still registered, and exits.
+REAPER = """
+import os, signal, sys
+for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signal.signal(sig, signal.SIG_IGN)
+groups = set()
+for line in sys.stdin:
+    line = line.strip()
+    if line[:1] == "+":
+        groups.add(int(line[1:]))
+    elif line[:1] == "-":
+        groups.discard(int(line[1:]))
+for pgid in groups:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+
+
+def _tell_reaper(line: str) -> None:
+    """Tell this process's reaper (started on first use) about a group; under ``_lock``."""
+    reaper = _reaper.get(os.getpid())
+    if reaper is None or reaper.poll() is not None:
+        reaper = _reaper[os.getpid()] = subprocess.Popen(
+            [sys.executable, "-c", REAPER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            text=True,
+        )
+        for pgid in _live:  # (a reaper that died is replaced, knowing every group)
+            reaper.stdin.write(f"+{pgid}\n")  # type: ignore[union-attr]
+    try:
+        reaper.stdin.write(line + "\n")  # type: ignore[union-attr]
+        reaper.stdin.flush()  # type: ignore[union-attr]
+    except (BrokenPipeError, ValueError):  # it is gone (killed by someone): the next call starts another
+        pass
 
 
 def start(argv: Sequence[str], **popen: object) -> subprocess.Popen:
-    """Start ``argv`` as the leader of a new process group, registered for teardown."""
+    """Start ``argv`` as the leader of a new process group, registered for teardown (and with the reaper)."""
     proc = subprocess.Popen(list(argv), start_new_session=True, **popen)  # type: ignore[call-overload]
     with _lock:
         _live[proc.pid] = proc
+        _tell_reaper(f"+{proc.pid}")
     return proc
+
+
+def _forget(proc: subprocess.Popen) -> None:
+    with _lock:
+        if _live.pop(proc.pid, None) is not None:
+            _tell_reaper(f"-{proc.pid}")
 
 
 def group_members(pgid: int) -> list[int]:
@@ -89,8 +143,7 @@ def kill(proc: subprocess.Popen) -> None:
     _signal_group(proc.pid, signal.SIGKILL)
     proc.wait()
     _wait_group_gone(proc, 10)
-    with _lock:
-        _live.pop(proc.pid, None)
+    _forget(proc)
 
 
 def stop(proc: subprocess.Popen, grace: float = 10) -> None:
@@ -101,8 +154,7 @@ def stop(proc: subprocess.Popen, grace: float = 10) -> None:
         _signal_group(proc.pid, signal.SIGKILL)
         _wait_group_gone(proc, 10)
     proc.wait()
-    with _lock:
-        _live.pop(proc.pid, None)
+    _forget(proc)
 
 
 def stop_all(procs: Sequence[subprocess.Popen] | None = None, grace: float = 10) -> None:
@@ -128,6 +180,7 @@ def _kill_everything_left() -> None:
             proc.wait(5)
         except subprocess.TimeoutExpired:
             pass
+        _forget(proc)  # (the reaper, at the end of its input, kills nothing that is gone: its group id may be reused)
 
 
 def interrupt_on_sigterm() -> None:

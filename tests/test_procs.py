@@ -5,9 +5,11 @@ checks that the process it started, and that process's own child, are gone."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -45,17 +47,20 @@ def test_started_directly_and_left_running():
 
 
 def test_interrupted():
-    if os.environ.get("INTERRUPT"):
+    if os.environ.get("INTERRUPT") == "SIGTERM":
         spawn(procs.start)
         os.kill(os.getpid(), signal.SIGTERM)  # as a CI timeout does
+    if os.environ.get("INTERRUPT") == "SIGKILL":
+        spawn(procs.start)
+        os.kill(os.getpid(), signal.SIGKILL)  # no teardown, no atexit: the reaper is left
 """
 
 
-def run_inner(tmp_path: Path, *, interrupt: bool) -> tuple[subprocess.CompletedProcess, list[int]]:
+def run_inner(tmp_path: Path, *, interrupt: str = "") -> tuple[subprocess.CompletedProcess, list[int]]:
     test_file = tmp_path / "test_inner.py"
     test_file.write_text(textwrap.dedent(INNER))
     pids = tmp_path / "pids"
-    env = {**os.environ, "PIDS_FILE": str(pids), "PYTHONPATH": str(ROOT), "INTERRUPT": "1" if interrupt else ""}
+    env = {**os.environ, "PIDS_FILE": str(pids), "PYTHONPATH": str(ROOT), "INTERRUPT": interrupt}
     selection = ["-k", "interrupted"] if interrupt else ["-k", "not interrupted"]
     done = subprocess.run(
         [
@@ -81,14 +86,26 @@ def run_inner(tmp_path: Path, *, interrupt: bool) -> tuple[subprocess.CompletedP
 
 
 def test_a_spawned_process_and_its_children_are_gone_after_a_test_that_raised(tmp_path):
-    done, started = run_inner(tmp_path, interrupt=False)
+    done, started = run_inner(tmp_path)
     assert "2 failed" in done.stdout and "the test body failed" in done.stdout, done.stdout + done.stderr
     assert len(started) == 4  # two parents, each with a child of its own
     assert [pid for pid in started if alive(pid)] == [], done.stdout
 
 
 def test_a_spawned_process_and_its_children_are_gone_after_the_run_is_interrupted(tmp_path):
-    done, started = run_inner(tmp_path, interrupt=True)
+    done, started = run_inner(tmp_path, interrupt="SIGTERM")
     assert done.returncode == pytest.ExitCode.INTERRUPTED, done.stdout + done.stderr
     assert len(started) == 2
     assert [pid for pid in started if alive(pid)] == [], done.stdout
+
+
+def test_a_spawned_process_and_its_children_are_gone_after_the_run_is_killed(tmp_path):
+    """SIGKILL to the test run (or to ``make bench``, which starts its processes here too): no teardown and no
+    atexit hook runs, and the reaper kills the groups (the parent and the child it started, which has no lifeline)."""
+    done, started = run_inner(tmp_path, interrupt="SIGKILL")
+    assert done.returncode == -signal.SIGKILL, done.stdout + done.stderr
+    assert len(started) == 2
+    deadline = time.monotonic() + 10
+    while left := [pid for pid in started if alive(pid)]:
+        assert time.monotonic() < deadline, f"{left} outlived the killed run"
+        time.sleep(0.05)
