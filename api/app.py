@@ -17,7 +17,7 @@ from api import declare, rulesets, web
 from api.compose import build_games, build_projector
 from api.headers import SecurityHeaders, last_resort
 from api.ratelimit import RateLimitMiddleware, RateLimits
-from api.routes import commands, games, history, mail, posts, results, windows
+from api.routes import commands, games, history, mail, posts, results, webhooks, windows
 from api.routes.metrics import RequestLog
 from api.routes.metrics import router as metrics_router
 from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
@@ -172,6 +172,7 @@ def api_routers() -> list[APIRouter]:
         mail.router,
         posts.router,
         results.router,
+        webhooks.router,
     ]
 
 

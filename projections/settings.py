@@ -79,6 +79,12 @@ class Settings(BaseSettings):
     inbound_key: str = ""
     # /metrics (issue 27): a bearer key; empty: served only to 127.0.0.1 outside production, never in production
     metrics_key: str = ""
+    # Per-game webhooks (issue 31, application.webhooks): a URL whose host resolves to a private, loopback,
+    # link-local or otherwise non-public address is refused unless the operator allows it (tests do, for their
+    # own receiver on loopback); a URL that fails this many deliveries in a row is paused and its GM told.
+    webhooks_allow_private: bool = False
+    webhook_pause_after: int = Field(8, ge=1)
+    webhook_timeout_seconds: float = Field(10, gt=0)
     # Every process's log level (projections.logs): secrets are redacted at any level.
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 

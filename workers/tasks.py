@@ -7,7 +7,7 @@ import logging
 from datetime import datetime
 
 from domain.errors import DomainError
-from workers import claims, runtime
+from workers import claims, runtime, webhooks
 from workers.app import celery_app
 
 log = logging.getLogger("emissary.workers")
@@ -31,16 +31,18 @@ def sweep() -> dict:
     for game_id, window_id in reminders:
         queue_reminders.delay(game_id, window_id)
     mails = dispatch_mail(now)
-    if due or soon or reminders or mails["mails"]:
+    hooks = webhooks.dispatch(now)  # issue 31: each game's webhooks, through their own delivery ledger
+    if due or soon or reminders or mails["mails"] or hooks["webhooks"]:
         log.info(
-            "sweep at=%s due=%s eta=%s reminders=%s mails=%s",
+            "sweep at=%s due=%s eta=%s reminders=%s mails=%s webhooks=%s",
             now.isoformat(),
             len(due),
             len(soon),
             len(reminders),
             mails["mails"],
+            hooks["webhooks"],
         )
-    return {"due": len(due), "eta": len(soon), "reminders": len(reminders), **mails}
+    return {"due": len(due), "eta": len(soon), "reminders": len(reminders), **mails, **hooks}
 
 
 @celery_app.task(name="workers.close_window", acks_late=True)

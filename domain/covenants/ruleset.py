@@ -242,6 +242,7 @@ COVENANTS = register(
         seat_of=seat_of,
         marks=frozenset({"PhaseBegan", "CovenantAdded"}),
         phase_title=phase_title,
+        announces={"SeasonEnded": "results"},  # issue 31: the reckoning of a season is its results
         describe=describe,
         offers=offers,
         roles=COVENANT_ROLES,

@@ -466,6 +466,7 @@ LODGE = register(
         marks=frozenset({"PhaseBegan", "CleanupBegan", "MageAdded"}),
         phase_labels={"season": 0, "month": 0},  # what phase_of labels each phase with (its turn, and 0)
         phase_title=phase_title,
+        announces={"RoomScored": "results", "GameEnded": "end"},  # issue 31: what a game's webhooks announce
         describe=describe,
         mail_grammar=read_mail,
         offers=offers,

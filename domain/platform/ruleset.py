@@ -90,6 +90,9 @@ class Ruleset:
     describe: Callable[[str, Mapping[str, Any], Mapping[str, str]], str | None] | None = None
     # phase_title(phase name) -> the phase in words ("Season 1, month 2: Planning"), or None (its name then)
     phase_title: Callable[[str], str | None] | None = None
+    # event kind -> what a game's webhooks announce it as, "results" or "end" (issue 31): only public events of
+    # these kinds are announced, in the words ``describe`` gives them
+    announces: Mapping[str, str] = field(default_factory=dict)
     # offers(game, principal) -> the commands ``principal`` (a seat, "gm" or a host) may send now, each fully
     # formed, in a stable order: what its board, forms and mail offer it, and what seeded random play picks among
     # (the contract suite: every command offered is accepted, and a seat offered nothing is waiting on others)

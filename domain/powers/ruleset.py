@@ -101,6 +101,7 @@ POWERS = register(
         seat_fields=frozenset({"power_id", "power", "from_power"}),
         describe=describe,
         phase_title=phase_title,
+        announces={"ResolutionPublished": "results"},  # issue 31: what a game's webhooks announce
         offers=offers,
         description="Powers: seasons of secret actions, dice pools and resistance",
     )

@@ -37,6 +37,8 @@ NEVER_REBUILT = {
     "signin_links",
     "web_session_people",
     "post_reads",
+    "webhooks",
+    "webhook_ledger",
 }
 READ_MODELS = {
     "rm_tracking",

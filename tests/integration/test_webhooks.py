@@ -1,0 +1,390 @@
+"""Per-game webhooks (issue 31, item 1), delivered by the sweep's tasks to a real HTTP receiver on loopback: each
+receiver's format, the generic body's signature, retries with backoff through the delivery ledger, a failing URL
+paused and its GM told, private addresses refused, and nothing an observer may not see."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from api.compose import build_games, build_projector
+from application import webhooks
+from application.service import Caller
+from domain.errors import RuleViolation
+from domain.platform.commands import MakePost
+from domain.powers import commands as pc
+from projections.settings import Settings
+from tests.helpers import add_power
+from tests.integration.helpers import bearer, close_app, close_services
+from tests.webhook_receiver import Receiver
+from workers import mail, runtime
+
+PUBLIC_URL = "https://emissary.example"
+
+
+@pytest.fixture
+def receiver():
+    r = Receiver().start()
+    try:
+        yield r
+    finally:
+        r.stop()
+
+
+@pytest.fixture
+def eager(store_settings):
+    """The workers' tasks run inline (Celery's eager mode, as the mail tests run them) against this process's
+    service and read models, on SQLite and on PostgreSQL; webhooks may reach loopback (the tests' own receiver)."""
+    from workers.app import celery_app
+
+    settings = store_settings.model_copy(
+        update={
+            "webhooks_allow_private": True,
+            "public_url": PUBLIC_URL,
+            "webhook_pause_after": 3,
+            "secret_key": "k" * 40,
+        }
+    )
+    games = build_games(settings)
+    projector = build_projector(games, settings)
+    runtime.use(games, projector, settings)
+    celery_app.conf.task_always_eager = True
+    try:
+        yield games, projector, settings
+    finally:
+        celery_app.conf.task_always_eager = False
+        close_services(games, projector)
+
+
+def sweep(at: datetime | None = None) -> dict:
+    """The sweep task (catch-up, windows, mail, webhooks) as beat sends it, at ``at``."""
+    from workers.tasks import sweep as task
+
+    if at is None:
+        return task()
+    real = runtime.now
+    runtime.now = lambda: at  # type: ignore[assignment]
+    try:
+        return task()
+    finally:
+        runtime.now = real  # type: ignore[assignment]
+
+
+def services(app) -> tuple:
+    """The app's game service and read models (the web app keeps them on ``app.state``)."""
+    return app.state.games, app.state.projector
+
+
+def a_game(games, name: str = "Harbour Watch") -> tuple[str, str, str]:
+    gid, _, _ = games.create_game(name)
+    wiz = add_power(games, gid, "gm", "Wiz", "champion", "wizard")[0]
+    sov = add_power(games, gid, "gm", "Sov", "city", "sovereign")[0]
+    return gid, wiz, sov
+
+
+def test_each_format_says_what_happened_names_the_game_and_links_to_it_and_json_is_signed(eager, receiver):
+    games, projector, settings = eager
+    gid, wiz, sov = a_game(games)
+    db = projector.db
+    projector.catch_up()
+    added = {
+        fmt: webhooks.add(
+            db, gid, "gm", receiver.url(f"/{fmt}/T0KEN-{fmt}"), fmt, list(webhooks.KINDS), allow_private=True
+        )
+        for fmt in webhooks.FORMATS
+    }
+    assert [fmt for fmt, h in added.items() if h["secret"]] == ["json"]  # only the generic format is signed
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())  # Planning begins
+    games.run(Caller.of(wiz), gid, MakePost("table", "Ships sighted off the cape."))
+    sweep()
+    link = f"{PUBLIC_URL}/play/{gid}"
+
+    discord = receiver.bodies("/discord/T0KEN-discord")
+    assert any("Planning" in b["embeds"][0]["title"] for b in discord)
+    post = next(b for b in discord if "posted at the table" in b["embeds"][0]["title"])
+    assert post["content"].startswith("**Harbour Watch: Wiz posted at the table**")
+    assert link in post["content"] and post["embeds"][0]["url"] == link
+    assert post["embeds"][0]["description"] == "Ships sighted off the cape."
+    assert post["allowed_mentions"] == {"parse": []}
+
+    slack = receiver.bodies("/slack/T0KEN-slack")
+    said = next(b for b in slack if "posted at the table" in b["text"])
+    assert said["text"] == f"Harbour Watch: Wiz posted at the table: Ships sighted off the cape. <{link}|Harbour Watch>"
+    assert [b["type"] for b in said["blocks"]] == ["header", "section", "context"]
+    assert said["blocks"][1]["text"] == {"type": "mrkdwn", "text": "Ships sighted off the cape."}
+
+    matrix = receiver.bodies("/matrix/T0KEN-matrix")
+    said = next(b for b in matrix if "posted at the table" in b["text"])
+    assert said["text"] == f"Harbour Watch: Wiz posted at the table\nShips sighted off the cape.\n{link}"
+    assert f'<a href="{link}">Harbour Watch</a>' in said["html"] and said["username"] == "Emissary"
+
+    (request,) = [r for r in receiver.requests("/json/T0KEN-json") if r["headers"]["X-Emissary-Event"] == "post"]
+    headers, raw = request["headers"], request["raw"]
+    expected = hmac.new(
+        added["json"]["secret"].encode(), f"{headers['X-Emissary-Timestamp']}.".encode() + raw, hashlib.sha256
+    ).hexdigest()
+    assert headers["X-Emissary-Signature"] == f"sha256={expected}"
+    assert hmac.compare_digest(
+        headers["X-Emissary-Signature"],
+        webhooks.sign(added["json"]["secret"], int(headers["X-Emissary-Timestamp"]), raw),
+    )
+    body = receiver.bodies("/json/T0KEN-json")
+    kinds = [b["event"] for b in body]
+    assert kinds.count("phase") >= 1 and kinds.count("post") == 1
+    assert {b["game"]["name"] for b in body} == {"Harbour Watch"} and {b["game"]["url"] for b in body} == {link}
+    # Each delivery is in the ledger, once: a second sweep sends nothing again.
+    before = len(receiver.got)
+    sweep()
+    assert len(receiver.got) == before
+    ledger = webhooks.deliveries(db, gid)
+    assert (
+        len(ledger) == before and {r["status"] for r in ledger} == {"sent"} and {r["attempts"] for r in ledger} == {1}
+    )
+
+
+def test_a_webhook_gets_only_the_kinds_it_asked_for(eager, receiver):
+    games, projector, settings = eager
+    gid, wiz, sov = a_game(games)
+    projector.catch_up()
+    webhooks.add(projector.db, gid, "gm", receiver.url("/results"), "json", ["results"], allow_private=True)
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
+    games.run(Caller.of(wiz), gid, MakePost("table", "Nothing to see."))
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Resolve(announcement="The harbour burns."))
+    sweep()
+    (said,) = receiver.bodies("/results")
+    assert said["event"] == "results" and said["title"] == "Results are published"
+
+
+def test_a_deadline_approaching_is_announced_with_its_public_deadline_only(eager, receiver):
+    games, projector, settings = eager
+    gid, wiz, sov = a_game(games)
+    projector.catch_up()
+    webhooks.add(projector.db, gid, "gm", receiver.url("/deadline"), "json", ["deadline"], allow_private=True)
+    games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Advance())
+    games.declare_ready(gid, sov, sov)
+    games.set_deadline(gid, "gm", "s1m1-planning", datetime.now(timezone.utc) + timedelta(minutes=30))
+    sweep()  # the sweep queues the reminder (RemindersQueued, the GM's) ...
+    sweep()  # ... and, once projected, the webhook says the window closes soon, and nothing of who is reminded
+    (said,) = receiver.bodies("/deadline")
+    assert said["event"] == "deadline" and "closes in 1 hour" in said["text"]
+    assert wiz not in str(said) and "Wiz" not in str(said)
+
+
+def test_a_failing_url_is_retried_with_backoff_until_it_answers_and_the_ledger_counts_the_attempts(eager, receiver):
+    games, projector, settings = eager
+    gid, wiz, sov = a_game(games)
+    projector.catch_up()
+    webhooks.add(projector.db, gid, "gm", receiver.url("/flaky"), "discord", ["post"], allow_private=True)
+    receiver.answers["/flaky"] = [500, 500]
+    games.run(Caller.of(wiz), gid, MakePost("table", "Third time lucky."))
+    t0 = datetime.now(timezone.utc)
+    sweep(t0)
+    assert len(receiver.requests("/flaky")) == 1
+    (row,) = webhooks.deliveries(projector.db, gid)
+    assert (row["status"], row["attempts"], row["last_error"]) == ("queued", 1, "HTTP 500")
+    sweep(t0 + timedelta(seconds=5))  # backoff: 10 s after the first failure
+    assert len(receiver.requests("/flaky")) == 1
+    sweep(t0 + timedelta(seconds=11))
+    assert len(receiver.requests("/flaky")) == 2
+    sweep(t0 + timedelta(seconds=25))  # 20 s after the second
+    assert len(receiver.requests("/flaky")) == 2
+    sweep(t0 + timedelta(seconds=32))
+    assert len(receiver.requests("/flaky")) == 3
+    (row,) = webhooks.deliveries(projector.db, gid)
+    assert (row["status"], row["attempts"], row["last_error"]) == ("sent", 3, None)
+    assert webhooks.listing(projector.db, gid)[0]["failures"] == 0  # a success ends the run of failures
+    sweep(t0 + timedelta(hours=1))
+    assert len(receiver.requests("/flaky")) == 3  # sent once, never again
+
+
+def test_a_url_that_keeps_failing_is_paused_and_the_gm_and_hosts_are_told(eager, receiver):
+    games, projector, settings = eager
+    gid, wiz, sov = a_game(games)
+    projector.catch_up()
+    hook = webhooks.add(projector.db, gid, "gm", receiver.url("/gone/S3CRET"), "slack", ["post"], allow_private=True)
+    receiver.answers["/gone/S3CRET"] = [404] * 20
+    for text in ("one", "two"):
+        games.run(Caller.of(wiz), gid, MakePost("table", text))
+    t0 = datetime.now(timezone.utc)
+    sweep(t0)  # two rows, two failures
+    sweep(t0 + timedelta(seconds=11))  # the third failure in a row (pause_after=3) pauses it
+    (listed,) = webhooks.listing(projector.db, gid)
+    assert (listed["status"], listed["failures"], listed["last_error"]) == ("paused", 3, "HTTP 404")
+    sent = len(receiver.requests("/gone/S3CRET"))
+    assert sent == 3
+    games.run(Caller.of(wiz), gid, MakePost("table", "three"))
+    sweep(t0 + timedelta(hours=1))
+    assert len(receiver.requests("/gone/S3CRET")) == sent  # paused: nothing more is sent or queued
+    assert {r["status"] for r in webhooks.deliveries(projector.db, gid)} == {"held"}
+    told = [r for r in mail.ledger(projector.db, gid, "gm") if r["kind"].startswith("webhook-paused")]
+    assert len(told) == 1 and "is paused" in told[0]["subject"] and "Harbour Watch" in told[0]["subject"]
+    assert "http://127.0.0.1/…" in told[0]["body"] and "S3CRET" not in told[0]["body"]
+    # Resumed, it announces what happens from now on.
+    receiver.answers["/gone/S3CRET"] = []
+    assert webhooks.resume(projector.db, gid, hook["id"])["status"] == "active"
+    games.run(Caller.of(wiz), gid, MakePost("table", "four"))
+    sweep(t0 + timedelta(hours=2))
+    assert [b["text"] for b in receiver.bodies("/gone/S3CRET")][-1].endswith(
+        f"four <{PUBLIC_URL}/play/{gid}|Harbour Watch>"
+    )
+
+
+def test_a_post_hidden_before_it_is_sent_is_withdrawn(eager, receiver):
+    games, projector, settings = eager
+    gid, wiz, sov = a_game(games)
+    projector.catch_up()
+    webhooks.add(projector.db, gid, "gm", receiver.url("/hide"), "json", ["post"], allow_private=True)
+    receiver.answers["/hide"] = [500]
+    post = games.run(Caller.of(wiz), gid, MakePost("table", "RUDE-WORDS")).result["post_id"]
+    t0 = datetime.now(timezone.utc)
+    sweep(t0)
+    from domain.platform.commands import HidePost
+
+    games.run(Caller.of("gm"), gid, HidePost(post, "rude"))
+    sweep(t0 + timedelta(minutes=1))
+    assert len(receiver.requests("/hide")) == 1
+    assert [r["status"] for r in webhooks.deliveries(projector.db, gid)] == ["withdrawn"]
+
+
+def test_the_embedded_worker_delivers_webhooks(tmp_path, receiver):
+    import time
+
+    settings = Settings(data_dir=tmp_path, sweep_seconds=0.3, webhooks_allow_private=True, public_url=PUBLIC_URL)
+    app = create_app(settings, embedded_workers=True)
+    with TestClient(app):
+        games, projector = services(app)
+        gid, wiz, sov = a_game(games, "Embedded")
+        projector.catch_up()
+        webhooks.add(projector.db, gid, "gm", receiver.url("/embedded"), "matrix", ["post"], allow_private=True)
+        games.run(Caller.of(wiz), gid, MakePost("table", "Hello from the worker."))
+        deadline = time.time() + 20
+        while not receiver.bodies("/embedded"):
+            assert time.time() < deadline, "the embedded worker never delivered the webhook"
+            time.sleep(0.1)
+    (said,) = receiver.bodies("/embedded")
+    assert said["text"].startswith("Embedded: Wiz posted at the table\nHello from the worker.")
+
+
+# ---------------------------------------------------------------------------------------------- the API and refusals
+
+
+@pytest.fixture
+def api(tmp_path):
+    app = create_app(Settings(data_dir=tmp_path, public_url=PUBLIC_URL))
+    client = TestClient(app)
+    created = client.post("/games", json={"name": "Refusals"}).json()
+    yield app, client, created["game_id"], created["gm_token"]
+    close_app(app)
+
+
+def test_a_private_or_loopback_url_is_refused_naming_the_field_and_records_nothing(api, receiver):
+    app, client, gid, token = api
+    for url in (
+        receiver.url("/x"),
+        "http://10.1.2.3/hook",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[::1]:8080/hook",
+        "http://localhost/hook",
+        "http://192.168.0.10/hook",
+    ):
+        answer = client.post(
+            f"/games/{gid}/webhooks", json={"url": url, "format": "json", "kinds": ["post"]}, headers=bearer(token)
+        )
+        assert answer.status_code == 422, url
+        assert answer.json()["field"] == "url" and "private" in answer.json()["message"], url
+    for bad, field in (
+        ({"url": "ftp://example.org/x", "format": "json", "kinds": ["post"]}, "url"),
+        ({"url": "https://user:pw@example.org/x", "format": "json", "kinds": ["post"]}, "url"),
+        ({"url": "https://example.org/x", "format": "irc", "kinds": ["post"]}, "format"),
+        ({"url": "https://example.org/x", "format": "json", "kinds": ["gossip"]}, "kinds"),
+        ({"url": "https://example.org/x", "format": "json", "kinds": []}, "kinds"),
+    ):
+        answer = client.post(f"/games/{gid}/webhooks", json=bad, headers=bearer(token))
+        assert (answer.status_code, answer.json()["field"]) == (422, field), bad
+    assert client.get(f"/games/{gid}/webhooks", headers=bearer(token)).json() == []
+    assert services(app)[1].db.query("SELECT COUNT(*) FROM webhooks") == [(0,)]
+
+
+def test_a_url_that_resolves_to_a_private_address_is_refused_at_delivery_too(eager, receiver, monkeypatch):
+    games, projector, settings = eager
+    gid, wiz, sov = a_game(games)
+    projector.catch_up()
+    webhooks.add(projector.db, gid, "gm", receiver.url("/rebound"), "json", ["post"], allow_private=True)
+    monkeypatch.setattr(settings, "webhooks_allow_private", False)  # the operator took the permission back
+    games.run(Caller.of(wiz), gid, MakePost("table", "Anyone there?"))
+    sweep()
+    assert receiver.requests("/rebound") == []
+    (row,) = webhooks.deliveries(projector.db, gid)
+    assert row["status"] == "queued" and row["last_error"].startswith("refused: url: its host resolves to a private")
+
+
+def test_a_redirect_is_not_followed(eager, receiver):
+    games, projector, settings = eager
+    gid, wiz, sov = a_game(games)
+    projector.catch_up()
+    webhooks.add(projector.db, gid, "gm", receiver.url("/moved"), "json", ["post"], allow_private=True)
+    receiver.answers["/moved"] = [302]
+    games.run(Caller.of(wiz), gid, MakePost("table", "Follow me."))
+    sweep()
+    (row,) = webhooks.deliveries(projector.db, gid)
+    assert row["last_error"] == "redirect refused (HTTP 302)" and len(receiver.got) == 1
+
+
+def test_only_the_gm_or_a_host_manages_webhooks_and_the_secret_is_shown_once(tmp_path, receiver):
+    app = create_app(Settings(data_dir=tmp_path, public_url=PUBLIC_URL, webhooks_allow_private=True))
+    try:
+        client = TestClient(app)
+        created = client.post("/games", json={"name": "Keys"}).json()
+        gid, token = created["game_id"], created["gm_token"]
+        _, seat_token, _ = add_power(services(app)[0], gid, "gm", "Wiz", "champion", "wizard")
+        body = {"url": receiver.url("/hooks/SECRET-PATH"), "format": "json", "kinds": ["post", "phase"]}
+        refused = client.post(f"/games/{gid}/webhooks", json=body, headers=bearer(seat_token))
+        assert (refused.status_code, refused.json()["field"]) == (403, "webhooks")
+        made = client.post(f"/games/{gid}/webhooks", json=body, headers=bearer(token))
+        assert made.status_code == 201 and len(made.json()["secret"]) > 30
+        listed = client.get(f"/games/{gid}/webhooks", headers=bearer(token)).json()
+        assert [(h["url"], h["secret"], h["kinds"]) for h in listed] == [
+            ("http://127.0.0.1/…", None, ["phase", "post"])
+        ]
+        assert "SECRET-PATH" not in client.get(f"/games/{gid}/webhooks", headers=bearer(token)).text
+        assert client.get(f"/games/{gid}/webhooks", headers=bearer(seat_token)).status_code == 403
+        gone = client.delete(f"/games/{gid}/webhooks/{made.json()['id']}", headers=bearer(token))
+        assert gone.status_code == 204 and client.get(f"/games/{gid}/webhooks", headers=bearer(token)).json() == []
+    finally:
+        close_app(app)
+
+
+def test_an_unknown_format_is_refused_in_the_service_too(eager):
+    games, projector, settings = eager
+    gid, _, _ = a_game(games)
+    with pytest.raises(RuleViolation) as err:
+        webhooks.add(projector.db, gid, "gm", "https://example.org/x", "irc", ["post"], allow_private=True)
+    assert err.value.field == "format"
+
+
+def test_no_log_line_names_a_webhooks_url_token(eager, receiver, caplog):
+    games, projector, settings = eager
+    gid, wiz, sov = a_game(games)
+    projector.catch_up()
+    webhooks.add(
+        projector.db, gid, "gm", receiver.url("/api/webhooks/123/L0G-T0KEN"), "discord", ["post"], allow_private=True
+    )
+    receiver.answers["/api/webhooks/123/L0G-T0KEN"] = [500, 500, 500, 500]
+    with caplog.at_level(logging.DEBUG):
+        games.run(Caller.of(wiz), gid, MakePost("table", "Quiet, please."))
+        t0 = datetime.now(timezone.utc)
+        for minutes in range(5):
+            sweep(t0 + timedelta(minutes=minutes * 11))
+    assert caplog.records and "webhook paused" in caplog.text
+    assert "L0G-T0KEN" not in caplog.text and all("L0G-T0KEN" not in r.getMessage() for r in caplog.records)
+    assert all("L0G-T0KEN" not in str(r["body"]) + str(r["last_error"]) for r in webhooks.deliveries(projector.db, gid))
