@@ -24,8 +24,12 @@ def derive(events: Events) -> dict[str, dict[str, Any]]:
             out[d.result_id] = d.as_dict()
         elif e.get("type") == "CertamenBidCommitted":
             committed[(data["challenge_id"], data["seat"])] = (data["commitment"], seq)
-        elif e.get("type") == "CertamenResolved" and "scores" in (data.get("result") or {}):
-            d = _certamen(e, data, seq, committed)
+        elif e.get("type") == "CertamenResolved":
+            scored = "scores" in (data.get("result") or {})
+            d = _certamen(e, data, seq, committed) if scored else _by_default(e, data, seq)
+            out[d.result_id] = d.as_dict()
+        elif e.get("type") == "CertamenForfeited":
+            d = _forfeit(e, data, seq)
             out[d.result_id] = d.as_dict()
     return out
 
@@ -70,4 +74,28 @@ def _certamen(
     says = N_("the one highest score wins; equal scores, no winner")
     winner = d.step("winner", "A-CERT-3", says, "unique_max", scores, result.get("winner"))
     d.result = {"published": {"winner": result.get("winner")}, "steps": {"winner": winner}}
+    return d
+
+
+def _by_default(e: Mapping[str, Any], data: Mapping[str, Any], seq: int | None) -> Derivation:
+    """A challenge one of whose mages is no longer active: the other wins by default, or, neither active, it is
+    cancelled (A-CERT-2); no bid is opened."""
+    challenge, result = data["challenge_id"], data.get("result") or {}
+    d = Derivation(f"certamen:{challenge}", "certamen", str(challenge), {"seq": seq, "type": e.get("type")})
+    if result.get("cancelled"):
+        says = N_("neither mage is active: the challenge is cancelled, without a winner")
+    else:
+        says = N_("one mage only is active: its side wins by default")
+    winner = d.given("winner", "A-CERT-2", says, result.get("winner"), seq)
+    d.result = {"published": {"winner": result.get("winner")}, "steps": {"winner": winner}}
+    return d
+
+
+def _forfeit(e: Mapping[str, Any], data: Mapping[str, Any], seq: int | None) -> Derivation:
+    """The challenged covenant forfeits and pays the house rules' penalty (A-CERT-2)."""
+    challenge, seat = data["challenge_id"], data["seat"]
+    d = Derivation(f"certamen:{challenge}", "certamen", str(challenge), {"seq": seq, "type": e.get("type")})
+    gold = d.given("gold", "A-CERT-2", N_("{side} forfeits: gold paid"), data.get("gold"), seq, side=seat)
+    vis = d.given("vis", "A-CERT-2", N_("{side} forfeits: vis paid"), data.get("vis"), seq, side=seat)
+    d.result = {"published": {"gold": data.get("gold"), "vis": data.get("vis")}, "steps": {"gold": gold, "vis": vis}}
     return d

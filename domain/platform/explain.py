@@ -60,11 +60,22 @@ OPS: dict[str, Callable[[Any, Sequence[Mapping[str, Any]], Mapping[str, Any]], A
     "list": lambda args, dice, values: [_value(a, values) for a in args],
     # the one label whose term is highest, or None on a tie (a contest: a Certamen)
     "unique_max": lambda args, dice, values: _unique_max({k: _value(v, values) for k, v in args.items()}),
+    # a contest (P-BAT-8's goals): the one side with strictly more, and more than nothing; None on a tie, or when the
+    # side that would win is ``blocked``
+    "contest": lambda args, dice, values: _contest(
+        {k: _value(v, values) for k, v in args["sides"].items()}, args.get("blocked")
+    ),
     # what became of a phrase with this many parts applied and skipped: applied, partly applied or skipped
     "phrase_status": lambda args, dice, values: (
         "applied" if not args[1] else "skipped" if not args[0] else "partly applied"
     ),
 }
+
+
+def _contest(scores: Mapping[str, Any], blocked: str | None) -> str | None:
+    ranked = sorted(scores.items(), key=lambda kv: -kv[1])
+    ahead = bool(ranked) and ranked[0][1] > 0 and (len(ranked) == 1 or ranked[0][1] > ranked[1][1])
+    return ranked[0][0] if ahead and ranked[0][0] != blocked else None
 
 
 def _unique_max(scores: Mapping[str, Any]) -> str | None:

@@ -17,6 +17,7 @@ from domain.dice import seal_difficulty
 from domain.platform.explain import Derivation, Events
 from domain.platform.i18n import N_
 from domain.powers import rules
+from domain.powers.explain_battle import derive as battle_rounds
 
 
 @dataclass
@@ -83,9 +84,9 @@ def _read(events: Events) -> tuple[dict[str, _Action], str]:
 
 
 def derive(events: Events) -> dict[str, dict[str, Any]]:
-    """Every action result these events show their viewer, derived (``Ruleset.derive``)."""
+    """Every action result and battle round these events show their viewer, derived (``Ruleset.derive``)."""
     actions, critical_mode = _read(events)
-    out = {}
+    out = battle_rounds(events)
     for action_id, a in actions.items():
         if a.result is not None:
             d = _action(action_id, a, critical_mode)

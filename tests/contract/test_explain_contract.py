@@ -118,3 +118,26 @@ def test_the_leak_check_catches_a_derivation_built_from_the_gms_events(games, ru
 def test_an_unknown_result_is_not_found_in_the_same_words(games, ruleset, played):
     with pytest.raises(NotFound, match="no result 'action:nope' that you may see"):
         explain.explain(ruleset, events_of(games, played.game_id, "gm"), "action:nope")
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_seeded_random_play_every_derivation_recomputes_and_leaks_nothing(ruleset, seed):
+    """The same two promises over games played at random (the liveness contract's seeded legal play, silent seats
+    and passing deadlines): every result any viewer may have explained, for the GM and each seat."""
+    from tests.contract.test_liveness import Play, plan_for
+
+    game = Play(ruleset, plan_for(ruleset), seed)
+    try:
+        outcome = game.run()
+        assert outcome.broken is None, outcome.broken
+        gm_ids: set[str] = set()
+        for viewer in ["gm", *game.table.seats]:
+            events = game.games.visible_events(game.table.game_id, viewer, limit=100_000)
+            found = explain.derivations(ruleset, events)
+            gm_ids |= set(found) if viewer == "gm" else set()
+            assert set(found) <= gm_ids, viewer
+            for result_id, d in found.items():
+                assert explain.recomputes(d) == [], (seed, viewer, result_id, explain.recomputes(d))
+                assert leaks(d, events) == [], (seed, viewer, result_id)
+    finally:
+        game.games.close()

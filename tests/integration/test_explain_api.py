@@ -87,3 +87,31 @@ def test_no_derivation_over_http_shows_a_viewer_more_than_their_export(month):
             if r.status_code == 404:
                 continue
             assert r.status_code == 200 and leaks(r.json(), events) == [], (who, result_id)
+
+
+def test_p_bat_8_each_battle_round_explains_its_goals_from_its_commands(api):
+    """P-BAT-8: a round's goals go to the side with strictly more presence (a tie to nobody); each command's dice
+    carry their roll numbers, each attack its threshold and successes (P-BAT-1, P-BAT-2); a power of the battle sees
+    it, and nothing its export does not hold (P.4)."""
+    from tests.integration.test_battle_api import play_battle, setup_game
+
+    game, gm, tok, spy = setup_game(api)
+    play_battle(api, game, gm, tok, spy)
+    rounds = 0
+    for n in range(1, 8):
+        url = f"/games/{game}/results/battle:b1:round:{n}/explain"
+        r = api.get(url, headers=bearer(gm))
+        if r.status_code == 404:
+            continue  # a round the battle did not score (it ended first)
+        d = r.json()
+        assert r.status_code == 200 and d["recomputes"] is True and d["kind"] == "battle-round", d
+        assert d["dice"] and all(isinstance(x["roll_no"], int) for x in d["dice"])
+        assert {"P-BAT-8", "P-BAT-3"} <= {s["rule"] for s in d["steps"]}
+        south = api.get(url, headers=bearer(tok["south"]))
+        assert south.status_code == 200 and south.json()["recomputes"] is True
+        events = [
+            json.loads(x) for x in api.get(f"/games/{game}/export", headers=bearer(tok["south"])).text.split("\n") if x
+        ]
+        assert leaks(south.json(), events) == []
+        rounds += 1
+    assert rounds >= 5
