@@ -156,10 +156,11 @@ class MailIntake:
         if not self.public_url:
             return {}
         read = {cmd.line: cmd.verb for cmd in turn.commands}
-        return {
-            n: line_help(self.public_url, ruleset, (line.split() or [""])[0].lower().rstrip(":"), read.get(n))
-            for n, line in own_lines(text)
-        }
+        out, block = {}, None  # an indented line (an action's key, a cast's move) is its block's
+        for n, line in own_lines(text):
+            block = read.get(n, block) if line[:1].isspace() or n in read else None
+            out[n] = line_help(self.public_url, ruleset, (line.split() or [""])[0].lower().rstrip(":"), block)
+        return out
 
     def _post_reply(
         self, game_id: str, thread_id: str, seat: str, message_id: str, text: str | None, html: str | None, subject: str

@@ -17,10 +17,12 @@ from starlette.routing import Mount
 from api.help import model
 from api.help.model import linked
 from api.web.kit import templates
+from api.web.routes import BROWSER_FORMS, COMMAND_FORMS
 from domain.platform.commands import PLATFORM_COMMANDS
 from domain.platform.i18n import _
 
 router = APIRouter(include_in_schema=False)
+PAGE_FORMS = (*COMMAND_FORMS, *BROWSER_FORMS)  # the platform's forms, on every ruleset's board or console
 
 
 def _missing(request: Request, text: str) -> Response:
@@ -36,7 +38,8 @@ def help_index(request: Request) -> Response:
         for c in PLATFORM_COMMANDS
         if not model._what(c).startswith("Workers:")
     ]
-    context = {"rulesets": [model.ruleset_help(n) for n in model.names()], "platform": platform}
+    forms = [{"name": f.name, "gm": f.gm, "ok": _(f.ok) if isinstance(f.ok, str) and f.ok else ""} for f in PAGE_FORMS]
+    context = {"rulesets": [model.ruleset_help(n) for n in model.names()], "platform": platform, "forms": forms}
     return templates.TemplateResponse(request, "help_index.html", context)
 
 

@@ -36,6 +36,9 @@ def test_the_index_lists_every_registered_ruleset_and_links_the_routes_reference
     for name in registered():
         assert f'href="/help/{name}"' in page, name
     assert 'href="/help/routes"' in page and "DeclareReady" in page  # what every game takes
+    from api.web.routes import BROWSER_FORMS, COMMAND_FORMS
+
+    assert {f"form-{f.name}" for f in (*COMMAND_FORMS, *BROWSER_FORMS)} <= ids(page)  # the platform's web actions
     assert 'href="/help"' in client.get("/").text  # the footer of every page links it
 
 
@@ -116,3 +119,18 @@ def test_a_refused_mail_links_each_line_to_its_help_whose_anchor_exists(games, c
     plain = MailIntake(games, "emissary.local").receive(intake.address_for(gid, token), "<help-2@x>", text)
     assert "Help:" not in plain.body  # no address known for the service: no link rather than a wrong one
     assert model.line_help("http://127.0.0.1:8000", "powers", "discard").endswith("/help/powers#mail-discard")
+
+
+def test_a_refused_key_of_an_action_block_links_to_the_actions_help_through_inbound_email(app, games):
+    """P-ACT-1: a refused ``slot:`` line of an ``action:`` block links to the action's help; the hosted provider's
+    endpoint links from the address the request came to when no public address is set."""
+    gid, _pid, token = setup_game(games)
+    local = TestClient(app, client=("127.0.0.1", 40000))  # no inbound key here: only this machine may post mail
+    to = MailIntake(games, "emissary.local").address_for(gid, token)
+    text = "action: Duel the Balrog\n  slot: middle\n  skill: might\nfrobnicate"
+    mail = {"to": to, "from": "g@example.org", "subject": "turn", "text": text, "message_id": "<help-3@x>"}
+    body = local.post("/inbound/email", json=mail).json()["body"].splitlines()
+    slot = body.index(next(b for b in body if b.startswith("line 2:")))
+    assert "(P-ACT-1)" in body[slot] and body[slot + 1] == "  Help: http://testserver/help/powers#mail-action"
+    unknown = body.index(next(b for b in body if b.startswith("line 4:")))
+    assert body[unknown + 1] == "  Help: http://testserver/help/powers#mail"
