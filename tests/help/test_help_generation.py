@@ -95,3 +95,17 @@ def test_each_command_is_listed_with_its_declared_form_and_route():
     assert str(model.linked("x (P-ACT-1, MAIL-1) <b>", "powers")) == (
         'x (<a href="/help/powers/rules#P-ACT-1">P-ACT-1</a>, MAIL-1) &lt;b&gt;'
     )
+
+
+@pytest.mark.parametrize("name", ["powers", "covenants", "lodge"])
+def test_every_rule_id_the_help_cites_of_the_rules_families_is_in_the_shipped_index(name):
+    """A command's docstring or a mail line citing a rule id the analysis does not define (a typo, a renumbering)
+    would be shown unlinked: of the families the index holds (P-ACT, GM, L-HEAL...), every id cited is there. The
+    service's own ids (MAIL-1, TABLE-1) are no rules text's."""
+    h = model.ruleset_help(name)
+    assert h.rules is not None
+    families = {i.rsplit("-", 1)[0] for i in h.rules.rules}
+    texts = [c.what for c in h.commands] + [m.note for m in h.mail] + [u for m in h.mail for u in m.usage]
+    cited = {i for t in texts for i in mentions(t)}
+    assert len(cited) >= 10
+    assert {i for i in cited if i.rsplit("-", 1)[0] in families} - set(h.rules.rules) == set()

@@ -25,6 +25,10 @@ def test_the_help_index_and_a_ruleset_page_have_no_axe_violation_at_1280_and_360
         page.get_by_role("link", name="Help").click()  # every page's footer links it
         page.wait_for_url("**/help")
         assert page.get_by_role("heading", name="Help", exact=True).is_visible()
+        german = browser.new_context(viewport={"width": width, "height": 900}, locale="de-DE").new_page()
+        german.goto(base + "/help/lodge")  # in the reader's language (Accept-Language): its words are longer
+        assert german.get_by_role("heading", name="Per E-Mail").is_visible()
+        assert violations(german) == [] and german.evaluate("document.scrollingElement.scrollWidth") <= width
 
 
 def test_a_rule_ids_link_opens_the_rules_text_at_that_rule_by_keyboard(server, browser):  # noqa: F811
