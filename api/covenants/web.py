@@ -11,6 +11,7 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import Response
 
+from api.routes.results import by_source, said
 from api.web.kit import templates
 from domain.covenants import commands as cc
 from domain.covenants import rules
@@ -265,4 +266,7 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
             offers["heal"] = {"healers": healers, "targets": hurt}
     cards_by_id = {c["id"]: c for cov in view["covenants"].values() for c in cov["cards"]}
     context.update(viewer_is_auditor=me == GM, track=rules.TRACK, offers=offers, word=word, cards_by_id=cards_by_id)
+    # each result's "Why?" beside it in the feed (issue 29), from the viewer's own events; none on a view of the past
+    shown = by_source(request.app.state.projector, game.ruleset, key, me) if not context["phase"] else {}
+    context.update(results=shown, why_said=said)
     return templates.TemplateResponse(request, "covenants/table.html", context)

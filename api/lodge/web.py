@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import Response
 
+from api.routes.results import by_source, said
 from api.web.kit import templates
 from domain.ids import GM
 from domain.lodge import ruleset as lr
@@ -63,4 +64,7 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
         black_rose_acts=[(a["card"], a["target"]) for a in view["choices"]["black_rose"]] if host else [],
         word=word,
     )
+    # each result's "Why?" beside it in the feed (issue 29), from the viewer's own events; none on a view of the past
+    shown = by_source(request.app.state.projector, game.ruleset, key, context["me"]) if not context["phase"] else {}
+    context.update(results=shown, why_said=said)
     return templates.TemplateResponse(request, "lodge/board.html", context)

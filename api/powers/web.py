@@ -79,7 +79,7 @@ def month_derivations(request: Request, key: str, context: dict[str, Any]) -> di
     found = board_derivations(
         request.app.state.projector, registry.get("powers"), key, context["me"], lambda p: p.startswith(prefix)
     )
-    return {k: v for k, v in found.items() if k.startswith("action:")}
+    return {k: v for k, v in found.items() if k.startswith(("action:", "battle:"))}
 
 
 def ties_on_page(view: dict[str, Any], phase: str | None) -> list[str]:

@@ -17,6 +17,7 @@ from domain.platform.i18n import _
 router = APIRouter(tags=["history"])
 PAGE = 5000
 BOARD_EVENTS = 5000  # at most this many of a viewer's newest events are read for a board's derivations
+FEED_EVENTS = 500  # the newest events a feed's "Why?" reads: more than a feed page shows
 
 ResultId = Annotated[
     str,
@@ -65,14 +66,14 @@ def said(part: dict, field: str) -> str:
 
 
 def board_derivations(
-    projector: Any, ruleset: Any, key: str, viewer: str, belongs: Callable[[str], bool]
+    projector: Any, ruleset: Any, key: str, viewer: str, belongs: Callable[[str], bool], limit: int = BOARD_EVENTS
 ) -> dict[str, dict]:
     """The derivations a board shows behind its "Why?": from the viewer's own events of the phases ``belongs``
     accepts (read newest first, until the first of another phase: the cost of the current month, not of the game),
     and the game's first event (its options)."""
     items: list[dict] = []
     before = None
-    while len(items) < BOARD_EVENTS:
+    while len(items) < limit:
         page = projector.timeline(key, viewer, newest_first=True, before=before, limit=500)
         kept = list(itertools.takewhile(lambda item: belongs(str(item.get("phase") or "")), page))
         items.extend(kept)
@@ -81,3 +82,11 @@ def board_derivations(
         before = page[-1]["seq"]
     first = projector.timeline(key, viewer, after=0, limit=1)
     return derivations.derivations(ruleset, [*first, *reversed(items)])
+
+
+def by_source(projector: Any, ruleset: Any, key: str, viewer: str, limit: int = FEED_EVENTS) -> dict[int, dict]:
+    """The derivations of the results among the viewer's newest ``limit`` events, by the ``seq`` of the event that
+    published each (a feed shows its "Why?" beside that event); one whose earlier events fell outside those read, and
+    so does not recompute, is left out rather than shown in part."""
+    found = board_derivations(projector, ruleset, key, viewer, lambda phase: True, limit=limit)
+    return {d["source"]["seq"]: d for d in found.values() if not derivations.recomputes(d)}

@@ -59,3 +59,57 @@ def test_why_speaks_german(month):
     found = whys(page)
     assert found and all("<summary>Warum?</summary>" in w for w in found)
     assert any("Wurfnummer" in w for w in found)
+
+
+def test_p_bat_8_a_battle_rounds_why_is_under_its_last_round(app):
+    """The battle section shows its last round's goals with a Why? (P-BAT-8), to a power of the battle."""
+    from tests.integration.test_battle_api import play_battle, setup_game
+
+    with TestClient(app) as api:
+        game, gm, tok, spy = setup_game(api)
+        view, _ = play_battle(api, game, gm, tok, spy)
+    last = view["scores"][-1]["round"] if view.get("scores") else None
+    page = signed_in(app, game, tok["south"]).get(f"/play/{game}").text
+    found = [w for w in whys(page) if f"battle%3Ab1%3Around%3A{last}" in w]
+    assert last is not None and len(found) == 1, last
+    assert "(P-BAT-8)" in found[0] and "roll number" in found[0]
+
+
+def _seat_client(app, gid: str, seat: str) -> TestClient:
+    from application.service import Caller, new_token
+    from domain.platform.commands import ReissueLink
+
+    token, digest = new_token()
+    app.state.games.run(Caller.of("gm"), gid, ReissueLink(seat, digest))
+    return signed_in(app, gid, token)
+
+
+def test_l_eff_2_the_lodge_feed_has_a_why_beside_each_effect(app, games):
+    """L-EFF-2: an effect's Why? beside it in the Lodge's feed: each phrase applied or skipped, with the rule."""
+    from tests.contract.drivers import DRIVERS
+
+    played = DRIVERS["lodge"].play(games)
+    page = _seat_client(app, played.game_id, "ann").get(f"/play/{played.game_id}").text
+    found = [w for w in whys(page) if "effect%3A" in w]
+    assert found and any("(L-INST-1)" in w and "no vacant slot" in w for w in found)
+    assert all("(L-EFF-3)" in w for w in found)
+
+
+def test_a_cert_3_the_covenant_feed_has_a_why_beside_each_die_and_certamen(app, games):
+    """Each die rolled (its roll number) and each Certamen (A-CERT-3) has its Why? in the table's feed."""
+    from domain.covenants.commands import Challenge, ChooseArt, ResolveCertamen, SealBid
+    from tests.covenants.play import Dice, fixed_three, move_all, pass_create, pass_main
+
+    t = fixed_three(Dice(), games=games)
+    move_all(t, [1, 2, 3])
+    pass_create(t)
+    cid = t.run("ann", Challenge("ann", t.mage("ann"), t.mage("bob")))["challenge_id"]
+    pass_main(t)
+    t.run("ann", ChooseArt("ann", cid, "Cr"))
+    t.run("bob", ChooseArt("bob", cid, "Im"))
+    t.run("ann", SealBid("ann", cid, 3))
+    t.run("bob", SealBid("bob", cid, 1))
+    t.run("ann", ResolveCertamen("ann", cid))
+    page = _seat_client(app, t.game_id, "cy").get(f"/play/{t.game_id}").text
+    found = whys(page)
+    assert any(f"certamen%3A{cid}" in w and "(A-CERT-3)" in w and "matches its commitment" in w for w in found)
