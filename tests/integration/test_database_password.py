@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+import pwd
 import secrets
 import shutil
 import signal
@@ -126,8 +127,12 @@ def scram_server() -> Iterator[tuple[str, int, str]]:
     as_user: list[str] = []
     if os.geteuid() == 0:
         runuser = shutil.which("runuser")
+        try:
+            pwd.getpwnam("postgres")
+        except KeyError:
+            runuser = None
         if not runuser:
-            pytest.skip("running as root without runuser: initdb refuses root")
+            pytest.skip("running as root without runuser or a postgres user: initdb refuses root")
         as_user = [runuser, "-u", "postgres", "--"]
     root = Path(tempfile.mkdtemp(prefix="emissary-pg-"))
     superuser = secrets.token_hex(12)
