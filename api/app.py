@@ -25,6 +25,7 @@ from api.web import help as web_help
 from api.web import people as web_people
 from api.web import routes as web_routes
 from api.web import talk as web_talk
+from api.web import webhooks as web_webhooks
 from api.web.i18n import Language
 from application.service import Games
 from application.version import release
@@ -147,6 +148,7 @@ def create_app(
     app.mount("/static", StaticFiles(directory=str(Path(web.__file__).parent / "static")), name="static")
     app.include_router(web_people.router)  # first: /signin/email/<token> is not a game's /signin/<game>/<token>
     app.include_router(web_talk.router)
+    app.include_router(web_webhooks.router)  # before the generic /play/{g}/{command} form route
     app.include_router(web_help.router)  # /help, made from the code (issue 28)
     app.include_router(web_routes.router)
     for pages in rulesets.parts("web"):  # a ruleset's own pages, if it has any besides its board and forms

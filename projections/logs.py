@@ -48,6 +48,10 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
         re.compile(r"(\b[a-z][a-z0-9+.-]*://[^:/?#@\s\"'<>]*:)(?!\[redacted\])[^@/\s\"'<>]+(?=@)", re.IGNORECASE),
         rf"\1{REDACTED}",
     ),
+    # A chat's incoming-webhook URL (issue 31): its path is its token (Discord's /api/webhooks/<id>/<token>, Slack's
+    # hooks.slack.com/services/...). Our own code never logs one; this holds for a library's log line too.
+    (re.compile(r"(/api/webhooks/\d+/)[^/\s?#\"'<>]+"), rf"\1{REDACTED}"),
+    (re.compile(r"(hooks\.slack\.com/services/)[^\s?#\"'<>]+", re.IGNORECASE), rf"\1{REDACTED}"),
     # "token": "...", 'token': '...' in JSON or a repr.
     (re.compile(rf"([\"']{_SECRET_KEYS}[\"']\s*:\s*[\"'])[^\"']+", re.IGNORECASE), rf"\1{REDACTED}"),
 ]

@@ -16,7 +16,7 @@ from api.app import create_app
 from api.compose import build_games, build_projector
 from application import webhooks
 from application.service import Caller
-from domain.errors import RuleViolation
+from domain.errors import DomainError, RuleViolation
 from domain.platform.commands import MakePost
 from domain.powers import commands as pc
 from projections.settings import Settings
@@ -388,3 +388,91 @@ def test_no_log_line_names_a_webhooks_url_token(eager, receiver, caplog):
     assert caplog.records and "webhook paused" in caplog.text
     assert "L0G-T0KEN" not in caplog.text and all("L0G-T0KEN" not in r.getMessage() for r in caplog.records)
     assert all("L0G-T0KEN" not in str(r["body"]) + str(r["last_error"]) for r in webhooks.deliveries(projector.db, gid))
+
+
+# ---------------------------------------------------------------------------------------------- the GM's page
+
+
+def signed_in(app, gid: str, token: str) -> TestClient:
+    client = TestClient(app)
+    assert client.get(f"/signin/{gid}/{token}", follow_redirects=False).status_code == 303
+    return client
+
+
+def csrf(client: TestClient, page: str) -> str:
+    import re
+
+    return re.search(r'name="csrf" value="([^"]+)"', client.get(page).text).group(1)
+
+
+@pytest.mark.parametrize("allow", [False, True])
+def test_the_gms_page_adds_a_webhook_shows_its_secret_once_and_refuses_a_private_address_by_field(
+    tmp_path, receiver, allow
+):
+    app = create_app(Settings(data_dir=tmp_path, public_url="http://testserver", webhooks_allow_private=allow))
+    try:
+        games, projector = services(app)
+        gid, gm_token, _ = games.create_game("Page")
+        _, seat_token, _ = add_power(games, gid, "gm", "Wiz", "champion", "wizard")
+        gm = signed_in(app, gid, gm_token)
+        assert 'href="/play/' + gid + '/webhooks"' in gm.get(f"/play/{gid}").text  # the console links to it
+        page = f"/play/{gid}/webhooks"
+        form = {
+            "csrf": csrf(gm, page),
+            "url": receiver.url("/page/P4GE-T0KEN"),
+            "format": "json",
+            "kinds[]": ["post", "results"],
+        }
+        shown = gm.post(page, data=form, headers={"Origin": "http://testserver"})
+        assert shown.status_code == 200 and "P4GE-T0KEN" not in shown.text
+        if not allow:
+            assert "private, loopback or link-local" in shown.text and 'id="err-webhooks-url"' in shown.text
+            assert webhooks.listing(projector.db, gid) == []
+        else:
+            (hook,) = webhooks.listing(projector.db, gid)
+            secret = projector.db.query("SELECT secret FROM webhooks")[0][0]
+            assert secret in shown.text and "X-Emissary-Signature" in shown.text
+            again = gm.get(page).text
+            assert secret not in again and "http://127.0.0.1/…" in again  # shown once; the address cut to its host
+            form = {"csrf": csrf(gm, page)}
+            gone = gm.post(f"{page}/{hook['id']}/remove", data=form, headers={"Origin": "http://testserver"})
+            assert "Webhook removed." in gone.text and webhooks.listing(projector.db, gid) == []
+        player = signed_in(app, gid, seat_token)
+        assert player.get(page).status_code == 403
+    finally:
+        close_app(app)
+
+
+def test_a_covenant_host_manages_the_webhooks_from_the_table_and_another_seat_may_not(tmp_path):
+    from application.service import new_token
+    from domain.platform.commands import ReissueLink
+    from tests.covenants.play import seat_three
+
+    app = create_app(Settings(data_dir=tmp_path, public_url="http://testserver"))
+    try:
+        games, projector = services(app)
+        t = seat_three(games)
+        pages = {}
+        for seat in ("ann", "bob"):  # Ann hosts (she runs the windows), Bob plays
+            token, digest = new_token()
+            games.run(Caller.of("gm"), t.game_id, ReissueLink(seat, digest))
+            client = signed_in(app, t.game_id, token)
+            pages[seat] = (client.get(f"/play/{t.game_id}").text, client.get(f"/play/{t.game_id}/webhooks"))
+        link = f'href="/play/{t.game_id}/webhooks"'
+        assert link in pages["ann"][0] and pages["ann"][1].status_code == 200
+        assert link not in pages["bob"][0] and pages["bob"][1].status_code == 403
+        with pytest.raises(DomainError):
+            webhooks.check_manager(games.get_game(t.game_id, for_update=False), "bob")
+        webhooks.check_manager(games.get_game(t.game_id, for_update=False), "ann")
+    finally:
+        close_app(app)
+
+
+def test_a_chats_webhook_url_is_redacted_in_any_log_line():
+    from projections import logs
+
+    line = logs.redact(
+        "POST https://discord.com/api/webhooks/123456/Abc-DEF_ghi and https://hooks.slack.com/services/T0/B1/x2"
+    )
+    assert "Abc-DEF_ghi" not in line and "T0/B1/x2" not in line
+    assert "/api/webhooks/123456/[redacted]" in line and "hooks.slack.com/services/[redacted]" in line
