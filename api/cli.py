@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from importlib.metadata import entry_points
@@ -11,6 +12,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported where a command runs: `emissary health` loads only what its check needs (issue 27)
     from projections.settings import Settings
+
+log = logging.getLogger("emissary.cli")
 
 
 def _settings() -> Settings:
@@ -39,7 +42,7 @@ def serve(args: argparse.Namespace) -> int:
     host = args.host or settings.host
     port = args.port or settings.port
     store = "PostgreSQL" if settings.is_postgres else (settings.database_url or f"SQLite in {settings.data_dir}/")
-    print(f"Emissary on http://{host}:{port}  (API docs at /docs; store: {store})", flush=True)
+    log.info("Emissary on http://%s:%s  (API docs at /docs; store: %s)", host, port, store)
     if args.workers > 1:
         # Several processes: each builds its own app (and cache); the store's optimistic concurrency
         # keeps them consistent, and a command that raced another process is retried.
@@ -53,6 +56,7 @@ def serve(args: argparse.Namespace) -> int:
             port=port,
             workers=args.workers,
             log_level=settings.log_level.lower(),
+            log_config=None,  # uvicorn's loggers reach ours: JSON lines, from its first line (issue 27)
             access_log=args.access_log,
         )
         # uvicorn stopped and waited for its server processes; the helper their start needed goes too (issue 27)
@@ -65,6 +69,7 @@ def serve(args: argparse.Namespace) -> int:
             host=host,
             port=port,
             log_level=settings.log_level.lower(),
+            log_config=None,  # uvicorn's loggers reach ours: JSON lines, from its first line (issue 27)
             access_log=args.access_log,
         )
     return 0
@@ -207,12 +212,15 @@ def celery_cmd(args: argparse.Namespace) -> int:
     from workers.supervisor import supervise
 
     level = _logging().log_level
-    argv = [sys.executable, "-m", "celery", "-A", "workers.app:celery_app", args.role, "--loglevel", level]
+    # Celery logs as every service does, JSON lines (workers.celery_main); --quiet: no banner; what it still writes
+    # past its logging (its shutdown notices) the supervisor writes as JSON lines too (issue 27)
+    argv = [sys.executable, "-m", "celery", "-A", "workers.celery_main:celery_app", "--quiet", args.role]
+    argv += ["--loglevel", level]
     if args.role == "worker":
         argv += ["--queues", "emissary", "--concurrency", str(args.concurrency), "--without-mingle", "--without-gossip"]
     else:  # the scheduler touches <schedule>.heartbeat at every tick, for `emissary health beat`
         argv += ["--schedule", args.schedule, "--scheduler", "workers.scheduler:HeartbeatScheduler"]
-    return supervise(argv)
+    return supervise(argv, json_lines=True)
 
 
 def smtpd_cmd(args: argparse.Namespace) -> int:
@@ -223,7 +231,7 @@ def smtpd_cmd(args: argparse.Namespace) -> int:
 
     settings = _logging()
     controller = smtpd.start(settings, args.host, args.port)
-    print(f"Emissary smtpd on {controller.hostname}:{controller.port} for turns+...@{settings.mail_domain}", flush=True)
+    log.info("Emissary smtpd on %s:%s for turns+...@%s", controller.hostname, controller.port, settings.mail_domain)
     try:
         while True:
             time.sleep(3600)

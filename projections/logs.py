@@ -162,6 +162,21 @@ def _message(record: logging.LogRecord) -> str:
     return record.getMessage()
 
 
+def json_line(line: str, logger: str, level: int = logging.INFO) -> str:
+    """A line another process wrote (a child's output, relayed), as a JSON line: a JSON object as it is, any other
+    text as the message of a record of ``logger`` at ``level``; redacted either way (issue 27)."""
+    if line.startswith("{"):
+        try:
+            if isinstance(json.loads(line), dict):
+                return redact(line)
+        except ValueError:
+            pass
+    record = logging.makeLogRecord(
+        {"name": logger, "levelno": level, "levelname": logging.getLevelName(level), "msg": line}
+    )
+    return JsonLines().format(record)
+
+
 def json_lines() -> None:
     """Every handler of the root logger and of the server's loggers writes JSON lines (idempotent)."""
     handlers = list(logging.getLogger().handlers)
