@@ -12,6 +12,7 @@ from dataclasses import dataclass
 class MailLine:
     example: str  # one line, or a block of lines (an action and its keys)
     note: str = ""  # what it does, in English, with the rule ids it cites
+    sends: tuple[str, ...] = ()  # the commands it sends (their class names; the tests check each is one)
 
     @property
     def verb(self) -> str:

@@ -35,6 +35,7 @@ class CommandHelp:
     form: str | None  # the web form that sends it (``POST /play/{game_id}/{form}``), if any
     gm: bool  # that form is the GM's (or the host's) alone
     route: str | None  # its own JSON route, if any, besides ``POST /games/{game_id}/commands``
+    mail: tuple[tuple[str, str], ...] = ()  # the mail lines that send it: (the anchor of its verb, the line)
 
     @property
     def anchor(self) -> str:
@@ -50,6 +51,7 @@ class MailHelp:
     usage: tuple[str, ...]
     note: str
     who: str  # "gm", "host" or "" (anyone seated)
+    sends: tuple[str, ...] = ()  # the commands it sends
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,7 @@ def _mail(module: ModuleType | None) -> tuple[MailHelp, ...]:
                 usage=tuple(dict.fromkeys(usage[v] for v in line.verbs if v in usage)),
                 note=line.note,
                 who="gm" if line.verb in gm else "host" if line.verb in host else "",
+                sends=line.sends,
             )
         )
     return tuple(out)
@@ -137,14 +140,21 @@ def ruleset_help(name: str) -> RulesetHelp:
     package = rulesets.API_PACKAGES.get(name)
     web = rulesets.part(name, "web") if package else None
     plugin = next((p for p in installed.PLUGINS if p.ruleset.name == name), None)
+    mail = _mail(rulesets.part(name, "help") if package else None)
+    by_command: dict[str, list[tuple[str, str]]] = {}
+    for line in mail:
+        first = line.example.splitlines()[0]
+        for command in line.sends:
+            by_command.setdefault(command, []).append((f"mail-{first.split()[0].lower().rstrip(':')}", first))
+    commands = tuple(dataclasses.replace(c, mail=tuple(by_command.get(c.name, ()))) for c in _commands(name))
     return RulesetHelp(
         name=name,
         version=ruleset.version,
         description=ruleset.description,
         listed=plugin.listed if plugin is not None else False,
-        commands=_commands(name),
+        commands=commands,
         takes_mail=ruleset.mail_grammar is not None,
-        mail=_mail(rulesets.part(name, "help") if package else None),
+        mail=mail,
         forms=tuple(sorted(getattr(web, "FORMS", {}))),
         rules=rules_of(package) if package else None,
     )

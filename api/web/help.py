@@ -95,7 +95,8 @@ def help_ruleset(request: Request, ruleset: str) -> Response:
     if ruleset not in model.names():
         return _missing(request, _("No ruleset is named {name}.").format(name=ruleset))
     found = model.ruleset_help(ruleset)
-    context = {"h": found, "link": lambda text: linked(text, ruleset)}
+    names = {c.name for c in found.commands}
+    context = {"h": found, "link": lambda text: linked(text, ruleset), "command_names": names}
     return templates.TemplateResponse(request, "help_ruleset.html", context)
 
 

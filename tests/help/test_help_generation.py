@@ -109,3 +109,17 @@ def test_every_rule_id_the_help_cites_of_the_rules_families_is_in_the_shipped_in
     cited = {i for t in texts for i in mentions(t)}
     assert len(cited) >= 10
     assert {i for i in cited if i.rsplit("-", 1)[0] in families} - set(h.rules.rules) == set()
+
+
+@pytest.mark.parametrize("name", WITH_MAIL)
+def test_every_mail_line_names_the_commands_it_sends_and_each_is_one_the_game_takes(name):
+    from domain.platform.commands import PLATFORM_COMMANDS
+
+    takes = {c.__name__ for c in registered()[name].commands} | {c.__name__ for c in PLATFORM_COMMANDS}
+    module = rulesets.part(name, "help")
+    assert all(line.sends for line in module.MAIL), [line.example for line in module.MAIL if not line.sends]
+    assert {c for line in module.MAIL for c in line.sends} - takes == set()
+    helped = {c.name: c for c in model.ruleset_help(name).commands}
+    for line in module.MAIL:  # the command's entry links back to the line's verb
+        for command in set(line.sends) & set(helped):
+            assert f"mail-{line.verb}" in {anchor for anchor, _ in helped[command].mail}

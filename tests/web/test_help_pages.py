@@ -134,3 +134,13 @@ def test_a_refused_key_of_an_action_block_links_to_the_actions_help_through_inbo
     assert "(P-ACT-1)" in body[slot] and body[slot + 1] == "  Help: http://testserver/help/powers#mail-action"
     unknown = body.index(next(b for b in body if b.startswith("line 4:")))
     assert body[unknown + 1] == "  Help: http://testserver/help/powers#mail"
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(registered()) if registered()[n].mail_grammar is not None])
+def test_a_mail_lines_command_and_a_commands_mail_line_link_to_anchors_that_exist(client, name):
+    page = client.get(f"/help/{name}").text
+    here, index = ids(page), ids(client.get("/help").text)
+    inner = set(re.findall(r'href="#((?:cmd|mail)-[^"]+)"', page))
+    assert any(a.startswith("cmd-") for a in inner) and any(a.startswith("mail-") for a in inner)
+    assert inner - here == set()
+    assert set(re.findall(r'href="/help#(cmd-[^"]+)"', page)) - index == set()  # the platform's commands
