@@ -22,6 +22,7 @@ from api.routes.metrics import RequestLog
 from api.routes.metrics import router as metrics_router
 from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
 from api.web import help as web_help
+from api.web import maillinks as web_maillinks
 from api.web import people as web_people
 from api.web import routes as web_routes
 from api.web import talk as web_talk
@@ -146,6 +147,7 @@ def create_app(
     app.add_middleware(SecurityHeaders)  # every answer, refusals too, carries them (api/headers.py)
     app.add_middleware(RequestLog)  # outermost: each request's id and game on its log lines; 429s counted (issue 27)
     app.mount("/static", StaticFiles(directory=str(Path(web.__file__).parent / "static")), name="static")
+    app.include_router(web_maillinks.router)  # first: /signin/mail/<key> is a mail's board link, not a game's
     app.include_router(web_people.router)  # first: /signin/email/<token> is not a game's /signin/<game>/<token>
     app.include_router(web_talk.router)
     app.include_router(web_webhooks.router)  # before the generic /play/{g}/{command} form route

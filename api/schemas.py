@@ -186,6 +186,11 @@ class TimezoneRequest(Strict):
     timezone: str = Field(max_length=limits.TIMEZONE)
 
 
+class LanguageRequest(Strict):
+    seat: MySeat = None
+    language: str | None = Field(default=None, max_length=20, description='A language tag ("de"); null: the game\'s')
+
+
 class DeadlineRequest(Strict):
     closes_at: Moment = Field(description="ISO 8601; without an offset it is read in the game's time zone")
 

@@ -21,6 +21,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import Envelope, Session
 
 from api.mail_intake import MAX_MAIL_BYTES, MailIntake
+from application.mails import Framer
 from domain.errors import DomainError
 from projections.projector import Projector
 from projections.settings import Settings
@@ -128,7 +129,9 @@ class TurnHandler:
         db = self.projector.db
         row_id = mail.record_reply(db, reply, message_id, self.intake.contact(reply))
         status = (
-            mail.deliver(db, self.settings, row_id) if mail.status(db, row_id) == "queued" else "no address"
+            mail.deliver(db, self.settings, row_id, frame=Framer(self.intake.games, self.settings))
+            if mail.status(db, row_id) == "queued"
+            else "no address"
         )  # the holder set no contact: recorded only
         log.info("mail answered message=%s accepted=%s reply=%s", message_id, reply.accepted, status)
 

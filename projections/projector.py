@@ -28,6 +28,7 @@ from eventsourcing.utils import resolve_topic
 from domain import visibility as vis
 from domain.errors import DomainError
 from domain.ids import GM
+from domain.platform import i18n
 from domain.platform.game import PlatformGame
 from domain.platform.ruleset import Ruleset, registered
 from projections import people, posts
@@ -404,7 +405,8 @@ class Projector:
         # copied events (and its mark) tell nobody: the sandbox is its GM's (issue 24).
         copied = version <= tracker.copies_until
         notify = tracker.ruleset.notify if tracker.ruleset is not None and not copied else None
-        note = notify(kind, event.data) if notify is not None and not sealed else None
+        with i18n.use(i18n.ENGLISH):  # kept in English, whoever's request recorded it: each mail is worded anew
+            note = notify(kind, event.data) if notify is not None and not sealed else None
         if note is not None:
             for recipient in shown[1:]:  # the powers who may see the event (not the GM)
                 rows["outbox"].append((gid, version, recipient, kind, to_json(note), at))
@@ -415,7 +417,8 @@ class Projector:
                         gid,
                         version,
                         recipient,
-                        "reminder",
+                        # At most one reminder per window and threshold (issue 28): the ledger keys it so.
+                        reminder_kind(event.data["window_id"], event.data["offset_hours"]),
                         to_json(
                             {
                                 "window_id": event.data["window_id"],
@@ -807,6 +810,11 @@ SEALED_DATA = to_json({"sealed": True})
 FORKED = ".GameForked"  # the end of a fork mark's topic
 SCOPE_PUBLIC, SCOPE_RESTRICTED, SCOPE_SEALED = 1, 0, -1
 SEAT_FIELDS = ("seat", "to", "about")  # the fields of the platform's events that name a seat (and a ruleset's own)
+
+
+def reminder_kind(window_id: str, hours: float) -> str:
+    """The kind of a reminder's outbox row and mail: one per window and threshold (``workers.mail`` keys it so)."""
+    return f"reminder {window_id} {float(hours):g}"
 
 
 def payload(data: str) -> dict:

@@ -22,9 +22,11 @@ import json
 import smtplib
 import ssl
 import uuid
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from email.utils import make_msgid
+from typing import Any
 
 from projections import logs
 from projections.db import ReadModelDB, utc_key
@@ -42,7 +44,16 @@ class Mailer:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
 
-    def send(self, to: str, subject: str, body: str, *, reply_to: str | None = None) -> str:
+    def send(
+        self,
+        to: str,
+        subject: str,
+        body: str,
+        *,
+        reply_to: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> str:
+        """Send one mail; ``headers``: more of them (a game's thread: ``In-Reply-To``, ``References``)."""
         s = self.settings
         msg = EmailMessage()
         msg["From"] = s.mail_from
@@ -51,6 +62,8 @@ class Mailer:
         msg["Message-ID"] = make_msgid(domain=s.mail_domain)
         if reply_to:
             msg["Reply-To"] = reply_to
+        for name, value in (headers or {}).items():
+            msg[name] = value
         msg.set_content(body)
         if s.smtp_tls == "ssl":
             smtp: smtplib.SMTP = smtplib.SMTP_SSL(
@@ -167,10 +180,17 @@ def handed(db: ReadModelDB, row_ids: list[str], now: datetime) -> None:
         )
 
 
-def deliver(db: ReadModelDB, settings: Settings, row_id: str, now: datetime | None = None) -> str:
+def deliver(
+    db: ReadModelDB,
+    settings: Settings,
+    row_id: str,
+    now: datetime | None = None,
+    frame: Callable[[dict], Any] | None = None,
+) -> str:
     """Send one row of the outbox over SMTP unless another worker holds it; on failure queue it again
     with backoff, until it has failed MAX_ATTEMPTS times. A sent mail is never sent again. Returns
-    the row's status."""
+    the row's status. ``frame`` (``application.mails.Framer``) frames a game's mail as it is sent: its game and
+    ruleset, what waits on its reader, the link to their board (never kept in the ledger), its thread."""
     now = now or datetime.now(timezone.utc)
     if not claim(db, row_id, now):
         item = row(db, row_id)
@@ -182,8 +202,16 @@ def deliver(db: ReadModelDB, settings: Settings, row_id: str, now: datetime | No
     if item.get("moderated") == "hidden":  # hidden before its mail went out: its readers are not told of it
         mark(db, row_id, "withdrawn")
         return "withdrawn"
+    framed = frame(item) if frame is not None else None
+    subject, body = (framed.subject, framed.body) if framed is not None else (item["subject"], item["body"])
     try:
-        message_id = Mailer(settings).send(item["address"], item["subject"], item["body"], reply_to=item["reply_to"])
+        message_id = Mailer(settings).send(
+            item["address"],
+            subject,
+            body,
+            reply_to=item["reply_to"],
+            headers=framed.headers if framed is not None else None,
+        )
     except (OSError, smtplib.SMTPException, ValueError) as err:  # ValueError: a header the mail cannot carry
         attempts = item["attempts"] + 1
         status = "failed" if attempts >= MAX_ATTEMPTS else "queued"
@@ -333,14 +361,18 @@ def _posts_now(db: ReadModelDB, game_id: str, versions: list[int]) -> dict[int, 
 
 
 def new_notifications(db: ReadModelDB, limit: int = 500) -> list[dict]:
-    """Outbox rows that have no ledger row yet."""
+    """Outbox rows that have no ledger row yet (a reminder: none for its window, threshold and reader, issue 28)."""
     rows = db.query(
         "SELECT o.game_id, o.version, o.recipient, o.kind, o.body FROM rm_outbox o WHERE NOT EXISTS ("
-        "SELECT 1 FROM mail_ledger m WHERE m.game_id = o.game_id AND m.version = o.version "
-        "AND m.recipient = o.recipient AND m.kind = o.kind) ORDER BY o.game_id, o.version LIMIT ?",
-        (limit,),
+        "SELECT 1 FROM mail_ledger m WHERE m.game_id = o.game_id AND m.version IN (o.version, ?) "
+        "AND m.recipient = o.recipient AND m.kind = o.kind AND (m.version = o.version OR o.kind LIKE ?)) "
+        "ORDER BY o.game_id, o.version LIMIT ?",
+        (REMINDERS, "reminder %", limit),
     )
     return [{"game_id": g, "version": v, "recipient": r, "kind": k, "body": b} for g, v, r, k, b in rows]
+
+
+REMINDERS = 0  # the version a reminder's ledger row is kept under: one row per window, threshold and reader
 
 
 def due_digests(db: ReadModelDB, now: datetime) -> list[tuple[str, str]]:

@@ -71,10 +71,12 @@ def queue_reminders(game_id: str, window_id: str) -> list[str]:
 def deliver_mail(ledger_id: str) -> str:
     """Send one due mail of the outbox over SMTP; a failure is queued again with backoff (the sweep
     hands it out when due); a sent mail is never sent again."""
+    from application.mails import Framer
     from workers import mail
 
     db = runtime.projector().db
-    status = mail.deliver(db, runtime.settings(), ledger_id, runtime.now())
+    settings = runtime.settings()
+    status = mail.deliver(db, settings, ledger_id, runtime.now(), frame=Framer(runtime.games(), settings))
     if status == "sent":
         log.info("mail sent id=%s", ledger_id)
     elif status in ("queued", "failed"):
@@ -100,8 +102,22 @@ def hand_off(db, ledger_id: str) -> bool:
     return True
 
 
+def worded(db, games, note: dict, body: dict) -> tuple[str, str]:
+    """A notification's subject and text in its reader's language (``application.mails.word_note``), from the
+    event as the audit keeps it; as the projector queued it if its game cannot be loaded here."""
+    from application.mails import word_note
+
+    rows = db.query("SELECT data FROM rm_audit WHERE game_id = ? AND version = ?", (note["game_id"], note["version"]))
+    payload = json.loads(rows[0][0]) if rows else None
+    try:
+        return games.read(note["game_id"], lambda g: word_note(g, note["kind"], note["recipient"], body, payload))
+    except DomainError:
+        return body.get("subject", note["kind"]), body.get("text", "")
+
+
 def dispatch_mail(now: datetime) -> dict:
     """The sweep's part for mail: new notifications into the ledger, digests, and lost sends."""
+    from application.mails import digest_subject
     from workers import mail
 
     db = runtime.projector().db
@@ -113,7 +129,8 @@ def dispatch_mail(now: datetime) -> dict:
         status = (
             "no address" if not address else ("off" if mode == "off" else "digest" if mode == "digest" else "queued")
         )
-        reply_to, text = None, body.get("text", "")
+        subject, text = worded(db, games, note, body)
+        reply_to = None
         if note["kind"] == "post" and body.get("thread_id"):  # issue 16: a reply lands in the thread
             from application.mail_addresses import talk_address
 
@@ -124,14 +141,15 @@ def dispatch_mail(now: datetime) -> dict:
             )
             if reply_to:
                 text += mail.reply_note(reply_to)
+        reminder = note["kind"].startswith("reminder ")  # one per window, threshold and reader (issue 28)
         row_id = mail.record(
             db,
             game_id=note["game_id"],
-            version=note["version"],
+            version=mail.REMINDERS if reminder else note["version"],
             recipient=note["recipient"],
             address=address,
             kind=note["kind"],
-            subject=body.get("subject", note["kind"]),
+            subject=subject,
             body=text,
             status=status,
             reply_to=reply_to,
@@ -151,7 +169,7 @@ def dispatch_mail(now: datetime) -> dict:
             recipient=recipient,
             address=address,
             kind=f"digest-{rows[-1]['id']}",
-            subject=f"Your daily digest ({len(rows)} notes)",
+            subject=games.read(game_id, lambda g: digest_subject(g, recipient, len(rows))),
             body=text,
         )
         for r in rows:

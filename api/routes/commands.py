@@ -14,11 +14,12 @@ from api.schemas import (
     CommandReceiptPublic,
     CommandRequest,
     GrantRequest,
+    LanguageRequest,
     TimezoneRequest,
 )
 from domain import limits
 from domain.errors import RuleViolation
-from domain.platform.commands import PLATFORM_COMMANDS, Command, GrantVisibility, SetTimezone
+from domain.platform.commands import PLATFORM_COMMANDS, Command, GrantVisibility, SetLanguage, SetTimezone
 from domain.platform.ruleset import Ruleset, UnknownCommand
 
 router = APIRouter(prefix="/games/{game_id}", tags=["commands"], responses=GAME_COMMAND)
@@ -45,6 +46,17 @@ DECLARED = (
             "set_timezone",
             "Choose the time zone your feed and deadlines are shown in.",
             TimezoneRequest,
+            seat="seat",
+        ),
+    ),
+    Declared(
+        SetLanguage,
+        Route(
+            "PUT",
+            "/language",
+            "set_language",
+            "Choose the language your mail is written in (issue 28; null: the game's).",
+            LanguageRequest,
             seat="seat",
         ),
     ),

@@ -16,63 +16,28 @@ always shown in the viewer's own zone (given with each time).
 from __future__ import annotations
 
 import functools
-import gettext
-import io
 from contextvars import ContextVar
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from babel import Locale, UnknownLocaleError
+from babel import Locale
 from babel.dates import format_skeleton, format_time
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
-from babel.support import Translations
 from jinja2 import Environment, pass_context
 
+from application.i18n import DEFAULT, catalog_of, catalogs, parse, translations_for
+from application.i18n import LOCALE_DIR as LOCALE_DIR  # the catalogs' folder, read by the tests
 from domain.platform import i18n
 
-LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
-DEFAULT = "en"
 COOKIE = "lang"
 
 _locale: ContextVar[Locale] = ContextVar("emissary_locale", default=Locale.parse(DEFAULT))
 
 
-@functools.cache
-def catalogs() -> list[str]:
-    """The languages with a catalog (``api/locale/<lang>/LC_MESSAGES/messages.po``), and English; read once
-    per process (catalogs ship with the code)."""
-    found = sorted(p.parent.parent.name for p in LOCALE_DIR.glob("*/LC_MESSAGES/messages.po"))
-    return [DEFAULT, *[c for c in found if c != DEFAULT]]
-
-
 def languages() -> list[tuple[str, str]]:
     """(code, name in that language) for the footer's choice."""
     return [(code, Locale.parse(code).get_display_name(code) or code) for code in catalogs()]
-
-
-@functools.lru_cache(maxsize=32)
-def translations_for(code: str) -> gettext.NullTranslations:
-    """The compiled catalog of ``code`` (a catalog's language, or English: no translation)."""
-    po = LOCALE_DIR / code / "LC_MESSAGES" / "messages.po"
-    if code == DEFAULT or not po.is_file():
-        return i18n.ENGLISH
-    with po.open("rb") as f:
-        catalog = read_po(f, locale=code)
-    buffer = io.BytesIO()
-    write_mo(buffer, catalog)
-    buffer.seek(0)
-    return Translations(buffer)
-
-
-def _parse(tag: str) -> Locale | None:
-    try:
-        return Locale.parse(tag.strip().replace("-", "_"))
-    except (ValueError, TypeError, UnknownLocaleError):
-        return None
 
 
 def accepted(header: str) -> list[str]:
@@ -95,20 +60,10 @@ def accepted(header: str) -> list[str]:
 def choose(cookie: str | None, accept_language: str | None) -> Locale:
     """The viewer's locale: the chosen one, else the browser's first that Babel knows, else English."""
     for tag in ([cookie] if cookie else []) + accepted(accept_language or ""):
-        locale = _parse(tag)
+        locale = parse(tag)
         if locale is not None:
             return locale
     return Locale.parse(DEFAULT)
-
-
-@functools.lru_cache(maxsize=256)
-def catalog_of(locale: Locale) -> str:
-    """The catalog that serves ``locale``: its own (``de_AT`` -> ``de``) if we ship one, else English."""
-    shipped = catalogs()
-    for code in (str(locale), locale.language):
-        if code in shipped:
-            return code
-    return DEFAULT
 
 
 def current_locale() -> Locale:

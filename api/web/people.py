@@ -32,6 +32,7 @@ from api.web.kit import flash, form_of, games_of, templates
 from domain import limits
 from domain.errors import DomainError
 from domain.platform import feed as words_of
+from domain.platform import i18n
 from domain.platform.i18n import N_, _
 from projections import people
 from projections.db import ReadModelDB
@@ -82,7 +83,7 @@ async def ask_for_link(request: Request) -> Response:
         log.info("sign-in link refused: too many asked for this address lately")
     elif people.seats_of(db, email):
         url = f"{site_base(request, settings)}/signin/email/{token}"
-        task = BackgroundTask(send_link, settings, db, email, url)
+        task = BackgroundTask(send_link, settings, db, email, url, games_of(request), i18n.current())
     minutes = number(settings.signin_link_minutes)
     return templates.TemplateResponse(
         request,
@@ -92,16 +93,19 @@ async def ask_for_link(request: Request) -> Response:
     )
 
 
-def send_link(settings: Settings, db: ReadModelDB, email: str, url: str) -> None:
-    """Mail the link now (it is not kept, so it cannot wait in the outbox); the ledger records the mail,
-    its link redacted."""
-    subject = "Your sign-in link to Emissary"
-    body = (
-        f"Someone, we hope you, asked to sign in to Emissary as {email}.\n\n"
-        f"Follow this link to see every game where this address is a seat's contact:\n\n{url}\n\n"
-        f"It works once, within {settings.signin_link_minutes:g} minutes. If you did not ask for it, ignore "
-        "this mail: nothing happens.\n"
-    )
+def send_link(
+    settings: Settings,
+    db: ReadModelDB,
+    email: str,
+    url: str,
+    games: Any = None,
+    words: Any = None,
+) -> None:
+    """Mail the link now (it is not kept, so it cannot wait in the outbox), in the language the page was asked in
+    (``words``: its catalog), naming the games and rulesets it opens (issue 28); the ledger records the mail, its
+    link redacted."""
+    with i18n.use(words or i18n.ENGLISH):
+        subject, body = link_mail(settings, db, email, url, games)
     try:
         message_id = mail.Mailer(settings).send(email, subject, body)
         status, error = "sent", None
@@ -121,6 +125,40 @@ def send_link(settings: Settings, db: ReadModelDB, email: str, url: str) -> None
     )
     if row is not None:
         mail.mark(db, row, status, message_id=message_id, error=error, attempt=True)
+
+
+def link_mail(settings: Settings, db: ReadModelDB, email: str, url: str, games: Any) -> tuple[str, str]:
+    """The sign-in mail's subject and body, in the current language: the seats of the address, each with its game
+    and ruleset (the address is their contact: its reader may know them)."""
+    seats = []
+    for game_id, seat in people.seats_of(db, email) if games is not None else []:
+        try:
+            seats.append(games.read(game_id, lambda g, seat=seat: seat_line(g, seat)))
+        except DomainError:
+            continue
+    listed = "".join(f"- {line}\n" for line in sorted(seats))
+    subject = _("Your sign-in link to Emissary")
+    body = (
+        _("Someone, we hope you, asked to sign in to Emissary as {email}.").format(email=email)
+        + "\n\n"
+        + (_("Your seats:") + "\n" + listed + "\n" if listed else "")
+        + _("Follow this link to see every game where this address is a seat's contact:")
+        + f"\n\n{url}\n\n"
+        + _(
+            "It works once, within {minutes} minutes. If you did not ask for it, ignore this mail: nothing happens."
+        ).format(minutes=number(settings.signin_link_minutes))
+        + "\n"
+    )
+    return subject, body
+
+
+def seat_line(game: Any, seat: str) -> str:
+    held = game.seats.get(seat)
+    name = getattr(held, "name", None) or seat
+    ruleset = str(game.state.ruleset)
+    return _("{seat} in {game} ({ruleset})").format(
+        seat=name, game=game.state.name, ruleset=ruleset[:1].upper() + ruleset[1:]
+    )
 
 
 def _link_does_not_work(request: Request) -> Response:

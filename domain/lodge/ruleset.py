@@ -340,9 +340,9 @@ def describe(kind: str, payload: Mapping[str, Any], names: Mapping[str, str]) ->
 
 
 def notify(kind: str, payload: Mapping[str, Any]) -> dict[str, str] | None:
-    """The texts a Mage is sent: a phase begins, a Room is rebuilt and scored, the game ends. In English: the
-    projector keeps them for the mail, whoever's request recorded the event (the feed translates them)."""
-    return _texts(kind, payload, str)
+    """The texts a Mage is sent: a phase begins, a Room is rebuilt and scored, the game ends, in the current
+    language (the projector keeps them in English; each mail is worded again in its reader's, issue 28)."""
+    return _texts(kind, payload, _)
 
 
 def _texts(kind: str, payload: Mapping[str, Any], tr: Callable[[str], str]) -> dict[str, str] | None:

@@ -10,6 +10,7 @@ service, which looks the handler up in ``handlers_for(ruleset)``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
@@ -19,6 +20,7 @@ from zoneinfo import ZoneInfo
 from pydantic import TypeAdapter, ValidationError
 
 from domain import limits
+from domain import visibility as vis
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform.roles import HISTORY, LINKS, RULE, WINDOWS
@@ -142,6 +144,14 @@ class SetContact(Command):
     seat: str
     email: str | None
     mode: str = "immediate"
+
+
+@dataclass(frozen=True)
+class SetLanguage(Command):
+    """The language a seat's mail is written in ("de", "en"; None: the game's)."""
+
+    seat: str
+    language: str | None
 
 
 @dataclass(frozen=True)
@@ -294,6 +304,21 @@ def set_timezone(game: PlatformGame, cmd: SetTimezone, ctx: Context) -> None:
 def set_contact(game: PlatformGame, cmd: SetContact, ctx: Context) -> None:
     require_seat(game, ctx, cmd.seat)
     game.set_contact(cmd.seat, cmd.email, cmd.mode)
+
+
+LANGUAGE = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?")  # a language tag: "de", "en-GB"
+
+
+def set_language(game: PlatformGame, cmd: SetLanguage, ctx: Context) -> None:
+    """The language a seat's mail is written in: a language tag such as "de" (None: the game's)."""
+    require_seat(game, ctx, cmd.seat)
+    game.seat(cmd.seat)
+    language = cmd.language.strip().replace("_", "-") if cmd.language is not None else None
+    if language is not None and not LANGUAGE.fullmatch(language):
+        raise RuleViolation(f"{language[:20]!r} is not a language tag (such as de or en-GB)", field="language")
+    game.trigger_event(
+        type(game).LanguageSet, seat=cmd.seat, language=language, actor=cmd.seat, audience=vis.seats([cmd.seat])
+    )
 
 
 def set_deadline(game: PlatformGame, cmd: SetDeadline, ctx: Context) -> None:
@@ -484,6 +509,7 @@ PLATFORM_COMMANDS: Mapping[type, Handler] = {
     HidePost: hide_post,
     SetTimezone: set_timezone,
     SetContact: set_contact,
+    SetLanguage: set_language,
     SetDeadline: set_deadline,
     RequestExtension: request_extension,
     GrantExtension: grant_extension,

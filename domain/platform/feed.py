@@ -82,6 +82,8 @@ def platform_line(kind: str, data: Mapping[str, Any], names: Mapping[str, str], 
         return _("Reminders were sent for {window}.").format(window=window)
     if kind == "TimezoneSet":
         return _("{who} set their time zone.").format(who=who(data.get("seat"), names))
+    if kind == "LanguageSet":
+        return _("{who} chose the language of their mail.").format(who=who(data.get("seat"), names))
     if kind == "ContactSet":
         return _("{who} set where their mail goes.").format(who=who(data.get("seat"), names))
     if kind == "MailTurnRecorded":

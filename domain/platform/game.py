@@ -930,6 +930,18 @@ class PlatformGame(Posts, Aggregate):
     def _contact_set(self, seat: str, email: str | None, mode: str, actor: str, audience: list[str]) -> None:
         self.trigger_event(self.ContactSet, seat=seat, email=email, mode=mode, actor=actor, audience=audience)
 
+    class LanguageSet(Event):
+        """A seat chose the language of its mail (issue 28; recorded by ``domain.platform.commands.set_language``)."""
+
+        seat: str
+        language: str | None
+        actor: str
+        audience: list[str]
+
+        def apply(self, game: Any) -> None:
+            game.seats[self.seat].language = self.language
+            super().apply(game)
+
     # ------------------------------------------------------------------ rollback and fork
 
     class GameRolledBack(Event):

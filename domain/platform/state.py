@@ -60,6 +60,7 @@ class Seat:
     timezone: str | None = None
     email: str | None = None
     mail_mode: str = "immediate"
+    language: str | None = None  # the language its mail is written in (issue 28; None: the game's)
     grants: list[dict[str, Any]] = field(default_factory=list)
     ready: bool = False
     extension_hours_used: float = 0.0

@@ -263,6 +263,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "GameBlocked": 1,  # domain.platform.game (issue 24)
     "MailTurnRecorded": 1,
     "ContactSet": 2,  # 2: the platform speaks seats (issue 26)
+    "LanguageSet": 1,  # issue 28: the language of a seat's mail
     "GameRolledBack": 1,
     "StateRestored": 2,  # 2: the target version and what carries over, no longer the whole state
     "SeedCleared": 1,

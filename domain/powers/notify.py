@@ -2,57 +2,91 @@
 the ruleset; the projector asks the game's ruleset and sends nothing for events it does not name).
 
 Built only from the event's payload, which every recipient may see: the projector sends a notification
-only to the seats the event is shown to, never for a sealed event.
+only to the seats the event is shown to, never for a sealed event. Every phrase is marked for translation
+(issue 28): the projector keeps them in English, and the mail is worded again in its reader's language
+(``application.mails``); phases and windows are named in words (``domain.powers.feed``), not by their ids.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from domain.platform.feed import platform_line
+from domain.platform.i18n import N_, _
+from domain.powers.feed import phase_title
+
 NOTIFY_STEPS = {
-    "planning": "Planning has begun: submit your actions.",
-    "resistance": "The month is resolved: the resistance window is open.",
-    "tidings": "A new season begins with Tidings.",
+    "planning": N_("Planning has begun: submit your actions."),
+    "resistance": N_("The month is resolved: the resistance window is open."),
+    "tidings": N_("A new season begins with Tidings."),
 }
+
+
+def _phase(data: dict[str, Any]) -> str:
+    month = f"m{data['month']}" if data.get("month") and data["step"] not in ("tidings", "cleanup") else ""
+    name = f"s{data['season']}{month}-{data['step']}"
+    return phase_title(name) or name
 
 
 def notify(kind: str, data: dict[str, Any]) -> dict[str, Any] | None:
     """The subject and text sent to the viewers of a Powers event of this kind, or None (no mail)."""
     if kind == "StepBegan" and data["step"] in NOTIFY_STEPS:
-        return {
-            "subject": f"Season {data['season']}, month {data['month']}: {data['step']}",
-            "text": NOTIFY_STEPS[data["step"]],
-        }
+        return {"subject": _phase(data), "text": _(NOTIFY_STEPS[data["step"]])}
     if kind == "ResolutionPublished":
-        return {"subject": "The resolution is published", "text": data.get("announcement") or "See your board."}
+        return {
+            "subject": _("The resolution is published"),
+            "text": data.get("announcement") or _("See your board."),
+        }
     if kind == "ResistanceOffered":
         return {
-            "subject": f"You may resist: {data['power_name']}",
-            "text": f"{data['power_name']} acts: {data['title']} (pool size {data['pool_size']}).",
+            "subject": _("You may resist: {power}").format(power=data["power_name"]),
+            "text": _("{power} acts: {title} (pool size {pool}).").format(
+                power=data["power_name"], title=data["title"], pool=data["pool_size"]
+            ),
         }
     if kind == "ResistanceForewarned":  # P-AMB-4 under notify_resister_at "submission"
         return {
-            "subject": f"An action against you: {data['power_name']}",
-            "text": f"{data['power_name']} acts: {data['title']} (pool size {data['pool_size']}). "
-            "You may resist it once the month is resolved.",
+            "subject": _("An action against you: {power}").format(power=data["power_name"]),
+            "text": _("{power} acts: {title} (pool size {pool}). You may resist it once the month is resolved.").format(
+                power=data["power_name"], title=data["title"], pool=data["pool_size"]
+            ),
         }
     if kind == "PoolAssetsShown":  # P-AMB-3 under resister_sees_assets "assets": names, classes and ranks only
-        listed = ", ".join(f"{x['name']} ({x['cls']}, rank {x['rank']})" for x in data["assets"]) or "none shown"
-        return {"subject": "The pool against you", "text": f"Assets you may see in the pool against you: {listed}."}
+        listed = ", ".join(
+            _("{name} ({cls}, rank {rank})").format(name=x["name"], cls=x["cls"], rank=x["rank"])
+            for x in data["assets"]
+        )
+        return {
+            "subject": _("The pool against you"),
+            "text": _("Assets you may see in the pool against you: {assets}.").format(assets=listed or _("none shown")),
+        }
     if kind == "BattleStepBegan" and data["eligible"]:  # a battle's step waits (domain.powers.battle)
         return {
-            "subject": f"Battle {data['battle_id']}, round {data['round']}: {data['step']}",
-            "text": f"Waiting for: {', '.join(data['eligible'])}. Your board shows the battle.",
+            "subject": _("Battle {battle}, round {round}: {step}").format(
+                battle=data["battle_id"], round=data["round"], step=data["step"]
+            ),
+            "text": _("Waiting for: {seats}. Your board shows the battle.").format(seats=", ".join(data["eligible"])),
         }
     if kind == "BattleTurnBegan":
         return {
-            "subject": f"Battle {data['battle_id']}, round {data['round']}: {data['turn']['power']} commands",
-            "text": f"Side {data['turn']['side']}: {data['turn']['power']} gives the next command.",
+            "subject": _("Battle {battle}, round {round}: {power} commands").format(
+                battle=data["battle_id"], round=data["round"], power=data["turn"]["power"]
+            ),
+            "text": _("Side {side}: {power} gives the next command.").format(
+                side=data["turn"]["side"], power=data["turn"]["power"]
+            ),
         }
     if kind == "WindowClosed" and data["window_id"].startswith("battle-"):
         return None  # a battle's steps are told as they begin (BattleStepBegan), not as each window closes
     if kind == "WindowClosed":
-        return {"subject": f"A window closed: {data['window_id']}", "text": f"Reason: {data['reason']}."}
+        window = phase_title(data["window_id"]) or data["window_id"]
+        return {
+            "subject": _("{window} closed").format(window=window),
+            "text": platform_line(kind, data, {}, window) or "",
+        }
     if kind == "GameRolledBack":
-        return {"subject": "The GM rolled the game back", "text": f"Reason: {data['reason']}."}
+        return {
+            "subject": _("The GM rolled the game back"),
+            "text": _("Reason: {reason}.").format(reason=data["reason"]),
+        }
     return None

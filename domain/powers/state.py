@@ -55,6 +55,7 @@ class PowerState:
     timezone: str | None = None
     email: str | None = None
     mail_mode: str = "immediate"
+    language: str | None = None  # the language its mail is written in (issue 28; None: the game's)
     influence: dict[str, Any] = field(default_factory=dict)
     grants: list[Any] = field(default_factory=list)
 

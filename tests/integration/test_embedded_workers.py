@@ -67,8 +67,10 @@ def test_the_sweep_queues_reminders_once_into_the_outbox(eager, monkeypatch):
     assert sweep()["reminders"] == 0  # once per window, deadline and offset
     projector.catch_up()
     key = str(games.get_game(gid).id)
-    outbox = [o for o in projector.outbox(key) if o["kind"] == "reminder"]
-    assert [(o["recipient"], o["kind"], o["body"]["hours_before"]) for o in outbox] == [(a, "reminder", 1.0)]
+    outbox = [o for o in projector.outbox(key) if o["kind"].startswith("reminder ")]
+    assert [(o["recipient"], o["kind"], o["body"]["hours_before"]) for o in outbox] == [
+        (a, "reminder s1m1-planning 1", 1.0)
+    ]
     # Both the 24 h and the 1 h periods were entered at once: only the nearest reminder goes, to A alone.
 
 

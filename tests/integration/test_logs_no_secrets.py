@@ -148,13 +148,13 @@ def test_no_process_logs_a_token_a_reply_address_token_or_a_session_id(topology,
     send_mail(smtpd_port, reply_address(DOMAIN, gid, ta), "say: hello from the table", "<log-1@example.org>")
     with pytest.raises(smtplib.SMTPRecipientsRefused):
         send_mail(smtpd_port, reply_address(DOMAIN, gid, old_b), "say: hello", "<log-2@example.org>")
-    wait_for(lambda: [m for m in sink.to(ANN) if m["Subject"].startswith("Recorded")], 30, topo)
+    wait_for(lambda: [m for m in sink.to(ANN) if "] Recorded: " in m["Subject"]], 30, topo)
     # The table post is notified to B by the worker, with B's thread reply address; B answers to it.
     notice = wait_for(lambda: [m for m in sink.to(BOB) if m["Reply-To"] and TALK.search(m["Reply-To"])], 60, topo)
     talk = notice[0]["Reply-To"]
     secrets.add(TALK.search(talk).group(1))
     send_mail(smtpd_port, talk, "Well met.", "<log-3@example.org>")
-    wait_for(lambda: [m for m in sink.to(BOB) if m["Subject"].startswith("Posted")], 30, topo)
+    wait_for(lambda: [m for m in sink.to(BOB) if "] Posted: " in m["Subject"]], 30, topo)
 
     assert len(sessions) >= 3 and len(secrets) == 6  # GM, A, B before and after its new link, mailed link, thread
     topo.stop_all()  # every line written before the logs are read

@@ -39,7 +39,9 @@ def _planning_game(games, name: str, options: dict | None = None) -> tuple[str, 
 def _reminders(games, projector, gid: str) -> list[tuple[str, float]]:
     projector.catch_up()
     key = str(games.get_game(gid).id)
-    return [(o["recipient"], o["body"]["hours_before"]) for o in projector.outbox(key) if o["kind"] == "reminder"]
+    return [
+        (o["recipient"], o["body"]["hours_before"]) for o in projector.outbox(key) if o["kind"].startswith("reminder ")
+    ]
 
 
 def test_a_game_with_reminder_hours_48_and_2_gets_its_48_hour_reminder(eager):

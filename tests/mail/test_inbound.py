@@ -200,7 +200,7 @@ def test_with_the_broker_down_intake_succeeds_and_a_worker_sends_the_queued_repl
         with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
             dispatch_mail(datetime.now(timezone.utc))  # the sweep's part: hands out the due row
             deadline = time.time() + 30
-            while not (replies := [m for m in sink.messages if m["Subject"].startswith("Recorded")]):
+            while not (replies := [m for m in sink.messages if "] Recorded: " in m["Subject"]]):
                 assert time.time() < deadline, "the queued reply was never sent"
                 time.sleep(0.05)
         # (Notifications of the game's events may go out beside it, once the projector has seen them.)

@@ -86,7 +86,7 @@ def test_a_turn_by_smtp_is_recorded_once_and_answered_with_a_receipt(server, sin
     send(settings, address, TURN, "<turn-1@example.org>")
     reply = sink.wait_for(1)[0]
     body = Sink.text(reply)
-    assert reply["To"] == "gandalf@example.org" and reply["Subject"].startswith("Recorded")
+    assert reply["To"] == "gandalf@example.org" and reply["Subject"].startswith("[By mail · Powers] Recorded")
     assert "Action 1" in body and "Roll 1:" in body and "Receipt: sequence" in body
     assert "Planning closes" in body and "(Europe/Paris)" in body
     send(settings, address, TURN, "<turn-1@example.org>")  # delivered twice
@@ -357,8 +357,8 @@ def test_latin_1_subjects_are_decoded_encoded_word_and_raw_8_bit(server, sink):
     )
     replies = sink.wait_for(2)
     subjects = ["Recorded: Tour de Rémi", "Recorded: Tour de Rémi à Orléans"]
-    assert sorted(m["Subject"] for m in replies) == subjects
-    assert sorted(r[3] for r in ledger_rows(controller)) == subjects
+    assert sorted(m["Subject"] for m in replies) == [f"[By mail · Powers] {s}" for s in subjects]
+    assert sorted(r[3] for r in ledger_rows(controller)) == subjects  # the ledger keeps the subject as queued
 
 
 def test_an_unknown_charset_is_decoded_with_replacement_and_answered(server, sink):
@@ -374,7 +374,7 @@ def test_an_unknown_charset_is_decoded_with_replacement_and_answered(server, sin
         b"ready\r\n# sign\xe9\r\n",
     )
     [reply] = sink.wait_for(1)
-    assert reply["Subject"] == "Recorded: Qapla\ufffd" and "Marked ready" in Sink.text(reply)
+    assert reply["Subject"] == "[By mail · Powers] Recorded: Qapla\ufffd" and "Marked ready" in Sink.text(reply)
 
 
 def test_a_row_claimed_by_one_worker_is_not_sent_by_another_until_its_lease_lapses(tmp_path):

@@ -72,14 +72,17 @@ def test_english_phase_titles_and_feed_lines_are_unchanged():
     }
 
 
-def test_a_feed_line_reads_in_the_catalogs_language_but_the_mail_the_projector_keeps_stays_english():
-    """The feed is worded when read (the reader's language); ``notify``'s texts are kept for the mail when the
-    event is recorded, in whichever request recorded it, so they are English whatever that request's language."""
+def test_a_feed_line_and_a_mail_read_in_the_catalogs_language():
+    """The feed is worded when read, and a mail as it is queued (issue 28), each in its reader's language; the
+    projector keeps ``notify``'s texts in English whatever the language of the request that recorded the event
+    (it words them under ``words.ENGLISH``)."""
     ended = {"data": {"scores": {"ann": 3}}}
     fake = _Catalog({"Final Power Points: {scores}.": "Endstand: {scores}.", "every Mage": "jeder Magier"})
     with words.use(fake):
         assert lodge.describe("GameEnded", ended, {}) == "Endstand: ann 3."
-        assert lodge.notify("GameEnded", ended)["text"] == "Final Power Points: ann 3."
+        assert lodge.notify("GameEnded", ended)["text"] == "Endstand: ann 3."
+        with words.use(words.ENGLISH):  # as the projector words what it keeps
+            assert lodge.notify("GameEnded", ended)["text"] == "Final Power Points: ann 3."
     assert i18n.translations_for("en") is words.ENGLISH
 
 
