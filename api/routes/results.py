@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path
 
 from api.deps import GamesDep, Principal
+from api.help import model as help_model
 from api.schemas import GAME_READ
 from domain import limits
 from domain.platform import explain as derivations
@@ -51,7 +52,18 @@ def explain(game_id: str, result_id: ResultId, games: GamesDep, me: Principal) -
     were shown alone, so it shows nothing you may not see (404 for a result you were not shown, as for none)."""
     ruleset = games.get_game(game_id, for_update=False).ruleset
     found = derivations.explain(ruleset, viewer_events(games, game_id, me), result_id)
-    return {**found, "recomputes": not derivations.recomputes(found)}
+    return {**linked(found, ruleset.name), "recomputes": not derivations.recomputes(found)}
+
+
+def linked(derivation: dict, ruleset: str) -> dict:
+    """The derivation with each step's rule linked to its text, where the ruleset's shipped rules index holds it
+    (``rule_url``: ``/help/<ruleset>/rules#<id>``; None where it does not, as the platform's own dice)."""
+    rules = help_model.ruleset_help(ruleset).rules if ruleset in help_model.names() else None
+    steps = []
+    for step in derivation["steps"]:
+        anchor = rules.anchor(step["rule"]) if rules is not None else None
+        steps.append({**step, "rule_url": f"/help/{ruleset}/rules#{anchor}" if anchor else None})
+    return {**derivation, "steps": steps}
 
 
 def said(part: dict, field: str) -> str:
@@ -81,7 +93,8 @@ def board_derivations(
             break
         before = page[-1]["seq"]
     first = projector.timeline(key, viewer, after=0, limit=1)
-    return derivations.derivations(ruleset, [*first, *reversed(items)])
+    found = derivations.derivations(ruleset, [*first, *reversed(items)])
+    return {k: linked(d, ruleset.name) for k, d in found.items()}
 
 
 def by_source(projector: Any, ruleset: Any, key: str, viewer: str, limit: int = FEED_EVENTS) -> dict[int, dict]:

@@ -45,6 +45,9 @@ def test_p_dice_4_the_gm_sees_a_resisted_actions_whole_derivation(month):
     assert all(isinstance(x["roll_no"], int) and x["faces"] for x in d["dice"])
     rules = {s["rule"] for s in d["steps"]}
     assert {"P-DICE-3", "P-RES-4", "P-DICE-4"} <= rules
+    urls = {s["rule"]: s["rule_url"] for s in d["steps"]}
+    assert urls["P-DICE-4"] == "/help/powers/rules#P-DICE-4"  # each rule linked to its text
+    assert client.get(urls["P-DICE-4"]).status_code == 200
     published = d["result"]["published"]
     assert published["success"] == (published["net"] >= published["difficulty"])
 

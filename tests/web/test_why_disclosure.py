@@ -46,6 +46,7 @@ def test_p4_the_resister_sees_its_own_dice_and_the_result_not_the_actors_dice(mo
     assert len(duel) == 1
     assert f"resistance by {sov}" in duel[0] and "the action&#39;s dice:" not in duel[0]
     assert "Not shown to you" in duel[0]
+    assert '<a href="/help/powers/rules#P-DICE-4">P-DICE-4</a>' in duel[0]  # each rule linked to its text
     wiz_dice = signed_in(app, m.game_id, m.tokens[m.powers["wiz"]]).get(f"/play/{m.game_id}").text
     assert "the action&#39;s dice:" in "".join(w for w in whys(wiz_dice) if m.actions["duel"] in w)
     circ = signed_in(app, m.game_id, m.tokens[m.powers["circ"]]).get(f"/play/{m.game_id}").text
@@ -72,7 +73,7 @@ def test_p_bat_8_a_battle_rounds_why_is_under_its_last_round(app):
     page = signed_in(app, game, tok["south"]).get(f"/play/{game}").text
     found = [w for w in whys(page) if f"battle%3Ab1%3Around%3A{last}" in w]
     assert last is not None and len(found) == 1, last
-    assert "(P-BAT-8)" in found[0] and "roll number" in found[0]
+    assert '<a href="/help/powers/rules#P-BAT-8">P-BAT-8</a>' in found[0] and "roll number" in found[0]
 
 
 def _seat_client(app, gid: str, seat: str) -> TestClient:
@@ -91,8 +92,8 @@ def test_l_eff_2_the_lodge_feed_has_a_why_beside_each_effect(app, games):
     played = DRIVERS["lodge"].play(games)
     page = _seat_client(app, played.game_id, "ann").get(f"/play/{played.game_id}").text
     found = [w for w in whys(page) if "effect%3A" in w]
-    assert found and any("(L-INST-1)" in w and "no vacant slot" in w for w in found)
-    assert all("(L-EFF-3)" in w for w in found)
+    assert found and any('rules#L-INST-1">L-INST-1</a>' in w and "no vacant slot" in w for w in found)
+    assert all("L-EFF-3" in w for w in found)
 
 
 def test_a_cert_3_the_covenant_feed_has_a_why_beside_each_die_and_certamen(app, games):
@@ -112,4 +113,7 @@ def test_a_cert_3_the_covenant_feed_has_a_why_beside_each_die_and_certamen(app, 
     t.run("ann", ResolveCertamen("ann", cid))
     page = _seat_client(app, t.game_id, "cy").get(f"/play/{t.game_id}").text
     found = whys(page)
-    assert any(f"certamen%3A{cid}" in w and "(A-CERT-3)" in w and "matches its commitment" in w for w in found)
+    assert any(
+        f"certamen%3A{cid}" in w and 'rules#A-CERT-3">A-CERT-3</a>' in w and "matches its commitment" in w
+        for w in found
+    )
