@@ -37,7 +37,7 @@ from domain.ids import GM
 from domain.platform import commands as platform
 from domain.platform import ruleset as rulesets
 from domain.platform.commands import Command, Context, is_system
-from domain.platform.game import PlatformGame, digest
+from domain.platform.game import PlatformGame, check_timezone, digest
 from domain.platform.roles import WINDOWS
 from projections.gamestore import GameStore, event_data
 from projections.keys import KeyRow
@@ -444,6 +444,7 @@ class Games(GameStore):
             return first.game_id, None, first
         chosen = rulesets.get(installed.DEFAULT if ruleset is None else ruleset)
         checked_options(chosen, options)
+        check_timezone(timezone_name)  # every ruleset's game, whether or not its start checks the zone (issue 28)
         game = chosen.start(name, gm_name, timezone_name, options)
         metrics.seen(game)
         token, token_hash = new_token()

@@ -21,9 +21,25 @@ PLATFORM_FIELDS = ("name", "gm_name", "timezone", "ruleset")  # the form's field
 WIDGETS = {"choice": "select", "flag": "checkbox", "integer": "number", "number": "number", "list": "text"}
 
 
-def controls(ruleset: Ruleset) -> list[dict[str, Any]]:
-    """The form's control of each option of the ruleset, in its schema's order, set to its default."""
-    return [_control(f) for f in option_fields(ruleset.options)]
+def controls(ruleset: Ruleset, kept: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The form's control of each option of the ruleset, in its schema's order, set to its default, or to what a
+    refused form posted (``kept``: the posted form, so that nothing typed is lost)."""
+    return [_kept(_control(f), f, kept or {}) for f in option_fields(ruleset.options)]
+
+
+def _kept(control: dict[str, Any], f: OptionField, kept: dict[str, Any]) -> dict[str, Any]:
+    """A control set to what the refused form posted for it (as written: a refused value is shown again)."""
+    if control["name"] not in kept:
+        return control
+    raw = kept[control["name"]]
+    if f.kind == "flag":
+        control["checked"] = "on" in (raw if isinstance(raw, list) else [raw])
+    elif f.kind == "choice":
+        text = _last(raw)
+        control["choices"] = [(value, label, value == text) for value, label, _was in control["choices"]]
+    else:
+        control["value"] = _last(raw)
+    return control
 
 
 def _control(f: OptionField) -> dict[str, Any]:

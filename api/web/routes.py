@@ -8,10 +8,11 @@ import csv
 import io
 import json
 from datetime import datetime, timezone
+from functools import cache
 from types import ModuleType
 from typing import Any
 from urllib.parse import urlencode, urlsplit
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, available_timezones
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
@@ -231,6 +232,12 @@ def _new_game_url(ruleset: str) -> str:
     return "/new" if ruleset == installed.DEFAULT else f"/new?{urlencode({'ruleset': ruleset})}"
 
 
+@cache
+def new_game_zones() -> list[str]:
+    """The time zones a game may be created in (the IANA zones this machine knows), in order."""
+    return sorted(available_timezones())
+
+
 @router.get("/new", response_class=HTMLResponse)
 def new_game_page(request: Request, ruleset: str = installed.DEFAULT) -> Response:
     """The form that starts a game of a ruleset (the default unless ``ruleset`` names another), with its campaign
@@ -245,12 +252,19 @@ def new_game_page(request: Request, ruleset: str = installed.DEFAULT) -> Respons
             request, "message.html", {"title": _("Start a game"), "text": text}, status_code=404
         )
     flashed = web_session(request).pop("flash", None)
-    controls = options_form.controls(chosen)
+    kept = (flashed or {}).get("values") if (flashed or {}).get("form") == "new" else None
+    controls = options_form.controls(chosen, kept)
+    person = web_session(request).person()
     context = {
         "flash": flashed,
         "ruleset": chosen,
         "others": [(r, _new_game_url(r.name)) for r in choices if r is not chosen],
         "options": controls,
+        "kept": kept or {},
+        "zones": new_game_zones(),
+        # the zone the form starts at: the one the person chose on My games, else UTC (a script may guess better)
+        "zone": (person.timezone if person and person.timezone else "UTC"),
+        "guess_zone": not (person and person.timezone),
         # the options are shown open when one of them was refused
         "options_open": bool(flashed and str(flashed.get("field") or "").startswith(options_form.PREFIX)),
         "placed": ["name", "gm_name", "timezone", *(c["name"] for c in controls)],
@@ -275,7 +289,8 @@ async def new_game(request: Request) -> Response:
         )
     except DomainError as err:
         field = options_form.control_of(chosen, err.field or "")
-        flash(request, kind="error", form="new", field=field, rule=err.rule, text=err.message)
+        values = {k: v for k, v in f.items() if k != "csrf"}  # a refused form is shown again as it was filled in
+        flash(request, kind="error", form="new", field=field, rule=err.rule, text=err.message, values=values)
         return RedirectResponse(_new_game_url(chosen.name if chosen else installed.DEFAULT), status_code=303)
     assert token is not None, "a game created without an idempotency key returns its GM token"
     session = web_session(request)

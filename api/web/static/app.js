@@ -41,5 +41,10 @@
       });
     });
   }
-  document.addEventListener("DOMContentLoaded", function () { tick(); previews(); copies(); setInterval(tick, 30000); });
+  function guessZone() {  // the new-game form starts at this browser's zone when the list has it (else UTC)
+    var s = document.querySelector("select[data-guess-zone]"), z = null;
+    try { z = Intl.DateTimeFormat().resolvedOptions().timeZone; } catch (e) { return; }
+    if (s && z && Array.prototype.some.call(s.options, function (o) { return o.value === z; })) s.value = z;
+  }
+  document.addEventListener("DOMContentLoaded", function () { tick(); previews(); copies(); guessZone(); setInterval(tick, 30000); });
 })();
