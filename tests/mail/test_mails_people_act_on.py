@@ -216,3 +216,27 @@ def test_the_outbox_keeps_english_whatever_the_language_of_the_request_that_reco
         projector.catch_up()
     texts = [o["body"]["text"] for o in projector.outbox(str(games.get_game(gid).id), wiz)]
     assert "Planning has begun: submit your actions." in texts and not [t for t in texts if "Planung" in t]
+
+
+def test_a_seat_chooses_the_language_of_its_mail_through_the_api_and_a_bad_tag_records_nothing(app, games, sink):
+    gid, _, _ = games.create_game("Der Ring", timezone_name="Europe/Berlin")
+    wiz, token, _ = add_power(games, gid, "gm", "Gandalf", "champion", "wizard")
+    client, auth = TestClient(app), {"Authorization": f"Bearer {token}"}
+    before = games.get_game(gid).version
+    refused = client.put(f"/games/{gid}/language", headers=auth, json={"language": "deutsch bitte"})
+    assert refused.status_code == 422 and "language" in refused.text
+    assert games.get_game(gid).version == before  # nothing recorded
+    assert client.put(f"/games/{gid}/language", headers=auth, json={"language": "de"}).status_code == 200
+    assert [e.language for e in games.iter_events(gid) if type(e).__name__ == "LanguageSet"] == ["de"]
+
+
+def test_a_daily_digest_is_framed_and_worded_for_its_reader(app, games, projector, sink):
+    from workers.tasks import dispatch_mail
+
+    gid, wiz, _ = powers_game(games)
+    games.set_contact(gid, wiz, wiz, "gandalf@example.org", "digest")
+    dispatch(projector)
+    dispatch_mail(datetime.now(timezone.utc) + timedelta(days=1, minutes=1))
+    [digest] = [m for m in sink.wait_for(1) if "gandalf@example.org" in m["X-Rcpt"]]
+    assert digest["Subject"].startswith("[Der Ring · Powers] Deine tägliche Zusammenfassung (")
+    assert "Die Planung hat begonnen" in Sink.text(digest) and LINK.search(Sink.text(digest))
