@@ -235,7 +235,7 @@ def message(kind: str, game_id: str, game_name: str, base_url: str, title: str, 
     return {
         "event": kind,
         "game": {"id": game_id, "name": game_name, "url": f"{base_url.rstrip('/')}/play/{game_id}"},
-        "title": title,
+        "title": title[:1].upper() + title[1:],  # "The GM wrote ...": a title begins with a capital
         "text": text,
         "at": at,
     }

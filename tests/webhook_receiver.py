@@ -4,6 +4,7 @@ it is sent and answers each path with the statuses it is told to, then 200."""
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -11,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class Receiver:
     """``answers[path]``: the statuses the next requests to ``path`` get (then 200); ``got``: every request."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: tuple[str, str] | None = None) -> None:
         self.got: list[dict] = []
         self.answers: dict[str, list[int]] = {}
         self.lock = threading.Lock()
@@ -35,6 +36,12 @@ class Receiver:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.scheme = "http"
+        if tls is not None:  # (certificate file, key file): HTTPS
+            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            context.load_cert_chain(*tls)
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            self.scheme = "https"
         self.thread = threading.Thread(target=self.server.serve_forever, name="webhook-receiver", daemon=True)
 
     def start(self) -> Receiver:
@@ -46,8 +53,8 @@ class Receiver:
         self.server.server_close()
         self.thread.join(5)
 
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}{path}"
+    def url(self, path: str, host: str = "127.0.0.1") -> str:
+        return f"{self.scheme}://{host}:{self.server.server_address[1]}{path}"
 
     def bodies(self, path: str) -> list[dict]:
         """The JSON bodies sent to ``path``, in order."""

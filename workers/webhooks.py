@@ -94,6 +94,14 @@ def _excerpt(text: str, limit: int = 600) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _utc(moment: Any) -> str:
+    """An instant as the messages write it: ``2026-12-07 13:55``, in UTC."""
+    try:
+        return datetime.fromisoformat(str(moment)).astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return str(moment)
+
+
 def announce(db: ReadModelDB, game: Any, item: Mapping[str, Any], began: str | None) -> tuple[str, str, str] | None:
     """(webhook kind, title, text) of one item of the observer's feed, or None if webhooks say nothing of it.
     ``began``: the phase the item begins (the phase index), if any."""
@@ -108,7 +116,7 @@ def announce(db: ReadModelDB, game: Any, item: Mapping[str, Any], began: str | N
             "deadline",
             _("{window} closes soon").format(window=window),
             _("{window} closes in {hours}, at {at} (UTC).").format(
-                window=window, hours=words_of._hours(data.get("offset_hours")), at=data.get("closes_at")
+                window=window, hours=words_of._hours(data.get("offset_hours")), at=_utc(data.get("closes_at"))
             ),
         )
     if not item["public"]:
@@ -126,6 +134,8 @@ def announce(db: ReadModelDB, game: Any, item: Mapping[str, Any], began: str | N
         if post is None or post[1]:
             return None
         who = words_of.who(item["actor"], names)
+        if data.get("thread_id") == "narration":
+            return "post", _("{who} wrote in the narration").format(who=who), _excerpt(post[0])
         return "post", _("{who} posted at the table").format(who=who), _excerpt(post[0])
     return None
 
@@ -202,25 +212,43 @@ class Refused(Exception):
     """A delivery not attempted: the URL's host now resolves to an address webhooks may not reach."""
 
 
-class _Pinned(http.client.HTTPConnection):
-    """A connection to the address that was checked, whatever the host resolves to a moment later."""
+def _connect(addresses: list[str], port: int, timeout: float | None) -> socket.socket:
+    """A connection to the first of the checked addresses that answers (never to one not checked)."""
+    error: OSError = OSError("no address")
+    for address in addresses:
+        try:
+            return socket.create_connection((address, port), timeout)
+        except OSError as err:
+            error = err
+    raise error
 
-    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
+
+class _Pinned(http.client.HTTPConnection):
+    """A connection to the addresses that were checked, whatever the host resolves to a moment later."""
+
+    def __init__(self, host: str, port: int, addresses: list[str], timeout: float) -> None:
         super().__init__(host, port, timeout=timeout)
-        self.address = address
+        self.addresses = addresses
 
     def connect(self) -> None:
-        self.sock = socket.create_connection((self.address, self.port), self.timeout)
+        self.sock = _connect(self.addresses, self.port, self.timeout)
 
 
 class _PinnedTLS(http.client.HTTPSConnection):
-    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
-        super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
-        self.address = address
+    """The same over TLS: the certificate is checked against the URL's host name (SNI too)."""
+
+    def __init__(self, host: str, port: int, addresses: list[str], timeout: float) -> None:
+        self.tls = tls_context()
+        super().__init__(host, port, timeout=timeout, context=self.tls)
+        self.addresses = addresses
 
     def connect(self) -> None:
-        sock = socket.create_connection((self.address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
+        self.sock = self.tls.wrap_socket(_connect(self.addresses, self.port, self.timeout), server_hostname=self.host)
+
+
+def tls_context() -> ssl.SSLContext:
+    """How a receiver's certificate is checked: the system's trusted authorities, host names checked."""
+    return ssl.create_default_context()
 
 
 def post(url: str, body: bytes, headers: Mapping[str, str], *, allow_private: bool, timeout: float) -> int:
@@ -233,7 +261,7 @@ def post(url: str, body: bytes, headers: Mapping[str, str], *, allow_private: bo
     parts = urlsplit(url)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     kind = _PinnedTLS if parts.scheme == "https" else _Pinned
-    conn = kind(host, port, addresses[0], timeout)
+    conn = kind(host, port, addresses, timeout)
     try:
         conn.request("POST", path, body=body, headers=dict(headers))
         answer = conn.getresponse()

@@ -176,7 +176,9 @@ def test_a_deadline_approaching_is_announced_with_its_public_deadline_only(eager
     sweep()  # the sweep queues the reminder (RemindersQueued, the GM's) ...
     sweep()  # ... and, once projected, the webhook says the window closes soon, and nothing of who is reminded
     (said,) = receiver.bodies("/deadline")
-    assert said["event"] == "deadline" and "closes in 1 hour" in said["text"]
+    assert (
+        said["event"] == "deadline" and "closes in 1 hour, at 20" in said["text"] and said["text"].endswith(" (UTC).")
+    )
     assert wiz not in str(said) and "Wiz" not in str(said)
 
 
@@ -476,3 +478,56 @@ def test_a_chats_webhook_url_is_redacted_in_any_log_line():
     )
     assert "Abc-DEF_ghi" not in line and "T0/B1/x2" not in line
     assert "/api/webhooks/123456/[redacted]" in line and "hooks.slack.com/services/[redacted]" in line
+
+
+@pytest.fixture
+def tls_receiver(tmp_path):
+    """A receiver over HTTPS with a certificate for ``localhost`` (made by openssl), and that certificate."""
+    import subprocess
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost"]
+        + ["-addext", "subjectAltName=DNS:localhost", "-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )
+    r = Receiver(tls=(str(cert), str(key))).start()
+    try:
+        yield r, str(cert)
+    finally:
+        r.stop()
+
+
+def test_https_is_sent_to_the_checked_address_with_the_hosts_certificate_checked(eager, tls_receiver, monkeypatch):
+    import ssl
+
+    from workers import webhooks as sender
+
+    receiver, cert = tls_receiver
+    games, projector, settings = eager
+    gid, wiz, sov = a_game(games)
+    projector.catch_up()
+    webhooks.add(projector.db, gid, "gm", receiver.url("/tls", "localhost"), "json", ["post"], allow_private=True)
+    games.run(Caller.of(wiz), gid, MakePost("table", "Over TLS."))
+    t0 = datetime.now(timezone.utc)
+    sweep(t0)  # the system's authorities do not know the test's certificate: refused, and retried later
+    (row,) = webhooks.deliveries(projector.db, gid)
+    assert row["status"] == "queued" and "CERTIFICATE_VERIFY_FAILED" in row["last_error"]
+    assert receiver.got == []
+    monkeypatch.setattr(sender, "tls_context", lambda: ssl.create_default_context(cafile=cert))
+    sweep(t0 + timedelta(seconds=11))
+    (said,) = receiver.bodies("/tls")
+    assert said["text"] == "Over TLS." and webhooks.deliveries(projector.db, gid)[0]["status"] == "sent"
+
+
+def test_the_gms_narration_is_announced_as_narration(eager, receiver):
+    games, projector, settings = eager
+    gid, wiz, sov = a_game(games)
+    projector.catch_up()
+    webhooks.add(projector.db, gid, "gm", receiver.url("/narration"), "json", ["post"], allow_private=True)
+    games.run(Caller.of("gm"), gid, MakePost("narration", "Winter comes early."))
+    games.run(Caller.of(wiz), gid, MakePost(f"desk-{wiz}", "DESK-SECRET: may I?"))  # the GM's desk: not public
+    sweep()
+    (said,) = receiver.bodies("/narration")
+    assert (said["title"], said["text"]) == ("The GM wrote in the narration", "Winter comes early.")
