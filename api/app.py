@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api import declare, rulesets, web
 from api.compose import build_games, build_projector
+from api.deps import document_sender_headers
 from api.headers import SecurityHeaders, last_resort
 from api.ratelimit import RateLimitMiddleware, RateLimits
 from api.routes import commands, games, history, mail, posts, results, webhooks, windows
@@ -139,7 +140,7 @@ def create_app(
 
     app.include_router(metrics_router)  # /metrics for Prometheus, behind a key (issue 27)
     for router in api_routers():
-        app.include_router(router)
+        app.include_router(document_sender_headers(router))
     app.add_middleware(Language)  # innermost: the viewer's language for the pages and their formats
     app.add_middleware(ServerSessions, store=app.state.sessions, settings=settings)
     app.add_middleware(BodyLimit, settings=settings)

@@ -7,10 +7,14 @@ import contextvars
 import functools
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import Depends, Header, Path, Request
+from fastapi import APIRouter, Depends, Header, Path, Request
+from fastapi.dependencies.models import Dependant
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
 from starlette.concurrency import run_in_threadpool
 
 from application.service import Caller, CommandKey, Games, Receipt, hash_token
@@ -62,14 +66,18 @@ async def current_principal(
 Principal = Annotated[str, Depends(current_principal)]
 
 
+KEY_DESCRIPTION = (
+    "Any unique string (a UUID): a retry with the same key returns the first receipt and "
+    "records nothing new; the same key with a different request is refused (422)"
+)
+
 IdempotencyHeader = Annotated[
     str | None,
     Header(
         alias="Idempotency-Key",
         min_length=1,
         max_length=200,
-        description="Any unique string (a UUID): a retry with the same key returns the first receipt and "
-        "records nothing new; the same key with a different request is refused (422)",
+        description=KEY_DESCRIPTION,
     ),
 ]
 
@@ -120,16 +128,69 @@ class Sender:
         return (await self.receipt(game_id, command)).as_dict()
 
 
-async def command_sender(
-    request: Request,
-    game_id: Annotated[str, Path()],
-    authorization: Annotated[str | None, Header()] = None,
-    idempotency_key: IdempotencyHeader = None,
-) -> Sender:
-    """The command's sender: authenticated as ``current_caller`` does, with the key as ``idempotency_key``."""
+KEY_LENGTH = (1, 200)  # what ``IdempotencyHeader`` allows
+
+# The headers a command route reads, as its OpenAPI entry shows them (``document_sender_headers``): ``command_sender``
+# reads them from the request itself, since FastAPI's solving two declared headers cost a command more than its answer.
+SENDER_OPENAPI: dict = {
+    "parameters": [
+        {"name": "authorization", "in": "header", "required": False, "schema": {"type": "string"}},
+        {
+            "name": "Idempotency-Key",
+            "in": "header",
+            "required": False,
+            "description": KEY_DESCRIPTION,
+            "schema": {"type": "string", "minLength": KEY_LENGTH[0], "maxLength": KEY_LENGTH[1]},
+        },
+    ]
+}
+
+
+def document_sender_headers(router: APIRouter) -> APIRouter:
+    """Each of the router's routes that takes a ``SenderDep`` documents the headers ``command_sender`` reads."""
+    for route in router.routes:
+        if isinstance(route, APIRoute) and _depends_on(route.dependant, command_sender):
+            extra = route.openapi_extra or {}
+            have = extra.get("parameters", [])
+            named = {p["name"] for p in have}  # once, however many apps a process builds on the same routers
+            route.openapi_extra = {
+                **extra,
+                "parameters": [*have, *(p for p in SENDER_OPENAPI["parameters"] if p["name"] not in named)],
+            }
+    return router
+
+
+def _depends_on(dependant: Dependant, call: Callable[..., Any]) -> bool:
+    return dependant.call is call or any(_depends_on(d, call) for d in dependant.dependencies)
+
+
+def _checked_key(value: str | None) -> str | None:
+    """The ``Idempotency-Key`` sent, refused as FastAPI refuses a declared header out of its bounds."""
+    if value is None or KEY_LENGTH[0] <= len(value) <= KEY_LENGTH[1]:
+        return value
+    short = len(value) < KEY_LENGTH[0]
+    bound = KEY_LENGTH[0] if short else KEY_LENGTH[1]
+    problem = f"at least {bound} character" if short else f"at most {bound} characters"
+    raise RequestValidationError(
+        [
+            {
+                "type": "string_too_short" if short else "string_too_long",
+                "loc": ("header", "Idempotency-Key"),
+                "msg": f"String should have {problem}",
+                "input": value,
+                "ctx": {"min_length" if short else "max_length": bound},
+            }
+        ]
+    )
+
+
+async def command_sender(request: Request, game_id: Annotated[str, Path()]) -> Sender:
+    """The command's sender: authenticated as ``current_caller`` does, with the key as ``idempotency_key``. Its
+    headers are read here, not declared (see ``SENDER_OPENAPI``), which saves FastAPI's solving them."""
     games = request.app.state.games
-    caller = await current_caller(request, games, game_id, authorization)
-    key = await idempotency_key_of(request, idempotency_key)
+    headers = request.headers
+    caller = await current_caller(request, games, game_id, headers.get("authorization"))
+    key = await idempotency_key_of(request, _checked_key(headers.get("idempotency-key")))
     return Sender(games, caller, key)
 
 

@@ -133,3 +133,17 @@ def test_the_export_and_audit_answer_the_media_types_documented(api):
     for format in ("json", "jsonl", "csv"):
         r = api.get(f"/games/{gid}/audit", params={"format": format}, headers=gm)
         assert r.status_code == 200 and r.headers["content-type"].split(";")[0] in audit, (format, r.headers)
+
+
+def test_every_command_route_documents_the_headers_it_reads(app):
+    """A command route reads ``Authorization`` and ``Idempotency-Key`` itself (api.deps.command_sender), not as
+    declared parameters: its OpenAPI entry still names both, with the key's bounds."""
+    commands = [
+        (m, path, op) for m, path, route, op in operations(app) if deps.command_sender in set(_calls(route.dependant))
+    ]
+    assert len(commands) > 20
+    for method, path, op in commands:
+        params = {p["name"]: p for p in op["parameters"]}
+        assert params["authorization"]["in"] == "header", (method, path)
+        key = params["Idempotency-Key"]
+        assert key["in"] == "header" and (key["schema"]["minLength"], key["schema"]["maxLength"]) == (1, 200), path
