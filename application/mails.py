@@ -28,6 +28,7 @@ from babel import Locale
 from application.i18n import DEFAULT, catalog_of, local_time, parse, translations_for
 from application.mail_addresses import board_link
 from domain.errors import DomainError
+from domain.ids import GM
 from domain.platform import feed, i18n
 from domain.platform.i18n import _, ngettext
 
@@ -121,6 +122,8 @@ def word_note(game: Any, kind: str, seat: str, body: Mapping[str, Any], payload:
             return _reminder(game, reader, body)
         if kind == "blocked" and payload is not None:
             return _blocked(game, payload)
+        if kind == "post" and body.get("author"):
+            return _post(game, body)
         notify = game.ruleset.notify
         if kind != "post" and payload is not None and notify is not None:
             note = notify(kind, dict(payload))
@@ -150,6 +153,18 @@ def _blocked(game: Any, d: Mapping[str, Any]) -> tuple[str, str]:
             "At the deadline of {window}, rule {rule} refused the default for silence ({seats}): {reason}\n"
             "The game waits on you: rule on it, move the deadline or roll back."
         ).format(window=window, rule=d["rule"], seats=seats, reason=d["reason"]),
+    )
+
+
+def _post(game: Any, body: Mapping[str, Any]) -> tuple[str, str]:
+    """A post's notification: its author by name; the post itself as written (its first line is the projector's)."""
+    author = str(body["author"])
+    who = _("The GM") if author == GM else names_of(game).get(author, author)
+    title = str(body.get("title") or body.get("thread_id") or "")
+    said = str(body.get("text", "")).partition("\n\n")[2]
+    return (
+        _("New post: {title}").format(title=title),
+        _("{who} wrote in {title}:").format(who=who, title=title) + "\n\n" + said,
     )
 
 

@@ -144,6 +144,8 @@ def notification(author: str, thread_id: str, title: str, text: str, rolls: list
         "subject": f"New post: {title}",
         "text": f"{who} wrote in {title}:\n\n{text}{dice}",
         "thread_id": thread_id,
+        "title": title,
+        "author": author,  # the mail names its author by the seat's name, in its reader's language (issue 28)
     }
 
 
