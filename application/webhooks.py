@@ -133,9 +133,9 @@ def add(
     allow_private: bool,
     after: int | None = None,
 ) -> dict:
-    """Add a webhook to a game (the caller checked ``check_manager``); it announces what happens after now (after
-    version ``after``, if given). Returns it as its GM sees it, with its signing secret (a ``json`` webhook's), shown
-    this once. A refused one records nothing."""
+    """Add a webhook to a game (the caller checked ``check_manager``); it announces what happens after version
+    ``after`` (the game's version now, which the callers pass: the read models may lag behind it). Returns it as
+    its GM sees it, with its signing secret (a ``json`` webhook's), shown this once. A refused one records nothing."""
     fmt = check_format(format)
     wanted = check_kinds(kinds)
     target(url, allow_private)
@@ -198,11 +198,14 @@ def remove(db: ReadModelDB, game_id: str, hook_id: str) -> None:
         )
 
 
-def resume(db: ReadModelDB, game_id: str, hook_id: str) -> dict:
-    """Resume a paused webhook: it announces what happens from now on (not what it missed while paused)."""
+def resume(db: ReadModelDB, game_id: str, hook_id: str, after: int | None = None) -> dict:
+    """Resume a paused webhook: it announces what happens from now on (after version ``after``, the game's version
+    now; not what it missed while paused)."""
     one(db, game_id, hook_id)
-    found = db.query("SELECT MAX(version) FROM rm_audit WHERE game_id = ?", (game_id,))
-    now_at = int(found[0][0] or 0) if found else 0
+    if after is None:
+        found = db.query("SELECT MAX(version) FROM rm_audit WHERE game_id = ?", (game_id,))
+        after = int(found[0][0] or 0) if found else 0
+    now_at = after
     with db.transaction() as cur:
         cur.execute(
             "UPDATE webhooks SET status = 'active', failures = 0, paused_at = NULL, "

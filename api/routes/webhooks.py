@@ -45,6 +45,11 @@ def _managed(request: Request, game_id: str, me: str) -> Any:
     return request.app.state.projector.db
 
 
+def _version(request: Request, game_id: str) -> int:
+    """The game's version now: a webhook added or resumed announces what follows it."""
+    return int(request.app.state.games.get_game(game_id, for_update=False).version)
+
+
 @router.post("/{game_id}/webhooks", status_code=201, response_model=WebhookPublic, responses={**GAME_READ, **BODY})
 async def add_webhook(game_id: str, body: WebhookRequest, request: Request, me: Principal) -> dict:
     """GM or host: add a webhook; a ``json`` one's signing secret is in this answer only."""
@@ -59,6 +64,7 @@ async def add_webhook(game_id: str, body: WebhookRequest, request: Request, me: 
             body.format,
             body.kinds,
             allow_private=settings.webhooks_allow_private,
+            after=_version(request, game_id),
         )
 
     return await run_in_threadpool(add)
@@ -79,7 +85,7 @@ def webhook_deliveries(game_id: str, request: Request, me: Principal) -> list[di
 @router.post("/{game_id}/webhooks/{hook_id}/resume", response_model=WebhookPublic, responses=GAME_READ)
 def resume_webhook(game_id: str, hook_id: str, request: Request, me: Principal) -> dict:
     """GM or host: resume a paused webhook; it announces what happens from now on."""
-    return webhooks.resume(_managed(request, game_id, me), game_id, hook_id)
+    return webhooks.resume(_managed(request, game_id, me), game_id, hook_id, _version(request, game_id))
 
 
 @router.delete("/{game_id}/webhooks/{hook_id}", status_code=204, responses=GAME_READ)

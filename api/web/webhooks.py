@@ -30,6 +30,11 @@ def _managed(request: Request, game_id: str) -> tuple[str, Any]:
     return me, request.app.state.projector.db
 
 
+def _version(request: Request, game_id: str) -> int:
+    """The game's version now: a webhook added or resumed announces what follows it."""
+    return int(games_of(request).get_game(game_id, for_update=False).version)
+
+
 @router.get("/play/{game_id}/webhooks", response_class=HTMLResponse)
 def webhooks_page(request: Request, game_id: str) -> Response:
     """GM or host: the game's webhooks and the form that adds one."""
@@ -67,7 +72,14 @@ async def add_webhook(request: Request, game_id: str) -> Response:
         me, db = _managed(request, game_id)
         settings = request.app.state.settings
         made = webhooks.add(
-            db, game_id, me, f.get("url", ""), f.get("format", ""), kinds, allow_private=settings.webhooks_allow_private
+            db,
+            game_id,
+            me,
+            f.get("url", ""),
+            f.get("format", ""),
+            kinds,
+            allow_private=settings.webhooks_allow_private,
+            after=_version(request, game_id),
         )
     except DomainError as err:
         kept = {"url": "", "format": f.get("format", ""), "kinds": kinds}  # the URL may hold a token: not kept
@@ -84,7 +96,7 @@ async def change_webhook(request: Request, game_id: str, hook_id: str, action: s
     try:
         _me, db = _managed(request, game_id)
         if action == "resume":
-            webhooks.resume(db, game_id, hook_id)
+            webhooks.resume(db, game_id, hook_id, _version(request, game_id))
             done = _("Webhook resumed.")
         elif action == "remove":
             webhooks.remove(db, game_id, hook_id)

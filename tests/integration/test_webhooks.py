@@ -531,3 +531,30 @@ def test_the_gms_narration_is_announced_as_narration(eager, receiver):
     sweep()
     (said,) = receiver.bodies("/narration")
     assert (said["title"], said["text"]) == ("The GM wrote in the narration", "Winter comes early.")
+
+
+def test_a_webhook_added_through_the_api_announces_only_what_follows_it(tmp_path, receiver):
+    from workers.app import celery_app
+
+    settings = Settings(data_dir=tmp_path, public_url=PUBLIC_URL, webhooks_allow_private=True)
+    app = create_app(settings)
+    try:
+        games, projector = services(app)
+        client = TestClient(app)
+        created = client.post("/games", json={"name": "Since"}).json()
+        gid, token = created["game_id"], created["gm_token"]
+        games.run(Caller.of("gm"), gid, MakePost("narration", "BEFORE-THE-HOOK"))
+        body = {"url": receiver.url("/since"), "format": "json", "kinds": ["post"]}
+        assert client.post(f"/games/{gid}/webhooks", json=body, headers=bearer(token)).status_code == 201
+        games.run(Caller.of("gm"), gid, MakePost("narration", "AFTER-THE-HOOK"))
+        runtime.use(games, projector, settings)
+        celery_app.conf.task_always_eager = True
+        try:
+            sweep()
+        finally:
+            celery_app.conf.task_always_eager = False
+        assert [b["text"] for b in receiver.bodies("/since")] == ["AFTER-THE-HOOK"]
+        ledger = client.get(f"/games/{gid}/webhooks/deliveries", headers=bearer(token)).json()
+        assert [(r["kind"], r["status"], r["attempts"]) for r in ledger] == [("post", "sent", 1)]
+    finally:
+        close_app(app)
