@@ -558,3 +558,22 @@ def test_a_webhook_added_through_the_api_announces_only_what_follows_it(tmp_path
         assert [(r["kind"], r["status"], r["attempts"]) for r in ledger] == [("post", "sent", 1)]
     finally:
         close_app(app)
+
+
+def test_a_removed_webhook_sends_nothing_more_and_what_it_had_queued_is_withdrawn(eager, receiver):
+    games, projector, settings = eager
+    gid, wiz, sov = a_game(games)
+    projector.catch_up()
+    hook = webhooks.add(projector.db, gid, "gm", receiver.url("/removed"), "slack", ["post"], allow_private=True)
+    receiver.answers["/removed"] = [503]
+    games.run(Caller.of(wiz), gid, MakePost("table", "Going, going."))
+    t0 = datetime.now(timezone.utc)
+    sweep(t0)
+    webhooks.remove(projector.db, gid, hook["id"])
+    games.run(Caller.of(wiz), gid, MakePost("table", "Gone."))
+    sweep(t0 + timedelta(minutes=5))
+    assert len(receiver.requests("/removed")) == 1
+    assert [(r["status"], r["attempts"]) for r in webhooks.deliveries(projector.db, gid)] == [("withdrawn", 1)]
+    with pytest.raises(DomainError) as err:
+        webhooks.resume(projector.db, gid, hook["id"])
+    assert (err.value.status, err.value.field) == (404, "hook_id")
