@@ -19,6 +19,7 @@ queued, as the audit keeps every event.
 from __future__ import annotations
 
 import json
+import logging
 import smtplib
 import ssl
 import uuid
@@ -33,6 +34,7 @@ from projections.db import ReadModelDB, utc_key
 from projections.posts import notification
 from projections.settings import Settings
 
+log = logging.getLogger("emissary.mail")
 MAX_ATTEMPTS = 9
 LEASE = timedelta(minutes=10)  # a claimed row whose worker died is handed out again after this
 GRACE = timedelta(seconds=60)  # a row handed to the broker is handed out again only if still queued after this
@@ -202,7 +204,11 @@ def deliver(
     if item.get("moderated") == "hidden":  # hidden before its mail went out: its readers are not told of it
         mark(db, row_id, "withdrawn")
         return "withdrawn"
-    framed = frame(item) if frame is not None else None
+    try:
+        framed = frame(item) if frame is not None else None
+    except Exception:  # noqa: BLE001 - a frame that fails must not hold up the mail: it goes as the ledger keeps it
+        log.exception("mail sent unframed id=%s", row_id)
+        framed = None
     subject, body = (framed.subject, framed.body) if framed is not None else (item["subject"], item["body"])
     try:
         message_id = Mailer(settings).send(

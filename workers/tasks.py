@@ -113,6 +113,9 @@ def worded(db, games, note: dict, body: dict) -> tuple[str, str]:
         return games.read(note["game_id"], lambda g: word_note(g, note["kind"], note["recipient"], body, payload))
     except DomainError:
         return body.get("subject", note["kind"]), body.get("text", "")
+    except Exception:  # noqa: BLE001 - a wording that fails must not hold up the outbox: it goes as the projector kept it
+        log.exception("mail worded as kept game=%s version=%s kind=%s", note["game_id"], note["version"], note["kind"])
+        return body.get("subject", note["kind"]), body.get("text", "")
 
 
 def dispatch_mail(now: datetime) -> dict:

@@ -243,3 +243,29 @@ def test_a_daily_digest_is_framed_and_worded_for_its_reader(app, games, projecto
     [digest] = [m for m in sink.wait_for(1) if "gandalf@example.org" in m["X-Rcpt"]]
     assert digest["Subject"].startswith("[Der Ring · Powers] Deine tägliche Zusammenfassung (")
     assert "Die Planung hat begonnen" in Sink.text(digest) and LINK.search(Sink.text(digest))
+
+
+def test_the_sign_in_mail_names_the_seats_it_opens_in_the_language_the_page_was_asked_in(app, games, sink):
+    gid, wiz, _ = powers_game(games)
+    client = TestClient(app)
+    client.cookies.set("lang", "de")
+    page = client.get("/signin").text
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+    assert client.post("/signin", data={"email": "gandalf@example.org", "csrf": csrf}).status_code == 200
+    [signin] = [m for m in sink.wait_for(1) if "Emissary" in m["Subject"]]
+    text = Sink.text(signin)
+    assert signin["Subject"] == "Dein Anmeldelink für Emissary"
+    assert "Gandalf in Der Ring (Powers)" in text and "Balrog" not in text  # the address's own seat only
+
+
+def test_a_frame_that_fails_does_not_hold_up_the_mail(settings, projector, sink):
+    def broken(item):
+        raise KeyError("a frame that fails")
+
+    db = projector.db
+    row_id = mail.record(
+        db, game_id="g", version=1, recipient="p", address="p@example.org", kind="note", subject="s", body="b"
+    )
+    assert mail.deliver(db, settings, row_id, frame=broken) == "sent"
+    [sent] = sink.wait_for(1)
+    assert sent["Subject"] == "s" and Sink.text(sent).strip() == "b"
