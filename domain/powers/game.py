@@ -404,6 +404,8 @@ EVENT_VERSIONS: dict[str, int] = {
     "PostMade": 1,
     "PostEdited": 1,
     "PostHidden": 1,
+    # domain.platform.preview
+    "Previewed": 1,
     **BATTLE_EVENT_VERSIONS,  # domain.powers.battle
 }
 

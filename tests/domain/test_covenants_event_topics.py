@@ -234,6 +234,7 @@ STORED = {
     "domain.covenants.game:CovenantGame.PlagueStruck": ["actor", "audience", "cards", "seat"],
     "domain.covenants.game:CovenantGame.PostEdited": ["actor", "audience", "post_id", "text", "thread_id"],
     "domain.covenants.game:CovenantGame.PostHidden": ["actor", "audience", "post_id", "reason", "thread_id"],
+    "domain.covenants.game:CovenantGame.Previewed": ["actor", "at", "audience", "step", "window_id"],
     "domain.covenants.game:CovenantGame.PostMade": [
         "actor",
         "audience",

@@ -553,6 +553,7 @@ STORED = {
     "domain.powers.game:Game.PoolAssetsShown": ["action_id", "actor", "assets", "audience"],
     "domain.powers.game:Game.PostEdited": ["actor", "audience", "post_id", "text", "thread_id"],
     "domain.powers.game:Game.PostHidden": ["actor", "audience", "post_id", "reason", "thread_id"],
+    "domain.powers.game:Game.Previewed": ["actor", "at", "audience", "step", "window_id"],
     "domain.powers.game:Game.PostMade": ["actor", "audience", "post_id", "rolls", "text", "thread_id", "tied_to"],
     "domain.powers.game:Game.PowerAdded": [
         "actor",
