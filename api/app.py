@@ -22,6 +22,7 @@ from api.routes import commands, games, history, mail, posts, preview, results, 
 from api.routes.metrics import RequestLog
 from api.routes.metrics import router as metrics_router
 from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
+from api.web import contact as web_contact
 from api.web import help as web_help
 from api.web import maillinks as web_maillinks
 from api.web import people as web_people
@@ -151,6 +152,7 @@ def create_app(
     app.include_router(web_maillinks.router)  # first: /signin/mail/<key> is a mail's board link, not a game's
     app.include_router(web_people.router)  # first: /signin/email/<token> is not a game's /signin/<game>/<token>
     app.include_router(web_talk.router)
+    app.include_router(web_contact.router)  # before the generic /play/{g}/{command} form route
     app.include_router(web_webhooks.router)  # before the generic /play/{g}/{command} form route
     app.include_router(web_help.router)  # /help, made from the code (issue 28)
     app.include_router(web_routes.router)

@@ -235,15 +235,16 @@ async def set_timezone(request: Request) -> Response:
 
 
 @router.get("/me/play/{game_id}")
-def open_seat(request: Request, game_id: str, seat: str = "") -> Response:
-    """Open one of my seats' boards (which seat, when an address holds several in a game)."""
+def open_seat(request: Request, game_id: str, seat: str = "", to: str = "") -> Response:
+    """Open one of my seats' boards (which seat, when an address holds several in a game), or with
+    ``to=contact`` its notifications."""
     session = web_session(request)
     person = session.person()
     if person is None:
         return RedirectResponse("/signin", status_code=303)
     if (game_id, seat) in people.seats_of(request.app.state.projector.db, person.email):  # only my own are kept
         session.set("seats", {**(session.get("seats") or {}), game_id: seat})
-    return RedirectResponse(f"/play/{game_id}", status_code=303)
+    return RedirectResponse(f"/play/{game_id}{'/contact' if to == 'contact' else ''}", status_code=303)
 
 
 @router.get("/me", response_class=HTMLResponse)

@@ -373,6 +373,7 @@ def board(
     from api.web.talk import talk_summary  # the talk box of every ruleset's board (issue 16)
 
     context["talk"] = talk_summary(request, game_id, me)
+    context["seated"] = me in game.seats  # a seat sets its own contact and notifications (api.web.contact)
     pages = ruleset_web(games, game_id)
     if pages is None:
         return templates.TemplateResponse(
