@@ -6,7 +6,7 @@ import itertools
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Request
 
 from api.deps import GamesDep, Principal
 from api.help import model as help_model
@@ -17,6 +17,7 @@ from domain.platform.i18n import _
 
 router = APIRouter(tags=["history"])
 PAGE = 5000
+PAGE_BACK = 500  # a page of the viewer's timeline read newest first
 BOARD_EVENTS = 5000  # at most this many of a viewer's newest events are read for a board's derivations
 FEED_EVENTS = 500  # the newest events a feed's "Why?" reads: more than a feed page shows
 
@@ -45,14 +46,46 @@ def derivations_for(games: Any, game_id: str, viewer: str) -> dict[str, dict]:
     return derivations.derivations(ruleset, viewer_events(games, game_id, viewer))
 
 
+def scoped(projector: Any, ruleset: Any, key: str, viewer: str, result_id: str) -> dict | None:
+    """The result's derivation from the viewer's events of its group of phases (``Ruleset.result_scope``: Powers'
+    month, the covenant game's cycle, the Lodge's turn), read newest first a group at a time until the result is
+    found: a result of this month costs this month's events, at any game length. None if no group shows it."""
+    group_of = ruleset.result_scope or (lambda phase: "")
+    first = projector.timeline(key, viewer, after=0, limit=1)  # the game's creation: its options
+    bucket: list[dict] = []
+    group: str | None = None
+    before: int | None = None
+    while True:
+        page = projector.timeline(key, viewer, newest_first=True, before=before, limit=PAGE_BACK)
+        for item in page:
+            g = group_of(str(item.get("phase") or ""))
+            if group is not None and g != group:
+                found = derivations.derivations(ruleset, [*first, *reversed(bucket)]).get(result_id)
+                if found is not None:
+                    return found
+                bucket = []
+            group = g
+            bucket.append(item)
+        if len(page) < PAGE_BACK:
+            return derivations.derivations(ruleset, [*first, *reversed(bucket)]).get(result_id)
+        before = page[-1]["seq"]
+
+
 @router.get("/games/{game_id}/results/{result_id}/explain", responses=GAME_READ)
-def explain(game_id: str, result_id: ResultId, games: GamesDep, me: Principal) -> dict:
+def explain(game_id: str, result_id: ResultId, request: Request, games: GamesDep, me: Principal) -> dict:
     """How a result came about: its dice with their roll numbers, its assets and modifiers, resistance, the
     difficulty (a sealed one once opened), each step with its rule id, and the result; built from the events you
     were shown alone, so it shows nothing you may not see (404 for a result you were not shown, as for none)."""
-    ruleset = games.get_game(game_id, for_update=False).ruleset
-    found = derivations.explain(ruleset, viewer_events(games, game_id, me), result_id)
-    return {**linked(found, ruleset.name), "recomputes": not derivations.recomputes(found)}
+    game = games.get_game(game_id, for_update=False)
+    projector = getattr(request.app.state, "projector", None)
+    if projector is not None:
+        found = scoped(projector, game.ruleset, str(game.id), me, result_id)
+        if found is None:
+            derivations.explain(game.ruleset, [], result_id)  # NotFound, in its own words
+    else:  # no read models: the viewer's events from the store
+        found = derivations.explain(game.ruleset, viewer_events(games, game_id, me), result_id)
+    assert found is not None
+    return {**linked(found, game.ruleset.name), "recomputes": not derivations.recomputes(found)}
 
 
 def linked(derivation: dict, ruleset: str) -> dict:

@@ -236,6 +236,7 @@ COVENANTS = register(
         view=table_view,
         verify=VERIFY_COVENANTS,
         derive=derive_results,
+        result_scope=lambda phase: "-".join(phase.split("-")[:3]),
         mail_grammar=parse_turn,
         fold=fold,
         phase_of=phase_of,

@@ -460,6 +460,7 @@ LODGE = register(
         notify=notify,
         verify=VERIFY_LODGE,
         derive=derive_results,
+        result_scope=lambda phase: phase.split("-", 1)[0],
         fold=fold,
         phase_of=phase_of,
         seat_of=seat_of,

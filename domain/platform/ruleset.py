@@ -69,6 +69,10 @@ class Ruleset:
     # derive(a viewer's events) -> {result id: derivation}: how each result it published came about, from those events
     # alone (issue 29, domain.platform.explain); None: the platform's derivations alone (a post's dice)
     derive: Callable[[Any], dict[str, dict[str, Any]]] | None = None
+    # result_scope(phase) -> the group of phases whose events a result published in that phase is derived from (Powers:
+    # its month); the explain endpoint reads a viewer's events a group at a time, newest first, and stops at the
+    # result's. None: the whole game is one group
+    result_scope: Callable[[str], str] | None = None
     fold: Callable[[Any, Any], Any] | None = None  # fold(game or None, stored events) -> game
     # phase_of(event) -> the phase the event begins ({"phase": name, "step": ...}), or None: the phase list,
     # the history view and rollback (which returns to the start of a phase) read phases through it

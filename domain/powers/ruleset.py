@@ -93,6 +93,7 @@ POWERS = register(
         notify=notify,
         verify=VERIFY_POWERS,
         derive=derive_results,
+        result_scope=lambda phase: phase.split("-", 1)[0],
         fold=fold,
         phase_of=phase_of,
         seat_of=seat_of,

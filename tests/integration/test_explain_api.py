@@ -9,6 +9,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
+from domain.platform import explain as derivations
+from domain.platform import ruleset as registry
 from tests.contract.test_explain_contract import leaks
 from tests.integration.helpers import bearer, close_app
 from tests.scenarios import play_rich_month
@@ -90,6 +92,11 @@ def test_no_derivation_over_http_shows_a_viewer_more_than_their_export(month):
             if r.status_code == 404:
                 continue
             assert r.status_code == 200 and leaks(r.json(), events) == [], (who, result_id)
+            # read a month at a time (Ruleset.result_scope), it is the derivation of the whole export
+            whole = derivations.derivations(registry.get("powers"), events)[result_id]
+            served = {k: v for k, v in r.json().items() if k != "recomputes"}
+            steps = [{k: v for k, v in x.items() if k != "rule_url"} for x in served["steps"]]
+            assert {**served, "steps": steps} == whole
 
 
 def test_p_bat_8_each_battle_round_explains_its_goals_from_its_commands(api):
@@ -118,3 +125,26 @@ def test_p_bat_8_each_battle_round_explains_its_goals_from_its_commands(api):
         assert leaks(south.json(), events) == []
         rounds += 1
     assert rounds >= 5
+
+
+def test_a_result_of_an_earlier_month_explains_as_the_whole_history_does(month):
+    """The endpoint reads a month at a time, newest first (Ruleset.result_scope): a result of month 1, explained in
+    month 2, is the same derivation as the viewer's whole export gives, and month 2's own too."""
+    from domain.powers import commands as pc
+
+    client, m = month
+    m.games.send(m.game_id, "gm", pc.Advance())  # month 1's battle step ends: month 2's Planning
+    wiz = m.powers["wiz"]
+    later = m.games.send(
+        m.game_id, wiz, pc.SubmitAction(wiz, title="MONTH-2", assets=[{"asset_id": m.assets["wiz-might"]}], convert=0)
+    ).result["action_id"]
+    m.games.send(m.game_id, "gm", pc.Advance())
+    m.games.send(m.game_id, "gm", pc.Resolve())
+    for who in ("gm", wiz):
+        events = export(client, m, who)
+        whole = derivations.derivations(registry.get("powers"), events)
+        for result_id in (f"action:{m.actions['duel']}", f"action:{later}"):
+            served = explain(client, m, who, result_id).json()
+            steps = [{k: v for k, v in x.items() if k != "rule_url"} for x in served.pop("steps")]
+            served.pop("recomputes")
+            assert {**served, "steps": steps} == whole[result_id], (who, result_id)
