@@ -15,6 +15,7 @@ their zone is their seat's, else the game's.
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -126,10 +127,18 @@ def word_note(game: Any, kind: str, seat: str, body: Mapping[str, Any], payload:
             return _post(game, body)
         notify = game.ruleset.notify
         if kind != "post" and payload is not None and notify is not None:
-            note = notify(kind, dict(payload))
+            note = notify(kind, dict(payload), names_of(game)) if _takes_names(notify) else notify(kind, dict(payload))
             if note is not None:
                 return str(note["subject"]), str(note["text"])
     return str(body.get("subject", kind)), str(body.get("text", ""))
+
+
+def _takes_names(notify: Any) -> bool:
+    """Whether a ruleset's ``notify`` takes the seats' names (a third argument, ``Ruleset.notify``)."""
+    try:
+        return len(inspect.signature(notify).parameters) >= 3
+    except (TypeError, ValueError):
+        return False
 
 
 def _reminder(game: Any, reader: Reader, body: Mapping[str, Any]) -> tuple[str, str]:

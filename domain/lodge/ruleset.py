@@ -339,13 +339,15 @@ def describe(kind: str, payload: Mapping[str, Any], names: Mapping[str, str]) ->
     return note["text"] if note is not None else None
 
 
-def notify(kind: str, payload: Mapping[str, Any]) -> dict[str, str] | None:
+def notify(kind: str, payload: Mapping[str, Any], names: Mapping[str, str] | None = None) -> dict[str, str] | None:
     """The texts a Mage is sent: a phase begins, a Room is rebuilt and scored, the game ends, in the current
     language (the projector keeps them in English; each mail is worded again in its reader's, issue 28)."""
-    return _texts(kind, payload, _)
+    return _texts(kind, payload, _, names or {})
 
 
-def _texts(kind: str, payload: Mapping[str, Any], tr: Callable[[str], str]) -> dict[str, str] | None:
+def _texts(
+    kind: str, payload: Mapping[str, Any], tr: Callable[[str], str], names: Mapping[str, str] | None = None
+) -> dict[str, str] | None:
     """``notify``'s texts, each phrase marked for translation and read through ``tr`` (``_``, or ``str``)."""
     d = payload.get("data", {})
     if kind == "PhaseBegan":
@@ -374,13 +376,15 @@ def _texts(kind: str, payload: Mapping[str, Any], tr: Callable[[str], str]) -> d
             ),
         }
     if kind == "RoomScored":
-        gains = ", ".join(f"{who} {pp}" for who, pp in sorted(d["pp"].items()))
+        gains = ", ".join(f"{(names or {}).get(who, who)} {pp}" for who, pp in sorted(d["pp"].items()))
         return {
             "subject": tr(N_("{room} is rebuilt")).format(room=d["room"]),
             "text": tr(N_("Power Points for the rebuilt {room}: {gains}.")).format(room=d["room"], gains=gains),
         }
     if kind == "GameEnded":
-        scores = ", ".join(f"{who} {pp}" for who, pp in sorted(d["scores"].items(), key=lambda x: -x[1]))
+        scores = ", ".join(
+            f"{(names or {}).get(who, who)} {pp}" for who, pp in sorted(d["scores"].items(), key=lambda x: -x[1])
+        )
         return {
             "subject": tr(N_("The game has ended")),
             "text": tr(N_("Final Power Points: {scores}.")).format(scores=scores),

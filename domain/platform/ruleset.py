@@ -64,7 +64,9 @@ class Ruleset:
     state_types: tuple[type, ...] = ()  # the dataclasses its state holds (snapshots of its games encode them)
     view: Callable[[Any, str], dict[str, Any]] | None = None  # view(game, viewer)
     mail_grammar: Callable[..., Any] | None = None  # read(text, html, seat) -> domain.mailturns.Turn
-    notify: Callable[[str, dict[str, Any]], dict[str, Any] | None] | None = None  # notify(event kind, payload)
+    # notify(event kind, payload) -> the subject and text its viewers are mailed; a notify that takes a third argument
+    # is given the seats' public names by id as each mail is worded (issue 28), so it names seats by name
+    notify: Callable[..., dict[str, Any] | None] | None = None
     verify: Callable[..., Any] | None = None  # verify(events) -> report
     # derive(a viewer's events) -> {result id: derivation}: how each result it published came about, from those events
     # alone (issue 29, domain.platform.explain); None: the platform's derivations alone (a post's dice)

@@ -9,6 +9,7 @@ only to the seats the event is shown to, never for a sealed event. Every phrase 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from domain.platform.feed import platform_line
@@ -28,8 +29,10 @@ def _phase(data: dict[str, Any]) -> str:
     return phase_title(name) or name
 
 
-def notify(kind: str, data: dict[str, Any]) -> dict[str, Any] | None:
-    """The subject and text sent to the viewers of a Powers event of this kind, or None (no mail)."""
+def notify(kind: str, data: dict[str, Any], names: Mapping[str, str] | None = None) -> dict[str, Any] | None:
+    """The subject and text sent to the viewers of a Powers event of this kind, or None (no mail); ``names``: the
+    powers' public names by id (the mail names them so; without them, by id)."""
+    names = names or {}
     if kind == "StepBegan" and data["step"] in NOTIFY_STEPS:
         return {"subject": _phase(data), "text": _(NOTIFY_STEPS[data["step"]])}
     if kind == "ResolutionPublished":
@@ -65,15 +68,20 @@ def notify(kind: str, data: dict[str, Any]) -> dict[str, Any] | None:
             "subject": _("Battle {battle}, round {round}: {step}").format(
                 battle=data["battle_id"], round=data["round"], step=data["step"]
             ),
-            "text": _("Waiting for: {seats}. Your board shows the battle.").format(seats=", ".join(data["eligible"])),
+            "text": _("Waiting for: {seats}. Your board shows the battle.").format(
+                seats=", ".join(names.get(p, p) for p in data["eligible"])
+            ),
         }
     if kind == "BattleTurnBegan":
+        commander = names.get(data["turn"]["power"], data["turn"]["power"])
         return {
             "subject": _("Battle {battle}, round {round}: {power} commands").format(
-                battle=data["battle_id"], round=data["round"], power=data["turn"]["power"]
+                battle=data["battle_id"],
+                round=data["round"],
+                power=commander,
             ),
             "text": _("Side {side}: {power} gives the next command.").format(
-                side=data["turn"]["side"], power=data["turn"]["power"]
+                side=data["turn"]["side"], power=commander
             ),
         }
     if kind == "WindowClosed" and data["window_id"].startswith("battle-"):

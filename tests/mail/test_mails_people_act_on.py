@@ -269,3 +269,19 @@ def test_a_frame_that_fails_does_not_hold_up_the_mail(settings, projector, sink)
     assert mail.deliver(db, settings, row_id, frame=broken) == "sent"
     [sent] = sink.wait_for(1)
     assert sent["Subject"] == "s" and Sink.text(sent).strip() == "b"
+
+
+def test_a_rulesets_notice_names_seats_by_name_when_the_mail_is_worded():
+    """Powers' battle notices and the Lodge's scores name seats by their public names (issue 28); the projector's
+    English copy, worded without names, keeps the ids."""
+    from application.mails import _takes_names
+    from domain.lodge.ruleset import notify as lodge_notify
+    from domain.powers.notify import notify as powers_notify
+
+    step = {"eligible": ["pow-1", "pow-2"], "battle_id": "b1", "round": 1, "step": "setup"}
+    names = {"pow-1": "Gondor", "pow-2": "Mordor", "ann": "Ann"}
+    assert powers_notify("BattleStepBegan", step, names)["text"].startswith("Waiting for: Gondor, Mordor.")
+    assert "pow-1" in powers_notify("BattleStepBegan", step)["text"]
+    scored = {"data": {"room": "Great Hall", "pp": {"ann": 3}}}
+    assert lodge_notify("RoomScored", scored, names)["text"] == "Power Points for the rebuilt Great Hall: Ann 3."
+    assert _takes_names(powers_notify) and _takes_names(lodge_notify) and not _takes_names(lambda kind, data: None)
