@@ -19,6 +19,7 @@ import re
 import secrets
 from dataclasses import dataclass
 
+from api import mail_preview
 from api.help.model import line_help
 from application.mail_addresses import ADDRESS, TALK, reply_address, thread_mac
 from application.service import Caller, CommandKey, Games
@@ -137,6 +138,11 @@ class MailIntake:
         earlier = self._first_reply(game_id, principal, message_id)
         if earlier is not None:
             return MailReply(True, f"Re: {subject}".strip(), earlier, game_id, principal)
+        previewed = mail_preview.reply(self.games, game_id, principal, body_text(text, html))
+        if previewed is not None:  # the GM's or a host's ``preview`` (issue 29): before any ruleset's grammar
+            ok, answer = previewed
+            head = f"{'Preview' if ok else 'Not previewed'}: {subject}".strip()
+            return MailReply(ok, head, answer, game_id, principal)
         ruleset = self.games.read(game_id, lambda g: g.ruleset)  # the game's own grammar reads the mail
         if ruleset.mail_grammar is None:
             return self._no_grammar(game_id, principal, subject, ruleset.name)
