@@ -29,6 +29,7 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 from typing import Any
 
+from domain.platform.i18n import _
 from projections import logs
 from projections.db import ReadModelDB, utc_key
 from projections.posts import notification
@@ -290,8 +291,9 @@ CHUNK = 500  # ids asked for in one query
 
 
 def reply_note(address: str) -> str:
-    """What a post's notification adds: where a reply goes (the reader's reply address for the thread)."""
-    return f"\n\nReply to this mail (or write to {address}) to post in the thread."
+    """What a post's notification adds: where a reply goes (the reader's reply address for the thread), in the
+    current language (the reader's, as the worker queues it)."""
+    return "\n\n" + _("Reply to this mail (or write to {address}) to post in the thread.").format(address=address)
 
 
 def moderated(db: ReadModelDB, rows: list[dict], *, as_sent: bool = False, sending: bool = False) -> list[dict]:

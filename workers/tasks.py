@@ -120,7 +120,7 @@ def worded(db, games, note: dict, body: dict) -> tuple[str, str]:
 
 def dispatch_mail(now: datetime) -> dict:
     """The sweep's part for mail: new notifications into the ledger, digests, and lost sends."""
-    from application.mails import digest_subject
+    from application.mails import digest_subject, reader_of
     from workers import mail
 
     db = runtime.projector().db
@@ -143,7 +143,8 @@ def dispatch_mail(now: datetime) -> dict:
                 settings.mail_domain, settings.secret_key, game, note["recipient"], body["thread_id"]
             )
             if reply_to:
-                text += mail.reply_note(reply_to)
+                with reader_of(game, note["recipient"]).words():
+                    text += mail.reply_note(reply_to)
         reminder = note["kind"].startswith("reminder ")  # one per window, threshold and reader (issue 28)
         row_id = mail.record(
             db,

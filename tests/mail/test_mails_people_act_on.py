@@ -205,6 +205,7 @@ def test_every_ruleset_mails_its_game_and_ruleset_and_each_seat_only_its_own_lin
     poster = games.read(gid, lambda g: g.seats[seats[0]].name)
     posts = [m for s in seats[1:] for m in sink.to(f"{s}@example.org") if "Hello, table" in Sink.text(m)]
     assert posts and all(f"{poster} wrote in " in Sink.text(m) for m in posts)  # its author by name
+    assert all("Reply to this mail (or write to talk+" in Sink.text(m) for m in posts)  # a reply lands in the thread
     for seat in seats[1:2]:
         assert opened_as(app, links[seat])[0] == seat
 
