@@ -35,6 +35,8 @@ from api.web.kit import (
     templates,
     who,
 )
+from api.web.preview import PREVIEW_FORM
+from api.web.preview import handle as preview_form
 from api.web.status import status_strip
 from application.service import Games, hash_token
 from domain import limits
@@ -591,9 +593,10 @@ BROWSER_FORMS = (
         after=_forked,
     ),
     Form("dismiss-link", "links", "", after=_link_dismissed),
+    PREVIEW_FORM,  # the pending step's preview, shown on a page of its own (issue 29)
 )
 
-FORMS = handlers((*COMMAND_FORMS, *BROWSER_FORMS))
+FORMS = {**handlers((*COMMAND_FORMS, *BROWSER_FORMS)), "preview": preview_form}
 """The platform's forms; a ruleset's are declared with its commands (``api.declare``), or the ``FORMS`` of its
 ``web`` module (``api.rulesets``)."""
 

@@ -1,0 +1,74 @@
+"""The preview button of the GM console (issue 29 item 2): a plain form (no script) on each open window, which shows
+a page of every viewer's outcome of closing it (P-RES-2, P-RES-4: a Powers month's resistance close), records only
+the GM's audit line, speaks German, and is refused to a player beside the form."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from domain.powers import commands as pc
+from tests.scenarios import play_rich_month
+
+
+@pytest.fixture
+def month(app, games):
+    m = play_rich_month(games, finish=False)
+    games.send(m.game_id, "gm", pc.Advance())
+    games.send(m.game_id, "gm", pc.Resolve(announcement="PUBLIC-ANNOUNCEMENT"))  # resistance opens (P-RES-2)
+    return app, games, m
+
+
+def signed_in(app, gid: str, token: str) -> TestClient:
+    client = TestClient(app)
+    assert client.get(f"/signin/{gid}/{token}").status_code == 200
+    return client
+
+
+def csrf(page: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', page)
+    assert found is not None
+    return found.group(1)
+
+
+def kinds(games, gid: str) -> list[str]:
+    return [type(e).__name__ for e in games.iter_events(gid)]
+
+
+def test_the_console_previews_a_window_on_a_page_of_every_viewers_outcome(month):
+    app, games, m = month
+    client = signed_in(app, m.game_id, m.gm_token)
+    console = client.get(f"/play/{m.game_id}").text
+    assert f'action="/play/{m.game_id}/preview"' in console and "Preview closing" in console
+    before = kinds(games, m.game_id)
+    page = client.post(f"/play/{m.game_id}/preview", data={"window_id": "s1m1-resistance", "csrf": csrf(console)}).text
+    assert "Preview: closing" in page and "What Observers would see" in page and "What Wiz would see" in page
+    assert "PRIVATE-WIZ-DUEL" in page and "<script" not in page.split("<main", 1)[1]
+    assert kinds(games, m.game_id) == [*before, "Previewed"]
+
+
+def test_the_preview_page_speaks_german(month):
+    app, games, m = month
+    client = signed_in(app, m.game_id, m.gm_token)
+    console = client.get(f"/play/{m.game_id}", headers={"Accept-Language": "de"}).text
+    page = client.post(
+        f"/play/{m.game_id}/preview",
+        data={"window_id": "s1m1-resistance", "csrf": csrf(console)},
+        headers={"Accept-Language": "de"},
+    ).text
+    assert "Vorschau" in page and "Vorschau" in console
+
+
+def test_a_player_is_refused_beside_the_form_and_nothing_is_recorded(month):
+    app, games, m = month
+    wiz = signed_in(app, m.game_id, m.tokens[m.powers["wiz"]])
+    board = wiz.get(f"/play/{m.game_id}").text
+    assert f'action="/play/{m.game_id}/preview"' not in board
+    before = kinds(games, m.game_id)
+    page = wiz.post(
+        f"/play/{m.game_id}/preview", data={"window_id": "s1m1-resistance", "csrf": csrf(board)}, follow_redirects=True
+    ).text
+    assert "may preview the pending step" in page and "What Sov would see" not in page
+    assert kinds(games, m.game_id) == before
