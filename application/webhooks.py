@@ -40,6 +40,7 @@ FORMATS = ("discord", "slack", "matrix", "json")
 KINDS = ("phase", "deadline", "results", "post", "end")
 MAX_URL = 2000
 MAX_HOOKS = 10  # per game
+NAT64 = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052's well-known prefix
 PUBLIC_SCOPE = 1  # rm_audit.scope of an event every seat is shown (projections.projector.SCOPE_PUBLIC)
 
 
@@ -75,6 +76,8 @@ def refused_address(address: str) -> bool:
     ip = ipaddress.ip_address(address.split("%", 1)[0])
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
+    if ip in NAT64:  # a public-looking IPv6 address that a NAT64 gateway turns into any IPv4 one, a private one too
+        return True
     return not ip.is_global or ip.is_multicast or ip.is_private or ip.is_loopback or ip.is_link_local
 
 
@@ -91,8 +94,12 @@ def target(url: str, allow_private: bool, field: str = "url") -> tuple[str, int,
     """(host, port, the addresses to connect to) of a webhook URL, or a refusal naming ``field``: the URL must be
     http(s) with a host and no credentials, and every address its host resolves to must be public unless the
     operator allows private ones. The refusal never repeats the URL (it may carry a token)."""
-    if not isinstance(url, str) or not url or len(url) > MAX_URL or any(c.isspace() for c in url):
-        raise RuleViolation(_("url must be an http or https address of at most 2000 characters"), field=field)
+    if not isinstance(url, str) or not url or len(url) > MAX_URL or not all("!" <= c <= "~" for c in url):
+        # printable ASCII only: a space, a control character or a non-ASCII one would fail at delivery with an
+        # error that repeats the path (a chat's token), or wedge the delivery (a path http.client cannot encode)
+        raise RuleViolation(
+            _("url must be an http or https address of at most 2000 printable ASCII characters"), field=field
+        )
     try:
         parts = urlsplit(url)
         port = parts.port or (443 if parts.scheme == "https" else 80)

@@ -126,8 +126,11 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _database_url_parses(self) -> Settings:
-        """A PostgreSQL URL whose password was put in unescaped (``@ / : % # ?``) is refused, saying so, without
-        the URL in the message: it holds the password."""
+        """A PostgreSQL URL whose password was put in unescaped (a ``/``, ``#`` or ``?`` that cuts the URL short)
+        is refused, saying so, without the URL in the message: it holds the password. A ``%`` in a URL is read as
+        an escape, as URLs are (``p%41ss`` is ``pAss``): a password holding one is URL-encoded or given, as it is,
+        in EMISSARY_DATABASE_PASSWORD. A URL without a host (``postgresql:///emissary``: the local socket) is
+        accepted."""
         if not self.is_postgres:
             return self
         url = urlparse(self.database_url)
@@ -135,7 +138,13 @@ class Settings(BaseSettings):
             port = url.port
         except ValueError:
             port = -1
-        if port == -1 or url.fragment or "@" in url.query or "@" in url.path or not url.hostname:
+        if (
+            port == -1
+            or url.fragment
+            or "@" in url.query
+            or "@" in url.path
+            or (not url.hostname and "@" in url.netloc)
+        ):
             raise ValueError(
                 "EMISSARY_DATABASE_URL is not a valid postgresql://user:password@host:port/database URL: "
                 "URL-encode the password (urllib.parse.quote(password, safe='')) or give it, as it is, "

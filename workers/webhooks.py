@@ -341,8 +341,11 @@ def deliver(db: ReadModelDB, settings: Settings, row_id: str, now: datetime | No
         )
     except Refused as err:
         error = f"refused: {err}"
-    except (OSError, http.client.HTTPException) as err:
+    except OSError as err:  # the socket's or TLS's words (refused, timed out, certificate...): never the URL's path
         error = f"{type(err).__name__}: {err}"[:300]
+    except Exception as err:  # noqa: BLE001 - any other failure is a counted failed attempt, never a wedged row;
+        # its message may repeat the URL (http.client's InvalidURL does), so only its kind is kept
+        error = type(err).__name__
     attempts += 1
     if error is None:
         _set(db, row_id, "sent", attempts=attempts, last_error=None, sent_at=now.isoformat())

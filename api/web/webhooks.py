@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from api.security import web_session
@@ -68,10 +69,11 @@ async def add_webhook(request: Request, game_id: str) -> Response:
     f = await form_of(request)
     kinds = f.get("kinds[]", [])
     kinds = [kinds] if isinstance(kinds, str) else kinds
-    try:
+    settings = request.app.state.settings
+
+    def add() -> dict:  # resolves the URL's host and writes: off the event loop, as the JSON route does
         me, db = _managed(request, game_id)
-        settings = request.app.state.settings
-        made = webhooks.add(
+        return webhooks.add(
             db,
             game_id,
             me,
@@ -81,6 +83,9 @@ async def add_webhook(request: Request, game_id: str) -> Response:
             allow_private=settings.webhooks_allow_private,
             after=_version(request, game_id),
         )
+
+    try:
+        made = await run_in_threadpool(add)
     except DomainError as err:
         kept = {"url": "", "format": f.get("format", ""), "kinds": kinds}  # the URL may hold a token: not kept
         flash(request, kind="error", form="webhooks", field=err.field, rule=None, text=err.message, values=kept)
@@ -93,16 +98,19 @@ async def add_webhook(request: Request, game_id: str) -> Response:
 async def change_webhook(request: Request, game_id: str, hook_id: str, action: str) -> Response:
     """GM or host: resume or remove a webhook."""
     await form_of(request)
-    try:
+    if action not in ("resume", "remove"):
+        return Response(status_code=404)
+
+    def change() -> str:  # reads the store and writes: off the event loop
         _me, db = _managed(request, game_id)
         if action == "resume":
             webhooks.resume(db, game_id, hook_id, _version(request, game_id))
-            done = _("Webhook resumed.")
-        elif action == "remove":
-            webhooks.remove(db, game_id, hook_id)
-            done = _("Webhook removed.")
-        else:
-            return Response(status_code=404)
+            return _("Webhook resumed.")
+        webhooks.remove(db, game_id, hook_id)
+        return _("Webhook removed.")
+
+    try:
+        done = await run_in_threadpool(change)
     except DomainError as err:
         flash(request, kind="error", form="webhooks", field=err.field, rule=None, text=err.message)
         return _page(game_id)

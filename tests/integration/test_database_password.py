@@ -24,6 +24,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 from urllib.parse import quote
 
 import psycopg
@@ -34,7 +35,7 @@ from pydantic import ValidationError
 
 from projections.settings import Settings
 from tests import procs
-from tests.conftest import PG_URL
+from tests.conftest import IN_CI, PG_URL
 from tests.integration.test_deploy import compose_env, emissary, env_example, filled, production_env, settings_from
 from tests.integration.topology import free_port
 
@@ -116,6 +117,14 @@ def _pg_binary(name: str) -> str | None:
     return candidates[-1] if candidates else None
 
 
+def _cannot(reason: str) -> NoReturn:
+    """Skip where this machine cannot run a server of the test's own, but never in CI, whose machine runs
+    PostgreSQL from Debian's packages (its programs and its ``postgres`` user are there)."""
+    if IN_CI:
+        pytest.fail(f"{reason}: CI's machine must run this test")
+    pytest.skip(reason)
+
+
 @contextlib.contextmanager
 def scram_server() -> Iterator[tuple[str, int, str]]:
     """A PostgreSQL server of this test's own on a free loopback port, every connection authenticated by
@@ -123,7 +132,7 @@ def scram_server() -> Iterator[tuple[str, int, str]]:
     root (initdb refuses root)."""
     initdb, postgres = _pg_binary("initdb"), _pg_binary("postgres")
     if not initdb or not postgres:
-        pytest.skip("PostgreSQL's server programs (initdb, postgres) are not installed")
+        _cannot("PostgreSQL's server programs (initdb, postgres) are not installed")
     as_user: list[str] = []
     if os.geteuid() == 0:
         runuser = shutil.which("runuser")
@@ -132,7 +141,7 @@ def scram_server() -> Iterator[tuple[str, int, str]]:
         except KeyError:
             runuser = None
         if not runuser:
-            pytest.skip("running as root without runuser or a postgres user: initdb refuses root")
+            _cannot("running as root without runuser or a postgres user: initdb refuses root")
         as_user = [runuser, "-u", "postgres", "--"]
     root = Path(tempfile.mkdtemp(prefix="emissary-pg-"))
     superuser = secrets.token_hex(12)
@@ -254,3 +263,8 @@ def test_a_url_password_in_a_log_line_is_redacted():
     )
     assert not shown(line) and ":pw@" not in line
     assert "postgresql://emissary:[redacted]@db:5432/emissary" in line
+
+
+def test_a_url_without_a_host_reaches_the_local_socket_and_is_not_refused():
+    """``postgresql:///emissary`` (no host: libpq's local socket) has no password to have been cut short."""
+    assert Settings(database_url="postgresql:///emissary").is_postgres

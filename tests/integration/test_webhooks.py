@@ -298,6 +298,7 @@ def test_a_private_or_loopback_url_is_refused_naming_the_field_and_records_nothi
         "http://[::1]:8080/hook",
         "http://localhost/hook",
         "http://192.168.0.10/hook",
+        "http://[64:ff9b::a01:203]/hook",  # NAT64's well-known prefix: 10.1.2.3 behind a NAT64 gateway
     ):
         answer = client.post(
             f"/games/{gid}/webhooks", json={"url": url, "format": "json", "kinds": ["post"]}, headers=bearer(token)
@@ -307,6 +308,9 @@ def test_a_private_or_loopback_url_is_refused_naming_the_field_and_records_nothi
     for bad, field in (
         ({"url": "ftp://example.org/x", "format": "json", "kinds": ["post"]}, "url"),
         ({"url": "https://user:pw@example.org/x", "format": "json", "kinds": ["post"]}, "url"),
+        # a control or non-ASCII character: http.client would repeat the path (its token) in an error, or fail
+        ({"url": "https://example.org/api/webhooks/1/tok\x01en", "format": "json", "kinds": ["post"]}, "url"),
+        ({"url": "https://example.org/api/webhooks/1/tökèn", "format": "json", "kinds": ["post"]}, "url"),
         ({"url": "https://example.org/x", "format": "irc", "kinds": ["post"]}, "format"),
         ({"url": "https://example.org/x", "format": "json", "kinds": ["gossip"]}, "kinds"),
         ({"url": "https://example.org/x", "format": "json", "kinds": []}, "kinds"),
@@ -577,3 +581,30 @@ def test_a_removed_webhook_sends_nothing_more_and_what_it_had_queued_is_withdraw
     with pytest.raises(DomainError) as err:
         webhooks.resume(projector.db, gid, hook["id"])
     assert (err.value.status, err.value.field) == (404, "hook_id")
+
+
+def test_a_delivery_that_fails_in_an_unforeseen_way_is_a_counted_attempt_that_never_repeats_the_url(
+    eager, receiver, monkeypatch
+):
+    """http.client's InvalidURL repeats the URL (a chat's token) in its message, and an error no one foresaw
+    must not leave the row 'sending' to be handed out again forever: either is one failed attempt, recorded by
+    its kind alone."""
+    import http.client
+
+    from workers import webhooks as delivery
+
+    games, projector, settings = eager
+    gid, wiz, sov = a_game(games)
+    projector.catch_up()
+    webhooks.add(projector.db, gid, "gm", receiver.url("/api/webhooks/1/s3cret"), "json", ["post"], allow_private=True)
+
+    def broken(url: str, *args: object, **kwargs: object) -> int:
+        raise http.client.InvalidURL(f"URL can't contain control characters. {url!r}")
+
+    monkeypatch.setattr(delivery, "post", broken)
+    games.run(Caller.of(wiz), gid, MakePost("table", "Anyone there?"))
+    sweep()
+    (row,) = webhooks.deliveries(projector.db, gid)
+    assert (row["status"], row["attempts"], row["last_error"]) == ("queued", 1, "InvalidURL")
+    (hook,) = webhooks.listing(projector.db, gid)
+    assert "s3cret" not in repr(hook)
