@@ -22,7 +22,9 @@ COOKIE = "emissary_session"
 
 # ---------------------------------------------------------------------------------------------- logs
 
-SIGNIN_TOKEN = re.compile(r"(/signin/[^/\s?#\"]+/)[^/\s?#\"]+")
+# a sign-in link's token (/signin/<game>/<token>, /signin/email/<token>) and a contact confirmation's, which signs
+# its reader in as well (/contact/confirm/<token>)
+SIGNIN_TOKEN = re.compile(r"(/(?:signin/[^/\s?#\"]+|contact/confirm)/)[^/\s?#\"]+")
 
 
 def redact(text: str) -> str:

@@ -39,6 +39,8 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     ),
     # Sign-in links: /signin/<game>/<token> and /signin/email/<token>.
     (re.compile(r"(/signin/[^/\s?#\"'<>]+/)[^/\s?#\"'<>]+"), rf"\1{REDACTED}"),
+    # A contact confirmation's link (/contact/confirm/<token>): following it signs its reader in too.
+    (re.compile(r"(/contact/confirm/)[^/\s?#\"'<>]+"), rf"\1{REDACTED}"),
     # Authorization: Bearer <token>.
     (re.compile(r"(\bBearer\s+)(?!\[redacted\])[^\s\"',;)\]}]+", re.IGNORECASE), rf"\1{REDACTED}"),
     # token=..., emissary_session=... in a query string, a cookie or a form.

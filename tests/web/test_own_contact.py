@@ -137,3 +137,20 @@ def test_the_gms_console_has_no_notifications_page(app, games):
         gm.get(f"/signin/{gid}/{gm_token}")
         assert 'href="/play/' + gid + '/contact"' not in gm.get(f"/play/{gid}").text
         assert gm.get(f"/play/{gid}/contact").status_code == 401
+
+
+def test_the_confirmation_links_token_is_in_no_ledger_row_and_no_log_line(app, ann, table, games, sink, caplog):
+    """The mailed link signs its reader in as the address's person: the mail ledger (which the GM reads through
+    GET /games/{g}/mail) keeps the mail with its token redacted, and no log line carries it."""
+    g = table["game"]
+    with caplog.at_level("DEBUG"):
+        post(ann, f"/play/{g}/contact", {"email": "ann@example.org", "mode": "immediate"})
+        sink.wait_for(1)
+        (mail,) = sink.to("ann@example.org")
+        token = LINK.search(Sink.text(mail)).group(1).split("/contact/confirm/")[1].split("?")[0]
+        ann.get(f"/contact/confirm/{token}")
+    assert len(token) > 20
+    rows = app.state.projector.db.query("SELECT subject, body FROM mail_ledger WHERE game_id = ?", (g,))
+    assert rows and all(token not in str(row) for row in rows)
+    assert any("/contact/confirm/[redacted]" in str(row) for row in rows)
+    assert token not in caplog.text
