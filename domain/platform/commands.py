@@ -239,6 +239,24 @@ class ReissueLink(Command):
 
 
 @dataclass(frozen=True)
+class OpenSeat(Command):
+    """GM: offer a seat to newcomers (the lobby lists it with a public note), or with ``open=False`` no more."""
+
+    seat: str
+    note: str = ""
+    open: bool = True
+
+
+@dataclass(frozen=True)
+class TakeSeat(Command):
+    """A newcomer takes an open seat: the hash of their new sign-in link, and their address as its contact."""
+
+    seat: str
+    token_hash: str
+    email: str
+
+
+@dataclass(frozen=True)
 class RollBack(Command):
     """Return the live game to the start of a phase (named, or the version it began at); history stays, marked
     superseded. Only a role holding ``history`` may (the GM; the covenant game's auditor)."""
@@ -401,6 +419,21 @@ def reissue_link(game: PlatformGame, cmd: ReissueLink, ctx: Context) -> dict[str
     return {"principal": cmd.who}
 
 
+def open_seat(game: PlatformGame, cmd: OpenSeat, ctx: Context) -> dict[str, Any]:
+    require(game, ctx, LINKS, "open or close a seat")
+    if cmd.open:
+        game.open_seat(ctx.principal, cmd.seat, cmd.note)
+    else:
+        game.close_seat(ctx.principal, cmd.seat)
+    return {"seat": cmd.seat, "open": cmd.open}
+
+
+def take_seat(game: PlatformGame, cmd: TakeSeat, ctx: Context) -> dict[str, Any]:
+    """Anyone may take a seat the GM opened (the seat's being open is the guard); nobody may take another."""
+    game.take_seat(cmd.seat, cmd.token_hash, cmd.email)
+    return {"seat": cmd.seat}
+
+
 def _target(game: PlatformGame, ctx: Context, phase: str | None, version: int | None, *, latest: int) -> int:
     """The version a rollback or a fork goes back to: ``version`` (1 to ``latest``), else the latest start of
     ``phase``; RuleViolation or NotFound naming the field otherwise."""
@@ -509,6 +542,8 @@ PLATFORM_COMMANDS: Mapping[type, Handler] = {
     HidePost: hide_post,
     SetTimezone: set_timezone,
     SetContact: set_contact,
+    OpenSeat: open_seat,
+    TakeSeat: take_seat,
     SetLanguage: set_language,
     SetDeadline: set_deadline,
     RequestExtension: request_extension,

@@ -86,6 +86,12 @@ def platform_line(kind: str, data: Mapping[str, Any], names: Mapping[str, str], 
         return _("{who} chose the language of their mail.").format(who=who(data.get("seat"), names))
     if kind == "ContactSet":
         return _("{who} set where their mail goes.").format(who=who(data.get("seat"), names))
+    if kind == "SeatOpened":
+        return _("{seat}'s seat is open to a new player.").format(seat=who(data.get("seat"), names))
+    if kind == "SeatClosed":
+        return _("{seat}'s seat is no longer open.").format(seat=who(data.get("seat"), names))
+    if kind == "SeatTaken":
+        return _("A new player took {seat}'s seat.").format(seat=who(data.get("seat"), names))
     if kind == "MailTurnRecorded":
         sender = who(data.get("principal"), names)
         return _("A turn by mail from {who} was recorded.").format(who=sender)

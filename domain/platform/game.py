@@ -41,6 +41,7 @@ from domain.platform import ruleset as rulesets
 from domain.platform.posts import Posts
 from domain.platform.preview import Previews
 from domain.platform.roles import WINDOWS
+from domain.platform.seating import Seating
 from domain.platform.state import Window
 
 
@@ -84,7 +85,7 @@ def _upcast_phase(state: dict[str, Any]) -> None:
     state["phase"] = "s{}m{}".format(state.pop("season"), state.pop("month"))
 
 
-class PlatformGame(Posts, Previews, Aggregate):
+class PlatformGame(Posts, Previews, Seating, Aggregate):
     """The platform's part of one game; a ruleset's aggregate subclasses it."""
 
     if TYPE_CHECKING:  # the ruleset's aggregate sets it when the game is created

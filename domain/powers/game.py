@@ -406,6 +406,10 @@ EVENT_VERSIONS: dict[str, int] = {
     "PostHidden": 1,
     # domain.platform.preview
     "Previewed": 1,
+    # domain.platform.seating
+    "SeatOpened": 1,
+    "SeatClosed": 1,
+    "SeatTaken": 1,
     **BATTLE_EVENT_VERSIONS,  # domain.powers.battle
 }
 

@@ -235,6 +235,9 @@ STORED = {
     "domain.covenants.game:CovenantGame.PostEdited": ["actor", "audience", "post_id", "text", "thread_id"],
     "domain.covenants.game:CovenantGame.PostHidden": ["actor", "audience", "post_id", "reason", "thread_id"],
     "domain.covenants.game:CovenantGame.Previewed": ["actor", "at", "audience", "step", "window_id"],
+    "domain.covenants.game:CovenantGame.SeatClosed": ["actor", "audience", "seat"],
+    "domain.covenants.game:CovenantGame.SeatOpened": ["actor", "audience", "note", "seat"],
+    "domain.covenants.game:CovenantGame.SeatTaken": ["actor", "audience", "seat"],
     "domain.covenants.game:CovenantGame.PostMade": [
         "actor",
         "audience",
