@@ -73,7 +73,7 @@ def test_powers_declares_its_notification_texts_phases_and_seats():
     """The read models ask these of the game's ruleset (issue 11); Powers' own texts live in domain/powers."""
     assert POWERS.notify is not None and POWERS.mail_grammar is not None
     assert POWERS.notify("StepBegan", {"season": 1, "month": 2, "step": "planning"}) == {
-        "subject": "Season 1, month 2: planning",
+        "subject": "Season 1, month 2: Planning",  # the phase by its title (issue 28)
         "text": "Planning has begun: submit your actions.",
     }
     assert POWERS.notify("StepBegan", {"season": 1, "month": 2, "step": "battle"}) is None  # no mail for every step
