@@ -548,7 +548,6 @@ STORED = {
     "domain.powers.game:Game.GameRolledBack": ["actor", "audience", "from_version", "reason", "to_version"],
     "domain.powers.game:Game.InfluenceDisclosed": ["actor", "audience", "entries", "hex_id", "to"],
     "domain.powers.game:Game.InfluenceSet": ["actor", "amount", "audience", "hex_id", "power_id"],
-    "domain.powers.game:Game.LanguageSet": ["actor", "audience", "language", "seat"],  # issue 28, after the split
     "domain.powers.game:Game.MailTurnRecorded": ["actor", "audience", "message_id", "principal", "reply"],
     "domain.powers.game:Game.ManaGranted": ["actor", "amount", "audience", "element", "power_id"],
     "domain.powers.game:Game.PoolAssetsShown": ["action_id", "actor", "assets", "audience"],
