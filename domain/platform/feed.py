@@ -101,6 +101,8 @@ def platform_line(kind: str, data: Mapping[str, Any], names: Mapping[str, str], 
         return _("This game was forked from another as a sandbox: {reason}.").format(
             reason=data.get("reason") or data.get("name") or ""
         )
+    if kind == "Previewed":  # the audit line of a preview (issue 29): the GM's and hosts' alone
+        return _("Closing {window} was previewed; nothing was published.").format(window=window)
     if kind in ("SeedCommitted", "SeedSealed"):
         return _("The dice for the coming rolls were fixed in advance (sealed).")
     if kind == "SeedRevealed":

@@ -72,3 +72,14 @@ def test_a_player_is_refused_beside_the_form_and_nothing_is_recorded(month):
     ).text
     assert "may preview the pending step" in page and "What Sov would see" not in page
     assert kinds(games, m.game_id) == before
+
+
+def test_the_audit_line_reads_in_the_gms_feed_and_no_players(month):
+    app, games, m = month
+    client = signed_in(app, m.game_id, m.gm_token)
+    client.post(f"/play/{m.game_id}/preview", data={"csrf": csrf(client.get(f"/play/{m.game_id}").text)})
+    line = "was previewed; nothing was published."
+    assert "(Previewed)" in client.get(f"/play/{m.game_id}/audit").text
+    assert line in client.get(f"/play/{m.game_id}").text  # the console's feed
+    for pid in m.powers.values():
+        assert line not in signed_in(app, m.game_id, m.tokens[pid]).get(f"/play/{m.game_id}").text
