@@ -15,6 +15,7 @@ from api.routes.results import by_source, said
 from api.web.kit import templates
 from domain.covenants import commands as cc
 from domain.covenants import rules
+from domain.covenants.feed import turn_words
 from domain.covenants.game import ENEMIES
 from domain.covenants.house import ARTS
 from domain.covenants.options import option
@@ -48,7 +49,7 @@ WORDS = {
     "grogs": N_("grogs"),
     "livestock": N_("livestock"),
     "familiar": N_("familiar"),
-    "vis_source": N_("vis_source"),
+    "vis_source": N_("vis source"),
     "mine": N_("mine"),
     "town": N_("town"),
     "book": N_("book"),
@@ -56,7 +57,7 @@ WORDS = {
     "armor": N_("armor"),
     "shield": N_("shield"),
     "weapon": N_("weapon"),
-    "enchanted_item": N_("enchanted_item"),
+    "enchanted_item": N_("enchanted item"),
     "give": N_("give"),
     "get": N_("get"),
     "play": N_("play"),
@@ -238,6 +239,11 @@ def _rulings(view: dict[str, Any], me: str) -> list[tuple[int, dict]]:
     return [(i, a) for i, a in enumerate(view["actions"]) if a["ruling"] is None]
 
 
+def _first_up(text: str) -> str:
+    """A phrase that begins a sentence: its first letter upper case, the rest as it is (names keep their case)."""
+    return text[:1].upper() + text[1:]
+
+
 def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     """The table: the track, every covenant's cards, gold, vis and score, whose move it is, and the viewer's
     legal moves as forms."""
@@ -265,7 +271,18 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
         if healers and hurt:
             offers["heal"] = {"healers": healers, "targets": hurt}
     cards_by_id = {c["id"]: c for cov in view["covenants"].values() for c in cov["cards"]}
+    covenant_of = {seat: c["covenant"] for seat, c in view["covenants"].items()}  # a seat by its covenant's name
+    windows = [
+        dict(w, words=_first_up(turn_words(w["kind"], covenant_of, word) or word(w["kind"])))
+        for w in view.get("windows", [])
+    ]
     context.update(viewer_is_auditor=me == GM, track=rules.TRACK, offers=offers, word=word, cards_by_id=cards_by_id)
+    g = view["game"]
+    context.update(
+        turn_windows=windows,
+        turn_next=[covenant_of.get(s, s) for s in (g.get("turn") or [])[1:]],
+        winner_names=[covenant_of.get(s, s) for s in g.get("winners") or []],
+    )
     # each result's "Why?" beside it in the feed (issue 29), from the viewer's own events; none on a view of the past
     shown = by_source(request.app.state.projector, game.ruleset, key, me) if not context["phase"] else {}
     context.update(results=shown, why_said=said)

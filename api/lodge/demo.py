@@ -56,9 +56,9 @@ class _Table:
         return p
 
 
-def play_demo(say: Callable[[str], None]) -> Games:
+def play_demo(say: Callable[[str], None], games: Games | None = None) -> Games:
     """Seat three Mages and play turn 1 with its Clean-up; narrate it."""
-    games = Games()  # in memory: nothing is written anywhere
+    games = games or Games()  # in memory unless a test passes its own: nothing is written anywhere
     game_id, _, _ = games.create_game("A Lodge of the Black Rose", ruleset="lodge")
     package = games.view(game_id, "gm")["game"]["package"]
     say(f"Created Lodge game {game_id}, pinning the rules package {package['id']} {package['version']} (house rules).")

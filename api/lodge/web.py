@@ -14,6 +14,7 @@ from api.web.kit import templates
 from domain.ids import GM
 from domain.lodge import ruleset as lr
 from domain.lodge.catalogue import SLOTS, describe
+from domain.lodge.words import may_words, named
 from domain.platform.i18n import N_, word_of
 
 # The board's named things in words (the view carries their names): the colours, a slot's face, the default
@@ -41,6 +42,42 @@ def word(name: Any) -> str:
     return word_of(WORDS, name)
 
 
+FRIENDLY = frozenset({"heal", "health"})  # a Spell that does only these is cast on oneself (or one's own)
+
+
+def _in_words(view: dict[str, Any], catalogue: Any, me: str) -> dict[str, Any]:
+    """The page's helpers that name things in words, not ids (issue 28 item 3): ``name_of`` a seat, a Room, a
+    card or a board word; ``names_of`` a list of them; ``may_words`` the commands a Mage may send by their
+    labels; ``named`` a prompt's question; ``preselect`` the target a Spell's form selects first: the caster
+    for a Spell that only heals, else the first target that is not the caster."""
+    names: dict[str, str] = {c.id: c.name for c in [*catalogue.spells, *catalogue.black_rose]}
+    names |= {r.id: r.name for r in catalogue.rooms}
+    names |= {m: s["name"] for m, s in view["mages"].items()}
+    friendly = {c.id for c in catalogue.spells if c.phrases and {p.op for p in c.phrases} <= FRIENDLY}
+
+    def name_of(x: Any) -> str:
+        return names.get(x) or word(x) if isinstance(x, str) else str(x)
+
+    def preselect(card: str, targets: list[Any]) -> Any:
+        if card in friendly:
+            return me if me in targets else None
+        return next((t for t in targets if t != me), None)
+
+    return {
+        "name_of": name_of,
+        "names_of": lambda xs: ", ".join(name_of(x) for x in xs),
+        "may_words": may_words,
+        "named": lambda text: named(text, names),
+        "preselect": preselect,
+    }
+
+
+def _named_steps(d: dict[str, Any], in_words: Any) -> dict[str, Any]:
+    """A derivation whose steps' values (a Mage, a Room) are in words."""
+    steps = [dict(s, value=in_words(s["value"])) if isinstance(s.get("value"), str) else s for s in d.get("steps", [])]
+    return dict(d, steps=steps)
+
+
 def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     """The Lodge as the viewer sees it, from the platform's context (view, feed, phases, flash). The page is
     drawn from the view alone (its choices are what the viewer is offered, ``LODGE.offers``), and the catalogue's
@@ -63,8 +100,11 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
         # the Black Rose's cards on the targets the host is offered now (view.choices, from LODGE.offers)
         black_rose_acts=[(a["card"], a["target"]) for a in view["choices"]["black_rose"]] if host else [],
         word=word,
+        **_in_words(view, catalogue, context["me"]),
     )
     # each result's "Why?" beside it in the feed (issue 29), from the viewer's own events; none on a view of the past
     shown = by_source(request.app.state.projector, game.ruleset, key, context["me"]) if not context["phase"] else {}
-    context.update(results=shown, why_said=said)
+    in_words = context["named"]  # "Why?" names seats and Rooms in words too (its derivation keeps their ids)
+    shown = {seq: _named_steps(d, in_words) for seq, d in shown.items()}
+    context.update(results=shown, why_said=lambda part, field: in_words(said(part, field)))
     return templates.TemplateResponse(request, "lodge/board.html", context)

@@ -114,11 +114,13 @@ def feed_page(
         str(game.id), me, limit=BOARD_FEED + 1, newest_first=True, before=before, up_to_version=up_to
     )
     names = seat_names(game)
+    public = getattr(game.ruleset, "feed_names", None)
+    words = {**public(game), **names} if public is not None else names  # the seats' names win
     return [
         dict(
             e,
             local=local_time(e["at"], zone),
-            text=words_of.describe_event(game.ruleset, e["type"], e["data"], names),
+            text=words_of.describe_event(game.ruleset, e["type"], e["data"], words),
             by=words_of.who(e["actor"], names),
         )
         for e in events
@@ -691,6 +693,7 @@ def audit_page(
     for r in rows:
         r["local"] = local_time(r["at"], zone)
         r["words"] = words_of.words(r["type"])
+        r["phase_words"] = words_of.phase_title(game.ruleset, r["phase"]) if r.get("phase") else ""
     return templates.TemplateResponse(
         request,
         "audit.html",

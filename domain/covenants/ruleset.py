@@ -13,8 +13,8 @@ from typing import Any
 
 from domain import limits
 from domain import visibility as vis
+from domain.covenants import feed, rules
 from domain.covenants import house as houses
-from domain.covenants import rules
 from domain.covenants.commands import COVENANT_COMMANDS
 from domain.covenants.errors import RuleViolation
 from domain.covenants.explain import derive as derive_results
@@ -196,7 +196,9 @@ def phase_word(phase: str) -> str:
 
 
 def phase_title(phase: str) -> str | None:
-    """``y1-spring-c2-main`` -> "Year 1, spring, cycle 2: Main"."""
+    """``y1-spring-c2-main`` -> "Year 1, spring, cycle 2: Main"; a turn's window (``w24``) -> "The turn"."""
+    if feed.TURN_WINDOW.fullmatch(phase):
+        return _("The turn")
     parts = phase.split("-")
     if len(parts) != 4 or not parts[0][1:].isdigit() or not parts[2][1:].isdigit():
         return None
@@ -216,7 +218,7 @@ def describe(kind: str, data: Mapping[str, Any], names: Mapping[str, str]) -> st
     if kind == "GameRolledBack":
         reason = data.get("reason") or _("no reason given")
         return _("The auditor rolled the game back: {reason}.").format(reason=reason)
-    return None
+    return feed.describe_cards(kind, data, names) or feed.describe_windows(kind, data, names, phase_word)
 
 
 def seat_of(event: Any) -> str | None:
@@ -245,6 +247,7 @@ COVENANTS = register(
         phase_title=phase_title,
         announces={"SeasonEnded": "results"},  # issue 31: the reckoning of a season is its results
         describe=describe,
+        feed_names=feed.feed_names,
         offers=offers,
         roles=COVENANT_ROLES,
         state_types=(CovenantSeat, Card, CovenantState, Window),

@@ -368,7 +368,10 @@ def describe(phrase: Phrase) -> str:
         case "instability":
             return f"Place {n} Instability in {'the target Room' if phrase.to == 'target' else 'your Room'}"
         case "gain_pp":
-            return f"Gain {n} Power Points" if n is not None else f"Gain Power Points equal to the {phrase.per}"
+            per = {"target_strength": "target's Strength", "target_trophies": "target's trophies"}.get(
+                str(phrase.per), ""
+            )
+            return f"Gain {n} Power Points" if n is not None else f"Gain Power Points equal to the {per}"
         case "steal_pp":
             return f"Steal {n} Power Points from the target"
         case "health":

@@ -13,6 +13,7 @@ from pydantic import ConfigDict, Field
 
 from domain import visibility as vis
 from domain.ids import GM
+from domain.lodge import words
 from domain.lodge.catalogue import SLOTS
 from domain.lodge.commands import (
     AddMage,
@@ -335,6 +336,9 @@ def describe(kind: str, payload: Mapping[str, Any], names: Mapping[str, str]) ->
     if kind == "GameRolledBack":
         reason = dict(payload).get("reason") or _("no reason given")
         return _("The host rolled the game back: {reason}.").format(reason=reason)
+    line = words.describe_lines(kind, dict(payload).get("data", {}), names, PHASE_WORDS)
+    if line is not None:
+        return line
     note = _texts(kind, dict(payload), _)
     return note["text"] if note is not None else None
 
@@ -473,6 +477,7 @@ LODGE = register(
         phase_title=phase_title,
         announces={"RoomScored": "results", "GameEnded": "end"},  # issue 31: what a game's webhooks announce
         describe=describe,
+        feed_names=words.feed_names,
         mail_grammar=read_mail,
         offers=offers,
         description="Mages in a Lodge: effects as data, evocations, instability and rebuilt rooms",

@@ -23,6 +23,7 @@ WINDOW_CLOSE_REASONS = {
     "everyone acted or waived": N_("everyone acted or waived"),
     "every power ready": N_("every power was ready"),
     "nothing to resist": N_("there was nothing to resist"),
+    "turn over": N_("the turn was taken"),
 }
 
 

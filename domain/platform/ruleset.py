@@ -94,6 +94,9 @@ class Ruleset:
     # describe(event kind, payload, seat names) -> the event in plain words for a viewer who may see it, or None
     # (the platform's words then, domain.platform.feed); built only from the payload and the public names
     describe: Callable[[str, Mapping[str, Any], Mapping[str, str]], str | None] | None = None
+    # feed_names(game) -> the public names a feed line may use beside the seats' (the covenant game: each card held
+    # at the table, by its id), given to ``describe`` with the seats' names; None: the seats' names alone
+    feed_names: Callable[[Any], Mapping[str, str]] | None = None
     # phase_title(phase name) -> the phase in words ("Season 1, month 2: Planning"), or None (its name then)
     phase_title: Callable[[str], str | None] | None = None
     # event kind -> what a game's webhooks announce it as, "results" or "end" (issue 31): only public events of

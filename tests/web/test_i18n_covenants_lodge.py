@@ -31,7 +31,7 @@ def test_the_covenant_and_lodge_templates_have_no_unmarked_word():
 
 
 def test_the_covenant_page_code_marks_its_phrases():
-    assert {"the covenant {name}", "vis_source", "provision"} <= extracted("api/covenants/web.py")
+    assert {"the covenant {name}", "vis source", "provision"} <= extracted("api/covenants/web.py")
     assert {"Moved.", "Trade offered."} <= extracted("api/covenants/declared.py")  # the forms, with their commands
     assert {"at turn", "to come", "done this phase", "You"} <= extracted("api/covenants/status.py")
 
