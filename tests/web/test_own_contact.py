@@ -139,7 +139,9 @@ def test_the_gms_console_has_no_notifications_page(app, games):
         assert gm.get(f"/play/{gid}/contact").status_code == 401
 
 
-def test_the_confirmation_links_token_is_in_no_ledger_row_and_no_log_line(app, ann, table, games, sink, caplog):
+def test_the_confirmation_links_token_is_in_no_ledger_row_and_no_log_line(
+    app, ann, table, games, projector, sink, caplog
+):
     """The mailed link signs its reader in as the address's person: the mail ledger (which the GM reads through
     GET /games/{g}/mail) keeps the mail with its token redacted, and no log line carries it."""
     g = table["game"]
@@ -150,7 +152,7 @@ def test_the_confirmation_links_token_is_in_no_ledger_row_and_no_log_line(app, a
         token = LINK.search(Sink.text(mail)).group(1).split("/contact/confirm/")[1].split("?")[0]
         ann.get(f"/contact/confirm/{token}")
     assert len(token) > 20
-    rows = app.state.projector.db.query("SELECT subject, body FROM mail_ledger WHERE game_id = ?", (g,))
+    rows = projector.db.query("SELECT subject, body FROM mail_ledger WHERE game_id = ?", (g,))
     assert rows and all(token not in str(row) for row in rows)
     assert any("/contact/confirm/[redacted]" in str(row) for row in rows)
     assert token not in caplog.text
