@@ -347,7 +347,7 @@ class Actions(GameBase):
             self.ActionSubmitted,
             action_id=action_id,
             power_id=power_id,
-            index=len(self.actions_of(power_id)) + 1,
+            index=self.count_actions(power_id) + 1,
             title=title.strip(),
             description=description,
             skill=skill,

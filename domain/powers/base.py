@@ -221,10 +221,16 @@ class GameBase(PlatformGame):
         mode: str = self.state.options.get("critical_mode", "rolled")
         return mode
 
+    def count_actions(self, power_id: str) -> int:
+        """How many actions a power has submitted this month (no list, no sort: every submission asks)."""
+        return sum(1 for a in self.state.actions.values() if a.power == power_id)
+
     def slots_used(self, power_id: str) -> tuple[int, int]:
         """Actions used this month as (public, private), counting actions spent as assets (P-ASSET-2)."""
         pub, priv = self._shared_slots(power_id)
-        for a in self.actions_of(power_id):
+        for a in self.state.actions.values():  # a sum: in any order, so not sorted as ``actions_of`` is
+            if a.power != power_id:
+                continue
             cost = 1 + a.extra_actions
             if a.slot == "public":
                 pub += cost
