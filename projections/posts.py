@@ -10,8 +10,10 @@ Reads never project and cost the same at any length: a page of a thread is one r
 last-read post (``post_reads``, kept outside the event store since reading records no event), and search
 goes through SQLite's FTS5 index or PostgreSQL's GIN index over the posts of the threads the viewer may read.
 
-A viewer is ``gm`` or a seat id; ``vis.can_see`` decides, as for every event. A hidden post is left out for
-everyone but ``gm`` (the GM, or the auditor of a game without one): pages, counts and search alike.
+A viewer is ``gm`` or a seat id; ``vis.can_see`` decides, as for every event. A hidden post keeps its place on
+a thread's page and under what it is tied to, as a placeholder with its reason (issue 28): for everyone but
+``gm`` (the GM, or the auditor of a game without one) its text, HTML, dice and earlier text are emptied. Counts
+and search leave it out.
 """
 
 from __future__ import annotations
@@ -256,12 +258,10 @@ class Posts:
         if t is None:
             return None
         limit = min(max(int(limit), 1), MAX_PAGE)
-        hidden = "" if viewer == GM else " AND hidden = 0"
         cols = "seq, post_id, author, at, text, html, rolls, tied_to, edited_at, earlier, hidden, hidden_reason"
         if after is not None:
             rows = self.db.query(
-                f"SELECT {cols} FROM rm_posts WHERE game_id = ? AND thread_id = ? AND seq > ?{hidden} "
-                "ORDER BY seq LIMIT ?",
+                f"SELECT {cols} FROM rm_posts WHERE game_id = ? AND thread_id = ? AND seq > ? ORDER BY seq LIMIT ?",
                 (gid, thread_id, int(after), limit + 1),
             )
             more = len(rows) > limit
@@ -270,7 +270,7 @@ class Posts:
         else:
             bound = int(before) if before is not None else 2**62
             rows = self.db.query(
-                f"SELECT {cols} FROM rm_posts WHERE game_id = ? AND thread_id = ? AND seq < ?{hidden} "
+                f"SELECT {cols} FROM rm_posts WHERE game_id = ? AND thread_id = ? AND seq < ? "
                 "ORDER BY seq DESC LIMIT ?",
                 (gid, thread_id, bound, limit + 1),
             )
@@ -296,9 +296,11 @@ class Posts:
         }
         if show_earlier or viewer == GM:
             post["earlier"] = json.loads(earlier)
-        if viewer == GM:
-            post["hidden"] = bool(hidden)
-            post["hidden_reason"] = reason
+        post["hidden"] = bool(hidden)
+        post["hidden_reason"] = reason if hidden else None
+        if hidden and viewer != GM:  # the placeholder: who wrote it, when, and why it was hidden; never its words
+            post.update(text="", html="", rolls=[])
+            post.pop("earlier", None)
         return post
 
     def mark_read(self, gid: str, viewer: str, thread_id: str, seq: int | None = None) -> int | None:
@@ -322,11 +324,10 @@ class Posts:
         viewer may read: what the page of that phase, action or battle shows."""
         visible = {t["id"]: t["title"] for t in self.threads(gid, viewer, counts=False)}
         marks = ",".join("?" for _ in visible)
-        hidden = "" if viewer == GM else " AND hidden = 0"
         cols = "seq, post_id, author, at, text, html, rolls, tied_to, edited_at, earlier, hidden, hidden_reason"
         rows = self.db.query(
-            f"SELECT thread_id, {cols} FROM rm_posts WHERE game_id = ? AND tied_to = ? AND thread_id IN ({marks})"
-            f"{hidden} ORDER BY version LIMIT ?",
+            f"SELECT thread_id, {cols} FROM rm_posts WHERE game_id = ? AND tied_to = ? AND thread_id IN ({marks}) "
+            "ORDER BY version LIMIT ?",
             (gid, tied_to, *visible, min(max(int(limit), 1), MAX_PAGE)),
         )
         return [{"thread_id": r[0], "thread_title": visible[r[0]], **self._post(r[1:], viewer, False)} for r in rows]
@@ -335,8 +336,8 @@ class Posts:
         self, gid: str, viewer: str, ties: list[str], threads: list[dict] | None = None, *, per: int = TIED_SHOWN
     ) -> dict[str, list[dict]]:
         """The posts tied to each of ``ties`` (``action:<id>``...), in the threads the viewer may read, with the
-        same visibility as ``tied`` and the thread pages (hidden posts for ``gm`` only): the newest ``per`` of
-        each, oldest first. One query for a whole page of actions, battles and phases, whatever their number;
+        same visibility as ``tied`` and the thread pages (a hidden post is a placeholder but for ``gm``): the newest
+        ``per`` of each, oldest first. One query for a whole page of actions, battles and phases, whatever their number;
         ``threads``, the threads the viewer may read as ``threads`` gives them (a board has them already for its
         talk box), saves reading them again."""
         ties = sorted({t for t in ties if t})
@@ -344,13 +345,12 @@ class Posts:
         visible = {t["id"]: t["title"] for t in readable}
         if not ties or not visible:
             return {}
-        hidden = "" if viewer == GM else " AND hidden = 0"
         cols = "seq, post_id, author, at, text, html, rolls, tied_to, edited_at, earlier, hidden, hidden_reason"
         rows = self.db.query(
             f"SELECT thread_id, {cols} FROM (SELECT thread_id, version, {cols}, ROW_NUMBER() OVER "
             "(PARTITION BY tied_to ORDER BY version DESC) AS n FROM rm_posts WHERE game_id = ? "
             f"AND tied_to IN ({','.join('?' for _ in ties)}) AND thread_id IN ({','.join('?' for _ in visible)})"
-            f"{hidden}) AS newest WHERE n <= ? ORDER BY version",
+            ") AS newest WHERE n <= ? ORDER BY version",
             (gid, *ties, *visible, min(max(int(per), 1), MAX_PAGE)),
         )
         found: dict[str, list[dict]] = {}

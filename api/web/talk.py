@@ -46,16 +46,25 @@ def tied_posts(request: Request, context: dict[str, Any], ties: list[str]) -> di
     page: the threads come from the board's talk box (``talk_summary``), the posts from one query."""
     me, game_id = context["me"], context["game_id"]
     games = games_of(request)
-    key = str(games.get_game(game_id, for_update=False).id)
-    found = request.app.state.projector.posts.tied_to_many(key, me, ties, context["talk"]["threads"])
+    game = games.get_game(game_id, for_update=False)
+    found = request.app.state.projector.posts.tied_to_many(str(game.id), me, ties, context["talk"]["threads"])
     names = _names(request, game_id)
     zone = ZoneInfo(context.get("zone") or "UTC")
     for posts in found.values():
+        placeholders(game, names, posts)
         for p in posts:
             p["by"] = names.get(p["author"], p["author"])
             p["local"] = local_time(p["at"], zone)
             p["link"] = f"/play/{game_id}/talk/{p['thread_id']}?before={p['seq'] + 1}#post-{p['seq']}"
     return found
+
+
+def placeholders(game: Any, names: dict[str, str], posts: list[dict]) -> None:
+    """Name who hid each hidden post (``gm``, or the host's name) for its placeholder (``macros.hidden_note``)."""
+    for p in posts:
+        if p.get("hidden"):
+            by = game.hidden_by(p["post_id"]) or "gm"
+            p["hidden_by"] = "gm" if by == "gm" else names.get(by, _("a host"))
 
 
 def _desk_title(name: str, has_gm: bool) -> str:
@@ -143,6 +152,7 @@ def thread_page(
         )
     page, older = found
     zone = ZoneInfo(games.timezone_for(game_id, me))
+    placeholders(game, names, page)
     for p in page:
         p["local"] = local_time(p["at"], zone)  # issue 17: every time in the viewer's zone and language
     if page and before is None:

@@ -355,6 +355,13 @@ class Posts:
         actor: str
         audience: list[str]
 
+    def hidden_by(self, post_id: str) -> str | None:
+        """Who hid a post (``gm``, or the host's seat), for its placeholder; None if it is not hidden."""
+        p = self.talk["posts"].get(post_id)
+        if not p or not p["hidden"]:
+            return None
+        return str(p.get("hidden_by") or (GM if self.has_gm() else HOST))
+
     def hide_post(self, moderator: str, post_id: str, reason: Any) -> None:
         """The GM (a host, where there is no GM) hides a post from the players, with a reason; the audit keeps it."""
         moderates = moderator == GM if self.has_gm() else moderator != GM and HOST in self.roles_of(moderator)
@@ -382,6 +389,7 @@ class Posts:
 
         def apply(self, game: Any) -> None:
             game.talk["posts"][self.post_id]["hidden"] = True
+            game.talk["posts"][self.post_id]["hidden_by"] = self.actor  # the placeholder names who hid it
             super().apply(game)
 
     def narrate(self, text: str, *, post_id: str, actor: str = GM, tied_to: str | None = None) -> dict[str, Any]:

@@ -77,7 +77,9 @@ def test_threads_pages_unread_and_search_follow_the_events_and_the_audience(tabl
     assert gm_page[0]["edited"] and gm_page[0]["hidden"] and gm_page[0]["hidden_reason"] == "a threat out of character"
     assert gm_page[0]["earlier"][0]["text"] == "Shall we betray the SOVEREIGNTY at dawn?"
     circ_page, _ = reads.page(gid, circ, thread)
-    assert [p["text"] for p in circ_page] == ["Agreed: at dawn."]
+    assert [p["text"] for p in circ_page] == ["", "Agreed: at dawn."]  # issue 28: a placeholder keeps its place
+    assert circ_page[0]["hidden_reason"] == "a threat out of character" and circ_page[0]["html"] == ""
+    assert "earlier" not in circ_page[0] and "SOVEREIGNTY" not in str(circ_page)
     assert len(reads.search(gid, "gm", "noon")) == 1
 
 

@@ -11,7 +11,7 @@ from babel.messages.extract import extract_from_file
 from tests.web.i18n_scan import scan
 
 WEB = Path(__file__).resolve().parents[2] / "api" / "web"
-TEMPLATES = [WEB / "templates" / name for name in ("talk.html", "thread.html", "tied.html")]
+TEMPLATES = [WEB / "templates" / name for name in ("talk.html", "thread.html", "tied.html", "macros.html")]
 
 
 def test_the_talk_templates_have_no_unmarked_words():
@@ -44,4 +44,5 @@ def test_the_talk_templates_plurals_and_values_are_extracted_by_name():
             m for _, m, _, _ in extract_from_file("jinja2", path, keywords, options={"extensions": "jinja2.ext.i18n"})
         }
     assert ("%(n)s post", "%(n)s posts") in found and ("%(n)s post found.", "%(n)s posts found.") in found
-    assert {"Between %(names)s (and the GM).", "in %(title)s", "hidden: %(reason)s", "Posts about this"} <= found
+    assert {"Between %(names)s (and the GM).", "in %(title)s", "Posts about this"} <= found
+    assert {"Hidden by the GM: %(reason)s", "Hidden by %(who)s (host): %(reason)s"} <= found  # issue 28

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from application.service import Caller
-from domain.platform.commands import MakePost, OpenThread
+from domain.platform.commands import HidePost, MakePost, OpenThread
 from projections.settings import Settings
 from tests.covenants.play import seat_three
 from tests.helpers import add_power
@@ -85,8 +85,13 @@ def test_two_seats_negotiate_privately_and_the_table_talks_in_public_in_the_brow
         f"/play/{gid}/talk/{thread}/hide/{post_id}",
         data={"reason": "too rude", "csrf": csrf(gm, f"/play/{gid}/talk/{thread}")},
     )
-    assert "FORD-OF-WILLOWS" not in bob.get(f"/play/{gid}/talk/{thread}").text
-    assert "hidden: too rude" in gm.get(f"/play/{gid}/talk/{thread}").text
+    # issue 28: the post keeps its place as a placeholder naming who hid it and why; its words never show
+    seen_by_bob = bob.get(f"/play/{gid}/talk/{thread}").text
+    assert "Hidden by the GM: too rude" in seen_by_bob and "FORD-OF-WILLOWS" not in seen_by_bob
+    seen_by_bob += "".join(bob.get(p).text for p in (f"/play/{gid}", f"/play/{gid}/talk?q=FORD", f"/play/{gid}/live"))
+    assert "FORD-OF-WILLOWS" not in seen_by_bob and "We cede" not in seen_by_bob
+    seen_by_gm = gm.get(f"/play/{gid}/talk/{thread}").text
+    assert "Hidden by the GM: too rude" in seen_by_gm and "FORD-OF-WILLOWS" in seen_by_gm
 
 
 def test_an_empty_post_is_refused_next_to_the_form_and_records_nothing(app, games):
@@ -108,3 +113,18 @@ def test_the_covenant_board_has_the_talk_and_the_host_reads_no_private_thread_it
     html = host.get(f"/play/{t.game_id}/talk").text + host.get(f"/play/{t.game_id}/talk?q=secret").text
     assert "BOB-CY-SECRET" not in html and thread not in html
     assert "BOB-CY-SECRET" in signed_in(app, t.game_id, tokens["bob"]).get(f"/play/{t.game_id}/talk/{thread}").text
+
+
+def test_a_post_a_host_hid_shows_as_a_placeholder_naming_the_host_and_the_reason(app, games):
+    """Issue 28: where there is no GM, the host hides; every reader of the thread sees who hid the post and why,
+    in its place, and never its words (not on the thread, the board, search or the feed)."""
+    t = seat_three(games)
+    tokens = {seat: games.reissue_link(t.game_id, "gm", seat)[0] for seat in ("ann", "bob", "cy")}
+    post_id = games.run(Caller.of("bob"), t.game_id, MakePost("table", "BOB-RUDE-WORDS")).result["post_id"]
+    games.run(Caller.of("ann"), t.game_id, HidePost(post_id, "keep it civil"))
+    for seat in ("ann", "bob", "cy"):
+        client = signed_in(app, t.game_id, tokens[seat])
+        page = client.get(f"/play/{t.game_id}/talk/table").text
+        assert "Hidden by Ann (host): keep it civil" in page, seat
+        for path in ("/talk/table", "", "/talk?q=rude", "/live", "/audit"):
+            assert "BOB-RUDE-WORDS" not in client.get(f"/play/{t.game_id}{path}").text, (seat, path)

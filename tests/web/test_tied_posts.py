@@ -61,7 +61,7 @@ def test_a_post_tied_to_an_action_shows_on_its_card_and_a_private_one_only_to_it
     """Ann's action card shows the table's post tied to it (sanitised HTML, author, time in Ann's zone, a link
     to the post in its thread) and a "Discuss" link; Bob and Cy's private post tied to the same action shows
     on the GM's console but leaves no trace on Ann's board: not its text, its thread, its title nor a count; a
-    post the GM hid shows on the console only, marked."""
+    post the GM hid shows on the console, marked, and on Ann's card as a placeholder with its reason (issue 28)."""
     app, games, gid, tokens, action = table
     games.set_timezone(gid, "ann", "ann", "Asia/Tokyo")
     post(games, gid, "bob", "table", "Mind the **FORD-TOLL** <b>now</b>", f"action:{action}")
@@ -81,6 +81,7 @@ def test_a_post_tied_to_an_action_shows_on_its_card_and_a_private_one_only_to_it
     for secret in ("ANN-AT-DAWN", "SECRET-PACT-TITLE", thread):
         assert secret not in page
     assert "UNTIED-CHATTER" not in page and "RUDE-REMARK" not in page  # hidden: as on the thread page
+    assert "Hidden by the GM: manners" in mine  # issue 28: a placeholder with its reason, not its words
     assert mine.count('<li class="post"') == 1
 
     # the link opens the table's post form already tied to the action; posting there ties the post
@@ -90,7 +91,7 @@ def test_a_post_tied_to_an_action_shows_on_its_card_and_a_private_one_only_to_it
     gm = signed_in(app, gid, tokens["gm"])
     console = card(gm.get(f"/play/{gid}").text, f"gm-action-{action}")
     assert "FORD-TOLL" in console and "ANN-AT-DAWN" in console and "in SECRET-PACT-TITLE" in console
-    assert "RUDE-REMARK" in console and "hidden: manners" in console
+    assert "RUDE-REMARK" in console and "Hidden by the GM: manners" in console
 
 
 def test_the_phase_shown_lists_the_posts_tied_to_it(table):
