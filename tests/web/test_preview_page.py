@@ -83,3 +83,20 @@ def test_the_audit_line_reads_in_the_gms_feed_and_no_players(month):
     assert line in client.get(f"/play/{m.game_id}").text  # the console's feed
     for pid in m.powers.values():
         assert line not in signed_in(app, m.game_id, m.tokens[pid]).get(f"/play/{m.game_id}").text
+
+
+def test_the_lodge_host_previews_from_the_board_and_a_mage_sees_no_button(app, games):
+    """The Lodge's host (L.3: a turn's Actions with a prompt open) previews from the board; a Mage has no button."""
+    from tests.contract.drivers import DRIVERS
+
+    played = DRIVERS["lodge"].play(games)
+    host = games.reissue_link(played.game_id, "gm", "gm")[0]
+    ann = games.reissue_link(played.game_id, "gm", "ann")[0]
+    assert host and ann
+    client = signed_in(app, played.game_id, host)
+    board = client.get(f"/play/{played.game_id}").text
+    assert f'action="/play/{played.game_id}/preview"' in board
+    page = client.post(f"/play/{played.game_id}/preview", data={"csrf": csrf(board)}).text
+    assert "Preview: closing" in page and "What Observers would see" in page
+    mage = signed_in(app, played.game_id, ann).get(f"/play/{played.game_id}").text
+    assert f'action="/play/{played.game_id}/preview"' not in mage
