@@ -20,6 +20,8 @@ from application.service import Caller
 from domain.errors import DomainError
 from domain.platform.commands import EditPost, HidePost, MakePost, OpenThread
 from domain.platform.i18n import _
+from domain.platform.posts import check_post_text
+from projections.render import to_html
 
 router = APIRouter(include_in_schema=False)
 PAGE = 30
@@ -122,6 +124,26 @@ def thread_page(
 ) -> Response:
     """One thread: a page of its posts (oldest first; older pages by ``before``) and the post form (``tied_to``:
     already tied to an action, a battle or a phase, from its "Discuss" link on the board)."""
+    return _thread(request, game_id, thread_id, before, tied_to)
+
+
+def preview_of(text: str) -> dict[str, str]:
+    """A draft as its post would show (issue 28): sanitised HTML, dice shown as asked (they roll when it is
+    sent), or the rule it breaks. Records nothing."""
+    try:
+        return {"html": to_html(check_post_text(text))}
+    except DomainError as err:
+        return {"error": err.message}
+
+
+def _thread(
+    request: Request,
+    game_id: str,
+    thread_id: str,
+    before: int | None,
+    tied_to: str | None,
+    draft: dict[str, Any] | None = None,
+) -> Response:
     me = _signed_in(request, game_id)
     if isinstance(me, Response):
         return me
@@ -172,6 +194,7 @@ def thread_page(
             "may_post": may_post,
             "may_hide": rules,
             "tied_to": (tied_to or "")[:128],
+            "draft": draft or {},
             "talk": talk_summary(request, game_id, me),
             "flash": local_receipt(web_session(request).pop("flash", None), zone),
         },
@@ -220,9 +243,10 @@ async def make_post(request: Request, game_id: str, thread_id: str) -> Response:
     """Post to this thread."""
     f = await form_of(request)
     tied = str(f.get("tied_to", "")).strip() or None
-    return _send(
-        request, game_id, "post", lambda: MakePost(thread_id, str(f.get("text", "")), tied), _("Posted."), thread_id
-    )
+    text = str(f.get("text", ""))
+    if f.get("preview"):  # "Preview": the page again with the draft shown as it would post, nothing recorded
+        return _thread(request, game_id, thread_id, None, tied, {"text": text, "preview": preview_of(text)})
+    return _send(request, game_id, "post", lambda: MakePost(thread_id, text, tied), _("Posted."), thread_id)
 
 
 @router.post("/play/{game_id}/talk/{thread_id}/edit/{post_id}")

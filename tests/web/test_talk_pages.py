@@ -128,3 +128,32 @@ def test_a_post_a_host_hid_shows_as_a_placeholder_naming_the_host_and_the_reason
         assert "Hidden by Ann (host): keep it civil" in page, seat
         for path in ("/talk/table", "", "/talk?q=rude", "/live", "/audit"):
             assert "BOB-RUDE-WORDS" not in client.get(f"/play/{t.game_id}{path}").text, (seat, path)
+
+
+def test_preview_shows_the_post_as_it_would_show_keeps_the_text_and_records_nothing(app):
+    """Issue 28: "Preview" renders the draft (sanitised Markdown) above the form with the text kept; nothing is
+    recorded (no post, no event); a draft that breaks a rule says so, naming nothing recorded either."""
+    gid, tokens = powers_table(app)
+    ann = signed_in(app, gid, tokens["ann"])
+    before = app.state.games.get_game(gid, for_update=False).version
+    r = ann.post(
+        f"/play/{gid}/talk/table/post",
+        data={
+            "text": "Cede the **FORD** <b>x</b> [roll 2d6]",
+            "preview": "1",
+            "csrf": csrf(ann, f"/play/{gid}/talk/table"),
+        },
+    )
+    assert r.status_code == 200 and "Preview (not sent)" in r.text
+    assert "<strong>FORD</strong>" in r.text and "<b>x</b>" not in r.text
+    assert ">Cede the **FORD** &lt;b&gt;x&lt;/b&gt; [roll 2d6]</textarea>" in r.text  # the draft is kept
+    page = signed_in(app, gid, tokens["bob"]).get(f"/play/{gid}/talk/table").text
+    assert "FORD" not in page and "Nothing posted yet." in page
+    assert app.state.games.get_game(gid, for_update=False).version == before  # no event recorded
+    bad = ann.post(
+        f"/play/{gid}/talk/table/post",
+        data={"text": "<script>x</script>", "preview": "1", "csrf": csrf(ann, f"/play/{gid}/talk/table")},
+    )
+    assert bad.status_code == 200 and "script" in bad.text and 'role="alert"' in bad.text
+    assert "Nothing posted yet." in signed_in(app, gid, tokens["bob"]).get(f"/play/{gid}/talk/table").text
+    assert app.state.games.get_game(gid, for_update=False).version == before
