@@ -32,6 +32,7 @@ from domain.errors import DomainError
 from domain.ids import GM
 from domain.platform import feed, i18n
 from domain.platform.i18n import _, ngettext
+from projections.people import address_key
 
 REMINDER = "reminder "  # the kind of a reminder's row begins so (``projections.projector.reminder_kind``)
 RECEIPT = "receipt "  # the kind of the answer to a mail: "receipt <Message-ID>"
@@ -230,8 +231,12 @@ class Framer:
             if waiting:
                 lines += ["", *waiting]
             if seat in game.seats:
-                # No sign-in link yet: the board opens once the reader signs in by this mail's address.
-                link = board_link(self.base(), self.settings.secret_key, game, seat) or (
+                # The link that signs in as the seat goes only to the seat's address of now: a mail queued for an
+                # address the seat has since left (a new contact, a seat taken over) gets the link that asks its
+                # reader to sign in, as does a seat with no sign-in link yet.
+                current = game.seats[seat].email
+                still = bool(current) and address_key(current) == address_key(str(item.get("address") or ""))
+                link = (board_link(self.base(), self.settings.secret_key, game, seat) if still else None) or (
                     f"{self.base()}/me/play/{game.id}?seat={quote(seat, safe='')}"
                 )
                 lines += ["", _("Your board: {link}").format(link=link)]

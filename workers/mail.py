@@ -369,17 +369,23 @@ def _posts_now(db: ReadModelDB, game_id: str, versions: list[int]) -> dict[int, 
 
 
 def new_notifications(db: ReadModelDB, limit: int = 500) -> list[dict]:
-    """Outbox rows that have no ledger row yet (a reminder: none for its window, threshold and reader, issue 28)."""
+    """Outbox rows that have no ledger row yet (a reminder: none for its window, threshold and reader, issue 28).
+
+    A reminder sent before reminders were keyed by window and threshold has its ledger row under its event's
+    version with the kind ``reminder``: it counts as sent, so that rebuilt read models (``projections rebuild``,
+    ``emissary restore``) do not mail every past reminder again."""
     rows = db.query(
         "SELECT o.game_id, o.version, o.recipient, o.kind, o.body FROM rm_outbox o WHERE NOT EXISTS ("
         "SELECT 1 FROM mail_ledger m WHERE m.game_id = o.game_id AND m.version IN (o.version, ?) "
-        "AND m.recipient = o.recipient AND m.kind = o.kind AND (m.version = o.version OR o.kind LIKE ?)) "
+        "AND m.recipient = o.recipient AND (m.kind = o.kind OR (m.kind = ? AND o.kind LIKE ?)) "
+        "AND (m.version = o.version OR o.kind LIKE ?)) "
         "ORDER BY o.game_id, o.version LIMIT ?",
-        (REMINDERS, "reminder %", limit),
+        (REMINDERS, LEGACY_REMINDER, "reminder %", "reminder %", limit),
     )
     return [{"game_id": g, "version": v, "recipient": r, "kind": k, "body": b} for g, v, r, k, b in rows]
 
 
+LEGACY_REMINDER = "reminder"  # the kind of a reminder's ledger row before issue 28, kept under its event's version
 REMINDERS = 0  # the version a reminder's ledger row is kept under: one row per window, threshold and reader
 
 

@@ -286,3 +286,39 @@ def test_a_rulesets_notice_names_seats_by_name_when_the_mail_is_worded():
     scored = {"data": {"room": "Great Hall", "pp": {"ann": 3}}}
     assert lodge_notify("RoomScored", scored, names)["text"] == "Power Points for the rebuilt Great Hall: Ann 3."
     assert _takes_names(powers_notify) and _takes_names(lodge_notify) and not _takes_names(lambda kind, data: None)
+
+
+def test_a_mail_kept_for_an_address_the_seat_has_left_carries_no_link_that_signs_in_as_the_seat(app, games):
+    """The board link signs its follower in as the seat while the seat's link stands: a ledger row kept for an
+    address the seat has since left (retried after the seat's contact moved, or a seat taken over) is framed with
+    the link that asks its reader to sign in instead, so the previous holder is not handed the seat."""
+    from application.mails import Framer
+
+    gid, wiz, bal = powers_game(games)
+    key = str(games.get_game(gid).id)
+    frame = Framer(games, app.state.settings)
+    row = {"game_id": key, "recipient": wiz, "kind": "notification", "subject": "s", "body": "b"}
+    assert LINK.findall(frame({**row, "address": "Gandalf@Example.org"}).body)  # the seat's address of now
+    games.set_contact(gid, wiz, wiz, "frodo@example.org", "immediate")
+    left = frame({**row, "address": "gandalf@example.org"}).body
+    assert not LINK.findall(left) and f"{BASE}/me/play/{key}?seat=" in left
+    assert LINK.findall(frame({**row, "address": "frodo@example.org"}).body)
+
+
+def test_a_reminder_sent_before_reminders_were_keyed_by_window_is_not_sent_again_after_a_rebuild(projector):
+    """A ledger row of an older release (kind ``reminder``, under the event's version) counts as sent for the
+    rebuilt outbox's row of that event (``reminder <window> <hours>``), so a rebuild mails no past reminder."""
+    db = projector.db
+    mail.record(
+        db, game_id="g", version=7, recipient="p", address="p@example.org", kind="reminder", subject="s", body="b"
+    )
+    with db.transaction() as cur:
+        cur.executemany(
+            "INSERT INTO rm_outbox (game_id, version, recipient, kind, body, created_at, status) "
+            "VALUES (?,?,?,?,?,?,'queued')",
+            [
+                ("g", 7, "p", "reminder w1 24", "{}", "2026-12-07T00:00:00+00:00"),  # the one it sent
+                ("g", 9, "p", "reminder w2 24", "{}", "2026-12-07T00:00:00+00:00"),  # another, never sent
+            ],
+        )
+    assert [(n["version"], n["kind"]) for n in mail.new_notifications(db)] == [(9, "reminder w2 24")]
