@@ -87,6 +87,8 @@ def map_figure(view: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
             "fill": TERRAIN_FILL.get(h.get("terrain", ""), NEUTRAL),
             "road": bool(h.get("road")),
             "name": h.get("name") or "",
+            "label": h.get("name") or _("column {q}, row {r}").format(q=at[0], r=at[1]),  # in words (issue 28)
+            "short": h.get("name") or f"{at[0]}/{at[1]}",  # the drawn hex's own label: its column/row
             "element": h.get("element"),
             "towns": [],
             "features": [],
@@ -141,10 +143,7 @@ def map_figure(view: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
             put(i["hex"], "seen", f"{who} {i['amount']}", seen)
     hexes = sorted(cells.values(), key=lambda c: (c["r"], c["q"]))
     for c in hexes:
-        if c["name"]:
-            head = _("Hex {hex} {name}: {terrain}").format(hex=c["hex"], name=c["name"], terrain=c["terrain"])
-        else:
-            head = _("Hex {hex}: {terrain}").format(hex=c["hex"], terrain=c["terrain"])
+        head = _("Hex {hex}: {terrain}").format(hex=c["label"], terrain=c["terrain"])
         parts = [head]
         if c["road"]:
             parts.append(_("road"))

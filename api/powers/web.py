@@ -10,6 +10,7 @@ from fastapi import Request
 from fastapi.responses import Response
 
 from api.powers.forms import GM_COMMAND
+from api.powers.hexwords import hex_words
 from api.powers.mapsvg import map_figure
 from api.routes.results import board_derivations, said
 from api.web.forms import handlers
@@ -21,6 +22,8 @@ from domain.platform.i18n import N_, _
 from domain.powers import rules
 from domain.powers.feed import result_words, state_word, step_word
 from domain.powers.ruleset import phase_id
+
+templates.env.globals["hex_words"] = hex_words  # a hex in words on Powers' pages (issue 28)
 
 # The console's button for the next step (translated where shown: ``_(next_step[g.step])``).
 NEXT_STEP = {

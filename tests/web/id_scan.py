@@ -36,6 +36,7 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     "uuid": re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"),
     "snake_case": re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b"),
     "CamelCase": re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\b"),
+    "hex coordinates": re.compile(r"(?<![\w,.-])-?\d{1,2},-?\d{1,2}(?![\w,.])"),
 }
 
 # What a page may show although it looks like an id; each entry says why.
@@ -57,6 +58,8 @@ ALLOWED: dict[str, str] = {
 # Where an id is the point: the text around it says so (each with why).
 ALLOWED_AROUND: dict[str, str] = {
     r"POST /games/[0-9a-f-]{36}/commands": "the API route the GM's command form mirrors, with the game id to copy",
+    r'"hex": "-?\d+,-?\d+"': "the Powers GM's map form takes JSON: its example shows the hex ids the GM types",
+    r"\(hex, e\.g\. -?\d+,-?\d+\)": "a Powers GM field that takes a hex id typed as it is: its example",
 }
 
 

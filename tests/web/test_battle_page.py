@@ -50,7 +50,7 @@ def fight(tmp_path):
 def test_a_battle_is_declared_set_up_and_commanded_from_the_board(fight):
     games, gid, seats = fight
     html = seats["north"].post("declare-battle", battle_id="b1", hex=HEX, enemies="south", allies="east")
-    assert "Battle declared" in html and "Battle b1 at 2,0" in html
+    assert "Battle declared" in html and "Battle b1 at column 2, row 0" in html
     html = seats["north"].post("battle-setup", battle_id="b1", armies="n1", goals="Hold the ford", assets="spyford")
     assert "Setup recorded." in html
     seats["east"].post("battle-setup", battle_id="b1", armies="e1")

@@ -52,7 +52,7 @@ def test_the_page_building_python_marks_its_phrases():
         "api/powers/status.py": {"{n} action left", "{n} actions left", "You ({name})", "may still resist"},
         "api/powers/army_forms.py": {"Army placed.", "The army deserted."},
         "api/powers/mapsvg.py": {
-            "Hex {hex} {name}: {terrain}",
+            "Hex {hex}: {terrain}",
             "{name} (population {population}, wealth {wealth})",
             "{feature}, yours",
             "influence of {power}",

@@ -81,7 +81,7 @@ def map_rows(html: str) -> dict[str, list[str]]:
     table = table[: table.index("</table>")]
     rows = {}
     for head, cells in re.findall(r"<tr><th scope=\"row\">([^<]*)</th>(.*?)</tr>", table, re.S):
-        rows[unescape(head).split(" ")[0]] = [unescape(c).strip() for c in re.findall(r"<td>(.*?)</td>", cells, re.S)]
+        rows[unescape(head)] = [unescape(c).strip() for c in re.findall(r"<td>(.*?)</td>", cells, re.S)]
     return rows
 
 
@@ -92,13 +92,13 @@ def test_the_map_is_drawn_as_svg_with_a_title_per_hex_and_the_same_facts_in_a_ta
     assert len(re.findall(r"<polygon points=\"([-\d., ]+)\"", svg)) == len(HEXES)
     titles = hex_titles(html)
     assert set(titles) == {h["hex"] for h in HEXES}
-    assert titles["0,0"] == "Hex 0,0: plains; road; town Derop (population 3, wealth 0)"
-    assert titles["1,-1"] == "Hex 1,-1 Greenwood: forest; feature CITY-KEEP (stronghold)"  # built: public
-    assert titles["1,0"] == "Hex 1,0: plains; road; your influence 2; influence of Circ 1"
+    assert titles["0,0"] == "Hex column 0, row 0: plains; road; town Derop (population 3, wealth 0)"  # issue 28
+    assert titles["1,-1"] == "Hex Greenwood: forest; feature CITY-KEEP (stronghold)"  # built: public
+    assert titles["1,0"] == "Hex column 1, row 0: plains; road; your influence 2; influence of Circ 1"
     assert svg.count('class="road"') == 1  # 0,0 and 1,0 are the only neighbouring road hexes
     rows = map_rows(html)
-    assert rows["1,0"] == ["plains, road", "", "", "2", "Circ 1", ""]
-    assert rows["0,0"] == ["plains, road", "Derop (population 3, wealth 0)", "", "", "", ""]
+    assert rows["column 1, row 0"] == ["plains, road", "", "", "2", "Circ 1", ""]
+    assert rows["column 0, row 0"] == ["plains, road", "Derop (population 3, wealth 0)", "", "", "", ""]
 
 
 def test_a_power_sees_on_its_map_only_what_it_knows(table):

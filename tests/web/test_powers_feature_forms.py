@@ -172,7 +172,7 @@ def test_spells_are_defined_and_taught_on_the_console_and_a_refused_cast_names_i
     html = seats["gm"].post("grant-mana", power_id=ids["city"], element="F", amount="2")
     assert errors(html, "gm-magic")[0][1] == "P-MAG-1"  # a sovereign stores no mana
     page = seats["wiz"].page()
-    assert '<option value="spark">Spark (F)</option>' in page and "Apprentice (0,0)" in page
+    assert '<option value="spark">Spark (F)</option>' in page and "Apprentice (column 0, row 0)" in page
     magic = games.view(gid, wiz)["magic"]["powers"][wiz]
     conduit = magic["conduits"][0]["id"]
     html = seats["wiz"].post("cast", spell_id="nothing", through=conduit, target="1,0")

@@ -16,6 +16,10 @@ from fastapi.testclient import TestClient
 from api.covenants import demo as covenant_demo
 from api.lodge import demo as lodge_demo
 from api.powers import demo as powers_demo
+from api.powers import season_demo as season
+from application.service import Caller
+from domain.powers import commands as pc
+from domain.powers import world
 from tests.web.id_scan import Names, scan_game, scan_page
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -71,6 +75,10 @@ def _powers(games) -> tuple[str, list[str], Names]:
     gid = _play(games, powers_demo.play_demo_month)
     v = games.view(gid, "gm")
     seats = {p["power_id"]: p["name"] for p in v["powers"]}
+    gm = Caller.of("gm")  # the season demo's map: towns (one unnamed), features, a claim and influence on hexes
+    games.run(gm, gid, world.DeclareMap(hexes=season.HEXES, towns=season.TOWNS, features=season.FEATURES))
+    games.run(gm, gid, world.SetClaim("bree", "gondor", "annex"))
+    games.run(gm, gid, pc.SetInfluence("rangers-of-the-north", "2,0", 2))
     return gid, list(seats), Names(seats=seats)
 
 
