@@ -59,21 +59,25 @@ def preview(games: Games, caller: Caller, game_id: str, window_id: str | None = 
         game = t.game
         previews.require_previewer(game, caller.principal)
         w = previews.pending_window(game, window_id)
+        previews.require_settled(game, caller.principal, w)
         step = previews.step_of(game, w)
         now: datetime = games.clock()
         line = (caller.principal, w.id, step, now.isoformat(), previews.audience(game))
         scratch = games.get_game(game_id, game.version, for_update=True)  # folded afresh: shares nothing with game
+        upto = scratch.version  # the stored events the copy was folded from (not the audit line, nor what follows)
         game.record_preview(*line)
         scratch.record_preview(*line)  # the copy holds the audit line too: a close reads the game's version
         mark = len(scratch.pending_events)
         blocked = _close_in(games, caller, scratch, w.id)
-        found.update(scratch=scratch, mark=mark, window_id=w.id, step=step, blocked=blocked, at=now.isoformat())
+        found.update(
+            scratch=scratch, upto=upto, mark=mark, window_id=w.id, step=step, blocked=blocked, at=now.isoformat()
+        )
         return {"previewed": w.id, "step": step}
 
     games.run_turn(caller, game_id, turn)
     scratch = found["scratch"]
     out = Preview(game_id, found["window_id"], found["step"], caller.principal, found["at"], found["blocked"])
-    out.outcomes = outcomes(games, scratch, previews.viewers(scratch, caller.principal), found["mark"])
+    out.outcomes = outcomes(games, scratch, previews.viewers(scratch, caller.principal), found["mark"], found["upto"])
     return out
 
 
@@ -90,11 +94,14 @@ def _close_in(games: Games, caller: Caller, scratch: Any, window_id: str) -> str
     return None
 
 
-def outcomes(games: Games, scratch: Any, viewers: Iterable[str], mark: int = 0) -> dict[str, dict[str, Any]]:
+def outcomes(
+    games: Games, scratch: Any, viewers: Iterable[str], mark: int = 0, upto: int | None = None
+) -> dict[str, dict[str, Any]]:
     """Each viewer's outcome of the step closed in ``scratch``: the events of it they would see (numbered on from
     their own events), their view after it, and the derivations of the results it publishes (``explain``). The
-    copy's first ``mark`` unsaved events came before the step (the audit line)."""
-    earlier = [*games.stored_events(scratch.id), *scratch.pending_events[:mark]]
+    copy's first ``mark`` unsaved events came before the step (the audit line), and it was folded from the stored
+    events up to ``upto`` (the game's own audit line, stored since, and anything recorded after are not the copy's)."""
+    earlier = [*games.stored_events(scratch.id, lte=upto), *scratch.pending_events[:mark]]
     new = list(scratch.pending_events[mark:])
     names = {"gm": "the GM", **{pid: getattr(s, "name", pid) for pid, s in scratch.seats.items()}}
     out: dict[str, dict[str, Any]] = {}

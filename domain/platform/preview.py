@@ -47,6 +47,28 @@ def require_previewer(game: Any, principal: str) -> None:
     )
 
 
+def require_settled(game: Any, principal: str, w: Window) -> None:
+    """A host who plays previews only a step every seat has acted in: before, the preview would show it the dice
+    still to be rolled for moves not yet made, its own among them (the GM plays no seat and may preview any time).
+    Forbidden naming the seats still waited on; nothing is recorded."""
+    if principal == GM or principal not in game.seats:
+        return
+    waited = [s for s in game.seats if _waits_on(game, w, s)]
+    if waited:
+        names = ", ".join(str(getattr(game.seats[s], "name", s)) for s in waited)
+        raise Forbidden(
+            f"a host who plays may preview a step only once every seat has acted; it still waits on {names}",
+            field="window_id",
+        )
+
+
+def _waits_on(game: Any, w: Window, seat: str) -> bool:
+    try:
+        return bool(game.waits_on(w, seat))
+    except (NotImplementedError, KeyError):
+        return False
+
+
 def pending_window(game: Any, window_id: str | None = None) -> Window:
     """The window whose close is the pending step: the one named, else the first open window a rule governs and
     that is not stale. NotFound or RuleViolation naming ``window_id`` when there is none: nothing is recorded."""

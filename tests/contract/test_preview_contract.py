@@ -73,9 +73,9 @@ def _no_seq(value: Any) -> Any:
     return value
 
 
-def published(games: Games, game_id: str, viewer: str, after: int) -> list[tuple[str, dict]]:
+def published(games: Games, game_id: str, viewer: str, after: int) -> list[tuple[int, str, dict]]:
     return [
-        (e["type"], e["data"])
+        (e["seq"], e["type"], e["data"])
         for e in games.visible_events(game_id, viewer, after=after, limit=100_000)
         if e["type"] not in SEED_EVENTS and e["type"] != "Previewed"
     ]
@@ -88,7 +88,10 @@ def test_preview_then_publish_gives_the_previewed_outcome_for_every_viewer(games
     games.close_window(played.game_id, "gm", pv.window_id)
     moved = 0
     for viewer in played.viewers:
-        shown = [(e["type"], e["data"]) for e in pv.outcomes[viewer]["events"] if e["type"] not in SEED_EVENTS]
+        # numbered as the viewer's own events will be: after the audit line for the GM and hosts (who see it)
+        shown = [
+            (e["seq"], e["type"], e["data"]) for e in pv.outcomes[viewer]["events"] if e["type"] not in SEED_EVENTS
+        ]
         assert shown == published(games, played.game_id, viewer, seen[viewer]), (ruleset.name, viewer)
         assert pv.outcomes[viewer]["view"] == games.view(played.game_id, viewer), (ruleset.name, viewer)
         moved += len(shown)
@@ -149,9 +152,25 @@ def test_a_preview_shows_players_nothing(games, ruleset, played):
     assert gm_after[:-1] == before["gm"][0] and gm_after[-1]["type"] == "Previewed"
 
 
-def test_a_host_who_plays_sees_its_own_outcome_alone(games, ruleset, played):
+def test_a_host_who_plays_previews_only_a_step_every_seat_has_acted_in_and_sees_its_own_outcome_alone(
+    games, ruleset, played
+):
+    """Before every seat has acted, a preview would show a playing host the dice still to be rolled for moves not
+    yet made (its own among them): refused, naming the window and the seats waited on, recording nothing."""
+    from domain.platform import preview as rules
+
     game = games.get_game(played.game_id, for_update=False)
     hosts = [v for v in played.viewers[1:] if game.may(v, "windows")]
     for host in hosts:
-        pv = previews.preview(games, Caller.of(host), played.game_id)
-        assert sorted(pv.outcomes) == sorted([host, "observer"])
+        w = rules.pending_window(game)
+        waited = [s for s in game.seats if rules._waits_on(game, w, s)]
+        if waited:
+            before = stored(games, played.game_id)
+            with pytest.raises(Forbidden) as refused:
+                previews.preview(games, Caller.of(host), played.game_id)
+            assert refused.value.field == "window_id" and "waits on" in refused.value.message
+            assert stored(games, played.game_id) == before
+        else:
+            pv = previews.preview(games, Caller.of(host), played.game_id)
+            assert sorted(pv.outcomes) == sorted([host, "observer"])
+        assert rules.viewers(game, host) == [host, "observer"]
