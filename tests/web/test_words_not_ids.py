@@ -118,3 +118,19 @@ def test_the_scanner_flags_each_kind_of_id_and_passes_words():
         "<script>var CastSpell = 1;</script>"
     )
     assert scan_page(good, "t", names) == []
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "german"),
+    [("covenants", "Jetzt der Zug von"), ("lodge", "Zauber vorbereiten")],
+)
+def test_a_german_reader_reads_the_same_pages_in_german_with_no_id(app, games, ruleset, german):
+    """The lines and choices worded for issue 28 read in the reader's language (here German), ids still none."""
+    gid, seats, names = RULESETS[ruleset](games)
+    clients = _clients(app, games, gid, seats)
+    for client in clients.values():
+        client.get("/language?lang=de&next=/")
+    found, read = scan_game(clients, gid, names)
+    assert found == [], "\n".join(found)
+    board = clients[seats[0]].get(f"/play/{gid}").text
+    assert german in board, ruleset
