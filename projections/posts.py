@@ -303,6 +303,17 @@ class Posts:
             post.pop("earlier", None)
         return post
 
+    def one(self, gid: str, viewer: str, post_id: str) -> dict | None:
+        """One post the viewer may read, with its thread (a reply's quote, the link to what a reply answers);
+        None if there is none, or the viewer may not read its thread. Hidden: a placeholder, as on its page."""
+        cols = "seq, post_id, author, at, text, html, rolls, tied_to, edited_at, earlier, hidden, hidden_reason"
+        rows = self.db.query(
+            f"SELECT thread_id, {cols} FROM rm_posts WHERE game_id = ? AND post_id = ?", (gid, post_id)
+        )
+        if not rows or self.thread(gid, viewer, rows[0][0]) is None:
+            return None
+        return {"thread_id": rows[0][0], **self._post(rows[0][1:], viewer, False)}
+
     def mark_read(self, gid: str, viewer: str, thread_id: str, seq: int | None = None) -> int | None:
         """The viewer has read the thread up to post ``seq`` (the latest, if None); the mark never moves back.
         None if the viewer may not read the thread."""

@@ -20,7 +20,7 @@ from application.service import Caller
 from domain.errors import DomainError
 from domain.platform.commands import EditPost, HidePost, MakePost, OpenThread
 from domain.platform.i18n import _
-from domain.platform.posts import check_post_text
+from domain.platform.posts import check_post_text, replied_to
 from projections.render import to_html
 
 router = APIRouter(include_in_schema=False)
@@ -120,11 +120,39 @@ def talk_page(request: Request, game_id: str, q: str | None = None) -> Response:
 
 @router.get("/play/{game_id}/talk/{thread_id}", response_class=HTMLResponse)
 def thread_page(
-    request: Request, game_id: str, thread_id: str, before: Position | None = None, tied_to: str | None = None
+    request: Request,
+    game_id: str,
+    thread_id: str,
+    before: Position | None = None,
+    tied_to: str | None = None,
+    reply_to: str | None = None,
 ) -> Response:
     """One thread: a page of its posts (oldest first; older pages by ``before``) and the post form (``tied_to``:
-    already tied to an action, a battle or a phase, from its "Discuss" link on the board)."""
-    return _thread(request, game_id, thread_id, before, tied_to)
+    already tied to an action, a battle or a phase, from its "Discuss" link on the board; ``reply_to``: a post
+    of this thread the viewer reads, quoted in the form from its "Reply" link, issue 28)."""
+    draft = None
+    me = _signed_in(request, game_id)
+    if reply_to and not isinstance(me, Response):
+        key = str(games_of(request).get_game(game_id, for_update=False).id)
+        quoted = request.app.state.projector.posts.one(key, me, reply_to[:128])
+        if quoted and quoted["thread_id"] == thread_id and quoted["html"]:
+            quote = "\n".join("> " + line for line in quoted["text"].splitlines())
+            draft = {"text": quote + "\n\n", "reply_to": quoted["post_id"]}
+    return _thread(request, game_id, thread_id, before, tied_to, draft)
+
+
+@router.get("/play/{game_id}/talk/{thread_id}/posts/{post_id}")
+def post_link(request: Request, game_id: str, thread_id: str, post_id: str) -> Response:
+    """A post's own address (what a reply links to): the page of its thread that shows it."""
+    me = _signed_in(request, game_id)
+    if isinstance(me, Response):
+        return me
+    key = str(games_of(request).get_game(game_id, for_update=False).id)
+    found = request.app.state.projector.posts.one(key, me, post_id[:128])
+    if found is None or found["thread_id"] != thread_id:
+        return _thread(request, game_id, "", None, None)  # as for a thread the viewer may not read
+    seq = found["seq"]
+    return RedirectResponse(f"/play/{game_id}/talk/{thread_id}?before={seq + 1}#post-{seq}", status_code=303)
 
 
 def preview_of(text: str) -> dict[str, str]:
@@ -176,6 +204,10 @@ def _thread(
     zone = ZoneInfo(games.timezone_for(game_id, me))
     placeholders(game, names, page)
     for p in page:
+        answered = replied_to(game.talk, p["post_id"])
+        if answered:
+            p["reply"] = {"post_id": answered[0], "by": names.get(answered[1], answered[1])}
+    for p in page:
         p["local"] = local_time(p["at"], zone)  # issue 17: every time in the viewer's zone and language
     if page and before is None:
         posts.mark_read(key, me, thread_id, page[-1]["seq"])  # you have seen the newest page
@@ -216,7 +248,7 @@ def _send(request: Request, game_id: str, form: str, build, ok: str, thread_id: 
         receipt = games.run(caller, game_id, build())
     except DomainError as err:
         flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message)
-        return _back(game_id, thread_id if err.status != 404 else None)
+        return _back(game_id, thread_id if err.status != 404 or err.field == "reply_to" else None)
     flash(
         request,
         kind="ok",
@@ -244,9 +276,11 @@ async def make_post(request: Request, game_id: str, thread_id: str) -> Response:
     f = await form_of(request)
     tied = str(f.get("tied_to", "")).strip() or None
     text = str(f.get("text", ""))
+    reply = str(f.get("reply_to", "")).strip() or None
     if f.get("preview"):  # "Preview": the page again with the draft shown as it would post, nothing recorded
-        return _thread(request, game_id, thread_id, None, tied, {"text": text, "preview": preview_of(text)})
-    return _send(request, game_id, "post", lambda: MakePost(thread_id, text, tied), _("Posted."), thread_id)
+        draft = {"text": text, "preview": preview_of(text), "reply_to": reply}
+        return _thread(request, game_id, thread_id, None, tied, draft)
+    return _send(request, game_id, "post", lambda: MakePost(thread_id, text, tied, reply), _("Posted."), thread_id)
 
 
 @router.post("/play/{game_id}/talk/{thread_id}/edit/{post_id}")

@@ -293,6 +293,7 @@ class MakePost(Command):
     thread_id: str
     text: str
     tied_to: str | None = None
+    reply_to: str | None = None  # the post this one answers, in the same thread (issue 28)
 
 
 @dataclass(frozen=True)
@@ -511,6 +512,7 @@ def make_post(game: PlatformGame, cmd: MakePost, ctx: Context) -> dict[str, Any]
             post_id=ctx.new_id("post"),
             roller=_lazy(ctx, game),
             tied_to=cmd.tied_to,
+            reply_to=cmd.reply_to,
         )
     )
 

@@ -103,6 +103,18 @@ def check_tied(tied_to: Any) -> str | None:
     return f"{kind}:{ident.strip()}"
 
 
+def _upcast_reply(state: dict[str, Any]) -> None:
+    """Upcast a stored post of version 1, which answered no post."""
+    state["reply_to"] = None
+
+
+def replied_to(talk: dict[str, Any], post_id: str) -> tuple[str, str] | None:
+    """The post a post answers and its author, or None (the thread page's "in reply to")."""
+    answered = (talk["posts"].get(post_id) or {}).get("reply_to")
+    found = talk["posts"].get(answered) if answered else None
+    return (str(answered), str(found["author"])) if found else None
+
+
 class Posts:
     """The posting half of ``PlatformGame`` (a mixin: its events become the platform's events)."""
 
@@ -253,9 +265,11 @@ class Posts:
         post_id: str,
         roller: Any = None,
         tied_to: str | None = None,
+        reply_to: str | None = None,
     ) -> dict[str, Any]:
         """Post to a thread this author may read: refused, recording nothing, if empty, too long, in a thread
-        unknown to the author, or asking for dice the game has not committed."""
+        unknown to the author, asking for dice the game has not committed, or answering (``reply_to``) a post
+        the author cannot see in this thread (issue 28)."""
         if author not in (GM, SYSTEM):
             self.seat(author)
         t = self.thread(thread_id, None if author == SYSTEM else author)
@@ -263,6 +277,7 @@ class Posts:
             self._may_post(author, t)
         text = check_post_text(text)
         tied = check_tied(tied_to)
+        answered = self._answerable(reply_to, author, t["id"])
         rolls = self._roll_for_post(rolls_asked(text), roller)
         self.trigger_event(
             self.PostMade,
@@ -273,12 +288,25 @@ class Posts:
             rolls=rolls,
             actor=author,
             audience=list(t["audience"]),
+            reply_to=answered,
         )
         return {
             "post_id": post_id,
             "thread_id": t["id"],
             "rolls": [{k: r[k] for k in ("dice", "faces")} for r in rolls],
         }
+
+    def _answerable(self, reply_to: Any, author: str, thread_id: str) -> str | None:
+        """The post a reply answers: one in the same thread (so every reader of the reply reads what it
+        answers), not hidden unless the GM replies; else NotFound naming ``reply_to``, in the same words
+        whether it is missing, elsewhere or hidden."""
+        if reply_to is None:
+            return None
+        found = self.talk["posts"].get(reply_to) if isinstance(reply_to, str) else None
+        if found is None or found["thread"] != thread_id or (found["hidden"] and author != GM):
+            shown = reply_to if isinstance(reply_to, str) and len(reply_to) <= limits.IDENTIFIER else "?"
+            raise NotFound(f"no post {shown!r} in this thread that you may read to reply to", field="reply_to")
+        return str(reply_to)
 
     def _roll_for_post(self, asked: list[tuple[int, int]], roller: Any) -> list[dict[str, Any]]:
         if not asked:
@@ -307,6 +335,9 @@ class Posts:
         return out
 
     class PostMade(Aggregate.Event):
+        class_version = 2  # 2: ``reply_to``, the post it answers (issue 28)
+        upcast_v1_v2 = staticmethod(_upcast_reply)
+
         post_id: str
         thread_id: str
         text: str
@@ -314,9 +345,15 @@ class Posts:
         rolls: list[dict[str, Any]]
         actor: str
         audience: list[str]
+        reply_to: str | None
 
         def apply(self, game: Any) -> None:
-            game.talk["posts"][self.post_id] = {"thread": self.thread_id, "author": self.actor, "hidden": False}
+            game.talk["posts"][self.post_id] = {
+                "thread": self.thread_id,
+                "author": self.actor,
+                "hidden": False,
+                "reply_to": self.reply_to,
+            }
             if self.rolls:
                 game.state.next_roll = max(r["roll_no"] for r in self.rolls) + 1
             super().apply(game)

@@ -401,7 +401,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "ScarsKept": 1,
     # domain.platform.posts
     "ThreadOpened": 1,
-    "PostMade": 1,
+    "PostMade": 2,  # 2: reply_to, the post it answers (issue 28)
     "PostEdited": 1,
     "PostHidden": 1,
     # domain.platform.preview

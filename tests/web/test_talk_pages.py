@@ -157,3 +157,42 @@ def test_preview_shows_the_post_as_it_would_show_keeps_the_text_and_records_noth
     assert bad.status_code == 200 and "script" in bad.text and 'role="alert"' in bad.text
     assert "Nothing posted yet." in signed_in(app, gid, tokens["bob"]).get(f"/play/{gid}/talk/table").text
     assert app.state.games.get_game(gid, for_update=False).version == before
+
+
+def test_reply_quotes_the_post_records_what_it_answers_and_refuses_a_post_the_replier_cannot_see(app):
+    """Issue 28: a post's "Reply" link opens the form with the post quoted (no JavaScript); the reply records the
+    post it answers and shows "in reply to" its author, linking to it. A reply to a post of a thread the replier
+    cannot read, or to a hidden post, is refused naming ``reply_to``, and records nothing."""
+    games = app.state.games
+    gid, tokens = powers_table(app)
+    ann, bob = signed_in(app, gid, tokens["ann"]), signed_in(app, gid, tokens["bob"])
+    offer = games.run(Caller.of("ann"), gid, MakePost("table", "Cede the FORD?\nOr the mill.")).result["post_id"]
+    page = bob.get(f"/play/{gid}/talk/table").text
+    assert f'href="/play/{gid}/talk/table?reply_to={offer}#text"' in page
+    form = bob.get(f"/play/{gid}/talk/table", params={"reply_to": offer}).text
+    assert ">&gt; Cede the FORD?\n&gt; Or the mill.\n\n</textarea>" in form
+    assert f'name="reply_to" value="{offer}"' in form
+    r = bob.post(
+        f"/play/{gid}/talk/table/post",
+        data={"text": "> Cede the FORD?\n\nNever.", "reply_to": offer, "csrf": csrf(bob, f"/play/{gid}/talk/table")},
+    )
+    assert r.status_code == 200 and "Never." in r.text
+    link = f'href="/play/{gid}/talk/table/posts/{offer}">in reply to Ann</a>'
+    assert link in r.text and link in ann.get(f"/play/{gid}/talk/table").text
+    went = ann.get(f"/play/{gid}/talk/table/posts/{offer}", follow_redirects=False)
+    assert went.status_code == 303 and went.headers["location"].endswith("#post-1")
+
+    # refused: a post in a thread bob cannot read, a hidden post, an unknown one; nothing recorded
+    thread = games.run(Caller.of("ann"), gid, OpenThread(["cy"], "")).result["thread_id"]
+    secret = games.run(Caller.of("cy"), gid, MakePost(thread, "CY-SECRET")).result["post_id"]
+    games.run(Caller.of("gm"), gid, HidePost(offer, "manners"))
+    before = games.get_game(gid, for_update=False).version
+    for target in (secret, offer, "post-nothing"):
+        assert "CY-SECRET" not in bob.get(f"/play/{gid}/talk/table", params={"reply_to": target}).text
+        r = bob.post(
+            f"/play/{gid}/talk/table/post",
+            data={"text": "Me too.", "reply_to": target, "csrf": csrf(bob, f"/play/{gid}/talk/table")},
+        )
+        assert "to reply to" in r.text and 'role="alert"' in r.text and "CY-SECRET" not in r.text, target
+    assert games.get_game(gid, for_update=False).version == before
+    assert bob.get(f"/play/{gid}/talk/table/posts/{secret}").status_code == 404
