@@ -19,7 +19,8 @@ from api.powers import demo as powers_demo
 from api.powers import season_demo as season
 from application.service import Caller
 from domain.powers import commands as pc
-from domain.powers import world
+from domain.powers import armies, world
+from tests.integration.test_battle_api import BLOCK
 from tests.web.id_scan import Names, scan_game, scan_page
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -79,6 +80,7 @@ def _powers(games) -> tuple[str, list[str], Names]:
     games.run(gm, gid, world.DeclareMap(hexes=season.HEXES, towns=season.TOWNS, features=season.FEATURES))
     games.run(gm, gid, world.SetClaim("bree", "gondor", "annex"))
     games.run(gm, gid, pc.SetInfluence("rangers-of-the-north", "2,0", 2))
+    games.run(gm, gid, armies.PlaceArmy("legion", "Grey Legion", "1,0", 3, "gondor", block=BLOCK))
     return gid, list(seats), Names(seats=seats)
 
 
@@ -92,6 +94,9 @@ def test_no_page_of_any_role_shows_an_id_or_a_class_name(app, games, ruleset):
     roles = {r.split()[0] for r in read}
     assert roles == {"gm", *seats}
     assert any("/audit" in r for r in read) and any("/talk" in r for r in read)
+    if ruleset == "powers":  # the map, its towns and the army were read, as their names
+        gm_board = _clients(app, games, gid, [])["gm"].get(f"/play/{gid}").text
+        assert "Grey Legion" in gm_board and "Bree" in gm_board and "column 2, row 0" in gm_board
     assert found == [], "\n".join(found)
 
 
