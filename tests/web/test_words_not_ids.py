@@ -18,8 +18,8 @@ from api.lodge import demo as lodge_demo
 from api.powers import demo as powers_demo
 from api.powers import season_demo as season
 from application.service import Caller
-from domain.powers import commands as pc
 from domain.powers import armies, world
+from domain.powers import commands as pc
 from tests.integration.test_battle_api import BLOCK
 from tests.web.id_scan import Names, scan_game, scan_page
 
