@@ -34,11 +34,11 @@ from projections import logs
 from projections.db import ReadModelDB, utc_key
 from projections.posts import notification
 from projections.settings import Settings
+from workers.ledger import MAX_ATTEMPTS, Ledger, backoff
 
 log = logging.getLogger("emissary.mail")
-MAX_ATTEMPTS = 9
-LEASE = timedelta(minutes=10)  # a claimed row whose worker died is handed out again after this
-GRACE = timedelta(seconds=60)  # a row handed to the broker is handed out again only if still queued after this
+LEDGER = Ledger("mail_ledger", claimable=("queued", "failed"))
+claim, handed, due = LEDGER.claim, LEDGER.handed, LEDGER.due
 
 
 class Mailer:
@@ -159,30 +159,6 @@ def mark(
         )
 
 
-def _backoff(attempts: int) -> timedelta:
-    return timedelta(seconds=min(600, 5 * 2**attempts))
-
-
-def claim(db: ReadModelDB, row_id: str, now: datetime) -> bool:
-    """Take a row for sending if nobody holds it (queued, failed, or claimed by a worker whose lease ran out)."""
-    with db.transaction() as cur:
-        found = cur.execute(
-            "UPDATE mail_ledger SET status = 'sending', due_at = ? WHERE id = ? AND (status IN ('queued', 'failed') "
-            "OR (status = 'sending' AND (due_at IS NULL OR due_at <= ?))) RETURNING id",
-            (utc_key(now + LEASE), row_id, utc_key(now)),
-        ).fetchone()
-    return found is not None
-
-
-def handed(db: ReadModelDB, row_ids: list[str], now: datetime) -> None:
-    """Rows handed to the broker: the sweep leaves them to their task for a while."""
-    with db.transaction() as cur:
-        cur.executemany(
-            "UPDATE mail_ledger SET due_at = ? WHERE id = ? AND status = 'queued'",
-            [(utc_key(now + GRACE), row_id) for row_id in row_ids],
-        )
-
-
 def deliver(
     db: ReadModelDB,
     settings: Settings,
@@ -225,7 +201,7 @@ def deliver(
         with db.transaction() as cur:
             cur.execute(
                 "UPDATE mail_ledger SET status = ?, attempts = ?, last_error = ?, due_at = ? WHERE id = ?",
-                (status, attempts, str(err)[:500], utc_key(now + _backoff(attempts)), row_id),
+                (status, attempts, str(err)[:500], utc_key(now + backoff(attempts)), row_id),
             )
         return status
     mark(db, row_id, "sent", message_id=message_id, attempt=True)
@@ -398,14 +374,3 @@ def due_digests(db: ReadModelDB, now: datetime) -> list[tuple[str, str]]:
         (edge,),
     )
     return [(g, r) for g, r in rows]
-
-
-def due(db: ReadModelDB, now: datetime, limit: int = 200) -> list[str]:
-    """Rows of the outbox due now: never handed to a worker (the broker was down), retrying after a
-    failure, or claimed by a worker that died."""
-    rows = db.query(
-        "SELECT id FROM mail_ledger WHERE status IN ('queued', 'sending') AND "
-        "(due_at IS NULL OR due_at <= ?) ORDER BY due_at LIMIT ?",
-        (utc_key(now), limit),
-    )
-    return [r[0] for r in rows]

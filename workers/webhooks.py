@@ -21,7 +21,7 @@ import socket
 import ssl
 import uuid
 from collections.abc import Mapping
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -36,18 +36,13 @@ from projections.projector import payload
 from projections.settings import Settings
 from workers import runtime
 from workers.app import celery_app
+from workers.ledger import MAX_ATTEMPTS, Ledger, backoff
 
 log = logging.getLogger("emissary.webhooks")
 
-MAX_ATTEMPTS = 9
-LEASE = timedelta(minutes=10)  # a claimed row whose worker died is handed out again after this
-GRACE = timedelta(seconds=60)  # a row handed to the broker is handed out again only if still queued after this
+LEDGER = Ledger("webhook_ledger")
+claim, handed, due = LEDGER.claim, LEDGER.handed, LEDGER.due
 BATCH = 500  # feed rows read per game and sweep
-
-
-def backoff(attempts: int) -> timedelta:
-    """How long a failed delivery waits before its next try: 10 s, 20 s, 40 s ... at most 10 minutes (as mail)."""
-    return timedelta(seconds=min(600, 5 * 2**attempts))
 
 
 # ---------------------------------------------------------------------------------------------- what is announced
@@ -269,36 +264,6 @@ def post(url: str, body: bytes, headers: Mapping[str, str], *, allow_private: bo
         return answer.status
     finally:
         conn.close()
-
-
-def claim(db: ReadModelDB, row_id: str, now: datetime) -> bool:
-    """Take a row for sending if nobody holds it (queued, or claimed by a worker whose lease ran out)."""
-    with db.transaction() as cur:
-        found = cur.execute(
-            "UPDATE webhook_ledger SET status = 'sending', due_at = ? WHERE id = ? AND (status = 'queued' "
-            "OR (status = 'sending' AND (due_at IS NULL OR due_at <= ?))) RETURNING id",
-            (utc_key(now + LEASE), row_id, utc_key(now)),
-        ).fetchone()
-    return found is not None
-
-
-def handed(db: ReadModelDB, row_ids: list[str], now: datetime) -> None:
-    """Rows handed to the broker: the sweep leaves them to their task for a while."""
-    with db.transaction() as cur:
-        cur.executemany(
-            "UPDATE webhook_ledger SET due_at = ? WHERE id = ? AND status = 'queued'",
-            [(utc_key(now + GRACE), row_id) for row_id in row_ids],
-        )
-
-
-def due(db: ReadModelDB, now: datetime, limit: int = 200) -> list[str]:
-    """Rows due now: never handed out (the broker was down), retrying after a failure, or whose worker died."""
-    rows = db.query(
-        "SELECT id FROM webhook_ledger WHERE status IN ('queued', 'sending') AND (due_at IS NULL OR due_at <= ?) "
-        "ORDER BY due_at LIMIT ?",
-        (utc_key(now), limit),
-    )
-    return [r[0] for r in rows]
 
 
 def _set(db: ReadModelDB, row_id: str, status: str, **extra: Any) -> None:

@@ -379,7 +379,7 @@ def test_an_unknown_charset_is_decoded_with_replacement_and_answered(server, sin
 
 def test_a_row_claimed_by_one_worker_is_not_sent_by_another_until_its_lease_lapses(tmp_path):
     """The outbox hands a row to several workers (broker task, sweep): only the claimant sends it."""
-    from workers import mail
+    from workers import ledger, mail
 
     settings = Settings(data_dir=tmp_path)
     games = build_games(settings)
@@ -395,7 +395,7 @@ def test_a_row_claimed_by_one_worker_is_not_sent_by_another_until_its_lease_laps
         assert mail.claim(db, row_id, now + timedelta(minutes=1)) is False  # another worker: not yours
         assert mail.deliver(db, settings, row_id, now + timedelta(minutes=1)) == "sending"  # nothing sent
         assert mail.due(db, now + timedelta(minutes=1)) == []
-        later = now + mail.LEASE + timedelta(seconds=1)  # the claimant died: handed out again
+        later = now + ledger.LEASE + timedelta(seconds=1)  # the claimant died: handed out again
         assert mail.due(db, later) == [row_id] and mail.claim(db, row_id, later) is True
     finally:
         close_services(games, projector)
