@@ -296,7 +296,7 @@ def test_a_mail_kept_for_an_address_the_seat_has_left_carries_no_link_that_signs
 
     gid, wiz, bal = powers_game(games)
     key = str(games.get_game(gid).id)
-    frame = Framer(games, app.state.settings)
+    frame = Framer(games, runtime.settings())
     row = {"game_id": key, "recipient": wiz, "kind": "notification", "subject": "s", "body": "b"}
     assert LINK.findall(frame({**row, "address": "Gandalf@Example.org"}).body)  # the seat's address of now
     games.set_contact(gid, wiz, wiz, "frodo@example.org", "immediate")
