@@ -217,7 +217,8 @@ def test_what_was_seen_states_no_other_test_showed_at_both_widths_with_axe(serve
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_the_talk_pages_and_unread_counts_have_no_axe_violation_at_1280_and_360(server, browser, scheme, games):  # noqa: F811
     """The talk index (threads with what is new, search, the private-thread form), a thread (a post with its Edit
-    form, a refused empty post, the GM's Hide form and a hidden post, a narration read-only), the board's
+    form, a refused empty post, the GM's Hide form and a hidden post, a player's placeholder of it, a reply's
+    quote and its preview, a narration read-only), the board's
     "(n new)" and the posts tied to an action on the board: each at both widths, light and dark. A post's time
     reads in the viewer's zone, not in UTC."""
     from api.web import i18n
@@ -295,8 +296,19 @@ def test_the_talk_pages_and_unread_counts_have_no_axe_violation_at_1280_and_360(
     check(gm, f"{name}-thread-gm-hide-form", found)
     gm.get_by_label("Reason").first.fill("too rude")
     gm.get_by_role("button", name="Hide this post").first.click()
-    assert "hidden: too rude" in gm.content()
+    assert "Hidden by the GM: too rude" in gm.content()
     check(gm, f"{name}-thread-gm-hidden", found)
+
+    # issue 28: the players read a placeholder with the reason; Reply quotes a post; Preview shows the draft
+    bob.goto(gm.url)
+    assert "Hidden by the GM: too rude" in bob.content()
+    check(bob, f"{name}-thread-placeholder", found)
+    bob.goto(f"{base}/play/{gid}/talk/table")
+    bob.get_by_role("link", name="Reply").first.click()
+    assert bob.get_by_label("Text (Markdown").input_value().startswith("> ")
+    bob.get_by_role("button", name="Preview").click()
+    assert "Preview (not sent)" in bob.content() and bob.get_by_label("Text (Markdown").input_value().startswith("> ")
+    check(bob, f"{name}-thread-reply-preview", found)
 
     cy = signed_in(browser, base, gid, tokens["cy"], scheme)
     cy.goto(f"{base}/play/{gid}/talk/narration")
