@@ -68,9 +68,10 @@ def catalog_of(locale: Locale) -> str:
     return DEFAULT
 
 
-def local_time(iso: str | datetime | None, zone: ZoneInfo | str, locale: Locale) -> str:
+def local_time(iso: str | datetime | None, zone: ZoneInfo | str, locale: Locale, *, seconds: bool = False) -> str:
     """A recorded instant as its reader reads it: in their zone, in their language's format, with the zone's
-    abbreviation ("Mon, 30 Nov 2026, 14:05 CET" for en-GB; "Mo., 30. Nov. 2026, 14:05 CET"). A naive time is UTC."""
+    abbreviation ("Mon, 30 Nov 2026, 14:05 CET" for en-GB; "Mo., 30. Nov. 2026, 14:05 CET"). A naive time is UTC;
+    ``seconds`` shows them too."""
     if not iso:
         return ""
     moment = iso if isinstance(iso, datetime) else datetime.fromisoformat(str(iso))
@@ -79,6 +80,6 @@ def local_time(iso: str | datetime | None, zone: ZoneInfo | str, locale: Locale)
     zone = ZoneInfo(zone) if isinstance(zone, str) else zone
     moment = moment.astimezone(zone)
     date = format_skeleton("yMMMEd", moment, locale=locale, fuzzy=True)
-    time = format_time(moment, "short", locale=locale)
+    time = format_time(moment, "medium" if seconds else "short", locale=locale)
     both = str(locale.datetime_formats.get("medium", "{1}, {0}")).replace("'", "")
     return f"{both.format(time, date)} {moment.strftime('%Z')}".strip()

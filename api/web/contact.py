@@ -24,7 +24,7 @@ from starlette.background import BackgroundTask
 
 from api.security import redact, site_base, web_session
 from api.web.i18n import number
-from api.web.kit import caller_for, flash, form_of, games_of, templates, who
+from api.web.kit import NO_REFERRER, caller_for, flash, form_of, games_of, templates, who
 from application.service import Caller
 from domain import limits
 from domain.errors import DomainError, Unauthorized
@@ -38,7 +38,6 @@ from workers import mail
 log = logging.getLogger("emissary.contact")
 router = APIRouter(include_in_schema=False)
 MODES = {"immediate": N_("each at once"), "digest": N_("a daily digest"), "off": N_("none")}
-NO_REFERRER = {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
 
 
 def _signature(settings: Settings, game_id: str, seat: str, email: str, mode: str, token: str) -> str:

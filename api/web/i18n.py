@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 from contextvars import ContextVar
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -28,6 +28,7 @@ from jinja2 import Environment, pass_context
 
 from application.i18n import DEFAULT, catalog_of, catalogs, parse, translations_for
 from application.i18n import LOCALE_DIR as LOCALE_DIR  # the catalogs' folder, read by the tests
+from application.i18n import local_time as application_local_time
 from domain.platform import i18n
 
 COOKIE = "lang"
@@ -96,20 +97,8 @@ class Language:
 
 
 def local_time(iso: str | datetime | None, zone: ZoneInfo | str, *, seconds: bool = False) -> str:
-    """A recorded instant as its viewer reads it: in their zone, in their language's format, with the zone's
-    abbreviation ("Mon, 30 Nov 2026, 14:05 CET" for en-GB; "Mo., 30. Nov. 2026, 14:05 CET"). A naive time is UTC."""
-    if not iso:
-        return ""
-    moment = iso if isinstance(iso, datetime) else datetime.fromisoformat(str(iso))
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    zone = ZoneInfo(zone) if isinstance(zone, str) else zone
-    moment = moment.astimezone(zone)
-    locale = current_locale()
-    date = format_skeleton("yMMMEd", moment, locale=locale, fuzzy=True)
-    time = format_time(moment, "medium" if seconds else "short", locale=locale)
-    both = str(locale.datetime_formats.get("medium", "{1}, {0}")).replace("'", "")
-    return f"{both.format(time, date)} {moment.strftime('%Z')}".strip()
+    """A recorded instant as its viewer reads it, in the page's language (``application.i18n.local_time``)."""
+    return application_local_time(iso, zone, current_locale(), seconds=seconds)
 
 
 def readable(iso: str | None) -> str:

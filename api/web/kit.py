@@ -26,6 +26,8 @@ from domain.platform.i18n import _
 from projections import people
 
 HERE = Path(__file__).parent  # api/web: the platform's templates
+# The answer to a page reached by a secret link: never sent on as a Referer, never kept by a cache.
+NO_REFERRER = {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
 templates = Jinja2Templates(directory=str(HERE / "templates"))
 # A ruleset's templates are named after it ("powers/board.html") and may extend the platform's ("base.html").
 templates.env.loader = ChoiceLoader(
@@ -217,3 +219,17 @@ def gm_only(fn):
         return fn(request, games, game_id, caller, f)
 
     return wrapped
+
+
+def seat_link_does_not_work(request: Request) -> Response:
+    """401 for a seat's sign-in link (or its mail's board link) that does not open the seat."""
+    return templates.TemplateResponse(
+        request,
+        "message.html",
+        {
+            "title": _("This link does not work"),
+            "text": _("The link was mistyped, or the GM has replaced it. Ask your GM for a new one."),
+        },
+        status_code=401,
+        headers=NO_REFERRER,
+    )

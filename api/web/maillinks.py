@@ -9,13 +9,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from api.security import web_session
-from api.web.kit import games_of, templates
+from api.web.kit import NO_REFERRER, games_of, seat_link_does_not_work
 from application.mail_addresses import BOARD, board_holder
 from domain.errors import DomainError
-from domain.platform.i18n import _
 
 router = APIRouter(include_in_schema=False)
-NO_REFERRER = {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
 
 
 @router.get("/signin/mail/{key}")
@@ -31,16 +29,7 @@ def board_from_mail(request: Request, key: str) -> Response:
         except DomainError:
             held = None
     if m is None or held is None:
-        return templates.TemplateResponse(
-            request,
-            "message.html",
-            {
-                "title": _("This link does not work"),
-                "text": _("The link was mistyped, or the GM has replaced it. Ask your GM for a new one."),
-            },
-            status_code=401,
-            headers=NO_REFERRER,
-        )
+        return seat_link_does_not_work(request)
     session = web_session(request)
     session.rotate()
     session.grant(m.group("game"), seat, held)

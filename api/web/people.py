@@ -28,7 +28,7 @@ from starlette.background import BackgroundTask
 
 from api.security import redact, site_base, web_session
 from api.web.i18n import local_time, number
-from api.web.kit import flash, form_of, games_of, templates
+from api.web.kit import NO_REFERRER, flash, form_of, games_of, templates
 from domain import limits
 from domain.errors import DomainError
 from domain.platform import feed as words_of
@@ -41,7 +41,6 @@ from workers import mail
 
 log = logging.getLogger("emissary.people")
 router = APIRouter(include_in_schema=False)
-NO_REFERRER = {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
 SENT = N_(
     "If a seat in a game here has that address as its contact, a sign-in link is on its way to it. "
     "It works once, within {minutes} minutes."

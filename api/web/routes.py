@@ -24,12 +24,14 @@ from api.web import i18n, options_form
 from api.web.forms import Confirm, Form, handlers
 from api.web.i18n import local_time
 from api.web.kit import (
+    NO_REFERRER,
     back,
     caller_for,
     flash,
     form_of,
     games_of,
     local_receipt,
+    seat_link_does_not_work,
     seat_names,
     sign_in_link,
     templates,
@@ -183,24 +185,14 @@ def choose_language(request: Request, lang: str = "", next: str = "") -> Respons
 def sign_in(request: Request, game_id: str, token: str) -> Response:
     """The secret link, exchanged at once for a server-side session (the cookie holds only a random id)
     and a redirect, so that the token leaves the address bar and is never sent as a Referer."""
-    no_referrer = {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
     try:
         principal = games_of(request).authenticate(game_id, token)
     except DomainError:
-        return templates.TemplateResponse(
-            request,
-            "message.html",
-            {
-                "title": _("This link does not work"),
-                "text": _("The link was mistyped, or the GM has replaced it. Ask your GM for a new one."),
-            },
-            status_code=401,
-            headers=no_referrer,
-        )
+        return seat_link_does_not_work(request)
     session = web_session(request)
     session.rotate()
     session.grant(game_id, principal, hash_token(token))
-    return RedirectResponse(f"/play/{game_id}", status_code=303, headers=no_referrer)
+    return RedirectResponse(f"/play/{game_id}", status_code=303, headers=NO_REFERRER)
 
 
 @router.post("/signout/{game_id}")
