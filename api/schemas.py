@@ -245,6 +245,7 @@ class ThreadRequest(Strict):
 class PostRequest(Strict):
     text: str = Field(min_length=1, max_length=POST_TEXT)
     tied_to: str | None = Field(None, max_length=limits.IDENTIFIER * 2)
+    reply_to: str | None = Field(None, max_length=limits.IDENTIFIER)  # the post it answers, in the thread
 
 
 class EditPostRequest(Strict):

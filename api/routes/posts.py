@@ -85,8 +85,9 @@ def thread_page(
 
 @router.post("/threads/{thread_id}/posts", status_code=201, response_model=ReceiptPublic, responses=COMMAND)
 async def make_post(game_id: str, thread_id: str, body: PostRequest, sender: SenderDep) -> dict:
-    """Post to a thread you may read; ``[roll 3d6]`` rolls the game's committed dice with the post."""
-    return await sender.run(game_id, MakePost(thread_id, body.text, body.tied_to))
+    """Post to a thread you may read; ``[roll 3d6]`` rolls the game's committed dice with the post; ``reply_to``:
+    the post of this thread it answers (refused, naming ``reply_to``, if you cannot see it there)."""
+    return await sender.run(game_id, MakePost(thread_id, body.text, body.tied_to, body.reply_to))
 
 
 @router.put("/posts/{post_id}", response_model=ReceiptPublic, responses=COMMAND)

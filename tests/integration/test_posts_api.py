@@ -55,6 +55,10 @@ def test_a_private_negotiation_and_a_public_conversation_over_http(api, games, p
     for path, body in ((f"/threads/{thread}/posts", {"text": "let me in"}), (f"/threads/{thread}/read", {})):
         assert api.post(f"/games/{game}{path}", json=body, headers=cy).status_code == 404
     assert api.put(f"/games/{game}/posts/{offer}", json={"text": "x"}, headers=cy).status_code == 404
+    # issue 28: a reply to a post cy cannot see (bob and ann's) is refused naming reply_to, recording nothing
+    r = api.post(f"/games/{game}/threads/table/posts", json={"text": "Me too.", "reply_to": offer}, headers=cy)
+    assert r.status_code == 404 and r.json()["field"] == "reply_to" and "ford" not in r.text
+    assert [p["text"] for p in api.get(f"/games/{game}/threads/table/posts", headers=cy).json()] == ["Fine weather."]
 
     # posts tied to an action show with it, for those who may read them
     tie = {"text": "About your duel", "tied_to": "action:a-77"}
