@@ -98,8 +98,10 @@ def thread_headers(game_id: str, domain: str, replying_to: str | None = None) ->
     return {"In-Reply-To": refs[-1], "References": " ".join(refs)}
 
 
-def names_of(game: Any) -> dict[str, str]:
-    return {str(sid): getattr(seat, "name", str(sid)) for sid, seat in game.seats.items()}
+def names_of(game: Any, gm: str | None = None) -> dict[str, str]:
+    """Every seat's public name, and the GM's as ``gm`` words it (when given)."""
+    names = {str(sid): getattr(seat, "name", str(sid)) for sid, seat in game.seats.items()}
+    return {GM: gm, **names} if gm is not None else names
 
 
 def window_words(game: Any, window_id: str) -> str:
@@ -201,8 +203,7 @@ class Framer:
         self.settings = settings
 
     def base(self) -> str:
-        s = self.settings
-        return (s.public_url or f"http://{s.host}:{s.port}").rstrip("/")
+        return str(self.settings.base_url)
 
     def __call__(self, item: Mapping[str, Any]) -> Framed | None:
         """The mail as sent, or None for a mail of no game (a sign-in link) or of a game not loadable here."""

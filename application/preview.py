@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from application.mails import names_of
 from application.service import Caller, Games, Turn
 from domain import visibility as vis
 from domain.errors import DomainError
@@ -103,7 +104,7 @@ def outcomes(
     events up to ``upto`` (the game's own audit line, stored since, and anything recorded after are not the copy's)."""
     earlier = [*games.stored_events(scratch.id, lte=upto), *scratch.pending_events[:mark]]
     new = list(scratch.pending_events[mark:])
-    names = {"gm": "the GM", **{pid: getattr(s, "name", pid) for pid, s in scratch.seats.items()}}
+    names = names_of(scratch, gm="the GM")
     out: dict[str, dict[str, Any]] = {}
     for viewer in viewers:
         before = _items(e for e in earlier if vis.can_see(e.audience, viewer))

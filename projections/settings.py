@@ -213,6 +213,12 @@ class Settings(BaseSettings):
         return self.read_models_sync if self.read_models_sync is not None else self.env != "production"
 
     @property
+    def base_url(self) -> str:
+        """The service's own address in what it sends (mails, webhooks): EMISSARY_PUBLIC_URL, else the address
+        it listens on."""
+        return (self.public_url or f"http://{self.host}:{self.port}").rstrip("/")
+
+    @property
     def is_postgres(self) -> bool:
         return self.database_url.startswith(("postgresql://", "postgres://"))
 

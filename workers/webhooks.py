@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from application import webhooks as hooks
+from application.mails import names_of
 from domain.errors import DomainError
 from domain.ids import GM
 from domain.platform import feed as words_of
@@ -46,11 +47,6 @@ BATCH = 500  # feed rows read per game and sweep
 
 
 # ---------------------------------------------------------------------------------------------- what is announced
-
-
-def names_of(game: Any) -> dict[str, str]:
-    """Every seat's public name, the GM's too."""
-    return {GM: _("the GM"), **{pid: getattr(seat, "name", pid) for pid, seat in game.seats.items()}}
 
 
 def observer_feed(db: ReadModelDB, game_id: str, after: int, upto: int) -> list[dict]:
@@ -101,7 +97,7 @@ def announce(db: ReadModelDB, game: Any, item: Mapping[str, Any], began: str | N
     """(webhook kind, title, text) of one item of the observer's feed, or None if webhooks say nothing of it.
     ``began``: the phase the item begins (the phase index), if any."""
     ruleset, kind, data = game.ruleset, item["type"], item["data"]
-    names = names_of(game)
+    names = names_of(game, gm=_("the GM"))
     if kind == "RemindersQueued":  # GM-only: only its window and public deadline are said, and only if public
         window_id = str(data.get("window_id") or "")
         if not _public_window(db, str(game.id), window_id, item["version"]):
@@ -142,7 +138,7 @@ def collect(db: ReadModelDB, games: Any, settings: Settings, now: datetime) -> l
         "SELECT id, game_id, kinds, seen_version FROM webhooks WHERE status = 'active' ORDER BY game_id"
     ):
         active.setdefault(game_id, []).append((hook_id, kinds, seen))
-    base = settings.public_url or f"http://{settings.host}:{settings.port}"
+    base = settings.base_url
     made: list[str] = []
     for game_id, held in active.items():
         after = min(seen for _, _, seen in held)
