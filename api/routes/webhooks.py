@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Request, Response
 from pydantic import Field
@@ -18,9 +18,13 @@ router = APIRouter(prefix="/games", tags=["webhooks"])
 class WebhookRequest(Strict):
     """A webhook to add: its URL, its receiver's format and the kinds of news it wants."""
 
-    url: str = Field(description="the receiver's URL (https); refused if its host resolves to a private address")
-    format: str = Field(description="discord, slack, matrix (hookshot) or json (signed)")
-    kinds: list[str] = Field(description="any of: phase, deadline, results, post, end")
+    url: str = Field(
+        max_length=2000, description="the receiver's URL (https); refused if its host resolves to a private address"
+    )
+    format: str = Field(max_length=20, description="discord, slack, matrix (hookshot) or json (signed)")
+    kinds: list[Annotated[str, Field(max_length=20)]] = Field(
+        max_length=10, description="any of: phase, deadline, results, post, end"
+    )
 
 
 class WebhookPublic(Strict):

@@ -285,7 +285,9 @@ async def new_game(request: Request) -> Response:
         )
     except DomainError as err:
         field = options_form.control_of(chosen, err.field or "")
-        values = {k: v for k, v in f.items() if k != "csrf"}  # a refused form is shown again as it was filled in
+        # A refused form is shown again as it was filled in, but for a value longer than any field takes (kept in
+        # the session, and echoed: a megabyte refused is not a megabyte stored and shown back).
+        values = {k: v for k, v in f.items() if k != "csrf" and len(str(v)) <= limits.DESCRIPTION}
         flash(request, kind="error", form="new", field=field, rule=err.rule, text=err.message, values=values)
         return RedirectResponse(_new_game_url(chosen.name if chosen else installed.DEFAULT), status_code=303)
     assert token is not None, "a game created without an idempotency key returns its GM token"

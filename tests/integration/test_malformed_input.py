@@ -62,6 +62,9 @@ BASE = {
     ("post", "/inbound/email"): {"to": "a@b.org", "from": "c@d.org", "message_id": "<m@x>"},
     ("post", "/inbound/bounce"): {"message_id": "<m@x>"},
     ("put", "/games/{game_id}/contact"): {"email": "ana@example.org"},
+    ("put", "/games/{game_id}/language"): {"seat": "ana", "language": "de"},
+    ("post", "/games/{game_id}/preview"): {"window_id": "w1"},
+    ("post", "/games/{game_id}/webhooks"): {"url": "https://example.org/hook", "format": "json", "kinds": ["post"]},
     ("post", "/games/{game_id}/threads"): {"seats": ["ana"]},
     ("post", "/games/{game_id}/threads/{thread_id}/posts"): {"text": "hello"},
     ("put", "/games/{game_id}/posts/{post_id}"): {"text": "hello"},
@@ -71,6 +74,8 @@ BASE = {
     ("post", "/games/{game_id}/table/seats"): {"seat_id": "s1", "name": "S"},
     ("post", "/games/{game_id}/table/posts"): {"text": "t"},
 }
+# Routes whose body may be left out (every field has a default): an empty body is no body, not a malformed one.
+OPTIONAL_BODY = {("post", "/games/{game_id}/preview")}
 # Raw bodies (not JSON objects): checked on their own below.
 RAW_ROUTES = {("post", "/verify")}
 
@@ -213,6 +218,8 @@ def test_a_body_that_is_not_a_json_object_is_refused_on_every_route(api, label):
     client, app, gid, gm = api
     before = stored_events(app)
     for method, path in sorted(BASE):
+        if label == "empty" and (method, path) in OPTIONAL_BODY:
+            continue
         r = client.request(
             method.upper(),
             url(path, gid),

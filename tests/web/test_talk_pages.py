@@ -130,12 +130,21 @@ def test_a_post_a_host_hid_shows_as_a_placeholder_naming_the_host_and_the_reason
             assert "BOB-RUDE-WORDS" not in client.get(f"/play/{t.game_id}{path}").text, (seat, path)
 
 
+def version_of(app, gid: str) -> int:
+    """The game's version: what a page that records nothing leaves as it was."""
+    return int(games_of(app).get_game(gid, for_update=False).version)
+
+
+def games_of(app):
+    return app.state.games
+
+
 def test_preview_shows_the_post_as_it_would_show_keeps_the_text_and_records_nothing(app):
     """Issue 28: "Preview" renders the draft (sanitised Markdown) above the form with the text kept; nothing is
     recorded (no post, no event); a draft that breaks a rule says so, naming nothing recorded either."""
     gid, tokens = powers_table(app)
     ann = signed_in(app, gid, tokens["ann"])
-    before = app.state.games.get_game(gid, for_update=False).version
+    before = version_of(app, gid)
     r = ann.post(
         f"/play/{gid}/talk/table/post",
         data={
@@ -149,21 +158,21 @@ def test_preview_shows_the_post_as_it_would_show_keeps_the_text_and_records_noth
     assert ">Cede the **FORD** &lt;b&gt;x&lt;/b&gt; [roll 2d6]</textarea>" in r.text  # the draft is kept
     page = signed_in(app, gid, tokens["bob"]).get(f"/play/{gid}/talk/table").text
     assert "FORD" not in page and "Nothing posted yet." in page
-    assert app.state.games.get_game(gid, for_update=False).version == before  # no event recorded
+    assert version_of(app, gid) == before  # no event recorded
     bad = ann.post(
         f"/play/{gid}/talk/table/post",
         data={"text": "<script>x</script>", "preview": "1", "csrf": csrf(ann, f"/play/{gid}/talk/table")},
     )
     assert bad.status_code == 200 and "script" in bad.text and 'role="alert"' in bad.text
     assert "Nothing posted yet." in signed_in(app, gid, tokens["bob"]).get(f"/play/{gid}/talk/table").text
-    assert app.state.games.get_game(gid, for_update=False).version == before
+    assert version_of(app, gid) == before
 
 
 def test_reply_quotes_the_post_records_what_it_answers_and_refuses_a_post_the_replier_cannot_see(app):
     """Issue 28: a post's "Reply" link opens the form with the post quoted (no JavaScript); the reply records the
     post it answers and shows "in reply to" its author, linking to it. A reply to a post of a thread the replier
     cannot read, or to a hidden post, is refused naming ``reply_to``, and records nothing."""
-    games = app.state.games
+    games = games_of(app)
     gid, tokens = powers_table(app)
     ann, bob = signed_in(app, gid, tokens["ann"]), signed_in(app, gid, tokens["bob"])
     offer = games.run(Caller.of("ann"), gid, MakePost("table", "Cede the FORD?\nOr the mill.")).result["post_id"]
