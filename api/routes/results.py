@@ -18,7 +18,8 @@ from domain.platform.i18n import _
 router = APIRouter(tags=["history"])
 PAGE = 5000
 PAGE_BACK = 500  # a page of the viewer's timeline read newest first
-BOARD_EVENTS = 5000  # at most this many of a viewer's newest events are read for a board's derivations
+BOARD_EVENTS = 300  # at most this many of a viewer's newest events are read for a board's derivations (a page of
+# a long game costs what a page of a short one does: tests/integration/test_reads.py); the endpoint reads any
 FEED_EVENTS = 500  # the newest events a feed's "Why?" reads: more than a feed page shows
 
 ResultId = Annotated[
@@ -119,10 +120,11 @@ def board_derivations(
     items: list[dict] = []
     before = None
     while len(items) < limit:
-        page = projector.timeline(key, viewer, newest_first=True, before=before, limit=500)
+        size = min(500, limit - len(items))
+        page = projector.timeline(key, viewer, newest_first=True, before=before, limit=size)
         kept = list(itertools.takewhile(lambda item: belongs(str(item.get("phase") or "")), page))
         items.extend(kept)
-        if len(kept) < len(page) or len(page) < 500:
+        if len(kept) < len(page) or len(page) < size:
             break
         before = page[-1]["seq"]
     first = projector.timeline(key, viewer, after=0, limit=1)

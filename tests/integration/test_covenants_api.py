@@ -70,7 +70,9 @@ def test_a_whole_covenant_game_is_played_to_25_points_through_the_api(api):
     )
     assert r.status_code == 403, r.text  # a covenant acts only for itself
     page = api.get(f"/signin/{gid}/{tokens['cy']}")  # the platform's board route: the covenant table
-    assert page.status_code == 200 and "The game is over: ann, bob, cy won." in page.text, page.text[:300]
+    assert page.status_code == 200 and "The game is over: Fengheld, Crintera, Valnastium won." in page.text, page.text[
+        :300
+    ]
     export = api.get(f"/games/{gid}/export", headers=bearer(tokens["ann"]))
     assert export.status_code == 200, export.text
     assert api.post("/verify", content=export.text, headers={"Content-Type": "application/x-ndjson"}).json()["ok"]
