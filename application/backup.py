@@ -42,6 +42,7 @@ from typing import Any
 from application.version import release
 from projections import migrations
 from projections.settings import Settings
+from projections.tables import EVENTS_TABLE
 
 FORMAT = 1
 MANIFEST = "manifest.json"
@@ -116,7 +117,7 @@ def _backup_postgres(settings: Settings, work: Path) -> tuple[list[str], dict]:
         conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         snapshot = conn.execute("SELECT pg_export_snapshot()").fetchone()[0]  # type: ignore[index]
         tables = _pg_tables(conn, schema)
-        events = _events_table(tables, "emissary_events")
+        events = _events_table(tables, EVENTS_TABLE["postgres"])
         rows = conn.execute(
             psycopg.sql.SQL("SELECT originator_id, count(*), max(notification_id) FROM {}.{} GROUP BY 1").format(
                 psycopg.sql.Identifier(schema), psycopg.sql.Identifier(events)
@@ -157,7 +158,7 @@ def _backup_sqlite(settings: Settings, work: Path) -> tuple[list[str], dict]:
         heads = sorted(r[0] for r in conn.execute("SELECT version_num FROM alembic_version").fetchall())
     with _sqlite(work / SQLITE_EVENTS) as conn:
         rows = conn.execute(
-            "SELECT originator_id, count(*), max(rowid) FROM stored_events GROUP BY originator_id"
+            f"SELECT originator_id, count(*), max(rowid) FROM {EVENTS_TABLE['sqlite']} GROUP BY originator_id"
         ).fetchall()
     return [SQLITE_EVENTS, SQLITE_LEDGER], {"heads": heads, "games": _games(rows)}
 

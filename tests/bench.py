@@ -1205,45 +1205,17 @@ def battle_round_vs_command(tmp: Path, runs: int = 40, warm: int = 12) -> dict[s
     from api.compose import build_games
     from application.service import Caller
     from domain.platform.commands import CloseWindow
-    from domain.powers import armies, battle, world
     from domain.powers.commands import SubmitAction
+    from tests.scenarios import four_power_battle
 
     settings = Settings(data_dir=tmp / "battle", embedded_workers=False)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     games = build_games(settings)
     gm = Caller.of("gm")
-    block = {
-        "rank": 2,
-        "defense": 5,
-        "attack": {"die": 6, "bonus": 0},
-        "morale": {"die": 6, "bonus": 0},
-        "presence": {"die": 6, "bonus": 0},
-        "armor": 2,
-        "fee": 1,
-        "mobility": 2,
-        "keywords": [],
-        "cls": "infantry",
-    }
     sizes: list[int] = []
 
     def new_battle() -> str:
-        gid, _, _ = games.create_game("battle bench", "gm")
-        powers = [add_power(games, gid, "gm", f"P{i}", "city", "sovereign")[0] for i in range(4)]
-        games.run(gm, gid, world.DeclareMap(hexes=[{"hex": "0,0"}], towns=[], features=[]))
-        for i in range(8):
-            games.run(gm, gid, armies.PlaceArmy(f"a{i}", f"A{i}", "0,0", 4, powers[i % 4], block=block))
-        for _ in range(3):
-            games.send(gid, "gm", pc.Advance())
-        games.send(gid, "gm", pc.Resolve(announcement=""))
-        a, b = [powers[0], powers[2]], [powers[1], powers[3]]
-        games.run(Caller.of(a[0]), gid, battle.DeclareBattle("b", "0,0", a[0], b, [a[1]]))
-        games.run(gm, gid, battle.SetBattleTerrain("b", "plain", "", "standing"))
-        for i, p in enumerate(powers):
-            mine = [f"a{k}" for k in range(8) if k % 4 == i]
-            foe = f"a{(i + 1) % 4}"
-            orders = {x: {"command": "slay", "target": foe} for x in mine}
-            games.run(Caller.of(p), gid, battle.SubmitBattleSetup("b", p, armies=mine, standing=orders))
-        return gid
+        return four_power_battle(games, "battle bench")[0]
 
     def the_battle(gid: str) -> dict:
         return games.view(gid, "gm")["battles"][0]

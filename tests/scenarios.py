@@ -87,3 +87,44 @@ def play_rich_month(games: Games, *, finish: bool = True) -> Month:
     games.send(gid, "gm", pc.Resolve(announcement="PUBLIC-ANNOUNCEMENT"))
     games.send(gid, p["sov"], pc.DeclareReaction(p["sov"], m.actions["duel"], [{"asset_id": m.assets["sov-might"]}], 1))
     return m
+
+
+BATTLE_BLOCK = {
+    "rank": 2,
+    "defense": 5,
+    "attack": {"die": 6, "bonus": 0},
+    "morale": {"die": 6, "bonus": 0},
+    "presence": {"die": 6, "bonus": 0},
+    "armor": 2,
+    "fee": 1,
+    "mobility": 2,
+    "keywords": [],
+    "cls": "infantry",
+}
+
+
+def four_power_battle(games: Games, name: str = "battle") -> tuple[str, list[str]]:
+    """A new Powers game whose four powers' eight armies (two each, 4 units of ``BATTLE_BLOCK``) stand in one battle
+    on hex 0,0, two powers a side, every army with a standing Slay order at the next power's first army (P-BAT-1..8):
+    the battle's set-up submitted, its first windows still to close. Shared by ``tests/bench.py``'s battle round and
+    the battle preview's test. Returns the game id and the powers' ids."""
+    from application.service import Caller
+    from domain.powers import armies, battle, world
+
+    gm = Caller.of("gm")
+    gid, _, _ = games.create_game(name, "gm")
+    powers = [add_power(games, gid, "gm", f"P{i}", "city", "sovereign")[0] for i in range(4)]
+    games.run(gm, gid, world.DeclareMap(hexes=[{"hex": "0,0"}], towns=[], features=[]))
+    for i in range(8):
+        games.run(gm, gid, armies.PlaceArmy(f"a{i}", f"A{i}", "0,0", 4, powers[i % 4], block=BATTLE_BLOCK))
+    for _ in range(3):
+        games.send(gid, "gm", pc.Advance())
+    games.send(gid, "gm", pc.Resolve(announcement=""))
+    a, b = [powers[0], powers[2]], [powers[1], powers[3]]
+    games.run(Caller.of(a[0]), gid, battle.DeclareBattle("b", "0,0", a[0], b, [a[1]]))
+    games.run(gm, gid, battle.SetBattleTerrain("b", "plain", "", "standing"))
+    for i, p in enumerate(powers):
+        mine = [f"a{k}" for k in range(8) if k % 4 == i]
+        orders = {x: {"command": "slay", "target": f"a{(i + 1) % 4}"} for x in mine}
+        games.run(Caller.of(p), gid, battle.SubmitBattleSetup("b", p, armies=mine, standing=orders))
+    return gid, powers

@@ -18,12 +18,11 @@ from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from projections.tables import EVENTS_TABLE
 from workers import heartbeat
 
 if TYPE_CHECKING:
     from projections.settings import Settings
-
-EVENTS_TABLE = {"postgres": "emissary_events", "sqlite": "stored_events"}  # the event store library's tables
 
 
 class Unreadable(Exception):

@@ -10,43 +10,15 @@ from datetime import datetime, timezone
 from application import preview as previews
 from application.service import Caller, Games
 from domain.platform.commands import CloseWindow
-from domain.powers import armies, battle, world
-from domain.powers import commands as pc
-from tests.helpers import add_power
+from tests.scenarios import four_power_battle
 
 NOW = datetime(2026, 12, 7, 12, 0, tzinfo=timezone.utc)
-BLOCK = {
-    "rank": 2,
-    "defense": 5,
-    "attack": {"die": 6, "bonus": 0},
-    "morale": {"die": 6, "bonus": 0},
-    "presence": {"die": 6, "bonus": 0},
-    "armor": 2,
-    "fee": 1,
-    "mobility": 2,
-    "keywords": [],
-    "cls": "infantry",
-}
 
 
 def at_commands(games: Games) -> tuple[str, str, list[str]]:
     """A battle of four powers' eight armies at its first Commands window (as ``tests/bench.py`` plays one)."""
     gm = Caller.of("gm")
-    gid, _, _ = games.create_game("battle preview", "gm")
-    powers = [add_power(games, gid, "gm", f"P{i}", "city", "sovereign")[0] for i in range(4)]
-    games.run(gm, gid, world.DeclareMap(hexes=[{"hex": "0,0"}], towns=[], features=[]))
-    for i in range(8):
-        games.run(gm, gid, armies.PlaceArmy(f"a{i}", f"A{i}", "0,0", 4, powers[i % 4], block=BLOCK))
-    for _ in range(3):
-        games.send(gid, "gm", pc.Advance())
-    games.send(gid, "gm", pc.Resolve(announcement=""))
-    a, b = [powers[0], powers[2]], [powers[1], powers[3]]
-    games.run(Caller.of(a[0]), gid, battle.DeclareBattle("b", "0,0", a[0], b, [a[1]]))
-    games.run(gm, gid, battle.SetBattleTerrain("b", "plain", "", "standing"))
-    for i, p in enumerate(powers):
-        mine = [f"a{k}" for k in range(8) if k % 4 == i]
-        orders = {x: {"command": "slay", "target": f"a{(i + 1) % 4}"} for x in mine}
-        games.run(Caller.of(p), gid, battle.SubmitBattleSetup("b", p, armies=mine, standing=orders))
+    gid, powers = four_power_battle(games, "battle preview")
     b = games.view(gid, "gm")["battles"][0]
     while b["step"] != "commands":
         games.run(gm, gid, CloseWindow(b["window"]))
