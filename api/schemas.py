@@ -15,6 +15,7 @@ from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
 from api import rulesets
 from domain import limits
 from domain.errors import DomainError
+from domain.platform.notifications import KINDS
 from domain.platform.posts import POST_TEXT
 
 
@@ -211,6 +212,20 @@ class RefuseExtensionRequest(Strict):
 
 class ReadyRequest(Strict):
     seat: MySeat = None
+
+
+Choices = Annotated[
+    dict[Annotated[str, Field(max_length=20)], Annotated[str, Field(max_length=10)]],
+    Field(max_length=len(KINDS), description="A kind of news -> now, digest or off; kinds not named: now"),
+]
+
+
+class NotificationsRequest(Strict):
+    seat: MySeat = None
+    mail: Choices = Field(default_factory=dict)
+    push: Choices = Field(default_factory=dict)
+    quiet_from: str | None = Field(default=None, max_length=5, description='Quiet hours begin ("22:00"), seat\'s zone')
+    quiet_until: str | None = Field(default=None, max_length=5, description='Quiet hours end ("07:00")')
 
 
 class ContactRequest(Strict):

@@ -33,11 +33,12 @@ from urllib.parse import urlsplit
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.ids import GM
 from domain.platform.i18n import _
+from domain.platform.notifications import PUBLIC_KINDS
 from domain.platform.roles import WINDOWS
 from projections.db import ReadModelDB
 
 FORMATS = ("discord", "slack", "matrix", "json")
-KINDS = ("phase", "deadline", "results", "post", "end")
+KINDS = PUBLIC_KINDS  # the public part of the one vocabulary of news (domain.platform.notifications)
 MAX_URL = 2000
 MAX_HOOKS = 10  # per game
 NAT64 = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052's well-known prefix

@@ -95,9 +95,11 @@ def record(
     body: str,
     status: str = "queued",
     reply_to: str | None = None,
+    due_at: datetime | None = None,
 ) -> str | None:
     """Add a row to the ledger (once per event, recipient and kind); returns its id, or None if it was there.
-    ``reply_to``: where a reply goes (a post's notification: the reader's reply address for that thread)."""
+    ``reply_to``: where a reply goes (a post's notification: the reader's reply address for that thread);
+    ``due_at``: when a ``held`` row is released (the end of its reader's quiet hours, ``release_held``)."""
     row_id = uuid.uuid4().hex
     now = datetime.now(timezone.utc).isoformat()
     with db.transaction() as cur:
@@ -115,7 +117,7 @@ def record(
                 body,
                 status,
                 now,
-                utc_key(datetime.now(timezone.utc)),
+                utc_key(due_at or datetime.now(timezone.utc)),
                 reply_to,
             ),
         )
@@ -374,3 +376,59 @@ def due_digests(db: ReadModelDB, now: datetime) -> list[tuple[str, str]]:
         (edge,),
     )
     return [(g, r) for g, r in rows]
+
+
+# ---------------------------------------------------------------------- quiet hours and the one daily digest (issue 31)
+
+HELD = "held"  # a mail waiting for the end of its reader's quiet hours (its ``due_at``); then queued as any other
+DIGEST = "digest"  # gathered for its reader's daily digest
+STATUS = {"now": "queued", "hold": HELD, "digest": DIGEST, "drop": "off"}  # a policy's decision, as a row's status
+
+
+def release_held(db: ReadModelDB, now: datetime) -> int:
+    """Queue the held mails whose readers' quiet hours have ended (the sweep then hands them out); how many."""
+    with db.transaction() as cur:
+        found = cur.execute(
+            "UPDATE mail_ledger SET status = 'queued' WHERE status = ? AND due_at <= ? RETURNING id",
+            (HELD, utc_key(now)),
+        ).fetchall()
+    return len(found)
+
+
+def gather(
+    db: ReadModelDB, *, channel: str, game_id: str, version: int, recipient: str, kind: str, subject: str, body: str
+) -> str | None:
+    """Gather a piece of news another channel (push) holds for the daily digest: one ledger row, kept under the
+    channel's name (``push <kind>``), that the seat's one digest reads with its mail's (``digest_rows``)."""
+    return record(
+        db,
+        game_id=game_id,
+        version=version,
+        recipient=recipient,
+        address=None,
+        kind=f"{channel} {kind}",
+        subject=subject,
+        body=body,
+        status=DIGEST,
+    )
+
+
+GATHERED = ("push ",)  # the kinds' beginnings of rows another channel gathered for the digest
+UNMAILED = ("off", "no address", "withdrawn")  # a mail's statuses that told its reader nothing
+
+
+def digest_rows(db: ReadModelDB, game_id: str, recipient: str) -> list[dict]:
+    """What a seat's daily digest says: every row gathered for it, from every channel, each piece of news once (a
+    row another channel gathered is left out where the seat's mail has the same news, gathered or sent)."""
+    rows = ledger(db, game_id, recipient)
+    mailed = {
+        (r["version"], r["kind"]) for r in rows if not r["kind"].startswith(GATHERED) and r["status"] not in UNMAILED
+    }
+    out = []
+    for r in rows:
+        if r["status"] != DIGEST:
+            continue
+        if r["kind"].startswith(GATHERED) and (r["version"], r["kind"].partition(" ")[2]) in mailed:
+            continue
+        out.append(r)
+    return out

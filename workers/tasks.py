@@ -118,8 +118,22 @@ def worded(db, games, note: dict, body: dict) -> tuple[str, str]:
         return body.get("subject", note["kind"]), body.get("text", "")
 
 
+def policy(games, note: dict, body: dict, now: datetime):
+    """What the seat's preferences and quiet hours make of a notification's mail (``application.notify_policy``);
+    at once if its game cannot be loaded here."""
+    from application import notify_policy
+
+    try:
+        return games.read(
+            note["game_id"], lambda g: notify_policy.for_note(g, note["recipient"], "mail", note["kind"], body, now)
+        )
+    except DomainError:
+        return notify_policy.Decision(notify_policy.NOW)
+
+
 def dispatch_mail(now: datetime) -> dict:
     """The sweep's part for mail: new notifications into the ledger, digests, and lost sends."""
+    from application import notify_policy
     from application.mails import digest_subject, reader_of
     from workers import mail
 
@@ -128,10 +142,9 @@ def dispatch_mail(now: datetime) -> dict:
     sent = digests = 0
     for note in mail.new_notifications(db):
         body = json.loads(note["body"])
-        address, mode = games.contact_of(note["game_id"], note["recipient"])
-        status = (
-            "no address" if not address else ("off" if mode == "off" else "digest" if mode == "digest" else "queued")
-        )
+        address = games.contact_of(note["game_id"], note["recipient"])[0]
+        decision = policy(games, note, body, now)  # the seat's preferences and quiet hours (issue 31)
+        status = mail.STATUS[decision.action] if address else "no address"
         subject, text = worded(db, games, note, body)
         reply_to = None
         if note["kind"] == "post" and body.get("thread_id"):  # issue 16: a reply lands in the thread
@@ -157,30 +170,40 @@ def dispatch_mail(now: datetime) -> dict:
             body=text,
             status=status,
             reply_to=reply_to,
+            due_at=decision.until,
         )
         if row_id and status == "queued":
             deliver_mail.delay(row_id)
             mail.handed(db, [row_id], now)
             sent += 1
     for game_id, recipient in mail.due_digests(db, now):
-        rows = [r for r in mail.ledger(db, game_id, recipient) if r["status"] == "digest"]
+        rows = mail.digest_rows(db, game_id, recipient)  # every channel's, each piece of news once (issue 31)
         address = games.contact_of(game_id, recipient)[0]
         text = "\n\n".join(f"{r['subject']}\n{r['body']}" for r in rows)
-        digest_id = mail.record(
-            db,
-            game_id=game_id,
-            version=None,
-            recipient=recipient,
-            address=address,
-            kind=f"digest-{rows[-1]['id']}",
-            subject=games.read(game_id, lambda g: digest_subject(g, recipient, len(rows))),
-            body=text,
+        quiet = games.read(game_id, lambda g: notify_policy.quiet_end_of(g, recipient, now)) if rows else None
+        digest_id = (
+            mail.record(
+                db,
+                game_id=game_id,
+                version=None,
+                recipient=recipient,
+                address=address,
+                kind=f"digest-{rows[-1]['id']}",
+                subject=games.read(game_id, lambda g: digest_subject(g, recipient, len(rows))),
+                body=text,
+                status=("queued" if quiet is None else mail.HELD) if address else "no address",
+                due_at=quiet,
+            )
+            if rows
+            else None
         )
-        for r in rows:
-            mail.mark(db, r["id"], "in digest")
-        if digest_id:
+        for r in mail.ledger(db, game_id, recipient):
+            if r["status"] == mail.DIGEST:
+                mail.mark(db, r["id"], "in digest")
+        if digest_id and quiet is None and address:
             deliver_mail.delay(digest_id)
             digests += 1
+    mail.release_held(db, now)  # the mails whose readers' quiet hours have ended (issue 31)
     again = mail.due(db, now)
     for row_id in again:
         deliver_mail.delay(row_id)

@@ -15,11 +15,19 @@ from api.schemas import (
     CommandRequest,
     GrantRequest,
     LanguageRequest,
+    NotificationsRequest,
     TimezoneRequest,
 )
 from domain import limits
 from domain.errors import RuleViolation
-from domain.platform.commands import PLATFORM_COMMANDS, Command, GrantVisibility, SetLanguage, SetTimezone
+from domain.platform.commands import (
+    PLATFORM_COMMANDS,
+    Command,
+    GrantVisibility,
+    SetLanguage,
+    SetNotifications,
+    SetTimezone,
+)
 from domain.platform.ruleset import Ruleset, UnknownCommand
 
 router = APIRouter(prefix="/games/{game_id}", tags=["commands"], responses=GAME_COMMAND)
@@ -57,6 +65,18 @@ DECLARED = (
             "set_language",
             "Choose the language your mail is written in (issue 28; null: the game's).",
             LanguageRequest,
+            seat="seat",
+        ),
+    ),
+    Declared(
+        SetNotifications,
+        Route(
+            "PUT",
+            "/notifications",
+            "set_notifications",
+            "Choose how your news comes (issue 31): per channel (mail, push) each kind now, in the daily digest or "
+            "off, and quiet hours in your zone (held until they end, but for a deadline within them).",
+            NotificationsRequest,
             seat="seat",
         ),
     ),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, ClassVar, get_type_hints
 from zoneinfo import ZoneInfo
@@ -23,6 +23,7 @@ from domain import limits
 from domain import visibility as vis
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
+from domain.platform import notifications
 from domain.platform.roles import HISTORY, LINKS, RULE, WINDOWS
 
 if TYPE_CHECKING:
@@ -152,6 +153,18 @@ class SetLanguage(Command):
 
     seat: str
     language: str | None
+
+
+@dataclass(frozen=True)
+class SetNotifications(Command):
+    """How a seat's news comes (issue 31): per channel ("mail", "push") a kind of news -> "now", "digest" or "off"
+    (kinds not named: now), and quiet hours in the seat's zone ("22:00" to "07:00"; both or neither)."""
+
+    seat: str
+    mail: dict[str, str] = field(default_factory=dict)
+    push: dict[str, str] = field(default_factory=dict)
+    quiet_from: str | None = None
+    quiet_until: str | None = None
 
 
 @dataclass(frozen=True)
@@ -337,6 +350,23 @@ def set_language(game: PlatformGame, cmd: SetLanguage, ctx: Context) -> None:
         raise RuleViolation(f"{language[:20]!r} is not a language tag (such as de or en-GB)", field="language")
     game.trigger_event(
         type(game).LanguageSet, seat=cmd.seat, language=language, actor=cmd.seat, audience=vis.seats([cmd.seat])
+    )
+
+
+def set_notifications(game: PlatformGame, cmd: SetNotifications, ctx: Context) -> None:
+    """Record a seat's notification preferences, every field checked first (``domain.platform.notifications``)."""
+    require_seat(game, ctx, cmd.seat)
+    mail, push = notifications.check_choices("mail", cmd.mail), notifications.check_choices("push", cmd.push)
+    quiet_from, quiet_until = notifications.check_quiet(cmd.quiet_from, cmd.quiet_until)
+    game.trigger_event(
+        type(game).NotificationsSet,
+        seat=cmd.seat,
+        mail=mail,
+        push=push,
+        quiet_from=quiet_from,
+        quiet_until=quiet_until,
+        actor=cmd.seat,
+        audience=vis.seats([cmd.seat]),
     )
 
 
@@ -547,6 +577,7 @@ PLATFORM_COMMANDS: Mapping[type, Handler] = {
     OpenSeat: open_seat,
     TakeSeat: take_seat,
     SetLanguage: set_language,
+    SetNotifications: set_notifications,
     SetDeadline: set_deadline,
     RequestExtension: request_extension,
     GrantExtension: grant_extension,

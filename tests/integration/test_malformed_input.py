@@ -63,6 +63,12 @@ BASE = {
     ("post", "/inbound/bounce"): {"message_id": "<m@x>"},
     ("put", "/games/{game_id}/contact"): {"email": "ana@example.org"},
     ("put", "/games/{game_id}/language"): {"seat": "ana", "language": "de"},
+    ("put", "/games/{game_id}/notifications"): {
+        "seat": "ana",
+        "mail": {"post": "off"},
+        "quiet_from": "22:00",
+        "quiet_until": "07:00",
+    },
     ("post", "/games/{game_id}/preview"): {"window_id": "w1"},
     ("post", "/games/{game_id}/webhooks"): {"url": "https://example.org/hook", "format": "json", "kinds": ["post"]},
     ("post", "/games/{game_id}/threads"): {"seats": ["ana"]},
