@@ -85,6 +85,15 @@ class Settings(BaseSettings):
     webhooks_allow_private: bool = False
     webhook_pause_after: int = Field(8, ge=1)
     webhook_timeout_seconds: float = Field(10, gt=0)
+    # Push to phones (issue 31, application.push): the VAPID key that signs every push (a PEM, or the raw key in
+    # base64url; empty: one made on first use and kept in data_dir, fine for one machine: set it where processes
+    # share no data directory), whom push services may write to (empty: mailto:postmaster@<mail_domain>); an
+    # endpoint whose host is not public is refused unless allowed (tests, for their stand-in push service).
+    vapid_private_key: SecretStr = SecretStr("")
+    vapid_subject: str = ""
+    push_allow_private: bool = False
+    push_timeout_seconds: float = Field(10, gt=0)
+    push_ttl_seconds: int = Field(86400, ge=0)  # how long a push service keeps a push for a device that is offline
     # Every process's log level (projections.logs): secrets are redacted at any level.
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 

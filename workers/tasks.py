@@ -7,7 +7,7 @@ import logging
 from datetime import datetime
 
 from domain.errors import DomainError
-from workers import claims, runtime, webhooks
+from workers import claims, push, runtime, webhooks
 from workers.app import celery_app
 
 log = logging.getLogger("emissary.workers")
@@ -32,6 +32,7 @@ def sweep() -> dict:
         queue_reminders.delay(game_id, window_id)
     mails = dispatch_mail(now)
     hooks = webhooks.dispatch(now)  # issue 31: each game's webhooks, through their own delivery ledger
+    pushes = push.dispatch(now)  # issue 31: each seat's devices, through the push ledger
     if due or soon or reminders or mails["mails"] or hooks["webhooks"]:
         log.info(
             "sweep at=%s due=%s eta=%s reminders=%s mails=%s webhooks=%s",
@@ -42,7 +43,7 @@ def sweep() -> dict:
             mails["mails"],
             hooks["webhooks"],
         )
-    return {"due": len(due), "eta": len(soon), "reminders": len(reminders), **mails, **hooks}
+    return {"due": len(due), "eta": len(soon), "reminders": len(reminders), **mails, **hooks, **pushes}
 
 
 @celery_app.task(name="workers.close_window", acks_late=True)

@@ -71,6 +71,12 @@ BASE = {
     },
     ("post", "/games/{game_id}/preview"): {"window_id": "w1"},
     ("post", "/games/{game_id}/webhooks"): {"url": "https://example.org/hook", "format": "json", "kinds": ["post"]},
+    ("post", "/games/{game_id}/push"): {
+        "endpoint": "https://push.example.org/p/1",
+        "keys": {"p256dh": "BAAA", "auth": "AAAA"},
+        "label": "phone",
+        "kinds": ["move"],
+    },
     ("post", "/games/{game_id}/threads"): {"seats": ["ana"]},
     ("post", "/games/{game_id}/threads/{thread_id}/posts"): {"text": "hello"},
     ("put", "/games/{game_id}/posts/{post_id}"): {"text": "hello"},
