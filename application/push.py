@@ -24,17 +24,19 @@ import uuid
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from py_vapid import Vapid
 
 from application import webhooks
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.platform.i18n import N_, _
 from projections.db import ReadModelDB
 from projections.settings import Settings
+
+if TYPE_CHECKING:  # imported where used: a process that never pushes loads no Web Push library
+    from py_vapid import Vapid
 
 # The kinds of news a device may ask for, and their words on the page.
 KINDS = {
@@ -273,6 +275,8 @@ def message(game_id: str, game_name: str, title: str, text: str, version: int) -
 
 def vapid(settings: Settings) -> Vapid:
     """The service's VAPID key: the setting's, else the data directory's (made on first use)."""
+    from py_vapid import Vapid
+
     given = settings.vapid_private_key.get_secret_value().strip()
     if given:
         if given.startswith("-----BEGIN"):

@@ -18,10 +18,7 @@ import json
 import logging
 import uuid
 from datetime import datetime, timezone
-from typing import Any
-
-from py_vapid import Vapid
-from pywebpush import WebPusher
+from typing import TYPE_CHECKING, Any
 
 from application import push
 from domain.errors import DomainError
@@ -31,6 +28,9 @@ from workers import runtime
 from workers.app import celery_app
 from workers.ledger import MAX_ATTEMPTS, Ledger, backoff
 from workers.webhooks import Refused, post
+
+if TYPE_CHECKING:
+    from py_vapid import Vapid
 
 log = logging.getLogger("emissary.push")
 
@@ -184,6 +184,8 @@ def vapid_key(settings: Settings) -> Vapid:
 
 def request_of(settings: Settings, endpoint: str, p256dh: str, auth: str, msg: dict, urgency: str, now: datetime):
     """(body, headers) of one push: the message encrypted for the subscription (aes128gcm), the VAPID signature."""
+    from pywebpush import WebPusher
+
     data = json.dumps(msg, separators=(",", ":"), ensure_ascii=False).encode()
     sub = {"endpoint": endpoint, "keys": {"p256dh": p256dh, "auth": auth}}
     body = WebPusher(sub).encode(data, "aes128gcm")["body"]
