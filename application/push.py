@@ -26,9 +26,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-
 from application import webhooks
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.platform.i18n import N_, _
@@ -132,6 +129,8 @@ def _b64(value: Any, field: str) -> bytes:
 def check_keys(p256dh: Any, auth: Any) -> tuple[str, str]:
     """The subscription's keys (RFC 8291): ``p256dh`` a P-256 public key (65 bytes, uncompressed), ``auth`` a
     16-byte secret, each in base64url."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+
     raw = _b64(p256dh, "keys.p256dh")
     try:
         ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), raw)
@@ -300,6 +299,8 @@ def vapid(settings: Settings) -> Vapid:
 def public_key(key: Vapid) -> str:
     """The key a page passes to ``pushManager.subscribe`` (``applicationServerKey``): the uncompressed point,
     base64url."""
+    from cryptography.hazmat.primitives import serialization
+
     raw = key.public_key.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
