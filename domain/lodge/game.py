@@ -7,7 +7,6 @@ The host sits in the platform's GM seat (the platform has no host role yet). Eve
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
@@ -18,6 +17,7 @@ from eventsourcing.domain import event
 from domain import limits
 from domain import visibility as vis
 from domain.copying import deepcopy
+from domain.dice import commitment
 from domain.errors import NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.lodge.catalogue import (
@@ -30,6 +30,7 @@ from domain.lodge.catalogue import (
     pinned_catalogue,
     with_rooms,
 )
+from domain.lodge.deck import deck_order
 from domain.lodge.engine import Answers, ChoiceNeeded, Choices, Engine, Source, ask
 from domain.lodge.offers import choices as board_choices
 from domain.lodge.offers import waiting_on
@@ -129,6 +130,10 @@ class LodgeGame(PlatformGame):
     class SpellsPrepared(Change): ...
 
     class DeckShuffled(Change): ...
+
+    class DeckCommitted(Change): ...
+
+    class DeckRevealed(Change): ...
 
     class TurnBegan(Change): ...
 
@@ -260,10 +265,35 @@ class LodgeGame(PlatformGame):
             raise RuleViolation("the game has begun", rule="LH-7", field="phase")
         if len(self.state.mages) < 2:
             raise RuleViolation("a Lodge needs at least two Mages", rule="LH-7", field="mages")
-        order = [e.id for e in self.catalogue.evocations]
-        random.Random(seed).shuffle(order)
-        self._emit("DeckShuffled", {"cards": len(order)}, [{"op": "deck", "order": order}], audience=[vis.SEALED])
+        self._shuffle_deck([e.id for e in self.catalogue.evocations], seed)
         self._begin_turn(1, now)
+
+    def _shuffle_deck(self, cards: list[str], seed: str) -> None:
+        """Shuffle ``cards`` into the Evocation deck from ``seed`` (L.4), committed first: a public
+        ``DeckCommitted`` gives the cards in the order shuffled from and the seed's hash; the sealed
+        ``DeckShuffled`` keeps the order and the seed, which nobody sees until ``_reveal_deck``."""
+        self._emit("DeckCommitted", {"cards": list(cards), "commitment": commitment(seed)})
+        order = deck_order(seed, cards)
+        self._emit(
+            "DeckShuffled", {"cards": len(order)}, [{"op": "deck", "order": order, "seed": seed}], audience=[vis.SEALED]
+        )
+
+    def _reveal_deck(self) -> None:
+        """Open the deck's seed to everyone (its draws are then checked, ``domain.lodge.verify``); a deck shuffled
+        before the deck was committed has none to open."""
+        seed = self.state.deck_seed
+        if seed is not None:
+            self._emit("DeckRevealed", {"seed": seed, "commitment": commitment(seed)})
+
+    def rollback(self, to_version: int, restored: Any, *, reason: str, now: datetime, seed: str) -> None:
+        """The platform's rollback; then, once the game has begun, the deck it returns to is shuffled afresh from
+        ``seed`` (in the cards' sorted order) and the superseded seed revealed: a seed opened at a game's end (or a
+        draw seen before the rollback) tells nothing of the cards to come."""
+        before = self.state.deck_seed
+        super().rollback(to_version, restored, reason=reason, now=now, seed=seed)
+        if before is not None and self.state.deck_seed is not None:
+            self._emit("DeckRevealed", {"seed": before, "commitment": commitment(before)})
+            self._shuffle_deck(sorted(self.state.deck), seed)
 
     def _begin_turn(self, turn: int, now: datetime) -> None:
         self._emit("TurnBegan", {"turn": turn}, [{"op": "new_turn"}])
@@ -949,6 +979,7 @@ class LodgeGame(PlatformGame):
         per = self.package["game_end"]["trophy_pp"]
         scores = {m: sheet["pp"] + per * len(sheet["trophies"]) for m, sheet in sorted(self.state.mages.items())}
         scores[BLACK_ROSE] = self.state.black_rose["pp"] + per * len(self.state.black_rose["trophies"])
+        self._reveal_deck()
         self._emit("GameEnded", {"scores": scores}, [{"op": "ended", "scores": scores}])
 
 
@@ -960,6 +991,8 @@ EVENT_VERSIONS: dict[str, int] = {
         "MageAdded",
         "SpellsPrepared",
         "DeckShuffled",
+        "DeckCommitted",
+        "DeckRevealed",
         "TurnBegan",
         "PhaseBegan",
         "SpellRevealed",

@@ -132,6 +132,7 @@ class LodgeState(ViewerSequences):
     evocations: dict[str, EvocationState] = field(default_factory=dict)
     tokens: dict[str, TokenState] = field(default_factory=dict)  # "mage:slot" -> a Persistent Token on its target
     deck: list[str] = field(default_factory=list)  # the Evocation Card deck, top first (nobody sees its order)
+    deck_seed: str | None = None  # the seed its order was shuffled from (sealed; revealed at the game's end)
     black_rose: BlackRoseSheet = field(default_factory=lambda: BlackRoseSheet(pp=0, trophies=[]))
     offers: dict[str, OfferState] = field(default_factory=dict)  # L-PERS-5: optional resolutions from a Cell
     prompts: dict[str, PromptState] = field(default_factory=dict)  # L.3: choices an effect waits for
@@ -295,6 +296,7 @@ def _fold_slots(state: LodgeState, ch: BoardChange) -> None:
 
 def _fold_deck(state: LodgeState, ch: BoardChange) -> None:
     state.deck = list(ch["order"])
+    state.deck_seed = ch.get("seed")  # absent in games shuffled before the deck was committed
 
 
 def _fold_rooms(state: LodgeState, ch: BoardChange) -> None:

@@ -80,6 +80,12 @@ def describe_lines(
         return _("Power Points for the rebuilt {room}: {gains}.").format(
             room=names.get(d["room"], d["room"]), gains=gains
         )
+    if kind == "DeckCommitted":  # L.4
+        return _("The Evocation deck was shuffled ({cards} cards); its order is sealed and fixed in advance.").format(
+            cards=len(d["cards"])
+        )
+    if kind == "DeckRevealed":
+        return _("The Evocation deck's sealed seed was revealed: every draw from it can now be checked.")
     if kind == "GameEnded":
         scores = ", ".join(
             f"{names.get(who, who)} {pp}" for who, pp in sorted(d["scores"].items(), key=lambda x: -x[1])

@@ -144,6 +144,14 @@ STORED = {
 }
 
 
+# Topics added since cba6659, each with its fields: an older release cannot read a game that recorded one, which is
+# why each is listed here on purpose.
+ADDED = {
+    # the Evocation deck's seed committed before its draws and revealed at the game's end (L.4)
+    "domain.lodge.game:LodgeGame.DeckCommitted": ["actor", "audience", "changes", "data"],
+    "domain.lodge.game:LodgeGame.DeckRevealed": ["actor", "audience", "changes", "data"],
+}
+
 PINNED_AT = {"LodgeCreated": 2}  # each shape's class_version at cba6659 (else 1)
 
 
@@ -166,6 +174,6 @@ def test_every_stored_topic_resolves_to_an_event_that_folds_with_the_same_shape(
 def test_a_lodge_game_played_at_random_records_only_stored_topics():
     """Seeded random legal play (tests/contract/test_liveness.py) records nothing an older release could not read;
     nor does any ``@event`` method of the package (it has none today)."""
-    assert sorted(decorated_topics("domain.lodge") - set(STORED)) == []
+    assert sorted(decorated_topics("domain.lodge") - set(STORED) - set(ADDED)) == []
     topics = played_topics("lodge")
-    assert len(topics) > 10 and sorted(topics - set(STORED)) == []
+    assert len(topics) > 10 and sorted(topics - set(STORED) - set(ADDED)) == []

@@ -37,6 +37,7 @@ class Played:
     deadlines: int = 0  # windows closed by their deadline
     checked: int = 0  # offers run one by one on a copy
     last_moved: int = 0
+    exports: dict[str, list[dict]] = field(default_factory=dict)  # an ended game's export, for each viewer
 
 
 def offered(game: Any, who: str) -> list:
@@ -104,9 +105,19 @@ def play(seed: int) -> Played:
                 out.sent[kind] += 1
         kinds = {type(e).__name__ for e in games.events.get(games.get_game(game_id, for_update=False).id)}
         assert "GameBlocked" not in kinds, f"seed {seed}: a default for silence was refused"
+        if out.ended:
+            out.exports = {who: export(games, game_id, who) for who in ["gm", *mages]}
         return out
     finally:
         games.close()
+
+
+def export(games: Games, game_id: str, viewer: str) -> list[dict]:
+    """Every event ``viewer`` may see, as ``GET /games/{g}/export`` streams them (a page at a time)."""
+    out: list[dict] = []
+    while page := games.visible_events(game_id, viewer, after=len(out), limit=500):
+        out += page
+    return out
 
 
 def _next_deadline(games: Games, game_id: str, now: list[datetime]) -> int:

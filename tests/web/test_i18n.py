@@ -139,6 +139,32 @@ def test_the_german_catalog_translates_every_phrase_with_the_same_placeholders()
     assert untranslated == [] and mismatched == [], (untranslated[:10], mismatched[:10])
 
 
+def repeats(text: str, span: int = 30) -> bool:
+    """Whether some ``span`` characters of ``text`` occur in it twice."""
+    seen: set[str] = set()
+    for i in range(len(text) - span + 1):
+        if text[i : i + span] in seen:
+            return True
+        seen.add(text[i : i + span])
+    return False
+
+
+def test_no_german_translation_says_its_sentence_twice():
+    """A translation re-added after a rebase once landed pasted behind the one already there ("... verwaltennur die
+    Spielleitung ..."): a translation that repeats 30 characters its phrase does not repeat is refused."""
+    from babel.messages.pofile import read_po
+
+    assert repeats("abc. " * 10) and not repeats("nur die Spielleitung darf die Webhooks dieses Spiels verwalten")
+    with (i18n.LOCALE_DIR / "de" / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        catalog = read_po(f, locale="de")
+    doubled = []
+    for m in catalog:
+        ids = m.id if isinstance(m.id, tuple) else (m.id,)
+        strings = m.string if isinstance(m.string, tuple) else (m.string,)
+        doubled += [s for s in strings if s and repeats(s) and not any(repeats(i) for i in ids)]
+    assert doubled == [], doubled[:3]
+
+
 def test_the_shipped_catalog_holds_every_phrase_the_code_marks(tmp_path):
     """``make messages`` has been run: Babel's extraction of the code and templates today finds no phrase the
     German catalog lacks, so no marked word reads in English on a German page by oversight."""
