@@ -24,6 +24,7 @@ from api.routes.metrics import router as metrics_router
 from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
 from api.web import contact as web_contact
 from api.web import help as web_help
+from api.web import lobby as web_lobby
 from api.web import maillinks as web_maillinks
 from api.web import people as web_people
 from api.web import routes as web_routes
@@ -153,6 +154,7 @@ def create_app(
     app.include_router(web_people.router)  # first: /signin/email/<token> is not a game's /signin/<game>/<token>
     app.include_router(web_talk.router)
     app.include_router(web_contact.router)  # before the generic /play/{g}/{command} form route
+    app.include_router(web_lobby.router)  # /lobby, and the GM's /play/{g}/seats before the generic form route
     app.include_router(web_webhooks.router)  # before the generic /play/{g}/{command} form route
     app.include_router(web_help.router)  # /help, made from the code (issue 28)
     app.include_router(web_routes.router)

@@ -66,6 +66,11 @@ SCHEMA = [
     """CREATE TABLE IF NOT EXISTS rm_seat_contacts (
         email TEXT NOT NULL, game_id TEXT NOT NULL, seat TEXT NOT NULL, PRIMARY KEY (email, game_id, seat))""",
     """CREATE INDEX IF NOT EXISTS rm_seat_contacts_by_game ON rm_seat_contacts (game_id)""",
+    # The lobby (issue 28, projections.lobby): the open seats GMs chose to list, with public facts only.
+    """CREATE TABLE IF NOT EXISTS rm_lobby (
+        game_id TEXT NOT NULL, seat TEXT NOT NULL, game_name TEXT NOT NULL, ruleset TEXT NOT NULL,
+        seat_name TEXT NOT NULL, note TEXT NOT NULL, pace TEXT NOT NULL, language TEXT NOT NULL,
+        PRIMARY KEY (game_id, seat))""",
     """CREATE TABLE IF NOT EXISTS rm_outbox (
         game_id TEXT NOT NULL, version INTEGER NOT NULL, recipient TEXT NOT NULL, kind TEXT NOT NULL,
         body TEXT NOT NULL, created_at TEXT NOT NULL, status TEXT NOT NULL,
@@ -133,6 +138,7 @@ TABLES = [
     "rm_reminders",
     "rm_games",
     "rm_seat_contacts",
+    "rm_lobby",
     "rm_outbox",
     "rm_tracking",
     "rm_timeline",

@@ -31,7 +31,7 @@ from domain.ids import GM
 from domain.platform import i18n
 from domain.platform.game import PlatformGame
 from domain.platform.ruleset import Ruleset, registered
-from projections import people, posts
+from projections import lobby, people, posts
 from projections.db import Cursor, ReadModelDB, utc_key
 from projections.gamestore import GameStore, event_data
 from projections.tracking import NAME, ReadModelTracking
@@ -549,6 +549,8 @@ class Projector:
         )
         # Issue 17: whose contact is which address; a fork's seats only by contacts set in the fork (issue 24).
         people.flush_seats(cur, gid, game.seats, set_after=tracker.copies_until)
+        # Issue 28: the open seats the GM listed in the lobby (public facts only; never a fork's).
+        lobby.flush_lobby(cur, gid, game, str(s.ruleset), bool(getattr(s, "forked_from", None)))
 
     # ------------------------------------------------------------------ queries
 
@@ -799,6 +801,7 @@ class Projector:
             "rm_reminders": "game_id, window_id, hours_before",
             "rm_games": "game_id",
             "rm_seat_contacts": "email, game_id, seat",
+            "rm_lobby": "game_id, seat",
             "rm_outbox": "game_id, version, recipient",
             "rm_threads": "game_id, thread_id",
             "rm_posts": "game_id, thread_id, seq",

@@ -258,6 +258,9 @@ class OpenSeat(Command):
     seat: str
     note: str = ""
     open: bool = True
+    listed: bool = False  # the lobby (``/lobby``) lists it; else only those the GM tells of the game find it
+    pace: str = ""  # brisk, steady or leisurely: the lobby says so
+    language: str = ""  # the table's language, a tag such as de: the lobby says so
 
 
 @dataclass(frozen=True)
@@ -453,7 +456,7 @@ def reissue_link(game: PlatformGame, cmd: ReissueLink, ctx: Context) -> dict[str
 def open_seat(game: PlatformGame, cmd: OpenSeat, ctx: Context) -> dict[str, Any]:
     require(game, ctx, LINKS, "open or close a seat")
     if cmd.open:
-        game.open_seat(ctx.principal, cmd.seat, cmd.note)
+        game.open_seat(ctx.principal, cmd.seat, cmd.note, cmd.listed, cmd.pace, cmd.language)
     else:
         game.close_seat(ctx.principal, cmd.seat)
     return {"seat": cmd.seat, "open": cmd.open}

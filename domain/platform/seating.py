@@ -1,7 +1,8 @@
 """Open seats (issue 28 item 5, mixed into PlatformGame): the GM marks a seat open, and a newcomer takes it.
 
-A seat the GM opens is offered to whoever finds the game (what a lobby may list: the seat's public name and the
-GM's public note, never its sheet or its link; the lobby page itself is still to come). Taking an open seat
+A seat the GM opens is offered to whoever finds the game; the lobby (``/lobby``, ``api/web/lobby.py``) lists it only
+when the GM chose so (``listed``), with the seat's public name and the GM's public note, never its sheet or its
+link. Taking an open seat
 replaces the seat's sign-in link with the newcomer's (every earlier link stops working) and makes the newcomer's
 address its contact; the seat is then no longer open. Which seats are open is public; the credential is sealed and
 the contact is the seat's own, as ever (``PlatformGame.issue_credential``, ``set_contact``).
@@ -9,6 +10,7 @@ the contact is the seat's own, as ever (``PlatformGame.issue_credential``, ``set
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from eventsourcing.domain import Aggregate
@@ -16,6 +18,14 @@ from eventsourcing.domain import Aggregate
 from domain import limits
 from domain import visibility as vis
 from domain.errors import RuleViolation
+
+PACES = ("", "brisk", "steady", "leisurely")  # what the GM says of the game's pace in the lobby ("": not said)
+LANGUAGE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})?")  # a language tag's language (and region): "de", "en-GB"
+
+
+def _upcast_listed(state: dict[str, Any]) -> None:
+    """Upcast a seat opened at version 1, before the lobby: it was not listed there, with no pace or language."""
+    state.update(listed=False, pace="", language="")
 
 
 class Seating:
@@ -27,22 +37,58 @@ class Seating:
         found: dict[str, str] = self.__dict__.get("lobby") or {}
         return found
 
-    def open_seat(self, by: str, seat: str, note: str) -> None:
-        """Offer a seat to newcomers, with a public note (what the seat plays, what the table wants)."""
+    @property
+    def listed_seats(self) -> dict[str, dict[str, str]]:
+        """The open seats the GM chose to list in the lobby: seat id -> the public terms (note, pace, language)."""
+        terms: dict[str, dict[str, Any]] = self.__dict__.get("lobby_terms") or {}
+        return {
+            seat: {"note": note, "pace": terms[seat]["pace"], "language": terms[seat]["language"]}
+            for seat, note in self.open_seats.items()
+            if terms.get(seat, {}).get("listed")
+        }
+
+    def open_seat(  # noqa: PLR0913 (the terms a GM words a seat in)
+        self, by: str, seat: str, note: str, listed: bool = False, pace: str = "", language: str = ""
+    ) -> None:
+        """Offer a seat to newcomers, with a public note (what the seat plays, what the table wants); ``listed``:
+        the lobby lists it, with the game's ``pace`` and ``language`` (else only those told of the game find it)."""
         self.seat(seat)  # type: ignore[attr-defined]
         note = limits.check_text(note, "note", limits.TITLE, what="a note")
         if seat in self.open_seats:
             raise RuleViolation(f"the seat {seat!r} is open already", field="seat")
-        self.trigger_event(self.SeatOpened, seat=seat, note=note, actor=by, audience=[vis.PUBLIC])  # type: ignore[attr-defined]
+        if not isinstance(listed, bool):
+            raise RuleViolation("listed: true or false", field="listed")
+        if pace not in PACES:
+            raise RuleViolation(f"pace: one of {', '.join(p for p in PACES if p)}, or empty", field="pace")
+        if not isinstance(language, str) or (language and not LANGUAGE.fullmatch(language)):
+            raise RuleViolation("language: a language tag such as de or en-GB, or empty", field="language")
+        self.trigger_event(  # type: ignore[attr-defined]
+            self.SeatOpened,
+            seat=seat,
+            note=note,
+            listed=listed,
+            pace=pace,
+            language=language,
+            actor=by,
+            audience=[vis.PUBLIC],
+        )
 
     class SeatOpened(Aggregate.Event):
+        class_version = 2  # 2: ``listed``, whether the lobby lists the seat (issue 28)
+        upcast_v1_v2 = staticmethod(_upcast_listed)
+
         seat: str
         note: str
         actor: str
         audience: list[str]
+        listed: bool
+        pace: str
+        language: str
 
         def apply(self, game: Any) -> None:
             game.__dict__.setdefault("lobby", {})[self.seat] = self.note
+            terms = {"listed": self.listed, "pace": self.pace, "language": self.language}
+            game.__dict__.setdefault("lobby_terms", {})[self.seat] = terms
             game.state.count_seen(self.audience)
 
     def close_seat(self, by: str, seat: str) -> None:
@@ -57,6 +103,7 @@ class Seating:
 
         def apply(self, game: Any) -> None:
             game.__dict__.get("lobby", {}).pop(self.seat, None)
+            game.__dict__.get("lobby_terms", {}).pop(self.seat, None)
             game.state.count_seen(self.audience)
 
     def take_seat(self, seat: str, token_hash: str, email: str) -> None:
@@ -77,6 +124,7 @@ class Seating:
 
         def apply(self, game: Any) -> None:
             game.__dict__.get("lobby", {}).pop(self.seat, None)
+            game.__dict__.get("lobby_terms", {}).pop(self.seat, None)
             game.state.count_seen(self.audience)
 
     def _require_open(self, seat: str) -> None:

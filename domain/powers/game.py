@@ -407,7 +407,7 @@ EVENT_VERSIONS: dict[str, int] = {
     # domain.platform.preview
     "Previewed": 1,
     # domain.platform.seating
-    "SeatOpened": 1,
+    "SeatOpened": 2,  # 2: listed, whether the lobby lists the seat (issue 28)
     "SeatClosed": 1,
     "SeatTaken": 1,
     **BATTLE_EVENT_VERSIONS,  # domain.powers.battle

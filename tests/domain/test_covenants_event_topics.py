@@ -236,7 +236,15 @@ STORED = {
     "domain.covenants.game:CovenantGame.PostHidden": ["actor", "audience", "post_id", "reason", "thread_id"],
     "domain.covenants.game:CovenantGame.Previewed": ["actor", "at", "audience", "step", "window_id"],
     "domain.covenants.game:CovenantGame.SeatClosed": ["actor", "audience", "seat"],
-    "domain.covenants.game:CovenantGame.SeatOpened": ["actor", "audience", "note", "seat"],
+    "domain.covenants.game:CovenantGame.SeatOpened": [
+        "actor",
+        "audience",
+        "language",
+        "listed",
+        "note",
+        "pace",
+        "seat",
+    ],
     "domain.covenants.game:CovenantGame.SeatTaken": ["actor", "audience", "seat"],
     "domain.covenants.game:CovenantGame.PostMade": [
         "actor",

@@ -95,7 +95,7 @@ STORED = {
     "domain.lodge.game:LodgeGame.PostHidden": ["actor", "audience", "post_id", "reason", "thread_id"],
     "domain.lodge.game:LodgeGame.Previewed": ["actor", "at", "audience", "step", "window_id"],
     "domain.lodge.game:LodgeGame.SeatClosed": ["actor", "audience", "seat"],
-    "domain.lodge.game:LodgeGame.SeatOpened": ["actor", "audience", "note", "seat"],
+    "domain.lodge.game:LodgeGame.SeatOpened": ["actor", "audience", "language", "listed", "note", "pace", "seat"],
     "domain.lodge.game:LodgeGame.SeatTaken": ["actor", "audience", "seat"],
     "domain.lodge.game:LodgeGame.PostMade": ["actor", "audience", "post_id", "rolls", "text", "thread_id", "tied_to"],
     "domain.lodge.game:LodgeGame.ReadyDeclared": ["actor", "audience", "power_id"],

@@ -555,7 +555,7 @@ STORED = {
     "domain.powers.game:Game.PostHidden": ["actor", "audience", "post_id", "reason", "thread_id"],
     "domain.powers.game:Game.Previewed": ["actor", "at", "audience", "step", "window_id"],
     "domain.powers.game:Game.SeatClosed": ["actor", "audience", "seat"],
-    "domain.powers.game:Game.SeatOpened": ["actor", "audience", "note", "seat"],
+    "domain.powers.game:Game.SeatOpened": ["actor", "audience", "language", "listed", "note", "pace", "seat"],
     "domain.powers.game:Game.SeatTaken": ["actor", "audience", "seat"],
     "domain.powers.game:Game.LanguageSet": ["actor", "audience", "language", "seat"],  # issue 28 (mails)
     "domain.powers.game:Game.PostMade": ["actor", "audience", "post_id", "rolls", "text", "thread_id", "tied_to"],
