@@ -18,11 +18,12 @@ from api.compose import build_games, build_projector
 from api.deps import document_sender_headers
 from api.headers import SecurityHeaders, last_resort
 from api.ratelimit import RateLimitMiddleware, RateLimits
-from api.routes import commands, games, history, mail, posts, preview, push, results, webhooks, windows
+from api.routes import commands, disputes, games, history, mail, posts, preview, push, results, webhooks, windows
 from api.routes.metrics import RequestLog
 from api.routes.metrics import router as metrics_router
 from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
 from api.web import contact as web_contact
+from api.web import disputes as web_disputes
 from api.web import help as web_help
 from api.web import lobby as web_lobby
 from api.web import maillinks as web_maillinks
@@ -153,6 +154,7 @@ def create_app(
     app.include_router(web_maillinks.router)  # first: /signin/mail/<key> is a mail's board link, not a game's
     app.include_router(web_people.router)  # first: /signin/email/<token> is not a game's /signin/<game>/<token>
     app.include_router(web_talk.router)
+    app.include_router(web_disputes.router)  # before the generic /play/{g}/{command} form route
     app.include_router(web_contact.router)  # before the generic /play/{g}/{command} form route
     app.include_router(web_lobby.router)  # /lobby, and the GM's /play/{g}/seats before the generic form route
     app.include_router(web_webhooks.router)  # before the generic /play/{g}/{command} form route
@@ -182,6 +184,7 @@ def api_routers() -> list[APIRouter]:
         posts.router,
         results.router,
         preview.router,
+        disputes.router,
         webhooks.router,
         push.router,
     ]

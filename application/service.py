@@ -408,6 +408,7 @@ class Games(GameStore):
             new_id=lambda prefix: f"{prefix}-{uuid.uuid4().hex[:10]}",
             state_at=lambda version: self.get_game(game_id, version, for_update=False).state,
             event_at=lambda version: next(iter(self.events.get(game.id, gt=version - 1, lte=version)), None),
+            seen_version=lambda viewer, seq: self.seen_version(game.id, viewer, seq),
             phase_version=lambda phase: self.phase_version(game_id, phase, None),
             copy_at=lambda version: self._copy_at(game, version),
             keep=None if kept is None else lambda *objs: kept.extend(objs),

@@ -428,6 +428,21 @@ class GameStore(Application[uuid.UUID]):
                 break
         return out
 
+    def seen_version(self, key: uuid.UUID, viewer: str, seq: int) -> int | None:
+        """The version of the event ``viewer`` numbers ``seq`` in its timeline (None if it was shown none): from the
+        timeline read model, else (not attached, or not there yet) counted from the store."""
+        if self.reads is not None:
+            found = self.reads.seen_version(str(key), viewer, seq)
+            if found is not None:
+                return int(found)
+        n = 0
+        for e in self.stored_events(key):
+            if vis.can_see(e.audience, viewer):
+                n += 1
+                if n == seq:
+                    return int(e.originator_version)
+        return None
+
     def timezone_for(self, game_id: str, viewer: str) -> str:
         """The IANA zone a viewer sees times in: their own choice, else the game's."""
         return self._read(game_id, lambda game: game.timezone_for(viewer))

@@ -601,6 +601,20 @@ class Projector:
             self._redact_posts(game_id, out)
         return out
 
+    def seen_version(self, game_id: str, viewer: str, seq: int) -> int | None:
+        """The version of the event a viewer numbers ``seq`` (a dispute names its event so), or None."""
+        rows = self.db.query(
+            "SELECT version FROM rm_timeline WHERE game_id = ? AND viewer = ? AND seq = ?", (game_id, viewer, seq)
+        )
+        return int(rows[0][0]) if rows else None
+
+    def seq_of(self, game_id: str, viewer: str, version: int) -> int | None:
+        """A viewer's own number for the event at ``version``, or None if it was not shown it."""
+        rows = self.db.query(
+            "SELECT seq FROM rm_timeline WHERE game_id = ? AND viewer = ? AND version = ?", (game_id, viewer, version)
+        )
+        return int(rows[0][0]) if rows else None
+
     def _redact_posts(self, game_id: str, items: list[dict]) -> None:
         """What the players' pages never show, their timeline does not either (issue 16): a post the GM hid
         loses its text (first and edited) in the events that carried it, and an edited post shows only its

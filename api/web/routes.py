@@ -118,12 +118,16 @@ def feed_page(
     names = seat_names(game)
     public = getattr(game.ruleset, "feed_names", None)
     words = {**public(game), **names} if public is not None else names  # the seats' names win
+    from api.web.disputes import marks  # a disputed event's line says so (issue 29)
+
+    disputed = marks(projector, game, me)
     return [
         dict(
             e,
             local=local_time(e["at"], zone),
             text=words_of.describe_event(game.ruleset, e["type"], e["data"], words),
             by=words_of.who(e["actor"], names),
+            dispute=disputed.get(e["seq"]),
         )
         for e in events
     ]

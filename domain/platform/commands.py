@@ -74,6 +74,9 @@ class Context:
     event_at: Callable[[int], Any] | None = None
     phase_version: Callable[[str], int] | None = None
     copy_at: Callable[[int], tuple[list[Any], Any]] | None = None
+    # The version of the event a viewer numbers ``seq`` in its own timeline (None if it was shown no such event): a
+    # dispute names its event so (domain.platform.disputes), never by a version a seat is not shown.
+    seen_version: Callable[[str, int], int | None] | None = None
     # Saves these (events, then aggregates) in the command's own transaction: all of it is recorded, or nothing.
     keep: Callable[..., None] | None = None
     # The command is a seat's default on silence, sent by the platform as a window closes (domain.platform.flow): a
@@ -328,6 +331,34 @@ class HidePost(Command):
     reason: str
 
 
+@dataclass(frozen=True)
+class RaiseDispute(Command):
+    """Dispute an event you were shown, named by its number in your feed (``seq``): a thread with the GM (or the
+    hosts who saw it, where there is no GM) opens with your text (issue 29)."""
+
+    seq: int
+    text: str
+
+
+@dataclass(frozen=True)
+class AnswerDispute(Command):
+    """GM (the hosts it was raised to, where there is no GM): answer a dispute in its thread, pointing at what settles
+    it: ``derivation:<result id>``, ``preview[:<window>]``, ``rollback:<phase>`` or ``replay[:<version>]``."""
+
+    dispute_id: str
+    text: str
+    points_at: str | None = None
+
+
+@dataclass(frozen=True)
+class SettleDispute(Command):
+    """Record a dispute's outcome: ``upheld`` or ``rejected`` (whoever answers it), ``withdrawn`` (its raiser)."""
+
+    dispute_id: str
+    outcome: str
+    note: str = ""
+
+
 # ---------------------------------------------------------------------- handlers
 
 
@@ -570,7 +601,34 @@ def hide_post(game: PlatformGame, cmd: HidePost, ctx: Context) -> dict[str, Any]
     return {"post_id": cmd.post_id}
 
 
+def raise_dispute(game: PlatformGame, cmd: RaiseDispute, ctx: Context) -> dict[str, Any]:
+    version = ctx.seen_version(ctx.principal, cmd.seq) if ctx.seen_version is not None and cmd.seq > 0 else None
+    event = ctx.event_at(version) if version is not None and ctx.event_at is not None else None
+    return dict(
+        game.raise_dispute(
+            ctx.principal,
+            cmd.seq,
+            event,
+            cmd.text,
+            dispute_id=ctx.new_id("dsp"),
+            thread_id=ctx.new_id("thr"),
+            post_id=ctx.new_id("post"),
+        )
+    )
+
+
+def answer_dispute(game: PlatformGame, cmd: AnswerDispute, ctx: Context) -> dict[str, Any]:
+    return dict(game.answer_dispute(ctx.principal, cmd.dispute_id, cmd.text, cmd.points_at, post_id=ctx.new_id("post")))
+
+
+def settle_dispute(game: PlatformGame, cmd: SettleDispute, ctx: Context) -> dict[str, Any]:
+    return dict(game.settle_dispute(ctx.principal, cmd.dispute_id, cmd.outcome, cmd.note))
+
+
 PLATFORM_COMMANDS: Mapping[type, Handler] = {
+    RaiseDispute: raise_dispute,
+    AnswerDispute: answer_dispute,
+    SettleDispute: settle_dispute,
     OpenThread: open_thread,
     MakePost: make_post,
     EditPost: edit_post,

@@ -26,6 +26,17 @@ WINDOW_CLOSE_REASONS = {
     "turn over": N_("the turn was taken"),
 }
 
+# A dispute's events in words (domain.platform.disputes); DisputeSettled by its outcome.
+DISPUTE_LINES = {
+    "DisputeRaised": N_("A dispute was raised about an event: {event}."),
+    "DisputeAnswered": N_("A dispute was answered."),
+}
+OUTCOME_LINES = {
+    "upheld": N_("A dispute was upheld."),
+    "rejected": N_("A dispute was rejected."),
+    "withdrawn": N_("A dispute was withdrawn."),
+}
+
 
 def who(seat: Any, names: Mapping[str, str]) -> str:
     """A seat by its public name (the GM as "the GM"; the service itself as "the service")."""
@@ -104,6 +115,10 @@ def platform_line(kind: str, data: Mapping[str, Any], names: Mapping[str, str], 
         )
     if kind == "Previewed":  # the audit line of a preview (issue 29): the GM's and hosts' alone
         return _("Closing {window} was previewed; nothing was published.").format(window=window)
+    if kind == "DisputeSettled" and data.get("outcome") in OUTCOME_LINES:
+        return _(OUTCOME_LINES[str(data["outcome"])])
+    if kind in DISPUTE_LINES:  # a dispute (issue 29): the raiser's and whoever answers it alone
+        return _(DISPUTE_LINES[kind]).format(event=words(str(data.get("about") or "")))
     if kind in ("SeedCommitted", "SeedSealed"):
         return _("The dice for the coming rolls were fixed in advance (sealed).")
     if kind == "SeedRevealed":

@@ -38,6 +38,7 @@ from domain.errors import Conflict, NotFound, RuleViolation
 from domain.ids import GM, SYSTEM
 from domain.platform import flow
 from domain.platform import ruleset as rulesets
+from domain.platform.disputes import Disputes
 from domain.platform.notifications import Notifications
 from domain.platform.posts import Posts
 from domain.platform.preview import Previews
@@ -86,7 +87,7 @@ def _upcast_phase(state: dict[str, Any]) -> None:
     state["phase"] = "s{}m{}".format(state.pop("season"), state.pop("month"))
 
 
-class PlatformGame(Posts, Previews, Seating, Notifications, Aggregate):
+class PlatformGame(Posts, Disputes, Previews, Seating, Notifications, Aggregate):
     """The platform's part of one game; a ruleset's aggregate subclasses it."""
 
     if TYPE_CHECKING:  # the ruleset's aggregate sets it when the game is created

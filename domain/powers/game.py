@@ -406,6 +406,10 @@ EVENT_VERSIONS: dict[str, int] = {
     "PostHidden": 1,
     # domain.platform.preview
     "Previewed": 1,
+    # domain.platform.disputes
+    "DisputeRaised": 1,
+    "DisputeAnswered": 1,
+    "DisputeSettled": 1,
     # domain.platform.seating
     "SeatOpened": 2,  # 2: listed, whether the lobby lists the seat (issue 28)
     "SeatClosed": 1,

@@ -82,6 +82,9 @@ BASE = {
     ("put", "/games/{game_id}/posts/{post_id}"): {"text": "hello"},
     ("post", "/games/{game_id}/posts/{post_id}/hide"): {"reason": "r"},
     ("post", "/games/{game_id}/threads/{thread_id}/read"): {"seq": 1},
+    ("post", "/games/{game_id}/disputes"): {"seq": 1, "text": "why?"},
+    ("post", "/games/{game_id}/disputes/{dispute_id}/answer"): {"text": "see", "points_at": "preview"},
+    ("post", "/games/{game_id}/disputes/{dispute_id}/settle"): {"outcome": "upheld", "note": "n"},
     # the fake ruleset's, declared in its own package (tests/plugins/emissary-fake)
     ("post", "/games/{game_id}/table/seats"): {"seat_id": "s1", "name": "S"},
     ("post", "/games/{game_id}/table/posts"): {"text": "t"},
@@ -176,6 +179,7 @@ def url(path: str, gid: str) -> str:
                 "consequence_id": "csq-1",
                 "thread_id": "table",
                 "post_id": "post-1",
+                "dispute_id": "dsp-1",
             }
         )
     )
