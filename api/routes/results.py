@@ -41,12 +41,6 @@ def viewer_events(games: Any, game_id: str, viewer: str) -> list[dict]:
             return out
 
 
-def derivations_for(games: Any, game_id: str, viewer: str) -> dict[str, dict]:
-    """Every result ``viewer`` may have explained, derived from their own events by the game's ruleset."""
-    ruleset = games.get_game(game_id, for_update=False).ruleset
-    return derivations.derivations(ruleset, viewer_events(games, game_id, viewer))
-
-
 def scoped(projector: Any, ruleset: Any, key: str, viewer: str, result_id: str) -> dict | None:
     """The result's derivation from the viewer's events of its group of phases (``Ruleset.result_scope``: Powers'
     month, the covenant game's cycle, the Lodge's turn), read newest first a group at a time until the result is
@@ -61,15 +55,21 @@ def scoped(projector: Any, ruleset: Any, key: str, viewer: str, result_id: str) 
         for item in page:
             g = group_of(str(item.get("phase") or ""))
             if group is not None and g != group:
-                found = derivations.derivations(ruleset, [*first, *reversed(bucket)]).get(result_id)
+                found = derivations.derivations(ruleset, opened(first, bucket)).get(result_id)
                 if found is not None:
                     return found
                 bucket = []
             group = g
             bucket.append(item)
         if len(page) < PAGE_BACK:
-            return derivations.derivations(ruleset, [*first, *reversed(bucket)]).get(result_id)
+            return derivations.derivations(ruleset, opened(first, bucket)).get(result_id)
         before = page[-1]["seq"]
+
+
+def opened(first: list[dict], newest_first: list[dict]) -> list[dict]:
+    """The game's first event (its options), then the items read newest first, in their order: the first event
+    once, whether the items reach back to it or not."""
+    return [*first, *(item for item in reversed(newest_first) if not first or item["seq"] != first[0]["seq"])]
 
 
 @router.get("/games/{game_id}/results/{result_id}/explain", responses=GAME_READ)
@@ -128,7 +128,7 @@ def board_derivations(
             break
         before = page[-1]["seq"]
     first = projector.timeline(key, viewer, after=0, limit=1)
-    found = derivations.derivations(ruleset, [*first, *reversed(items)])
+    found = derivations.derivations(ruleset, opened(first, items))
     return {k: linked(d, ruleset.name) for k, d in found.items()}
 
 

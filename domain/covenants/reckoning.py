@@ -337,12 +337,54 @@ def _yearly_reckoning(game: CovenantGame) -> None:
         spent=spent,
         winners=won,
         starting=nxt,
+        terms=_terms(game, surplus),
         actor=SYSTEM,
         audience=PUBLIC,
     )
 
 
+def _terms(game: CovenantGame, surplus: dict[str, int] | None) -> dict[str, Any]:
+    """What the Yearly Reckoning reckoned from, as it stood (issue 29: the Reckoning's derivation recomputes its
+    points, scores, winners and next starting player from these): each covenant's Winter surplus and what it keeps
+    unconverted (A-RECK-3, A-AMB-9), the Hedge Mage's curse 6 (A-RECK-6), whether it is out of play, its score
+    before and the tribute it owes (A-RECK-4), its unconverted surplus for the optional tiebreak (A-AMB-8); the
+    target score (A-RECK-5), whether the conversion spends what it converts, and the seats in the order the next
+    starting player is looked for (A-ORDER-2)."""
+    s = game.state
+    starting = s.starting or s.order[0]
+    seats = {}
+    for seat in s.order:
+        p, out = s.powers[seat], game.out_of_play(seat)
+        seats[seat] = {
+            "provision": p.provision,
+            "gold": p.gold,
+            "vis": p.vis,
+            "kept_gold": p.keep_unconverted.get("gold", 0),
+            "kept_vis": p.keep_unconverted.get("vis", 0),
+            "curse6": any(c["curse"] == 6 for c in cards.curses(game, seat)),
+            "out": out,
+            "score": p.score,
+            "tribute": [] if out else [{"points": t["points"], "to": t["to"]} for t in p.tribute],
+            "unconverted": None if surplus is None else surplus[seat],
+        }
+    return {
+        "year": s.year,
+        "target": int(option(s.options, "target_score")),
+        "consumes": bool(option(s.options, "yearly_conversion_consumes")),
+        "order": [*rules.clockwise(s.order, starting)[1:], starting],
+        "seats": seats,
+    }
+
+
+def _no_terms(state: dict[str, Any]) -> None:
+    """Upcast a Yearly Reckoning recorded before it kept what it reckoned from."""
+    state["terms"] = None
+
+
 class YearReckoned(CovenantEvent):
+    class_version = 2  # 2: ``terms``, what it reckoned from (issue 29)
+    upcast_v1_v2 = staticmethod(_no_terms)
+
     points: dict[str, int]
     scores: dict[str, int]
     spent: dict[str, dict[str, int]]  # seat -> the gold and vis the Reckoning spent
@@ -350,6 +392,7 @@ class YearReckoned(CovenantEvent):
     starting: str | None
     actor: str
     audience: list[str]
+    terms: dict[str, Any] | None  # what it reckoned from (``_terms``); None if recorded before issue 29
 
     def evolve(self, s: CovenantState) -> None:
         for seat, p in s.powers.items():

@@ -56,6 +56,9 @@ OPS: dict[str, Callable[[Any, Sequence[Mapping[str, Any]], Mapping[str, Any]], A
     "minus_floor0": lambda args, dice, values: max(0, _value(args[0], values) - _value(args[1], values)),
     "at_least": lambda args, dice, values: _value(args[0], values) >= _value(args[1], values),
     "half_up": lambda args, dice, values: -(-_value(args[0], values) // 2),
+    "floor_div": lambda args, dice, values: _value(args[0], values) // _value(args[1], values),
+    "min": lambda args, dice, values: min(_value(a, values) for a in args),
+    "equals": lambda args, dice, values: _value(args[0], values) == _value(args[1], values),
     # the list of the terms' values, in order
     "list": lambda args, dice, values: [_value(a, values) for a in args],
     # the one label whose term is highest, or None on a tie (a contest: a Certamen)
@@ -64,6 +67,17 @@ OPS: dict[str, Callable[[Any, Sequence[Mapping[str, Any]], Mapping[str, Any]], A
     # side that would win is ``blocked``
     "contest": lambda args, dice, values: _contest(
         {k: _value(v, values) for k, v in args["sides"].items()}, args.get("blocked")
+    ),
+    # everyone with the highest score, sorted, once it reaches ``target``; among them, given ``tiebreak`` (a number a
+    # side), those with the most (a Reckoning: A-RECK-5, A-AMB-8)
+    "top_reaching": lambda args, dice, values: _top_reaching(
+        {k: _value(v, values) for k, v in args["scores"].items()},
+        _value(args["target"], values),
+        {k: _value(v, values) for k, v in args["tiebreak"].items()} if args.get("tiebreak") else None,
+    ),
+    # the first label in ``order`` whose score is the lowest (a Reckoning's next starting player: A-ORDER-2)
+    "first_lowest": lambda args, dice, values: _first_lowest(
+        args["order"], {k: _value(v, values) for k, v in args["scores"].items()}
     ),
     # what became of a phrase with this many parts applied and skipped: applied, partly applied or skipped
     "phrase_status": lambda args, dice, values: (
@@ -76,6 +90,22 @@ def _contest(scores: Mapping[str, Any], blocked: str | None) -> str | None:
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
     ahead = bool(ranked) and ranked[0][1] > 0 and (len(ranked) == 1 or ranked[0][1] > ranked[1][1])
     return ranked[0][0] if ahead and ranked[0][0] != blocked else None
+
+
+def _top_reaching(scores: Mapping[str, Any], target: Any, tiebreak: Mapping[str, Any] | None) -> list[str]:
+    top = max(scores.values(), default=None)
+    if top is None or top < target:
+        return []
+    best = sorted(k for k, v in scores.items() if v == top)
+    if tiebreak is not None:
+        most = max(tiebreak[k] for k in best)
+        best = [k for k in best if tiebreak[k] == most]
+    return best
+
+
+def _first_lowest(order: Sequence[str], scores: Mapping[str, Any]) -> str | None:
+    low = min(scores.values(), default=None)
+    return next((k for k in order if scores.get(k) == low), None)
 
 
 def _unique_max(scores: Mapping[str, Any]) -> str | None:

@@ -86,6 +86,14 @@ def test_every_derivation_recomputes_its_result_from_its_own_terms(games, rulese
     assert seen > 0, f"{ruleset.name}: the contract's game publishes no result to explain"
 
 
+def test_every_ruleset_derives_results_of_its_own_beside_the_platforms(games, ruleset, played):
+    """``Ruleset.derive`` is declared by every ruleset, the fake one too, and the contract's game gives it results to
+    explain: the promises above hold for the ruleset's own derivations, not only for a post's dice."""
+    assert ruleset.derive is not None, f"{ruleset.name} declares no derive"
+    own = ruleset.derive(events_of(games, played.game_id, "gm"))
+    assert own and not set(own) & set(explain.platform_derivations(events_of(games, played.game_id, "gm")))
+
+
 def test_no_derivation_shows_a_viewer_what_their_own_events_do_not(games, ruleset, played):
     gm_ids = set(explain.derivations(ruleset, events_of(games, played.game_id, "gm")))
     for viewer in played.viewers:

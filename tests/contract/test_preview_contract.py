@@ -99,12 +99,13 @@ def test_preview_then_publish_gives_the_previewed_outcome_for_every_viewer(games
 
 
 def test_the_derivations_previewed_are_those_published(games, ruleset, played):
-    from api.routes.results import derivations_for
+    from api.routes.results import viewer_events
+    from domain.platform import explain
 
     pv = previews.preview(games, Caller.of("gm"), played.game_id)
     games.close_window(played.game_id, "gm", pv.window_id)
     for viewer in played.viewers:
-        now = derivations_for(games, played.game_id, viewer)
+        now = explain.derivations(ruleset, viewer_events(games, played.game_id, viewer))
         for result_id, d in pv.outcomes[viewer]["derivations"].items():  # the dice: same faces, same roll numbers
             assert _no_seq(d) == _no_seq(now[result_id]), (ruleset.name, viewer, result_id)
 

@@ -72,3 +72,52 @@ def test_l_eff_2_a_lodge_effect_shows_each_phrase_and_why_a_part_was_skipped():
         assert explain.recomputes(nothing) == []
     finally:
         games.close()
+
+
+def test_a_reck_3_a_yearly_reckoning_turns_each_surplus_into_points_and_names_the_next_starter():
+    """A-RECK-3 "points = ⌊P/4⌋ + ⌊G/2⌋ + V" of the Winter surplus (A-AMB-9: the conversion spends the gold and vis
+    it converts); A-RECK-5: nobody reached 25; A-ORDER-2: the lowest score starts, among equals the first clockwise
+    after the starter. Ann, seated with 14 points, has a surplus of 1 provision, 4 gold and 4 vis: 0 + 2 + 4 = 6."""
+    from tests.domain.test_covenants_worked_examples import Dice, seated, skip_season
+
+    t = seated(Dice(), {"ann": 14})
+    for _ in range(4):
+        skip_season(t)
+    for viewer in ("gm", "ann", "bob", "cy"):  # a Reckoning is public (A.4)
+        found, events = derived(t.games, t.game_id, viewer, "covenants")
+        d = found["reckoning:1"]
+        assert explain.recomputes(d) == [] and leaks(d, events) == []
+        steps = {s["id"]: s for s in d["steps"]}
+        assert [steps[f"ann-{k}"]["value"] for k in ("provision", "gold", "vis")] == [1, 4, 4]
+        assert steps["ann-provision-points"]["op"] == "floor_div" and steps["ann-provision-points"]["value"] == 0
+        assert steps["ann-points"]["args"] == ["@ann-provision-points", "@ann-gold-points", "@ann-vis"]
+        published = d["result"]["published"]
+        assert published["points:ann"] == 6 and published["score:ann"] == 20 and published["gold spent:ann"] == 4
+        assert published["winners"] == [] and published["starting"] == "bob"
+        assert steps["starting"]["rule"] == "A-ORDER-2" and steps["winners"]["rule"] == "A-RECK-5"
+
+
+def test_a_result_is_derived_from_the_viewers_events_each_once_whether_or_not_they_reach_back_to_the_first():
+    """``api.routes.results.scoped`` reads a viewer's timeline newest first a group of phases at a time and puts the
+    game's first event (its options) before the group: once, also when the group reaches back to it."""
+    from api.routes.results import scoped
+
+    class Timeline:
+        def __init__(self, items: list[dict]) -> None:
+            self.items = items
+
+        def timeline(self, key, viewer, after=0, limit=500, *, newest_first=False, before=None):
+            if newest_first:
+                return [i for i in reversed(self.items) if before is None or i["seq"] < before][:limit]
+            return [i for i in self.items if i["seq"] > after][:limit]
+
+    class Counting:
+        result_scope = None
+
+        @staticmethod
+        def derive(events):
+            seqs = [e["seq"] for e in events]
+            return {"count": {"steps": [], "seqs": seqs}}
+
+    items = [{"seq": n, "type": "E", "phase": "p", "data": {}} for n in range(1, 6)]
+    assert scoped(Timeline(items), Counting, "g", "ann", "count")["seqs"] == [1, 2, 3, 4, 5]

@@ -18,6 +18,7 @@ from domain.platform.game import PlatformGame, fold
 from domain.platform.plugin import Plugin
 from domain.platform.ruleset import Ruleset, Step
 from domain.platform.state import CommittedDice, Seat, ViewerSequences, Window
+from emissary_fake.explain import derive
 
 
 @dataclass
@@ -112,6 +113,7 @@ FAKE = Ruleset(name="table", version="table-1", options=TableOptions, steps=(PLA
                aggregate=Table, start=Table.start, commands={Join: Table.join, Post: Table.post}, fold=fold,
                view=lambda game, viewer: {"seats": sorted(game.state.seats), "posts": list(game.state.posts)},
                phase_of=lambda e: {"phase": f"join-{e.seat_id}"} if type(e).__name__ == "Joined" else None,
-               seat_of=lambda e: e.seat_id if type(e).__name__ == "Joined" else None, offers=offers)
+               seat_of=lambda e: e.seat_id if type(e).__name__ == "Joined" else None, offers=offers,
+               derive=derive)
 # fmt: on
 PLUGIN = Plugin(FAKE, api="emissary_fake", listed=False)  # hosted, never offered; its commands: declared.py
