@@ -14,12 +14,16 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.routing import APIRoute
 from starlette.routing import Mount
 
+from api import rulesets
 from api.help import model
+from api.help.decisions import decisions
 from api.help.model import linked
 from api.web.kit import templates
 from api.web.routes import BROWSER_FORMS, COMMAND_FORMS
 from domain.platform.commands import PLATFORM_COMMANDS
 from domain.platform.i18n import _
+from domain.platform.options_doc import allowed, as_json, option_fields
+from domain.platform.ruleset import registered
 
 router = APIRouter(include_in_schema=False)
 PAGE_FORMS = (*COMMAND_FORMS, *BROWSER_FORMS)  # the platform's forms, on every ruleset's board or console
@@ -113,3 +117,20 @@ def help_rules(request: Request, ruleset: str) -> Response:
     }
     context = {"h": found, "rules": rules, "quoted": quoted, "link": lambda text: linked(text, ruleset)}
     return templates.TemplateResponse(request, "help_rules.html", context)
+
+
+@router.get("/help/{ruleset}/decisions", response_class=HTMLResponse)
+def help_decisions(request: Request, ruleset: str) -> Response:
+    """Help: what the service decided where a ruleset's rules leave a choice, and its campaign options with their
+    defaults and the rule ids each sets."""
+    if ruleset not in model.names():
+        return _missing(request, _("No ruleset is named {name}.").format(name=ruleset))
+    found = model.ruleset_help(ruleset)
+    context = {
+        "h": found,
+        "decided": decisions(ruleset, rulesets.API_PACKAGES.get(ruleset)),
+        "options": [(o, allowed(o)) for o in option_fields(registered()[ruleset].options)],
+        "as_json": as_json,
+        "link": lambda text: linked(text, ruleset),
+    }
+    return templates.TemplateResponse(request, "help_decisions.html", context)

@@ -1,15 +1,15 @@
 """A ruleset's campaign options read from its option schema (the pydantic model ``Ruleset.options``): each
 option's name, kind, default, allowed values and description, with the rule ids the description cites.
 
-The new-game form (``api.web.options_form``) and the README's table of options (``options_table``) are both
-built from this, so an option added to a model is on the form and in the table without another edit.
+The new-game form (``api.web.options_form``) and the help page of a ruleset's decisions and options
+(``/help/{ruleset}/decisions``) are both built from this, so an option added to a model is on both without another
+edit.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -144,21 +144,3 @@ def _num(value: float) -> str:
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
-
-
-def options_table(rulesets: Iterable[Any]) -> str:
-    """The README's table of every ruleset's campaign options (Markdown), one table per ruleset."""
-    out: list[str] = []
-    for ruleset in rulesets:
-        out += [f"#### `{ruleset.name}`", ""]
-        fields = option_fields(ruleset.options)
-        if not fields:
-            out += ["No options.", ""]
-            continue
-        out += ["| Option | Default | Values | Rule | What it sets |", "|---|---|---|---|---|"]
-        for f in fields:
-            rules = ", ".join(f.rules)
-            cells = (f"`{f.name}`", f"`{as_json(f.default)}`", allowed(f), rules, f.description)
-            out.append("| " + " | ".join(_cell(c) for c in cells) + " |")
-        out.append("")
-    return "\n".join(out).rstrip("\n") + "\n"

@@ -211,6 +211,9 @@ def test_the_installed_service_renders_every_rulesets_console_and_board(installe
         if ruleset != "table":
             with urllib.request.urlopen(f"{client.base}/help/{ruleset}/rules", timeout=30) as response:
                 assert 'id="line-1"' in response.read().decode(), ruleset
+        with urllib.request.urlopen(f"{client.base}/help/{ruleset}/decisions", timeout=30) as response:
+            decided = response.read().decode()  # its decisions text ships in its package, the platform's in api.help
+            assert "GameBlocked" in decided and ("ships no decisions" in decided) == (ruleset == "table"), ruleset
 
 
 @pytest.fixture

@@ -16,7 +16,12 @@ def test_the_help_index_and_a_ruleset_page_have_no_axe_violation_at_1280_and_360
     base, _app = server
     for width in WIDTHS:
         page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
-        for path, name in (("/help", "index"), ("/help/lodge", "lodge"), ("/help/covenants", "covenants")):
+        for path, name in (
+            ("/help", "index"),
+            ("/help/lodge", "lodge"),
+            ("/help/covenants", "covenants"),
+            ("/help/powers/decisions", "powers-decisions"),
+        ):
             page.goto(base + path)
             assert violations(page) == [], (path, width)
             assert page.evaluate("document.scrollingElement.scrollWidth") <= width, (path, width)
