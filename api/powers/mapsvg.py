@@ -10,7 +10,11 @@ is written as their language writes numbers.
 
 from __future__ import annotations
 
+import json
 import math
+import re
+from collections import deque
+from collections.abc import Mapping
 from typing import Any
 
 from api.web.i18n import number
@@ -19,7 +23,7 @@ from domain.platform.i18n import _
 from domain.powers import hexmap
 
 SIZE = 40  # a hex's circumradius, in SVG units
-PAD = 8
+PAD = 4
 SQRT3 = math.sqrt(3)
 # Fills by terrain; a terrain the GM names that is not here is drawn in the neutral colour.
 TERRAIN_FILL = {
@@ -41,6 +45,7 @@ TERRAIN_FILL = {
     "jungle": "#7fb27a",
 }
 NEUTRAL = "#e6e2d8"
+LABEL_CHARS = 7  # a name drawn in a hex: about as many characters as its width holds at the label's size
 
 
 def _centre(q: int, r: int) -> tuple[float, float]:
@@ -96,6 +101,9 @@ def map_figure(view: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
             "seen": [],
             "claims": [],
             "holdings": [],
+            "armies": [],
+            "battles": [],
+            "own_armies": 0,
         }
     elsewhere: list[str] = []
 
@@ -141,6 +149,13 @@ def map_figure(view: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
             who = names.get(i["power"], i["power"])
             seen = _("{power}'s influence {amount}").format(power=who, amount=i["amount"])
             put(i["hex"], "seen", f"{who} {i['amount']}", seen)
+    for a in (view.get("armies") or {}).get("armies", []):
+        if a.get("hex"):
+            put(a["hex"], "armies", army_words(a, me, names), a["name"])
+            if a["controller"] == me and a["hex"] in cells:
+                cells[a["hex"]]["own_armies"] += 1
+    for b in view.get("battles") or []:
+        put(b["hex"], "battles", battle_words(b, names), _("a battle"))
     hexes = sorted(cells.values(), key=lambda c: (c["r"], c["q"]))
     for c in hexes:
         head = _("Hex {hex}: {terrain}").format(hex=c["label"], terrain=c["terrain"])
@@ -153,7 +168,10 @@ def map_figure(view: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
             parts.append(_("your influence {amount}").format(amount=c["mine"]))
         parts += [_("influence of {power}").format(power=s) for s in c["seen"]]
         parts += [_("claim {claim}").format(claim=k) for k in c["claims"]]
+        parts += [_("army {army}").format(army=a) for a in c["armies"]]
+        parts += c["battles"]
         c["title"] = "; ".join(parts)
+        c["town_short"] = _short(c["towns"][0].split(" (")[0]) if c["towns"] else _short(c["name"])
     roads = []
     for c in hexes:
         if not c["road"]:
@@ -170,4 +188,94 @@ def map_figure(view: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
         box = f"{left:.1f} {top:.1f} {width:.1f} {height:.1f}"
     else:
         box = "0 0 0 0"
-    return {"hexes": hexes, "roads": roads, "view_box": box, "elsewhere": elsewhere, "size": SIZE}
+    return {"hexes": hexes, "roads": roads, "view_box": box, "elsewhere": elsewhere, "size": SIZE, "cells": cells}
+
+
+def _short(name: str) -> str:
+    """A name as the drawn hex has room for it (the title and the table give it whole)."""
+    return name if len(name) <= LABEL_CHARS else name[: LABEL_CHARS - 1] + "…"
+
+
+def army_words(a: dict[str, Any], me: str | None, names: dict[str, str]) -> str:
+    """An army as the viewer knows it: its name, its power, its size; its units' wounds where the viewer sees
+    them (its controller and the GM: the full card carries ``units``)."""
+    power = names.get(a["controller"], a["controller"]) if a["controller"] else _("no power")
+    if a["controller"] == me:
+        power = _("yours")
+    if "units" in a:
+        wounds = ", ".join(
+            _("{wounds} (routed)").format(wounds=u["wounds"]) if u.get("routed") else str(u["wounds"])
+            for u in a["units"]
+        )
+        return _("{army} ({power}, size {size}; wounds by unit: {wounds})").format(
+            army=a["name"], power=power, size=a["size"], wounds=wounds or _("none")
+        )
+    return _("{army} ({power}, size {size})").format(army=a["name"], power=power, size=a["size"])
+
+
+def battle_words(b: dict[str, Any], names: dict[str, str]) -> str:
+    """A battle as the table sees it: its sides by power name, its round or its end."""
+
+    def side(key: str) -> str:
+        return ", ".join(names.get(p, p) for p in b["sides"].get(key, {}).get("powers", [])) or _("nobody")
+
+    if b["step"] == "ended":
+        state = _("ended")
+    else:
+        state = _("round {round}").format(round=b["round"])
+    return _("battle of {side_a} against {side_b}, {state}").format(side_a=side("A"), side_b=side("B"), state=state)
+
+
+def picked(view: dict[str, Any], fig: dict[str, Any], query: Mapping[str, str]) -> dict[str, Any] | None:
+    """The hex the viewer clicked (``?hex=q,r``, a link of the drawn map) and what its forms are filled in
+    with: the compose form's location, the aim form's town and feature there, a battle declared there against
+    the other powers whose armies the viewer sees there, a seek in it, and with ``army=`` one of the viewer's
+    armies mustered there along the map's shortest path. All from the viewer's own view."""
+    cell = fig["cells"].get(str(query.get("hex", "")))
+    if cell is None:
+        return None
+    me = view.get("viewer")
+    hex_id = cell["hex"]
+    m = view.get("map") or {}
+    towns = [t for t in m.get("towns", []) if t["hex"] == hex_id]
+    features = [f for t in m.get("towns", []) for f in t.get("features", []) if f["hex"] == hex_id]
+    features += [f for f in m.get("features", []) if f["hex"] == hex_id]
+    armies = (view.get("armies") or {}).get("armies", [])
+    enemies = sorted({a["controller"] for a in armies if a["hex"] == hex_id and a["controller"] not in (me, None)})
+    mine = [a for a in armies if a["controller"] == me and me is not None]
+    out: dict[str, Any] = {
+        "hex": hex_id,
+        "cell": cell,
+        "town": towns[0] if towns else None,
+        "feature": features[0] if features else None,
+        "enemies": " ".join(enemies),
+        "battle_id": "battle-" + re.sub(r"[^a-z0-9]+", "-", cell["label"].lower()).strip("-"),
+        "movers": [a for a in mine if a["hex"] != hex_id and path(fig["cells"], a["hex"], hex_id)],
+        "muster": None,
+        "army": None,
+    }
+    army = next((a for a in out["movers"] if a["army_id"] == query.get("army")), None)
+    if army is not None:
+        moves = [{"army_id": army["army_id"], "path": path(fig["cells"], army["hex"], hex_id)}]
+        out.update(army=army, muster=json.dumps({"moves": moves}))
+    return out
+
+
+def path(cells: Mapping[str, Any], start: str, goal: str) -> list[str] | None:
+    """The shortest path of neighbouring hexes the map draws, from ``start`` to ``goal`` (both included)."""
+    if start not in cells or goal not in cells:
+        return None
+    back: dict[str, str | None] = {start: None}
+    queue = deque([start])
+    while queue:
+        here = queue.popleft()
+        if here == goal:
+            out = [here]
+            while (prev := back[out[-1]]) is not None:
+                out.append(prev)
+            return out[::-1]
+        for n in hexmap.neighbours(here):
+            if n in cells and n not in back:
+                back[n] = here
+                queue.append(n)
+    return None

@@ -11,7 +11,7 @@ from fastapi.responses import Response
 
 from api.powers.forms import GM_COMMAND
 from api.powers.hexwords import hex_words
-from api.powers.mapsvg import map_figure
+from api.powers.mapsvg import map_figure, picked
 from api.routes.results import board_derivations, said
 from api.web.forms import handlers
 from api.web.kit import templates
@@ -44,9 +44,11 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     )
     # The map is drawn from the viewer's own view (``board_view``'s "map"), never from the game's state.
     names = {p["power_id"]: p["name"] for p in context["view"]["powers"]}
+    fig = map_figure(context["view"], names)
     context.update(
         names=names,
-        fig=map_figure(context["view"], names),
+        fig=fig,
+        pick=picked(context["view"], fig, request.query_params),  # a clicked hex fills the forms in (issue 28)
         viewer_is_gm=context["me"] == GM,
         map_title=_("The map as the GM sees it")
         if context["me"] == GM

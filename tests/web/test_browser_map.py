@@ -34,13 +34,13 @@ def test_a_player_sees_the_svg_map_drawn_in_the_browser(server, browser, games):
 
     page = browser.new_context(viewport={"width": 360, "height": 800}).new_page()
     page.goto(f"{base}/signin/{gid}/{token}")
-    hexes = page.locator("svg.hexmap g.hex polygon")
+    hexes = page.locator("svg.hexmap a.hex polygon")
     assert hexes.count() == 4
     box = page.locator("svg.hexmap").bounding_box()
     assert box is not None and box["width"] > 100 and box["height"] > 100
     sizes = page.evaluate("() => [...document.querySelectorAll('svg.hexmap polygon')].map(p => p.getBBox().width)")
     assert all(w > 60 for w in sizes)  # each hex drawn about 69 units wide: rendered as SVG, not text
-    title = page.locator('svg.hexmap g.hex[data-hex="1,0"] > title').text_content()
+    title = page.locator('svg.hexmap a.hex[data-hex="1,0"] > title').text_content()
     assert title == "Hex column 1, row 0: plains; road; your influence 2"
     assert page.locator("svg.hexmap text.my-influence").text_content() == "2"
     assert re.search(r"Bree", page.locator("table.map-table").inner_text())

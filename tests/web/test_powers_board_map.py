@@ -71,12 +71,15 @@ def hex_titles(html: str) -> dict[str, str]:
     """Each drawn hex's accessible title, by hex id."""
     return {
         h: unescape(t)
-        for h, t in re.findall(r'<g class="hex[^"]*" id="[^"]+" data-hex="([^"]+)">\s*<title>([^<]*)</title>', html)
+        for h, t in re.findall(
+            r'<a class="hex[^"]*" id="[^"]+" data-hex="([^"]+)" href="[^"]+"[^>]*>\s*<title>([^<]*)</title>', html
+        )
     }
 
 
 def map_rows(html: str) -> dict[str, list[str]]:
-    """The map table's rows, by hex id: terrain, towns, features, (my influence,) influence seen, claims."""
+    """The map table's rows, by hex label: terrain, towns, features, (my influence,) influence seen, claims, armies
+    and battles."""
     table = html[html.index('<table class="map-table">') :]
     table = table[: table.index("</table>")]
     rows = {}
@@ -97,8 +100,8 @@ def test_the_map_is_drawn_as_svg_with_a_title_per_hex_and_the_same_facts_in_a_ta
     assert titles["1,0"] == "Hex column 1, row 0: plains; road; your influence 2; influence of Circ 1"
     assert svg.count('class="road"') == 1  # 0,0 and 1,0 are the only neighbouring road hexes
     rows = map_rows(html)
-    assert rows["column 1, row 0"] == ["plains, road", "", "", "2", "Circ 1", ""]
-    assert rows["column 0, row 0"] == ["plains, road", "Derop (population 3, wealth 0)", "", "", "", ""]
+    assert rows["column 1, row 0"] == ["plains, road", "", "", "2", "Circ 1", "", ""]
+    assert rows["column 0, row 0"] == ["plains, road", "Derop (population 3, wealth 0)", "", "", "", "", ""]
 
 
 def test_a_power_sees_on_its_map_only_what_it_knows(table):
@@ -111,7 +114,7 @@ def test_a_power_sees_on_its_map_only_what_it_knows(table):
         assert "HIDDEN-TOMB" not in html  # nobody learned of it
     assert "KNOWN-RUIN" not in cult and "KNOWN-RUIN" not in circ
     assert "KNOWN-RUIN" in hex_titles(city)["3,0"]
-    assert "yours" not in cult and "yours" not in circ and 'class="hex held"' not in cult  # the keep is City's
+    assert "yours" not in cult and "yours" not in circ and 'class="hex held' not in cult  # the keep is City's
     assert "CITY-KEEP (stronghold), yours" in hex_titles(city)["1,-1"]
     assert 'class="hex held" id="hex-1_-1"' in city
     # Circ's 7 in 4,0 and 3 in 0,0 are where Cult has none: Cult sees only Circ's 1 in 1,0, where both have some.
