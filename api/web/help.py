@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.routing import APIRoute
 from starlette.routing import Mount
 
-from api import rulesets
+from api import mail_disputes, rulesets
 from api.help import model
 from api.help.decisions import decisions
 from api.help.model import linked
@@ -43,7 +43,12 @@ def help_index(request: Request) -> Response:
         if not model._what(c).startswith("Workers:")
     ]
     forms = [{"name": f.name, "gm": f.gm, "ok": _(f.ok) if isinstance(f.ok, str) and f.ok else ""} for f in PAGE_FORMS]
-    context = {"rulesets": [model.ruleset_help(n) for n in model.names()], "platform": platform, "forms": forms}
+    context = {
+        "rulesets": [model.ruleset_help(n) for n in model.names()],
+        "platform": platform,
+        "forms": forms,
+        "dispute_mail": mail_disputes.MAIL,  # every ruleset's ``dispute`` lines (issue 29)
+    }
     return templates.TemplateResponse(request, "help_index.html", context)
 
 
