@@ -1,5 +1,8 @@
 """A seat's own contact address and notification mode (issue 28 item 5), set from its board (``/play/<game>/contact``,
-linked as Notifications) or from My games.
+linked as Notifications) or from My games; and, on the same page, the one place for its preferences (issue 31, item
+3): per channel (mail, push) each kind of news at once, in the daily digest or not, quiet hours in its zone
+(``SetNotifications``), and the game's webhooks as the GM set them (read only: the kinds they announce, never a URL's
+path).
 
 The mode, or an address kept or removed, is recorded at once: the seat's own ``SetContact`` through the service,
 as every channel sends it. A new address is used for nothing until its reader confirms it: a one-time link (the
@@ -25,11 +28,13 @@ from starlette.background import BackgroundTask
 from api.security import redact, site_base, web_session
 from api.web.i18n import number
 from api.web.kit import NO_REFERRER, caller_for, flash, form_of, games_of, templates, who
+from application import webhooks
 from application.service import Caller
 from domain import limits
 from domain.errors import DomainError, Unauthorized
-from domain.platform.commands import SetContact
+from domain.platform.commands import SetContact, SetNotifications
 from domain.platform.i18n import N_, _
+from domain.platform.notifications import CHANNELS, CHOICES, KINDS
 from projections import people
 from projections.db import ReadModelDB
 from projections.settings import Settings
@@ -38,6 +43,18 @@ from workers import mail
 log = logging.getLogger("emissary.contact")
 router = APIRouter(include_in_schema=False)
 MODES = {"immediate": N_("each at once"), "digest": N_("a daily digest"), "off": N_("none")}
+KIND_WORDS = {
+    "phase": N_("a phase begins"),
+    "move": N_("something waits on you"),
+    "deadline": N_("a deadline approaches"),
+    "results": N_("results are published"),
+    "post": N_("a post at the table"),
+    "private": N_("a post for you alone or your thread"),
+    "end": N_("the game ends"),
+    "other": N_("anything else"),
+}
+CHANNEL_WORDS = {"mail": N_("Mail"), "push": N_("Push")}
+CHOICE_WORDS = {"now": N_("at once"), "digest": N_("in the daily digest"), "off": N_("not at all")}
 
 
 def _signature(settings: Settings, game_id: str, seat: str, email: str, mode: str, token: str) -> str:
@@ -59,8 +76,26 @@ def _page(request: Request, game_id: str, me: str, status: int = 200) -> Respons
         "mode": mode,
         "modes": [(m, _(w)) for m, w in MODES.items()],
         "flash": web_session(request).pop("flash", None),
+        **_preferences(request, game, me),
     }
     return templates.TemplateResponse(request, "contact.html", context, status_code=status)
+
+
+def _preferences(request: Request, game: Any, me: str) -> dict[str, Any]:
+    """What the page shows of the seat's preferences, and of the game's webhooks as its GM set them."""
+    hooks = webhooks.listing(request.app.state.projector.db, str(game.id))
+    return {
+        "prefs": game.preferences_of(me),
+        "zone": game.timezone_for(me),
+        "kinds": [(k, _(KIND_WORDS[k])) for k in KINDS],
+        "channels": [(c, _(CHANNEL_WORDS[c])) for c in CHANNELS],
+        "choices": [(c, _(CHOICE_WORDS[c])) for c in CHOICES],
+        "hooks": [
+            {"url": h["url"], "format": h["format"], "paused": h["status"] == "paused", "kinds": h["kinds"]}
+            for h in hooks
+        ],
+        "kind_words": {k: _(w) for k, w in KIND_WORDS.items()},
+    }
 
 
 def _seat(request: Request, game_id: str) -> str | None:
@@ -137,6 +172,26 @@ async def set_contact(request: Request, game_id: str) -> Response:
     ).format(email=email, minutes=minutes)
     flash(request, kind="ok", form="contact", text=text)
     return RedirectResponse(f"/play/{game_id}/contact#contact", status_code=303, background=task)
+
+
+@router.post("/play/{game_id}/notifications")
+async def set_notifications(request: Request, game_id: str) -> Response:
+    """Keep the seat's preferences: per channel and kind now, digest or off, and its quiet hours."""
+    f = await form_of(request)
+    me = _seat(request, game_id)
+    if me is None:
+        raise Unauthorized(_("sign in first"), field="session")
+    chosen = {c: {k: str(f.get(f"{c}.{k}", "now"))[:10] for k in KINDS} for c in CHANNELS}
+    quiet = {q: str(f.get(q, "")).strip()[:8] or None for q in ("quiet_from", "quiet_until")}
+    try:
+        command = SetNotifications(me, chosen["mail"], chosen["push"], quiet["quiet_from"], quiet["quiet_until"])
+        games_of(request).run(caller_for(request, game_id, me), game_id, command)
+    except DomainError as err:
+        values = {**{f"{c}.{k}": v for c in CHANNELS for k, v in chosen[c].items()}, **quiet}
+        flash(request, kind="error", form="prefs", field=err.field, rule=None, text=err.message, values=values)
+        return RedirectResponse(f"/play/{game_id}/contact#prefs", status_code=303)
+    flash(request, kind="ok", form="prefs", text=_("Saved."))
+    return RedirectResponse(f"/play/{game_id}/contact#prefs", status_code=303)
 
 
 def send_confirmation(settings: Settings, db: ReadModelDB, game_id: str, email: str, game: str, url: str) -> None:

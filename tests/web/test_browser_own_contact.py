@@ -33,14 +33,14 @@ def test_a_player_sets_and_confirms_their_own_address(server, browser, games, si
     page.get_by_label("Email address for this seat's notifications").fill("not an address")
     if js:  # past the browser's own check of an email field, to the server's
         page.locator("#contact-email").evaluate("e => e.type = 'text'")
-        page.get_by_role("button", name="Save").click()
+        page.get_by_role("button", name="Save", exact=True).click()
         page.wait_for_load_state()
         assert page.locator("#err-contact-email").is_visible()
         assert page.get_by_label("Email address for this seat's notifications").input_value() == "not an address"
         assert violations(page) == []
     page.get_by_label("Email address for this seat's notifications").fill(address)
     page.get_by_label("Notifications", exact=True).select_option("digest")
-    page.get_by_role("button", name="Save").click()
+    page.get_by_role("button", name="Save", exact=True).click()
     page.wait_for_load_state()
     assert "on its way" in page.get_by_role("status").inner_text()
     assert games.contact_of(gid, seat) == (None, "immediate")
