@@ -65,8 +65,13 @@ def test_a_refusal_names_the_field_keeps_the_choices_and_records_nothing(ann, ga
     assert '<option value="off" selected>' in push_end  # what was chosen is kept
 
 
-def test_the_games_webhooks_are_listed_read_only_without_their_path(app, ann, games, table):  # noqa: F811
-    db = app.state.projector.db
+@pytest.fixture
+def db(app):  # noqa: F811
+    """The read models' database, where a game's webhooks are kept."""
+    return app.state.projector.db
+
+
+def test_the_games_webhooks_are_listed_read_only_without_their_path(db, ann, games, table):  # noqa: F811
     key = str(games.get_game(table["game"], for_update=False).id)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(webhooks, "resolve", lambda host, port: ["93.184.216.34"])
