@@ -252,6 +252,26 @@ def migrate_cmd(args: argparse.Namespace) -> int:
     return 0 if revisions == migrations.heads() else 1
 
 
+def vapid_cmd(args: argparse.Namespace) -> int:
+    """Push's VAPID key (issue 31): ``--new`` prints a new private key for EMISSARY_VAPID_PRIVATE_KEY (kept
+    nowhere); else the public key of the one in use (the setting's, or the data directory's, made if missing)."""
+    from application import push
+    from projections.settings import Settings
+
+    if args.new:
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+
+        key = ec.generate_private_key(ec.SECP256R1())
+        pem = key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+        print(pem.decode().strip(), flush=True)
+        return 0
+    print(push.public_key(push.vapid(Settings())), flush=True)
+    return 0
+
+
 def backup_cmd(args: argparse.Namespace) -> int:
     """Back up the configured store (PostgreSQL: pg_dump; SQLite: its online backup) with a manifest."""
     from application import backup
@@ -402,6 +422,13 @@ def build_parser() -> argparse.ArgumentParser:
     p_smtpd.set_defaults(func=smtpd_cmd)
     p_migrate = sub.add_parser("migrate", help="create and migrate the schema (run once before the services)")
     p_migrate.set_defaults(func=migrate_cmd)
+    p_vapid = sub.add_parser(
+        "vapid", help="push's VAPID public key (made in the data directory if unset); --new: a key"
+    )
+    p_vapid.add_argument(
+        "--new", action="store_true", help="print a new private key (PEM) for EMISSARY_VAPID_PRIVATE_KEY"
+    )
+    p_vapid.set_defaults(func=vapid_cmd)
     p_backup = sub.add_parser("backup", help="back up the event store and what the events cannot rebuild to FILE")
     p_backup.add_argument("file")
     p_backup.set_defaults(func=backup_cmd)

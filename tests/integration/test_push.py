@@ -338,3 +338,20 @@ def test_no_log_line_names_an_endpoint_or_a_key(eager, service, caplog):
     sweep(t0 + timedelta(seconds=11))
     assert len(service.requests("/push/L0G-T0KEN")) == 2
     assert "L0G-T0KEN" not in caplog.text and phone.p256dh not in caplog.text and b64(phone.auth) not in caplog.text
+
+
+def test_the_cli_prints_the_public_key_in_use_and_makes_a_new_private_key(tmp_path, monkeypatch, capsys):
+    from api.cli import main
+
+    monkeypatch.setenv("EMISSARY_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("EMISSARY_VAPID_PRIVATE_KEY", raising=False)
+    assert main(["vapid"]) == 0
+    printed = capsys.readouterr().out.strip()
+    assert printed == push.public_key(push.vapid(Settings(data_dir=tmp_path)))  # the data directory's, made once
+    kept = (tmp_path / push.VAPID_FILE).read_bytes()
+    assert main(["vapid", "--new"]) == 0
+    pem = capsys.readouterr().out.strip()
+    assert pem.startswith("-----BEGIN PRIVATE KEY-----") and (tmp_path / push.VAPID_FILE).read_bytes() == kept
+    monkeypatch.setenv("EMISSARY_VAPID_PRIVATE_KEY", pem)
+    assert main(["vapid"]) == 0
+    assert capsys.readouterr().out.strip() not in ("", printed)  # the configured key is the one in use
