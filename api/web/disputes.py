@@ -50,6 +50,11 @@ def outcome_words(outcome: str | None) -> str:
     return _(OUTCOME_WORDS.get(outcome, OUTCOME_WORDS[None]))
 
 
+def capital(name: str) -> str:
+    """A name at the start of a sentence ("the GM" -> "The GM"), the rest as it is."""
+    return name[:1].upper() + name[1:]
+
+
 def pointer_words(game: Any, points_at: str | None) -> str | None:
     """What an answer points at, in words (never the ids it names)."""
     if not points_at:
@@ -73,6 +78,16 @@ def marks(projector: Any, game: Any, me: str) -> dict[int, dict[str, Any]]:
             seq = projector.seq_of(key, me, version) if version is not None else None
         if seq is not None:
             out[seq] = {"anchor": f"dispute-{d['id']}", "outcome": outcome_words(d["outcome"])}
+    return out
+
+
+def audit_marks(projector: Any, game: Any) -> dict[int, dict[str, Any]]:
+    """The versions of the disputed events (the GM's audit marks those rows): version -> anchor and outcome."""
+    out: dict[int, dict[str, Any]] = {}
+    for d in game.disputes_for("gm"):
+        version = projector.seen_version(str(game.id), d["raiser"], d["seq"])
+        if version is not None:
+            out[version] = {"anchor": f"dispute-{d['id']}", "outcome": outcome_words(d["outcome"])}
     return out
 
 
@@ -102,7 +117,7 @@ def disputes_page(request: Request, game_id: str, seq: Position | None = None) -
         d["outcome_words"] = outcome_words(d["outcome"])
         d["event_words"] = words_of.words(d["event"]["kind"])
         d["answers"] = [
-            {**a, "by_name": names.get(a["by"], a["by"]), "points": pointer_words(game, a["points_at"])}
+            {**a, "by_name": capital(names.get(a["by"], a["by"])), "points": pointer_words(game, a["points_at"])}
             for a in d["answers"]
         ]
         d["anchor"] = f"dispute-{d['dispute_id']}"

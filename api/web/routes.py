@@ -412,6 +412,7 @@ def live(request: Request, game_id: str, feed: str | None = None) -> Response:
         "strip_live": "?feed=1" if feed else "",
         "phase": None,
         "zone": zone.key,
+        "seated": me in game.seats,  # the feed's "Dispute" links, as on the board (issue 29)
     }
     if feed:
         events = feed_page(projector, game, me, zone)
@@ -688,7 +689,11 @@ def audit_page(
             }
         )
         return PlainTextResponse(out.getvalue(), media_type="text/csv", headers=headers)
+    from api.web.disputes import audit_marks  # a disputed event's row says so (issue 29)
+
+    disputed = audit_marks(projector, game)
     for r in rows:
+        r["dispute"] = disputed.get(r["version"])
         r["local"] = local_time(r["at"], zone)
         r["words"] = words_of.words(r["type"])
         r["phase_words"] = words_of.phase_title(game.ruleset, r["phase"]) if r.get("phase") else ""

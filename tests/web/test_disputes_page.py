@@ -70,6 +70,8 @@ def test_a_power_raises_a_dispute_from_its_feed_and_the_gm_answers_and_rejects_i
     gm_seq = int(re.search(r'href="/play/[^"]+\?before=\d+#event-(\d+)"', page).group(1))
     console = gm.get(f"/play/{m.game_id}?before={gm_seq + 1}").text
     assert "disputed: open" in re.search(rf'<li id="event-{gm_seq}">.*?</li>', console, re.S).group(0)
+    audit = gm.get(f"/play/{m.game_id}/audit?type=DiceRolled").text
+    assert audit.count("disputed: open") == 1  # the GM's audit marks the disputed row
     action = re.search(r'action="(/play/[^"]+/answer)"', page).group(1)
     gm.post(
         action,
@@ -85,7 +87,7 @@ def test_a_power_raises_a_dispute_from_its_feed_and_the_gm_answers_and_rejects_i
 
     mine = wiz.get(f"/play/{m.game_id}/disputes").text
     assert "Outcome: rejected" in mine and "the dice stand" in mine
-    assert "the derivation of the result" in mine
+    assert "The GM answered, pointing at the derivation of the result" in mine
     assert scan_page(mine, "disputes", Names(seats={p: p.capitalize() for p in m.powers})) == []
     assert "disputed: rejected" in wiz.get(f"/play/{m.game_id}?before={seq + 1}").text
     thread = re.search(r'href="(/play/[^"]+/talk/thr-[^"]+)"', mine).group(1)
