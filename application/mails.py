@@ -26,6 +26,7 @@ from urllib.parse import quote
 
 from babel import Locale
 
+from application import why
 from application.i18n import DEFAULT, catalog_of, local_time, parse, translations_for
 from application.mail_addresses import board_link
 from domain.errors import DomainError
@@ -228,6 +229,9 @@ class Framer:
                 "",
                 str(item["body"]),
             ]
+            why = self.why(game, item, reader)
+            if why:
+                lines += ["", *why]
             waiting = self.waiting(game, reader)
             if waiting:
                 lines += ["", *waiting]
@@ -243,6 +247,15 @@ class Framer:
                 lines += ["", _("Your board: {link}").format(link=link)]
         subject = " ".join(f"{subject_prefix(game)} {item['subject']}".split())  # a header is one line
         return Framed(subject, "\n".join(lines), thread_headers(str(game.id), self.settings.mail_domain, replying))
+
+    def why(self, game: Any, item: Mapping[str, Any], reader: Reader) -> list[str]:
+        """The results published since the reader's previous notification, each explained as the reader sees it
+        (``application.why``: the reader's own timeline, as the board's "Why?"); none without read models."""
+        reads, version = getattr(self.games, "reads", None), item.get("version")
+        if reads is None or not isinstance(version, int) or version <= 0 or reader.seat not in game.seats:
+            return []
+        found = why.results_since(reads, game.ruleset, str(game.id), reader.seat, version)
+        return why.lines(found, self.base(), str(game.id), game.ruleset.name)
 
     @staticmethod
     def waiting(game: Any, reader: Reader) -> list[str]:

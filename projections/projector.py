@@ -782,6 +782,15 @@ class Projector:
         )
         return [{"game_id": g, "window_id": w, "kind": k, "closes_at": c} for g, w, k, c in rows]
 
+    def previous_note(self, game_id: str, recipient: str, version: int) -> int:
+        """The version of the last notification of the game for ``recipient`` before ``version`` (0 if none): a
+        result mail explains what was published since (``application.why``); one range of the outbox's key."""
+        rows = self.db.query(
+            "SELECT MAX(version) FROM rm_outbox WHERE game_id = ? AND version < ? AND recipient = ?",
+            (game_id, version, recipient),
+        )
+        return int(rows[0][0] or 0) if rows else 0
+
     def outbox(self, game_id: str | None = None, recipient: str | None = None) -> list[dict]:
         """Notifications derived from events, one row per recipient who may see them (workers/mail.py sends them)."""
         sql = "SELECT game_id, version, recipient, kind, body, created_at, status FROM rm_outbox WHERE 1 = 1"

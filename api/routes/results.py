@@ -13,7 +13,6 @@ from api.help import model as help_model
 from api.schemas import GAME_READ
 from domain import limits
 from domain.platform import explain as derivations
-from domain.platform.i18n import _
 
 router = APIRouter(tags=["history"])
 PAGE = 5000
@@ -55,21 +54,15 @@ def scoped(projector: Any, ruleset: Any, key: str, viewer: str, result_id: str) 
         for item in page:
             g = group_of(str(item.get("phase") or ""))
             if group is not None and g != group:
-                found = derivations.derivations(ruleset, opened(first, bucket)).get(result_id)
+                found = derivations.derivations(ruleset, derivations.with_first(first, bucket)).get(result_id)
                 if found is not None:
                     return found
                 bucket = []
             group = g
             bucket.append(item)
         if len(page) < PAGE_BACK:
-            return derivations.derivations(ruleset, opened(first, bucket)).get(result_id)
+            return derivations.derivations(ruleset, derivations.with_first(first, bucket)).get(result_id)
         before = page[-1]["seq"]
-
-
-def opened(first: list[dict], newest_first: list[dict]) -> list[dict]:
-    """The game's first event (its options), then the items read newest first, in their order: the first event
-    once, whether the items reach back to it or not."""
-    return [*first, *(item for item in reversed(newest_first) if not first or item["seq"] != first[0]["seq"])]
 
 
 @router.get("/games/{game_id}/results/{result_id}/explain", responses=GAME_READ)
@@ -101,14 +94,8 @@ def linked(derivation: dict, ruleset: str) -> dict:
 
 
 def said(part: dict, field: str) -> str:
-    """A step's or a roll's words in the viewer's language: its phrase translated, then its values put in."""
-    says, params = part.get("says"), part.get("params") or {}
-    if not isinstance(says, str):
-        return str(part.get(field, ""))
-    try:
-        return _(says).format(**params)
-    except (KeyError, IndexError, ValueError):  # a translation that names a value the phrase does not have
-        return says.format(**params)
+    """A step's or a roll's words in the viewer's language (``domain.platform.explain.said``)."""
+    return derivations.said(part, field)
 
 
 def board_derivations(
@@ -128,7 +115,7 @@ def board_derivations(
             break
         before = page[-1]["seq"]
     first = projector.timeline(key, viewer, after=0, limit=1)
-    found = derivations.derivations(ruleset, opened(first, items))
+    found = derivations.derivations(ruleset, derivations.with_first(first, items))
     return {k: linked(d, ruleset.name) for k, d in found.items()}
 
 

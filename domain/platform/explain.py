@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.errors import NotFound
-from domain.platform.i18n import N_
+from domain.platform.i18n import N_, _
 
 Events = Sequence[Mapping[str, Any]]
 DICE_RULE = "DESIGN-DICE"  # the platform's committed dice (DESIGN "The event model": commit-reveal, roll numbers)
@@ -242,3 +242,22 @@ def explain(ruleset: Any, events: Events, result_id: str) -> dict[str, Any]:
         shown = result_id if len(result_id) <= 120 else result_id[:120] + "..."
         raise NotFound(f"no result {shown!r} that you may see", field="result_id")
     return found
+
+
+def with_first(first: Sequence[Mapping[str, Any]], newest_first: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """The game's first event (its options), then events read newest first, in their order: the first event once,
+    whether those events reach back to it or not."""
+    seen = {e["seq"] for e in first}
+    return [*first, *(e for e in reversed(newest_first) if e["seq"] not in seen)]
+
+
+def said(part: Mapping[str, Any], field: str) -> str:
+    """A step's or a roll's words in the reader's language (``i18n.use``): its phrase translated, then its values
+    put in (``field``, the words as built, where it has no phrase)."""
+    says, params = part.get("says"), part.get("params") or {}
+    if not isinstance(says, str):
+        return str(part.get(field, ""))
+    try:
+        return _(says).format(**params)
+    except (KeyError, IndexError, ValueError):  # a translation that names a value the phrase does not have
+        return says.format(**params)

@@ -149,3 +149,39 @@ def test_seeded_random_play_every_derivation_recomputes_and_leaks_nothing(rulese
                 assert leaks(d, events) == [], (seed, viewer, result_id)
     finally:
         game.games.close()
+
+
+@pytest.mark.parametrize("seed", [None, 1])
+def test_every_rule_a_derivation_cites_links_to_its_text(games, ruleset, seed):
+    """Each step's rule id resolves to an anchor of the ruleset's rules page (``/help/<ruleset>/rules#<id>``, from
+    the ``ids.json`` its API package ships), in the contract's game and in seeded random play, for every viewer; the
+    platform's own dice cite the design (``DESIGN-DICE``), and a ruleset that ships no rules text (the fake) links
+    none. The index a mail links from (``application.why.rule_ids``) is the help page's."""
+    from api.help import model
+    from api.routes.results import linked
+    from application.why import rule_ids
+    from tests.contract.test_liveness import Play, plan_for
+
+    rules = model.ruleset_help(ruleset.name).rules
+    assert rule_ids(ruleset.name) == (frozenset(rules.rules) if rules is not None else frozenset())
+    if seed is None:
+        game_id, viewers, store = DRIVERS[ruleset.name].play(games).game_id, None, games
+    else:
+        play = Play(ruleset, plan_for(ruleset), seed)
+        assert play.run().broken is None
+        game_id, store = play.table.game_id, play.games
+    try:
+        viewers = ["gm", *store.get_game(game_id).seats]
+        cited: set[str] = set()
+        for viewer in viewers:
+            for d in explain.derivations(ruleset, events_of(store, game_id, viewer)).values():
+                for step in linked(d, ruleset.name)["steps"]:
+                    cited.add(step["rule"])
+                    if rules is not None and step["rule"] != explain.DICE_RULE:
+                        assert step["rule_url"] == f"/help/{ruleset.name}/rules#{step['rule']}", step
+                    else:
+                        assert step["rule_url"] is None
+        assert seed is None or cited - {explain.DICE_RULE}, f"{ruleset.name}: no derivation cites a rule of its own"
+    finally:
+        if store is not games:
+            store.close()
