@@ -18,7 +18,20 @@ from api.compose import build_games, build_projector
 from api.deps import document_sender_headers
 from api.headers import SecurityHeaders, last_resort
 from api.ratelimit import RateLimitMiddleware, RateLimits
-from api.routes import commands, disputes, games, history, mail, posts, preview, push, results, webhooks, windows
+from api.routes import (
+    commands,
+    disputes,
+    games,
+    history,
+    invitations,
+    mail,
+    posts,
+    preview,
+    push,
+    results,
+    webhooks,
+    windows,
+)
 from api.routes.metrics import RequestLog
 from api.routes.metrics import router as metrics_router
 from api.security import BodyLimit, BodyTooLarge, CsrfRefused, ServerSessions, install_log_redaction
@@ -189,6 +202,7 @@ def api_routers() -> list[APIRouter]:
         disputes.router,
         webhooks.router,
         push.router,
+        invitations.router,
     ]
 
 

@@ -16,6 +16,7 @@ Everything shown to a stranger is public: the seat's name and the terms the GM w
 from __future__ import annotations
 
 import secrets
+import uuid
 from typing import Any
 
 from babel import Locale, UnknownLocaleError
@@ -25,10 +26,11 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from api.security import web_session
 from api.web.i18n import current_locale
 from api.web.kit import NO_REFERRER, caller_for, flash, form_of, games_of, templates, who
-from application.service import Caller, hash_token
+from application import invitations
+from application.service import SYSTEM_CALLER, Caller, hash_token
 from domain import limits
 from domain.errors import DomainError
-from domain.platform.commands import OpenSeat, TakeSeat
+from domain.platform.commands import AcceptInvitation, InviteToSeat, OpenSeat, TakeSeat, WithdrawInvitation
 from domain.platform.i18n import N_, _
 from domain.platform.roles import LINKS
 from domain.platform.seating import PACES
@@ -164,6 +166,11 @@ def _gm_only(request: Request) -> Response:
     return templates.TemplateResponse(request, "message.html", {"title": _("GM only"), "text": text}, status_code=403)
 
 
+def _kept(flashed: dict[str, Any] | None, form: str) -> dict[str, Any] | None:
+    """What a refused form of this name was sent with, to show it again."""
+    return (flashed or {}).get("values") if (flashed or {}).get("form") == form else None
+
+
 @router.get("/play/{game_id}/seats", response_class=HTMLResponse)
 def seats_page(request: Request, game_id: str) -> Response:
     """The GM's seats: each open or not, with the form that opens it (listed in the lobby or not) or closes it."""
@@ -180,7 +187,13 @@ def seats_page(request: Request, game_id: str) -> Response:
             "open": seat_id in game.open_seats,
             "note": game.open_seats.get(seat_id, ""),
             "listed": bool((terms.get(seat_id) or {}).get("listed")),
-            "kept": (flashed or {}).get("values") if (flashed or {}).get("form") == f"open-{seat_id}" else None,
+            "kept": _kept(flashed, f"open-{seat_id}"),
+            "invite_kept": _kept(flashed, f"invite-{seat_id}"),
+            "invited": [
+                {"id": i, "email": inv["email"]}
+                for i, inv in sorted(game.invitations.items())
+                if inv["seat"] == seat_id and inv["state"] == "sent"
+            ],
         }
         for seat_id, seat in game.seats.items()
     ]
@@ -219,3 +232,133 @@ async def open_or_close(request: Request, game_id: str, seat: str) -> Response:
         return RedirectResponse(f"/play/{game_id}/seats#{form}", status_code=303)
     flash(request, kind="ok", form=form, text=_("Closed.") if f.get("close") else _("Opened."))
     return RedirectResponse(f"/play/{game_id}/seats#{form}", status_code=303)
+
+
+# ---------------------------------------------------------------------------------------------- invitations
+
+
+def queue_invitation(request: Request, game_id: str, invitation: str) -> None:
+    """Queue an invitation's mail in the outbox (the ledger; the workers send it, framed as it goes out by
+    ``application.invitations.frame``, which writes its link: the ledger never keeps it)."""
+    from workers import mail
+
+    game = games_of(request).get_game(game_id, for_update=False)
+    found = game.invitations[invitation]
+    mail.record(
+        request.app.state.projector.db,
+        game_id=str(game.id),
+        version=game.version,
+        recipient=f"invitation:{invitation}",
+        address=found["email"],
+        kind=f"{invitations.KIND}{invitation}",
+        subject=_("You are invited to play {seat}").format(seat=str(getattr(game.seats[found["seat"]], "name", ""))),
+        body="",
+    )
+
+
+@router.post("/play/{game_id}/seats/{seat}/invite")
+async def invite(request: Request, game_id: str, seat: str) -> Response:
+    """Invite an address to a seat: the mail sent to it carries the link that takes the seat."""
+    f = await form_of(request)
+    found = _opener(request, game_id)
+    if found is None:
+        return _gm_only(request)
+    _game, me = found
+    form = f"invite-{seat[: limits.IDENTIFIER]}"
+    values = {"email": str(f.get("email", ""))[: limits.EMAIL], "language": str(f.get("language", ""))[:20]}
+    invitation = uuid.uuid4().hex
+    try:
+        command = InviteToSeat(invitation, seat, values["email"].strip(), values["language"])
+        games_of(request).run(caller_for(request, game_id, me), game_id, command)
+    except DomainError as err:
+        flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message, values=values)
+        return RedirectResponse(f"/play/{game_id}/seats#{form}", status_code=303)
+    queue_invitation(request, game_id, invitation)
+    text = _("An invitation is on its way to {email}.").format(email=values["email"].strip())
+    flash(request, kind="ok", form=form, text=text)
+    return RedirectResponse(f"/play/{game_id}/seats#{form}", status_code=303)
+
+
+@router.post("/play/{game_id}/invitations/{invitation}/withdraw")
+async def withdraw(request: Request, game_id: str, invitation: str) -> Response:
+    """Withdraw an invitation not yet accepted: its link stops working."""
+    await form_of(request)
+    found = _opener(request, game_id)
+    if found is None:
+        return _gm_only(request)
+    game, me = found
+    seat = (game.invitations.get(invitation) or {}).get("seat", "")
+    form = f"invite-{seat}"
+    try:
+        games_of(request).run(caller_for(request, game_id, me), game_id, WithdrawInvitation(invitation[:64]))
+    except DomainError as err:
+        flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message)
+        return RedirectResponse(f"/play/{game_id}/seats#{form}", status_code=303)
+    flash(request, kind="ok", form=form, text=_("Withdrawn."))
+    return RedirectResponse(f"/play/{game_id}/seats#{form}", status_code=303)
+
+
+def _invited(request: Request, key: str) -> tuple[Any, str, dict[str, str]] | None:
+    """The game, invitation id and invitation a link's key opens, if its proof holds and it is still pending."""
+    opened = invitations.opened(request.app.state.settings.secret_key, key)
+    if opened is None:
+        return None
+    game_id, invitation = opened
+    try:
+        game = games_of(request).get_game(game_id, for_update=False)
+    except DomainError:
+        return None
+    found = game.invitations.get(invitation)
+    return (game, invitation, found) if found and found["state"] == "sent" else None
+
+
+def _invitation_does_not_work(request: Request) -> Response:
+    text = _("This invitation does not work: it was used already, withdrawn, or mistyped. Ask your GM for a new one.")
+    return templates.TemplateResponse(
+        request,
+        "message.html",
+        {"title": _("An invitation"), "text": text},
+        status_code=401,
+        headers=NO_REFERRER,
+    )
+
+
+@router.get("/signin/invite/{key}", response_class=HTMLResponse)
+def invitation_page(request: Request, key: str) -> Response:
+    """The mailed link: the seat offered and a button that takes it (a mail scanner that fetches the link uses
+    nothing)."""
+    found = _invited(request, key)
+    if found is None:
+        return _invitation_does_not_work(request)
+    game, _invitation, inv = found
+    context = {
+        "game_name": game.state.name,
+        "ruleset_title": game.ruleset.name.capitalize(),
+        "seat_name": str(getattr(game.seats[inv["seat"]], "name", "") or inv["seat"]),
+        "email": inv["email"],
+        "action": request.url.path,
+    }
+    # same-origin, not no-referrer: the button's POST must carry this origin (a no-referrer page's says "null")
+    headers = {"Referrer-Policy": "same-origin", "Cache-Control": "no-store"}
+    return templates.TemplateResponse(request, "invitation.html", context, headers=headers)
+
+
+@router.post("/signin/invite/{key}")
+async def accept(request: Request, key: str) -> Response:
+    """Use the invitation once: the seat gets a new secret link (every earlier one stops working), the invited
+    address becomes its contact, and this browser is signed in at its board."""
+    await form_of(request)
+    found = _invited(request, key)
+    if found is None:
+        return _invitation_does_not_work(request)
+    game, invitation, inv = found
+    game_id = str(game.id)
+    token = secrets.token_urlsafe(32)
+    try:  # the link's proof was checked above; the service sends the seat's acceptance
+        games_of(request).run(SYSTEM_CALLER, game_id, AcceptInvitation(invitation, hash_token(token)))
+    except DomainError:
+        return _invitation_does_not_work(request)
+    session = web_session(request)
+    session.rotate()
+    session.grant(game_id, inv["seat"], hash_token(token))
+    return RedirectResponse(f"/play/{game_id}", status_code=303, headers=NO_REFERRER)

@@ -276,6 +276,33 @@ class TakeSeat(Command):
 
 
 @dataclass(frozen=True)
+class InviteToSeat(Command):
+    """GM: invite an address to a seat; the link mailed to it takes the seat (``api/web/lobby.py`` sends it)."""
+
+    invitation: str
+    seat: str
+    email: str
+    language: str = ""  # the invitee's language, if known: the mail is written in it
+
+
+@dataclass(frozen=True)
+class AcceptInvitation(Command):
+    """The service, for whoever followed an invitation's link (checked there): take the seat with the hash of a new
+    sign-in link, the invited address its contact."""
+
+    invitation: str
+    token_hash: str
+    system: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class WithdrawInvitation(Command):
+    """GM: withdraw an invitation not yet accepted."""
+
+    invitation: str
+
+
+@dataclass(frozen=True)
 class RollBack(Command):
     """Return the live game to the start of a phase (named, or the version it began at); history stays, marked
     superseded. Only a role holding ``history`` may (the GM; the covenant game's auditor)."""
@@ -499,6 +526,23 @@ def take_seat(game: PlatformGame, cmd: TakeSeat, ctx: Context) -> dict[str, Any]
     return {"seat": cmd.seat}
 
 
+def invite_to_seat(game: PlatformGame, cmd: InviteToSeat, ctx: Context) -> dict[str, Any]:
+    require(game, ctx, LINKS, "invite to a seat")
+    game.invite(ctx.principal, cmd.invitation, cmd.seat, cmd.email, cmd.language)
+    return {"invitation": cmd.invitation, "seat": cmd.seat}
+
+
+def accept_invitation(game: PlatformGame, cmd: AcceptInvitation, ctx: Context) -> dict[str, Any]:
+    """Sent by the service only (the link's proof is checked where it is followed); used once."""
+    return {"seat": game.accept_invitation(cmd.invitation, cmd.token_hash)}
+
+
+def withdraw_invitation(game: PlatformGame, cmd: WithdrawInvitation, ctx: Context) -> dict[str, Any]:
+    require(game, ctx, LINKS, "withdraw an invitation")
+    game.withdraw_invitation(ctx.principal, cmd.invitation)
+    return {"invitation": cmd.invitation}
+
+
 def _target(game: PlatformGame, ctx: Context, phase: str | None, version: int | None, *, latest: int) -> int:
     """The version a rollback or a fork goes back to: ``version`` (1 to ``latest``), else the latest start of
     ``phase``; RuleViolation or NotFound naming the field otherwise."""
@@ -637,6 +681,9 @@ PLATFORM_COMMANDS: Mapping[type, Handler] = {
     SetContact: set_contact,
     OpenSeat: open_seat,
     TakeSeat: take_seat,
+    InviteToSeat: invite_to_seat,
+    AcceptInvitation: accept_invitation,
+    WithdrawInvitation: withdraw_invitation,
     SetLanguage: set_language,
     SetNotifications: set_notifications,
     SetDeadline: set_deadline,

@@ -104,6 +104,12 @@ def platform_line(kind: str, data: Mapping[str, Any], names: Mapping[str, str], 
         return _("{seat}'s seat is no longer open.").format(seat=who(data.get("seat"), names))
     if kind == "SeatTaken":
         return _("A new player took {seat}'s seat.").format(seat=who(data.get("seat"), names))
+    if kind == "InvitationSent":
+        return _("{seat}'s seat was offered to an address by invitation.").format(seat=who(data.get("seat"), names))
+    if kind == "InvitationAccepted":
+        return _("The invited player took {seat}'s seat.").format(seat=who(data.get("seat"), names))
+    if kind == "InvitationWithdrawn":
+        return _("An invitation was withdrawn.")
     if kind == "MailTurnRecorded":
         sender = who(data.get("principal"), names)
         return _("A turn by mail from {who} was recorded.").format(who=sender)

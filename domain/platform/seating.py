@@ -131,3 +131,100 @@ class Seating:
         self.seat(seat)  # type: ignore[attr-defined]
         if seat not in self.open_seats:
             raise RuleViolation(f"the seat {seat!r} is not open to newcomers", field="seat")
+
+    # ------------------------------------------------------------------ invitations by address (issue 28 item 5)
+
+    @property
+    def invitations(self) -> dict[str, dict[str, str]]:
+        """Every invitation sent: id -> seat, address, language and state (sent, accepted, withdrawn). The GM's."""
+        found: dict[str, dict[str, str]] = self.__dict__.get("invited") or {}
+        return found
+
+    def invite(self, by: str, invitation: str, seat: str, email: str, language: str = "") -> None:  # noqa: PLR0913
+        """Invite an address to a seat: whoever follows the link mailed to it takes the seat (a new sign-in link,
+        the address as its contact). The address is the GM's and the seat's to know (``gm`` audience)."""
+        self.seat(seat)  # type: ignore[attr-defined]
+        email = limits.check_email(email)
+        if not isinstance(language, str) or (language and not LANGUAGE.fullmatch(language)):
+            raise RuleViolation("language: a language tag such as de or en-GB, or empty", field="language")
+        if not isinstance(invitation, str) or not re.fullmatch(r"[0-9a-f]{8,64}", invitation):
+            raise RuleViolation("invitation: an id of 8 to 64 hexadecimal digits", field="invitation")
+        if invitation in self.invitations:
+            raise RuleViolation("this invitation was sent already", field="invitation")
+        self.trigger_event(  # type: ignore[attr-defined]
+            self.InvitationSent,
+            invitation=invitation,
+            seat=seat,
+            email=email,
+            language=language,
+            actor=by,
+            audience=[vis.GM_ONLY],
+        )
+
+    class InvitationSent(Aggregate.Event):
+        invitation: str
+        seat: str
+        email: str
+        language: str
+        actor: str
+        audience: list[str]
+
+        def apply(self, game: Any) -> None:
+            game.__dict__.setdefault("invited", {})[self.invitation] = {
+                "seat": self.seat,
+                "email": self.email,
+                "language": self.language,
+                "state": "sent",
+            }
+            game.state.count_seen(self.audience)
+
+    def _pending(self, invitation: str) -> dict[str, str]:
+        found = self.invitations.get(invitation) if isinstance(invitation, str) else None
+        if found is None or found["state"] != "sent":
+            raise RuleViolation("this invitation was used or withdrawn, or was never sent", field="invitation")
+        return found
+
+    def accept_invitation(self, invitation: str, token_hash: str) -> str:
+        """The invitee takes the seat: a new sign-in link (every earlier one stops working), the invited address as
+        its contact; the invitation is used (once). Returns the seat."""
+        found = self._pending(invitation)
+        seat = found["seat"]
+        self.seat(seat)  # type: ignore[attr-defined]
+        if not isinstance(token_hash, str) or not re.fullmatch(r"[0-9a-f]{64}", token_hash):
+            raise RuleViolation("token_hash: the SHA-256 of the new sign-in link, in hex", field="token_hash")
+        self.trigger_event(  # type: ignore[attr-defined]
+            self.InvitationAccepted, invitation=invitation, seat=seat, actor=seat, audience=vis.seats([seat])
+        )
+        game: Any = self
+        game._credentials_revoked(principal=seat, actor=seat, audience=[vis.SEALED])
+        game._credential_issued(principal=seat, token_hash=token_hash, actor=seat, audience=[vis.SEALED])
+        game._contact_set(seat=seat, email=found["email"], mode="immediate", actor=seat, audience=vis.seats([seat]))
+        return seat
+
+    class InvitationAccepted(Aggregate.Event):
+        invitation: str
+        seat: str
+        actor: str
+        audience: list[str]
+
+        def apply(self, game: Any) -> None:
+            game.__dict__["invited"][self.invitation]["state"] = "accepted"
+            game.__dict__.get("lobby", {}).pop(self.seat, None)  # an open seat taken by invitation is open no more
+            game.__dict__.get("lobby_terms", {}).pop(self.seat, None)
+            game.state.count_seen(self.audience)
+
+    def withdraw_invitation(self, by: str, invitation: str) -> None:
+        """Withdraw an invitation not yet accepted: its link stops working."""
+        self._pending(invitation)
+        self.trigger_event(  # type: ignore[attr-defined]
+            self.InvitationWithdrawn, invitation=invitation, actor=by, audience=[vis.GM_ONLY]
+        )
+
+    class InvitationWithdrawn(Aggregate.Event):
+        invitation: str
+        actor: str
+        audience: list[str]
+
+        def apply(self, game: Any) -> None:
+            game.__dict__["invited"][self.invitation]["state"] = "withdrawn"
+            game.state.count_seen(self.audience)

@@ -414,6 +414,9 @@ EVENT_VERSIONS: dict[str, int] = {
     "SeatOpened": 2,  # 2: listed, whether the lobby lists the seat (issue 28)
     "SeatClosed": 1,
     "SeatTaken": 1,
+    "InvitationSent": 1,
+    "InvitationAccepted": 1,
+    "InvitationWithdrawn": 1,
     **BATTLE_EVENT_VERSIONS,  # domain.powers.battle
 }
 

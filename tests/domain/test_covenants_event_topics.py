@@ -246,6 +246,16 @@ STORED = {
         "seat",
     ],
     "domain.covenants.game:CovenantGame.SeatTaken": ["actor", "audience", "seat"],
+    "domain.covenants.game:CovenantGame.InvitationSent": [
+        "actor",
+        "audience",
+        "email",
+        "invitation",
+        "language",
+        "seat",
+    ],
+    "domain.covenants.game:CovenantGame.InvitationAccepted": ["actor", "audience", "invitation", "seat"],
+    "domain.covenants.game:CovenantGame.InvitationWithdrawn": ["actor", "audience", "invitation"],
     "domain.covenants.game:CovenantGame.PostMade": [
         "actor",
         "audience",

@@ -97,6 +97,9 @@ STORED = {
     "domain.lodge.game:LodgeGame.SeatClosed": ["actor", "audience", "seat"],
     "domain.lodge.game:LodgeGame.SeatOpened": ["actor", "audience", "language", "listed", "note", "pace", "seat"],
     "domain.lodge.game:LodgeGame.SeatTaken": ["actor", "audience", "seat"],
+    "domain.lodge.game:LodgeGame.InvitationSent": ["actor", "audience", "email", "invitation", "language", "seat"],
+    "domain.lodge.game:LodgeGame.InvitationAccepted": ["actor", "audience", "invitation", "seat"],
+    "domain.lodge.game:LodgeGame.InvitationWithdrawn": ["actor", "audience", "invitation"],
     "domain.lodge.game:LodgeGame.PostMade": ["actor", "audience", "post_id", "rolls", "text", "thread_id", "tied_to"],
     "domain.lodge.game:LodgeGame.ReadyDeclared": ["actor", "audience", "power_id"],
     "domain.lodge.game:LodgeGame.RemindersQueued": [

@@ -557,6 +557,9 @@ STORED = {
     "domain.powers.game:Game.SeatClosed": ["actor", "audience", "seat"],
     "domain.powers.game:Game.SeatOpened": ["actor", "audience", "language", "listed", "note", "pace", "seat"],
     "domain.powers.game:Game.SeatTaken": ["actor", "audience", "seat"],
+    "domain.powers.game:Game.InvitationSent": ["actor", "audience", "email", "invitation", "language", "seat"],
+    "domain.powers.game:Game.InvitationAccepted": ["actor", "audience", "invitation", "seat"],
+    "domain.powers.game:Game.InvitationWithdrawn": ["actor", "audience", "invitation"],
     "domain.powers.game:Game.LanguageSet": ["actor", "audience", "language", "seat"],  # issue 28 (mails)
     "domain.powers.game:Game.PostMade": ["actor", "audience", "post_id", "rolls", "text", "thread_id", "tied_to"],
     "domain.powers.game:Game.PowerAdded": [

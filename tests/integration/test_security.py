@@ -25,6 +25,7 @@ from pydantic import ValidationError
 
 from api.app import create_app
 from api.security import COOKIE
+from application import invitations
 from projections.settings import Settings
 from tests.helpers import add_power
 from tests.integration.helpers import close_app
@@ -333,6 +334,9 @@ def test_the_access_log_never_contains_a_token(tmp_path, capfd):
             assert http.get(f"/signin/{gid}/{token}").status_code == 200  # followed to the board
             assert http.get(f"/signin/{gid}/{gm}?x=1").status_code == 200
             assert http.get(f"/signin/{gid}/wrong-{token}").status_code == 401
+            # an invitation's link (issue 28): its key carries the proof that takes a seat
+            invite = invitations.link("", app.state.settings.secret_key, gid, "abcd1234")
+            assert http.get(invite).status_code == 401  # no such invitation: refused, and still never logged
     finally:
         access.removeHandler(lines)
         server.should_exit = True
@@ -340,8 +344,11 @@ def test_the_access_log_never_contains_a_token(tmp_path, capfd):
     text = "\n".join(lines.lines)
     assert f"/signin/{gid}/[redacted]" in text and f"/play/{gid}" in text
     assert token not in text and gm not in text
+    proof = invite.rsplit(".", 1)[-1]
+    assert "/signin/invite/[redacted]" in text and proof not in text
     printed = "".join(capfd.readouterr())  # what uvicorn's own access log handler printed
     assert f"/signin/{gid}/[redacted]" in printed and token not in printed and gm not in printed
+    assert proof not in printed
 
 
 # ---------------------------------------------------------------------------------- body limits

@@ -1,0 +1,39 @@
+"""Invitations by address (issue 28 item 5): the GM (or a host who holds links) invites an address to a seat; the
+mail goes out through the outbox, its link written only as it is sent (``application.invitations``)."""
+
+from __future__ import annotations
+
+import uuid
+
+from fastapi import APIRouter, Request
+from pydantic import Field
+
+from api.deps import SenderDep
+from api.schemas import GAME_COMMAND, Email, Id, Strict
+from api.web.lobby import queue_invitation
+from domain.platform.commands import InviteToSeat, WithdrawInvitation
+
+router = APIRouter(prefix="/games", tags=["invitations"])
+
+
+class InvitationRequest(Strict):
+    """An address to invite to a seat, and the invitee's language if known (the mail is written in it)."""
+
+    seat: Id
+    email: Email
+    language: str = Field("", max_length=20, description="a language tag such as de or en-GB, or empty")
+
+
+@router.post("/{game_id}/invitations", status_code=201, responses=GAME_COMMAND)
+async def invite(game_id: str, body: InvitationRequest, request: Request, sender: SenderDep) -> dict:
+    """GM: invite an address to a seat; the answer is the receipt with the invitation's id (its link is mailed)."""
+    invitation = uuid.uuid4().hex
+    answer = await sender.run(game_id, InviteToSeat(invitation, body.seat, body.email, body.language))
+    queue_invitation(request, game_id, invitation)
+    return answer
+
+
+@router.delete("/{game_id}/invitations/{invitation}", responses=GAME_COMMAND)
+async def withdraw(game_id: str, invitation: str, sender: SenderDep) -> dict:
+    """GM: withdraw an invitation not yet accepted (its link stops working)."""
+    return await sender.run(game_id, WithdrawInvitation(invitation[:64]))
