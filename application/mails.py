@@ -26,11 +26,7 @@ from urllib.parse import quote
 
 from babel import Locale
 
-<<<<<<< HEAD
-from application import why
-=======
-from application import invitations
->>>>>>> f202ae1 (Invitations by address (issue 28 item 5): the GM invites an address to a seat from the Seats page or POST /games/{id}/invitations (InviteToSeat, InvitationSent seen by the GM); the mail goes through the outbox, framed as it is sent (the game, its ruleset, the seat, in the invitee's language when given) with a link that is an HMAC under the secret key, stored nowhere and redacted from logs; its button takes the seat once (AcceptInvitation, sent by the service only: a new link, the address as its contact), a withdrawn one takes nothing; contract tests for every ruleset, mail and web tests, browser tests at 1280/360 with axe, no-JS and keyboard, the access log test reads an invitation link; German strings)
+from application import invitations, why
 from application.i18n import DEFAULT, catalog_of, local_time, parse, translations_for
 from application.mail_addresses import board_link
 from domain.errors import DomainError
