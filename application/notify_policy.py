@@ -79,17 +79,19 @@ def is_quiet(prefs: Preferences, local: time) -> bool:
     return start <= wall < end if start < end else wall >= start or wall < end
 
 
-def _first_at(day: date, wall: time, zone: ZoneInfo) -> datetime:
-    """The first instant (UTC) at which the seat's clock reads ``wall`` on ``day`` or later: the wall time itself,
-    or, where a clock change skips it, the instant of the change."""
-    earlier = datetime.combine(day, wall, tzinfo=zone).astimezone(timezone.utc)  # fold 0: the offset before
-    back = earlier.astimezone(zone)
-    if back.replace(tzinfo=None) == datetime.combine(day, wall):
-        return earlier
+def _first_at(day: date, wall: time, zone: ZoneInfo, after: datetime) -> datetime:
+    """The first instant (UTC) after ``after`` at which the seat's clock reads ``wall`` on ``day``: the wall time
+    itself (its later reading, where the clock is set back and ``after`` falls between the two), or, where a clock
+    change skips it, the instant of the change."""
+    naive = datetime.combine(day, wall)
+    readings = [naive.replace(tzinfo=zone, fold=fold).astimezone(timezone.utc) for fold in (0, 1)]
+    real = [m for m in readings if m.astimezone(zone).replace(tzinfo=None) == naive]
+    if real:
+        later = [m for m in real if m > after]
+        return min(later) if later else _first_at(day + timedelta(days=1), wall, zone, after)
     # skipped by a clock change: the change happens between the fold=1 reading and the fold=0 one, on a minute
-    moment = datetime.combine(day, wall, tzinfo=zone).replace(fold=1).astimezone(timezone.utc)
-    moment = moment.replace(second=0, microsecond=0)
-    while moment.astimezone(zone).replace(tzinfo=None) < datetime.combine(day, wall):
+    moment = min(readings).replace(second=0, microsecond=0)
+    while moment.astimezone(zone).replace(tzinfo=None) < naive:
         moment += timedelta(minutes=1)
     return moment
 
@@ -103,7 +105,7 @@ def quiet_end(prefs: Preferences, now: datetime, zone: str) -> datetime | None:
     assert prefs.quiet_until is not None
     end = _clock(prefs.quiet_until)
     day = local.date() if local.time().replace(tzinfo=None) < end else local.date() + timedelta(days=1)
-    return _first_at(day, end, tz)
+    return _first_at(day, end, tz, now)
 
 
 def decide(
@@ -157,9 +159,18 @@ def deadline_of(body: Mapping[str, Any]) -> datetime | None:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
 
-def for_note(game: Any, seat: str, channel: str, note_kind: str, body: Mapping[str, Any], now: datetime) -> Decision:
-    """The decision for one outbox notification to one seat of a game, on one channel."""
-    kind = kind_of(game.ruleset, note_kind, body)
+def for_note(
+    game: Any,
+    seat: str,
+    channel: str,
+    note_kind: str,
+    body: Mapping[str, Any],
+    now: datetime,
+    kind: str | None = None,
+) -> Decision:
+    """The decision for one outbox notification to one seat of a game, on one channel; ``kind``: what the channel
+    found it is (push: a new step that waits on the seat is its move), else ``kind_of`` says."""
+    kind = kind if kind in KINDS else kind_of(game.ruleset, note_kind, body)
     deadline = deadline_of(body) if kind == "deadline" else None
     return decide(preferences_of(game, seat), channel, kind, now, game.timezone_for(seat), deadline)
 

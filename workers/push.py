@@ -20,11 +20,11 @@ import uuid
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from application import push
+from application import notify_policy, push
 from domain.errors import DomainError
 from projections.db import ReadModelDB, utc_key
 from projections.settings import Settings
-from workers import runtime
+from workers import mail, runtime
 from workers.app import celery_app
 from workers.ledger import MAX_ATTEMPTS, Ledger, backoff
 from workers.webhooks import Refused, post
@@ -39,6 +39,7 @@ claim, handed, due = LEDGER.claim, LEDGER.handed, LEDGER.due
 BATCH = 500  # outbox rows read per seat and sweep
 GONE = (404, 410)  # RFC 8030 8.2: the subscription expired or was removed: never push to it again
 HOPELESS = (400, 413)  # a request the push service will never take as it is
+HELD = "held"  # a push waiting for the end of its seat's quiet hours (its ``due_at``; ``application.notify_policy``)
 
 
 # ---------------------------------------------------------------------------------------------- what is pushed
@@ -122,13 +123,31 @@ def collect(db: ReadModelDB, games: Any, now: datetime) -> list[str]:
         for version, note, raw, at in rows:
             body = json.loads(raw)
             kinds = classify(db, game, seat, note, body, at)
-            if not kinds:
+            if not kinds or not any(push.wanted(k.split(","), kinds) for _, k, _ in subs):
                 continue
             if note == "post" and (stands := _post_now(db, game_id, version)) is not None and stands["hidden"]:
                 continue
+            move = "move" if "move" in kinds else None  # a step that waits on the seat is its move
+            decision = notify_policy.for_note(game, seat, "push", note, body, now, move)  # its preferences (item 3)
+            if decision.action == notify_policy.DROP:
+                continue
             record = {"game_id": game_id, "version": version, "recipient": seat, "kind": note}
             title, text = worded(db, games, record, body)
-            said.append((version, note, kinds, push.message(game_id, game.state.name, title, text, version)))
+            if decision.action == notify_policy.DIGEST:  # into the seat's one daily digest
+                kept = mail.REMINDERS if note.startswith("reminder ") else version  # as its mail is kept
+                mail.gather(
+                    db,
+                    channel="push",
+                    game_id=game_id,
+                    version=kept,
+                    recipient=seat,
+                    kind=note,
+                    subject=title,
+                    body=text,
+                )
+                continue
+            msg = push.message(game_id, game.state.name, title, text, version)
+            said.append((version, note, kinds, msg, decision.until))
         made += _record(db, game_id, seat, subs, said, upto, now)
     return made
 
@@ -139,14 +158,14 @@ def _record(db: ReadModelDB, game_id: str, seat: str, subs: list, said: list, up
     ids = []
     with db.transaction() as cur:
         for sub_id, kinds, seen in subs:
-            for version, note, what, msg in said:
+            for version, note, what, msg, until in said:
                 kind = push.wanted(kinds.split(","), what)
                 if version <= seen or kind is None:
                     continue
                 row_id = uuid.uuid4().hex
                 found = cur.execute(
                     "INSERT INTO push_ledger (id, sub_id, game_id, seat, version, kind, note, body, status, attempts, "
-                    "created_at, due_at) VALUES (?,?,?,?,?,?,?,?,'queued',0,?,?) ON CONFLICT DO NOTHING RETURNING id",
+                    "created_at, due_at) VALUES (?,?,?,?,?,?,?,?,?,0,?,?) ON CONFLICT DO NOTHING RETURNING id",
                     (
                         row_id,
                         sub_id,
@@ -156,11 +175,12 @@ def _record(db: ReadModelDB, game_id: str, seat: str, subs: list, said: list, up
                         kind,
                         note,
                         json.dumps(msg),
+                        HELD if until is not None else "queued",  # held: until the seat's quiet hours end
                         now.isoformat(),
-                        utc_key(now),
+                        utc_key(until or now),
                     ),
                 ).fetchone()
-                if found:
+                if found and until is None:
                     ids.append(row_id)
         cur.executemany(
             "UPDATE push_subscriptions SET seen_version = ? WHERE id = ? AND seen_version < ?",
@@ -275,11 +295,51 @@ def deliver_push(ledger_id: str) -> str:
     return status
 
 
+def release_held(db: ReadModelDB, now: datetime) -> None:
+    """Queue the pushes held for quiet hours that have ended (``due`` then hands them out)."""
+    with db.transaction() as cur:
+        cur.execute("UPDATE push_ledger SET status = 'queued' WHERE status = ? AND due_at <= ?", (HELD, utc_key(now)))
+
+
+def digest(
+    db: ReadModelDB, game_id: str, seat: str, title: str, text: str, key: str, now: datetime, until: datetime | None
+) -> list[str]:
+    """One push to each of a seat's devices with its daily digest (a seat with no mail address: issue 31, item 3),
+    ``key`` naming the digest (one push per device and digest), held ``until`` the seat's quiet hours end; the ids
+    of the rows to hand out now."""
+    msg = {**push.message(game_id, "", title, text, 0), "title": title[: push.MAX_TITLE]}
+    ids = []
+    with db.transaction() as cur:
+        for (sub_id,) in cur.execute(
+            "SELECT id FROM push_subscriptions WHERE game_id = ? AND seat = ?", (game_id, seat)
+        ).fetchall():
+            row_id = uuid.uuid4().hex
+            found = cur.execute(
+                "INSERT INTO push_ledger (id, sub_id, game_id, seat, version, kind, note, body, status, attempts, "
+                "created_at, due_at) VALUES (?,?,?,?,0,'digest',?,?,?,0,?,?) ON CONFLICT DO NOTHING RETURNING id",
+                (
+                    row_id,
+                    sub_id,
+                    game_id,
+                    seat,
+                    key,
+                    json.dumps(msg),
+                    HELD if until is not None else "queued",
+                    now.isoformat(),
+                    utc_key(until or now),
+                ),
+            ).fetchone()
+            if found and until is None:
+                ids.append(row_id)
+    return ids
+
+
 def dispatch(now: datetime) -> dict:
     """The sweep's part for push: new notifications into the ledger, each handed to a task, and the rows due
     again (retries after backoff, lost sends)."""
     db = runtime.projector().db
     new = collect(db, runtime.games(), now)
+    release_held(db, now)
     again = [r for r in due(db, now) if r not in new]
     handed(db, [*new, *again], now)
     for row_id in [*new, *again]:

@@ -132,10 +132,54 @@ def policy(games, note: dict, body: dict, now: datetime):
         return notify_policy.Decision(notify_policy.NOW)
 
 
+def send_digests(db, games, now: datetime) -> int:
+    """Each seat's one daily digest that is due (issue 31): what every channel gathered for it, each piece of news
+    once; by mail, or, for a seat with no address, as one push to each of its devices; held while its quiet hours
+    last. How many went."""
+    from application import notify_policy
+    from application.mails import digest_subject
+    from workers import mail
+    from workers import push as pushes
+
+    digests = 0
+    for game_id, recipient in mail.due_digests(db, now):
+        rows = mail.digest_rows(db, game_id, recipient)
+        if rows:
+            address = games.contact_of(game_id, recipient)[0]
+            text = "\n\n".join(f"{r['subject']}\n{r['body']}" for r in rows)
+            subject = games.read(game_id, lambda g: digest_subject(g, recipient, len(rows)))
+            quiet = games.read(game_id, lambda g: notify_policy.quiet_end_of(g, recipient, now))
+            key = f"digest-{rows[-1]['id']}"
+            digest_id = mail.record(
+                db,
+                game_id=game_id,
+                version=None,
+                recipient=recipient,
+                address=address,
+                kind=key,
+                subject=subject,
+                body=text,
+                status=("queued" if quiet is None else mail.HELD) if address else "no address",
+                due_at=quiet,
+            )
+            if digest_id and address and quiet is None:
+                deliver_mail.delay(digest_id)
+                digests += 1
+            elif digest_id and not address:  # a seat with push alone: one push per device, its quiet hours kept
+                name = games.read(game_id, lambda g: g.state.name)
+                pushed = pushes.digest(db, game_id, recipient, f"{name}: {subject}", text, key, now, until=quiet)
+                for row_id in pushed:
+                    pushes.deliver_push.delay(row_id)
+                digests += bool(pushed)
+        for r in mail.ledger(db, game_id, recipient):
+            if r["status"] == mail.DIGEST:
+                mail.mark(db, r["id"], "in digest")
+    return digests
+
+
 def dispatch_mail(now: datetime) -> dict:
     """The sweep's part for mail: new notifications into the ledger, digests, and lost sends."""
-    from application import notify_policy
-    from application.mails import digest_subject, reader_of
+    from application.mails import reader_of
     from workers import mail
 
     db = runtime.projector().db
@@ -177,33 +221,7 @@ def dispatch_mail(now: datetime) -> dict:
             deliver_mail.delay(row_id)
             mail.handed(db, [row_id], now)
             sent += 1
-    for game_id, recipient in mail.due_digests(db, now):
-        rows = mail.digest_rows(db, game_id, recipient)  # every channel's, each piece of news once (issue 31)
-        address = games.contact_of(game_id, recipient)[0]
-        text = "\n\n".join(f"{r['subject']}\n{r['body']}" for r in rows)
-        quiet = games.read(game_id, lambda g: notify_policy.quiet_end_of(g, recipient, now)) if rows else None
-        digest_id = (
-            mail.record(
-                db,
-                game_id=game_id,
-                version=None,
-                recipient=recipient,
-                address=address,
-                kind=f"digest-{rows[-1]['id']}",
-                subject=games.read(game_id, lambda g: digest_subject(g, recipient, len(rows))),
-                body=text,
-                status=("queued" if quiet is None else mail.HELD) if address else "no address",
-                due_at=quiet,
-            )
-            if rows
-            else None
-        )
-        for r in mail.ledger(db, game_id, recipient):
-            if r["status"] == mail.DIGEST:
-                mail.mark(db, r["id"], "in digest")
-        if digest_id and quiet is None and address:
-            deliver_mail.delay(digest_id)
-            digests += 1
+    digests = send_digests(db, games, now)
     mail.release_held(db, now)  # the mails whose readers' quiet hours have ended (issue 31)
     again = mail.due(db, now)
     for row_id in again:

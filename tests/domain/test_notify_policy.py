@@ -165,6 +165,17 @@ def test_the_walk_itself_tells_a_skipped_end_from_the_wall_time():
     assert local(end) == "2026-03-29 03:00 CEST" and end == walked_end(prefs, at("2026-03-29 01:45"), BERLIN)
 
 
+def test_where_the_clock_is_set_back_quiet_hours_end_at_the_later_reading_once_it_is_the_one_to_come():
+    """New York, 1 November 2026: 01:00 to 02:00 comes twice. At 01:00 the second time (06:00 UTC), quiet hours
+    until 01:30 end at 01:30 the second time (06:30 UTC), not at the first 01:30, which has passed (hypothesis found
+    this)."""
+    prefs = Preferences(quiet_from="00:00", quiet_until="01:30")
+    now = datetime(2026, 11, 1, 6, 0, tzinfo=UTC)
+    assert quiet_end(prefs, now, "America/New_York") == datetime(2026, 11, 1, 6, 30, tzinfo=UTC)
+    first = datetime(2026, 11, 1, 5, 0, tzinfo=UTC)  # 01:00 the first time: its 01:30 comes first
+    assert quiet_end(prefs, first, "America/New_York") == datetime(2026, 11, 1, 5, 30, tzinfo=UTC)
+
+
 def test_is_quiet_across_midnight():
     assert is_quiet(NIGHT, time(23, 0)) and is_quiet(NIGHT, time(0, 0)) and is_quiet(NIGHT, time(6, 59))
     assert not is_quiet(NIGHT, time(7, 0)) and not is_quiet(NIGHT, time(21, 59))
