@@ -71,6 +71,11 @@ def sessions(app):
     return app.state.sessions
 
 
+def secret_key(app) -> str:
+    """The key the app signs its links with (an invitation's, issue 28)."""
+    return app.state.settings.secret_key
+
+
 def powers_of(app, gid: str) -> set[str]:
     return set(app.state.games.get_game(gid, for_update=False).state.powers)
 
@@ -335,7 +340,7 @@ def test_the_access_log_never_contains_a_token(tmp_path, capfd):
             assert http.get(f"/signin/{gid}/{gm}?x=1").status_code == 200
             assert http.get(f"/signin/{gid}/wrong-{token}").status_code == 401
             # an invitation's link (issue 28): its key carries the proof that takes a seat
-            invite = invitations.link("", app.state.settings.secret_key, gid, "abcd1234")
+            invite = invitations.link("", secret_key(app), gid, "abcd1234")
             assert http.get(invite).status_code == 401  # no such invitation: refused, and still never logged
     finally:
         access.removeHandler(lines)
