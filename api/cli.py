@@ -259,14 +259,7 @@ def vapid_cmd(args: argparse.Namespace) -> int:
     from projections.settings import Settings
 
     if args.new:
-        from cryptography.hazmat.primitives import serialization
-        from cryptography.hazmat.primitives.asymmetric import ec
-
-        key = ec.generate_private_key(ec.SECP256R1())
-        pem = key.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-        )
-        print(pem.decode().strip(), flush=True)
+        print(push.new_private_key(), flush=True)
         return 0
     print(push.public_key(push.vapid(Settings())), flush=True)
     return 0

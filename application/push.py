@@ -9,8 +9,10 @@ holds them may push to that device): they live in the ``push_subscriptions`` tab
 or an answer. An endpoint is checked as a webhook's URL is (``application.webhooks.target``): an https address whose
 host resolves to public addresses only, unless the operator allows private ones (tests, for their stand-in).
 
-The VAPID key is ``EMISSARY_VAPID_PRIVATE_KEY`` (a PEM, or the raw key in base64url); without it the service makes
-one on first use and keeps it in the data directory (``vapid_private.pem``), so ``make run`` needs nothing set.
+The VAPID key is ``EMISSARY_VAPID_PRIVATE_KEY`` (a PEM, or the raw key in base64url); without it, in production it is
+derived from ``EMISSARY_SECRET_KEY`` (the API, which hands out the public key, and the workers, which sign with it,
+share no data directory but share that), and elsewhere the service makes one on first use and keeps it in the data
+directory (``vapid_private.pem``), so ``make run`` needs nothing set.
 """
 
 from __future__ import annotations
@@ -281,6 +283,8 @@ def vapid(settings: Settings) -> Vapid:
         if given.startswith("-----BEGIN"):
             return Vapid.from_pem(given.encode())
         return Vapid.from_string(given)
+    if settings.env == "production":  # processes share no data directory, but every one has the secret key
+        return Vapid(derived_key(settings.secret_key))
     path = Path(settings.data_dir) / VAPID_FILE
     if not path.exists():
         made = Vapid()
@@ -294,6 +298,29 @@ def vapid(settings: Settings) -> Vapid:
             with os.fdopen(fd, "wb") as out:
                 out.write(made.private_pem())
     return Vapid.from_file(str(path))
+
+
+P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+
+
+def derived_key(secret: str) -> Any:
+    """A P-256 private key derived from the service's secret key (HMAC-SHA256 under it of a label of its own, so
+    the secret itself is never the key): the same in every process that shares the secret."""
+    import hashlib
+    import hmac
+
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    digest = hmac.new(secret.encode(), b"emissary push: the VAPID key", hashlib.sha256).digest()
+    return ec.derive_private_key(int.from_bytes(digest, "big") % (P256_ORDER - 1) + 1, ec.SECP256R1())
+
+
+def new_private_key() -> str:
+    """A new VAPID private key, as EMISSARY_VAPID_PRIVATE_KEY takes it: the raw 32-byte key in base64url."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    return base64.urlsafe_b64encode(key.private_numbers().private_value.to_bytes(32, "big")).decode().rstrip("=")
 
 
 def public_key(key: Vapid) -> str:

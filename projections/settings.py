@@ -86,8 +86,8 @@ class Settings(BaseSettings):
     webhook_pause_after: int = Field(8, ge=1)
     webhook_timeout_seconds: float = Field(10, gt=0)
     # Push to phones (issue 31, application.push): the VAPID key that signs every push (a PEM, or the raw key in
-    # base64url; empty: one made on first use and kept in data_dir, fine for one machine: set it where processes
-    # share no data directory), whom push services may write to (empty: mailto:postmaster@<mail_domain>); an
+    # base64url; empty: in production derived from secret_key, elsewhere made on first use and kept in data_dir),
+    # whom push services may write to (empty: mailto:postmaster@<mail_domain>); an
     # endpoint whose host is not public is refused unless allowed (tests, for their stand-in push service).
     vapid_private_key: SecretStr = SecretStr("")
     vapid_subject: str = ""

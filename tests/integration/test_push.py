@@ -351,7 +351,28 @@ def test_the_cli_prints_the_public_key_in_use_and_makes_a_new_private_key(tmp_pa
     kept = (tmp_path / push.VAPID_FILE).read_bytes()
     assert main(["vapid", "--new"]) == 0
     pem = capsys.readouterr().out.strip()
-    assert pem.startswith("-----BEGIN PRIVATE KEY-----") and (tmp_path / push.VAPID_FILE).read_bytes() == kept
+    assert len(push._b64(pem, "key")) == 32 and (tmp_path / push.VAPID_FILE).read_bytes() == kept  # raw, one line
     monkeypatch.setenv("EMISSARY_VAPID_PRIVATE_KEY", pem)
     assert main(["vapid"]) == 0
     assert capsys.readouterr().out.strip() not in ("", printed)  # the configured key is the one in use
+
+
+def test_in_production_every_process_derives_the_same_vapid_key_from_the_secret_key(tmp_path):
+    """Production's processes share no data directory (deploy/docker-compose.yml): without a configured key, the
+    API (which hands the public key to the pages) and the workers (which sign with the private one) must agree."""
+    secret = "s" * 40
+
+    def production(data_dir, key: str = "") -> Settings:
+        return Settings.model_construct(
+            env="production", secret_key=secret, data_dir=data_dir, vapid_private_key=SecretStr(key)
+        )
+
+    api, worker = push.vapid(production(tmp_path / "api")), push.vapid(production(tmp_path / "worker"))
+    assert push.public_key(api) == push.public_key(worker)
+    assert not (tmp_path / "api" / push.VAPID_FILE).exists()
+    other = Settings.model_construct(
+        env="production", secret_key="t" * 40, data_dir=tmp_path, vapid_private_key=SecretStr("")
+    )
+    assert push.public_key(push.vapid(other)) != push.public_key(api)
+    configured = push.new_private_key()
+    assert push.public_key(push.vapid(production(tmp_path, configured))) != push.public_key(api)  # the setting wins
