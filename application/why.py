@@ -3,7 +3,7 @@ notification of the game, explained in words, as the reader sees it.
 
 A mail of a game at the version of its event (a ledger row's ``version``) reports the results published after the
 reader's previous notification of the game (``Projector.previous_note``) and up to that event: Powers' published
-resolution, the next phase's mail after a Certamen or a Reckoning, a Lodge room's score after its effects, a post
+resolution, the first mail after a Certamen or a Reckoning (a post, a reminder), a Lodge room's score, a post
 that rolled dice. Each derivation is built from the reader's own timeline (``domain.platform.explain``: the scope
 the board's "Why?" uses: the reader's newest events, at most ``WHY_EVENTS``, and the game's first), so it shows
 nothing their own events do not; one whose earlier events fall outside those read is left out rather than shown in

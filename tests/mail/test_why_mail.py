@@ -119,3 +119,27 @@ def test_a_result_mail_is_worded_in_its_readers_language(app, games, projector):
     german = [b for b in bodies if "Warum: wie jedes Ergebnis zustande kam" in b]
     assert german and all("Why: how each result came about" not in b for b in bodies)
     assert any("Wurfnummer" in b for b in german)
+
+
+def test_a_reck_3_the_mail_after_a_yearly_reckoning_explains_it_once(app, games, projector):
+    """The first mail a covenant gets after the Yearly Reckoning (a post, here: the covenant game mails no phase)
+    explains it (A-RECK-3..5, A-ORDER-2), its rules linked to their texts; the next mail does not again."""
+    from tests.covenants.play import Dice, fixed_three, skip_season
+
+    t = fixed_three(Dice(), games=games)
+    for _ in range(4):
+        skip_season(t)
+    base = str(runtime.settings().base_url)
+    key = str(games.get_game(t.game_id).id)
+    bodies = []
+    for text in ("a good year", "and the next"):
+        games.run(Caller.of("ann"), t.game_id, MakePost("table", text))
+        projector.catch_up()
+        [row] = [r for r in projector.outbox(key) if r["recipient"] == "cy" and r["kind"] == "post"][-1:]
+        bodies.append(framed(games, key, row))
+    first, second = bodies
+    assert "Why the Yearly Reckoning of year 1:" in first
+    assert "  - cy: 1 point per 2 gold, rounded down: " in first and "(A-RECK-3)" in first
+    assert f"{base}/help/covenants/rules#A-RECK-3" in first and f"{base}/help/covenants/rules#A-ORDER-2" in first
+    assert f"/results/{quote('reckoning:1', safe='')}/explain" in first
+    assert "Yearly Reckoning" not in second  # told once, in the first mail after it
