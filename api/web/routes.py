@@ -376,6 +376,7 @@ def board(
 
     context["talk"] = talk_summary(request, game_id, me)
     context["seated"] = me in game.seats  # a seat sets its own contact and notifications (api.web.contact)
+    context["disputes_open"] = sum(1 for d in game.disputes_for(me) if d["outcome"] is None)  # issue 29
     pages = ruleset_web(games, game_id)
     if pages is None:
         return templates.TemplateResponse(
@@ -413,6 +414,7 @@ def live(request: Request, game_id: str, feed: str | None = None) -> Response:
         "phase": None,
         "zone": zone.key,
         "seated": me in game.seats,  # the feed's "Dispute" links, as on the board (issue 29)
+        "disputes_open": sum(1 for d in game.disputes_for(me) if d["outcome"] is None),
     }
     if feed:
         events = feed_page(projector, game, me, zone)

@@ -179,3 +179,41 @@ def test_a_seat_shown_fewer_events_than_the_gm_disputes_its_own_numbering_not_th
         result = run(games, gid, "ann", RaiseDispute(e["seq"], "why?"))
         assert result["about"] == e["type"]
         run(games, gid, "ann", SettleDispute(result["dispute_id"], "withdrawn"))
+
+
+def test_whoever_answers_a_dispute_is_mailed_it_and_nobody_else_is(ruleset: registry.Ruleset) -> None:
+    """The GM or host "notified": the dispute's first post reaches the hosts it was raised to by mail (the GM of a game
+    with one reads it on the console: the GM has no address), the answer reaches the raiser; no other seat is mailed
+    a word of either (the outbox, and so the daily digests made of it)."""
+    from api.compose import build_projector
+
+    games = Games()
+    projector = build_projector(games)
+    try:
+        played = DRIVERS[ruleset.name].play(games)
+        gid = played.game_id
+        game = games.get_game(gid, for_update=False)
+        key = str(game.id)
+        seats = [v for v in played.viewers if v != GM]
+        texts: dict[str, tuple[set[str], set[str]]] = {}  # marker -> (who may be mailed it, who must be)
+        for seat in seats:
+            text = marker()
+            found = raise_one(games, gid, seat, text)
+            if found is None:
+                continue
+            d = games.get_game(gid, for_update=False).disputes[found[0]["dispute_id"]]
+            readers = {seat, *d["answerers"]}
+            texts[text] = (readers, set(d["answerers"]))
+            answerer = GM if game.has_gm() else d["answerers"][0]
+            answer = marker()
+            run(games, gid, answerer, AnswerDispute(found[0]["dispute_id"], answer))
+            texts[answer] = (readers, readers - {answerer})
+        assert texts
+        projector.catch_up()
+        rows = projector.outbox(key)
+        for text, (readers, told) in texts.items():
+            mailed = {r["recipient"] for r in rows if text in str(r)}
+            assert mailed <= readers, (text, mailed, readers)
+            assert told <= mailed, (text, told, mailed)
+    finally:
+        games.close()

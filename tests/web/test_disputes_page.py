@@ -112,3 +112,25 @@ def test_another_power_sees_nothing_of_it_and_a_refused_form_records_nothing(mon
     ).text
     assert f"no event {count + 1} in your timeline" in refused and 'role="alert"' in refused
     assert kinds(games, m.game_id) == before
+
+
+@pytest.mark.parametrize("name", ["covenants", "lodge", "table"])
+def test_every_rulesets_board_links_each_feed_line_to_a_dispute_and_marks_a_disputed_one(app, games, name):
+    from tests.contract.drivers import DRIVERS
+
+    played = DRIVERS[name].play(games)
+    gid = played.game_id
+    hosts = games.get_game(gid, for_update=False).hosts()
+    seat = next(v for v in played.viewers if v != "gm" and v not in hosts)  # a host's dispute goes to other hosts
+    token, _receipt = games.reissue_link(gid, "gm", seat)
+    client = signed_in(app, gid, token)
+    board = client.get(f"/play/{gid}").text
+    if 'id="feed' not in board:  # a ruleset with no board of its own (the fake table): the page still serves it
+        assert client.get(f"/play/{gid}/disputes").status_code == 200
+        return
+    assert "Disputes (0 open)" in board
+    seq = int(re.search(rf'href="/play/{gid}/disputes\?seq=(\d+)#raise"', board).group(1))
+    page = client.get(f"/play/{gid}/disputes?seq={seq}").text
+    client.post(f"/play/{gid}/disputes/raise", data={"seq": str(seq), "text": "why?", "csrf": csrf(page)})
+    board = client.get(f"/play/{gid}").text
+    assert "Disputes (1 open)" in board and "disputed: open" in board
