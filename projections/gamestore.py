@@ -93,7 +93,23 @@ class GameRepository(Repository):
 
     def _fold(self, initial: Any, events: Any) -> Any:
         # ``get`` at a version reads the store (a snapshot at or before it, then the events), never the cache.
-        return fold(initial, events, lambda gid, v: self.get(gid, version=v, projector_func=self._fold).state)
+        return fold(
+            initial,
+            events,
+            lambda gid, v: self.get(gid, version=v, projector_func=self._fold).state,
+            self._history,
+        )
+
+    def fold_onto(self, game: Any, events: list[Any]) -> Any:
+        """Fold events onto a game (None before it was created) as loading does: a rollback or a rules change
+        adopted among them re-folded from the store."""
+        return self._fold(game, events)
+
+    def _history(self, gid: Any, start: int, upto: int) -> tuple[Any, list[Any]]:
+        """The game at version ``start`` (None at 0) and its stored events after it up to ``upto``: what a rules
+        change adopted re-folds (``domain.platform.replay``)."""
+        base = self.get(gid, version=start, projector_func=self._fold) if start else None
+        return base, list(self.event_store.get(gid, gt=start, lte=upto))
 
 
 class GameStore(Application[uuid.UUID]):
@@ -226,6 +242,10 @@ class GameStore(Application[uuid.UUID]):
             raise NotFound("no such game", field="game_id") from None
         rulesets.for_game(game.state.ruleset, game.state.rules_version)  # installed, else RulesetNotInstalled
         return game
+
+    def fold_onto(self, game: Any, events: list[Any]) -> Any:
+        """Fold events onto a game (None before it was created) as loading does (``GameRepository.fold_onto``)."""
+        return cast(GameRepository, self.repository).fold_onto(game, events)
 
     def _lock(self, game_id: str | uuid.UUID) -> threading.RLock:
         """The lock a game's commands and the reads that bring its cached aggregate up to date take in turn

@@ -143,6 +143,29 @@ def platform_line(kind: str, data: Mapping[str, Any], names: Mapping[str, str], 
     return None
 
 
+def _rules_told(ruleset: Any, data: Mapping[str, Any]) -> str:
+    """A rules change adopted, in words: the version, the phase it counts from, and the first changes it shows."""
+    head = _("The rules changed: version {version} replaces {previous} from {phase}.").format(
+        version=data.get("rules_version") or "?",
+        previous=data.get("previous_version") or "?",
+        phase=phase_title(ruleset, str(data.get("from_phase") or "")),
+    )
+    changes = [c for c in data.get("changes") or [] if isinstance(c, Mapping)]
+    results = [c for c in changes if c.get("result")]
+    if not changes:
+        return head + " " + _("Nothing you can see changes.")
+    parts = []
+    for c in results[:5]:
+        fields = ", ".join(
+            f"{k} {v.get('before')} → {v.get('after')}" for k, v in dict(c["result"]).items() if isinstance(v, Mapping)
+        )
+        rules = ", ".join(str(r) for r in c.get("rules") or [])
+        parts.append(f"#{c.get('version')} {c.get('type')}: {fields}" + (f" ({rules})" if rules else ""))
+    more = len(results) - len(parts)
+    tail = "; ".join(parts) + (" " + _("and {n} more").format(n=more) if more > 0 else "")
+    return head + " " + _("What changes: {changes}.").format(changes=tail or _("your view"))
+
+
 def phase_title(ruleset: Any, phase: str) -> str:
     """A phase (or a window named after it) in words, by the ruleset's ``phase_title``, else as it is named."""
     title = getattr(ruleset, "phase_title", None) if ruleset is not None else None
@@ -161,6 +184,12 @@ def describe_event(
         line: str | None = describe(kind, data, names)
         if line:
             return line
+    if kind == "RulesAdopted":  # sealed: the audit's line (issue 29)
+        return _("The game adopted rules version {version} from {phase}.").format(
+            version=data.get("rules_version") or "?", phase=phase_title(ruleset, str(data.get("from_phase") or ""))
+        )
+    if kind == "RulesChangeTold":  # each viewer's own line: only the changes it may see (issue 29)
+        return _rules_told(ruleset, data)
     window_id = str(data.get("window_id") or "")
     window = phase_title(ruleset, window_id) if window_id else _("The window")
     return platform_line(kind, data, names, window) or f"{words(kind)}."

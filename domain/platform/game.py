@@ -42,6 +42,7 @@ from domain.platform.disputes import Disputes
 from domain.platform.notifications import Notifications
 from domain.platform.posts import Posts
 from domain.platform.preview import Previews
+from domain.platform.replay import RulesChanges
 from domain.platform.roles import WINDOWS
 from domain.platform.seating import Seating
 from domain.platform.state import Window
@@ -87,7 +88,7 @@ def _upcast_phase(state: dict[str, Any]) -> None:
     state["phase"] = "s{}m{}".format(state.pop("season"), state.pop("month"))
 
 
-class PlatformGame(Posts, Disputes, Previews, Seating, Notifications, Aggregate):
+class PlatformGame(Posts, Disputes, Previews, RulesChanges, Seating, Notifications, Aggregate):
     """The platform's part of one game; a ruleset's aggregate subclasses it."""
 
     if TYPE_CHECKING:  # the ruleset's aggregate sets it when the game is created
@@ -1136,16 +1137,28 @@ class PlatformGame(Posts, Disputes, Previews, Seating, Notifications, Aggregate)
         )
 
 
-def fold(game: Any, events: Iterable[Any], state_at: Callable[[Any, int], Any] | None = None) -> Any:
+def fold(
+    game: Any,
+    events: Iterable[Any],
+    state_at: Callable[[Any, int], Any] | None = None,
+    history: Callable[[Any, int, int], tuple[Any, list[Any]]] | None = None,
+) -> Any:
     """Fold events (and a snapshot first, if any) onto ``game`` (None before it was created), for any ruleset.
 
     Like the library's projector, except that a ``StateRestored`` with a target version re-folds the
     game to that version first: ``state_at(game_id, version)`` gives that state (the repository reads
     it from the store, through a snapshot when it has one). Without ``state_at``, the events given are
-    folded again up to that version, which needs them to start at version 1.
+    folded again up to that version, which needs them to start at version 1. A ``RulesAdopted`` (issue 29)
+    re-folds the events since the version it counts from with its amendments: ``history(game_id, a, b)`` gives
+    the game at version ``a`` and the stored events after it up to ``b`` (without it, the events given, from 1).
     """
     folded: list[Any] = []
     for e in events:
+        if type(e).__name__ == "RulesAdopted":
+            game = _adopt(game, e, folded, state_at, history)
+            if state_at is None:
+                folded.append(e)
+            continue
         to_version = getattr(e, "to_version", None) if type(e).__name__ == "StateRestored" else None
         if to_version is None:
             game = e.mutate(game)
@@ -1172,3 +1185,30 @@ def fold(game: Any, events: Iterable[Any], state_at: Callable[[Any, int], Any] |
         if state_at is None:
             folded.append(e)
     return game
+
+
+def _adopt(
+    game: Any,
+    e: Any,
+    folded: list[Any],
+    state_at: Callable[[Any, int], Any] | None,
+    history: Callable[[Any, int, int], tuple[Any, list[Any]]] | None,
+) -> Any:
+    """Fold a ``RulesAdopted``: the game re-folded from its ``from_version`` with the amendments it records."""
+    from domain.platform.replay import refold
+
+    start, upto = e.from_version - 1, e.originator_version - 1
+    if history is not None:
+        base, between = history(e.originator_id, start, upto)
+    else:
+        if not folded or folded[0].originator_version != 1 or len(folded) < upto:
+            raise ValueError(f"RulesAdopted at version {e.originator_version} needs every event from version 1")
+        base, between = (fold(None, folded[:start]) if start else None), folded[start:upto]
+    if game is None:
+        raise ValueError(f"RulesAdopted at version {e.originator_version} before the game was created")
+    again = refold(base, between, e.amended, lambda g, es: fold(g, es, state_at, history))
+    game.__dict__["_refolded"] = {"adopted": again.state}
+    try:
+        return e.mutate(game)
+    finally:
+        game.__dict__.pop("_refolded", None)

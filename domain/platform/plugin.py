@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 
-from domain.platform.ruleset import Ruleset, register
+from domain.platform.ruleset import Ruleset, register, register_version
 
 GROUP = "emissary.rulesets"
 
@@ -24,6 +24,9 @@ class Plugin:
     api: str = ""  # its package of pages, JSON routes, forms, templates and demo (``api/rulesets.py``), if any
     order: int = 100  # where it is listed, lower first; the first listed is a new game's default
     listed: bool = True  # False: its games are hosted, but the new-game form and the README do not offer it
+    # other installed versions of its ruleset (issue 29): games pinned at one load under it, and a game's history can
+    # be replayed under one and adopt it; ``ruleset`` stays the version new games are created with
+    versions: tuple[Ruleset, ...] = ()
 
 
 class PluginError(Exception):
@@ -54,4 +57,6 @@ def _loaded(point: EntryPoint) -> Plugin:
     if plugin.ruleset.name != point.name:
         raise PluginError(f"entry point {point.name} = {point.value} names ruleset {plugin.ruleset.name!r}")
     register(plugin.ruleset)
+    for other in plugin.versions:
+        register_version(other)
     return plugin

@@ -107,6 +107,12 @@ class Ruleset:
     # (the contract suite: every command offered is accepted, and a seat offered nothing is waiting on others)
     offers: Callable[[Any, str], list[Any]] | None = None
     loads: frozenset[str] = frozenset()  # earlier versions whose games this one still loads (besides its own)
+    # redecide(game, event) -> (fields, rule ids) or None: the event as this version's rules decide it, given the game
+    # just before it and the same committed dice (the fields that differ from the recorded ones, and the rules that
+    # decided them); None: the event stands as recorded. A rules change replayed (issue 29, domain.platform.replay)
+    # re-decides each recorded event with it; a version's decisions differ, its events fold alike
+    redecide: Callable[[Any, Any], tuple[Mapping[str, Any], list[str]] | None] | None = None
+    changes: str = ""  # what this version changes, in words (a rules change's replay shows it)
     description: str = ""
     roles: Roles = WITH_GM  # the roles at its table and what each may do (domain.platform.roles)
 
@@ -168,6 +174,7 @@ class RulesetNotInstalled(DomainError):
 
 
 _REGISTRY: dict[str, Ruleset] = {}
+_VERSIONS: dict[str, dict[str, Ruleset]] = {}  # name -> version -> every installed version (issue 29)
 
 
 def register(ruleset: Ruleset) -> Ruleset:
@@ -177,12 +184,55 @@ def register(ruleset: Ruleset) -> Ruleset:
     if known is not None and known is not ruleset:
         raise ValueError(f"a ruleset named {ruleset.name!r} is already registered")
     _REGISTRY[ruleset.name] = ruleset
+    _VERSIONS.setdefault(ruleset.name, {})[ruleset.version] = ruleset
+    return ruleset
+
+
+def register_version(ruleset: Ruleset) -> Ruleset:
+    """Install another version of a registered ruleset beside it (a plugin's ``versions``): its games load under it,
+    and a game's history can be replayed under it (``domain.platform.replay``); the registered one stays the version
+    new games are created with."""
+    if ruleset.name not in _REGISTRY:
+        raise ValueError(f"register ruleset {ruleset.name!r} before another version of it")
+    known = _VERSIONS[ruleset.name].get(ruleset.version)
+    if known is not None and known is not ruleset:
+        raise ValueError(f"version {ruleset.version!r} of {ruleset.name!r} is already installed")
+    _VERSIONS[ruleset.name][ruleset.version] = ruleset
     return ruleset
 
 
 def unregister(name: str) -> None:
-    """Remove a ruleset (tests register fakes and remove them)."""
-    _REGISTRY.pop(name, None)
+    """Remove a ruleset (tests register fakes and remove them); the versions installed beside it stay."""
+    gone = _REGISTRY.pop(name, None)
+    if gone is not None and _VERSIONS.get(name, {}).get(gone.version) is gone:
+        del _VERSIONS[name][gone.version]
+
+
+def unregister_version(name: str, rules_version: str) -> None:
+    """Remove a version installed beside a registered ruleset (tests install one and remove it)."""
+    found = _VERSIONS.get(name, {}).get(rules_version)
+    if found is not None and _REGISTRY.get(name) is not found:
+        del _VERSIONS[name][rules_version]
+
+
+def installed_versions(name: str) -> list[str]:
+    """Every installed version of the ruleset of this name (the registered one and any installed beside it), sorted;
+    UnknownRuleset if none is registered."""
+    get(name)
+    return sorted(_VERSIONS.get(name, {}))
+
+
+def version(name: str, rules_version: str) -> Ruleset:
+    """The installed version ``rules_version`` of the ruleset ``name``; UnknownRuleset naming the field and the
+    installed versions if it is not installed."""
+    found = _VERSIONS.get(name, {}).get(rules_version) if isinstance(rules_version, str) else None
+    if found is None:
+        known = ", ".join(installed_versions(name))
+        raise UnknownRuleset(
+            f"{name!r} version {rules_version!r} is not installed here; the installed versions are: {known}",
+            field="version",
+        )
+    return found
 
 
 def names() -> list[str]:
@@ -216,8 +266,11 @@ def for_game(ruleset: str, rules_version: str) -> Ruleset:
             f"which is not installed here ({err.message})",
             field="ruleset",
         ) from None
+    exact = _VERSIONS.get(ruleset, {}).get(rules_version) if rules_version != found.version else None
+    if exact is not None:  # a version installed beside the registered one: its games load under it
+        return exact
     if rules_version != found.version and rules_version not in found.loads:
-        known = ", ".join(sorted({found.version, *found.loads}))
+        known = ", ".join(sorted({*installed_versions(ruleset), *found.loads}))
         raise RulesetNotInstalled(
             f"this game is pinned at {ruleset!r} version {rules_version!r}; the installed "
             f"{ruleset!r} loads games of version {known}",

@@ -410,6 +410,9 @@ EVENT_VERSIONS: dict[str, int] = {
     "DisputeRaised": 1,
     "DisputeAnswered": 1,
     "DisputeSettled": 1,
+    # domain.platform.replay
+    "RulesAdopted": 1,
+    "RulesChangeTold": 1,
     # domain.platform.seating
     "SeatOpened": 2,  # 2: listed, whether the lobby lists the seat (issue 28)
     "SeatClosed": 1,

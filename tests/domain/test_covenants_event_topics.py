@@ -235,6 +235,23 @@ STORED = {
     "domain.covenants.game:CovenantGame.PostEdited": ["actor", "audience", "post_id", "text", "thread_id"],
     "domain.covenants.game:CovenantGame.PostHidden": ["actor", "audience", "post_id", "reason", "thread_id"],
     "domain.covenants.game:CovenantGame.Previewed": ["actor", "at", "audience", "step", "window_id"],
+    "domain.covenants.game:CovenantGame.RulesAdopted": [
+        "actor",
+        "amended",
+        "audience",
+        "from_phase",
+        "from_version",
+        "previous_version",
+        "rules_version",
+    ],
+    "domain.covenants.game:CovenantGame.RulesChangeTold": [
+        "actor",
+        "audience",
+        "changes",
+        "from_phase",
+        "previous_version",
+        "rules_version",
+    ],
     "domain.covenants.game:CovenantGame.SeatClosed": ["actor", "audience", "seat"],
     "domain.covenants.game:CovenantGame.SeatOpened": [
         "actor",

@@ -71,6 +71,8 @@ BASE = {
     },
     ("post", "/games/{game_id}/preview"): {"window_id": "w1"},
     ("post", "/games/{game_id}/invitations"): {"seat": "ana", "email": "ana@example.org", "language": "de"},
+    ("post", "/games/{game_id}/replay"): {"version": "table-2"},
+    ("post", "/games/{game_id}/adopt"): {"version": "table-2", "from_phase": "setup"},
     ("post", "/games/{game_id}/webhooks"): {"url": "https://example.org/hook", "format": "json", "kinds": ["post"]},
     ("post", "/games/{game_id}/push"): {
         "endpoint": "https://push.example.org/p/1",

@@ -1,5 +1,4 @@
-"""A fake ruleset on the platform alone (issue 11): seats join and post; each join begins a phase; once three sit,
-rounds run on the platform's flow (``ROUND``). It imports no ``domain.powers``; its entry point names ``PLUGIN``."""
+"""A fake ruleset on the platform alone (issue 11), its ``PLUGIN``; no ``domain.powers`` (``__init__``)."""
 
 from __future__ import annotations
 
@@ -19,6 +18,7 @@ from domain.platform.plugin import Plugin
 from domain.platform.ruleset import Ruleset, Step
 from domain.platform.state import CommittedDice, Seat, ViewerSequences, Window
 from emissary_fake.explain import derive
+from emissary_fake.throws import Throw, Throws, house, redecide, scores
 
 
 @dataclass
@@ -34,6 +34,7 @@ class TableState(ViewerSequences, CommittedDice):  # the first join commits a se
     windows: dict = field(default_factory=dict)
     seen: dict = field(default_factory=dict)
     mail_replies: dict = field(default_factory=dict)
+    points: dict = field(default_factory=lambda: {"public": {}, "hidden": {}})  # of its throws, by seat (TABLE-2)
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class TableOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-class Table(PlatformGame):
+class Table(Throws, PlatformGame):
     """Seats join, then post to the table; a post from a seat that has not joined is refused (TABLE-1)."""
 
     @event("TableCreated")
@@ -109,11 +110,10 @@ def offers(game: Table, principal: str) -> list[Command]:
 
 PLAY = Step("play", windows=(ROUND,), on_entry=_open_round)  # its one step: rounds, the first opened on entry
 # fmt: off
-FAKE = Ruleset(name="table", version="table-1", options=TableOptions, steps=(PLAY,),
-               aggregate=Table, start=Table.start, commands={Join: Table.join, Post: Table.post}, fold=fold,
-               view=lambda game, viewer: {"seats": sorted(game.state.seats), "posts": list(game.state.posts)},
+FAKE = Ruleset(name="table", version="table-1", options=TableOptions, steps=(PLAY,), redecide=redecide(0), fold=fold,
+               aggregate=Table, start=Table.start, commands={Join: Table.join, Post: Table.post, Throw: Table.throw},
+               view=lambda g, v: {"seats": sorted(g.state.seats), "posts": list(g.state.posts), **scores(g, v)},
                phase_of=lambda e: {"phase": f"join-{e.seat_id}"} if type(e).__name__ == "Joined" else None,
-               seat_of=lambda e: e.seat_id if type(e).__name__ == "Joined" else None, offers=offers,
-               derive=derive)
+               seat_of=lambda e: e.seat_id if type(e).__name__ == "Joined" else None, offers=offers, derive=derive)
 # fmt: on
-PLUGIN = Plugin(FAKE, api="emissary_fake", listed=False)  # hosted, never offered; its commands: declared.py
+PLUGIN = Plugin(FAKE, api="emissary_fake", listed=False, versions=(house(FAKE),))  # hosted, never offered: declared.py

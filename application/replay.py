@@ -1,0 +1,103 @@
+"""Rules changes replayed (issue 29 item 3; ``domain.platform.replay``): the GM or a host replays the game's history
+under another installed version of its ruleset in a scratch copy and sees the difference, event by event; then keeps
+the pinned version, or adopts the other from a phase.
+
+A replay records nothing: both copies are folded afresh from the store (the game just before the first event
+replayed) and discarded. An adoption replays again in the command's own transaction, against the game as it stands
+under its lock, so what is adopted is what the store holds then; it records ``RulesAdopted`` (sealed: the amended
+results, which ``fold`` re-applies whenever the game is loaded) and one ``RulesChangeTold`` per viewer: the GM the
+whole difference, each seat (a host too) the changes to the events it may see and to its own view.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from application.service import Caller, Games, Turn
+from domain import visibility as vis
+from domain.errors import RuleViolation
+from domain.ids import GM
+from domain.platform import replay as replays
+from domain.platform import ruleset as rulesets
+
+
+def _replayed(games: Games, game: Any, version: str, from_phase: str | None) -> tuple[Any, int, replays.Replayed]:
+    """The version to replay under, the version replayed from, and the replay of the game's history from there."""
+    if not isinstance(version, str) or not version:
+        raise RuleViolation("name the version of the ruleset to replay under", field="version")
+    other = rulesets.version(game.state.ruleset, version)
+    start = 1 if from_phase is None else games.phase_version(str(game.id), from_phase, None)
+    replays.check_from(game, start)
+    base = games.get_game(str(game.id), start - 1, for_update=True) if start > 1 else None
+    events = list(games.events.get(game.id, gt=start - 1, lte=game.version))
+    return other, start, replays.replay(base, events, other, games.fold_onto)
+
+
+def _summary(game: Any, other: Any, start: int, from_phase: str | None, upto: int) -> dict[str, Any]:
+    return {
+        "game_id": str(game.id),
+        "ruleset": game.state.ruleset,
+        "pinned": game.state.rules_version,
+        "version": other.version,
+        "changes": other.changes,
+        "from_phase": from_phase or "setup",
+        "from_version": start,
+        "upto": upto,
+        "installed": rulesets.installed_versions(game.state.ruleset),
+    }
+
+
+def differences_for(principal: str, replayed: replays.Replayed) -> list[dict[str, Any]]:
+    """What a replayer is shown: the GM every difference whole; a host who plays those of the events it may see."""
+    if principal == GM:
+        return [d.as_dict() for d in replayed.differences]
+    return replays.for_viewer(replayed.differences, principal)
+
+
+def replay(games: Games, caller: Caller, game_id: str, version: str, from_phase: str | None = None) -> dict[str, Any]:
+    """Replay the game's history (from the start, or from a phase) under ``version``: the difference, event by event,
+    for the GM or a host (Forbidden for anyone else, naming the roles); nothing is recorded."""
+    game = games.get_game(game_id, for_update=False)
+    replays.require_replayer(game, caller.principal)
+    other, start, replayed = _replayed(games, game, version, from_phase)
+    return {
+        **_summary(game, other, start, from_phase, game.version),
+        "differences": differences_for(caller.principal, replayed),
+        "final": replayed.final if caller.principal == GM else _own_view(other, replayed, caller.principal),
+    }
+
+
+def _own_view(other: Any, replayed: replays.Replayed, viewer: str) -> list[dict[str, Any]]:
+    """How the viewer's own view ends differently under the other version."""
+    return replays.compare(
+        replays.view_of(other, replayed.recorded, viewer), replays.view_of(other, replayed.scratch, viewer)
+    )
+
+
+def adopt(games: Games, caller: Caller, game_id: str, version: str, from_phase: str) -> dict[str, Any]:
+    """Adopt ``version`` from the start of ``from_phase``: the game's state becomes the replayed one, pinned at
+    ``version``, recorded with the difference attached; every viewer told what it may see. Refused, recording
+    nothing, for anyone but the GM or a host, for a version not installed or the one pinned, or an unknown phase."""
+    if not isinstance(from_phase, str) or not from_phase:
+        raise RuleViolation("name the phase the new version counts from (such as setup)", field="from_phase")
+
+    def turn(t: Turn) -> dict[str, Any]:
+        game = t.game
+        replays.require_replayer(game, caller.principal)
+        if version == game.state.rules_version:
+            raise RuleViolation(f"this game is already pinned at version {version!r}", field="version")
+        other, start, replayed = _replayed(games, game, version, from_phase)
+        told = {GM: ([GM], [d.as_dict() for d in replayed.differences])}  # the GM: the whole difference
+        for seat in game.seats:
+            if seat == GM:
+                continue
+            mine = replays.for_viewer(replayed.differences, seat)
+            view = _own_view(other, replayed, seat)
+            if view:
+                mine.append({"version": game.version, "type": "view", "rules": [], "result": {}, "state": view})
+            told[seat] = (vis.seats([seat]), mine)
+        upto = game.version
+        game.adopt_rules(version, from_phase, start, replayed, told, caller.principal)
+        return {**_summary(game, other, start, from_phase, upto), "differences": len(replayed.differences)}
+
+    return games.run_turn(caller, game_id, turn).as_dict()
