@@ -43,6 +43,7 @@ from api.web import lobby as web_lobby
 from api.web import maillinks as web_maillinks
 from api.web import people as web_people
 from api.web import push as web_push
+from api.web import replay as web_replay
 from api.web import routes as web_routes
 from api.web import talk as web_talk
 from api.web import webhooks as web_webhooks
@@ -174,6 +175,7 @@ def create_app(
     app.include_router(web_lobby.router)  # /lobby, and the GM's /play/{g}/seats before the generic form route
     app.include_router(web_webhooks.router)  # before the generic /play/{g}/{command} form route
     app.include_router(web_push.router)  # the manifest, the service worker, a seat's push page (issue 31)
+    app.include_router(web_replay.router)  # before the generic /play/{g}/{command} form route
     app.include_router(web_help.router)  # /help, made from the code (issue 28)
     app.include_router(web_routes.router)
     for pages in rulesets.parts("web"):  # a ruleset's own pages, if it has any besides its board and forms
