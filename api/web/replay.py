@@ -13,7 +13,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from api.security import web_session
-from api.web.kit import caller_for, flash, form_of, games_of, templates, who
+from api.web.kit import caller_for, flash, form_of, games_of, seat_names, templates, who
 from application import replay as replays
 from domain.errors import DomainError
 from domain.platform import feed as words_of
@@ -49,6 +49,19 @@ def _context(request: Request, game_id: str, me: str) -> dict[str, Any]:
     }
 
 
+def _in_words(out: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """A replay as the page shows it: each event's kind in words, each seat in a path by its name."""
+
+    def path(p: str) -> str:
+        return ".".join(names.get(part, part) for part in p.split("."))
+
+    def paths(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{**d, "path": path(d["path"])} for d in found]
+
+    shown = [{**d, "type": words_of.words(d["type"]), "state": paths(d.get("state") or [])} for d in out["differences"]]
+    return {**out, "differences": shown, "final": paths(out.get("final") or [])}
+
+
 def _refused(request: Request, err: DomainError) -> Response:
     return templates.TemplateResponse(
         request, "message.html", {"title": _("Rules changes"), "text": err.message}, status_code=err.status
@@ -75,7 +88,8 @@ async def replay_form(request: Request, game_id: str) -> Response:
         context = _context(request, game_id, me)
         phase = f.get("from_phase") or None
         out = replays.replay(games_of(request), caller_for(request, game_id, me), game_id, f.get("version", ""), phase)
-        return {**context, "replayed": out}
+        game = games_of(request).get_game(game_id, for_update=False)
+        return {**context, "replayed": _in_words(out, seat_names(game))}
 
     try:
         context = await run_in_threadpool(run)

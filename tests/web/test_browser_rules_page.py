@@ -47,6 +47,7 @@ def test_the_gm_replays_under_table_2_and_adopts_it(server, browser, games, widt
     gm.wait_for_load_state()
     rows = gm.locator("tbody tr")
     assert rows.count() == 2 and "TABLE-2" in rows.nth(0).inner_text() and "total" in rows.nth(1).inner_text()
+    assert "scores.Ann" in rows.nth(0).inner_text() and "scores.ann" not in gm.content()  # seats by name
     _checked(gm, width, js)
     shot(gm, f"rules-replay-{width}{'' if js else '-nojs'}")
     gm.get_by_role("button", name="Adopt table-2").click()
