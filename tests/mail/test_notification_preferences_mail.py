@@ -130,3 +130,26 @@ def test_a_digest_that_falls_due_in_quiet_hours_waits_for_their_end(app, games, 
     dispatch(projector, later + timedelta(hours=2, minutes=1))
     [digest] = [m for m in sink.wait_for(1) if "gandalf@example.org" in m["X-Rcpt"]]
     assert "Zusammenfassung" in digest["Subject"]
+
+
+def test_a_deadline_within_quiet_hours_is_warned_of_at_once_while_other_news_waits(app, games, projector, sink):
+    from workers.tasks import sweep
+
+    gid, wiz, bal = powers_game(games)
+    now = datetime.now(timezone.utc)
+    games.run(Caller.of(wiz), gid, SetTimezone(wiz, "UTC"))
+    start, end = (now - timedelta(hours=1)).strftime("%H:00"), (now + timedelta(hours=2)).strftime("%H:00")
+    games.run(Caller.of(wiz), gid, SetNotifications(wiz, quiet_from=start, quiet_until=end))
+    games.set_deadline(gid, "gm", "s1m1-planning", now + timedelta(minutes=30))  # within the quiet hours
+    sweep()  # the reminder is queued ...
+    sweep()  # ... and mailed
+    key = str(games.get_game(gid, for_update=False).id)
+    rows = {r["kind"]: r["status"] for r in mail.ledger(projector.db, key, wiz)}
+    reminders = [k for k in rows if k.startswith("reminder ")]
+    assert reminders and all(rows[k] == "sent" for k in reminders), rows
+    assert {s for k, s in rows.items() if not k.startswith("reminder ")} == {"held"}
+    sink.wait_for(1)
+    assert any("Erinnerung" in m["Subject"] for m in sink.to("gandalf@example.org"))
+    assert not any(
+        "Planung" in m["Subject"] and "Erinnerung" not in m["Subject"] for m in sink.to("gandalf@example.org")
+    )
