@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from application.service import Caller
 from domain.powers import armies
 from tests.integration.test_battle_api import BLOCK
@@ -15,7 +17,7 @@ from tests.web.axe import violations
 from tests.web.test_battle_page import at_battle
 from tests.web.test_browser_month import shot, unlabelled
 from tests.web.test_browser_signin import browser, games, pytestmark, server  # noqa: F401  (fixtures)
-from tests.web.test_words_not_ids import _powers
+from tests.web.test_words_not_ids import _gm_token, _powers
 
 RANGERS = "rangers-of-the-north"
 READABLE_PX = 9  # the smallest label on the map, as drawn at 360 px (the page's small print is about 12 px)
@@ -23,12 +25,12 @@ READABLE_PX = 9  # the smallest label on the map, as drawn at 360 px (the page's
 
 def demo_month(games) -> tuple[str, dict[str, str]]:  # noqa: F811
     """The demo's month 2 Planning with its map, Gondor's Grey Legion in 1,0, the Rangers' Dúnedain in 2,0 and
-    Gandalf's hidden host in 4,0; every seat's sign-in token."""
+    Gandalf's hidden host in 4,0; every seat's sign-in token (the GM's under "gm")."""
     gid, seats, _ = _powers(games)
     gm = Caller.of("gm")
     games.run(gm, gid, armies.PlaceArmy("dunedain", "Dúnedain", "2,0", 2, RANGERS, block=BLOCK))
     games.run(gm, gid, armies.PlaceArmy("shadow", "SHADOW-HOST", "4,0", 2, "gandalf", block=BLOCK, hidden=True))
-    return gid, {s: games.reissue_link(gid, "gm", s)[0] for s in seats}
+    return gid, {"gm": _gm_token(games, gid)} | {s: games.reissue_link(gid, "gm", s)[0] for s in seats}
 
 
 def board(browser, base: str, gid: str, token: str, js: bool = True, width: int = 1280):  # noqa: F811
@@ -50,7 +52,9 @@ def test_the_map_at_1280_and_360_has_no_axe_violation_fits_a_phone_and_reads(ser
     base, _ = server
     gid, tokens = demo_month(games)
     found: dict = {}
-    for who, query in (("gondor", ""), ("gondor", "?hex=2,0"), ("gandalf", "?hex=4,0"), (RANGERS, "?hex=2,0")):
+    states = [("gondor", ""), ("gondor", "?hex=2,0"), ("gandalf", "?hex=4,0"), ("gm", "?hex=4,0")]
+    states.append((RANGERS, "?hex=2,0"))  # the README's picture, last
+    for who, query in states:
         page = board(browser, base, gid, tokens[who])
         page.goto(f"{base}/play/{gid}{query}")
         for width in (1280, 360):
@@ -58,6 +62,7 @@ def test_the_map_at_1280_and_360_has_no_axe_violation_fits_a_phone_and_reads(ser
             name = f"{who}{'-chosen' if query else ''}@{width}"
             if wrong := violations(page):
                 found[name] = wrong
+            assert not query or page.locator("#map-pick").is_visible(), name  # on the console: in its tab
             svg = page.locator("svg.hexmap").bounding_box()
             assert svg is not None and svg["x"] >= 0 and svg["x"] + svg["width"] <= width, name
             if width == 360:
@@ -91,10 +96,20 @@ def shot_path(name: str):
     return SHOTS / f"{name}.png"
 
 
-def test_a_hex_chosen_by_keyboard_alone_fills_in_a_muster_the_board_accepts(server, browser, games):  # noqa: F811
+@pytest.mark.parametrize("js", [True, False], ids=["js", "no-js"])
+def test_a_hex_chosen_by_keyboard_alone_fills_in_a_muster_the_board_accepts(server, browser, games, js):  # noqa: F811
+    """With JavaScript a chosen hex fills the forms in place (powersmap.js); without, its link reloads the board."""
     base, _ = server
     gid, tokens = demo_month(games)
-    page = board(browser, base, gid, tokens["gondor"], width=360)
+    page = board(browser, base, gid, tokens["gondor"], js=js, width=360)
+
+    def follow(url: str) -> None:
+        if js:
+            page.keyboard.press("Enter")
+            page.wait_for_url(f"**{url}")
+        else:
+            with page.expect_navigation(url=f"**{url}"):
+                page.keyboard.press("Enter")
 
     def tab_to(test: str, limit: int = 400) -> None:
         for _ in range(limit):
@@ -111,14 +126,13 @@ def test_a_hex_chosen_by_keyboard_alone_fills_in_a_muster_the_board_accepts(serv
     tab_to("el.matches('svg.hexmap a.hex') && el.dataset.hex === '2,0'")
     name = page.evaluate("document.activeElement.querySelector('title').textContent")
     assert name.startswith("Hex column 2, row 0: plains; town tharbad") and "army Dúnedain" in name
-    with page.expect_navigation(url="**?hex=2%2C0#map-pick"):
-        page.keyboard.press("Enter")
+    follow("?hex=2%2C0#map-pick")
+    assert page.evaluate("document.activeElement.id") == "map-pick"
     assert page.locator("#map-pick h3").text_content() == "Chosen hex: column 2, row 0"
     assert page.locator("#db-hex").count() == 0  # Planning: no battle to declare; the compose form is filled in
     assert page.locator("#location").input_value() == "2,0"
     tab_to("el.textContent.startsWith('Move Grey Legion here')")
-    with page.expect_navigation(url="**army=legion#armies"):
-        page.keyboard.press("Enter")
+    follow("army=legion#armies")
     assert json.loads(page.locator("#aa-params").input_value()) == {
         "moves": [{"army_id": "legion", "path": ["1,0", "2,0"]}]
     }
@@ -128,7 +142,35 @@ def test_a_hex_chosen_by_keyboard_alone_fills_in_a_muster_the_board_accepts(serv
     with page.expect_navigation():
         page.keyboard.press("Enter")
     assert "Action aimed at armies." in page.content()
-    shot(page, "powers-map-keyboard-muster-360")
+    shot(page, f"powers-map-keyboard-muster-360-{'js' if js else 'no-js'}")
+
+
+def test_with_javascript_a_chosen_hex_fills_the_forms_in_place_and_keeps_what_is_typed(
+    server,  # noqa: F811
+    browser,  # noqa: F811
+    games,  # noqa: F811
+):
+    base, _ = server
+    gid, tokens = demo_month(games)
+    page = board(browser, base, gid, tokens["gondor"])
+    page.evaluate("window.stayed = true")  # gone if the page reloads
+    page.locator("#title").fill("Half typed")
+    page.locator('svg.hexmap a.hex[data-hex="2,0"] polygon').click()
+    page.wait_for_url("**?hex=2%2C0#map-pick")
+    assert page.locator("#map-pick h3").text_content() == "Chosen hex: column 2, row 0"
+    assert page.locator('svg.hexmap a.hex[aria-current="true"]').get_attribute("data-hex") == "2,0"
+    assert page.locator("#location").input_value() == "2,0" and page.locator("#sk-hex").input_value() == "2,0"
+    assert page.locator("#aim-town").count() == 0 or page.locator("#aim-town").input_value() == "tharbad"
+    page.get_by_role("link", name="Move Grey Legion here (a muster: the army form is filled in)").click()
+    page.wait_for_url("**army=legion#armies")
+    assert json.loads(page.locator("#aa-params").input_value())["moves"][0]["path"] == ["1,0", "2,0"]
+    assert page.locator("#army-aims").get_attribute("open") is not None
+    assert page.evaluate("window.stayed") is True and page.locator("#title").input_value() == "Half typed"
+    page.locator('svg.hexmap a.hex[data-hex="3,0"] polygon').click()  # another hex: the mark moves
+    page.wait_for_url("**?hex=3%2C0#map-pick")
+    assert page.locator('svg.hexmap a.hex[aria-current="true"]').get_attribute("data-hex") == "3,0"
+    assert page.locator("#map-pick h3").text_content() == "Chosen hex: column 3, row 0"
+    assert violations(page) == []
 
 
 def test_with_javascript_off_a_clicked_hex_declares_a_battle_there(server, browser, games):  # noqa: F811
