@@ -11,6 +11,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import domain.rulesets  # noqa: F401  (registers the installed rulesets)
 from application.service import Caller, Games
@@ -215,5 +217,81 @@ def test_whoever_answers_a_dispute_is_mailed_it_and_nobody_else_is(ruleset: regi
             mailed = {r["recipient"] for r in rows if text in str(r)}
             assert mailed <= readers, (text, mailed, readers)
             assert told <= mailed, (text, told, mailed)
+    finally:
+        games.close()
+
+
+# ---------------------------------------------------------------------- the no-leak property, over random play
+
+
+def leaks(games: Games, gid: str, seats: list[str], allowed: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """(viewer, marker) for every dispute text a seat's events carry that the seat may not read."""
+    out = []
+    for viewer in seats:
+        seen = str(timeline(games, gid, viewer))
+        out += [(viewer, m) for m, readers in allowed.items() if m in seen and viewer not in readers]
+    return out
+
+
+move = st.tuples(
+    st.sampled_from(["raise", "raise", "answer", "settle", "withdraw"]),
+    st.integers(0, 9),  # who
+    st.integers(0, 400),  # which event number
+    st.integers(0, 9),  # which dispute
+)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(moves=st.lists(move, min_size=1, max_size=8))
+def test_property_no_dispute_tells_anyone_what_they_may_not_read(ruleset: registry.Ruleset, moves) -> None:
+    games = Games()
+    try:
+        played = DRIVERS[ruleset.name].play(games)
+        gid = played.game_id
+        seats = [v for v in played.viewers if v != GM]
+        allowed: dict[str, set[str]] = {}  # marker -> the seats that may read it (the GM reads every one)
+        for kind, who_i, seq_i, d_i in moves:
+            everyone = [GM, *seats]
+            who = everyone[who_i % len(everyone)] if kind != "raise" else seats[who_i % len(seats)]
+            ids = sorted(games.get_game(gid, for_update=False).disputes) or ["dsp-none"]
+            dispute_id = ids[d_i % len(ids)]
+            text = marker()
+            if kind == "raise":
+                command = RaiseDispute(seq_i % (len(timeline(games, gid, who)) + 3) + 1, text)
+            elif kind == "answer":
+                command = AnswerDispute(dispute_id, text)
+            else:
+                command = SettleDispute(dispute_id, "withdrawn" if kind == "withdraw" else "upheld", text)
+            try:
+                result = run(games, gid, who, command)
+            except NotFound as err:
+                if err.field == "dispute_id":  # unread or missing: the same words
+                    assert err.message == f"no dispute {dispute_id!r} that you may read"
+                continue
+            except (Forbidden, RuleViolation):
+                continue
+            d = games.get_game(gid, for_update=False).disputes[result["dispute_id"]]
+            allowed[text] = {d["raiser"], *d["answerers"]}
+            assert leaks(games, gid, seats, allowed) == []
+    finally:
+        games.close()
+
+
+def test_the_checker_catches_a_planted_leak(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dispute recorded for everyone (a planted leak: its audience public) is caught by the property's checker."""
+    from domain.platform import disputes as module
+
+    class Public:
+        seats = staticmethod(lambda ids: [vis.PUBLIC])
+        can_see = staticmethod(vis.can_see)
+
+    games = Games()
+    try:
+        played = DRIVERS["table"].play(games)
+        gid, seats = played.game_id, [v for v in played.viewers if v != GM]
+        monkeypatch.setattr(module, "vis", Public)
+        result, _seq = raise_one(games, gid, "ann", "PLANTED-LEAK") or ({}, 0)
+        assert result, "the planted dispute was raised"
+        assert ("bob", "PLANTED-LEAK") in leaks(games, gid, seats, {"PLANTED-LEAK": {"ann"}})
     finally:
         games.close()
