@@ -96,6 +96,9 @@ def test_choosing_a_hex_fills_in_the_battle_form_and_the_battle_is_drawn(fight):
         assert "battle of North, East against South, round 0" in hex_titles(page)["2,0"]
         assert 'class="battle"' in svg_of(page)
     assert value(north.page(), "db-hex") == ""  # no hex chosen: nothing filled in
+    phase = re.search(r'<select id="phase" name="phase">.*?<option value="([^"]+)"', north.page(), re.S).group(1)
+    past = north.client.get(f"/play/{gid}?phase={phase}").text  # an earlier phase: its hexes keep it
+    assert f'href="?phase={phase}&amp;hex=2%2C0#map-pick"' in past
 
 
 @pytest.fixture
