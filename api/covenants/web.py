@@ -11,6 +11,7 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import Response
 
+from api.covenants import tracksvg
 from api.routes.results import by_source, said
 from api.web.kit import templates
 from domain.covenants import commands as cc
@@ -277,6 +278,8 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
         for w in view.get("windows", [])
     ]
     context.update(viewer_is_auditor=me == GM, track=rules.TRACK, offers=offers, word=word, cards_by_id=cards_by_id)
+    # the table drawn (issue 28 item 1), from the viewer's view alone
+    context.update(drawn={"track": tracksvg.track(view, me, word), "hands": tracksvg.hands(view, me, word)})
     g = view["game"]
     context.update(
         turn_windows=windows,

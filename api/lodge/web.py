@@ -9,11 +9,13 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import Response
 
+from api.lodge import floorsvg
 from api.routes.results import by_source, said
 from api.web.kit import templates
 from domain.ids import GM
 from domain.lodge import ruleset as lr
 from domain.lodge.catalogue import SLOTS, describe
+from domain.lodge.state import BLACK_ROSE
 from domain.lodge.words import may_words, named
 from domain.platform.i18n import N_, word_of
 
@@ -34,6 +36,7 @@ WORDS = {
     "meddle": N_("meddle"),
     "available": N_("available"),
     "used": N_("used"),
+    BLACK_ROSE: N_("the Black Rose"),  # whose cubes and Damage Cubes the board names
 }
 
 
@@ -102,6 +105,8 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
         word=word,
         **_in_words(view, catalogue, context["me"]),
     )
+    # the Lodge drawn as a floor plan (issue 28 item 1), from the viewer's view and the catalogue's public Rooms
+    context.update(plan=floorsvg.plan(view, catalogue, context["me"], context["name_of"], word))
     # each result's "Why?" beside it in the feed (issue 29), from the viewer's own events; none on a view of the past
     shown = by_source(request.app.state.projector, game.ruleset, key, context["me"]) if not context["phase"] else {}
     in_words = context["named"]  # "Why?" names seats and Rooms in words too (its derivation keeps their ids)
