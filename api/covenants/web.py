@@ -245,6 +245,30 @@ def _first_up(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _in_words(value: Any, covenant_of: dict[str, str]) -> Any:
+    """A step's value or a phrase's parameter with each seat in it named by its covenant (issue 28 item 3)."""
+    if isinstance(value, str):
+        return covenant_of.get(value, value)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return ", ".join(covenant_of.get(str(v), str(v)) for v in value)
+    return value
+
+
+def _named_steps(d: dict[str, Any], covenant_of: dict[str, str]) -> dict[str, Any]:
+    """A derivation ("Why?") whose steps' values name covenants, not seats (its JSON keeps the ids)."""
+    return dict(d, steps=[dict(s, value=_in_words(s.get("value"), covenant_of)) for s in d.get("steps", [])])
+
+
+def _said(covenant_of: dict[str, str]) -> Any:
+    """``said`` with each seat among a phrase's values named by its covenant ("{side}: vis spent")."""
+
+    def say(part: dict, field: str) -> str:
+        params = {k: _in_words(v, covenant_of) for k, v in (part.get("params") or {}).items()}
+        return said(dict(part, params=params) if params else part, field)
+
+    return say
+
+
 def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     """The table: the track, every covenant's cards, gold, vis and score, whose move it is, and the viewer's
     legal moves as forms."""
@@ -288,5 +312,5 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     )
     # each result's "Why?" beside it in the feed (issue 29), from the viewer's own events; none on a view of the past
     shown = by_source(request.app.state.projector, game.ruleset, key, me) if not context["phase"] else {}
-    context.update(results=shown, why_said=said)
+    context.update(results={seq: _named_steps(d, covenant_of) for seq, d in shown.items()}, why_said=_said(covenant_of))
     return templates.TemplateResponse(request, "covenants/table.html", context)

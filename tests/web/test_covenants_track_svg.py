@@ -22,9 +22,9 @@ HANDS = re.compile(r'<section aria-labelledby="covenants".*?</section>', re.S)
 SQUARE = re.compile(r'<g class="sq( legal)?">(.*?)</g>', re.S)
 
 
-def _page(app, gid: str, seat: str) -> str:
+def _page(app, games, gid: str, seat: str) -> str:
     token, digest = new_token()
-    app.state.games.run(Caller.of("gm"), gid, ReissueLink(seat, digest))
+    games.run(Caller.of("gm"), gid, ReissueLink(seat, digest))
     client = TestClient(app)
     client.get(f"/signin/{gid}/{token}")
     r = client.get(f"/play/{gid}")
@@ -41,7 +41,7 @@ def test_the_track_draws_each_token_on_its_square_and_marks_the_squares_the_seat
     t = fixed_three(Dice(), starting_face=2, games=games)
     first, other = t.turn()[0], t.turn()[-1]
     move_all_but_one = t.view("gm")["covenants"]
-    page = _page(app, t.game_id, first)
+    page = _page(app, games, t.game_id, first)
     svg = TRACK_SVG.search(page).group(0)
     assert 'role="img"' in svg and "<title" in svg and "<desc" in svg
     squares = SQUARE.findall(svg)
@@ -54,7 +54,7 @@ def test_the_track_draws_each_token_on_its_square_and_marks_the_squares_the_seat
     legal = [n for n, (mark, _) in enumerate(squares) if mark]
     assert legal == t.view(first)["me"]["legal_moves"] and legal
     assert svg.count('class="sq-legal"') == len(legal) and "You may move to:" in svg
-    theirs = TRACK_SVG.search(_page(app, t.game_id, other)).group(0)
+    theirs = TRACK_SVG.search(_page(app, games, t.game_id, other)).group(0)
     assert 'class="sq legal"' not in theirs and "You may move to" not in theirs  # not at turn: nothing to aim
 
 
@@ -65,12 +65,12 @@ def test_each_covenants_cards_are_drawn_as_cards_titled_in_words_the_kept_card_w
     seat = t.turn()[0]
     d.push([7])  # Livestock, generated and kept
     card = t.run(seat, Generate(seat))["card_id"]
-    page = _page(app, t.game_id, seat)
+    page = _page(app, games, t.game_id, seat)
     pending = re.findall(r'<svg class="card-svg"[^>]*role="img"><title>([^<]*)</title>', page)
     assert any(title.startswith("Livestock (livestock, just generated") for title in pending), pending
     assert 'class="card-face pending"' in page
     t.run(seat, Keep(seat, card))
-    page = _page(app, t.game_id, seat)
+    page = _page(app, games, t.game_id, seat)
     hands = HANDS.search(page).group(0)
     for cov in t.view("gm")["covenants"].values():
         assert hands.count('<svg class="card-svg"') >= len(cov["cards"])
@@ -100,7 +100,7 @@ def test_no_players_drawing_shows_the_discard_piles_cards_nor_another_seats_seal
     assert len(pile) == 3
     hidden = {c["name"] for c in pile} | {c["id"] for c in pile}
     for seat in t.seats:
-        text = visible_text(drawn(_page(app, t.game_id, seat)))
+        text = visible_text(drawn(_page(app, games, t.game_id, seat)))
         assert leaks(text, hidden) == [], seat
         assert "Discard pile: 3 cards, face down." in text
         mine = t.view(seat)
@@ -119,7 +119,7 @@ def test_no_players_drawing_shows_a_sealed_bid(app, games):
     s = play_to_a_sealed_bid(games)
     bid = s.notes["ann_nonce"]
     for seat in ("bob", "cy"):
-        assert bid not in drawn(_page(app, s.game_id, seat))
+        assert bid not in drawn(_page(app, games, s.game_id, seat))
 
 
 def leaks(text: str, hidden: set[str]) -> list[str]:
