@@ -117,10 +117,7 @@ class Previews:
         step: str
         at: str
         actor: str
-        audience: list[str]
-
-        def apply(self, game: Any) -> None:
-            game.state.count_seen(self.audience)  # the GM's and the hosts' sequences only
+        audience: list[str]  # the GM's and the hosts': the game's base event counts it in their sequences
 
     def record_preview(self, by: str, window_id: str, step: str, at: str, audience: list[str]) -> None:
         """The one line a preview leaves in the game: who previewed which step, and when."""

@@ -89,7 +89,6 @@ class Seating:
             game.__dict__.setdefault("lobby", {})[self.seat] = self.note
             terms = {"listed": self.listed, "pace": self.pace, "language": self.language}
             game.__dict__.setdefault("lobby_terms", {})[self.seat] = terms
-            game.state.count_seen(self.audience)
 
     def close_seat(self, by: str, seat: str) -> None:
         """Offer an open seat no more."""
@@ -104,7 +103,6 @@ class Seating:
         def apply(self, game: Any) -> None:
             game.__dict__.get("lobby", {}).pop(self.seat, None)
             game.__dict__.get("lobby_terms", {}).pop(self.seat, None)
-            game.state.count_seen(self.audience)
 
     def take_seat(self, seat: str, token_hash: str, email: str) -> None:
         """A newcomer takes an open seat: a new sign-in link (the old ones stop working), their address as its
@@ -125,7 +123,6 @@ class Seating:
         def apply(self, game: Any) -> None:
             game.__dict__.get("lobby", {}).pop(self.seat, None)
             game.__dict__.get("lobby_terms", {}).pop(self.seat, None)
-            game.state.count_seen(self.audience)
 
     def _require_open(self, seat: str) -> None:
         self.seat(seat)  # type: ignore[attr-defined]
@@ -176,7 +173,6 @@ class Seating:
                 "language": self.language,
                 "state": "sent",
             }
-            game.state.count_seen(self.audience)
 
     def _pending(self, invitation: str) -> dict[str, str]:
         found = self.invitations.get(invitation) if isinstance(invitation, str) else None
@@ -211,7 +207,6 @@ class Seating:
             game.__dict__["invited"][self.invitation]["state"] = "accepted"
             game.__dict__.get("lobby", {}).pop(self.seat, None)  # an open seat taken by invitation is open no more
             game.__dict__.get("lobby_terms", {}).pop(self.seat, None)
-            game.state.count_seen(self.audience)
 
     def withdraw_invitation(self, by: str, invitation: str) -> None:
         """Withdraw an invitation not yet accepted: its link stops working."""
@@ -227,4 +222,3 @@ class Seating:
 
         def apply(self, game: Any) -> None:
             game.__dict__["invited"][self.invitation]["state"] = "withdrawn"
-            game.state.count_seen(self.audience)
