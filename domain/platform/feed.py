@@ -98,6 +98,8 @@ def platform_line(kind: str, data: Mapping[str, Any], names: Mapping[str, str], 
         return _("{who} chose the language of their mail.").format(who=who(data.get("seat"), names))
     if kind == "ContactSet":
         return _("{who} set where their mail goes.").format(who=who(data.get("seat"), names))
+    if kind == "NotificationsSet":  # issue 31: shown to the seat alone
+        return _("{who} chose how their news comes.").format(who=who(data.get("seat"), names))
     if kind == "SeatOpened":
         return _("{seat}'s seat is open to a new player.").format(seat=who(data.get("seat"), names))
     if kind == "SeatClosed":

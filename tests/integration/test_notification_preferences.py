@@ -53,6 +53,9 @@ def test_a_seat_sets_its_preferences_through_the_api_and_only_it_sees_them(app, 
     # the seat's own feed shows it; the other seat's does not
     assert "NotificationsSet" in [e["type"] for e in games.visible_events(gid, ana)]
     assert "NotificationsSet" not in [e["type"] for e in games.visible_events(gid, bo)]
+    from domain.platform.feed import platform_line
+
+    assert platform_line("NotificationsSet", {"seat": ana}, {ana: "Ana"}, "") == "Ana chose how their news comes."
 
 
 @pytest.mark.parametrize(
