@@ -19,7 +19,7 @@ import re
 import secrets
 from dataclasses import dataclass
 
-from api import mail_disputes, mail_preview
+from api import mail_disputes, mail_preview, mail_replay
 from api.help.model import line_help
 from application.mail_addresses import ADDRESS, TALK, reply_address, thread_mac
 from application.service import Caller, CommandKey, Games
@@ -143,6 +143,10 @@ class MailIntake:
             ok, answer = previewed
             head = f"{'Preview' if ok else 'Not previewed'}: {subject}".strip()
             return MailReply(ok, head, answer, game_id, principal)
+        replayed = mail_replay.reply(self.games, game_id, principal, body_text(text, html))
+        if replayed is not None:  # the GM's or a host's ``replay <version>`` (issue 29): nothing recorded
+            ok, answer = replayed
+            return MailReply(ok, f"{'Replay' if ok else 'Not replayed'}: {subject}".strip(), answer, game_id, principal)
         disputed = mail_disputes.reply(self.games, game_id, principal, body_text(text, html), message_id)
         if disputed is not None:  # ``dispute`` lines (issue 29): every ruleset's, before its own grammar
             ok, answer = disputed

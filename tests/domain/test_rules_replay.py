@@ -152,3 +152,15 @@ def test_each_seat_is_told_only_the_changes_it_may_see(games, table):
     data = {"rules_version": "table-2", "previous_version": "table-1", "from_phase": "setup", "changes": told["ann"]}
     line = describe_event(registry.get("table"), "RulesChangeTold", data, {})
     assert "table-2 replaces table-1" in line and "(TABLE-2)" in line and f"#{hidden[0]} " not in line
+
+
+def test_the_gm_replays_by_mail_and_a_player_is_refused(games, table):
+    from api import mail_replay
+
+    before = len(list(games.iter_events(table)))
+    ok, text = mail_replay.reply(games, table, "gm", "Hi GM,\nreplay table-2 from join-bob\n")
+    assert ok and "(TABLE-2): modifier 0 -> 1; total" in text and "replayed under table-2" in text
+    refused, why = mail_replay.reply(games, table, "ann", "replay table-2")
+    assert not refused and "only the GM may replay" in why
+    assert mail_replay.reply(games, table, "gm", "post hello") is None
+    assert len(list(games.iter_events(table))) == before
