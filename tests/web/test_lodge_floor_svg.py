@@ -135,3 +135,29 @@ def test_the_black_roses_cubes_are_drawn_black_and_named_in_words(lodge, games):
     assert 'class="cube col-black"' in crypt and "the Black Rose" in svg
     text = visible_text(svg + ROOMS_IN_WORDS.search(page).group(0))
     assert "black-rose" not in text and "the Black Rose" in text
+
+
+def test_a_cell_offer_reads_in_words_with_no_id(app, games):
+    """L-PERS-5: Cy, in her Cell, is offered Ann's Thornskin on Bob; her page says so by name (issue 28 item 3:
+    before, it listed the offer's record: its id, "token ann:I", "card thornskin", "target bob")."""
+    from tests.domain.test_lodge_offers import _thornskin_in_the_black_rose_phase
+    from tests.web.id_scan import Names, scan_page
+
+    gid = _thornskin_in_the_black_rose_phase(games)
+    (offer,) = games.view(gid, "cy")["offers"]
+    page = _page(app, gid, _token(games, gid, "cy"))
+    assert offer["card"] == "thornskin" and f'name="offer_id" value="{offer["id"]}"' in page
+    assert "Ann's Thornskin on Bob, offered to Cy in her Cell" in visible_text(page)
+    catalogue = games.get_game(gid, for_update=False).catalogue
+    names = Names(
+        seats={"ann": "Ann", "bob": "Bob", "cy": "Cy"},
+        rooms={r.id: r.name for r in catalogue.rooms},
+        cards={c.id: c.name for c in catalogue.spells},
+    )
+    assert scan_page(page, "cy", names) == []
+
+
+def _token(games, gid: str, seat: str) -> str:
+    token, digest = new_token()
+    games.run(Caller.of("gm"), gid, ReissueLink(seat, digest))
+    return token
