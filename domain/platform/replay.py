@@ -227,9 +227,8 @@ class RulesChanges:
                     f"RulesAdopted at version {self.originator_version} needs the game re-folded from version "
                     f"{self.from_version}: fold the events with domain.platform.game.fold"
                 )
-            game.state = deepcopy(base)
+            game.state = deepcopy(base)  # the game's base event then counts it in its viewers' sequences
             game.state.rules_version = self.rules_version
-            game.state.count_seen(self.audience)
 
     class RulesChangeTold(Aggregate.Event):
         """One viewer told of a rules change adopted: the version, the phase it counts from, and the changes it may
@@ -240,10 +239,7 @@ class RulesChanges:
         from_phase: str
         changes: list[dict[str, Any]]
         actor: str
-        audience: list[str]
-
-        def apply(self, game: Any) -> None:
-            game.state.count_seen(self.audience)
+        audience: list[str]  # the game's base event counts it in this viewer's sequence
 
     def adopt_rules(
         self,

@@ -55,6 +55,13 @@ def folded(games: Games, game_id: str):
     return fold(None, list(games.iter_events(game_id))).state
 
 
+def numbered(games: Games, game_id: str, viewer: str) -> tuple[int, int]:
+    """The number the game gives the viewer's newest event, and how many events the viewer may see."""
+    return games.read(game_id, lambda g: int(g.state.sequence_for(viewer))), len(
+        games.visible_events(game_id, viewer, after=0, limit=100_000)
+    )
+
+
 def view(games: Games, game_id: str, viewer: str) -> dict:
     return games.read(game_id, lambda g: g.ruleset.view(g, viewer))
 
@@ -144,6 +151,9 @@ def test_each_seat_is_told_only_the_changes_it_may_see(games, table):
         assert len(lines) == (3 if viewer == "gm" else 1), viewer  # the GM sees every seat's line, its own first
         told[viewer] = lines[0]["data"]["changes"]
         assert "RulesAdopted" not in {e["type"] for e in games.visible_events(table, viewer, after=0, limit=1000)}
+    for viewer in ("gm", "ann", "bob"):  # each line counted once in its viewers' numbers
+        number, count = numbered(games, table, viewer)
+        assert number == count, viewer
     versions = {v: {c["version"] for c in told[v] if c["type"] == "Thrown"} for v in told}
     assert hidden[0] in versions["gm"] and hidden[0] in versions["bob"]
     assert hidden[0] not in versions["ann"] and versions["ann"]  # ann: the public throws alone

@@ -47,8 +47,7 @@ class Throws:
         def apply(self, game: Any) -> None:
             kept = game.state.points["public" if vis.PUBLIC in self.audience else "hidden"]
             kept[self.seat_id] = kept.get(self.seat_id, 0) + self.total
-            game.state.next_roll = self.roll_no + 1
-            game.state.count_seen(self.audience)
+            game.state.next_roll = self.roll_no + 1  # the game's base event counts it in its viewers' sequences
 
     def throw(self, cmd: Throw, ctx: Context, modifier: int = 0) -> None:
         """Throw one die from the game's committed seed (its next roll number) and score it (TABLE-2)."""
