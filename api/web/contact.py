@@ -149,27 +149,10 @@ async def set_contact(request: Request, game_id: str) -> Response:
             return _refuse(request, game_id, err.field or "email", err.message, values)
         flash(request, kind="ok", form="contact", text=_("Saved."))
         return RedirectResponse(f"/play/{game_id}/contact#contact", status_code=303)
-    settings: Settings = request.app.state.settings
-    token = request.app.state.signin_links.issue(email)
-    if token is None:
+    asked = ask_to_confirm(request, game_id, me, email, mode)
+    if asked is None:
         return _refuse(request, game_id, "email", _("Too many links went to this address lately; try later."), values)
-    query = urlencode(
-        {
-            "game": game_id,
-            "seat": me,
-            "email": email,
-            "mode": mode,
-            "sig": _signature(settings, game_id, me, email, mode, token),
-        }
-    )
-    url = f"{site_base(request, settings)}/contact/confirm/{token}?{query}"
-    name = games.get_game(game_id, for_update=False).state.name
-    task = BackgroundTask(send_confirmation, settings, request.app.state.projector.db, game_id, email, name, url)
-    minutes = number(settings.signin_link_minutes)
-    text = _(
-        "A link to confirm {email} is on its way to it; it works once, within {minutes} minutes. Until it is "
-        "followed, notifications go where they went before."
-    ).format(email=email, minutes=minutes)
+    task, text = asked
     flash(request, kind="ok", form="contact", text=text)
     return RedirectResponse(f"/play/{game_id}/contact#contact", status_code=303, background=task)
 
@@ -192,6 +175,36 @@ async def set_notifications(request: Request, game_id: str) -> Response:
         return RedirectResponse(f"/play/{game_id}/contact#prefs", status_code=303)
     flash(request, kind="ok", form="prefs", text=_("Saved."))
     return RedirectResponse(f"/play/{game_id}/contact#prefs", status_code=303)
+
+
+def ask_to_confirm(
+    request: Request, game_id: str, seat: str, email: str, mode: str
+) -> tuple[BackgroundTask, str] | None:
+    """Mail ``email`` a one-time link that makes it ``seat``'s contact once its reader follows it: the task that sends
+    it and the words that say so; None when too many links went to that address lately. Until it is followed the
+    seat's notifications go where they went before (a newcomer from the lobby: nowhere)."""
+    settings: Settings = request.app.state.settings
+    token = request.app.state.signin_links.issue(email)
+    if token is None:
+        return None
+    query = urlencode(
+        {
+            "game": game_id,
+            "seat": seat,
+            "email": email,
+            "mode": mode,
+            "sig": _signature(settings, game_id, seat, email, mode, token),
+        }
+    )
+    url = f"{site_base(request, settings)}/contact/confirm/{token}?{query}"
+    name = games_of(request).get_game(game_id, for_update=False).state.name
+    task = BackgroundTask(send_confirmation, settings, request.app.state.projector.db, game_id, email, name, url)
+    minutes = number(settings.signin_link_minutes)
+    text = _(
+        "A link to confirm {email} is on its way to it; it works once, within {minutes} minutes. Until it is "
+        "followed, notifications go where they went before."
+    ).format(email=email, minutes=minutes)
+    return task, text
 
 
 def send_confirmation(settings: Settings, db: ReadModelDB, game_id: str, email: str, game: str, url: str) -> None:

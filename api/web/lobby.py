@@ -24,6 +24,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from api.security import web_session
+from api.web.contact import ask_to_confirm
 from api.web.i18n import current_locale
 from api.web.kit import NO_REFERRER, caller_for, flash, form_of, games_of, templates, who
 from application import invitations
@@ -137,7 +138,9 @@ async def take(request: Request, game_id: str, seat: str) -> Response:
         return _not_open(request)
     token = secrets.token_urlsafe(32)
     try:  # the seat's being open is the guard (domain.platform.commands.take_seat); the newcomer has no link yet
-        games_of(request).run(Caller.of(seat), game_id, TakeSeat(seat, hash_token(token), email.strip()))
+        address = limits.check_email(email.strip())
+        # no contact until the address's reader confirms it: a stranger's address typed here gets one mail, the link
+        games_of(request).run(Caller.of(seat), game_id, TakeSeat(seat, hash_token(token), None))
     except DomainError as err:
         kept = {"email": email}
         flash(request, kind="error", form="take", field=err.field, rule=err.rule, text=err.message, values=kept)
@@ -145,7 +148,11 @@ async def take(request: Request, game_id: str, seat: str) -> Response:
     session = web_session(request)
     session.rotate()
     session.grant(game_id, seat, hash_token(token))
-    return RedirectResponse(f"/play/{game_id}", status_code=303, headers=NO_REFERRER)
+    asked = ask_to_confirm(request, game_id, seat, address, "immediate")
+    text = asked[1] if asked is not None else _("Too many links went to this address lately; set it here later.")
+    flash(request, kind="ok", form="contact", text=text)
+    back = f"/play/{game_id}/contact#contact"  # the seat's notifications: it says a link is on its way
+    return RedirectResponse(back, status_code=303, headers=NO_REFERRER, background=asked[0] if asked else None)
 
 
 # ---------------------------------------------------------------------------------------------- the GM's side

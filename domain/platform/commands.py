@@ -268,11 +268,12 @@ class OpenSeat(Command):
 
 @dataclass(frozen=True)
 class TakeSeat(Command):
-    """A newcomer takes an open seat: the hash of their new sign-in link, and their address as its contact."""
+    """A newcomer takes an open seat: the hash of their new sign-in link, and their address as its contact (None:
+    none yet; the lobby's form sets none until the address is confirmed, so no stranger's address gets its mail)."""
 
     seat: str
     token_hash: str
-    email: str
+    email: str | None
 
 
 @dataclass(frozen=True)

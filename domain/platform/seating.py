@@ -104,11 +104,12 @@ class Seating:
             game.__dict__.get("lobby", {}).pop(self.seat, None)
             game.__dict__.get("lobby_terms", {}).pop(self.seat, None)
 
-    def take_seat(self, seat: str, token_hash: str, email: str) -> None:
+    def take_seat(self, seat: str, token_hash: str, email: str | None) -> None:
         """A newcomer takes an open seat: a new sign-in link (the old ones stop working), their address as its
-        contact, and the seat closed to others."""
+        contact (or none: the one before is dropped either way, so the seat's last holder gets none of its mail),
+        and the seat closed to others."""
         self._require_open(seat)
-        email = limits.check_email(email)
+        email = limits.check_email(email) if email is not None else None
         self.trigger_event(self.SeatTaken, seat=seat, actor=seat, audience=[vis.PUBLIC])  # type: ignore[attr-defined]
         game: Any = self
         game._credentials_revoked(principal=seat, actor=seat, audience=[vis.SEALED])

@@ -1,6 +1,7 @@
 """Issue 28 item 5, find and join: a GM opens seats (listed in the lobby or not, with a note, the pace and the
 language); ``/lobby`` lists only the listed ones, with public facts only; a newcomer takes one by a form with their
-address, which becomes the seat's contact, and is signed in at its board with a new link (every earlier one stops
+address, which becomes the seat's contact once its reader confirms it (a link mailed to it: a stranger's address
+typed there gets that one mail), and is signed in at its board with a new link (every earlier one stops
 working). Bad input is refused naming its field, keeps what was typed, and records nothing. For every registered
 ruleset and the tests' fake one."""
 
@@ -20,14 +21,16 @@ from projections.settings import Settings
 from tests.contract.conftest import RULESETS
 from tests.contract.drivers import DRIVERS
 from tests.integration.helpers import close_services
+from tests.mail.sink import Sink
 from tests.web.id_scan import Names, scan_page
 
 ORIGIN = {"Origin": "http://testserver"}
+CONFIRM = re.compile(r"(https?://\S+/contact/confirm/\S+)")
 
 
 @pytest.fixture
-def app(tmp_path):
-    app = create_app(Settings(data_dir=tmp_path, public_url="http://testserver"))
+def app(tmp_path, sink):
+    app = create_app(Settings(data_dir=tmp_path, smtp_port=sink.port, public_url="http://testserver"))
     yield app
     close_services(app.state.games, app.state.projector)
 
@@ -107,7 +110,7 @@ def test_the_lobby_lists_the_seats_their_gm_listed_with_public_facts_only(app, n
 
 
 @pytest.mark.parametrize("name", RULESETS)
-def test_a_newcomer_takes_an_open_seat_by_the_form_and_is_signed_in_at_its_board(app, name):
+def test_a_newcomer_takes_an_open_seat_by_the_form_and_is_signed_in_at_its_board(app, sink, name):
     games, projector = services(app)
     t = table(app, name)
     gid, seat = t["game"], t["listed"]
@@ -122,11 +125,18 @@ def test_a_newcomer_takes_an_open_seat_by_the_form_and_is_signed_in_at_its_board
         assert 'id="err-take-email"' in shown and 'value="not an address"' in shown and 'aria-invalid="true"' in shown
         assert version(games, gid) == before and seat in games.get_game(gid, for_update=False).open_seats
         taken = post(client, page, {"email": "Newcomer@Example.org"})
-        assert taken.status_code == 303 and taken.headers["location"] == f"/play/{gid}"
-        assert games.contact_of(gid, seat) == ("Newcomer@example.org", "immediate")
-        assert client.get(f"/play/{gid}").status_code == 200
+        assert taken.status_code == 303 and taken.headers["location"] == f"/play/{gid}/contact#contact"
+        # no contact until the address's reader confirms it: a stranger's address typed here gets the link alone
+        assert games.contact_of(gid, seat)[0] is None
         mine = client.get(f"/play/{gid}/contact")  # the seat's own page: this browser is signed in as the seat
-        assert mine.status_code == 200 and t["names"][seat] in mine.text and "Newcomer@example.org" in mine.text
+        assert mine.status_code == 200 and t["names"][seat] in mine.text and "on its way" in mine.text
+        assert client.get(f"/play/{gid}").status_code == 200
+        sink.wait_for(1)
+        (mail,) = sink.to("Newcomer@example.org")
+        link = CONFIRM.search(Sink.text(mail)).group(1).removeprefix("http://testserver")
+        assert client.get(link).status_code == 200 and games.contact_of(gid, seat)[0] is None  # a scanner's fetch
+        assert post(client, link, {}, page=link).status_code == 303
+        assert games.contact_of(gid, seat) == ("Newcomer@example.org", "immediate")
         with pytest.raises(Unauthorized):
             games.authenticate(gid, f"old-{gid}")
         projector.catch_up()
