@@ -92,4 +92,3 @@ class Notifications:
                 "quiet_from": self.quiet_from,
                 "quiet_until": self.quiet_until,
             }
-            game.state.count_seen(self.audience)

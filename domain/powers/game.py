@@ -420,6 +420,8 @@ EVENT_VERSIONS: dict[str, int] = {
     "InvitationSent": 1,
     "InvitationAccepted": 1,
     "InvitationWithdrawn": 1,
+    # domain.platform.notifications
+    "NotificationsSet": 1,
     **BATTLE_EVENT_VERSIONS,  # domain.powers.battle
 }
 

@@ -1,6 +1,6 @@
 """Every viewer's sequence is gap-free and counts each event they may see exactly once, for every ruleset and the
 fake one (DESIGN: receipts, feeds and exports number what a viewer sees 1, 2, 3...; a dispute names an event by that
-number). The events the platform's mixins record (open seats, invitations) are counted by the game's base event like
+number). The events the platform's mixins record (open seats, invitations, a seat's notifications) are counted by the game's base event like
 every other; one that also counted itself moved a viewer's number by two and pointed a later ``seq`` at the wrong
 event."""
 
@@ -13,7 +13,7 @@ import pytest
 import domain.rulesets  # noqa: F401  (registers the installed rulesets)
 from application.service import Caller, Games
 from domain.platform import ruleset as registry
-from domain.platform.commands import InviteToSeat, OpenSeat, WithdrawInvitation
+from domain.platform.commands import InviteToSeat, OpenSeat, SetNotifications, WithdrawInvitation
 from domain.platform.roles import LINKS
 from tests.contract.drivers import DRIVERS, Played
 
@@ -56,6 +56,7 @@ def test_each_viewers_number_is_the_count_of_events_they_may_see_after_the_platf
         WithdrawInvitation("abcd1234"),
     ):
         games.run(Caller.of(opener), gid, command)
+    games.run(Caller.of(seat), gid, SetNotifications(seat, quiet_from="22:00", quiet_until="07:00"))
     game = games.get_game(gid, for_update=False)
     for viewer in played.viewers:
         assert numbered(game, viewer) == shown(games, gid, viewer), viewer

@@ -273,6 +273,15 @@ STORED = {
     ],
     "domain.covenants.game:CovenantGame.InvitationAccepted": ["actor", "audience", "invitation", "seat"],
     "domain.covenants.game:CovenantGame.InvitationWithdrawn": ["actor", "audience", "invitation"],
+    "domain.covenants.game:CovenantGame.NotificationsSet": [
+        "actor",
+        "audience",
+        "mail",
+        "push",
+        "quiet_from",
+        "quiet_until",
+        "seat",
+    ],  # issue 31: a seat's notifications
     "domain.covenants.game:CovenantGame.PostMade": [
         "actor",
         "audience",

@@ -117,6 +117,15 @@ STORED = {
     "domain.lodge.game:LodgeGame.InvitationSent": ["actor", "audience", "email", "invitation", "language", "seat"],
     "domain.lodge.game:LodgeGame.InvitationAccepted": ["actor", "audience", "invitation", "seat"],
     "domain.lodge.game:LodgeGame.InvitationWithdrawn": ["actor", "audience", "invitation"],
+    "domain.lodge.game:LodgeGame.NotificationsSet": [
+        "actor",
+        "audience",
+        "mail",
+        "push",
+        "quiet_from",
+        "quiet_until",
+        "seat",
+    ],  # issue 31: a seat's notifications
     "domain.lodge.game:LodgeGame.PostMade": ["actor", "audience", "post_id", "rolls", "text", "thread_id", "tied_to"],
     "domain.lodge.game:LodgeGame.ReadyDeclared": ["actor", "audience", "power_id"],
     "domain.lodge.game:LodgeGame.RemindersQueued": [

@@ -577,6 +577,27 @@ STORED = {
     "domain.powers.game:Game.InvitationSent": ["actor", "audience", "email", "invitation", "language", "seat"],
     "domain.powers.game:Game.InvitationAccepted": ["actor", "audience", "invitation", "seat"],
     "domain.powers.game:Game.InvitationWithdrawn": ["actor", "audience", "invitation"],
+    "domain.powers.game:Game.DisputeRaised": [  # issue 29: disputes as a thread
+        "about",
+        "actor",
+        "answerers",
+        "audience",
+        "dispute_id",
+        "post_id",
+        "seq",
+        "thread_id",
+    ],
+    "domain.powers.game:Game.DisputeAnswered": ["actor", "audience", "dispute_id", "points_at", "post_id"],
+    "domain.powers.game:Game.DisputeSettled": ["actor", "audience", "dispute_id", "note", "outcome"],
+    "domain.powers.game:Game.NotificationsSet": [
+        "actor",
+        "audience",
+        "mail",
+        "push",
+        "quiet_from",
+        "quiet_until",
+        "seat",
+    ],  # issue 31: a seat's notifications
     "domain.powers.game:Game.LanguageSet": ["actor", "audience", "language", "seat"],  # issue 28 (mails)
     "domain.powers.game:Game.PostMade": ["actor", "audience", "post_id", "rolls", "text", "thread_id", "tied_to"],
     "domain.powers.game:Game.PowerAdded": [
