@@ -93,7 +93,7 @@ def run_command(
     ill-typed field is refused (422) naming it; the receipt is that of the same command sent any other way."""
     ruleset = games.get_game(game_id, for_update=False).ruleset
     cls = command_class(ruleset, body.command)
-    if getattr(cls, "system", False):  # the workers' and the service's own (an invitation's acceptance): refused before its fields
+    if getattr(cls, "system", False):  # the workers' and the service's own (an invitation's acceptance): refused first
         raise Forbidden(f"only the service's workers send {cls.__name__}", field="command")
     args = dict(body.args)
     if issues_token(cls):

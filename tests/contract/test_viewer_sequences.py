@@ -1,8 +1,8 @@
 """Every viewer's sequence is gap-free and counts each event they may see exactly once, for every ruleset and the
 fake one (DESIGN: receipts, feeds and exports number what a viewer sees 1, 2, 3...; a dispute names an event by that
-number). The events the platform's mixins record (open seats, invitations, a seat's notifications) are counted by the game's base event like
-every other; one that also counted itself moved a viewer's number by two and pointed a later ``seq`` at the wrong
-event."""
+number). The events the platform's mixins record (open seats, invitations, a seat's notifications) are counted by
+the game's base event like every other; one that also counted itself moved a viewer's number by two and pointed a
+later ``seq`` at the wrong event."""
 
 from __future__ import annotations
 
