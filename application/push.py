@@ -99,15 +99,8 @@ def check_seat(game: Any, principal: str) -> str:
 
 
 def check_kinds(values: Any) -> list[str]:
-    if not isinstance(values, list | tuple) or not values:
-        raise RuleViolation(_("kinds must list at least one of: {kinds}").format(kinds=", ".join(KINDS)), field="kinds")
-    unknown = [v for v in values if v not in KINDS]
-    if unknown:
-        raise RuleViolation(
-            _("kinds: unknown kind {kind}; the kinds are: {kinds}").format(kind=unknown[0], kinds=", ".join(KINDS)),
-            field="kinds",
-        )
-    return [k for k in KINDS if k in values]
+    """The kinds a device asks for (``KINDS``), as a webhook's are checked."""
+    return webhooks.check_kinds(values, KINDS)
 
 
 def check_label(value: Any) -> str:

@@ -25,7 +25,7 @@ import json
 import secrets
 import socket
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urlsplit
@@ -60,16 +60,18 @@ def check_format(value: Any) -> str:
     return str(value)
 
 
-def check_kinds(values: Any) -> list[str]:
+def check_kinds(values: Any, known: Mapping[str, Any] | Sequence[str] = KINDS) -> list[str]:
+    """The kinds of news asked for, each one of ``known`` (a webhook's by default; a push device's pass theirs), in
+    ``known``'s order; RuleViolation naming ``kinds`` for none or an unknown one."""
     if not isinstance(values, list | tuple) or not values:
-        raise RuleViolation(_("kinds must list at least one of: {kinds}").format(kinds=", ".join(KINDS)), field="kinds")
-    unknown = [v for v in values if v not in KINDS]
+        raise RuleViolation(_("kinds must list at least one of: {kinds}").format(kinds=", ".join(known)), field="kinds")
+    unknown = [v for v in values if v not in known]
     if unknown:
         raise RuleViolation(
-            _("kinds: unknown kind {kind}; the kinds are: {kinds}").format(kind=unknown[0], kinds=", ".join(KINDS)),
+            _("kinds: unknown kind {kind}; the kinds are: {kinds}").format(kind=unknown[0], kinds=", ".join(known)),
             field="kinds",
         )
-    return [k for k in KINDS if k in values]
+    return [k for k in known if k in values]
 
 
 def refused_address(address: str) -> bool:

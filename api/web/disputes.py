@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from api.routes.disputes import disputes_seen
 from api.schemas import Position
 from api.security import web_session
-from api.web.kit import flash, form_of, games_of, integer, local_receipt, templates, who
+from api.web.kit import flash, form_of, games_of, integer, local_receipt, signed_in, templates, who
 from application.service import Caller
 from domain.errors import DomainError
 from domain.platform import feed as words_of
@@ -91,22 +91,10 @@ def audit_marks(projector: Any, game: Any) -> dict[int, dict[str, Any]]:
     return out
 
 
-def _signed_in(request: Request, game_id: str) -> str | Response:
-    try:
-        return who(request, game_id)
-    except DomainError:
-        return templates.TemplateResponse(
-            request,
-            "message.html",
-            {"title": _("Sign in first"), "text": _("Open the secret link your GM sent you.")},
-            status_code=401,
-        )
-
-
 @router.get("/play/{game_id}/disputes", response_class=HTMLResponse)
 def disputes_page(request: Request, game_id: str, seq: Position | None = None) -> Response:
     """The disputes you may read, and the forms to raise, answer, settle or withdraw one."""
-    me = _signed_in(request, game_id)
+    me = signed_in(request, game_id)
     if isinstance(me, Response):
         return me
     games = games_of(request)

@@ -69,6 +69,19 @@ def who(request: Request, game_id: str) -> str:
     return principal
 
 
+def signed_in(request: Request, game_id: str) -> str | Response:
+    """The principal this browser is signed in as for this game (``who``), or the 401 page that says to sign in."""
+    try:
+        return who(request, game_id)
+    except DomainError:
+        return templates.TemplateResponse(
+            request,
+            "message.html",
+            {"title": _("Sign in first"), "text": _("Open the secret link your GM sent you.")},
+            status_code=401,
+        )
+
+
 def person_seat(request: Request, game_id: str) -> str | None:
     """The seat a person signed in by email holds in this game (the one they chose on My games if several):
     one the read model lists under their address, whose contact the game itself still says is theirs."""

@@ -34,6 +34,7 @@ from api.web.kit import (
     seat_link_does_not_work,
     seat_names,
     sign_in_link,
+    signed_in,
     templates,
     who,
 )
@@ -308,15 +309,9 @@ def board(
 ) -> Response:
     """A power's board, or the GM's console; with ``phase``, my view as it stood then."""
     games = games_of(request)
-    try:
-        me = who(request, game_id)
-    except (Unauthorized, DomainError):
-        return templates.TemplateResponse(
-            request,
-            "message.html",
-            {"title": _("Sign in first"), "text": _("Open the secret link your GM sent you.")},
-            status_code=401,
-        )
+    me = signed_in(request, game_id)
+    if isinstance(me, Response):
+        return me
     # Bounded at any game length: the state (a cached aggregate), the latest phases and a page of the feed.
     game = games.get_game(game_id, for_update=False)
     ruleset = game.ruleset

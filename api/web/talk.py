@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from api.schemas import Position
 from api.security import web_session
 from api.web.i18n import local_time
-from api.web.kit import flash, form_of, games_of, local_receipt, templates, who
+from api.web.kit import flash, form_of, games_of, local_receipt, signed_in, templates, who
 from application.service import Caller
 from domain.errors import DomainError
 from domain.platform.commands import EditPost, HidePost, MakePost, OpenThread
@@ -80,22 +80,10 @@ def _names(request: Request, game_id: str) -> dict[str, str]:
     return {"gm": "GM", **{pid: p.name for pid, p in game.seats.items()}}
 
 
-def _signed_in(request: Request, game_id: str) -> str | Response:
-    try:
-        return who(request, game_id)
-    except DomainError:
-        return templates.TemplateResponse(
-            request,
-            "message.html",
-            {"title": _("Sign in first"), "text": _("Open the secret link your GM sent you.")},
-            status_code=401,
-        )
-
-
 @router.get("/play/{game_id}/talk", response_class=HTMLResponse)
 def talk_page(request: Request, game_id: str, q: str | None = None) -> Response:
     """The threads you may read, with what is new in each; search; open a private thread."""
-    me = _signed_in(request, game_id)
+    me = signed_in(request, game_id)
     if isinstance(me, Response):
         return me
     games = games_of(request)
@@ -131,7 +119,7 @@ def thread_page(
     already tied to an action, a battle or a phase, from its "Discuss" link on the board; ``reply_to``: a post
     of this thread the viewer reads, quoted in the form from its "Reply" link, issue 28)."""
     draft = None
-    me = _signed_in(request, game_id)
+    me = signed_in(request, game_id)
     if reply_to and not isinstance(me, Response):
         key = str(games_of(request).get_game(game_id, for_update=False).id)
         quoted = request.app.state.projector.posts.one(key, me, reply_to[:128])
@@ -144,7 +132,7 @@ def thread_page(
 @router.get("/play/{game_id}/talk/{thread_id}/posts/{post_id}")
 def post_link(request: Request, game_id: str, thread_id: str, post_id: str) -> Response:
     """A post's own address (what a reply links to): the page of its thread that shows it."""
-    me = _signed_in(request, game_id)
+    me = signed_in(request, game_id)
     if isinstance(me, Response):
         return me
     key = str(games_of(request).get_game(game_id, for_update=False).id)
@@ -172,7 +160,7 @@ def _thread(
     tied_to: str | None,
     draft: dict[str, Any] | None = None,
 ) -> Response:
-    me = _signed_in(request, game_id)
+    me = signed_in(request, game_id)
     if isinstance(me, Response):
         return me
     games = games_of(request)
