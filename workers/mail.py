@@ -281,16 +281,20 @@ def moderated(db: ReadModelDB, rows: list[dict], *, as_sent: bool = False, sendi
     text (unless the game shows earlier text, or ``sending``: a mail sent now says what the post says now).
     ``as_sent`` (the GM's ledger) keeps every body as it was queued. Every post's row gets ``moderated``:
     "hidden", "edited" or None."""
+
+    def is_post(kind: str) -> bool:  # a post's row, as mail keeps it or as another channel gathered it ("push post")
+        return kind == POST or kind.endswith(" " + POST)
+
     wanted: dict[str, set[int]] = {}
     for r in rows:
-        if r["kind"] == POST and r["version"]:
+        if is_post(r["kind"]) and r["version"]:
             wanted.setdefault(r["game_id"], set()).add(int(r["version"]))
     stands = {gid: _posts_now(db, gid, sorted(versions)) for gid, versions in wanted.items()}
     out = []
     for r in rows:
-        post = stands.get(r["game_id"], {}).get(r["version"]) if r["kind"] == POST else None
+        post = stands.get(r["game_id"], {}).get(r["version"]) if is_post(r["kind"]) else None
         if post is None:
-            out.append({**r, "moderated": None} if r["kind"] == POST else r)
+            out.append({**r, "moderated": None} if is_post(r["kind"]) else r)
             continue
         if post["hidden"]:
             said = "hidden"

@@ -15,8 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from api.routes.disputes import disputes_seen
 from api.schemas import Position
 from api.security import web_session
-from api.web.kit import flash, form_of, games_of, integer, local_receipt, signed_in, templates, who
-from application.service import Caller
+from api.web.kit import caller_for, flash, form_of, games_of, integer, local_receipt, signed_in, templates, who
 from domain.errors import DomainError
 from domain.platform import feed as words_of
 from domain.platform.commands import AnswerDispute, RaiseDispute, SettleDispute
@@ -131,7 +130,7 @@ def _send(request: Request, game_id: str, form: str, build: Any, ok: str) -> Res
         me = who(request, game_id)
     except DomainError:
         return RedirectResponse(f"/play/{game_id}", status_code=303)
-    caller = Caller.of(me, web_session(request).grants()[game_id].token_hash)
+    caller = caller_for(request, game_id, me)
     try:
         receipt = games.run(caller, game_id, build())
     except DomainError as err:

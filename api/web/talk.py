@@ -15,8 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from api.schemas import Position
 from api.security import web_session
 from api.web.i18n import local_time
-from api.web.kit import flash, form_of, games_of, local_receipt, signed_in, templates, who
-from application.service import Caller
+from api.web.kit import caller_for, flash, form_of, games_of, local_receipt, signed_in, templates, who
 from domain.errors import DomainError
 from domain.platform.commands import EditPost, HidePost, MakePost, OpenThread
 from domain.platform.i18n import _
@@ -231,7 +230,7 @@ def _send(request: Request, game_id: str, form: str, build, ok: str, thread_id: 
         me = who(request, game_id)
     except DomainError:
         return RedirectResponse(f"/play/{game_id}", status_code=303)
-    caller = Caller.of(me, web_session(request).grants()[game_id].token_hash)
+    caller = caller_for(request, game_id, me)
     try:
         receipt = games.run(caller, game_id, build())
     except DomainError as err:

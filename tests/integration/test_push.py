@@ -248,6 +248,31 @@ def test_a_post_hidden_before_it_is_pushed_is_withdrawn(eager, service):
     assert service.requests("/push/hidden") == []
 
 
+def test_a_post_push_gathered_for_the_digest_and_hidden_after_is_a_placeholder_there(eager, service):
+    """A post gathered for the daily digest by push (its row kept as ``push post``) reads as the hidden-post
+    placeholder once the GM hides it, as a mailed post does: the digest is built from ``mail.moderated`` rows."""
+    from domain.platform.commands import HidePost, SetNotifications
+    from workers import mail
+
+    games, projector, _settings = eager
+    gid, wiz, sov = a_game(games)
+    games.run(Caller.of(wiz), gid, SetNotifications(wiz, push={"post": "digest"}))
+    projector.catch_up()
+    subscribed(projector, gid, wiz, Device(service.url("/push/digest")), ["mention"])
+    made = games.run(Caller.of(sov), gid, MakePost("table", "@Wiz RUDE-WORDS"))
+    projector.catch_up()
+    from workers.push import collect
+
+    collect(projector.db, games, datetime.now(timezone.utc))
+    key = str(games.get_game(gid, for_update=False).id)
+    gathered = [r for r in mail.digest_rows(projector.db, key, wiz) if r["kind"].startswith("push ")]
+    assert gathered and "RUDE-WORDS" in gathered[0]["body"]
+    games.send(gid, "gm", HidePost(made.result["post_id"], "rude"))
+    projector.catch_up()
+    bodies = [r["body"] for r in mail.moderated(projector.db, [{**r, "game_id": key} for r in gathered])]
+    assert bodies and not any("RUDE-WORDS" in b for b in bodies) and all("was hidden" in b for b in bodies)
+
+
 def test_the_vapid_key_is_made_once_and_kept_in_the_data_directory(tmp_path):
     settings = Settings(data_dir=tmp_path)
     first = push.public_key(push.vapid(settings))

@@ -90,6 +90,9 @@ def test_a_new_address_is_used_once_its_reader_confirms_it(app, ann, table, game
         assert "Middle-earth" in phone.get("/me").text  # signed in as the address's person
         again = post(phone, path, {}, page="/me")
         assert again.status_code == 401 and len(contact_events(games, g)) == 1  # once only
+        # signed in by email, the seat's forms run as its person: a dispute raised (it read a KeyError before)
+        raised = post(phone, f"/play/{g}/disputes/raise", {"seq": 1, "text": "Why?"}, page=f"/play/{g}/disputes")
+        assert raised.status_code == 303 and "Dispute raised." in phone.get(f"/play/{g}/disputes").text
 
 
 def test_a_link_turned_to_another_seat_does_nothing(app, ann, table, games, sink):
