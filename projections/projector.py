@@ -455,6 +455,8 @@ class Projector:
                 for recipient in shown[1:]:
                     if recipient != event.actor:
                         rows["outbox"].append((gid, version, recipient, "post", to_json(said), at))
+        if kind == "CredentialsRevoked":  # a seat's links revoked (reissued, or the seat taken by someone new)
+            forget_devices(cur, gid, str(event.data["principal"]), version)
         if began is not None:  # the phase index: the phases the game's ruleset says its events begin
             rows["phases"].append((gid, version, began["phase"], began.get("step", ""), labels_of(began)))
         if kind == "GameRolledBack":
@@ -850,3 +852,18 @@ def payload(data: str) -> dict:
 
 def _mentions(data: dict, seat: str, fields: tuple[str, ...]) -> bool:
     return any(data.get(k) == seat for k in fields)
+
+
+def forget_devices(cur: Cursor, game_id: str, seat: str, version: int) -> None:
+    """The push devices a seat subscribed before its links were revoked at ``version`` belong to whoever held the
+    seat then: they are dropped, and what was queued or held for them withdrawn, so a seat's next holder's news never
+    reaches the last one's phone (issue 31). Keyed by the version each was subscribed at, so a rebuild that meets an
+    old revocation leaves the devices subscribed after it."""
+    cur.execute(
+        "UPDATE push_ledger SET status = 'withdrawn' WHERE status IN ('queued', 'held') AND sub_id IN "
+        "(SELECT id FROM push_subscriptions WHERE game_id = ? AND seat = ? AND seen_version < ?)",
+        (game_id, seat, version),
+    )
+    cur.execute(
+        "DELETE FROM push_subscriptions WHERE game_id = ? AND seat = ? AND seen_version < ?", (game_id, seat, version)
+    )

@@ -273,6 +273,52 @@ def test_a_post_push_gathered_for_the_digest_and_hidden_after_is_a_placeholder_t
     assert bodies and not any("RUDE-WORDS" in b for b in bodies) and all("was hidden" in b for b in bodies)
 
 
+def test_a_seat_taken_by_someone_new_pushes_nothing_to_the_last_holders_devices(eager, service):
+    """Issue 31: a seat's devices are its holder's. When the seat changes hands (the GM opens it and a newcomer takes
+    it: every earlier link revoked), the devices subscribed before are dropped and what was queued for them
+    withdrawn, so the new holder's private news never reaches the last one's phone; the newcomer's own device gets
+    it."""
+    from domain.platform.commands import OpenSeat, TakeSeat
+    from workers.push import collect
+
+    games, projector, _settings = eager
+    gid, wiz, sov = a_game(games)
+    projector.catch_up()
+    old = Device(service.url("/push/old-holder"))
+    subscribed(projector, gid, wiz, old, ["mention"])
+    games.run(Caller.of(sov), gid, MakePost("table", "@Wiz before the handover"))
+    projector.catch_up()
+    (queued,) = collect(projector.db, games, datetime.now(timezone.utc))  # queued for the old phone, not yet sent
+    games.run(Caller.of("gm"), gid, OpenSeat(wiz, "a new player"))
+    games.run(Caller.of(wiz), gid, TakeSeat(wiz, "0" * 64, None))
+    projector.catch_up()
+    assert push.listing(projector.db, gid, wiz) == []
+    (row,) = push.deliveries(projector.db, gid, wiz)
+    assert row["id"] == queued and row["status"] == "withdrawn"
+    after = games.get_game(gid, for_update=False).version
+    new = Device(service.url("/push/new-holder"))
+    sub = new.subscription(kinds=["mention"])
+    push.subscribe(
+        projector.db,
+        gid,
+        wiz,
+        sub["endpoint"],
+        sub["keys"]["p256dh"],
+        sub["keys"]["auth"],
+        "phone",
+        sub["kinds"],
+        allow_private=True,
+        after=after,
+    )
+    games.run(Caller.of(sov), gid, MakePost("table", "@Wiz welcome aboard"))
+    projector.catch_up()
+    made = collect(projector.db, games, datetime.now(timezone.utc))
+    assert len(made) == 1 and all(
+        r["status"] != "queued" or r["id"] in made for r in push.deliveries(projector.db, gid, wiz)
+    )
+    assert len(push.listing(projector.db, gid, wiz)) == 1
+
+
 def test_the_vapid_key_is_made_once_and_kept_in_the_data_directory(tmp_path):
     settings = Settings(data_dir=tmp_path)
     first = push.public_key(push.vapid(settings))
