@@ -94,7 +94,7 @@ def adopt(games: Games, caller: Caller, game_id: str, version: str, from_phase: 
             mine = replays.for_viewer(replayed.differences, seat)
             view = _own_view(other, replayed, seat)
             if view:
-                mine.append({"version": game.version, "type": "view", "rules": [], "result": {}, "state": view})
+                mine.append({"type": "view", "rules": [], "result": {}, "state": view})
             told[seat] = (vis.seats([seat]), mine)
         upto = game.version
         game.adopt_rules(version, from_phase, start, replayed, told, caller.principal)

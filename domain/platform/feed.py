@@ -162,7 +162,8 @@ def _rules_told(ruleset: Any, data: Mapping[str, Any]) -> str:
             f"{k} {v.get('before')} → {v.get('after')}" for k, v in dict(c["result"]).items() if isinstance(v, Mapping)
         )
         rules = ", ".join(str(r) for r in c.get("rules") or [])
-        parts.append(f"#{c.get('version')} {c.get('type')}: {fields}" + (f" ({rules})" if rules else ""))
+        number = f"#{c['version']} " if c.get("version") is not None else ""  # the GM's lines name the version
+        parts.append(f"{number}{c.get('type')}: {fields}" + (f" ({rules})" if rules else ""))
     more = len(results) - len(parts)
     tail = "; ".join(parts) + (" " + _("and {n} more").format(n=more) if more > 0 else "")
     return head + " " + _("What changes: {changes}.").format(changes=tail or _("your view"))

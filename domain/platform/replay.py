@@ -172,9 +172,10 @@ def replay(
 
 def for_viewer(differences: Sequence[Difference], viewer: str) -> list[dict[str, Any]]:
     """The differences a viewer may be told of: the result changes of the events it may see (their state paths are
-    the GM's view's, so they are left out); the GM and hosts get them whole (``as_dict``)."""
+    the GM's view's, so they are left out; so is the event's game version, which would tell a seat how many events
+    it was not shown); the GM and hosts get them whole (``as_dict``)."""
     return [
-        {"version": d.version, "type": d.kind, "rules": d.rules, "result": d.result}
+        {"type": d.kind, "rules": d.rules, "result": d.result}
         for d in differences
         if d.result and vis.can_see(d.audience, viewer)
     ]
