@@ -27,9 +27,9 @@ class InvitationRequest(Strict):
 @router.post("/{game_id}/invitations", status_code=201, responses=GAME_COMMAND)
 async def invite(game_id: str, body: InvitationRequest, request: Request, sender: SenderDep) -> dict:
     """GM: invite an address to a seat; the answer is the receipt with the invitation's id (its link is mailed)."""
-    invitation = uuid.uuid4().hex
-    answer = await sender.run(game_id, InviteToSeat(invitation, body.seat, body.email, body.language))
-    queue_invitation(request, game_id, invitation)
+    answer = await sender.run(game_id, InviteToSeat(uuid.uuid4().hex, body.seat, body.email, body.language))
+    # a retried request (its Idempotency-Key) answers the first receipt: its invitation is the one to mail
+    queue_invitation(request, game_id, answer["result"]["invitation"])
     return answer
 
 

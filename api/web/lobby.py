@@ -251,6 +251,12 @@ def queue_invitation(request: Request, game_id: str, invitation: str) -> None:
 
     game = games_of(request).get_game(game_id, for_update=False)
     found = game.invitations[invitation]
+    db = request.app.state.projector.db
+    if db.query(
+        "SELECT 1 FROM mail_ledger WHERE recipient = ? AND kind = ?",
+        (f"invitation:{invitation}", f"{invitations.KIND}{invitation}"),
+    ):
+        return  # queued already: a retried request (the same Idempotency-Key) mails it once
     mail.record(
         request.app.state.projector.db,
         game_id=str(game.id),

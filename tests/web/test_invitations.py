@@ -122,8 +122,11 @@ def test_the_json_api_invites_as_the_gm_only(app, sink):
         assert client.post(url, json=body).status_code == 401
         refused = client.post(url, json={**body, "email": "nope"}, headers={"Authorization": f"Bearer opener-{gid}"})
         assert refused.status_code == 422 and "email" in refused.text
-        made = client.post(url, json=body, headers={"Authorization": f"Bearer opener-{gid}"})
+        gm = {"Authorization": f"Bearer opener-{gid}", "Idempotency-Key": "invite-api-once"}
+        made = client.post(url, json=body, headers=gm)
         assert made.status_code == 201, made.text
+        again = client.post(url, json=body, headers=gm)  # a retry: the first receipt, the one invitation, one mail
+        assert again.status_code == 201 and again.json()["result"] == made.json()["result"], again.text
     assert len(send_invitations(app)) == 1
     sink.wait_for(1)
     assert "/signin/invite/" in Sink.text(sink.to("api@example.org")[-1])
