@@ -42,7 +42,6 @@ def test_every_word_of_the_platforms_pages_is_marked_for_translation():
 def test_the_page_code_marks_its_titles_receipts_and_status_words():
     assert {
         "This form was refused",
-        "Sign in first",
         "Marked ready for this phase.",
         "Close {window} now?",
         "Yes, roll back",
@@ -50,6 +49,7 @@ def test_the_page_code_marks_its_titles_receipts_and_status_words():
         "the service",
         "version {number}",
     } <= phrases("api/web/routes.py")
+    assert {"Sign in first", "Open the secret link your GM sent you."} <= phrases("api/web/kit.py")  # one refusal page
     assert {
         "Your move.",
         "Waiting on the GM.",
