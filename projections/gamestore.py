@@ -440,6 +440,8 @@ class GameStore(Application[uuid.UUID]):
                     item["data"] = {**item["data"], "text": "", "hidden": True}
                 elif e.post_id in latest:
                     item["data"] = {**item["data"], "text": latest[e.post_id], "edited": True}
+            if item["type"] == "DisputeRaised" and viewer not in (GM, e.actor):  # the reader's own number for it
+                item["data"] = {**item["data"], "seq": self._own_seq(key, e.actor, item["data"].get("seq"), viewer)}
             if viewer == GM:
                 item["version"] = e.originator_version
                 item["audience"] = list(e.audience)
@@ -447,6 +449,22 @@ class GameStore(Application[uuid.UUID]):
             if len(out) >= limit:
                 break
         return out
+
+    def _own_seq(self, key: uuid.UUID, raiser: str, seq: Any, viewer: str) -> int | None:
+        """``viewer``'s own number for the event ``raiser`` numbers ``seq`` (None if it was not shown it): a dispute
+        is read by the number its reader gave the event, never by the raiser's (issue 29)."""
+        version = self.seen_version(key, raiser, seq) if isinstance(seq, int) else None
+        if version is None:
+            return None
+        n = 0
+        for e in self.stored_events(key):
+            if vis.can_see(e.audience, viewer):
+                n += 1
+                if e.originator_version == version:
+                    return n
+            if e.originator_version >= version:
+                return None
+        return None
 
     def seen_version(self, key: uuid.UUID, viewer: str, seq: int) -> int | None:
         """The version of the event ``viewer`` numbers ``seq`` in its timeline (None if it was shown none): from the

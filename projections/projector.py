@@ -601,6 +601,7 @@ class Projector:
             out.append(item)
         if viewer != GM:
             self._redact_posts(game_id, out)
+            self._own_numbers(game_id, viewer, out)
         return out
 
     def seen_version(self, game_id: str, viewer: str, seq: int) -> int | None:
@@ -616,6 +617,16 @@ class Projector:
             "SELECT seq FROM rm_timeline WHERE game_id = ? AND viewer = ? AND version = ?", (game_id, viewer, version)
         )
         return int(rows[0][0]) if rows else None
+
+    def _own_numbers(self, game_id: str, viewer: str, items: list[dict]) -> None:
+        """A dispute names its event by the raiser's own number for it (issue 29): every other reader (a host it
+        was raised to, in a game without a GM) reads its own number for that event instead, so the raiser's count
+        of what it was shown reaches no one else."""
+        for i in items:
+            if i["type"] == "DisputeRaised" and i["actor"] != viewer and "seq" in i["data"]:
+                version = self.seen_version(game_id, i["actor"], int(i["data"]["seq"]))
+                own = self.seq_of(game_id, viewer, version) if version is not None else None
+                i["data"] = {**i["data"], "seq": own}
 
     def _redact_posts(self, game_id: str, items: list[dict]) -> None:
         """What the players' pages never show, their timeline does not either (issue 16): a post the GM hid

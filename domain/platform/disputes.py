@@ -19,7 +19,9 @@ the result's derivation (``derivation:<result id>``, which ``GET /games/{g}/resu
 preview (``preview`` or ``preview:<window>``), a rollback (``rollback:<phase>``) or a rules replay
 (``replay:<version>``). ``SettleDispute`` records its outcome: ``upheld`` or ``rejected`` by whoever answers it,
 ``withdrawn`` by the raiser; a settled dispute takes no more answers. Events carry no game version (a seat never
-learns how many events it was not shown); the feed marks the disputed event by the raiser's number for it.
+learns how many events it was not shown). ``DisputeRaised`` records the raiser's own number for the event; every
+other reader (a host it was raised to) reads it as its own number for that event, never the raiser's, which would
+count what the raiser was shown (``projections``' timelines translate it).
 """
 
 from __future__ import annotations

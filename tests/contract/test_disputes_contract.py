@@ -21,6 +21,9 @@ from domain.errors import DomainError, Forbidden, NotFound, RuleViolation
 from domain.ids import GM
 from domain.platform import ruleset as registry
 from domain.platform.commands import AnswerDispute, RaiseDispute, SettleDispute
+from projections.db import ReadModelDB
+from projections.projector import Projector
+from projections.settings import Settings
 from tests.contract.drivers import DRIVERS, Played
 
 DISPUTE_EVENTS = {"ThreadOpened", "PostMade", "DisputeRaised", "DisputeAnswered", "DisputeSettled"}
@@ -60,6 +63,12 @@ def seen_by(games: Games, game_id: str, viewer: str, version: int) -> bool:
     """Whether ``viewer`` was shown the event at ``version`` (from the GM's timeline, which carries audiences)."""
     found = [e for e in timeline(games, game_id, GM) if e["version"] == version]
     return bool(found) and vis.can_see(found[0]["audience"], viewer)
+
+
+def own_number(games: Games, game_id: str, viewer: str, version: int) -> int:
+    """``viewer``'s own number for the event at ``version``: its place among the events it was shown."""
+    shown = [e["version"] for e in timeline(games, game_id, GM) if vis.can_see(e["audience"], viewer)]
+    return shown.index(version) + 1
 
 
 def raise_one(games: Games, game_id: str, seat: str, text: str) -> tuple[dict, int] | None:
@@ -103,6 +112,12 @@ def test_a_seat_disputes_what_it_was_shown_and_the_gm_or_host_answers_and_settle
             assert shown == (other in readers), (other, readers)
             if other in d["answerers"]:
                 assert seen_by(games, gid, other, version), "a host answers only a dispute on what it was shown"
+                raised = [
+                    e["data"]["seq"]
+                    for e in timeline(games, gid, other)
+                    if e["type"] == "DisputeRaised" and e["data"]["dispute_id"] == result["dispute_id"]
+                ]
+                assert raised == [own_number(games, gid, other, version)], "read by its own number, not the raiser's"
         assert any(text in str(e["data"]) for e in timeline(games, gid, GM)), "the GM (or auditor) reads it"
         answerer = GM if has_gm else d["answerers"][0]
         outsider = next((s for s in seats if s not in readers), None)
@@ -295,3 +310,41 @@ def test_the_checker_catches_a_planted_leak(monkeypatch: pytest.MonkeyPatch) -> 
         assert ("bob", "PLANTED-LEAK") in leaks(games, gid, seats, {"PLANTED-LEAK": {"ann"}})
     finally:
         games.close()
+
+
+def test_a_host_reads_a_dispute_by_its_own_number_in_the_read_models_too(games: Games) -> None:
+    """The covenant game's answering host reads the disputed event by its own number in its timeline as the
+    read models serve it (the export, the feeds), as the store's path does above: the raiser's number, which
+    counts what the raiser was shown, reaches no other host (issue 29)."""
+    played = DRIVERS["covenants"].play(games)
+    gid = played.game_id
+    projector = Projector(games, ReadModelDB(Settings(database_url="memory")))
+    try:
+        checked = 0
+        for seat in [v for v in played.viewers if v != GM]:
+            found = raise_one(games, gid, seat, marker())
+            if found is None:
+                continue
+            result, seq = found
+            d = games.get_game(gid, for_update=False).disputes[result["dispute_id"]]
+            version = games.seen_version(games.get_game(gid, for_update=False).id, seat, seq)
+            assert version is not None
+            while projector.catch_up():
+                pass
+            for host in d["answerers"]:
+                raised = [
+                    e["data"]["seq"]
+                    for e in projector.timeline(gid, host, 0, 100_000)
+                    if e["type"] == "DisputeRaised" and e["data"]["dispute_id"] == result["dispute_id"]
+                ]
+                assert raised == [own_number(games, gid, host, version)]
+                checked += 1
+            mine = [
+                e["data"]["seq"]
+                for e in projector.timeline(gid, seat, 0, 100_000)
+                if e["type"] == "DisputeRaised" and e["data"]["dispute_id"] == result["dispute_id"]
+            ]
+            assert mine == [seq], "the raiser reads its own number"
+        assert checked >= 1
+    finally:
+        projector.db.close()
