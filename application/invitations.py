@@ -8,8 +8,10 @@ records the invitation used) and stops working when the GM withdraws it. Under `
 log as every sign-in link is (``projections.logs``, ``api.security.redact``).
 
 The mail goes through the durable outbox (``workers.mail``: the ledger, claims, retries): a row of kind
-``invitation <id>`` queued when the invitation is recorded (``api.web.lobby.invite``); ``frame`` writes it as it is
-sent, naming the game and its ruleset, in the invitee's language when the GM gave it (else the game's, else English).
+``invitation <id>`` queued by the projector from ``InvitationSent`` and withdrawn, while unsent, by
+``InvitationWithdrawn`` (``projections.invitations``); ``frame`` writes it as it is sent, naming the game and its
+ruleset, in the invitee's language when the GM gave it (else the game's, else English), and refuses an invitation no
+longer pending (``Withdrawn``: the row is withdrawn, never sent with a dead link).
 """
 
 from __future__ import annotations
@@ -24,8 +26,11 @@ from babel import Locale
 from application.i18n import DEFAULT, catalog_of, parse, translations_for
 from domain.platform import i18n
 from domain.platform.i18n import _
+from projections.invitations import KIND  # a ledger row's kind: "invitation <id>" (queued by the projector)
 
-KIND = "invitation "  # a ledger row's kind: "invitation <id>"
+
+class Withdrawn(Exception):  # noqa: N818 (what happened to the invitation, as the ledger says it)
+    """An invitation's mail framed after it was withdrawn, used or rolled away: it is not sent."""
 
 
 def proof(secret: str, game_id: str, invitation: str) -> str:
@@ -55,6 +60,8 @@ def frame(game: Any, item: Any, base: str, secret: str) -> tuple[str, str]:
 
     invitation = str(item["kind"])[len(KIND) :]
     found = game.invitations.get(invitation) or {}
+    if found.get("state") != "sent":
+        raise Withdrawn(invitation)
     tag = found.get("language") or getattr(game.state, "language", None) or DEFAULT
     locale = parse(tag) or Locale.parse(DEFAULT)
     names = names_of(game, gm="the GM")

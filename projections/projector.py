@@ -31,7 +31,7 @@ from domain.ids import GM
 from domain.platform import i18n
 from domain.platform.game import PlatformGame
 from domain.platform.ruleset import Ruleset, registered
-from projections import lobby, people, posts
+from projections import invitations, lobby, people, posts
 from projections.db import Cursor, ReadModelDB, utc_key
 from projections.gamestore import GameStore, event_data
 from projections.tracking import NAME, ReadModelTracking
@@ -268,6 +268,14 @@ class Projector:
             version = self._versions[topic] = int(getattr(resolve_topic(topic), "class_version", 1))
         return version
 
+    def _invited_subject(self, event: Record) -> str:
+        """The ledger's subject of an invitation's mail, in English (it is worded anew as it is sent)."""
+        if event.kind != "InvitationSent":
+            return ""
+        game = self._game_at(event.originator_id, event.originator_version)
+        seat = str(event.data["seat"])
+        return f"You are invited to play {getattr(game.seats.get(seat), 'name', '') or seat}"
+
     def _decoded(self, event: Record) -> Any:
         """The domain event itself, decoded once, for the ruleset's hooks (``phase_of``)."""
         if event.event is None:
@@ -455,6 +463,8 @@ class Projector:
                 for recipient in shown[1:]:
                     if recipient != event.actor:
                         rows["outbox"].append((gid, version, recipient, "post", to_json(said), at))
+        if kind in invitations.KINDS and not copied:  # issue 28: an invitation's mail, queued from its event
+            invitations.project(cur, kind, gid, version, event.data, self._invited_subject(event))
         if kind == "CredentialsRevoked":  # a seat's links revoked (reissued, or the seat taken by someone new)
             forget_devices(cur, gid, str(event.data["principal"]), version)
         if began is not None:  # the phase index: the phases the game's ruleset says its events begin

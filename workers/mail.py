@@ -29,6 +29,7 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 from typing import Any
 
+from application.invitations import Withdrawn
 from domain.platform.i18n import _
 from projections import logs
 from projections.db import ReadModelDB, utc_key
@@ -185,6 +186,9 @@ def deliver(
         return "withdrawn"
     try:
         framed = frame(item) if frame is not None else None
+    except Withdrawn:  # an invitation withdrawn (or used) since it was queued: its link would not work
+        mark(db, row_id, "withdrawn")
+        return "withdrawn"
     except Exception:  # noqa: BLE001 - a frame that fails must not hold up the mail: it goes as the ledger keeps it
         log.exception("mail sent unframed id=%s", row_id)
         framed = None

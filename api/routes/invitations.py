@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import uuid
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from pydantic import Field
 
 from api.deps import SenderDep
 from api.schemas import GAME_COMMAND, Email, Id, Strict
-from api.web.lobby import queue_invitation
 from domain.platform.commands import InviteToSeat, WithdrawInvitation
 
 router = APIRouter(prefix="/games", tags=["invitations"])
@@ -25,12 +24,11 @@ class InvitationRequest(Strict):
 
 
 @router.post("/{game_id}/invitations", status_code=201, responses=GAME_COMMAND)
-async def invite(game_id: str, body: InvitationRequest, request: Request, sender: SenderDep) -> dict:
+async def invite(game_id: str, body: InvitationRequest, sender: SenderDep) -> dict:
     """GM: invite an address to a seat; the answer is the receipt with the invitation's id (its link is mailed)."""
-    answer = await sender.run(game_id, InviteToSeat(uuid.uuid4().hex, body.seat, body.email, body.language))
-    # a retried request (its Idempotency-Key) answers the first receipt: its invitation is the one to mail
-    queue_invitation(request, game_id, answer["result"]["invitation"])
-    return answer
+    # the mail is queued by the projector from the event (projections.invitations): a retried request (its
+    # Idempotency-Key) answers the first receipt and records nothing, so it mails once
+    return await sender.run(game_id, InviteToSeat(uuid.uuid4().hex, body.seat, body.email, body.language))
 
 
 @router.delete("/{game_id}/invitations/{invitation}", responses=GAME_COMMAND)

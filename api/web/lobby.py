@@ -244,31 +244,6 @@ async def open_or_close(request: Request, game_id: str, seat: str) -> Response:
 # ---------------------------------------------------------------------------------------------- invitations
 
 
-def queue_invitation(request: Request, game_id: str, invitation: str) -> None:
-    """Queue an invitation's mail in the outbox (the ledger; the workers send it, framed as it goes out by
-    ``application.invitations.frame``, which writes its link: the ledger never keeps it)."""
-    from workers import mail
-
-    game = games_of(request).get_game(game_id, for_update=False)
-    found = game.invitations[invitation]
-    db = request.app.state.projector.db
-    if db.query(
-        "SELECT 1 FROM mail_ledger WHERE recipient = ? AND kind = ?",
-        (f"invitation:{invitation}", f"{invitations.KIND}{invitation}"),
-    ):
-        return  # queued already: a retried request (the same Idempotency-Key) mails it once
-    mail.record(
-        request.app.state.projector.db,
-        game_id=str(game.id),
-        version=game.version,
-        recipient=f"invitation:{invitation}",
-        address=found["email"],
-        kind=f"{invitations.KIND}{invitation}",
-        subject=_("You are invited to play {seat}").format(seat=str(getattr(game.seats[found["seat"]], "name", ""))),
-        body="",
-    )
-
-
 @router.post("/play/{game_id}/seats/{seat}/invite")
 async def invite(request: Request, game_id: str, seat: str) -> Response:
     """Invite an address to a seat: the mail sent to it carries the link that takes the seat."""
@@ -286,7 +261,6 @@ async def invite(request: Request, game_id: str, seat: str) -> Response:
     except DomainError as err:
         flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message, values=values)
         return RedirectResponse(f"/play/{game_id}/seats#{form}", status_code=303)
-    queue_invitation(request, game_id, invitation)
     text = _("An invitation is on its way to {email}.").format(email=values["email"].strip())
     flash(request, kind="ok", form=form, text=text)
     return RedirectResponse(f"/play/{game_id}/seats#{form}", status_code=303)
