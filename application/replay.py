@@ -15,7 +15,7 @@ from typing import Any
 
 from application.service import Caller, Games, Turn
 from domain import visibility as vis
-from domain.errors import RuleViolation
+from domain.errors import NotFound, RuleViolation
 from domain.ids import GM
 from domain.platform import replay as replays
 from domain.platform import ruleset as rulesets
@@ -26,11 +26,19 @@ def _replayed(games: Games, game: Any, version: str, from_phase: str | None) -> 
     if not isinstance(version, str) or not version:
         raise RuleViolation("name the version of the ruleset to replay under", field="version")
     other = rulesets.version(game.state.ruleset, version)
-    start = 1 if from_phase is None else games.phase_version(str(game.id), from_phase, None)
+    start = 1 if from_phase is None else _phase_start(games, str(game.id), from_phase)
     replays.check_from(game, start)
     base = games.get_game(str(game.id), start - 1, for_update=True) if start > 1 else None
     events = list(games.events.get(game.id, gt=start - 1, lte=game.version))
     return other, start, replays.replay(base, events, other, games.fold_onto)
+
+
+def _phase_start(games: Games, game_id: str, from_phase: str) -> int:
+    """The version ``from_phase`` began at; an unknown phase is refused naming ``from_phase``, the field sent."""
+    try:
+        return games.phase_version(game_id, from_phase, None)
+    except (NotFound, RuleViolation) as err:
+        raise type(err)(err.message, rule=err.rule, field="from_phase") from None
 
 
 def _summary(game: Any, other: Any, start: int, from_phase: str | None, upto: int) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from domain.covenants.game import CovenantGame
 from domain.covenants.mail import parse_turn
 from domain.covenants.offers import offers
 from domain.covenants.options import CovenantOptions
+from domain.covenants.redecide import redecide
 from domain.covenants.state import Card, CovenantSeat, CovenantState
 from domain.covenants.turns import TURNS
 from domain.covenants.verify import VERIFY_COVENANTS
@@ -238,6 +239,7 @@ COVENANTS = register(
         view=table_view,
         verify=VERIFY_COVENANTS,
         derive=derive_results,
+        redecide=redecide,  # issue 29: a rules change replayed re-decides each Yearly Reckoning (A-RECK-3..5)
         result_scope=lambda phase: "-".join(phase.split("-")[:3]),
         mail_grammar=parse_turn,
         fold=fold,

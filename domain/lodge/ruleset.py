@@ -34,6 +34,7 @@ from domain.lodge.game import RULES_VERSION, LodgeGame
 from domain.lodge.offers import choices as board_choices
 from domain.lodge.offers import host_choices, offers
 from domain.lodge.package import DEFAULT_PACKAGE, installed_package
+from domain.lodge.redecide import redecide
 from domain.lodge.state import BLACK_ROSE, DUMMY, LodgeState
 from domain.lodge.verify import VERIFY_LODGE
 from domain.platform.commands import Command, Context, require_gm, require_seat
@@ -468,6 +469,7 @@ LODGE = register(
         notify=notify,
         verify=VERIFY_LODGE,
         derive=derive_results,
+        redecide=redecide,  # issue 29: a rules change replayed re-decides each rebuilt Room's score (L-SCORE-1)
         result_scope=lambda phase: phase.split("-", 1)[0],
         fold=fold,
         phase_of=phase_of,

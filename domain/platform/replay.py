@@ -23,6 +23,7 @@ to its own view.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from copy import copy, deepcopy
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from domain.platform.ruleset import Ruleset
 
 PATHS = 40  # the paths of a view one difference lists at most (the rest are counted)
+SCORES = re.compile(r"score|power_points")  # the paths of a view that hold a score (the Lodge's: Power Points)
 ENVELOPE = frozenset({"originator_id", "originator_version", "timestamp", "actor", "audience", "originator_topic"})
 
 
@@ -55,7 +57,7 @@ class Difference:
     more: int = 0  # paths changed beyond those listed
 
     def as_dict(self) -> dict[str, Any]:
-        scores = [d for d in self.state if "score" in d["path"]]
+        scores = [d for d in self.state if SCORES.search(d["path"])]
         return {
             "version": self.version,
             "type": self.kind,

@@ -21,6 +21,7 @@ from domain.powers.mail import parse_turn
 from domain.powers.notify import notify
 from domain.powers.offers import offers
 from domain.powers.options import PowersOptions
+from domain.powers.redecide import redecide
 from domain.powers.state import STATE_TYPES
 from domain.powers.verify import VERIFY_POWERS
 from domain.powers.views import board_view
@@ -93,6 +94,7 @@ POWERS = register(
         notify=notify,
         verify=VERIFY_POWERS,
         derive=derive_results,
+        redecide=redecide,  # issue 29: a rules change replayed re-decides each resolved action (P-DICE-4)
         result_scope=lambda phase: phase.split("-", 1)[0],
         fold=fold,
         phase_of=phase_of,

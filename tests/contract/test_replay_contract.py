@@ -1,5 +1,6 @@
-"""Rules changes replayed (issue 29 item 3), for every registered ruleset and the fake one: replaying a game's
-history under the version it is pinned at shows no difference and records nothing; adopting a version whose rules
+"""Rules changes replayed (issue 29 item 3), for every registered ruleset and the fake one: each declares how a
+version re-decides its recorded results (``Ruleset.redecide``); replaying a game's history under the version it is
+pinned at shows no difference and records nothing; adopting a version whose rules
 decide alike changes no viewer's view, pins the game at it, loads alike from the store (through snapshots too), and
 tells each seat nothing changes for it. Players may not replay."""
 
@@ -69,7 +70,15 @@ def pinned(games: Games, game_id: str) -> str:
     return games.read(game_id, lambda g: g.ruleset.version)
 
 
+def test_every_ruleset_declares_how_a_version_re_decides_its_recorded_results(ruleset):
+    """A rules change replayed re-decides each recorded result under the other version (``Ruleset.redecide``): a
+    ruleset that declares none would fold its events unchanged and show no difference whatever the rules."""
+    assert callable(ruleset.redecide), ruleset.name
+
+
 def test_replaying_under_the_pinned_version_shows_no_difference(games, ruleset, played):
+    """The pinned version re-decides every recorded result as it was recorded."""
+    assert callable(ruleset.redecide), ruleset.name
     before = stored(games, played.game_id)
     out = replays.replay(games, Caller.of("gm"), played.game_id, pinned(games, played.game_id))
     assert out["differences"] == [] and out["final"] == [], ruleset.name

@@ -120,7 +120,7 @@ def test_only_the_gm_replays_or_adopts_and_a_refusal_records_nothing(games, tabl
     assert same.value.field == "version"
     with pytest.raises(NotFound) as phase:
         replays.adopt(games, Caller.of("gm"), table, "table-2", "join-zed")
-    assert phase.value.field == "phase"
+    assert phase.value.field == "from_phase"
     assert len(list(games.iter_events(table))) == before
 
 

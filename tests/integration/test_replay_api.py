@@ -68,5 +68,5 @@ def test_a_version_not_installed_or_an_unknown_phase_is_refused_naming_the_field
     r = client.post(f"/games/{game_id}/replay", headers=bearer(gm), json={"version": "table-9"})
     assert r.status_code == 422 and r.json()["field"] == "version" and "table-1, table-2" in r.text
     r = client.post(f"/games/{game_id}/adopt", headers=bearer(gm), json={"version": "table-2", "from_phase": "nope"})
-    assert r.status_code == 404 and r.json()["field"] == "phase"
+    assert r.status_code == 404 and r.json()["field"] == "from_phase"
     assert stored(games, game_id) == before
