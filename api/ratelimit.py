@@ -1,19 +1,26 @@
-"""Per-client rate limits (the ``limits`` library): authentication failures, game creation, mail intake
-and ``/verify``. In-memory storage when embedded; Redis in production, so every process shares the counts."""
+"""Per-client rate limits (the ``limits`` library): authentication failures, game creation, mail intake,
+``/verify``, sign-in links, invitations and lobby takes. In-memory storage when embedded; Redis in production, so
+every process shares the counts. The JSON routes are counted here, before they run; a web form counts itself
+(``refusal``), so its refusal is shown next to it, in the reader's language."""
 
 from __future__ import annotations
 
 import math
 import re
 import time
+from datetime import timedelta
 
 from anyio import to_thread
+from babel.dates import format_timedelta
 from limits import RateLimitItem, parse_many
 from limits.storage import storage_from_string
 from limits.strategies import FixedWindowRateLimiter
+from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.web.i18n import current_locale
+from domain.platform.i18n import N_, _
 from projections.settings import Settings
 
 # (method, path, limit): requests that count against a limit whatever their outcome.
@@ -23,6 +30,7 @@ COUNTED = [
     ("POST", re.compile(r"^/inbound/"), "mail"),
     ("POST", re.compile(r"^/verify/?$"), "verify"),
     ("POST", re.compile(r"^/signin/?$"), "signin_mail"),
+    ("POST", re.compile(r"^/games/[^/]+/invitations/?$"), "invitations"),
 ]
 # Requests that present or check a credential: refused while the client is over its failure budget.
 AUTHENTICATING = re.compile(r"^/(signin|play)/|^/games/[^/]+")
@@ -32,6 +40,8 @@ WHAT = {
     "mail": "inbound mails",
     "verify": "verifications",
     "signin_mail": "sign-in links asked for",
+    "invitations": "invitations",
+    "lobby_takes": "seats taken from the lobby",
 }
 
 
@@ -68,6 +78,28 @@ class RateLimits:
     async def call(self, fn, *args):
         """Run a storage call: directly in memory, in a thread for a network store."""
         return fn(*args) if self.in_memory else await to_thread.run_sync(fn, *args)
+
+
+REFUSALS = {  # a web form's refusal, in the reader's language
+    "invitations": N_("Too many invitations from your address: at most {amount} in {span}. Try again in {wait}."),
+    "lobby_takes": N_("Too many seats taken from your address: at most {amount} in {span}. Try again in {wait}."),
+}
+
+
+async def refusal(request: Request, name: str) -> str | None:
+    """Count one ``name`` for this request's client; the sentence refusing it (naming the limit, in the reader's
+    language) if that went over the limit, else None."""
+    limits: RateLimits = request.app.state.rate_limits
+    over = await limits.call(limits.hit, name, request.client.host if request.client else "unknown")
+    if over is None:
+        return None
+    wait, item = over
+    locale = current_locale()
+    return _(REFUSALS[name]).format(
+        amount=item.amount,
+        span=format_timedelta(timedelta(seconds=item.get_expiry()), locale=locale),
+        wait=format_timedelta(timedelta(seconds=wait), locale=locale),
+    )
 
 
 def too_many(name: str, wait: int, item: RateLimitItem) -> JSONResponse:

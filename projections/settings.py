@@ -63,6 +63,8 @@ class Settings(BaseSettings):
     ratelimit_mail: str = "60/minute"
     ratelimit_verify: str = "30/minute"
     ratelimit_signin_mail: str = "10/minute"  # sign-in links asked for, per client address
+    ratelimit_invitations: str = "30/hour"  # invitations sent (to a seat or to observe), per client address
+    ratelimit_lobby_takes: str = "10/hour"  # open seats taken from the lobby, per client address
     # Signing in by email (issue 17): a link works once, for this long; an address gets at most so many a window.
     signin_link_minutes: float = Field(30, gt=0)
     signin_links_per_address: int = Field(3, ge=1)
@@ -122,6 +124,8 @@ class Settings(BaseSettings):
         "ratelimit_mail",
         "ratelimit_verify",
         "ratelimit_signin_mail",
+        "ratelimit_invitations",
+        "ratelimit_lobby_takes",
     )
     @classmethod
     def _rate_limit(cls, value: str) -> str:

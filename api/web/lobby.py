@@ -23,6 +23,7 @@ from babel import Locale, UnknownLocaleError
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from api.ratelimit import refusal
 from api.security import web_session
 from api.web.contact import ask_to_confirm
 from api.web.i18n import current_locale
@@ -136,6 +137,10 @@ async def take(request: Request, game_id: str, seat: str) -> Response:
     email = str(f.get("email", ""))[: limits.EMAIL]
     if _open_seat(request, game_id, seat) is None:
         return _not_open(request)
+    refused = await refusal(request, "lobby_takes")
+    if refused is not None:
+        flash(request, kind="error", form="take", field=None, rule=None, text=refused, values={"email": email})
+        return RedirectResponse(f"/lobby/{game_id}/{seat}#take", status_code=303)
     token = secrets.token_urlsafe(32)
     try:  # the seat's being open is the guard (domain.platform.commands.take_seat); the newcomer has no link yet
         address = limits.check_email(email.strip())
@@ -254,6 +259,10 @@ async def invite(request: Request, game_id: str, seat: str) -> Response:
     _game, me = found
     form = f"invite-{seat[: limits.IDENTIFIER]}"
     values = {"email": str(f.get("email", ""))[: limits.EMAIL], "language": str(f.get("language", ""))[:20]}
+    refused = await refusal(request, "invitations")
+    if refused is not None:
+        flash(request, kind="error", form=form, field=None, rule=None, text=refused, values=values)
+        return RedirectResponse(f"/play/{game_id}/seats#{form}", status_code=303)
     invitation = uuid.uuid4().hex
     try:
         command = InviteToSeat(invitation, seat, values["email"].strip(), values["language"])
