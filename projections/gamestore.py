@@ -12,6 +12,7 @@ reading ``os.environ``.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import operator
 import threading
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import orjson
 from eventsourcing.application import AggregateNotFoundError, Application, Repository, project_aggregate
+from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import JSONTranscoder, Mapper, Transcoding
 from eventsourcing.utils import Environment
 
@@ -30,7 +32,7 @@ from domain import visibility as vis
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.ids import GM
 from domain.platform import ruleset as rulesets
-from domain.platform.game import PlatformGame, fold
+from domain.platform.game import RECOUNT_SEEN, PlatformGame, fold, recount_seen
 from domain.platform.state import Seat, Window
 from projections.keys import (
     RECORDER_TOPICS,
@@ -93,6 +95,15 @@ class GameRepository(Repository):
 
     def _fold(self, initial: Any, events: Any) -> Any:
         # ``get`` at a version reads the store (a snapshot at or before it, then the events), never the cache.
+        if initial is None:  # the library hands a snapshot as the first "event": taken, it is the game to fold onto
+            events = iter(events)
+            first = next(events, None)
+            if isinstance(first, Snapshot):
+                initial = first.mutate(None)
+                if initial is not None and RECOUNT_SEEN in initial.__dict__:  # one taken before a recount's reason
+                    recount_seen(initial, self.event_store.get(initial.id, lte=initial.version))
+            elif first is not None:
+                events = itertools.chain([first], events)
         return fold(
             initial,
             events,

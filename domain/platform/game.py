@@ -106,6 +106,18 @@ class PlatformGame(Posts, Disputes, Previews, RulesChanges, Seating, Notificatio
             super().apply(aggregate)
             aggregate.state.count_seen(self.audience)
 
+    # Version 2 of every game's snapshot: taken when the viewers' sequences count each event once. A snapshot of
+    # version 1 may hold sequences that counted a platform mixin's event twice (open seats, invitations, previews:
+    # mended in d962c0c), so its sequences are counted again from the stored events when it is loaded
+    # (``RECOUNT_SEEN``, ``recount_seen``). A ruleset whose aggregate has versions of its own continues from its
+    # last one with ``mark_recount`` (Powers: version 3).
+    class_version = 2
+
+    @staticmethod
+    def upcast_v1_v2(aggregate_state: dict[str, Any]) -> None:
+        """A snapshot from before the sequences counted each event once: count them again when loaded."""
+        mark_recount(aggregate_state)
+
     # ------------------------------------------------------------------ what the ruleset supplies
 
     # the field of the state that holds the seats: ``seats``, or the name a ruleset's state gave them before
@@ -1135,6 +1147,29 @@ class PlatformGame(Posts, Disputes, Previews, RulesChanges, Seating, Notificatio
             actor=actor,
             audience=audience,
         )
+
+
+RECOUNT_SEEN = "_recount_seen"  # a loaded snapshot's mark: its viewers' sequences are counted again from the events
+
+
+def mark_recount(aggregate_state: dict[str, Any]) -> None:
+    """Mark a snapshot's state (an upcast's) so that its viewers' sequences are counted again when it is loaded."""
+    aggregate_state[RECOUNT_SEEN] = True
+
+
+def recount_seen(game: Any, stored: Iterable[Any]) -> None:
+    """If ``game`` came from a snapshot marked by ``mark_recount``: count every viewer's sequence again from the
+    stored events up to its version (``stored``: them, oldest first), each event once, as folding them does (a
+    rollback carries the sequences over, so every stored event counts, superseded or not)."""
+    if game is None or not game.__dict__.pop(RECOUNT_SEEN, False):
+        return
+    game.state.seen = {}
+    for e in stored:
+        if e.originator_version > game.version:
+            break
+        audience = getattr(e, "audience", None)
+        if audience is not None:
+            game.state.count_seen(list(audience))
 
 
 def fold(

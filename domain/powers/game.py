@@ -22,7 +22,7 @@ from domain import limits
 from domain import visibility as vis
 from domain.dice import commitment
 from domain.ids import GM, SYSTEM
-from domain.platform.game import PlatformGame, _at, _iso, check_timezone
+from domain.platform.game import PlatformGame, _at, _iso, check_timezone, mark_recount
 from domain.platform.game import digest as digest
 from domain.platform.game import fold as platform_fold
 from domain.powers import rules
@@ -66,8 +66,9 @@ class Game(
     class Event(PlatformGame.Event):
         """Base of Powers' own events (the platform's are ``PlatformGame.Event``s)."""
 
-    # Version 2: GameCreated is counted once in the viewers' sequences (version 1 counted it twice).
-    class_version = 2
+    # Version 2: GameCreated is counted once in the viewers' sequences (version 1 counted it twice). Version 3: the
+    # platform's mixin events are counted once too (``PlatformGame.class_version``): recounted from the events.
+    class_version = 3
 
     @staticmethod
     def upcast_v1_v2(aggregate_state: dict[str, Any]) -> None:
@@ -78,6 +79,11 @@ class Game(
             if seen.get(viewer, 0) > 0:
                 seen[viewer] -= 1
         aggregate_state["state"] = replace(state, seen=seen)
+
+    @staticmethod
+    def upcast_v2_v3(aggregate_state: dict[str, Any]) -> None:
+        """A snapshot from before the platform's events counted once: its sequences are counted again when loaded."""
+        mark_recount(aggregate_state)
 
     @event("GameCreated")
     def __init__(
