@@ -20,6 +20,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from domain.errors import DomainError
 from domain.platform.notifications import CHANNELS, KINDS, PUBLIC_KINDS
 
 __all__ = ["CHANNELS", "KINDS", "PUBLIC_KINDS", "Decision", "Preferences", "decide", "kind_of", "preferences_of"]
@@ -159,6 +160,25 @@ def deadline_of(body: Mapping[str, Any]) -> datetime | None:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
 
+def waits_on_at(game: Any, seat: str, at: str | None) -> bool:
+    """Whether a window that waits on the seat now was open when a note's event happened, at ``at`` (ISO): then the
+    note is the seat's move (the step that opened it, or what happened in it; not what came before it). Every
+    channel asks this one check: a new step that waits on the seat is ``move`` for mail as for push."""
+    try:
+        when = datetime.fromisoformat(str(at))
+    except (TypeError, ValueError):
+        return False
+    for w in game.state.windows.values():
+        if w.closed or datetime.fromisoformat(w.opened_at) > when:
+            continue
+        try:
+            if game.waits_on(w, seat):
+                return True
+        except (NotImplementedError, DomainError, KeyError):
+            continue
+    return False
+
+
 def for_note(
     game: Any,
     seat: str,
@@ -167,10 +187,15 @@ def for_note(
     body: Mapping[str, Any],
     now: datetime,
     kind: str | None = None,
+    *,
+    at: str | None = None,
 ) -> Decision:
     """The decision for one outbox notification to one seat of a game, on one channel; ``kind``: what the channel
-    found it is (push: a new step that waits on the seat is its move), else ``kind_of`` says."""
+    found it is, else ``kind_of`` says, and a new step (``phase``) whose window waits on the seat (``at``: when its
+    event happened, ``waits_on_at``) is the seat's ``move`` on every channel."""
     kind = kind if kind in KINDS else kind_of(game.ruleset, note_kind, body)
+    if kind == "phase" and at is not None and waits_on_at(game, seat, at):
+        kind = "move"
     deadline = deadline_of(body) if kind == "deadline" else None
     return decide(preferences_of(game, seat), channel, kind, now, game.timezone_for(seat), deadline)
 

@@ -57,24 +57,6 @@ def _post_now(db: ReadModelDB, game_id: str, version: int) -> dict | None:
     return _posts_now(db, game_id, [version]).get(version)
 
 
-def _waits(game: Any, seat: str, at: str) -> bool:
-    """Whether a window that waits on the seat now was open when the note's event happened (it is the seat's move:
-    the step that opened it, or what happened in it; not what came before it)."""
-    try:
-        when = datetime.fromisoformat(at)
-    except (TypeError, ValueError):
-        return False
-    for w in game.state.windows.values():
-        if w.closed or datetime.fromisoformat(w.opened_at) > when:
-            continue
-        try:
-            if game.waits_on(w, seat):
-                return True
-        except (NotImplementedError, DomainError, KeyError):
-            continue
-    return False
-
-
 def classify(db: ReadModelDB, game: Any, seat: str, note: str, body: dict, at: str) -> list[str]:
     """What one of the seat's outbox rows is, for push (``application.push.kinds_of``); ``at``: when its event
     happened."""
@@ -86,7 +68,7 @@ def classify(db: ReadModelDB, game: Any, seat: str, note: str, body: dict, at: s
         mentioned = push.mentions(said, [getattr(held, "name", "") or "", seat])
     waits = False
     if not note.startswith("reminder ") and note not in ("post", "blocked"):
-        waits = _waits(game, seat, at)
+        waits = notify_policy.waits_on_at(game, seat, at)
     announced = (game.ruleset.announces or {}).get(note)
     return push.kinds_of(note, announced=announced, thread_kind=thread_kind, mentioned=mentioned, waits=waits)
 

@@ -119,14 +119,17 @@ def worded(db, games, note: dict, body: dict) -> tuple[str, str]:
         return body.get("subject", note["kind"]), body.get("text", "")
 
 
-def policy(games, note: dict, body: dict, now: datetime):
+def policy(db, games, note: dict, body: dict, now: datetime):
     """What the seat's preferences and quiet hours make of a notification's mail (``application.notify_policy``);
     at once if its game cannot be loaded here."""
     from application import notify_policy
 
+    rows = db.query("SELECT at FROM rm_audit WHERE game_id = ? AND version = ?", (note["game_id"], note["version"]))
+    at = str(rows[0][0]) if rows else None  # when its event happened: a new step that waits on the seat is its move
     try:
         return games.read(
-            note["game_id"], lambda g: notify_policy.for_note(g, note["recipient"], "mail", note["kind"], body, now)
+            note["game_id"],
+            lambda g: notify_policy.for_note(g, note["recipient"], "mail", note["kind"], body, now, at=at),
         )
     except DomainError:
         return notify_policy.Decision(notify_policy.NOW)
@@ -188,7 +191,7 @@ def dispatch_mail(now: datetime) -> dict:
     for note in mail.new_notifications(db):
         body = json.loads(note["body"])
         address = games.contact_of(note["game_id"], note["recipient"])[0]
-        decision = policy(games, note, body, now)  # the seat's preferences and quiet hours (issue 31)
+        decision = policy(db, games, note, body, now)  # the seat's preferences and quiet hours (issue 31)
         status = mail.STATUS[decision.action] if address else "no address"
         subject, text = worded(db, games, note, body)
         reply_to = None

@@ -44,7 +44,7 @@ log = logging.getLogger("emissary.contact")
 router = APIRouter(include_in_schema=False)
 MODES = {"immediate": N_("each at once"), "digest": N_("a daily digest"), "off": N_("none")}
 KIND_WORDS = {
-    "phase": N_("a phase begins"),
+    "phase": N_("a phase begins (one that waits on you is your move)"),
     "move": N_("something waits on you"),
     "deadline": N_("a deadline approaches"),
     "results": N_("results are published"),

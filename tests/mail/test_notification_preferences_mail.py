@@ -67,8 +67,9 @@ def test_quiet_hours_hold_a_seats_mail_until_they_end_and_others_are_told_at_onc
 
 
 def test_a_kind_turned_off_is_never_mailed(app, games, projector, sink):
+    """Planning waits on every power: for the Balrog it is his move, on mail as on push."""
     gid, wiz, bal = powers_game(games)
-    games.run(Caller.of(bal), gid, SetNotifications(bal, mail={"phase": "off"}))
+    games.run(Caller.of(bal), gid, SetNotifications(bal, mail={"move": "off"}))
     now = datetime.now(timezone.utc)
     dispatch(projector, now)
     sink.wait_for(1)
@@ -77,9 +78,22 @@ def test_a_kind_turned_off_is_never_mailed(app, games, projector, sink):
     assert any("Planung" in m["Subject"] for m in sink.to("gandalf@example.org"))  # the other seat's mail comes
 
 
+def test_a_new_step_that_waits_on_the_seat_is_its_move_on_mail_as_on_push(app, games, projector, sink):
+    """One check of "waits on me" for every channel (``notify_policy.waits_on_at``): a seat that turned ``phase``
+    off but wants ``move`` still hears that Planning began, for Planning waits on it; mail once read the new step
+    as ``phase`` and dropped it while push sent it as the seat's move."""
+    gid, wiz, bal = powers_game(games)
+    games.run(Caller.of(bal), gid, SetNotifications(bal, mail={"phase": "off", "move": "now"}))
+    dispatch(projector, datetime.now(timezone.utc))
+    sink.wait_for(2)
+    assert any("Planning" in m["Subject"] for m in sink.to("balrog@example.org"))
+
+
 def test_the_one_daily_digest_carries_every_channels_news_once(app, games, projector, sink):
     gid, wiz, _ = powers_game(games)
-    games.run(Caller.of(wiz), gid, SetNotifications(wiz, mail={"phase": "digest"}, push={"post": "digest"}))
+    games.run(
+        Caller.of(wiz), gid, SetNotifications(wiz, mail={"phase": "digest", "move": "digest"}, push={"post": "digest"})
+    )
     now = datetime.now(timezone.utc)
     dispatch(projector, now)
     key = str(games.get_game(gid, for_update=False).id)
@@ -123,7 +137,11 @@ def test_a_digest_that_falls_due_in_quiet_hours_waits_for_their_end(app, games, 
     later = now + timedelta(days=1, minutes=1)
     start, end = (later - timedelta(hours=1)).strftime("%H:00"), (later + timedelta(hours=2)).strftime("%H:00")
     games.run(Caller.of(wiz), gid, SetTimezone(wiz, "UTC"))
-    games.run(Caller.of(wiz), gid, SetNotifications(wiz, mail={"phase": "digest"}, quiet_from=start, quiet_until=end))
+    games.run(
+        Caller.of(wiz),
+        gid,
+        SetNotifications(wiz, mail={"phase": "digest", "move": "digest"}, quiet_from=start, quiet_until=end),
+    )
     dispatch(projector, now)  # the digest's news is gathered, not held: a digest is no news at once
     dispatch(projector, later)
     assert "held" in statuses(projector, games, gid, wiz) and sink.to("gandalf@example.org") == []
