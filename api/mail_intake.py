@@ -143,10 +143,11 @@ class MailIntake:
             ok, answer = previewed
             head = f"{'Preview' if ok else 'Not previewed'}: {subject}".strip()
             return MailReply(ok, head, answer, game_id, principal)
-        replayed = mail_replay.reply(self.games, game_id, principal, body_text(text, html))
-        if replayed is not None:  # the GM's or a host's ``replay <version>`` (issue 29): nothing recorded
+        replayed = mail_replay.reply(self.games, game_id, principal, body_text(text, html), message_id)
+        if replayed is not None:  # the GM's or a host's ``replay <version>`` (nothing recorded) or ``adopt`` (issue 29)
             ok, answer = replayed
-            return MailReply(ok, f"{'Replay' if ok else 'Not replayed'}: {subject}".strip(), answer, game_id, principal)
+            head = mail_replay.heading(body_text(text, html), ok)
+            return MailReply(ok, f"{head}: {subject}".strip(), answer, game_id, principal)
         disputed = mail_disputes.reply(self.games, game_id, principal, body_text(text, html), message_id)
         if disputed is not None:  # ``dispute`` lines (issue 29): every ruleset's, before its own grammar
             ok, answer = disputed

@@ -11,9 +11,10 @@ whole difference, each seat (a host too) the changes to the events it may see an
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from application.service import Caller, Games, Turn
+from application.service import Caller, CommandKey, Games, Receipt, Turn
 from domain import visibility as vis
 from domain.errors import NotFound, RuleViolation
 from domain.ids import GM
@@ -82,10 +83,24 @@ def _own_view(other: Any, replayed: replays.Replayed, viewer: str) -> list[dict[
     )
 
 
-def adopt(games: Games, caller: Caller, game_id: str, version: str, from_phase: str) -> dict[str, Any]:
+# words(the adoption's summary, the differences the adopter may see, the receipt) -> a reply kept with the receipt
+Words = Callable[[dict[str, Any], list[dict[str, Any]], Receipt], str]
+
+
+def adopt(
+    games: Games,
+    caller: Caller,
+    game_id: str,
+    version: str,
+    from_phase: str,
+    key: CommandKey | None = None,
+    words: Words | None = None,
+) -> dict[str, Any]:
     """Adopt ``version`` from the start of ``from_phase``: the game's state becomes the replayed one, pinned at
     ``version``, recorded with the difference attached; every viewer told what it may see. Refused, recording
-    nothing, for anyone but the GM or a host, for a version not installed or the one pinned, or an unknown phase."""
+    nothing, for anyone but the GM or a host, for a version not installed or the one pinned, or an unknown phase.
+    ``key``: the request's idempotency key (a mail's Message-ID: the same mail again answers its first receipt);
+    ``words``: the receipt's result is ``{"reply": words(...)}`` (the mail's answer) instead of the summary."""
     if not isinstance(from_phase, str) or not from_phase:
         raise RuleViolation("name the phase the new version counts from (such as setup)", field="from_phase")
 
@@ -104,8 +119,15 @@ def adopt(games: Games, caller: Caller, game_id: str, version: str, from_phase: 
             if view:
                 mine.append({"type": "view", "rules": [], "result": {}, "state": view})
             told[seat] = (vis.seats([seat]), mine)
-        upto = game.version
+        upto, previous = game.version, game.state.rules_version
         game.adopt_rules(version, from_phase, start, replayed, told, caller.principal)
-        return {**_summary(game, other, start, from_phase, upto), "differences": len(replayed.differences)}
+        out = {
+            **_summary(game, other, start, from_phase, upto),
+            "previous": previous,
+            "differences": len(replayed.differences),
+        }
+        if words is not None:
+            return {"reply": words(out, differences_for(caller.principal, replayed), t.receipt())}
+        return out
 
-    return games.run_turn(caller, game_id, turn).as_dict()
+    return games.run_turn(caller, game_id, turn, key).as_dict()
