@@ -3,7 +3,8 @@
 each Certamen (``certamen:<challenge id>``: the sealed bids opened against their commitments, each side's score
 and the winner, A-CERT-3, A-AMB-7) and each Yearly Reckoning (``reckoning:<year>``: each covenant's surplus turned
 into points, the tribute it pays and is paid, its new score, the winners or the next starting player, A-RECK-3..6,
-A-AMB-8, A-AMB-9, A-ORDER-2)."""
+A-AMB-8, A-AMB-9, A-ORDER-2), and each season's support (``support:<year>:<season>:<seat>``: what the covenant
+held, what each card made and cost, and what it holds after, A-RECK-1, A-EVT-4, A-AMB-14)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,9 @@ def derive(events: Events) -> dict[str, dict[str, Any]]:
             out[d.result_id] = d.as_dict()
         elif e.get("type") == "YearReckoned" and data.get("terms"):  # one recorded before issue 29 kept no terms
             d = _reckoning(e, data, seq)
+            out[d.result_id] = d.as_dict()
+        elif e.get("type") == "SupportAllocated" and data.get("terms"):  # nor a season's support before this
+            d = _support(e, data, seq)
             out[d.result_id] = d.as_dict()
     return out
 
@@ -153,6 +157,82 @@ def _reckoning(e: Mapping[str, Any], data: Mapping[str, Any], seq: int | None) -
         )
     refs.update({"winners": winners, "starting": starting})
     published.update({"winners": list(data["winners"]), "starting": data.get("starting")})
+    d.result = {"published": published, "steps": refs}
+    return d
+
+
+# ---------------------------------------------------------------------- a season's support (A-RECK-1)
+
+RESOURCES = {"provision": N_("provision"), "gold": N_("gold"), "vis": N_("vis")}
+
+
+def _support(e: Mapping[str, Any], data: Mapping[str, Any], seq: int | None) -> Derivation:
+    """A covenant's season from the terms its support recorded (``reckoning.support_terms``): for provision, gold
+    and vis, what it held, what each card made (less a Famine's share of the provision, A-EVT-4, A-AMB-14), what
+    each card it kept cost, and what it holds after (A-RECK-1); a starved card's upkeep is not paid."""
+    terms, seat = data["terms"], str(data["seat"])
+    result_id = f"support:{terms['year']}:{terms['season']}:{seat}"
+    title = f"{terms['season']} {terms['year']}"
+    d = Derivation(result_id, "support", title, {"seq": seq, "type": e.get("type")})
+    published: dict[str, Any] = {}
+    refs: dict[str, str] = {}
+    for r, word in RESOURCES.items():
+        held = d.given(
+            f"{r}-before", "A-RECK-1", N_("{what} held before the season"), terms["before"][r], seq, what=word
+        )
+        makes = [
+            d.given(
+                f"{r}-made-{c['card']}",
+                "A-RECK-1",
+                N_("{card} makes {what}"),
+                c["made"][r],
+                seq,
+                card=c["name"],
+                what=word,
+            )
+            for c in terms["cards"]
+            if c["made"][r]
+        ]
+        made = _recomputed(d, f"{r}-made", "A-RECK-1", N_("{what} made this season"), "sum", makes, what=word)
+        if r == "provision" and terms.get("famine"):
+            lost = d.given(
+                "famine", "A-AMB-14", N_("a Famine takes half the provision made, rounded down"), terms["famine"], seq
+            )
+            made = _recomputed(
+                d, "provision-kept", "A-EVT-4", N_("provision made, less the Famine's"), "minus", [made, lost]
+            )
+        have = _recomputed(
+            d, f"{r}-have", "A-RECK-1", N_("{what} held with this season's"), "sum", [held, made], what=word
+        )
+        costs = [
+            d.given(
+                f"{r}-upkeep-{c['card']}",
+                "A-RECK-1",
+                N_("{card} costs {what} to keep"),
+                c["upkeep"][r],
+                seq,
+                card=c["name"],
+                what=word,
+            )
+            for c in terms["cards"]
+            if c["upkeep"][r] and not c["starved"]
+        ]
+        paid = _recomputed(d, f"{r}-paid", "A-RECK-1", N_("{what} paid in upkeep"), "sum", costs, what=word)
+        after = _recomputed(
+            d, f"{r}-after", "A-RECK-1", N_("{what} held after the upkeep"), "minus", [have, paid], what=word
+        )
+        refs.update({f"made:{r}": made, f"paid:{r}": paid, f"after:{r}": after})
+        published.update({f"made:{r}": data["made"][r], f"paid:{r}": data["paid"][r], f"after:{r}": data["after"][r]})
+    for c in terms["cards"]:
+        if c["starved"]:
+            d.given(
+                f"starved-{c['card']}",
+                "A-RECK-1",
+                N_("{card} is starved: its upkeep is not paid, and it is discarded"),
+                True,
+                seq,
+                card=c["name"],
+            )
     d.result = {"published": published, "steps": refs}
     return d
 

@@ -27,6 +27,7 @@ def support(
     bad = [c for c in starve if c not in ids]
     if bad:
         raise RuleViolation(f"{bad} are not your cards", rule="A-RECK-1", field="starve")
+    before = {"provision": s.powers[seat].provision, "gold": s.powers[seat].gold, "vis": s.powers[seat].vis}
     made, need, have = tally(game, seat, starve)
     p = s.powers[seat]
     short = [k for k in need if need[k] > have[k]]
@@ -60,6 +61,7 @@ def support(
         actor=seat,
         audience=PUBLIC,
         keep=keep,
+        terms=support_terms(game, seat, starve, before),
     )
     if p.tax_owed:  # A-RECK-4 [000:667] "If the tax cannot be paid by the time of Reckoning, the covenant must
         # accept a permanent tribute of 1 point owed to the lord."
@@ -126,7 +128,50 @@ def tally(game: CovenantGame, seat: str, starve: list[str]) -> tuple[dict[str, i
     return made, need, have
 
 
+def support_terms(game: CovenantGame, seat: str, starve: list[str], before: dict[str, int]) -> dict[str, Any]:
+    """What a season's support was tallied from (issue 29: its derivation recomputes what was made, paid and held
+    after from these, A-RECK-1): the covenant's provision, gold and vis before, each of its cards' production and
+    upkeep this season as ``tally`` counted them (a mine's gold doubled by the Numismator, a starved card's upkeep
+    unpaid), and the provision a Famine took (A-EVT-4, A-AMB-14)."""
+    s = game.state
+    season = game.season_name
+    mines = 2 if any(c.name == "Companion: Numismator, Alchemist" for c in game.covenant_cards(seat)) else 1
+    lines = []
+    produced = 0
+    for c in game.covenant_cards(seat):
+        d = game.house.cards.get(c.name)
+        if d is None:
+            continue
+        made = {"provision": 0, "gold": 0, "vis": 0}
+        if c.active and season in d.produces_in:
+            made = {
+                "provision": d.production.provision,
+                "gold": d.production.gold * (mines if c.kind == "mine" else 1),
+                "vis": d.production.vis,
+            }
+        upkeep = {"provision": 0, "gold": 0, "vis": 0}
+        if c.id not in starve:
+            if season in d.upkeep_in:
+                upkeep = {"provision": d.upkeep.provision, "gold": d.upkeep.gold, "vis": d.upkeep.vis}
+            if season == "winter":
+                upkeep["gold"] += d.winter_upkeep.gold
+                upkeep["vis"] += d.winter_upkeep.vis
+        produced += made["provision"]
+        if any(made.values()) or any(upkeep.values()) or c.id in starve:
+            lines.append({"card": c.id, "name": c.name, "made": made, "upkeep": upkeep, "starved": c.id in starve})
+    famine = rules.famine_loss(produced) if "Famine" in s.events_in_play else 0
+    return {"year": s.year, "season": season, "before": dict(before), "cards": lines, "famine": famine}
+
+
+def _no_support_terms(state: dict[str, Any]) -> None:
+    """Upcast a season's support recorded before it kept what it was tallied from."""
+    state["terms"] = None
+
+
 class SupportAllocated(CovenantEvent):
+    class_version = 2  # 2: ``terms``, what it was tallied from (issue 29)
+    upcast_v1_v2 = staticmethod(_no_support_terms)
+
     seat: str
     starved: list[str]
     made: dict[str, int]  # provision, gold and vis
@@ -135,6 +180,7 @@ class SupportAllocated(CovenantEvent):
     actor: str
     audience: list[str]
     keep: dict[str, int] | None = None
+    terms: dict[str, Any] | None = None  # what it was tallied from (``support_terms``); None if recorded before
 
     def evolve(self, s: CovenantState) -> None:
         p = s.powers[self.seat]

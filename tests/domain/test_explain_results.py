@@ -121,3 +121,49 @@ def test_a_result_is_derived_from_the_viewers_events_each_once_whether_or_not_th
 
     items = [{"seq": n, "type": "E", "phase": "p", "data": {}} for n in range(1, 6)]
     assert scoped(Timeline(items), Counting, "g", "ann", "count")["seqs"] == [1, 2, 3, 4, 5]
+
+
+def test_a_reck_1_a_seasons_support_shows_what_each_card_made_and_cost_and_what_is_held_after():
+    """A-RECK-1: each season a covenant's cards produce, and it pays the upkeep of every card it keeps. The
+    derivation of each ``SupportAllocated`` recomputes what was made, paid and held after from what it held before
+    and each card's production and upkeep as recorded, for every viewer (a season's support is public, A.4)."""
+    from tests.domain.test_covenants_worked_examples import Dice, seated, skip_season
+
+    t = seated(Dice(), {"ann": 14})
+    skip_season(t)
+    gm_events = t.games.visible_events(t.game_id, "gm", limit=100_000)
+    supports = [e for e in gm_events if e["type"] == "SupportAllocated"]
+    assert supports and all(e["data"]["terms"] for e in supports)
+    for viewer in ("gm", "ann", "bob", "cy"):
+        found, events = derived(t.games, t.game_id, viewer, "covenants")
+        for e in supports:
+            data = e["data"]
+            terms = data["terms"]
+            d = found[f"support:{terms['year']}:{terms['season']}:{data['seat']}"]
+            assert explain.recomputes(d) == [] and leaks(d, events) == []
+            steps = {s["id"]: s for s in d["steps"]}
+            for r in ("provision", "gold", "vis"):
+                assert steps[f"{r}-before"]["value"] == terms["before"][r]
+                assert (
+                    steps[f"{r}-after"]["value"]
+                    == data["after"][r]
+                    == (terms["before"][r] + data["made"][r] - data["paid"][r])
+                )
+                assert steps[f"{r}-after"]["rule"] == "A-RECK-1"
+            makers = [s for s in d["steps"] if "-made-" in s["id"]]
+            assert makers and all(s["op"] == "given" for s in makers)  # each card's production, named
+            assert any(c["name"] in s["text"] for c in terms["cards"] for s in makers)
+
+
+def test_a_reck_1_a_support_whose_recorded_upkeep_was_changed_does_not_recompute():
+    """The support's derivation has teeth: a card's upkeep changed in the record no longer gives what was held."""
+    from tests.domain.test_covenants_worked_examples import Dice, seated, skip_season
+
+    t = seated(Dice(), {"ann": 14})
+    skip_season(t)
+    found, _ = derived(t.games, t.game_id, "gm", "covenants")
+    d = next(x for x in found.values() if x["kind"] == "support" and any("-upkeep-" in s["id"] for s in x["steps"]))
+    assert explain.recomputes(d) == []
+    cost = next(s for s in d["steps"] if "-upkeep-" in s["id"])
+    cost["value"] += 1
+    assert explain.recomputes(d)
