@@ -42,6 +42,17 @@ def _phase_start(games: Games, game_id: str, from_phase: str) -> int:
         raise type(err)(err.message, rule=err.rule, field="from_phase") from None
 
 
+GAME_VERSIONS = ("from_version", "upto")  # where in the game's history: the GM's alone
+
+
+def _for(principal: str, summary: dict[str, Any]) -> dict[str, Any]:
+    """The summary as ``principal`` is shown it: a host who plays (the covenant game) is not told the game's
+    versions, which count the events it was not shown (as the phases it reads carry none)."""
+    if principal == GM:
+        return summary
+    return {k: v for k, v in summary.items() if k not in GAME_VERSIONS}
+
+
 def _summary(game: Any, other: Any, start: int, from_phase: str | None, upto: int) -> dict[str, Any]:
     return {
         "game_id": str(game.id),
@@ -70,7 +81,7 @@ def replay(games: Games, caller: Caller, game_id: str, version: str, from_phase:
     replays.require_replayer(game, caller.principal)
     other, start, replayed = _replayed(games, game, version, from_phase)
     return {
-        **_summary(game, other, start, from_phase, game.version),
+        **_for(caller.principal, _summary(game, other, start, from_phase, game.version)),
         "differences": differences_for(caller.principal, replayed),
         "final": replayed.final if caller.principal == GM else _own_view(other, replayed, caller.principal),
     }
@@ -122,7 +133,7 @@ def adopt(
         upto, previous = game.version, game.state.rules_version
         game.adopt_rules(version, from_phase, start, replayed, told, caller.principal)
         out = {
-            **_summary(game, other, start, from_phase, upto),
+            **_for(caller.principal, _summary(game, other, start, from_phase, upto)),
             "previous": previous,
             "differences": len(replayed.differences),
         }

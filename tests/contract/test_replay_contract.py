@@ -114,3 +114,16 @@ def test_players_may_not_replay_and_record_nothing(games, ruleset, played):
         with pytest.raises(Forbidden, match="may replay or adopt a rules change"):
             replays.replay(games, Caller.of(viewer), played.game_id, game.ruleset.version)
         assert stored(games, played.game_id) == before
+
+
+def test_a_host_who_plays_is_told_no_game_version(games, ruleset, played):
+    """Where a host replays (the covenant game, the Lodge's host), its answer names no version of the game's history
+    (``from_version``, ``upto``), which would count the events it was not shown; the GM's does."""
+    game = games.get_game(played.game_id, for_update=False)
+    gm = replays.replay(games, Caller.of("gm"), played.game_id, pinned(games, played.game_id))
+    assert {"from_version", "upto"} <= set(gm)
+    hosts = [v for v in played.viewers if v != "gm" and game.may(v, "windows")]
+    for host in hosts:
+        out = replays.replay(games, Caller.of(host), played.game_id, pinned(games, played.game_id))
+        assert not {"from_version", "upto"} & set(out), (ruleset.name, host)
+        assert out["pinned"] == gm["pinned"] and out["differences"] == []
