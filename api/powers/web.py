@@ -11,6 +11,7 @@ from fastapi.responses import Response
 
 from api.powers.forms import GM_COMMAND
 from api.powers.hexwords import hex_words
+from api.powers.map_forms import MAP_FORMS, editor
 from api.powers.mapsvg import map_figure, picked
 from api.routes.results import board_derivations, said
 from api.web.forms import handlers
@@ -71,6 +72,8 @@ def board(request: Request, key: str, context: dict[str, Any]) -> Response:
     if context["me"] == GM:
         context["rollback_default"] = rollback_default(context["view"]["game"], context["phases"])
         context["flips"] = request.app.state.projector.latest_of_type(key, "TiesBroken", 10)[::-1]
+        if context["phase"] is None:  # the map editor, filled from the chosen hex (issue 28)
+            context["map_edit"] = editor(request.app.state.games, key, context["pick"], context.get("flash"))
         return templates.TemplateResponse(request, "powers/console.html", context)
     return templates.TemplateResponse(request, "powers/board.html", context)
 
@@ -141,6 +144,6 @@ def rollback_default(g: dict, phases: list[dict]) -> str | None:
     return earlier[-1] if earlier else None
 
 
-# The forms of Powers' commands are declared with them (``api.powers.declared``); the GM's catch-all is a form of
-# its own.
-FORMS = handlers([GM_COMMAND])
+# The forms of Powers' commands are declared with them (``api.powers.declared``); the GM's catch-all and the map
+# editor's (``api.powers.map_forms``) are forms of their own.
+FORMS = handlers([GM_COMMAND, *MAP_FORMS])

@@ -170,7 +170,7 @@ class Form:
         try:
             result = self._send(games, game_id, caller, f)
         except DomainError as err:
-            return refused(request, game_id, self.anchor or section, err)
+            return refused(request, game_id, self.anchor or section, err, keep=f if self.keep else None)
         response = self.after(request, game_id, f, result)
         if response is not None:
             return response

@@ -121,9 +121,11 @@ def back(game_id: str, anchor: str = "") -> RedirectResponse:
     return RedirectResponse(f"/play/{game_id}{('#' + anchor) if anchor else ''}", status_code=303)
 
 
-def refused(request: Request, game_id: str, form: str, err: DomainError) -> RedirectResponse:
-    """Show a refusal, with its rule and field, next to the form it concerns."""
-    flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message)
+def refused(request: Request, game_id: str, form: str, err: DomainError, keep: dict | None = None) -> RedirectResponse:
+    """Show a refusal, with its rule and field, next to the form it concerns (with ``keep``, the posted form: shown
+    again with what was typed)."""
+    values = {k: v for k, v in (keep or {}).items() if k != "csrf"} or None
+    flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message, values=values)
     return back(game_id, form)
 
 

@@ -257,6 +257,11 @@ def map_view(game: Game, viewer: str) -> dict[str, Any]:
     return view.map_view(game.state, viewer, base.runes_of(game))
 
 
+def declared_map(game: Game) -> dict[str, list[dict[str, Any]]]:
+    """The map as the GM would declare it (``world_map.declared_map``): for the GM alone."""
+    return wmap.declared_map(game.state)
+
+
 # ---------------------------------------------------------------------- commands
 
 

@@ -5,8 +5,9 @@ feature (``reveal_feature``) and keeps knowing it. An action is located on the m
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from copy import deepcopy
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from domain import limits
 from domain import visibility as vis
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from domain.powers.state import ActionState, GameState
     from domain.powers.world_state import WorldState
 
+T = TypeVar("T")
 MAP_ITEMS = 5000  # hexes, towns or features in one declaration: a campaign map, not an unbounded list
 # The rules name no element per terrain ("a mana of the terrain element", [003:1129]): the GM declares it per hex.
 ELEMENTS = ("A", "F", "E", "W")
@@ -113,11 +115,14 @@ def _check_hex(h: Any) -> tuple[str, Hex]:
     if not isinstance(h, dict):
         raise RuleViolation("each hex is an object with a hex id 'q,r'", rule="P-ACT-4", field="hexes")
     hid = hex_of(h.get("hex"))
-    terrain = limits.check_text(h.get("terrain", "plains"), "terrain", limits.IDENTIFIER, what="a terrain")
-    name = limits.check_text(h.get("name", ""), "name", limits.POWER_NAME, what="a hex's name")
+    at = f"hexes[{hid}]"  # a refusal names the hex's own field (issue 28: the map editor shows it there)
+    terrain = limits.check_text(h.get("terrain", "plains"), f"{at}.terrain", limits.IDENTIFIER, what="a terrain")
+    name = limits.check_text(h.get("name", ""), f"{at}.name", limits.POWER_NAME, what="a hex's name")
     element = h.get("element")
     if element is not None and element not in ELEMENTS:
-        raise RuleViolation(f"a hex's mana element is one of {', '.join(ELEMENTS)}", rule="P-INFL-6", field="hexes")
+        raise RuleViolation(
+            f"a hex's mana element is one of {', '.join(ELEMENTS)}", rule="P-INFL-6", field=f"{at}.element"
+        )
     return hid, {
         "terrain": terrain.strip().lower(),
         "road": bool(h.get("road", False)),
@@ -130,20 +135,21 @@ def _check_town(game: Game, t: Any, known_hexes: set[str], base: WorldState | No
     if not isinstance(t, dict):
         raise RuleViolation("each town is an object with an id and a hex", rule="P-ACT-4", field="towns")
     tid = limits.check_text(t.get("id"), "towns", limits.IDENTIFIER, required=True, what="a town's id")
+    at = f"towns[{tid}]"
     hid = hex_of(t.get("hex"))
     if hid not in known_hexes:
-        raise RuleViolation(f"town {tid!r} is on {hid}, which is not on the map", rule="P-ACT-4", field="towns")
+        raise RuleViolation(f"town {tid!r} is on {hid}, which is not on the map", rule="P-ACT-4", field=f"{at}.hex")
     statuses = t.get("statuses") or {}
     if not isinstance(statuses, dict):
-        raise RuleViolation("a town's statuses are {name: stacks}", rule="P-TOWN-4", field="statuses")
+        raise RuleViolation("a town's statuses are {name: stacks}", rule="P-TOWN-4", field=f"{at}.statuses")
     for k, v in statuses.items():
         if k not in wr.TOWN_STATUSES:
             raise RuleViolation(
                 f"a town's status is one of {', '.join(wr.TOWN_STATUSES)}; {k!r} is not",
                 rule="P-TOWN-4",
-                field="statuses",
+                field=f"{at}.statuses",
             )
-        whole(v, "statuses", 0, 100)
+        whole(v, f"{at}.statuses", 0, 100)
     old: Town | None = base.towns.get(tid) if base else None
     claims = deepcopy(old["claims"]) if old else {}
     given = t.get("claims")
@@ -165,10 +171,10 @@ def _check_town(game: Game, t: Any, known_hexes: set[str], base: WorldState | No
         claims = kept
     return {
         tid: {
-            "name": limits.check_text(t.get("name", tid), "name", limits.POWER_NAME, what="a town's name"),
+            "name": limits.check_text(t.get("name", tid), f"{at}.name", limits.POWER_NAME, what="a town's name"),
             "hex": hid,
-            "population": whole(t.get("population", 1), "population", 0, 1000),
-            "wealth": whole(t.get("wealth", 0), "wealth", 0, 1000),
+            "population": whole(t.get("population", 1), f"{at}.population", 0, 1000),
+            "wealth": whole(t.get("wealth", 0), f"{at}.wealth", 0, 1000),
             "statuses": {k: v for k, v in statuses.items() if v},
             "claims": claims,
             "feeds": old["feeds"] if old else 0,
@@ -191,6 +197,14 @@ def _check_feature_lists(f: dict[str, Any], kind: str) -> None:
         limits.check_text(f["asset_id"], "asset_id", limits.IDENTIFIER, what="an asset id")
 
 
+def _named(at: str, key: str, check: Callable[[], T]) -> T:
+    """What ``check`` gives, or its refusal naming the item's own field (``features[tomb].kind``)."""
+    try:
+        return check()
+    except (RuleViolation, NotFound) as err:
+        raise type(err)(err.message, rule=err.rule, field=f"{at}.{key}") from None
+
+
 def _check_feature(
     game: Game,
     f: Any,
@@ -202,18 +216,19 @@ def _check_feature(
     if not isinstance(f, dict):
         raise RuleViolation("each feature is an object with an id, a kind and a hex", rule="P-FEAT-1")
     fid = limits.check_text(f.get("id"), "features", limits.IDENTIFIER, required=True, what="a feature's id")
+    at = f"features[{fid}]"
     kind = str(f.get("kind"))
-    ft = wr.feature_type(kind)
+    ft = _named(at, "kind", lambda: wr.feature_type(kind))
     town = f.get("town")
     if town is not None:
         if town not in known_towns:
-            raise RuleViolation(f"feature {fid!r} names no town {town!r}", rule="P-ACT-4", field="features")
+            raise RuleViolation(f"feature {fid!r} names no town {town!r}", rule="P-ACT-4", field=f"{at}.town")
         found: Town | None = new_towns.get(town) or (base.towns.get(town) if base else None)
         hid = found["hex"] if found else ""
     else:
         hid = hex_of(f.get("hex"))
     if hid not in known_hexes:
-        raise RuleViolation(f"feature {fid!r} is on {hid}, which is not on the map", rule="P-ACT-4")
+        raise RuleViolation(f"feature {fid!r} is on {hid}, which is not on the map", rule="P-ACT-4", field=f"{at}.hex")
     _check_feature_lists(f, kind)
     upgrades = [str(u) for u in f.get("upgrades", [])]
     wr.check_upgrades(kind, upgrades)
@@ -225,7 +240,7 @@ def _check_feature(
             )
     controller = f.get("controller")
     if controller is not None:
-        game.power(controller)
+        _named(at, "controller", lambda: game.power(controller))
     floors: list[Floor] = []
     for fl in f.get("floors", []) if kind == "dungeon" else []:
         floors.append(
@@ -244,7 +259,7 @@ def _check_feature(
     return {
         fid: {
             "kind": kind,
-            "name": limits.check_text(f.get("name", kind), "name", limits.ASSET_NAME, what="a feature's name"),
+            "name": limits.check_text(f.get("name", kind), f"{at}.name", limits.ASSET_NAME, what="a feature's name"),
             "hex": hid,
             "town": town,
             "controller": controller,
@@ -268,6 +283,35 @@ def _check_feature(
             "inoperable": bool(f.get("inoperable", False)),
             "maintenance_due": old["maintenance_due"] if old else None,
         }
+    }
+
+
+# What a feature's declaration gives (``_check_feature``); the rest (a dungeon's clearings, a stronghold's
+# maintenance due) is the game's and an amendment keeps it.
+DECLARED_FEATURE = (
+    "kind", "name", "hex", "town", "controller", "public", "upgrades", "modules", "mount", "stored", "floors",
+    "threat", "difficulty", "reward", "becomes", "known_to", "asset_id", "protection", "inoperable",
+)  # fmt: skip
+
+
+def declared_map(state: GameState) -> dict[str, list[dict[str, Any]]]:
+    """The map as the GM would declare it (``DeclareMap``'s fields), which declared again gives the same map: what
+    the GM's map editor starts from and amends (issue 28). A town's claims and stop order are left out: an
+    amendment that names no claims keeps them."""
+    w = state.world
+    return {
+        "hexes": [{"hex": h, **deepcopy(x)} for h, x in sorted(w.hexes.items())],
+        "towns": [
+            {
+                k: deepcopy(v)
+                for k, v in {"id": tid, **t}.items()
+                if k in ("id", "name", "hex", "population", "wealth", "statuses")
+            }
+            for tid, t in sorted(w.towns.items())
+        ],
+        "features": [
+            {"id": fid, **{k: deepcopy(f.get(k)) for k in DECLARED_FEATURE}} for fid, f in sorted(w.features.items())
+        ],
     }
 
 

@@ -2,8 +2,10 @@
 // the board with them filled in (?hex=q,r, api.powers.mapsvg.picked); here the same address is fetched and only the
 // chosen hex's panel, its mark on the map and the fields it fills are taken from it, so what is typed elsewhere stays.
 (function () {
-  var FIELDS = ["location", "aim-town", "aim-feature", "db-id", "db-hex", "db-enemies", "sk-hex", "aa-kind", "aa-params"];
+  var FIELDS = ["location", "aim-town", "aim-feature", "db-id", "db-hex", "db-enemies", "sk-hex", "aa-kind", "aa-params",
+    "gapa-hex", "sin-hex", "gi-hex", "cd-hex", "rl-hex", "rf-feature", "sc-town", "dc-town"];  // the GM's too
   var OPENED = ["seek", "army-aims"];
+  var WHOLE = ["map-editor"];  // taken whole: the GM's map editor shows the chosen hex's own towns and features
   function copy(doc) {
     FIELDS.forEach(function (id) {
       var mine = document.getElementById(id), theirs = doc.getElementById(id);
@@ -19,6 +21,10 @@
       a.setAttribute("class", other.getAttribute("class"));
       if (other.hasAttribute("aria-current")) a.setAttribute("aria-current", "true"); else a.removeAttribute("aria-current");
       ["stroke", "stroke-width"].forEach(function (k) { mark.setAttribute(k, other.querySelector("polygon").getAttribute(k)); });
+    });
+    WHOLE.forEach(function (id) {
+      var mine = document.getElementById(id), theirs = doc.getElementById(id);
+      if (mine && theirs) mine.replaceWith(theirs);
     });
     var panel = doc.getElementById("map-pick"), here = document.getElementById("map-pick");
     if (panel && here) here.replaceWith(panel);

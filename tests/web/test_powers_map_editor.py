@@ -1,0 +1,171 @@
+"""Issue 28 item 7: the GM edits the map in a form, hex by hex (terrain, name, road, element, towns, features), not
+as JSON; the form sends the JSON path's command (``AmendMap``, P-ACT-4), so a map built hex by hex is the map the
+JSON declares. A refusal names its field (``hexes[2,0].terrain``), records nothing, and the form comes back with
+what was typed. Item 1's leftover: a hex chosen on the console's map (``?hex=``) fills the GM's own forms that act
+at a hex, as the board's "Chosen hex" panel fills a player's."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+
+from api.app import create_app
+from application.service import Caller
+from domain.powers import world
+from projections.settings import Settings
+from tests.helpers import add_power
+from tests.integration.helpers import close_app
+from tests.web.test_powers_feature_forms import Seat
+
+MAP = {
+    "hexes": [
+        {"hex": "0,0", "terrain": "plains", "road": True, "name": "", "element": None},
+        {"hex": "1,0", "terrain": "forest", "road": False, "name": "Darkwood", "element": "E"},
+        {"hex": "2,0", "terrain": "marshland", "road": False, "name": "", "element": None},
+    ],
+    "towns": [{"id": "derop", "name": "Derop", "hex": "0,0", "population": 3, "wealth": 2}],
+    "features": [
+        {"id": "mill", "kind": "farm", "name": "The Mill", "hex": "0,0", "town": "derop", "public": True},
+        {"id": "tomb", "kind": "dungeon", "name": "Old Tomb", "hex": "1,0", "public": False},
+    ],
+}
+
+
+def _game(tmp_path, name: str):
+    app = create_app(Settings(data_dir=tmp_path / name))
+    games = app.state.games
+    gid, gm_token, _ = games.create_game(name)
+    city, _, _ = add_power(games, gid, "gm", "City", "city", "sovereign")
+    return app, games, gid, Seat(app, gid, gm_token), city
+
+
+@pytest.fixture
+def console(tmp_path):
+    app, games, gid, gm, city = _game(tmp_path, "Editor")
+    yield games, gid, gm, city
+    close_app(app)
+
+
+def error_of(html: str, field: str) -> str | None:
+    """The refusal shown by the editor's input named ``field`` (``hexes[2,0].terrain``), if any."""
+    found = re.search(rf'<p class="error" role="alert" id="err-map-editor-{re.escape(field)}">([^<]*)', html)
+    return unescape(found.group(1)).strip() if found else None
+
+
+def value_of(html: str, element_id: str) -> str:
+    tag = re.search(rf'<(?:input|textarea)[^>]* id="{re.escape(element_id)}"[^>]*>', html).group(0)
+    found = re.search(r'value="([^"]*)"', tag)
+    return unescape(found.group(1)) if found else ""
+
+
+def selected(html: str, element_id: str) -> str | None:
+    select = re.search(rf'<select id="{re.escape(element_id)}".*?</select>', html, re.S).group(0)
+    found = re.search(r'<option value="([^"]*)" selected>', select)
+    return found.group(1) if found else None
+
+
+def gm_map(games, gid: str) -> dict:
+    return games.view(gid, "gm")["map"]
+
+
+def build_by_form(gm: Seat) -> None:
+    """MAP, hex by hex, through the editor's forms only."""
+    for q, terrain, other, name, road in (
+        (0, "plains", "", "", "on"),
+        (1, "forest", "", "", ""),
+        (2, "plains", "marshland", "", ""),
+    ):
+        data = {"editor": "add", "q": str(q), "r": "0", "terrain": terrain, "terrain_other": other, "name": name}
+        assert "Map amended." in gm.post("add-hex", **data, **({"road": road} if road else {}))
+    edit = {"editor": "edit", "hex": "0,0", "terrain": "plains", "road": "on", "element": ""}
+    town = {
+        "town-0-was": "",
+        "town-0-id": "derop",
+        "town-0-name": "Derop",
+        "town-0-population": "3",
+        "town-0-wealth": "2",
+    }
+    assert "Map amended." in gm.post("edit-hex", **edit, **town, **{"feature-0-was": ""})
+    mill = {"feature-0-was": "", "feature-0-id": "mill", "feature-0-kind": "farm", "feature-0-name": "The Mill"}
+    mill |= {"feature-0-town": "derop", "feature-0-public": "on", "town-0-was": "derop", "town-0-name": "Derop"}
+    mill |= {"town-0-population": "3", "town-0-wealth": "2"}
+    assert "Map amended." in gm.post("edit-hex", **edit, **mill)
+    tomb = {"feature-0-was": "", "feature-0-id": "tomb", "feature-0-kind": "dungeon", "feature-0-name": "Old Tomb"}
+    forest = {"editor": "edit", "hex": "1,0", "terrain": "forest", "name": "Darkwood", "element": "E"}
+    assert "Map amended." in gm.post("edit-hex", **forest, **tomb)
+
+
+def test_p_act_4_a_map_built_hex_by_hex_in_the_editor_is_the_map_the_json_declares(tmp_path, console):
+    games, gid, gm, city = console
+    build_by_form(gm)
+    app, other, ogid, _, _ = _game(tmp_path, "Json")
+    try:
+        other.run(Caller.of("gm"), ogid, world.DeclareMap(**MAP))
+        assert gm_map(games, gid) == gm_map(other, ogid)
+        assert gm_map(games, gid)["hexes"][2]["terrain"] == "marshland"
+    finally:
+        close_app(app)
+
+
+def test_p_act_4_the_editor_is_filled_from_the_chosen_hex_and_keeps_what_it_does_not_show(console):
+    games, gid, gm, city = console
+    games.run(Caller.of("gm"), gid, world.DeclareMap(**MAP))
+    html = gm.client.get(f"/play/{gid}?hex=1,0").text
+    assert value_of(html, "me-name") == "Darkwood" and selected(html, "me-terrain") == "forest"
+    assert selected(html, "me-element") == "E"
+    assert selected(html, "me-feature-0-kind") == "dungeon" and value_of(html, "me-feature-0-name") == "Old Tomb"
+    html = gm.client.get(f"/play/{gid}?hex=2,0").text  # a terrain the select does not offer: in the text input
+    assert value_of(html, "me-terrain-other") == "marshland"
+    # A dungeon's floors are not in the form: saving the hex keeps them.
+    games.run(Caller.of("gm"), gid, world.AmendMap(features=[{**MAP["features"][1], "floors": [{"difficulty": 2}]}]))
+    form = {"editor": "edit", "hex": "1,0", "terrain": "hills", "name": "Darkwood", "element": "E"}
+    form |= {"feature-0-was": "tomb", "feature-0-kind": "dungeon", "feature-0-name": "The Old Tomb"}
+    assert "Map amended." in gm.post("edit-hex", **form)
+    m = gm_map(games, gid)
+    assert m["hexes"][1]["terrain"] == "hills"
+    tomb = next(f for f in m["features"] if f["id"] == "tomb")
+    assert tomb["name"] == "The Old Tomb" and [f["difficulty"] for f in tomb["floors"]] == [2]
+
+
+def test_p_act_4_a_bad_field_is_refused_naming_it_records_nothing_and_keeps_what_was_typed(console):
+    games, gid, gm, city = console
+    games.run(Caller.of("gm"), gid, world.DeclareMap(**MAP))
+    before = gm_map(games, gid)
+    version = games.get_game(gid, for_update=False).version
+    form = {"editor": "edit", "hex": "2,0", "terrain": "plains", "terrain_other": "x" * 65, "name": "Fenmoor"}
+    html = gm.post("edit-hex", **form)
+    assert error_of(html, "hexes[2,0].terrain") == "a terrain is at most 64 characters; this one has 65"
+    assert value_of(html, "me-terrain-other") == "x" * 65 and value_of(html, "me-name") == "Fenmoor"
+    form = {"editor": "edit", "hex": "0,0", "terrain": "plains", "road": "on", "town-0-was": "derop"}
+    form |= {"town-0-name": "Derop the Great", "town-0-population": "many", "town-0-wealth": "2"}
+    html = gm.post("edit-hex", **form)
+    assert error_of(html, "towns[derop].population") == "give a whole number"
+    assert value_of(html, "me-town-0-population") == "many" and value_of(html, "me-town-0-name") == "Derop the Great"
+    html = gm.post("add-hex", editor="add", q="0", r="0", terrain="plains")
+    assert error_of(html, "q") == "0,0 is on the map already: choose it on the map to edit it"
+    html = gm.post("add-hex", editor="add", q="5", r="x", terrain="plains", name="Farland")
+    assert error_of(html, "r") == "give a whole number" and value_of(html, "ah-name") == "Farland"
+    assert gm_map(games, gid) == before and games.get_game(gid, for_update=False).version == version
+
+
+def test_p_act_4_a_hex_is_removed_with_its_towns_and_features_and_only_by_the_gm(console):
+    games, gid, gm, city = console
+    games.run(Caller.of("gm"), gid, world.DeclareMap(**MAP))
+    assert "Map amended." in gm.post("remove-hex", hex="0,0")
+    m = gm_map(games, gid)
+    assert [h["hex"] for h in m["hexes"]] == ["1,0", "2,0"] and m["towns"] == []
+    assert [f["id"] for f in m["features"]] == ["tomb"]
+
+
+def test_issue_28_a_chosen_hex_fills_the_gms_own_forms_that_act_there(console):
+    games, gid, gm, city = console
+    games.run(Caller.of("gm"), gid, world.DeclareMap(**MAP))
+    html = gm.client.get(f"/play/{gid}?hex=0,0").text
+    for field in ("gapa-hex", "sin-hex", "gi-hex", "cd-hex", "rl-hex"):
+        assert value_of(html, field) == "0,0", field
+    assert selected(html, "sc-town") == "derop" and selected(html, "dc-town") == "derop"
+    assert 'href="#gapa-hex"' in html and 'href="#map-editor"' in html
+    html = gm.client.get(f"/play/{gid}").text
+    assert value_of(html, "gapa-hex") == "" and selected(html, "sc-town") is None
