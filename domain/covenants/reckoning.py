@@ -9,6 +9,7 @@ from domain.covenants import cards, rules, track
 from domain.covenants.base import BANDITS_MIGHT, PLAGUE_COUNTERS, PUBLIC, CovenantEvent, _expire
 from domain.covenants.errors import RuleViolation
 from domain.covenants.options import option
+from domain.covenants.redecide import version_rules
 from domain.covenants.state import Card, CovenantState
 from domain.ids import SYSTEM
 
@@ -350,7 +351,7 @@ def _yearly_reckoning(game: CovenantGame) -> None:
         p = s.powers[seat]
         cursed = any(c["curse"] == 6 for c in cards.curses(game, seat))
         gold, vis_ = p.gold - p.keep_unconverted.get("gold", 0), p.vis - p.keep_unconverted.get("vis", 0)
-        points[seat] = rules.yearly_points(p.provision, gold, vis_, curse6=cursed)
+        points[seat] = version_rules(game).points(p.provision, gold, vis_, curse6=cursed)  # A-RECK-3, as pinned
         consumes = option(s.options, "yearly_conversion_consumes")  # A-AMB-9, a campaign flag
         spent[seat] = {"gold": gold // 2 * 2, "vis": vis_} if consumes else {"gold": 0, "vis": 0}
         if game.out_of_play(seat):  # [000:767] "the state of the covenant (and the player's score) does not

@@ -6,11 +6,13 @@ campaign's conversion flag, the seats in the order the next starting player is l
 ``reckoned`` computes a ``YearReckoned``'s points, scores, gold and vis spent, winners and next starting player from
 those terms as ``reckoning._yearly_reckoning`` does (A-RECK-3..6, A-AMB-8, A-AMB-9, A-ORDER-2), with the year's
 points rule a parameter: a version of the game whose Reckoning differs (a house rule) is this ruleset with
-``redecide=redecider(its points rule)``. A Reckoning recorded before it kept its terms stands as recorded."""
+``redecide=VersionRules(its points rule)``, and a game that adopts it reckons every later year by it. A Reckoning
+recorded before it kept its terms stands as recorded."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from domain.covenants import rules
@@ -55,17 +57,24 @@ def reckoned(terms: Mapping[str, Any], points_rule: Points = rules.yearly_points
     return {"points": points, "scores": scores, "spent": spent, "winners": won, "starting": starting}
 
 
-def redecider(
-    points_rule: Points = rules.yearly_points, rule_ids: list[str] | None = None
-) -> Callable[[Any, Any], tuple[dict[str, Any], list[str]] | None]:
-    """``Ruleset.redecide`` for a version whose year's points are ``points_rule`` (A-RECK-3 as printed by default)."""
+@dataclass(frozen=True)
+class VersionRules:
+    """The rules a version of the covenant game may decide otherwise, and its ``Ruleset.redecide``."""
 
-    def again(game: Any, e: Any) -> tuple[dict[str, Any], list[str]] | None:
+    points: Points = rules.yearly_points  # A-RECK-3 and A-RECK-6 as printed
+    rule_ids: tuple[str, ...] = tuple(RULES)
+
+    def __call__(self, game: Any, e: Any) -> tuple[dict[str, Any], list[str]] | None:
+        """A recorded ``YearReckoned`` as this version reckons its terms; one recorded without terms stands."""
         if type(e).__name__ != "YearReckoned" or not getattr(e, "terms", None):
             return None
-        return reckoned(e.terms, points_rule), list(rule_ids or RULES)
-
-    return again
+        return reckoned(e.terms, self.points), list(self.rule_ids)
 
 
-redecide = redecider()
+def version_rules(game: Any) -> VersionRules:
+    """The rules of the version a game is pinned at (the printed ones if that version declares none of its own)."""
+    found = game.ruleset.redecide
+    return found if isinstance(found, VersionRules) else VersionRules()
+
+
+redecide = VersionRules()

@@ -35,7 +35,7 @@ from domain.lodge.engine import Answers, ChoiceNeeded, Choices, Engine, Source, 
 from domain.lodge.offers import choices as board_choices
 from domain.lodge.offers import waiting_on
 from domain.lodge.package import installed_package
-from domain.lodge.scoring import score_room
+from domain.lodge.redecide import version_rules
 from domain.lodge.state import (
     BLACK_ROSE,
     COLOURS,
@@ -915,7 +915,7 @@ class LodgeGame(PlatformGame):
             room = s.rooms[r]
             counts = dict(Counter(o for o in room["slots"] if o is not None))
             banner = self.package["banners"][r][room["side"]]
-            pp = score_room(counts, banner, s.options.get("ranking_mode", "dense"))
+            pp = version_rules(self).score(counts, banner, s.options.get("ranking_mode", "dense"))  # as pinned
             self._emit(
                 "RoomScored",
                 {"room": r, "side": room["side"], "banner": list(banner), "counts": counts, "pp": pp},

@@ -4,11 +4,13 @@ rules decide it from what the event recorded, the Instability Cubes counted in t
 A ``RoomScored`` carries the counts and the banner it scored; the scoring rule (L-SCORE-1: a colour alone gains the
 leftmost banner + 1, R46 replacing R47 as L-AMB-2 has it; otherwise by rank, dense as L-AMB-1 unless the game ranks
 by competition; ties reduced by 1, R50, L-AMB-3) decides its Power Points and the changes that pay them. A version of
-the Lodge whose scoring differs (a house rule) is this ruleset with ``redecide=redecider(its rule)``."""
+the Lodge whose scoring differs (a house rule) is this ruleset with ``redecide=VersionRules(its rule)``, and a game
+that adopts it scores every later Room by it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from domain.lodge.scoring import score_room
@@ -23,20 +25,26 @@ def scored(data: Mapping[str, Any], pp: Mapping[str, int]) -> tuple[dict[str, An
     return {**data, "pp": dict(pp)}, changes
 
 
-def redecider(
-    rule: Scoring = score_room, rule_ids: list[str] | None = None
-) -> Callable[[Any, Any], tuple[dict[str, Any], list[str]] | None]:
-    """``Ruleset.redecide`` for a version that scores a rebuilt Room by ``rule`` (L-SCORE-1 as printed by default)."""
+@dataclass(frozen=True)
+class VersionRules:
+    """The rules a version of the Lodge may decide otherwise, and its ``Ruleset.redecide``."""
 
-    def again(game: Any, e: Any) -> tuple[dict[str, Any], list[str]] | None:
+    score: Scoring = score_room  # L-SCORE-1 as printed
+    rule_ids: tuple[str, ...] = ("L-SCORE-1",)
+
+    def __call__(self, game: Any, e: Any) -> tuple[dict[str, Any], list[str]] | None:
+        """A recorded ``RoomScored``'s Power Points, and the changes paying them, as this version scores the Room."""
         if type(e).__name__ != "RoomScored" or game is None:
             return None
         ranking = str(game.state.options.get("ranking_mode", "dense"))
-        pp = rule(dict(e.data["counts"]), list(e.data["banner"]), ranking)
-        data, changes = scored(e.data, pp)
-        return {"data": data, "changes": changes}, list(rule_ids or ["L-SCORE-1"])
-
-    return again
+        data, changes = scored(e.data, self.score(dict(e.data["counts"]), list(e.data["banner"]), ranking))
+        return {"data": data, "changes": changes}, list(self.rule_ids)
 
 
-redecide = redecider()
+def version_rules(game: Any) -> VersionRules:
+    """The rules of the version a game is pinned at (the printed ones if that version declares none of its own)."""
+    found = game.ruleset.redecide
+    return found if isinstance(found, VersionRules) else VersionRules()
+
+
+redecide = VersionRules()

@@ -17,6 +17,7 @@ from domain.platform.game import _iso, digest
 from domain.powers import rules
 from domain.powers.actions import action_digest, rolled
 from domain.powers.base import GameBase, PowersEvent
+from domain.powers.redecide import version_rules
 from domain.powers.state import ActionState, Asset, GameState
 
 
@@ -437,7 +438,7 @@ class Resolution(GameBase):
                     audience=vis.powers(resisters),
                 )
             return 1
-        ok, excess = rules.outcome(t.successes, difficulty)
+        ok, excess = version_rules(self).outcome(t.successes, difficulty)  # P-DICE-4, as the version pinned decides it
         self.trigger_event(
             self.ActionResolved,
             action_id=action_id,
@@ -487,7 +488,7 @@ class Resolution(GameBase):
             resist = {r.power: self.tally(a, r.pool).successes for r in reactions}
             ritual = self._ritual_resisted(a, resist)  # P-RES-6: a ritual is warded off, not reduced
             net, resisted = ritual or (self._net_after_resistance(a, resist), sum(resist.values()))
-            ok, excess = rules.outcome(net, a.difficulty or 0)
+            ok, excess = version_rules(self).outcome(net, a.difficulty or 0)
             t = self.tally(a)
             public = self.is_public(a)
             # P.4: a public action becomes fully public; a private one is shown to its owner and the

@@ -113,9 +113,9 @@ def phrases(events: list[tuple[str, dict]]) -> list[dict]:
     return [d for k, d in events if k == "PhraseResolved"]
 
 
-def play_lodge_turn(games: Games) -> str:
+def play_lodge_turn(games: Games, cleanup: bool = True) -> str:
     """Three Mages play turn 1 through the service, Clean-up scores the Library, and turn 2 begins; each
-    Mage's slot III card stays face down throughout."""
+    Mage's slot III card stays face down throughout. ``cleanup=False``: it stops as the Black Rose has acted."""
     game_id, _, _ = games.create_game("Lodge", ruleset="lodge")
     gm, ann, bob, cy = (Caller.of(p) for p in ("gm", "ann", "bob", "cy"))
     games.run_many(
@@ -142,7 +142,8 @@ def play_lodge_turn(games: Games) -> str:
     games.run(cy, game_id, CastSpell("cy", "I"))
     games.run(gm, game_id, AdvancePhase("actions"))
     games.run(gm, game_id, BlackRoseAct("bloom", "crypt"))
-    games.run(gm, game_id, AdvancePhase("black-rose"))
+    if cleanup:
+        games.run(gm, game_id, AdvancePhase("black-rose"))
     return game_id
 
 

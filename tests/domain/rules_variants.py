@@ -1,5 +1,6 @@
 """House-rule versions of the real rulesets, installed only in tests (issue 29 item 3: a rules change replayed). Each
-is the registered ruleset with one rule decided otherwise, by the ruleset's own ``redecider``, cited by rule id:
+is the registered ruleset with one rule decided otherwise (the ruleset's own ``VersionRules``), cited by rule id; a
+game that adopts one decides its later results by it too:
 
 - ``powers-house``: P-DICE-4 made harder: an action needs one success more than its difficulty, and its excess
   counts from there;
@@ -45,19 +46,19 @@ def majority_only(counts: dict[str, int], banner: Sequence[int], ranking: str = 
 POWERS_HOUSE = replace(
     registry.get("powers"),
     version="powers-house",
-    redecide=powers_replay.redecider(harder),
+    redecide=powers_replay.VersionRules(harder),
     changes="an action needs one success more than its difficulty (P-DICE-4)",
 )
 COVENANTS_HOUSE = replace(
     registry.get("covenants"),
     version="covenants-house",
-    redecide=covenant_replay.redecider(kinder, ["A-RECK-3"]),
+    redecide=covenant_replay.VersionRules(kinder, ("A-RECK-3",)),
     changes="a Yearly Reckoning gives a point per 3 provision (A-RECK-3)",
 )
 LODGE_HOUSE = replace(
     registry.get("lodge"),
     version="lodge-house",
-    redecide=lodge_replay.redecider(majority_only),
+    redecide=lodge_replay.VersionRules(majority_only),
     changes="only the most cubes in a rebuilt Room score (L-SCORE-1)",
 )
 

@@ -2,7 +2,8 @@
 covenant's Villagers make 6 provision, a Winter surplus of 9; Ann seated with 12 points) replayed under
 ``covenants-house``, a house rule of A-RECK-3 installed only in tests (a point per 3 provision, not 4). The Yearly
 Reckoning is re-decided from the terms it recorded (surplus, tribute, scores before, the target), nothing rolled;
-adopting it re-decides the Reckoning, and each covenant is told the change (a public result) and how its view ends."""
+adopting it re-decides the Reckoning, and each covenant is told the change (a public result) and how its view ends;
+a game that adopts it before Winter reckons its year by it."""
 
 from __future__ import annotations
 
@@ -85,3 +86,16 @@ def test_a_reck_3_adopted_from_the_next_year_leaves_the_reckoning_played_as_it_w
     assert scores(year) == {"ann": 20, "bob": 8, "cy": 8}
     for seat in year.seats:
         assert told(year.games, year.game_id, seat) == [[]], seat
+
+
+def test_a_reck_3_a_year_reckoned_after_adopting_the_house_rule_is_reckoned_by_it():
+    with variants.installed(variants.COVENANTS_HOUSE):
+        t = seated(Dice(), {"ann": 12}, options={**package(villagers_make(6)), "yearly_consumes": False})
+        for _ in range(3):
+            skip_season(t)
+        out = replays.adopt(t.games, HOST, t.game_id, "covenants-house", "setup")["result"]
+        assert out["differences"] == 0  # no year reckoned yet
+        skip_season(t)  # Winter: the Yearly Reckoning, decided by covenants-house
+        (reckoning,) = recorded(t.games, t.game_id, "YearReckoned")
+        assert reckoning.points == {"ann": 9, "bob": 9, "cy": 9} and scores(t) == {"ann": 21, "bob": 9, "cy": 9}
+        t.games.close()

@@ -2,7 +2,8 @@
 Library (Ann's 3 cubes, Bob's 1 on banner 3/2/1: Ann 3, Bob 2, L-SCORE-1), replayed under ``lodge-house``, a house
 rule of L-SCORE-1 installed only in tests (only the most cubes in a rebuilt Room score). The Room's score is
 re-decided from the counts and banner it recorded; adopting it from Clean-up takes Bob's 2 Power Points away, and
-each Mage is told the change (a public result) and how its view ends."""
+each Mage is told the change (a public result) and how its view ends. A game that adopts it before Clean-up scores
+the Library by it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from application import replay as replays
 from application.service import Caller, Games
 from domain import visibility as vis
+from domain.lodge.commands import AdvancePhase
 from tests.domain import rules_variants as variants
 from tests.domain.lodge_helpers import play_lodge_turn
 from tests.domain.replay_helpers import kinds_seen, recorded, told, unseen_changes
@@ -84,3 +86,13 @@ def test_l_score_1_adopted_from_the_next_turn_leaves_the_library_scored_as_it_wa
     out = replays.adopt(games, HOST, turn, "lodge-house", "t2-prepare")["result"]
     assert (out["pinned"], out["differences"]) == ("lodge-house", 0)
     assert power_points(games, turn) == {"ann": 3, "bob": 2, "cy": 0}
+
+
+def test_l_score_1_a_room_rebuilt_after_adopting_the_house_rule_is_scored_by_it(games):
+    with variants.installed(variants.LODGE_HOUSE):
+        game_id = play_lodge_turn(games, cleanup=False)
+        out = replays.adopt(games, HOST, game_id, "lodge-house", "setup")["result"]
+        assert out["differences"] == 0  # nothing scored yet
+        games.run(HOST, game_id, AdvancePhase("black-rose"))  # Clean-up rebuilds the Library, decided by lodge-house
+        assert [e.data["pp"] for e in recorded(games, game_id, "RoomScored")] == [{"ann": 3}]
+        assert power_points(games, game_id) == {"ann": 3, "bob": 0, "cy": 0}

@@ -2,7 +2,8 @@
 collaborative, sealed and resisted actions) replayed under ``powers-house``, a house rule of P-DICE-4 installed only
 in tests (an action needs one success more than its difficulty; its excess counts from there). Each resolved action
 is re-decided from the net successes and difficulty it recorded, never new dice; adopting it from a phase re-decides
-only the actions resolved since, and each power is told only the changes to the actions it may see."""
+only the actions resolved since, and each power is told only the changes to the actions it may see; a month resolved
+after adopting it is decided by it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import pytest
 from application import replay as replays
 from application.service import Caller, Games
 from domain import visibility as vis
+from domain.powers import commands as pc
+from domain.powers import rules
 from tests.domain import rules_variants as variants
 from tests.domain.replay_helpers import kinds_seen, recorded, told, unseen_changes
 from tests.scenarios import play_rich_month
@@ -123,3 +126,17 @@ def test_p_dice_4_the_no_leak_check_catches_a_change_planted_in_another_powers_l
     assert unseen_changes(games, gid, "wiz", [*wiz, planted]) == [planted]
     (cult,) = told(games, gid, "cult")
     assert unseen_changes(games, gid, "cult", cult) == []
+
+
+def test_p_dice_4_a_month_resolved_after_adopting_the_house_rule_is_decided_by_it(games):
+    with variants.installed(variants.POWERS_HOUSE):
+        m = play_rich_month(games, finish=False)  # Planning: nothing resolved yet
+        assert replays.adopt(games, GM, m.game_id, "powers-house", "setup")["result"]["differences"] == 0
+        games.send(m.game_id, "gm", pc.Advance())
+        games.send(m.game_id, "gm", pc.Resolve(announcement="PUBLIC-ANNOUNCEMENT"))
+        sov = m.powers["sov"]
+        games.send(m.game_id, sov, pc.DeclareReaction(sov, m.actions["duel"], [{"asset_id": m.assets["sov-might"]}], 1))
+        resolved = recorded(games, m.game_id, "ActionResolved")
+        assert len(resolved) == 4
+        assert all((e.success, e.excess) == variants.harder(e.net, e.difficulty) for e in resolved)
+        assert any((e.success, e.excess) != rules.outcome(e.net, e.difficulty) for e in resolved)  # difficulty 0
