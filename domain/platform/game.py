@@ -88,6 +88,14 @@ def _upcast_phase(state: dict[str, Any]) -> None:
     state["phase"] = "s{}m{}".format(state.pop("season"), state.pop("month"))
 
 
+RECOUNT_SEEN = "_recount_seen"  # a loaded snapshot's mark: its viewers' sequences are counted again from the events
+
+
+def mark_recount(aggregate_state: dict[str, Any]) -> None:
+    """Mark a snapshot's state (an upcast's) so that its viewers' sequences are counted again when it is loaded."""
+    aggregate_state[RECOUNT_SEEN] = True
+
+
 class PlatformGame(Posts, Disputes, Previews, RulesChanges, Seating, Notifications, Aggregate):
     """The platform's part of one game; a ruleset's aggregate subclasses it."""
 
@@ -112,11 +120,7 @@ class PlatformGame(Posts, Disputes, Previews, RulesChanges, Seating, Notificatio
     # (``RECOUNT_SEEN``, ``recount_seen``). A ruleset whose aggregate has versions of its own continues from its
     # last one with ``mark_recount`` (Powers: version 3).
     class_version = 2
-
-    @staticmethod
-    def upcast_v1_v2(aggregate_state: dict[str, Any]) -> None:
-        """A snapshot from before the sequences counted each event once: count them again when loaded."""
-        mark_recount(aggregate_state)
+    upcast_v1_v2 = staticmethod(mark_recount)  # a snapshot of version 1: its sequences counted again when loaded
 
     # ------------------------------------------------------------------ what the ruleset supplies
 
@@ -1147,14 +1151,6 @@ class PlatformGame(Posts, Disputes, Previews, RulesChanges, Seating, Notificatio
             actor=actor,
             audience=audience,
         )
-
-
-RECOUNT_SEEN = "_recount_seen"  # a loaded snapshot's mark: its viewers' sequences are counted again from the events
-
-
-def mark_recount(aggregate_state: dict[str, Any]) -> None:
-    """Mark a snapshot's state (an upcast's) so that its viewers' sequences are counted again when it is loaded."""
-    aggregate_state[RECOUNT_SEEN] = True
 
 
 def recount_seen(game: Any, stored: Iterable[Any]) -> None:
