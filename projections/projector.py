@@ -696,7 +696,7 @@ class Projector:
         At most ``limit`` events are read, in version order, through the index of the most selective
         filter; the other filters are applied to those, so a page costs the same at any game length
         and may hold fewer than ``limit`` rows while the returned cursor is not None."""
-        filters = [(col, value) for col, value in (("type", event_type), ("actor", actor), ("phase", phase)) if value]
+        filters = _audit_filters(event_type, actor, phase)
         inner = (
             "SELECT version, type, actor, at, phase, audience, shown_to, data, superseded_by FROM rm_audit "
             "WHERE game_id = ? AND version > ?"
@@ -729,6 +729,30 @@ class Projector:
                 continue
             out.append(item)
         return out, (scanned[-1][0] if more else None)
+
+    def audit_page_before(
+        self,
+        game_id: str,
+        *,
+        phase: str | None = None,
+        event_type: str | None = None,
+        actor: str | None = None,
+        after: int,
+        limit: int,
+    ) -> int | None:
+        """The cursor of the audit's page before the one read ``after`` a version (None on the first page): the
+        version ``limit`` events back through the same index ``audit_page`` reads, or 0, so paging back and forth
+        lands on the same pages, each read by its keyset at the same cost however long the game is."""
+        if after <= 0:
+            return None
+        filters = _audit_filters(event_type, actor, phase)
+        sql = "SELECT version FROM rm_audit WHERE game_id = ? AND version <= ?"
+        params: list[Any] = [game_id, after]
+        if filters:
+            sql += f" AND {filters[0][0]} = ?"
+            params.append(filters[0][1])
+        back = self.db.query(sql + f" ORDER BY version DESC LIMIT {int(limit) + 1}", params)
+        return back[-1][0] if len(back) > limit else 0
 
     def _seat_fields(self, game_id: str) -> tuple[str, ...]:
         """The fields of a game's events that name a seat: the platform's, and those its ruleset declares
@@ -869,6 +893,11 @@ def reminder_kind(window_id: str, hours: float) -> str:
 def payload(data: str) -> dict:
     """An event's payload from its stored JSON, without the envelope (time, actor, audience)."""
     return {k: v for k, v in json.loads(data).items() if k not in ENVELOPE}
+
+
+def _audit_filters(event_type: str | None, actor: str | None, phase: str | None) -> list[tuple[str, str]]:
+    """The audit's column filters in the order their indexes are preferred (the first is read through its index)."""
+    return [(col, value) for col, value in (("type", event_type), ("actor", actor), ("phase", phase)) if value]
 
 
 def _mentions(data: dict, seat: str, fields: tuple[str, ...]) -> bool:

@@ -63,7 +63,7 @@ router = APIRouter(include_in_schema=False)
 
 BOARD_FEED = 40  # the newest events of the feed a board shows
 BOARD_PHASES = 60  # the latest phases a board offers to look back at (any other: ?phase=)
-AUDIT_PAGE = 200  # rows a page of the audit shows unless asked for more (PageSize: at most limits.PAGE)
+AUDIT_PAGE = 100  # rows a page of the audit shows unless asked for more (PageSize: at most limits.PAGE; issue 28)
 
 
 def csrf_refused(request: Request, exc: CsrfRefused) -> Response:
@@ -624,10 +624,10 @@ def audit_page(
     game = games.get_game(game_id, for_update=False)
     key = str(game.id)
     zone = ZoneInfo(games.timezone_for(game_id, me))
-    names = seat_names(game)
+    names = {**seat_names(game), "system": _("the service")}
     choices = {
-        "seat": [(sid, name) for sid, name in names.items() if sid != GM],
-        "actor": [*names.items(), ("system", _("the service"))],
+        "seat": [(sid, name) for sid, name in names.items() if sid not in (GM, "system")],
+        "actor": list(names.items()),
         "type": [(t, words_of.words(t)) for t in _event_kinds(game)],
         "phase": [  # each phase once, even if a rollback began it again
             (name, words_of.phase_title(game.ruleset, name))
@@ -654,11 +654,17 @@ def audit_page(
     )
     filters = {"seat": seat, "phase": phase, "type": type, "actor": actor}
     query = {k: v for k, v in filters.items() if v}
+    prev_after = projector.audit_page_before(
+        key, phase=phase or None, event_type=type or None, actor=actor or None, after=start, limit=size
+    )
     pages = {
         "after": start,
         "limit": size,
         "next": urlencode({**query, "after": next_after, "limit": size}) if next_after is not None else None,
-        "first": urlencode({**query, "limit": size}) if start else None,
+        "prev": urlencode({**query, **({"after": prev_after} if prev_after else {}), "limit": size})
+        if prev_after is not None
+        else None,
+        "first": urlencode({**query, "limit": size}) if start and prev_after else None,
     }
     if format == "csv":
         out = io.StringIO()
