@@ -2,10 +2,11 @@
 audit is read a page at a time. In a real (headless) Chromium, on the demo game (``emissary demo``, as the id scan
 plays it) in a busy month 2 Planning, four powers' actions awaiting the GM's difficulty and an extension asked for:
 
-- the console's current phase is at most 4,000 px tall at 1280 px (it was 14,800-17,400 px: every GM form of the
+- the console's current phase is at most 4,000 px tall at 1280 px (it was 19,300 px here: every GM form of the
   game on one page), and still holds the decisions (each pending action's difficulty, the extension, closing
-  Planning); the rest (the map, the wallets, magic, ambitions, armies...) is one link away, a tab that opens by
-  keyboard and without JavaScript; axe finds nothing at 1280 and 360 px;
+  Planning, the question a power asked, then Resolution's form); the rest (the map, the wallets, magic,
+  ambitions, armies...) is one link away, a tab that opens by keyboard and without JavaScript; axe finds nothing
+  at 1280 and 360 px;
 - the audit of a game of more than 100 events shows 100 on its first page and the rest on the next, each event
   once across the pages (keyset by event number), walked forward and back by keyboard alone with JavaScript off;
   its page stays short at 360 px (the event's data folded), axe 0 at both widths.
@@ -20,6 +21,7 @@ import re
 from application.service import Caller
 from domain.platform.commands import RequestExtension
 from domain.powers import commands as pc
+from domain.powers import development as dev
 from tests.helpers import add_power
 from tests.web.axe import violations
 from tests.web.test_browser_month import SHOTS, shot
@@ -34,8 +36,8 @@ RANGERS = "rangers-of-the-north"
 
 def busy_month(games) -> tuple[str, dict[str, str]]:  # noqa: F811
     """The demo's month 2 Planning with its map and an army, a fourth power (Mordor), every power's proposals
-    waiting on the GM's difficulty (two each) and one rolled action each, and Gondor asking for more time; every
-    seat's sign-in token (the GM's under "gm")."""
+    waiting on the GM's difficulty (two each) and one rolled action each, Gondor asking for more time and the Rangers
+    an insight's question (P-ASSET-11); every seat's sign-in token (the GM's under "gm")."""
     gid, seats, _ = _powers(games)
     mordor, _, _ = add_power(games, gid, "gm", "Mordor", "city", "sovereign")
     for power in [*seats, mordor]:
@@ -44,6 +46,8 @@ def busy_month(games) -> tuple[str, dict[str, str]]:  # noqa: F811
             games.run(Caller.of(power), gid, pc.SubmitAction(power, title=f"Scheme {n + 1}", slot=slot, roll=False))
         games.run(Caller.of(power), gid, pc.SubmitAction(power, title="Muster", slot=slot, assets=[], convert=0))
     games.run(Caller.of("gondor"), gid, RequestExtension("gondor", 24, reason="The steward is away"))
+    games.run(Caller.of("gm"), gid, dev.AdjustResources(RANGERS, {"insight": 1}, "a seer's gift"))
+    games.run(Caller.of(RANGERS), gid, dev.SpendInsight(RANGERS, "Who holds the Barrow-downs?"))
     tokens = {"gm": _gm_token(games, gid)}
     return gid, tokens | {s: games.reissue_link(gid, "gm", s)[0] for s in [*seats, mordor]}
 
@@ -89,7 +93,11 @@ def test_the_console_opens_on_the_months_decisions_within_4000_px(server, browse
             assert page.locator(f"#gm-action-{a['action_id']} form[action$='/difficulty']").count() == 1
     assert page.locator("#windows form[action$='/grant']").count() == 1
     assert page.locator("#windows form[action$='/close']").count() >= 1
+    assert "Who holds the Barrow-downs?" in page.locator("#asked").inner_text()  # answered a tab away
     assert page.locator("#gm-map").is_hidden() and page.locator("#gm-wallets").is_hidden()
+    page.locator("#asked a[href='#gm-wallets']").click()
+    assert page.locator("#gm-wallets form[action$='/answer-question']").is_visible()
+    page.go_back()
     games.send(gid, "gm", pc.Advance())  # Planning closes: Resolution is what the GM decides next
     page.goto(f"{base}/play/{gid}")
     record("console-resolution@1280", height(page))
