@@ -75,6 +75,11 @@ def test_p_dice_4_house_rule_replayed_shows_exactly_the_actions_whose_success_or
     assert len(list(games.iter_events(month.game_id))) == before  # a replay records nothing
 
 
+def resolved_results(g) -> dict:
+    """Each resolved action's success and excess, as the game's state holds them (loaded from the store)."""
+    return {a: (x.success, x.excess) for a, x in g.state.actions.items() if x.status == "resolved"}
+
+
 def test_p_dice_4_adopted_from_resistance_re_decides_only_the_actions_resolved_since(games, month):
     gid = month.game_id
     start = games.phase_version(gid, "s1m1-resistance", None)
@@ -86,15 +91,12 @@ def test_p_dice_4_adopted_from_resistance_re_decides_only_the_actions_resolved_s
     assert adopted.audience == [vis.SEALED] and adopted.from_phase == "s1m1-resistance"
     assert adopted.amended == {str(v): {k: c["after"] for k, c in r.items()} for v, _, _, r in expected}
 
-    def results(g):
-        return {a: (x.success, x.excess) for a, x in g.state.actions.items() if x.status == "resolved"}
-
-    now = games.read(gid, results)
+    now = games.read(gid, resolved_results)
     for e in recorded(games, gid, "ActionResolved"):
         want = variants.harder(e.net, e.difficulty) if e.originator_version > start else stood[e.action_id]
         assert now[e.action_id] == want, e.action_id
     games._evict(games.get_game(gid))  # loaded again from the store: the adoption re-folds alike
-    assert games.read(gid, results) == now and games.read(gid, lambda g: g.ruleset.version) == "powers-house"
+    assert games.read(gid, resolved_results) == now and games.read(gid, lambda g: g.ruleset.version) == "powers-house"
 
 
 def test_p_dice_4_each_power_is_told_only_the_changes_to_the_actions_it_may_see(games, month):
