@@ -128,7 +128,7 @@ def word_note(game: Any, kind: str, seat: str, body: Mapping[str, Any], payload:
         if kind == "blocked" and payload is not None:
             return _blocked(game, payload)
         if kind == "post" and body.get("author"):
-            return _post(game, body)
+            return _post(game, body, seat)
         notify = game.ruleset.notify
         if kind != "post" and payload is not None and notify is not None:
             note = notify(kind, dict(payload), names_of(game)) if _takes_names(notify) else notify(kind, dict(payload))
@@ -169,12 +169,18 @@ def _blocked(game: Any, d: Mapping[str, Any]) -> tuple[str, str]:
     )
 
 
-def _post(game: Any, body: Mapping[str, Any]) -> tuple[str, str]:
-    """A post's notification: its author by name; the post itself as written (its first line is the projector's)."""
+def _post(game: Any, body: Mapping[str, Any], seat: str) -> tuple[str, str]:
+    """A post's notification: its author by name; the post itself as written (its first line is the projector's). To
+    a seat the post mentions, it says so (issue 28): the one mail that seat gets for the post."""
     author = str(body["author"])
     who = _("The GM") if author == GM else names_of(game).get(author, author)
     title = str(body.get("title") or body.get("thread_id") or "")
     said = str(body.get("text", "")).partition("\n\n")[2]
+    if seat in (body.get("mentions") or ()):
+        return (
+            _("{who} mentioned you in {title}").format(who=who, title=title),
+            _("{who} mentioned you in {title}:").format(who=who, title=title) + "\n\n" + said,
+        )
     return (
         _("New post: {title}").format(title=title),
         _("{who} wrote in {title}:").format(who=who, title=title) + "\n\n" + said,

@@ -128,15 +128,18 @@ def decide(
     return Decision(HOLD, end)
 
 
-def kind_of(ruleset: Any, note_kind: str, body: Mapping[str, Any] | None = None) -> str:
-    """The kind of news an outbox notification is (``KINDS``): a reminder is a deadline warning; a post is ``post``
-    at the table or in the narration, ``private`` elsewhere; what the ruleset announces as results or the end is
-    that; an event its phases begin with is a phase; a choice, a resistance or a battle's step or turn offered to
-    the seat, or a blocked game (the GM must rule), waits on the seat; anything else is ``other``."""
+def kind_of(ruleset: Any, note_kind: str, body: Mapping[str, Any] | None = None, seat: str | None = None) -> str:
+    """The kind of news an outbox notification is (``KINDS``): a reminder is a deadline warning; a post is
+    ``mention`` for a seat it names (``mentions``, which the post recorded among its thread's readers, issue 28),
+    else ``post`` at the table or in the narration, ``private`` elsewhere; what the ruleset announces as results or
+    the end is that; an event its phases begin with is a phase; a choice, a resistance or a battle's step or turn
+    offered to the seat, or a blocked game (the GM must rule), waits on the seat; anything else is ``other``."""
     body = body or {}
     if note_kind.startswith("reminder"):
         return "deadline"
     if note_kind == "post":
+        if seat is not None and seat in (body.get("mentions") or ()):
+            return "mention"
         return "post" if body.get("thread_id") in PUBLIC_THREADS else "private"
     announced = (getattr(ruleset, "announces", None) or {}).get(note_kind)
     if announced in KINDS:
@@ -193,7 +196,7 @@ def for_note(
     """The decision for one outbox notification to one seat of a game, on one channel; ``kind``: what the channel
     found it is, else ``kind_of`` says, and a new step (``phase``) whose window waits on the seat (``at``: when its
     event happened, ``waits_on_at``) is the seat's ``move`` on every channel."""
-    kind = kind if kind in KINDS else kind_of(game.ruleset, note_kind, body)
+    kind = kind if kind in KINDS else kind_of(game.ruleset, note_kind, body, seat)
     if kind == "phase" and at is not None and waits_on_at(game, seat, at):
         kind = "move"
     deadline = deadline_of(body) if kind == "deadline" else None

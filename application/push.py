@@ -21,7 +21,6 @@ import base64
 import binascii
 import json
 import os
-import re
 import uuid
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from application import webhooks
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.platform.i18n import N_, _
+from domain.platform.posts import names_seat
 from projections.db import ReadModelDB
 from projections.settings import Settings
 
@@ -63,11 +63,9 @@ def wanted(subscribed: Iterable[str], kinds: Iterable[str]) -> str | None:
 
 
 def mentions(text: str, names: Iterable[str]) -> bool:
-    """Whether a post's text names the seat as ``@name`` (any of its names: its public name, its id)."""
-    for name in names:
-        if name and re.search(rf"(?<![\w@])@{re.escape(name)}(?![\w])", text, re.IGNORECASE):
-            return True
-    return False
+    """Whether a post's text names the seat as ``@name`` (any of its names: its public name, its id): what a post
+    queued before posts recorded their mentions is read by (``domain.platform.posts.names_seat``)."""
+    return names_seat(text, list(names))
 
 
 def kinds_of(

@@ -114,7 +114,8 @@ def apply(
         if dialect == "sqlite":
             _index(cur, gid, data)
         found = cur.execute("SELECT title FROM rm_threads WHERE game_id = ? AND thread_id = ?", (gid, tid)).fetchone()
-        return notification(actor, tid, found[0] if found else title, data["text"], rolls)
+        said = notification(actor, tid, found[0] if found else title, data["text"], rolls)
+        return {**said, "mentions": list(data.get("mentions") or [])}
     elif kind == "PostEdited":
         row = cur.execute(
             "SELECT text, html, COALESCE(edited_at, at), earlier FROM rm_posts WHERE game_id = ? AND post_id = ?",

@@ -9,6 +9,7 @@ markup through. Each ``[roll NdS]`` of a post shows its recorded faces and their
 from __future__ import annotations
 
 import functools
+import html as html_lib
 import re
 
 import nh3
@@ -56,3 +57,33 @@ def to_html(text: str, rolls: list[dict] | None = None) -> str:
         link_rel="nofollow noopener noreferrer",
         strip_comments=True,
     )
+
+
+TAG = re.compile(r"(<[^>]*>)")
+
+
+def with_mentions(html: str, named: dict[str, str]) -> str:
+    """Sanitised ``html`` with each ``@name`` or ``@id`` of the seats ``named`` (seat -> its name: the seats the post
+    mentions, issue 28) highlighted and written with the seat's name, outside code; anything else as it was."""
+    if not named or "@" not in html:
+        return html
+    tokens = {}
+    for seat, name in named.items():
+        shown = f'<mark class="mention">@{html_lib.escape(name or seat, quote=False)}</mark>'
+        for token in (name, seat):
+            if token:
+                tokens[html_lib.escape(token, quote=False).lower()] = shown
+    pattern = re.compile(
+        r"(?<![\w@])@(" + "|".join(re.escape(t) for t in sorted(tokens, key=len, reverse=True)) + r")(?![\w])",
+        re.IGNORECASE,
+    )
+    out, code = [], 0
+    for part in TAG.split(html):
+        if part.startswith("<"):
+            name = part.strip("</ ").split(" ")[0].split(">")[0].lower()
+            if name in ("code", "pre"):
+                code += -1 if part.startswith("</") else 1
+            out.append(part)
+        else:
+            out.append(part if code > 0 else pattern.sub(lambda m: tokens[m.group(1).lower()], part))
+    return "".join(out)

@@ -63,9 +63,12 @@ def classify(db: ReadModelDB, game: Any, seat: str, note: str, body: dict, at: s
     thread_kind, mentioned = None, False
     if note == "post":
         thread_kind = _thread_kind(db, str(game.id), str(body.get("thread_id") or ""))
-        said = str(body.get("text", "")).partition("\n\n")[2]
-        held = game.seats.get(seat)
-        mentioned = push.mentions(said, [getattr(held, "name", "") or "", seat])
+        if "mentions" in body:  # the seats the post named among its thread's readers, as it recorded them (issue 28)
+            mentioned = seat in body["mentions"]
+        else:  # a row queued before posts recorded their mentions
+            said = str(body.get("text", "")).partition("\n\n")[2]
+            held = game.seats.get(seat)
+            mentioned = push.mentions(said, [getattr(held, "name", "") or "", seat])
     waits = False
     if not note.startswith("reminder ") and note not in ("post", "blocked"):
         waits = notify_policy.waits_on_at(game, seat, at)
@@ -109,8 +112,9 @@ def collect(db: ReadModelDB, games: Any, now: datetime) -> list[str]:
                 continue
             if note == "post" and (stands := _post_now(db, game_id, version)) is not None and stands["hidden"]:
                 continue
-            move = "move" if "move" in kinds else None  # a step that waits on the seat is its move
-            decision = notify_policy.for_note(game, seat, "push", note, body, now, move)  # its preferences (item 3)
+            # a step that waits on the seat is its move; a post that names it, a mention (as mail reads it, issue 28)
+            found = next((k for k in ("move", "mention") if k in kinds), None)
+            decision = notify_policy.for_note(game, seat, "push", note, body, now, found)  # its preferences (item 3)
             if decision.action == notify_policy.DROP:
                 continue
             record = {"game_id": game_id, "version": version, "recipient": seat, "kind": note}

@@ -48,6 +48,7 @@ KIND_WORDS = {
     "move": N_("something waits on you"),
     "deadline": N_("a deadline approaches"),
     "results": N_("results are published"),
+    "mention": N_("a post that mentions you"),
     "post": N_("a post at the table"),
     "private": N_("a post for you alone or your thread"),
     "end": N_("the game ends"),

@@ -16,11 +16,19 @@ from api.schemas import Position
 from api.security import web_session
 from api.web.i18n import local_time
 from api.web.kit import caller_for, flash, form_of, games_of, local_receipt, signed_in, templates, who
-from domain.errors import DomainError
+from domain.errors import DomainError, RuleViolation
 from domain.platform.commands import EditPost, HidePost, MakePost, OpenThread
 from domain.platform.i18n import _
-from domain.platform.posts import check_post_text, replied_to
-from projections.render import to_html
+from domain.platform.posts import (
+    NO_DICE,
+    check_post_text,
+    dice_ready,
+    mentions_of,
+    replied_to,
+    rolls_asked,
+    would_mention,
+)
+from projections.render import to_html, with_mentions
 
 router = APIRouter(include_in_schema=False)
 PAGE = 30
@@ -52,7 +60,7 @@ def tied_posts(request: Request, context: dict[str, Any], ties: list[str]) -> di
     names = _names(request, game_id)
     zone = ZoneInfo(context.get("zone") or "UTC")
     for posts in found.values():
-        placeholders(game, names, posts)
+        annotate(game, names, posts, me)
         for p in posts:
             p["by"] = names.get(p["author"], p["author"])
             p["local"] = local_time(p["at"], zone)
@@ -66,6 +74,21 @@ def placeholders(game: Any, names: dict[str, str], posts: list[dict]) -> None:
         if p.get("hidden"):
             by = game.hidden_by(p["post_id"]) or "gm"
             p["hidden_by"] = "gm" if by == "gm" else names.get(by, _("a host"))
+
+
+def annotate(game: Any, names: dict[str, str], posts: list[dict], me: str) -> None:
+    """What a page adds to each post it shows (issue 28): a hidden post's placeholder; what a reply answers (its
+    author by name, ``reply``); the seats it mentions highlighted by name in its text, and whether it mentions
+    the viewer (``mentions_me``). A mention names only seats that read the thread (the post recorded them so)."""
+    placeholders(game, names, posts)
+    for p in posts:
+        answered = replied_to(game.talk, p["post_id"])
+        if answered:
+            p["reply"] = {"post_id": answered[0], "by": names.get(answered[1], answered[1])}
+        named = mentions_of(game.talk, p["post_id"])
+        p["mentions_me"] = me in named and not p.get("hidden")
+        if named and p.get("html"):
+            p["html"] = with_mentions(p["html"], {s: names.get(s, s) for s in named})
 
 
 def _desk_title(name: str, has_gm: bool) -> str:
@@ -89,6 +112,8 @@ def talk_page(request: Request, game_id: str, q: str | None = None) -> Response:
     key = str(games.get_game(game_id, for_update=False).id)
     names = _names(request, game_id)
     results = request.app.state.projector.posts.search(key, me, q[:200]) if q else None
+    if results:
+        annotate(games.get_game(game_id, for_update=False), names, results, me)
     return templates.TemplateResponse(
         request,
         "talk.html",
@@ -142,11 +167,15 @@ def post_link(request: Request, game_id: str, thread_id: str, post_id: str) -> R
     return RedirectResponse(f"/play/{game_id}/talk/{thread_id}?before={seq + 1}#post-{seq}", status_code=303)
 
 
-def preview_of(text: str) -> dict[str, str]:
+def preview_of(text: str, dice_ready: bool = True) -> dict[str, str]:
     """A draft as its post would show (issue 28): sanitised HTML, dice shown as asked (they roll when it is
-    sent), or the rule it breaks. Records nothing."""
+    sent), or the rule it breaks (``dice_ready``: whether the game has committed its dice, else ``[roll ...]`` is
+    refused as sending it would be). Records nothing."""
     try:
-        return {"html": to_html(check_post_text(text))}
+        checked = check_post_text(text)
+        if rolls_asked(checked) and not dice_ready:
+            raise RuleViolation(NO_DICE, field="text")
+        return {"html": to_html(checked)}
     except DomainError as err:
         return {"error": err.message}
 
@@ -188,12 +217,13 @@ def _thread(
             404,
         )
     page, older = found
+    if draft and draft.get("preview") is True:  # the draft as it would post, its mentions as the post would record
+        draft["preview"] = preview_of(draft["text"], dice_ready(game.state))
+        if draft["preview"].get("html"):
+            named = would_mention(game.seats, me, game.thread(thread_id)["audience"], draft["text"])
+            draft["preview"]["html"] = with_mentions(draft["preview"]["html"], {s: names.get(s, s) for s in named})
     zone = ZoneInfo(games.timezone_for(game_id, me))
-    placeholders(game, names, page)
-    for p in page:
-        answered = replied_to(game.talk, p["post_id"])
-        if answered:
-            p["reply"] = {"post_id": answered[0], "by": names.get(answered[1], answered[1])}
+    annotate(game, names, page, me)
     for p in page:
         p["local"] = local_time(p["at"], zone)  # issue 17: every time in the viewer's zone and language
     if page and before is None:
@@ -265,7 +295,7 @@ async def make_post(request: Request, game_id: str, thread_id: str) -> Response:
     text = str(f.get("text", ""))
     reply = str(f.get("reply_to", "")).strip() or None
     if f.get("preview"):  # "Preview": the page again with the draft shown as it would post, nothing recorded
-        draft = {"text": text, "preview": preview_of(text), "reply_to": reply}
+        draft = {"text": text, "preview": True, "reply_to": reply}  # shown by ``_thread``, which reads the game
         return _thread(request, game_id, thread_id, None, tied, draft)
     return _send(request, game_id, "post", lambda: MakePost(thread_id, text, tied, reply), _("Posted."), thread_id)
 

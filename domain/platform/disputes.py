@@ -34,7 +34,7 @@ from domain import limits
 from domain import visibility as vis
 from domain.errors import Forbidden, NotFound, RuleViolation
 from domain.ids import GM
-from domain.platform.posts import check_post_text
+from domain.platform.posts import check_post_text, would_mention
 
 OUTCOMES = ("upheld", "rejected", "withdrawn")
 POINTS = ("derivation", "preview", "rollback", "replay")
@@ -155,6 +155,7 @@ class Disputes:
             actor=raiser,
             audience=audience,
             reply_to=None,
+            mentions=would_mention(self.seats, raiser, audience, text),  # a dispute's post names as any post does
         )
         kind = type(event).__name__
         self.trigger_event(
@@ -224,6 +225,7 @@ class Disputes:
             actor=by,
             audience=list(d["audience"]),
             reply_to=d["post"],
+            mentions=would_mention(self.seats, by, list(d["audience"]), text),
         )
         self.trigger_event(
             self.DisputeAnswered,

@@ -18,9 +18,10 @@ from eventsourcing.domain import Aggregate
 from domain.errors import RuleViolation
 
 # phase: a phase or step begins; move: something waits on you (a choice, a resistance, a battle's turn); deadline: a
-# deadline approaches; results: results are published; post: a post at the table or in the narration; private: a
-# post in your desk or a private thread; end: the game ends; other: anything else the game tells you
-KINDS = ("phase", "move", "deadline", "results", "post", "private", "end", "other")
+# deadline approaches; results: results are published; mention: a post that names you (@name, issue 28), wherever it
+# is; post: a post at the table or in the narration; private: a post in your desk or a private thread; end: the game
+# ends; other: anything else the game tells you. Push calls its kinds by these names too (application.push.KINDS).
+KINDS = ("phase", "move", "deadline", "results", "mention", "post", "private", "end", "other")
 PUBLIC_KINDS = ("phase", "deadline", "results", "post", "end")  # what an observer may be told: a webhook's kinds
 CHANNELS = ("mail", "push")
 CHOICES = ("now", "digest", "off")  # at once (quiet hours permitting), in the daily digest, not at all
@@ -57,6 +58,22 @@ def check_quiet(quiet_from: Any, quiet_until: Any) -> tuple[str | None, str | No
     return quiet_from, quiet_until
 
 
+STRICTER = ("now", "digest", "off")  # the order of the choices, the most the seat is told first
+
+
+def _upcast_mention(state: dict[str, Any]) -> None:
+    """Upcast preferences recorded before ``mention`` was a kind of news (version 1): a mention came then as the post
+    it is in, a public one as ``post`` and any other as ``private``; so a channel's mention choice is the stricter of
+    those two, and nothing a seat turned off before starts reaching it now."""
+    for channel in CHANNELS:
+        chosen = dict(state.get(channel) or {})
+        was = [chosen.get(k, "now") for k in ("post", "private")]
+        strictest = max(was, key=lambda c: STRICTER.index(c) if c in STRICTER else 0)
+        if strictest != "now":
+            chosen["mention"] = strictest
+        state[channel] = chosen
+
+
 class Notifications:
     """Each seat's notification preferences, and the event that records them."""
 
@@ -76,6 +93,9 @@ class Notifications:
 
     class NotificationsSet(Aggregate.Event):
         """A seat chose how its news comes (issue 31, item 3)."""
+
+        class_version = 2  # 2: ``mention`` is a kind of news (issue 28); version 1's choices upcast
+        upcast_v1_v2 = staticmethod(_upcast_mention)
 
         seat: str
         mail: dict[str, str]

@@ -48,6 +48,7 @@ MAX_DICE = 50
 MAX_SIDES = 100
 ROLL = re.compile(r"\[roll\s+(\d{1,3})\s*d\s*(\d{1,4})\]", re.IGNORECASE)
 TIED = ("phase", "action", "battle")
+NO_DICE = "no dice are committed in this game now: [roll ...] waits for play"
 SCRIPT_OR_STYLE = re.compile(r"<\s*/?\s*(script|style)\b", re.IGNORECASE)
 
 
@@ -106,6 +107,47 @@ def check_tied(tied_to: Any) -> str | None:
 def _upcast_reply(state: dict[str, Any]) -> None:
     """Upcast a stored post of version 1, which answered no post."""
     state["reply_to"] = None
+
+
+def _upcast_mentions(state: dict[str, Any]) -> None:
+    """Upcast a stored post of version 2, which recorded no mentions (push read them from its text)."""
+    state["mentions"] = []
+
+
+def names_seat(text: str, names: list[str]) -> bool:
+    """Whether a post's text names a seat as ``@name``, by any of its ``names`` (its public name, its id), in any
+    case, not inside a longer word or address (``x@name`` and ``@names`` name nobody)."""
+    for name in names:
+        if name and re.search(rf"(?<![\w@])@{re.escape(name)}(?![\w])", text, re.IGNORECASE):
+            return True
+    return False
+
+
+def mentioned(text: str, readers: dict[str, str], author: str) -> list[str]:
+    """The seats a post mentions (issue 28): those of ``readers`` (seat -> its name: the seats that read the thread)
+    it names as ``@name`` or ``@id``, the author aside, outside the lines it quotes (``> ...``: a reply does not tell
+    again whom the post it answers named). A seat that cannot read the thread is never among them, whatever the text
+    says: naming it tells it nothing and tells the thread nothing of it."""
+    own = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(">"))
+    return sorted(s for s, name in readers.items() if s != author and names_seat(own, [name, s]))
+
+
+def would_mention(seats: dict[str, Any], author: str, audience: list[str], text: str) -> list[str]:
+    """The seats (of the game's ``seats``) a post of ``author`` to a thread of ``audience`` would mention: those it
+    names among the seats that read the thread (``mentioned``)."""
+    readers = {s: str(getattr(p, "name", "") or "") for s, p in seats.items() if vis.can_see(audience, s)}
+    return mentioned(text, readers, author)
+
+
+def dice_ready(state: Any) -> bool:
+    """Whether a post may roll ``[roll ...]`` now: the game (its ``state``) has committed its dice (a preview asks
+    too, so that it refuses what sending would)."""
+    return getattr(state, "seed_commitment", None) is not None and hasattr(state, "next_roll")
+
+
+def mentions_of(talk: dict[str, Any], post_id: str) -> list[str]:
+    """The seats a post mentions (readers of its thread), for its page's highlight and "mentions you"."""
+    return list((talk["posts"].get(post_id) or {}).get("mentions") or [])
 
 
 def replied_to(talk: dict[str, Any], post_id: str) -> tuple[str, str] | None:
@@ -289,6 +331,7 @@ class Posts:
             actor=author,
             audience=list(t["audience"]),
             reply_to=answered,
+            mentions=would_mention(self.seats, author, t["audience"], text),
         )
         return {
             "post_id": post_id,
@@ -312,8 +355,8 @@ class Posts:
         if not asked:
             return []
         s = self.state
-        if getattr(s, "seed_commitment", None) is None or not hasattr(s, "next_roll"):
-            raise RuleViolation("no dice are committed in this game now: [roll ...] waits for play", field="text")
+        if not dice_ready(s):
+            raise RuleViolation(NO_DICE, field="text")
         if roller is None:
             raise RuntimeError("a post that rolls needs the game's roller")
         out = []
@@ -335,8 +378,9 @@ class Posts:
         return out
 
     class PostMade(Aggregate.Event):
-        class_version = 2  # 2: ``reply_to``, the post it answers (issue 28)
+        class_version = 3  # 2: ``reply_to``, the post it answers; 3: ``mentions``, the seats it names (issue 28)
         upcast_v1_v2 = staticmethod(_upcast_reply)
+        upcast_v2_v3 = staticmethod(_upcast_mentions)
 
         post_id: str
         thread_id: str
@@ -346,6 +390,7 @@ class Posts:
         actor: str
         audience: list[str]
         reply_to: str | None
+        mentions: list[str]
 
         def apply(self, game: Any) -> None:
             game.talk["posts"][self.post_id] = {
@@ -353,6 +398,7 @@ class Posts:
                 "author": self.actor,
                 "hidden": False,
                 "reply_to": self.reply_to,
+                "mentions": list(self.mentions),
             }
             if self.rolls:
                 game.state.next_roll = max(r["roll_no"] for r in self.rolls) + 1

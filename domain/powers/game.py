@@ -407,7 +407,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "ScarsKept": 1,
     # domain.platform.posts
     "ThreadOpened": 1,
-    "PostMade": 2,  # 2: reply_to, the post it answers (issue 28)
+    "PostMade": 3,  # 2: reply_to, the post it answers; 3: mentions, the seats it names (issue 28)
     "PostEdited": 1,
     "PostHidden": 1,
     # domain.platform.preview
@@ -427,7 +427,7 @@ EVENT_VERSIONS: dict[str, int] = {
     "InvitationAccepted": 1,
     "InvitationWithdrawn": 1,
     # domain.platform.notifications
-    "NotificationsSet": 1,
+    "NotificationsSet": 2,  # 2: mention, a kind of news (issue 28)
     **BATTLE_EVENT_VERSIONS,  # domain.powers.battle
 }
 

@@ -8,7 +8,11 @@ The model of who may read what is written here from issue 16, independently of `
 every text is a unique marker word and ``allowed[marker]`` the seats that may read it. A private thread is
 read by its members (the opener and the seats it names); a seat's desk by the seat, and, where the ruleset
 has no GM, by its hosts; the table and the narration by everyone. A hidden post leaves every seat's pages,
-counts and search. ``test_the_checker_catches_a_planted_leak`` shows the checker fails on a leak.
+counts, search and the mail read now (``workers.mail.moderated``: what a ledger, a digest and a late sending show).
+A post may mention seats (``@name`` or ``@id``, issue 28): the seats named that read its thread, its author aside,
+are told of it as ``mention`` (mail and push read the kind so), and nobody else is: a seat named in a private thread
+it is not in is told nothing. ``test_the_checker_catches_a_planted_leak`` (and ``..._a_planted_mention``) show the
+checker fails on a leak.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from hypothesis import strategies as st
 
 import domain.rulesets  # noqa: F401  (registers the installed rulesets)
 from api.compose import build_projector
+from application.notify_policy import kind_of
 from application.service import Caller, Games
 from domain.errors import DomainError, Forbidden, NotFound
 from domain.ids import GM
@@ -29,11 +34,12 @@ from domain.platform import posts as domain_posts
 from domain.platform.commands import EditPost, HidePost, MakePost, OpenThread
 from tests.contract.conftest import RULESETS, registered
 from tests.contract.drivers import DRIVERS
+from workers.mail import moderated
 
 _marks = itertools.count()
 
 op = st.tuples(
-    st.sampled_from(["open", "post", "post", "desk", "edit", "hide"]),
+    st.sampled_from(["open", "post", "post", "mention", "desk", "edit", "hide"]),
     st.integers(0, 9),  # who
     st.lists(st.integers(0, 9), min_size=1, max_size=3),  # seats named / which thread
     st.integers(0, 99),  # which post
@@ -53,6 +59,7 @@ class Table:
         self.key = str(game.id)
         self.has_gm = game.ruleset.roles.organiser == GM
         self.hosts = {s for s in self.seats if "host" in game.roles_of(s)}
+        self.names = {s: game.seats[s].name for s in self.seats}
         self.allowed: dict[str, set[str]] = {}  # marker -> seats that may read it (the GM reads all)
         self.told: dict[str, set[str]] = {}  # marker -> seats it may have been mailed to (before any hiding)
         self.threads: dict[str, set[str]] = {"table": set(self.seats), "narration": set(self.seats)}
@@ -93,11 +100,14 @@ class Table:
             tid = self.run(who, OpenThread(named, title))["thread_id"]
             self.allowed[tid] = set(members)  # its id: who learns it, learns that it exists
             self.threads[tid] = set(members)
-        elif kind in ("post", "desk"):
+        elif kind in ("post", "desk", "mention"):
             ids = sorted(self.threads)
             tid = f"desk-{self.seats[picks[0] % len(self.seats)]}" if kind == "desk" else ids[picks[0] % len(ids)]
             readers = self.threads[tid]
             text = self.marker(readers)
+            named = {self.seats[i % len(self.seats)] for i in picks[1:]} if kind == "mention" else set()
+            # by name, or by id in capitals: both name the seat
+            text += "".join(f" @{self.names[n] if post_i % 2 else n.upper()}," for n in sorted(named))
             if who != GM and who not in readers:
                 with pytest.raises(NotFound):  # as if the thread did not exist
                     self.run(who, MakePost(tid, text))
@@ -108,7 +118,15 @@ class Table:
                     self.run(who, MakePost(tid, text))
                 return
             pid = self.run(who, MakePost(tid, text))["post_id"]
-            self.posts[pid] = {"thread": tid, "author": who, "hidden": False, "text": text, "said": [text]}
+            told = (named & readers) - {who}  # the model: only a reader of the thread, never the author
+            self.posts[pid] = {
+                "thread": tid,
+                "author": who,
+                "hidden": False,
+                "text": text,
+                "said": [text],
+                "named": told,
+            }
         elif kind == "edit" and self.posts:
             pid = sorted(self.posts)[post_i % len(self.posts)]
             p = self.posts[pid]
@@ -184,6 +202,19 @@ class Table:
             for v in self.seats:
                 if v != p["author"] and v in self.threads[p["thread"]]:
                     assert (v, p["thread"]) in told, (v, p)
+        # mentions: exactly the readers the post names are told of it as a mention, once each
+        rows = self.projector.outbox(self.key)
+        for p in self.posts.values():
+            mine = [r for r in rows if r["kind"] == "post" and p["said"][0] in r["body"]["text"]]
+            mentioned = [r["recipient"] for r in mine if kind_of(None, "post", r["body"], r["recipient"]) == "mention"]
+            assert sorted(mentioned) == sorted(p["named"]), p
+        # the mail read now (a ledger, a digest, a late sending): only what the seat may read now
+        for v in self.seats:
+            now = moderated(
+                self.projector.db, [{**r, "body": json.dumps(r["body"])} for r in rows if r["recipient"] == v]
+            )
+            leaked = [m for m, who in self.allowed.items() if v not in who and any(m in r["body"] for r in now)]
+            assert leaked == [], (v, "mail now", leaked)
         gm_text, _ = self.surfaces(GM)
         assert all(p["text"] in gm_text for p in self.posts.values()), "the GM (or auditor) reads every post"
 
@@ -235,6 +266,36 @@ def test_a_scripted_negotiation_on_every_ruleset(table):
         table.apply(o)
     private = [t for t in table.threads if t.startswith("thr-")]
     assert len(private) == 1 and table.threads[private[0]] == {a, b}
+    table.check()
+
+
+def test_the_checker_catches_a_planted_mention(monkeypatch):
+    """A post that counts every reader of its thread as mentioned (the author too): the checker fails."""
+    monkeypatch.setattr(domain_posts, "mentioned", lambda text, readers, author: sorted(readers))
+    t = Table("powers")
+    try:
+        t.apply(("mention", 1, [sorted(t.threads).index("table"), 1], 0))
+        with pytest.raises(AssertionError):
+            t.check()
+    finally:
+        t.close()
+
+
+def test_a_mention_outside_a_private_thread_and_a_hidden_mention_on_every_ruleset(table):
+    """Two seats talk privately and name a third, who is told nothing; a mention at the table tells the seat named;
+    the moderator hides it, and its words leave every surface."""
+    a, b, c = table.seats[-2], table.seats[-1], table.seats[0]
+    i = table.seats.index
+    table.apply(("open", 1 + i(a), [i(b)], 0))
+    (private,) = [t for t in table.threads if t.startswith("thr-")]
+    table.apply(("mention", 1 + i(a), [sorted(table.threads).index(private), i(c), i(b)], 1))  # by name
+    table.apply(("mention", 1 + i(b), [sorted(table.threads).index("table"), i(c)], 0))  # by id
+    assert [p["named"] for p in table.posts.values()] == [{b}, {c}]
+    table.check()
+    moderator = 0 if table.has_gm else 1 + i(min(table.hosts))
+    said = next(n for n, p in enumerate(sorted(table.posts)) if table.posts[p]["thread"] == "table")
+    table.apply(("hide", moderator, [0], said))
+    assert [p["hidden"] for p in table.posts.values()] == [False, True]
     table.check()
 
 

@@ -418,7 +418,7 @@ def test_every_stored_topic_resolves_to_an_event_that_folds_with_the_same_shape(
         "ExtensionGranted",
         "ExtensionRefused",
         "ExtensionRequested",
-        "PostMade",  # 2: reply_to, the post it answers (issue 28)
+        "PostMade",  # 2: reply_to, the post it answers; 3: mentions, the seats it names (issue 28)
         "ReadyDeclared",
         "SeedCommitted",
         "SeedRevealed",

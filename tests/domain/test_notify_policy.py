@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from application.notify_policy import Decision, Preferences, decide, is_quiet, kind_of, quiet_end
+from application.push import KINDS as PUSH_KINDS
 from domain.platform.notifications import KINDS, PUBLIC_KINDS
 
 UTC = timezone.utc
@@ -216,3 +217,17 @@ def test_the_webhooks_kinds_are_the_public_part_of_the_one_vocabulary():
     from application import webhooks
 
     assert tuple(webhooks.KINDS) == PUBLIC_KINDS and set(PUBLIC_KINDS) < set(KINDS)
+
+
+def test_a_post_that_mentions_the_seat_is_a_mention_for_it_alone_and_its_choice_decides():
+    """Issue 28: mail and push read a post that names a seat as ``mention``, one kind in one vocabulary, so a seat
+    that turned table posts off still hears when it is named, and one that turned mentions off does not."""
+    NOON = datetime(2026, 11, 2, 12, 0, tzinfo=UTC)
+    body = {"thread_id": "table", "mentions": ["circ"]}
+    assert kind_of(None, "post", body, "circ") == "mention" and kind_of(None, "post", body, "sov") == "post"
+    assert kind_of(None, "post", {"thread_id": "thr-a", "mentions": []}, "circ") == "private"
+    quiet = Preferences(mail={"post": "off"})
+    assert decide(quiet, "mail", "mention", NOON, "UTC").action == "now"
+    assert decide(quiet, "mail", "post", NOON, "UTC").action == "drop"
+    assert decide(Preferences(push={"mention": "off"}), "push", "mention", NOON, "UTC").action == "drop"
+    assert set(PUSH_KINDS) <= set(KINDS)  # a device asks for kinds by the names the preferences use

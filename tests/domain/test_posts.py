@@ -271,3 +271,47 @@ def test_a_covenant_posts_dice_verify_and_a_changed_face_is_caught():
     made["data"]["rolls"][0]["faces"][0] = made["data"]["rolls"][0]["faces"][0] % 10 + 1
     report = verify_covenant_events(events)
     assert not report.ok and report.rolls_verified == before.rolls_verified - 1
+
+
+# ---------------------------------------------------------------------- mentions (issue 28)
+
+
+def test_a_post_records_the_seats_it_mentions_by_name_or_id_among_its_threads_readers(g):
+    """``@name`` or ``@id``, in any case, names a seat; a longer word, an address or the author itself names nobody."""
+    g.make_post("wiz", "table", "@Circ and @SOV, hear me. Not x@circ nor @circle; @wiz is me.", post_id="p1")
+    (e,) = g.collect_events()
+    assert e.mentions == ["circ", "sov"]
+    assert g.talk["posts"]["p1"]["mentions"] == ["circ", "sov"]
+
+
+def test_a_mention_of_a_seat_that_cannot_read_the_private_thread_names_nobody(g):
+    """The seat outside the thread is not recorded: nothing the event carries tells of it, and nobody is told."""
+    g.open_thread("wiz", ["circ"], "Our pact", "thr-a")
+    g.collect_events()
+    g.make_post("wiz", "thr-a", "Shall we tell @sov? And @circ, you decide.", post_id="p1")
+    (e,) = g.collect_events()
+    assert e.mentions == ["circ"] and e.audience == ["power:circ", "power:wiz"]
+
+
+def test_a_stored_post_of_version_2_reads_as_mentioning_nobody():
+    stored = {"post_id": "p1", "thread_id": "table", "text": "@circ", "tied_to": None, "rolls": [], "actor": "wiz"}
+    stored |= {"audience": ["public"], "reply_to": None}
+    Game.PostMade.upcast_v2_v3(stored)
+    assert stored["mentions"] == []
+
+
+def test_preferences_stored_before_mentions_keep_what_the_seat_turned_off():
+    """Version 1 had no ``mention``: a mention came as its post (``post`` or ``private``), so the stricter of those
+    two choices becomes the mention's, and a seat that chose nothing keeps getting mentions at once."""
+    stored = {"mail": {"post": "digest", "private": "off"}, "push": {"post": "digest"}, "seat": "wiz"}
+    Game.NotificationsSet.upcast_v1_v2(stored)
+    assert stored["mail"]["mention"] == "off" and stored["push"]["mention"] == "digest"
+    untouched = {"mail": {"results": "off"}, "push": {}, "seat": "wiz"}
+    Game.NotificationsSet.upcast_v1_v2(untouched)
+    assert "mention" not in untouched["mail"] and "mention" not in untouched["push"]
+
+
+def test_a_reply_does_not_mention_again_whom_the_post_it_quotes_named(g):
+    g.make_post("wiz", "table", "Hear me, @circ", post_id="p1")
+    g.make_post("sov", "table", "> Hear me, @circ\n\nAnd you, @wiz.", post_id="p2", reply_to="p1")
+    assert [e.mentions for e in g.collect_events()] == [["circ"], ["wiz"]]

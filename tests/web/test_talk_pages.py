@@ -148,14 +148,14 @@ def test_preview_shows_the_post_as_it_would_show_keeps_the_text_and_records_noth
     r = ann.post(
         f"/play/{gid}/talk/table/post",
         data={
-            "text": "Cede the **FORD** <b>x</b> [roll 2d6]",
+            "text": "Cede the **FORD** <b>x</b>",
             "preview": "1",
             "csrf": csrf(ann, f"/play/{gid}/talk/table"),
         },
     )
     assert r.status_code == 200 and "Preview (not sent)" in r.text
     assert "<strong>FORD</strong>" in r.text and "<b>x</b>" not in r.text
-    assert ">Cede the **FORD** &lt;b&gt;x&lt;/b&gt; [roll 2d6]</textarea>" in r.text  # the draft is kept
+    assert ">Cede the **FORD** &lt;b&gt;x&lt;/b&gt;</textarea>" in r.text  # the draft is kept
     page = signed_in(app, gid, tokens["bob"]).get(f"/play/{gid}/talk/table").text
     assert "FORD" not in page and "Nothing posted yet." in page
     assert version_of(app, gid) == before  # no event recorded
@@ -205,3 +205,19 @@ def test_reply_quotes_the_post_records_what_it_answers_and_refuses_a_post_the_re
         assert "to reply to" in r.text and 'role="alert"' in r.text and "CY-SECRET" not in r.text, target
     assert games.get_game(gid, for_update=False).version == before
     assert bob.get(f"/play/{gid}/talk/table/posts/{secret}").status_code == 404
+
+
+def test_preview_of_dice_before_the_game_commits_them_names_the_rule_sending_would_break(app):
+    """Issue 28: a preview says what sending would say. Before play no dice are committed, so ``[roll 2d6]`` is
+    refused in the preview as it would be when posted, the text kept and nothing recorded."""
+    games = games_of(app)
+    gid, _, _ = games.create_game("Before play")
+    seat, token, _ = add_power(games, gid, "gm", "Ann", "champion", "wizard")
+    ann = signed_in(app, gid, token)
+    before = version_of(app, gid)
+    r = ann.post(
+        f"/play/{gid}/talk/table/post",
+        data={"text": "Shall we [roll 2d6]?", "preview": "1", "csrf": csrf(ann, f"/play/{gid}/talk/table")},
+    )
+    assert r.status_code == 200 and 'role="alert"' in r.text and "no dice are committed in this game now" in r.text
+    assert ">Shall we [roll 2d6]?</textarea>" in r.text and version_of(app, gid) == before
