@@ -30,7 +30,7 @@ COUNTED = [
     ("POST", re.compile(r"^/inbound/"), "mail"),
     ("POST", re.compile(r"^/verify/?$"), "verify"),
     ("POST", re.compile(r"^/signin/?$"), "signin_mail"),
-    ("POST", re.compile(r"^/games/[^/]+/invitations/?$"), "invitations"),
+    ("POST", re.compile(r"^/games/[^/]+/(invitations|observers)/?$"), "invitations"),
 ]
 # Requests that present or check a credential: refused while the client is over its failure budget.
 AUTHENTICATING = re.compile(r"^/(signin|play)/|^/games/[^/]+")

@@ -67,6 +67,9 @@ def frame(game: Any, item: Any, base: str, secret: str) -> tuple[str, str]:
     names = names_of(game, gm="the GM")
     seat = names.get(found.get("seat", ""), found.get("seat", ""))
     with i18n.use(translations_for(catalog_of(locale))):
+        if not found.get("seat"):  # an invitation to observe (issue 28)
+            subject, lines = _to_observe(game, link(base, secret, str(game.id), invitation))
+            return " ".join(f"{subject_prefix(game)} {subject}".split()), "\n".join(lines)
         subject = _("You are invited to play {seat}").format(seat=seat)
         lines = [
             _("{game}, a game of {ruleset}: you are invited to play {seat}.").format(
@@ -81,3 +84,22 @@ def frame(game: Any, item: Any, base: str, secret: str) -> tuple[str, str]:
             _("If you do not want to play, ignore this mail: nothing changes."),
         ]
     return " ".join(f"{subject_prefix(game)} {subject}".split()), "\n".join(lines)
+
+
+def _to_observe(game: Any, url: str) -> tuple[str, list[str]]:
+    """(subject, lines) of an invitation to observe, in the catalog in use."""
+    from application.mails import ruleset_title
+
+    subject = _("You are invited to observe {game}").format(game=game.state.name)
+    return subject, [
+        _("{game}, a game of {ruleset}: you are invited to observe it.").format(
+            game=game.state.name, ruleset=ruleset_title(game)
+        ),
+        "",
+        _("Follow this link to watch the game (it works once):"),
+        "",
+        url,
+        "",
+        _("You will see what the whole table sees, never a seat's secrets; you play no seat and get no notifications."),
+        _("If you do not want to watch, ignore this mail: nothing changes."),
+    ]

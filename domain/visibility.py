@@ -6,6 +6,9 @@
 - ``sealed``: nobody through any view until a later event discloses it (the month seed,
   credential hashes). A sealed event is never shown by the API, to the GM included.
 
+An observer (``observer:<invitation>``, a principal the GM invited to watch: issue 28) sees the ``public`` audience
+alone, whatever a recorded token says: it is no seat, and no view shows it more than ``observer``'s.
+
 An audience never changes once recorded: when something becomes visible to more people
 (a disclosure, a resolved action, a revealed seed) that is a new event with a wider audience.
 """
@@ -17,6 +20,17 @@ from collections.abc import Iterable
 PUBLIC = "public"
 GM_ONLY = "gm"
 SEALED = "sealed"
+OBSERVER = "observer"  # the viewer every observer sees the table as: the public audience only
+
+
+def observer(invitation: str) -> str:
+    """The principal of an observer the GM invited (its invitation's id): ``observer:<invitation>``."""
+    return f"{OBSERVER}:{invitation}"
+
+
+def is_observer(principal: str) -> bool:
+    """Whether this principal watches the table (an invited observer, or the observer viewer itself)."""
+    return principal == OBSERVER or principal.startswith(f"{OBSERVER}:")
 
 
 def seat(seat_id: str) -> str:
@@ -37,6 +51,8 @@ def can_see(audience: Iterable[str], viewer: str) -> bool:
     audience = list(audience)
     if SEALED in audience:
         return False
+    if is_observer(viewer):
+        return PUBLIC in audience
     if PUBLIC in audience or viewer == "gm":
         return True
     return power(viewer) in audience

@@ -411,6 +411,7 @@ class GameStore(Application[uuid.UUID]):
         view = game.ruleset.view
         if view is None:
             raise RuleViolation(f"{game.ruleset.name!r} games declare no view", field="ruleset")
+        viewer = vis.OBSERVER if vis.is_observer(viewer) else viewer  # every observer sees the table alike (issue 28)
         shown = view(game, viewer)
         # The platform's part: a block on a window the view lists (issue 24); no key while nothing is blocked.
         listed = [str(w.get("window_id") or w.get("id")) for w in shown.get("windows", []) if isinstance(w, dict)]

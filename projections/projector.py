@@ -274,6 +274,8 @@ class Projector:
             return ""
         game = self._game_at(event.originator_id, event.originator_version)
         seat = str(event.data["seat"])
+        if not seat:
+            return f"You are invited to observe {game.state.name}"
         return f"You are invited to play {getattr(game.seats.get(seat), 'name', '') or seat}"
 
     def _decoded(self, event: Record) -> Any:
@@ -579,9 +581,11 @@ class Projector:
     ) -> list[dict]:
         """The viewer's timeline: what they may see, numbered by their own gap-free sequence; a page of
         ``limit`` items after ``after`` (or the newest ``limit``, those ``before`` a number of theirs, those
-        recorded ``up_to_version``), read as one range of an index."""
+        recorded ``up_to_version``), read as one range of an index. An observer's (issue 28) is the public events,
+        numbered in order (it is no seat: the projector keeps no rows of its own for it)."""
         order, where = ("DESC", "") if newest_first else ("", "AND t.seq > ? ")
-        params: list[Any] = [game_id, viewer, *(() if newest_first else (after,))]
+        observer = vis.is_observer(viewer)
+        params: list[Any] = [game_id, game_id if observer else viewer, *(() if newest_first else (after,))]
         if before is not None:
             where += "AND t.seq < ? "
             params.append(before)
@@ -590,8 +594,9 @@ class Projector:
             params.append(up_to_version)
         rows = self.db.query(
             "SELECT t.seq, a.version, a.type, a.actor, a.at, a.phase, a.audience, a.data, a.superseded_by "
-            "FROM rm_timeline t JOIN rm_audit a ON a.game_id = t.game_id AND a.version = t.version "
-            f"WHERE t.game_id = ? AND t.viewer = ? {where}ORDER BY t.seq {order} LIMIT ?",
+            f"FROM {PUBLIC_TIMELINE if observer else 'rm_timeline t'} "
+            "JOIN rm_audit a ON a.game_id = t.game_id AND a.version = t.version "
+            f"WHERE t.game_id = ? {'' if observer else 'AND t.viewer = ? '}{where}ORDER BY t.seq {order} LIMIT ?",
             (*params, limit),
         )
         out = []
@@ -882,6 +887,11 @@ class Projector:
 SEALED_DATA = to_json({"sealed": True})
 FORKED = ".GameForked"  # the end of a fork mark's topic
 SCOPE_PUBLIC, SCOPE_RESTRICTED, SCOPE_SEALED = 1, 0, -1
+# An observer's timeline: the game's public events, numbered in order (the game id is the query's first parameter).
+PUBLIC_TIMELINE = (
+    f"(SELECT ROW_NUMBER() OVER (ORDER BY version) AS seq, game_id, version FROM rm_audit "
+    f"WHERE game_id = ? AND scope = {SCOPE_PUBLIC}) t"
+)
 SEAT_FIELDS = ("seat", "to", "about")  # the fields of the platform's events that name a seat (and a ruleset's own)
 
 

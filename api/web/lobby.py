@@ -8,7 +8,8 @@
   makes the address its contact and signs this browser in with the new link, as the link itself would (the link is
   shown nowhere: the newcomer signs in elsewhere by email, with the address the seat now has).
 - ``/play/<game>/seats`` is where a role holding ``links`` (the GM; a ruleset's host where it says so) opens a seat
-  (listed or not, with a note, the pace and the language) or closes it.
+  (listed or not, with a note, the pace and the language) or closes it, invites an address to a seat or to observe,
+  and withdraws an invitation or revokes an observer (whose link then stops working).
 
 Everything shown to a stranger is public: the seat's name and the terms the GM wrote (``SeatOpened`` is public).
 """
@@ -32,7 +33,14 @@ from application import invitations
 from application.service import SYSTEM_CALLER, Caller, hash_token
 from domain import limits
 from domain.errors import DomainError
-from domain.platform.commands import AcceptInvitation, InviteToSeat, OpenSeat, TakeSeat, WithdrawInvitation
+from domain.platform.commands import (
+    AcceptInvitation,
+    InviteObserver,
+    InviteToSeat,
+    OpenSeat,
+    TakeSeat,
+    WithdrawInvitation,
+)
 from domain.platform.i18n import N_, _
 from domain.platform.roles import LINKS
 from domain.platform.seating import PACES
@@ -45,6 +53,7 @@ PACE_WORDS = {
     "steady": N_("steady: a step every few days"),
     "leisurely": N_("leisurely: a step a week or slower"),
 }
+OBSERVERS = "observers"  # the Seats page's form (and anchor) that invites observers
 LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pl", "pt", "sv")  # offered when a GM opens a seat
 
 
@@ -183,6 +192,11 @@ def _kept(flashed: dict[str, Any] | None, form: str) -> dict[str, Any] | None:
     return (flashed or {}).get("values") if (flashed or {}).get("form") == form else None
 
 
+def _watching(invitation: dict[str, str], state: str) -> bool:
+    """Whether an invitation is one to observe, in this state (sent: pending; accepted: its observer watches)."""
+    return not invitation["seat"] and invitation["state"] == state
+
+
 @router.get("/play/{game_id}/seats", response_class=HTMLResponse)
 def seats_page(request: Request, game_id: str) -> Response:
     """The GM's seats: each open or not, with the form that opens it (listed in the lobby or not) or closes it."""
@@ -209,10 +223,16 @@ def seats_page(request: Request, game_id: str) -> Response:
         }
         for seat_id, seat in game.seats.items()
     ]
+    watchers = sorted(game.invitations.items())
     context = {
         "game_id": game_id,
         "game_name": game.state.name,
         "seats": seats,
+        "observers": {
+            "kept": _kept(flashed, OBSERVERS) or {},
+            "invited": [{"id": i, "email": inv["email"]} for i, inv in watchers if _watching(inv, "sent")],
+            "watching": [{"id": i, "email": inv["email"]} for i, inv in watchers if _watching(inv, "accepted")],
+        },
         "flash": flashed,
         "paces": [("", _("not said")), *((p, _(w)) for p, w in PACE_WORDS.items())],
         "table_languages": [("", _("not said")), *((c, language_name(c)) for c in LANGUAGES)],
@@ -275,6 +295,31 @@ async def invite(request: Request, game_id: str, seat: str) -> Response:
     return RedirectResponse(f"/play/{game_id}/seats#{form}", status_code=303)
 
 
+@router.post("/play/{game_id}/observers/invite")
+async def invite_observer(request: Request, game_id: str) -> Response:
+    """Invite an address to observe: the mail sent to it carries the link that makes its follower an observer."""
+    f = await form_of(request)
+    found = _opener(request, game_id)
+    if found is None:
+        return _gm_only(request)
+    _game, me = found
+    values = {"email": str(f.get("email", ""))[: limits.EMAIL], "language": str(f.get("language", ""))[:20]}
+    back = RedirectResponse(f"/play/{game_id}/seats#{OBSERVERS}", status_code=303)
+    refused = await refusal(request, "invitations")
+    if refused is not None:
+        flash(request, kind="error", form=OBSERVERS, field=None, rule=None, text=refused, values=values)
+        return back
+    try:
+        command = InviteObserver(uuid.uuid4().hex, values["email"].strip(), values["language"])
+        games_of(request).run(caller_for(request, game_id, me), game_id, command)
+    except DomainError as err:
+        flash(request, kind="error", form=OBSERVERS, field=err.field, rule=err.rule, text=err.message, values=values)
+        return back
+    text = _("An invitation to observe is on its way to {email}.").format(email=values["email"].strip())
+    flash(request, kind="ok", form=OBSERVERS, text=text)
+    return back
+
+
 @router.post("/play/{game_id}/invitations/{invitation}/withdraw")
 async def withdraw(request: Request, game_id: str, invitation: str) -> Response:
     """Withdraw an invitation not yet accepted: its link stops working."""
@@ -283,14 +328,21 @@ async def withdraw(request: Request, game_id: str, invitation: str) -> Response:
     if found is None:
         return _gm_only(request)
     game, me = found
-    seat = (game.invitations.get(invitation) or {}).get("seat", "")
-    form = f"invite-{seat}"
+    found_invitation = game.invitations.get(invitation) or {}
+    seat = found_invitation.get("seat", "")
+    form = f"invite-{seat}" if seat else OBSERVERS
+    watched = found_invitation.get("state") == "accepted"
     try:
         games_of(request).run(caller_for(request, game_id, me), game_id, WithdrawInvitation(invitation[:64]))
     except DomainError as err:
         flash(request, kind="error", form=form, field=err.field, rule=err.rule, text=err.message)
         return RedirectResponse(f"/play/{game_id}/seats#{form}", status_code=303)
-    flash(request, kind="ok", form=form, text=_("Withdrawn."))
+    flash(
+        request,
+        kind="ok",
+        form=form,
+        text=_("Revoked: that observer's link no longer works.") if watched else _("Withdrawn."),
+    )
     return RedirectResponse(f"/play/{game_id}/seats#{form}", status_code=303)
 
 
@@ -330,7 +382,8 @@ def invitation_page(request: Request, key: str) -> Response:
     context = {
         "game_name": game.state.name,
         "ruleset_title": game.ruleset.name.capitalize(),
-        "seat_name": str(getattr(game.seats[inv["seat"]], "name", "") or inv["seat"]),
+        "observe": not inv["seat"],  # an invitation to observe (issue 28)
+        "seat_name": str(getattr(game.seats[inv["seat"]], "name", "") or inv["seat"]) if inv["seat"] else "",
         "email": inv["email"],
         "action": request.url.path,
     }
@@ -351,10 +404,10 @@ async def accept(request: Request, key: str) -> Response:
     game_id = str(game.id)
     token = secrets.token_urlsafe(32)
     try:  # the link's proof was checked above; the service sends the seat's acceptance
-        games_of(request).run(SYSTEM_CALLER, game_id, AcceptInvitation(invitation, hash_token(token)))
+        receipt = games_of(request).run(SYSTEM_CALLER, game_id, AcceptInvitation(invitation, hash_token(token)))
     except DomainError:
         return _invitation_does_not_work(request)
     session = web_session(request)
     session.rotate()
-    session.grant(game_id, inv["seat"], hash_token(token))
+    session.grant(game_id, str(receipt.result["principal"]), hash_token(token))  # the seat, or the observer
     return RedirectResponse(f"/play/{game_id}", status_code=303, headers=NO_REFERRER)

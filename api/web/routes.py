@@ -44,6 +44,7 @@ from api.web.status import status_strip
 from application.service import Games, hash_token
 from domain import limits
 from domain import rulesets as installed
+from domain import visibility as vis
 from domain.errors import DomainError, RuleViolation, Unauthorized
 from domain.ids import GM
 from domain.platform import feed as words_of
@@ -312,6 +313,8 @@ def board(
     me = signed_in(request, game_id)
     if isinstance(me, Response):
         return me
+    if vis.is_observer(me):  # an invited observer (issue 28): the table's public record, no seat's board
+        return observe(request, game_id, me, before)
     # Bounded at any game length: the state (a cached aggregate), the latest phases and a page of the feed.
     game = games.get_game(game_id, for_update=False)
     ruleset = game.ruleset
@@ -385,6 +388,36 @@ def board(
     return pages.board(request, key, context)
 
 
+def observe(request: Request, game_id: str, me: str, before: int | None) -> Response:
+    """An observer's page: the game, who sits at it, and the feed of what the whole table sees (the public events;
+    ``domain.visibility``: an observer sees the public audience only), a page at a time."""
+    projector = request.app.state.projector
+    game = games_of(request).get_game(game_id, for_update=False)
+    zone = ZoneInfo(game.state.timezone)
+    events = feed_page(projector, game, me, zone, before=before)
+    feed = events[:BOARD_FEED]
+    top = feed[0]["seq"] if feed else None
+    context = {
+        "game_id": game_id,
+        "me": me,
+        "game_name": game.state.name,
+        "ruleset_title": game.ruleset.name.capitalize(),
+        "seat_names": [str(getattr(seat, "name", "") or seat_id) for seat_id, seat in game.seats.items()],
+        "feed": feed,
+        "feed_heading": _("What the table sees"),
+        "feed_pages": {
+            "older": urlencode({"before": feed[-1]["seq"]}) if len(events) > BOARD_FEED else None,
+            "newer": urlencode({"before": top + BOARD_FEED + 1}) if before is not None and top else None,
+            "newest": "" if before is not None else None,
+        },
+        "zone": zone.key,
+        "phase": None,
+        "seated": False,
+        "observing": True,  # an observer raises no dispute (issue 29: a seat's or a host's)
+    }
+    return templates.TemplateResponse(request, "observe.html", context)
+
+
 @router.get("/play/{game_id}/live", response_class=HTMLResponse)
 def live(request: Request, game_id: str, feed: str | None = None) -> Response:
     """The status strip again (and with ``feed=1`` the feed's first page, swapped in by htmx out of band): what
@@ -395,6 +428,8 @@ def live(request: Request, game_id: str, feed: str | None = None) -> Response:
         me = who(request, game_id)
     except (Unauthorized, DomainError):
         return PlainTextResponse(_("sign in first"), status_code=401)
+    if vis.is_observer(me):  # an observer's page has no status strip: it is a seat's or the GM's (issue 28)
+        return PlainTextResponse(_("an observer's page does not change live: reload it"), status_code=403)
     game = games.get_game(game_id, for_update=False)
     projector = request.app.state.projector
     key = str(game.id)

@@ -287,9 +287,19 @@ class InviteToSeat(Command):
 
 
 @dataclass(frozen=True)
+class InviteObserver(Command):
+    """GM: invite an address to observe; the link mailed to it signs its follower in as an observer, who sees what
+    the table sees (the public audience) and nothing of any seat's (issue 28)."""
+
+    invitation: str
+    email: str
+    language: str = ""  # the invitee's language, if known: the mail is written in it
+
+
+@dataclass(frozen=True)
 class AcceptInvitation(Command):
     """The service, for whoever followed an invitation's link (checked there): take the seat with the hash of a new
-    sign-in link, the invited address its contact."""
+    sign-in link, the invited address its contact; or, invited to observe, become an observer with that link."""
 
     invitation: str
     token_hash: str
@@ -298,7 +308,7 @@ class AcceptInvitation(Command):
 
 @dataclass(frozen=True)
 class WithdrawInvitation(Command):
-    """GM: withdraw an invitation not yet accepted."""
+    """GM: withdraw an invitation not yet accepted, or revoke an observer's (its link stops working)."""
 
     invitation: str
 
@@ -533,9 +543,17 @@ def invite_to_seat(game: PlatformGame, cmd: InviteToSeat, ctx: Context) -> dict[
     return {"invitation": cmd.invitation, "seat": cmd.seat}
 
 
+def invite_observer(game: PlatformGame, cmd: InviteObserver, ctx: Context) -> dict[str, Any]:
+    require(game, ctx, LINKS, "invite an observer")
+    game.invite_observer(ctx.principal, cmd.invitation, cmd.email, cmd.language)
+    return {"invitation": cmd.invitation}
+
+
 def accept_invitation(game: PlatformGame, cmd: AcceptInvitation, ctx: Context) -> dict[str, Any]:
-    """Sent by the service only (the link's proof is checked where it is followed); used once."""
-    return {"seat": game.accept_invitation(cmd.invitation, cmd.token_hash)}
+    """Sent by the service only (the link's proof is checked where it is followed); used once. ``principal``: whom
+    the new link signs in (the seat, or the observer)."""
+    principal = game.accept_invitation(cmd.invitation, cmd.token_hash)
+    return {"principal": principal, "seat": "" if vis.is_observer(principal) else principal}
 
 
 def withdraw_invitation(game: PlatformGame, cmd: WithdrawInvitation, ctx: Context) -> dict[str, Any]:
@@ -683,6 +701,7 @@ PLATFORM_COMMANDS: Mapping[type, Handler] = {
     OpenSeat: open_seat,
     TakeSeat: take_seat,
     InviteToSeat: invite_to_seat,
+    InviteObserver: invite_observer,
     AcceptInvitation: accept_invitation,
     WithdrawInvitation: withdraw_invitation,
     SetLanguage: set_language,

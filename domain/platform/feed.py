@@ -100,18 +100,8 @@ def platform_line(kind: str, data: Mapping[str, Any], names: Mapping[str, str], 
         return _("{who} set where their mail goes.").format(who=who(data.get("seat"), names))
     if kind == "NotificationsSet":  # issue 31: shown to the seat alone
         return _("{who} chose how their news comes.").format(who=who(data.get("seat"), names))
-    if kind == "SeatOpened":
-        return _("{seat}'s seat is open to a new player.").format(seat=who(data.get("seat"), names))
-    if kind == "SeatClosed":
-        return _("{seat}'s seat is no longer open.").format(seat=who(data.get("seat"), names))
-    if kind == "SeatTaken":
-        return _("A new player took {seat}'s seat.").format(seat=who(data.get("seat"), names))
-    if kind == "InvitationSent":
-        return _("{seat}'s seat was offered to an address by invitation.").format(seat=who(data.get("seat"), names))
-    if kind == "InvitationAccepted":
-        return _("The invited player took {seat}'s seat.").format(seat=who(data.get("seat"), names))
-    if kind == "InvitationWithdrawn":
-        return _("An invitation was withdrawn.")
+    if kind in SEATING:
+        return _seating_line(kind, data, names)
     if kind == "MailTurnRecorded":
         sender = who(data.get("principal"), names)
         return _("A turn by mail from {who} was recorded.").format(who=sender)
@@ -143,6 +133,30 @@ def platform_line(kind: str, data: Mapping[str, Any], names: Mapping[str, str], 
             return _("{who} learned something.").format(who=who(data.get("to"), names))
         return _("{who} learned something: {text}.").format(who=who(data.get("to"), names), text=learned)
     return None
+
+
+SEATING = frozenset(
+    {"SeatOpened", "SeatClosed", "SeatTaken", "InvitationSent", "InvitationAccepted", "InvitationWithdrawn"}
+)
+
+
+def _seating_line(kind: str, data: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    """Open seats and invitations in words (issue 28): to a seat, or to observe (an invitation with no seat)."""
+    if kind == "SeatOpened":
+        return _("{seat}'s seat is open to a new player.").format(seat=who(data.get("seat"), names))
+    if kind == "SeatClosed":
+        return _("{seat}'s seat is no longer open.").format(seat=who(data.get("seat"), names))
+    if kind == "SeatTaken":
+        return _("A new player took {seat}'s seat.").format(seat=who(data.get("seat"), names))
+    if kind == "InvitationSent" and not data.get("seat"):
+        return _("An address was invited to observe the game.")
+    if kind == "InvitationAccepted" and not data.get("seat"):
+        return _("An invited observer began to watch the game.")
+    if kind == "InvitationSent":
+        return _("{seat}'s seat was offered to an address by invitation.").format(seat=who(data.get("seat"), names))
+    if kind == "InvitationAccepted":
+        return _("The invited player took {seat}'s seat.").format(seat=who(data.get("seat"), names))
+    return _("An invitation was withdrawn.")  # InvitationWithdrawn
 
 
 def _rules_told(ruleset: Any, data: Mapping[str, Any]) -> str:

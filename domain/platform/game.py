@@ -43,7 +43,7 @@ from domain.platform.notifications import Notifications
 from domain.platform.posts import Posts
 from domain.platform.preview import Previews
 from domain.platform.replay import RulesChanges
-from domain.platform.roles import WINDOWS
+from domain.platform.roles import OBSERVER, WINDOWS
 from domain.platform.seating import Seating
 from domain.platform.state import Window
 
@@ -214,6 +214,8 @@ class PlatformGame(Posts, Disputes, Previews, RulesChanges, Seating, Notificatio
         declared = self.ruleset.roles
         if principal == GM:
             return frozenset({declared.organiser})
+        if vis.is_observer(principal):  # an invited observer (issue 28): no privilege, no seat
+            return frozenset({OBSERVER}) if OBSERVER in declared.declared else frozenset()
         seat = self.seats.get(principal)
         if seat is None:
             return frozenset()

@@ -6,6 +6,11 @@ link. Taking an open seat
 replaces the seat's sign-in link with the newcomer's (every earlier link stops working) and makes the newcomer's
 address its contact; the seat is then no longer open. Which seats are open is public; the credential is sealed and
 the contact is the seat's own, as ever (``PlatformGame.issue_credential``, ``set_contact``).
+
+An invitation to observe (``invite_observer``; an ``InvitationSent`` with no seat) makes whoever follows its link an
+observer: a principal of its own, ``observer:<invitation>`` (``domain.visibility``), which sees the table as every
+observer does, the public audience only, and holds no privilege; withdrawing the invitation once it was accepted
+revokes that observer's link.
 """
 
 from __future__ import annotations
@@ -134,7 +139,8 @@ class Seating:
 
     @property
     def invitations(self) -> dict[str, dict[str, str]]:
-        """Every invitation sent: id -> seat, address, language and state (sent, accepted, withdrawn). The GM's."""
+        """Every invitation sent: id -> seat (empty: to observe), address, language and state (sent, accepted,
+        withdrawn). The GM's."""
         found: dict[str, dict[str, str]] = self.__dict__.get("invited") or {}
         return found
 
@@ -142,6 +148,14 @@ class Seating:
         """Invite an address to a seat: whoever follows the link mailed to it takes the seat (a new sign-in link,
         the address as its contact). The address is the GM's and the seat's to know (``gm`` audience)."""
         self.seat(seat)  # type: ignore[attr-defined]
+        self._invitation_sent(by, invitation, seat, email, language)
+
+    def invite_observer(self, by: str, invitation: str, email: str, language: str = "") -> None:
+        """Invite an address to observe (issue 28): whoever follows the link mailed to it watches the table as an
+        observer (the public audience only), with a link of its own; no seat, no contact, no privilege."""
+        self._invitation_sent(by, invitation, "", email, language)
+
+    def _invitation_sent(self, by: str, invitation: str, seat: str, email: str, language: str) -> None:  # noqa: PLR0913
         email = limits.check_email(email)
         if not isinstance(language, str) or (language and not LANGUAGE.fullmatch(language)):
             raise RuleViolation("language: a language tag such as de or en-GB, or empty", field="language")
@@ -183,16 +197,25 @@ class Seating:
 
     def accept_invitation(self, invitation: str, token_hash: str) -> str:
         """The invitee takes the seat: a new sign-in link (every earlier one stops working), the invited address as
-        its contact; the invitation is used (once). Returns the seat."""
+        its contact; the invitation is used (once). Returns the seat, or an observer's principal: an invitation to
+        observe gives its own principal a link, and nothing else."""
         found = self._pending(invitation)
         seat = found["seat"]
-        self.seat(seat)  # type: ignore[attr-defined]
+        if seat:
+            self.seat(seat)  # type: ignore[attr-defined]
         if not isinstance(token_hash, str) or not re.fullmatch(r"[0-9a-f]{64}", token_hash):
             raise RuleViolation("token_hash: the SHA-256 of the new sign-in link, in hex", field="token_hash")
+        game: Any = self
+        if not seat:
+            principal = vis.observer(invitation)
+            self.trigger_event(  # type: ignore[attr-defined]
+                self.InvitationAccepted, invitation=invitation, seat="", actor=principal, audience=[vis.GM_ONLY]
+            )
+            game._credential_issued(principal=principal, token_hash=token_hash, actor=principal, audience=[vis.SEALED])
+            return principal
         self.trigger_event(  # type: ignore[attr-defined]
             self.InvitationAccepted, invitation=invitation, seat=seat, actor=seat, audience=vis.seats([seat])
         )
-        game: Any = self
         game._credentials_revoked(principal=seat, actor=seat, audience=[vis.SEALED])
         game._credential_issued(principal=seat, token_hash=token_hash, actor=seat, audience=[vis.SEALED])
         game._contact_set(seat=seat, email=found["email"], mode="immediate", actor=seat, audience=vis.seats([seat]))
@@ -210,11 +233,18 @@ class Seating:
             game.__dict__.get("lobby_terms", {}).pop(self.seat, None)
 
     def withdraw_invitation(self, by: str, invitation: str) -> None:
-        """Withdraw an invitation not yet accepted: its link stops working."""
-        self._pending(invitation)
+        """Withdraw an invitation not yet accepted: its link stops working; or revoke an observer's: the link it
+        was given stops working (a seat taken by invitation is its holder's: the GM reissues its link instead)."""
+        found = self.invitations.get(invitation) if isinstance(invitation, str) else None
+        watching = found is not None and not found["seat"] and found["state"] == "accepted"
+        if not watching:
+            self._pending(invitation)
         self.trigger_event(  # type: ignore[attr-defined]
             self.InvitationWithdrawn, invitation=invitation, actor=by, audience=[vis.GM_ONLY]
         )
+        if watching:
+            game: Any = self
+            game._credentials_revoked(principal=vis.observer(invitation), actor=by, audience=[vis.SEALED])
 
     class InvitationWithdrawn(Aggregate.Event):
         invitation: str

@@ -1,6 +1,7 @@
 """Per-viewer views of a Powers game, computed from state by the rules of P.4 (never in routes).
 
-``viewer`` is ``"gm"`` or a power id. The GM sees everything but the unrevealed month seed;
+``viewer`` is ``"gm"``, a power id or an observer (what every power sees). The GM sees everything but the unrevealed
+month seed;
 a power sees its own sheet and actions, what the table sees, and what the rules let it
 see of others (a resister: actor, action and pool size only, P-AMB-3/P-AMB-45).
 """
@@ -11,6 +12,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from domain import visibility as vis
 from domain.ids import GM
 from domain.platform.state import Window
 from domain.powers import rules
@@ -212,7 +214,8 @@ def board_view(game: Game, viewer: str) -> dict[str, Any]:
         elif a.status == "provisional":
             public_results.append(_notice(game, a))
     out["public_actions"] = public_results
-    out |= _gm_part(game) if is_gm else _seat_part(game, viewer)
+    # an observer (issue 28) sees what the table sees and no seat's part
+    out |= _gm_part(game) if is_gm else {} if vis.is_observer(viewer) else _seat_part(game, viewer)
     out["catalogue"] = catalogue_view(game, viewer)
     return out
 

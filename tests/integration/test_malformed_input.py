@@ -71,6 +71,7 @@ BASE = {
     },
     ("post", "/games/{game_id}/preview"): {"window_id": "w1"},
     ("post", "/games/{game_id}/invitations"): {"seat": "ana", "email": "ana@example.org", "language": "de"},
+    ("post", "/games/{game_id}/observers"): {"email": "watcher@example.org", "language": "de"},
     ("post", "/games/{game_id}/replay"): {"version": "table-2"},
     ("post", "/games/{game_id}/adopt"): {"version": "table-2", "from_phase": "setup"},
     ("post", "/games/{game_id}/webhooks"): {"url": "https://example.org/hook", "format": "json", "kinds": ["post"]},
@@ -132,6 +133,7 @@ def api(tmp_path_factory):
             ratelimit_create_game="100000/minute",
             ratelimit_mail="100000/minute",
             ratelimit_verify="100000/minute",
+            ratelimit_invitations="100000/minute",
         )
     )
     with TestClient(app) as client:  # raise_server_exceptions: a 500 fails the test
