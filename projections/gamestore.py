@@ -450,6 +450,8 @@ class GameStore(Application[uuid.UUID]):
             if item["type"] in ("PostMade", "PostEdited"):
                 if e.post_id in hidden:  # hidden from the players (issue 16)
                     item["data"] = {**item["data"], "text": "", "hidden": True}
+                    if "mentions" in item["data"]:  # whom its words named goes with them (issue 28)
+                        item["data"]["mentions"] = []
                 elif e.post_id in latest:
                     item["data"] = {**item["data"], "text": latest[e.post_id], "edited": True}
             if item["type"] == "DisputeRaised" and viewer not in (GM, e.actor):  # the reader's own number for it

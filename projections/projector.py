@@ -645,8 +645,8 @@ class Projector:
 
     def _redact_posts(self, game_id: str, items: list[dict]) -> None:
         """What the players' pages never show, their timeline does not either (issue 16): a post the GM hid
-        loses its text (first and edited) in the events that carried it, and an edited post shows only its
-        current text unless the game shows earlier text. The audit keeps everything."""
+        loses its text (first and edited) and whom it mentioned in the events that carried it, and an edited post
+        shows only its current text unless the game shows earlier text. The audit keeps everything."""
         said = [i for i in items if i["type"] in ("PostMade", "PostEdited")]
         if not said:
             return
@@ -666,6 +666,8 @@ class Projector:
             _, hidden, reason, text, _, _ = row
             if hidden:
                 i["data"] = {**i["data"], "text": "", "hidden": reason or True}
+                if "mentions" in i["data"]:  # whom its words named goes with them (issue 28)
+                    i["data"]["mentions"] = []
             else:
                 i["data"] = {**i["data"], "text": text, "edited": True}
 

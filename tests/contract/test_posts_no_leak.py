@@ -297,6 +297,12 @@ def test_a_mention_outside_a_private_thread_and_a_hidden_mention_on_every_rulese
     table.apply(("hide", moderator, [0], said))
     assert [p["hidden"] for p in table.posts.values()] == [False, True]
     table.check()
+    # whom the hidden post named went with its words: no player's timeline, nor feed, says it any more
+    table.projector.catch_up()
+    for v in table.seats:
+        for events in (table.games.visible_events(table.game_id, v, limit=100_000), table.projector.feed(table.key, v)):
+            made = [e["data"] for e in events if e["type"] == "PostMade" and e["data"]["thread_id"] == "table"]
+            assert made and all(d["mentions"] == [] and d["text"] == "" for d in made), (v, made)
 
 
 def test_the_checker_catches_a_planted_leak(monkeypatch):
