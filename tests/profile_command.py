@@ -34,7 +34,7 @@ from projections.settings import Settings  # noqa: E402
 PHASES = [
     ("the app (middleware, FastAPI, the route, the service)", "fastapi/applications.py", "__call__"),
     ("  the middleware (request log, headers, limits, sessions, language)", None, None),
-    ("  FastAPI: routing, dependencies (the caller), the answer checked", None, None),
+    ("  FastAPI's routing; the route: the caller (its one dependency), the answer checked", None, None),
     ("  the body to a typed command (validation)", "api/declare.py", "command_of"),
     ("  Games.run", "application/service.py", "run"),
     ("    loading (the cached game, its lock)", "projections/gamestore.py", "_cached"),
